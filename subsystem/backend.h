@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Backends: the storage behind a namespace. A backend sees byte offsets and one
+ * contiguous buffer, never SGLs or NVMe commands. It completes every I/O exactly once
+ * through io->done, possibly before submit returns (RAM, null).
+ */
+#ifndef NVMF_SUBSYSTEM_BACKEND_H
+#define NVMF_SUBSYSTEM_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "subsystem/aio.h"
+#include "subsystem/config.h"
+
+enum nvmf_bdev_op {
+	NVMF_BDEV_READ,
+	NVMF_BDEV_WRITE,
+	NVMF_BDEV_FLUSH,         /* make completed writes durable */
+	NVMF_BDEV_WRITE_ZEROES,  /* range reads back as zeroes afterwards */
+	NVMF_BDEV_DISCARD,       /* deallocate; reads back as zeroes (DLFEAT 001b) */
+};
+
+struct nvmf_bdev_io;
+/* @status: 0, or -errno (-EIO on a short transfer). */
+typedef void (*nvmf_bdev_done_fn)(struct nvmf_bdev_io *io, int status);
+
+/* One backend request. offset and len in bytes, multiples of the block size. */
+struct nvmf_bdev_io {
+	enum nvmf_bdev_op op;
+	uint64_t offset;
+	uint64_t len;
+	void *buf;                   /* READ/WRITE: len bytes; others: unused */
+	nvmf_bdev_done_fn done;
+	void *ctx;                   /* free for the caller */
+	struct nvmf_aio_op aio;      /* backend's use */
+	uint64_t done_bytes;         /* backend's use (short-transfer continuation) */
+};
+
+struct nvmf_bdev;
+
+struct nvmf_bdev_ops {
+	const char *name;            /* "file", "bdev", "nvme", "ram", "null" */
+	/* Open per @cfg. Fill size/block_size (and identity for nvme). Returns 0 or -1 with
+	 * a message naming the path in @err. */
+	int (*open)(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err, size_t errlen);
+	void (*close)(struct nvmf_bdev *b);
+	/* Queue @io on @aio (or complete it inline). Returns 0, or -EAGAIN (ring full: retry
+	 * later; io->done not called). */
+	int (*submit)(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io);
+};
+
+/* An open backend. */
+struct nvmf_bdev {
+	const struct nvmf_bdev_ops *ops;
+	enum nvmf_backend_kind kind;
+	int fd;                      /* -1 for ram/null */
+	uint64_t size;               /* bytes, a multiple of block_size */
+	uint32_t block_size;         /* bytes: 512 or 4096 */
+	bool volatile_cache;         /* needs FLUSH for durability (files, most devices) */
+	bool direct;                 /* opened with O_DIRECT: buffers must be block aligned */
+	void *mem;                   /* ram: the data */
+	/* Identity read from a raw NVMe drive (nvme backend), space padded, else empty. */
+	char model[41], serial[21], firmware[9];
+	uint8_t nguid[16], eui64[8];
+	bool has_nguid, has_eui64;
+};
+
+/*
+ * nvmf_bdev_open - open the backend @cfg describes (kind AUTO: regular file -> file,
+ * block device named nvme* -> nvme, other block device -> bdev).
+ * Returns a backend or NULL with a message in @err naming the path and the reason
+ * (missing, not a file or device, size not a multiple of the block size, too small).
+ */
+struct nvmf_bdev *nvmf_bdev_open(const struct nvmf_ns_config *cfg, char *err, size_t errlen);
+
+/* nvmf_bdev_submit - queue @io. Returns 0 or -EAGAIN (see ops->submit). */
+int nvmf_bdev_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io);
+
+/* nvmf_bdev_close - close and free; a file backend fsyncs first. */
+void nvmf_bdev_close(struct nvmf_bdev *b);
+
+#endif

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The target's configuration, as read from JSON: nvmetcli's config.json layout loads
+ * unchanged, and our extensions live under keys named "nvmf_*" (see docs/configuration.md).
+ * This is plain data: loading it opens no backing file and changes nothing on disk, so a
+ * broken config is rejected before the target touches any storage.
+ */
+#ifndef NVMF_SUBSYSTEM_CONFIG_H
+#define NVMF_SUBSYSTEM_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NVMF_CFG_NQN_MAX 224     /* NQN buffer: 223 characters + NUL (NVMe Base 4.5) */
+
+/* Kind of storage behind a namespace. nvmetcli files have only device.path; the kind is
+ * then inferred from what the path is (regular file, block device, NVMe block device). */
+enum nvmf_backend_kind {
+	NVMF_BACKEND_AUTO = 0,  /* infer from device.path when the backend opens */
+	NVMF_BACKEND_FILE,      /* regular file; created and sized if nvmf_size_bytes given */
+	NVMF_BACKEND_BDEV,      /* block device */
+	NVMF_BACKEND_NVME,      /* raw NVMe drive: its block device for data, identity from the drive */
+	NVMF_BACKEND_RAM,       /* anonymous memory of nvmf_size_bytes */
+	NVMF_BACKEND_NULL,      /* completes without storing; reads return zeroes */
+};
+
+/* One namespace of a subsystem (nvmetcli "namespaces[]"). */
+struct nvmf_ns_config {
+	uint32_t nsid;              /* 1..NVMF_MAX_NSID, unique in its subsystem */
+	bool enable;                /* nvmetcli "enable": disabled namespaces are not exposed */
+	char *path;                 /* device.path; NULL for ram/null */
+	bool has_uuid, has_nguid, has_eui64;
+	uint8_t uuid[16];           /* device.uuid, RFC 4122 byte order */
+	uint8_t nguid[16];          /* device.nguid, bytes in the order written */
+	uint8_t eui64[8];           /* nvmf_eui64 (extension) */
+	enum nvmf_backend_kind kind;/* nvmf_backend: "file", "bdev", "nvme", "ram", "null" */
+	uint64_t size_bytes;        /* nvmf_size_bytes: ram/null size, or file size to create; 0 = as found */
+	uint32_t block_size;        /* nvmf_block_size: 512 or 4096; 0 = from the device (file: 512) */
+	bool create;                /* nvmf_create: create the file if missing (needs size_bytes) */
+	bool buffered;              /* nvmf_buffered: do not use O_DIRECT */
+};
+
+/* One subsystem (nvmetcli "subsystems[]"). */
+struct nvmf_subsys_config {
+	char nqn[NVMF_CFG_NQN_MAX];
+	bool allow_any_host;        /* attr.allow_any_host "0"/"1" */
+	char **allowed_hosts;       /* host NQNs, n_allowed_hosts of them */
+	size_t n_allowed_hosts;
+	char serial[21];            /* attr.serial, ASCII; "" = derived from the NQN */
+	char model[41];             /* attr.model; "" = default model string */
+	char firmware[9];           /* attr.firmware; "" = project version */
+	uint32_t version;           /* attr.version "1.3" -> 0x00010300; 0 = default (2.0) */
+	uint16_t cntlid_min, cntlid_max; /* attr.cntlid_min/max; defaults 1 and 0xffef */
+	uint16_t qid_max;           /* attr.qid_max, I/O queues per controller; default 128 */
+	struct nvmf_ns_config *ns;
+	size_t n_ns;
+};
+
+/* One port (nvmetcli "ports[]"). Only trtype "rdma" is served; others are refused. */
+struct nvmf_port_config {
+	uint16_t portid;
+	int adrfam;                 /* AF_INET or AF_INET6 */
+	char traddr[256];           /* numeric address; "0.0.0.0" / "::" = any */
+	char trsvcid[32];           /* decimal port; default "4420" */
+	uint8_t treq;               /* discovery log TREQ byte: 0 not specified, 1 required, 2 not required */
+	uint32_t inline_data_size;  /* param.inline_data_size bytes; -1 in the file = default 8192 */
+	uint32_t max_queue_size;    /* param.max_queue_size entries; -1 = default 128 */
+	char **subsystems;          /* NQNs exposed on this port */
+	size_t n_subsystems;
+};
+
+/* Target-wide settings (extension object "nvmf_target"). */
+struct nvmf_target_config {
+	char discovery_nqn[NVMF_CFG_NQN_MAX]; /* "discovery.nqn"; default the well-known NQN */
+	uint32_t mdts;              /* nvmf_target.mdts: max data transfer 2^mdts * 4 KiB; default 8 (1 MiB) */
+	uint32_t threads;           /* nvmf_target.threads: poll groups; default 1 */
+	uint32_t buffers_small, buffers_large; /* pool sizes (buffers); defaults 1024 and 64 */
+	bool hugepages;             /* nvmf_target.hugepages: try huge pages for pools; default true */
+	uint32_t idle_poll_us;      /* busy-poll this long after the last work before sleeping; default 200 */
+};
+
+/* The whole configuration. */
+struct nvmf_config {
+	struct nvmf_target_config target;
+	char **hosts;               /* "hosts[].nqn": known hosts (informational) */
+	size_t n_hosts;
+	struct nvmf_port_config *ports;
+	size_t n_ports;
+	struct nvmf_subsys_config *subsystems;
+	size_t n_subsystems;
+};
+
+/*
+ * nvmf_config_load - read and validate a JSON configuration file.
+ * @path:   file name.
+ * @cfg:    filled on success; release with nvmf_config_free().
+ * @err:    on failure, one line naming the JSON path and what is wrong, e.g.
+ *          "ports[0].addr.trsvcid: \"44x\" is not a port number (0-65535)".
+ * @errlen: size of @err in bytes.
+ * Returns 0, or -1 with @err set (file unreadable, bad JSON with line and column, any
+ * invalid field, duplicate NQN/nsid/portid, a port naming an unknown subsystem, a port
+ * whose trtype is not rdma). Touches no backing file.
+ */
+int nvmf_config_load(const char *path, struct nvmf_config *cfg, char *err, size_t errlen);
+
+/* nvmf_config_parse - the same from a JSON string (for tests). */
+int nvmf_config_parse(const char *json, struct nvmf_config *cfg, char *err, size_t errlen);
+
+/* nvmf_config_free - release everything nvmf_config_load() allocated; @cfg may be zeroed. */
+void nvmf_config_free(struct nvmf_config *cfg);
+
+#endif

@@ -1,0 +1,102 @@
+# Helpers for integration tests that run inside the test guest (sourced).
+# Each test file defines functions named test_*; tests/integration/run-suite runs them.
+# Environment from the guest init: NVMF_ROOT, NVMF_TRADDR (rxe0's IPv4), NVMF_RESULTS.
+
+# fail MESSAGE: fail the current test with a message naming what was expected.
+fail() { echo "    FAIL: $*" >&2; return 1; }
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+    [ "$2" = "$3" ] || { echo "    FAIL: $1: got '$2', want '$3'" >&2; return 1; }
+}
+
+# wait_for SECONDS CMD...: retry CMD every 0.2 s until it succeeds or time runs out.
+wait_for() {
+    local t=$1; shift
+    local end=$((SECONDS + t))
+    until "$@" >/dev/null 2>&1; do
+        [ $SECONDS -ge $end ] && return 1
+        sleep 0.2
+    done
+}
+
+# Kernel target (nvmet) configuration through configfs, used as the reference peer.
+NVMET_CFS=/sys/kernel/config/nvmet
+
+# knvmet_add_subsys NQN DEVICE [NSID]: a subsystem open to any host with one namespace.
+knvmet_add_subsys() {
+    local nqn=$1 dev=$2 nsid=${3:-1}
+    mkdir "$NVMET_CFS/subsystems/$nqn" || return 1
+    echo 1 > "$NVMET_CFS/subsystems/$nqn/attr_allow_any_host"
+    mkdir "$NVMET_CFS/subsystems/$nqn/namespaces/$nsid"
+    echo -n "$dev" > "$NVMET_CFS/subsystems/$nqn/namespaces/$nsid/device_path"
+    echo 1 > "$NVMET_CFS/subsystems/$nqn/namespaces/$nsid/enable"
+}
+
+# knvmet_add_port PORTID ADDR SVCID NQN...: an RDMA port exposing the given subsystems.
+knvmet_add_port() {
+    local id=$1 addr=$2 svc=$3; shift 3
+    local p="$NVMET_CFS/ports/$id"
+    mkdir "$p" || return 1
+    echo rdma > "$p/addr_trtype"
+    echo ipv4 > "$p/addr_adrfam"
+    echo "$addr" > "$p/addr_traddr"
+    echo "$svc" > "$p/addr_trsvcid"
+    local n
+    for n in "$@"; do ln -s "$NVMET_CFS/subsystems/$n" "$p/subsystems/$n" || return 1; done
+}
+
+# knvmet_clear: remove every port, subsystem and host from the kernel target.
+knvmet_clear() {
+    local p s n
+    for p in "$NVMET_CFS"/ports/*; do
+        [ -d "$p" ] || continue
+        rm -f "$p"/subsystems/* 2>/dev/null
+        rmdir "$p"
+    done
+    for s in "$NVMET_CFS"/subsystems/*; do
+        [ -d "$s" ] || continue
+        rm -f "$s"/allowed_hosts/* 2>/dev/null
+        for n in "$s"/namespaces/*; do
+            [ -d "$n" ] || continue
+            echo 0 > "$n/enable"; rmdir "$n"
+        done
+        rmdir "$s"
+    done
+    for h in "$NVMET_CFS"/hosts/*; do [ -d "$h" ] && rmdir "$h"; done
+    return 0
+}
+
+# nvme_dev_for NQN: prints the /dev/nvmeXnY block device of the connected subsystem NQN
+# (the multipath head when native multipath is on, never a hidden nvmeXcYnZ path).
+nvme_dev_for() {
+    local b
+    for b in /sys/block/nvme*n*; do
+        [ -e "$b" ] || continue
+        case "$(basename "$b")" in *c[0-9]*) continue ;; esac
+        if [ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$1" ]; then
+            echo "/dev/$(basename "$b")"; return 0
+        fi
+    done
+    return 1
+}
+
+# nullb_create NAME SIZE_MB [BS]: a memory-backed null_blk device (/dev/NAME) made through
+# configfs, so data written can be read back. Prints the device path.
+nullb_create() {
+    local d=/sys/kernel/config/nullb/$1
+    mkdir "$d" || return 1
+    echo "$2" > "$d/size"
+    echo "${3:-512}" > "$d/blocksize"
+    echo 1 > "$d/memory_backed"
+    echo 1 > "$d/power"
+    wait_for 5 test -b "/dev/$1" || return 1
+    echo "/dev/$1"
+}
+
+# nullb_remove NAME
+nullb_remove() {
+    local d=/sys/kernel/config/nullb/$1
+    [ -d "$d" ] || return 0
+    echo 0 > "$d/power"; rmdir "$d"
+}
