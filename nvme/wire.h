@@ -59,8 +59,9 @@ struct nvme_sgl_desc {
 } __attribute__((packed));
 static_assert(sizeof(struct nvme_sgl_desc) == 16, "SGL descriptor is 16 bytes");
 
-/* Submission queue entry, 64 bytes (NVMe Base 4.2). PSDT (flags bits 7:6) is 2 for SGL
- * on fabrics; the data pointer is one SGL descriptor. */
+/* Submission queue entry, 64 bytes (NVMe Base 4.2). PSDT (flags bits 7:6) is 01b (flags
+ * 0x40: SGL, MPTR one buffer) on fabrics, as the Linux host sends and nvmet requires; the
+ * data pointer is one SGL descriptor. */
 struct nvme_sqe {
 	uint8_t opcode;
 	uint8_t flags;

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* SGL data pointer decoding for NVMe-oF capsules (NVMe Base 2.0 section 4.3.2). */
+#include "nvme/sgl.h"
+
+#include <string.h>
+
+static nvme_status_t sgl_error(unsigned sc)
+{
+	return nvme_status(NVME_SCT_GENERIC, sc) | NVME_SC_DNR;
+}
+
+static nvme_status_t parse_keyed(const struct nvme_sgl_desc *d, struct nvme_sgl_info *out)
+{
+	uint8_t subtype = d->keyed.type & 0xf;
+
+	if (subtype != NVME_SGL_SUBTYPE_ADDRESS && subtype != NVME_SGL_SUBTYPE_INVALIDATE)
+		return sgl_error(NVME_SC_SGL_INVALID_TYPE);
+	out->len = nvme_sgl_keyed_length(d);
+	if (!out->len)
+		return 0;                       /* no data: 0x40/0x4F with length 0 */
+	out->kind = NVME_SGL_KIND_KEYED;
+	out->addr = le64toh(d->addr);
+	out->key = nvme_sgl_keyed_key(d);
+	out->invalidate = subtype == NVME_SGL_SUBTYPE_INVALIDATE;
+	return 0;
+}
+
+static nvme_status_t parse_incapsule(const struct nvme_sgl_desc *d, uint32_t incapsule_len,
+				     bool is_write, struct nvme_sgl_info *out)
+{
+	uint64_t off = le64toh(d->addr);
+	uint32_t len = le32toh(d->unkeyed.length);
+
+	if ((d->unkeyed.type & 0xf) != NVME_SGL_SUBTYPE_OFFSET)
+		return sgl_error(NVME_SC_SGL_INVALID_TYPE);
+	if (!len)
+		return 0;                       /* nothing to read out of the capsule */
+	/* Capsule data only ever travels host to controller (NVMe-oF 1.1 section 2.2). */
+	if (!is_write)
+		return sgl_error(NVME_SC_INVALID_FIELD);
+	/* Written so that no sum can overflow: off <= incapsule_len first. */
+	if (off > incapsule_len || len > incapsule_len - off)
+		return sgl_error(NVME_SC_SGL_INVALID_OFFSET);
+	out->kind = NVME_SGL_KIND_INCAPSULE;
+	out->offset = (uint32_t)off;
+	out->len = len;
+	return 0;
+}
+
+nvme_status_t nvme_sgl_parse(const struct nvme_sqe *cmd, uint32_t incapsule_len,
+			     bool is_write, struct nvme_sgl_info *out)
+{
+	const struct nvme_sgl_desc *d = &cmd->dptr;
+	uint8_t psdt = cmd->flags & NVME_CMD_PSDT_MASK;
+
+	memset(out, 0, sizeof(*out));
+	/* Fabrics commands always use SGLs (NVMe-oF 1.1 section 2.2). */
+	if (psdt != NVME_CMD_PSDT_SGL_MPTR && psdt != NVME_CMD_PSDT_SGL_MSEG)
+		return sgl_error(NVME_SC_INVALID_FIELD);
+
+	switch (d->keyed.type >> 4) {
+	case NVME_SGL_TYPE_KEYED_DATA:
+		return parse_keyed(d, out);
+	case NVME_SGL_TYPE_DATA_BLOCK:
+		return parse_incapsule(d, incapsule_len, is_write, out);
+	default:
+		/* Bit bucket, segments, transport data block, reserved: MSDBD is 1 and
+		 * only the three descriptors above are supported. */
+		return sgl_error(NVME_SC_SGL_INVALID_TYPE);
+	}
+}
