@@ -21,8 +21,8 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 # pkg-config is asked only when building, so `make deps` works on a bare machine.
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) || echo PKG-CONFIG-FAILED-run-make-deps)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) || echo PKG-CONFIG-FAILED-run-make-deps)
 
 # Library code of each layer; files named *main.c are programs.
 LIB_DIRS := nvme rdma subsystem target
@@ -35,7 +35,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
 TARGET_BIN := $(BUILD)/nvmf-target
 UNIT_BIN   := $(BUILD)/unit-tests
 
-.PHONY: all unit check vm-check asan deps clean
+.PHONY: all unit check vm-check demo asan deps clean
 all: $(if $(wildcard target/main.c),$(TARGET_BIN)) $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -67,9 +67,19 @@ unit: $(UNIT_BIN)
 deps:
 	@scripts/install-deps
 
-# Integration tests: one guest boot for the whole batch.
+# Integration tests: one guest boot for the whole batch. The guest gets an emulated NVMe
+# drive (QEMU -device nvme, serial nvmfdrive01) backed by a sparse image, for the raw
+# NVMe backend tests.
+VM_DRIVE := build/vm/drive.img
+VM_ARGS  := -q "-drive file=$(VM_DRIVE),if=none,id=nvm0,format=raw -device nvme,serial=nvmfdrive01,drive=nvm0"
 vm-check: all
-	tests/vm/run -t 1500 tests/integration/suite
+	@mkdir -p build/vm && rm -f $(VM_DRIVE) && truncate -s 256M $(VM_DRIVE)
+	tests/vm/run -t 1500 $(VM_ARGS) tests/integration/suite
+
+# The main job: our target in the VM, the stock kernel host connects, fio verifies.
+demo: deps
+	$(MAKE) all
+	tests/vm/run -t 600 scripts/main-job-guest.sh $(CONFIG)
 
 check: deps
 	$(MAKE) all

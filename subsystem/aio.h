@@ -20,6 +20,7 @@ typedef void (*nvmf_aio_done_fn)(struct nvmf_aio_op *op, int res);
 struct nvmf_aio_op {
 	nvmf_aio_done_fn done;
 	void *ctx;                  /* free for the caller */
+	struct nvmf_aio *aio;       /* set by the queue functions: lets done() queue a continuation */
 };
 
 struct nvmf_aio {
@@ -28,6 +29,7 @@ struct nvmf_aio {
 	unsigned queued;            /* SQEs prepared, not yet submitted */
 	unsigned inflight;          /* submitted, not yet reaped */
 	unsigned depth;
+	unsigned reaped_last;       /* completions the previous poll reaped (eventfd clearing) */
 };
 
 /* nvmf_aio_init - set up a ring of @depth entries (power of two, e.g. 256) with an
@@ -36,7 +38,8 @@ int nvmf_aio_init(struct nvmf_aio *aio, unsigned depth);
 void nvmf_aio_fini(struct nvmf_aio *aio);
 
 /* Queue operations. @off in bytes. Return 0, or -EAGAIN when the ring is full (callers
- * retry after the next poll). The buffer must stay valid until @op->done. */
+ * retry after the next poll): no SQE free, or queued + in-flight operations would
+ * exceed the completion queue (so it never overflows). The buffer must stay valid until @op->done. */
 int nvmf_aio_read(struct nvmf_aio *aio, int fd, void *buf, uint32_t len, uint64_t off, struct nvmf_aio_op *op);
 int nvmf_aio_write(struct nvmf_aio *aio, int fd, const void *buf, uint32_t len, uint64_t off, struct nvmf_aio_op *op);
 int nvmf_aio_fsync(struct nvmf_aio *aio, int fd, struct nvmf_aio_op *op);

@@ -80,4 +80,41 @@ int nvmf_bdev_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev
 /* nvmf_bdev_close - close and free; a file backend fsyncs first. */
 void nvmf_bdev_close(struct nvmf_bdev *b);
 
+/* ---- shared by the backend implementations (subsystem/backend*.c), not for callers ---- */
+
+/* One ops table per kind (subsystem/backend-<kind>.c). */
+extern const struct nvmf_bdev_ops nvmf_backend_file_ops, nvmf_backend_bdev_ops,
+	nvmf_backend_nvme_ops, nvmf_backend_ram_ops, nvmf_backend_null_ops;
+
+/* nvmf_backend_is_nvme_name - whether a block device's name (no directory) is a whole
+ * NVMe namespace, "nvme<digits>n<digits>": kind inference picks the nvme backend for it.
+ * The controller's char device "nvme0" and partitions "nvme0n1p1" do not match. */
+bool nvmf_backend_is_nvme_name(const char *name);
+
+/* nvmf_backend_block_size - the logical block size @cfg asks for (0 = 512) in *@bs,
+ * bytes. Returns 0, or -1 with "<name>: block size N is not a power of two from 512 to
+ * 65536" in @err. */
+int nvmf_backend_block_size(const struct nvmf_ns_config *cfg, const char *name, uint32_t *bs,
+			    char *err, size_t errlen);
+
+/*
+ * nvmf_backend_open_fd - open @path with @flags, adding O_DIRECT unless @buffered. When
+ * the filesystem refuses O_DIRECT (EINVAL, e.g. tmpfs) it notes that on stderr and opens
+ * buffered. Sets *@direct. Returns the fd, or -1 with "<path>: <strerror>" in @err.
+ */
+int nvmf_backend_open_fd(const char *path, int flags, bool buffered, bool *direct,
+			 char *err, size_t errlen);
+
+/*
+ * nvmf_backend_fd_submit - submit for the fd backends (file, bdev, nvme) through io_uring:
+ * READ/WRITE continue short transfers (a file read at EOF yields zeroes), FLUSH is fsync,
+ * WRITE_ZEROES/DISCARD are fallocate (ZERO_RANGE / PUNCH_HOLE, each falling back to the
+ * other, block devices last to the synchronous BLKZEROOUT ioctl). @io is already checked
+ * by nvmf_bdev_submit(). Returns 0 or -EAGAIN.
+ */
+int nvmf_backend_fd_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io);
+
+/* nvmf_backend_fd_close - fsync (push out the volatile cache) and close b->fd. */
+void nvmf_backend_fd_close(struct nvmf_bdev *b);
+
 #endif

@@ -96,11 +96,14 @@ struct nvmf_config {
  * @path:   file name.
  * @cfg:    filled on success; release with nvmf_config_free().
  * @err:    on failure, one line naming the JSON path and what is wrong, e.g.
- *          "ports[0].addr.trsvcid: \"44x\" is not a port number (0-65535)".
+ *          "ports[0].addr.trsvcid: \"44x\" is not a port number (1-65535)";
+ *          "cannot open PATH: <strerror>" for an unreadable file, and
+ *          "line L, column C: <jansson's message>" for bad JSON (duplicate keys included).
  * @errlen: size of @err in bytes.
  * Returns 0, or -1 with @err set (file unreadable, bad JSON with line and column, any
  * invalid field, duplicate NQN/nsid/portid, a port naming an unknown subsystem, a port
- * whose trtype is not rdma). Touches no backing file.
+ * whose trtype is not rdma). On -1, @cfg is left zeroed (nothing to free). Touches no
+ * backing file. The messages are listed in docs/configuration.md.
  */
 int nvmf_config_load(const char *path, struct nvmf_config *cfg, char *err, size_t errlen);
 

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Asynchronous I/O context over io_uring (liburing). One ring per poll group thread;
+ * each queued operation carries a struct nvmf_aio_op whose address is the SQE's
+ * user_data, so a completion finds its callback without any lookup table.
+ *
+ * In-flight limit: the completion queue has cq.ring_entries slots (twice the depth by
+ * default). We never let queued + in-flight operations exceed it, so the CQ cannot
+ * overflow and every completion is delivered in order of posting without the kernel's
+ * overflow list. When the limit (or the SQ) is full the queue functions return -EAGAIN.
+ */
+#include "subsystem/aio.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+/* Completions handled per peek; bounded so the copy below lives on the stack. */
+#define AIO_REAP_BATCH 32
+
+int nvmf_aio_init(struct nvmf_aio *aio, unsigned depth)
+{
+	memset(aio, 0, sizeof(*aio));
+	aio->event_fd = -1;
+	if (depth == 0 || (depth & (depth - 1)))
+		return -EINVAL;
+	int rc = io_uring_queue_init(depth, &aio->ring, 0);
+	if (rc < 0)
+		return rc;
+	/* Non-blocking: nvmf_aio_poll() drains it without ever sleeping. */
+	aio->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (aio->event_fd < 0) {
+		rc = -errno;
+		io_uring_queue_exit(&aio->ring);
+		return rc;
+	}
+	rc = io_uring_register_eventfd(&aio->ring, aio->event_fd);
+	if (rc < 0) {
+		close(aio->event_fd);
+		aio->event_fd = -1;
+		io_uring_queue_exit(&aio->ring);
+		return rc;
+	}
+	aio->depth = depth;
+	return 0;
+}
+
+void nvmf_aio_fini(struct nvmf_aio *aio)
+{
+	if (aio->depth == 0)
+		return;     /* never initialised (or already finished) */
+	io_uring_unregister_eventfd(&aio->ring);
+	io_uring_queue_exit(&aio->ring);
+	close(aio->event_fd);
+	aio->event_fd = -1;
+	aio->depth = 0;
+}
+
+/* A free SQE tagged with @op, or NULL when the SQ or the in-flight budget is full. */
+static struct io_uring_sqe *aio_sqe(struct nvmf_aio *aio, struct nvmf_aio_op *op)
+{
+	if (aio->queued + aio->inflight >= aio->ring.cq.ring_entries)
+		return NULL;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&aio->ring);
+	if (!sqe)
+		return NULL;
+	op->aio = aio;
+	io_uring_sqe_set_data(sqe, op);
+	aio->queued++;
+	return sqe;
+}
+
+int nvmf_aio_read(struct nvmf_aio *aio, int fd, void *buf, uint32_t len, uint64_t off,
+		  struct nvmf_aio_op *op)
+{
+	struct io_uring_sqe *sqe = aio_sqe(aio, op);
+	if (!sqe)
+		return -EAGAIN;
+	io_uring_prep_read(sqe, fd, buf, len, off);
+	return 0;
+}
+
+int nvmf_aio_write(struct nvmf_aio *aio, int fd, const void *buf, uint32_t len, uint64_t off,
+		   struct nvmf_aio_op *op)
+{
+	struct io_uring_sqe *sqe = aio_sqe(aio, op);
+	if (!sqe)
+		return -EAGAIN;
+	io_uring_prep_write(sqe, fd, buf, len, off);
+	return 0;
+}
+
+int nvmf_aio_fsync(struct nvmf_aio *aio, int fd, struct nvmf_aio_op *op)
+{
+	struct io_uring_sqe *sqe = aio_sqe(aio, op);
+	if (!sqe)
+		return -EAGAIN;
+	io_uring_prep_fsync(sqe, fd, 0);
+	return 0;
+}
+
+int nvmf_aio_fallocate(struct nvmf_aio *aio, int fd, int mode, uint64_t off, uint64_t len,
+		       struct nvmf_aio_op *op)
+{
+	struct io_uring_sqe *sqe = aio_sqe(aio, op);
+	if (!sqe)
+		return -EAGAIN;
+	/* liburing 2.3 takes off_t; NVMe offsets fit (LBA counts are 64-bit but a byte
+	 * offset past 2^63 cannot name a real device). */
+	io_uring_prep_fallocate(sqe, fd, mode, (off_t)off, (off_t)len);
+	return 0;
+}
+
+int nvmf_aio_flush(struct nvmf_aio *aio)
+{
+	if (aio->queued == 0)
+		return 0;   /* nothing to do: no system call */
+	int rc;
+	do {
+		rc = io_uring_submit(&aio->ring);
+	} while (rc == -EINTR);
+	if (rc < 0)
+		return rc;  /* e.g. -EBUSY/-EAGAIN: the SQEs stay queued for the next flush */
+	unsigned n = (unsigned)rc > aio->queued ? aio->queued : (unsigned)rc;
+	aio->queued -= n;
+	aio->inflight += n;
+	return 0;
+}
+
+unsigned nvmf_aio_poll(struct nvmf_aio *aio, unsigned max)
+{
+	/* Clear the eventfd BEFORE looking at the CQ: a completion posted after this read
+	 * signals again, so a thread that sleeps on event_fd after a poll that returned
+	 * less than @max cannot miss it. The kernel signals just after it posts a CQE, so
+	 * the signal of the last completion we reaped may land after our read: one more
+	 * read on the pass after reaping clears it (else an idle thread would wake in a
+	 * loop). Skipped when nothing is ready or just reaped, so a busy loop waiting on
+	 * the disk, and the RAM/null fast path, make no system call here. */
+	if (aio->reaped_last || io_uring_cq_ready(&aio->ring)) {
+		uint64_t v;
+		if (read(aio->event_fd, &v, sizeof(v)) < 0) {
+			/* EAGAIN: nothing signalled yet; nothing else can fail here */
+		}
+	}
+
+	unsigned total = 0;
+	while (total < max) {
+		struct io_uring_cqe *cqes[AIO_REAP_BATCH];
+		struct { struct nvmf_aio_op *op; int res; } batch[AIO_REAP_BATCH];
+		unsigned want = max - total < AIO_REAP_BATCH ? max - total : AIO_REAP_BATCH;
+		unsigned n = io_uring_peek_batch_cqe(&aio->ring, cqes, want);
+		if (n == 0)
+			break;
+		for (unsigned i = 0; i < n; i++) {
+			batch[i].op = io_uring_cqe_get_data(cqes[i]);
+			batch[i].res = cqes[i]->res;
+		}
+		/* Release the CQ slots and the in-flight budget before any callback runs, so
+		 * done() may queue continuations or new operations into the room just made. */
+		io_uring_cq_advance(&aio->ring, n);
+		aio->inflight -= n;
+		for (unsigned i = 0; i < n; i++)
+			batch[i].op->done(batch[i].op, batch[i].res);
+		total += n;
+	}
+	aio->reaped_last = total;
+	return total;
+}

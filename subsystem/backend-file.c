@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * File backend: a regular file is the namespace (like nvmet's io-cmd-file.c). Created
+ * sparse when nvmf_create asks, O_DIRECT where the filesystem supports it, and sized to
+ * whole blocks: a tail shorter than one block is not exposed.
+ */
+#include "subsystem/backend.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Creates @path sparse with @size bytes. Returns 0 or -1 with @err set. */
+static int create_file(const char *path, uint64_t size, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (ftruncate(fd, (off_t)size) < 0) {
+		snprintf(err, errlen, "%s: cannot size to %llu bytes: %s", path,
+			 (unsigned long long)size, strerror(errno));
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Direct I/O needs offsets aligned to what the filesystem asks (statx DIOALIGN, Linux
+ * 6.1+). A block size finer than that (512-byte blocks on a 4Kn disk) would fail every
+ * read, so such a file is served buffered instead. Returns false to go buffered. */
+static bool direct_fits(int fd, uint32_t block_size, const char *path)
+{
+#ifdef STATX_DIOALIGN
+	struct statx stx;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
+	    (stx.stx_mask & STATX_DIOALIGN)) {
+		if (stx.stx_dio_offset_align == 0 || stx.stx_dio_offset_align > block_size ||
+		    stx.stx_dio_mem_align > 4096) {
+			fprintf(stderr, "%s: direct I/O needs %u-byte alignment, more than the "
+				"block size %u; using buffered I/O\n", path,
+				stx.stx_dio_offset_align, block_size);
+			return false;
+		}
+	}
+#else
+	(void)fd; (void)block_size; (void)path;
+#endif
+	return true;
+}
+
+static int file_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err, size_t errlen)
+{
+	const char *path = cfg->path;
+	bool created = false;
+	struct stat st;
+
+	if (!path) {
+		snprintf(err, errlen, "namespace %u: file backend needs device.path", cfg->nsid);
+		return -1;
+	}
+	if (nvmf_backend_block_size(cfg, path, &b->block_size, err, errlen) < 0)
+		return -1;
+	if (stat(path, &st) < 0) {
+		if (errno != ENOENT || !cfg->create) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+		if (cfg->size_bytes == 0) {
+			snprintf(err, errlen, "%s: nvmf_create needs nvmf_size_bytes", path);
+			return -1;
+		}
+		if (create_file(path, cfg->size_bytes, err, errlen) < 0)
+			return -1;
+		created = true;
+	} else if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		return -1;
+	}
+
+	b->fd = nvmf_backend_open_fd(path, O_RDWR, cfg->buffered, &b->direct, err, errlen);
+	if (b->fd < 0)
+		goto fail;
+	if (b->direct && !direct_fits(b->fd, b->block_size, path)) {
+		close(b->fd);
+		b->fd = nvmf_backend_open_fd(path, O_RDWR, true, &b->direct, err, errlen);
+		if (b->fd < 0)
+			goto fail;
+	}
+	if (fstat(b->fd, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	uint64_t size = (uint64_t)st.st_size;
+	if (cfg->size_bytes && size < cfg->size_bytes) {
+		/* Growing someone's file is only done when the config says it may write the
+		 * file's shape (nvmf_create); otherwise a typo in the size would silently
+		 * extend a disk image. */
+		if (!cfg->create) {
+			snprintf(err, errlen, "%s: file is %llu bytes, smaller than nvmf_size_bytes "
+				 "%llu (set nvmf_create to grow it)", path,
+				 (unsigned long long)size, (unsigned long long)cfg->size_bytes);
+			goto fail;
+		}
+		if (ftruncate(b->fd, (off_t)cfg->size_bytes) < 0) {
+			snprintf(err, errlen, "%s: cannot grow to %llu bytes: %s", path,
+				 (unsigned long long)cfg->size_bytes, strerror(errno));
+			goto fail;
+		}
+		size = cfg->size_bytes;
+	}
+	b->size = size - size % b->block_size;
+	if (b->size == 0) {
+		snprintf(err, errlen, "%s: size %llu bytes is smaller than one block of %u bytes",
+			 path, (unsigned long long)size, b->block_size);
+		goto fail;
+	}
+	/* Writes land in the page cache or the disk's cache: FLUSH is needed. */
+	b->volatile_cache = true;
+	return 0;
+
+fail:
+	if (b->fd >= 0) {
+		close(b->fd);
+		b->fd = -1;
+	}
+	if (created)
+		unlink(path);
+	return -1;
+}
+
+static int file_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io)
+{
+	return nvmf_backend_fd_submit(b, aio, io);
+}
+
+const struct nvmf_bdev_ops nvmf_backend_file_ops = {
+	.name = "file",
+	.open = file_open,
+	.close = nvmf_backend_fd_close,
+	.submit = file_submit,
+};

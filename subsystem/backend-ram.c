@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RAM backend: the namespace is anonymous memory of nvmf_size_bytes, lost at exit.
+ * Every request completes inside submit with a memcpy. Pages are reserved lazily
+ * (MAP_NORESERVE), so a large namespace costs only what has been written.
+ */
+#include "subsystem/backend.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static int ram_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err, size_t errlen)
+{
+	if (nvmf_backend_block_size(cfg, "ram", &b->block_size, err, errlen) < 0)
+		return -1;
+	b->size = cfg->size_bytes - cfg->size_bytes % b->block_size;
+	if (b->size == 0) {
+		snprintf(err, errlen, "ram: nvmf_size_bytes %llu is smaller than one block of %u bytes",
+			 (unsigned long long)cfg->size_bytes, b->block_size);
+		return -1;
+	}
+	void *mem = mmap(NULL, b->size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (mem == MAP_FAILED) {
+		snprintf(err, errlen, "ram: cannot map %llu bytes: %s",
+			 (unsigned long long)b->size, strerror(errno));
+		return -1;
+	}
+	b->mem = mem;
+	b->volatile_cache = false;  /* nothing outlives the process anyway */
+	return 0;
+}
+
+static void ram_close(struct nvmf_bdev *b)
+{
+	if (b->mem)
+		munmap(b->mem, b->size);
+	b->mem = NULL;
+}
+
+/* Zeroes [off, off+len): whole pages are dropped (anonymous private pages read back as
+ * zeroes and stop using memory, which is what a deallocate should do), edges memset. */
+static void ram_zero(struct nvmf_bdev *b, uint64_t off, uint64_t len)
+{
+	char *p = (char *)b->mem + off, *end = p + len;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	char *first = (char *)(((uintptr_t)p + page - 1) & ~(page - 1));
+	char *last = (char *)((uintptr_t)end & ~(page - 1));
+	if (first < last && madvise(first, (size_t)(last - first), MADV_DONTNEED) == 0) {
+		memset(p, 0, (size_t)(first - p));
+		memset(last, 0, (size_t)(end - last));
+	} else {
+		memset(p, 0, len);
+	}
+}
+
+static int ram_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io)
+{
+	(void)aio;
+	char *at = (char *)b->mem + io->offset;
+	switch (io->op) {
+	case NVMF_BDEV_READ:
+		memcpy(io->buf, at, io->len);
+		break;
+	case NVMF_BDEV_WRITE:
+		memcpy(at, io->buf, io->len);
+		break;
+	case NVMF_BDEV_FLUSH:
+		break;
+	case NVMF_BDEV_WRITE_ZEROES:
+	case NVMF_BDEV_DISCARD:
+		ram_zero(b, io->offset, io->len);
+		break;
+	}
+	io->done_bytes = io->len;
+	io->done(io, 0);
+	return 0;
+}
+
+const struct nvmf_bdev_ops nvmf_backend_ram_ops = {
+	.name = "ram",
+	.open = ram_open,
+	.close = ram_close,
+	.submit = ram_submit,
+};

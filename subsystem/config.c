@@ -1,0 +1,617 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * JSON configuration loader (see subsystem/config.h and docs/configuration.md).
+ *
+ * nvmetcli writes every configfs attribute as a JSON string ("1", "4420", "-1"), and
+ * empty strings for unused address fields, so numeric nvmetcli attributes accept a
+ * string of digits or a JSON integer, and "" means "default". Keys nvmetcli writes that
+ * this target does not use (ana, referrals, tsas, ieee_oui, dhchap, ...) are ignored; our
+ * own keys start with "nvmf_" and an unknown "nvmf_*" key is an error, so a typo in an
+ * extension is not silently ignored.
+ *
+ * Every error is one line "<JSON path>: <what is wrong>". The loader never opens or
+ * stats a backing file: the backend checks those when the target starts.
+ */
+#include "subsystem/config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "subsystem/config_json.h"
+
+#define CFG_MAX_NSID        1024      /* = NVMF_MAX_NSID (target/core.h) */
+#define CFG_DISCOVERY_NQN   "nqn.2014-08.org.nvmexpress.discovery"
+
+static const char *const backend_names[] = {
+	[NVMF_BACKEND_AUTO] = "auto", [NVMF_BACKEND_FILE] = "file", [NVMF_BACKEND_BDEV] = "bdev",
+	[NVMF_BACKEND_NVME] = "nvme", [NVMF_BACKEND_RAM] = "ram", [NVMF_BACKEND_NULL] = "null",
+};
+
+/* device.{path,uuid,nguid} of one namespace. */
+static int parse_device(struct cfg_ctx *c, json_t *dev, const char *base, struct nvmf_ns_config *ns)
+{
+	const char *path, *uuid, *nguid;
+	char b[80];
+
+	if (cfg_get_str(c, dev, base, "path", false, &path) || cfg_get_str(c, dev, base, "uuid", false, &uuid) ||
+	    cfg_get_str(c, dev, base, "nguid", false, &nguid))
+		return -1;
+	if (uuid && *uuid) {
+		if (!cfg_parse_uuid(uuid, ns->uuid, false))
+			return cfg_fail(c, base, "uuid", "%s is not a UUID (8-4-4-4-12 hex digits)",
+				    cfg_quote(uuid, b, sizeof(b)));
+		ns->has_uuid = !cfg_all_zero(ns->uuid, 16);   /* all zeroes = none (nvmetcli's default) */
+	}
+	if (nguid && *nguid) {
+		if (!cfg_parse_uuid(nguid, ns->nguid, true))
+			return cfg_fail(c, base, "nguid", "%s is not an NGUID (32 hex digits, or "
+				    "8-4-4-4-12 like a UUID)", cfg_quote(nguid, b, sizeof(b)));
+		ns->has_nguid = !cfg_all_zero(ns->nguid, 16);
+	}
+	if (path && *path) {
+		if (path[0] != '/')
+			return cfg_fail(c, base, "path", "%s is not an absolute path", cfg_quote(path, b, sizeof(b)));
+		if (!(ns->path = strdup(path)))
+			return cfg_fail(c, base, "path", "out of memory");
+	}
+	return 0;
+}
+
+static const struct cfg_irule nsid_rule = { 1, CFG_MAX_NSID, false, "a valid namespace ID", "1-1024" };
+static const struct cfg_irule bs_rule = { 512, 4096, false, "a supported block size", "512 or 4096" };
+
+/* One namespaces[] entry, nvmetcli keys plus nvmf_* extensions. */
+static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_ns_config *ns)
+{
+	static const char *const ext[] = { "nvmf_backend", "nvmf_size_bytes", "nvmf_block_size",
+		"nvmf_create", "nvmf_buffered", "nvmf_eui64", NULL };
+	const char *kind = NULL, *eui;
+	json_t *dev, *size;
+	char dbase[128], b[80];
+	long long v;
+	int r;
+
+	if (cfg_check_ext_keys(c, j, base, ext) || cfg_get_int(c, j, base, "nsid", &nsid_rule, true, &v) < 0)
+		return -1;
+	ns->nsid = (uint32_t)v;
+	ns->enable = true;
+	if (cfg_get_bool(c, j, base, "enable", &ns->enable) < 0 || cfg_get_str(c, j, base, "nvmf_backend", false, &kind))
+		return -1;
+	if (kind) {
+		size_t k;
+		for (k = 0; k < sizeof(backend_names) / sizeof(backend_names[0]); k++)
+			if (!strcmp(kind, backend_names[k]))
+				break;
+		if (k == sizeof(backend_names) / sizeof(backend_names[0]))
+			return cfg_fail(c, base, "nvmf_backend", "%s is not a backend (file, bdev, nvme, ram or null)",
+				    cfg_quote(kind, b, sizeof(b)));
+		ns->kind = (enum nvmf_backend_kind)k;
+	}
+	snprintf(dbase, sizeof(dbase), "%s.device", base);
+	if (cfg_get_typed(c, j, base, "device", JSON_OBJECT, false, &dev) || (dev && parse_device(c, dev, dbase, ns)))
+		return -1;
+
+	/* nvmf_size_bytes: an integer, or a string with an optional K/M/G/T suffix. */
+	if ((size = json_object_get(j, "nvmf_size_bytes"))) {
+		bool ok;
+
+		if (json_is_string(size))
+			ok = cfg_parse_size(json_string_value(size), &ns->size_bytes);
+		else if (json_is_integer(size))
+			ok = json_integer_value(size) >= 0;
+		else
+			return cfg_fail(c, base, "nvmf_size_bytes", "expected an integer or a string like "
+				    "\"64M\", got %s", cfg_show(size, b, sizeof(b)));
+		if (!ok)
+			return cfg_bad_value(c, base, "nvmf_size_bytes", size, "a size",
+					 "bytes, or digits with a K, M, G or T suffix");
+		if (json_is_integer(size))
+			ns->size_bytes = (uint64_t)json_integer_value(size);
+	}
+	if ((r = cfg_get_int(c, j, base, "nvmf_block_size", &bs_rule, false, &v)) < 0)
+		return -1;
+	if (r) {
+		if (v != 512 && v != 4096)
+			return cfg_bad_value(c, base, "nvmf_block_size", json_object_get(j, "nvmf_block_size"),
+					 bs_rule.what, bs_rule.range);
+		ns->block_size = (uint32_t)v;
+	}
+	if (cfg_get_bool(c, j, base, "nvmf_create", &ns->create) < 0 ||
+	    cfg_get_bool(c, j, base, "nvmf_buffered", &ns->buffered) < 0 ||
+	    cfg_get_str(c, j, base, "nvmf_eui64", false, &eui))
+		return -1;
+	if (eui) {
+		if (!cfg_parse_hex(eui, ns->eui64, 8, NULL, 0))
+			return cfg_fail(c, base, "nvmf_eui64", "%s is not an EUI-64 (16 hex digits)", cfg_quote(eui, b, sizeof(b)));
+		ns->has_eui64 = !cfg_all_zero(ns->eui64, 8);
+	}
+
+	/* Cross-field rules: what each backend kind needs. */
+	if (ns->kind == NVMF_BACKEND_RAM || ns->kind == NVMF_BACKEND_NULL) {
+		if (ns->path)
+			return cfg_fail(c, dbase, "path", "a \"%s\" namespace has no backing path", backend_names[ns->kind]);
+		if (!size)
+			return cfg_fail(c, base, "nvmf_size_bytes", "required key is missing (a \"%s\" namespace "
+				    "needs its size)", backend_names[ns->kind]);
+		if (!ns->size_bytes)
+			return cfg_fail(c, base, "nvmf_size_bytes", "must be greater than 0 for a \"%s\" namespace",
+				    backend_names[ns->kind]);
+	} else if (!ns->path && ns->enable) {
+		/* A disabled namespace may lack a path, as nvmetcli saves one never configured. */
+		return cfg_fail(c, dbase, "path", "%s (needed unless nvmf_backend is \"ram\" or \"null\")",
+				dev && json_object_get(dev, "path") ? "empty" : "required key is missing");
+	}
+	if (ns->size_bytes % (ns->block_size ? ns->block_size : 512))
+		return cfg_fail(c, base, "nvmf_size_bytes", "%s is not a multiple of the block size (%u)",
+			    cfg_show(size, b, sizeof(b)), ns->block_size ? ns->block_size : 512);
+	if (ns->create) {
+		if (ns->kind != NVMF_BACKEND_AUTO && ns->kind != NVMF_BACKEND_FILE)
+			return cfg_fail(c, base, "nvmf_create", "only a \"file\" namespace can be created "
+				    "(nvmf_backend is \"%s\")", backend_names[ns->kind]);
+		if (!ns->size_bytes)
+			return cfg_fail(c, base, "nvmf_create", "needs nvmf_size_bytes (the size of the file to create)");
+		ns->kind = NVMF_BACKEND_FILE;   /* a path that may not exist yet cannot be inferred */
+	}
+	return 0;
+}
+
+/* An array of NQN strings (allowed_hosts, ports[].subsystems) into a strdup'd list.
+ * Returns 0 or -1 (wrong type, bad NQN, listed twice, no memory). */
+static int get_nqn_list(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
+			char ***out, size_t *n)
+{
+	json_t *arr, *v;
+	size_t i;
+	char k[64], b[80];
+
+	if (cfg_get_typed(c, obj, base, key, JSON_ARRAY, false, &arr))
+		return -1;
+	if (!arr)
+		return 0;
+	if (!(*out = calloc(json_array_size(arr) + 1, sizeof(char *))))
+		return cfg_fail(c, base, key, "out of memory");
+	json_array_foreach(arr, i, v) {
+		snprintf(k, sizeof(k), "%s[%zu]", key, i);
+		if (!json_is_string(v))
+			return cfg_fail(c, base, k, "expected a string, got %s", cfg_show(v, b, sizeof(b)));
+		if (cfg_check_nqn(c, base, k, json_string_value(v)))
+			return -1;
+		for (size_t p = 0; p < i; p++)
+			if (!strcmp((*out)[p], json_string_value(v)))
+				return cfg_fail(c, base, k, "%s is listed twice", cfg_show(v, b, sizeof(b)));
+		if (!((*out)[i] = strdup(json_string_value(v))))
+			return cfg_fail(c, base, k, "out of memory");
+		*n = i + 1;
+	}
+	return 0;
+}
+
+static const struct cfg_irule cntlid_rule = { 1, 0xffef, true, "a controller ID", "1-65519" };
+static const struct cfg_irule qid_rule = { 1, 128, true, "an I/O queue count", "1-128" };
+
+/* attr{} of a subsystem. */
+static int parse_attr(struct cfg_ctx *c, json_t *a, const char *base, struct nvmf_subsys_config *s)
+{
+	const char *ver;
+	long long v;
+	char b[80];
+	int r;
+
+	if (cfg_get_bool(c, a, base, "allow_any_host", &s->allow_any_host) < 0 ||
+	    cfg_get_ascii(c, a, base, "serial", s->serial, 20) || cfg_get_ascii(c, a, base, "model", s->model, 40) ||
+	    cfg_get_ascii(c, a, base, "firmware", s->firmware, 8) || cfg_get_str(c, a, base, "version", false, &ver) ||
+	    cfg_check_pi(c, a, base))
+		return -1;
+	if (ver && *ver && !cfg_parse_version(ver, &s->version))
+		return cfg_fail(c, base, "version", "%s is not an NVMe version (like \"1.3\", \"2.0\" or \"1.2.1\")",
+			    cfg_quote(ver, b, sizeof(b)));
+	if ((r = cfg_get_int(c, a, base, "cntlid_min", &cntlid_rule, false, &v)) < 0)
+		return -1;
+	if (r)
+		s->cntlid_min = (uint16_t)v;
+	if ((r = cfg_get_int(c, a, base, "cntlid_max", &cntlid_rule, false, &v)) < 0)
+		return -1;
+	if (r)
+		s->cntlid_max = (uint16_t)v;
+	if (s->cntlid_min > s->cntlid_max)
+		return cfg_fail(c, base, "cntlid_min", "%u is greater than cntlid_max %u", s->cntlid_min, s->cntlid_max);
+	if ((r = cfg_get_int(c, a, base, "qid_max", &qid_rule, false, &v)) < 0)
+		return -1;
+	if (r)
+		s->qid_max = (uint16_t)v;
+	return 0;
+}
+
+/* One subsystems[] entry. */
+static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_subsys_config *s,
+			const char *disc_nqn)
+{
+	static const char *const none[] = { NULL };
+	json_t *attr, *nss, *v;
+	const char *nqn;
+	char sub[96], b[80];
+	size_t i;
+
+	s->cntlid_min = 1;
+	s->cntlid_max = 0xffef;
+	s->qid_max = 128;
+	if (cfg_check_ext_keys(c, j, base, none) || cfg_get_str(c, j, base, "nqn", true, &nqn) ||
+	    cfg_check_nqn(c, base, "nqn", nqn))
+		return -1;
+	if (!strcmp(nqn, disc_nqn))
+		return cfg_fail(c, base, "nqn", "%s is the discovery subsystem's NQN", cfg_quote(nqn, b, sizeof(b)));
+	strcpy(s->nqn, nqn);
+	snprintf(sub, sizeof(sub), "%s.attr", base);
+	if (cfg_get_typed(c, j, base, "attr", JSON_OBJECT, false, &attr) || (attr && parse_attr(c, attr, sub, s)) ||
+	    get_nqn_list(c, j, base, "allowed_hosts", &s->allowed_hosts, &s->n_allowed_hosts))
+		return -1;
+	if (s->allow_any_host && s->n_allowed_hosts)
+		return cfg_fail(c, base, "allowed_hosts", "must be empty when attr.allow_any_host is \"1\"");
+	if (cfg_get_typed(c, j, base, "namespaces", JSON_ARRAY, false, &nss))
+		return -1;
+	if (!nss)
+		return 0;
+	if (!(s->ns = calloc(json_array_size(nss) + 1, sizeof(*s->ns))))
+		return cfg_fail(c, base, "namespaces", "out of memory");
+	s->n_ns = json_array_size(nss);
+	json_array_foreach(nss, i, v) {
+		snprintf(sub, sizeof(sub), "%s.namespaces[%zu]", base, i);
+		if (!json_is_object(v))
+			return cfg_fail(c, sub, NULL, "expected an object, got %s", cfg_show(v, b, sizeof(b)));
+		if (parse_ns(c, v, sub, &s->ns[i]))
+			return -1;
+		for (size_t p = 0; p < i; p++)
+			if (s->ns[p].nsid == s->ns[i].nsid)
+				return cfg_fail(c, sub, "nsid", "%u is already used by namespaces[%zu]", s->ns[i].nsid, p);
+	}
+	return 0;
+}
+
+static const struct cfg_irule portid_rule = { 0, 65535, false, "a port ID", "0-65535" };
+static const struct cfg_irule svc_rule = { 1, 65535, true, "a port number", "1-65535" };
+static const struct cfg_irule inline_rule = { -1, 16384, true, "an inline data size",
+	"0-16384, or -1 for the default 8192" };
+static const struct cfg_irule mqs_rule = { -1, 1024, true, "a queue size", "16-1024, or -1 for the default 128" };
+
+/* addr{} of a port: only rdma over IPv4/IPv6 is served. */
+static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvmf_port_config *p)
+{
+	static const char *const treqs[] = { "not specified", "required", "not required" };
+	const char *trtype, *adrfam, *traddr, *treq;
+	unsigned char bin[16];
+	char b[80];
+	long long v = 4420;
+
+	if (cfg_get_str(c, a, base, "trtype", true, &trtype))
+		return -1;
+	if (strcmp(trtype, "rdma"))
+		return cfg_fail(c, base, "trtype", "%s is not supported (this target serves rdma)",
+			    cfg_quote(trtype, b, sizeof(b)));
+	if (cfg_get_str(c, a, base, "adrfam", false, &adrfam) || cfg_get_str(c, a, base, "traddr", true, &traddr))
+		return -1;
+	if (adrfam && *adrfam && strcmp(adrfam, "ipv4") && strcmp(adrfam, "ipv6"))
+		return cfg_fail(c, base, "adrfam", "%s is not supported for rdma (use \"ipv4\" or \"ipv6\")",
+			    cfg_quote(adrfam, b, sizeof(b)));
+	if (!*traddr)
+		return cfg_fail(c, base, "traddr", "empty (an rdma port needs an IPv4 or IPv6 address)");
+	bool v4 = inet_pton(AF_INET, traddr, bin) == 1, v6 = !v4 && inet_pton(AF_INET6, traddr, bin) == 1;
+	if (adrfam && !strcmp(adrfam, "ipv4") && !v4)
+		return cfg_fail(c, base, "traddr", v6 ? "%s is an IPv6 address but adrfam is \"ipv4\""
+			    : "%s is not an IPv4 address", cfg_quote(traddr, b, sizeof(b)));
+	if (adrfam && !strcmp(adrfam, "ipv6") && !v6)
+		return cfg_fail(c, base, "traddr", v4 ? "%s is an IPv4 address but adrfam is \"ipv6\""
+			    : "%s is not an IPv6 address", cfg_quote(traddr, b, sizeof(b)));
+	if (!v4 && !v6)
+		return cfg_fail(c, base, "traddr", "%s is not an IPv4 or IPv6 address", cfg_quote(traddr, b, sizeof(b)));
+	p->adrfam = v4 ? AF_INET : AF_INET6;      /* an empty adrfam is inferred from traddr */
+	inet_ntop(p->adrfam, bin, p->traddr, sizeof(p->traddr));
+	if (cfg_get_int(c, a, base, "trsvcid", &svc_rule, false, &v) < 0)
+		return -1;
+	snprintf(p->trsvcid, sizeof(p->trsvcid), "%lld", v);
+	if (cfg_get_str(c, a, base, "treq", false, &treq))
+		return -1;
+	if (treq && *treq) {
+		for (p->treq = 0; p->treq < 3 && strcmp(treq, treqs[p->treq]); p->treq++)
+			;
+		if (p->treq == 3)
+			return cfg_fail(c, base, "treq", "%s is not \"not specified\", \"required\" or \"not required\"",
+				    cfg_quote(treq, b, sizeof(b)));
+	}
+	return 0;
+}
+
+/* One ports[] entry; @cfg->subsystems must be parsed already (for the NQN links). */
+static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_port_config *p,
+		      const struct nvmf_config *cfg)
+{
+	static const char *const none[] = { NULL };
+	json_t *addr, *param;
+	char sub[96], k[64];
+	long long v;
+	int r;
+
+	p->inline_data_size = 8192;
+	p->max_queue_size = 128;
+	if (cfg_check_ext_keys(c, j, base, none) || cfg_get_int(c, j, base, "portid", &portid_rule, true, &v) < 0)
+		return -1;
+	p->portid = (uint16_t)v;
+	snprintf(sub, sizeof(sub), "%s.addr", base);
+	if (cfg_get_typed(c, j, base, "addr", JSON_OBJECT, true, &addr) || parse_addr(c, addr, sub, p))
+		return -1;
+	snprintf(sub, sizeof(sub), "%s.param", base);
+	if (cfg_get_typed(c, j, base, "param", JSON_OBJECT, false, &param))
+		return -1;
+	if (param) {
+		if ((r = cfg_get_int(c, param, sub, "inline_data_size", &inline_rule, false, &v)) < 0)
+			return -1;
+		if (r && v >= 0)
+			p->inline_data_size = (uint32_t)v;
+		if ((r = cfg_get_int(c, param, sub, "max_queue_size", &mqs_rule, false, &v)) < 0)
+			return -1;
+		if (r && v >= 0 && v < 16)
+			return cfg_bad_value(c, sub, "max_queue_size", json_object_get(param, "max_queue_size"),
+					 mqs_rule.what, mqs_rule.range);
+		if (r && v >= 0)
+			p->max_queue_size = (uint32_t)v;
+		if (cfg_check_pi(c, param, sub))
+			return -1;
+	}
+	if (get_nqn_list(c, j, base, "subsystems", &p->subsystems, &p->n_subsystems))
+		return -1;
+	for (size_t i = 0; i < p->n_subsystems; i++) {
+		size_t s;
+		char b[80];
+
+		for (s = 0; s < cfg->n_subsystems && strcmp(cfg->subsystems[s].nqn, p->subsystems[i]); s++)
+			;
+		snprintf(k, sizeof(k), "subsystems[%zu]", i);
+		if (s == cfg->n_subsystems)
+			return cfg_fail(c, base, k, "%s names no subsystem in \"subsystems\"",
+				    cfg_quote(p->subsystems[i], b, sizeof(b)));
+	}
+	return 0;
+}
+
+/* Two ports cannot listen on the same address and service (or the wildcard of the
+ * same family and a specific address on the same service): the bind would fail. */
+static int check_port_overlap(struct cfg_ctx *c, const struct nvmf_config *cfg, size_t i)
+{
+	const struct nvmf_port_config *a = &cfg->ports[i];
+	char base[48];
+
+	for (size_t j = 0; j < i; j++) {
+		const struct nvmf_port_config *o = &cfg->ports[j];
+		bool any_a = !strcmp(a->traddr, "0.0.0.0") || !strcmp(a->traddr, "::");
+		bool any_o = !strcmp(o->traddr, "0.0.0.0") || !strcmp(o->traddr, "::");
+
+		if (o->portid == a->portid) {
+			snprintf(base, sizeof(base), "ports[%zu]", i);
+			return cfg_fail(c, base, "portid", "duplicate port ID %u", a->portid);
+		}
+		if (a->adrfam != o->adrfam || strcmp(a->trsvcid, o->trsvcid) ||
+		    (strcmp(a->traddr, o->traddr) && !any_a && !any_o))
+			continue;
+		snprintf(base, sizeof(base), "ports[%zu]", i);
+		bool v6 = a->adrfam == AF_INET6;
+		return cfg_fail(c, base, "addr", "%s%s%s:%s overlaps ports[%zu] (%s%s%s:%s)", v6 ? "[" : "", a->traddr,
+			    v6 ? "]" : "", a->trsvcid, j, v6 ? "[" : "", o->traddr, v6 ? "]" : "", o->trsvcid);
+	}
+	return 0;
+}
+
+static const struct cfg_irule mdts_rule = { 1, 10, false, "a supported MDTS", "1-10: 2^mdts x 4 KiB, 8 KiB to 4 MiB" };
+static const struct cfg_irule threads_rule = { 1, 64, false, "a thread count", "1-64" };
+static const struct cfg_irule small_rule = { 16, 1048576, false, "a buffer count", "16-1048576" };
+static const struct cfg_irule large_rule = { 1, 65536, false, "a buffer count", "1-65536" };
+static const struct cfg_irule idle_rule = { 0, 1000000, false, "a time in microseconds", "0-1000000" };
+
+/* discovery.nqn and the "nvmf_target" extension object. */
+static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_config *t)
+{
+	static const char *const top[] = { "nvmf_target", NULL };
+	json_t *disc, *nt;
+	const char *nqn = NULL, *k;
+	json_t *v;
+	long long n;
+	int r;
+
+	strcpy(t->discovery_nqn, CFG_DISCOVERY_NQN);
+	t->mdts = 8;
+	t->threads = 1;
+	t->buffers_small = 1024;
+	t->buffers_large = 64;
+	t->hugepages = true;
+	t->idle_poll_us = 200;
+	if (cfg_check_ext_keys(c, root, "", top) || cfg_get_typed(c, root, "", "discovery", JSON_OBJECT, false, &disc))
+		return -1;
+	if (disc && (cfg_get_str(c, disc, "discovery", "nqn", false, &nqn) || (nqn && cfg_check_nqn(c, "discovery", "nqn", nqn))))
+		return -1;
+	if (disc && nqn)
+		strcpy(t->discovery_nqn, nqn);
+	if (cfg_get_typed(c, root, "", "nvmf_target", JSON_OBJECT, false, &nt))
+		return -1;
+	if (!nt)
+		return 0;
+	json_object_foreach(nt, k, v) {
+		static const char *const known[] = { "mdts", "threads", "buffers_small", "buffers_large",
+			"hugepages", "idle_poll_us", NULL };
+		size_t i;
+
+		for (i = 0; known[i] && strcmp(k, known[i]); i++)
+			;
+		if (!known[i])
+			return cfg_fail(c, "nvmf_target", k, "unknown key (known: mdts, threads, buffers_small, "
+				    "buffers_large, hugepages, idle_poll_us)");
+	}
+	if ((r = cfg_get_int(c, nt, "nvmf_target", "mdts", &mdts_rule, false, &n)) < 0)
+		return -1;
+	if (r)
+		t->mdts = (uint32_t)n;
+	if ((r = cfg_get_int(c, nt, "nvmf_target", "threads", &threads_rule, false, &n)) < 0)
+		return -1;
+	if (r)
+		t->threads = (uint32_t)n;
+	if ((r = cfg_get_int(c, nt, "nvmf_target", "buffers_small", &small_rule, false, &n)) < 0)
+		return -1;
+	if (r)
+		t->buffers_small = (uint32_t)n;
+	if ((r = cfg_get_int(c, nt, "nvmf_target", "buffers_large", &large_rule, false, &n)) < 0)
+		return -1;
+	if (r)
+		t->buffers_large = (uint32_t)n;
+	if ((r = cfg_get_int(c, nt, "nvmf_target", "idle_poll_us", &idle_rule, false, &n)) < 0)
+		return -1;
+	if (r)
+		t->idle_poll_us = (uint32_t)n;
+	return cfg_get_bool(c, nt, "nvmf_target", "hugepages", &t->hugepages) < 0 ? -1 : 0;
+}
+
+/* hosts[].nqn (informational: access control is each subsystem's allowed_hosts). */
+static int parse_hosts(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
+{
+	json_t *arr, *h;
+	const char *nqn;
+	char base[48], b[80];
+	size_t i;
+
+	if (cfg_get_typed(c, root, "", "hosts", JSON_ARRAY, false, &arr))
+		return -1;
+	if (!arr)
+		return 0;
+	if (!(cfg->hosts = calloc(json_array_size(arr) + 1, sizeof(char *))))
+		return cfg_fail(c, "hosts", NULL, "out of memory");
+	json_array_foreach(arr, i, h) {
+		snprintf(base, sizeof(base), "hosts[%zu]", i);
+		if (!json_is_object(h))
+			return cfg_fail(c, base, NULL, "expected an object, got %s", cfg_show(h, b, sizeof(b)));
+		if (cfg_get_str(c, h, base, "nqn", true, &nqn) || cfg_check_nqn(c, base, "nqn", nqn))
+			return -1;
+		for (size_t p = 0; p < i; p++)
+			if (!strcmp(cfg->hosts[p], nqn))
+				return cfg_fail(c, base, "nqn", "duplicate NQN %s", cfg_quote(nqn, b, sizeof(b)));
+		if (!(cfg->hosts[i] = strdup(nqn)))
+			return cfg_fail(c, base, "nqn", "out of memory");
+		cfg->n_hosts = i + 1;
+	}
+	return 0;
+}
+
+/* The whole document: target settings, hosts, subsystems, then ports (which link to
+ * subsystems by NQN). */
+static int parse_root(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
+{
+	json_t *subs, *ports, *v;
+	char base[48], b[80];
+	size_t i;
+
+	if (!json_is_object(root)) {
+		if (c->err && c->errlen)
+			snprintf(c->err, c->errlen, "the configuration must be a JSON object, got %s",
+				 cfg_show(root, b, sizeof(b)));
+		return -1;
+	}
+	if (parse_target(c, root, &cfg->target) || parse_hosts(c, root, cfg) ||
+	    cfg_get_typed(c, root, "", "subsystems", JSON_ARRAY, false, &subs) ||
+	    cfg_get_typed(c, root, "", "ports", JSON_ARRAY, false, &ports))
+		return -1;
+	if (subs && !(cfg->subsystems = calloc(json_array_size(subs) + 1, sizeof(*cfg->subsystems))))
+		return cfg_fail(c, "subsystems", NULL, "out of memory");
+	cfg->n_subsystems = subs ? json_array_size(subs) : 0;
+	json_array_foreach(subs, i, v) {
+		snprintf(base, sizeof(base), "subsystems[%zu]", i);
+		if (!json_is_object(v))
+			return cfg_fail(c, base, NULL, "expected an object, got %s", cfg_show(v, b, sizeof(b)));
+		if (parse_subsys(c, v, base, &cfg->subsystems[i], cfg->target.discovery_nqn))
+			return -1;
+		for (size_t p = 0; p < i; p++)
+			if (!strcmp(cfg->subsystems[p].nqn, cfg->subsystems[i].nqn))
+				return cfg_fail(c, base, "nqn", "duplicate NQN %s",
+					    cfg_quote(cfg->subsystems[i].nqn, b, sizeof(b)));
+	}
+	if (ports && !(cfg->ports = calloc(json_array_size(ports) + 1, sizeof(*cfg->ports))))
+		return cfg_fail(c, "ports", NULL, "out of memory");
+	cfg->n_ports = ports ? json_array_size(ports) : 0;
+	json_array_foreach(ports, i, v) {
+		snprintf(base, sizeof(base), "ports[%zu]", i);
+		if (!json_is_object(v))
+			return cfg_fail(c, base, NULL, "expected an object, got %s", cfg_show(v, b, sizeof(b)));
+		if (parse_port(c, v, base, &cfg->ports[i], cfg) || check_port_overlap(c, cfg, i))
+			return -1;
+	}
+	return 0;
+}
+
+static int finish(json_t *root, json_error_t *jerr, struct nvmf_config *cfg, char *err, size_t errlen)
+{
+	struct cfg_ctx c = { err, errlen };
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (!root) {
+		if (err && errlen)
+			snprintf(err, errlen, "line %d, column %d: %s", jerr->line, jerr->column, jerr->text);
+		return -1;
+	}
+	rc = parse_root(&c, root, cfg);
+	json_decref(root);
+	if (rc)
+		nvmf_config_free(cfg);
+	return rc;
+}
+
+/* Duplicate keys are refused: json.dumps never writes them, so one is a hand edit whose
+ * intent (first or last wins?) is unclear. */
+int nvmf_config_parse(const char *json, struct nvmf_config *cfg, char *err, size_t errlen)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(json, JSON_REJECT_DUPLICATES, &jerr);
+
+	return finish(root, &jerr, cfg, err, errlen);
+}
+
+int nvmf_config_load(const char *path, struct nvmf_config *cfg, char *err, size_t errlen)
+{
+	json_error_t jerr;
+	json_t *root;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		memset(cfg, 0, sizeof(*cfg));
+		if (err && errlen)
+			snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+	fclose(f);
+	return finish(root, &jerr, cfg, err, errlen);
+}
+
+static void free_list(char **list, size_t n)
+{
+	for (size_t i = 0; list && i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+void nvmf_config_free(struct nvmf_config *cfg)
+{
+	if (!cfg)
+		return;
+	free_list(cfg->hosts, cfg->n_hosts);
+	for (size_t i = 0; cfg->ports && i < cfg->n_ports; i++)
+		free_list(cfg->ports[i].subsystems, cfg->ports[i].n_subsystems);
+	free(cfg->ports);
+	for (size_t i = 0; cfg->subsystems && i < cfg->n_subsystems; i++) {
+		struct nvmf_subsys_config *s = &cfg->subsystems[i];
+
+		free_list(s->allowed_hosts, s->n_allowed_hosts);
+		for (size_t n = 0; s->ns && n < s->n_ns; n++)
+			free(s->ns[n].path);
+		free(s->ns);
+	}
+	free(cfg->subsystems);
+	memset(cfg, 0, sizeof(*cfg));
+}

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Typed access to the JSON of a configuration file, with one-line errors that name the
+ * JSON path ("subsystems[0].attr.serial: ..."), and the text forms of values (UUID,
+ * NGUID, EUI-64, NVMe version, sizes with a K/M/G/T suffix). Used by config.c only.
+ */
+#include "subsystem/config_json.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CFG_NQN_LEN (NVMF_CFG_NQN_MAX - 1)
+
+/* Writes "base.key: message" to the error buffer; returns -1 for "return cfg_fail(...)". */
+int cfg_fail(struct cfg_ctx *c, const char *base, const char *key, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->err && c->errlen)
+		snprintf(c->err, c->errlen, "%s%s%s: %s", base, (*base && key) ? "." : "",
+			 key ? key : "", msg);
+	return -1;
+}
+
+/* @s in double quotes for a message: control characters as '?', long values cut. */
+const char *cfg_quote(const char *s, char *buf, size_t n)
+{
+	size_t len = strlen(s), i, o = 0;
+	bool cut = len > 60;
+
+	buf[o++] = '"';
+	for (i = 0; i < len && i < 60 && o + 5 < n; i++)
+		buf[o++] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
+	if (cut || i < len) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o++] = '"';
+	buf[o] = '\0';
+	return buf;
+}
+
+/* A JSON value as written, for messages: "x", 12, true, an object. @buf >= 80 bytes. */
+const char *cfg_show(const json_t *v, char *buf, size_t n)
+{
+	switch (json_typeof(v)) {
+	case JSON_STRING:  return cfg_quote(json_string_value(v), buf, n);
+	case JSON_INTEGER: snprintf(buf, n, "%" JSON_INTEGER_FORMAT, json_integer_value(v)); return buf;
+	case JSON_REAL:    snprintf(buf, n, "%g", json_real_value(v)); return buf;
+	case JSON_TRUE:    return "true";
+	case JSON_FALSE:   return "false";
+	case JSON_NULL:    return "null";
+	case JSON_OBJECT:  return "an object";
+	case JSON_ARRAY:   return "an array";
+	}
+	return "?";
+}
+
+static const char *type_name(json_type t)
+{
+	return t == JSON_OBJECT ? "an object" : t == JSON_ARRAY ? "an array" : "a string";
+}
+
+/* "<value as written> is not <what> (<range>)" */
+int cfg_bad_value(struct cfg_ctx *c, const char *base, const char *key, const json_t *v,
+		     const char *what, const char *range)
+{
+	char b[80];
+
+	return cfg_fail(c, base, key, "%s is not %s (%s)", cfg_show(v, b, sizeof(b)), what, range);
+}
+
+/* Member @key of @obj with JSON type @t in *@out (NULL when absent and not @required).
+ * Returns 0 or -1 (missing required key, wrong type). */
+int cfg_get_typed(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
+		     json_type t, bool required, json_t **out)
+{
+	json_t *v = json_object_get(obj, key);
+	char b[80];
+
+	*out = NULL;
+	if (!v)
+		return required ? cfg_fail(c, base, key, "required key is missing") : 0;
+	if (json_typeof(v) != t)
+		return cfg_fail(c, base, key, "expected %s, got %s", type_name(t), cfg_show(v, b, sizeof(b)));
+	*out = v;
+	return 0;
+}
+
+/* String member: *@out is NULL when absent. Returns 0 or -1. */
+int cfg_get_str(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
+		   bool required, const char **out)
+{
+	json_t *v;
+
+	*out = NULL;
+	if (cfg_get_typed(c, obj, base, key, JSON_STRING, required, &v))
+		return -1;
+	if (v)
+		*out = json_string_value(v);
+	return 0;
+}
+
+/* Returns 1 with *@out set, 0 when absent, -1 on error (wrong type, not a number, out of
+ * range, or missing with @required). */
+int cfg_get_int(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
+		   const struct cfg_irule *r, bool required, long long *out)
+{
+	json_t *v = json_object_get(obj, key);
+	char b[80];
+
+	if (!v)
+		return required ? cfg_fail(c, base, key, "required key is missing") : 0;
+	if (json_is_integer(v)) {
+		*out = json_integer_value(v);
+	} else if (json_is_string(v) && r->strings) {
+		const char *s = json_string_value(v);
+		char *end;
+
+		if (!*s)
+			return required ? cfg_fail(c, base, key, "required value is empty") : 0;
+		errno = 0;
+		*out = strtoll(s, &end, 10);
+		if (errno || *end || !(*s == '-' || (*s >= '0' && *s <= '9')))
+			return cfg_bad_value(c, base, key, v, r->what, r->range);
+	} else {
+		return cfg_fail(c, base, key, "expected an integer%s, got %s",
+			    r->strings ? " or a string of digits" : "", cfg_show(v, b, sizeof(b)));
+	}
+	if (*out < r->min || *out > r->max)
+		return cfg_bad_value(c, base, key, v, r->what, r->range);
+	return 1;
+}
+
+/* A flag: JSON true/false, 0/1, or nvmetcli's "0"/"1". Returns 1, 0 (absent) or -1. */
+int cfg_get_bool(struct cfg_ctx *c, json_t *obj, const char *base, const char *key, bool *out)
+{
+	json_t *v = json_object_get(obj, key);
+	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+	char b[80];
+
+	if (!v)
+		return 0;
+	if (json_is_boolean(v))
+		*out = json_is_true(v);
+	else if (json_is_integer(v) && (json_integer_value(v) == 0 || json_integer_value(v) == 1))
+		*out = json_integer_value(v) == 1;
+	else if (s && (!strcmp(s, "0") || !strcmp(s, "1")))
+		*out = s[0] == '1';
+	else
+		return cfg_fail(c, base, key, "expected 0 or 1 (or true/false), got %s", cfg_show(v, b, sizeof(b)));
+	return 1;
+}
+
+/* nvmetcli's pi_enable: "0" is accepted, "1" refused (no T10 protection information). */
+int cfg_check_pi(struct cfg_ctx *c, json_t *obj, const char *base)
+{
+	bool pi = false;
+	char b[80];
+
+	if (cfg_get_bool(c, obj, base, "pi_enable", &pi) < 0)
+		return -1;
+	if (pi)
+		return cfg_fail(c, base, "pi_enable", "%s is not supported (this target has no T10 "
+			    "protection information)", cfg_show(json_object_get(obj, "pi_enable"), b, sizeof(b)));
+	return 0;
+}
+
+/* Any key of @obj starting with "nvmf_" must be in @known (NULL-terminated). */
+int cfg_check_ext_keys(struct cfg_ctx *c, json_t *obj, const char *base, const char *const *known)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(obj, k, v) {
+		char list[256] = "";
+		size_t i;
+		bool ok = false;
+
+		if (strncmp(k, "nvmf_", 5))
+			continue;
+		for (i = 0; known[i]; i++) {
+			ok |= !strcmp(k, known[i]);
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? ", " : "", known[i]);
+		}
+		if (!ok)
+			return cfg_fail(c, base, k, i ? "unknown extension key (known here: %s)"
+				    : "unknown extension key (none is read here)%s", list);
+	}
+	return 0;
+}
+
+/* An NQN as nvmetcli's own examples use them ("testnqn"): 1-223 bytes, no spaces or
+ * control characters. NVMe Base 4.5 limits the length; the "nqn." form is not required. */
+int cfg_check_nqn(struct cfg_ctx *c, const char *base, const char *key, const char *s)
+{
+	size_t n = strlen(s);
+	char b[80];
+
+	if (!n)
+		return cfg_fail(c, base, key, "empty (an NQN is 1-%d characters)", CFG_NQN_LEN);
+	if (n > CFG_NQN_LEN)
+		return cfg_fail(c, base, key, "NQN of %zu characters is too long (at most %d)", n, CFG_NQN_LEN);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
+			return cfg_fail(c, base, key, "%s is not an NQN (no spaces or control characters)",
+				    cfg_quote(s, b, sizeof(b)));
+	return 0;
+}
+
+/* An Identify Controller text field (SN, MN, FR): printable ASCII, at most @max bytes. */
+int cfg_get_ascii(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
+		     char *dst, size_t max)
+{
+	const char *s;
+	char b[80];
+
+	if (cfg_get_str(c, obj, base, key, false, &s))
+		return -1;
+	if (!s)
+		return 0;
+	if (strlen(s) > max)
+		return cfg_fail(c, base, key, "%s is longer than %zu characters", cfg_quote(s, b, sizeof(b)), max);
+	for (const char *p = s; *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			return cfg_fail(c, base, key, "%s is not printable ASCII", cfg_quote(s, b, sizeof(b)));
+	memcpy(dst, s, strlen(s) + 1);
+	return 0;
+}
+
+static int hexval(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/* @n bytes from 2*@n hex digits, with dashes only at @dashes (offsets into @s, or NULL).
+ * Bytes are stored in the order written. */
+bool cfg_parse_hex(const char *s, uint8_t *out, size_t n, const int *dashes, size_t ndash)
+{
+	size_t j = 0, d = 0, i = 0;
+
+	if (strlen(s) != 2 * n + ndash)
+		return false;
+	while (s[i]) {
+		if (d < ndash && (int)i == dashes[d]) {
+			if (s[i++] != '-')
+				return false;
+			d++;
+			continue;
+		}
+		int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+		if (hi < 0 || lo < 0)
+			return false;
+		out[j++] = (uint8_t)(hi << 4 | lo);
+		i += 2;
+	}
+	return j == n;
+}
+
+static const int uuid_dashes[] = { 8, 13, 18, 23 };
+
+/* UUID 8-4-4-4-12 (RFC 4122 text form); an NGUID also as 32 plain hex digits. */
+bool cfg_parse_uuid(const char *s, uint8_t out[16], bool plain_ok)
+{
+	return cfg_parse_hex(s, out, 16, uuid_dashes, 4) || (plain_ok && cfg_parse_hex(s, out, 16, NULL, 0));
+}
+
+bool cfg_all_zero(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* "1.3" -> 0x00010300, "1.2.1" -> 0x00010201 (NVMe Base, VS register layout). */
+bool cfg_parse_version(const char *s, uint32_t *out)
+{
+	unsigned long part[3] = { 0, 0, 0 };
+	int n = 0;
+
+	for (;;) {
+		unsigned long v = 0;
+
+		if (*s < '0' || *s > '9')
+			return false;
+		for (; *s >= '0' && *s <= '9'; s++)
+			if ((v = v * 10 + (unsigned long)(*s - '0')) > 0xffff)
+				return false;
+		part[n++] = v;
+		if (!*s)
+			break;
+		if (*s++ != '.' || n == 3)
+			return false;
+	}
+	if (n < 2 || part[0] < 1 || part[1] > 0xff || part[2] > 0xff)
+		return false;
+	*out = (uint32_t)(part[0] << 16 | part[1] << 8 | part[2]);
+	return true;
+}
+
+/* Bytes, or digits with a binary suffix K/M/G/T ("64M" = 64 MiB). */
+bool cfg_parse_size(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	switch (*s) {
+	case '\0': break;
+	case 'K': case 'k': shift = 10; break;
+	case 'M': case 'm': shift = 20; break;
+	case 'G': case 'g': shift = 30; break;
+	case 'T': case 't': shift = 40; break;
+	default: return false;
+	}
+	if (shift && (s[1] || v > (UINT64_MAX >> shift)))
+		return false;
+	*out = v << shift;
+	return true;
+}

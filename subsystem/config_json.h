@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal to the configuration loader (subsystem/config.c): typed access to JSON members
+ * with one-line errors naming the JSON path, and parsers for the text forms of values.
+ *
+ * Error convention: every cfg_get_* / cfg_check_* returns -1 after writing
+ * "<base>.<key>: <what is wrong>" into the context's buffer (cfg_fail), so callers
+ * chain them with || and return -1. nvmetcli saves configfs attributes as strings, so
+ * integer and flag getters can accept "123" / "0" / "1" as well as JSON numbers.
+ */
+#ifndef NVMF_SUBSYSTEM_CONFIG_JSON_H
+#define NVMF_SUBSYSTEM_CONFIG_JSON_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "subsystem/config.h"
+
+/* Where errors go: @err of @errlen bytes (may be NULL/0). */
+struct cfg_ctx {
+	char *err;
+	size_t errlen;
+};
+
+/* Range and wording of an integer field. Out of range or non-numeric strings give
+ * "<value> is not <what> (<range>)". @strings: nvmetcli's string form "123" is
+ * accepted ("" then counts as absent). */
+struct cfg_irule {
+	long long min, max;
+	bool strings;
+	const char *what, *range;
+};
+
+/* Writes "base.key: message" (base or key may be empty/NULL). Always returns -1. */
+int cfg_fail(struct cfg_ctx *c, const char *base, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* @s in double quotes for a message, control characters as '?', cut after 60 bytes.
+ * @buf of @n >= 80 bytes. */
+const char *cfg_quote(const char *s, char *buf, size_t n);
+
+/* A JSON value as it would be written ("x", 12, true, null, an object, an array). */
+const char *cfg_show(const json_t *v, char *buf, size_t n);
+
+/* "<value> is not <what> (<range>)"; returns -1. */
+int cfg_bad_value(struct cfg_ctx *c, const char *base, const char *key, const json_t *v,
+		  const char *what, const char *range);
+
+/* Member @key with JSON type @t (object, array or string) in *@out, NULL when absent.
+ * Returns 0, or -1: missing with @required ("required key is missing"), wrong type
+ * ("expected an object, got 3"). */
+int cfg_get_typed(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
+		  json_type t, bool required, json_t **out);
+
+/* String member into *@out (NULL when absent). Returns 0 or -1 as cfg_get_typed. */
+int cfg_get_str(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
+		bool required, const char **out);
+
+/* Integer member per @r. Returns 1 with *@out set, 0 when absent, -1 on error. */
+int cfg_get_int(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
+		const struct cfg_irule *r, bool required, long long *out);
+
+/* Flag: true/false, 0/1 or "0"/"1". Returns 1 with *@out set, 0 when absent, -1. */
+int cfg_get_bool(struct cfg_ctx *c, json_t *obj, const char *base, const char *key, bool *out);
+
+/* nvmetcli's pi_enable in @obj: absent or "0" is fine, "1" is refused (no T10 PI). */
+int cfg_check_pi(struct cfg_ctx *c, json_t *obj, const char *base);
+
+/* Every "nvmf_*" key of @obj must be in @known (NULL-terminated): catches typos in our
+ * extension keys, while other (nvmetcli) keys we do not read stay ignored. */
+int cfg_check_ext_keys(struct cfg_ctx *c, json_t *obj, const char *base, const char *const *known);
+
+/* An NQN: 1-223 bytes (NVMe Base 4.5), no spaces or control characters. The "nqn." form
+ * is not required: nvmetcli's own examples use "testnqn". */
+int cfg_check_nqn(struct cfg_ctx *c, const char *base, const char *key, const char *s);
+
+/* Identify text field (serial, model, firmware) into @dst: printable ASCII, at most @max
+ * bytes (@dst holds max + 1). Left unchanged when absent. */
+int cfg_get_ascii(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
+		  char *dst, size_t max);
+
+/* @n bytes from 2*@n hex digits, dashes only at offsets @dashes; bytes in written order. */
+bool cfg_parse_hex(const char *s, uint8_t *out, size_t n, const int *dashes, size_t ndash);
+
+/* UUID text 8-4-4-4-12 (RFC 4122 byte order = written order); with @plain_ok also 32
+ * hex digits (an NGUID). */
+bool cfg_parse_uuid(const char *s, uint8_t out[16], bool plain_ok);
+
+bool cfg_all_zero(const uint8_t *p, size_t n);
+
+/* "1.3" -> 0x00010300, "1.2.1" -> 0x00010201 (NVMe Base 3.1.4.2 VS layout: MJR<<16 |
+ * MNR<<8 | TER); major >= 1. */
+bool cfg_parse_version(const char *s, uint32_t *out);
+
+/* Decimal bytes with an optional binary suffix K/M/G/T ("64M" = 64 MiB); false on
+ * overflow or any other character. */
+bool cfg_parse_size(const char *s, uint64_t *out);
+
+#endif

@@ -1,0 +1,277 @@
+/* Unit tests for subsystem/aio.c: the io_uring context. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "subsystem/aio.h"
+#include "tests/unit/suites.h"
+
+/* A scratch file under /tmp, unlinked at once (the fd keeps it alive). */
+static int scratch_fd(void)
+{
+	char path[] = "/tmp/nvmf-aio-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+struct counted_op {
+	struct nvmf_aio_op op;
+	int calls;
+	int res;
+};
+
+static void count_done(struct nvmf_aio_op *op, int res)
+{
+	struct counted_op *c = (struct counted_op *)op;
+	c->calls++;
+	c->res = res;
+}
+
+/* Flush and reap until @n completions were seen or 5 s passed. */
+static unsigned drain(struct nvmf_aio *aio, unsigned n)
+{
+	unsigned seen = 0;
+	for (int spins = 0; seen < n && spins < 5000; spins++) {
+		nvmf_aio_flush(aio);
+		unsigned got = nvmf_aio_poll(aio, 256);
+		seen += got;
+		if (!got) {
+			struct pollfd p = { .fd = aio->event_fd, .events = POLLIN };
+			poll(&p, 1, 1);
+		}
+	}
+	return seen;
+}
+
+static void init_rejects_depth_not_power_of_two(void)
+{
+	struct nvmf_aio aio;
+	CU_ASSERT_EQUAL(nvmf_aio_init(&aio, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_aio_init(&aio, 12), -EINVAL);
+	nvmf_aio_fini(&aio);    /* harmless on a failed init */
+}
+
+static void write_then_read_returns_bytes_and_data(void)
+{
+	struct nvmf_aio aio;
+	int fd = scratch_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(nvmf_aio_init(&aio, 8) == 0);
+	char out[4096], in[4096] = { 0 };
+	for (size_t i = 0; i < sizeof(out); i++)
+		out[i] = (char)(i * 7 + 3);
+
+	struct counted_op w = { .op.done = count_done };
+	CU_ASSERT_EQUAL(nvmf_aio_write(&aio, fd, out, sizeof(out), 8192, &w.op), 0);
+	CU_ASSERT_EQUAL(aio.queued, 1);
+	CU_ASSERT_EQUAL(drain(&aio, 1), 1);
+	CU_ASSERT_EQUAL(w.calls, 1);
+	CU_ASSERT_EQUAL(w.res, (int)sizeof(out));
+	CU_ASSERT_PTR_EQUAL(w.op.aio, &aio);
+
+	struct counted_op r = { .op.done = count_done };
+	CU_ASSERT_EQUAL(nvmf_aio_read(&aio, fd, in, sizeof(in), 8192, &r.op), 0);
+	CU_ASSERT_EQUAL(drain(&aio, 1), 1);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT_EQUAL(r.res, (int)sizeof(in));
+	CU_ASSERT_EQUAL(memcmp(in, out, sizeof(in)), 0);
+	CU_ASSERT_EQUAL(aio.inflight, 0);
+	nvmf_aio_fini(&aio);
+	close(fd);
+}
+
+static void errors_come_back_as_negative_errno(void)
+{
+	struct nvmf_aio aio;
+	CU_ASSERT_FATAL(nvmf_aio_init(&aio, 8) == 0);
+	char buf[512];
+	struct counted_op r = { .op.done = count_done };
+	CU_ASSERT_EQUAL(nvmf_aio_read(&aio, 9999, buf, sizeof(buf), 0, &r.op), 0);
+	CU_ASSERT_EQUAL(drain(&aio, 1), 1);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT_EQUAL(r.res, -EBADF);
+	nvmf_aio_fini(&aio);
+}
+
+static void queue_returns_eagain_when_no_sqe_is_free(void)
+{
+	struct nvmf_aio aio;
+	int fd = scratch_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(nvmf_aio_init(&aio, 4) == 0);
+	struct counted_op ops[5];
+	memset(ops, 0, sizeof(ops));
+	for (int i = 0; i < 4; i++) {
+		ops[i].op.done = count_done;
+		CU_ASSERT_EQUAL(nvmf_aio_fsync(&aio, fd, &ops[i].op), 0);
+	}
+	ops[4].op.done = count_done;
+	CU_ASSERT_EQUAL(nvmf_aio_fsync(&aio, fd, &ops[4].op), -EAGAIN);
+	CU_ASSERT_EQUAL(drain(&aio, 4), 4);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(ops[i].calls, 1);
+	CU_ASSERT_EQUAL(ops[4].calls, 0);
+	nvmf_aio_fini(&aio);
+	close(fd);
+}
+
+/* Submitted but unreaped operations hold CQ slots: the queue functions refuse once
+ * queued + in flight would exceed the CQ, so completions can never overflow it. */
+static void queue_returns_eagain_when_completion_queue_budget_is_used(void)
+{
+	struct nvmf_aio aio;
+	int fd = scratch_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(nvmf_aio_init(&aio, 4) == 0);
+	unsigned cq = aio.ring.cq.ring_entries;
+	struct counted_op *ops = calloc(cq + 1, sizeof(*ops));
+	CU_ASSERT_FATAL(ops != NULL);
+	unsigned queued = 0;
+	for (unsigned i = 0; i <= cq; i++) {
+		ops[i].op.done = count_done;
+		int rc = nvmf_aio_fsync(&aio, fd, &ops[i].op);
+		if (rc == -EAGAIN) {
+			CU_ASSERT_EQUAL(nvmf_aio_flush(&aio), 0);
+			rc = nvmf_aio_fsync(&aio, fd, &ops[i].op);
+		}
+		if (rc == 0)
+			queued++;
+		else
+			CU_ASSERT_EQUAL(rc, -EAGAIN);
+	}
+	CU_ASSERT_EQUAL(queued, cq);
+	CU_ASSERT_EQUAL(drain(&aio, cq), cq);
+	CU_ASSERT_EQUAL(ops[cq].calls, 0);
+	free(ops);
+	nvmf_aio_fini(&aio);
+	close(fd);
+}
+
+struct chain_op {
+	struct nvmf_aio_op op;
+	int fd;
+	int remaining;   /* continuations still to queue */
+	int calls;
+};
+
+static void chain_done(struct nvmf_aio_op *op, int res)
+{
+	struct chain_op *c = (struct chain_op *)op;
+	CU_ASSERT_EQUAL(res, 0);
+	c->calls++;
+	if (c->remaining-- > 0)
+		CU_ASSERT_EQUAL(nvmf_aio_fsync(op->aio, c->fd, op), 0);
+}
+
+static void done_may_queue_a_continuation_during_poll(void)
+{
+	struct nvmf_aio aio;
+	int fd = scratch_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(nvmf_aio_init(&aio, 2) == 0);
+	struct chain_op a = { .op.done = chain_done, .fd = fd, .remaining = 3 };
+	struct chain_op b = { .op.done = chain_done, .fd = fd, .remaining = 3 };
+	CU_ASSERT_EQUAL(nvmf_aio_fsync(&aio, fd, &a.op), 0);
+	CU_ASSERT_EQUAL(nvmf_aio_fsync(&aio, fd, &b.op), 0);
+	CU_ASSERT_EQUAL(drain(&aio, 8), 8);
+	CU_ASSERT_EQUAL(a.calls, 4);
+	CU_ASSERT_EQUAL(b.calls, 4);
+	CU_ASSERT_EQUAL(aio.queued, 0);
+	CU_ASSERT_EQUAL(aio.inflight, 0);
+	nvmf_aio_fini(&aio);
+	close(fd);
+}
+
+static void poll_reaps_at_most_max(void)
+{
+	struct nvmf_aio aio;
+	int fd = scratch_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(nvmf_aio_init(&aio, 4) == 0);
+	struct counted_op ops[3];
+	memset(ops, 0, sizeof(ops));
+	for (int i = 0; i < 3; i++) {
+		ops[i].op.done = count_done;
+		CU_ASSERT_EQUAL(nvmf_aio_fsync(&aio, fd, &ops[i].op), 0);
+	}
+	CU_ASSERT_EQUAL(nvmf_aio_flush(&aio), 0);
+	CU_ASSERT_EQUAL(aio.inflight, 3);
+	/* wait until all three are posted, then take them one at a time */
+	for (int i = 0; i < 5000 && io_uring_cq_ready(&aio.ring) < 3; i++)
+		usleep(1000);
+	CU_ASSERT_EQUAL(nvmf_aio_poll(&aio, 1), 1);
+	CU_ASSERT_EQUAL(aio.inflight, 2);
+	CU_ASSERT_EQUAL(nvmf_aio_poll(&aio, 5), 2);
+	CU_ASSERT_EQUAL(nvmf_aio_poll(&aio, 5), 0);
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(ops[i].calls, 1);
+	nvmf_aio_fini(&aio);
+	close(fd);
+}
+
+static bool readable(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
+}
+
+static void eventfd_wakes_a_sleeper_and_poll_clears_it(void)
+{
+	struct nvmf_aio aio;
+	int fd = scratch_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(nvmf_aio_init(&aio, 4) == 0);
+	CU_ASSERT_FALSE(readable(aio.event_fd, 0));
+	struct counted_op op = { .op.done = count_done };
+	CU_ASSERT_EQUAL(nvmf_aio_fsync(&aio, fd, &op.op), 0);
+	CU_ASSERT_EQUAL(nvmf_aio_flush(&aio), 0);
+	CU_ASSERT_TRUE(readable(aio.event_fd, 5000));
+	CU_ASSERT_EQUAL(nvmf_aio_poll(&aio, 8), 1);
+	nvmf_aio_poll(&aio, 8);     /* the pass after reaping clears a late signal */
+	CU_ASSERT_FALSE(readable(aio.event_fd, 0));
+	CU_ASSERT_EQUAL(op.calls, 1);
+	nvmf_aio_fini(&aio);
+	close(fd);
+}
+
+static void fallocate_punch_hole_reads_back_zeroes(void)
+{
+	struct nvmf_aio aio;
+	int fd = scratch_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(nvmf_aio_init(&aio, 4) == 0);
+	char buf[8192];
+	memset(buf, 0xab, sizeof(buf));
+	CU_ASSERT_FATAL(pwrite(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf));
+	struct counted_op op = { .op.done = count_done };
+	CU_ASSERT_EQUAL(nvmf_aio_fallocate(&aio, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					   4096, 4096, &op.op), 0);
+	CU_ASSERT_EQUAL(drain(&aio, 1), 1);
+	CU_ASSERT_EQUAL(op.res, 0);
+	CU_ASSERT_FATAL(pread(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf));
+	CU_ASSERT_EQUAL((unsigned char)buf[4095], 0xab);
+	CU_ASSERT_EQUAL(buf[4096], 0);
+	CU_ASSERT_EQUAL(buf[8191], 0);
+	nvmf_aio_fini(&aio);
+	close(fd);
+}
+
+const struct unit_test aio_tests[] = {
+	{ "init_rejects_depth_not_power_of_two", init_rejects_depth_not_power_of_two },
+	{ "write_then_read_returns_bytes_and_data", write_then_read_returns_bytes_and_data },
+	{ "errors_come_back_as_negative_errno", errors_come_back_as_negative_errno },
+	{ "queue_returns_eagain_when_no_sqe_is_free", queue_returns_eagain_when_no_sqe_is_free },
+	{ "queue_returns_eagain_when_completion_queue_budget_is_used",
+	  queue_returns_eagain_when_completion_queue_budget_is_used },
+	{ "done_may_queue_a_continuation_during_poll", done_may_queue_a_continuation_during_poll },
+	{ "poll_reaps_at_most_max", poll_reaps_at_most_max },
+	{ "eventfd_wakes_a_sleeper_and_poll_clears_it", eventfd_wakes_a_sleeper_and_poll_clears_it },
+	{ "fallocate_punch_hole_reads_back_zeroes", fallocate_punch_hole_reads_back_zeroes },
+	{ NULL, NULL },
+};

@@ -1,0 +1,799 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Configuration loader: nvmetcli's own files, our shipped examples, defaults, and one
+ * test per invalid field asserting the exact one-line message.
+ *
+ * JSON in this file is written with single quotes for readability; q() turns them into
+ * double quotes before parsing (no test value contains an apostrophe).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "subsystem/config.h"
+#include "tests/unit/suites.h"
+
+static char *q(const char *s)
+{
+	char *d = strdup(s);
+
+	for (char *p = d; p && *p; p++)
+		if (*p == '\'')
+			*p = '"';
+	return d;
+}
+
+/* Parses @json (single-quoted form); on failure prints the message so a broken test
+ * says why. */
+static int parse(const char *json, struct nvmf_config *cfg, char *err, size_t errlen)
+{
+	char *j = q(json);
+	int rc = nvmf_config_parse(j, cfg, err, errlen);
+
+	free(j);
+	return rc;
+}
+
+static void expect_error(const char *json, const char *want)
+{
+	struct nvmf_config cfg;
+	char err[512] = "";
+
+	CU_ASSERT_EQUAL(parse(json, &cfg, err, sizeof(err)), -1);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	if (strcmp(err, want))
+		fprintf(stderr, "\n    got:  %s\n    want: %s\n", err, want);
+	CU_ASSERT_PTR_NULL(cfg.subsystems);   /* nothing left allocated after an error */
+	CU_ASSERT_PTR_NULL(cfg.ports);
+	nvmf_config_free(&cfg);
+}
+
+static bool expect_ok(const char *json, struct nvmf_config *cfg)
+{
+	char err[512] = "";
+	int rc = parse(json, cfg, err, sizeof(err));
+
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc)
+		fprintf(stderr, "\n    unexpected error: %s\n", err);
+	return rc == 0;
+}
+
+/* Building blocks: a valid one-port, one-subsystem, one-namespace document, with one
+ * part replaced per test. */
+#define ADDR        "'trtype':'rdma','adrfam':'ipv4','traddr':'0.0.0.0','trsvcid':'4420'"
+#define PORT_A(a)   "{'portid':1,'addr':{" a "},'subsystems':['s1']}"
+#define PORT_P(p)   "{'portid':1,'addr':{" ADDR "},'param':{" p "},'subsystems':['s1']}"
+#define NS          "{'nsid':1,'device':{'path':'/tmp/x'}}"
+#define ANY         "'allow_any_host':'1'"
+#define SUB(a, ns)  "{'nqn':'s1','attr':{" a "},'namespaces':[" ns "]}"
+#define DOC(p, s)   "{'ports':[" p "],'subsystems':[" s "]}"
+#define WITH_NS(ns)   DOC(PORT_A(ADDR), SUB(ANY, ns))
+#define WITH_ATTR(a)  DOC(PORT_A(ADDR), SUB(a, NS))
+#define WITH_ADDR(a)  DOC(PORT_A(a), SUB(ANY, NS))
+#define WITH_PARAM(p) DOC(PORT_P(p), SUB(ANY, NS))
+#define RAM(extra)  "{'nsid':1,'nvmf_backend':'ram'" extra "}"
+
+/* One test per invalid field: the document and the exact message. */
+#define ERROR_TEST(name, json, msg) static void name(void) { expect_error(json, msg); }
+
+/* ---- nvmetcli's own files (shared/data/nvmetcli) ---------------------------------- */
+
+/* The shared data sits beside the repository (../shared from the repo root, locally and
+ * in CI); $NVMF_SHARED may point at that shared/ folder instead. */
+static bool shared_file(const char *name, char *out, size_t n)
+{
+	const char *env = getenv("NVMF_SHARED");
+	const char *dirs[3][2] = { { env, "/data/nvmetcli/" }, { env, "/" }, { "..", "/shared/data/nvmetcli/" } };
+
+	for (int i = 0; i < 3; i++) {
+		if (!dirs[i][0])
+			continue;
+		snprintf(out, n, "%s%s%s", dirs[i][0], dirs[i][1], name);
+		if (!access(out, R_OK))
+			return true;
+	}
+	fprintf(stderr, "\n    %s not found (run from the repo root with shared/ beside it, or set "
+		"NVMF_SHARED)\n", name);
+	return false;
+}
+
+static void load_shared_expect_error(const char *name, const char *want)
+{
+	struct nvmf_config cfg;
+	char path[512], err[512] = "";
+
+	CU_ASSERT_FATAL(shared_file(name, path, sizeof(path)));
+	CU_ASSERT_EQUAL(nvmf_config_load(path, &cfg, err, sizeof(err)), -1);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	nvmf_config_free(&cfg);
+}
+
+static void nvmetcli_rdma_json_loads_unchanged(void)
+{
+	static const uint8_t nguid[16] = { 0xef, 0x90, 0x68, 0x9c, 0x6c, 0x46, 0xd4, 0x4c,
+					   0x89, 0xc1, 0x40, 0x67, 0x80, 0x13, 0x09, 0xa8 };
+	struct nvmf_config cfg;
+	char path[512], err[512] = "";
+
+	CU_ASSERT_FATAL(shared_file("rdma.json", path, sizeof(path)));
+	CU_ASSERT_EQUAL_FATAL(nvmf_config_load(path, &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cfg.n_hosts, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.hosts[0], "hostnqn");
+	CU_ASSERT_EQUAL_FATAL(cfg.n_ports, 1);
+	CU_ASSERT_EQUAL(cfg.ports[0].portid, 2);
+	CU_ASSERT_EQUAL(cfg.ports[0].adrfam, AF_INET);
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].traddr, "192.168.6.68");
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trsvcid, "4420");
+	CU_ASSERT_EQUAL(cfg.ports[0].treq, 0);
+	CU_ASSERT_EQUAL(cfg.ports[0].inline_data_size, 8192);
+	CU_ASSERT_EQUAL(cfg.ports[0].max_queue_size, 128);
+	CU_ASSERT_EQUAL_FATAL(cfg.ports[0].n_subsystems, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].subsystems[0], "testnqn");
+	CU_ASSERT_EQUAL_FATAL(cfg.n_subsystems, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.subsystems[0].nqn, "testnqn");
+	CU_ASSERT_TRUE(cfg.subsystems[0].allow_any_host);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].n_allowed_hosts, 0);
+	CU_ASSERT_EQUAL_FATAL(cfg.subsystems[0].n_ns, 1);
+	struct nvmf_ns_config *ns = &cfg.subsystems[0].ns[0];
+	CU_ASSERT_EQUAL(ns->nsid, 1);
+	CU_ASSERT_TRUE(ns->enable);
+	CU_ASSERT_STRING_EQUAL(ns->path, "/dev/nvme0n1");
+	CU_ASSERT_EQUAL(ns->kind, NVMF_BACKEND_AUTO);
+	CU_ASSERT_TRUE(ns->has_nguid);
+	CU_ASSERT_EQUAL(memcmp(ns->nguid, nguid, 16), 0);
+	CU_ASSERT_FALSE(ns->has_uuid);
+	CU_ASSERT_STRING_EQUAL(cfg.target.discovery_nqn, "nqn.2014-08.org.nvmexpress.discovery");
+	nvmf_config_free(&cfg);
+}
+
+static void nvmetcli_tcp_json_is_refused_for_its_trtype(void)
+{
+	load_shared_expect_error("tcp.json", "ports[0].addr.trtype: \"tcp\" is not supported (this target serves rdma)");
+}
+
+static void nvmetcli_fc_json_is_refused_for_its_trtype(void)
+{
+	load_shared_expect_error("fc.json", "ports[0].addr.trtype: \"fc\" is not supported (this target serves rdma)");
+}
+
+static void nvmetcli_loop_json_is_refused_for_its_trtype(void)
+{
+	load_shared_expect_error("loop.json", "ports[0].addr.trtype: \"loop\" is not supported (this target serves rdma)");
+}
+
+/* tcp.json carries the most attributes (version, cntlid, serial, uuid, ana, param):
+ * with its trtype changed to rdma every one of them must load. */
+static void nvmetcli_tcp_json_attributes_load_when_trtype_is_rdma(void)
+{
+	static const uint8_t uuid[16] = { 0xd5, 0x92, 0xcd, 0xf3, 0x5d, 0x1c, 0x44, 0xe0,
+					  0x84, 0x12, 0x3f, 0xcf, 0x7d, 0x99, 0xdf, 0x27 };
+	struct nvmf_config cfg;
+	char path[512], err[512] = "", *text, *t;
+	FILE *f;
+	long n;
+
+	CU_ASSERT_FATAL(shared_file("tcp.json", path, sizeof(path)));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(path, "r"));
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)n + 2);
+	CU_ASSERT_EQUAL(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t = strstr(text, "\"trtype\": \"tcp\""));
+	memmove(t + 16, t + 15, strlen(t + 15) + 1);       /* "tcp" -> "rdma" */
+	memcpy(t + 11, "rdma\"", 5);
+	CU_ASSERT_EQUAL_FATAL(nvmf_config_parse(text, &cfg, err, sizeof(err)), 0);
+	struct nvmf_subsys_config *s = &cfg.subsystems[0];
+	CU_ASSERT_STRING_EQUAL(s->nqn, "nvmet-always");
+	CU_ASSERT_EQUAL(s->version, 0x00010300);
+	CU_ASSERT_EQUAL(s->cntlid_min, 1);
+	CU_ASSERT_EQUAL(s->cntlid_max, 65519);
+	CU_ASSERT_STRING_EQUAL(s->serial, "123456789abcdef");
+	CU_ASSERT_STRING_EQUAL(s->model, "Linux");
+	CU_ASSERT_TRUE(s->ns[0].has_uuid);
+	CU_ASSERT_EQUAL(memcmp(s->ns[0].uuid, uuid, 16), 0);
+	CU_ASSERT_FALSE(s->ns[0].has_nguid);                 /* all-zero NGUID = none */
+	CU_ASSERT_EQUAL(cfg.ports[0].inline_data_size, 16384);
+	CU_ASSERT_EQUAL(cfg.n_hosts, 0);
+	nvmf_config_free(&cfg);
+	free(text);
+}
+
+/* ---- shipped examples (configs/) ------------------------------------------------- */
+
+static bool load_example(const char *path, struct nvmf_config *cfg)
+{
+	char err[512] = "";
+	int rc = nvmf_config_load(path, cfg, err, sizeof(err));
+
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc)
+		fprintf(stderr, "\n    %s: %s\n", path, err);
+	return rc == 0;
+}
+
+static void check_example_port(const struct nvmf_config *cfg)
+{
+	CU_ASSERT_EQUAL_FATAL(cfg->n_ports, 1);
+	CU_ASSERT_EQUAL(cfg->ports[0].adrfam, AF_INET);
+	CU_ASSERT_STRING_EQUAL(cfg->ports[0].traddr, "0.0.0.0");
+	CU_ASSERT_STRING_EQUAL(cfg->ports[0].trsvcid, "4420");
+}
+
+static void example_file_json_loads_as_a_created_1gib_file(void)
+{
+	struct nvmf_config cfg;
+
+	CU_ASSERT_FATAL(load_example("configs/file.json", &cfg));
+	check_example_port(&cfg);
+	CU_ASSERT_EQUAL_FATAL(cfg.subsystems[0].n_ns, 1);
+	struct nvmf_ns_config *ns = &cfg.subsystems[0].ns[0];
+	CU_ASSERT_EQUAL(ns->kind, NVMF_BACKEND_FILE);
+	CU_ASSERT_STRING_EQUAL(ns->path, "/var/tmp/nvmf-file0.img");
+	CU_ASSERT_EQUAL(ns->size_bytes, 1ull << 30);
+	CU_ASSERT_EQUAL(ns->block_size, 512);
+	CU_ASSERT_TRUE(ns->create);
+	CU_ASSERT_TRUE(ns->has_uuid);
+	nvmf_config_free(&cfg);
+}
+
+static void example_ram_json_loads_a_ram_and_a_null_namespace(void)
+{
+	struct nvmf_config cfg;
+
+	CU_ASSERT_FATAL(load_example("configs/ram.json", &cfg));
+	check_example_port(&cfg);
+	CU_ASSERT_EQUAL_FATAL(cfg.subsystems[0].n_ns, 2);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].ns[0].kind, NVMF_BACKEND_RAM);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].ns[0].size_bytes, 128ull << 20);
+	CU_ASSERT_PTR_NULL(cfg.subsystems[0].ns[0].path);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].ns[1].kind, NVMF_BACKEND_NULL);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].ns[1].block_size, 4096);
+	CU_ASSERT_EQUAL(cfg.target.mdts, 8);
+	nvmf_config_free(&cfg);
+}
+
+static void example_two_subsystems_json_exposes_both_on_one_port(void)
+{
+	struct nvmf_config cfg;
+
+	CU_ASSERT_FATAL(load_example("configs/two-subsystems.json", &cfg));
+	check_example_port(&cfg);
+	CU_ASSERT_EQUAL_FATAL(cfg.n_subsystems, 2);
+	CU_ASSERT_EQUAL_FATAL(cfg.ports[0].n_subsystems, 2);
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].subsystems[0], cfg.subsystems[0].nqn);
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].subsystems[1], cfg.subsystems[1].nqn);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].ns[0].kind, NVMF_BACKEND_FILE);
+	CU_ASSERT_EQUAL(cfg.subsystems[1].n_ns, 2);
+	nvmf_config_free(&cfg);
+}
+
+/* ---- defaults and accepted forms -------------------------------------------------- */
+
+static void minimal_config_gets_the_documented_defaults(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok(DOC("{'portid':1,'addr':{'trtype':'rdma','adrfam':'','traddr':'10.0.0.1','trsvcid':'',"
+			   "'treq':''},'param':{'inline_data_size':'-1','max_queue_size':'-1'},'subsystems':['s1']}",
+			   "{'nqn':'s1','namespaces':[{'nsid':7,'device':{'path':'/tmp/x'}}]}"), &cfg))
+		return;
+	CU_ASSERT_EQUAL(cfg.ports[0].adrfam, AF_INET);
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trsvcid, "4420");
+	CU_ASSERT_EQUAL(cfg.ports[0].inline_data_size, 8192);
+	CU_ASSERT_EQUAL(cfg.ports[0].max_queue_size, 128);
+	struct nvmf_subsys_config *s = &cfg.subsystems[0];
+	CU_ASSERT_FALSE(s->allow_any_host);        /* the kernel's default for a new subsystem */
+	CU_ASSERT_EQUAL(s->cntlid_min, 1);
+	CU_ASSERT_EQUAL(s->cntlid_max, 0xffef);
+	CU_ASSERT_EQUAL(s->qid_max, 128);
+	CU_ASSERT_EQUAL(s->version, 0);
+	CU_ASSERT_STRING_EQUAL(s->serial, "");
+	CU_ASSERT_TRUE(s->ns[0].enable);
+	CU_ASSERT_EQUAL(s->ns[0].kind, NVMF_BACKEND_AUTO);
+	CU_ASSERT_EQUAL(s->ns[0].size_bytes, 0);
+	CU_ASSERT_EQUAL(s->ns[0].block_size, 0);
+	CU_ASSERT_EQUAL(cfg.target.mdts, 8);
+	CU_ASSERT_EQUAL(cfg.target.threads, 1);
+	CU_ASSERT_EQUAL(cfg.target.buffers_small, 1024);
+	CU_ASSERT_EQUAL(cfg.target.buffers_large, 64);
+	CU_ASSERT_TRUE(cfg.target.hugepages);
+	CU_ASSERT_EQUAL(cfg.target.idle_poll_us, 200);
+	CU_ASSERT_STRING_EQUAL(cfg.target.discovery_nqn, "nqn.2014-08.org.nvmexpress.discovery");
+	nvmf_config_free(&cfg);
+}
+
+static void empty_adrfam_is_inferred_from_an_ipv6_traddr(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok(WITH_ADDR("'trtype':'rdma','adrfam':'','traddr':'fe80::0:1','trsvcid':'4420'"), &cfg))
+		return;
+	CU_ASSERT_EQUAL(cfg.ports[0].adrfam, AF_INET6);
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].traddr, "fe80::1");
+	nvmf_config_free(&cfg);
+}
+
+static void json_numbers_and_booleans_are_accepted_where_nvmetcli_writes_strings(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok(DOC("{'portid':1,'addr':{'trtype':'rdma','traddr':'0.0.0.0','trsvcid':4421,'treq':'required'},"
+			   "'param':{'inline_data_size':0,'max_queue_size':16},'subsystems':['s1']}",
+			   "{'nqn':'s1','attr':{'allow_any_host':true,'cntlid_min':5,'qid_max':4},"
+			   "'namespaces':[{'nsid':1,'enable':false,'device':{'path':'/tmp/x'}}]}"), &cfg))
+		return;
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trsvcid, "4421");
+	CU_ASSERT_EQUAL(cfg.ports[0].treq, 1);
+	CU_ASSERT_EQUAL(cfg.ports[0].inline_data_size, 0);
+	CU_ASSERT_EQUAL(cfg.ports[0].max_queue_size, 16);
+	CU_ASSERT_TRUE(cfg.subsystems[0].allow_any_host);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].cntlid_min, 5);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].qid_max, 4);
+	CU_ASSERT_FALSE(cfg.subsystems[0].ns[0].enable);
+	nvmf_config_free(&cfg);
+}
+
+static void unused_nvmetcli_keys_are_ignored(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok("{'discovery':{'nqn':'nqn.2014-08.org.nvmexpress.discovery'},"
+		       "'hosts':[{'nqn':'h1','dhchap':{'key':'x'}}],"
+		       "'ports':[{'portid':1,'addr':{" ADDR ",'tsas':'connected'},'referrals':[],"
+		       "'ana_groups':[{'ana':{'state':'optimized'},'grpid':1}],'param':{'pi_enable':'0'},"
+		       "'subsystems':['s1']}],"
+		       "'subsystems':[{'nqn':'s1','allowed_hosts':['h1'],'attr':{'allow_any_host':'0',"
+		       "'ieee_oui':'0x000000','pi_enable':'0','vendor_id':'0x0','firmware':'6.12.0'},"
+		       "'namespaces':[{'nsid':1,'ana_grpid':1,'ana':{'grpid':'1'},'resv':{'enable':'0'},"
+		       "'device':{'path':'/dev/nvme0n1','uuid':'','nguid':''}}]}]}", &cfg))
+		return;
+	CU_ASSERT_EQUAL(cfg.subsystems[0].n_allowed_hosts, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.subsystems[0].allowed_hosts[0], "h1");
+	CU_ASSERT_STRING_EQUAL(cfg.subsystems[0].firmware, "6.12.0");
+	CU_ASSERT_FALSE(cfg.subsystems[0].ns[0].has_uuid);
+	nvmf_config_free(&cfg);
+}
+
+static void subsystem_closed_to_all_hosts_is_legal(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok(WITH_ATTR("'allow_any_host':'0'"), &cfg))
+		return;
+	CU_ASSERT_FALSE(cfg.subsystems[0].allow_any_host);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].n_allowed_hosts, 0);
+	nvmf_config_free(&cfg);
+}
+
+static void sizes_take_binary_suffixes_and_plain_integers(void)
+{
+	static const struct { const char *v; uint64_t bytes; } cases[] = {
+		{ "'64M'", 64ull << 20 }, { "'4k'", 4096 }, { "'2T'", 2ull << 40 },
+		{ "'1048576'", 1048576 }, { "1073741824", 1ull << 30 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nvmf_config cfg;
+		char doc[512];
+
+		snprintf(doc, sizeof(doc), WITH_NS("{'nsid':1,'nvmf_backend':'null','nvmf_size_bytes':%s}"),
+			 cases[i].v);
+		if (!expect_ok(doc, &cfg))
+			continue;
+		CU_ASSERT_EQUAL(cfg.subsystems[0].ns[0].size_bytes, cases[i].bytes);
+		nvmf_config_free(&cfg);
+	}
+}
+
+static void identifiers_parse_in_all_accepted_forms(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok(WITH_NS("{'nsid':1,'device':{'path':'/tmp/x','uuid':'D592CDF3-5D1C-44E0-8412-3FCF7D99DF27',"
+			       "'nguid':'00112233445566778899aabbccddeeff'},'nvmf_eui64':'0011223344556677'}"), &cfg))
+		return;
+	struct nvmf_ns_config *ns = &cfg.subsystems[0].ns[0];
+	CU_ASSERT_TRUE(ns->has_uuid && ns->has_nguid && ns->has_eui64);
+	CU_ASSERT_EQUAL(ns->uuid[0], 0xd5);
+	CU_ASSERT_EQUAL(ns->uuid[15], 0x27);
+	CU_ASSERT_EQUAL(ns->nguid[1], 0x11);
+	CU_ASSERT_EQUAL(ns->nguid[15], 0xff);
+	CU_ASSERT_EQUAL(ns->eui64[7], 0x77);
+	nvmf_config_free(&cfg);
+}
+
+static void version_strings_pack_major_minor_and_tertiary(void)
+{
+	static const struct { const char *v; uint32_t vs; } cases[] = {
+		{ "1.3", 0x00010300 }, { "2.0", 0x00020000 }, { "1.2.1", 0x00010201 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nvmf_config cfg;
+		char doc[512];
+
+		snprintf(doc, sizeof(doc), WITH_ATTR("'version':'%s'"), cases[i].v);
+		if (!expect_ok(doc, &cfg))
+			continue;
+		CU_ASSERT_EQUAL(cfg.subsystems[0].version, cases[i].vs);
+		nvmf_config_free(&cfg);
+	}
+}
+
+static void nvmf_create_without_a_backend_means_a_file(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok(WITH_NS("{'nsid':1,'device':{'path':'/tmp/new.img'},'nvmf_create':true,"
+			       "'nvmf_size_bytes':'1M','nvmf_buffered':true}"), &cfg))
+		return;
+	CU_ASSERT_EQUAL(cfg.subsystems[0].ns[0].kind, NVMF_BACKEND_FILE);
+	CU_ASSERT_TRUE(cfg.subsystems[0].ns[0].buffered);
+	nvmf_config_free(&cfg);
+}
+
+static void disabled_namespace_may_have_an_empty_path(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok(WITH_NS("{'nsid':1,'enable':0,'device':{'path':'','uuid':''}}"), &cfg))
+		return;
+	CU_ASSERT_FALSE(cfg.subsystems[0].ns[0].enable);
+	CU_ASSERT_PTR_NULL(cfg.subsystems[0].ns[0].path);
+	nvmf_config_free(&cfg);
+}
+
+static void same_nsid_in_two_subsystems_is_fine(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok(DOC(PORT_A(ADDR), SUB(ANY, NS) ",{'nqn':'s2','namespaces':[" NS "]}"), &cfg))
+		return;
+	CU_ASSERT_EQUAL(cfg.n_subsystems, 2);
+	nvmf_config_free(&cfg);
+}
+
+/* ---- JSON syntax and files -------------------------------------------------------- */
+
+ERROR_TEST(json_syntax_error_names_line_and_column, "{\n  'ports': [\n    ]]\n}",
+	   "line 3, column 6: '}' expected near ']'")
+ERROR_TEST(duplicate_json_key_is_refused, "{'ports':[],'ports':[]}",
+	   "line 1, column 19: duplicate object key near '\"ports\"'")
+ERROR_TEST(document_that_is_not_an_object_is_refused, "[1]",
+	   "the configuration must be a JSON object, got an array")
+
+static void load_of_a_missing_file_names_the_file(void)
+{
+	struct nvmf_config cfg;
+	char err[512] = "";
+
+	CU_ASSERT_EQUAL(nvmf_config_load("/nonexistent/nvmf.json", &cfg, err, sizeof(err)), -1);
+	CU_ASSERT_STRING_EQUAL(err, "cannot open /nonexistent/nvmf.json: No such file or directory");
+}
+
+static void load_of_a_broken_file_names_line_and_column(void)
+{
+	char path[] = "/tmp/nvmf-config-test-XXXXXX";
+	struct nvmf_config cfg;
+	char err[512] = "";
+	int fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, "{\n  \"hosts\": [,]\n}\n", 19), 19);
+	close(fd);
+	CU_ASSERT_EQUAL(nvmf_config_load(path, &cfg, err, sizeof(err)), -1);
+	CU_ASSERT_STRING_EQUAL(err, "line 2, column 13: unexpected token near ','");
+	unlink(path);
+}
+
+/* ---- wrong types and missing keys ------------------------------------------------- */
+
+ERROR_TEST(nsid_as_a_string_names_the_expected_type, WITH_NS("{'nsid':'x','device':{'path':'/tmp/x'}}"),
+	   "subsystems[0].namespaces[0].nsid: expected an integer, got \"x\"")
+ERROR_TEST(missing_nsid_is_named, WITH_NS("{'device':{'path':'/tmp/x'}}"),
+	   "subsystems[0].namespaces[0].nsid: required key is missing")
+ERROR_TEST(attr_as_an_array_names_the_expected_type, DOC(PORT_A(ADDR), "{'nqn':'s1','attr':[]}"),
+	   "subsystems[0].attr: expected an object, got an array")
+ERROR_TEST(subsystems_as_an_object_names_the_expected_type, "{'subsystems':{}}",
+	   "subsystems: expected an array, got an object")
+ERROR_TEST(namespace_that_is_not_an_object_is_refused, WITH_NS("3"),
+	   "subsystems[0].namespaces[0]: expected an object, got 3")
+ERROR_TEST(missing_subsystem_nqn_is_named, DOC(PORT_A(ADDR), "{'namespaces':[]}"),
+	   "subsystems[0].nqn: required key is missing")
+ERROR_TEST(missing_port_addr_is_named, DOC("{'portid':1}", SUB(ANY, NS)),
+	   "ports[0].addr: required key is missing")
+ERROR_TEST(missing_trtype_is_named, WITH_ADDR("'traddr':'0.0.0.0'"),
+	   "ports[0].addr.trtype: required key is missing")
+ERROR_TEST(missing_portid_is_named, DOC("{'addr':{" ADDR "}}", SUB(ANY, NS)),
+	   "ports[0].portid: required key is missing")
+ERROR_TEST(serial_as_a_number_names_the_expected_type, WITH_ATTR("'serial':12"),
+	   "subsystems[0].attr.serial: expected a string, got 12")
+
+/* ---- namespaces ------------------------------------------------------------------- */
+
+ERROR_TEST(nsid_0_is_not_a_valid_namespace_id, WITH_NS("{'nsid':0,'device':{'path':'/tmp/x'}}"),
+	   "subsystems[0].namespaces[0].nsid: 0 is not a valid namespace ID (1-1024)")
+ERROR_TEST(nsid_above_1024_is_not_a_valid_namespace_id, WITH_NS("{'nsid':1025,'device':{'path':'/tmp/x'}}"),
+	   "subsystems[0].namespaces[0].nsid: 1025 is not a valid namespace ID (1-1024)")
+ERROR_TEST(duplicate_nsid_in_a_subsystem_is_refused, WITH_NS(NS "," NS),
+	   "subsystems[0].namespaces[1].nsid: 1 is already used by namespaces[0]")
+ERROR_TEST(enable_other_than_0_or_1_is_refused, WITH_NS("{'nsid':1,'enable':2,'device':{'path':'/tmp/x'}}"),
+	   "subsystems[0].namespaces[0].enable: expected 0 or 1 (or true/false), got 2")
+ERROR_TEST(file_namespace_without_a_path_is_refused, WITH_NS("{'nsid':1,'nvmf_backend':'file'}"),
+	   "subsystems[0].namespaces[0].device.path: required key is missing (needed unless nvmf_backend is \"ram\" or \"null\")")
+ERROR_TEST(enabled_namespace_with_an_empty_path_is_refused, WITH_NS("{'nsid':1,'enable':1,'device':{'path':''}}"),
+	   "subsystems[0].namespaces[0].device.path: empty (needed unless nvmf_backend is \"ram\" or \"null\")")
+ERROR_TEST(relative_device_path_is_refused, WITH_NS("{'nsid':1,'device':{'path':'disk.img'}}"),
+	   "subsystems[0].namespaces[0].device.path: \"disk.img\" is not an absolute path")
+ERROR_TEST(unknown_backend_is_refused, WITH_NS("{'nsid':1,'nvmf_backend':'spdk','device':{'path':'/x'}}"),
+	   "subsystems[0].namespaces[0].nvmf_backend: \"spdk\" is not a backend (file, bdev, nvme, ram or null)")
+ERROR_TEST(ram_namespace_without_a_size_is_refused, WITH_NS(RAM("")),
+	   "subsystems[0].namespaces[0].nvmf_size_bytes: required key is missing (a \"ram\" namespace needs its size)")
+ERROR_TEST(ram_namespace_of_size_0_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':0")),
+	   "subsystems[0].namespaces[0].nvmf_size_bytes: must be greater than 0 for a \"ram\" namespace")
+ERROR_TEST(null_namespace_with_a_path_is_refused,
+	   WITH_NS("{'nsid':1,'nvmf_backend':'null','nvmf_size_bytes':4096,'device':{'path':'/x'}}"),
+	   "subsystems[0].namespaces[0].device.path: a \"null\" namespace has no backing path")
+ERROR_TEST(size_with_an_unknown_suffix_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':'64X'")),
+	   "subsystems[0].namespaces[0].nvmf_size_bytes: \"64X\" is not a size (bytes, or digits with a K, M, G or T suffix)")
+ERROR_TEST(negative_size_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':-4096")),
+	   "subsystems[0].namespaces[0].nvmf_size_bytes: -4096 is not a size (bytes, or digits with a K, M, G or T suffix)")
+ERROR_TEST(size_that_overflows_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':'99999999T'")),
+	   "subsystems[0].namespaces[0].nvmf_size_bytes: \"99999999T\" is not a size (bytes, or digits with a K, M, G or T suffix)")
+ERROR_TEST(size_as_a_boolean_names_the_expected_type, WITH_NS(RAM(",'nvmf_size_bytes':true")),
+	   "subsystems[0].namespaces[0].nvmf_size_bytes: expected an integer or a string like \"64M\", got true")
+ERROR_TEST(size_not_a_multiple_of_the_block_size_is_refused,
+	   WITH_NS(RAM(",'nvmf_size_bytes':'6K','nvmf_block_size':4096")),
+	   "subsystems[0].namespaces[0].nvmf_size_bytes: \"6K\" is not a multiple of the block size (4096)")
+ERROR_TEST(block_size_other_than_512_or_4096_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':'1M','nvmf_block_size':1024")),
+	   "subsystems[0].namespaces[0].nvmf_block_size: 1024 is not a supported block size (512 or 4096)")
+ERROR_TEST(nvmf_create_on_a_block_device_is_refused,
+	   WITH_NS("{'nsid':1,'nvmf_backend':'bdev','nvmf_create':true,'nvmf_size_bytes':'1M','device':{'path':'/dev/sdb'}}"),
+	   "subsystems[0].namespaces[0].nvmf_create: only a \"file\" namespace can be created (nvmf_backend is \"bdev\")")
+ERROR_TEST(nvmf_create_without_a_size_is_refused, WITH_NS("{'nsid':1,'nvmf_create':true,'device':{'path':'/x'}}"),
+	   "subsystems[0].namespaces[0].nvmf_create: needs nvmf_size_bytes (the size of the file to create)")
+ERROR_TEST(malformed_uuid_is_refused, WITH_NS("{'nsid':1,'device':{'path':'/x','uuid':'d592cdf3-5d1c-44e0-8412'}}"),
+	   "subsystems[0].namespaces[0].device.uuid: \"d592cdf3-5d1c-44e0-8412\" is not a UUID (8-4-4-4-12 hex digits)")
+ERROR_TEST(malformed_nguid_is_refused, WITH_NS("{'nsid':1,'device':{'path':'/x','nguid':'xyz'}}"),
+	   "subsystems[0].namespaces[0].device.nguid: \"xyz\" is not an NGUID (32 hex digits, or 8-4-4-4-12 like a UUID)")
+ERROR_TEST(malformed_eui64_is_refused, WITH_NS("{'nsid':1,'device':{'path':'/x'},'nvmf_eui64':'00112233'}"),
+	   "subsystems[0].namespaces[0].nvmf_eui64: \"00112233\" is not an EUI-64 (16 hex digits)")
+ERROR_TEST(unknown_extension_key_in_a_namespace_is_refused,
+	   WITH_NS("{'nsid':1,'device':{'path':'/x'},'nvmf_blocksize':512}"),
+	   "subsystems[0].namespaces[0].nvmf_blocksize: unknown extension key (known here: nvmf_backend, "
+	   "nvmf_size_bytes, nvmf_block_size, nvmf_create, nvmf_buffered, nvmf_eui64)")
+
+/* ---- subsystems ------------------------------------------------------------------- */
+
+ERROR_TEST(duplicate_subsystem_nqn_is_refused, DOC(PORT_A(ADDR), SUB(ANY, NS) "," SUB(ANY, NS)),
+	   "subsystems[1].nqn: duplicate NQN \"s1\"")
+ERROR_TEST(subsystem_with_the_discovery_nqn_is_refused,
+	   "{'subsystems':[{'nqn':'nqn.2014-08.org.nvmexpress.discovery'}]}",
+	   "subsystems[0].nqn: \"nqn.2014-08.org.nvmexpress.discovery\" is the discovery subsystem's NQN")
+ERROR_TEST(nqn_with_a_space_is_refused, "{'subsystems':[{'nqn':'my disk'}]}",
+	   "subsystems[0].nqn: \"my disk\" is not an NQN (no spaces or control characters)")
+ERROR_TEST(empty_nqn_is_refused, "{'subsystems':[{'nqn':''}]}",
+	   "subsystems[0].nqn: empty (an NQN is 1-223 characters)")
+ERROR_TEST(nqn_longer_than_223_characters_is_refused,
+	   "{'subsystems':[{'nqn':'nqn.2024-01.io.example:"
+	   "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	   "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	   "x'}]}",
+	   "subsystems[0].nqn: NQN of 224 characters is too long (at most 223)")
+ERROR_TEST(allow_any_host_yes_is_refused, WITH_ATTR("'allow_any_host':'yes'"),
+	   "subsystems[0].attr.allow_any_host: expected 0 or 1 (or true/false), got \"yes\"")
+ERROR_TEST(allow_any_host_with_allowed_hosts_is_refused,
+	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'allowed_hosts':['h1']}"),
+	   "subsystems[0].allowed_hosts: must be empty when attr.allow_any_host is \"1\"")
+ERROR_TEST(allowed_host_listed_twice_is_refused, DOC(PORT_A(ADDR), "{'nqn':'s1','allowed_hosts':['h1','h1']}"),
+	   "subsystems[0].allowed_hosts[1]: \"h1\" is listed twice")
+ERROR_TEST(serial_longer_than_20_characters_is_refused, WITH_ATTR("'serial':'123456789012345678901'"),
+	   "subsystems[0].attr.serial: \"123456789012345678901\" is longer than 20 characters")
+ERROR_TEST(serial_with_a_non_ascii_character_is_refused, WITH_ATTR("'serial':'caf\u00e9'"),
+	   "subsystems[0].attr.serial: \"caf\xc3\xa9\" is not printable ASCII")
+ERROR_TEST(model_longer_than_40_characters_is_refused,
+	   WITH_ATTR("'model':'12345678901234567890123456789012345678901'"),
+	   "subsystems[0].attr.model: \"12345678901234567890123456789012345678901\" is longer than 40 characters")
+ERROR_TEST(firmware_longer_than_8_characters_is_refused, WITH_ATTR("'firmware':'6.12.0-rc1'"),
+	   "subsystems[0].attr.firmware: \"6.12.0-rc1\" is longer than 8 characters")
+ERROR_TEST(malformed_version_is_refused, WITH_ATTR("'version':'1.x'"),
+	   "subsystems[0].attr.version: \"1.x\" is not an NVMe version (like \"1.3\", \"2.0\" or \"1.2.1\")")
+ERROR_TEST(cntlid_min_above_cntlid_max_is_refused, WITH_ATTR("'cntlid_min':'100','cntlid_max':'50'"),
+	   "subsystems[0].attr.cntlid_min: 100 is greater than cntlid_max 50")
+ERROR_TEST(cntlid_max_above_65519_is_refused, WITH_ATTR("'cntlid_max':'65520'"),
+	   "subsystems[0].attr.cntlid_max: \"65520\" is not a controller ID (1-65519)")
+ERROR_TEST(cntlid_min_0_is_refused, WITH_ATTR("'cntlid_min':'0'"),
+	   "subsystems[0].attr.cntlid_min: \"0\" is not a controller ID (1-65519)")
+ERROR_TEST(qid_max_above_128_is_refused, WITH_ATTR("'qid_max':'129'"),
+	   "subsystems[0].attr.qid_max: \"129\" is not an I/O queue count (1-128)")
+ERROR_TEST(subsystem_pi_enable_1_is_refused, WITH_ATTR("'pi_enable':'1'"),
+	   "subsystems[0].attr.pi_enable: \"1\" is not supported (this target has no T10 protection information)")
+
+/* ---- ports ------------------------------------------------------------------------ */
+
+ERROR_TEST(port_naming_an_unknown_subsystem_is_refused,
+	   DOC("{'portid':1,'addr':{" ADDR "},'subsystems':['foo']}", SUB(ANY, NS)),
+	   "ports[0].subsystems[0]: \"foo\" names no subsystem in \"subsystems\"")
+ERROR_TEST(port_listing_a_subsystem_twice_is_refused,
+	   DOC("{'portid':1,'addr':{" ADDR "},'subsystems':['s1','s1']}", SUB(ANY, NS)),
+	   "ports[0].subsystems[1]: \"s1\" is listed twice")
+ERROR_TEST(tcp_trtype_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'0.0.0.0'"),
+	   "ports[0].addr.trtype: \"tcp\" is not supported (this target serves rdma)")
+ERROR_TEST(ipv4_traddr_with_three_parts_is_refused, WITH_ADDR("'trtype':'rdma','adrfam':'ipv4','traddr':'1.2.3'"),
+	   "ports[0].addr.traddr: \"1.2.3\" is not an IPv4 address")
+ERROR_TEST(ipv6_traddr_with_adrfam_ipv4_is_refused, WITH_ADDR("'trtype':'rdma','adrfam':'ipv4','traddr':'::'"),
+	   "ports[0].addr.traddr: \"::\" is an IPv6 address but adrfam is \"ipv4\"")
+ERROR_TEST(ipv4_traddr_with_adrfam_ipv6_is_refused, WITH_ADDR("'trtype':'rdma','adrfam':'ipv6','traddr':'10.0.0.1'"),
+	   "ports[0].addr.traddr: \"10.0.0.1\" is an IPv4 address but adrfam is \"ipv6\"")
+ERROR_TEST(malformed_ipv6_traddr_is_refused, WITH_ADDR("'trtype':'rdma','adrfam':'ipv6','traddr':'fe80:::1'"),
+	   "ports[0].addr.traddr: \"fe80:::1\" is not an IPv6 address")
+ERROR_TEST(host_name_traddr_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'localhost'"),
+	   "ports[0].addr.traddr: \"localhost\" is not an IPv4 or IPv6 address")
+ERROR_TEST(empty_traddr_is_refused, WITH_ADDR("'trtype':'rdma','traddr':''"),
+	   "ports[0].addr.traddr: empty (an rdma port needs an IPv4 or IPv6 address)")
+ERROR_TEST(adrfam_ib_is_refused, WITH_ADDR("'trtype':'rdma','adrfam':'ib','traddr':'0.0.0.0'"),
+	   "ports[0].addr.adrfam: \"ib\" is not supported for rdma (use \"ipv4\" or \"ipv6\")")
+ERROR_TEST(trsvcid_with_letters_is_not_a_port_number, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','trsvcid':'44x'"),
+	   "ports[0].addr.trsvcid: \"44x\" is not a port number (1-65535)")
+ERROR_TEST(trsvcid_0_is_not_a_port_number, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','trsvcid':'0'"),
+	   "ports[0].addr.trsvcid: \"0\" is not a port number (1-65535)")
+ERROR_TEST(trsvcid_above_65535_is_not_a_port_number, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','trsvcid':65536"),
+	   "ports[0].addr.trsvcid: 65536 is not a port number (1-65535)")
+ERROR_TEST(unknown_treq_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','treq':'maybe'"),
+	   "ports[0].addr.treq: \"maybe\" is not \"not specified\", \"required\" or \"not required\"")
+ERROR_TEST(portid_above_65535_is_refused, DOC("{'portid':65536,'addr':{" ADDR "}}", SUB(ANY, NS)),
+	   "ports[0].portid: 65536 is not a port ID (0-65535)")
+ERROR_TEST(duplicate_portid_is_refused,
+	   DOC(PORT_A(ADDR) ",{'portid':1,'addr':{'trtype':'rdma','traddr':'10.0.0.1'}}", SUB(ANY, NS)),
+	   "ports[1].portid: duplicate port ID 1")
+ERROR_TEST(two_ports_on_the_same_address_are_refused,
+	   DOC(PORT_A(ADDR) ",{'portid':2,'addr':{'trtype':'rdma','traddr':'0.0.0.0'}}", SUB(ANY, NS)),
+	   "ports[1].addr: 0.0.0.0:4420 overlaps ports[0] (0.0.0.0:4420)")
+ERROR_TEST(port_inside_a_wildcard_port_is_refused,
+	   DOC(PORT_A(ADDR) ",{'portid':2,'addr':{'trtype':'rdma','traddr':'10.0.0.1','trsvcid':'4420'}}", SUB(ANY, NS)),
+	   "ports[1].addr: 10.0.0.1:4420 overlaps ports[0] (0.0.0.0:4420)")
+ERROR_TEST(inline_data_size_above_16384_is_refused, WITH_PARAM("'inline_data_size':'16385'"),
+	   "ports[0].param.inline_data_size: \"16385\" is not an inline data size (0-16384, or -1 for the default 8192)")
+ERROR_TEST(max_queue_size_below_16_is_refused, WITH_PARAM("'max_queue_size':'8'"),
+	   "ports[0].param.max_queue_size: \"8\" is not a queue size (16-1024, or -1 for the default 128)")
+ERROR_TEST(max_queue_size_above_1024_is_refused, WITH_PARAM("'max_queue_size':2048"),
+	   "ports[0].param.max_queue_size: 2048 is not a queue size (16-1024, or -1 for the default 128)")
+ERROR_TEST(port_pi_enable_1_is_refused, WITH_PARAM("'pi_enable':'1'"),
+	   "ports[0].param.pi_enable: \"1\" is not supported (this target has no T10 protection information)")
+ERROR_TEST(unknown_extension_key_on_a_port_is_refused,
+	   DOC("{'portid':1,'addr':{" ADDR "},'nvmf_mdts':8}", SUB(ANY, NS)),
+	   "ports[0].nvmf_mdts: unknown extension key (none is read here)")
+
+/* ---- hosts, discovery, nvmf_target ------------------------------------------------ */
+
+ERROR_TEST(duplicate_host_nqn_is_refused, "{'hosts':[{'nqn':'h1'},{'nqn':'h1'}]}",
+	   "hosts[1].nqn: duplicate NQN \"h1\"")
+ERROR_TEST(host_without_an_nqn_is_refused, "{'hosts':[{}]}", "hosts[0].nqn: required key is missing")
+ERROR_TEST(discovery_nqn_with_a_space_is_refused, "{'discovery':{'nqn':'a b'}}",
+	   "discovery.nqn: \"a b\" is not an NQN (no spaces or control characters)")
+ERROR_TEST(mdts_above_10_is_refused, "{'nvmf_target':{'mdts':11}}",
+	   "nvmf_target.mdts: 11 is not a supported MDTS (1-10: 2^mdts x 4 KiB, 8 KiB to 4 MiB)")
+ERROR_TEST(threads_as_a_string_names_the_expected_type, "{'nvmf_target':{'threads':'2'}}",
+	   "nvmf_target.threads: expected an integer, got \"2\"")
+ERROR_TEST(buffers_small_below_16_is_refused, "{'nvmf_target':{'buffers_small':8}}",
+	   "nvmf_target.buffers_small: 8 is not a buffer count (16-1048576)")
+ERROR_TEST(unknown_nvmf_target_key_is_refused, "{'nvmf_target':{'poll_us':1}}",
+	   "nvmf_target.poll_us: unknown key (known: mdts, threads, buffers_small, buffers_large, "
+	   "hugepages, idle_poll_us)")
+ERROR_TEST(unknown_top_level_extension_key_is_refused, "{'nvmf_targets':{}}",
+	   "nvmf_targets: unknown extension key (known here: nvmf_target)")
+
+const struct unit_test config_tests[] = {
+	{ "nvmetcli_rdma_json_loads_unchanged", nvmetcli_rdma_json_loads_unchanged },
+	{ "nvmetcli_tcp_json_is_refused_for_its_trtype", nvmetcli_tcp_json_is_refused_for_its_trtype },
+	{ "nvmetcli_fc_json_is_refused_for_its_trtype", nvmetcli_fc_json_is_refused_for_its_trtype },
+	{ "nvmetcli_loop_json_is_refused_for_its_trtype", nvmetcli_loop_json_is_refused_for_its_trtype },
+	{ "nvmetcli_tcp_json_attributes_load_when_trtype_is_rdma", nvmetcli_tcp_json_attributes_load_when_trtype_is_rdma },
+	{ "example_file_json_loads_as_a_created_1gib_file", example_file_json_loads_as_a_created_1gib_file },
+	{ "example_ram_json_loads_a_ram_and_a_null_namespace", example_ram_json_loads_a_ram_and_a_null_namespace },
+	{ "example_two_subsystems_json_exposes_both_on_one_port", example_two_subsystems_json_exposes_both_on_one_port },
+	{ "minimal_config_gets_the_documented_defaults", minimal_config_gets_the_documented_defaults },
+	{ "empty_adrfam_is_inferred_from_an_ipv6_traddr", empty_adrfam_is_inferred_from_an_ipv6_traddr },
+	{ "json_numbers_and_booleans_are_accepted_where_nvmetcli_writes_strings",
+	  json_numbers_and_booleans_are_accepted_where_nvmetcli_writes_strings },
+	{ "unused_nvmetcli_keys_are_ignored", unused_nvmetcli_keys_are_ignored },
+	{ "subsystem_closed_to_all_hosts_is_legal", subsystem_closed_to_all_hosts_is_legal },
+	{ "sizes_take_binary_suffixes_and_plain_integers", sizes_take_binary_suffixes_and_plain_integers },
+	{ "identifiers_parse_in_all_accepted_forms", identifiers_parse_in_all_accepted_forms },
+	{ "version_strings_pack_major_minor_and_tertiary", version_strings_pack_major_minor_and_tertiary },
+	{ "nvmf_create_without_a_backend_means_a_file", nvmf_create_without_a_backend_means_a_file },
+	{ "same_nsid_in_two_subsystems_is_fine", same_nsid_in_two_subsystems_is_fine },
+	{ "disabled_namespace_may_have_an_empty_path", disabled_namespace_may_have_an_empty_path },
+#define T(name) { #name, name }
+	T(json_syntax_error_names_line_and_column),
+	T(duplicate_json_key_is_refused),
+	T(document_that_is_not_an_object_is_refused),
+	T(load_of_a_missing_file_names_the_file),
+	T(load_of_a_broken_file_names_line_and_column),
+	T(nsid_as_a_string_names_the_expected_type),
+	T(missing_nsid_is_named),
+	T(attr_as_an_array_names_the_expected_type),
+	T(subsystems_as_an_object_names_the_expected_type),
+	T(namespace_that_is_not_an_object_is_refused),
+	T(missing_subsystem_nqn_is_named),
+	T(missing_port_addr_is_named),
+	T(missing_trtype_is_named),
+	T(missing_portid_is_named),
+	T(serial_as_a_number_names_the_expected_type),
+	T(nsid_0_is_not_a_valid_namespace_id),
+	T(nsid_above_1024_is_not_a_valid_namespace_id),
+	T(duplicate_nsid_in_a_subsystem_is_refused),
+	T(enable_other_than_0_or_1_is_refused),
+	T(file_namespace_without_a_path_is_refused),
+	T(enabled_namespace_with_an_empty_path_is_refused),
+	T(relative_device_path_is_refused),
+	T(unknown_backend_is_refused),
+	T(ram_namespace_without_a_size_is_refused),
+	T(ram_namespace_of_size_0_is_refused),
+	T(null_namespace_with_a_path_is_refused),
+	T(size_with_an_unknown_suffix_is_refused),
+	T(negative_size_is_refused),
+	T(size_that_overflows_is_refused),
+	T(size_as_a_boolean_names_the_expected_type),
+	T(size_not_a_multiple_of_the_block_size_is_refused),
+	T(block_size_other_than_512_or_4096_is_refused),
+	T(nvmf_create_on_a_block_device_is_refused),
+	T(nvmf_create_without_a_size_is_refused),
+	T(malformed_uuid_is_refused),
+	T(malformed_nguid_is_refused),
+	T(malformed_eui64_is_refused),
+	T(unknown_extension_key_in_a_namespace_is_refused),
+	T(duplicate_subsystem_nqn_is_refused),
+	T(subsystem_with_the_discovery_nqn_is_refused),
+	T(nqn_with_a_space_is_refused),
+	T(empty_nqn_is_refused),
+	T(nqn_longer_than_223_characters_is_refused),
+	T(allow_any_host_yes_is_refused),
+	T(allow_any_host_with_allowed_hosts_is_refused),
+	T(allowed_host_listed_twice_is_refused),
+	T(serial_longer_than_20_characters_is_refused),
+	T(serial_with_a_non_ascii_character_is_refused),
+	T(model_longer_than_40_characters_is_refused),
+	T(firmware_longer_than_8_characters_is_refused),
+	T(malformed_version_is_refused),
+	T(cntlid_min_above_cntlid_max_is_refused),
+	T(cntlid_max_above_65519_is_refused),
+	T(cntlid_min_0_is_refused),
+	T(qid_max_above_128_is_refused),
+	T(subsystem_pi_enable_1_is_refused),
+	T(port_naming_an_unknown_subsystem_is_refused),
+	T(port_listing_a_subsystem_twice_is_refused),
+	T(tcp_trtype_is_refused),
+	T(ipv4_traddr_with_three_parts_is_refused),
+	T(ipv6_traddr_with_adrfam_ipv4_is_refused),
+	T(ipv4_traddr_with_adrfam_ipv6_is_refused),
+	T(malformed_ipv6_traddr_is_refused),
+	T(host_name_traddr_is_refused),
+	T(empty_traddr_is_refused),
+	T(adrfam_ib_is_refused),
+	T(trsvcid_with_letters_is_not_a_port_number),
+	T(trsvcid_0_is_not_a_port_number),
+	T(trsvcid_above_65535_is_not_a_port_number),
+	T(unknown_treq_is_refused),
+	T(portid_above_65535_is_refused),
+	T(duplicate_portid_is_refused),
+	T(two_ports_on_the_same_address_are_refused),
+	T(port_inside_a_wildcard_port_is_refused),
+	T(inline_data_size_above_16384_is_refused),
+	T(max_queue_size_below_16_is_refused),
+	T(max_queue_size_above_1024_is_refused),
+	T(port_pi_enable_1_is_refused),
+	T(unknown_extension_key_on_a_port_is_refused),
+	T(duplicate_host_nqn_is_refused),
+	T(host_without_an_nqn_is_refused),
+	T(discovery_nqn_with_a_space_is_refused),
+	T(mdts_above_10_is_refused),
+	T(threads_as_a_string_names_the_expected_type),
+	T(buffers_small_below_16_is_refused),
+	T(unknown_nvmf_target_key_is_refused),
+	T(unknown_top_level_extension_key_is_refused),
+#undef T
+	{ NULL, NULL },
+};
