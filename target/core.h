@@ -134,7 +134,8 @@ struct nvmf_ctrl {
 	uint64_t error_count;
 	bool vwc_enabled;                  /* Volatile Write Cache feature */
 	uint64_t host_reads, host_writes;  /* commands, for SMART */
-	uint64_t units_read, units_written;/* thousands of 512 B units, for SMART */
+	uint64_t units_read, units_written;/* 512 B units of data (Read+Compare / Write); the
+					    * SMART log reports thousands, rounded up */
 	bool deleting;
 	struct nvmf_ctrl *next;            /* in tgt->ctrls */
 	/* Discovery controller: the local address the host connected to, for wildcard ports. */
@@ -170,6 +171,7 @@ struct nvmf_req {
 	void *aux;                         /* handler scratch (Compare's read buffer), freed at complete */
 	uint64_t slba;                     /* I/O commands: for the error log */
 	void *transport_priv;
+	struct nvmf_req *retry_next;       /* in tgt->retry_head while the backend ring is full */
 };
 
 /* The target-wide context: everything the daemon holds, nothing global outside it. */
@@ -184,6 +186,9 @@ struct nvmf_tgt {
 	uint64_t disc_genctr;              /* discovery log generation counter */
 	struct nvmf_aio *aio;              /* I/O context of the thread running the core */
 	uint64_t (*now_ms)(void);          /* monotonic clock; tests replace it */
+	/* I/O commands whose backend submit returned -EAGAIN (ring full), oldest first;
+	 * resubmitted by nvmf_tgt_retry_pending(). */
+	struct nvmf_req *retry_head, *retry_tail;
 };
 
 /* ---- target lifecycle (target/tgt.c) ---- */
@@ -253,6 +258,14 @@ nvme_status_t nvmf_parse_admin_cmd(struct nvmf_req *req);     /* target/admin-cm
 nvme_status_t nvmf_parse_discovery_cmd(struct nvmf_req *req); /* target/discovery.c */
 nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req);        /* target/io-cmd.c */
 
+/*
+ * nvmf_tgt_retry_pending - resubmit, oldest first, the backend I/O of requests parked on
+ * tgt->retry_head because the backend's ring was full (-EAGAIN). Stops at the first that
+ * is refused again (it stays queued, order kept). The poll loop calls this once per pass,
+ * after nvmf_aio_flush()/nvmf_aio_poll() made room. (target/io-cmd.c)
+ */
+void nvmf_tgt_retry_pending(struct nvmf_tgt *tgt);
+
 /* Admin helpers shared with discovery (target/admin-cmd.c). */
 void nvmf_execute_keep_alive(struct nvmf_req *req);
 void nvmf_execute_aer(struct nvmf_req *req);
@@ -262,5 +275,22 @@ uint64_t nvmf_get_log_offset(const struct nvme_sqe *cmd);
 /* nvmf_copy_log - copy @len bytes of a log at req's offset into req->data, zero filling
  * past the end of the log; fails with INVALID_FIELD when the offset is past the end. */
 nvme_status_t nvmf_copy_log(struct nvmf_req *req, const void *log, size_t len);
+/* nvmf_parse_get_log - Get Log Page checks common to all LIDs: LPO dword aligned and the
+ * length within MDTS, else INVALID_FIELD; sets dir C2H and data_len. The LID is the
+ * caller's. (NVMe Base 2.0 section 5.16) */
+nvme_status_t nvmf_parse_get_log(struct nvmf_req *req);
+/* nvmf_parse_features - Set/Get Features for either controller type (discovery: Keep
+ * Alive Timer and Async Event Configuration only). SV -> FEATURE_NOT_SAVEABLE, unknown
+ * FID -> INVALID_FIELD. (NVMe Base 2.0 sections 5.21, 5.27) */
+nvme_status_t nvmf_parse_features(struct nvmf_req *req);
+/* nvmf_ctrl_notify_ns_changed - namespace @nsid changed (attached, detached, resized):
+ * add it to the Changed Namespace List log (04h) and, when enabled in the Async Event
+ * Configuration and not masked, complete a parked AER with a Namespace Attribute
+ * Changed notice (dword 0 = 0x00040002). Further notices wait until log 04h is read. */
+void nvmf_ctrl_notify_ns_changed(struct nvmf_ctrl *ctrl, uint32_t nsid);
+/* nvmf_ctrl_fail_aers - complete every parked AER with ABORT_REQ (controller reset or
+ * shutdown while its queues can still send). A transport tearing queues down without
+ * sending just sets ctrl->nr_aer = 0 and frees its requests itself. */
+void nvmf_ctrl_fail_aers(struct nvmf_ctrl *ctrl);
 
 #endif

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Registered data buffers of one device: one mapping, registered once with the device's
+ * PD when the device is first seen, carved into size classes (4 KiB, 128 KiB, the max
+ * transfer). Nothing on the data path registers memory; a request that finds its class
+ * and every larger one empty waits (rdma/request.c) until a buffer comes back.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "rdma/internal.h"
+
+#define HUGE_2M (2u << 20)
+
+static size_t align_up(size_t v, size_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+int nvmf_rdma_pool_init(struct nvmf_rdma_pool *p, struct ibv_pd *pd, uint32_t max_xfer,
+			uint32_t nsmall, uint32_t nlarge, bool huge, char *err, size_t errlen)
+{
+	memset(p, 0, sizeof(*p));
+	if (max_xfer < NVMF_RDMA_ALIGN)
+		max_xfer = NVMF_RDMA_ALIGN;
+	max_xfer = (uint32_t)align_up(max_xfer, NVMF_RDMA_ALIGN);
+	const uint32_t sizes[NVMF_RDMA_POOL_CLASSES] = { 4096, 128u << 10, max_xfer };
+	const uint32_t counts[NVMF_RDMA_POOL_CLASSES] = {
+		nsmall ? nsmall : 1024, nlarge ? nlarge : 64,
+		(nlarge ? nlarge : 64) / 4 < 4 ? 4 : (nlarge ? nlarge : 64) / 4,
+	};
+	for (unsigned i = 0; i < NVMF_RDMA_POOL_CLASSES; i++) {
+		/* A class at or above the max transfer is replaced by the max-transfer class. */
+		if (i + 1 < NVMF_RDMA_POOL_CLASSES && sizes[i] >= max_xfer)
+			continue;
+		p->cls[p->ncls].size = sizes[i];
+		p->cls[p->ncls].count = counts[i];
+		p->ncls++;
+	}
+	p->max_size = max_xfer;
+	for (unsigned i = 0; i < p->ncls; i++)
+		p->len += (size_t)p->cls[i].size * p->cls[i].count;
+
+	p->mem = MAP_FAILED;
+	if (huge) {
+		size_t hlen = align_up(p->len, HUGE_2M);
+		p->mem = mmap(NULL, hlen, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+		if (p->mem != MAP_FAILED) {
+			p->len = hlen;
+			p->huge = true;
+		}
+	}
+	if (p->mem == MAP_FAILED) {
+		p->mem = mmap(NULL, p->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p->mem == MAP_FAILED) {
+			snprintf(err, errlen, "data buffer pool: mmap %zu bytes: %s", p->len, strerror(errno));
+			p->mem = NULL;
+			return -1;
+		}
+	}
+	p->mr = ibv_reg_mr(pd, p->mem, p->len, IBV_ACCESS_LOCAL_WRITE);
+	if (!p->mr) {
+		snprintf(err, errlen, "data buffer pool: ibv_reg_mr %zu bytes: %s", p->len, strerror(errno));
+		goto fail;
+	}
+	uint8_t *cur = p->mem;
+	for (unsigned i = 0; i < p->ncls; i++) {
+		struct nvmf_rdma_buf_class *c = &p->cls[i];
+		c->free = calloc(c->count, sizeof(void *));
+		if (!c->free) {
+			snprintf(err, errlen, "data buffer pool: out of memory");
+			goto fail;
+		}
+		for (uint32_t j = 0; j < c->count; j++)
+			c->free[c->nfree++] = cur + (size_t)(c->count - 1 - j) * c->size;
+		cur += (size_t)c->count * c->size;
+	}
+	return 0;
+fail:
+	nvmf_rdma_pool_fini(p);
+	return -1;
+}
+
+void nvmf_rdma_pool_fini(struct nvmf_rdma_pool *p)
+{
+	if (p->mr)
+		ibv_dereg_mr(p->mr);
+	if (p->mem)
+		munmap(p->mem, p->len);
+	for (unsigned i = 0; i < p->ncls; i++)
+		free(p->cls[i].free);
+	memset(p, 0, sizeof(*p));
+}
+
+void *nvmf_rdma_pool_get(struct nvmf_rdma_pool *p, uint32_t len, unsigned *cls_out)
+{
+	for (unsigned i = 0; i < p->ncls; i++) {
+		struct nvmf_rdma_buf_class *c = &p->cls[i];
+		if (c->size < len || !c->nfree)
+			continue;
+		*cls_out = i;
+		return c->free[--c->nfree];
+	}
+	return NULL;
+}
+
+void nvmf_rdma_pool_put(struct nvmf_rdma_pool *p, void *buf, unsigned cls)
+{
+	struct nvmf_rdma_buf_class *c = &p->cls[cls];
+	c->free[c->nfree++] = buf;
+}

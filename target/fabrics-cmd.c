@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fabrics commands (NVMe-oF 1.1 section 3): Connect for admin and I/O queues, Property
+ * Get and Property Set. Connect errors carry IATTR/IPO in dword 0 so the host can tell
+ * which field was wrong (3.3.2: bits 15:0 the byte offset, bit 16 set when the offset is
+ * in the Connect data rather than the SQE).
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include "target/core.h"
+
+#define IPO_SQE(off)  ((uint32_t)(off))
+#define IPO_DATA(off) ((uint32_t)(1u << 16 | (off)))
+
+static uint8_t fctype(const struct nvmf_req *req)
+{
+	return ((const uint8_t *)req->cmd)[NVMF_SQE_FCTYPE_OFF];
+}
+
+static nvme_status_t connect_invalid(struct nvmf_req *req, uint32_t ipo)
+{
+	req->cqe->result.u32 = htole32(ipo);
+	return nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAM) | NVME_SC_DNR;
+}
+
+#define NQN_FIELD 256   /* bytes of an NQN field in the Connect data */
+
+/* The Connect data's NQNs are 256-byte fields; never trust them to be terminated. An
+ * NQN longer than 223 characters matches nothing, so it is rejected like an unknown one. */
+static void connect_nqns(const struct nvmf_connect_data *d, char *subnqn, char *hostnqn)
+{
+	memcpy(subnqn, d->subsysnqn, NQN_FIELD);
+	subnqn[NQN_FIELD] = 0;
+	memcpy(hostnqn, d->hostnqn, NQN_FIELD);
+	hostnqn[NQN_FIELD] = 0;
+}
+
+static void finish_connect(struct nvmf_req *req, struct nvmf_ctrl *ctrl, uint16_t qid,
+			   uint16_t sqsize)
+{
+	struct nvmf_sq *sq = req->sq;
+	sq->ctrl = ctrl;
+	sq->qid = qid;
+	sq->size = (uint16_t)(sqsize + 1);
+	sq->connected = true;
+	ctrl->sqs[qid] = sq;
+	req->cqe->result.u32 = htole32(ctrl->cntlid);
+	nvmf_req_complete(req, 0);
+}
+
+static void execute_admin_connect(struct nvmf_req *req)
+{
+	const struct nvmf_connect_data *d = req->data;
+	struct nvmf_sq *sq = req->sq;
+	struct nvmf_tgt *tgt = sq->tgt;
+	uint16_t sqsize = nvme_sqe_le16(req->cmd, NVMF_CONNECT_SQSIZE);
+	uint32_t kato = nvme_sqe_le32(req->cmd, NVMF_CONNECT_KATO);
+	char subnqn[NQN_FIELD + 1], hostnqn[NQN_FIELD + 1];
+	nvme_status_t st;
+
+	connect_nqns(d, subnqn, hostnqn);
+	/* Admin queue: 1..NVMF_ADMIN_QUEUE_SIZE entries; sqsize is 0's based. */
+	if (sqsize == 0 || sqsize >= NVMF_ADMIN_QUEUE_SIZE) {
+		st = connect_invalid(req, IPO_SQE(NVMF_CONNECT_SQSIZE));
+		goto out;
+	}
+	/* Dynamic controller model: the host must ask for "any" controller. */
+	if (le16toh(d->cntlid) != 0xffff) {
+		st = connect_invalid(req, IPO_DATA(offsetof(struct nvmf_connect_data, cntlid)));
+		goto out;
+	}
+	struct nvmf_subsys *s = nvmf_tgt_find_subsys(tgt, subnqn);
+	if (!s || !nvmf_port_has_subsys(sq->port, s)) {
+		st = connect_invalid(req, IPO_DATA(offsetof(struct nvmf_connect_data, subsysnqn)));
+		goto out;
+	}
+	if (strlen(hostnqn) > NVMF_NQN_MAX || !nvmf_subsys_host_allowed(s, hostnqn)) {
+		req->cqe->result.u32 = htole32(IPO_DATA(offsetof(struct nvmf_connect_data, hostnqn)));
+		st = nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST) | NVME_SC_DNR;
+		goto out;
+	}
+	struct nvmf_ctrl *ctrl = nvmf_ctrl_alloc(tgt, s, sq->port, sq->ops, hostnqn, d->hostid, kato);
+	if (!ctrl) {
+		st = nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_CTRL_BUSY);
+		goto out;
+	}
+	ctrl->local_addr = sq->local_addr;
+	finish_connect(req, ctrl, 0, sqsize);
+	return;
+out:
+	nvmf_req_complete(req, st);
+}
+
+static void execute_io_connect(struct nvmf_req *req)
+{
+	const struct nvmf_connect_data *d = req->data;
+	struct nvmf_sq *sq = req->sq;
+	uint16_t qid = nvme_sqe_le16(req->cmd, NVMF_CONNECT_QID);
+	uint16_t sqsize = nvme_sqe_le16(req->cmd, NVMF_CONNECT_SQSIZE);
+	char subnqn[NQN_FIELD + 1], hostnqn[NQN_FIELD + 1];
+	nvme_status_t st;
+
+	connect_nqns(d, subnqn, hostnqn);
+	struct nvmf_ctrl *ctrl = nvmf_ctrl_find(sq->tgt, subnqn, le16toh(d->cntlid));
+	if (!ctrl || ctrl->deleting || ctrl->port != sq->port) {
+		st = connect_invalid(req, IPO_DATA(offsetof(struct nvmf_connect_data, cntlid)));
+		goto out;
+	}
+	if (strcmp(ctrl->hostnqn, hostnqn)) {
+		st = connect_invalid(req, IPO_DATA(offsetof(struct nvmf_connect_data, hostnqn)));
+		goto out;
+	}
+	if (qid > ctrl->max_qid) {
+		st = connect_invalid(req, IPO_SQE(NVMF_CONNECT_QID));
+		goto out;
+	}
+	if (sqsize == 0 || sqsize >= ctrl->queue_size) {
+		st = connect_invalid(req, IPO_SQE(NVMF_CONNECT_SQSIZE));
+		goto out;
+	}
+	if (ctrl->sqs[qid]) {
+		st = nvme_status(NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR) | NVME_SC_DNR;
+		goto out;
+	}
+	finish_connect(req, ctrl, qid, sqsize);
+	return;
+out:
+	nvmf_req_complete(req, st);
+}
+
+nvme_status_t nvmf_parse_connect_cmd(struct nvmf_req *req)
+{
+	if (fctype(req) != nvme_fabrics_type_connect)
+		return nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
+	if (nvme_sqe_le16(req->cmd, NVMF_CONNECT_RECFMT) != 0)
+		return nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_FORMAT);
+	req->dir = NVMF_XFER_H2C;
+	req->data_len = NVMF_CONNECT_DATA_SIZE;
+	req->execute = nvme_sqe_le16(req->cmd, NVMF_CONNECT_QID) == 0 ?
+		       execute_admin_connect : execute_io_connect;
+	return 0;
+}
+
+static void execute_prop_get(struct nvmf_req *req)
+{
+	uint64_t val = 0;
+	bool size8 = ((const uint8_t *)req->cmd)[NVMF_PROP_ATTRIB] & 1;
+	nvme_status_t st = nvmf_ctrl_prop_get(req->sq->ctrl,
+			nvme_sqe_le32(req->cmd, NVMF_PROP_OFFSET), size8, &val);
+	req->cqe->result.u64 = htole64(val);
+	nvmf_req_complete(req, st);
+}
+
+static void execute_prop_set(struct nvmf_req *req)
+{
+	bool size8 = ((const uint8_t *)req->cmd)[NVMF_PROP_ATTRIB] & 1;
+	nvme_status_t st = nvmf_ctrl_prop_set(req->sq->ctrl,
+			nvme_sqe_le32(req->cmd, NVMF_PROP_OFFSET), size8,
+			nvme_sqe_le64(req->cmd, NVMF_PROP_VALUE));
+	nvmf_req_complete(req, st);
+}
+
+nvme_status_t nvmf_parse_fabrics_cmd(struct nvmf_req *req)
+{
+	/* Properties live on the admin queue; a connected queue takes no second Connect. */
+	if (req->sq->qid != 0)
+		return nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
+	switch (fctype(req)) {
+	case nvme_fabrics_type_property_get:
+		req->execute = execute_prop_get;
+		return 0;
+	case nvme_fabrics_type_property_set:
+		req->execute = execute_prop_set;
+		return 0;
+	default:
+		return nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
+	}
+}

@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The NVM command set on I/O queues (NVM Command Set 1.0 section 3.2; NVMe Base 2.0
+ * section 7 for Flush): Read, Write, Compare, Write Zeroes, Dataset Management and
+ * Flush, turned into backend I/O on byte offsets (subsystem/backend.h).
+ *
+ * Parsing checks everything that can be checked from the SQE (namespace, LBA range,
+ * transfer size) so the handlers only move data. Every handler ends in exactly one
+ * nvmf_req_complete(). A backend whose ring is full refuses a submit with -EAGAIN; the
+ * request then waits on tgt->retry_head and nvmf_tgt_retry_pending() submits it again,
+ * so a busy ring never fails a data command.
+ *
+ * All backend I/O of a request goes through req->bio, one operation at a time (a Write
+ * with FUA is a WRITE then a FLUSH; Dataset Management one DISCARD per range), so a
+ * retry only ever needs to resubmit req->bio.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nvme/status.h"
+#include "target/core.h"
+
+/* Command Dword 12 of Read/Write/Compare/Write Zeroes (NVM Command Set 1.0 figures 36,
+ * 41, 63): NLB bits 15:0 (0's based), the control field in bits 31:16 (libnvme's
+ * NVME_IO_* flags are relative to bit 16). */
+#define CDW12_NLB_MASK   0xffffu
+#define CDW12_FUA        ((uint32_t)NVME_IO_FUA << 16)
+#define CDW12_PRINFO     ((uint32_t)(NVME_IO_PRINFO_PRCHK_REF | NVME_IO_PRINFO_PRCHK_APP | \
+					 NVME_IO_PRINFO_PRCHK_GUARD | NVME_IO_PRINFO_PRACT) << 16)
+/* Dataset Management: NR in cdw10 bits 7:0 (0's based), attributes in cdw11. */
+#define DSM_NR_MASK      0xffu
+#define DSM_RANGE_SIZE   sizeof(struct nvme_dsm_range)   /* 16 bytes */
+
+/* MDTS is in units of the minimum memory page size, 4 KiB (CAP.MPSMIN = 0). */
+#define MDTS_UNIT_SHIFT  12
+
+static nvme_status_t generic(unsigned sc)
+{
+	return nvme_status(NVME_SCT_GENERIC, sc);
+}
+
+static uint32_t cdw(__le32 v)
+{
+	return le32toh(v);
+}
+
+/* Starting LBA: cdw10 low, cdw11 high (NVM Command Set 1.0 figure 34). */
+static uint64_t cmd_slba(const struct nvme_sqe *cmd)
+{
+	return (uint64_t)cdw(cmd->cdw11) << 32 | cdw(cmd->cdw10);
+}
+
+/* ---- backend submission and the retry list ---- */
+
+static void retry_enqueue(struct nvmf_tgt *tgt, struct nvmf_req *req)
+{
+	req->retry_next = NULL;
+	if (tgt->retry_tail)
+		tgt->retry_tail->retry_next = req;
+	else
+		tgt->retry_head = req;
+	tgt->retry_tail = req;
+}
+
+/*
+ * Hand req->bio to the namespace's backend. Returns true when req->bio.done will run
+ * (maybe already has, inline); false when the ring was full and the request now waits on
+ * the target's retry list. A backend that breaks its contract with another error gets
+ * its error delivered through done, so callers see one path.
+ */
+static bool bio_submit(struct nvmf_req *req)
+{
+	struct nvmf_tgt *tgt = req->sq->tgt;
+	int rc = nvmf_bdev_submit(req->ns->bdev, tgt->aio, &req->bio);
+	if (rc == -EAGAIN) {
+		retry_enqueue(tgt, req);
+		return false;
+	}
+	if (rc)
+		req->bio.done(&req->bio, rc);
+	return true;
+}
+
+void nvmf_tgt_retry_pending(struct nvmf_tgt *tgt)
+{
+	struct nvmf_req *list = tgt->retry_head, *old_tail = tgt->retry_tail;
+	/* Detach first: a resubmitted request may complete inline and park a new one. */
+	tgt->retry_head = tgt->retry_tail = NULL;
+	while (list) {
+		struct nvmf_req *req = list;
+		list = req->retry_next;
+		req->retry_next = NULL;
+		int rc = nvmf_bdev_submit(req->ns->bdev, tgt->aio, &req->bio);
+		if (rc == -EAGAIN) {
+			/* Still full: this one and the rest of the old list (which still ends
+			 * at old_tail) go back in front of any parked meanwhile, order kept. */
+			req->retry_next = list;
+			old_tail->retry_next = tgt->retry_head;
+			if (!tgt->retry_tail)
+				tgt->retry_tail = old_tail;
+			tgt->retry_head = req;
+			return;
+		}
+		if (rc)
+			req->bio.done(&req->bio, rc);
+	}
+}
+
+static void bio_prep(struct nvmf_req *req, enum nvmf_bdev_op op, uint64_t offset,
+		     uint64_t len, void *buf, nvmf_bdev_done_fn done)
+{
+	struct nvmf_bdev_io *io = &req->bio;
+	io->op = op;
+	io->offset = offset;
+	io->len = len;
+	io->buf = buf;
+	io->done = done;
+	io->ctx = req;
+}
+
+/* Writes must be durable at completion when the host asked for FUA, or when it turned
+ * the volatile write cache off (Set Features 06h) while the backend has one. */
+static bool needs_flush(const struct nvmf_req *req)
+{
+	if (!req->ns->bdev->volatile_cache)
+		return false;
+	return (cdw(req->cmd->cdw12) & CDW12_FUA) || !req->sq->ctrl->vwc_enabled;
+}
+
+/* SMART counters (NVMe Base 2.0 figure 207): commands, and data in 512 B units. */
+static void count_io(struct nvmf_req *req)
+{
+	struct nvmf_ctrl *ctrl = req->sq->ctrl;
+	switch (req->cmd->opcode) {
+	case nvme_cmd_read:
+	case nvme_cmd_compare:
+		ctrl->host_reads++;
+		ctrl->units_read += req->data_len >> 9;
+		break;
+	case nvme_cmd_write:
+		ctrl->host_writes++;
+		ctrl->units_written += req->data_len >> 9;
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- Read, Write, Write Zeroes ---- */
+
+static void io_finished(struct nvmf_req *req, int err, bool is_write)
+{
+	if (err) {
+		nvmf_req_complete(req, nvme_status_from_errno(err, is_write));
+		return;
+	}
+	count_io(req);
+	nvmf_req_complete(req, 0);
+}
+
+static void flush_after_write_done(struct nvmf_bdev_io *io, int err)
+{
+	io_finished(io->ctx, err, true);
+}
+
+static void rw_done(struct nvmf_bdev_io *io, int err)
+{
+	struct nvmf_req *req = io->ctx;
+	bool is_write = io->op != NVMF_BDEV_READ;
+	if (!err && is_write && needs_flush(req)) {
+		bio_prep(req, NVMF_BDEV_FLUSH, 0, 0, NULL, flush_after_write_done);
+		bio_submit(req);
+		return;
+	}
+	io_finished(req, err, is_write);
+}
+
+static void execute_read(struct nvmf_req *req)
+{
+	bio_prep(req, NVMF_BDEV_READ, req->slba << req->ns->lba_shift, req->data_len,
+		 req->data, rw_done);
+	bio_submit(req);
+}
+
+static void execute_write(struct nvmf_req *req)
+{
+	bio_prep(req, NVMF_BDEV_WRITE, req->slba << req->ns->lba_shift, req->data_len,
+		 req->data, rw_done);
+	bio_submit(req);
+}
+
+static void execute_write_zeroes(struct nvmf_req *req)
+{
+	/* DEAC (cdw12 bit 25) may deallocate as well; the backend's WRITE_ZEROES already
+	 * frees what it can (punch hole / unmap) and guarantees zeroes either way. */
+	uint64_t nlb = (cdw(req->cmd->cdw12) & CDW12_NLB_MASK) + 1ull;
+	uint32_t shift = req->ns->lba_shift;
+	bio_prep(req, NVMF_BDEV_WRITE_ZEROES, req->slba << shift, nlb << shift, NULL, rw_done);
+	bio_submit(req);
+}
+
+/* ---- Compare (NVM Command Set 1.0 section 3.2.1) ---- */
+
+static void compare_read_done(struct nvmf_bdev_io *io, int err)
+{
+	struct nvmf_req *req = io->ctx;
+	if (err) {
+		nvmf_req_complete(req, nvme_status_from_errno(err, false));
+		return;
+	}
+	if (memcmp(req->aux, req->data, req->data_len) != 0) {
+		/* Compare Failure (media SCT, 85h): retrying yields the same answer. */
+		nvmf_req_complete_dnr(req, nvme_status(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED));
+		return;
+	}
+	count_io(req);
+	nvmf_req_complete(req, 0);
+}
+
+static void execute_compare(struct nvmf_req *req)
+{
+	/* The stored data is read into a scratch buffer aligned for O_DIRECT backends;
+	 * nvmf_req_complete() frees it. */
+	size_t align = req->ns->bdev->block_size > 4096 ? req->ns->bdev->block_size : 4096;
+	void *buf = NULL;
+	if (posix_memalign(&buf, align, req->data_len) != 0) {
+		nvmf_req_complete(req, generic(NVME_SC_INTERNAL));
+		return;
+	}
+	req->aux = buf;
+	bio_prep(req, NVMF_BDEV_READ, req->slba << req->ns->lba_shift, req->data_len, buf,
+		 compare_read_done);
+	bio_submit(req);
+}
+
+/* ---- Flush (NVMe Base 2.0 section 7.1) ---- */
+
+static void flush_done(struct nvmf_bdev_io *io, int err)
+{
+	io_finished(io->ctx, err, true);
+}
+
+static void execute_flush(struct nvmf_req *req)
+{
+	/* Without a volatile cache every completed write is already durable. */
+	if (!req->ns->bdev->volatile_cache) {
+		nvmf_req_complete(req, 0);
+		return;
+	}
+	bio_prep(req, NVMF_BDEV_FLUSH, 0, 0, NULL, flush_done);
+	bio_submit(req);
+}
+
+/* ---- Dataset Management (NVM Command Set 1.0 section 3.2.3) ---- */
+
+/* Progress of a deallocate over its ranges, kept in req->aux. */
+struct dsm_state {
+	uint32_t next;       /* index of the next range to submit */
+	uint32_t nr;         /* ranges in req->data (1's based) */
+	int err;             /* first backend error, 0 if none */
+	bool submitting;     /* inside dsm_issue()'s submit: done() must not recurse */
+	bool done_inline;    /* done() ran during that submit */
+};
+
+static void dsm_issue(struct nvmf_req *req);
+
+static void dsm_done(struct nvmf_bdev_io *io, int err)
+{
+	struct nvmf_req *req = io->ctx;
+	struct dsm_state *st = req->aux;
+	if (err && !st->err)
+		st->err = err;
+	if (st->submitting) {
+		st->done_inline = true;   /* dsm_issue()'s loop goes on */
+		return;
+	}
+	dsm_issue(req);
+}
+
+/* Submit ranges one after another until one completes asynchronously (its done()
+ * continues), the ring is full (the retry resubmits, its done() continues), or all are
+ * done. A loop rather than recursion, since a RAM backend completes inline. */
+static void dsm_issue(struct nvmf_req *req)
+{
+	struct dsm_state *st = req->aux;
+	const struct nvme_dsm_range *r = req->data;
+	uint32_t shift = req->ns->lba_shift;
+	for (;;) {
+		while (st->next < st->nr && le32toh(r[st->next].nlb) == 0)
+			st->next++;
+		if (st->err || st->next == st->nr) {
+			/* Deallocate is not a write of user data: EIO maps to a write fault all
+			 * the same, since data may now be partly deallocated. */
+			nvmf_req_complete(req, nvme_status_from_errno(st->err, true));
+			return;
+		}
+		const struct nvme_dsm_range *cur = &r[st->next++];
+		req->slba = le64toh(cur->slba);
+		bio_prep(req, NVMF_BDEV_DISCARD, req->slba << shift,
+			 (uint64_t)le32toh(cur->nlb) << shift, NULL, dsm_done);
+		st->submitting = true;
+		st->done_inline = false;
+		bool submitted = bio_submit(req);
+		st->submitting = false;
+		if (!submitted || !st->done_inline)
+			return;
+	}
+}
+
+static void execute_dsm(struct nvmf_req *req)
+{
+	/* Only Attribute - Deallocate does anything; IDR/IDW are hints we may ignore. */
+	if (!(cdw(req->cmd->cdw11) & NVME_DSMGMT_AD)) {
+		nvmf_req_complete(req, 0);
+		return;
+	}
+	const struct nvme_dsm_range *r = req->data;
+	uint32_t nr = req->data_len / DSM_RANGE_SIZE;
+	/* Check every range first: an out-of-range entry deallocates nothing at all. */
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t slba = le64toh(r[i].slba), nlb = le32toh(r[i].nlb);
+		if (nlb && (slba >= req->ns->nlb || nlb > req->ns->nlb - slba)) {
+			req->slba = slba;
+			nvmf_req_complete_dnr(req, generic(NVME_SC_LBA_RANGE));
+			return;
+		}
+	}
+	struct dsm_state *st = calloc(1, sizeof(*st));
+	if (!st) {
+		nvmf_req_complete(req, generic(NVME_SC_INTERNAL));
+		return;
+	}
+	st->nr = nr;
+	req->aux = st;
+	dsm_issue(req);
+}
+
+/* ---- parsing ---- */
+
+/* The namespace @cmd names, active in the controller's subsystem, else Invalid Namespace
+ * or Format (nvmet_req_find_ns; NSID 0 and FFFFFFFFh included: no I/O command here takes
+ * the broadcast value, Identify VWC bits 2:1 do not claim a broadcast Flush). */
+static nvme_status_t find_ns(struct nvmf_req *req)
+{
+	const struct nvmf_subsys *s = req->sq->ctrl->subsys;
+	uint32_t nsid = cdw(req->cmd->nsid);
+	if (nsid == 0 || nsid > s->max_nsid || !s->ns || !s->ns[nsid])
+		return generic(NVME_SC_INVALID_NS);
+	req->ns = s->ns[nsid];
+	return 0;
+}
+
+/* Range of blocks [slba, slba + nlb) must lie inside the namespace; written without
+ * slba + nlb so a huge SLBA cannot wrap around. */
+static bool lba_range_ok(const struct nvmf_ns *ns, uint64_t slba, uint64_t nlb)
+{
+	return slba < ns->nlb && nlb <= ns->nlb - slba;
+}
+
+/* Read, Write, Compare: SLBA, NLB, PRINFO; data length from NLB, against MDTS. */
+static nvme_status_t parse_rw(struct nvmf_req *req, enum nvmf_xfer_dir dir,
+			      void (*execute)(struct nvmf_req *))
+{
+	const struct nvmf_ctrl *ctrl = req->sq->ctrl;
+	uint32_t cdw12 = cdw(req->cmd->cdw12);
+	uint64_t nlb = (cdw12 & CDW12_NLB_MASK) + 1ull;
+	req->slba = cmd_slba(req->cmd);
+	/* No namespace is formatted with protection information: PRINFO must be 0. */
+	if (cdw12 & CDW12_PRINFO)
+		return generic(NVME_SC_INVALID_FIELD);
+	if (!lba_range_ok(req->ns, req->slba, nlb))
+		return generic(NVME_SC_LBA_RANGE);
+	uint64_t len = nlb << req->ns->lba_shift;
+	/* MDTS (NVMe Base 2.0 figure 275): "If a command is submitted that exceeds this
+	 * transfer size, then the command is aborted with a status code of Invalid Field in
+	 * Command." A length that does not fit data_len cannot be served either. */
+	if (ctrl->mdts && ctrl->mdts < 32 && len > (1ull << (ctrl->mdts + MDTS_UNIT_SHIFT)))
+		return generic(NVME_SC_INVALID_FIELD);
+	if (len > UINT32_MAX)
+		return generic(NVME_SC_INVALID_FIELD);
+	req->dir = dir;
+	req->data_len = (uint32_t)len;
+	req->execute = execute;
+	return 0;
+}
+
+static nvme_status_t parse_write_zeroes(struct nvmf_req *req)
+{
+	uint32_t cdw12 = cdw(req->cmd->cdw12);
+	uint64_t nlb = (cdw12 & CDW12_NLB_MASK) + 1ull;
+	req->slba = cmd_slba(req->cmd);
+	if (cdw12 & CDW12_PRINFO)
+		return generic(NVME_SC_INVALID_FIELD);
+	if (!lba_range_ok(req->ns, req->slba, nlb))
+		return generic(NVME_SC_LBA_RANGE);
+	req->dir = NVMF_XFER_NONE;
+	req->data_len = 0;
+	req->execute = execute_write_zeroes;
+	return 0;
+}
+
+static nvme_status_t parse_dsm(struct nvmf_req *req)
+{
+	uint32_t nr = (cdw(req->cmd->cdw10) & DSM_NR_MASK) + 1;
+	req->dir = NVMF_XFER_H2C;
+	req->data_len = nr * (uint32_t)DSM_RANGE_SIZE;
+	req->execute = execute_dsm;
+	return 0;
+}
+
+nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
+{
+	/* I/O needs an enabled, ready controller (nvmet_check_ctrl_status). */
+	if (!nvmf_ctrl_ready(req->sq->ctrl))
+		return generic(NVME_SC_CMD_SEQ_ERROR);
+
+	uint8_t opcode = req->cmd->opcode;
+	switch (opcode) {
+	case nvme_cmd_flush:
+	case nvme_cmd_write:
+	case nvme_cmd_read:
+	case nvme_cmd_compare:
+	case nvme_cmd_write_zeroes:
+	case nvme_cmd_dsm:
+		break;
+	default:
+		return generic(NVME_SC_INVALID_OPCODE);
+	}
+	nvme_status_t st = find_ns(req);
+	if (st)
+		return st;
+
+	switch (opcode) {
+	case nvme_cmd_flush:
+		req->execute = execute_flush;
+		return 0;
+	case nvme_cmd_write:
+		return parse_rw(req, NVMF_XFER_H2C, execute_write);
+	case nvme_cmd_read:
+		return parse_rw(req, NVMF_XFER_C2H, execute_read);
+	case nvme_cmd_compare:
+		return parse_rw(req, NVMF_XFER_H2C, execute_compare);
+	case nvme_cmd_write_zeroes:
+		return parse_write_zeroes(req);
+	default:
+		return parse_dsm(req);
+	}
+}

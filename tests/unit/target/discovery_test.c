@@ -1,0 +1,403 @@
+/* The discovery controller through the loop transport: Identify, the Discovery Log Page
+ * (entries per port and allowed subsystem, windows, genctr, wildcard addresses) and the
+ * commands it refuses. Each test builds its own small target (no namespaces). */
+#include <CUnit/CUnit.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests/unit/suites.h"
+#include "target/loop.h"
+
+#define GEN(sc) (nvme_status(NVME_SCT_GENERIC, (sc)) | NVME_SC_DNR)
+#define HOST1 "nqn.2026-11.io.nvmf-rdma:host1"
+#define HOST2 "nqn.2026-11.io.nvmf-rdma:host2"
+#define HDR 1024u
+#define ENT 1024u
+
+struct dx {
+	struct nvmf_config cfg;
+	struct nvmf_tgt tgt;
+	struct nvmf_loop_queue admin;
+};
+
+static uint64_t fixed_now(void) { return 1000; }
+
+static char *nqn(int i)
+{
+	char b[64];
+	snprintf(b, sizeof(b), "nqn.2026-11.io.nvmf-rdma:disk%d", i);
+	return strdup(b);
+}
+
+/* Subsystem disk<i>; @host NULL = any host, else only that one. */
+static void add_subsys(struct dx *d, int i, const char *host)
+{
+	struct nvmf_config *c = &d->cfg;
+	c->subsystems = realloc(c->subsystems, (c->n_subsystems + 1) * sizeof(*c->subsystems));
+	struct nvmf_subsys_config *s = &c->subsystems[c->n_subsystems++];
+	memset(s, 0, sizeof(*s));
+	char *n = nqn(i);
+	snprintf(s->nqn, sizeof(s->nqn), "%s", n);
+	free(n);
+	s->allow_any_host = host == NULL;
+	if (host) {
+		s->allowed_hosts = calloc(1, sizeof(char *));
+		s->allowed_hosts[0] = strdup(host);
+		s->n_allowed_hosts = 1;
+	}
+	s->qid_max = 4;
+}
+
+/* Port @portid on @traddr:@svc exposing disk<first> .. disk<first+n-1>. */
+static void add_port(struct dx *d, uint16_t portid, int family, const char *traddr,
+		     const char *svc, int first, int n)
+{
+	struct nvmf_config *c = &d->cfg;
+	c->ports = realloc(c->ports, (c->n_ports + 1) * sizeof(*c->ports));
+	struct nvmf_port_config *p = &c->ports[c->n_ports++];
+	memset(p, 0, sizeof(*p));
+	p->portid = portid;
+	p->adrfam = family;
+	snprintf(p->traddr, sizeof(p->traddr), "%s", traddr);
+	snprintf(p->trsvcid, sizeof(p->trsvcid), "%s", svc);
+	p->inline_data_size = 8192;
+	p->max_queue_size = 128;
+	p->subsystems = calloc((size_t)n + 1, sizeof(char *));
+	for (int k = 0; k < n; k++)
+		p->subsystems[p->n_subsystems++] = nqn(first + k);
+}
+
+/* Start the target; the host @hostnqn reaches port 0 from local address @local (IPv4
+ * or IPv6 text), connects to discovery and, when @enable, sets CC.EN. */
+static void start(struct dx *d, const char *hostnqn, const char *local, bool enable)
+{
+	char err[256];
+	CU_ASSERT_FATAL(nvmf_tgt_init(&d->tgt, &d->cfg, NULL, err, sizeof(err)) == 0);
+	d->tgt.now_ms = fixed_now;
+	nvmf_loop_queue_init(&d->admin, &d->tgt, &d->tgt.ports[0]);
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&d->admin.sq.local_addr;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&d->admin.sq.local_addr;
+	if (inet_pton(AF_INET, local, &a4->sin_addr) == 1)
+		a4->sin_family = AF_INET;
+	else if (inet_pton(AF_INET6, local, &a6->sin6_addr) == 1)
+		a6->sin6_family = AF_INET6;
+	CU_ASSERT_EQUAL_FATAL(nvmf_loop_connect(&d->admin, 0, 31, NVMF_DISC_NQN, hostnqn, 0xffff,
+						0, NULL, NULL), 0);
+	if (enable)
+		CU_ASSERT_EQUAL_FATAL(nvmf_loop_enable(&d->admin), 0);
+}
+
+static void stop(struct dx *d)
+{
+	nvmf_loop_disconnect(&d->admin);
+	nvmf_tgt_fini(&d->tgt);
+	nvmf_config_free(&d->cfg);
+}
+
+static struct nvme_sqe mk(uint8_t opc, uint32_t c10, uint32_t c11)
+{
+	struct nvme_sqe c;
+	memset(&c, 0, sizeof(c));
+	c.opcode = opc;
+	c.cdw10 = htole32(c10);
+	c.cdw11 = htole32(c11);
+	return c;
+}
+
+static nvme_status_t disc_log(struct dx *d, uint64_t off, void *buf, uint32_t len)
+{
+	uint32_t numd = len / 4 - 1;
+	struct nvme_sqe c = mk(nvme_admin_get_log_page, NVME_LOG_LID_DISCOVER | (numd & 0xffff) << 16,
+			       numd >> 16);
+	c.cdw12 = htole32((uint32_t)off);
+	c.cdw13 = htole32((uint32_t)(off >> 32));
+	memset(buf, 0xff, len);
+	return nvmf_loop_submit(&d->admin, &c, buf, len, NULL);
+}
+
+/* Header fields of a log read into @b. */
+static uint64_t numrec(const void *b) { return le64toh(((const struct nvmf_discovery_log *)b)->numrec); }
+static uint64_t genctr(const void *b) { return le64toh(((const struct nvmf_discovery_log *)b)->genctr); }
+static const struct nvmf_disc_log_entry *entry(const void *b, size_t i)
+{
+	return &((const struct nvmf_discovery_log *)b)->entries[i];
+}
+
+static void discovery_log_without_exposed_subsystems_is_only_the_header(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 0);
+	start(&d, HOST1, "10.0.0.1", true);
+	uint8_t b[HDR + ENT];
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL(numrec(b), 0);
+	CU_ASSERT_EQUAL(le16toh(((struct nvmf_discovery_log *)b)->recfmt), 0);
+	for (size_t i = 16; i < sizeof(b); i++)
+		if (b[i]) {
+			CU_FAIL("non-zero byte past the header fields");
+			break;
+		}
+	stop(&d);
+}
+
+static void discovery_log_entry_carries_the_port_and_rdma_fields(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 4, AF_INET, "192.168.7.1", "4421", 0, 1);
+	d.cfg.ports[0].treq = NVMF_TREQ_NOT_REQUIRED;
+	start(&d, HOST1, "192.168.7.1", true);
+	uint8_t b[HDR + ENT];
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL_FATAL(numrec(b), 1);
+	const struct nvmf_disc_log_entry *e = entry(b, 0);
+	CU_ASSERT_EQUAL(e->trtype, NVMF_TRTYPE_RDMA);
+	CU_ASSERT_EQUAL(e->adrfam, NVMF_ADDR_FAMILY_IP4);
+	CU_ASSERT_EQUAL(e->subtype, NVME_NQN_NVME);
+	CU_ASSERT_EQUAL(e->treq, NVMF_TREQ_NOT_REQUIRED);
+	CU_ASSERT_EQUAL(le16toh(e->portid), 4);
+	CU_ASSERT_EQUAL(le16toh(e->cntlid), 0xffff);
+	CU_ASSERT_EQUAL(le16toh(e->asqsz), 32);
+	CU_ASSERT_STRING_EQUAL(e->trsvcid, "4421");
+	CU_ASSERT_STRING_EQUAL(e->traddr, "192.168.7.1");
+	CU_ASSERT_STRING_EQUAL(e->subnqn, "nqn.2026-11.io.nvmf-rdma:disk0");
+	CU_ASSERT_EQUAL(e->tsas.rdma.qptype, NVMF_RDMA_QPTYPE_CONNECTED);
+	CU_ASSERT_EQUAL(e->tsas.rdma.prtype, NVMF_RDMA_PRTYPE_NOT_SPECIFIED);
+	CU_ASSERT_EQUAL(e->tsas.rdma.cms, NVMF_RDMA_CMS_RDMA_CM);
+	CU_ASSERT_EQUAL(le16toh(e->tsas.rdma.pkey), 0);
+	stop(&d);
+}
+
+static void discovery_log_of_five_entries_reads_the_same_through_any_window(void)
+{
+	struct dx d = { 0 };
+	for (int i = 0; i < 5; i++)
+		add_subsys(&d, i, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 5);
+	start(&d, HOST1, "10.0.0.1", true);
+	const uint32_t len = HDR + 5 * ENT;          /* 6 KiB: more than 4 KiB */
+	uint8_t *full = malloc(len), *w = malloc(len);
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, full, len), 0);
+	CU_ASSERT_EQUAL(numrec(full), 5);
+	for (int i = 0; i < 5; i++) {
+		char *n = nqn(i);
+		CU_ASSERT_STRING_EQUAL(entry(full, (size_t)i)->subnqn, n);
+		free(n);
+	}
+	static const struct { uint32_t off, len; } win[] = {
+		{ 0, 16 }, { 0, HDR }, { HDR, 4 * ENT }, { 4, 4 }, { 2000, 3000 },
+		{ 5116, 1028 }, { 4096, 2048 }, { 6140, 4 },
+	};
+	for (size_t i = 0; i < sizeof(win) / sizeof(win[0]); i++) {
+		CU_ASSERT_EQUAL(disc_log(&d, win[i].off, w, win[i].len), 0);
+		CU_ASSERT_EQUAL(memcmp(w, full + win[i].off, win[i].len), 0);
+	}
+	/* Past the end: zero filled; starting past it: Invalid Field. */
+	CU_ASSERT_EQUAL(disc_log(&d, 5120, w, 2048), 0);
+	CU_ASSERT_EQUAL(memcmp(w, full + 5120, 1024), 0);
+	CU_ASSERT_EQUAL(w[1024], 0);
+	CU_ASSERT_EQUAL(w[2047], 0);
+	CU_ASSERT_EQUAL(disc_log(&d, len, w, 4), 0);
+	CU_ASSERT_EQUAL(disc_log(&d, len + 4, w, 4), GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(disc_log(&d, 6, w, 4), GEN(NVME_SC_INVALID_FIELD));   /* unaligned */
+	free(full);
+	free(w);
+	stop(&d);
+}
+
+static void host_not_allowed_sees_no_entry_for_that_subsystem(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, HOST1);
+	add_subsys(&d, 1, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 2);
+	start(&d, HOST2, "10.0.0.1", true);
+	uint8_t b[HDR + 2 * ENT];
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL(numrec(b), 1);
+	CU_ASSERT_STRING_EQUAL(entry(b, 0)->subnqn, "nqn.2026-11.io.nvmf-rdma:disk1");
+	nvmf_loop_disconnect(&d.admin);
+	/* The allowed host sees both. */
+	nvmf_loop_queue_init(&d.admin, &d.tgt, &d.tgt.ports[0]);
+	CU_ASSERT_EQUAL_FATAL(nvmf_loop_connect(&d.admin, 0, 31, NVMF_DISC_NQN, HOST1, 0xffff, 0,
+						NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_loop_enable(&d.admin), 0);
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL(numrec(b), 2);
+	CU_ASSERT_STRING_EQUAL(entry(b, 0)->subnqn, "nqn.2026-11.io.nvmf-rdma:disk0");
+	stop(&d);
+}
+
+static void wildcard_traddr_is_replaced_by_the_connection_local_address(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "0.0.0.0", "4420", 0, 1);
+	add_port(&d, 2, AF_INET, "10.9.9.9", "4430", 0, 1);
+	add_port(&d, 3, AF_INET6, "::", "4440", 0, 1);   /* no IPv6 address to give: left out */
+	start(&d, HOST1, "10.1.2.3", true);
+	uint8_t b[HDR + 3 * ENT];
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL_FATAL(numrec(b), 2);
+	CU_ASSERT_STRING_EQUAL(entry(b, 0)->traddr, "10.1.2.3");
+	CU_ASSERT_EQUAL(le16toh(entry(b, 0)->portid), 1);
+	CU_ASSERT_STRING_EQUAL(entry(b, 1)->traddr, "10.9.9.9");
+	CU_ASSERT_STRING_EQUAL(entry(b, 1)->trsvcid, "4430");
+	stop(&d);
+}
+
+static void ipv6_wildcard_traddr_is_replaced_by_the_ipv6_local_address(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET6, "::", "4420", 0, 1);
+	start(&d, HOST1, "fd00::5", true);
+	uint8_t b[HDR + ENT];
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL_FATAL(numrec(b), 1);
+	CU_ASSERT_EQUAL(entry(b, 0)->adrfam, NVMF_ADDR_FAMILY_IP6);
+	CU_ASSERT_STRING_EQUAL(entry(b, 0)->traddr, "fd00::5");
+	stop(&d);
+}
+
+static void genctr_is_stable_between_reads_and_changes_with_the_content(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_subsys(&d, 1, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 2);
+	start(&d, HOST1, "10.0.0.1", true);
+	uint8_t b[HDR + 2 * ENT];
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, HDR), 0);
+	uint64_t g1 = genctr(b);
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL(genctr(b), g1);
+	CU_ASSERT_EQUAL(numrec(b), 2);
+	/* The host loses access to disk1: fewer entries, a new genctr. */
+	d.cfg.subsystems[1].allow_any_host = false;
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL(numrec(b), 1);
+	CU_ASSERT_NOT_EQUAL(genctr(b), g1);
+	/* The owner can force a change too. */
+	uint64_t g2 = genctr(b);
+	d.tgt.disc_genctr++;
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, HDR), 0);
+	CU_ASSERT_NOT_EQUAL(genctr(b), g2);
+	stop(&d);
+}
+
+static void discovery_identify_reports_a_discovery_controller(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
+	start(&d, HOST1, "10.0.0.1", true);
+	struct nvme_id_ctrl id;
+	memset(&id, 0xff, sizeof(id));
+	CU_ASSERT_EQUAL_FATAL(nvmf_loop_submit(&d.admin, &(struct nvme_sqe){ .opcode = nvme_admin_identify,
+			      .cdw10 = htole32(NVME_IDENTIFY_CNS_CTRL) }, &id, sizeof(id), NULL), 0);
+	CU_ASSERT_EQUAL(id.cntrltype, NVME_CTRL_CNTRLTYPE_DISCOVERY);
+	CU_ASSERT_STRING_EQUAL(id.subnqn, NVMF_DISC_NQN);
+	CU_ASSERT_EQUAL(le32toh(id.nn), 0);
+	CU_ASSERT_EQUAL(le16toh(id.kas), NVMF_KAS);
+	CU_ASSERT(le32toh(id.sgls) & NVME_CTRL_SGLS_KEYED);
+	CU_ASSERT(id.lpa & NVME_CTRL_LPA_EXTENDED);
+	CU_ASSERT_EQUAL(le16toh(id.maxcmd), NVMF_ADMIN_QUEUE_SIZE);
+	CU_ASSERT_EQUAL(le16toh(id.cntlid), d.admin.sq.ctrl->cntlid);
+	CU_ASSERT_EQUAL(le16toh(id.icdoff), 0);
+	CU_ASSERT_EQUAL(id.mdts, d.admin.sq.ctrl->mdts);
+	stop(&d);
+}
+
+static void discovery_rejects_io_controller_admin_commands(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
+	start(&d, HOST1, "10.0.0.1", true);
+	uint8_t b[4096];
+	struct nvme_sqe c = mk(nvme_admin_identify, NVME_IDENTIFY_CNS_NS, 0);
+	c.nsid = htole32(1);
+	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, b, sizeof(b), NULL), GEN(NVME_SC_INVALID_FIELD));
+	c = mk(nvme_admin_identify, NVME_IDENTIFY_CNS_NS_ACTIVE_LIST, 0);
+	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, b, sizeof(b), NULL), GEN(NVME_SC_INVALID_FIELD));
+	c = mk(nvme_admin_get_log_page, NVME_LOG_LID_SMART | 127u << 16, 0);
+	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, b, 512, NULL),
+			nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_INVALID_LOG_PAGE) | NVME_SC_DNR);
+	c = mk(nvme_admin_set_features, NVME_FEAT_FID_NUM_QUEUES, 0);
+	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, NULL), GEN(NVME_SC_INVALID_FIELD));
+	c = mk(nvme_admin_abort_cmd, 0, 0);
+	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, NULL), GEN(NVME_SC_INVALID_OPCODE));
+	c = mk(nvme_admin_ns_mgmt, 0, 0);
+	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, NULL), GEN(NVME_SC_INVALID_OPCODE));
+	/* Namespace notices do not exist here. */
+	c = mk(nvme_admin_set_features, NVME_FEAT_FID_ASYNC_EVENT, 1u << 8);
+	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, NULL), GEN(NVME_SC_INVALID_FIELD));
+	stop(&d);
+}
+
+static void discovery_keeps_alive_and_round_trips_the_kato_feature(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
+	start(&d, HOST1, "10.0.0.1", true);
+	struct nvme_cqe cqe;
+	struct nvme_sqe c = mk(nvme_admin_set_features, NVME_FEAT_FID_KATO, 3000);
+	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, NULL), 0);
+	c = mk(nvme_admin_get_features, NVME_FEAT_FID_KATO, 0);
+	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, &cqe), 0);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), 3000);
+	c = mk(nvme_admin_keep_alive, 0, 0);
+	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, NULL), 0);
+	c = mk(nvme_admin_set_features, NVME_FEAT_FID_ASYNC_EVENT, 0);
+	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, NULL), 0);
+	stop(&d);
+}
+
+static void discovery_aer_stays_parked(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
+	start(&d, HOST1, "10.0.0.1", true);
+	struct nvmf_loop_queue h;
+	memset(&h, 0, sizeof(h));
+	h.cmd = mk(nvme_admin_async_event, 0, 0);
+	h.cmd.flags = 0x40;
+	h.req.transport_priv = &h;
+	CU_ASSERT_TRUE_FATAL(nvmf_req_init(&h.req, &d.admin.sq, &h.cmd, &h.cqe));
+	nvmf_req_execute(&h.req);
+	CU_ASSERT_FALSE(h.done);
+	CU_ASSERT_EQUAL(d.admin.sq.ctrl->nr_aer, 1);
+	stop(&d);
+}
+
+static void discovery_command_before_cc_enable_returns_cmd_seq_error(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
+	start(&d, HOST1, "10.0.0.1", false);
+	uint8_t b[HDR];
+	CU_ASSERT_EQUAL(disc_log(&d, 0, b, sizeof(b)), GEN(NVME_SC_CMD_SEQ_ERROR));
+	stop(&d);
+}
+
+const struct unit_test discovery_tests[] = {
+	{"discovery_log_without_exposed_subsystems_is_only_the_header", discovery_log_without_exposed_subsystems_is_only_the_header},
+	{"discovery_log_entry_carries_the_port_and_rdma_fields", discovery_log_entry_carries_the_port_and_rdma_fields},
+	{"discovery_log_of_five_entries_reads_the_same_through_any_window", discovery_log_of_five_entries_reads_the_same_through_any_window},
+	{"host_not_allowed_sees_no_entry_for_that_subsystem", host_not_allowed_sees_no_entry_for_that_subsystem},
+	{"wildcard_traddr_is_replaced_by_the_connection_local_address", wildcard_traddr_is_replaced_by_the_connection_local_address},
+	{"ipv6_wildcard_traddr_is_replaced_by_the_ipv6_local_address", ipv6_wildcard_traddr_is_replaced_by_the_ipv6_local_address},
+	{"genctr_is_stable_between_reads_and_changes_with_the_content", genctr_is_stable_between_reads_and_changes_with_the_content},
+	{"discovery_identify_reports_a_discovery_controller", discovery_identify_reports_a_discovery_controller},
+	{"discovery_rejects_io_controller_admin_commands", discovery_rejects_io_controller_admin_commands},
+	{"discovery_keeps_alive_and_round_trips_the_kato_feature", discovery_keeps_alive_and_round_trips_the_kato_feature},
+	{"discovery_aer_stays_parked", discovery_aer_stays_parked},
+	{"discovery_command_before_cc_enable_returns_cmd_seq_error", discovery_command_before_cc_enable_returns_cmd_seq_error},
+	{NULL, NULL},
+};

@@ -1,0 +1,269 @@
+/* Connect, Property Get/Set and the controller state machine through the loop transport. */
+#include <CUnit/CUnit.h>
+#include <string.h>
+#include "tests/unit/suites.h"
+#include "tests/unit/target/fixture.h"
+
+#define SC(sct, sc) nvme_status(sct, sc)
+#define CONNECT_INVALID_PARAM (SC(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAM) | NVME_SC_DNR)
+
+static struct fx F;
+
+static void setup(void) { CU_ASSERT_FATAL(fx_setup(&F) == 0); }
+
+static nvme_status_t prop_get(struct nvmf_loop_queue *q, uint32_t off, bool size8, uint64_t *val)
+{
+	struct nvme_sqe c;
+	struct nvme_cqe cqe;
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_admin_fabrics;
+	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_property_get;
+	((uint8_t *)&c)[NVMF_PROP_ATTRIB] = size8;
+	uint32_t o = htole32(off);
+	memcpy((uint8_t *)&c + NVMF_PROP_OFFSET, &o, 4);
+	nvme_status_t st = nvmf_loop_submit(q, &c, NULL, 0, &cqe);
+	*val = le64toh(cqe.result.u64);
+	return st;
+}
+
+static nvme_status_t prop_set_cc(struct nvmf_loop_queue *q, uint32_t cc)
+{
+	struct nvme_sqe c;
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_admin_fabrics;
+	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_property_set;
+	uint32_t o = htole32(NVMF_PROP_CC), v = htole32(cc);
+	memcpy((uint8_t *)&c + NVMF_PROP_OFFSET, &o, 4);
+	memcpy((uint8_t *)&c + NVMF_PROP_VALUE, &v, 4);
+	return nvmf_loop_submit(q, &c, NULL, 0, NULL);
+}
+
+static void admin_connect_assigns_cntlid_and_cc_enable_sets_rdy(void)
+{
+	setup();
+	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
+	CU_ASSERT(F.cntlid >= 1 && F.cntlid <= 0xffef);
+	uint64_t csts = 0;
+	CU_ASSERT_EQUAL(prop_get(&F.admin, NVMF_PROP_CSTS, false, &csts), 0);
+	CU_ASSERT_EQUAL(csts & 1, 1);
+	fx_teardown(&F);
+}
+
+static void connect_with_unknown_subnqn_returns_invalid_param_at_subnqn(void)
+{
+	setup();
+	struct nvme_cqe cqe;
+	nvme_status_t st = nvmf_loop_connect(&F.admin, 0, 31, "nqn.2026-11.io.nvmf-rdma:nope",
+					     FX_HOSTNQN, 0xffff, 0, NULL, &cqe);
+	CU_ASSERT_EQUAL(st, CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 256); /* IATTR=1, IPO=subnqn */
+	fx_teardown(&F);
+}
+
+static void connect_from_host_not_allowed_returns_invalid_host(void)
+{
+	setup();
+	struct nvme_cqe cqe;
+	nvme_status_t st = nvmf_loop_connect(&F.admin, 0, 31, FX_SUBNQN, FX_OTHER_HOSTNQN,
+					     0xffff, 0, NULL, &cqe);
+	CU_ASSERT_EQUAL(st, SC(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST) | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 512);
+	fx_teardown(&F);
+}
+
+static void admin_connect_with_cntlid_other_than_ffff_returns_invalid_param(void)
+{
+	setup();
+	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
+	struct nvmf_loop_queue second;
+	struct nvme_cqe cqe;
+	nvmf_loop_queue_init(&second, &F.tgt, &F.tgt.ports[0]);
+	nvme_status_t st = nvmf_loop_connect(&second, 0, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid,
+					     0, NULL, &cqe);
+	CU_ASSERT_EQUAL(st, CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 16); /* IATTR=1, IPO=cntlid */
+	fx_teardown(&F);
+}
+
+static void connect_with_nonzero_recfmt_returns_connect_format(void)
+{
+	setup();
+	struct nvme_sqe c;
+	struct nvmf_connect_data d;
+	memset(&c, 0, sizeof(c));
+	memset(&d, 0, sizeof(d));
+	c.opcode = nvme_admin_fabrics;
+	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_connect;
+	((uint8_t *)&c)[NVMF_CONNECT_RECFMT] = 1;
+	((uint8_t *)&c)[NVMF_CONNECT_SQSIZE] = 31;
+	CU_ASSERT_EQUAL(nvmf_loop_submit(&F.admin, &c, &d, sizeof(d), NULL),
+			SC(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_FORMAT) | NVME_SC_DNR);
+	fx_teardown(&F);
+}
+
+static void admin_connect_with_sqsize_above_32_entries_returns_invalid_param(void)
+{
+	setup();
+	struct nvme_cqe cqe;
+	CU_ASSERT_EQUAL(nvmf_loop_connect(&F.admin, 0, 32, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0,
+					  NULL, &cqe), CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), NVMF_CONNECT_SQSIZE); /* IATTR=0, SQE offset */
+	CU_ASSERT_EQUAL(nvmf_loop_connect(&F.admin, 0, 0, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0,
+					  NULL, &cqe), CONNECT_INVALID_PARAM);
+	fx_teardown(&F);
+}
+
+static void connect_data_shorter_than_1024_bytes_returns_data_sgl_length_invalid(void)
+{
+	setup();
+	struct nvme_sqe c;
+	uint8_t d[512] = { 0 };
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_admin_fabrics;
+	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_connect;
+	((uint8_t *)&c)[NVMF_CONNECT_SQSIZE] = 31;
+	CU_ASSERT_EQUAL(nvmf_loop_submit(&F.admin, &c, d, sizeof(d), NULL),
+			SC(NVME_SCT_GENERIC, NVME_SC_SGL_INVALID_DATA) | NVME_SC_DNR);
+	fx_teardown(&F);
+}
+
+static void io_connect_checks_cntlid_qid_sqsize_and_duplicates(void)
+{
+	setup();
+	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
+	struct nvmf_loop_queue io1, io2;
+	struct nvme_cqe cqe;
+	nvmf_loop_queue_init(&io1, &F.tgt, &F.tgt.ports[0]);
+	nvmf_loop_queue_init(&io2, &F.tgt, &F.tgt.ports[0]);
+	/* unknown controller */
+	CU_ASSERT_EQUAL(nvmf_loop_connect(&io1, 1, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid + 1, 0,
+					  NULL, &cqe), CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 16);
+	/* qid above the subsystem's qid_max (4) */
+	CU_ASSERT_EQUAL(nvmf_loop_connect(&io1, 5, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
+					  NULL, &cqe), CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), NVMF_CONNECT_QID);
+	/* sqsize beyond MQES (port max_queue_size 128 -> sqsize <= 127) */
+	CU_ASSERT_EQUAL(nvmf_loop_connect(&io1, 1, 128, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
+					  NULL, &cqe), CONNECT_INVALID_PARAM);
+	/* a different host cannot join this association */
+	CU_ASSERT_EQUAL(nvmf_loop_connect(&io1, 1, 127, FX_SUBNQN, FX_OTHER_HOSTNQN, F.cntlid, 0,
+					  NULL, &cqe), CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(nvmf_loop_connect(&io1, 1, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
+					  NULL, &cqe), 0);
+	CU_ASSERT_EQUAL(nvmf_loop_connect(&io2, 1, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
+					  NULL, &cqe), SC(NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR) | NVME_SC_DNR);
+	nvmf_loop_disconnect(&io1);
+	fx_teardown(&F);
+}
+
+static void command_before_connect_returns_invalid_opcode(void)
+{
+	setup();
+	struct nvme_sqe c;
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_admin_identify;
+	CU_ASSERT_EQUAL(nvmf_loop_submit(&F.admin, &c, NULL, 0, NULL),
+			SC(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE) | NVME_SC_DNR);
+	fx_teardown(&F);
+}
+
+static void property_get_cap_reports_mqes_timeout_and_nvm_css(void)
+{
+	setup();
+	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
+	uint64_t cap = 0, vs = 0;
+	CU_ASSERT_EQUAL(prop_get(&F.admin, NVMF_PROP_CAP, true, &cap), 0);
+	CU_ASSERT_EQUAL(cap & 0xffff, 127);          /* MQES, 0's based */
+	CU_ASSERT_EQUAL((cap >> 24) & 0xff, 15);     /* TO: 7.5 s */
+	CU_ASSERT(((cap >> 37) & 1) == 1);             /* CSS: NVM command set */
+	CU_ASSERT_EQUAL(prop_get(&F.admin, NVMF_PROP_VS, false, &vs), 0);
+	CU_ASSERT_EQUAL(vs, 0x00020000);
+	/* CAP with a 4-byte access and an unknown offset are invalid fields */
+	CU_ASSERT_EQUAL(prop_get(&F.admin, 0x30, false, &vs),
+			SC(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD) | NVME_SC_DNR);
+	fx_teardown(&F);
+}
+
+static void property_set_of_anything_but_cc_returns_invalid_field(void)
+{
+	setup();
+	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
+	struct nvme_sqe c;
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_admin_fabrics;
+	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_property_set;
+	((uint8_t *)&c)[NVMF_PROP_OFFSET] = NVMF_PROP_CSTS;
+	CU_ASSERT_EQUAL(nvmf_loop_submit(&F.admin, &c, NULL, 0, NULL),
+			SC(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD) | NVME_SC_DNR);
+	fx_teardown(&F);
+}
+
+static void cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy(void)
+{
+	setup();
+	CU_ASSERT_EQUAL(nvmf_loop_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0,
+					  &F.cntlid, NULL), 0);
+	CU_ASSERT_EQUAL(prop_set_cc(&F.admin, 1u | (7u << 16) | (4u << 20)), 0);
+	uint64_t csts = 0;
+	prop_get(&F.admin, NVMF_PROP_CSTS, false, &csts);
+	CU_ASSERT_EQUAL(csts & 3, 2); /* CFS, not RDY */
+	fx_teardown(&F);
+}
+
+static void shutdown_notification_reports_shutdown_complete(void)
+{
+	setup();
+	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
+	CU_ASSERT_EQUAL(prop_set_cc(&F.admin, 1u | (6u << 16) | (4u << 20) | (1u << 14)), 0);
+	uint64_t csts = 0;
+	prop_get(&F.admin, NVMF_PROP_CSTS, false, &csts);
+	CU_ASSERT_EQUAL((csts >> 2) & 3, 2); /* SHST: shutdown processing complete */
+	fx_teardown(&F);
+}
+
+static void keep_alive_timeout_tears_the_association_down(void)
+{
+	setup();
+	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);   /* KATO 5000 ms */
+	F.now += 4000;
+	nvmf_tgt_poll_timers(&F.tgt);
+	CU_ASSERT_FALSE(F.admin.deleted);
+	F.now += 6000;
+	nvmf_tgt_poll_timers(&F.tgt);
+	CU_ASSERT_TRUE(F.admin.deleted);
+	uint64_t csts = 0;
+	prop_get(&F.admin, NVMF_PROP_CSTS, false, &csts);
+	CU_ASSERT_EQUAL(csts & 2, 2);   /* CFS */
+	fx_teardown(&F);
+}
+
+static void disconnecting_the_admin_queue_frees_the_cntlid(void)
+{
+	setup();
+	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
+	CU_ASSERT_PTR_NOT_NULL(nvmf_ctrl_find(&F.tgt, FX_SUBNQN, F.cntlid));
+	nvmf_loop_disconnect(&F.admin);
+	CU_ASSERT_PTR_NULL(nvmf_ctrl_find(&F.tgt, FX_SUBNQN, F.cntlid));
+	CU_ASSERT_PTR_NULL(F.tgt.ctrls);
+	fx_teardown(&F);
+}
+
+const struct unit_test target_fabrics_tests[] = {
+	{ "admin_connect_assigns_cntlid_and_cc_enable_sets_rdy", admin_connect_assigns_cntlid_and_cc_enable_sets_rdy },
+	{ "connect_with_unknown_subnqn_returns_invalid_param_at_subnqn", connect_with_unknown_subnqn_returns_invalid_param_at_subnqn },
+	{ "connect_from_host_not_allowed_returns_invalid_host", connect_from_host_not_allowed_returns_invalid_host },
+	{ "admin_connect_with_cntlid_other_than_ffff_returns_invalid_param", admin_connect_with_cntlid_other_than_ffff_returns_invalid_param },
+	{ "connect_with_nonzero_recfmt_returns_connect_format", connect_with_nonzero_recfmt_returns_connect_format },
+	{ "admin_connect_with_sqsize_above_32_entries_returns_invalid_param", admin_connect_with_sqsize_above_32_entries_returns_invalid_param },
+	{ "connect_data_shorter_than_1024_bytes_returns_data_sgl_length_invalid", connect_data_shorter_than_1024_bytes_returns_data_sgl_length_invalid },
+	{ "io_connect_checks_cntlid_qid_sqsize_and_duplicates", io_connect_checks_cntlid_qid_sqsize_and_duplicates },
+	{ "command_before_connect_returns_invalid_opcode", command_before_connect_returns_invalid_opcode },
+	{ "property_get_cap_reports_mqes_timeout_and_nvm_css", property_get_cap_reports_mqes_timeout_and_nvm_css },
+	{ "property_set_of_anything_but_cc_returns_invalid_field", property_set_of_anything_but_cc_returns_invalid_field },
+	{ "cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy", cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy },
+	{ "shutdown_notification_reports_shutdown_complete", shutdown_notification_reports_shutdown_complete },
+	{ "keep_alive_timeout_tears_the_association_down", keep_alive_timeout_tears_the_association_down },
+	{ "disconnecting_the_admin_queue_frees_the_cntlid", disconnecting_the_admin_queue_frees_the_cntlid },
+	{ NULL, NULL },
+};

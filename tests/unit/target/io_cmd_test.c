@@ -1,0 +1,844 @@
+/*
+ * The NVM command set on an I/O queue (target/io-cmd.c), driven through the loop
+ * transport. The controller and its I/O queue are built by hand (connected, CC.EN=1,
+ * CSTS.RDY=1) so these tests exercise only the I/O path.
+ *
+ * Namespaces: 1 = RAM, 512 B blocks; 2 = a fake backend defined here (error injection,
+ * -EAGAIN, asynchronous completion, volatile cache); 3 = RAM, 4 KiB blocks; 4 = an
+ * inactive slot. MDTS is 8 (1 MiB).
+ */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "target/core.h"
+#include "target/loop.h"
+#include "tests/unit/suites.h"
+
+#define NS_BYTES   (4u << 20)
+#define MDTS       8
+#define MDTS_BYTES (4096u << MDTS)
+#define FAKE_BS    512u
+#define FAKE_MAX_PENDING 16
+
+#define ST(sct, sc)  ((nvme_status_t)nvme_status((sct), (sc)))
+#define DNR(st)      ((nvme_status_t)((st) | NVME_SC_DNR))
+#define GEN(sc)      ST(NVME_SCT_GENERIC, (sc))
+
+/* ---- a fake backend: synchronous or deferred completion, injected errors ---- */
+
+struct fake_bdev {
+	struct nvmf_bdev b;               /* first: the ops get &b */
+	uint8_t *mem;
+	unsigned eagain;                  /* refuse this many submits with -EAGAIN */
+	int fail_err;                     /* complete fail_op with this -errno */
+	int fail_op;                      /* enum nvmf_bdev_op, or -1 */
+	bool async;                       /* park completions until fake_complete() */
+	unsigned count[NVMF_BDEV_DISCARD + 1];
+	struct nvmf_bdev_io *pending[FAKE_MAX_PENDING];
+	int pending_err[FAKE_MAX_PENDING];
+	unsigned npending;
+};
+
+static int fake_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io)
+{
+	(void)aio;
+	struct fake_bdev *f = (struct fake_bdev *)b;
+	if (f->eagain) {
+		f->eagain--;
+		return -EAGAIN;
+	}
+	f->count[io->op]++;
+	switch (io->op) {
+	case NVMF_BDEV_READ:
+		memcpy(io->buf, f->mem + io->offset, io->len);
+		break;
+	case NVMF_BDEV_WRITE:
+		memcpy(f->mem + io->offset, io->buf, io->len);
+		break;
+	case NVMF_BDEV_WRITE_ZEROES:
+	case NVMF_BDEV_DISCARD:
+		memset(f->mem + io->offset, 0, io->len);
+		break;
+	case NVMF_BDEV_FLUSH:
+		break;
+	}
+	int err = (int)io->op == f->fail_op ? f->fail_err : 0;
+	if (f->async) {
+		CU_ASSERT_FATAL(f->npending < FAKE_MAX_PENDING);
+		f->pending[f->npending] = io;
+		f->pending_err[f->npending++] = err;
+		return 0;
+	}
+	io->done(io, err);
+	return 0;
+}
+
+static const struct nvmf_bdev_ops fake_ops = { .name = "fake", .submit = fake_submit };
+
+/* Complete the oldest parked I/O. Returns false when none was parked. */
+static bool fake_complete(struct fake_bdev *f)
+{
+	if (!f->npending)
+		return false;
+	struct nvmf_bdev_io *io = f->pending[0];
+	int err = f->pending_err[0];
+	f->npending--;
+	memmove(f->pending, f->pending + 1, f->npending * sizeof(f->pending[0]));
+	memmove(f->pending_err, f->pending_err + 1, f->npending * sizeof(f->pending_err[0]));
+	io->done(io, err);
+	return true;
+}
+
+/* ---- fixture ---- */
+
+struct fixture {
+	struct nvmf_tgt tgt;
+	struct nvmf_subsys_config scfg;
+	struct nvmf_subsys subsys;
+	struct nvmf_ns *slots[5];         /* indexed by nsid, 0..4 */
+	struct nvmf_ns ns1, ns2, ns3;
+	struct fake_bdev fake;
+	struct nvmf_ctrl ctrl;
+	struct nvmf_sq *sqs[3];
+	struct nvmf_loop_queue q, q2;     /* I/O queues 1 and 2 */
+	void *start_buf[2];               /* buffers of requests started by start() */
+};
+
+static uint64_t fixed_clock(void)
+{
+	return 1000;
+}
+
+static void ram_ns(struct nvmf_ns *ns, uint32_t nsid, uint32_t bs)
+{
+	struct nvmf_ns_config cfg = { .nsid = nsid, .enable = true, .kind = NVMF_BACKEND_RAM,
+				      .size_bytes = NS_BYTES, .block_size = bs };
+	char err[256] = "";
+	ns->nsid = nsid;
+	ns->bdev = nvmf_bdev_open(&cfg, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ns->bdev);
+	ns->lba_shift = (uint32_t)__builtin_ctz(bs);
+	ns->nlb = ns->bdev->size / bs;
+}
+
+static void io_queue(struct fixture *f, struct nvmf_loop_queue *q, uint16_t qid)
+{
+	nvmf_loop_queue_init(q, &f->tgt, NULL);
+	q->sq.ctrl = &f->ctrl;
+	q->sq.qid = qid;
+	q->sq.size = 128;
+	q->sq.connected = true;
+	f->sqs[qid] = &q->sq;
+}
+
+static struct fixture *setup(void)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	f->tgt.now_ms = fixed_clock;
+	snprintf(f->scfg.nqn, sizeof(f->scfg.nqn), "nqn.2024-01.io.test:io");
+	f->subsys.type = NVMF_SUBSYS_NVME;
+	f->subsys.cfg = &f->scfg;
+	f->subsys.ns = f->slots;
+	f->subsys.max_nsid = 4;
+
+	ram_ns(&f->ns1, 1, 512);
+	ram_ns(&f->ns3, 3, 4096);
+	f->fake.b.ops = &fake_ops;
+	f->fake.b.fd = -1;
+	f->fake.b.block_size = FAKE_BS;
+	f->fake.b.size = 1u << 20;
+	f->fake.mem = calloc(1, f->fake.b.size);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f->fake.mem);
+	f->fake.fail_op = -1;
+	f->ns2 = (struct nvmf_ns){ .nsid = 2, .bdev = &f->fake.b, .lba_shift = 9,
+				   .nlb = f->fake.b.size / FAKE_BS };
+	f->slots[1] = &f->ns1;
+	f->slots[2] = &f->ns2;
+	f->slots[3] = &f->ns3;
+
+	f->ctrl.tgt = &f->tgt;
+	f->ctrl.subsys = &f->subsys;
+	f->ctrl.ops = &nvmf_loop_ops;
+	f->ctrl.cntlid = 1;
+	f->ctrl.cc = 1u | (6u << 16) | (4u << 20);   /* EN, IOSQES 6, IOCQES 4 */
+	f->ctrl.csts = 1u;                           /* RDY */
+	f->ctrl.mdts = MDTS;
+	f->ctrl.vwc_enabled = true;
+	f->ctrl.sqs = f->sqs;
+	f->ctrl.max_qid = 2;
+	f->tgt.ctrls = &f->ctrl;
+	io_queue(f, &f->q, 1);
+	io_queue(f, &f->q2, 2);
+	return f;
+}
+
+static void teardown(struct fixture *f)
+{
+	nvmf_bdev_close(f->ns1.bdev);
+	nvmf_bdev_close(f->ns3.bdev);
+	free(f->fake.mem);
+	free(f->start_buf[0]);
+	free(f->start_buf[1]);
+	free(f);
+}
+
+/* ---- commands ---- */
+
+/* Read/Write/Compare/Write Zeroes of @nlb blocks (1's based count) at @slba. */
+static struct nvme_sqe rw_cmd(uint8_t opcode, uint32_t nsid, uint64_t slba, uint32_t nlb)
+{
+	struct nvme_sqe c;
+	memset(&c, 0, sizeof(c));
+	c.opcode = opcode;
+	c.command_id = 0x1234;
+	c.nsid = htole32(nsid);
+	c.cdw10 = htole32((uint32_t)slba);
+	c.cdw11 = htole32((uint32_t)(slba >> 32));
+	c.cdw12 = htole32((nlb - 1) & 0xffff);
+	return c;
+}
+
+static struct nvme_sqe dsm_cmd(uint32_t nsid, uint32_t nr, uint32_t attr)
+{
+	struct nvme_sqe c;
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_cmd_dsm;
+	c.nsid = htole32(nsid);
+	c.cdw10 = htole32(nr - 1);
+	c.cdw11 = htole32(attr);
+	return c;
+}
+
+static struct nvme_dsm_range dsm_range(uint64_t slba, uint32_t nlb)
+{
+	return (struct nvme_dsm_range){ .cattr = 0, .nlb = htole32(nlb), .slba = htole64(slba) };
+}
+
+static nvme_status_t run(struct fixture *f, const struct nvme_sqe *c, void *data, uint32_t len)
+{
+	return nvmf_loop_submit(&f->q, c, data, len, NULL);
+}
+
+static nvme_status_t do_write(struct fixture *f, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			      void *data, uint32_t len)
+{
+	struct nvme_sqe c = rw_cmd(nvme_cmd_write, nsid, slba, nlb);
+	return run(f, &c, data, len);
+}
+
+static nvme_status_t do_read(struct fixture *f, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			     void *data, uint32_t len)
+{
+	struct nvme_sqe c = rw_cmd(nvme_cmd_read, nsid, slba, nlb);
+	return run(f, &c, data, len);
+}
+
+/*
+ * Start @c on queue @q without waiting for completion, as a transport would: init, data
+ * in, execute. The request may still be running (deferred backend) when this returns.
+ * Returns false when init already completed it.
+ */
+static bool start(struct fixture *f, struct nvmf_loop_queue *q, const struct nvme_sqe *c,
+		  const void *data, uint32_t len)
+{
+	struct nvmf_req *req = &q->req;
+	int slot = q == &f->q ? 0 : 1;
+	memset(req, 0, sizeof(*req));
+	q->cmd = *c;
+	q->done = false;
+	req->transport_priv = q;
+	if (!nvmf_req_init(req, &q->sq, &q->cmd, &q->cqe))
+		return false;
+	req->sgl_len = len;
+	free(f->start_buf[slot]);
+	f->start_buf[slot] = len ? calloc(1, len) : NULL;
+	if (len && data)
+		memcpy(f->start_buf[slot], data, len);
+	req->data = f->start_buf[slot];
+	nvmf_req_execute(req);
+	return true;
+}
+
+static nvme_status_t q_status(const struct nvmf_loop_queue *q)
+{
+	return (nvme_status_t)(le16toh(q->cqe.status) >> 1);
+}
+
+static void fill(uint8_t *p, size_t len, unsigned seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = (uint8_t)(seed * 131 + i * 7 + (i >> 9));
+}
+
+static bool all_zero(const uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* ---- Read and Write ---- */
+
+static void write_read_roundtrip(uint32_t nsid, uint32_t bs)
+{
+	struct fixture *f = setup();
+	uint64_t nlb_ns = f->slots[nsid]->nlb;
+	const struct { uint64_t slba; uint32_t nlb; } cases[] = {
+		{ 0, 1 }, { 7, 3 }, { 100, 17 }, { nlb_ns - 1, 1 }, { nlb_ns - 5, 5 },
+		{ 32, MDTS_BYTES / bs },   /* exactly MDTS */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t len = cases[i].nlb * bs;
+		uint8_t *out = malloc(len), *in = calloc(1, len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+		fill(out, len, (unsigned)i + 1);
+		CU_ASSERT_EQUAL(do_write(f, nsid, cases[i].slba, cases[i].nlb, out, len), 0);
+		CU_ASSERT_EQUAL(do_read(f, nsid, cases[i].slba, cases[i].nlb, in, len), 0);
+		CU_ASSERT_EQUAL(memcmp(in, out, len), 0);
+		free(out);
+		free(in);
+	}
+	teardown(f);
+}
+
+static void write_then_read_returns_the_data_with_512_byte_blocks(void)
+{
+	write_read_roundtrip(1, 512);
+}
+
+static void write_then_read_returns_the_data_with_4k_blocks(void)
+{
+	write_read_roundtrip(3, 4096);
+}
+
+static void write_lands_at_slba_times_block_size(void)
+{
+	struct fixture *f = setup();
+	uint8_t out[1024];
+	fill(out, sizeof(out), 9);
+	CU_ASSERT_EQUAL(do_write(f, 2, 10, 2, out, sizeof(out)), 0);
+	CU_ASSERT_EQUAL(memcmp(f->fake.mem + 10 * FAKE_BS, out, sizeof(out)), 0);
+	CU_ASSERT(all_zero(f->fake.mem, 10 * FAKE_BS));
+	teardown(f);
+}
+
+static void read_past_the_last_lba_returns_lba_range(void)
+{
+	struct fixture *f = setup();
+	uint8_t buf[4096];
+	uint64_t nlb = f->ns1.nlb;
+	CU_ASSERT_EQUAL(do_read(f, 1, nlb - 1, 2, buf, 1024), DNR(GEN(NVME_SC_LBA_RANGE)));
+	CU_ASSERT_EQUAL(do_read(f, 1, nlb, 1, buf, 512), DNR(GEN(NVME_SC_LBA_RANGE)));
+	CU_ASSERT_EQUAL(do_write(f, 3, f->ns3.nlb, 1, buf, 4096), DNR(GEN(NVME_SC_LBA_RANGE)));
+	/* The error log entry names the LBA. */
+	CU_ASSERT_EQUAL(f->ctrl.errors[(f->ctrl.error_count - 1) % NVMF_ERROR_LOG_ENTRIES].lba,
+			f->ns3.nlb);
+	teardown(f);
+}
+
+static void slba_plus_nlb_overflow_returns_lba_range(void)
+{
+	struct fixture *f = setup();
+	uint8_t buf[2048];
+	CU_ASSERT_EQUAL(do_read(f, 1, UINT64_MAX, 1, buf, 512), DNR(GEN(NVME_SC_LBA_RANGE)));
+	CU_ASSERT_EQUAL(do_write(f, 1, UINT64_MAX - 2, 4, buf, 2048), DNR(GEN(NVME_SC_LBA_RANGE)));
+	teardown(f);
+}
+
+static void transfer_over_mdts_returns_invalid_field(void)
+{
+	struct fixture *f = setup();
+	/* One block past 1 MiB; the namespace is large enough, so only MDTS is violated. */
+	uint32_t len = MDTS_BYTES + 512;
+	uint8_t *buf = calloc(1, len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	CU_ASSERT_EQUAL(do_read(f, 1, 0, len / 512, buf, len), DNR(GEN(NVME_SC_INVALID_FIELD)));
+	CU_ASSERT_EQUAL(do_write(f, 1, 0, len / 512, buf, len), DNR(GEN(NVME_SC_INVALID_FIELD)));
+	free(buf);
+	teardown(f);
+}
+
+static void io_to_an_inactive_or_invalid_nsid_returns_invalid_ns(void)
+{
+	struct fixture *f = setup();
+	uint8_t buf[512];
+	const uint32_t bad[] = { 0, 4, 5, 1000, 0xffffffff };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CU_ASSERT_EQUAL(do_read(f, bad[i], 0, 1, buf, 512), DNR(GEN(NVME_SC_INVALID_NS)));
+		CU_ASSERT_EQUAL(do_write(f, bad[i], 0, 1, buf, 512), DNR(GEN(NVME_SC_INVALID_NS)));
+	}
+	teardown(f);
+}
+
+static void sgl_length_other_than_the_transfer_returns_sgl_invalid_data(void)
+{
+	struct fixture *f = setup();
+	uint8_t buf[4096];
+	CU_ASSERT_EQUAL(do_write(f, 1, 0, 8, buf, 4096 - 512), DNR(GEN(NVME_SC_SGL_INVALID_DATA)));
+	CU_ASSERT_EQUAL(do_read(f, 1, 0, 1, buf, 1024), DNR(GEN(NVME_SC_SGL_INVALID_DATA)));
+	teardown(f);
+}
+
+static void unknown_opcode_returns_invalid_opcode_with_dnr(void)
+{
+	struct fixture *f = setup();
+	const uint8_t ops[] = { 0x04 /* Write Uncorrectable */, 0x0d /* Reservation Register */,
+				0x19 /* Copy */, 0x7f, 0xff };
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		struct nvme_sqe c = rw_cmd(ops[i], 1, 0, 1);
+		CU_ASSERT_EQUAL(run(f, &c, NULL, 0), DNR(GEN(NVME_SC_INVALID_OPCODE)));
+	}
+	teardown(f);
+}
+
+static void prinfo_without_protection_information_returns_invalid_field(void)
+{
+	struct fixture *f = setup();
+	uint8_t buf[512];
+	struct nvme_sqe c = rw_cmd(nvme_cmd_write, 1, 0, 1);
+	c.cdw12 = htole32(le32toh(c.cdw12) | (1u << 29));   /* PRACT */
+	CU_ASSERT_EQUAL(run(f, &c, buf, 512), DNR(GEN(NVME_SC_INVALID_FIELD)));
+	c = rw_cmd(nvme_cmd_read, 1, 0, 1);
+	c.cdw12 = htole32(le32toh(c.cdw12) | (1u << 26));   /* PRCHK reference tag */
+	CU_ASSERT_EQUAL(run(f, &c, buf, 512), DNR(GEN(NVME_SC_INVALID_FIELD)));
+	teardown(f);
+}
+
+static void io_before_cc_en_returns_command_sequence_error(void)
+{
+	struct fixture *f = setup();
+	uint8_t buf[512];
+	f->ctrl.cc = 0;
+	f->ctrl.csts = 0;
+	CU_ASSERT_EQUAL(do_read(f, 1, 0, 1, buf, 512), DNR(GEN(NVME_SC_CMD_SEQ_ERROR)));
+	struct nvme_sqe c = rw_cmd(nvme_cmd_flush, 1, 0, 1);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), DNR(GEN(NVME_SC_CMD_SEQ_ERROR)));
+	teardown(f);
+}
+
+static void reads_and_writes_are_counted_for_smart_in_512_byte_units(void)
+{
+	struct fixture *f = setup();
+	uint8_t buf[8192];
+	CU_ASSERT_EQUAL(do_write(f, 1, 0, 8, buf, 4096), 0);
+	CU_ASSERT_EQUAL(do_read(f, 3, 0, 2, buf, 8192), 0);
+	CU_ASSERT_EQUAL(do_read(f, 1, f->ns1.nlb, 1, buf, 512), DNR(GEN(NVME_SC_LBA_RANGE)));
+	CU_ASSERT_EQUAL(f->ctrl.host_writes, 1);
+	CU_ASSERT_EQUAL(f->ctrl.units_written, 8);
+	CU_ASSERT_EQUAL(f->ctrl.host_reads, 1);
+	CU_ASSERT_EQUAL(f->ctrl.units_read, 16);
+	teardown(f);
+}
+
+/* ---- backend errors and durability ---- */
+
+static void backend_errors_map_to_media_and_generic_statuses(void)
+{
+	struct fixture *f = setup();
+	uint8_t buf[512];
+	f->fake.fail_op = NVMF_BDEV_READ;
+	f->fake.fail_err = -EIO;
+	CU_ASSERT_EQUAL(do_read(f, 2, 0, 1, buf, 512), ST(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
+	f->fake.fail_op = NVMF_BDEV_WRITE;
+	CU_ASSERT_EQUAL(do_write(f, 2, 0, 1, buf, 512), ST(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT));
+	f->fake.fail_err = -ENOSPC;
+	CU_ASSERT_EQUAL(do_write(f, 2, 0, 1, buf, 512), DNR(GEN(NVME_SC_CAP_EXCEEDED)));
+	CU_ASSERT_EQUAL(f->ctrl.host_writes, 0);
+	teardown(f);
+}
+
+static void flush_without_volatile_cache_succeeds_without_backend_io(void)
+{
+	struct fixture *f = setup();
+	struct nvme_sqe c = rw_cmd(nvme_cmd_flush, 2, 0, 1);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), 0);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_FLUSH], 0);
+	c = rw_cmd(nvme_cmd_flush, 1, 0, 1);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), 0);
+	teardown(f);
+}
+
+static void flush_with_volatile_cache_flushes_the_backend(void)
+{
+	struct fixture *f = setup();
+	f->fake.b.volatile_cache = true;
+	struct nvme_sqe c = rw_cmd(nvme_cmd_flush, 2, 0, 1);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), 0);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_FLUSH], 1);
+	f->fake.fail_op = NVMF_BDEV_FLUSH;
+	f->fake.fail_err = -EIO;
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), ST(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT));
+	teardown(f);
+}
+
+static void broadcast_flush_returns_invalid_ns(void)
+{
+	struct fixture *f = setup();
+	struct nvme_sqe c = rw_cmd(nvme_cmd_flush, 0xffffffff, 0, 1);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), DNR(GEN(NVME_SC_INVALID_NS)));
+	teardown(f);
+}
+
+static void fua_write_is_followed_by_a_backend_flush(void)
+{
+	struct fixture *f = setup();
+	uint8_t buf[512];
+	f->fake.b.volatile_cache = true;
+	CU_ASSERT_EQUAL(do_write(f, 2, 0, 1, buf, 512), 0);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_FLUSH], 0);
+	struct nvme_sqe c = rw_cmd(nvme_cmd_write, 2, 0, 1);
+	c.cdw12 = htole32(le32toh(c.cdw12) | (1u << 30));   /* FUA */
+	CU_ASSERT_EQUAL(run(f, &c, buf, 512), 0);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_WRITE], 2);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_FLUSH], 1);
+	/* A failed flush fails the write. */
+	f->fake.fail_op = NVMF_BDEV_FLUSH;
+	f->fake.fail_err = -EIO;
+	CU_ASSERT_EQUAL(run(f, &c, buf, 512), ST(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT));
+	teardown(f);
+}
+
+static void write_with_volatile_write_cache_disabled_is_flushed(void)
+{
+	struct fixture *f = setup();
+	uint8_t buf[512];
+	f->fake.b.volatile_cache = true;
+	f->ctrl.vwc_enabled = false;
+	CU_ASSERT_EQUAL(do_write(f, 2, 0, 1, buf, 512), 0);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_FLUSH], 1);
+	teardown(f);
+}
+
+static void ring_full_parks_the_request_until_retry(void)
+{
+	struct fixture *f = setup();
+	uint8_t out[1024];
+	fill(out, sizeof(out), 3);
+	f->fake.eagain = 1;
+	struct nvme_sqe c = rw_cmd(nvme_cmd_write, 2, 4, 2);
+	CU_ASSERT_FATAL(start(f, &f->q, &c, out, sizeof(out)));
+	CU_ASSERT_FALSE(f->q.done);
+	CU_ASSERT_PTR_EQUAL(f->tgt.retry_head, &f->q.req);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_WRITE], 0);
+	nvmf_tgt_retry_pending(&f->tgt);
+	CU_ASSERT_TRUE(f->q.done);
+	CU_ASSERT_EQUAL(q_status(&f->q), 0);
+	CU_ASSERT_PTR_NULL(f->tgt.retry_head);
+	CU_ASSERT_PTR_NULL(f->tgt.retry_tail);
+	CU_ASSERT_EQUAL(memcmp(f->fake.mem + 4 * FAKE_BS, out, sizeof(out)), 0);
+	teardown(f);
+}
+
+static void retry_keeps_order_while_the_ring_stays_full(void)
+{
+	struct fixture *f = setup();
+	uint8_t a[512], b[512];
+	memset(a, 0xaa, sizeof(a));
+	memset(b, 0xbb, sizeof(b));
+	f->fake.eagain = 3;
+	struct nvme_sqe c = rw_cmd(nvme_cmd_write, 2, 0, 1);
+	CU_ASSERT_FATAL(start(f, &f->q, &c, a, 512));
+	CU_ASSERT_FATAL(start(f, &f->q2, &c, b, 512));
+	CU_ASSERT_PTR_EQUAL(f->tgt.retry_head, &f->q.req);
+	CU_ASSERT_PTR_EQUAL(f->tgt.retry_tail, &f->q2.req);
+	nvmf_tgt_retry_pending(&f->tgt);          /* refused again: both stay, in order */
+	CU_ASSERT_FALSE(f->q.done);
+	CU_ASSERT_FALSE(f->q2.done);
+	CU_ASSERT_PTR_EQUAL(f->tgt.retry_head, &f->q.req);
+	CU_ASSERT_PTR_EQUAL(f->tgt.retry_head->retry_next, &f->q2.req);
+	CU_ASSERT_PTR_EQUAL(f->tgt.retry_tail, &f->q2.req);
+	nvmf_tgt_retry_pending(&f->tgt);
+	CU_ASSERT_TRUE(f->q.done && f->q2.done);
+	CU_ASSERT_PTR_NULL(f->tgt.retry_head);
+	CU_ASSERT_EQUAL(f->fake.mem[0], 0xbb);    /* the later write landed last */
+	teardown(f);
+}
+
+static void read_completes_only_when_the_backend_does(void)
+{
+	struct fixture *f = setup();
+	f->fake.async = true;
+	memset(f->fake.mem + FAKE_BS, 0x5c, FAKE_BS);
+	struct nvme_sqe c = rw_cmd(nvme_cmd_read, 2, 1, 1);
+	CU_ASSERT_FATAL(start(f, &f->q, &c, NULL, 512));
+	CU_ASSERT_FALSE(f->q.done);
+	CU_ASSERT_TRUE(fake_complete(&f->fake));
+	CU_ASSERT_TRUE(f->q.done);
+	CU_ASSERT_EQUAL(q_status(&f->q), 0);
+	CU_ASSERT_EQUAL(((uint8_t *)f->q.req.data)[511], 0x5c);
+	teardown(f);
+}
+
+/* ---- Write Zeroes ---- */
+
+static void write_zeroes_then_read_returns_zeroes(void)
+{
+	struct fixture *f = setup();
+	uint8_t out[8 * 512], in[8 * 512];
+	fill(out, sizeof(out), 5);
+	CU_ASSERT_EQUAL(do_write(f, 1, 20, 8, out, sizeof(out)), 0);
+	struct nvme_sqe c = rw_cmd(nvme_cmd_write_zeroes, 1, 22, 4);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), 0);
+	CU_ASSERT_EQUAL(do_read(f, 1, 20, 8, in, sizeof(in)), 0);
+	CU_ASSERT_EQUAL(memcmp(in, out, 2 * 512), 0);
+	CU_ASSERT(all_zero(in + 2 * 512, 4 * 512));
+	CU_ASSERT_EQUAL(memcmp(in + 6 * 512, out + 6 * 512, 2 * 512), 0);
+	/* Write Zeroes does not count as written data (NVMe Base 2.0 figure 207). */
+	CU_ASSERT_EQUAL(f->ctrl.units_written, 8);
+	teardown(f);
+}
+
+static void write_zeroes_past_the_end_returns_lba_range(void)
+{
+	struct fixture *f = setup();
+	struct nvme_sqe c = rw_cmd(nvme_cmd_write_zeroes, 3, f->ns3.nlb - 1, 2);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), DNR(GEN(NVME_SC_LBA_RANGE)));
+	/* No data travels with Write Zeroes: an SGL describing some is refused. */
+	c = rw_cmd(nvme_cmd_write_zeroes, 3, 0, 1);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 4096), DNR(GEN(NVME_SC_SGL_INVALID_DATA)));
+	teardown(f);
+}
+
+/* ---- Dataset Management ---- */
+
+static void dsm_deallocate_then_read_returns_zeroes(void)
+{
+	struct fixture *f = setup();
+	uint32_t len = 64 * 4096;
+	uint8_t *out = malloc(len), *in = malloc(len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+	fill(out, len, 7);
+	CU_ASSERT_EQUAL(do_write(f, 3, 0, 64, out, len), 0);
+	struct nvme_dsm_range r[3] = { dsm_range(2, 3), dsm_range(10, 0), dsm_range(40, 24) };
+	struct nvme_sqe c = dsm_cmd(3, 3, NVME_DSMGMT_AD);
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), 0);
+	CU_ASSERT_EQUAL(do_read(f, 3, 0, 64, in, len), 0);
+	CU_ASSERT_EQUAL(memcmp(in, out, 2 * 4096), 0);
+	CU_ASSERT(all_zero(in + 2 * 4096, 3 * 4096));
+	CU_ASSERT_EQUAL(memcmp(in + 5 * 4096, out + 5 * 4096, 35 * 4096), 0);
+	CU_ASSERT(all_zero(in + 40 * 4096, 24 * 4096));
+	free(out);
+	free(in);
+	teardown(f);
+}
+
+static void dsm_without_deallocate_leaves_the_data(void)
+{
+	struct fixture *f = setup();
+	uint8_t out[4 * 512], in[4 * 512];
+	fill(out, sizeof(out), 11);
+	CU_ASSERT_EQUAL(do_write(f, 1, 0, 4, out, sizeof(out)), 0);
+	struct nvme_dsm_range r = dsm_range(0, 4);
+	struct nvme_sqe c = dsm_cmd(1, 1, NVME_DSMGMT_IDR | NVME_DSMGMT_IDW);
+	CU_ASSERT_EQUAL(run(f, &c, &r, sizeof(r)), 0);
+	CU_ASSERT_EQUAL(do_read(f, 1, 0, 4, in, sizeof(in)), 0);
+	CU_ASSERT_EQUAL(memcmp(in, out, sizeof(in)), 0);
+	teardown(f);
+}
+
+static void dsm_range_out_of_bounds_returns_lba_range_and_deallocates_nothing(void)
+{
+	struct fixture *f = setup();
+	memset(f->fake.mem, 0x77, 8 * FAKE_BS);
+	uint64_t nlb = f->ns2.nlb;
+	struct nvme_dsm_range r[2] = { dsm_range(0, 8), dsm_range(nlb - 2, 3) };
+	struct nvme_sqe c = dsm_cmd(2, 2, NVME_DSMGMT_AD);
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), DNR(GEN(NVME_SC_LBA_RANGE)));
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_DISCARD], 0);
+	CU_ASSERT_EQUAL(f->fake.mem[0], 0x77);
+	r[1] = dsm_range(UINT64_MAX, 2);                     /* would wrap around */
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), DNR(GEN(NVME_SC_LBA_RANGE)));
+	/* The data must be exactly NR ranges of 16 bytes. */
+	CU_ASSERT_EQUAL(run(f, &c, r, 16), DNR(GEN(NVME_SC_SGL_INVALID_DATA)));
+	teardown(f);
+}
+
+static void dsm_ranges_run_one_after_another_on_an_asynchronous_backend(void)
+{
+	struct fixture *f = setup();
+	memset(f->fake.mem, 0x77, 64 * FAKE_BS);
+	f->fake.async = true;
+	struct nvme_dsm_range r[3] = { dsm_range(0, 4), dsm_range(8, 8), dsm_range(32, 1) };
+	struct nvme_sqe c = dsm_cmd(2, 3, NVME_DSMGMT_AD);
+	CU_ASSERT_FATAL(start(f, &f->q, &c, r, sizeof(r)));
+	CU_ASSERT_EQUAL(f->fake.npending, 1);
+	f->fake.eagain = 1;              /* the second range finds the ring full once */
+	CU_ASSERT_TRUE(fake_complete(&f->fake));     /* range 0 done; range 1 refused */
+	CU_ASSERT_FALSE(f->q.done);
+	CU_ASSERT_PTR_EQUAL(f->tgt.retry_head, &f->q.req);
+	nvmf_tgt_retry_pending(&f->tgt);             /* range 1 submitted */
+	CU_ASSERT_EQUAL(f->fake.npending, 1);
+	CU_ASSERT_TRUE(fake_complete(&f->fake));     /* range 2 submitted */
+	CU_ASSERT_FALSE(f->q.done);
+	CU_ASSERT_TRUE(fake_complete(&f->fake));
+	CU_ASSERT_TRUE(f->q.done);
+	CU_ASSERT_EQUAL(q_status(&f->q), 0);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_DISCARD], 3);
+	CU_ASSERT(all_zero(f->fake.mem, 4 * FAKE_BS));
+	CU_ASSERT_EQUAL(f->fake.mem[4 * FAKE_BS], 0x77);
+	CU_ASSERT(all_zero(f->fake.mem + 8 * FAKE_BS, 8 * FAKE_BS));
+	CU_ASSERT(all_zero(f->fake.mem + 32 * FAKE_BS, FAKE_BS));
+	CU_ASSERT_EQUAL(f->fake.mem[33 * FAKE_BS], 0x77);
+	teardown(f);
+}
+
+static void dsm_stops_at_the_first_backend_error(void)
+{
+	struct fixture *f = setup();
+	f->fake.fail_op = NVMF_BDEV_DISCARD;
+	f->fake.fail_err = -EIO;
+	struct nvme_dsm_range r[2] = { dsm_range(0, 1), dsm_range(4, 1) };
+	struct nvme_sqe c = dsm_cmd(2, 2, NVME_DSMGMT_AD);
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), ST(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT));
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_DISCARD], 1);
+	teardown(f);
+}
+
+static void dsm_with_256_ranges_on_an_inline_backend_completes(void)
+{
+	struct fixture *f = setup();
+	struct nvme_dsm_range *r = calloc(256, sizeof(*r));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	memset(f->fake.mem, 0x77, 512 * FAKE_BS);
+	for (unsigned i = 0; i < 256; i++)
+		r[i] = dsm_range(2 * i, 1);
+	struct nvme_sqe c = dsm_cmd(2, 256, NVME_DSMGMT_AD);
+	CU_ASSERT_EQUAL(run(f, &c, r, 256 * sizeof(*r)), 0);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_DISCARD], 256);
+	CU_ASSERT(all_zero(f->fake.mem + 510 * FAKE_BS, FAKE_BS));
+	CU_ASSERT_EQUAL(f->fake.mem[511 * FAKE_BS], 0x77);
+	free(r);
+	teardown(f);
+}
+
+/* ---- Compare ---- */
+
+static void compare_with_equal_data_succeeds(void)
+{
+	struct fixture *f = setup();
+	uint8_t out[3 * 4096];
+	fill(out, sizeof(out), 13);
+	CU_ASSERT_EQUAL(do_write(f, 3, 5, 3, out, sizeof(out)), 0);
+	struct nvme_sqe c = rw_cmd(nvme_cmd_compare, 3, 5, 3);
+	CU_ASSERT_EQUAL(run(f, &c, out, sizeof(out)), 0);
+	CU_ASSERT_EQUAL(f->ctrl.host_reads, 1);
+	teardown(f);
+}
+
+static void compare_with_different_data_returns_compare_failure(void)
+{
+	struct fixture *f = setup();
+	uint8_t out[2 * 512];
+	fill(out, sizeof(out), 17);
+	CU_ASSERT_EQUAL(do_write(f, 1, 9, 2, out, sizeof(out)), 0);
+	out[1023] ^= 1;
+	struct nvme_sqe c = rw_cmd(nvme_cmd_compare, 1, 9, 2);
+	CU_ASSERT_EQUAL(run(f, &c, out, sizeof(out)), DNR(ST(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED)));
+	c = rw_cmd(nvme_cmd_compare, 1, f->ns1.nlb - 1, 2);
+	CU_ASSERT_EQUAL(run(f, &c, out, sizeof(out)), DNR(GEN(NVME_SC_LBA_RANGE)));
+	teardown(f);
+}
+
+static void compare_read_error_returns_unrecovered_read_error(void)
+{
+	struct fixture *f = setup();
+	uint8_t out[512] = { 0 };
+	f->fake.fail_op = NVMF_BDEV_READ;
+	f->fake.fail_err = -EIO;
+	struct nvme_sqe c = rw_cmd(nvme_cmd_compare, 2, 0, 1);
+	CU_ASSERT_EQUAL(run(f, &c, out, sizeof(out)), ST(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
+	teardown(f);
+}
+
+/* ---- a real asynchronous backend ---- */
+
+/* The same commands on a file namespace (buffered, so the loop transport's unaligned
+ * buffers are fine) whose I/O completes later through io_uring. */
+static void file_backed_namespace_serves_io_through_io_uring(void)
+{
+	struct fixture *f = setup();
+	struct nvmf_aio aio;
+	CU_ASSERT_EQUAL_FATAL(nvmf_aio_init(&aio, 64), 0);
+	char dir[] = "/tmp/nvmf-io-XXXXXX", path[64];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/ns", dir);
+	struct nvmf_ns_config cfg = { .nsid = 4, .enable = true, .kind = NVMF_BACKEND_FILE,
+				      .path = path, .size_bytes = 1u << 20, .block_size = 512,
+				      .create = true, .buffered = true };
+	char err[256] = "";
+	struct nvmf_ns ns4 = { .nsid = 4, .lba_shift = 9 };
+	ns4.bdev = nvmf_bdev_open(&cfg, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ns4.bdev);
+	ns4.nlb = ns4.bdev->size / 512;
+	f->slots[4] = &ns4;
+	f->tgt.aio = &aio;
+
+	uint8_t out[16 * 512], in[16 * 512];
+	fill(out, sizeof(out), 23);
+	CU_ASSERT_EQUAL(do_write(f, 4, 100, 16, out, sizeof(out)), 0);
+	CU_ASSERT_EQUAL(do_read(f, 4, 100, 16, in, sizeof(in)), 0);
+	CU_ASSERT_EQUAL(memcmp(in, out, sizeof(in)), 0);
+	struct nvme_sqe c = rw_cmd(nvme_cmd_compare, 4, 100, 16);
+	CU_ASSERT_EQUAL(run(f, &c, out, sizeof(out)), 0);
+	c = rw_cmd(nvme_cmd_write_zeroes, 4, 100, 4);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), 0);
+	struct nvme_dsm_range r = dsm_range(112, 4);
+	c = dsm_cmd(4, 1, NVME_DSMGMT_AD);
+	CU_ASSERT_EQUAL(run(f, &c, &r, sizeof(r)), 0);
+	c = rw_cmd(nvme_cmd_flush, 4, 0, 1);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), 0);
+	CU_ASSERT_EQUAL(do_read(f, 4, 100, 16, in, sizeof(in)), 0);
+	CU_ASSERT(all_zero(in, 4 * 512));
+	CU_ASSERT_EQUAL(memcmp(in + 4 * 512, out + 4 * 512, 8 * 512), 0);
+	CU_ASSERT(all_zero(in + 12 * 512, 4 * 512));
+	CU_ASSERT_EQUAL(do_read(f, 4, ns4.nlb, 1, in, 512), DNR(GEN(NVME_SC_LBA_RANGE)));
+
+	nvmf_bdev_close(ns4.bdev);
+	unlink(path);
+	rmdir(dir);
+	nvmf_aio_fini(&aio);
+	teardown(f);
+}
+
+const struct unit_test io_cmd_tests[] = {
+	{"write_then_read_returns_the_data_with_512_byte_blocks", write_then_read_returns_the_data_with_512_byte_blocks},
+	{"write_then_read_returns_the_data_with_4k_blocks", write_then_read_returns_the_data_with_4k_blocks},
+	{"write_lands_at_slba_times_block_size", write_lands_at_slba_times_block_size},
+	{"read_past_the_last_lba_returns_lba_range", read_past_the_last_lba_returns_lba_range},
+	{"slba_plus_nlb_overflow_returns_lba_range", slba_plus_nlb_overflow_returns_lba_range},
+	{"transfer_over_mdts_returns_invalid_field", transfer_over_mdts_returns_invalid_field},
+	{"io_to_an_inactive_or_invalid_nsid_returns_invalid_ns", io_to_an_inactive_or_invalid_nsid_returns_invalid_ns},
+	{"sgl_length_other_than_the_transfer_returns_sgl_invalid_data", sgl_length_other_than_the_transfer_returns_sgl_invalid_data},
+	{"unknown_opcode_returns_invalid_opcode_with_dnr", unknown_opcode_returns_invalid_opcode_with_dnr},
+	{"prinfo_without_protection_information_returns_invalid_field", prinfo_without_protection_information_returns_invalid_field},
+	{"io_before_cc_en_returns_command_sequence_error", io_before_cc_en_returns_command_sequence_error},
+	{"reads_and_writes_are_counted_for_smart_in_512_byte_units", reads_and_writes_are_counted_for_smart_in_512_byte_units},
+	{"backend_errors_map_to_media_and_generic_statuses", backend_errors_map_to_media_and_generic_statuses},
+	{"flush_without_volatile_cache_succeeds_without_backend_io", flush_without_volatile_cache_succeeds_without_backend_io},
+	{"flush_with_volatile_cache_flushes_the_backend", flush_with_volatile_cache_flushes_the_backend},
+	{"broadcast_flush_returns_invalid_ns", broadcast_flush_returns_invalid_ns},
+	{"fua_write_is_followed_by_a_backend_flush", fua_write_is_followed_by_a_backend_flush},
+	{"write_with_volatile_write_cache_disabled_is_flushed", write_with_volatile_write_cache_disabled_is_flushed},
+	{"ring_full_parks_the_request_until_retry", ring_full_parks_the_request_until_retry},
+	{"retry_keeps_order_while_the_ring_stays_full", retry_keeps_order_while_the_ring_stays_full},
+	{"read_completes_only_when_the_backend_does", read_completes_only_when_the_backend_does},
+	{"write_zeroes_then_read_returns_zeroes", write_zeroes_then_read_returns_zeroes},
+	{"write_zeroes_past_the_end_returns_lba_range", write_zeroes_past_the_end_returns_lba_range},
+	{"dsm_deallocate_then_read_returns_zeroes", dsm_deallocate_then_read_returns_zeroes},
+	{"dsm_without_deallocate_leaves_the_data", dsm_without_deallocate_leaves_the_data},
+	{"dsm_range_out_of_bounds_returns_lba_range_and_deallocates_nothing", dsm_range_out_of_bounds_returns_lba_range_and_deallocates_nothing},
+	{"dsm_ranges_run_one_after_another_on_an_asynchronous_backend", dsm_ranges_run_one_after_another_on_an_asynchronous_backend},
+	{"dsm_stops_at_the_first_backend_error", dsm_stops_at_the_first_backend_error},
+	{"dsm_with_256_ranges_on_an_inline_backend_completes", dsm_with_256_ranges_on_an_inline_backend_completes},
+	{"compare_with_equal_data_succeeds", compare_with_equal_data_succeeds},
+	{"compare_with_different_data_returns_compare_failure", compare_with_different_data_returns_compare_failure},
+	{"compare_read_error_returns_unrecovered_read_error", compare_read_error_returns_unrecovered_read_error},
+	{"file_backed_namespace_serves_io_through_io_uring", file_backed_namespace_serves_io_through_io_uring},
+	{NULL, NULL},
+};
