@@ -64,10 +64,10 @@ struct nvmf_rdma_pool {
 /*
  * nvmf_rdma_pool_init - map and register buffers for @pd: 4 KiB x @nsmall, 128 KiB x
  * @nlarge and @max_xfer x max(@nlarge/4, 4) (classes not below @max_xfer collapse into
- * the last). Huge pages first when @huge, normal pages otherwise. Returns 0 or -1 with
- * @err set.
+ * the last). Huge pages first when @huge, normal pages otherwise; placed on NUMA @node
+ * (the device's; -1 = anywhere). Returns 0 or -1 with @err set.
  */
-int nvmf_rdma_pool_init(struct nvmf_rdma_pool *p, struct ibv_pd *pd, uint32_t max_xfer,
+int nvmf_rdma_pool_init(struct nvmf_rdma_pool *p, struct ibv_pd *pd, int node, uint32_t max_xfer,
 			uint32_t nsmall, uint32_t nlarge, bool huge, char *err, size_t errlen);
 void nvmf_rdma_pool_fini(struct nvmf_rdma_pool *p);
 /* nvmf_rdma_pool_get - the smallest free buffer of >= @len bytes; NULL when none is free

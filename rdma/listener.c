@@ -91,6 +91,21 @@ fail:
 	return NULL;
 }
 
+/* The NUMA node of the device's PCI function, or -1 (soft devices, no NUMA). */
+static int device_numa_node(struct ibv_context *verbs)
+{
+	char path[IBV_SYSFS_PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/device/numa_node", verbs->device->ibdev_path);
+	FILE *f = fopen(path, "r");
+	int node = -1;
+	if (f) {
+		if (fscanf(f, "%d", &node) != 1)
+			node = -1;
+		fclose(f);
+	}
+	return node;
+}
+
 struct nvmf_rdma_device *nvmf_rdma_device_get(struct nvmf_rdma_transport *t,
 					      struct ibv_context *verbs, char *err, size_t errlen)
 {
@@ -129,8 +144,9 @@ struct nvmf_rdma_device *nvmf_rdma_device_get(struct nvmf_rdma_transport *t,
 	}
 	const struct nvmf_target_config *tc = t->tgt->cfg ? &t->tgt->cfg->target : NULL;
 	char perr[200];
-	if (nvmf_rdma_pool_init(&dev->pool, dev->pd, t->max_xfer, tc ? tc->buffers_small : 0,
-				tc ? tc->buffers_large : 0, tc ? tc->hugepages : true, perr, sizeof(perr))) {
+	if (nvmf_rdma_pool_init(&dev->pool, dev->pd, device_numa_node(verbs), t->max_xfer,
+				tc ? tc->buffers_small : 0, tc ? tc->buffers_large : 0,
+				tc ? tc->hugepages : true, perr, sizeof(perr))) {
 		snprintf(err, errlen, "%s: %s", name, perr);
 		goto fail;
 	}
@@ -167,13 +183,13 @@ int nvmf_rdma_listen(struct nvmf_rdma_transport *t, struct nvmf_port *port, char
 	struct addrinfo *ai = NULL;
 	int rc = getaddrinfo(host, svc, &hints, &ai);
 	if (rc) {
-		snprintf(err, errlen, "port %u: address %s:%s: %s", pc->portid, host, svc, gai_strerror(rc));
+		snprintf(err, errlen, "address %s:%s: %s", host, svc, gai_strerror(rc));
 		return -1;
 	}
 	struct nvmf_rdma_listener *l = calloc(1, sizeof(*l));
 	if (!l) {
 		freeaddrinfo(ai);
-		snprintf(err, errlen, "port %u: out of memory", pc->portid);
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	l->port = port;

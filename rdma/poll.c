@@ -55,6 +55,11 @@ static int poll_aio(struct nvmf_rdma_transport *t)
 	int n = 0;
 	if (aio->inflight)
 		n = (int)nvmf_aio_poll(aio, AIO_BATCH);
+	/* Commands the backend refused with a full ring go again now that slots freed. */
+	if (t->tgt->retry_head) {
+		nvmf_tgt_retry_pending(t->tgt);
+		n++;
+	}
 	/* Completions may have queued more (continuations, follow-up I/O). */
 	if (aio->queued)
 		nvmf_aio_flush(aio);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <numa.h>
 #include "rdma/internal.h"
 
 #define HUGE_2M (2u << 20)
@@ -19,7 +20,7 @@ static size_t align_up(size_t v, size_t a)
 	return (v + a - 1) / a * a;
 }
 
-int nvmf_rdma_pool_init(struct nvmf_rdma_pool *p, struct ibv_pd *pd, uint32_t max_xfer,
+int nvmf_rdma_pool_init(struct nvmf_rdma_pool *p, struct ibv_pd *pd, int node, uint32_t max_xfer,
 			uint32_t nsmall, uint32_t nlarge, bool huge, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof(*p));
@@ -61,6 +62,9 @@ int nvmf_rdma_pool_init(struct nvmf_rdma_pool *p, struct ibv_pd *pd, uint32_t ma
 			return -1;
 		}
 	}
+	/* Before the first touch (registration pins the pages): place them near the device. */
+	if (node >= 0 && numa_available() >= 0)
+		numa_tonode_memory(p->mem, p->len, node);
 	p->mr = ibv_reg_mr(pd, p->mem, p->len, IBV_ACCESS_LOCAL_WRITE);
 	if (!p->mr) {
 		snprintf(err, errlen, "data buffer pool: ibv_reg_mr %zu bytes: %s", p->len, strerror(errno));
