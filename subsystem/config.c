@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include "nvme/identify.h"
 #include "subsystem/config_json.h"
 
 #define CFG_MAX_NSID        1024      /* = NVMF_MAX_NSID (target/core.h) */
@@ -40,13 +41,13 @@ static int parse_device(struct cfg_ctx *c, json_t *dev, const char *base, struct
 	    cfg_get_str(c, dev, base, "nguid", false, &nguid))
 		return -1;
 	if (uuid && *uuid) {
-		if (!cfg_parse_uuid(uuid, ns->uuid, false))
-			return cfg_fail(c, base, "uuid", "%s is not a UUID (8-4-4-4-12 hex digits)",
+		if (nvme_uuid_parse(uuid, ns->uuid, NULL, 0))
+			return cfg_fail(c, base, "uuid", "%s is not a UUID (8-4-4-4-12 or 32 hex digits)",
 				    cfg_quote(uuid, b, sizeof(b)));
 		ns->has_uuid = !cfg_all_zero(ns->uuid, 16);   /* all zeroes = none (nvmetcli's default) */
 	}
 	if (nguid && *nguid) {
-		if (!cfg_parse_uuid(nguid, ns->nguid, true))
+		if (nvme_nguid_parse(nguid, ns->nguid, NULL, 0))
 			return cfg_fail(c, base, "nguid", "%s is not an NGUID (32 hex digits, or "
 				    "8-4-4-4-12 like a UUID)", cfg_quote(nguid, b, sizeof(b)));
 		ns->has_nguid = !cfg_all_zero(ns->nguid, 16);
@@ -124,7 +125,7 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 	    cfg_get_str(c, j, base, "nvmf_eui64", false, &eui))
 		return -1;
 	if (eui) {
-		if (!cfg_parse_hex(eui, ns->eui64, 8, NULL, 0))
+		if (nvme_eui64_parse(eui, ns->eui64, NULL, 0))
 			return cfg_fail(c, base, "nvmf_eui64", "%s is not an EUI-64 (16 hex digits)", cfg_quote(eui, b, sizeof(b)));
 		ns->has_eui64 = !cfg_all_zero(ns->eui64, 8);
 	}
@@ -205,7 +206,7 @@ static int parse_attr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 	    cfg_get_ascii(c, a, base, "firmware", s->firmware, 8) || cfg_get_str(c, a, base, "version", false, &ver) ||
 	    cfg_check_pi(c, a, base))
 		return -1;
-	if (ver && *ver && !cfg_parse_version(ver, &s->version))
+	if (ver && *ver && nvme_version_parse(ver, &s->version, NULL, 0))
 		return cfg_fail(c, base, "version", "%s is not an NVMe version (like \"1.3\", \"2.0\" or \"1.2.1\")",
 			    cfg_quote(ver, b, sizeof(b)));
 	if ((r = cfg_get_int(c, a, base, "cntlid_min", &cntlid_rule, false, &v)) < 0)

@@ -236,80 +236,11 @@ int cfg_get_ascii(struct cfg_ctx *c, json_t *obj, const char *base, const char *
 	return 0;
 }
 
-static int hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
-/* @n bytes from 2*@n hex digits, with dashes only at @dashes (offsets into @s, or NULL).
- * Bytes are stored in the order written. */
-bool cfg_parse_hex(const char *s, uint8_t *out, size_t n, const int *dashes, size_t ndash)
-{
-	size_t j = 0, d = 0, i = 0;
-
-	if (strlen(s) != 2 * n + ndash)
-		return false;
-	while (s[i]) {
-		if (d < ndash && (int)i == dashes[d]) {
-			if (s[i++] != '-')
-				return false;
-			d++;
-			continue;
-		}
-		int hi = hexval(s[i]), lo = hexval(s[i + 1]);
-		if (hi < 0 || lo < 0)
-			return false;
-		out[j++] = (uint8_t)(hi << 4 | lo);
-		i += 2;
-	}
-	return j == n;
-}
-
-static const int uuid_dashes[] = { 8, 13, 18, 23 };
-
-/* UUID 8-4-4-4-12 (RFC 4122 text form); an NGUID also as 32 plain hex digits. */
-bool cfg_parse_uuid(const char *s, uint8_t out[16], bool plain_ok)
-{
-	return cfg_parse_hex(s, out, 16, uuid_dashes, 4) || (plain_ok && cfg_parse_hex(s, out, 16, NULL, 0));
-}
-
 bool cfg_all_zero(const uint8_t *p, size_t n)
 {
 	while (n--)
 		if (*p++)
 			return false;
-	return true;
-}
-
-/* "1.3" -> 0x00010300, "1.2.1" -> 0x00010201 (NVMe Base, VS register layout). */
-bool cfg_parse_version(const char *s, uint32_t *out)
-{
-	unsigned long part[3] = { 0, 0, 0 };
-	int n = 0;
-
-	for (;;) {
-		unsigned long v = 0;
-
-		if (*s < '0' || *s > '9')
-			return false;
-		for (; *s >= '0' && *s <= '9'; s++)
-			if ((v = v * 10 + (unsigned long)(*s - '0')) > 0xffff)
-				return false;
-		part[n++] = v;
-		if (!*s)
-			break;
-		if (*s++ != '.' || n == 3)
-			return false;
-	}
-	if (n < 2 || part[0] < 1 || part[1] > 0xff || part[2] > 0xff)
-		return false;
-	*out = (uint32_t)(part[0] << 16 | part[1] << 8 | part[2]);
 	return true;
 }
 

@@ -80,18 +80,8 @@ int cfg_check_nqn(struct cfg_ctx *c, const char *base, const char *key, const ch
 int cfg_get_ascii(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
 		  char *dst, size_t max);
 
-/* @n bytes from 2*@n hex digits, dashes only at offsets @dashes; bytes in written order. */
-bool cfg_parse_hex(const char *s, uint8_t *out, size_t n, const int *dashes, size_t ndash);
-
-/* UUID text 8-4-4-4-12 (RFC 4122 byte order = written order); with @plain_ok also 32
- * hex digits (an NGUID). */
-bool cfg_parse_uuid(const char *s, uint8_t out[16], bool plain_ok);
-
+/* cfg_all_zero - every one of @n bytes is 0 (an ID nvmetcli leaves unset). */
 bool cfg_all_zero(const uint8_t *p, size_t n);
-
-/* "1.3" -> 0x00010300, "1.2.1" -> 0x00010201 (NVMe Base 3.1.4.2 VS layout: MJR<<16 |
- * MNR<<8 | TER); major >= 1. */
-bool cfg_parse_version(const char *s, uint32_t *out);
 
 /* Decimal bytes with an optional binary suffix K/M/G/T ("64M" = 64 MiB); false on
  * overflow or any other character. */

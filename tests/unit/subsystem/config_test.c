@@ -555,7 +555,7 @@ ERROR_TEST(nvmf_create_on_a_block_device_is_refused,
 ERROR_TEST(nvmf_create_without_a_size_is_refused, WITH_NS("{'nsid':1,'nvmf_create':true,'device':{'path':'/x'}}"),
 	   "subsystems[0].namespaces[0].nvmf_create: needs nvmf_size_bytes (the size of the file to create)")
 ERROR_TEST(malformed_uuid_is_refused, WITH_NS("{'nsid':1,'device':{'path':'/x','uuid':'d592cdf3-5d1c-44e0-8412'}}"),
-	   "subsystems[0].namespaces[0].device.uuid: \"d592cdf3-5d1c-44e0-8412\" is not a UUID (8-4-4-4-12 hex digits)")
+	   "subsystems[0].namespaces[0].device.uuid: \"d592cdf3-5d1c-44e0-8412\" is not a UUID (8-4-4-4-12 or 32 hex digits)")
 ERROR_TEST(malformed_nguid_is_refused, WITH_NS("{'nsid':1,'device':{'path':'/x','nguid':'xyz'}}"),
 	   "subsystems[0].namespaces[0].device.nguid: \"xyz\" is not an NGUID (32 hex digits, or 8-4-4-4-12 like a UUID)")
 ERROR_TEST(malformed_eui64_is_refused, WITH_NS("{'nsid':1,'device':{'path':'/x'},'nvmf_eui64':'00112233'}"),
