@@ -484,7 +484,7 @@ static void execute_set_features(struct nvmf_req *req)
 		/* KAS is 1 s: round up to whole seconds, as nvmet does; 0 disables. */
 		uint64_t ms = ((uint64_t)v + 999) / 1000 * 1000;
 		ctrl->kato_ms = ms > UINT32_MAX ? UINT32_MAX / 1000 * 1000 : (uint32_t)ms;
-		ctrl->last_keep_alive_ms = ctrl->tgt->now_ms();
+		ctrl->last_keep_alive_ms = ctrl->tgt->now_ms(ctrl->tgt);
 		break;
 	}
 	case NVME_FEAT_FID_VOLATILE_WC:
@@ -639,7 +639,7 @@ void nvmf_execute_keep_alive(struct nvmf_req *req)
 		nvmf_req_complete(req, GENERIC(NVME_SC_KAT_INVALID) | NVME_SC_DNR);
 		return;
 	}
-	ctrl->last_keep_alive_ms = ctrl->tgt->now_ms();
+	ctrl->last_keep_alive_ms = ctrl->tgt->now_ms(ctrl->tgt);
 	nvmf_req_complete(req, 0);
 }
 

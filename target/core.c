@@ -88,7 +88,7 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 		return false;
 	}
 	if (sq->ctrl)
-		sq->ctrl->last_keep_alive_ms = sq->tgt->now_ms();
+		sq->ctrl->last_keep_alive_ms = sq->tgt->now_ms(sq->tgt);
 	return true;
 }
 

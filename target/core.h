@@ -185,7 +185,7 @@ struct nvmf_tgt {
 	struct nvmf_ctrl *ctrls;           /* live controllers */
 	uint64_t disc_genctr;              /* discovery log generation counter */
 	struct nvmf_aio *aio;              /* I/O context of the thread running the core */
-	uint64_t (*now_ms)(void);          /* monotonic clock; tests replace it */
+	uint64_t (*now_ms)(const struct nvmf_tgt *tgt); /* monotonic ms; tests replace it */
 	/* I/O commands whose backend submit returned -EAGAIN (ring full), oldest first;
 	 * resubmitted by nvmf_tgt_retry_pending(). */
 	struct nvmf_req *retry_head, *retry_tail;

@@ -72,7 +72,7 @@ struct nvmf_ctrl *nvmf_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 	snprintf(c->hostnqn, sizeof(c->hostnqn), "%s", hostnqn);
 	memcpy(c->hostid, hostid, 16);
 	c->kato_ms = kato_ms;
-	c->last_keep_alive_ms = tgt->now_ms();
+	c->last_keep_alive_ms = tgt->now_ms(tgt);
 	c->queue_size = port && port->cfg && port->cfg->max_queue_size ?
 			(uint16_t)port->cfg->max_queue_size : NVMF_DEFAULT_QUEUE_SIZE;
 	c->inline_data_size = port && port->cfg ? port->cfg->inline_data_size : NVMF_DEFAULT_INLINE;

@@ -14,8 +14,9 @@
 #define DEFAULT_FIRMWARE "0.1"
 #define DEFAULT_VS       0x00020000u   /* NVMe 2.0 */
 
-static uint64_t monotonic_ms(void)
+static uint64_t monotonic_ms(const struct nvmf_tgt *tgt)
 {
+	(void)tgt;
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
@@ -267,7 +268,7 @@ bool nvmf_port_has_subsys(const struct nvmf_port *port, const struct nvmf_subsys
 
 void nvmf_tgt_poll_timers(struct nvmf_tgt *tgt)
 {
-	uint64_t now = tgt->now_ms();
+	uint64_t now = tgt->now_ms(tgt);
 	for (struct nvmf_ctrl *c = tgt->ctrls, *next; c; c = next) {
 		next = c->next;   /* a transport may free c during teardown */
 		if (c->deleting || !c->kato_ms)

@@ -21,7 +21,7 @@ struct dx {
 	struct nvmf_loop_queue admin;
 };
 
-static uint64_t fixed_now(void) { return 1000; }
+static uint64_t fixed_now(const struct nvmf_tgt *tgt) { (void)tgt; return 1000; }
 
 static char *nqn(int i)
 {

@@ -2,8 +2,14 @@
 #include <string.h>
 #include "tests/unit/target/fixture.h"
 
-static struct fx *current;   /* the fake clock's owner (tests run one at a time) */
-static uint64_t fake_now(void) { return current->now; }
+#include <stddef.h>
+
+/* The fake clock: the fixture that embeds @tgt holds the time. */
+static uint64_t fake_now(const struct nvmf_tgt *tgt)
+{
+	const struct fx *f = (const void *)((const char *)tgt - offsetof(struct fx, tgt));
+	return f->now;
+}
 
 int fx_setup(struct fx *f)
 {
@@ -42,7 +48,6 @@ int fx_setup(struct fx *f)
 	char err[512];
 	if (nvmf_tgt_init(&f->tgt, c, &f->aio, err, sizeof(err)))
 		return -1;
-	current = f;
 	f->now = 1000;
 	f->tgt.now_ms = fake_now;
 	nvmf_loop_queue_init(&f->admin, &f->tgt, &f->tgt.ports[0]);

@@ -106,8 +106,9 @@ struct fixture {
 	void *start_buf[2];               /* buffers of requests started by start() */
 };
 
-static uint64_t fixed_clock(void)
+static uint64_t fixed_clock(const struct nvmf_tgt *tgt)
 {
+	(void)tgt;
 	return 1000;
 }
 
