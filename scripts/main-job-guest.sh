@@ -24,9 +24,11 @@ step "nvme connect -t rdma -a $NVMF_TRADDR -s 4420 -n $NQN"
 nvme connect -t rdma -a "$NVMF_TRADDR" -s 4420 -n "$NQN" || exit 1
 dev=""
 for _ in $(seq 50); do
-    for b in /sys/block/nvme*n*; do
+    # Namespace 1 of the subsystem (the first listed); a config may add others (e.g. null).
+    for b in $(ls -d /sys/block/nvme*n* 2>/dev/null | sort -V); do
         case "$b" in *c[0-9]*) continue ;; esac
-        [ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$NQN" ] && dev=/dev/$(basename "$b")
+        [ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$NQN" ] && [ "$(cat "$b/nsid" 2>/dev/null)" = 1 ] &&
+            dev=/dev/$(basename "$b") && break
     done
     [ -n "$dev" ] && break
     sleep 0.2

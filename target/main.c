@@ -68,6 +68,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!config || optind != argc) {
+		if (!config)
+			fprintf(stderr, "nvmf-target: -c CONFIG is required\n");
+		else
+			fprintf(stderr, "nvmf-target: unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);
 		return 2;
 	}

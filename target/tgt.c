@@ -57,8 +57,8 @@ static void free_subsys(struct nvmf_subsys *s)
 	free(s);
 }
 
-static int open_ns(struct nvmf_subsys *s, const struct nvmf_ns_config *nc, size_t idx,
-		   char *err, size_t errlen)
+static int open_ns(struct nvmf_subsys *s, const struct nvmf_ns_config *nc, size_t sidx,
+		   size_t idx, char *err, size_t errlen)
 {
 	char why[512];
 	struct nvmf_ns *ns = calloc(1, sizeof(*ns));
@@ -69,8 +69,8 @@ static int open_ns(struct nvmf_subsys *s, const struct nvmf_ns_config *nc, size_
 	ns->nsid = nc->nsid;
 	ns->bdev = nvmf_bdev_open(nc, why, sizeof(why));
 	if (!ns->bdev) {
-		snprintf(err, errlen, "subsystem %s namespace %u (subsystems[].namespaces[%zu]): %s",
-			 s->cfg->nqn, nc->nsid, idx, why);
+		snprintf(err, errlen, "subsystems[%zu].namespaces[%zu] (subsystem %s, namespace %u): %s",
+			 sidx, idx, s->cfg->nqn, nc->nsid, why);
 		free(ns);
 		return -1;
 	}
@@ -108,7 +108,8 @@ static int open_ns(struct nvmf_subsys *s, const struct nvmf_ns_config *nc, size_
 	return 0;
 }
 
-static struct nvmf_subsys *build_subsys(const struct nvmf_subsys_config *sc, char *err, size_t errlen)
+static struct nvmf_subsys *build_subsys(const struct nvmf_subsys_config *sc, size_t sidx,
+					char *err, size_t errlen)
 {
 	struct nvmf_subsys *s = calloc(1, sizeof(*s));
 	uint32_t max = 0;
@@ -128,7 +129,7 @@ static struct nvmf_subsys *build_subsys(const struct nvmf_subsys_config *sc, cha
 	for (size_t i = 0; i < sc->n_ns; i++) {
 		if (!sc->ns[i].enable)
 			continue;
-		if (open_ns(s, &sc->ns[i], i, err, errlen)) {
+		if (open_ns(s, &sc->ns[i], sidx, i, err, errlen)) {
 			free_subsys(s);
 			return NULL;
 		}
@@ -183,7 +184,7 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg, struct nvmf_aio
 	pad_copy(tgt->disc->firmware, 8, DEFAULT_FIRMWARE);
 
 	for (size_t i = 0; i < cfg->n_subsystems; i++) {
-		tgt->subsys[i] = build_subsys(&cfg->subsystems[i], err, errlen);
+		tgt->subsys[i] = build_subsys(&cfg->subsystems[i], i, err, errlen);
 		if (!tgt->subsys[i])
 			goto fail;
 		tgt->n_subsys++;

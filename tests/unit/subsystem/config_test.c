@@ -85,17 +85,19 @@ static bool expect_ok(const char *json, struct nvmf_config *cfg)
 static bool shared_file(const char *name, char *out, size_t n)
 {
 	const char *env = getenv("NVMF_SHARED");
-	const char *dirs[3][2] = { { env, "/data/nvmetcli/" }, { env, "/" }, { "..", "/shared/data/nvmetcli/" } };
+	/* The copy kept in the repository first; NVMF_SHARED or ../shared can point at the
+	 * team's shared originals. */
+	const char *dirs[4][2] = { { "tests/data", "/nvmetcli/" }, { env, "/data/nvmetcli/" }, { env, "/" },
+				   { "..", "/shared/data/nvmetcli/" } };
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		if (!dirs[i][0])
 			continue;
 		snprintf(out, n, "%s%s%s", dirs[i][0], dirs[i][1], name);
 		if (!access(out, R_OK))
 			return true;
 	}
-	fprintf(stderr, "\n    %s not found (run from the repo root with shared/ beside it, or set "
-		"NVMF_SHARED)\n", name);
+	fprintf(stderr, "\n    %s not found (run from the repo root: tests/data/nvmetcli/)\n", name);
 	return false;
 }
 
