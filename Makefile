@@ -5,12 +5,14 @@
 #   make asan       the same build with AddressSanitizer + UBSan (or SANITIZE=1 make ...)
 #   make deps       install missing packages (apt-get) and the guest kernel
 #   make vm-check   only the VM integration tests
+#   make install    libnvmf (static, shared, header, pkg-config) and the nvmf tool under PREFIX
 
 CC      ?= gcc
 PKGS    := libibverbs librdmacm libnvme liburing jansson numa
 # Generic x86-64 code: the test guest's CPU model has no host-specific extensions.
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -pthread
+# -fPIC everywhere: the same objects go into libnvmf.so.
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -pthread -fPIC
 LDFLAGS += -pthread
 
 BUILD   := build
@@ -25,20 +27,40 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) || echo PKG-CONFIG-FAILED-run-m
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) || echo PKG-CONFIG-FAILED-run-make-deps)
 
 # Library code of each layer; files named *main.c are programs.
-LIB_DIRS := nvme rdma subsystem target
+LIB_DIRS := nvme rdma subsystem target initiator
 LIB_SRCS := $(filter-out %main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+
+# libnvmf: the host library = initiator core + RDMA host transport + shared protocol code.
+NVMF_SRCS := $(filter-out %main.c,$(wildcard initiator/*.c)) $(wildcard rdma/host*.c) \
+             rdma/cm-private.c $(wildcard nvme/*.c)
+NVMF_OBJS := $(NVMF_SRCS:%.c=$(BUILD)/obj/%.o)
+# The nvmf tool: initiator/cli/main.c plus the rest of initiator/cli (also unit tested).
+CLI_SRCS  := $(filter-out initiator/cli/main.c,$(wildcard initiator/cli/*.c))
+CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 
 UNIT_SRCS := $(wildcard tests/unit/*.c tests/unit/*/*.c)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
 
 TARGET_BIN := $(BUILD)/nvmf-target
 UNIT_BIN   := $(BUILD)/unit-tests
+NVMF_BIN   := $(BUILD)/nvmf
+NVMF_A     := $(BUILD)/libnvmf.a
+NVMF_SO    := $(BUILD)/libnvmf.so.0
+NVMF_VERSION := 0.1.0
+PREFIX     ?= /usr/local
 
-.PHONY: all unit check vm-check demo asan deps clean
-all: $(if $(wildcard target/main.c),$(TARGET_BIN)) $(UNIT_BIN)
+.PHONY: all unit check vm-check demo asan deps clean install install-check FORCE
+all: $(TARGET_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard initiator/cli/main.c),$(NVMF_BIN)) $(UNIT_BIN)
 
-$(BUILD)/obj/%.o: %.c
+# Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
+FLAGS_STAMP := $(BUILD)/.cflags
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(CC) $(CFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS)' > $@
+FORCE:
+
+$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -58,8 +80,39 @@ $(BUILD)/gen/unit_suites.inc: $(UNIT_SRCS)
 $(BUILD)/obj/tests/unit/main.o: CFLAGS += -I$(BUILD)/gen
 $(BUILD)/obj/tests/unit/main.o: $(BUILD)/gen/unit_suites.inc
 
-$(UNIT_BIN): $(UNIT_OBJS) $(BUILD)/libcore.a
+$(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcunit
+
+$(NVMF_A): $(NVMF_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+# Only the functions declared in the public header are exported: the version script is
+# generated from initiator/nvmf.h, so the two cannot drift apart.
+$(BUILD)/libnvmf.map: initiator/nvmf.h
+	@mkdir -p $(dir $@)
+	{ echo 'LIBNVMF_0 { global:'; grep -oE '^[a-z][^(]*\bnvmf_[a-z_]+\(' $< | grep -oE 'nvmf_[a-z_]+' | sort -u | sed 's/$$/;/'; \
+	  echo 'local: *; };'; } > $@
+
+$(NVMF_SO): $(NVMF_OBJS) $(BUILD)/libnvmf.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnvmf.so.0 -Wl,--version-script=$(BUILD)/libnvmf.map \
+		-o $@ $(NVMF_OBJS) $(PKG_LIBS)
+	ln -sf libnvmf.so.0 $(BUILD)/libnvmf.so
+
+$(NVMF_BIN): $(BUILD)/obj/initiator/cli/main.o $(CLI_OBJS) $(NVMF_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/libnvmf.pc: initiator/libnvmf.pc.in
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(NVMF_VERSION)|' $< > $@
+
+install: all $(BUILD)/libnvmf.pc
+	install -D -m 644 initiator/nvmf.h $(DESTDIR)$(PREFIX)/include/nvmf.h
+	install -D -m 644 nvme/wire.h $(DESTDIR)$(PREFIX)/include/nvmf-wire.h
+	install -D -m 644 $(NVMF_A) $(DESTDIR)$(PREFIX)/lib/libnvmf.a
+	install -D -m 755 $(NVMF_SO) $(DESTDIR)$(PREFIX)/lib/libnvmf.so.0
+	ln -sf libnvmf.so.0 $(DESTDIR)$(PREFIX)/lib/libnvmf.so
+	install -D -m 644 $(BUILD)/libnvmf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/libnvmf.pc
+	$(if $(wildcard initiator/cli/main.c),install -D -m 755 $(NVMF_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf)
+	$(if $(wildcard target/main.c),install -D -m 755 $(TARGET_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf-target)
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN)
@@ -81,9 +134,19 @@ demo: deps
 	$(MAKE) all
 	tests/vm/run -t 600 scripts/main-job-guest.sh $(CONFIG)
 
+# make install into a scratch prefix, then build and run a program against it with
+# pkg-config, as a user of the library would.
+install-check: all
+	rm -rf $(BUILD)/install-check
+	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(BUILD)/install-check > /dev/null
+	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/install-check/lib/pkgconfig sh -c '$(CC) -std=c11 -Wall -Werror \
+		tests/install/use_libnvmf.c $$(pkg-config --cflags --libs libnvmf) -o $(BUILD)/use_libnvmf'
+	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/install-check/lib $(BUILD)/use_libnvmf
+
 check: deps
 	$(MAKE) all
 	$(MAKE) unit
+	$(MAKE) install-check
 	$(MAKE) vm-check
 
 asan:
@@ -92,4 +155,5 @@ asan:
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(BUILD)/obj/target/main.d
+-include $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(BUILD)/obj/target/main.d \
+	 $(BUILD)/obj/initiator/cli/main.d

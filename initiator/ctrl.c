@@ -1,0 +1,593 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Controllers: association setup and teardown (NVMe-oF 1.1 section 3.3, the sequence of
+ * the Linux host's fabrics.c/core.c), properties, enable and shutdown (NVMe Base 3.5,
+ * 3.6), the keep-alive thread (NVMe Base 3.9) and reconnect.
+ *
+ * Setup: transport connect of the admin queue, Fabrics Connect (cntlid FFFFh: dynamic
+ * model), Property Get CAP, Property Set CC.EN, poll CSTS.RDY, Property Get VS, Identify
+ * Controller (and the Linux host's sanity checks), Set Features Number of Queues, then
+ * transport connect and Fabrics Connect of each I/O queue, then the keep-alive thread.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "initiator/internal.h"
+
+/* CC / CSTS fields (NVMe Base 2.0 sections 3.1.3.5, 3.1.3.6). */
+#define CC_EN            (1u << 0)
+#define CC_IOSQES_64     (6u << 16)
+#define CC_IOCQES_16     (4u << 20)
+#define CC_SHN_MASK      (3u << 14)
+#define CC_SHN_NORMAL    (1u << 14)
+#define CSTS_RDY         (1u << 0)
+#define CSTS_CFS         (1u << 1)
+#define CSTS_SHST(c)     (((c) >> 2) & 3u)
+#define CSTS_SHST_DONE   2u
+#define CAP_MQES(cap)    ((unsigned)((cap) & 0xffff))
+#define CAP_TO_MS(cap)   ((unsigned)(((cap) >> 24) & 0xff) * 500u)
+#define CONNECT_ATR      (1u << 17)  /* Connect response: authentication required */
+
+
+static int timeout_of(const struct nvmf_ctrl *c)
+{
+	return c->opts.timeout_ms > 0 ? c->opts.timeout_ms : NVMFH_DEFAULT_TIMEOUT_MS;
+}
+
+int nvmfh_admin(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, void *buf, uint32_t len,
+		bool write, struct nvme_cqe *cqe)
+{
+	pthread_mutex_lock(&c->admin_lock);
+	int rc = nvmfh_queue_exec(&c->admin, sqe, buf, len, write, cqe, timeout_of(c));
+	pthread_mutex_unlock(&c->admin_lock);
+	if (rc == -ETIMEDOUT)
+		nvmfh_errf(c, "admin command 0x%02x timed out after %d ms; the association needs "
+			   "nvmf_reconnect()", sqe->opcode, timeout_of(c));
+	return rc;
+}
+
+/* ---- Fabrics commands (NVMe-oF 1.1 section 3) ---- */
+
+static void put_le16(struct nvme_sqe *sqe, unsigned off, uint16_t v)
+{
+	uint8_t *p = (uint8_t *)sqe + off;
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_le32(struct nvme_sqe *sqe, unsigned off, uint32_t v)
+{
+	put_le16(sqe, off, (uint16_t)v);
+	put_le16(sqe, off + 2, (uint16_t)(v >> 16));
+}
+
+static void fabrics_sqe(struct nvme_sqe *sqe, uint8_t fctype)
+{
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = nvme_admin_fabrics;
+	((uint8_t *)sqe)[NVMF_SQE_FCTYPE_OFF] = fctype;
+}
+
+/* Property Get: @size8 for 8-byte properties (CAP). */
+static int prop_get(struct nvmf_ctrl *c, uint32_t off, bool size8, uint64_t *val)
+{
+	struct nvme_sqe sqe;
+	struct nvme_cqe cqe;
+	fabrics_sqe(&sqe, nvme_fabrics_type_property_get);
+	((uint8_t *)&sqe)[NVMF_PROP_ATTRIB] = size8 ? 1 : 0;
+	put_le32(&sqe, NVMF_PROP_OFFSET, off);
+	int rc = nvmfh_admin(c, &sqe, NULL, 0, false, &cqe);
+	if (!rc)
+		*val = size8 ? le64toh(cqe.result.u64) : le32toh(cqe.result.u32);
+	return rc;
+}
+
+static int prop_set(struct nvmf_ctrl *c, uint32_t off, uint32_t val)
+{
+	struct nvme_sqe sqe;
+	fabrics_sqe(&sqe, nvme_fabrics_type_property_set);
+	put_le32(&sqe, NVMF_PROP_OFFSET, off);
+	put_le32(&sqe, NVMF_PROP_VALUE, val);
+	return nvmfh_admin(c, &sqe, NULL, 0, false, NULL);
+}
+
+/* Fabrics Connect of @q (section 3.3): admin with cntlid FFFFh, I/O with ours. */
+static int fabrics_connect(struct nvmf_ctrl *c, struct nvmf_queue *q)
+{
+	struct nvmf_connect_data d;
+	struct nvme_sqe sqe;
+	struct nvme_cqe cqe;
+	uint16_t qid = q->hq.qid;
+	uint32_t kato = c->opts.no_keep_alive ? 0 : c->opts.kato_ms;
+
+	fabrics_sqe(&sqe, nvme_fabrics_type_connect);
+	put_le16(&sqe, NVMF_CONNECT_QID, qid);
+	put_le16(&sqe, NVMF_CONNECT_SQSIZE, (uint16_t)(q->hq.size - 1));
+	if (qid == 0)
+		put_le32(&sqe, NVMF_CONNECT_KATO, kato);
+	memset(&d, 0, sizeof(d));
+	memcpy(d.hostid, c->hostid, 16);
+	d.cntlid = htole16(qid ? c->cntlid : 0xffff);
+	memcpy(d.subsysnqn, c->subnqn, sizeof(d.subsysnqn));
+	memcpy(d.hostnqn, c->hostnqn, sizeof(d.hostnqn));
+
+	int rc = nvmfh_queue_exec(q, &sqe, &d, sizeof(d), true, &cqe, timeout_of(c));
+	if (rc) {
+		nvmfh_errf(c, "Connect of queue %u to %s as %s: %s%s", qid, c->subnqn, c->hostnqn,
+			   nvmf_strerror(rc),
+			   rc > 0 ? nvmfh_connect_detail(rc, le32toh(cqe.result.u32)) : "");
+		return rc;
+	}
+	uint32_t dw0 = le32toh(cqe.result.u32);
+	if (dw0 & CONNECT_ATR) {
+		nvmfh_errf(c, "Connect of queue %u to %s: the controller requires in-band "
+			   "authentication, which libnvmf does not support", qid, c->subnqn);
+		return -EOPNOTSUPP;
+	}
+	if (qid == 0)
+		c->cntlid = (uint16_t)(dw0 & 0xffff);
+	return 0;
+}
+
+/* Transport connect plus Fabrics Connect of one queue. */
+static int connect_queue(struct nvmf_ctrl *c, struct nvmf_queue *q, uint16_t qid, uint16_t size)
+{
+	char err[NVMFH_ERRMSG_MAX - 64] = "";
+	int rc = nvmfh_queue_setup(q, c, qid, size);
+	if (rc) {
+		nvmfh_errf(c, "queue %u: out of memory", qid);
+		return rc;
+	}
+	rc = c->t->queue_connect(&q->hq, &c->opts, qid, size, err, sizeof(err));
+	if (rc) {
+		nvmfh_errf(c, "%s connect of queue %u to %s:%s: %s", c->t->name, qid, c->traddr,
+			   c->trsvcid, err[0] ? err : nvmf_strerror(rc));
+		return rc;
+	}
+	q->connected = true;
+	if (qid && c->t->set_incapsule)
+		c->t->set_incapsule(&q->hq, le32toh(c->id.ioccsz));
+	return fabrics_connect(c, q);
+}
+
+static void disconnect_queue(struct nvmf_ctrl *c, struct nvmf_queue *q)
+{
+	if (q->connected)
+		c->t->queue_disconnect(&q->hq);
+	q->connected = false;
+	q->lost = true;
+}
+
+/* Poll CSTS until (csts & mask) == want or CSTS.CFS; up to @ms. */
+static int wait_csts(struct nvmf_ctrl *c, uint32_t mask, uint32_t want, unsigned ms,
+		     const char *what)
+{
+	uint64_t deadline = nvmfh_now_ms() + ms;
+	for (;;) {
+		uint64_t csts;
+		int rc = prop_get(c, NVMF_PROP_CSTS, false, &csts);
+		if (rc) {
+			nvmfh_errf(c, "Property Get CSTS (%s): %s", what, nvmf_strerror(rc));
+			return rc;
+		}
+		if (csts & CSTS_CFS) {
+			nvmfh_errf(c, "controller fatal status (CSTS.CFS) while waiting for %s", what);
+			return -EIO;
+		}
+		if ((csts & mask) == want)
+			return 0;
+		if (nvmfh_now_ms() >= deadline) {
+			nvmfh_errf(c, "timed out after %u ms waiting for %s (CSTS 0x%x)", ms, what,
+				   (unsigned)csts);
+			return -ETIMEDOUT;
+		}
+		usleep(1000);
+	}
+}
+
+/* CC.EN = 1 with 64 B SQEs / 16 B CQEs, NVM command set, 4 KiB pages; wait for RDY. */
+static int enable(struct nvmf_ctrl *c)
+{
+	c->cc = CC_EN | CC_IOSQES_64 | CC_IOCQES_16;
+	int rc = prop_set(c, NVMF_PROP_CC, c->cc);
+	if (rc) {
+		nvmfh_errf(c, "Property Set CC.EN: %s", nvmf_strerror(rc));
+		return rc;
+	}
+	unsigned to = CAP_TO_MS(c->cap);
+	if (!to || to > (unsigned)timeout_of(c))
+		to = (unsigned)timeout_of(c);
+	return wait_csts(c, CSTS_RDY, CSTS_RDY, to, "CSTS.RDY after CC.EN");
+}
+
+/* Identify Controller and the checks the Linux host makes before using it. */
+static int identify_ctrl(struct nvmf_ctrl *c)
+{
+	int rc = nvmf_identify(c, NVME_IDENTIFY_CNS_CTRL, 0, &c->id);
+	if (rc) {
+		nvmfh_errf(c, "Identify Controller: %s", nvmf_strerror(rc));
+		return rc;
+	}
+	const struct nvme_id_ctrl *id = &c->id;
+	c->discovery = id->cntrltype == NVME_CTRL_CNTRLTYPE_DISCOVERY ||
+		       !strcmp(c->subnqn, NVMF_DISC_NQN);
+	if (le16toh(id->cntlid) != c->cntlid) {
+		nvmfh_errf(c, "Identify Controller reports cntlid %u but Connect assigned %u",
+			   le16toh(id->cntlid), c->cntlid);
+		return -EPROTO;
+	}
+	if (!(le32toh(id->sgls) & NVME_CTRL_SGLS_KEYED)) {
+		nvmfh_errf(c, "controller does not support keyed SGL data blocks (SGLS bit 2)");
+		return -EPROTO;
+	}
+	if (id->icdoff) {
+		nvmfh_errf(c, "controller wants in-capsule data at offset %u (ICDOFF); only 0 is "
+			   "supported", le16toh(id->icdoff));
+		return -EPROTO;
+	}
+	if (!c->discovery) {
+		if (le32toh(id->ioccsz) < 4 || le32toh(id->iorcsz) < 1) {
+			nvmfh_errf(c, "invalid I/O capsule sizes: IOCCSZ %u (min 4), IORCSZ %u (min 1)",
+				   le32toh(id->ioccsz), le32toh(id->iorcsz));
+			return -EPROTO;
+		}
+		if (!id->kas && !c->opts.no_keep_alive) {
+			nvmfh_errf(c, "controller reports no Keep Alive support (KAS 0), which "
+				   "fabrics require");
+			return -EPROTO;
+		}
+	}
+	/* MDTS in units of CAP.MPSMIN pages; MPSMIN 0 = 4 KiB (the only size we set). */
+	uint64_t mx = id->mdts ? (uint64_t)4096 << id->mdts : NVMFH_MAX_XFER;
+	c->max_xfer = mx > NVMFH_MAX_XFER ? NVMFH_MAX_XFER : (uint32_t)mx;
+	return 0;
+}
+
+/* Set Features Number of Queues (fid 07h): NSQR/NCQR 0's based; granted the same. */
+static int negotiate_queues(struct nvmf_ctrl *c, unsigned want, unsigned *granted)
+{
+	uint32_t res = 0;
+	uint32_t v = (want - 1) | (want - 1) << 16;
+	int rc = nvmf_set_features(c, NVME_FEAT_FID_NUM_QUEUES, 0, v, &res);
+	if (rc) {
+		nvmfh_errf(c, "Set Features Number of Queues (%u): %s", want, nvmf_strerror(rc));
+		return rc;
+	}
+	unsigned nsqa = (res & 0xffff) + 1, ncqa = (res >> 16) + 1;
+	unsigned n = nsqa < ncqa ? nsqa : ncqa;
+	*granted = n < want ? n : want;
+	return 0;
+}
+
+static void *keep_alive_main(void *arg)
+{
+	struct nvmf_ctrl *c = arg;
+	unsigned period = c->opts.kato_ms / 2 ? c->opts.kato_ms / 2 : 1;
+
+	pthread_mutex_lock(&c->ka_lock);
+	while (!c->ka_stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += period / 1000;
+		ts.tv_nsec += (long)(period % 1000) * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		int w = 0;
+		while (!c->ka_stop && w != ETIMEDOUT)
+			w = pthread_cond_timedwait(&c->ka_cond, &c->ka_lock, &ts);
+		if (c->ka_stop)
+			break;
+		pthread_mutex_unlock(&c->ka_lock);
+		struct nvme_sqe sqe;
+		memset(&sqe, 0, sizeof(sqe));
+		sqe.opcode = nvme_admin_keep_alive;
+		int rc = nvmfh_admin(c, &sqe, NULL, 0, false, NULL);
+		pthread_mutex_lock(&c->ka_lock);
+		if (!rc)
+			c->ka_sent++;
+		else if (rc < 0)
+			nvmfh_errf(c, "Keep Alive: %s", nvmf_strerror(rc));
+	}
+	pthread_mutex_unlock(&c->ka_lock);
+	return NULL;
+}
+
+static int start_keep_alive(struct nvmf_ctrl *c)
+{
+	if (c->opts.no_keep_alive || !c->opts.kato_ms)
+		return 0;
+	c->ka_stop = false;
+	int rc = pthread_create(&c->ka_thread, NULL, keep_alive_main, c);
+	if (rc) {
+		nvmfh_errf(c, "cannot start the keep-alive thread: %s", nvmf_strerror(-rc));
+		return -rc;
+	}
+	c->ka_running = true;
+	return 0;
+}
+
+static void stop_keep_alive(struct nvmf_ctrl *c)
+{
+	if (!c->ka_running)
+		return;
+	pthread_mutex_lock(&c->ka_lock);
+	c->ka_stop = true;
+	pthread_cond_signal(&c->ka_cond);
+	pthread_mutex_unlock(&c->ka_lock);
+	pthread_join(c->ka_thread, NULL);
+	c->ka_running = false;
+}
+
+/* Disconnect every queue, I/O first (the association ends with the admin queue). */
+static void teardown(struct nvmf_ctrl *c, int err)
+{
+	for (unsigned i = 0; i < c->nr_io; i++) {
+		nvmfh_queue_fail_all(&c->io[i], err);
+		disconnect_queue(c, &c->io[i]);
+	}
+	nvmfh_queue_fail_all(&c->admin, err);
+	disconnect_queue(c, &c->admin);
+}
+
+/*
+ * The whole setup sequence. @reconnect: c->nr_io queues exist already and must all come
+ * back. On failure every queue connected here is disconnected again.
+ */
+static int establish(struct nvmf_ctrl *c, bool reconnect)
+{
+	int rc = connect_queue(c, &c->admin, 0, NVMFH_ADMIN_QUEUE_SIZE);
+	if (rc)
+		goto fail;
+	rc = prop_get(c, NVMF_PROP_CAP, true, &c->cap);
+	if (rc) {
+		nvmfh_errf(c, "Property Get CAP: %s", nvmf_strerror(rc));
+		goto fail;
+	}
+	rc = enable(c);
+	if (rc)
+		goto fail;
+	uint64_t vs;
+	rc = prop_get(c, NVMF_PROP_VS, false, &vs);
+	if (rc) {
+		nvmfh_errf(c, "Property Get VS: %s", nvmf_strerror(rc));
+		goto fail;
+	}
+	c->vs = (uint32_t)vs;
+	rc = identify_ctrl(c);
+	if (rc)
+		goto fail;
+	if (c->discovery) {
+		if (reconnect && c->nr_io) {
+			nvmfh_errf(c, "%s is now a discovery controller", c->subnqn);
+			rc = -EPROTO;
+			goto fail;
+		}
+	} else {
+		unsigned want = reconnect ? c->nr_io :
+				(c->opts.nr_io_queues ? c->opts.nr_io_queues : 1);
+		unsigned granted;
+		rc = negotiate_queues(c, want, &granted);
+		if (rc)
+			goto fail;
+		if (reconnect && granted < c->nr_io) {
+			nvmfh_errf(c, "reconnect: controller grants %u I/O queues, %u were connected",
+				   granted, c->nr_io);
+			rc = -ENOSPC;
+			goto fail;
+		}
+		unsigned qs = c->opts.queue_size ? c->opts.queue_size : NVMFH_DEFAULT_QUEUE_SIZE;
+		if (qs > CAP_MQES(c->cap) + 1)
+			qs = CAP_MQES(c->cap) + 1;
+		if (le16toh(c->id.maxcmd) && qs > le16toh(c->id.maxcmd))
+			qs = le16toh(c->id.maxcmd);
+		if (qs < 2) {
+			nvmfh_errf(c, "I/O queue size %u is too small (CAP.MQES %u)", qs,
+				   CAP_MQES(c->cap));
+			rc = -EINVAL;
+			goto fail;
+		}
+		c->queue_size = qs;
+		if (!reconnect) {
+			c->io = calloc(granted, sizeof(*c->io));
+			if (!c->io) {
+				rc = -ENOMEM;
+				goto fail;
+			}
+			c->nr_io = granted;
+		}
+		for (unsigned i = 0; i < c->nr_io; i++) {
+			rc = connect_queue(c, &c->io[i], (uint16_t)(i + 1), (uint16_t)qs);
+			if (rc)
+				goto fail;
+		}
+	}
+	rc = start_keep_alive(c);
+	if (rc)
+		goto fail;
+	return 0;
+fail:
+	teardown(c, -ECONNRESET);
+	return rc;
+}
+
+static void ctrl_free(struct nvmf_ctrl *c)
+{
+	for (unsigned i = 0; i < c->nr_io; i++)
+		nvmfh_queue_release(&c->io[i]);
+	free(c->io);
+	nvmfh_queue_release(&c->admin);
+	pthread_mutex_destroy(&c->admin_lock);
+	pthread_mutex_destroy(&c->ka_lock);
+	pthread_cond_destroy(&c->ka_cond);
+	pthread_mutex_destroy(&c->err_lock);
+	free(c);
+}
+
+static int copy_opts(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
+{
+	char err[NVMFH_ERRMSG_MAX - 32];
+	c->opts = *o;
+	if (!o->transport && (!o->traddr || !o->traddr[0])) {
+		nvmfh_errf(c, "no target address (opts.traddr)");
+		return -EINVAL;
+	}
+	const char *sub = o->subnqn && o->subnqn[0] ? o->subnqn : NVMF_DISC_NQN;
+	const char *svc = o->trsvcid && o->trsvcid[0] ? o->trsvcid : "4420";
+	if (strlen(sub) > NVMF_NQN_MAX) {
+		nvmfh_errf(c, "subsystem NQN is %zu characters, at most %u allowed", strlen(sub),
+			   NVMF_NQN_MAX);
+		return -EINVAL;
+	}
+	if ((o->traddr && strlen(o->traddr) >= sizeof(c->traddr)) || strlen(svc) >= sizeof(c->trsvcid)) {
+		nvmfh_errf(c, "traddr or trsvcid too long");
+		return -EINVAL;
+	}
+	snprintf(c->traddr, sizeof(c->traddr), "%s", o->traddr ? o->traddr : "");
+	snprintf(c->trsvcid, sizeof(c->trsvcid), "%s", svc);
+	snprintf(c->subnqn, sizeof(c->subnqn), "%s", sub);
+	int rc = nvmfh_host_identity("/etc/nvme", o->hostnqn, o->hostid, c->hostnqn, c->hostid,
+				     err, sizeof(err));
+	if (rc) {
+		nvmfh_errf(c, "host identity: %s", err);
+		return rc;
+	}
+	c->opts.traddr = c->traddr;
+	c->opts.trsvcid = c->trsvcid;
+	c->opts.subnqn = c->subnqn;
+	c->opts.hostnqn = c->hostnqn;
+	c->opts.hostid = c->hostid;
+	if (!c->opts.kato_ms)
+		c->opts.kato_ms = NVMFH_DEFAULT_KATO_MS;
+	if (c->opts.no_keep_alive)
+		c->opts.kato_ms = 0;
+	if (c->opts.timeout_ms <= 0)
+		c->opts.timeout_ms = NVMFH_DEFAULT_TIMEOUT_MS;
+	/* The RDMA transport (rdma/host.c) is the default. */
+	c->t = o->transport ? o->transport : &nvmf_rdma_host_transport;
+	return 0;
+}
+
+int nvmf_connect(const struct nvmf_ctrl_opts *opts, struct nvmf_ctrl **out)
+{
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	nvmfh_set_last_errmsg("");
+	if (!opts) {
+		nvmfh_set_last_errmsg("nvmf_connect: no options");
+		return -EINVAL;
+	}
+	struct nvmf_ctrl *c = calloc(1, sizeof(*c));
+	if (!c) {
+		nvmfh_set_last_errmsg("nvmf_connect: out of memory");
+		return -ENOMEM;
+	}
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->ka_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&c->admin_lock, NULL);
+	pthread_mutex_init(&c->ka_lock, NULL);
+	pthread_mutex_init(&c->err_lock, NULL);
+
+	int rc = copy_opts(c, opts);
+	if (!rc)
+		rc = establish(c, false);
+	if (rc) {
+		nvmfh_set_last_errmsg(c->errmsg);
+		ctrl_free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+/* Normal shutdown: CC.SHN = 01b, wait for CSTS.SHST = 10b (NVMe Base 3.6.1). */
+static int shutdown_ctrl(struct nvmf_ctrl *c)
+{
+	c->cc = (c->cc & ~CC_SHN_MASK) | CC_SHN_NORMAL;
+	int rc = prop_set(c, NVMF_PROP_CC, c->cc);
+	if (rc) {
+		nvmfh_errf(c, "Property Set CC.SHN: %s", nvmf_strerror(rc));
+		return rc;
+	}
+	return wait_csts(c, 3u << 2, CSTS_SHST_DONE << 2, (unsigned)timeout_of(c),
+			 "CSTS.SHST shutdown complete");
+}
+
+int nvmf_disconnect(struct nvmf_ctrl *c)
+{
+	if (!c)
+		return -EINVAL;
+	stop_keep_alive(c);
+	/* Commands still outstanding complete first: no callback may run after we return. */
+	for (unsigned i = 0; i < c->nr_io; i++)
+		nvmfh_queue_fail_all(&c->io[i], -ECONNABORTED);
+	int rc = c->admin.lost || !c->admin.connected ? 0 : shutdown_ctrl(c);
+	teardown(c, -ECONNABORTED);
+	ctrl_free(c);
+	return rc;
+}
+
+int nvmf_reconnect(struct nvmf_ctrl *c)
+{
+	if (!c)
+		return -EINVAL;
+	stop_keep_alive(c);
+	teardown(c, -ECONNRESET);
+	for (unsigned i = 0; i < c->nr_io; i++) {
+		c->io[i].ns_cached = 0;
+		c->io[i].ns_next = 0;
+	}
+	c->errmsg[0] = 0;
+	return establish(c, true);
+}
+
+const struct nvme_id_ctrl *nvmf_ctrl_id(const struct nvmf_ctrl *c)
+{
+	return c ? &c->id : NULL;
+}
+
+uint16_t nvmf_ctrl_cntlid(const struct nvmf_ctrl *c)
+{
+	return c ? c->cntlid : 0;
+}
+
+unsigned nvmf_ctrl_nr_io_queues(const struct nvmf_ctrl *c)
+{
+	return c ? c->nr_io : 0;
+}
+
+unsigned nvmf_ctrl_queue_size(const struct nvmf_ctrl *c)
+{
+	return c ? c->queue_size : 0;
+}
+
+uint32_t nvmf_ctrl_max_xfer(const struct nvmf_ctrl *c)
+{
+	return c ? c->max_xfer : 0;
+}
+
+struct nvmf_queue *nvmf_io_queue(struct nvmf_ctrl *c, unsigned idx)
+{
+	return c && idx < c->nr_io ? &c->io[idx] : NULL;
+}
+
+int nvmf_mem_register(struct nvmf_ctrl *c, void *addr, size_t len)
+{
+	if (!c || !addr || !len)
+		return -EINVAL;
+	return c->t->mem_register ? c->t->mem_register(&c->admin.hq, addr, len) : -EOPNOTSUPP;
+}
+
+int nvmf_mem_unregister(struct nvmf_ctrl *c, void *addr)
+{
+	if (!c || !addr)
+		return -EINVAL;
+	return c->t->mem_unregister ? c->t->mem_unregister(&c->admin.hq, addr) : -EOPNOTSUPP;
+}

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libnvmf core internals, shared by the initiator/ sources only (never installed). The public
+ * API is initiator/nvmf.h; the transport interface is initiator/transport.h.
+ *
+ * Threads: an I/O queue (struct nvmf_queue) belongs to one thread and takes no lock.
+ * The admin queue is shared by the user's admin calls and the keep-alive thread; every
+ * admin command runs under ctrl->admin_lock from submission to completion (blocking,
+ * polled). Internal symbols are hidden from the shared library.
+ */
+#ifndef LIBNVMF_INTERNAL_H
+#define LIBNVMF_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include "initiator/transport.h"
+
+#define NVMFH_HIDDEN __attribute__((visibility("hidden")))
+
+#define NVMFH_ADMIN_QUEUE_SIZE   32       /* entries, as the Linux host (NVME_AQ_DEPTH) */
+#define NVMFH_DEFAULT_QUEUE_SIZE 128
+#define NVMFH_DEFAULT_KATO_MS    5000     /* NVME_DEFAULT_KATO, 5 s */
+#define NVMFH_DEFAULT_TIMEOUT_MS 10000
+#define NVMFH_MAX_XFER           (1u << 20) /* 1 MiB: what the Linux RDMA host moves at most */
+#define NVMFH_MAX_NLB            65536u   /* NLB is a 16-bit 0's based field */
+#define NVMFH_ERRMSG_MAX         512
+#define NVMFH_NQN_FIELD          256      /* bytes of an NQN field (Connect data, Identify) */
+#define NVMFH_NS_CACHE           8        /* nsid -> block size entries per I/O queue */
+#define NVMFH_DISC_MAX_TRIES     10       /* discovery log reads before giving up (genctr) */
+
+struct nvmfh_split;
+
+/* One command slot of a queue; its index is the command_id. */
+struct nvmfh_slot {
+	struct nvmf_hcmd cmd;
+	nvmf_io_cb cb;            /* NULL: abandoned (timed out), the CQE is dropped */
+	void *arg;
+	void *owned;              /* bounce buffer freed with the slot (blocking calls) */
+	struct nvme_cqe cqe;      /* received, not yet delivered */
+	bool busy;
+};
+
+/* A queue as the core sees it; the public struct nvmf_queue. */
+struct nvmf_queue {
+	struct nvmf_hq hq;        /* hq.core points back here */
+	struct nvmfh_slot *slots; /* hq.size of them */
+	uint16_t *free_cids;      /* stack of free command ids */
+	unsigned nr_free;
+	uint16_t *done;           /* command ids with a CQE received, in arrival order */
+	unsigned nr_done, done_head;
+	unsigned outstanding;     /* submitted, callback not yet run */
+	bool connected;           /* the transport holds a connection (queue_disconnect due) */
+	bool lost;                /* connection gone: submit/poll give -ECONNRESET */
+	struct nvmfh_split *pending; /* split requests waiting for free slots, oldest first */
+	struct { uint32_t nsid, lba_shift; } ns_cache[NVMFH_NS_CACHE];
+	unsigned ns_cached, ns_next;
+};
+
+struct nvmf_ctrl {
+	/* Options, copied so reconnect can use them after the caller's are gone. */
+	struct nvmf_ctrl_opts opts;
+	char traddr[257], trsvcid[33], subnqn[NVMFH_NQN_FIELD], hostnqn[NVMFH_NQN_FIELD];
+	uint8_t hostid[16];
+	const struct nvmf_host_transport *t;
+	bool discovery;
+
+	pthread_mutex_t admin_lock;
+	struct nvmf_queue admin;
+	struct nvmf_queue *io;    /* nr_io of them, allocated once (pointers stay valid) */
+	unsigned nr_io;
+	unsigned queue_size;      /* I/O queue entries, 1's based */
+
+	uint16_t cntlid;
+	uint64_t cap;             /* CAP property, host endian */
+	uint32_t vs, cc;          /* VS; CC as last written */
+	struct nvme_id_ctrl id;   /* Identify Controller, wire format */
+	uint32_t max_xfer;        /* bytes per command */
+
+	/* Keep-alive thread (NVMe Base 3.9): Keep Alive every kato/2. */
+	pthread_t ka_thread;
+	bool ka_running, ka_stop;
+	pthread_mutex_t ka_lock;
+	pthread_cond_t ka_cond;
+	unsigned long ka_sent;    /* Keep Alive commands completed successfully */
+
+	pthread_mutex_t err_lock;
+	char errmsg[NVMFH_ERRMSG_MAX];
+};
+
+/* ---- queue.c: command table and completion delivery ---- */
+
+/* nvmfh_queue_setup - (re)allocate @q's tables for @size entries (admin: 32) and reset
+ * its state; keeps the struct itself. 0 or -ENOMEM. */
+NVMFH_HIDDEN int nvmfh_queue_setup(struct nvmf_queue *q, struct nvmf_ctrl *c, uint16_t qid,
+				   uint16_t size);
+/* nvmfh_queue_release - free the tables (after the transport disconnected). */
+NVMFH_HIDDEN void nvmfh_queue_release(struct nvmf_queue *q);
+/*
+ * nvmfh_queue_submit - take a command id, hand @sqe (command_id filled here) with @buf of
+ * @len bytes to the transport. @cid_out (may be NULL) gets the id. Returns 0, -EAGAIN
+ * (size-1 commands outstanding: SQ flow control, or the transport is out of slots),
+ * -ECONNRESET (connection lost), -EINVAL.
+ */
+NVMFH_HIDDEN int nvmfh_queue_submit(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf,
+				    uint32_t len, bool write, nvmf_io_cb cb, void *arg,
+				    uint16_t *cid_out);
+/* nvmfh_queue_poll - nvmf_queue_poll without the argument checks. */
+NVMFH_HIDDEN int nvmfh_queue_poll(struct nvmf_queue *q, unsigned max);
+/* nvmfh_queue_fail_all - mark @q lost and complete every outstanding command (and split
+ * request) with @err (-ECONNRESET, -ECONNABORTED). */
+NVMFH_HIDDEN void nvmfh_queue_fail_all(struct nvmf_queue *q, int err);
+/*
+ * nvmfh_queue_exec - run one command to completion on @q (polling; the caller owns the
+ * queue: holds admin_lock for the admin queue). Data goes through a private copy, so a
+ * command that times out can never write into @buf later. @cqe (may be NULL) gets the
+ * completion. Returns the status (0, > 0 NVMe status), -ETIMEDOUT after @timeout_ms (the
+ * queue is then marked lost: the controller state is unknown, as the Linux host starts
+ * error recovery), -ECONNRESET, -ENOMEM.
+ */
+NVMFH_HIDDEN int nvmfh_queue_exec(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf,
+				  uint32_t len, bool write, struct nvme_cqe *cqe, int timeout_ms);
+
+/* ---- ctrl.c ---- */
+
+/* nvmfh_admin - nvmfh_queue_exec on the admin queue under admin_lock, with the
+ * controller's timeout. */
+NVMFH_HIDDEN int nvmfh_admin(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, void *buf,
+			     uint32_t len, bool write, struct nvme_cqe *cqe);
+
+/* ---- io.c ---- */
+
+/* nvmfh_io_pump - submit further parts of split requests waiting on @q for slots. */
+NVMFH_HIDDEN void nvmfh_io_pump(struct nvmf_queue *q);
+/* nvmfh_io_fail_pending - finish, with @err, split requests of @q that have no part in
+ * flight (the others finish when their last part fails). */
+NVMFH_HIDDEN void nvmfh_io_fail_pending(struct nvmf_queue *q, int err);
+
+/* ---- errors.c ---- */
+
+/* nvmfh_errf - set @c's detailed message (printf format). */
+NVMFH_HIDDEN void nvmfh_errf(struct nvmf_ctrl *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* nvmfh_set_last_errmsg - the thread's nvmf_last_errmsg() text. */
+NVMFH_HIDDEN void nvmfh_set_last_errmsg(const char *msg);
+/*
+ * nvmfh_host_identity - the host NQN and host ID to connect with (NVMe Base 4.5/5.27.1.24):
+ * @nqn/@id given are used as is. Otherwise, as nvme-cli: DIR/hostnqn and DIR/hostid (DIR
+ * is /etc/nvme; tests pass another) when readable; a missing hostid is taken from a
+ * hostnqn of the form "nqn.2014-08.org.nvmexpress:uuid:<uuid>", else random (UUID v4);
+ * a missing hostnqn is "nqn.2014-08.org.nvmexpress:uuid:<hostid as UUID>".
+ * @nqn_out holds NVMFH_NQN_FIELD bytes. Returns 0, or -EINVAL with @err set for an NQN
+ * longer than 223 characters or an unreadable hostid file content.
+ */
+NVMFH_HIDDEN int nvmfh_host_identity(const char *dir, const char *nqn, const uint8_t *id,
+				     char *nqn_out, uint8_t id_out[16], char *err, size_t errlen);
+/* nvmfh_connect_detail - what a Connect failure status means, for messages: which field
+ * IATTR/IPO in CQE dword 0 names (NVMe-oF 1.1 section 3.3.2), "" when none. */
+NVMFH_HIDDEN const char *nvmfh_connect_detail(int status, uint32_t dw0);
+
+/* Monotonic milliseconds. */
+NVMFH_HIDDEN uint64_t nvmfh_now_ms(void);
+
+#endif

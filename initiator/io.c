@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * I/O submission (NVM Command Set 1.0 sections 3.2, 3.3): Read, Write, Compare, Flush,
+ * Write Zeroes, Dataset Management and raw commands, and the blocking helpers.
+ *
+ * A transfer larger than the controller's max_xfer (MDTS) or than 65536 blocks (NLB is
+ * 16 bits) is split into parts: a struct nvmfh_split tracks them and calls the user's
+ * callback once, after the last part, with the first error (or 0). Parts are submitted
+ * as queue slots allow; the rest wait on q->pending and go out from nvmf_queue_poll().
+ * Nothing here locks: a queue belongs to one thread.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "initiator/internal.h"
+
+struct nvmfh_split {
+	struct nvmf_queue *q;
+	nvmf_io_cb cb;
+	void *arg;
+	struct nvme_sqe sqe;      /* template: opcode, nsid */
+	uint8_t *buf;             /* NULL for Write Zeroes */
+	bool write;
+	uint64_t slba;
+	uint64_t nlb, nlb_sent;   /* blocks in all, blocks submitted so far */
+	uint32_t lba_shift, max_nlb;
+	unsigned inflight;        /* parts submitted, not completed */
+	int status;               /* first failure */
+	struct nvme_cqe cqe;      /* of the failing part, else of the last one */
+	bool have_cqe;
+	struct nvmfh_split *next; /* on q->pending */
+	bool on_list;
+};
+
+static void rw_sqe(struct nvme_sqe *sqe, uint8_t opcode, uint32_t nsid, uint64_t slba, uint32_t nlb)
+{
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = opcode;
+	sqe->nsid = htole32(nsid);
+	sqe->cdw10 = htole32((uint32_t)slba);
+	sqe->cdw11 = htole32((uint32_t)(slba >> 32));
+	sqe->cdw12 = htole32((nlb - 1) & 0xffff);   /* NLB, 0's based */
+}
+
+/* log2 of @nsid's block size, from the queue's cache or Identify Namespace. */
+static int lba_shift(struct nvmf_queue *q, uint32_t nsid, uint32_t *shift)
+{
+	for (unsigned i = 0; i < q->ns_cached; i++)
+		if (q->ns_cache[i].nsid == nsid) {
+			*shift = q->ns_cache[i].lba_shift;
+			return 0;
+		}
+	struct nvmf_ns_info info;
+	int rc = nvmf_ns_info(q->hq.ctrl, nsid, &info);
+	if (rc)
+		return rc;
+	unsigned s = (unsigned)__builtin_ctz(info.block_size);
+	unsigned slot = q->ns_next++ % NVMFH_NS_CACHE;
+	q->ns_cache[slot].nsid = nsid;
+	q->ns_cache[slot].lba_shift = s;
+	if (q->ns_cached < NVMFH_NS_CACHE)
+		q->ns_cached++;
+	*shift = s;
+	return 0;
+}
+
+static void list_remove(struct nvmfh_split *s)
+{
+	struct nvmfh_split **pp = &s->q->pending;
+	while (*pp && *pp != s)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = s->next;
+	s->next = NULL;
+	s->on_list = false;
+}
+
+static void list_append(struct nvmfh_split *s)
+{
+	struct nvmfh_split **pp = &s->q->pending;
+	while (*pp)
+		pp = &(*pp)->next;
+	s->next = NULL;
+	*pp = s;
+	s->on_list = true;
+}
+
+/* Finish @s when nothing is in flight and nothing more will be sent; else make sure it
+ * is on the pending list exactly when it still has parts to send. Returns true when @s
+ * was freed. */
+static bool settle(struct nvmfh_split *s)
+{
+	bool more = !s->status && s->nlb_sent < s->nlb;
+	if (!more && s->on_list)
+		list_remove(s);
+	if (more && !s->on_list)
+		list_append(s);
+	if (more || s->inflight)
+		return false;
+	s->cb(s->arg, s->status, s->have_cqe ? &s->cqe : NULL);
+	free(s);
+	return true;
+}
+
+static void part_done(void *arg, int status, const struct nvme_cqe *cqe);
+
+/* Submit parts while slots last. Returns the number submitted. */
+static unsigned pump(struct nvmfh_split *s)
+{
+	unsigned n = 0;
+	while (!s->status && s->nlb_sent < s->nlb) {
+		uint64_t left = s->nlb - s->nlb_sent;
+		uint32_t nlb = left < s->max_nlb ? (uint32_t)left : s->max_nlb;
+		struct nvme_sqe sqe = s->sqe;
+		uint64_t slba = s->slba + s->nlb_sent;
+		sqe.cdw10 = htole32((uint32_t)slba);
+		sqe.cdw11 = htole32((uint32_t)(slba >> 32));
+		sqe.cdw12 = htole32((nlb - 1) & 0xffff);
+		void *buf = s->buf ? s->buf + (s->nlb_sent << s->lba_shift) : NULL;
+		uint32_t len = s->buf ? nlb << s->lba_shift : 0;
+		int rc = nvmfh_queue_submit(s->q, &sqe, buf, len, s->write, part_done, s, NULL);
+		if (rc == -EAGAIN)
+			break;
+		if (rc) {
+			s->status = rc;
+			break;
+		}
+		s->inflight++;
+		s->nlb_sent += nlb;
+		n++;
+	}
+	return n;
+}
+
+static void part_done(void *arg, int status, const struct nvme_cqe *cqe)
+{
+	struct nvmfh_split *s = arg;
+	s->inflight--;
+	if (status && !s->status) {
+		s->status = status;
+		s->have_cqe = cqe != NULL;
+		if (cqe)
+			s->cqe = *cqe;
+	} else if (!s->status && cqe) {
+		s->cqe = *cqe;
+		s->have_cqe = true;
+	}
+	if (!s->status)
+		pump(s);
+	settle(s);
+}
+
+void nvmfh_io_pump(struct nvmf_queue *q)
+{
+	/* Take the list: settle() re-appends what still waits, oldest first. */
+	struct nvmfh_split *s = q->pending;
+	q->pending = NULL;
+	while (s) {
+		struct nvmfh_split *next = s->next;
+		s->on_list = false;
+		s->next = NULL;
+		pump(s);
+		settle(s);
+		s = next;
+	}
+}
+
+void nvmfh_io_fail_pending(struct nvmf_queue *q, int err)
+{
+	struct nvmfh_split *s = q->pending;
+	q->pending = NULL;
+	while (s) {
+		struct nvmfh_split *next = s->next;
+		s->on_list = false;
+		s->next = NULL;
+		if (!s->status)
+			s->status = err;
+		settle(s);
+		s = next;
+	}
+}
+
+/*
+ * A block command over @nlb blocks: one command when it fits, else a split request.
+ * @buf NULL: no data (Write Zeroes).
+ */
+static int submit_blocks(struct nvmf_queue *q, uint8_t opcode, uint32_t nsid, uint64_t slba,
+			 uint32_t nlb, void *buf, bool write, nvmf_io_cb cb, void *arg)
+{
+	if (!q || !cb || !nlb || !nsid)
+		return -EINVAL;
+	if (q->lost)
+		return -ECONNRESET;
+	uint32_t shift = 0, max_nlb = NVMFH_MAX_NLB;
+	if (buf) {
+		int rc = lba_shift(q, nsid, &shift);
+		if (rc)
+			return rc;
+		uint32_t by_mdts = q->hq.ctrl->max_xfer >> shift;
+		if (by_mdts < max_nlb)
+			max_nlb = by_mdts ? by_mdts : 1;
+	}
+	if (nlb <= max_nlb) {
+		struct nvme_sqe sqe;
+		rw_sqe(&sqe, opcode, nsid, slba, nlb);
+		return nvmfh_queue_submit(q, &sqe, buf, buf ? nlb << shift : 0, write, cb, arg, NULL);
+	}
+	struct nvmfh_split *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->q = q;
+	s->cb = cb;
+	s->arg = arg;
+	rw_sqe(&s->sqe, opcode, nsid, slba, 1);
+	s->buf = buf;
+	s->write = write;
+	s->slba = slba;
+	s->nlb = nlb;
+	s->lba_shift = shift;
+	s->max_nlb = max_nlb;
+	if (!pump(s)) {
+		/* Nothing went out: the caller retries the whole request. */
+		int rc = s->status ? s->status : -EAGAIN;
+		free(s);
+		return rc;
+	}
+	/* A failure after the first part is reported through the callback. */
+	settle(s);
+	return 0;
+}
+
+int nvmf_submit_read(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+		     void *buf, nvmf_io_cb cb, void *arg)
+{
+	if (!buf)
+		return -EINVAL;
+	return submit_blocks(q, nvme_cmd_read, nsid, slba, nlb, buf, false, cb, arg);
+}
+
+int nvmf_submit_write(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+		      const void *buf, nvmf_io_cb cb, void *arg)
+{
+	if (!buf)
+		return -EINVAL;
+	return submit_blocks(q, nvme_cmd_write, nsid, slba, nlb, (void *)buf, true, cb, arg);
+}
+
+int nvmf_submit_compare(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			const void *buf, nvmf_io_cb cb, void *arg)
+{
+	if (!buf)
+		return -EINVAL;
+	return submit_blocks(q, nvme_cmd_compare, nsid, slba, nlb, (void *)buf, true, cb, arg);
+}
+
+int nvmf_submit_write_zeroes(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			     nvmf_io_cb cb, void *arg)
+{
+	return submit_blocks(q, nvme_cmd_write_zeroes, nsid, slba, nlb, NULL, false, cb, arg);
+}
+
+int nvmf_submit_flush(struct nvmf_queue *q, uint32_t nsid, nvmf_io_cb cb, void *arg)
+{
+	if (!q || !cb)
+		return -EINVAL;
+	struct nvme_sqe sqe;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = nvme_cmd_flush;
+	sqe.nsid = htole32(nsid);
+	return nvmfh_queue_submit(q, &sqe, NULL, 0, false, cb, arg, NULL);
+}
+
+int nvmf_submit_dsm(struct nvmf_queue *q, uint32_t nsid, const struct nvme_dsm_range *ranges,
+		    unsigned nr, uint32_t attributes, nvmf_io_cb cb, void *arg)
+{
+	if (!q || !cb || !ranges || nr < 1 || nr > 256)
+		return -EINVAL;
+	struct nvme_sqe sqe;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = nvme_cmd_dsm;
+	sqe.nsid = htole32(nsid);
+	sqe.cdw10 = htole32(nr - 1);            /* NR, 0's based */
+	sqe.cdw11 = htole32(attributes);
+	return nvmfh_queue_submit(q, &sqe, (void *)ranges, nr * (uint32_t)sizeof(*ranges), true,
+				  cb, arg, NULL);
+}
+
+int nvmf_submit_raw(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf, uint32_t len,
+		    bool write, nvmf_io_cb cb, void *arg)
+{
+	if (!q || !sqe || !cb || (len && !buf))
+		return -EINVAL;
+	if (len > q->hq.ctrl->max_xfer)
+		return -EINVAL;
+	return nvmfh_queue_submit(q, sqe, buf, len, write, cb, arg, NULL);
+}
+
+/* ---- blocking helpers on I/O queue 0 ---- */
+
+enum sync_op { SYNC_READ, SYNC_WRITE, SYNC_FLUSH };
+
+struct sync_cmd {
+	enum sync_op op;
+	uint32_t nsid;
+	uint64_t slba;
+	uint32_t nlb;
+	void *buf;
+	bool done;
+	int status;
+};
+
+static void sync_done(void *arg, int status, const struct nvme_cqe *cqe)
+{
+	(void)cqe;
+	struct sync_cmd *w = arg;
+	w->done = true;
+	w->status = status;
+}
+
+static int sync_submit(struct nvmf_queue *q, struct sync_cmd *w)
+{
+	switch (w->op) {
+	case SYNC_READ:  return nvmf_submit_read(q, w->nsid, w->slba, w->nlb, w->buf, sync_done, w);
+	case SYNC_WRITE: return nvmf_submit_write(q, w->nsid, w->slba, w->nlb, w->buf, sync_done, w);
+	default:         return nvmf_submit_flush(q, w->nsid, sync_done, w);
+	}
+}
+
+/* Submit (retrying while the queue is full) and poll until the callback ran. */
+static int run_sync(struct nvmf_ctrl *c, struct sync_cmd *w)
+{
+	struct nvmf_queue *q = nvmf_io_queue(c, 0);
+	if (!q)
+		return -EINVAL;
+	int rc;
+	while ((rc = sync_submit(q, w)) == -EAGAIN)
+		if ((rc = nvmf_queue_wait(q, 100)) < 0)
+			return rc;
+	if (rc)
+		return rc;
+	while (!w->done) {
+		rc = nvmf_queue_wait(q, 100);
+		if (rc < 0 && !w->done)
+			return rc;
+	}
+	return w->status;
+}
+
+int nvmf_read(struct nvmf_ctrl *c, uint32_t nsid, uint64_t slba, uint32_t nlb, void *buf)
+{
+	struct sync_cmd w = { .op = SYNC_READ, .nsid = nsid, .slba = slba, .nlb = nlb, .buf = buf };
+	return run_sync(c, &w);
+}
+
+int nvmf_write(struct nvmf_ctrl *c, uint32_t nsid, uint64_t slba, uint32_t nlb, const void *buf)
+{
+	struct sync_cmd w = { .op = SYNC_WRITE, .nsid = nsid, .slba = slba, .nlb = nlb,
+			      .buf = (void *)buf };
+	return run_sync(c, &w);
+}
+
+int nvmf_flush(struct nvmf_ctrl *c, uint32_t nsid)
+{
+	struct sync_cmd w = { .op = SYNC_FLUSH, .nsid = nsid };
+	return run_sync(c, &w);
+}

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libnvmf: an NVMe over Fabrics host library for RDMA (NVMe-oF 1.1, NVMe Base 2.0).
+ *
+ * A program connects to a controller (nvmf_connect), gets N I/O queues, and submits
+ * commands asynchronously on each queue with a completion callback, reaping completions
+ * with nvmf_queue_poll(). One thread per I/O queue: the data path takes no locks. The
+ * admin queue is shared (a mutex), and a keep-alive thread sends Keep Alive on time.
+ *
+ * Return values: every int-returning call returns
+ *   0         success,
+ *   > 0       an NVMe status: the CQE status field without the phase bit
+ *             ((DNR << 14) | (SCT << 8) | SC), e.g. 0x4182 Connect Invalid Parameters + DNR,
+ *   < 0       a negative errno for local and transport errors (-ECONNRESET: the
+ *             connection was lost; -ETIMEDOUT; -EINVAL: bad argument; -ENOMEM; ...).
+ * nvmf_strerror() names either kind; nvmf_ctrl_errmsg() has the last detailed message.
+ *
+ * Units: LBAs and block counts are in logical blocks of the namespace (nlb is 1's based
+ * here, the library converts); byte counts are bytes; all values are host endian except
+ * inside the libnvme structures (nvme_id_ctrl, nvme_id_ns, ...), which are as on the wire.
+ */
+#ifndef LIBNVMF_NVMF_H
+#define LIBNVMF_NVMF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <libnvme.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct nvmf_ctrl;
+struct nvmf_queue;
+struct nvmf_host_transport;   /* internal; NULL selects RDMA */
+/* The SQE/CQE layouts: include <nvmf-wire.h> (installed with this header) to build raw
+ * commands or read CQE fields. */
+struct nvme_sqe;
+struct nvme_cqe;
+
+/* Connection options. Zeroed fields take the defaults given. */
+struct nvmf_ctrl_opts {
+	const char *traddr;          /* target address, IPv4 or IPv6, numeric (required) */
+	const char *trsvcid;         /* port; default "4420" */
+	const char *subnqn;          /* subsystem NQN; default: the discovery NQN */
+	const char *hostnqn;         /* default: /etc/nvme/hostnqn, else generated from hostid */
+	const uint8_t *hostid;       /* 16 bytes; default: /etc/nvme/hostid, else generated */
+	unsigned nr_io_queues;       /* default 1; the controller may grant fewer */
+	unsigned queue_size;         /* I/O queue entries; default 128, capped at CAP.MQES+1 */
+	unsigned kato_ms;            /* keep-alive timeout; default 5000 (0 with no_keep_alive) */
+	bool no_keep_alive;          /* connect with KATO 0 and send no Keep Alive */
+	int timeout_ms;              /* connect and admin command timeout; default 10000 */
+	const struct nvmf_host_transport *transport; /* tests: an in-process transport */
+};
+
+/* ---- controllers ---- */
+
+/*
+ * nvmf_connect - associate with a controller: admin queue Connect, CC.EN and CSTS.RDY,
+ * Identify Controller, Set Features Number of Queues, I/O queue Connects (NVMe-oF 1.1
+ * section 3.3; the sequence a Linux host uses). A discovery NQN gets an admin queue only.
+ * Returns 0 with *out set, or an error (a Connect status such as Connect Invalid Host
+ * (0x4184) when the target refuses; -ECONNREFUSED, -ETIMEDOUT, -EHOSTUNREACH ... when the
+ * transport fails); *out is NULL then and nvmf_last_errmsg() says what failed.
+ */
+int nvmf_connect(const struct nvmf_ctrl_opts *opts, struct nvmf_ctrl **out);
+
+/* nvmf_disconnect - shut the controller down (CC.SHN, wait for CSTS.SHST complete, up to
+ * the timeout), disconnect every queue, free @ctrl. Outstanding commands complete with
+ * -ECONNABORTED first. Returns 0 or the error of the shutdown (the ctrl is freed anyway). */
+int nvmf_disconnect(struct nvmf_ctrl *ctrl);
+
+/* nvmf_reconnect - after a lost connection (-ECONNRESET from a queue), establish a new
+ * association with the same options and the same number of I/O queues; the nvmf_queue
+ * pointers stay valid. Returns 0 or an error as nvmf_connect. */
+int nvmf_reconnect(struct nvmf_ctrl *ctrl);
+
+/* nvmf_ctrl_id - Identify Controller data read at connect (wire format, little endian). */
+const struct nvme_id_ctrl *nvmf_ctrl_id(const struct nvmf_ctrl *ctrl);
+/* nvmf_ctrl_cntlid - controller ID assigned by Connect. */
+uint16_t nvmf_ctrl_cntlid(const struct nvmf_ctrl *ctrl);
+/* nvmf_ctrl_nr_io_queues - I/O queues connected (granted by the controller). */
+unsigned nvmf_ctrl_nr_io_queues(const struct nvmf_ctrl *ctrl);
+/* nvmf_ctrl_queue_size - entries per I/O queue (1's based). */
+unsigned nvmf_ctrl_queue_size(const struct nvmf_ctrl *ctrl);
+/* nvmf_ctrl_max_xfer - largest transfer of one command in bytes: 2^MDTS * 4 KiB, at most
+ * 1 MiB as the Linux RDMA host (MDTS 0 = no limit reported: 1 MiB). Larger requests are
+ * split by the library. */
+uint32_t nvmf_ctrl_max_xfer(const struct nvmf_ctrl *ctrl);
+/* nvmf_ctrl_errmsg - last detailed error of @ctrl ("" when none). */
+const char *nvmf_ctrl_errmsg(const struct nvmf_ctrl *ctrl);
+/* nvmf_last_errmsg - detailed message of the last failed nvmf_connect/nvmf_discover in
+ * this thread. */
+const char *nvmf_last_errmsg(void);
+/* nvmf_strerror - "Connect Invalid Host (sct 0x1, sc 0x84, DNR)" for an NVMe status,
+ * strerror() text for a negative errno, "success" for 0. Thread safe (static strings or
+ * a thread-local buffer). */
+const char *nvmf_strerror(int rc);
+
+/* ---- admin commands (serialized on the admin queue; blocking) ---- */
+
+/* nvmf_identify - Identify with @cns (NVME_IDENTIFY_CNS_*) for @nsid into @buf (4096
+ * bytes). */
+int nvmf_identify(struct nvmf_ctrl *ctrl, uint8_t cns, uint32_t nsid, void *buf);
+/* nvmf_get_log_page - Get Log Page @lid (NVME_LOG_LID_*) for @nsid: @len bytes at byte
+ * @offset (dword aligned) into @buf; @len is split by MDTS. */
+int nvmf_get_log_page(struct nvmf_ctrl *ctrl, uint8_t lid, uint32_t nsid, uint64_t offset,
+		      void *buf, uint32_t len);
+/* nvmf_get_features / nvmf_set_features - @fid (NVME_FEAT_FID_*), cdw11 value; dword 0
+ * of the completion in *result (may be NULL). */
+int nvmf_get_features(struct nvmf_ctrl *ctrl, uint8_t fid, uint32_t nsid, uint32_t cdw11, uint32_t *result);
+int nvmf_set_features(struct nvmf_ctrl *ctrl, uint8_t fid, uint32_t nsid, uint32_t cdw11, uint32_t *result);
+
+/* Namespace geometry (from Identify Namespace, in-use LBA format). */
+struct nvmf_ns_info {
+	uint32_t nsid;
+	uint64_t nsze;               /* size in logical blocks */
+	uint32_t block_size;         /* bytes per logical block */
+	uint8_t nguid[16], eui64[8], uuid[16];
+};
+/* nvmf_ns_info - geometry of @nsid; INVALID_NS status if inactive (nsze 0). */
+int nvmf_ns_info(struct nvmf_ctrl *ctrl, uint32_t nsid, struct nvmf_ns_info *out);
+/* nvmf_active_ns - up to @max active NSIDs (ascending) in @nsids; *n gets the count. */
+int nvmf_active_ns(struct nvmf_ctrl *ctrl, uint32_t *nsids, size_t max, size_t *n);
+
+/* ---- discovery ---- */
+
+/* One discovery log entry, decoded (NVMe-oF 1.1 section 5.3), host endian, strings NUL
+ * terminated with trailing spaces removed. */
+struct nvmf_disc_entry {
+	uint8_t trtype, adrfam, subtype, treq;
+	uint16_t portid, cntlid, asqsz;
+	char trsvcid[33];
+	char traddr[257];
+	char subnqn[257];
+	uint8_t rdma_qptype, rdma_prtype, rdma_cms;
+	uint16_t rdma_pkey;
+};
+
+/*
+ * nvmf_discover - connect to the discovery controller at opts->traddr:trsvcid and read the
+ * whole discovery log the way the spec intends (header, entries in chunks of at most
+ * MDTS, header again; start over when genctr changed, up to 10 times). Returns 0 with
+ * *entries (free with free()) and *n; *genctr (may be NULL) gets the generation counter.
+ */
+int nvmf_discover(const struct nvmf_ctrl_opts *opts, struct nvmf_disc_entry **entries,
+		  size_t *n, uint64_t *genctr);
+/* nvmf_read_discovery_log - the same on an already connected discovery controller.
+ * (Not "nvmf_get_discovery_log": libnvme, included above, has a function of that name.)
+ * Gives -EAGAIN (nvmf_ctrl_errmsg says why) when genctr changed during each of 10 reads. */
+int nvmf_read_discovery_log(struct nvmf_ctrl *ctrl, struct nvmf_disc_entry **entries,
+			    size_t *n, uint64_t *genctr);
+
+/* ---- memory ---- */
+
+/* nvmf_mem_register - register [addr, addr+len) once for zero-copy I/O: buffers inside
+ * it are sent by keyed SGL without a copy. Other buffers go through the library's own
+ * registered pool (one copy). Returns 0 or -errno. */
+int nvmf_mem_register(struct nvmf_ctrl *ctrl, void *addr, size_t len);
+int nvmf_mem_unregister(struct nvmf_ctrl *ctrl, void *addr);
+
+/* ---- asynchronous I/O, one thread per queue ---- */
+
+/* nvmf_io_queue - I/O queue @idx (0 .. nr_io_queues-1). */
+struct nvmf_queue *nvmf_io_queue(struct nvmf_ctrl *ctrl, unsigned idx);
+
+/*
+ * Completion callback: @status is 0, an NVMe status (> 0), or -errno (-ECONNRESET when
+ * the connection was lost, -ECONNABORTED at disconnect). @cqe is NULL for -errno. It runs
+ * inside nvmf_queue_poll() on the queue's thread and may submit more commands.
+ */
+typedef void (*nvmf_io_cb)(void *arg, int status, const struct nvme_cqe *cqe);
+
+/*
+ * Submission. @slba/@nlb in logical blocks (nlb 1's based, any size: transfers larger
+ * than max_xfer are split and complete once). @buf holds nlb * block size bytes. The
+ * block size is the namespace's (looked up once per nsid and queue, with a blocking
+ * Identify Namespace on the admin queue). Returns 0 when queued, -EAGAIN when the queue
+ * is full (size-1 commands outstanding, or no slot for even the first part of a split
+ * request: poll and retry), -ECONNRESET when the connection is gone, -EINVAL, or the
+ * error of that Identify (e.g. INVALID_NS | DNR for an inactive nsid). Writes up to the
+ * controller's in-capsule size travel in the capsule.
+ */
+int nvmf_submit_read(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+		     void *buf, nvmf_io_cb cb, void *arg);
+int nvmf_submit_write(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+		      const void *buf, nvmf_io_cb cb, void *arg);
+int nvmf_submit_compare(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			const void *buf, nvmf_io_cb cb, void *arg);
+int nvmf_submit_flush(struct nvmf_queue *q, uint32_t nsid, nvmf_io_cb cb, void *arg);
+int nvmf_submit_write_zeroes(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			     nvmf_io_cb cb, void *arg);
+/* DSM with @nr ranges (1..256; libnvme struct nvme_dsm_range, little endian as on the
+ * wire, nlb 1's based); @attributes: NVME_DSMGMT_AD etc. */
+int nvmf_submit_dsm(struct nvmf_queue *q, uint32_t nsid, const struct nvme_dsm_range *ranges,
+		    unsigned nr, uint32_t attributes, nvmf_io_cb cb, void *arg);
+/* nvmf_submit_raw - any I/O command: @sqe (command_id and data pointer are filled by the
+ * library), @buf of @len bytes moved in direction @write (host to controller). */
+int nvmf_submit_raw(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf, uint32_t len,
+		    bool write, nvmf_io_cb cb, void *arg);
+
+/* nvmf_queue_poll - reap up to @max completions (0 = all available), calling their
+ * callbacks. Returns the number reaped, or -ECONNRESET once the connection is lost (every
+ * outstanding command has then completed with -ECONNRESET). Never blocks. */
+int nvmf_queue_poll(struct nvmf_queue *q, unsigned max);
+/* nvmf_queue_outstanding - commands submitted and not yet completed. */
+unsigned nvmf_queue_outstanding(const struct nvmf_queue *q);
+/* nvmf_queue_wait - block up to @timeout_ms for at least one completion (sleeps on the
+ * completion channel); returns as nvmf_queue_poll. */
+int nvmf_queue_wait(struct nvmf_queue *q, int timeout_ms);
+
+/* ---- blocking helpers (use I/O queue 0; not to be mixed with async use of queue 0
+ * from another thread) ---- */
+int nvmf_read(struct nvmf_ctrl *ctrl, uint32_t nsid, uint64_t slba, uint32_t nlb, void *buf);
+int nvmf_write(struct nvmf_ctrl *ctrl, uint32_t nsid, uint64_t slba, uint32_t nlb, const void *buf);
+int nvmf_flush(struct nvmf_ctrl *ctrl, uint32_t nsid);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-queue command table: command_id allocation, completion delivery, connection loss.
+ *
+ * Command ids are 0..size-1 and index the slot table. At most size-1 commands are
+ * outstanding: with SQ flow control the host must never fill the controller's SQ
+ * (NVMe-oF 1.1 section 2.4.1: a full queue holds size-1 entries), so the next one gets
+ * -EAGAIN. Completions reported by the transport (nvmf_hq_complete) are only recorded;
+ * callbacks run after the transport's poll returned, so a callback may submit again
+ * without re-entering the transport.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "initiator/internal.h"
+
+uint64_t nvmfh_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int nvmfh_queue_setup(struct nvmf_queue *q, struct nvmf_ctrl *c, uint16_t qid, uint16_t size)
+{
+	if (size < 2)
+		return -EINVAL;
+	struct nvmfh_slot *slots = calloc(size, sizeof(*slots));
+	uint16_t *free_cids = calloc(size, sizeof(*free_cids));
+	uint16_t *done = calloc(size, sizeof(*done));
+	if (!slots || !free_cids || !done) {
+		free(slots);
+		free(free_cids);
+		free(done);
+		return -ENOMEM;
+	}
+	nvmfh_queue_release(q);
+	memset(q, 0, sizeof(*q));
+	q->hq.ctrl = c;
+	q->hq.t = c->t;
+	q->hq.qid = qid;
+	q->hq.size = size;
+	q->hq.core = q;
+	q->slots = slots;
+	q->free_cids = free_cids;
+	q->done = done;
+	/* Lowest ids on top of the stack: the first command gets id 0. */
+	for (unsigned i = 0; i < size; i++)
+		free_cids[i] = (uint16_t)(size - 1 - i);
+	q->nr_free = size;
+	return 0;
+}
+
+void nvmfh_queue_release(struct nvmf_queue *q)
+{
+	if (q->slots)
+		for (unsigned i = 0; i < q->hq.size; i++)
+			free(q->slots[i].owned);
+	free(q->slots);
+	free(q->free_cids);
+	free(q->done);
+	q->slots = NULL;
+	q->free_cids = NULL;
+	q->done = NULL;
+	q->nr_free = 0;
+}
+
+static void put_cid(struct nvmf_queue *q, uint16_t cid)
+{
+	struct nvmfh_slot *s = &q->slots[cid];
+	free(s->owned);
+	memset(s, 0, sizeof(*s));
+	q->free_cids[q->nr_free++] = cid;
+	q->outstanding--;
+}
+
+int nvmfh_queue_submit(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf,
+		       uint32_t len, bool write, nvmf_io_cb cb, void *arg, uint16_t *cid_out)
+{
+	if (q->lost || !q->slots)
+		return -ECONNRESET;
+	if (len && !buf)
+		return -EINVAL;
+	/* One entry always stays free: size-1 outstanding at most (SQ flow control). */
+	if (q->outstanding + 1 >= q->hq.size || !q->nr_free)
+		return -EAGAIN;
+	uint16_t cid = q->free_cids[--q->nr_free];
+	struct nvmfh_slot *s = &q->slots[cid];
+	memset(s, 0, sizeof(*s));
+	s->cmd.sqe = *sqe;
+	s->cmd.sqe.command_id = cid;
+	s->cmd.buf = len ? buf : NULL;
+	s->cmd.len = len;
+	s->cmd.write = write;
+	s->cb = cb;
+	s->arg = arg;
+	s->busy = true;
+	q->outstanding++;
+	int rc = q->hq.t->submit(&q->hq, &s->cmd);
+	if (rc) {
+		put_cid(q, cid);
+		if (rc == -ECONNRESET)
+			q->lost = true;
+		return rc;
+	}
+	if (cid_out)
+		*cid_out = cid;
+	return 0;
+}
+
+void nvmf_hq_complete(struct nvmf_hq *hq, const struct nvme_cqe *cqe)
+{
+	struct nvmf_queue *q = hq->core;
+	uint16_t cid = cqe->command_id;
+	/* A CQE for no outstanding command (a confused target) is dropped. */
+	if (cid >= hq->size || !q->slots[cid].busy || q->nr_done >= hq->size)
+		return;
+	q->slots[cid].cqe = *cqe;
+	q->done[q->nr_done++] = cid;
+}
+
+struct nvmf_hcmd *nvmf_hq_cmd_by_cid(struct nvmf_hq *hq, uint16_t cid)
+{
+	struct nvmf_queue *q = hq->core;
+	if (!q->slots || cid >= hq->size || !q->slots[cid].busy)
+		return NULL;
+	return &q->slots[cid].cmd;
+}
+
+/* Run the callbacks of the CQEs recorded so far; returns how many. */
+static int deliver(struct nvmf_queue *q)
+{
+	int n = 0;
+	while (q->done_head < q->nr_done) {
+		uint16_t cid = q->done[q->done_head++];
+		struct nvmfh_slot *s = &q->slots[cid];
+		nvmf_io_cb cb = s->cb;
+		void *arg = s->arg, *owned = s->owned;
+		struct nvme_cqe cqe = s->cqe;
+		s->owned = NULL;
+		put_cid(q, cid);
+		if (cb)
+			cb(arg, le16toh(cqe.status) >> 1, &cqe);
+		free(owned);
+		n++;
+	}
+	q->nr_done = q->done_head = 0;
+	return n;
+}
+
+void nvmfh_queue_fail_all(struct nvmf_queue *q, int err)
+{
+	q->lost = true;
+	if (!q->slots)
+		return;
+	/* What did arrive is delivered as it came; the rest fails. */
+	deliver(q);
+	for (unsigned cid = 0; cid < q->hq.size; cid++) {
+		struct nvmfh_slot *s = &q->slots[cid];
+		if (!s->busy)
+			continue;
+		nvmf_io_cb cb = s->cb;
+		void *arg = s->arg, *owned = s->owned;
+		s->owned = NULL;
+		put_cid(q, (uint16_t)cid);
+		if (cb)
+			cb(arg, err, NULL);
+		free(owned);
+	}
+	nvmfh_io_fail_pending(q, err);
+}
+
+int nvmfh_queue_poll(struct nvmf_queue *q, unsigned max)
+{
+	if (q->lost) {
+		nvmfh_queue_fail_all(q, -ECONNRESET);
+		return -ECONNRESET;
+	}
+	int rc = q->hq.t->poll(&q->hq, max);
+	int n = deliver(q);
+	if (rc < 0) {
+		nvmfh_queue_fail_all(q, -ECONNRESET);
+		return -ECONNRESET;
+	}
+	if (q->pending)
+		nvmfh_io_pump(q);
+	return n;
+}
+
+int nvmf_queue_poll(struct nvmf_queue *q, unsigned max)
+{
+	if (!q)
+		return -EINVAL;
+	return nvmfh_queue_poll(q, max);
+}
+
+unsigned nvmf_queue_outstanding(const struct nvmf_queue *q)
+{
+	return q ? q->outstanding : 0;
+}
+
+int nvmf_queue_wait(struct nvmf_queue *q, int timeout_ms)
+{
+	if (!q)
+		return -EINVAL;
+	int n = nvmfh_queue_poll(q, 0);
+	if (n)
+		return n;
+	int rc = q->hq.t->wait(&q->hq, timeout_ms);
+	if (rc == -ECONNRESET) {
+		nvmfh_queue_fail_all(q, -ECONNRESET);
+		return rc;
+	}
+	return nvmfh_queue_poll(q, 0);
+}
+
+struct exec_wait {
+	bool done;
+	int status;
+	struct nvme_cqe cqe;
+	void *buf, *bounce;       /* read data is copied from bounce to buf on success */
+	uint32_t len;
+	bool write;
+};
+
+/* Runs before the slot's bounce buffer is freed. */
+static void exec_done(void *arg, int status, const struct nvme_cqe *cqe)
+{
+	struct exec_wait *w = arg;
+	w->done = true;
+	w->status = status;
+	if (cqe)
+		w->cqe = *cqe;
+	if (!status && !w->write && w->len)
+		memcpy(w->buf, w->bounce, w->len);
+}
+
+int nvmfh_queue_exec(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf,
+		     uint32_t len, bool write, struct nvme_cqe *cqe, int timeout_ms)
+{
+	struct exec_wait w = { .buf = buf, .len = len, .write = write };
+	void *bounce = NULL;
+	uint16_t cid;
+	int rc;
+
+	if (len) {
+		bounce = malloc(len);
+		if (!bounce)
+			return -ENOMEM;
+		if (write)
+			memcpy(bounce, buf, len);
+		else
+			memset(bounce, 0, len);
+	}
+	w.bounce = bounce;
+	rc = nvmfh_queue_submit(q, sqe, bounce, len, write, exec_done, &w, &cid);
+	if (rc) {
+		free(bounce);
+		return rc;
+	}
+	q->slots[cid].owned = bounce;   /* freed with the slot, whatever happens */
+	uint64_t deadline = nvmfh_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	while (!w.done) {
+		rc = nvmfh_queue_poll(q, 0);
+		if (w.done)
+			break;
+		if (rc < 0)
+			return rc;
+		uint64_t now = nvmfh_now_ms();
+		if (now >= deadline) {
+			/* Abandon the command: its late CQE, if any, is dropped. */
+			q->slots[cid].cb = NULL;
+			q->lost = true;
+			return -ETIMEDOUT;
+		}
+		if (rc == 0) {
+			uint64_t left = deadline - now;
+			q->hq.t->wait(&q->hq, left < 10 ? (int)left : 10);
+		}
+	}
+	if (cqe)
+		*cqe = w.cqe;
+	return w.status;
+}

@@ -1,0 +1,316 @@
+/* libnvmf I/O: async submission with many outstanding commands, MDTS splitting, queue
+ * flow control, statuses, in-capsule writes, blocking helpers - through the loop host
+ * transport against our target's RAM namespaces (ns 1: 512 B blocks, ns 2: 4 KiB). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nvme/wire.h"
+#include "tests/unit/initiator/loop_host.h"
+#include "tests/unit/suites.h"
+
+static struct loop_host *lh;
+static struct nvmf_ctrl *ctrl;
+static struct nvmf_queue *q;
+
+static void setup(const struct loop_host_params *p, unsigned queue_size)
+{
+	lh = loop_host_new(p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	o.queue_size = queue_size;
+	ctrl = NULL;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	q = nvmf_io_queue(ctrl, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+}
+
+static void teardown(void)
+{
+	if (ctrl)
+		nvmf_disconnect(ctrl);
+	ctrl = NULL;
+	loop_host_free(lh);
+	lh = NULL;
+}
+
+/* Completion record: how many callbacks, last status, whether a CQE came. */
+struct done {
+	int calls;
+	int status;
+	bool had_cqe;
+};
+
+static void done_cb(void *arg, int status, const struct nvme_cqe *cqe)
+{
+	struct done *d = arg;
+	d->calls++;
+	d->status = status;
+	d->had_cqe = cqe != NULL;
+}
+
+/* Poll until @d has been called (bounded). */
+static void wait_done(struct done *d)
+{
+	for (int i = 0; i < 100000 && !d->calls; i++)
+		CU_ASSERT_FATAL(nvmf_queue_poll(q, 0) >= 0);
+	CU_ASSERT_FATAL(d->calls > 0);
+}
+
+static void fill(uint8_t *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 31 + seed + (i >> 9));
+}
+
+static void write_then_read_back_with_32_outstanding(void)
+{
+	setup(NULL, 0);
+	enum { N = 32, NLB = 8, BYTES = NLB * 512 };
+	uint8_t *w = malloc(N * BYTES), *r = calloc(N, BYTES);
+	struct done d[N];
+	memset(d, 0, sizeof(d));
+	fill(w, N * BYTES, 5);
+	for (int i = 0; i < N; i++)
+		CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 1, (uint64_t)i * NLB, NLB, w + i * BYTES,
+							done_cb, &d[i]), 0);
+	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), N);
+	int reaped = 0;
+	while (reaped < N) {
+		int n = nvmf_queue_poll(q, 0);
+		CU_ASSERT_FATAL(n >= 0);
+		reaped += n;
+	}
+	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), 0);
+	for (int i = 0; i < N; i++) {
+		CU_ASSERT_EQUAL(d[i].calls, 1);
+		CU_ASSERT_EQUAL(d[i].status, 0);
+		CU_ASSERT_TRUE(d[i].had_cqe);
+	}
+	memset(d, 0, sizeof(d));
+	for (int i = 0; i < N; i++)
+		CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, (uint64_t)i * NLB, NLB, r + i * BYTES,
+						       done_cb, &d[i]), 0);
+	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), N);
+	while (nvmf_queue_outstanding(q))
+		CU_ASSERT_FATAL(nvmf_queue_poll(q, 0) >= 0);
+	for (int i = 0; i < N; i++)
+		CU_ASSERT_EQUAL(d[i].status, 0);
+	CU_ASSERT_EQUAL(memcmp(w, r, N * BYTES), 0);
+	free(w);
+	free(r);
+	teardown();
+}
+
+static void transfer_larger_than_mdts_is_split_and_completes_once(void)
+{
+	setup(&(struct loop_host_params){ .mdts = 5 }, 0);   /* 128 KiB */
+	CU_ASSERT_EQUAL(nvmf_ctrl_max_xfer(ctrl), 128u << 10);
+	const uint32_t bytes = 4u << 20, nlb = bytes / 512;
+	uint8_t *w = malloc(bytes), *r = calloc(1, bytes);
+	fill(w, bytes, 9);
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 1, 0, nlb, w, done_cb, &d), 0);
+	while (nvmf_queue_outstanding(q))
+		CU_ASSERT_FATAL(nvmf_queue_poll(q, 0) >= 0);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, 0);
+	CU_ASSERT_EQUAL(loop_host_io_count(lh, nvme_cmd_write), 32);
+	CU_ASSERT_EQUAL(loop_host_max_io_len(lh), 128u << 10);
+	memset(&d, 0, sizeof(d));
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, 0, nlb, r, done_cb, &d), 0);
+	wait_done(&d);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, 0);
+	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), 0);
+	CU_ASSERT_EQUAL(memcmp(w, r, bytes), 0);
+	free(w);
+	free(r);
+	teardown();
+}
+
+static void split_transfer_waits_for_free_slots(void)
+{
+	/* 32 parts of 128 KiB through a 16-entry queue (15 outstanding at most). */
+	setup(&(struct loop_host_params){ .mdts = 5 }, 16);
+	CU_ASSERT_EQUAL(nvmf_ctrl_queue_size(ctrl), 16);
+	const uint32_t bytes = 4u << 20, nlb = bytes / 512;
+	uint8_t *w = malloc(bytes), *r = calloc(1, bytes);
+	fill(w, bytes, 77);
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 1, 0, nlb, w, done_cb, &d), 0);
+	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), 15);
+	wait_done(&d);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, 0);
+	CU_ASSERT_EQUAL(loop_host_io_count(lh, nvme_cmd_write), 32);
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, nlb, r), 0);
+	CU_ASSERT_EQUAL(memcmp(w, r, bytes), 0);
+	free(w);
+	free(r);
+	teardown();
+}
+
+static void split_transfer_reports_connection_loss_once(void)
+{
+	setup(&(struct loop_host_params){ .mdts = 5 }, 16);
+	const uint32_t bytes = 4u << 20;
+	uint8_t *w = calloc(1, bytes);
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 1, 0, bytes / 512, w, done_cb, &d), 0);
+	loop_host_break(lh);
+	CU_ASSERT_EQUAL(nvmf_queue_poll(q, 0), -ECONNRESET);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, -ECONNRESET);
+	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), 0);
+	free(w);
+	teardown();
+}
+
+static void full_queue_returns_eagain(void)
+{
+	setup(NULL, 16);
+	uint8_t buf[512];
+	struct done d[16];
+	memset(d, 0, sizeof(d));
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 1, buf), 0);   /* block size looked up */
+	for (int i = 0; i < 15; i++)
+		CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, 0, 1, buf, done_cb, &d[i]), 0);
+	/* size-1 outstanding: the controller's SQ must never be overrun. */
+	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 1, buf, done_cb, &d[15]), -EAGAIN);
+	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), 15);
+	CU_ASSERT_EQUAL(nvmf_queue_poll(q, 1), 1);
+	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 1, buf, done_cb, &d[15]), 0);
+	while (nvmf_queue_outstanding(q))
+		CU_ASSERT_FATAL(nvmf_queue_poll(q, 0) >= 0);
+	for (int i = 0; i < 16; i++)
+		CU_ASSERT_EQUAL(d[i].calls, 1);
+	teardown();
+}
+
+static void read_past_end_returns_lba_out_of_range(void)
+{
+	setup(NULL, 0);
+	struct nvmf_ns_info info;
+	CU_ASSERT_EQUAL_FATAL(nvmf_ns_info(ctrl, 1, &info), 0);
+	uint8_t buf[1024];
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, info.nsze - 1, 2, buf, done_cb, &d), 0);
+	wait_done(&d);
+	CU_ASSERT_EQUAL(d.status & 0x7ff, NVME_SC_LBA_RANGE);
+	CU_ASSERT_TRUE(d.had_cqe);
+	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_strerror(d.status), "LBA_RANGE"));
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, info.nsze, 1, buf) & 0x7ff, NVME_SC_LBA_RANGE);
+	teardown();
+}
+
+static void read_of_inactive_namespace_returns_invalid_ns(void)
+{
+	setup(NULL, 0);
+	uint8_t buf[512];
+	struct done d = { 0 };
+	int rc = nvmf_submit_read(q, 7, 0, 1, buf, done_cb, &d);
+	CU_ASSERT_EQUAL(rc & 0x7ff, NVME_SC_INVALID_NS);
+	CU_ASSERT_EQUAL(d.calls, 0);
+	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), 0);
+	teardown();
+}
+
+static void small_writes_travel_in_capsule(void)
+{
+	setup(NULL, 0);   /* target in-capsule size 8 KiB */
+	uint8_t buf[16384];
+	fill(buf, sizeof(buf), 1);
+	CU_ASSERT_EQUAL(nvmf_write(ctrl, 1, 0, 8, buf), 0);      /* 4 KiB */
+	CU_ASSERT_EQUAL(loop_host_incapsule_writes(lh), 1);
+	CU_ASSERT_EQUAL(nvmf_write(ctrl, 1, 0, 32, buf), 0);     /* 16 KiB: keyed SGL */
+	CU_ASSERT_EQUAL(loop_host_incapsule_writes(lh), 1);
+	uint8_t back[16384];
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 32, back), 0);
+	CU_ASSERT_EQUAL(memcmp(buf, back, sizeof(buf)), 0);
+	teardown();
+}
+
+static void compare_write_zeroes_flush_and_dsm_complete(void)
+{
+	setup(NULL, 0);
+	uint8_t buf[4096], other[4096], back[4096];
+	fill(buf, sizeof(buf), 3);
+	memcpy(other, buf, sizeof(other));
+	other[100] ^= 0xff;
+	CU_ASSERT_EQUAL(nvmf_write(ctrl, 2, 3, 1, buf), 0);     /* ns 2: one 4 KiB block */
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_compare(q, 2, 3, 1, buf, done_cb, &d), 0);
+	wait_done(&d);
+	CU_ASSERT_EQUAL(d.status, 0);
+	memset(&d, 0, sizeof(d));
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_compare(q, 2, 3, 1, other, done_cb, &d), 0);
+	wait_done(&d);
+	CU_ASSERT_EQUAL(d.status & 0x7ff, (NVME_SCT_MEDIA << 8) | NVME_SC_COMPARE_FAILED);
+	memset(&d, 0, sizeof(d));
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_write_zeroes(q, 2, 3, 1, done_cb, &d), 0);
+	wait_done(&d);
+	CU_ASSERT_EQUAL(d.status, 0);
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 2, 3, 1, back), 0);
+	memset(other, 0, sizeof(other));
+	CU_ASSERT_EQUAL(memcmp(back, other, sizeof(back)), 0);
+	CU_ASSERT_EQUAL(nvmf_flush(ctrl, 2), 0);
+	struct nvme_dsm_range r = { .nlb = htole32(1), .slba = htole64(3) };
+	memset(&d, 0, sizeof(d));
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_dsm(q, 2, &r, 1, NVME_DSMGMT_AD, done_cb, &d), 0);
+	wait_done(&d);
+	CU_ASSERT_EQUAL(d.status, 0);
+	CU_ASSERT_EQUAL(nvmf_submit_dsm(q, 2, &r, 0, NVME_DSMGMT_AD, done_cb, &d), -EINVAL);
+	teardown();
+}
+
+static void raw_command_gets_its_cqe(void)
+{
+	setup(NULL, 0);
+	struct nvme_sqe sqe;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = nvme_cmd_read;
+	sqe.nsid = htole32(2);
+	sqe.cdw10 = htole32(0);
+	sqe.cdw12 = htole32(0);      /* one block */
+	uint8_t buf[4096];
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_raw(q, &sqe, buf, sizeof(buf), false, done_cb, &d), 0);
+	wait_done(&d);
+	CU_ASSERT_EQUAL(d.status, 0);
+	/* A length the command does not describe: Data SGL Length Invalid. */
+	memset(&d, 0, sizeof(d));
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_raw(q, &sqe, buf, 512, false, done_cb, &d), 0);
+	wait_done(&d);
+	CU_ASSERT_EQUAL(d.status & 0x7ff, NVME_SC_SGL_INVALID_DATA);
+	CU_ASSERT_EQUAL(nvmf_submit_raw(q, &sqe, buf, (1u << 20) + 4096, false, done_cb, &d), -EINVAL);
+	teardown();
+}
+
+static void bad_arguments_return_einval(void)
+{
+	setup(NULL, 0);
+	uint8_t buf[512];
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 0, buf, done_cb, &d), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 1, NULL, done_cb, &d), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 1, buf, NULL, &d), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_submit_read(NULL, 1, 0, 1, buf, done_cb, &d), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_queue_poll(NULL, 0), -EINVAL);
+	CU_ASSERT_EQUAL(d.calls, 0);
+	teardown();
+}
+
+const struct unit_test initiator_io_tests[] = {
+	{"write_then_read_back_with_32_outstanding", write_then_read_back_with_32_outstanding},
+	{"transfer_larger_than_mdts_is_split_and_completes_once", transfer_larger_than_mdts_is_split_and_completes_once},
+	{"split_transfer_waits_for_free_slots", split_transfer_waits_for_free_slots},
+	{"split_transfer_reports_connection_loss_once", split_transfer_reports_connection_loss_once},
+	{"full_queue_returns_eagain", full_queue_returns_eagain},
+	{"read_past_end_returns_lba_out_of_range", read_past_end_returns_lba_out_of_range},
+	{"read_of_inactive_namespace_returns_invalid_ns", read_of_inactive_namespace_returns_invalid_ns},
+	{"small_writes_travel_in_capsule", small_writes_travel_in_capsule},
+	{"compare_write_zeroes_flush_and_dsm_complete", compare_write_zeroes_flush_and_dsm_complete},
+	{"raw_command_gets_its_cqe", raw_command_gets_its_cqe},
+	{"bad_arguments_return_einval", bad_arguments_return_einval},
+	{NULL, NULL},
+};
