@@ -33,6 +33,7 @@ static void decode(const struct nvmf_disc_log_entry *e, struct nvmf_disc_entry *
 	d->portid = le16toh(e->portid);
 	d->cntlid = le16toh(e->cntlid);
 	d->asqsz = le16toh(e->asqsz);
+	d->eflags = le16toh(e->eflags);
 	/* Fixed fields, NUL or space padded (SPDK pads trsvcid with spaces). */
 	nvme_ascii_field_str(d->trsvcid, sizeof(d->trsvcid), e->trsvcid, sizeof(e->trsvcid));
 	nvme_ascii_field_str(d->traddr, sizeof(d->traddr), e->traddr, sizeof(e->traddr));

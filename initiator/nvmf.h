@@ -136,6 +136,7 @@ struct nvmf_disc_entry {
 	char subnqn[257];
 	uint8_t rdma_qptype, rdma_prtype, rdma_cms;
 	uint16_t rdma_pkey;
+	uint16_t eflags;             /* EFLAGS (NVMF_DISC_EFLAGS_*), host endian */
 };
 
 /*

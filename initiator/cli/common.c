@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Connecting from the command line and reporting libnvmf errors in the tool's one-line
+ * form "nvmf: <what>: <nvmf_strerror(rc)>: <detail>".
+ */
+#include <string.h>
+#include "initiator/cli/cli.h"
+
+int cli_lib_error(FILE *err, const char *what, int rc, const char *detail)
+{
+	if (detail && *detail)
+		fprintf(err, "nvmf: %s: %s: %s\n", what, nvmf_strerror(rc), detail);
+	else
+		fprintf(err, "nvmf: %s: %s\n", what, nvmf_strerror(rc));
+	return CLI_ERR;
+}
+
+void cli_fill_opts(const struct cli_common *c, const struct cli_env *env,
+		   struct nvmf_ctrl_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->traddr = c->traddr;
+	o->trsvcid = c->trsvcid;
+	o->subnqn = c->subnqn;
+	o->hostnqn = c->hostnqn ? c->hostnqn : env->hostnqn;
+	o->hostid = c->have_hostid ? c->hostid : NULL;
+	o->transport = env->transport;
+}
+
+int cli_connect(const struct cli_common *c, const struct cli_env *env, unsigned nr_io_queues,
+		unsigned queue_size, struct nvmf_ctrl **out)
+{
+	struct nvmf_ctrl_opts o;
+	cli_fill_opts(c, env, &o);
+	o.nr_io_queues = nr_io_queues;
+	o.queue_size = queue_size;
+	int rc = nvmf_connect(&o, out);
+	if (rc) {
+		char what[600];
+		snprintf(what, sizeof(what), "connect to %s:%s (%s)", c->traddr,
+			 c->trsvcid ? c->trsvcid : "4420",
+			 c->subnqn ? c->subnqn : NVME_DISC_SUBSYS_NAME);
+		*out = NULL;
+		return cli_lib_error(env->err, what, rc, nvmf_last_errmsg());
+	}
+	return CLI_OK;
+}

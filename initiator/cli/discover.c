@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `nvmf discover`: read the discovery log (NVMe-oF 1.1 section 5.3) from the discovery
+ * controller at -a/-s and print it as `nvme discover` does: the same header, entry
+ * separators, field names, column alignment and value strings (libnvme's nvmf_*_str, the
+ * ones nvme-cli prints), or nvme-cli's JSON ("genctr", "records").
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include "initiator/cli/cli.h"
+
+static const char usage[] =
+	"Usage: nvmf discover -a ADDR [-s PORT] [-q HOSTNQN] [-I HOSTID] [--json]\n"
+	"Read the discovery log of the discovery controller at ADDR:PORT over RDMA and print\n"
+	"it like `nvme discover`.\n"
+	"  -a, --traddr ADDR     target address (IPv4 or IPv6), required\n"
+	"  -s, --trsvcid PORT    RDMA port (default 4420)\n"
+	"  -n, --nqn NQN         discovery subsystem NQN (default the well-known one)\n"
+	"  -q, --hostnqn NQN     host NQN (default /etc/nvme/hostnqn)\n"
+	"  -I, --hostid UUID     host ID (default /etc/nvme/hostid)\n"
+	"      --json            nvme-cli's JSON output\n";
+
+static void print_text(FILE *f, const struct nvmf_disc_entry *e, size_t n, uint64_t genctr)
+{
+	fprintf(f, "\nDiscovery Log Number of Records %zu, Generation counter %" PRIu64 "\n",
+		n, genctr);
+	for (size_t i = 0; i < n; i++, e++) {
+		fprintf(f, "=====Discovery Log Entry %zu======\n", i);
+		fprintf(f, "trtype:  %s\n", nvmf_trtype_str(e->trtype));
+		/* nvme-cli leaves adrfam empty for an entry without an address. */
+		fprintf(f, "adrfam:  %s\n", e->traddr[0] ? nvmf_adrfam_str(e->adrfam) : "");
+		fprintf(f, "subtype: %s\n", nvmf_subtype_str(e->subtype));
+		fprintf(f, "treq:    %s\n", nvmf_treq_str(e->treq));
+		fprintf(f, "portid:  %u\n", e->portid);
+		fprintf(f, "trsvcid: %s\n", e->trsvcid);
+		fprintf(f, "subnqn:  %s\n", e->subnqn);
+		fprintf(f, "traddr:  %s\n", e->traddr);
+		fprintf(f, "eflags:  %s\n", nvmf_eflags_str(e->eflags));
+		if (e->trtype == NVMF_TRTYPE_RDMA) {
+			fprintf(f, "rdma_prtype: %s\n", nvmf_prtype_str(e->rdma_prtype));
+			fprintf(f, "rdma_qptype: %s\n", nvmf_qptype_str(e->rdma_qptype));
+			fprintf(f, "rdma_cms:    %s\n", nvmf_cms_str(e->rdma_cms));
+			fprintf(f, "rdma_pkey: 0x%04x\n", e->rdma_pkey);
+		}
+	}
+}
+
+static json_t *to_json(const struct nvmf_disc_entry *e, size_t n, uint64_t genctr)
+{
+	json_t *root = json_object(), *recs = json_array();
+	json_object_set_new(root, "genctr", cli_json_uint(genctr));
+	json_object_set_new(root, "records", recs);
+	for (size_t i = 0; i < n; i++, e++) {
+		json_t *r = json_object();
+		json_object_set_new(r, "trtype", json_string(nvmf_trtype_str(e->trtype)));
+		json_object_set_new(r, "adrfam",
+				    json_string(e->traddr[0] ? nvmf_adrfam_str(e->adrfam) : ""));
+		json_object_set_new(r, "subtype", json_string(nvmf_subtype_str(e->subtype)));
+		json_object_set_new(r, "treq", json_string(nvmf_treq_str(e->treq)));
+		json_object_set_new(r, "portid", json_integer(e->portid));
+		json_object_set_new(r, "trsvcid", json_string(e->trsvcid));
+		json_object_set_new(r, "subnqn", json_string(e->subnqn));
+		json_object_set_new(r, "traddr", json_string(e->traddr));
+		json_object_set_new(r, "eflags", json_string(nvmf_eflags_str(e->eflags)));
+		if (e->trtype == NVMF_TRTYPE_RDMA) {
+			json_object_set_new(r, "rdma_prtype",
+					    json_string(nvmf_prtype_str(e->rdma_prtype)));
+			json_object_set_new(r, "rdma_qptype",
+					    json_string(nvmf_qptype_str(e->rdma_qptype)));
+			json_object_set_new(r, "rdma_cms", json_string(nvmf_cms_str(e->rdma_cms)));
+			json_object_set_new(r, "rdma_pkey", json_integer(e->rdma_pkey));
+		}
+		json_array_append_new(recs, r);
+	}
+	return root;
+}
+
+int cli_discover(int argc, char **argv, const struct cli_env *env)
+{
+	static const struct option longopts[] = { CLI_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
+	struct cli_common c = { 0 };
+	int key, rc;
+
+	optind = 0;
+	opterr = 0;
+	while ((key = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		rc = cli_common_opt(&c, key, optarg, "discover", cli_optname(argv, optind), env->err);
+		if (rc == 1)
+			rc = cli_usage_error(env->err, "discover", "unknown option '%s'",
+					     cli_optname(argv, optind));
+		if (rc)
+			return rc;
+	}
+	if (c.help) {
+		fputs(usage, env->out);
+		return CLI_OK;
+	}
+	if (optind < argc)
+		return cli_usage_error(env->err, "discover", "unexpected argument '%s'", argv[optind]);
+	if ((rc = cli_check_common(&c, false, "discover", env->err)))
+		return rc;
+
+	struct nvmf_ctrl_opts o;
+	cli_fill_opts(&c, env, &o);
+	struct nvmf_disc_entry *entries = NULL;
+	size_t n = 0;
+	uint64_t genctr = 0;
+	rc = nvmf_discover(&o, &entries, &n, &genctr);
+	if (rc) {
+		char what[400];
+		snprintf(what, sizeof(what), "discover at %s:%s", c.traddr,
+			 c.trsvcid ? c.trsvcid : "4420");
+		return cli_lib_error(env->err, what, rc, nvmf_last_errmsg());
+	}
+	if (c.json)
+		rc = cli_json_print(env->out, to_json(entries, n, genctr));
+	else
+		print_text(env->out, entries, n, genctr);
+	free(entries);
+	return rc;
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* nvmf: the command-line NVMe-oF RDMA host tool (see docs/nvmf-tool.md). */
+#include <signal.h>
+#include "initiator/cli/cli.h"
+
+int main(int argc, char **argv)
+{
+	/* A reader that goes away (nvmf read ... | head) gives EPIPE, not a silent death. */
+	signal(SIGPIPE, SIG_IGN);
+	struct cli_env env = { .in = stdin, .out = stdout, .err = stderr };
+	int rc = cli_run(argc, argv, &env);
+	if (fflush(stdout) && rc == CLI_OK)
+		rc = CLI_ERR;
+	return rc;
+}

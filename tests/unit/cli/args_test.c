@@ -1,0 +1,172 @@
+/* nvmf tool option parsing: sizes, numbers, the common options and the messages a user
+ * gets for each mistake (exit status 2, "nvmf: CMD: what is wrong"). */
+#include <errno.h>
+#include <string.h>
+#include "tests/unit/cli/cli_fixture.h"
+#include "tests/unit/suites.h"
+
+static void size_parses_binary_suffixes_and_hex(void)
+{
+	char err[160];
+	uint64_t v = 0;
+	CU_ASSERT_EQUAL(cli_parse_size("512", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 512);
+	CU_ASSERT_EQUAL(cli_parse_size("4k", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 4096);
+	CU_ASSERT_EQUAL(cli_parse_size("4K", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 4096);
+	CU_ASSERT_EQUAL(cli_parse_size("4KiB", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 4096);
+	CU_ASSERT_EQUAL(cli_parse_size("2kb", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 2048);
+	CU_ASSERT_EQUAL(cli_parse_size("1M", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 1u << 20);
+	CU_ASSERT_EQUAL(cli_parse_size("3g", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 3ull << 30);
+	CU_ASSERT_EQUAL(cli_parse_size("1t", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 1ull << 40);
+	CU_ASSERT_EQUAL(cli_parse_size("0x1000", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 4096);
+}
+
+static void size_with_unknown_suffix_names_the_suffix(void)
+{
+	char err[160];
+	uint64_t v = 7;
+	CU_ASSERT_EQUAL(cli_parse_size("4x", &v, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "size '4x' has an unknown suffix 'x' (k, m, g, t, p)");
+	CU_ASSERT_EQUAL(cli_parse_size("4kx", &v, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "size '4kx' has trailing characters 'x'");
+	CU_ASSERT_EQUAL(v, 7);
+}
+
+static void size_rejects_empty_negative_and_bare_suffix(void)
+{
+	char err[160];
+	uint64_t v;
+	CU_ASSERT_EQUAL(cli_parse_size("", &v, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "empty size");
+	CU_ASSERT_EQUAL(cli_parse_size("-1", &v, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "size '-1' is not a number (like 4096, 4k, 1M)");
+	CU_ASSERT_EQUAL(cli_parse_size("k", &v, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(cli_parse_size("0x", &v, err, sizeof(err)), -EINVAL);
+}
+
+static void size_that_overflows_64_bits_is_out_of_range(void)
+{
+	char err[160];
+	uint64_t v;
+	CU_ASSERT_EQUAL(cli_parse_size("16777216t", &v, err, sizeof(err)), -ERANGE);
+	CU_ASSERT_STRING_EQUAL(err, "size '16777216t' is too large");
+	CU_ASSERT_EQUAL(cli_parse_size("18446744073709551616", &v, err, sizeof(err)), -ERANGE);
+	CU_ASSERT_EQUAL(cli_parse_size("16777215t", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 16777215ull << 40);
+}
+
+static void number_outside_its_range_names_the_range(void)
+{
+	char err[160];
+	uint64_t v;
+	CU_ASSERT_EQUAL(cli_parse_u64("0", 1, 10, &v, err, sizeof(err)), -ERANGE);
+	CU_ASSERT_STRING_EQUAL(err, "0 is out of range (1 to 10)");
+	CU_ASSERT_EQUAL(cli_parse_u64("12abc", 0, 100, &v, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "'12abc' is not a number");
+	CU_ASSERT_EQUAL(cli_parse_u64("0x10", 0, 100, &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 16);
+}
+
+static void missing_traddr_is_a_usage_error(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", NULL), 2);
+	CU_ASSERT_STRING_EQUAL(t.err, "nvmf: discover: -a/--traddr ADDR is required\n"
+				      "Try 'nvmf discover --help'.\n");
+	CU_ASSERT_EQUAL(t.outlen, 0);
+	clit_teardown(&t);
+}
+
+static void identify_without_nqn_is_a_usage_error(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-a", "127.0.0.1", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: identify: -n/--nqn SUBNQN is required\n"));
+	clit_teardown(&t);
+}
+
+static void port_out_of_range_is_a_usage_error(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "-s", "70000", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: discover: -s/--trsvcid: port 70000 is out "
+					     "of range (1 to 65535)\n"));
+	clit_teardown(&t);
+}
+
+static void unknown_option_and_missing_value_are_named(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "--bogus", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: discover: unknown option '--bogus'\n"));
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-n", "x", "-a", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: identify: option '-a' needs a value\n"));
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "stray", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: discover: unexpected argument 'stray'\n"));
+	clit_teardown(&t);
+}
+
+static void bad_hostid_is_a_usage_error(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "-I", "not-a-uuid", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: discover: -I/--hostid: "));
+	clit_teardown(&t);
+}
+
+static void unknown_subcommand_is_a_usage_error(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "frobnicate", NULL), 2);
+	CU_ASSERT_STRING_EQUAL(t.err, "nvmf: unknown subcommand 'frobnicate'\nTry 'nvmf --help'.\n");
+	CU_ASSERT_EQUAL(clit_run(&t, NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "Usage: nvmf SUBCOMMAND"));
+	clit_teardown(&t);
+}
+
+static void help_goes_to_stdout_with_status_0(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "--help", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "  perf "));
+	static const char *const cmds[] = { "discover", "identify", "read", "write", "perf" };
+	for (unsigned i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL(clit_run(&t, cmds[i], "--help", NULL), 0);
+		char want[64];
+		snprintf(want, sizeof(want), "Usage: nvmf %s ", cmds[i]);
+		CU_ASSERT_PTR_NOT_NULL(strstr(t.out, want));
+		CU_ASSERT_EQUAL(t.errlen, 0);
+	}
+	clit_teardown(&t);
+}
+
+const struct unit_test cli_args_tests[] = {
+	{"size_parses_binary_suffixes_and_hex", size_parses_binary_suffixes_and_hex},
+	{"size_with_unknown_suffix_names_the_suffix", size_with_unknown_suffix_names_the_suffix},
+	{"size_rejects_empty_negative_and_bare_suffix", size_rejects_empty_negative_and_bare_suffix},
+	{"size_that_overflows_64_bits_is_out_of_range", size_that_overflows_64_bits_is_out_of_range},
+	{"number_outside_its_range_names_the_range", number_outside_its_range_names_the_range},
+	{"missing_traddr_is_a_usage_error", missing_traddr_is_a_usage_error},
+	{"identify_without_nqn_is_a_usage_error", identify_without_nqn_is_a_usage_error},
+	{"port_out_of_range_is_a_usage_error", port_out_of_range_is_a_usage_error},
+	{"unknown_option_and_missing_value_are_named", unknown_option_and_missing_value_are_named},
+	{"bad_hostid_is_a_usage_error", bad_hostid_is_a_usage_error},
+	{"unknown_subcommand_is_a_usage_error", unknown_subcommand_is_a_usage_error},
+	{"help_goes_to_stdout_with_status_0", help_goes_to_stdout_with_status_0},
+	{NULL, NULL},
+};
