@@ -1,0 +1,145 @@
+# libnvmf's `nvmf` tool against two targets in the same guest run: OUR target and the
+# kernel's nvmet-rdma (configfs), the same test list for both. The stock kernel host
+# (nvme-cli) is the reference for what each target says and holds.
+
+NVMF="$NVMF_ROOT/build/nvmf"
+TGT="$NVMF_ROOT/build/nvmf-target"
+ST=/tmp/initiator-test
+OURS_PORT=4420
+KERN_PORT=4430
+OURS_NQN=nqn.2026-11.io.nvmf-rdma:init-ours
+KERN_NQN=nqn.2026-11.io.nvmf-rdma:init-kernel
+
+port_of() { [ "$1" = ours ] && echo $OURS_PORT || echo $KERN_PORT; }
+nqn_of()  { [ "$1" = ours ] && echo $OURS_NQN || echo $KERN_NQN; }
+
+test_00_start_both_targets() {
+    mkdir -p $ST
+    cat > $ST/ours.json <<JSON
+{"ports": [{"portid": 1, "addr": {"adrfam": "ipv4", "traddr": "$NVMF_TRADDR", "trsvcid": "$OURS_PORT", "trtype": "rdma"},
+            "subsystems": ["$OURS_NQN"]}],
+ "subsystems": [{"nqn": "$OURS_NQN", "attr": {"allow_any_host": "1", "serial": "initours01"},
+   "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_size_bytes": 268435456}]}]}
+JSON
+    ( "$TGT" -c $ST/ours.json > $ST/ours.log 2>&1 & echo $! > $ST/ours.pid; wait ) &
+    wait_for 20 grep -q 'nvmf-target: ready' $ST/ours.log || { cat $ST/ours.log; fail "our target did not start"; }
+    knvmet_clear
+    nullb_remove nullb_init
+    local nb; nb=$(nullb_create nullb_init 256) || fail "null_blk"
+    knvmet_add_subsys $KERN_NQN "$nb" 1 || fail "kernel subsystem"
+    knvmet_add_port 7 "$NVMF_TRADDR" $KERN_PORT $KERN_NQN || fail "kernel port"
+}
+
+# Entries (subnqn, traddr, trsvcid) as nvme-cli prints them and as nvmf prints them.
+disc_triples() { awk '/^subnqn:/{n=$2} /^traddr:/{a=$2} /^trsvcid:/{s=$2} /^=====Discovery Log Entry/{if(n)print n, a, s; n=""} END{if(n)print n, a, s}' | sort; }
+
+check_discover() {
+    local port; port=$(port_of $1)
+    "$NVMF" discover -a "$NVMF_TRADDR" -s $port > $ST/nvmf-disc-$1.txt || fail "nvmf discover"
+    nvme discover -t rdma -a "$NVMF_TRADDR" -s $port > $ST/nvme-disc-$1.txt || fail "nvme discover"
+    cat $ST/nvmf-disc-$1.txt
+    local a b; a=$(disc_triples < $ST/nvmf-disc-$1.txt); b=$(disc_triples < $ST/nvme-disc-$1.txt)
+    [ -n "$b" ] || fail "nvme discover listed nothing"
+    expect_eq "discovery entries (nvmf vs nvme-cli)" "$a" "$b"
+    "$NVMF" discover -a "$NVMF_TRADDR" -s $port --json | grep -q '"subnqn"' || fail "nvmf discover --json"
+}
+
+# Connect the kernel host to the same subsystem (the reference reader/writer).
+kconnect() {
+    local nqn; nqn=$(nqn_of $1)
+    nvme_dev_for $nqn > /dev/null && return 0
+    nvme connect -t rdma -a "$NVMF_TRADDR" -s $(port_of $1) -n $nqn > /dev/null || return 1
+    wait_for 15 nvme_dev_for $nqn
+}
+
+# Fields both identify outputs print the same way ("name : value").
+ctrl_fields="sn mn fr mdts ver oncs sgls subnqn ioccsz iorcsz icdoff msdbd kas nn maxcmd sqes cqes"
+ns_fields="nsze ncap nuse nlbaf flbas"
+pick() { local f; for f in $2; do grep -E "^$f +:" "$1" | sed 's/  */ /g'; done; }
+
+check_identify() {
+    local nqn; nqn=$(nqn_of $1)
+    kconnect $1 || fail "kernel host connect"
+    local dev; dev=$(nvme_dev_for $nqn)
+    "$NVMF" identify -a "$NVMF_TRADDR" -s $(port_of $1) -n $nqn > $ST/nvmf-id-$1.txt || fail "nvmf identify"
+    nvme id-ctrl "$dev" > $ST/nvme-id-$1.txt || fail "nvme id-ctrl"
+    expect_eq "id-ctrl fields" "$(pick $ST/nvmf-id-$1.txt "$ctrl_fields")" "$(pick $ST/nvme-id-$1.txt "$ctrl_fields")" || return 1
+    "$NVMF" identify -a "$NVMF_TRADDR" -s $(port_of $1) -n $nqn --ns 1 > $ST/nvmf-idns-$1.txt || fail "nvmf identify --ns"
+    nvme id-ns "$dev" > $ST/nvme-idns-$1.txt || fail "nvme id-ns"
+    expect_eq "id-ns fields" "$(pick $ST/nvmf-idns-$1.txt "$ns_fields")" "$(pick $ST/nvme-idns-$1.txt "$ns_fields")" || return 1
+    pick $ST/nvmf-id-$1.txt "$ctrl_fields"
+    "$NVMF" identify -a "$NVMF_TRADDR" -s $(port_of $1) -n $nqn --json | grep -q '"subnqn"' || fail "identify --json"
+}
+
+check_nvmf_write_kernel_reads() {
+    local nqn; nqn=$(nqn_of $1)
+    kconnect $1 || fail "kernel host connect"
+    local dev; dev=$(nvme_dev_for $nqn)
+    head -c 1M /dev/urandom > $ST/pat1
+    "$NVMF" write -a "$NVMF_TRADDR" -s $(port_of $1) -n $nqn --offset 8388608 --length 1048576 -i $ST/pat1 ||
+        fail "nvmf write"
+    cmp <(dd if="$dev" bs=1M skip=8 count=1 iflag=direct status=none) $ST/pat1 || fail "kernel host reads other data"
+}
+
+check_kernel_writes_nvmf_reads() {
+    local nqn; nqn=$(nqn_of $1)
+    kconnect $1 || fail "kernel host connect"
+    local dev; dev=$(nvme_dev_for $nqn)
+    head -c 1M /dev/urandom > $ST/pat2
+    dd if=$ST/pat2 of="$dev" bs=1M seek=16 oflag=direct status=none || fail "kernel write"
+    "$NVMF" read -a "$NVMF_TRADDR" -s $(port_of $1) -n $nqn --offset 16777216 --length 1048576 -o $ST/back2 ||
+        fail "nvmf read"
+    cmp $ST/back2 $ST/pat2 || fail "nvmf read other data"
+}
+
+check_mdts_split_4m() {
+    local nqn; nqn=$(nqn_of $1) a=(-a "$NVMF_TRADDR" -s $(port_of $1) -n $(nqn_of $1))
+    head -c 4M /dev/urandom > $ST/pat4
+    "$NVMF" write "${a[@]}" --offset 33554432 --length 4194304 -i $ST/pat4 || fail "4 MiB write"
+    "$NVMF" read "${a[@]}" --offset 33554432 --length 4194304 -o $ST/back4 || fail "4 MiB read"
+    cmp $ST/back4 $ST/pat4 || fail "4 MiB read back differs"
+    "$NVMF" identify "${a[@]}" | grep -E '^mdts'
+}
+
+check_perf_each_kind() {
+    local a=(-a "$NVMF_TRADDR" -s $(port_of $1) -n $(nqn_of $1)) rw
+    for rw in randread randwrite read write randrw; do
+        "$NVMF" perf "${a[@]}" --rw $rw --bs 4k --qd 16 --queues 1 --time 3 --json > $ST/perf-$1-$rw.json ||
+            fail "perf $rw"
+        grep -o '"iops" *: *[0-9.]*' $ST/perf-$1-$rw.json | head -n1 | sed "s/^/$rw /"
+        grep -q '"errors" *: *0' $ST/perf-$1-$rw.json || fail "perf $rw reported errors"
+    done
+}
+
+check_unknown_nqn_names_connect_status() {
+    ! "$NVMF" identify -a "$NVMF_TRADDR" -s $(port_of $1) -n nqn.2026-11.io.nvmf-rdma:nope 2> $ST/bad-$1.txt ||
+        fail "connect to an unknown NQN succeeded"
+    cat $ST/bad-$1.txt
+    grep -q 'CONNECT_INVALID_PARAM' $ST/bad-$1.txt || fail "the Connect status is not named"
+}
+
+test_01_ours_discover_matches_nvme_cli()           { check_discover ours; }
+test_01_kernel_discover_matches_nvme_cli()         { check_discover kernel; }
+test_02_ours_identify_matches_kernel_host()        { check_identify ours; }
+test_02_kernel_identify_matches_kernel_host()      { check_identify kernel; }
+test_03_ours_nvmf_write_kernel_host_reads()        { check_nvmf_write_kernel_reads ours; }
+test_03_kernel_nvmf_write_kernel_host_reads()      { check_nvmf_write_kernel_reads kernel; }
+test_04_ours_kernel_host_writes_nvmf_reads()       { check_kernel_writes_nvmf_reads ours; }
+test_04_kernel_kernel_host_writes_nvmf_reads()     { check_kernel_writes_nvmf_reads kernel; }
+test_05_ours_mdts_split_4m_transfer()              { check_mdts_split_4m ours; }
+test_05_kernel_mdts_split_4m_transfer()            { check_mdts_split_4m kernel; }
+test_06_ours_perf_each_kind()                      { check_perf_each_kind ours; }
+test_06_kernel_perf_each_kind()                    { check_perf_each_kind kernel; }
+test_07_ours_unknown_nqn_names_connect_status()    { check_unknown_nqn_names_connect_status ours; }
+test_07_kernel_unknown_nqn_names_connect_status()  { check_unknown_nqn_names_connect_status kernel; }
+
+test_99_stop_both_targets() {
+    nvme disconnect -n $OURS_NQN > /dev/null 2>&1
+    nvme disconnect -n $KERN_NQN > /dev/null 2>&1
+    local pid; pid=$(cat $ST/ours.pid)
+    kill -TERM "$pid" 2>/dev/null
+    wait_for 30 bash -c "! kill -0 $pid 2>/dev/null" || fail "our target did not stop"
+    knvmet_clear
+    nullb_remove nullb_init
+    return 0
+}
