@@ -660,6 +660,17 @@ nvme_status_t nvmf_parse_admin_cmd(struct nvmf_req *req)
 		return parse_identify(req);
 	case nvme_admin_get_log_page:
 		return parse_get_log(req);
+	case nvme_admin_abort_cmd:
+		req->execute = execute_abort;
+		return 0;
+	default:
+		return nvmf_parse_shared_admin_cmd(req);
+	}
+}
+
+nvme_status_t nvmf_parse_shared_admin_cmd(struct nvmf_req *req)
+{
+	switch (req->cmd->opcode) {
 	case nvme_admin_set_features:
 	case nvme_admin_get_features:
 		return nvmf_parse_features(req);
@@ -668,9 +679,6 @@ nvme_status_t nvmf_parse_admin_cmd(struct nvmf_req *req)
 		return 0;
 	case nvme_admin_keep_alive:
 		req->execute = nvmf_execute_keep_alive;
-		return 0;
-	case nvme_admin_abort_cmd:
-		req->execute = execute_abort;
 		return 0;
 	default:
 		return GENERIC(NVME_SC_INVALID_OPCODE);

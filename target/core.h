@@ -283,6 +283,10 @@ nvme_status_t nvmf_parse_get_log(struct nvmf_req *req);
  * Alive Timer and Async Event Configuration only). SV -> FEATURE_NOT_SAVEABLE, unknown
  * FID -> INVALID_FIELD. (NVMe Base 2.0 sections 5.21, 5.27) */
 nvme_status_t nvmf_parse_features(struct nvmf_req *req);
+/* nvmf_parse_shared_admin_cmd - the admin commands both controller types take the same
+ * way (Set/Get Features, Asynchronous Event Request, Keep Alive); INVALID_OPCODE for any
+ * other opcode. */
+nvme_status_t nvmf_parse_shared_admin_cmd(struct nvmf_req *req);
 /* nvmf_ctrl_notify_ns_changed - namespace @nsid changed (attached, detached, resized):
  * add it to the Changed Namespace List log (04h) and, when enabled in the Async Event
  * Configuration and not masked, complete a parked AER with a Namespace Attribute

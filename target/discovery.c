@@ -204,16 +204,7 @@ nvme_status_t nvmf_parse_discovery_cmd(struct nvmf_req *req)
 			return nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_INVALID_LOG_PAGE);
 		req->execute = disc_get_log;
 		return nvmf_parse_get_log(req);
-	case nvme_admin_set_features:
-	case nvme_admin_get_features:
-		return nvmf_parse_features(req);
-	case nvme_admin_async_event:
-		req->execute = nvmf_execute_aer;
-		return 0;
-	case nvme_admin_keep_alive:
-		req->execute = nvmf_execute_keep_alive;
-		return 0;
 	default:
-		return GENERIC(NVME_SC_INVALID_OPCODE);
+		return nvmf_parse_shared_admin_cmd(req);
 	}
 }
