@@ -49,6 +49,9 @@ struct nvmf_rdma_buf_class {
 	uint32_t count;
 	uint32_t nfree;
 	void **free;           /* stack of free buffers */
+	uint8_t *base;         /* first buffer of the class */
+	uint8_t *in_use;       /* per buffer: handed out; catches a buffer released twice */
+	uint64_t double_puts;  /* releases of a buffer that was already free (a bug) */
 };
 
 struct nvmf_rdma_pool {

@@ -74,7 +74,9 @@ int nvmf_rdma_pool_init(struct nvmf_rdma_pool *p, struct ibv_pd *pd, int node, u
 	for (unsigned i = 0; i < p->ncls; i++) {
 		struct nvmf_rdma_buf_class *c = &p->cls[i];
 		c->free = calloc(c->count, sizeof(void *));
-		if (!c->free) {
+		c->in_use = calloc(c->count, 1);
+		c->base = cur;
+		if (!c->free || !c->in_use) {
 			snprintf(err, errlen, "data buffer pool: out of memory");
 			goto fail;
 		}
@@ -94,8 +96,10 @@ void nvmf_rdma_pool_fini(struct nvmf_rdma_pool *p)
 		ibv_dereg_mr(p->mr);
 	if (p->mem)
 		munmap(p->mem, p->len);
-	for (unsigned i = 0; i < p->ncls; i++)
+	for (unsigned i = 0; i < p->ncls; i++) {
 		free(p->cls[i].free);
+		free(p->cls[i].in_use);
+	}
 	memset(p, 0, sizeof(*p));
 }
 
@@ -106,7 +110,9 @@ void *nvmf_rdma_pool_get(struct nvmf_rdma_pool *p, uint32_t len, unsigned *cls_o
 		if (c->size < len || !c->nfree)
 			continue;
 		*cls_out = i;
-		return c->free[--c->nfree];
+		uint8_t *buf = c->free[--c->nfree];
+		c->in_use[(size_t)(buf - c->base) / c->size] = 1;
+		return buf;
 	}
 	return NULL;
 }
@@ -114,5 +120,15 @@ void *nvmf_rdma_pool_get(struct nvmf_rdma_pool *p, uint32_t len, unsigned *cls_o
 void nvmf_rdma_pool_put(struct nvmf_rdma_pool *p, void *buf, unsigned cls)
 {
 	struct nvmf_rdma_buf_class *c = &p->cls[cls];
+	size_t idx = (size_t)((uint8_t *)buf - c->base) / c->size;
+	/* A second release would hand one buffer to two requests: data of one would land in
+	 * the other's. Refuse it and say so, loudly: it is a bug to find. */
+	if (idx >= c->count || !c->in_use[idx]) {
+		c->double_puts++;
+		NVMF_RDMA_LOG("BUG: data buffer %p (class %u KiB) released while not in use (%llu times); ignored\n",
+			      buf, c->size >> 10, (unsigned long long)c->double_puts);
+		return;
+	}
+	c->in_use[idx] = 0;
 	c->free[c->nfree++] = buf;
 }
