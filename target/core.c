@@ -82,13 +82,15 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 		nvmf_req_complete_dnr(req, nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD));
 		return false;
 	}
+	/* Traffic-based keep alive (Identify CTRATT.TBKAS): any command the host sends,
+	 * failing ones included, shows it is alive; a Linux host then skips Keep Alive. */
+	if (sq->ctrl)
+		sq->ctrl->last_keep_alive_ms = sq->tgt->now_ms(sq->tgt);
 	nvme_status_t st = parse(req);
 	if (st) {
 		nvmf_req_complete_dnr(req, st);
 		return false;
 	}
-	if (sq->ctrl)
-		sq->ctrl->last_keep_alive_ms = sq->tgt->now_ms(sq->tgt);
 	return true;
 }
 

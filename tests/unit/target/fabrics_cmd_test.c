@@ -238,6 +238,23 @@ static void keep_alive_timeout_tears_the_association_down(void)
 	fx_teardown(&F);
 }
 
+static void failing_commands_refresh_the_keep_alive_timer(void)
+{
+	setup();
+	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);   /* KATO 5000 ms */
+	struct nvme_sqe c;
+	memset(&c, 0, sizeof(c));
+	c.opcode = 0x7e;                            /* not an admin opcode */
+	for (int i = 0; i < 4; i++) {
+		F.now += 4000;
+		CU_ASSERT_EQUAL(nvmf_loop_submit(&F.admin, &c, NULL, 0, NULL),
+				SC(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE) | NVME_SC_DNR);
+		nvmf_tgt_poll_timers(&F.tgt);
+	}
+	CU_ASSERT_FALSE(F.admin.deleted);
+	fx_teardown(&F);
+}
+
 static void disconnecting_the_admin_queue_frees_the_cntlid(void)
 {
 	setup();
@@ -264,6 +281,7 @@ const struct unit_test target_fabrics_tests[] = {
 	{ "cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy", cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy },
 	{ "shutdown_notification_reports_shutdown_complete", shutdown_notification_reports_shutdown_complete },
 	{ "keep_alive_timeout_tears_the_association_down", keep_alive_timeout_tears_the_association_down },
+	{ "failing_commands_refresh_the_keep_alive_timer", failing_commands_refresh_the_keep_alive_timer },
 	{ "disconnecting_the_admin_queue_frees_the_cntlid", disconnecting_the_admin_queue_frees_the_cntlid },
 	{ NULL, NULL },
 };
