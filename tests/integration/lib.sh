@@ -2,12 +2,14 @@
 # Each test file defines functions named test_*; tests/integration/run-suite runs them.
 # Environment from the guest init: NVMF_ROOT, NVMF_TRADDR (rxe0's IPv4), NVMF_RESULTS.
 
-# fail MESSAGE: fail the current test with a message naming what was expected.
-fail() { echo "    FAIL: $*" >&2; return 1; }
+# fail MESSAGE: fail the current test with a message naming what was expected. Each test
+# runs in a subshell of its own (run-suite): exit ends the test there, so a check in the
+# middle of a test cannot be masked by a later command that succeeds.
+fail() { echo "    FAIL: $*" >&2; exit 1; }
 
 # expect_eq WHAT GOT WANT
 expect_eq() {
-    [ "$2" = "$3" ] || { echo "    FAIL: $1: got '$2', want '$3'" >&2; return 1; }
+    [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
 }
 
 # wait_for SECONDS CMD...: retry CMD every 0.2 s until it succeeds or time runs out.
@@ -99,4 +101,23 @@ nullb_remove() {
     local d=/sys/kernel/config/nullb/$1
     [ -d "$d" ] || return 0
     echo 0 > "$d/power"; rmdir "$d"
+}
+
+# nvmf_target_start DIR: start build/nvmf-target on DIR/config.json in the background,
+# log in DIR/target.log, pid in DIR/target.pid, exit status in DIR/target.rc once it ends.
+# Returns 1 (log printed) when it is not ready within 20 s.
+nvmf_target_start() {
+    local d=$1
+    rm -f "$d/target.rc" "$d/target.pid"
+    ( "$NVMF_ROOT/build/nvmf-target" -c "$d/config.json" > "$d/target.log" 2>&1 &
+      echo $! > "$d/target.pid"; wait $!; echo $? > "$d/target.rc" ) &
+    wait_for 5 test -s "$d/target.pid"
+    wait_for 20 grep -q 'nvmf-target: ready' "$d/target.log" || { cat "$d/target.log"; return 1; }
+}
+
+# nvmf_target_stop DIR: SIGTERM, and wait up to 30 s for it to exit.
+nvmf_target_stop() {
+    local pid; pid=$(cat "$1/target.pid" 2>/dev/null) || return 0
+    kill -TERM "$pid" 2>/dev/null
+    wait_for 30 test -s "$1/target.rc"
 }

@@ -50,19 +50,8 @@ write_config() {
 JSON
 }
 
-start_target() {
-    rm -f $STATE/target.rc
-    ( "$TGT" -c $STATE/config.json > $STATE/target.log 2>&1 &
-      echo $! > $STATE/target.pid; wait $!; echo $? > $STATE/target.rc ) &
-    wait_for 5 test -s $STATE/target.pid
-    wait_for 20 grep -q 'nvmf-target: ready' $STATE/target.log || { cat $STATE/target.log; return 1; }
-}
-
-stop_target() {
-    local pid; pid=$(cat $STATE/target.pid 2>/dev/null) || return 0
-    kill -TERM "$pid" 2>/dev/null
-    wait_for 30 bash -c "! kill -0 $pid"
-}
+start_target() { nvmf_target_start $STATE; }
+stop_target() { nvmf_target_stop $STATE; }
 
 ctrl_for() {   # ctrl_for NQN: the host's nvmeX controller name for that subsystem
     local c
