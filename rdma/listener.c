@@ -63,6 +63,15 @@ struct nvmf_rdma_transport *nvmf_rdma_create(struct nvmf_tgt *tgt, char *err, si
 	if (mdts > 11)
 		mdts = 11;  /* 8 MiB: a keyed SGL length has 24 bits */
 	t->max_xfer = 4096u << mdts;
+	const struct nvmf_target_config *tc = tgt->cfg ? &tgt->cfg->target : NULL;
+	t->use_srq = tc ? tc->srq : true;
+	t->srq_depth = tc && tc->srq_depth ? tc->srq_depth : 4096;
+	/* SRQ receives are shared by every port's queues: size them for the largest. */
+	for (size_t i = 0; tgt->cfg && i < tgt->cfg->n_ports; i++) {
+		uint32_t n = nvmf_rdma_port_inline_size(&tgt->cfg->ports[i]);
+		if (n > t->inline_max)
+			t->inline_max = n;
+	}
 
 	t->ec = rdma_create_event_channel();
 	if (!t->ec) {
@@ -75,14 +84,24 @@ struct nvmf_rdma_transport *nvmf_rdma_create(struct nvmf_tgt *tgt, char *err, si
 		snprintf(err, errlen, "rdma transport: epoll setup: %s", strerror(errno));
 		goto fail;
 	}
-	if (tgt->aio && epoll_add(t->epfd, tgt->aio->event_fd, tgt->aio)) {
+	if (tgt->io.aio && epoll_add(t->epfd, tgt->io.aio->event_fd, tgt->io.aio)) {
 		snprintf(err, errlen, "rdma transport: epoll add aio eventfd: %s", strerror(errno));
 		goto fail;
 	}
-	t->last_work_us = nvmf_rdma_now_us();
-	t->last_timer_ms = t->last_work_us / 1000;
+	if (nvmf_rdma_pg_init(&t->pg, t, t->epfd)) {
+		snprintf(err, errlen, "rdma transport: out of memory");
+		goto fail;
+	}
+	pthread_mutex_init(&t->core_lock, NULL);
+	t->last_timer_ms = nvmf_rdma_now_us() / 1000;
+	if (tc && tc->threads > 1) {
+		int node = tc->numa_node >= 0 ? tc->numa_node : nvmf_rdma_first_device_node();
+		if (nvmf_rdma_workers_start(t, tc->threads, node, err, errlen))
+			goto fail;
+	}
 	return t;
 fail:
+	nvmf_rdma_pg_fini(&t->pg);
 	if (t->epfd >= 0)
 		close(t->epfd);
 	if (t->ec)
@@ -125,7 +144,6 @@ struct nvmf_rdma_device *nvmf_rdma_device_get(struct nvmf_rdma_transport *t,
 	}
 	dev->t = t;
 	dev->verbs = verbs;
-	TAILQ_INIT(&dev->buf_waiters);
 	if (ibv_query_device(verbs, &dev->attr)) {
 		snprintf(err, errlen, "%s: ibv_query_device: %s", name, strerror(errno));
 		goto fail;
@@ -136,23 +154,20 @@ struct nvmf_rdma_device *nvmf_rdma_device_get(struct nvmf_rdma_transport *t,
 		snprintf(err, errlen, "%s: ibv_alloc_pd: %s", name, strerror(errno));
 		goto fail;
 	}
-	dev->channel = ibv_create_comp_channel(verbs);
-	if (!dev->channel || set_nonblock(dev->channel->fd) ||
-	    epoll_add(t->epfd, dev->channel->fd, dev)) {
-		snprintf(err, errlen, "%s: completion channel: %s", name, strerror(errno));
-		goto fail;
-	}
+	dev->numa_node = device_numa_node(verbs);
 	const struct nvmf_target_config *tc = t->tgt->cfg ? &t->tgt->cfg->target : NULL;
 	char perr[200];
-	if (nvmf_rdma_pool_init(&dev->pool, dev->pd, device_numa_node(verbs), t->max_xfer,
+	if (nvmf_rdma_pool_init(&dev->pool, dev->pd, dev->numa_node, t->max_xfer,
 				tc ? tc->buffers_small : 0, tc ? tc->buffers_large : 0,
 				tc ? tc->hugepages : true, perr, sizeof(perr))) {
 		snprintf(err, errlen, "%s: %s", name, perr);
 		goto fail;
 	}
-	NVMF_RDMA_LOG("device %s: %zu MiB of data buffers registered (%s pages), remote invalidate %s\n",
-		      name, dev->pool.len >> 20, dev->pool.huge ? "huge" : "normal",
-		      dev->send_with_inv ? "on" : "off");
+	NVMF_RDMA_LOG("device %s: %zu MiB of data buffers registered (%s pages, NUMA node %d), "
+		      "remote invalidate %s, SRQ %s\n",
+		      name, dev->pool.len >> 20, dev->pool.huge ? "huge" : "normal", dev->numa_node,
+		      dev->send_with_inv ? "on" : "off",
+		      !t->use_srq ? "off (config)" : dev->attr.max_srq > 0 ? "on" : "not supported");
 	dev->next = t->devices;
 	t->devices = dev;
 	return dev;
@@ -164,10 +179,6 @@ fail:
 void nvmf_rdma_device_free(struct nvmf_rdma_device *dev)
 {
 	nvmf_rdma_pool_fini(&dev->pool);
-	if (dev->channel) {
-		epoll_ctl(dev->t->epfd, EPOLL_CTL_DEL, dev->channel->fd, NULL);
-		ibv_destroy_comp_channel(dev->channel);
-	}
 	if (dev->pd)
 		ibv_dealloc_pd(dev->pd);
 	free(dev);
@@ -237,42 +248,16 @@ static void reject(struct rdma_cm_id *id, int sts)
 	rdma_reject(id, &rej, sizeof(rej));
 }
 
-/* CONNECT_REQUEST on @port. Returns the cm_id to destroy after the ack, if rejected. */
-static struct rdma_cm_id *on_connect_request(struct nvmf_rdma_transport *t, struct nvmf_port *port,
-					     struct rdma_cm_event *ev)
+struct rdma_cm_id *nvmf_rdma_connect_queue(struct nvmf_rdma_poll_group *pg,
+					   const struct nvmf_rdma_conn_req *cr)
 {
-	struct rdma_cm_id *id = ev->id;
-	char peer[64], err[256];
-	addr_str(rdma_get_peer_addr(id), peer, sizeof(peer));
-
-	struct nvmf_rdma_cm_limits lim;
-	struct nvmf_rdma_cm_conn conn;
-	nvmf_rdma_cm_port_limits(port, &lim);
-	int sts = nvmf_rdma_cm_parse_req(ev->param.conn.private_data, ev->param.conn.private_data_len,
-					 &lim, &conn);
-	if (sts) {
-		NVMF_RDMA_LOG("rejecting connect from %s: %s\n", peer, nvmf_rdma_cm_status_str(sts));
-		reject(id, sts);
-		return id;
-	}
-	if (t->shutting_down) {
-		reject(id, NVME_RDMA_CM_NO_RSC);
-		return id;
-	}
-	struct nvmf_rdma_device *dev = nvmf_rdma_device_get(t, id->verbs, err, sizeof(err));
-	if (!dev) {
-		NVMF_RDMA_LOG("rejecting connect from %s (queue %u): %s\n", peer, conn.qid, err);
-		reject(id, NVME_RDMA_CM_NO_RSC);
-		return id;
-	}
-	/* The CM swaps the fields: initiator_depth here is the host's responder resources,
-	 * the most RDMA READs we may have outstanding against it. */
-	uint32_t ord = ev->param.conn.initiator_depth;
-	if (ord > (uint32_t)dev->attr.max_qp_init_rd_atom)
-		ord = (uint32_t)dev->attr.max_qp_init_rd_atom;
-	struct nvmf_rdma_queue *q = nvmf_rdma_queue_create(t, dev, port, id, &conn, ord, err, sizeof(err));
+	struct rdma_cm_id *id = cr->id;
+	struct nvmf_rdma_device *dev = cr->dev;
+	char err[256];
+	struct nvmf_rdma_queue *q = nvmf_rdma_queue_create(pg, dev, cr->port, id, &cr->conn, cr->ord,
+							   err, sizeof(err));
 	if (!q) {
-		NVMF_RDMA_LOG("rejecting connect from %s (queue %u): %s\n", peer, conn.qid, err);
+		NVMF_RDMA_LOG("rejecting connect from %s (queue %u): %s\n", cr->peer, cr->conn.qid, err);
 		reject(id, NVME_RDMA_CM_NO_RSC);
 		return id;
 	}
@@ -282,19 +267,73 @@ static struct rdma_cm_id *on_connect_request(struct nvmf_rdma_transport *t, stru
 	memset(&p, 0, sizeof(p));
 	p.private_data = &rep;
 	p.private_data_len = sizeof(rep);
-	p.initiator_depth = (uint8_t)(ord > 255 ? 255 : ord);
-	uint32_t ird = ev->param.conn.responder_resources;
-	if (ird > (uint32_t)dev->attr.max_qp_rd_atom)
-		ird = (uint32_t)dev->attr.max_qp_rd_atom;
-	p.responder_resources = (uint8_t)ird;
+	p.initiator_depth = (uint8_t)(cr->ord > 255 ? 255 : cr->ord);
+	p.responder_resources = (uint8_t)(cr->ird > 255 ? 255 : cr->ird);
 	p.rnr_retry_count = 7;
 	p.retry_count = 7;
 	p.flow_control = 1;
 	if (rdma_accept(id, &p)) {
-		NVMF_RDMA_LOG("rdma_accept from %s: %s\n", peer, strerror(errno));
+		NVMF_RDMA_LOG("rdma_accept from %s: %s\n", cr->peer, strerror(errno));
 		nvmf_rdma_queue_disconnect(q, NULL);  /* reaped (and its cm_id destroyed) later */
 	}
 	return NULL;
+}
+
+/* CONNECT_REQUEST on @port: validated here; the queue is created and accepted on the
+ * main poll group, or (I/O queues when there are worker threads) handed over in @handoff
+ * to be migrated to the least loaded worker after the event is acked. Returns the cm_id
+ * to destroy after the ack, if rejected. */
+static struct rdma_cm_id *on_connect_request(struct nvmf_rdma_transport *t, struct nvmf_port *port,
+					     struct rdma_cm_event *ev, struct nvmf_rdma_conn_req **handoff)
+{
+	struct rdma_cm_id *id = ev->id;
+	struct nvmf_rdma_conn_req cr;
+	char err[256];
+	memset(&cr, 0, sizeof(cr));
+	cr.id = id;
+	cr.port = port;
+	addr_str(rdma_get_peer_addr(id), cr.peer, sizeof(cr.peer));
+
+	struct nvmf_rdma_cm_limits lim;
+	nvmf_rdma_cm_port_limits(port, &lim);
+	int sts = nvmf_rdma_cm_parse_req(ev->param.conn.private_data, ev->param.conn.private_data_len,
+					 &lim, &cr.conn);
+	if (sts) {
+		NVMF_RDMA_LOG("rejecting connect from %s: %s\n", cr.peer, nvmf_rdma_cm_status_str(sts));
+		reject(id, sts);
+		return id;
+	}
+	if (t->shutting_down) {
+		reject(id, NVME_RDMA_CM_NO_RSC);
+		return id;
+	}
+	struct nvmf_rdma_device *dev = nvmf_rdma_device_get(t, id->verbs, err, sizeof(err));
+	if (!dev) {
+		NVMF_RDMA_LOG("rejecting connect from %s (queue %u): %s\n", cr.peer, cr.conn.qid, err);
+		reject(id, NVME_RDMA_CM_NO_RSC);
+		return id;
+	}
+	cr.dev = dev;
+	/* The CM swaps the fields: initiator_depth here is the host's responder resources,
+	 * the most RDMA READs we may have outstanding against it. */
+	cr.ord = ev->param.conn.initiator_depth;
+	if (cr.ord > (uint32_t)dev->attr.max_qp_init_rd_atom)
+		cr.ord = (uint32_t)dev->attr.max_qp_init_rd_atom;
+	cr.ird = ev->param.conn.responder_resources;
+	if (cr.ird > (uint32_t)dev->attr.max_qp_rd_atom)
+		cr.ird = (uint32_t)dev->attr.max_qp_rd_atom;
+	if (t->nworkers && cr.conn.qid > 0) {
+		/* Until the worker creates the queue, an event of this cm_id has no queue. */
+		id->context = NULL;
+		*handoff = malloc(sizeof(cr));
+		if (!*handoff) {
+			reject(id, NVME_RDMA_CM_NO_RSC);
+			return id;
+		}
+		**handoff = cr;
+		return NULL;
+	}
+	return nvmf_rdma_connect_queue(&t->pg, &cr);
 }
 
 static struct nvmf_rdma_listener *find_listener(struct nvmf_rdma_transport *t, struct rdma_cm_id *id)
@@ -305,17 +344,19 @@ static struct nvmf_rdma_listener *find_listener(struct nvmf_rdma_transport *t, s
 	return NULL;
 }
 
-int nvmf_rdma_process_cm_events(struct nvmf_rdma_transport *t)
+int nvmf_rdma_process_cm_events(struct nvmf_rdma_transport *t, struct rdma_event_channel *ec)
 {
 	struct rdma_cm_event *ev;
 	int n = 0;
-	while (rdma_get_cm_event(t->ec, &ev) == 0) {
+	while (rdma_get_cm_event(ec, &ev) == 0) {
 		struct rdma_cm_id *destroy = NULL;
+		struct nvmf_rdma_conn_req *handoff = NULL;
 		n++;
 		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 			struct nvmf_rdma_listener *l = ev->listen_id->context;
-			destroy = on_connect_request(t, l->port, ev);
-		} else if (find_listener(t, ev->id)) {
+			destroy = on_connect_request(t, l->port, ev, &handoff);
+		} else if (ec == t->ec && find_listener(t, ev->id)) {
+			/* (Listeners live on the main channel only; workers never walk the list.) */
 			NVMF_RDMA_LOG("listener event: %s\n", rdma_event_str(ev->event));
 		} else {
 			struct nvmf_rdma_queue *q = ev->id->context;
@@ -343,6 +384,8 @@ int nvmf_rdma_process_cm_events(struct nvmf_rdma_transport *t)
 		rdma_ack_cm_event(ev);
 		if (destroy)
 			rdma_destroy_id(destroy);
+		if (handoff)
+			nvmf_rdma_worker_handoff(t, handoff);
 	}
 	return n;
 }

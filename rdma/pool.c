@@ -41,6 +41,7 @@ int nvmf_rdma_pool_init(struct nvmf_rdma_pool *p, struct ibv_pd *pd, int node, u
 		p->ncls++;
 	}
 	p->max_size = max_xfer;
+	pthread_mutex_init(&p->lock, NULL);
 	for (unsigned i = 0; i < p->ncls; i++)
 		p->len += (size_t)p->cls[i].size * p->cls[i].count;
 
@@ -100,35 +101,43 @@ void nvmf_rdma_pool_fini(struct nvmf_rdma_pool *p)
 		free(p->cls[i].free);
 		free(p->cls[i].in_use);
 	}
+	if (p->max_size)
+		pthread_mutex_destroy(&p->lock);
 	memset(p, 0, sizeof(*p));
 }
 
 void *nvmf_rdma_pool_get(struct nvmf_rdma_pool *p, uint32_t len, unsigned *cls_out)
 {
+	uint8_t *buf = NULL;
+	pthread_mutex_lock(&p->lock);
 	for (unsigned i = 0; i < p->ncls; i++) {
 		struct nvmf_rdma_buf_class *c = &p->cls[i];
 		if (c->size < len || !c->nfree)
 			continue;
 		*cls_out = i;
-		uint8_t *buf = c->free[--c->nfree];
+		buf = c->free[--c->nfree];
 		c->in_use[(size_t)(buf - c->base) / c->size] = 1;
-		return buf;
+		break;
 	}
-	return NULL;
+	pthread_mutex_unlock(&p->lock);
+	return buf;
 }
 
 void nvmf_rdma_pool_put(struct nvmf_rdma_pool *p, void *buf, unsigned cls)
 {
 	struct nvmf_rdma_buf_class *c = &p->cls[cls];
 	size_t idx = (size_t)((uint8_t *)buf - c->base) / c->size;
+	pthread_mutex_lock(&p->lock);
 	/* A second release would hand one buffer to two requests: data of one would land in
 	 * the other's. Refuse it and say so, loudly: it is a bug to find. */
 	if (idx >= c->count || !c->in_use[idx]) {
 		c->double_puts++;
+		pthread_mutex_unlock(&p->lock);
 		NVMF_RDMA_LOG("BUG: data buffer %p (class %u KiB) released while not in use (%llu times); ignored\n",
 			      buf, c->size >> 10, (unsigned long long)c->double_puts);
 		return;
 	}
 	c->in_use[idx] = 0;
 	c->free[c->nfree++] = buf;
+	pthread_mutex_unlock(&p->lock);
 }

@@ -9,10 +9,13 @@
  *        keyed -> NEED_BUFFER (registered pool) -> host to controller: NEED_READ ->
  *                 TRANSFER_H2C (RDMA READ, at most ORD in flight) -> execute
  *                 controller to host: execute
- *   EXECUTING (core/backend) -> ops->queue_response() -> EXECUTED: the RECV is reposted
- *     (the capsule is no longer needed), then, within the host's HRQSIZE budget,
- *     COMPLETING: RDMA WRITE (unsignaled) + SEND [WITH_INV] in one ibv_post_send
- *   SEND completes -> FREE (buffer back to the pool, waiters served).
+ *   EXECUTING (core/backend) -> ops->queue_response() -> EXECUTED: the RECV is chained
+ *     for repost (the capsule is no longer needed), then, within the host's HRQSIZE
+ *     budget, COMPLETING: RDMA WRITE (unsignaled) + SEND [WITH_INV] chained on the QP
+ *   End of the poll pass: receives posted, then one ibv_post_send per QP with only its
+ *     last SEND signaled (rdma/poll-group.c).
+ *   A signaled SEND completes -> it and every SEND posted before it on the QP: FREE
+ *     (buffers back to the pool, waiters served).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -32,16 +35,20 @@ void nvmf_rdma_req_release(struct nvmf_rdma_req *r)
 	struct nvmf_rdma_queue *q = r->q;
 	bool kick = false;
 	if (r->buf) {
-		nvmf_rdma_pool_put(&q->dev->pool, r->buf, r->buf_cls);
+		nvmf_rdma_pgd_buf_put(q->pgd, r->buf, r->buf_cls);
 		r->buf = NULL;
 		kick = true;
 	}
-	r->recv = NULL;  /* on a live queue it was reposted already; on a dying one dropped */
+	/* On a live queue the capsule was reposted already. A dying queue's own receives die
+	 * with it; a shared receive goes back to the SRQ. */
+	if (r->recv && r->recv->rq->srq)
+		nvmf_rdma_rq_repost(q->pg, r->recv);
+	r->recv = NULL;
 	r->req.data = NULL;
 	r->state = NVMF_RDMA_REQ_FREE;
 	TAILQ_INSERT_HEAD(&q->free_reqs, r, link);
 	if (kick)
-		nvmf_rdma_dev_kick(q->dev);
+		nvmf_rdma_pgd_kick(q->pgd);
 }
 
 /* The queue cannot go on (post failed, transfer error): drop this request with it. */
@@ -51,30 +58,39 @@ static void req_fail_queue(struct nvmf_rdma_req *r, const char *why)
 	nvmf_rdma_req_release(r);
 }
 
-static void req_execute(struct nvmf_rdma_req *r)
+/* The core is single threaded but for the I/O path: on a worker thread, Fabrics commands
+ * (Connect attaches the queue to its controller) run under the transport's core lock. */
+static bool core_lock(struct nvmf_rdma_queue *q, const struct nvme_sqe *sqe)
 {
-	r->state = NVMF_RDMA_REQ_EXECUTING;
-	r->q->executing++;
-	nvmf_req_execute(&r->req);
+	if (!q->pg->worker || sqe->opcode != nvme_admin_fabrics)
+		return false;
+	pthread_mutex_lock(&q->t->core_lock);
+	return true;
 }
 
+static void req_execute(struct nvmf_rdma_req *r)
+{
+	struct nvmf_rdma_queue *q = r->q;
+	r->state = NVMF_RDMA_REQ_EXECUTING;
+	q->executing++;
+	bool locked = core_lock(q, r->req.cmd);
+	nvmf_req_execute(&r->req);
+	if (locked)
+		pthread_mutex_unlock(&q->t->core_lock);
+}
+
+/* Chained for the end of the pass; at most ORD READs are outstanding (req_need_read). */
 static void post_read(struct nvmf_rdma_req *r)
 {
 	struct nvmf_rdma_queue *q = r->q;
-	struct ibv_send_wr *bad;
 	r->data_wr.wr_id = (uintptr_t)&r->read_ctx;
 	r->data_wr.opcode = IBV_WR_RDMA_READ;
 	r->data_wr.send_flags = IBV_SEND_SIGNALED;
-	r->data_wr.next = NULL;
 	r->data_wr.wr.rdma.remote_addr = r->raddr;
 	r->data_wr.wr.rdma.rkey = r->rkey;
 	r->data_sge.addr = (uintptr_t)r->buf;
 	r->data_sge.length = r->xfer_len;
-	int rc = ibv_post_send(q->id->qp, &r->data_wr, &bad);
-	if (rc) {
-		req_fail_queue(r, "ibv_post_send (RDMA READ) failed");
-		return;
-	}
+	nvmf_rdma_queue_chain(q, &r->data_wr, &r->data_wr, NULL);
 	q->reads_inflight++;
 	r->state = NVMF_RDMA_REQ_TRANSFER_H2C;
 }
@@ -103,32 +119,32 @@ static void req_have_buffer(struct nvmf_rdma_req *r)
 
 static void req_need_buffer(struct nvmf_rdma_req *r)
 {
-	struct nvmf_rdma_device *dev = r->q->dev;
-	if (r->xfer_len > dev->pool.max_size) {
+	struct nvmf_rdma_pg_dev *pgd = r->q->pgd;
+	if (r->xfer_len > r->q->dev->pool.max_size) {
 		/* The core bounds transfers by MDTS; anything larger has no buffer at all. */
 		nvmf_req_complete_dnr(&r->req, nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD));
 		return;
 	}
 	/* FIFO: nobody overtakes a request already waiting. */
-	if (TAILQ_EMPTY(&dev->buf_waiters)) {
-		r->buf = nvmf_rdma_pool_get(&dev->pool, r->xfer_len, &r->buf_cls);
+	if (TAILQ_EMPTY(&pgd->buf_waiters)) {
+		r->buf = nvmf_rdma_pgd_buf_get(pgd, r->xfer_len, &r->buf_cls);
 		if (r->buf) {
 			req_have_buffer(r);
 			return;
 		}
 	}
 	r->state = NVMF_RDMA_REQ_NEED_BUFFER;
-	TAILQ_INSERT_TAIL(&dev->buf_waiters, r, link);
+	TAILQ_INSERT_TAIL(&pgd->buf_waiters, r, link);
 }
 
-void nvmf_rdma_dev_kick(struct nvmf_rdma_device *dev)
+void nvmf_rdma_pgd_kick(struct nvmf_rdma_pg_dev *pgd)
 {
 	struct nvmf_rdma_req *r;
-	while ((r = TAILQ_FIRST(&dev->buf_waiters))) {
-		r->buf = nvmf_rdma_pool_get(&dev->pool, r->xfer_len, &r->buf_cls);
+	while ((r = TAILQ_FIRST(&pgd->buf_waiters))) {
+		r->buf = nvmf_rdma_pgd_buf_get(pgd, r->xfer_len, &r->buf_cls);
 		if (!r->buf)
 			return;
-		TAILQ_REMOVE(&dev->buf_waiters, r, link);
+		TAILQ_REMOVE(&pgd->buf_waiters, r, link);
 		req_have_buffer(r);
 	}
 }
@@ -145,11 +161,18 @@ static void req_start(struct nvmf_rdma_req *r, struct nvmf_rdma_recv *recv)
 	r->invalidate = false;
 	r->xfer_len = 0;
 	r->req.data = NULL;
-	if (!nvmf_req_init(&r->req, &q->sq, recv->sqe, r->cqe))
+	bool locked = core_lock(q, recv->sqe);
+	bool ok = nvmf_req_init(&r->req, &q->sq, recv->sqe, r->cqe);
+	if (locked)
+		pthread_mutex_unlock(&q->t->core_lock);
+	if (!ok)
 		return;  /* answered with an error already (queue_response ran) */
 
 	struct nvme_sgl_info sgl;
+	/* An SRQ receive may hold more than this queue's port allows: count only that. */
 	uint32_t incapsule = recv->byte_len - NVME_SQE_SIZE;
+	if (incapsule > q->inline_size)
+		incapsule = q->inline_size;
 	nvme_status_t st = nvme_sgl_parse(recv->sqe, q->inline_size ? incapsule : 0,
 					  r->req.dir == NVMF_XFER_H2C, &sgl);
 	if (st) {
@@ -187,7 +210,7 @@ static void req_start(struct nvmf_rdma_req *r, struct nvmf_rdma_recv *recv)
 static void post_response(struct nvmf_rdma_req *r)
 {
 	struct nvmf_rdma_queue *q = r->q;
-	struct ibv_send_wr *first = &r->send_wr, *bad;
+	struct ibv_send_wr *first = &r->send_wr;
 	nvme_status_t st = le16toh(r->cqe->status) >> 1;
 
 	if (r->invalidate && q->dev->send_with_inv) {
@@ -196,7 +219,8 @@ static void post_response(struct nvmf_rdma_req *r)
 	} else {
 		r->send_wr.opcode = IBV_WR_SEND;
 	}
-	r->send_wr.send_flags = IBV_SEND_SIGNALED | (q->inline_send ? IBV_SEND_INLINE : 0);
+	/* Signaled only if it ends up last in this pass's chain (nvmf_rdma_queue_flush). */
+	r->send_wr.send_flags = q->inline_send ? IBV_SEND_INLINE : 0;
 	r->send_wr.next = NULL;
 	if (!st && r->req.dir == NVMF_XFER_C2H && r->buf && r->xfer_len) {
 		/* Data first, on the same QP: RC ordering puts it in place before the CQE. */
@@ -210,13 +234,10 @@ static void post_response(struct nvmf_rdma_req *r)
 		r->data_wr.next = &r->send_wr;
 		first = &r->data_wr;
 	}
-	int rc = ibv_post_send(q->id->qp, first, &bad);
-	if (rc) {
-		req_fail_queue(r, "ibv_post_send (response) failed");
-		return;
-	}
+	nvmf_rdma_queue_chain(q, first, &r->send_wr, &r->send_wr);
 	q->sends_inflight++;
 	r->state = NVMF_RDMA_REQ_COMPLETING;
+	TAILQ_INSERT_TAIL(&q->completing, r, link);
 }
 
 /* ops->queue_response: the core is done with @req (status, result set in the CQE). */
@@ -234,12 +255,8 @@ static void rdma_queue_response(struct nvmf_req *req)
 	/* The capsule (and its in-capsule data) is consumed: give the slot back to the
 	 * host before it can learn from the CQE that it may send again. */
 	if (r->recv) {
-		int rc = nvmf_rdma_queue_post_recv(q, r->recv);
+		nvmf_rdma_rq_repost(q->pg, r->recv);
 		r->recv = NULL;
-		if (rc) {
-			req_fail_queue(r, "ibv_post_recv failed");
-			return;
-		}
 	}
 	if (q->sends_inflight < q->max_sends && TAILQ_EMPTY(&q->pending_sends))
 		post_response(r);
@@ -253,7 +270,7 @@ static void rdma_delete_ctrl(struct nvmf_ctrl *ctrl)
 	for (unsigned i = 0; i <= ctrl->max_qid; i++) {
 		struct nvmf_sq *sq = ctrl->sqs ? ctrl->sqs[i] : NULL;
 		if (sq && sq->transport_priv)
-			nvmf_rdma_queue_disconnect(sq->transport_priv, "controller deleted");
+			nvmf_rdma_queue_disconnect_any(sq->transport_priv, "controller deleted");
 	}
 }
 
@@ -269,11 +286,11 @@ const struct nvmf_transport_ops nvmf_rdma_ops = {
 void nvmf_rdma_queue_drop_waiting(struct nvmf_rdma_queue *q)
 {
 	struct nvmf_rdma_req *r, *next;
-	for (r = TAILQ_FIRST(&q->dev->buf_waiters); r; r = next) {
+	for (r = TAILQ_FIRST(&q->pgd->buf_waiters); r; r = next) {
 		next = TAILQ_NEXT(r, link);
 		if (r->q != q)
 			continue;
-		TAILQ_REMOVE(&q->dev->buf_waiters, r, link);
+		TAILQ_REMOVE(&q->pgd->buf_waiters, r, link);
 		nvmf_rdma_req_release(r);
 	}
 	while ((r = TAILQ_FIRST(&q->pending_reads))) {
@@ -284,21 +301,35 @@ void nvmf_rdma_queue_drop_waiting(struct nvmf_rdma_queue *q)
 		TAILQ_REMOVE(&q->pending_sends, r, link);
 		nvmf_rdma_req_release(r);
 	}
-	STAILQ_INIT(&q->pending_recvs);
+	struct nvmf_rdma_recv *recv;
+	while ((recv = STAILQ_FIRST(&q->pending_recvs))) {
+		STAILQ_REMOVE_HEAD(&q->pending_recvs, link);
+		if (recv->rq->srq)
+			nvmf_rdma_rq_repost(q->pg, recv);
+	}
 }
 
-static void wc_recv(struct nvmf_rdma_queue *q, struct nvmf_rdma_recv *recv, const struct ibv_wc *wc)
+static void wc_recv(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_queue *q,
+		    struct nvmf_rdma_recv *recv, const struct ibv_wc *wc)
 {
-	q->recv_posted--;
+	struct nvmf_rdma_rq *rq = recv->rq;
+	rq->posted--;
 	if (wc->status != IBV_WC_SUCCESS) {
-		if (wc->status != IBV_WC_WR_FLUSH_ERR)
+		if (q && wc->status != IBV_WC_WR_FLUSH_ERR)
 			nvmf_rdma_queue_disconnect(q, ibv_wc_status_str(wc->status));
+		if (rq->srq)
+			nvmf_rdma_rq_repost(pg, recv);  /* shared: other queues still need it */
 		return;
 	}
-	if (q->state == NVMF_RDMA_Q_DYING)
+	if (!q || q->state == NVMF_RDMA_Q_DYING) {
+		if (rq->srq)
+			nvmf_rdma_rq_repost(pg, recv);
 		return;
+	}
 	if (wc->byte_len < NVME_SQE_SIZE) {
 		/* nvmet treats a short capsule as fatal for the queue as well. */
+		if (rq->srq)
+			nvmf_rdma_rq_repost(pg, recv);
 		nvmf_rdma_queue_disconnect(q, "capsule shorter than 64 bytes");
 		return;
 	}
@@ -330,12 +361,25 @@ static void wc_read(struct nvmf_rdma_queue *q, struct nvmf_rdma_req *r, const st
 	}
 }
 
+void nvmf_rdma_req_retire(struct nvmf_rdma_req *r)
+{
+	struct nvmf_rdma_queue *q = r->q;
+	if (r->state != NVMF_RDMA_REQ_COMPLETING)
+		return;  /* retired already by a later signaled SEND (error flushes report all) */
+	struct nvmf_rdma_req *c;
+	do {
+		c = TAILQ_FIRST(&q->completing);
+		TAILQ_REMOVE(&q->completing, c, link);
+		q->sends_inflight--;
+		nvmf_rdma_req_release(c);
+	} while (c != r);
+}
+
 static void wc_send(struct nvmf_rdma_queue *q, struct nvmf_rdma_req *r, const struct ibv_wc *wc)
 {
-	q->sends_inflight--;
 	if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR)
 		nvmf_rdma_queue_disconnect(q, ibv_wc_status_str(wc->status));
-	nvmf_rdma_req_release(r);
+	nvmf_rdma_req_retire(r);
 	while (q->state != NVMF_RDMA_Q_DYING && q->sends_inflight < q->max_sends &&
 	       (r = TAILQ_FIRST(&q->pending_sends))) {
 		TAILQ_REMOVE(&q->pending_sends, r, link);
@@ -349,12 +393,32 @@ static void wc_send(struct nvmf_rdma_queue *q, struct nvmf_rdma_req *r, const st
 	}
 }
 
-void nvmf_rdma_handle_wc(struct nvmf_rdma_queue *q, const struct ibv_wc *wc)
+/* Is @ctx one of the group's SRQ receives? (A completion whose queue is gone may only be
+ * followed into memory that still exists.) */
+static struct nvmf_rdma_recv *srq_recv(struct nvmf_rdma_poll_group *pg, uintptr_t ctx)
 {
+	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next) {
+		struct nvmf_rdma_rq *rq = d->srq;
+		if (rq && ctx >= (uintptr_t)rq->recvs && ctx < (uintptr_t)(rq->recvs + rq->depth))
+			return (struct nvmf_rdma_recv *)ctx;
+	}
+	return NULL;
+}
+
+void nvmf_rdma_handle_wc(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_queue *q,
+			 const struct ibv_wc *wc)
+{
+	if (!q) {
+		/* The queue was freed after its flush timeout; only a shared receive is ours. */
+		struct nvmf_rdma_recv *recv = srq_recv(pg, (uintptr_t)wc->wr_id);
+		if (recv)
+			wc_recv(pg, NULL, recv, wc);
+		return;
+	}
 	struct nvmf_rdma_wr *ctx = (struct nvmf_rdma_wr *)(uintptr_t)wc->wr_id;
 	switch (ctx->type) {
 	case NVMF_RDMA_WR_RECV:
-		wc_recv(q, (struct nvmf_rdma_recv *)ctx, wc);
+		wc_recv(pg, q, (struct nvmf_rdma_recv *)ctx, wc);
 		break;
 	case NVMF_RDMA_WR_READ:
 		wc_read(q, container_of(ctx, struct nvmf_rdma_req, read_ctx), wc);

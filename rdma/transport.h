@@ -5,10 +5,12 @@
  * its completion channel, registered buffer pools and work-request posting. It plugs into
  * the core through struct nvmf_transport_ops (target/core.h) and nothing else.
  *
- * One poll group = one thread running nvmf_rdma_poll() in a loop: it handles CM events,
- * reaps completions in batches, advances each request, lets the backend's io_uring run
- * (nvmf_aio_poll/flush on tgt->aio) and sleeps on the completion channel, the CM channel
- * and the aio eventfd when there has been no work for idle_poll_us.
+ * The caller's thread runs nvmf_rdma_poll() in a loop: it handles CM events, reaps
+ * completions in batches, advances each request, lets the backend's io_uring run
+ * (tgt->io), posts what the pass produced once per QP and sleeps on the completion
+ * channel, the CM channel and the aio eventfd when there has been no work for
+ * idle_poll_us. With nvmf_target.threads > 1 the I/O queues are served by that many
+ * worker threads of the transport instead (rdma/worker.c).
  */
 #ifndef NVMF_RDMA_TRANSPORT_H
 #define NVMF_RDMA_TRANSPORT_H

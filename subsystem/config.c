@@ -405,6 +405,8 @@ static int check_port_overlap(struct cfg_ctx *c, const struct nvmf_config *cfg, 
 
 static const struct cfg_irule mdts_rule = { 1, 10, false, "a supported MDTS", "1-10: 2^mdts x 4 KiB, 8 KiB to 4 MiB" };
 static const struct cfg_irule threads_rule = { 1, 64, false, "a thread count", "1-64" };
+static const struct cfg_irule numa_rule = { -1, 1023, false, "a NUMA node", "-1 for the RDMA device's node, or 0-1023" };
+static const struct cfg_irule srq_depth_rule = { 16, 65536, false, "an SRQ depth", "16-65536 receives" };
 static const struct cfg_irule small_rule = { 16, 1048576, false, "a buffer count", "16-1048576" };
 static const struct cfg_irule large_rule = { 1, 65536, false, "a buffer count", "1-65536" };
 static const struct cfg_irule idle_rule = { 0, 1000000, false, "a time in microseconds", "0-1000000" };
@@ -426,6 +428,9 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 	t->buffers_large = 64;
 	t->hugepages = true;
 	t->idle_poll_us = 200;
+	t->srq = true;
+	t->srq_depth = 4096;
+	t->numa_node = -1;
 	if (cfg_check_ext_keys(c, root, "", top) || cfg_get_typed(c, root, "", "discovery", JSON_OBJECT, false, &disc))
 		return -1;
 	if (disc && (cfg_get_str(c, disc, "discovery", "nqn", false, &nqn) || (nqn && cfg_check_nqn(c, "discovery", "nqn", nqn))))
@@ -438,14 +443,14 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		return 0;
 	json_object_foreach(nt, k, v) {
 		static const char *const known[] = { "mdts", "threads", "buffers_small", "buffers_large",
-			"hugepages", "idle_poll_us", NULL };
+			"hugepages", "idle_poll_us", "srq", "srq_depth", "numa_node", NULL };
 		size_t i;
 
 		for (i = 0; known[i] && strcmp(k, known[i]); i++)
 			;
 		if (!known[i])
 			return cfg_fail(c, "nvmf_target", k, "unknown key (known: mdts, threads, buffers_small, "
-				    "buffers_large, hugepages, idle_poll_us)");
+				    "buffers_large, hugepages, idle_poll_us, srq, srq_depth, numa_node)");
 	}
 	if ((r = cfg_get_int(c, nt, "nvmf_target", "mdts", &mdts_rule, false, &n)) < 0)
 		return -1;
@@ -467,6 +472,16 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		return -1;
 	if (r)
 		t->idle_poll_us = (uint32_t)n;
+	if ((r = cfg_get_int(c, nt, "nvmf_target", "numa_node", &numa_rule, false, &n)) < 0)
+		return -1;
+	if (r)
+		t->numa_node = (int)n;
+	if ((r = cfg_get_int(c, nt, "nvmf_target", "srq_depth", &srq_depth_rule, false, &n)) < 0)
+		return -1;
+	if (r)
+		t->srq_depth = (uint32_t)n;
+	if (cfg_get_bool(c, nt, "nvmf_target", "srq", &t->srq) < 0)
+		return -1;
 	return cfg_get_bool(c, nt, "nvmf_target", "hugepages", &t->hugepages) < 0 ? -1 : 0;
 }
 

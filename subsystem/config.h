@@ -74,10 +74,16 @@ struct nvmf_port_config {
 struct nvmf_target_config {
 	char discovery_nqn[NVMF_CFG_NQN_MAX]; /* "discovery.nqn"; default the well-known NQN */
 	uint32_t mdts;              /* nvmf_target.mdts: max data transfer 2^mdts * 4 KiB; default 8 (1 MiB) */
-	uint32_t threads;           /* nvmf_target.threads: poll groups; default 1 */
+	uint32_t threads;           /* nvmf_target.threads: 1 (default): one thread does everything;
+				     * N > 1: N I/O poll-group threads beside the main thread */
 	uint32_t buffers_small, buffers_large; /* pool sizes (buffers); defaults 1024 and 64 */
 	bool hugepages;             /* nvmf_target.hugepages: try huge pages for pools; default true */
 	uint32_t idle_poll_us;      /* busy-poll this long after the last work before sleeping; default 200 */
+	bool srq;                   /* nvmf_target.srq: one shared receive queue per poll group and
+				     * device where the device has SRQs; default true */
+	uint32_t srq_depth;         /* nvmf_target.srq_depth: receives per SRQ; default 4096 */
+	int numa_node;              /* nvmf_target.numa_node: where worker threads run; -1 (default):
+				     * the RDMA device's node */
 };
 
 /* The whole configuration. */

@@ -66,36 +66,52 @@ static void put_le128(uint8_t f[16], uint64_t v)
 
 /* ---- Identify (NVMe Base 2.0 section 5.17) ---- */
 
+void nvmf_identify_ctrl_common(const struct nvmf_ctrl *ctrl, struct nvme_id_ctrl *id)
+{
+	const struct nvmf_subsys *s = ctrl->subsys;
+	memset(id, 0, sizeof(*id));
+	/* vid/ssvid/ieee stay 0: no PCI vendor. */
+	nvme_ascii_field(id->sn, sizeof(id->sn), s->serial);
+	nvme_ascii_field(id->mn, sizeof(id->mn), s->model);
+	nvme_ascii_field(id->fr, sizeof(id->fr), s->firmware);
+	id->mdts = (uint8_t)ctrl->mdts;
+	id->cntlid = htole16(ctrl->cntlid);
+	id->ver = htole32(s->vs);
+	id->aerl = NVMF_AERL;
+	id->kas = htole16(NVMF_KAS);
+	/* SGLS bits 1:0 = 01b: SGLs supported, no alignment rule; keyed where the transport is. */
+	uint32_t sgls = 1;
+	if (ctrl->ops->keyed_sgl)
+		sgls |= NVME_CTRL_SGLS_KEYED;
+	id->sgls = htole32(sgls);
+	strncpy(id->subnqn, s->cfg->nqn, sizeof(id->subnqn) - 1);
+	/* Fabrics (NVMe-oF 1.1 section 4.1): capsule sizes in 16-byte units. */
+	id->ioccsz = htole32(NVME_SQE_SIZE / 16);
+	id->iorcsz = htole32(NVME_CQE_SIZE / 16);
+	id->msdbd = ctrl->ops->msdbd;
+}
+
 static void identify_ctrl(struct nvmf_req *req)
 {
 	struct nvmf_ctrl *ctrl = req->sq->ctrl;
 	struct nvmf_subsys *s = ctrl->subsys;
 	struct nvme_id_ctrl *id = req->data;
 
-	memset(id, 0, sizeof(*id));
-	/* vid/ssvid/ieee stay 0: no PCI vendor. */
-	nvme_ascii_field(id->sn, sizeof(id->sn), s->serial);
-	nvme_ascii_field(id->mn, sizeof(id->mn), s->model);
-	nvme_ascii_field(id->fr, sizeof(id->fr), s->firmware);
+	nvmf_identify_ctrl_common(ctrl, id);
 	id->rab = 6;
 	/* Several ports and several controllers (hosts or paths) may reach one subsystem;
 	 * the Linux host wants CMIC and NMIC set to accept the same namespace twice. */
 	id->cmic = NVME_CTRL_CMIC_MULTI_PORT | NVME_CTRL_CMIC_MULTI_CTRL;
-	id->mdts = (uint8_t)ctrl->mdts;
-	id->cntlid = htole16(ctrl->cntlid);
-	id->ver = htole32(s->vs);
 	id->oaes = htole32(NVME_CTRL_OAES_NA);
 	/* 128-bit host ID (Connect carries it); traffic based keep alive: the core refreshes
 	 * the keep-alive timer on every command, so the host may skip Keep Alives. */
 	id->ctratt = htole32(NVME_CTRL_CTRATT_128_ID | NVME_CTRL_CTRATT_TBKAS);
 	id->cntrltype = NVME_CTRL_CNTRLTYPE_IO;
 	id->acl = 3;
-	id->aerl = NVMF_AERL;
 	id->frmw = NVME_CTRL_FRMW_1ST_RO | (1 << 1);   /* one slot, read-only */
 	id->lpa = NVME_CTRL_LPA_CMD_EFFECTS | NVME_CTRL_LPA_EXTENDED;
 	id->elpe = NVMF_ERROR_LOG_ENTRIES - 1;
 	id->npss = 0;
-	id->kas = htole16(NVMF_KAS);
 	id->sqes = 0x66;
 	id->cqes = 0x44;
 	id->maxcmd = htole16(ctrl->queue_size ? ctrl->queue_size : NVMF_DEFAULT_QUEUE_SIZE);
@@ -104,20 +120,12 @@ static void identify_ctrl(struct nvmf_req *req)
 			   NVME_CTRL_ONCS_WRITE_ZEROES);
 	/* VWC bit 0; bits 2:1 = 00b: Flush of NSID FFFFFFFFh support not reported (nvmet). */
 	id->vwc = subsys_has_vwc(s) ? NVME_CTRL_VWC_PRESENT : 0;
-	/* SGLS bits 1:0 = 01b: SGLs supported, no alignment rule; keyed; in-capsule offsets. */
-	uint32_t sgls = 1;
-	if (ctrl->ops->keyed_sgl)
-		sgls |= NVME_CTRL_SGLS_KEYED;
+	/* In-capsule data: SGL offsets, and larger command capsules. */
 	if (ctrl->inline_data_size)
-		sgls |= NVME_CTRL_SGLS_OFFSET;
-	id->sgls = htole32(sgls);
-	strncpy(id->subnqn, s->cfg->nqn, sizeof(id->subnqn) - 1);
-	/* Fabrics (NVMe-oF 1.1 section 4.1): capsule sizes in 16-byte units. */
+		id->sgls |= htole32(NVME_CTRL_SGLS_OFFSET);
 	id->ioccsz = htole32((NVME_SQE_SIZE + ctrl->inline_data_size) / 16);
-	id->iorcsz = htole32(NVME_CQE_SIZE / 16);
 	id->icdoff = 0;
 	id->fcatt = 0;                                 /* dynamic controller model */
-	id->msdbd = ctrl->ops->msdbd;
 	nvmf_req_complete(req, 0);
 }
 
@@ -290,7 +298,9 @@ static void log_error(struct nvmf_req *req)
 	struct nvme_error_log_page log[NVMF_ERROR_LOG_ENTRIES];
 
 	/* Sort by error_count rather than trusting ring positions; count 0 = unused. */
+	pthread_mutex_lock(&ctrl->tgt->stats_lock);
 	memcpy(e, ctrl->errors, sizeof(e));
+	pthread_mutex_unlock(&ctrl->tgt->stats_lock);
 	qsort(e, NVMF_ERROR_LOG_ENTRIES, sizeof(e[0]), cmp_error_desc);
 	memset(log, 0, sizeof(log));
 	for (size_t i = 0; i < NVMF_ERROR_LOG_ENTRIES && e[i].error_count; i++) {
@@ -317,10 +327,10 @@ static void log_smart(struct nvmf_req *req)
 	log.temperature[1] = SMART_TEMP_KELVIN >> 8;
 	log.avail_spare = 100;
 	log.spare_thresh = 10;
-	put_le128(log.data_units_read, ctrl->units_read);
-	put_le128(log.data_units_written, ctrl->units_written);
-	put_le128(log.host_reads, ctrl->host_reads);
-	put_le128(log.host_writes, ctrl->host_writes);
+	put_le128(log.data_units_read, __atomic_load_n(&ctrl->units_read, __ATOMIC_RELAXED));
+	put_le128(log.data_units_written, __atomic_load_n(&ctrl->units_written, __ATOMIC_RELAXED));
+	put_le128(log.host_reads, __atomic_load_n(&ctrl->host_reads, __ATOMIC_RELAXED));
+	put_le128(log.host_writes, __atomic_load_n(&ctrl->host_writes, __ATOMIC_RELAXED));
 	put_le128(log.num_err_log_entries, ctrl->error_count);
 	nvmf_req_complete(req, nvmf_copy_log(req, &log, sizeof(log)));
 }

@@ -85,7 +85,7 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 	/* Traffic-based keep alive (Identify CTRATT.TBKAS): any command the host sends,
 	 * failing ones included, shows it is alive; a Linux host then skips Keep Alive. */
 	if (sq->ctrl)
-		sq->ctrl->last_keep_alive_ms = sq->tgt->now_ms(sq->tgt);
+		__atomic_store_n(&sq->ctrl->last_keep_alive_ms, sq->tgt->now_ms(sq->tgt), __ATOMIC_RELAXED);
 	nvme_status_t st = parse(req);
 	if (st) {
 		nvmf_req_complete_dnr(req, st);

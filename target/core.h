@@ -14,6 +14,7 @@
 #ifndef NVMF_TARGET_CORE_H
 #define NVMF_TARGET_CORE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -142,6 +143,16 @@ struct nvmf_ctrl {
 	struct sockaddr_storage local_addr;
 };
 
+/*
+ * Where a queue's backend I/O goes: one per thread running I/O (a poll group). The
+ * io_uring and the list of commands the backend refused with a full ring (-EAGAIN),
+ * oldest first, resubmitted by nvmf_io_retry_pending(). Owned by one thread.
+ */
+struct nvmf_io_ctx {
+	struct nvmf_aio *aio;
+	struct nvmf_req *retry_head, *retry_tail;
+};
+
 /* A submission queue: one per transport connection. */
 struct nvmf_sq {
 	struct nvmf_ctrl *ctrl;            /* NULL until Connect succeeds */
@@ -152,6 +163,7 @@ struct nvmf_sq {
 	uint16_t size;                     /* entries, 1's based */
 	uint16_t sqhd;                     /* reported in CQEs */
 	bool connected;
+	struct nvmf_io_ctx *io;            /* NULL: the target's (tgt->io) */
 	void *transport_priv;
 	struct sockaddr_storage local_addr; /* where the host reached us (discovery traddr) */
 };
@@ -171,7 +183,7 @@ struct nvmf_req {
 	void *aux;                         /* handler scratch (Compare's read buffer), freed at complete */
 	uint64_t slba;                     /* I/O commands: for the error log */
 	void *transport_priv;
-	struct nvmf_req *retry_next;       /* in tgt->retry_head while the backend ring is full */
+	struct nvmf_req *retry_next;       /* in its nvmf_io_ctx retry list while the ring is full */
 };
 
 /* The target-wide context: everything the daemon holds, nothing global outside it. */
@@ -184,12 +196,17 @@ struct nvmf_tgt {
 	size_t n_ports;
 	struct nvmf_ctrl *ctrls;           /* live controllers */
 	uint64_t disc_genctr;              /* discovery log generation counter */
-	struct nvmf_aio *aio;              /* I/O context of the thread running the core */
+	struct nvmf_io_ctx io;             /* I/O context of the thread running the core; queues
+					    * served by other threads bring their own (sq->io) */
 	uint64_t (*now_ms)(const struct nvmf_tgt *tgt); /* monotonic ms; tests replace it */
-	/* I/O commands whose backend submit returned -EAGAIN (ring full), oldest first;
-	 * resubmitted by nvmf_tgt_retry_pending(). */
-	struct nvmf_req *retry_head, *retry_tail;
+	pthread_mutex_t stats_lock;        /* error logs: written by I/O threads, read by admin */
 };
+
+/* nvmf_sq_io - the I/O context serving @sq: its own, or the target's. */
+static inline struct nvmf_io_ctx *nvmf_sq_io(struct nvmf_sq *sq)
+{
+	return sq->io ? sq->io : &sq->tgt->io;
+}
 
 /* ---- target lifecycle (target/tgt.c) ---- */
 
@@ -259,14 +276,19 @@ nvme_status_t nvmf_parse_discovery_cmd(struct nvmf_req *req); /* target/discover
 nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req);        /* target/io-cmd.c */
 
 /*
- * nvmf_tgt_retry_pending - resubmit, oldest first, the backend I/O of requests parked on
- * tgt->retry_head because the backend's ring was full (-EAGAIN). Stops at the first that
+ * nvmf_io_retry_pending - resubmit, oldest first, the backend I/O of requests parked on
+ * @io's retry list because the backend's ring was full (-EAGAIN). Stops at the first that
  * is refused again (it stays queued, order kept). The poll loop calls this once per pass,
  * after nvmf_aio_flush()/nvmf_aio_poll() made room. (target/io-cmd.c)
  */
-void nvmf_tgt_retry_pending(struct nvmf_tgt *tgt);
+void nvmf_io_retry_pending(struct nvmf_io_ctx *io);
 
 /* Admin helpers shared with discovery (target/admin-cmd.c). */
+/* nvmf_identify_ctrl_common - zero @id (4 KiB) and fill what both controller types report
+ * the same way: SN/MN/FR, MDTS, CNTLID, VER, AERL, KAS, SGLS (keyed per transport), SUBNQN,
+ * IOCCSZ/IORCSZ for admin-only capsules, MSDBD (NVMe Base 2.0 figure 276, NVMe-oF 1.1
+ * section 4.1). Little endian on the wire. */
+void nvmf_identify_ctrl_common(const struct nvmf_ctrl *ctrl, struct nvme_id_ctrl *id);
 void nvmf_execute_keep_alive(struct nvmf_req *req);
 void nvmf_execute_aer(struct nvmf_req *req);
 /* nvmf_get_log_len - Get Log Page NUMD (cdw10/11) as bytes; LPO (cdw12/13) as offset. */

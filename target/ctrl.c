@@ -179,6 +179,8 @@ nvme_status_t nvmf_ctrl_prop_set(struct nvmf_ctrl *ctrl, uint32_t off, bool size
 
 void nvmf_ctrl_add_error(struct nvmf_ctrl *ctrl, struct nvmf_req *req, nvme_status_t st)
 {
+	/* I/O threads of one controller may fail commands at the same time. */
+	pthread_mutex_lock(&ctrl->tgt->stats_lock);
 	struct nvmf_error_entry *e = &ctrl->errors[ctrl->error_count % NVMF_ERROR_LOG_ENTRIES];
 	ctrl->error_count++;
 	e->error_count = ctrl->error_count;
@@ -188,4 +190,5 @@ void nvmf_ctrl_add_error(struct nvmf_ctrl *ctrl, struct nvmf_req *req, nvme_stat
 	e->param_loc = 0xffff;
 	e->lba = req->slba;
 	e->nsid = le32toh(req->cmd->nsid);
+	pthread_mutex_unlock(&ctrl->tgt->stats_lock);
 }

@@ -157,31 +157,14 @@ static void disc_get_log(struct nvmf_req *req)
 static void disc_identify_ctrl(struct nvmf_req *req)
 {
 	struct nvmf_ctrl *ctrl = req->sq->ctrl;
-	struct nvmf_subsys *s = ctrl->subsys;
 	struct nvme_id_ctrl *id = req->data;
 
-	memset(id, 0, sizeof(*id));
-	nvme_ascii_field(id->sn, sizeof(id->sn), s->serial);
-	nvme_ascii_field(id->mn, sizeof(id->mn), s->model);
-	nvme_ascii_field(id->fr, sizeof(id->fr), s->firmware);
-	id->mdts = (uint8_t)ctrl->mdts;
-	id->cntlid = htole16(ctrl->cntlid);
-	id->ver = htole32(s->vs);
+	nvmf_identify_ctrl_common(ctrl, id);            /* admin capsules only: IOCCSZ 4 */
 	id->ctratt = htole32(NVME_CTRL_CTRATT_TBKAS);   /* any command refreshes keep-alive */
 	id->cntrltype = NVME_CTRL_CNTRLTYPE_DISCOVERY;
-	id->aerl = NVMF_AERL;
 	id->lpa = NVME_CTRL_LPA_EXTENDED;               /* NUMDU and LPO honoured */
-	id->kas = htole16(NVMF_KAS);
 	id->maxcmd = htole16(NVMF_ADMIN_QUEUE_SIZE);
 	id->nn = 0;                                     /* no namespaces */
-	uint32_t sgls = 1;                              /* SGLs, no alignment rule */
-	if (ctrl->ops->keyed_sgl)
-		sgls |= NVME_CTRL_SGLS_KEYED;
-	id->sgls = htole32(sgls);
-	strncpy(id->subnqn, s->cfg->nqn, sizeof(id->subnqn) - 1);
-	id->ioccsz = htole32(NVME_SQE_SIZE / 16);       /* admin capsules only */
-	id->iorcsz = htole32(NVME_CQE_SIZE / 16);
-	id->msdbd = ctrl->ops->msdbd;
 	nvmf_req_complete(req, 0);
 }
 

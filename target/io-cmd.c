@@ -7,7 +7,7 @@
  * Parsing checks everything that can be checked from the SQE (namespace, LBA range,
  * transfer size) so the handlers only move data. Every handler ends in exactly one
  * nvmf_req_complete(). A backend whose ring is full refuses a submit with -EAGAIN; the
- * request then waits on tgt->retry_head and nvmf_tgt_retry_pending() submits it again,
+ * request then waits on its I/O context's retry list and nvmf_io_retry_pending() submits it again,
  * so a busy ring never fails a data command.
  *
  * All backend I/O of a request goes through req->bio, one operation at a time (a Write
@@ -52,14 +52,14 @@ static uint64_t cmd_slba(const struct nvme_sqe *cmd)
 
 /* ---- backend submission and the retry list ---- */
 
-static void retry_enqueue(struct nvmf_tgt *tgt, struct nvmf_req *req)
+static void retry_enqueue(struct nvmf_io_ctx *io, struct nvmf_req *req)
 {
 	req->retry_next = NULL;
-	if (tgt->retry_tail)
-		tgt->retry_tail->retry_next = req;
+	if (io->retry_tail)
+		io->retry_tail->retry_next = req;
 	else
-		tgt->retry_head = req;
-	tgt->retry_tail = req;
+		io->retry_head = req;
+	io->retry_tail = req;
 }
 
 /*
@@ -70,10 +70,10 @@ static void retry_enqueue(struct nvmf_tgt *tgt, struct nvmf_req *req)
  */
 static bool bio_submit(struct nvmf_req *req)
 {
-	struct nvmf_tgt *tgt = req->sq->tgt;
-	int rc = nvmf_bdev_submit(req->ns->bdev, tgt->aio, &req->bio);
+	struct nvmf_io_ctx *io = nvmf_sq_io(req->sq);
+	int rc = nvmf_bdev_submit(req->ns->bdev, io->aio, &req->bio);
 	if (rc == -EAGAIN) {
-		retry_enqueue(tgt, req);
+		retry_enqueue(io, req);
 		return false;
 	}
 	if (rc)
@@ -81,24 +81,24 @@ static bool bio_submit(struct nvmf_req *req)
 	return true;
 }
 
-void nvmf_tgt_retry_pending(struct nvmf_tgt *tgt)
+void nvmf_io_retry_pending(struct nvmf_io_ctx *io)
 {
-	struct nvmf_req *list = tgt->retry_head, *old_tail = tgt->retry_tail;
+	struct nvmf_req *list = io->retry_head, *old_tail = io->retry_tail;
 	/* Detach first: a resubmitted request may complete inline and park a new one. */
-	tgt->retry_head = tgt->retry_tail = NULL;
+	io->retry_head = io->retry_tail = NULL;
 	while (list) {
 		struct nvmf_req *req = list;
 		list = req->retry_next;
 		req->retry_next = NULL;
-		int rc = nvmf_bdev_submit(req->ns->bdev, tgt->aio, &req->bio);
+		int rc = nvmf_bdev_submit(req->ns->bdev, io->aio, &req->bio);
 		if (rc == -EAGAIN) {
 			/* Still full: this one and the rest of the old list (which still ends
 			 * at old_tail) go back in front of any parked meanwhile, order kept. */
 			req->retry_next = list;
-			old_tail->retry_next = tgt->retry_head;
-			if (!tgt->retry_tail)
-				tgt->retry_tail = old_tail;
-			tgt->retry_head = req;
+			old_tail->retry_next = io->retry_head;
+			if (!io->retry_tail)
+				io->retry_tail = old_tail;
+			io->retry_head = req;
 			return;
 		}
 		if (rc)
@@ -134,12 +134,13 @@ static void count_io(struct nvmf_req *req)
 	switch (req->cmd->opcode) {
 	case nvme_cmd_read:
 	case nvme_cmd_compare:
-		ctrl->host_reads++;
-		ctrl->units_read += req->data_len >> 9;
+		/* Counted by every I/O thread of the controller. */
+		__atomic_fetch_add(&ctrl->host_reads, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&ctrl->units_read, req->data_len >> 9, __ATOMIC_RELAXED);
 		break;
 	case nvme_cmd_write:
-		ctrl->host_writes++;
-		ctrl->units_written += req->data_len >> 9;
+		__atomic_fetch_add(&ctrl->host_writes, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&ctrl->units_written, req->data_len >> 9, __ATOMIC_RELAXED);
 		break;
 	default:
 		break;

@@ -66,11 +66,11 @@ nvme_status_t nvmf_loop_submit(struct nvmf_loop_queue *q, const struct nvme_sqe 
 		req->data = buf;
 		nvmf_req_execute(req);
 		while (!q->done) {
-			struct nvmf_aio *aio = q->sq.tgt->aio;
+			struct nvmf_aio *aio = q->sq.tgt->io.aio;
 			if (!aio)
 				abort(); /* an asynchronous handler with no aio context cannot finish */
-			if (q->sq.tgt->retry_head)
-				nvmf_tgt_retry_pending(q->sq.tgt);
+			if (q->sq.tgt->io.retry_head)
+				nvmf_io_retry_pending(&q->sq.tgt->io);
 			nvmf_aio_flush(aio);
 			if (!nvmf_aio_poll(aio, 64))
 				io_uring_wait_cqe_nr(&aio->ring, &(struct io_uring_cqe *){ NULL }, 1) < 0 ? abort() : (void)0;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "nvme/identify.h"
 #include "target/core.h"
 
 #define DEFAULT_MODEL    "nvmf-rdma"
@@ -31,14 +32,11 @@ static uint64_t fnv1a(const void *p, size_t n, uint64_t h)
 	return h;
 }
 
-/* Copy @src into a fixed field of @len bytes, space padded, not NUL terminated on the
- * wire (Identify strings are ASCII, space padded: NVMe Base 5.17.2.1). The field has
- * room for a NUL at [len] for our own printing. */
+/* Identify strings (SN, MN, FR): space padded on the wire, with room for a NUL at [len]
+ * for our own printing. The config validated their length and characters already. */
 static void pad_copy(char *dst, size_t len, const char *src)
 {
-	size_t n = strnlen(src, len);
-	memcpy(dst, src, n);
-	memset(dst + n, ' ', len - n);
+	nvme_ascii_field(dst, len, src);
 	dst[len] = 0;
 }
 
@@ -158,7 +156,8 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg, struct nvmf_aio
 {
 	memset(tgt, 0, sizeof(*tgt));
 	tgt->cfg = cfg;
-	tgt->aio = aio;
+	tgt->io.aio = aio;
+	pthread_mutex_init(&tgt->stats_lock, NULL);
 	tgt->now_ms = monotonic_ms;
 	tgt->disc_genctr = 1;
 
@@ -219,6 +218,7 @@ void nvmf_tgt_fini(struct nvmf_tgt *tgt)
 {
 	while (tgt->ctrls)
 		nvmf_ctrl_free(tgt->ctrls);
+	pthread_mutex_destroy(&tgt->stats_lock);
 	for (size_t i = 0; i < tgt->n_subsys; i++)
 		free_subsys(tgt->subsys[i]);
 	free(tgt->subsys);
@@ -274,7 +274,7 @@ void nvmf_tgt_poll_timers(struct nvmf_tgt *tgt)
 		next = c->next;   /* a transport may free c during teardown */
 		if (c->deleting || !c->kato_ms)
 			continue;
-		if (now - c->last_keep_alive_ms > c->kato_ms) {
+		if (now - __atomic_load_n(&c->last_keep_alive_ms, __ATOMIC_RELAXED) > c->kato_ms) {
 			fprintf(stderr, "nvmf-target: controller %u of %s (host %s): keep-alive timeout "
 				"(%u ms), tearing the association down\n",
 				c->cntlid, c->subsys->cfg->nqn, c->hostnqn, c->kato_ms);

@@ -98,8 +98,8 @@ static void lt_delete_ctrl(struct nvmf_ctrl *ctrl)
 /* Let the target's backends progress (RAM completes inline; files would need this). */
 static void drive_target(struct loop_host *lh)
 {
-	if (lh->tgt.retry_head)
-		nvmf_tgt_retry_pending(&lh->tgt);
+	if (lh->tgt.io.retry_head)
+		nvmf_io_retry_pending(&lh->tgt.io);
 	nvmf_aio_flush(&lh->aio);
 	nvmf_aio_poll(&lh->aio, 64);
 	nvmf_tgt_poll_timers(&lh->tgt);

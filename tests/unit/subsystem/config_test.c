@@ -304,6 +304,9 @@ static void minimal_config_gets_the_documented_defaults(void)
 	CU_ASSERT_EQUAL(cfg.target.buffers_large, 64);
 	CU_ASSERT_TRUE(cfg.target.hugepages);
 	CU_ASSERT_EQUAL(cfg.target.idle_poll_us, 200);
+	CU_ASSERT_TRUE(cfg.target.srq);
+	CU_ASSERT_EQUAL(cfg.target.srq_depth, 4096);
+	CU_ASSERT_EQUAL(cfg.target.numa_node, -1);
 	CU_ASSERT_STRING_EQUAL(cfg.target.discovery_nqn, "nqn.2014-08.org.nvmexpress.discovery");
 	nvmf_config_free(&cfg);
 }
@@ -681,9 +684,15 @@ ERROR_TEST(threads_as_a_string_names_the_expected_type, "{'nvmf_target':{'thread
 	   "nvmf_target.threads: expected an integer, got \"2\"")
 ERROR_TEST(buffers_small_below_16_is_refused, "{'nvmf_target':{'buffers_small':8}}",
 	   "nvmf_target.buffers_small: 8 is not a buffer count (16-1048576)")
+ERROR_TEST(srq_depth_below_16_is_refused, "{'nvmf_target':{'srq_depth':8}}",
+	   "nvmf_target.srq_depth: 8 is not an SRQ depth (16-65536 receives)")
+ERROR_TEST(srq_as_a_string_names_the_expected_type, "{'nvmf_target':{'srq':'no'}}",
+	   "nvmf_target.srq: expected 0 or 1 (or true/false), got \"no\"")
+ERROR_TEST(numa_node_below_minus_1_is_refused, "{'nvmf_target':{'numa_node':-2}}",
+	   "nvmf_target.numa_node: -2 is not a NUMA node (-1 for the RDMA device's node, or 0-1023)")
 ERROR_TEST(unknown_nvmf_target_key_is_refused, "{'nvmf_target':{'poll_us':1}}",
 	   "nvmf_target.poll_us: unknown key (known: mdts, threads, buffers_small, buffers_large, "
-	   "hugepages, idle_poll_us)")
+	   "hugepages, idle_poll_us, srq, srq_depth, numa_node)")
 ERROR_TEST(unknown_top_level_extension_key_is_refused, "{'nvmf_targets':{}}",
 	   "nvmf_targets: unknown extension key (known here: nvmf_target)")
 
@@ -794,6 +803,9 @@ const struct unit_test config_tests[] = {
 	T(mdts_above_10_is_refused),
 	T(threads_as_a_string_names_the_expected_type),
 	T(buffers_small_below_16_is_refused),
+	T(srq_depth_below_16_is_refused),
+	T(srq_as_a_string_names_the_expected_type),
+	T(numa_node_below_minus_1_is_refused),
 	T(unknown_nvmf_target_key_is_refused),
 	T(unknown_top_level_extension_key_is_refused),
 #undef T

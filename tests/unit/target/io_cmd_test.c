@@ -524,13 +524,13 @@ static void ring_full_parks_the_request_until_retry(void)
 	struct nvme_sqe c = rw_cmd(nvme_cmd_write, 2, 4, 2);
 	CU_ASSERT_FATAL(start(f, &f->q, &c, out, sizeof(out)));
 	CU_ASSERT_FALSE(f->q.done);
-	CU_ASSERT_PTR_EQUAL(f->tgt.retry_head, &f->q.req);
+	CU_ASSERT_PTR_EQUAL(f->tgt.io.retry_head, &f->q.req);
 	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_WRITE], 0);
-	nvmf_tgt_retry_pending(&f->tgt);
+	nvmf_io_retry_pending(&f->tgt.io);
 	CU_ASSERT_TRUE(f->q.done);
 	CU_ASSERT_EQUAL(q_status(&f->q), 0);
-	CU_ASSERT_PTR_NULL(f->tgt.retry_head);
-	CU_ASSERT_PTR_NULL(f->tgt.retry_tail);
+	CU_ASSERT_PTR_NULL(f->tgt.io.retry_head);
+	CU_ASSERT_PTR_NULL(f->tgt.io.retry_tail);
 	CU_ASSERT_EQUAL(memcmp(f->fake.mem + 4 * FAKE_BS, out, sizeof(out)), 0);
 	teardown(f);
 }
@@ -545,17 +545,17 @@ static void retry_keeps_order_while_the_ring_stays_full(void)
 	struct nvme_sqe c = rw_cmd(nvme_cmd_write, 2, 0, 1);
 	CU_ASSERT_FATAL(start(f, &f->q, &c, a, 512));
 	CU_ASSERT_FATAL(start(f, &f->q2, &c, b, 512));
-	CU_ASSERT_PTR_EQUAL(f->tgt.retry_head, &f->q.req);
-	CU_ASSERT_PTR_EQUAL(f->tgt.retry_tail, &f->q2.req);
-	nvmf_tgt_retry_pending(&f->tgt);          /* refused again: both stay, in order */
+	CU_ASSERT_PTR_EQUAL(f->tgt.io.retry_head, &f->q.req);
+	CU_ASSERT_PTR_EQUAL(f->tgt.io.retry_tail, &f->q2.req);
+	nvmf_io_retry_pending(&f->tgt.io);          /* refused again: both stay, in order */
 	CU_ASSERT_FALSE(f->q.done);
 	CU_ASSERT_FALSE(f->q2.done);
-	CU_ASSERT_PTR_EQUAL(f->tgt.retry_head, &f->q.req);
-	CU_ASSERT_PTR_EQUAL(f->tgt.retry_head->retry_next, &f->q2.req);
-	CU_ASSERT_PTR_EQUAL(f->tgt.retry_tail, &f->q2.req);
-	nvmf_tgt_retry_pending(&f->tgt);
+	CU_ASSERT_PTR_EQUAL(f->tgt.io.retry_head, &f->q.req);
+	CU_ASSERT_PTR_EQUAL(f->tgt.io.retry_head->retry_next, &f->q2.req);
+	CU_ASSERT_PTR_EQUAL(f->tgt.io.retry_tail, &f->q2.req);
+	nvmf_io_retry_pending(&f->tgt.io);
 	CU_ASSERT_TRUE(f->q.done && f->q2.done);
-	CU_ASSERT_PTR_NULL(f->tgt.retry_head);
+	CU_ASSERT_PTR_NULL(f->tgt.io.retry_head);
 	CU_ASSERT_EQUAL(f->fake.mem[0], 0xbb);    /* the later write landed last */
 	teardown(f);
 }
@@ -672,8 +672,8 @@ static void dsm_ranges_run_one_after_another_on_an_asynchronous_backend(void)
 	f->fake.eagain = 1;              /* the second range finds the ring full once */
 	CU_ASSERT_TRUE(fake_complete(&f->fake));     /* range 0 done; range 1 refused */
 	CU_ASSERT_FALSE(f->q.done);
-	CU_ASSERT_PTR_EQUAL(f->tgt.retry_head, &f->q.req);
-	nvmf_tgt_retry_pending(&f->tgt);             /* range 1 submitted */
+	CU_ASSERT_PTR_EQUAL(f->tgt.io.retry_head, &f->q.req);
+	nvmf_io_retry_pending(&f->tgt.io);             /* range 1 submitted */
 	CU_ASSERT_EQUAL(f->fake.npending, 1);
 	CU_ASSERT_TRUE(fake_complete(&f->fake));     /* range 2 submitted */
 	CU_ASSERT_FALSE(f->q.done);
@@ -778,7 +778,7 @@ static void file_backed_namespace_serves_io_through_io_uring(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ns4.bdev);
 	ns4.nlb = ns4.bdev->size / 512;
 	f->slots[4] = &ns4;
-	f->tgt.aio = &aio;
+	f->tgt.io.aio = &aio;
 
 	uint8_t out[16 * 512], in[16 * 512];
 	fill(out, sizeof(out), 23);

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A poll group: the CQ and SRQ it owns on each device, the map from QP number to queue
+ * (completions of a shared CQ and SRQ name their QP only by number), completion reaping in
+ * batches and the end-of-pass posting of everything a pass produced.
+ *
+ * Completions are looked up by qp_num before their wr_id is touched: a queue torn down
+ * after its flush timeout is gone from the map, and a late completion of it is dropped
+ * instead of reaching freed memory.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <fcntl.h>
+#include "rdma/internal.h"
+
+#define CQ_INITIAL   1024u
+#define MAP_INITIAL  64u
+
+int nvmf_rdma_pg_init(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_transport *t, int epfd)
+{
+	memset(pg, 0, sizeof(*pg));
+	pg->t = t;
+	pg->epfd = epfd;
+	pg->qp_map_size = MAP_INITIAL;
+	pg->qp_map = calloc(pg->qp_map_size, sizeof(*pg->qp_map));
+	pg->last_work_us = nvmf_rdma_now_us();
+	return pg->qp_map ? 0 : -ENOMEM;
+}
+
+/* Cached buffers back to the pool, SRQ, CQ and channel destroyed. */
+static void pgd_free(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_pg_dev *d)
+{
+	for (unsigned i = 0; i < NVMF_RDMA_POOL_CLASSES; i++)
+		while (d->cache[i].n)
+			nvmf_rdma_pool_put(&d->dev->pool, d->cache[i].buf[--d->cache[i].n], i);
+	if (d->srq) {
+		nvmf_rdma_rq_fini(d->srq);
+		free(d->srq);
+	}
+	if (d->cq)
+		ibv_destroy_cq(d->cq);
+	if (d->channel) {
+		epoll_ctl(pg->epfd, EPOLL_CTL_DEL, d->channel->fd, NULL);
+		ibv_destroy_comp_channel(d->channel);
+	}
+	free(d);
+}
+
+void nvmf_rdma_pg_fini(struct nvmf_rdma_poll_group *pg)
+{
+	struct nvmf_rdma_pg_dev *d;
+	while ((d = pg->devs)) {
+		pg->devs = d->next;
+		pgd_free(pg, d);
+	}
+	free(pg->qp_map);
+	pg->qp_map = NULL;
+}
+
+struct nvmf_rdma_pg_dev *nvmf_rdma_pg_dev_get(struct nvmf_rdma_poll_group *pg,
+					      struct nvmf_rdma_device *dev, char *err, size_t errlen)
+{
+	struct nvmf_rdma_pg_dev *d;
+	for (d = pg->devs; d; d = d->next)
+		if (d->dev == dev)
+			return d;
+	const char *name = ibv_get_device_name(dev->verbs->device);
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		return NULL;
+	}
+	d->pg = pg;
+	d->dev = dev;
+	TAILQ_INIT(&d->buf_waiters);
+	/* Groups of several threads keep a few buffers of each class out of the shared pool's
+	 * lock; a quarter of the class shared among the groups at most. */
+	for (unsigned i = 0; pg->nthreads > 1 && i < dev->pool.ncls; i++) {
+		uint32_t m = dev->pool.cls[i].count / (4 * pg->nthreads);
+		d->cache[i].max = m > NVMF_RDMA_CACHE_MAX ? NVMF_RDMA_CACHE_MAX : m;
+	}
+	d->channel = ibv_create_comp_channel(dev->verbs);
+	if (!d->channel) {
+		snprintf(err, errlen, "%s: ibv_create_comp_channel: %s", name, strerror(errno));
+		goto fail;
+	}
+	int fl = fcntl(d->channel->fd, F_GETFL);
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = d };
+	if (fl < 0 || fcntl(d->channel->fd, F_SETFL, fl | O_NONBLOCK) ||
+	    epoll_ctl(pg->epfd, EPOLL_CTL_ADD, d->channel->fd, &ev)) {
+		snprintf(err, errlen, "%s: completion channel: %s", name, strerror(errno));
+		goto fail;
+	}
+	d->cq_size = CQ_INITIAL;
+	if (d->cq_size > (uint32_t)dev->attr.max_cqe)
+		d->cq_size = (uint32_t)dev->attr.max_cqe;
+	d->cq = ibv_create_cq(dev->verbs, (int)d->cq_size, d, d->channel, 0);
+	if (!d->cq) {
+		snprintf(err, errlen, "%s: ibv_create_cq %u entries: %s", name, d->cq_size, strerror(errno));
+		goto fail;
+	}
+	d->cq_size = (uint32_t)d->cq->cqe;
+	struct nvmf_rdma_transport *t = pg->t;
+	if (t->use_srq && dev->attr.max_srq > 0) {
+		uint32_t depth = t->srq_depth, inline_size = t->inline_max;
+		if (!pg->worker && t->nworkers) {
+			/* The main group serves admin queues only: no in-capsule data, few capsules. */
+			inline_size = 0;
+			depth = depth < 256 ? depth : 256;
+		}
+		if (depth > (uint32_t)dev->attr.max_srq_wr)
+			depth = (uint32_t)dev->attr.max_srq_wr;
+		char rerr[200];
+		d->srq = calloc(1, sizeof(*d->srq));
+		if (!d->srq || nvmf_rdma_rq_init(d->srq, dev->pd, true, NULL, depth, inline_size,
+						 rerr, sizeof(rerr)) ||
+		    nvmf_rdma_rq_post_all(d->srq)) {
+			/* Not fatal: queues fall back to receive queues of their own. */
+			NVMF_RDMA_LOG("%s: no shared receive queue (%s); one receive queue per QP\n", name,
+				      d->srq ? rerr : "out of memory");
+			if (d->srq)
+				nvmf_rdma_rq_fini(d->srq);
+			free(d->srq);
+			d->srq = NULL;
+		} else if (nvmf_rdma_pg_reserve_cq(d, depth, err, errlen)) {
+			goto fail;
+		}
+	}
+	d->next = pg->devs;
+	pg->devs = d;
+	return d;
+fail:
+	pgd_free(pg, d);
+	return NULL;
+}
+
+int nvmf_rdma_pg_reserve_cq(struct nvmf_rdma_pg_dev *pgd, uint32_t n, char *err, size_t errlen)
+{
+	uint32_t need = pgd->cq_used + n;
+	if (need > pgd->cq_size) {
+		/* Grow by half again at least, so a burst of connects does not resize each time. */
+		uint32_t want = need + need / 2;
+		if (want > (uint32_t)pgd->dev->attr.max_cqe)
+			want = (uint32_t)pgd->dev->attr.max_cqe;
+		if (want < need || ibv_resize_cq(pgd->cq, (int)want)) {
+			snprintf(err, errlen, "completion queue full (%u of %u entries used, %u more needed)",
+				 pgd->cq_used, pgd->cq_size, n);
+			return -1;
+		}
+		pgd->cq_size = (uint32_t)pgd->cq->cqe;
+	}
+	pgd->cq_used = need;
+	return 0;
+}
+
+void nvmf_rdma_pg_release_cq(struct nvmf_rdma_pg_dev *pgd, uint32_t n)
+{
+	pgd->cq_used -= n <= pgd->cq_used ? n : pgd->cq_used;
+}
+
+void *nvmf_rdma_pgd_buf_get(struct nvmf_rdma_pg_dev *pgd, uint32_t len, unsigned *cls_out)
+{
+	struct nvmf_rdma_pool *p = &pgd->dev->pool;
+	for (unsigned i = 0; i < p->ncls; i++) {
+		if (p->cls[i].size < len)
+			continue;
+		struct nvmf_rdma_buf_cache *c = &pgd->cache[i];
+		if (c->n) {
+			*cls_out = i;
+			return c->buf[--c->n];
+		}
+		break;
+	}
+	return nvmf_rdma_pool_get(p, len, cls_out);
+}
+
+void nvmf_rdma_pgd_buf_put(struct nvmf_rdma_pg_dev *pgd, void *buf, unsigned cls)
+{
+	struct nvmf_rdma_buf_cache *c = &pgd->cache[cls];
+	/* Cache only while nobody here waits: a waiter takes the buffer at once (kick). */
+	if (c->n < c->max && TAILQ_EMPTY(&pgd->buf_waiters)) {
+		for (unsigned i = 0; i < c->n; i++) {
+			if (c->buf[i] == buf) {
+				NVMF_RDMA_LOG("BUG: data buffer %p released twice; ignored\n", buf);
+				return;
+			}
+		}
+		c->buf[c->n++] = buf;
+		return;
+	}
+	nvmf_rdma_pool_put(&pgd->dev->pool, buf, cls);
+}
+
+/* Fibonacci hashing of the QP number into a power-of-two table. */
+static uint32_t map_slot(uint32_t qp_num, uint32_t size)
+{
+	return (uint32_t)((qp_num * 2654435769u) >> 8) & (size - 1);
+}
+
+static void map_insert(struct nvmf_rdma_queue **map, uint32_t size, struct nvmf_rdma_queue *q)
+{
+	uint32_t i = map_slot(q->qp_num, size);
+	while (map[i])
+		i = (i + 1) & (size - 1);
+	map[i] = q;
+}
+
+/* Rebuild the map at @size from the queue list (on growth, and on removal, which linear
+ * probing cannot do in place). */
+static int map_rebuild(struct nvmf_rdma_poll_group *pg, uint32_t size)
+{
+	struct nvmf_rdma_queue **map = calloc(size, sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	for (struct nvmf_rdma_queue *q = pg->queues; q; q = q->next)
+		map_insert(map, size, q);
+	free(pg->qp_map);
+	pg->qp_map = map;
+	pg->qp_map_size = size;
+	return 0;
+}
+
+int nvmf_rdma_pg_add_queue(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_queue *q)
+{
+	if (2 * (pg->nqueues + 1) > pg->qp_map_size) {
+		q->next = pg->queues;  /* included in the rebuild */
+		pg->queues = q;
+		if (map_rebuild(pg, pg->qp_map_size * 2)) {
+			pg->queues = q->next;
+			return -ENOMEM;
+		}
+	} else {
+		q->next = pg->queues;
+		pg->queues = q;
+		map_insert(pg->qp_map, pg->qp_map_size, q);
+	}
+	pg->nqueues++;
+	return 0;
+}
+
+void nvmf_rdma_pg_remove_queue(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_queue *q)
+{
+	struct nvmf_rdma_queue **pp = &pg->queues;
+	while (*pp && *pp != q)
+		pp = &(*pp)->next;
+	if (!*pp)
+		return;
+	*pp = q->next;
+	pg->nqueues--;
+	/* Clear the slot, then reinsert the rest of its probe run. */
+	uint32_t size = pg->qp_map_size, i = map_slot(q->qp_num, size);
+	while (pg->qp_map[i] && pg->qp_map[i] != q)
+		i = (i + 1) & (size - 1);
+	if (!pg->qp_map[i])
+		return;
+	pg->qp_map[i] = NULL;
+	for (i = (i + 1) & (size - 1); pg->qp_map[i]; i = (i + 1) & (size - 1)) {
+		struct nvmf_rdma_queue *o = pg->qp_map[i];
+		pg->qp_map[i] = NULL;
+		map_insert(pg->qp_map, size, o);
+	}
+}
+
+struct nvmf_rdma_queue *nvmf_rdma_pg_find_qp(struct nvmf_rdma_poll_group *pg, uint32_t qp_num)
+{
+	uint32_t size = pg->qp_map_size;
+	for (uint32_t i = map_slot(qp_num, size); pg->qp_map[i]; i = (i + 1) & (size - 1))
+		if (pg->qp_map[i]->qp_num == qp_num)
+			return pg->qp_map[i];
+	return NULL;
+}
+
+int nvmf_rdma_pg_poll_cqs(struct nvmf_rdma_poll_group *pg, int budget)
+{
+	struct ibv_wc wc[32];
+	int total = 0;
+	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next) {
+		int got = 0;
+		while (got < budget) {
+			int k = ibv_poll_cq(d->cq, 32, wc);
+			if (k <= 0) {
+				if (k < 0)
+					NVMF_RDMA_LOG("ibv_poll_cq: error %d\n", k);
+				break;
+			}
+			for (int i = 0; i < k; i++)
+				nvmf_rdma_handle_wc(pg, nvmf_rdma_pg_find_qp(pg, wc[i].qp_num), &wc[i]);
+			got += k;
+			if (k < 32)
+				break;
+		}
+		total += got;
+	}
+	pg->wcs += (uint64_t)total;
+	return total;
+}
+
+void nvmf_rdma_pg_flush(struct nvmf_rdma_poll_group *pg)
+{
+	/* Receives first: the host may send its next capsule as soon as it sees a CQE. */
+	struct nvmf_rdma_rq *rq = pg->dirty_rq, *retry = NULL;
+	pg->dirty_rq = NULL;
+	while (rq) {
+		struct nvmf_rdma_rq *next = rq->next_dirty;
+		int rc = nvmf_rdma_rq_flush(rq);
+		pg->posts++;
+		if (rc && rq->owner) {
+			nvmf_rdma_queue_disconnect(rq->owner, "ibv_post_recv failed");
+		} else if (rc && rq->head) {
+			NVMF_RDMA_LOG("ibv_post_srq_recv: %s (retried)\n", strerror(rc));
+			rq->dirty = true;
+			rq->next_dirty = retry;
+			retry = rq;
+		}
+		rq = next;
+	}
+	pg->dirty_rq = retry;
+	struct nvmf_rdma_queue *q = pg->dirty_q;
+	pg->dirty_q = NULL;
+	while (q) {
+		struct nvmf_rdma_queue *next = q->next_dirty;
+		q->dirty = false;
+		nvmf_rdma_queue_flush(q);
+		pg->posts++;
+		q = next;
+	}
+}
+
+void nvmf_rdma_pg_arm(struct nvmf_rdma_poll_group *pg)
+{
+	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)
+		ibv_req_notify_cq(d->cq, 0);
+}
+
+void nvmf_rdma_pg_drain_events(struct nvmf_rdma_poll_group *pg)
+{
+	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next) {
+		struct ibv_cq *cq;
+		void *ctx;
+		while (ibv_get_cq_event(d->channel, &cq, &ctx) == 0)
+			ibv_ack_cq_events(cq, 1);
+	}
+}
