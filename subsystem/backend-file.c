@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 /* Creates @path sparse with @size bytes. Returns 0 or -1 with @err set. */
@@ -123,6 +125,12 @@ static int file_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char
 	}
 	/* Writes land in the page cache or the disk's cache: FLUSH is needed. */
 	b->volatile_cache = true;
+	struct statfs sfs;
+	if (fstatfs(b->fd, &sfs) == 0 &&
+	    (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC)) {
+		b->in_memory = true;
+		fprintf(stderr, "%s: file in memory (tmpfs): reads and writes served inline\n", path);
+	}
 	return 0;
 
 fail:

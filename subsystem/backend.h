@@ -46,7 +46,8 @@ struct nvmf_bdev_ops {
 	int (*open)(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err, size_t errlen);
 	void (*close)(struct nvmf_bdev *b);
 	/* Queue @io on @aio (or complete it inline). Returns 0, or -EAGAIN (ring full: retry
-	 * later; io->done not called). */
+	 * later; io->done not called). Several threads may submit to one backend at once,
+	 * each with its own @aio: backends keep no per-I/O state outside @io. */
 	int (*submit)(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io);
 };
 
@@ -59,6 +60,9 @@ struct nvmf_bdev {
 	uint32_t block_size;         /* bytes: 512 or 4096 */
 	bool volatile_cache;         /* needs FLUSH for durability (files, most devices) */
 	bool direct;                 /* opened with O_DIRECT: buffers must be block aligned */
+	bool in_memory;              /* file on tmpfs/ramfs: reads and writes are page-cache
+				      * copies that never wait for a disk, done inline in submit
+				      * (io_uring would hand each one to a worker thread) */
 	void *mem;                   /* ram: the data */
 	/* Identity read from a raw NVMe drive (nvme backend), space padded, else empty. */
 	char model[41], serial[21], firmware[9];

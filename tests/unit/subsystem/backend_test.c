@@ -438,6 +438,52 @@ static void file_on_tmpfs_uses_o_direct_only_if_the_kernel_allows(void)
 	fixture_fini(&f);
 }
 
+/* A buffered file on tmpfs is memory: reads and writes complete inside submit, with no
+ * io_uring round trip; data reads back, and a read past the end of a shorter file is
+ * zeroes like on the io_uring path. */
+static void file_in_memory_is_served_inline(void)
+{
+	if (!fs_is_tmpfs("/dev/shm")) {
+		fprintf(stderr, "(no tmpfs at /dev/shm: skipped) ");
+		return;
+	}
+	struct fixture f;
+	fixture_init(&f, "/dev/shm");
+	struct nvmf_ns_config c = file_cfg(f.path, 1u << 20, true);
+	c.buffered = true;
+	struct nvmf_bdev *b = nvmf_bdev_open(&c, f.err, sizeof(f.err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_TRUE(b->in_memory);
+	char *out = aligned_buf(8192), *in = aligned_buf(8192);
+	fill(out, 8192, 21);
+	struct waiter w = { 0, 1 };
+	struct nvmf_bdev_io io = { .op = NVMF_BDEV_WRITE, .offset = 4096, .len = 8192, .buf = out,
+				   .done = io_done, .ctx = &w };
+	CU_ASSERT_EQUAL(nvmf_bdev_submit(b, &f.aio, &io), 0);
+	CU_ASSERT_EQUAL(w.calls, 1);               /* done already: nothing to poll */
+	CU_ASSERT_EQUAL(w.status, 0);
+	CU_ASSERT_EQUAL(f.aio.queued + f.aio.inflight, 0);
+	memset(&w, 0, sizeof(w));
+	io = (struct nvmf_bdev_io){ .op = NVMF_BDEV_READ, .offset = 4096, .len = 8192, .buf = in,
+				    .done = io_done, .ctx = &w };
+	CU_ASSERT_EQUAL(nvmf_bdev_submit(b, &f.aio, &io), 0);
+	CU_ASSERT_EQUAL(w.calls, 1);
+	CU_ASSERT_EQUAL(w.status, 0);
+	CU_ASSERT_EQUAL(memcmp(in, out, 8192), 0);
+	/* The file shrinks under us: the namespace still reads zeroes there. */
+	CU_ASSERT_EQUAL(ftruncate(b->fd, 8192), 0);
+	memset(in, 0xaa, 8192);
+	memset(&w, 0, sizeof(w));
+	CU_ASSERT_EQUAL(nvmf_bdev_submit(b, &f.aio, &io), 0);
+	CU_ASSERT_EQUAL(w.status, 0);
+	CU_ASSERT_EQUAL(memcmp(in, out, 4096), 0);
+	CU_ASSERT_TRUE(all_zero(in + 4096, 4096));
+	free(out);
+	free(in);
+	nvmf_bdev_close(b);
+	fixture_fini(&f);
+}
+
 /* Under O_DIRECT an unaligned buffer would fail in the kernel or (buffered fallback
  * elsewhere) hide bugs: it completes with -EINVAL and nothing is written. */
 static void direct_io_with_unaligned_buffer_completes_with_einval(void)
@@ -688,6 +734,7 @@ const struct unit_test backend_tests[] = {
 	{ "file_kind_on_directory_is_refused", file_kind_on_directory_is_refused },
 	{ "file_buffered_config_does_not_use_o_direct", file_buffered_config_does_not_use_o_direct },
 	{ "file_uses_o_direct_where_the_filesystem_allows", file_uses_o_direct_where_the_filesystem_allows },
+	{ "file_in_memory_is_served_inline", file_in_memory_is_served_inline },
 	{ "file_on_tmpfs_uses_o_direct_only_if_the_kernel_allows", file_on_tmpfs_uses_o_direct_only_if_the_kernel_allows },
 	{ "direct_io_with_unaligned_buffer_completes_with_einval", direct_io_with_unaligned_buffer_completes_with_einval },
 	{ "many_concurrent_ios_complete_exactly_once", many_concurrent_ios_complete_exactly_once },
