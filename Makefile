@@ -5,6 +5,7 @@
 #   make asan       the same build with AddressSanitizer + UBSan (or SANITIZE=1 make ...)
 #   make deps       install missing packages (apt-get) and the guest kernel
 #   make vm-check   only the VM integration tests
+#   make bench      our target vs kernel nvmet-rdma in the VM: build/bench/results.{md,json,png}
 #   make install    libnvmf (static, shared, header, pkg-config) and the nvmf tool under PREFIX
 
 CC      ?= gcc
@@ -50,7 +51,7 @@ NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := 0.1.0
 PREFIX     ?= /usr/local
 
-.PHONY: all unit check vm-check demo asan deps clean install install-check FORCE
+.PHONY: all unit check vm-check demo bench asan deps clean install install-check FORCE
 all: $(TARGET_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard initiator/cli/main.c),$(NVMF_BIN)) $(UNIT_BIN)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
@@ -133,6 +134,12 @@ vm-check: all
 demo: deps
 	$(MAKE) all
 	tests/vm/run -t 600 scripts/main-job-guest.sh $(CONFIG)
+
+# Benchmark: our target vs the kernel's nvmet-rdma in one guest run; report in build/bench/
+# (BENCH_ROUNDS, BENCH_SECS, BENCH_ONLY, BENCH_TARGET_JSON: see bench/run).
+bench: deps
+	$(MAKE) all
+	bench/run
 
 # make install into a scratch prefix, then build and run a program against it with
 # pkg-config, as a user of the library would.

@@ -1,0 +1,336 @@
+#!/usr/bin/env bash
+# The benchmark, inside the test VM (bench/run starts it through tests/vm/run):
+# OUR target (build/nvmf-target) and the kernel's nvmet-rdma side by side on rxe0, same
+# backends, same workloads, rounds alternating the two targets.
+#   bench/guest.sh PARAMS_FILE          run (as root in the guest)
+#   bench/guest.sh --list PARAMS_FILE   print the planned measurements (anywhere)
+# PARAMS_FILE (written by bench/run) sets BENCH_ROUNDS, BENCH_SECS, BENCH_RAMP, BENCH_ONLY,
+# BENCH_SIZE_MB, BENCH_NVMF_BACKENDS and BENCH_TARGET_JSON.
+# Raw results go to $NVMF_RESULTS/bench/: raw.tsv (one value a line), plan.tsv, meta.tsv,
+# ib-*.txt, fio/nvmf JSON of every run, and our target's log (target.log).
+set -uo pipefail
+
+list_only=0
+[ "${1:-}" = --list ] && { list_only=1; shift; }
+[ $# = 1 ] && [ -f "$1" ] || { echo "usage: $0 [--list] PARAMS_FILE" >&2; exit 2; }
+. "$1"
+ROUNDS=${BENCH_ROUNDS:-3} SECS=${BENCH_SECS:-7} RAMP=${BENCH_RAMP:-1} ONLY=${BENCH_ONLY:-}
+SIZE_MB=${BENCH_SIZE_MB:-256} NVMF_BACKENDS=${BENCH_NVMF_BACKENDS:-mem}
+TARGET_JSON=${BENCH_TARGET_JSON:-}
+
+# --- the plan -------------------------------------------------------------------------
+# workload  rw  bs  qd  metrics (the first ones are the headline metrics, in this order)
+WORKLOADS="4k-randread-qd32 randread 4k 32 iops
+4k-randwrite-qd32 randwrite 4k 32 iops
+4k-randread-qd1 randread 4k 1 lat_mean_us,lat_p99_us,lat_p999_us
+128k-read-qd8 read 128k 8 mbps
+128k-write-qd8 write 128k 8 mbps"
+
+# selected NAME: BENCH_ONLY is a comma-separated list of substrings; empty selects all.
+selected() {
+    [ -z "$ONLY" ] && return 0
+    local IFS=, pat
+    for pat in $ONLY; do
+        [ -n "$pat" ] && [[ "$1" == *"$pat"* ]] && return 0
+    done
+    return 1
+}
+
+# PLAN: one line per test: tool backend workload rw bs qd metrics
+PLAN=""
+IB_PLAN=""
+for verb in read write; do
+    selected "ib_${verb}_bw rdma 128k" && IB_PLAN="$IB_PLAN $verb"
+done
+for tool in fio nvmf; do
+    backends="mem file"
+    [ $tool = nvmf ] && backends="$NVMF_BACKENDS"
+    for be in $backends; do
+        while read -r wl rw bs qd metrics; do
+            selected "$tool $be $wl" && PLAN+="$tool $be $wl $rw $bs $qd $metrics"$'\n'
+        done <<< "$WORKLOADS"
+    done
+done
+PLAN=${PLAN%$'\n'}
+ntests=0; [ -n "$PLAN" ] && ntests=$(printf '%s\n' "$PLAN" | wc -l)
+TOTAL=$(( ntests * ROUNDS * 2 + $(echo $IB_PLAN | wc -w) ))
+
+if [ $list_only = 1 ]; then
+    for verb in $IB_PLAN; do echo "ib_${verb}_bw rdma 128k"; done
+    [ -n "$PLAN" ] && printf '%s\n' "$PLAN" | while read -r tool be wl _; do
+        for r in $(seq "$ROUNDS"); do
+            order="ours kernel"; [ $((r % 2)) = 0 ] && order="kernel ours"
+            for t in $order; do echo "$tool $be $wl round $r $t"; done
+        done
+    done
+    exit 0
+fi
+
+# --- setup ------------------------------------------------------------------------------
+. "$NVMF_ROOT/tests/integration/lib.sh"
+NVMF="$NVMF_ROOT/build/nvmf" TGT="$NVMF_ROOT/build/nvmf-target"
+OUT="$NVMF_RESULTS/bench"
+W=/tmp/bench                                     # the guest's /tmp is a tmpfs
+mkdir -p "$OUT" "$W" || { echo "bench: cannot create $OUT and $W"; exit 1; }
+cd "$W"
+RAW="$OUT/raw.tsv"
+: > "$RAW"
+printf '%s\n' "$PLAN" | tr ' ' '\t' > "$OUT/plan.tsv"
+PFX=nqn.2026-11.io.nvmf-rdma:bench
+OURS_PORT=4420 KERN_PORT=4430
+NULLB=nullb_bench
+OURS_FILE=$W/ours-file.img KERN_FILE=$W/kernel-file.img
+FAILED=0
+COUNT=0
+tpid=""
+CONNECTED=""
+
+log() { echo "bench: $*"; }
+meta() { printf '%s\t%s\n' "$1" "$2" >> "$OUT/meta.tsv"; }
+: > "$OUT/meta.tsv"
+meta guest_kernel "$(uname -r)"
+meta guest_cpus "$(nproc)"
+meta guest_cpu_model "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
+meta guest_mem_mb "$(awk '/^MemTotal/ {print int($2/1024)}' /proc/meminfo)"
+meta fio_version "$(fio --version 2>/dev/null)"
+meta nvme_cli_version "$(nvme version 2>/dev/null | head -n1)"
+meta perftest_version "$(ib_read_bw --version 2>/dev/null | head -n1)"
+meta rounds "$ROUNDS"; meta secs "$SECS"; meta ramp_secs "$RAMP"; meta size_mib "$SIZE_MB"
+meta only "$ONLY"; meta target_json "$TARGET_JSON"
+meta backend.mem.ours "RAM namespace (nvmf_backend ram, $SIZE_MB MiB)"
+meta backend.mem.kernel "null_blk, memory_backed=1, $SIZE_MB MiB, 512 B blocks"
+meta backend.file.ours "file backend, $SIZE_MB MiB file on the guest's /tmp (tmpfs), nvmf_buffered=1 (tmpfs has no O_DIRECT)"
+meta backend.file.kernel "nvmet file namespace, $SIZE_MB MiB file on the guest's /tmp (tmpfs), buffered_io=1"
+
+nqn() { echo "$PFX-$1-$2"; }                   # nqn ours|kernel mem|file
+port() { [ "$1" = ours ] && echo $OURS_PORT || echo $KERN_PORT; }
+tname() { [ "$1" = ours ] && echo "OUR target" || echo "kernel nvmet"; }
+
+ours_alive() { [ -n "$tpid" ] && kill -0 "$tpid" 2>/dev/null; }
+ours_died() {   # ours_died WHAT
+    local st; wait "$tpid" 2>/dev/null; st=$?
+    [ $st -gt 128 ] && st="$st (signal $((st - 128)))"
+    log "ERROR: OUR target (pid $tpid) is not running any more ($1); exit status $st; last lines of its log:"
+    tail -n 30 "$W/target.log" | sed 's/^/    /'
+    tpid=""
+    FAILED=1
+}
+
+teardown() {
+    local n
+    for n in $CONNECTED; do
+        timeout 60 nvme disconnect -n "$n" > /dev/null 2>&1 || log "warning: nvme disconnect -n $n failed"
+    done
+    CONNECTED=""
+    if [ -n "$tpid" ]; then
+        if kill -0 "$tpid" 2>/dev/null; then
+            kill -TERM "$tpid"
+            for _ in $(seq 50); do kill -0 "$tpid" 2>/dev/null || break; sleep 0.2; done
+            kill -0 "$tpid" 2>/dev/null && { log "warning: OUR target ignored SIGTERM; killing it"; kill -KILL "$tpid"; }
+            wait "$tpid" 2>/dev/null; local trc=$?
+            [ $trc = 0 ] || { log "ERROR: OUR target exited $trc on SIGTERM"; FAILED=1; }
+        else
+            ours_died "found at teardown"
+        fi
+        tpid=""
+    fi
+    knvmet_clear
+    nullb_remove $NULLB
+    rm -f "$OURS_FILE" "$KERN_FILE"
+    [ -f "$W/target.log" ] && cp "$W/target.log" "$OUT/target.log"
+}
+trap 'rc=$?; teardown; [ $rc = 0 ] && [ $FAILED = 0 ] || exit 1' EXIT
+
+# --- raw RDMA reference: perftest on rxe0, server and client in this guest ---------------
+ib_bw() {   # ib_bw read|write
+    local verb=$1 tool=ib_${1}_bw srv=$OUT/ib-$1-server.txt cli=$OUT/ib-$1-client.txt v="" try
+    COUNT=$((COUNT + 1))
+    timeout $((SECS + 90)) $tool -d rxe0 -R -F -s 131072 -D "$SECS" > "$srv" 2>&1 &
+    local spid=$!
+    for try in 1 2 3 4 5 6 7 8 9 10; do
+        sleep 1
+        timeout $((SECS + 60)) $tool -d rxe0 -R -F -s 131072 -D "$SECS" "$NVMF_TRADDR" > "$cli" 2>&1 && break
+        kill -0 $spid 2>/dev/null || break
+    done
+    kill $spid 2>/dev/null
+    wait $spid 2>/dev/null
+    # "#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]"; perftest's MB is 2^20.
+    v=$(awk '$1 == 131072 && NF >= 5 {printf "%.1f", $4 * 1.048576}' "$cli" | tail -n1)
+    if [ -n "$v" ]; then
+        printf 'ib\trdma\t%s_bw-128k\tref\t1\tmbps\t%s\n' "$verb" "$v" >> "$RAW"
+        printf '[%3d/%d] %s rxe0 128k: %s MB/s\n' $COUNT $TOTAL $tool "$v"
+    else
+        printf 'ib\trdma\t%s_bw-128k\tref\t1\tFAILED\t%s\n' "$verb" "no result" >> "$RAW"
+        printf '[%3d/%d] %s rxe0 128k: FAILED (client output in %s):\n' $COUNT $TOTAL $tool "$cli"
+        sed 's/^/    /' "$cli" | tail -n 15
+        FAILED=1
+    fi
+}
+for verb in $IB_PLAN; do ib_bw $verb; done
+
+[ -n "$PLAN" ] || { log "no target workload selected"; exit $FAILED; }
+need_mem=0 need_file=0
+printf '%s\n' "$PLAN" | awk '{print $2}' | grep -qx mem && need_mem=1
+printf '%s\n' "$PLAN" | awk '{print $2}' | grep -qx file && need_file=1
+
+# --- OUR target -------------------------------------------------------------------------
+subsys_json() {   # subsys_json BACKEND
+    if [ "$1" = mem ]; then
+        echo "{\"nqn\": \"$(nqn ours mem)\", \"attr\": {\"allow_any_host\": \"1\"}, \"namespaces\": [{\"nsid\": 1, \"enable\": 1, \"nvmf_backend\": \"ram\", \"nvmf_size_bytes\": \"${SIZE_MB}M\"}]}"
+    else
+        echo "{\"nqn\": \"$(nqn ours file)\", \"attr\": {\"allow_any_host\": \"1\"}, \"namespaces\": [{\"nsid\": 1, \"enable\": 1, \"device\": {\"path\": \"$OURS_FILE\"}, \"nvmf_backend\": \"file\", \"nvmf_create\": true, \"nvmf_buffered\": true, \"nvmf_size_bytes\": \"${SIZE_MB}M\"}]}"
+    fi
+}
+subs="" names=""
+for be in mem file; do
+    [ $be = mem ] && [ $need_mem = 0 ] && continue
+    [ $be = file ] && [ $need_file = 0 ] && continue
+    subs="${subs:+$subs, }$(subsys_json $be)"
+    names="${names:+$names, }\"$(nqn ours $be)\""
+done
+{
+    echo "{"
+    [ -n "$TARGET_JSON" ] && echo " \"nvmf_target\": $TARGET_JSON,"
+    echo " \"ports\": [{\"portid\": 1, \"addr\": {\"adrfam\": \"ipv4\", \"traddr\": \"$NVMF_TRADDR\", \"trsvcid\": \"$OURS_PORT\", \"trtype\": \"rdma\"}, \"subsystems\": [$names]}],"
+    echo " \"subsystems\": [$subs]"
+    echo "}"
+} > "$W/target.json"
+cp "$W/target.json" "$OUT/target.json"
+log "starting OUR target: build/nvmf-target -c target.json (log: target.log in the results)"
+"$TGT" -c "$W/target.json" > "$W/target.log" 2>&1 &
+tpid=$!
+target_up() { grep -q 'nvmf-target: ready' "$W/target.log" || ! ours_alive; }
+if ! wait_for 30 target_up || ! ours_alive; then
+    log "ERROR: OUR target did not become ready ($(ours_alive && echo 'still starting after 30 s' || echo 'it exited')); its log:"
+    sed 's/^/    /' "$W/target.log"
+    ours_alive || tpid=""
+    exit 1
+fi
+
+# --- kernel nvmet -----------------------------------------------------------------------
+# knvmet_file_subsys NQN FILE: a subsystem with one buffered file namespace (tmpfs has no
+# O_DIRECT, so buffered_io must be set before the namespace is enabled).
+knvmet_file_subsys() {
+    local s="$NVMET_CFS/subsystems/$1"
+    mkdir "$s" || return 1
+    echo 1 > "$s/attr_allow_any_host" || return 1
+    mkdir "$s/namespaces/1" || return 1
+    echo -n "$2" > "$s/namespaces/1/device_path" || return 1
+    echo 1 > "$s/namespaces/1/buffered_io" || return 1
+    echo 1 > "$s/namespaces/1/enable"
+}
+kern_nqns=""
+if [ $need_mem = 1 ]; then
+    nb=$(nullb_create $NULLB "$SIZE_MB") || { log "ERROR: null_blk $NULLB ($SIZE_MB MiB) could not be created"; exit 1; }
+    knvmet_add_subsys "$(nqn kernel mem)" "$nb" 1 || { log "ERROR: kernel nvmet subsystem on $nb failed"; exit 1; }
+    kern_nqns="$kern_nqns $(nqn kernel mem)"
+fi
+if [ $need_file = 1 ]; then
+    truncate -s "${SIZE_MB}M" "$KERN_FILE" || { log "ERROR: cannot create $KERN_FILE"; exit 1; }
+    knvmet_file_subsys "$(nqn kernel file)" "$KERN_FILE" || { log "ERROR: kernel nvmet file namespace on $KERN_FILE (buffered_io=1) failed"; exit 1; }
+    kern_nqns="$kern_nqns $(nqn kernel file)"
+fi
+knvmet_add_port 9 "$NVMF_TRADDR" $KERN_PORT $kern_nqns || { log "ERROR: kernel nvmet port $KERN_PORT failed"; exit 1; }
+
+# --- kernel host: connect to both, precondition ----------------------------------------
+DEV_ours_mem="" DEV_kernel_mem="" DEV_ours_file="" DEV_kernel_file=""
+for be in mem file; do
+    [ $be = mem ] && [ $need_mem = 0 ] && continue
+    [ $be = file ] && [ $need_file = 0 ] && continue
+    for t in ours kernel; do
+        n=$(nqn $t $be)
+        # A short controller-loss timeout: if a target dies, I/O fails instead of hanging.
+        if ! timeout 60 nvme connect -t rdma -a "$NVMF_TRADDR" -s $(port $t) -n "$n" -l 10 -c 1 > "$W/connect.txt" 2>&1; then
+            log "ERROR: nvme connect to $(tname $t) ($be backend, $n, port $(port $t)) failed:"
+            sed 's/^/    /' "$W/connect.txt"
+            [ $t = ours ] && ! ours_alive && ours_died "during connect"
+            exit 1
+        fi
+        CONNECTED="$CONNECTED $n"
+        if ! wait_for 20 nvme_dev_for "$n"; then
+            log "ERROR: no block device appeared for $(tname $t) ($be backend, $n)"
+            exit 1
+        fi
+        dev=$(nvme_dev_for "$n")
+        eval "DEV_${t}_${be}=$dev"
+        start=$SECONDS
+        if ! dd if=/dev/zero of="$dev" bs=1M count="$SIZE_MB" oflag=direct status=none; then
+            log "ERROR: preconditioning write of $SIZE_MB MiB on $(tname $t) ($be, $dev) failed"
+            exit 1
+        fi
+        log "$(tname $t), $be backend: $n is $dev; wrote all $SIZE_MB MiB once ($((SECONDS - start)) s)"
+    done
+done
+
+# --- measurements -----------------------------------------------------------------------
+# run_fio TARGET BACKEND RW BS QD JSONOUT: prints "metric value" lines, or fails.
+run_fio() {
+    local dev; eval "dev=\$DEV_$1_$2"
+    timeout $((SECS + RAMP + 60)) fio --name=bench --filename="$dev" --ioengine=libaio --direct=1 \
+        --rw="$3" --bs="$4" --iodepth="$5" --size="${SIZE_MB}M" --runtime="$SECS" --ramp_time="$RAMP" \
+        --time_based --norandommap --randrepeat=0 --percentile_list=99:99.9 \
+        --output-format=json --output="$6" > "$6.err" 2>&1 || return 1
+    local dir=read; case "$3" in *write) dir=write ;; esac
+    jq -r --arg d $dir '.jobs[0] as $j | if $j.error != 0 then error("fio error \($j.error)") else $j[$d] |
+        "iops \(.iops)\nmbps \(.bw_bytes / 1e6)\nlat_mean_us \(.clat_ns.mean / 1e3)\nlat_p99_us \(.clat_ns.percentile["99.000000"] / 1e3)\nlat_p999_us \(.clat_ns.percentile["99.900000"] / 1e3)" end' "$6"
+}
+# run_nvmf TARGET BACKEND RW BS QD JSONOUT: our initiator, one I/O queue.
+run_nvmf() {
+    timeout $((SECS + 60)) "$NVMF" perf -a "$NVMF_TRADDR" -s $(port $1) -n "$(nqn $1 $2)" --rw "$3" \
+        --bs "$4" --qd "$5" --queues 1 --time "$SECS" --size "${SIZE_MB}M" --json > "$6" 2> "$6.err" || return 1
+    jq -r 'if .errors != 0 then error("\(.errors) I/O errors") else
+        "iops \(.iops)\nmbps \(.mbps)\nlat_mean_us \(.lat_us.mean)\nlat_p99_us \(.lat_us.p99)\nlat_p999_us \(.lat_us.p999)" end' "$6"
+}
+fmt_headline() {   # fmt_headline METRICS VALUESFILE
+    local m out=""
+    for m in ${1//,/ }; do
+        local v; v=$(awk -v m=$m '$1 == m {print $2}' "$2")
+        case $m in
+            iops) out+="$(printf '%.0f IOPS' "$v")" ;;
+            mbps) out+="$(printf '%.1f MB/s' "$v")" ;;
+            lat_mean_us) out+="$(printf 'mean %.1f us' "$v")" ;;
+            lat_p99_us) out+="$(printf ', p99 %.1f us' "$v")" ;;
+            lat_p999_us) out+="$(printf ', p99.9 %.1f us' "$v")" ;;
+        esac
+    done
+    echo "$out"
+}
+
+mkdir -p "$OUT/runs"
+while read -r tool be wl rw bs qd metrics; do
+    for r in $(seq "$ROUNDS"); do
+        order="ours kernel"; [ $((r % 2)) = 0 ] && order="kernel ours"
+        for t in $order; do
+            COUNT=$((COUNT + 1))
+            label=$(printf '[%3d/%d] %s %s %s round %d %s' $COUNT $TOTAL $tool $be $wl $r $t)
+            if [ $t = ours ] && ! ours_alive; then
+                echo "$label: SKIPPED (OUR target is not running)"
+                printf '%s\t%s\t%s\t%s\t%d\tFAILED\t%s\n' $tool $be $wl $t $r "target not running" >> "$RAW"
+                continue
+            fi
+            js="$OUT/runs/$tool-$be-$wl-r$r-$t.json"
+            t0=$SECONDS
+            if run_$tool $t $be $rw $bs $qd "$js" > "$W/values" 2> "$W/values.err" && [ -s "$W/values" ]; then
+                awk -v p="$tool\t$be\t$wl\t$t\t$r" '{print p "\t" $1 "\t" $2}' "$W/values" >> "$RAW"
+                echo "$label: $(fmt_headline $metrics "$W/values")  ($((SECONDS - t0)) s)"
+            else
+                echo "$label: FAILED ($((SECONDS - t0)) s)"
+                cat "$W/values.err" "$js.err" 2>/dev/null | tail -n 10 | sed 's/^/    /'
+                printf '%s\t%s\t%s\t%s\t%d\tFAILED\t%s\n' $tool $be $wl $t $r "$tool failed" >> "$RAW"
+                FAILED=1
+            fi
+            if [ $t = ours ] && ! ours_alive; then
+                ours_died "after $tool $be $wl round $r"
+            fi
+        done
+    done
+done <<< "$PLAN"
+
+if [ -z "$tpid" ]; then
+    log "ERROR: OUR target died during the run; the remaining measurements of it were skipped"
+    exit 1
+fi
+log "measurements done, $SECONDS s since the script started"
+meta guest_script_seconds $SECONDS
+[ $FAILED = 0 ] || log "ERROR: some measurements failed (see FAILED above)"
+exit $FAILED
