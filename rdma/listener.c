@@ -14,6 +14,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <numa.h>
 #include "rdma/internal.h"
 
 #define LISTEN_BACKLOG 128
@@ -94,6 +95,14 @@ struct nvmf_rdma_transport *nvmf_rdma_create(struct nvmf_tgt *tgt, char *err, si
 	}
 	pthread_mutex_init(&t->core_lock, NULL);
 	t->last_timer_ms = nvmf_rdma_now_us() / 1000;
+	if (tc && tc->numa_node >= 0) {
+		int max = numa_available() >= 0 ? numa_max_node() : 0;
+		if (tc->numa_node > max) {
+			snprintf(err, errlen, "nvmf_target.numa_node: node %d does not exist here (nodes 0-%d)",
+				 tc->numa_node, max);
+			goto fail;
+		}
+	}
 	if (tc && tc->threads > 1) {
 		int node = tc->numa_node >= 0 ? tc->numa_node : nvmf_rdma_first_device_node();
 		if (nvmf_rdma_workers_start(t, tc->threads, node, err, errlen))

@@ -53,7 +53,12 @@ const char *cfg_show(const json_t *v, char *buf, size_t n)
 	switch (json_typeof(v)) {
 	case JSON_STRING:  return cfg_quote(json_string_value(v), buf, n);
 	case JSON_INTEGER: snprintf(buf, n, "%" JSON_INTEGER_FORMAT, json_integer_value(v)); return buf;
-	case JSON_REAL:    snprintf(buf, n, "%g", json_real_value(v)); return buf;
+	case JSON_REAL:
+		/* Keep a real looking like one: "got 2.0", not "got 2" next to "expected an integer". */
+		snprintf(buf, n, "%.15g", json_real_value(v));
+		if (!strpbrk(buf, ".eEn") && strlen(buf) + 3 <= n)
+			strcat(buf, ".0");
+		return buf;
 	case JSON_TRUE:    return "true";
 	case JSON_FALSE:   return "false";
 	case JSON_NULL:    return "null";

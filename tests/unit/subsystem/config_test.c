@@ -682,6 +682,8 @@ ERROR_TEST(mdts_above_10_is_refused, "{'nvmf_target':{'mdts':11}}",
 	   "nvmf_target.mdts: 11 is not a supported MDTS (1-10: 2^mdts x 4 KiB, 8 KiB to 4 MiB)")
 ERROR_TEST(threads_as_a_string_names_the_expected_type, "{'nvmf_target':{'threads':'2'}}",
 	   "nvmf_target.threads: expected an integer, got \"2\"")
+ERROR_TEST(threads_as_a_real_number_is_shown_as_one, "{'nvmf_target':{'threads':2.0}}",
+	   "nvmf_target.threads: expected an integer, got 2.0")
 ERROR_TEST(buffers_small_below_16_is_refused, "{'nvmf_target':{'buffers_small':8}}",
 	   "nvmf_target.buffers_small: 8 is not a buffer count (16-1048576)")
 ERROR_TEST(srq_depth_below_16_is_refused, "{'nvmf_target':{'srq_depth':8}}",
@@ -802,6 +804,7 @@ const struct unit_test config_tests[] = {
 	T(discovery_nqn_with_a_space_is_refused),
 	T(mdts_above_10_is_refused),
 	T(threads_as_a_string_names_the_expected_type),
+	T(threads_as_a_real_number_is_shown_as_one),
 	T(buffers_small_below_16_is_refused),
 	T(srq_depth_below_16_is_refused),
 	T(srq_as_a_string_names_the_expected_type),
