@@ -26,22 +26,29 @@ dd if=/dev/zero of=$dev bs=1M count=128 oflag=direct status=none
 for wl in "4k-randread-qd32 randread 4k 32" "4k-randread-qd1 randread 4k 1" "128k-read-qd8 read 128k 8"; do
     set -- $wl
     fio --name=p --filename=$dev --ioengine=libaio --direct=1 --rw=$2 --bs=$3 --iodepth=$4 \
-        --time_based --runtime=14 --output-format=terse --terse-version=3 > $D/fio.txt &
+        --time_based --runtime=25 --output-format=terse --terse-version=3 > $D/fio.txt &
     fpid=$!
     sleep 3
-    perf record -q -e cpu-clock -F 999 -g -p $pid -o $D/t.data -- sleep 8 2>/dev/null
-    perf record -q -e cpu-clock -F 499 -a -g -o $D/s.data -- sleep 2 2>/dev/null
-    wait $fpid
+    # Both at once, well inside the fio run: the target process, and the whole guest.
+    perf record -q -e cpu-clock -F 999 -g -p $pid -o $D/t.data -- sleep 8 2>/dev/null &
+    ppid=$!
+    perf record -q -e cpu-clock -F 499 -a -o $D/s.data -- sleep 8 2>/dev/null
+    wait $ppid; wait $fpid
     {
         echo "# $1: fio read IOPS $(awk -F';' '{print $8}' $D/fio.txt), KB/s $(awk -F';' '{print $7}' $D/fio.txt)"
-        perf report -i $D/t.data --stdio --no-children --sort symbol --percent-limit 1.5 2>/dev/null | grep -v '^$' | head -60
+        echo "## target process: user space vs kernel"
+        perf report -i $D/t.data --stdio --no-children --sort dso -g none 2>/dev/null | grep -E '^ +[0-9]'
+        echo "## target process: symbols"
+        perf report -i $D/t.data --stdio --no-children --sort symbol -g none --percent-limit 1 2>/dev/null | grep -E '^ +[0-9]'
+        echo "## target process: kernel entry points (callers)"
+        perf report -i $D/t.data --stdio --children --sort symbol -g none --percent-limit 8 2>/dev/null | grep -E '^ +[0-9]'
     } > "$NVMF_RESULTS/profile-$1-target.txt"
     {
-        echo "# $1: whole guest, 2 s"
-        perf report -i $D/s.data --stdio --no-children --sort comm,symbol --percent-limit 1.5 -g none 2>/dev/null | grep -v '^$' | head -60
+        echo "# $1: whole guest, 8 s"
+        perf report -i $D/s.data --stdio --no-children --sort comm -g none 2>/dev/null | grep -E '^ +[0-9]'
+        perf report -i $D/s.data --stdio --no-children --sort comm,symbol -g none --percent-limit 1 2>/dev/null | grep -E '^ +[0-9]'
     } > "$NVMF_RESULTS/profile-$1-system.txt"
-    head -n 25 "$NVMF_RESULTS/profile-$1-target.txt"
-    head -n 30 "$NVMF_RESULTS/profile-$1-system.txt"
+    cat "$NVMF_RESULTS/profile-$1-target.txt" "$NVMF_RESULTS/profile-$1-system.txt"
 done
 nvme disconnect -n $NQN > /dev/null
 nvmf_target_stop $D

@@ -19,7 +19,7 @@
 #define CQ_BUDGET       128   /* completions per CQ per pass */
 #define AIO_BATCH       64
 #define TIMER_PERIOD_MS 100
-#define DEFAULT_IDLE_US 200
+#define DEFAULT_IDLE_US 1000
 
 uint64_t nvmf_rdma_now_us(void)
 {

@@ -153,7 +153,7 @@ static void *worker_main(void *arg)
 	struct nvmf_rdma_worker *w = arg;
 	struct nvmf_rdma_transport *t = w->t;
 	struct nvmf_rdma_poll_group *pg = &w->pg;
-	uint32_t idle_us = t->tgt->cfg ? t->tgt->cfg->target.idle_poll_us : 200;
+	uint32_t idle_us = t->tgt->cfg ? t->tgt->cfg->target.idle_poll_us : 1000;
 	uint64_t stop_deadline = 0;
 	pin(w);
 	for (;;) {

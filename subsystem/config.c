@@ -427,7 +427,7 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 	t->buffers_small = 1024;
 	t->buffers_large = 64;
 	t->hugepages = true;
-	t->idle_poll_us = 200;
+	t->idle_poll_us = 1000;
 	t->srq = true;
 	t->srq_depth = 4096;
 	t->numa_node = -1;

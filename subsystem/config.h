@@ -78,7 +78,7 @@ struct nvmf_target_config {
 				     * N > 1: N I/O poll-group threads beside the main thread */
 	uint32_t buffers_small, buffers_large; /* pool sizes (buffers); defaults 1024 and 64 */
 	bool hugepages;             /* nvmf_target.hugepages: try huge pages for pools; default true */
-	uint32_t idle_poll_us;      /* busy-poll this long after the last work before sleeping; default 200 */
+	uint32_t idle_poll_us;      /* busy-poll this long after the last work before sleeping; default 1000 */
 	bool srq;                   /* nvmf_target.srq: one shared receive queue per poll group and
 				     * device where the device has SRQs; default true */
 	uint32_t srq_depth;         /* nvmf_target.srq_depth: receives per SRQ; default 4096 */

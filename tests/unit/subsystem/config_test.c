@@ -303,7 +303,7 @@ static void minimal_config_gets_the_documented_defaults(void)
 	CU_ASSERT_EQUAL(cfg.target.buffers_small, 1024);
 	CU_ASSERT_EQUAL(cfg.target.buffers_large, 64);
 	CU_ASSERT_TRUE(cfg.target.hugepages);
-	CU_ASSERT_EQUAL(cfg.target.idle_poll_us, 200);
+	CU_ASSERT_EQUAL(cfg.target.idle_poll_us, 1000);
 	CU_ASSERT_TRUE(cfg.target.srq);
 	CU_ASSERT_EQUAL(cfg.target.srq_depth, 4096);
 	CU_ASSERT_EQUAL(cfg.target.numa_node, -1);
