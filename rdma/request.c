@@ -369,6 +369,8 @@ void nvmf_rdma_req_retire(struct nvmf_rdma_req *r)
 	struct nvmf_rdma_req *c;
 	do {
 		c = TAILQ_FIRST(&q->completing);
+		if (!c)
+			break;  /* cannot happen: every COMPLETING request is on the list */
 		TAILQ_REMOVE(&q->completing, c, link);
 		q->sends_inflight--;
 		nvmf_rdma_req_release(c);
