@@ -337,6 +337,9 @@ int nvmf_rdma_pg_poll_cqs(struct nvmf_rdma_poll_group *pg, int budget);
 /* nvmf_rdma_pg_flush - post everything chained this pass: receives first, then one
  * ibv_post_send per QP. */
 void nvmf_rdma_pg_flush(struct nvmf_rdma_poll_group *pg);
+/* nvmf_rdma_pg_kick_waiters - once per pass: serve requests waiting for a buffer that
+ * another group (or this one) may have returned to the pool. */
+void nvmf_rdma_pg_kick_waiters(struct nvmf_rdma_poll_group *pg);
 /* nvmf_rdma_pg_arm - request an event on every CQ of the group (before sleeping). */
 void nvmf_rdma_pg_arm(struct nvmf_rdma_poll_group *pg);
 /* nvmf_rdma_pg_drain_events - ack pending completion-channel events. */
@@ -421,6 +424,9 @@ struct nvmf_rdma_ctl {
 /* nvmf_rdma_workers_start - @n worker threads (pinned to CPUs of NUMA @node when >= 0).
  * Returns 0 or -1 with @err. */
 int nvmf_rdma_workers_start(struct nvmf_rdma_transport *t, unsigned n, int node, char *err, size_t errlen);
+/* nvmf_rdma_device_numa_node - NUMA node of @device's PCI function (sysfs), -1 if
+ * unknown (soft devices, no NUMA). */
+int nvmf_rdma_device_numa_node(const struct ibv_device *device);
 /* nvmf_rdma_first_device_node - NUMA node of the first RDMA device, -1 if unknown. */
 int nvmf_rdma_first_device_node(void);
 /* nvmf_rdma_workers_stop - disconnect every worker queue, wait up to @timeout_ms, join. */

@@ -120,10 +120,10 @@ fail:
 }
 
 /* The NUMA node of the device's PCI function, or -1 (soft devices, no NUMA). */
-static int device_numa_node(struct ibv_context *verbs)
+int nvmf_rdma_device_numa_node(const struct ibv_device *device)
 {
 	char path[IBV_SYSFS_PATH_MAX + 32];
-	snprintf(path, sizeof(path), "%s/device/numa_node", verbs->device->ibdev_path);
+	snprintf(path, sizeof(path), "%s/device/numa_node", device->ibdev_path);
 	FILE *f = fopen(path, "r");
 	int node = -1;
 	if (f) {
@@ -163,7 +163,7 @@ struct nvmf_rdma_device *nvmf_rdma_device_get(struct nvmf_rdma_transport *t,
 		snprintf(err, errlen, "%s: ibv_alloc_pd: %s", name, strerror(errno));
 		goto fail;
 	}
-	dev->numa_node = device_numa_node(verbs);
+	dev->numa_node = nvmf_rdma_device_numa_node(verbs->device);
 	const struct nvmf_target_config *tc = t->tgt->cfg ? &t->tgt->cfg->target : NULL;
 	char perr[200];
 	if (nvmf_rdma_pool_init(&dev->pool, dev->pd, dev->numa_node, t->max_xfer,

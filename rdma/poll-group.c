@@ -329,6 +329,13 @@ void nvmf_rdma_pg_flush(struct nvmf_rdma_poll_group *pg)
 	}
 }
 
+void nvmf_rdma_pg_kick_waiters(struct nvmf_rdma_poll_group *pg)
+{
+	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)
+		if (!TAILQ_EMPTY(&d->buf_waiters))
+			nvmf_rdma_pgd_kick(d);
+}
+
 void nvmf_rdma_pg_arm(struct nvmf_rdma_poll_group *pg)
 {
 	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)

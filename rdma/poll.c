@@ -89,14 +89,6 @@ int nvmf_rdma_pg_sleep(struct nvmf_rdma_poll_group *pg, int timeout_ms)
 	return wait_events(pg, timeout_ms);
 }
 
-/* Requests of the group waiting for a buffer another group may have returned. */
-static void kick_waiters(struct nvmf_rdma_poll_group *pg)
-{
-	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)
-		if (!TAILQ_EMPTY(&d->buf_waiters))
-			nvmf_rdma_pgd_kick(d);
-}
-
 /* One pass of the main poll group's work. */
 static int main_pass(struct nvmf_rdma_transport *t)
 {
@@ -106,7 +98,7 @@ static int main_pass(struct nvmf_rdma_transport *t)
 	n += nvmf_rdma_process_cm_events(t, t->ec);
 	n += nvmf_rdma_pg_poll_cqs(pg, CQ_BUDGET);
 	n += nvmf_rdma_poll_aio(&tgt->io);
-	kick_waiters(pg);
+	nvmf_rdma_pg_kick_waiters(pg);
 	/* Everything this pass produced: one post per QP and SRQ. */
 	nvmf_rdma_pg_flush(pg);
 	n += nvmf_rdma_reap_queues(pg, false);

@@ -164,9 +164,7 @@ static void *worker_main(void *arg)
 		 * and maps it before it accepts the connection. */
 		n += nvmf_rdma_pg_poll_cqs(pg, WORKER_CQ_BUDGET);
 		n += nvmf_rdma_poll_aio(&w->io);
-		for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)
-			if (!TAILQ_EMPTY(&d->buf_waiters))
-				nvmf_rdma_pgd_kick(d);
+		nvmf_rdma_pg_kick_waiters(pg);
 		nvmf_rdma_pg_flush(pg);
 		int reaped = nvmf_rdma_reap_queues(pg, false);
 		if (reaped)
@@ -215,16 +213,8 @@ int nvmf_rdma_first_device_node(void)
 	struct ibv_device **list = ibv_get_device_list(&n);
 	if (!list)
 		return -1;
-	if (n > 0) {
-		char path[IBV_SYSFS_PATH_MAX + 32];
-		snprintf(path, sizeof(path), "%s/device/numa_node", list[0]->ibdev_path);
-		FILE *f = fopen(path, "r");
-		if (f) {
-			if (fscanf(f, "%d", &node) != 1)
-				node = -1;
-			fclose(f);
-		}
-	}
+	if (n > 0)
+		node = nvmf_rdma_device_numa_node(list[0]);
 	ibv_free_device_list(list);
 	return node;
 }
