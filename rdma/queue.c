@@ -276,7 +276,7 @@ void nvmf_rdma_queue_disconnect(struct nvmf_rdma_queue *q, const char *why)
  * take back the ones of this admin queue before the core forgets the queue. */
 static void take_back_aers(struct nvmf_rdma_queue *q)
 {
-	struct nvmf_ctrl *ctrl = q->sq.ctrl;
+	struct nvmf_tgt_ctrl *ctrl = q->sq.ctrl;
 	if (!ctrl || q->qid != 0)
 		return;
 	unsigned keep = 0;
@@ -298,7 +298,7 @@ static void take_back_aers(struct nvmf_rdma_queue *q)
 static uint32_t in_backend(struct nvmf_rdma_queue *q)
 {
 	uint32_t n = q->executing;
-	struct nvmf_ctrl *ctrl = q->sq.ctrl;
+	struct nvmf_tgt_ctrl *ctrl = q->sq.ctrl;
 	if (ctrl && q->qid == 0)
 		for (unsigned i = 0; i < ctrl->nr_aer && n; i++)
 			if (ctrl->aer[i] && ctrl->aer[i]->sq == &q->sq)

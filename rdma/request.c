@@ -265,7 +265,7 @@ static void rdma_queue_response(struct nvmf_req *req)
 }
 
 /* ops->delete_ctrl: disconnect every queue of @ctrl; each one reaps itself later. */
-static void rdma_delete_ctrl(struct nvmf_ctrl *ctrl)
+static void rdma_delete_ctrl(struct nvmf_tgt_ctrl *ctrl)
 {
 	for (unsigned i = 0; i <= ctrl->max_qid; i++) {
 		struct nvmf_sq *sq = ctrl->sqs ? ctrl->sqs[i] : NULL;

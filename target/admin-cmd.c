@@ -66,7 +66,7 @@ static void put_le128(uint8_t f[16], uint64_t v)
 
 /* ---- Identify (NVMe Base 2.0 section 5.17) ---- */
 
-void nvmf_identify_ctrl_common(const struct nvmf_ctrl *ctrl, struct nvme_id_ctrl *id)
+void nvmf_identify_ctrl_common(const struct nvmf_tgt_ctrl *ctrl, struct nvme_id_ctrl *id)
 {
 	const struct nvmf_subsys *s = ctrl->subsys;
 	memset(id, 0, sizeof(*id));
@@ -93,7 +93,7 @@ void nvmf_identify_ctrl_common(const struct nvmf_ctrl *ctrl, struct nvme_id_ctrl
 
 static void identify_ctrl(struct nvmf_req *req)
 {
-	struct nvmf_ctrl *ctrl = req->sq->ctrl;
+	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	struct nvmf_subsys *s = ctrl->subsys;
 	struct nvme_id_ctrl *id = req->data;
 
@@ -259,7 +259,7 @@ uint64_t nvmf_get_log_offset(const struct nvme_sqe *cmd)
 
 nvme_status_t nvmf_parse_get_log(struct nvmf_req *req)
 {
-	const struct nvmf_ctrl *ctrl = req->sq->ctrl;
+	const struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	uint32_t len = nvmf_get_log_len(req->cmd);
 	/* MDTS bounds every transfer (1.4 Figure 247: larger is Invalid Field); without
 	 * MDTS the 24-bit keyed SGL length is the limit anyway. */
@@ -293,7 +293,7 @@ static int cmp_error_desc(const void *a, const void *b)
 /* LID 01h: 64-byte entries, newest first; unused entries are zero. */
 static void log_error(struct nvmf_req *req)
 {
-	struct nvmf_ctrl *ctrl = req->sq->ctrl;
+	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	struct nvmf_error_entry e[NVMF_ERROR_LOG_ENTRIES];
 	struct nvme_error_log_page log[NVMF_ERROR_LOG_ENTRIES];
 
@@ -319,7 +319,7 @@ static void log_error(struct nvmf_req *req)
 /* LID 02h: controller-wide health (LPA bit 0 clear: no per-namespace data). */
 static void log_smart(struct nvmf_req *req)
 {
-	struct nvmf_ctrl *ctrl = req->sq->ctrl;
+	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	struct nvme_smart_log log;
 
 	memset(&log, 0, sizeof(log));
@@ -356,7 +356,7 @@ static int cmp_u32(const void *a, const void *b)
  * with RAE clear empties the list and re-arms the namespace notice (5.16.1.5). */
 static void log_changed_ns(struct nvmf_req *req)
 {
-	struct nvmf_ctrl *ctrl = req->sq->ctrl;
+	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	__le32 log[NVMF_CHANGED_NS_MAX];
 	uint32_t sorted[NVMF_CHANGED_NS_MAX];
 
@@ -429,7 +429,7 @@ static nvme_status_t parse_get_log(struct nvmf_req *req)
 /* ---- Set / Get Features (NVMe Base 2.0 sections 5.21 / 5.27) ---- */
 
 /* I/O queues a controller may have: the subsystem's qid_max, bounded by ctrl->sqs. */
-static uint16_t queue_limit(const struct nvmf_ctrl *ctrl)
+static uint16_t queue_limit(const struct nvmf_tgt_ctrl *ctrl)
 {
 	uint32_t lim = ctrl->subsys->cfg && ctrl->subsys->cfg->qid_max ?
 		       ctrl->subsys->cfg->qid_max : ctrl->max_qid;
@@ -455,7 +455,7 @@ static bool feature_supported(uint8_t fid, bool discovery)
 
 /* Async Event Configuration bits a controller accepts: none on discovery (no
  * Discovery Log Change notices), SMART warnings and namespace notices otherwise. */
-static uint32_t aen_supported(const struct nvmf_ctrl *ctrl)
+static uint32_t aen_supported(const struct nvmf_tgt_ctrl *ctrl)
 {
 	return ctrl->subsys->type == NVMF_SUBSYS_DISCOVERY ? 0 : AEN_SMART_CRIT | AEN_NS_ATTR;
 }
@@ -467,7 +467,7 @@ static void set_result(struct nvmf_req *req, uint32_t dw0)
 
 static void execute_set_features(struct nvmf_req *req)
 {
-	struct nvmf_ctrl *ctrl = req->sq->ctrl;
+	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	uint32_t v = cdw11(req);
 
 	switch (cdw10(req) & 0xff) {
@@ -506,7 +506,7 @@ static void execute_set_features(struct nvmf_req *req)
 
 static void execute_get_features(struct nvmf_req *req)
 {
-	struct nvmf_ctrl *ctrl = req->sq->ctrl;
+	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	uint8_t fid = cdw10(req) & 0xff;
 	unsigned sel = (cdw10(req) >> 8) & 7;
 
@@ -537,7 +537,7 @@ static void execute_get_features(struct nvmf_req *req)
 
 nvme_status_t nvmf_parse_features(struct nvmf_req *req)
 {
-	const struct nvmf_ctrl *ctrl = req->sq->ctrl;
+	const struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	bool set = req->cmd->opcode == nvme_admin_set_features;
 	uint8_t fid = cdw10(req) & 0xff;
 	uint32_t v = cdw11(req);
@@ -582,7 +582,7 @@ nvme_status_t nvmf_parse_features(struct nvmf_req *req)
 /* ---- Asynchronous events (NVMe Base 2.0 section 5.2) ---- */
 
 /* Complete the oldest parked AER with the pending event, if both exist. */
-static void aen_deliver(struct nvmf_ctrl *ctrl)
+static void aen_deliver(struct nvmf_tgt_ctrl *ctrl)
 {
 	if (!ctrl->pending_aen || !ctrl->nr_aer)
 		return;
@@ -597,7 +597,7 @@ static void aen_deliver(struct nvmf_ctrl *ctrl)
 
 void nvmf_execute_aer(struct nvmf_req *req)
 {
-	struct nvmf_ctrl *ctrl = req->sq->ctrl;
+	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 
 	if (ctrl->nr_aer >= NVMF_AERL + 1) {
 		nvmf_req_complete(req, CMD_SPEC(NVME_SC_ASYNC_LIMIT) | NVME_SC_DNR);
@@ -607,7 +607,7 @@ void nvmf_execute_aer(struct nvmf_req *req)
 	aen_deliver(ctrl);
 }
 
-void nvmf_ctrl_notify_ns_changed(struct nvmf_ctrl *ctrl, uint32_t nsid)
+void nvmf_tgt_ctrl_notify_ns_changed(struct nvmf_tgt_ctrl *ctrl, uint32_t nsid)
 {
 	if (ctrl->nr_changed_ns <= NVMF_CHANGED_NS_MAX) {
 		bool listed = false;
@@ -628,7 +628,7 @@ void nvmf_ctrl_notify_ns_changed(struct nvmf_ctrl *ctrl, uint32_t nsid)
 	aen_deliver(ctrl);
 }
 
-void nvmf_ctrl_fail_aers(struct nvmf_ctrl *ctrl)
+void nvmf_tgt_ctrl_fail_aers(struct nvmf_tgt_ctrl *ctrl)
 {
 	while (ctrl->nr_aer) {
 		struct nvmf_req *req = ctrl->aer[--ctrl->nr_aer];
@@ -641,7 +641,7 @@ void nvmf_ctrl_fail_aers(struct nvmf_ctrl *ctrl)
 
 void nvmf_execute_keep_alive(struct nvmf_req *req)
 {
-	struct nvmf_ctrl *ctrl = req->sq->ctrl;
+	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 
 	/* Keep Alive with the timer disabled (KATO 0): Keep Alive Timeout Invalid, as nvmet
 	 * answers (the Linux host sends none then). */
@@ -663,7 +663,7 @@ static void execute_abort(struct nvmf_req *req)
 nvme_status_t nvmf_parse_admin_cmd(struct nvmf_req *req)
 {
 	/* nvmet_check_ctrl_status(): nothing but Fabrics commands before CC.EN/CSTS.RDY. */
-	if (!nvmf_ctrl_ready(req->sq->ctrl))
+	if (!nvmf_tgt_ctrl_ready(req->sq->ctrl))
 		return GENERIC(NVME_SC_CMD_SEQ_ERROR);
 	switch (req->cmd->opcode) {
 	case nvme_admin_identify:

@@ -18,7 +18,7 @@ void nvmf_sq_init(struct nvmf_sq *sq, struct nvmf_tgt *tgt, struct nvmf_port *po
 
 void nvmf_sq_destroy(struct nvmf_sq *sq)
 {
-	struct nvmf_ctrl *ctrl = sq->ctrl;
+	struct nvmf_tgt_ctrl *ctrl = sq->ctrl;
 	if (!ctrl)
 		return;
 	sq->ctrl = NULL;
@@ -35,7 +35,7 @@ void nvmf_sq_destroy(struct nvmf_sq *sq)
 	for (unsigned i = 0; i <= ctrl->max_qid; i++)
 		if (ctrl->sqs[i])
 			return;
-	nvmf_ctrl_free(ctrl);
+	nvmf_tgt_ctrl_free(ctrl);
 }
 
 /* Pick the parser: Fabrics commands on any queue; before Connect nothing else. */
@@ -109,7 +109,7 @@ void nvmf_req_complete(struct nvmf_req *req, nvme_status_t status)
 {
 	struct nvmf_sq *sq = req->sq;
 	if (status && sq->ctrl)
-		nvmf_ctrl_add_error(sq->ctrl, req, status);
+		nvmf_tgt_ctrl_add_error(sq->ctrl, req, status);
 	req->cqe->sq_head = htole16(sq->sqhd);
 	req->cqe->sq_id = htole16(sq->qid);
 	req->cqe->status = htole16((uint16_t)(status << 1));

@@ -36,7 +36,7 @@
 #define NVMF_CHANGED_NS_MAX     1024   /* Changed Namespace List: 1024 entries, 4 KiB */
 
 struct nvmf_tgt;
-struct nvmf_ctrl;
+struct nvmf_tgt_ctrl;
 struct nvmf_sq;
 struct nvmf_req;
 
@@ -60,7 +60,7 @@ struct nvmf_transport_ops {
 	void (*queue_response)(struct nvmf_req *req);
 	/* Tear down every queue of @ctrl (KATO expiry, fatal error, shutdown). The transport
 	 * disconnects them; each disconnected queue later calls nvmf_sq_destroy(). */
-	void (*delete_ctrl)(struct nvmf_ctrl *ctrl);
+	void (*delete_ctrl)(struct nvmf_tgt_ctrl *ctrl);
 };
 
 /* A subsystem as served: built from its config, namespaces opened. */
@@ -106,7 +106,7 @@ struct nvmf_error_entry {
 };
 
 /* Controller state (NVMe Base 3.1 / NVMe-oF dynamic controller model). */
-struct nvmf_ctrl {
+struct nvmf_tgt_ctrl {
 	struct nvmf_tgt *tgt;
 	struct nvmf_subsys *subsys;
 	struct nvmf_port *port;
@@ -138,7 +138,7 @@ struct nvmf_ctrl {
 	uint64_t units_read, units_written;/* 512 B units of data (Read+Compare / Write); the
 					    * SMART log reports thousands, rounded up */
 	bool deleting;
-	struct nvmf_ctrl *next;            /* in tgt->ctrls */
+	struct nvmf_tgt_ctrl *next;            /* in tgt->ctrls */
 	/* Discovery controller: the local address the host connected to, for wildcard ports. */
 	struct sockaddr_storage local_addr;
 };
@@ -155,7 +155,7 @@ struct nvmf_io_ctx {
 
 /* A submission queue: one per transport connection. */
 struct nvmf_sq {
-	struct nvmf_ctrl *ctrl;            /* NULL until Connect succeeds */
+	struct nvmf_tgt_ctrl *ctrl;            /* NULL until Connect succeeds */
 	struct nvmf_port *port;
 	struct nvmf_tgt *tgt;
 	const struct nvmf_transport_ops *ops;
@@ -194,7 +194,7 @@ struct nvmf_tgt {
 	size_t n_subsys;
 	struct nvmf_port *ports;
 	size_t n_ports;
-	struct nvmf_ctrl *ctrls;           /* live controllers */
+	struct nvmf_tgt_ctrl *ctrls;           /* live controllers */
 	uint64_t disc_genctr;              /* discovery log generation counter */
 	struct nvmf_io_ctx io;             /* I/O context of the thread running the core; queues
 					    * served by other threads bring their own (sq->io) */
@@ -253,20 +253,20 @@ void nvmf_req_complete(struct nvmf_req *req, nvme_status_t status);
 void nvmf_req_complete_dnr(struct nvmf_req *req, nvme_status_t status);
 
 /* ---- controllers (target/ctrl.c) ---- */
-struct nvmf_ctrl *nvmf_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
+struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 				  struct nvmf_port *port, const struct nvmf_transport_ops *ops,
 				  const char *hostnqn, const uint8_t hostid[16], uint32_t kato_ms);
-struct nvmf_ctrl *nvmf_ctrl_find(struct nvmf_tgt *tgt, const char *subnqn, uint16_t cntlid);
-void nvmf_ctrl_free(struct nvmf_ctrl *ctrl);
-/* nvmf_ctrl_fatal - CSTS.CFS and tear the association down. */
-void nvmf_ctrl_fatal(struct nvmf_ctrl *ctrl);
-/* nvmf_ctrl_prop_get / set: property space access (NVMe-oF 3.3/3.4). */
-nvme_status_t nvmf_ctrl_prop_get(struct nvmf_ctrl *ctrl, uint32_t off, bool size8, uint64_t *val);
-nvme_status_t nvmf_ctrl_prop_set(struct nvmf_ctrl *ctrl, uint32_t off, bool size8, uint64_t val);
-/* nvmf_ctrl_add_error - record a failed command in the error log. */
-void nvmf_ctrl_add_error(struct nvmf_ctrl *ctrl, struct nvmf_req *req, nvme_status_t st);
-/* nvmf_ctrl_ready - CC.EN = 1 and CSTS.RDY = 1 (I/O and most admin need it). */
-bool nvmf_ctrl_ready(const struct nvmf_ctrl *ctrl);
+struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_find(struct nvmf_tgt *tgt, const char *subnqn, uint16_t cntlid);
+void nvmf_tgt_ctrl_free(struct nvmf_tgt_ctrl *ctrl);
+/* nvmf_tgt_ctrl_fatal - CSTS.CFS and tear the association down. */
+void nvmf_tgt_ctrl_fatal(struct nvmf_tgt_ctrl *ctrl);
+/* nvmf_tgt_ctrl_prop_get / set: property space access (NVMe-oF 3.3/3.4). */
+nvme_status_t nvmf_tgt_ctrl_prop_get(struct nvmf_tgt_ctrl *ctrl, uint32_t off, bool size8, uint64_t *val);
+nvme_status_t nvmf_tgt_ctrl_prop_set(struct nvmf_tgt_ctrl *ctrl, uint32_t off, bool size8, uint64_t val);
+/* nvmf_tgt_ctrl_add_error - record a failed command in the error log. */
+void nvmf_tgt_ctrl_add_error(struct nvmf_tgt_ctrl *ctrl, struct nvmf_req *req, nvme_status_t st);
+/* nvmf_tgt_ctrl_ready - CC.EN = 1 and CSTS.RDY = 1 (I/O and most admin need it). */
+bool nvmf_tgt_ctrl_ready(const struct nvmf_tgt_ctrl *ctrl);
 
 /* ---- command parsers: set execute/dir/data_len or return a status ---- */
 nvme_status_t nvmf_parse_fabrics_cmd(struct nvmf_req *req);   /* target/fabrics-cmd.c */
@@ -288,7 +288,7 @@ void nvmf_io_retry_pending(struct nvmf_io_ctx *io);
  * the same way: SN/MN/FR, MDTS, CNTLID, VER, AERL, KAS, SGLS (keyed per transport), SUBNQN,
  * IOCCSZ/IORCSZ for admin-only capsules, MSDBD (NVMe Base 2.0 figure 276, NVMe-oF 1.1
  * section 4.1). Little endian on the wire. */
-void nvmf_identify_ctrl_common(const struct nvmf_ctrl *ctrl, struct nvme_id_ctrl *id);
+void nvmf_identify_ctrl_common(const struct nvmf_tgt_ctrl *ctrl, struct nvme_id_ctrl *id);
 void nvmf_execute_keep_alive(struct nvmf_req *req);
 void nvmf_execute_aer(struct nvmf_req *req);
 /* nvmf_get_log_len - Get Log Page NUMD (cdw10/11) as bytes; LPO (cdw12/13) as offset. */
@@ -309,14 +309,14 @@ nvme_status_t nvmf_parse_features(struct nvmf_req *req);
  * way (Set/Get Features, Asynchronous Event Request, Keep Alive); INVALID_OPCODE for any
  * other opcode. */
 nvme_status_t nvmf_parse_shared_admin_cmd(struct nvmf_req *req);
-/* nvmf_ctrl_notify_ns_changed - namespace @nsid changed (attached, detached, resized):
+/* nvmf_tgt_ctrl_notify_ns_changed - namespace @nsid changed (attached, detached, resized):
  * add it to the Changed Namespace List log (04h) and, when enabled in the Async Event
  * Configuration and not masked, complete a parked AER with a Namespace Attribute
  * Changed notice (dword 0 = 0x00040002). Further notices wait until log 04h is read. */
-void nvmf_ctrl_notify_ns_changed(struct nvmf_ctrl *ctrl, uint32_t nsid);
-/* nvmf_ctrl_fail_aers - complete every parked AER with ABORT_REQ (controller reset or
+void nvmf_tgt_ctrl_notify_ns_changed(struct nvmf_tgt_ctrl *ctrl, uint32_t nsid);
+/* nvmf_tgt_ctrl_fail_aers - complete every parked AER with ABORT_REQ (controller reset or
  * shutdown while its queues can still send). A transport tearing queues down without
  * sending just sets ctrl->nr_aer = 0 and frees its requests itself. */
-void nvmf_ctrl_fail_aers(struct nvmf_ctrl *ctrl);
+void nvmf_tgt_ctrl_fail_aers(struct nvmf_tgt_ctrl *ctrl);
 
 #endif

@@ -24,7 +24,7 @@
 
 static bool cntlid_in_use(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint16_t id)
 {
-	for (struct nvmf_ctrl *c = tgt->ctrls; c; c = c->next)
+	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next)
 		if (c->subsys == s && c->cntlid == id)
 			return true;
 	return false;
@@ -47,14 +47,14 @@ static uint16_t alloc_cntlid(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
 	return 0;
 }
 
-struct nvmf_ctrl *nvmf_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
+struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 				  struct nvmf_port *port, const struct nvmf_transport_ops *ops,
 				  const char *hostnqn, const uint8_t hostid[16], uint32_t kato_ms)
 {
 	uint16_t cntlid = alloc_cntlid(tgt, s);
 	if (!cntlid)
 		return NULL;
-	struct nvmf_ctrl *c = calloc(1, sizeof(*c));
+	struct nvmf_tgt_ctrl *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->max_qid = s->type == NVMF_SUBSYS_DISCOVERY ? 0 :
@@ -87,17 +87,17 @@ struct nvmf_ctrl *nvmf_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 	return c;
 }
 
-struct nvmf_ctrl *nvmf_ctrl_find(struct nvmf_tgt *tgt, const char *subnqn, uint16_t cntlid)
+struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_find(struct nvmf_tgt *tgt, const char *subnqn, uint16_t cntlid)
 {
-	for (struct nvmf_ctrl *c = tgt->ctrls; c; c = c->next)
+	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next)
 		if (c->cntlid == cntlid && !strcmp(c->subsys->cfg->nqn, subnqn))
 			return c;
 	return NULL;
 }
 
-void nvmf_ctrl_free(struct nvmf_ctrl *ctrl)
+void nvmf_tgt_ctrl_free(struct nvmf_tgt_ctrl *ctrl)
 {
-	struct nvmf_ctrl **pp = &ctrl->tgt->ctrls;
+	struct nvmf_tgt_ctrl **pp = &ctrl->tgt->ctrls;
 	while (*pp && *pp != ctrl)
 		pp = &(*pp)->next;
 	if (*pp)
@@ -106,12 +106,12 @@ void nvmf_ctrl_free(struct nvmf_ctrl *ctrl)
 	free(ctrl);
 }
 
-bool nvmf_ctrl_ready(const struct nvmf_ctrl *ctrl)
+bool nvmf_tgt_ctrl_ready(const struct nvmf_tgt_ctrl *ctrl)
 {
 	return (ctrl->cc & CC_EN) && (ctrl->csts & CSTS_RDY);
 }
 
-void nvmf_ctrl_fatal(struct nvmf_ctrl *ctrl)
+void nvmf_tgt_ctrl_fatal(struct nvmf_tgt_ctrl *ctrl)
 {
 	ctrl->csts |= CSTS_CFS;
 	if (!ctrl->deleting) {
@@ -120,7 +120,7 @@ void nvmf_ctrl_fatal(struct nvmf_ctrl *ctrl)
 	}
 }
 
-nvme_status_t nvmf_ctrl_prop_get(struct nvmf_ctrl *ctrl, uint32_t off, bool size8, uint64_t *val)
+nvme_status_t nvmf_tgt_ctrl_prop_get(struct nvmf_tgt_ctrl *ctrl, uint32_t off, bool size8, uint64_t *val)
 {
 	/* CAP is the only 8-byte property we expose; the others are 4 bytes. */
 	if (size8) {
@@ -139,7 +139,7 @@ nvme_status_t nvmf_ctrl_prop_get(struct nvmf_ctrl *ctrl, uint32_t off, bool size
 }
 
 /* CC.EN 0 -> 1: check the configuration; a bad one is a controller fatal status. */
-static void ctrl_enable(struct nvmf_ctrl *ctrl)
+static void ctrl_enable(struct nvmf_tgt_ctrl *ctrl)
 {
 	uint32_t cc = ctrl->cc;
 	bool io = ctrl->subsys->type != NVMF_SUBSYS_DISCOVERY;
@@ -151,7 +151,7 @@ static void ctrl_enable(struct nvmf_ctrl *ctrl)
 	ctrl->csts = CSTS_RDY;
 }
 
-nvme_status_t nvmf_ctrl_prop_set(struct nvmf_ctrl *ctrl, uint32_t off, bool size8, uint64_t val)
+nvme_status_t nvmf_tgt_ctrl_prop_set(struct nvmf_tgt_ctrl *ctrl, uint32_t off, bool size8, uint64_t val)
 {
 	if (size8 || off != NVMF_PROP_CC)
 		return nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD) | NVME_SC_DNR;
@@ -177,7 +177,7 @@ nvme_status_t nvmf_ctrl_prop_set(struct nvmf_ctrl *ctrl, uint32_t off, bool size
 	return 0;
 }
 
-void nvmf_ctrl_add_error(struct nvmf_ctrl *ctrl, struct nvmf_req *req, nvme_status_t st)
+void nvmf_tgt_ctrl_add_error(struct nvmf_tgt_ctrl *ctrl, struct nvmf_req *req, nvme_status_t st)
 {
 	/* I/O threads of one controller may fail commands at the same time. */
 	pthread_mutex_lock(&ctrl->tgt->stats_lock);

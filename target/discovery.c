@@ -156,7 +156,7 @@ static void disc_get_log(struct nvmf_req *req)
 /* Identify Controller of a discovery controller (NVMe-oF 1.1 section 5.2). */
 static void disc_identify_ctrl(struct nvmf_req *req)
 {
-	struct nvmf_ctrl *ctrl = req->sq->ctrl;
+	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	struct nvme_id_ctrl *id = req->data;
 
 	nvmf_identify_ctrl_common(ctrl, id);            /* admin capsules only: IOCCSZ 4 */
@@ -172,7 +172,7 @@ nvme_status_t nvmf_parse_discovery_cmd(struct nvmf_req *req)
 {
 	/* Not before CC.EN / CSTS.RDY. nvmet answers INVALID_OPCODE here; Command Sequence
 	 * Error says what is wrong and matches the I/O controller. */
-	if (!nvmf_ctrl_ready(req->sq->ctrl))
+	if (!nvmf_tgt_ctrl_ready(req->sq->ctrl))
 		return GENERIC(NVME_SC_CMD_SEQ_ERROR);
 	switch (req->cmd->opcode) {
 	case nvme_admin_identify:

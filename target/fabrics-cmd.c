@@ -36,7 +36,7 @@ static void connect_nqns(const struct nvmf_connect_data *d, char *subnqn, char *
 	hostnqn[NQN_FIELD] = 0;
 }
 
-static void finish_connect(struct nvmf_req *req, struct nvmf_ctrl *ctrl, uint16_t qid,
+static void finish_connect(struct nvmf_req *req, struct nvmf_tgt_ctrl *ctrl, uint16_t qid,
 			   uint16_t sqsize)
 {
 	struct nvmf_sq *sq = req->sq;
@@ -80,7 +80,7 @@ static void execute_admin_connect(struct nvmf_req *req)
 		st = nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST) | NVME_SC_DNR;
 		goto out;
 	}
-	struct nvmf_ctrl *ctrl = nvmf_ctrl_alloc(tgt, s, sq->port, sq->ops, hostnqn, d->hostid, kato);
+	struct nvmf_tgt_ctrl *ctrl = nvmf_tgt_ctrl_alloc(tgt, s, sq->port, sq->ops, hostnqn, d->hostid, kato);
 	if (!ctrl) {
 		st = nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_CTRL_BUSY);
 		goto out;
@@ -102,7 +102,7 @@ static void execute_io_connect(struct nvmf_req *req)
 	nvme_status_t st;
 
 	connect_nqns(d, subnqn, hostnqn);
-	struct nvmf_ctrl *ctrl = nvmf_ctrl_find(sq->tgt, subnqn, le16toh(d->cntlid));
+	struct nvmf_tgt_ctrl *ctrl = nvmf_tgt_ctrl_find(sq->tgt, subnqn, le16toh(d->cntlid));
 	if (!ctrl || ctrl->deleting || ctrl->port != sq->port) {
 		st = connect_invalid(req, IPO_DATA(offsetof(struct nvmf_connect_data, cntlid)));
 		goto out;
@@ -146,7 +146,7 @@ static void execute_prop_get(struct nvmf_req *req)
 {
 	uint64_t val = 0;
 	bool size8 = ((const uint8_t *)req->cmd)[NVMF_PROP_ATTRIB] & 1;
-	nvme_status_t st = nvmf_ctrl_prop_get(req->sq->ctrl,
+	nvme_status_t st = nvmf_tgt_ctrl_prop_get(req->sq->ctrl,
 			nvme_sqe_le32(req->cmd, NVMF_PROP_OFFSET), size8, &val);
 	req->cqe->result.u64 = htole64(val);
 	nvmf_req_complete(req, st);
@@ -155,7 +155,7 @@ static void execute_prop_get(struct nvmf_req *req)
 static void execute_prop_set(struct nvmf_req *req)
 {
 	bool size8 = ((const uint8_t *)req->cmd)[NVMF_PROP_ATTRIB] & 1;
-	nvme_status_t st = nvmf_ctrl_prop_set(req->sq->ctrl,
+	nvme_status_t st = nvmf_tgt_ctrl_prop_set(req->sq->ctrl,
 			nvme_sqe_le32(req->cmd, NVMF_PROP_OFFSET), size8,
 			nvme_sqe_le64(req->cmd, NVMF_PROP_VALUE));
 	nvmf_req_complete(req, st);

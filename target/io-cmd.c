@@ -130,7 +130,7 @@ static bool needs_flush(const struct nvmf_req *req)
 /* SMART counters (NVMe Base 2.0 figure 207): commands, and data in 512 B units. */
 static void count_io(struct nvmf_req *req)
 {
-	struct nvmf_ctrl *ctrl = req->sq->ctrl;
+	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	switch (req->cmd->opcode) {
 	case nvme_cmd_read:
 	case nvme_cmd_compare:
@@ -362,7 +362,7 @@ static bool lba_range_ok(const struct nvmf_ns *ns, uint64_t slba, uint64_t nlb)
 static nvme_status_t parse_rw(struct nvmf_req *req, enum nvmf_xfer_dir dir,
 			      void (*execute)(struct nvmf_req *))
 {
-	const struct nvmf_ctrl *ctrl = req->sq->ctrl;
+	const struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	uint32_t cdw12 = cdw(req->cmd->cdw12);
 	uint64_t nlb = (cdw12 & CDW12_NLB_MASK) + 1ull;
 	req->slba = cmd_slba(req->cmd);
@@ -412,7 +412,7 @@ static nvme_status_t parse_dsm(struct nvmf_req *req)
 nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
 {
 	/* I/O needs an enabled, ready controller (nvmet_check_ctrl_status). */
-	if (!nvmf_ctrl_ready(req->sq->ctrl))
+	if (!nvmf_tgt_ctrl_ready(req->sq->ctrl))
 		return generic(NVME_SC_CMD_SEQ_ERROR);
 
 	uint8_t opcode = req->cmd->opcode;

@@ -10,7 +10,7 @@ static void loop_queue_response(struct nvmf_req *req)
 	q->done = true;
 }
 
-static void loop_delete_ctrl(struct nvmf_ctrl *ctrl)
+static void loop_delete_ctrl(struct nvmf_tgt_ctrl *ctrl)
 {
 	for (unsigned i = 0; i <= ctrl->max_qid; i++) {
 		struct nvmf_sq *sq = ctrl->sqs[i];

@@ -217,7 +217,7 @@ fail:
 void nvmf_tgt_fini(struct nvmf_tgt *tgt)
 {
 	while (tgt->ctrls)
-		nvmf_ctrl_free(tgt->ctrls);
+		nvmf_tgt_ctrl_free(tgt->ctrls);
 	pthread_mutex_destroy(&tgt->stats_lock);
 	for (size_t i = 0; i < tgt->n_subsys; i++)
 		free_subsys(tgt->subsys[i]);
@@ -270,7 +270,7 @@ bool nvmf_port_has_subsys(const struct nvmf_port *port, const struct nvmf_subsys
 void nvmf_tgt_poll_timers(struct nvmf_tgt *tgt)
 {
 	uint64_t now = tgt->now_ms(tgt);
-	for (struct nvmf_ctrl *c = tgt->ctrls, *next; c; c = next) {
+	for (struct nvmf_tgt_ctrl *c = tgt->ctrls, *next; c; c = next) {
 		next = c->next;   /* a transport may free c during teardown */
 		if (c->deleting || !c->kato_ms)
 			continue;
@@ -278,7 +278,7 @@ void nvmf_tgt_poll_timers(struct nvmf_tgt *tgt)
 			fprintf(stderr, "nvmf-target: controller %u of %s (host %s): keep-alive timeout "
 				"(%u ms), tearing the association down\n",
 				c->cntlid, c->subsys->cfg->nqn, c->hostnqn, c->kato_ms);
-			nvmf_ctrl_fatal(c);
+			nvmf_tgt_ctrl_fatal(c);
 		}
 	}
 }

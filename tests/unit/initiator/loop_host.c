@@ -88,7 +88,7 @@ static void lt_queue_response(struct nvmf_req *req)
 	s->busy = false;
 }
 
-static void lt_delete_ctrl(struct nvmf_ctrl *ctrl)
+static void lt_delete_ctrl(struct nvmf_tgt_ctrl *ctrl)
 {
 	for (unsigned i = 0; i <= ctrl->max_qid; i++)
 		if (ctrl->sqs[i])
@@ -503,7 +503,7 @@ bool loop_host_last_admin_regs(struct loop_host *lh, uint32_t *cc, uint32_t *cst
 unsigned loop_host_live_ctrls(struct loop_host *lh)
 {
 	unsigned n = 0;
-	LOCKED(lh, for (struct nvmf_ctrl *c = lh->tgt.ctrls; c; c = c->next) n++);
+	LOCKED(lh, for (struct nvmf_tgt_ctrl *c = lh->tgt.ctrls; c; c = c->next) n++);
 	return n;
 }
 
@@ -525,7 +525,7 @@ bool loop_host_ctrl_regs(struct loop_host *lh, uint16_t cntlid, uint32_t *cc, ui
 {
 	bool found = false;
 	pthread_mutex_lock(&lh->lock);
-	for (struct nvmf_ctrl *c = lh->tgt.ctrls; c; c = c->next)
+	for (struct nvmf_tgt_ctrl *c = lh->tgt.ctrls; c; c = c->next)
 		if (c->cntlid == cntlid && !c->deleting) {
 			*cc = c->cc;
 			*csts = c->csts;

@@ -17,7 +17,7 @@ static void setup(void)
 	CU_ASSERT_FATAL(fx_connect_admin(&F) == 0);
 }
 
-static struct nvmf_ctrl *ctrl(void) { return F.admin.sq.ctrl; }
+static struct nvmf_tgt_ctrl *ctrl(void) { return F.admin.sq.ctrl; }
 
 static struct nvme_sqe mk(uint8_t opc, uint32_t nsid, uint32_t c10, uint32_t c11)
 {
@@ -600,13 +600,13 @@ static void aer_stays_parked_until_a_namespace_changes(void)
 	struct nvmf_loop_queue a1, a2;
 	submit_aer(&a1);
 	CU_ASSERT_FALSE(a1.done);
-	nvmf_ctrl_notify_ns_changed(ctrl(), 2);
+	nvmf_tgt_ctrl_notify_ns_changed(ctrl(), 2);
 	CU_ASSERT_TRUE_FATAL(a1.done);
 	CU_ASSERT_EQUAL(le16toh(a1.cqe.status), 0);
 	CU_ASSERT_EQUAL(le32toh(a1.cqe.result.u32), 0x00040002u);
 	/* Masked until the log is read: the next change only adds to the list. */
 	submit_aer(&a2);
-	nvmf_ctrl_notify_ns_changed(ctrl(), 1);
+	nvmf_tgt_ctrl_notify_ns_changed(ctrl(), 1);
 	CU_ASSERT_FALSE(a2.done);
 	__le32 list[1024];
 	CU_ASSERT_EQUAL_FATAL(get_log(NVME_LOG_LID_CHANGED_NS, NVME_NSID_ALL, 0, list, sizeof(list)), 0);
@@ -614,7 +614,7 @@ static void aer_stays_parked_until_a_namespace_changes(void)
 	CU_ASSERT_EQUAL(le32toh(list[1]), 2);
 	CU_ASSERT(all_zero(list + 2, sizeof(list) - 8));
 	/* Reading cleared the list and re-armed the notice. */
-	nvmf_ctrl_notify_ns_changed(ctrl(), 1);
+	nvmf_tgt_ctrl_notify_ns_changed(ctrl(), 1);
 	CU_ASSERT_TRUE(a2.done);
 	CU_ASSERT_EQUAL(get_log(NVME_LOG_LID_CHANGED_NS, 0, 0, list, sizeof(list)), 0);
 	CU_ASSERT_EQUAL(le32toh(list[0]), 1);
@@ -627,7 +627,7 @@ static void namespace_change_with_notices_disabled_completes_no_aer(void)
 	setup();
 	struct nvmf_loop_queue a;
 	submit_aer(&a);
-	nvmf_ctrl_notify_ns_changed(ctrl(), 1);
+	nvmf_tgt_ctrl_notify_ns_changed(ctrl(), 1);
 	CU_ASSERT_FALSE(a.done);
 	CU_ASSERT_EQUAL(ctrl()->nr_changed_ns, 1);   /* the log still records it */
 	fx_teardown(&F);
@@ -636,7 +636,7 @@ static void namespace_change_with_notices_disabled_completes_no_aer(void)
 static void changed_namespace_log_with_rae_keeps_the_list(void)
 {
 	setup();
-	nvmf_ctrl_notify_ns_changed(ctrl(), 2);
+	nvmf_tgt_ctrl_notify_ns_changed(ctrl(), 2);
 	__le32 list[4];
 	struct nvme_sqe c = mk(nvme_admin_get_log_page, 0, NVME_LOG_LID_CHANGED_NS | 1u << 15 | 3u << 16, 0);
 	CU_ASSERT_EQUAL(cmd(c, list, sizeof(list), NULL), 0);
@@ -649,7 +649,7 @@ static void changed_namespace_log_overflow_reports_ffffffff(void)
 {
 	setup();
 	for (uint32_t n = 1; n <= NVMF_CHANGED_NS_MAX + 1; n++)
-		nvmf_ctrl_notify_ns_changed(ctrl(), n);
+		nvmf_tgt_ctrl_notify_ns_changed(ctrl(), n);
 	__le32 list[1024];
 	CU_ASSERT_EQUAL(get_log(NVME_LOG_LID_CHANGED_NS, 0, 0, list, sizeof(list)), 0);
 	CU_ASSERT_EQUAL(le32toh(list[0]), 0xffffffffu);
@@ -668,7 +668,7 @@ static void fifth_aer_returns_async_limit_and_fail_aers_aborts_the_rest(void)
 	submit_aer(&a[NVMF_AERL + 1]);
 	CU_ASSERT_TRUE(a[NVMF_AERL + 1].done);
 	CU_ASSERT_EQUAL(le16toh(a[NVMF_AERL + 1].cqe.status) >> 1, CSPEC(NVME_SC_ASYNC_LIMIT));
-	nvmf_ctrl_fail_aers(ctrl());
+	nvmf_tgt_ctrl_fail_aers(ctrl());
 	for (int i = 0; i <= NVMF_AERL; i++) {
 		CU_ASSERT_TRUE(a[i].done);
 		CU_ASSERT_EQUAL(le16toh(a[i].cqe.status) >> 1, nvme_status(NVME_SCT_GENERIC, NVME_SC_ABORT_REQ));

@@ -259,9 +259,9 @@ static void disconnecting_the_admin_queue_frees_the_cntlid(void)
 {
 	setup();
 	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
-	CU_ASSERT_PTR_NOT_NULL(nvmf_ctrl_find(&F.tgt, FX_SUBNQN, F.cntlid));
+	CU_ASSERT_PTR_NOT_NULL(nvmf_tgt_ctrl_find(&F.tgt, FX_SUBNQN, F.cntlid));
 	nvmf_loop_disconnect(&F.admin);
-	CU_ASSERT_PTR_NULL(nvmf_ctrl_find(&F.tgt, FX_SUBNQN, F.cntlid));
+	CU_ASSERT_PTR_NULL(nvmf_tgt_ctrl_find(&F.tgt, FX_SUBNQN, F.cntlid));
 	CU_ASSERT_PTR_NULL(F.tgt.ctrls);
 	fx_teardown(&F);
 }

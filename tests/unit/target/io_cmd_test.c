@@ -100,7 +100,7 @@ struct fixture {
 	struct nvmf_ns *slots[5];         /* indexed by nsid, 0..4 */
 	struct nvmf_ns ns1, ns2, ns3;
 	struct fake_bdev fake;
-	struct nvmf_ctrl ctrl;
+	struct nvmf_tgt_ctrl ctrl;
 	struct nvmf_sq *sqs[3];
 	struct nvmf_loop_queue q, q2;     /* I/O queues 1 and 2 */
 	void *start_buf[2];               /* buffers of requests started by start() */
