@@ -1,7 +1,8 @@
 # nvmf-rdma: user-space NVMe over Fabrics target and initiator on RDMA.
 #   make            build everything under build/
 #   make unit       build and run the CUnit unit tests
-#   make check      install missing dependencies, build, unit tests, VM integration tests
+#   make check      install missing dependencies, build, unit tests (plain and under
+#                   AddressSanitizer + UBSan), install check, VM integration tests
 #   make asan       the same build with AddressSanitizer + UBSan (or SANITIZE=1 make ...)
 #   make deps       install missing packages (apt-get) and the guest kernel
 #   make vm-check   only the VM integration tests
@@ -28,19 +29,19 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) || echo PKG-CONFIG-FAILED-run-m
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) || echo PKG-CONFIG-FAILED-run-make-deps)
 
 # Library code of each layer; files named *main.c are programs.
-LIB_DIRS := nvme rdma subsystem target initiator
+LIB_DIRS := nvme rdma rdma/host rdma/target subsystem target initiator
 LIB_SRCS := $(filter-out %main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 
 # libnvmf: the host library = initiator core + RDMA host transport + shared protocol code.
-NVMF_SRCS := $(filter-out %main.c,$(wildcard initiator/*.c)) $(wildcard rdma/host*.c) \
-             rdma/cm-private.c $(wildcard nvme/*.c)
+NVMF_SRCS := $(filter-out %main.c,$(wildcard initiator/*.c)) $(wildcard rdma/host/*.c) rdma/device.c \
+             $(wildcard nvme/*.c)
 NVMF_OBJS := $(NVMF_SRCS:%.c=$(BUILD)/obj/%.o)
 # The nvmf tool: initiator/cli/main.c plus the rest of initiator/cli (also unit tested).
 CLI_SRCS  := $(filter-out initiator/cli/main.c,$(wildcard initiator/cli/*.c))
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 
-UNIT_SRCS := $(wildcard tests/unit/*.c tests/unit/*/*.c)
+UNIT_SRCS := $(wildcard tests/unit/*.c tests/unit/*/*.c tests/unit/*/*/*.c)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
 
 TARGET_BIN := $(BUILD)/nvmf-target
@@ -78,7 +79,9 @@ $(BUILD)/gen/unit_suites.inc: $(UNIT_SRCS)
 	@sed -n 's/^const struct unit_test \([a-z0-9_]*\)_tests\[\].*/UNIT_SUITE(\1)/p' $(UNIT_SRCS) > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
-$(BUILD)/obj/tests/unit/main.o: CFLAGS += -I$(BUILD)/gen
+# private: the stamp (a prerequisite) must not see the extra flag, or it flips between
+# the two and every object is rebuilt whenever make unit and make all alternate.
+$(BUILD)/obj/tests/unit/main.o: private CFLAGS += -I$(BUILD)/gen
 $(BUILD)/obj/tests/unit/main.o: $(BUILD)/gen/unit_suites.inc
 
 $(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(BUILD)/libcore.a
@@ -141,9 +144,12 @@ bench: deps
 	$(MAKE) all
 	bench/run
 
-# make install into a scratch prefix, then build and run a program against it with
+# First: libnvmf holds host code only and needs no target code (scripts/check-libnvmf-objects).
+# Then make install into a scratch prefix, and build and run a program against it with
 # pkg-config, as a user of the library would.
 install-check: all
+	NVMF_OBJS='$(NVMF_OBJS)' LIB_OBJS='$(LIB_OBJS)' \
+		scripts/check-libnvmf-objects $(NVMF_A)
 	rm -rf $(BUILD)/install-check
 	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(BUILD)/install-check > /dev/null
 	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/install-check/lib/pkgconfig sh -c '$(CC) -std=c11 -Wall -Werror \
@@ -153,6 +159,7 @@ install-check: all
 check: deps
 	$(MAKE) all
 	$(MAKE) unit
+	$(MAKE) SANITIZE=1 unit
 	$(MAKE) install-check
 	$(MAKE) vm-check
 

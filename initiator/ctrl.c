@@ -16,18 +16,18 @@
 #include <unistd.h>
 #include "initiator/internal.h"
 
-/* CC / CSTS fields (NVMe Base 2.0 sections 3.1.3.5, 3.1.3.6). */
-#define CC_EN            (1u << 0)
-#define CC_IOSQES_64     (6u << 16)
-#define CC_IOCQES_16     (4u << 20)
-#define CC_SHN_MASK      (3u << 14)
-#define CC_SHN_NORMAL    (1u << 14)
-#define CSTS_RDY         (1u << 0)
-#define CSTS_CFS         (1u << 1)
-#define CSTS_SHST(c)     (((c) >> 2) & 3u)
-#define CSTS_SHST_DONE   2u
-#define CAP_MQES(cap)    ((unsigned)((cap) & 0xffff))
-#define CAP_TO_MS(cap)   ((unsigned)(((cap) >> 24) & 0xff) * 500u)
+/* CC / CSTS values built from libnvme's field definitions (NVMe Base 3.1.3.5-6). */
+#define CC_EN         ((uint32_t)NVME_CC_EN_MASK << NVME_CC_EN_SHIFT)
+#define CC_IOSQES_64  ((uint32_t)6 << NVME_CC_IOSQES_SHIFT)   /* 2^6 = 64-byte SQEs */
+#define CC_IOCQES_16  ((uint32_t)4 << NVME_CC_IOCQES_SHIFT)   /* 2^4 = 16-byte CQEs */
+#define CC_SHN_MASK   ((uint32_t)NVME_CC_SHN_MASK << NVME_CC_SHN_SHIFT)
+#define CC_SHN_NORMAL ((uint32_t)NVME_CC_SHN_NORMAL << NVME_CC_SHN_SHIFT)
+#define CSTS_RDY      ((uint32_t)NVME_CSTS_RDY_MASK << NVME_CSTS_RDY_SHIFT)
+#define CSTS_CFS      ((uint32_t)NVME_CSTS_CFS_MASK << NVME_CSTS_CFS_SHIFT)
+#define CSTS_SHST_MASK ((uint32_t)NVME_CSTS_SHST_MASK << NVME_CSTS_SHST_SHIFT)
+#define CSTS_SHST_DONE ((uint32_t)NVME_CSTS_SHST_CMPLT << NVME_CSTS_SHST_SHIFT)
+#define CAP_MQES(cap)  ((unsigned)NVME_CAP_MQES(cap))
+#define CAP_TO_MS(cap) ((unsigned)NVME_CAP_TO(cap) * 500u)   /* CAP.TO is in 500 ms units */
 #define CONNECT_ATR      (1u << 17)  /* Connect response: authentication required */
 
 
@@ -466,7 +466,7 @@ static int copy_opts(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 		c->opts.kato_ms = 0;
 	if (c->opts.timeout_ms <= 0)
 		c->opts.timeout_ms = NVMFH_DEFAULT_TIMEOUT_MS;
-	/* The RDMA transport (rdma/host.c) is the default. */
+	/* The RDMA transport (rdma/host/) is the default. */
 	c->t = o->transport ? o->transport : &nvmf_rdma_host_transport;
 	return 0;
 }
@@ -516,7 +516,7 @@ static int shutdown_ctrl(struct nvmf_ctrl *c)
 		nvmfh_errf(c, "Property Set CC.SHN: %s", nvmf_strerror(rc));
 		return rc;
 	}
-	return wait_csts(c, 3u << 2, CSTS_SHST_DONE << 2, (unsigned)timeout_of(c),
+	return wait_csts(c, CSTS_SHST_MASK, CSTS_SHST_DONE, (unsigned)timeout_of(c),
 			 "CSTS.SHST shutdown complete");
 }
 

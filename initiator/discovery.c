@@ -4,46 +4,43 @@
  * header, then the entries (Get Log Page splits them by MDTS), then the header again.
  * If the generation counter (or the record count) changed in between, the log changed
  * while we read it: start over, at most NVMFH_DISC_MAX_TRIES times (nvme-cli does the
- * same). Entries are decoded into struct nvmf_disc_entry.
+ * same). Header and entries are decoded by nvme/disc_log.c, then copied into the public
+ * struct nvmf_disc_entry.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "initiator/internal.h"
 #include "nvme/disc_log.h"
-#include "nvme/identify.h"
 
 /* A log larger than this (16 Ki entries, 16 MiB) is taken for a broken controller. */
 #define DISC_MAX_RECORDS 16384u
 
-static uint64_t get_le64(const uint8_t *p)
+/* The public entry of the log entry at @raw. */
+static void decode(const void *raw, struct nvmf_disc_entry *d)
 {
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return le64toh(v);
-}
+	struct nvmf_disc_rec r;
+	struct nvmf_disc_strs s;
+	static_assert(sizeof(d->trsvcid) == sizeof(s.trsvcid) && sizeof(d->traddr) == sizeof(s.traddr) &&
+		      sizeof(d->subnqn) == sizeof(s.subnqn), "decoded strings fit the public entry");
 
-static void decode(const struct nvmf_disc_log_entry *e, struct nvmf_disc_entry *d)
-{
+	nvmf_disc_log_decode_entry(raw, &r, &s);
 	memset(d, 0, sizeof(*d));
-	d->trtype = e->trtype;
-	d->adrfam = e->adrfam;
-	d->subtype = e->subtype;
-	d->treq = e->treq;
-	d->portid = le16toh(e->portid);
-	d->cntlid = le16toh(e->cntlid);
-	d->asqsz = le16toh(e->asqsz);
-	d->eflags = le16toh(e->eflags);
-	/* Fixed fields, NUL or space padded (SPDK pads trsvcid with spaces). */
-	nvme_ascii_field_str(d->trsvcid, sizeof(d->trsvcid), e->trsvcid, sizeof(e->trsvcid));
-	nvme_ascii_field_str(d->traddr, sizeof(d->traddr), e->traddr, sizeof(e->traddr));
-	nvme_ascii_field_str(d->subnqn, sizeof(d->subnqn), e->subnqn, sizeof(e->subnqn));
-	if (e->trtype == NVMF_TRTYPE_RDMA) {
-		d->rdma_qptype = e->tsas.rdma.qptype;
-		d->rdma_prtype = e->tsas.rdma.prtype;
-		d->rdma_cms = e->tsas.rdma.cms;
-		d->rdma_pkey = le16toh(e->tsas.rdma.pkey);
-	}
+	d->trtype = r.trtype;
+	d->adrfam = r.adrfam;
+	d->subtype = r.subtype;
+	d->treq = r.treq;
+	d->portid = r.portid;
+	d->cntlid = r.cntlid;
+	d->asqsz = r.asqsz;
+	d->eflags = r.eflags;
+	memcpy(d->trsvcid, s.trsvcid, sizeof(d->trsvcid));
+	memcpy(d->traddr, s.traddr, sizeof(d->traddr));
+	memcpy(d->subnqn, s.subnqn, sizeof(d->subnqn));
+	d->rdma_qptype = r.rdma_qptype;
+	d->rdma_prtype = r.rdma_prtype;
+	d->rdma_cms = r.rdma_cms;
+	d->rdma_pkey = r.rdma_pkey;
 }
 
 int nvmf_read_discovery_log(struct nvmf_ctrl *c, struct nvmf_disc_entry **entries, size_t *n,
@@ -54,24 +51,23 @@ int nvmf_read_discovery_log(struct nvmf_ctrl *c, struct nvmf_disc_entry **entrie
 	*entries = NULL;
 	*n = 0;
 	uint8_t hdr[NVMF_DISC_LOG_HDR_SIZE];
+	struct nvmf_disc_log_hdr h = { 0 }, again;
 	uint8_t *recs = NULL;
-	uint64_t gen = 0, numrec = 0;
 	int rc;
 
 	for (unsigned tries = 0; tries < NVMFH_DISC_MAX_TRIES; tries++) {
 		rc = nvmf_get_log_page(c, NVME_LOG_LID_DISCOVER, 0, 0, hdr, sizeof(hdr));
 		if (rc)
 			goto fail_read;
-		gen = get_le64(hdr);
-		numrec = get_le64(hdr + 8);
-		if (numrec == 0)
+		nvmf_disc_log_decode_header(hdr, sizeof(hdr), &h);
+		if (h.numrec == 0)
 			goto done;
-		if (numrec > DISC_MAX_RECORDS) {
+		if (h.numrec > DISC_MAX_RECORDS) {
 			nvmfh_errf(c, "discovery log claims %llu records (more than %u)",
-				   (unsigned long long)numrec, DISC_MAX_RECORDS);
+				   (unsigned long long)h.numrec, DISC_MAX_RECORDS);
 			return -EPROTO;
 		}
-		uint32_t len = (uint32_t)numrec * NVMF_DISC_LOG_ENTRY_SIZE;
+		uint32_t len = (uint32_t)h.numrec * NVMF_DISC_LOG_ENTRY_SIZE;
 		recs = malloc(len);
 		if (!recs)
 			return -ENOMEM;
@@ -82,31 +78,30 @@ int nvmf_read_discovery_log(struct nvmf_ctrl *c, struct nvmf_disc_entry **entrie
 			free(recs);
 			goto fail_read;
 		}
-		if (get_le64(hdr) == gen && get_le64(hdr + 8) == numrec)
+		nvmf_disc_log_decode_header(hdr, sizeof(hdr), &again);
+		if (again.genctr == h.genctr && again.numrec == h.numrec)
 			goto done;
 		free(recs);
 		recs = NULL;
 	}
 	nvmfh_errf(c, "the discovery log changed while it was read, %u times in a row "
-		   "(genctr last 0x%llx); giving up", NVMFH_DISC_MAX_TRIES, (unsigned long long)gen);
+		   "(genctr last 0x%llx); giving up", NVMFH_DISC_MAX_TRIES,
+		   (unsigned long long)h.genctr);
 	return -EAGAIN;
 
 done:;
-	struct nvmf_disc_entry *out = calloc(numrec ? numrec : 1, sizeof(*out));
+	struct nvmf_disc_entry *out = calloc(h.numrec ? h.numrec : 1, sizeof(*out));
 	if (!out) {
 		free(recs);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < numrec; i++) {
-		struct nvmf_disc_log_entry e;
-		memcpy(&e, recs + i * NVMF_DISC_LOG_ENTRY_SIZE, sizeof(e));
-		decode(&e, &out[i]);
-	}
+	for (size_t i = 0; i < h.numrec; i++)
+		decode(recs + i * NVMF_DISC_LOG_ENTRY_SIZE, &out[i]);
 	free(recs);
 	*entries = out;
-	*n = numrec;
+	*n = h.numrec;
 	if (genctr)
-		*genctr = gen;
+		*genctr = h.genctr;
 	return 0;
 
 fail_read:

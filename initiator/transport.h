@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libnvmf internals: the host-side transport interface. The RDMA transport
- * (rdma/host-*.c) and the in-process loop transport of the unit tests implement it; the
- * library core (the initiator/ sources) never touches verbs.
+ * (rdma/host/) and the in-process loop transport (target/loop-host.c, the host half of
+ * the target's loop transport) implement it; the library core (the initiator/ sources)
+ * never touches verbs.
  *
  * A queue (admin or I/O) is a struct nvmf_hq owned by the core; the transport keeps its
  * state in hq->tpriv. The core builds the SQE (opcode, nsid, cdws, command_id) and hands
@@ -80,7 +81,7 @@ void nvmf_hq_complete(struct nvmf_hq *q, const struct nvme_cqe *cqe);
 /* nvmf_hq_cmd_by_cid - the outstanding command of @q with @cid, or NULL. */
 struct nvmf_hcmd *nvmf_hq_cmd_by_cid(struct nvmf_hq *q, uint16_t cid);
 
-/* The RDMA host transport (rdma/host.c). */
+/* The RDMA host transport (rdma/host/io.c). */
 extern const struct nvmf_host_transport nvmf_rdma_host_transport;
 
 #endif

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Discovery Log Page layout (NVMe-oF 1.1 section 5.3) and log page windows. */
+/* Discovery Log Page layout (NVMe-oF 1.1 section 5.3), built and read back, and log
+ * page windows. */
 #include "nvme/disc_log.h"
 
+#include <errno.h>
 #include <string.h>
+#include <stdio.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include "nvme/identify.h"
 
 static_assert(sizeof(struct nvmf_disc_log_entry) == NVMF_DISC_LOG_ENTRY_SIZE,
 	      "discovery log entry is 1024 bytes");
@@ -58,6 +64,48 @@ void nvmf_disc_log_build(void *buf, uint64_t genctr, const struct nvmf_disc_rec 
 	hdr->recfmt = htole16(0);
 	for (size_t i = 0; i < nrec; i++)
 		put_entry(&hdr->entries[i], &recs[i]);
+}
+
+int nvmf_disc_log_decode_header(const void *buf, size_t len, struct nvmf_disc_log_hdr *out)
+{
+	struct nvmf_discovery_log hdr;
+
+	if (len < NVMF_DISC_LOG_HDR_FIELDS)
+		return -EINVAL;
+	memcpy(&hdr, buf, NVMF_DISC_LOG_HDR_FIELDS);
+	out->genctr = le64toh(hdr.genctr);
+	out->numrec = le64toh(hdr.numrec);
+	out->recfmt = le16toh(hdr.recfmt);
+	return 0;
+}
+
+void nvmf_disc_log_decode_entry(const void *entry, struct nvmf_disc_rec *rec,
+				struct nvmf_disc_strs *strs)
+{
+	struct nvmf_disc_log_entry e;
+
+	memcpy(&e, entry, sizeof(e));
+	memset(rec, 0, sizeof(*rec));
+	rec->trtype = e.trtype;
+	rec->adrfam = e.adrfam;
+	rec->subtype = e.subtype;
+	rec->treq = e.treq;
+	rec->portid = le16toh(e.portid);
+	rec->cntlid = le16toh(e.cntlid);
+	rec->asqsz = le16toh(e.asqsz);
+	rec->eflags = le16toh(e.eflags);
+	nvme_ascii_field_str(strs->trsvcid, sizeof(strs->trsvcid), e.trsvcid, sizeof(e.trsvcid));
+	nvme_ascii_field_str(strs->traddr, sizeof(strs->traddr), e.traddr, sizeof(e.traddr));
+	nvme_ascii_field_str(strs->subnqn, sizeof(strs->subnqn), e.subnqn, sizeof(e.subnqn));
+	rec->trsvcid = strs->trsvcid;
+	rec->traddr = strs->traddr;
+	rec->subnqn = strs->subnqn;
+	if (e.trtype == NVMF_TRTYPE_RDMA) {
+		rec->rdma_qptype = e.tsas.rdma.qptype;
+		rec->rdma_prtype = e.tsas.rdma.prtype;
+		rec->rdma_cms = e.tsas.rdma.cms;
+		rec->rdma_pkey = le16toh(e.tsas.rdma.pkey);
+	}
 }
 
 /* FNV-1a, 64-bit (offset basis and prime from the FNV reference). */
@@ -126,4 +174,38 @@ size_t nvmf_log_window(void *dst, uint32_t dst_len, const void *log, size_t log_
 	}
 	memset((uint8_t *)dst + n, 0, dst_len - n);
 	return n;
+}
+
+/* True for an empty, "0.0.0.0" or "::" (any spelling) listen address. */
+static bool traddr_is_wildcard(const char *traddr)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+
+	if (!traddr[0])
+		return true;
+	if (inet_pton(AF_INET, traddr, &a4) == 1)
+		return a4.s_addr == htonl(INADDR_ANY);
+	if (inet_pton(AF_INET6, traddr, &a6) == 1)
+		return IN6_IS_ADDR_UNSPECIFIED(&a6);
+	return false;
+}
+
+bool nvmf_disc_ip_traddr(const char *listen, int family, const struct sockaddr *local,
+			 char *out, size_t len)
+{
+	if (!traddr_is_wildcard(listen)) {
+		snprintf(out, len, "%s", listen);
+		return true;
+	}
+	if (!local || local->sa_family != family)
+		return false;
+	const void *a = family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)local)->sin6_addr :
+			family == AF_INET ? (const void *)&((const struct sockaddr_in *)local)->sin_addr : NULL;
+	return a && inet_ntop(family, a, out, (socklen_t)len) != NULL;
+}
+
+uint8_t nvmf_disc_adrfam(int family)
+{
+	return family == AF_INET6 ? NVMF_ADDR_FAMILY_IP6 : NVMF_ADDR_FAMILY_IP4;
 }

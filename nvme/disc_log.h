@@ -5,13 +5,17 @@
  * = 0) followed by numrec 1024-byte entries, libnvme's struct nvmf_disc_log_entry.
  *
  * Built from plain records so that the target decides which subsystems a host may see;
- * this file only lays out bytes. Reading a window of any log (offset, length) is here too.
+ * this file only lays out bytes. The host reads the bytes back into the same records
+ * (nvmf_disc_log_decode_header/_entry). Reading a window of any log (offset, length) is
+ * here too.
  */
 #ifndef NVMF_NVME_DISC_LOG_H
 #define NVMF_NVME_DISC_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include "nvme/wire.h"
 
 #define NVMF_DISC_LOG_HDR_SIZE   1024u   /* bytes, header before the first entry */
@@ -57,6 +61,44 @@ size_t nvmf_disc_log_size(size_t nrec);
 void nvmf_disc_log_build(void *buf, uint64_t genctr, const struct nvmf_disc_rec *recs,
 			 size_t nrec);
 
+/* The header of a log, decoded, host endian. */
+struct nvmf_disc_log_hdr {
+	uint64_t genctr;         /* generation counter (le64 at byte 0) */
+	uint64_t numrec;         /* entries that follow the header (le64 at byte 8) */
+	uint16_t recfmt;         /* record format (le16 at byte 16); 0 is the only one defined */
+};
+
+/* Bytes of the header that hold its fields (genctr, numrec, recfmt); the rest of the
+ * 1024 bytes is reserved. */
+#define NVMF_DISC_LOG_HDR_FIELDS 18u
+
+/*
+ * nvmf_disc_log_decode_header - the header fields of a log whose first @len bytes are
+ * at @buf (any alignment). Returns 0, or -EINVAL when @len < NVMF_DISC_LOG_HDR_FIELDS
+ * (then @out is not written). Checking numrec against the bytes read and recfmt against
+ * 0 is the caller's.
+ */
+int nvmf_disc_log_decode_header(const void *buf, size_t len, struct nvmf_disc_log_hdr *out);
+
+/* The strings of a decoded entry: each field as a C string, one byte longer than the
+ * field for the NUL. */
+struct nvmf_disc_strs {
+	char trsvcid[NVMF_TRSVCID_SIZE + 1];    /* field: 32 bytes */
+	char traddr[NVMF_TRADDR_SIZE + 1];      /* field: 256 bytes */
+	char subnqn[NVME_NQN_LENGTH + 1];       /* field: 256 bytes */
+};
+
+/*
+ * nvmf_disc_log_decode_entry - one NVMF_DISC_LOG_ENTRY_SIZE-byte entry at @entry (any
+ * alignment) into @rec, host endian, the reverse of what nvmf_disc_log_build lays out.
+ * The strings go to @strs and @rec->trsvcid/traddr/subnqn point into it: each ends at
+ * the field's first NUL (a field with none is taken whole) and loses its trailing spaces
+ * (SPDK pads trsvcid with spaces; nvme_ascii_field_str). The TSAS (rdma_* fields) is read
+ * only when trtype is NVMF_TRTYPE_RDMA, else they are 0. @rec is valid as long as @strs.
+ */
+void nvmf_disc_log_decode_entry(const void *entry, struct nvmf_disc_rec *rec,
+				struct nvmf_disc_strs *strs);
+
 /*
  * nvmf_disc_log_hash - 64-bit FNV-1a over the content of @n records, in order (every
  * field, strings with their terminating NUL so "ab"+"c" differs from "a"+"bc").
@@ -75,5 +117,20 @@ uint64_t nvmf_disc_log_hash(const struct nvmf_disc_rec *recs, size_t n);
  */
 size_t nvmf_log_window(void *dst, uint32_t dst_len, const void *log, size_t log_len,
 		       uint64_t offset);
+
+/*
+ * nvmf_disc_ip_traddr - the TRADDR to report for an IP port listening on @listen
+ * (numeric, "" / "0.0.0.0" / "::" in any spelling being the wildcard) of family @family
+ * (AF_INET, AF_INET6), as seen by a host whose connection arrived at @local: @listen
+ * itself, or for a wildcard the numeric address of @local (nvmet's disc_traddr: the
+ * host must be told an address it can connect to). Writes @out (@len bytes). Returns
+ * false when the port is a wildcard and @local is not of @family (or NULL).
+ */
+bool nvmf_disc_ip_traddr(const char *listen, int family, const struct sockaddr *local,
+			 char *out, size_t len);
+
+/* nvmf_disc_adrfam - the ADRFAM of an address family: NVMF_ADDR_FAMILY_IP6 for AF_INET6,
+ * NVMF_ADDR_FAMILY_IP4 otherwise. */
+uint8_t nvmf_disc_adrfam(int family);
 
 #endif

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* SGL data pointer decoding for NVMe-oF capsules (NVMe Base 2.0 section 4.3.2). */
+/* SGL data pointer decoding and encoding for NVMe-oF capsules (NVMe Base 2.0 section
+ * 4.3.2). */
 #include "nvme/sgl.h"
 
+#include <errno.h>
 #include <string.h>
 
 static nvme_status_t sgl_error(unsigned sc)
@@ -68,4 +70,44 @@ nvme_status_t nvme_sgl_parse(const struct nvme_sqe *cmd, uint32_t incapsule_len,
 		 * only the three descriptors above are supported. */
 		return sgl_error(NVME_SC_SGL_INVALID_TYPE);
 	}
+}
+
+/* PSDT 01b: SGL, MPTR a single buffer; FUSE (bits 1:0) kept, reserved bits 5:2 cleared. */
+static void set_psdt_sgl(struct nvme_sqe *sqe)
+{
+	sqe->flags = (uint8_t)((sqe->flags & 0x03u) | NVME_CMD_PSDT_SGL_MPTR);
+}
+
+int nvme_sgl_set_keyed(struct nvme_sqe *sqe, uint64_t addr, uint32_t len, uint32_t key,
+		       bool invalidate)
+{
+	struct nvme_sgl_desc *d = &sqe->dptr;
+
+	if (len > NVME_SGL_KEYED_MAX_LEN)
+		return -EINVAL;
+	memset(d, 0, sizeof(*d));
+	if (len) {
+		d->addr = htole64(addr);
+		d->keyed.length[0] = (uint8_t)len;
+		d->keyed.length[1] = (uint8_t)(len >> 8);
+		d->keyed.length[2] = (uint8_t)(len >> 16);
+		d->keyed.key[0] = (uint8_t)key;
+		d->keyed.key[1] = (uint8_t)(key >> 8);
+		d->keyed.key[2] = (uint8_t)(key >> 16);
+		d->keyed.key[3] = (uint8_t)(key >> 24);
+	}
+	d->keyed.type = invalidate ? NVME_SGL_KEYED_INV : NVME_SGL_KEYED_ADDR;
+	set_psdt_sgl(sqe);
+	return 0;
+}
+
+void nvme_sgl_set_incapsule(struct nvme_sqe *sqe, uint32_t offset, uint32_t len)
+{
+	struct nvme_sgl_desc *d = &sqe->dptr;
+
+	memset(d, 0, sizeof(*d));
+	d->addr = htole64(offset);
+	d->unkeyed.length = htole32(len);
+	d->unkeyed.type = NVME_SGL_INCAPSULE;
+	set_psdt_sgl(sqe);
 }

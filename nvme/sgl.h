@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Decoding the data pointer of an NVMe-oF command capsule (NVMe Base 2.0 section 4.3.2,
- * NVMe-oF 1.1 section 2.2 and the RDMA transport binding 7.3).
+ * The data pointer of an NVMe-oF command capsule (NVMe Base 2.0 section 4.3.2, NVMe-oF
+ * 1.1 section 2.2 and the RDMA transport binding 7.3): decoding it (the target) and
+ * encoding it (the host), one descriptor in the SQE either way.
  *
  * The RDMA transport accepts exactly one SGL descriptor in the SQE (MSDBD = 1), of one of
  * the kinds a Linux host sends (see docs/wire-contract.md):
@@ -23,6 +24,9 @@
 #define NVME_CMD_PSDT_PRP       0x00u
 #define NVME_CMD_PSDT_SGL_MPTR  0x40u  /* 01b: SGL, MPTR is one contiguous buffer (Linux host, nvmet) */
 #define NVME_CMD_PSDT_SGL_MSEG  0x80u  /* 10b: SGL, MPTR points at an SGL segment */
+
+/* Bytes a keyed data block descriptor can describe: its length field has 24 bits. */
+#define NVME_SGL_KEYED_MAX_LEN  0xffffffu
 
 enum nvme_sgl_kind {
 	NVME_SGL_KIND_NONE = 0,  /* no data: length 0 */
@@ -67,5 +71,37 @@ struct nvme_sgl_info {
  */
 nvme_status_t nvme_sgl_parse(const struct nvme_sqe *cmd, uint32_t incapsule_len,
 			     bool is_write, struct nvme_sgl_info *out);
+
+/*
+ * Encoding. Both encoders write all 16 bytes of @sqe->dptr (SQE bytes 24-39) and set
+ * PSDT to 01b (SGL, MPTR one buffer: flags bits 7:6), keeping FUSE (flags bits 1:0) and
+ * clearing the reserved bits 5:2; the rest of the SQE is left as it was. Multi-byte
+ * fields are little endian. What they build, nvme_sgl_parse decodes back.
+ */
+
+/*
+ * nvme_sgl_set_keyed - one keyed data block descriptor: host memory the target moves
+ * with RDMA READ/WRITE.
+ * @addr:       host virtual address of the first byte (or an offset into the MR, as the
+ *              key's registration defines): descriptor bytes 0-7.
+ * @len:        bytes, at most NVME_SGL_KEYED_MAX_LEN: bytes 8-10 (24 bits).
+ * @key:        the remote key (rkey) of the registration: bytes 11-14.
+ * @invalidate: type 0x4F (Invalidate Key subtype: the target may invalidate @key and
+ *              answer with SEND_WITH_INV) instead of 0x40 (Address subtype).
+ * @len 0 means no data: the descriptor is all zero but its type byte, as the Linux host
+ * sends for commands without data (@addr and @key are not written).
+ * Returns 0, or -EINVAL when @len does not fit 24 bits (then @sqe is not touched).
+ */
+int nvme_sgl_set_keyed(struct nvme_sqe *sqe, uint64_t addr, uint32_t len, uint32_t key,
+		       bool invalidate);
+
+/*
+ * nvme_sgl_set_incapsule - one data block descriptor of the Offset subtype (type 0x01):
+ * @len bytes starting @offset bytes into the data that follows the 64-byte SQE in the
+ * same capsule (the offset goes in descriptor bytes 0-7, the length in bytes 8-11). A
+ * host sends its data at offset 0 (nvmet takes offset + length up to its in-capsule
+ * size, ICDOFF 0).
+ */
+void nvme_sgl_set_incapsule(struct nvme_sqe *sqe, uint32_t offset, uint32_t len);
 
 #endif

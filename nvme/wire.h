@@ -13,6 +13,7 @@
 
 #include <assert.h>
 #include <endian.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <libnvme.h>
 
@@ -158,6 +159,18 @@ static inline nvme_status_t nvme_status(unsigned sct, unsigned sc)
 {
 	return (nvme_status_t)(((sct & NVME_SCT_MASK) << NVME_SCT_SHIFT) | (sc & NVME_SC_MASK));
 }
+/* nvme_generic / nvme_cmd_specific: a status of the Generic / Command Specific type. */
+static inline nvme_status_t nvme_generic(unsigned sc)
+{
+	return nvme_status(NVME_SCT_GENERIC, sc);
+}
+static inline nvme_status_t nvme_cmd_specific(unsigned sc)
+{
+	return nvme_status(NVME_SCT_CMD_SPECIFIC, sc);
+}
+
+/* container_of - the struct of @type whose @member @p points at. */
+#define container_of(p, type, member) ((type *)((char *)(p) - offsetof(type, member)))
 
 /* 24-bit little-endian keyed SGL length, in bytes. */
 static inline uint32_t nvme_sgl_keyed_length(const struct nvme_sgl_desc *d)

@@ -89,14 +89,9 @@ fail:
 	return -1;
 }
 
-static int bdev_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io)
-{
-	return nvmf_backend_fd_submit(b, aio, io);
-}
-
 const struct nvmf_bdev_ops nvmf_backend_bdev_ops = {
 	.name = "bdev",
 	.open = bdev_open,
 	.close = nvmf_backend_fd_close,
-	.submit = bdev_submit,
+	.submit = nvmf_backend_fd_submit,
 };

@@ -143,14 +143,9 @@ fail:
 	return -1;
 }
 
-static int file_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io)
-{
-	return nvmf_backend_fd_submit(b, aio, io);
-}
-
 const struct nvmf_bdev_ops nvmf_backend_file_ops = {
 	.name = "file",
 	.open = file_open,
 	.close = nvmf_backend_fd_close,
-	.submit = file_submit,
+	.submit = nvmf_backend_fd_submit,
 };

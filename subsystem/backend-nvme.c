@@ -97,14 +97,9 @@ static int nvme_backend_open(struct nvmf_bdev *b, const struct nvmf_ns_config *c
 	return 0;
 }
 
-static int nvme_backend_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io)
-{
-	return nvmf_backend_fd_submit(b, aio, io);
-}
-
 const struct nvmf_bdev_ops nvmf_backend_nvme_ops = {
 	.name = "nvme",
 	.open = nvme_backend_open,
 	.close = nvmf_backend_fd_close,
-	.submit = nvme_backend_submit,
+	.submit = nvmf_backend_fd_submit,
 };

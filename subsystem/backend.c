@@ -5,6 +5,7 @@
  * namespace geometry before an implementation sees it, and holds the io_uring data
  * path shared by the fd backends (file, bdev, nvme).
  */
+#include "nvme/wire.h"
 #include "subsystem/backend.h"
 
 #include <errno.h>
@@ -19,8 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define container_of(ptr, type, member) \
-	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 /* Largest single read/write handed to the kernel; longer requests continue. */
 #define FD_RW_MAX (1u << 30)

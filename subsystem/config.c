@@ -226,6 +226,37 @@ static int parse_attr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 	return 0;
 }
 
+/* ---- defaults: the one place they are set (the loader, and configs built in code) ---- */
+
+void nvmf_config_target_defaults(struct nvmf_target_config *t)
+{
+	memset(t, 0, sizeof(*t));
+	strcpy(t->discovery_nqn, CFG_DISCOVERY_NQN);
+	t->mdts = NVMF_DEFAULT_MDTS;
+	t->threads = 1;
+	t->buffers_small = 1024;
+	t->buffers_large = 64;
+	t->hugepages = true;
+	t->idle_poll_us = 1000;
+	t->srq = true;
+	t->srq_depth = 4096;
+	t->numa_node = -1;
+}
+
+void nvmf_config_subsys_defaults(struct nvmf_subsys_config *s)
+{
+	s->cntlid_min = 1;
+	s->cntlid_max = 0xffef;
+	s->qid_max = NVMF_DEFAULT_QID_MAX;
+}
+
+void nvmf_config_port_defaults(struct nvmf_port_config *p)
+{
+	snprintf(p->trtype, sizeof(p->trtype), "rdma");
+	p->inline_data_size = NVMF_DEFAULT_INLINE;
+	p->max_queue_size = NVMF_DEFAULT_QUEUE_SIZE;
+}
+
 /* One subsystems[] entry. */
 static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_subsys_config *s,
 			const char *disc_nqn)
@@ -236,9 +267,7 @@ static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base, struct n
 	char sub[96], b[80];
 	size_t i;
 
-	s->cntlid_min = 1;
-	s->cntlid_max = 0xffef;
-	s->qid_max = 128;
+	nvmf_config_subsys_defaults(s);
 	if (cfg_check_ext_keys(c, j, base, none) || cfg_get_str(c, j, base, "nqn", true, &nqn) ||
 	    cfg_check_nqn(c, base, "nqn", nqn))
 		return -1;
@@ -291,6 +320,7 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 	if (strcmp(trtype, "rdma"))
 		return cfg_fail(c, base, "trtype", "%s is not supported (this target serves rdma)",
 			    cfg_quote(trtype, b, sizeof(b)));
+	snprintf(p->trtype, sizeof(p->trtype), "%s", trtype);
 	if (cfg_get_str(c, a, base, "adrfam", false, &adrfam) || cfg_get_str(c, a, base, "traddr", true, &traddr))
 		return -1;
 	if (adrfam && *adrfam && strcmp(adrfam, "ipv4") && strcmp(adrfam, "ipv6"))
@@ -334,8 +364,7 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 	long long v;
 	int r;
 
-	p->inline_data_size = 8192;
-	p->max_queue_size = 128;
+	nvmf_config_port_defaults(p);
 	if (cfg_check_ext_keys(c, j, base, none) || cfg_get_int(c, j, base, "portid", &portid_rule, true, &v) < 0)
 		return -1;
 	p->portid = (uint16_t)v;
@@ -421,16 +450,7 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 	long long n;
 	int r;
 
-	strcpy(t->discovery_nqn, CFG_DISCOVERY_NQN);
-	t->mdts = 8;
-	t->threads = 1;
-	t->buffers_small = 1024;
-	t->buffers_large = 64;
-	t->hugepages = true;
-	t->idle_poll_us = 1000;
-	t->srq = true;
-	t->srq_depth = 4096;
-	t->numa_node = -1;
+	nvmf_config_target_defaults(t);
 	if (cfg_check_ext_keys(c, root, "", top) || cfg_get_typed(c, root, "", "discovery", JSON_OBJECT, false, &disc))
 		return -1;
 	if (disc && (cfg_get_str(c, disc, "discovery", "nqn", false, &nqn) || (nqn && cfg_check_nqn(c, "discovery", "nqn", nqn))))

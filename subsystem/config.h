@@ -57,15 +57,17 @@ struct nvmf_subsys_config {
 	size_t n_ns;
 };
 
-/* One port (nvmetcli "ports[]"). Only trtype "rdma" is served; others are refused. */
+/* One port (nvmetcli "ports[]"). Only trtype "rdma" is loaded from a file; others are
+ * refused there. */
 struct nvmf_port_config {
 	uint16_t portid;
+	char trtype[16];            /* addr.trtype: the transport's name ("rdma"; "loop" in tests) */
 	int adrfam;                 /* AF_INET or AF_INET6 */
 	char traddr[256];           /* numeric address; "0.0.0.0" / "::" = any */
 	char trsvcid[32];           /* decimal port; default "4420" */
 	uint8_t treq;               /* discovery log TREQ byte: 0 not specified, 1 required, 2 not required */
-	uint32_t inline_data_size;  /* param.inline_data_size bytes; -1 in the file = default 8192 */
-	uint32_t max_queue_size;    /* param.max_queue_size entries; -1 = default 128 */
+	uint32_t inline_data_size;  /* param.inline_data_size bytes; -1 in the file = default */
+	uint32_t max_queue_size;    /* param.max_queue_size entries; -1 = default */
 	char **subsystems;          /* NQNs exposed on this port */
 	size_t n_subsystems;
 };
@@ -96,6 +98,22 @@ struct nvmf_config {
 	struct nvmf_subsys_config *subsystems;
 	size_t n_subsystems;
 };
+
+/* Defaults (nvmetcli's where it has the key; ours for the nvmf_* keys). */
+#define NVMF_DEFAULT_QUEUE_SIZE 128    /* param.max_queue_size, entries */
+#define NVMF_DEFAULT_INLINE     8192   /* param.inline_data_size, bytes */
+#define NVMF_DEFAULT_QID_MAX    128    /* attr.qid_max, I/O queues per controller */
+#define NVMF_DEFAULT_MDTS       8      /* nvmf_target.mdts: 2^8 x 4 KiB = 1 MiB */
+
+/*
+ * Defaults, applied by the loader before each object is read; configs built in code
+ * (tests, embedding programs) call them the same way. nvmf_config_target_defaults sets
+ * every field of @t; the others only the fields that have a default (NQNs, lists and
+ * the rest are the caller's).
+ */
+void nvmf_config_target_defaults(struct nvmf_target_config *t);
+void nvmf_config_subsys_defaults(struct nvmf_subsys_config *s);
+void nvmf_config_port_defaults(struct nvmf_port_config *p);
 
 /*
  * nvmf_config_load - read and validate a JSON configuration file.

@@ -22,8 +22,6 @@ static_assert(sizeof(struct nvme_smart_log) == 512, "SMART log is 512 bytes");
 static_assert(sizeof(struct nvme_firmware_slot) == 512, "firmware slot log is 512 bytes");
 static_assert(sizeof(struct nvme_cmd_effects_log) == 4096, "effects log is 4 KiB");
 
-#define GENERIC(sc) nvme_status(NVME_SCT_GENERIC, (sc))
-#define CMD_SPEC(sc) nvme_status(NVME_SCT_CMD_SPECIFIC, (sc))
 
 /* Async Event Configuration bit 8 / OAES bit 8: Namespace Attribute Notices. */
 #define AEN_NS_ATTR      (1u << 8)
@@ -38,23 +36,6 @@ static_assert(sizeof(struct nvme_cmd_effects_log) == 4096, "effects log is 4 KiB
 
 static inline uint32_t cdw10(const struct nvmf_req *req) { return le32toh(req->cmd->cdw10); }
 static inline uint32_t cdw11(const struct nvmf_req *req) { return le32toh(req->cmd->cdw11); }
-
-/* The active namespace @nsid of @s, or NULL (inactive, or outside the slot table). */
-static struct nvmf_ns *find_ns(const struct nvmf_subsys *s, uint32_t nsid)
-{
-	if (!s->ns || nsid == 0 || nsid > s->max_nsid)
-		return NULL;
-	return s->ns[nsid];
-}
-
-/* A volatile write cache is present when any namespace's backend has one. */
-static bool subsys_has_vwc(const struct nvmf_subsys *s)
-{
-	for (uint32_t n = 1; s->ns && n <= s->max_nsid; n++)
-		if (s->ns[n] && s->ns[n]->bdev && s->ns[n]->bdev->volatile_cache)
-			return true;
-	return false;
-}
 
 /* Little-endian 128-bit counter field (SMART log) from a 64-bit value. */
 static void put_le128(uint8_t f[16], uint64_t v)
@@ -81,14 +62,14 @@ void nvmf_identify_ctrl_common(const struct nvmf_tgt_ctrl *ctrl, struct nvme_id_
 	id->kas = htole16(NVMF_KAS);
 	/* SGLS bits 1:0 = 01b: SGLs supported, no alignment rule; keyed where the transport is. */
 	uint32_t sgls = 1;
-	if (ctrl->ops->keyed_sgl)
+	if (ctrl->transport->ops->keyed_sgl)
 		sgls |= NVME_CTRL_SGLS_KEYED;
 	id->sgls = htole32(sgls);
 	strncpy(id->subnqn, s->cfg->nqn, sizeof(id->subnqn) - 1);
 	/* Fabrics (NVMe-oF 1.1 section 4.1): capsule sizes in 16-byte units. */
 	id->ioccsz = htole32(NVME_SQE_SIZE / 16);
 	id->iorcsz = htole32(NVME_CQE_SIZE / 16);
-	id->msdbd = ctrl->ops->msdbd;
+	id->msdbd = ctrl->transport->ops->msdbd;
 }
 
 static void identify_ctrl(struct nvmf_req *req)
@@ -114,12 +95,12 @@ static void identify_ctrl(struct nvmf_req *req)
 	id->npss = 0;
 	id->sqes = 0x66;
 	id->cqes = 0x44;
-	id->maxcmd = htole16(ctrl->queue_size ? ctrl->queue_size : NVMF_DEFAULT_QUEUE_SIZE);
+	id->maxcmd = htole16(ctrl->queue_size);
 	id->nn = htole32(NVMF_MAX_NSID);
 	id->oncs = htole16(NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM |
 			   NVME_CTRL_ONCS_WRITE_ZEROES);
 	/* VWC bit 0; bits 2:1 = 00b: Flush of NSID FFFFFFFFh support not reported (nvmet). */
-	id->vwc = subsys_has_vwc(s) ? NVME_CTRL_VWC_PRESENT : 0;
+	id->vwc = nvmf_subsys_has_vwc(s) ? NVME_CTRL_VWC_PRESENT : 0;
 	/* In-capsule data: SGL offsets, and larger command capsules. */
 	if (ctrl->inline_data_size)
 		id->sgls |= htole32(NVME_CTRL_SGLS_OFFSET);
@@ -132,7 +113,7 @@ static void identify_ctrl(struct nvmf_req *req)
 static void identify_ns(struct nvmf_req *req)
 {
 	struct nvme_id_ns *id = req->data;
-	struct nvmf_ns *ns = find_ns(req->sq->ctrl->subsys, le32toh(req->cmd->nsid));
+	struct nvmf_ns *ns = nvmf_subsys_ns(req->sq->ctrl->subsys, le32toh(req->cmd->nsid));
 
 	memset(id, 0, sizeof(*id));
 	if (!ns) {             /* a valid but inactive NSID reads as zeroes (5.17.2.1) */
@@ -165,7 +146,7 @@ static void identify_active_list(struct nvmf_req *req)
 
 	memset(list, 0, NVME_IDENTIFY_DATA_SIZE);
 	for (uint32_t nsid = start + 1; nsid <= s->max_nsid && n < NVME_ID_NS_LIST_MAX; nsid++)
-		if (find_ns(s, nsid))
+		if (nvmf_subsys_ns(s, nsid))
 			list[n++] = htole32(nsid);
 	nvmf_req_complete(req, 0);
 }
@@ -183,14 +164,14 @@ static void put_desc(uint8_t *buf, size_t *off, uint8_t type, uint8_t len, const
 /* CNS 03h: the identifiers the namespace has, then its command set (NVM). */
 static void identify_desc_list(struct nvmf_req *req)
 {
-	struct nvmf_ns *ns = find_ns(req->sq->ctrl->subsys, le32toh(req->cmd->nsid));
+	struct nvmf_ns *ns = nvmf_subsys_ns(req->sq->ctrl->subsys, le32toh(req->cmd->nsid));
 	uint8_t *buf = req->data;
 	const uint8_t csi = NVME_CSI_NVM;
 	size_t off = 0;
 
 	memset(buf, 0, NVME_IDENTIFY_DATA_SIZE);
 	if (!ns) {             /* nvmet: an inactive NSID has no descriptors to give */
-		nvmf_req_complete(req, GENERIC(NVME_SC_INVALID_NS) | NVME_SC_DNR);
+		nvmf_req_complete(req, nvme_generic(NVME_SC_INVALID_NS) | NVME_SC_DNR);
 		return;
 	}
 	if (ns->has_eui64)
@@ -217,7 +198,7 @@ static nvme_status_t parse_identify(struct nvmf_req *req)
 	switch (cdw10(req) & 0xff) {
 	case NVME_IDENTIFY_CNS_NS:
 		if (!nsid_valid(nsid))
-			return GENERIC(NVME_SC_INVALID_NS);
+			return nvme_generic(NVME_SC_INVALID_NS);
 		req->execute = identify_ns;
 		break;
 	case NVME_IDENTIFY_CNS_CTRL:
@@ -226,16 +207,16 @@ static nvme_status_t parse_identify(struct nvmf_req *req)
 	case NVME_IDENTIFY_CNS_NS_ACTIVE_LIST:
 		/* Figure 274: FFFFFFFEh and FFFFFFFFh are invalid starting points. */
 		if (nsid >= 0xfffffffeu)
-			return GENERIC(NVME_SC_INVALID_NS);
+			return nvme_generic(NVME_SC_INVALID_NS);
 		req->execute = identify_active_list;
 		break;
 	case NVME_IDENTIFY_CNS_NS_DESC_LIST:
 		if (!nsid_valid(nsid))
-			return GENERIC(NVME_SC_INVALID_NS);
+			return nvme_generic(NVME_SC_INVALID_NS);
 		req->execute = identify_desc_list;
 		break;
 	default:
-		return GENERIC(NVME_SC_INVALID_FIELD);
+		return nvme_generic(NVME_SC_INVALID_FIELD);
 	}
 	req->dir = NVMF_XFER_C2H;
 	req->data_len = NVME_IDENTIFY_DATA_SIZE;
@@ -266,9 +247,9 @@ nvme_status_t nvmf_parse_get_log(struct nvmf_req *req)
 	uint64_t max = ctrl->mdts ? (uint64_t)4096 << ctrl->mdts : (1u << 24) - 1;
 
 	if (nvmf_get_log_offset(req->cmd) & 3)      /* LPOL bits 1:0 must be 0 */
-		return GENERIC(NVME_SC_INVALID_FIELD);
+		return nvme_generic(NVME_SC_INVALID_FIELD);
 	if (len > max)
-		return GENERIC(NVME_SC_INVALID_FIELD);
+		return nvme_generic(NVME_SC_INVALID_FIELD);
 	req->dir = NVMF_XFER_C2H;
 	req->data_len = len;
 	return 0;
@@ -279,7 +260,7 @@ nvme_status_t nvmf_copy_log(struct nvmf_req *req, const void *log, size_t len)
 	uint64_t off = nvmf_get_log_offset(req->cmd);
 
 	if (off > len)
-		return GENERIC(NVME_SC_INVALID_FIELD) | NVME_SC_DNR;
+		return nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR;
 	nvmf_log_window(req->data, req->data_len, log, len, off);
 	return 0;
 }
@@ -298,9 +279,9 @@ static void log_error(struct nvmf_req *req)
 	struct nvme_error_log_page log[NVMF_ERROR_LOG_ENTRIES];
 
 	/* Sort by error_count rather than trusting ring positions; count 0 = unused. */
-	pthread_mutex_lock(&ctrl->tgt->stats_lock);
+	pthread_mutex_lock(&ctrl->error_lock);
 	memcpy(e, ctrl->errors, sizeof(e));
-	pthread_mutex_unlock(&ctrl->tgt->stats_lock);
+	pthread_mutex_unlock(&ctrl->error_lock);
 	qsort(e, NVMF_ERROR_LOG_ENTRIES, sizeof(e[0]), cmp_error_desc);
 	memset(log, 0, sizeof(log));
 	for (size_t i = 0; i < NVMF_ERROR_LOG_ENTRIES && e[i].error_count; i++) {
@@ -311,7 +292,7 @@ static void log_error(struct nvmf_req *req)
 		log[i].parm_error_location = htole16(e[i].param_loc);
 		log[i].lba = htole64(e[i].lba);
 		log[i].nsid = htole32(e[i].nsid);
-		log[i].trtype = ctrl->ops->trtype;
+		log[i].trtype = ctrl->transport->ops->trtype;
 	}
 	nvmf_req_complete(req, nvmf_copy_log(req, log, sizeof(log)));
 }
@@ -390,7 +371,7 @@ static void log_cmd_effects(struct nvmf_req *req)
 	struct nvme_cmd_effects_log *log = malloc(sizeof(*log));
 
 	if (!log) {
-		nvmf_req_complete(req, GENERIC(NVME_SC_INTERNAL));
+		nvmf_req_complete(req, nvme_generic(NVME_SC_INTERNAL));
 		return;
 	}
 	memset(log, 0, sizeof(*log));
@@ -414,28 +395,24 @@ static nvme_status_t parse_get_log(struct nvmf_req *req)
 	case NVME_LOG_LID_SMART:
 		/* LPA bit 0 clear: only the controller-wide page (1.4 section 5.14.1.2). */
 		if (nsid != 0 && nsid != NVME_NSID_ALL)
-			return GENERIC(NVME_SC_INVALID_FIELD);
+			return nvme_generic(NVME_SC_INVALID_FIELD);
 		req->execute = log_smart;
 		break;
 	case NVME_LOG_LID_FW_SLOT:     req->execute = log_fw_slot; break;
 	case NVME_LOG_LID_CHANGED_NS:  req->execute = log_changed_ns; break;
 	case NVME_LOG_LID_CMD_EFFECTS: req->execute = log_cmd_effects; break;
 	default:
-		return CMD_SPEC(NVME_SC_INVALID_LOG_PAGE);
+		return nvme_cmd_specific(NVME_SC_INVALID_LOG_PAGE);
 	}
 	return nvmf_parse_get_log(req);
 }
 
 /* ---- Set / Get Features (NVMe Base 2.0 sections 5.21 / 5.27) ---- */
 
-/* I/O queues a controller may have: the subsystem's qid_max, bounded by ctrl->sqs. */
+/* I/O queues a controller may have: the subsystem's qid_max (at least 1 to report). */
 static uint16_t queue_limit(const struct nvmf_tgt_ctrl *ctrl)
 {
-	uint32_t lim = ctrl->subsys->cfg && ctrl->subsys->cfg->qid_max ?
-		       ctrl->subsys->cfg->qid_max : ctrl->max_qid;
-	if (ctrl->max_qid && lim > ctrl->max_qid)
-		lim = ctrl->max_qid;
-	return (uint16_t)(lim ? lim : 1);
+	return ctrl->max_qid ? ctrl->max_qid : 1;
 }
 
 static bool feature_supported(uint8_t fid, bool discovery)
@@ -475,7 +452,7 @@ static void execute_set_features(struct nvmf_req *req)
 		/* Only before any I/O queue exists (NVMe Base 5.27.1.5). */
 		for (unsigned q = 1; q <= ctrl->max_qid; q++)
 			if (ctrl->sqs[q]) {
-				nvmf_req_complete(req, GENERIC(NVME_SC_CMD_SEQ_ERROR) | NVME_SC_DNR);
+				nvmf_req_complete(req, nvme_generic(NVME_SC_CMD_SEQ_ERROR) | NVME_SC_DNR);
 				return;
 			}
 		/* Fabrics queues are SQ/CQ pairs: grant the smaller request, capped. */
@@ -494,11 +471,11 @@ static void execute_set_features(struct nvmf_req *req)
 		/* KAS is 1 s: round up to whole seconds, as nvmet does; 0 disables. */
 		uint64_t ms = ((uint64_t)v + 999) / 1000 * 1000;
 		ctrl->kato_ms = ms > UINT32_MAX ? UINT32_MAX / 1000 * 1000 : (uint32_t)ms;
-		ctrl->last_keep_alive_ms = ctrl->tgt->now_ms(ctrl->tgt);
+		__atomic_store_n(&ctrl->last_keep_alive_ms, req->sq->pg->now_ms, __ATOMIC_RELAXED);
 		break;
 	}
 	case NVME_FEAT_FID_VOLATILE_WC:
-		ctrl->vwc_enabled = v & 1;
+		__atomic_store_n(&ctrl->vwc_enabled, (v & 1) != 0, __ATOMIC_RELAXED);
 		break;
 	}
 	nvmf_req_complete(req, 0);
@@ -543,35 +520,35 @@ nvme_status_t nvmf_parse_features(struct nvmf_req *req)
 	uint32_t v = cdw11(req);
 
 	if (set && (cdw10(req) & (1u << 31)))          /* SV: nothing is saveable */
-		return CMD_SPEC(NVME_SC_FEATURE_NOT_SAVEABLE);
+		return nvme_cmd_specific(NVME_SC_FEATURE_NOT_SAVEABLE);
 	if (!feature_supported(fid, ctrl->subsys->type == NVMF_SUBSYS_DISCOVERY))
-		return GENERIC(NVME_SC_INVALID_FIELD);
+		return nvme_generic(NVME_SC_INVALID_FIELD);
 	if (set) {
 		switch (fid) {
 		case NVME_FEAT_FID_NUM_QUEUES:   /* FFFFh would mean 65536 queues */
 			if ((v & 0xffff) == 0xffff || (v >> 16) == 0xffff)
-				return GENERIC(NVME_SC_INVALID_FIELD);
+				return nvme_generic(NVME_SC_INVALID_FIELD);
 			break;
 		case NVME_FEAT_FID_ASYNC_EVENT:
 			if (v & ~aen_supported(ctrl))
-				return GENERIC(NVME_SC_INVALID_FIELD);
+				return nvme_generic(NVME_SC_INVALID_FIELD);
 			break;
 		case NVME_FEAT_FID_VOLATILE_WC:  /* 5.27.1.4: no cache, nothing to set */
-			if (!subsys_has_vwc(ctrl->subsys))
-				return GENERIC(NVME_SC_INVALID_FIELD);
+			if (!nvmf_subsys_has_vwc(ctrl->subsys))
+				return nvme_generic(NVME_SC_INVALID_FIELD);
 			break;
 		case NVME_FEAT_FID_HOST_ID:      /* set by Connect; nvmet answers the same */
-			return GENERIC(NVME_SC_CMD_SEQ_ERROR);
+			return nvme_generic(NVME_SC_CMD_SEQ_ERROR);
 		}
 		req->execute = execute_set_features;
 		return 0;
 	}
 	unsigned sel = (cdw10(req) >> 8) & 7;
 	if (sel > NVME_GET_FEATURES_SEL_SUPPORTED)
-		return GENERIC(NVME_SC_INVALID_FIELD);
+		return nvme_generic(NVME_SC_INVALID_FIELD);
 	if (fid == NVME_FEAT_FID_HOST_ID && sel != NVME_GET_FEATURES_SEL_SUPPORTED) {
 		if (!(v & 1))          /* EXHID: only the 128-bit host identifier exists */
-			return GENERIC(NVME_SC_INVALID_FIELD);
+			return nvme_generic(NVME_SC_INVALID_FIELD);
 		req->dir = NVMF_XFER_C2H;
 		req->data_len = sizeof(ctrl->hostid);
 	}
@@ -600,7 +577,7 @@ void nvmf_execute_aer(struct nvmf_req *req)
 	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 
 	if (ctrl->nr_aer >= NVMF_AERL + 1) {
-		nvmf_req_complete(req, CMD_SPEC(NVME_SC_ASYNC_LIMIT) | NVME_SC_DNR);
+		nvmf_req_complete(req, nvme_cmd_specific(NVME_SC_ASYNC_LIMIT) | NVME_SC_DNR);
 		return;
 	}
 	ctrl->aer[ctrl->nr_aer++] = req;    /* not completed until an event happens */
@@ -628,12 +605,12 @@ void nvmf_tgt_ctrl_notify_ns_changed(struct nvmf_tgt_ctrl *ctrl, uint32_t nsid)
 	aen_deliver(ctrl);
 }
 
-void nvmf_tgt_ctrl_fail_aers(struct nvmf_tgt_ctrl *ctrl)
+void nvmf_tgt_ctrl_fail_aers(struct nvmf_tgt_ctrl *ctrl, nvme_status_t status)
 {
 	while (ctrl->nr_aer) {
 		struct nvmf_req *req = ctrl->aer[--ctrl->nr_aer];
 		ctrl->aer[ctrl->nr_aer] = NULL;
-		nvmf_req_complete(req, GENERIC(NVME_SC_ABORT_REQ));
+		nvmf_req_complete(req, status);
 	}
 }
 
@@ -646,10 +623,10 @@ void nvmf_execute_keep_alive(struct nvmf_req *req)
 	/* Keep Alive with the timer disabled (KATO 0): Keep Alive Timeout Invalid, as nvmet
 	 * answers (the Linux host sends none then). */
 	if (!ctrl->kato_ms) {
-		nvmf_req_complete(req, GENERIC(NVME_SC_KAT_INVALID) | NVME_SC_DNR);
+		nvmf_req_complete(req, nvme_generic(NVME_SC_KAT_INVALID) | NVME_SC_DNR);
 		return;
 	}
-	ctrl->last_keep_alive_ms = ctrl->tgt->now_ms(ctrl->tgt);
+	__atomic_store_n(&ctrl->last_keep_alive_ms, req->sq->pg->now_ms, __ATOMIC_RELAXED);
 	nvmf_req_complete(req, 0);
 }
 
@@ -664,7 +641,7 @@ nvme_status_t nvmf_parse_admin_cmd(struct nvmf_req *req)
 {
 	/* nvmet_check_ctrl_status(): nothing but Fabrics commands before CC.EN/CSTS.RDY. */
 	if (!nvmf_tgt_ctrl_ready(req->sq->ctrl))
-		return GENERIC(NVME_SC_CMD_SEQ_ERROR);
+		return nvme_generic(NVME_SC_CMD_SEQ_ERROR);
 	switch (req->cmd->opcode) {
 	case nvme_admin_identify:
 		return parse_identify(req);
@@ -691,6 +668,6 @@ nvme_status_t nvmf_parse_shared_admin_cmd(struct nvmf_req *req)
 		req->execute = nvmf_execute_keep_alive;
 		return 0;
 	default:
-		return GENERIC(NVME_SC_INVALID_OPCODE);
+		return nvme_generic(NVME_SC_INVALID_OPCODE);
 	}
 }

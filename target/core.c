@@ -1,42 +1,160 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Queues and the request lifecycle: decode a capsule, pick a handler, check the data
- * length against the host's SGL, complete with a CQE. (NVMe-oF 1.1 sections 2 and 3.)
+ * length against the host's SGL, complete with a CQE (NVMe-oF 1.1 sections 2 and 3); the
+ * placement of new queues on poll groups, and a queue's end: drain its commands, detach it
+ * from its controller on the controller's group, release it to its transport.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "target/core.h"
 
-void nvmf_sq_init(struct nvmf_sq *sq, struct nvmf_tgt *tgt, struct nvmf_port *port,
-		  const struct nvmf_transport_ops *ops)
+struct nvmf_tpg *nvmf_pg_tpg(const struct nvmf_pg *pg, const struct nvmf_transport *t)
+{
+	return pg->tpg[t->index];
+}
+
+/* ---- placement ---- */
+
+/* A new connection travelling to its group. */
+struct new_queue {
+	struct nvmf_msg msg;
+	struct nvmf_transport *t;
+	struct nvmf_pg *pg;
+	void *conn;
+};
+
+static void add_queue(struct nvmf_pg *pg, struct nvmf_transport *t, void *conn)
+{
+	if (t->ops->pg_add_queue(nvmf_pg_tpg(pg, t), conn))
+		__atomic_sub_fetch(&pg->nqueues, 1, __ATOMIC_RELAXED);
+}
+
+static void add_queue_msg(void *arg)
+{
+	struct new_queue *nq = arg;
+	add_queue(nq->pg, nq->t, nq->conn);
+	free(nq);
+}
+
+/* Admin and discovery queues on the main group (their controllers live there); I/O
+ * queues on the I/O group with the fewest queues. */
+static struct nvmf_pg *pick_group(struct nvmf_tgt *tgt, uint16_t qid)
+{
+	struct nvmf_pg *best = tgt->pgs[0];
+	if (qid == 0 || tgt->npgs == 1)
+		return best;
+	best = tgt->pgs[1];
+	for (unsigned i = 2; i < tgt->npgs; i++)
+		if (__atomic_load_n(&tgt->pgs[i]->nqueues, __ATOMIC_RELAXED) <
+		    __atomic_load_n(&best->nqueues, __ATOMIC_RELAXED))
+			best = tgt->pgs[i];
+	return best;
+}
+
+int nvmf_tgt_new_queue(struct nvmf_transport *t, struct nvmf_pg *from, uint16_t qid, void *conn)
+{
+	struct nvmf_pg *pg = pick_group(t->tgt, qid);
+	/* Counted now, so a burst of connects spreads before any queue exists. */
+	__atomic_add_fetch(&pg->nqueues, 1, __ATOMIC_RELAXED);
+	if (pg == from) {
+		add_queue(pg, t, conn);
+		return 0;
+	}
+	struct new_queue *nq = malloc(sizeof(*nq));
+	if (!nq) {
+		__atomic_sub_fetch(&pg->nqueues, 1, __ATOMIC_RELAXED);
+		return -ENOMEM;
+	}
+	nq->t = t;
+	nq->pg = pg;
+	nq->conn = conn;
+	nq->msg.fn = add_queue_msg;
+	nq->msg.arg = nq;
+	nvmf_pg_post(pg, &nq->msg);
+	return 0;
+}
+
+unsigned nvmf_tgt_live_queues(const struct nvmf_tgt *tgt)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < tgt->npgs; i++)
+		n += __atomic_load_n(&tgt->pgs[i]->nqueues, __ATOMIC_RELAXED);
+	return n;
+}
+
+/* ---- queue lifecycle ---- */
+
+void nvmf_sq_init(struct nvmf_sq *sq, struct nvmf_pg *pg, struct nvmf_port *port,
+		  struct nvmf_transport *t)
 {
 	memset(sq, 0, sizeof(*sq));
-	sq->tgt = tgt;
+	sq->tgt = pg->tgt;
+	sq->pg = pg;
 	sq->port = port;
-	sq->ops = ops;
+	sq->transport = t;
+	sq->state = NVMF_SQ_LIVE;
+	sq->pg_next = pg->sqs;
+	pg->sqs = sq;
+}
+
+/* On the queue's group: the core is done with it. */
+static void sq_release(void *arg)
+{
+	struct nvmf_sq *sq = arg;
+	struct nvmf_pg *pg = sq->pg;
+	for (struct nvmf_sq **pp = &pg->sqs; *pp; pp = &(*pp)->pg_next)
+		if (*pp == sq) {
+			*pp = sq->pg_next;
+			break;
+		}
+	sq->state = NVMF_SQ_RELEASED;
+	__atomic_sub_fetch(&pg->nqueues, 1, __ATOMIC_RELAXED);
+	sq->transport->ops->queue_released(sq);   /* may free sq */
+}
+
+/* On the controller's group: forget @sq, then release it on its own group. */
+static void sq_detach(void *arg)
+{
+	struct nvmf_sq *sq = arg;
+	struct nvmf_tgt_ctrl *ctrl = sq->ctrl;
+	sq->ctrl = NULL;
+	sq->connected = false;
+	nvmf_tgt_ctrl_detach(ctrl, sq);
+	sq->msg.fn = sq_release;
+	nvmf_pg_post(sq->pg, &sq->msg);
+}
+
+/* Advance a draining queue once nothing of it is in flight. Always by message, so that
+ * no caller sees its queue or controller freed under it. */
+static void sq_progress(struct nvmf_sq *sq)
+{
+	if (sq->state != NVMF_SQ_DRAINING || sq->inflight)
+		return;
+	sq->state = NVMF_SQ_DETACHING;
+	sq->msg.arg = sq;
+	if (sq->ctrl) {
+		sq->msg.fn = sq_detach;
+		nvmf_pg_post(sq->ctrl->pg, &sq->msg);
+	} else {
+		sq->msg.fn = sq_release;
+		nvmf_pg_post(sq->pg, &sq->msg);
+	}
 }
 
 void nvmf_sq_destroy(struct nvmf_sq *sq)
 {
-	struct nvmf_tgt_ctrl *ctrl = sq->ctrl;
-	if (!ctrl)
+	if (sq->state != NVMF_SQ_LIVE)
 		return;
-	sq->ctrl = NULL;
-	sq->connected = false;
-	if (sq->qid <= ctrl->max_qid && ctrl->sqs[sq->qid] == sq)
-		ctrl->sqs[sq->qid] = NULL;
-	if (sq->qid == 0) {
-		/* The association ends with its admin queue: take the I/O queues down too. */
-		if (!ctrl->deleting) {
-			ctrl->deleting = true;
-			ctrl->ops->delete_ctrl(ctrl);
-		}
-	}
-	for (unsigned i = 0; i <= ctrl->max_qid; i++)
-		if (ctrl->sqs[i])
-			return;
-	nvmf_tgt_ctrl_free(ctrl);
+	sq->state = NVMF_SQ_DRAINING;
+	/* Parked AERs never complete on their own; this queue is their only way out. */
+	if (sq->ctrl && sq->qid == 0 && sq->ctrl->nr_aer)
+		nvmf_tgt_ctrl_fail_aers(sq->ctrl, nvme_status(NVME_SCT_GENERIC, NVME_SC_ABORT_QUEUE));
+	sq_progress(sq);
 }
+
+/* ---- requests ---- */
 
 /* Pick the parser: Fabrics commands on any queue; before Connect nothing else. */
 static nvme_status_t parse(struct nvmf_req *req)
@@ -49,7 +167,7 @@ static nvme_status_t parse(struct nvmf_req *req)
 	}
 	/* Only Connect is accepted on a queue that is not connected (as nvmet). */
 	if (!sq->connected)
-		return nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
+		return nvme_generic(NVME_SC_INVALID_OPCODE);
 	if (sq->qid == 0) {
 		if (sq->ctrl->subsys->type == NVMF_SUBSYS_DISCOVERY)
 			return nvmf_parse_discovery_cmd(req);
@@ -71,21 +189,24 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 	req->execute = NULL;
 	req->aux = NULL;
 	req->slba = 0;
+	req->step = 0;
 	memset(cqe, 0, sizeof(*cqe));
 	cqe->command_id = cmd->command_id;
+	sq->inflight++;
 	/* The SQ head moves when a command is fetched, not when it completes (a parked AER
 	 * must not hold it back); with SQ flow control the host relies on it. */
 	sq->sqhd = sq->size ? (uint16_t)((sq->sqhd + 1) % sq->size) : 0;
 
 	/* Fused operations are not supported (Identify FUSES = 0). */
 	if (cmd->flags & 0x3) {
-		nvmf_req_complete_dnr(req, nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD));
+		nvmf_req_complete_dnr(req, nvme_generic(NVME_SC_INVALID_FIELD));
 		return false;
 	}
 	/* Traffic-based keep alive (Identify CTRATT.TBKAS): any command the host sends,
-	 * failing ones included, shows it is alive; a Linux host then skips Keep Alive. */
+	 * failing ones included, shows it is alive; a Linux host then skips Keep Alive. The
+	 * pass's clock reading is precise enough for a timer of seconds. */
 	if (sq->ctrl)
-		__atomic_store_n(&sq->ctrl->last_keep_alive_ms, sq->tgt->now_ms(sq->tgt), __ATOMIC_RELAXED);
+		__atomic_store_n(&sq->ctrl->last_keep_alive_ms, sq->pg->now_ms, __ATOMIC_RELAXED);
 	nvme_status_t st = parse(req);
 	if (st) {
 		nvmf_req_complete_dnr(req, st);
@@ -99,7 +220,7 @@ void nvmf_req_execute(struct nvmf_req *req)
 	/* The host's SGL must describe exactly what the command moves: Data SGL Length
 	 * Invalid otherwise (NVMe Base 4.3.2; nvmet is equally strict). */
 	if (req->sgl_len != req->data_len) {
-		nvmf_req_complete_dnr(req, nvme_status(NVME_SCT_GENERIC, NVME_SC_SGL_INVALID_DATA));
+		nvmf_req_complete_dnr(req, nvme_generic(NVME_SC_SGL_INVALID_DATA));
 		return;
 	}
 	req->execute(req);
@@ -115,10 +236,21 @@ void nvmf_req_complete(struct nvmf_req *req, nvme_status_t status)
 	req->cqe->status = htole16((uint16_t)(status << 1));
 	free(req->aux);
 	req->aux = NULL;
-	sq->ops->queue_response(req);
+	sq->inflight--;
+	sq->transport->ops->queue_response(req);
+	sq_progress(sq);
 }
 
 void nvmf_req_complete_dnr(struct nvmf_req *req, nvme_status_t status)
 {
 	nvmf_req_complete(req, status | NVME_SC_DNR);
+}
+
+void nvmf_req_abandon(struct nvmf_req *req)
+{
+	struct nvmf_sq *sq = req->sq;
+	free(req->aux);
+	req->aux = NULL;
+	sq->inflight--;
+	sq_progress(sq);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The transport-independent target core: subsystems as served, controllers, queues and
- * requests, and the ops table through which a transport (RDMA, or the in-process loop
- * transport used by the unit tests) plugs in. Nothing here knows about verbs.
+ * The target core: the target context, controllers, queues and requests. It owns their
+ * state, the poll groups that run them (target/poll-group.h) and the locking; transports
+ * plug in through target/transport.h and never touch what is declared here except the
+ * request fields the comments give them.
  *
  * Request lifecycle (like nvmet): the transport receives a capsule and calls
  * nvmf_req_init(); the core decodes and validates the command (opcode, namespace, data
@@ -10,6 +11,13 @@
  * (RDMA READ or in-capsule) into req->data and calls nvmf_req_execute(). The handler
  * finishes with nvmf_req_complete(), which hands the request back to the transport
  * (ops->queue_response) to move data out (RDMA WRITE) and send the CQE.
+ *
+ * Ownership, instead of locks: controllers live on the main poll group (group 0, where
+ * every admin queue is); a queue belongs to the group that serves it. A Connect on an I/O
+ * queue of another group asks the main group by message to attach it, and the answer
+ * comes back by message; so does the detach when the queue goes, and the main group's
+ * requests to disconnect a queue. I/O commands read their controller (it outlives its
+ * attached queues) and count into it with atomics; the error log has a lock of its own.
  */
 #ifndef NVMF_TARGET_CORE_H
 #define NVMF_TARGET_CORE_H
@@ -18,22 +26,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/socket.h>
 #include "nvme/wire.h"
 #include "subsystem/backend.h"
 #include "subsystem/config.h"
+#include "subsystem/subsystem.h"
+#include "target/poll-group.h"
+#include "target/transport.h"
 
-#define NVMF_ADMIN_QUEUE_SIZE   32     /* entries; the Linux host uses 32 */
-#define NVMF_MIN_QUEUE_SIZE     16
-#define NVMF_MAX_QUEUE_SIZE     1024
-#define NVMF_DEFAULT_QUEUE_SIZE 128
-#define NVMF_DEFAULT_INLINE     8192   /* in-capsule data bytes on I/O queues */
-#define NVMF_MAX_INLINE         16384
 #define NVMF_KAS                10     /* Keep Alive granularity: 100 ms units -> 1 s */
 #define NVMF_AERL               3      /* 0's based: 4 outstanding AERs */
 #define NVMF_ERROR_LOG_ENTRIES  64
 #define NVMF_MAX_NSID           1024
 #define NVMF_CHANGED_NS_MAX     1024   /* Changed Namespace List: 1024 entries, 4 KiB */
+#define NVMF_KATO_TICK_MS       100    /* keep-alive timers are checked this often */
 
 struct nvmf_tgt;
 struct nvmf_tgt_ctrl;
@@ -47,55 +52,6 @@ enum nvmf_xfer_dir {
 	NVMF_XFER_C2H,        /* controller to host (read): transport pushes after completion */
 };
 
-/*
- * A transport: the core calls these, never verbs or sockets.
- */
-struct nvmf_transport_ops {
-	const char *name;                 /* "rdma", "loop" */
-	uint8_t trtype;                   /* NVMF_TRTYPE_* for the discovery log */
-	uint8_t msdbd;                    /* max SGL data block descriptors (1) */
-	bool keyed_sgl;                   /* Identify SGLS bit 2 */
-	/* Send the response of a completed request (data first for C2H when status is 0).
-	 * The transport owns the request again after this call. */
-	void (*queue_response)(struct nvmf_req *req);
-	/* Tear down every queue of @ctrl (KATO expiry, fatal error, shutdown). The transport
-	 * disconnects them; each disconnected queue later calls nvmf_sq_destroy(). */
-	void (*delete_ctrl)(struct nvmf_tgt_ctrl *ctrl);
-};
-
-/* A subsystem as served: built from its config, namespaces opened. */
-struct nvmf_ns {
-	uint32_t nsid;
-	struct nvmf_bdev *bdev;
-	uint32_t lba_shift;                /* log2(block size) */
-	uint64_t nlb;                      /* namespace size in logical blocks */
-	uint8_t nguid[16], uuid[16], eui64[8];
-	bool has_nguid, has_uuid, has_eui64;
-};
-
-enum nvmf_subsys_type {
-	NVMF_SUBSYS_NVME,
-	NVMF_SUBSYS_DISCOVERY,
-};
-
-struct nvmf_subsys {
-	enum nvmf_subsys_type type;
-	const struct nvmf_subsys_config *cfg; /* NQN, hosts, attributes (owned by the config) */
-	char serial[21], model[41], firmware[9]; /* space padded, no NUL needed on the wire */
-	uint32_t vs;                       /* NVMe version: major << 16 | minor << 8 */
-	struct nvmf_ns **ns;               /* indexed by nsid; NULL = inactive */
-	uint32_t max_nsid;                 /* highest nsid with a slot */
-	uint16_t next_cntlid;
-};
-
-/* A port as served (the listener itself belongs to the transport). */
-struct nvmf_port {
-	const struct nvmf_port_config *cfg;
-	struct nvmf_subsys **subsys;       /* subsystems exposed here */
-	size_t n_subsys;
-	void *transport_priv;
-};
-
 /* One error log entry kept per controller (NVMe Base 5.16.1.2), host endian fields. */
 struct nvmf_error_entry {
 	uint64_t error_count;
@@ -105,22 +61,26 @@ struct nvmf_error_entry {
 	uint32_t nsid;
 };
 
-/* Controller state (NVMe Base 3.1 / NVMe-oF dynamic controller model). */
+/* Controller state (NVMe Base 3.1 / NVMe-oF dynamic controller model). Owned by its
+ * admin queue's poll group (ctrl->pg, the main group); fields marked (atomic) are also
+ * read or written by I/O groups. */
 struct nvmf_tgt_ctrl {
 	struct nvmf_tgt *tgt;
+	struct nvmf_pg *pg;                /* the owner */
 	struct nvmf_subsys *subsys;
 	struct nvmf_port *port;
-	const struct nvmf_transport_ops *ops;
+	struct nvmf_transport *transport;
 	uint16_t cntlid;
+	uint64_t uid;                      /* unique over the target's life */
 	char hostnqn[NVMF_CFG_NQN_MAX];
 	uint8_t hostid[16];
-	uint32_t cc, csts;                 /* Controller Configuration / Status properties */
+	uint32_t cc, csts;                 /* Controller Configuration / Status (atomic) */
 	uint64_t cap;
 	uint32_t kato_ms;                  /* 0 = no keep-alive */
-	uint64_t last_keep_alive_ms;       /* monotonic ms of last command or Keep Alive */
+	uint64_t last_keep_alive_ms;       /* tgt->now_ms of the last command (atomic) */
 	uint16_t nr_io_queues;             /* granted by Set Features Number of Queues (1's based) */
 	uint16_t queue_size;               /* I/O queue entries the port allows */
-	struct nvmf_sq **sqs;              /* [0] admin, [1..nr_io_queues] I/O */
+	struct nvmf_sq **sqs;              /* [0] admin, [1..max_qid] I/O; written on pg only */
 	uint16_t max_qid;
 	uint32_t inline_data_size;         /* in-capsule bytes on I/O queues */
 	uint32_t mdts;                     /* log2(max transfer / 4 KiB) */
@@ -131,41 +91,43 @@ struct nvmf_tgt_ctrl {
 	uint32_t pending_aen;              /* CQE dword 0 of events not yet reported */
 	uint32_t changed_ns[NVMF_CHANGED_NS_MAX];
 	unsigned nr_changed_ns;            /* > NVMF_CHANGED_NS_MAX means overflow */
+	pthread_mutex_t error_lock;        /* errors[]: failed commands of every group */
 	struct nvmf_error_entry errors[NVMF_ERROR_LOG_ENTRIES];
 	uint64_t error_count;
-	bool vwc_enabled;                  /* Volatile Write Cache feature */
-	uint64_t host_reads, host_writes;  /* commands, for SMART */
+	bool vwc_enabled;                  /* Volatile Write Cache feature (atomic) */
+	uint64_t host_reads, host_writes;  /* commands, for SMART (atomic) */
 	uint64_t units_read, units_written;/* 512 B units of data (Read+Compare / Write); the
-					    * SMART log reports thousands, rounded up */
+					    * SMART log reports thousands, rounded up (atomic) */
 	bool deleting;
-	struct nvmf_tgt_ctrl *next;            /* in tgt->ctrls */
-	/* Discovery controller: the local address the host connected to, for wildcard ports. */
-	struct sockaddr_storage local_addr;
+	struct nvmf_tgt_ctrl *next;        /* in tgt->ctrls */
 };
 
-/*
- * Where a queue's backend I/O goes: one per thread running I/O (a poll group). The
- * io_uring and the list of commands the backend refused with a full ring (-EAGAIN),
- * oldest first, resubmitted by nvmf_io_retry_pending(). Owned by one thread.
- */
-struct nvmf_io_ctx {
-	struct nvmf_aio *aio;
-	struct nvmf_req *retry_head, *retry_tail;
+/* Where a queue is in its life (see target/transport.h). */
+enum nvmf_sq_state {
+	NVMF_SQ_LIVE,                      /* commands may arrive */
+	NVMF_SQ_DRAINING,                  /* nvmf_sq_destroy called; commands still in flight */
+	NVMF_SQ_DETACHING,                 /* asked the controller's group to detach it */
+	NVMF_SQ_RELEASED,                  /* queue_released called */
 };
 
-/* A submission queue: one per transport connection. */
+/* A submission queue: one per transport connection. Owned by its poll group. */
 struct nvmf_sq {
-	struct nvmf_tgt_ctrl *ctrl;            /* NULL until Connect succeeds */
+	struct nvmf_tgt_ctrl *ctrl;        /* NULL until Connect succeeds */
 	struct nvmf_port *port;
 	struct nvmf_tgt *tgt;
-	const struct nvmf_transport_ops *ops;
+	struct nvmf_pg *pg;                /* the group serving it */
+	struct nvmf_transport *transport;
 	uint16_t qid;                      /* valid after Connect */
 	uint16_t size;                     /* entries, 1's based */
 	uint16_t sqhd;                     /* reported in CQEs */
 	bool connected;
-	struct nvmf_io_ctx *io;            /* NULL: the target's (tgt->io) */
+	enum nvmf_sq_state state;
+	uint32_t inflight;                 /* commands between nvmf_req_init and their answer */
+	struct nvmf_msg msg;               /* its own detach/release messages */
+	struct nvmf_msg ctl_msg;           /* the controller group's disconnect request */
+	bool disconnect_sent;              /* ctl_msg posted (controller group's flag) */
+	struct nvmf_sq *pg_next;           /* in pg->sqs */
 	void *transport_priv;
-	struct sockaddr_storage local_addr; /* where the host reached us (discovery traddr) */
 };
 
 /* One command in flight. Embedded by the transport in its own request structure. */
@@ -182,6 +144,10 @@ struct nvmf_req {
 	struct nvmf_bdev_io bio;           /* backend I/O of this command */
 	void *aux;                         /* handler scratch (Compare's read buffer), freed at complete */
 	uint64_t slba;                     /* I/O commands: for the error log */
+	uint32_t step;                     /* handler's progress (shutdown flush: next nsid) */
+	struct nvmf_msg msg;               /* handler's messages (I/O queue Connect) */
+	struct nvmf_tgt_ctrl *connect_ctrl;/* Connect: the controller the main group found */
+	nvme_status_t connect_status;
 	void *transport_priv;
 	struct nvmf_req *retry_next;       /* in its nvmf_io_ctx retry list while the ring is full */
 };
@@ -194,79 +160,107 @@ struct nvmf_tgt {
 	size_t n_subsys;
 	struct nvmf_port *ports;
 	size_t n_ports;
-	struct nvmf_tgt_ctrl *ctrls;           /* live controllers */
+	uint32_t mdts;                     /* resolved: the config's, bounded by every transport */
+	struct nvmf_tgt_ctrl *ctrls;       /* live controllers (main group) */
+	uint64_t next_ctrl_uid;
 	uint64_t disc_genctr;              /* discovery log generation counter */
-	struct nvmf_io_ctx io;             /* I/O context of the thread running the core; queues
-					    * served by other threads bring their own (sq->io) */
+	struct nvmf_pg **pgs;              /* [0] the main group, then the I/O groups */
+	unsigned npgs;
+	struct nvmf_transport *transports[NVMF_MAX_TRANSPORTS];
+	unsigned ntransports;
+	struct nvmf_timer kato_timer;
 	uint64_t (*now_ms)(const struct nvmf_tgt *tgt); /* monotonic ms; tests replace it */
-	pthread_mutex_t stats_lock;        /* error logs: written by I/O threads, read by admin */
 };
 
-/* nvmf_sq_io - the I/O context serving @sq: its own, or the target's. */
+/* nvmf_sq_io - the I/O context serving @sq: its poll group's. */
 static inline struct nvmf_io_ctx *nvmf_sq_io(struct nvmf_sq *sq)
 {
-	return sq->io ? sq->io : &sq->tgt->io;
+	return &sq->pg->io;
 }
 
-/* ---- target lifecycle (target/tgt.c) ---- */
+/* nvmf_tgt_main_pg - the main poll group (controllers, admin queues, listeners). */
+static inline struct nvmf_pg *nvmf_tgt_main_pg(const struct nvmf_tgt *tgt)
+{
+	return tgt->pgs[0];
+}
+
+/* ---- the target (target/target.c) ---- */
 
 /*
- * nvmf_tgt_init - build subsystems, namespaces and ports from a validated config; opens
- * every backend. Returns 0, or -1 with @err naming the namespace and the reason (on
- * error everything opened so far is closed again).
+ * nvmf_tgt_init - build the model from a validated @cfg (subsystems, namespaces with
+ * backends opened, ports), resolve every limit once (MDTS bounded by the transports' max
+ * transfer; each port's queue and in-capsule sizes by its transport: nvmf_port_resolve),
+ * make the poll groups (the main group, plus nvmf_target.threads I/O groups when that is
+ * above 1; not started) and create the transports the ports name from @ops (@nops
+ * tables; a port whose trtype none of them has is an error), each with its part of every
+ * group. Nothing listens yet. Returns 0, or -1 with @err naming what failed; everything
+ * made so far is undone.
  */
-int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg, struct nvmf_aio *aio,
-		  char *err, size_t errlen);
-/* nvmf_tgt_fini - close backends (files are flushed) and free the model. */
+int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
+		  const struct nvmf_transport_ops *const *ops, unsigned nops, char *err, size_t errlen);
+/* nvmf_tgt_listen - every port listens on its transport. 0, or -1 with @err
+ * ("port 1: rdma_bind_addr 1.2.3.4:4420: Cannot assign requested address"). */
+int nvmf_tgt_listen(struct nvmf_tgt *tgt, char *err, size_t errlen);
+/* nvmf_tgt_start - start the I/O groups' threads, pinned to the CPUs of NUMA node
+ * nvmf_target.numa_node, or when that is -1 of the first transport's devices (not pinned
+ * when unknown). 0, or -1 with @err (a node the machine lacks, a thread that failed). */
+int nvmf_tgt_start(struct nvmf_tgt *tgt, char *err, size_t errlen);
+/* nvmf_tgt_shutdown - stop listening, disconnect every queue, let the groups run until
+ * every queue is released or @timeout_ms passed (the caller's thread runs every group
+ * that has no thread of its own: the main group unless the embedding program started
+ * it with nvmf_pg_start), stop the threads, destroy the transports and groups. A group whose queues are
+ * still busy is left allocated (an I/O may still complete into its memory), with a log
+ * line. Safe on a target that never started. */
+void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms);
+/* nvmf_tgt_fini - free the model (backends closed and flushed); after shutdown. */
 void nvmf_tgt_fini(struct nvmf_tgt *tgt);
 /* nvmf_tgt_find_subsys - the subsystem (or discovery) named @nqn, or NULL. */
 struct nvmf_subsys *nvmf_tgt_find_subsys(struct nvmf_tgt *tgt, const char *nqn);
-/* nvmf_subsys_host_allowed - allow_any_host or @hostnqn in the allow-list. */
-bool nvmf_subsys_host_allowed(const struct nvmf_subsys *s, const char *hostnqn);
-/* nvmf_port_has_subsys - @s is exposed on @port (discovery: always). */
-bool nvmf_port_has_subsys(const struct nvmf_port *port, const struct nvmf_subsys *s);
-/* nvmf_tgt_poll_timers - tear down controllers whose keep-alive timer expired. */
-void nvmf_tgt_poll_timers(struct nvmf_tgt *tgt);
+/* nvmf_tgt_live_queues - queues placed on every group and not yet released (any thread). */
+unsigned nvmf_tgt_live_queues(const struct nvmf_tgt *tgt);
 
-/* ---- queues and requests (target/core.c) ---- */
+/* ---- requests (target/core.c) ---- */
 
-/* nvmf_sq_init - a new, unconnected queue on @port served by @ops. */
-void nvmf_sq_init(struct nvmf_sq *sq, struct nvmf_tgt *tgt, struct nvmf_port *port,
-		  const struct nvmf_transport_ops *ops);
-/* nvmf_sq_destroy - the transport's queue is gone: detach from its controller; the
- * controller goes away with its admin queue. */
-void nvmf_sq_destroy(struct nvmf_sq *sq);
-
-/*
- * nvmf_req_init - decode and validate a received command. Sets req->execute, dir and
- * data_len. Returns true when the transport should move data and call nvmf_req_execute();
- * false when the request was already completed with an error status (queue_response has
- * been called).
- */
-bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cmd,
-		   struct nvme_cqe *cqe);
-/* nvmf_req_execute - run the command; checks sgl_len against data_len first. */
-void nvmf_req_execute(struct nvmf_req *req);
-/* nvmf_req_complete - finish with @status (0 = success) and hand back to the transport. */
-void nvmf_req_complete(struct nvmf_req *req, nvme_status_t status);
-/* nvmf_req_complete_dnr - the same with the Do Not Retry bit set (invalid commands). */
-void nvmf_req_complete_dnr(struct nvmf_req *req, nvme_status_t status);
+/* nvmf_req_bio_submit - hand req->bio to req->ns's backend on the queue's poll group.
+ * Returns true when req->bio.done will run (maybe already has); false when the ring was
+ * full and the request waits on the group's retry list. (target/io-cmd.c) */
+bool nvmf_req_bio_submit(struct nvmf_req *req);
 
 /* ---- controllers (target/ctrl.c) ---- */
-struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
-				  struct nvmf_port *port, const struct nvmf_transport_ops *ops,
-				  const char *hostnqn, const uint8_t hostid[16], uint32_t kato_ms);
+
+/* nvmf_tgt_ctrl_alloc - a controller of @s for @hostnqn on @port, owned by @pg: the next
+ * free cntlid in [cntlid_min, cntlid_max]; limits from the port. NULL when none is free
+ * or out of memory. */
+struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_pg *pg,
+					  struct nvmf_subsys *s, struct nvmf_port *port,
+					  struct nvmf_transport *transport, const char *hostnqn,
+					  const uint8_t hostid[16], uint32_t kato_ms);
+/* nvmf_tgt_ctrl_find - the live controller @cntlid of subsystem @subnqn, or NULL. */
 struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_find(struct nvmf_tgt *tgt, const char *subnqn, uint16_t cntlid);
-void nvmf_tgt_ctrl_free(struct nvmf_tgt_ctrl *ctrl);
+/* nvmf_tgt_ctrl_attach - on ctrl->pg: @sq becomes queue @qid of @ctrl (Connect). */
+void nvmf_tgt_ctrl_attach(struct nvmf_tgt_ctrl *ctrl, struct nvmf_sq *sq, uint16_t qid);
+/* nvmf_tgt_ctrl_detach - on ctrl->pg: @sq is gone. The association ends with its admin
+ * queue (the others are disconnected); the controller is freed with its last queue. */
+void nvmf_tgt_ctrl_detach(struct nvmf_tgt_ctrl *ctrl, struct nvmf_sq *sq);
+/* nvmf_tgt_ctrl_delete - on ctrl->pg: disconnect every queue of @ctrl (each on its own
+ * group, by message); it is freed when the last one has been released. Idempotent. */
+void nvmf_tgt_ctrl_delete(struct nvmf_tgt_ctrl *ctrl);
 /* nvmf_tgt_ctrl_fatal - CSTS.CFS and tear the association down. */
 void nvmf_tgt_ctrl_fatal(struct nvmf_tgt_ctrl *ctrl);
-/* nvmf_tgt_ctrl_prop_get / set: property space access (NVMe-oF 3.3/3.4). */
+/* nvmf_tgt_ctrl_prop_get / set: property space access (NVMe-oF 1.1 sections 3.3/3.4).
+ * Set of CC.SHN is asynchronous (the backends are flushed): @req is then completed by
+ * the core when the shutdown is done, and set returns NVMF_PROP_PENDING. */
+#define NVMF_PROP_PENDING 0xffffu
 nvme_status_t nvmf_tgt_ctrl_prop_get(struct nvmf_tgt_ctrl *ctrl, uint32_t off, bool size8, uint64_t *val);
-nvme_status_t nvmf_tgt_ctrl_prop_set(struct nvmf_tgt_ctrl *ctrl, uint32_t off, bool size8, uint64_t val);
-/* nvmf_tgt_ctrl_add_error - record a failed command in the error log. */
+nvme_status_t nvmf_tgt_ctrl_prop_set(struct nvmf_tgt_ctrl *ctrl, struct nvmf_req *req, uint32_t off,
+				     bool size8, uint64_t val);
+/* nvmf_tgt_ctrl_add_error - record a failed command in the error log (any group). */
 void nvmf_tgt_ctrl_add_error(struct nvmf_tgt_ctrl *ctrl, struct nvmf_req *req, nvme_status_t st);
-/* nvmf_tgt_ctrl_ready - CC.EN = 1 and CSTS.RDY = 1 (I/O and most admin need it). */
+/* nvmf_tgt_ctrl_ready - CC.EN = 1 and CSTS.RDY = 1 (I/O and most admin need it; any group). */
 bool nvmf_tgt_ctrl_ready(const struct nvmf_tgt_ctrl *ctrl);
+/* nvmf_tgt_check_keep_alive - the keep-alive timer (every NVMF_KATO_TICK_MS on the main
+ * group): tear down controllers whose KATO expired (NVMe Base 3.9). */
+void nvmf_tgt_check_keep_alive(struct nvmf_tgt *tgt);
 
 /* ---- command parsers: set execute/dir/data_len or return a status ---- */
 nvme_status_t nvmf_parse_fabrics_cmd(struct nvmf_req *req);   /* target/fabrics-cmd.c */
@@ -278,8 +272,8 @@ nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req);        /* target/io-cmd.c
 /*
  * nvmf_io_retry_pending - resubmit, oldest first, the backend I/O of requests parked on
  * @io's retry list because the backend's ring was full (-EAGAIN). Stops at the first that
- * is refused again (it stays queued, order kept). The poll loop calls this once per pass,
- * after nvmf_aio_flush()/nvmf_aio_poll() made room. (target/io-cmd.c)
+ * is refused again (it stays queued, order kept). The poll group calls this once per
+ * pass, after nvmf_aio_flush()/nvmf_aio_poll() made room. (target/io-cmd.c)
  */
 void nvmf_io_retry_pending(struct nvmf_io_ctx *io);
 
@@ -314,9 +308,8 @@ nvme_status_t nvmf_parse_shared_admin_cmd(struct nvmf_req *req);
  * Configuration and not masked, complete a parked AER with a Namespace Attribute
  * Changed notice (dword 0 = 0x00040002). Further notices wait until log 04h is read. */
 void nvmf_tgt_ctrl_notify_ns_changed(struct nvmf_tgt_ctrl *ctrl, uint32_t nsid);
-/* nvmf_tgt_ctrl_fail_aers - complete every parked AER with ABORT_REQ (controller reset or
- * shutdown while its queues can still send). A transport tearing queues down without
- * sending just sets ctrl->nr_aer = 0 and frees its requests itself. */
-void nvmf_tgt_ctrl_fail_aers(struct nvmf_tgt_ctrl *ctrl);
+/* nvmf_tgt_ctrl_fail_aers - complete every parked AER of @ctrl with @status (ABORT_REQ on
+ * a controller reset; ABORT_QUEUE when the admin queue goes: the transport drops those). */
+void nvmf_tgt_ctrl_fail_aers(struct nvmf_tgt_ctrl *ctrl, nvme_status_t status);
 
 #endif

@@ -6,21 +6,13 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <stdio.h>
 #include "target/core.h"
 
-/* CC fields (NVMe Base 3.1.3.5). */
-#define CC_EN          (1u << 0)
-#define CC_CSS(cc)     (((cc) >> 4) & 0x7)
-#define CC_MPS(cc)     (((cc) >> 7) & 0xf)
-#define CC_AMS(cc)     (((cc) >> 11) & 0x7)
-#define CC_SHN(cc)     (((cc) >> 14) & 0x3)
-#define CC_IOSQES(cc)  (((cc) >> 16) & 0xf)
-#define CC_IOCQES(cc)  (((cc) >> 20) & 0xf)
-/* CSTS fields (3.1.3.6). */
-#define CSTS_RDY       (1u << 0)
-#define CSTS_CFS       (1u << 1)
-#define CSTS_SHST_DONE (2u << 2)
+/* CC / CSTS fields: libnvme's NVME_CC_* / NVME_CSTS_* (NVMe Base 3.1.3.5-6). */
+#define CSTS_RDY         ((uint32_t)NVME_CSTS_RDY_MASK << NVME_CSTS_RDY_SHIFT)
+#define CSTS_CFS         ((uint32_t)NVME_CSTS_CFS_MASK << NVME_CSTS_CFS_SHIFT)
+#define CSTS_SHST(v)     ((uint32_t)(v) << NVME_CSTS_SHST_SHIFT)
 
 static bool cntlid_in_use(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint16_t id)
 {
@@ -33,9 +25,10 @@ static bool cntlid_in_use(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint16_t 
 /* Next free cntlid of @s in [cntlid_min, cntlid_max], round robin; 0 when exhausted. */
 static uint16_t alloc_cntlid(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
 {
+	/* 0: unset in a config built in code; the loader writes the defaults. */
 	uint16_t lo = s->cfg->cntlid_min ? s->cfg->cntlid_min : 1;
 	uint16_t hi = s->cfg->cntlid_max ? s->cfg->cntlid_max : 0xffef;
-	uint32_t span = (uint32_t)hi - lo + 1;
+	uint32_t span = hi >= lo ? (uint32_t)hi - lo + 1 : 0;
 	for (uint32_t i = 0; i < span; i++) {
 		uint16_t id = s->next_cntlid;
 		if (id < lo || id > hi)
@@ -47,9 +40,10 @@ static uint16_t alloc_cntlid(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
 	return 0;
 }
 
-struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
-				  struct nvmf_port *port, const struct nvmf_transport_ops *ops,
-				  const char *hostnqn, const uint8_t hostid[16], uint32_t kato_ms)
+struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_pg *pg,
+					  struct nvmf_subsys *s, struct nvmf_port *port,
+					  struct nvmf_transport *transport, const char *hostnqn,
+					  const uint8_t hostid[16], uint32_t kato_ms)
 {
 	uint16_t cntlid = alloc_cntlid(tgt, s);
 	if (!cntlid)
@@ -57,31 +51,34 @@ struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_subs
 	struct nvmf_tgt_ctrl *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	c->max_qid = s->type == NVMF_SUBSYS_DISCOVERY ? 0 :
-		     (s->cfg->qid_max ? s->cfg->qid_max : 128);
+	c->max_qid = nvmf_subsys_max_qid(s);
 	c->sqs = calloc((size_t)c->max_qid + 1, sizeof(*c->sqs));
 	if (!c->sqs) {
 		free(c);
 		return NULL;
 	}
 	c->tgt = tgt;
+	c->pg = pg;
 	c->subsys = s;
 	c->port = port;
-	c->ops = ops;
+	c->transport = transport;
 	c->cntlid = cntlid;
+	c->uid = ++tgt->next_ctrl_uid;
 	snprintf(c->hostnqn, sizeof(c->hostnqn), "%s", hostnqn);
 	memcpy(c->hostid, hostid, 16);
 	c->kato_ms = kato_ms;
-	c->last_keep_alive_ms = tgt->now_ms(tgt);
-	c->queue_size = port && port->cfg && port->cfg->max_queue_size ?
-			(uint16_t)port->cfg->max_queue_size : NVMF_DEFAULT_QUEUE_SIZE;
-	c->inline_data_size = port && port->cfg ? port->cfg->inline_data_size : NVMF_DEFAULT_INLINE;
-	c->mdts = tgt->cfg && tgt->cfg->target.mdts ? tgt->cfg->target.mdts : 8;
+	c->last_keep_alive_ms = pg->now_ms;
+	c->queue_size = port->queue_size;
+	c->inline_data_size = port->inline_size;
+	c->mdts = tgt->mdts;
 	c->nr_io_queues = c->max_qid;
+	pthread_mutex_init(&c->error_lock, NULL);
 	/* Identify reports a volatile write cache, enabled until the host turns it off. */
 	c->vwc_enabled = true;
 	/* CAP (3.1.3.1): MQES 0's based, CQR=1, TO=15 (7.5 s), CSS bit 37 NVM command set. */
-	c->cap = (uint64_t)(c->queue_size - 1) | (1ull << 16) | (15ull << 24) | (1ull << 37);
+	c->cap = (uint64_t)(c->queue_size - 1) << NVME_CAP_MQES_SHIFT |
+		 (uint64_t)1 << NVME_CAP_CQR_SHIFT | (uint64_t)15 << NVME_CAP_TO_SHIFT |
+		 (uint64_t)NVME_CAP_CSS_NVM << NVME_CAP_CSS_SHIFT;
 	c->next = tgt->ctrls;
 	tgt->ctrls = c;
 	return c;
@@ -95,29 +92,81 @@ struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_find(struct nvmf_tgt *tgt, const char *subnq
 	return NULL;
 }
 
-void nvmf_tgt_ctrl_free(struct nvmf_tgt_ctrl *ctrl)
+static void ctrl_free(struct nvmf_tgt_ctrl *ctrl)
 {
 	struct nvmf_tgt_ctrl **pp = &ctrl->tgt->ctrls;
 	while (*pp && *pp != ctrl)
 		pp = &(*pp)->next;
 	if (*pp)
 		*pp = ctrl->next;
+	pthread_mutex_destroy(&ctrl->error_lock);
 	free(ctrl->sqs);
 	free(ctrl);
 }
 
+void nvmf_tgt_ctrl_attach(struct nvmf_tgt_ctrl *ctrl, struct nvmf_sq *sq, uint16_t qid)
+{
+	ctrl->sqs[qid] = sq;
+}
+
+void nvmf_tgt_ctrl_detach(struct nvmf_tgt_ctrl *ctrl, struct nvmf_sq *sq)
+{
+	if (sq->qid <= ctrl->max_qid && ctrl->sqs[sq->qid] == sq)
+		ctrl->sqs[sq->qid] = NULL;
+	/* The association ends with its admin queue: take the I/O queues down too. */
+	if (sq->qid == 0)
+		nvmf_tgt_ctrl_delete(ctrl);
+	for (unsigned i = 0; i <= ctrl->max_qid; i++)
+		if (ctrl->sqs[i])
+			return;
+	ctrl_free(ctrl);
+}
+
+/* On the queue's own group. */
+static void disconnect_msg(void *arg)
+{
+	struct nvmf_sq *sq = arg;
+	sq->transport->ops->disconnect_queue(sq);
+}
+
+void nvmf_tgt_ctrl_delete(struct nvmf_tgt_ctrl *ctrl)
+{
+	if (ctrl->deleting)
+		return;
+	ctrl->deleting = true;
+	/* A queue stays attached (and alive) until its detach reaches this group, which
+	 * comes after any message sent to it from here: the pointers are safe to use. */
+	for (unsigned i = 0; i <= ctrl->max_qid; i++) {
+		struct nvmf_sq *sq = ctrl->sqs[i];
+		if (!sq || sq->disconnect_sent)
+			continue;
+		sq->disconnect_sent = true;
+		if (sq->pg == ctrl->pg) {
+			sq->transport->ops->disconnect_queue(sq);
+		} else {
+			sq->ctl_msg.fn = disconnect_msg;
+			sq->ctl_msg.arg = sq;
+			nvmf_pg_post(sq->pg, &sq->ctl_msg);
+		}
+	}
+}
+
 bool nvmf_tgt_ctrl_ready(const struct nvmf_tgt_ctrl *ctrl)
 {
-	return (ctrl->cc & CC_EN) && (ctrl->csts & CSTS_RDY);
+	uint32_t cc = __atomic_load_n(&ctrl->cc, __ATOMIC_RELAXED);
+	uint32_t csts = __atomic_load_n(&ctrl->csts, __ATOMIC_RELAXED);
+	return NVME_CC_EN(cc) && (csts & CSTS_RDY);
+}
+
+static void set_csts(struct nvmf_tgt_ctrl *ctrl, uint32_t csts)
+{
+	__atomic_store_n(&ctrl->csts, csts, __ATOMIC_RELAXED);
 }
 
 void nvmf_tgt_ctrl_fatal(struct nvmf_tgt_ctrl *ctrl)
 {
-	ctrl->csts |= CSTS_CFS;
-	if (!ctrl->deleting) {
-		ctrl->deleting = true;
-		ctrl->ops->delete_ctrl(ctrl);
-	}
+	set_csts(ctrl, ctrl->csts | CSTS_CFS);
+	nvmf_tgt_ctrl_delete(ctrl);
 }
 
 nvme_status_t nvmf_tgt_ctrl_prop_get(struct nvmf_tgt_ctrl *ctrl, uint32_t off, bool size8, uint64_t *val)
@@ -125,7 +174,7 @@ nvme_status_t nvmf_tgt_ctrl_prop_get(struct nvmf_tgt_ctrl *ctrl, uint32_t off, b
 	/* CAP is the only 8-byte property we expose; the others are 4 bytes. */
 	if (size8) {
 		if (off != NVMF_PROP_CAP)
-			return nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD) | NVME_SC_DNR;
+			return nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR;
 		*val = ctrl->cap;
 		return 0;
 	}
@@ -134,7 +183,7 @@ nvme_status_t nvmf_tgt_ctrl_prop_get(struct nvmf_tgt_ctrl *ctrl, uint32_t off, b
 	case NVMF_PROP_CC:   *val = ctrl->cc; return 0;
 	case NVMF_PROP_CSTS: *val = ctrl->csts; return 0;
 	default:
-		return nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD) | NVME_SC_DNR;
+		return nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR;
 	}
 }
 
@@ -143,44 +192,77 @@ static void ctrl_enable(struct nvmf_tgt_ctrl *ctrl)
 {
 	uint32_t cc = ctrl->cc;
 	bool io = ctrl->subsys->type != NVMF_SUBSYS_DISCOVERY;
-	if ((io && (CC_IOSQES(cc) != 6 || CC_IOCQES(cc) != 4)) || CC_MPS(cc) != 0 ||
-	    CC_AMS(cc) != 0 || (CC_CSS(cc) != 0 && CC_CSS(cc) != 6)) {
-		ctrl->csts = CSTS_CFS;
+	if ((io && (NVME_CC_IOSQES(cc) != 6 || NVME_CC_IOCQES(cc) != 4)) || NVME_CC_MPS(cc) != 0 ||
+	    NVME_CC_AMS(cc) != NVME_CC_AMS_RR ||
+	    (NVME_CC_CSS(cc) != NVME_CC_CSS_NVM && NVME_CC_CSS(cc) != NVME_CC_CSS_CSI)) {
+		set_csts(ctrl, CSTS_CFS);
 		return;
 	}
-	ctrl->csts = CSTS_RDY;
+	set_csts(ctrl, CSTS_RDY);
 }
 
-nvme_status_t nvmf_tgt_ctrl_prop_set(struct nvmf_tgt_ctrl *ctrl, uint32_t off, bool size8, uint64_t val)
+/* Shutdown (3.6.2): make completed writes durable, one namespace after the other through
+ * the backend's FLUSH, then report it done and answer the Property Set. */
+static void shutdown_flush_next(struct nvmf_req *req);
+
+static void shutdown_flush_done(struct nvmf_bdev_io *io, int status)
+{
+	struct nvmf_req *req = io->ctx;
+	if (status)
+		fprintf(stderr, "nvmf-target: controller %u: shutdown flush of namespace %u: %s\n",
+			req->sq->ctrl->cntlid, req->ns->nsid, strerror(-status));
+	shutdown_flush_next(req);
+}
+
+static void shutdown_flush_next(struct nvmf_req *req)
+{
+	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
+	const struct nvmf_subsys *s = ctrl->subsys;
+	while (++req->step <= s->max_nsid) {
+		struct nvmf_ns *ns = s->ns[req->step];
+		if (!ns || !ns->bdev->volatile_cache)
+			continue;
+		req->ns = ns;
+		memset(&req->bio, 0, sizeof(req->bio));
+		req->bio.op = NVMF_BDEV_FLUSH;
+		req->bio.done = shutdown_flush_done;
+		req->bio.ctx = req;
+		nvmf_req_bio_submit(req);   /* done runs now, later, or after a retry */
+		return;
+	}
+	req->ns = NULL;
+	set_csts(ctrl, (ctrl->csts & ~(CSTS_RDY | CSTS_SHST(NVME_CSTS_SHST_MASK))) |
+		       CSTS_SHST(NVME_CSTS_SHST_CMPLT));
+	nvmf_req_complete(req, 0);
+}
+
+nvme_status_t nvmf_tgt_ctrl_prop_set(struct nvmf_tgt_ctrl *ctrl, struct nvmf_req *req, uint32_t off,
+				     bool size8, uint64_t val)
 {
 	if (size8 || off != NVMF_PROP_CC)
-		return nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD) | NVME_SC_DNR;
+		return nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR;
 	uint32_t old = ctrl->cc, cc = (uint32_t)val;
-	ctrl->cc = cc;
-	if ((cc & CC_EN) && !(old & CC_EN))
+	__atomic_store_n(&ctrl->cc, cc, __ATOMIC_RELAXED);
+	if (NVME_CC_EN(cc) && !NVME_CC_EN(old))
 		ctrl_enable(ctrl);
-	else if (!(cc & CC_EN) && (old & CC_EN))
-		ctrl->csts = 0;        /* controller reset: not ready, no shutdown status */
-	if (CC_SHN(cc) && !CC_SHN(old)) {
-		/* Shutdown (3.6.2): make completed writes durable, then report it done. Rare
-		 * and short, so a synchronous fdatasync per namespace is acceptable here. */
-		for (uint32_t n = 1; n <= ctrl->subsys->max_nsid; n++) {
-			struct nvmf_ns *ns = ctrl->subsys->ns[n];
-			if (ns && ns->bdev && ns->bdev->volatile_cache && ns->bdev->fd >= 0)
-				fdatasync(ns->bdev->fd);
-		}
-		ctrl->csts |= CSTS_SHST_DONE;
-		ctrl->csts &= ~CSTS_RDY;
-	} else if (!CC_SHN(cc) && CC_SHN(old)) {
-		ctrl->csts &= ~CSTS_SHST_DONE;
+	else if (!NVME_CC_EN(cc) && NVME_CC_EN(old))
+		set_csts(ctrl, 0);        /* controller reset: not ready, no shutdown status */
+	if (NVME_CC_SHN(cc) && !NVME_CC_SHN(old)) {
+		set_csts(ctrl, (ctrl->csts & ~CSTS_SHST(NVME_CSTS_SHST_MASK)) |
+			       CSTS_SHST(NVME_CSTS_SHST_OCCUR));
+		req->step = 0;
+		shutdown_flush_next(req);
+		return NVMF_PROP_PENDING;
 	}
+	if (!NVME_CC_SHN(cc) && NVME_CC_SHN(old))
+		set_csts(ctrl, ctrl->csts & ~CSTS_SHST(NVME_CSTS_SHST_MASK));
 	return 0;
 }
 
 void nvmf_tgt_ctrl_add_error(struct nvmf_tgt_ctrl *ctrl, struct nvmf_req *req, nvme_status_t st)
 {
-	/* I/O threads of one controller may fail commands at the same time. */
-	pthread_mutex_lock(&ctrl->tgt->stats_lock);
+	/* I/O groups of one controller may fail commands at the same time. */
+	pthread_mutex_lock(&ctrl->error_lock);
 	struct nvmf_error_entry *e = &ctrl->errors[ctrl->error_count % NVMF_ERROR_LOG_ENTRIES];
 	ctrl->error_count++;
 	e->error_count = ctrl->error_count;
@@ -190,5 +272,22 @@ void nvmf_tgt_ctrl_add_error(struct nvmf_tgt_ctrl *ctrl, struct nvmf_req *req, n
 	e->param_loc = 0xffff;
 	e->lba = req->slba;
 	e->nsid = le32toh(req->cmd->nsid);
-	pthread_mutex_unlock(&ctrl->tgt->stats_lock);
+	pthread_mutex_unlock(&ctrl->error_lock);
+}
+
+void nvmf_tgt_check_keep_alive(struct nvmf_tgt *tgt)
+{
+	uint64_t now = tgt->now_ms(tgt);
+	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next) {
+		if (c->deleting || !c->kato_ms)
+			continue;
+		/* An I/O group's pass may have read the clock after we did: not expired. */
+		uint64_t last = __atomic_load_n(&c->last_keep_alive_ms, __ATOMIC_RELAXED);
+		if (now > last && now - last > c->kato_ms) {
+			fprintf(stderr, "nvmf-target: controller %u of %s (host %s): keep-alive timeout "
+				"(%u ms), tearing the association down\n",
+				c->cntlid, c->subsys->cfg->nqn, c->hostnqn, c->kato_ms);
+			nvmf_tgt_ctrl_fatal(c);
+		}
+	}
 }

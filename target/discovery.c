@@ -13,85 +13,40 @@
  * edits ports or subsystems, and stays equal across the header/entries/header reads a
  * host makes; tgt->disc_genctr lets the owner force a change anyway.
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include "nvme/disc_log.h"
 #include "nvme/identify.h"
 #include "target/core.h"
 
-#define GENERIC(sc) nvme_status(NVME_SCT_GENERIC, (sc))
 
 /* One record plus the storage of its traddr string when it is not the port's. */
 struct disc_entry {
 	struct nvmf_disc_rec rec;
-	char traddr[INET6_ADDRSTRLEN];
+	char traddr[NVMF_TRADDR_MAX];
 };
 
-/* True for an empty, "0.0.0.0" or "::" (any spelling) listen address. */
-static bool traddr_is_wildcard(const struct nvmf_port_config *pc)
-{
-	struct in6_addr a6;
-	struct in_addr a4;
-
-	if (!pc->traddr[0])
-		return true;
-	if (inet_pton(AF_INET, pc->traddr, &a4) == 1)
-		return a4.s_addr == htonl(INADDR_ANY);
-	if (inet_pton(AF_INET6, pc->traddr, &a6) == 1)
-		return IN6_IS_ADDR_UNSPECIFIED(&a6);
-	return false;
-}
-
-/* The numeric address of @ss when its family is @family; false otherwise. */
-static bool format_addr(const struct sockaddr_storage *ss, int family, char *out, size_t len)
-{
-	if (ss->ss_family != family)
-		return false;
-	if (family == AF_INET)
-		return inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, out,
-				 (socklen_t)len) != NULL;
-	if (family == AF_INET6)
-		return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, out,
-				 (socklen_t)len) != NULL;
-	return false;
-}
-
 /*
- * Fill @e for @s on @port as seen by @req's host. A wildcard listen address becomes the
- * local address of the host's connection (nvmet's disc_traddr): the host must be told an
- * address it can connect to. Returns false when there is none of the port's family
- * (a wildcard port of the other family): the entry is left out.
+ * Fill @e for @s on @port as seen by @req's host: the transport gives the address fields
+ * and TSAS (it knows the address of the host's connection, for a wildcard listener),
+ * the core the rest. Returns false when the transport has no address of the port's
+ * family for this host (a wildcard port of the other family): the entry is left out.
  */
 static bool make_entry(struct disc_entry *e, const struct nvmf_req *req,
 		       const struct nvmf_port *port, const struct nvmf_subsys *s)
 {
 	const struct nvmf_port_config *pc = port->cfg;
-	const struct nvmf_sq *sq = req->sq;
 
 	memset(e, 0, sizeof(*e));
-	e->rec.traddr = pc->traddr;
-	if (traddr_is_wildcard(pc)) {
-		const struct sockaddr_storage *la = sq->local_addr.ss_family ?
-			&sq->local_addr : &sq->ctrl->local_addr;
-		if (!format_addr(la, pc->adrfam, e->traddr, sizeof(e->traddr)))
-			return false;
-		e->rec.traddr = e->traddr;
-	}
-	e->rec.trtype = NVMF_TRTYPE_RDMA;      /* the only transport a port config allows */
-	e->rec.adrfam = pc->adrfam == AF_INET6 ? NVMF_ADDR_FAMILY_IP6 : NVMF_ADDR_FAMILY_IP4;
+	if (!port->transport->ops->disc_entry(port, req->sq, &e->rec, e->traddr))
+		return false;
 	e->rec.subtype = NVME_NQN_NVME;
 	/* Secure channel bits only: we do not offer disabling SQ flow control. */
 	e->rec.treq = pc->treq & 0x3;
 	e->rec.portid = pc->portid;
 	e->rec.cntlid = 0xffff;                /* dynamic controller model */
 	e->rec.asqsz = NVMF_ADMIN_QUEUE_SIZE;
-	e->rec.trsvcid = pc->trsvcid;
 	e->rec.subnqn = s->cfg->nqn;
-	e->rec.rdma_qptype = NVMF_RDMA_QPTYPE_CONNECTED;
-	e->rec.rdma_prtype = NVMF_RDMA_PRTYPE_NOT_SPECIFIED;
-	e->rec.rdma_cms = NVMF_RDMA_CMS_RDMA_CM;
 	return true;
 }
 
@@ -109,7 +64,7 @@ static nvme_status_t collect(const struct nvmf_req *req, struct disc_entry **out
 		max += tgt->ports[p].n_subsys;
 	struct disc_entry *e = calloc(max ? max : 1, sizeof(*e));
 	if (!e)
-		return GENERIC(NVME_SC_INTERNAL);
+		return nvme_generic(NVME_SC_INTERNAL);
 	for (size_t p = 0; p < tgt->n_ports; p++) {
 		const struct nvmf_port *port = &tgt->ports[p];
 		for (size_t i = 0; i < port->n_subsys; i++) {
@@ -139,7 +94,7 @@ static void disc_get_log(struct nvmf_req *req)
 	size_t len = nvmf_disc_log_size(n);
 	void *log = recs && len != SIZE_MAX ? malloc(len) : NULL;
 	if (!log) {
-		st = GENERIC(NVME_SC_INTERNAL);
+		st = nvme_generic(NVME_SC_INTERNAL);
 	} else {
 		for (size_t i = 0; i < n; i++)
 			recs[i] = e[i].rec;
@@ -173,18 +128,18 @@ nvme_status_t nvmf_parse_discovery_cmd(struct nvmf_req *req)
 	/* Not before CC.EN / CSTS.RDY. nvmet answers INVALID_OPCODE here; Command Sequence
 	 * Error says what is wrong and matches the I/O controller. */
 	if (!nvmf_tgt_ctrl_ready(req->sq->ctrl))
-		return GENERIC(NVME_SC_CMD_SEQ_ERROR);
+		return nvme_generic(NVME_SC_CMD_SEQ_ERROR);
 	switch (req->cmd->opcode) {
 	case nvme_admin_identify:
 		if ((le32toh(req->cmd->cdw10) & 0xff) != NVME_IDENTIFY_CNS_CTRL)
-			return GENERIC(NVME_SC_INVALID_FIELD);
+			return nvme_generic(NVME_SC_INVALID_FIELD);
 		req->execute = disc_identify_ctrl;
 		req->dir = NVMF_XFER_C2H;
 		req->data_len = NVME_IDENTIFY_DATA_SIZE;
 		return 0;
 	case nvme_admin_get_log_page:
 		if ((le32toh(req->cmd->cdw10) & 0xff) != NVME_LOG_LID_DISCOVER)
-			return nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_INVALID_LOG_PAGE);
+			return nvme_cmd_specific(NVME_SC_INVALID_LOG_PAGE);
 		req->execute = disc_get_log;
 		return nvmf_parse_get_log(req);
 	default:

@@ -21,7 +21,7 @@ static uint8_t fctype(const struct nvmf_req *req)
 static nvme_status_t connect_invalid(struct nvmf_req *req, uint32_t ipo)
 {
 	req->cqe->result.u32 = htole32(ipo);
-	return nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAM) | NVME_SC_DNR;
+	return nvme_cmd_specific(NVME_SC_CONNECT_INVALID_PARAM) | NVME_SC_DNR;
 }
 
 #define NQN_FIELD 256   /* bytes of an NQN field in the Connect data */
@@ -36,17 +36,16 @@ static void connect_nqns(const struct nvmf_connect_data *d, char *subnqn, char *
 	hostnqn[NQN_FIELD] = 0;
 }
 
-static void finish_connect(struct nvmf_req *req, struct nvmf_tgt_ctrl *ctrl, uint16_t qid,
-			   uint16_t sqsize)
+/* The queue's side of a successful Connect. */
+static void connected(struct nvmf_req *req, struct nvmf_tgt_ctrl *ctrl, uint16_t qid,
+		      uint16_t sqsize)
 {
 	struct nvmf_sq *sq = req->sq;
 	sq->ctrl = ctrl;
 	sq->qid = qid;
 	sq->size = (uint16_t)(sqsize + 1);
 	sq->connected = true;
-	ctrl->sqs[qid] = sq;
 	req->cqe->result.u32 = htole32(ctrl->cntlid);
-	nvmf_req_complete(req, 0);
 }
 
 static void execute_admin_connect(struct nvmf_req *req)
@@ -65,6 +64,12 @@ static void execute_admin_connect(struct nvmf_req *req)
 		st = connect_invalid(req, IPO_SQE(NVMF_CONNECT_SQSIZE));
 		goto out;
 	}
+	/* The main group owns the controllers: an admin queue the transport placed as an
+	 * I/O queue (its transport-level qid was not 0) cannot hold one. */
+	if (sq->pg != nvmf_tgt_main_pg(tgt)) {
+		st = connect_invalid(req, IPO_SQE(NVMF_CONNECT_QID));
+		goto out;
+	}
 	/* Dynamic controller model: the host must ask for "any" controller. */
 	if (le16toh(d->cntlid) != 0xffff) {
 		st = connect_invalid(req, IPO_DATA(offsetof(struct nvmf_connect_data, cntlid)));
@@ -77,23 +82,38 @@ static void execute_admin_connect(struct nvmf_req *req)
 	}
 	if (strlen(hostnqn) > NVMF_NQN_MAX || !nvmf_subsys_host_allowed(s, hostnqn)) {
 		req->cqe->result.u32 = htole32(IPO_DATA(offsetof(struct nvmf_connect_data, hostnqn)));
-		st = nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST) | NVME_SC_DNR;
+		st = nvme_cmd_specific(NVME_SC_CONNECT_INVALID_HOST) | NVME_SC_DNR;
 		goto out;
 	}
-	struct nvmf_tgt_ctrl *ctrl = nvmf_tgt_ctrl_alloc(tgt, s, sq->port, sq->ops, hostnqn, d->hostid, kato);
+	/* Admin queues are placed on the main group, which owns the controllers. */
+	struct nvmf_tgt_ctrl *ctrl = nvmf_tgt_ctrl_alloc(tgt, sq->pg, s, sq->port, sq->transport,
+							 hostnqn, d->hostid, kato);
 	if (!ctrl) {
-		st = nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_CTRL_BUSY);
+		st = nvme_cmd_specific(NVME_SC_CONNECT_CTRL_BUSY);
 		goto out;
 	}
-	ctrl->local_addr = sq->local_addr;
-	finish_connect(req, ctrl, 0, sqsize);
-	return;
+	nvmf_tgt_ctrl_attach(ctrl, sq, 0);
+	connected(req, ctrl, 0, sqsize);
+	st = 0;
 out:
 	nvmf_req_complete(req, st);
 }
 
-static void execute_io_connect(struct nvmf_req *req)
+/* I/O queue Connect, second half: back on the queue's group with the main group's answer. */
+static void io_connect_answer(void *arg)
 {
+	struct nvmf_req *req = arg;
+	if (!req->connect_status)
+		connected(req, req->connect_ctrl, nvme_sqe_le16(req->cmd, NVMF_CONNECT_QID),
+			  nvme_sqe_le16(req->cmd, NVMF_CONNECT_SQSIZE));
+	nvmf_req_complete(req, req->connect_status);
+}
+
+/* First half, on the main group (the controllers' owner): find the controller, check, and
+ * attach the queue. The queue's group does not touch @req meanwhile. */
+static void io_connect_attach(void *arg)
+{
+	struct nvmf_req *req = arg;
 	const struct nvmf_connect_data *d = req->data;
 	struct nvmf_sq *sq = req->sq;
 	uint16_t qid = nvme_sqe_le16(req->cmd, NVMF_CONNECT_QID);
@@ -120,21 +140,38 @@ static void execute_io_connect(struct nvmf_req *req)
 		goto out;
 	}
 	if (ctrl->sqs[qid]) {
-		st = nvme_status(NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR) | NVME_SC_DNR;
+		st = nvme_generic(NVME_SC_CMD_SEQ_ERROR) | NVME_SC_DNR;
 		goto out;
 	}
-	finish_connect(req, ctrl, qid, sqsize);
-	return;
+	nvmf_tgt_ctrl_attach(ctrl, sq, qid);
+	req->connect_ctrl = ctrl;
+	st = 0;
 out:
-	nvmf_req_complete(req, st);
+	req->connect_status = st;
+	req->msg.fn = io_connect_answer;
+	if (sq->pg == nvmf_tgt_main_pg(sq->tgt))
+		io_connect_answer(req);
+	else
+		nvmf_pg_post(sq->pg, &req->msg);
+}
+
+static void execute_io_connect(struct nvmf_req *req)
+{
+	struct nvmf_pg *main_pg = nvmf_tgt_main_pg(req->sq->tgt);
+	req->msg.fn = io_connect_attach;
+	req->msg.arg = req;
+	if (req->sq->pg == main_pg)
+		io_connect_attach(req);
+	else
+		nvmf_pg_post(main_pg, &req->msg);
 }
 
 nvme_status_t nvmf_parse_connect_cmd(struct nvmf_req *req)
 {
 	if (fctype(req) != nvme_fabrics_type_connect)
-		return nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
+		return nvme_generic(NVME_SC_INVALID_OPCODE);
 	if (nvme_sqe_le16(req->cmd, NVMF_CONNECT_RECFMT) != 0)
-		return nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_FORMAT);
+		return nvme_cmd_specific(NVME_SC_CONNECT_FORMAT);
 	req->dir = NVMF_XFER_H2C;
 	req->data_len = NVMF_CONNECT_DATA_SIZE;
 	req->execute = nvme_sqe_le16(req->cmd, NVMF_CONNECT_QID) == 0 ?
@@ -155,17 +192,18 @@ static void execute_prop_get(struct nvmf_req *req)
 static void execute_prop_set(struct nvmf_req *req)
 {
 	bool size8 = ((const uint8_t *)req->cmd)[NVMF_PROP_ATTRIB] & 1;
-	nvme_status_t st = nvmf_tgt_ctrl_prop_set(req->sq->ctrl,
+	nvme_status_t st = nvmf_tgt_ctrl_prop_set(req->sq->ctrl, req,
 			nvme_sqe_le32(req->cmd, NVMF_PROP_OFFSET), size8,
 			nvme_sqe_le64(req->cmd, NVMF_PROP_VALUE));
-	nvmf_req_complete(req, st);
+	if (st != NVMF_PROP_PENDING)
+		nvmf_req_complete(req, st);
 }
 
 nvme_status_t nvmf_parse_fabrics_cmd(struct nvmf_req *req)
 {
 	/* Properties live on the admin queue; a connected queue takes no second Connect. */
 	if (req->sq->qid != 0)
-		return nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
+		return nvme_generic(NVME_SC_INVALID_OPCODE);
 	switch (fctype(req)) {
 	case nvme_fabrics_type_property_get:
 		req->execute = execute_prop_get;
@@ -174,6 +212,6 @@ nvme_status_t nvmf_parse_fabrics_cmd(struct nvmf_req *req)
 		req->execute = execute_prop_set;
 		return 0;
 	default:
-		return nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
+		return nvme_generic(NVME_SC_INVALID_OPCODE);
 	}
 }

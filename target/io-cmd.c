@@ -34,11 +34,6 @@
 /* MDTS is in units of the minimum memory page size, 4 KiB (CAP.MPSMIN = 0). */
 #define MDTS_UNIT_SHIFT  12
 
-static nvme_status_t generic(unsigned sc)
-{
-	return nvme_status(NVME_SCT_GENERIC, sc);
-}
-
 static uint32_t cdw(__le32 v)
 {
 	return le32toh(v);
@@ -68,7 +63,7 @@ static void retry_enqueue(struct nvmf_io_ctx *io, struct nvmf_req *req)
  * the target's retry list. A backend that breaks its contract with another error gets
  * its error delivered through done, so callers see one path.
  */
-static bool bio_submit(struct nvmf_req *req)
+bool nvmf_req_bio_submit(struct nvmf_req *req)
 {
 	struct nvmf_io_ctx *io = nvmf_sq_io(req->sq);
 	int rc = nvmf_bdev_submit(req->ns->bdev, io->aio, &req->bio);
@@ -124,7 +119,7 @@ static bool needs_flush(const struct nvmf_req *req)
 {
 	if (!req->ns->bdev->volatile_cache)
 		return false;
-	return (cdw(req->cmd->cdw12) & CDW12_FUA) || !req->sq->ctrl->vwc_enabled;
+	return (cdw(req->cmd->cdw12) & CDW12_FUA) || !__atomic_load_n(&req->sq->ctrl->vwc_enabled, __ATOMIC_RELAXED);
 }
 
 /* SMART counters (NVMe Base 2.0 figure 207): commands, and data in 512 B units. */
@@ -159,7 +154,8 @@ static void io_finished(struct nvmf_req *req, int err, bool is_write)
 	nvmf_req_complete(req, 0);
 }
 
-static void flush_after_write_done(struct nvmf_bdev_io *io, int err)
+/* A FLUSH finished: after a FUA / write-through write, or a Flush command. */
+static void flush_done(struct nvmf_bdev_io *io, int err)
 {
 	io_finished(io->ctx, err, true);
 }
@@ -169,8 +165,8 @@ static void rw_done(struct nvmf_bdev_io *io, int err)
 	struct nvmf_req *req = io->ctx;
 	bool is_write = io->op != NVMF_BDEV_READ;
 	if (!err && is_write && needs_flush(req)) {
-		bio_prep(req, NVMF_BDEV_FLUSH, 0, 0, NULL, flush_after_write_done);
-		bio_submit(req);
+		bio_prep(req, NVMF_BDEV_FLUSH, 0, 0, NULL, flush_done);
+		nvmf_req_bio_submit(req);
 		return;
 	}
 	io_finished(req, err, is_write);
@@ -180,14 +176,14 @@ static void execute_read(struct nvmf_req *req)
 {
 	bio_prep(req, NVMF_BDEV_READ, req->slba << req->ns->lba_shift, req->data_len,
 		 req->data, rw_done);
-	bio_submit(req);
+	nvmf_req_bio_submit(req);
 }
 
 static void execute_write(struct nvmf_req *req)
 {
 	bio_prep(req, NVMF_BDEV_WRITE, req->slba << req->ns->lba_shift, req->data_len,
 		 req->data, rw_done);
-	bio_submit(req);
+	nvmf_req_bio_submit(req);
 }
 
 static void execute_write_zeroes(struct nvmf_req *req)
@@ -197,7 +193,7 @@ static void execute_write_zeroes(struct nvmf_req *req)
 	uint64_t nlb = (cdw(req->cmd->cdw12) & CDW12_NLB_MASK) + 1ull;
 	uint32_t shift = req->ns->lba_shift;
 	bio_prep(req, NVMF_BDEV_WRITE_ZEROES, req->slba << shift, nlb << shift, NULL, rw_done);
-	bio_submit(req);
+	nvmf_req_bio_submit(req);
 }
 
 /* ---- Compare (NVM Command Set 1.0 section 3.2.1) ---- */
@@ -225,21 +221,16 @@ static void execute_compare(struct nvmf_req *req)
 	size_t align = req->ns->bdev->block_size > 4096 ? req->ns->bdev->block_size : 4096;
 	void *buf = NULL;
 	if (posix_memalign(&buf, align, req->data_len) != 0) {
-		nvmf_req_complete(req, generic(NVME_SC_INTERNAL));
+		nvmf_req_complete(req, nvme_generic(NVME_SC_INTERNAL));
 		return;
 	}
 	req->aux = buf;
 	bio_prep(req, NVMF_BDEV_READ, req->slba << req->ns->lba_shift, req->data_len, buf,
 		 compare_read_done);
-	bio_submit(req);
+	nvmf_req_bio_submit(req);
 }
 
 /* ---- Flush (NVMe Base 2.0 section 7.1) ---- */
-
-static void flush_done(struct nvmf_bdev_io *io, int err)
-{
-	io_finished(io->ctx, err, true);
-}
 
 static void execute_flush(struct nvmf_req *req)
 {
@@ -249,7 +240,7 @@ static void execute_flush(struct nvmf_req *req)
 		return;
 	}
 	bio_prep(req, NVMF_BDEV_FLUSH, 0, 0, NULL, flush_done);
-	bio_submit(req);
+	nvmf_req_bio_submit(req);
 }
 
 /* ---- Dataset Management (NVM Command Set 1.0 section 3.2.3) ---- */
@@ -301,7 +292,7 @@ static void dsm_issue(struct nvmf_req *req)
 			 (uint64_t)le32toh(cur->nlb) << shift, NULL, dsm_done);
 		st->submitting = true;
 		st->done_inline = false;
-		bool submitted = bio_submit(req);
+		bool submitted = nvmf_req_bio_submit(req);
 		st->submitting = false;
 		if (!submitted || !st->done_inline)
 			return;
@@ -322,13 +313,13 @@ static void execute_dsm(struct nvmf_req *req)
 		uint64_t slba = le64toh(r[i].slba), nlb = le32toh(r[i].nlb);
 		if (nlb && (slba >= req->ns->nlb || nlb > req->ns->nlb - slba)) {
 			req->slba = slba;
-			nvmf_req_complete_dnr(req, generic(NVME_SC_LBA_RANGE));
+			nvmf_req_complete_dnr(req, nvme_generic(NVME_SC_LBA_RANGE));
 			return;
 		}
 	}
 	struct dsm_state *st = calloc(1, sizeof(*st));
 	if (!st) {
-		nvmf_req_complete(req, generic(NVME_SC_INTERNAL));
+		nvmf_req_complete(req, nvme_generic(NVME_SC_INTERNAL));
 		return;
 	}
 	st->nr = nr;
@@ -343,12 +334,8 @@ static void execute_dsm(struct nvmf_req *req)
  * the broadcast value, Identify VWC bits 2:1 do not claim a broadcast Flush). */
 static nvme_status_t find_ns(struct nvmf_req *req)
 {
-	const struct nvmf_subsys *s = req->sq->ctrl->subsys;
-	uint32_t nsid = cdw(req->cmd->nsid);
-	if (nsid == 0 || nsid > s->max_nsid || !s->ns || !s->ns[nsid])
-		return generic(NVME_SC_INVALID_NS);
-	req->ns = s->ns[nsid];
-	return 0;
+	req->ns = nvmf_subsys_ns(req->sq->ctrl->subsys, cdw(req->cmd->nsid));
+	return req->ns ? 0 : nvme_generic(NVME_SC_INVALID_NS);
 }
 
 /* Range of blocks [slba, slba + nlb) must lie inside the namespace; written without
@@ -368,17 +355,17 @@ static nvme_status_t parse_rw(struct nvmf_req *req, enum nvmf_xfer_dir dir,
 	req->slba = cmd_slba(req->cmd);
 	/* No namespace is formatted with protection information: PRINFO must be 0. */
 	if (cdw12 & CDW12_PRINFO)
-		return generic(NVME_SC_INVALID_FIELD);
+		return nvme_generic(NVME_SC_INVALID_FIELD);
 	if (!lba_range_ok(req->ns, req->slba, nlb))
-		return generic(NVME_SC_LBA_RANGE);
+		return nvme_generic(NVME_SC_LBA_RANGE);
 	uint64_t len = nlb << req->ns->lba_shift;
 	/* MDTS (NVMe Base 2.0 figure 275): "If a command is submitted that exceeds this
 	 * transfer size, then the command is aborted with a status code of Invalid Field in
 	 * Command." A length that does not fit data_len cannot be served either. */
 	if (ctrl->mdts && ctrl->mdts < 32 && len > (1ull << (ctrl->mdts + MDTS_UNIT_SHIFT)))
-		return generic(NVME_SC_INVALID_FIELD);
+		return nvme_generic(NVME_SC_INVALID_FIELD);
 	if (len > UINT32_MAX)
-		return generic(NVME_SC_INVALID_FIELD);
+		return nvme_generic(NVME_SC_INVALID_FIELD);
 	req->dir = dir;
 	req->data_len = (uint32_t)len;
 	req->execute = execute;
@@ -391,9 +378,9 @@ static nvme_status_t parse_write_zeroes(struct nvmf_req *req)
 	uint64_t nlb = (cdw12 & CDW12_NLB_MASK) + 1ull;
 	req->slba = cmd_slba(req->cmd);
 	if (cdw12 & CDW12_PRINFO)
-		return generic(NVME_SC_INVALID_FIELD);
+		return nvme_generic(NVME_SC_INVALID_FIELD);
 	if (!lba_range_ok(req->ns, req->slba, nlb))
-		return generic(NVME_SC_LBA_RANGE);
+		return nvme_generic(NVME_SC_LBA_RANGE);
 	req->dir = NVMF_XFER_NONE;
 	req->data_len = 0;
 	req->execute = execute_write_zeroes;
@@ -413,7 +400,7 @@ nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
 {
 	/* I/O needs an enabled, ready controller (nvmet_check_ctrl_status). */
 	if (!nvmf_tgt_ctrl_ready(req->sq->ctrl))
-		return generic(NVME_SC_CMD_SEQ_ERROR);
+		return nvme_generic(NVME_SC_CMD_SEQ_ERROR);
 
 	uint8_t opcode = req->cmd->opcode;
 	switch (opcode) {
@@ -425,7 +412,7 @@ nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
 	case nvme_cmd_dsm:
 		break;
 	default:
-		return generic(NVME_SC_INVALID_OPCODE);
+		return nvme_generic(NVME_SC_INVALID_OPCODE);
 	}
 	nvme_status_t st = find_ns(req);
 	if (st)

@@ -1,51 +1,119 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The loop transport: an in-process host and target with no network, so the whole core
- * (Connect, properties, admin and I/O commands, discovery) is tested without RDMA. Like
- * the kernel's nvmet loop.c. Each queue is a struct nvmf_loop_queue; commands run
- * synchronously: nvmf_loop_submit() returns when the CQE has been "sent".
+ * The loop transport: a host and our target in one process with no network between
+ * them (like the kernel's nvmet loop.c), so libnvmf, the core and the backends are tested
+ * together without RDMA. Both halves are here: the target side plugs into the core
+ * through struct nvmf_transport_ops, the host side into libnvmf through struct
+ * nvmf_host_transport (initiator/transport.h).
+ *
+ * What travels, as over RDMA (NVMe-oF 1.1 section 7, the RDMA binding):
+ *   host submit: the 64-byte SQE, plus in-capsule data for writes up to the queue's
+ *     in-capsule size (SGL 0x01 Data Block, Offset 0), is copied into a free command
+ *     slot of the target queue (its "receive buffer") and queued in the queue's inbox;
+ *     the target queue's poll group is woken (nvmf_pg_wake). Other data is described by
+ *     a keyed SGL (0x40: address = a host bounce buffer, key = the queue's key, 24-bit
+ *     length) the target copies from (H2C, "RDMA READ") before execute, or into (C2H,
+ *     "RDMA WRITE") before the CQE.
+ *   target pg_poll: drains the inboxes of its queues: nvmf_req_init, nvme_sgl_parse
+ *     exactly as the RDMA transport calls it, data in, nvmf_req_execute.
+ *   queue_response: C2H data, then the 16-byte CQE into the host queue's completion
+ *     ring (one entry per queue slot: never more responses than the host queue holds).
+ *   host poll: reaps the ring (nvmf_hq_complete); wait sleeps on a condition variable.
+ *
+ * Which port: a host queue connects to the first listening loop port whose trsvcid is
+ * opts->trsvcid (default "4420") and whose traddr equals opts->traddr (numerically, when
+ * both parse in the port's family), or is a wildcard ("", "0.0.0.0", "::") of the
+ * family opts->traddr parses in; an empty opts->traddr takes the first port with that
+ * trsvcid. The "local address" of the connection, which discovery reports for wildcard
+ * ports (nvmf_disc_ip_traddr), is opts->traddr: the address the host dialed.
+ *
+ * Threads. Each target queue belongs to its poll group (target/poll-group.h). When the
+ * group has a thread of its own (nvmf_pg_start, nvmf_tgt_start) everything is
+ * asynchronous. When it has none (driven mode, for deterministic tests), the host-side
+ * calls run the target: every call runs passes (nvmf_pg_poll) on every group without a
+ * thread until a round finds no work, under one loop-wide mutex (libnvmf's keep-alive
+ * thread and the test thread both call in). nvmf_loop_set_auto_drive(false) keeps submit
+ * and poll from doing so (the test steps the target with nvmf_loop_drive); calls that
+ * wait (queue connect, queue disconnect, wait) always drive.
+ *
+ * Lifetime: every host queue must be disconnected before nvmf_tgt_shutdown (queues the
+ * target disconnects meanwhile read -ECONNRESET); no host call may run during
+ * nvmf_tgt_shutdown, which drives the groups itself.
  */
 #ifndef NVMF_TARGET_LOOP_H
 #define NVMF_TARGET_LOOP_H
 
-#include "target/core.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include "target/transport.h"
 
-struct nvmf_loop_queue {
-	struct nvmf_sq sq;
-	struct nvmf_req req;          /* one command at a time */
-	struct nvme_sqe cmd;
-	struct nvme_cqe cqe;
-	bool done;                    /* response queued */
-	bool deleted;                 /* delete_ctrl was called for its controller */
-};
+struct nvmf_tgt;
+struct nvmf_host_transport;
+struct nvme_sqe;
 
+/*
+ * The target side: name "loop", trtype NVMF_TRTYPE_LOOP (discovery log), one SGL data
+ * block per command, keyed SGLs; I/O queues of up to 1024 entries, up to 16 KiB of
+ * in-capsule data on I/O queues (admin capsules carry none), 8 MiB per command. Listens
+ * on ports with trtype "loop". Pass it to nvmf_tgt_init in @ops.
+ */
 extern const struct nvmf_transport_ops nvmf_loop_ops;
 
-/* nvmf_loop_queue_init - a new unconnected queue on @port of @tgt. */
-void nvmf_loop_queue_init(struct nvmf_loop_queue *q, struct nvmf_tgt *tgt, struct nvmf_port *port);
-
 /*
- * nvmf_loop_submit - run @cmd on @q and wait for its response in @cqe.
- * @data: host buffer of @len bytes (the SGL length): sent for writes, filled for reads.
- * @incapsule: the data travels as in-capsule data (affects nothing but sgl bookkeeping).
- * Returns the CQE status field without the phase bit (0 = success).
+ * nvmf_loop_host_transport - the host side of @tgt's loop transport, for
+ * nvmf_ctrl_opts.transport (libnvmf connects to @tgt's loop ports with it, after
+ * nvmf_tgt_listen). NULL when @tgt has no loop port. Valid until nvmf_tgt_shutdown.
+ * Its queue_connect returns -ECONNREFUSED when no port matches (see above) or the port
+ * stopped listening, -ETIMEDOUT when the target did not take the queue within
+ * opts->timeout_ms; submit -EAGAIN (no free command slot), -ECONNRESET (queue broken),
+ * -EINVAL (command id or length the queue cannot carry: keyed SGLs have 24 bits).
+ * mem_register is accepted and changes nothing: data always goes through the queue's own
+ * bounce buffers, so the target never touches memory libnvmf may free.
  */
-nvme_status_t nvmf_loop_submit(struct nvmf_loop_queue *q, const struct nvme_sqe *cmd,
-			       void *data, uint32_t len, struct nvme_cqe *cqe);
+const struct nvmf_host_transport *nvmf_loop_host_transport(struct nvmf_tgt *tgt);
 
-/*
- * nvmf_loop_connect - Fabrics Connect on @q: admin when @qid is 0 (cntlid 0xffff),
- * else an I/O queue of controller @cntlid. @sqsize is 0's based. Returns the status;
- * on success *cntlid_out (if not NULL) gets the controller ID.
- */
-nvme_status_t nvmf_loop_connect(struct nvmf_loop_queue *q, uint16_t qid, uint16_t sqsize,
-				const char *subnqn, const char *hostnqn, uint16_t cntlid,
-				uint32_t kato_ms, uint16_t *cntlid_out, struct nvme_cqe *cqe);
+/* What the tests watch or change, each called on the target queue's group thread. */
+struct nvmf_loop_hooks {
+	/* capsule - a command capsule arrived on @sq (transport-level @qid: what the host
+	 * connected the queue as; sq->qid is 0 until Connect), before nvmf_req_init. @sqe
+	 * (64 bytes, little endian) may be changed; @incapsule_len bytes of data came with
+	 * it. */
+	void (*capsule)(void *arg, struct nvmf_sq *sq, uint16_t qid, struct nvme_sqe *sqe,
+			uint32_t incapsule_len);
+	/* queue_down - @sq is about to be destroyed: @by_host, the host disconnected it;
+	 * otherwise the core did (controller deleted, keep-alive expiry, shutdown) or
+	 * nvmf_loop_break. sq->ctrl is still valid (on the main group for admin queues). */
+	void (*queue_down)(void *arg, struct nvmf_sq *sq, uint16_t qid, bool by_host);
+	void *arg;
+};
 
-/* nvmf_loop_enable - Property Set CC.EN=1 (IOSQES 6, IOCQES 4) and check CSTS.RDY. */
-nvme_status_t nvmf_loop_enable(struct nvmf_loop_queue *admin);
+/* nvmf_loop_set_hooks - install @hooks (copied; NULL removes them). Before any host
+ * queue connects. */
+void nvmf_loop_set_hooks(struct nvmf_tgt *tgt, const struct nvmf_loop_hooks *hooks);
 
-/* nvmf_loop_disconnect - the "host" drops the queue (nvmf_sq_destroy). */
-void nvmf_loop_disconnect(struct nvmf_loop_queue *q);
+/* nvmf_loop_hold - while @hold, host polls find no completion (the CQEs wait in their
+ * rings): a controller that stopped answering. Any thread. */
+void nvmf_loop_hold(struct nvmf_tgt *tgt, bool hold);
+
+/* nvmf_loop_break - every connection fails at once: each host queue drops the CQEs it
+ * has not reaped and answers submit and poll with -ECONNRESET; each target queue is
+ * destroyed on its group (by message) as when a host vanishes. Any thread. */
+void nvmf_loop_break(struct nvmf_tgt *tgt);
+
+/* nvmf_loop_set_auto_drive - in driven mode, whether host submit and poll run target
+ * passes (default true). */
+void nvmf_loop_set_auto_drive(struct nvmf_tgt *tgt, bool on);
+
+/* nvmf_loop_drive - run passes on every group of @tgt without a thread of its own until
+ * a round finds no work (64 rounds at most), under the loop-wide mutex. Returns the work
+ * found (messages, capsules, completions). Any thread. */
+int nvmf_loop_drive(struct nvmf_tgt *tgt);
+
+/* nvmf_loop_run_on - run @fn(@arg) on group @pg_index (0: the main group, owner of the
+ * controllers) and return when it has run: by message when the group has a thread, else
+ * on the caller's thread under the loop-wide mutex. Lets a test read target state from
+ * any thread but a group's own (it would wait for itself). Returns 0, or -EINVAL (no
+ * such group or no loop transport). */
+int nvmf_loop_run_on(struct nvmf_tgt *tgt, unsigned pg_index, void (*fn)(void *arg), void *arg);
 
 #endif

@@ -13,8 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rdma/transport.h"
-#include "subsystem/aio.h"
+#include "rdma/target/transport.h"
 #include "subsystem/config.h"
 #include "target/core.h"
 
@@ -91,32 +90,24 @@ int main(int argc, char **argv)
 	}
 
 	int rc = 1;
-	struct nvmf_aio aio;
 	struct nvmf_tgt tgt;
-	struct nvmf_rdma_transport *t = NULL;
-	int e = nvmf_aio_init(&aio, 1024);
-	if (e) {
-		fprintf(stderr, "nvmf-target: io_uring setup failed: %s\n", strerror(-e));
+	static const struct nvmf_transport_ops *const transports[] = { &nvmf_rdma_transport_ops };
+	if (nvmf_tgt_init(&tgt, &cfg, transports, 1, err, sizeof(err))) {
+		fprintf(stderr, "nvmf-target: %s\n", err);
 		nvmf_config_free(&cfg);
 		return 1;
 	}
-	if (nvmf_tgt_init(&tgt, &cfg, &aio, err, sizeof(err))) {
-		fprintf(stderr, "nvmf-target: %s\n", err);
-		goto out_aio;
-	}
 	print_model(&tgt);
-	t = nvmf_rdma_create(&tgt, err, sizeof(err));
-	if (!t) {
+	if (nvmf_tgt_listen(&tgt, err, sizeof(err))) {
 		fprintf(stderr, "nvmf-target: %s\n", err);
-		goto out_tgt;
+		goto out;
 	}
-	for (size_t i = 0; i < tgt.n_ports; i++) {
-		if (nvmf_rdma_listen(t, &tgt.ports[i], err, sizeof(err))) {
-			fprintf(stderr, "nvmf-target: port %u: %s\n", tgt.ports[i].cfg->portid, err);
-			goto out_rdma;
-		}
-		printf("nvmf-target: listening on rdma %s:%s (port %u)\n", tgt.ports[i].cfg->traddr,
-		       tgt.ports[i].cfg->trsvcid, tgt.ports[i].cfg->portid);
+	for (size_t i = 0; i < tgt.n_ports; i++)
+		printf("nvmf-target: listening on %s %s:%s (port %u)\n", tgt.ports[i].cfg->trtype,
+		       tgt.ports[i].cfg->traddr, tgt.ports[i].cfg->trsvcid, tgt.ports[i].cfg->portid);
+	if (nvmf_tgt_start(&tgt, err, sizeof(err))) {
+		fprintf(stderr, "nvmf-target: %s\n", err);
+		goto out;
 	}
 
 	struct sigaction sa;
@@ -127,20 +118,19 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	printf("nvmf-target: ready\n");
 
+	/* This thread runs the main poll group: listeners, admin queues, keep-alive. */
+	struct nvmf_pg *main_pg = nvmf_tgt_main_pg(&tgt);
 	while (!stop_requested) {
-		if (nvmf_rdma_poll(t, 100) < 0) {
+		if (nvmf_pg_run_once(main_pg, 100) < 0) {
 			fprintf(stderr, "nvmf-target: fatal error in the poll loop\n");
-			goto out_rdma;
+			goto out;
 		}
 	}
 	printf("nvmf-target: stopping: disconnecting hosts and flushing backends\n");
 	rc = 0;
-out_rdma:
-	nvmf_rdma_shutdown(t, 5000);
-out_tgt:
+out:
+	nvmf_tgt_shutdown(&tgt, 10000);
 	nvmf_tgt_fini(&tgt);
-out_aio:
-	nvmf_aio_fini(&aio);
 	nvmf_config_free(&cfg);
 	if (!rc)
 		printf("nvmf-target: stopped\n");

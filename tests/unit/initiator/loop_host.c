@@ -1,327 +1,122 @@
-/* The LOOP host transport (see loop_host.h). */
-#include <errno.h>
+/* The loop host test target (see loop_host.h): the product target and loop transport,
+ * plus counters fed by the transport's capsule hook. */
 #include <netinet/in.h>
-#include <pthread.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include "initiator/transport.h"
+#include "nvme/disc_log.h"
 #include "nvme/sgl.h"
 #include "target/core.h"
+#include "target/loop.h"
 #include "tests/unit/initiator/loop_host.h"
-
-struct lq_slot {
-	struct nvmf_req req;
-	struct nvme_sqe sqe;
-	struct nvme_cqe cqe;
-	struct nvmf_hcmd *hcmd;
-	struct loop_hq *lq;
-	bool busy;
-};
-
-/* One host queue = one target queue. */
-struct loop_hq {
-	struct loop_host *lh;
-	struct nvmf_hq *hq;
-	struct nvmf_sq sq;
-	struct lq_slot *slots;     /* indexed by command_id */
-	unsigned size;
-	struct nvme_cqe *ring;     /* CQEs "sent", not yet polled */
-	unsigned head, count;
-	uint32_t incapsule;        /* in-capsule bytes for writes */
-	bool broken;
-	struct loop_hq *next;
-};
+#include "tests/unit/target/fixture.h"
 
 struct loop_host {
-	struct nvmf_host_transport t;      /* first: the core hands us &t back */
-	struct nvmf_transport_ops ops;     /* the target side */
 	struct nvmf_config cfg;
-	struct nvmf_aio aio;
 	struct nvmf_tgt tgt;
-	pthread_mutex_t lock;              /* every call into the target core */
-	struct loop_hq *queues;
+	struct nvmf_transport_ops ops;     /* nvmf_loop_ops, discovery entries as RDMA's */
+	const struct nvmf_host_transport *t;
+	/* Counted by the groups (atomic). */
 	unsigned admin_ops[256], io_ops[256];
 	unsigned disc_reads, bump_after;
 	bool bump_every;
-	bool hold;                         /* responses wait in the rings, unseen */
-	bool have_regs;
-	uint32_t last_cc, last_csts;
 	uint32_t max_io_len;
 	unsigned incapsule_writes;
+	/* Main group's (queue_down on admin queues). */
+	bool have_regs;
+	uint32_t last_cc, last_csts;
 };
 
-static struct loop_host *lh_of(const struct nvmf_host_transport *t)
+/* The loop port's entry, dressed as an RDMA port's (NVMe-oF 1.1 section 7.4 TSAS). */
+static bool rdma_like_disc_entry(const struct nvmf_port *port, const struct nvmf_sq *sq,
+				 struct nvmf_disc_rec *rec, char *traddr)
 {
-	return (struct loop_host *)((const char *)t - offsetof(struct loop_host, t));
+	if (!nvmf_loop_ops.disc_entry(port, sq, rec, traddr))
+		return false;
+	rec->trtype = NVMF_TRTYPE_RDMA;
+	rec->rdma_qptype = NVMF_RDMA_QPTYPE_CONNECTED;
+	rec->rdma_prtype = NVMF_RDMA_PRTYPE_NOT_SPECIFIED;
+	rec->rdma_cms = NVMF_RDMA_CMS_RDMA_CM;
+	rec->rdma_pkey = 0;
+	return true;
 }
 
-static uint64_t mono_ms(const struct nvmf_tgt *tgt)
+/* Bytes the capsule's data pointer describes. */
+static uint32_t sgl_len(const struct nvme_sqe *sqe)
 {
-	(void)tgt;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	if (sqe->dptr.keyed.type == NVME_SGL_INCAPSULE)
+		return le32toh(sqe->dptr.unkeyed.length);
+	return nvme_sgl_keyed_length(&sqe->dptr);
 }
 
-/* ---- target side ---- */
-
-static void lt_queue_response(struct nvmf_req *req)
+/* Hook, on the queue's group: count what arrives; bump genctr between discovery reads. */
+static void on_capsule(void *arg, struct nvmf_sq *sq, uint16_t qid, struct nvme_sqe *sqe,
+		       uint32_t incapsule_len)
 {
-	struct lq_slot *s = (struct lq_slot *)((char *)req - offsetof(struct lq_slot, req));
-	struct loop_hq *lq = s->lq;
-	/* Read data moves before the CQE, as an RDMA WRITE would. */
-	if (req->dir == NVMF_XFER_C2H && !req->cqe->status && req->data && s->hcmd->buf) {
-		uint32_t n = s->hcmd->len < req->data_len ? s->hcmd->len : req->data_len;
-		memcpy(s->hcmd->buf, req->data, n);
-	}
-	free(req->data);
-	req->data = NULL;
-	if (!lq->broken) {
-		if (lq->count >= lq->size)
-			abort();   /* more responses than the host can have outstanding */
-		lq->ring[(lq->head + lq->count++) % lq->size] = *req->cqe;
-	}
-	s->busy = false;
-}
-
-static void lt_delete_ctrl(struct nvmf_tgt_ctrl *ctrl)
-{
-	for (unsigned i = 0; i <= ctrl->max_qid; i++)
-		if (ctrl->sqs[i])
-			((struct loop_hq *)ctrl->sqs[i]->transport_priv)->broken = true;
-}
-
-/* Let the target's backends progress (RAM completes inline; files would need this). */
-static void drive_target(struct loop_host *lh)
-{
-	if (lh->tgt.io.retry_head)
-		nvmf_io_retry_pending(&lh->tgt.io);
-	nvmf_aio_flush(&lh->aio);
-	nvmf_aio_poll(&lh->aio, 64);
-	nvmf_tgt_poll_timers(&lh->tgt);
-}
-
-/* ---- host side: struct nvmf_host_transport ---- */
-
-static int lh_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uint16_t qid,
-			    uint16_t size, char *err, size_t errlen)
-{
-	(void)opts;
-	struct loop_host *lh = lh_of(hq->t);
-	struct loop_hq *lq = calloc(1, sizeof(*lq));
-	if (lq) {
-		lq->slots = calloc(size, sizeof(*lq->slots));
-		lq->ring = calloc(size, sizeof(*lq->ring));
-	}
-	if (!lq || !lq->slots || !lq->ring) {
-		if (lq) {
-			free(lq->slots);
-			free(lq->ring);
+	struct loop_host *lh = arg;
+	(void)sq;
+	if (qid == 0) {
+		__atomic_fetch_add(&lh->admin_ops[sqe->opcode], 1, __ATOMIC_RELAXED);
+		if (sqe->opcode == nvme_admin_get_log_page &&
+		    (le32toh(sqe->cdw10) & 0xff) == NVME_LOG_LID_DISCOVER) {
+			/* "After read N" is "before read N + 1": nothing reads genctr between. */
+			unsigned prev = __atomic_fetch_add(&lh->disc_reads, 1, __ATOMIC_RELAXED);
+			if (prev && (__atomic_load_n(&lh->bump_every, __ATOMIC_RELAXED) ||
+				     prev == __atomic_load_n(&lh->bump_after, __ATOMIC_RELAXED)))
+				lh->tgt.disc_genctr++;   /* admin queues are on the main group */
 		}
-		free(lq);
-		snprintf(err, errlen, "loop: out of memory for queue %u", qid);
-		return -ENOMEM;
-	}
-	lq->lh = lh;
-	lq->hq = hq;
-	lq->size = size;
-	pthread_mutex_lock(&lh->lock);
-	nvmf_sq_init(&lq->sq, &lh->tgt, &lh->tgt.ports[0], &lh->ops);
-	lq->sq.transport_priv = lq;
-	struct sockaddr_in *sin = (struct sockaddr_in *)&lq->sq.local_addr;
-	sin->sin_family = AF_INET;
-	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	lq->next = lh->queues;
-	lh->queues = lq;
-	pthread_mutex_unlock(&lh->lock);
-	hq->tpriv = lq;
-	return 0;
-}
-
-static void lh_queue_disconnect(struct nvmf_hq *hq)
-{
-	struct loop_hq *lq = hq->tpriv;
-	struct loop_host *lh = lq->lh;
-	pthread_mutex_lock(&lh->lock);
-	for (unsigned i = 0; i < lq->size; i++)
-		while (lq->slots[i].busy)
-			drive_target(lh);
-	if (lq->sq.ctrl && lq->sq.qid == 0 && lq->sq.connected) {
-		lh->have_regs = true;
-		lh->last_cc = lq->sq.ctrl->cc;
-		lh->last_csts = lq->sq.ctrl->csts;
-	}
-	nvmf_sq_destroy(&lq->sq);
-	for (struct loop_hq **pp = &lh->queues; *pp; pp = &(*pp)->next)
-		if (*pp == lq) {
-			*pp = lq->next;
-			break;
-		}
-	pthread_mutex_unlock(&lh->lock);
-	free(lq->slots);
-	free(lq->ring);
-	free(lq);
-	hq->tpriv = NULL;
-}
-
-/* The data pointer the RDMA host would build: in-capsule for small writes, else keyed. */
-static void set_dptr(struct nvme_sqe *sqe, const struct nvmf_hcmd *cmd, bool incapsule)
-{
-	sqe->flags = (uint8_t)((sqe->flags & ~NVME_CMD_PSDT_MASK) | NVME_CMD_PSDT_SGL_MPTR);
-	memset(&sqe->dptr, 0, sizeof(sqe->dptr));
-	if (incapsule) {
-		sqe->dptr.unkeyed.length = htole32(cmd->len);
-		sqe->dptr.unkeyed.type = NVME_SGL_INCAPSULE;
 		return;
 	}
-	sqe->dptr.addr = htole64((uint64_t)(uintptr_t)cmd->buf);
-	sqe->dptr.keyed.length[0] = (uint8_t)cmd->len;
-	sqe->dptr.keyed.length[1] = (uint8_t)(cmd->len >> 8);
-	sqe->dptr.keyed.length[2] = (uint8_t)(cmd->len >> 16);
-	sqe->dptr.keyed.key[0] = 0x5a;
-	sqe->dptr.keyed.type = NVME_SGL_KEYED_ADDR;
+	__atomic_fetch_add(&lh->io_ops[sqe->opcode], 1, __ATOMIC_RELAXED);
+	uint32_t len = sgl_len(sqe), max = __atomic_load_n(&lh->max_io_len, __ATOMIC_RELAXED);
+	while (len > max && !__atomic_compare_exchange_n(&lh->max_io_len, &max, len, false,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	if (incapsule_len && sqe->opcode != nvme_admin_fabrics)
+		__atomic_fetch_add(&lh->incapsule_writes, 1, __ATOMIC_RELAXED);
 }
 
-static int lh_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
+/* Hook, on the main group for admin queues: the association's last registers. */
+static void on_queue_down(void *arg, struct nvmf_sq *sq, uint16_t qid, bool by_host)
 {
-	struct loop_hq *lq = hq->tpriv;
-	struct loop_host *lh = lq->lh;
-	uint16_t cid = cmd->sqe.command_id;
+	struct loop_host *lh = arg;
+	(void)by_host;
+	if (qid || !sq->ctrl || !sq->connected)
+		return;
+	lh->have_regs = true;
+	lh->last_cc = sq->ctrl->cc;
+	lh->last_csts = sq->ctrl->csts;
+}
 
-	if (cid >= lq->size || (cmd->len && !cmd->buf))
-		return -EINVAL;
-	if (cmd->len > (1u << 24) - 1)
-		return -EINVAL;   /* a keyed SGL length has 24 bits */
-	pthread_mutex_lock(&lh->lock);
-	struct lq_slot *s = &lq->slots[cid];
-	if (lq->broken || s->busy) {
-		pthread_mutex_unlock(&lh->lock);
-		return lq->broken ? -ECONNRESET : -EINVAL;
-	}
-	memset(s, 0, sizeof(*s));
-	s->busy = true;
-	s->lq = lq;
-	s->hcmd = cmd;
-	s->sqe = cmd->sqe;
-	bool incapsule = cmd->write && cmd->len && cmd->len <= lq->incapsule;
-	set_dptr(&s->sqe, cmd, incapsule);
-	if (hq->qid == 0)
-		lh->admin_ops[s->sqe.opcode]++;
-	else
-		lh->io_ops[s->sqe.opcode]++;
-	if (hq->qid && cmd->len > lh->max_io_len)
-		lh->max_io_len = cmd->len;
-	if (hq->qid && incapsule && s->sqe.opcode != nvme_admin_fabrics)
-		lh->incapsule_writes++;
-
-	struct nvmf_req *req = &s->req;
-	struct nvme_sgl_info sgl;
-	bool is_write = s->sqe.opcode == nvme_admin_fabrics ?
-			(((uint8_t *)&s->sqe)[NVMF_SQE_FCTYPE_OFF] & 1) : (s->sqe.opcode & 1);
-	nvme_status_t st = nvme_sgl_parse(&s->sqe, incapsule ? cmd->len : 0, is_write, &sgl);
-	if (!nvmf_req_init(req, &lq->sq, &s->sqe, &s->cqe)) {
-		/* completed with an error already */
-	} else if (st) {
-		nvmf_req_complete_dnr(req, st);
-	} else {
-		req->sgl_len = sgl.len;
-		uint32_t alloc = req->data_len > sgl.len ? req->data_len : sgl.len;
-		void *buf = NULL;
-		if (alloc) {
-			if (posix_memalign(&buf, 4096, (alloc + 4095) & ~4095u))
-				abort();
-			memset(buf, 0, alloc);
-			if (req->dir == NVMF_XFER_H2C)
-				memcpy(buf, cmd->buf, sgl.len < alloc ? sgl.len : alloc);
+/* The config: subsystems lh0.. on loop port 1 (127.0.0.1:4420). */
+static void build_config(struct nvmf_config *c, const struct loop_host_params *d)
+{
+	struct nvmf_port_config *p = fx_cfg_loop_port(c, 1, AF_INET, "127.0.0.1", "4420");
+	if (d->mdts)
+		c->target.mdts = d->mdts;
+	c->target.threads = d->threads;
+	if (d->inline_size)
+		p->inline_data_size = d->inline_size;
+	if (d->max_queue_size)
+		p->max_queue_size = d->max_queue_size;
+	for (unsigned i = 0; i < d->n_subsys; i++) {
+		char nqn[64];
+		snprintf(nqn, sizeof(nqn), "nqn.2026-11.io.nvmf-rdma:lh%u", i);
+		struct nvmf_subsys_config *s = fx_cfg_subsys(c, nqn, i > 0 || d->allow_any_host ?
+							     NULL : LH_HOSTNQN, d->qid_max);
+		fx_cfg_expose(&c->ports[0], nqn);
+		if (i)
+			continue;
+		for (unsigned j = 0; j < 2; j++) {
+			struct nvmf_ns_config *ns = fx_cfg_ns(s, j + 1, NVMF_BACKEND_RAM,
+							      j ? 1u << 20 : d->ns1_bytes,
+							      j ? 4096 : 512);
+			ns->has_uuid = true;
+			for (unsigned k = 0; k < 16; k++)
+				ns->uuid[k] = (uint8_t)(0x10 * (j + 1) + k);
 		}
-		req->data = buf;
-		nvmf_req_execute(req);
-	}
-	if (hq->qid == 0 && s->sqe.opcode == nvme_admin_get_log_page &&
-	    (le32toh(s->sqe.cdw10) & 0xff) == NVME_LOG_LID_DISCOVER) {
-		lh->disc_reads++;
-		if (lh->bump_every || lh->disc_reads == lh->bump_after)
-			lh->tgt.disc_genctr++;
-	}
-	drive_target(lh);
-	pthread_mutex_unlock(&lh->lock);
-	return 0;
-}
-
-static int lh_poll(struct nvmf_hq *hq, unsigned max)
-{
-	struct loop_hq *lq = hq->tpriv;
-	struct loop_host *lh = lq->lh;
-	struct nvme_cqe got[64];
-	int total = 0;
-
-	for (;;) {
-		unsigned n = 0;
-		pthread_mutex_lock(&lh->lock);
-		if (lq->broken) {
-			pthread_mutex_unlock(&lh->lock);
-			return -ECONNRESET;
-		}
-		if (!total)
-			drive_target(lh);
-		while (!lh->hold && lq->count && n < 64 && (!max || (unsigned)total + n < max)) {
-			got[n++] = lq->ring[lq->head];
-			lq->head = (lq->head + 1) % lq->size;
-			lq->count--;
-		}
-		pthread_mutex_unlock(&lh->lock);
-		for (unsigned i = 0; i < n; i++)
-			nvmf_hq_complete(hq, &got[i]);
-		total += (int)n;
-		if (n < 64 || (max && (unsigned)total >= max))
-			return total;
 	}
 }
-
-static int lh_wait(struct nvmf_hq *hq, int timeout_ms)
-{
-	struct loop_hq *lq = hq->tpriv;
-	pthread_mutex_lock(&lq->lh->lock);
-	bool ready = lq->count || lq->broken;
-	pthread_mutex_unlock(&lq->lh->lock);
-	if (!ready && timeout_ms > 0)
-		usleep(200);
-	return 0;
-}
-
-static void lh_set_incapsule(struct nvmf_hq *hq, uint32_t ioccsz)
-{
-	struct loop_hq *lq = hq->tpriv;
-	lq->incapsule = ioccsz * 16 > NVME_SQE_SIZE ? ioccsz * 16 - NVME_SQE_SIZE : 0;
-}
-
-static int lh_mem_register(struct nvmf_hq *admin, void *addr, size_t len)
-{
-	(void)admin;
-	(void)addr;
-	(void)len;
-	return 0;
-}
-
-static int lh_mem_unregister(struct nvmf_hq *admin, void *addr)
-{
-	(void)admin;
-	(void)addr;
-	return 0;
-}
-
-#define LOCKED(lh, expr)                                  \
-	do {                                              \
-		pthread_mutex_lock(&(lh)->lock);          \
-		expr;                                     \
-		pthread_mutex_unlock(&(lh)->lock);        \
-	} while (0)
-
-/* ---- setup ---- */
 
 struct loop_host *loop_host_new(const struct loop_host_params *p)
 {
@@ -334,110 +129,49 @@ struct loop_host *loop_host_new(const struct loop_host_params *p)
 		d.qid_max = 4;
 	if (!d.ns1_bytes)
 		d.ns1_bytes = 16u << 20;
+	if (!d.threads)
+		d.threads = 2;
 
 	struct loop_host *lh = calloc(1, sizeof(*lh));
 	if (!lh)
 		return NULL;
-	pthread_mutex_init(&lh->lock, NULL);
-	lh->t = (struct nvmf_host_transport){
-		.name = "loop",
-		.queue_connect = lh_queue_connect,
-		.queue_disconnect = lh_queue_disconnect,
-		.submit = lh_submit,
-		.poll = lh_poll,
-		.wait = lh_wait,
-		.set_incapsule = lh_set_incapsule,
-		.mem_register = lh_mem_register,
-		.mem_unregister = lh_mem_unregister,
-	};
-	lh->ops = (struct nvmf_transport_ops){
-		.name = "loop",
-		.trtype = NVMF_TRTYPE_LOOP,
-		.msdbd = 1,
-		.keyed_sgl = true,
-		.queue_response = lt_queue_response,
-		.delete_ctrl = lt_delete_ctrl,
-	};
-
-	struct nvmf_config *c = &lh->cfg;
-	c->target.mdts = d.mdts;
-	c->n_subsystems = d.n_subsys;
-	c->subsystems = calloc(d.n_subsys, sizeof(*c->subsystems));
-	c->n_ports = 1;
-	c->ports = calloc(1, sizeof(*c->ports));
-	if (!c->subsystems || !c->ports)
-		goto fail;
-	c->ports[0].portid = 1;
-	c->ports[0].adrfam = AF_INET;
-	strcpy(c->ports[0].traddr, "127.0.0.1");
-	strcpy(c->ports[0].trsvcid, "4420");
-	c->ports[0].inline_data_size = d.inline_size ? d.inline_size : 8192;
-	c->ports[0].max_queue_size = d.max_queue_size ? d.max_queue_size : 128;
-	c->ports[0].n_subsystems = d.n_subsys;
-	c->ports[0].subsystems = calloc(d.n_subsys, sizeof(char *));
-	if (!c->ports[0].subsystems)
-		goto fail;
-	for (unsigned i = 0; i < d.n_subsys; i++) {
-		struct nvmf_subsys_config *s = &c->subsystems[i];
-		snprintf(s->nqn, sizeof(s->nqn), "nqn.2026-11.io.nvmf-rdma:lh%u", i);
-		c->ports[0].subsystems[i] = strdup(s->nqn);
-		s->qid_max = d.qid_max;
-		s->allow_any_host = i > 0 || d.allow_any_host;
-		if (!s->allow_any_host) {
-			s->n_allowed_hosts = 1;
-			s->allowed_hosts = calloc(1, sizeof(char *));
-			if (!s->allowed_hosts)
-				goto fail;
-			s->allowed_hosts[0] = strdup(LH_HOSTNQN);
-		}
-		if (i)
-			continue;
-		s->n_ns = 2;
-		s->ns = calloc(2, sizeof(*s->ns));
-		if (!s->ns)
-			goto fail;
-		for (unsigned j = 0; j < 2; j++) {
-			s->ns[j].nsid = j + 1;
-			s->ns[j].enable = true;
-			s->ns[j].kind = NVMF_BACKEND_RAM;
-			s->ns[j].size_bytes = j ? 1u << 20 : d.ns1_bytes;
-			s->ns[j].block_size = j ? 4096 : 512;
-			s->ns[j].has_uuid = true;
-			for (unsigned k = 0; k < 16; k++)
-				s->ns[j].uuid[k] = (uint8_t)(0x10 * (j + 1) + k);
-		}
-	}
-	if (nvmf_aio_init(&lh->aio, 64))
-		goto fail;
+	lh->ops = nvmf_loop_ops;
+	lh->ops.disc_entry = rdma_like_disc_entry;
+	const struct nvmf_transport_ops *ops[] = { &lh->ops };
 	char err[512];
-	if (nvmf_tgt_init(&lh->tgt, c, &lh->aio, err, sizeof(err))) {
+	build_config(&lh->cfg, &d);
+	if (nvmf_tgt_init(&lh->tgt, &lh->cfg, ops, 1, err, sizeof(err))) {
 		fprintf(stderr, "loop_host: %s\n", err);
-		nvmf_aio_fini(&lh->aio);
-		goto fail;
+		nvmf_config_free(&lh->cfg);
+		free(lh);
+		return NULL;
 	}
-	lh->tgt.now_ms = mono_ms;
+	nvmf_loop_set_hooks(&lh->tgt, &(struct nvmf_loop_hooks){
+		.capsule = on_capsule, .queue_down = on_queue_down, .arg = lh });
+	lh->t = nvmf_loop_host_transport(&lh->tgt);
+	if (nvmf_tgt_listen(&lh->tgt, err, sizeof(err)) ||
+	    (!d.driven && (nvmf_pg_start(nvmf_tgt_main_pg(&lh->tgt), -1, err, sizeof(err)) ||
+			   nvmf_tgt_start(&lh->tgt, err, sizeof(err))))) {
+		fprintf(stderr, "loop_host: %s\n", err);
+		loop_host_free(lh);
+		return NULL;
+	}
 	return lh;
-fail:
-	nvmf_config_free(&lh->cfg);
-	pthread_mutex_destroy(&lh->lock);
-	free(lh);
-	return NULL;
 }
 
 void loop_host_free(struct loop_host *lh)
 {
 	if (!lh)
 		return;
+	nvmf_tgt_shutdown(&lh->tgt, 2000);
 	nvmf_tgt_fini(&lh->tgt);
-	nvmf_aio_fini(&lh->aio);
 	nvmf_config_free(&lh->cfg);
-	pthread_mutex_destroy(&lh->lock);
 	free(lh);
 }
 
 const struct nvmf_host_transport *loop_host_transport(struct loop_host *lh)
 {
-	return &lh->t;
+	return lh->t;
 }
 
 struct nvmf_ctrl_opts loop_host_opts(struct loop_host *lh, const char *subnqn)
@@ -447,90 +181,106 @@ struct nvmf_ctrl_opts loop_host_opts(struct loop_host *lh, const char *subnqn)
 	o.traddr = "127.0.0.1";
 	o.subnqn = subnqn;
 	o.hostnqn = LH_HOSTNQN;
-	o.transport = &lh->t;
+	o.transport = lh->t;
 	o.timeout_ms = 2000;
 	return o;
 }
 
 void loop_host_hold(struct loop_host *lh, bool hold)
 {
-	LOCKED(lh, lh->hold = hold);
+	nvmf_loop_hold(&lh->tgt, hold);
 }
 
 void loop_host_break(struct loop_host *lh)
 {
-	pthread_mutex_lock(&lh->lock);
-	for (struct loop_hq *q = lh->queues; q; q = q->next) {
-		q->broken = true;
-		q->count = 0;
-	}
-	pthread_mutex_unlock(&lh->lock);
+	nvmf_loop_break(&lh->tgt);
 }
 
 unsigned loop_host_admin_count(struct loop_host *lh, uint8_t opcode)
 {
-	unsigned n;
-	LOCKED(lh, n = lh->admin_ops[opcode]);
-	return n;
+	return __atomic_load_n(&lh->admin_ops[opcode], __ATOMIC_RELAXED);
 }
 
 unsigned loop_host_io_count(struct loop_host *lh, uint8_t opcode)
 {
-	unsigned n;
-	LOCKED(lh, n = lh->io_ops[opcode]);
-	return n;
+	return __atomic_load_n(&lh->io_ops[opcode], __ATOMIC_RELAXED);
 }
 
 unsigned loop_host_disc_log_reads(struct loop_host *lh)
 {
-	unsigned n;
-	LOCKED(lh, n = lh->disc_reads);
-	return n;
+	return __atomic_load_n(&lh->disc_reads, __ATOMIC_RELAXED);
 }
 
 void loop_host_bump_genctr(struct loop_host *lh, unsigned after, bool every)
 {
-	LOCKED(lh, (lh->bump_after = after, lh->bump_every = every));
-}
-
-bool loop_host_last_admin_regs(struct loop_host *lh, uint32_t *cc, uint32_t *csts)
-{
-	bool have;
-	LOCKED(lh, (have = lh->have_regs, *cc = lh->last_cc, *csts = lh->last_csts));
-	return have;
-}
-
-unsigned loop_host_live_ctrls(struct loop_host *lh)
-{
-	unsigned n = 0;
-	LOCKED(lh, for (struct nvmf_tgt_ctrl *c = lh->tgt.ctrls; c; c = c->next) n++);
-	return n;
+	__atomic_store_n(&lh->bump_after, after, __ATOMIC_RELAXED);
+	__atomic_store_n(&lh->bump_every, every, __ATOMIC_RELAXED);
 }
 
 uint32_t loop_host_max_io_len(struct loop_host *lh)
 {
-	uint32_t n;
-	LOCKED(lh, n = lh->max_io_len);
-	return n;
+	return __atomic_load_n(&lh->max_io_len, __ATOMIC_RELAXED);
 }
 
 unsigned loop_host_incapsule_writes(struct loop_host *lh)
 {
+	return __atomic_load_n(&lh->incapsule_writes, __ATOMIC_RELAXED);
+}
+
+/* Reading the main group's state: on the main group (nvmf_loop_run_on). */
+struct regs_query {
+	struct loop_host *lh;
+	uint16_t cntlid;
+	bool found;
+	uint32_t cc, csts;
 	unsigned n;
-	LOCKED(lh, n = lh->incapsule_writes);
-	return n;
+};
+
+static void last_regs_on_main(void *arg)
+{
+	struct regs_query *q = arg;
+	q->found = q->lh->have_regs;
+	q->cc = q->lh->last_cc;
+	q->csts = q->lh->last_csts;
+}
+
+bool loop_host_last_admin_regs(struct loop_host *lh, uint32_t *cc, uint32_t *csts)
+{
+	struct regs_query q = { .lh = lh };
+	nvmf_loop_run_on(&lh->tgt, 0, last_regs_on_main, &q);
+	*cc = q.cc;
+	*csts = q.csts;
+	return q.found;
+}
+
+static void ctrls_on_main(void *arg)
+{
+	struct regs_query *q = arg;
+	for (struct nvmf_tgt_ctrl *c = q->lh->tgt.ctrls; c; c = c->next) {
+		q->n++;
+		if (c->cntlid == q->cntlid && !c->deleting &&
+		    !strcmp(c->subsys->cfg->nqn, LH_SUBNQN)) {
+			q->found = true;
+			q->cc = c->cc;
+			q->csts = c->csts;
+		}
+	}
+}
+
+unsigned loop_host_live_ctrls(struct loop_host *lh)
+{
+	struct regs_query q = { .lh = lh };
+	nvmf_loop_run_on(&lh->tgt, 0, ctrls_on_main, &q);
+	return q.n;
 }
 
 bool loop_host_ctrl_regs(struct loop_host *lh, uint16_t cntlid, uint32_t *cc, uint32_t *csts)
 {
-	bool found = false;
-	pthread_mutex_lock(&lh->lock);
-	for (struct nvmf_tgt_ctrl *c = lh->tgt.ctrls; c; c = c->next)
-		if (c->cntlid == cntlid && !c->deleting) {
-			*cc = c->cc;
-			*csts = c->csts;
-			found = true;
-		}
-	pthread_mutex_unlock(&lh->lock);
-	return found;
+	struct regs_query q = { .lh = lh, .cntlid = cntlid };
+	nvmf_loop_run_on(&lh->tgt, 0, ctrls_on_main, &q);
+	if (q.found) {
+		*cc = q.cc;
+		*csts = q.csts;
+	}
+	return q.found;
 }

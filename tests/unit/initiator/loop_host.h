@@ -1,16 +1,19 @@
-/* The in-process LOOP host transport for libnvmf's unit tests: a struct
- * nvmf_host_transport whose queues are target-core queues (target/core.h) in the same
- * process, so the library runs against our real target without RDMA.
+/* A target for libnvmf's unit tests: our real target (target/core.h) with its product
+ * loop transport (target/loop.h) in the same process, so the library runs against it
+ * without RDMA. This helper only builds the target, counts what the target receives
+ * (the loop transport's hooks) and reads target state for the tests.
  *
- * Many commands may be outstanding per queue: a submit runs the command in the target
- * (RAM namespaces complete inline) and its CQE waits in the queue's completion ring until
- * the host polls. One mutex serializes every call into the target core (the keep-alive
- * thread and the test thread both reach it). Read data is copied to the host buffer when
- * the target responds, like an RDMA WRITE. Writes up to the in-capsule size (IOCCSZ) are
- * sent as in-capsule data (SGL 0x01), everything else as keyed SGLs (0x40).
+ * By default the target runs as the daemon does: the main poll group and two I/O groups
+ * (nvmf_target.threads = 2) on threads of their own, so Connects of I/O queues go to the
+ * main group by message and back, and queues detach by message. With .driven the groups
+ * have no thread and the library's calls run them (deterministic; see target/loop.h).
  *
- * This header does not include target/core.h: the library and the target both name a
- * struct nvmf_ctrl. */
+ * Discovery log entries of the loop port are reported as an RDMA port's (trtype rdma and
+ * the RDMA TSAS, as the product's RDMA transport fills them) so the library's decoding
+ * and the tool's printing are tested on what they meet in production.
+ *
+ * This header does not include target/core.h: the tests that use it see the library's
+ * headers only. */
 #ifndef NVMF_TESTS_UNIT_INITIATOR_LOOP_HOST_H
 #define NVMF_TESTS_UNIT_INITIATOR_LOOP_HOST_H
 #include <stdbool.h>
@@ -32,11 +35,15 @@ struct loop_host_params {
 	uint16_t qid_max;         /* I/O queues per controller; default 4 */
 	uint64_t ns1_bytes;       /* namespace 1 (512 B blocks, RAM); default 16 MiB */
 	bool allow_any_host;      /* else only LH_HOSTNQN may connect to lh0 (others: any) */
+	unsigned threads;         /* nvmf_target.threads; default 2 (2 I/O groups) */
+	bool driven;              /* no target threads: the library's calls run the target */
 };
 
 /* loop_host_new - a target per @p (NULL: defaults) with namespace 1 (512 B blocks) and
- * namespace 2 (1 MiB, 4 KiB blocks) in subsystem lh0, all subsystems on port 1. */
+ * namespace 2 (1 MiB, 4 KiB blocks) in subsystem lh0, all subsystems on loop port 1
+ * (127.0.0.1:4420). NULL (with a message on stderr) when it cannot be built. */
 struct loop_host *loop_host_new(const struct loop_host_params *p);
+/* loop_host_free - shut the target down and free it (the library disconnected first). */
 void loop_host_free(struct loop_host *lh);
 /* The transport to put in nvmf_ctrl_opts.transport. */
 const struct nvmf_host_transport *loop_host_transport(struct loop_host *lh);
@@ -44,7 +51,7 @@ const struct nvmf_host_transport *loop_host_transport(struct loop_host *lh);
 struct nvmf_ctrl_opts loop_host_opts(struct loop_host *lh, const char *subnqn);
 
 /* loop_host_break - every connected queue loses its connection: received CQEs not yet
- * polled are dropped, submit and poll return -ECONNRESET. */
+ * polled are dropped, submit and poll return -ECONNRESET (nvmf_loop_break). */
 void loop_host_break(struct loop_host *lh);
 /* loop_host_hold - while @hold, responses stay in the rings and polls find nothing (a
  * controller that stopped answering). */
@@ -53,13 +60,13 @@ void loop_host_hold(struct loop_host *lh, bool hold);
 unsigned loop_host_admin_count(struct loop_host *lh, uint8_t opcode);
 /* loop_host_io_count - I/O commands with @opcode the target received (all queues). */
 unsigned loop_host_io_count(struct loop_host *lh, uint8_t opcode);
-/* loop_host_disc_log_reads - Get Log Page 70h commands the target answered. */
+/* loop_host_disc_log_reads - Get Log Page 70h commands the target received. */
 unsigned loop_host_disc_log_reads(struct loop_host *lh);
 /* loop_host_bump_genctr - after the @after-th discovery log read (1 = the first), bump
  * the target's discovery generation counter once; @every: after every read instead. */
 void loop_host_bump_genctr(struct loop_host *lh, unsigned after, bool every);
-/* loop_host_last_admin_regs - CC and CSTS of the last controller whose admin queue was
- * disconnected, read just before it went (false when none). */
+/* loop_host_last_admin_regs - CC and CSTS of the last controller whose admin queue went
+ * away, read just before it went (false when none). */
 bool loop_host_last_admin_regs(struct loop_host *lh, uint32_t *cc, uint32_t *csts);
 /* loop_host_ctrl_regs - CC and CSTS of the live controller @cntlid of lh0 (false if none). */
 bool loop_host_ctrl_regs(struct loop_host *lh, uint16_t cntlid, uint32_t *cc, uint32_t *csts);

@@ -1,5 +1,7 @@
-/* Discovery log page layout, windows into it, and the content hash behind genctr. */
+/* Discovery log page layout, reading it back, windows into it, and the content hash
+ * behind genctr. */
 #include <CUnit/CUnit.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -287,6 +289,107 @@ static void hash_depends_on_order_count_and_string_boundaries(void)
 	CU_ASSERT_NOT_EQUAL(nvmf_disc_log_hash(&x, 1), nvmf_disc_log_hash(&y, 1));
 }
 
+/* ---- decoding ---- */
+
+static void rec_equal(const struct nvmf_disc_rec *a, const struct nvmf_disc_rec *b)
+{
+	CU_ASSERT_EQUAL(a->trtype, b->trtype);
+	CU_ASSERT_EQUAL(a->adrfam, b->adrfam);
+	CU_ASSERT_EQUAL(a->subtype, b->subtype);
+	CU_ASSERT_EQUAL(a->treq, b->treq);
+	CU_ASSERT_EQUAL(a->portid, b->portid);
+	CU_ASSERT_EQUAL(a->cntlid, b->cntlid);
+	CU_ASSERT_EQUAL(a->asqsz, b->asqsz);
+	CU_ASSERT_EQUAL(a->eflags, b->eflags);
+	CU_ASSERT_STRING_EQUAL(a->trsvcid, b->trsvcid);
+	CU_ASSERT_STRING_EQUAL(a->traddr, b->traddr);
+	CU_ASSERT_STRING_EQUAL(a->subnqn, b->subnqn);
+	CU_ASSERT_EQUAL(a->rdma_qptype, b->rdma_qptype);
+	CU_ASSERT_EQUAL(a->rdma_prtype, b->rdma_prtype);
+	CU_ASSERT_EQUAL(a->rdma_cms, b->rdma_cms);
+	CU_ASSERT_EQUAL(a->rdma_pkey, b->rdma_pkey);
+}
+
+static void built_log_decodes_back_to_its_header_and_records(void)
+{
+	struct nvmf_disc_rec recs[5];
+	for (size_t i = 0; i < 5; i++)
+		recs[i] = rec(i);
+	recs[1].adrfam = NVMF_ADDR_FAMILY_IP6;
+	recs[1].traddr = "fd77::1";
+	recs[2].subtype = NVME_NQN_DISC;
+	recs[2].treq = NVMF_TREQ_DISABLE_SQFLOW;
+	recs[3].eflags = 0x0003;
+	recs[3].rdma_pkey = 0xbeef;
+	recs[4].cntlid = 0x1234;
+	recs[4].trsvcid = "4421";
+	size_t len = nvmf_disc_log_size(5);
+	uint8_t *buf = malloc(len);
+	nvmf_disc_log_build(buf, 0x0102030405060708ull, recs, 5);
+
+	struct nvmf_disc_log_hdr h;
+	CU_ASSERT_EQUAL(nvmf_disc_log_decode_header(buf, NVMF_DISC_LOG_HDR_SIZE, &h), 0);
+	CU_ASSERT_EQUAL(h.genctr, 0x0102030405060708ull);
+	CU_ASSERT_EQUAL(h.numrec, 5);
+	CU_ASSERT_EQUAL(h.recfmt, 0);
+	for (size_t i = 0; i < 5; i++) {
+		struct nvmf_disc_rec r;
+		struct nvmf_disc_strs s;
+		memset(&r, 0xee, sizeof(r));
+		nvmf_disc_log_decode_entry(buf + NVMF_DISC_LOG_HDR_SIZE + i * NVMF_DISC_LOG_ENTRY_SIZE, &r, &s);
+		rec_equal(&r, &recs[i]);
+		CU_ASSERT_PTR_EQUAL(r.subnqn, s.subnqn);   /* strings live in @strs */
+	}
+	free(buf);
+}
+
+static void header_shorter_than_its_fields_is_einval(void)
+{
+	uint8_t hdr[NVMF_DISC_LOG_HDR_SIZE];
+	nvmf_disc_log_build(hdr, 7, NULL, 0);
+	struct nvmf_disc_log_hdr h = { .genctr = 99, .numrec = 99, .recfmt = 99 };
+	CU_ASSERT_EQUAL(nvmf_disc_log_decode_header(hdr, NVMF_DISC_LOG_HDR_FIELDS - 1, &h), -EINVAL);
+	CU_ASSERT_EQUAL(h.genctr, 99);             /* not written */
+	CU_ASSERT_EQUAL(nvmf_disc_log_decode_header(hdr, NVMF_DISC_LOG_HDR_FIELDS, &h), 0);
+	CU_ASSERT_EQUAL(h.genctr, 7);
+	CU_ASSERT_EQUAL(h.numrec, 0);
+}
+
+static void space_padded_and_unterminated_fields_decode_to_c_strings(void)
+{
+	uint8_t raw[NVMF_DISC_LOG_ENTRY_SIZE + 1];
+	struct nvmf_disc_log_entry e;
+	memset(&e, 0, sizeof(e));
+	e.trtype = NVMF_TRTYPE_RDMA;
+	memset(e.trsvcid, ' ', sizeof(e.trsvcid));  /* SPDK: "4420" then spaces, no NUL */
+	memcpy(e.trsvcid, "4420", 4);
+	memset(e.traddr, 'a', sizeof(e.traddr));    /* all 256 bytes used, no NUL */
+	memcpy(e.subnqn, "nqn.x  ", 7);             /* trailing spaces before the NUL */
+	memcpy(raw + 1, &e, sizeof(e));             /* and not aligned */
+	struct nvmf_disc_rec r;
+	struct nvmf_disc_strs s;
+	nvmf_disc_log_decode_entry(raw + 1, &r, &s);
+	CU_ASSERT_STRING_EQUAL(r.trsvcid, "4420");
+	CU_ASSERT_EQUAL(strlen(r.traddr), 256);
+	CU_ASSERT_EQUAL(r.traddr[255], 'a');
+	CU_ASSERT_STRING_EQUAL(r.subnqn, "nqn.x");
+}
+
+static void non_rdma_entry_decodes_with_rdma_fields_zero(void)
+{
+	struct nvmf_disc_log_entry e;
+	memset(&e, 0, sizeof(e));
+	e.trtype = NVMF_TRTYPE_TCP;
+	memset(&e.tsas, 0xff, sizeof(e.tsas));      /* TCP's TSAS is not RDMA's */
+	struct nvmf_disc_rec r;
+	struct nvmf_disc_strs s;
+	nvmf_disc_log_decode_entry(&e, &r, &s);
+	CU_ASSERT_EQUAL(r.trtype, NVMF_TRTYPE_TCP);
+	CU_ASSERT_EQUAL(r.rdma_qptype | r.rdma_prtype | r.rdma_cms, 0);
+	CU_ASSERT_EQUAL(r.rdma_pkey, 0);
+	CU_ASSERT_STRING_EQUAL(r.traddr, "");
+}
+
 const struct unit_test nvme_disc_log_tests[] = {
 	{ "entry_field_offsets_match_wire_contract", entry_field_offsets_match_wire_contract },
 	{ "log_size_is_header_plus_1024_per_entry", log_size_is_header_plus_1024_per_entry },
@@ -302,5 +405,9 @@ const struct unit_test nvme_disc_log_tests[] = {
 	{ "hash_is_stable_for_equal_content", hash_is_stable_for_equal_content },
 	{ "hash_changes_when_any_entry_field_changes", hash_changes_when_any_entry_field_changes },
 	{ "hash_depends_on_order_count_and_string_boundaries", hash_depends_on_order_count_and_string_boundaries },
+	{ "built_log_decodes_back_to_its_header_and_records", built_log_decodes_back_to_its_header_and_records },
+	{ "header_shorter_than_its_fields_is_einval", header_shorter_than_its_fields_is_einval },
+	{ "space_padded_and_unterminated_fields_decode_to_c_strings", space_padded_and_unterminated_fields_decode_to_c_strings },
+	{ "non_rdma_entry_decodes_with_rdma_fields_zero", non_rdma_entry_decodes_with_rdma_fields_zero },
 	{ NULL, NULL },
 };

@@ -1,5 +1,7 @@
-/* SGL data pointer decoding: each descriptor type and subtype, and every rejection. */
+/* SGL data pointer decoding: each descriptor type and subtype, and every rejection;
+ * encoding: the bytes of each descriptor the host builds, and that they decode back. */
 #include <CUnit/CUnit.h>
+#include <errno.h>
 #include <string.h>
 #include "nvme/sgl.h"
 #include "tests/unit/suites.h"
@@ -268,6 +270,116 @@ static void out_is_reset_between_calls(void)
 	CU_ASSERT_FALSE(i.invalidate);
 }
 
+/* ---- encoding ---- */
+
+static void set_keyed_is_type_0x40_with_24_bit_length_and_key_and_psdt_01(void)
+{
+	struct nvme_sqe sqe;
+	memset(&sqe, 0, sizeof(sqe));
+	CU_ASSERT_EQUAL(nvme_sgl_set_keyed(&sqe, 0x1122334455667788ull, 0x123456, 0xa1b2c3d4, false), 0);
+	const uint8_t *d = (const uint8_t *)&sqe + 24;   /* DPTR: SQE bytes 24-39 */
+	static const uint8_t want[16] = {
+		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,   /* address, little endian */
+		0x56, 0x34, 0x12,                                 /* length, 24 bits */
+		0xd4, 0xc3, 0xb2, 0xa1,                           /* key */
+		0x40,                                             /* keyed data block, address */
+	};
+	CU_ASSERT_EQUAL(memcmp(d, want, sizeof(want)), 0);
+	CU_ASSERT_EQUAL(sqe.flags, 0x40);
+}
+
+static void set_keyed_with_invalidate_is_type_0x4f(void)
+{
+	struct nvme_sqe sqe;
+	memset(&sqe, 0, sizeof(sqe));
+	CU_ASSERT_EQUAL(nvme_sgl_set_keyed(&sqe, 0x1000, 512, 9, true), 0);
+	CU_ASSERT_EQUAL(sqe.dptr.keyed.type, 0x4F);
+	CU_ASSERT_EQUAL(nvme_sgl_keyed_length(&sqe.dptr), 512);
+	CU_ASSERT_EQUAL(nvme_sgl_keyed_key(&sqe.dptr), 9);
+}
+
+static void set_keyed_of_no_data_is_all_zero_but_type_0x40(void)
+{
+	struct nvme_sqe sqe;
+	memset(&sqe, 0xff, sizeof(sqe));
+	CU_ASSERT_EQUAL(nvme_sgl_set_keyed(&sqe, 0x1000, 0, 0x55, false), 0);
+	const uint8_t *d = (const uint8_t *)&sqe.dptr;
+	for (unsigned i = 0; i < 15; i++)
+		CU_ASSERT_EQUAL(d[i], 0);
+	CU_ASSERT_EQUAL(d[15], 0x40);
+	CU_ASSERT_EQUAL(sqe.flags, 0x43);         /* PSDT 01b, FUSE bits kept, 5:2 cleared */
+	CU_ASSERT_EQUAL(sqe.opcode, 0xff);        /* the rest of the SQE untouched */
+	CU_ASSERT_EQUAL(sqe.cdw10, 0xffffffffu);
+}
+
+static void set_keyed_longer_than_24_bits_is_einval_and_leaves_the_sqe(void)
+{
+	struct nvme_sqe sqe, before;
+	memset(&sqe, 0x5a, sizeof(sqe));
+	before = sqe;
+	CU_ASSERT_EQUAL(nvme_sgl_set_keyed(&sqe, 0x1000, NVME_SGL_KEYED_MAX_LEN + 1, 1, false), -EINVAL);
+	CU_ASSERT_EQUAL(memcmp(&sqe, &before, sizeof(sqe)), 0);
+	CU_ASSERT_EQUAL(nvme_sgl_set_keyed(&sqe, 0x1000, NVME_SGL_KEYED_MAX_LEN, 1, false), 0);
+	CU_ASSERT_EQUAL(nvme_sgl_keyed_length(&sqe.dptr), 0xffffff);
+}
+
+static void set_incapsule_is_type_0x01_with_offset_and_32_bit_length(void)
+{
+	struct nvme_sqe sqe;
+	memset(&sqe, 0xff, sizeof(sqe));
+	nvme_sgl_set_incapsule(&sqe, 0, 4096);
+	CU_ASSERT_EQUAL(le64toh(sqe.dptr.addr), 0);
+	CU_ASSERT_EQUAL(le32toh(sqe.dptr.unkeyed.length), 4096);
+	CU_ASSERT_EQUAL(sqe.dptr.unkeyed.rsvd[0] | sqe.dptr.unkeyed.rsvd[1] | sqe.dptr.unkeyed.rsvd[2], 0);
+	CU_ASSERT_EQUAL(sqe.dptr.unkeyed.type, 0x01);
+	CU_ASSERT_EQUAL(sqe.flags, 0x43);
+	nvme_sgl_set_incapsule(&sqe, 0x200, 0x10000);
+	const uint8_t *d = (const uint8_t *)&sqe.dptr;
+	static const uint8_t want[16] = { 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x01, 0x00, 0, 0, 0, 0x01 };
+	CU_ASSERT_EQUAL(memcmp(d, want, sizeof(want)), 0);
+}
+
+static void keyed_descriptor_decodes_back_to_what_was_encoded(void)
+{
+	struct nvme_sqe sqe;
+	struct nvme_sgl_info i;
+	const bool inv[] = { false, true };
+	for (unsigned k = 0; k < 2; k++) {
+		memset(&sqe, 0, sizeof(sqe));
+		sqe.opcode = 0x02;                /* Read */
+		CU_ASSERT_EQUAL(nvme_sgl_set_keyed(&sqe, 0xfedcba9876543210ull, NVME_SGL_KEYED_MAX_LEN,
+						   0x80000001u, inv[k]), 0);
+		CU_ASSERT_EQUAL(nvme_sgl_parse(&sqe, 0, false, &i), 0);
+		CU_ASSERT_EQUAL(i.kind, NVME_SGL_KIND_KEYED);
+		CU_ASSERT_EQUAL(i.addr, 0xfedcba9876543210ull);
+		CU_ASSERT_EQUAL(i.len, NVME_SGL_KEYED_MAX_LEN);
+		CU_ASSERT_EQUAL(i.key, 0x80000001u);
+		CU_ASSERT_EQUAL(i.invalidate, inv[k]);
+	}
+	CU_ASSERT_EQUAL(nvme_sgl_set_keyed(&sqe, 0x1000, 0, 7, false), 0);
+	CU_ASSERT_EQUAL(nvme_sgl_parse(&sqe, 0, false, &i), 0);
+	CU_ASSERT_EQUAL(i.kind, NVME_SGL_KIND_NONE);
+}
+
+static void incapsule_descriptor_decodes_back_to_what_was_encoded(void)
+{
+	struct nvme_sqe sqe;
+	struct nvme_sgl_info i;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = 0x01;                        /* Write */
+	nvme_sgl_set_incapsule(&sqe, 0, 8192);
+	CU_ASSERT_EQUAL(nvme_sgl_parse(&sqe, 8192, true, &i), 0);
+	CU_ASSERT_EQUAL(i.kind, NVME_SGL_KIND_INCAPSULE);
+	CU_ASSERT_EQUAL(i.offset, 0);
+	CU_ASSERT_EQUAL(i.len, 8192);
+	nvme_sgl_set_incapsule(&sqe, 512, 1024);
+	CU_ASSERT_EQUAL(nvme_sgl_parse(&sqe, 1536, true, &i), 0);
+	CU_ASSERT_EQUAL(i.offset, 512);
+	CU_ASSERT_EQUAL(i.len, 1024);
+	/* One byte more than arrived: the decoder's bound holds for encoded descriptors too. */
+	CU_ASSERT_EQUAL(nvme_sgl_parse(&sqe, 1535, true, &i), ST_INVALID_OFFSET);
+}
+
 const struct unit_test nvme_sgl_tests[] = {
 	{ "keyed_address_decodes_addr_len_key_without_invalidate", keyed_address_decodes_addr_len_key_without_invalidate },
 	{ "keyed_invalidate_sets_invalidate_flag", keyed_invalidate_sets_invalidate_flag },
@@ -290,5 +402,12 @@ const struct unit_test nvme_sgl_tests[] = {
 	{ "psdt_prp_or_reserved_returns_invalid_field", psdt_prp_or_reserved_returns_invalid_field },
 	{ "psdt_is_checked_before_the_descriptor", psdt_is_checked_before_the_descriptor },
 	{ "out_is_reset_between_calls", out_is_reset_between_calls },
+	{ "set_keyed_is_type_0x40_with_24_bit_length_and_key_and_psdt_01", set_keyed_is_type_0x40_with_24_bit_length_and_key_and_psdt_01 },
+	{ "set_keyed_with_invalidate_is_type_0x4f", set_keyed_with_invalidate_is_type_0x4f },
+	{ "set_keyed_of_no_data_is_all_zero_but_type_0x40", set_keyed_of_no_data_is_all_zero_but_type_0x40 },
+	{ "set_keyed_longer_than_24_bits_is_einval_and_leaves_the_sqe", set_keyed_longer_than_24_bits_is_einval_and_leaves_the_sqe },
+	{ "set_incapsule_is_type_0x01_with_offset_and_32_bit_length", set_incapsule_is_type_0x01_with_offset_and_32_bit_length },
+	{ "keyed_descriptor_decodes_back_to_what_was_encoded", keyed_descriptor_decodes_back_to_what_was_encoded },
+	{ "incapsule_descriptor_decodes_back_to_what_was_encoded", incapsule_descriptor_decodes_back_to_what_was_encoded },
 	{ NULL, NULL },
 };

@@ -1,8 +1,8 @@
-/* The poll group's qp_num -> queue map (rdma/poll-group.c): completions of the shared CQ
+/* The poll group's qp_num -> queue map (rdma/target/poll-group.c): completions of the shared CQ
  * and SRQ find their queue through it, and a removed queue must never be found again. */
 #include <CUnit/CUnit.h>
 #include <stdlib.h>
-#include "rdma/internal.h"
+#include "rdma/target/internal.h"
 #include "tests/unit/suites.h"
 
 #define NQ 200
@@ -11,7 +11,7 @@ static void map_finds_every_queue_across_growth_and_removal(void)
 {
 	struct nvmf_rdma_poll_group pg;
 	static struct nvmf_rdma_queue q[NQ];
-	CU_ASSERT_EQUAL_FATAL(nvmf_rdma_pg_init(&pg, NULL, -1), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_rdma_pg_init(&pg, NULL), 0);
 	/* QP numbers as devices hand them out: dense, plus some that collide in the hash. */
 	for (unsigned i = 0; i < NQ; i++) {
 		q[i].qp_num = (i % 2) ? 0x11 + i : 0x11 + i * 64;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/unit/suites.h"
-#include "target/loop.h"
+#include "tests/unit/target/fixture.h"
 
 #define GEN(sc) (nvme_status(NVME_SCT_GENERIC, (sc)) | NVME_SC_DNR)
 #define HOST1 "nqn.2026-11.io.nvmf-rdma:host1"
@@ -15,13 +15,10 @@
 #define HDR 1024u
 #define ENT 1024u
 
+/* The target and the host's discovery queue (tests/unit/target/fixture.h). */
 struct dx {
-	struct nvmf_config cfg;
-	struct nvmf_tgt tgt;
-	struct nvmf_loop_queue admin;
+	struct fx f;
 };
-
-static uint64_t fixed_now(const struct nvmf_tgt *tgt) { (void)tgt; return 1000; }
 
 static char *nqn(int i)
 {
@@ -33,66 +30,38 @@ static char *nqn(int i)
 /* Subsystem disk<i>; @host NULL = any host, else only that one. */
 static void add_subsys(struct dx *d, int i, const char *host)
 {
-	struct nvmf_config *c = &d->cfg;
-	c->subsystems = realloc(c->subsystems, (c->n_subsystems + 1) * sizeof(*c->subsystems));
-	struct nvmf_subsys_config *s = &c->subsystems[c->n_subsystems++];
-	memset(s, 0, sizeof(*s));
 	char *n = nqn(i);
-	snprintf(s->nqn, sizeof(s->nqn), "%s", n);
+	fx_cfg_subsys(&d->f.cfg, n, host, 4);
 	free(n);
-	s->allow_any_host = host == NULL;
-	if (host) {
-		s->allowed_hosts = calloc(1, sizeof(char *));
-		s->allowed_hosts[0] = strdup(host);
-		s->n_allowed_hosts = 1;
-	}
-	s->qid_max = 4;
 }
 
-/* Port @portid on @traddr:@svc exposing disk<first> .. disk<first+n-1>. */
+/* Loop port @portid on @traddr:@svc exposing disk<first> .. disk<first+n-1>. */
 static void add_port(struct dx *d, uint16_t portid, int family, const char *traddr,
 		     const char *svc, int first, int n)
 {
-	struct nvmf_config *c = &d->cfg;
-	c->ports = realloc(c->ports, (c->n_ports + 1) * sizeof(*c->ports));
-	struct nvmf_port_config *p = &c->ports[c->n_ports++];
-	memset(p, 0, sizeof(*p));
-	p->portid = portid;
-	p->adrfam = family;
-	snprintf(p->traddr, sizeof(p->traddr), "%s", traddr);
-	snprintf(p->trsvcid, sizeof(p->trsvcid), "%s", svc);
-	p->inline_data_size = 8192;
-	p->max_queue_size = 128;
-	p->subsystems = calloc((size_t)n + 1, sizeof(char *));
-	for (int k = 0; k < n; k++)
-		p->subsystems[p->n_subsystems++] = nqn(first + k);
+	struct nvmf_port_config *p = fx_cfg_loop_port(&d->f.cfg, portid, family, traddr, svc);
+	for (int k = 0; k < n; k++) {
+		char *s = nqn(first + k);
+		fx_cfg_expose(p, s);
+		free(s);
+	}
 }
 
-/* Start the target; the host @hostnqn reaches port 0 from local address @local (IPv4
- * or IPv6 text), connects to discovery and, when @enable, sets CC.EN. */
+/* Start the target; the host @hostnqn dials port 0's service at @local (IPv4 or IPv6
+ * text, which becomes the connection's local address), connects to discovery and, when
+ * @enable, sets CC.EN. */
 static void start(struct dx *d, const char *hostnqn, const char *local, bool enable)
 {
-	char err[256];
-	CU_ASSERT_FATAL(nvmf_tgt_init(&d->tgt, &d->cfg, NULL, err, sizeof(err)) == 0);
-	d->tgt.now_ms = fixed_now;
-	nvmf_loop_queue_init(&d->admin, &d->tgt, &d->tgt.ports[0]);
-	struct sockaddr_in *a4 = (struct sockaddr_in *)&d->admin.sq.local_addr;
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&d->admin.sq.local_addr;
-	if (inet_pton(AF_INET, local, &a4->sin_addr) == 1)
-		a4->sin_family = AF_INET;
-	else if (inet_pton(AF_INET6, local, &a6->sin6_addr) == 1)
-		a6->sin6_family = AF_INET6;
-	CU_ASSERT_EQUAL_FATAL(nvmf_loop_connect(&d->admin, 0, 31, NVMF_DISC_NQN, hostnqn, 0xffff,
-						0, NULL, NULL), 0);
+	CU_ASSERT_FATAL(fx_boot(&d->f, local, d->f.cfg.ports[0].trsvcid) == 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&d->f.admin, 0, 31, NVMF_DISC_NQN, hostnqn, 0xffff,
+					 0, &d->f.cntlid, NULL), 0);
 	if (enable)
-		CU_ASSERT_EQUAL_FATAL(nvmf_loop_enable(&d->admin), 0);
+		CU_ASSERT_EQUAL_FATAL(fx_enable(&d->f.admin), 0);
 }
 
 static void stop(struct dx *d)
 {
-	nvmf_loop_disconnect(&d->admin);
-	nvmf_tgt_fini(&d->tgt);
-	nvmf_config_free(&d->cfg);
+	fx_teardown(&d->f);
 }
 
 static struct nvme_sqe mk(uint8_t opc, uint32_t c10, uint32_t c11)
@@ -105,7 +74,7 @@ static struct nvme_sqe mk(uint8_t opc, uint32_t c10, uint32_t c11)
 	return c;
 }
 
-static nvme_status_t disc_log(struct dx *d, uint64_t off, void *buf, uint32_t len)
+static int disc_log(struct dx *d, uint64_t off, void *buf, uint32_t len)
 {
 	uint32_t numd = len / 4 - 1;
 	struct nvme_sqe c = mk(nvme_admin_get_log_page, NVME_LOG_LID_DISCOVER | (numd & 0xffff) << 16,
@@ -113,7 +82,7 @@ static nvme_status_t disc_log(struct dx *d, uint64_t off, void *buf, uint32_t le
 	c.cdw12 = htole32((uint32_t)off);
 	c.cdw13 = htole32((uint32_t)(off >> 32));
 	memset(buf, 0xff, len);
-	return nvmf_loop_submit(&d->admin, &c, buf, len, NULL);
+	return fx_cmd(&d->f.admin, &c, buf, len, NULL);
 }
 
 /* Header fields of a log read into @b. */
@@ -142,18 +111,19 @@ static void discovery_log_without_exposed_subsystems_is_only_the_header(void)
 	stop(&d);
 }
 
-static void discovery_log_entry_carries_the_port_and_rdma_fields(void)
+static void discovery_log_entry_carries_the_port_and_its_transport_fields(void)
 {
 	struct dx d = { 0 };
 	add_subsys(&d, 0, NULL);
 	add_port(&d, 4, AF_INET, "192.168.7.1", "4421", 0, 1);
-	d.cfg.ports[0].treq = NVMF_TREQ_NOT_REQUIRED;
+	d.f.cfg.ports[0].treq = NVMF_TREQ_NOT_REQUIRED;
 	start(&d, HOST1, "192.168.7.1", true);
 	uint8_t b[HDR + ENT];
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
 	CU_ASSERT_EQUAL_FATAL(numrec(b), 1);
 	const struct nvmf_disc_log_entry *e = entry(b, 0);
-	CU_ASSERT_EQUAL(e->trtype, NVMF_TRTYPE_RDMA);
+	/* trtype and TSAS are the port's transport's (ops->disc_entry): loop has no TSAS. */
+	CU_ASSERT_EQUAL(e->trtype, NVMF_TRTYPE_LOOP);
 	CU_ASSERT_EQUAL(e->adrfam, NVMF_ADDR_FAMILY_IP4);
 	CU_ASSERT_EQUAL(e->subtype, NVME_NQN_NVME);
 	CU_ASSERT_EQUAL(e->treq, NVMF_TREQ_NOT_REQUIRED);
@@ -163,10 +133,8 @@ static void discovery_log_entry_carries_the_port_and_rdma_fields(void)
 	CU_ASSERT_STRING_EQUAL(e->trsvcid, "4421");
 	CU_ASSERT_STRING_EQUAL(e->traddr, "192.168.7.1");
 	CU_ASSERT_STRING_EQUAL(e->subnqn, "nqn.2026-11.io.nvmf-rdma:disk0");
-	CU_ASSERT_EQUAL(e->tsas.rdma.qptype, NVMF_RDMA_QPTYPE_CONNECTED);
-	CU_ASSERT_EQUAL(e->tsas.rdma.prtype, NVMF_RDMA_PRTYPE_NOT_SPECIFIED);
-	CU_ASSERT_EQUAL(e->tsas.rdma.cms, NVMF_RDMA_CMS_RDMA_CM);
-	CU_ASSERT_EQUAL(le16toh(e->tsas.rdma.pkey), 0);
+	static const uint8_t no_tsas[sizeof(e->tsas)];
+	CU_ASSERT_EQUAL(memcmp(&e->tsas, no_tsas, sizeof(e->tsas)), 0);
 	stop(&d);
 }
 
@@ -218,12 +186,11 @@ static void host_not_allowed_sees_no_entry_for_that_subsystem(void)
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
 	CU_ASSERT_EQUAL(numrec(b), 1);
 	CU_ASSERT_STRING_EQUAL(entry(b, 0)->subnqn, "nqn.2026-11.io.nvmf-rdma:disk1");
-	nvmf_loop_disconnect(&d.admin);
+	fx_disconnect(&d.f.admin);
 	/* The allowed host sees both. */
-	nvmf_loop_queue_init(&d.admin, &d.tgt, &d.tgt.ports[0]);
-	CU_ASSERT_EQUAL_FATAL(nvmf_loop_connect(&d.admin, 0, 31, NVMF_DISC_NQN, HOST1, 0xffff, 0,
-						NULL, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(nvmf_loop_enable(&d.admin), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&d.f.admin, 0, 31, NVMF_DISC_NQN, HOST1, 0xffff, 0,
+					 &d.f.cntlid, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_enable(&d.f.admin), 0);
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
 	CU_ASSERT_EQUAL(numrec(b), 2);
 	CU_ASSERT_STRING_EQUAL(entry(b, 0)->subnqn, "nqn.2026-11.io.nvmf-rdma:disk0");
@@ -276,13 +243,13 @@ static void genctr_is_stable_between_reads_and_changes_with_the_content(void)
 	CU_ASSERT_EQUAL(genctr(b), g1);
 	CU_ASSERT_EQUAL(numrec(b), 2);
 	/* The host loses access to disk1: fewer entries, a new genctr. */
-	d.cfg.subsystems[1].allow_any_host = false;
+	d.f.cfg.subsystems[1].allow_any_host = false;
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
 	CU_ASSERT_EQUAL(numrec(b), 1);
 	CU_ASSERT_NOT_EQUAL(genctr(b), g1);
 	/* The owner can force a change too. */
 	uint64_t g2 = genctr(b);
-	d.tgt.disc_genctr++;
+	d.f.tgt.disc_genctr++;
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, HDR), 0);
 	CU_ASSERT_NOT_EQUAL(genctr(b), g2);
 	stop(&d);
@@ -296,7 +263,7 @@ static void discovery_identify_reports_a_discovery_controller(void)
 	start(&d, HOST1, "10.0.0.1", true);
 	struct nvme_id_ctrl id;
 	memset(&id, 0xff, sizeof(id));
-	CU_ASSERT_EQUAL_FATAL(nvmf_loop_submit(&d.admin, &(struct nvme_sqe){ .opcode = nvme_admin_identify,
+	CU_ASSERT_EQUAL_FATAL(fx_cmd(&d.f.admin, &(struct nvme_sqe){ .opcode = nvme_admin_identify,
 			      .cdw10 = htole32(NVME_IDENTIFY_CNS_CTRL) }, &id, sizeof(id), NULL), 0);
 	CU_ASSERT_EQUAL(id.cntrltype, NVME_CTRL_CNTRLTYPE_DISCOVERY);
 	CU_ASSERT_STRING_EQUAL(id.subnqn, NVMF_DISC_NQN);
@@ -305,9 +272,9 @@ static void discovery_identify_reports_a_discovery_controller(void)
 	CU_ASSERT(le32toh(id.sgls) & NVME_CTRL_SGLS_KEYED);
 	CU_ASSERT(id.lpa & NVME_CTRL_LPA_EXTENDED);
 	CU_ASSERT_EQUAL(le16toh(id.maxcmd), NVMF_ADMIN_QUEUE_SIZE);
-	CU_ASSERT_EQUAL(le16toh(id.cntlid), d.admin.sq.ctrl->cntlid);
+	CU_ASSERT_EQUAL(le16toh(id.cntlid), fx_ctrl(&d.f)->cntlid);
 	CU_ASSERT_EQUAL(le16toh(id.icdoff), 0);
-	CU_ASSERT_EQUAL(id.mdts, d.admin.sq.ctrl->mdts);
+	CU_ASSERT_EQUAL(id.mdts, fx_ctrl(&d.f)->mdts);
 	stop(&d);
 }
 
@@ -320,21 +287,21 @@ static void discovery_rejects_io_controller_admin_commands(void)
 	uint8_t b[4096];
 	struct nvme_sqe c = mk(nvme_admin_identify, NVME_IDENTIFY_CNS_NS, 0);
 	c.nsid = htole32(1);
-	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, b, sizeof(b), NULL), GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, b, sizeof(b), NULL), GEN(NVME_SC_INVALID_FIELD));
 	c = mk(nvme_admin_identify, NVME_IDENTIFY_CNS_NS_ACTIVE_LIST, 0);
-	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, b, sizeof(b), NULL), GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, b, sizeof(b), NULL), GEN(NVME_SC_INVALID_FIELD));
 	c = mk(nvme_admin_get_log_page, NVME_LOG_LID_SMART | 127u << 16, 0);
-	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, b, 512, NULL),
+	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, b, 512, NULL),
 			nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_INVALID_LOG_PAGE) | NVME_SC_DNR);
 	c = mk(nvme_admin_set_features, NVME_FEAT_FID_NUM_QUEUES, 0);
-	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, NULL), GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 0, NULL), GEN(NVME_SC_INVALID_FIELD));
 	c = mk(nvme_admin_abort_cmd, 0, 0);
-	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, NULL), GEN(NVME_SC_INVALID_OPCODE));
+	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 0, NULL), GEN(NVME_SC_INVALID_OPCODE));
 	c = mk(nvme_admin_ns_mgmt, 0, 0);
-	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, NULL), GEN(NVME_SC_INVALID_OPCODE));
+	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 0, NULL), GEN(NVME_SC_INVALID_OPCODE));
 	/* Namespace notices do not exist here. */
 	c = mk(nvme_admin_set_features, NVME_FEAT_FID_ASYNC_EVENT, 1u << 8);
-	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, NULL), GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 0, NULL), GEN(NVME_SC_INVALID_FIELD));
 	stop(&d);
 }
 
@@ -346,14 +313,14 @@ static void discovery_keeps_alive_and_round_trips_the_kato_feature(void)
 	start(&d, HOST1, "10.0.0.1", true);
 	struct nvme_cqe cqe;
 	struct nvme_sqe c = mk(nvme_admin_set_features, NVME_FEAT_FID_KATO, 3000);
-	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, NULL), 0);
+	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 0, NULL), 0);
 	c = mk(nvme_admin_get_features, NVME_FEAT_FID_KATO, 0);
-	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, &cqe), 0);
+	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 0, &cqe), 0);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), 3000);
 	c = mk(nvme_admin_keep_alive, 0, 0);
-	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, NULL), 0);
+	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 0, NULL), 0);
 	c = mk(nvme_admin_set_features, NVME_FEAT_FID_ASYNC_EVENT, 0);
-	CU_ASSERT_EQUAL(nvmf_loop_submit(&d.admin, &c, NULL, 0, NULL), 0);
+	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 0, NULL), 0);
 	stop(&d);
 }
 
@@ -363,15 +330,11 @@ static void discovery_aer_stays_parked(void)
 	add_subsys(&d, 0, NULL);
 	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
 	start(&d, HOST1, "10.0.0.1", true);
-	struct nvmf_loop_queue h;
-	memset(&h, 0, sizeof(h));
-	h.cmd = mk(nvme_admin_async_event, 0, 0);
-	h.cmd.flags = 0x40;
-	h.req.transport_priv = &h;
-	CU_ASSERT_TRUE_FATAL(nvmf_req_init(&h.req, &d.admin.sq, &h.cmd, &h.cqe));
-	nvmf_req_execute(&h.req);
-	CU_ASSERT_FALSE(h.done);
-	CU_ASSERT_EQUAL(d.admin.sq.ctrl->nr_aer, 1);
+	struct fx_cmd h;
+	struct nvme_sqe c = mk(nvme_admin_async_event, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(fx_start(&d.f.admin, &h, &c, NULL, 0), 0);
+	CU_ASSERT_FALSE(fx_done(&h));
+	CU_ASSERT_EQUAL(fx_ctrl(&d.f)->nr_aer, 1);
 	stop(&d);
 }
 
@@ -388,7 +351,7 @@ static void discovery_command_before_cc_enable_returns_cmd_seq_error(void)
 
 const struct unit_test discovery_tests[] = {
 	{"discovery_log_without_exposed_subsystems_is_only_the_header", discovery_log_without_exposed_subsystems_is_only_the_header},
-	{"discovery_log_entry_carries_the_port_and_rdma_fields", discovery_log_entry_carries_the_port_and_rdma_fields},
+	{"discovery_log_entry_carries_the_port_and_its_transport_fields", discovery_log_entry_carries_the_port_and_its_transport_fields},
 	{"discovery_log_of_five_entries_reads_the_same_through_any_window", discovery_log_of_five_entries_reads_the_same_through_any_window},
 	{"host_not_allowed_sees_no_entry_for_that_subsystem", host_not_allowed_sees_no_entry_for_that_subsystem},
 	{"wildcard_traddr_is_replaced_by_the_connection_local_address", wildcard_traddr_is_replaced_by_the_connection_local_address},

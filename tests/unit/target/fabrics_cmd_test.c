@@ -1,4 +1,5 @@
-/* Connect, Property Get/Set and the controller state machine through the loop transport. */
+/* Connect, Property Get/Set and the controller state machine through the loop transport
+ * (libnvmf's queue code as the host, the target in driven mode). */
 #include <CUnit/CUnit.h>
 #include <string.h>
 #include "tests/unit/suites.h"
@@ -11,7 +12,7 @@ static struct fx F;
 
 static void setup(void) { CU_ASSERT_FATAL(fx_setup(&F) == 0); }
 
-static nvme_status_t prop_get(struct nvmf_loop_queue *q, uint32_t off, bool size8, uint64_t *val)
+static int prop_get(struct fxq *q, uint32_t off, bool size8, uint64_t *val)
 {
 	struct nvme_sqe c;
 	struct nvme_cqe cqe;
@@ -21,12 +22,12 @@ static nvme_status_t prop_get(struct nvmf_loop_queue *q, uint32_t off, bool size
 	((uint8_t *)&c)[NVMF_PROP_ATTRIB] = size8;
 	uint32_t o = htole32(off);
 	memcpy((uint8_t *)&c + NVMF_PROP_OFFSET, &o, 4);
-	nvme_status_t st = nvmf_loop_submit(q, &c, NULL, 0, &cqe);
+	int st = fx_cmd(q, &c, NULL, 0, &cqe);
 	*val = le64toh(cqe.result.u64);
 	return st;
 }
 
-static nvme_status_t prop_set_cc(struct nvmf_loop_queue *q, uint32_t cc)
+static int prop_set_cc(struct fxq *q, uint32_t cc)
 {
 	struct nvme_sqe c;
 	memset(&c, 0, sizeof(c));
@@ -35,7 +36,7 @@ static nvme_status_t prop_set_cc(struct nvmf_loop_queue *q, uint32_t cc)
 	uint32_t o = htole32(NVMF_PROP_CC), v = htole32(cc);
 	memcpy((uint8_t *)&c + NVMF_PROP_OFFSET, &o, 4);
 	memcpy((uint8_t *)&c + NVMF_PROP_VALUE, &v, 4);
-	return nvmf_loop_submit(q, &c, NULL, 0, NULL);
+	return fx_cmd(q, &c, NULL, 0, NULL);
 }
 
 static void admin_connect_assigns_cntlid_and_cc_enable_sets_rdy(void)
@@ -53,7 +54,7 @@ static void connect_with_unknown_subnqn_returns_invalid_param_at_subnqn(void)
 {
 	setup();
 	struct nvme_cqe cqe;
-	nvme_status_t st = nvmf_loop_connect(&F.admin, 0, 31, "nqn.2026-11.io.nvmf-rdma:nope",
+	int st = fx_connect(&F.admin, 0, 31, "nqn.2026-11.io.nvmf-rdma:nope",
 					     FX_HOSTNQN, 0xffff, 0, NULL, &cqe);
 	CU_ASSERT_EQUAL(st, CONNECT_INVALID_PARAM);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 256); /* IATTR=1, IPO=subnqn */
@@ -64,7 +65,7 @@ static void connect_from_host_not_allowed_returns_invalid_host(void)
 {
 	setup();
 	struct nvme_cqe cqe;
-	nvme_status_t st = nvmf_loop_connect(&F.admin, 0, 31, FX_SUBNQN, FX_OTHER_HOSTNQN,
+	int st = fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_OTHER_HOSTNQN,
 					     0xffff, 0, NULL, &cqe);
 	CU_ASSERT_EQUAL(st, SC(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST) | NVME_SC_DNR);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 512);
@@ -75,10 +76,10 @@ static void admin_connect_with_cntlid_other_than_ffff_returns_invalid_param(void
 {
 	setup();
 	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
-	struct nvmf_loop_queue second;
+	struct fxq second;
 	struct nvme_cqe cqe;
-	nvmf_loop_queue_init(&second, &F.tgt, &F.tgt.ports[0]);
-	nvme_status_t st = nvmf_loop_connect(&second, 0, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid,
+	fx_queue_init(&F, &second);
+	int st = fx_connect(&second, 0, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid,
 					     0, NULL, &cqe);
 	CU_ASSERT_EQUAL(st, CONNECT_INVALID_PARAM);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 16); /* IATTR=1, IPO=cntlid */
@@ -96,7 +97,7 @@ static void connect_with_nonzero_recfmt_returns_connect_format(void)
 	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_connect;
 	((uint8_t *)&c)[NVMF_CONNECT_RECFMT] = 1;
 	((uint8_t *)&c)[NVMF_CONNECT_SQSIZE] = 31;
-	CU_ASSERT_EQUAL(nvmf_loop_submit(&F.admin, &c, &d, sizeof(d), NULL),
+	CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, &d, sizeof(d), NULL),
 			SC(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_FORMAT) | NVME_SC_DNR);
 	fx_teardown(&F);
 }
@@ -105,10 +106,10 @@ static void admin_connect_with_sqsize_above_32_entries_returns_invalid_param(voi
 {
 	setup();
 	struct nvme_cqe cqe;
-	CU_ASSERT_EQUAL(nvmf_loop_connect(&F.admin, 0, 32, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0,
+	CU_ASSERT_EQUAL(fx_connect(&F.admin, 0, 32, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0,
 					  NULL, &cqe), CONNECT_INVALID_PARAM);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), NVMF_CONNECT_SQSIZE); /* IATTR=0, SQE offset */
-	CU_ASSERT_EQUAL(nvmf_loop_connect(&F.admin, 0, 0, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0,
+	CU_ASSERT_EQUAL(fx_connect(&F.admin, 0, 0, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0,
 					  NULL, &cqe), CONNECT_INVALID_PARAM);
 	fx_teardown(&F);
 }
@@ -122,7 +123,7 @@ static void connect_data_shorter_than_1024_bytes_returns_data_sgl_length_invalid
 	c.opcode = nvme_admin_fabrics;
 	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_connect;
 	((uint8_t *)&c)[NVMF_CONNECT_SQSIZE] = 31;
-	CU_ASSERT_EQUAL(nvmf_loop_submit(&F.admin, &c, d, sizeof(d), NULL),
+	CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, d, sizeof(d), NULL),
 			SC(NVME_SCT_GENERIC, NVME_SC_SGL_INVALID_DATA) | NVME_SC_DNR);
 	fx_teardown(&F);
 }
@@ -131,29 +132,29 @@ static void io_connect_checks_cntlid_qid_sqsize_and_duplicates(void)
 {
 	setup();
 	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
-	struct nvmf_loop_queue io1, io2;
+	struct fxq io1, io2;
 	struct nvme_cqe cqe;
-	nvmf_loop_queue_init(&io1, &F.tgt, &F.tgt.ports[0]);
-	nvmf_loop_queue_init(&io2, &F.tgt, &F.tgt.ports[0]);
+	fx_queue_init(&F, &io1);
+	fx_queue_init(&F, &io2);
 	/* unknown controller */
-	CU_ASSERT_EQUAL(nvmf_loop_connect(&io1, 1, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid + 1, 0,
+	CU_ASSERT_EQUAL(fx_connect(&io1, 1, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid + 1, 0,
 					  NULL, &cqe), CONNECT_INVALID_PARAM);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 16);
 	/* qid above the subsystem's qid_max (4) */
-	CU_ASSERT_EQUAL(nvmf_loop_connect(&io1, 5, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
+	CU_ASSERT_EQUAL(fx_connect(&io1, 5, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
 					  NULL, &cqe), CONNECT_INVALID_PARAM);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), NVMF_CONNECT_QID);
 	/* sqsize beyond MQES (port max_queue_size 128 -> sqsize <= 127) */
-	CU_ASSERT_EQUAL(nvmf_loop_connect(&io1, 1, 128, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
+	CU_ASSERT_EQUAL(fx_connect(&io1, 1, 128, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
 					  NULL, &cqe), CONNECT_INVALID_PARAM);
 	/* a different host cannot join this association */
-	CU_ASSERT_EQUAL(nvmf_loop_connect(&io1, 1, 127, FX_SUBNQN, FX_OTHER_HOSTNQN, F.cntlid, 0,
+	CU_ASSERT_EQUAL(fx_connect(&io1, 1, 127, FX_SUBNQN, FX_OTHER_HOSTNQN, F.cntlid, 0,
 					  NULL, &cqe), CONNECT_INVALID_PARAM);
-	CU_ASSERT_EQUAL(nvmf_loop_connect(&io1, 1, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
+	CU_ASSERT_EQUAL(fx_connect(&io1, 1, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
 					  NULL, &cqe), 0);
-	CU_ASSERT_EQUAL(nvmf_loop_connect(&io2, 1, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
+	CU_ASSERT_EQUAL(fx_connect(&io2, 1, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
 					  NULL, &cqe), SC(NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR) | NVME_SC_DNR);
-	nvmf_loop_disconnect(&io1);
+	fx_disconnect(&io1);
 	fx_teardown(&F);
 }
 
@@ -163,7 +164,7 @@ static void command_before_connect_returns_invalid_opcode(void)
 	struct nvme_sqe c;
 	memset(&c, 0, sizeof(c));
 	c.opcode = nvme_admin_identify;
-	CU_ASSERT_EQUAL(nvmf_loop_submit(&F.admin, &c, NULL, 0, NULL),
+	CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, NULL, 0, NULL),
 			SC(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE) | NVME_SC_DNR);
 	fx_teardown(&F);
 }
@@ -194,7 +195,7 @@ static void property_set_of_anything_but_cc_returns_invalid_field(void)
 	c.opcode = nvme_admin_fabrics;
 	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_property_set;
 	((uint8_t *)&c)[NVMF_PROP_OFFSET] = NVMF_PROP_CSTS;
-	CU_ASSERT_EQUAL(nvmf_loop_submit(&F.admin, &c, NULL, 0, NULL),
+	CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, NULL, 0, NULL),
 			SC(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD) | NVME_SC_DNR);
 	fx_teardown(&F);
 }
@@ -202,7 +203,7 @@ static void property_set_of_anything_but_cc_returns_invalid_field(void)
 static void cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy(void)
 {
 	setup();
-	CU_ASSERT_EQUAL(nvmf_loop_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0,
+	CU_ASSERT_EQUAL(fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0,
 					  &F.cntlid, NULL), 0);
 	CU_ASSERT_EQUAL(prop_set_cc(&F.admin, 1u | (7u << 16) | (4u << 20)), 0);
 	uint64_t csts = 0;
@@ -227,13 +228,13 @@ static void keep_alive_timeout_tears_the_association_down(void)
 	setup();
 	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);   /* KATO 5000 ms */
 	F.now += 4000;
-	nvmf_tgt_poll_timers(&F.tgt);
-	CU_ASSERT_FALSE(F.admin.deleted);
+	nvmf_tgt_check_keep_alive(&F.tgt);
+	CU_ASSERT_FALSE(fx_admin_deleted(&F));
 	F.now += 6000;
-	nvmf_tgt_poll_timers(&F.tgt);
-	CU_ASSERT_TRUE(F.admin.deleted);
-	uint64_t csts = 0;
-	prop_get(&F.admin, NVMF_PROP_CSTS, false, &csts);
+	nvmf_tgt_check_keep_alive(&F.tgt);
+	CU_ASSERT_TRUE(fx_admin_deleted(&F));
+	/* The association is gone with its queues: CSTS as the controller had it then. */
+	uint64_t csts = F.down_csts;
 	CU_ASSERT_EQUAL(csts & 2, 2);   /* CFS */
 	fx_teardown(&F);
 }
@@ -247,11 +248,11 @@ static void failing_commands_refresh_the_keep_alive_timer(void)
 	c.opcode = 0x7e;                            /* not an admin opcode */
 	for (int i = 0; i < 4; i++) {
 		F.now += 4000;
-		CU_ASSERT_EQUAL(nvmf_loop_submit(&F.admin, &c, NULL, 0, NULL),
+		CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, NULL, 0, NULL),
 				SC(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE) | NVME_SC_DNR);
-		nvmf_tgt_poll_timers(&F.tgt);
+		nvmf_tgt_check_keep_alive(&F.tgt);
 	}
-	CU_ASSERT_FALSE(F.admin.deleted);
+	CU_ASSERT_FALSE(fx_admin_deleted(&F));
 	fx_teardown(&F);
 }
 
@@ -260,7 +261,7 @@ static void disconnecting_the_admin_queue_frees_the_cntlid(void)
 	setup();
 	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
 	CU_ASSERT_PTR_NOT_NULL(nvmf_tgt_ctrl_find(&F.tgt, FX_SUBNQN, F.cntlid));
-	nvmf_loop_disconnect(&F.admin);
+	fx_disconnect(&F.admin);
 	CU_ASSERT_PTR_NULL(nvmf_tgt_ctrl_find(&F.tgt, FX_SUBNQN, F.cntlid));
 	CU_ASSERT_PTR_NULL(F.tgt.ctrls);
 	fx_teardown(&F);

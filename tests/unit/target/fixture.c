@@ -1,8 +1,16 @@
+/* The whole-stack target fixture (see fixture.h). */
+#include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include "initiator/internal.h"
 #include "tests/unit/target/fixture.h"
 
-#include <stddef.h>
+#define FX_TIMEOUT_MS 10000
+/* Command ids of the admin queue's table (the Connect's SQSIZE is the test's): room for
+ * the ids tests choose (fx_cmd). */
+#define FX_ADMIN_TABLE 512
 
 /* The fake clock: the fixture that embeds @tgt holds the time. */
 static uint64_t fake_now(const struct nvmf_tgt *tgt)
@@ -11,60 +19,348 @@ static uint64_t fake_now(const struct nvmf_tgt *tgt)
 	return f->now;
 }
 
+/* Hook: the target tears an admin queue down; remember its controller's registers. */
+static void queue_down(void *arg, struct nvmf_sq *sq, uint16_t qid, bool by_host)
+{
+	struct fx *f = arg;
+	if (qid != 0 || by_host)
+		return;
+	f->admin_downs++;
+	if (sq->ctrl) {
+		f->down_cc = sq->ctrl->cc;
+		f->down_csts = sq->ctrl->csts;
+	}
+}
+
+static void *grow(void *arr, size_t n, size_t size)
+{
+	void *p = realloc(arr, (n + 1) * size);
+	if (!p)
+		abort();
+	memset((char *)p + n * size, 0, size);
+	return p;
+}
+
+static char *dup_or_die(const char *s)
+{
+	char *d = strdup(s);
+	if (!d)
+		abort();
+	return d;
+}
+
+struct nvmf_subsys_config *fx_cfg_subsys(struct nvmf_config *c, const char *nqn,
+					 const char *hostnqn, uint16_t qid_max)
+{
+	if (!c->target.discovery_nqn[0])   /* the first object: the target-wide defaults too */
+		nvmf_config_target_defaults(&c->target);
+	c->subsystems = grow(c->subsystems, c->n_subsystems, sizeof(*c->subsystems));
+	struct nvmf_subsys_config *s = &c->subsystems[c->n_subsystems++];
+	nvmf_config_subsys_defaults(s);
+	snprintf(s->nqn, sizeof(s->nqn), "%s", nqn);
+	s->qid_max = qid_max;
+	s->allow_any_host = !hostnqn;
+	if (hostnqn) {
+		s->allowed_hosts = grow(NULL, 0, sizeof(char *));
+		s->allowed_hosts[s->n_allowed_hosts++] = dup_or_die(hostnqn);
+	}
+	return s;
+}
+
+struct nvmf_ns_config *fx_cfg_ns(struct nvmf_subsys_config *s, uint32_t nsid,
+				 enum nvmf_backend_kind kind, uint64_t bytes, uint32_t block_size)
+{
+	s->ns = grow(s->ns, s->n_ns, sizeof(*s->ns));
+	struct nvmf_ns_config *ns = &s->ns[s->n_ns++];
+	ns->nsid = nsid;
+	ns->enable = true;
+	ns->kind = kind;
+	ns->size_bytes = bytes;
+	ns->block_size = block_size;
+	return ns;
+}
+
+struct nvmf_port_config *fx_cfg_loop_port(struct nvmf_config *c, uint16_t portid, int family,
+					  const char *traddr, const char *trsvcid)
+{
+	if (!c->target.discovery_nqn[0])
+		nvmf_config_target_defaults(&c->target);
+	c->ports = grow(c->ports, c->n_ports, sizeof(*c->ports));
+	struct nvmf_port_config *p = &c->ports[c->n_ports++];
+	nvmf_config_port_defaults(p);
+	snprintf(p->trtype, sizeof(p->trtype), "loop");
+	p->portid = portid;
+	p->adrfam = family;
+	snprintf(p->traddr, sizeof(p->traddr), "%s", traddr);
+	snprintf(p->trsvcid, sizeof(p->trsvcid), "%s", trsvcid);
+	p->inline_data_size = 8192;
+	p->max_queue_size = 128;
+	return p;
+}
+
+void fx_cfg_expose(struct nvmf_port_config *p, const char *nqn)
+{
+	p->subsystems = grow(p->subsystems, p->n_subsystems, sizeof(char *));
+	p->subsystems[p->n_subsystems++] = dup_or_die(nqn);
+}
+
 int fx_setup(struct fx *f)
 {
 	memset(f, 0, sizeof(*f));
-	struct nvmf_config *c = &f->cfg;
-	c->n_subsystems = 1;
-	c->subsystems = calloc(1, sizeof(*c->subsystems));
-	struct nvmf_subsys_config *s = c->subsystems;
-	strcpy(s->nqn, FX_SUBNQN);
-	s->n_allowed_hosts = 1;
-	s->allowed_hosts = calloc(1, sizeof(char *));
-	s->allowed_hosts[0] = strdup(FX_HOSTNQN);
-	s->qid_max = 4;
-	s->n_ns = 2;
-	s->ns = calloc(2, sizeof(*s->ns));
-	for (int i = 0; i < 2; i++) {
-		s->ns[i].nsid = (uint32_t)i + 1;
-		s->ns[i].enable = true;
-		s->ns[i].kind = NVMF_BACKEND_RAM;
-		s->ns[i].size_bytes = 1u << 20;
-		s->ns[i].block_size = i ? 4096 : 512;
-	}
-	c->n_ports = 1;
-	c->ports = calloc(1, sizeof(*c->ports));
-	c->ports[0].portid = 1;
-	c->ports[0].adrfam = 2; /* AF_INET */
-	strcpy(c->ports[0].traddr, "0.0.0.0");
-	strcpy(c->ports[0].trsvcid, "4420");
-	c->ports[0].inline_data_size = 8192;
-	c->ports[0].max_queue_size = 128;
-	c->ports[0].n_subsystems = 1;
-	c->ports[0].subsystems = calloc(1, sizeof(char *));
-	c->ports[0].subsystems[0] = strdup(FX_SUBNQN);
-	if (nvmf_aio_init(&f->aio, 64))
-		return -1;
+	struct nvmf_subsys_config *s = fx_cfg_subsys(&f->cfg, FX_SUBNQN, FX_HOSTNQN, 4);
+	fx_cfg_ns(s, 1, NVMF_BACKEND_RAM, 1u << 20, 512);
+	fx_cfg_ns(s, 2, NVMF_BACKEND_RAM, 1u << 20, 4096);
+	fx_cfg_expose(fx_cfg_loop_port(&f->cfg, 1, AF_INET, "0.0.0.0", "4420"), FX_SUBNQN);
+	return fx_boot(f, "127.0.0.1", "4420");
+}
+
+int fx_boot(struct fx *f, const char *traddr, const char *trsvcid)
+{
+	static const struct nvmf_transport_ops *const ops[] = { &nvmf_loop_ops };
 	char err[512];
-	if (nvmf_tgt_init(&f->tgt, c, &f->aio, err, sizeof(err)))
+	f->traddr = traddr;
+	f->trsvcid = trsvcid;
+	if (nvmf_tgt_init(&f->tgt, &f->cfg, ops, 1, err, sizeof(err))) {
+		fprintf(stderr, "fixture: %s\n", err);
 		return -1;
+	}
 	f->now = 1000;
 	f->tgt.now_ms = fake_now;
-	nvmf_loop_queue_init(&f->admin, &f->tgt, &f->tgt.ports[0]);
+	if (nvmf_tgt_listen(&f->tgt, err, sizeof(err))) {
+		fprintf(stderr, "fixture: %s\n", err);
+		return -1;
+	}
+	nvmf_loop_set_auto_drive(&f->tgt, false);
+	nvmf_loop_set_hooks(&f->tgt, &(struct nvmf_loop_hooks){ .queue_down = queue_down, .arg = f });
+	f->host = calloc(1, sizeof(*f->host));
+	if (!f->host)
+		return -1;
+	f->host->t = nvmf_loop_host_transport(&f->tgt);
+	f->host->opts.traddr = traddr;
+	f->host->opts.trsvcid = trsvcid;
+	f->host->opts.timeout_ms = FX_TIMEOUT_MS;
+	fx_queue_init(f, &f->admin);
 	return 0;
 }
 
-nvme_status_t fx_connect_admin(struct fx *f)
+void fx_queue_init(struct fx *f, struct fxq *q)
 {
-	nvme_status_t st = nvmf_loop_connect(&f->admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff,
-					     5000, &f->cntlid, NULL);
-	return st ? st : nvmf_loop_enable(&f->admin);
+	memset(q, 0, sizeof(*q));
+	q->f = f;
+	q->next = f->queues;
+	f->queues = q;
+}
+
+/* The transport connection, made with the qid of the queue's first Connect (0 when its
+ * first command is something else). */
+static int open_queue(struct fxq *q, uint16_t qid)
+{
+	struct fx *f = q->f;
+	if (q->open)
+		return 0;
+	if (!q->q && !(q->q = calloc(1, sizeof(*q->q))))
+		return -ENOMEM;
+	uint16_t size = qid ? f->tgt.ports[0].queue_size : FX_ADMIN_TABLE;
+	int rc = nvmfh_queue_setup(q->q, f->host, qid, size);
+	if (rc)
+		return rc;
+	char err[256];
+	rc = f->host->t->queue_connect(&q->q->hq, &f->host->opts, qid, size, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "fixture: %s\n", err);
+		return rc;
+	}
+	q->open = true;
+	if (qid)
+		f->host->t->set_incapsule(&q->q->hq, (NVME_SQE_SIZE + f->tgt.ports[0].inline_size) / 16);
+	return 0;
+}
+
+void fx_disconnect(struct fxq *q)
+{
+	if (!q->q)
+		return;
+	nvmfh_queue_fail_all(q->q, -ECONNABORTED);
+	if (q->open)
+		q->f->host->t->queue_disconnect(&q->q->hq);
+	q->open = false;
+	nvmfh_queue_release(q->q);
+	free(q->q);
+	q->q = NULL;
 }
 
 void fx_teardown(struct fx *f)
 {
-	nvmf_loop_disconnect(&f->admin);
+	for (struct fxq *q = f->queues; q; q = q->next)
+		fx_disconnect(q);
+	nvmf_tgt_shutdown(&f->tgt, 1000);
 	nvmf_tgt_fini(&f->tgt);
-	nvmf_aio_fini(&f->aio);
+	free(f->host);
 	nvmf_config_free(&f->cfg);
+}
+
+/* Host to controller: opcode bits 1:0 = 01b, for Fabrics commands the fctype's. */
+static bool is_write(const struct nvme_sqe *c)
+{
+	if (c->opcode == nvme_admin_fabrics)
+		return ((const uint8_t *)c)[NVMF_SQE_FCTYPE_OFF] & 1;
+	return c->opcode & 1;
+}
+
+/* libnvmf numbers commands itself (the lowest free id first): put @cid on top of @q's
+ * stack of free ids, so the command goes out with the id its SQE names when it can. */
+static void prefer_cid(struct nvmf_queue *q, uint16_t cid)
+{
+	for (unsigned i = 0; i < q->nr_free; i++)
+		if (q->free_cids[i] == cid) {
+			q->free_cids[i] = q->free_cids[q->nr_free - 1];
+			q->free_cids[q->nr_free - 1] = cid;
+			return;
+		}
+}
+
+int fx_cmd(struct fxq *q, const struct nvme_sqe *c, void *data, uint32_t len, struct nvme_cqe *cqe)
+{
+	int rc = open_queue(q, 0);
+	if (rc)
+		return rc;
+	prefer_cid(q->q, c->command_id);
+	void *scratch = NULL;
+	if (len && !data && !(data = scratch = calloc(1, len)))
+		return -ENOMEM;
+	struct nvme_cqe local;
+	rc = nvmfh_queue_exec(q->q, c, data, len, is_write(c), cqe ? cqe : &local, FX_TIMEOUT_MS);
+	free(scratch);
+	return rc;
+}
+
+static void cmd_done(void *arg, int status, const struct nvme_cqe *cqe)
+{
+	struct fx_cmd *h = arg;
+	h->done = true;
+	h->status = status;
+	if (cqe)
+		h->cqe = *cqe;
+}
+
+int fx_start(struct fxq *q, struct fx_cmd *h, const struct nvme_sqe *c, const void *data,
+	     uint32_t len)
+{
+	memset(h, 0, sizeof(*h));
+	h->q = q;
+	int rc = open_queue(q, 0);
+	if (rc || len > sizeof(h->data))
+		return rc ? rc : -EINVAL;
+	prefer_cid(q->q, c->command_id);
+	h->len = len;
+	if (data && len)
+		memcpy(h->data, data, len);
+	rc = nvmfh_queue_submit(q->q, c, len ? h->data : NULL, len, is_write(c), cmd_done, h,
+				&h->cid);
+	if (rc)
+		return rc;
+	nvmf_loop_drive(&q->f->tgt);
+	return 0;
+}
+
+bool fx_done(struct fx_cmd *h)
+{
+	if (!h->done && h->q->q)
+		nvmfh_queue_poll(h->q->q, 0);
+	return h->done;
+}
+
+bool fx_is_req(const struct nvmf_req *req, const struct fx_cmd *h)
+{
+	return req && req->cmd->command_id == h->cid && req->sq->qid == h->q->q->hq.qid;
+}
+
+int fx_connect(struct fxq *q, uint16_t qid, uint16_t sqsize, const char *subnqn,
+	       const char *hostnqn, uint16_t cntlid, uint32_t kato_ms, uint16_t *cntlid_out,
+	       struct nvme_cqe *cqe)
+{
+	int rc = open_queue(q, qid);
+	if (rc)
+		return rc;
+	struct nvme_sqe c;
+	struct nvmf_connect_data d;
+	struct nvme_cqe local;
+	memset(&c, 0, sizeof(c));
+	memset(&d, 0, sizeof(d));
+	c.opcode = nvme_admin_fabrics;
+	uint8_t *p = (uint8_t *)&c;
+	p[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_connect;
+	p[NVMF_CONNECT_QID] = qid & 0xff;
+	p[NVMF_CONNECT_QID + 1] = qid >> 8;
+	p[NVMF_CONNECT_SQSIZE] = sqsize & 0xff;
+	p[NVMF_CONNECT_SQSIZE + 1] = sqsize >> 8;
+	uint32_t k = htole32(kato_ms);
+	memcpy(p + NVMF_CONNECT_KATO, &k, 4);
+	for (int i = 0; i < 16; i++)
+		d.hostid[i] = (uint8_t)(0xa0 + i);
+	d.cntlid = htole16(cntlid);
+	strncpy(d.subsysnqn, subnqn, sizeof(d.subsysnqn) - 1);
+	strncpy(d.hostnqn, hostnqn, sizeof(d.hostnqn) - 1);
+	if (!cqe)
+		cqe = &local;
+	rc = fx_cmd(q, &c, &d, sizeof(d), cqe);
+	if (!rc) {
+		snprintf(q->subnqn, sizeof(q->subnqn), "%s", subnqn);
+		if (cntlid_out)
+			*cntlid_out = le16toh(cqe->result.u32 & 0xffff);
+	}
+	return rc;
+}
+
+static int prop(struct fxq *q, uint8_t fctype, uint32_t off, uint64_t val, uint64_t *out)
+{
+	struct nvme_sqe c;
+	struct nvme_cqe cqe;
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_admin_fabrics;
+	uint8_t *p = (uint8_t *)&c;
+	p[NVMF_SQE_FCTYPE_OFF] = fctype;
+	uint32_t o = htole32(off);
+	memcpy(p + NVMF_PROP_OFFSET, &o, 4);
+	uint64_t v = htole64(val);
+	memcpy(p + NVMF_PROP_VALUE, &v, 8);
+	int st = fx_cmd(q, &c, NULL, 0, &cqe);
+	if (out)
+		*out = le64toh(cqe.result.u64);
+	return st;
+}
+
+int fx_enable(struct fxq *admin)
+{
+	/* CC: EN (bit 0), IOSQES 6 (bits 19:16), IOCQES 4 (bits 23:20). */
+	uint32_t cc = 1u | (6u << 16) | (4u << 20);
+	int st = prop(admin, nvme_fabrics_type_property_set, NVMF_PROP_CC, cc, NULL);
+	if (st)
+		return st;
+	uint64_t csts = 0;
+	st = prop(admin, nvme_fabrics_type_property_get, NVMF_PROP_CSTS, 0, &csts);
+	if (!st && !(csts & 1))
+		return nvme_status(NVME_SCT_GENERIC, NVME_SC_INTERNAL);
+	return st;
+}
+
+int fx_connect_admin(struct fx *f)
+{
+	int st = fx_connect(&f->admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000, &f->cntlid, NULL);
+	return st ? st : fx_enable(&f->admin);
+}
+
+struct nvmf_tgt_ctrl *fx_ctrl(struct fx *f)
+{
+	return nvmf_tgt_ctrl_find(&f->tgt, f->admin.subnqn, f->cntlid);
+}
+
+struct nvmf_io_ctx *fx_io(struct fx *f)
+{
+	return &nvmf_tgt_main_pg(&f->tgt)->io;
+}
+
+bool fx_admin_deleted(const struct fx *f)
+{
+	return f->admin_downs > 0;
 }

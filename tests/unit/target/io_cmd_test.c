@@ -1,7 +1,8 @@
 /*
- * The NVM command set on an I/O queue (target/io-cmd.c), driven through the loop
- * transport. The controller and its I/O queue are built by hand (connected, CC.EN=1,
- * CSTS.RDY=1) so these tests exercise only the I/O path.
+ * The NVM command set on an I/O queue (target/io-cmd.c), through the whole stack: a
+ * host (libnvmf's queue code) connects an admin queue and I/O queues 1 and 2 over the
+ * loop transport, enables the controller (CC.EN=1, CSTS.RDY=1), and sends the commands
+ * (tests/unit/target/fixture.h). The target runs in driven mode on one poll group.
  *
  * Namespaces: 1 = RAM, 512 B blocks; 2 = a fake backend defined here (error injection,
  * -EAGAIN, asynchronous completion, volatile cache); 3 = RAM, 4 KiB blocks; 4 = an
@@ -12,9 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "target/core.h"
-#include "target/loop.h"
 #include "tests/unit/suites.h"
+#include "tests/unit/target/fixture.h"
 
 #define NS_BYTES   (4u << 20)
 #define MDTS       8
@@ -32,6 +32,7 @@ struct fake_bdev {
 	struct nvmf_bdev b;               /* first: the ops get &b */
 	uint8_t *mem;
 	unsigned eagain;                  /* refuse this many submits with -EAGAIN */
+	bool full;                        /* refuse every submit with -EAGAIN while set */
 	int fail_err;                     /* complete fail_op with this -errno */
 	int fail_op;                      /* enum nvmf_bdev_op, or -1 */
 	bool async;                       /* park completions until fake_complete() */
@@ -45,6 +46,8 @@ static int fake_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bd
 {
 	(void)aio;
 	struct fake_bdev *f = (struct fake_bdev *)b;
+	if (f->full)
+		return -EAGAIN;
 	if (f->eagain) {
 		f->eagain--;
 		return -EAGAIN;
@@ -93,60 +96,61 @@ static bool fake_complete(struct fake_bdev *f)
 
 /* ---- fixture ---- */
 
+#define IO_SUBNQN "nqn.2024-01.io.test:io"
+
 struct fixture {
-	struct nvmf_tgt tgt;
-	struct nvmf_subsys_config scfg;
-	struct nvmf_subsys subsys;
-	struct nvmf_ns *slots[5];         /* indexed by nsid, 0..4 */
-	struct nvmf_ns ns1, ns2, ns3;
+	struct fx fx;                     /* the whole stack (tests/unit/target/fixture.h) */
 	struct fake_bdev fake;
-	struct nvmf_tgt_ctrl ctrl;
-	struct nvmf_sq *sqs[3];
-	struct nvmf_loop_queue q, q2;     /* I/O queues 1 and 2 */
-	void *start_buf[2];               /* buffers of requests started by start() */
+	struct nvmf_bdev *ns2_bdev;       /* what the config opened for ns 2, back at teardown */
+	struct fxq q, q2;                 /* I/O queues 1 and 2 */
+	struct fx_cmd h[2];               /* the command start() left running on q, q2 */
+	char dir[32], path[64];           /* the file namespace's, when there is one */
 };
 
-static uint64_t fixed_clock(const struct nvmf_tgt *tgt)
+/* The controller of the fixture's association. */
+static struct nvmf_tgt_ctrl *ctrl(struct fixture *f)
 {
-	(void)tgt;
-	return 1000;
+	return fx_ctrl(&f->fx);
 }
 
-static void ram_ns(struct nvmf_ns *ns, uint32_t nsid, uint32_t bs)
+static struct nvmf_ns *ns(struct fixture *f, uint32_t nsid)
 {
-	struct nvmf_ns_config cfg = { .nsid = nsid, .enable = true, .kind = NVMF_BACKEND_RAM,
-				      .size_bytes = NS_BYTES, .block_size = bs };
-	char err[256] = "";
-	ns->nsid = nsid;
-	ns->bdev = nvmf_bdev_open(&cfg, err, sizeof(err));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(ns->bdev);
-	ns->lba_shift = (uint32_t)__builtin_ctz(bs);
-	ns->nlb = ns->bdev->size / bs;
+	return nvmf_subsys_ns(ctrl(f)->subsys, nsid);
 }
 
-static void io_queue(struct fixture *f, struct nvmf_loop_queue *q, uint16_t qid)
+static void io_queue(struct fixture *f, struct fxq *q, uint16_t qid)
 {
-	nvmf_loop_queue_init(q, &f->tgt, NULL);
-	q->sq.ctrl = &f->ctrl;
-	q->sq.qid = qid;
-	q->sq.size = 128;
-	q->sq.connected = true;
-	f->sqs[qid] = &q->sq;
+	fx_queue_init(&f->fx, q);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(q, qid, 127, IO_SUBNQN, FX_HOSTNQN, f->fx.cntlid, 0,
+					 NULL, NULL), 0);
 }
 
-static struct fixture *setup(void)
+/* Namespaces 1-3 as the header says, plus 4 = a file of 1 MiB when @file. */
+static struct fixture *setup_ns(bool file)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	f->tgt.now_ms = fixed_clock;
-	snprintf(f->scfg.nqn, sizeof(f->scfg.nqn), "nqn.2024-01.io.test:io");
-	f->subsys.type = NVMF_SUBSYS_NVME;
-	f->subsys.cfg = &f->scfg;
-	f->subsys.ns = f->slots;
-	f->subsys.max_nsid = 4;
+	struct nvmf_config *c = &f->fx.cfg;
+	struct nvmf_subsys_config *s = fx_cfg_subsys(c, IO_SUBNQN, NULL, 2);
+	c->target.mdts = MDTS;
+	fx_cfg_ns(s, 1, NVMF_BACKEND_RAM, NS_BYTES, 512);
+	fx_cfg_ns(s, 2, NVMF_BACKEND_RAM, 1u << 20, FAKE_BS);   /* replaced by the fake below */
+	fx_cfg_ns(s, 3, NVMF_BACKEND_RAM, NS_BYTES, 4096);
+	if (file) {
+		snprintf(f->dir, sizeof(f->dir), "/tmp/nvmf-io-XXXXXX");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(f->dir));
+		snprintf(f->path, sizeof(f->path), "%s/ns", f->dir);
+		struct nvmf_ns_config *ns4 = fx_cfg_ns(s, 4, NVMF_BACKEND_FILE, 1u << 20, 512);
+		ns4->path = strdup(f->path);
+		ns4->create = ns4->buffered = true;
+	}
+	fx_cfg_expose(fx_cfg_loop_port(c, 1, AF_INET, "127.0.0.1", "4420"), IO_SUBNQN);
+	CU_ASSERT_FATAL(fx_boot(&f->fx, "127.0.0.1", "4420") == 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&f->fx.admin, 0, 31, IO_SUBNQN, FX_HOSTNQN, 0xffff,
+					 0, &f->fx.cntlid, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_enable(&f->fx.admin), 0);
 
-	ram_ns(&f->ns1, 1, 512);
-	ram_ns(&f->ns3, 3, 4096);
+	/* Namespace 2 is the fake, in place of what the config opened. */
 	f->fake.b.ops = &fake_ops;
 	f->fake.b.fd = -1;
 	f->fake.b.block_size = FAKE_BS;
@@ -154,35 +158,28 @@ static struct fixture *setup(void)
 	f->fake.mem = calloc(1, f->fake.b.size);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f->fake.mem);
 	f->fake.fail_op = -1;
-	f->ns2 = (struct nvmf_ns){ .nsid = 2, .bdev = &f->fake.b, .lba_shift = 9,
-				   .nlb = f->fake.b.size / FAKE_BS };
-	f->slots[1] = &f->ns1;
-	f->slots[2] = &f->ns2;
-	f->slots[3] = &f->ns3;
-
-	f->ctrl.tgt = &f->tgt;
-	f->ctrl.subsys = &f->subsys;
-	f->ctrl.ops = &nvmf_loop_ops;
-	f->ctrl.cntlid = 1;
-	f->ctrl.cc = 1u | (6u << 16) | (4u << 20);   /* EN, IOSQES 6, IOCQES 4 */
-	f->ctrl.csts = 1u;                           /* RDY */
-	f->ctrl.mdts = MDTS;
-	f->ctrl.vwc_enabled = true;
-	f->ctrl.sqs = f->sqs;
-	f->ctrl.max_qid = 2;
-	f->tgt.ctrls = &f->ctrl;
+	f->ns2_bdev = ns(f, 2)->bdev;
+	ns(f, 2)->bdev = &f->fake.b;
+	ns(f, 2)->nlb = f->fake.b.size / FAKE_BS;
 	io_queue(f, &f->q, 1);
 	io_queue(f, &f->q2, 2);
 	return f;
 }
 
+static struct fixture *setup(void)
+{
+	return setup_ns(false);
+}
+
 static void teardown(struct fixture *f)
 {
-	nvmf_bdev_close(f->ns1.bdev);
-	nvmf_bdev_close(f->ns3.bdev);
+	ns(f, 2)->bdev = f->ns2_bdev;
+	fx_teardown(&f->fx);
 	free(f->fake.mem);
-	free(f->start_buf[0]);
-	free(f->start_buf[1]);
+	if (f->path[0]) {
+		unlink(f->path);
+		rmdir(f->dir);
+	}
 	free(f);
 }
 
@@ -218,19 +215,19 @@ static struct nvme_dsm_range dsm_range(uint64_t slba, uint32_t nlb)
 	return (struct nvme_dsm_range){ .cattr = 0, .nlb = htole32(nlb), .slba = htole64(slba) };
 }
 
-static nvme_status_t run(struct fixture *f, const struct nvme_sqe *c, void *data, uint32_t len)
+static int run(struct fixture *f, const struct nvme_sqe *c, void *data, uint32_t len)
 {
-	return nvmf_loop_submit(&f->q, c, data, len, NULL);
+	return fx_cmd(&f->q, c, data, len, NULL);
 }
 
-static nvme_status_t do_write(struct fixture *f, uint32_t nsid, uint64_t slba, uint32_t nlb,
+static int do_write(struct fixture *f, uint32_t nsid, uint64_t slba, uint32_t nlb,
 			      void *data, uint32_t len)
 {
 	struct nvme_sqe c = rw_cmd(nvme_cmd_write, nsid, slba, nlb);
 	return run(f, &c, data, len);
 }
 
-static nvme_status_t do_read(struct fixture *f, uint32_t nsid, uint64_t slba, uint32_t nlb,
+static int do_read(struct fixture *f, uint32_t nsid, uint64_t slba, uint32_t nlb,
 			     void *data, uint32_t len)
 {
 	struct nvme_sqe c = rw_cmd(nvme_cmd_read, nsid, slba, nlb);
@@ -238,34 +235,31 @@ static nvme_status_t do_read(struct fixture *f, uint32_t nsid, uint64_t slba, ui
 }
 
 /*
- * Start @c on queue @q without waiting for completion, as a transport would: init, data
- * in, execute. The request may still be running (deferred backend) when this returns.
- * Returns false when init already completed it.
+ * Start @c on queue @q (1 or 2) without waiting for its completion: the host sends it
+ * and the target runs until it has nothing left to do; the request may still be parked
+ * or in the backend (deferred completion). f->h[] tracks it.
  */
-static bool start(struct fixture *f, struct nvmf_loop_queue *q, const struct nvme_sqe *c,
+static bool start(struct fixture *f, struct fxq *q, const struct nvme_sqe *c,
 		  const void *data, uint32_t len)
 {
-	struct nvmf_req *req = &q->req;
-	int slot = q == &f->q ? 0 : 1;
-	memset(req, 0, sizeof(*req));
-	q->cmd = *c;
-	q->done = false;
-	req->transport_priv = q;
-	if (!nvmf_req_init(req, &q->sq, &q->cmd, &q->cqe))
-		return false;
-	req->sgl_len = len;
-	free(f->start_buf[slot]);
-	f->start_buf[slot] = len ? calloc(1, len) : NULL;
-	if (len && data)
-		memcpy(f->start_buf[slot], data, len);
-	req->data = f->start_buf[slot];
-	nvmf_req_execute(req);
-	return true;
+	return fx_start(q, &f->h[q == &f->q ? 0 : 1], c, data, len) == 0;
 }
 
-static nvme_status_t q_status(const struct nvmf_loop_queue *q)
+/* The command start() left on @q completed (what the host received). */
+static bool done(struct fixture *f, struct fxq *q)
 {
-	return (nvme_status_t)(le16toh(q->cqe.status) >> 1);
+	return fx_done(&f->h[q == &f->q ? 0 : 1]);
+}
+
+static int q_status(struct fixture *f, struct fxq *q)
+{
+	return f->h[q == &f->q ? 0 : 1].status;
+}
+
+/* @req is the target's request of the command start() left on @q. */
+static bool is_req(struct fixture *f, const struct nvmf_req *req, struct fxq *q)
+{
+	return fx_is_req(req, &f->h[q == &f->q ? 0 : 1]);
 }
 
 static void fill(uint8_t *p, size_t len, unsigned seed)
@@ -287,7 +281,7 @@ static bool all_zero(const uint8_t *p, size_t len)
 static void write_read_roundtrip(uint32_t nsid, uint32_t bs)
 {
 	struct fixture *f = setup();
-	uint64_t nlb_ns = f->slots[nsid]->nlb;
+	uint64_t nlb_ns = ns(f, nsid)->nlb;
 	const struct { uint64_t slba; uint32_t nlb; } cases[] = {
 		{ 0, 1 }, { 7, 3 }, { 100, 17 }, { nlb_ns - 1, 1 }, { nlb_ns - 5, 5 },
 		{ 32, MDTS_BYTES / bs },   /* exactly MDTS */
@@ -332,13 +326,13 @@ static void read_past_the_last_lba_returns_lba_range(void)
 {
 	struct fixture *f = setup();
 	uint8_t buf[4096];
-	uint64_t nlb = f->ns1.nlb;
+	uint64_t nlb = ns(f, 1)->nlb;
 	CU_ASSERT_EQUAL(do_read(f, 1, nlb - 1, 2, buf, 1024), DNR(GEN(NVME_SC_LBA_RANGE)));
 	CU_ASSERT_EQUAL(do_read(f, 1, nlb, 1, buf, 512), DNR(GEN(NVME_SC_LBA_RANGE)));
-	CU_ASSERT_EQUAL(do_write(f, 3, f->ns3.nlb, 1, buf, 4096), DNR(GEN(NVME_SC_LBA_RANGE)));
+	CU_ASSERT_EQUAL(do_write(f, 3, ns(f, 3)->nlb, 1, buf, 4096), DNR(GEN(NVME_SC_LBA_RANGE)));
 	/* The error log entry names the LBA. */
-	CU_ASSERT_EQUAL(f->ctrl.errors[(f->ctrl.error_count - 1) % NVMF_ERROR_LOG_ENTRIES].lba,
-			f->ns3.nlb);
+	CU_ASSERT_EQUAL(ctrl(f)->errors[(ctrl(f)->error_count - 1) % NVMF_ERROR_LOG_ENTRIES].lba,
+			ns(f, 3)->nlb);
 	teardown(f);
 }
 
@@ -414,8 +408,8 @@ static void io_before_cc_en_returns_command_sequence_error(void)
 {
 	struct fixture *f = setup();
 	uint8_t buf[512];
-	f->ctrl.cc = 0;
-	f->ctrl.csts = 0;
+	ctrl(f)->cc = 0;
+	ctrl(f)->csts = 0;
 	CU_ASSERT_EQUAL(do_read(f, 1, 0, 1, buf, 512), DNR(GEN(NVME_SC_CMD_SEQ_ERROR)));
 	struct nvme_sqe c = rw_cmd(nvme_cmd_flush, 1, 0, 1);
 	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), DNR(GEN(NVME_SC_CMD_SEQ_ERROR)));
@@ -428,11 +422,11 @@ static void reads_and_writes_are_counted_for_smart_in_512_byte_units(void)
 	uint8_t buf[8192];
 	CU_ASSERT_EQUAL(do_write(f, 1, 0, 8, buf, 4096), 0);
 	CU_ASSERT_EQUAL(do_read(f, 3, 0, 2, buf, 8192), 0);
-	CU_ASSERT_EQUAL(do_read(f, 1, f->ns1.nlb, 1, buf, 512), DNR(GEN(NVME_SC_LBA_RANGE)));
-	CU_ASSERT_EQUAL(f->ctrl.host_writes, 1);
-	CU_ASSERT_EQUAL(f->ctrl.units_written, 8);
-	CU_ASSERT_EQUAL(f->ctrl.host_reads, 1);
-	CU_ASSERT_EQUAL(f->ctrl.units_read, 16);
+	CU_ASSERT_EQUAL(do_read(f, 1, ns(f, 1)->nlb, 1, buf, 512), DNR(GEN(NVME_SC_LBA_RANGE)));
+	CU_ASSERT_EQUAL(ctrl(f)->host_writes, 1);
+	CU_ASSERT_EQUAL(ctrl(f)->units_written, 8);
+	CU_ASSERT_EQUAL(ctrl(f)->host_reads, 1);
+	CU_ASSERT_EQUAL(ctrl(f)->units_read, 16);
 	teardown(f);
 }
 
@@ -449,7 +443,7 @@ static void backend_errors_map_to_media_and_generic_statuses(void)
 	CU_ASSERT_EQUAL(do_write(f, 2, 0, 1, buf, 512), ST(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT));
 	f->fake.fail_err = -ENOSPC;
 	CU_ASSERT_EQUAL(do_write(f, 2, 0, 1, buf, 512), DNR(GEN(NVME_SC_CAP_EXCEEDED)));
-	CU_ASSERT_EQUAL(f->ctrl.host_writes, 0);
+	CU_ASSERT_EQUAL(ctrl(f)->host_writes, 0);
 	teardown(f);
 }
 
@@ -509,7 +503,7 @@ static void write_with_volatile_write_cache_disabled_is_flushed(void)
 	struct fixture *f = setup();
 	uint8_t buf[512];
 	f->fake.b.volatile_cache = true;
-	f->ctrl.vwc_enabled = false;
+	ctrl(f)->vwc_enabled = false;
 	CU_ASSERT_EQUAL(do_write(f, 2, 0, 1, buf, 512), 0);
 	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_FLUSH], 1);
 	teardown(f);
@@ -520,17 +514,18 @@ static void ring_full_parks_the_request_until_retry(void)
 	struct fixture *f = setup();
 	uint8_t out[1024];
 	fill(out, sizeof(out), 3);
-	f->fake.eagain = 1;
+	f->fake.full = true;             /* the target's passes retry too: full until we say */
 	struct nvme_sqe c = rw_cmd(nvme_cmd_write, 2, 4, 2);
 	CU_ASSERT_FATAL(start(f, &f->q, &c, out, sizeof(out)));
-	CU_ASSERT_FALSE(f->q.done);
-	CU_ASSERT_PTR_EQUAL(f->tgt.io.retry_head, &f->q.req);
+	CU_ASSERT_FALSE(done(f, &f->q));
+	CU_ASSERT(is_req(f, fx_io(&f->fx)->retry_head, &f->q));
 	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_WRITE], 0);
-	nvmf_io_retry_pending(&f->tgt.io);
-	CU_ASSERT_TRUE(f->q.done);
-	CU_ASSERT_EQUAL(q_status(&f->q), 0);
-	CU_ASSERT_PTR_NULL(f->tgt.io.retry_head);
-	CU_ASSERT_PTR_NULL(f->tgt.io.retry_tail);
+	f->fake.full = false;
+	nvmf_io_retry_pending(fx_io(&f->fx));
+	CU_ASSERT_TRUE(done(f, &f->q));
+	CU_ASSERT_EQUAL(q_status(f, &f->q), 0);
+	CU_ASSERT_PTR_NULL(fx_io(&f->fx)->retry_head);
+	CU_ASSERT_PTR_NULL(fx_io(&f->fx)->retry_tail);
 	CU_ASSERT_EQUAL(memcmp(f->fake.mem + 4 * FAKE_BS, out, sizeof(out)), 0);
 	teardown(f);
 }
@@ -541,21 +536,22 @@ static void retry_keeps_order_while_the_ring_stays_full(void)
 	uint8_t a[512], b[512];
 	memset(a, 0xaa, sizeof(a));
 	memset(b, 0xbb, sizeof(b));
-	f->fake.eagain = 3;
+	f->fake.full = true;
 	struct nvme_sqe c = rw_cmd(nvme_cmd_write, 2, 0, 1);
 	CU_ASSERT_FATAL(start(f, &f->q, &c, a, 512));
 	CU_ASSERT_FATAL(start(f, &f->q2, &c, b, 512));
-	CU_ASSERT_PTR_EQUAL(f->tgt.io.retry_head, &f->q.req);
-	CU_ASSERT_PTR_EQUAL(f->tgt.io.retry_tail, &f->q2.req);
-	nvmf_io_retry_pending(&f->tgt.io);          /* refused again: both stay, in order */
-	CU_ASSERT_FALSE(f->q.done);
-	CU_ASSERT_FALSE(f->q2.done);
-	CU_ASSERT_PTR_EQUAL(f->tgt.io.retry_head, &f->q.req);
-	CU_ASSERT_PTR_EQUAL(f->tgt.io.retry_head->retry_next, &f->q2.req);
-	CU_ASSERT_PTR_EQUAL(f->tgt.io.retry_tail, &f->q2.req);
-	nvmf_io_retry_pending(&f->tgt.io);
-	CU_ASSERT_TRUE(f->q.done && f->q2.done);
-	CU_ASSERT_PTR_NULL(f->tgt.io.retry_head);
+	CU_ASSERT(is_req(f, fx_io(&f->fx)->retry_head, &f->q));
+	CU_ASSERT(is_req(f, fx_io(&f->fx)->retry_tail, &f->q2));
+	nvmf_io_retry_pending(fx_io(&f->fx));          /* refused again: both stay, in order */
+	CU_ASSERT_FALSE(done(f, &f->q));
+	CU_ASSERT_FALSE(done(f, &f->q2));
+	CU_ASSERT(is_req(f, fx_io(&f->fx)->retry_head, &f->q));
+	CU_ASSERT(is_req(f, fx_io(&f->fx)->retry_head->retry_next, &f->q2));
+	CU_ASSERT(is_req(f, fx_io(&f->fx)->retry_tail, &f->q2));
+	f->fake.full = false;
+	nvmf_io_retry_pending(fx_io(&f->fx));
+	CU_ASSERT_TRUE(done(f, &f->q) && done(f, &f->q2));
+	CU_ASSERT_PTR_NULL(fx_io(&f->fx)->retry_head);
 	CU_ASSERT_EQUAL(f->fake.mem[0], 0xbb);    /* the later write landed last */
 	teardown(f);
 }
@@ -567,11 +563,11 @@ static void read_completes_only_when_the_backend_does(void)
 	memset(f->fake.mem + FAKE_BS, 0x5c, FAKE_BS);
 	struct nvme_sqe c = rw_cmd(nvme_cmd_read, 2, 1, 1);
 	CU_ASSERT_FATAL(start(f, &f->q, &c, NULL, 512));
-	CU_ASSERT_FALSE(f->q.done);
+	CU_ASSERT_FALSE(done(f, &f->q));
 	CU_ASSERT_TRUE(fake_complete(&f->fake));
-	CU_ASSERT_TRUE(f->q.done);
-	CU_ASSERT_EQUAL(q_status(&f->q), 0);
-	CU_ASSERT_EQUAL(((uint8_t *)f->q.req.data)[511], 0x5c);
+	CU_ASSERT_TRUE(done(f, &f->q));
+	CU_ASSERT_EQUAL(q_status(f, &f->q), 0);
+	CU_ASSERT_EQUAL(f->h[0].data[511], 0x5c);   /* read data, as the host got it */
 	teardown(f);
 }
 
@@ -590,14 +586,14 @@ static void write_zeroes_then_read_returns_zeroes(void)
 	CU_ASSERT(all_zero(in + 2 * 512, 4 * 512));
 	CU_ASSERT_EQUAL(memcmp(in + 6 * 512, out + 6 * 512, 2 * 512), 0);
 	/* Write Zeroes does not count as written data (NVMe Base 2.0 figure 207). */
-	CU_ASSERT_EQUAL(f->ctrl.units_written, 8);
+	CU_ASSERT_EQUAL(ctrl(f)->units_written, 8);
 	teardown(f);
 }
 
 static void write_zeroes_past_the_end_returns_lba_range(void)
 {
 	struct fixture *f = setup();
-	struct nvme_sqe c = rw_cmd(nvme_cmd_write_zeroes, 3, f->ns3.nlb - 1, 2);
+	struct nvme_sqe c = rw_cmd(nvme_cmd_write_zeroes, 3, ns(f, 3)->nlb - 1, 2);
 	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), DNR(GEN(NVME_SC_LBA_RANGE)));
 	/* No data travels with Write Zeroes: an SGL describing some is refused. */
 	c = rw_cmd(nvme_cmd_write_zeroes, 3, 0, 1);
@@ -647,7 +643,7 @@ static void dsm_range_out_of_bounds_returns_lba_range_and_deallocates_nothing(vo
 {
 	struct fixture *f = setup();
 	memset(f->fake.mem, 0x77, 8 * FAKE_BS);
-	uint64_t nlb = f->ns2.nlb;
+	uint64_t nlb = ns(f, 2)->nlb;
 	struct nvme_dsm_range r[2] = { dsm_range(0, 8), dsm_range(nlb - 2, 3) };
 	struct nvme_sqe c = dsm_cmd(2, 2, NVME_DSMGMT_AD);
 	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), DNR(GEN(NVME_SC_LBA_RANGE)));
@@ -671,15 +667,15 @@ static void dsm_ranges_run_one_after_another_on_an_asynchronous_backend(void)
 	CU_ASSERT_EQUAL(f->fake.npending, 1);
 	f->fake.eagain = 1;              /* the second range finds the ring full once */
 	CU_ASSERT_TRUE(fake_complete(&f->fake));     /* range 0 done; range 1 refused */
-	CU_ASSERT_FALSE(f->q.done);
-	CU_ASSERT_PTR_EQUAL(f->tgt.io.retry_head, &f->q.req);
-	nvmf_io_retry_pending(&f->tgt.io);             /* range 1 submitted */
+	CU_ASSERT_FALSE(done(f, &f->q));
+	CU_ASSERT(is_req(f, fx_io(&f->fx)->retry_head, &f->q));
+	nvmf_io_retry_pending(fx_io(&f->fx));             /* range 1 submitted */
 	CU_ASSERT_EQUAL(f->fake.npending, 1);
 	CU_ASSERT_TRUE(fake_complete(&f->fake));     /* range 2 submitted */
-	CU_ASSERT_FALSE(f->q.done);
+	CU_ASSERT_FALSE(done(f, &f->q));
 	CU_ASSERT_TRUE(fake_complete(&f->fake));
-	CU_ASSERT_TRUE(f->q.done);
-	CU_ASSERT_EQUAL(q_status(&f->q), 0);
+	CU_ASSERT_TRUE(done(f, &f->q));
+	CU_ASSERT_EQUAL(q_status(f, &f->q), 0);
 	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_DISCARD], 3);
 	CU_ASSERT(all_zero(f->fake.mem, 4 * FAKE_BS));
 	CU_ASSERT_EQUAL(f->fake.mem[4 * FAKE_BS], 0x77);
@@ -728,7 +724,7 @@ static void compare_with_equal_data_succeeds(void)
 	CU_ASSERT_EQUAL(do_write(f, 3, 5, 3, out, sizeof(out)), 0);
 	struct nvme_sqe c = rw_cmd(nvme_cmd_compare, 3, 5, 3);
 	CU_ASSERT_EQUAL(run(f, &c, out, sizeof(out)), 0);
-	CU_ASSERT_EQUAL(f->ctrl.host_reads, 1);
+	CU_ASSERT_EQUAL(ctrl(f)->host_reads, 1);
 	teardown(f);
 }
 
@@ -741,7 +737,7 @@ static void compare_with_different_data_returns_compare_failure(void)
 	out[1023] ^= 1;
 	struct nvme_sqe c = rw_cmd(nvme_cmd_compare, 1, 9, 2);
 	CU_ASSERT_EQUAL(run(f, &c, out, sizeof(out)), DNR(ST(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED)));
-	c = rw_cmd(nvme_cmd_compare, 1, f->ns1.nlb - 1, 2);
+	c = rw_cmd(nvme_cmd_compare, 1, ns(f, 1)->nlb - 1, 2);
 	CU_ASSERT_EQUAL(run(f, &c, out, sizeof(out)), DNR(GEN(NVME_SC_LBA_RANGE)));
 	teardown(f);
 }
@@ -759,26 +755,11 @@ static void compare_read_error_returns_unrecovered_read_error(void)
 
 /* ---- a real asynchronous backend ---- */
 
-/* The same commands on a file namespace (buffered, so the loop transport's unaligned
- * buffers are fine) whose I/O completes later through io_uring. */
+/* The same commands on a file namespace whose I/O completes later through io_uring. */
 static void file_backed_namespace_serves_io_through_io_uring(void)
 {
-	struct fixture *f = setup();
-	struct nvmf_aio aio;
-	CU_ASSERT_EQUAL_FATAL(nvmf_aio_init(&aio, 64), 0);
-	char dir[] = "/tmp/nvmf-io-XXXXXX", path[64];
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/ns", dir);
-	struct nvmf_ns_config cfg = { .nsid = 4, .enable = true, .kind = NVMF_BACKEND_FILE,
-				      .path = path, .size_bytes = 1u << 20, .block_size = 512,
-				      .create = true, .buffered = true };
-	char err[256] = "";
-	struct nvmf_ns ns4 = { .nsid = 4, .lba_shift = 9 };
-	ns4.bdev = nvmf_bdev_open(&cfg, err, sizeof(err));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(ns4.bdev);
-	ns4.nlb = ns4.bdev->size / 512;
-	f->slots[4] = &ns4;
-	f->tgt.io.aio = &aio;
+	struct fixture *f = setup_ns(true);
+	uint64_t ns4_nlb = ns(f, 4)->nlb;
 
 	uint8_t out[16 * 512], in[16 * 512];
 	fill(out, sizeof(out), 23);
@@ -798,12 +779,8 @@ static void file_backed_namespace_serves_io_through_io_uring(void)
 	CU_ASSERT(all_zero(in, 4 * 512));
 	CU_ASSERT_EQUAL(memcmp(in + 4 * 512, out + 4 * 512, 8 * 512), 0);
 	CU_ASSERT(all_zero(in + 12 * 512, 4 * 512));
-	CU_ASSERT_EQUAL(do_read(f, 4, ns4.nlb, 1, in, 512), DNR(GEN(NVME_SC_LBA_RANGE)));
+	CU_ASSERT_EQUAL(do_read(f, 4, ns4_nlb, 1, in, 512), DNR(GEN(NVME_SC_LBA_RANGE)));
 
-	nvmf_bdev_close(ns4.bdev);
-	unlink(path);
-	rmdir(dir);
-	nvmf_aio_fini(&aio);
 	teardown(f);
 }
 

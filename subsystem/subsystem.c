@@ -1,27 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The target's model built from a validated configuration: subsystems (plus the
- * discovery subsystem), namespaces with their backends opened, ports; and the keep-alive
- * timer check (NVMe Base 3.9: KATO expiry is a controller fatal condition).
+ * The served model built from a validated configuration: subsystems (and the discovery
+ * subsystem), namespaces with their backends opened, and the limits of ports (see
+ * subsystem.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "nvme/identify.h"
-#include "target/core.h"
+#include "subsystem/subsystem.h"
 
 #define DEFAULT_MODEL    "nvmf-rdma"
 #define DEFAULT_FIRMWARE "0.1"
 #define DEFAULT_VS       0x00020000u   /* NVMe 2.0 */
-
-static uint64_t monotonic_ms(const struct nvmf_tgt *tgt)
-{
-	(void)tgt;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
+#define DISCOVERY_VS     0x00010300u   /* discovery controllers report 1.3 like nvmet */
 
 /* FNV-1a 64: stable identifiers derived from names (serial numbers, namespace UUIDs). */
 static uint64_t fnv1a(const void *p, size_t n, uint64_t h)
@@ -40,7 +32,7 @@ static void pad_copy(char *dst, size_t len, const char *src)
 	dst[len] = 0;
 }
 
-static void free_subsys(struct nvmf_subsys *s)
+void nvmf_subsys_free(struct nvmf_subsys *s)
 {
 	if (!s)
 		return;
@@ -52,6 +44,8 @@ static void free_subsys(struct nvmf_subsys *s)
 		free(s->ns[n]);
 	}
 	free(s->ns);
+	if (s->type == NVMF_SUBSYS_DISCOVERY)
+		free((void *)s->cfg);   /* its own, see nvmf_subsys_discovery_new */
 	free(s);
 }
 
@@ -106,8 +100,8 @@ static int open_ns(struct nvmf_subsys *s, const struct nvmf_ns_config *nc, size_
 	return 0;
 }
 
-static struct nvmf_subsys *build_subsys(const struct nvmf_subsys_config *sc, size_t sidx,
-					char *err, size_t errlen)
+struct nvmf_subsys *nvmf_subsys_build(const struct nvmf_subsys_config *sc, size_t sidx,
+				      char *err, size_t errlen)
 {
 	struct nvmf_subsys *s = calloc(1, sizeof(*s));
 	uint32_t max = 0;
@@ -128,7 +122,7 @@ static struct nvmf_subsys *build_subsys(const struct nvmf_subsys_config *sc, siz
 		if (!sc->ns[i].enable)
 			continue;
 		if (open_ns(s, &sc->ns[i], sidx, i, err, errlen)) {
-			free_subsys(s);
+			nvmf_subsys_free(s);
 			return NULL;
 		}
 	}
@@ -151,98 +145,34 @@ static struct nvmf_subsys *build_subsys(const struct nvmf_subsys_config *sc, siz
 	return s;
 }
 
-int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg, struct nvmf_aio *aio,
-		  char *err, size_t errlen)
+struct nvmf_subsys *nvmf_subsys_discovery_new(const char *nqn)
 {
-	memset(tgt, 0, sizeof(*tgt));
-	tgt->cfg = cfg;
-	tgt->io.aio = aio;
-	pthread_mutex_init(&tgt->stats_lock, NULL);
-	tgt->now_ms = monotonic_ms;
-	tgt->disc_genctr = 1;
-
-	/* The discovery subsystem: any host, no namespaces. Its config is ours to own. */
+	/* Its config (NQN, any host) is the subsystem's own, freed with it. */
 	struct nvmf_subsys_config *dc = calloc(1, sizeof(*dc));
-	tgt->disc = calloc(1, sizeof(*tgt->disc));
-	tgt->subsys = calloc(cfg->n_subsystems ? cfg->n_subsystems : 1, sizeof(*tgt->subsys));
-	tgt->ports = calloc(cfg->n_ports ? cfg->n_ports : 1, sizeof(*tgt->ports));
-	if (!dc || !tgt->disc || !tgt->subsys || !tgt->ports) {
+	struct nvmf_subsys *s = calloc(1, sizeof(*s));
+	if (!dc || !s) {
 		free(dc);
-		snprintf(err, errlen, "out of memory");
-		goto fail;
+		free(s);
+		return NULL;
 	}
-	snprintf(dc->nqn, sizeof(dc->nqn), "%s",
-		 cfg->target.discovery_nqn[0] ? cfg->target.discovery_nqn : NVMF_DISC_NQN);
+	snprintf(dc->nqn, sizeof(dc->nqn), "%s", nqn);
 	dc->allow_any_host = true;
-	tgt->disc->type = NVMF_SUBSYS_DISCOVERY;
-	tgt->disc->cfg = dc;
-	tgt->disc->vs = 0x00010300;   /* discovery controllers report 1.3 like nvmet */
-	tgt->disc->next_cntlid = 1;
-	pad_copy(tgt->disc->serial, 20, "discovery");
-	pad_copy(tgt->disc->model, 40, DEFAULT_MODEL " discovery");
-	pad_copy(tgt->disc->firmware, 8, DEFAULT_FIRMWARE);
-
-	for (size_t i = 0; i < cfg->n_subsystems; i++) {
-		tgt->subsys[i] = build_subsys(&cfg->subsystems[i], i, err, errlen);
-		if (!tgt->subsys[i])
-			goto fail;
-		tgt->n_subsys++;
-	}
-	for (size_t i = 0; i < cfg->n_ports; i++) {
-		struct nvmf_port *p = &tgt->ports[i];
-		const struct nvmf_port_config *pc = &cfg->ports[i];
-		p->cfg = pc;
-		p->subsys = calloc(pc->n_subsystems ? pc->n_subsystems : 1, sizeof(*p->subsys));
-		if (!p->subsys) {
-			snprintf(err, errlen, "out of memory");
-			goto fail;
-		}
-		tgt->n_ports++;
-		for (size_t j = 0; j < pc->n_subsystems; j++) {
-			struct nvmf_subsys *s = nvmf_tgt_find_subsys(tgt, pc->subsystems[j]);
-			if (!s) {   /* the config loader already refuses this */
-				snprintf(err, errlen, "ports[%zu].subsystems[%zu]: unknown subsystem %s",
-					 i, j, pc->subsystems[j]);
-				goto fail;
-			}
-			p->subsys[p->n_subsys++] = s;
-		}
-	}
-	return 0;
-fail:
-	nvmf_tgt_fini(tgt);
-	return -1;
+	s->type = NVMF_SUBSYS_DISCOVERY;
+	s->cfg = dc;
+	s->vs = DISCOVERY_VS;
+	s->next_cntlid = 1;
+	pad_copy(s->serial, 20, "discovery");
+	pad_copy(s->model, 40, DEFAULT_MODEL " discovery");
+	pad_copy(s->firmware, 8, DEFAULT_FIRMWARE);
+	return s;
 }
 
-void nvmf_tgt_fini(struct nvmf_tgt *tgt)
+bool nvmf_subsys_has_vwc(const struct nvmf_subsys *s)
 {
-	while (tgt->ctrls)
-		nvmf_tgt_ctrl_free(tgt->ctrls);
-	pthread_mutex_destroy(&tgt->stats_lock);
-	for (size_t i = 0; i < tgt->n_subsys; i++)
-		free_subsys(tgt->subsys[i]);
-	free(tgt->subsys);
-	for (size_t i = 0; i < tgt->n_ports; i++)
-		free(tgt->ports[i].subsys);
-	free(tgt->ports);
-	if (tgt->disc) {
-		free((void *)tgt->disc->cfg);
-		free_subsys(tgt->disc);
-	}
-	tgt->subsys = NULL;
-	tgt->ports = NULL;
-	tgt->disc = NULL;
-	tgt->n_subsys = tgt->n_ports = 0;
-}
-
-struct nvmf_subsys *nvmf_tgt_find_subsys(struct nvmf_tgt *tgt, const char *nqn)
-{
-	if (tgt->disc && !strcmp(tgt->disc->cfg->nqn, nqn))
-		return tgt->disc;
-	for (size_t i = 0; i < tgt->n_subsys; i++)
-		if (!strcmp(tgt->subsys[i]->cfg->nqn, nqn))
-			return tgt->subsys[i];
-	return NULL;
+	for (uint32_t n = 1; s->ns && n <= s->max_nsid; n++)
+		if (s->ns[n] && s->ns[n]->bdev && s->ns[n]->bdev->volatile_cache)
+			return true;
+	return false;
 }
 
 bool nvmf_subsys_host_allowed(const struct nvmf_subsys *s, const char *hostnqn)
@@ -267,18 +197,31 @@ bool nvmf_port_has_subsys(const struct nvmf_port *port, const struct nvmf_subsys
 	return false;
 }
 
-void nvmf_tgt_poll_timers(struct nvmf_tgt *tgt)
+uint16_t nvmf_subsys_max_qid(const struct nvmf_subsys *s)
 {
-	uint64_t now = tgt->now_ms(tgt);
-	for (struct nvmf_tgt_ctrl *c = tgt->ctrls, *next; c; c = next) {
-		next = c->next;   /* a transport may free c during teardown */
-		if (c->deleting || !c->kato_ms)
-			continue;
-		if (now - __atomic_load_n(&c->last_keep_alive_ms, __ATOMIC_RELAXED) > c->kato_ms) {
-			fprintf(stderr, "nvmf-target: controller %u of %s (host %s): keep-alive timeout "
-				"(%u ms), tearing the association down\n",
-				c->cntlid, c->subsys->cfg->nqn, c->hostnqn, c->kato_ms);
-			nvmf_tgt_ctrl_fatal(c);
-		}
+	if (s->type == NVMF_SUBSYS_DISCOVERY)
+		return 0;
+	return s->cfg->qid_max ? s->cfg->qid_max : NVMF_DEFAULT_QID_MAX;
+}
+
+void nvmf_port_resolve(struct nvmf_port *port, uint32_t max_queue_size, uint32_t max_inline)
+{
+	uint32_t qs = port->cfg->max_queue_size;
+	if (qs == 0 || qs == UINT32_MAX)
+		qs = NVMF_DEFAULT_QUEUE_SIZE;
+	if (qs < NVMF_MIN_QUEUE_SIZE)
+		qs = NVMF_MIN_QUEUE_SIZE;
+	if (qs > max_queue_size)
+		qs = max_queue_size;
+	port->queue_size = (uint16_t)qs;
+	uint32_t in = port->cfg->inline_data_size;
+	if (in == UINT32_MAX)
+		in = NVMF_DEFAULT_INLINE;
+	port->inline_size = in < max_inline ? in : max_inline;
+	port->max_qid = 0;
+	for (size_t i = 0; i < port->n_subsys; i++) {
+		uint16_t q = nvmf_subsys_max_qid(port->subsys[i]);
+		if (q > port->max_qid)
+			port->max_qid = q;
 	}
 }

@@ -1,38 +1,41 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A poll group: the CQ and SRQ it owns on each device, the map from QP number to queue
- * (completions of a shared CQ and SRQ name their QP only by number), completion reaping in
- * batches and the end-of-pass posting of everything a pass produced.
+ * The RDMA transport's part of a core poll group: the CQ and SRQ it owns on each device,
+ * the map from QP number to queue (completions of a shared CQ and SRQ name their QP only
+ * by number), completion reaping in batches, the end-of-pass posting of everything a
+ * pass produced, and the reaping of dying queues. Also the poll-group ops of the
+ * transport (pg_create ... pg_woken).
  *
  * Completions are looked up by qp_num before their wr_id is touched: a queue torn down
  * after its flush timeout is gone from the map, and a late completion of it is dropped
  * instead of reaching freed memory.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <fcntl.h>
-#include "rdma/internal.h"
+#include "rdma/target/internal.h"
 
 #define CQ_INITIAL   1024u
 #define MAP_INITIAL  64u
+#define CQ_BUDGET    128     /* completions per CQ per pass */
+#define WC_BATCH     32
 
-int nvmf_rdma_pg_init(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_transport *t, int epfd)
+int nvmf_rdma_pg_init(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_transport *t)
 {
 	memset(pg, 0, sizeof(*pg));
 	pg->t = t;
-	pg->epfd = epfd;
+	pg->ngroups = 1;
 	pg->qp_map_size = MAP_INITIAL;
 	pg->qp_map = calloc(pg->qp_map_size, sizeof(*pg->qp_map));
-	pg->last_work_us = nvmf_rdma_now_us();
 	return pg->qp_map ? 0 : -ENOMEM;
 }
 
 /* Cached buffers back to the pool, SRQ, CQ and channel destroyed. */
 static void pgd_free(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_pg_dev *d)
 {
+	const struct nvmf_rdma_verbs *v = pg->t->verbs;
 	for (unsigned i = 0; i < NVMF_RDMA_POOL_CLASSES; i++)
 		while (d->cache[i].n)
 			nvmf_rdma_pool_put(&d->dev->pool, d->cache[i].buf[--d->cache[i].n], i);
@@ -41,10 +44,11 @@ static void pgd_free(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_pg_dev *d
 		free(d->srq);
 	}
 	if (d->cq)
-		ibv_destroy_cq(d->cq);
+		v->destroy_cq(d->cq);
 	if (d->channel) {
-		epoll_ctl(pg->epfd, EPOLL_CTL_DEL, d->channel->fd, NULL);
-		ibv_destroy_comp_channel(d->channel);
+		if (pg->base.pg)
+			nvmf_pg_del_wait_fd(pg->base.pg, d->channel->fd);
+		v->destroy_channel(d->channel);
 	}
 	free(d);
 }
@@ -60,6 +64,36 @@ void nvmf_rdma_pg_fini(struct nvmf_rdma_poll_group *pg)
 	pg->qp_map = NULL;
 }
 
+/* The group's shared receive queue on @d, if the device and the config allow one. */
+static void pgd_make_srq(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_pg_dev *d)
+{
+	struct nvmf_rdma_transport *t = pg->t;
+	const struct ibv_device_attr *attr = &d->dev->dev->attr;
+	if (!t->use_srq || attr->max_srq <= 0)
+		return;
+	uint32_t depth = t->srq_depth, inline_size = t->inline_max;
+	if (pg->admin_only) {
+		/* The main group serves admin queues only: no in-capsule data, few capsules. */
+		inline_size = 0;
+		depth = depth < 256 ? depth : 256;
+	}
+	if (depth > (uint32_t)attr->max_srq_wr)
+		depth = (uint32_t)attr->max_srq_wr;
+	char rerr[200];
+	d->srq = calloc(1, sizeof(*d->srq));
+	if (!d->srq || nvmf_rdma_rq_init(d->srq, t->verbs, d->dev->dev->pd, true, NULL, depth,
+					 inline_size, rerr, sizeof(rerr)) ||
+	    nvmf_rdma_rq_post_all(d->srq) || nvmf_rdma_pg_reserve_cq(d, depth, rerr, sizeof(rerr))) {
+		/* Not fatal: queues fall back to receive queues of their own. */
+		NVMF_RDMA_LOG("%s: no shared receive queue (%s); one receive queue per QP\n",
+			      d->dev->dev->name, d->srq ? rerr : "out of memory");
+		if (d->srq)
+			nvmf_rdma_rq_fini(d->srq);
+		free(d->srq);
+		d->srq = NULL;
+	}
+}
+
 struct nvmf_rdma_pg_dev *nvmf_rdma_pg_dev_get(struct nvmf_rdma_poll_group *pg,
 					      struct nvmf_rdma_device *dev, char *err, size_t errlen)
 {
@@ -67,7 +101,8 @@ struct nvmf_rdma_pg_dev *nvmf_rdma_pg_dev_get(struct nvmf_rdma_poll_group *pg,
 	for (d = pg->devs; d; d = d->next)
 		if (d->dev == dev)
 			return d;
-	const char *name = ibv_get_device_name(dev->verbs->device);
+	const struct nvmf_rdma_verbs *v = pg->t->verbs;
+	const char *name = dev->dev->name;
 	d = calloc(1, sizeof(*d));
 	if (!d) {
 		snprintf(err, errlen, "%s: out of memory", name);
@@ -78,57 +113,35 @@ struct nvmf_rdma_pg_dev *nvmf_rdma_pg_dev_get(struct nvmf_rdma_poll_group *pg,
 	TAILQ_INIT(&d->buf_waiters);
 	/* Groups of several threads keep a few buffers of each class out of the shared pool's
 	 * lock; a quarter of the class shared among the groups at most. */
-	for (unsigned i = 0; pg->nthreads > 1 && i < dev->pool.ncls; i++) {
-		uint32_t m = dev->pool.cls[i].count / (4 * pg->nthreads);
+	for (unsigned i = 0; pg->ngroups > 1 && i < dev->pool.ncls; i++) {
+		uint32_t m = dev->pool.cls[i].count / (4 * pg->ngroups);
 		d->cache[i].max = m > NVMF_RDMA_CACHE_MAX ? NVMF_RDMA_CACHE_MAX : m;
 	}
-	d->channel = ibv_create_comp_channel(dev->verbs);
+	d->channel = v->create_channel(dev->dev->verbs);
 	if (!d->channel) {
 		snprintf(err, errlen, "%s: ibv_create_comp_channel: %s", name, strerror(errno));
 		goto fail;
 	}
 	int fl = fcntl(d->channel->fd, F_GETFL);
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = d };
-	if (fl < 0 || fcntl(d->channel->fd, F_SETFL, fl | O_NONBLOCK) ||
-	    epoll_ctl(pg->epfd, EPOLL_CTL_ADD, d->channel->fd, &ev)) {
-		snprintf(err, errlen, "%s: completion channel: %s", name, strerror(errno));
+	int rc = fl < 0 ? -errno : fcntl(d->channel->fd, F_SETFL, fl | O_NONBLOCK) ? -errno : 0;
+	if (!rc && pg->base.pg)
+		rc = nvmf_pg_add_wait_fd(pg->base.pg, d->channel->fd);
+	if (rc) {
+		snprintf(err, errlen, "%s: completion channel: %s", name, strerror(-rc));
+		v->destroy_channel(d->channel);
+		d->channel = NULL;
 		goto fail;
 	}
 	d->cq_size = CQ_INITIAL;
-	if (d->cq_size > (uint32_t)dev->attr.max_cqe)
-		d->cq_size = (uint32_t)dev->attr.max_cqe;
-	d->cq = ibv_create_cq(dev->verbs, (int)d->cq_size, d, d->channel, 0);
+	if (d->cq_size > (uint32_t)dev->dev->attr.max_cqe)
+		d->cq_size = (uint32_t)dev->dev->attr.max_cqe;
+	d->cq = v->create_cq(dev->dev->verbs, (int)d->cq_size, d, d->channel);
 	if (!d->cq) {
 		snprintf(err, errlen, "%s: ibv_create_cq %u entries: %s", name, d->cq_size, strerror(errno));
 		goto fail;
 	}
 	d->cq_size = (uint32_t)d->cq->cqe;
-	struct nvmf_rdma_transport *t = pg->t;
-	if (t->use_srq && dev->attr.max_srq > 0) {
-		uint32_t depth = t->srq_depth, inline_size = t->inline_max;
-		if (!pg->worker && t->nworkers) {
-			/* The main group serves admin queues only: no in-capsule data, few capsules. */
-			inline_size = 0;
-			depth = depth < 256 ? depth : 256;
-		}
-		if (depth > (uint32_t)dev->attr.max_srq_wr)
-			depth = (uint32_t)dev->attr.max_srq_wr;
-		char rerr[200];
-		d->srq = calloc(1, sizeof(*d->srq));
-		if (!d->srq || nvmf_rdma_rq_init(d->srq, dev->pd, true, NULL, depth, inline_size,
-						 rerr, sizeof(rerr)) ||
-		    nvmf_rdma_rq_post_all(d->srq)) {
-			/* Not fatal: queues fall back to receive queues of their own. */
-			NVMF_RDMA_LOG("%s: no shared receive queue (%s); one receive queue per QP\n", name,
-				      d->srq ? rerr : "out of memory");
-			if (d->srq)
-				nvmf_rdma_rq_fini(d->srq);
-			free(d->srq);
-			d->srq = NULL;
-		} else if (nvmf_rdma_pg_reserve_cq(d, depth, err, errlen)) {
-			goto fail;
-		}
-	}
+	pgd_make_srq(pg, d);
 	d->next = pg->devs;
 	pg->devs = d;
 	return d;
@@ -143,9 +156,10 @@ int nvmf_rdma_pg_reserve_cq(struct nvmf_rdma_pg_dev *pgd, uint32_t n, char *err,
 	if (need > pgd->cq_size) {
 		/* Grow by half again at least, so a burst of connects does not resize each time. */
 		uint32_t want = need + need / 2;
-		if (want > (uint32_t)pgd->dev->attr.max_cqe)
-			want = (uint32_t)pgd->dev->attr.max_cqe;
-		if (want < need || ibv_resize_cq(pgd->cq, (int)want)) {
+		uint32_t max = (uint32_t)pgd->dev->dev->attr.max_cqe;
+		if (want > max)
+			want = max;
+		if (want < need || pgd->pg->t->verbs->resize_cq(pgd->cq, (int)want)) {
 			snprintf(err, errlen, "completion queue full (%u of %u entries used, %u more needed)",
 				 pgd->cq_used, pgd->cq_size, n);
 			return -1;
@@ -275,12 +289,13 @@ struct nvmf_rdma_queue *nvmf_rdma_pg_find_qp(struct nvmf_rdma_poll_group *pg, ui
 
 int nvmf_rdma_pg_poll_cqs(struct nvmf_rdma_poll_group *pg, int budget)
 {
-	struct ibv_wc wc[32];
+	const struct nvmf_rdma_verbs *v = pg->t->verbs;
+	struct ibv_wc wc[WC_BATCH];
 	int total = 0;
 	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next) {
 		int got = 0;
 		while (got < budget) {
-			int k = ibv_poll_cq(d->cq, 32, wc);
+			int k = v->poll_cq(d->cq, WC_BATCH, wc);
 			if (k <= 0) {
 				if (k < 0)
 					NVMF_RDMA_LOG("ibv_poll_cq: error %d\n", k);
@@ -289,7 +304,7 @@ int nvmf_rdma_pg_poll_cqs(struct nvmf_rdma_poll_group *pg, int budget)
 			for (int i = 0; i < k; i++)
 				nvmf_rdma_handle_wc(pg, nvmf_rdma_pg_find_qp(pg, wc[i].qp_num), &wc[i]);
 			got += k;
-			if (k < 32)
+			if (k < WC_BATCH)
 				break;
 		}
 		total += got;
@@ -300,6 +315,10 @@ int nvmf_rdma_pg_poll_cqs(struct nvmf_rdma_poll_group *pg, int budget)
 
 void nvmf_rdma_pg_flush(struct nvmf_rdma_poll_group *pg)
 {
+	/* Requests waiting for a buffer another group (or this one) returned to the pool. */
+	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)
+		if (!TAILQ_EMPTY(&d->buf_waiters))
+			nvmf_rdma_pgd_kick(d);
 	/* Receives first: the host may send its next capsule as soon as it sees a CQE. */
 	struct nvmf_rdma_rq *rq = pg->dirty_rq, *retry = NULL;
 	pg->dirty_rq = NULL;
@@ -329,25 +348,99 @@ void nvmf_rdma_pg_flush(struct nvmf_rdma_poll_group *pg)
 	}
 }
 
-void nvmf_rdma_pg_kick_waiters(struct nvmf_rdma_poll_group *pg)
+int nvmf_rdma_pg_reap(struct nvmf_rdma_poll_group *pg, bool force)
 {
-	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)
-		if (!TAILQ_EMPTY(&d->buf_waiters))
-			nvmf_rdma_pgd_kick(d);
-}
-
-void nvmf_rdma_pg_arm(struct nvmf_rdma_poll_group *pg)
-{
-	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)
-		ibv_req_notify_cq(d->cq, 0);
-}
-
-void nvmf_rdma_pg_drain_events(struct nvmf_rdma_poll_group *pg)
-{
-	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next) {
-		struct ibv_cq *cq;
-		void *ctx;
-		while (ibv_get_cq_event(d->channel, &cq, &ctx) == 0)
-			ibv_ack_cq_events(cq, 1);
+	uint64_t now = nvmf_rdma_now_ms();
+	int n = 0;
+	for (struct nvmf_rdma_queue *q = pg->queues, *next; q && pg->ndying; q = next) {
+		next = q->next;
+		if (q->state == NVMF_RDMA_Q_DYING && nvmf_rdma_queue_reap(q, now, force))
+			n++;
 	}
+	return n;
+}
+
+/* ---- the poll-group ops of the transport ---- */
+
+struct nvmf_tpg *nvmf_rdma_pg_create_op(struct nvmf_transport *base, struct nvmf_pg *core_pg,
+				       char *err, size_t errlen)
+{
+	struct nvmf_rdma_transport *t = (struct nvmf_rdma_transport *)base;
+	struct nvmf_rdma_poll_group *pg = malloc(sizeof(*pg));
+	if (!pg || nvmf_rdma_pg_init(pg, t)) {
+		free(pg);
+		snprintf(err, errlen, "rdma transport: out of memory");
+		return NULL;
+	}
+	pg->base.pg = core_pg;
+	pg->ngroups = core_pg->tgt->npgs;
+	pg->admin_only = !core_pg->serves_io;
+	/* The main group takes the listeners' channel; others one of their own for the
+	 * queues migrated to them (none without a CM, as in the unit tests). */
+	if (core_pg->index == 0 || !t->ec) {
+		pg->ec = t->ec;
+		return &pg->base;
+	}
+	pg->ec = rdma_create_event_channel();
+	int fl = pg->ec ? fcntl(pg->ec->fd, F_GETFL) : -1;
+	if (fl < 0 || fcntl(pg->ec->fd, F_SETFL, fl | O_NONBLOCK) ||
+	    nvmf_pg_add_wait_fd(core_pg, pg->ec->fd)) {
+		snprintf(err, errlen, "poll group %u: rdma event channel: %s", core_pg->index, strerror(errno));
+		if (pg->ec)
+			rdma_destroy_event_channel(pg->ec);
+		nvmf_rdma_pg_fini(pg);
+		free(pg);
+		return NULL;
+	}
+	return &pg->base;
+}
+
+void nvmf_rdma_pg_destroy_op(struct nvmf_tpg *tpg)
+{
+	struct nvmf_rdma_poll_group *pg = (struct nvmf_rdma_poll_group *)tpg;
+	if (pg->queues)
+		NVMF_RDMA_LOG("poll group %u: %u queue(s) still allocated\n", tpg->pg->index, pg->nqueues);
+	NVMF_RDMA_LOG("poll group %u%s: %llu completions, %llu posts\n", tpg->pg->index,
+		      tpg->pg->index ? "" : " (main)", (unsigned long long)pg->wcs,
+		      (unsigned long long)pg->posts);
+	nvmf_rdma_pg_fini(pg);
+	if (pg->ec && pg->ec != pg->t->ec) {
+		nvmf_pg_del_wait_fd(tpg->pg, pg->ec->fd);
+		rdma_destroy_event_channel(pg->ec);
+	}
+	free(pg);
+}
+
+int nvmf_rdma_pg_poll_op(struct nvmf_tpg *tpg)
+{
+	struct nvmf_rdma_poll_group *pg = (struct nvmf_rdma_poll_group *)tpg;
+	int n = pg->ec ? nvmf_rdma_process_cm_events(pg) : 0;
+	n += nvmf_rdma_pg_poll_cqs(pg, CQ_BUDGET);
+	if (pg->ndying)
+		n += nvmf_rdma_pg_reap(pg, false);
+	return n;
+}
+
+bool nvmf_rdma_pg_idle_op(struct nvmf_tpg *tpg)
+{
+	return !((struct nvmf_rdma_poll_group *)tpg)->queues;
+}
+
+void nvmf_rdma_pg_flush_op(struct nvmf_tpg *tpg)
+{
+	nvmf_rdma_pg_flush((struct nvmf_rdma_poll_group *)tpg);
+}
+
+void nvmf_rdma_pg_arm_op(struct nvmf_tpg *tpg)
+{
+	struct nvmf_rdma_poll_group *pg = (struct nvmf_rdma_poll_group *)tpg;
+	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)
+		pg->t->verbs->req_notify_cq(d->cq);
+}
+
+void nvmf_rdma_pg_woken_op(struct nvmf_tpg *tpg)
+{
+	struct nvmf_rdma_poll_group *pg = (struct nvmf_rdma_poll_group *)tpg;
+	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)
+		pg->t->verbs->ack_channel(d->channel);
 }

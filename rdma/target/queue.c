@@ -5,27 +5,21 @@
  * a RECV for each of the host's HSQSIZE+1 capsules, posted before the accept; at most
  * HRQSIZE responses in flight; RDMA READs limited by the negotiated ORD.
  * Response (CQE) buffers are one allocation registered once per queue when the host
- * connects, never per command; capsules land in the SRQ's receives (rdma/rq.c).
+ * connects, never per command; capsules land in the SRQ's receives (rq.c).
  * Work requests are chained during a poll pass and posted once at its end, with only
  * the last SEND signaled (nvmf_rdma_queue_flush).
  * Teardown (nvmf_rdma_queue_disconnect -> nvmf_rdma_queue_reap): the QP goes to the error
- * state so every posted WR completes with a flush error; once none is left and no request
- * is in the backend the core is told (nvmf_sq_destroy) and everything is freed.
+ * state so every posted WR completes with a flush error, the core is told at once
+ * (nvmf_sq_destroy) and drains what it holds; once it released the queue and the WRs
+ * have flushed, everything is freed.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stddef.h>
-#include <time.h>
-#include "rdma/internal.h"
+#include "rdma/target/internal.h"
 
 #define QUEUE_FLUSH_TIMEOUT_MS 5000
-
-static uint64_t now_ms(void)
-{
-	return nvmf_rdma_now_us() / 1000;
-}
 
 static void init_requests(struct nvmf_rdma_queue *q)
 {
@@ -54,6 +48,7 @@ static void init_requests(struct nvmf_rdma_queue *q)
 
 static int create_qp(struct nvmf_rdma_queue *q, uint32_t send_wr, char *err, size_t errlen)
 {
+	const struct nvmf_rdma_verbs *v = q->t->verbs;
 	struct ibv_qp_init_attr attr;
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_context = q;
@@ -66,24 +61,44 @@ static int create_qp(struct nvmf_rdma_queue *q, uint32_t send_wr, char *err, siz
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = q->rq->srq ? 0 : (q->inline_size ? 2 : 1);
 	attr.cap.max_inline_data = NVME_CQE_SIZE;
-	if (rdma_create_qp(q->id, q->dev->pd, &attr)) {
+	q->qp = v->create_qp(q->id, q->dev->dev->pd, &attr);
+	if (!q->qp) {
 		/* Some devices cannot send inline: try again without. */
 		attr.cap.max_inline_data = 0;
-		if (rdma_create_qp(q->id, q->dev->pd, &attr)) {
+		q->qp = v->create_qp(q->id, q->dev->dev->pd, &attr);
+		if (!q->qp) {
 			snprintf(err, errlen, "rdma_create_qp (send %u, recv %u%s): %s", send_wr,
 				 q->recv_depth + 1, q->rq->srq ? " on the SRQ" : "", strerror(errno));
 			return -1;
 		}
 	}
 	q->inline_send = attr.cap.max_inline_data >= NVME_CQE_SIZE;
-	q->qp_num = q->id->qp->qp_num;
+	q->qp_num = q->qp->qp_num;
 	return 0;
+}
+
+static void queue_free(struct nvmf_rdma_queue *q)
+{
+	const struct nvmf_rdma_verbs *v = q->t->verbs;
+	if (q->qp)
+		v->destroy_qp(q->id, q->qp);
+	if (q->id)
+		rdma_destroy_id(q->id);
+	if (q->cq_share)
+		nvmf_rdma_pg_release_cq(q->pgd, q->cq_share);
+	if (q->rq == &q->own_rq || q->own_rq.mem)
+		nvmf_rdma_rq_fini(&q->own_rq);
+	if (q->mr)
+		v->dereg_mr(q->mr);
+	free(q->mem);
+	free(q->reqs);
+	free(q);
 }
 
 struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
 					       struct nvmf_rdma_device *dev, struct nvmf_port *port,
 					       struct rdma_cm_id *id,
-					       const struct nvmf_rdma_cm_conn *conn,
+					       const struct nvme_rdma_cm_conn *conn,
 					       uint32_t ord, char *err, size_t errlen)
 {
 	struct nvmf_rdma_pg_dev *pgd = nvmf_rdma_pg_dev_get(pg, dev, err, errlen);
@@ -95,11 +110,11 @@ struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
 		return NULL;
 	}
 	struct nvmf_rdma_transport *t = pg->t;
+	const struct nvmf_rdma_verbs *v = t->verbs;
 	q->t = t;
 	q->pg = pg;
 	q->pgd = pgd;
 	q->dev = dev;
-	q->id = id;
 	q->qid = conn->qid;
 	q->state = NVMF_RDMA_Q_CONNECTING;
 	q->recv_depth = conn->recv_depth;
@@ -107,20 +122,12 @@ struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
 					   * capsule for its slot arrives */
 	q->max_sends = conn->hrqsize < q->nreq ? conn->hrqsize : q->nreq;
 	q->max_reads = ord ? ord : 1;
-	q->inline_size = conn->qid ? nvmf_rdma_port_inline_size(port->cfg) : 0;
+	q->inline_size = conn->qid ? port->inline_size : 0;
 	q->wr_tailp = &q->wr_head;
 	TAILQ_INIT(&q->pending_reads);
 	TAILQ_INIT(&q->pending_sends);
 	TAILQ_INIT(&q->completing);
 	STAILQ_INIT(&q->pending_recvs);
-	nvmf_sq_init(&q->sq, t->tgt, port, &nvmf_rdma_ops);
-	q->sq.transport_priv = q;
-	q->sq.io = pg->io;
-	q->uid = __atomic_add_fetch(&t->next_uid, 1, __ATOMIC_RELAXED);
-	struct sockaddr *la = rdma_get_local_addr(id);
-	if (la)
-		memcpy(&q->sq.local_addr, la, la->sa_family == AF_INET6 ?
-		       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
 
 	/* CQEs: one registration per queue, made when the host connects. */
 	q->mem_len = (size_t)q->nreq * NVME_CQE_SIZE;
@@ -131,7 +138,7 @@ struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
 		goto fail;
 	}
 	memset(q->mem, 0, q->mem_len);
-	q->mr = ibv_reg_mr(dev->pd, q->mem, q->mem_len, IBV_ACCESS_LOCAL_WRITE);
+	q->mr = v->reg_mr(dev->dev->pd, q->mem, q->mem_len, IBV_ACCESS_LOCAL_WRITE);
 	if (!q->mr) {
 		snprintf(err, errlen, "ibv_reg_mr %zu bytes: %s", q->mem_len, strerror(errno));
 		goto fail;
@@ -139,20 +146,21 @@ struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
 	if (pgd->srq && q->inline_size <= pgd->srq->inline_size) {
 		q->rq = pgd->srq;
 	} else {
-		if (nvmf_rdma_rq_init(&q->own_rq, dev->pd, false, q, q->recv_depth, q->inline_size,
-				      err, errlen))
+		if (nvmf_rdma_rq_init(&q->own_rq, v, dev->dev->pd, false, q, q->recv_depth,
+				      q->inline_size, err, errlen))
 			goto fail;
 		q->rq = &q->own_rq;
 	}
 
 	uint32_t send_wr = 2 * q->max_sends + q->max_reads + 1;  /* WRITE+SEND each, READs */
-	if (send_wr > (uint32_t)dev->attr.max_qp_wr)
-		send_wr = (uint32_t)dev->attr.max_qp_wr;
+	if (send_wr > (uint32_t)dev->dev->attr.max_qp_wr)
+		send_wr = (uint32_t)dev->dev->attr.max_qp_wr;
 	/* The CQ takes this QP's send completions and, without an SRQ, its receives. */
 	uint32_t share = send_wr + (q->rq->srq ? 0 : q->recv_depth + 1);
 	if (nvmf_rdma_pg_reserve_cq(pgd, share, err, errlen))
 		goto fail;
 	q->cq_share = share;
+	q->id = id;
 	if (create_qp(q, send_wr, err, errlen))
 		goto fail;
 
@@ -169,32 +177,18 @@ struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	id->context = q;
+	nvmf_sq_init(&q->sq, pg->base.pg, port, &t->base);
+	q->sq.transport_priv = q;
+	if (id)
+		id->context = q;
 	return q;
 fail:
+	if (q->qp)
+		v->destroy_qp(id, q->qp);
+	q->qp = NULL;
 	q->id = NULL;  /* the caller rejects and destroys the cm_id */
-	if (id->qp)
-		rdma_destroy_qp(id);
-	nvmf_rdma_queue_free(q);
+	queue_free(q);
 	return NULL;
-}
-
-void nvmf_rdma_queue_free(struct nvmf_rdma_queue *q)
-{
-	if (q->id) {
-		if (q->id->qp)
-			rdma_destroy_qp(q->id);
-		rdma_destroy_id(q->id);
-	}
-	if (q->cq_share)
-		nvmf_rdma_pg_release_cq(q->pgd, q->cq_share);
-	if (q->rq == &q->own_rq || q->own_rq.mem)
-		nvmf_rdma_rq_fini(&q->own_rq);
-	if (q->mr)
-		ibv_dereg_mr(q->mr);
-	free(q->mem);
-	free(q->reqs);
-	free(q);
 }
 
 void nvmf_rdma_queue_chain(struct nvmf_rdma_queue *q, struct ibv_send_wr *first,
@@ -209,23 +203,6 @@ void nvmf_rdma_queue_chain(struct nvmf_rdma_queue *q, struct ibv_send_wr *first,
 		q->dirty = true;
 		q->next_dirty = q->pg->dirty_q;
 		q->pg->dirty_q = q;
-	}
-}
-
-/* A WR that never reached the device: undo what chaining it counted. */
-static void unpost(struct nvmf_rdma_queue *q, struct ibv_send_wr *wr)
-{
-	struct nvmf_rdma_wr *ctx = (struct nvmf_rdma_wr *)(uintptr_t)wr->wr_id;
-	if (ctx->type == NVMF_RDMA_WR_SEND) {
-		struct nvmf_rdma_req *r = (struct nvmf_rdma_req *)((char *)ctx - offsetof(struct nvmf_rdma_req, send_ctx));
-		/* Only this one: SENDs before it were posted and will still complete. */
-		TAILQ_REMOVE(&q->completing, r, link);
-		q->sends_inflight--;
-		nvmf_rdma_req_release(r);
-	} else if (ctx->type == NVMF_RDMA_WR_READ) {
-		struct nvmf_rdma_req *r = (struct nvmf_rdma_req *)((char *)ctx - offsetof(struct nvmf_rdma_req, read_ctx));
-		q->reads_inflight--;
-		nvmf_rdma_req_release(r);
 	}
 }
 
@@ -244,14 +221,20 @@ void nvmf_rdma_queue_flush(struct nvmf_rdma_queue *q)
 	if (q->state == NVMF_RDMA_Q_DYING) {
 		bad = wr;
 	} else {
-		int rc = ibv_post_send(q->id->qp, wr, &bad);
+		int rc = q->t->verbs->post_send(q->qp, wr, &bad);
 		if (!rc)
 			return;
 		nvmf_rdma_queue_disconnect(q, "ibv_post_send failed");
 	}
 	while (bad) {
 		struct ibv_send_wr *next = bad->next;
-		unpost(q, bad);
+		struct nvmf_rdma_wr *ctx = (struct nvmf_rdma_wr *)(uintptr_t)bad->wr_id;
+		struct nvmf_rdma_req *r = ctx->type == NVMF_RDMA_WR_SEND ?
+			container_of(ctx, struct nvmf_rdma_req, send_ctx) :
+			ctx->type == NVMF_RDMA_WR_READ ? container_of(ctx, struct nvmf_rdma_req, read_ctx) :
+			NULL;
+		if (r)
+			nvmf_rdma_req_unpost(r, ctx->type);
 		bad = next;
 	}
 }
@@ -264,46 +247,27 @@ void nvmf_rdma_queue_disconnect(struct nvmf_rdma_queue *q, const char *why)
 		NVMF_RDMA_LOG("queue %u (cntlid %u): disconnecting: %s\n", q->qid,
 			      q->sq.ctrl ? q->sq.ctrl->cntlid : 0, why);
 	q->state = NVMF_RDMA_Q_DYING;
-	q->dying_since_ms = now_ms();
+	q->dying_since_ms = nvmf_rdma_now_ms();
+	q->pg->ndying++;
 	/* Error state flushes every posted WR; rdma_disconnect also tells the host. */
-	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
-	ibv_modify_qp(q->id->qp, &attr, IBV_QP_STATE);
-	rdma_disconnect(q->id);
+	if (q->qp)
+		q->t->verbs->qp_error(q->qp);
+	if (q->id)
+		rdma_disconnect(q->id);
 	nvmf_rdma_queue_drop_waiting(q);
+	/* No capsule of this queue reaches the core from now on. */
+	nvmf_sq_destroy(&q->sq);
 }
 
-/* AERs wait in the core (ctrl->aer[]), not in a backend, and never complete on their own:
- * take back the ones of this admin queue before the core forgets the queue. */
-static void take_back_aers(struct nvmf_rdma_queue *q)
+/* After the flush timeout: READs that never completed hold their requests in the core;
+ * nothing will complete them now. */
+static void abandon_stuck_reads(struct nvmf_rdma_queue *q)
 {
-	struct nvmf_tgt_ctrl *ctrl = q->sq.ctrl;
-	if (!ctrl || q->qid != 0)
-		return;
-	unsigned keep = 0;
-	for (unsigned i = 0; i < ctrl->nr_aer; i++) {
-		struct nvmf_req *req = ctrl->aer[i];
-		if (req && req->sq == &q->sq) {
-			struct nvmf_rdma_req *r = req->transport_priv;
-			if (r->state == NVMF_RDMA_REQ_EXECUTING)
-				q->executing--;
-			nvmf_rdma_req_release(r);
-			continue;
-		}
-		ctrl->aer[keep++] = req;
+	for (uint32_t i = 0; i < q->nreq && q->reads_inflight; i++) {
+		struct nvmf_rdma_req *r = &q->reqs[i];
+		if (r->state == NVMF_RDMA_REQ_TRANSFER_H2C)
+			nvmf_rdma_req_unpost(r, NVMF_RDMA_WR_READ);
 	}
-	ctrl->nr_aer = keep;
-}
-
-/* Requests the backend still holds: EXECUTING ones that are not parked AERs. */
-static uint32_t in_backend(struct nvmf_rdma_queue *q)
-{
-	uint32_t n = q->executing;
-	struct nvmf_tgt_ctrl *ctrl = q->sq.ctrl;
-	if (ctrl && q->qid == 0)
-		for (unsigned i = 0; i < ctrl->nr_aer && n; i++)
-			if (ctrl->aer[i] && ctrl->aer[i]->sq == &q->sq)
-				n--;
-	return n;
 }
 
 bool nvmf_rdma_queue_reap(struct nvmf_rdma_queue *q, uint64_t now, bool force)
@@ -312,27 +276,21 @@ bool nvmf_rdma_queue_reap(struct nvmf_rdma_queue *q, uint64_t now, bool force)
 		return false;
 	uint32_t recvs = q->rq == &q->own_rq ? q->own_rq.posted : 0;
 	bool flushed = !recvs && !q->sends_inflight && !q->reads_inflight;
-	if (!flushed && !force && now - q->dying_since_ms < QUEUE_FLUSH_TIMEOUT_MS)
+	bool timed_out = force || now - q->dying_since_ms >= QUEUE_FLUSH_TIMEOUT_MS;
+	if (!flushed && !timed_out)
 		return false;
-	/* A request in the backend still points at this queue: never free under it. */
-	if (in_backend(q))
+	if (!flushed && !q->released)
+		abandon_stuck_reads(q);
+	/* A request in the backend still points at this queue: the core releases the queue
+	 * only once none is left. */
+	if (!q->released)
 		return false;
-	if (!q->sq_destroyed) {
-		if (q->pg->worker)
-			pthread_mutex_lock(&q->t->core_lock);
-		take_back_aers(q);
-		q->sq_destroyed = true;
-		nvmf_sq_destroy(&q->sq);
-		if (q->pg->worker)
-			pthread_mutex_unlock(&q->t->core_lock);
-		if (q->executing)
-			return false;
-	}
 	if (!flushed)
 		NVMF_RDMA_LOG("queue %u: %u recv / %u send / %u read WRs never flushed; freeing anyway\n",
 			      q->qid, recvs, q->sends_inflight, q->reads_inflight);
 	/* Out of the qp_num map first: a late completion of this QP is then dropped. */
 	nvmf_rdma_pg_remove_queue(q->pg, q);
-	nvmf_rdma_queue_free(q);
+	q->pg->ndying--;
+	queue_free(q);
 	return true;
 }

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* NVMe/RDMA CM private data: validation of REQ, building of REP and REJ (see cm-private.h). */
+/* NVMe/RDMA CM private data: REQ, REP and REJ, built and checked (see rdma-cm.h). */
 #include <string.h>
-#include "rdma/cm-private.h"
-#include "target/core.h"
+#include "nvme/rdma-cm.h"
 
-int nvmf_rdma_cm_parse_req(const void *pdata, size_t len, const struct nvmf_rdma_cm_limits *lim,
-			   struct nvmf_rdma_cm_conn *out)
+int nvme_rdma_cm_parse_req(const void *pdata, size_t len, const struct nvme_rdma_cm_limits *lim,
+			   struct nvme_rdma_cm_conn *out)
 {
 	struct nvme_rdma_cm_req req;
 
@@ -33,21 +32,39 @@ int nvmf_rdma_cm_parse_req(const void *pdata, size_t len, const struct nvmf_rdma
 	return 0;
 }
 
-void nvmf_rdma_cm_build_rep(struct nvme_rdma_cm_rep *rep, uint16_t crqsize)
+void nvme_rdma_cm_build_req(struct nvme_rdma_cm_req *req, uint16_t qid, uint16_t size)
+{
+	memset(req, 0, sizeof(*req));
+	req->recfmt = htole16(0);
+	req->qid = htole16(qid);
+	req->hrqsize = htole16(size);
+	req->hsqsize = htole16((uint16_t)(size ? size - 1 : 0));
+}
+
+void nvme_rdma_cm_build_rep(struct nvme_rdma_cm_rep *rep, uint16_t crqsize)
 {
 	memset(rep, 0, sizeof(*rep));
 	rep->recfmt = htole16(0);
 	rep->crqsize = htole16(crqsize);
 }
 
-void nvmf_rdma_cm_build_rej(struct nvme_rdma_cm_rej *rej, int sts)
+void nvme_rdma_cm_build_rej(struct nvme_rdma_cm_rej *rej, int sts)
 {
 	memset(rej, 0, sizeof(*rej));
 	rej->recfmt = htole16(0);
 	rej->sts = htole16((uint16_t)sts);
 }
 
-const char *nvmf_rdma_cm_status_str(int sts)
+int nvme_rdma_cm_parse_rej(const void *pdata, size_t len)
+{
+	struct nvme_rdma_cm_rej rej;
+	if (!pdata || len < sizeof(rej))
+		return -1;
+	memcpy(&rej, pdata, sizeof(rej));
+	return le16toh(rej.sts);
+}
+
+const char *nvme_rdma_cm_status_str(int sts)
 {
 	switch (sts) {
 	case NVME_RDMA_CM_INVALID_LEN:     return "invalid length";
@@ -59,38 +76,5 @@ const char *nvmf_rdma_cm_status_str(int sts)
 	case NVME_RDMA_CM_INVALID_IRD:     return "invalid IRD";
 	case NVME_RDMA_CM_INVALID_ORD:     return "invalid ORD";
 	default:                           return "unknown";
-	}
-}
-
-uint32_t nvmf_rdma_port_queue_size(const struct nvmf_port_config *cfg)
-{
-	uint32_t n = cfg->max_queue_size;
-	if (n == 0 || n == UINT32_MAX)
-		return NVMF_DEFAULT_QUEUE_SIZE;
-	if (n < NVMF_MIN_QUEUE_SIZE)
-		return NVMF_MIN_QUEUE_SIZE;
-	return n > NVMF_MAX_QUEUE_SIZE ? NVMF_MAX_QUEUE_SIZE : n;
-}
-
-uint32_t nvmf_rdma_port_inline_size(const struct nvmf_port_config *cfg)
-{
-	uint32_t n = cfg->inline_data_size;
-	if (n == UINT32_MAX)
-		return NVMF_DEFAULT_INLINE;
-	return n > NVMF_MAX_INLINE ? NVMF_MAX_INLINE : n;
-}
-
-void nvmf_rdma_cm_port_limits(const struct nvmf_port *port, struct nvmf_rdma_cm_limits *lim)
-{
-	lim->admin_queue_size = NVMF_ADMIN_QUEUE_SIZE;
-	lim->io_queue_size = (uint16_t)nvmf_rdma_port_queue_size(port->cfg);
-	lim->max_qid = 0;
-	for (size_t i = 0; i < port->n_subsys; i++) {
-		const struct nvmf_subsys *s = port->subsys[i];
-		if (s->type != NVMF_SUBSYS_NVME)
-			continue;
-		uint16_t q = s->cfg && s->cfg->qid_max ? s->cfg->qid_max : 128;
-		if (q > lim->max_qid)
-			lim->max_qid = q;
 	}
 }

@@ -1,9 +1,9 @@
-/* RDMA host transport connect (rdma/host-conn.c): arguments refused before any RDMA call,
+/* RDMA host transport connect (rdma/host/conn.c): arguments refused before any RDMA call,
  * so these run on a machine without a device. */
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <string.h>
-#include "rdma/host.h"
+#include "rdma/host/host.h"
 #include "tests/unit/suites.h"
 
 static int try_connect(const char *traddr, const char *trsvcid, uint16_t size, char *err, size_t len)

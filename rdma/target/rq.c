@@ -11,18 +11,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rdma/internal.h"
+#include "rdma/target/internal.h"
 
 static size_t align_up(size_t v, size_t a)
 {
 	return (v + a - 1) / a * a;
 }
 
-int nvmf_rdma_rq_init(struct nvmf_rdma_rq *rq, struct ibv_pd *pd, bool shared,
-		      struct nvmf_rdma_queue *owner, uint32_t depth, uint32_t inline_size,
-		      char *err, size_t errlen)
+int nvmf_rdma_rq_init(struct nvmf_rdma_rq *rq, const struct nvmf_rdma_verbs *verbs,
+		      struct ibv_pd *pd, bool shared, struct nvmf_rdma_queue *owner,
+		      uint32_t depth, uint32_t inline_size, char *err, size_t errlen)
 {
 	memset(rq, 0, sizeof(*rq));
+	rq->verbs = verbs;
 	rq->owner = shared ? NULL : owner;
 	rq->depth = depth;
 	rq->inline_size = inline_size;
@@ -37,14 +38,14 @@ int nvmf_rdma_rq_init(struct nvmf_rdma_rq *rq, struct ibv_pd *pd, bool shared,
 		goto fail;
 	}
 	memset(rq->mem, 0, rq->mem_len);
-	rq->mr = ibv_reg_mr(pd, rq->mem, rq->mem_len, IBV_ACCESS_LOCAL_WRITE);
+	rq->mr = verbs->reg_mr(pd, rq->mem, rq->mem_len, IBV_ACCESS_LOCAL_WRITE);
 	if (!rq->mr) {
 		snprintf(err, errlen, "ibv_reg_mr %zu bytes (receives): %s", rq->mem_len, strerror(errno));
 		goto fail;
 	}
 	if (shared) {
 		struct ibv_srq_init_attr a = { .attr = { .max_wr = depth, .max_sge = inline_size ? 2 : 1 } };
-		rq->srq = ibv_create_srq(pd, &a);
+		rq->srq = verbs->create_srq(pd, &a);
 		if (!rq->srq) {
 			snprintf(err, errlen, "ibv_create_srq %u entries: %s", depth, strerror(errno));
 			goto fail;
@@ -79,9 +80,9 @@ fail:
 void nvmf_rdma_rq_fini(struct nvmf_rdma_rq *rq)
 {
 	if (rq->srq)
-		ibv_destroy_srq(rq->srq);
+		rq->verbs->destroy_srq(rq->srq);
 	if (rq->mr)
-		ibv_dereg_mr(rq->mr);
+		rq->verbs->dereg_mr(rq->mr);
 	free(rq->mem);
 	free(rq->recvs);
 	memset(rq, 0, sizeof(*rq));
@@ -90,8 +91,8 @@ void nvmf_rdma_rq_fini(struct nvmf_rdma_rq *rq)
 static int post_chain(struct nvmf_rdma_rq *rq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	if (rq->srq)
-		return ibv_post_srq_recv(rq->srq, wr, bad);
-	return ibv_post_recv(rq->owner->id->qp, wr, bad);
+		return rq->verbs->post_srq_recv(rq->srq, wr, bad);
+	return rq->verbs->post_recv(rq->owner->qp, wr, bad);
 }
 
 int nvmf_rdma_rq_post_all(struct nvmf_rdma_rq *rq)

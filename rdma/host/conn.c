@@ -17,7 +17,8 @@
 #include <string.h>
 #include <time.h>
 #include <arpa/inet.h>
-#include "rdma/host.h"
+#include "nvme/rdma-cm.h"
+#include "rdma/host/host.h"
 
 static int set_nonblock(int fd)
 {
@@ -110,7 +111,7 @@ static int cm_expect(struct nvmf_rh_queue *q, enum rdma_cm_event_type want, int 
 static int create_resources(struct nvmf_rh_queue *q, char *err, size_t errlen)
 {
 	struct ibv_context *verbs = q->id->verbs;
-	struct nvmf_rh_dev *dev = q->dev;
+	struct nvmf_rdma_dev *dev = q->dev;
 	const char *name = ibv_get_device_name(verbs->device);
 
 	q->cc = ibv_create_comp_channel(verbs);
@@ -259,7 +260,7 @@ int nvmf_rh_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts,
 		       "rdma_resolve_route", err, errlen);
 	if (rc)
 		goto fail;
-	q->dev = nvmf_rh_dev_get(q->id->verbs, err, errlen);
+	q->dev = nvmf_rdma_dev_get(q->id->verbs, err, errlen);
 	if (!q->dev) {
 		rc = -ENODEV;
 		goto fail;
@@ -269,7 +270,7 @@ int nvmf_rh_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts,
 		goto fail;
 
 	struct nvme_rdma_cm_req req;
-	nvmf_rh_build_cm_req(&req, qid, size);
+	nvme_rdma_cm_build_req(&req, qid, size);
 	struct rdma_conn_param p;
 	memset(&p, 0, sizeof(p));
 	p.private_data = &req;
@@ -330,7 +331,7 @@ void nvmf_rh_queue_disconnect(struct nvmf_hq *hq)
 		rdma_destroy_id(q->id);   /* every CM event was acked */
 	if (q->ec)
 		rdma_destroy_event_channel(q->ec);
-	nvmf_rh_dev_put(q->dev);      /* after the MRs and QP: they hold the PD */
+	nvmf_rdma_dev_put(q->dev);      /* after the MRs and QP: they hold the PD */
 	free(q);
 	hq->tpriv = NULL;
 }

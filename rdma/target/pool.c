@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <numa.h>
-#include "rdma/internal.h"
+#include "rdma/target/internal.h"
 
 #define HUGE_2M (2u << 20)
 
@@ -20,10 +20,12 @@ static size_t align_up(size_t v, size_t a)
 	return (v + a - 1) / a * a;
 }
 
-int nvmf_rdma_pool_init(struct nvmf_rdma_pool *p, struct ibv_pd *pd, int node, uint32_t max_xfer,
-			uint32_t nsmall, uint32_t nlarge, bool huge, char *err, size_t errlen)
+int nvmf_rdma_pool_init(struct nvmf_rdma_pool *p, const struct nvmf_rdma_verbs *verbs,
+			struct ibv_pd *pd, int node, uint32_t max_xfer, uint32_t nsmall,
+			uint32_t nlarge, bool huge, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof(*p));
+	p->verbs = verbs;
 	if (max_xfer < NVMF_RDMA_ALIGN)
 		max_xfer = NVMF_RDMA_ALIGN;
 	max_xfer = (uint32_t)align_up(max_xfer, NVMF_RDMA_ALIGN);
@@ -66,7 +68,7 @@ int nvmf_rdma_pool_init(struct nvmf_rdma_pool *p, struct ibv_pd *pd, int node, u
 	/* Before the first touch (registration pins the pages): place them near the device. */
 	if (node >= 0 && numa_available() >= 0)
 		numa_tonode_memory(p->mem, p->len, node);
-	p->mr = ibv_reg_mr(pd, p->mem, p->len, IBV_ACCESS_LOCAL_WRITE);
+	p->mr = verbs->reg_mr(pd, p->mem, p->len, IBV_ACCESS_LOCAL_WRITE);
 	if (!p->mr) {
 		snprintf(err, errlen, "data buffer pool: ibv_reg_mr %zu bytes: %s", p->len, strerror(errno));
 		goto fail;
@@ -94,7 +96,7 @@ fail:
 void nvmf_rdma_pool_fini(struct nvmf_rdma_pool *p)
 {
 	if (p->mr)
-		ibv_dereg_mr(p->mr);
+		p->verbs->dereg_mr(p->mr);
 	if (p->mem)
 		munmap(p->mem, p->len);
 	for (unsigned i = 0; i < p->ncls; i++) {

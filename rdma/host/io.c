@@ -17,7 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rdma/host.h"
+#include "nvme/sgl.h"
+#include "rdma/host/host.h"
 
 #define NVMF_RH_LOG(...) fprintf(stderr, "nvmf-rdma host: " __VA_ARGS__)
 #define BUF_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE)
@@ -191,11 +192,11 @@ static int hq_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 	s->wr.num_sge = 1;
 	s->bounce = NULL;
 	s->copy_back = false;
-	const struct nvmf_rh_region *reg = cmd->len ?
-		nvmf_rh_dev_lookup(q->dev, cmd->buf, cmd->len) : NULL;
+	const struct nvmf_rdma_region *reg = cmd->len ?
+		nvmf_rdma_dev_lookup(q->dev, cmd->buf, cmd->len) : NULL;
 
 	if (!cmd->len) {
-		nvmf_rh_sgl_keyed(s->sqe, 0, 0, 0);
+		nvme_sgl_set_keyed(s->sqe, 0, 0, 0, false);
 	} else if (cmd->write && cmd->len <= q->incapsule) {
 		/* In-capsule: the data follows the SQE in the same SEND. */
 		struct ibv_sge *d = &s->sge[1];
@@ -210,11 +211,11 @@ static int hq_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 		}
 		d->length = cmd->len;
 		s->wr.num_sge = 2;
-		nvmf_rh_sgl_incapsule(s->sqe, cmd->len);
-	} else if (cmd->len > NVMF_RH_MAX_KEYED_LEN) {
+		nvme_sgl_set_incapsule(s->sqe, 0, cmd->len);   /* ICDOFF 0 */
+	} else if (cmd->len > NVME_SGL_KEYED_MAX_LEN) {
 		return -EINVAL;
 	} else if (reg) {
-		nvmf_rh_sgl_keyed(s->sqe, (uintptr_t)cmd->buf, cmd->len, reg->rkey);
+		nvme_sgl_set_keyed(s->sqe, (uintptr_t)cmd->buf, cmd->len, reg->rkey, false);
 	} else {
 		void *b;
 		uint32_t rkey;
@@ -226,7 +227,7 @@ static int hq_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 			memcpy(b, cmd->buf, cmd->len);
 		else
 			s->copy_back = true;
-		nvmf_rh_sgl_keyed(s->sqe, (uintptr_t)b, cmd->len, rkey);
+		nvme_sgl_set_keyed(s->sqe, (uintptr_t)b, cmd->len, rkey, false);
 	}
 	s->cmd = cmd;
 	s->send_done = s->cqe_done = false;
@@ -422,13 +423,13 @@ static int hq_mem_register(struct nvmf_hq *admin, void *addr, size_t len)
 	struct nvmf_rh_queue *q = admin ? admin->tpriv : NULL;
 	if (!q || !q->dev)
 		return -ENOTCONN;
-	return nvmf_rh_dev_register(q->dev, addr, len);
+	return nvmf_rdma_dev_register(q->dev, addr, len);
 }
 
 static int hq_mem_unregister(struct nvmf_hq *admin, void *addr)
 {
 	struct nvmf_rh_queue *q = admin ? admin->tpriv : NULL;
-	return nvmf_rh_dev_unregister(q ? q->dev : NULL, addr);
+	return nvmf_rdma_dev_unregister(q ? q->dev : NULL, addr);
 }
 
 const struct nvmf_host_transport nvmf_rdma_host_transport = {

@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Types shared by the files of the RDMA target transport (not a public interface: the
+ * rest of the project sees rdma/target/transport.h only).
+ *
+ *   transport.c   the transport object, devices and their pools, rdma_cm listeners and
+ *                 CM events (validate, hand to the core, accept or reject)
+ *   poll-group.c  the transport's part of a core poll group: CQ + SRQ per device, the
+ *                 qp_num map, reaping completions, the end-of-pass posting
+ *   queue.c       one RC QP per NVMe queue: CQE buffers, WR chains, teardown
+ *   request.c     the per-request state machine and the core's queue_response
+ *   rq.c          receive queues: a poll group's SRQ, or a queue's own
+ *   pool.c        registered data buffers per device (PD), allocated once
+ *   verbs.c       every verbs call of the data path and of resource set-up, through one
+ *                 table (struct nvmf_rdma_verbs) that the unit tests replace with a fake
+ */
+#ifndef NVMF_RDMA_TARGET_INTERNAL_H
+#define NVMF_RDMA_TARGET_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include "nvme/rdma-cm.h"
+#include "rdma/device.h"
+#include "rdma/target/transport.h"
+#include "target/core.h"
+
+#define NVMF_RDMA_LOG(...) fprintf(stderr, "nvmf-rdma: " __VA_ARGS__)
+
+/* Page alignment of every buffer handed to a backend (O_DIRECT needs block alignment). */
+#define NVMF_RDMA_ALIGN 4096u
+
+/* Limits of the transport (NVMe/RDMA binding): a keyed SGL length has 24 bits; pools go
+ * up to 8 MiB buffers (MDTS 11). */
+#define NVMF_RDMA_MAX_QUEUE_SIZE 1024u
+#define NVMF_RDMA_MAX_INLINE     16384u
+#define NVMF_RDMA_MAX_XFER       (8u << 20)
+
+struct nvmf_rdma_req;
+struct nvmf_rdma_queue;
+struct nvmf_rdma_rq;
+struct nvmf_rdma_poll_group;
+struct nvmf_rdma_pg_dev;
+struct nvmf_rdma_transport;
+
+/* ---- verbs.c: the seam between the data path and the device ---- */
+
+/*
+ * Every verbs call the target transport makes, so that tests/unit/rdma/ can run the data
+ * path against a fake device on a machine without RDMA. nvmf_rdma_verbs_real calls
+ * libibverbs / librdmacm. Return values as the verbs they stand for.
+ */
+struct nvmf_rdma_verbs {
+	/* data path */
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+	int (*poll_cq)(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+	/* qp_error - move @qp to the error state: every posted WR completes with a flush
+	 * error (teardown). */
+	int (*qp_error)(struct ibv_qp *qp);
+	/* req_notify_cq - an event on the CQ's channel at the next completion (before the
+	 * poll group sleeps); ack_channel - take and acknowledge the channel's events. */
+	int (*req_notify_cq)(struct ibv_cq *cq);
+	void (*ack_channel)(struct ibv_comp_channel *ch);
+	/* memory registration */
+	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t len, int access);
+	int (*dereg_mr)(struct ibv_mr *mr);
+	/* resources */
+	struct ibv_comp_channel *(*create_channel)(struct ibv_context *ctx);
+	int (*destroy_channel)(struct ibv_comp_channel *ch);
+	struct ibv_cq *(*create_cq)(struct ibv_context *ctx, int cqe, void *cq_ctx,
+				    struct ibv_comp_channel *ch);
+	int (*resize_cq)(struct ibv_cq *cq, int cqe);
+	int (*destroy_cq)(struct ibv_cq *cq);
+	struct ibv_srq *(*create_srq)(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+	int (*destroy_srq)(struct ibv_srq *srq);
+	/* create_qp - an RC QP for @id (NULL in tests) on @pd; fills @attr->cap with what
+	 * the device granted. NULL with errno set. */
+	struct ibv_qp *(*create_qp)(struct rdma_cm_id *id, struct ibv_pd *pd,
+				    struct ibv_qp_init_attr *attr);
+	void (*destroy_qp)(struct rdma_cm_id *id, struct ibv_qp *qp);
+};
+
+extern const struct nvmf_rdma_verbs nvmf_rdma_verbs_real;
+
+/* What a work completion's wr_id points at: the first member of each context. */
+enum nvmf_rdma_wr_type {
+	NVMF_RDMA_WR_RECV,
+	NVMF_RDMA_WR_SEND,
+	NVMF_RDMA_WR_READ,
+	NVMF_RDMA_WR_WRITE,   /* unsignaled; seen only as a flush error */
+};
+struct nvmf_rdma_wr {
+	enum nvmf_rdma_wr_type type;
+};
+
+/* ---- pool.c: registered data buffers of one device ---- */
+
+#define NVMF_RDMA_POOL_CLASSES 3
+#define NVMF_RDMA_CACHE_MAX    32   /* buffers per class a poll group may hold back */
+
+struct nvmf_rdma_buf_class {
+	uint32_t size;         /* bytes per buffer, a multiple of NVMF_RDMA_ALIGN */
+	uint32_t count;
+	uint32_t nfree;
+	void **free;           /* stack of free buffers */
+	uint8_t *base;         /* first buffer of the class */
+	uint8_t *in_use;       /* per buffer: handed out; catches a buffer released twice */
+	uint64_t double_puts;  /* releases of a buffer that was already free (a bug) */
+};
+
+struct nvmf_rdma_pool {
+	const struct nvmf_rdma_verbs *verbs;
+	void *mem;             /* one mapping for all classes */
+	size_t len;            /* bytes */
+	bool huge;             /* MAP_HUGETLB worked */
+	struct ibv_mr *mr;     /* registered once, LOCAL_WRITE (RDMA READ lands here) */
+	struct nvmf_rdma_buf_class cls[NVMF_RDMA_POOL_CLASSES];
+	unsigned ncls;         /* classes in ascending size */
+	uint32_t max_size;     /* largest buffer: the max transfer size */
+	pthread_mutex_t lock;  /* poll groups of several threads share the pool */
+};
+
+/*
+ * nvmf_rdma_pool_init - map and register buffers for @pd: 4 KiB x @nsmall, 128 KiB x
+ * @nlarge and @max_xfer x max(@nlarge/4, 4) (classes not below @max_xfer collapse into
+ * the last). Huge pages first when @huge, normal pages otherwise; placed on NUMA @node
+ * (the device's; -1 = anywhere). Returns 0 or -1 with @err set.
+ */
+int nvmf_rdma_pool_init(struct nvmf_rdma_pool *p, const struct nvmf_rdma_verbs *verbs,
+			struct ibv_pd *pd, int node, uint32_t max_xfer, uint32_t nsmall,
+			uint32_t nlarge, bool huge, char *err, size_t errlen);
+void nvmf_rdma_pool_fini(struct nvmf_rdma_pool *p);
+/* nvmf_rdma_pool_get - the smallest free buffer of >= @len bytes; NULL when none is free
+ * now (or @len exceeds max_size). @cls_out receives the class to give back. Thread safe
+ * (pool lock); poll groups keep a small cache in front (nvmf_rdma_pgd_buf_get). */
+void *nvmf_rdma_pool_get(struct nvmf_rdma_pool *p, uint32_t len, unsigned *cls_out);
+void nvmf_rdma_pool_put(struct nvmf_rdma_pool *p, void *buf, unsigned cls);
+
+/* ---- devices (transport.c) ---- */
+
+/* A device the transport uses: the shared context (PD, attributes) and its data pool. */
+struct nvmf_rdma_device {
+	struct nvmf_rdma_dev *dev;         /* rdma/device.h */
+	struct nvmf_rdma_pool pool;
+	struct nvmf_rdma_device *next;
+};
+
+/* ---- receive queues (rq.c) ---- */
+
+/* One posted receive: the SQE and (I/O queues) the in-capsule data area. */
+struct nvmf_rdma_recv {
+	struct nvmf_rdma_wr wr;            /* first: wr_id points here */
+	struct nvmf_rdma_rq *rq;           /* the receive queue it is posted to */
+	struct nvme_sqe *sqe;              /* 64 B, registered */
+	void *inline_buf;                  /* rq->inline_size bytes, page aligned; NULL if 0 */
+	uint32_t byte_len;                 /* of the last completion */
+	struct ibv_recv_wr rwr;
+	struct ibv_sge sge[2];
+	STAILQ_ENTRY(nvmf_rdma_recv) link; /* waiting for a free request */
+};
+
+/*
+ * A set of receives: a poll group's shared receive queue (SRQ) on one device, or, where
+ * the device has no SRQ (or the config turns it off), one queue's own receive queue.
+ * SQEs and in-capsule areas are one allocation registered once. Reposts are chained and
+ * posted once per poll pass (nvmf_rdma_pg_flush), before that pass's responses.
+ */
+struct nvmf_rdma_rq {
+	const struct nvmf_rdma_verbs *verbs;
+	struct ibv_srq *srq;               /* NULL: receives go to @owner's QP */
+	struct nvmf_rdma_queue *owner;     /* the queue of a non-shared receive queue */
+	void *mem;
+	size_t mem_len;                    /* bytes */
+	struct ibv_mr *mr;
+	struct nvmf_rdma_recv *recvs;
+	uint32_t depth;                    /* receives */
+	uint32_t inline_size;              /* in-capsule bytes per receive (0: none) */
+	uint32_t posted;                   /* receives the device holds */
+	struct ibv_recv_wr *head, **tailp; /* reposts batched for this pass */
+	bool dirty;
+	struct nvmf_rdma_rq *next_dirty;
+};
+
+/* nvmf_rdma_rq_init - allocate and register @depth receives of 64 B + @inline_size bytes
+ * on @pd; when @shared: an SRQ (verbs->create_srq on @pd), else for @owner's
+ * QP (posted by nvmf_rdma_rq_post_all once the QP exists). Returns 0 or -1 with @err. */
+int nvmf_rdma_rq_init(struct nvmf_rdma_rq *rq, const struct nvmf_rdma_verbs *verbs,
+		      struct ibv_pd *pd, bool shared, struct nvmf_rdma_queue *owner,
+		      uint32_t depth, uint32_t inline_size, char *err, size_t errlen);
+void nvmf_rdma_rq_fini(struct nvmf_rdma_rq *rq);
+/* nvmf_rdma_rq_post_all - post every receive now (set-up). Returns 0 or errno. */
+int nvmf_rdma_rq_post_all(struct nvmf_rdma_rq *rq);
+/* nvmf_rdma_rq_repost - chain @r for the end-of-pass post of its poll group @pg. */
+void nvmf_rdma_rq_repost(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_recv *r);
+/* nvmf_rdma_rq_flush - post the chained reposts in one call. Returns 0 or errno (the
+ * receives not posted stay chained on an SRQ; a queue's own are lost with its QP). */
+int nvmf_rdma_rq_flush(struct nvmf_rdma_rq *rq);
+
+/* ---- requests (request.c) ---- */
+
+/*
+ * The life of one command on an RDMA queue, like SPDK's spdk_nvmf_rdma_request_state;
+ * nvmf_rdma_req_process() advances a request as far as it can go:
+ *
+ *   FREE -> NEW            a capsule arrived (wc_recv)
+ *   NEW -> EXECUTED        the core answered at once (nvmf_req_init false, or a bad SGL)
+ *   NEW -> READY_TO_EXECUTE  no data, or in-capsule data (zero copy: it stays in the
+ *                          receive buffer), or a keyed C2H command once it has a buffer
+ *   NEW -> NEED_BUFFER     keyed data: a registered pool buffer of the transfer size
+ *   NEED_BUFFER -> NEED_READ (H2C) | READY_TO_EXECUTE (C2H)   a buffer was free
+ *   NEED_READ -> TRANSFER_H2C   an RDMA READ slot (the negotiated ORD) was free
+ *   TRANSFER_H2C -> READY_TO_EXECUTE   the READ completed
+ *   READY_TO_EXECUTE -> EXECUTING      handed to the core (nvmf_req_execute)
+ *   EXECUTING -> EXECUTED  the core called queue_response
+ *   EXECUTED -> READY_TO_COMPLETE  the capsule's receive was reposted; wait for a send
+ *                          slot (never more responses in flight than the host's HRQSIZE)
+ *   READY_TO_COMPLETE -> COMPLETING  RDMA WRITE (C2H data) + SEND [WITH_INV] chained for
+ *                          the end-of-pass post; only the chain's last SEND is signaled
+ *   COMPLETING -> COMPLETED  that SEND (or a later one of the same QP) completed
+ *   COMPLETED -> FREE      buffer back to the pool, buffer waiters served
+ * On a dying queue a request waiting for a buffer, a READ slot or its READ is abandoned
+ * (the core forgets it) and an answer is dropped.
+ */
+enum nvmf_rdma_req_state {
+	NVMF_RDMA_REQ_FREE,
+	NVMF_RDMA_REQ_NEW,
+	NVMF_RDMA_REQ_NEED_BUFFER,         /* in pgd->buf_waiters */
+	NVMF_RDMA_REQ_NEED_READ,           /* in q->pending_reads */
+	NVMF_RDMA_REQ_TRANSFER_H2C,        /* RDMA READ chained / posted */
+	NVMF_RDMA_REQ_READY_TO_EXECUTE,
+	NVMF_RDMA_REQ_EXECUTING,           /* owned by the core / backend */
+	NVMF_RDMA_REQ_EXECUTED,
+	NVMF_RDMA_REQ_READY_TO_COMPLETE,   /* in q->pending_sends */
+	NVMF_RDMA_REQ_COMPLETING,          /* in q->completing */
+	NVMF_RDMA_REQ_COMPLETED,
+};
+
+TAILQ_HEAD(nvmf_rdma_req_list, nvmf_rdma_req);
+
+struct nvmf_rdma_req {
+	struct nvmf_req req;               /* what the core sees */
+	struct nvmf_rdma_queue *q;
+	enum nvmf_rdma_req_state state;
+	struct nvmf_rdma_recv *recv;       /* the capsule, until it is reposted */
+	struct nvme_cqe *cqe;              /* 16 B, registered */
+	void *buf;                         /* pool buffer or NULL */
+	unsigned buf_cls;
+	uint64_t raddr;                    /* keyed SGL: host address, key, bytes to move */
+	uint32_t rkey;
+	uint32_t xfer_len;
+	bool invalidate;                   /* answer with SEND_WITH_INV(rkey) */
+	bool in_core;                      /* nvmf_req_init accepted it, not yet answered */
+	bool in_process;                   /* nvmf_rdma_req_process is advancing it */
+	bool queued;                       /* in a wait list (buffer, READ slot, send slot) */
+	bool resumed;                      /* just taken off the head of its wait list */
+	struct nvmf_rdma_wr send_ctx, read_ctx, write_ctx;
+	struct ibv_send_wr data_wr, send_wr;
+	struct ibv_sge data_sge, send_sge;
+	TAILQ_ENTRY(nvmf_rdma_req) link;   /* free list, one wait list, or q->completing */
+};
+
+/* nvmf_rdma_req_process - advance @r as far as it can go (see the states above). */
+void nvmf_rdma_req_process(struct nvmf_rdma_req *r);
+/* nvmf_rdma_handle_wc - one work completion of @q (NULL: its queue is gone; a shared
+ * receive, if that is what completed, goes back to its SRQ). */
+void nvmf_rdma_handle_wc(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_queue *q,
+			 const struct ibv_wc *wc);
+/* nvmf_rdma_pgd_kick - serve the group's requests waiting for a buffer on the device. */
+void nvmf_rdma_pgd_kick(struct nvmf_rdma_pg_dev *pgd);
+/* nvmf_rdma_queue_drop_waiting - on teardown: abandon requests that never reached the
+ * backend (waiting for a buffer, a READ slot or a send slot) and repost receives that
+ * never got a request. */
+void nvmf_rdma_queue_drop_waiting(struct nvmf_rdma_queue *q);
+/* nvmf_rdma_req_unpost - a WR of @r never reached the device (post failed, or the queue
+ * died before the post): undo what chaining it counted and finish @r. */
+void nvmf_rdma_req_unpost(struct nvmf_rdma_req *r, enum nvmf_rdma_wr_type type);
+/* The core's ops of the transport (request.c). */
+void nvmf_rdma_queue_response(struct nvmf_req *req);
+
+/* ---- queues (queue.c) ---- */
+
+enum nvmf_rdma_queue_state {
+	NVMF_RDMA_Q_CONNECTING,         /* accepted, waiting for ESTABLISHED */
+	NVMF_RDMA_Q_LIVE,
+	NVMF_RDMA_Q_DYING,              /* disconnecting: flushing, then waiting for the core */
+};
+
+struct nvmf_rdma_queue {
+	struct nvmf_sq sq;
+	struct nvmf_rdma_transport *t;
+	struct nvmf_rdma_poll_group *pg;
+	struct nvmf_rdma_pg_dev *pgd;      /* the group's CQ (and SRQ) on this queue's device */
+	struct nvmf_rdma_device *dev;
+	struct rdma_cm_id *id;             /* NULL for queues the unit tests build */
+	struct ibv_qp *qp;
+	struct nvmf_rdma_rq *rq;           /* pgd->srq, or own_rq */
+	struct nvmf_rdma_rq own_rq;        /* used when the device has no SRQ */
+	enum nvmf_rdma_queue_state state;
+	uint16_t qid;                      /* from the CM REQ */
+	uint32_t qp_num;
+	uint32_t recv_depth;               /* capsules the host may have outstanding: HSQSIZE + 1 */
+	uint32_t max_sends;                /* responses in flight: min(HRQSIZE, nreq) */
+	uint32_t max_reads;                /* RDMA READs in flight: the negotiated ORD */
+	uint32_t nreq;                     /* request contexts: 2 x recv_depth */
+	uint32_t inline_size;              /* in-capsule bytes accepted (0 on admin queues) */
+	uint32_t cq_share;                 /* CQ entries reserved in pgd->cq */
+	bool inline_send;                  /* max_inline_data >= 16: CQE sent inline */
+	uint32_t sends_inflight, reads_inflight;
+	void *mem;                         /* CQEs, one registration */
+	size_t mem_len;
+	struct ibv_mr *mr;
+	struct nvmf_rdma_req *reqs;
+	struct nvmf_rdma_req_list free_reqs;
+	struct nvmf_rdma_req_list pending_reads;
+	struct nvmf_rdma_req_list pending_sends;
+	struct nvmf_rdma_req_list completing;   /* SENDs posted, in order: one signaled
+						 * completion retires every earlier one */
+	STAILQ_HEAD(, nvmf_rdma_recv) pending_recvs;
+	/* Send WRs of this poll pass, posted in one post_send by nvmf_rdma_pg_flush. */
+	struct ibv_send_wr *wr_head, **wr_tailp;
+	struct ibv_send_wr *last_send;     /* the chain's last SEND: the one signaled */
+	bool dirty;
+	struct nvmf_rdma_queue *next_dirty;
+	bool released;                     /* the core called queue_released */
+	uint64_t dying_since_ms;
+	struct nvmf_rdma_queue *next;      /* in pg->queues */
+};
+
+/*
+ * nvmf_rdma_queue_create - a queue for connection @id (NULL: a unit test's) on @dev in
+ * poll group @pg, sized by @conn (NVMe/RDMA CM REQ) with @ord RDMA READs in flight: CQE
+ * buffers registered, a QP on the group's CQ and SRQ (or its own receives, all posted),
+ * known to the core (nvmf_sq_init on @port) and in the qp_num map. Returns NULL with a
+ * reason in @err (the caller rejects with NO_RSC).
+ */
+struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
+					       struct nvmf_rdma_device *dev, struct nvmf_port *port,
+					       struct rdma_cm_id *id,
+					       const struct nvme_rdma_cm_conn *conn,
+					       uint32_t ord, char *err, size_t errlen);
+/* nvmf_rdma_queue_disconnect - start tearing @q down (idempotent): QP to error so every
+ * WR flushes, rdma_disconnect, waiting requests abandoned, the core told
+ * (nvmf_sq_destroy); nvmf_rdma_queue_reap finishes the job. @why is logged (NULL:
+ * quietly). */
+void nvmf_rdma_queue_disconnect(struct nvmf_rdma_queue *q, const char *why);
+/* nvmf_rdma_queue_reap - free a dying queue once the core released it and its WRs have
+ * flushed (or the flush timed out, @force). Returns true once it is freed. */
+bool nvmf_rdma_queue_reap(struct nvmf_rdma_queue *q, uint64_t now_ms, bool force);
+/* nvmf_rdma_queue_chain - add @first..@last (a single WR or a linked pair) to @q's chain
+ * for the end-of-pass post; @send is the SEND among them (NULL for an RDMA READ). */
+void nvmf_rdma_queue_chain(struct nvmf_rdma_queue *q, struct ibv_send_wr *first,
+			   struct ibv_send_wr *last, struct ibv_send_wr *send);
+/* nvmf_rdma_queue_flush - post @q's chain in one post_send, only its last SEND
+ * signaled. On failure the queue is disconnected and the unposted requests finished. */
+void nvmf_rdma_queue_flush(struct nvmf_rdma_queue *q);
+
+/* ---- poll groups (poll-group.c) ---- */
+
+/* One device's resources in one poll group. */
+struct nvmf_rdma_pg_dev {
+	struct nvmf_rdma_poll_group *pg;
+	struct nvmf_rdma_device *dev;
+	struct ibv_comp_channel *channel;  /* this CQ's events; a wait descriptor of the group */
+	struct ibv_cq *cq;                 /* every QP of the group on this device */
+	uint32_t cq_size, cq_used;         /* entries: allocated, reserved by queues */
+	struct nvmf_rdma_rq *srq;          /* NULL: SRQ off or not supported */
+	struct nvmf_rdma_req_list buf_waiters;  /* NEED_BUFFER, FIFO */
+	/* Per-class cache of pool buffers in front of the shared pool (several groups). */
+	struct nvmf_rdma_buf_cache {
+		void *buf[NVMF_RDMA_CACHE_MAX];
+		unsigned n, max;
+	} cache[NVMF_RDMA_POOL_CLASSES];
+	struct nvmf_rdma_pg_dev *next;
+};
+
+/* nvmf_rdma_pgd_buf_get/put - a data buffer through the group's cache. */
+void *nvmf_rdma_pgd_buf_get(struct nvmf_rdma_pg_dev *pgd, uint32_t len, unsigned *cls_out);
+void nvmf_rdma_pgd_buf_put(struct nvmf_rdma_pg_dev *pgd, void *buf, unsigned cls);
+
+/*
+ * The transport's part of one core poll group: run to completion by the group's thread,
+ * owning its queues' QPs, a CQ and an SRQ per device. Work produced during one pass
+ * (responses, READs, receive reposts) is chained per QP / SRQ and posted once at the end
+ * of the pass (nvmf_rdma_pg_flush).
+ */
+struct nvmf_rdma_poll_group {
+	struct nvmf_tpg base;              /* first: the core's view */
+	struct nvmf_rdma_transport *t;
+	const struct nvmf_rdma_verbs *verbs;
+	struct rdma_event_channel *ec;     /* CM events of this group's queues (and, on the
+					    * main group, the listeners'): t->ec there */
+	struct nvmf_rdma_pg_dev *devs;
+	struct nvmf_rdma_queue *queues;
+	uint32_t nqueues, ndying;
+	struct nvmf_rdma_queue **qp_map;   /* qp_num -> queue, open addressing */
+	uint32_t qp_map_size;              /* slots, a power of two, >= 2 x nqueues */
+	struct nvmf_rdma_queue *dirty_q;   /* queues with chained send WRs */
+	struct nvmf_rdma_rq *dirty_rq;     /* receive queues with chained reposts */
+	unsigned ngroups;                  /* groups sharing the device pools (caches if > 1) */
+	bool admin_only;                   /* the main group beside I/O groups */
+	uint64_t wcs, posts;               /* counters: completions, post calls */
+};
+
+/* nvmf_rdma_pg_init - an empty group of @t (no core group: the map only, for tests of
+ * the map). Returns 0 or -ENOMEM. nvmf_rdma_pg_fini frees what it holds. */
+int nvmf_rdma_pg_init(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_transport *t);
+void nvmf_rdma_pg_fini(struct nvmf_rdma_poll_group *pg);
+/* nvmf_rdma_pg_dev_get - the group's CQ/SRQ on @dev, created on first use. */
+struct nvmf_rdma_pg_dev *nvmf_rdma_pg_dev_get(struct nvmf_rdma_poll_group *pg,
+					      struct nvmf_rdma_device *dev, char *err, size_t errlen);
+/* nvmf_rdma_pg_reserve_cq - reserve @n CQ entries in @pgd->cq, resizing it if needed.
+ * Returns 0 or -1 with @err. nvmf_rdma_pg_release_cq gives them back. */
+int nvmf_rdma_pg_reserve_cq(struct nvmf_rdma_pg_dev *pgd, uint32_t n, char *err, size_t errlen);
+void nvmf_rdma_pg_release_cq(struct nvmf_rdma_pg_dev *pgd, uint32_t n);
+/* Queue membership: the list and the qp_num map. Returns 0 or -ENOMEM. */
+int nvmf_rdma_pg_add_queue(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_queue *q);
+void nvmf_rdma_pg_remove_queue(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_queue *q);
+struct nvmf_rdma_queue *nvmf_rdma_pg_find_qp(struct nvmf_rdma_poll_group *pg, uint32_t qp_num);
+/* nvmf_rdma_pg_poll_cqs - reap up to @budget completions per CQ. Returns how many. */
+int nvmf_rdma_pg_poll_cqs(struct nvmf_rdma_poll_group *pg, int budget);
+/* nvmf_rdma_pg_flush - serve buffer waiters, then post everything chained this pass:
+ * receives first, then one post_send per QP. */
+void nvmf_rdma_pg_flush(struct nvmf_rdma_poll_group *pg);
+/* nvmf_rdma_pg_reap - free dying queues that are done (@force: after the flush timeout
+ * regardless). Returns how many were freed. */
+int nvmf_rdma_pg_reap(struct nvmf_rdma_poll_group *pg, bool force);
+
+/* The poll-group ops of the transport (ops->pg_create ... pg_woken; target/transport.h). */
+struct nvmf_tpg *nvmf_rdma_pg_create_op(struct nvmf_transport *base, struct nvmf_pg *core_pg,
+					char *err, size_t errlen);
+void nvmf_rdma_pg_destroy_op(struct nvmf_tpg *tpg);
+int nvmf_rdma_pg_poll_op(struct nvmf_tpg *tpg);
+void nvmf_rdma_pg_flush_op(struct nvmf_tpg *tpg);
+void nvmf_rdma_pg_arm_op(struct nvmf_tpg *tpg);
+void nvmf_rdma_pg_woken_op(struct nvmf_tpg *tpg);
+bool nvmf_rdma_pg_idle_op(struct nvmf_tpg *tpg);
+
+/* ---- the transport (transport.c) ---- */
+
+struct nvmf_rdma_listener {
+	struct rdma_cm_id *id;
+	struct nvmf_port *port;
+	struct nvmf_rdma_listener *next;
+};
+
+struct nvmf_rdma_transport {
+	struct nvmf_transport base;        /* first: the core's view */
+	const struct nvmf_rdma_verbs *verbs;
+	struct rdma_event_channel *ec;     /* listeners and main-group queues, non-blocking */
+	struct nvmf_rdma_listener *listeners;
+	struct nvmf_rdma_device *devices;  /* created on the main group only */
+	uint32_t max_xfer;                 /* bytes: 4 KiB << the target's MDTS */
+	bool use_srq;                      /* nvmf_target.srq (where the device has SRQs) */
+	uint32_t srq_depth;                /* receives per SRQ (nvmf_target.srq_depth) */
+	uint32_t inline_max;               /* largest in-capsule size of any port: SRQ receives */
+	bool shutting_down;                /* no new queues (atomic) */
+};
+
+/* A validated CONNECT_REQUEST, as handed from the main group to the queue's group. */
+struct nvmf_rdma_conn_req {
+	struct rdma_cm_id *id;
+	struct nvmf_port *port;
+	struct nvmf_rdma_device *dev;
+	struct nvme_rdma_cm_conn conn;
+	uint32_t ord, ird;                 /* RDMA READ depths, capped by the device */
+	char peer[64];                     /* "addr:port" for messages */
+};
+
+/* nvmf_rdma_transport_setup - what ops->create sets up that needs no RDMA device: the
+ * settings and limits from @tgt (resolved), @verbs the table to use. The unit tests make
+ * a transport with a fake table this way (and no CM channel). */
+void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t, struct nvmf_tgt *tgt,
+			       const struct nvmf_rdma_verbs *verbs);
+/* nvmf_rdma_device_setup - @d for the device context @dev: its data pool registered
+ * (sizes from the config). 0, or -1 with @err naming the device. nvmf_rdma_device_free
+ * releases a device made by the transport (pool, context reference, memory). */
+int nvmf_rdma_device_setup(struct nvmf_rdma_transport *t, struct nvmf_rdma_device *d,
+			   struct nvmf_rdma_dev *dev, char *err, size_t errlen);
+void nvmf_rdma_device_free(struct nvmf_rdma_device *d);
+
+/* nvmf_rdma_process_cm_events - handle every pending CM event on @pg's channel. Returns
+ * how many. (transport.c) */
+int nvmf_rdma_process_cm_events(struct nvmf_rdma_poll_group *pg);
+/* nvmf_rdma_pg_add_queue_op - ops->pg_add_queue: create @conn's queue and accept. */
+int nvmf_rdma_pg_add_queue_op(struct nvmf_tpg *tpg, void *conn);
+
+/* Monotonic clock. */
+uint64_t nvmf_rdma_now_ms(void);
+
+#endif

@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The RDMA target transport object: its devices and their registered pools, the rdma_cm
+ * listeners (one per port: IPv4, IPv6 or wildcard, RDMA_PS_TCP, RC QPs) and the CM event
+ * handling. A CONNECT_REQUEST is validated (nvme/rdma-cm.c against the port's limits),
+ * then handed to the core, which places the queue on a poll group; there the queue is
+ * created with every RECV posted and accepted with the NVMe/RDMA CM REP, or rejected
+ * with the NVMe/RDMA CM REJ status. Also the ops table the core sees.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include "rdma/target/internal.h"
+
+#define LISTEN_BACKLOG 128
+
+uint64_t nvmf_rdma_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* "1.2.3.4:4420" / "[fd77::1]:4420" for messages. */
+static void addr_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	if (sa && sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		snprintf(buf, len, "%s:%u", host, ntohs(in->sin_port));
+	} else if (sa && sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		snprintf(buf, len, "[%s]:%u", host, ntohs(in6->sin6_port));
+	} else {
+		snprintf(buf, len, "?");
+	}
+}
+
+/* ---- the transport and its devices ---- */
+
+void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t, struct nvmf_tgt *tgt,
+			       const struct nvmf_rdma_verbs *verbs)
+{
+	const struct nvmf_target_config *tc = &tgt->cfg->target;
+	t->verbs = verbs;
+	t->max_xfer = 4096u << tgt->mdts;
+	t->use_srq = tc->srq;
+	t->srq_depth = tc->srq_depth;
+	/* SRQ receives are shared by every port's queues: size them for the largest. */
+	for (size_t i = 0; i < tgt->n_ports; i++)
+		if (!strcmp(tgt->ports[i].cfg->trtype, "rdma") && tgt->ports[i].inline_size > t->inline_max)
+			t->inline_max = tgt->ports[i].inline_size;
+}
+
+static struct nvmf_transport *rdma_create(struct nvmf_tgt *tgt, char *err, size_t errlen)
+{
+	struct nvmf_rdma_transport *t = calloc(1, sizeof(*t));
+	if (!t) {
+		snprintf(err, errlen, "rdma transport: out of memory");
+		return NULL;
+	}
+	nvmf_rdma_transport_setup(t, tgt, &nvmf_rdma_verbs_real);
+	t->ec = rdma_create_event_channel();
+	if (!t->ec) {
+		snprintf(err, errlen, "rdma_create_event_channel: %s (no RDMA device, or rdma_ucm not loaded?)",
+			 strerror(errno));
+		free(t);
+		return NULL;
+	}
+	int fl = fcntl(t->ec->fd, F_GETFL);
+	int rc = fl < 0 || fcntl(t->ec->fd, F_SETFL, fl | O_NONBLOCK) ? -errno :
+		 nvmf_pg_add_wait_fd(nvmf_tgt_main_pg(tgt), t->ec->fd);
+	if (rc) {
+		snprintf(err, errlen, "rdma transport: event channel: %s", strerror(-rc));
+		rdma_destroy_event_channel(t->ec);
+		free(t);
+		return NULL;
+	}
+	return &t->base;
+}
+
+void nvmf_rdma_device_free(struct nvmf_rdma_device *d)
+{
+	nvmf_rdma_pool_fini(&d->pool);
+	nvmf_rdma_dev_put(d->dev);
+	free(d);
+}
+
+static void rdma_destroy(struct nvmf_transport *base)
+{
+	struct nvmf_rdma_transport *t = (struct nvmf_rdma_transport *)base;
+	struct nvmf_rdma_device *d;
+	while ((d = t->devices)) {
+		t->devices = d->next;
+		nvmf_rdma_device_free(d);
+	}
+	if (t->ec)
+		rdma_destroy_event_channel(t->ec);
+	free(t);
+}
+
+int nvmf_rdma_device_setup(struct nvmf_rdma_transport *t, struct nvmf_rdma_device *d,
+			   struct nvmf_rdma_dev *dev, char *err, size_t errlen)
+{
+	const struct nvmf_target_config *tc = &t->base.tgt->cfg->target;
+	memset(d, 0, sizeof(*d));
+	d->dev = dev;
+	char perr[200];
+	if (nvmf_rdma_pool_init(&d->pool, t->verbs, dev->pd, dev->numa_node, t->max_xfer,
+				tc->buffers_small, tc->buffers_large, tc->hugepages, perr, sizeof(perr))) {
+		snprintf(err, errlen, "%s: %s", dev->name, perr);
+		return -1;
+	}
+	NVMF_RDMA_LOG("device %s: %zu MiB of data buffers registered (%s pages, NUMA node %d), "
+		      "remote invalidate %s, SRQ %s\n",
+		      dev->name, d->pool.len >> 20, d->pool.huge ? "huge" : "normal", dev->numa_node,
+		      dev->send_with_inv ? "on" : "off",
+		      !t->use_srq ? "off (config)" : dev->attr.max_srq > 0 ? "on" : "not supported");
+	return 0;
+}
+
+/* The device context of @verbs with its pool, made on first use (main group only). */
+static struct nvmf_rdma_device *device_get(struct nvmf_rdma_transport *t, struct ibv_context *verbs,
+					   char *err, size_t errlen)
+{
+	struct nvmf_rdma_device *d;
+	for (d = t->devices; d; d = d->next)
+		if (d->dev->verbs == verbs)
+			return d;
+	struct nvmf_rdma_dev *dev = nvmf_rdma_dev_get(verbs, err, errlen);
+	if (!dev)
+		return NULL;
+	d = malloc(sizeof(*d));
+	if (!d) {
+		snprintf(err, errlen, "%s: out of memory", dev->name);
+		nvmf_rdma_dev_put(dev);
+		return NULL;
+	}
+	if (nvmf_rdma_device_setup(t, d, dev, err, errlen)) {
+		nvmf_rdma_dev_put(dev);
+		free(d);
+		return NULL;
+	}
+	d->next = t->devices;
+	t->devices = d;
+	return d;
+}
+
+static int rdma_numa_node(struct nvmf_transport *base)
+{
+	struct nvmf_rdma_transport *t = (struct nvmf_rdma_transport *)base;
+	if (t->devices)
+		return t->devices->dev->numa_node;
+	/* Nothing bound yet (wildcard listeners): the first device of the machine. */
+	int n = 0, node = -1;
+	struct ibv_device **list = ibv_get_device_list(&n);
+	if (!list)
+		return -1;
+	if (n > 0)
+		node = nvmf_rdma_device_numa_node(list[0]);
+	ibv_free_device_list(list);
+	return node;
+}
+
+/* ---- listeners ---- */
+
+static int tr_listen(struct nvmf_transport *base, struct nvmf_port *port, char *err, size_t errlen)
+{
+	struct nvmf_rdma_transport *t = (struct nvmf_rdma_transport *)base;
+	const struct nvmf_port_config *pc = port->cfg;
+	const char *svc = pc->trsvcid[0] ? pc->trsvcid : "4420";
+	int family = pc->adrfam == AF_INET6 ? AF_INET6 : AF_INET;
+	const char *host = pc->traddr[0] ? pc->traddr : (family == AF_INET6 ? "::" : "0.0.0.0");
+	struct addrinfo hints = { .ai_family = family, .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE };
+	struct addrinfo *ai = NULL;
+	int rc = getaddrinfo(host, svc, &hints, &ai);
+	if (rc) {
+		snprintf(err, errlen, "address %s:%s: %s", host, svc, gai_strerror(rc));
+		return -1;
+	}
+	struct nvmf_rdma_listener *l = calloc(1, sizeof(*l));
+	if (!l) {
+		freeaddrinfo(ai);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	l->port = port;
+	const char *what = "rdma_create_id";
+	if (rdma_create_id(t->ec, &l->id, l, RDMA_PS_TCP))
+		goto fail;
+	if (family == AF_INET6) {
+		/* "::" must not take the IPv4 port too: a 0.0.0.0 port may exist beside it. */
+		int afonly = 1;
+		rdma_set_option(l->id, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY, &afonly, sizeof(afonly));
+	}
+	what = "rdma_bind_addr";
+	if (rdma_bind_addr(l->id, ai->ai_addr))
+		goto fail;
+	what = "rdma_listen";
+	if (rdma_listen(l->id, LISTEN_BACKLOG))
+		goto fail;
+	freeaddrinfo(ai);
+	/* Bound to one device: register its buffers now rather than on the first connect. */
+	if (l->id->verbs) {
+		char derr[256];
+		if (!device_get(t, l->id->verbs, derr, sizeof(derr)))
+			NVMF_RDMA_LOG("port %u: %s (retried at the first connect)\n", pc->portid, derr);
+	}
+	port->transport_priv = l;
+	l->next = t->listeners;
+	t->listeners = l;
+	NVMF_RDMA_LOG("port %u: listening on %s%s%s:%s\n", pc->portid, family == AF_INET6 ? "[" : "",
+		      host, family == AF_INET6 ? "]" : "", svc);
+	return 0;
+fail:
+	snprintf(err, errlen, "%s %s%s%s:%s: %s", what, family == AF_INET6 ? "[" : "", host,
+		 family == AF_INET6 ? "]" : "", svc, strerror(errno));
+	freeaddrinfo(ai);
+	if (l->id)
+		rdma_destroy_id(l->id);
+	free(l);
+	return -1;
+}
+
+static void tr_stop_listen(struct nvmf_transport *base, struct nvmf_port *port)
+{
+	struct nvmf_rdma_transport *t = (struct nvmf_rdma_transport *)base;
+	__atomic_store_n(&t->shutting_down, true, __ATOMIC_RELAXED);
+	for (struct nvmf_rdma_listener **pp = &t->listeners; *pp; pp = &(*pp)->next) {
+		struct nvmf_rdma_listener *l = *pp;
+		if (l->port != port)
+			continue;
+		*pp = l->next;
+		port->transport_priv = NULL;
+		rdma_destroy_id(l->id);
+		free(l);
+		return;
+	}
+}
+
+/* ---- connections ---- */
+
+static void reject(struct rdma_cm_id *id, int sts)
+{
+	struct nvme_rdma_cm_rej rej;
+	nvme_rdma_cm_build_rej(&rej, sts);
+	rdma_reject(id, &rej, sizeof(rej));
+}
+
+int nvmf_rdma_pg_add_queue_op(struct nvmf_tpg *tpg, void *conn)
+{
+	struct nvmf_rdma_poll_group *pg = (struct nvmf_rdma_poll_group *)tpg;
+	struct nvmf_rdma_conn_req *cr = conn;
+	struct rdma_cm_id *id = cr->id;
+	char err[256] = "";
+	int rc = -1;
+	if (__atomic_load_n(&pg->t->shutting_down, __ATOMIC_RELAXED)) {
+		snprintf(err, sizeof(err), "shutting down");
+		goto reject;
+	}
+	/* From now on this group's channel gets the cm_id's events (none is pending: the
+	 * CONNECT_REQUEST was acked before the hand-over). */
+	if (id->channel != pg->ec && rdma_migrate_id(id, pg->ec)) {
+		snprintf(err, sizeof(err), "rdma_migrate_id: %s", strerror(errno));
+		goto reject;
+	}
+	struct nvmf_rdma_queue *q = nvmf_rdma_queue_create(pg, cr->dev, cr->port, id, &cr->conn, cr->ord,
+							   err, sizeof(err));
+	if (!q)
+		goto reject;
+	struct nvme_rdma_cm_rep rep;
+	nvme_rdma_cm_build_rep(&rep, (uint16_t)q->recv_depth);
+	struct rdma_conn_param p;
+	memset(&p, 0, sizeof(p));
+	p.private_data = &rep;
+	p.private_data_len = sizeof(rep);
+	p.initiator_depth = (uint8_t)(cr->ord > 255 ? 255 : cr->ord);
+	p.responder_resources = (uint8_t)(cr->ird > 255 ? 255 : cr->ird);
+	p.rnr_retry_count = 7;
+	p.retry_count = 7;
+	p.flow_control = 1;
+	if (rdma_accept(id, &p)) {
+		NVMF_RDMA_LOG("rdma_accept from %s: %s\n", cr->peer, strerror(errno));
+		nvmf_rdma_queue_disconnect(q, NULL);  /* reaped (and its cm_id destroyed) later */
+	}
+	free(cr);
+	return 0;
+reject:
+	NVMF_RDMA_LOG("rejecting connect from %s (queue %u): %s\n", cr->peer, cr->conn.qid, err);
+	reject(id, NVME_RDMA_CM_NO_RSC);
+	rdma_destroy_id(id);
+	free(cr);
+	return rc;
+}
+
+/* The port's limits for a connecting host (resolved by the core: nvmf_port_resolve). */
+static void port_limits(const struct nvmf_port *port, struct nvme_rdma_cm_limits *lim)
+{
+	lim->admin_queue_size = NVMF_ADMIN_QUEUE_SIZE;
+	lim->io_queue_size = port->queue_size;
+	lim->max_qid = port->max_qid;
+}
+
+/* CONNECT_REQUEST on @port: validated here, handed to the core after the event is acked
+ * (*handoff). Returns the cm_id to destroy after the ack, if rejected. */
+static struct rdma_cm_id *on_connect_request(struct nvmf_rdma_transport *t, struct nvmf_port *port,
+					     struct rdma_cm_event *ev, struct nvmf_rdma_conn_req **handoff)
+{
+	struct rdma_cm_id *id = ev->id;
+	struct nvmf_rdma_conn_req cr;
+	char err[256];
+	memset(&cr, 0, sizeof(cr));
+	cr.id = id;
+	cr.port = port;
+	addr_str(rdma_get_peer_addr(id), cr.peer, sizeof(cr.peer));
+
+	struct nvme_rdma_cm_limits lim;
+	port_limits(port, &lim);
+	int sts = nvme_rdma_cm_parse_req(ev->param.conn.private_data, ev->param.conn.private_data_len,
+					 &lim, &cr.conn);
+	if (sts) {
+		NVMF_RDMA_LOG("rejecting connect from %s: %s\n", cr.peer, nvme_rdma_cm_status_str(sts));
+		reject(id, sts);
+		return id;
+	}
+	if (__atomic_load_n(&t->shutting_down, __ATOMIC_RELAXED)) {
+		reject(id, NVME_RDMA_CM_NO_RSC);
+		return id;
+	}
+	struct nvmf_rdma_device *dev = device_get(t, id->verbs, err, sizeof(err));
+	if (!dev) {
+		NVMF_RDMA_LOG("rejecting connect from %s (queue %u): %s\n", cr.peer, cr.conn.qid, err);
+		reject(id, NVME_RDMA_CM_NO_RSC);
+		return id;
+	}
+	cr.dev = dev;
+	/* The CM swaps the fields: initiator_depth here is the host's responder resources,
+	 * the most RDMA READs we may have outstanding against it. */
+	const struct ibv_device_attr *attr = &dev->dev->attr;
+	cr.ord = ev->param.conn.initiator_depth;
+	if (cr.ord > (uint32_t)attr->max_qp_init_rd_atom)
+		cr.ord = (uint32_t)attr->max_qp_init_rd_atom;
+	cr.ird = ev->param.conn.responder_resources;
+	if (cr.ird > (uint32_t)attr->max_qp_rd_atom)
+		cr.ird = (uint32_t)attr->max_qp_rd_atom;
+	/* Until its group creates the queue, an event of this cm_id has no queue. */
+	id->context = NULL;
+	*handoff = malloc(sizeof(cr));
+	if (!*handoff) {
+		reject(id, NVME_RDMA_CM_NO_RSC);
+		return id;
+	}
+	**handoff = cr;
+	return NULL;
+}
+
+static bool is_listener(struct nvmf_rdma_transport *t, struct rdma_cm_id *id)
+{
+	for (struct nvmf_rdma_listener *l = t->listeners; l; l = l->next)
+		if (l->id == id)
+			return true;
+	return false;
+}
+
+int nvmf_rdma_process_cm_events(struct nvmf_rdma_poll_group *pg)
+{
+	struct nvmf_rdma_transport *t = pg->t;
+	struct rdma_cm_event *ev;
+	int n = 0;
+	while (rdma_get_cm_event(pg->ec, &ev) == 0) {
+		struct rdma_cm_id *destroy = NULL;
+		struct nvmf_rdma_conn_req *handoff = NULL;
+		n++;
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			struct nvmf_rdma_listener *l = ev->listen_id->context;
+			destroy = on_connect_request(t, l->port, ev, &handoff);
+		} else if (pg->ec == t->ec && is_listener(t, ev->id)) {
+			NVMF_RDMA_LOG("listener event: %s\n", rdma_event_str(ev->event));
+		} else {
+			struct nvmf_rdma_queue *q = ev->id->context;
+			switch (ev->event) {
+			case RDMA_CM_EVENT_ESTABLISHED:
+				if (q && q->state == NVMF_RDMA_Q_CONNECTING)
+					q->state = NVMF_RDMA_Q_LIVE;
+				break;
+			case RDMA_CM_EVENT_DISCONNECTED:
+			case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+				if (q)
+					nvmf_rdma_queue_disconnect(q, NULL);
+				break;
+			case RDMA_CM_EVENT_CONNECT_ERROR:
+			case RDMA_CM_EVENT_UNREACHABLE:
+			case RDMA_CM_EVENT_REJECTED:
+			case RDMA_CM_EVENT_DEVICE_REMOVAL:
+				if (q)
+					nvmf_rdma_queue_disconnect(q, rdma_event_str(ev->event));
+				break;
+			default:
+				break;
+			}
+		}
+		rdma_ack_cm_event(ev);
+		if (destroy)
+			rdma_destroy_id(destroy);
+		if (handoff && nvmf_tgt_new_queue(&t->base, pg->base.pg, handoff->conn.qid, handoff)) {
+			NVMF_RDMA_LOG("rejecting connect from %s (queue %u): out of memory\n", handoff->peer,
+				      handoff->conn.qid);
+			reject(handoff->id, NVME_RDMA_CM_NO_RSC);
+			rdma_destroy_id(handoff->id);
+			free(handoff);
+		}
+	}
+	return n;
+}
+
+/* ---- the core's queue ops ---- */
+
+static void rdma_disconnect_queue(struct nvmf_sq *sq)
+{
+	struct nvmf_rdma_queue *q = sq->transport_priv;
+	bool quiet = __atomic_load_n(&q->t->shutting_down, __ATOMIC_RELAXED);
+	nvmf_rdma_queue_disconnect(q, quiet ? NULL : "controller deleted");
+}
+
+static void rdma_queue_released(struct nvmf_sq *sq)
+{
+	struct nvmf_rdma_queue *q = sq->transport_priv;
+	q->released = true;   /* freed by the reaper once its WRs have flushed */
+}
+
+static bool rdma_disc_entry(const struct nvmf_port *port, const struct nvmf_sq *sq,
+			    struct nvmf_disc_rec *rec, char *traddr)
+{
+	const struct nvmf_port_config *pc = port->cfg;
+	const struct nvmf_rdma_queue *q = sq->transport_priv;
+	const struct sockaddr *local = q->id ? rdma_get_local_addr(q->id) : NULL;
+	if (!nvmf_disc_ip_traddr(pc->traddr, pc->adrfam, local, traddr, NVMF_TRADDR_MAX))
+		return false;
+	rec->traddr = traddr;
+	rec->trtype = NVMF_TRTYPE_RDMA;
+	rec->adrfam = nvmf_disc_adrfam(pc->adrfam);
+	rec->trsvcid = pc->trsvcid;
+	rec->rdma_qptype = NVMF_RDMA_QPTYPE_CONNECTED;
+	rec->rdma_prtype = NVMF_RDMA_PRTYPE_NOT_SPECIFIED;
+	rec->rdma_cms = NVMF_RDMA_CMS_RDMA_CM;
+	return true;
+}
+
+const struct nvmf_transport_ops nvmf_rdma_transport_ops = {
+	.name = "rdma",
+	.trtype = NVMF_TRTYPE_RDMA,
+	.msdbd = 1,
+	.keyed_sgl = true,
+	.max_queue_size = NVMF_RDMA_MAX_QUEUE_SIZE,
+	.max_inline = NVMF_RDMA_MAX_INLINE,
+	.max_xfer = NVMF_RDMA_MAX_XFER,
+	.create = rdma_create,
+	.destroy = rdma_destroy,
+	.listen = tr_listen,
+	.stop_listen = tr_stop_listen,
+	.numa_node = rdma_numa_node,
+	.pg_create = nvmf_rdma_pg_create_op,
+	.pg_destroy = nvmf_rdma_pg_destroy_op,
+	.pg_add_queue = nvmf_rdma_pg_add_queue_op,
+	.pg_poll = nvmf_rdma_pg_poll_op,
+	.pg_flush = nvmf_rdma_pg_flush_op,
+	.pg_arm = nvmf_rdma_pg_arm_op,
+	.pg_woken = nvmf_rdma_pg_woken_op,
+	.pg_idle = nvmf_rdma_pg_idle_op,
+	.queue_response = nvmf_rdma_queue_response,
+	.disconnect_queue = rdma_disconnect_queue,
+	.queue_released = rdma_queue_released,
+	.disc_entry = rdma_disc_entry,
+};

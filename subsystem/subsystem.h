@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The served model: NVM subsystems with their namespaces (backends opened), allowed
+ * hosts, the discovery subsystem, and ports with the limits resolved for their transport.
+ * Built from a validated configuration (subsystem/config.h); the target core (target/)
+ * serves it. Nothing here knows about controllers, queues or transports beyond the
+ * transport's limits, which the core hands in when it binds a port.
+ *
+ * Threads: built and changed on the target's main poll group; I/O poll groups read
+ * namespaces (nvmf_subsys_ns) while serving commands. Live changes (the control plane)
+ * reach them by message, never while a group reads (target/poll-group.h).
+ */
+#ifndef NVMF_SUBSYSTEM_SUBSYSTEM_H
+#define NVMF_SUBSYSTEM_SUBSYSTEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "subsystem/backend.h"
+#include "subsystem/config.h"
+
+struct nvmf_transport;
+
+/* A namespace as served: its backend and identity. */
+struct nvmf_ns {
+	uint32_t nsid;
+	struct nvmf_bdev *bdev;
+	uint32_t lba_shift;                /* log2(block size in bytes) */
+	uint64_t nlb;                      /* namespace size in logical blocks */
+	uint8_t nguid[16], uuid[16], eui64[8];
+	bool has_nguid, has_uuid, has_eui64;
+};
+
+enum nvmf_subsys_type {
+	NVMF_SUBSYS_NVME,
+	NVMF_SUBSYS_DISCOVERY,
+};
+
+/* A subsystem as served (NVMe Base 2.0 section 2.4). */
+struct nvmf_subsys {
+	enum nvmf_subsys_type type;
+	const struct nvmf_subsys_config *cfg; /* NQN, hosts, attributes (owned by the config,
+					       * or by the subsystem for discovery) */
+	char serial[21], model[41], firmware[9]; /* space padded, NUL at [20]/[40]/[8] */
+	uint32_t vs;                       /* NVMe version: major << 16 | minor << 8 */
+	struct nvmf_ns **ns;               /* indexed by nsid (1's based); NULL = inactive */
+	uint32_t max_nsid;                 /* highest nsid with a slot */
+	uint16_t next_cntlid;              /* round-robin cntlid allocation (target/ctrl.c) */
+};
+
+/* A port as served: its config, the subsystems exposed on it and its resolved limits.
+ * The listener itself belongs to the transport (transport_priv). */
+struct nvmf_port {
+	const struct nvmf_port_config *cfg;
+	struct nvmf_subsys **subsys;       /* subsystems exposed here, config order */
+	size_t n_subsys;
+	struct nvmf_transport *transport;  /* the transport serving it (trtype) */
+	/* Limits, resolved once from the config and the transport (nvmf_port_resolve). */
+	uint16_t queue_size;               /* I/O queue entries, 1's based (CAP.MQES + 1) */
+	uint32_t inline_size;              /* in-capsule data bytes on I/O queues; 0 = none */
+	uint16_t max_qid;                  /* highest I/O qid any subsystem here allows */
+	void *transport_priv;
+};
+
+/* The defaults of nvmetcli's config and of our nvmf_* keys are applied by the config
+ * loader (subsystem/config.c); these are the transport-independent bounds. */
+#define NVMF_ADMIN_QUEUE_SIZE   32     /* entries; the Linux host uses 32 */
+#define NVMF_MIN_QUEUE_SIZE     16     /* I/O queue entries, smallest a port may set */
+
+/*
+ * nvmf_subsys_build - the subsystem @sc describes, every enabled namespace's backend
+ * opened (nvmf_bdev_open). @sidx is its index in the config, for messages. Identity
+ * strings come from the config, else from a raw NVMe drive behind a namespace, else
+ * defaults; a namespace without a configured UUID gets one derived from NQN and nsid.
+ * Returns the subsystem, or NULL with @err naming "subsystems[S].namespaces[N]
+ * (subsystem NQN, namespace NSID): reason"; everything opened so far is closed again.
+ */
+struct nvmf_subsys *nvmf_subsys_build(const struct nvmf_subsys_config *sc, size_t sidx,
+				      char *err, size_t errlen);
+
+/* nvmf_subsys_discovery_new - the discovery subsystem named @nqn (NVMe-oF 1.1 section 5):
+ * any host, no namespaces, version 1.3. NULL when out of memory. */
+struct nvmf_subsys *nvmf_subsys_discovery_new(const char *nqn);
+
+/* nvmf_subsys_free - close the backends (files are flushed) and free @s (NULL: nothing). */
+void nvmf_subsys_free(struct nvmf_subsys *s);
+
+/* nvmf_subsys_ns - the active namespace @nsid of @s, or NULL (0, above max_nsid, inactive). */
+static inline struct nvmf_ns *nvmf_subsys_ns(const struct nvmf_subsys *s, uint32_t nsid)
+{
+	if (!s->ns || nsid == 0 || nsid > s->max_nsid)
+		return NULL;
+	return s->ns[nsid];
+}
+
+/* nvmf_subsys_has_vwc - some namespace of @s has a volatile write cache (Identify VWC). */
+bool nvmf_subsys_has_vwc(const struct nvmf_subsys *s);
+
+/* nvmf_subsys_host_allowed - discovery, allow_any_host, or @hostnqn in the allow-list. */
+bool nvmf_subsys_host_allowed(const struct nvmf_subsys *s, const char *hostnqn);
+
+/* nvmf_port_has_subsys - @s is exposed on @port (the discovery subsystem: always). */
+bool nvmf_port_has_subsys(const struct nvmf_port *port, const struct nvmf_subsys *s);
+
+/* nvmf_subsys_max_qid - I/O queues a controller of @s may have: attr.qid_max (0, unset
+ * in a config built in code: NVMF_DEFAULT_QID_MAX); 0 for discovery. */
+uint16_t nvmf_subsys_max_qid(const struct nvmf_subsys *s);
+
+/*
+ * nvmf_port_resolve - the one place a port's limits are decided: the configured
+ * max_queue_size (0 or -1: NVMF_DEFAULT_QUEUE_SIZE) clamped to [NVMF_MIN_QUEUE_SIZE,
+ * @max_queue_size] (the transport's largest queue), inline_data_size (-1: the default;
+ * 0: none) clamped to @max_inline (bytes the transport takes in a capsule), and max_qid
+ * the largest nvmf_subsys_max_qid of the subsystems exposed (0 when only discovery is).
+ * Sets port->queue_size, inline_size, max_qid.
+ */
+void nvmf_port_resolve(struct nvmf_port *port, uint32_t max_queue_size, uint32_t max_inline);
+
+#endif

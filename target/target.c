@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The target as a whole: the model built from the configuration, the limits resolved
+ * once, the poll groups and their threads, the transports and their listeners; start-up
+ * in that order and shutdown in reverse.
+ */
+#include <errno.h>
+#include <numa.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "target/core.h"
+
+#define AIO_DEPTH  1024   /* io_uring entries per poll group */
+
+static uint64_t monotonic_ms(const struct nvmf_tgt *tgt)
+{
+	(void)tgt;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ---- the model ---- */
+
+static int build_model(struct nvmf_tgt *tgt, struct nvmf_config *cfg, char *err, size_t errlen)
+{
+	tgt->disc = nvmf_subsys_discovery_new(cfg->target.discovery_nqn);
+	tgt->subsys = calloc(cfg->n_subsystems ? cfg->n_subsystems : 1, sizeof(*tgt->subsys));
+	tgt->ports = calloc(cfg->n_ports ? cfg->n_ports : 1, sizeof(*tgt->ports));
+	if (!tgt->disc || !tgt->subsys || !tgt->ports) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < cfg->n_subsystems; i++) {
+		tgt->subsys[i] = nvmf_subsys_build(&cfg->subsystems[i], i, err, errlen);
+		if (!tgt->subsys[i])
+			return -1;
+		tgt->n_subsys++;
+	}
+	for (size_t i = 0; i < cfg->n_ports; i++) {
+		struct nvmf_port *p = &tgt->ports[i];
+		const struct nvmf_port_config *pc = &cfg->ports[i];
+		p->cfg = pc;
+		p->subsys = calloc(pc->n_subsystems ? pc->n_subsystems : 1, sizeof(*p->subsys));
+		if (!p->subsys) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		tgt->n_ports++;
+		for (size_t j = 0; j < pc->n_subsystems; j++) {
+			struct nvmf_subsys *s = nvmf_tgt_find_subsys(tgt, pc->subsystems[j]);
+			if (!s) {   /* the config loader already refuses this */
+				snprintf(err, errlen, "ports[%zu].subsystems[%zu]: unknown subsystem %s",
+					 i, j, pc->subsystems[j]);
+				return -1;
+			}
+			p->subsys[p->n_subsys++] = s;
+		}
+	}
+	return 0;
+}
+
+/* ---- transports and limits ---- */
+
+static const struct nvmf_transport_ops *find_ops(const struct nvmf_transport_ops *const *ops,
+						 unsigned nops, const char *name)
+{
+	for (unsigned i = 0; i < nops; i++)
+		if (!strcmp(ops[i]->name, name))
+			return ops[i];
+	return NULL;
+}
+
+/* Every limit in one place: MDTS from the config bounded by the smallest max transfer of
+ * the transports in use, each port's queue and in-capsule sizes by its transport. */
+static int resolve_limits(struct nvmf_tgt *tgt, const struct nvmf_transport_ops *const *ops,
+			  unsigned nops, const struct nvmf_transport_ops **used, unsigned *nused,
+			  char *err, size_t errlen)
+{
+	tgt->mdts = tgt->cfg->target.mdts ? tgt->cfg->target.mdts : NVMF_DEFAULT_MDTS;
+	for (size_t i = 0; i < tgt->n_ports; i++) {
+		struct nvmf_port *p = &tgt->ports[i];
+		const struct nvmf_transport_ops *o = find_ops(ops, nops, p->cfg->trtype);
+		if (!o) {
+			snprintf(err, errlen, "ports[%zu] (port %u): transport \"%s\" is not available here",
+				 i, p->cfg->portid, p->cfg->trtype);
+			return -1;
+		}
+		nvmf_port_resolve(p, o->max_queue_size, o->max_inline);
+		while (tgt->mdts > 0 && (4096ull << tgt->mdts) > o->max_xfer)
+			tgt->mdts--;
+		unsigned k;
+		for (k = 0; k < *nused && used[k] != o; k++)
+			;
+		if (k == *nused) {
+			if (*nused == NVMF_MAX_TRANSPORTS) {
+				snprintf(err, errlen, "more than %d transports", NVMF_MAX_TRANSPORTS);
+				return -1;
+			}
+			used[(*nused)++] = o;
+		}
+	}
+	return 0;
+}
+
+static int make_groups(struct nvmf_tgt *tgt, char *err, size_t errlen)
+{
+	const struct nvmf_target_config *tc = &tgt->cfg->target;
+	unsigned io_groups = tc->threads > 1 ? tc->threads : 0;
+	tgt->pgs = calloc(1 + io_groups, sizeof(*tgt->pgs));
+	if (!tgt->pgs) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (unsigned i = 0; i <= io_groups; i++) {
+		struct nvmf_pg *pg = calloc(1, sizeof(*pg));
+		if (!pg) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		if (nvmf_pg_init(pg, tgt, i, AIO_DEPTH, tc->idle_poll_us, err, errlen)) {
+			free(pg);
+			return -1;
+		}
+		tgt->pgs[tgt->npgs++] = pg;
+	}
+	/* With I/O groups, the main group keeps admin and discovery queues only. */
+	if (io_groups)
+		tgt->pgs[0]->serves_io = false;
+	return 0;
+}
+
+static int make_transports(struct nvmf_tgt *tgt, const struct nvmf_transport_ops **used,
+			   unsigned nused, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < nused; i++) {
+		struct nvmf_transport *t = used[i]->create(tgt, err, errlen);
+		if (!t)
+			return -1;
+		t->ops = used[i];
+		t->tgt = tgt;
+		t->index = tgt->ntransports;
+		tgt->transports[tgt->ntransports++] = t;
+		for (unsigned g = 0; g < tgt->npgs; g++) {
+			struct nvmf_pg *pg = tgt->pgs[g];
+			struct nvmf_tpg *tpg = used[i]->pg_create(t, pg, err, errlen);
+			if (!tpg)
+				return -1;
+			tpg->transport = t;
+			tpg->pg = pg;
+			pg->tpg[t->index] = tpg;
+			pg->ntpg = t->index + 1;
+		}
+	}
+	for (size_t i = 0; i < tgt->n_ports; i++)
+		for (unsigned k = 0; k < tgt->ntransports; k++)
+			if (!strcmp(tgt->transports[k]->ops->name, tgt->ports[i].cfg->trtype))
+				tgt->ports[i].transport = tgt->transports[k];
+	return 0;
+}
+
+static void kato_tick(void *arg)
+{
+	nvmf_tgt_check_keep_alive(arg);
+}
+
+int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
+		  const struct nvmf_transport_ops *const *ops, unsigned nops, char *err, size_t errlen)
+{
+	memset(tgt, 0, sizeof(*tgt));
+	tgt->cfg = cfg;
+	tgt->now_ms = monotonic_ms;
+	tgt->disc_genctr = 1;
+	const struct nvmf_transport_ops *used[NVMF_MAX_TRANSPORTS];
+	unsigned nused = 0;
+	if (build_model(tgt, cfg, err, errlen) ||
+	    resolve_limits(tgt, ops, nops, used, &nused, err, errlen) ||
+	    make_groups(tgt, err, errlen) || make_transports(tgt, used, nused, err, errlen)) {
+		nvmf_tgt_shutdown(tgt, 0);
+		nvmf_tgt_fini(tgt);
+		return -1;
+	}
+	nvmf_pg_timer_start(tgt->pgs[0], &tgt->kato_timer, NVMF_KATO_TICK_MS, kato_tick, tgt);
+	return 0;
+}
+
+int nvmf_tgt_listen(struct nvmf_tgt *tgt, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < tgt->n_ports; i++) {
+		struct nvmf_port *p = &tgt->ports[i];
+		char why[512];
+		if (p->transport->ops->listen(p->transport, p, why, sizeof(why))) {
+			snprintf(err, errlen, "port %u: %s", p->cfg->portid, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- threads ---- */
+
+/* The CPUs of NUMA @node into @cpus (at most @max). Returns how many; 0 when unknown. */
+static int node_cpus(int node, int *cpus, int max)
+{
+	if (node < 0 || numa_available() < 0)
+		return 0;
+	struct bitmask *m = numa_allocate_cpumask();
+	int n = 0;
+	if (m && numa_node_to_cpus(node, m) == 0)
+		for (unsigned c = 0; c < m->size && n < max; c++)
+			if (numa_bitmask_isbitset(m, c))
+				cpus[n++] = (int)c;
+	if (m)
+		numa_free_cpumask(m);
+	return n;
+}
+
+int nvmf_tgt_start(struct nvmf_tgt *tgt, char *err, size_t errlen)
+{
+	int node = tgt->cfg->target.numa_node;
+	if (node >= 0) {
+		int max = numa_available() >= 0 ? numa_max_node() : 0;
+		if (node > max) {
+			snprintf(err, errlen, "nvmf_target.numa_node: node %d does not exist here (nodes 0-%d)",
+				 node, max);
+			return -1;
+		}
+	}
+	if (tgt->npgs == 1)
+		return 0;
+	/* Where the NICs are, unless the config says. */
+	for (unsigned i = 0; node < 0 && i < tgt->ntransports; i++)
+		if (tgt->transports[i]->ops->numa_node)
+			node = tgt->transports[i]->ops->numa_node(tgt->transports[i]);
+	int cpus[1024];
+	int ncpu = node_cpus(node, cpus, 1024);
+	for (unsigned i = 1; i < tgt->npgs; i++)
+		if (nvmf_pg_start(tgt->pgs[i], ncpu ? cpus[(i - 1) % (unsigned)ncpu] : -1, err, errlen))
+			return -1;
+	if (ncpu)
+		fprintf(stderr, "nvmf-target: %u I/O poll group thread(s), pinned to the CPUs of NUMA node %d\n",
+			tgt->npgs - 1, node);
+	else
+		fprintf(stderr, "nvmf-target: %u I/O poll group thread(s), not pinned (NUMA node unknown)\n",
+			tgt->npgs - 1);
+	return 0;
+}
+
+/* ---- shutdown ---- */
+
+/* On @arg's own thread (a message, or the caller's group): every queue it serves. */
+static void disconnect_all(void *arg)
+{
+	struct nvmf_pg *pg = arg;
+	for (struct nvmf_sq *sq = pg->sqs; sq; sq = sq->pg_next)
+		sq->transport->ops->disconnect_queue(sq);
+}
+
+static void log_group(const struct nvmf_pg *pg)
+{
+	fprintf(stderr, "nvmf-target: poll group %u%s: %llu passes (%llu with work, %llu sleeps), %llu messages\n",
+		pg->index, pg->index ? "" : " (main)", (unsigned long long)pg->passes,
+		(unsigned long long)pg->busy_passes, (unsigned long long)pg->sleeps,
+		(unsigned long long)pg->msgs);
+}
+
+static bool groups_idle(const struct nvmf_tgt *tgt)
+{
+	for (unsigned i = 0; i < tgt->npgs; i++)
+		for (unsigned k = 0; k < tgt->pgs[i]->ntpg; k++) {
+			struct nvmf_tpg *tpg = tgt->pgs[i]->tpg[k];
+			if (tpg && tpg->transport->ops->pg_idle && !tpg->transport->ops->pg_idle(tpg))
+				return false;
+		}
+	return true;
+}
+
+void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
+{
+	if (!tgt->npgs) {
+		free(tgt->pgs);          /* make_groups may have failed at its first group */
+		tgt->pgs = NULL;
+		return;
+	}
+	for (size_t i = 0; i < tgt->n_ports; i++)
+		if (tgt->ports[i].transport)
+			tgt->ports[i].transport->ops->stop_listen(tgt->ports[i].transport, &tgt->ports[i]);
+	/* Each group disconnects its own queues: by message when it runs on a thread of its
+	 * own (the main group too, if the embedding program started it), at once when the
+	 * caller's thread runs it. */
+	for (unsigned i = 0; i < tgt->npgs; i++) {
+		struct nvmf_pg *pg = tgt->pgs[i];
+		if (!nvmf_pg_started(pg))
+			disconnect_all(pg);
+		else if (nvmf_pg_send(pg, disconnect_all, pg))
+			fprintf(stderr, "nvmf-target: shutdown: out of memory for poll group %u\n", i);
+	}
+	uint64_t deadline = nvmf_now_us() / 1000 + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	while (nvmf_tgt_live_queues(tgt) && nvmf_now_us() / 1000 < deadline) {
+		for (unsigned i = 1; i < tgt->npgs; i++)
+			if (!nvmf_pg_started(tgt->pgs[i]))
+				nvmf_pg_poll(tgt->pgs[i]);   /* groups the caller drives */
+		if (nvmf_pg_started(tgt->pgs[0]))
+			usleep(1000);
+		else if (nvmf_pg_run_once(tgt->pgs[0], 10) < 0)
+			break;
+	}
+	/* Every group is this thread's from now on: let the transports' released queues
+	 * flush, then take everything down. */
+	for (unsigned i = 0; i < tgt->npgs; i++)
+		nvmf_pg_stop(tgt->pgs[i]);
+	while (!groups_idle(tgt) && nvmf_now_us() / 1000 < deadline)
+		for (unsigned i = 0; i < tgt->npgs; i++)
+			nvmf_pg_poll(tgt->pgs[i]);
+	nvmf_pg_timer_stop(tgt->pgs[0], &tgt->kato_timer);
+	unsigned left = nvmf_tgt_live_queues(tgt);
+	if (left || !groups_idle(tgt)) {
+		/* Something is still in a backend or on the wire: leak rather than free memory
+		 * an I/O will still complete into. */
+		fprintf(stderr, "nvmf-target: shutdown: %u queue(s) still busy after %d ms, left allocated\n",
+			left, timeout_ms);
+		return;
+	}
+	for (unsigned i = 0; i < tgt->npgs; i++) {
+		struct nvmf_pg *pg = tgt->pgs[i];
+		if (pg->passes)
+			log_group(pg);
+		for (unsigned k = 0; k < pg->ntpg; k++)
+			if (pg->tpg[k])
+				pg->tpg[k]->transport->ops->pg_destroy(pg->tpg[k]);
+		nvmf_pg_fini(pg);
+		free(pg);
+	}
+	free(tgt->pgs);
+	tgt->pgs = NULL;
+	tgt->npgs = 0;
+	for (unsigned i = 0; i < tgt->ntransports; i++)
+		tgt->transports[i]->ops->destroy(tgt->transports[i]);
+	tgt->ntransports = 0;
+	for (size_t i = 0; i < tgt->n_ports; i++)
+		tgt->ports[i].transport = NULL;
+}
+
+void nvmf_tgt_fini(struct nvmf_tgt *tgt)
+{
+	/* Groups left by a shutdown that timed out still point into the model. */
+	if (tgt->npgs)
+		return;
+	for (size_t i = 0; i < tgt->n_subsys; i++)
+		nvmf_subsys_free(tgt->subsys[i]);
+	free(tgt->subsys);
+	for (size_t i = 0; i < tgt->n_ports; i++)
+		free(tgt->ports[i].subsys);
+	free(tgt->ports);
+	nvmf_subsys_free(tgt->disc);
+	tgt->subsys = NULL;
+	tgt->ports = NULL;
+	tgt->disc = NULL;
+	tgt->n_subsys = tgt->n_ports = 0;
+}
+
+struct nvmf_subsys *nvmf_tgt_find_subsys(struct nvmf_tgt *tgt, const char *nqn)
+{
+	if (tgt->disc && !strcmp(tgt->disc->cfg->nqn, nqn))
+		return tgt->disc;
+	for (size_t i = 0; i < tgt->n_subsys; i++)
+		if (!strcmp(tgt->subsys[i]->cfg->nqn, nqn))
+			return tgt->subsys[i];
+	return NULL;
+}

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transport interface of the target: the one ops table through which a transport
+ * (RDMA in rdma/target/, the in-process loop in target/loop.c) plugs into the core, and
+ * the core functions a transport calls. The core never calls verbs or sockets; a
+ * transport never edits the core's state (controllers, queues, AERs): it reports events
+ * and the core decides.
+ *
+ * Like nvmet's struct nvmet_fabrics_ops (add_port/remove_port, queue_response,
+ * delete_ctrl, disc_traddr, get_mdts, get_max_queue_size) plus SPDK's transport poll
+ * groups (poll_group_create/add/poll).
+ *
+ * Queue lifecycle, from the transport's side (every call on the queue's group thread):
+ *   accept a connection -> nvmf_tgt_new_queue(): the core picks the group (admin queues
+ *     the main group, I/O queues the least loaded I/O group) and calls pg_add_queue there
+ *   pg_add_queue creates the transport queue and calls nvmf_sq_init()
+ *   each capsule: nvmf_req_init(); then, unless it already answered, move host data in
+ *     and nvmf_req_execute(), or nvmf_req_abandon() if the queue died first; the core
+ *     answers through queue_response()
+ *   connection lost, or the core asked (disconnect_queue) -> nvmf_sq_destroy(): no
+ *     further nvmf_req_init() on it; the core drains the queue's commands (parked AERs are
+ *     completed with Aborted - SQ Deletion; responses on a dying queue are dropped by the
+ *     transport), detaches it from its controller and calls queue_released(): from then
+ *     on the transport may free the queue.
+ */
+#ifndef NVMF_TARGET_TRANSPORT_H
+#define NVMF_TARGET_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "nvme/disc_log.h"
+#include "nvme/wire.h"
+
+struct nvmf_tgt;
+struct nvmf_pg;
+struct nvmf_port;
+struct nvmf_sq;
+struct nvmf_req;
+struct nvmf_transport;
+
+/* A transport's part of one poll group; embedded first in the transport's own struct. */
+struct nvmf_tpg {
+	struct nvmf_transport *transport;
+	struct nvmf_pg *pg;
+};
+
+/* Room for a discovery log traddr (NVMe-oF 1.1 figure 38: 256 bytes). */
+#define NVMF_TRADDR_MAX 256
+
+struct nvmf_transport_ops {
+	const char *name;                 /* the config's trtype: "rdma", "loop" */
+	uint8_t trtype;                   /* NVMF_TRTYPE_*, for the discovery log */
+	/* Limits (NVMe-oF 1.1 section 4.1, Identify): the core clamps the configuration to
+	 * them once (nvmf_port_resolve, target MDTS). */
+	uint8_t msdbd;                    /* SGL data block descriptors per command (1) */
+	bool keyed_sgl;                   /* Identify SGLS bit 2 */
+	uint32_t max_queue_size;          /* I/O queue entries, 1's based */
+	uint32_t max_inline;              /* in-capsule data bytes on I/O queues */
+	uint32_t max_xfer;                /* bytes one command may move (bounds MDTS) */
+
+	/* create - the transport for @tgt (ports and limits resolved, poll groups made).
+	 * NULL with @err set. destroy - free it after every pg_destroy. */
+	struct nvmf_transport *(*create)(struct nvmf_tgt *tgt, char *err, size_t errlen);
+	void (*destroy)(struct nvmf_transport *t);
+	/* listen - start accepting on @port (main group thread). 0, or -1 with @err naming
+	 * the address and the reason. stop_listen - stop accepting (no-op if not listening). */
+	int (*listen)(struct nvmf_transport *t, struct nvmf_port *port, char *err, size_t errlen);
+	void (*stop_listen)(struct nvmf_transport *t, struct nvmf_port *port);
+	/* numa_node - the NUMA node of the transport's devices (where the core pins I/O
+	 * groups), -1 unknown. May be NULL. */
+	int (*numa_node)(struct nvmf_transport *t);
+
+	/* Poll groups. pg_create runs before the group's thread starts; every other call
+	 * runs on the group's thread. */
+	struct nvmf_tpg *(*pg_create)(struct nvmf_transport *t, struct nvmf_pg *pg, char *err,
+				      size_t errlen);
+	void (*pg_destroy)(struct nvmf_tpg *tpg);
+	/* pg_add_queue - take the new connection @conn (what the transport passed to
+	 * nvmf_tgt_new_queue) into this group: create the queue, nvmf_sq_init(), accept.
+	 * Returns 0, or -1 when it was rejected (the transport told the host). */
+	int (*pg_add_queue)(struct nvmf_tpg *tpg, void *conn);
+	/* pg_poll - handle what arrived (completions, connection events). Returns work done. */
+	int (*pg_poll)(struct nvmf_tpg *tpg);
+	/* pg_flush - post what this pass produced (responses, transfers, receives). */
+	void (*pg_flush)(struct nvmf_tpg *tpg);
+	/* pg_arm - before the group sleeps: ask for an event on the wait descriptors it
+	 * added (nvmf_pg_add_wait_fd) when new work arrives. pg_woken - after the sleep:
+	 * acknowledge those events. Either may be NULL. */
+	void (*pg_arm)(struct nvmf_tpg *tpg);
+	void (*pg_woken)(struct nvmf_tpg *tpg);
+	/* pg_idle - nothing of a queue is left in this part (a released queue may wait for
+	 * its transfers to flush before it is freed); pg_destroy waits for it. NULL: always. */
+	bool (*pg_idle)(struct nvmf_tpg *tpg);
+
+	/* queue_response - send the CQE of @req (data first for a successful C2H command);
+	 * on a dying queue, drop it. The transport owns the request again. */
+	void (*queue_response)(struct nvmf_req *req);
+	/* disconnect_queue - tear the connection of @sq down (controller deleted, keep-alive
+	 * expiry, shutdown); the transport then calls nvmf_sq_destroy(). Idempotent. */
+	void (*disconnect_queue)(struct nvmf_sq *sq);
+	/* queue_released - the core is done with @sq (see the lifecycle above). */
+	void (*queue_released)(struct nvmf_sq *sq);
+
+	/* disc_entry - fill the transport fields of a discovery log entry for @port as the
+	 * host on @sq sees it: trtype, adrfam, traddr (into @traddr, NVMF_TRADDR_MAX bytes:
+	 * a wildcard listen address becomes the local address of @sq's connection, as
+	 * nvmet's disc_traddr), trsvcid and TSAS. Returns false when the host has no address
+	 * of that port's family to use (the entry is left out). */
+	bool (*disc_entry)(const struct nvmf_port *port, const struct nvmf_sq *sq,
+			   struct nvmf_disc_rec *rec, char *traddr);
+};
+
+/* A transport instance: embedded first in the transport's own struct. */
+struct nvmf_transport {
+	const struct nvmf_transport_ops *ops;
+	struct nvmf_tgt *tgt;
+	unsigned index;                   /* in tgt->transports[]: pg->tpg[index] is ours */
+};
+
+/* nvmf_pg_tpg - @t's part of poll group @pg. */
+struct nvmf_tpg *nvmf_pg_tpg(const struct nvmf_pg *pg, const struct nvmf_transport *t);
+
+/*
+ * nvmf_tgt_new_queue - place a new connection of @t for queue @qid (0 = admin): the main
+ * group for admin queues, the I/O group with the fewest queues otherwise; then
+ * ops->pg_add_queue(tpg, @conn) runs on that group's thread (by message, or at once when
+ * it is the caller's group @from). Returns 0, or -ENOMEM (the caller rejects @conn).
+ */
+int nvmf_tgt_new_queue(struct nvmf_transport *t, struct nvmf_pg *from, uint16_t qid, void *conn);
+
+/* nvmf_sq_init - a new, unconnected queue served by @t on its group @pg (the caller's
+ * thread), on @port. Counted in pg->sqs until queue_released. */
+void nvmf_sq_init(struct nvmf_sq *sq, struct nvmf_pg *pg, struct nvmf_port *port,
+		  struct nvmf_transport *t);
+/* nvmf_sq_destroy - the transport will start no more commands on @sq. The core drains,
+ * detaches and calls queue_released (maybe before this returns: the transport must not
+ * free the queue inside queue_released if it still needs it; marking it is enough). */
+void nvmf_sq_destroy(struct nvmf_sq *sq);
+
+/*
+ * nvmf_req_init - decode and validate a received command (64-byte @cmd; @cqe is the
+ * transport's 16-byte response buffer). Sets req->execute, dir and data_len (bytes).
+ * Returns true when the transport should move data (req->data) and call
+ * nvmf_req_execute(); false when the command was already answered with an error status
+ * (queue_response ran).
+ */
+bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cmd,
+		   struct nvme_cqe *cqe);
+/* nvmf_req_execute - run the command; first checks req->sgl_len (set by the transport:
+ * bytes the host's SGL describes) against data_len (Data SGL Length Invalid). */
+void nvmf_req_execute(struct nvmf_req *req);
+/* nvmf_req_complete - finish @req with @status (0 = success): the CQE is filled and
+ * handed to ops->queue_response. nvmf_req_complete_dnr - the same with Do Not Retry set:
+ * a transport answers with it what it finds wrong before execute (SGL type or offset, a
+ * transfer no buffer can hold). */
+void nvmf_req_complete(struct nvmf_req *req, nvme_status_t status);
+void nvmf_req_complete_dnr(struct nvmf_req *req, nvme_status_t status);
+/* nvmf_req_abandon - the queue died before @req could execute: the core forgets it
+ * without an answer. */
+void nvmf_req_abandon(struct nvmf_req *req);
+
+#endif

@@ -1,0 +1,97 @@
+/* The served model's port limits (subsystem/subsystem.c, nvmf_port_resolve): the one
+ * place a port's queue size, in-capsule size and highest qid are decided from its config
+ * and its transport's limits. */
+#include <CUnit/CUnit.h>
+#include <stdint.h>
+#include <string.h>
+#include "subsystem/subsystem.h"
+#include "tests/unit/suites.h"
+
+/* A transport's limits, as the RDMA transport has them. */
+#define MAX_QUEUE  1024
+#define MAX_INLINE 16384
+
+static uint32_t queue_size(struct nvmf_port_config *pc)
+{
+	struct nvmf_port port = { .cfg = pc };
+	nvmf_port_resolve(&port, MAX_QUEUE, MAX_INLINE);
+	return port.queue_size;
+}
+
+static uint32_t inline_size(struct nvmf_port_config *pc)
+{
+	struct nvmf_port port = { .cfg = pc };
+	nvmf_port_resolve(&port, MAX_QUEUE, MAX_INLINE);
+	return port.inline_size;
+}
+
+static void port_queue_size_minus_one_means_default_and_is_clamped(void)
+{
+	struct nvmf_port_config pc;
+	memset(&pc, 0, sizeof(pc));
+	pc.max_queue_size = UINT32_MAX;
+	CU_ASSERT_EQUAL(queue_size(&pc), NVMF_DEFAULT_QUEUE_SIZE);
+	pc.max_queue_size = 0;
+	CU_ASSERT_EQUAL(queue_size(&pc), NVMF_DEFAULT_QUEUE_SIZE);
+	pc.max_queue_size = 5000;
+	CU_ASSERT_EQUAL(queue_size(&pc), MAX_QUEUE);
+	pc.max_queue_size = 8;
+	CU_ASSERT_EQUAL(queue_size(&pc), NVMF_MIN_QUEUE_SIZE);
+	pc.max_queue_size = 64;
+	CU_ASSERT_EQUAL(queue_size(&pc), 64);
+}
+
+static void port_inline_size_minus_one_means_default_and_zero_means_none(void)
+{
+	struct nvmf_port_config pc;
+	memset(&pc, 0, sizeof(pc));
+	pc.inline_data_size = UINT32_MAX;
+	CU_ASSERT_EQUAL(inline_size(&pc), NVMF_DEFAULT_INLINE);
+	pc.inline_data_size = 0;
+	CU_ASSERT_EQUAL(inline_size(&pc), 0);
+	pc.inline_data_size = 1u << 20;
+	CU_ASSERT_EQUAL(inline_size(&pc), MAX_INLINE);
+	pc.inline_data_size = 4096;
+	CU_ASSERT_EQUAL(inline_size(&pc), 4096);
+}
+
+static void port_limits_take_the_largest_qid_max_of_exposed_subsystems(void)
+{
+	struct nvmf_port_config pc;
+	struct nvmf_subsys_config c1, c2;
+	struct nvmf_subsys s1, s2, disc;
+	memset(&pc, 0, sizeof(pc));
+	memset(&c1, 0, sizeof(c1));
+	memset(&c2, 0, sizeof(c2));
+	memset(&s1, 0, sizeof(s1));
+	memset(&s2, 0, sizeof(s2));
+	memset(&disc, 0, sizeof(disc));
+	pc.max_queue_size = 64;
+	c1.qid_max = 8;
+	c2.qid_max = 16;
+	s1.cfg = &c1;
+	s2.cfg = &c2;
+	disc.type = NVMF_SUBSYS_DISCOVERY;
+	struct nvmf_subsys *list[] = { &s1, &disc, &s2 };
+	struct nvmf_port port = { .cfg = &pc, .subsys = list, .n_subsys = 3 };
+	nvmf_port_resolve(&port, MAX_QUEUE, MAX_INLINE);
+	CU_ASSERT_EQUAL(NVMF_ADMIN_QUEUE_SIZE, 32);
+	CU_ASSERT_EQUAL(port.queue_size, 64);
+	CU_ASSERT_EQUAL(port.max_qid, 16);
+	/* qid_max 0 in a config means the default, 128 */
+	c2.qid_max = 0;
+	nvmf_port_resolve(&port, MAX_QUEUE, MAX_INLINE);
+	CU_ASSERT_EQUAL(port.max_qid, 128);
+	/* a port with only discovery takes no I/O queue */
+	port.subsys = (struct nvmf_subsys *[]){ &disc };
+	port.n_subsys = 1;
+	nvmf_port_resolve(&port, MAX_QUEUE, MAX_INLINE);
+	CU_ASSERT_EQUAL(port.max_qid, 0);
+}
+
+const struct unit_test subsystem_model_tests[] = {
+	{"port_queue_size_minus_one_means_default_and_is_clamped", port_queue_size_minus_one_means_default_and_is_clamped},
+	{"port_inline_size_minus_one_means_default_and_zero_means_none", port_inline_size_minus_one_means_default_and_zero_means_none},
+	{"port_limits_take_the_largest_qid_max_of_exposed_subsystems", port_limits_take_the_largest_qid_max_of_exposed_subsystems},
+	{NULL, NULL},
+};
