@@ -169,7 +169,8 @@ struct nvmf_tgt {
 	struct nvmf_transport *transports[NVMF_MAX_TRANSPORTS];
 	unsigned ntransports;
 	struct nvmf_timer kato_timer;
-	uint64_t (*now_ms)(const struct nvmf_tgt *tgt); /* monotonic ms; tests replace it */
+	uint64_t (*now_ms)(const struct nvmf_tgt *tgt); /* the target's clock in ms; NULL: the
+					    * monotonic clock (tests set a fake) */
 };
 
 /* nvmf_sq_io - the I/O context serving @sq: its poll group's. */
@@ -216,6 +217,9 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms);
 void nvmf_tgt_fini(struct nvmf_tgt *tgt);
 /* nvmf_tgt_find_subsys - the subsystem (or discovery) named @nqn, or NULL. */
 struct nvmf_subsys *nvmf_tgt_find_subsys(struct nvmf_tgt *tgt, const char *nqn);
+/* nvmf_tgt_now_ms - the target's clock: tgt->now_ms, or monotonic milliseconds. Poll
+ * groups read it once per pass (pg->now_ms). */
+uint64_t nvmf_tgt_now_ms(const struct nvmf_tgt *tgt);
 /* nvmf_tgt_live_queues - queues placed on every group and not yet released (any thread). */
 unsigned nvmf_tgt_live_queues(const struct nvmf_tgt *tgt);
 

@@ -277,7 +277,7 @@ void nvmf_tgt_ctrl_add_error(struct nvmf_tgt_ctrl *ctrl, struct nvmf_req *req, n
 
 void nvmf_tgt_check_keep_alive(struct nvmf_tgt *tgt)
 {
-	uint64_t now = tgt->now_ms(tgt);
+	uint64_t now = nvmf_tgt_now_ms(tgt);
 	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next) {
 		if (c->deleting || !c->kato_ms)
 			continue;

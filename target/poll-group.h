@@ -85,7 +85,8 @@ struct nvmf_pg {
 	uint32_t nqueues;                  /* queues placed here; read by placement on other
 					    * threads (atomic) */
 	uint32_t idle_poll_us;             /* busy-poll this long after work before sleeping */
-	uint64_t now_ms;                   /* tgt->now_ms at the start of this pass */
+	uint64_t now_us;                   /* monotonic µs at the start of this pass */
+	uint64_t now_ms;                   /* the target's clock (nvmf_tgt_now_ms) then */
 	uint64_t last_work_us;             /* monotonic µs of the last pass with work */
 	int cpu;                           /* pinned to; -1 none */
 	pthread_t thread;

@@ -9,18 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "target/core.h"
 
 #define AIO_DEPTH  1024   /* io_uring entries per poll group */
 
-static uint64_t monotonic_ms(const struct nvmf_tgt *tgt)
+uint64_t nvmf_tgt_now_ms(const struct nvmf_tgt *tgt)
 {
-	(void)tgt;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return tgt->now_ms ? tgt->now_ms(tgt) : nvmf_now_us() / 1000;
 }
 
 /* ---- the model ---- */
@@ -172,7 +168,6 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
 {
 	memset(tgt, 0, sizeof(*tgt));
 	tgt->cfg = cfg;
-	tgt->now_ms = monotonic_ms;
 	tgt->disc_genctr = 1;
 	const struct nvmf_transport_ops *used[NVMF_MAX_TRANSPORTS];
 	unsigned nused = 0;
