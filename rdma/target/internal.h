@@ -277,7 +277,8 @@ void nvmf_rdma_pgd_kick(struct nvmf_rdma_pg_dev *pgd);
  * never got a request. */
 void nvmf_rdma_queue_drop_waiting(struct nvmf_rdma_queue *q);
 /* nvmf_rdma_req_unpost - a WR of @r never reached the device (post failed, or the queue
- * died before the post): undo what chaining it counted and finish @r. */
+ * died before the post): undo what chaining it counted and finish @r (a SEND: with the
+ * SENDs posted before it, which may never complete). */
 void nvmf_rdma_req_unpost(struct nvmf_rdma_req *r, enum nvmf_rdma_wr_type type);
 /* The core's ops of the transport (request.c). */
 void nvmf_rdma_queue_response(struct nvmf_req *req);

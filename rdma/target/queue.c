@@ -153,8 +153,18 @@ struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
 	}
 
 	uint32_t send_wr = 2 * q->max_sends + q->max_reads + 1;  /* WRITE+SEND each, READs */
-	if (send_wr > (uint32_t)dev->dev->attr.max_qp_wr)
+	if (send_wr > (uint32_t)dev->dev->attr.max_qp_wr) {
+		/* Smaller QPs than the host allows: fewer responses and READs in flight, so
+		 * that every WR the queue may have outstanding still fits. */
 		send_wr = (uint32_t)dev->dev->attr.max_qp_wr;
+		if (q->max_reads > (send_wr - 1) / 3)
+			q->max_reads = (send_wr - 1) / 3 ? (send_wr - 1) / 3 : 1;
+		q->max_sends = send_wr > q->max_reads + 1 ? (send_wr - 1 - q->max_reads) / 2 : 0;
+		if (!q->max_sends) {
+			snprintf(err, errlen, "device QPs of %u send WRs are too small", send_wr);
+			goto fail;
+		}
+	}
 	/* The CQ takes this QP's send completions and, without an SRQ, its receives. */
 	uint32_t share = send_wr + (q->rq->srq ? 0 : q->recv_depth + 1);
 	if (nvmf_rdma_pg_reserve_cq(pgd, share, err, errlen))
@@ -270,6 +280,19 @@ static void abandon_stuck_reads(struct nvmf_rdma_queue *q)
 	}
 }
 
+/* Freed at the flush timeout: SENDs that never completed still hold their requests and
+ * pool buffers; nothing will retire them now. */
+static void retire_stuck_sends(struct nvmf_rdma_queue *q)
+{
+	struct nvmf_rdma_req *r;
+	while ((r = TAILQ_FIRST(&q->completing))) {
+		TAILQ_REMOVE(&q->completing, r, link);
+		q->sends_inflight--;
+		r->state = NVMF_RDMA_REQ_COMPLETED;
+		nvmf_rdma_req_process(r);
+	}
+}
+
 bool nvmf_rdma_queue_reap(struct nvmf_rdma_queue *q, uint64_t now, bool force)
 {
 	if (q->state != NVMF_RDMA_Q_DYING || q->dirty)
@@ -285,9 +308,11 @@ bool nvmf_rdma_queue_reap(struct nvmf_rdma_queue *q, uint64_t now, bool force)
 	 * only once none is left. */
 	if (!q->released)
 		return false;
-	if (!flushed)
+	if (!flushed) {
 		NVMF_RDMA_LOG("queue %u: %u recv / %u send / %u read WRs never flushed; freeing anyway\n",
 			      q->qid, recvs, q->sends_inflight, q->reads_inflight);
+		retire_stuck_sends(q);
+	}
 	/* Out of the qp_num map first: a late completion of this QP is then dropped. */
 	nvmf_rdma_pg_remove_queue(q->pg, q);
 	q->pg->ndying--;

@@ -293,7 +293,10 @@ void nvmf_rdma_pgd_kick(struct nvmf_rdma_pg_dev *pgd)
 		void *buf = nvmf_rdma_pgd_buf_get(pgd, r->xfer_len, &r->buf_cls);
 		if (!buf)
 			return;
-		resume_first(&pgd->buf_waiters);
+		/* Its turn was for the buffer only: not resume_first, whose mark would let it
+		 * pass those already waiting for a READ or send slot. */
+		TAILQ_REMOVE(&pgd->buf_waiters, r, link);
+		r->queued = false;
 		r->buf = buf;
 		nvmf_rdma_req_process(r);
 	}
@@ -326,7 +329,16 @@ void nvmf_rdma_req_unpost(struct nvmf_rdma_req *r, enum nvmf_rdma_wr_type type)
 {
 	struct nvmf_rdma_queue *q = r->q;
 	if (type == NVMF_RDMA_WR_SEND) {
-		/* Only this one: SENDs before it were posted and will still complete. */
+		/* With every SEND before it: those of the same post went unsignaled and may have
+		 * run already, so no completion will name them (a later completion of an earlier
+		 * post finds its request no longer COMPLETING: wc_send). The queue is dying. */
+		struct nvmf_rdma_req *c;
+		while ((c = TAILQ_FIRST(&q->completing)) && c != r) {
+			TAILQ_REMOVE(&q->completing, c, link);
+			q->sends_inflight--;
+			c->state = NVMF_RDMA_REQ_COMPLETED;
+			nvmf_rdma_req_process(c);
+		}
 		TAILQ_REMOVE(&q->completing, r, link);
 		q->sends_inflight--;
 		r->state = NVMF_RDMA_REQ_COMPLETED;
@@ -385,6 +397,10 @@ static void wc_recv(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_queue *q,
 
 static void wc_read(struct nvmf_rdma_queue *q, struct nvmf_rdma_req *r, const struct ibv_wc *wc)
 {
+	/* A READ given up at the flush timeout (abandon_stuck_reads) may complete after all:
+	 * its request is finished already (and maybe free). */
+	if (r->state != NVMF_RDMA_REQ_TRANSFER_H2C)
+		return;
 	q->reads_inflight--;
 	if (wc->status != IBV_WC_SUCCESS) {
 		/* A failed READ leaves the QP in error: the queue is lost with it. */

@@ -1,0 +1,390 @@
+/*
+ * The end of an RDMA queue (rdma/target/queue.c): whatever state its commands are in
+ * when it dies, each request is finished exactly once, every buffer and receive goes back,
+ * the core releases the queue and the poll group frees it; what completes afterwards is
+ * dropped. Queues die by disconnect, by a failed work request, by a failed post, by a
+ * malformed capsule.
+ */
+#include <CUnit/CUnit.h>
+#include <string.h>
+#include "nvme/sgl.h"
+#include "tests/unit/rdma/fixture.h"
+#include "tests/unit/suites.h"
+
+static const struct rx_opts small_pool = { .buffers_small = 1, .buffers_large = 1 };
+
+/* SRQ receives the device holds, as the transport and the fake device count them. */
+static void assert_srq_full(struct rx *x)
+{
+	struct nvmf_rdma_rq *srq = x->pg->devs ? x->pg->devs->srq : NULL;
+	if (!srq)
+		return;
+	CU_ASSERT_EQUAL(srq->posted, srq->depth);
+	CU_ASSERT_EQUAL(fv_posted(&fv_srq_of(srq->srq)->rq), srq->depth);
+}
+
+/* Completions only: no messages, no reaping, so the dying queue can be looked at. */
+static void reap_completions(struct rx *x)
+{
+	nvmf_rdma_pg_poll_cqs(x->pg, 1024);
+	nvmf_rdma_pg_flush(x->pg);
+}
+
+/* One command in each state a request can wait in, on an I/O queue of HRQSIZE 1, ORD 1
+ * and a pool of a few buffers; then the queue is disconnected. */
+static void disconnect_in_every_state(bool srq)
+{
+	struct rx x;
+	struct rx_opts o = small_pool;
+	o.no_srq = !srq;
+	struct rxq *io = rx_setup_io(&x, &o, 32, 1, 1);
+	struct nvmf_rdma_queue *q = io->q;
+	unsigned released = x.released;
+
+	rxq_read(io, 0, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL);   /* SEND posted */
+	rxq_flush(io);                                                     /* waits for a send slot */
+	rx_poll(&x);
+	rx_hold_backend(&x, true);
+	rxq_read(io, 8, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL);   /* in the backend */
+	rxq_write(io, 16, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_INV, NULL);  /* READ posted */
+	rx_poll(&x);
+	unsigned left = rx_pool_free(&x);
+	for (unsigned i = 0; i < left; i++)                                /* wait for a READ slot */
+		rxq_write(io, 24 + i * 8, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_INV, NULL);
+	rxq_write(io, 200, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_INV, NULL); /* no buffer */
+	rx_poll(&x);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_COMPLETING), 1);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_READY_TO_COMPLETE), 1);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_EXECUTING), 1);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_TRANSFER_H2C), 1);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_NEED_READ), left);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_NEED_BUFFER), 1);
+	CU_ASSERT_EQUAL(rx_pool_free(&x), 0);
+
+	nvmf_rdma_queue_disconnect(q, "test");
+	CU_ASSERT_EQUAL(q->state, NVMF_RDMA_Q_DYING);
+	/* What only waited is finished at once; the rest once its WR flushed or the backend
+	 * answered. */
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_NEED_BUFFER) + rxq_reqs_in(io, NVMF_RDMA_REQ_NEED_READ) +
+			rxq_reqs_in(io, NVMF_RDMA_REQ_READY_TO_COMPLETE), 0);
+	reap_completions(&x);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_EXECUTING), 1);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_FREE), q->nreq - 1);
+	CU_ASSERT_EQUAL(rx_release_backend(&x), 1);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_FREE), q->nreq);
+	CU_ASSERT_EQUAL(q->sends_inflight, 0);
+	CU_ASSERT_EQUAL(q->reads_inflight, 0);
+	if (!srq)
+		CU_ASSERT_EQUAL(q->own_rq.posted, 0);   /* its own receives flushed */
+	CU_ASSERT_EQUAL(rx_pool_free(&x), rx_pool_size(&x));
+	CU_ASSERT_EQUAL(rx_pool_double_puts(&x), 0);
+
+	rx_run(&x);
+	CU_ASSERT_EQUAL(x.released, released + 1);
+	CU_ASSERT_PTR_NULL(io->q);                  /* reaped */
+	CU_ASSERT_EQUAL(x.pg->ndying, 0);
+	CU_ASSERT_EQUAL(io->nresp, 1);              /* only the Connect was ever answered */
+	assert_srq_full(&x);
+	rx_teardown(&x);
+}
+
+static void disconnect_with_commands_in_every_state_finishes_each_once_with_srq(void)
+{
+	disconnect_in_every_state(true);
+}
+
+static void disconnect_with_commands_in_every_state_finishes_each_once_without_srq(void)
+{
+	disconnect_in_every_state(false);
+}
+
+static void admin_queue_loss_ends_the_association_and_frees_every_queue(void)
+{
+	struct rx x;
+	struct rxq *io = rx_setup_io(&x, NULL, 32, 32, 16);
+	struct rxq *admin = x.queues[0];
+	struct nvme_sqe c;
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_admin_async_event;
+	c.flags = NVME_CMD_PSDT_SGL_MPTR;
+	rx_sgl_keyed(&c, NVME_SGL_KEYED_ADDR, NULL, 0, 0);
+	uint16_t aer = rxq_send(admin, &c, NULL, 0);
+	rx_hold_backend(&x, true);
+	rxq_write(io, 0, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_INV, NULL);
+	rx_run(&x);
+	CU_ASSERT_EQUAL(rxq_reqs_in(admin, NVMF_RDMA_REQ_EXECUTING), 1);   /* the AER, parked */
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_EXECUTING), 1);
+
+	nvmf_rdma_queue_disconnect(admin->q, "test");
+	rx_run(&x);
+	CU_ASSERT_PTR_NULL(admin->q);
+	CU_ASSERT_PTR_NOT_NULL(io->q);              /* dying: its write is still in the backend */
+	CU_ASSERT_EQUAL(io->q->state, NVMF_RDMA_Q_DYING);
+	rx_release_backend(&x);
+	rx_run(&x);
+	CU_ASSERT_PTR_NULL(io->q);
+	CU_ASSERT_EQUAL(rxq_status(admin, aer), RX_NO_RESPONSE);   /* dropped: the host is gone */
+	CU_ASSERT_PTR_NULL(x.tgt.ctrls);
+	rx_teardown(&x);
+}
+
+/* A keyed @opcode (Write: RDMA READ, Read: RDMA WRITE) under an rkey the host never
+ * registered: the transfer fails with a remote access error and takes the queue down,
+ * with a good Write behind it. */
+static void bad_rkey(uint8_t opcode)
+{
+	struct rx x;
+	struct rxq *io = rx_setup_io(&x, NULL, 32, 32, 16);
+	uint8_t *buf = rx_host_alloc(&x, 4096);
+	unsigned wr0 = io->qp->sq_len;
+	struct nvme_sqe c;
+	rx_cmd_rw(&c, opcode, 0, 4096);
+	rx_sgl_keyed(&c, NVME_SGL_KEYED_INV, buf, 4096, 0xbad);
+	uint16_t bad = rxq_send(io, &c, NULL, 0);
+	uint16_t good = rxq_write(io, 8, buf, 4096, NVME_SGL_KEYED_INV, NULL);
+	rx_run(&x);
+	CU_ASSERT_PTR_NULL(io->q);
+	CU_ASSERT_EQUAL(rxq_status(io, bad), RX_NO_RESPONSE);
+	CU_ASSERT_EQUAL(rxq_status(io, good), RX_NO_RESPONSE);
+	if (opcode == nvme_cmd_read) {
+		/* The failed WRITE's SEND behind it was flushed, never delivered. */
+		CU_ASSERT_EQUAL(io->qp->sq[wr0].opcode, IBV_WR_RDMA_WRITE);
+		CU_ASSERT_EQUAL(io->qp->sq[wr0 + 1].opcode, IBV_WR_SEND_WITH_INV);
+		CU_ASSERT(io->qp->sq[wr0 + 1].flushed);
+	}
+	CU_ASSERT_EQUAL(rx_pool_free(&x), rx_pool_size(&x));
+	CU_ASSERT_EQUAL(rx_pool_double_puts(&x), 0);
+	assert_srq_full(&x);
+	rx_teardown(&x);
+}
+
+static void failed_rdma_read_disconnects_the_queue(void)
+{
+	bad_rkey(nvme_cmd_write);
+}
+
+static void failed_rdma_write_disconnects_the_queue_and_its_send_is_flushed(void)
+{
+	bad_rkey(nvme_cmd_read);
+}
+
+/* Three commands whose WRs go in one post; the device refuses WR @fail_at of it. */
+static void post_send_failure(bool reads, int fail_at, bool device_ran_the_rest)
+{
+	struct rx x;
+	struct rxq *io = rx_setup_io(&x, NULL, 32, 32, 16);
+	unsigned wrs = io->qp->sq_len, released = x.released;
+	for (int i = 0; i < 3; i++) {
+		void *buf = rx_host_alloc(&x, 4096);
+		if (reads)
+			rxq_read(io, (uint64_t)i * 8, buf, 4096, NVME_SGL_KEYED_ADDR, NULL);
+		else
+			rxq_write(io, (uint64_t)i * 8, buf, 4096, NVME_SGL_KEYED_INV, NULL);
+	}
+	x.fd->fail_post_send_at = fail_at;
+	x.fd->exec_on_post = device_ran_the_rest;
+	rx_poll(&x);
+	x.fd->exec_on_post = false;
+	CU_ASSERT_EQUAL(io->qp->sq_len - wrs, (unsigned)fail_at);   /* what was posted */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(io->q);
+	CU_ASSERT_EQUAL(io->q->state, NVMF_RDMA_Q_DYING);
+	reap_completions(&x);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_FREE), io->q->nreq);
+	rx_run(&x);
+	CU_ASSERT_EQUAL(x.released, released + 1);
+	CU_ASSERT_PTR_NULL(io->q);
+	CU_ASSERT_EQUAL(rx_pool_free(&x), rx_pool_size(&x));
+	CU_ASSERT_EQUAL(rx_pool_double_puts(&x), 0);
+	assert_srq_full(&x);
+	rx_teardown(&x);
+}
+
+static void post_send_failure_disconnects_and_finishes_the_unposted_reads(void)
+{
+	post_send_failure(false, 1, false);
+}
+
+static void post_send_failure_disconnects_and_finishes_the_unposted_responses(void)
+{
+	post_send_failure(true, 3, false);    /* WRITE SEND WRITE | SEND WRITE SEND */
+	post_send_failure(true, 0, false);
+}
+
+/* The SEND before the refused one was posted unsignaled and has already run: no
+ * completion will ever name it. */
+static void post_send_failure_retires_unsignaled_sends_the_device_already_ran(void)
+{
+	post_send_failure(true, 3, true);
+}
+
+static void capsule_shorter_than_64_bytes_disconnects_the_queue(void)
+{
+	for (int srq = 0; srq < 2; srq++) {
+		struct rx x;
+		struct rx_opts o = { .no_srq = !srq };
+		struct rxq *io = rx_setup_io(&x, &o, 32, 32, 16);
+		struct nvme_sqe c;
+		rx_cmd_rw(&c, nvme_cmd_write, 0, 4096);
+		CU_ASSERT_EQUAL(fv_host_send(io->qp, &c, 32), 0);
+		rx_poll(&x);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(io->q);
+		CU_ASSERT_EQUAL(io->q->state, NVMF_RDMA_Q_DYING);
+		rx_run(&x);
+		CU_ASSERT_PTR_NULL(io->q);
+		CU_ASSERT_EQUAL(io->nresp, 1);      /* the Connect's only */
+		assert_srq_full(&x);
+		rx_teardown(&x);
+	}
+}
+
+static void late_completions_of_a_freed_queue_are_dropped(void)
+{
+	for (int srq = 0; srq < 2; srq++) {
+		struct rx x;
+		struct rx_opts o = { .no_srq = !srq };
+		struct rxq *io = rx_setup_io(&x, &o, 32, 32, 16);
+		uint32_t qp_num = io->q->qp_num;
+		/* Addresses inside the queue's memory, freed with it: never to be followed. */
+		uint64_t send_ctx = (uintptr_t)&io->q->reqs[0].send_ctx;
+		uint64_t own_recv = srq ? 0 : (uintptr_t)&io->q->own_rq.recvs[0].wr;
+		nvmf_rdma_queue_disconnect(io->q, "test");
+		rx_run(&x);
+		CU_ASSERT_PTR_NULL_FATAL(io->q);
+		struct ibv_cq *cq = x.pg->devs->cq;
+		struct ibv_wc wc = { .wr_id = send_ctx, .status = IBV_WC_WR_FLUSH_ERR, .qp_num = qp_num };
+		fv_inject(cq, &wc);
+		if (srq) {
+			/* A capsule the SRQ took for the QP just before it went: the receive is
+			 * the group's and goes back to the SRQ. */
+			wc = (struct ibv_wc){ .wr_id = fv_srq_take(x.pg->devs->srq->srq), .status = IBV_WC_SUCCESS,
+					      .opcode = IBV_WC_RECV, .byte_len = 64, .qp_num = qp_num };
+		} else {
+			wc = (struct ibv_wc){ .wr_id = own_recv, .status = IBV_WC_WR_FLUSH_ERR,
+					      .opcode = IBV_WC_RECV, .qp_num = qp_num };
+		}
+		fv_inject(cq, &wc);
+		unsigned nfree = rx_pool_free(&x);
+		rx_run(&x);
+		CU_ASSERT_EQUAL(rx_pool_free(&x), nfree);
+		assert_srq_full(&x);
+		rx_teardown(&x);
+	}
+}
+
+/* Entries of @q's free list, counted up to one more than there are requests (a cycle). */
+static unsigned free_list_len(const struct nvmf_rdma_queue *q)
+{
+	unsigned n = 0;
+	for (const struct nvmf_rdma_req *r = TAILQ_FIRST(&q->free_reqs); r && n <= q->nreq; r = TAILQ_NEXT(r, link))
+		n++;
+	return n;
+}
+
+/* A keyed Write (its READ in flight) or Read (its SEND in flight) on a queue that is
+ * then disconnected on a device whose flushes do not come: the queue stays. */
+static struct rxq *die_unflushed(struct rx *x, uint8_t opcode, enum nvmf_rdma_req_state inflight)
+{
+	struct rxq *io = rx_setup_io(x, NULL, 32, 32, 16);
+	void *buf = rx_host_alloc(x, 4096);
+	if (opcode == nvme_cmd_write)
+		rxq_write(io, 0, buf, 4096, NVME_SGL_KEYED_INV, NULL);
+	else
+		rxq_read(io, 0, buf, 4096, NVME_SGL_KEYED_ADDR, NULL);
+	rx_poll(x);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, inflight), 1);
+	x->fd->hold_flush = true;
+	nvmf_rdma_queue_disconnect(io->q, "test");
+	rx_run(x);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(io->q);
+	return io;
+}
+
+/* After the flush timeout the reaper abandons a READ that never flushed; its flush may
+ * still come before the core has released the queue. */
+static void read_flushed_after_the_flush_timeout_is_ignored(void)
+{
+	struct rx x;
+	struct rxq *io = die_unflushed(&x, nvme_cmd_write, NVMF_RDMA_REQ_TRANSFER_H2C);
+	CU_ASSERT_FALSE(io->q->released);             /* the READ holds it in the core */
+	nvmf_rdma_pg_reap(x.pg, true);                /* the flush timeout */
+	CU_ASSERT_EQUAL(io->q->reads_inflight, 0);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_FREE), io->q->nreq);
+	fv_flush(io->qp);                             /* ... and the flush comes after all */
+	reap_completions(&x);
+	CU_ASSERT_EQUAL(io->q->reads_inflight, 0);
+	CU_ASSERT_EQUAL(free_list_len(io->q), io->q->nreq);
+	rx_run(&x);
+	CU_ASSERT_PTR_NULL(io->q);
+	x.fd->hold_flush = false;
+	rx_teardown(&x);
+}
+
+/* A queue freed at the flush timeout with SENDs that never completed: their buffers go
+ * back to the pool. */
+static void queue_freed_at_the_flush_timeout_returns_the_buffers_of_unflushed_sends(void)
+{
+	struct rx x;
+	struct rxq *io = die_unflushed(&x, nvme_cmd_read, NVMF_RDMA_REQ_COMPLETING);
+	CU_ASSERT(io->q->released);                   /* released, but its SEND never flushed */
+	nvmf_rdma_pg_reap(x.pg, true);
+	rx_poll(&x);
+	CU_ASSERT_PTR_NULL(io->q);
+	CU_ASSERT_EQUAL(rx_pool_free(&x), rx_pool_size(&x));
+	fv_flush(io->qp);                             /* late: dropped */
+	rx_run(&x);
+	CU_ASSERT_EQUAL(rx_pool_double_puts(&x), 0);
+	x.fd->hold_flush = false;
+	rx_teardown(&x);
+}
+
+/* A device whose QPs hold fewer WRs than 2 x HRQSIZE + ORD: the queue keeps fewer
+ * responses and READs in flight rather than overflow its send queue. */
+static void send_queue_smaller_than_the_host_allows_is_never_overflowed(void)
+{
+	struct rx x;
+	struct rx_opts o = { .max_qp_wr = 16 };
+	struct rxq *io = rx_setup_io(&x, &o, 32, 32, 16);
+	CU_ASSERT(io->qp->cap.max_send_wr <= 16);
+	enum { N = 24 };
+	uint16_t cid[2 * N];
+	for (unsigned i = 0; i < N; i++) {
+		cid[i] = rxq_read(io, (uint64_t)i * 8, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL);
+		cid[N + i] = rxq_write(io, (uint64_t)i * 8 + 1024, rx_host_alloc(&x, 4096), 4096,
+				       NVME_SGL_KEYED_INV, NULL);
+		if (i % 8 == 7)
+			rx_run(&x);
+	}
+	rx_run(&x);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(io->q);
+	CU_ASSERT_EQUAL(io->q->state, NVMF_RDMA_Q_LIVE);
+	for (unsigned i = 0; i < 2 * N; i++)
+		CU_ASSERT_EQUAL(rxq_status(io, cid[i]), 0);
+	rx_teardown(&x);
+}
+
+const struct unit_test rdma_queue_tests[] = {
+	{ "disconnect_with_commands_in_every_state_finishes_each_once_with_srq",
+	  disconnect_with_commands_in_every_state_finishes_each_once_with_srq },
+	{ "disconnect_with_commands_in_every_state_finishes_each_once_without_srq",
+	  disconnect_with_commands_in_every_state_finishes_each_once_without_srq },
+	{ "admin_queue_loss_ends_the_association_and_frees_every_queue",
+	  admin_queue_loss_ends_the_association_and_frees_every_queue },
+	{ "failed_rdma_read_disconnects_the_queue", failed_rdma_read_disconnects_the_queue },
+	{ "failed_rdma_write_disconnects_the_queue_and_its_send_is_flushed",
+	  failed_rdma_write_disconnects_the_queue_and_its_send_is_flushed },
+	{ "post_send_failure_disconnects_and_finishes_the_unposted_reads",
+	  post_send_failure_disconnects_and_finishes_the_unposted_reads },
+	{ "post_send_failure_disconnects_and_finishes_the_unposted_responses",
+	  post_send_failure_disconnects_and_finishes_the_unposted_responses },
+	{ "post_send_failure_retires_unsignaled_sends_the_device_already_ran",
+	  post_send_failure_retires_unsignaled_sends_the_device_already_ran },
+	{ "capsule_shorter_than_64_bytes_disconnects_the_queue",
+	  capsule_shorter_than_64_bytes_disconnects_the_queue },
+	{ "late_completions_of_a_freed_queue_are_dropped", late_completions_of_a_freed_queue_are_dropped },
+	{ "read_flushed_after_the_flush_timeout_is_ignored", read_flushed_after_the_flush_timeout_is_ignored },
+	{ "queue_freed_at_the_flush_timeout_returns_the_buffers_of_unflushed_sends",
+	  queue_freed_at_the_flush_timeout_returns_the_buffers_of_unflushed_sends },
+	{ "send_queue_smaller_than_the_host_allows_is_never_overflowed",
+	  send_queue_smaller_than_the_host_allows_is_never_overflowed },
+	{ NULL, NULL },
+};
