@@ -292,6 +292,8 @@ int nvmf_pg_poll(struct nvmf_pg *pg)
 	for (unsigned i = 0; i < pg->ntpg; i++)
 		pg->tpg[i]->transport->ops->pg_flush(pg->tpg[i]);
 	pg->passes++;
+	if (n)
+		pg->busy_passes++;
 	return n;
 }
 
@@ -306,7 +308,6 @@ int nvmf_pg_run_once(struct nvmf_pg *pg, int max_sleep_ms)
 {
 	int n = nvmf_pg_poll(pg);
 	if (n) {
-		pg->busy_passes++;
 		pg->last_work_us = pg->now_us;
 		return n;
 	}
@@ -319,7 +320,6 @@ int nvmf_pg_run_once(struct nvmf_pg *pg, int max_sleep_ms)
 			pg->tpg[i]->transport->ops->pg_arm(pg->tpg[i]);
 	n = nvmf_pg_poll(pg);
 	if (n) {
-		pg->busy_passes++;
 		pg->last_work_us = pg->now_us;
 		return n;
 	}

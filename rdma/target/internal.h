@@ -168,7 +168,7 @@ struct nvmf_rdma_recv {
  * A set of receives: a poll group's shared receive queue (SRQ) on one device, or, where
  * the device has no SRQ (or the config turns it off), one queue's own receive queue.
  * SQEs and in-capsule areas are one allocation registered once. Reposts are chained and
- * posted once per poll pass (nvmf_rdma_pg_flush), before that pass's responses.
+ * posted once per poll pass (nvmf_rdma_pg_flush_op), before that pass's responses.
  */
 struct nvmf_rdma_rq {
 	const struct nvmf_rdma_verbs *verbs;
@@ -322,7 +322,7 @@ struct nvmf_rdma_queue {
 	struct nvmf_rdma_req_list completing;   /* SENDs posted, in order: one signaled
 						 * completion retires every earlier one */
 	STAILQ_HEAD(, nvmf_rdma_recv) pending_recvs;
-	/* Send WRs of this poll pass, posted in one post_send by nvmf_rdma_pg_flush. */
+	/* Send WRs of this poll pass, posted in one post_send by nvmf_rdma_pg_flush_op. */
 	struct ibv_send_wr *wr_head, **wr_tailp;
 	struct ibv_send_wr *last_send;     /* the chain's last SEND: the one signaled */
 	bool dirty;
@@ -387,7 +387,7 @@ void nvmf_rdma_pgd_buf_put(struct nvmf_rdma_pg_dev *pgd, void *buf, unsigned cls
  * The transport's part of one core poll group: run to completion by the group's thread,
  * owning its queues' QPs, a CQ and an SRQ per device. Work produced during one pass
  * (responses, READs, receive reposts) is chained per QP / SRQ and posted once at the end
- * of the pass (nvmf_rdma_pg_flush).
+ * of the pass (nvmf_rdma_pg_flush_op).
  */
 struct nvmf_rdma_poll_group {
 	struct nvmf_tpg base;              /* first: the core's view */
@@ -424,9 +424,6 @@ void nvmf_rdma_pg_remove_queue(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma
 struct nvmf_rdma_queue *nvmf_rdma_pg_find_qp(struct nvmf_rdma_poll_group *pg, uint32_t qp_num);
 /* nvmf_rdma_pg_poll_cqs - reap up to @budget completions per CQ. Returns how many. */
 int nvmf_rdma_pg_poll_cqs(struct nvmf_rdma_poll_group *pg, int budget);
-/* nvmf_rdma_pg_flush - serve buffer waiters, then post everything chained this pass:
- * receives first, then one post_send per QP. */
-void nvmf_rdma_pg_flush(struct nvmf_rdma_poll_group *pg);
 /* nvmf_rdma_pg_reap - free dying queues that are done (@force: after the flush timeout
  * regardless). Returns how many were freed. */
 int nvmf_rdma_pg_reap(struct nvmf_rdma_poll_group *pg, bool force);
@@ -436,6 +433,8 @@ struct nvmf_tpg *nvmf_rdma_pg_create_op(struct nvmf_transport *base, struct nvmf
 					char *err, size_t errlen);
 void nvmf_rdma_pg_destroy_op(struct nvmf_tpg *tpg);
 int nvmf_rdma_pg_poll_op(struct nvmf_tpg *tpg);
+/* nvmf_rdma_pg_flush_op - ops->pg_flush: serve buffer waiters, then post everything
+ * chained this pass: receives first, then one post_send per QP. */
 void nvmf_rdma_pg_flush_op(struct nvmf_tpg *tpg);
 void nvmf_rdma_pg_arm_op(struct nvmf_tpg *tpg);
 void nvmf_rdma_pg_woken_op(struct nvmf_tpg *tpg);

@@ -313,8 +313,9 @@ int nvmf_rdma_pg_poll_cqs(struct nvmf_rdma_poll_group *pg, int budget)
 	return total;
 }
 
-void nvmf_rdma_pg_flush(struct nvmf_rdma_poll_group *pg)
+void nvmf_rdma_pg_flush_op(struct nvmf_tpg *tpg)
 {
+	struct nvmf_rdma_poll_group *pg = (struct nvmf_rdma_poll_group *)tpg;
 	/* Requests waiting for a buffer another group (or this one) returned to the pool. */
 	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)
 		if (!TAILQ_EMPTY(&d->buf_waiters))
@@ -424,11 +425,6 @@ int nvmf_rdma_pg_poll_op(struct nvmf_tpg *tpg)
 bool nvmf_rdma_pg_idle_op(struct nvmf_tpg *tpg)
 {
 	return !((struct nvmf_rdma_poll_group *)tpg)->queues;
-}
-
-void nvmf_rdma_pg_flush_op(struct nvmf_tpg *tpg)
-{
-	nvmf_rdma_pg_flush((struct nvmf_rdma_poll_group *)tpg);
 }
 
 void nvmf_rdma_pg_arm_op(struct nvmf_tpg *tpg)

@@ -27,7 +27,7 @@ static void assert_srq_full(struct rx *x)
 static void reap_completions(struct rx *x)
 {
 	nvmf_rdma_pg_poll_cqs(x->pg, 1024);
-	nvmf_rdma_pg_flush(x->pg);
+	nvmf_rdma_pg_flush_op(&x->pg->base);
 }
 
 /* One command in each state a request can wait in, on an I/O queue of HRQSIZE 1, ORD 1
