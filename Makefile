@@ -7,6 +7,7 @@
 #   make deps       install missing packages (apt-get) and the guest kernel
 #   make vm-check   only the VM integration tests
 #   make bench      our target vs kernel nvmet-rdma in the VM: build/bench/results.{md,json,png}
+#   make path-trace the functions one keyed / in-capsule write passes through, by layer
 #   make install    libnvmf (static, shared, header, pkg-config) and the nvmf tool under PREFIX
 
 CC      ?= gcc
@@ -18,6 +19,12 @@ CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -pthread -fPIC
 LDFLAGS += -pthread
 
 BUILD   := build
+# make path-trace: every function entry recorded (-finstrument-functions), fixed addresses.
+ifeq ($(TRACE),1)
+BUILD   := build/trace
+CFLAGS  += -finstrument-functions -fno-pie -O0
+LDFLAGS += -no-pie
+endif
 ifeq ($(SANITIZE),1)
 BUILD   := build/asan
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -52,7 +59,7 @@ NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := 0.1.0
 PREFIX     ?= /usr/local
 
-.PHONY: all unit check vm-check demo bench asan deps clean install install-check FORCE
+.PHONY: path-trace all unit check vm-check demo bench asan deps clean install install-check FORCE
 all: $(TARGET_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard initiator/cli/main.c),$(NVMF_BIN)) $(UNIT_BIN)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
@@ -165,6 +172,16 @@ check: deps
 
 asan:
 	$(MAKE) SANITIZE=1 all unit
+
+# The functions, files and layer crossings of a 4 KiB keyed and in-capsule write through
+# the RDMA target, capsule to completion, on the unit tests' fake device.
+TRACE_BIN := $(BUILD)/path-trace
+$(TRACE_BIN): $(BUILD)/obj/tests/trace/path_trace.o $(BUILD)/obj/tests/unit/rdma/fixture.o \
+	      $(BUILD)/obj/tests/unit/rdma/fake_verbs.o $(BUILD)/libcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcunit
+path-trace:
+	$(MAKE) TRACE=1 build/trace/path-trace
+	scripts/path-trace build/trace/path-trace
 
 clean:
 	rm -rf build

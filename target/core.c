@@ -128,10 +128,8 @@ static void sq_detach(void *arg)
 
 /* Advance a draining queue once nothing of it is in flight. Always by message, so that
  * no caller sees its queue or controller freed under it. */
-static void sq_progress(struct nvmf_sq *sq)
+static void sq_drained(struct nvmf_sq *sq)
 {
-	if (sq->state != NVMF_SQ_DRAINING || sq->inflight)
-		return;
 	sq->state = NVMF_SQ_DETACHING;
 	sq->msg.arg = sq;
 	if (sq->ctrl) {
@@ -151,7 +149,8 @@ void nvmf_sq_destroy(struct nvmf_sq *sq)
 	/* Parked AERs never complete on their own; this queue is their only way out. */
 	if (sq->ctrl && sq->qid == 0 && sq->ctrl->nr_aer)
 		nvmf_tgt_ctrl_fail_aers(sq->ctrl, nvme_status(NVME_SCT_GENERIC, NVME_SC_ABORT_QUEUE));
-	sq_progress(sq);
+	if (sq->state == NVMF_SQ_DRAINING && !sq->inflight)
+		sq_drained(sq);
 }
 
 /* ---- requests ---- */
@@ -238,7 +237,8 @@ void nvmf_req_complete(struct nvmf_req *req, nvme_status_t status)
 	req->aux = NULL;
 	sq->inflight--;
 	sq->transport->ops->queue_response(req);
-	sq_progress(sq);
+	if (sq->state == NVMF_SQ_DRAINING && !sq->inflight)
+		sq_drained(sq);
 }
 
 void nvmf_req_complete_dnr(struct nvmf_req *req, nvme_status_t status)
@@ -252,5 +252,6 @@ void nvmf_req_abandon(struct nvmf_req *req)
 	free(req->aux);
 	req->aux = NULL;
 	sq->inflight--;
-	sq_progress(sq);
+	if (sq->state == NVMF_SQ_DRAINING && !sq->inflight)
+		sq_drained(sq);
 }

@@ -34,15 +34,10 @@
 /* MDTS is in units of the minimum memory page size, 4 KiB (CAP.MPSMIN = 0). */
 #define MDTS_UNIT_SHIFT  12
 
-static uint32_t cdw(__le32 v)
-{
-	return le32toh(v);
-}
-
 /* Starting LBA: cdw10 low, cdw11 high (NVM Command Set 1.0 figure 34). */
 static uint64_t cmd_slba(const struct nvme_sqe *cmd)
 {
-	return (uint64_t)cdw(cmd->cdw11) << 32 | cdw(cmd->cdw10);
+	return (uint64_t)le32toh(cmd->cdw11) << 32 | le32toh(cmd->cdw10);
 }
 
 /* ---- backend submission and the retry list ---- */
@@ -119,7 +114,7 @@ static bool needs_flush(const struct nvmf_req *req)
 {
 	if (!req->ns->bdev->volatile_cache)
 		return false;
-	return (cdw(req->cmd->cdw12) & CDW12_FUA) || !__atomic_load_n(&req->sq->ctrl->vwc_enabled, __ATOMIC_RELAXED);
+	return (le32toh(req->cmd->cdw12) & CDW12_FUA) || !__atomic_load_n(&req->sq->ctrl->vwc_enabled, __ATOMIC_RELAXED);
 }
 
 /* SMART counters (NVMe Base 2.0 figure 207): commands, and data in 512 B units. */
@@ -190,7 +185,7 @@ static void execute_write_zeroes(struct nvmf_req *req)
 {
 	/* DEAC (cdw12 bit 25) may deallocate as well; the backend's WRITE_ZEROES already
 	 * frees what it can (punch hole / unmap) and guarantees zeroes either way. */
-	uint64_t nlb = (cdw(req->cmd->cdw12) & CDW12_NLB_MASK) + 1ull;
+	uint64_t nlb = (le32toh(req->cmd->cdw12) & CDW12_NLB_MASK) + 1ull;
 	uint32_t shift = req->ns->lba_shift;
 	bio_prep(req, NVMF_BDEV_WRITE_ZEROES, req->slba << shift, nlb << shift, NULL, rw_done);
 	nvmf_req_bio_submit(req);
@@ -302,7 +297,7 @@ static void dsm_issue(struct nvmf_req *req)
 static void execute_dsm(struct nvmf_req *req)
 {
 	/* Only Attribute - Deallocate does anything; IDR/IDW are hints we may ignore. */
-	if (!(cdw(req->cmd->cdw11) & NVME_DSMGMT_AD)) {
+	if (!(le32toh(req->cmd->cdw11) & NVME_DSMGMT_AD)) {
 		nvmf_req_complete(req, 0);
 		return;
 	}
@@ -329,15 +324,6 @@ static void execute_dsm(struct nvmf_req *req)
 
 /* ---- parsing ---- */
 
-/* The namespace @cmd names, active in the controller's subsystem, else Invalid Namespace
- * or Format (nvmet_req_find_ns; NSID 0 and FFFFFFFFh included: no I/O command here takes
- * the broadcast value, Identify VWC bits 2:1 do not claim a broadcast Flush). */
-static nvme_status_t find_ns(struct nvmf_req *req)
-{
-	req->ns = nvmf_subsys_ns(req->sq->ctrl->subsys, cdw(req->cmd->nsid));
-	return req->ns ? 0 : nvme_generic(NVME_SC_INVALID_NS);
-}
-
 /* Range of blocks [slba, slba + nlb) must lie inside the namespace; written without
  * slba + nlb so a huge SLBA cannot wrap around. */
 static bool lba_range_ok(const struct nvmf_ns *ns, uint64_t slba, uint64_t nlb)
@@ -350,7 +336,7 @@ static nvme_status_t parse_rw(struct nvmf_req *req, enum nvmf_xfer_dir dir,
 			      void (*execute)(struct nvmf_req *))
 {
 	const struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
-	uint32_t cdw12 = cdw(req->cmd->cdw12);
+	uint32_t cdw12 = le32toh(req->cmd->cdw12);
 	uint64_t nlb = (cdw12 & CDW12_NLB_MASK) + 1ull;
 	req->slba = cmd_slba(req->cmd);
 	/* No namespace is formatted with protection information: PRINFO must be 0. */
@@ -374,7 +360,7 @@ static nvme_status_t parse_rw(struct nvmf_req *req, enum nvmf_xfer_dir dir,
 
 static nvme_status_t parse_write_zeroes(struct nvmf_req *req)
 {
-	uint32_t cdw12 = cdw(req->cmd->cdw12);
+	uint32_t cdw12 = le32toh(req->cmd->cdw12);
 	uint64_t nlb = (cdw12 & CDW12_NLB_MASK) + 1ull;
 	req->slba = cmd_slba(req->cmd);
 	if (cdw12 & CDW12_PRINFO)
@@ -389,7 +375,7 @@ static nvme_status_t parse_write_zeroes(struct nvmf_req *req)
 
 static nvme_status_t parse_dsm(struct nvmf_req *req)
 {
-	uint32_t nr = (cdw(req->cmd->cdw10) & DSM_NR_MASK) + 1;
+	uint32_t nr = (le32toh(req->cmd->cdw10) & DSM_NR_MASK) + 1;
 	req->dir = NVMF_XFER_H2C;
 	req->data_len = nr * (uint32_t)DSM_RANGE_SIZE;
 	req->execute = execute_dsm;
@@ -414,9 +400,12 @@ nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
 	default:
 		return nvme_generic(NVME_SC_INVALID_OPCODE);
 	}
-	nvme_status_t st = find_ns(req);
-	if (st)
-		return st;
+	/* The namespace, active in the controller's subsystem, else Invalid Namespace or
+	 * Format (nvmet_req_find_ns; NSID 0 and FFFFFFFFh included: no I/O command here
+	 * takes the broadcast value, Identify VWC bits 2:1 do not claim a broadcast Flush). */
+	req->ns = nvmf_subsys_ns(req->sq->ctrl->subsys, le32toh(req->cmd->nsid));
+	if (!req->ns)
+		return nvme_generic(NVME_SC_INVALID_NS);
 
 	switch (opcode) {
 	case nvme_cmd_flush:

@@ -124,8 +124,6 @@ int nvmf_pg_send(struct nvmf_pg *pg, nvmf_msg_fn fn, void *arg)
 /* Run the messages posted so far (not those they post: the next pass takes those). */
 static int run_msgs(struct nvmf_pg *pg)
 {
-	if (!__atomic_load_n(&pg->msg_head, __ATOMIC_ACQUIRE))
-		return 0;
 	pthread_mutex_lock(&pg->msg_lock);
 	struct nvmf_msg *m = pg->msg_head;
 	pg->msg_head = NULL;
@@ -282,12 +280,14 @@ int nvmf_pg_poll(struct nvmf_pg *pg)
 	 * (a clock read is a trap to the hypervisor on some virtual machines). */
 	pg->now_us = nvmf_now_us();
 	pg->now_ms = pg->tgt->now_ms ? pg->tgt->now_ms(pg->tgt) : pg->now_us / 1000;
-	int n = run_msgs(pg);
+	/* Peeked without the lock: most passes have no message. */
+	int n = __atomic_load_n(&pg->msg_head, __ATOMIC_ACQUIRE) ? run_msgs(pg) : 0;
 	for (unsigned i = 0; i < pg->ntpg; i++)
 		n += pg->tpg[i]->transport->ops->pg_poll(pg->tpg[i]);
 	n += run_aio(pg);
 	/* Timers are not work: a tick must not keep an idle group busy-polling. */
-	run_timers(pg);
+	if (pg->timers)
+		run_timers(pg);
 	/* Everything this pass produced: one post per QP and receive queue. */
 	for (unsigned i = 0; i < pg->ntpg; i++)
 		pg->tpg[i]->transport->ops->pg_flush(pg->tpg[i]);

@@ -35,16 +35,6 @@ static struct nvmf_rdma_req *resume_first(struct nvmf_rdma_req_list *list)
 	return r;
 }
 
-/* May @r take a free slot now? Only if nobody waits before it. */
-static bool my_turn(struct nvmf_rdma_req *r, const struct nvmf_rdma_req_list *list)
-{
-	bool ok = r->resumed || TAILQ_EMPTY(list);
-	r->resumed = false;
-	return ok;
-}
-
-/* ---- the steps ---- */
-
 /* The core accepted @r but it will not execute (its queue died): forget it there. */
 static void req_abandon(struct nvmf_rdma_req *r)
 {
@@ -55,222 +45,202 @@ static void req_abandon(struct nvmf_rdma_req *r)
 	r->state = NVMF_RDMA_REQ_COMPLETED;
 }
 
-/* COMPLETED -> FREE: buffer back (waiters served), a receive still held goes back to its
- * SRQ (a dying queue's own receives die with its QP). */
-static void req_release(struct nvmf_rdma_req *r)
-{
-	struct nvmf_rdma_queue *q = r->q;
-	bool kick = false;
-	if (r->buf) {
-		nvmf_rdma_pgd_buf_put(q->pgd, r->buf, r->buf_cls);
-		r->buf = NULL;
-		kick = true;
-	}
-	if (r->recv && r->recv->rq->srq)
-		nvmf_rdma_rq_repost(q->pg, r->recv);
-	r->recv = NULL;
-	r->req.data = NULL;
-	r->state = NVMF_RDMA_REQ_FREE;
-	TAILQ_INSERT_HEAD(&q->free_reqs, r, link);
-	if (kick)
-		nvmf_rdma_pgd_kick(q->pgd);
-}
+/* May @r take a free slot of @list's kind now? Only if nobody waits before it. */
+#define MY_TURN(r, list) ((r)->resumed || TAILQ_EMPTY(list))
 
-/* NEW: hand the capsule to the core, then decode where its data is. */
-static void req_new(struct nvmf_rdma_req *r)
+/* Data in or out: RDMA READ into, or RDMA WRITE from, the request's buffer. */
+static void set_data_wr(struct nvmf_rdma_req *r, struct nvmf_rdma_wr *ctx, enum ibv_wr_opcode op,
+			unsigned flags)
 {
-	struct nvmf_rdma_queue *q = r->q;
-	struct nvmf_rdma_recv *recv = r->recv;
-	r->buf = NULL;
-	r->invalidate = false;
-	r->xfer_len = 0;
-	r->req.data = NULL;
-	if (!nvmf_req_init(&r->req, &q->sq, recv->sqe, r->cqe))
-		return;  /* answered already: queue_response moved us to EXECUTED */
-	r->in_core = true;
-
-	/* An SRQ receive may hold more than this queue's port allows: count only that. */
-	uint32_t incapsule = recv->byte_len - NVME_SQE_SIZE;
-	if (incapsule > q->inline_size)
-		incapsule = q->inline_size;
-	struct nvme_sgl_info sgl;
-	nvme_status_t st = nvme_sgl_parse(recv->sqe, incapsule, r->req.dir == NVMF_XFER_H2C, &sgl);
-	if (st) {
-		nvmf_req_complete(&r->req, st);
-		return;
-	}
-	r->req.sgl_len = sgl.len;
-	r->state = NVMF_RDMA_REQ_READY_TO_EXECUTE;
-	if (sgl.kind == NVME_SGL_KIND_INCAPSULE) {
-		/* Zero copy: the data stays in the receive buffer until the response. */
-		r->req.data = (uint8_t *)recv->inline_buf + sgl.offset;
-	} else if (sgl.kind == NVME_SGL_KIND_KEYED) {
-		r->raddr = sgl.addr;
-		r->rkey = sgl.key;
-		r->invalidate = sgl.invalidate;
-		/* A length the command does not match fails in nvmf_req_execute() before any
-		 * data is touched: no buffer, no transfer. */
-		if (sgl.len != r->req.data_len || r->req.dir == NVMF_XFER_NONE || !sgl.len)
-			return;
-		if (sgl.len > q->dev->pool.max_size) {
-			/* The core bounds transfers by MDTS; anything larger has no buffer. */
-			nvmf_req_complete_dnr(&r->req, nvme_generic(NVME_SC_INVALID_FIELD));
-			return;
-		}
-		r->xfer_len = sgl.len;
-		r->state = NVMF_RDMA_REQ_NEED_BUFFER;
-	}
-}
-
-static void req_need_buffer(struct nvmf_rdma_req *r)
-{
-	struct nvmf_rdma_pg_dev *pgd = r->q->pgd;
-	if (!r->buf) {
-		if (r->queued)
-			return;
-		if (my_turn(r, &pgd->buf_waiters))
-			r->buf = nvmf_rdma_pgd_buf_get(pgd, r->xfer_len, &r->buf_cls);
-		if (!r->buf) {
-			WAIT(&pgd->buf_waiters, r);
-			return;
-		}
-	}
-	r->req.data = r->buf;
-	r->state = r->req.dir == NVMF_XFER_H2C ? NVMF_RDMA_REQ_NEED_READ : NVMF_RDMA_REQ_READY_TO_EXECUTE;
-}
-
-/* Host data in: an RDMA READ chained for the end of the pass, at most ORD in flight. */
-static void req_need_read(struct nvmf_rdma_req *r)
-{
-	struct nvmf_rdma_queue *q = r->q;
-	if (r->queued)
-		return;
-	if (!my_turn(r, &q->pending_reads) || q->reads_inflight >= q->max_reads) {
-		WAIT(&q->pending_reads, r);
-		return;
-	}
-	r->data_wr.wr_id = (uintptr_t)&r->read_ctx;
-	r->data_wr.opcode = IBV_WR_RDMA_READ;
-	r->data_wr.send_flags = IBV_SEND_SIGNALED;
+	r->data_wr.wr_id = (uintptr_t)ctx;
+	r->data_wr.opcode = op;
+	r->data_wr.send_flags = flags;
 	r->data_wr.wr.rdma.remote_addr = r->raddr;
 	r->data_wr.wr.rdma.rkey = r->rkey;
 	r->data_sge.addr = (uintptr_t)r->buf;
 	r->data_sge.length = r->xfer_len;
-	nvmf_rdma_queue_chain(q, &r->data_wr, &r->data_wr, NULL);
-	q->reads_inflight++;
-	r->state = NVMF_RDMA_REQ_TRANSFER_H2C;
 }
 
-/* The capsule is consumed: give its receive back to the host before it can learn from
- * the CQE that it may send again. */
-static void req_executed(struct nvmf_rdma_req *r)
-{
-	if (r->recv) {
-		nvmf_rdma_rq_repost(r->q->pg, r->recv);
-		r->recv = NULL;
-	}
-	r->state = NVMF_RDMA_REQ_READY_TO_COMPLETE;
-}
-
-/* Data out and the CQE, within the host's HRQSIZE budget: RDMA WRITE (unsignaled) and
- * SEND [WITH_INV], chained on the QP; signaled only if it ends up last in the pass's
- * chain (nvmf_rdma_queue_flush). RC ordering puts the data in place before the CQE. */
-static void req_complete(struct nvmf_rdma_req *r)
-{
-	struct nvmf_rdma_queue *q = r->q;
-	if (r->queued)
-		return;
-	if (!my_turn(r, &q->pending_sends) || q->sends_inflight >= q->max_sends) {
-		WAIT(&q->pending_sends, r);
-		return;
-	}
-	struct ibv_send_wr *first = &r->send_wr;
-	if (r->invalidate && q->dev->dev->send_with_inv) {
-		r->send_wr.opcode = IBV_WR_SEND_WITH_INV;
-		r->send_wr.invalidate_rkey = r->rkey;
-	} else {
-		r->send_wr.opcode = IBV_WR_SEND;
-	}
-	r->send_wr.send_flags = q->inline_send ? IBV_SEND_INLINE : 0;
-	r->send_wr.next = NULL;
-	nvme_status_t st = le16toh(r->cqe->status) >> 1;
-	if (!st && r->req.dir == NVMF_XFER_C2H && r->buf && r->xfer_len) {
-		r->data_wr.wr_id = (uintptr_t)&r->write_ctx;
-		r->data_wr.opcode = IBV_WR_RDMA_WRITE;
-		r->data_wr.send_flags = 0;
-		r->data_wr.wr.rdma.remote_addr = r->raddr;
-		r->data_wr.wr.rdma.rkey = r->rkey;
-		r->data_sge.addr = (uintptr_t)r->buf;
-		r->data_sge.length = r->xfer_len;
-		r->data_wr.next = &r->send_wr;
-		first = &r->data_wr;
-	}
-	nvmf_rdma_queue_chain(q, first, &r->send_wr, &r->send_wr);
-	q->sends_inflight++;
-	r->state = NVMF_RDMA_REQ_COMPLETING;
-	TAILQ_INSERT_TAIL(&q->completing, r, link);
-}
-
-/* One step from the current state; a state that waits leaves it unchanged. */
-static void req_step(struct nvmf_rdma_req *r)
-{
-	bool dying = r->q->state == NVMF_RDMA_Q_DYING;
-	switch (r->state) {
-	case NVMF_RDMA_REQ_NEW:
-		req_new(r);
-		break;
-	case NVMF_RDMA_REQ_NEED_BUFFER:
-		if (dying)
-			req_abandon(r);
-		else
-			req_need_buffer(r);
-		break;
-	case NVMF_RDMA_REQ_NEED_READ:
-		if (dying)
-			req_abandon(r);
-		else
-			req_need_read(r);
-		break;
-	case NVMF_RDMA_REQ_READY_TO_EXECUTE:
-		if (dying) {
-			req_abandon(r);
-			break;
-		}
-		r->state = NVMF_RDMA_REQ_EXECUTING;
-		nvmf_req_execute(&r->req);   /* may answer at once: state EXECUTED */
-		break;
-	case NVMF_RDMA_REQ_EXECUTED:
-		if (dying)
-			r->state = NVMF_RDMA_REQ_COMPLETED;  /* the host is gone: drop the answer */
-		else
-			req_executed(r);
-		break;
-	case NVMF_RDMA_REQ_READY_TO_COMPLETE:
-		if (dying)
-			r->state = NVMF_RDMA_REQ_COMPLETED;
-		else
-			req_complete(r);
-		break;
-	case NVMF_RDMA_REQ_COMPLETED:
-		req_release(r);
-		break;
-	case NVMF_RDMA_REQ_FREE:
-	case NVMF_RDMA_REQ_TRANSFER_H2C:   /* waiting for the READ's completion */
-	case NVMF_RDMA_REQ_EXECUTING:      /* waiting for the core */
-	case NVMF_RDMA_REQ_COMPLETING:     /* waiting for a SEND completion */
-		break;
-	}
-}
-
+/*
+ * The state function: one step per state, repeated while the state changes; a state
+ * that waits (for a buffer, a slot, a completion, the core) leaves it unchanged. On a
+ * dying queue a request still waiting is abandoned and an answer dropped.
+ */
 void nvmf_rdma_req_process(struct nvmf_rdma_req *r)
 {
+	struct nvmf_rdma_queue *q = r->q;
+	enum nvmf_rdma_req_state before;
 	r->in_process = true;
-	for (;;) {
-		enum nvmf_rdma_req_state before = r->state;
-		req_step(r);
-		if (r->state == before || r->state == NVMF_RDMA_REQ_FREE)
+	do {
+		before = r->state;
+		bool dying = q->state == NVMF_RDMA_Q_DYING;
+		switch (r->state) {
+		case NVMF_RDMA_REQ_NEW: {
+			/* The capsule to the core, then where its data is (nvme/sgl.c). */
+			struct nvmf_rdma_recv *recv = r->recv;
+			r->buf = NULL;
+			r->invalidate = false;
+			r->xfer_len = 0;
+			r->req.data = NULL;
+			if (!nvmf_req_init(&r->req, &q->sq, recv->sqe, r->cqe))
+				break;  /* answered already: queue_response moved us to EXECUTED */
+			r->in_core = true;
+			/* An SRQ receive may hold more than this queue's port allows. */
+			uint32_t incapsule = recv->byte_len - NVME_SQE_SIZE;
+			if (incapsule > q->inline_size)
+				incapsule = q->inline_size;
+			struct nvme_sgl_info sgl;
+			nvme_status_t st = nvme_sgl_parse(recv->sqe, incapsule, r->req.dir == NVMF_XFER_H2C, &sgl);
+			if (st) {
+				nvmf_req_complete(&r->req, st);
+				break;
+			}
+			r->req.sgl_len = sgl.len;
+			r->state = NVMF_RDMA_REQ_READY_TO_EXECUTE;
+			if (sgl.kind == NVME_SGL_KIND_INCAPSULE) {
+				/* Zero copy: the data stays in the receive buffer until the response. */
+				r->req.data = (uint8_t *)recv->inline_buf + sgl.offset;
+			} else if (sgl.kind == NVME_SGL_KIND_KEYED) {
+				r->raddr = sgl.addr;
+				r->rkey = sgl.key;
+				r->invalidate = sgl.invalidate;
+				/* A length the command does not match fails in nvmf_req_execute()
+				 * before any data is touched: no buffer, no transfer. */
+				if (sgl.len != r->req.data_len || r->req.dir == NVMF_XFER_NONE || !sgl.len)
+					break;
+				if (sgl.len > q->dev->pool.max_size) {
+					/* The core bounds transfers by MDTS; larger has no buffer. */
+					nvmf_req_complete_dnr(&r->req, nvme_generic(NVME_SC_INVALID_FIELD));
+					break;
+				}
+				r->xfer_len = sgl.len;
+				r->state = NVMF_RDMA_REQ_NEED_BUFFER;
+			}
 			break;
-	}
+		}
+		case NVMF_RDMA_REQ_NEED_BUFFER:
+			/* A registered pool buffer of the transfer size, in FIFO order. */
+			if (dying) {
+				req_abandon(r);
+				break;
+			}
+			if (!r->buf) {
+				if (r->queued)
+					break;
+				if (MY_TURN(r, &q->pgd->buf_waiters))
+					r->buf = nvmf_rdma_pgd_buf_get(q->pgd, r->xfer_len, &r->buf_cls);
+				r->resumed = false;
+				if (!r->buf) {
+					WAIT(&q->pgd->buf_waiters, r);
+					break;
+				}
+			}
+			r->req.data = r->buf;
+			r->state = r->req.dir == NVMF_XFER_H2C ? NVMF_RDMA_REQ_NEED_READ :
+				   NVMF_RDMA_REQ_READY_TO_EXECUTE;
+			break;
+		case NVMF_RDMA_REQ_NEED_READ:
+			/* Host data in: an RDMA READ, at most ORD in flight, in FIFO order. */
+			if (dying) {
+				req_abandon(r);
+				break;
+			}
+			if (r->queued)
+				break;
+			if (!MY_TURN(r, &q->pending_reads) || q->reads_inflight >= q->max_reads) {
+				r->resumed = false;
+				WAIT(&q->pending_reads, r);
+				break;
+			}
+			r->resumed = false;
+			set_data_wr(r, &r->read_ctx, IBV_WR_RDMA_READ, IBV_SEND_SIGNALED);
+			nvmf_rdma_queue_chain(q, &r->data_wr, &r->data_wr, NULL);
+			q->reads_inflight++;
+			r->state = NVMF_RDMA_REQ_TRANSFER_H2C;
+			break;
+		case NVMF_RDMA_REQ_READY_TO_EXECUTE:
+			if (dying) {
+				req_abandon(r);
+				break;
+			}
+			r->state = NVMF_RDMA_REQ_EXECUTING;
+			nvmf_req_execute(&r->req);   /* may answer at once: state EXECUTED */
+			break;
+		case NVMF_RDMA_REQ_EXECUTED:
+			if (dying) {
+				r->state = NVMF_RDMA_REQ_COMPLETED;  /* the host is gone: drop the answer */
+				break;
+			}
+			/* The capsule is consumed: give its receive back to the host before it can
+			 * learn from the CQE that it may send again. */
+			if (r->recv) {
+				nvmf_rdma_rq_repost(q->pg, r->recv);
+				r->recv = NULL;
+			}
+			r->state = NVMF_RDMA_REQ_READY_TO_COMPLETE;
+			break;
+		case NVMF_RDMA_REQ_READY_TO_COMPLETE: {
+			/* Data out and the CQE within the host's HRQSIZE budget: RDMA WRITE
+			 * (unsignaled) and SEND [WITH_INV] chained on the QP, signaled only if last
+			 * in the pass's chain (nvmf_rdma_queue_flush). RC ordering puts the data in
+			 * place before the CQE. */
+			if (dying) {
+				r->state = NVMF_RDMA_REQ_COMPLETED;
+				break;
+			}
+			if (r->queued)
+				break;
+			if (!MY_TURN(r, &q->pending_sends) || q->sends_inflight >= q->max_sends) {
+				r->resumed = false;
+				WAIT(&q->pending_sends, r);
+				break;
+			}
+			r->resumed = false;
+			struct ibv_send_wr *first = &r->send_wr;
+			if (r->invalidate && q->dev->dev->send_with_inv) {
+				r->send_wr.opcode = IBV_WR_SEND_WITH_INV;
+				r->send_wr.invalidate_rkey = r->rkey;
+			} else {
+				r->send_wr.opcode = IBV_WR_SEND;
+			}
+			r->send_wr.send_flags = q->inline_send ? IBV_SEND_INLINE : 0;
+			r->send_wr.next = NULL;
+			if (!r->cqe->status && r->req.dir == NVMF_XFER_C2H && r->buf && r->xfer_len) {
+				set_data_wr(r, &r->write_ctx, IBV_WR_RDMA_WRITE, 0);
+				r->data_wr.next = &r->send_wr;
+				first = &r->data_wr;
+			}
+			nvmf_rdma_queue_chain(q, first, &r->send_wr, &r->send_wr);
+			q->sends_inflight++;
+			r->state = NVMF_RDMA_REQ_COMPLETING;
+			TAILQ_INSERT_TAIL(&q->completing, r, link);
+			break;
+		}
+		case NVMF_RDMA_REQ_COMPLETED: {
+			/* FREE: buffer back (waiters served); a receive still held goes back to its
+			 * SRQ (a dying queue's own receives die with its QP). */
+			bool kick = r->buf != NULL;
+			if (r->buf) {
+				nvmf_rdma_pgd_buf_put(q->pgd, r->buf, r->buf_cls);
+				r->buf = NULL;
+			}
+			if (r->recv && r->recv->rq->srq)
+				nvmf_rdma_rq_repost(q->pg, r->recv);
+			r->recv = NULL;
+			r->req.data = NULL;
+			r->state = NVMF_RDMA_REQ_FREE;
+			TAILQ_INSERT_HEAD(&q->free_reqs, r, link);
+			if (kick && !TAILQ_EMPTY(&q->pgd->buf_waiters))
+				nvmf_rdma_pgd_kick(q->pgd);
+			break;
+		}
+		case NVMF_RDMA_REQ_FREE:
+		case NVMF_RDMA_REQ_TRANSFER_H2C:   /* waiting for the READ's completion */
+		case NVMF_RDMA_REQ_EXECUTING:      /* waiting for the core */
+		case NVMF_RDMA_REQ_COMPLETING:     /* waiting for a SEND completion */
+			break;
+		}
+	} while (r->state != before && r->state != NVMF_RDMA_REQ_FREE);
 	r->in_process = false;
 }
 
@@ -412,7 +382,7 @@ static void wc_read(struct nvmf_rdma_queue *q, struct nvmf_rdma_req *r, const st
 	}
 	nvmf_rdma_req_process(r);
 	while (q->state != NVMF_RDMA_Q_DYING && q->reads_inflight < q->max_reads &&
-	       (r = resume_first(&q->pending_reads)))
+	       !TAILQ_EMPTY(&q->pending_reads) && (r = resume_first(&q->pending_reads)))
 		nvmf_rdma_req_process(r);
 }
 
@@ -437,7 +407,7 @@ static void wc_send(struct nvmf_rdma_queue *q, struct nvmf_rdma_req *r, const st
 		} while (c != r);
 	}
 	while (q->state != NVMF_RDMA_Q_DYING && q->sends_inflight < q->max_sends &&
-	       (r = resume_first(&q->pending_sends)))
+	       !TAILQ_EMPTY(&q->pending_sends) && (r = resume_first(&q->pending_sends)))
 		nvmf_rdma_req_process(r);
 	serve_pending_recvs(q);
 }
