@@ -115,7 +115,7 @@ int nvmf_ns_info(struct nvmf_ctrl *c, uint32_t nsid, struct nvmf_ns_info *out)
 		goto out;
 	/* An inactive NSID reads as zeroes (NVMe Base 5.17.2.1). */
 	if (!id->nsze) {
-		rc = nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_NS) | NVME_SC_DNR;
+		rc = nvme_generic(NVME_SC_INVALID_NS) | NVME_SC_DNR;
 		nvmfh_errf(c, "namespace %u is not active", nsid);
 		goto out;
 	}

@@ -8,7 +8,7 @@
 
 static nvme_status_t sgl_error(unsigned sc)
 {
-	return nvme_status(NVME_SCT_GENERIC, sc) | NVME_SC_DNR;
+	return nvme_generic(sc) | NVME_SC_DNR;
 }
 
 static nvme_status_t parse_keyed(const struct nvme_sgl_desc *d, struct nvme_sgl_info *out)

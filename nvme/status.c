@@ -184,14 +184,14 @@ nvme_status_t nvme_status_from_errno(int err, bool is_write)
 		return nvme_status(NVME_SCT_MEDIA,
 				   is_write ? NVME_SC_WRITE_FAULT : NVME_SC_READ_ERROR);
 	case -ENOSPC:
-		return nvme_status(NVME_SCT_GENERIC, NVME_SC_CAP_EXCEEDED) | NVME_SC_DNR;
+		return nvme_generic(NVME_SC_CAP_EXCEEDED) | NVME_SC_DNR;
 	case -EINVAL:
-		return nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD) | NVME_SC_DNR;
+		return nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR;
 	case -EOPNOTSUPP:
-		return nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE) | NVME_SC_DNR;
+		return nvme_generic(NVME_SC_INVALID_OPCODE) | NVME_SC_DNR;
 	case -EROFS:
-		return nvme_status(NVME_SCT_GENERIC, NVME_SC_NS_WRITE_PROTECTED) | NVME_SC_DNR;
+		return nvme_generic(NVME_SC_NS_WRITE_PROTECTED) | NVME_SC_DNR;
 	default:
-		return nvme_status(NVME_SCT_GENERIC, NVME_SC_INTERNAL);
+		return nvme_generic(NVME_SC_INTERNAL);
 	}
 }

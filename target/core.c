@@ -148,7 +148,7 @@ void nvmf_sq_destroy(struct nvmf_sq *sq)
 	sq->state = NVMF_SQ_DRAINING;
 	/* Parked AERs never complete on their own; this queue is their only way out. */
 	if (sq->ctrl && sq->qid == 0 && sq->ctrl->nr_aer)
-		nvmf_tgt_ctrl_fail_aers(sq->ctrl, nvme_status(NVME_SCT_GENERIC, NVME_SC_ABORT_QUEUE));
+		nvmf_tgt_ctrl_fail_aers(sq->ctrl, nvme_generic(NVME_SC_ABORT_QUEUE));
 	if (sq->state == NVMF_SQ_DRAINING && !sq->inflight)
 		sq_drained(sq);
 }

@@ -89,7 +89,7 @@ void nvmf_loop_hq_free(struct loop_hq *h)
 
 static struct loop_transport *lt_of_host(const struct nvmf_host_transport *t)
 {
-	return (struct loop_transport *)((const char *)t - offsetof(struct loop_transport, host));
+	return container_of(t, struct loop_transport, host);
 }
 
 static bool is_wildcard(const char *addr, int family)
