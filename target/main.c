@@ -102,6 +102,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nvmf-target: %s\n", err);
 		goto out;
 	}
+	if (!tgt.n_ports)
+		fprintf(stderr, "nvmf-target: warning: %s has no ports: no host can connect\n", config);
 	for (size_t i = 0; i < tgt.n_ports; i++)
 		printf("nvmf-target: listening on %s %s:%s (port %u)\n", tgt.ports[i].cfg->trtype,
 		       tgt.ports[i].cfg->traddr, tgt.ports[i].cfg->trsvcid, tgt.ports[i].cfg->portid);
