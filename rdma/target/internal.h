@@ -395,6 +395,7 @@ struct nvmf_rdma_poll_group {
 	const struct nvmf_rdma_verbs *verbs;
 	struct rdma_event_channel *ec;     /* CM events of this group's queues (and, on the
 					    * main group, the listeners'): t->ec there */
+	uint64_t cm_next_us;               /* look at ec again from this pass time on */
 	struct nvmf_rdma_pg_dev *devs;
 	struct nvmf_rdma_queue *queues;
 	uint32_t nqueues, ndying;

@@ -21,6 +21,7 @@
 #define MAP_INITIAL  64u
 #define CQ_BUDGET    128     /* completions per CQ per pass */
 #define WC_BATCH     32
+#define CM_LOOK_US   1000    /* CM events looked for at least this often while busy */
 
 int nvmf_rdma_pg_init(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_transport *t)
 {
@@ -415,7 +416,14 @@ void nvmf_rdma_pg_destroy_op(struct nvmf_tpg *tpg)
 int nvmf_rdma_pg_poll_op(struct nvmf_tpg *tpg)
 {
 	struct nvmf_rdma_poll_group *pg = (struct nvmf_rdma_poll_group *)tpg;
-	int n = pg->ec ? nvmf_rdma_process_cm_events(pg) : 0;
+	/* The CM channel costs a system call per look: while busy, look every millisecond
+	 * (and at once after a sleep: its descriptor may be what woke the group). */
+	int n = 0;
+	uint64_t now = tpg->pg->now_us;
+	if (pg->ec && now >= pg->cm_next_us) {
+		n = nvmf_rdma_process_cm_events(pg);
+		pg->cm_next_us = now + CM_LOOK_US;
+	}
 	n += nvmf_rdma_pg_poll_cqs(pg, CQ_BUDGET);
 	if (pg->ndying)
 		n += nvmf_rdma_pg_reap(pg, false);
@@ -439,4 +447,5 @@ void nvmf_rdma_pg_woken_op(struct nvmf_tpg *tpg)
 	struct nvmf_rdma_poll_group *pg = (struct nvmf_rdma_poll_group *)tpg;
 	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)
 		pg->t->verbs->ack_channel(d->channel);
+	pg->cm_next_us = 0;
 }
