@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+/* The control socket's server (see rpc-server.h): one thread, poll() over the listening
+ * socket, a stop eventfd and the clients. */
+#include "target/rpc-server.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define SEND_TIMEOUT_S 5    /* a client that does not read its answers is dropped */
+
+static void client_close(struct nvmf_rpc_client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->buf);
+	*c = (struct nvmf_rpc_client){ .fd = -1 };
+}
+
+/* Whole @len bytes, or false (the client is then closed by the caller). */
+static bool send_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+static bool send_line(int fd, char *resp)
+{
+	bool ok = send_all(fd, resp, strlen(resp)) && send_all(fd, "\n", 1);
+	free(resp);
+	return ok;
+}
+
+/* One call, on the owner's thread through srv->run. */
+struct job {
+	struct nvmf_rpc_server *srv;
+	const char *text;
+	size_t len;
+	char *resp;
+};
+
+static void job_run(void *arg)
+{
+	struct job *j = arg;
+	j->resp = nvmf_rpc_handle(j->srv->methods, j->srv->ctx, j->text, j->len);
+}
+
+static char *dispatch(struct nvmf_rpc_server *srv, const char *text, size_t len)
+{
+	struct job j = { .srv = srv, .text = text, .len = len };
+	if (srv->run)
+		srv->run(srv->run_ctx, job_run, &j);
+	else
+		job_run(&j);
+	srv->calls++;
+	return j.resp;
+}
+
+/* Answer every complete request in @c's buffer. False: close the client. */
+static bool client_serve(struct nvmf_rpc_server *srv, struct nvmf_rpc_client *c)
+{
+	size_t off = 0;
+	bool ok = true;
+	while (ok && off < c->len) {
+		size_t used;
+		enum nvmf_rpc_frame f = nvmf_rpc_frame(c->buf + off, c->len - off, &used);
+		if (f == NVMF_RPC_FRAME_MORE)
+			break;
+		/* A value or garbage: the dispatcher answers garbage with its -32700. */
+		char *resp = dispatch(srv, c->buf + off, used);
+		if (resp)
+			ok = send_line(c->fd, resp);
+		off += used;
+	}
+	memmove(c->buf, c->buf + off, c->len - off);
+	c->len -= off;
+	if (ok && c->len > NVMF_RPC_MAX_REQUEST) {
+		char msg[160];
+		snprintf(msg, sizeof(msg), "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":%d,"
+			 "\"message\":\"request: longer than %u bytes; connection closed\"}}\n",
+			 NVMF_RPC_INVALID_REQUEST, NVMF_RPC_MAX_REQUEST);
+		send_all(c->fd, msg, strlen(msg));
+		return false;
+	}
+	return ok;
+}
+
+static bool client_read(struct nvmf_rpc_server *srv, struct nvmf_rpc_client *c)
+{
+	if (c->cap - c->len < 4096) {
+		size_t cap = c->cap ? c->cap * 2 : 8192;
+		char *b = realloc(c->buf, cap + 1);
+		if (!b)
+			return false;
+		c->buf = b;
+		c->cap = cap;
+	}
+	ssize_t n = read(c->fd, c->buf + c->len, c->cap - c->len);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;  /* closed by the client, or an error */
+	c->len += (size_t)n;
+	return client_serve(srv, c);
+}
+
+static void accept_one(struct nvmf_rpc_server *srv)
+{
+	int fd = accept4(srv->lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* The socket is 0600, but it exists for a moment before the chmod: check the peer. */
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || (cred.uid != srv->uid && cred.uid)) {
+		srv->refused++;
+		close(fd);
+		return;
+	}
+	struct timeval tv = { .tv_sec = SEND_TIMEOUT_S };
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	for (unsigned i = 0; i < NVMF_RPC_MAX_CLIENTS; i++) {
+		if (srv->clients[i].fd < 0) {
+			srv->clients[i].fd = fd;
+			return;
+		}
+	}
+	static const char full[] = "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32003,"
+				   "\"message\":\"too many clients (16); try again later\"}}\n";
+	send_all(fd, full, sizeof(full) - 1);
+	srv->refused++;
+	close(fd);
+}
+
+static void *server_thread(void *arg)
+{
+	struct nvmf_rpc_server *srv = arg;
+	struct pollfd pfd[2 + NVMF_RPC_MAX_CLIENTS];
+	for (;;) {
+		unsigned n = 0, who[NVMF_RPC_MAX_CLIENTS];
+		pfd[n++] = (struct pollfd){ .fd = srv->stop_fd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = srv->lfd, .events = POLLIN };
+		for (unsigned i = 0; i < NVMF_RPC_MAX_CLIENTS; i++) {
+			if (srv->clients[i].fd >= 0) {
+				who[n - 2] = i;
+				pfd[n++] = (struct pollfd){ .fd = srv->clients[i].fd, .events = POLLIN };
+			}
+		}
+		if (poll(pfd, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "nvmf-target: control socket %s: poll: %s\n", srv->path,
+				strerror(errno));
+			return NULL;
+		}
+		if (pfd[0].revents)
+			return NULL;
+		for (unsigned k = 2; k < n; k++) {
+			struct nvmf_rpc_client *c = &srv->clients[who[k - 2]];
+			if (pfd[k].revents && !client_read(srv, c))
+				client_close(c);
+		}
+		if (pfd[1].revents & POLLIN)
+			accept_one(srv);
+	}
+}
+
+/* Is a server answering on @path? Removes a dead one's socket. 0 = free now. */
+static int claim_path(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (lstat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "control socket %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "control socket %s: exists and is not a socket; not touching it",
+			 path);
+		return -1;
+	}
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "control socket %s: socket: %s", path, strerror(errno));
+		return -1;
+	}
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	int e = errno;
+	close(fd);
+	if (!rc) {
+		snprintf(err, errlen, "control socket %s: a running target answers there "
+			 "(another nvmf-target? choose another path)", path);
+		return -1;
+	}
+	if (e != ECONNREFUSED) {
+		snprintf(err, errlen, "control socket %s: %s", path, strerror(e));
+		return -1;
+	}
+	/* Nobody listens: left by a target that died. */
+	if (unlink(path) && errno != ENOENT) {
+		snprintf(err, errlen, "control socket %s: stale, cannot remove: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int nvmf_rpc_server_start(struct nvmf_rpc_server *srv, const char *path,
+			  const struct nvmf_rpc_method *methods, void *ctx,
+			  nvmf_rpc_run_fn run, void *run_ctx, char *err, size_t errlen)
+{
+	*srv = (struct nvmf_rpc_server){ .lfd = -1, .stop_fd = -1, .uid = geteuid(),
+					 .methods = methods, .ctx = ctx, .run = run,
+					 .run_ctx = run_ctx };
+	for (unsigned i = 0; i < NVMF_RPC_MAX_CLIENTS; i++)
+		srv->clients[i].fd = -1;
+	size_t len = strlen(path);
+	if (!len || len >= sizeof(srv->path)) {
+		snprintf(err, errlen, "control socket %s: the path must be 1 to %zu bytes", path,
+			 sizeof(srv->path) - 1);
+		return -1;
+	}
+	memcpy(srv->path, path, len + 1);
+	if (claim_path(path, err, errlen))
+		return -1;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	memcpy(sa.sun_path, path, len + 1);
+	srv->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	srv->stop_fd = eventfd(0, EFD_CLOEXEC);
+	const char *step = "socket";
+	if (srv->lfd < 0 || srv->stop_fd < 0)
+		goto fail;
+	step = "bind";
+	if (bind(srv->lfd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto fail;
+	step = "chmod 0600";
+	if (chmod(path, 0600))
+		goto fail_unlink;
+	step = "listen";
+	if (listen(srv->lfd, NVMF_RPC_MAX_CLIENTS))
+		goto fail_unlink;
+	int rc = pthread_create(&srv->thread, NULL, server_thread, srv);
+	if (rc) {
+		errno = rc;
+		step = "thread";
+		goto fail_unlink;
+	}
+	srv->started = true;
+	return 0;
+fail_unlink:;
+	int e = errno;
+	unlink(path);
+	errno = e;
+fail:
+	snprintf(err, errlen, "control socket %s: %s: %s", path, step, strerror(errno));
+	if (srv->lfd >= 0)
+		close(srv->lfd);
+	if (srv->stop_fd >= 0)
+		close(srv->stop_fd);
+	srv->lfd = srv->stop_fd = -1;
+	return -1;
+}
+
+void nvmf_rpc_server_stop(struct nvmf_rpc_server *srv)
+{
+	if (!srv->started)
+		return;
+	uint64_t one = 1;
+	if (write(srv->stop_fd, &one, sizeof(one)) != sizeof(one))
+		fprintf(stderr, "nvmf-target: control socket %s: cannot wake its thread\n", srv->path);
+	pthread_join(srv->thread, NULL);
+	for (unsigned i = 0; i < NVMF_RPC_MAX_CLIENTS; i++)
+		client_close(&srv->clients[i]);
+	close(srv->lfd);
+	close(srv->stop_fd);
+	unlink(srv->path);
+	srv->lfd = srv->stop_fd = -1;
+	srv->started = false;
+}
