@@ -18,7 +18,9 @@
 #include "target/rpc.h"
 
 #define NVMF_RPC_MAX_CLIENTS  16
-#define NVMF_RPC_MAX_REQUEST  (1u << 20)   /* bytes of one request; larger: answered -32600, dropped */
+/* Bytes a request may take before it is complete: past that the client is answered
+ * -32600 and dropped (its stream cannot be resynchronised). */
+#define NVMF_RPC_MAX_REQUEST  (1u << 20)
 
 /* nvmf_rpc_run_fn - run @fn(@arg) on the owner's thread and return when it has run. */
 typedef void (*nvmf_rpc_run_fn)(void *run_ctx, void (*fn)(void *arg), void *arg);
