@@ -46,9 +46,11 @@ static bool send_line(int fd, char *resp)
 	return ok;
 }
 
-/* One call, on the owner's thread through srv->run. */
+/* One request, on the owner's thread through srv->run: a parsed value, or the bytes of
+ * one that is not JSON (for its -32700 answer). */
 struct job {
 	struct nvmf_rpc_server *srv;
+	json_t *req;
 	const char *text;
 	size_t len;
 	char *resp;
@@ -57,18 +59,20 @@ struct job {
 static void job_run(void *arg)
 {
 	struct job *j = arg;
-	j->resp = nvmf_rpc_handle(j->srv->methods, j->srv->ctx, j->text, j->len);
+	const struct nvmf_rpc_server *srv = j->srv;
+	j->resp = j->req ? nvmf_rpc_answer(srv->methods, srv->ctx, j->req) :
+			   nvmf_rpc_handle(srv->methods, srv->ctx, j->text, j->len);
 }
 
-static char *dispatch(struct nvmf_rpc_server *srv, const char *text, size_t len)
+static char *dispatch(struct nvmf_rpc_server *srv, struct job *j)
 {
-	struct job j = { .srv = srv, .text = text, .len = len };
+	j->srv = srv;
 	if (srv->run)
-		srv->run(srv->run_ctx, job_run, &j);
+		srv->run(srv->run_ctx, job_run, j);
 	else
-		job_run(&j);
+		job_run(j);
 	srv->calls++;
-	return j.resp;
+	return j->resp;
 }
 
 /* Answer every complete request in @c's buffer. False: close the client. */
@@ -77,24 +81,24 @@ static bool client_serve(struct nvmf_rpc_server *srv, struct nvmf_rpc_client *c)
 	size_t off = 0;
 	bool ok = true;
 	while (ok && off < c->len) {
-		size_t used;
-		enum nvmf_rpc_frame f = nvmf_rpc_frame(c->buf + off, c->len - off, &used);
+		struct job j = { .text = c->buf + off };
+		enum nvmf_rpc_frame f = nvmf_rpc_frame(j.text, c->len - off, &j.len, &j.req);
 		if (f == NVMF_RPC_FRAME_MORE)
 			break;
-		/* A value or garbage: the dispatcher answers garbage with its -32700. */
-		char *resp = dispatch(srv, c->buf + off, used);
+		char *resp = dispatch(srv, &j);
 		if (resp)
 			ok = send_line(c->fd, resp);
-		off += used;
+		off += j.len;
 	}
 	memmove(c->buf, c->buf + off, c->len - off);
 	c->len -= off;
 	if (ok && c->len > NVMF_RPC_MAX_REQUEST) {
-		char msg[160];
-		snprintf(msg, sizeof(msg), "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":%d,"
-			 "\"message\":\"request: longer than %u bytes; connection closed\"}}\n",
-			 NVMF_RPC_INVALID_REQUEST, NVMF_RPC_MAX_REQUEST);
-		send_all(c->fd, msg, strlen(msg));
+		char msg[96];
+		snprintf(msg, sizeof(msg), "request: longer than %u bytes; connection closed",
+			 NVMF_RPC_MAX_REQUEST);
+		char *resp = nvmf_rpc_error_text(NVMF_RPC_INVALID_REQUEST, msg);
+		if (resp)
+			send_line(c->fd, resp);
 		return false;
 	}
 	return ok;
@@ -140,9 +144,11 @@ static void accept_one(struct nvmf_rpc_server *srv)
 			return;
 		}
 	}
-	static const char full[] = "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32003,"
-				   "\"message\":\"too many clients (16); try again later\"}}\n";
-	send_all(fd, full, sizeof(full) - 1);
+	char msg[64];
+	snprintf(msg, sizeof(msg), "too many clients (%u); try again later", NVMF_RPC_MAX_CLIENTS);
+	char *resp = nvmf_rpc_error_text(NVMF_RPC_REFUSED, msg);
+	if (resp)
+		send_line(fd, resp);
 	srv->refused++;
 	close(fd);
 }
@@ -180,6 +186,14 @@ static void *server_thread(void *arg)
 	}
 }
 
+/* The address of @path (shorter than sun_path: checked by nvmf_rpc_server_start). */
+static struct sockaddr_un sun_of(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	return sa;
+}
+
 /* Is a server answering on @path? Removes a dead one's socket. 0 = free now. */
 static int claim_path(const char *path, char *err, size_t errlen)
 {
@@ -200,8 +214,7 @@ static int claim_path(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "control socket %s: socket: %s", path, strerror(errno));
 		return -1;
 	}
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	memcpy(sa.sun_path, path, strlen(path) + 1);
+	struct sockaddr_un sa = sun_of(path);
 	int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
 	int e = errno;
 	close(fd);
@@ -241,8 +254,7 @@ int nvmf_rpc_server_start(struct nvmf_rpc_server *srv, const char *path,
 	memcpy(srv->path, path, len + 1);
 	if (claim_path(path, err, errlen))
 		return -1;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	memcpy(sa.sun_path, path, len + 1);
+	struct sockaddr_un sa = sun_of(path);
 	srv->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	srv->stop_fd = eventfd(0, EFD_CLOEXEC);
 	const char *step = "socket";

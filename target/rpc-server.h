@@ -43,7 +43,7 @@ struct nvmf_rpc_server {
 	pthread_t thread;
 	bool started;
 	struct nvmf_rpc_client clients[NVMF_RPC_MAX_CLIENTS];
-	unsigned long calls, refused;   /* answered requests, refused connections (stats) */
+	unsigned long calls, refused;   /* requests handled (notifications too), connections refused */
 };
 
 /*

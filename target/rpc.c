@@ -228,6 +228,11 @@ static char *dump(json_t *resp)
 	return s;
 }
 
+char *nvmf_rpc_error_text(int code, const char *message)
+{
+	return dump(error_response(NULL, code, message));
+}
+
 char *nvmf_rpc_handle(const struct nvmf_rpc_method *methods, void *ctx, const char *text,
 		      size_t len)
 {
@@ -237,8 +242,13 @@ char *nvmf_rpc_handle(const struct nvmf_rpc_method *methods, void *ctx, const ch
 		char msg[256];
 		snprintf(msg, sizeof(msg), "parse error at line %d, column %d: %s", err.line,
 			 err.column, err.text);
-		return dump(error_response(NULL, NVMF_RPC_PARSE_ERROR, msg));
+		return nvmf_rpc_error_text(NVMF_RPC_PARSE_ERROR, msg);
 	}
+	return nvmf_rpc_answer(methods, ctx, req);
+}
+
+char *nvmf_rpc_answer(const struct nvmf_rpc_method *methods, void *ctx, json_t *req)
+{
 	json_t *resp;
 	if (!json_is_array(req)) {
 		resp = handle_one(methods, ctx, req);
@@ -266,12 +276,17 @@ char *nvmf_rpc_handle(const struct nvmf_rpc_method *methods, void *ctx, const ch
 	return dump(resp);
 }
 
-enum nvmf_rpc_frame nvmf_rpc_frame(const char *buf, size_t len, size_t *used)
+enum nvmf_rpc_frame nvmf_rpc_frame(const char *buf, size_t len, size_t *used, json_t **value)
 {
 	json_error_t err;
 	json_t *v = json_loadb(buf, len, PARSE_FLAGS | JSON_DISABLE_EOF_CHECK, &err);
+	if (value)
+		*value = NULL;
 	if (v) {
-		json_decref(v);
+		if (value)
+			*value = v;
+		else
+			json_decref(v);
 		*used = (size_t)err.position;
 		return NVMF_RPC_FRAME_VALUE;
 	}

@@ -62,6 +62,13 @@ struct nvmf_rpc_method {
  */
 char *nvmf_rpc_handle(const struct nvmf_rpc_method *methods, void *ctx, const char *text,
 		      size_t len);
+/* nvmf_rpc_answer - the same for a request already parsed (@req's reference is stolen),
+ * e.g. by nvmf_rpc_frame. */
+char *nvmf_rpc_answer(const struct nvmf_rpc_method *methods, void *ctx, json_t *req);
+/* nvmf_rpc_error_text - the response text of an error @code with @message and a null id
+ * (for answers outside any call: a client refused, a request too long); malloc'ed, or
+ * NULL without memory. */
+char *nvmf_rpc_error_text(int code, const char *message);
 
 /* Framing on a byte stream: requests follow each other with optional whitespace between. */
 enum nvmf_rpc_frame {
@@ -72,9 +79,11 @@ enum nvmf_rpc_frame {
 /*
  * nvmf_rpc_frame - where the first JSON value in @buf (@len bytes) ends. For VALUE and BAD
  * *used is the number of bytes to consume (for BAD: through the end of the buffer, since
- * a stream that lost its framing cannot be resynchronised). MORE sets *used to 0.
+ * a stream that lost its framing cannot be resynchronised). MORE sets *used to 0. For
+ * VALUE, *value (if @value is not NULL) is the parsed value, the caller's reference (for
+ * nvmf_rpc_answer); otherwise it is set to NULL.
  */
-enum nvmf_rpc_frame nvmf_rpc_frame(const char *buf, size_t len, size_t *used);
+enum nvmf_rpc_frame nvmf_rpc_frame(const char *buf, size_t len, size_t *used, json_t **value);
 
 /* nvmf_rpc_error - fail @call with @code and a printf-style message (replaces any result).
  * Returns false, for `return nvmf_rpc_error(...)` in helpers. */

@@ -270,11 +270,45 @@ static void oversized_request_is_refused_and_the_connection_closed(void)
 	CU_ASSERT_EQUAL(client(e.path), -1);
 }
 
+static void client_past_the_limit_is_told_and_closed(void)
+{
+	struct env e;
+	env_start(&e);
+	int fds[NVMF_RPC_MAX_CLIENTS];
+	char line[512];
+	for (unsigned i = 0; i < NVMF_RPC_MAX_CLIENTS; i++) {
+		fds[i] = client(e.path);
+		CU_ASSERT_FATAL(fds[i] >= 0);
+		put(fds[i], ECHO(1, 1));     /* answered: the server has taken this client */
+		CU_ASSERT(get_line(fds[i], line, sizeof(line)) > 0);
+	}
+	int extra = client(e.path);
+	CU_ASSERT_FATAL(extra >= 0);
+	CU_ASSERT(get_line(extra, line, sizeof(line)) > 0);
+	CU_ASSERT_STRING_EQUAL(line, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32003,"
+			       "\"message\":\"too many clients (16); try again later\"}}");
+	CU_ASSERT_EQUAL(get_line(extra, line, sizeof(line)), -1);   /* then EOF */
+	close(extra);
+	/* a slot freed is a slot for the next one */
+	close(fds[0]);
+	usleep(50000);
+	fds[0] = client(e.path);
+	CU_ASSERT_FATAL(fds[0] >= 0);
+	put(fds[0], ECHO(2, 2));
+	CU_ASSERT(get_line(fds[0], line, sizeof(line)) > 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"id\":2,"));
+	for (unsigned i = 0; i < NVMF_RPC_MAX_CLIENTS; i++)
+		close(fds[i]);
+	CU_ASSERT_EQUAL(e.srv.refused, 1);
+	env_stop(&e);
+}
+
 const struct unit_test rpc_server_tests[] = {
 	{ "each_request_gets_one_line_and_the_socket_is_0600", each_request_gets_one_line_and_the_socket_is_0600 },
 	{ "joined_and_split_requests_are_answered_in_order", joined_and_split_requests_are_answered_in_order },
 	{ "several_clients_are_served_at_once", several_clients_are_served_at_once },
 	{ "stale_socket_is_replaced_live_one_and_other_files_refused", stale_socket_is_replaced_live_one_and_other_files_refused },
 	{ "oversized_request_is_refused_and_the_connection_closed", oversized_request_is_refused_and_the_connection_closed },
+	{ "client_past_the_limit_is_told_and_closed", client_past_the_limit_is_told_and_closed },
 	{ NULL, NULL },
 };

@@ -263,26 +263,33 @@ static void frame_finds_each_value_in_a_stream(void)
 {
 	const char *s = "  {\"a\":[1,{\"b\":\"}\"}]} \n[1]{\"c\":";
 	size_t used;
-	CU_ASSERT_EQUAL(nvmf_rpc_frame(s, strlen(s), &used), NVMF_RPC_FRAME_VALUE);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame(s, strlen(s), &used, NULL), NVMF_RPC_FRAME_VALUE);
 	CU_ASSERT_EQUAL(used, strlen("  {\"a\":[1,{\"b\":\"}\"}]}"));
 	s += used;
-	CU_ASSERT_EQUAL(nvmf_rpc_frame(s, strlen(s), &used), NVMF_RPC_FRAME_VALUE);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame(s, strlen(s), &used, NULL), NVMF_RPC_FRAME_VALUE);
 	CU_ASSERT_EQUAL(used, strlen(" \n[1]"));
 	s += used;
-	CU_ASSERT_EQUAL(nvmf_rpc_frame(s, strlen(s), &used), NVMF_RPC_FRAME_MORE);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame(s, strlen(s), &used, NULL), NVMF_RPC_FRAME_MORE);
 	CU_ASSERT_EQUAL(used, 0);
-	CU_ASSERT_EQUAL(nvmf_rpc_frame(" \n\t", 3, &used), NVMF_RPC_FRAME_MORE);
-	CU_ASSERT_EQUAL(nvmf_rpc_frame("", 0, &used), NVMF_RPC_FRAME_MORE);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame(" \n\t", 3, &used, NULL), NVMF_RPC_FRAME_MORE);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame("", 0, &used, NULL), NVMF_RPC_FRAME_MORE);
 	/* a value split anywhere is incomplete until its last byte */
 	const char *v = "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"id\":\"a b\"}";
 	for (size_t n = 1; n < strlen(v); n++)
-		CU_ASSERT_EQUAL(nvmf_rpc_frame(v, n, &used), NVMF_RPC_FRAME_MORE);
-	CU_ASSERT_EQUAL(nvmf_rpc_frame(v, strlen(v), &used), NVMF_RPC_FRAME_VALUE);
+		CU_ASSERT_EQUAL(nvmf_rpc_frame(v, n, &used, NULL), NVMF_RPC_FRAME_MORE);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame(v, strlen(v), &used, NULL), NVMF_RPC_FRAME_VALUE);
 	CU_ASSERT_EQUAL(used, strlen(v));
+	/* the value comes parsed, for nvmf_rpc_answer */
+	json_t *val = (json_t *)1;
+	CU_ASSERT_EQUAL(nvmf_rpc_frame(v, strlen(v), &used, &val), NVMF_RPC_FRAME_VALUE);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(val, "id")), "a b");
+	json_decref(val);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame(v, 5, &used, &val), NVMF_RPC_FRAME_MORE);
+	CU_ASSERT_PTR_NULL(val);
 	/* not JSON: the whole buffer goes */
-	CU_ASSERT_EQUAL(nvmf_rpc_frame("{]  {}", 6, &used), NVMF_RPC_FRAME_BAD);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame("{]  {}", 6, &used, NULL), NVMF_RPC_FRAME_BAD);
 	CU_ASSERT_EQUAL(used, 6);
-	CU_ASSERT_EQUAL(nvmf_rpc_frame("{\"a\":1,\"a\":2}", 13, &used), NVMF_RPC_FRAME_BAD);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame("{\"a\":1,\"a\":2}", 13, &used, NULL), NVMF_RPC_FRAME_BAD);
 }
 
 const struct unit_test rpc_tests[] = {
