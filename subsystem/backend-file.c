@@ -143,9 +143,26 @@ fail:
 	return -1;
 }
 
+/* The file takes the new size; a write in flight past a new, smaller end may extend it
+ * again, which only leaves unused bytes after the namespace. */
+static int file_resize(struct nvmf_bdev *b, uint64_t size, char *err, size_t errlen)
+{
+	if (size < b->size)
+		__atomic_store_n(&b->size, size, __ATOMIC_RELEASE);   /* no new I/O past it */
+	if (ftruncate(b->fd, (off_t)size) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "cannot resize the file to %llu bytes: %s",
+			 (unsigned long long)size, strerror(e));
+		return -e;
+	}
+	__atomic_store_n(&b->size, size, __ATOMIC_RELEASE);
+	return 0;
+}
+
 const struct nvmf_bdev_ops nvmf_backend_file_ops = {
 	.name = "file",
 	.open = file_open,
 	.close = nvmf_backend_fd_close,
 	.submit = nvmf_backend_fd_submit,
+	.resize = file_resize,
 };

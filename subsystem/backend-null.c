@@ -40,9 +40,18 @@ static int null_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bd
 	return 0;
 }
 
+static int null_resize(struct nvmf_bdev *b, uint64_t size, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	__atomic_store_n(&b->size, size, __ATOMIC_RELEASE);
+	return 0;
+}
+
 const struct nvmf_bdev_ops nvmf_backend_null_ops = {
 	.name = "null",
 	.open = null_open,
 	.close = null_close,
 	.submit = null_submit,
+	.resize = null_resize,
 };

@@ -2,7 +2,9 @@
 /*
  * RAM backend: the namespace is anonymous memory of nvmf_size_bytes, lost at exit.
  * Every request completes inside submit with a memcpy. Pages are reserved lazily
- * (MAP_NORESERVE), so a large namespace costs only what has been written.
+ * (MAP_NORESERVE), so a large namespace costs only what has been written. Address space
+ * for RAM_RESERVE bytes (or the size, if larger) is reserved at open, inaccessible past
+ * the size, so the namespace grows in place while I/O runs: its memory never moves.
  */
 #include "subsystem/backend.h"
 
@@ -11,6 +13,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#define RAM_RESERVE (1ull << 40)   /* 1 TiB of address space: costs nothing until used */
 
 static int ram_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err, size_t errlen)
 {
@@ -22,14 +26,21 @@ static int ram_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char 
 			 (unsigned long long)cfg->size_bytes, b->block_size);
 		return -1;
 	}
-	void *mem = mmap(NULL, b->size, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (mem == MAP_FAILED) {
+	uint64_t reserve = b->size > RAM_RESERVE ? b->size : RAM_RESERVE;
+	void *mem = mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (mem == MAP_FAILED) {   /* a small address space (ulimit -v): no room to grow */
+		reserve = b->size;
+		mem = mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	}
+	if (mem == MAP_FAILED || mprotect(mem, b->size, PROT_READ | PROT_WRITE) < 0) {
 		snprintf(err, errlen, "ram: cannot map %llu bytes: %s",
 			 (unsigned long long)b->size, strerror(errno));
+		if (mem != MAP_FAILED)
+			munmap(mem, reserve);
 		return -1;
 	}
 	b->mem = mem;
+	b->mem_reserved = reserve;
 	b->volatile_cache = false;  /* nothing outlives the process anyway */
 	return 0;
 }
@@ -37,7 +48,7 @@ static int ram_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char 
 static void ram_close(struct nvmf_bdev *b)
 {
 	if (b->mem)
-		munmap(b->mem, b->size);
+		munmap(b->mem, b->mem_reserved);
 	b->mem = NULL;
 }
 
@@ -80,9 +91,37 @@ static int ram_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bde
 	return 0;
 }
 
+/* Growing opens more of the reservation (its pages read as zeroes); shrinking drops the
+ * tail's pages but leaves them mapped, so an I/O checked against the old size still lands
+ * in memory that exists. */
+static int ram_resize(struct nvmf_bdev *b, uint64_t size, char *err, size_t errlen)
+{
+	uint64_t old = b->size;
+	if (size > b->mem_reserved) {
+		snprintf(err, errlen, "ram: cannot grow past the %llu bytes reserved when it was opened",
+			 (unsigned long long)b->mem_reserved);
+		return -ENOSPC;
+	}
+	if (size > old) {
+		/* Pages a shrink made accessible earlier already read as zeroes. */
+		if (mprotect(b->mem, size, PROT_READ | PROT_WRITE) < 0) {
+			int e = errno;
+			snprintf(err, errlen, "ram: cannot grow to %llu bytes: %s",
+				 (unsigned long long)size, strerror(e));
+			return -e;
+		}
+		__atomic_store_n(&b->size, size, __ATOMIC_RELEASE);
+	} else {
+		__atomic_store_n(&b->size, size, __ATOMIC_RELEASE);
+		ram_zero(b, size, old - size);   /* a later grow reads zeroes there */
+	}
+	return 0;
+}
+
 const struct nvmf_bdev_ops nvmf_backend_ram_ops = {
 	.name = "ram",
 	.open = ram_open,
 	.close = ram_close,
 	.submit = ram_submit,
+	.resize = ram_resize,
 };

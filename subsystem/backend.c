@@ -125,7 +125,8 @@ static bool io_valid(const struct nvmf_bdev *b, const struct nvmf_bdev_io *io)
 	uint64_t bs = b->block_size;
 	if (io->offset % bs || io->len % bs)
 		return false;
-	if (io->offset > b->size || io->len > b->size - io->offset)
+	uint64_t size = __atomic_load_n(&b->size, __ATOMIC_ACQUIRE);   /* a resize may move it */
+	if (io->offset > size || io->len > size - io->offset)
 		return false;
 	if (io->op == NVMF_BDEV_READ || io->op == NVMF_BDEV_WRITE) {
 		if (io->len && !io->buf)
@@ -148,6 +149,21 @@ int nvmf_bdev_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev
 		return 0;
 	}
 	return b->ops->submit(b, aio, io);
+}
+
+int nvmf_bdev_resize(struct nvmf_bdev *b, uint64_t size, char *err, size_t errlen)
+{
+	if (!b->ops->resize) {
+		snprintf(err, errlen, "a \"%s\" namespace cannot be resized (ram, null and file can)",
+			 b->ops->name);
+		return -ENOTSUP;
+	}
+	if (size == 0 || size % b->block_size) {
+		snprintf(err, errlen, "size %llu bytes is not a positive multiple of the block size (%u)",
+			 (unsigned long long)size, b->block_size);
+		return -EINVAL;
+	}
+	return b->ops->resize(b, size, err, errlen);
 }
 
 void nvmf_bdev_close(struct nvmf_bdev *b)

@@ -49,6 +49,10 @@ struct nvmf_bdev_ops {
 	 * later; io->done not called). Several threads may submit to one backend at once,
 	 * each with its own @aio: backends keep no per-I/O state outside @io. */
 	int (*submit)(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io);
+	/* Grow or shrink to @size bytes (a positive multiple of block_size) while I/O runs:
+	 * an I/O already past the new end may fail (-EINVAL) but never touches freed memory.
+	 * Sets b->size (atomic store). 0 or -errno with @err. NULL: not resizable. */
+	int (*resize)(struct nvmf_bdev *b, uint64_t size, char *err, size_t errlen);
 };
 
 /* An open backend. */
@@ -56,7 +60,7 @@ struct nvmf_bdev {
 	const struct nvmf_bdev_ops *ops;
 	enum nvmf_backend_kind kind;
 	int fd;                      /* -1 for ram/null */
-	uint64_t size;               /* bytes, a multiple of block_size */
+	uint64_t size;               /* bytes, a multiple of block_size (atomic: resize) */
 	uint32_t block_size;         /* bytes: 512 or 4096 */
 	bool volatile_cache;         /* needs FLUSH for durability (files, most devices) */
 	bool direct;                 /* opened with O_DIRECT: buffers must be block aligned */
@@ -64,6 +68,8 @@ struct nvmf_bdev {
 				      * copies that never wait for a disk, done inline in submit
 				      * (io_uring would hand each one to a worker thread) */
 	void *mem;                   /* ram: the data */
+	uint64_t mem_reserved;       /* ram: bytes of address space reserved at mem (the most
+				      * it can grow to) */
 	/* Identity read from a raw NVMe drive (nvme backend), space padded, else empty. */
 	char model[41], serial[21], firmware[9];
 	uint8_t nguid[16], eui64[8];
@@ -80,6 +86,11 @@ struct nvmf_bdev *nvmf_bdev_open(const struct nvmf_ns_config *cfg, char *err, si
 
 /* nvmf_bdev_submit - queue @io. Returns 0 or -EAGAIN (see ops->submit). */
 int nvmf_bdev_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io);
+
+/* nvmf_bdev_resize - grow or shrink @b to @size bytes (see ops->resize). 0, or -ENOTSUP
+ * (bdev, nvme: the device decides its size), -EINVAL (not a multiple of the block size),
+ * -ENOSPC (ram past its reservation), -errno from the file, each with @err. */
+int nvmf_bdev_resize(struct nvmf_bdev *b, uint64_t size, char *err, size_t errlen);
 
 /* nvmf_bdev_close - close and free; a file backend fsyncs first. */
 void nvmf_bdev_close(struct nvmf_bdev *b);

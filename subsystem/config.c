@@ -625,6 +625,33 @@ int nvmf_config_load(const char *path, struct nvmf_config *cfg, char *err, size_
 	return finish(root, &jerr, cfg, err, errlen);
 }
 
+int nvmf_config_parse_ns(json_t *obj, const char *base, struct nvmf_ns_config *ns,
+			 char *err, size_t errlen)
+{
+	struct cfg_ctx c = { err, errlen };
+	char b[80];
+	memset(ns, 0, sizeof(*ns));
+	if (!json_is_object(obj))
+		return cfg_fail(&c, base, NULL, "expected an object, got %s", cfg_show(obj, b, sizeof(b)));
+	if (parse_ns(&c, obj, base, ns)) {
+		nvmf_config_ns_free(ns);
+		return -1;
+	}
+	return 0;
+}
+
+int nvmf_config_check_nqn(const char *what, const char *nqn, char *err, size_t errlen)
+{
+	struct cfg_ctx c = { err, errlen };
+	return cfg_check_nqn(&c, what, NULL, nqn);
+}
+
+void nvmf_config_ns_free(struct nvmf_ns_config *ns)
+{
+	free(ns->path);
+	ns->path = NULL;
+}
+
 static void free_list(char **list, size_t n)
 {
 	for (size_t i = 0; list && i < n; i++)

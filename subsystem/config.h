@@ -134,6 +134,21 @@ int nvmf_config_load(const char *path, struct nvmf_config *cfg, char *err, size_
 /* nvmf_config_parse - the same from a JSON string (for tests). */
 int nvmf_config_parse(const char *json, struct nvmf_config *cfg, char *err, size_t errlen);
 
+struct json_t;
+/*
+ * nvmf_config_parse_ns - one namespaces[] object @obj (nvmetcli keys plus nvmf_*) into
+ * @ns, with the loader's rules and messages; @base names the object in them (e.g.
+ * "namespace" gives "namespace.device.path: not an absolute path"). The control socket
+ * adds namespaces with it. 0, or -1 with @err; on -1 @ns holds nothing to free.
+ */
+int nvmf_config_parse_ns(struct json_t *obj, const char *base, struct nvmf_ns_config *ns,
+			 char *err, size_t errlen);
+/* nvmf_config_check_nqn - @nqn is a valid NQN (1-223 bytes, no spaces or control
+ * characters); else -1 with @err "@what: reason". */
+int nvmf_config_check_nqn(const char *what, const char *nqn, char *err, size_t errlen);
+/* nvmf_config_ns_free - what nvmf_config_parse_ns allocated in @ns (its path). */
+void nvmf_config_ns_free(struct nvmf_ns_config *ns);
+
 /* nvmf_config_free - release everything nvmf_config_load() allocated; @cfg may be zeroed. */
 void nvmf_config_free(struct nvmf_config *cfg);
 

@@ -4,6 +4,7 @@
  * subsystem), namespaces with their backends opened, and the limits of ports (see
  * subsystem.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,35 +37,50 @@ void nvmf_subsys_free(struct nvmf_subsys *s)
 {
 	if (!s)
 		return;
-	for (uint32_t n = 0; n <= s->max_nsid && s->ns; n++) {
-		if (!s->ns[n])
-			continue;
-		if (s->ns[n]->bdev)
-			nvmf_bdev_close(s->ns[n]->bdev);
-		free(s->ns[n]);
-	}
+	for (uint32_t n = 0; n <= s->max_nsid && s->ns; n++)
+		nvmf_ns_free(s->ns[n]);
 	free(s->ns);
 	if (s->type == NVMF_SUBSYS_DISCOVERY)
-		free((void *)s->cfg);   /* its own, see nvmf_subsys_discovery_new */
+		free(s->cfg);           /* its own, see nvmf_subsys_discovery_new */
 	free(s);
 }
 
-static int open_ns(struct nvmf_subsys *s, const struct nvmf_ns_config *nc, size_t sidx,
-		   size_t idx, char *err, size_t errlen)
+void nvmf_ns_free(struct nvmf_ns *ns)
 {
-	char why[512];
+	if (!ns)
+		return;
+	if (ns->bdev)
+		nvmf_bdev_close(ns->bdev);
+	free(ns->stats);
+	free(ns);
+}
+
+int nvmf_ns_stats_alloc(struct nvmf_ns *ns, unsigned npgs)
+{
+	size_t len = (size_t)(npgs ? npgs : 1) * sizeof(*ns->stats);
+	struct nvmf_ns_pg_stats *st = aligned_alloc(64, len);
+	if (!st)
+		return -ENOMEM;
+	memset(st, 0, len);
+	free(ns->stats);
+	ns->stats = st;
+	ns->npgs = npgs;
+	return 0;
+}
+
+struct nvmf_ns *nvmf_ns_open(const struct nvmf_subsys *s, const struct nvmf_ns_config *nc,
+			     char *err, size_t errlen)
+{
 	struct nvmf_ns *ns = calloc(1, sizeof(*ns));
 	if (!ns) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return NULL;
 	}
 	ns->nsid = nc->nsid;
-	ns->bdev = nvmf_bdev_open(nc, why, sizeof(why));
+	ns->bdev = nvmf_bdev_open(nc, err, errlen);
 	if (!ns->bdev) {
-		snprintf(err, errlen, "subsystems[%zu].namespaces[%zu] (subsystem %s, namespace %u): %s",
-			 sidx, idx, s->cfg->nqn, nc->nsid, why);
 		free(ns);
-		return -1;
+		return NULL;
 	}
 	ns->lba_shift = (uint32_t)__builtin_ctz(ns->bdev->block_size);
 	ns->nlb = ns->bdev->size >> ns->lba_shift;
@@ -96,35 +112,36 @@ static int open_ns(struct nvmf_subsys *s, const struct nvmf_ns_config *nc, size_
 		ns->uuid[8] = (uint8_t)((ns->uuid[8] & 0x3f) | 0x80);
 	}
 	ns->has_uuid = true;
-	s->ns[nc->nsid] = ns;
-	return 0;
+	return ns;
 }
 
-struct nvmf_subsys *nvmf_subsys_build(const struct nvmf_subsys_config *sc, size_t sidx,
+struct nvmf_subsys *nvmf_subsys_build(struct nvmf_subsys_config *sc, size_t sidx,
 				      char *err, size_t errlen)
 {
 	struct nvmf_subsys *s = calloc(1, sizeof(*s));
-	uint32_t max = 0;
-	for (size_t i = 0; i < sc->n_ns; i++)
-		if (sc->ns[i].enable && sc->ns[i].nsid > max)
-			max = sc->ns[i].nsid;
-	if (!s || !(s->ns = calloc((size_t)max + 1, sizeof(*s->ns)))) {
+	/* Every slot up front: a namespace added live never moves the array under a reader. */
+	if (!s || !(s->ns = calloc(NVMF_SUBSYS_MAX_NSID + 1, sizeof(*s->ns)))) {
 		free(s);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	s->type = NVMF_SUBSYS_NVME;
 	s->cfg = sc;
-	s->max_nsid = max;
+	s->max_nsid = NVMF_SUBSYS_MAX_NSID;
 	s->vs = sc->version ? sc->version : DEFAULT_VS;
 	s->next_cntlid = sc->cntlid_min ? sc->cntlid_min : 1;
 	for (size_t i = 0; i < sc->n_ns; i++) {
 		if (!sc->ns[i].enable)
 			continue;
-		if (open_ns(s, &sc->ns[i], sidx, i, err, errlen)) {
+		char why[512];
+		struct nvmf_ns *ns = nvmf_ns_open(s, &sc->ns[i], why, sizeof(why));
+		if (!ns) {
+			snprintf(err, errlen, "subsystems[%zu].namespaces[%zu] (subsystem %s, namespace %u): %s",
+				 sidx, i, sc->nqn, sc->ns[i].nsid, why);
 			nvmf_subsys_free(s);
 			return NULL;
 		}
+		s->ns[ns->nsid] = ns;
 	}
 	/* Identity: configured, else from a raw NVMe drive behind it, else defaults. */
 	const struct nvmf_bdev *drive = NULL;

@@ -21,15 +21,42 @@
 
 struct nvmf_transport;
 
+#define NVMF_SUBSYS_MAX_NSID 1024      /* namespace slots per subsystem (Identify NN) */
+#define NVMF_LAT_BUCKETS     32        /* latency histogram: bucket i = [2^i, 2^(i+1)) us */
+
+/*
+ * What one poll group counted on one namespace. Only that group writes it (relaxed
+ * atomic stores, no read-modify-write on the I/O path); any thread may read it with
+ * relaxed loads (statistics, and the drain of a namespace being removed). One cache
+ * line apart from the other groups' counters.
+ */
+struct nvmf_ns_pg_stats {
+	uint64_t inflight;                 /* commands holding the namespace now */
+	uint64_t reads, writes, other;     /* commands completed: Read, Write, the rest */
+	uint64_t read_bytes, write_bytes;  /* data of the Reads and Writes completed */
+	uint64_t errors;                   /* commands completed with a non-zero status */
+	uint64_t lat[NVMF_LAT_BUCKETS];    /* completions by log2 of their latency in us */
+} __attribute__((aligned(64)));
+
 /* A namespace as served: its backend and identity. */
 struct nvmf_ns {
 	uint32_t nsid;
 	struct nvmf_bdev *bdev;
 	uint32_t lba_shift;                /* log2(block size in bytes) */
-	uint64_t nlb;                      /* namespace size in logical blocks */
+	uint64_t nlb;                      /* namespace size in logical blocks; changed live
+					    * by a resize (atomic: nvmf_ns_nlb) */
 	uint8_t nguid[16], uuid[16], eui64[8];
 	bool has_nguid, has_uuid, has_eui64;
+	struct nvmf_ns_pg_stats *stats;    /* [poll group index], npgs of them; NULL until
+					    * the target attaches it (nvmf_ns_stats_alloc) */
+	unsigned npgs;
 };
+
+/* nvmf_ns_nlb - @ns's size in logical blocks as of now (a resize may change it). */
+static inline uint64_t nvmf_ns_nlb(const struct nvmf_ns *ns)
+{
+	return __atomic_load_n(&ns->nlb, __ATOMIC_ACQUIRE);
+}
 
 enum nvmf_subsys_type {
 	NVMF_SUBSYS_NVME,
@@ -39,12 +66,17 @@ enum nvmf_subsys_type {
 /* A subsystem as served (NVMe Base 2.0 section 2.4). */
 struct nvmf_subsys {
 	enum nvmf_subsys_type type;
-	const struct nvmf_subsys_config *cfg; /* NQN, hosts, attributes (owned by the config,
-					       * or by the subsystem for discovery) */
+	struct nvmf_subsys_config *cfg;    /* NQN, hosts, attributes, namespaces: the running
+					    * configuration (owned by the target's config, or by
+					    * the subsystem for discovery); changed live only on
+					    * the main group (target/namespace.c, target/ctl-*.c) */
 	char serial[21], model[41], firmware[9]; /* space padded, NUL at [20]/[40]/[8] */
 	uint32_t vs;                       /* NVMe version: major << 16 | minor << 8 */
-	struct nvmf_ns **ns;               /* indexed by nsid (1's based); NULL = inactive */
-	uint32_t max_nsid;                 /* highest nsid with a slot */
+	struct nvmf_ns **ns;               /* indexed by nsid (1's based); NULL = inactive.
+					    * NVMF_SUBSYS_MAX_NSID + 1 slots, never moved, so I/O
+					    * groups may read a slot while the main group changes
+					    * another (nvmf_subsys_ns, nvmf_subsys_ns_publish) */
+	uint32_t max_nsid;                 /* highest nsid with a slot (discovery: 0) */
 	uint16_t next_cntlid;              /* round-robin cntlid allocation (target/ctrl.c) */
 };
 
@@ -75,7 +107,7 @@ struct nvmf_port {
  * Returns the subsystem, or NULL with @err naming "subsystems[S].namespaces[N]
  * (subsystem NQN, namespace NSID): reason"; everything opened so far is closed again.
  */
-struct nvmf_subsys *nvmf_subsys_build(const struct nvmf_subsys_config *sc, size_t sidx,
+struct nvmf_subsys *nvmf_subsys_build(struct nvmf_subsys_config *sc, size_t sidx,
 				      char *err, size_t errlen);
 
 /* nvmf_subsys_discovery_new - the discovery subsystem named @nqn (NVMe-oF 1.1 section 5):
@@ -85,13 +117,33 @@ struct nvmf_subsys *nvmf_subsys_discovery_new(const char *nqn);
 /* nvmf_subsys_free - close the backends (files are flushed) and free @s (NULL: nothing). */
 void nvmf_subsys_free(struct nvmf_subsys *s);
 
-/* nvmf_subsys_ns - the active namespace @nsid of @s, or NULL (0, above max_nsid, inactive). */
+/* nvmf_subsys_ns - the active namespace @nsid of @s, or NULL (0, above max_nsid, inactive).
+ * Any thread; a namespace being removed reads as NULL from then on. */
 static inline struct nvmf_ns *nvmf_subsys_ns(const struct nvmf_subsys *s, uint32_t nsid)
 {
 	if (!s->ns || nsid == 0 || nsid > s->max_nsid)
 		return NULL;
-	return s->ns[nsid];
+	return __atomic_load_n(&s->ns[nsid], __ATOMIC_ACQUIRE);
 }
+
+/* nvmf_subsys_ns_publish - make @ns (NULL: none) namespace @nsid of @s for every reader.
+ * On the main group. The caller keeps a namespace it unpublishes until nothing holds it. */
+static inline void nvmf_subsys_ns_publish(struct nvmf_subsys *s, uint32_t nsid, struct nvmf_ns *ns)
+{
+	__atomic_store_n(&s->ns[nsid], ns, __ATOMIC_RELEASE);
+}
+
+/*
+ * nvmf_ns_open - a namespace of @s as @nc describes it (backend opened, identity from
+ * the config or the drive, a UUID derived from NQN and nsid when none is configured),
+ * not published. NULL with @err naming the path and the reason.
+ */
+struct nvmf_ns *nvmf_ns_open(const struct nvmf_subsys *s, const struct nvmf_ns_config *nc,
+			     char *err, size_t errlen);
+/* nvmf_ns_stats_alloc - give @ns counters for @npgs poll groups. 0 or -ENOMEM. */
+int nvmf_ns_stats_alloc(struct nvmf_ns *ns, unsigned npgs);
+/* nvmf_ns_free - close @ns's backend (files are flushed) and free it (NULL: nothing). */
+void nvmf_ns_free(struct nvmf_ns *ns);
 
 /* nvmf_subsys_has_vwc - some namespace of @s has a volatile write cache (Identify VWC). */
 bool nvmf_subsys_has_vwc(const struct nvmf_subsys *s);

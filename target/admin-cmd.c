@@ -121,7 +121,7 @@ static void identify_ns(struct nvmf_req *req)
 		return;
 	}
 	/* Fully provisioned: every block of the namespace counts as in use. */
-	id->nsze = id->ncap = id->nuse = htole64(ns->nlb);
+	id->nsze = id->ncap = id->nuse = htole64(nvmf_ns_nlb(ns));
 	id->nlbaf = 0;                                 /* one format, */
 	id->flbas = 0;                                 /* that one, no metadata */
 	id->nmic = NVME_NS_NMIC_SHARED;                /* see CMIC */

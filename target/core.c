@@ -155,6 +155,49 @@ void nvmf_sq_destroy(struct nvmf_sq *sq)
 
 /* ---- requests ---- */
 
+/* Relaxed load and store: only the owning group writes its counters. */
+#define STAT_ADD(field, v) __atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (v), \
+					    __ATOMIC_RELAXED)
+
+void nvmf_req_hold_ns(struct nvmf_req *req, struct nvmf_ns *ns)
+{
+	req->ns = ns;
+	if (!ns->stats || req->sq->pg->index >= ns->npgs)
+		return;
+	STAT_ADD(ns->stats[req->sq->pg->index].inflight, 1);
+	req->ns_held = true;
+}
+
+static unsigned lat_bucket(uint64_t us)
+{
+	unsigned b = us ? 63u - (unsigned)__builtin_clzll(us) : 0;
+	return b < NVMF_LAT_BUCKETS ? b : NVMF_LAT_BUCKETS - 1;
+}
+
+void nvmf_req_release_ns(struct nvmf_req *req, nvme_status_t status)
+{
+	if (!req->ns_held)
+		return;
+	req->ns_held = false;
+	struct nvmf_pg *pg = req->sq->pg;
+	struct nvmf_ns_pg_stats *st = &req->ns->stats[pg->index];
+	if (req->sq->qid && req->cmd->opcode == nvme_cmd_read) {
+		STAT_ADD(st->reads, 1);
+		STAT_ADD(st->read_bytes, status ? 0 : req->data_len);
+	} else if (req->sq->qid && req->cmd->opcode == nvme_cmd_write) {
+		STAT_ADD(st->writes, 1);
+		STAT_ADD(st->write_bytes, status ? 0 : req->data_len);
+	} else {
+		STAT_ADD(st->other, 1);
+	}
+	if (status)
+		STAT_ADD(st->errors, 1);
+	STAT_ADD(st->lat[lat_bucket(pg->now_us - req->start_us)], 1);
+	/* Last: once inflight reads 0 the namespace may be freed (target/namespace.c). */
+	__atomic_store_n(&st->inflight, __atomic_load_n(&st->inflight, __ATOMIC_RELAXED) - 1,
+			 __ATOMIC_RELEASE);
+}
+
 /* Pick the parser: Fabrics commands on any queue; before Connect nothing else. */
 static nvme_status_t parse(struct nvmf_req *req)
 {
@@ -182,6 +225,8 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 	req->cqe = cqe;
 	req->sq = sq;
 	req->ns = NULL;
+	req->ns_held = false;
+	req->start_us = sq->pg->now_us;
 	req->dir = NVMF_XFER_NONE;
 	req->data_len = 0;
 	req->sgl_len = 0;
@@ -233,6 +278,7 @@ void nvmf_req_complete(struct nvmf_req *req, nvme_status_t status)
 	req->cqe->sq_head = htole16(sq->sqhd);
 	req->cqe->sq_id = htole16(sq->qid);
 	req->cqe->status = htole16((uint16_t)(status << 1));
+	nvmf_req_release_ns(req, status);
 	free(req->aux);
 	req->aux = NULL;
 	sq->inflight--;
@@ -249,6 +295,7 @@ void nvmf_req_complete_dnr(struct nvmf_req *req, nvme_status_t status)
 void nvmf_req_abandon(struct nvmf_req *req)
 {
 	struct nvmf_sq *sq = req->sq;
+	nvmf_req_release_ns(req, nvme_generic(NVME_SC_ABORT_REQ));
 	free(req->aux);
 	req->aux = NULL;
 	sq->inflight--;

@@ -36,7 +36,7 @@
 #define NVMF_KAS                10     /* Keep Alive granularity: 100 ms units -> 1 s */
 #define NVMF_AERL               3      /* 0's based: 4 outstanding AERs */
 #define NVMF_ERROR_LOG_ENTRIES  64
-#define NVMF_MAX_NSID           1024
+#define NVMF_MAX_NSID           NVMF_SUBSYS_MAX_NSID
 #define NVMF_CHANGED_NS_MAX     1024   /* Changed Namespace List: 1024 entries, 4 KiB */
 #define NVMF_KATO_TICK_MS       100    /* keep-alive timers are checked this often */
 
@@ -135,7 +135,9 @@ struct nvmf_req {
 	struct nvme_sqe *cmd;              /* the command as received (valid until response sent) */
 	struct nvme_cqe *cqe;              /* response being built */
 	struct nvmf_sq *sq;
-	struct nvmf_ns *ns;                /* I/O commands: the namespace */
+	struct nvmf_ns *ns;                /* I/O commands: the namespace (held: nvmf_req_hold_ns) */
+	bool ns_held;                      /* ns counted in its inflight until the answer */
+	uint64_t start_us;                 /* the group's pass clock when the command arrived */
 	enum nvmf_xfer_dir dir;
 	uint32_t data_len;                 /* bytes the command moves, set at init (host SGL must match) */
 	uint32_t sgl_len;                  /* bytes the host's SGL describes, set by the transport */
@@ -169,6 +171,9 @@ struct nvmf_tgt {
 	struct nvmf_transport *transports[NVMF_MAX_TRANSPORTS];
 	unsigned ntransports;
 	struct nvmf_timer kato_timer;
+	struct nvmf_ns_drain *ns_drains;   /* namespaces taken away, not closed yet (main group) */
+	struct nvmf_timer drain_timer;     /* checks them while there are any */
+	bool drain_timer_on;
 	uint64_t (*now_ms)(const struct nvmf_tgt *tgt); /* the target's clock in ms; NULL: the
 					    * monotonic clock (tests set a fake) */
 };
@@ -224,6 +229,17 @@ uint64_t nvmf_tgt_now_ms(const struct nvmf_tgt *tgt);
 unsigned nvmf_tgt_live_queues(const struct nvmf_tgt *tgt);
 
 /* ---- requests (target/core.c) ---- */
+
+/*
+ * nvmf_req_hold_ns - @req works on @ns until it is answered: counted in the namespace's
+ * in-flight commands of the request's poll group, so a namespace being removed is closed
+ * only after its last command (target/namespace.c). Released, with the command counted
+ * in the namespace's statistics, by nvmf_req_complete / nvmf_req_abandon, or earlier by
+ * nvmf_req_release_ns.
+ */
+void nvmf_req_hold_ns(struct nvmf_req *req, struct nvmf_ns *ns);
+/* nvmf_req_release_ns - the end of nvmf_req_hold_ns, counting @status (no-op unheld). */
+void nvmf_req_release_ns(struct nvmf_req *req, nvme_status_t status);
 
 /* nvmf_req_bio_submit - hand req->bio to req->ns's backend on the queue's poll group.
  * Returns true when req->bio.done will run (maybe already has); false when the ring was

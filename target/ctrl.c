@@ -211,6 +211,7 @@ static void shutdown_flush_done(struct nvmf_bdev_io *io, int status)
 	if (status)
 		fprintf(stderr, "nvmf-target: controller %u: shutdown flush of namespace %u: %s\n",
 			req->sq->ctrl->cntlid, req->ns->nsid, strerror(-status));
+	nvmf_req_release_ns(req, status ? nvme_generic(NVME_SC_INTERNAL) : 0);
 	shutdown_flush_next(req);
 }
 
@@ -219,10 +220,10 @@ static void shutdown_flush_next(struct nvmf_req *req)
 	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	const struct nvmf_subsys *s = ctrl->subsys;
 	while (++req->step <= s->max_nsid) {
-		struct nvmf_ns *ns = s->ns[req->step];
+		struct nvmf_ns *ns = nvmf_subsys_ns(s, req->step);
 		if (!ns || !ns->bdev->volatile_cache)
 			continue;
-		req->ns = ns;
+		nvmf_req_hold_ns(req, ns);
 		memset(&req->bio, 0, sizeof(req->bio));
 		req->bio.op = NVMF_BDEV_FLUSH;
 		req->bio.done = shutdown_flush_done;

@@ -294,6 +294,14 @@ static void dsm_issue(struct nvmf_req *req)
 	}
 }
 
+/* Range of blocks [slba, slba + nlb) must lie inside the namespace; written without
+ * slba + nlb so a huge SLBA cannot wrap around. */
+static bool lba_range_ok(const struct nvmf_ns *ns, uint64_t slba, uint64_t nlb)
+{
+	uint64_t size = nvmf_ns_nlb(ns);
+	return slba < size && nlb <= size - slba;
+}
+
 static void execute_dsm(struct nvmf_req *req)
 {
 	/* Only Attribute - Deallocate does anything; IDR/IDW are hints we may ignore. */
@@ -306,7 +314,7 @@ static void execute_dsm(struct nvmf_req *req)
 	/* Check every range first: an out-of-range entry deallocates nothing at all. */
 	for (uint32_t i = 0; i < nr; i++) {
 		uint64_t slba = le64toh(r[i].slba), nlb = le32toh(r[i].nlb);
-		if (nlb && (slba >= req->ns->nlb || nlb > req->ns->nlb - slba)) {
+		if (nlb && !lba_range_ok(req->ns, slba, nlb)) {
 			req->slba = slba;
 			nvmf_req_complete_dnr(req, nvme_generic(NVME_SC_LBA_RANGE));
 			return;
@@ -324,12 +332,6 @@ static void execute_dsm(struct nvmf_req *req)
 
 /* ---- parsing ---- */
 
-/* Range of blocks [slba, slba + nlb) must lie inside the namespace; written without
- * slba + nlb so a huge SLBA cannot wrap around. */
-static bool lba_range_ok(const struct nvmf_ns *ns, uint64_t slba, uint64_t nlb)
-{
-	return slba < ns->nlb && nlb <= ns->nlb - slba;
-}
 
 /* Read, Write, Compare: SLBA, NLB, PRINFO; data length from NLB, against MDTS. */
 static nvme_status_t parse_rw(struct nvmf_req *req, enum nvmf_xfer_dir dir,
@@ -403,9 +405,10 @@ nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
 	/* The namespace, active in the controller's subsystem, else Invalid Namespace or
 	 * Format (nvmet_req_find_ns; NSID 0 and FFFFFFFFh included: no I/O command here
 	 * takes the broadcast value, Identify VWC bits 2:1 do not claim a broadcast Flush). */
-	req->ns = nvmf_subsys_ns(req->sq->ctrl->subsys, le32toh(req->cmd->nsid));
-	if (!req->ns)
+	struct nvmf_ns *ns = nvmf_subsys_ns(req->sq->ctrl->subsys, le32toh(req->cmd->nsid));
+	if (!ns)
 		return nvme_generic(NVME_SC_INVALID_NS);
+	nvmf_req_hold_ns(req, ns);
 
 	switch (opcode) {
 	case nvme_cmd_flush:

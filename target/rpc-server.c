@@ -153,9 +153,18 @@ static void accept_one(struct nvmf_rpc_server *srv)
 	close(fd);
 }
 
+static void *serve(struct nvmf_rpc_server *srv);
+
 static void *server_thread(void *arg)
 {
 	struct nvmf_rpc_server *srv = arg;
+	void *r = serve(srv);
+	__atomic_store_n(&srv->exited, true, __ATOMIC_RELEASE);
+	return r;
+}
+
+static void *serve(struct nvmf_rpc_server *srv)
+{
 	struct pollfd pfd[2 + NVMF_RPC_MAX_CLIENTS];
 	for (;;) {
 		unsigned n = 0, who[NVMF_RPC_MAX_CLIENTS];
@@ -293,11 +302,18 @@ fail:
 
 void nvmf_rpc_server_stop(struct nvmf_rpc_server *srv)
 {
+	nvmf_rpc_server_stop_pumping(srv, NULL, NULL);
+}
+
+void nvmf_rpc_server_stop_pumping(struct nvmf_rpc_server *srv, void (*pump)(void *arg), void *arg)
+{
 	if (!srv->started)
 		return;
 	uint64_t one = 1;
 	if (write(srv->stop_fd, &one, sizeof(one)) != sizeof(one))
 		fprintf(stderr, "nvmf-target: control socket %s: cannot wake its thread\n", srv->path);
+	while (pump && !__atomic_load_n(&srv->exited, __ATOMIC_ACQUIRE))
+		pump(arg);
 	pthread_join(srv->thread, NULL);
 	for (unsigned i = 0; i < NVMF_RPC_MAX_CLIENTS; i++)
 		client_close(&srv->clients[i]);

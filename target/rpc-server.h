@@ -42,6 +42,7 @@ struct nvmf_rpc_server {
 	void *run_ctx;
 	pthread_t thread;
 	bool started;
+	bool exited;              /* the thread has left its loop (atomic) */
 	struct nvmf_rpc_client clients[NVMF_RPC_MAX_CLIENTS];
 	unsigned long calls, refused;   /* requests handled (notifications too), connections refused */
 };
@@ -59,5 +60,9 @@ int nvmf_rpc_server_start(struct nvmf_rpc_server *srv, const char *path,
 /* nvmf_rpc_server_stop - stop the thread, close every client, remove the socket file.
  * Calls in progress finish first. No-op when not started. */
 void nvmf_rpc_server_stop(struct nvmf_rpc_server *srv);
+/* nvmf_rpc_server_stop_pumping - the same, calling @pump(@arg) until the thread has left:
+ * when @run executes calls on the caller's own thread (the target's main poll group), a
+ * call in progress needs the caller to keep running it. */
+void nvmf_rpc_server_stop_pumping(struct nvmf_rpc_server *srv, void (*pump)(void *arg), void *arg);
 
 #endif

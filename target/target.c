@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "target/core.h"
+#include "target/namespace.h"
 
 #define AIO_DEPTH  1024   /* io_uring entries per poll group */
 
@@ -158,6 +159,18 @@ static int make_transports(struct nvmf_tgt *tgt, const struct nvmf_transport_ops
 	return 0;
 }
 
+/* Every namespace counts its commands per poll group, now that the groups exist. */
+static int count_namespaces(struct nvmf_tgt *tgt, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < tgt->n_subsys; i++)
+		for (uint32_t n = 1; n <= tgt->subsys[i]->max_nsid; n++)
+			if (tgt->subsys[i]->ns[n] && nvmf_ns_stats_alloc(tgt->subsys[i]->ns[n], tgt->npgs)) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+	return 0;
+}
+
 static void kato_tick(void *arg)
 {
 	nvmf_tgt_check_keep_alive(arg);
@@ -173,7 +186,8 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
 	unsigned nused = 0;
 	if (build_model(tgt, cfg, err, errlen) ||
 	    resolve_limits(tgt, ops, nops, used, &nused, err, errlen) ||
-	    make_groups(tgt, err, errlen) || make_transports(tgt, used, nused, err, errlen)) {
+	    make_groups(tgt, err, errlen) || count_namespaces(tgt, err, errlen) ||
+	    make_transports(tgt, used, nused, err, errlen)) {
 		nvmf_tgt_shutdown(tgt, 0);
 		nvmf_tgt_fini(tgt);
 		return -1;
@@ -311,6 +325,9 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 		for (unsigned i = 0; i < tgt->npgs; i++)
 			nvmf_pg_poll(tgt->pgs[i]);
 	nvmf_pg_timer_stop(tgt->pgs[0], &tgt->kato_timer);
+	if (tgt->drain_timer_on)
+		nvmf_pg_timer_stop(tgt->pgs[0], &tgt->drain_timer);
+	tgt->drain_timer_on = false;
 	unsigned left = nvmf_tgt_live_queues(tgt);
 	if (left || !groups_idle(tgt)) {
 		/* Something is still in a backend or on the wire: leak rather than free memory
@@ -344,6 +361,7 @@ void nvmf_tgt_fini(struct nvmf_tgt *tgt)
 	/* Groups left by a shutdown that timed out still point into the model. */
 	if (tgt->npgs)
 		return;
+	nvmf_tgt_ns_fini(tgt);
 	for (size_t i = 0; i < tgt->n_subsys; i++)
 		nvmf_subsys_free(tgt->subsys[i]);
 	free(tgt->subsys);

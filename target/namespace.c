@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Namespaces changed live (see namespace.h): the order of each change is what keeps
+ * I/O safe. Add: open, count, publish, notify. Take away: unpublish, notify, let every
+ * group see it by message, wait for its in-flight commands, close.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "target/core.h"
+#include "target/namespace.h"
+
+#define DRAIN_CHECK_MS 1
+
+/* Every controller of @s hears of @nsid (log 04h, and the event where enabled). */
+static void notify(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid)
+{
+	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next)
+		if (c->subsys == s && !c->deleting)
+			nvmf_tgt_ctrl_notify_ns_changed(c, nsid);
+}
+
+static struct nvmf_ns_config *find_cfg(struct nvmf_subsys *s, uint32_t nsid)
+{
+	for (size_t i = 0; i < s->cfg->n_ns; i++)
+		if (s->cfg->ns[i].nsid == nsid)
+			return &s->cfg->ns[i];
+	return NULL;
+}
+
+static bool nsid_taken(struct nvmf_subsys *s, uint32_t nsid, const uint32_t *more, size_t nmore)
+{
+	if (find_cfg(s, nsid))
+		return true;
+	for (size_t i = 0; i < nmore; i++)
+		if (more[i] == nsid)
+			return true;
+	return false;
+}
+
+/* ---- draining what was taken away ---- */
+
+static void drain_seen(void *arg)
+{
+	struct nvmf_ns_drain *d = arg;
+	d->seen = true;
+}
+
+static void drain_visit(struct nvmf_pg *pg, void *arg)
+{
+	(void)pg;   /* having run here is the point: this group's parse saw the empty slot */
+	(void)arg;
+}
+
+static uint64_t inflight(const struct nvmf_ns *ns)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < ns->npgs; i++)
+		n += __atomic_load_n(&ns->stats[i].inflight, __ATOMIC_ACQUIRE);
+	return n;
+}
+
+static void drain_check(void *arg)
+{
+	struct nvmf_tgt *tgt = arg;
+	for (struct nvmf_ns_drain **pp = &tgt->ns_drains; *pp;) {
+		struct nvmf_ns_drain *d = *pp;
+		if (!d->round_sent)
+			d->round_sent = !nvmf_tgt_for_each_pg(tgt, nvmf_tgt_main_pg(tgt), drain_visit,
+							      d, drain_seen);
+		if (!d->seen || inflight(d->ns)) {
+			pp = &d->next;
+			continue;
+		}
+		*pp = d->next;
+		fprintf(stderr, "nvmf-target: subsystem %s: namespace %u closed after its last command\n",
+			d->nqn, d->ns->nsid);
+		nvmf_ns_free(d->ns);
+		free(d);
+	}
+	if (!tgt->ns_drains && tgt->drain_timer_on) {
+		nvmf_pg_timer_stop(nvmf_tgt_main_pg(tgt), &tgt->drain_timer);
+		tgt->drain_timer_on = false;
+	}
+}
+
+/* Unpublish namespace @nsid of @s and close it once nothing holds it. The slot is
+ * emptied first, so no command can take the namespace after this returns. */
+static void take_away(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid)
+{
+	struct nvmf_ns *ns = s->ns[nsid];
+	if (!ns)
+		return;
+	nvmf_subsys_ns_publish(s, nsid, NULL);
+	struct nvmf_ns_drain *d = calloc(1, sizeof(*d));
+	if (!d) {
+		/* Without memory to track it, keeping the backend open is the safe leak. */
+		fprintf(stderr, "nvmf-target: subsystem %s: namespace %u: out of memory; its backend "
+			"stays open until exit\n", s->cfg->nqn, nsid);
+		return;
+	}
+	d->ns = ns;
+	snprintf(d->nqn, sizeof(d->nqn), "%s", s->cfg->nqn);
+	/* A group that read the slot before it was emptied has counted its command by the
+	 * time it runs this message (both happen within one pass). Without memory for the
+	 * round now, the timer tries again. */
+	d->round_sent = !nvmf_tgt_for_each_pg(tgt, nvmf_tgt_main_pg(tgt), drain_visit, d, drain_seen);
+	d->next = tgt->ns_drains;
+	tgt->ns_drains = d;
+	if (!tgt->drain_timer_on) {
+		nvmf_pg_timer_start(nvmf_tgt_main_pg(tgt), &tgt->drain_timer, DRAIN_CHECK_MS,
+				    drain_check, tgt);
+		tgt->drain_timer_on = true;
+	}
+}
+
+unsigned nvmf_tgt_ns_draining(const struct nvmf_tgt *tgt)
+{
+	unsigned n = 0;
+	for (const struct nvmf_ns_drain *d = tgt->ns_drains; d; d = d->next)
+		n++;
+	return n;
+}
+
+void nvmf_tgt_ns_fini(struct nvmf_tgt *tgt)
+{
+	while (tgt->ns_drains) {
+		struct nvmf_ns_drain *d = tgt->ns_drains;
+		tgt->ns_drains = d->next;
+		nvmf_ns_free(d->ns);
+		free(d);
+	}
+}
+
+/* ---- add ---- */
+
+/* A namespace opened and counted for every group, not yet published. */
+static struct nvmf_ns *open_counted(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
+				    const struct nvmf_ns_config *nc, char *err, size_t errlen)
+{
+	struct nvmf_ns *ns = nvmf_ns_open(s, nc, err, errlen);
+	if (ns && nvmf_ns_stats_alloc(ns, tgt->npgs)) {
+		nvmf_ns_free(ns);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	return ns;
+}
+
+static uint32_t lowest_free(struct nvmf_subsys *s, const uint32_t *more, size_t nmore)
+{
+	for (uint32_t id = 1; id <= NVMF_SUBSYS_MAX_NSID; id++)
+		if (!nsid_taken(s, id, more, nmore))
+			return id;
+	return 0;
+}
+
+int nvmf_tgt_ns_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct nvmf_ns_config *ncs,
+		    size_t n, uint32_t *nsids, char *err, size_t errlen)
+{
+	struct nvmf_ns **opened = calloc(n ? n : 1, sizeof(*opened));
+	struct nvmf_ns_config *copies = calloc(n ? n : 1, sizeof(*copies));
+	struct nvmf_ns_config *grown = NULL;
+	int rc = -ENOMEM;
+	size_t i;
+	if (!opened || !copies) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	/* Check and open everything first: a failure leaves nothing behind. */
+	for (i = 0; i < n; i++) {
+		char why[512];
+		copies[i] = ncs[i];
+		copies[i].path = NULL;
+		if (ncs[i].path && !(copies[i].path = strdup(ncs[i].path))) {
+			snprintf(err, errlen, "namespaces[%zu]: out of memory", i);
+			rc = -ENOMEM;
+			goto fail;
+		}
+		if (!copies[i].nsid) {
+			copies[i].nsid = lowest_free(s, nsids, i);
+			if (!copies[i].nsid) {
+				snprintf(err, errlen, "namespaces[%zu]: subsystem %s has no free nsid (1-%d)",
+					 i, s->cfg->nqn, NVMF_SUBSYS_MAX_NSID);
+				rc = -ENOSPC;
+				goto fail;
+			}
+		} else if (copies[i].nsid > NVMF_SUBSYS_MAX_NSID) {
+			snprintf(err, errlen, "namespaces[%zu]: nsid %u is out of range (1-%d)", i,
+				 copies[i].nsid, NVMF_SUBSYS_MAX_NSID);
+			rc = -EINVAL;
+			goto fail;
+		} else if (nsid_taken(s, copies[i].nsid, nsids, i)) {
+			snprintf(err, errlen, "namespaces[%zu]: nsid %u is in use in subsystem %s", i,
+				 copies[i].nsid, s->cfg->nqn);
+			rc = -EEXIST;
+			goto fail;
+		}
+		nsids[i] = copies[i].nsid;
+		if (copies[i].enable &&
+		    !(opened[i] = open_counted(tgt, s, &copies[i], why, sizeof(why)))) {
+			snprintf(err, errlen, "namespaces[%zu] (nsid %u): %s", i, copies[i].nsid, why);
+			rc = -EIO;
+			goto fail;
+		}
+	}
+	grown = realloc(s->cfg->ns, (s->cfg->n_ns + n) * sizeof(*grown));
+	if (!grown && s->cfg->n_ns + n) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto fail;
+	}
+	/* Commit: nothing below can fail. */
+	s->cfg->ns = grown;
+	memcpy(&s->cfg->ns[s->cfg->n_ns], copies, n * sizeof(*copies));
+	s->cfg->n_ns += n;
+	for (i = 0; i < n; i++) {
+		if (!opened[i])
+			continue;
+		nvmf_subsys_ns_publish(s, nsids[i], opened[i]);
+		notify(tgt, s, nsids[i]);
+	}
+	free(opened);
+	free(copies);
+	return 0;
+fail:
+	for (i = 0; opened && copies && i < n; i++) {
+		nvmf_ns_free(opened[i]);
+		free(copies[i].path);
+	}
+	free(opened);
+	free(copies);
+	return rc;
+}
+
+/* ---- remove, enable, resize ---- */
+
+static struct nvmf_ns_config *need_cfg(struct nvmf_subsys *s, uint32_t nsid, char *err, size_t errlen)
+{
+	struct nvmf_ns_config *nc = find_cfg(s, nsid);
+	if (!nc)
+		snprintf(err, errlen, "subsystem %s has no namespace %u", s->cfg->nqn, nsid);
+	return nc;
+}
+
+int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid,
+		       char *err, size_t errlen)
+{
+	struct nvmf_ns_config *nc = need_cfg(s, nsid, err, errlen);
+	if (!nc)
+		return -ENOENT;
+	bool active = s->ns[nsid] != NULL;
+	take_away(tgt, s, nsid);
+	free(nc->path);
+	size_t idx = (size_t)(nc - s->cfg->ns);
+	memmove(nc, nc + 1, (s->cfg->n_ns - idx - 1) * sizeof(*nc));
+	s->cfg->n_ns--;
+	if (active)
+		notify(tgt, s, nsid);
+	return 0;
+}
+
+int nvmf_tgt_ns_enable(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, bool enable,
+		       char *err, size_t errlen)
+{
+	struct nvmf_ns_config *nc = need_cfg(s, nsid, err, errlen);
+	if (!nc)
+		return -ENOENT;
+	if (nc->enable == enable && (s->ns[nsid] != NULL) == enable)
+		return 0;
+	if (enable) {
+		char why[512];
+		struct nvmf_ns *ns = open_counted(tgt, s, nc, why, sizeof(why));
+		if (!ns) {
+			snprintf(err, errlen, "subsystem %s, namespace %u: %s", s->cfg->nqn, nsid, why);
+			return -EIO;
+		}
+		nc->enable = true;
+		nvmf_subsys_ns_publish(s, nsid, ns);
+	} else {
+		nc->enable = false;
+		take_away(tgt, s, nsid);
+	}
+	notify(tgt, s, nsid);
+	return 1;
+}
+
+int nvmf_tgt_ns_resize(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, uint64_t bytes,
+		       char *err, size_t errlen)
+{
+	struct nvmf_ns_config *nc = need_cfg(s, nsid, err, errlen);
+	if (!nc)
+		return -ENOENT;
+	struct nvmf_ns *ns = s->ns[nsid];
+	if (!ns) {
+		snprintf(err, errlen, "subsystem %s, namespace %u is disabled", s->cfg->nqn, nsid);
+		return -ENODEV;
+	}
+	char why[512];
+	uint64_t nlb = bytes >> ns->lba_shift;
+	/* A shrink is seen before the backend shrinks; a grow only once it has grown. */
+	if (nlb < ns->nlb)
+		__atomic_store_n(&ns->nlb, nlb, __ATOMIC_RELEASE);
+	int rc = nvmf_bdev_resize(ns->bdev, bytes, why, sizeof(why));
+	if (rc) {
+		__atomic_store_n(&ns->nlb, ns->bdev->size >> ns->lba_shift, __ATOMIC_RELEASE);
+		snprintf(err, errlen, "subsystem %s, namespace %u: %s", s->cfg->nqn, nsid, why);
+		return rc;
+	}
+	__atomic_store_n(&ns->nlb, nlb, __ATOMIC_RELEASE);
+	if (nc->size_bytes)
+		nc->size_bytes = bytes;
+	notify(tgt, s, nsid);
+	return 0;
+}

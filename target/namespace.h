@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Namespaces changed while hosts run I/O: added, removed, enabled, disabled, resized.
+ * Every function here runs on the main poll group (the control socket's calls do), the
+ * only writer of the model; I/O groups see a change through the namespace slot
+ * (nvmf_subsys_ns) and the size (nvmf_ns_nlb), never through a lock.
+ *
+ * A namespace taken away (removed or disabled) reads as inactive at once: new commands
+ * to it fail with Invalid Namespace or Format. Commands already holding it finish
+ * normally; its backend is closed after the last of them has answered (every group has
+ * seen the change, by message, and its in-flight count reads 0). Each change adds the
+ * nsid to the Changed Namespace List (log 04h) of every controller of the subsystem and
+ * sends a Namespace Attribute Changed event where the host enabled it (NVMe Base 2.0
+ * sections 5.2 and 5.16.1.5); the Linux host then rescans on its own.
+ *
+ * The subsystem's configuration (s->cfg->ns) is changed with the model, so the running
+ * configuration always describes what is served.
+ */
+#ifndef NVMF_TARGET_NAMESPACE_H
+#define NVMF_TARGET_NAMESPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "subsystem/config.h"
+
+struct nvmf_tgt;
+struct nvmf_subsys;
+
+/* A namespace closed after its last command (see above); the target's list. */
+struct nvmf_ns_drain {
+	struct nvmf_ns *ns;
+	char nqn[NVMF_CFG_NQN_MAX];        /* for the log line */
+	bool round_sent;                   /* the message to every poll group is out */
+	bool seen;                         /* every poll group has run it */
+	struct nvmf_ns_drain *next;
+};
+
+/*
+ * nvmf_tgt_ns_add - add the @n namespaces @ncs (config objects; copied, paths too) to
+ * subsystem @s, all or none: each is checked and, when enabled, its backend opened
+ * before any is published. nsid 0 takes the lowest free one. Their nsids go to @nsids
+ * (@n entries). Returns 0, or -errno with @err naming the entry ("namespaces[1] (nsid
+ * 3): ..."), nothing changed: -EEXIST nsid in use (or twice in @ncs), -ENOSPC no free
+ * nsid, -EIO a backend did not open (the backend's reason), -ENOMEM.
+ */
+int nvmf_tgt_ns_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct nvmf_ns_config *ncs,
+		    size_t n, uint32_t *nsids, char *err, size_t errlen);
+
+/* nvmf_tgt_ns_remove - remove namespace @nsid (enabled or not) from @s and its config.
+ * 0, or -ENOENT with @err. */
+int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid,
+		       char *err, size_t errlen);
+
+/* nvmf_tgt_ns_enable - expose (@enable: backend opened) or hide (closed after its last
+ * command) namespace @nsid of @s; nvmetcli's "enable". Returns 1 when it changed, 0 when
+ * it already was so, or -ENOENT / -EIO (backend did not open; still disabled) with @err. */
+int nvmf_tgt_ns_enable(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, bool enable,
+		       char *err, size_t errlen);
+
+/*
+ * nvmf_tgt_ns_resize - make enabled namespace @nsid of @s @bytes long (a multiple of its
+ * block size; ram, null and file backends). Growing is seen by hosts at once; after a
+ * shrink, commands already past the new end fail. The config's nvmf_size_bytes follows
+ * where it was set (ram, null, a file created by the target). 0, or -ENOENT, -ENODEV
+ * (disabled), and nvmf_bdev_resize's errors, with @err.
+ */
+int nvmf_tgt_ns_resize(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, uint64_t bytes,
+		       char *err, size_t errlen);
+
+/* nvmf_tgt_ns_draining - namespaces taken away whose backend is not closed yet. */
+unsigned nvmf_tgt_ns_draining(const struct nvmf_tgt *tgt);
+
+/* nvmf_tgt_ns_fini - close and free what is still draining (the groups are gone). */
+void nvmf_tgt_ns_fini(struct nvmf_tgt *tgt);
+
+#endif
