@@ -463,14 +463,14 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		return 0;
 	json_object_foreach(nt, k, v) {
 		static const char *const known[] = { "mdts", "threads", "buffers_small", "buffers_large",
-			"hugepages", "idle_poll_us", "srq", "srq_depth", "numa_node", NULL };
+			"hugepages", "idle_poll_us", "srq", "srq_depth", "numa_node", "rpc_socket", NULL };
 		size_t i;
 
 		for (i = 0; known[i] && strcmp(k, known[i]); i++)
 			;
 		if (!known[i])
 			return cfg_fail(c, "nvmf_target", k, "unknown key (known: mdts, threads, buffers_small, "
-				    "buffers_large, hugepages, idle_poll_us, srq, srq_depth, numa_node)");
+				    "buffers_large, hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket)");
 	}
 	if ((r = cfg_get_int(c, nt, "nvmf_target", "mdts", &mdts_rule, false, &n)) < 0)
 		return -1;
@@ -502,6 +502,22 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		t->srq_depth = (uint32_t)n;
 	if (cfg_get_bool(c, nt, "nvmf_target", "srq", &t->srq) < 0)
 		return -1;
+	const char *sock = NULL;
+	char b[80];
+	if (cfg_get_str(c, nt, "nvmf_target", "rpc_socket", false, &sock))
+		return -1;
+	if (sock) {
+		/* "" turns the control socket off; otherwise an absolute path that fits a
+		 * Unix socket address (sun_path: 107 bytes and the NUL). */
+		if (*sock && sock[0] != '/')
+			return cfg_fail(c, "nvmf_target", "rpc_socket", "%s is not an absolute path",
+					cfg_quote(sock, b, sizeof(b)));
+		if (strlen(sock) >= sizeof(t->rpc_socket))
+			return cfg_fail(c, "nvmf_target", "rpc_socket", "path of %zu bytes is too long for a "
+					"Unix socket (at most %zu)", strlen(sock), sizeof(t->rpc_socket) - 1);
+		strcpy(t->rpc_socket, sock);
+		t->rpc_socket_set = true;
+	}
 	return cfg_get_bool(c, nt, "nvmf_target", "hugepages", &t->hugepages) < 0 ? -1 : 0;
 }
 
@@ -644,6 +660,11 @@ int nvmf_config_check_nqn(const char *what, const char *nqn, char *err, size_t e
 {
 	struct cfg_ctx c = { err, errlen };
 	return cfg_check_nqn(&c, what, NULL, nqn);
+}
+
+bool nvmf_config_parse_size(const char *s, uint64_t *out)
+{
+	return cfg_parse_size(s, out);
 }
 
 void nvmf_config_ns_free(struct nvmf_ns_config *ns)

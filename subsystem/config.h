@@ -86,6 +86,9 @@ struct nvmf_target_config {
 	uint32_t srq_depth;         /* nvmf_target.srq_depth: receives per SRQ; default 4096 */
 	int numa_node;              /* nvmf_target.numa_node: where worker threads run; -1 (default):
 				     * the RDMA device's node */
+	char rpc_socket[108];       /* nvmf_target.rpc_socket: the control socket's path; "" with
+				     * rpc_socket_set: none. Unset: the default (--rpc-socket wins) */
+	bool rpc_socket_set;
 };
 
 /* The whole configuration. */
@@ -146,6 +149,9 @@ int nvmf_config_parse_ns(struct json_t *obj, const char *base, struct nvmf_ns_co
 /* nvmf_config_check_nqn - @nqn is a valid NQN (1-223 bytes, no spaces or control
  * characters); else -1 with @err "@what: reason". */
 int nvmf_config_check_nqn(const char *what, const char *nqn, char *err, size_t errlen);
+/* nvmf_config_parse_size - decimal bytes with an optional binary suffix K, M, G or T
+ * ("64M" = 64 MiB) into *@out; false on anything else or overflow. */
+bool nvmf_config_parse_size(const char *s, uint64_t *out);
 /* nvmf_config_ns_free - what nvmf_config_parse_ns allocated in @ns (its path). */
 void nvmf_config_ns_free(struct nvmf_ns_config *ns);
 

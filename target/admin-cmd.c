@@ -25,6 +25,11 @@ static_assert(sizeof(struct nvme_cmd_effects_log) == 4096, "effects log is 4 KiB
 
 /* Async Event Configuration bit 8 / OAES bit 8: Namespace Attribute Notices. */
 #define AEN_NS_ATTR      (1u << 8)
+/* Async Event Configuration bit 31 / OAES bit 31: Discovery Log Page Change notices
+ * (NVMe-oF 1.1 section 5.3, discovery controllers only). */
+#define AEN_DISC_CHANGE  (1u << 31)
+/* CQE dword 0: notice, info F0h (discovery log changed), log page 70h. */
+#define AEN_DISC_CHANGED_DW0 (NVME_AER_NOTICE | 0xf0u << 8 | (uint32_t)NVME_LOG_LID_DISCOVER << 16)
 /* SMART / Health critical warning enables (AEC bits 7:0): accepted, never raised. */
 #define AEN_SMART_CRIT   0xffu
 /* CQE dword 0 of a Namespace Attribute Changed notice (NVMe Base 5.2, Figure 146):
@@ -430,11 +435,11 @@ static bool feature_supported(uint8_t fid, bool discovery)
 	}
 }
 
-/* Async Event Configuration bits a controller accepts: none on discovery (no
- * Discovery Log Change notices), SMART warnings and namespace notices otherwise. */
+/* Async Event Configuration bits a controller accepts: Discovery Log Change notices on
+ * discovery, SMART warnings and namespace notices otherwise. */
 static uint32_t aen_supported(const struct nvmf_tgt_ctrl *ctrl)
 {
-	return ctrl->subsys->type == NVMF_SUBSYS_DISCOVERY ? 0 : AEN_SMART_CRIT | AEN_NS_ATTR;
+	return ctrl->subsys->type == NVMF_SUBSYS_DISCOVERY ? AEN_DISC_CHANGE : AEN_SMART_CRIT | AEN_NS_ATTR;
 }
 
 static void set_result(struct nvmf_req *req, uint32_t dw0)
@@ -603,6 +608,20 @@ void nvmf_tgt_ctrl_notify_ns_changed(struct nvmf_tgt_ctrl *ctrl, uint32_t nsid)
 	ctrl->aen_masked |= AEN_NS_ATTR;
 	ctrl->pending_aen = AEN_NS_CHANGED_DW0;
 	aen_deliver(ctrl);
+}
+
+void nvmf_tgt_ctrl_notify_disc_changed(struct nvmf_tgt_ctrl *ctrl)
+{
+	if (!(ctrl->aen_cfg & AEN_DISC_CHANGE) || (ctrl->aen_masked & AEN_DISC_CHANGE))
+		return;
+	ctrl->aen_masked |= AEN_DISC_CHANGE;
+	ctrl->pending_aen = AEN_DISC_CHANGED_DW0;
+	aen_deliver(ctrl);
+}
+
+void nvmf_tgt_ctrl_disc_log_read(struct nvmf_tgt_ctrl *ctrl)
+{
+	ctrl->aen_masked &= ~AEN_DISC_CHANGE;
 }
 
 void nvmf_tgt_ctrl_fail_aers(struct nvmf_tgt_ctrl *ctrl, nvme_status_t status)

@@ -155,9 +155,8 @@ void nvmf_sq_destroy(struct nvmf_sq *sq)
 
 /* ---- requests ---- */
 
-/* Relaxed load and store: only the owning group writes its counters. */
-#define STAT_ADD(field, v) __atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (v), \
-					    __ATOMIC_RELAXED)
+/* Only the owning group writes its counters (poll-group.h). */
+#define STAT_ADD(field, v) NVMF_PG_COUNT(field, v)
 
 void nvmf_req_hold_ns(struct nvmf_req *req, struct nvmf_ns *ns)
 {

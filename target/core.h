@@ -72,6 +72,7 @@ struct nvmf_tgt_ctrl {
 	struct nvmf_transport *transport;
 	uint16_t cntlid;
 	uint64_t uid;                      /* unique over the target's life */
+	int64_t connected_at;              /* wall clock (CLOCK_REALTIME) seconds of the Connect */
 	char hostnqn[NVMF_CFG_NQN_MAX];
 	uint8_t hostid[16];
 	uint32_t cc, csts;                 /* Controller Configuration / Status (atomic) */
@@ -328,6 +329,17 @@ nvme_status_t nvmf_parse_shared_admin_cmd(struct nvmf_req *req);
  * Configuration and not masked, complete a parked AER with a Namespace Attribute
  * Changed notice (dword 0 = 0x00040002). Further notices wait until log 04h is read. */
 void nvmf_tgt_ctrl_notify_ns_changed(struct nvmf_tgt_ctrl *ctrl, uint32_t nsid);
+/* nvmf_tgt_ctrl_notify_disc_changed - the discovery log @ctrl (a discovery controller)
+ * reports has changed: when the host enabled it (AEC bit 31) and it is not masked,
+ * complete a parked AER with a Discovery Log Page Change notice (dword 0 0x0070f002);
+ * further notices wait until the host reads log 70h with RAE clear
+ * (nvmf_tgt_ctrl_disc_log_read). NVMe-oF 1.1 section 5.3. */
+void nvmf_tgt_ctrl_notify_disc_changed(struct nvmf_tgt_ctrl *ctrl);
+void nvmf_tgt_ctrl_disc_log_read(struct nvmf_tgt_ctrl *ctrl);
+/* nvmf_tgt_disc_changed - what some host may discover changed (a subsystem, a port's
+ * subsystems, an allowed host): the generation counter moves on and every discovery
+ * controller hears of it. On the main group. (target/discovery.c) */
+void nvmf_tgt_disc_changed(struct nvmf_tgt *tgt);
 /* nvmf_tgt_ctrl_fail_aers - complete every parked AER of @ctrl with @status (ABORT_REQ on
  * a controller reset; ABORT_QUEUE when the admin queue goes: the transport drops those). */
 void nvmf_tgt_ctrl_fail_aers(struct nvmf_tgt_ctrl *ctrl, nvme_status_t status);

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <stdio.h>
 #include "target/core.h"
 
@@ -64,6 +65,7 @@ struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_pg *
 	c->transport = transport;
 	c->cntlid = cntlid;
 	c->uid = ++tgt->next_ctrl_uid;
+	c->connected_at = (int64_t)time(NULL);
 	snprintf(c->hostnqn, sizeof(c->hostnqn), "%s", hostnqn);
 	memcpy(c->hostid, hostid, 16);
 	c->kato_ms = kato_ms;

@@ -101,6 +101,8 @@ static void disc_get_log(struct nvmf_req *req)
 		uint64_t genctr = req->sq->tgt->disc_genctr + nvmf_disc_log_hash(recs, n);
 		nvmf_disc_log_build(log, genctr, recs, n);
 		st = nvmf_copy_log(req, log, len);
+		if (!st && !(le32toh(req->cmd->cdw10) & (1u << 15)))   /* RAE clear */
+			nvmf_tgt_ctrl_disc_log_read(req->sq->ctrl);
 	}
 	free(log);
 	free(recs);
@@ -116,11 +118,20 @@ static void disc_identify_ctrl(struct nvmf_req *req)
 
 	nvmf_identify_ctrl_common(ctrl, id);            /* admin capsules only: IOCCSZ 4 */
 	id->ctratt = htole32(NVME_CTRL_CTRATT_TBKAS);   /* any command refreshes keep-alive */
+	id->oaes = htole32(NVME_CTRL_OAES_DL);          /* Discovery Log Page Change notices */
 	id->cntrltype = NVME_CTRL_CNTRLTYPE_DISCOVERY;
 	id->lpa = NVME_CTRL_LPA_EXTENDED;               /* NUMDU and LPO honoured */
 	id->maxcmd = htole16(NVMF_ADMIN_QUEUE_SIZE);
 	id->nn = 0;                                     /* no namespaces */
 	nvmf_req_complete(req, 0);
+}
+
+void nvmf_tgt_disc_changed(struct nvmf_tgt *tgt)
+{
+	tgt->disc_genctr++;
+	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next)
+		if (c->subsys->type == NVMF_SUBSYS_DISCOVERY && !c->deleting)
+			nvmf_tgt_ctrl_notify_disc_changed(c);
 }
 
 nvme_status_t nvmf_parse_discovery_cmd(struct nvmf_req *req)

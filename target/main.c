@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nvmf-target: the NVMe over Fabrics RDMA target daemon.
- *   nvmf-target -c CONFIG.json [--check]
+ *   nvmf-target -c CONFIG.json [--check] [--rpc-socket PATH | --no-rpc-socket] [--version]
  * Loads and validates the whole configuration before opening any backing file, opens
- * the namespaces, listens on every port and serves until SIGINT/SIGTERM; then stops
- * accepting, finishes or fails in-flight commands, disconnects hosts, flushes backends
- * and exits 0.
+ * the namespaces, listens on every port, opens the control socket (docs/operating.md)
+ * and serves until SIGINT/SIGTERM; then closes the socket, stops accepting, finishes or
+ * fails in-flight commands, disconnects hosts, flushes backends and exits 0.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,7 +15,10 @@
 #include <string.h>
 #include "rdma/target/transport.h"
 #include "subsystem/config.h"
+#include "target/control.h"
 #include "target/core.h"
+
+#define NVMF_TARGET_VERSION "0.1.0"
 
 static volatile sig_atomic_t stop_requested;   /* set by the signal handler only */
 
@@ -27,9 +30,15 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: nvmf-target -c CONFIG.json [--check]\n"
-		   "  -c, --config FILE  configuration (nvmetcli config.json layout, see docs/configuration.md)\n"
-		   "      --check        validate the configuration and open nothing, then exit\n");
+	char def[108];
+	nvmf_rpc_default_path(def, sizeof(def));
+	fprintf(f, "usage: nvmf-target -c CONFIG.json [--check] [--rpc-socket PATH | --no-rpc-socket]\n"
+		   "  -c, --config FILE    configuration (nvmetcli config.json layout, see docs/configuration.md)\n"
+		   "      --check          validate the configuration and open nothing, then exit\n"
+		   "      --rpc-socket P   control socket for nvmf-targetctl (default: nvmf_target.rpc_socket,\n"
+		   "                       else %s)\n"
+		   "      --no-rpc-socket  no control socket: the target cannot be changed while it runs\n"
+		   "      --version        print the version and exit\n", def);
 }
 
 static void print_model(const struct nvmf_tgt *tgt)
@@ -49,11 +58,14 @@ static void print_model(const struct nvmf_tgt *tgt)
 
 int main(int argc, char **argv)
 {
-	const char *config = NULL;
-	bool check_only = false;
+	const char *config = NULL, *rpc_socket = NULL;
+	bool check_only = false, no_rpc = false;
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, 'C' },
+		{ "rpc-socket", required_argument, NULL, 'S' },
+		{ "no-rpc-socket", no_argument, NULL, 'N' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -62,9 +74,21 @@ int main(int argc, char **argv)
 		switch (o) {
 		case 'c': config = optarg; break;
 		case 'C': check_only = true; break;
+		case 'S': rpc_socket = optarg; break;
+		case 'N': no_rpc = true; break;
+		case 'V': printf("nvmf-target %s\n", NVMF_TARGET_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	if (rpc_socket && no_rpc) {
+		fprintf(stderr, "nvmf-target: --rpc-socket and --no-rpc-socket exclude each other\n");
+		return 2;
+	}
+	if (rpc_socket && (rpc_socket[0] != '/' || strlen(rpc_socket) > 107)) {
+		fprintf(stderr, "nvmf-target: --rpc-socket %s: not an absolute path of at most 107 bytes\n",
+			rpc_socket);
+		return 2;
 	}
 	if (!config || optind != argc) {
 		if (!config)
@@ -90,6 +114,7 @@ int main(int argc, char **argv)
 	}
 
 	int rc = 1;
+	struct nvmf_ctl ctl = { 0 };       /* before any goto out: nvmf_ctl_stop sees it */
 	struct nvmf_tgt tgt;
 	static const struct nvmf_transport_ops *const transports[] = { &nvmf_rdma_transport_ops };
 	if (nvmf_tgt_init(&tgt, &cfg, transports, 1, err, sizeof(err))) {
@@ -111,6 +136,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nvmf-target: %s\n", err);
 		goto out;
 	}
+	/* The control socket: the command line, else the config, else the default. */
+	char sock[108];
+	if (rpc_socket)
+		snprintf(sock, sizeof(sock), "%s", rpc_socket);
+	else if (cfg.target.rpc_socket_set)
+		snprintf(sock, sizeof(sock), "%s", cfg.target.rpc_socket);
+	else
+		nvmf_rpc_default_path(sock, sizeof(sock));
+	if (!no_rpc && sock[0]) {
+		if (nvmf_ctl_start(&ctl, &tgt, sock, err, sizeof(err))) {
+			fprintf(stderr, "nvmf-target: control socket: %s\n", err);
+			goto out;
+		}
+		printf("nvmf-target: control socket %s\n", sock);
+	}
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -131,6 +171,7 @@ int main(int argc, char **argv)
 	printf("nvmf-target: stopping: disconnecting hosts and flushing backends\n");
 	rc = 0;
 out:
+	nvmf_ctl_stop(&ctl);
 	nvmf_tgt_shutdown(&tgt, 10000);
 	nvmf_tgt_fini(&tgt);
 	nvmf_config_free(&cfg);

@@ -139,7 +139,7 @@ static int run_msgs(struct nvmf_pg *pg)
 		m = next;
 		n++;
 	}
-	pg->msgs += (uint64_t)n;
+	NVMF_PG_COUNT(pg->msgs, (uint64_t)n);
 	return n;
 }
 
@@ -291,9 +291,9 @@ int nvmf_pg_poll(struct nvmf_pg *pg)
 	/* Everything this pass produced: one post per QP and receive queue. */
 	for (unsigned i = 0; i < pg->ntpg; i++)
 		pg->tpg[i]->transport->ops->pg_flush(pg->tpg[i]);
-	pg->passes++;
+	NVMF_PG_COUNT(pg->passes, 1);
 	if (n)
-		pg->busy_passes++;
+		NVMF_PG_COUNT(pg->busy_passes, 1);
 	return n;
 }
 
@@ -327,7 +327,7 @@ int nvmf_pg_run_once(struct nvmf_pg *pg, int max_sleep_ms)
 	if (max_sleep_ms >= 0 && max_sleep_ms < timeout)
 		timeout = max_sleep_ms;
 	struct epoll_event evs[8];
-	pg->sleeps++;
+	NVMF_PG_COUNT(pg->sleeps, 1);
 	int rc = epoll_wait(pg->epfd, evs, 8, timeout);
 	if (rc < 0 && errno != EINTR) {
 		fprintf(stderr, "nvmf-target: poll group %u: epoll_wait: %s\n", pg->index, strerror(errno));

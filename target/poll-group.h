@@ -93,9 +93,15 @@ struct nvmf_pg {
 	bool started;                      /* runs on a thread of its own (atomic:
 					    * nvmf_pg_started) */
 	bool stop;                         /* atomic: leave nvmf_pg_run */
-	/* Statistics: passes, passes that found work, sleeps, messages run. */
+	/* Statistics: passes, passes that found work, sleeps, messages run. Written by the
+	 * group (NVMF_PG_COUNT), read by anyone with relaxed atomic loads. */
 	uint64_t passes, busy_passes, sleeps, msgs;
 };
+
+/* NVMF_PG_COUNT - add @v to a counter only its owner writes: a relaxed load and store,
+ * no locked instruction on the poll path, and readers on other threads see whole values. */
+#define NVMF_PG_COUNT(field, v) \
+	__atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (v), __ATOMIC_RELAXED)
 
 /*
  * nvmf_pg_init - group @index of @tgt with an io_uring of @aio_depth entries (a power of

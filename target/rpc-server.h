@@ -47,6 +47,17 @@ struct nvmf_rpc_server {
 	unsigned long calls, refused;   /* requests handled (notifications too), connections refused */
 };
 
+/* The control socket when neither --rpc-socket nor nvmf_target.rpc_socket names one. */
+#define NVMF_RPC_DEFAULT_SOCKET "/run/nvmf-target.sock"
+
+/*
+ * nvmf_rpc_default_path - where the daemon listens and the CLI connects by default:
+ * NVMF_RPC_DEFAULT_SOCKET for root; for another user $XDG_RUNTIME_DIR/nvmf-target.sock,
+ * or /tmp/nvmf-target-UID.sock without it (a user cannot create files in /run). Into
+ * @buf of @len bytes (at least 108).
+ */
+void nvmf_rpc_default_path(char *buf, size_t len);
+
 /*
  * nvmf_rpc_server_start - listen on @path (mode 0600, owned by the caller's user) and
  * serve it on a thread until nvmf_rpc_server_stop. A socket left at @path by a target

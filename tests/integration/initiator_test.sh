@@ -21,7 +21,7 @@ test_00_start_both_targets() {
  "subsystems": [{"nqn": "$OURS_NQN", "attr": {"allow_any_host": "1", "serial": "initours01"},
    "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_size_bytes": 268435456}]}]}
 JSON
-    ( "$TGT" -c $ST/ours.json > $ST/ours.log 2>&1 & echo $! > $ST/ours.pid; wait ) &
+    ( "$TGT" -c $ST/ours.json --rpc-socket $ST/ours.sock > $ST/ours.log 2>&1 & echo $! > $ST/ours.pid; wait ) &
     wait_for 20 grep -q 'nvmf-target: ready' $ST/ours.log || { cat $ST/ours.log; fail "our target did not start"; }
     knvmet_clear
     nullb_remove nullb_init

@@ -109,7 +109,7 @@ nullb_remove() {
 nvmf_target_start() {
     local d=$1
     rm -f "$d/target.rc" "$d/target.pid"
-    ( "$NVMF_ROOT/build/nvmf-target" -c "$d/config.json" > "$d/target.log" 2>&1 &
+    ( "$NVMF_ROOT/build/nvmf-target" -c "$d/config.json" --rpc-socket "$d/rpc.sock" > "$d/target.log" 2>&1 &
       echo $! > "$d/target.pid"; wait $!; echo $? > "$d/target.rc" ) &
     wait_for 5 test -s "$d/target.pid"
     wait_for 20 grep -q 'nvmf-target: ready' "$d/target.log" || { cat "$d/target.log"; return 1; }

@@ -694,7 +694,30 @@ ERROR_TEST(numa_node_below_minus_1_is_refused, "{'nvmf_target':{'numa_node':-2}}
 	   "nvmf_target.numa_node: -2 is not a NUMA node (-1 for the RDMA device's node, or 0-1023)")
 ERROR_TEST(unknown_nvmf_target_key_is_refused, "{'nvmf_target':{'poll_us':1}}",
 	   "nvmf_target.poll_us: unknown key (known: mdts, threads, buffers_small, buffers_large, "
-	   "hugepages, idle_poll_us, srq, srq_depth, numa_node)")
+	   "hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket)")
+ERROR_TEST(relative_rpc_socket_is_refused, "{'nvmf_target':{'rpc_socket':'run/t.sock'}}",
+	   "nvmf_target.rpc_socket: \"run/t.sock\" is not an absolute path")
+ERROR_TEST(rpc_socket_longer_than_a_socket_address_is_refused,
+	   "{'nvmf_target':{'rpc_socket':'/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'}}",
+	   "nvmf_target.rpc_socket: path of 110 bytes is too long for a Unix socket (at most 107)")
+
+/* "" turns the socket off; a path is kept; absent leaves the default to the daemon. */
+static void rpc_socket_is_a_path_or_empty_for_none(void)
+{
+	struct nvmf_config cfg;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'rpc_socket':''}}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_TRUE(cfg.target.rpc_socket_set);
+	CU_ASSERT_STRING_EQUAL(cfg.target.rpc_socket, "");
+	nvmf_config_free(&cfg);
+	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'rpc_socket':'/run/a.sock'}}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(cfg.target.rpc_socket, "/run/a.sock");
+	nvmf_config_free(&cfg);
+	CU_ASSERT_EQUAL_FATAL(parse("{}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_FALSE(cfg.target.rpc_socket_set);
+	nvmf_config_free(&cfg);
+}
+
 ERROR_TEST(unknown_top_level_extension_key_is_refused, "{'nvmf_targets':{}}",
 	   "nvmf_targets: unknown extension key (known here: nvmf_target)")
 
@@ -721,6 +744,9 @@ const struct unit_test config_tests[] = {
 	{ "disabled_namespace_may_have_an_empty_path", disabled_namespace_may_have_an_empty_path },
 #define T(name) { #name, name }
 	T(json_syntax_error_names_line_and_column),
+	T(relative_rpc_socket_is_refused),
+	T(rpc_socket_longer_than_a_socket_address_is_refused),
+	T(rpc_socket_is_a_path_or_empty_for_none),
 	T(duplicate_json_key_is_refused),
 	T(document_that_is_not_an_object_is_refused),
 	T(load_of_a_missing_file_names_the_file),

@@ -299,7 +299,7 @@ static void discovery_rejects_io_controller_admin_commands(void)
 	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 0, NULL), GEN(NVME_SC_INVALID_OPCODE));
 	c = mk(nvme_admin_ns_mgmt, 0, 0);
 	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 0, NULL), GEN(NVME_SC_INVALID_OPCODE));
-	/* Namespace notices do not exist here. */
+	/* Namespace notices do not exist here (Discovery Log Change notices do). */
 	c = mk(nvme_admin_set_features, NVME_FEAT_FID_ASYNC_EVENT, 1u << 8);
 	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 0, NULL), GEN(NVME_SC_INVALID_FIELD));
 	stop(&d);
@@ -349,7 +349,47 @@ static void discovery_command_before_cc_enable_returns_cmd_seq_error(void)
 	stop(&d);
 }
 
+/* Persistent discovery (NVMe-oF 1.1 section 5.3): with AEC bit 31 set, a change to what
+ * hosts may discover completes the parked AER with a Discovery Log Page Change notice,
+ * once, until the host reads log 70h; the generation counter moves on. */
+static void discovery_log_change_notice_until_the_log_is_read(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
+	start(&d, HOST1, "10.0.0.1", true);
+	uint8_t id[4096];
+	struct nvme_sqe c = mk(nvme_admin_identify, NVME_IDENTIFY_CNS_CTRL, 0);
+	CU_ASSERT_EQUAL_FATAL(fx_cmd(&d.f.admin, &c, id, sizeof(id), NULL), 0);
+	CU_ASSERT_EQUAL(le32toh(((struct nvme_id_ctrl *)id)->oaes), 1u << 31);
+	c = mk(nvme_admin_set_features, NVME_FEAT_FID_ASYNC_EVENT, 1u << 31);
+	CU_ASSERT_EQUAL_FATAL(fx_cmd(&d.f.admin, &c, NULL, 0, NULL), 0);
+	uint8_t log[HDR];
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, log, sizeof(log)), 0);
+	uint64_t before = genctr(log);
+	struct fx_cmd h1, h2;
+	c = mk(nvme_admin_async_event, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(fx_start(&d.f.admin, &h1, &c, NULL, 0), 0);
+	CU_ASSERT_FALSE(fx_done(&h1));
+	nvmf_tgt_disc_changed(&d.f.tgt);
+	nvmf_loop_drive(&d.f.tgt);
+	CU_ASSERT_TRUE_FATAL(fx_done(&h1));
+	CU_ASSERT_EQUAL(le32toh(h1.cqe.result.u32), 0x0070f002u);
+	/* Masked until the log is read: a second change only moves the counter. */
+	CU_ASSERT_EQUAL_FATAL(fx_start(&d.f.admin, &h2, &c, NULL, 0), 0);
+	nvmf_tgt_disc_changed(&d.f.tgt);
+	nvmf_loop_drive(&d.f.tgt);
+	CU_ASSERT_FALSE(fx_done(&h2));
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, log, sizeof(log)), 0);
+	CU_ASSERT_EQUAL(genctr(log), before + 2);
+	nvmf_tgt_disc_changed(&d.f.tgt);
+	nvmf_loop_drive(&d.f.tgt);
+	CU_ASSERT_TRUE(fx_done(&h2));
+	stop(&d);
+}
+
 const struct unit_test discovery_tests[] = {
+	{"discovery_log_change_notice_until_the_log_is_read", discovery_log_change_notice_until_the_log_is_read},
 	{"discovery_log_without_exposed_subsystems_is_only_the_header", discovery_log_without_exposed_subsystems_is_only_the_header},
 	{"discovery_log_entry_carries_the_port_and_its_transport_fields", discovery_log_entry_carries_the_port_and_its_transport_fields},
 	{"discovery_log_of_five_entries_reads_the_same_through_any_window", discovery_log_of_five_entries_reads_the_same_through_any_window},

@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Control methods that change the target (docs/operating.md): namespaces, allowed hosts,
+ * controllers. On the main group. Each checks everything before it changes anything,
+ * so a call that fails leaves the target as it was; what hosts must learn of a change
+ * (namespace notices, the discovery log) is sent by the functions doing it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "target/control.h"
+#include "target/core.h"
+#include "target/namespace.h"
+
+/* An errno of target/namespace.c as the call's error code. */
+static int code_of(int rc)
+{
+	switch (rc) {
+	case -ENOENT: case -ENODEV: return NVMF_RPC_NOT_FOUND;
+	case -EEXIST:               return NVMF_RPC_EXISTS;
+	case -EINVAL:               return NVMF_RPC_INVALID_PARAMS;
+	case -ENOMEM:               return NVMF_RPC_INTERNAL_ERROR;
+	default:                    return NVMF_RPC_REFUSED;
+	}
+}
+
+static bool need_nsid(struct nvmf_rpc_call *call, uint32_t *nsid)
+{
+	uint64_t v = 0;
+	if (!nvmf_rpc_param_uint(call, "nsid", true, 1, NVMF_SUBSYS_MAX_NSID, &v))
+		return false;
+	*nsid = (uint32_t)v;
+	return true;
+}
+
+/* ---- namespaces ---- */
+
+/* One namespace object into @nc; "nsid" may be left out (0: the lowest free one). */
+static bool parse_one_ns(struct nvmf_rpc_call *call, json_t *obj, const char *base,
+			 struct nvmf_ns_config *nc)
+{
+	char err[512];
+	json_t *o = json_is_object(obj) ? json_deep_copy(obj) : json_incref(obj);
+	bool any_nsid = json_is_object(o) && !json_object_get(o, "nsid");
+	if (any_nsid)
+		json_object_set_new(o, "nsid", json_integer(1));   /* the parser wants one */
+	int rc = nvmf_config_parse_ns(o, base, nc, err, sizeof(err));
+	json_decref(o);
+	if (rc)
+		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "%s", err);
+	if (any_nsid)
+		nc->nsid = 0;
+	return true;
+}
+
+void nvmf_ctl_namespace_add(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "namespace", "namespaces", NULL }))
+		return;
+	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
+	if (!s)
+		return;
+	json_t *one = json_object_get(call->params, "namespace");
+	json_t *many = json_object_get(call->params, "namespaces");
+	if (!one == !many) {
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'namespace': give either \"namespace\" "
+			       "(an object) or \"namespaces\" (an array of them)");
+		return;
+	}
+	if (many && (!json_is_array(many) || !json_array_size(many))) {
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'namespaces': expected a non-empty array "
+			       "of namespace objects");
+		return;
+	}
+	size_t n = one ? 1 : json_array_size(many);
+	struct nvmf_ns_config *ncs = calloc(n, sizeof(*ncs));
+	uint32_t *nsids = calloc(n, sizeof(*nsids));
+	size_t parsed = 0;
+	if (!ncs || !nsids) {
+		nvmf_rpc_error(call, NVMF_RPC_INTERNAL_ERROR, "out of memory");
+		goto out;
+	}
+	for (; parsed < n; parsed++) {
+		char base[48];
+		snprintf(base, sizeof(base), one ? "namespace" : "namespaces[%zu]", parsed);
+		if (!parse_one_ns(call, one ? one : json_array_get(many, parsed), base, &ncs[parsed]))
+			goto out;
+	}
+	char err[768];
+	int rc = nvmf_tgt_ns_add(ctl->tgt, s, ncs, n, nsids, err, sizeof(err));
+	if (rc) {
+		/* "namespaces[1] (nsid 6): ..." names the entry; a single one is "namespace". */
+		const char *msg = one && !strncmp(err, "namespaces[0]", 13) ? err + 13 : err;
+		nvmf_rpc_error(call, code_of(rc), "%s%s", one ? "namespace" : "", msg);   /* "namespace: nsid 1 is in use ..." */
+		goto out;
+	}
+	json_t *ids = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_array_append_new(ids, json_integer(nsids[i]));
+		fprintf(stderr, "nvmf-target: control: subsystem %s: namespace %u added%s\n",
+			s->cfg->nqn, nsids[i], ncs[i].enable ? "" : " (disabled)");
+	}
+	nvmf_rpc_result(call, json_pack("{s:o}", "nsids", ids));
+out:
+	for (size_t i = 0; ncs && i < parsed; i++)
+		nvmf_config_ns_free(&ncs[i]);
+	free(ncs);
+	free(nsids);
+}
+
+void nvmf_ctl_namespace_remove(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	uint32_t nsid;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "nsid", NULL }))
+		return;
+	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
+	if (!s || !need_nsid(call, &nsid))
+		return;
+	char err[512];
+	int rc = nvmf_tgt_ns_remove(ctl->tgt, s, nsid, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "parameter 'nsid': %s", err);
+		return;
+	}
+	fprintf(stderr, "nvmf-target: control: subsystem %s: namespace %u removed\n", s->cfg->nqn, nsid);
+	nvmf_rpc_result(call, json_pack("{s:I}", "nsid", (json_int_t)nsid));
+}
+
+static void namespace_set(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call, bool enable)
+{
+	uint32_t nsid;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "nsid", NULL }))
+		return;
+	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
+	if (!s || !need_nsid(call, &nsid))
+		return;
+	char err[768];
+	int rc = nvmf_tgt_ns_enable(ctl->tgt, s, nsid, enable, err, sizeof(err));
+	if (rc < 0) {
+		nvmf_rpc_error(call, code_of(rc), "parameter 'nsid': %s", err);
+		return;
+	}
+	if (rc)
+		fprintf(stderr, "nvmf-target: control: subsystem %s: namespace %u %s\n", s->cfg->nqn,
+			nsid, enable ? "enabled" : "disabled");
+	nvmf_rpc_result(call, json_pack("{s:b}", "changed", rc > 0));
+}
+
+void nvmf_ctl_namespace_enable(void *ctx, struct nvmf_rpc_call *call)
+{
+	namespace_set(ctx, call, true);
+}
+
+void nvmf_ctl_namespace_disable(void *ctx, struct nvmf_rpc_call *call)
+{
+	namespace_set(ctx, call, false);
+}
+
+/* "size_bytes": an integer, or a string like "64M". */
+static bool need_size(struct nvmf_rpc_call *call, uint64_t *out)
+{
+	json_t *v = json_object_get(call->params, "size_bytes");
+	if (!v)
+		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "missing parameter 'size_bytes' (an integer, or a string like \"64M\")");
+	if (json_is_string(v)) {
+		if (!nvmf_config_parse_size(json_string_value(v), out))
+			return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'size_bytes': \"%s\" is not a size "
+					      "(bytes, or digits with a K, M, G or T suffix)", json_string_value(v));
+		return true;
+	}
+	return nvmf_rpc_param_uint(call, "size_bytes", true, 1, INT64_MAX, out);
+}
+
+void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	uint32_t nsid;
+	uint64_t bytes;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "nsid", "size_bytes", NULL }))
+		return;
+	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
+	if (!s || !need_nsid(call, &nsid) || !need_size(call, &bytes))
+		return;
+	char err[768];
+	int rc = nvmf_tgt_ns_resize(ctl->tgt, s, nsid, bytes, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "parameter '%s': %s", rc == -ENOENT || rc == -ENODEV ?
+			       "nsid" : "size_bytes", err);
+		return;
+	}
+	fprintf(stderr, "nvmf-target: control: subsystem %s: namespace %u resized to %llu bytes\n",
+		s->cfg->nqn, nsid, (unsigned long long)bytes);
+	nvmf_rpc_result(call, json_pack("{s:I, s:I}", "nsid", (json_int_t)nsid, "size_bytes",
+					(json_int_t)bytes));
+}
+
+/* ---- hosts and controllers ---- */
+
+/* Disconnect every controller of @s whose host may no longer connect. Returns how many. */
+static unsigned drop_refused_hosts(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
+{
+	unsigned n = 0;
+	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next)
+		if (c->subsys == s && !c->deleting && !nvmf_subsys_host_allowed(s, c->hostnqn)) {
+			fprintf(stderr, "nvmf-target: control: subsystem %s: host %s no longer allowed, "
+				"disconnecting controller %u\n", s->cfg->nqn, c->hostnqn, c->cntlid);
+			nvmf_tgt_ctrl_delete(c);
+			n++;
+		}
+	return n;
+}
+
+static ssize_t host_index(const struct nvmf_subsys_config *sc, const char *host)
+{
+	for (size_t i = 0; i < sc->n_allowed_hosts; i++)
+		if (!strcmp(sc->allowed_hosts[i], host))
+			return (ssize_t)i;
+	return -1;
+}
+
+static bool need_host(struct nvmf_rpc_call *call, const char **host)
+{
+	char err[256];
+	if (!nvmf_rpc_param_str(call, "host", true, NVMF_CFG_NQN_MAX - 1, host))
+		return false;
+	if (nvmf_config_check_nqn("host", *host, err, sizeof(err)))
+		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "%s", err);
+	return true;
+}
+
+void nvmf_ctl_host_add(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	const char *host;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "host", NULL }))
+		return;
+	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
+	if (!s || !need_host(call, &host))
+		return;
+	struct nvmf_subsys_config *sc = s->cfg;
+	if (host_index(sc, host) >= 0) {
+		nvmf_rpc_error(call, NVMF_RPC_EXISTS, "parameter 'host': %s is already allowed on %s", host, sc->nqn);
+		return;
+	}
+	char *copy = strdup(host);
+	char **grown = copy ? realloc(sc->allowed_hosts, (sc->n_allowed_hosts + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(copy);
+		nvmf_rpc_error(call, NVMF_RPC_INTERNAL_ERROR, "out of memory");
+		return;
+	}
+	sc->allowed_hosts = grown;
+	sc->allowed_hosts[sc->n_allowed_hosts++] = copy;
+	nvmf_tgt_disc_changed(ctl->tgt);
+	fprintf(stderr, "nvmf-target: control: subsystem %s: host %s allowed\n", sc->nqn, host);
+	nvmf_rpc_result(call, json_object());
+}
+
+void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	const char *host;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "host", NULL }))
+		return;
+	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
+	if (!s || !need_host(call, &host))
+		return;
+	struct nvmf_subsys_config *sc = s->cfg;
+	ssize_t i = host_index(sc, host);
+	if (i < 0) {
+		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND, "parameter 'host': %s is not in the allowed hosts of %s",
+			       host, sc->nqn);
+		return;
+	}
+	fprintf(stderr, "nvmf-target: control: subsystem %s: host %s removed\n", sc->nqn, host);
+	free(sc->allowed_hosts[i]);
+	memmove(&sc->allowed_hosts[i], &sc->allowed_hosts[i + 1],
+		(sc->n_allowed_hosts - (size_t)i - 1) * sizeof(*sc->allowed_hosts));
+	sc->n_allowed_hosts--;
+	unsigned dropped = drop_refused_hosts(ctl->tgt, s);
+	nvmf_tgt_disc_changed(ctl->tgt);
+	nvmf_rpc_result(call, json_pack("{s:I}", "disconnected", (json_int_t)dropped));
+}
+
+void nvmf_ctl_allow_any_host(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	bool allow;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "allow", NULL }))
+		return;
+	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
+	if (!s || !nvmf_rpc_param_bool(call, "allow", true, &allow))
+		return;
+	bool changed = s->cfg->allow_any_host != allow;
+	s->cfg->allow_any_host = allow;
+	unsigned dropped = changed && !allow ? drop_refused_hosts(ctl->tgt, s) : 0;
+	if (changed) {
+		nvmf_tgt_disc_changed(ctl->tgt);
+		fprintf(stderr, "nvmf-target: control: subsystem %s: allow_any_host %s\n", s->cfg->nqn,
+			allow ? "on" : "off");
+	}
+	nvmf_rpc_result(call, json_pack("{s:b, s:I}", "changed", changed, "disconnected",
+					(json_int_t)dropped));
+}
+
+void nvmf_ctl_controller_disconnect(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	uint64_t cntlid;
+	const char *nqn;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "cntlid", NULL }) ||
+	    !nvmf_rpc_param_str(call, "nqn", true, NVMF_CFG_NQN_MAX - 1, &nqn) ||
+	    !nvmf_rpc_param_uint(call, "cntlid", true, 1, 0xffef, &cntlid))
+		return;
+	struct nvmf_tgt_ctrl *c = nvmf_tgt_ctrl_find(ctl->tgt, nqn, (uint16_t)cntlid);
+	if (!c || c->deleting) {
+		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND, "parameter 'cntlid': subsystem %s has no controller %llu",
+			       nqn, (unsigned long long)cntlid);
+		return;
+	}
+	fprintf(stderr, "nvmf-target: control: disconnecting controller %u of %s (host %s)\n",
+		c->cntlid, nqn, c->hostnqn);
+	nvmf_tgt_ctrl_delete(c);
+	nvmf_rpc_result(call, json_object());
+}
