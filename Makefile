@@ -47,6 +47,10 @@ NVMF_OBJS := $(NVMF_SRCS:%.c=$(BUILD)/obj/%.o)
 # The nvmf tool: initiator/cli/main.c plus the rest of initiator/cli (also unit tested).
 CLI_SRCS  := $(filter-out initiator/cli/main.c,$(wildcard initiator/cli/*.c))
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+# nvmf-targetctl, the target's control CLI: target/cli/main.c plus the rest of target/cli
+# (also unit tested; not in LIB_DIRS, so not in libcore.a).
+TARGETCTL_SRCS := $(filter-out target/cli/main.c,$(wildcard target/cli/*.c))
+TARGETCTL_OBJS := $(TARGETCTL_SRCS:%.c=$(BUILD)/obj/%.o)
 
 UNIT_SRCS := $(wildcard tests/unit/*.c tests/unit/*/*.c tests/unit/*/*/*.c)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -54,13 +58,14 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
 TARGET_BIN := $(BUILD)/nvmf-target
 UNIT_BIN   := $(BUILD)/unit-tests
 NVMF_BIN   := $(BUILD)/nvmf
+TARGETCTL_BIN := $(BUILD)/nvmf-targetctl
 NVMF_A     := $(BUILD)/libnvmf.a
 NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := 0.1.0
 PREFIX     ?= /usr/local
 
 .PHONY: path-trace all unit check vm-check demo bench asan deps clean install install-check FORCE
-all: $(TARGET_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard initiator/cli/main.c),$(NVMF_BIN)) $(UNIT_BIN)
+all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard initiator/cli/main.c),$(NVMF_BIN)) $(UNIT_BIN)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
 FLAGS_STAMP := $(BUILD)/.cflags
@@ -80,6 +85,9 @@ $(BUILD)/libcore.a: $(LIB_OBJS)
 $(TARGET_BIN): $(BUILD)/obj/target/main.o $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+$(TARGETCTL_BIN): $(BUILD)/obj/target/cli/main.o $(TARGETCTL_OBJS) $(BUILD)/libcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
 # Suite list: every "const struct unit_test NAME_tests[]" in tests/unit.
 $(BUILD)/gen/unit_suites.inc: $(UNIT_SRCS)
 	@mkdir -p $(dir $@)
@@ -91,7 +99,7 @@ $(BUILD)/gen/unit_suites.inc: $(UNIT_SRCS)
 $(BUILD)/obj/tests/unit/main.o: private CFLAGS += -I$(BUILD)/gen
 $(BUILD)/obj/tests/unit/main.o: $(BUILD)/gen/unit_suites.inc
 
-$(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(BUILD)/libcore.a
+$(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcunit
 
 $(NVMF_A): $(NVMF_OBJS)
@@ -124,6 +132,7 @@ install: all $(BUILD)/libnvmf.pc
 	install -D -m 644 $(BUILD)/libnvmf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/libnvmf.pc
 	$(if $(wildcard initiator/cli/main.c),install -D -m 755 $(NVMF_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf)
 	$(if $(wildcard target/main.c),install -D -m 755 $(TARGET_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf-target)
+	install -D -m 755 $(TARGETCTL_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf-targetctl
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN)
@@ -187,4 +196,4 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(BUILD)/obj/target/main.d \
-	 $(BUILD)/obj/initiator/cli/main.d
+	 $(BUILD)/obj/initiator/cli/main.d $(TARGETCTL_OBJS:.o=.d) $(BUILD)/obj/target/cli/main.d

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nvmf-targetctl's output: lists as tables (target/cli/table.c), changes as one line
+ * saying what changed, --json and the raw call as the target's result. The names in a
+ * confirmation come from the request (what the administrator typed); counts from the
+ * result. A field the result lacks prints "-" rather than failing, so a newer or older
+ * target still gives readable output.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "target/cli/targetctl.h"
+
+#define COLS(a) a, (unsigned)(sizeof(a) / sizeof(a[0]))
+
+int tctl_print_json(FILE *f, json_t *v)
+{
+	if (json_dumpf(v, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) ||
+	    fputc('\n', f) == EOF)
+		return TCTL_ERR;
+	return TCTL_OK;
+}
+
+char *tctl_size_text(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	unsigned u = 0;
+	while (u < 6 && bytes >> (10 * (u + 1)))
+		u++;
+	uint64_t scale = (uint64_t)1 << (10 * u);
+	if (bytes % scale == 0)
+		snprintf(buf, len, "%" PRIu64 " %s", bytes / scale, unit[u]);
+	else
+		snprintf(buf, len, "%.1f %s", (double)bytes / (double)scale, unit[u]);
+	return buf;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "-";
+}
+
+static long long num(json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+/* "1 controller" / "2 controllers". */
+static const char *plural(long long n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* The array @key of @result, each element as a row through @row into a table of @cols. */
+static int list(FILE *f, json_t *result, const char *key, const struct tctl_col *cols,
+		unsigned ncols, void (*row)(struct tctl_table *t, json_t *e))
+{
+	struct tctl_table t;
+	tctl_table_init(&t, cols, ncols);
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(result, key), i, e)
+		row(&t, e);
+	int rc = tctl_table_print(&t, f);
+	tctl_table_free(&t);
+	return rc;
+}
+
+static void subsystem_row(struct tctl_table *t, json_t *s)
+{
+	tctl_table_json(t, json_object_get(s, "nqn"));
+	tctl_table_json(t, json_object_get(s, "allow_any_host"));
+	tctl_table_cell(t, "%zu", json_array_size(json_object_get(s, "hosts")));
+	tctl_table_cell(t, "%zu", json_array_size(json_object_get(s, "namespaces")));
+	tctl_table_json(t, json_object_get(s, "ports"));
+	tctl_table_json(t, json_object_get(s, "controllers"));
+	tctl_table_json(t, json_object_get(s, "serial"));
+	tctl_table_json(t, json_object_get(s, "model"));
+}
+
+static void namespace_row(struct tctl_table *t, json_t *n)
+{
+	char size[32];
+	json_t *bytes = json_object_get(n, "size_bytes");
+	tctl_table_json(t, json_object_get(n, "nsid"));
+	tctl_table_json(t, json_object_get(n, "enable"));
+	tctl_table_json(t, json_object_get(n, "backend"));
+	if (json_is_integer(bytes))
+		tctl_table_cell(t, "%s", tctl_size_text((uint64_t)json_integer_value(bytes), size,
+							sizeof(size)));
+	else
+		tctl_table_json(t, bytes);
+	tctl_table_json(t, json_object_get(n, "block_size"));
+	tctl_table_json(t, json_object_get(n, "uuid"));
+	tctl_table_json(t, json_object_get(n, "path"));
+}
+
+static const struct tctl_col subsystem_cols[] = {
+	{ "NQN", false }, { "ANY-HOST", false }, { "HOSTS", true }, { "NAMESPACES", true },
+	{ "PORTS", false }, { "CONTROLLERS", true }, { "SERIAL", false }, { "MODEL", false },
+};
+static const struct tctl_col namespace_cols[] = {
+	{ "NSID", true }, { "ENABLED", false }, { "BACKEND", false }, { "SIZE", true },
+	{ "BLOCK", true }, { "UUID", false }, { "PATH", false },
+};
+
+/* subsystem list: the table; with an NQN also each subsystem's hosts and namespaces. */
+static int subsystems(FILE *f, const struct tctl_request *req, json_t *result)
+{
+	int rc = list(f, result, "subsystems", COLS(subsystem_cols), subsystem_row);
+	if (rc || !json_object_get(req->params, "nqn"))
+		return rc;
+	size_t i;
+	json_t *s;
+	json_array_foreach(json_object_get(result, "subsystems"), i, s) {
+		struct tctl_table t;
+		tctl_table_init(&t, COLS(namespace_cols));
+		fprintf(f, "\nhosts of %s: ", str(s, "nqn"));
+		json_t *hosts = json_object_get(s, "hosts");
+		if (json_array_size(hosts)) {
+			size_t k;
+			json_t *h;
+			json_array_foreach(hosts, k, h) {
+				const char *hn = json_string_value(h);
+				fprintf(f, "%s%s", k ? ", " : "", hn ? hn : "-");
+			}
+		} else {
+			fputs("none", f);
+		}
+		fputs(json_is_true(json_object_get(s, "allow_any_host")) ?
+		      " (any host may connect)\n\n" : "\n\n", f);
+		size_t k;
+		json_t *n;
+		json_array_foreach(json_object_get(s, "namespaces"), k, n)
+			namespace_row(&t, n);
+		rc = tctl_table_print(&t, f);
+		tctl_table_free(&t);
+		if (rc)
+			return rc;
+	}
+	return TCTL_OK;
+}
+
+static void port_row(struct tctl_table *t, json_t *p)
+{
+	static const char *const keys[] = { "portid", "trtype", "adrfam", "traddr", "trsvcid",
+					     "controllers", "subsystems" };
+	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		tctl_table_json(t, json_object_get(p, keys[i]));
+}
+
+static void controller_row(struct tctl_table *t, json_t *c)
+{
+	static const char *const keys[] = { "cntlid", "subnqn", "hostnqn", "portid", "io_queues",
+					     "kato_ms", "reads", "writes", "connected_since" };
+	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		tctl_table_json(t, json_object_get(c, keys[i]));
+}
+
+static void ns_stats_row(struct tctl_table *t, json_t *n)
+{
+	static const char *const keys[] = { "nqn", "nsid", "reads", "writes", "read_bytes",
+					     "write_bytes", "other", "errors", "inflight" };
+	static const char *const pct[] = { "p50", "p90", "p99", "p999" };
+	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		tctl_table_json(t, json_object_get(n, keys[i]));
+	json_t *lat = json_object_get(n, "latency_us");
+	for (unsigned i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
+		tctl_table_json(t, json_object_get(lat, pct[i]));
+}
+
+static void poll_group_row(struct tctl_table *t, json_t *g)
+{
+	static const char *const keys[] = { "index", "main", "queues", "passes", "busy_passes",
+					     "sleeps", "messages" };
+	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		tctl_table_json(t, json_object_get(g, keys[i]));
+}
+
+static const struct tctl_col port_cols[] = {
+	{ "PORTID", true }, { "TRTYPE", false }, { "ADRFAM", false }, { "TRADDR", false },
+	{ "TRSVCID", true }, { "CONTROLLERS", true }, { "SUBSYSTEMS", false },
+};
+static const struct tctl_col controller_cols[] = {
+	{ "CNTLID", true }, { "SUBNQN", false }, { "HOSTNQN", false }, { "PORTID", true },
+	{ "IO-QUEUES", true }, { "KATO-MS", true }, { "READS", true }, { "WRITES", true },
+	{ "CONNECTED-SINCE", false },
+};
+static const struct tctl_col ns_stats_cols[] = {
+	{ "NQN", false }, { "NSID", true }, { "READS", true }, { "WRITES", true },
+	{ "READ-BYTES", true }, { "WRITE-BYTES", true }, { "OTHER", true }, { "ERRORS", true },
+	{ "INFLIGHT", true }, { "P50-US", true }, { "P90-US", true }, { "P99-US", true },
+	{ "P99.9-US", true },
+};
+static const struct tctl_col poll_group_cols[] = {
+	{ "INDEX", true }, { "MAIN", false }, { "QUEUES", true }, { "PASSES", true },
+	{ "BUSY-PASSES", true }, { "SLEEPS", true }, { "MESSAGES", true },
+};
+
+/* "namespace 3" / "namespaces 1, 2" from the nsids array of namespace_add. */
+static void nsids(FILE *f, json_t *arr)
+{
+	size_t i;
+	json_t *e;
+	fprintf(f, "namespace%s ", json_array_size(arr) == 1 ? "" : "s");
+	json_array_foreach(arr, i, e)
+		fprintf(f, "%s%lld", i ? ", " : "", (long long)json_integer_value(e));
+	if (!json_array_size(arr))
+		fputc('?', f);
+}
+
+/* One line for a change. */
+static int changed(FILE *f, const struct tctl_request *req, json_t *r)
+{
+	json_t *p = req->params;
+	const char *nqn = str(p, "nqn");
+	long long nsid = json_object_get(r, "nsid") ? num(r, "nsid") : num(p, "nsid");
+	long long disc = num(r, "disconnected");
+	bool ch = json_is_true(json_object_get(r, "changed"));
+	char size[32];
+	switch (req->cmd->out) {
+	case TCTL_OUT_DISCONNECT:
+		fprintf(f, "controller %lld of %s disconnected\n", num(p, "cntlid"), nqn);
+		break;
+	case TCTL_OUT_NS_ADD:
+		nsids(f, json_object_get(r, "nsids"));
+		fprintf(f, " added to %s\n", nqn);
+		break;
+	case TCTL_OUT_NS_REMOVE:
+		fprintf(f, "namespace %lld removed from %s\n", nsid, nqn);
+		break;
+	case TCTL_OUT_NS_ENABLE:
+	case TCTL_OUT_NS_DISABLE:
+		fprintf(f, "namespace %lld of %s %s%s\n", nsid, nqn, ch ? "" : "was already ",
+			req->cmd->out == TCTL_OUT_NS_ENABLE ? "enabled" : "disabled");
+		break;
+	case TCTL_OUT_NS_RESIZE: {
+		long long b = json_object_get(r, "size_bytes") ? num(r, "size_bytes") :
+								   num(p, "size_bytes");
+		fprintf(f, "namespace %lld of %s resized to %lld bytes (%s)\n", nsid, nqn, b,
+			tctl_size_text((uint64_t)b, size, sizeof(size)));
+		break;
+	}
+	case TCTL_OUT_HOST_ADD:
+		fprintf(f, "host %s added to %s\n", str(p, "host"), nqn);
+		break;
+	case TCTL_OUT_HOST_REMOVE:
+		fprintf(f, "host %s removed from %s", str(p, "host"), nqn);
+		if (disc)
+			fprintf(f, "; %lld controller%s disconnected", disc, plural(disc));
+		fputc('\n', f);
+		break;
+	case TCTL_OUT_ALLOW_ANY_HOST:
+		fprintf(f, "%s: %s%s", nqn, json_is_true(json_object_get(p, "allow")) ?
+			"any host may connect" : "only the listed hosts may connect",
+			ch ? "" : " (unchanged)");
+		if (disc)
+			fprintf(f, "; %lld controller%s disconnected", disc, plural(disc));
+		fputc('\n', f);
+		break;
+	default:
+		return tctl_print_json(f, r);
+	}
+	return ferror(f) ? TCTL_ERR : TCTL_OK;
+}
+
+int tctl_format(FILE *f, const struct tctl_request *req, json_t *result)
+{
+	if (req->json || req->cmd->out == TCTL_OUT_RAW)
+		return tctl_print_json(f, result ? result : json_null());
+	switch (req->cmd->out) {
+	case TCTL_OUT_VERSION:
+		fprintf(f, "%s %s\n", str(result, "program"), str(result, "version"));
+		return ferror(f) ? TCTL_ERR : TCTL_OK;
+	case TCTL_OUT_SUBSYSTEMS:
+		return subsystems(f, req, result);
+	case TCTL_OUT_PORTS:
+		return list(f, result, "ports", COLS(port_cols), port_row);
+	case TCTL_OUT_CONTROLLERS:
+		return list(f, result, "controllers", COLS(controller_cols), controller_row);
+	case TCTL_OUT_NS_STATS:
+		return list(f, result, "namespaces", COLS(ns_stats_cols), ns_stats_row);
+	case TCTL_OUT_POLL_GROUP_STATS:
+		return list(f, result, "poll_groups", COLS(poll_group_cols), poll_group_row);
+	default:
+		return changed(f, req, result);
+	}
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* nvmf-targetctl: the control CLI of nvmf-target (see docs/targetctl.md). */
+#include <signal.h>
+#include "target/cli/targetctl.h"
+
+int main(int argc, char **argv)
+{
+	/* A reader that goes away (nvmf-targetctl ... | head) gives EPIPE, not a silent death. */
+	signal(SIGPIPE, SIG_IGN);
+	struct tctl_env env = { .out = stdout, .err = stderr };
+	int rc = tctl_run(argc, argv, &env);
+	if (fflush(stdout) && rc == TCTL_OK)
+		rc = TCTL_ERR;
+	return rc;
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+/* nvmf-targetctl from argv to exit status: parse, send one request, judge the answer,
+ * print. Kept out of main.c so that the tests run whole command lines in-process. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/cli/targetctl.h"
+#include "target/rpc-server.h"
+
+/* The answer line @text: the result (borrowed from *root), or an error printed here. */
+static int judge(const char *text, const char *path, json_t **root, json_t **result,
+		 const struct tctl_env *env)
+{
+	json_error_t je;
+	*root = json_loads(text, 0, &je);
+	json_t *error = json_object_get(*root, "error");
+	if (json_is_object(error)) {
+		const char *m = json_string_value(json_object_get(error, "message"));
+		fprintf(env->err, TCTL_PROG ": %s (%lld)\n", m ? m : "error without a message",
+			(long long)json_integer_value(json_object_get(error, "code")));
+		return TCTL_ERR;
+	}
+	if (!json_is_object(*root) || !json_object_get(*root, "result")) {
+		fprintf(env->err, TCTL_PROG ": %s: the answer is not a JSON-RPC response: %.200s\n",
+			path, text);
+		return TCTL_ERR;
+	}
+	*result = json_object_get(*root, "result");
+	return TCTL_OK;
+}
+
+int tctl_run(int argc, char **argv, const struct tctl_env *env)
+{
+	struct tctl_request req;
+	char err[512], path[128];
+	if (tctl_parse(argc, argv, &req, err, sizeof(err))) {
+		fprintf(env->err, TCTL_PROG ": %s\n", err);
+		return TCTL_USAGE;
+	}
+	if (req.help) {
+		tctl_usage(env->out, &req);
+		tctl_request_free(&req);
+		return TCTL_OK;
+	}
+	if (req.socket)
+		snprintf(path, sizeof(path), "%s", req.socket);
+	else
+		nvmf_rpc_default_path(path, sizeof(path));
+	/* One request, id 1: the server answers in order and we send nothing else. */
+	json_t *call = json_pack("{s:s, s:s, s:O, s:i}", "jsonrpc", "2.0", "method", req.method,
+				 "params", req.params, "id", 1);
+	char *text = call ? json_dumps(call, JSON_COMPACT) : NULL;
+	json_decref(call);
+	char *answer = NULL;
+	json_t *root = NULL, *result = NULL;
+	int rc = TCTL_ERR;
+	if (!text) {
+		fprintf(env->err, TCTL_PROG ": out of memory\n");
+		goto out;
+	}
+	switch (tctl_client_call(path, req.timeout_s, text, strlen(text), &answer, err,
+				 sizeof(err))) {
+	case TCTL_CLIENT_NOCONN:
+		fprintf(env->err, TCTL_PROG ": cannot connect to %s: %s (is nvmf-target running? "
+			"--socket PATH)\n", path, err);
+		rc = TCTL_NOCONN;
+		goto out;
+	case TCTL_CLIENT_FAILED:
+		fprintf(env->err, TCTL_PROG ": %s: %s\n", path, err);
+		goto out;
+	case TCTL_CLIENT_OK:
+		break;
+	}
+	rc = judge(answer, path, &root, &result, env);
+	if (rc == TCTL_OK && (rc = tctl_format(env->out, &req, result)))
+		fprintf(env->err, TCTL_PROG ": cannot write the output\n");
+out:
+	json_decref(root);
+	free(answer);
+	free(text);
+	tctl_request_free(&req);
+	return rc;
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nvmf-targetctl: the control CLI of nvmf-target (see docs/targetctl.md). It turns a
+ * command line into one JSON-RPC 2.0 request on the daemon's control socket
+ * (target/rpc-server.h) and prints the answer as a table, a confirmation line or JSON.
+ *
+ * Four parts, each testable alone: args.c + request.c map argv to (method, params) or a
+ * usage error (pure); client.c sends one request and reads one answer line; format.c and
+ * table.c print a result; run.c ties them together for main.c and the tests.
+ *
+ * Exit status: TCTL_OK 0, TCTL_ERR 1 (the target answered an error, or the answer was
+ * lost), TCTL_USAGE 2 (bad command line), TCTL_NOCONN 3 (cannot connect to the socket).
+ */
+#ifndef NVMF_TARGET_CLI_TARGETCTL_H
+#define NVMF_TARGET_CLI_TARGETCTL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TCTL_PROG "nvmf-targetctl"
+#define TCTL_DEFAULT_TIMEOUT_S 30
+
+enum { TCTL_OK = 0, TCTL_ERR = 1, TCTL_USAGE = 2, TCTL_NOCONN = 3 };
+
+/* Where a run writes (stdout/stderr normally; memory streams in the tests). */
+struct tctl_env {
+	FILE *out, *err;
+};
+
+/* How a command's result is printed (format.c). */
+enum tctl_out {
+	TCTL_OUT_VERSION, TCTL_OUT_SUBSYSTEMS, TCTL_OUT_PORTS, TCTL_OUT_CONTROLLERS,
+	TCTL_OUT_DISCONNECT, TCTL_OUT_NS_ADD, TCTL_OUT_NS_REMOVE, TCTL_OUT_NS_ENABLE,
+	TCTL_OUT_NS_DISABLE, TCTL_OUT_NS_RESIZE, TCTL_OUT_HOST_ADD, TCTL_OUT_HOST_REMOVE,
+	TCTL_OUT_ALLOW_ANY_HOST, TCTL_OUT_NS_STATS, TCTL_OUT_POLL_GROUP_STATS, TCTL_OUT_RAW,
+};
+
+/* Options a command may take besides the global ones (bit i of tctl_command.opts). */
+enum tctl_opt {
+	TCTL_OPT_NQN, TCTL_OPT_NSID, TCTL_OPT_PATH, TCTL_OPT_RAM, TCTL_OPT_NULL,
+	TCTL_OPT_BACKEND, TCTL_OPT_BLOCK_SIZE, TCTL_OPT_UUID, TCTL_OPT_NGUID, TCTL_OPT_SIZE,
+	TCTL_OPT_CREATE, TCTL_OPT_BUFFERED, TCTL_OPT_DISABLED,
+	TCTL_OPT_COUNT,
+};
+
+#define TCTL_MAX_ARGS 4
+
+/* A command line after the command words: positional arguments and options in any
+ * order. opt[i] is the value of option i (flags: ""), NULL when absent. */
+struct tctl_args {
+	const char *pos[TCTL_MAX_ARGS];
+	unsigned npos;
+	const char *opt[TCTL_OPT_COUNT];
+};
+
+struct tctl_command;
+/* A builder: fill @params (an empty object) from @a (positional count already checked).
+ * Returns 0, or -1 with a message naming the bad argument in @msg. */
+typedef int (*tctl_build_fn)(const struct tctl_command *c, const struct tctl_args *a,
+			     json_t *params, char *msg, size_t len);
+
+/* One command of the table in request.c. */
+struct tctl_command {
+	const char *group;        /* "namespace", or a one-word command ("version") */
+	const char *verb;         /* "add"; NULL for a one-word command */
+	const char *method;       /* JSON-RPC method; NULL: the first argument (call) */
+	const char *synopsis;     /* what follows the command words in its usage line */
+	const char *summary;      /* one line for the command list */
+	const char *help;         /* option lines and notes for --help (NULL: none) */
+	const char *args[TCTL_MAX_ARGS];  /* positional names (NQN, NSID...), NULL-ended */
+	unsigned nreq;            /* how many of them are required */
+	unsigned opts;            /* 1u << enum tctl_opt it accepts */
+	tctl_build_fn build;
+	enum tctl_out out;
+};
+
+/* The command table, ended by an entry with group NULL. */
+extern const struct tctl_command tctl_commands[];
+
+/* A parsed command line. */
+struct tctl_request {
+	const struct tctl_command *cmd;  /* NULL: top-level (help only) */
+	const char *group;        /* help for a whole group ("namespace --help"), else NULL */
+	bool help;                /* print usage, send nothing */
+	const char *socket;       /* -s/--socket; NULL: nvmf_rpc_default_path() */
+	bool json;                /* --json */
+	unsigned timeout_s;       /* --timeout; 0: wait forever */
+	const char *method;       /* the method to call (borrowed from the table or argv) */
+	json_t *params;           /* owned: the params object */
+};
+
+/* ---- args.c: the command line (pure: no I/O, no environment) ---- */
+
+/*
+ * tctl_parse - map @argc/@argv (argv[0] the program) to @req. Global options (-s/--socket,
+ * --json, --timeout, -h/--help) may come anywhere; "--" ends the options. Returns TCTL_OK
+ * (req filled; free it with tctl_request_free), or TCTL_USAGE with a one-line message
+ * naming the bad argument in @err (no program prefix, no newline; req holds nothing).
+ */
+int tctl_parse(int argc, char **argv, struct tctl_request *req, char *err, size_t errlen);
+/* tctl_request_free - release @req's params (safe on a zeroed request). */
+void tctl_request_free(struct tctl_request *req);
+
+/* tctl_parse_size - bytes: digits with an optional binary suffix K, M, G or T (either
+ * case), at most INT64_MAX (a JSON integer). Returns 0, or -1 with @msg "@what 'TEXT' is
+ * not a size (...)" or "@what 'TEXT' is too large". */
+int tctl_parse_size(const char *s, const char *what, uint64_t *out, char *msg, size_t len);
+/* tctl_parse_uint - decimal digits in [@min, @max]; -1 with @msg "@what 'TEXT' is not a
+ * number" or "@what N is out of range (MIN to MAX)". */
+int tctl_parse_uint(const char *s, const char *what, uint64_t min, uint64_t max,
+		    uint64_t *out, char *msg, size_t len);
+
+/* ---- request.c: the command table's builders ---- */
+
+/* tctl_find_command - the command @group @verb (@verb ignored for one-word commands),
+ * or NULL. */
+const struct tctl_command *tctl_find_command(const char *group, const char *verb);
+/* tctl_group_exists - some command has @group as its first word. */
+bool tctl_group_exists(const char *group);
+/* tctl_group_verbs - the verbs of @group as "add, remove, ..." into @buf. */
+void tctl_group_verbs(const char *group, char *buf, size_t len);
+
+/* ---- usage.c ---- */
+
+/* tctl_usage - the help @req asks for (top level, a group, or one command) on @f. */
+void tctl_usage(FILE *f, const struct tctl_request *req);
+
+/* ---- client.c: one request over the control socket ---- */
+
+enum tctl_client_rc {
+	TCTL_CLIENT_OK,
+	TCTL_CLIENT_NOCONN,       /* socket() or connect() failed: @err is strerror */
+	TCTL_CLIENT_FAILED,       /* sending or the answer failed (timeout, closed, too long) */
+};
+/*
+ * tctl_client_call - connect to the Unix socket @path, send the @len bytes of @request and
+ * read the first answer line, waiting at most @timeout_s seconds in all (0: no limit).
+ * Returns TCTL_CLIENT_OK with *answer (malloc'ed, NUL-terminated, without the '\n'), or
+ * another code with the reason in @err.
+ */
+enum tctl_client_rc tctl_client_call(const char *path, unsigned timeout_s, const char *request,
+				     size_t len, char **answer, char *err, size_t errlen);
+
+/* ---- format.c: printing a result ---- */
+
+/* tctl_format - @result (borrowed) of @req's command, as a table or a confirmation line on
+ * @f (--json or the raw call: indented JSON). Fields missing in @result print as "-".
+ * Returns TCTL_OK, or TCTL_ERR when @f could not be written. */
+int tctl_format(FILE *f, const struct tctl_request *req, json_t *result);
+/* tctl_print_json - @v (borrowed) with JSON_INDENT(2) and a newline. */
+int tctl_print_json(FILE *f, json_t *v);
+/* tctl_size_text - @bytes for people: "512 B", "64 MiB", "1.5 GiB"; returns @buf. */
+char *tctl_size_text(uint64_t bytes, char *buf, size_t len);
+
+/* ---- table.c: aligned columns ---- */
+
+struct tctl_col {
+	const char *name;         /* the header */
+	bool right;               /* right-aligned (numbers) */
+};
+/* A table filled cell by cell, row after row; cells are copies. */
+struct tctl_table {
+	const struct tctl_col *cols;
+	unsigned ncols;
+	char **cells;             /* nrows * ncols after complete rows */
+	size_t ncells, cap;
+	bool oom;                 /* a cell could not be stored: print fails */
+};
+void tctl_table_init(struct tctl_table *t, const struct tctl_col *cols, unsigned ncols);
+/* tctl_table_cell - the next cell, printf-style. */
+void tctl_table_cell(struct tctl_table *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* tctl_table_json - the next cell from a JSON value: strings as they are, integers in
+ * decimal, reals %g, true/false as yes/no, arrays joined with ",", null or NULL "-". */
+void tctl_table_json(struct tctl_table *t, json_t *v);
+/* tctl_table_print - the header and the rows, columns two spaces apart, no trailing
+ * blanks. Returns TCTL_OK or TCTL_ERR (no memory, write error). */
+int tctl_table_print(const struct tctl_table *t, FILE *f);
+void tctl_table_free(struct tctl_table *t);
+
+/* ---- run.c ---- */
+
+/* tctl_run - the whole program: parse, call, print. Returns the exit status. */
+int tctl_run(int argc, char **argv, const struct tctl_env *env);
+
+#endif

@@ -1,0 +1,175 @@
+/* nvmf-targetctl's output (target/cli/format.c, table.c): tables with aligned columns and
+ * a header, one confirmation line per change, --json as the target's result indented. */
+#include <CUnit/CUnit.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/cli/targetctl.h"
+#include "tests/unit/suites.h"
+
+/* The text tctl_format prints for the command line @args (space-separated words, no
+ * program name) and the result JSON @result; malloc'ed. */
+static char *format(const char *args, const char *result)
+{
+	char words[512], *argv[16] = { "nvmf-targetctl" };
+	int argc = 1;
+	snprintf(words, sizeof(words), "%s", args);
+	for (char *save, *w = strtok_r(words, " ", &save); w && argc < 15;
+	     w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	struct tctl_request req;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(tctl_parse(argc, argv, &req, err, sizeof(err)), TCTL_OK);
+	json_t *r = json_loads(result, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	char *out = NULL;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+	CU_ASSERT_EQUAL(tctl_format(f, &req, r), TCTL_OK);
+	fclose(f);
+	json_decref(r);
+	tctl_request_free(&req);
+	return out;
+}
+
+static void expect(const char *args, const char *result, const char *want)
+{
+	char *got = format(args, result);
+	CU_ASSERT_STRING_EQUAL(got, want);
+	if (strcmp(got, want))
+		fprintf(stderr, "\n--- got:\n%s--- expected:\n%s", got, want);
+	free(got);
+}
+
+static const char subsystems[] =
+	"{\"subsystems\":[{\"nqn\":\"nqn.2024-01.io.nvmf-rdma:file0\",\"allow_any_host\":true,"
+	"\"hosts\":[],\"serial\":\"a1b2\",\"model\":\"nvmf-rdma\",\"namespaces\":[{\"nsid\":1,"
+	"\"enable\":true,\"backend\":\"file\",\"path\":\"/var/tmp/file0.img\",\"size_bytes\":"
+	"1073741824,\"block_size\":512,\"uuid\":\"5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d11\"},"
+	"{\"nsid\":12,\"enable\":false,\"backend\":\"ram\",\"path\":null,\"size_bytes\":"
+	"100000,\"block_size\":4096,\"uuid\":\"0fd7a2b4-0c5e-4d2b-9a43-7d8b9a1c2e3f\"}],"
+	"\"ports\":[1,2],\"controllers\":3},"
+	"{\"nqn\":\"nqn.x:b\",\"allow_any_host\":false,\"hosts\":[\"nqn.h:1\",\"nqn.h:2\"],"
+	"\"serial\":\"c3\",\"model\":\"m\",\"namespaces\":[],\"ports\":[],\"controllers\":0}]}";
+
+static void subsystem_list_is_a_table_with_a_header(void)
+{
+	expect("subsystem list", subsystems,
+	       "NQN                             ANY-HOST  HOSTS  NAMESPACES  PORTS  CONTROLLERS  SERIAL  MODEL\n"
+	       "nqn.2024-01.io.nvmf-rdma:file0  yes           0           2  1,2              3  a1b2    nvmf-rdma\n"
+	       "nqn.x:b                         no            2           0  -                0  c3      m\n");
+}
+
+static void subsystem_list_of_one_nqn_adds_hosts_and_namespaces(void)
+{
+	expect("subsystem list nqn.x:b",
+	       "{\"subsystems\":[{\"nqn\":\"nqn.x:b\",\"allow_any_host\":false,\"hosts\":"
+	       "[\"nqn.h:1\",\"nqn.h:2\"],\"serial\":\"c3\",\"model\":\"m\",\"namespaces\":[{\"nsid\":"
+	       "12,\"enable\":false,\"backend\":\"ram\",\"path\":null,\"size_bytes\":100000,"
+	       "\"block_size\":4096,\"uuid\":\"0fd7a2b4-0c5e-4d2b-9a43-7d8b9a1c2e3f\"},{\"nsid\":1,"
+	       "\"enable\":true,\"backend\":\"file\",\"path\":\"/f.img\",\"size_bytes\":67108864,"
+	       "\"block_size\":512,\"uuid\":\"5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d11\"}],\"ports\":[1],"
+	       "\"controllers\":1}]}",
+	       "NQN      ANY-HOST  HOSTS  NAMESPACES  PORTS  CONTROLLERS  SERIAL  MODEL\n"
+	       "nqn.x:b  no            2           2  1                1  c3      m\n"
+	       "\n"
+	       "hosts of nqn.x:b: nqn.h:1, nqn.h:2\n"
+	       "\n"
+	       "NSID  ENABLED  BACKEND      SIZE  BLOCK  UUID                                  PATH\n"
+	       "  12  no       ram      97.7 KiB   4096  0fd7a2b4-0c5e-4d2b-9a43-7d8b9a1c2e3f  -\n"
+	       "   1  yes      file       64 MiB    512  5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d11  /f.img\n");
+}
+
+static void port_and_controller_lists_are_tables(void)
+{
+	expect("port list",
+	       "{\"ports\":[{\"portid\":1,\"trtype\":\"rdma\",\"adrfam\":\"ipv4\",\"traddr\":"
+	       "\"192.168.100.1\",\"trsvcid\":\"4420\",\"subsystems\":[\"nqn.a\",\"nqn.b\"],"
+	       "\"controllers\":2}]}",
+	       "PORTID  TRTYPE  ADRFAM  TRADDR         TRSVCID  CONTROLLERS  SUBSYSTEMS\n"
+	       "     1  rdma    ipv4    192.168.100.1     4420            2  nqn.a,nqn.b\n");
+	expect("controller list",
+	       "{\"controllers\":[{\"cntlid\":1,\"subnqn\":\"nqn.a\",\"hostnqn\":\"nqn.h\","
+	       "\"hostid\":\"x\",\"portid\":1,\"kato_ms\":120000,\"connected_since\":"
+	       "\"2024-05-01T10:00:00Z\",\"io_queues\":4,\"queues\":[],\"reads\":1234,"
+	       "\"writes\":56}]}",
+	       "CNTLID  SUBNQN  HOSTNQN  PORTID  IO-QUEUES  KATO-MS  READS  WRITES  CONNECTED-SINCE\n"
+	       "     1  nqn.a   nqn.h         1          4   120000   1234      56  2024-05-01T10:00:00Z\n");
+	/* An empty list is its header. */
+	expect("controller list", "{\"controllers\":[]}",
+	       "CNTLID  SUBNQN  HOSTNQN  PORTID  IO-QUEUES  KATO-MS  READS  WRITES  CONNECTED-SINCE\n");
+}
+
+static void stats_are_tables_and_missing_fields_print_a_dash(void)
+{
+	expect("stats namespaces",
+	       "{\"namespaces\":[{\"nqn\":\"nqn.a\",\"nsid\":1,\"reads\":10,\"writes\":20,"
+	       "\"read_bytes\":40960,\"write_bytes\":81920,\"other\":1,\"errors\":0,\"inflight\":2,"
+	       "\"latency_us\":{\"p50\":12,\"p90\":20.5,\"p99\":80,\"p999\":150}},"
+	       "{\"nqn\":\"nqn.a\",\"nsid\":2}]}",
+	       "NQN    NSID  READS  WRITES  READ-BYTES  WRITE-BYTES  OTHER  ERRORS  INFLIGHT  P50-US  P90-US  P99-US  P99.9-US\n"
+	       "nqn.a     1     10      20       40960        81920      1       0         2      12    20.5      80       150\n"
+	       "nqn.a     2      -       -           -            -      -       -         -       -       -       -         -\n");
+	expect("stats poll-groups",
+	       "{\"poll_groups\":[{\"index\":0,\"main\":true,\"queues\":3,\"passes\":1000,"
+	       "\"busy_passes\":10,\"sleeps\":900,\"messages\":5},{\"index\":1,\"main\":false,"
+	       "\"queues\":4,\"passes\":2000,\"busy_passes\":20,\"sleeps\":1800,\"messages\":0}]}",
+	       "INDEX  MAIN  QUEUES  PASSES  BUSY-PASSES  SLEEPS  MESSAGES\n"
+	       "    0  yes        3    1000           10     900         5\n"
+	       "    1  no         4    2000           20    1800         0\n");
+}
+
+static void changes_print_one_confirmation_line(void)
+{
+	expect("version", "{\"program\":\"nvmf-target\",\"version\":\"0.1.0\"}",
+	       "nvmf-target 0.1.0\n");
+	expect("namespace add nqn.a --ram 64M", "{\"nsids\":[3]}", "namespace 3 added to nqn.a\n");
+	expect("namespace remove nqn.a 3", "{\"nsid\":3}", "namespace 3 removed from nqn.a\n");
+	expect("namespace enable nqn.a 3", "{\"changed\":true}", "namespace 3 of nqn.a enabled\n");
+	expect("namespace disable nqn.a 3", "{\"changed\":false}",
+	       "namespace 3 of nqn.a was already disabled\n");
+	expect("namespace resize nqn.a 3 1G", "{\"nsid\":3,\"size_bytes\":1073741824}",
+	       "namespace 3 of nqn.a resized to 1073741824 bytes (1 GiB)\n");
+	expect("controller disconnect nqn.a 7", "{}", "controller 7 of nqn.a disconnected\n");
+	expect("host add nqn.a nqn.h", "{}", "host nqn.h added to nqn.a\n");
+	expect("host remove nqn.a nqn.h", "{\"disconnected\":0}", "host nqn.h removed from nqn.a\n");
+	expect("host remove nqn.a nqn.h", "{\"disconnected\":2}",
+	       "host nqn.h removed from nqn.a; 2 controllers disconnected\n");
+	expect("subsystem allow-any-host nqn.a on", "{\"changed\":true,\"disconnected\":0}",
+	       "nqn.a: any host may connect\n");
+	expect("subsystem allow-any-host nqn.a off", "{\"changed\":true,\"disconnected\":1}",
+	       "nqn.a: only the listed hosts may connect; 1 controller disconnected\n");
+	expect("subsystem allow-any-host nqn.a off", "{\"changed\":false,\"disconnected\":0}",
+	       "nqn.a: only the listed hosts may connect (unchanged)\n");
+}
+
+static void json_and_call_print_the_result_indented(void)
+{
+	expect("--json namespace add nqn.a --ram 1M", "{\"nsids\":[1]}",
+	       "{\n  \"nsids\": [\n    1\n  ]\n}\n");
+	expect("call port_list", "{\"ports\":[]}", "{\n  \"ports\": []\n}\n");
+	expect("call host_add", "{}", "{}\n");
+}
+
+static void sizes_read_in_binary_units(void)
+{
+	char b[32];
+	CU_ASSERT_STRING_EQUAL(tctl_size_text(0, b, sizeof(b)), "0 B");
+	CU_ASSERT_STRING_EQUAL(tctl_size_text(512, b, sizeof(b)), "512 B");
+	CU_ASSERT_STRING_EQUAL(tctl_size_text(4096, b, sizeof(b)), "4 KiB");
+	CU_ASSERT_STRING_EQUAL(tctl_size_text(3ull << 39, b, sizeof(b)), "1.5 TiB");
+	CU_ASSERT_STRING_EQUAL(tctl_size_text(UINT64_MAX, b, sizeof(b)), "16.0 EiB");
+}
+
+const struct unit_test targetctl_format_tests[] = {
+	{ "subsystem_list_is_a_table_with_a_header", subsystem_list_is_a_table_with_a_header },
+	{ "subsystem_list_of_one_nqn_adds_hosts_and_namespaces",
+	  subsystem_list_of_one_nqn_adds_hosts_and_namespaces },
+	{ "port_and_controller_lists_are_tables", port_and_controller_lists_are_tables },
+	{ "stats_are_tables_and_missing_fields_print_a_dash",
+	  stats_are_tables_and_missing_fields_print_a_dash },
+	{ "changes_print_one_confirmation_line", changes_print_one_confirmation_line },
+	{ "json_and_call_print_the_result_indented", json_and_call_print_the_result_indented },
+	{ "sizes_read_in_binary_units", sizes_read_in_binary_units },
+	{ NULL, NULL },
+};
