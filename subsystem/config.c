@@ -391,7 +391,7 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 	}
 	if (get_nqn_list(c, j, base, "subsystems", &p->subsystems, &p->n_subsystems))
 		return -1;
-	for (size_t i = 0; i < p->n_subsystems; i++) {
+	for (size_t i = 0; cfg && i < p->n_subsystems; i++) {
 		size_t s;
 		char b[80];
 
@@ -656,6 +656,36 @@ int nvmf_config_parse_ns(json_t *obj, const char *base, struct nvmf_ns_config *n
 	return 0;
 }
 
+int nvmf_config_parse_subsys(json_t *obj, const char *base, const char *disc_nqn,
+			     struct nvmf_subsys_config *s, char *err, size_t errlen)
+{
+	struct cfg_ctx c = { err, errlen };
+	char b[80];
+	memset(s, 0, sizeof(*s));
+	if (!json_is_object(obj))
+		return cfg_fail(&c, base, NULL, "expected an object, got %s", cfg_show(obj, b, sizeof(b)));
+	if (parse_subsys(&c, obj, base, s, disc_nqn)) {
+		nvmf_config_subsys_clear(s);
+		return -1;
+	}
+	return 0;
+}
+
+int nvmf_config_parse_port(json_t *obj, const char *base, struct nvmf_port_config *p,
+			   char *err, size_t errlen)
+{
+	struct cfg_ctx c = { err, errlen };
+	char b[80];
+	memset(p, 0, sizeof(*p));
+	if (!json_is_object(obj))
+		return cfg_fail(&c, base, NULL, "expected an object, got %s", cfg_show(obj, b, sizeof(b)));
+	if (parse_port(&c, obj, base, p, NULL)) {
+		nvmf_config_port_clear(p);
+		return -1;
+	}
+	return 0;
+}
+
 int nvmf_config_check_nqn(const char *what, const char *nqn, char *err, size_t errlen)
 {
 	struct cfg_ctx c = { err, errlen };
@@ -680,22 +710,81 @@ static void free_list(char **list, size_t n)
 	free(list);
 }
 
+/* A strdup'd copy of @n strings (NULL for none); false without memory. */
+static bool dup_list(char *const *src, size_t n, char ***out)
+{
+	*out = NULL;
+	if (!n)
+		return true;
+	char **l = calloc(n, sizeof(*l));
+	for (size_t i = 0; l && i < n; i++)
+		if (!(l[i] = strdup(src[i]))) {
+			free_list(l, i);
+			return false;
+		}
+	*out = l;
+	return l != NULL;
+}
+
+void nvmf_config_subsys_clear(struct nvmf_subsys_config *s)
+{
+	free_list(s->allowed_hosts, s->n_allowed_hosts);
+	for (size_t n = 0; s->ns && n < s->n_ns; n++)
+		free(s->ns[n].path);
+	free(s->ns);
+	memset(s, 0, sizeof(*s));
+}
+
+int nvmf_config_subsys_dup(const struct nvmf_subsys_config *src, struct nvmf_subsys_config *dst)
+{
+	*dst = *src;
+	dst->allowed_hosts = NULL;
+	dst->ns = NULL;
+	dst->n_allowed_hosts = dst->n_ns = 0;
+	if (!dup_list(src->allowed_hosts, src->n_allowed_hosts, &dst->allowed_hosts))
+		goto nomem;
+	dst->n_allowed_hosts = src->n_allowed_hosts;
+	if (src->n_ns && !(dst->ns = calloc(src->n_ns, sizeof(*dst->ns))))
+		goto nomem;
+	for (size_t i = 0; i < src->n_ns; i++) {
+		dst->ns[i] = src->ns[i];
+		dst->ns[i].path = NULL;
+		dst->n_ns = i + 1;
+		if (src->ns[i].path && !(dst->ns[i].path = strdup(src->ns[i].path)))
+			goto nomem;
+	}
+	return 0;
+nomem:
+	nvmf_config_subsys_clear(dst);
+	return -ENOMEM;
+}
+
+void nvmf_config_port_clear(struct nvmf_port_config *p)
+{
+	free_list(p->subsystems, p->n_subsystems);
+	memset(p, 0, sizeof(*p));
+}
+
+int nvmf_config_port_dup(const struct nvmf_port_config *src, struct nvmf_port_config *dst)
+{
+	*dst = *src;
+	if (!dup_list(src->subsystems, src->n_subsystems, &dst->subsystems)) {
+		memset(dst, 0, sizeof(*dst));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 void nvmf_config_free(struct nvmf_config *cfg)
 {
 	if (!cfg)
 		return;
 	free_list(cfg->hosts, cfg->n_hosts);
 	for (size_t i = 0; cfg->ports && i < cfg->n_ports; i++)
-		free_list(cfg->ports[i].subsystems, cfg->ports[i].n_subsystems);
+		nvmf_config_port_clear(&cfg->ports[i]);
 	free(cfg->ports);
-	for (size_t i = 0; cfg->subsystems && i < cfg->n_subsystems; i++) {
-		struct nvmf_subsys_config *s = &cfg->subsystems[i];
-
-		free_list(s->allowed_hosts, s->n_allowed_hosts);
-		for (size_t n = 0; s->ns && n < s->n_ns; n++)
-			free(s->ns[n].path);
-		free(s->ns);
-	}
+	for (size_t i = 0; cfg->subsystems && i < cfg->n_subsystems; i++)
+		nvmf_config_subsys_clear(&cfg->subsystems[i]);
 	free(cfg->subsystems);
 	memset(cfg, 0, sizeof(*cfg));
 }

@@ -146,6 +146,14 @@ struct json_t;
  */
 int nvmf_config_parse_ns(struct json_t *obj, const char *base, struct nvmf_ns_config *ns,
 			 char *err, size_t errlen);
+/* nvmf_config_parse_subsys - one subsystems[] object (its namespaces too) as the loader
+ * reads it; @disc_nqn is refused as its NQN. nvmf_config_parse_port - one ports[] object;
+ * the subsystems it names are not checked here (the caller knows which exist). Both: 0,
+ * or -1 with @err (paths under @base), nothing left to free. */
+int nvmf_config_parse_subsys(struct json_t *obj, const char *base, const char *disc_nqn,
+			     struct nvmf_subsys_config *s, char *err, size_t errlen);
+int nvmf_config_parse_port(struct json_t *obj, const char *base, struct nvmf_port_config *p,
+			   char *err, size_t errlen);
 /* nvmf_config_check_nqn - @nqn is a valid NQN (1-223 bytes, no spaces or control
  * characters); else -1 with @err "@what: reason". */
 int nvmf_config_check_nqn(const char *what, const char *nqn, char *err, size_t errlen);
@@ -154,6 +162,27 @@ int nvmf_config_check_nqn(const char *what, const char *nqn, char *err, size_t e
 bool nvmf_config_parse_size(const char *s, uint64_t *out);
 /* nvmf_config_ns_free - what nvmf_config_parse_ns allocated in @ns (its path). */
 void nvmf_config_ns_free(struct nvmf_ns_config *ns);
+
+/*
+ * nvmf_config_to_json - @cfg in nvmetcli's layout plus our nvmf_* keys: what
+ * nvmf_config_load reads back into the same configuration (subsystem/config_save.c).
+ * A new reference, or NULL without memory.
+ */
+struct json_t *nvmf_config_to_json(const struct nvmf_config *cfg);
+/*
+ * nvmf_config_save - write nvmf_config_to_json(@cfg) to @path atomically: a temporary
+ * file beside it, fsync, rename over @path, fsync of the directory; a crash leaves the
+ * old file or the new one, never a mix. 0, or -errno with @err naming the file.
+ */
+int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err, size_t errlen);
+
+/* nvmf_config_subsys_dup / nvmf_config_port_dup - a deep copy of @src in @dst (lists and
+ * paths copied): 0, or -ENOMEM with @dst left empty. _clear frees what a copy or the loader
+ * put in one and zeroes it. The served model owns such copies (subsystem/subsystem.h). */
+int nvmf_config_subsys_dup(const struct nvmf_subsys_config *src, struct nvmf_subsys_config *dst);
+void nvmf_config_subsys_clear(struct nvmf_subsys_config *s);
+int nvmf_config_port_dup(const struct nvmf_port_config *src, struct nvmf_port_config *dst);
+void nvmf_config_port_clear(struct nvmf_port_config *p);
 
 /* nvmf_config_free - release everything nvmf_config_load() allocated; @cfg may be zeroed. */
 void nvmf_config_free(struct nvmf_config *cfg);

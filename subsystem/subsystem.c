@@ -40,8 +40,9 @@ void nvmf_subsys_free(struct nvmf_subsys *s)
 	for (uint32_t n = 0; n <= s->max_nsid && s->ns; n++)
 		nvmf_ns_free(s->ns[n]);
 	free(s->ns);
-	if (s->type == NVMF_SUBSYS_DISCOVERY)
-		free(s->cfg);           /* its own, see nvmf_subsys_discovery_new */
+	if (s->cfg)
+		nvmf_config_subsys_clear(s->cfg);
+	free(s->cfg);
 	free(s);
 }
 
@@ -115,13 +116,18 @@ struct nvmf_ns *nvmf_ns_open(const struct nvmf_subsys *s, const struct nvmf_ns_c
 	return ns;
 }
 
-struct nvmf_subsys *nvmf_subsys_build(struct nvmf_subsys_config *sc, size_t sidx,
+struct nvmf_subsys *nvmf_subsys_build(const struct nvmf_subsys_config *src, size_t sidx,
 				      char *err, size_t errlen)
 {
 	struct nvmf_subsys *s = calloc(1, sizeof(*s));
+	struct nvmf_subsys_config *sc = calloc(1, sizeof(*sc));
 	/* Every slot up front: a namespace added live never moves the array under a reader. */
-	if (!s || !(s->ns = calloc(NVMF_SUBSYS_MAX_NSID + 1, sizeof(*s->ns)))) {
+	if (!s || !sc || !(s->ns = calloc(NVMF_SUBSYS_MAX_NSID + 1, sizeof(*s->ns))) ||
+	    nvmf_config_subsys_dup(src, sc)) {
+		if (s)
+			free(s->ns);
 		free(s);
+		free(sc);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
@@ -219,6 +225,17 @@ uint16_t nvmf_subsys_max_qid(const struct nvmf_subsys *s)
 	if (s->type == NVMF_SUBSYS_DISCOVERY)
 		return 0;
 	return s->cfg->qid_max ? s->cfg->qid_max : NVMF_DEFAULT_QID_MAX;
+}
+
+void nvmf_port_free(struct nvmf_port *port)
+{
+	if (!port)
+		return;
+	if (port->cfg)
+		nvmf_config_port_clear(port->cfg);
+	free(port->cfg);
+	free(port->subsys);
+	free(port);
 }
 
 void nvmf_port_resolve(struct nvmf_port *port, uint32_t max_queue_size, uint32_t max_inline)

@@ -67,9 +67,8 @@ enum nvmf_subsys_type {
 struct nvmf_subsys {
 	enum nvmf_subsys_type type;
 	struct nvmf_subsys_config *cfg;    /* NQN, hosts, attributes, namespaces: the running
-					    * configuration (owned by the target's config, or by
-					    * the subsystem for discovery); changed live only on
-					    * the main group (target/namespace.c, target/ctl-*.c) */
+					    * configuration, the subsystem's own copy; changed live
+					    * only on the main group (target/namespace.c, ctl-*.c) */
 	char serial[21], model[41], firmware[9]; /* space padded, NUL at [20]/[40]/[8] */
 	uint32_t vs;                       /* NVMe version: major << 16 | minor << 8 */
 	struct nvmf_ns **ns;               /* indexed by nsid (1's based); NULL = inactive.
@@ -81,11 +80,16 @@ struct nvmf_subsys {
 };
 
 /* A port as served: its config, the subsystems exposed on it and its resolved limits.
- * The listener itself belongs to the transport (transport_priv). */
+ * The listener itself belongs to the transport (transport_priv). Ports are allocated one
+ * by one and never move: queues and controllers point at theirs. */
 struct nvmf_port {
-	const struct nvmf_port_config *cfg;
-	struct nvmf_subsys **subsys;       /* subsystems exposed here, config order */
+	struct nvmf_port_config *cfg;      /* the running configuration, the port's own copy
+					    * (cfg->subsystems follows subsys[]) */
+	struct nvmf_subsys **subsys;       /* subsystems exposed here, config order; changed
+					    * live on the main group only */
 	size_t n_subsys;
+	bool retired;                      /* removed live: listens no more, exposes nothing,
+					    * kept until the target ends (queues may point here) */
 	struct nvmf_transport *transport;  /* the transport serving it (trtype) */
 	/* Limits, resolved once from the config and the transport (nvmf_port_resolve). */
 	uint16_t queue_size;               /* I/O queue entries, 1's based (CAP.MQES + 1) */
@@ -94,20 +98,24 @@ struct nvmf_port {
 	void *transport_priv;
 };
 
+/* nvmf_port_free - free @port (its config copy and subsystem list); NULL: nothing. */
+void nvmf_port_free(struct nvmf_port *port);
+
 /* The defaults of nvmetcli's config and of our nvmf_* keys are applied by the config
  * loader (subsystem/config.c); these are the transport-independent bounds. */
 #define NVMF_ADMIN_QUEUE_SIZE   32     /* entries; the Linux host uses 32 */
 #define NVMF_MIN_QUEUE_SIZE     16     /* I/O queue entries, smallest a port may set */
 
 /*
- * nvmf_subsys_build - the subsystem @sc describes, every enabled namespace's backend
+ * nvmf_subsys_build - the subsystem @sc describes (copied: s->cfg is its own), every
+ * enabled namespace's backend
  * opened (nvmf_bdev_open). @sidx is its index in the config, for messages. Identity
  * strings come from the config, else from a raw NVMe drive behind a namespace, else
  * defaults; a namespace without a configured UUID gets one derived from NQN and nsid.
  * Returns the subsystem, or NULL with @err naming "subsystems[S].namespaces[N]
  * (subsystem NQN, namespace NSID): reason"; everything opened so far is closed again.
  */
-struct nvmf_subsys *nvmf_subsys_build(struct nvmf_subsys_config *sc, size_t sidx,
+struct nvmf_subsys *nvmf_subsys_build(const struct nvmf_subsys_config *sc, size_t sidx,
 				      char *err, size_t errlen);
 
 /* nvmf_subsys_discovery_new - the discovery subsystem named @nqn (NVMe-oF 1.1 section 5):

@@ -3,7 +3,9 @@
  * The control socket wired to the target (see control.h): each call is handed to the
  * main poll group by message and the socket's thread waits for it to have run.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "target/control.h"
 #include "target/core.h"
@@ -24,6 +26,14 @@ const struct nvmf_rpc_method nvmf_ctl_methods[] = {
 	{ "host_remove", nvmf_ctl_host_remove, "disallow a host NQN and disconnect it" },
 	{ "subsystem_allow_any_host", nvmf_ctl_allow_any_host, "allow_any_host on or off" },
 	{ "controller_disconnect", nvmf_ctl_controller_disconnect, "tear a controller down" },
+	{ "subsystem_add", nvmf_ctl_subsystem_add, "serve a subsystem (a config file's subsystem object)" },
+	{ "subsystem_remove", nvmf_ctl_subsystem_remove, "stop serving a subsystem" },
+	{ "port_add", nvmf_ctl_port_add, "listen on a port (a config file's port object)" },
+	{ "port_remove", nvmf_ctl_port_remove, "stop listening on a port" },
+	{ "port_link", nvmf_ctl_port_link, "expose a subsystem on a port" },
+	{ "port_unlink", nvmf_ctl_port_unlink, "stop exposing a subsystem on a port" },
+	{ "config_get", nvmf_ctl_config_get, "the running configuration" },
+	{ "config_save", nvmf_ctl_config_save, "write the running configuration to a file" },
 	{ NULL, NULL, NULL },
 };
 
@@ -61,9 +71,14 @@ static void run_on_main(void *run_ctx, void (*fn)(void *arg), void *arg)
 }
 
 int nvmf_ctl_start(struct nvmf_ctl *ctl, struct nvmf_tgt *tgt, const char *path,
-		   char *err, size_t errlen)
+		   const char *config_path, char *err, size_t errlen)
 {
 	memset(ctl, 0, sizeof(*ctl));
+	/* Absolute: the daemon may change directory, and save writes beside the file. */
+	if (config_path && !(ctl->config_path = realpath(config_path, NULL))) {
+		snprintf(err, errlen, "%s: %s", config_path, strerror(errno));
+		return -1;
+	}
 	ctl->tgt = tgt;
 	pthread_mutex_init(&ctl->lock, NULL);
 	pthread_cond_init(&ctl->cond, NULL);
@@ -71,6 +86,8 @@ int nvmf_ctl_start(struct nvmf_ctl *ctl, struct nvmf_tgt *tgt, const char *path,
 				  err, errlen)) {
 		pthread_cond_destroy(&ctl->cond);
 		pthread_mutex_destroy(&ctl->lock);
+		free(ctl->config_path);
+		ctl->config_path = NULL;
 		ctl->tgt = NULL;
 		return -1;
 	}
@@ -90,6 +107,8 @@ void nvmf_ctl_stop(struct nvmf_ctl *ctl)
 	nvmf_rpc_server_stop_pumping(&ctl->srv, pump_main, ctl);
 	pthread_cond_destroy(&ctl->cond);
 	pthread_mutex_destroy(&ctl->lock);
+	free(ctl->config_path);
+	ctl->config_path = NULL;
 	ctl->tgt = NULL;
 }
 

@@ -19,6 +19,8 @@ struct nvmf_tgt;
 /* The control plane's context (the methods' ctx). */
 struct nvmf_ctl {
 	struct nvmf_tgt *tgt;
+	char *config_path;                 /* the file the target was started from (absolute),
+					    * where config_save and config_reload go; NULL: none */
 	struct nvmf_rpc_server srv;
 	pthread_mutex_t lock;              /* call hand-over between the socket's thread and
 					    * the main group */
@@ -30,13 +32,14 @@ struct nvmf_ctl {
 extern const struct nvmf_rpc_method nvmf_ctl_methods[];
 
 /*
- * nvmf_ctl_start - serve the control socket at @path for @tgt, whose main poll group
+ * nvmf_ctl_start - serve the control socket at @path for @tgt (started from the config
+ * file @config_path, may be NULL; made absolute here), whose main poll group
  * the caller's thread runs (nvmf_pg_run_once): calls are posted to it and executed
  * there. Returns 0, or -1 with @err (the path taken by a live target, not a socket, too
  * long, or the socket calls' errors).
  */
 int nvmf_ctl_start(struct nvmf_ctl *ctl, struct nvmf_tgt *tgt, const char *path,
-		   char *err, size_t errlen);
+		   const char *config_path, char *err, size_t errlen);
 
 /* nvmf_ctl_stop - close the socket (its file removed); a call in progress finishes
  * first, the caller's thread running the main group meanwhile. No-op if not started. */
@@ -58,6 +61,18 @@ void nvmf_ctl_host_add(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_allow_any_host(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_controller_disconnect(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_subsystem_add(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_subsystem_remove(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_port_add(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_port_remove(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_port_link(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_port_unlink(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_config_get(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_config_save(void *ctx, struct nvmf_rpc_call *call);
+
+/* nvmf_ctl_running_config - what @tgt serves now as a configuration file's JSON
+ * (nvmetcli's layout plus nvmf_* keys); a new reference, NULL without memory. */
+json_t *nvmf_ctl_running_config(const struct nvmf_tgt *tgt);
 
 /* nvmf_ctl_subsys_param - the subsystem params.nqn names (NVM subsystems only), or NULL
  * with the call failed: -32602 missing/ill-typed, -32001 "nqn: no subsystem X". */

@@ -161,8 +161,13 @@ struct nvmf_tgt {
 	struct nvmf_subsys *disc;          /* the discovery subsystem */
 	struct nvmf_subsys **subsys;
 	size_t n_subsys;
-	struct nvmf_port *ports;
+	struct nvmf_port **ports;          /* ports served (live ones; retired ones are in
+					    * retired_ports), each allocated on its own */
 	size_t n_ports;
+	struct nvmf_port **retired_ports;  /* removed live, freed by nvmf_tgt_fini */
+	size_t n_retired_ports;
+	struct nvmf_subsys **retired_subsys; /* removed live, freed by nvmf_tgt_fini */
+	size_t n_retired_subsys;
 	uint32_t mdts;                     /* resolved: the config's, bounded by every transport */
 	struct nvmf_tgt_ctrl *ctrls;       /* live controllers (main group) */
 	uint64_t next_ctrl_uid;
@@ -221,6 +226,13 @@ int nvmf_tgt_start(struct nvmf_tgt *tgt, char *err, size_t errlen);
 void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms);
 /* nvmf_tgt_fini - free the model (backends closed and flushed); after shutdown. */
 void nvmf_tgt_fini(struct nvmf_tgt *tgt);
+/* nvmf_tgt_port_build - a port as @pc describes it (copied), exposing the subsystems it
+ * names (found by NQN among tgt->subsys); not listening, not in tgt->ports. NULL with
+ * @err naming an unknown subsystem, or out of memory. */
+struct nvmf_port *nvmf_tgt_port_build(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc,
+				      char *err, size_t errlen);
+/* nvmf_tgt_find_port - the port @portid among tgt->ports, or NULL. */
+struct nvmf_port *nvmf_tgt_find_port(struct nvmf_tgt *tgt, uint16_t portid);
 /* nvmf_tgt_find_subsys - the subsystem (or discovery) named @nqn, or NULL. */
 struct nvmf_subsys *nvmf_tgt_find_subsys(struct nvmf_tgt *tgt, const char *nqn);
 /* nvmf_tgt_now_ms - the target's clock: tgt->now_ms, or monotonic milliseconds. Poll

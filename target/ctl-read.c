@@ -76,8 +76,8 @@ static json_t *subsys_json(const struct nvmf_tgt *tgt, const struct nvmf_subsys 
 	for (size_t i = 0; i < sc->n_ns; i++)
 		json_array_append_new(nss, ns_json(s, &sc->ns[i]));
 	for (size_t i = 0; i < tgt->n_ports; i++)
-		if (nvmf_port_has_subsys(&tgt->ports[i], s))
-			json_array_append_new(ports, json_integer(tgt->ports[i].cfg->portid));
+		if (nvmf_port_has_subsys(tgt->ports[i], s))
+			json_array_append_new(ports, json_integer(tgt->ports[i]->cfg->portid));
 	return json_pack("{s:s, s:b, s:o, s:s, s:s, s:o, s:o, s:I}", "nqn", sc->nqn,
 			 "allow_any_host", sc->allow_any_host, "hosts", hosts, "serial", serial,
 			 "model", model, "namespaces", nss, "ports", ports, "controllers",
@@ -106,7 +106,7 @@ void nvmf_ctl_port_list(void *ctx, struct nvmf_rpc_call *call)
 		return;
 	json_t *list = json_array();
 	for (size_t i = 0; i < ctl->tgt->n_ports; i++) {
-		const struct nvmf_port *p = &ctl->tgt->ports[i];
+		const struct nvmf_port *p = ctl->tgt->ports[i];
 		json_t *subs = json_array();
 		for (size_t k = 0; k < p->n_subsys; k++)
 			json_array_append_new(subs, json_string(p->subsys[k]->cfg->nqn));

@@ -61,12 +61,12 @@ static nvme_status_t collect(const struct nvmf_req *req, struct disc_entry **out
 	size_t max = 0, cnt = 0;
 
 	for (size_t p = 0; p < tgt->n_ports; p++)
-		max += tgt->ports[p].n_subsys;
+		max += tgt->ports[p]->n_subsys;
 	struct disc_entry *e = calloc(max ? max : 1, sizeof(*e));
 	if (!e)
 		return nvme_generic(NVME_SC_INTERNAL);
 	for (size_t p = 0; p < tgt->n_ports; p++) {
-		const struct nvmf_port *port = &tgt->ports[p];
+		const struct nvmf_port *port = tgt->ports[p];
 		for (size_t i = 0; i < port->n_subsys; i++) {
 			const struct nvmf_subsys *s = port->subsys[i];
 			if (s->type != NVMF_SUBSYS_NVME || !nvmf_subsys_host_allowed(s, hostnqn))

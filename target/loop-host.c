@@ -119,9 +119,9 @@ static struct nvmf_port *find_port(struct loop_transport *lt, const char *traddr
 	const char *svc = trsvcid && trsvcid[0] ? trsvcid : "4420";
 	struct nvmf_tgt *tgt = lt->tgt;
 	for (size_t i = 0; i < tgt->n_ports; i++) {
-		struct nvmf_port *p = &tgt->ports[i];
+		struct nvmf_port *p = tgt->ports[i];
 		const char *psvc = p->cfg->trsvcid[0] ? p->cfg->trsvcid : "4420";
-		if (p->transport != &lt->t || !lt->listening[i] || strcmp(psvc, svc))
+		if (p->transport != &lt->t || !p->transport_priv || strcmp(psvc, svc))
 			continue;
 		if (!traddr || !traddr[0] || addr_matches(p->cfg->traddr, p->cfg->adrfam, traddr))
 			return p;

@@ -49,8 +49,7 @@ struct loop_transport {
 	struct nvmf_host_transport host;  /* the host side's ops, handed to libnvmf */
 	struct nvmf_tgt *tgt;
 	pthread_mutex_t drive_lock;       /* driven mode: owner of the groups without thread */
-	pthread_mutex_t lock;             /* listening[], hqs */
-	bool *listening;                  /* [tgt->n_ports] */
+	pthread_mutex_t lock;             /* ports' transport_priv (non-NULL: listening), hqs */
 	struct loop_hq *hqs;              /* connected host queues (for nvmf_loop_break) */
 	struct nvmf_loop_hooks hooks;
 	bool hold, auto_drive;            /* atomic */

@@ -230,7 +230,7 @@ static int loop_pg_add_queue(struct nvmf_tpg *base, void *conn)
 	struct loop_transport *lt = tpg->lt;
 	struct loop_hq *h = conn;
 	pthread_mutex_lock(&lt->lock);
-	bool listening = lt->listening[h->port - lt->tgt->ports];
+	bool listening = h->port->transport_priv != NULL;
 	pthread_mutex_unlock(&lt->lock);
 
 	pthread_mutex_lock(&h->lock);
@@ -317,7 +317,6 @@ static void loop_destroy(struct nvmf_transport *t)
 	}
 	pthread_mutex_destroy(&lt->drive_lock);
 	pthread_mutex_destroy(&lt->lock);
-	free(lt->listening);
 	free(lt);
 }
 
@@ -327,7 +326,7 @@ static int loop_listen(struct nvmf_transport *t, struct nvmf_port *port, char *e
 	(void)errlen;
 	struct loop_transport *lt = (struct loop_transport *)t;
 	pthread_mutex_lock(&lt->lock);
-	lt->listening[port - lt->tgt->ports] = true;
+	port->transport_priv = lt;     /* listening: the port's listener is the transport */
 	pthread_mutex_unlock(&lt->lock);
 	return 0;
 }
@@ -336,7 +335,7 @@ static void loop_stop_listen(struct nvmf_transport *t, struct nvmf_port *port)
 {
 	struct loop_transport *lt = (struct loop_transport *)t;
 	pthread_mutex_lock(&lt->lock);
-	lt->listening[port - lt->tgt->ports] = false;
+	port->transport_priv = NULL;
 	pthread_mutex_unlock(&lt->lock);
 }
 
@@ -501,14 +500,12 @@ void nvmf_loop_auto_drive(struct loop_transport *lt)
 static struct nvmf_transport *loop_create(struct nvmf_tgt *tgt, char *err, size_t errlen)
 {
 	struct loop_transport *lt = calloc(1, sizeof(*lt));
-	if (lt)
-		lt->listening = calloc(tgt->n_ports ? tgt->n_ports : 1, sizeof(*lt->listening));
-	if (!lt || !lt->listening) {
-		free(lt);
+	if (!lt) {
 		snprintf(err, errlen, "loop: out of memory");
 		return NULL;
 	}
 	lt->tgt = tgt;
+	lt->t.live_max_inline = LOOP_MAX_INLINE;   /* its buffers are per command */
 	lt->auto_drive = true;
 	pthread_mutex_init(&lt->drive_lock, NULL);
 	pthread_mutex_init(&lt->lock, NULL);

@@ -130,8 +130,8 @@ int main(int argc, char **argv)
 	if (!tgt.n_ports)
 		fprintf(stderr, "nvmf-target: warning: %s has no ports: no host can connect\n", config);
 	for (size_t i = 0; i < tgt.n_ports; i++)
-		printf("nvmf-target: listening on %s %s:%s (port %u)\n", tgt.ports[i].cfg->trtype,
-		       tgt.ports[i].cfg->traddr, tgt.ports[i].cfg->trsvcid, tgt.ports[i].cfg->portid);
+		printf("nvmf-target: listening on %s %s:%s (port %u)\n", tgt.ports[i]->cfg->trtype,
+		       tgt.ports[i]->cfg->traddr, tgt.ports[i]->cfg->trsvcid, tgt.ports[i]->cfg->portid);
 	if (nvmf_tgt_start(&tgt, err, sizeof(err))) {
 		fprintf(stderr, "nvmf-target: %s\n", err);
 		goto out;
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 	else
 		nvmf_rpc_default_path(sock, sizeof(sock));
 	if (!no_rpc && sock[0]) {
-		if (nvmf_ctl_start(&ctl, &tgt, sock, err, sizeof(err))) {
+		if (nvmf_ctl_start(&ctl, &tgt, sock, config, err, sizeof(err))) {
 			fprintf(stderr, "nvmf-target: control socket: %s\n", err);
 			goto out;
 		}

@@ -38,26 +38,48 @@ static int build_model(struct nvmf_tgt *tgt, struct nvmf_config *cfg, char *err,
 		tgt->n_subsys++;
 	}
 	for (size_t i = 0; i < cfg->n_ports; i++) {
-		struct nvmf_port *p = &tgt->ports[i];
-		const struct nvmf_port_config *pc = &cfg->ports[i];
-		p->cfg = pc;
-		p->subsys = calloc(pc->n_subsystems ? pc->n_subsystems : 1, sizeof(*p->subsys));
-		if (!p->subsys) {
-			snprintf(err, errlen, "out of memory");
+		char why[512];
+		struct nvmf_port *p = nvmf_tgt_port_build(tgt, &cfg->ports[i], why, sizeof(why));
+		if (!p) {   /* the config loader already refuses unknown subsystems */
+			snprintf(err, errlen, "ports[%zu]: %s", i, why);
 			return -1;
 		}
-		tgt->n_ports++;
-		for (size_t j = 0; j < pc->n_subsystems; j++) {
-			struct nvmf_subsys *s = nvmf_tgt_find_subsys(tgt, pc->subsystems[j]);
-			if (!s) {   /* the config loader already refuses this */
-				snprintf(err, errlen, "ports[%zu].subsystems[%zu]: unknown subsystem %s",
-					 i, j, pc->subsystems[j]);
-				return -1;
-			}
-			p->subsys[p->n_subsys++] = s;
-		}
+		tgt->ports[tgt->n_ports++] = p;
 	}
 	return 0;
+}
+
+struct nvmf_port *nvmf_tgt_port_build(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc,
+				      char *err, size_t errlen)
+{
+	struct nvmf_port *p = calloc(1, sizeof(*p));
+	struct nvmf_port_config *copy = calloc(1, sizeof(*copy));
+	if (!p || !copy || nvmf_config_port_dup(pc, copy) ||
+	    !(p->subsys = calloc(pc->n_subsystems ? pc->n_subsystems : 1, sizeof(*p->subsys)))) {
+		free(copy);
+		nvmf_port_free(p);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	p->cfg = copy;
+	for (size_t j = 0; j < pc->n_subsystems; j++) {
+		struct nvmf_subsys *s = nvmf_tgt_find_subsys(tgt, pc->subsystems[j]);
+		if (!s || s->type != NVMF_SUBSYS_NVME) {
+			snprintf(err, errlen, "subsystems[%zu]: no subsystem %s", j, pc->subsystems[j]);
+			nvmf_port_free(p);
+			return NULL;
+		}
+		p->subsys[p->n_subsys++] = s;
+	}
+	return p;
+}
+
+struct nvmf_port *nvmf_tgt_find_port(struct nvmf_tgt *tgt, uint16_t portid)
+{
+	for (size_t i = 0; i < tgt->n_ports; i++)
+		if (tgt->ports[i]->cfg->portid == portid)
+			return tgt->ports[i];
+	return NULL;
 }
 
 /* ---- transports and limits ---- */
@@ -79,7 +101,7 @@ static int resolve_limits(struct nvmf_tgt *tgt, const struct nvmf_transport_ops 
 {
 	tgt->mdts = tgt->cfg->target.mdts ? tgt->cfg->target.mdts : NVMF_DEFAULT_MDTS;
 	for (size_t i = 0; i < tgt->n_ports; i++) {
-		struct nvmf_port *p = &tgt->ports[i];
+		struct nvmf_port *p = tgt->ports[i];
 		const struct nvmf_transport_ops *o = find_ops(ops, nops, p->cfg->trtype);
 		if (!o) {
 			snprintf(err, errlen, "ports[%zu] (port %u): transport \"%s\" is not available here",
@@ -130,11 +152,20 @@ static int make_groups(struct nvmf_tgt *tgt, char *err, size_t errlen)
 	return 0;
 }
 
+/* Transports @used by the config's ports must start; the others (@nused up to @nall) are
+ * started when they can, so that ports of theirs can be added while the target runs. */
 static int make_transports(struct nvmf_tgt *tgt, const struct nvmf_transport_ops **used,
-			   unsigned nused, char *err, size_t errlen)
+			   unsigned nused, unsigned nall, char *err, size_t errlen)
 {
-	for (unsigned i = 0; i < nused; i++) {
-		struct nvmf_transport *t = used[i]->create(tgt, err, errlen);
+	for (unsigned i = 0; i < nall; i++) {
+		char why[512];
+		struct nvmf_transport *t = used[i]->create(tgt, i < nused ? err : why,
+							   i < nused ? errlen : sizeof(why));
+		if (!t && i >= nused) {
+			fprintf(stderr, "nvmf-target: %s transport not started (%s): ports of it cannot be "
+				"added while the target runs\n", used[i]->name, why);
+			continue;
+		}
 		if (!t)
 			return -1;
 		t->ops = used[i];
@@ -154,8 +185,8 @@ static int make_transports(struct nvmf_tgt *tgt, const struct nvmf_transport_ops
 	}
 	for (size_t i = 0; i < tgt->n_ports; i++)
 		for (unsigned k = 0; k < tgt->ntransports; k++)
-			if (!strcmp(tgt->transports[k]->ops->name, tgt->ports[i].cfg->trtype))
-				tgt->ports[i].transport = tgt->transports[k];
+			if (!strcmp(tgt->transports[k]->ops->name, tgt->ports[i]->cfg->trtype))
+				tgt->ports[i]->transport = tgt->transports[k];
 	return 0;
 }
 
@@ -183,11 +214,20 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
 	tgt->cfg = cfg;
 	tgt->disc_genctr = 1;
 	const struct nvmf_transport_ops *used[NVMF_MAX_TRANSPORTS];
-	unsigned nused = 0;
-	if (build_model(tgt, cfg, err, errlen) ||
-	    resolve_limits(tgt, ops, nops, used, &nused, err, errlen) ||
-	    make_groups(tgt, err, errlen) || count_namespaces(tgt, err, errlen) ||
-	    make_transports(tgt, used, nused, err, errlen)) {
+	unsigned nused = 0, nall;
+	int rc = build_model(tgt, cfg, err, errlen) ||
+		 resolve_limits(tgt, ops, nops, used, &nused, err, errlen);
+	/* Then the transports no port names, after those that must start. */
+	nall = nused;
+	for (unsigned i = 0; !rc && i < nops && nall < NVMF_MAX_TRANSPORTS; i++) {
+		unsigned k;
+		for (k = 0; k < nall && used[k] != ops[i]; k++)
+			;
+		if (k == nall)
+			used[nall++] = ops[i];
+	}
+	if (rc || make_groups(tgt, err, errlen) || count_namespaces(tgt, err, errlen) ||
+	    make_transports(tgt, used, nused, nall, err, errlen)) {
 		nvmf_tgt_shutdown(tgt, 0);
 		nvmf_tgt_fini(tgt);
 		return -1;
@@ -199,7 +239,7 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
 int nvmf_tgt_listen(struct nvmf_tgt *tgt, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < tgt->n_ports; i++) {
-		struct nvmf_port *p = &tgt->ports[i];
+		struct nvmf_port *p = tgt->ports[i];
 		char why[512];
 		if (p->transport->ops->listen(p->transport, p, why, sizeof(why))) {
 			snprintf(err, errlen, "port %u: %s", p->cfg->portid, why);
@@ -276,6 +316,24 @@ static void log_group(const struct nvmf_pg *pg)
 		(unsigned long long)pg->msgs);
 }
 
+/* Run the messages still queued on the groups this thread drives (all, once stopped):
+ * a change's message round or a queue hand-over would otherwise be lost with its memory. */
+static void flush_messages(struct nvmf_tgt *tgt)
+{
+	for (int round = 0; round < 64; round++) {
+		bool pending = false;
+		for (unsigned i = 0; i < tgt->npgs; i++) {
+			struct nvmf_pg *pg = tgt->pgs[i];
+			if (!nvmf_pg_started(pg) && __atomic_load_n(&pg->msg_head, __ATOMIC_ACQUIRE)) {
+				pending = true;
+				nvmf_pg_poll(pg);
+			}
+		}
+		if (!pending)
+			return;
+	}
+}
+
 static bool groups_idle(const struct nvmf_tgt *tgt)
 {
 	for (unsigned i = 0; i < tgt->npgs; i++)
@@ -295,8 +353,9 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 		return;
 	}
 	for (size_t i = 0; i < tgt->n_ports; i++)
-		if (tgt->ports[i].transport)
-			tgt->ports[i].transport->ops->stop_listen(tgt->ports[i].transport, &tgt->ports[i]);
+		if (tgt->ports[i]->transport)
+			tgt->ports[i]->transport->ops->stop_listen(tgt->ports[i]->transport, tgt->ports[i]);
+	flush_messages(tgt);
 	/* Each group disconnects its own queues: by message when it runs on a thread of its
 	 * own (the main group too, if the embedding program started it), at once when the
 	 * caller's thread runs it. */
@@ -321,6 +380,7 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 	 * flush, then take everything down. */
 	for (unsigned i = 0; i < tgt->npgs; i++)
 		nvmf_pg_stop(tgt->pgs[i]);
+	flush_messages(tgt);
 	while (!groups_idle(tgt) && nvmf_now_us() / 1000 < deadline)
 		for (unsigned i = 0; i < tgt->npgs; i++)
 			nvmf_pg_poll(tgt->pgs[i]);
@@ -353,7 +413,7 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 		tgt->transports[i]->ops->destroy(tgt->transports[i]);
 	tgt->ntransports = 0;
 	for (size_t i = 0; i < tgt->n_ports; i++)
-		tgt->ports[i].transport = NULL;
+		tgt->ports[i]->transport = NULL;
 }
 
 void nvmf_tgt_fini(struct nvmf_tgt *tgt)
@@ -366,8 +426,17 @@ void nvmf_tgt_fini(struct nvmf_tgt *tgt)
 		nvmf_subsys_free(tgt->subsys[i]);
 	free(tgt->subsys);
 	for (size_t i = 0; i < tgt->n_ports; i++)
-		free(tgt->ports[i].subsys);
+		nvmf_port_free(tgt->ports[i]);
 	free(tgt->ports);
+	for (size_t i = 0; i < tgt->n_retired_ports; i++)
+		nvmf_port_free(tgt->retired_ports[i]);
+	free(tgt->retired_ports);
+	for (size_t i = 0; i < tgt->n_retired_subsys; i++)
+		nvmf_subsys_free(tgt->retired_subsys[i]);
+	free(tgt->retired_subsys);
+	tgt->retired_ports = NULL;
+	tgt->retired_subsys = NULL;
+	tgt->n_retired_ports = tgt->n_retired_subsys = 0;
 	nvmf_subsys_free(tgt->disc);
 	tgt->subsys = NULL;
 	tgt->ports = NULL;

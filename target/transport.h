@@ -116,6 +116,8 @@ struct nvmf_transport {
 	const struct nvmf_transport_ops *ops;
 	struct nvmf_tgt *tgt;
 	unsigned index;                   /* in tgt->transports[]: pg->tpg[index] is ours */
+	uint32_t live_max_inline;         /* in-capsule bytes a port added while the target
+					   * runs may take (buffers already sized); set by create */
 };
 
 /* nvmf_pg_tpg - @t's part of poll group @pg. */

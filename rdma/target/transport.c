@@ -54,10 +54,18 @@ void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t, struct nvmf_tgt *t
 	t->max_xfer = 4096u << tgt->mdts;
 	t->use_srq = tc->srq;
 	t->srq_depth = tc->srq_depth;
-	/* SRQ receives are shared by every port's queues: size them for the largest. */
+	/* SRQ receives are shared by every port's queues: size them for the largest. With
+	 * no rdma port yet, for the default, which ports added live then get. */
+	bool any = false;
 	for (size_t i = 0; i < tgt->n_ports; i++)
-		if (!strcmp(tgt->ports[i].cfg->trtype, "rdma") && tgt->ports[i].inline_size > t->inline_max)
-			t->inline_max = tgt->ports[i].inline_size;
+		if (!strcmp(tgt->ports[i]->cfg->trtype, "rdma")) {
+			any = true;
+			if (tgt->ports[i]->inline_size > t->inline_max)
+				t->inline_max = tgt->ports[i]->inline_size;
+		}
+	if (!any)
+		t->inline_max = NVMF_DEFAULT_INLINE;
+	t->base.live_max_inline = t->inline_max;
 }
 
 static struct nvmf_transport *rdma_create(struct nvmf_tgt *tgt, char *err, size_t errlen)

@@ -181,7 +181,7 @@ struct rxq *rxq_create(struct rx *x, uint16_t qid, uint16_t recv_depth, uint16_t
 	char err[256];
 	/* Placed on the main group, counted as nvmf_tgt_new_queue counts. */
 	__atomic_add_fetch(&core_pg->nqueues, 1, __ATOMIC_RELAXED);
-	struct nvmf_rdma_queue *q = nvmf_rdma_queue_create(x->pg, &x->dev, &x->tgt.ports[0], NULL, &conn,
+	struct nvmf_rdma_queue *q = nvmf_rdma_queue_create(x->pg, &x->dev, x->tgt.ports[0], NULL, &conn,
 							   ord, err, sizeof(err));
 	if (!q) {
 		__atomic_sub_fetch(&core_pg->nqueues, 1, __ATOMIC_RELAXED);

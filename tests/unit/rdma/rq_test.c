@@ -35,7 +35,7 @@ static void serve_io(bool srq)
 		CU_ASSERT_PTR_EQUAL(io->q->rq, &io->q->own_rq);
 		/* A receive for each capsule the host may send, posted before any arrives. */
 		CU_ASSERT_EQUAL(device_recvs(io), 16);
-		CU_ASSERT_EQUAL(io->q->own_rq.inline_size, x.tgt.ports[0].inline_size);
+		CU_ASSERT_EQUAL(io->q->own_rq.inline_size, x.tgt.ports[0]->inline_size);
 	}
 	unsigned full = device_recvs(io);
 	uint16_t cid = rxq_connect(io, x.cntlid, false);

@@ -11,7 +11,7 @@ static void discovery_entry_has_the_rdma_fields_of_the_port(void)
 	struct rx x;
 	CU_ASSERT_FATAL(rx_setup(&x, NULL) == 0);
 	struct rxq *a = rx_admin(&x);
-	struct nvmf_port *port = &x.tgt.ports[0];
+	struct nvmf_port *port = x.tgt.ports[0];
 	struct nvmf_port_config *pc = (struct nvmf_port_config *)port->cfg;
 	snprintf(pc->traddr, sizeof(pc->traddr), "169.254.77.1");
 	struct nvmf_disc_rec rec;
@@ -45,7 +45,7 @@ static void wildcard_port_without_a_local_address_is_left_out(void)
 	char traddr[NVMF_TRADDR_MAX];
 	/* The fixture's port listens on 0.0.0.0 and its queues have no rdma_cm id: there is
 	 * no address the host could be told. */
-	CU_ASSERT_FALSE(nvmf_rdma_transport_ops.disc_entry(&x.tgt.ports[0], &a->q->sq, &rec, traddr));
+	CU_ASSERT_FALSE(nvmf_rdma_transport_ops.disc_entry(x.tgt.ports[0], &a->q->sq, &rec, traddr));
 	rx_teardown(&x);
 }
 

@@ -384,7 +384,7 @@ static void socket_calls_run_on_the_main_group(void)
 	snprintf(c.path, sizeof(c.path), "%s/ctl.sock", dir);
 	struct nvmf_ctl ctl;
 	char err[256];
-	CU_ASSERT_EQUAL_FATAL(nvmf_ctl_start(&ctl, &F.tgt, c.path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_ctl_start(&ctl, &F.tgt, c.path, NULL, err, sizeof(err)), 0);
 	pthread_t t;
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, client_thread, &c), 0);
 	/* The call waits for the main group: run it until the client has its answer. */

@@ -243,7 +243,7 @@ static void genctr_is_stable_between_reads_and_changes_with_the_content(void)
 	CU_ASSERT_EQUAL(genctr(b), g1);
 	CU_ASSERT_EQUAL(numrec(b), 2);
 	/* The host loses access to disk1: fewer entries, a new genctr. */
-	d.f.cfg.subsystems[1].allow_any_host = false;
+	d.f.tgt.subsys[1]->cfg->allow_any_host = false;   /* the running config */
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
 	CU_ASSERT_EQUAL(numrec(b), 1);
 	CU_ASSERT_NOT_EQUAL(genctr(b), g1);

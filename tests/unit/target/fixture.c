@@ -160,7 +160,7 @@ static int open_queue(struct fxq *q, uint16_t qid)
 		return 0;
 	if (!q->q && !(q->q = calloc(1, sizeof(*q->q))))
 		return -ENOMEM;
-	uint16_t size = qid ? f->tgt.ports[0].queue_size : FX_ADMIN_TABLE;
+	uint16_t size = qid ? f->tgt.ports[0]->queue_size : FX_ADMIN_TABLE;
 	int rc = nvmfh_queue_setup(q->q, f->host, qid, size);
 	if (rc)
 		return rc;
@@ -172,7 +172,7 @@ static int open_queue(struct fxq *q, uint16_t qid)
 	}
 	q->open = true;
 	if (qid)
-		f->host->t->set_incapsule(&q->q->hq, (NVME_SQE_SIZE + f->tgt.ports[0].inline_size) / 16);
+		f->host->t->set_incapsule(&q->q->hq, (NVME_SQE_SIZE + f->tgt.ports[0]->inline_size) / 16);
 	return 0;
 }
 

@@ -413,7 +413,7 @@ static void a_host_reaches_only_a_listening_loop_port_of_its_address(void)
 	o = opts(&e, 1);
 	o.trsvcid = "4421";
 	CU_ASSERT_EQUAL(nvmf_connect(&o, &e.ctrl), -ECONNREFUSED);
-	struct nvmf_port *port = &e.tgt.ports[0];
+	struct nvmf_port *port = e.tgt.ports[0];
 	port->transport->ops->stop_listen(port->transport, port);
 	o = opts(&e, 1);
 	CU_ASSERT_EQUAL(nvmf_connect(&o, &e.ctrl), -ECONNREFUSED);

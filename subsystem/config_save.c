@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A configuration written back as JSON in nvmetcli's layout plus our nvmf_* keys (the
+ * inverse of config.c), so that the target's running configuration can be saved and
+ * loaded again, and nvmetcli can read what it knows of it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "nvme/identify.h"
+#include "subsystem/config.h"
+
+static const char *const backend_names[] = {
+	[NVMF_BACKEND_AUTO] = "auto", [NVMF_BACKEND_FILE] = "file", [NVMF_BACKEND_BDEV] = "bdev",
+	[NVMF_BACKEND_NVME] = "nvme", [NVMF_BACKEND_RAM] = "ram", [NVMF_BACKEND_NULL] = "null",
+};
+
+static json_t *nqn_list(char *const *list, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(list[i]));
+	return a;
+}
+
+/* nvmetcli writes numbers in attr and param as strings: so do we. */
+static json_t *num_string(long long v)
+{
+	char b[24];
+	snprintf(b, sizeof(b), "%lld", v);
+	return json_string(b);
+}
+
+static json_t *ns_to_json(const struct nvmf_ns_config *ns)
+{
+	char id[NVME_UUID_STR_LEN], eui[NVME_EUI64_STR_LEN];
+	json_t *dev = json_object(), *j = json_object();
+	if (!dev || !j) {
+		json_decref(dev);
+		json_decref(j);
+		return NULL;
+	}
+	if (ns->path)
+		json_object_set_new(dev, "path", json_string(ns->path));
+	if (ns->has_uuid)
+		json_object_set_new(dev, "uuid", json_string(nvme_uuid_format(ns->uuid, id)));
+	if (ns->has_nguid)
+		json_object_set_new(dev, "nguid", json_string(nvme_uuid_format(ns->nguid, id)));
+	json_object_set_new(j, "nsid", json_integer(ns->nsid));
+	json_object_set_new(j, "enable", json_integer(ns->enable));
+	json_object_set_new(j, "device", dev);
+	if (ns->kind != NVMF_BACKEND_AUTO)
+		json_object_set_new(j, "nvmf_backend", json_string(backend_names[ns->kind]));
+	if (ns->size_bytes)
+		json_object_set_new(j, "nvmf_size_bytes", json_integer((json_int_t)ns->size_bytes));
+	if (ns->block_size)
+		json_object_set_new(j, "nvmf_block_size", json_integer(ns->block_size));
+	if (ns->create)
+		json_object_set_new(j, "nvmf_create", json_true());
+	if (ns->buffered)
+		json_object_set_new(j, "nvmf_buffered", json_true());
+	if (ns->has_eui64)
+		json_object_set_new(j, "nvmf_eui64", json_string(nvme_eui64_format(ns->eui64, eui)));
+	return j;
+}
+
+static json_t *subsys_to_json(const struct nvmf_subsys_config *s)
+{
+	char ver[16];
+	json_t *attr = json_object(), *nss = json_array();
+	json_object_set_new(attr, "allow_any_host", json_string(s->allow_any_host ? "1" : "0"));
+	if (s->serial[0])
+		json_object_set_new(attr, "serial", json_string(s->serial));
+	if (s->model[0])
+		json_object_set_new(attr, "model", json_string(s->model));
+	if (s->firmware[0])
+		json_object_set_new(attr, "firmware", json_string(s->firmware));
+	if (s->version)
+		json_object_set_new(attr, "version", json_string(nvme_version_format(s->version, ver, sizeof(ver))));
+	json_object_set_new(attr, "cntlid_min", num_string(s->cntlid_min));
+	json_object_set_new(attr, "cntlid_max", num_string(s->cntlid_max));
+	if (s->qid_max)
+		json_object_set_new(attr, "qid_max", num_string(s->qid_max));
+	for (size_t i = 0; i < s->n_ns; i++)
+		json_array_append_new(nss, ns_to_json(&s->ns[i]));
+	return json_pack("{s:s, s:o, s:o, s:o}", "nqn", s->nqn, "allowed_hosts",
+			 nqn_list(s->allowed_hosts, s->n_allowed_hosts), "attr", attr, "namespaces", nss);
+}
+
+static json_t *port_to_json(const struct nvmf_port_config *p)
+{
+	static const char *const treqs[] = { "not specified", "required", "not required" };
+	json_t *param = json_object();
+	/* UINT32_MAX and 0 are "the default" in our structure; -1 says so in the file. */
+	long long in = p->inline_data_size == UINT32_MAX ? -1 : (long long)p->inline_data_size;
+	long long mqs = p->max_queue_size == UINT32_MAX || !p->max_queue_size ? -1 : (long long)p->max_queue_size;
+	json_object_set_new(param, "inline_data_size", num_string(in));
+	json_object_set_new(param, "max_queue_size", num_string(mqs));
+	return json_pack("{s:I, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:[], s:o}",
+			 "portid", (json_int_t)p->portid, "addr",
+			 "adrfam", p->adrfam == AF_INET6 ? "ipv6" : "ipv4", "traddr", p->traddr,
+			 "treq", treqs[p->treq < 3 ? p->treq : 0],
+			 "trsvcid", p->trsvcid[0] ? p->trsvcid : "4420", "trtype", p->trtype,
+			 "param", param, "referrals", "subsystems", nqn_list(p->subsystems, p->n_subsystems));
+}
+
+json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
+{
+	const struct nvmf_target_config *t = &cfg->target;
+	json_t *hosts = json_array(), *ports = json_array(), *subs = json_array();
+	for (size_t i = 0; i < cfg->n_hosts; i++)
+		json_array_append_new(hosts, json_pack("{s:s}", "nqn", cfg->hosts[i]));
+	for (size_t i = 0; i < cfg->n_ports; i++)
+		json_array_append_new(ports, port_to_json(&cfg->ports[i]));
+	for (size_t i = 0; i < cfg->n_subsystems; i++)
+		json_array_append_new(subs, subsys_to_json(&cfg->subsystems[i]));
+	json_t *nt = json_pack("{s:I, s:I, s:I, s:I, s:b, s:I, s:b, s:I, s:I}",
+			       "mdts", (json_int_t)t->mdts, "threads", (json_int_t)t->threads,
+			       "buffers_small", (json_int_t)t->buffers_small,
+			       "buffers_large", (json_int_t)t->buffers_large, "hugepages", t->hugepages,
+			       "idle_poll_us", (json_int_t)t->idle_poll_us, "srq", t->srq,
+			       "srq_depth", (json_int_t)t->srq_depth, "numa_node", (json_int_t)t->numa_node);
+	if (nt && t->rpc_socket_set)
+		json_object_set_new(nt, "rpc_socket", json_string(t->rpc_socket));
+	json_t *root = json_pack("{s:o, s:o, s:o, s:o}", "hosts", hosts, "ports", ports,
+				 "subsystems", subs, "nvmf_target", nt);
+	struct nvmf_target_config def;
+	nvmf_config_target_defaults(&def);
+	if (root && strcmp(t->discovery_nqn, def.discovery_nqn))
+		json_object_set_new(root, "discovery", json_pack("{s:s}", "nqn", t->discovery_nqn));
+	return root;
+}
+
+int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err, size_t errlen)
+{
+	json_t *root = nvmf_config_to_json(cfg);
+	char *text = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(root);
+	if (!text) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	char tmp[4096], dir[4096];
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	snprintf(dir, sizeof(dir), "%s", path);
+	int e = 0;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		e = errno;
+		snprintf(err, errlen, "%s: %s", tmp, strerror(e));
+		free(text);
+		return -e;
+	}
+	size_t len = strlen(text), off = 0;
+	while (off < len && !e) {
+		ssize_t n = write(fd, text + off, len - off);
+		if (n < 0 && errno != EINTR)
+			e = errno;
+		else if (n > 0)
+			off += (size_t)n;
+	}
+	if (!e && write(fd, "\n", 1) != 1)
+		e = errno ? errno : EIO;
+	/* Durable before it replaces the old file: a crash leaves one or the other. */
+	if (!e && fsync(fd) < 0)
+		e = errno;
+	if (close(fd) < 0 && !e)
+		e = errno;
+	if (!e && rename(tmp, path) < 0)
+		e = errno;
+	free(text);
+	if (e) {
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		unlink(tmp);
+		return -e;
+	}
+	int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);   /* the rename itself */
+		close(dfd);
+	}
+	return 0;
+}

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Subsystems and ports changed while the target runs (see model.h). On the main group.
+ * What is taken away is retired, not freed: controllers being torn down and queues not
+ * yet connected may still point at it, and it costs a few hundred bytes until exit.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "target/core.h"
+#include "target/model.h"
+#include "target/namespace.h"
+
+static bool retire(void ***list, size_t *n, void *what)
+{
+	void **grown = realloc(*list, (*n + 1) * sizeof(*grown));
+	if (!grown)
+		return false;
+	grown[(*n)++] = what;
+	*list = grown;
+	return true;
+}
+
+/* Tear down every controller of @s (NULL: any) reached through @port (NULL: any). */
+static unsigned drop_ctrls(struct nvmf_tgt *tgt, struct nvmf_subsys *s, struct nvmf_port *port)
+{
+	unsigned n = 0;
+	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next)
+		if (!c->deleting && (!s || c->subsys == s) && (!port || c->port == port)) {
+			fprintf(stderr, "nvmf-target: control: disconnecting controller %u of %s (host %s)\n",
+				c->cntlid, c->subsys->cfg->nqn, c->hostnqn);
+			nvmf_tgt_ctrl_delete(c);
+			n++;
+		}
+	return n;
+}
+
+/* ---- subsystems ---- */
+
+int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *sc,
+			char *err, size_t errlen)
+{
+	if (nvmf_tgt_find_subsys(tgt, sc->nqn)) {
+		snprintf(err, errlen, "subsystem %s exists", sc->nqn);
+		return -EEXIST;
+	}
+	struct nvmf_subsys **grown = realloc(tgt->subsys, (tgt->n_subsys + 1) * sizeof(*grown));
+	if (!grown) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	tgt->subsys = grown;
+	char why[768];
+	struct nvmf_subsys *s = nvmf_subsys_build(sc, tgt->n_subsys, why, sizeof(why));
+	if (!s) {
+		/* "subsystems[N].namespaces[M] (subsystem X, namespace Y): reason" */
+		const char *msg = strstr(why, ".namespaces[");
+		snprintf(err, errlen, "%s", msg ? msg + 1 : why);
+		return -EIO;
+	}
+	for (uint32_t n = 1; n <= s->max_nsid; n++)
+		if (s->ns[n] && nvmf_ns_stats_alloc(s->ns[n], tgt->npgs)) {
+			nvmf_subsys_free(s);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	tgt->subsys[tgt->n_subsys++] = s;
+	return 0;
+}
+
+/* Take @s out of @port's list (and its config's). */
+static void unlink_one(struct nvmf_port *port, struct nvmf_subsys *s)
+{
+	for (size_t i = 0; i < port->n_subsys; i++)
+		if (port->subsys[i] == s) {
+			memmove(&port->subsys[i], &port->subsys[i + 1], (port->n_subsys - i - 1) * sizeof(s));
+			port->n_subsys--;
+			break;
+		}
+	struct nvmf_port_config *pc = port->cfg;
+	for (size_t i = 0; i < pc->n_subsystems; i++)
+		if (!strcmp(pc->subsystems[i], s->cfg->nqn)) {
+			free(pc->subsystems[i]);
+			memmove(&pc->subsystems[i], &pc->subsystems[i + 1],
+				(pc->n_subsystems - i - 1) * sizeof(pc->subsystems[0]));
+			pc->n_subsystems--;
+			break;
+		}
+}
+
+int nvmf_tgt_subsys_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, unsigned *dropped,
+			   char *err, size_t errlen)
+{
+	size_t idx;
+	for (idx = 0; idx < tgt->n_subsys && tgt->subsys[idx] != s; idx++)
+		;
+	if (idx == tgt->n_subsys) {
+		snprintf(err, errlen, "no such subsystem");
+		return -ENOENT;
+	}
+	if (!retire((void ***)&tgt->retired_subsys, &tgt->n_retired_subsys, s)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* No new host finds it, then the ones connected go, then its storage. */
+	memmove(&tgt->subsys[idx], &tgt->subsys[idx + 1], (tgt->n_subsys - idx - 1) * sizeof(s));
+	tgt->n_subsys--;
+	for (size_t i = 0; i < tgt->n_ports; i++)
+		unlink_one(tgt->ports[i], s);
+	*dropped = drop_ctrls(tgt, s, NULL);
+	while (s->cfg->n_ns) {
+		char why[256];
+		nvmf_tgt_ns_remove(tgt, s, s->cfg->ns[0].nsid, why, sizeof(why));
+	}
+	nvmf_tgt_disc_changed(tgt);
+	return 0;
+}
+
+/* ---- ports ---- */
+
+/* The running transport named @trtype, or NULL. */
+static struct nvmf_transport *find_transport(struct nvmf_tgt *tgt, const char *trtype)
+{
+	for (unsigned i = 0; i < tgt->ntransports; i++)
+		if (!strcmp(tgt->transports[i]->ops->name, trtype))
+			return tgt->transports[i];
+	return NULL;
+}
+
+int nvmf_tgt_port_add(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, char *err, size_t errlen)
+{
+	if (nvmf_tgt_find_port(tgt, pc->portid)) {
+		snprintf(err, errlen, "port %u exists", pc->portid);
+		return -EEXIST;
+	}
+	struct nvmf_transport *t = find_transport(tgt, pc->trtype);
+	if (!t) {
+		snprintf(err, errlen, "the %s transport is not running here (its start-up message says why)",
+			 pc->trtype);
+		return -ENOTSUP;
+	}
+	struct nvmf_port **grown = realloc(tgt->ports, (tgt->n_ports + 1) * sizeof(*grown));
+	if (!grown) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	tgt->ports = grown;
+	char why[512];
+	struct nvmf_port *p = nvmf_tgt_port_build(tgt, pc, why, sizeof(why));
+	if (!p) {
+		snprintf(err, errlen, "%s", why);
+		return strstr(why, "no subsystem") ? -ENOENT : -ENOMEM;
+	}
+	p->transport = t;
+	uint32_t inl = t->ops->max_inline < t->live_max_inline ? t->ops->max_inline : t->live_max_inline;
+	nvmf_port_resolve(p, t->ops->max_queue_size, inl);
+	if (t->ops->listen(t, p, why, sizeof(why))) {
+		snprintf(err, errlen, "%s", why);
+		nvmf_port_free(p);
+		return -EADDRNOTAVAIL;
+	}
+	tgt->ports[tgt->n_ports++] = p;
+	nvmf_tgt_disc_changed(tgt);
+	return 0;
+}
+
+int nvmf_tgt_port_remove(struct nvmf_tgt *tgt, struct nvmf_port *port, unsigned *dropped,
+			 char *err, size_t errlen)
+{
+	size_t idx;
+	for (idx = 0; idx < tgt->n_ports && tgt->ports[idx] != port; idx++)
+		;
+	if (idx == tgt->n_ports) {
+		snprintf(err, errlen, "no such port");
+		return -ENOENT;
+	}
+	if (!retire((void ***)&tgt->retired_ports, &tgt->n_retired_ports, port)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	port->transport->ops->stop_listen(port->transport, port);
+	memmove(&tgt->ports[idx], &tgt->ports[idx + 1], (tgt->n_ports - idx - 1) * sizeof(port));
+	tgt->n_ports--;
+	port->retired = true;
+	port->n_subsys = 0;          /* a queue still connecting through it finds nothing */
+	*dropped = drop_ctrls(tgt, NULL, port);
+	nvmf_tgt_disc_changed(tgt);
+	return 0;
+}
+
+int nvmf_tgt_port_link(struct nvmf_tgt *tgt, struct nvmf_port *port, struct nvmf_subsys *s,
+		       char *err, size_t errlen)
+{
+	if (nvmf_port_has_subsys(port, s)) {
+		snprintf(err, errlen, "port %u already exposes %s", port->cfg->portid, s->cfg->nqn);
+		return -EEXIST;
+	}
+	struct nvmf_port_config *pc = port->cfg;
+	struct nvmf_subsys **subs = realloc(port->subsys, (port->n_subsys + 1) * sizeof(*subs));
+	if (subs)
+		port->subsys = subs;
+	char **names = subs ? realloc(pc->subsystems, (pc->n_subsystems + 1) * sizeof(*names)) : NULL;
+	if (names)
+		pc->subsystems = names;
+	char *name = names ? strdup(s->cfg->nqn) : NULL;
+	if (!name) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	port->subsys[port->n_subsys++] = s;
+	pc->subsystems[pc->n_subsystems++] = name;
+	/* A subsystem with more I/O queues raises what new controllers here may have. */
+	uint16_t q = nvmf_subsys_max_qid(s);
+	if (q > port->max_qid)
+		port->max_qid = q;
+	nvmf_tgt_disc_changed(tgt);
+	return 0;
+}
+
+int nvmf_tgt_port_unlink(struct nvmf_tgt *tgt, struct nvmf_port *port, struct nvmf_subsys *s,
+			 unsigned *dropped, char *err, size_t errlen)
+{
+	if (!nvmf_port_has_subsys(port, s)) {
+		snprintf(err, errlen, "port %u does not expose %s", port->cfg->portid, s->cfg->nqn);
+		return -ENOENT;
+	}
+	unlink_one(port, s);
+	*dropped = drop_ctrls(tgt, s, port);
+	nvmf_tgt_disc_changed(tgt);
+	return 0;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Subsystems and ports added, removed, linked and unlinked while hosts are connected
+ * (the control plane's model changes; namespaces are target/namespace.h). Every function
+ * runs on the main poll group, which owns the model, the listeners and the controllers.
+ * Each one checks before it changes anything: an error leaves the target as it was.
+ * Each change that alters what a host may discover moves the discovery log's generation
+ * counter and notifies persistent discovery controllers (nvmf_tgt_disc_changed).
+ */
+#ifndef NVMF_TARGET_MODEL_H
+#define NVMF_TARGET_MODEL_H
+
+#include <stddef.h>
+#include "subsystem/config.h"
+
+struct nvmf_tgt;
+struct nvmf_subsys;
+struct nvmf_port;
+
+/* nvmf_tgt_subsys_add - serve subsystem @sc (copied; its enabled namespaces opened, all
+ * or none), exposed on no port yet. 0, or with @err: -EEXIST (the NQN is taken), -EIO
+ * (a namespace did not open: "namespaces[1] (subsystem X, namespace 2): reason"),
+ * -ENOMEM. */
+int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *sc,
+			char *err, size_t errlen);
+/* nvmf_tgt_subsys_remove - stop serving @s: taken off every port, its controllers torn
+ * down (*@dropped of them), its namespaces closed after their last command. 0 or
+ * -ENOENT / -ENOMEM with @err. */
+int nvmf_tgt_subsys_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, unsigned *dropped,
+			   char *err, size_t errlen);
+
+/* nvmf_tgt_port_add - listen on the port @pc describes (copied), exposing the
+ * subsystems it names. 0, or with @err: -EEXIST (portid taken), -ENOENT (a subsystem it
+ * names does not exist), -ENOTSUP (its transport is not running), -EADDRNOTAVAIL (the
+ * transport could not listen: the reason), -ENOMEM. */
+int nvmf_tgt_port_add(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, char *err, size_t errlen);
+/* nvmf_tgt_port_remove - stop listening on @port and tear down the controllers reached
+ * through it (*@dropped). 0 or -ENOENT / -ENOMEM with @err. */
+int nvmf_tgt_port_remove(struct nvmf_tgt *tgt, struct nvmf_port *port, unsigned *dropped,
+			 char *err, size_t errlen);
+/* nvmf_tgt_port_link - @port exposes @s from now on (nvmetcli's ports/N/subsystems link).
+ * 0, or -EEXIST (already) / -ENOMEM with @err. */
+int nvmf_tgt_port_link(struct nvmf_tgt *tgt, struct nvmf_port *port, struct nvmf_subsys *s,
+		       char *err, size_t errlen);
+/* nvmf_tgt_port_unlink - @port stops exposing @s; the controllers of @s reached through
+ * @port are torn down (*@dropped). 0, or -ENOENT with @err. */
+int nvmf_tgt_port_unlink(struct nvmf_tgt *tgt, struct nvmf_port *port, struct nvmf_subsys *s,
+			 unsigned *dropped, char *err, size_t errlen);
+
+#endif

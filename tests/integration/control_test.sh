@@ -1,0 +1,171 @@
+# The control socket and nvmf-targetctl against our target, with the stock kernel host
+# connected and fio's crc32c verify running: namespaces added, resized and removed live
+# appear and go on the host by themselves; statistics count what fio issued; a host taken
+# off the allowed list is disconnected and refused; bad calls are answered and change
+# nothing; the daemon keeps serving.
+
+STATE=/tmp/control-test
+CTL="$NVMF_ROOT/build/nvmf-targetctl -s $STATE/rpc.sock"
+SUB=nqn.2026-12.io.nvmf-rdma:live
+SUB_H=nqn.2026-12.io.nvmf-rdma:hosts
+HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:0c1e7a5e-0000-4000-8000-00000000c0de
+
+write_config() {
+    cat > $STATE/config.json <<JSON
+{
+  "ports": [{"portid": 1, "addr": {"adrfam": "ipv4", "traddr": "0.0.0.0", "trsvcid": "4420", "trtype": "rdma"},
+             "subsystems": ["$SUB", "$SUB_H"]}],
+  "subsystems": [
+    {"nqn": "$SUB", "attr": {"allow_any_host": "1"},
+     "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_size_bytes": "256M"}]},
+    {"nqn": "$SUB_H", "allowed_hosts": ["$HOSTNQN"], "attr": {"allow_any_host": "0"},
+     "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "null", "nvmf_size_bytes": "16M"}]}
+  ]
+}
+JSON
+}
+
+# ns_dev NQN NSID: the host's block device of namespace NSID of subsystem NQN.
+ns_dev() {
+    local b
+    for b in /sys/block/nvme*n*; do
+        [ -e "$b" ] || continue
+        case "$(basename "$b")" in *c[0-9]*) continue ;; esac
+        [ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+        [ "$(cat "$b/nsid" 2>/dev/null)" = "$2" ] && { echo "/dev/$(basename "$b")"; return 0; }
+    done
+    return 1
+}
+no_ns_dev() { ! ns_dev "$@"; }
+# sectors DEV: its size in 512-byte sectors as the host sees it now.
+sectors_are() { [ "$(cat /sys/block/$(basename "$1")/size)" = "$2" ]; }
+
+test_00_target_starts_with_its_control_socket() {
+    mkdir -p $STATE
+    write_config
+    nvmf_target_start $STATE || fail "target did not start"
+    grep -q "control socket $STATE/rpc.sock" $STATE/target.log || fail "no control socket line in the log"
+    [ "$(stat -c %a $STATE/rpc.sock)" = 600 ] || fail "socket mode is $(stat -c %a $STATE/rpc.sock), not 600"
+    $CTL version | tee /tmp/version.txt || fail "version"
+    grep -q '0.1.0' /tmp/version.txt || fail "version does not say 0.1.0"
+}
+
+test_01_controller_list_shows_the_kernel_host() {
+    nvme connect -t rdma -a "$NVMF_TRADDR" -s 4420 -n $SUB -q $HOSTNQN -k 7 > /dev/null || fail "connect"
+    wait_for 15 ns_dev $SUB 1 || fail "namespace 1 did not appear"
+    $CTL --json controller list --nqn $SUB | tee /tmp/ctrls.json || fail "controller list"
+    grep -q "\"hostnqn\": \"$HOSTNQN\"" /tmp/ctrls.json || fail "host NQN not listed"
+    grep -q '"kato_ms": 7000' /tmp/ctrls.json || fail "KATO is not the 7 s the host asked for"
+    local ioq; ioq=$(grep -o '"io_queues": [0-9]*' /tmp/ctrls.json | grep -o '[0-9]*$')
+    [ "${ioq:-0}" -ge 1 ] || fail "no I/O queues listed"
+    $CTL controller list | tee /tmp/ctrls.txt
+    grep -q "$HOSTNQN" /tmp/ctrls.txt || fail "the table does not show the host"
+}
+
+test_02_namespaces_come_and_go_while_fio_verifies_another() {
+    local d1; d1=$(ns_dev $SUB 1) || fail "not connected"
+    fio --name=steady --filename=$d1 --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 \
+        --size=128M --verify=crc32c --verify_backlog=256 --verify_fatal=1 --time_based --runtime=45 \
+        --randrepeat=0 --output=/tmp/fio-steady.txt &
+    local fio_pid=$!
+    sleep 3
+    $CTL namespace add $SUB --ram 64M --nsid 2 || fail "namespace add"
+    wait_for 20 ns_dev $SUB 2 || fail "namespace 2 did not appear on the host"
+    local d2; d2=$(ns_dev $SUB 2)
+    sectors_are $d2 131072 || fail "namespace 2 is $(cat /sys/block/$(basename $d2)/size) sectors, not 64 MiB"
+    dd if=/dev/urandom of=/tmp/pat bs=1M count=4 status=none
+    dd if=/tmp/pat of=$d2 bs=1M oflag=direct status=none || fail "write to the new namespace"
+    cmp <(dd if=$d2 bs=1M count=4 iflag=direct status=none) /tmp/pat || fail "new namespace reads back wrong"
+    $CTL namespace resize $SUB 2 128M || fail "resize"
+    wait_for 20 sectors_are $d2 262144 || fail "host still sees $(cat /sys/block/$(basename $d2)/size) sectors after the resize"
+    cmp <(dd if=$d2 bs=1M count=4 iflag=direct status=none) /tmp/pat || fail "data moved by the resize"
+    $CTL namespace remove $SUB 2 || fail "namespace remove"
+    wait_for 20 no_ns_dev $SUB 2 || fail "namespace 2 is still on the host"
+    # Twenty add/remove cycles; fio's IOPS while they run is in its report.
+    local i
+    for i in $(seq 1 20); do
+        $CTL namespace add $SUB --null 16M --nsid 3 > /dev/null || fail "cycle $i: add"
+        wait_for 20 ns_dev $SUB 3 || fail "cycle $i: namespace 3 did not appear"
+        $CTL namespace remove $SUB 3 > /dev/null || fail "cycle $i: remove"
+        wait_for 20 no_ns_dev $SUB 3 || fail "cycle $i: namespace 3 did not go"
+    done
+    echo "20 add/remove cycles done at $SECONDS s"
+    wait $fio_pid
+    local rc=$?
+    grep -E 'err=|WRITE:|iops' /tmp/fio-steady.txt
+    expect_eq "fio exit status" $rc 0
+    grep -q 'err= 0' /tmp/fio-steady.txt || fail "fio reported errors"
+    ! grep -qi 'verify.*fail\|bad magic\|crc32c.*mismatch' /tmp/fio-steady.txt || fail "verify failures"
+}
+
+test_03_statistics_count_exactly_what_fio_wrote() {
+    $CTL namespace add $SUB --ram 16M --nsid 4 || fail "namespace add"
+    wait_for 20 ns_dev $SUB 4 || fail "namespace 4 did not appear"
+    local d4; d4=$(ns_dev $SUB 4)
+    fio --name=count --filename=$d4 --ioengine=libaio --direct=1 --rw=write --bs=4k --size=4000k \
+        --iodepth=8 --output=/tmp/fio-count.txt || fail "fio"
+    $CTL --json stats namespaces --nqn $SUB --nsid 4 | tee /tmp/stats.json || fail "stats"
+    grep -q '"writes": 1000,' /tmp/stats.json || fail "writes are not 1000"
+    grep -q '"write_bytes": 4096000,' /tmp/stats.json || fail "write_bytes are not 4096000"
+    grep -q '"errors": 0,' /tmp/stats.json || fail "errors counted"
+    $CTL stats namespaces --nqn $SUB | tee /tmp/stats.txt
+    $CTL stats poll-groups || fail "poll group stats"
+    $CTL namespace remove $SUB 4 || fail "remove"
+}
+
+test_04_bad_calls_are_answered_and_change_nothing() {
+    local out rc
+    out=$($CTL namespace add $SUB --path /nonexistent/disk.img 2>&1); rc=$?
+    echo "$out"
+    expect_eq "exit status of a refused add" $rc 1
+    echo "$out" | grep -q '/nonexistent/disk.img: No such file or directory' || fail "message does not name the file"
+    out=$($CTL namespace add $SUB --ram 16M --nsid 1 2>&1); rc=$?
+    echo "$out"
+    expect_eq "exit status for an nsid in use" $rc 1
+    echo "$out" | grep -q 'nsid 1 is in use' || fail "message does not say the nsid is in use"
+    out=$($CTL namespace remove nqn.2026-12.io.nvmf-rdma:nothing 1 2>&1); rc=$?
+    echo "$out"
+    expect_eq "exit status for an unknown NQN" $rc 1
+    out=$($CTL call no_such_method 2>&1); rc=$?
+    echo "$out"
+    expect_eq "exit status for an unknown method" $rc 1
+    echo "$out" | grep -q -- '-32601' || fail "no -32601 for an unknown method"
+    $CTL --json subsystem list $SUB > /tmp/subs.json
+    [ "$(grep -c '"nsid"' /tmp/subs.json)" = 1 ] || fail "namespaces changed: $(cat /tmp/subs.json)"
+    local d1; d1=$(ns_dev $SUB 1) || fail "namespace 1 is gone"
+    fio --name=after --filename=$d1 --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=8 \
+        --size=8M --verify=crc32c --do_verify=1 --verify_fatal=1 --output=/tmp/fio-after.txt ||
+        fail "fio after the bad calls"
+}
+
+test_05_removed_host_is_disconnected_and_refused() {
+    local g1 g2
+    nvme connect -t rdma -a "$NVMF_TRADDR" -s 4420 -n $SUB_H -q $HOSTNQN -l 5 > /dev/null || fail "connect"
+    wait_for 15 ns_dev $SUB_H 1 || fail "not connected"
+    g1=$(nvme discover -t rdma -a "$NVMF_TRADDR" -s 4420 -q $HOSTNQN -o json | grep -o '"genctr" *: *[0-9]*')
+    $CTL host remove $SUB_H $HOSTNQN || fail "host remove"
+    wait_for 15 sh -c "! $CTL --json controller list --nqn $SUB_H | grep -q hostnqn" ||
+        fail "the host's controller is still there"
+    grep -q "host $HOSTNQN no longer allowed" $STATE/target.log || fail "no log line for the disconnect"
+    g2=$(nvme discover -t rdma -a "$NVMF_TRADDR" -s 4420 -q $HOSTNQN -o json | grep -o '"genctr" *: *[0-9]*')
+    [ "$g1" != "$g2" ] || fail "discovery genctr did not move ($g1)"
+    nvme disconnect -n $SUB_H > /dev/null 2>&1
+    ! nvme connect -t rdma -a "$NVMF_TRADDR" -s 4420 -n $SUB_H -q $HOSTNQN > /tmp/refused.txt 2>&1 ||
+        fail "the removed host connected again"
+    cat /tmp/refused.txt
+    $CTL host add $SUB_H $HOSTNQN || fail "host add"
+    nvme connect -t rdma -a "$NVMF_TRADDR" -s 4420 -n $SUB_H -q $HOSTNQN > /dev/null || fail "allowed again, but refused"
+    wait_for 15 ns_dev $SUB_H 1 || fail "no namespace after reconnecting"
+    nvme disconnect -n $SUB_H > /dev/null
+}
+
+test_06_sigterm_removes_the_socket() {
+    nvme disconnect -n $SUB > /dev/null 2>&1
+    nvmf_target_stop $STATE
+    expect_eq "exit status" "$(cat $STATE/target.rc)" 0
+    [ ! -e $STATE/rpc.sock ] || fail "the socket file is still there"
+    local out rc
+    out=$($CTL version 2>&1); rc=$?
+    echo "$out"
+    expect_eq "exit status without a target" $rc 3
+}
