@@ -34,6 +34,9 @@ const struct nvmf_rpc_method nvmf_ctl_methods[] = {
 	{ "port_unlink", nvmf_ctl_port_unlink, "stop exposing a subsystem on a port" },
 	{ "config_get", nvmf_ctl_config_get, "the running configuration" },
 	{ "config_save", nvmf_ctl_config_save, "write the running configuration to a file" },
+	{ "config_reload", nvmf_ctl_config_reload, "apply what the config file says now (as SIGHUP)" },
+	{ "log_level_get", nvmf_ctl_log_level_get, "the log level" },
+	{ "log_level_set", nvmf_ctl_log_level_set, "set the log level: error, warning, info, debug" },
 	{ NULL, NULL, NULL },
 };
 

@@ -69,6 +69,15 @@ void nvmf_ctl_port_link(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_port_unlink(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_config_get(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_config_save(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_config_reload(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_log_level_get(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_log_level_set(void *ctx, struct nvmf_rpc_call *call);
+
+/* nvmf_ctl_reload - load ctl->config_path again and apply the difference
+ * (nvmf_tgt_reload; config_reload and SIGHUP). On the main group. 0 with @changes
+ * appended, or -errno with @err: -ENOENT no file, -EINVAL the file is invalid or differs
+ * where it cannot change live, others from nvmf_tgt_reload; nothing changed then. */
+int nvmf_ctl_reload(struct nvmf_ctl *ctl, json_t *changes, char *err, size_t errlen);
 
 /* nvmf_ctl_running_config - what @tgt serves now as a configuration file's JSON
  * (nvmetcli's layout plus nvmf_* keys); a new reference, NULL without memory. */

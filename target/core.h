@@ -75,6 +75,7 @@ struct nvmf_tgt_ctrl {
 	int64_t connected_at;              /* wall clock (CLOCK_REALTIME) seconds of the Connect */
 	char hostnqn[NVMF_CFG_NQN_MAX];
 	uint8_t hostid[16];
+	char peer[64];                     /* the host's address (its admin queue's sq->peer) */
 	uint32_t cc, csts;                 /* Controller Configuration / Status (atomic) */
 	uint64_t cap;
 	uint32_t kato_ms;                  /* 0 = no keep-alive */
@@ -122,6 +123,8 @@ struct nvmf_sq {
 	uint16_t size;                     /* entries, 1's based */
 	uint16_t sqhd;                     /* reported in CQEs */
 	bool connected;
+	char peer[64];                     /* the host's address as the transport reports it
+					    * ("addr:port"), for messages; "" unknown */
 	enum nvmf_sq_state state;
 	uint32_t inflight;                 /* commands between nvmf_req_init and their answer */
 	struct nvmf_msg msg;               /* its own detach/release messages */
@@ -182,6 +185,8 @@ struct nvmf_tgt {
 	bool drain_timer_on;
 	uint64_t (*now_ms)(const struct nvmf_tgt *tgt); /* the target's clock in ms; NULL: the
 					    * monotonic clock (tests set a fake) */
+	int log_level;                     /* enum nvmf_log_level (target/log.h), atomic;
+					    * NVMF_LOG_INFO after nvmf_tgt_init */
 };
 
 /* nvmf_sq_io - the I/O context serving @sq: its poll group's. */

@@ -11,6 +11,8 @@
 #include <string.h>
 #include "target/control.h"
 #include "target/core.h"
+#include "target/model.h"
+#include "target/log.h"
 #include "target/namespace.h"
 
 /* An errno of target/namespace.c as the call's error code. */
@@ -99,7 +101,7 @@ void nvmf_ctl_namespace_add(void *ctx, struct nvmf_rpc_call *call)
 	json_t *ids = json_array();
 	for (size_t i = 0; i < n; i++) {
 		json_array_append_new(ids, json_integer(nsids[i]));
-		fprintf(stderr, "nvmf-target: control: subsystem %s: namespace %u added%s\n",
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: namespace %u added%s",
 			s->cfg->nqn, nsids[i], ncs[i].enable ? "" : " (disabled)");
 	}
 	nvmf_rpc_result(call, json_pack("{s:o}", "nsids", ids));
@@ -125,7 +127,7 @@ void nvmf_ctl_namespace_remove(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, code_of(rc), "parameter 'nsid': %s", err);
 		return;
 	}
-	fprintf(stderr, "nvmf-target: control: subsystem %s: namespace %u removed\n", s->cfg->nqn, nsid);
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: namespace %u removed", s->cfg->nqn, nsid);
 	nvmf_rpc_result(call, json_pack("{s:I}", "nsid", (json_int_t)nsid));
 }
 
@@ -144,7 +146,7 @@ static void namespace_set(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call, bool
 		return;
 	}
 	if (rc)
-		fprintf(stderr, "nvmf-target: control: subsystem %s: namespace %u %s\n", s->cfg->nqn,
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: namespace %u %s", s->cfg->nqn,
 			nsid, enable ? "enabled" : "disabled");
 	nvmf_rpc_result(call, json_pack("{s:b}", "changed", rc > 0));
 }
@@ -191,35 +193,13 @@ void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call)
 			       "nsid" : "size_bytes", err);
 		return;
 	}
-	fprintf(stderr, "nvmf-target: control: subsystem %s: namespace %u resized to %llu bytes\n",
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: namespace %u resized to %llu bytes",
 		s->cfg->nqn, nsid, (unsigned long long)bytes);
 	nvmf_rpc_result(call, json_pack("{s:I, s:I}", "nsid", (json_int_t)nsid, "size_bytes",
 					(json_int_t)bytes));
 }
 
 /* ---- hosts and controllers ---- */
-
-/* Disconnect every controller of @s whose host may no longer connect. Returns how many. */
-static unsigned drop_refused_hosts(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
-{
-	unsigned n = 0;
-	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next)
-		if (c->subsys == s && !c->deleting && !nvmf_subsys_host_allowed(s, c->hostnqn)) {
-			fprintf(stderr, "nvmf-target: control: subsystem %s: host %s no longer allowed, "
-				"disconnecting controller %u\n", s->cfg->nqn, c->hostnqn, c->cntlid);
-			nvmf_tgt_ctrl_delete(c);
-			n++;
-		}
-	return n;
-}
-
-static ssize_t host_index(const struct nvmf_subsys_config *sc, const char *host)
-{
-	for (size_t i = 0; i < sc->n_allowed_hosts; i++)
-		if (!strcmp(sc->allowed_hosts[i], host))
-			return (ssize_t)i;
-	return -1;
-}
 
 static bool need_host(struct nvmf_rpc_call *call, const char **host)
 {
@@ -240,22 +220,13 @@ void nvmf_ctl_host_add(void *ctx, struct nvmf_rpc_call *call)
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
 	if (!s || !need_host(call, &host))
 		return;
-	struct nvmf_subsys_config *sc = s->cfg;
-	if (host_index(sc, host) >= 0) {
-		nvmf_rpc_error(call, NVMF_RPC_EXISTS, "parameter 'host': %s is already allowed on %s", host, sc->nqn);
+	char err[512];
+	int rc = nvmf_tgt_host_add(ctl->tgt, s, host, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "parameter 'host': %s", err);
 		return;
 	}
-	char *copy = strdup(host);
-	char **grown = copy ? realloc(sc->allowed_hosts, (sc->n_allowed_hosts + 1) * sizeof(*grown)) : NULL;
-	if (!grown) {
-		free(copy);
-		nvmf_rpc_error(call, NVMF_RPC_INTERNAL_ERROR, "out of memory");
-		return;
-	}
-	sc->allowed_hosts = grown;
-	sc->allowed_hosts[sc->n_allowed_hosts++] = copy;
-	nvmf_tgt_disc_changed(ctl->tgt);
-	fprintf(stderr, "nvmf-target: control: subsystem %s: host %s allowed\n", sc->nqn, host);
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: host %s allowed", s->cfg->nqn, host);
 	nvmf_rpc_result(call, json_object());
 }
 
@@ -268,20 +239,14 @@ void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call)
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
 	if (!s || !need_host(call, &host))
 		return;
-	struct nvmf_subsys_config *sc = s->cfg;
-	ssize_t i = host_index(sc, host);
-	if (i < 0) {
-		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND, "parameter 'host': %s is not in the allowed hosts of %s",
-			       host, sc->nqn);
+	char err[512];
+	unsigned dropped = 0;
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: removing host %s", s->cfg->nqn, host);
+	int rc = nvmf_tgt_host_remove(ctl->tgt, s, host, &dropped, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "parameter 'host': %s", err);
 		return;
 	}
-	fprintf(stderr, "nvmf-target: control: subsystem %s: host %s removed\n", sc->nqn, host);
-	free(sc->allowed_hosts[i]);
-	memmove(&sc->allowed_hosts[i], &sc->allowed_hosts[i + 1],
-		(sc->n_allowed_hosts - (size_t)i - 1) * sizeof(*sc->allowed_hosts));
-	sc->n_allowed_hosts--;
-	unsigned dropped = drop_refused_hosts(ctl->tgt, s);
-	nvmf_tgt_disc_changed(ctl->tgt);
 	nvmf_rpc_result(call, json_pack("{s:I}", "disconnected", (json_int_t)dropped));
 }
 
@@ -294,14 +259,11 @@ void nvmf_ctl_allow_any_host(void *ctx, struct nvmf_rpc_call *call)
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
 	if (!s || !nvmf_rpc_param_bool(call, "allow", true, &allow))
 		return;
-	bool changed = s->cfg->allow_any_host != allow;
-	s->cfg->allow_any_host = allow;
-	unsigned dropped = changed && !allow ? drop_refused_hosts(ctl->tgt, s) : 0;
-	if (changed) {
-		nvmf_tgt_disc_changed(ctl->tgt);
-		fprintf(stderr, "nvmf-target: control: subsystem %s: allow_any_host %s\n", s->cfg->nqn,
-			allow ? "on" : "off");
-	}
+	unsigned dropped = 0;
+	bool changed = nvmf_tgt_allow_any_host(ctl->tgt, s, allow, &dropped);
+	if (changed)
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: allow_any_host %s", s->cfg->nqn,
+			 allow ? "on" : "off");
 	nvmf_rpc_result(call, json_pack("{s:b, s:I}", "changed", changed, "disconnected",
 					(json_int_t)dropped));
 }
@@ -321,7 +283,7 @@ void nvmf_ctl_controller_disconnect(void *ctx, struct nvmf_rpc_call *call)
 			       nqn, (unsigned long long)cntlid);
 		return;
 	}
-	fprintf(stderr, "nvmf-target: control: disconnecting controller %u of %s (host %s)\n",
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: disconnecting controller %u of %s (host %s)",
 		c->cntlid, nqn, c->hostnqn);
 	nvmf_tgt_ctrl_delete(c);
 	nvmf_rpc_result(call, json_object());

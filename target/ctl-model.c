@@ -9,7 +9,9 @@
 #include <string.h>
 #include "target/control.h"
 #include "target/core.h"
+#include "target/log.h"
 #include "target/model.h"
+#include "target/reload.h"
 
 static int code_of(int rc)
 {
@@ -57,7 +59,7 @@ void nvmf_ctl_subsystem_add(void *ctx, struct nvmf_rpc_call *call)
 	if (rc)
 		nvmf_rpc_error(call, code_of(rc), "subsystem: %s", err);
 	else {
-		fprintf(stderr, "nvmf-target: control: subsystem %s added (%zu namespaces)\n", sc.nqn, sc.n_ns);
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s added (%zu namespaces)", sc.nqn, sc.n_ns);
 		nvmf_rpc_result(call, json_pack("{s:s}", "nqn", sc.nqn));
 	}
 	nvmf_config_subsys_clear(&sc);
@@ -79,7 +81,7 @@ void nvmf_ctl_subsystem_remove(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, code_of(rc), "parameter 'nqn': %s", err);
 		return;
 	}
-	fprintf(stderr, "nvmf-target: control: subsystem %s removed\n", nqn);
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s removed", nqn);
 	nvmf_rpc_result(call, json_pack("{s:I}", "disconnected", (json_int_t)dropped));
 }
 
@@ -106,7 +108,7 @@ void nvmf_ctl_port_add(void *ctx, struct nvmf_rpc_call *call)
 	if (rc) {
 		nvmf_rpc_error(call, code_of(rc), "port: %s", err);
 	} else {
-		fprintf(stderr, "nvmf-target: control: listening on %s %s:%s (port %u)\n", pc.trtype,
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: listening on %s %s:%s (port %u)", pc.trtype,
 			pc.traddr, pc.trsvcid, pc.portid);
 		nvmf_rpc_result(call, json_pack("{s:I}", "portid", (json_int_t)pc.portid));
 	}
@@ -128,7 +130,7 @@ void nvmf_ctl_port_remove(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, code_of(rc), "parameter 'portid': %s", err);
 		return;
 	}
-	fprintf(stderr, "nvmf-target: control: port %u removed (no longer listening)\n", portid);
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: port %u removed (no longer listening)", portid);
 	nvmf_rpc_result(call, json_pack("{s:I}", "disconnected", (json_int_t)dropped));
 }
 
@@ -148,7 +150,7 @@ static void link_call(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call, bool lin
 		nvmf_rpc_error(call, code_of(rc), "parameter 'nqn': %s", err);
 		return;
 	}
-	fprintf(stderr, "nvmf-target: control: port %u %s %s\n", p->cfg->portid,
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: port %u %s %s", p->cfg->portid,
 		link ? "exposes" : "no longer exposes", s->cfg->nqn);
 	nvmf_rpc_result(call, link ? json_object() : json_pack("{s:I}", "disconnected", (json_int_t)dropped));
 }
@@ -239,6 +241,40 @@ void nvmf_ctl_config_save(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, NVMF_RPC_REFUSED, "parameter 'path': %s", err);
 		return;
 	}
-	fprintf(stderr, "nvmf-target: control: running configuration saved to %s\n", path);
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: running configuration saved to %s", path);
 	nvmf_rpc_result(call, json_pack("{s:s}", "path", path));
+}
+
+void nvmf_ctl_config_reload(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ NULL }))
+		return;
+	json_t *changes = json_array();
+	char err[1024] = "";
+	int rc = nvmf_ctl_reload(ctl, changes, err, sizeof(err));
+	if (rc) {
+		json_decref(changes);
+		nvmf_rpc_error(call, rc == -EINVAL ? NVMF_RPC_INVALID_PARAMS : NVMF_RPC_REFUSED,
+			       "%s (nothing was changed)", err);
+		return;
+	}
+	nvmf_rpc_result(call, json_pack("{s:o}", "changes", changes));
+}
+
+int nvmf_ctl_reload(struct nvmf_ctl *ctl, json_t *changes, char *err, size_t errlen)
+{
+	if (!ctl->config_path) {
+		snprintf(err, errlen, "the target was not started from a file");
+		return -ENOENT;
+	}
+	struct nvmf_config next;
+	char why[1024];
+	if (nvmf_config_load(ctl->config_path, &next, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: %s", ctl->config_path, why);
+		return -EINVAL;
+	}
+	int rc = nvmf_tgt_reload(ctl->tgt, &next, changes, err, errlen);
+	nvmf_config_free(&next);
+	return rc;
 }

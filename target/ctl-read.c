@@ -11,6 +11,7 @@
 #include "nvme/identify.h"
 #include "target/control.h"
 #include "target/core.h"
+#include "target/log.h"
 
 #define NVMF_TARGET_VERSION "0.1.0"
 
@@ -135,8 +136,9 @@ static json_t *ctrl_json(const struct nvmf_tgt_ctrl *c)
 		json_array_append_new(queues, json_pack("{s:I, s:I, s:I}", "qid", (json_int_t)q,
 			"size", (json_int_t)sq->size, "poll_group", (json_int_t)sq->pg->index));
 	}
-	return json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:o, s:I, s:I}",
+	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:o, s:I, s:I}",
 		"cntlid", (json_int_t)c->cntlid, "subnqn", c->subsys->cfg->nqn, "hostnqn", c->hostnqn,
+		"host_address", c->peer,
 		"hostid", nvme_uuid_format(c->hostid, hostid), "portid", (json_int_t)c->port->cfg->portid,
 		"kato_ms", (json_int_t)c->kato_ms, "connected_since", since, "io_queues", (json_int_t)io,
 		"queues", queues, "reads", (json_int_t)load(&c->host_reads),
@@ -251,4 +253,34 @@ void nvmf_ctl_poll_group_stats(void *ctx, struct nvmf_rpc_call *call)
 			"sleeps", (json_int_t)load(&pg->sleeps), "messages", (json_int_t)load(&pg->msgs)));
 	}
 	nvmf_rpc_result(call, json_pack("{s:o}", "poll_groups", list));
+}
+
+/* ---- the log level ---- */
+
+void nvmf_ctl_log_level_get(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	if (nvmf_rpc_param_only(call, (const char *const[]){ NULL }))
+		nvmf_rpc_result(call, json_pack("{s:s}", "level", nvmf_log_level_name(
+			(enum nvmf_log_level)__atomic_load_n(&ctl->tgt->log_level, __ATOMIC_RELAXED))));
+}
+
+void nvmf_ctl_log_level_set(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	const char *name;
+	enum nvmf_log_level level;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "level", NULL }) ||
+	    !nvmf_rpc_param_str(call, "level", true, 16, &name))
+		return;
+	if (!nvmf_log_level_parse(name, &level)) {
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'level': \"%s\" is not a log level "
+			       "(error, warning, info, debug)", name);
+		return;
+	}
+	int prev = __atomic_exchange_n(&ctl->tgt->log_level, (int)level, __ATOMIC_RELAXED);
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: log level %s (was %s)", nvmf_log_level_name(level),
+		 nvmf_log_level_name((enum nvmf_log_level)prev));
+	nvmf_rpc_result(call, json_pack("{s:s, s:s}", "level", nvmf_log_level_name(level), "previous",
+					nvmf_log_level_name((enum nvmf_log_level)prev)));
 }

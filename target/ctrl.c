@@ -9,6 +9,7 @@
 #include <time.h>
 #include <stdio.h>
 #include "target/core.h"
+#include "target/log.h"
 
 /* CC / CSTS fields: libnvme's NVME_CC_* / NVME_CSTS_* (NVMe Base 3.1.3.5-6). */
 #define CSTS_RDY         ((uint32_t)NVME_CSTS_RDY_MASK << NVME_CSTS_RDY_SHIFT)
@@ -96,6 +97,8 @@ struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_find(struct nvmf_tgt *tgt, const char *subnq
 
 static void ctrl_free(struct nvmf_tgt_ctrl *ctrl)
 {
+	nvmf_log(ctrl->tgt, NVMF_LOG_INFO, "controller %u of %s: host %s disconnected", ctrl->cntlid,
+		 ctrl->subsys->cfg->nqn, ctrl->hostnqn);
 	struct nvmf_tgt_ctrl **pp = &ctrl->tgt->ctrls;
 	while (*pp && *pp != ctrl)
 		pp = &(*pp)->next;
@@ -211,7 +214,7 @@ static void shutdown_flush_done(struct nvmf_bdev_io *io, int status)
 {
 	struct nvmf_req *req = io->ctx;
 	if (status)
-		fprintf(stderr, "nvmf-target: controller %u: shutdown flush of namespace %u: %s\n",
+		nvmf_log(req->sq->tgt, NVMF_LOG_ERROR, "controller %u: shutdown flush of namespace %u: %s",
 			req->sq->ctrl->cntlid, req->ns->nsid, strerror(-status));
 	nvmf_req_release_ns(req, status ? nvme_generic(NVME_SC_INTERNAL) : 0);
 	shutdown_flush_next(req);
@@ -287,8 +290,8 @@ void nvmf_tgt_check_keep_alive(struct nvmf_tgt *tgt)
 		/* An I/O group's pass may have read the clock after we did: not expired. */
 		uint64_t last = __atomic_load_n(&c->last_keep_alive_ms, __ATOMIC_RELAXED);
 		if (now > last && now - last > c->kato_ms) {
-			fprintf(stderr, "nvmf-target: controller %u of %s (host %s): keep-alive timeout "
-				"(%u ms), tearing the association down\n",
+			nvmf_log(tgt, NVMF_LOG_WARNING, "controller %u of %s (host %s): keep-alive timeout "
+				"(%u ms), tearing the association down",
 				c->cntlid, c->subsys->cfg->nqn, c->hostnqn, c->kato_ms);
 			nvmf_tgt_ctrl_fatal(c);
 		}

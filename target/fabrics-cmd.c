@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "target/core.h"
+#include "target/log.h"
 
 #define IPO_SQE(off)  ((uint32_t)(off))
 #define IPO_DATA(off) ((uint32_t)(1u << 16 | (off)))
@@ -94,6 +95,10 @@ static void execute_admin_connect(struct nvmf_req *req)
 	}
 	nvmf_tgt_ctrl_attach(ctrl, sq, 0);
 	connected(req, ctrl, 0, sqsize);
+	snprintf(ctrl->peer, sizeof(ctrl->peer), "%s", sq->peer);
+	nvmf_log(tgt, NVMF_LOG_INFO, "controller %u of %s: host %s connected from %s (port %u, KATO %u ms)",
+		 ctrl->cntlid, s->cfg->nqn, hostnqn, sq->peer[0] ? sq->peer : "?",
+		 sq->port->cfg->portid, ctrl->kato_ms);
 	st = 0;
 out:
 	nvmf_req_complete(req, st);

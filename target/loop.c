@@ -248,6 +248,7 @@ static int loop_pg_add_queue(struct nvmf_tpg *base, void *conn)
 		return -1;
 	}
 	nvmf_sq_init(&tq->sq, base->pg, h->port, &lt->t);
+	snprintf(tq->sq.peer, sizeof(tq->sq.peer), "loop");
 	tq->sq.transport_priv = tq;
 	tq->hq = tq->owner = h;
 	tq->next = tpg->queues;

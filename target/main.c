@@ -17,15 +17,39 @@
 #include "subsystem/config.h"
 #include "target/control.h"
 #include "target/core.h"
+#include "target/log.h"
+#include "target/reload.h"
 
 #define NVMF_TARGET_VERSION "0.1.0"
 
-static volatile sig_atomic_t stop_requested;   /* set by the signal handler only */
+static volatile sig_atomic_t stop_requested;   /* set by the signal handlers only */
+static volatile sig_atomic_t reload_requested;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	if (sig == SIGHUP)
+		reload_requested = 1;
+	else
+		stop_requested = 1;
+}
+
+/* SIGHUP: the config file again, its difference applied live (target/reload.h). */
+static void reload(struct nvmf_tgt *tgt, const char *config)
+{
+	struct nvmf_config next;
+	char err[1024];
+	if (nvmf_config_load(config, &next, err, sizeof(err))) {
+		nvmf_log(tgt, NVMF_LOG_ERROR, "reload (SIGHUP): %s: %s (nothing was changed)", config, err);
+		return;
+	}
+	json_t *changes = json_array();
+	int rc = nvmf_tgt_reload(tgt, &next, changes, err, sizeof(err));
+	nvmf_config_free(&next);
+	if (rc)
+		nvmf_log(tgt, NVMF_LOG_ERROR, "reload (SIGHUP): %s (nothing was changed)", err);
+	else
+		nvmf_log(tgt, NVMF_LOG_INFO, "reload (SIGHUP): %zu change(s)", json_array_size(changes));
+	json_decref(changes);
 }
 
 static void usage(FILE *f)
@@ -37,7 +61,8 @@ static void usage(FILE *f)
 		   "      --check          validate the configuration and open nothing, then exit\n"
 		   "      --rpc-socket P   control socket for nvmf-targetctl (default: nvmf_target.rpc_socket,\n"
 		   "                       else %s)\n"
-		   "      --no-rpc-socket  no control socket: the target cannot be changed while it runs\n"
+		   "      --no-rpc-socket  no control socket (SIGHUP still reloads the configuration)\n"
+		   "      --log-level L    error, warning, info (default) or debug\n"
 		   "      --version        print the version and exit\n", def);
 }
 
@@ -58,7 +83,7 @@ static void print_model(const struct nvmf_tgt *tgt)
 
 int main(int argc, char **argv)
 {
-	const char *config = NULL, *rpc_socket = NULL;
+	const char *config = NULL, *rpc_socket = NULL, *log_level = NULL;
 	bool check_only = false, no_rpc = false;
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -66,6 +91,7 @@ int main(int argc, char **argv)
 		{ "rpc-socket", required_argument, NULL, 'S' },
 		{ "no-rpc-socket", no_argument, NULL, 'N' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "log-level", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -76,10 +102,17 @@ int main(int argc, char **argv)
 		case 'C': check_only = true; break;
 		case 'S': rpc_socket = optarg; break;
 		case 'N': no_rpc = true; break;
+		case 'L': log_level = optarg; break;
 		case 'V': printf("nvmf-target %s\n", NVMF_TARGET_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	enum nvmf_log_level level = NVMF_LOG_INFO;
+	if (log_level && !nvmf_log_level_parse(log_level, &level)) {
+		fprintf(stderr, "nvmf-target: --log-level %s: not a level (error, warning, info, debug)\n",
+			log_level);
+		return 2;
 	}
 	if (rpc_socket && no_rpc) {
 		fprintf(stderr, "nvmf-target: --rpc-socket and --no-rpc-socket exclude each other\n");
@@ -122,6 +155,7 @@ int main(int argc, char **argv)
 		nvmf_config_free(&cfg);
 		return 1;
 	}
+	tgt.log_level = (int)level;
 	print_model(&tgt);
 	if (nvmf_tgt_listen(&tgt, err, sizeof(err))) {
 		fprintf(stderr, "nvmf-target: %s\n", err);
@@ -157,12 +191,17 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	printf("nvmf-target: ready\n");
 
 	/* This thread runs the main poll group: listeners, admin queues, keep-alive. */
 	struct nvmf_pg *main_pg = nvmf_tgt_main_pg(&tgt);
 	while (!stop_requested) {
+		if (reload_requested) {
+			reload_requested = 0;
+			reload(&tgt, config);
+		}
 		if (nvmf_pg_run_once(main_pg, 100) < 0) {
 			fprintf(stderr, "nvmf-target: fatal error in the poll loop\n");
 			goto out;

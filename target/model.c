@@ -5,10 +5,14 @@
  * yet connected may still point at it, and it costs a few hundred bytes until exit.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <sys/types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "target/core.h"
+#include "target/log.h"
+#include "target/log.h"
 #include "target/model.h"
 #include "target/namespace.h"
 
@@ -28,7 +32,7 @@ static unsigned drop_ctrls(struct nvmf_tgt *tgt, struct nvmf_subsys *s, struct n
 	unsigned n = 0;
 	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next)
 		if (!c->deleting && (!s || c->subsys == s) && (!port || c->port == port)) {
-			fprintf(stderr, "nvmf-target: control: disconnecting controller %u of %s (host %s)\n",
+			nvmf_log(tgt, NVMF_LOG_INFO, "control: disconnecting controller %u of %s (host %s)",
 				c->cntlid, c->subsys->cfg->nqn, c->hostnqn);
 			nvmf_tgt_ctrl_delete(c);
 			n++;
@@ -229,4 +233,79 @@ int nvmf_tgt_port_unlink(struct nvmf_tgt *tgt, struct nvmf_port *port, struct nv
 	*dropped = drop_ctrls(tgt, s, port);
 	nvmf_tgt_disc_changed(tgt);
 	return 0;
+}
+
+/* ---- allowed hosts ---- */
+
+/* Disconnect every controller of @s whose host may no longer connect. Returns how many. */
+static unsigned drop_refused_hosts(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
+{
+	unsigned n = 0;
+	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next)
+		if (c->subsys == s && !c->deleting && !nvmf_subsys_host_allowed(s, c->hostnqn)) {
+			nvmf_log(tgt, NVMF_LOG_INFO, "control: subsystem %s: host %s no longer allowed, "
+				 "disconnecting controller %u", s->cfg->nqn, c->hostnqn, c->cntlid);
+			nvmf_tgt_ctrl_delete(c);
+			n++;
+		}
+	return n;
+}
+
+static ssize_t host_index(const struct nvmf_subsys_config *sc, const char *host)
+{
+	for (size_t i = 0; i < sc->n_allowed_hosts; i++)
+		if (!strcmp(sc->allowed_hosts[i], host))
+			return (ssize_t)i;
+	return -1;
+}
+
+int nvmf_tgt_host_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char *host,
+		      char *err, size_t errlen)
+{
+	struct nvmf_subsys_config *sc = s->cfg;
+	if (host_index(sc, host) >= 0) {
+		snprintf(err, errlen, "%s is already allowed on %s", host, sc->nqn);
+		return -EEXIST;
+	}
+	char *copy = strdup(host);
+	char **grown = copy ? realloc(sc->allowed_hosts, (sc->n_allowed_hosts + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(copy);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	sc->allowed_hosts = grown;
+	sc->allowed_hosts[sc->n_allowed_hosts++] = copy;
+	nvmf_tgt_disc_changed(tgt);
+	return 0;
+}
+
+int nvmf_tgt_host_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char *host,
+			 unsigned *dropped, char *err, size_t errlen)
+{
+	struct nvmf_subsys_config *sc = s->cfg;
+	ssize_t i = host_index(sc, host);
+	if (i < 0) {
+		snprintf(err, errlen, "%s is not in the allowed hosts of %s", host, sc->nqn);
+		return -ENOENT;
+	}
+	free(sc->allowed_hosts[i]);
+	memmove(&sc->allowed_hosts[i], &sc->allowed_hosts[i + 1],
+		(sc->n_allowed_hosts - (size_t)i - 1) * sizeof(*sc->allowed_hosts));
+	sc->n_allowed_hosts--;
+	*dropped = drop_refused_hosts(tgt, s);
+	nvmf_tgt_disc_changed(tgt);
+	return 0;
+}
+
+bool nvmf_tgt_allow_any_host(struct nvmf_tgt *tgt, struct nvmf_subsys *s, bool allow, unsigned *dropped)
+{
+	*dropped = 0;
+	if (s->cfg->allow_any_host == allow)
+		return false;
+	s->cfg->allow_any_host = allow;
+	if (!allow)
+		*dropped = drop_refused_hosts(tgt, s);
+	nvmf_tgt_disc_changed(tgt);
+	return true;
 }

@@ -10,6 +10,7 @@
 #ifndef NVMF_TARGET_MODEL_H
 #define NVMF_TARGET_MODEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "subsystem/config.h"
 
@@ -46,5 +47,17 @@ int nvmf_tgt_port_link(struct nvmf_tgt *tgt, struct nvmf_port *port, struct nvmf
  * @port are torn down (*@dropped). 0, or -ENOENT with @err. */
 int nvmf_tgt_port_unlink(struct nvmf_tgt *tgt, struct nvmf_port *port, struct nvmf_subsys *s,
 			 unsigned *dropped, char *err, size_t errlen);
+
+/* nvmf_tgt_host_add - @host (an NQN, checked by the caller) may connect to @s. 0, or
+ * -EEXIST / -ENOMEM with @err. */
+int nvmf_tgt_host_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char *host,
+		      char *err, size_t errlen);
+/* nvmf_tgt_host_remove - @host may no longer connect to @s; unless any host may, its
+ * controllers of @s are torn down (*@dropped). 0, or -ENOENT with @err. */
+int nvmf_tgt_host_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char *host,
+			 unsigned *dropped, char *err, size_t errlen);
+/* nvmf_tgt_allow_any_host - attr.allow_any_host of @s; turned off, controllers of hosts
+ * not in the list are torn down (*@dropped). Returns whether it changed. */
+bool nvmf_tgt_allow_any_host(struct nvmf_tgt *tgt, struct nvmf_subsys *s, bool allow, unsigned *dropped);
 
 #endif

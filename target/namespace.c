@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "target/core.h"
+#include "target/log.h"
 #include "target/namespace.h"
 
 #define DRAIN_CHECK_MS 1
@@ -74,7 +75,7 @@ static void drain_check(void *arg)
 			continue;
 		}
 		*pp = d->next;
-		fprintf(stderr, "nvmf-target: subsystem %s: namespace %u closed after its last command\n",
+		nvmf_log(tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u closed after its last command",
 			d->nqn, d->ns->nsid);
 		nvmf_ns_free(d->ns);
 		free(d);
@@ -96,7 +97,7 @@ static void take_away(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid
 	struct nvmf_ns_drain *d = calloc(1, sizeof(*d));
 	if (!d) {
 		/* Without memory to track it, keeping the backend open is the safe leak. */
-		fprintf(stderr, "nvmf-target: subsystem %s: namespace %u: out of memory; its backend "
+		nvmf_log(tgt, NVMF_LOG_WARNING, "subsystem %s: namespace %u: out of memory; its backend "
 			"stays open until exit\n", s->cfg->nqn, nsid);
 		return;
 	}

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "target/core.h"
+#include "target/log.h"
 #include "target/namespace.h"
 
 #define AIO_DEPTH  1024   /* io_uring entries per poll group */
@@ -212,6 +213,7 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
 {
 	memset(tgt, 0, sizeof(*tgt));
 	tgt->cfg = cfg;
+	tgt->log_level = NVMF_LOG_INFO;
 	tgt->disc_genctr = 1;
 	const struct nvmf_transport_ops *used[NVMF_MAX_TRANSPORTS];
 	unsigned nused = 0, nall;

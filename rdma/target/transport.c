@@ -284,6 +284,7 @@ int nvmf_rdma_pg_add_queue_op(struct nvmf_tpg *tpg, void *conn)
 							   err, sizeof(err));
 	if (!q)
 		goto reject;
+	snprintf(q->sq.peer, sizeof(q->sq.peer), "%s", cr->peer);
 	struct nvme_rdma_cm_rep rep;
 	nvme_rdma_cm_build_rep(&rep, (uint16_t)q->recv_depth);
 	struct rdma_conn_param p;

@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The configuration file reloaded into a running target (see reload.h): refuse what
+ * cannot change live, then additions (undone on failure), then removals.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "target/core.h"
+#include "target/log.h"
+#include "target/model.h"
+#include "target/namespace.h"
+#include "target/reload.h"
+
+/* A step of the additions, and how to take it back. */
+enum undo_kind { U_SUBSYS, U_NS, U_ENABLE, U_RESIZE, U_HOST, U_ANY_HOST, U_PORT, U_LINK };
+
+struct undo {
+	enum undo_kind kind;
+	struct nvmf_subsys *s;
+	struct nvmf_port *p;
+	uint32_t nsid;
+	uint64_t bytes;               /* U_RESIZE: the size before */
+	const char *host;             /* U_HOST: borrowed from the new config */
+};
+
+struct plan {
+	struct nvmf_tgt *tgt;
+	const struct nvmf_config *next;
+	struct undo *u;
+	size_t n, cap;
+	json_t *changes;
+	size_t first_change;          /* changes[] entries before this reload */
+};
+
+static void note(struct plan *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct plan *pl, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	json_array_append_new(pl->changes, json_string(line));
+}
+
+static int push(struct plan *pl, struct undo u)
+{
+	if (pl->n == pl->cap) {
+		size_t cap = pl->cap ? pl->cap * 2 : 16;
+		struct undo *g = realloc(pl->u, cap * sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		pl->u = g;
+		pl->cap = cap;
+	}
+	pl->u[pl->n++] = u;
+	return 0;
+}
+
+static void rollback(struct plan *pl)
+{
+	char err[256];
+	unsigned dropped;
+	while (pl->n) {
+		struct undo *u = &pl->u[--pl->n];
+		switch (u->kind) {
+		case U_SUBSYS: nvmf_tgt_subsys_remove(pl->tgt, u->s, &dropped, err, sizeof(err)); break;
+		case U_NS:     nvmf_tgt_ns_remove(pl->tgt, u->s, u->nsid, err, sizeof(err)); break;
+		case U_ENABLE: nvmf_tgt_ns_enable(pl->tgt, u->s, u->nsid, false, err, sizeof(err)); break;
+		case U_RESIZE: nvmf_tgt_ns_resize(pl->tgt, u->s, u->nsid, u->bytes, err, sizeof(err)); break;
+		case U_HOST:   nvmf_tgt_host_remove(pl->tgt, u->s, u->host, &dropped, err, sizeof(err)); break;
+		case U_ANY_HOST: nvmf_tgt_allow_any_host(pl->tgt, u->s, false, &dropped); break;
+		case U_PORT:   nvmf_tgt_port_remove(pl->tgt, u->p, &dropped, err, sizeof(err)); break;
+		case U_LINK:   nvmf_tgt_port_unlink(pl->tgt, u->p, u->s, &dropped, err, sizeof(err)); break;
+		}
+	}
+	while (json_array_size(pl->changes) > pl->first_change)
+		json_array_remove(pl->changes, json_array_size(pl->changes) - 1);
+}
+
+/* ---- what cannot change live ---- */
+
+static const struct nvmf_subsys_config *next_subsys(const struct nvmf_config *c, const char *nqn)
+{
+	for (size_t i = 0; i < c->n_subsystems; i++)
+		if (!strcmp(c->subsystems[i].nqn, nqn))
+			return &c->subsystems[i];
+	return NULL;
+}
+
+static const struct nvmf_port_config *next_port(const struct nvmf_config *c, uint16_t portid)
+{
+	for (size_t i = 0; i < c->n_ports; i++)
+		if (c->ports[i].portid == portid)
+			return &c->ports[i];
+	return NULL;
+}
+
+static const struct nvmf_ns_config *find_ns(const struct nvmf_subsys_config *sc, uint32_t nsid)
+{
+	for (size_t i = 0; i < sc->n_ns; i++)
+		if (sc->ns[i].nsid == nsid)
+			return &sc->ns[i];
+	return NULL;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* The first target-wide setting that differs, or NULL. */
+static const char *target_diff(const struct nvmf_target_config *a, const struct nvmf_target_config *b)
+{
+	if (strcmp(a->discovery_nqn, b->discovery_nqn)) return "discovery.nqn";
+	if (a->mdts != b->mdts) return "nvmf_target.mdts";
+	if (a->threads != b->threads) return "nvmf_target.threads";
+	if (a->buffers_small != b->buffers_small) return "nvmf_target.buffers_small";
+	if (a->buffers_large != b->buffers_large) return "nvmf_target.buffers_large";
+	if (a->hugepages != b->hugepages) return "nvmf_target.hugepages";
+	if (a->idle_poll_us != b->idle_poll_us) return "nvmf_target.idle_poll_us";
+	if (a->srq != b->srq) return "nvmf_target.srq";
+	if (a->srq_depth != b->srq_depth) return "nvmf_target.srq_depth";
+	if (a->numa_node != b->numa_node) return "nvmf_target.numa_node";
+	if (a->rpc_socket_set != b->rpc_socket_set || strcmp(a->rpc_socket, b->rpc_socket))
+		return "nvmf_target.rpc_socket";
+	return NULL;
+}
+
+static const char *attr_diff(const struct nvmf_subsys_config *a, const struct nvmf_subsys_config *b)
+{
+	if (strcmp(a->serial, b->serial)) return "attr.serial";
+	if (strcmp(a->model, b->model)) return "attr.model";
+	if (strcmp(a->firmware, b->firmware)) return "attr.firmware";
+	if (a->version != b->version) return "attr.version";
+	if (a->cntlid_min != b->cntlid_min) return "attr.cntlid_min";
+	if (a->cntlid_max != b->cntlid_max) return "attr.cntlid_max";
+	if (a->qid_max != b->qid_max) return "attr.qid_max";
+	return NULL;
+}
+
+static const char *backing_diff(const struct nvmf_ns_config *a, const struct nvmf_ns_config *b)
+{
+	if (!same_str(a->path, b->path)) return "device.path";
+	if (a->kind != b->kind) return "nvmf_backend";
+	if (a->block_size != b->block_size) return "nvmf_block_size";
+	if (a->has_uuid != b->has_uuid || memcmp(a->uuid, b->uuid, 16)) return "device.uuid";
+	if (a->has_nguid != b->has_nguid || memcmp(a->nguid, b->nguid, 16)) return "device.nguid";
+	if (a->has_eui64 != b->has_eui64 || memcmp(a->eui64, b->eui64, 8)) return "nvmf_eui64";
+	if (a->create != b->create) return "nvmf_create";
+	if (a->buffered != b->buffered) return "nvmf_buffered";
+	return NULL;
+}
+
+static const char *port_diff(const struct nvmf_port_config *a, const struct nvmf_port_config *b)
+{
+	if (strcmp(a->trtype, b->trtype)) return "addr.trtype";
+	if (a->adrfam != b->adrfam) return "addr.adrfam";
+	if (strcmp(a->traddr, b->traddr)) return "addr.traddr";
+	if (strcmp(a->trsvcid[0] ? a->trsvcid : "4420", b->trsvcid[0] ? b->trsvcid : "4420")) return "addr.trsvcid";
+	if (a->treq != b->treq) return "addr.treq";
+	if (a->inline_data_size != b->inline_data_size) return "param.inline_data_size";
+	if (a->max_queue_size != b->max_queue_size) return "param.max_queue_size";
+	return NULL;
+}
+
+static int refuse(const struct nvmf_tgt *tgt, const struct nvmf_config *next, char *err, size_t errlen)
+{
+	const char *what = target_diff(&tgt->cfg->target, &next->target);
+	if (what) {
+		snprintf(err, errlen, "%s differs from the running target's; it takes a restart", what);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < next->n_subsystems; i++) {
+		const struct nvmf_subsys_config *nc = &next->subsystems[i];
+		struct nvmf_subsys *s = nvmf_tgt_find_subsys((struct nvmf_tgt *)tgt, nc->nqn);
+		if (!s)
+			continue;
+		if ((what = attr_diff(s->cfg, nc))) {
+			snprintf(err, errlen, "subsystems[%zu] (%s): %s differs; a served subsystem keeps its "
+				 "identity (remove it and add it anew)", i, nc->nqn, what);
+			return -EINVAL;
+		}
+		for (size_t k = 0; k < nc->n_ns; k++) {
+			const struct nvmf_ns_config *old = find_ns(s->cfg, nc->ns[k].nsid);
+			if (old && (what = backing_diff(old, &nc->ns[k]))) {
+				snprintf(err, errlen, "subsystems[%zu].namespaces[%zu] (%s, nsid %u): %s differs; "
+					 "remove the namespace and add it anew", i, k, nc->nqn, nc->ns[k].nsid, what);
+				return -EINVAL;
+			}
+		}
+	}
+	for (size_t i = 0; i < next->n_ports; i++) {
+		struct nvmf_port *p = nvmf_tgt_find_port((struct nvmf_tgt *)tgt, next->ports[i].portid);
+		if (p && (what = port_diff(p->cfg, &next->ports[i]))) {
+			snprintf(err, errlen, "ports[%zu] (port %u): %s differs; remove the port and add it anew",
+				 i, next->ports[i].portid, what);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* ---- additions (undone on failure) ---- */
+
+static int grow_subsys(struct plan *pl, struct nvmf_subsys *s, const struct nvmf_subsys_config *nc,
+		       char *err, size_t errlen)
+{
+	struct nvmf_tgt *tgt = pl->tgt;
+	char why[768];
+	int rc;
+	/* New namespaces, all at once (nvmf_tgt_ns_add is all or none itself). */
+	size_t nnew = 0;
+	struct nvmf_ns_config *add = calloc(nc->n_ns + 1, sizeof(*add));
+	uint32_t *ids = calloc(nc->n_ns + 1, sizeof(*ids));
+	if (!add || !ids) {
+		free(add);
+		free(ids);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < nc->n_ns; k++)
+		if (!find_ns(s->cfg, nc->ns[k].nsid))
+			add[nnew++] = nc->ns[k];
+	rc = nnew ? nvmf_tgt_ns_add(tgt, s, add, nnew, ids, why, sizeof(why)) : 0;
+	for (size_t k = 0; !rc && k < nnew; k++) {
+		if ((rc = push(pl, (struct undo){ .kind = U_NS, .s = s, .nsid = ids[k] })))
+			nvmf_tgt_ns_remove(tgt, s, ids[k], why, sizeof(why));
+		else
+			note(pl, "subsystem %s: namespace %u added", s->cfg->nqn, ids[k]);
+	}
+	free(add);
+	free(ids);
+	if (rc) {
+		snprintf(err, errlen, "subsystem %s: %s", s->cfg->nqn, rc == -ENOMEM ? "out of memory" : why);
+		return rc;
+	}
+	/* Existing namespaces: size, then enable. */
+	for (size_t k = 0; k < nc->n_ns; k++) {
+		const struct nvmf_ns_config *want = &nc->ns[k];
+		struct nvmf_ns_config *have = (struct nvmf_ns_config *)find_ns(s->cfg, want->nsid);
+		struct nvmf_ns *ns = nvmf_subsys_ns(s, want->nsid);
+		if (!have)
+			continue;
+		if (ns && want->enable && want->size_bytes &&
+		    want->size_bytes != nvmf_ns_nlb(ns) << ns->lba_shift) {
+			uint64_t before = nvmf_ns_nlb(ns) << ns->lba_shift;
+			if ((rc = push(pl, (struct undo){ .kind = U_RESIZE, .s = s, .nsid = want->nsid,
+							   .bytes = before })))
+				return rc;
+			if ((rc = nvmf_tgt_ns_resize(tgt, s, want->nsid, want->size_bytes, why, sizeof(why)))) {
+				pl->n--;
+				snprintf(err, errlen, "%s", why);
+				return rc;
+			}
+			note(pl, "subsystem %s: namespace %u resized to %llu bytes", s->cfg->nqn, want->nsid,
+			     (unsigned long long)want->size_bytes);
+		} else if (!ns && want->size_bytes) {
+			have->size_bytes = want->size_bytes;   /* for when it is enabled */
+		}
+		if (want->enable && !ns) {
+			if ((rc = push(pl, (struct undo){ .kind = U_ENABLE, .s = s, .nsid = want->nsid })))
+				return rc;
+			if ((rc = nvmf_tgt_ns_enable(tgt, s, want->nsid, true, why, sizeof(why))) < 0) {
+				pl->n--;
+				snprintf(err, errlen, "%s", why);
+				return rc;
+			}
+			note(pl, "subsystem %s: namespace %u enabled", s->cfg->nqn, want->nsid);
+		}
+	}
+	/* Hosts allowed now, and allow_any_host turned on. */
+	for (size_t h = 0; h < nc->n_allowed_hosts; h++) {
+		bool known = false;
+		for (size_t j = 0; j < s->cfg->n_allowed_hosts && !known; j++)
+			known = !strcmp(s->cfg->allowed_hosts[j], nc->allowed_hosts[h]);
+		if (known)
+			continue;
+		if ((rc = push(pl, (struct undo){ .kind = U_HOST, .s = s, .host = nc->allowed_hosts[h] })))
+			return rc;
+		if ((rc = nvmf_tgt_host_add(tgt, s, nc->allowed_hosts[h], why, sizeof(why)))) {
+			pl->n--;
+			snprintf(err, errlen, "subsystem %s: %s", s->cfg->nqn, why);
+			return rc;
+		}
+		note(pl, "subsystem %s: host %s allowed", s->cfg->nqn, nc->allowed_hosts[h]);
+	}
+	if (nc->allow_any_host && !s->cfg->allow_any_host) {
+		unsigned dropped;
+		if ((rc = push(pl, (struct undo){ .kind = U_ANY_HOST, .s = s })))
+			return rc;
+		nvmf_tgt_allow_any_host(tgt, s, true, &dropped);
+		note(pl, "subsystem %s: allow_any_host on", s->cfg->nqn);
+	}
+	return 0;
+}
+
+static int additions(struct plan *pl, char *err, size_t errlen)
+{
+	struct nvmf_tgt *tgt = pl->tgt;
+	const struct nvmf_config *next = pl->next;
+	char why[768];
+	int rc;
+	for (size_t i = 0; i < next->n_subsystems; i++) {
+		const struct nvmf_subsys_config *nc = &next->subsystems[i];
+		struct nvmf_subsys *s = nvmf_tgt_find_subsys(tgt, nc->nqn);
+		if (s) {
+			if ((rc = grow_subsys(pl, s, nc, err, errlen)))
+				return rc;
+			continue;
+		}
+		if ((rc = nvmf_tgt_subsys_add(tgt, nc, why, sizeof(why)))) {
+			snprintf(err, errlen, "subsystems[%zu] (%s): %s", i, nc->nqn, why);
+			return rc;
+		}
+		s = nvmf_tgt_find_subsys(tgt, nc->nqn);
+		if ((rc = push(pl, (struct undo){ .kind = U_SUBSYS, .s = s }))) {
+			unsigned dropped;
+			nvmf_tgt_subsys_remove(tgt, s, &dropped, why, sizeof(why));
+			return rc;
+		}
+		note(pl, "subsystem %s added (%zu namespaces)", nc->nqn, nc->n_ns);
+	}
+	for (size_t i = 0; i < next->n_ports; i++) {
+		const struct nvmf_port_config *pc = &next->ports[i];
+		struct nvmf_port *p = nvmf_tgt_find_port(tgt, pc->portid);
+		if (!p) {
+			if ((rc = nvmf_tgt_port_add(tgt, pc, why, sizeof(why)))) {
+				snprintf(err, errlen, "ports[%zu] (port %u): %s", i, pc->portid, why);
+				return rc;
+			}
+			p = nvmf_tgt_find_port(tgt, pc->portid);
+			if ((rc = push(pl, (struct undo){ .kind = U_PORT, .p = p }))) {
+				unsigned dropped;
+				nvmf_tgt_port_remove(tgt, p, &dropped, why, sizeof(why));
+				return rc;
+			}
+			note(pl, "port %u added (listening on %s:%s)", pc->portid, pc->traddr,
+			     pc->trsvcid[0] ? pc->trsvcid : "4420");
+			continue;
+		}
+		for (size_t k = 0; k < pc->n_subsystems; k++) {
+			struct nvmf_subsys *s = nvmf_tgt_find_subsys(tgt, pc->subsystems[k]);
+			if (!s || nvmf_port_has_subsys(p, s))
+				continue;
+			if ((rc = push(pl, (struct undo){ .kind = U_LINK, .p = p, .s = s })))
+				return rc;
+			if ((rc = nvmf_tgt_port_link(tgt, p, s, why, sizeof(why)))) {
+				pl->n--;
+				snprintf(err, errlen, "ports[%zu] (port %u): %s", i, pc->portid, why);
+				return rc;
+			}
+			note(pl, "port %u exposes %s", pc->portid, s->cfg->nqn);
+		}
+	}
+	return 0;
+}
+
+/* ---- removals (cannot fail) ---- */
+
+static void removals(struct plan *pl)
+{
+	struct nvmf_tgt *tgt = pl->tgt;
+	const struct nvmf_config *next = pl->next;
+	char why[512];
+	unsigned dropped;
+	/* Ports first: what they no longer expose, then the ports the file dropped. */
+	for (size_t i = tgt->n_ports; i-- > 0;) {
+		struct nvmf_port *p = tgt->ports[i];
+		const struct nvmf_port_config *pc = next_port(next, p->cfg->portid);
+		if (!pc) {
+			unsigned portid = p->cfg->portid;
+			nvmf_tgt_port_remove(tgt, p, &dropped, why, sizeof(why));
+			note(pl, "port %u removed (%u controllers disconnected)", portid, dropped);
+			continue;
+		}
+		for (size_t k = p->n_subsys; k-- > 0;) {
+			struct nvmf_subsys *s = p->subsys[k];
+			bool keep = false;
+			for (size_t j = 0; j < pc->n_subsystems && !keep; j++)
+				keep = !strcmp(pc->subsystems[j], s->cfg->nqn);
+			if (keep)
+				continue;
+			nvmf_tgt_port_unlink(tgt, p, s, &dropped, why, sizeof(why));
+			note(pl, "port %u no longer exposes %s (%u controllers disconnected)",
+			     pc->portid, s->cfg->nqn, dropped);
+		}
+	}
+	for (size_t i = tgt->n_subsys; i-- > 0;) {
+		struct nvmf_subsys *s = tgt->subsys[i];
+		const struct nvmf_subsys_config *nc = next_subsys(next, s->cfg->nqn);
+		if (!nc) {
+			char nqn[NVMF_CFG_NQN_MAX];
+			snprintf(nqn, sizeof(nqn), "%s", s->cfg->nqn);
+			nvmf_tgt_subsys_remove(tgt, s, &dropped, why, sizeof(why));
+			note(pl, "subsystem %s removed (%u controllers disconnected)", nqn, dropped);
+			continue;
+		}
+		if (!nc->allow_any_host && s->cfg->allow_any_host) {
+			nvmf_tgt_allow_any_host(tgt, s, false, &dropped);
+			note(pl, "subsystem %s: allow_any_host off (%u controllers disconnected)", nc->nqn, dropped);
+		}
+		for (size_t h = s->cfg->n_allowed_hosts; h-- > 0;) {
+			const char *host = s->cfg->allowed_hosts[h];
+			bool keep = false;
+			for (size_t j = 0; j < nc->n_allowed_hosts && !keep; j++)
+				keep = !strcmp(nc->allowed_hosts[j], host);
+			if (keep)
+				continue;
+			char gone[NVMF_CFG_NQN_MAX];
+			snprintf(gone, sizeof(gone), "%s", host);
+			nvmf_tgt_host_remove(tgt, s, gone, &dropped, why, sizeof(why));
+			note(pl, "subsystem %s: host %s removed (%u controllers disconnected)", nc->nqn, gone, dropped);
+		}
+		for (size_t k = s->cfg->n_ns; k-- > 0;) {
+			uint32_t nsid = s->cfg->ns[k].nsid;
+			const struct nvmf_ns_config *want = find_ns(nc, nsid);
+			if (!want) {
+				nvmf_tgt_ns_remove(tgt, s, nsid, why, sizeof(why));
+				note(pl, "subsystem %s: namespace %u removed", nc->nqn, nsid);
+			} else if (!want->enable && s->cfg->ns[k].enable) {
+				nvmf_tgt_ns_enable(tgt, s, nsid, false, why, sizeof(why));
+				note(pl, "subsystem %s: namespace %u disabled", nc->nqn, nsid);
+			}
+		}
+	}
+}
+
+/* The informational hosts[] list: a copy prepared before anything changes. */
+static int copy_hosts(const struct nvmf_config *next, char ***out)
+{
+	*out = calloc(next->n_hosts + 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t i = 0; i < next->n_hosts; i++)
+		if (!((*out)[i] = strdup(next->hosts[i]))) {
+			while (i--)
+				free((*out)[i]);
+			free(*out);
+			return -ENOMEM;
+		}
+	return 0;
+}
+
+int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t *changes,
+		    char *err, size_t errlen)
+{
+	int rc = refuse(tgt, next, err, errlen);
+	if (rc)
+		return rc;
+	char **hosts;
+	if (copy_hosts(next, &hosts)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	struct plan pl = { .tgt = tgt, .next = next, .changes = changes,
+			   .first_change = json_array_size(changes) };
+	if ((rc = additions(&pl, err, errlen))) {
+		if (rc == -ENOMEM && !err[0])
+			snprintf(err, errlen, "out of memory");
+		rollback(&pl);
+		free(pl.u);
+		for (size_t i = 0; i < next->n_hosts; i++)
+			free(hosts[i]);
+		free(hosts);
+		return rc;
+	}
+	removals(&pl);
+	free(pl.u);
+	for (size_t i = 0; i < tgt->cfg->n_hosts; i++)
+		free(tgt->cfg->hosts[i]);
+	free(tgt->cfg->hosts);
+	tgt->cfg->hosts = hosts;
+	tgt->cfg->n_hosts = next->n_hosts;
+	for (size_t i = pl.first_change; i < json_array_size(changes); i++)
+		nvmf_log(tgt, NVMF_LOG_INFO, "reload: %s", json_string_value(json_array_get(changes, i)));
+	return 0;
+}

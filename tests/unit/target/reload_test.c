@@ -1,0 +1,238 @@
+/*
+ * Reloading the configuration (target/reload.c) into a target on the loop transport with
+ * a host connected: the difference is applied and nothing else moves; a step that fails
+ * leaves everything as it was; what cannot change live is refused by name.
+ *
+ * The running target is fx_setup's: FX_SUBNQN (host FX_HOSTNQN) with namespaces 1 (RAM,
+ * 512 B blocks) and 2 (RAM, 4 KiB blocks) on loop port 1.
+ */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "target/control.h"
+#include "target/namespace.h"
+#include "target/reload.h"
+#include "tests/unit/suites.h"
+#include "tests/unit/target/fixture.h"
+
+#define NEW_NQN "nqn.2026-12.io.nvmf-rdma:reloaded"
+
+static struct fx F;
+static struct nvmf_config Next;     /* what the "file" says */
+
+static struct nvmf_subsys *subsys(const char *nqn)
+{
+	return nvmf_tgt_find_subsys(&F.tgt, nqn);
+}
+
+static void setup(void)
+{
+	memset(&F, 0, sizeof(F));
+	CU_ASSERT_EQUAL_FATAL(fx_setup(&F), 0);
+	memset(&Next, 0, sizeof(Next));
+	Next.target = F.cfg.target;
+}
+
+/* The file as the running target's own config: the same subsystem and port. */
+static struct nvmf_subsys_config *same_as_running(void)
+{
+	struct nvmf_subsys_config *s = fx_cfg_subsys(&Next, FX_SUBNQN, FX_HOSTNQN, 4);
+	fx_cfg_ns(s, 1, NVMF_BACKEND_RAM, 1u << 20, 512);
+	fx_cfg_ns(s, 2, NVMF_BACKEND_RAM, 1u << 20, 4096);
+	fx_cfg_expose(fx_cfg_loop_port(&Next, 1, AF_INET, "0.0.0.0", "4420"), FX_SUBNQN);
+	return s;
+}
+
+static void teardown(void)
+{
+	nvmf_config_free(&Next);
+	fx_teardown(&F);
+}
+
+static const char *change(json_t *changes, size_t i)
+{
+	const char *c = json_string_value(json_array_get(changes, i));
+	return c ? c : "(none)";
+}
+
+static void same_file_changes_nothing(void)
+{
+	setup();
+	same_as_running();
+	json_t *changes = json_array();
+	char err[512] = "";
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	json_decref(changes);
+	teardown();
+}
+
+static void difference_is_applied_and_connected_hosts_stay(void)
+{
+	setup();
+	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
+	struct nvmf_tgt_ctrl *ctrl = fx_ctrl(&F);
+	struct nvmf_ns *ns1 = nvmf_subsys_ns(subsys(FX_SUBNQN), 1);
+	/* The file now: namespace 2 gone, 3 new, namespace 1 grown; a second host; a new
+	 * subsystem on the same port. */
+	struct nvmf_subsys_config *s = fx_cfg_subsys(&Next, FX_SUBNQN, FX_HOSTNQN, 4);
+	fx_cfg_ns(s, 1, NVMF_BACKEND_RAM, 2u << 20, 512);
+	fx_cfg_ns(s, 3, NVMF_BACKEND_NULL, 1u << 20, 512);
+	s->allowed_hosts = realloc(s->allowed_hosts, 2 * sizeof(char *));
+	s->allowed_hosts[s->n_allowed_hosts++] = strdup(FX_OTHER_HOSTNQN);
+	struct nvmf_subsys_config *n = fx_cfg_subsys(&Next, NEW_NQN, NULL, 4);
+	fx_cfg_ns(n, 1, NVMF_BACKEND_RAM, 1u << 20, 512);
+	struct nvmf_port_config *p = fx_cfg_loop_port(&Next, 1, AF_INET, "0.0.0.0", "4420");
+	fx_cfg_expose(p, FX_SUBNQN);
+	fx_cfg_expose(p, NEW_NQN);
+	json_t *changes = json_array();
+	char err[512] = "";
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	const char *want[] = {
+		"subsystem " FX_SUBNQN ": namespace 3 added",
+		"subsystem " FX_SUBNQN ": namespace 1 resized to 2097152 bytes",
+		"subsystem " FX_SUBNQN ": host " FX_OTHER_HOSTNQN " allowed",
+		"subsystem " NEW_NQN " added (1 namespaces)",
+		"port 1 exposes " NEW_NQN,
+		"subsystem " FX_SUBNQN ": namespace 2 removed",
+	};
+	CU_ASSERT_EQUAL(json_array_size(changes), sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (strcmp(change(changes, i), want[i]))
+			fprintf(stderr, "\n  change %zu: got '%s', want '%s'\n", i, change(changes, i), want[i]);
+		CU_ASSERT_STRING_EQUAL(change(changes, i), want[i]);
+	}
+	json_decref(changes);
+	/* Nothing else moved: the same controller, the same namespace 1 (grown). */
+	nvmf_loop_drive(&F.tgt);
+	CU_ASSERT_FALSE(fx_admin_deleted(&F));
+	CU_ASSERT_PTR_EQUAL(fx_ctrl(&F), ctrl);
+	CU_ASSERT_PTR_EQUAL(nvmf_subsys_ns(subsys(FX_SUBNQN), 1), ns1);
+	CU_ASSERT_EQUAL(nvmf_ns_nlb(ns1), (2u << 20) / 512);
+	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 2));
+	CU_ASSERT_PTR_NOT_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 3));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(subsys(NEW_NQN));
+	CU_ASSERT_TRUE(nvmf_port_has_subsys(F.tgt.ports[0], subsys(NEW_NQN)));
+	CU_ASSERT_TRUE(nvmf_subsys_host_allowed(subsys(FX_SUBNQN), FX_OTHER_HOSTNQN));
+	teardown();
+}
+
+static void failing_step_leaves_everything_as_it_was(void)
+{
+	setup();
+	struct nvmf_subsys_config *s = same_as_running();
+	fx_cfg_ns(s, 5, NVMF_BACKEND_RAM, 1u << 20, 512);                 /* would be added */
+	struct nvmf_subsys_config *n = fx_cfg_subsys(&Next, NEW_NQN, NULL, 4);
+	struct nvmf_ns_config *bad = fx_cfg_ns(n, 1, NVMF_BACKEND_FILE, 0, 512);
+	bad->path = strdup("/nonexistent/reload/ns.img");
+	json_t *changes = json_array();
+	json_array_append_new(changes, json_string("before"));
+	char err[512] = "";
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EIO);
+	CU_ASSERT_STRING_EQUAL(err, "subsystems[1] (" NEW_NQN "): namespaces[0] (subsystem " NEW_NQN
+			       ", namespace 1): /nonexistent/reload/ns.img: No such file or directory");
+	CU_ASSERT_EQUAL(json_array_size(changes), 1);            /* only what was there */
+	CU_ASSERT_PTR_NULL(subsys(NEW_NQN));
+	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 5));
+	CU_ASSERT_EQUAL(subsys(FX_SUBNQN)->cfg->n_ns, 2);
+	json_decref(changes);
+	teardown();
+}
+
+static void what_cannot_change_live_is_refused_by_name(void)
+{
+	char err[512];
+	json_t *changes = json_array();
+
+	setup();
+	same_as_running();
+	Next.target.threads = 4;
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "nvmf_target.threads differs from the running target's; it takes a restart");
+	teardown();
+
+	setup();
+	snprintf(same_as_running()->serial, 21, "OTHER");
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "subsystems[0] (" FX_SUBNQN "): attr.serial differs; a served subsystem "
+			       "keeps its identity (remove it and add it anew)");
+	teardown();
+
+	setup();
+	same_as_running()->ns[1].block_size = 512;
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "subsystems[0].namespaces[1] (" FX_SUBNQN ", nsid 2): nvmf_block_size "
+			       "differs; remove the namespace and add it anew");
+	teardown();
+
+	setup();
+	same_as_running();
+	snprintf(Next.ports[0].trsvcid, sizeof(Next.ports[0].trsvcid), "4421");
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "ports[0] (port 1): addr.trsvcid differs; remove the port and add it anew");
+	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	teardown();
+	json_decref(changes);
+}
+
+static void removed_host_and_port_disconnect_on_reload(void)
+{
+	setup();
+	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
+	struct nvmf_subsys_config *s = fx_cfg_subsys(&Next, FX_SUBNQN, "nqn.h:only-this-one", 4);
+	fx_cfg_ns(s, 1, NVMF_BACKEND_RAM, 1u << 20, 512);
+	fx_cfg_ns(s, 2, NVMF_BACKEND_RAM, 1u << 20, 4096);
+	json_t *changes = json_array();
+	char err[512] = "";
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(change(changes, 0), "subsystem " FX_SUBNQN ": host nqn.h:only-this-one allowed");
+	CU_ASSERT_STRING_EQUAL(change(changes, 1), "port 1 removed (1 controllers disconnected)");
+	CU_ASSERT_STRING_EQUAL(change(changes, 2), "subsystem " FX_SUBNQN ": host " FX_HOSTNQN
+			       " removed (0 controllers disconnected)");
+	nvmf_loop_drive(&F.tgt);
+	CU_ASSERT_TRUE(fx_admin_deleted(&F));
+	CU_ASSERT_EQUAL(F.tgt.n_ports, 0);
+	json_decref(changes);
+	teardown();
+}
+
+static void config_reload_method_names_the_file_problem(void)
+{
+	setup();
+	struct nvmf_ctl ctl;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.tgt = &F.tgt;
+	char req[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"config_reload\"}";
+	char *text = nvmf_rpc_handle(nvmf_ctl_methods, &ctl, req, strlen(req));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_STRING_EQUAL(text, "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32003,\"message\":"
+			       "\"the target was not started from a file (nothing was changed)\"}}");
+	free(text);
+	char path[] = "/tmp/nvmf-reload-XXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, "{\"ports\": 7}", 12), 12);
+	close(fd);
+	ctl.config_path = path;
+	text = nvmf_rpc_handle(nvmf_ctl_methods, &ctl, req, strlen(req));
+	char want[256];
+	snprintf(want, sizeof(want), "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":"
+		 "\"%s: ports: expected an array, got 7 (nothing was changed)\"}}", path);
+	CU_ASSERT_STRING_EQUAL(text, want);
+	free(text);
+	unlink(path);
+	teardown();
+}
+
+const struct unit_test reload_tests[] = {
+	{"same_file_changes_nothing", same_file_changes_nothing},
+	{"difference_is_applied_and_connected_hosts_stay", difference_is_applied_and_connected_hosts_stay},
+	{"failing_step_leaves_everything_as_it_was", failing_step_leaves_everything_as_it_was},
+	{"what_cannot_change_live_is_refused_by_name", what_cannot_change_live_is_refused_by_name},
+	{"removed_host_and_port_disconnect_on_reload", removed_host_and_port_disconnect_on_reload},
+	{"config_reload_method_names_the_file_problem", config_reload_method_names_the_file_problem},
+	{NULL, NULL},
+};
