@@ -29,8 +29,19 @@ static const struct opt_spec {
 	{ "nguid", 0, TCTL_OPT_NGUID, true },  { "size", 0, TCTL_OPT_SIZE, true },
 	{ "create", 0, TCTL_OPT_CREATE, false }, { "buffered", 0, TCTL_OPT_BUFFERED, false },
 	{ "disabled", 0, TCTL_OPT_DISABLED, false },
+	{ "allow-any-host", 0, TCTL_OPT_ALLOW_ANY_HOST, false }, { "host", 0, TCTL_OPT_HOST, true },
+	{ "serial", 0, TCTL_OPT_SERIAL, true }, { "model", 0, TCTL_OPT_MODEL, true },
+	{ "qid-max", 0, TCTL_OPT_QID_MAX, true }, { "from", 0, TCTL_OPT_FROM, true },
+	{ "traddr", 0, TCTL_OPT_TRADDR, true }, { "trsvcid", 0, TCTL_OPT_TRSVCID, true },
+	{ "adrfam", 0, TCTL_OPT_ADRFAM, true }, { "trtype", 0, TCTL_OPT_TRTYPE, true },
+	{ "inline-data-size", 0, TCTL_OPT_INLINE_DATA_SIZE, true },
+	{ "max-queue-size", 0, TCTL_OPT_MAX_QUEUE_SIZE, true },
+	{ "subsystem", 0, TCTL_OPT_SUBSYSTEM, true },
 };
 #define NSPECS (sizeof(specs) / sizeof(specs[0]))
+
+/* Options that may be given more than once, each value kept (a list of NQNs). */
+#define REPEATABLE (1u << TCTL_OPT_HOST | 1u << TCTL_OPT_SUBSYSTEM)
 
 /* Words beyond the command's: kept to name the first unexpected one. */
 #define MAX_WORDS (3 + TCTL_MAX_ARGS)
@@ -42,6 +53,9 @@ struct split {
 	const char *extra;        /* the first word past MAX_WORDS */
 	const char *val[G_COUNT]; /* option values (flags: "") */
 	const char *name[G_COUNT];/* each option's long name, for messages */
+	const char *rep[TCTL_MAX_REPEAT];  /* the values of repeatable options, in order */
+	int rep_opt[TCTL_MAX_REPEAT];      /* the option each belongs to */
+	unsigned nrep;
 	char first_err[256];      /* the first problem found ("" none): reported unless --help */
 };
 
@@ -156,7 +170,17 @@ static void split_option(struct split *sp, int argc, char **argv, int *i)
 		note(sp, "option '--%s' takes no value", o->name);
 		return;
 	}
-	if (o->value && sp->val[o->id]) {
+	bool repeatable = o->id < TCTL_OPT_COUNT && (REPEATABLE & (1u << o->id));
+	if (repeatable) {
+		if (sp->nrep == TCTL_MAX_REPEAT) {
+			note(sp, "option '--%s': more than %d values", o->name, TCTL_MAX_REPEAT);
+			return;
+		}
+		sp->rep[sp->nrep] = val;
+		sp->rep_opt[sp->nrep++] = o->id;
+		if (sp->val[o->id])   /* opt[] keeps the first */
+			return;
+	} else if (o->value && sp->val[o->id]) {
 		note(sp, "option '--%s' given twice", o->name);
 		return;
 	}
@@ -203,19 +227,14 @@ static int globals(const struct split *sp, struct tctl_request *req, char *msg, 
 	return 0;
 }
 
-static void command_name(const struct tctl_command *c, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s%s", c->group, c->verb ? " " : "", c->verb ? c->verb : "");
-}
-
 /* The command's own arguments: options allowed, the positional count, then its builder. */
 static int command_args(const struct split *sp, unsigned first, struct tctl_request *req,
 			char *err, size_t errlen)
 {
 	const struct tctl_command *c = req->cmd;
 	char name[64], msg[384];
-	command_name(c, name, sizeof(name));
-	struct tctl_args a = { .npos = 0 };
+	tctl_command_name(c, name, sizeof(name));
+	struct tctl_args a = { .rep = sp->rep, .rep_opt = sp->rep_opt, .nrep = sp->nrep };
 	for (int i = 0; i < TCTL_OPT_COUNT; i++) {
 		if (sp->val[i] && !(c->opts & (1u << i))) {
 			snprintf(err, errlen, "%s: unknown option '--%s'", name, sp->name[i]);
@@ -239,7 +258,10 @@ static int command_args(const struct split *sp, unsigned first, struct tctl_requ
 	}
 	for (unsigned i = 0; i < given; i++)
 		a.pos[a.npos++] = sp->word[first + i];
-	req->method = c->method ? c->method : a.pos[0];
+	if (!c->method)   /* call: the first argument */
+		req->method = a.pos[0];
+	else
+		req->method = c->method_arg && a.npos ? c->method_arg : c->method;
 	if (!(req->params = json_object())) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		return TCTL_USAGE;
@@ -302,7 +324,7 @@ int tctl_parse(int argc, char **argv, struct tctl_request *req, char *err, size_
 		return TCTL_OK;
 	if (sp.first_err[0]) {
 		char name[64];
-		command_name(c, name, sizeof(name));
+		tctl_command_name(c, name, sizeof(name));
 		snprintf(err, errlen, "%s: %s", name, sp.first_err);
 		return TCTL_USAGE;
 	}

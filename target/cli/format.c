@@ -210,6 +210,49 @@ static void nsids(FILE *f, json_t *arr)
 		fputc('?', f);
 }
 
+/* "; 2 controllers disconnected" after a change that tore some down; nothing for none. */
+static void dropped(FILE *f, long long n)
+{
+	if (n)
+		fprintf(f, "; %lld controller%s disconnected", n, plural(n));
+}
+
+/* port add: "rdma 192.168.100.1:4420", "rdma [fe80::1]:4420" from the request's addr. */
+static void port_address(FILE *f, json_t *addr)
+{
+	const char *traddr = str(addr, "traddr");
+	bool v6 = strchr(traddr, ':') != NULL;
+	fprintf(f, "%s %s%s%s:%s", str(addr, "trtype"), v6 ? "[" : "", traddr, v6 ? "]" : "",
+		str(addr, "trsvcid"));
+}
+
+/* config reload: each change the target made on its own line, or that there was none. */
+static int reloaded(FILE *f, json_t *r)
+{
+	json_t *changes = json_object_get(r, "changes"), *c;
+	size_t i;
+	json_array_foreach(changes, i, c) {
+		const char *t = json_string_value(c);
+		fprintf(f, "%s\n", t ? t : "-");
+	}
+	if (!json_array_size(changes))
+		fputs("no changes\n", f);
+	return ferror(f) ? TCTL_ERR : TCTL_OK;
+}
+
+/* log-level: the level; after a change also the one before. */
+static int log_level(FILE *f, const struct tctl_request *req, json_t *r)
+{
+	const char *level = str(r, "level"), *prev = str(r, "previous");
+	if (!json_object_get(req->params, "level"))
+		fprintf(f, "%s\n", level);
+	else if (!strcmp(level, prev))
+		fprintf(f, "log level %s (unchanged)\n", level);
+	else
+		fprintf(f, "log level %s (was %s)\n", level, prev);
+	return ferror(f) ? TCTL_ERR : TCTL_OK;
+}
+
 /* One line for a change. */
 static int changed(FILE *f, const struct tctl_request *req, json_t *r)
 {
@@ -219,7 +262,45 @@ static int changed(FILE *f, const struct tctl_request *req, json_t *r)
 	long long disc = num(r, "disconnected");
 	bool ch = json_is_true(json_object_get(r, "changed"));
 	char size[32];
+	json_t *port = json_object_get(p, "port"), *sub = json_object_get(p, "subsystem");
+	long long portid = json_object_get(r, "portid") ? num(r, "portid") :
+			   port ? num(port, "portid") : num(p, "portid");
 	switch (req->cmd->out) {
+	case TCTL_OUT_SUBSYSTEM_ADD:   /* with --from the NQN is in the file: the target's */
+		fprintf(f, "subsystem %s added\n", json_object_get(r, "nqn") ? str(r, "nqn") :
+			str(sub, "nqn"));
+		break;
+	case TCTL_OUT_SUBSYSTEM_REMOVE:
+		fprintf(f, "subsystem %s removed", nqn);
+		dropped(f, disc);
+		fputc('\n', f);
+		break;
+	case TCTL_OUT_PORT_ADD:
+		fprintf(f, "port %lld added (", portid);
+		port_address(f, json_object_get(port, "addr"));
+		fputs(")\n", f);
+		break;
+	case TCTL_OUT_PORT_REMOVE:
+		fprintf(f, "port %lld removed", portid);
+		dropped(f, disc);
+		fputc('\n', f);
+		break;
+	case TCTL_OUT_PORT_LINK:
+		fprintf(f, "port %lld exposes %s\n", portid, nqn);
+		break;
+	case TCTL_OUT_PORT_UNLINK:
+		fprintf(f, "port %lld no longer exposes %s", portid, nqn);
+		dropped(f, disc);
+		fputc('\n', f);
+		break;
+	case TCTL_OUT_CONFIG_SAVE:
+		fprintf(f, "running configuration saved to %s\n", json_object_get(r, "path") ?
+			str(r, "path") : str(p, "path"));
+		break;
+	case TCTL_OUT_CONFIG_RELOAD:
+		return reloaded(f, r);
+	case TCTL_OUT_LOG_LEVEL:
+		return log_level(f, req, r);
 	case TCTL_OUT_DISCONNECT:
 		fprintf(f, "controller %lld of %s disconnected\n", num(p, "cntlid"), nqn);
 		break;
@@ -247,16 +328,14 @@ static int changed(FILE *f, const struct tctl_request *req, json_t *r)
 		break;
 	case TCTL_OUT_HOST_REMOVE:
 		fprintf(f, "host %s removed from %s", str(p, "host"), nqn);
-		if (disc)
-			fprintf(f, "; %lld controller%s disconnected", disc, plural(disc));
+		dropped(f, disc);
 		fputc('\n', f);
 		break;
 	case TCTL_OUT_ALLOW_ANY_HOST:
 		fprintf(f, "%s: %s%s", nqn, json_is_true(json_object_get(p, "allow")) ?
 			"any host may connect" : "only the listed hosts may connect",
 			ch ? "" : " (unchanged)");
-		if (disc)
-			fprintf(f, "; %lld controller%s disconnected", disc, plural(disc));
+		dropped(f, disc);
 		fputc('\n', f);
 		break;
 	default:
@@ -267,7 +346,8 @@ static int changed(FILE *f, const struct tctl_request *req, json_t *r)
 
 int tctl_format(FILE *f, const struct tctl_request *req, json_t *result)
 {
-	if (req->json || req->cmd->out == TCTL_OUT_RAW)
+	/* config show is a config file whatever the options: redirected, it loads. */
+	if (req->json || req->cmd->out == TCTL_OUT_RAW || req->cmd->out == TCTL_OUT_CONFIG)
 		return tctl_print_json(f, result ? result : json_null());
 	switch (req->cmd->out) {
 	case TCTL_OUT_VERSION:

@@ -6,6 +6,7 @@
  * typo is a usage error naming the argument; everything that needs the target's state
  * is the target's to refuse.
  */
+#include <arpa/inet.h>
 #include <string.h>
 
 #include "nvme/identify.h"
@@ -14,6 +15,9 @@
 #define NQN_MAX   223                /* NVMe Base 4.5 section 4.7: NQNs are at most 223 bytes */
 #define NSID_MAX  0xfffffffeull      /* 0 and ffffffffh are not namespace IDs */
 #define CNTLID_MAX 0xffefull         /* fff0h and above are reserved */
+#define PORTID_MAX 0xffffull         /* a 16-bit field of the Discovery Log Page entry */
+#define SERIAL_MAX 20                /* Identify Controller SN and MN: ASCII, 20 and 40 bytes */
+#define MODEL_MAX  40
 #define OPT(o)    (1u << TCTL_OPT_##o)
 
 /* json_object_set_new that reports failure (no memory, or NULL from a bad string). */
@@ -26,12 +30,76 @@ static int put(json_t *o, const char *key, json_t *v, char *msg, size_t len)
 	return 0;
 }
 
-/* An NQN argument @s named @what (NQN, HOSTNQN, --nqn) into @key. */
-static int put_nqn(json_t *o, const char *key, const char *what, const char *s, char *msg,
-		   size_t len)
+/* An NQN argument @s named @what (NQN, HOSTNQN, --nqn): 0, or -1 with @msg. */
+static int check_nqn(const char *what, const char *s, char *msg, size_t len)
 {
 	if (!*s || strlen(s) > NQN_MAX) {
 		snprintf(msg, len, "%s '%s' must be 1 to %d bytes", what, s, NQN_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* An NQN argument @s named @what into @key. */
+static int put_nqn(json_t *o, const char *key, const char *what, const char *s, char *msg,
+		   size_t len)
+{
+	return check_nqn(what, s, msg, len) ? -1 : put(o, key, json_string(s), msg, len);
+}
+
+/* A new empty object (or array, @array) as @key of @o: borrowed (@o owns it), NULL with
+ * @msg when out of memory. */
+static json_t *put_new(json_t *o, const char *key, bool array, char *msg, size_t len)
+{
+	json_t *v = array ? json_array() : json_object();
+	return v && !put(o, key, v, msg, len) ? v : NULL;
+}
+
+/* Every value of the repeatable option @opt (named @what), in order, as NQNs into the
+ * array @arr; one given twice is refused here, as the target would. */
+static int put_nqn_list(json_t *arr, const struct tctl_args *a, enum tctl_opt opt,
+			const char *what, char *msg, size_t len)
+{
+	for (unsigned i = 0; i < a->nrep; i++) {
+		if (a->rep_opt[i] != (int)opt)
+			continue;
+		if (check_nqn(what, a->rep[i], msg, len))
+			return -1;
+		for (unsigned k = 0; k < i; k++)
+			if (a->rep_opt[k] == (int)opt && !strcmp(a->rep[k], a->rep[i])) {
+				snprintf(msg, len, "%s '%s' given twice", what, a->rep[i]);
+				return -1;
+			}
+		if (json_array_append_new(arr, json_string(a->rep[i]))) {
+			snprintf(msg, len, "%s: out of memory or not valid UTF-8", what);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A number in [@min, @max] as the decimal string nvmetcli's attr and param values are. */
+static int put_uint_text(json_t *o, const char *key, const char *what, const char *s,
+			 uint64_t min, uint64_t max, char *msg, size_t len)
+{
+	uint64_t v;
+	char text[24];
+	if (tctl_parse_uint(s, what, min, max, &v, msg, len))
+		return -1;
+	snprintf(text, sizeof(text), "%llu", (unsigned long long)v);
+	return put(o, key, json_string(text), msg, len);
+}
+
+/* 1 to @max printable ASCII characters (an Identify string field). */
+static int put_ascii(json_t *o, const char *key, const char *what, const char *s, size_t max,
+		     char *msg, size_t len)
+{
+	bool ok = *s && strlen(s) <= max;
+	for (const char *c = s; ok && *c; c++)
+		ok = *c >= 0x20 && *c <= 0x7e;
+	if (!ok) {
+		snprintf(msg, len, "%s '%s' must be 1 to %zu printable ASCII characters", what, s,
+			 max);
 		return -1;
 	}
 	return put(o, key, json_string(s), msg, len);
@@ -270,6 +338,222 @@ out:
 	return rc;
 }
 
+/* NQN alone (subsystem remove). */
+static int b_nqn(const struct tctl_command *c, const struct tctl_args *a, json_t *p, char *msg,
+		 size_t len)
+{
+	(void)c;
+	return put_nqn(p, "nqn", "NQN", a->pos[0], msg, len);
+}
+
+/* The options a subsystem is built from on the command line; --from FILE replaces them. */
+static const struct {
+	enum tctl_opt opt;
+	const char *name;
+} subsys_opts[] = {
+	{ TCTL_OPT_ALLOW_ANY_HOST, "--allow-any-host" }, { TCTL_OPT_HOST, "--host" },
+	{ TCTL_OPT_SERIAL, "--serial" }, { TCTL_OPT_MODEL, "--model" },
+	{ TCTL_OPT_QID_MAX, "--qid-max" },
+};
+
+/* subsystem add --from FILE: only the file name for now (tctl_load_subsystem_file reads
+ * it, so that parsing does no I/O). */
+static int subsystem_from(const struct tctl_args *a, json_t *p, char *msg, size_t len)
+{
+	const char *from = a->opt[TCTL_OPT_FROM], *other = a->npos ? "NQN" : NULL;
+	for (size_t i = 0; !other && i < sizeof(subsys_opts) / sizeof(subsys_opts[0]); i++)
+		if (a->opt[subsys_opts[i].opt])
+			other = subsys_opts[i].name;
+	if (other) {   /* merging the two would leave it unclear which one wins */
+		snprintf(msg, len, "--from and %s exclude each other (FILE holds the whole "
+			 "subsystem)", other);
+		return -1;
+	}
+	if (!*from) {
+		snprintf(msg, len, "--from is empty");
+		return -1;
+	}
+	return put(p, "subsystem", json_string(from), msg, len);
+}
+
+/* A config file's subsystem object (nvmetcli layout: attr values are strings), with no
+ * namespaces: those come with namespace add once it exists. */
+static int b_subsystem_add(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
+			   char *msg, size_t len)
+{
+	(void)c;
+	const char *serial = a->opt[TCTL_OPT_SERIAL], *model = a->opt[TCTL_OPT_MODEL];
+	const char *qid_max = a->opt[TCTL_OPT_QID_MAX];
+	bool any = a->opt[TCTL_OPT_ALLOW_ANY_HOST] != NULL;
+	if (a->opt[TCTL_OPT_FROM])
+		return subsystem_from(a, p, msg, len);
+	if (!a->npos) {
+		snprintf(msg, len, "missing NQN or --from FILE");
+		return -1;
+	}
+	if (any && a->opt[TCTL_OPT_HOST]) {   /* the target refuses the pair */
+		snprintf(msg, len, "--allow-any-host and --host exclude each other (a subsystem any "
+			 "host may connect to lists no hosts)");
+		return -1;
+	}
+	json_t *sub = put_new(p, "subsystem", false, msg, len);
+	if (!sub || put_nqn(sub, "nqn", "NQN", a->pos[0], msg, len))
+		return -1;
+	json_t *attr = put_new(sub, "attr", false, msg, len);
+	if (!attr || put(attr, "allow_any_host", json_string(any ? "1" : "0"), msg, len) ||
+	    (serial && put_ascii(attr, "serial", "--serial", serial, SERIAL_MAX, msg, len)) ||
+	    (model && put_ascii(attr, "model", "--model", model, MODEL_MAX, msg, len)) ||
+	    (qid_max && put_uint_text(attr, "qid_max", "--qid-max", qid_max, 1, 128, msg, len)))
+		return -1;
+	json_t *hosts = put_new(sub, "allowed_hosts", true, msg, len);
+	if (!hosts || put_nqn_list(hosts, a, TCTL_OPT_HOST, "--host", msg, len))
+		return -1;
+	return put_new(sub, "namespaces", true, msg, len) ? 0 : -1;
+}
+
+/* What the target serves rdma on: an IPv4 or IPv6 address, of --adrfam's family if given
+ * (without it the target infers the family from the address). */
+static int check_traddr(const char *traddr, const char *adrfam, char *msg, size_t len)
+{
+	unsigned char bin[16];
+	bool v4 = inet_pton(AF_INET, traddr, bin) == 1;
+	bool v6 = !v4 && inet_pton(AF_INET6, traddr, bin) == 1;
+	if (!v4 && !v6) {
+		snprintf(msg, len, "--traddr '%s' is not an IPv4 or IPv6 address", traddr);
+		return -1;
+	}
+	if (adrfam && v4 != !strcmp(adrfam, "ipv4")) {
+		snprintf(msg, len, "--traddr '%s' is an %s address but --adrfam is %s", traddr,
+			 v4 ? "IPv4" : "IPv6", adrfam);
+		return -1;
+	}
+	return 0;
+}
+
+/* --inline-data-size: bytes (suffixes allowed), at most the 16 KiB the target supports. */
+static int put_inline(json_t *param, const char *s, char *msg, size_t len)
+{
+	uint64_t v;
+	char text[24];
+	if (tctl_parse_size(s, "--inline-data-size", &v, msg, len))
+		return -1;
+	if (v > 16384) {
+		snprintf(msg, len, "--inline-data-size %s is out of range (0 to 16384)", s);
+		return -1;
+	}
+	snprintf(text, sizeof(text), "%llu", (unsigned long long)v);
+	return put(param, "inline_data_size", json_string(text), msg, len);
+}
+
+/* A config file's port object (nvmetcli layout: addr and param values are strings). */
+static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
+		      char *msg, size_t len)
+{
+	(void)c;
+	const char *traddr = a->opt[TCTL_OPT_TRADDR], *adrfam = a->opt[TCTL_OPT_ADRFAM];
+	const char *trtype = a->opt[TCTL_OPT_TRTYPE] ? a->opt[TCTL_OPT_TRTYPE] : "rdma";
+	const char *svc = a->opt[TCTL_OPT_TRSVCID] ? a->opt[TCTL_OPT_TRSVCID] : "4420";
+	const char *inl = a->opt[TCTL_OPT_INLINE_DATA_SIZE], *mqs = a->opt[TCTL_OPT_MAX_QUEUE_SIZE];
+	json_t *port = put_new(p, "port", false, msg, len);
+	if (!port || put_uint(port, "portid", "PORTID", a->pos[0], 0, PORTID_MAX, msg, len))
+		return -1;
+	if (!traddr) {
+		snprintf(msg, len, "missing --traddr ADDR (the address to listen on)");
+		return -1;
+	}
+	if (strcmp(trtype, "rdma")) {
+		snprintf(msg, len, "--trtype '%s' is not supported (the target serves rdma)", trtype);
+		return -1;
+	}
+	if (adrfam && strcmp(adrfam, "ipv4") && strcmp(adrfam, "ipv6")) {
+		snprintf(msg, len, "--adrfam '%s' is not ipv4 or ipv6", adrfam);
+		return -1;
+	}
+	if (check_traddr(traddr, adrfam, msg, len))
+		return -1;
+	json_t *addr = put_new(port, "addr", false, msg, len);
+	if (!addr || put(addr, "trtype", json_string(trtype), msg, len) ||
+	    (adrfam && put(addr, "adrfam", json_string(adrfam), msg, len)) ||
+	    put(addr, "traddr", json_string(traddr), msg, len) ||
+	    put_uint_text(addr, "trsvcid", "--trsvcid", svc, 1, 65535, msg, len))
+		return -1;
+	if (inl || mqs) {
+		json_t *param = put_new(port, "param", false, msg, len);
+		if (!param || (inl && put_inline(param, inl, msg, len)) ||
+		    (mqs && put_uint_text(param, "max_queue_size", "--max-queue-size", mqs, 16, 1024,
+					  msg, len)))
+			return -1;
+	}
+	json_t *subs = put_new(port, "subsystems", true, msg, len);
+	return subs ? put_nqn_list(subs, a, TCTL_OPT_SUBSYSTEM, "--subsystem", msg, len) : -1;
+}
+
+/* PORTID, and for link/unlink NQN. */
+static int b_port(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
+		  char *msg, size_t len)
+{
+	if (put_uint(p, "portid", "PORTID", a->pos[0], 0, PORTID_MAX, msg, len))
+		return -1;
+	return c->nreq > 1 ? put_nqn(p, "nqn", "NQN", a->pos[1], msg, len) : 0;
+}
+
+/* [PATH]: kept as typed here; tctl_load_save_path makes a relative one absolute. */
+static int b_config_save(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
+			 char *msg, size_t len)
+{
+	(void)c;
+	if (!a->npos)
+		return 0;
+	const char *path = a->pos[0], *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	if (!*path) {
+		snprintf(msg, len, "PATH is empty");
+		return -1;
+	}
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+		snprintf(msg, len, "PATH '%s' names a directory, not a file", path);
+		return -1;
+	}
+	return put(p, "path", json_string(path), msg, len);
+}
+
+static int b_log_level(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
+		       char *msg, size_t len)
+{
+	(void)c;
+	static const char *const levels[] = { "error", "warning", "info", "debug", NULL };
+	if (!a->npos)
+		return 0;
+	for (unsigned i = 0; levels[i]; i++)
+		if (!strcmp(a->pos[0], levels[i]))
+			return put(p, "level", json_string(levels[i]), msg, len);
+	snprintf(msg, len, "LEVEL '%s' is not error, warning, info or debug", a->pos[0]);
+	return -1;
+}
+
+#define SUBSYSTEM_ADD_HELP \
+	"  --allow-any-host     let any host connect (default: only the --host ones)\n" \
+	"  --host HOSTNQN       allow this host to connect; repeat for more\n" \
+	"  --serial S           the serial number, 1 to 20 ASCII characters (default: from\n" \
+	"                       the NQN)\n" \
+	"  --model M            the model number, 1 to 40 ASCII characters (default nvmf-rdma)\n" \
+	"  --qid-max N          I/O queues per controller, 1 to 128 (default 128)\n" \
+	"  --from FILE          the whole subsystem from FILE: one JSON object as in the config\n" \
+	"                       file's \"subsystems\" (namespaces too); no NQN or other options\n" \
+	"The subsystem starts with no namespaces (add them with namespace add) and on no port\n" \
+	"(port link PORTID NQN).\n"
+
+#define PORT_ADD_HELP \
+	"  --traddr ADDR        the IPv4 or IPv6 address to listen on (required)\n" \
+	"  --trsvcid SVC        the port number (default 4420)\n" \
+	"  --adrfam ipv4|ipv6   the address family (default: that of ADDR)\n" \
+	"  --trtype rdma        the transport (default rdma, the only one served)\n" \
+	"  --inline-data-size BYTES\n" \
+	"                       in-capsule data per command, 0 to 16384 (default 8192)\n" \
+	"  --max-queue-size N   queue entries a host may ask for, 16 to 1024 (default 128)\n" \
+	"  --subsystem NQN      expose this subsystem on the port; repeat for more\n" \
+	"PORTID is 0 to 65535.\n"
+
 #define NS_ADD_HELP \
 	"  --path PATH          a file, block device or NVMe drive (/dev/nvme0n1)\n" \
 	"  --ram SIZE           a RAM namespace of SIZE bytes (lost when the target stops)\n" \
@@ -287,57 +571,91 @@ out:
 
 const struct tctl_command tctl_commands[] = {
 	{ "version", NULL, "version", "", "the target's program name and version", NULL,
-	  { NULL }, 0, 0, NULL, TCTL_OUT_VERSION },
+	  { NULL }, 0, 0, NULL, TCTL_OUT_VERSION, NULL, NULL },
 	{ "subsystem", "list", "subsystem_list", "[NQN]",
 	  "subsystems; with NQN one subsystem, its namespaces and hosts", NULL,
-	  { "NQN", NULL }, 0, 0, b_subsystem_list, TCTL_OUT_SUBSYSTEMS },
+	  { "NQN", NULL }, 0, 0, b_subsystem_list, TCTL_OUT_SUBSYSTEMS, NULL, NULL },
+	{ "subsystem", "add", "subsystem_add", "(NQN [OPTIONS] | --from FILE)",
+	  "serve a new subsystem", SUBSYSTEM_ADD_HELP, { "NQN", NULL }, 0,
+	  OPT(ALLOW_ANY_HOST) | OPT(HOST) | OPT(SERIAL) | OPT(MODEL) | OPT(QID_MAX) | OPT(FROM),
+	  b_subsystem_add, TCTL_OUT_SUBSYSTEM_ADD, tctl_load_subsystem_file, NULL },
+	{ "subsystem", "remove", "subsystem_remove", "NQN",
+	  "stop serving a subsystem (its controllers are disconnected)", NULL,
+	  { "NQN", NULL }, 1, 0, b_nqn, TCTL_OUT_SUBSYSTEM_REMOVE, NULL, NULL },
 	{ "subsystem", "allow-any-host", "subsystem_allow_any_host", "NQN on|off",
 	  "let any host connect, or only the listed hosts", "off disconnects the controllers of "
 	  "hosts that are not listed.\n",
-	  { "NQN", "on|off", NULL }, 2, 0, b_allow_any_host, TCTL_OUT_ALLOW_ANY_HOST },
+	  { "NQN", "on|off", NULL }, 2, 0, b_allow_any_host, TCTL_OUT_ALLOW_ANY_HOST, NULL, NULL },
 	{ "port", "list", "port_list", "", "ports and the subsystems they serve", NULL,
-	  { NULL }, 0, 0, NULL, TCTL_OUT_PORTS },
+	  { NULL }, 0, 0, NULL, TCTL_OUT_PORTS, NULL, NULL },
+	{ "port", "add", "port_add", "PORTID --traddr ADDR [OPTIONS]",
+	  "listen on a new port", PORT_ADD_HELP, { "PORTID", NULL }, 1,
+	  OPT(TRADDR) | OPT(TRSVCID) | OPT(ADRFAM) | OPT(TRTYPE) | OPT(INLINE_DATA_SIZE) |
+	  OPT(MAX_QUEUE_SIZE) | OPT(SUBSYSTEM), b_port_add, TCTL_OUT_PORT_ADD, NULL, NULL },
+	{ "port", "remove", "port_remove", "PORTID",
+	  "stop listening on a port (its controllers are disconnected)", NULL,
+	  { "PORTID", NULL }, 1, 0, b_port, TCTL_OUT_PORT_REMOVE, NULL, NULL },
+	{ "port", "link", "port_link", "PORTID NQN", "expose a subsystem on a port", NULL,
+	  { "PORTID", "NQN", NULL }, 2, 0, b_port, TCTL_OUT_PORT_LINK, NULL, NULL },
+	{ "port", "unlink", "port_unlink", "PORTID NQN",
+	  "stop exposing a subsystem on a port",
+	  "The subsystem's controllers connected through the port are disconnected.\n",
+	  { "PORTID", "NQN", NULL }, 2, 0, b_port, TCTL_OUT_PORT_UNLINK, NULL, NULL },
 	{ "controller", "list", "controller_list", "[--nqn NQN]",
 	  "connected controllers (hosts)", "  --nqn NQN            only the controllers of NQN\n",
-	  { NULL }, 0, OPT(NQN), b_controller_list, TCTL_OUT_CONTROLLERS },
+	  { NULL }, 0, OPT(NQN), b_controller_list, TCTL_OUT_CONTROLLERS, NULL, NULL },
 	{ "controller", "disconnect", "controller_disconnect", "NQN CNTLID",
 	  "disconnect a controller (the host may reconnect)", NULL,
-	  { "NQN", "CNTLID", NULL }, 2, 0, b_controller_disconnect, TCTL_OUT_DISCONNECT },
+	  { "NQN", "CNTLID", NULL }, 2, 0, b_controller_disconnect, TCTL_OUT_DISCONNECT, NULL, NULL },
 	{ "namespace", "add", "namespace_add",
 	  "NQN (--path PATH | --ram SIZE | --null SIZE) [OPTIONS]",
 	  "add a namespace to a running subsystem", NS_ADD_HELP,
 	  { "NQN", NULL }, 1, OPT(NSID) | OPT(PATH) | OPT(RAM) | OPT(NULL) | OPT(BACKEND) |
 	  OPT(BLOCK_SIZE) | OPT(UUID) | OPT(NGUID) | OPT(SIZE) | OPT(CREATE) | OPT(BUFFERED) |
-	  OPT(DISABLED), b_namespace_add, TCTL_OUT_NS_ADD },
+	  OPT(DISABLED), b_namespace_add, TCTL_OUT_NS_ADD, NULL, NULL },
 	{ "namespace", "remove", "namespace_remove", "NQN NSID",
 	  "remove a namespace (commands in flight finish first)", NULL,
-	  { "NQN", "NSID", NULL }, 2, 0, b_nqn_nsid, TCTL_OUT_NS_REMOVE },
+	  { "NQN", "NSID", NULL }, 2, 0, b_nqn_nsid, TCTL_OUT_NS_REMOVE, NULL, NULL },
 	{ "namespace", "enable", "namespace_enable", "NQN NSID", "enable a namespace", NULL,
-	  { "NQN", "NSID", NULL }, 2, 0, b_nqn_nsid, TCTL_OUT_NS_ENABLE },
+	  { "NQN", "NSID", NULL }, 2, 0, b_nqn_nsid, TCTL_OUT_NS_ENABLE, NULL, NULL },
 	{ "namespace", "disable", "namespace_disable", "NQN NSID",
 	  "disable a namespace (hosts no longer see it)", NULL,
-	  { "NQN", "NSID", NULL }, 2, 0, b_nqn_nsid, TCTL_OUT_NS_DISABLE },
+	  { "NQN", "NSID", NULL }, 2, 0, b_nqn_nsid, TCTL_OUT_NS_DISABLE, NULL, NULL },
 	{ "namespace", "resize", "namespace_resize", "NQN NSID SIZE",
 	  "change a namespace's size (ram, null and file namespaces)",
 	  "SIZE is bytes or digits with a binary suffix K, M, G or T (64M = 64 MiB).\n",
-	  { "NQN", "NSID", "SIZE", NULL }, 3, 0, b_nqn_nsid, TCTL_OUT_NS_RESIZE },
+	  { "NQN", "NSID", "SIZE", NULL }, 3, 0, b_nqn_nsid, TCTL_OUT_NS_RESIZE, NULL, NULL },
 	{ "host", "add", "host_add", "NQN HOSTNQN", "allow a host to connect to a subsystem", NULL,
-	  { "NQN", "HOSTNQN", NULL }, 2, 0, b_host, TCTL_OUT_HOST_ADD },
+	  { "NQN", "HOSTNQN", NULL }, 2, 0, b_host, TCTL_OUT_HOST_ADD, NULL, NULL },
 	{ "host", "remove", "host_remove", "NQN HOSTNQN",
 	  "stop allowing a host (its controllers are disconnected)", NULL,
-	  { "NQN", "HOSTNQN", NULL }, 2, 0, b_host, TCTL_OUT_HOST_REMOVE },
+	  { "NQN", "HOSTNQN", NULL }, 2, 0, b_host, TCTL_OUT_HOST_REMOVE, NULL, NULL },
 	{ "stats", "namespaces", "namespace_stats", "[--nqn NQN [--nsid N]]",
 	  "I/O counts and latency percentiles per namespace",
 	  "  --nqn NQN            only the namespaces of NQN\n"
 	  "  --nsid N             only namespace N (needs --nqn)\n",
-	  { NULL }, 0, OPT(NQN) | OPT(NSID), b_namespace_stats, TCTL_OUT_NS_STATS },
+	  { NULL }, 0, OPT(NQN) | OPT(NSID), b_namespace_stats, TCTL_OUT_NS_STATS, NULL, NULL },
 	{ "stats", "poll-groups", "poll_group_stats", "", "what each poll-group thread did", NULL,
-	  { NULL }, 0, 0, NULL, TCTL_OUT_POLL_GROUP_STATS },
+	  { NULL }, 0, 0, NULL, TCTL_OUT_POLL_GROUP_STATS, NULL, NULL },
+	{ "config", "show", "config_get", "", "the running configuration, as a config file",
+	  "Always JSON: 'config show > FILE' gives a file nvmf-target can start from.\n",
+	  { NULL }, 0, 0, NULL, TCTL_OUT_CONFIG, NULL, NULL },
+	{ "config", "save", "config_save", "[PATH]",
+	  "write the running configuration to a file (atomically)",
+	  "Without PATH, to the file the target was started from. A relative PATH is taken\n"
+	  "from the current directory.\n",
+	  { "PATH", NULL }, 0, 0, b_config_save, TCTL_OUT_CONFIG_SAVE, tctl_load_save_path, NULL },
+	{ "config", "reload", "config_reload", "",
+	  "apply the target's config file again; print what changed", NULL,
+	  { NULL }, 0, 0, NULL, TCTL_OUT_CONFIG_RELOAD, NULL, NULL },
+	{ "log-level", NULL, "log_level_get", "[LEVEL]", "print or set the target's log level",
+	  "LEVEL is error, warning, info or debug.\n",
+	  { "LEVEL", NULL }, 0, 0, b_log_level, TCTL_OUT_LOG_LEVEL, NULL, "log_level_set" },
 	{ "call", NULL, NULL, "METHOD [JSON-PARAMS]",
 	  "call any method; print its result as JSON",
 	  "JSON-PARAMS is one JSON object, e.g. '{\"nqn\": \"nqn.2024-01.io.example:a\"}'.\n",
-	  { "METHOD", "JSON-PARAMS", NULL }, 1, 0, b_call, TCTL_OUT_RAW },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, { NULL }, 0, 0, NULL, TCTL_OUT_RAW },
+	  { "METHOD", "JSON-PARAMS", NULL }, 1, 0, b_call, TCTL_OUT_RAW, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, { NULL }, 0, 0, NULL, TCTL_OUT_RAW, NULL, NULL },
 };
 
 const struct tctl_command *tctl_find_command(const char *group, const char *verb)
@@ -354,6 +672,11 @@ bool tctl_group_exists(const char *group)
 		if (!strcmp(c->group, group))
 			return true;
 	return false;
+}
+
+void tctl_command_name(const struct tctl_command *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", c->group, c->verb ? " " : "", c->verb ? c->verb : "");
 }
 
 void tctl_group_verbs(const char *group, char *buf, size_t len)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* nvmf-targetctl from argv to exit status: parse, send one request, judge the answer,
- * print. Kept out of main.c so that the tests run whole command lines in-process. */
+/* nvmf-targetctl from argv to exit status: parse, load (what a command reads from files),
+ * send one request, judge the answer, print. Kept out of main.c so that the tests run
+ * whole command lines in-process. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +34,7 @@ int tctl_run(int argc, char **argv, const struct tctl_env *env)
 {
 	struct tctl_request req;
 	char err[512], path[128];
-	if (tctl_parse(argc, argv, &req, err, sizeof(err))) {
+	if (tctl_parse(argc, argv, &req, err, sizeof(err)) || tctl_load(&req, err, sizeof(err))) {
 		fprintf(env->err, TCTL_PROG ": %s\n", err);
 		return TCTL_USAGE;
 	}

@@ -4,9 +4,11 @@
  * command line into one JSON-RPC 2.0 request on the daemon's control socket
  * (target/rpc-server.h) and prints the answer as a table, a confirmation line or JSON.
  *
- * Four parts, each testable alone: args.c + request.c map argv to (method, params) or a
- * usage error (pure); client.c sends one request and reads one answer line; format.c and
- * table.c print a result; run.c ties them together for main.c and the tests.
+ * Five parts, each testable alone: args.c + request.c map argv to (method, params) or a
+ * usage error (pure); load.c finishes the params of the few commands that need the
+ * system (a file to read, a relative path); client.c sends one request and reads one
+ * answer line; format.c and table.c print a result; run.c ties them together for main.c
+ * and the tests.
  *
  * Exit status: TCTL_OK 0, TCTL_ERR 1 (the target answered an error, or the answer was
  * lost), TCTL_USAGE 2 (bad command line), TCTL_NOCONN 3 (cannot connect to the socket).
@@ -36,24 +38,38 @@ enum tctl_out {
 	TCTL_OUT_DISCONNECT, TCTL_OUT_NS_ADD, TCTL_OUT_NS_REMOVE, TCTL_OUT_NS_ENABLE,
 	TCTL_OUT_NS_DISABLE, TCTL_OUT_NS_RESIZE, TCTL_OUT_HOST_ADD, TCTL_OUT_HOST_REMOVE,
 	TCTL_OUT_ALLOW_ANY_HOST, TCTL_OUT_NS_STATS, TCTL_OUT_POLL_GROUP_STATS, TCTL_OUT_RAW,
+	TCTL_OUT_SUBSYSTEM_ADD, TCTL_OUT_SUBSYSTEM_REMOVE, TCTL_OUT_PORT_ADD, TCTL_OUT_PORT_REMOVE,
+	TCTL_OUT_PORT_LINK, TCTL_OUT_PORT_UNLINK, TCTL_OUT_CONFIG, TCTL_OUT_CONFIG_SAVE,
+	TCTL_OUT_CONFIG_RELOAD, TCTL_OUT_LOG_LEVEL,
 };
 
 /* Options a command may take besides the global ones (bit i of tctl_command.opts). */
 enum tctl_opt {
 	TCTL_OPT_NQN, TCTL_OPT_NSID, TCTL_OPT_PATH, TCTL_OPT_RAM, TCTL_OPT_NULL,
 	TCTL_OPT_BACKEND, TCTL_OPT_BLOCK_SIZE, TCTL_OPT_UUID, TCTL_OPT_NGUID, TCTL_OPT_SIZE,
-	TCTL_OPT_CREATE, TCTL_OPT_BUFFERED, TCTL_OPT_DISABLED,
-	TCTL_OPT_COUNT,
+	TCTL_OPT_CREATE, TCTL_OPT_BUFFERED, TCTL_OPT_DISABLED, TCTL_OPT_ALLOW_ANY_HOST,
+	TCTL_OPT_HOST, TCTL_OPT_SERIAL, TCTL_OPT_MODEL, TCTL_OPT_QID_MAX, TCTL_OPT_FROM,
+	TCTL_OPT_TRADDR, TCTL_OPT_TRSVCID, TCTL_OPT_ADRFAM, TCTL_OPT_TRTYPE,
+	TCTL_OPT_INLINE_DATA_SIZE, TCTL_OPT_MAX_QUEUE_SIZE, TCTL_OPT_SUBSYSTEM,
+	TCTL_OPT_COUNT,   /* at most 32: tctl_command.opts is a bit mask */
 };
 
 #define TCTL_MAX_ARGS 4
+/* Values of the repeatable options (--host, --subsystem) on one command line, in all:
+ * more hosts than this go through a file (subsystem add --from) or host add. */
+#define TCTL_MAX_REPEAT 256
 
 /* A command line after the command words: positional arguments and options in any
- * order. opt[i] is the value of option i (flags: ""), NULL when absent. */
+ * order. opt[i] is the value of option i (flags: ""), NULL when absent; for a
+ * repeatable option the first value, all of them being rep[k] where rep_opt[k] == i
+ * (command-line order; the arrays belong to the parser and live as long as @a). */
 struct tctl_args {
 	const char *pos[TCTL_MAX_ARGS];
 	unsigned npos;
 	const char *opt[TCTL_OPT_COUNT];
+	const char *const *rep;
+	const int *rep_opt;
+	unsigned nrep;
 };
 
 struct tctl_command;
@@ -61,6 +77,9 @@ struct tctl_command;
  * Returns 0, or -1 with a message naming the bad argument in @msg. */
 typedef int (*tctl_build_fn)(const struct tctl_command *c, const struct tctl_args *a,
 			     json_t *params, char *msg, size_t len);
+/* A loader (load.c): finish @params that the builder left naming something to read
+ * (a file, a relative path). Returns 0, or -1 with a message in @msg. */
+typedef int (*tctl_load_fn)(json_t *params, char *msg, size_t len);
 
 /* One command of the table in request.c. */
 struct tctl_command {
@@ -75,6 +94,9 @@ struct tctl_command {
 	unsigned opts;            /* 1u << enum tctl_opt it accepts */
 	tctl_build_fn build;
 	enum tctl_out out;
+	tctl_load_fn load;        /* NULL: the builder's params are complete */
+	const char *method_arg;   /* with the optional argument given, this method instead
+				   * (log-level LEVEL); NULL: always method */
 };
 
 /* The command table, ended by an entry with group NULL. */
@@ -122,6 +144,25 @@ const struct tctl_command *tctl_find_command(const char *group, const char *verb
 bool tctl_group_exists(const char *group);
 /* tctl_group_verbs - the verbs of @group as "add, remove, ..." into @buf. */
 void tctl_group_verbs(const char *group, char *buf, size_t len);
+/* tctl_command_name - "namespace add" / "version" into @buf. */
+void tctl_command_name(const struct tctl_command *c, char *buf, size_t len);
+
+/* ---- load.c: what a command needs from the system beyond argv ---- */
+
+/*
+ * tctl_load - run @req's loader, if its command has one (after tctl_parse, before the
+ * call; nothing for --help). Returns TCTL_OK, or TCTL_USAGE with "COMMAND: message" in
+ * @err (no program prefix; req freed).
+ */
+int tctl_load(struct tctl_request *req, char *err, size_t errlen);
+/* tctl_load_subsystem_file - subsystem add --from: params.subsystem is the FILE name (a
+ * string); replace it with the one JSON object FILE holds. -1: "--from FILE: <why>"
+ * (cannot open, not JSON, not one subsystem object). */
+int tctl_load_subsystem_file(json_t *params, char *msg, size_t len);
+/* tctl_load_save_path - config save: a relative params.path becomes absolute (the
+ * realpath of its directory, then its last component) since the target resolves paths
+ * in its own working directory. -1: "PATH 'P': DIR: <strerror>". */
+int tctl_load_save_path(json_t *params, char *msg, size_t len);
 
 /* ---- usage.c ---- */
 

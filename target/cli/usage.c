@@ -16,8 +16,7 @@
 static void command_line(FILE *f, const struct tctl_command *c)
 {
 	char name[64];
-	snprintf(name, sizeof(name), "%s%s%s", c->group, c->verb ? " " : "",
-		 c->verb ? c->verb : "");
+	tctl_command_name(c, name, sizeof(name));
 	fprintf(f, "  %-26s %s\n", name, c->summary);
 }
 
@@ -48,12 +47,13 @@ static void group(FILE *f, const char *g)
 static void command(FILE *f, const struct tctl_command *c)
 {
 	char name[64];
-	snprintf(name, sizeof(name), "%s%s%s", c->group, c->verb ? " " : "",
-		 c->verb ? c->verb : "");
+	tctl_command_name(c, name, sizeof(name));
 	fprintf(f, "Usage: " TCTL_PROG " [GLOBAL OPTIONS] %s%s%s\n", name, *c->synopsis ? " " : "",
 		c->synopsis);
 	fprintf(f, "%c%s", toupper((unsigned char)c->summary[0]), c->summary + 1);
-	if (c->method)
+	if (c->method_arg)
+		fprintf(f, " (method %s; with %s, %s)", c->method, c->args[0], c->method_arg);
+	else if (c->method)
 		fprintf(f, " (method %s)", c->method);
 	fprintf(f, ".\n");
 	if (c->help)

@@ -1,9 +1,14 @@
 /* nvmf-targetctl's command line (target/cli/args.c, request.c): every command maps to its
  * method and params; each mistake is a usage error whose one line names the argument. */
 #include <CUnit/CUnit.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include "subsystem/config.h"
 #include "target/cli/targetctl.h"
 #include "tests/unit/suites.h"
 
@@ -59,6 +64,328 @@ static void expect_usage(struct parsed *p, const char *msg)
 		fprintf(stderr, "\n  message \"%s\"\n  expected \"%s\"\n", p->err, msg);
 	CU_ASSERT_PTR_NULL(p->req.params);
 	tctl_request_free(&p->req);
+}
+
+/* Then tctl_load, as run.c does (files read, relative paths resolved). */
+static struct parsed *load(struct parsed *p)
+{
+	if (!p->rc)
+		p->rc = tctl_load(&p->req, p->err, sizeof(p->err));
+	return p;
+}
+
+static void subsystem_add_builds_a_config_subsystem_object(void)
+{
+	struct parsed p;
+	expect_call(parse(&p, "subsystem", "add", "nqn.a", NULL), "subsystem_add",
+		    "{\"subsystem\":{\"nqn\":\"nqn.a\",\"attr\":{\"allow_any_host\":\"0\"},"
+		    "\"allowed_hosts\":[],\"namespaces\":[]}}");
+	expect_call(parse(&p, "subsystem", "add", "--allow-any-host", "nqn.a", NULL),
+		    "subsystem_add",
+		    "{\"subsystem\":{\"nqn\":\"nqn.a\",\"attr\":{\"allow_any_host\":\"1\"},"
+		    "\"allowed_hosts\":[],\"namespaces\":[]}}");
+	/* Every --host kept in order; numbers sent as the strings nvmetcli writes. */
+	expect_call(parse(&p, "subsystem", "add", "nqn.a", "--host", "nqn.h:1", "--serial", "SN 01",
+			  "--model", "Model X", "--qid-max", "08", "--host=nqn.h:2", NULL),
+		    "subsystem_add",
+		    "{\"subsystem\":{\"nqn\":\"nqn.a\",\"attr\":{\"allow_any_host\":\"0\","
+		    "\"serial\":\"SN 01\",\"model\":\"Model X\",\"qid_max\":\"8\"},"
+		    "\"allowed_hosts\":[\"nqn.h:1\",\"nqn.h:2\"],\"namespaces\":[]}}");
+}
+
+static void subsystem_add_rejects_what_the_target_would(void)
+{
+	struct parsed p;
+	expect_usage(parse(&p, "subsystem", "add", NULL),
+		     "subsystem add: missing NQN or --from FILE");
+	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--allow-any-host", "--host", "nqn.h",
+			   NULL), "subsystem add: --allow-any-host and --host exclude each other "
+		     "(a subsystem any host may connect to lists no hosts)");
+	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--host", "nqn.h", "--host", "nqn.h",
+			   NULL), "subsystem add: --host 'nqn.h' given twice");
+	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--host", "", NULL),
+		     "subsystem add: --host '' must be 1 to 223 bytes");
+	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--serial", "123456789012345678901",
+			   NULL), "subsystem add: --serial '123456789012345678901' must be 1 to 20 "
+		     "printable ASCII characters");
+	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--model", "caf\xc3\xa9", NULL),
+		     "subsystem add: --model 'caf\xc3\xa9' must be 1 to 40 printable ASCII characters");
+	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--qid-max", "0", NULL),
+		     "subsystem add: --qid-max 0 is out of range (1 to 128)");
+	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--qid-max", "129", NULL),
+		     "subsystem add: --qid-max 129 is out of range (1 to 128)");
+	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--qid-max", "many", NULL),
+		     "subsystem add: --qid-max 'many' is not a number");
+	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--serial", "a", "--serial", "b", NULL),
+		     "subsystem add: option '--serial' given twice");
+	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--from", "s.json", NULL),
+		     "subsystem add: --from and NQN exclude each other (FILE holds the whole "
+		     "subsystem)");
+	expect_usage(parse(&p, "subsystem", "add", "--from", "s.json", "--host", "nqn.h", NULL),
+		     "subsystem add: --from and --host exclude each other (FILE holds the whole "
+		     "subsystem)");
+	expect_usage(parse(&p, "subsystem", "add", "--from", "", NULL),
+		     "subsystem add: --from is empty");
+	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--nsid", "1", NULL),
+		     "subsystem add: unknown option '--nsid'");
+	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "nqn.b", NULL),
+		     "subsystem add: unexpected argument 'nqn.b'");
+	/* More repeated values than the parser keeps: refused, not cut short. */
+	char *argv[TCTL_MAX_REPEAT * 2 + 8] = { "nvmf-targetctl", "subsystem", "add", "nqn.a" };
+	char hosts[TCTL_MAX_REPEAT + 1][16];
+	int argc = 4;
+	for (int i = 0; i <= TCTL_MAX_REPEAT; i++) {
+		snprintf(hosts[i], sizeof(hosts[i]), "nqn.h:%d", i);
+		argv[argc++] = "--host";
+		argv[argc++] = hosts[i];
+	}
+	memset(&p, 0, sizeof(p));
+	p.rc = tctl_parse(argc, argv, &p.req, p.err, sizeof(p.err));
+	expect_usage(&p, "subsystem add: option '--host': more than 256 values");
+	argc -= 2;   /* exactly the limit: all kept */
+	memset(&p, 0, sizeof(p));
+	CU_ASSERT_EQUAL_FATAL(tctl_parse(argc, argv, &p.req, p.err, sizeof(p.err)), TCTL_OK);
+	json_t *list = json_object_get(json_object_get(p.req.params, "subsystem"), "allowed_hosts");
+	CU_ASSERT_EQUAL(json_array_size(list), TCTL_MAX_REPEAT);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(list, 255)), "nqn.h:255");
+	tctl_request_free(&p.req);
+}
+
+/* Write @text to @dir/@name; the path into @path. */
+static void write_file(const char *dir, const char *name, const char *text, char *path,
+		       size_t len)
+{
+	snprintf(path, len, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void subsystem_add_from_sends_the_files_object_as_it_is(void)
+{
+	char dir[] = "/tmp/nvmf-tctl-from-XXXXXX", path[128], want[256];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	static const char sub[] = "{\"nqn\":\"nqn.f\",\"attr\":{\"allow_any_host\":\"1\"},"
+				  "\"namespaces\":[{\"nsid\":1,\"nvmf_backend\":\"ram\","
+				  "\"nvmf_size_bytes\":\"64M\"}],\"nvmf_future_key\":7}";
+	struct parsed p;
+	write_file(dir, "sub.json", sub, path, sizeof(path));
+	/* Parsing alone reads nothing: the file name stands in for the object. */
+	parse(&p, "subsystem", "add", "--from", path, NULL);
+	CU_ASSERT_EQUAL(p.rc, TCTL_OK);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(p.req.params, "subsystem")), path);
+	snprintf(want, sizeof(want), "{\"subsystem\":%s}", sub);
+	expect_call(load(&p), "subsystem_add", want);
+	unlink(path);
+
+	char msg[512];
+	expect_usage(load(parse(&p, "subsystem", "add", "--from", path, NULL)),
+		     (snprintf(msg, sizeof(msg), "subsystem add: --from %s: No such file or directory",
+			       path), msg));
+	write_file(dir, "list.json", "[{\"nqn\":\"nqn.f\"}]", path, sizeof(path));
+	expect_usage(load(parse(&p, "subsystem", "add", "--from", path, NULL)),
+		     (snprintf(msg, sizeof(msg), "subsystem add: --from %s: expected one subsystem "
+			       "object ({\"nqn\": ...}), got an array", path), msg));
+	unlink(path);
+	write_file(dir, "whole.json", "{\"ports\":[],\"subsystems\":[{\"nqn\":\"nqn.f\"}]}", path,
+		   sizeof(path));
+	expect_usage(load(parse(&p, "subsystem", "add", "--from", path, NULL)),
+		     (snprintf(msg, sizeof(msg), "subsystem add: --from %s is a whole config file; "
+			       "give one object of its \"subsystems\"", path), msg));
+	unlink(path);
+	write_file(dir, "bad.json", "{\"nqn\": \"nqn.f\",\n \"attr\": }\n", path, sizeof(path));
+	load(parse(&p, "subsystem", "add", "--from", path, NULL));
+	CU_ASSERT_EQUAL(p.rc, TCTL_USAGE);
+	snprintf(msg, sizeof(msg), "subsystem add: --from %s: ", path);
+	CU_ASSERT_EQUAL(strncmp(p.err, msg, strlen(msg)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "(line 2, column "));
+	CU_ASSERT_PTR_NULL(p.req.params);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void port_add_builds_a_config_port_object(void)
+{
+	struct parsed p;
+	/* Defaults: rdma, 4420, the family left to the target, no param object. */
+	expect_call(parse(&p, "port", "add", "1", "--traddr", "192.168.100.1", NULL), "port_add",
+		    "{\"port\":{\"portid\":1,\"addr\":{\"trtype\":\"rdma\",\"traddr\":"
+		    "\"192.168.100.1\",\"trsvcid\":\"4420\"},\"subsystems\":[]}}");
+	expect_call(parse(&p, "port", "add", "0", "--traddr", "fe80::1", "--adrfam", "ipv6",
+			  "--trsvcid", "4421", "--trtype", "rdma", "--inline-data-size", "4K",
+			  "--max-queue-size", "256", "--subsystem", "nqn.a", "--subsystem", "nqn.b",
+			  NULL), "port_add",
+		    "{\"port\":{\"portid\":0,\"addr\":{\"trtype\":\"rdma\",\"adrfam\":\"ipv6\","
+		    "\"traddr\":\"fe80::1\",\"trsvcid\":\"4421\"},\"param\":{\"inline_data_size\":"
+		    "\"4096\",\"max_queue_size\":\"256\"},\"subsystems\":[\"nqn.a\",\"nqn.b\"]}}");
+	expect_call(parse(&p, "port", "add", "65535", "--max-queue-size", "16", "--traddr",
+			  "10.0.0.1", "--adrfam", "ipv4", NULL), "port_add",
+		    "{\"port\":{\"portid\":65535,\"addr\":{\"trtype\":\"rdma\",\"adrfam\":\"ipv4\","
+		    "\"traddr\":\"10.0.0.1\",\"trsvcid\":\"4420\"},\"param\":{\"max_queue_size\":"
+		    "\"16\"},\"subsystems\":[]}}");
+}
+
+static void port_add_rejects_what_the_target_would(void)
+{
+	struct parsed p;
+	expect_usage(parse(&p, "port", "add", "--traddr", "10.0.0.1", NULL),
+		     "port add: missing PORTID (usage: port add PORTID --traddr ADDR [OPTIONS])");
+	expect_usage(parse(&p, "port", "add", "1", NULL),
+		     "port add: missing --traddr ADDR (the address to listen on)");
+	expect_usage(parse(&p, "port", "add", "65536", "--traddr", "10.0.0.1", NULL),
+		     "port add: PORTID 65536 is out of range (0 to 65535)");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "target.example", NULL),
+		     "port add: --traddr 'target.example' is not an IPv4 or IPv6 address");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--adrfam", "ipv6",
+			   NULL), "port add: --traddr '10.0.0.1' is an IPv4 address but --adrfam is "
+		     "ipv6");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "::1", "--adrfam", "ipv4", NULL),
+		     "port add: --traddr '::1' is an IPv6 address but --adrfam is ipv4");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--adrfam", "ib", NULL),
+		     "port add: --adrfam 'ib' is not ipv4 or ipv6");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--trtype", "tcp", NULL),
+		     "port add: --trtype 'tcp' is not supported (the target serves rdma)");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--trsvcid", "0", NULL),
+		     "port add: --trsvcid 0 is out of range (1 to 65535)");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--trsvcid", "nvme",
+			   NULL), "port add: --trsvcid 'nvme' is not a number");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--inline-data-size",
+			   "32K", NULL), "port add: --inline-data-size 32K is out of range (0 to "
+		     "16384)");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--inline-data-size",
+			   "4X", NULL), "port add: --inline-data-size '4X' is not a size (bytes, or "
+		     "digits with a K, M, G or T suffix)");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--max-queue-size", "8",
+			   NULL), "port add: --max-queue-size 8 is out of range (16 to 1024)");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--subsystem", "nqn.a",
+			   "--subsystem", "nqn.a", NULL), "port add: --subsystem 'nqn.a' given twice");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--traddr", "10.0.0.2",
+			   NULL), "port add: option '--traddr' given twice");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--host", "nqn.h",
+			   NULL), "port add: unknown option '--host'");
+	expect_usage(parse(&p, "port", NULL),
+		     "port: missing command (list, add, remove, link, unlink)");
+}
+
+/* The objects subsystem add and port add build go through the target's own config parser
+ * (what subsystem_add and port_add run) and come out as the options said. */
+static void the_targets_config_parser_accepts_what_add_builds(void)
+{
+	struct parsed p;
+	char err[768] = "";
+	parse(&p, "subsystem", "add", "nqn.2024-01.io.example:a", "--host", "nqn.h:1", "--host",
+	      "nqn.h:2", "--serial", "SN 01", "--model", "Model X", "--qid-max", "8", NULL);
+	CU_ASSERT_EQUAL_FATAL(p.rc, TCTL_OK);
+	struct nvmf_subsys_config sc;
+	memset(&sc, 0, sizeof(sc));
+	CU_ASSERT_EQUAL(nvmf_config_parse_subsys(json_object_get(p.req.params, "subsystem"),
+						 "subsystem", "nqn.2014-08.org.nvmexpress.discovery",
+						 &sc, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	CU_ASSERT_STRING_EQUAL(sc.nqn, "nqn.2024-01.io.example:a");
+	CU_ASSERT_FALSE(sc.allow_any_host);
+	CU_ASSERT_EQUAL_FATAL(sc.n_allowed_hosts, 2);
+	CU_ASSERT_STRING_EQUAL(sc.allowed_hosts[1], "nqn.h:2");
+	CU_ASSERT_STRING_EQUAL(sc.serial, "SN 01");
+	CU_ASSERT_STRING_EQUAL(sc.model, "Model X");
+	CU_ASSERT_EQUAL(sc.qid_max, 8);
+	CU_ASSERT_EQUAL(sc.n_ns, 0);
+	nvmf_config_subsys_clear(&sc);
+	tctl_request_free(&p.req);
+
+	parse(&p, "subsystem", "add", "nqn.2024-01.io.example:b", "--allow-any-host", NULL);
+	CU_ASSERT_EQUAL_FATAL(p.rc, TCTL_OK);
+	memset(&sc, 0, sizeof(sc));
+	CU_ASSERT_EQUAL(nvmf_config_parse_subsys(json_object_get(p.req.params, "subsystem"),
+						 "subsystem", "nqn.2014-08.org.nvmexpress.discovery",
+						 &sc, err, sizeof(err)), 0);
+	CU_ASSERT_TRUE(sc.allow_any_host);
+	nvmf_config_subsys_clear(&sc);
+	tctl_request_free(&p.req);
+
+	parse(&p, "port", "add", "7", "--traddr", "fe80::1", "--trsvcid", "4421",
+	      "--inline-data-size", "4K", "--max-queue-size", "256", "--subsystem", "nqn.a", NULL);
+	CU_ASSERT_EQUAL_FATAL(p.rc, TCTL_OK);
+	struct nvmf_port_config pc;
+	memset(&pc, 0, sizeof(pc));
+	CU_ASSERT_EQUAL(nvmf_config_parse_port(json_object_get(p.req.params, "port"), "port", &pc,
+					       err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	CU_ASSERT_EQUAL(pc.portid, 7);
+	CU_ASSERT_STRING_EQUAL(pc.trtype, "rdma");
+	CU_ASSERT_EQUAL(pc.adrfam, AF_INET6);   /* inferred: --adrfam was not given */
+	CU_ASSERT_STRING_EQUAL(pc.traddr, "fe80::1");
+	CU_ASSERT_STRING_EQUAL(pc.trsvcid, "4421");
+	CU_ASSERT_EQUAL(pc.inline_data_size, 4096);
+	CU_ASSERT_EQUAL(pc.max_queue_size, 256);
+	CU_ASSERT_EQUAL_FATAL(pc.n_subsystems, 1);
+	CU_ASSERT_STRING_EQUAL(pc.subsystems[0], "nqn.a");
+	nvmf_config_port_clear(&pc);
+	tctl_request_free(&p.req);
+}
+
+static void removes_and_links_map_to_their_methods(void)
+{
+	struct parsed p;
+	expect_call(parse(&p, "subsystem", "remove", "nqn.a", NULL), "subsystem_remove",
+		    "{\"nqn\":\"nqn.a\"}");
+	expect_call(parse(&p, "port", "remove", "3", NULL), "port_remove", "{\"portid\":3}");
+	expect_call(parse(&p, "port", "link", "1", "nqn.a", NULL), "port_link",
+		    "{\"portid\":1,\"nqn\":\"nqn.a\"}");
+	expect_call(parse(&p, "port", "unlink", "0", "nqn.a", NULL), "port_unlink",
+		    "{\"portid\":0,\"nqn\":\"nqn.a\"}");
+	expect_usage(parse(&p, "subsystem", "remove", NULL),
+		     "subsystem remove: missing NQN (usage: subsystem remove NQN)");
+	expect_usage(parse(&p, "port", "remove", "one", NULL),
+		     "port remove: PORTID 'one' is not a number");
+	expect_usage(parse(&p, "port", "remove", "1", "2", NULL),
+		     "port remove: unexpected argument '2'");
+	expect_usage(parse(&p, "port", "link", "1", NULL),
+		     "port link: missing NQN (usage: port link PORTID NQN)");
+	expect_usage(parse(&p, "port", "unlink", "70000", "nqn.a", NULL),
+		     "port unlink: PORTID 70000 is out of range (0 to 65535)");
+	expect_usage(parse(&p, "port", "link", "1", "", NULL),
+		     "port link: NQN '' must be 1 to 223 bytes");
+}
+
+static void config_and_log_level_map_to_their_methods(void)
+{
+	struct parsed p;
+	char cwd[PATH_MAX], want[PATH_MAX + 64];
+	expect_call(parse(&p, "config", "show", NULL), "config_get", "{}");
+	expect_call(parse(&p, "config", "reload", NULL), "config_reload", "{}");
+	expect_call(load(parse(&p, "config", "save", NULL)), "config_save", "{}");
+	expect_call(load(parse(&p, "config", "save", "/etc/nvmf-target.json", NULL)), "config_save",
+		    "{\"path\":\"/etc/nvmf-target.json\"}");
+	/* Relative: parsing keeps it, loading makes it absolute (the target's cwd differs). */
+	expect_call(parse(&p, "config", "save", "saved.json", NULL), "config_save",
+		    "{\"path\":\"saved.json\"}");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(".", cwd));
+	snprintf(want, sizeof(want), "{\"path\":\"%s/saved.json\"}", cwd);
+	expect_call(load(parse(&p, "config", "save", "saved.json", NULL)), "config_save", want);
+	expect_call(load(parse(&p, "config", "save", "./saved.json", NULL)), "config_save",
+		    want);
+	expect_usage(load(parse(&p, "config", "save", "no-such-dir/x.json", NULL)),
+		     "config save: PATH 'no-such-dir/x.json': no-such-dir: No such file or directory");
+	expect_usage(parse(&p, "config", "save", "", NULL), "config save: PATH is empty");
+	expect_usage(parse(&p, "config", "save", "/var/lib/", NULL),
+		     "config save: PATH '/var/lib/' names a directory, not a file");
+	expect_usage(parse(&p, "config", "save", "..", NULL),
+		     "config save: PATH '..' names a directory, not a file");
+	expect_usage(parse(&p, "config", "show", "x", NULL), "config show: unexpected argument 'x'");
+	expect_usage(parse(&p, "config", "load", NULL),
+		     "config: unknown command 'load' (show, save, reload)");
+
+	expect_call(parse(&p, "log-level", NULL), "log_level_get", "{}");
+	expect_call(parse(&p, "log-level", "debug", NULL), "log_level_set", "{\"level\":\"debug\"}");
+	expect_call(parse(&p, "log-level", "error", NULL), "log_level_set", "{\"level\":\"error\"}");
+	expect_usage(parse(&p, "log-level", "trace", NULL),
+		     "log-level: LEVEL 'trace' is not error, warning, info or debug");
+	expect_usage(parse(&p, "log-level", "INFO", NULL),
+		     "log-level: LEVEL 'INFO' is not error, warning, info or debug");
+	expect_usage(parse(&p, "log-level", "info", "debug", NULL),
+		     "log-level: unexpected argument 'debug'");
 }
 
 static void every_list_command_maps_to_its_method(void)
@@ -293,6 +620,17 @@ static void help_is_recognised_at_every_level(void)
 
 const struct unit_test targetctl_args_tests[] = {
 	{ "every_list_command_maps_to_its_method", every_list_command_maps_to_its_method },
+	{ "subsystem_add_builds_a_config_subsystem_object",
+	  subsystem_add_builds_a_config_subsystem_object },
+	{ "subsystem_add_rejects_what_the_target_would", subsystem_add_rejects_what_the_target_would },
+	{ "subsystem_add_from_sends_the_files_object_as_it_is",
+	  subsystem_add_from_sends_the_files_object_as_it_is },
+	{ "port_add_builds_a_config_port_object", port_add_builds_a_config_port_object },
+	{ "port_add_rejects_what_the_target_would", port_add_rejects_what_the_target_would },
+	{ "the_targets_config_parser_accepts_what_add_builds",
+	  the_targets_config_parser_accepts_what_add_builds },
+	{ "removes_and_links_map_to_their_methods", removes_and_links_map_to_their_methods },
+	{ "config_and_log_level_map_to_their_methods", config_and_log_level_map_to_their_methods },
 	{ "every_change_command_maps_to_its_method_and_params",
 	  every_change_command_maps_to_its_method_and_params },
 	{ "namespace_add_builds_an_nvmetcli_namespace_object",

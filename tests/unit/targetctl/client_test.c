@@ -3,6 +3,7 @@
  * the administrator sees, and the exit status for success, a target error (1), a usage
  * error (2), no server (3) and a target that does not answer in time (1). */
 #include <CUnit/CUnit.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ struct ctl {
 	json_t *last_params;      /* what the last method saw (owned) */
 	char *out, *err;          /* what the last run printed */
 	size_t outlen, errlen;
+	char level[16];           /* log_level_get/set's state */
 };
 
 static void keep(struct ctl *t, struct nvmf_rpc_call *call)
@@ -64,11 +66,76 @@ static void m_slow(void *ctx, struct nvmf_rpc_call *call)
 	nvmf_rpc_result(call, json_object());
 }
 
+/* As the target does: the NQN of the subsystem object it was given. */
+static void m_subsystem_add(void *ctx, struct nvmf_rpc_call *call)
+{
+	keep(ctx, call);
+	json_t *nqn = json_object_get(json_object_get(call->params, "subsystem"), "nqn");
+	if (!json_is_string(nqn)) {
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "subsystem.nqn: required key is missing");
+		return;
+	}
+	nvmf_rpc_result(call, json_pack("{s:O}", "nqn", nqn));
+}
+
+static const char running_config[] =
+	"{\"subsystems\":[{\"nqn\":\"nqn.a\",\"attr\":{\"allow_any_host\":\"1\",\"serial\":\"a1\"},"
+	"\"allowed_hosts\":[],\"namespaces\":[{\"nsid\":1,\"enable\":true,\"nvmf_backend\":\"ram\","
+	"\"nvmf_size_bytes\":67108864}]}],\"ports\":[{\"portid\":1,\"addr\":{\"trtype\":\"rdma\","
+	"\"adrfam\":\"ipv4\",\"traddr\":\"10.0.0.1\",\"trsvcid\":\"4420\"},\"subsystems\":[\"nqn.a\"]}]}";
+
+static void m_config_get(void *ctx, struct nvmf_rpc_call *call)
+{
+	keep(ctx, call);
+	nvmf_rpc_result(call, json_loads(running_config, 0, NULL));
+}
+
+static void m_config_save(void *ctx, struct nvmf_rpc_call *call)
+{
+	keep(ctx, call);
+	const char *path = NULL;
+	if (!nvmf_rpc_param_str(call, "path", false, 4000, &path))
+		return;
+	nvmf_rpc_result(call, json_pack("{s:s}", "path", path ? path : "/etc/nvmf-target.json"));
+}
+
+static void m_config_reload(void *ctx, struct nvmf_rpc_call *call)
+{
+	keep(ctx, call);
+	nvmf_rpc_result(call, json_pack("{s:[s,s]}", "changes", "subsystem nqn.b added",
+					"port 2 removed"));
+}
+
+static void m_log_level_get(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct ctl *t = ctx;
+	keep(t, call);
+	nvmf_rpc_result(call, json_pack("{s:s}", "level", t->level));
+}
+
+static void m_log_level_set(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct ctl *t = ctx;
+	keep(t, call);
+	const char *level;
+	if (!nvmf_rpc_param_str(call, "level", true, 15, &level))
+		return;
+	json_t *r = json_pack("{s:s, s:s}", "level", level, "previous", t->level);
+	snprintf(t->level, sizeof(t->level), "%s", level);
+	nvmf_rpc_result(call, r);
+}
+
 static const struct nvmf_rpc_method methods[] = {
 	{ "version", m_version, "program and version" },
 	{ "namespace_remove", m_namespace_remove, "remove a namespace" },
 	{ "port_list", m_port_list, "ports" },
 	{ "slow", m_slow, "answers after 1.6 s" },
+	{ "subsystem_add", m_subsystem_add, "the NQN of the subsystem given" },
+	{ "config_get", m_config_get, "a fixed configuration" },
+	{ "config_save", m_config_save, "the path it would save to" },
+	{ "config_reload", m_config_reload, "two changes" },
+	{ "log_level_get", m_log_level_get, "the level" },
+	{ "log_level_set", m_log_level_set, "a new level and the one before" },
 	{ NULL, NULL, NULL },
 };
 
@@ -78,6 +145,7 @@ static void start(struct ctl *t)
 	strcpy(t->dir, "/tmp/nvmf-tctl-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(t->dir));
 	snprintf(t->path, sizeof(t->path), "%s/ctl.sock", t->dir);
+	strcpy(t->level, "info");
 	char err[256] = "";
 	CU_ASSERT_EQUAL_FATAL(nvmf_rpc_server_start(&t->srv, t->path, methods, t, NULL, NULL, err,
 						    sizeof(err)), 0);
@@ -212,6 +280,97 @@ static void a_target_that_does_not_answer_in_time_exits_1(void)
 	stop(&t);   /* waits for the slow call to finish */
 }
 
+/* @t's last params equal the JSON text @want. */
+static void expect_params(struct ctl *t, const char *want)
+{
+	json_t *w = json_loads(want, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	CU_ASSERT_TRUE(json_equal(t->last_params, w));
+	if (!json_equal(t->last_params, w)) {
+		char *got = json_dumps(t->last_params, JSON_COMPACT);
+		fprintf(stderr, "\n  params %s, expected %s\n", got, want);
+		free(got);
+	}
+	json_decref(w);
+}
+
+static void subsystem_add_sends_options_or_a_file_and_confirms(void)
+{
+	struct ctl t;
+	start(&t);
+	CU_ASSERT_EQUAL(run(&t, "subsystem", "add", "nqn.a", "--host", "nqn.h:1", "--host",
+			    "nqn.h:2", "--serial", "a1", NULL), TCTL_OK);
+	CU_ASSERT_STRING_EQUAL(t.out, "subsystem nqn.a added\n");
+	CU_ASSERT_STRING_EQUAL(t.err, "");
+	expect_params(&t, "{\"subsystem\":{\"nqn\":\"nqn.a\",\"attr\":{\"allow_any_host\":\"0\","
+			  "\"serial\":\"a1\"},\"allowed_hosts\":[\"nqn.h:1\",\"nqn.h:2\"],"
+			  "\"namespaces\":[]}}");
+	/* --from: the file's object, sent as it is; the confirmation names its NQN. */
+	char file[128], want[256];
+	snprintf(file, sizeof(file), "%s/sub.json", t.dir);
+	static const char sub[] = "{\"nqn\":\"nqn.f\",\"namespaces\":[{\"nsid\":2,\"nvmf_backend\":"
+				  "\"null\",\"nvmf_size_bytes\":\"1G\"}]}";
+	FILE *f = fopen(file, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(sub, f);
+	fclose(f);
+	CU_ASSERT_EQUAL(run(&t, "subsystem", "add", "--from", file, NULL), TCTL_OK);
+	CU_ASSERT_STRING_EQUAL(t.out, "subsystem nqn.f added\n");
+	snprintf(want, sizeof(want), "{\"subsystem\":%s}", sub);
+	expect_params(&t, want);
+	unlink(file);
+	/* A file that is not there is the command line's fault: exit 2, nothing sent. */
+	CU_ASSERT_EQUAL(run(&t, "subsystem", "add", "--from", file, NULL), TCTL_USAGE);
+	snprintf(want, sizeof(want), "nvmf-targetctl: subsystem add: --from %s: No such file or "
+		 "directory\n", file);
+	CU_ASSERT_STRING_EQUAL(t.err, want);
+	CU_ASSERT_STRING_EQUAL(t.out, "");
+	CU_ASSERT_EQUAL(t.srv.calls, 2);
+	stop(&t);
+}
+
+static void config_and_log_level_run_end_to_end(void)
+{
+	struct ctl t;
+	start(&t);
+	/* config show: JSON that parses back to exactly what the target sent. */
+	CU_ASSERT_EQUAL(run(&t, "config", "show", NULL), TCTL_OK);
+	json_t *shown = json_loads(t.out, 0, NULL), *sent = json_loads(running_config, 0, NULL);
+	CU_ASSERT_TRUE(json_equal(shown, sent));
+	CU_ASSERT_EQUAL(strncmp(t.out, "{\n  \"subsystems\": [\n", 19), 0);
+	json_decref(shown);
+	json_decref(sent);
+	CU_ASSERT_EQUAL(run(&t, "config", "reload", NULL), TCTL_OK);
+	CU_ASSERT_STRING_EQUAL(t.out, "subsystem nqn.b added\nport 2 removed\n");
+	/* config save of a relative path: the target gets it absolute. */
+	char cwd[PATH_MAX], want[PATH_MAX + 64];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(".", cwd));
+	CU_ASSERT_EQUAL(run(&t, "config", "save", "t.json", NULL), TCTL_OK);
+	snprintf(want, sizeof(want), "running configuration saved to %s/t.json\n", cwd);
+	CU_ASSERT_STRING_EQUAL(t.out, want);
+	snprintf(want, sizeof(want), "{\"path\":\"%s/t.json\"}", cwd);
+	expect_params(&t, want);
+	/* Its help names both methods. */
+	CU_ASSERT_EQUAL(run(&t, "log-level", "--help", NULL), TCTL_OK);
+	static const char usage[] = "Usage: nvmf-targetctl [GLOBAL OPTIONS] log-level [LEVEL]\n"
+				    "Print or set the target's log level (method log_level_get; "
+				    "with LEVEL, log_level_set).\n\nLEVEL is error, warning, info "
+				    "or debug.\n";
+	CU_ASSERT_EQUAL(strncmp(t.out, usage, strlen(usage)), 0);
+	CU_ASSERT_EQUAL(run(&t, "log-level", NULL), TCTL_OK);
+	CU_ASSERT_STRING_EQUAL(t.out, "info\n");
+	CU_ASSERT_EQUAL(run(&t, "log-level", "debug", NULL), TCTL_OK);
+	CU_ASSERT_STRING_EQUAL(t.out, "log level debug (was info)\n");
+	expect_params(&t, "{\"level\":\"debug\"}");
+	CU_ASSERT_EQUAL(run(&t, "--json", "log-level", NULL), TCTL_OK);
+	CU_ASSERT_STRING_EQUAL(t.out, "{\n  \"level\": \"debug\"\n}\n");
+	CU_ASSERT_EQUAL(run(&t, "log-level", "verbose", NULL), TCTL_USAGE);
+	CU_ASSERT_STRING_EQUAL(t.err, "nvmf-targetctl: log-level: LEVEL 'verbose' is not error, "
+			       "warning, info or debug\n");
+	CU_ASSERT_EQUAL(t.srv.calls, 6);
+	stop(&t);
+}
+
 const struct unit_test targetctl_client_tests[] = {
 	{ "a_command_prints_the_answer_and_exits_0", a_command_prints_the_answer_and_exits_0 },
 	{ "json_prints_the_result_and_call_reaches_any_method",
@@ -222,5 +381,8 @@ const struct unit_test targetctl_client_tests[] = {
 	{ "no_server_exits_3_naming_the_socket", no_server_exits_3_naming_the_socket },
 	{ "a_target_that_does_not_answer_in_time_exits_1",
 	  a_target_that_does_not_answer_in_time_exits_1 },
+	{ "subsystem_add_sends_options_or_a_file_and_confirms",
+	  subsystem_add_sends_options_or_a_file_and_confirms },
+	{ "config_and_log_level_run_end_to_end", config_and_log_level_run_end_to_end },
 	{ NULL, NULL },
 };

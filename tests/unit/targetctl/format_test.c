@@ -143,6 +143,55 @@ static void changes_print_one_confirmation_line(void)
 	       "nqn.a: only the listed hosts may connect (unchanged)\n");
 }
 
+static void subsystem_and_port_changes_print_one_line(void)
+{
+	expect("subsystem add nqn.a --host nqn.h", "{\"nqn\":\"nqn.a\"}",
+	       "subsystem nqn.a added\n");
+	expect("subsystem remove nqn.a", "{\"disconnected\":0}", "subsystem nqn.a removed\n");
+	expect("subsystem remove nqn.a", "{\"disconnected\":3}",
+	       "subsystem nqn.a removed; 3 controllers disconnected\n");
+	expect("port add 1 --traddr 192.168.100.1", "{\"portid\":1}",
+	       "port 1 added (rdma 192.168.100.1:4420)\n");
+	expect("port add 2 --traddr fe80::1 --trsvcid 4421", "{\"portid\":2}",
+	       "port 2 added (rdma [fe80::1]:4421)\n");
+	expect("port remove 1", "{\"disconnected\":1}", "port 1 removed; 1 controller disconnected\n");
+	expect("port remove 1", "{\"disconnected\":0}", "port 1 removed\n");
+	expect("port link 1 nqn.a", "{}", "port 1 exposes nqn.a\n");
+	expect("port unlink 1 nqn.a", "{\"disconnected\":2}",
+	       "port 1 no longer exposes nqn.a; 2 controllers disconnected\n");
+	expect("port unlink 1 nqn.a", "{\"disconnected\":0}", "port 1 no longer exposes nqn.a\n");
+}
+
+static void config_and_log_level_print_what_the_target_says(void)
+{
+	/* config show is JSON with or without --json: the output is a loadable config file. */
+	static const char cfg[] = "{\"subsystems\":[{\"nqn\":\"nqn.a\",\"attr\":{\"allow_any_host\":"
+				  "\"1\"},\"allowed_hosts\":[],\"namespaces\":[]}],\"ports\":[]}";
+	static const char pretty[] =
+		"{\n  \"subsystems\": [\n    {\n      \"nqn\": \"nqn.a\",\n      \"attr\": {\n"
+		"        \"allow_any_host\": \"1\"\n      },\n      \"allowed_hosts\": [],\n"
+		"      \"namespaces\": []\n    }\n  ],\n  \"ports\": []\n}\n";
+	expect("config show", cfg, pretty);
+	expect("--json config show", cfg, pretty);
+	expect("config save /etc/t.json", "{\"path\":\"/etc/t.json\"}",
+	       "running configuration saved to /etc/t.json\n");
+	expect("config save", "{\"path\":\"/etc/nvmf-target.json\"}",
+	       "running configuration saved to /etc/nvmf-target.json\n");
+	expect("config reload", "{\"changes\":[]}", "no changes\n");
+	expect("config reload",
+	       "{\"changes\":[\"subsystem nqn.b added\",\"port 2 removed (1 controller "
+	       "disconnected)\"]}",
+	       "subsystem nqn.b added\nport 2 removed (1 controller disconnected)\n");
+	expect("--json config reload", "{\"changes\":[]}", "{\n  \"changes\": []\n}\n");
+	expect("log-level", "{\"level\":\"info\"}", "info\n");
+	expect("log-level debug", "{\"level\":\"debug\",\"previous\":\"info\"}",
+	       "log level debug (was info)\n");
+	expect("log-level info", "{\"level\":\"info\",\"previous\":\"info\"}",
+	       "log level info (unchanged)\n");
+	expect("--json log-level warning", "{\"level\":\"warning\",\"previous\":\"info\"}",
+	       "{\n  \"level\": \"warning\",\n  \"previous\": \"info\"\n}\n");
+}
+
 static void json_and_call_print_the_result_indented(void)
 {
 	expect("--json namespace add nqn.a --ram 1M", "{\"nsids\":[1]}",
@@ -169,6 +218,9 @@ const struct unit_test targetctl_format_tests[] = {
 	{ "stats_are_tables_and_missing_fields_print_a_dash",
 	  stats_are_tables_and_missing_fields_print_a_dash },
 	{ "changes_print_one_confirmation_line", changes_print_one_confirmation_line },
+	{ "subsystem_and_port_changes_print_one_line", subsystem_and_port_changes_print_one_line },
+	{ "config_and_log_level_print_what_the_target_says",
+	  config_and_log_level_print_what_the_target_says },
 	{ "json_and_call_print_the_result_indented", json_and_call_print_the_result_indented },
 	{ "sizes_read_in_binary_units", sizes_read_in_binary_units },
 	{ NULL, NULL },

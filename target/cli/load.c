@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The part of building a request that reads the system: subsystem add --from FILE reads
+ * FILE, config save resolves a relative PATH. Kept out of the builders so that argv to
+ * request (args.c, request.c) stays pure and tests need no files for it; run.c calls
+ * tctl_load between parsing and sending. A failure here is still the command line's
+ * (a file that is not there or not a subsystem): a usage error, nothing sent.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/cli/targetctl.h"
+
+int tctl_load(struct tctl_request *req, char *err, size_t errlen)
+{
+	char name[64], msg[PATH_MAX + 256];
+	if (req->help || !req->cmd || !req->cmd->load || !req->cmd->load(req->params, msg,
+									  sizeof(msg)))
+		return TCTL_OK;
+	tctl_command_name(req->cmd, name, sizeof(name));
+	snprintf(err, errlen, "%s: %s", name, msg);
+	tctl_request_free(req);
+	return TCTL_USAGE;
+}
+
+/* What the value @v is, for a message: "an array", "a string"... */
+static const char *kind(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:  return "an object";
+	case JSON_ARRAY:   return "an array";
+	case JSON_STRING:  return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL:    return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:   return "a boolean";
+	default:           return "null";
+	}
+}
+
+int tctl_load_subsystem_file(json_t *params, char *msg, size_t len)
+{
+	const char *path = json_string_value(json_object_get(params, "subsystem"));
+	if (!path)   /* built from options: nothing to read */
+		return 0;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(msg, len, "--from %s: %s", path, strerror(errno));
+		return -1;
+	}
+	json_error_t je;
+	/* Duplicate keys would make "as in the file" ambiguous: refuse them, as the target's
+	 * config loader does. */
+	json_t *v = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+	fclose(f);
+	int rc = -1;
+	if (!v)
+		snprintf(msg, len, "--from %s: %s (line %d, column %d)", path, je.text, je.line,
+			 je.column);
+	else if (!json_is_object(v))
+		snprintf(msg, len, "--from %s: expected one subsystem object ({\"nqn\": ...}), got %s",
+			 path, kind(v));
+	else if (json_object_get(v, "subsystems") && !json_object_get(v, "nqn"))
+		snprintf(msg, len, "--from %s is a whole config file; give one object of its "
+			 "\"subsystems\"", path);
+	else if (json_object_set(params, "subsystem", v))   /* frees path */
+		snprintf(msg, len, "--from: out of memory");
+	else
+		rc = 0;
+	json_decref(v);
+	return rc;
+}
+
+int tctl_load_save_path(json_t *params, char *msg, size_t len)
+{
+	const char *path = json_string_value(json_object_get(params, "path"));
+	if (!path || path[0] == '/')
+		return 0;
+	/* The builder made sure the last component names a file: only its directory must
+	 * exist (the file is the target's to create). */
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX], real[PATH_MAX], abs[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	if (!realpath(dir, real)) {
+		snprintf(msg, len, "PATH '%s': %s: %s", path, dir, strerror(errno));
+		return -1;
+	}
+	const char *base = slash ? slash + 1 : path;
+	if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", strcmp(real, "/") ? real : "", base) >=
+	    sizeof(abs)) {
+		snprintf(msg, len, "PATH '%s': %s", path, strerror(ENAMETOOLONG));
+		return -1;
+	}
+	if (json_object_set_new(params, "path", json_string(abs))) {
+		snprintf(msg, len, "PATH: out of memory or not valid UTF-8");
+		return -1;
+	}
+	return 0;
+}
