@@ -7,6 +7,7 @@
 #   make deps       install missing packages (apt-get) and the guest kernel
 #   make vm-check   only the VM integration tests
 #   make bench      our target vs kernel nvmet-rdma in the VM: build/bench/results.{md,json,png}
+#   make bench-churn  fio's IOPS while namespaces are added and removed live, and without
 #   make path-trace the functions one keyed / in-capsule write passes through, by layer
 #   make install    libnvmf (static, shared, header, pkg-config) and the nvmf tool under PREFIX
 
@@ -64,7 +65,7 @@ NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := 0.1.0
 PREFIX     ?= /usr/local
 
-.PHONY: path-trace all unit check vm-check demo bench asan deps clean install install-check FORCE
+.PHONY: path-trace all unit check vm-check demo bench bench-churn asan deps clean install install-check FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard initiator/cli/main.c),$(NVMF_BIN)) $(UNIT_BIN)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
@@ -123,7 +124,12 @@ $(NVMF_BIN): $(BUILD)/obj/initiator/cli/main.o $(CLI_OBJS) $(NVMF_A)
 $(BUILD)/libnvmf.pc: initiator/libnvmf.pc.in
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(NVMF_VERSION)|' $< > $@
 
-install: all $(BUILD)/libnvmf.pc
+# Written each time: it names $(PREFIX), which may differ from one install to the next.
+$(BUILD)/nvmf-target.service: configs/nvmf-target.service.in FORCE
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' $< > $@
+
+install: all $(BUILD)/libnvmf.pc $(BUILD)/nvmf-target.service
 	install -D -m 644 initiator/nvmf.h $(DESTDIR)$(PREFIX)/include/nvmf.h
 	install -D -m 644 nvme/wire.h $(DESTDIR)$(PREFIX)/include/nvmf-wire.h
 	install -D -m 644 $(NVMF_A) $(DESTDIR)$(PREFIX)/lib/libnvmf.a
@@ -133,6 +139,7 @@ install: all $(BUILD)/libnvmf.pc
 	$(if $(wildcard initiator/cli/main.c),install -D -m 755 $(NVMF_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf)
 	$(if $(wildcard target/main.c),install -D -m 755 $(TARGET_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf-target)
 	install -D -m 755 $(TARGETCTL_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf-targetctl
+	install -D -m 644 $(BUILD)/nvmf-target.service $(DESTDIR)$(PREFIX)/lib/systemd/system/nvmf-target.service
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN)
@@ -160,6 +167,12 @@ bench: deps
 	$(MAKE) all
 	bench/run
 
+# fio's IOPS on one namespace while another of the same subsystem is added and removed
+# 20 times through nvmf-targetctl, beside the same run without (docs/performance.md).
+bench-churn: deps
+	$(MAKE) all
+	tests/vm/run -t 1500 bench/churn-guest.sh $(BENCH_ROUNDS)
+
 # First: libnvmf holds host code only and needs no target code (scripts/check-libnvmf-objects).
 # Then make install into a scratch prefix, and build and run a program against it with
 # pkg-config, as a user of the library would.
@@ -171,6 +184,10 @@ install-check: all
 	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/install-check/lib/pkgconfig sh -c '$(CC) -std=c11 -Wall -Werror \
 		tests/install/use_libnvmf.c $$(pkg-config --cflags --libs libnvmf) -o $(BUILD)/use_libnvmf'
 	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/install-check/lib $(BUILD)/use_libnvmf
+	grep -qx 'ExecStart=$(CURDIR)/$(BUILD)/install-check/bin/nvmf-target -c /etc/nvmf-target/config.json' \
+		$(BUILD)/install-check/lib/systemd/system/nvmf-target.service
+	$(BUILD)/install-check/bin/nvmf-target --version
+	$(BUILD)/install-check/bin/nvmf-targetctl --help > /dev/null
 
 check: deps
 	$(MAKE) all

@@ -90,6 +90,8 @@ struct nvmf_port {
 	size_t n_subsys;
 	bool retired;                      /* removed live: listens no more, exposes nothing,
 					    * kept until the target ends (queues may point here) */
+	uint64_t connects, connects_refused; /* admin Connects accepted and refused here
+					    * (main group) */
 	struct nvmf_transport *transport;  /* the transport serving it (trtype) */
 	/* Limits, resolved once from the config and the transport (nvmf_port_resolve). */
 	uint16_t queue_size;               /* I/O queue entries, 1's based (CAP.MQES + 1) */

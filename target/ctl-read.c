@@ -111,11 +111,12 @@ void nvmf_ctl_port_list(void *ctx, struct nvmf_rpc_call *call)
 		json_t *subs = json_array();
 		for (size_t k = 0; k < p->n_subsys; k++)
 			json_array_append_new(subs, json_string(p->subsys[k]->cfg->nqn));
-		json_array_append_new(list, json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:I}",
+		json_array_append_new(list, json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:I}",
 			"portid", (json_int_t)p->cfg->portid, "trtype", p->cfg->trtype,
 			"adrfam", p->cfg->adrfam == AF_INET6 ? "ipv6" : "ipv4", "traddr", p->cfg->traddr,
 			"trsvcid", p->cfg->trsvcid[0] ? p->cfg->trsvcid : "4420", "subsystems", subs,
-			"controllers", (json_int_t)ctrl_count(ctl->tgt, NULL, p)));
+			"controllers", (json_int_t)ctrl_count(ctl->tgt, NULL, p),
+			"connects", (json_int_t)p->connects, "connects_refused", (json_int_t)p->connects_refused));
 	}
 	nvmf_rpc_result(call, json_pack("{s:o}", "ports", list));
 }
@@ -145,6 +146,15 @@ static json_t *ctrl_json(const struct nvmf_tgt_ctrl *c)
 		"writes", (json_int_t)load(&c->host_writes));
 }
 
+/* The controller's data moved, in bytes (the SMART log counts 512-byte units). */
+static void ctrl_bytes(json_t *j, const struct nvmf_tgt_ctrl *c)
+{
+	if (!j)
+		return;
+	json_object_set_new(j, "read_bytes", json_integer((json_int_t)(load(&c->units_read) * 512)));
+	json_object_set_new(j, "write_bytes", json_integer((json_int_t)(load(&c->units_written) * 512)));
+}
+
 void nvmf_ctl_controller_list(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
@@ -161,8 +171,11 @@ void nvmf_ctl_controller_list(void *ctx, struct nvmf_rpc_call *call)
 	}
 	json_t *list = json_array();
 	for (const struct nvmf_tgt_ctrl *c = ctl->tgt->ctrls; c; c = c->next)
-		if (!c->deleting && (!only || c->subsys == only))
-			json_array_append_new(list, ctrl_json(c));
+		if (!c->deleting && (!only || c->subsys == only)) {
+			json_t *j = ctrl_json(c);
+			ctrl_bytes(j, c);
+			json_array_append_new(list, j);
+		}
 	nvmf_rpc_result(call, json_pack("{s:o}", "controllers", list));
 }
 
@@ -246,11 +259,15 @@ void nvmf_ctl_poll_group_stats(void *ctx, struct nvmf_rpc_call *call)
 	json_t *list = json_array();
 	for (unsigned i = 0; i < ctl->tgt->npgs; i++) {
 		const struct nvmf_pg *pg = ctl->tgt->pgs[i];
-		json_array_append_new(list, json_pack("{s:I, s:b, s:I, s:I, s:I, s:I, s:I}",
+		uint64_t busy = load(&pg->busy_passes), work = load(&pg->work);
+		json_array_append_new(list, json_pack("{s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I}",
 			"index", (json_int_t)i, "main", i == 0,
 			"queues", (json_int_t)__atomic_load_n(&pg->nqueues, __ATOMIC_RELAXED),
-			"passes", (json_int_t)load(&pg->passes), "busy_passes", (json_int_t)load(&pg->busy_passes),
-			"sleeps", (json_int_t)load(&pg->sleeps), "messages", (json_int_t)load(&pg->msgs)));
+			"passes", (json_int_t)load(&pg->passes), "busy_passes", (json_int_t)busy,
+			"sleeps", (json_int_t)load(&pg->sleeps), "messages", (json_int_t)load(&pg->msgs),
+			"work", (json_int_t)work, "work_per_busy_pass", busy ? (double)work / (double)busy : 0.0,
+			"busy_us", (json_int_t)load(&pg->busy_us), "idle_us", (json_int_t)load(&pg->idle_us),
+			"sleep_us", (json_int_t)load(&pg->sleep_us)));
 	}
 	nvmf_rpc_result(call, json_pack("{s:o}", "poll_groups", list));
 }

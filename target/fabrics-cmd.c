@@ -101,6 +101,11 @@ static void execute_admin_connect(struct nvmf_req *req)
 		 sq->port->cfg->portid, ctrl->kato_ms);
 	st = 0;
 out:
+	/* The main group owns the port's counters, as it does every admin queue. */
+	if (st)
+		sq->port->connects_refused++;
+	else
+		sq->port->connects++;
 	nvmf_req_complete(req, st);
 }
 

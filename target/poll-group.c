@@ -278,8 +278,21 @@ int nvmf_pg_poll(struct nvmf_pg *pg)
 {
 	/* One clock reading per pass serves the idle policy, timers and keep-alive stamps
 	 * (a clock read is a trap to the hypervisor on some virtual machines). */
+	uint64_t prev = pg->now_us;
 	pg->now_us = nvmf_now_us();
 	pg->now_ms = pg->tgt->now_ms ? pg->tgt->now_ms(pg->tgt) : pg->now_us / 1000;
+	/* The time since the last pass began was spent as that pass ended: working, polling
+	 * in vain, or asleep. No extra clock reading for it. */
+	if (prev) {
+		uint64_t d = pg->now_us - prev;
+		if (pg->slept)
+			NVMF_PG_COUNT(pg->sleep_us, d);
+		else if (pg->last_pass_work)
+			NVMF_PG_COUNT(pg->busy_us, d);
+		else
+			NVMF_PG_COUNT(pg->idle_us, d);
+	}
+	pg->slept = false;
 	/* Peeked without the lock: most passes have no message. */
 	int n = __atomic_load_n(&pg->msg_head, __ATOMIC_ACQUIRE) ? run_msgs(pg) : 0;
 	for (unsigned i = 0; i < pg->ntpg; i++)
@@ -292,8 +305,11 @@ int nvmf_pg_poll(struct nvmf_pg *pg)
 	for (unsigned i = 0; i < pg->ntpg; i++)
 		pg->tpg[i]->transport->ops->pg_flush(pg->tpg[i]);
 	NVMF_PG_COUNT(pg->passes, 1);
-	if (n)
+	if (n) {
 		NVMF_PG_COUNT(pg->busy_passes, 1);
+		NVMF_PG_COUNT(pg->work, (uint64_t)n);
+	}
+	pg->last_pass_work = n > 0;
 	return n;
 }
 
@@ -328,6 +344,7 @@ int nvmf_pg_run_once(struct nvmf_pg *pg, int max_sleep_ms)
 		timeout = max_sleep_ms;
 	struct epoll_event evs[8];
 	NVMF_PG_COUNT(pg->sleeps, 1);
+	pg->slept = true;
 	int rc = epoll_wait(pg->epfd, evs, 8, timeout);
 	if (rc < 0 && errno != EINTR) {
 		fprintf(stderr, "nvmf-target: poll group %u: epoll_wait: %s\n", pg->index, strerror(errno));

@@ -93,9 +93,13 @@ struct nvmf_pg {
 	bool started;                      /* runs on a thread of its own (atomic:
 					    * nvmf_pg_started) */
 	bool stop;                         /* atomic: leave nvmf_pg_run */
-	/* Statistics: passes, passes that found work, sleeps, messages run. Written by the
-	 * group (NVMF_PG_COUNT), read by anyone with relaxed atomic loads. */
-	uint64_t passes, busy_passes, sleeps, msgs;
+	/* Statistics: passes, passes that found work, sleeps, messages run, work items
+	 * (messages, capsules, completions) found; microseconds spent in passes that found
+	 * work, in passes that found none, asleep. Written by the group (NVMF_PG_COUNT), read
+	 * by anyone with relaxed atomic loads. */
+	uint64_t passes, busy_passes, sleeps, msgs, work;
+	uint64_t busy_us, idle_us, sleep_us;
+	bool last_pass_work, slept;        /* how the time since the last pass is counted */
 };
 
 /* NVMF_PG_COUNT - add @v to a counter only its owner writes: a relaxed load and store,

@@ -2,7 +2,9 @@
 # connected and fio's crc32c verify running: namespaces added, resized and removed live
 # appear and go on the host by themselves; statistics count what fio issued; a host taken
 # off the allowed list is disconnected and refused; bad calls are answered and change
-# nothing; the daemon keeps serving.
+# nothing; a subsystem and a port added live are discovered and connected to; SIGHUP
+# applies an edited file without disconnecting; a saved file serves the same; the daemon
+# keeps serving.
 
 STATE=/tmp/control-test
 CTL="$NVMF_ROOT/build/nvmf-targetctl -s $STATE/rpc.sock"
@@ -159,7 +161,81 @@ test_05_removed_host_is_disconnected_and_refused() {
     nvme disconnect -n $SUB_H > /dev/null
 }
 
-test_06_sigterm_removes_the_socket() {
+test_06_subsystem_and_port_added_live_accept_discover_and_connect() {
+    local new=nqn.2026-12.io.nvmf-rdma:added g0 g1 g2
+    g0=$(nvme discover -t rdma -a "$NVMF_TRADDR" -s 4420 -q $HOSTNQN -o json | grep -o '"genctr" *: *[0-9]*')
+    $CTL subsystem add $new --allow-any-host || fail "subsystem add"
+    $CTL namespace add $new --ram 32M || fail "namespace add"
+    $CTL port add 2 --traddr "$NVMF_TRADDR" --trsvcid 4430 --subsystem $new || fail "port add"
+    $CTL port list | tee /tmp/ports.txt
+    grep -q 4430 /tmp/ports.txt || fail "port list does not show the new port"
+    nvme discover -t rdma -a "$NVMF_TRADDR" -s 4430 -q $HOSTNQN > /tmp/disc-new.txt || fail "discover on the new port"
+    cat /tmp/disc-new.txt
+    grep -q "subnqn: *$new\$" /tmp/disc-new.txt || fail "the new subsystem is not discovered"
+    g1=$(nvme discover -t rdma -a "$NVMF_TRADDR" -s 4420 -q $HOSTNQN -o json | grep -o '"genctr" *: *[0-9]*')
+    [ "$g0" != "$g1" ] || fail "genctr did not move when the port was added ($g0)"
+    nvme connect -t rdma -a "$NVMF_TRADDR" -s 4430 -n $new -q $HOSTNQN > /dev/null || fail "connect to the new port"
+    wait_for 15 ns_dev $new 1 || fail "no namespace on the new subsystem"
+    fio --name=new --filename=$(ns_dev $new 1) --ioengine=libaio --direct=1 --rw=randwrite --bs=4k \
+        --iodepth=8 --size=8M --verify=crc32c --do_verify=1 --verify_fatal=1 --output=/tmp/fio-new.txt ||
+        fail "fio on the new subsystem"
+    nvme disconnect -n $new > /dev/null
+    $CTL port remove 2 || fail "port remove"
+    ! nvme discover -t rdma -a "$NVMF_TRADDR" -s 4430 -q $HOSTNQN > /dev/null 2>&1 || fail "the removed port still answers"
+    g2=$(nvme discover -t rdma -a "$NVMF_TRADDR" -s 4420 -q $HOSTNQN -o json | grep -o '"genctr" *: *[0-9]*')
+    [ "$g1" != "$g2" ] || fail "genctr did not move when the port was removed ($g1)"
+    $CTL subsystem remove $new || fail "subsystem remove"
+}
+
+test_07_sighup_applies_an_edit_without_disconnecting_other_hosts() {
+    local d1 c1 c2 fio_pid rc
+    d1=$(ns_dev $SUB 1) || fail "not connected"
+    c1=$($CTL --json controller list --nqn $SUB | grep -o '"cntlid": [0-9]*')
+    fio --name=during --filename=$d1 --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 \
+        --size=64M --verify=crc32c --verify_backlog=128 --verify_fatal=1 --time_based --runtime=15 \
+        --output=/tmp/fio-hup.txt &
+    fio_pid=$!
+    # The file now has namespace 5 in the live subsystem, nothing else changed.
+    sed 's|"nvmf_size_bytes": "256M"}]|"nvmf_size_bytes": "256M"}, {"nsid": 5, "enable": 1, "nvmf_backend": "ram", "nvmf_size_bytes": "16M"}]|' \
+        $STATE/config.json > $STATE/config.new && mv $STATE/config.new $STATE/config.json
+    grep -q '"nsid": 5' $STATE/config.json || fail "test bug: the edit did not apply"
+    kill -HUP "$(cat $STATE/target.pid)"
+    wait_for 20 ns_dev $SUB 5 || fail "namespace 5 did not appear after SIGHUP"
+    grep -q "reload: subsystem $SUB: namespace 5 added" $STATE/target.log || fail "no reload line in the log"
+    wait $fio_pid; rc=$?
+    grep -E 'err=|WRITE:' /tmp/fio-hup.txt
+    expect_eq "fio during the reload" $rc 0
+    c2=$($CTL --json controller list --nqn $SUB | grep -o '"cntlid": [0-9]*')
+    expect_eq "the host's controller (not reconnected)" "$c2" "$c1"
+    # A file that cannot be applied live: refused by name, nothing changed.
+    cp $STATE/config.json $STATE/config.good
+    sed '1s|{|{"nvmf_target": {"threads": 2},|' $STATE/config.good > $STATE/config.json
+    local out; out=$($CTL config reload 2>&1); rc=$?
+    echo "$out"
+    expect_eq "exit status of a refused reload" $rc 1
+    echo "$out" | grep -q 'nvmf_target.threads differs from the running target' || fail "the refusal does not name the key"
+    mv $STATE/config.good $STATE/config.json
+    out=$($CTL config reload 2>&1) || fail "a reload of the same file: $out"
+    echo "$out" | grep -q 'no changes' || fail "a reload of the same file changed something: $out"
+}
+
+test_08_saved_configuration_is_checked_and_serves_the_same() {
+    $CTL config save $STATE/saved.json || fail "config save"
+    $CTL config show > $STATE/shown.json || fail "config show"
+    "$NVMF_ROOT/build/nvmf-target" -c $STATE/shown.json --check || fail "--check refuses what config show printed"
+    "$NVMF_ROOT/build/nvmf-target" -c $STATE/saved.json --check || fail "--check refuses the saved file"
+    $CTL --json subsystem list | grep -v '"controllers"' > /tmp/before.json
+    nvme disconnect-all > /dev/null 2>&1
+    nvmf_target_stop $STATE
+    cp $STATE/saved.json $STATE/config.json
+    nvmf_target_start $STATE || fail "the saved file does not start a target"
+    $CTL --json subsystem list | grep -v '"controllers"' > /tmp/after.json
+    diff /tmp/before.json /tmp/after.json || fail "the saved configuration serves something else"
+    nvme connect -t rdma -a "$NVMF_TRADDR" -s 4420 -n $SUB -q $HOSTNQN > /dev/null || fail "connect after the restart"
+    wait_for 15 ns_dev $SUB 5 || fail "namespace 5 is not served after the restart"
+}
+
+test_09_sigterm_removes_the_socket() {
     nvme disconnect -n $SUB > /dev/null 2>&1
     nvmf_target_stop $STATE
     expect_eq "exit status" "$(cat $STATE/target.rc)" 0

@@ -14,6 +14,7 @@
 #include "target/model.h"
 #include "target/namespace.h"
 #include "tests/unit/suites.h"
+#include "tests/unit/target/ctl_fixture.h"
 #include "tests/unit/target/fixture.h"
 
 #define NEW_NQN "nqn.2026-12.io.nvmf-rdma:new"
@@ -32,40 +33,17 @@ static void setup(void)
 
 static json_t *call(const char *method, const char *params)
 {
-	char req[4096];
-	snprintf(req, sizeof(req), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":%s}",
-		 method, params);
-	char *text = nvmf_rpc_handle(nvmf_ctl_methods, &Ctl, req, strlen(req));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	json_t *resp = json_loads(text, 0, NULL);
-	free(text);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(resp);
-	return resp;
+	return ctl_call(&Ctl, method, params);
 }
 
 static void expect_ok(const char *method, const char *params)
 {
-	json_t *resp = call(method, params);
-	if (!json_object_get(resp, "result")) {
-		char *t = json_dumps(resp, 0);
-		fprintf(stderr, "\n  %s: %s\n", method, t);
-		free(t);
-	}
-	CU_ASSERT_PTR_NOT_NULL(json_object_get(resp, "result"));
-	json_decref(resp);
+	ctl_ok(&Ctl, method, params);
 }
 
 static void expect_error(const char *method, const char *params, int code, const char *message)
 {
-	json_t *resp = call(method, params);
-	json_t *e = json_object_get(resp, "error");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	CU_ASSERT_EQUAL(json_integer_value(json_object_get(e, "code")), code);
-	const char *m = json_string_value(json_object_get(e, "message"));
-	if (!m || strcmp(m, message))
-		fprintf(stderr, "\n  got:  %s\n  want: %s\n", m ? m : "(none)", message);
-	CU_ASSERT_STRING_EQUAL(m ? m : "", message);
-	json_decref(resp);
+	ctl_expect_error(&Ctl, method, params, code, message);
 }
 
 /* Admin Connect to @nqn as FX_HOSTNQN on a fresh queue: its status. */

@@ -13,8 +13,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "target/control.h"
+#include "target/log.h"
 #include "target/namespace.h"
 #include "tests/unit/suites.h"
+#include "tests/unit/target/ctl_fixture.h"
 #include "tests/unit/target/fixture.h"
 
 static struct fx F;
@@ -33,46 +35,19 @@ static void teardown(void)
 	fx_teardown(&F);
 }
 
-/* The answer to @method with @params (JSON text), parsed; the caller decrefs. */
 static json_t *call(const char *method, const char *params)
 {
-	char req[4096];
-	snprintf(req, sizeof(req), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"%s%s}", method,
-		 params ? ",\"params\":" : "", params ? params : "");
-	char *text = nvmf_rpc_handle(nvmf_ctl_methods, &Ctl, req, strlen(req));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	json_t *resp = json_loads(text, 0, NULL);
-	free(text);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(resp);
-	return resp;
+	return ctl_call(&Ctl, method, params);
 }
 
-/* The result of a call that must succeed (borrowed from @resp). */
 static json_t *result(json_t *resp)
 {
-	json_t *r = json_object_get(resp, "result");
-	if (!r) {
-		char *t = json_dumps(resp, 0);
-		fprintf(stderr, "unexpected answer: %s\n", t);
-		free(t);
-	}
-	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	return r;
+	return ctl_result(resp);
 }
 
-/* The call fails with @code and exactly @message. */
 static void expect_error(const char *method, const char *params, int code, const char *message)
 {
-	json_t *resp = call(method, params);
-	json_t *e = json_object_get(resp, "error");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	CU_ASSERT_EQUAL(json_integer_value(json_object_get(e, "code")), code);
-	const char *m = json_string_value(json_object_get(e, "message"));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-	if (strcmp(m, message))
-		fprintf(stderr, "\n  got:  %s\n  want: %s\n", m, message);
-	CU_ASSERT_STRING_EQUAL(m, message);
-	json_decref(resp);
+	ctl_expect_error(&Ctl, method, params, code, message);
 }
 
 static json_int_t get_int(json_t *obj, const char *key)
@@ -278,6 +253,12 @@ static void removed_host_is_disconnected_and_refused(void)
 	fx_queue_init(&F, &q);
 	CU_ASSERT_EQUAL(fx_connect(&q, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL),
 			(int)(nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST) | NVME_SC_DNR));
+	/* The port counted one association and one refusal. */
+	resp = call("port_list", NULL);
+	json_t *port = json_array_get(json_object_get(result(resp), "ports"), 0);
+	CU_ASSERT_EQUAL(get_int(port, "connects"), 1);
+	CU_ASSERT_EQUAL(get_int(port, "connects_refused"), 1);
+	json_decref(resp);
 	expect_error("host_remove", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}", NVMF_RPC_NOT_FOUND,
 		     "parameter 'host': " FX_HOSTNQN " is not in the allowed hosts of " FX_SUBNQN);
 	/* Allowed again: it connects. */
@@ -399,7 +380,42 @@ static void socket_calls_run_on_the_main_group(void)
 	teardown();
 }
 
+static void version_log_level_and_poll_group_stats_answer(void)
+{
+	setup();
+	json_t *resp = call("version", NULL);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "version")), "0.1.0");
+	json_decref(resp);
+	expect_error("version", "{\"x\":1}", NVMF_RPC_INVALID_PARAMS, "unknown parameter 'x' (version takes: no parameters)");
+	resp = call("log_level_set", "{\"level\":\"debug\"}");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "previous")), "info");
+	json_decref(resp);
+	CU_ASSERT_EQUAL(F.tgt.log_level, NVMF_LOG_DEBUG);
+	resp = call("log_level_get", NULL);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "level")), "debug");
+	json_decref(resp);
+	expect_error("log_level_set", "{\"level\":\"loud\"}", NVMF_RPC_INVALID_PARAMS,
+		     "parameter 'level': \"loud\" is not a log level (error, warning, info, debug)");
+	CU_ASSERT_EQUAL(F.tgt.log_level, NVMF_LOG_DEBUG);
+	/* The fixture's target ran passes to boot; each found work or not. */
+	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
+	resp = call("poll_group_stats", NULL);
+	json_t *groups = json_object_get(result(resp), "poll_groups");
+	CU_ASSERT_EQUAL_FATAL(json_array_size(groups), 1);
+	json_t *g = json_array_get(groups, 0);
+	CU_ASSERT_TRUE(json_is_true(json_object_get(g, "main")));
+	CU_ASSERT_EQUAL(get_int(g, "queues"), 1);
+	CU_ASSERT_TRUE(get_int(g, "busy_passes") > 0);
+	CU_ASSERT_TRUE(get_int(g, "passes") >= get_int(g, "busy_passes"));
+	CU_ASSERT_TRUE(get_int(g, "work") >= get_int(g, "busy_passes"));
+	CU_ASSERT_EQUAL(get_int(g, "sleeps"), 0);               /* driven: it never sleeps */
+	CU_ASSERT_EQUAL(get_int(g, "sleep_us"), 0);
+	json_decref(resp);
+	teardown();
+}
+
 const struct unit_test control_tests[] = {
+	{"version_log_level_and_poll_group_stats_answer", version_log_level_and_poll_group_stats_answer},
 	{"subsystem_list_shows_namespaces_hosts_and_ports", subsystem_list_shows_namespaces_hosts_and_ports},
 	{"controller_list_shows_the_host_its_queues_and_kato", controller_list_shows_the_host_its_queues_and_kato},
 	{"namespace_stats_count_exactly_the_commands_issued", namespace_stats_count_exactly_the_commands_issued},

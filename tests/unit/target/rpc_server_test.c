@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "target/rpc-server.h"
@@ -303,7 +304,48 @@ static void client_past_the_limit_is_told_and_closed(void)
 	env_stop(&e);
 }
 
+/* Another user's connection is closed unanswered (SO_PEERCRED), even past the file mode.
+ * As root (CI), a child of uid 65534 connects; as another user, the server is told it
+ * belongs to a different uid, so this test's own connection is the stranger's. */
+static void connection_of_another_user_is_refused(void)
+{
+	struct env e;
+	env_start(&e);
+	CU_ASSERT_EQUAL(chmod(e.dir, 0755), 0);
+	CU_ASSERT_EQUAL(chmod(e.path, 0666), 0);   /* only the peer check stands in the way */
+	if (geteuid() == 0) {
+		pid_t pid = fork();
+		CU_ASSERT_FATAL(pid >= 0);
+		if (pid == 0) {
+			if (setgid(65534) || setuid(65534))
+				_exit(2);
+			int fd = client(e.path);
+			if (fd < 0)
+				_exit(3);
+			char line[256];
+			(void)!write(fd, ECHO(1, 1), strlen(ECHO(1, 1)));
+			_exit(get_line(fd, line, sizeof(line)) < 0 ? 0 : 1);   /* 0: closed, no answer */
+		}
+		int status = -1;
+		CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+		CU_ASSERT_TRUE(WIFEXITED(status));
+		CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+	} else {
+		__atomic_store_n(&e.srv.uid, geteuid() + 1, __ATOMIC_RELEASE);
+		int fd = client(e.path);
+		CU_ASSERT_FATAL(fd >= 0);
+		char line[256];
+		put(fd, ECHO(1, 1));
+		CU_ASSERT_EQUAL(get_line(fd, line, sizeof(line)), -1);
+		close(fd);
+	}
+	CU_ASSERT_EQUAL(e.runs, 0);
+	CU_ASSERT_EQUAL(__atomic_load_n(&e.srv.refused, __ATOMIC_ACQUIRE), 1);
+	env_stop(&e);
+}
+
 const struct unit_test rpc_server_tests[] = {
+	{ "connection_of_another_user_is_refused", connection_of_another_user_is_refused },
 	{ "each_request_gets_one_line_and_the_socket_is_0600", each_request_gets_one_line_and_the_socket_is_0600 },
 	{ "joined_and_split_requests_are_answered_in_order", joined_and_split_requests_are_answered_in_order },
 	{ "several_clients_are_served_at_once", several_clients_are_served_at_once },
