@@ -12,6 +12,7 @@ W=/tmp/churn
 SUB=nqn.2026-12.io.nvmf-rdma:churn
 CTL="$NVMF_ROOT/build/nvmf-targetctl -s $W/rpc.sock"
 mkdir -p $W
+cd $W          # the guest's / is read-only
 cat > $W/config.json <<JSON
 {"ports": [{"portid": 1, "addr": {"adrfam": "ipv4", "traddr": "0.0.0.0", "trsvcid": "4420", "trtype": "rdma"},
             "subsystems": ["$SUB"]}],
@@ -35,16 +36,20 @@ no_ns2() { ! has_ns2; }
 
 # fio_start SECS: the workload in the background for SECS seconds; its pid in FIO_PID.
 fio_start() {
+    rm -f $W/fio.json
     fio --name=churn --filename=$DEV --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=32 \
         --size=256M --verify=crc32c --verify_backlog=1024 --verify_fatal=1 --time_based --runtime="$1" \
-        --randrepeat=0 --output-format=terse --terse-version=3 --output=$W/fio.out &
+        --randrepeat=0 --verify_state_save=0 --output-format=json --output=$W/fio.json &
     FIO_PID=$!
 }
-# fio_iops: write IOPS of the last run (terse v3 field 49), 0 when it reported an error
-# (field 5; a verify failure is one). Stopped by SIGINT, fio still writes its results.
+# fio_iops: write IOPS of the last run (waited for by the caller: a $(...) subshell
+# cannot wait for it), 0 when the job reported an error (a verify failure is one).
+# Stopped by SIGINT, fio still writes its results.
 fio_iops() {
-    wait $FIO_PID
-    awk -F';' '{ if ($5 != 0) print 0; else printf "%d\n", $49 }' $W/fio.out
+    awk '/"error" *:/ { gsub(/[^0-9]/, "", $3); if ($3 != "0") bad = 1 }
+         /"write" *:/ { w = 1 }
+         w && /"iops" *:/ { gsub(/[^0-9.]/, "", $3); iops = int($3); w = 0 }
+         END { print bad ? 0 : iops + 0 }' $W/fio.json
 }
 
 with=() without=() secs=()
@@ -60,10 +65,12 @@ for r in $(seq "$ROUNDS"); do
     done
     took=$((SECONDS - start))
     kill -INT $FIO_PID
+    wait $FIO_PID
     with+=("$(fio_iops)")
     secs+=("$took")
     # Without: the same time.
     fio_start "$took"
+    wait $FIO_PID
     without+=("$(fio_iops)")
     echo "round $r: ${took} s: with cycles ${with[-1]} IOPS, without ${without[-1]} IOPS"
 done
