@@ -103,13 +103,15 @@ static int ram_resize(struct nvmf_bdev *b, uint64_t size, char *err, size_t errl
 		return -ENOSPC;
 	}
 	if (size > old) {
-		/* Pages a shrink made accessible earlier already read as zeroes. */
 		if (mprotect(b->mem, size, PROT_READ | PROT_WRITE) < 0) {
 			int e = errno;
 			snprintf(err, errlen, "ram: cannot grow to %llu bytes: %s",
 				 (unsigned long long)size, strerror(e));
 			return -e;
 		}
+		/* A write that raced an earlier shrink may have landed past the end: what the
+		 * host sees grow must read as zeroes. Pages never touched cost nothing here. */
+		ram_zero(b, old, size - old);
 		__atomic_store_n(&b->size, size, __ATOMIC_RELEASE);
 	} else {
 		__atomic_store_n(&b->size, size, __ATOMIC_RELEASE);

@@ -134,6 +134,9 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 	if (ns->kind == NVMF_BACKEND_RAM || ns->kind == NVMF_BACKEND_NULL) {
 		if (ns->path)
 			return cfg_fail(c, dbase, "path", "a \"%s\" namespace has no backing path", backend_names[ns->kind]);
+		if (ns->buffered)
+			return cfg_fail(c, base, "nvmf_buffered", "a \"%s\" namespace has no file to buffer",
+				    backend_names[ns->kind]);
 		if (!size)
 			return cfg_fail(c, base, "nvmf_size_bytes", "required key is missing (a \"%s\" namespace "
 				    "needs its size)", backend_names[ns->kind]);
@@ -278,8 +281,6 @@ static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base, struct n
 	if (cfg_get_typed(c, j, base, "attr", JSON_OBJECT, false, &attr) || (attr && parse_attr(c, attr, sub, s)) ||
 	    get_nqn_list(c, j, base, "allowed_hosts", &s->allowed_hosts, &s->n_allowed_hosts))
 		return -1;
-	if (s->allow_any_host && s->n_allowed_hosts)
-		return cfg_fail(c, base, "allowed_hosts", "must be empty when attr.allow_any_host is \"1\"");
 	if (cfg_get_typed(c, j, base, "namespaces", JSON_ARRAY, false, &nss))
 		return -1;
 	if (!nss)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "nvme/identify.h"
 #include "subsystem/config.h"
@@ -147,13 +148,22 @@ int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err,
 		return -ENOMEM;
 	}
 	char tmp[4096], dir[4096];
+	struct stat st;
+	size_t plen = strlen(path);
+	if (!plen || path[plen - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+		snprintf(err, errlen, "%s: is a directory (give the file's name)", path);
+		free(text);
+		return -EISDIR;
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
 	snprintf(dir, sizeof(dir), "%s", path);
 	int e = 0;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
+		/* Named by the file asked for: the temporary beside it is ours. */
 		e = errno;
-		snprintf(err, errlen, "%s: %s", tmp, strerror(e));
+		snprintf(err, errlen, "%s: %s (the file is written beside itself, then renamed)", path,
+			 strerror(e));
 		free(text);
 		return -e;
 	}

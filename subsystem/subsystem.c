@@ -52,6 +52,7 @@ void nvmf_ns_free(struct nvmf_ns *ns)
 		return;
 	if (ns->bdev)
 		nvmf_bdev_close(ns->bdev);
+	free(ns->real_path);
 	free(ns->stats);
 	free(ns);
 }
@@ -83,6 +84,12 @@ struct nvmf_ns *nvmf_ns_open(const struct nvmf_subsys *s, const struct nvmf_ns_c
 		free(ns);
 		return NULL;
 	}
+	/* Resolved, so two names of one file (a symlink, "..") are seen as one. */
+	if (nc->path && !(ns->real_path = realpath(nc->path, NULL)) && !(ns->real_path = strdup(nc->path))) {
+		nvmf_ns_free(ns);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
 	ns->lba_shift = (uint32_t)__builtin_ctz(ns->bdev->block_size);
 	ns->nlb = ns->bdev->size >> ns->lba_shift;
 	if (nc->has_nguid) {
@@ -102,6 +109,7 @@ struct nvmf_ns *nvmf_ns_open(const struct nvmf_subsys *s, const struct nvmf_ns_c
 	if (nc->has_uuid) {
 		memcpy(ns->uuid, nc->uuid, 16);
 	} else {
+		ns->uuid_derived = true;
 		/* A stable UUID from subsystem NQN and nsid, so hosts see the same namespace
 		 * identity across restarts (RFC 4122 version 8, name based). */
 		uint64_t h1 = fnv1a(s->cfg->nqn, strlen(s->cfg->nqn), 0xcbf29ce484222325ull);

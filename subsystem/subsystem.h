@@ -47,6 +47,8 @@ struct nvmf_ns {
 					    * by a resize (atomic: nvmf_ns_nlb) */
 	uint8_t nguid[16], uuid[16], eui64[8];
 	bool has_nguid, has_uuid, has_eui64;
+	bool uuid_derived;                 /* made from NQN and nsid, not configured */
+	char *real_path;                   /* the backing file or device, resolved; NULL: none */
 	struct nvmf_ns_pg_stats *stats;    /* [poll group index], npgs of them; NULL until
 					    * the target attaches it (nvmf_ns_stats_alloc) */
 	unsigned npgs;

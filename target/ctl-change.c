@@ -19,7 +19,7 @@
 static int code_of(int rc)
 {
 	switch (rc) {
-	case -ENOENT: case -ENODEV: return NVMF_RPC_NOT_FOUND;
+	case -ENOENT:               return NVMF_RPC_NOT_FOUND;
 	case -EEXIST:               return NVMF_RPC_EXISTS;
 	case -EINVAL:               return NVMF_RPC_INVALID_PARAMS;
 	case -ENOMEM:               return NVMF_RPC_INTERNAL_ERROR;
@@ -227,6 +227,9 @@ void nvmf_ctl_host_add(void *ctx, struct nvmf_rpc_call *call)
 		return;
 	}
 	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: host %s allowed", s->cfg->nqn, host);
+	if (s->cfg->allow_any_host)
+		nvmf_log(ctl->tgt, NVMF_LOG_WARNING, "control: subsystem %s: allow_any_host is on, so any host "
+			 "may connect; the allowed hosts apply once it is turned off", s->cfg->nqn);
 	nvmf_rpc_result(call, json_object());
 }
 
@@ -241,12 +244,13 @@ void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call)
 		return;
 	char err[512];
 	unsigned dropped = 0;
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: removing host %s", s->cfg->nqn, host);
 	int rc = nvmf_tgt_host_remove(ctl->tgt, s, host, &dropped, err, sizeof(err));
 	if (rc) {
 		nvmf_rpc_error(call, code_of(rc), "parameter 'host': %s", err);
 		return;
 	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: host %s removed (%u controllers "
+		 "disconnected)", s->cfg->nqn, host, dropped);
 	nvmf_rpc_result(call, json_pack("{s:I}", "disconnected", (json_int_t)dropped));
 }
 

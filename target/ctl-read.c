@@ -57,6 +57,11 @@ static json_t *ns_json(const struct nvmf_subsys *s, const struct nvmf_ns_config 
 		json_object_set_new(j, "size_bytes", json_integer((json_int_t)(nvmf_ns_nlb(ns) << ns->lba_shift)));
 		json_object_set_new(j, "block_size", json_integer((json_int_t)1 << ns->lba_shift));
 		json_object_set_new(j, "uuid", json_string(nvme_uuid_format(ns->uuid, uuid)));
+	} else {
+		/* Disabled: what the config says (null where it leaves it to the backend). */
+		json_object_set_new(j, "size_bytes", nc->size_bytes ? json_integer((json_int_t)nc->size_bytes) : json_null());
+		json_object_set_new(j, "block_size", nc->block_size ? json_integer(nc->block_size) : json_null());
+		json_object_set_new(j, "uuid", nc->has_uuid ? json_string(nvme_uuid_format(nc->uuid, uuid)) : json_null());
 	}
 	return j;
 }

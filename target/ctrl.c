@@ -9,6 +9,7 @@
 #include <time.h>
 #include <stdio.h>
 #include "target/core.h"
+#include "target/model.h"
 #include "target/log.h"
 
 /* CC / CSTS fields: libnvme's NVME_CC_* / NVME_CSTS_* (NVMe Base 3.1.3.5-6). */
@@ -104,9 +105,15 @@ static void ctrl_free(struct nvmf_tgt_ctrl *ctrl)
 		pp = &(*pp)->next;
 	if (*pp)
 		*pp = ctrl->next;
+	struct nvmf_tgt *tgt = ctrl->tgt;
+	bool retired = false;
+	for (size_t i = 0; i < tgt->n_retired_subsys && !retired; i++)
+		retired = tgt->retired_subsys[i] == ctrl->subsys;
 	pthread_mutex_destroy(&ctrl->error_lock);
 	free(ctrl->sqs);
 	free(ctrl);
+	if (retired)
+		nvmf_tgt_subsys_reap(tgt);   /* its subsystem was removed: maybe the last user */
 }
 
 void nvmf_tgt_ctrl_attach(struct nvmf_tgt_ctrl *ctrl, struct nvmf_sq *sq, uint16_t qid)

@@ -71,6 +71,10 @@ static void print_model(const struct nvmf_tgt *tgt)
 	for (size_t i = 0; i < tgt->n_subsys; i++) {
 		const struct nvmf_subsys *s = tgt->subsys[i];
 		printf("nvmf-target: subsystem %s\n", s->cfg->nqn);
+		if (s->cfg->allow_any_host && s->cfg->n_allowed_hosts)
+			fprintf(stderr, "nvmf-target: warning: subsystem %s: allow_any_host is on, so any host "
+				"may connect; its %zu allowed_hosts apply only once it is turned off\n",
+				s->cfg->nqn, s->cfg->n_allowed_hosts);
 		for (uint32_t n = 1; n <= s->max_nsid; n++) {
 			const struct nvmf_ns *ns = s->ns[n];
 			if (ns)
@@ -137,7 +141,11 @@ int main(int argc, char **argv)
 	struct nvmf_config cfg;
 	memset(&cfg, 0, sizeof(cfg));
 	if (nvmf_config_load(config, &cfg, err, sizeof(err))) {
-		fprintf(stderr, "nvmf-target: %s: %s\n", config, err);
+		/* "cannot open PATH: ..." names the file already. */
+		if (!strncmp(err, "cannot open ", 12))
+			fprintf(stderr, "nvmf-target: %s\n", err);
+		else
+			fprintf(stderr, "nvmf-target: %s: %s\n", config, err);
 		return 1;
 	}
 	if (check_only) {
@@ -180,7 +188,7 @@ int main(int argc, char **argv)
 		nvmf_rpc_default_path(sock, sizeof(sock));
 	if (!no_rpc && sock[0]) {
 		if (nvmf_ctl_start(&ctl, &tgt, sock, config, err, sizeof(err))) {
-			fprintf(stderr, "nvmf-target: control socket: %s\n", err);
+			fprintf(stderr, "nvmf-target: %s\n", err);   /* it names the socket */
 			goto out;
 		}
 		printf("nvmf-target: control socket %s\n", sock);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Subsystems and ports changed while the target runs (see model.h). On the main group.
- * What is taken away is retired, not freed: controllers being torn down and queues not
- * yet connected may still point at it, and it costs a few hundred bytes until exit.
+ * What is taken away is retired, not freed at once: a subsystem is freed when its last
+ * controller is; a port, whose queues not yet connected may still point at it (on their
+ * own groups, out of the main group's sight), stays until the target ends (a few hundred
+ * bytes).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -42,6 +44,23 @@ static unsigned drop_ctrls(struct nvmf_tgt *tgt, struct nvmf_subsys *s, struct n
 
 /* ---- subsystems ---- */
 
+void nvmf_tgt_subsys_reap(struct nvmf_tgt *tgt)
+{
+	for (size_t i = 0; i < tgt->n_retired_subsys;) {
+		struct nvmf_subsys *s = tgt->retired_subsys[i];
+		bool held = false;
+		for (const struct nvmf_tgt_ctrl *c = tgt->ctrls; c && !held; c = c->next)
+			held = c->subsys == s;
+		if (held) {
+			i++;
+			continue;
+		}
+		/* No controller: no queue can read its namespace slots any more. */
+		tgt->retired_subsys[i] = tgt->retired_subsys[--tgt->n_retired_subsys];
+		nvmf_subsys_free(s);
+	}
+}
+
 int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *sc,
 			char *err, size_t errlen)
 {
@@ -62,6 +81,11 @@ int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *s
 		const char *msg = strstr(why, ".namespaces[");
 		snprintf(err, errlen, "%s", msg ? msg + 1 : why);
 		return -EIO;
+	}
+	int rc = nvmf_tgt_subsys_check_unique(tgt, s, err, errlen);
+	if (rc) {
+		nvmf_subsys_free(s);
+		return rc;
 	}
 	for (uint32_t n = 1; n <= s->max_nsid; n++)
 		if (s->ns[n] && nvmf_ns_stats_alloc(s->ns[n], tgt->npgs)) {
@@ -118,6 +142,7 @@ int nvmf_tgt_subsys_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, unsigned
 		nvmf_tgt_ns_remove(tgt, s, s->cfg->ns[0].nsid, why, sizeof(why));
 	}
 	nvmf_tgt_disc_changed(tgt);
+	nvmf_tgt_subsys_reap(tgt);   /* at once when no host was connected */
 	return 0;
 }
 

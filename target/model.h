@@ -30,6 +30,10 @@ int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *s
 int nvmf_tgt_subsys_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, unsigned *dropped,
 			   char *err, size_t errlen);
 
+/* nvmf_tgt_subsys_reap - free the removed subsystems no controller points at any more
+ * (called as controllers go). */
+void nvmf_tgt_subsys_reap(struct nvmf_tgt *tgt);
+
 /* nvmf_tgt_port_add - listen on the port @pc describes (copied), exposing the
  * subsystems it names. 0, or with @err: -EEXIST (portid taken), -ENOENT (a subsystem it
  * names does not exist), -ENOTSUP (its transport is not running), -EADDRNOTAVAIL (the

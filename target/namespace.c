@@ -134,6 +134,73 @@ void nvmf_tgt_ns_fini(struct nvmf_tgt *tgt)
 	}
 }
 
+/* ---- what must be unique ---- */
+
+/* The first of @a's identifiers @b has too, or NULL. */
+static const char *same_id(const struct nvmf_ns *a, const struct nvmf_ns *b)
+{
+	if (a->has_nguid && b->has_nguid && !memcmp(a->nguid, b->nguid, 16))
+		return "device.nguid";
+	if (a->has_uuid && b->has_uuid && !memcmp(a->uuid, b->uuid, 16))
+		return "device.uuid";
+	if (a->has_eui64 && b->has_eui64 && !memcmp(a->eui64, b->eui64, 8))
+		return "nvmf_eui64";
+	return NULL;
+}
+
+/* @ns against @other, namespace of @os: one backing file for two namespaces (writes of
+ * one would land in the other, a resize of one would cut the other), or one identifier
+ * for two namespaces of one subsystem (the Linux host refuses such namespaces). */
+static int clash(const struct nvmf_subsys *s, const struct nvmf_ns *ns, const struct nvmf_subsys *os,
+		 const struct nvmf_ns *other, char *err, size_t errlen)
+{
+	if (ns->real_path && other->real_path && !strcmp(ns->real_path, other->real_path)) {
+		snprintf(err, errlen, "%s already backs namespace %u of %s", ns->real_path, other->nsid,
+			 os->cfg->nqn);
+		return -EEXIST;
+	}
+	const char *what = os == s ? same_id(ns, other) : NULL;
+	if (what) {
+		snprintf(err, errlen, "%s is namespace %u's too (identifiers are unique in a subsystem)",
+			 what, other->nsid);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+int nvmf_tgt_ns_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
+			     const struct nvmf_ns *ns, struct nvmf_ns *const *batch, size_t nbatch,
+			     char *err, size_t errlen)
+{
+	int rc;
+	for (size_t i = 0; i < tgt->n_subsys; i++) {
+		const struct nvmf_subsys *os = tgt->subsys[i];
+		for (uint32_t n = 1; n <= os->max_nsid; n++)
+			if (os->ns[n] && os->ns[n] != ns && (rc = clash(s, ns, os, os->ns[n], err, errlen)))
+				return rc;
+	}
+	for (size_t i = 0; i < nbatch; i++)
+		if (batch[i] && batch[i] != ns && (rc = clash(s, ns, s, batch[i], err, errlen)))
+			return rc;
+	return 0;
+}
+
+int nvmf_tgt_subsys_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
+				  char *err, size_t errlen)
+{
+	char why[512];
+	for (uint32_t n = 1; n <= s->max_nsid; n++) {
+		if (!s->ns[n])
+			continue;
+		int rc = nvmf_tgt_ns_check_unique(tgt, s, s->ns[n], s->ns + 1, n - 1, why, sizeof(why));
+		if (rc) {
+			snprintf(err, errlen, "namespace %u: %s", n, why);
+			return rc;
+		}
+	}
+	return 0;
+}
+
 /* ---- add ---- */
 
 /* A namespace opened and counted for every group, not yet published. */
@@ -203,6 +270,10 @@ int nvmf_tgt_ns_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct nv
 		    !(opened[i] = open_counted(tgt, s, &copies[i], why, sizeof(why)))) {
 			snprintf(err, errlen, "namespaces[%zu] (nsid %u): %s", i, copies[i].nsid, why);
 			rc = -EIO;
+			goto fail;
+		}
+		if (opened[i] && (rc = nvmf_tgt_ns_check_unique(tgt, s, opened[i], opened, i, why, sizeof(why)))) {
+			snprintf(err, errlen, "namespaces[%zu] (nsid %u): %s", i, copies[i].nsid, why);
 			goto fail;
 		}
 	}
@@ -277,6 +348,12 @@ int nvmf_tgt_ns_enable(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
 			snprintf(err, errlen, "subsystem %s, namespace %u: %s", s->cfg->nqn, nsid, why);
 			return -EIO;
 		}
+		int rc = nvmf_tgt_ns_check_unique(tgt, s, ns, NULL, 0, why, sizeof(why));
+		if (rc) {
+			nvmf_ns_free(ns);
+			snprintf(err, errlen, "subsystem %s, namespace %u: %s", s->cfg->nqn, nsid, why);
+			return rc;
+		}
 		nc->enable = true;
 		nvmf_subsys_ns_publish(s, nsid, ns);
 	} else {
@@ -295,7 +372,8 @@ int nvmf_tgt_ns_resize(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
 		return -ENOENT;
 	struct nvmf_ns *ns = s->ns[nsid];
 	if (!ns) {
-		snprintf(err, errlen, "subsystem %s, namespace %u is disabled", s->cfg->nqn, nsid);
+		snprintf(err, errlen, "subsystem %s, namespace %u is disabled: enable it first (its "
+			 "nvmf_size_bytes applies then)", s->cfg->nqn, nsid);
 		return -ENODEV;
 	}
 	char why[512];

@@ -62,11 +62,28 @@ int nvmf_tgt_ns_enable(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
  * nvmf_tgt_ns_resize - make enabled namespace @nsid of @s @bytes long (a multiple of its
  * block size; ram, null and file backends). Growing is seen by hosts at once; after a
  * shrink, commands already past the new end fail. The config's nvmf_size_bytes follows
- * where it was set (ram, null, a file created by the target). 0, or -ENOENT, -ENODEV
- * (disabled), and nvmf_bdev_resize's errors, with @err.
+ * where it was set (ram, null, a file created by the target). Shrinking a file
+ * truncates it: what lies past the new end is gone. 0, or -ENOENT, -ENODEV (disabled:
+ * answered as refused), and nvmf_bdev_resize's errors, with @err.
  */
 int nvmf_tgt_ns_resize(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, uint64_t bytes,
 		       char *err, size_t errlen);
+
+/*
+ * nvmf_tgt_ns_check_unique - may @ns (opened, not published) become a namespace of @s?
+ * Not when its backing file or device already backs a namespace of any subsystem, nor
+ * when its NGUID, UUID or EUI-64 is another namespace's of @s (the Linux host refuses
+ * duplicate identifiers). @batch: @nbatch namespaces being added with it (NULL entries
+ * skipped). 0, or -EEXIST with @err ("/srv/a.img already backs namespace 2 of nqn.x").
+ */
+int nvmf_tgt_ns_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
+			     const struct nvmf_ns *ns, struct nvmf_ns *const *batch, size_t nbatch,
+			     char *err, size_t errlen);
+
+/* nvmf_tgt_subsys_check_unique - the same for every namespace of @s, a subsystem not yet
+ * in tgt->subsys. 0, or -EEXIST with @err ("namespace 2: ..."). */
+int nvmf_tgt_subsys_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
+				  char *err, size_t errlen);
 
 /* nvmf_tgt_ns_draining - namespaces taken away whose backend is not closed yet. */
 unsigned nvmf_tgt_ns_draining(const struct nvmf_tgt *tgt);

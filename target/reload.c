@@ -15,7 +15,7 @@
 #include "target/reload.h"
 
 /* A step of the additions, and how to take it back. */
-enum undo_kind { U_SUBSYS, U_NS, U_ENABLE, U_RESIZE, U_HOST, U_ANY_HOST, U_PORT, U_LINK };
+enum undo_kind { U_SUBSYS, U_NS, U_ENABLE, U_RESIZE, U_CFG_SIZE, U_HOST, U_ANY_HOST, U_PORT, U_LINK };
 
 struct undo {
 	enum undo_kind kind;
@@ -23,6 +23,7 @@ struct undo {
 	struct nvmf_port *p;
 	uint32_t nsid;
 	uint64_t bytes;               /* U_RESIZE: the size before */
+	uint64_t cfg_size;            /* U_RESIZE, U_CFG_SIZE: nvmf_size_bytes before */
 	const char *host;             /* U_HOST: borrowed from the new config */
 };
 
@@ -70,7 +71,14 @@ static void rollback(struct plan *pl)
 		case U_SUBSYS: nvmf_tgt_subsys_remove(pl->tgt, u->s, &dropped, err, sizeof(err)); break;
 		case U_NS:     nvmf_tgt_ns_remove(pl->tgt, u->s, u->nsid, err, sizeof(err)); break;
 		case U_ENABLE: nvmf_tgt_ns_enable(pl->tgt, u->s, u->nsid, false, err, sizeof(err)); break;
-		case U_RESIZE: nvmf_tgt_ns_resize(pl->tgt, u->s, u->nsid, u->bytes, err, sizeof(err)); break;
+		case U_RESIZE:
+			nvmf_tgt_ns_resize(pl->tgt, u->s, u->nsid, u->bytes, err, sizeof(err));
+			__attribute__((fallthrough));   /* and the config's value */
+		case U_CFG_SIZE:
+			for (size_t i = 0; i < u->s->cfg->n_ns; i++)
+				if (u->s->cfg->ns[i].nsid == u->nsid)
+					u->s->cfg->ns[i].size_bytes = u->cfg_size;
+			break;
 		case U_HOST:   nvmf_tgt_host_remove(pl->tgt, u->s, u->host, &dropped, err, sizeof(err)); break;
 		case U_ANY_HOST: nvmf_tgt_allow_any_host(pl->tgt, u->s, false, &dropped); break;
 		case U_PORT:   nvmf_tgt_port_remove(pl->tgt, u->p, &dropped, err, sizeof(err)); break;
@@ -244,21 +252,35 @@ static int grow_subsys(struct plan *pl, struct nvmf_subsys *s, const struct nvmf
 		struct nvmf_ns *ns = nvmf_subsys_ns(s, want->nsid);
 		if (!have)
 			continue;
-		if (ns && want->enable && want->size_bytes &&
-		    want->size_bytes != nvmf_ns_nlb(ns) << ns->lba_shift) {
-			uint64_t before = nvmf_ns_nlb(ns) << ns->lba_shift;
-			if ((rc = push(pl, (struct undo){ .kind = U_RESIZE, .s = s, .nsid = want->nsid,
-							   .bytes = before })))
+		/* nvmf_size_bytes means here what it means at start-up: the size of a RAM or
+		 * null namespace; for a file, the size to create it with or (nvmf_create) to
+		 * grow it to, a larger file being served whole. So only a changed value does
+		 * anything, and a file is never cut by a reload. */
+		if (want->size_bytes != have->size_bytes) {
+			uint64_t cur = ns ? nvmf_ns_nlb(ns) << ns->lba_shift : 0;
+			bool file = ns && ns->bdev->kind == NVMF_BACKEND_FILE;
+			bool resize = ns && want->enable && want->size_bytes &&
+				      (ns->bdev->kind == NVMF_BACKEND_RAM || ns->bdev->kind == NVMF_BACKEND_NULL ||
+				       (file && want->size_bytes > cur));
+			if (resize && file && !want->create) {
+				snprintf(err, errlen, "subsystem %s, namespace %u: the file is %llu bytes, smaller "
+					 "than nvmf_size_bytes %llu (set nvmf_create to grow it)", s->cfg->nqn,
+					 want->nsid, (unsigned long long)cur, (unsigned long long)want->size_bytes);
+				return -EINVAL;
+			}
+			if ((rc = push(pl, (struct undo){ .kind = resize ? U_RESIZE : U_CFG_SIZE, .s = s,
+							   .nsid = want->nsid, .bytes = cur,
+							   .cfg_size = have->size_bytes })))
 				return rc;
-			if ((rc = nvmf_tgt_ns_resize(tgt, s, want->nsid, want->size_bytes, why, sizeof(why)))) {
+			if (resize && (rc = nvmf_tgt_ns_resize(tgt, s, want->nsid, want->size_bytes, why, sizeof(why)))) {
 				pl->n--;
 				snprintf(err, errlen, "%s", why);
 				return rc;
 			}
-			note(pl, "subsystem %s: namespace %u resized to %llu bytes", s->cfg->nqn, want->nsid,
-			     (unsigned long long)want->size_bytes);
-		} else if (!ns && want->size_bytes) {
-			have->size_bytes = want->size_bytes;   /* for when it is enabled */
+			have->size_bytes = want->size_bytes;
+			if (resize)
+				note(pl, "subsystem %s: namespace %u resized to %llu bytes", s->cfg->nqn, want->nsid,
+				     (unsigned long long)want->size_bytes);
 		}
 		if (want->enable && !ns) {
 			if ((rc = push(pl, (struct undo){ .kind = U_ENABLE, .s = s, .nsid = want->nsid })))

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SEND_TIMEOUT_S 5    /* a client that does not read its answers is dropped */
@@ -75,12 +76,60 @@ static char *dispatch(struct nvmf_rpc_server *srv, struct job *j)
 	return j->resp;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Is there, from byte @off on, a whole object or array (or something else, which the
+ * framer judges)? Scans only bytes not looked at before. */
+static bool may_be_complete(struct nvmf_rpc_client *c, size_t off)
+{
+	if (c->scanned < off)
+		c->scanned = off;
+	for (; c->scanned < c->len; c->scanned++) {
+		char ch = c->buf[c->scanned];
+		if (!c->started) {
+			if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
+				continue;
+			if (ch != '{' && ch != '[')
+				return true;          /* a scalar or garbage: the framer says */
+			c->started = true;
+			c->depth = 1;
+		} else if (c->in_str) {
+			if (c->esc)
+				c->esc = false;
+			else if (ch == '\\')
+				c->esc = true;
+			else if (ch == '"')
+				c->in_str = false;
+		} else if (ch == '"') {
+			c->in_str = true;
+		} else if (ch == '{' || ch == '[') {
+			c->depth++;
+		} else if ((ch == '}' || ch == ']') && --c->depth == 0) {
+			c->scanned++;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void scan_reset(struct nvmf_rpc_client *c, size_t at)
+{
+	c->scanned = at;
+	c->depth = 0;
+	c->started = c->in_str = c->esc = false;
+}
+
 /* Answer every complete request in @c's buffer. False: close the client. */
 static bool client_serve(struct nvmf_rpc_server *srv, struct nvmf_rpc_client *c)
 {
 	size_t off = 0;
 	bool ok = true;
-	while (ok && off < c->len) {
+	while (ok && off < c->len && may_be_complete(c, off)) {
 		struct job j = { .text = c->buf + off };
 		enum nvmf_rpc_frame f = nvmf_rpc_frame(j.text, c->len - off, &j.len, &j.req);
 		if (f == NVMF_RPC_FRAME_MORE)
@@ -89,9 +138,14 @@ static bool client_serve(struct nvmf_rpc_server *srv, struct nvmf_rpc_client *c)
 		if (resp)
 			ok = send_line(c->fd, resp);
 		off += j.len;
+		scan_reset(c, off);
+		/* Not JSON: where the next request would start is unknowable. */
+		if (f == NVMF_RPC_FRAME_BAD)
+			ok = false;
 	}
 	memmove(c->buf, c->buf + off, c->len - off);
 	c->len -= off;
+	c->scanned -= off < c->scanned ? off : c->scanned;
 	if (ok && c->len > NVMF_RPC_MAX_REQUEST) {
 		char msg[96];
 		snprintf(msg, sizeof(msg), "request: longer than %u bytes; connection closed",
@@ -117,9 +171,23 @@ static bool client_read(struct nvmf_rpc_server *srv, struct nvmf_rpc_client *c)
 	ssize_t n = read(c->fd, c->buf + c->len, c->cap - c->len);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return true;
-	if (n <= 0)
-		return false;  /* closed by the client, or an error */
+	if (n == 0) {
+		/* The client is done sending: say so if it left half a request. */
+		size_t i = 0;
+		while (i < c->len && strchr(" \t\r\n", c->buf[i]))
+			i++;
+		if (i < c->len) {
+			char *resp = nvmf_rpc_error_text(NVMF_RPC_PARSE_ERROR, "the stream ended inside a "
+							 "request (it is incomplete)");
+			if (resp)
+				send_line(c->fd, resp);
+		}
+		return false;
+	}
+	if (n < 0)
+		return false;
 	c->len += (size_t)n;
+	c->last_ms = now_ms();
 	return client_serve(srv, c);
 }
 
@@ -141,6 +209,8 @@ static void accept_one(struct nvmf_rpc_server *srv)
 	for (unsigned i = 0; i < NVMF_RPC_MAX_CLIENTS; i++) {
 		if (srv->clients[i].fd < 0) {
 			srv->clients[i].fd = fd;
+			srv->clients[i].last_ms = now_ms();
+			scan_reset(&srv->clients[i], 0);
 			return;
 		}
 	}
@@ -176,7 +246,7 @@ static void *serve(struct nvmf_rpc_server *srv)
 				pfd[n++] = (struct pollfd){ .fd = srv->clients[i].fd, .events = POLLIN };
 			}
 		}
-		if (poll(pfd, n, -1) < 0) {
+		if (poll(pfd, n, n > 2 ? 1000 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			fprintf(stderr, "nvmf-target: control socket %s: poll: %s\n", srv->path,
@@ -185,10 +255,21 @@ static void *serve(struct nvmf_rpc_server *srv)
 		}
 		if (pfd[0].revents)
 			return NULL;
+		uint64_t now = now_ms();
 		for (unsigned k = 2; k < n; k++) {
 			struct nvmf_rpc_client *c = &srv->clients[who[k - 2]];
-			if (pfd[k].revents && !client_read(srv, c))
+			if (pfd[k].revents) {
+				if (!client_read(srv, c))
+					client_close(c);
+			} else if (now - c->last_ms > __atomic_load_n(&srv->idle_ms, __ATOMIC_ACQUIRE)) {
+				char msg[64];
+				snprintf(msg, sizeof(msg), "idle for %u s; connection closed",
+					 __atomic_load_n(&srv->idle_ms, __ATOMIC_ACQUIRE) / 1000);
+				char *resp = nvmf_rpc_error_text(NVMF_RPC_REFUSED, msg);
+				if (resp)
+					send_line(c->fd, resp);
 				client_close(c);
+			}
 		}
 		if (pfd[1].revents & POLLIN)
 			accept_one(srv);
@@ -249,7 +330,7 @@ int nvmf_rpc_server_start(struct nvmf_rpc_server *srv, const char *path,
 			  const struct nvmf_rpc_method *methods, void *ctx,
 			  nvmf_rpc_run_fn run, void *run_ctx, char *err, size_t errlen)
 {
-	*srv = (struct nvmf_rpc_server){ .lfd = -1, .stop_fd = -1, .uid = geteuid(),
+	*srv = (struct nvmf_rpc_server){ .lfd = -1, .stop_fd = -1, .uid = geteuid(), .idle_ms = NVMF_RPC_IDLE_MS,
 					 .methods = methods, .ctx = ctx, .run = run,
 					 .run_ctx = run_ctx };
 	for (unsigned i = 0; i < NVMF_RPC_MAX_CLIENTS; i++)

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "target/rpc.h"
@@ -25,10 +26,20 @@
 /* nvmf_rpc_run_fn - run @fn(@arg) on the owner's thread and return when it has run. */
 typedef void (*nvmf_rpc_run_fn)(void *run_ctx, void (*fn)(void *arg), void *arg);
 
+/* A client that sends nothing for this long is closed: idle connections must not hold
+ * the slots an administrator needs. */
+#define NVMF_RPC_IDLE_MS      60000
+
 struct nvmf_rpc_client {
 	int fd;                   /* -1: slot free */
 	char *buf;                /* received, not yet framed */
 	size_t len, cap;
+	uint64_t last_ms;         /* monotonic ms of its last bytes */
+	/* Where an object or array being received ends, scanned once per byte, so a large
+	 * request arriving in pieces is parsed once, when it is complete. */
+	size_t scanned;           /* bytes of buf looked at */
+	unsigned depth;           /* open braces and brackets */
+	bool started, in_str, esc;
 };
 
 struct nvmf_rpc_server {
@@ -36,6 +47,7 @@ struct nvmf_rpc_server {
 	int lfd;                  /* listening socket */
 	int stop_fd;              /* eventfd: the thread leaves */
 	uid_t uid;                /* only this user (and root) may connect */
+	uint32_t idle_ms;         /* NVMF_RPC_IDLE_MS (atomic: tests shorten it) */
 	const struct nvmf_rpc_method *methods;
 	void *ctx;                /* for the methods */
 	nvmf_rpc_run_fn run;      /* NULL: on the server's thread */

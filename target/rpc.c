@@ -181,8 +181,10 @@ static json_t *handle_one(const struct nvmf_rpc_method *methods, void *ctx, json
 				      "request: \"jsonrpc\" must be the string \"2.0\"");
 	json_t *m = json_object_get(req, "method");
 	if (!json_is_string(m)) {
-		snprintf(msg, sizeof(msg), "request: \"method\" must be a string, %s",
-			 m ? type_name(m) : "missing");
+		if (m)
+			snprintf(msg, sizeof(msg), "request: \"method\" must be a string, got %s", type_name(m));
+		else
+			snprintf(msg, sizeof(msg), "request: \"method\" is missing");
 		return error_response(id, NVMF_RPC_INVALID_REQUEST, msg);
 	}
 	json_t *params = json_object_get(req, "params");

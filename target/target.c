@@ -36,6 +36,13 @@ static int build_model(struct nvmf_tgt *tgt, struct nvmf_config *cfg, char *err,
 		tgt->subsys[i] = nvmf_subsys_build(&cfg->subsystems[i], i, err, errlen);
 		if (!tgt->subsys[i])
 			return -1;
+		char why[512];
+		if (nvmf_tgt_subsys_check_unique(tgt, tgt->subsys[i], why, sizeof(why))) {
+			snprintf(err, errlen, "subsystems[%zu] (%s): %s", i, cfg->subsystems[i].nqn, why);
+			nvmf_subsys_free(tgt->subsys[i]);
+			tgt->subsys[i] = NULL;
+			return -1;
+		}
 		tgt->n_subsys++;
 	}
 	for (size_t i = 0; i < cfg->n_ports; i++) {

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "subsystem/backend.h"
 #include "tests/unit/subsystem/backend_util.h"
 #include "tests/unit/suites.h"
@@ -132,7 +134,77 @@ static void ram_size_is_rounded_down_to_block_size(void)
 	nvmf_bdev_close(b);
 }
 
+/* Resize in place: data below the old end stays, what grows reads zeroes (also after a
+ * shrink), past the reservation is refused by name, the memory never moves. */
+static void ram_resizes_in_place_and_refuses_past_its_reservation(void)
+{
+	char err[256] = "";
+	struct nvmf_aio aio;
+	CU_ASSERT_FATAL(nvmf_aio_init(&aio, 8) == 0);
+	struct nvmf_bdev *b = open_ram(1 << 20, 512, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	void *mem = b->mem;
+	char *buf = aligned_buf(4096), *back = aligned_buf(4096);
+	memset(buf, 0x6b, 4096);
+	CU_ASSERT_EQUAL(run_io(b, &aio, NVMF_BDEV_WRITE, (1 << 20) - 4096, 4096, buf), 0);
+	CU_ASSERT_EQUAL(run_io(b, &aio, NVMF_BDEV_WRITE, 1 << 20, 4096, buf), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(nvmf_bdev_resize(b, 4 << 20, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(b->size, 4u << 20);
+	CU_ASSERT_PTR_EQUAL(b->mem, mem);
+	CU_ASSERT_EQUAL(run_io(b, &aio, NVMF_BDEV_READ, (1 << 20) - 4096, 4096, back), 0);
+	CU_ASSERT_EQUAL(memcmp(back, buf, 4096), 0);
+	CU_ASSERT_EQUAL(run_io(b, &aio, NVMF_BDEV_WRITE, 3 << 20, 4096, buf), 0);
+	/* Shrunk below that write and grown again: zeroes there. */
+	CU_ASSERT_EQUAL(nvmf_bdev_resize(b, 2 << 20, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(run_io(b, &aio, NVMF_BDEV_READ, 3 << 20, 4096, back), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_bdev_resize(b, 4 << 20, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(run_io(b, &aio, NVMF_BDEV_READ, 3 << 20, 4096, back), 0);
+	static const char zero[4096];
+	CU_ASSERT_EQUAL(memcmp(back, zero, 4096), 0);
+	CU_ASSERT_EQUAL(nvmf_bdev_resize(b, b->mem_reserved + 4096, err, sizeof(err)), -ENOSPC);
+	char want[160];
+	snprintf(want, sizeof(want), "ram: cannot grow past the %llu bytes reserved when it was opened",
+		 (unsigned long long)b->mem_reserved);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	CU_ASSERT_EQUAL(nvmf_bdev_resize(b, 1000, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "size 1000 bytes is not a positive multiple of the block size (512)");
+	CU_ASSERT_EQUAL(b->size, 4u << 20);
+	free(buf);
+	free(back);
+	nvmf_bdev_close(b);
+	nvmf_aio_fini(&aio);
+}
+
+/* Block devices and NVMe drives have the size of their device; a file takes the new one. */
+static void resize_of_a_device_is_refused_and_a_file_follows(void)
+{
+	char err[256] = "";
+	struct nvmf_bdev dev = { .ops = &nvmf_backend_bdev_ops, .block_size = 512, .size = 1 << 20 };
+	CU_ASSERT_EQUAL(nvmf_bdev_resize(&dev, 2 << 20, err, sizeof(err)), -ENOTSUP);
+	CU_ASSERT_STRING_EQUAL(err, "a \"bdev\" namespace cannot be resized (ram, null and file can)");
+	char path[] = "/tmp/nvmf-resize-XXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	struct nvmf_ns_config c = { .nsid = 1, .kind = NVMF_BACKEND_FILE, .path = path,
+				    .size_bytes = 1 << 20, .create = true, .buffered = true };
+	struct nvmf_bdev *b = nvmf_bdev_open(&c, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	struct stat st;
+	CU_ASSERT_EQUAL(nvmf_bdev_resize(b, 3 << 20, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(stat(path, &st), 0);
+	CU_ASSERT_EQUAL(st.st_size, 3 << 20);
+	CU_ASSERT_EQUAL(b->size, 3u << 20);
+	CU_ASSERT_EQUAL(nvmf_bdev_resize(b, 1 << 20, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(stat(path, &st), 0);
+	CU_ASSERT_EQUAL(st.st_size, 1 << 20);
+	nvmf_bdev_close(b);
+	unlink(path);
+}
+
 const struct unit_test backend_ram_tests[] = {
+	{ "resize_of_a_device_is_refused_and_a_file_follows", resize_of_a_device_is_refused_and_a_file_follows },
+	{ "ram_resizes_in_place_and_refuses_past_its_reservation", ram_resizes_in_place_and_refuses_past_its_reservation },
 	{ "io_outside_namespace_or_misaligned_completes_with_einval", io_outside_namespace_or_misaligned_completes_with_einval },
 	{ "ram_write_then_read_returns_same_data", ram_write_then_read_returns_same_data },
 	{ "ram_completes_inside_submit", ram_completes_inside_submit },

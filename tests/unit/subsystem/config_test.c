@@ -541,6 +541,8 @@ ERROR_TEST(ram_namespace_of_size_0_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':0
 ERROR_TEST(null_namespace_with_a_path_is_refused,
 	   WITH_NS("{'nsid':1,'nvmf_backend':'null','nvmf_size_bytes':4096,'device':{'path':'/x'}}"),
 	   "subsystems[0].namespaces[0].device.path: a \"null\" namespace has no backing path")
+ERROR_TEST(buffered_ram_namespace_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':4096,'nvmf_buffered':true")),
+	   "subsystems[0].namespaces[0].nvmf_buffered: a \"ram\" namespace has no file to buffer")
 ERROR_TEST(size_with_an_unknown_suffix_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':'64X'")),
 	   "subsystems[0].namespaces[0].nvmf_size_bytes: \"64X\" is not a size (bytes, or digits with a K, M, G or T suffix)")
 ERROR_TEST(negative_size_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':-4096")),
@@ -589,9 +591,18 @@ ERROR_TEST(nqn_longer_than_223_characters_is_refused,
 	   "subsystems[0].nqn: NQN of 224 characters is too long (at most 223)")
 ERROR_TEST(allow_any_host_yes_is_refused, WITH_ATTR("'allow_any_host':'yes'"),
 	   "subsystems[0].attr.allow_any_host: expected 0 or 1 (or true/false), got \"yes\"")
-ERROR_TEST(allow_any_host_with_allowed_hosts_is_refused,
-	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'allowed_hosts':['h1']}"),
-	   "subsystems[0].allowed_hosts: must be empty when attr.allow_any_host is \"1\"")
+/* Listed hosts are kept with allow_any_host on: they apply once it is turned off (the
+ * daemon warns at start-up, docs/configuration.md). */
+static void allow_any_host_keeps_its_allowed_hosts(void)
+{
+	struct nvmf_config cfg;
+	char err[512] = "";
+	CU_ASSERT_EQUAL_FATAL(parse(DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'allowed_hosts':['h1']}"),
+				    &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_TRUE(cfg.subsystems[0].allow_any_host);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].n_allowed_hosts, 1);
+	nvmf_config_free(&cfg);
+}
 ERROR_TEST(allowed_host_listed_twice_is_refused, DOC(PORT_A(ADDR), "{'nqn':'s1','allowed_hosts':['h1','h1']}"),
 	   "subsystems[0].allowed_hosts[1]: \"h1\" is listed twice")
 ERROR_TEST(serial_longer_than_20_characters_is_refused, WITH_ATTR("'serial':'123456789012345678901'"),
@@ -772,6 +783,7 @@ const struct unit_test config_tests[] = {
 	T(ram_namespace_without_a_size_is_refused),
 	T(ram_namespace_of_size_0_is_refused),
 	T(null_namespace_with_a_path_is_refused),
+	T(buffered_ram_namespace_is_refused),
 	T(size_with_an_unknown_suffix_is_refused),
 	T(negative_size_is_refused),
 	T(size_that_overflows_is_refused),
@@ -790,7 +802,7 @@ const struct unit_test config_tests[] = {
 	T(empty_nqn_is_refused),
 	T(nqn_longer_than_223_characters_is_refused),
 	T(allow_any_host_yes_is_refused),
-	T(allow_any_host_with_allowed_hosts_is_refused),
+	T(allow_any_host_keeps_its_allowed_hosts),
 	T(allowed_host_listed_twice_is_refused),
 	T(serial_longer_than_20_characters_is_refused),
 	T(serial_with_a_non_ascii_character_is_refused),

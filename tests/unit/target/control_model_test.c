@@ -91,6 +91,7 @@ static void added_subsystem_is_served_once_linked_to_a_port(void)
 		nvmf_loop_drive(&F.tgt);
 	}
 	CU_ASSERT_EQUAL(nvmf_tgt_ns_draining(&F.tgt), 0);
+	CU_ASSERT_EQUAL(F.tgt.n_retired_subsys, 0);             /* freed: nothing pointed at it */
 	expect_error("subsystem_remove", "{\"nqn\":\"" NEW_NQN "\"}", NVMF_RPC_NOT_FOUND,
 		     "parameter 'nqn': no subsystem " NEW_NQN);
 	fx_teardown(&F);
@@ -103,8 +104,10 @@ static void removed_subsystem_drops_its_controllers(void)
 	json_t *resp = call("subsystem_remove", "{\"nqn\":\"" FX_SUBNQN "\"}");
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(resp, "result"), "disconnected")), 1);
 	json_decref(resp);
+	CU_ASSERT_EQUAL(F.tgt.n_retired_subsys, 1);             /* its controller still points at it */
 	nvmf_loop_drive(&F.tgt);
 	CU_ASSERT_TRUE(fx_admin_deleted(&F));
+	CU_ASSERT_EQUAL(F.tgt.n_retired_subsys, 0);             /* freed with its last controller */
 	CU_ASSERT_EQUAL(F.tgt.ports[0]->n_subsys, 0);
 	CU_ASSERT_EQUAL(F.tgt.ports[0]->cfg->n_subsystems, 0);
 	fx_teardown(&F);

@@ -231,6 +231,10 @@ static void namespace_errors_name_the_field_and_change_nothing(void)
 		     NVMF_RPC_INVALID_PARAMS, "parameter 'size_bytes': subsystem " FX_SUBNQN ", namespace 2: "
 		     "size 1000 bytes is not a positive multiple of the block size (4096)");
 	CU_ASSERT_EQUAL(nvmf_ns_nlb(nvmf_subsys_ns(s, 2)), (1u << 20) / 4096);
+	json_decref(call("namespace_disable", "{\"nqn\":" NQN ",\"nsid\":2}"));
+	expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":2,\"size_bytes\":8192}",
+		     NVMF_RPC_REFUSED, "parameter 'nsid': subsystem " FX_SUBNQN ", namespace 2 is disabled: "
+		     "enable it first (its nvmf_size_bytes applies then)");
 	expect_error("no_such_method", NULL, NVMF_RPC_METHOD_NOT_FOUND, "method 'no_such_method' not found");
 	teardown();
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "target/namespace.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
@@ -374,7 +375,53 @@ static void statistics_count_each_command_and_its_bytes(void)
 	teardown();
 }
 
+/* One file, or one identifier in a subsystem, backs one namespace only: a second add by
+ * another name of the same file (a symlink, "..") or with the same UUID is refused. */
+static void a_file_or_an_identifier_serves_one_namespace(void)
+{
+	setup();
+	char dir[] = "/tmp/nvmf-uniq-XXXXXX", path[64], link[64], dotted[96];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/f.img", dir);
+	snprintf(link, sizeof(link), "%s/l.img", dir);
+	snprintf(dotted, sizeof(dotted), "%s/../%s/f.img", dir, strrchr(dir, '/') + 1);
+	struct nvmf_ns_config nc = ram_ns(5, MIB, 512);
+	nc.kind = NVMF_BACKEND_FILE;
+	nc.path = path;
+	nc.create = nc.buffered = true;
+	uint32_t nsid;
+	char err[512] = "";
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(symlink(path, link), 0);
+	char want[256];
+	snprintf(want, sizeof(want), "namespaces[0] (nsid 6): %s already backs namespace 5 of " FX_SUBNQN, path);
+	const char *names[] = { path, link, dotted };
+	for (int i = 0; i < 3; i++) {
+		nc.nsid = 6;
+		nc.path = (char *)names[i];
+		CU_ASSERT_EQUAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)), -EEXIST);
+		CU_ASSERT_STRING_EQUAL(err, want);
+	}
+	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(), 6));
+	struct nvmf_ns_config a = ram_ns(7, MIB, 512), b = ram_ns(8, MIB, 512);
+	a.has_uuid = b.has_uuid = true;
+	memset(a.uuid, 0x42, 16);
+	memset(b.uuid, 0x42, 16);
+	struct nvmf_ns_config two[2] = { a, b };
+	uint32_t ids[2];
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_add(&F.tgt, subsys(), two, 2, ids, err, sizeof(err)), -EEXIST);
+	CU_ASSERT_STRING_EQUAL(err, "namespaces[1] (nsid 8): device.uuid is namespace 7's too "
+			       "(identifiers are unique in a subsystem)");
+	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(), 7));
+	CU_ASSERT_EQUAL(subsys()->cfg->n_ns, 3);
+	teardown();
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+
 const struct unit_test namespace_tests[] = {
+	{"a_file_or_an_identifier_serves_one_namespace", a_file_or_an_identifier_serves_one_namespace},
 	{"added_namespace_is_announced_and_serves_io", added_namespace_is_announced_and_serves_io},
 	{"nsid_zero_takes_the_lowest_free_one", nsid_zero_takes_the_lowest_free_one},
 	{"nsid_in_use_is_refused_and_nothing_changes", nsid_in_use_is_refused_and_nothing_changes},

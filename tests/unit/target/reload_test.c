@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include "target/control.h"
 #include "target/namespace.h"
 #include "target/reload.h"
@@ -227,7 +229,64 @@ static void config_reload_method_names_the_file_problem(void)
 	teardown();
 }
 
+/* A file namespace: nvmf_size_bytes below the file's size serves the whole file, at
+ * start-up and on every reload; a reload never cuts the file; growing takes nvmf_create. */
+static void reload_never_cuts_a_file_namespace(void)
+{
+	char dir[] = "/tmp/nvmf-rfile-XXXXXX", path[64];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/ns.img", dir);
+	int fd = open(path, O_CREAT | O_WRONLY, 0644);
+	CU_ASSERT_FATAL(fd >= 0 && ftruncate(fd, 8 << 20) == 0);
+	close(fd);
+	memset(&F, 0, sizeof(F));
+	struct nvmf_subsys_config *rs = fx_cfg_subsys(&F.cfg, FX_SUBNQN, FX_HOSTNQN, 4);
+	struct nvmf_ns_config *rn = fx_cfg_ns(rs, 1, NVMF_BACKEND_FILE, 1 << 20, 512);
+	rn->path = strdup(path);
+	rn->buffered = true;
+	fx_cfg_expose(fx_cfg_loop_port(&F.cfg, 1, AF_INET, "0.0.0.0", "4420"), FX_SUBNQN);
+	CU_ASSERT_EQUAL_FATAL(fx_boot(&F, "127.0.0.1", "4420"), 0);
+	memset(&Next, 0, sizeof(Next));
+	Next.target = F.cfg.target;
+	struct nvmf_ns *ns = nvmf_subsys_ns(subsys(FX_SUBNQN), 1);
+	CU_ASSERT_EQUAL(nvmf_ns_nlb(ns), (8u << 20) / 512);            /* the whole file */
+	struct nvmf_subsys_config *s = fx_cfg_subsys(&Next, FX_SUBNQN, FX_HOSTNQN, 4);
+	struct nvmf_ns_config *n = fx_cfg_ns(s, 1, NVMF_BACKEND_FILE, 1 << 20, 512);
+	n->path = strdup(path);
+	n->buffered = true;
+	fx_cfg_expose(fx_cfg_loop_port(&Next, 1, AF_INET, "0.0.0.0", "4420"), FX_SUBNQN);
+	json_t *changes = json_array();
+	char err[512] = "";
+	struct stat st;
+	/* The same file: nothing. A value still below the file: only the config. */
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	n->size_bytes = 2 << 20;
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	CU_ASSERT_EQUAL(stat(path, &st), 0);
+	CU_ASSERT_EQUAL(st.st_size, 8 << 20);
+	CU_ASSERT_EQUAL(nvmf_ns_nlb(ns), (8u << 20) / 512);
+	/* Above the file: refused without nvmf_create, grown with it. */
+	n->size_bytes = 16 << 20;
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "subsystem " FX_SUBNQN ", namespace 1: the file is 8388608 bytes, smaller "
+			       "than nvmf_size_bytes 16777216 (set nvmf_create to grow it)");
+	CU_ASSERT_EQUAL(subsys(FX_SUBNQN)->cfg->ns[0].size_bytes, 2u << 20);   /* nothing changed */
+	n->create = true;
+	rs = subsys(FX_SUBNQN)->cfg;
+	rs->ns[0].create = true;                 /* backing_diff would refuse the flag's change */
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(change(changes, 0), "subsystem " FX_SUBNQN ": namespace 1 resized to 16777216 bytes");
+	CU_ASSERT_EQUAL(stat(path, &st), 0);
+	CU_ASSERT_EQUAL(st.st_size, 16 << 20);
+	json_decref(changes);
+	teardown();
+	unlink(path);
+	rmdir(dir);
+}
+
 const struct unit_test reload_tests[] = {
+	{"reload_never_cuts_a_file_namespace", reload_never_cuts_a_file_namespace},
 	{"same_file_changes_nothing", same_file_changes_nothing},
 	{"difference_is_applied_and_connected_hosts_stay", difference_is_applied_and_connected_hosts_stay},
 	{"failing_step_leaves_everything_as_it_was", failing_step_leaves_everything_as_it_was},

@@ -139,14 +139,12 @@ static void joined_and_split_requests_are_answered_in_order(void)
 	put(fd, "30},\"id\":3}");
 	CU_ASSERT(get_line(fd, line, sizeof(line)) > 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"id\":3,\"result\":{\"v\":30}"));
-	/* garbage: -32700, and the connection serves the next request */
-	put(fd, "{]\n");
+	/* garbage: -32700, then the connection is closed (the stream cannot be resynchronised) */
+	put(fd, "{]\n" ECHO(4, 40));
 	CU_ASSERT(get_line(fd, line, sizeof(line)) > 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"code\":-32700"));
-	put(fd, ECHO(4, 40));
-	CU_ASSERT(get_line(fd, line, sizeof(line)) > 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"id\":4,"));
-	CU_ASSERT_EQUAL(e.runs, 6);   /* the notification ran too */
+	CU_ASSERT_EQUAL(get_line(fd, line, sizeof(line)), -1);
+	CU_ASSERT_EQUAL(e.runs, 5);   /* the notification ran too; request 4 never did */
 	close(fd);
 	env_stop(&e);
 }
@@ -344,7 +342,43 @@ static void connection_of_another_user_is_refused(void)
 	env_stop(&e);
 }
 
+/* A client that ends its stream inside a request is told; one that stays silent past
+ * the idle time is told and closed; a request arriving one byte at a time is answered
+ * once, when complete. */
+static void half_requests_and_idle_clients_are_told_and_closed(void)
+{
+	struct env e;
+	env_start(&e);
+	char line[512];
+	int fd = client(e.path);
+	CU_ASSERT_FATAL(fd >= 0);
+	put(fd, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\"");
+	CU_ASSERT_EQUAL(shutdown(fd, SHUT_WR), 0);
+	CU_ASSERT(get_line(fd, line, sizeof(line)) > 0);
+	CU_ASSERT_STRING_EQUAL(line, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,"
+			       "\"message\":\"the stream ended inside a request (it is incomplete)\"}}");
+	CU_ASSERT_EQUAL(get_line(fd, line, sizeof(line)), -1);
+	close(fd);
+	/* Byte by byte, a string holding braces included. */
+	fd = client(e.path);
+	CU_ASSERT_FATAL(fd >= 0);
+	const char *req = "{\"jsonrpc\":\"2.0\",\"method\":\"echo\",\"params\":{\"v\":\"}]{\\\"\"},\"id\":2}";
+	for (const char *p = req; *p; p++)
+		CU_ASSERT_EQUAL(write(fd, p, 1), 1);
+	CU_ASSERT(get_line(fd, line, sizeof(line)) > 0);
+	CU_ASSERT_STRING_EQUAL(line, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"v\":\"}]{\\\"\"}}");
+	CU_ASSERT_EQUAL(e.runs, 1);
+	/* Idle: told and closed (the limit shortened for the test). */
+	__atomic_store_n(&e.srv.idle_ms, 300, __ATOMIC_RELEASE);
+	CU_ASSERT(get_line(fd, line, sizeof(line)) > 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "idle for 0 s; connection closed"));
+	CU_ASSERT_EQUAL(get_line(fd, line, sizeof(line)), -1);
+	close(fd);
+	env_stop(&e);
+}
+
 const struct unit_test rpc_server_tests[] = {
+	{ "half_requests_and_idle_clients_are_told_and_closed", half_requests_and_idle_clients_are_told_and_closed },
 	{ "connection_of_another_user_is_refused", connection_of_another_user_is_refused },
 	{ "each_request_gets_one_line_and_the_socket_is_0600", each_request_gets_one_line_and_the_socket_is_0600 },
 	{ "joined_and_split_requests_are_answered_in_order", joined_and_split_requests_are_answered_in_order },

@@ -144,9 +144,9 @@ static void malformed_request_is_32600_naming_the_member(void)
 	assert_error(call(&c, "{\"jsonrpc\":2.0,\"method\":\"add\",\"id\":1}"),
 		     NVMF_RPC_INVALID_REQUEST, "\"2.0\"", false);
 	assert_error(call(&c, "{\"jsonrpc\":\"2.0\",\"id\":1}"), NVMF_RPC_INVALID_REQUEST,
-		     "\"method\" must be a string, missing", false);
+		     "request: \"method\" is missing", false);
 	assert_error(call(&c, "{\"jsonrpc\":\"2.0\",\"method\":5,\"id\":1}"), NVMF_RPC_INVALID_REQUEST,
-		     "\"method\" must be a string, an integer", false);
+		     "request: \"method\" must be a string, got an integer", false);
 	assert_error(call(&c, "{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":\"a=1\",\"id\":1}"),
 		     NVMF_RPC_INVALID_REQUEST, "\"params\" must be an object, not a string", false);
 	assert_error(call(&c, "{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"param\":{},\"id\":1}"),
