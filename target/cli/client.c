@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* One JSON-RPC exchange on the control socket: connect, send the request, read the first
  * answer line (the server answers each request with one line, target/rpc-server.h). One
- * deadline covers the whole exchange so a stuck target cannot hang a script. */
+ * deadline covers the whole exchange so a stuck target cannot hang a script. A server
+ * that refuses a client (too many) writes its error and closes without reading: the
+ * send then fails, but the error is still there to read. */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -42,9 +44,13 @@ static int wait_fd(int fd, short events, int64_t deadline)
 	}
 }
 
+/* Send @len bytes of @p. TCTL_CLIENT_OK; TCTL_CLIENT_FAILED with @err; *closed set when
+ * the failure is the peer's close (EPIPE, ECONNRESET), after which an answer it wrote
+ * before closing may still be read. */
 static enum tctl_client_rc send_request(int fd, const char *p, size_t len, int64_t deadline,
-					char *err, size_t errlen)
+					bool *closed, char *err, size_t errlen)
 {
+	*closed = false;
 	while (len) {
 		int w = wait_fd(fd, POLLOUT, deadline);
 		if (w <= 0) {
@@ -55,6 +61,7 @@ static enum tctl_client_rc send_request(int fd, const char *p, size_t len, int64
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0) {
+			*closed = errno == EPIPE || errno == ECONNRESET;
 			snprintf(err, errlen, "send: %s", strerror(errno));
 			return TCTL_CLIENT_FAILED;
 		}
@@ -64,6 +71,20 @@ static enum tctl_client_rc send_request(int fd, const char *p, size_t len, int64
 	return TCTL_CLIENT_OK;
 }
 
+/* The @len bytes in @buf (room for a NUL after them) read before the peer closed: the
+ * answer if they are one whole JSON value (a last line without its '\n'). */
+static bool complete_at_close(char *buf, size_t len)
+{
+	if (!len)
+		return false;
+	buf[len] = 0;
+	json_t *v = json_loadb(buf, len, 0, NULL);
+	json_decref(v);
+	return v != NULL;
+}
+
+/* Read up to the first '\n' (or to the peer's close after a whole JSON value) into a
+ * malloc'ed *answer without the '\n'. */
 static enum tctl_client_rc read_line(int fd, int64_t deadline, unsigned timeout_s,
 				     char **answer, char *err, size_t errlen)
 {
@@ -91,9 +112,18 @@ static enum tctl_client_rc read_line(int fd, int64_t deadline, unsigned timeout_
 		ssize_t n = recv(fd, buf + len, cap - len - 1, 0);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
+		/* A close with our request unread shows as ECONNRESET once its data is read. */
+		bool closed = !n || (n < 0 && errno == ECONNRESET);
+		if (closed && complete_at_close(buf, len)) {
+			*answer = buf;
+			return TCTL_CLIENT_OK;
+		}
 		if (n <= 0) {
-			snprintf(err, errlen, "%s%s", n ? "recv: " : "", n ? strerror(errno) :
-				 "the target closed the connection without answering");
+			if (closed)
+				snprintf(err, errlen, "the target closed the connection %s",
+					 len ? "in the middle of its answer" : "without answering");
+			else
+				snprintf(err, errlen, "recv: %s", strerror(errno));
 			break;
 		}
 		char *nl = memchr(buf + len, '\n', (size_t)n);
@@ -127,9 +157,17 @@ enum tctl_client_rc tctl_client_call(const char *path, unsigned timeout_s, const
 			close(fd);
 		return TCTL_CLIENT_NOCONN;
 	}
-	enum tctl_client_rc rc = send_request(fd, request, len, deadline, err, errlen);
-	if (rc == TCTL_CLIENT_OK)
+	bool closed;
+	enum tctl_client_rc rc = send_request(fd, request, len, deadline, &closed, err, errlen);
+	if (rc == TCTL_CLIENT_OK) {
 		rc = read_line(fd, deadline, timeout_s, answer, err, errlen);
+	} else if (closed) {
+		/* What the server said before closing explains the failed send better; with
+		 * nothing to read, the send's error stands. */
+		char why[256];
+		if (read_line(fd, deadline, timeout_s, answer, why, sizeof(why)) == TCTL_CLIENT_OK)
+			rc = TCTL_CLIENT_OK;
+	}
 	close(fd);
 	return rc;
 }

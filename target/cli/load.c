@@ -10,6 +10,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "target/cli/targetctl.h"
 
@@ -46,17 +48,29 @@ int tctl_load_subsystem_file(json_t *params, char *msg, size_t len)
 	if (!path)   /* built from options: nothing to read */
 		return 0;
 	FILE *f = fopen(path, "r");
-	if (!f) {
+	struct stat st;
+	if (!f || fstat(fileno(f), &st)) {
 		snprintf(msg, len, "--from %s: %s", path, strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {   /* fopen opens one; reading it would fail as "not JSON" */
+		snprintf(msg, len, "--from %s: is a directory", path);
+		fclose(f);
 		return -1;
 	}
 	json_error_t je;
 	/* Duplicate keys would make "as in the file" ambiguous: refuse them, as the target's
 	 * config loader does. */
+	errno = 0;
 	json_t *v = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+	int read_errno = ferror(f) ? errno : 0;   /* a read error, not the file's text */
 	fclose(f);
 	int rc = -1;
-	if (!v)
+	if (!v && read_errno)
+		snprintf(msg, len, "--from %s: %s", path, strerror(read_errno));
+	else if (!v)
 		snprintf(msg, len, "--from %s: %s (line %d, column %d)", path, je.text, je.line,
 			 je.column);
 	else if (!json_is_object(v))
@@ -78,16 +92,22 @@ int tctl_load_save_path(json_t *params, char *msg, size_t len)
 	const char *path = json_string_value(json_object_get(params, "path"));
 	if (!path || path[0] == '/')
 		return 0;
-	/* The builder made sure the last component names a file: only its directory must
-	 * exist (the file is the target's to create). */
+	/* The builder made sure the last component names a file: the real path of its
+	 * directory, then that name. A directory that cannot be resolved (not there) is the
+	 * target's to refuse, as for an absolute PATH: it gets the current directory and
+	 * PATH as typed, and its error names them. */
 	const char *slash = strrchr(path, '/');
 	char dir[PATH_MAX], real[PATH_MAX], abs[PATH_MAX];
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-	if (!realpath(dir, real)) {
-		snprintf(msg, len, "PATH '%s': %s: %s", path, dir, strerror(errno));
-		return -1;
-	}
 	const char *base = slash ? slash + 1 : path;
+	if (!realpath(dir, real)) {
+		if (!getcwd(real, sizeof(real))) {
+			snprintf(msg, len, "PATH '%s': the current directory: %s", path,
+				 strerror(errno));
+			return -1;
+		}
+		base = path;
+	}
 	if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", strcmp(real, "/") ? real : "", base) >=
 	    sizeof(abs)) {
 		snprintf(msg, len, "PATH '%s': %s", path, strerror(ENAMETOOLONG));

@@ -10,10 +10,11 @@
 #include <string.h>
 
 #include "nvme/identify.h"
+#include "subsystem/subsystem.h"
 #include "target/cli/targetctl.h"
 
 #define NQN_MAX   223                /* NVMe Base 4.5 section 4.7: NQNs are at most 223 bytes */
-#define NSID_MAX  0xfffffffeull      /* 0 and ffffffffh are not namespace IDs */
+#define NSID_MAX  NVMF_SUBSYS_MAX_NSID  /* the target's namespace slots, not the spec's 2^32-2 */
 #define CNTLID_MAX 0xffefull         /* fff0h and above are reserved */
 #define PORTID_MAX 0xffffull         /* a 16-bit field of the Discovery Log Page entry */
 #define SERIAL_MAX 20                /* Identify Controller SN and MN: ASCII, 20 and 40 bytes */
@@ -249,9 +250,11 @@ static int ns_storage(const struct tctl_args *a, json_t *ns, json_t *dev, char *
 	}
 	if (!path) {
 		const char *what = ram ? "--ram" : "--null";
-		if (backend || size || a->opt[TCTL_OPT_CREATE]) {
-			snprintf(msg, len, "%s goes with --path only (%s takes no file)",
-				 backend ? "--backend" : size ? "--size" : "--create", what);
+		const char *bad = backend ? "--backend" : size ? "--size" :
+				  a->opt[TCTL_OPT_CREATE] ? "--create" :
+				  a->opt[TCTL_OPT_BUFFERED] ? "--buffered" : NULL;
+		if (bad) {   /* each of these is about a file */
+			snprintf(msg, len, "%s goes with --path only (%s takes no file)", bad, what);
 			return -1;
 		}
 		return put(ns, "nvmf_backend", json_string(ram ? "ram" : "null"), msg, len) ||
@@ -377,7 +380,8 @@ static int subsystem_from(const struct tctl_args *a, json_t *p, char *msg, size_
 }
 
 /* A config file's subsystem object (nvmetcli layout: attr values are strings), with no
- * namespaces: those come with namespace add once it exists. */
+ * namespaces: those come with namespace add once it exists. --allow-any-host and --host
+ * go together: the target keeps the hosts for when allow_any_host is turned off. */
 static int b_subsystem_add(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
 			   char *msg, size_t len)
 {
@@ -389,11 +393,6 @@ static int b_subsystem_add(const struct tctl_command *c, const struct tctl_args 
 		return subsystem_from(a, p, msg, len);
 	if (!a->npos) {
 		snprintf(msg, len, "missing NQN or --from FILE");
-		return -1;
-	}
-	if (any && a->opt[TCTL_OPT_HOST]) {   /* the target refuses the pair */
-		snprintf(msg, len, "--allow-any-host and --host exclude each other (a subsystem any "
-			 "host may connect to lists no hosts)");
 		return -1;
 	}
 	json_t *sub = put_new(p, "subsystem", false, msg, len);
@@ -532,7 +531,8 @@ static int b_log_level(const struct tctl_command *c, const struct tctl_args *a, 
 }
 
 #define SUBSYSTEM_ADD_HELP \
-	"  --allow-any-host     let any host connect (default: only the --host ones)\n" \
+	"  --allow-any-host     let any host connect (default: only the --host ones); the\n" \
+	"                       --host ones are kept for when it is turned off\n" \
 	"  --host HOSTNQN       allow this host to connect; repeat for more\n" \
 	"  --serial S           the serial number, 1 to 20 ASCII characters (default: from\n" \
 	"                       the NQN)\n" \
@@ -558,14 +558,16 @@ static int b_log_level(const struct tctl_command *c, const struct tctl_args *a, 
 	"  --path PATH          a file, block device or NVMe drive (/dev/nvme0n1)\n" \
 	"  --ram SIZE           a RAM namespace of SIZE bytes (lost when the target stops)\n" \
 	"  --null SIZE          a namespace of SIZE bytes that reads zeros and drops writes\n" \
-	"  --nsid N             the namespace ID (default: the lowest free one)\n" \
+	"  --nsid N             the namespace ID, 1 to 1024 (default: the lowest free one)\n" \
 	"  --backend KIND       file, bdev or nvme, for --path (default: from the path)\n" \
 	"  --block-size B       512 or 4096 (default: the device's; files 512)\n" \
 	"  --uuid UUID          the namespace UUID (8-4-4-4-12)\n" \
 	"  --nguid NGUID        the namespace NGUID (32 hex digits)\n" \
-	"  --size SIZE          with --path: the size to use, or of the file --create makes\n" \
+	"  --size SIZE          with --create: the size of the file to create, or to grow a\n" \
+	"                       smaller one to; without: the file must be at least SIZE (a\n" \
+	"                       larger one is served whole)\n" \
 	"  --create             create the file at PATH, --size bytes, if it does not exist\n" \
-	"  --buffered           open without O_DIRECT (through the page cache)\n" \
+	"  --buffered           with --path: open without O_DIRECT (through the page cache)\n" \
 	"  --disabled           add it disabled (enable it later with namespace enable)\n" \
 	"SIZE is bytes or digits with a binary suffix K, M, G or T (64M = 64 MiB).\n"
 

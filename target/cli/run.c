@@ -8,12 +8,34 @@
 #include "target/cli/targetctl.h"
 #include "target/rpc-server.h"
 
+/* One request, with this id: the server answers in order and we send nothing else. */
+#define REQUEST_ID 1
+
+/* The answer is to our request: its id is REQUEST_ID, or (an error about a request the
+ * server could not read, JSON-RPC 2.0 section 5) null or missing. Else printed here. */
+static bool ours(const json_t *root, const char *path, const struct tctl_env *env)
+{
+	json_t *id = json_object_get(root, "id");
+	if (json_is_integer(id) && json_integer_value(id) == REQUEST_ID)
+		return true;
+	if (json_is_object(json_object_get(root, "error")) && (!id || json_is_null(id)))
+		return true;
+	char *text = id ? json_dumps(id, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+	fprintf(env->err, TCTL_PROG ": %s: the target answered another request (id %.64s)\n",
+		path, text ? text : id ? "?" : "missing");
+	free(text);
+	return false;
+}
+
 /* The answer line @text: the result (borrowed from *root), or an error printed here. */
 static int judge(const char *text, const char *path, json_t **root, json_t **result,
 		 const struct tctl_env *env)
 {
 	json_error_t je;
 	*root = json_loads(text, 0, &je);
+	bool response = json_object_get(*root, "result") || json_object_get(*root, "error");
+	if (response && !ours(*root, path, env))
+		return TCTL_ERR;
 	json_t *error = json_object_get(*root, "error");
 	if (json_is_object(error)) {
 		const char *m = json_string_value(json_object_get(error, "message"));
@@ -47,9 +69,8 @@ int tctl_run(int argc, char **argv, const struct tctl_env *env)
 		snprintf(path, sizeof(path), "%s", req.socket);
 	else
 		nvmf_rpc_default_path(path, sizeof(path));
-	/* One request, id 1: the server answers in order and we send nothing else. */
 	json_t *call = json_pack("{s:s, s:s, s:O, s:i}", "jsonrpc", "2.0", "method", req.method,
-				 "params", req.params, "id", 1);
+				 "params", req.params, "id", REQUEST_ID);
 	char *text = call ? json_dumps(call, JSON_COMPACT) : NULL;
 	json_decref(call);
 	char *answer = NULL;

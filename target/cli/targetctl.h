@@ -157,11 +157,13 @@ void tctl_command_name(const struct tctl_command *c, char *buf, size_t len);
 int tctl_load(struct tctl_request *req, char *err, size_t errlen);
 /* tctl_load_subsystem_file - subsystem add --from: params.subsystem is the FILE name (a
  * string); replace it with the one JSON object FILE holds. -1: "--from FILE: <why>"
- * (cannot open, not JSON, not one subsystem object). */
+ * (cannot open or read: strerror; a directory; not JSON; not one subsystem object). */
 int tctl_load_subsystem_file(json_t *params, char *msg, size_t len);
 /* tctl_load_save_path - config save: a relative params.path becomes absolute (the
- * realpath of its directory, then its last component) since the target resolves paths
- * in its own working directory. -1: "PATH 'P': DIR: <strerror>". */
+ * realpath of its directory, then its last component; when the directory cannot be
+ * resolved, the current directory then PATH as typed, for the target to refuse) since
+ * the target resolves paths in its own working directory. -1 only when neither fits in
+ * PATH_MAX or the current directory is unknown. */
 int tctl_load_save_path(json_t *params, char *msg, size_t len);
 
 /* ---- usage.c ---- */
@@ -179,6 +181,8 @@ enum tctl_client_rc {
 /*
  * tctl_client_call - connect to the Unix socket @path, send the @len bytes of @request and
  * read the first answer line, waiting at most @timeout_s seconds in all (0: no limit).
+ * A whole JSON value the server wrote before closing counts as that line without its
+ * '\n', and is read even when the close made the send fail (EPIPE, ECONNRESET).
  * Returns TCTL_CLIENT_OK with *answer (malloc'ed, NUL-terminated, without the '\n'), or
  * another code with the reason in @err.
  */

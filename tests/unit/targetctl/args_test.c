@@ -91,6 +91,11 @@ static void subsystem_add_builds_a_config_subsystem_object(void)
 		    "{\"subsystem\":{\"nqn\":\"nqn.a\",\"attr\":{\"allow_any_host\":\"0\","
 		    "\"serial\":\"SN 01\",\"model\":\"Model X\",\"qid_max\":\"8\"},"
 		    "\"allowed_hosts\":[\"nqn.h:1\",\"nqn.h:2\"],\"namespaces\":[]}}");
+	/* Both: the target keeps the hosts for when allow_any_host is turned off. */
+	expect_call(parse(&p, "subsystem", "add", "nqn.a", "--allow-any-host", "--host", "nqn.h",
+			  NULL), "subsystem_add",
+		    "{\"subsystem\":{\"nqn\":\"nqn.a\",\"attr\":{\"allow_any_host\":\"1\"},"
+		    "\"allowed_hosts\":[\"nqn.h\"],\"namespaces\":[]}}");
 }
 
 static void subsystem_add_rejects_what_the_target_would(void)
@@ -98,9 +103,6 @@ static void subsystem_add_rejects_what_the_target_would(void)
 	struct parsed p;
 	expect_usage(parse(&p, "subsystem", "add", NULL),
 		     "subsystem add: missing NQN or --from FILE");
-	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--allow-any-host", "--host", "nqn.h",
-			   NULL), "subsystem add: --allow-any-host and --host exclude each other "
-		     "(a subsystem any host may connect to lists no hosts)");
 	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--host", "nqn.h", "--host", "nqn.h",
 			   NULL), "subsystem add: --host 'nqn.h' given twice");
 	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--host", "", NULL),
@@ -202,6 +204,10 @@ static void subsystem_add_from_sends_the_files_object_as_it_is(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "(line 2, column "));
 	CU_ASSERT_PTR_NULL(p.req.params);
 	unlink(path);
+	/* A directory opens but is no file to read: say so, not "not JSON". */
+	expect_usage(load(parse(&p, "subsystem", "add", "--from", dir, NULL)),
+		     (snprintf(msg, sizeof(msg), "subsystem add: --from %s: is a directory", dir),
+		      msg));
 	rmdir(dir);
 }
 
@@ -366,8 +372,11 @@ static void config_and_log_level_map_to_their_methods(void)
 	expect_call(load(parse(&p, "config", "save", "saved.json", NULL)), "config_save", want);
 	expect_call(load(parse(&p, "config", "save", "./saved.json", NULL)), "config_save",
 		    want);
-	expect_usage(load(parse(&p, "config", "save", "no-such-dir/x.json", NULL)),
-		     "config save: PATH 'no-such-dir/x.json': no-such-dir: No such file or directory");
+	/* A directory that is not there is the target's to refuse (as for an absolute PATH):
+	 * it gets the current directory and PATH as typed. */
+	snprintf(want, sizeof(want), "{\"path\":\"%s/no-such-dir/x.json\"}", cwd);
+	expect_call(load(parse(&p, "config", "save", "no-such-dir/x.json", NULL)), "config_save",
+		    want);
 	expect_usage(parse(&p, "config", "save", "", NULL), "config save: PATH is empty");
 	expect_usage(parse(&p, "config", "save", "/var/lib/", NULL),
 		     "config save: PATH '/var/lib/' names a directory, not a file");
@@ -414,8 +423,8 @@ static void every_change_command_maps_to_its_method_and_params(void)
 		    "{\"nqn\":\"nqn.a\",\"nsid\":3}");
 	expect_call(parse(&p, "namespace", "enable", "nqn.a", "3", NULL), "namespace_enable",
 		    "{\"nqn\":\"nqn.a\",\"nsid\":3}");
-	expect_call(parse(&p, "namespace", "disable", "nqn.a", "4294967294", NULL),
-		    "namespace_disable", "{\"nqn\":\"nqn.a\",\"nsid\":4294967294}");
+	expect_call(parse(&p, "namespace", "disable", "nqn.a", "1024", NULL),
+		    "namespace_disable", "{\"nqn\":\"nqn.a\",\"nsid\":1024}");
 	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", "64M", NULL), "namespace_resize",
 		    "{\"nqn\":\"nqn.a\",\"nsid\":1,\"size_bytes\":67108864}");
 	expect_call(parse(&p, "host", "add", "nqn.a", "nqn.h", NULL), "host_add",
@@ -481,7 +490,18 @@ static void namespace_add_rejects_options_that_do_not_go_together(void)
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "0", NULL),
 		     "namespace add: --ram must be greater than 0");
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--nsid", "0", NULL),
-		     "namespace add: --nsid 0 is out of range (1 to 4294967294)");
+		     "namespace add: --nsid 0 is out of range (1 to 1024)");
+	/* The target's namespace slots (NVMF_SUBSYS_MAX_NSID), not the spec's 2^32-2. */
+	expect_call(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--nsid", "1024", NULL),
+		    "namespace_add", "{\"nqn\":\"nqn.a\",\"namespace\":{\"nsid\":1024,"
+		    "\"enable\":true,\"nvmf_backend\":\"ram\",\"nvmf_size_bytes\":1048576}}");
+	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--nsid", "1025", NULL),
+		     "namespace add: --nsid 1025 is out of range (1 to 1024)");
+	/* A ram or null namespace has no file to open buffered. */
+	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--buffered", NULL),
+		     "namespace add: --buffered goes with --path only (--ram takes no file)");
+	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--null", "1M", "--buffered", NULL),
+		     "namespace add: --buffered goes with --path only (--null takes no file)");
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--uuid", "abc", NULL),
 		     "namespace add: --uuid 'abc' has 3 characters, expected 36 (8-4-4-4-12 with "
 		     "dashes) or 32 hex digits");
@@ -516,7 +536,11 @@ static void bad_numbers_and_switches_are_named(void)
 	expect_usage(parse(&p, "namespace", "enable", "nqn.a", "-1", NULL),
 		     "namespace enable: unknown option '-1'");
 	expect_usage(parse(&p, "namespace", "disable", "nqn.a", "4294967295", NULL),
-		     "namespace disable: NSID 4294967295 is out of range (1 to 4294967294)");
+		     "namespace disable: NSID 4294967295 is out of range (1 to 1024)");
+	expect_usage(parse(&p, "namespace", "remove", "nqn.a", "1025", NULL),
+		     "namespace remove: NSID 1025 is out of range (1 to 1024)");
+	expect_usage(parse(&p, "stats", "namespaces", "--nqn", "nqn.a", "--nsid", "1025", NULL),
+		     "stats namespaces: --nsid 1025 is out of range (1 to 1024)");
 	expect_usage(parse(&p, "namespace", "resize", "nqn.a", "1", "12Q", NULL),
 		     "namespace resize: SIZE '12Q' is not a size (bytes, or digits with a K, M, G or "
 		     "T suffix)");

@@ -4,9 +4,12 @@
  * error (2), no server (3) and a target that does not answer in time (1). */
 #include <CUnit/CUnit.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -371,6 +374,217 @@ static void config_and_log_level_run_end_to_end(void)
 	stop(&t);
 }
 
+/* A server of one connection that says what a test needs: it accepts, reads the request
+ * (up to its end, the client sending nothing more) unless told not to, writes @reply as
+ * it is and closes. For what the real server cannot be made to send. */
+struct tiny {
+	int lfd;
+	pthread_t thread;
+	const char *reply;
+	bool read_request;
+};
+
+static void *tiny_serve(void *arg)
+{
+	struct tiny *s = arg;
+	int fd = accept(s->lfd, NULL, NULL);
+	if (fd < 0)
+		return NULL;
+	char buf[4096];
+	if (s->read_request) {   /* the request is one JSON object, without a '\n' */
+		int depth = 0;
+		bool started = false, in_str = false, esc = false;
+		for (ssize_t n; (!started || depth) && (n = read(fd, buf, sizeof(buf))) > 0;)
+			for (ssize_t i = 0; i < n; i++) {
+				char c = buf[i];
+				if (in_str) {
+					in_str = esc ? true : c != '"';
+					esc = !esc && c == '\\';
+				} else if (c == '"') {
+					in_str = true;
+				} else if (c == '{') {
+					depth++;
+					started = true;
+				} else if (c == '}') {
+					depth--;
+				}
+			}
+	}
+	for (size_t off = 0, len = strlen(s->reply); off < len;) {
+		ssize_t n = write(fd, s->reply + off, len - off);
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	close(fd);
+	return NULL;
+}
+
+/* Serve @reply once on @t's socket path (the real server stopped or never started). */
+static void tiny_start(struct tiny *s, struct ctl *t, const char *reply, bool read_request)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", t->path);
+	unlink(t->path);
+	s->reply = reply;
+	s->read_request = read_request;
+	s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(s->lfd >= 0);
+	CU_ASSERT_EQUAL_FATAL(bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	CU_ASSERT_EQUAL_FATAL(listen(s->lfd, 4), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&s->thread, NULL, tiny_serve, s), 0);
+}
+
+static void tiny_stop(struct tiny *s, struct ctl *t)
+{
+	pthread_join(s->thread, NULL);
+	close(s->lfd);
+	unlink(t->path);
+}
+
+/* A temporary directory for the socket, no server in it. */
+static void start_empty(struct ctl *t)
+{
+	memset(t, 0, sizeof(*t));
+	strcpy(t->dir, "/tmp/nvmf-tctl-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(t->dir));
+	snprintf(t->path, sizeof(t->path), "%s/ctl.sock", t->dir);
+}
+
+static void stop_empty(struct ctl *t)
+{
+	rmdir(t->dir);
+	free(t->out);
+	free(t->err);
+}
+
+/* `call ping {"pad": "xxx..."}`, @bytes long: more than a socket buffer holds, so the
+ * send is still under way when the server closes. */
+static char *big_params(size_t bytes)
+{
+	char *p = malloc(bytes + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	memset(p, 'x', bytes);
+	memcpy(p, "{\"pad\":\"", 8);
+	memcpy(p + bytes - 2, "\"}", 3);
+	return p;
+}
+
+static const char too_many[] = "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32003,"
+			       "\"message\":\"too many clients (16); try again later\"}}\n";
+
+static void a_server_that_closes_before_reading_has_its_error_reported(void)
+{
+	struct ctl t;
+	struct tiny s;
+	start_empty(&t);
+	/* As the target answers a 17th client: its error, then close, reading nothing. The
+	 * request outgrows the socket buffer, so the send fails (EPIPE or ECONNRESET). */
+	char *pad = big_params(8u << 20);
+	tiny_start(&s, &t, too_many, false);
+	CU_ASSERT_EQUAL(run(&t, "call", "ping", pad, NULL), TCTL_ERR);
+	tiny_stop(&s, &t);
+	CU_ASSERT_STRING_EQUAL(t.err, "nvmf-targetctl: too many clients (16); try again later "
+			       "(-32003)\n");
+	CU_ASSERT_STRING_EQUAL(t.out, "");
+	/* A small request: sent before the close, the same answer. */
+	tiny_start(&s, &t, too_many, false);
+	CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_ERR);
+	tiny_stop(&s, &t);
+	CU_ASSERT_STRING_EQUAL(t.err, "nvmf-targetctl: too many clients (16); try again later "
+			       "(-32003)\n");
+	/* Closed with nothing said: the send's own error stands. */
+	tiny_start(&s, &t, "", false);
+	CU_ASSERT_EQUAL(run(&t, "call", "ping", pad, NULL), TCTL_ERR);
+	tiny_stop(&s, &t);
+	char want[256];
+	snprintf(want, sizeof(want), "nvmf-targetctl: %s: send: ", t.path);
+	CU_ASSERT_EQUAL(strncmp(t.err, want, strlen(want)), 0);
+	free(pad);
+	stop_empty(&t);
+}
+
+static void a_request_too_long_for_the_server_has_its_error_reported(void)
+{
+	struct ctl t;
+	start(&t);
+	/* The real server reads 1 MiB, answers why and closes while the CLI still sends. */
+	char *pad = big_params(4u << 20);
+	CU_ASSERT_EQUAL(run(&t, "call", "version", pad, NULL), TCTL_ERR);
+	CU_ASSERT_STRING_EQUAL(t.err, "nvmf-targetctl: request: longer than 1048576 bytes; "
+			       "connection closed (-32600)\n");
+	CU_ASSERT_EQUAL(t.srv.calls, 0);
+	free(pad);
+	stop(&t);
+}
+
+static void an_answer_to_another_request_is_an_error(void)
+{
+	static const struct {
+		const char *reply, *why;
+	} cases[] = {
+		{ "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n", "(id 2)" },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{}}\n", "(id \"1\")" },
+		{ "{\"jsonrpc\":\"2.0\",\"result\":{}}\n", "(id missing)" },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}\n", "(id null)" },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32001,\"message\":\"x\"}}\n",
+		  "(id 7)" },
+	};
+	struct ctl t;
+	struct tiny s;
+	char want[256];
+	start_empty(&t);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tiny_start(&s, &t, cases[i].reply, true);
+		CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_ERR);
+		tiny_stop(&s, &t);
+		snprintf(want, sizeof(want), "nvmf-targetctl: %s: the target answered another "
+			 "request %s\n", t.path, cases[i].why);
+		CU_ASSERT_STRING_EQUAL(t.err, want);
+		CU_ASSERT_STRING_EQUAL(t.out, "");
+	}
+	/* Ours: id 1; an error about a request the server could not read has id null. */
+	tiny_start(&s, &t, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"program\":\"p\","
+		   "\"version\":\"1\"}}\n", true);
+	CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_OK);
+	tiny_stop(&s, &t);
+	CU_ASSERT_STRING_EQUAL(t.out, "p 1\n");
+	tiny_start(&s, &t, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,"
+		   "\"message\":\"parse error\"}}\n", true);
+	CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_ERR);
+	tiny_stop(&s, &t);
+	CU_ASSERT_STRING_EQUAL(t.err, "nvmf-targetctl: parse error (-32700)\n");
+	stop_empty(&t);
+}
+
+static void a_whole_answer_without_its_newline_is_taken_at_close(void)
+{
+	struct ctl t;
+	struct tiny s;
+	char want[256];
+	start_empty(&t);
+	tiny_start(&s, &t, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"program\":\"nvmf-target\","
+		   "\"version\":\"0.1.0\"}}", true);
+	CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_OK);
+	tiny_stop(&s, &t);
+	CU_ASSERT_STRING_EQUAL(t.out, "nvmf-target 0.1.0\n");
+	CU_ASSERT_STRING_EQUAL(t.err, "");
+	/* Cut short: not an answer. */
+	tiny_start(&s, &t, "{\"jsonrpc\":\"2.0\",\"id\":1,\"res", true);
+	CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_ERR);
+	tiny_stop(&s, &t);
+	snprintf(want, sizeof(want), "nvmf-targetctl: %s: the target closed the connection in the "
+		 "middle of its answer\n", t.path);
+	CU_ASSERT_STRING_EQUAL(t.err, want);
+	tiny_start(&s, &t, "", true);
+	CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_ERR);
+	tiny_stop(&s, &t);
+	snprintf(want, sizeof(want), "nvmf-targetctl: %s: the target closed the connection "
+		 "without answering\n", t.path);
+	CU_ASSERT_STRING_EQUAL(t.err, want);
+	stop_empty(&t);
+}
+
 const struct unit_test targetctl_client_tests[] = {
 	{ "a_command_prints_the_answer_and_exits_0", a_command_prints_the_answer_and_exits_0 },
 	{ "json_prints_the_result_and_call_reaches_any_method",
@@ -384,5 +598,12 @@ const struct unit_test targetctl_client_tests[] = {
 	{ "subsystem_add_sends_options_or_a_file_and_confirms",
 	  subsystem_add_sends_options_or_a_file_and_confirms },
 	{ "config_and_log_level_run_end_to_end", config_and_log_level_run_end_to_end },
+	{ "a_server_that_closes_before_reading_has_its_error_reported",
+	  a_server_that_closes_before_reading_has_its_error_reported },
+	{ "a_request_too_long_for_the_server_has_its_error_reported",
+	  a_request_too_long_for_the_server_has_its_error_reported },
+	{ "an_answer_to_another_request_is_an_error", an_answer_to_another_request_is_an_error },
+	{ "a_whole_answer_without_its_newline_is_taken_at_close",
+	  a_whole_answer_without_its_newline_is_taken_at_close },
 	{ NULL, NULL },
 };
