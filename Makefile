@@ -171,7 +171,7 @@ bench: deps
 # 20 times through nvmf-targetctl, beside the same run without (docs/performance.md).
 bench-churn: deps
 	$(MAKE) all
-	tests/vm/run -t 1500 bench/churn-guest.sh $(BENCH_ROUNDS)
+	tests/vm/run -t 1500 bench/churn-guest.sh $(or $(BENCH_ROUNDS),3) $(or $(CHURN_MODE),visible)
 
 # First: libnvmf holds host code only and needs no target code (scripts/check-libnvmf-objects).
 # Then make install into a scratch prefix, and build and run a program against it with
