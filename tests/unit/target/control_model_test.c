@@ -25,10 +25,7 @@ static struct nvmf_ctl Ctl;
 
 static void setup(void)
 {
-	memset(&F, 0, sizeof(F));
-	CU_ASSERT_EQUAL_FATAL(fx_setup(&F), 0);
-	memset(&Ctl, 0, sizeof(Ctl));
-	Ctl.tgt = &F.tgt;
+	ctl_setup(&F, &Ctl);
 }
 
 static json_t *call(const char *method, const char *params)

@@ -4,6 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/unit/target/ctl_fixture.h"
+#include "tests/unit/target/fixture.h"
+
+void ctl_setup(struct fx *f, struct nvmf_ctl *ctl)
+{
+	memset(f, 0, sizeof(*f));
+	CU_ASSERT_EQUAL_FATAL(fx_setup(f), 0);
+	memset(ctl, 0, sizeof(*ctl));
+	ctl->tgt = &f->tgt;
+}
 
 json_t *ctl_call(struct nvmf_ctl *ctl, const char *method, const char *params)
 {

@@ -5,6 +5,9 @@
 #include <jansson.h>
 #include "target/control.h"
 
+struct fx;
+/* ctl_setup - fx_setup(@f) (a failure fails the test) and @ctl calling into its target. */
+void ctl_setup(struct fx *f, struct nvmf_ctl *ctl);
 /* ctl_call - the answer of @ctl to @method with @params (JSON object text; NULL: none),
  * parsed; the caller decrefs it. Fails the test when there is none. */
 json_t *ctl_call(struct nvmf_ctl *ctl, const char *method, const char *params);
