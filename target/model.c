@@ -14,17 +14,26 @@
 #include <string.h>
 #include "target/core.h"
 #include "target/log.h"
-#include "target/log.h"
 #include "target/model.h"
 #include "target/namespace.h"
 
-static bool retire(void ***list, size_t *n, void *what)
+static bool retire_subsys(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
 {
-	void **grown = realloc(*list, (*n + 1) * sizeof(*grown));
+	struct nvmf_subsys **grown = realloc(tgt->retired_subsys, (tgt->n_retired_subsys + 1) * sizeof(*grown));
 	if (!grown)
 		return false;
-	grown[(*n)++] = what;
-	*list = grown;
+	grown[tgt->n_retired_subsys++] = s;
+	tgt->retired_subsys = grown;
+	return true;
+}
+
+static bool retire_port(struct nvmf_tgt *tgt, struct nvmf_port *p)
+{
+	struct nvmf_port **grown = realloc(tgt->retired_ports, (tgt->n_retired_ports + 1) * sizeof(*grown));
+	if (!grown)
+		return false;
+	grown[tgt->n_retired_ports++] = p;
+	tgt->retired_ports = grown;
 	return true;
 }
 
@@ -127,7 +136,7 @@ int nvmf_tgt_subsys_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, unsigned
 		snprintf(err, errlen, "no such subsystem");
 		return -ENOENT;
 	}
-	if (!retire((void ***)&tgt->retired_subsys, &tgt->n_retired_subsys, s)) {
+	if (!retire_subsys(tgt, s)) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -204,7 +213,7 @@ int nvmf_tgt_port_remove(struct nvmf_tgt *tgt, struct nvmf_port *port, unsigned 
 		snprintf(err, errlen, "no such port");
 		return -ENOENT;
 	}
-	if (!retire((void ***)&tgt->retired_ports, &tgt->n_retired_ports, port)) {
+	if (!retire_port(tgt, port)) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
