@@ -26,7 +26,7 @@
 #define CFG_MAX_NSID        1024      /* = NVMF_MAX_NSID (target/core.h) */
 #define CFG_DISCOVERY_NQN   "nqn.2014-08.org.nvmexpress.discovery"
 
-static const char *const backend_names[] = {
+static const char *const backend_names[NVMF_BACKEND_NULL + 1] = {
 	[NVMF_BACKEND_AUTO] = "auto", [NVMF_BACKEND_FILE] = "file", [NVMF_BACKEND_BDEV] = "bdev",
 	[NVMF_BACKEND_NVME] = "nvme", [NVMF_BACKEND_RAM] = "ram", [NVMF_BACKEND_NULL] = "null",
 };
@@ -640,6 +640,11 @@ int nvmf_config_load(const char *path, struct nvmf_config *cfg, char *err, size_
 	root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
 	fclose(f);
 	return finish(root, &jerr, cfg, err, errlen);
+}
+
+const char *nvmf_backend_kind_name(enum nvmf_backend_kind kind)
+{
+	return (unsigned)kind <= NVMF_BACKEND_NULL ? backend_names[kind] : "?";
 }
 
 int nvmf_config_parse_ns(json_t *obj, const char *base, struct nvmf_ns_config *ns,

@@ -157,6 +157,9 @@ int nvmf_config_parse_port(struct json_t *obj, const char *base, struct nvmf_por
 /* nvmf_config_check_nqn - @nqn is a valid NQN (1-223 bytes, no spaces or control
  * characters); else -1 with @err "@what: reason". */
 int nvmf_config_check_nqn(const char *what, const char *nqn, char *err, size_t errlen);
+/* nvmf_backend_kind_name - "auto", "file", "bdev", "nvme", "ram" or "null", as the
+ * config's nvmf_backend spells it ("?" for anything else). */
+const char *nvmf_backend_kind_name(enum nvmf_backend_kind kind);
 /* nvmf_config_parse_size - decimal bytes with an optional binary suffix K, M, G or T
  * ("64M" = 64 MiB) into *@out; false on anything else or overflow. */
 bool nvmf_config_parse_size(const char *s, uint64_t *out);

@@ -17,11 +17,6 @@
 #include "nvme/identify.h"
 #include "subsystem/config.h"
 
-static const char *const backend_names[] = {
-	[NVMF_BACKEND_AUTO] = "auto", [NVMF_BACKEND_FILE] = "file", [NVMF_BACKEND_BDEV] = "bdev",
-	[NVMF_BACKEND_NVME] = "nvme", [NVMF_BACKEND_RAM] = "ram", [NVMF_BACKEND_NULL] = "null",
-};
-
 static json_t *nqn_list(char *const *list, size_t n)
 {
 	json_t *a = json_array();
@@ -57,7 +52,7 @@ static json_t *ns_to_json(const struct nvmf_ns_config *ns)
 	json_object_set_new(j, "enable", json_integer(ns->enable));
 	json_object_set_new(j, "device", dev);
 	if (ns->kind != NVMF_BACKEND_AUTO)
-		json_object_set_new(j, "nvmf_backend", json_string(backend_names[ns->kind]));
+		json_object_set_new(j, "nvmf_backend", json_string(nvmf_backend_kind_name(ns->kind)));
 	if (ns->size_bytes)
 		json_object_set_new(j, "nvmf_size_bytes", json_integer((json_int_t)ns->size_bytes));
 	if (ns->block_size)

@@ -16,6 +16,9 @@
 
 struct nvmf_tgt;
 
+/* What nvmf-target --version and the version method report. */
+#define NVMF_TARGET_VERSION "0.1.0"
+
 /* The control plane's context (the methods' ctx). */
 struct nvmf_ctl {
 	struct nvmf_tgt *tgt;

@@ -13,13 +13,6 @@
 #include "target/core.h"
 #include "target/log.h"
 
-#define NVMF_TARGET_VERSION "0.1.0"
-
-static const char *const backend_names[] = {
-	[NVMF_BACKEND_AUTO] = "auto", [NVMF_BACKEND_FILE] = "file", [NVMF_BACKEND_BDEV] = "bdev",
-	[NVMF_BACKEND_NVME] = "nvme", [NVMF_BACKEND_RAM] = "ram", [NVMF_BACKEND_NULL] = "null",
-};
-
 static uint64_t load(const uint64_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
@@ -50,7 +43,7 @@ static json_t *ns_json(const struct nvmf_subsys *s, const struct nvmf_ns_config 
 	char uuid[NVME_UUID_STR_LEN];
 	json_t *j = json_pack("{s:I, s:b, s:s, s:s?}", "nsid", (json_int_t)nc->nsid,
 			      "enable", ns != NULL, "backend",
-			      backend_names[ns ? ns->bdev->kind : nc->kind], "path", nc->path);
+			      nvmf_backend_kind_name(ns ? ns->bdev->kind : nc->kind), "path", nc->path);
 	if (!j)
 		return NULL;
 	if (ns) {
@@ -142,22 +135,16 @@ static json_t *ctrl_json(const struct nvmf_tgt_ctrl *c)
 		json_array_append_new(queues, json_pack("{s:I, s:I, s:I}", "qid", (json_int_t)q,
 			"size", (json_int_t)sq->size, "poll_group", (json_int_t)sq->pg->index));
 	}
-	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:o, s:I, s:I}",
+	/* Bytes: the SMART counters are in 512-byte units. */
+	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:o, s:I, s:I, s:I, s:I}",
 		"cntlid", (json_int_t)c->cntlid, "subnqn", c->subsys->cfg->nqn, "hostnqn", c->hostnqn,
 		"host_address", c->peer,
 		"hostid", nvme_uuid_format(c->hostid, hostid), "portid", (json_int_t)c->port->cfg->portid,
 		"kato_ms", (json_int_t)c->kato_ms, "connected_since", since, "io_queues", (json_int_t)io,
 		"queues", queues, "reads", (json_int_t)load(&c->host_reads),
-		"writes", (json_int_t)load(&c->host_writes));
-}
-
-/* The controller's data moved, in bytes (the SMART log counts 512-byte units). */
-static void ctrl_bytes(json_t *j, const struct nvmf_tgt_ctrl *c)
-{
-	if (!j)
-		return;
-	json_object_set_new(j, "read_bytes", json_integer((json_int_t)(load(&c->units_read) * 512)));
-	json_object_set_new(j, "write_bytes", json_integer((json_int_t)(load(&c->units_written) * 512)));
+		"writes", (json_int_t)load(&c->host_writes),
+		"read_bytes", (json_int_t)(load(&c->units_read) * 512),
+		"write_bytes", (json_int_t)(load(&c->units_written) * 512));
 }
 
 void nvmf_ctl_controller_list(void *ctx, struct nvmf_rpc_call *call)
@@ -176,11 +163,8 @@ void nvmf_ctl_controller_list(void *ctx, struct nvmf_rpc_call *call)
 	}
 	json_t *list = json_array();
 	for (const struct nvmf_tgt_ctrl *c = ctl->tgt->ctrls; c; c = c->next)
-		if (!c->deleting && (!only || c->subsys == only)) {
-			json_t *j = ctrl_json(c);
-			ctrl_bytes(j, c);
-			json_array_append_new(list, j);
-		}
+		if (!c->deleting && (!only || c->subsys == only))
+			json_array_append_new(list, ctrl_json(c));
 	nvmf_rpc_result(call, json_pack("{s:o}", "controllers", list));
 }
 

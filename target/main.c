@@ -20,7 +20,6 @@
 #include "target/log.h"
 #include "target/reload.h"
 
-#define NVMF_TARGET_VERSION "0.1.0"
 
 static volatile sig_atomic_t stop_requested;   /* set by the signal handlers only */
 static volatile sig_atomic_t reload_requested;

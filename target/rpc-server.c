@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The control socket's server (see rpc-server.h): one thread, poll() over the listening
  * socket, a stop eventfd and the clients. */
+#include "target/poll-group.h"
 #include "target/rpc-server.h"
 
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #define SEND_TIMEOUT_S 5    /* a client that does not read its answers is dropped */
@@ -78,9 +78,7 @@ static char *dispatch(struct nvmf_rpc_server *srv, struct job *j)
 
 static uint64_t now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return nvmf_now_us() / 1000;
 }
 
 /* Is there, from byte @off on, a whole object or array (or something else, which the
