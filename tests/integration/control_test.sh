@@ -42,6 +42,19 @@ no_ns_dev() { ! ns_dev "$@"; }
 # sectors DEV: its size in 512-byte sectors as the host sees it now.
 sectors_are() { [ "$(cat /sys/block/$(basename "$1")/size)" = "$2" ]; }
 
+test_00_bad_command_line_is_refused_by_name() {
+    local out rc
+    out=$("$NVMF_ROOT/build/nvmf-target" -c /nonexistent.json --log-level loud 2>&1); rc=$?
+    expect_eq "exit status for --log-level loud" $rc 2
+    expect_eq "message" "$out" "nvmf-target: --log-level loud: not a level (error, warning, info, debug)"
+    out=$("$NVMF_ROOT/build/nvmf-target" -c /nonexistent.json --rpc-socket rel.sock 2>&1); rc=$?
+    expect_eq "exit status for a relative --rpc-socket" $rc 2
+    expect_eq "message" "$out" "nvmf-target: --rpc-socket rel.sock: not an absolute path of at most 107 bytes"
+    out=$("$NVMF_ROOT/build/nvmf-target" -c /nonexistent.json --rpc-socket /tmp/a.sock --no-rpc-socket 2>&1); rc=$?
+    expect_eq "exit status for both socket options" $rc 2
+    expect_eq "message" "$out" "nvmf-target: --rpc-socket and --no-rpc-socket exclude each other"
+}
+
 test_00_target_starts_with_its_control_socket() {
     mkdir -p $STATE
     write_config
