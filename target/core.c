@@ -95,6 +95,7 @@ void nvmf_sq_init(struct nvmf_sq *sq, struct nvmf_pg *pg, struct nvmf_port *port
 	sq->port = port;
 	sq->transport = t;
 	sq->state = NVMF_SQ_LIVE;
+	sq->quiescing = __atomic_load_n(&pg->tgt->stopping, __ATOMIC_ACQUIRE);
 	sq->pg_next = pg->sqs;
 	pg->sqs = sq;
 }
@@ -215,6 +216,11 @@ static nvme_status_t parse(struct nvmf_req *req)
 		return nvmf_parse_admin_cmd(req);
 	}
 	return nvmf_parse_io_cmd(req);
+}
+
+bool nvmf_sq_accepting(const struct nvmf_sq *sq)
+{
+	return !sq->quiescing;
 }
 
 bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cmd,

@@ -127,6 +127,8 @@ struct nvmf_sq {
 					    * ("addr:port"), for messages; "" unknown */
 	enum nvmf_sq_state state;
 	uint32_t inflight;                 /* commands between nvmf_req_init and their answer */
+	bool quiescing;                    /* the target is stopping: new commands are not
+					    * started (nvmf_sq_accepting), those in flight finish */
 	struct nvmf_msg msg;               /* its own detach/release messages */
 	struct nvmf_msg ctl_msg;           /* the controller group's disconnect request */
 	bool disconnect_sent;              /* ctl_msg posted (controller group's flag) */
@@ -187,6 +189,8 @@ struct nvmf_tgt {
 					    * monotonic clock (tests set a fake) */
 	int log_level;                     /* enum nvmf_log_level (target/log.h), atomic;
 					    * NVMF_LOG_INFO after nvmf_tgt_init */
+	bool stopping;                     /* nvmf_tgt_shutdown began: queues made from now on
+					    * start quiescing (atomic) */
 };
 
 /* nvmf_sq_io - the I/O context serving @sq: its poll group's. */

@@ -73,7 +73,10 @@ static void hq_list_remove(struct loop_transport *lt, struct loop_hq *h)
 			*pp = h->next;
 			break;
 		}
+	bool last = lt->destroyed && !lt->hqs;
 	pthread_mutex_unlock(&lt->lock);
+	if (last)
+		nvmf_loop_free(lt);   /* the target is gone and this was the last host queue */
 }
 
 void nvmf_loop_hq_free(struct loop_hq *h)
@@ -333,9 +336,9 @@ static int lh_poll(struct nvmf_hq *hq, unsigned max)
 	for (;;) {
 		unsigned n = 0;
 		pthread_mutex_lock(&h->lock);
-		if (h->broken) {
+		if (h->broken && (!h->count || hold)) {
 			pthread_mutex_unlock(&h->lock);
-			return -ECONNRESET;
+			return total ? total : -ECONNRESET;
 		}
 		while (!hold && h->count && n < 64 && (!max || (unsigned)total + n < max)) {
 			got[n++] = h->ring[h->head];

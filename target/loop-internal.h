@@ -51,6 +51,8 @@ struct loop_transport {
 	pthread_mutex_t drive_lock;       /* driven mode: owner of the groups without thread */
 	pthread_mutex_t lock;             /* ports' transport_priv (non-NULL: listening), hqs */
 	struct loop_hq *hqs;              /* connected host queues (for nvmf_loop_break) */
+	bool destroyed;                   /* the target destroyed it while hqs remained: the
+					   * last one's disconnect frees it (under lock) */
 	struct nvmf_loop_hooks hooks;
 	bool hold, auto_drive;            /* atomic */
 };
@@ -155,6 +157,8 @@ void nvmf_loop_auto_drive(struct loop_transport *lt);
 
 /* nvmf_loop_host_init - fill @t with the host side's operations. */
 void nvmf_loop_host_init(struct nvmf_host_transport *t);
+/* nvmf_loop_free - free the transport itself (no host queue, no group refers to it). */
+void nvmf_loop_free(struct loop_transport *lt);
 /* nvmf_loop_hq_free - free a host queue and its bounce buffers (nobody else refers to
  * it: released by the target, never linked, or abandoned and now released). */
 void nvmf_loop_hq_free(struct loop_hq *h);

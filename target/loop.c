@@ -80,8 +80,9 @@ static void tq_kill(struct loop_tq *tq, bool by_host)
 	if (h) {
 		pthread_mutex_lock(&h->lock);
 		h->tq = NULL;
+		/* CQEs already in the host's ring stay there to be reaped, as on a network
+		 * connection closed after its last SEND (nvmf_loop_break drops them). */
 		h->broken = true;
-		h->count = 0;
 		pthread_cond_broadcast(&h->cond);
 		pthread_mutex_unlock(&h->lock);
 		tq->hq = NULL;
@@ -116,7 +117,7 @@ static void hq_push(struct loop_hq *h, const struct nvme_cqe *cqe)
 /* A capsule taken from the inbox, on the group: decode, data in, execute. */
 static void req_start(struct loop_tq *tq, struct loop_req *r)
 {
-	if (tq->dead) {
+	if (tq->dead || !nvmf_sq_accepting(&tq->sq)) {   /* stopping: dropped unanswered */
 		slot_put(tq, r);
 		return;
 	}
@@ -308,17 +309,24 @@ static void loop_queue_released(struct nvmf_sq *sq)
 
 static struct nvmf_transport *loop_create(struct nvmf_tgt *tgt, char *err, size_t errlen);
 
-static void loop_destroy(struct nvmf_transport *t)
+void nvmf_loop_free(struct loop_transport *lt)
 {
-	struct loop_transport *lt = (struct loop_transport *)t;
-	if (lt->hqs) {
-		/* A host queue still points here: keep what its later calls would touch. */
-		LOOP_LOG("host queues still connected at shutdown: transport left allocated\n");
-		return;
-	}
 	pthread_mutex_destroy(&lt->drive_lock);
 	pthread_mutex_destroy(&lt->lock);
 	free(lt);
+}
+
+static void loop_destroy(struct nvmf_transport *t)
+{
+	struct loop_transport *lt = (struct loop_transport *)t;
+	pthread_mutex_lock(&lt->lock);
+	/* A host queue still points here (the target stopped first): the last one to
+	 * disconnect frees the transport. */
+	bool held = lt->hqs != NULL;
+	lt->destroyed = held;
+	pthread_mutex_unlock(&lt->lock);
+	if (!held)
+		nvmf_loop_free(lt);
 }
 
 static int loop_listen(struct nvmf_transport *t, struct nvmf_port *port, char *err, size_t errlen)

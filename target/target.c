@@ -317,6 +317,112 @@ static void disconnect_all(void *arg)
 		sq->transport->ops->disconnect_queue(sq);
 }
 
+/* On @arg's own thread: its queues start no new command from now on. */
+static void quiesce_all(void *arg)
+{
+	struct nvmf_pg *pg = arg;
+	for (struct nvmf_sq *sq = pg->sqs; sq; sq = sq->pg_next)
+		sq->quiescing = true;
+}
+
+/* A queue with a started command not answered yet, or an answer not yet on the wire.
+ * Parked AERs do not count: they are answered only by an event (the host aborts them
+ * when it reconnects). */
+static bool sq_busy(const struct nvmf_sq *sq)
+{
+	if (sq->state != NVMF_SQ_LIVE)
+		return false;
+	uint32_t parked = sq->ctrl && sq->qid == 0 && sq->ctrl->sqs && sq->ctrl->sqs[0] == sq ?
+			  sq->ctrl->nr_aer : 0;
+	if (sq->inflight > parked)
+		return true;
+	return sq->transport->ops->queue_busy && sq->transport->ops->queue_busy(sq);
+}
+
+/* One round of "how many of your queues are busy?" to every group. */
+struct busy_round {
+	unsigned pending;                  /* groups yet to answer (atomic) */
+	unsigned busy;                     /* queues found busy (atomic) */
+};
+
+struct busy_ask {
+	struct nvmf_pg *pg;
+	struct busy_round *round;
+};
+
+static void count_busy(void *arg)
+{
+	struct busy_ask *a = arg;
+	unsigned n = 0;
+	for (struct nvmf_sq *sq = a->pg->sqs; sq; sq = sq->pg_next)
+		n += sq_busy(sq);
+	__atomic_add_fetch(&a->round->busy, n, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&a->round->pending, 1, __ATOMIC_RELEASE);
+}
+
+/* Run the groups the caller drives (all but those with a thread of their own) once;
+ * the main group waits up to a millisecond for work. -1 when it failed. */
+static int drive_groups(struct nvmf_tgt *tgt)
+{
+	for (unsigned i = 1; i < tgt->npgs; i++)
+		if (!nvmf_pg_started(tgt->pgs[i]))
+			nvmf_pg_poll(tgt->pgs[i]);
+	if (nvmf_pg_started(tgt->pgs[0])) {
+		usleep(1000);
+		return 0;
+	}
+	return nvmf_pg_run_once(tgt->pgs[0], 1) < 0 ? -1 : 0;
+}
+
+/*
+ * Shutdown's first step: no queue starts a command any more; wait until every command
+ * started was answered and every answer (with its read data) is on the wire, at most
+ * until @deadline_ms (nvmf_now_us clock). Returns the queues still busy at the end.
+ */
+static unsigned quiesce(struct nvmf_tgt *tgt, uint64_t deadline_ms)
+{
+	__atomic_store_n(&tgt->stopping, true, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < tgt->npgs; i++)
+		if (nvmf_pg_send(tgt->pgs[i], quiesce_all, tgt->pgs[i]))
+			fprintf(stderr, "nvmf-target: shutdown: out of memory for poll group %u\n", i);
+	struct busy_ask *asks = calloc(tgt->npgs, sizeof(*asks));
+	struct busy_round round = { 0 };
+	unsigned busy = 1;
+	bool asked = false;
+	uint64_t asked_ms = 0;
+	while (asks) {
+		if (asked && !__atomic_load_n(&round.pending, __ATOMIC_ACQUIRE)) {
+			busy = __atomic_load_n(&round.busy, __ATOMIC_RELAXED);
+			asked = false;
+			if (!busy)
+				break;
+		}
+		uint64_t now = nvmf_now_us() / 1000;
+		if (now >= deadline_ms)
+			break;
+		if (!asked && now != asked_ms) {   /* a round per millisecond at most */
+			asked_ms = now;
+			round.busy = 0;
+			round.pending = tgt->npgs;
+			for (unsigned i = 0; i < tgt->npgs; i++) {
+				asks[i] = (struct busy_ask){ tgt->pgs[i], &round };
+				if (nvmf_pg_send(tgt->pgs[i], count_busy, &asks[i]))
+					__atomic_sub_fetch(&round.pending, 1, __ATOMIC_RELEASE);
+			}
+			asked = true;
+		}
+		if (drive_groups(tgt) < 0)
+			break;
+	}
+	/* A round still out refers to @round and @asks: let it finish (messages are never
+	 * dropped; a group that stopped answering is stuck anyway). */
+	while (asked && __atomic_load_n(&round.pending, __ATOMIC_ACQUIRE))
+		if (drive_groups(tgt) < 0)
+			break;
+	free(asks);
+	return busy;
+}
+
 static void log_group(const struct nvmf_pg *pg)
 {
 	fprintf(stderr, "nvmf-target: poll group %u%s: %llu passes (%llu with work, %llu sleeps), %llu messages\n",
@@ -365,6 +471,13 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 		if (tgt->ports[i]->transport)
 			tgt->ports[i]->transport->ops->stop_listen(tgt->ports[i]->transport, tgt->ports[i]);
 	flush_messages(tgt);
+	/* Half of the time for the answers in flight, the rest for the disconnects. */
+	uint64_t start_ms = nvmf_now_us() / 1000;
+	uint64_t bound = (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	unsigned busy = quiesce(tgt, start_ms + bound / 2);
+	if (busy)
+		fprintf(stderr, "nvmf-target: shutdown: %u queue(s) still had commands in flight after %llu ms; "
+			"disconnecting them\n", busy, (unsigned long long)(bound / 2));
 	/* Each group disconnects its own queues: by message when it runs on a thread of its
 	 * own (the main group too, if the embedding program started it), at once when the
 	 * caller's thread runs it. */
@@ -375,16 +488,10 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 		else if (nvmf_pg_send(pg, disconnect_all, pg))
 			fprintf(stderr, "nvmf-target: shutdown: out of memory for poll group %u\n", i);
 	}
-	uint64_t deadline = nvmf_now_us() / 1000 + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
-	while (nvmf_tgt_live_queues(tgt) && nvmf_now_us() / 1000 < deadline) {
-		for (unsigned i = 1; i < tgt->npgs; i++)
-			if (!nvmf_pg_started(tgt->pgs[i]))
-				nvmf_pg_poll(tgt->pgs[i]);   /* groups the caller drives */
-		if (nvmf_pg_started(tgt->pgs[0]))
-			usleep(1000);
-		else if (nvmf_pg_run_once(tgt->pgs[0], 10) < 0)
+	uint64_t deadline = start_ms + bound;
+	while (nvmf_tgt_live_queues(tgt) && nvmf_now_us() / 1000 < deadline)
+		if (drive_groups(tgt) < 0)
 			break;
-	}
 	/* Every group is this thread's from now on: let the transports' released queues
 	 * flush, then take everything down. */
 	for (unsigned i = 0; i < tgt->npgs; i++)

@@ -17,6 +17,9 @@
  *   each capsule: nvmf_req_init(); then, unless it already answered, move host data in
  *     and nvmf_req_execute(), or nvmf_req_abandon() if the queue died first; the core
  *     answers through queue_response()
+ *   target stopping: nvmf_sq_accepting() turns false; new capsules are dropped, the core
+ *     waits until every started command was answered and no queue_busy() is left (or a
+ *     bound passed), then asks each queue to disconnect
  *   connection lost, or the core asked (disconnect_queue) -> nvmf_sq_destroy(): no
  *     further nvmf_req_init() on it; the core drains the queue's commands (parked AERs are
  *     completed with Aborted - SQ Deletion; responses on a dying queue are dropped by the
@@ -96,6 +99,10 @@ struct nvmf_transport_ops {
 	/* queue_response - send the CQE of @req (data first for a successful C2H command);
 	 * on a dying queue, drop it. The transport owns the request again. */
 	void (*queue_response)(struct nvmf_req *req);
+	/* queue_busy - answers of @sq (CQEs, read data) are still waiting to be sent or sent
+	 * and not completed. Shutdown waits for it to be false before disconnecting, so an
+	 * answer the core gave reaches the host. NULL: answers leave in queue_response. */
+	bool (*queue_busy)(const struct nvmf_sq *sq);
 	/* disconnect_queue - tear the connection of @sq down (controller deleted, keep-alive
 	 * expiry, shutdown); the transport then calls nvmf_sq_destroy(). Idempotent. */
 	void (*disconnect_queue)(struct nvmf_sq *sq);
@@ -139,6 +146,15 @@ void nvmf_sq_init(struct nvmf_sq *sq, struct nvmf_pg *pg, struct nvmf_port *port
  * detaches and calls queue_released (maybe before this returns: the transport must not
  * free the queue inside queue_released if it still needs it; marking it is enough). */
 void nvmf_sq_destroy(struct nvmf_sq *sq);
+
+/*
+ * nvmf_sq_accepting - whether a capsule that arrives on @sq now may start. False once the
+ * target is stopping (nvmf_tgt_shutdown): the transport then drops the capsule unanswered
+ * and gives its receive back, as nvmet does with commands on a queue being torn down;
+ * the host resubmits it when it reconnects. Commands already started finish and are
+ * answered. Call before nvmf_req_init.
+ */
+bool nvmf_sq_accepting(const struct nvmf_sq *sq);
 
 /*
  * nvmf_req_init - decode and validate a received command (64-byte @cmd; @cqe is the

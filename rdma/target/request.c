@@ -82,6 +82,14 @@ void nvmf_rdma_req_process(struct nvmf_rdma_req *r)
 			r->invalidate = false;
 			r->xfer_len = 0;
 			r->req.data = NULL;
+			if (!nvmf_sq_accepting(&q->sq)) {
+				/* The target is stopping: not started, never answered; the host
+				 * resubmits it after it reconnects. */
+				nvmf_rdma_rq_repost(q->pg, recv);
+				r->recv = NULL;
+				r->state = NVMF_RDMA_REQ_COMPLETED;
+				break;
+			}
 			if (!nvmf_req_init(&r->req, &q->sq, recv->sqe, r->cqe))
 				break;  /* answered already: queue_response moved us to EXECUTED */
 			r->in_core = true;

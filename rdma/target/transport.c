@@ -439,6 +439,14 @@ static void rdma_disconnect_queue(struct nvmf_sq *sq)
 	nvmf_rdma_queue_disconnect(q, quiet ? NULL : "controller deleted");
 }
 
+/* Answers chained but not posted, waiting for a send slot, or posted and not completed
+ * (an unsignaled SEND retires with the signaled one after it). */
+static bool rdma_queue_busy(const struct nvmf_sq *sq)
+{
+	const struct nvmf_rdma_queue *q = sq->transport_priv;
+	return q->dirty || q->sends_inflight || !TAILQ_EMPTY(&q->pending_sends);
+}
+
 static void rdma_queue_released(struct nvmf_sq *sq)
 {
 	struct nvmf_rdma_queue *q = sq->transport_priv;
@@ -485,6 +493,7 @@ const struct nvmf_transport_ops nvmf_rdma_transport_ops = {
 	.pg_woken = nvmf_rdma_pg_woken_op,
 	.pg_idle = nvmf_rdma_pg_idle_op,
 	.queue_response = nvmf_rdma_queue_response,
+	.queue_busy = rdma_queue_busy,
 	.disconnect_queue = rdma_disconnect_queue,
 	.queue_released = rdma_queue_released,
 	.disc_entry = rdma_disc_entry,

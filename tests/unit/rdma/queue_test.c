@@ -8,6 +8,7 @@
 #include <CUnit/CUnit.h>
 #include <string.h>
 #include "nvme/sgl.h"
+#include "rdma/target/transport.h"
 #include "tests/unit/rdma/fixture.h"
 #include "tests/unit/suites.h"
 
@@ -362,7 +363,71 @@ static void send_queue_smaller_than_the_host_allows_is_never_overflowed(void)
 	rx_teardown(&x);
 }
 
+/* The target stopping (the core's quiesce, target/target.c): a capsule that arrives is
+ * dropped unanswered with its receive given back and nothing reaching the namespace; the
+ * read already in the backend is answered with its data, and the queue reports its
+ * answer busy until the host took the SEND. */
+static void stopping_queue_drops_new_capsules_and_reports_answers_on_the_wire(bool srq)
+{
+	struct rx x;
+	struct rx_opts o = { .no_srq = !srq };
+	struct rxq *io = rx_setup_io(&x, &o, 32, 32, 16);
+	struct nvmf_rdma_queue *q = io->q;
+	bool (*busy)(const struct nvmf_sq *) = nvmf_rdma_transport_ops.queue_busy;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(busy);
+	uint8_t *ns = rx_ns_data(&x);
+	for (unsigned i = 0; i < 4096; i++)
+		ns[i] = (uint8_t)(i * 7 + 1);
+
+	rx_hold_backend(&x, true);
+	uint8_t *rbuf = rx_host_alloc(&x, 4096);
+	uint16_t rcid = rxq_read(io, 0, rbuf, 4096, NVME_SGL_KEYED_INV, NULL);
+	rx_poll(&x);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_EXECUTING), 1);
+	CU_ASSERT_FALSE(busy(&q->sq));         /* in the core, not on the wire */
+
+	q->sq.quiescing = true;                /* what the core's quiesce message does */
+	uint8_t *wbuf = rx_host_alloc(&x, 4096);
+	memset(wbuf, 0xee, 4096);
+	uint16_t wcid = rxq_write(io, 8, wbuf, 4096, NVME_SGL_KEYED_INV, NULL);
+	rx_poll(&x);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_FREE), q->nreq - 1);   /* only the read */
+	CU_ASSERT_EQUAL(x.nheld, 1);
+	CU_ASSERT_FALSE(busy(&q->sq));
+
+	CU_ASSERT_EQUAL(rx_release_backend(&x), 1);
+	rx_poll(&x);
+	CU_ASSERT_TRUE(busy(&q->sq));          /* WRITE + SEND posted, not completed */
+	rx_host(&x);
+	rx_poll(&x);
+	CU_ASSERT_FALSE(busy(&q->sq));
+	CU_ASSERT_EQUAL(rxq_status(io, rcid), 0);
+	CU_ASSERT_EQUAL(memcmp(rbuf, ns, 4096), 0);
+	CU_ASSERT_EQUAL(rxq_status(io, wcid), RX_NO_RESPONSE);
+	static const uint8_t zero[4096];
+	CU_ASSERT_EQUAL(memcmp(ns + 8 * 512, zero, sizeof(zero)), 0);   /* never written */
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_FREE), q->nreq);
+	if (!srq)
+		CU_ASSERT_EQUAL(q->own_rq.posted, q->recv_depth);
+	assert_srq_full(&x);
+	rx_teardown(&x);
+}
+
+static void stopping_queue_drops_new_capsules_and_answers_the_rest_with_srq(void)
+{
+	stopping_queue_drops_new_capsules_and_reports_answers_on_the_wire(true);
+}
+
+static void stopping_queue_drops_new_capsules_and_answers_the_rest_without_srq(void)
+{
+	stopping_queue_drops_new_capsules_and_reports_answers_on_the_wire(false);
+}
+
 const struct unit_test rdma_queue_tests[] = {
+	{ "stopping_queue_drops_new_capsules_and_answers_the_rest_with_srq",
+	  stopping_queue_drops_new_capsules_and_answers_the_rest_with_srq },
+	{ "stopping_queue_drops_new_capsules_and_answers_the_rest_without_srq",
+	  stopping_queue_drops_new_capsules_and_answers_the_rest_without_srq },
 	{ "disconnect_with_commands_in_every_state_finishes_each_once_with_srq",
 	  disconnect_with_commands_in_every_state_finishes_each_once_with_srq },
 	{ "disconnect_with_commands_in_every_state_finishes_each_once_without_srq",

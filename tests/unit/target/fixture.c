@@ -246,6 +246,15 @@ static void cmd_done(void *arg, int status, const struct nvme_cqe *cqe)
 int fx_start(struct fxq *q, struct fx_cmd *h, const struct nvme_sqe *c, const void *data,
 	     uint32_t len)
 {
+	int rc = fx_submit(q, h, c, data, len);
+	if (!rc)
+		nvmf_loop_drive(&q->f->tgt);
+	return rc;
+}
+
+int fx_submit(struct fxq *q, struct fx_cmd *h, const struct nvme_sqe *c, const void *data,
+	      uint32_t len)
+{
 	memset(h, 0, sizeof(*h));
 	h->q = q;
 	int rc = open_queue(q, 0);
@@ -257,10 +266,7 @@ int fx_start(struct fxq *q, struct fx_cmd *h, const struct nvme_sqe *c, const vo
 		memcpy(h->data, data, len);
 	rc = nvmfh_queue_submit(q->q, c, len ? h->data : NULL, len, is_write(c), cmd_done, h,
 				&h->cid);
-	if (rc)
-		return rc;
-	nvmf_loop_drive(&q->f->tgt);
-	return 0;
+	return rc;
 }
 
 bool fx_done(struct fx_cmd *h)
@@ -363,4 +369,35 @@ struct nvmf_io_ctx *fx_io(struct fx *f)
 bool fx_admin_deleted(const struct fx *f)
 {
 	return f->admin_downs > 0;
+}
+
+static int held_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io)
+{
+	(void)aio;
+	struct fx_held_bdev *h = (struct fx_held_bdev *)b;
+	h->io = io;
+	h->submits++;
+	return 0;
+}
+
+static void held_close(struct nvmf_bdev *b)
+{
+	struct fx_held_bdev *h = (struct fx_held_bdev *)b;
+	if (h->closed)
+		*h->closed = true;
+}
+
+static const struct nvmf_bdev_ops held_ops = { .name = "held", .submit = held_submit, .close = held_close };
+
+struct fx_held_bdev *fx_held_bdev_new(uint32_t block_size, uint64_t size, bool *closed)
+{
+	struct fx_held_bdev *h = calloc(1, sizeof(*h));
+	if (!h)
+		abort();
+	h->b.ops = &held_ops;
+	h->b.fd = -1;
+	h->b.block_size = block_size;
+	h->b.size = size;
+	h->closed = closed;
+	return h;
 }

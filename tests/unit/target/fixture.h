@@ -113,6 +113,10 @@ int fx_cmd(struct fxq *q, const struct nvme_sqe *c, void *data, uint32_t len, st
  * target until idle, without reaping the answer (command ids as fx_cmd). 0 or -errno. */
 int fx_start(struct fxq *q, struct fx_cmd *h, const struct nvme_sqe *c, const void *data,
 	     uint32_t len);
+/* fx_submit - the same without running the target: the capsule waits in its queue's
+ * inbox for whoever runs the groups (another thread may). 0 or -errno. */
+int fx_submit(struct fxq *q, struct fx_cmd *h, const struct nvme_sqe *c, const void *data,
+	      uint32_t len);
 /* fx_done - reap what @h's queue received (the target does not run); true once @h
  * completed. */
 bool fx_done(struct fx_cmd *h);
@@ -127,4 +131,16 @@ struct nvmf_io_ctx *fx_io(struct fx *f);
 /* fx_admin_deleted - the target tore an admin queue's connection down (controller
  * deleted: keep-alive expiry, fatal status). */
 bool fx_admin_deleted(const struct fx *f);
+/* A backend whose every I/O waits in @io (the last one submitted; @submits counts them)
+ * until the test completes it: io->done_bytes = io->len, io->done(io, 0). Put in place of
+ * a namespace's bdev (ns->bdev) by the test; nvmf_bdev_close frees it and sets *@closed. */
+struct fx_held_bdev {
+	struct nvmf_bdev b;
+	struct nvmf_bdev_io *io;
+	unsigned submits;
+	bool *closed;
+};
+/* fx_held_bdev_new - one of @size bytes in @block_size blocks; aborts when out of memory. */
+struct fx_held_bdev *fx_held_bdev_new(uint32_t block_size, uint64_t size, bool *closed);
+
 #endif

@@ -201,39 +201,12 @@ static void second_of_three_failing_adds_none(void)
 
 /* ---- remove while a command is in the backend ---- */
 
-/* A backend whose I/O waits until the test completes it. */
-struct held_bdev {
-	struct nvmf_bdev b;
-	struct nvmf_bdev_io *io;
-	bool *closed;
-};
-
-static int held_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io)
-{
-	(void)aio;
-	((struct held_bdev *)b)->io = io;
-	return 0;
-}
-
-static void held_close(struct nvmf_bdev *b)
-{
-	*((struct held_bdev *)b)->closed = true;
-}
-
-static const struct nvmf_bdev_ops held_ops = { .name = "held", .submit = held_submit, .close = held_close };
-
 static void removed_namespace_closes_after_its_last_command(void)
 {
 	setup();
 	bool closed = false;
 	struct nvmf_ns *ns1 = nvmf_subsys_ns(subsys(), 1);
-	struct held_bdev *h = calloc(1, sizeof(*h));   /* freed by nvmf_bdev_close */
-	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
-	h->b.ops = &held_ops;
-	h->b.fd = -1;
-	h->b.block_size = 512;
-	h->b.size = MIB;
-	h->closed = &closed;
+	struct fx_held_bdev *h = fx_held_bdev_new(512, MIB, &closed);
 	struct nvmf_bdev *ram = ns1->bdev;
 	ns1->bdev = &h->b;
 
