@@ -240,6 +240,24 @@ void nvmf_ctl_namespace_stats(void *ctx, struct nvmf_rpc_call *call)
 	nvmf_rpc_result(call, json_pack("{s:o}", "namespaces", list));
 }
 
+/* Each transport's part of @pg: what it holds (queues, receives, buffers). */
+static json_t *tpg_stats(const struct nvmf_pg *pg)
+{
+	json_t *arr = json_array();
+	for (unsigned k = 0; k < pg->ntpg; k++) {
+		const struct nvmf_tpg *tpg = pg->tpg[k];
+		if (!tpg || !tpg->transport->ops->pg_stats)
+			continue;
+		struct nvmf_tpg_stats st = { 0 };
+		tpg->transport->ops->pg_stats(tpg, &st);
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}",
+			"name", tpg->transport->ops->name, "queues", (json_int_t)st.queues,
+			"dying", (json_int_t)st.dying, "recv_posted", (json_int_t)st.recv_posted,
+			"recv_depth", (json_int_t)st.recv_depth, "bufs_held", (json_int_t)st.bufs_held));
+	}
+	return arr;
+}
+
 void nvmf_ctl_poll_group_stats(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
@@ -249,14 +267,14 @@ void nvmf_ctl_poll_group_stats(void *ctx, struct nvmf_rpc_call *call)
 	for (unsigned i = 0; i < ctl->tgt->npgs; i++) {
 		const struct nvmf_pg *pg = ctl->tgt->pgs[i];
 		uint64_t busy = load(&pg->busy_passes), work = load(&pg->work);
-		json_array_append_new(list, json_pack("{s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I}",
+		json_array_append_new(list, json_pack("{s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:o}",
 			"index", (json_int_t)i, "main", i == 0,
 			"queues", (json_int_t)__atomic_load_n(&pg->nqueues, __ATOMIC_RELAXED),
 			"passes", (json_int_t)load(&pg->passes), "busy_passes", (json_int_t)busy,
 			"sleeps", (json_int_t)load(&pg->sleeps), "messages", (json_int_t)load(&pg->msgs),
 			"work", (json_int_t)work, "work_per_busy_pass", busy ? (double)work / (double)busy : 0.0,
 			"busy_us", (json_int_t)load(&pg->busy_us), "idle_us", (json_int_t)load(&pg->idle_us),
-			"sleep_us", (json_int_t)load(&pg->sleep_us)));
+			"sleep_us", (json_int_t)load(&pg->sleep_us), "transports", tpg_stats(pg)));
 	}
 	nvmf_rpc_result(call, json_pack("{s:o}", "poll_groups", list));
 }

@@ -51,6 +51,16 @@ struct nvmf_tpg {
 /* Room for a discovery log traddr (NVMe-oF 1.1 figure 38: 256 bytes). */
 #define NVMF_TRADDR_MAX 256
 
+/* What a transport's part of one poll group holds, for statistics and leak checks
+ * (counts, host endian). */
+struct nvmf_tpg_stats {
+	uint32_t queues;                  /* queues of the group, dying ones included */
+	uint32_t dying;                   /* torn down, not freed yet */
+	uint32_t recv_posted;             /* receives posted on its shared receive queues */
+	uint32_t recv_depth;              /* their size: posted < depth while idle is a leak */
+	uint32_t bufs_held;               /* data buffers its requests hold (0 when idle) */
+};
+
 struct nvmf_transport_ops {
 	const char *name;                 /* the config's trtype: "rdma", "loop" */
 	uint8_t trtype;                   /* NVMF_TRTYPE_*, for the discovery log */
@@ -95,6 +105,9 @@ struct nvmf_transport_ops {
 	/* pg_idle - nothing of a queue is left in this part (a released queue may wait for
 	 * its transfers to flush before it is freed); pg_destroy waits for it. NULL: always. */
 	bool (*pg_idle)(struct nvmf_tpg *tpg);
+	/* pg_stats - fill @out from what the group published at the end of its last pass;
+	 * any thread. NULL: nothing to report. */
+	void (*pg_stats)(const struct nvmf_tpg *tpg, struct nvmf_tpg_stats *out);
 
 	/* queue_response - send the CQE of @req (data first for a successful C2H command);
 	 * on a dying queue, drop it. The transport owns the request again. */

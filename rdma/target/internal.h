@@ -406,6 +406,8 @@ struct nvmf_rdma_poll_group {
 	unsigned ngroups;                  /* groups sharing the device pools (caches if > 1) */
 	bool admin_only;                   /* the main group beside I/O groups */
 	uint64_t wcs, posts;               /* counters: completions, post calls */
+	uint32_t bufs_held;                /* pool buffers its requests hold */
+	struct nvmf_tpg_stats pub;         /* published for pg_stats each pass (atomics) */
 };
 
 /* nvmf_rdma_pg_init - an empty group of @t (no core group: the map only, for tests of
@@ -440,6 +442,7 @@ void nvmf_rdma_pg_flush_op(struct nvmf_tpg *tpg);
 void nvmf_rdma_pg_arm_op(struct nvmf_tpg *tpg);
 void nvmf_rdma_pg_woken_op(struct nvmf_tpg *tpg);
 bool nvmf_rdma_pg_idle_op(struct nvmf_tpg *tpg);
+void nvmf_rdma_pg_stats_op(const struct nvmf_tpg *tpg, struct nvmf_tpg_stats *out);
 
 /* ---- the transport (transport.c) ---- */
 

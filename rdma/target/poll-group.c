@@ -185,16 +185,20 @@ void *nvmf_rdma_pgd_buf_get(struct nvmf_rdma_pg_dev *pgd, uint32_t len, unsigned
 		struct nvmf_rdma_buf_cache *c = &pgd->cache[i];
 		if (c->n) {
 			*cls_out = i;
+			pgd->pg->bufs_held++;
 			return c->buf[--c->n];
 		}
 		break;
 	}
-	return nvmf_rdma_pool_get(p, len, cls_out);
+	void *buf = nvmf_rdma_pool_get(p, len, cls_out);
+	pgd->pg->bufs_held += buf != NULL;
+	return buf;
 }
 
 void nvmf_rdma_pgd_buf_put(struct nvmf_rdma_pg_dev *pgd, void *buf, unsigned cls)
 {
 	struct nvmf_rdma_buf_cache *c = &pgd->cache[cls];
+	pgd->pg->bufs_held--;
 	/* Cache only while nobody here waits: a waiter takes the buffer at once (kick). */
 	if (c->n < c->max && TAILQ_EMPTY(&pgd->buf_waiters)) {
 		for (unsigned i = 0; i < c->n; i++) {
@@ -314,6 +318,8 @@ int nvmf_rdma_pg_poll_cqs(struct nvmf_rdma_poll_group *pg, int budget)
 	return total;
 }
 
+static void publish(struct nvmf_rdma_poll_group *pg);
+
 void nvmf_rdma_pg_flush_op(struct nvmf_tpg *tpg)
 {
 	struct nvmf_rdma_poll_group *pg = (struct nvmf_rdma_poll_group *)tpg;
@@ -348,6 +354,37 @@ void nvmf_rdma_pg_flush_op(struct nvmf_tpg *tpg)
 		pg->posts++;
 		q = next;
 	}
+	publish(pg);
+}
+
+#define PUB(field, v) __atomic_store_n(&pg->pub.field, (v), __ATOMIC_RELAXED)
+
+/* At the end of each pass, what pg_stats reports (plain stores on x86: cheap). */
+static void publish(struct nvmf_rdma_poll_group *pg)
+{
+	uint32_t posted = 0, depth = 0;
+	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)
+		if (d->srq) {
+			posted += d->srq->posted;
+			depth += d->srq->depth;
+		}
+	PUB(queues, pg->nqueues);
+	PUB(dying, pg->ndying);
+	PUB(recv_posted, posted);
+	PUB(recv_depth, depth);
+	PUB(bufs_held, pg->bufs_held);
+}
+
+#define GET(field) __atomic_load_n(&pg->pub.field, __ATOMIC_RELAXED)
+
+void nvmf_rdma_pg_stats_op(const struct nvmf_tpg *tpg, struct nvmf_tpg_stats *out)
+{
+	const struct nvmf_rdma_poll_group *pg = (const struct nvmf_rdma_poll_group *)tpg;
+	out->queues = GET(queues);
+	out->dying = GET(dying);
+	out->recv_posted = GET(recv_posted);
+	out->recv_depth = GET(recv_depth);
+	out->bufs_held = GET(bufs_held);
 }
 
 int nvmf_rdma_pg_reap(struct nvmf_rdma_poll_group *pg, bool force)

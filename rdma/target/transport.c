@@ -492,6 +492,7 @@ const struct nvmf_transport_ops nvmf_rdma_transport_ops = {
 	.pg_arm = nvmf_rdma_pg_arm_op,
 	.pg_woken = nvmf_rdma_pg_woken_op,
 	.pg_idle = nvmf_rdma_pg_idle_op,
+	.pg_stats = nvmf_rdma_pg_stats_op,
 	.queue_response = nvmf_rdma_queue_response,
 	.queue_busy = rdma_queue_busy,
 	.disconnect_queue = rdma_disconnect_queue,

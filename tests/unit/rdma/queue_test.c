@@ -8,6 +8,7 @@
 #include <CUnit/CUnit.h>
 #include <string.h>
 #include "nvme/sgl.h"
+#include "rdma/target/internal.h"
 #include "rdma/target/transport.h"
 #include "tests/unit/rdma/fixture.h"
 #include "tests/unit/suites.h"
@@ -385,6 +386,10 @@ static void stopping_queue_drops_new_capsules_and_reports_answers_on_the_wire(bo
 	rx_poll(&x);
 	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_EXECUTING), 1);
 	CU_ASSERT_FALSE(busy(&q->sq));         /* in the core, not on the wire */
+	struct nvmf_tpg_stats st;
+	nvmf_rdma_pg_stats_op(&x.pg->base, &st);
+	CU_ASSERT_EQUAL(st.bufs_held, 1);      /* the read's buffer */
+	CU_ASSERT_EQUAL(st.queues, 2);
 
 	q->sq.quiescing = true;                /* what the core's quiesce message does */
 	uint8_t *wbuf = rx_host_alloc(&x, 4096);
@@ -410,6 +415,11 @@ static void stopping_queue_drops_new_capsules_and_reports_answers_on_the_wire(bo
 	if (!srq)
 		CU_ASSERT_EQUAL(q->own_rq.posted, q->recv_depth);
 	assert_srq_full(&x);
+	nvmf_rdma_pg_stats_op(&x.pg->base, &st);
+	CU_ASSERT_EQUAL(st.bufs_held, 0);
+	CU_ASSERT_EQUAL(st.dying, 0);
+	CU_ASSERT_EQUAL(st.recv_posted, st.recv_depth);
+	CU_ASSERT_EQUAL(st.recv_depth, srq ? x.pg->devs->srq->depth : 0);
 	rx_teardown(&x);
 }
 

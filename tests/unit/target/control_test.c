@@ -411,6 +411,7 @@ static void version_log_level_and_poll_group_stats_answer(void)
 	CU_ASSERT_TRUE(get_int(g, "work") >= get_int(g, "busy_passes"));
 	CU_ASSERT_EQUAL(get_int(g, "sleeps"), 0);               /* driven: it never sleeps */
 	CU_ASSERT_EQUAL(get_int(g, "sleep_us"), 0);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(g, "transports")), 0);   /* loop: none */
 	json_decref(resp);
 	teardown();
 }
