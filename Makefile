@@ -5,7 +5,8 @@
 #                   AddressSanitizer + UBSan), install check, VM integration tests
 #   make asan       the same build with AddressSanitizer + UBSan (or SANITIZE=1 make ...)
 #   make deps       install missing packages (apt-get) and the guest kernel
-#   make vm-check   only the VM integration tests
+#   make vm-check   only the VM integration tests (and their sanitizer pass)
+#   make soak       the hardening VM tests at full length (1000 cycles, 50 restarts)
 #   make bench      our target vs kernel nvmet-rdma in the VM: build/bench/results.{md,json,png}
 #   make bench-churn  fio's IOPS while namespaces are added and removed live, and without
 #   make path-trace the functions one keyed / in-capsule write passes through, by layer
@@ -65,7 +66,7 @@ NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := 0.1.0
 PREFIX     ?= /usr/local
 
-.PHONY: path-trace all unit check vm-check demo bench bench-churn asan deps clean install install-check FORCE
+.PHONY: path-trace all unit check vm-check soak demo bench bench-churn asan deps clean install install-check FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard initiator/cli/main.c),$(NVMF_BIN)) $(UNIT_BIN)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
@@ -152,9 +153,19 @@ deps:
 # NVMe backend tests.
 VM_DRIVE := build/vm/drive.img
 VM_ARGS  := -q "-drive file=$(VM_DRIVE),if=none,id=nvm0,format=raw -device nvme,serial=nvmfdrive01,drive=nvm0"
+# Then, in the same boot, the sanitizer pass: the target and poll-group tests against
+# build/asan/nvmf-target; any ASan/LSan/UBSan report fails (tests/integration/suite-asan).
 vm-check: all
+	$(MAKE) SANITIZE=1 build/asan/nvmf-target
 	@mkdir -p build/vm && rm -f $(VM_DRIVE) && truncate -s 256M $(VM_DRIVE)
 	tests/vm/run -t 1500 $(VM_ARGS) tests/integration/suite
+
+# Soak: the hardening tests at full length (1000 connect/disconnect cycles, 50 restarts
+# under fio crc32c writes); figures in the test log and docs/hardening.md.
+SOAK_CYCLES   ?= 1000
+SOAK_RESTARTS ?= 50
+soak: all
+	tests/vm/run -t 3000 tests/integration/suite-soak $(SOAK_CYCLES) $(SOAK_RESTARTS)
 
 # The main job: our target in the VM, the stock kernel host connects, fio verifies.
 demo: deps

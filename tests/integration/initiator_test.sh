@@ -3,7 +3,7 @@
 # (nvme-cli) is the reference for what each target says and holds.
 
 NVMF="$NVMF_ROOT/build/nvmf"
-TGT="$NVMF_ROOT/build/nvmf-target"
+TGT="$NVMF_TARGET_BIN"
 ST=/tmp/initiator-test
 OURS_PORT=4420
 KERN_PORT=4430

@@ -103,13 +103,17 @@ nullb_remove() {
     echo 0 > "$d/power"; rmdir "$d"
 }
 
-# nvmf_target_start DIR: start build/nvmf-target on DIR/config.json in the background,
+# The target binary the tests run: NVMF_TARGET_BIN (the sanitizer pass sets it to
+# build/asan/nvmf-target), else build/nvmf-target.
+NVMF_TARGET_BIN=${NVMF_TARGET_BIN:-$NVMF_ROOT/build/nvmf-target}
+
+# nvmf_target_start DIR: start $NVMF_TARGET_BIN on DIR/config.json in the background,
 # log in DIR/target.log, pid in DIR/target.pid, exit status in DIR/target.rc once it ends.
 # Returns 1 (log printed) when it is not ready within 20 s.
 nvmf_target_start() {
     local d=$1
     rm -f "$d/target.rc" "$d/target.pid"
-    ( "$NVMF_ROOT/build/nvmf-target" -c "$d/config.json" --rpc-socket "$d/rpc.sock" > "$d/target.log" 2>&1 &
+    ( "$NVMF_TARGET_BIN" -c "$d/config.json" --rpc-socket "$d/rpc.sock" > "$d/target.log" 2>&1 &
       echo $! > "$d/target.pid"; wait $!; echo $? > "$d/target.rc" ) &
     wait_for 5 test -s "$d/target.pid"
     wait_for 20 grep -q 'nvmf-target: ready' "$d/target.log" || { cat "$d/target.log"; return 1; }

@@ -2,7 +2,7 @@
 # File, RAM and emulated NVMe drive namespaces; discovery; admin commands; verified I/O;
 # bad input; reconnect; SIGTERM.
 
-TGT="$NVMF_ROOT/build/nvmf-target"
+TGT="$NVMF_TARGET_BIN"
 SUB_FILE=nqn.2026-11.io.nvmf-rdma:file
 SUB_RAM=nqn.2026-11.io.nvmf-rdma:ram
 SUB_NVME=nqn.2026-11.io.nvmf-rdma:drive
