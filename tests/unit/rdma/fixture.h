@@ -18,7 +18,7 @@
 #ifndef NVMF_TESTS_UNIT_RDMA_FIXTURE_H
 #define NVMF_TESTS_UNIT_RDMA_FIXTURE_H
 
-#include <CUnit/CUnit.h>
+#include "tests/unit/suites.h"
 #include "tests/unit/rdma/fake_verbs.h"
 
 #define RX_SUBNQN      "nqn.2026-11.io.nvmf-rdma:rdmatest"

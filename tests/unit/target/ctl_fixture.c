@@ -1,8 +1,8 @@
 /* See ctl_fixture.h. */
-#include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tests/unit/suites.h"
 #include "tests/unit/target/ctl_fixture.h"
 #include "tests/unit/target/fixture.h"
 
