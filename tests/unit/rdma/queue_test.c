@@ -120,7 +120,7 @@ static void admin_queue_loss_ends_the_association_and_frees_every_queue(void)
 	nvmf_rdma_queue_disconnect(admin->q, "test");
 	rx_run(&x);
 	CU_ASSERT_PTR_NULL(admin->q);
-	CU_ASSERT_PTR_NOT_NULL(io->q);              /* dying: its write is still in the backend */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(io->q);        /* dying: its write is still in the backend */
 	CU_ASSERT_EQUAL(io->q->state, NVMF_RDMA_Q_DYING);
 	rx_release_backend(&x);
 	rx_run(&x);
