@@ -121,7 +121,6 @@ static void sq_detach(void *arg)
 	struct nvmf_sq *sq = arg;
 	struct nvmf_tgt_ctrl *ctrl = sq->ctrl;
 	sq->ctrl = NULL;
-	sq->connected = false;
 	nvmf_tgt_ctrl_detach(ctrl, sq);
 	sq->msg.fn = sq_release;
 	nvmf_pg_post(sq->pg, &sq->msg);
@@ -203,12 +202,12 @@ static nvme_status_t parse(struct nvmf_req *req)
 {
 	struct nvmf_sq *sq = req->sq;
 	if (req->cmd->opcode == nvme_admin_fabrics) {
-		if (!sq->connected)
+		if (!sq->ctrl)
 			return nvmf_parse_connect_cmd(req);
 		return nvmf_parse_fabrics_cmd(req);
 	}
 	/* Only Connect is accepted on a queue that is not connected (as nvmet). */
-	if (!sq->connected)
+	if (!sq->ctrl)
 		return nvme_generic(NVME_SC_INVALID_OPCODE);
 	if (sq->qid == 0) {
 		if (sq->ctrl->subsys->type == NVMF_SUBSYS_DISCOVERY)

@@ -114,7 +114,8 @@ enum nvmf_sq_state {
 
 /* A submission queue: one per transport connection. Owned by its poll group. */
 struct nvmf_sq {
-	struct nvmf_tgt_ctrl *ctrl;        /* NULL until Connect succeeds */
+	struct nvmf_tgt_ctrl *ctrl;        /* NULL until Connect succeeds: the queue is
+					    * connected while it is set */
 	struct nvmf_port *port;
 	struct nvmf_tgt *tgt;
 	struct nvmf_pg *pg;                /* the group serving it */
@@ -122,7 +123,6 @@ struct nvmf_sq {
 	uint16_t qid;                      /* valid after Connect */
 	uint16_t size;                     /* entries, 1's based */
 	uint16_t sqhd;                     /* reported in CQEs */
-	bool connected;
 	char peer[64];                     /* the host's address as the transport reports it
 					    * ("addr:port"), for messages; "" unknown */
 	enum nvmf_sq_state state;

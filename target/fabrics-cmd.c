@@ -45,7 +45,6 @@ static void connected(struct nvmf_req *req, struct nvmf_tgt_ctrl *ctrl, uint16_t
 	sq->ctrl = ctrl;
 	sq->qid = qid;
 	sq->size = (uint16_t)(sqsize + 1);
-	sq->connected = true;
 	req->cqe->result.u32 = htole32(ctrl->cntlid);
 }
 

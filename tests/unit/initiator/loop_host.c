@@ -81,7 +81,7 @@ static void on_queue_down(void *arg, struct nvmf_sq *sq, uint16_t qid, bool by_h
 {
 	struct loop_host *lh = arg;
 	(void)by_host;
-	if (qid || !sq->ctrl || !sq->connected)
+	if (qid || !sq->ctrl)
 		return;
 	lh->have_regs = true;
 	lh->last_cc = sq->ctrl->cc;
