@@ -180,7 +180,7 @@ void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
 	uint32_t nsid;
-	uint64_t bytes;
+	uint64_t bytes = 0;   /* set unless need_size fails (then unused) */
 	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "nsid", "size_bytes", NULL }))
 		return;
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
