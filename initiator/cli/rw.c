@@ -305,7 +305,7 @@ static int run(int argc, char **argv, const struct cli_env *env, bool write)
 		rc = cli_lib_error(env->err, what, lrc, nvmf_ctrl_errmsg(ctrl));
 		goto out;
 	}
-	uint64_t slba, nlb;
+	uint64_t slba = 0, nlb = 0;   /* set unless cli_rw_extent fails (then unused) */
 	rc = cli_rw_extent(&o, cmd, ns.nsze, ns.block_size, input_len, &slba, &nlb, env->err);
 	if (rc)
 		goto out;
