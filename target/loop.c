@@ -568,12 +568,15 @@ void nvmf_loop_hold(struct nvmf_tgt *tgt, bool hold)
 	}
 }
 
-/* On each group: every target queue there loses its connection. */
+/* On each group: every target queue there loses its connection. tq_kill may free the
+ * queue (if the core releases it before nvmf_sq_destroy returns): next is read first. */
 static void break_msg(void *arg)
 {
 	struct loop_tpg *tpg = arg;
-	for (struct loop_tq *tq = tpg->queues; tq; tq = tq->next)
+	for (struct loop_tq *tq = tpg->queues, *next; tq; tq = next) {
+		next = tq->next;
 		tq_kill(tq, false);
+	}
 }
 
 void nvmf_loop_break(struct nvmf_tgt *tgt)
