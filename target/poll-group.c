@@ -171,11 +171,8 @@ static void for_each_visit(void *arg)
 	struct for_each_visit *v = arg;
 	struct for_each *fe = v->fe;
 	fe->fn(v->pg, fe->arg);
-	if (__atomic_sub_fetch(&fe->remaining, 1, __ATOMIC_ACQ_REL) == 0) {
-		fe->done_msg.fn = for_each_done;
-		fe->done_msg.arg = fe;
+	if (__atomic_sub_fetch(&fe->remaining, 1, __ATOMIC_ACQ_REL) == 0)
 		nvmf_pg_post(fe->origin, &fe->done_msg);
-	}
 }
 
 int nvmf_tgt_for_each_pg(struct nvmf_tgt *tgt, struct nvmf_pg *origin,
@@ -189,8 +186,14 @@ int nvmf_tgt_for_each_pg(struct nvmf_tgt *tgt, struct nvmf_pg *origin,
 	fe->arg = arg;
 	fe->origin = origin;
 	fe->remaining = tgt->npgs;
+	fe->done_msg.fn = for_each_done;
+	fe->done_msg.arg = fe;
 	/* Prepared before the first is posted: a fast group must not free fe under us. */
 	unsigned n = tgt->npgs;
+	if (!n) {   /* no group to visit: all of them have run */
+		nvmf_pg_post(origin, &fe->done_msg);
+		return 0;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		fe->visit[i].fe = fe;
 		fe->visit[i].pg = tgt->pgs[i];

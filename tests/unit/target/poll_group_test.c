@@ -226,6 +226,22 @@ static void for_each_pg_visits_every_group_on_its_thread_then_runs_done_on_the_o
 	teardown();
 }
 
+/* With no group to visit, done still runs, once, on the origin (and nothing leaks). */
+static void for_each_pg_without_groups_runs_done_on_the_origin(void)
+{
+	setup(1);
+	T.tgt.npgs = 0;           /* pg[0] stays the origin, but is not one of the target's */
+	struct visits v;
+	memset(&v, 0, sizeof(v));
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_for_each_pg(&T.tgt, &T.pg[0], visit, &v, visits_done), 0);
+	nvmf_pg_poll(&T.pg[0]);
+	CU_ASSERT_TRUE(v.done);
+	CU_ASSERT_EQUAL(v.count_at_done, 0);
+	CU_ASSERT_TRUE(pthread_equal(v.done_thread, pthread_self()));
+	T.tgt.npgs = 1;
+	teardown();
+}
+
 /* ---- timers ---- */
 
 static void tick(void *arg)
@@ -360,6 +376,7 @@ const struct unit_test target_poll_group_tests[] = {
 	{"a_message_that_reposts_itself_runs_again_on_the_next_pass", a_message_that_reposts_itself_runs_again_on_the_next_pass},
 	{"messages_between_two_groups_on_threads_reach_the_receivers_thread", messages_between_two_groups_on_threads_reach_the_receivers_thread},
 	{"for_each_pg_visits_every_group_on_its_thread_then_runs_done_on_the_origin", for_each_pg_visits_every_group_on_its_thread_then_runs_done_on_the_origin},
+	{"for_each_pg_without_groups_runs_done_on_the_origin", for_each_pg_without_groups_runs_done_on_the_origin},
 	{"timers_fire_once_per_period_of_the_target_clock", timers_fire_once_per_period_of_the_target_clock},
 	{"a_sleeping_group_is_woken_by_a_message", a_sleeping_group_is_woken_by_a_message},
 	{"a_pass_resubmits_what_a_full_ring_refused_in_order", a_pass_resubmits_what_a_full_ring_refused_in_order},
