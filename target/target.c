@@ -25,6 +25,8 @@ uint64_t nvmf_tgt_now_ms(const struct nvmf_tgt *tgt)
 
 static int build_model(struct nvmf_tgt *tgt, struct nvmf_config *cfg, char *err, size_t errlen)
 {
+	/* Counts of what is built so far: on failure nvmf_tgt_fini frees exactly those. */
+	tgt->n_subsys = tgt->n_ports = 0;
 	tgt->disc = nvmf_subsys_discovery_new(cfg->target.discovery_nqn);
 	tgt->subsys = calloc(cfg->n_subsystems ? cfg->n_subsystems : 1, sizeof(*tgt->subsys));
 	tgt->ports = calloc(cfg->n_ports ? cfg->n_ports : 1, sizeof(*tgt->ports));
