@@ -466,6 +466,11 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 	bool registered = false;
 	struct result r = { 0 };
 	unsigned queues = nvmf_ctrl_nr_io_queues(ctrl), qd = o.qd;
+	if (!queues) {   /* libnvmf connects none to a discovery controller, and only then */
+		rc = cli_usage_error(env->err, "perf", "%s is a discovery controller: it has no I/O "
+				     "queues", o.c.subnqn);
+		goto out;
+	}
 	if (queues > o.queues)
 		queues = o.queues;
 	if (queues < o.queues)

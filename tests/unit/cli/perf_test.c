@@ -180,6 +180,21 @@ static void perf_bs_below_the_block_size_is_a_usage_error(void)
 	clit_teardown(&t);
 }
 
+/* A discovery controller grants no I/O queue: refused after connecting, before any I/O
+ * (the stripe per queue would divide by zero). */
+static void perf_on_a_discovery_controller_is_a_usage_error(void)
+{
+	struct clit t;
+	clit_setup(&t, true, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
+	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-n", NVME_DISC_SUBSYS_NAME,
+				 "--time", "1", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: perf: " NVME_DISC_SUBSYS_NAME " is a discovery "
+					     "controller: it has no I/O queues\n"));
+	CU_ASSERT_EQUAL(t.outlen, 0);
+	clit_teardown(&t);
+}
+
 static void perf_qd_beyond_the_queue_is_capped_with_a_warning(void)
 {
 	struct clit t;
@@ -229,6 +244,7 @@ const struct unit_test cli_perf_tests[] = {
 	{"perf_randrw_on_two_queues_reads_and_writes", perf_randrw_on_two_queues_reads_and_writes},
 	{"perf_sequential_write_stays_within_size", perf_sequential_write_stays_within_size},
 	{"perf_bs_below_the_block_size_is_a_usage_error", perf_bs_below_the_block_size_is_a_usage_error},
+	{"perf_on_a_discovery_controller_is_a_usage_error", perf_on_a_discovery_controller_is_a_usage_error},
 	{"perf_qd_beyond_the_queue_is_capped_with_a_warning", perf_qd_beyond_the_queue_is_capped_with_a_warning},
 	{"perf_lost_connection_counts_errors_and_exits_1", perf_lost_connection_counts_errors_and_exits_1},
 	{NULL, NULL},
