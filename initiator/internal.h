@@ -26,7 +26,7 @@
 #define NVMFH_ERRMSG_MAX         512
 #define NVMFH_NQN_FIELD          256      /* bytes of an NQN field (Connect data, Identify) */
 #define NVMFH_NS_CACHE           8        /* nsid -> block size entries per I/O queue */
-#define NVMFH_DISC_MAX_TRIES     10       /* discovery log reads before giving up (genctr) */
+#define NVMFH_DISC_MAX_TRIES     10u      /* discovery log reads before giving up (genctr) */
 
 struct nvmfh_split;
 

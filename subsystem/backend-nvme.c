@@ -26,7 +26,7 @@ static bool all_zero(const uint8_t *p, size_t n)
 static void identify_error(char *err, size_t errlen, const char *path, const char *what, int rc)
 {
 	if (rc > 0)
-		snprintf(err, errlen, "%s: %s failed with NVMe status 0x%x", path, what, rc);
+		snprintf(err, errlen, "%s: %s failed with NVMe status 0x%x", path, what, (unsigned)rc);
 	else
 		snprintf(err, errlen, "%s: %s failed: %s", path, what, strerror(errno));
 }

@@ -28,7 +28,7 @@
 #include "target/core.h"
 #include "target/loop.h"
 
-#define LOOP_MAX_QUEUE_SIZE 1024
+#define LOOP_MAX_QUEUE_SIZE 1024u
 #define LOOP_MAX_INLINE     16384
 #define LOOP_MAX_XFER       (8u << 20)
 #define LOOP_KEYED_MAX      ((1u << 24) - 1)   /* 24-bit keyed SGL length */

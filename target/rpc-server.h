@@ -18,7 +18,7 @@
 
 #include "target/rpc.h"
 
-#define NVMF_RPC_MAX_CLIENTS  16
+#define NVMF_RPC_MAX_CLIENTS  16u
 /* Bytes a request may take before it is complete: past that the client is answered
  * -32600 and dropped (its stream cannot be resynchronised). */
 #define NVMF_RPC_MAX_REQUEST  (1u << 20)

@@ -255,7 +255,7 @@ void nvmf_rdma_queue_disconnect(struct nvmf_rdma_queue *q, const char *why)
 		return;
 	if (why)
 		NVMF_RDMA_LOG("queue %u (cntlid %u): disconnecting: %s\n", q->qid,
-			      q->sq.ctrl ? q->sq.ctrl->cntlid : 0, why);
+			      q->sq.ctrl ? q->sq.ctrl->cntlid : 0u, why);
 	q->state = NVMF_RDMA_Q_DYING;
 	q->dying_since_ms = nvmf_rdma_now_ms();
 	q->pg->ndying++;

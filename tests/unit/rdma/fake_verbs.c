@@ -459,7 +459,7 @@ static bool send_wr_ok(struct fv_qp *q, const struct ibv_send_wr *w, bool last_s
 		}
 		return signaled == last_send && sge->length == NVME_CQE_SIZE;
 	default:
-		fv_violation(d, "QP %u: opcode %d", n, w->opcode);
+		fv_violation(d, "QP %u: opcode %u", n, (unsigned)w->opcode);
 		return false;
 	}
 }

@@ -313,10 +313,10 @@ static void controller_disconnect_tears_the_association_down(void)
 	json_decref(resp);
 	nvmf_loop_drive(&F.tgt);
 	CU_ASSERT_TRUE(fx_admin_deleted(&F));
-	snprintf(p, sizeof(p), "{\"nqn\":" NQN ",\"cntlid\":%u}", F.cntlid + 7);
+	snprintf(p, sizeof(p), "{\"nqn\":" NQN ",\"cntlid\":%u}", F.cntlid + 7u);
 	char want[256];
 	snprintf(want, sizeof(want), "parameter 'cntlid': subsystem " FX_SUBNQN " has no controller %u",
-		 F.cntlid + 7);
+		 F.cntlid + 7u);
 	expect_error("controller_disconnect", p, NVMF_RPC_NOT_FOUND, want);
 	teardown();
 }
