@@ -314,12 +314,13 @@ out:
 	if (ctrl)
 		nvmf_disconnect(ctrl);
 	free(data);
-	if (o.file && f && fclose(f) && rc == CLI_OK) {
+	if (!o.file) {            /* stdin or stdout: the caller's, left open */
+		if (!write)
+			fflush(f);
+	} else if (fclose(f) && rc == CLI_OK) {
 		fprintf(env->err, "nvmf: %s: closing %s: %s\n", cmd, o.file, strerror(errno));
 		rc = CLI_ERR;
 	}
-	if (!o.file && !write)
-		fflush(f);
 	return rc;
 }
 
