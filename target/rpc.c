@@ -33,6 +33,8 @@ void nvmf_rpc_result(struct nvmf_rpc_call *call, json_t *result)
 
 static const char *type_name(const json_t *v)
 {
+	if (!v)
+		return "nothing";
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:  return "an object";
 	case JSON_ARRAY:   return "an array";

@@ -162,6 +162,18 @@ static void malformed_request_is_32600_naming_the_member(void)
 	CU_ASSERT_EQUAL(c.calls, 0);
 }
 
+/* nvmf_rpc_answer given no value at all: an invalid request, not a NULL dereference. */
+static void answer_to_no_value_is_32600(void)
+{
+	struct ctx c = { 0 };
+	char *out = nvmf_rpc_answer(methods, &c, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	json_t *resp = json_loads(out, 0, NULL);
+	free(out);
+	assert_error(resp, NVMF_RPC_INVALID_REQUEST, "request: expected an object, got nothing", true);
+	CU_ASSERT_EQUAL(c.calls, 0);
+}
+
 static void error_keeps_the_request_id(void)
 {
 	struct ctx c = { 0 };
@@ -296,6 +308,7 @@ const struct unit_test rpc_tests[] = {
 	{ "call_returns_result_with_the_same_id", call_returns_result_with_the_same_id },
 	{ "not_json_is_parse_error_32700_with_null_id", not_json_is_parse_error_32700_with_null_id },
 	{ "malformed_request_is_32600_naming_the_member", malformed_request_is_32600_naming_the_member },
+	{ "answer_to_no_value_is_32600", answer_to_no_value_is_32600 },
 	{ "error_keeps_the_request_id", error_keeps_the_request_id },
 	{ "unknown_method_is_32601_and_runs_nothing", unknown_method_is_32601_and_runs_nothing },
 	{ "parameter_errors_are_32602_naming_the_parameter", parameter_errors_are_32602_naming_the_parameter },
