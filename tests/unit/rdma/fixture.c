@@ -412,8 +412,8 @@ static uint8_t *fabrics_cmd(struct nvme_sqe *c, uint8_t fctype)
 
 uint16_t rxq_connect(struct rxq *h, uint16_t cntlid, bool incapsule)
 {
-	struct nvmf_connect_data local, *d = incapsule ? &local : rx_host_alloc(h->x, sizeof(*d));
-	memset(d, 0, sizeof(*d));
+	struct nvmf_connect_data local = { 0 };   /* rx_host_alloc zeroes its memory too */
+	struct nvmf_connect_data *d = incapsule ? &local : rx_host_alloc(h->x, sizeof(*d));
 	memset(d->hostid, 0x5a, sizeof(d->hostid));
 	d->cntlid = htole16(cntlid);
 	snprintf(d->subsysnqn, sizeof(d->subsysnqn), "%s", RX_SUBNQN);
