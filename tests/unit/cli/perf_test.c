@@ -11,6 +11,7 @@
 
 #define A "-a", "127.0.0.1", "-n", LH_SUBNQN
 
+static int parse(struct cli_perf_opts *o, char **err, ...) __attribute__((sentinel));
 static int parse(struct cli_perf_opts *o, char **err, ...)
 {
 	char *argv[32] = { "perf" };
