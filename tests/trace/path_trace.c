@@ -66,6 +66,7 @@ static void trace_writes(void)
 	 * shows up in the traced ones. */
 	uint16_t cid = rxq_write(io, 0, data, 4096, NVME_SGL_KEYED_INV, NULL);
 	rx_run(&x);
+	CU_ASSERT_EQUAL(rxq_status(io, cid), 0);   /* else the traces below would mislead */
 	cid = rxq_write(io, 8, data, 4096, NVME_SGL_KEYED_INV, NULL);
 	trace_until_answered(&x, io, cid, "keyed");
 	CU_ASSERT_EQUAL(memcmp(rx_ns_data(&x) + 8 * 512, data, 4096), 0);
