@@ -384,10 +384,13 @@ static int drive_groups(struct nvmf_tgt *tgt)
 static unsigned quiesce(struct nvmf_tgt *tgt, uint64_t deadline_ms)
 {
 	__atomic_store_n(&tgt->stopping, true, __ATOMIC_RELEASE);
-	for (unsigned i = 0; i < tgt->npgs; i++)
+	unsigned n = tgt->npgs;   /* the groups stay as they are until nvmf_tgt_fini */
+	if (!n)
+		return 0;         /* no group, no queue (nvmf_tgt_shutdown returns before) */
+	for (unsigned i = 0; i < n; i++)
 		if (nvmf_pg_send(tgt->pgs[i], quiesce_all, tgt->pgs[i]))
 			fprintf(stderr, "nvmf-target: shutdown: out of memory for poll group %u\n", i);
-	struct busy_ask *asks = calloc(tgt->npgs, sizeof(*asks));
+	struct busy_ask *asks = calloc(n, sizeof(*asks));
 	struct busy_round round = { 0 };
 	unsigned busy = 1;
 	bool asked = false;
@@ -405,8 +408,8 @@ static unsigned quiesce(struct nvmf_tgt *tgt, uint64_t deadline_ms)
 		if (!asked && now != asked_ms) {   /* a round per millisecond at most */
 			asked_ms = now;
 			round.busy = 0;
-			round.pending = tgt->npgs;
-			for (unsigned i = 0; i < tgt->npgs; i++) {
+			round.pending = n;
+			for (unsigned i = 0; i < n; i++) {
 				asks[i] = (struct busy_ask){ tgt->pgs[i], &round };
 				if (nvmf_pg_send(tgt->pgs[i], count_busy, &asks[i]))
 					__atomic_sub_fetch(&round.pending, 1, __ATOMIC_RELEASE);
