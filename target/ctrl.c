@@ -70,6 +70,10 @@ struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_pg *
 	c->connected_at = (int64_t)time(NULL);
 	snprintf(c->hostnqn, sizeof(c->hostnqn), "%s", hostnqn);
 	memcpy(c->hostid, hostid, 16);
+	/* A discovery host that asked for no keep-alive still gets one, long: it may vanish
+	 * without a disconnect (nvmet does the same). Set Features KATO may change it later. */
+	if (s->type == NVMF_SUBSYS_DISCOVERY && !kato_ms)
+		kato_ms = NVMF_DISC_KATO_MS;
 	c->kato_ms = kato_ms;
 	c->last_keep_alive_ms = pg->now_ms;
 	c->queue_size = port->queue_size;

@@ -388,6 +388,74 @@ static void discovery_log_change_notice_until_the_log_is_read(void)
 	stop(&d);
 }
 
+/* A discovery host that connected with KATO 0 (the Linux host's one-shot `nvme discover`)
+ * asked for no explicit persistent connection; the controller still times out after
+ * NVMF_DISC_KATO_MS (120 s) without a command, as nvmet's (NVMET_DISC_KATO_MS), and
+ * reports that timeout in Get Features KATO. */
+static void discovery_controller_with_kato_0_is_deleted_after_120_s_without_commands(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
+	start(&d, HOST1, "10.0.0.1", true);   /* Connect KATO 0 */
+	CU_ASSERT_EQUAL(fx_ctrl(&d.f)->kato_ms, 120000);
+	struct nvme_cqe cqe;
+	struct nvme_sqe c = mk(nvme_admin_get_features, NVME_FEAT_FID_KATO, 0);
+	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 0, &cqe), 0);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), 120000);
+	d.f.now += 120000;                     /* exactly the timeout: not yet */
+	nvmf_tgt_check_keep_alive(&d.f.tgt);
+	CU_ASSERT_FALSE(fx_admin_deleted(&d.f));
+	d.f.now += 1;
+	nvmf_tgt_check_keep_alive(&d.f.tgt);
+	CU_ASSERT_TRUE(fx_admin_deleted(&d.f));
+	nvmf_loop_drive(&d.f.tgt);             /* the queue's detach frees the controller */
+	CU_ASSERT_PTR_NULL(fx_ctrl(&d.f));
+	stop(&d);
+}
+
+/* Any command is traffic (the keep-alive stamp of core.c): a KATO-0 discovery host that
+ * reads the log every 100 s keeps its controller for as long as it does. */
+static void discovery_controller_with_kato_0_survives_while_the_host_sends_commands(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
+	start(&d, HOST1, "10.0.0.1", true);
+	uint8_t log[HDR];
+	for (int i = 0; i < 30; i++) {         /* 50 minutes */
+		d.f.now += 100000;
+		nvmf_tgt_check_keep_alive(&d.f.tgt);
+		CU_ASSERT_FALSE_FATAL(fx_admin_deleted(&d.f));
+		CU_ASSERT_EQUAL(disc_log(&d, 0, log, sizeof(log)), 0);
+	}
+	d.f.now += 120001;
+	nvmf_tgt_check_keep_alive(&d.f.tgt);
+	CU_ASSERT_TRUE(fx_admin_deleted(&d.f));
+	stop(&d);
+}
+
+/* A KATO the host did ask for is kept as it is, and Set Features KATO 0 turns the timer
+ * off afterwards (the default applies at Connect only, as in nvmet). */
+static void discovery_controller_keeps_a_nonzero_kato_and_a_later_kato_0(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
+	CU_ASSERT_FATAL(fx_boot(&d.f, "10.0.0.1", "4420") == 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&d.f.admin, 0, 31, NVMF_DISC_NQN, HOST1, 0xffff, 30000,
+					 &d.f.cntlid, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_enable(&d.f.admin), 0);
+	CU_ASSERT_EQUAL(fx_ctrl(&d.f)->kato_ms, 30000);
+	struct nvme_sqe c = mk(nvme_admin_set_features, NVME_FEAT_FID_KATO, 0);
+	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 0, NULL), 0);
+	CU_ASSERT_EQUAL(fx_ctrl(&d.f)->kato_ms, 0);
+	d.f.now += 3600000;
+	nvmf_tgt_check_keep_alive(&d.f.tgt);
+	CU_ASSERT_FALSE(fx_admin_deleted(&d.f));
+	stop(&d);
+}
+
 const struct unit_test discovery_tests[] = {
 	{"discovery_log_change_notice_until_the_log_is_read", discovery_log_change_notice_until_the_log_is_read},
 	{"discovery_log_without_exposed_subsystems_is_only_the_header", discovery_log_without_exposed_subsystems_is_only_the_header},
@@ -402,5 +470,11 @@ const struct unit_test discovery_tests[] = {
 	{"discovery_keeps_alive_and_round_trips_the_kato_feature", discovery_keeps_alive_and_round_trips_the_kato_feature},
 	{"discovery_aer_stays_parked", discovery_aer_stays_parked},
 	{"discovery_command_before_cc_enable_returns_cmd_seq_error", discovery_command_before_cc_enable_returns_cmd_seq_error},
+	{"discovery_controller_with_kato_0_is_deleted_after_120_s_without_commands",
+	 discovery_controller_with_kato_0_is_deleted_after_120_s_without_commands},
+	{"discovery_controller_with_kato_0_survives_while_the_host_sends_commands",
+	 discovery_controller_with_kato_0_survives_while_the_host_sends_commands},
+	{"discovery_controller_keeps_a_nonzero_kato_and_a_later_kato_0",
+	 discovery_controller_keeps_a_nonzero_kato_and_a_later_kato_0},
 	{NULL, NULL},
 };

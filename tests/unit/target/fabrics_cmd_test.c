@@ -239,6 +239,22 @@ static void keep_alive_timeout_tears_the_association_down(void)
 	fx_teardown(&F);
 }
 
+/* An I/O controller whose host connected with KATO 0 keeps no keep-alive timer (as
+ * nvmet): only the transport's connection loss ends it. */
+static void io_controller_with_kato_0_never_times_out(void)
+{
+	setup();
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, &F.cntlid,
+					 NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_enable(&F.admin), 0);
+	CU_ASSERT_EQUAL(fx_ctrl(&F)->kato_ms, 0);
+	F.now += 24u * 3600 * 1000;
+	nvmf_tgt_check_keep_alive(&F.tgt);
+	CU_ASSERT_FALSE(fx_admin_deleted(&F));
+	CU_ASSERT_PTR_NOT_NULL(fx_ctrl(&F));
+	fx_teardown(&F);
+}
+
 static void failing_commands_refresh_the_keep_alive_timer(void)
 {
 	setup();
@@ -282,6 +298,7 @@ const struct unit_test target_fabrics_tests[] = {
 	{ "cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy", cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy },
 	{ "shutdown_notification_reports_shutdown_complete", shutdown_notification_reports_shutdown_complete },
 	{ "keep_alive_timeout_tears_the_association_down", keep_alive_timeout_tears_the_association_down },
+	{ "io_controller_with_kato_0_never_times_out", io_controller_with_kato_0_never_times_out },
 	{ "failing_commands_refresh_the_keep_alive_timer", failing_commands_refresh_the_keep_alive_timer },
 	{ "disconnecting_the_admin_queue_frees_the_cntlid", disconnecting_the_admin_queue_frees_the_cntlid },
 	{ NULL, NULL },
