@@ -83,6 +83,24 @@ struct nvmf_rdma_verbs {
 	struct ibv_qp *(*create_qp)(struct rdma_cm_id *id, struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *attr);
 	void (*destroy_qp)(struct rdma_cm_id *id, struct ibv_qp *qp);
+	/* connection management (librdmacm) of the queues' cm_ids and of the event channels
+	 * (the listeners' own ids are made and destroyed directly: tests replace ops->listen):
+	 * get_cm_event - the next event of @ec (non-blocking: -1 with errno EAGAIN when none);
+	 * ack_cm_event - done with it; accept / reject (with NVMe/RDMA private data) /
+	 * disconnect / migrate_id (events to @ec from now on) / destroy_id as the rdma_* calls:
+	 * 0, or -1 with errno. */
+	int (*get_cm_event)(struct rdma_event_channel *ec, struct rdma_cm_event **ev);
+	int (*ack_cm_event)(struct rdma_cm_event *ev);
+	int (*accept)(struct rdma_cm_id *id, struct rdma_conn_param *param);
+	int (*reject)(struct rdma_cm_id *id, const void *pdata, uint8_t len);
+	int (*disconnect)(struct rdma_cm_id *id);
+	int (*migrate_id)(struct rdma_cm_id *id, struct rdma_event_channel *ec);
+	int (*destroy_id)(struct rdma_cm_id *id);
+	/* get_async_event - the next asynchronous event of device context @ctx (its async_fd
+	 * is non-blocking: -1 with errno EAGAIN when none); every event taken is given back
+	 * with ack_async_event (ibv_destroy_qp waits for the acks of its QP's events). */
+	int (*get_async_event)(struct ibv_context *ctx, struct ibv_async_event *ev);
+	void (*ack_async_event)(struct ibv_async_event *ev);
 };
 
 extern const struct nvmf_rdma_verbs nvmf_rdma_verbs_real;

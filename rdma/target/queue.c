@@ -83,7 +83,7 @@ static void queue_free(struct nvmf_rdma_queue *q)
 	if (q->qp)
 		v->destroy_qp(q->id, q->qp);
 	if (q->id)
-		rdma_destroy_id(q->id);
+		v->destroy_id(q->id);
 	if (q->cq_share)
 		nvmf_rdma_pg_release_cq(q->pgd, q->cq_share);
 	if (q->rq == &q->own_rq || q->own_rq.mem)
@@ -263,7 +263,7 @@ void nvmf_rdma_queue_disconnect(struct nvmf_rdma_queue *q, const char *why)
 	if (q->qp)
 		q->t->verbs->qp_error(q->qp);
 	if (q->id)
-		rdma_disconnect(q->id);
+		q->t->verbs->disconnect(q->id);
 	nvmf_rdma_queue_drop_waiting(q);
 	/* No capsule of this queue reaches the core from now on. */
 	nvmf_sq_destroy(&q->sq);

@@ -256,17 +256,18 @@ static void tr_stop_listen(struct nvmf_transport *base, struct nvmf_port *port)
 
 /* ---- connections ---- */
 
-static void reject(struct rdma_cm_id *id, int sts)
+static void reject(struct nvmf_rdma_transport *t, struct rdma_cm_id *id, int sts)
 {
 	struct nvme_rdma_cm_rej rej;
 	nvme_rdma_cm_build_rej(&rej, sts);
-	rdma_reject(id, &rej, sizeof(rej));
+	t->verbs->reject(id, &rej, sizeof(rej));
 }
 
 int nvmf_rdma_pg_add_queue_op(struct nvmf_tpg *tpg, void *conn)
 {
 	struct nvmf_rdma_poll_group *pg = (struct nvmf_rdma_poll_group *)tpg;
 	struct nvmf_rdma_conn_req *cr = conn;
+	const struct nvmf_rdma_verbs *v = pg->t->verbs;
 	struct rdma_cm_id *id = cr->id;
 	char err[256] = "";
 	int rc = -1;
@@ -276,7 +277,7 @@ int nvmf_rdma_pg_add_queue_op(struct nvmf_tpg *tpg, void *conn)
 	}
 	/* From now on this group's channel gets the cm_id's events (none is pending: the
 	 * CONNECT_REQUEST was acked before the hand-over). */
-	if (id->channel != pg->ec && rdma_migrate_id(id, pg->ec)) {
+	if (id->channel != pg->ec && v->migrate_id(id, pg->ec)) {
 		snprintf(err, sizeof(err), "rdma_migrate_id: %s", strerror(errno));
 		goto reject;
 	}
@@ -296,7 +297,7 @@ int nvmf_rdma_pg_add_queue_op(struct nvmf_tpg *tpg, void *conn)
 	p.rnr_retry_count = 7;
 	p.retry_count = 7;
 	p.flow_control = 1;
-	if (rdma_accept(id, &p)) {
+	if (v->accept(id, &p)) {
 		NVMF_RDMA_LOG("rdma_accept from %s: %s\n", cr->peer, strerror(errno));
 		nvmf_rdma_queue_disconnect(q, NULL);  /* reaped (and its cm_id destroyed) later */
 	}
@@ -304,8 +305,8 @@ int nvmf_rdma_pg_add_queue_op(struct nvmf_tpg *tpg, void *conn)
 	return 0;
 reject:
 	NVMF_RDMA_LOG("rejecting connect from %s (queue %u): %s\n", cr->peer, cr->conn.qid, err);
-	reject(id, NVME_RDMA_CM_NO_RSC);
-	rdma_destroy_id(id);
+	reject(pg->t, id, NVME_RDMA_CM_NO_RSC);
+	v->destroy_id(id);
 	free(cr);
 	return rc;
 }
@@ -337,17 +338,17 @@ static struct rdma_cm_id *on_connect_request(struct nvmf_rdma_transport *t, stru
 					 &lim, &cr.conn);
 	if (sts) {
 		NVMF_RDMA_LOG("rejecting connect from %s: %s\n", cr.peer, nvme_rdma_cm_status_str(sts));
-		reject(id, sts);
+		reject(t, id, sts);
 		return id;
 	}
 	if (__atomic_load_n(&t->shutting_down, __ATOMIC_RELAXED)) {
-		reject(id, NVME_RDMA_CM_NO_RSC);
+		reject(t, id, NVME_RDMA_CM_NO_RSC);
 		return id;
 	}
 	struct nvmf_rdma_device *dev = device_get(t, id->verbs, err, sizeof(err));
 	if (!dev) {
 		NVMF_RDMA_LOG("rejecting connect from %s (queue %u): %s\n", cr.peer, cr.conn.qid, err);
-		reject(id, NVME_RDMA_CM_NO_RSC);
+		reject(t, id, NVME_RDMA_CM_NO_RSC);
 		return id;
 	}
 	cr.dev = dev;
@@ -364,7 +365,7 @@ static struct rdma_cm_id *on_connect_request(struct nvmf_rdma_transport *t, stru
 	id->context = NULL;
 	*handoff = malloc(sizeof(cr));
 	if (!*handoff) {
-		reject(id, NVME_RDMA_CM_NO_RSC);
+		reject(t, id, NVME_RDMA_CM_NO_RSC);
 		return id;
 	}
 	**handoff = cr;
@@ -384,7 +385,8 @@ int nvmf_rdma_process_cm_events(struct nvmf_rdma_poll_group *pg)
 	struct nvmf_rdma_transport *t = pg->t;
 	struct rdma_cm_event *ev;
 	int n = 0;
-	while (rdma_get_cm_event(pg->ec, &ev) == 0) {
+	const struct nvmf_rdma_verbs *v = t->verbs;
+	while (v->get_cm_event(pg->ec, &ev) == 0) {
 		struct rdma_cm_id *destroy = NULL;
 		struct nvmf_rdma_conn_req *handoff = NULL;
 		n++;
@@ -416,14 +418,14 @@ int nvmf_rdma_process_cm_events(struct nvmf_rdma_poll_group *pg)
 				break;
 			}
 		}
-		rdma_ack_cm_event(ev);
+		v->ack_cm_event(ev);
 		if (destroy)
-			rdma_destroy_id(destroy);
+			v->destroy_id(destroy);
 		if (handoff && nvmf_tgt_new_queue(&t->base, pg->base.pg, handoff->conn.qid, handoff)) {
 			NVMF_RDMA_LOG("rejecting connect from %s (queue %u): out of memory\n", handoff->peer,
 				      handoff->conn.qid);
-			reject(handoff->id, NVME_RDMA_CM_NO_RSC);
-			rdma_destroy_id(handoff->id);
+			reject(t, handoff->id, NVME_RDMA_CM_NO_RSC);
+			v->destroy_id(handoff->id);
 			free(handoff);
 		}
 	}

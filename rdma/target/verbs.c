@@ -85,4 +85,13 @@ const struct nvmf_rdma_verbs nvmf_rdma_verbs_real = {
 	.destroy_srq = ibv_destroy_srq,
 	.create_qp = create_qp,
 	.destroy_qp = destroy_qp,
+	.get_cm_event = rdma_get_cm_event,
+	.ack_cm_event = rdma_ack_cm_event,
+	.accept = rdma_accept,
+	.reject = rdma_reject,
+	.disconnect = rdma_disconnect,
+	.migrate_id = rdma_migrate_id,
+	.destroy_id = rdma_destroy_id,
+	.get_async_event = ibv_get_async_event,
+	.ack_async_event = ibv_ack_async_event,
 };

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 #include "tests/unit/rdma/fake_verbs.h"
@@ -346,10 +347,30 @@ static void fv_destroy_qp(struct rdma_cm_id *id, struct ibv_qp *qp)
 {
 	(void)id;
 	struct fv_qp *q = fv_qp_of(qp);
+	struct fv_dev *d = q->dev;
 	if (q->destroyed)
-		fv_violation(q->dev, "QP %u destroyed twice", qp->qp_num);
+		fv_violation(d, "QP %u destroyed twice", qp->qp_num);
+	/* ibv_destroy_qp waits until every event of the QP it reported was acked: this would
+	 * never return. */
+	if (q->events_unacked)
+		fv_violation(d, "QP %u destroyed with %u asynchronous event(s) not acked", qp->qp_num,
+			     q->events_unacked);
+	/* The kernel drops the events of a destroyed QP nobody took yet. */
+	for (struct fv_async **pp = &d->aev_head; *pp;) {
+		struct fv_async *a = *pp;
+		if (a->ev.element.qp == qp && a->ev.event_type != IBV_EVENT_SRQ_ERR &&
+		    a->ev.event_type != IBV_EVENT_SRQ_LIMIT_REACHED && a->ev.event_type != IBV_EVENT_CQ_ERR) {
+			*pp = a->next;
+			free(a);
+		} else {
+			pp = &a->next;
+		}
+	}
+	d->aev_tail = &d->aev_head;
+	while (*d->aev_tail)
+		d->aev_tail = &(*d->aev_tail)->next;
 	q->destroyed = q->error = true;
-	q->dev->nqp--;
+	d->nqp--;
 }
 
 static enum ibv_wc_opcode wc_opcode(enum ibv_wr_opcode op)
@@ -636,6 +657,236 @@ bool fv_host_take(struct fv_qp *q, struct fv_resp *out)
 	return true;
 }
 
+/* ---- the connection manager ---- */
+
+static struct fv_cm_id *cm_id_of(struct rdma_cm_id *id)
+{
+	return container_of(id, struct fv_cm_id, id);
+}
+
+static void cm_push(struct fv_dev *d, struct fv_cm_event *e)
+{
+	e->next = NULL;
+	*d->cm_tail = e;
+	d->cm_tail = &e->next;
+}
+
+struct fv_cm_id *fv_cm_connect(struct fv_dev *d, struct rdma_cm_id *listen_id, const void *pdata,
+			       uint8_t len, uint8_t initiator_depth, uint8_t responder_resources)
+{
+	struct fv_cm_id *c = calloc(1, sizeof(*c));
+	struct fv_cm_event *e = calloc(1, sizeof(*e));
+	if (!c || !e || len > sizeof(e->pdata))
+		abort();
+	c->dev = d;
+	c->reject_sts = -1;
+	c->id.verbs = &d->ctx;
+	c->id.channel = listen_id->channel;
+	c->id.ps = RDMA_PS_TCP;
+	struct sockaddr_in *peer = (struct sockaddr_in *)&c->id.route.addr.dst_addr;
+	peer->sin_family = AF_INET;
+	peer->sin_port = htons(4242);
+	peer->sin_addr.s_addr = htonl(0x0a000002);   /* 10.0.0.2 */
+	c->next = d->cm_ids;
+	d->cm_ids = c;
+	d->ncm_id++;
+	memcpy(e->pdata, pdata, len);
+	e->ev.id = &c->id;
+	e->ev.listen_id = listen_id;
+	e->ev.event = RDMA_CM_EVENT_CONNECT_REQUEST;
+	e->ev.param.conn.private_data = e->pdata;
+	e->ev.param.conn.private_data_len = len;
+	e->ev.param.conn.initiator_depth = initiator_depth;
+	e->ev.param.conn.responder_resources = responder_resources;
+	cm_push(d, e);
+	return c;
+}
+
+void fv_cm_event(struct fv_cm_id *c, enum rdma_cm_event_type type)
+{
+	struct fv_cm_event *e = calloc(1, sizeof(*e));
+	if (!e)
+		abort();
+	e->ev.id = &c->id;
+	e->ev.event = type;
+	cm_push(c->dev, e);
+}
+
+/* The fake has one event channel, the transport's: every id's events come through it. */
+static struct fv_dev *dev_of_channel(struct rdma_event_channel *ec)
+{
+	return container_of(ec, struct fv_dev, cm_channel);
+}
+
+static int fv_get_cm_event(struct rdma_event_channel *ec, struct rdma_cm_event **ev)
+{
+	struct fv_dev *d = dev_of_channel(ec);
+	struct fv_cm_event *e = d->cm_head;
+	if (!e) {
+		errno = EAGAIN;
+		return -1;
+	}
+	d->cm_head = e->next;
+	if (!d->cm_head)
+		d->cm_tail = &d->cm_head;
+	d->cm_unacked++;
+	*ev = &e->ev;
+	return 0;
+}
+
+static int fv_ack_cm_event(struct rdma_cm_event *ev)
+{
+	struct fv_cm_event *e = container_of(ev, struct fv_cm_event, ev);
+	struct fv_dev *d = ev->id ? cm_id_of(ev->id)->dev : NULL;
+	if (d)
+		d->cm_unacked--;
+	free(e);
+	return 0;
+}
+
+static int fv_accept(struct rdma_cm_id *id, struct rdma_conn_param *param)
+{
+	struct fv_cm_id *c = cm_id_of(id);
+	if (c->accepted || c->rejected || c->destroyed)
+		fv_violation(c->dev, "rdma_accept of a cm_id already %s",
+			     c->destroyed ? "destroyed" : c->accepted ? "accepted" : "rejected");
+	c->accepted = true;
+	c->accept = *param;
+	if (param->private_data && param->private_data_len >= sizeof(c->rep))
+		memcpy(&c->rep, param->private_data, sizeof(c->rep));
+	c->accept.private_data = &c->rep;
+	if (c->dev->fail_accept) {
+		errno = ECONNREFUSED;
+		return -1;
+	}
+	return 0;
+}
+
+static int fv_reject(struct rdma_cm_id *id, const void *pdata, uint8_t len)
+{
+	struct fv_cm_id *c = cm_id_of(id);
+	if (c->accepted || c->rejected || c->destroyed)
+		fv_violation(c->dev, "rdma_reject of a cm_id already %s",
+			     c->destroyed ? "destroyed" : c->accepted ? "accepted" : "rejected");
+	c->rejected = true;
+	c->reject_sts = nvme_rdma_cm_parse_rej(pdata, len);
+	return 0;
+}
+
+static int fv_disconnect(struct rdma_cm_id *id)
+{
+	cm_id_of(id)->disconnected = true;
+	return 0;
+}
+
+static int fv_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *ec)
+{
+	id->channel = ec;
+	return 0;
+}
+
+static int fv_destroy_id(struct rdma_cm_id *id)
+{
+	struct fv_cm_id *c = cm_id_of(id);
+	if (c->destroyed)
+		fv_violation(c->dev, "cm_id destroyed twice");
+	c->destroyed = true;
+	c->dev->ncm_id--;
+	return 0;
+}
+
+/* ---- asynchronous events ---- */
+
+/* The device whose device and port events are acked (the latest made: tests use one). */
+static struct fv_dev *device_events_dev;
+
+static bool is_qp_event(enum ibv_event_type t)
+{
+	switch (t) {
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+void fv_async_event(struct fv_dev *d, enum ibv_event_type type, void *element)
+{
+	struct fv_async *a = calloc(1, sizeof(*a));
+	if (!a)
+		abort();
+	a->ev.event_type = type;
+	if (is_qp_event(type))
+		a->ev.element.qp = element;
+	else if (type == IBV_EVENT_SRQ_ERR || type == IBV_EVENT_SRQ_LIMIT_REACHED)
+		a->ev.element.srq = element;
+	else if (type == IBV_EVENT_CQ_ERR)
+		a->ev.element.cq = element;
+	else
+		a->ev.element.port_num = 1;
+	*d->aev_tail = a;
+	d->aev_tail = &a->next;
+	uint64_t one = 1;
+	if (write(d->ctx.async_fd, &one, sizeof(one)) != sizeof(one))
+		fv_violation(d, "async event fd write failed");
+}
+
+unsigned fv_async_pending(const struct fv_dev *d)
+{
+	unsigned n = 0;
+	for (const struct fv_async *a = d->aev_head; a; a = a->next)
+		n++;
+	return n;
+}
+
+static int fv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *ev)
+{
+	struct fv_dev *d = dev_of_ctx(ctx);
+	struct fv_async *a = d->aev_head;
+	if (!a) {
+		uint64_t v;
+		while (read(ctx->async_fd, &v, sizeof(v)) > 0)
+			;
+		errno = EAGAIN;
+		return -1;
+	}
+	d->aev_head = a->next;
+	if (!d->aev_head)
+		d->aev_tail = &d->aev_head;
+	*ev = a->ev;
+	free(a);
+	d->async_taken++;
+	if (is_qp_event(ev->event_type))
+		fv_qp_of(ev->element.qp)->events_unacked++;
+	return 0;
+}
+
+static void fv_ack_async_event(struct ibv_async_event *ev)
+{
+	if (is_qp_event(ev->event_type)) {
+		struct fv_qp *q = fv_qp_of(ev->element.qp);
+		if (!q->events_unacked)
+			fv_violation(q->dev, "QP %u: async event acked twice", q->qp.qp_num);
+		else
+			q->events_unacked--;
+		q->dev->async_acked++;
+	} else if (ev->event_type == IBV_EVENT_SRQ_ERR || ev->event_type == IBV_EVENT_SRQ_LIMIT_REACHED) {
+		fv_srq_of(ev->element.srq)->dev->async_acked++;
+	} else if (ev->event_type == IBV_EVENT_CQ_ERR) {
+		container_of(ev->element.cq, struct fv_cq, cq)->dev->async_acked++;
+	} else if (device_events_dev) {
+		/* device and port events carry no pointer back: the device of the test */
+		device_events_dev->async_acked++;
+	}
+}
+
 /* ---- the device ---- */
 
 struct fv_dev *fv_dev_new(void)
@@ -649,12 +900,19 @@ struct fv_dev *fv_dev_new(void)
 	d->fail_post_send_at = -1;
 	d->next_key = 0x100;
 	d->next_qp_num = 0x11;
+	d->ctx.async_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->ctx.async_fd < 0)
+		abort();
+	d->cm_channel.fd = -1;
+	d->cm_tail = &d->cm_head;
+	d->aev_tail = &d->aev_head;
+	device_events_dev = d;
 	return d;
 }
 
 unsigned fv_dev_live(const struct fv_dev *d)
 {
-	unsigned n = d->nqp + d->ncq + d->nsrq + d->nchannel;
+	unsigned n = d->nqp + d->ncq + d->nsrq + d->nchannel + d->ncm_id;
 	for (const struct fv_mr *m = d->mrs; m; m = m->next)
 		n++;
 	return n;
@@ -676,6 +934,24 @@ void fv_dev_free(struct fv_dev *d)
 		free(q);
 	}
 	free(d->hmr);
+	while (d->cm_ids) {
+		struct fv_cm_id *c = d->cm_ids;
+		d->cm_ids = c->next;
+		free(c);
+	}
+	while (d->cm_head) {
+		struct fv_cm_event *e = d->cm_head;
+		d->cm_head = e->next;
+		free(e);
+	}
+	while (d->aev_head) {
+		struct fv_async *a = d->aev_head;
+		d->aev_head = a->next;
+		free(a);
+	}
+	close(d->ctx.async_fd);
+	if (device_events_dev == d)
+		device_events_dev = NULL;
 	free(d);
 }
 
@@ -698,4 +974,13 @@ const struct nvmf_rdma_verbs fake_verbs = {
 	.destroy_srq = fv_destroy_srq,
 	.create_qp = fv_create_qp,
 	.destroy_qp = fv_destroy_qp,
+	.get_cm_event = fv_get_cm_event,
+	.ack_cm_event = fv_ack_cm_event,
+	.accept = fv_accept,
+	.reject = fv_reject,
+	.disconnect = fv_disconnect,
+	.migrate_id = fv_migrate_id,
+	.destroy_id = fv_destroy_id,
+	.get_async_event = fv_get_async_event,
+	.ack_async_event = fv_ack_async_event,
 };

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
+#include "nvme/rdma-cm.h"
 #include "nvme/wire.h"
 #include "rdma/target/internal.h"
 
@@ -86,6 +87,7 @@ struct fv_qp {
 	unsigned resp_head, resp_len, resp_alloc;
 	unsigned reads_max, sends_max;     /* most READs / SENDs posted and not executed at once */
 	unsigned rnr;                      /* SENDs that found no host receive (retried later) */
+	unsigned events_unacked;           /* its asynchronous events taken and not acked */
 	struct fv_qp *next;
 };
 
@@ -123,8 +125,34 @@ struct fv_host_mr {
 	bool valid;                        /* false once invalidated (SEND_WITH_INV) */
 };
 
+/* A connection's rdma_cm_id as the fake CM made it (fv_cm_connect), and what the
+ * transport did with it. Kept until fv_dev_free, destroyed or not. */
+struct fv_cm_id {
+	struct rdma_cm_id id;
+	struct fv_dev *dev;
+	bool accepted, rejected, disconnected, destroyed;
+	struct rdma_conn_param accept;     /* as rdma_accept got it; private data in rep */
+	struct nvme_rdma_cm_rep rep;
+	int reject_sts;                    /* NVMe/RDMA STS of the reject data; -1 none */
+	struct fv_cm_id *next;
+};
+
+/* A CM event not taken yet, and (CONNECT_REQUEST) its private data. */
+struct fv_cm_event {
+	struct rdma_cm_event ev;
+	uint8_t pdata[64];
+	struct fv_cm_event *next;
+};
+
+/* An asynchronous event of the device not taken yet. */
+struct fv_async {
+	struct ibv_async_event ev;
+	struct fv_async *next;
+};
+
 struct fv_dev {
-	struct ibv_context ctx;
+	struct ibv_context ctx;            /* ctx.async_fd: an eventfd, readable while async
+					    * events wait */
 	struct ibv_pd pd;
 	bool send_with_inv;                /* the device can SEND_WITH_INV */
 	uint32_t max_inline;               /* largest inline data a QP may ask for */
@@ -140,12 +168,22 @@ struct fv_dev {
 	unsigned nqp, ncq, nsrq, nchannel; /* live objects */
 	struct fv_host_mr *hmr;
 	unsigned nhmr, hmr_alloc;
+	/* the CM: one event channel (the transport's), its events in order, the ids */
+	struct rdma_event_channel cm_channel;
+	struct fv_cm_event *cm_head, **cm_tail;
+	struct fv_cm_id *cm_ids;
+	unsigned ncm_id;                   /* ids not destroyed */
+	unsigned cm_unacked;               /* events taken, not acked */
+	bool fail_accept;                  /* rdma_accept fails (ECONNREFUSED) */
+	/* asynchronous events, in order; how many were taken and acked */
+	struct fv_async *aev_head, **aev_tail;
+	unsigned async_taken, async_acked;
 };
 
 struct fv_dev *fv_dev_new(void);
 /* fv_dev_free - free the device and everything left on it. */
 void fv_dev_free(struct fv_dev *d);
-/* fv_dev_live - MRs, QPs, CQs, SRQs and channels still allocated. */
+/* fv_dev_live - MRs, QPs, CQs, SRQs, channels and connection cm_ids still allocated. */
 unsigned fv_dev_live(const struct fv_dev *d);
 /* fv_violation - count and print a broken rule (printf format). */
 void fv_violation(struct fv_dev *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -182,6 +220,27 @@ bool fv_host_take(struct fv_qp *qp, struct fv_resp *out);
 
 /* fv_flush - the flush completions of @qp, in error, that hold_flush kept back. */
 void fv_flush(struct fv_qp *qp);
+
+/* ---- the connection manager ---- */
+
+/* fv_cm_connect - a host's CM REQ arriving on listener @listen_id: a new cm_id (from
+ * 10.0.0.2:4242, on the device) and its RDMA_CM_EVENT_CONNECT_REQUEST with @len bytes of
+ * private data @pdata and the depths as the passive side sees them (librdmacm swaps the
+ * host's): @initiator_depth = the host's responder resources (RDMA READs it serves),
+ * @responder_resources = the host's initiator depth. */
+struct fv_cm_id *fv_cm_connect(struct fv_dev *d, struct rdma_cm_id *listen_id, const void *pdata,
+			       uint8_t len, uint8_t initiator_depth, uint8_t responder_resources);
+/* fv_cm_event - queue event @type (ESTABLISHED, DISCONNECTED, ...) of @c. */
+void fv_cm_event(struct fv_cm_id *c, enum rdma_cm_event_type type);
+
+/* ---- asynchronous events ---- */
+
+/* fv_async_event - queue an asynchronous event of the device: @element is the ibv_qp,
+ * ibv_srq or ibv_cq it concerns (NULL for device and port events; port events name port
+ * 1). */
+void fv_async_event(struct fv_dev *d, enum ibv_event_type type, void *element);
+/* fv_async_pending - events queued and not taken yet. */
+unsigned fv_async_pending(const struct fv_dev *d);
 
 /* fv_inject - queue @wc on @cq as if the device produced it now. */
 void fv_inject(struct ibv_cq *cq, const struct ibv_wc *wc);

@@ -2,6 +2,7 @@
  * does where the transport relies on it, or the other tests prove nothing. */
 #include <CUnit/CUnit.h>
 #include <string.h>
+#include <unistd.h>
 #include "tests/unit/rdma/fake_verbs.h"
 #include "tests/unit/suites.h"
 
@@ -146,6 +147,75 @@ static void read_with_an_unknown_rkey_fails_and_flushes_the_rest(void)
 	env_fini(&e);
 }
 
+/* Asynchronous events come in order from the context's async fd (readable while any
+ * waits); a QP with an event taken and not acked cannot be destroyed (ibv_destroy_qp
+ * would wait forever), and events of a destroyed QP nobody took are dropped. */
+static void async_events_are_taken_in_order_and_must_be_acked_before_destroy(void)
+{
+	struct fv_env e;
+	env_init(&e);
+	struct ibv_async_event ev;
+	CU_ASSERT_NOT_EQUAL(fake_verbs.get_async_event(&e.d->ctx, &ev), 0);   /* none */
+	fv_async_event(e.d, IBV_EVENT_PORT_ACTIVE, NULL);
+	fv_async_event(e.d, IBV_EVENT_QP_FATAL, e.qp);
+	uint64_t v;
+	CU_ASSERT_EQUAL(read(e.d->ctx.async_fd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	CU_ASSERT_EQUAL_FATAL(fake_verbs.get_async_event(&e.d->ctx, &ev), 0);
+	CU_ASSERT_EQUAL(ev.event_type, IBV_EVENT_PORT_ACTIVE);
+	fake_verbs.ack_async_event(&ev);
+	CU_ASSERT_EQUAL_FATAL(fake_verbs.get_async_event(&e.d->ctx, &ev), 0);
+	CU_ASSERT_EQUAL(ev.event_type, IBV_EVENT_QP_FATAL);
+	CU_ASSERT_PTR_EQUAL(ev.element.qp, e.qp);
+	CU_ASSERT_EQUAL(fv_qp_of(e.qp)->events_unacked, 1);
+	fake_verbs.ack_async_event(&ev);
+	CU_ASSERT_EQUAL(e.d->async_acked, e.d->async_taken);
+	fv_async_event(e.d, IBV_EVENT_QP_LAST_WQE_REACHED, e.qp);
+	CU_ASSERT_EQUAL_FATAL(fake_verbs.get_async_event(&e.d->ctx, &ev), 0);
+	fv_async_event(e.d, IBV_EVENT_QP_REQ_ERR, e.qp);               /* never taken */
+	struct ibv_qp *qp = e.qp;
+	fake_verbs.destroy_qp(NULL, qp);                              /* LAST_WQE not acked */
+	CU_ASSERT_EQUAL(e.d->violations, 1);
+	CU_ASSERT_EQUAL(fv_async_pending(e.d), 0);                     /* REQ_ERR dropped */
+	fake_verbs.ack_async_event(&ev);
+	fake_verbs.dereg_mr(e.mr);
+	fake_verbs.destroy_cq(e.cq);
+	CU_ASSERT_EQUAL(fv_dev_live(e.d), 0);
+	fv_dev_free(e.d);
+}
+
+/* The fake CM: a request carries its private data and depths; the transport's answer and
+ * the destroy are recorded on the id, which counts as a live object until destroyed. */
+static void cm_request_records_the_answer_on_its_id(void)
+{
+	struct fv_dev *d = fv_dev_new();
+	struct rdma_cm_id listen = { .channel = &d->cm_channel };
+	struct nvme_rdma_cm_req req;
+	nvme_rdma_cm_build_req(&req, 1, 64);
+	struct fv_cm_id *c = fv_cm_connect(d, &listen, &req, sizeof(req), 7, 3);
+	CU_ASSERT_EQUAL(fv_dev_live(d), 1);
+	struct rdma_cm_event *ev;
+	CU_ASSERT_EQUAL_FATAL(fake_verbs.get_cm_event(&d->cm_channel, &ev), 0);
+	CU_ASSERT_EQUAL(ev->event, RDMA_CM_EVENT_CONNECT_REQUEST);
+	CU_ASSERT_PTR_EQUAL(ev->id, &c->id);
+	CU_ASSERT_PTR_EQUAL(ev->listen_id, &listen);
+	CU_ASSERT_EQUAL(ev->param.conn.initiator_depth, 7);
+	CU_ASSERT_EQUAL(ev->param.conn.responder_resources, 3);
+	CU_ASSERT_EQUAL(ev->param.conn.private_data_len, sizeof(req));
+	CU_ASSERT_EQUAL(memcmp(ev->param.conn.private_data, &req, sizeof(req)), 0);
+	fake_verbs.ack_cm_event(ev);
+	CU_ASSERT_NOT_EQUAL(fake_verbs.get_cm_event(&d->cm_channel, &ev), 0);
+	struct nvme_rdma_cm_rej rej;
+	nvme_rdma_cm_build_rej(&rej, NVME_RDMA_CM_INVALID_IRD);
+	CU_ASSERT_EQUAL(fake_verbs.reject(&c->id, &rej, sizeof(rej)), 0);
+	CU_ASSERT_TRUE(c->rejected);
+	CU_ASSERT_EQUAL(c->reject_sts, NVME_RDMA_CM_INVALID_IRD);
+	fake_verbs.destroy_id(&c->id);
+	CU_ASSERT_EQUAL(fv_dev_live(d), 0);
+	CU_ASSERT_EQUAL(d->cm_unacked, 0);
+	CU_ASSERT_EQUAL(d->violations, 0);
+	fv_dev_free(d);
+}
+
 const struct unit_test fake_verbs_tests[] = {
 	{ "host_executes_in_order_and_completes_only_signaled_wrs",
 	  host_executes_in_order_and_completes_only_signaled_wrs },
@@ -154,5 +224,8 @@ const struct unit_test fake_verbs_tests[] = {
 	{ "second_signaled_send_in_a_post_is_a_violation", second_signaled_send_in_a_post_is_a_violation },
 	{ "read_with_an_unknown_rkey_fails_and_flushes_the_rest",
 	  read_with_an_unknown_rkey_fails_and_flushes_the_rest },
+	{ "async_events_are_taken_in_order_and_must_be_acked_before_destroy",
+	  async_events_are_taken_in_order_and_must_be_acked_before_destroy },
+	{ "cm_request_records_the_answer_on_its_id", cm_request_records_the_answer_on_its_id },
 	{ NULL, NULL },
 };

@@ -11,12 +11,14 @@
 
 static struct nvmf_transport *rx_create(struct nvmf_tgt *tgt, char *err, size_t errlen)
 {
+	struct rx *x = container_of(tgt, struct rx, tgt);
 	struct nvmf_rdma_transport *t = calloc(1, sizeof(*t));
 	if (!t) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	nvmf_rdma_transport_setup(t, tgt, &fake_verbs);
+	t->ec = &x->fd->cm_channel;   /* the fake CM's: the main group takes it */
 	return &t->base;
 }
 
@@ -97,6 +99,7 @@ int rx_setup(struct rx *x, const struct rx_opts *o)
 	if (!o)
 		o = &defaults;
 	build_config(&x->cfg, o);
+	x->fd = fv_dev_new();
 	x->ops = nvmf_rdma_transport_ops;
 	x->ops.create = rx_create;
 	x->ops.destroy = rx_destroy;
@@ -113,7 +116,6 @@ int rx_setup(struct rx *x, const struct rx_opts *o)
 	x->t = (struct nvmf_rdma_transport *)x->tgt.transports[0];
 	x->pg = (struct nvmf_rdma_poll_group *)nvmf_pg_tpg(x->tgt.pgs[0], &x->t->base);
 
-	x->fd = fv_dev_new();
 	x->fd->send_with_inv = !o->no_send_with_inv;
 	if (o->no_inline)
 		x->fd->max_inline = 0;
@@ -137,6 +139,16 @@ int rx_setup(struct rx *x, const struct rx_opts *o)
 		return -1;
 	}
 	x->dev_ready = true;
+	/* The transport's device list and listener, as tr_listen and the first connect make
+	 * them: CM requests (fv_cm_connect on x->listen_id) find both. */
+	x->dev.next = NULL;
+	x->t->devices = &x->dev;
+	x->listen_id.channel = x->t->ec;
+	x->listen_id.verbs = &x->fd->ctx;
+	x->listen_id.context = &x->listener;
+	x->listener.id = &x->listen_id;
+	x->listener.port = x->tgt.ports[0];
+	x->t->listeners = &x->listener;
 	if (posix_memalign((void **)&x->host, 4096, RX_HOST_BYTES))
 		return -1;
 	memset(x->host, 0, RX_HOST_BYTES);
@@ -160,6 +172,8 @@ void rx_teardown(struct rx *x)
 	if (x->dev_ready)
 		nvmf_rdma_pool_fini(&x->dev.pool);
 	CU_ASSERT_EQUAL(fv_dev_live(x->fd), 0);
+	CU_ASSERT_EQUAL(x->fd->cm_unacked, 0);
+	CU_ASSERT_EQUAL(x->fd->async_acked, x->fd->async_taken);
 	CU_ASSERT_EQUAL(x->fd->violations, 0);
 	if (x->fd->violations)
 		fprintf(stderr, "first violation: %s\n", x->fd->why);

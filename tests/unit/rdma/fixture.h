@@ -6,14 +6,18 @@
  * namespace 1 of RX_NS_BYTES in 512-byte blocks, one "rdma" port), runs nvmf_tgt_init
  * with the transport's ops table where only create/destroy/listen/stop_listen are the
  * fixture's (no CM: create is nvmf_rdma_transport_setup on the fake verbs), and sets up a
- * fake device (nvmf_rdma_device_setup: its pool registered). Queues are made with
- * nvmf_rdma_queue_create on the main poll group as a CM CONNECT_REQUEST would, and the
- * host connects them with real Fabrics Connect capsules. rx_poll is one pass of the main
+ * fake device (nvmf_rdma_device_setup: its pool registered), which is the transport's only
+ * device; port 1 has a listener whose cm_id (x->listen_id) the fake CM's requests name.
+ * Queues are made with nvmf_rdma_queue_create on the main poll group as a CM
+ * CONNECT_REQUEST would (or through the fake CM itself: fv_cm_connect, then the
+ * transport's own event handling), and the host connects them with real Fabrics Connect
+ * capsules. rx_poll is one pass of the main
  * poll group (nvmf_pg_poll); the host acts only when told (rx_host, rx_run). The fake
  * clock never moves: no keep-alive expiry, nothing depends on wall-clock time.
  *
  * rx_teardown disconnects what is left, runs until every queue is reaped, shuts the
- * target down and asserts that the device is left with no object and saw no violation.
+ * target down and asserts that the device is left with no object (cm_ids included), every
+ * CM and asynchronous event taken was acked, and it saw no violation.
  */
 #ifndef NVMF_TESTS_UNIT_RDMA_FIXTURE_H
 #define NVMF_TESTS_UNIT_RDMA_FIXTURE_H
@@ -60,7 +64,9 @@ struct rx {
 	struct nvmf_rdma_poll_group *pg; /* the RDMA part of the main poll group */
 	struct fv_dev *fd;
 	struct nvmf_rdma_dev rdev;       /* rdma/device.h's view of the fake device */
-	struct nvmf_rdma_device dev;     /* the transport's: its data pool */
+	struct nvmf_rdma_device dev;     /* the transport's: its data pool (t->devices) */
+	struct nvmf_rdma_listener listener;  /* port 1's (t->listeners) */
+	struct rdma_cm_id listen_id;     /* its cm_id: fv_cm_connect(x->fd, &x->listen_id, ...) */
 	bool dev_ready;
 	uint64_t now;                    /* the target's clock, ms: never moves */
 	uint8_t *host;                   /* host memory */
