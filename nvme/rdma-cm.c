@@ -32,6 +32,16 @@ int nvme_rdma_cm_parse_req(const void *pdata, size_t len, const struct nvme_rdma
 	return 0;
 }
 
+int nvme_rdma_cm_read_depth(uint32_t host_ird, uint32_t dev_max_ord, uint32_t *ord)
+{
+	if (!host_ird)
+		return NVME_RDMA_CM_INVALID_IRD;
+	if (!dev_max_ord)
+		return NVME_RDMA_CM_NO_RSC;
+	*ord = host_ird < dev_max_ord ? host_ird : dev_max_ord;
+	return 0;
+}
+
 void nvme_rdma_cm_build_req(struct nvme_rdma_cm_req *req, uint16_t qid, uint16_t size)
 {
 	memset(req, 0, sizeof(*req));
@@ -73,8 +83,8 @@ const char *nvme_rdma_cm_status_str(int sts)
 	case NVME_RDMA_CM_INVALID_HSQSIZE: return "invalid HSQSIZE";
 	case NVME_RDMA_CM_INVALID_HRQSIZE: return "invalid HRQSIZE";
 	case NVME_RDMA_CM_NO_RSC:          return "no resources";
-	case NVME_RDMA_CM_INVALID_IRD:     return "invalid IRD";
-	case NVME_RDMA_CM_INVALID_ORD:     return "invalid ORD";
+	case NVME_RDMA_CM_INVALID_IRD:     return "invalid IRD: the host's RDMA READ responder resources";
+	case NVME_RDMA_CM_INVALID_ORD:     return "invalid ORD: the host's RDMA READ initiator depth";
 	default:                           return "unknown";
 	}
 }

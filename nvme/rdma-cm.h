@@ -49,6 +49,30 @@ struct nvme_rdma_cm_conn {
 int nvme_rdma_cm_parse_req(const void *pdata, size_t len, const struct nvme_rdma_cm_limits *lim,
 			   struct nvme_rdma_cm_conn *out);
 
+/*
+ * nvme_rdma_cm_read_depth - the RDMA READ depth (ORD: READs the target has outstanding
+ * against the host at once, to fetch write data and the Connect data) of a new queue, from
+ * what the CM REQ offers and what the device can do (target).
+ * @host_ird:    the host's responder resources, the READs it serves at once: on the
+ *               passive side librdmacm reports it as the event's initiator_depth (the
+ *               Linux host offers its device's max_qp_rd_atom).
+ * @dev_max_ord: the device's max_qp_init_rd_atom.
+ * @ord:         set on success: min(@host_ird, @dev_max_ord), 1 at least.
+ * The host's own initiator depth (READs it would issue against the target) is no input:
+ * the binding never has the host read target memory, so the target grants it no
+ * responder resources (0 in the accept, as nvmet and SPDK do) whatever it asked for;
+ * granting less than asked is always allowed (the CM REP's depths may be below the REQ's),
+ * so no request is refused with NVME_RDMA_CM_INVALID_ORD.
+ * Returns 0, or the enum nvme_rdma_cm_status to reject with:
+ *   NVME_RDMA_CM_INVALID_IRD  @host_ird 0: no RDMA READ could fetch anything, not even the
+ *                             admin Connect's data (always keyed on the admin queue);
+ *                             SPDK rejects the same way
+ *   NVME_RDMA_CM_NO_RSC       @dev_max_ord 0: the device cannot issue RDMA READs
+ * (NVMe-oF 1.1 section 7.3.4, the RDMA_CM_REJECT status values; Linux
+ * include/linux/nvme-rdma.h: 07h INVALID_IRD, 08h INVALID_ORD.)
+ */
+int nvme_rdma_cm_read_depth(uint32_t host_ird, uint32_t dev_max_ord, uint32_t *ord);
+
 /* nvme_rdma_cm_build_req - the CM REQ of queue @qid with @size entries (1's based), as
  * the Linux host sends it: RECFMT 0, HRQSIZE = @size, HSQSIZE = @size - 1 (0's based),
  * CNTLID 0 (host). */
@@ -64,7 +88,8 @@ void nvme_rdma_cm_build_rej(struct nvme_rdma_cm_rej *rej, int sts);
  * Returns STS, or -1 when there are fewer than 4 bytes (no NVMe/RDMA reject data). */
 int nvme_rdma_cm_parse_rej(const void *pdata, size_t len);
 
-/* nvme_rdma_cm_status_str - "invalid HSQSIZE" etc. for logs; "unknown" otherwise. */
+/* nvme_rdma_cm_status_str - "invalid HSQSIZE" etc. for logs ("invalid IRD" and "invalid
+ * ORD" say which RDMA READ depth of the host's was refused); "unknown" otherwise. */
 const char *nvme_rdma_cm_status_str(int sts);
 
 #endif

@@ -489,7 +489,8 @@ struct nvmf_rdma_conn_req {
 	struct nvmf_port *port;
 	struct nvmf_rdma_device *dev;
 	struct nvme_rdma_cm_conn conn;
-	uint32_t ord, ird;                 /* RDMA READ depths, capped by the device */
+	uint32_t ord;                      /* our RDMA READ depth: the host's IRD, capped by
+					    * the device (nvme_rdma_cm_read_depth) */
 	char peer[64];                     /* "addr:port" for messages */
 };
 

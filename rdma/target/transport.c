@@ -292,8 +292,10 @@ int nvmf_rdma_pg_add_queue_op(struct nvmf_tpg *tpg, void *conn)
 	memset(&p, 0, sizeof(p));
 	p.private_data = &rep;
 	p.private_data_len = sizeof(rep);
+	/* Our RDMA READ depth; the host reads nothing of ours (NVMe/RDMA binding): no
+	 * responder resources for it, as nvmet and SPDK. */
 	p.initiator_depth = (uint8_t)(cr->ord > 255 ? 255 : cr->ord);
-	p.responder_resources = (uint8_t)(cr->ird > 255 ? 255 : cr->ird);
+	p.responder_resources = 0;
 	p.rnr_retry_count = 7;
 	p.retry_count = 7;
 	p.flow_control = 1;
@@ -353,14 +355,19 @@ static struct rdma_cm_id *on_connect_request(struct nvmf_rdma_transport *t, stru
 	}
 	cr.dev = dev;
 	/* The CM swaps the fields: initiator_depth here is the host's responder resources,
-	 * the most RDMA READs we may have outstanding against it. */
-	const struct ibv_device_attr *attr = &dev->dev->attr;
-	cr.ord = ev->param.conn.initiator_depth;
-	if (cr.ord > (uint32_t)attr->max_qp_init_rd_atom)
-		cr.ord = (uint32_t)attr->max_qp_init_rd_atom;
-	cr.ird = ev->param.conn.responder_resources;
-	if (cr.ird > (uint32_t)attr->max_qp_rd_atom)
-		cr.ird = (uint32_t)attr->max_qp_rd_atom;
+	 * the most RDMA READs we may have outstanding against it; clamped to the device's,
+	 * refused only when the host serves none (nvme/rdma-cm.c). What the host asked for
+	 * itself (responder_resources here) is never granted: see rdma_accept below. */
+	int max_ord = dev->dev->attr.max_qp_init_rd_atom;
+	sts = nvme_rdma_cm_read_depth(ev->param.conn.initiator_depth, max_ord > 0 ? (uint32_t)max_ord : 0,
+				      &cr.ord);
+	if (sts) {
+		NVMF_RDMA_LOG("rejecting connect from %s (queue %u): %s (the host serves %u RDMA READs, "
+			      "%s issues %d)\n", cr.peer, cr.conn.qid, nvme_rdma_cm_status_str(sts),
+			      ev->param.conn.initiator_depth, dev->dev->name, max_ord);
+		reject(t, id, sts);
+		return id;
+	}
 	/* Until its group creates the queue, an event of this cm_id has no queue. */
 	id->context = NULL;
 	*handoff = malloc(sizeof(cr));

@@ -195,7 +195,47 @@ static void reject_data_shorter_than_4_bytes_or_missing_has_no_status(void)
 	CU_ASSERT_EQUAL(nvme_rdma_cm_parse_rej(NULL, 4), -1);
 }
 
+/* The host offers no RDMA READ responder resources: nothing could fetch write data or the
+ * admin Connect's data (always keyed), so the request is refused with Invalid IRD (07h),
+ * as SPDK does; a device that cannot issue READs is out of resources. */
+static void host_ird_0_is_rejected_with_invalid_ird(void)
+{
+	uint32_t ord = 77;
+	CU_ASSERT_EQUAL(nvme_rdma_cm_read_depth(0, 16, &ord), NVME_RDMA_CM_INVALID_IRD);
+	CU_ASSERT_EQUAL(NVME_RDMA_CM_INVALID_IRD, 0x07);
+	CU_ASSERT_EQUAL(nvme_rdma_cm_read_depth(0, 0, &ord), NVME_RDMA_CM_INVALID_IRD);
+	CU_ASSERT_EQUAL(nvme_rdma_cm_read_depth(4, 0, &ord), NVME_RDMA_CM_NO_RSC);
+	CU_ASSERT_EQUAL(ord, 77);   /* untouched on a reject */
+}
+
+/* Otherwise the depth is clamped, never refused (nvmet: min(initiator_depth,
+ * max_qp_init_rd_atom)): the smaller of what the host serves and the device issues. */
+static void read_depth_is_the_smaller_of_host_ird_and_device_max_ord(void)
+{
+	uint32_t ord = 0;
+	CU_ASSERT_EQUAL(nvme_rdma_cm_read_depth(128, 16, &ord), 0);
+	CU_ASSERT_EQUAL(ord, 16);
+	CU_ASSERT_EQUAL(nvme_rdma_cm_read_depth(4, 16, &ord), 0);
+	CU_ASSERT_EQUAL(ord, 4);
+	CU_ASSERT_EQUAL(nvme_rdma_cm_read_depth(1, 1, &ord), 0);
+	CU_ASSERT_EQUAL(ord, 1);
+	CU_ASSERT_EQUAL(nvme_rdma_cm_read_depth(255, 255, &ord), 0);
+	CU_ASSERT_EQUAL(ord, 255);
+}
+
+static void ird_and_ord_statuses_are_named_after_the_depth_refused(void)
+{
+	CU_ASSERT_EQUAL(NVME_RDMA_CM_INVALID_ORD, 0x08);
+	CU_ASSERT_STRING_EQUAL(nvme_rdma_cm_status_str(NVME_RDMA_CM_INVALID_IRD),
+			       "invalid IRD: the host's RDMA READ responder resources");
+	CU_ASSERT_STRING_EQUAL(nvme_rdma_cm_status_str(NVME_RDMA_CM_INVALID_ORD),
+			       "invalid ORD: the host's RDMA READ initiator depth");
+}
+
 const struct unit_test nvme_rdma_cm_tests[] = {
+	{"host_ird_0_is_rejected_with_invalid_ird", host_ird_0_is_rejected_with_invalid_ird},
+	{"read_depth_is_the_smaller_of_host_ird_and_device_max_ord", read_depth_is_the_smaller_of_host_ird_and_device_max_ord},
+	{"ird_and_ord_statuses_are_named_after_the_depth_refused", ird_and_ord_statuses_are_named_after_the_depth_refused},
 	{"private_data_shorter_than_32_bytes_is_rejected_with_invalid_len", private_data_shorter_than_32_bytes_is_rejected_with_invalid_len},
 	{"nonzero_recfmt_is_rejected_with_invalid_recfmt", nonzero_recfmt_is_rejected_with_invalid_recfmt},
 	{"linux_admin_queue_request_is_accepted_with_32_receives", linux_admin_queue_request_is_accepted_with_32_receives},

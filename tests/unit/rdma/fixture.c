@@ -159,9 +159,9 @@ void rx_teardown(struct rx *x)
 {
 	rx_hold_backend(x, false);
 	rx_release_backend(x);
-	for (unsigned i = 0; i < x->nq; i++)
-		if (x->queues[i]->q)
-			nvmf_rdma_queue_disconnect(x->queues[i]->q, NULL);
+	/* Every queue, the host's or one the CM made and no host adopted. */
+	for (struct nvmf_rdma_queue *q = x->pg->queues; q; q = q->next)
+		nvmf_rdma_queue_disconnect(q, NULL);
 	rx_run(x);
 	CU_ASSERT_PTR_NULL(x->pg->queues);
 	CU_ASSERT_EQUAL(x->pg->ndying, 0);
@@ -210,6 +210,44 @@ struct rxq *rxq_create(struct rx *x, uint16_t qid, uint16_t recv_depth, uint16_t
 	h->qp = fv_qp_of(q->qp);
 	h->qid = qid;
 	h->recv_depth = recv_depth;
+	h->hrqsize = hrqsize;
+	h->next_cid = 1;
+	fv_host_credits(h->qp, hrqsize);
+	x->queues[x->nq++] = h;
+	return h;
+}
+
+struct fv_cm_id *rx_cm_request(struct rx *x, const void *pdata, uint8_t len, uint8_t host_ird,
+			       uint8_t host_ord)
+{
+	struct fv_cm_id *c = fv_cm_connect(x->fd, &x->listen_id, pdata, len, host_ird, host_ord);
+	CU_ASSERT(nvmf_rdma_process_cm_events(x->pg) >= 1);
+	return c;
+}
+
+struct fv_cm_id *rx_cm_connect(struct rx *x, uint16_t qid, uint16_t size, uint8_t host_ird,
+			       uint8_t host_ord)
+{
+	struct nvme_rdma_cm_req req;
+	nvme_rdma_cm_build_req(&req, qid, size);
+	return rx_cm_request(x, &req, sizeof(req), host_ird, host_ord);
+}
+
+struct rxq *rxq_adopt(struct rx *x, struct fv_cm_id *c, uint16_t hrqsize)
+{
+	CU_ASSERT_FATAL(c->accepted && !c->destroyed && x->nq < RX_MAX_QUEUES);
+	struct nvmf_rdma_queue *q = c->id.context;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+	fv_cm_event(c, RDMA_CM_EVENT_ESTABLISHED);
+	nvmf_rdma_process_cm_events(x->pg);
+	CU_ASSERT_EQUAL_FATAL(q->state, NVMF_RDMA_Q_LIVE);
+	struct rxq *h = calloc(1, sizeof(*h));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	h->x = x;
+	h->q = q;
+	h->qp = fv_qp_of(q->qp);
+	h->qid = q->qid;
+	h->recv_depth = (uint16_t)q->recv_depth;
 	h->hrqsize = hrqsize;
 	h->next_cid = 1;
 	fv_host_credits(h->qp, hrqsize);

@@ -88,6 +88,21 @@ void rx_teardown(struct rx *x);
 /* rxq_create - the queue a CM REQ for @qid would make: @recv_depth capsules (HSQSIZE + 1),
  * @hrqsize host receives, @ord RDMA READs in flight; LIVE, host receives posted. */
 struct rxq *rxq_create(struct rx *x, uint16_t qid, uint16_t recv_depth, uint16_t hrqsize, uint32_t ord);
+/* rx_cm_request - a host's CM REQ with @len bytes of private data @pdata, offering
+ * @host_ird RDMA READs it serves and asking for @host_ord of its own (fv_cm_connect),
+ * handled at once by the transport's CM event processing on the main group (validation,
+ * placement, queue creation, accept or reject). The cm_id tells what became of it:
+ * accepted (its queue in id.context, CONNECTING) or rejected (reject_sts), destroyed. */
+struct fv_cm_id *rx_cm_request(struct rx *x, const void *pdata, uint8_t len, uint8_t host_ird,
+			       uint8_t host_ord);
+/* rx_cm_connect - the same with the CM REQ the Linux host sends for queue @qid of @size
+ * entries (nvme_rdma_cm_build_req). */
+struct fv_cm_id *rx_cm_connect(struct rx *x, uint16_t qid, uint16_t size, uint8_t host_ird,
+			       uint8_t host_ord);
+/* rxq_adopt - ESTABLISHED on the queue @c was accepted with (delivered and handled), and the
+ * host's end of it, with @hrqsize receives posted for responses. Asserts. */
+struct rxq *rxq_adopt(struct rx *x, struct fv_cm_id *c, uint16_t hrqsize);
+
 /* rx_admin - the admin queue (32 entries, ORD 16) connected as RX_HOSTNQN (x->cntlid)
  * and enabled (Property Set CC). Asserts. */
 struct rxq *rx_admin(struct rx *x);

@@ -19,6 +19,21 @@ static void consumer_reject_with_private_data_names_the_nvme_rdma_status(void)
 	CU_ASSERT_STRING_EQUAL(msg, "rejected by target: NVMe/RDMA status 6 (no resources)");
 }
 
+/* The target refused one of the RDMA READ depths the host offered: the message names it. */
+static void consumer_reject_for_ird_or_ord_names_the_read_depth(void)
+{
+	uint8_t pdata[148] = { 0, 0, 7, 0 };
+	char msg[160];
+	CU_ASSERT_EQUAL(nvmf_rh_reject_msg(NVMF_RH_IB_REJ_CONSUMER, pdata, sizeof(pdata), msg, sizeof(msg)),
+			-ECONNREFUSED);
+	CU_ASSERT_STRING_EQUAL(msg, "rejected by target: NVMe/RDMA status 7 "
+			       "(invalid IRD: the host's RDMA READ responder resources)");
+	pdata[2] = 8;
+	nvmf_rh_reject_msg(NVMF_RH_IB_REJ_CONSUMER, pdata, sizeof(pdata), msg, sizeof(msg));
+	CU_ASSERT_STRING_EQUAL(msg, "rejected by target: NVMe/RDMA status 8 "
+			       "(invalid ORD: the host's RDMA READ initiator depth)");
+}
+
 static void consumer_reject_without_private_data_says_no_status(void)
 {
 	char msg[160];
@@ -104,6 +119,7 @@ static void bad_trsvcid_is_einval_naming_it(void)
 const struct unit_test rdma_host_wire_tests[] = {
 	{"consumer_reject_with_private_data_names_the_nvme_rdma_status",
 	 consumer_reject_with_private_data_names_the_nvme_rdma_status},
+	{"consumer_reject_for_ird_or_ord_names_the_read_depth", consumer_reject_for_ird_or_ord_names_the_read_depth},
 	{"consumer_reject_without_private_data_says_no_status", consumer_reject_without_private_data_says_no_status},
 	{"reject_for_a_port_nobody_listens_on_says_so", reject_for_a_port_nobody_listens_on_says_so},
 	{"incapsule_size_is_ioccsz_times_16_minus_64_capped_at_16_kib",
