@@ -83,12 +83,14 @@ struct nvmf_rdma_verbs {
 	struct ibv_qp *(*create_qp)(struct rdma_cm_id *id, struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *attr);
 	void (*destroy_qp)(struct rdma_cm_id *id, struct ibv_qp *qp);
-	/* connection management (librdmacm) of the queues' cm_ids and of the event channels
-	 * (the listeners' own ids are made and destroyed directly: tests replace ops->listen):
-	 * get_cm_event - the next event of @ec (non-blocking: -1 with errno EAGAIN when none);
+	/* connection management (librdmacm) of the queues' cm_ids and of the poll groups' event
+	 * channels (the listeners' own ids and channel are made and destroyed directly: tests
+	 * replace ops->create and ops->listen): create/destroy_event_channel; get_cm_event - the next event of @ec (non-blocking: -1 with errno EAGAIN when none);
 	 * ack_cm_event - done with it; accept / reject (with NVMe/RDMA private data) /
 	 * disconnect / migrate_id (events to @ec from now on) / destroy_id as the rdma_* calls:
 	 * 0, or -1 with errno. */
+	struct rdma_event_channel *(*create_event_channel)(void);
+	void (*destroy_event_channel)(struct rdma_event_channel *ec);
 	int (*get_cm_event)(struct rdma_event_channel *ec, struct rdma_cm_event **ev);
 	int (*ack_cm_event)(struct rdma_cm_event *ev);
 	int (*accept)(struct rdma_cm_id *id, struct rdma_conn_param *param);

@@ -420,13 +420,13 @@ struct nvmf_tpg *nvmf_rdma_pg_create_op(struct nvmf_transport *base, struct nvmf
 		pg->ec = t->ec;
 		return &pg->base;
 	}
-	pg->ec = rdma_create_event_channel();
+	pg->ec = t->verbs->create_event_channel();
 	int fl = pg->ec ? fcntl(pg->ec->fd, F_GETFL) : -1;
 	if (fl < 0 || fcntl(pg->ec->fd, F_SETFL, fl | O_NONBLOCK) ||
 	    nvmf_pg_add_wait_fd(core_pg, pg->ec->fd)) {
 		snprintf(err, errlen, "poll group %u: rdma event channel: %s", core_pg->index, strerror(errno));
 		if (pg->ec)
-			rdma_destroy_event_channel(pg->ec);
+			t->verbs->destroy_event_channel(pg->ec);
 		nvmf_rdma_pg_fini(pg);
 		free(pg);
 		return NULL;
@@ -445,7 +445,7 @@ void nvmf_rdma_pg_destroy_op(struct nvmf_tpg *tpg)
 	nvmf_rdma_pg_fini(pg);
 	if (pg->ec && pg->ec != pg->t->ec) {
 		nvmf_pg_del_wait_fd(tpg->pg, pg->ec->fd);
-		rdma_destroy_event_channel(pg->ec);
+		pg->t->verbs->destroy_event_channel(pg->ec);
 	}
 	free(pg);
 }

@@ -712,26 +712,63 @@ void fv_cm_event(struct fv_cm_id *c, enum rdma_cm_event_type type)
 	cm_push(c->dev, e);
 }
 
-/* The fake has one event channel, the transport's: every id's events come through it. */
 static struct fv_dev *dev_of_channel(struct rdma_event_channel *ec)
 {
-	return container_of(ec, struct fv_dev, cm_channel);
+	return container_of(ec, struct fv_channel, ec)->dev;
+}
+
+/* The channel an event comes out of: its id's (a request's: the listener's). */
+static struct rdma_event_channel *event_channel(const struct fv_cm_event *e)
+{
+	return e->ev.event == RDMA_CM_EVENT_CONNECT_REQUEST ? e->ev.listen_id->channel : e->ev.id->channel;
 }
 
 static int fv_get_cm_event(struct rdma_event_channel *ec, struct rdma_cm_event **ev)
 {
 	struct fv_dev *d = dev_of_channel(ec);
-	struct fv_cm_event *e = d->cm_head;
+	struct fv_cm_event **pp = &d->cm_head;
+	while (*pp && event_channel(*pp) != ec)
+		pp = &(*pp)->next;
+	struct fv_cm_event *e = *pp;
 	if (!e) {
 		errno = EAGAIN;
 		return -1;
 	}
-	d->cm_head = e->next;
-	if (!d->cm_head)
-		d->cm_tail = &d->cm_head;
+	*pp = e->next;
+	d->cm_tail = &d->cm_head;
+	while (*d->cm_tail)
+		d->cm_tail = &(*d->cm_tail)->next;
 	d->cm_unacked++;
 	*ev = &e->ev;
 	return 0;
+}
+
+/* The device the poll groups' channels belong to: the latest made (tests use one). */
+static struct fv_dev *current_dev;
+
+static struct rdma_event_channel *fv_create_event_channel(void)
+{
+	struct fv_channel *c = calloc(1, sizeof(*c));
+	if (!c || !current_dev)
+		abort();
+	c->dev = current_dev;
+	c->ec.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c->ec.fd < 0)
+		abort();
+	current_dev->nec++;
+	return &c->ec;
+}
+
+static void fv_destroy_event_channel(struct rdma_event_channel *ec)
+{
+	struct fv_channel *c = container_of(ec, struct fv_channel, ec);
+	if (c == &c->dev->cm) {
+		fv_violation(c->dev, "the transport's own event channel destroyed by a poll group");
+		return;
+	}
+	c->dev->nec--;
+	close(ec->fd);
+	free(c);
 }
 
 static int fv_ack_cm_event(struct rdma_cm_event *ev)
@@ -796,9 +833,6 @@ static int fv_destroy_id(struct rdma_cm_id *id)
 }
 
 /* ---- asynchronous events ---- */
-
-/* The device whose device and port events are acked (the latest made: tests use one). */
-static struct fv_dev *device_events_dev;
 
 static bool is_qp_event(enum ibv_event_type t)
 {
@@ -881,9 +915,9 @@ static void fv_ack_async_event(struct ibv_async_event *ev)
 		fv_srq_of(ev->element.srq)->dev->async_acked++;
 	} else if (ev->event_type == IBV_EVENT_CQ_ERR) {
 		container_of(ev->element.cq, struct fv_cq, cq)->dev->async_acked++;
-	} else if (device_events_dev) {
+	} else if (current_dev) {
 		/* device and port events carry no pointer back: the device of the test */
-		device_events_dev->async_acked++;
+		current_dev->async_acked++;
 	}
 }
 
@@ -903,16 +937,19 @@ struct fv_dev *fv_dev_new(void)
 	d->ctx.async_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (d->ctx.async_fd < 0)
 		abort();
-	d->cm_channel.fd = -1;
+	d->cm.dev = d;
+	d->cm.ec.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->cm.ec.fd < 0)
+		abort();
 	d->cm_tail = &d->cm_head;
 	d->aev_tail = &d->aev_head;
-	device_events_dev = d;
+	current_dev = d;
 	return d;
 }
 
 unsigned fv_dev_live(const struct fv_dev *d)
 {
-	unsigned n = d->nqp + d->ncq + d->nsrq + d->nchannel + d->ncm_id;
+	unsigned n = d->nqp + d->ncq + d->nsrq + d->nchannel + d->ncm_id + d->nec;
 	for (const struct fv_mr *m = d->mrs; m; m = m->next)
 		n++;
 	return n;
@@ -950,8 +987,9 @@ void fv_dev_free(struct fv_dev *d)
 		free(a);
 	}
 	close(d->ctx.async_fd);
-	if (device_events_dev == d)
-		device_events_dev = NULL;
+	close(d->cm.ec.fd);
+	if (current_dev == d)
+		current_dev = NULL;
 	free(d);
 }
 
@@ -974,6 +1012,8 @@ const struct nvmf_rdma_verbs fake_verbs = {
 	.destroy_srq = fv_destroy_srq,
 	.create_qp = fv_create_qp,
 	.destroy_qp = fv_destroy_qp,
+	.create_event_channel = fv_create_event_channel,
+	.destroy_event_channel = fv_destroy_event_channel,
 	.get_cm_event = fv_get_cm_event,
 	.ack_cm_event = fv_ack_cm_event,
 	.accept = fv_accept,

@@ -144,6 +144,14 @@ struct fv_cm_event {
 	struct fv_cm_event *next;
 };
 
+/* An rdma_cm event channel: the device's own (fv_dev.cm, the transport's t->ec) or one a
+ * poll group made (create_event_channel). An event comes out of the channel its id is on
+ * (the listener's for a CONNECT_REQUEST). */
+struct fv_channel {
+	struct rdma_event_channel ec;      /* ec.fd: an eventfd, for the group's epoll */
+	struct fv_dev *dev;
+};
+
 /* An asynchronous event of the device not taken yet. */
 struct fv_async {
 	struct ibv_async_event ev;
@@ -169,7 +177,8 @@ struct fv_dev {
 	struct fv_host_mr *hmr;
 	unsigned nhmr, hmr_alloc;
 	/* the CM: one event channel (the transport's), its events in order, the ids */
-	struct rdma_event_channel cm_channel;
+	struct fv_channel cm;              /* the transport's channel (the listeners') */
+	unsigned nec;                      /* channels made by create_event_channel, live */
 	struct fv_cm_event *cm_head, **cm_tail;
 	struct fv_cm_id *cm_ids;
 	unsigned ncm_id;                   /* ids not destroyed */
@@ -183,7 +192,8 @@ struct fv_dev {
 struct fv_dev *fv_dev_new(void);
 /* fv_dev_free - free the device and everything left on it. */
 void fv_dev_free(struct fv_dev *d);
-/* fv_dev_live - MRs, QPs, CQs, SRQs, channels and connection cm_ids still allocated. */
+/* fv_dev_live - MRs, QPs, CQs, SRQs, channels (completion and CM) and connection cm_ids
+ * still allocated. */
 unsigned fv_dev_live(const struct fv_dev *d);
 /* fv_violation - count and print a broken rule (printf format). */
 void fv_violation(struct fv_dev *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

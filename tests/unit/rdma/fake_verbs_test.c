@@ -188,13 +188,13 @@ static void async_events_are_taken_in_order_and_must_be_acked_before_destroy(voi
 static void cm_request_records_the_answer_on_its_id(void)
 {
 	struct fv_dev *d = fv_dev_new();
-	struct rdma_cm_id listen = { .channel = &d->cm_channel };
+	struct rdma_cm_id listen = { .channel = &d->cm.ec };
 	struct nvme_rdma_cm_req req;
 	nvme_rdma_cm_build_req(&req, 1, 64);
 	struct fv_cm_id *c = fv_cm_connect(d, &listen, &req, sizeof(req), 7, 3);
 	CU_ASSERT_EQUAL(fv_dev_live(d), 1);
 	struct rdma_cm_event *ev;
-	CU_ASSERT_EQUAL_FATAL(fake_verbs.get_cm_event(&d->cm_channel, &ev), 0);
+	CU_ASSERT_EQUAL_FATAL(fake_verbs.get_cm_event(&d->cm.ec, &ev), 0);
 	CU_ASSERT_EQUAL(ev->event, RDMA_CM_EVENT_CONNECT_REQUEST);
 	CU_ASSERT_PTR_EQUAL(ev->id, &c->id);
 	CU_ASSERT_PTR_EQUAL(ev->listen_id, &listen);
@@ -203,7 +203,7 @@ static void cm_request_records_the_answer_on_its_id(void)
 	CU_ASSERT_EQUAL(ev->param.conn.private_data_len, sizeof(req));
 	CU_ASSERT_EQUAL(memcmp(ev->param.conn.private_data, &req, sizeof(req)), 0);
 	fake_verbs.ack_cm_event(ev);
-	CU_ASSERT_NOT_EQUAL(fake_verbs.get_cm_event(&d->cm_channel, &ev), 0);
+	CU_ASSERT_NOT_EQUAL(fake_verbs.get_cm_event(&d->cm.ec, &ev), 0);
 	struct nvme_rdma_cm_rej rej;
 	nvme_rdma_cm_build_rej(&rej, NVME_RDMA_CM_INVALID_IRD);
 	CU_ASSERT_EQUAL(fake_verbs.reject(&c->id, &rej, sizeof(rej)), 0);

@@ -18,7 +18,7 @@ static struct nvmf_transport *rx_create(struct nvmf_tgt *tgt, char *err, size_t 
 		return NULL;
 	}
 	nvmf_rdma_transport_setup(t, tgt, &fake_verbs);
-	t->ec = &x->fd->cm_channel;   /* the fake CM's: the main group takes it */
+	t->ec = &x->fd->cm.ec;   /* the fake CM's: the main group takes it */
 	return &t->base;
 }
 
