@@ -369,6 +369,9 @@ static void fv_destroy_qp(struct rdma_cm_id *id, struct ibv_qp *qp)
 	d->aev_tail = &d->aev_head;
 	while (*d->aev_tail)
 		d->aev_tail = &(*d->aev_tail)->next;
+	/* What it took from the SRQ and never gave back is gone for good. */
+	d->srq_lost += fv_posted(&q->srq_held);
+	q->srq_held.head = q->srq_held.len;
 	q->destroyed = q->error = true;
 	d->nqp--;
 }
@@ -385,7 +388,21 @@ static enum ibv_wc_opcode wc_opcode(enum ibv_wr_opcode op)
 	}
 }
 
-/* Error state: every WR not executed yet, signaled or not, and every own receive. */
+/* What @q took from its SRQ, flushed; then, on a device that raises it, LAST_WQE_REACHED
+ * (once per error state). */
+static void srq_release(struct fv_qp *q, bool event)
+{
+	while (fv_posted(&q->srq_held))
+		complete(q, true, -1, q->srq_held.r[q->srq_held.head++].wr_id, IBV_WC_WR_FLUSH_ERR,
+			 IBV_WC_RECV, 0);
+	if (event && !q->last_wqe_sent) {
+		q->last_wqe_sent = true;
+		fv_async_event(q->dev, IBV_EVENT_QP_LAST_WQE_REACHED, &q->qp);
+	}
+}
+
+/* Error state: every WR not executed yet, signaled or not, and every own receive; with an
+ * SRQ what the QP took from it, and the event that no more will be. */
 void fv_flush(struct fv_qp *q)
 {
 	q->error = true;
@@ -396,6 +413,34 @@ void fv_flush(struct fv_qp *q)
 	}
 	while (fv_posted(&q->rq))
 		complete(q, true, -1, q->rq.r[q->rq.head++].wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0);
+	if (q->qp.srq && (q->dev->no_last_wqe_events || !q->dev->hold_last_wqe))
+		srq_release(q, !q->dev->no_last_wqe_events);
+}
+
+unsigned fv_srq_assign(struct fv_qp *q, unsigned n)
+{
+	if (!q->qp.srq || q->error)
+		return 0;
+	struct fv_rq *srq = &fv_srq_of(q->qp.srq)->rq;
+	unsigned k = 0;
+	for (; k < n && fv_posted(srq); k++) {
+		if (q->srq_held.head == q->srq_held.len)
+			q->srq_held.head = q->srq_held.len = 0;
+		q->srq_held.r = grow(q->srq_held.r, &q->srq_held.alloc, q->srq_held.len + 1,
+				     sizeof(*q->srq_held.r));
+		q->srq_held.r[q->srq_held.len++] = srq->r[srq->head++];
+	}
+	return k;
+}
+
+void fv_last_wqe(struct fv_qp *q)
+{
+	if (!q->error || !q->qp.srq || q->destroyed) {
+		fv_violation(q->dev, "QP %u: LAST_WQE_REACHED asked of a QP not in error on an SRQ",
+			     q->qp.qp_num);
+		return;
+	}
+	srq_release(q, true);
 }
 
 static void qp_flush(struct fv_qp *q)
@@ -966,6 +1011,7 @@ void fv_dev_free(struct fv_dev *d)
 		struct fv_qp *q = d->qps;
 		d->qps = q->next;
 		free(q->rq.r);
+		free(q->srq_held.r);
 		free(q->sq);
 		free(q->resp);
 		free(q);

@@ -88,6 +88,10 @@ struct fv_qp {
 	unsigned reads_max, sends_max;     /* most READs / SENDs posted and not executed at once */
 	unsigned rnr;                      /* SENDs that found no host receive (retried later) */
 	unsigned events_unacked;           /* its asynchronous events taken and not acked */
+	struct fv_rq srq_held;             /* receives taken from its SRQ for messages in flight
+					    * (fv_srq_assign): given back, flushed, only in the
+					    * error state, before LAST_WQE_REACHED */
+	bool last_wqe_sent;                /* the error state's LAST_WQE_REACHED raised */
 	struct fv_qp *next;
 };
 
@@ -167,6 +171,13 @@ struct fv_dev {
 	int fail_post_send_at;             /* -1; k >= 0: the next post_send fails at its WR k */
 	bool exec_on_post;                 /* the host runs each post at once (a fast peer) */
 	bool hold_flush;                   /* the error state flushes nothing until fv_flush */
+	bool hold_last_wqe;                /* a QP on an SRQ in error keeps what it took from the
+					    * SRQ, and raises no LAST_WQE_REACHED, until fv_last_wqe */
+	bool no_last_wqe_events;           /* like rxe and iWARP: SRQ receives held by a QP are
+					    * flushed at once in the error state, no event */
+	unsigned srq_lost;                 /* SRQ receives a QP held when it was destroyed: lost
+					    * to the SRQ for good (IB spec: destroy only after
+					    * LAST_WQE_REACHED, or WQEs may leak) */
 	unsigned posts;                    /* post_send calls */
 	unsigned violations;
 	char why[256];                     /* the first violation */
@@ -228,8 +239,16 @@ bool fv_host_take(struct fv_qp *qp, struct fv_resp *out);
 
 /* ---- late events ---- */
 
-/* fv_flush - the flush completions of @qp, in error, that hold_flush kept back. */
+/* fv_flush - the flush completions of @qp, in error, that hold_flush kept back (with an
+ * SRQ: then, unless hold_last_wqe, what it took from the SRQ and LAST_WQE_REACHED). */
 void fv_flush(struct fv_qp *qp);
+/* fv_srq_assign - the device takes up to @n receives from @qp's SRQ for messages arriving
+ * on @qp (its oldest posted; no completion yet): they leave the SRQ, held by the QP.
+ * Returns how many. */
+unsigned fv_srq_assign(struct fv_qp *qp, unsigned n);
+/* fv_last_wqe - @qp (in error, on an SRQ) gives back what it held: a flush completion
+ * (IBV_WC_WR_FLUSH_ERR) for each, then the asynchronous IBV_EVENT_QP_LAST_WQE_REACHED. */
+void fv_last_wqe(struct fv_qp *qp);
 
 /* ---- the connection manager ---- */
 

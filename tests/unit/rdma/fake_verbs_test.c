@@ -216,6 +216,59 @@ static void cm_request_records_the_answer_on_its_id(void)
 	fv_dev_free(d);
 }
 
+/* A QP on an SRQ holds the receives it took for messages in flight: in the error state
+ * it gives them back (flushed) and then raises LAST_WQE_REACHED, at once or when the test
+ * says (hold_last_wqe); destroyed before that, they are lost to the SRQ. */
+static void srq_receives_held_by_a_qp_come_back_before_last_wqe_or_are_lost(void)
+{
+	struct fv_dev *d = fv_dev_new();
+	uint8_t buf[4][64];
+	struct ibv_mr *mr = fake_verbs.reg_mr(&d->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_cq *cq = fake_verbs.create_cq(&d->ctx, 64, NULL, NULL);
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_srq *srq = fake_verbs.create_srq(&d->pd, &sa);
+	struct ibv_qp_init_attr qa = { .send_cq = cq, .recv_cq = cq, .srq = srq, .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = 4, .max_send_sge = 1 } };
+	struct ibv_qp *a = fake_verbs.create_qp(NULL, &d->pd, &qa), *b = fake_verbs.create_qp(NULL, &d->pd, &qa);
+	struct ibv_sge sge[4];
+	struct ibv_recv_wr rwr[4], *bad = NULL;
+	for (int i = 0; i < 4; i++) {
+		sge[i] = (struct ibv_sge){ (uintptr_t)buf[i], 64, mr->lkey };
+		rwr[i] = (struct ibv_recv_wr){ .wr_id = (uint64_t)i + 1, .sg_list = &sge[i], .num_sge = 1,
+					       .next = i < 3 ? &rwr[i + 1] : NULL };
+	}
+	CU_ASSERT_EQUAL_FATAL(fake_verbs.post_srq_recv(srq, rwr, &bad), 0);
+	CU_ASSERT_EQUAL(fv_srq_assign(fv_qp_of(a), 2), 2);
+	CU_ASSERT_EQUAL(fv_srq_assign(fv_qp_of(b), 1), 1);
+	CU_ASSERT_EQUAL(fv_posted(&fv_srq_of(srq)->rq), 1);
+	d->hold_last_wqe = true;
+	fake_verbs.qp_error(a);
+	struct ibv_wc wc[4];
+	CU_ASSERT_EQUAL(fake_verbs.poll_cq(cq, 4, wc), 0);
+	CU_ASSERT_EQUAL(fv_async_pending(d), 0);
+	fv_last_wqe(fv_qp_of(a));
+	CU_ASSERT_EQUAL_FATAL(fake_verbs.poll_cq(cq, 4, wc), 2);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_WR_FLUSH_ERR);
+	CU_ASSERT_EQUAL(wc[0].wr_id, 1);
+	CU_ASSERT_EQUAL(wc[1].wr_id, 2);
+	CU_ASSERT_EQUAL(wc[0].qp_num, a->qp_num);
+	struct ibv_async_event ev;
+	CU_ASSERT_EQUAL_FATAL(fake_verbs.get_async_event(&d->ctx, &ev), 0);
+	CU_ASSERT_EQUAL(ev.event_type, IBV_EVENT_QP_LAST_WQE_REACHED);
+	CU_ASSERT_PTR_EQUAL(ev.element.qp, a);
+	fake_verbs.ack_async_event(&ev);
+	fake_verbs.destroy_qp(NULL, a);
+	CU_ASSERT_EQUAL(d->srq_lost, 0);
+	fake_verbs.destroy_qp(NULL, b);            /* before its error state: the one it held */
+	CU_ASSERT_EQUAL(d->srq_lost, 1);
+	fake_verbs.destroy_srq(srq);
+	fake_verbs.destroy_cq(cq);
+	fake_verbs.dereg_mr(mr);
+	CU_ASSERT_EQUAL(d->violations, 0);
+	CU_ASSERT_EQUAL(fv_dev_live(d), 0);
+	fv_dev_free(d);
+}
+
 const struct unit_test fake_verbs_tests[] = {
 	{ "host_executes_in_order_and_completes_only_signaled_wrs",
 	  host_executes_in_order_and_completes_only_signaled_wrs },
@@ -227,5 +280,7 @@ const struct unit_test fake_verbs_tests[] = {
 	{ "async_events_are_taken_in_order_and_must_be_acked_before_destroy",
 	  async_events_are_taken_in_order_and_must_be_acked_before_destroy },
 	{ "cm_request_records_the_answer_on_its_id", cm_request_records_the_answer_on_its_id },
+	{ "srq_receives_held_by_a_qp_come_back_before_last_wqe_or_are_lost",
+	  srq_receives_held_by_a_qp_come_back_before_last_wqe_or_are_lost },
 	{ NULL, NULL },
 };
