@@ -10,6 +10,8 @@
  *   queue.c       one RC QP per NVMe queue: CQE buffers, WR chains, teardown
  *   request.c     the per-request state machine and the core's queue_response
  *   rq.c          receive queues: a poll group's SRQ, or a queue's own
+ *   async.c       the devices' asynchronous events (QP errors, LAST_WQE_REACHED, SRQ,
+ *                 port and device events), read by the main group, handled by the owner
  *   pool.c        registered data buffers per device (PD), allocated once
  *   verbs.c       every verbs call of the data path and of resource set-up, through one
  *                 table (struct nvmf_rdma_verbs) that the unit tests replace with a fake
@@ -161,12 +163,25 @@ void nvmf_rdma_pool_fini(struct nvmf_rdma_pool *p);
 void *nvmf_rdma_pool_get(struct nvmf_rdma_pool *p, uint32_t len, unsigned *cls_out);
 void nvmf_rdma_pool_put(struct nvmf_rdma_pool *p, void *buf, unsigned cls);
 
+/* A pool's buffers, all classes added up. */
+struct nvmf_rdma_pool_stats {
+	uint32_t count;        /* buffers */
+	uint32_t nfree;        /* in the pool now (not counting the groups' caches) */
+	uint64_t double_puts;  /* releases of a buffer already free (a bug if not 0) */
+};
+/* nvmf_rdma_pool_stats - @p's counts now, under its lock (any thread). */
+void nvmf_rdma_pool_stats(struct nvmf_rdma_pool *p, struct nvmf_rdma_pool_stats *st);
+
 /* ---- devices (transport.c) ---- */
 
-/* A device the transport uses: the shared context (PD, attributes) and its data pool. */
+/* A device the transport uses: the shared context (PD, attributes) and its data pool. The
+ * list (t->devices) is the main group's; its async_fd is the main group's to read. */
 struct nvmf_rdma_device {
 	struct nvmf_rdma_dev *dev;         /* rdma/device.h */
 	struct nvmf_rdma_pool pool;
+	bool last_wqe_event;               /* raises IBV_EVENT_QP_LAST_WQE_REACHED: not rxe
+					    * (vendor 0 or 0xffffff) nor iWARP, as SPDK tells */
+	uint64_t async_events;             /* asynchronous events read (main group) */
 	struct nvmf_rdma_device *next;
 };
 
@@ -217,6 +232,9 @@ void nvmf_rdma_rq_fini(struct nvmf_rdma_rq *rq);
 int nvmf_rdma_rq_post_all(struct nvmf_rdma_rq *rq);
 /* nvmf_rdma_rq_repost - chain @r for the end-of-pass post of its poll group @pg. */
 void nvmf_rdma_rq_repost(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_recv *r);
+/* nvmf_rdma_rq_kick - have @rq's chained reposts (if any) posted at the end of @pg's pass,
+ * even if none was added in it (after an SRQ event). */
+void nvmf_rdma_rq_kick(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_rq *rq);
 /* nvmf_rdma_rq_flush - post the chained reposts in one call. Returns 0 or errno (the
  * receives not posted stay chained on an SRQ; a queue's own are lost with its QP). */
 int nvmf_rdma_rq_flush(struct nvmf_rdma_rq *rq);
@@ -348,6 +366,8 @@ struct nvmf_rdma_queue {
 	bool dirty;
 	struct nvmf_rdma_queue *next_dirty;
 	bool released;                     /* the core called queue_released */
+	bool last_wqe;                     /* IBV_EVENT_QP_LAST_WQE_REACHED seen: the QP takes
+					    * no more SRQ receives, all it took have completed */
 	uint64_t dying_since_ms;
 	struct nvmf_rdma_queue *next;      /* in pg->queues */
 };
@@ -369,8 +389,10 @@ struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
  * (nvmf_sq_destroy); nvmf_rdma_queue_reap finishes the job. @why is logged (NULL:
  * quietly). */
 void nvmf_rdma_queue_disconnect(struct nvmf_rdma_queue *q, const char *why);
-/* nvmf_rdma_queue_reap - free a dying queue once the core released it and its WRs have
- * flushed (or the flush timed out, @force). Returns true once it is freed. */
+/* nvmf_rdma_queue_reap - free a dying queue once the core released it, its WRs have
+ * flushed and, on an SRQ of a device that raises it, LAST_WQE_REACHED came (or once the
+ * flush timed out, @force: what the QP still held of the SRQ may then be lost). Returns
+ * true once it is freed. */
 bool nvmf_rdma_queue_reap(struct nvmf_rdma_queue *q, uint64_t now_ms, bool force);
 /* nvmf_rdma_queue_chain - add @first..@last (a single WR or a linked pair) to @q's chain
  * for the end-of-pass post; @send is the SEND among them (NULL for an RDMA READ). */
@@ -396,7 +418,8 @@ struct nvmf_rdma_pg_dev {
 		void *buf[NVMF_RDMA_CACHE_MAX];
 		unsigned n, max;
 	} cache[NVMF_RDMA_POOL_CLASSES];
-	struct nvmf_rdma_pg_dev *next;
+	struct nvmf_rdma_pg_dev *next;     /* in pg->devs */
+	struct nvmf_rdma_pg_dev *all_next; /* in t->pgds (under t->pgd_lock) */
 };
 
 /* nvmf_rdma_pgd_buf_get/put - a data buffer through the group's cache. */
@@ -428,7 +451,26 @@ struct nvmf_rdma_poll_group {
 	uint64_t wcs, posts;               /* counters: completions, post calls */
 	uint32_t bufs_held;                /* pool buffers its requests hold */
 	struct nvmf_tpg_stats pub;         /* published for pg_stats each pass (atomics) */
+	uint64_t last_wqe_events;          /* LAST_WQE_REACHED of this group's QPs */
+	uint64_t last_wqe_timeouts;        /* queues on an SRQ freed at the flush timeout
+					    * without it (their SRQ receives may be lost) */
 };
+
+/* What one poll group's RDMA part holds now (all its devices added up), for tests and
+ * statistics. */
+struct nvmf_rdma_pg_stats {
+	uint32_t srq_depth;                /* receives of the group's SRQs */
+	uint32_t srq_posted;               /* of them posted: the device holds them */
+	uint32_t srq_chained;              /* waiting for the end-of-pass post */
+	uint32_t queues, dying;            /* queues, and those being torn down */
+	uint32_t waiting_last_wqe;         /* dying ones waiting for LAST_WQE_REACHED */
+	uint32_t bufs_cached;              /* pool buffers in the group's caches */
+	uint64_t last_wqe_events, last_wqe_timeouts;
+	uint64_t wcs, posts;
+};
+/* nvmf_rdma_pg_stats - @pg's counts now. On the group's thread (or while it is stopped):
+ * nothing here is atomic. */
+void nvmf_rdma_pg_stats(const struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_pg_stats *st);
 
 /* nvmf_rdma_pg_init - an empty group of @t (no core group: the map only, for tests of
  * the map). Returns 0 or -ENOMEM. nvmf_rdma_pg_fini frees what it holds. */
@@ -483,6 +525,9 @@ struct nvmf_rdma_transport {
 	uint32_t srq_depth;                /* receives per SRQ (nvmf_target.srq_depth) */
 	uint32_t inline_max;               /* largest in-capsule size of any port: SRQ receives */
 	bool shutting_down;                /* no new queues (atomic) */
+	pthread_mutex_t pgd_lock;          /* pgds, for the main group's look-ups */
+	struct nvmf_rdma_pg_dev *pgds;     /* every group's device parts: who owns a QP's CQ or
+					    * an SRQ an asynchronous event names */
 };
 
 /* A validated CONNECT_REQUEST, as handed from the main group to the queue's group. */
@@ -502,7 +547,8 @@ struct nvmf_rdma_conn_req {
 void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t, struct nvmf_tgt *tgt,
 			       const struct nvmf_rdma_verbs *verbs);
 /* nvmf_rdma_device_setup - @d for the device context @dev: its data pool registered
- * (sizes from the config). 0, or -1 with @err naming the device. nvmf_rdma_device_free
+ * (sizes from the config), its async_fd made non-blocking, whether it raises
+ * LAST_WQE_REACHED. 0, or -1 with @err naming the device. nvmf_rdma_device_free
  * releases a device made by the transport (pool, context reference, memory). */
 int nvmf_rdma_device_setup(struct nvmf_rdma_transport *t, struct nvmf_rdma_device *d,
 			   struct nvmf_rdma_dev *dev, char *err, size_t errlen);
@@ -511,6 +557,10 @@ void nvmf_rdma_device_free(struct nvmf_rdma_device *d);
 /* nvmf_rdma_process_cm_events - handle every pending CM event on @pg's channel. Returns
  * how many. (transport.c) */
 int nvmf_rdma_process_cm_events(struct nvmf_rdma_poll_group *pg);
+/* nvmf_rdma_process_async_events - on the main group @pg: read every device's pending
+ * asynchronous events (at most 64 each), handle or hand each to the group owning its
+ * object, ack it. Returns how many. (async.c) */
+int nvmf_rdma_process_async_events(struct nvmf_rdma_poll_group *pg);
 /* nvmf_rdma_pg_add_queue_op - ops->pg_add_queue: create @conn's queue and accept. */
 int nvmf_rdma_pg_add_queue_op(struct nvmf_tpg *tpg, void *conn);
 

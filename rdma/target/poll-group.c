@@ -33,10 +33,32 @@ int nvmf_rdma_pg_init(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_transpor
 	return pg->qp_map ? 0 : -ENOMEM;
 }
 
+/* The transport's registry of every group's device parts (async.c looks owners up there). */
+static void pgd_register(struct nvmf_rdma_transport *t, struct nvmf_rdma_pg_dev *d)
+{
+	pthread_mutex_lock(&t->pgd_lock);
+	d->all_next = t->pgds;
+	t->pgds = d;
+	pthread_mutex_unlock(&t->pgd_lock);
+}
+
+static void pgd_unregister(struct nvmf_rdma_transport *t, struct nvmf_rdma_pg_dev *d)
+{
+	pthread_mutex_lock(&t->pgd_lock);
+	for (struct nvmf_rdma_pg_dev **pp = &t->pgds; *pp; pp = &(*pp)->all_next) {
+		if (*pp == d) {
+			*pp = d->all_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&t->pgd_lock);
+}
+
 /* Cached buffers back to the pool, SRQ, CQ and channel destroyed. */
 static void pgd_free(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_pg_dev *d)
 {
 	const struct nvmf_rdma_verbs *v = pg->t->verbs;
+	pgd_unregister(pg->t, d);
 	for (unsigned i = 0; i < NVMF_RDMA_POOL_CLASSES; i++)
 		while (d->cache[i].n)
 			nvmf_rdma_pool_put(&d->dev->pool, d->cache[i].buf[--d->cache[i].n], i);
@@ -145,6 +167,7 @@ struct nvmf_rdma_pg_dev *nvmf_rdma_pg_dev_get(struct nvmf_rdma_poll_group *pg,
 	pgd_make_srq(pg, d);
 	d->next = pg->devs;
 	pg->devs = d;
+	pgd_register(pg->t, d);
 	return d;
 fail:
 	pgd_free(pg, d);
@@ -387,6 +410,33 @@ void nvmf_rdma_pg_stats_op(const struct nvmf_tpg *tpg, struct nvmf_tpg_stats *ou
 	out->bufs_held = GET(bufs_held);
 }
 
+void nvmf_rdma_pg_stats(const struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_pg_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	for (const struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next) {
+		for (unsigned i = 0; i < NVMF_RDMA_POOL_CLASSES; i++)
+			st->bufs_cached += d->cache[i].n;
+		if (!d->srq)
+			continue;
+		st->srq_depth += d->srq->depth;
+		st->srq_posted += d->srq->posted;
+		for (const struct ibv_recv_wr *w = d->srq->head; w; w = w->next)
+			st->srq_chained++;
+	}
+	for (const struct nvmf_rdma_queue *q = pg->queues; q; q = q->next) {
+		st->queues++;
+		if (q->state != NVMF_RDMA_Q_DYING)
+			continue;
+		st->dying++;
+		if (q->rq->srq && q->dev->last_wqe_event && !q->last_wqe)
+			st->waiting_last_wqe++;
+	}
+	st->last_wqe_events = pg->last_wqe_events;
+	st->last_wqe_timeouts = pg->last_wqe_timeouts;
+	st->wcs = pg->wcs;
+	st->posts = pg->posts;
+}
+
 int nvmf_rdma_pg_reap(struct nvmf_rdma_poll_group *pg, bool force)
 {
 	uint64_t now = nvmf_rdma_now_ms();
@@ -442,6 +492,9 @@ void nvmf_rdma_pg_destroy_op(struct nvmf_tpg *tpg)
 	NVMF_RDMA_LOG("poll group %u%s: %llu completions, %llu posts\n", tpg->pg->index,
 		      tpg->pg->index ? "" : " (main)", (unsigned long long)pg->wcs,
 		      (unsigned long long)pg->posts);
+	/* The main group read the devices' asynchronous events. */
+	for (struct nvmf_rdma_device *d = tpg->pg->index ? NULL : pg->t->devices; d; d = d->next)
+		nvmf_pg_del_wait_fd(tpg->pg, d->dev->verbs->async_fd);
 	nvmf_rdma_pg_fini(pg);
 	if (pg->ec && pg->ec != pg->t->ec) {
 		nvmf_pg_del_wait_fd(tpg->pg, pg->ec->fd);
@@ -453,12 +506,17 @@ void nvmf_rdma_pg_destroy_op(struct nvmf_tpg *tpg)
 int nvmf_rdma_pg_poll_op(struct nvmf_tpg *tpg)
 {
 	struct nvmf_rdma_poll_group *pg = (struct nvmf_rdma_poll_group *)tpg;
-	/* The CM channel costs a system call per look: while busy, look every millisecond
-	 * (and at once after a sleep: its descriptor may be what woke the group). */
+	/* The CM channel and (main group) the devices' asynchronous events cost a system call
+	 * per look: while busy, look every millisecond (and at once after a sleep: their
+	 * descriptors may be what woke the group). Events first: a LAST_WQE_REACHED is then
+	 * followed by this pass's look at the CQ before its queue may be reaped. */
 	int n = 0;
 	uint64_t now = tpg->pg->now_us;
-	if (pg->ec && now >= pg->cm_next_us) {
-		n = nvmf_rdma_process_cm_events(pg);
+	if (now >= pg->cm_next_us) {
+		if (pg->ec)
+			n = nvmf_rdma_process_cm_events(pg);
+		if (tpg->pg->index == 0)
+			n += nvmf_rdma_process_async_events(pg);
 		pg->cm_next_us = now + CM_LOOK_US;
 	}
 	n += nvmf_rdma_pg_poll_cqs(pg, CQ_BUDGET);

@@ -143,3 +143,17 @@ void nvmf_rdma_pool_put(struct nvmf_rdma_pool *p, void *buf, unsigned cls)
 	c->free[c->nfree++] = buf;
 	pthread_mutex_unlock(&p->lock);
 }
+
+void nvmf_rdma_pool_stats(struct nvmf_rdma_pool *p, struct nvmf_rdma_pool_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!p->max_size)
+		return;   /* not set up (or finished) */
+	pthread_mutex_lock(&p->lock);
+	for (unsigned i = 0; i < p->ncls; i++) {
+		st->count += p->cls[i].count;
+		st->nfree += p->cls[i].nfree;
+		st->double_puts += p->cls[i].double_puts;
+	}
+	pthread_mutex_unlock(&p->lock);
+}

@@ -11,7 +11,11 @@
  * Teardown (nvmf_rdma_queue_disconnect -> nvmf_rdma_queue_reap): the QP goes to the error
  * state so every posted WR completes with a flush error, the core is told at once
  * (nvmf_sq_destroy) and drains what it holds; once it released the queue and the WRs
- * have flushed, everything is freed.
+ * have flushed, everything is freed. On an SRQ the QP may also hold receives it took from
+ * the SRQ for messages in flight; they come back (flushed) before the device raises
+ * IBV_EVENT_QP_LAST_WQE_REACHED, and a QP destroyed before that may lose them to the SRQ
+ * for good (IB spec; the kernel's ib_drain_qp and SPDK wait for the event too): the queue
+ * waits for it (async.c) on devices that raise it, up to the flush timeout.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -298,7 +302,8 @@ bool nvmf_rdma_queue_reap(struct nvmf_rdma_queue *q, uint64_t now, bool force)
 	if (q->state != NVMF_RDMA_Q_DYING || q->dirty)
 		return false;
 	uint32_t recvs = q->rq == &q->own_rq ? q->own_rq.posted : 0;
-	bool flushed = !recvs && !q->sends_inflight && !q->reads_inflight;
+	bool last_wqe_due = q->rq->srq && q->qp && q->dev->last_wqe_event && !q->last_wqe;
+	bool flushed = !recvs && !q->sends_inflight && !q->reads_inflight && !last_wqe_due;
 	bool timed_out = force || now - q->dying_since_ms >= QUEUE_FLUSH_TIMEOUT_MS;
 	if (!flushed && !timed_out)
 		return false;
@@ -309,8 +314,11 @@ bool nvmf_rdma_queue_reap(struct nvmf_rdma_queue *q, uint64_t now, bool force)
 	if (!q->released)
 		return false;
 	if (!flushed) {
-		NVMF_RDMA_LOG("queue %u: %u recv / %u send / %u read WRs never flushed; freeing anyway\n",
-			      q->qid, recvs, q->sends_inflight, q->reads_inflight);
+		NVMF_RDMA_LOG("queue %u: %u recv / %u send / %u read WRs never flushed%s; freeing anyway\n",
+			      q->qid, recvs, q->sends_inflight, q->reads_inflight,
+			      last_wqe_due ? ", no LAST_WQE_REACHED (shared receives it held may be lost)" : "");
+		if (last_wqe_due)
+			q->pg->last_wqe_timeouts++;
 		retire_stuck_sends(q);
 	}
 	/* Out of the qp_num map first: a late completion of this QP is then dropped. */

@@ -120,6 +120,15 @@ void nvmf_rdma_rq_repost(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_recv 
 	}
 }
 
+void nvmf_rdma_rq_kick(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_rq *rq)
+{
+	if (rq->head && !rq->dirty) {
+		rq->dirty = true;
+		rq->next_dirty = pg->dirty_rq;
+		pg->dirty_rq = rq;
+	}
+}
+
 int nvmf_rdma_rq_flush(struct nvmf_rdma_rq *rq)
 {
 	struct ibv_recv_wr *wr = rq->head, *bad = NULL;

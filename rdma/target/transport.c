@@ -51,6 +51,7 @@ void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t, struct nvmf_tgt *t
 {
 	const struct nvmf_target_config *tc = &tgt->cfg->target;
 	t->verbs = verbs;
+	pthread_mutex_init(&t->pgd_lock, NULL);
 	t->max_xfer = 4096u << tgt->mdts;
 	t->use_srq = tc->srq;
 	t->srq_depth = tc->srq_depth;
@@ -112,6 +113,7 @@ static void rdma_destroy(struct nvmf_transport *base)
 	}
 	if (t->ec)
 		rdma_destroy_event_channel(t->ec);
+	pthread_mutex_destroy(&t->pgd_lock);
 	free(t);
 }
 
@@ -121,6 +123,17 @@ int nvmf_rdma_device_setup(struct nvmf_rdma_transport *t, struct nvmf_rdma_devic
 	const struct nvmf_target_config *tc = &t->base.tgt->cfg->target;
 	memset(d, 0, sizeof(*d));
 	d->dev = dev;
+	/* The main group reads the context's asynchronous events between its other work. */
+	int fl = fcntl(dev->verbs->async_fd, F_GETFL);
+	if (fl < 0 || fcntl(dev->verbs->async_fd, F_SETFL, fl | O_NONBLOCK)) {
+		snprintf(err, errlen, "%s: asynchronous event descriptor: %s", dev->name, strerror(errno));
+		return -1;
+	}
+	/* SPDK's finding: rxe (soft RoCE, vendor 0 or 0xffffff) and iWARP devices never raise
+	 * LAST_WQE_REACHED; their dying queues do not wait for it. */
+	uint32_t vendor = dev->attr.vendor_id;
+	bool iwarp = dev->verbs->device && dev->verbs->device->transport_type == IBV_TRANSPORT_IWARP;
+	d->last_wqe_event = vendor != 0 && vendor != 0xffffff && !iwarp;
 	char perr[200];
 	if (nvmf_rdma_pool_init(&d->pool, t->verbs, dev->pd, dev->numa_node, t->max_xfer,
 				tc->buffers_small, tc->buffers_large, tc->hugepages, perr, sizeof(perr))) {
@@ -128,10 +141,12 @@ int nvmf_rdma_device_setup(struct nvmf_rdma_transport *t, struct nvmf_rdma_devic
 		return -1;
 	}
 	NVMF_RDMA_LOG("device %s: %zu MiB of data buffers registered (%s pages, NUMA node %d), "
-		      "remote invalidate %s, SRQ %s\n",
+		      "remote invalidate %s, SRQ %s%s\n",
 		      dev->name, d->pool.len >> 20, d->pool.huge ? "huge" : "normal", dev->numa_node,
 		      dev->send_with_inv ? "on" : "off",
-		      !t->use_srq ? "off (config)" : dev->attr.max_srq > 0 ? "on" : "not supported");
+		      !t->use_srq ? "off (config)" : dev->attr.max_srq > 0 ? "on" : "not supported",
+		      t->use_srq && dev->attr.max_srq > 0 && !d->last_wqe_event ?
+		      " (the device raises no LAST_WQE_REACHED: not waited for)" : "");
 	return 0;
 }
 
@@ -155,6 +170,12 @@ static struct nvmf_rdma_device *device_get(struct nvmf_rdma_transport *t, struct
 	if (nvmf_rdma_device_setup(t, d, dev, err, errlen)) {
 		nvmf_rdma_dev_put(dev);
 		free(d);
+		return NULL;
+	}
+	int rc = nvmf_pg_add_wait_fd(nvmf_tgt_main_pg(t->base.tgt), dev->verbs->async_fd);
+	if (rc) {
+		snprintf(err, errlen, "%s: asynchronous events: %s", dev->name, strerror(-rc));
+		nvmf_rdma_device_free(d);
 		return NULL;
 	}
 	d->next = t->devices;

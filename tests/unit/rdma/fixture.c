@@ -57,6 +57,8 @@ static void build_config(struct nvmf_config *c, const struct rx_opts *o)
 	nvmf_config_target_defaults(&c->target);
 	c->target.hugepages = false;
 	c->target.srq = !o->no_srq;
+	if (o->threads)
+		c->target.threads = o->threads;
 	c->target.srq_depth = 256;
 	if (o->buffers_small)
 		c->target.buffers_small = o->buffers_small;
@@ -130,6 +132,9 @@ int rx_setup(struct rx *x, const struct rx_opts *o)
 	d->attr.max_srq_sge = 30;
 	d->attr.max_qp_rd_atom = 16;
 	d->attr.max_qp_init_rd_atom = 16;
+	/* A device that raises LAST_WQE_REACHED (a ConnectX's vendor), or soft RoCE's. */
+	d->attr.vendor_id = o->rxe ? 0xffffff : 0x02c9;
+	x->fd->no_last_wqe_events = o->rxe;
 	snprintf(d->name, sizeof(d->name), "fake0");
 	d->numa_node = -1;
 	d->send_with_inv = !o->no_send_with_inv;
@@ -166,13 +171,21 @@ void rx_teardown(struct rx *x)
 	CU_ASSERT_PTR_NULL(x->pg->queues);
 	CU_ASSERT_EQUAL(x->pg->ndying, 0);
 	CU_ASSERT_EQUAL(nvmf_tgt_live_queues(&x->tgt), 0);
-	CU_ASSERT_EQUAL(rx_pool_free(x), rx_pool_size(x));
+	/* Every buffer back: in the pool, or in a group's cache (several groups). */
+	unsigned cached = 0;
+	for (unsigned i = 0; i < x->tgt.npgs; i++) {
+		struct nvmf_rdma_pg_stats st;
+		nvmf_rdma_pg_stats((struct nvmf_rdma_poll_group *)nvmf_pg_tpg(x->tgt.pgs[i], &x->t->base), &st);
+		cached += st.bufs_cached;
+	}
+	CU_ASSERT_EQUAL(rx_pool_free(x) + cached, rx_pool_size(x));
 	CU_ASSERT_EQUAL(rx_pool_double_puts(x), 0);
 	nvmf_tgt_shutdown(&x->tgt, 0);
 	if (x->dev_ready)
 		nvmf_rdma_pool_fini(&x->dev.pool);
 	CU_ASSERT_EQUAL(fv_dev_live(x->fd), 0);
 	CU_ASSERT_EQUAL(x->fd->cm_unacked, 0);
+	CU_ASSERT_EQUAL(x->fd->srq_lost, 0);
 	CU_ASSERT_EQUAL(x->fd->async_acked, x->fd->async_taken);
 	CU_ASSERT_EQUAL(x->fd->violations, 0);
 	if (x->fd->violations)
@@ -308,7 +321,9 @@ static void forget_reaped(struct rx *x)
 
 int rx_poll(struct rx *x)
 {
-	int n = nvmf_pg_poll(x->tgt.pgs[0]);
+	/* The pass reads the device's events every millisecond; the tests do not wait. */
+	int n = fv_async_pending(x->fd) ? nvmf_rdma_process_async_events(x->pg) : 0;
+	n += nvmf_pg_poll(x->tgt.pgs[0]);
 	forget_reaped(x);
 	return n;
 }
@@ -522,21 +537,12 @@ unsigned rxq_reqs_in(const struct rxq *h, enum nvmf_rdma_req_state st)
 	return n;
 }
 
-/* The pool's classes added up. */
-struct pool_counts {
-	unsigned nfree, count;
-	uint64_t double_puts;
-};
-
-static struct pool_counts pool_counts(const struct rx *x)
+/* The transport's own count of the pool (nvmf_rdma_pool_stats). */
+static struct nvmf_rdma_pool_stats pool_counts(const struct rx *x)
 {
-	struct pool_counts n = { 0, 0, 0 };
-	for (unsigned i = 0; i < x->dev.pool.ncls; i++) {
-		n.nfree += x->dev.pool.cls[i].nfree;
-		n.count += x->dev.pool.cls[i].count;
-		n.double_puts += x->dev.pool.cls[i].double_puts;
-	}
-	return n;
+	struct nvmf_rdma_pool_stats st;
+	nvmf_rdma_pool_stats((struct nvmf_rdma_pool *)&x->dev.pool, &st);
+	return st;
 }
 
 unsigned rx_pool_free(const struct rx *x)
@@ -552,6 +558,19 @@ unsigned rx_pool_size(const struct rx *x)
 uint64_t rx_pool_double_puts(const struct rx *x)
 {
 	return pool_counts(x).double_puts;
+}
+
+struct nvmf_rdma_pg_stats rx_stats(const struct rx *x)
+{
+	struct nvmf_rdma_pg_stats st;
+	nvmf_rdma_pg_stats(x->pg, &st);
+	return st;
+}
+
+unsigned rx_srq_on_device(const struct rx *x)
+{
+	const struct nvmf_rdma_pg_dev *d = x->pg->devs;
+	return d && d->srq ? fv_posted(&fv_srq_of(d->srq->srq)->rq) : 0;
 }
 
 /* A backend that holds every I/O until the test releases it. The submit has no context

@@ -12,12 +12,15 @@
  * CONNECT_REQUEST would (or through the fake CM itself: fv_cm_connect, then the
  * transport's own event handling), and the host connects them with real Fabrics Connect
  * capsules. rx_poll is one pass of the main
- * poll group (nvmf_pg_poll); the host acts only when told (rx_host, rx_run). The fake
- * clock never moves: no keep-alive expiry, nothing depends on wall-clock time.
+ * poll group (nvmf_pg_poll), after the device's asynchronous events when some wait; the
+ * host acts only when told (rx_host, rx_run). The fake clock never moves: no keep-alive
+ * expiry, nothing depends on wall-clock time. The fake device raises LAST_WQE_REACHED
+ * (unless rx_opts.rxe), which the transport's SRQ queues wait for when they die.
  *
  * rx_teardown disconnects what is left, runs until every queue is reaped, shuts the
  * target down and asserts that the device is left with no object (cm_ids included), every
- * CM and asynchronous event taken was acked, and it saw no violation.
+ * CM and asynchronous event taken was acked, no SRQ receive was lost with a QP, and it saw
+ * no violation.
  */
 #ifndef NVMF_TESTS_UNIT_RDMA_FIXTURE_H
 #define NVMF_TESTS_UNIT_RDMA_FIXTURE_H
@@ -40,6 +43,9 @@ struct rx_opts {
 	bool no_inline;                  /* the device cannot send inline */
 	uint32_t buffers_small, buffers_large;   /* 0: the defaults */
 	int max_qp_wr;                   /* the device's limit; 0: 16384 */
+	bool rxe;                        /* soft RoCE: vendor 0xffffff, no LAST_WQE_REACHED */
+	unsigned threads;                /* nvmf_target.threads (> 1: I/O groups, not run by
+					  * rx_poll; the main group serves admin queues only) */
 };
 
 struct rx;
@@ -158,6 +164,10 @@ unsigned rxq_reqs_in(const struct rxq *h, enum nvmf_rdma_req_state st);
 unsigned rx_pool_free(const struct rx *x);   /* data buffers free in the pool */
 unsigned rx_pool_size(const struct rx *x);
 uint64_t rx_pool_double_puts(const struct rx *x);
+/* rx_stats - the main group's RDMA counts (nvmf_rdma_pg_stats): SRQ fill, queues. */
+struct nvmf_rdma_pg_stats rx_stats(const struct rx *x);
+/* rx_srq_on_device - receives the fake device holds posted on the main group's SRQ. */
+unsigned rx_srq_on_device(const struct rx *x);
 /* rx_hold_backend - from now on namespace I/O waits in x->held (in the backend) until
  * rx_release_backend performs it (RAM) and completes it. Returns how many it released. */
 void rx_hold_backend(struct rx *x, bool hold);

@@ -3,9 +3,11 @@
  * when it dies, each request is finished exactly once, every buffer and receive goes back,
  * the core releases the queue and the poll group frees it; what completes afterwards is
  * dropped. Queues die by disconnect, by a failed work request, by a failed post, by a
- * malformed capsule.
+ * malformed capsule. On an SRQ a dying queue waits for LAST_WQE_REACHED, so that what its
+ * QP took from the SRQ comes back before the QP is destroyed.
  */
 #include <CUnit/CUnit.h>
+#include <limits.h>
 #include <string.h>
 #include "nvme/sgl.h"
 #include "rdma/target/internal.h"
@@ -433,7 +435,149 @@ static void stopping_queue_drops_new_capsules_and_answers_the_rest_without_srq(v
 	stopping_queue_drops_new_capsules_and_reports_answers_on_the_wire(false);
 }
 
+/* A QP on the SRQ may hold receives it took from the SRQ for messages still arriving when
+ * it dies; the device gives them back (flushed) only before LAST_WQE_REACHED, and a QP
+ * destroyed sooner loses them to the SRQ for good. The dying queue waits for the event:
+ * then its receives are reposted, the SRQ is full again and nothing was lost. */
+static void dying_queue_waits_for_last_wqe_and_its_srq_receives_come_back(void)
+{
+	struct rx x;
+	struct rxq *io = rx_setup_io(&x, NULL, 32, 32, 16);
+	struct nvmf_rdma_pg_stats st = rx_stats(&x);
+	uint32_t depth = st.srq_depth;
+	CU_ASSERT_EQUAL(st.srq_posted, depth);
+	x.fd->hold_last_wqe = true;
+	CU_ASSERT_EQUAL_FATAL(fv_srq_assign(io->qp, 3), 3);
+	CU_ASSERT_EQUAL(rx_srq_on_device(&x), depth - 3);
+	nvmf_rdma_queue_disconnect(io->q, "test");
+	rx_run(&x);
+	/* Released by the core, its WRs flushed: only the event is missing. */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(io->q);
+	CU_ASSERT_TRUE(io->q->released);
+	CU_ASSERT_FALSE(io->qp->destroyed);
+	CU_ASSERT_EQUAL(rx_stats(&x).waiting_last_wqe, 1);
+	fv_last_wqe(io->qp);
+	rx_run(&x);
+	CU_ASSERT_PTR_NULL(io->q);
+	CU_ASSERT_TRUE(io->qp->destroyed);
+	st = rx_stats(&x);
+	CU_ASSERT_EQUAL(st.srq_posted, depth);
+	CU_ASSERT_EQUAL(rx_srq_on_device(&x), depth);
+	CU_ASSERT_EQUAL(st.last_wqe_events, 1);
+	CU_ASSERT_EQUAL(st.waiting_last_wqe, 0);
+	CU_ASSERT_EQUAL(x.fd->srq_lost, 0);
+	x.fd->hold_last_wqe = false;
+	rx_teardown(&x);
+}
+
+/* Fifty hosts come, send a command, and go while messages are still arriving (1 to 4 SRQ
+ * receives held by their QP), half of them with a LAST_WQE_REACHED that comes late: after
+ * each death the SRQ holds its whole depth again, on the transport's count and on the
+ * device's, and no receive or buffer is lost. */
+static void srq_stays_full_after_many_queue_deaths(void)
+{
+	struct rx x;
+	CU_ASSERT_FATAL(rx_setup(&x, NULL) == 0);
+	uint32_t depth = 0;
+	for (unsigned i = 0; i < 50; i++) {
+		struct fv_cm_id *c = rx_cm_connect(&x, 0, 32, 16, 0);
+		CU_ASSERT_FATAL(c->accepted);
+		struct nvmf_rdma_queue *q = c->id.context;
+		struct fv_qp *qp = fv_qp_of(q->qp);
+		fv_cm_event(c, RDMA_CM_EVENT_ESTABLISHED);
+		nvmf_rdma_process_cm_events(x.pg);
+		if (!depth)
+			depth = rx_stats(&x).srq_depth;
+		CU_ASSERT_EQUAL(rx_srq_on_device(&x), depth);
+		/* A command before Connect: answered (with an error), its receive reposted. */
+		struct nvme_sqe sqe;
+		memset(&sqe, 0, sizeof(sqe));
+		sqe.opcode = nvme_admin_keep_alive;
+		sqe.command_id = 7;
+		fv_host_credits(qp, 32);
+		CU_ASSERT_EQUAL(fv_host_send(qp, &sqe, sizeof(sqe)), 0);
+		rx_run(&x);
+		fv_host_run(qp, UINT_MAX);
+		rx_run(&x);
+		CU_ASSERT_EQUAL(qp->resp_len, 1);
+		bool late = i % 2;
+		unsigned held = fv_srq_assign(qp, 1 + i % 4);
+		CU_ASSERT_EQUAL(held, 1 + i % 4);
+		x.fd->hold_last_wqe = late;
+		fv_cm_event(c, RDMA_CM_EVENT_DISCONNECTED);
+		nvmf_rdma_process_cm_events(x.pg);
+		rx_run(&x);
+		if (late) {
+			CU_ASSERT_FALSE(c->destroyed);
+			CU_ASSERT_EQUAL(rx_stats(&x).waiting_last_wqe, 1);
+			CU_ASSERT_EQUAL(rx_srq_on_device(&x), depth - held);
+			fv_last_wqe(qp);
+			rx_run(&x);
+		}
+		CU_ASSERT_TRUE(c->destroyed);
+		CU_ASSERT_EQUAL(rx_stats(&x).srq_posted, depth);
+		CU_ASSERT_EQUAL(rx_srq_on_device(&x), depth);
+		CU_ASSERT_EQUAL(rx_stats(&x).queues, 0);
+	}
+	CU_ASSERT_EQUAL(x.fd->srq_lost, 0);
+	CU_ASSERT_EQUAL(rx_stats(&x).last_wqe_events, 50);
+	CU_ASSERT_EQUAL(rx_stats(&x).last_wqe_timeouts, 0);
+	CU_ASSERT_EQUAL(rx_pool_free(&x), rx_pool_size(&x));
+	x.fd->hold_last_wqe = false;
+	rx_teardown(&x);
+}
+
+/* Without the event the queue is still freed at the flush timeout, and says so: what its
+ * QP held of the SRQ is then lost on the device (the transport cannot know which). */
+static void srq_queue_without_last_wqe_is_freed_at_the_flush_timeout(void)
+{
+	struct rx x;
+	struct rxq *io = rx_setup_io(&x, NULL, 32, 32, 16);
+	uint32_t depth = rx_stats(&x).srq_depth;
+	x.fd->hold_last_wqe = true;
+	CU_ASSERT_EQUAL_FATAL(fv_srq_assign(io->qp, 2), 2);
+	nvmf_rdma_queue_disconnect(io->q, "test");
+	rx_run(&x);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(io->q);
+	CU_ASSERT_EQUAL(nvmf_rdma_pg_reap(x.pg, true), 1);    /* the flush timeout */
+	rx_run(&x);
+	CU_ASSERT_PTR_NULL(io->q);
+	CU_ASSERT_EQUAL(rx_stats(&x).last_wqe_timeouts, 1);
+	CU_ASSERT_EQUAL(x.fd->srq_lost, 2);
+	CU_ASSERT_EQUAL(rx_srq_on_device(&x), depth - 2);
+	x.fd->srq_lost = 0;                                     /* seen: not the teardown's */
+	x.fd->hold_last_wqe = false;
+	rx_teardown(&x);
+}
+
+/* Soft RoCE (and iWARP) never raise LAST_WQE_REACHED: the dying queue does not wait for
+ * it, and the device's flush at the error state gives the SRQ receives back. */
+static void srq_queue_on_a_device_without_last_wqe_is_freed_once_flushed(void)
+{
+	struct rx x;
+	struct rx_opts o = { .rxe = true };
+	struct rxq *io = rx_setup_io(&x, &o, 32, 32, 16);
+	uint32_t depth = rx_stats(&x).srq_depth;
+	CU_ASSERT_FALSE(x.dev.last_wqe_event);
+	CU_ASSERT_EQUAL_FATAL(fv_srq_assign(io->qp, 2), 2);
+	nvmf_rdma_queue_disconnect(io->q, "test");
+	rx_run(&x);
+	CU_ASSERT_PTR_NULL(io->q);
+	CU_ASSERT_EQUAL(x.fd->async_taken, 0);
+	CU_ASSERT_EQUAL(rx_stats(&x).srq_posted, depth);
+	CU_ASSERT_EQUAL(rx_srq_on_device(&x), depth);
+	CU_ASSERT_EQUAL(rx_stats(&x).last_wqe_timeouts, 0);
+	rx_teardown(&x);
+}
+
 const struct unit_test rdma_queue_tests[] = {
+	{ "dying_queue_waits_for_last_wqe_and_its_srq_receives_come_back",
+	  dying_queue_waits_for_last_wqe_and_its_srq_receives_come_back },
+	{ "srq_stays_full_after_many_queue_deaths", srq_stays_full_after_many_queue_deaths },
+	{ "srq_queue_without_last_wqe_is_freed_at_the_flush_timeout",
+	  srq_queue_without_last_wqe_is_freed_at_the_flush_timeout },
+	{ "srq_queue_on_a_device_without_last_wqe_is_freed_once_flushed",
+	  srq_queue_on_a_device_without_last_wqe_is_freed_once_flushed },
 	{ "stopping_queue_drops_new_capsules_and_answers_the_rest_with_srq",
 	  stopping_queue_drops_new_capsules_and_answers_the_rest_with_srq },
 	{ "stopping_queue_drops_new_capsules_and_answers_the_rest_without_srq",
