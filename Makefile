@@ -266,4 +266,5 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(BUILD)/obj/target/main.d \
-	 $(BUILD)/obj/initiator/cli/main.d $(TARGETCTL_OBJS:.o=.d) $(BUILD)/obj/target/cli/main.d
+	 $(BUILD)/obj/initiator/cli/main.d $(TARGETCTL_OBJS:.o=.d) $(BUILD)/obj/target/cli/main.d \
+	 $(BUILD)/obj/tests/trace/path_trace.d
