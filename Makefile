@@ -60,17 +60,28 @@ TARGETCTL_OBJS := $(TARGETCTL_SRCS:%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c tests/unit/*/*.c tests/unit/*/*/*.c)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
 
+# Fault injection (tests/fault/fault.h), for test binaries only: a backend wrapper and
+# shims of the io_uring calls, hooked in with the linker's --wrap. Linked into the unit
+# tests and build/tests/nvmf-target-fault (target/main.c + NVMF_FAULT, tests/fault/env.c),
+# never into build/nvmf-target or libnvmf.
+FAULT_SRCS := $(filter-out tests/fault/env.c,$(wildcard tests/fault/*.c))
+FAULT_OBJS := $(FAULT_SRCS:%.c=$(BUILD)/obj/%.o)
+FAULT_WRAP := $(foreach f,nvmf_bdev_open nvmf_aio_init nvmf_aio_read nvmf_aio_write nvmf_aio_fsync \
+		nvmf_aio_fallocate io_uring_submit pread pwrite,-Wl,--wrap=$(f))
+
 TARGET_BIN := $(BUILD)/nvmf-target
 UNIT_BIN   := $(BUILD)/unit-tests
 NVMF_BIN   := $(BUILD)/nvmf
 TARGETCTL_BIN := $(BUILD)/nvmf-targetctl
+FAULT_TARGET_BIN := $(BUILD)/tests/nvmf-target-fault
 NVMF_A     := $(BUILD)/libnvmf.a
 NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := 0.1.0
 PREFIX     ?= /usr/local
 
 .PHONY: path-trace all unit check analyze vm-check soak demo bench bench-churn asan deps clean install install-check FORCE
-all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard initiator/cli/main.c),$(NVMF_BIN)) $(UNIT_BIN)
+all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard initiator/cli/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
+     $(FAULT_TARGET_BIN)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
 FLAGS_STAMP := $(BUILD)/.cflags
@@ -93,6 +104,11 @@ $(TARGET_BIN): $(BUILD)/obj/target/main.o $(BUILD)/libcore.a
 $(TARGETCTL_BIN): $(BUILD)/obj/target/cli/main.o $(TARGETCTL_OBJS) $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# The daemon with fault injection, for the VM tests (tests/integration/fault_test.sh).
+$(FAULT_TARGET_BIN): $(BUILD)/obj/target/main.o $(BUILD)/obj/tests/fault/env.o $(FAULT_OBJS) $(BUILD)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS)
+
 # Suite list: every "const struct unit_test NAME_tests[]" in tests/unit.
 $(BUILD)/gen/unit_suites.inc: $(UNIT_SRCS)
 	@mkdir -p $(dir $@)
@@ -104,8 +120,8 @@ $(BUILD)/gen/unit_suites.inc: $(UNIT_SRCS)
 $(BUILD)/obj/tests/unit/main.o: private CFLAGS += -I$(BUILD)/gen
 $(BUILD)/obj/tests/unit/main.o: $(BUILD)/gen/unit_suites.inc
 
-$(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcunit
+$(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(FAULT_OBJS) $(BUILD)/libcore.a
+	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) -lcunit
 
 $(NVMF_A): $(NVMF_OBJS)
 	rm -f $@ && ar rcs $@ $^
@@ -266,5 +282,6 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(BUILD)/obj/target/main.d \
+	 $(FAULT_OBJS:.o=.d) $(BUILD)/obj/tests/fault/env.d \
 	 $(BUILD)/obj/initiator/cli/main.d $(TARGETCTL_OBJS:.o=.d) $(BUILD)/obj/target/cli/main.d \
 	 $(BUILD)/obj/tests/trace/path_trace.d
