@@ -8,10 +8,17 @@
  * default). We never let queued + in-flight operations exceed it, so the CQ cannot
  * overflow and every completion is delivered in order of posting without the kernel's
  * overflow list. When the limit (or the SQ) is full the queue functions return -EAGAIN.
+ *
+ * Submission failures: io_uring_enter fails without taking any SQE. EAGAIN and EBUSY are
+ * passing shortages and the SQEs are submitted by a later flush. Any other error leaves
+ * the ring unusable, and the SQEs it holds would never run: their ops, remembered in
+ * sq_ops in queueing order, are completed with the error by the next poll, and nothing
+ * is submitted again (the SQEs stay in the ring, unread, until nvmf_aio_fini).
  */
 #include "subsystem/aio.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -36,6 +43,9 @@ int nvmf_aio_init(struct nvmf_aio *aio, unsigned depth)
 		return rc;
 	}
 	rc = io_uring_register_eventfd(&aio->ring, aio->event_fd);
+	aio->sq_size = aio->ring.sq.ring_entries;
+	if (rc >= 0 && !(aio->sq_ops = calloc(aio->sq_size, sizeof(*aio->sq_ops))))
+		rc = -ENOMEM;
 	if (rc < 0) {
 		close(aio->event_fd);
 		aio->event_fd = -1;
@@ -54,29 +64,37 @@ void nvmf_aio_fini(struct nvmf_aio *aio)
 	io_uring_queue_exit(&aio->ring);
 	close(aio->event_fd);
 	aio->event_fd = -1;
+	free(aio->sq_ops);
+	aio->sq_ops = NULL;
 	aio->depth = 0;
 }
 
-/* A free SQE tagged with @op, or NULL when the SQ or the in-flight budget is full. */
-static struct io_uring_sqe *aio_sqe(struct nvmf_aio *aio, struct nvmf_aio_op *op)
+/* A free SQE tagged with @op in *@sqe. Returns 0, -EAGAIN when the SQ or the in-flight
+ * budget is full, or the error of a ring that cannot submit. */
+static int aio_sqe(struct nvmf_aio *aio, struct nvmf_aio_op *op, struct io_uring_sqe **sqe)
 {
+	if (aio->error)
+		return aio->error;
 	if (aio->queued + aio->inflight >= aio->ring.cq.ring_entries)
-		return NULL;
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&aio->ring);
-	if (!sqe)
-		return NULL;
+		return -EAGAIN;
+	if (!(*sqe = io_uring_get_sqe(&aio->ring)))
+		return -EAGAIN;
 	op->aio = aio;
-	io_uring_sqe_set_data(sqe, op);
+	io_uring_sqe_set_data(*sqe, op);
+	/* The SQ holds at most sq_size SQEs not yet taken by the kernel: queued never
+	 * exceeds it. */
+	aio->sq_ops[(aio->sq_first + aio->queued) % aio->sq_size] = op;
 	aio->queued++;
-	return sqe;
+	return 0;
 }
 
 int nvmf_aio_read(struct nvmf_aio *aio, int fd, void *buf, uint32_t len, uint64_t off,
 		  struct nvmf_aio_op *op)
 {
-	struct io_uring_sqe *sqe = aio_sqe(aio, op);
-	if (!sqe)
-		return -EAGAIN;
+	struct io_uring_sqe *sqe;
+	int rc = aio_sqe(aio, op, &sqe);
+	if (rc)
+		return rc;
 	io_uring_prep_read(sqe, fd, buf, len, off);
 	return 0;
 }
@@ -84,18 +102,20 @@ int nvmf_aio_read(struct nvmf_aio *aio, int fd, void *buf, uint32_t len, uint64_
 int nvmf_aio_write(struct nvmf_aio *aio, int fd, const void *buf, uint32_t len, uint64_t off,
 		   struct nvmf_aio_op *op)
 {
-	struct io_uring_sqe *sqe = aio_sqe(aio, op);
-	if (!sqe)
-		return -EAGAIN;
+	struct io_uring_sqe *sqe;
+	int rc = aio_sqe(aio, op, &sqe);
+	if (rc)
+		return rc;
 	io_uring_prep_write(sqe, fd, buf, len, off);
 	return 0;
 }
 
 int nvmf_aio_fsync(struct nvmf_aio *aio, int fd, struct nvmf_aio_op *op)
 {
-	struct io_uring_sqe *sqe = aio_sqe(aio, op);
-	if (!sqe)
-		return -EAGAIN;
+	struct io_uring_sqe *sqe;
+	int rc = aio_sqe(aio, op, &sqe);
+	if (rc)
+		return rc;
 	io_uring_prep_fsync(sqe, fd, 0);
 	return 0;
 }
@@ -103,9 +123,10 @@ int nvmf_aio_fsync(struct nvmf_aio *aio, int fd, struct nvmf_aio_op *op)
 int nvmf_aio_fallocate(struct nvmf_aio *aio, int fd, int mode, uint64_t off, uint64_t len,
 		       struct nvmf_aio_op *op)
 {
-	struct io_uring_sqe *sqe = aio_sqe(aio, op);
-	if (!sqe)
-		return -EAGAIN;
+	struct io_uring_sqe *sqe;
+	int rc = aio_sqe(aio, op, &sqe);
+	if (rc)
+		return rc;
 	/* liburing 2.3 takes off_t; NVMe offsets fit (LBA counts are 64-bit but a byte
 	 * offset past 2^63 cannot name a real device). */
 	io_uring_prep_fallocate(sqe, fd, mode, (off_t)off, (off_t)len);
@@ -114,18 +135,45 @@ int nvmf_aio_fallocate(struct nvmf_aio *aio, int fd, int mode, uint64_t off, uin
 
 int nvmf_aio_flush(struct nvmf_aio *aio)
 {
+	if (aio->error)
+		return aio->error;
 	if (aio->queued == 0)
 		return 0;   /* nothing to do: no system call */
 	int rc;
 	do {
 		rc = io_uring_submit(&aio->ring);
 	} while (rc == -EINTR);
-	if (rc < 0)
-		return rc;  /* e.g. -EBUSY/-EAGAIN: the SQEs stay queued for the next flush */
+	if (rc == -EAGAIN || rc == -EBUSY)
+		return rc;  /* the SQEs stay queued for the next flush */
+	if (rc < 0) {
+		/* None was taken and none ever will be: the next poll completes them. */
+		aio->error = rc;
+		aio->failed += aio->queued;
+		aio->inflight += aio->queued;
+		aio->queued = 0;
+		return rc;
+	}
 	unsigned n = (unsigned)rc > aio->queued ? aio->queued : (unsigned)rc;
+	aio->sq_first = (aio->sq_first + n) % aio->sq_size;
 	aio->queued -= n;
 	aio->inflight += n;
 	return 0;
+}
+
+/* Complete up to @max ops a failed flush ended. Their done() may queue: the queue
+ * functions refuse (aio->error), so sq_ops does not change meanwhile. */
+static unsigned complete_failed(struct nvmf_aio *aio, unsigned max)
+{
+	unsigned n = 0;
+	while (aio->failed && n < max) {
+		struct nvmf_aio_op *op = aio->sq_ops[aio->sq_first];
+		aio->sq_first = (aio->sq_first + 1) % aio->sq_size;
+		aio->failed--;
+		aio->inflight--;
+		op->done(op, aio->error);
+		n++;
+	}
+	return n;
 }
 
 unsigned nvmf_aio_poll(struct nvmf_aio *aio, unsigned max)
@@ -144,7 +192,7 @@ unsigned nvmf_aio_poll(struct nvmf_aio *aio, unsigned max)
 		}
 	}
 
-	unsigned total = 0;
+	unsigned total = complete_failed(aio, max);
 	while (total < max) {
 		struct io_uring_cqe *cqes[AIO_REAP_BATCH];
 		struct { struct nvmf_aio_op *op; int res; } batch[AIO_REAP_BATCH];
@@ -164,6 +212,8 @@ unsigned nvmf_aio_poll(struct nvmf_aio *aio, unsigned max)
 			batch[i].op->done(batch[i].op, batch[i].res);
 		total += n;
 	}
+	/* A done() above may have flushed (a continuation) and ended the ring. */
+	total += complete_failed(aio, max - total);
 	aio->reaped_last = total;
 	return total;
 }

@@ -27,9 +27,16 @@ struct nvmf_aio {
 	struct io_uring ring;
 	int event_fd;               /* readable when completions are posted (for idle sleep) */
 	unsigned queued;            /* SQEs prepared, not yet submitted */
-	unsigned inflight;          /* submitted, not yet reaped */
+	unsigned inflight;          /* submitted (or failed, see error), not yet reaped */
 	unsigned depth;
 	unsigned reaped_last;       /* completions the previous poll reaped (eventfd clearing) */
+	struct nvmf_aio_op **sq_ops;/* the op of every queued SQE, oldest at sq_first (a ring of
+				     * sq_size: the SQ never holds more) */
+	unsigned sq_first, sq_size;
+	int error;                  /* 0, or the -errno io_uring_submit failed with for good:
+				     * nothing is submitted any more */
+	unsigned failed;            /* queued ops the failure ended: the next polls complete
+				     * them with error (counted in inflight until then) */
 };
 
 /* nvmf_aio_init - set up a ring of @depth entries (power of two, e.g. 256) with an
@@ -39,18 +46,29 @@ void nvmf_aio_fini(struct nvmf_aio *aio);
 
 /* Queue operations. @off in bytes. Return 0, or -EAGAIN when the ring is full (callers
  * retry after the next poll): no SQE free, or queued + in-flight operations would
- * exceed the completion queue (so it never overflows). The buffer must stay valid until @op->done. */
+ * exceed the completion queue (so it never overflows); or aio->error once the ring
+ * cannot submit any more (nvmf_aio_flush): the caller fails its I/O with it. The buffer
+ * must stay valid until @op->done. */
 int nvmf_aio_read(struct nvmf_aio *aio, int fd, void *buf, uint32_t len, uint64_t off, struct nvmf_aio_op *op);
 int nvmf_aio_write(struct nvmf_aio *aio, int fd, const void *buf, uint32_t len, uint64_t off, struct nvmf_aio_op *op);
 int nvmf_aio_fsync(struct nvmf_aio *aio, int fd, struct nvmf_aio_op *op);
 /* fallocate(@fd, @mode, @off, @len): punch holes / zero ranges on files. */
 int nvmf_aio_fallocate(struct nvmf_aio *aio, int fd, int mode, uint64_t off, uint64_t len, struct nvmf_aio_op *op);
 
-/* nvmf_aio_flush - submit everything queued in one system call. Returns 0 or -errno. */
+/*
+ * nvmf_aio_flush - submit everything queued in one system call. Returns 0 or -errno.
+ * -EAGAIN and -EBUSY (the kernel is short of resources; io_uring_enter(2) says to try
+ * again): the SQEs stay queued for the next flush. Any other error means the ring cannot
+ * be used (the kernel took none of the SQEs): it is recorded in aio->error, every op
+ * queued completes with it at the next nvmf_aio_poll (never inside this call), and from
+ * then on nothing is submitted and the queue functions return that error, so no I/O
+ * waits for a ring that will not run it.
+ */
 int nvmf_aio_flush(struct nvmf_aio *aio);
 
-/* nvmf_aio_poll - reap up to @max completions, calling each op's done(). Returns the
- * number reaped. Also clears the eventfd. */
+/* nvmf_aio_poll - reap up to @max completions, calling each op's done() (first the ops
+ * a failed flush ended, with aio->error). Returns the number reaped. Also clears the
+ * eventfd. */
 unsigned nvmf_aio_poll(struct nvmf_aio *aio, unsigned max);
 
 #endif

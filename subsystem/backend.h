@@ -46,8 +46,10 @@ struct nvmf_bdev_ops {
 	int (*open)(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err, size_t errlen);
 	void (*close)(struct nvmf_bdev *b);
 	/* Queue @io on @aio (or complete it inline). Returns 0, or -EAGAIN (ring full: retry
-	 * later; io->done not called). Several threads may submit to one backend at once,
-	 * each with its own @aio: backends keep no per-I/O state outside @io. */
+	 * later; io->done not called), or aio->error when @aio can no longer submit
+	 * (subsystem/aio.h: io->done not called; the caller fails the I/O with it). Several
+	 * threads may submit to one backend at once, each with its own @aio: backends keep
+	 * no per-I/O state outside @io. */
 	int (*submit)(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io);
 	/* Grow or shrink to @size bytes (a positive multiple of block_size) while I/O runs:
 	 * an I/O already past the new end may fail (-EINVAL) but never touches freed memory.
@@ -84,7 +86,8 @@ struct nvmf_bdev {
  */
 struct nvmf_bdev *nvmf_bdev_open(const struct nvmf_ns_config *cfg, char *err, size_t errlen);
 
-/* nvmf_bdev_submit - queue @io. Returns 0 or -EAGAIN (see ops->submit). */
+/* nvmf_bdev_submit - queue @io. Returns 0, -EAGAIN or the I/O context's error (see
+ * ops->submit). */
 int nvmf_bdev_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io);
 
 /* nvmf_bdev_resize - grow or shrink @b to @size bytes (see ops->resize). 0, or -ENOTSUP
@@ -125,7 +128,7 @@ int nvmf_backend_open_fd(const char *path, int flags, bool buffered, bool *direc
  * READ/WRITE continue short transfers (a file read at EOF yields zeroes), FLUSH is fsync,
  * WRITE_ZEROES/DISCARD are fallocate (ZERO_RANGE / PUNCH_HOLE, each falling back to the
  * other, block devices last to the synchronous BLKZEROOUT ioctl). @io is already checked
- * by nvmf_bdev_submit(). Returns 0 or -EAGAIN.
+ * by nvmf_bdev_submit(). Returns 0, -EAGAIN or aio->error (see ops->submit).
  */
 int nvmf_backend_fd_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io);
 

@@ -55,8 +55,8 @@ static void retry_enqueue(struct nvmf_io_ctx *io, struct nvmf_req *req)
 /*
  * Hand req->bio to the namespace's backend. Returns true when req->bio.done will run
  * (maybe already has, inline); false when the ring was full and the request now waits on
- * the target's retry list. A backend that breaks its contract with another error gets
- * its error delivered through done, so callers see one path.
+ * the target's retry list. Another error (an I/O context that can no longer submit, or
+ * a backend breaking its contract) is delivered through done, so callers see one path.
  */
 bool nvmf_req_bio_submit(struct nvmf_req *req)
 {

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "target/core.h"
+#include "target/log.h"
 
 #define AIO_BATCH      64       /* backend completions reaped per call */
 #define MAX_SLEEP_MS   100      /* never sleep longer: stop flags, clocks in tests */
@@ -274,6 +275,15 @@ static int run_aio(struct nvmf_pg *pg)
 	/* Completions may have queued more (continuations, follow-up I/O). */
 	if (aio->queued)
 		nvmf_aio_flush(aio);
+	if (aio->error && !pg->aio_error_told) {
+		pg->aio_error_told = true;
+		nvmf_log(pg->tgt, NVMF_LOG_ERROR, "poll group %u: io_uring submission failed (%s): "
+			 "the backend I/O of this group fails from now on", pg->index, strerror(-aio->error));
+	}
+	/* Ops a failed flush ended: answered in this pass, not after a sleep (no
+	 * completion will wake the group for them). */
+	if (aio->failed)
+		n += (int)nvmf_aio_poll(aio, AIO_BATCH);
 	return n;
 }
 

@@ -78,6 +78,7 @@ struct nvmf_pg {
 	struct nvmf_msg **msg_tail;
 	struct nvmf_aio aio;
 	struct nvmf_io_ctx io;             /* io.aio = &aio */
+	bool aio_error_told;               /* the log says aio.error (once) */
 	struct nvmf_tpg *tpg[NVMF_MAX_TRANSPORTS]; /* each transport's part of this group */
 	unsigned ntpg;
 	struct nvmf_timer *timers;

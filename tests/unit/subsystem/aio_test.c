@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "subsystem/aio.h"
+#include "tests/fault/fault.h"
 #include "tests/unit/suites.h"
 
 /* A scratch file under /tmp, unlinked at once (the fd keeps it alive). */
@@ -262,6 +263,65 @@ static void fallocate_punch_hole_reads_back_zeroes(void)
 	close(fd);
 }
 
+/* io_uring_submit failing (tests/fault's shim): EAGAIN and EBUSY keep the SQEs for the
+ * next flush; an error that leaves the ring unusable ends every queued op with it at the
+ * next poll (not inside the flush), refuses new ones, and ops already in the kernel still
+ * complete. */
+static void submit_failure_keeps_ops_for_a_retry_or_ends_them_for_good(void)
+{
+	struct nvmf_aio aio;
+	int fd = scratch_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(nvmf_aio_init(&aio, 8) == 0);
+	nvmf_fault_reset();
+	struct counted_op ops[5];
+	memset(ops, 0, sizeof(ops));
+	for (int i = 0; i < 5; i++)
+		ops[i].op.done = count_done;
+
+	struct nvmf_fault_rule r = nvmf_fault_rule(0, NVMF_FAULT_ANY_OP, NVMF_FAULT_SUBMIT);
+	r.err = -EAGAIN;
+	r.count = 1;
+	nvmf_fault_add(&r);
+	r.err = -EBUSY;
+	nvmf_fault_add(&r);
+	CU_ASSERT_EQUAL(nvmf_aio_fsync(&aio, fd, &ops[0].op), 0);
+	CU_ASSERT_EQUAL(nvmf_aio_flush(&aio), -EAGAIN);
+	CU_ASSERT_EQUAL(nvmf_aio_flush(&aio), -EBUSY);
+	CU_ASSERT_EQUAL(aio.queued, 1);
+	CU_ASSERT_EQUAL(drain(&aio, 1), 1);          /* the third flush submits it */
+	CU_ASSERT_EQUAL(ops[0].calls, 1);
+	CU_ASSERT_EQUAL(ops[0].res, 0);
+
+	nvmf_fault_reset();
+	CU_ASSERT_EQUAL(nvmf_aio_fsync(&aio, fd, &ops[1].op), 0);
+	CU_ASSERT_EQUAL(nvmf_aio_flush(&aio), 0);     /* in the kernel before the failure */
+	r.err = -ENXIO;
+	r.count = 0;
+	nvmf_fault_add(&r);
+	CU_ASSERT_EQUAL(nvmf_aio_fsync(&aio, fd, &ops[2].op), 0);
+	CU_ASSERT_EQUAL(nvmf_aio_fsync(&aio, fd, &ops[3].op), 0);
+	CU_ASSERT_EQUAL(nvmf_aio_flush(&aio), -ENXIO);
+	CU_ASSERT_EQUAL(ops[2].calls + ops[3].calls, 0);   /* not inside the flush */
+	CU_ASSERT_EQUAL(aio.error, -ENXIO);
+	CU_ASSERT_EQUAL(aio.queued, 0);
+	CU_ASSERT_EQUAL(nvmf_aio_fsync(&aio, fd, &ops[4].op), -ENXIO);
+	CU_ASSERT_EQUAL(nvmf_aio_flush(&aio), -ENXIO);
+	CU_ASSERT_EQUAL(drain(&aio, 3), 3);
+	CU_ASSERT_EQUAL(ops[1].calls, 1);
+	CU_ASSERT_EQUAL(ops[1].res, 0);
+	for (int i = 2; i < 4; i++) {
+		CU_ASSERT_EQUAL(ops[i].calls, 1);
+		CU_ASSERT_EQUAL(ops[i].res, -ENXIO);
+	}
+	CU_ASSERT_EQUAL(ops[4].calls, 0);
+	CU_ASSERT_EQUAL(aio.inflight, 0);
+	CU_ASSERT_EQUAL(aio.failed, 0);
+	nvmf_fault_reset();
+	nvmf_aio_fini(&aio);
+	close(fd);
+}
+
 const struct unit_test aio_tests[] = {
 	{ "init_rejects_depth_not_power_of_two", init_rejects_depth_not_power_of_two },
 	{ "write_then_read_returns_bytes_and_data", write_then_read_returns_bytes_and_data },
@@ -273,5 +333,7 @@ const struct unit_test aio_tests[] = {
 	{ "poll_reaps_at_most_max", poll_reaps_at_most_max },
 	{ "eventfd_wakes_a_sleeper_and_poll_clears_it", eventfd_wakes_a_sleeper_and_poll_clears_it },
 	{ "fallocate_punch_hole_reads_back_zeroes", fallocate_punch_hole_reads_back_zeroes },
+	{ "submit_failure_keeps_ops_for_a_retry_or_ends_them_for_good",
+	  submit_failure_keeps_ops_for_a_retry_or_ends_them_for_good },
 	{ NULL, NULL },
 };

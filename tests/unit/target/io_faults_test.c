@@ -493,6 +493,32 @@ static void io_uring_submit_failing_for_a_while_only_delays_the_command(void)
 	teardown(f);
 }
 
+static void io_uring_submit_failing_for_good_fails_the_commands_without_hanging(void)
+{
+	struct fixture *f = setup();
+	/* ENXIO: the ring cannot be used any more (io_uring_enter(2)); unlike EAGAIN and
+	 * EBUSY, trying again does not help. */
+	int id = add("submit=ENXIO");
+	uint8_t buf[8 * 4096];
+	fill(buf, sizeof(buf), 17);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CU_ASSERT_EQUAL(rw(f, nvme_cmd_write, 2, 0, 8, buf, 0x65), GEN(NVME_SC_INTERNAL));
+	CU_ASSERT_EQUAL(do_read(f, 3, 0, 8, buf), GEN(NVME_SC_INTERNAL));
+	CU_ASSERT_EQUAL(flush(f, 2), GEN(NVME_SC_INTERNAL));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CU_ASSERT(t1.tv_sec - t0.tv_sec < 5);      /* answered, not timed out */
+	CU_ASSERT(nvmf_fault_fired(id) >= 1);
+	struct nvme_error_log_page e[1];
+	error_log(f, e, 1);
+	assert_entry(&e[0], 3, 0x72, GEN(NVME_SC_INTERNAL), 0, 2);
+	/* Nothing is left in the ring; RAM, which needs no io_uring, still serves. */
+	CU_ASSERT_EQUAL(nvmf_tgt_main_pg(&f->fx.tgt)->aio.inflight, 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_main_pg(&f->fx.tgt)->aio.queued, 0);
+	assert_round_trip(f, 1, 0, 8, 18);
+	teardown(f);
+}
+
 const struct unit_test io_faults_tests[] = {
 	{ "read_error_in_a_bad_range_returns_unrecovered_read_error_and_is_logged",
 	  read_error_in_a_bad_range_returns_unrecovered_read_error_and_is_logged },
@@ -517,5 +543,7 @@ const struct unit_test io_faults_tests[] = {
 	  continuation_the_ring_refuses_twice_fails_with_unrecovered_read_error },
 	{ "io_uring_submit_failing_for_a_while_only_delays_the_command",
 	  io_uring_submit_failing_for_a_while_only_delays_the_command },
+	{ "io_uring_submit_failing_for_good_fails_the_commands_without_hanging",
+	  io_uring_submit_failing_for_good_fails_the_commands_without_hanging },
 	{ NULL, NULL },
 };
