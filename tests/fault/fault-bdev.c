@@ -56,8 +56,10 @@ static int fault_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_b
 	return f->real->submit(b, aio, io);
 }
 
-static void fault_close(struct nvmf_bdev *b)
+void nvmf_fault_detach(struct nvmf_bdev *b)
 {
+	if (!nvmf_fault_attached(b))
+		return;
 	struct fault_bdev *f = of(b);
 	pthread_mutex_lock(&lock);
 	for (struct fault_bdev **pp = &wrapped; *pp; pp = &(*pp)->next)
@@ -66,9 +68,14 @@ static void fault_close(struct nvmf_bdev *b)
 			break;
 		}
 	pthread_mutex_unlock(&lock);
-	b->ops = f->real;                  /* the real close may print its name */
-	f->real->close(b);
+	b->ops = f->real;
 	free(f);
+}
+
+static void fault_close(struct nvmf_bdev *b)
+{
+	nvmf_fault_detach(b);              /* first: the real close may print its name */
+	b->ops->close(b);
 }
 
 int nvmf_fault_attach(struct nvmf_bdev *b, uint32_t nsid)

@@ -111,6 +111,9 @@ char *nvmf_fault_describe(const struct nvmf_fault_rule *r, char *buf, size_t len
  * unwraps and frees the wrapper. Returns 0 or -ENOMEM.
  */
 int nvmf_fault_attach(struct nvmf_bdev *b, uint32_t nsid);
+/* nvmf_fault_detach - give @b its real ops back and free the wrapper (for a test that
+ * changes b->ops itself afterwards). */
+void nvmf_fault_detach(struct nvmf_bdev *b);
 /* nvmf_fault_attached - @b has the wrapper. */
 bool nvmf_fault_attached(const struct nvmf_bdev *b);
 

@@ -6,6 +6,7 @@
  */
 #include <CUnit/CUnit.h>
 #include <string.h>
+#include "tests/fault/fault.h"
 #include "tests/unit/rdma/fixture.h"
 #include "tests/unit/suites.h"
 
@@ -146,6 +147,80 @@ static void responses_never_exceed_hrqsize_and_the_rest_wait_for_send_completion
 	rx_teardown(&x);
 }
 
+/* Target and host in turn until each of @cid[0..@n) has its answer (a refused retry is
+ * no work, so one rx_run may settle early). */
+static void run_until_answered(struct rx *x, const struct rxq *h, const uint16_t *cid, unsigned n)
+{
+	for (unsigned round = 0; round < 1000; round++) {
+		unsigned waiting = 0;
+		for (unsigned i = 0; i < n; i++)
+			waiting += rxq_status(h, cid[i]) == RX_NO_RESPONSE;
+		if (!waiting)
+			return;
+		rx_run(x);
+	}
+	CU_FAIL("commands left without an answer");
+}
+
+/*
+ * The smallest pools the configuration allows (nvmf_target.buffers_small 16,
+ * buffers_large 1: 16 x 4 KiB, 1 x 128 KiB and 4 x the MDTS size), 128 keyed writes of
+ * 4, 16 and 64 KiB at once, then 128 reads of them, on a RAM namespace that refuses
+ * every third submit as a full ring would (tests/fault): every command waits its turn,
+ * none fails, the data reads back, and every buffer returns to the pool.
+ */
+static void commands_far_beyond_the_smallest_pools_all_complete_with_a_busy_backend(void)
+{
+	static const struct rx_opts smallest = { .buffers_small = 16, .buffers_large = 1 };
+	enum { N = 128 };
+	struct rx x;
+	struct rxq *io = rx_setup_io(&x, &smallest, N, N, 16);
+	CU_ASSERT_EQUAL(rx_pool_size(&x), 16 + 1 + 4);
+	nvmf_fault_reset();
+	CU_ASSERT_EQUAL_FATAL(nvmf_fault_attach(x.tgt.subsys[0]->ns[1]->bdev, 1), 0);
+	struct nvmf_fault_rule busy = nvmf_fault_rule(1, NVMF_FAULT_ANY_OP, NVMF_FAULT_BUSY);
+	busy.every = 3;
+	int id = nvmf_fault_add(&busy);
+
+	uint8_t *out[N], *in[N];
+	uint32_t len[N];
+	uint64_t slba[N], at = 0;
+	uint16_t cid[N];
+	for (unsigned i = 0; i < N; i++) {
+		len[i] = i % 32 == 31 ? 64u << 10 : i % 10 == 9 ? 16u << 10 : 4096;
+		slba[i] = at / 512;
+		at += len[i];
+		out[i] = rx_host_alloc(&x, len[i]);
+		in[i] = rx_host_alloc(&x, len[i]);
+		for (uint32_t b = 0; b < len[i]; b++)
+			out[i][b] = (uint8_t)(i * 37 + b * 11 + (b >> 9));
+	}
+	CU_ASSERT_FATAL(at <= RX_NS_BYTES);
+	for (unsigned i = 0; i < N; i++)
+		cid[i] = rxq_write(io, slba[i], out[i], len[i], NVME_SGL_KEYED_INV, NULL);
+	rx_poll(&x);
+	CU_ASSERT_EQUAL(rx_pool_free(&x), 0);
+	CU_ASSERT(rxq_reqs_in(io, NVMF_RDMA_REQ_NEED_BUFFER) > 64);
+	run_until_answered(&x, io, cid, N);
+	for (unsigned i = 0; i < N; i++) {
+		CU_ASSERT_EQUAL(rxq_status(io, cid[i]), 0);
+		CU_ASSERT_EQUAL(memcmp(rx_ns_data(&x) + slba[i] * 512, out[i], len[i]), 0);
+	}
+	for (unsigned i = 0; i < N; i++)
+		cid[i] = rxq_read(io, slba[i], in[i], len[i], NVME_SGL_KEYED_ADDR, NULL);
+	run_until_answered(&x, io, cid, N);
+	for (unsigned i = 0; i < N; i++) {
+		CU_ASSERT_EQUAL(rxq_status(io, cid[i]), 0);
+		CU_ASSERT_EQUAL(memcmp(in[i], out[i], len[i]), 0);
+	}
+	CU_ASSERT(nvmf_fault_fired(id) >= 2 * N / 3);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_NEED_BUFFER), 0);
+	CU_ASSERT_EQUAL(rx_pool_free(&x), rx_pool_size(&x));
+	nvmf_fault_reset();
+	nvmf_fault_detach(x.tgt.subsys[0]->ns[1]->bdev);    /* rx_teardown sets the ops */
+	rx_teardown(&x);
+}
+
 const struct unit_test rdma_request_limits_tests[] = {
 	{ "commands_beyond_the_buffer_pool_wait_in_fifo_order_and_all_complete",
 	  commands_beyond_the_buffer_pool_wait_in_fifo_order_and_all_complete },
@@ -155,5 +230,7 @@ const struct unit_test rdma_request_limits_tests[] = {
 	  rdma_reads_never_exceed_ord_and_waiting_reads_go_in_order },
 	{ "responses_never_exceed_hrqsize_and_the_rest_wait_for_send_completions",
 	  responses_never_exceed_hrqsize_and_the_rest_wait_for_send_completions },
+	{ "commands_far_beyond_the_smallest_pools_all_complete_with_a_busy_backend",
+	  commands_far_beyond_the_smallest_pools_all_complete_with_a_busy_backend },
 	{ NULL, NULL },
 };

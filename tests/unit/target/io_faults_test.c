@@ -53,11 +53,13 @@ static struct nvmf_ns_config *file_ns(struct nvmf_subsys_config *s, uint32_t nsi
 	return c;
 }
 
-/* The target of the header, its port allowing @queue_size entries; queue 1 connected
- * with @queue_size entries; every namespace wrapped; io_uring for the files. */
-static struct fixture *setup_q(uint32_t queue_size)
+/* The target of the header, its port allowing @queue_size entries, its poll group's
+ * io_uring @ring_depth entries (0: the target's own); queue 1 connected with
+ * @queue_size entries; every namespace wrapped; io_uring for the files. */
+static struct fixture *setup_q(uint32_t queue_size, unsigned ring_depth)
 {
 	nvmf_fault_reset();
+	nvmf_fault_set_ring_depth(ring_depth);
 	struct fixture *f = calloc(1, sizeof(*f));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	snprintf(f->dir, sizeof(f->dir), "/tmp/nvmf-faults-XXXXXX");
@@ -88,7 +90,7 @@ static struct fixture *setup_q(uint32_t queue_size)
 
 static struct fixture *setup(void)
 {
-	return setup_q(128);
+	return setup_q(128, 0);
 }
 
 static void teardown(struct fixture *f)
@@ -519,6 +521,79 @@ static void io_uring_submit_failing_for_good_fails_the_commands_without_hanging(
 	teardown(f);
 }
 
+/* ---- the smallest resources: many more commands than there is room for ---- */
+
+/*
+ * The smallest I/O queue the configuration allows (param.max_queue_size 16) kept full
+ * with 4 KiB writes, then reads, 512 of each, on a file namespace behind an io_uring of
+ * one entry (two completions: at most two I/Os in the kernel) whose backend also refuses
+ * every fifth submit: commands pile up on the core's retry list, and every one of them
+ * completes, in any order, with its data.
+ */
+static void many_more_commands_than_ring_entries_all_complete_with_their_data(void)
+{
+	enum { QSIZE = 16, N = 512, BLOCKS = 8 };
+	struct fixture *f = setup_q(QSIZE, 1);
+	CU_ASSERT_EQUAL(nvmf_tgt_main_pg(&f->fx.tgt)->aio.depth, 1);
+	int busy = add("nsid=2,busy,every=5");
+	struct fx_cmd *h = calloc(QSIZE, sizeof(*h));
+	int slot[QSIZE];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	bool parked_seen = false;
+	for (int pass = 0; pass < 2; pass++) {
+		uint8_t opcode = pass ? nvme_cmd_read : nvme_cmd_write;
+		unsigned next = 0, answered = 0, failed = 0, wrong = 0;
+		for (unsigned s = 0; s < QSIZE; s++)
+			slot[s] = -1;
+		struct timespec t0, now;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		while (answered < N) {
+			for (unsigned s = 0; s < QSIZE; s++) {
+				if (slot[s] < 0 || !fx_done(&h[s]))
+					continue;
+				answered++;
+				failed += h[s].status != 0;
+				if (pass) {
+					uint8_t want[BLOCKS * 512];
+					fill(want, sizeof(want), (unsigned)slot[s]);
+					wrong += memcmp(h[s].data, want, sizeof(want)) != 0;
+				}
+				slot[s] = -1;
+			}
+			for (unsigned s = 0; s < QSIZE && next < N; s++) {
+				if (slot[s] >= 0)
+					continue;
+				uint8_t data[BLOCKS * 512];
+				fill(data, sizeof(data), next);
+				struct nvme_sqe c = io_cmd(opcode, 2, (uint64_t)next * BLOCKS, BLOCKS, (uint16_t)s);
+				int rc = fx_start(&f->q, &h[s], &c, pass ? NULL : data, sizeof(data));
+				if (rc == -EAGAIN)
+					break;          /* the queue is full: wait for answers */
+				CU_ASSERT_EQUAL_FATAL(rc, 0);
+				slot[s] = (int)next++;
+			}
+			parked_seen |= fx_io(&f->fx)->retry_head != NULL;
+			if (!nvmf_loop_drive(&f->fx.tgt))
+				usleep(100);        /* the kernel is still at it */
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec - t0.tv_sec > 30) {
+				CU_FAIL("commands left without an answer");
+				break;
+			}
+		}
+		CU_ASSERT_EQUAL(answered, N);
+		CU_ASSERT_EQUAL(failed, 0);
+		CU_ASSERT_EQUAL(wrong, 0);
+	}
+	CU_ASSERT_TRUE(parked_seen);
+	CU_ASSERT(nvmf_fault_fired(busy) >= 2 * N / 5);
+	CU_ASSERT_EQUAL(fx_ctrl(&f->fx)->error_count, 0);
+	CU_ASSERT_EQUAL(fx_ctrl(&f->fx)->host_writes, N);
+	CU_ASSERT_EQUAL(fx_ctrl(&f->fx)->host_reads, N);
+	free(h);
+	teardown(f);
+}
+
 const struct unit_test io_faults_tests[] = {
 	{ "read_error_in_a_bad_range_returns_unrecovered_read_error_and_is_logged",
 	  read_error_in_a_bad_range_returns_unrecovered_read_error_and_is_logged },
@@ -545,5 +620,7 @@ const struct unit_test io_faults_tests[] = {
 	  io_uring_submit_failing_for_a_while_only_delays_the_command },
 	{ "io_uring_submit_failing_for_good_fails_the_commands_without_hanging",
 	  io_uring_submit_failing_for_good_fails_the_commands_without_hanging },
+	{ "many_more_commands_than_ring_entries_all_complete_with_their_data",
+	  many_more_commands_than_ring_entries_all_complete_with_their_data },
 	{ NULL, NULL },
 };
