@@ -203,12 +203,16 @@ bench-churn: deps
 	$(MAKE) all
 	tests/vm/run -t 1500 bench/churn-guest.sh $(or $(BENCH_ROUNDS),3) $(or $(CHURN_MODE),visible)
 
-# First: libnvmf holds host code only and needs no target code (scripts/check-libnvmf-objects).
+# First: libnvmf holds host code only and needs no target code (scripts/check-libnvmf-objects),
+# and the daemon has no fault injection (tests/fault: no wrapper symbol, no NVMF_FAULT).
 # Then make install into a scratch prefix, and build and run a program against it with
 # pkg-config, as a user of the library would.
 install-check: all
 	NVMF_OBJS='$(NVMF_OBJS)' LIB_OBJS='$(LIB_OBJS)' \
 		scripts/check-libnvmf-objects $(NVMF_A)
+	! nm $(TARGET_BIN) $(NVMF_A) | grep -E '__wrap_|nvmf_fault|fault_fire'
+	! grep -q NVMF_FAULT $(TARGET_BIN)
+	nm $(FAULT_TARGET_BIN) | grep -q __wrap_nvmf_bdev_open
 	rm -rf $(BUILD)/install-check
 	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(BUILD)/install-check > /dev/null
 	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/install-check/lib/pkgconfig sh -c '$(CC) -std=c11 -Wall -Werror \
