@@ -35,7 +35,7 @@ struct async_msg {
 	uint32_t qp_num;
 };
 
-static bool is_qp_event(enum ibv_event_type type)
+bool nvmf_rdma_is_qp_event(enum ibv_event_type type)
 {
 	switch (type) {
 	case IBV_EVENT_QP_FATAL:
@@ -97,7 +97,7 @@ static void srq_event(struct nvmf_rdma_pg_dev *pgd, enum ibv_event_type type)
 static void async_msg_run(void *arg)
 {
 	struct async_msg *m = arg;
-	if (is_qp_event(m->type))
+	if (nvmf_rdma_is_qp_event(m->type))
 		qp_event(m->pgd->pg, m->type, m->qp, m->qp_num);
 	else
 		srq_event(m->pgd, m->type);
@@ -118,7 +118,7 @@ static struct nvmf_rdma_pg_dev *owner_of(struct nvmf_rdma_transport *t, const st
 static void dispatch(struct nvmf_rdma_poll_group *main_pg, struct nvmf_rdma_pg_dev *pgd,
 		     const struct ibv_async_event *ev)
 {
-	bool qp = is_qp_event(ev->event_type);
+	bool qp = nvmf_rdma_is_qp_event(ev->event_type);
 	if (pgd->pg == main_pg) {
 		if (qp)
 			qp_event(main_pg, ev->event_type, ev->element.qp, ev->element.qp->qp_num);
@@ -146,8 +146,8 @@ static void handle(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_device *dev
 	struct nvmf_rdma_transport *t = pg->t;
 	const char *name = dev->dev->name;
 	enum ibv_event_type type = ev->event_type;
-	if (is_qp_event(type) || type == IBV_EVENT_SRQ_ERR || type == IBV_EVENT_SRQ_LIMIT_REACHED) {
-		bool qp = is_qp_event(type);
+	if (nvmf_rdma_is_qp_event(type) || type == IBV_EVENT_SRQ_ERR || type == IBV_EVENT_SRQ_LIMIT_REACHED) {
+		bool qp = nvmf_rdma_is_qp_event(type);
 		/* The registry's lock covers the look-up only: a group's part lives until the
 		 * target's shutdown, after the last pass of this group. */
 		pthread_mutex_lock(&t->pgd_lock);

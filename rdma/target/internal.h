@@ -471,6 +471,9 @@ struct nvmf_rdma_pg_stats {
 /* nvmf_rdma_pg_stats - @pg's counts now. On the group's thread (or while it is stopped):
  * nothing here is atomic. */
 void nvmf_rdma_pg_stats(const struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_pg_stats *st);
+/* nvmf_rdma_is_qp_event - @type is an asynchronous event about one QP (ibv_async_event's
+ * element is a QP: IB spec 11.6.3, affiliated asynchronous events). */
+bool nvmf_rdma_is_qp_event(enum ibv_event_type type);
 
 /* nvmf_rdma_pg_init - an empty group of @t (no core group: the map only, for tests of
  * the map). Returns 0 or -ENOMEM. nvmf_rdma_pg_fini frees what it holds. */

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
+#include "rdma/target/internal.h"
 #include "tests/unit/rdma/fake_verbs.h"
 
 /* Room for @need elements in a growing array. */
@@ -879,30 +880,13 @@ static int fv_destroy_id(struct rdma_cm_id *id)
 
 /* ---- asynchronous events ---- */
 
-static bool is_qp_event(enum ibv_event_type t)
-{
-	switch (t) {
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
-		return true;
-	default:
-		return false;
-	}
-}
-
 void fv_async_event(struct fv_dev *d, enum ibv_event_type type, void *element)
 {
 	struct fv_async *a = calloc(1, sizeof(*a));
 	if (!a)
 		abort();
 	a->ev.event_type = type;
-	if (is_qp_event(type))
+	if (nvmf_rdma_is_qp_event(type))
 		a->ev.element.qp = element;
 	else if (type == IBV_EVENT_SRQ_ERR || type == IBV_EVENT_SRQ_LIMIT_REACHED)
 		a->ev.element.srq = element;
@@ -942,14 +926,14 @@ static int fv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *e
 	*ev = a->ev;
 	free(a);
 	d->async_taken++;
-	if (is_qp_event(ev->event_type))
+	if (nvmf_rdma_is_qp_event(ev->event_type))
 		fv_qp_of(ev->element.qp)->events_unacked++;
 	return 0;
 }
 
 static void fv_ack_async_event(struct ibv_async_event *ev)
 {
-	if (is_qp_event(ev->event_type)) {
+	if (nvmf_rdma_is_qp_event(ev->event_type)) {
 		struct fv_qp *q = fv_qp_of(ev->element.qp);
 		if (!q->events_unacked)
 			fv_violation(q->dev, "QP %u: async event acked twice", q->qp.qp_num);
