@@ -7,7 +7,7 @@
 # runs 1000 and 50.
 
 HD_STATE=/tmp/hardening-test
-HD_SLOW=nqn.2026-11.io.nvmf-rdma:slow     # a disk whose I/O takes 3 s (dm-delay)
+HD_SLOW=nqn.2026-11.io.nvmf-rdma:slow     # a disk whose I/O takes 4 s (dm-delay)
 HD_RAM=nqn.2026-11.io.nvmf-rdma:soak-ram
 HD_FILE=nqn.2026-11.io.nvmf-rdma:soak-file
 HD_PORT=4420
@@ -19,15 +19,15 @@ RESTARTS=${NVMF_SOAK_RESTARTS:-6}
 # shows above it after 1000 cycles. VmData (the address space) is reported beside it.
 RSS_SLACK_KIB=2048
 
-# The slow disk: a loop device on a file of known data under dm-delay (3 s per I/O).
+# The slow disk: a loop device on a file of known data, partly under dm-delay.
 hd_slow_disk() {
     [ -b /dev/mapper/nvmf-slow ] && return 0
     head -c 8388608 /dev/urandom > $HD_STATE/slow.img
     local loopdev; loopdev=$(losetup -f --show $HD_STATE/slow.img) || return 1
     echo "$loopdev" > $HD_STATE/loopdev
-    # Fast at both ends (where the host reads the partition table when it connects), 3 s
-    # per I/O in between.
-    printf '%s\n' "0 2048 linear $loopdev 0" "2048 12288 delay $loopdev 2048 3000" \
+    # Fast at both ends (where the host reads the partition table when it connects), 4 s
+    # per I/O in between: less than the 5 s the target gives answers at shutdown.
+    printf '%s\n' "0 2048 linear $loopdev 0" "2048 12288 delay $loopdev 2048 4000" \
         "14336 2048 linear $loopdev 14336" | dmsetup create nvmf-slow --noudevsync || return 1
     dmsetup mknodes nvmf-slow
     [ -b /dev/mapper/nvmf-slow ]
@@ -113,7 +113,7 @@ test_00_target_starts_on_a_slow_disk_ram_and_file() {
     hd_start || fail "target did not start"
 }
 
-# The read is in the (3 s) disk when SIGTERM arrives: the target waits for it, sends the
+# The read is in the (4 s) disk when SIGTERM arrives: the target waits for it, sends the
 # data and the CQE, then disconnects. Before, the answer was dropped and dd failed once
 # the host gave up on the stopped target (ctrl-loss-tmo 5 s).
 test_01_read_in_flight_at_sigterm_reaches_the_host_with_its_data() {
@@ -125,7 +125,7 @@ test_01_read_in_flight_at_sigterm_reaches_the_host_with_its_data() {
         hd_fail "the host's reads at connect did not finish: $($stats)"
     dd if="$dev" of=$HD_STATE/got bs=4096 skip=1000 count=1 iflag=direct status=none &
     local ddpid=$!
-    wait_for 3 bash -c "$stats | jq -e '.namespaces[0].inflight == 1'" ||
+    wait_for 4 bash -c "$stats | jq -e '.namespaces[0].inflight == 1'" ||
         hd_fail "the read is not in flight at the target: $($stats)"
     kill -TERM "$(hd_pid)"
     wait $ddpid || hd_fail "the read in flight at SIGTERM failed on the host (dd exit $?)"
