@@ -169,23 +169,23 @@ static struct loop_hq *hq_alloc(struct loop_transport *lt, struct nvmf_hq *hq,
 	return h;
 }
 
-static int lh_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uint16_t qid,
-			    uint16_t size, char *err, size_t errlen)
+int nvmf_loop_hq_connect(struct loop_transport *lt, struct nvmf_hq *hq, const char *traddr,
+			 const char *trsvcid, int timeout_ms, uint16_t qid, uint16_t size,
+			 char *err, size_t errlen, struct loop_hq **out)
 {
-	struct loop_transport *lt = lt_of_host(hq->t);
 	if (size < 2 || size > LOOP_MAX_QUEUE_SIZE) {
 		snprintf(err, errlen, "loop: queue size %u is not in 2..%u", size, LOOP_MAX_QUEUE_SIZE);
 		return -EINVAL;
 	}
 	pthread_mutex_lock(&lt->lock);
-	struct nvmf_port *port = find_port(lt, opts->traddr, opts->trsvcid);
+	struct nvmf_port *port = find_port(lt, traddr, trsvcid);
 	pthread_mutex_unlock(&lt->lock);
 	if (!port) {
 		snprintf(err, errlen, "loop: no listening loop port at %s:%s",
-			 opts->traddr ? opts->traddr : "", opts->trsvcid ? opts->trsvcid : "4420");
+			 traddr ? traddr : "", trsvcid ? trsvcid : "4420");
 		return -ECONNREFUSED;
 	}
-	struct loop_hq *h = hq_alloc(lt, hq, port, qid, size, opts->traddr);
+	struct loop_hq *h = hq_alloc(lt, hq, port, qid, size, traddr);
 	if (!h) {
 		snprintf(err, errlen, "loop: out of memory for queue %u", qid);
 		return -ENOMEM;
@@ -198,7 +198,7 @@ static int lh_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opt
 		snprintf(err, errlen, "loop: target cannot place queue %u: %s", qid, strerror(-rc));
 		return rc;
 	}
-	int ms = opts->timeout_ms > 0 ? opts->timeout_ms : LOOP_CONNECT_MS;
+	int ms = timeout_ms > 0 ? timeout_ms : LOOP_CONNECT_MS;
 	struct timespec until = deadline_in(ms);
 	pthread_mutex_lock(&h->lock);
 	while (h->state == LHQ_CONNECTING && !past(&until))
@@ -227,17 +227,24 @@ static int lh_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opt
 			 strerror(-rc));
 		return rc;
 	}
-	hq->tpriv = h;
+	*out = h;
 	return 0;
 }
 
-static void lh_queue_disconnect(struct nvmf_hq *hq)
+static int lh_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uint16_t qid,
+			    uint16_t size, char *err, size_t errlen)
 {
-	struct loop_hq *h = hq->tpriv;
-	if (!h)
-		return;
+	struct loop_hq *h = NULL;
+	int rc = nvmf_loop_hq_connect(lt_of_host(hq->t), hq, opts->traddr, opts->trsvcid,
+				      opts->timeout_ms, qid, size, err, errlen, &h);
+	if (!rc)
+		hq->tpriv = h;
+	return rc;
+}
+
+void nvmf_loop_hq_disconnect(struct loop_hq *h)
+{
 	struct loop_transport *lt = h->lt;
-	hq->tpriv = NULL;
 	hq_list_remove(lt, h);
 	pthread_mutex_lock(&h->lock);
 	/* Its release comes after this message (FIFO per group, and the target queue is
@@ -257,6 +264,15 @@ static void lh_queue_disconnect(struct nvmf_hq *hq)
 	}
 	pthread_mutex_unlock(&h->lock);
 	nvmf_loop_hq_free(h);
+}
+
+static void lh_queue_disconnect(struct nvmf_hq *hq)
+{
+	struct loop_hq *h = hq->tpriv;
+	if (!h)
+		return;
+	hq->tpriv = NULL;
+	nvmf_loop_hq_disconnect(h);
 }
 
 static int lh_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
@@ -294,7 +310,8 @@ static int lh_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 	else if (h->inflight >= h->size)
 		rc = -EAGAIN;
 	else
-		rc = nvmf_loop_tq_receive(h->tq, &sqe, incapsule ? cmd->buf : NULL, incapsule ? cmd->len : 0);
+		rc = nvmf_loop_tq_receive(h->tq, &sqe, incapsule ? cmd->buf : NULL, incapsule ? cmd->len : 0,
+					  (uintptr_t)c->bounce, c->bounce ? cmd->len : 0);
 	if (!rc)
 		h->inflight++;
 	struct nvmf_pg *pg = h->pg;

@@ -77,6 +77,8 @@ struct loop_req {
 	uint32_t icd_len;                 /* bytes that arrived after the SQE */
 	void *buf;                        /* keyed: page-aligned data_len bytes (O_DIRECT) */
 	uint64_t host_addr;               /* keyed: the host's buffer */
+	uint64_t mem_addr;                /* keyed: the host memory the capsule's key reaches, */
+	uint32_t mem_len;                 /* mem_len bytes at mem_addr (its "memory region") */
 	uint32_t xfer_len;
 };
 
@@ -111,7 +113,8 @@ enum loop_hq_state { LHQ_CONNECTING, LHQ_LINKED, LHQ_REJECTED };
 
 struct loop_hq {
 	struct loop_transport *lt;
-	struct nvmf_hq *hq;
+	struct nvmf_hq *hq;               /* libnvmf's queue; NULL for a raw queue (loop-raw.c),
+					   * whose CQEs wait in the ring for nvmf_loop_raw_reap */
 	struct nvmf_port *port;
 	uint16_t qid, size;
 	uint32_t key;
@@ -139,15 +142,19 @@ struct loop_hq {
 
 /* nvmf_loop_tq_receive - put the 64-byte @sqe and @len bytes of in-capsule @data into a
  * free slot of @tq and its inbox (the "SEND"); the caller holds the host queue's lock
- * (so @tq is alive) and wakes the group. 0, -EAGAIN (no free slot), -EINVAL (more
- * in-capsule data than a slot holds). */
+ * (so @tq is alive) and wakes the group. A keyed SGL of the capsule may reach the
+ * @mem_len bytes of host memory at @mem only (as an rkey reaches its memory region; 0
+ * bytes: none): outside them the transfer fails. 0, -EAGAIN (no free slot), -EINVAL
+ * (more in-capsule data than a slot holds). */
 int nvmf_loop_tq_receive(struct loop_tq *tq, const struct nvme_sqe *sqe, const void *data,
-			 uint32_t len);
+			 uint32_t len, uint64_t mem, uint32_t mem_len);
 /* nvmf_loop_request_detach - ask @h's target queue's group to end the queue (by message
  * in @h); under h->lock, while h->tq is set. */
 void nvmf_loop_request_detach(struct loop_hq *h);
 /* nvmf_loop_drive_needed - some group of the target has no thread of its own. */
 bool nvmf_loop_drive_needed(const struct loop_transport *lt);
+/* nvmf_loop_of_tgt - @tgt's loop transport, or NULL when it has none. */
+struct loop_transport *nvmf_loop_of_tgt(struct nvmf_tgt *tgt);
 /* nvmf_loop_run_passes - nvmf_loop_drive for @lt: passes until a round finds no work. */
 int nvmf_loop_run_passes(struct loop_transport *lt);
 /* nvmf_loop_auto_drive - the same, from submit and poll, unless switched off. */
@@ -162,5 +169,16 @@ void nvmf_loop_free(struct loop_transport *lt);
 /* nvmf_loop_hq_free - free a host queue and its bounce buffers (nobody else refers to
  * it: released by the target, never linked, or abandoned and now released). */
 void nvmf_loop_hq_free(struct loop_hq *h);
+/* nvmf_loop_hq_connect - a new host queue @qid of @size entries (2..LOOP_MAX_QUEUE_SIZE)
+ * for libnvmf's @hq (NULL: a raw queue, target/loop-raw.c) linked to a target queue on
+ * the port @traddr:@trsvcid reaches (loop.h), waiting up to @timeout_ms (<= 0: the
+ * default) for the target to take it. 0 with *@out, or -errno with @err: -EINVAL (size),
+ * -ECONNREFUSED, -ENOMEM, -ETIMEDOUT, or the target's refusal. */
+int nvmf_loop_hq_connect(struct loop_transport *lt, struct nvmf_hq *hq, const char *traddr,
+			 const char *trsvcid, int timeout_ms, uint16_t qid, uint16_t size,
+			 char *err, size_t errlen, struct loop_hq **out);
+/* nvmf_loop_hq_disconnect - end @h's target queue, wait for its release and free @h
+ * (left to the target when the release does not come within LOOP_RELEASE_MS). */
+void nvmf_loop_hq_disconnect(struct loop_hq *h);
 
 #endif

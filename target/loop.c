@@ -114,6 +114,12 @@ static void hq_push(struct loop_hq *h, const struct nvme_cqe *cqe)
 
 /* ---- target side: commands ---- */
 
+/* [@addr, @addr + @len) lies in the host memory @r's key reaches (no sum overflows). */
+static bool in_region(const struct loop_req *r, uint64_t addr, uint32_t len)
+{
+	return addr >= r->mem_addr && len <= r->mem_len && addr - r->mem_addr <= r->mem_len - len;
+}
+
 /* A capsule taken from the inbox, on the group: decode, data in, execute. */
 static void req_start(struct loop_tq *tq, struct loop_req *r)
 {
@@ -150,8 +156,9 @@ static void req_start(struct loop_tq *tq, struct loop_req *r)
 		 * data moves. */
 		if (sgl.len != req->data_len || req->dir == NVMF_XFER_NONE)
 			break;
-		if (sgl.key != tq->key) {
-			/* An RDMA READ/WRITE with a foreign rkey fails: no data moves. */
+		if (sgl.key != tq->key || !in_region(r, sgl.addr, sgl.len)) {
+			/* An RDMA READ/WRITE with a foreign rkey, or outside the memory the key
+			 * registers, fails: no data moves. */
 			nvmf_req_complete_dnr(req, nvme_generic(NVME_SC_DATA_XFER_ERROR));
 			return;
 		}
@@ -413,7 +420,7 @@ const struct nvmf_transport_ops nvmf_loop_ops = {
 
 /* Into a free slot of @tq and its inbox (the "SEND"); -EAGAIN when no slot is free. */
 int nvmf_loop_tq_receive(struct loop_tq *tq, const struct nvme_sqe *sqe, const void *data,
-		      uint32_t len)
+			 uint32_t len, uint64_t mem, uint32_t mem_len)
 {
 	struct loop_tpg *tpg = tq->tpg;
 	pthread_mutex_lock(&tpg->lock);
@@ -429,6 +436,8 @@ int nvmf_loop_tq_receive(struct loop_tq *tq, const struct nvme_sqe *sqe, const v
 	}
 	r->sqe = *sqe;
 	r->icd_len = len;
+	r->mem_addr = mem;
+	r->mem_len = mem_len;
 	if (len)
 		memcpy(r->icd, data, len);
 	r->next = NULL;
@@ -524,7 +533,7 @@ static struct nvmf_transport *loop_create(struct nvmf_tgt *tgt, char *err, size_
 
 /* ---- public helpers ---- */
 
-static struct loop_transport *lt_of_tgt(struct nvmf_tgt *tgt)
+struct loop_transport *nvmf_loop_of_tgt(struct nvmf_tgt *tgt)
 {
 	for (unsigned i = 0; i < tgt->ntransports; i++)
 		if (tgt->transports[i]->ops->create == loop_create)
@@ -534,13 +543,13 @@ static struct loop_transport *lt_of_tgt(struct nvmf_tgt *tgt)
 
 const struct nvmf_host_transport *nvmf_loop_host_transport(struct nvmf_tgt *tgt)
 {
-	struct loop_transport *lt = lt_of_tgt(tgt);
+	struct loop_transport *lt = nvmf_loop_of_tgt(tgt);
 	return lt ? &lt->host : NULL;
 }
 
 void nvmf_loop_set_hooks(struct nvmf_tgt *tgt, const struct nvmf_loop_hooks *hooks)
 {
-	struct loop_transport *lt = lt_of_tgt(tgt);
+	struct loop_transport *lt = nvmf_loop_of_tgt(tgt);
 	if (!lt)
 		return;
 	pthread_mutex_lock(&lt->drive_lock);
@@ -553,7 +562,7 @@ void nvmf_loop_set_hooks(struct nvmf_tgt *tgt, const struct nvmf_loop_hooks *hoo
 
 void nvmf_loop_hold(struct nvmf_tgt *tgt, bool hold)
 {
-	struct loop_transport *lt = lt_of_tgt(tgt);
+	struct loop_transport *lt = nvmf_loop_of_tgt(tgt);
 	if (!lt)
 		return;
 	__atomic_store_n(&lt->hold, hold, __ATOMIC_RELAXED);
@@ -581,7 +590,7 @@ static void break_msg(void *arg)
 
 void nvmf_loop_break(struct nvmf_tgt *tgt)
 {
-	struct loop_transport *lt = lt_of_tgt(tgt);
+	struct loop_transport *lt = nvmf_loop_of_tgt(tgt);
 	if (!lt)
 		return;
 	pthread_mutex_lock(&lt->lock);
@@ -600,14 +609,14 @@ void nvmf_loop_break(struct nvmf_tgt *tgt)
 
 void nvmf_loop_set_auto_drive(struct nvmf_tgt *tgt, bool on)
 {
-	struct loop_transport *lt = lt_of_tgt(tgt);
+	struct loop_transport *lt = nvmf_loop_of_tgt(tgt);
 	if (lt)
 		__atomic_store_n(&lt->auto_drive, on, __ATOMIC_RELAXED);
 }
 
 int nvmf_loop_drive(struct nvmf_tgt *tgt)
 {
-	struct loop_transport *lt = lt_of_tgt(tgt);
+	struct loop_transport *lt = nvmf_loop_of_tgt(tgt);
 	return lt ? nvmf_loop_run_passes(lt) : 0;
 }
 
@@ -633,7 +642,7 @@ static void call_msg(void *arg)
 
 int nvmf_loop_run_on(struct nvmf_tgt *tgt, unsigned pg_index, void (*fn)(void *arg), void *arg)
 {
-	struct loop_transport *lt = lt_of_tgt(tgt);
+	struct loop_transport *lt = nvmf_loop_of_tgt(tgt);
 	if (!lt || pg_index >= tgt->npgs)
 		return -EINVAL;
 	struct nvmf_pg *pg = tgt->pgs[pg_index];

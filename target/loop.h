@@ -116,4 +116,62 @@ int nvmf_loop_drive(struct nvmf_tgt *tgt);
  * such group or no loop transport). */
 int nvmf_loop_run_on(struct nvmf_tgt *tgt, unsigned pg_index, void (*fn)(void *arg), void *arg);
 
+/*
+ * Raw host queues, for tests and fuzzers: capsules go to the target exactly as the caller
+ * built them (command id, flags, data pointer, in-capsule data and all), which libnvmf's
+ * queues never send, and the CQEs come back as they are (target/loop-raw.c). Everything
+ * else is as for libnvmf's queues: the same target queues, driven mode, hooks, break, and
+ * the lifetime rule above (disconnect every raw queue before nvmf_tgt_shutdown).
+ *
+ * Host memory. A keyed SGL (0x40, 0x4F) carries the queue's key (nvmf_loop_raw_key) and
+ * the address of host memory, as over RDMA; each capsule names the memory its key reaches
+ * (@mem, @mem_len: the "memory region"). A transfer outside it, or with another key, fails
+ * with Data Transfer Error as an RDMA READ/WRITE with a bad rkey or address does; no byte
+ * outside the region is read or written.
+ */
+struct nvmf_loop_raw;
+
+/*
+ * nvmf_loop_raw_connect - a transport connection of queue @qid (the transport-level qid:
+ * 0 admin, else I/O; the Fabrics Connect that names a qid is the caller's capsule) with
+ * @size entries (2..1024) to @tgt's loop port that @traddr:@trsvcid reaches (the rule
+ * above; NULL or "" as there). Waits for the target to take it (driving it in driven
+ * mode). Returns 0 with *@out, or -EINVAL (size, or no loop transport), -ECONNREFUSED
+ * (no such listening port), -ENOMEM, -ETIMEDOUT (10 s).
+ */
+int nvmf_loop_raw_connect(struct nvmf_tgt *tgt, const char *traddr, const char *trsvcid,
+			  uint16_t qid, uint16_t size, struct nvmf_loop_raw **out);
+
+/* nvmf_loop_raw_key - the key keyed SGLs of @q's capsules must carry. */
+uint32_t nvmf_loop_raw_key(const struct nvmf_loop_raw *q);
+
+/* nvmf_loop_raw_inline - bytes of in-capsule data a capsule of @q may carry (the target
+ * queue's receive buffer: the port's in-capsule size on I/O queues, 0 on admin queues). */
+uint32_t nvmf_loop_raw_inline(const struct nvmf_loop_raw *q);
+
+/*
+ * nvmf_loop_raw_send - send the 64-byte @sqe as it is, followed by @icd_len bytes of
+ * in-capsule data @icd (NULL when 0). Keyed transfers of the command may reach the
+ * @mem_len bytes at @mem only (NULL, 0: none), which must stay valid until its CQE is
+ * reaped or @q is disconnected. At most @q's size commands may wait for their CQE to be
+ * reaped. Returns 0, -EAGAIN (that many wait, or no free command slot), -EINVAL (more
+ * in-capsule data than nvmf_loop_raw_inline), -ECONNRESET (the connection is gone). With
+ * auto drive on (driven mode), the target runs before it returns.
+ */
+int nvmf_loop_raw_send(struct nvmf_loop_raw *q, const struct nvme_sqe *sqe, const void *icd,
+		       uint32_t icd_len, void *mem, uint32_t mem_len);
+
+/*
+ * nvmf_loop_raw_reap - move up to @max CQEs (16 bytes each, little endian, as the target
+ * sent them) that arrived on @q into @cqes, oldest first. With auto drive on, the target
+ * runs first; while nvmf_loop_hold holds, none arrive. Returns how many (0: none), or
+ * -ECONNRESET when the connection is gone and none is left: the CQEs the target sent
+ * before it closed the queue are still reaped first; nvmf_loop_break drops them.
+ */
+int nvmf_loop_raw_reap(struct nvmf_loop_raw *q, struct nvme_cqe *cqes, unsigned max);
+
+/* nvmf_loop_raw_disconnect - the host drops the connection: the target ends the queue
+ * (commands in flight finish, their CQEs dropped) and @q is freed. NULL: no-op. */
+void nvmf_loop_raw_disconnect(struct nvmf_loop_raw *q);
+
 #endif
