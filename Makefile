@@ -2,8 +2,8 @@
 #   make            build everything under build/
 #   make unit       build and run the CUnit unit tests
 #   make check      install missing dependencies, build, unit tests (plain and under
-#                   AddressSanitizer + UBSan), static analysis, install check, VM
-#                   integration tests
+#                   AddressSanitizer + UBSan), fuzz smoke, static analysis, install check,
+#                   VM integration tests
 #   make analyze    static analysis of all the C code (clang's scan-build, cppcheck) in
 #                   build/analyze: fails on any finding
 #   make asan       the same build with AddressSanitizer + UBSan (or SANITIZE=1 make ...)
@@ -14,10 +14,15 @@
 #   make bench-churn  fio's IOPS while namespaces are added and removed live, and without
 #   make path-trace the functions one keyed / in-capsule write passes through, by layer
 #   make install    libnvmf (static, shared, header, pkg-config) and the nvmf tool under PREFIX
+#   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_SECS (60) seconds each
+#   make fuzz-smoke each harness over its seed corpus plus 5 seconds (part of make check)
 
 CC      ?= gcc
 PKGS    := libibverbs librdmacm libnvme liburing jansson numa
 # Generic x86-64 code: the test guest's CPU model has no host-specific extensions.
+ifeq ($(FUZZ),1)
+CFLAGS  ?= -O1 -g
+endif
 CFLAGS  ?= -O2 -g
 # -fPIC everywhere: the same objects go into libnvmf.so.
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -pthread -fPIC
@@ -34,6 +39,16 @@ ifeq ($(SANITIZE),1)
 BUILD   := build/asan
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
+endif
+# make fuzz / fuzz-smoke: every object built by clang with libFuzzer's coverage and
+# AddressSanitizer + UBSan, apart from the gcc build (docs/fuzzing.md).
+FUZZ_CC ?= clang
+ifeq ($(FUZZ),1)
+BUILD   := build/fuzz
+CC      := $(FUZZ_CC)
+CFLAGS  += -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+	   -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=fuzzer,address,undefined
 endif
 
 # pkg-config is asked only when building, so `make deps` works on a bare machine.
@@ -69,6 +84,14 @@ FAULT_OBJS := $(FAULT_SRCS:%.c=$(BUILD)/obj/%.o)
 FAULT_WRAP := $(foreach f,nvmf_bdev_open nvmf_aio_init nvmf_aio_read nvmf_aio_write nvmf_aio_fsync \
 		nvmf_aio_fallocate io_uring_submit pread pwrite,-Wl,--wrap=$(f))
 
+# libFuzzer harnesses: tests/fuzz/fuzz_NAME.c is build/fuzz/fuzz_NAME (FUZZ=1 only); the
+# whole-stack target fixture of the unit tests is linked in for the target harnesses.
+FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
+FUZZ_OBJS  := $(FUZZ_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/unit/target/fixture.o
+FUZZ_BINS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz_%)
+FUZZ_SECS  ?= 60
+
 TARGET_BIN := $(BUILD)/nvmf-target
 UNIT_BIN   := $(BUILD)/unit-tests
 NVMF_BIN   := $(BUILD)/nvmf
@@ -79,7 +102,8 @@ NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := 0.1.0
 PREFIX     ?= /usr/local
 
-.PHONY: path-trace all unit check analyze vm-check soak demo bench bench-churn asan deps clean install install-check FORCE
+.PHONY: path-trace all unit check analyze vm-check soak demo bench bench-churn asan deps clean install \
+	install-check fuzz fuzz-smoke fuzz-bins FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard initiator/cli/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
      $(FAULT_TARGET_BIN)
 
@@ -227,6 +251,7 @@ check: deps
 	$(MAKE) all
 	$(MAKE) unit
 	$(MAKE) SANITIZE=1 unit
+	$(MAKE) fuzz-smoke
 	$(MAKE) analyze
 	$(MAKE) install-check
 	$(MAKE) vm-check
@@ -272,6 +297,25 @@ analyze:
 	if [ $$rc = 0 ]; then echo "analyze: no findings"; else echo "analyze: FAILED (findings above)" >&2; fi; \
 	exit $$rc
 
+# libFuzzer (docs/fuzzing.md): the harnesses built with clang under build/fuzz/, then each
+# run in turn (one fuzzer process at a time), failing on any crash, leak or timeout.
+# fuzz: FUZZ_SECS seconds each on a working corpus under build/fuzz/corpus/ (seeded
+# from tests/fuzz/corpus/, which is never written); fuzz-smoke: the committed seeds plus
+# 5 seconds each.
+ifeq ($(FUZZ),1)
+$(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/unit/target/fixture.o \
+		 $(BUILD)/libcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+fuzz-bins: $(FUZZ_BINS)
+else
+fuzz-bins:
+	$(MAKE) FUZZ=1 fuzz-bins
+endif
+fuzz: fuzz-bins
+	tests/fuzz/run long $(FUZZ_SECS) $(FUZZ_ONLY)
+fuzz-smoke: fuzz-bins
+	tests/fuzz/run smoke 5 $(FUZZ_ONLY)
+
 # The functions, files and layer crossings of a 4 KiB keyed and in-capsule write through
 # the RDMA target, capsule to completion, on the unit tests' fake device.
 TRACE_BIN := $(BUILD)/path-trace
@@ -286,6 +330,6 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(BUILD)/obj/target/main.d \
-	 $(FAULT_OBJS:.o=.d) $(BUILD)/obj/tests/fault/env.d \
+	 $(FAULT_OBJS:.o=.d) $(BUILD)/obj/tests/fault/env.d $(FUZZ_OBJS:.o=.d) \
 	 $(BUILD)/obj/initiator/cli/main.d $(TARGETCTL_OBJS:.o=.d) $(BUILD)/obj/target/cli/main.d \
 	 $(BUILD)/obj/tests/trace/path_trace.d
