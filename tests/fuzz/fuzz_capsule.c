@@ -100,8 +100,11 @@ static int boot(struct host *h)
 	off->enable = false;
 	struct nvmf_subsys_config *any = fx_cfg_subsys(&f->cfg, ANY_NQN, NULL, 1);
 	fx_cfg_ns(any, 1, NVMF_BACKEND_NULL, 1u << 20, 512);
+	/* Small queues and receive buffers: every input connects its queues anew, and the
+	 * target's slots are allocated per connection. */
 	struct nvmf_port_config *p = fx_cfg_loop_port(&f->cfg, 1, AF_INET, "0.0.0.0", "4420");
-	p->max_queue_size = 64;
+	p->max_queue_size = 32;
+	p->inline_data_size = 4096;
 	fx_cfg_expose(p, FX_SUBNQN);
 	fx_cfg_expose(p, ANY_NQN);
 	if (fx_boot(f, "127.0.0.1", "4420"))
@@ -416,7 +419,7 @@ static void quick(struct host *h, struct fuzz_in *in)
 	run(h);
 	enable(h, &(struct fuzz_in){ NULL, 0 });   /* table entry 0: EN */
 	run(h);
-	open_slot(h, 1, 1, 64);
+	open_slot(h, 1, 1, 32);
 	fabrics_connect(h, in, 1, true);
 }
 
@@ -429,7 +432,7 @@ static void step(struct host *h, struct fuzz_in *in)
 		uint8_t sel = fi_u8(in);
 		slot = sel % NQ;
 		uint16_t qid = sel & 0x80 ? fi_u16(in) : (uint16_t)slot;
-		uint16_t size = (uint16_t)(sel & 0x40 ? fi_u16(in) % 1100 : (slot ? 64 : 32));
+		uint16_t size = (uint16_t)(sel & 0x40 ? fi_u16(in) % 300 : 32);
 		open_slot(h, slot, qid, size);
 		break;
 	}
