@@ -9,8 +9,8 @@
  * host is raw loop queues (target/loop.h: capsules go exactly as built): up to NQ
  * transport connections, slot 0 meant as the admin queue.
  *
- * The input is a sequence of steps (tests/fuzz/fuzz_input.h fields); each starts with a
- * byte: bits 3:0 the step (enum step), bit 7 "do not run the target after it" (so that
+ * The input is a setup byte (see boot) and a sequence of steps (tests/fuzz/fuzz_input.h
+ * fields); each step starts with a byte: bits 3:0 the step (enum step), bit 7 "do not run the target after it" (so that
  * several capsules are in flight at once). The target runs after every other step and
  * every CQE is reaped; the cntlid of a successful admin Connect is remembered for the
  * I/O queue Connects. At the end every queue is disconnected: the target must release
@@ -88,11 +88,16 @@ static uint8_t *region(struct host *h, uint32_t len, uint32_t *got)
 	return p;
 }
 
-static int boot(struct host *h)
+/* The target of one input; @setup (the input's first byte) bit 0: two I/O poll groups
+ * beside the main one (nvmf_target.threads 2, still driven: no thread), so that I/O
+ * queues live on other groups than their controllers. */
+static int boot(struct host *h, uint8_t setup)
 {
 	memset(h, 0, sizeof(*h));
 	struct fx *f = &h->f;
 	struct nvmf_subsys_config *s = fx_cfg_subsys(&f->cfg, FX_SUBNQN, FX_HOSTNQN, 3);
+	if (setup & 1)
+		f->cfg.target.threads = 2;
 	fx_cfg_ns(s, 1, NVMF_BACKEND_RAM, 1u << 20, 512);
 	fx_cfg_ns(s, 2, NVMF_BACKEND_NULL, 1u << 20, 4096);
 	fx_cfg_ns(s, 4, NVMF_BACKEND_RAM, 8 * 512, 512);       /* nsid 3 absent */
@@ -498,9 +503,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct host h;
-	if (boot(&h))
-		abort();
 	struct fuzz_in in = { data, size };
+	if (boot(&h, fi_u8(&in)))
+		abort();
 	for (unsigned i = 0; i < MAX_STEPS && !fi_done(&in); i++)
 		step(&h, &in);
 	run(&h);
