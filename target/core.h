@@ -153,7 +153,9 @@ struct nvmf_req {
 	enum nvmf_xfer_dir dir;
 	uint32_t data_len;                 /* bytes the command moves, set at init (host SGL must match) */
 	uint32_t sgl_len;                  /* bytes the host's SGL describes, set by the transport */
-	void *data;                        /* transport buffer of data_len bytes (registered memory) */
+	void *data;                        /* transport buffer of data_len bytes (registered memory);
+					    * in-capsule data sits at the host's SGL offset, so no
+					    * alignment: handlers copy structures out (memcpy) */
 	void (*execute)(struct nvmf_req *req);
 	struct nvmf_bdev_io bio;           /* backend I/O of this command */
 	void *aux;                         /* handler scratch (Compare's read buffer), freed at complete */

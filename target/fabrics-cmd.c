@@ -37,6 +37,13 @@ static void connect_nqns(const struct nvmf_connect_data *d, char *subnqn, char *
 	hostnqn[NQN_FIELD] = 0;
 }
 
+/* The Connect data, copied out of the command's buffer: in-capsule data sits wherever
+ * the host's SGL offset put it, with no alignment for CNTLID's le16. */
+static void connect_data(const struct nvmf_req *req, struct nvmf_connect_data *d)
+{
+	memcpy(d, req->data, sizeof(*d));
+}
+
 /* The queue's side of a successful Connect. */
 static void connected(struct nvmf_req *req, struct nvmf_tgt_ctrl *ctrl, uint16_t qid,
 		      uint16_t sqsize)
@@ -50,7 +57,8 @@ static void connected(struct nvmf_req *req, struct nvmf_tgt_ctrl *ctrl, uint16_t
 
 static void execute_admin_connect(struct nvmf_req *req)
 {
-	const struct nvmf_connect_data *d = req->data;
+	struct nvmf_connect_data data;
+	const struct nvmf_connect_data *d = &data;
 	struct nvmf_sq *sq = req->sq;
 	struct nvmf_tgt *tgt = sq->tgt;
 	uint16_t sqsize = nvme_sqe_le16(req->cmd, NVMF_CONNECT_SQSIZE);
@@ -58,6 +66,7 @@ static void execute_admin_connect(struct nvmf_req *req)
 	char subnqn[NQN_FIELD + 1], hostnqn[NQN_FIELD + 1];
 	nvme_status_t st;
 
+	connect_data(req, &data);
 	connect_nqns(d, subnqn, hostnqn);
 	/* Admin queue: 1..NVMF_ADMIN_QUEUE_SIZE entries; sqsize is 0's based. */
 	if (sqsize == 0 || sqsize >= NVMF_ADMIN_QUEUE_SIZE) {
@@ -123,13 +132,15 @@ static void io_connect_answer(void *arg)
 static void io_connect_attach(void *arg)
 {
 	struct nvmf_req *req = arg;
-	const struct nvmf_connect_data *d = req->data;
+	struct nvmf_connect_data data;
+	const struct nvmf_connect_data *d = &data;
 	struct nvmf_sq *sq = req->sq;
 	uint16_t qid = nvme_sqe_le16(req->cmd, NVMF_CONNECT_QID);
 	uint16_t sqsize = nvme_sqe_le16(req->cmd, NVMF_CONNECT_SQSIZE);
 	char subnqn[NQN_FIELD + 1], hostnqn[NQN_FIELD + 1];
 	nvme_status_t st;
 
+	connect_data(req, &data);
 	connect_nqns(d, subnqn, hostnqn);
 	struct nvmf_tgt_ctrl *ctrl = nvmf_tgt_ctrl_find(sq->tgt, subnqn, le16toh(d->cntlid));
 	if (!ctrl || ctrl->deleting || ctrl->port != sq->port) {

@@ -251,6 +251,15 @@ struct dsm_state {
 
 static void dsm_issue(struct nvmf_req *req);
 
+/* Range @i of the command's data: copied out, since in-capsule data sits wherever the
+ * host's SGL offset put it (no alignment for the 8-byte SLBA). */
+static struct nvme_dsm_range dsm_range(const struct nvmf_req *req, uint32_t i)
+{
+	struct nvme_dsm_range r;
+	memcpy(&r, (const uint8_t *)req->data + (size_t)i * DSM_RANGE_SIZE, sizeof(r));
+	return r;
+}
+
 static void dsm_done(struct nvmf_bdev_io *io, int err)
 {
 	struct nvmf_req *req = io->ctx;
@@ -270,10 +279,9 @@ static void dsm_done(struct nvmf_bdev_io *io, int err)
 static void dsm_issue(struct nvmf_req *req)
 {
 	struct dsm_state *st = req->aux;
-	const struct nvme_dsm_range *r = req->data;
 	uint32_t shift = req->ns->lba_shift;
 	for (;;) {
-		while (st->next < st->nr && le32toh(r[st->next].nlb) == 0)
+		while (st->next < st->nr && le32toh(dsm_range(req, st->next).nlb) == 0)
 			st->next++;
 		if (st->err || st->next == st->nr) {
 			/* Deallocate is not a write of user data: EIO maps to a write fault all
@@ -281,10 +289,10 @@ static void dsm_issue(struct nvmf_req *req)
 			nvmf_req_complete(req, nvme_status_from_errno(st->err, true));
 			return;
 		}
-		const struct nvme_dsm_range *cur = &r[st->next++];
-		req->slba = le64toh(cur->slba);
+		struct nvme_dsm_range cur = dsm_range(req, st->next++);
+		req->slba = le64toh(cur.slba);
 		bio_prep(req, NVMF_BDEV_DISCARD, req->slba << shift,
-			 (uint64_t)le32toh(cur->nlb) << shift, NULL, dsm_done);
+			 (uint64_t)le32toh(cur.nlb) << shift, NULL, dsm_done);
 		st->submitting = true;
 		st->done_inline = false;
 		bool submitted = nvmf_req_bio_submit(req);
@@ -309,11 +317,11 @@ static void execute_dsm(struct nvmf_req *req)
 		nvmf_req_complete(req, 0);
 		return;
 	}
-	const struct nvme_dsm_range *r = req->data;
 	uint32_t nr = req->data_len / DSM_RANGE_SIZE;
 	/* Check every range first: an out-of-range entry deallocates nothing at all. */
 	for (uint32_t i = 0; i < nr; i++) {
-		uint64_t slba = le64toh(r[i].slba), nlb = le32toh(r[i].nlb);
+		struct nvme_dsm_range r = dsm_range(req, i);
+		uint64_t slba = le64toh(r.slba), nlb = le32toh(r.nlb);
 		if (nlb && !lba_range_ok(req->ns, slba, nlb)) {
 			req->slba = slba;
 			nvmf_req_complete_dnr(req, nvme_generic(NVME_SC_LBA_RANGE));

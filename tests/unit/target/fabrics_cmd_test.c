@@ -2,6 +2,7 @@
  * (libnvmf's queue code as the host, the target in driven mode). */
 #include <CUnit/CUnit.h>
 #include <string.h>
+#include "nvme/sgl.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
 
@@ -272,6 +273,52 @@ static void failing_commands_refresh_the_keep_alive_timer(void)
 	fx_teardown(&F);
 }
 
+/* The SQE of an I/O queue @qid Connect (SQSIZE 15) whose data is @len bytes in the
+ * capsule at @offset. */
+static struct nvme_sqe incapsule_connect(uint16_t qid, uint32_t offset, uint32_t len)
+{
+	struct nvme_sqe c;
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_admin_fabrics;
+	uint8_t *p = (uint8_t *)&c;
+	p[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_connect;
+	p[NVMF_CONNECT_QID] = (uint8_t)qid;
+	p[NVMF_CONNECT_SQSIZE] = 15;
+	nvme_sgl_set_incapsule(&c, offset, len);
+	return c;
+}
+
+/* Regression (fuzz_capsule, tests/fuzz/corpus/capsule/regress-connect-unaligned): the
+ * Connect data was read in place, so CNTLID's le16 at an odd in-capsule offset was a
+ * misaligned load (UBSan under make SANITIZE=1 unit). */
+static void io_connect_with_its_data_in_the_capsule_at_an_odd_offset_succeeds(void)
+{
+	setup();
+	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
+	struct nvmf_loop_raw *q = NULL;
+	CU_ASSERT_EQUAL_FATAL(nvmf_loop_raw_connect(&F.tgt, "127.0.0.1", "4420", 1, 16, &q), 0);
+	static uint8_t icd[1024 + 3];
+	memset(icd, 0xee, sizeof(icd));
+	struct nvmf_connect_data d;
+	fx_connect_data(&d, FX_SUBNQN, FX_HOSTNQN, F.cntlid);
+	memcpy(icd + 3, &d, sizeof(d));
+	struct nvme_sqe c = incapsule_connect(1, 3, sizeof(d));
+	struct nvme_cqe cqe;
+	CU_ASSERT_EQUAL(fx_raw_exec(&F, q, &c, icd, sizeof(icd), NULL, 0, &cqe), 0);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) & 0xffff, F.cntlid);
+	/* The data at the offset is what counts: a wrong cntlid there is refused. */
+	struct nvmf_loop_raw *q2 = NULL;
+	CU_ASSERT_EQUAL_FATAL(nvmf_loop_raw_connect(&F.tgt, "127.0.0.1", "4420", 2, 16, &q2), 0);
+	fx_connect_data(&d, FX_SUBNQN, FX_HOSTNQN, (uint16_t)(F.cntlid + 1));
+	memcpy(icd + 3, &d, sizeof(d));
+	c = incapsule_connect(2, 3, sizeof(d));
+	CU_ASSERT_EQUAL(fx_raw_exec(&F, q2, &c, icd, sizeof(icd), NULL, 0, &cqe), CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 16);
+	nvmf_loop_raw_disconnect(q2);
+	nvmf_loop_raw_disconnect(q);
+	fx_teardown(&F);
+}
+
 static void disconnecting_the_admin_queue_frees_the_cntlid(void)
 {
 	setup();
@@ -301,5 +348,6 @@ const struct unit_test target_fabrics_tests[] = {
 	{ "io_controller_with_kato_0_never_times_out", io_controller_with_kato_0_never_times_out },
 	{ "failing_commands_refresh_the_keep_alive_timer", failing_commands_refresh_the_keep_alive_timer },
 	{ "disconnecting_the_admin_queue_frees_the_cntlid", disconnecting_the_admin_queue_frees_the_cntlid },
+	{ "io_connect_with_its_data_in_the_capsule_at_an_odd_offset_succeeds", io_connect_with_its_data_in_the_capsule_at_an_odd_offset_succeeds },
 	{ NULL, NULL },
 };

@@ -281,6 +281,33 @@ bool fx_is_req(const struct nvmf_req *req, const struct fx_cmd *h)
 	return req && req->cmd->command_id == h->cid && req->sq->qid == h->q->q->hq.qid;
 }
 
+int fx_raw_exec(struct fx *f, struct nvmf_loop_raw *q, const struct nvme_sqe *c, const void *icd,
+		uint32_t icd_len, void *mem, uint32_t mem_len, struct nvme_cqe *cqe)
+{
+	int rc = nvmf_loop_raw_send(q, c, icd, icd_len, mem, mem_len);
+	if (rc)
+		return rc;
+	nvmf_loop_drive(&f->tgt);
+	struct nvme_cqe local = { 0 };
+	if (!cqe)
+		cqe = &local;
+	rc = nvmf_loop_raw_reap(q, cqe, 1);
+	if (rc < 0)
+		return rc;
+	return rc == 1 ? le16toh(cqe->status) >> 1 : -ETIMEDOUT;
+}
+
+void fx_connect_data(struct nvmf_connect_data *d, const char *subnqn, const char *hostnqn,
+		     uint16_t cntlid)
+{
+	memset(d, 0, sizeof(*d));
+	for (int i = 0; i < 16; i++)
+		d->hostid[i] = (uint8_t)(0xa0 + i);
+	d->cntlid = htole16(cntlid);
+	strncpy(d->subsysnqn, subnqn, sizeof(d->subsysnqn) - 1);
+	strncpy(d->hostnqn, hostnqn, sizeof(d->hostnqn) - 1);
+}
+
 int fx_connect(struct fxq *q, uint16_t qid, uint16_t sqsize, const char *subnqn,
 	       const char *hostnqn, uint16_t cntlid, uint32_t kato_ms, uint16_t *cntlid_out,
 	       struct nvme_cqe *cqe)
@@ -292,7 +319,6 @@ int fx_connect(struct fxq *q, uint16_t qid, uint16_t sqsize, const char *subnqn,
 	struct nvmf_connect_data d;
 	struct nvme_cqe local;
 	memset(&c, 0, sizeof(c));
-	memset(&d, 0, sizeof(d));
 	c.opcode = nvme_admin_fabrics;
 	uint8_t *p = (uint8_t *)&c;
 	p[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_connect;
@@ -302,11 +328,7 @@ int fx_connect(struct fxq *q, uint16_t qid, uint16_t sqsize, const char *subnqn,
 	p[NVMF_CONNECT_SQSIZE + 1] = sqsize >> 8;
 	uint32_t k = htole32(kato_ms);
 	memcpy(p + NVMF_CONNECT_KATO, &k, 4);
-	for (int i = 0; i < 16; i++)
-		d.hostid[i] = (uint8_t)(0xa0 + i);
-	d.cntlid = htole16(cntlid);
-	strncpy(d.subsysnqn, subnqn, sizeof(d.subsysnqn) - 1);
-	strncpy(d.hostnqn, hostnqn, sizeof(d.hostnqn) - 1);
+	fx_connect_data(&d, subnqn, hostnqn, cntlid);
 	if (!cqe)
 		cqe = &local;
 	rc = fx_cmd(q, &c, &d, sizeof(d), cqe);
@@ -323,6 +345,7 @@ static int prop(struct fxq *q, uint8_t fctype, uint32_t off, uint64_t val, uint6
 	struct nvme_sqe c;
 	struct nvme_cqe cqe;
 	memset(&c, 0, sizeof(c));
+	memset(&cqe, 0, sizeof(cqe));   /* a command that never went out reads as 0 */
 	c.opcode = nvme_admin_fabrics;
 	uint8_t *p = (uint8_t *)&c;
 	p[NVMF_SQE_FCTYPE_OFF] = fctype;

@@ -123,6 +123,19 @@ bool fx_done(struct fx_cmd *h);
 /* fx_is_req - @req is the target's request of the command @h. */
 bool fx_is_req(const struct nvmf_req *req, const struct fx_cmd *h);
 
+/*
+ * fx_raw_exec - send @c as it is on the raw loop queue @q (target/loop.h) with @icd_len
+ * bytes of in-capsule data @icd and keyed memory @mem (@mem_len bytes), run the target
+ * and reap the one CQE into @cqe (may be NULL). Returns its status (without the phase
+ * bit), or -errno (the send failed, or no CQE came).
+ */
+int fx_raw_exec(struct fx *f, struct nvmf_loop_raw *q, const struct nvme_sqe *c, const void *icd,
+		uint32_t icd_len, void *mem, uint32_t mem_len, struct nvme_cqe *cqe);
+/* fx_connect_data - the Connect data of @hostnqn for @subnqn and controller @cntlid (host
+ * ID a0 a1 .. af, as fx_connect sends it) into @d. */
+void fx_connect_data(struct nvmf_connect_data *d, const char *subnqn, const char *hostnqn,
+		     uint16_t cntlid);
+
 /* fx_ctrl - the target's controller of the admin queue's Connect (NULL when gone). */
 struct nvmf_tgt_ctrl *fx_ctrl(struct fx *f);
 /* fx_io - the I/O context of the main group, where every queue of these targets runs

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "nvme/sgl.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
 
@@ -625,6 +626,52 @@ static void dsm_deallocate_then_read_returns_zeroes(void)
 	teardown(f);
 }
 
+/* Regression (fuzz_capsule, tests/fuzz/corpus/capsule/regress-dsm-unaligned): the ranges
+ * were read in place, so in-capsule ranges at an offset that is not a multiple of 8 were
+ * misaligned loads of their SLBA (UBSan under make SANITIZE=1 unit). Queue 2 is given
+ * up for a raw one, whose capsules carry data at any offset. */
+static void dsm_ranges_in_the_capsule_at_an_odd_offset_deallocate(void)
+{
+	struct fixture *f = setup();
+	fx_disconnect(&f->q2);
+	struct nvmf_loop_raw *q = NULL;
+	CU_ASSERT_EQUAL_FATAL(nvmf_loop_raw_connect(&f->fx.tgt, "127.0.0.1", "4420", 2, 16, &q), 0);
+	static struct nvmf_connect_data d;
+	fx_connect_data(&d, IO_SUBNQN, FX_HOSTNQN, f->fx.cntlid);
+	struct nvme_sqe c;
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_admin_fabrics;
+	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_connect;
+	((uint8_t *)&c)[NVMF_CONNECT_QID] = 2;
+	((uint8_t *)&c)[NVMF_CONNECT_SQSIZE] = 15;
+	nvme_sgl_set_keyed(&c, (uintptr_t)&d, sizeof(d), nvmf_loop_raw_key(q), false);
+	CU_ASSERT_EQUAL_FATAL(fx_raw_exec(&f->fx, q, &c, NULL, 0, &d, sizeof(d), NULL), 0);
+
+	uint8_t out[8 * 512], in[8 * 512];
+	fill(out, sizeof(out), 3);
+	CU_ASSERT_EQUAL(do_write(f, 1, 0, 8, out, sizeof(out)), 0);
+	struct nvme_dsm_range r[2] = { dsm_range(1, 2), dsm_range(6, 1) };
+	uint8_t icd[5 + sizeof(r)];
+	memset(icd, 0xee, sizeof(icd));
+	memcpy(icd + 5, r, sizeof(r));
+	c = dsm_cmd(1, 2, NVME_DSMGMT_AD);
+	nvme_sgl_set_incapsule(&c, 5, sizeof(r));
+	CU_ASSERT_EQUAL(fx_raw_exec(&f->fx, q, &c, icd, sizeof(icd), NULL, 0, NULL), 0);
+	CU_ASSERT_EQUAL(do_read(f, 1, 0, 8, in, sizeof(in)), 0);
+	CU_ASSERT_EQUAL(memcmp(in, out, 512), 0);
+	CU_ASSERT(all_zero(in + 512, 2 * 512));
+	CU_ASSERT_EQUAL(memcmp(in + 3 * 512, out + 3 * 512, 3 * 512), 0);
+	CU_ASSERT(all_zero(in + 6 * 512, 512));
+	CU_ASSERT_EQUAL(memcmp(in + 7 * 512, out + 7 * 512, 512), 0);
+	/* Out of range at an odd offset too: nothing is deallocated. */
+	r[1] = dsm_range(UINT64_MAX, 2);
+	memcpy(icd + 5, r, sizeof(r));
+	CU_ASSERT_EQUAL(fx_raw_exec(&f->fx, q, &c, icd, sizeof(icd), NULL, 0, NULL),
+			DNR(GEN(NVME_SC_LBA_RANGE)));
+	nvmf_loop_raw_disconnect(q);
+	teardown(f);
+}
+
 static void dsm_without_deallocate_leaves_the_data(void)
 {
 	struct fixture *f = setup();
@@ -785,6 +832,7 @@ static void file_backed_namespace_serves_io_through_io_uring(void)
 }
 
 const struct unit_test io_cmd_tests[] = {
+	{"dsm_ranges_in_the_capsule_at_an_odd_offset_deallocate", dsm_ranges_in_the_capsule_at_an_odd_offset_deallocate},
 	{"write_then_read_returns_the_data_with_512_byte_blocks", write_then_read_returns_the_data_with_512_byte_blocks},
 	{"write_then_read_returns_the_data_with_4k_blocks", write_then_read_returns_the_data_with_4k_blocks},
 	{"write_lands_at_slba_times_block_size", write_lands_at_slba_times_block_size},
