@@ -217,8 +217,9 @@ static void build_sgl(struct host *h, struct fuzz_in *in, struct capsule *c, uns
 	case 3: { /* in-capsule, any offset and length */
 		c->icd_len = fi_u16(in) % (inline_max + 1);
 		fill(in, c->icd, c->icd_len);
-		uint32_t off = fi_u8(in) & 1 ? fi_u32(in) : 0;
-		nvme_sgl_set_incapsule(&c->sqe, off, fi_u8(in) & 1 ? len : c->icd_len);
+		uint8_t sel = fi_u8(in);   /* offset: 0, small, or any */
+		uint32_t off = sel & 1 ? (sel & 2 ? fi_u32(in) : fi_u8(in)) : 0;
+		nvme_sgl_set_incapsule(&c->sqe, off, sel & 4 ? len : c->icd_len - (off < c->icd_len ? off : 0));
 		break;
 	}
 	case 4:   /* keyed with another key */
@@ -409,6 +410,10 @@ static void fabrics_connect(struct host *h, struct fuzz_in *in, unsigned slot, b
 		build_sgl(h, in, &c, mode & 7, nvmf_loop_raw_key(q), nvmf_loop_raw_inline(q));
 		if (c.mem && c.mem_len)
 			memcpy(c.mem, &d, c.mem_len < sizeof(d) ? c.mem_len : sizeof(d));
+		/* In the capsule, the data goes where the descriptor's offset says. */
+		uint64_t off = le64toh(c.sqe.dptr.addr);
+		if (c.icd_len && off < c.icd_len)
+			memcpy(c.icd + off, &d, c.icd_len - off < sizeof(d) ? c.icd_len - off : sizeof(d));
 	} else {
 		c.mem = region(h, sizeof(d), &c.mem_len);
 		memcpy(c.mem, &d, sizeof(d));
