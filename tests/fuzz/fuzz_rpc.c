@@ -30,6 +30,7 @@
 #include "target/control.h"
 #include "target/core.h"
 #include "target/log.h"
+#include "target/namespace.h"
 #include "target/rpc.h"
 #include "tests/unit/target/fixture.h"
 
@@ -222,6 +223,14 @@ static void boot(struct fx *f, struct nvmf_loop_raw **admin, struct nvmf_loop_ra
 		abort();
 }
 
+/* Between calls the main group runs, as the daemon's does, and 10 ms go by on the
+ * target's clock: its timers (a removed namespace's drain check) fire. */
+static void step(struct fx *f)
+{
+	f->now += 10;
+	nvmf_loop_drive(&f->tgt);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -254,12 +263,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		else
 			check_answer(nvmf_rpc_error_text(NVMF_RPC_PARSE_ERROR, "parse error"));
-		nvmf_loop_drive(&f.tgt);
+		step(&f);
 		buf += used;
 		left -= used;
 	}
 	check_answer(nvmf_rpc_handle(guarded, &ctl, (const char *)data, size));
-	nvmf_loop_drive(&f.tgt);
+	step(&f);
+	if (trace)
+		fprintf(stderr, "namespaces still draining: %u\n", nvmf_tgt_ns_draining(&f.tgt));
 	nvmf_loop_raw_disconnect(io);
 	nvmf_loop_raw_disconnect(admin);
 	if (nvmf_tgt_live_queues(&f.tgt))
