@@ -69,13 +69,13 @@ static void qp_event(struct nvmf_rdma_poll_group *pg, enum ibv_event_type type, 
 	case IBV_EVENT_QP_ACCESS_ERR:
 		if (q->state == NVMF_RDMA_Q_DYING)
 			NVMF_RDMA_LOG("queue %u (cntlid %u): %s while disconnecting\n", q->qid,
-				      q->sq.ctrl ? q->sq.ctrl->cntlid : 0, ibv_event_type_str(type));
+				      q->sq.ctrl ? (unsigned)q->sq.ctrl->cntlid : 0u, ibv_event_type_str(type));
 		nvmf_rdma_queue_disconnect(q, ibv_event_type_str(type));
 		break;
 	case IBV_EVENT_COMM_EST:
 		break;    /* a capsule before the CM's ESTABLISHED: served all the same */
 	default:
-		NVMF_RDMA_LOG("queue %u (cntlid %u): %s\n", q->qid, q->sq.ctrl ? q->sq.ctrl->cntlid : 0,
+		NVMF_RDMA_LOG("queue %u (cntlid %u): %s\n", q->qid, q->sq.ctrl ? (unsigned)q->sq.ctrl->cntlid : 0u,
 			      ibv_event_type_str(type));
 		break;
 	}
