@@ -164,4 +164,5 @@ test_07_disconnect_and_sigterm_exit_0() {
     nvmf_target_stop $STATE || fail "target did not exit"
     tail -n 5 $STATE/target.log
     expect_eq "exit status" "$(cat $STATE/target.rc)" 0
+    rm -f $STATE/ns1.img $STATE/ns2.img     # the guest's /tmp is memory
 }
