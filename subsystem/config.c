@@ -5,7 +5,9 @@
  * nvmetcli writes every configfs attribute as a JSON string ("1", "4420", "-1"), and
  * empty strings for unused address fields, so numeric nvmetcli attributes accept a
  * string of digits or a JSON integer, and "" means "default". Keys nvmetcli writes that
- * this target does not use (ana, referrals, tsas, ieee_oui, dhchap, ...) are ignored; our
+ * this target does not use (ana, referrals, tsas, ieee_oui, ...) are ignored, unless
+ * ignoring them would change who may connect or how (a DH-HMAC-CHAP key, treq
+ * "required"): those stop the load with a message naming the key. Our
  * own keys start with "nvmf_" and an unknown "nvmf_*" key is an error, so a typo in an
  * extension is not silently ignored.
  *
@@ -351,6 +353,10 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 		if (p->treq == 3)
 			return cfg_fail(c, base, "treq", "%s is not \"not specified\", \"required\" or \"not required\"",
 				    cfg_quote(treq, b, sizeof(b)));
+		/* Advertising a requirement the port does not enforce would mislead hosts. */
+		if (p->treq == 1)
+			return cfg_fail(c, base, "treq", "\"required\" asks for a secure channel (TLS), which "
+				    "rdma ports of this target do not have; use \"not specified\" or \"not required\"");
 	}
 	return 0;
 }
@@ -522,6 +528,33 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 	return cfg_get_bool(c, nt, "nvmf_target", "hugepages", &t->hugepages) < 0 ? -1 : 0;
 }
 
+/* hosts[].dhchap (nvmetcli's dump of the configfs host attributes dhchap_key,
+ * dhchap_ctrl_key, dhchap_hash, dhchap_dhgroup). Until in-band authentication is built
+ * a key must stop start-up: ignoring it would admit by NQN alone a host its owner meant
+ * to authenticate. A keyless dump ("" keys, default hash and group) is fine. */
+static int check_dhchap(struct cfg_ctx *c, json_t *h, const char *base, const char *nqn)
+{
+	static const char *const keys[] = { "key", "ctrl_key" };
+	char where[64], b[80];
+	json_t *d;
+	const char *v;
+
+	if (cfg_get_typed(c, h, base, "dhchap", JSON_OBJECT, false, &d))
+		return -1;
+	if (!d)
+		return 0;
+	snprintf(where, sizeof(where), "%s.dhchap", base);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (cfg_get_str(c, d, where, keys[i], false, &v))
+			return -1;
+		if (v && *v)   /* the secret itself is never echoed */
+			return cfg_fail(c, where, keys[i], "DH-HMAC-CHAP authentication is not supported "
+					"yet; refusing to start rather than admit host %s without it",
+					cfg_quote(nqn, b, sizeof(b)));
+	}
+	return 0;
+}
+
 /* hosts[].nqn (informational: access control is each subsystem's allowed_hosts). */
 static int parse_hosts(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 {
@@ -540,7 +573,8 @@ static int parse_hosts(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 		snprintf(base, sizeof(base), "hosts[%zu]", i);
 		if (!json_is_object(h))
 			return cfg_fail(c, base, NULL, "expected an object, got %s", cfg_show(h, b, sizeof(b)));
-		if (cfg_get_str(c, h, base, "nqn", true, &nqn) || cfg_check_nqn(c, base, "nqn", nqn))
+		if (cfg_get_str(c, h, base, "nqn", true, &nqn) || cfg_check_nqn(c, base, "nqn", nqn) ||
+		    check_dhchap(c, h, base, nqn))
 			return -1;
 		for (size_t p = 0; p < i; p++)
 			if (!strcmp(cfg->hosts[p], nqn))

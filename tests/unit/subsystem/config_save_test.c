@@ -16,7 +16,7 @@ static const char *const rich =
 	"   \"hugepages\": false, \"idle_poll_us\": 50, \"srq\": false, \"srq_depth\": 1024, \"numa_node\": 0,"
 	"   \"rpc_socket\": \"/run/x.sock\"},"
 	" \"ports\": [{\"portid\": 3, \"addr\": {\"adrfam\": \"ipv6\", \"traddr\": \"fd00::1\", \"trsvcid\": \"4422\","
-	"   \"trtype\": \"rdma\", \"treq\": \"required\"}, \"param\": {\"inline_data_size\": \"4096\","
+	"   \"trtype\": \"rdma\", \"treq\": \"not required\"}, \"param\": {\"inline_data_size\": \"4096\","
 	"   \"max_queue_size\": \"64\"}, \"subsystems\": [\"nqn.s:a\"]},"
 	"  {\"portid\": 4, \"addr\": {\"adrfam\": \"ipv4\", \"traddr\": \"0.0.0.0\", \"trtype\": \"rdma\"},"
 	"   \"subsystems\": [\"nqn.s:a\", \"nqn.s:b\"]}],"

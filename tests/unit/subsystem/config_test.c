@@ -326,13 +326,13 @@ static void json_numbers_and_booleans_are_accepted_where_nvmetcli_writes_strings
 {
 	struct nvmf_config cfg;
 
-	if (!expect_ok(DOC("{'portid':1,'addr':{'trtype':'rdma','traddr':'0.0.0.0','trsvcid':4421,'treq':'required'},"
+	if (!expect_ok(DOC("{'portid':1,'addr':{'trtype':'rdma','traddr':'0.0.0.0','trsvcid':4421,'treq':'not required'},"
 			   "'param':{'inline_data_size':0,'max_queue_size':16},'subsystems':['s1']}",
 			   "{'nqn':'s1','attr':{'allow_any_host':true,'cntlid_min':5,'qid_max':4},"
 			   "'namespaces':[{'nsid':1,'enable':false,'device':{'path':'/tmp/x'}}]}"), &cfg))
 		return;
 	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trsvcid, "4421");
-	CU_ASSERT_EQUAL(cfg.ports[0].treq, 1);
+	CU_ASSERT_EQUAL(cfg.ports[0].treq, 2);
 	CU_ASSERT_EQUAL(cfg.ports[0].inline_data_size, 0);
 	CU_ASSERT_EQUAL(cfg.ports[0].max_queue_size, 16);
 	CU_ASSERT_TRUE(cfg.subsystems[0].allow_any_host);
@@ -347,7 +347,7 @@ static void unused_nvmetcli_keys_are_ignored(void)
 	struct nvmf_config cfg;
 
 	if (!expect_ok("{'discovery':{'nqn':'nqn.2014-08.org.nvmexpress.discovery'},"
-		       "'hosts':[{'nqn':'h1','dhchap':{'key':'x'}}],"
+		       "'hosts':[{'nqn':'h1','dhchap':{'key':'','ctrl_key':'','hash':'hmac(sha256)','dhgroup':'null'}}],"
 		       "'ports':[{'portid':1,'addr':{" ADDR ",'tsas':'connected'},'referrals':[],"
 		       "'ana_groups':[{'ana':{'state':'optimized'},'grpid':1}],'param':{'pi_enable':'0'},"
 		       "'subsystems':['s1']}],"
@@ -659,6 +659,26 @@ ERROR_TEST(trsvcid_above_65535_is_not_a_port_number, WITH_ADDR("'trtype':'rdma',
 	   "ports[0].addr.trsvcid: 65536 is not a port number (1-65535)")
 ERROR_TEST(unknown_treq_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','treq':'maybe'"),
 	   "ports[0].addr.treq: \"maybe\" is not \"not specified\", \"required\" or \"not required\"")
+/* Security settings are never ignored: a key or a secure-channel requirement we cannot
+ * honour stops the load (the secret itself is not in the message). */
+ERROR_TEST(treq_required_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','treq':'required'"),
+	   "ports[0].addr.treq: \"required\" asks for a secure channel (TLS), which rdma ports of this "
+	   "target do not have; use \"not specified\" or \"not required\"")
+#define HOST_DHCHAP(d) "{'hosts':[{'nqn':'h0'},{'nqn':'h1','dhchap':{" d "}}],'ports':[" PORT_A(ADDR) \
+	"],'subsystems':[" SUB(ANY, NS) "]}"
+ERROR_TEST(dhchap_host_key_is_refused,
+	   HOST_DHCHAP("'key':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:','hash':'hmac(sha256)'"),
+	   "hosts[1].dhchap.key: DH-HMAC-CHAP authentication is not supported yet; refusing to start "
+	   "rather than admit host \"h1\" without it")
+ERROR_TEST(dhchap_ctrl_key_is_refused,
+	   HOST_DHCHAP("'key':'','ctrl_key':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'"),
+	   "hosts[1].dhchap.ctrl_key: DH-HMAC-CHAP authentication is not supported yet; refusing to start "
+	   "rather than admit host \"h1\" without it")
+ERROR_TEST(dhchap_key_of_wrong_type_is_refused, HOST_DHCHAP("'key':7"),
+	   "hosts[1].dhchap.key: expected a string, got 7")
+ERROR_TEST(dhchap_that_is_not_an_object_is_refused,
+	   "{'hosts':[{'nqn':'h1','dhchap':'x'}],'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(ANY, NS) "]}",
+	   "hosts[0].dhchap: expected an object, got \"x\"")
 ERROR_TEST(portid_above_65535_is_refused, DOC("{'portid':65536,'addr':{" ADDR "}}", SUB(ANY, NS)),
 	   "ports[0].portid: 65536 is not a port ID (0-65535)")
 ERROR_TEST(duplicate_portid_is_refused,
@@ -828,6 +848,11 @@ const struct unit_test config_tests[] = {
 	T(trsvcid_0_is_not_a_port_number),
 	T(trsvcid_above_65535_is_not_a_port_number),
 	T(unknown_treq_is_refused),
+	T(treq_required_is_refused),
+	T(dhchap_host_key_is_refused),
+	T(dhchap_ctrl_key_is_refused),
+	T(dhchap_key_of_wrong_type_is_refused),
+	T(dhchap_that_is_not_an_object_is_refused),
 	T(portid_above_65535_is_refused),
 	T(duplicate_portid_is_refused),
 	T(two_ports_on_the_same_address_are_refused),
