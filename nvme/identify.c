@@ -1,26 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Identify helpers: ASCII fields, version values, UUID/NGUID/EUI-64 text forms. */
 #include "nvme/identify.h"
+#include "nvme/errmsg.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-
-/* Write the reason into @err (when given) and return -@code. */
-__attribute__((format(printf, 4, 5)))
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -code;
-}
 
 /* A character as a human reads it in a message: 'x' or \xNN. */
 static const char *show_char(char c, char buf[8])
@@ -95,11 +81,11 @@ int nvme_version_parse(const char *s, uint32_t *vs, char *err, size_t errlen)
 	int i, rc;
 
 	if (!*p)
-		return fail(EINVAL, err, errlen, "is empty, expected MAJOR.MINOR[.TERTIARY]");
+		return nvme_errmsg(EINVAL, err, errlen, "is empty, expected MAJOR.MINOR[.TERTIARY]");
 	for (i = 0; i < 3; i++) {
 		rc = parse_dec(&p, max[i], &part[i]);
 		if (rc == -ERANGE)
-			return fail(ERANGE, err, errlen, "%s version is above %lu",
+			return nvme_errmsg(ERANGE, err, errlen, "%s version is above %lu",
 				    names[i], max[i]);
 		if (rc)
 			break;
@@ -109,7 +95,7 @@ int nvme_version_parse(const char *s, uint32_t *vs, char *err, size_t errlen)
 	}
 	/* Stopped on a non-digit, or after one part, or with text left over. */
 	if (rc || i == 0 || *p)
-		return fail(EINVAL, err, errlen,
+		return nvme_errmsg(EINVAL, err, errlen,
 			    "is not a version: expected MAJOR.MINOR or MAJOR.MINOR.TERTIARY "
 			    "in decimal, e.g. 1.3 or 1.2.1");
 	*vs = (uint32_t)(part[0] << 16 | part[1] << 8 | part[2]);
@@ -145,10 +131,10 @@ static int hex_pair(const char *s, size_t i, uint8_t *byte, char *err, size_t er
 
 	for (size_t k = i; k < i + 2; k++) {
 		if (!s[k])
-			return fail(EINVAL, err, errlen, "ends after %zu characters, "
+			return nvme_errmsg(EINVAL, err, errlen, "ends after %zu characters, "
 				    "in the middle of a hex byte", k);
 		if (hexval(s[k]) < 0)
-			return fail(EINVAL, err, errlen,
+			return nvme_errmsg(EINVAL, err, errlen,
 				    "character %zu is %s, expected a hex digit",
 				    k + 1, show_char(s[k], cb));
 	}
@@ -167,18 +153,18 @@ int nvme_uuid_parse(const char *s, uint8_t out[16], char *err, size_t errlen)
 	int rc;
 
 	if (!s || !*s)
-		return fail(EINVAL, err, errlen, "is empty, expected a UUID "
+		return nvme_errmsg(EINVAL, err, errlen, "is empty, expected a UUID "
 			    "like 5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d11");
 	len = strlen(s);
 	if (len != 36 && len != 32)
-		return fail(EINVAL, err, errlen, "has %zu characters, expected 36 "
+		return nvme_errmsg(EINVAL, err, errlen, "has %zu characters, expected 36 "
 			    "(8-4-4-4-12 with dashes) or 32 hex digits", len);
 	dashed = len == 36;
 	while (n < 16) {
 		if (dashed && n > 0 && (i == dash[0] || i == dash[1] || i == dash[2] ||
 					i == dash[3])) {
 			if (s[i] != '-')
-				return fail(EINVAL, err, errlen,
+				return nvme_errmsg(EINVAL, err, errlen,
 					    "character %zu is %s, expected '-' (8-4-4-4-12)",
 					    i + 1, show_char(s[i], cb));
 			i++;
@@ -202,7 +188,7 @@ static int parse_hex_sep(const char *s, uint8_t *out, size_t n, const char *what
 	int rc;
 
 	if (!s || !*s)
-		return fail(EINVAL, err, errlen, "is empty, expected %zu hex digits (%s)",
+		return nvme_errmsg(EINVAL, err, errlen, "is empty, expected %zu hex digits (%s)",
 			    2 * n, what);
 	for (size_t k = 0; k < n; k++) {
 		rc = hex_pair(s, i, &b[k], err, errlen);
@@ -213,7 +199,7 @@ static int parse_hex_sep(const char *s, uint8_t *out, size_t n, const char *what
 			i++;
 	}
 	if (s[i])
-		return fail(EINVAL, err, errlen, "character %zu is %s after the %zu bytes "
+		return nvme_errmsg(EINVAL, err, errlen, "character %zu is %s after the %zu bytes "
 			    "of the %s; expected the end", i + 1, show_char(s[i], cb), n, what);
 	memcpy(out, b, n);
 	return 0;
