@@ -95,6 +95,9 @@ FUZZ_SECS  ?= 60
 
 TARGET_BIN := $(BUILD)/nvmf-target
 UNIT_BIN   := $(BUILD)/unit-tests
+# Known answers of the DH-HMAC-CHAP unit tests, computed by independent code (Python's
+# standard library, RFC 7919's primes) from the fixed inputs in tests/auth/dhchap_kat.py.
+DHCHAP_KAT := $(BUILD)/gen/dhchap_kat.txt
 NVMF_BIN   := $(BUILD)/nvmf
 TARGETCTL_BIN := $(BUILD)/nvmf-targetctl
 FAULT_TARGET_BIN := $(BUILD)/tests/nvmf-target-fault
@@ -106,7 +109,7 @@ PREFIX     ?= /usr/local
 .PHONY: path-trace all unit check analyze vm-check soak demo bench bench-churn asan deps clean install \
 	install-check fuzz fuzz-smoke fuzz-bins FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard initiator/cli/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
-     $(FAULT_TARGET_BIN)
+     $(FAULT_TARGET_BIN) $(DHCHAP_KAT)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
 FLAGS_STAMP := $(BUILD)/.cflags
@@ -144,6 +147,13 @@ $(BUILD)/gen/unit_suites.inc: $(UNIT_SRCS)
 # the two and every object is rebuilt whenever make unit and make all alternate.
 $(BUILD)/obj/tests/unit/main.o: private CFLAGS += -I$(BUILD)/gen
 $(BUILD)/obj/tests/unit/main.o: $(BUILD)/gen/unit_suites.inc
+
+# The tests read the answers from that file (path compiled into their fixture, relative to
+# the repository like the rest of the tests' data); private for the same reason as above.
+$(BUILD)/obj/tests/unit/nvme/kat_fixture.o: private CFLAGS += -DDHCHAP_KAT_FILE='"$(DHCHAP_KAT)"'
+$(DHCHAP_KAT): tests/auth/dhchap_kat.py
+	@mkdir -p $(dir $@)
+	python3 $< $@
 
 $(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(FAULT_OBJS) $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) -lcunit
@@ -186,7 +196,7 @@ install: all $(BUILD)/libnvmf.pc $(BUILD)/nvmf-target.service
 	install -D -m 755 $(TARGETCTL_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf-targetctl
 	install -D -m 644 $(BUILD)/nvmf-target.service $(DESTDIR)$(PREFIX)/lib/systemd/system/nvmf-target.service
 
-unit: $(UNIT_BIN)
+unit: $(UNIT_BIN) $(DHCHAP_KAT)
 	$(UNIT_BIN)
 
 deps:
