@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "target/auth.h"
 #include "target/core.h"
 
 struct nvmf_tpg *nvmf_pg_tpg(const struct nvmf_pg *pg, const struct nvmf_transport *t)
@@ -111,6 +112,7 @@ static void sq_release(void *arg)
 			break;
 		}
 	sq->state = NVMF_SQ_RELEASED;
+	nvmf_sq_auth_free(sq);
 	__atomic_sub_fetch(&pg->nqueues, 1, __ATOMIC_RELAXED);
 	sq->transport->ops->queue_released(sq);   /* may free sq */
 }
@@ -209,6 +211,9 @@ static nvme_status_t parse(struct nvmf_req *req)
 	/* Only Connect is accepted on a queue that is not connected (as nvmet). */
 	if (!sq->ctrl)
 		return nvme_generic(NVME_SC_INVALID_OPCODE);
+	/* Until its authentication succeeded a queue takes Fabrics commands only. */
+	if (sq->auth_required && !sq->authenticated)
+		return nvme_cmd_specific(NVME_SC_AUTH_REQUIRED) | NVME_SC_DNR;
 	if (sq->qid == 0) {
 		if (sq->ctrl->subsys->type == NVMF_SUBSYS_DISCOVERY)
 			return nvmf_parse_discovery_cmd(req);

@@ -107,6 +107,11 @@ struct nvmf_tgt_ctrl {
 	uint64_t units_read, units_written;/* 512 B units of data (Read+Compare / Write); the
 					    * SMART log reports thousands, rounded up (atomic) */
 	bool deleting;
+	struct nvmf_host_auth *auth;       /* its host's DH-HMAC-CHAP keys (a copy, read-only;
+					    * target/auth.h); NULL: no authentication */
+	uint64_t auth_deadline_ms;         /* the admin queue must be authenticated by then */
+	bool auth_failed;                  /* a queue's authentication failed: the keep-alive
+					    * tick tears the association down (atomic) */
 	struct nvmf_tgt_ctrl *next;        /* in tgt->ctrls */
 };
 
@@ -138,6 +143,9 @@ struct nvmf_sq {
 	struct nvmf_msg msg;               /* its own detach/release messages */
 	struct nvmf_msg ctl_msg;           /* the controller group's disconnect request */
 	bool disconnect_sent;              /* ctl_msg posted (controller group's flag) */
+	bool auth_required;                /* its Connect answered AUTHREQ.ATR */
+	bool authenticated;                /* its DH-HMAC-CHAP transaction succeeded */
+	struct nvmf_sq_auth *auth;         /* the transaction (target/auth.c), NULL before */
 	struct nvmf_sq *pg_next;           /* in pg->sqs */
 	void *transport_priv;
 };
@@ -199,6 +207,8 @@ struct nvmf_tgt {
 					    * NVMF_LOG_INFO after nvmf_tgt_init */
 	bool stopping;                     /* nvmf_tgt_shutdown began: queues made from now on
 					    * start quiescing (atomic) */
+	struct nvmf_host_auth *host_auth;  /* hosts' DH-HMAC-CHAP keys (main group;
+					    * nvmf_tgt_host_auth_set, target/auth.h) */
 };
 
 /* nvmf_sq_io - the I/O context serving @sq: its poll group's. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <stdio.h>
+#include "target/auth.h"
 #include "target/core.h"
 #include "target/model.h"
 #include "target/log.h"
@@ -84,6 +85,12 @@ struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_pg *
 	/* Identify reports a volatile write cache, enabled until the host turns it off. */
 	c->vwc_enabled = true;
 	/* CAP (3.1.3.1): MQES 0's based, CQR=1, TO=15 (7.5 s), CSS bit 37 NVM command set. */
+	if (nvmf_ctrl_auth_setup(c)) {
+		pthread_mutex_destroy(&c->error_lock);
+		free(c->sqs);
+		free(c);
+		return NULL;
+	}
 	c->cap = (uint64_t)(c->queue_size - 1) << NVME_CAP_MQES_SHIFT |
 		 (uint64_t)1 << NVME_CAP_CQR_SHIFT | (uint64_t)15 << NVME_CAP_TO_SHIFT |
 		 (uint64_t)NVME_CAP_CSS_NVM << NVME_CAP_CSS_SHIFT;
@@ -114,6 +121,7 @@ static void ctrl_free(struct nvmf_tgt_ctrl *ctrl)
 	for (size_t i = 0; i < tgt->n_retired_subsys && !retired; i++)
 		retired = tgt->retired_subsys[i] == ctrl->subsys;
 	pthread_mutex_destroy(&ctrl->error_lock);
+	nvmf_ctrl_auth_free(ctrl);
 	free(ctrl->sqs);
 	free(ctrl);
 	if (retired)
@@ -296,7 +304,16 @@ void nvmf_tgt_check_keep_alive(struct nvmf_tgt *tgt)
 {
 	uint64_t now = nvmf_tgt_now_ms(tgt);
 	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next) {
-		if (c->deleting || !c->kato_ms)
+		if (c->deleting)
+			continue;
+		if (__atomic_load_n(&c->auth_failed, __ATOMIC_ACQUIRE) || nvmf_ctrl_auth_expired(c, now)) {
+			nvmf_log(tgt, NVMF_LOG_WARNING, "controller %u of %s (host %s): %s, tearing the "
+				 "association down", c->cntlid, c->subsys->cfg->nqn, c->hostnqn,
+				 c->auth_failed ? "authentication failed" : "not authenticated in time");
+			nvmf_tgt_ctrl_fatal(c);
+			continue;
+		}
+		if (!c->kato_ms)
 			continue;
 		/* An I/O group's pass may have read the clock after we did: not expired. */
 		uint64_t last = __atomic_load_n(&c->last_keep_alive_ms, __ATOMIC_RELAXED);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include "target/auth.h"
 #include "target/core.h"
 #include "target/log.h"
 
@@ -52,7 +53,7 @@ static void connected(struct nvmf_req *req, struct nvmf_tgt_ctrl *ctrl, uint16_t
 	sq->ctrl = ctrl;
 	sq->qid = qid;
 	sq->size = (uint16_t)(sqsize + 1);
-	req->cqe->result.u32 = htole32(ctrl->cntlid);
+	req->cqe->result.u32 = htole32(ctrl->cntlid | nvmf_sq_auth_connected(sq));
 }
 
 static void execute_admin_connect(struct nvmf_req *req)
@@ -221,6 +222,9 @@ static void execute_prop_set(struct nvmf_req *req)
 
 nvme_status_t nvmf_parse_fabrics_cmd(struct nvmf_req *req)
 {
+	/* Authentication runs on every queue (target/auth.c). */
+	if (fctype(req) == nvme_fabrics_type_auth_send || fctype(req) == nvme_fabrics_type_auth_receive)
+		return nvmf_parse_auth_cmd(req);
 	/* Properties live on the admin queue; a connected queue takes no second Connect. */
 	if (req->sq->qid != 0)
 		return nvme_generic(NVME_SC_INVALID_OPCODE);

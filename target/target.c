@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "target/auth.h"
 #include "target/core.h"
 #include "target/log.h"
 #include "target/namespace.h"
@@ -559,6 +560,7 @@ void nvmf_tgt_fini(struct nvmf_tgt *tgt)
 	tgt->retired_subsys = NULL;
 	tgt->n_retired_ports = tgt->n_retired_subsys = 0;
 	nvmf_subsys_free(tgt->disc);
+	nvmf_tgt_host_auth_free(tgt);
 	tgt->subsys = NULL;
 	tgt->ports = NULL;
 	tgt->disc = NULL;

@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NVMe in-band authentication, controller side (target/auth.h): the DH-HMAC-CHAP
+ * transaction of one queue, NVMe Base 2.1 section 8.3.5.5, step by step as the Linux host
+ * drives it:
+ *
+ *   Send  AUTH_Negotiate     -> hash and DH group chosen          step CHALLENGE
+ *   Recv  Challenge          <- S1, C1, our DH value              step REPLY
+ *   Send  Reply              -> R1 checked, maybe C2/S2           step SUCCESS1
+ *   Recv  Success1           <- R2 when the host asked            step SUCCESS2 or done
+ *   Send  Success2           -> the host accepted R2              done
+ *
+ * Any failure sets step FAILURE1: the next Receive gets AUTH_Failure1 with its reason and
+ * the association is torn down (ctrl->auth_failed, acted on by the keep-alive tick of
+ * the main group, which leaves the answer time to reach the host). AUTH_Failure2 from the
+ * host ends it the same way. Protocol failures never fail the command itself: the NVMe
+ * status says only whether the SQE was well formed.
+ */
+#include "target/auth.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/crypto.h>
+#include "nvme/auth.h"
+#include "nvme/dhchap.h"
+#include "target/core.h"
+#include "target/log.h"
+
+enum auth_step {
+	STEP_NEGOTIATE,    /* Send: AUTH_Negotiate expected */
+	STEP_CHALLENGE,    /* Receive: the Challenge is ours to give */
+	STEP_REPLY,        /* Send: Reply expected */
+	STEP_SUCCESS1,     /* Receive: Success1 */
+	STEP_SUCCESS2,     /* Send: Success2 expected (bidirectional) */
+	STEP_FAILURE1,     /* Receive: Failure1, then the association ends */
+};
+
+/* One queue's transaction. */
+struct nvmf_sq_auth {
+	enum auth_step step;
+	uint8_t reason;                 /* rescode_exp of the Failure1 (enum nvme_auth_failure_exp) */
+	uint16_t t_id;
+	uint8_t hash_id, dhgroup_id;
+	uint8_t hl;                     /* digest length of hash_id */
+	uint32_t s1, s2;
+	bool c2_valid;
+	uint8_t c1[NVME_DHCHAP_MAX_KEY_LEN], c2[NVME_DHCHAP_MAX_KEY_LEN];
+	struct nvme_dhchap_dh *dh;      /* our key pair when dhgroup_id is not null */
+	uint8_t *shared;                /* g^xy mod p, shared_len bytes, after the Reply */
+	size_t shared_len;
+	uint64_t last_ms;               /* the group's clock at the last message */
+};
+
+/* ---- the target's key table ---- */
+
+static void host_auth_free(struct nvmf_host_auth *h)
+{
+	if (!h)
+		return;
+	nvme_dhchap_key_free(h->key);
+	nvme_dhchap_key_free(h->ctrl_key);
+	free(h->hostnqn);
+	free(h);
+}
+
+static struct nvmf_host_auth **host_auth_find(struct nvmf_tgt *tgt, const char *hostnqn)
+{
+	struct nvmf_host_auth **pp = &tgt->host_auth;
+	while (*pp && strcmp((*pp)->hostnqn, hostnqn))
+		pp = &(*pp)->next;
+	return pp;
+}
+
+int nvmf_tgt_host_auth_set(struct nvmf_tgt *tgt, const char *hostnqn, const char *key,
+			   const char *ctrl_key, const char *hash, const char *dhgroup,
+			   char *err, size_t errlen)
+{
+	char why[160];
+	int id;
+
+	if (!hostnqn || !*hostnqn) {
+		snprintf(err, errlen, "no host NQN");
+		return -1;
+	}
+	struct nvmf_host_auth **pp = host_auth_find(tgt, hostnqn);
+	if (!key || !*key) {
+		struct nvmf_host_auth *old = *pp;
+		if (old)
+			*pp = old->next;
+		host_auth_free(old);
+		return 0;
+	}
+	struct nvmf_host_auth *h = calloc(1, sizeof(*h));
+	if (!h || !(h->hostnqn = strdup(hostnqn))) {
+		host_auth_free(h);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	h->hash_id = NVME_AUTH_HASH_SHA256;
+	h->dhgroup_id = NVME_AUTH_DHGROUP_NULL;
+	if (nvme_dhchap_key_parse(key, &h->key, why, sizeof(why))) {
+		snprintf(err, errlen, "dhchap key: %s", why);
+		goto fail;
+	}
+	if (ctrl_key && *ctrl_key && nvme_dhchap_key_parse(ctrl_key, &h->ctrl_key, why, sizeof(why))) {
+		snprintf(err, errlen, "dhchap ctrl_key: %s", why);
+		goto fail;
+	}
+	if (hash && *hash) {
+		if ((id = nvme_dhchap_hash_id(hash)) < 0) {
+			snprintf(err, errlen, "dhchap hash \"%.40s\" is not hmac(sha256), hmac(sha384) "
+				 "or hmac(sha512)", hash);
+			goto fail;
+		}
+		h->hash_id = (uint8_t)id;
+	}
+	if (dhgroup && *dhgroup) {
+		if ((id = nvme_dhchap_dhgroup_id(dhgroup)) < 0) {
+			snprintf(err, errlen, "dhchap dhgroup \"%.40s\" is not null, ffdhe2048, ffdhe3072, "
+				 "ffdhe4096, ffdhe6144 or ffdhe8192", dhgroup);
+			goto fail;
+		}
+		h->dhgroup_id = (uint8_t)id;
+	}
+	/* Replace the host's entry, if any, in place. */
+	struct nvmf_host_auth *old = *pp;
+	h->next = old ? old->next : NULL;
+	*pp = h;
+	host_auth_free(old);
+	return 0;
+fail:
+	host_auth_free(h);
+	return -1;
+}
+
+void nvmf_tgt_host_auth_free(struct nvmf_tgt *tgt)
+{
+	while (tgt->host_auth) {
+		struct nvmf_host_auth *h = tgt->host_auth;
+		tgt->host_auth = h->next;
+		host_auth_free(h);
+	}
+}
+
+/* ---- controllers ---- */
+
+static struct nvme_dhchap_key *key_dup(const struct nvme_dhchap_key *k, bool *oom)
+{
+	if (!k)
+		return NULL;
+	struct nvme_dhchap_key *d = malloc(sizeof(*d));
+	if (!d)
+		*oom = true;
+	else
+		memcpy(d, k, sizeof(*d));
+	return d;
+}
+
+int nvmf_ctrl_auth_setup(struct nvmf_tgt_ctrl *ctrl)
+{
+	if (ctrl->subsys->type == NVMF_SUBSYS_DISCOVERY)
+		return 0;
+	struct nvmf_host_auth *h = *host_auth_find(ctrl->tgt, ctrl->hostnqn);
+	if (!h)
+		return 0;
+	struct nvmf_host_auth *c = calloc(1, sizeof(*c));
+	bool oom = !c;
+	if (c) {
+		c->key = key_dup(h->key, &oom);
+		c->ctrl_key = key_dup(h->ctrl_key, &oom);
+		c->hash_id = h->hash_id;
+		c->dhgroup_id = h->dhgroup_id;
+	}
+	if (oom) {
+		host_auth_free(c);
+		return -1;
+	}
+	ctrl->auth = c;
+	ctrl->auth_deadline_ms = ctrl->pg->now_ms + NVMF_AUTH_TIMEOUT_MS;
+	return 0;
+}
+
+void nvmf_ctrl_auth_free(struct nvmf_tgt_ctrl *ctrl)
+{
+	host_auth_free(ctrl->auth);
+	ctrl->auth = NULL;
+}
+
+bool nvmf_ctrl_auth_expired(const struct nvmf_tgt_ctrl *ctrl, uint64_t now_ms)
+{
+	return ctrl->auth && ctrl->sqs[0] && !ctrl->sqs[0]->authenticated &&
+	       now_ms > ctrl->auth_deadline_ms;
+}
+
+/* ---- queues ---- */
+
+uint32_t nvmf_sq_auth_connected(struct nvmf_sq *sq)
+{
+	sq->auth_required = sq->ctrl->auth != NULL;
+	sq->authenticated = false;
+	return sq->auth_required ? NVMF_CONNECT_AUTHREQ_ATR : 0;
+}
+
+/* Forget the transaction's secrets; the queue's authenticated state stays. */
+static void transaction_clear(struct nvmf_sq_auth *a)
+{
+	nvme_dhchap_dh_free(a->dh);
+	a->dh = NULL;
+	if (a->shared) {
+		OPENSSL_cleanse(a->shared, a->shared_len);
+		free(a->shared);
+		a->shared = NULL;
+	}
+	OPENSSL_cleanse(a->c1, sizeof(a->c1));
+	OPENSSL_cleanse(a->c2, sizeof(a->c2));
+	a->c2_valid = false;
+	a->step = STEP_NEGOTIATE;
+}
+
+void nvmf_sq_auth_free(struct nvmf_sq *sq)
+{
+	if (!sq->auth)
+		return;
+	transaction_clear(sq->auth);
+	free(sq->auth);
+	sq->auth = NULL;
+}
+
+static void log_failure(struct nvmf_sq *sq, const char *what)
+{
+	nvmf_log(sq->tgt, NVMF_LOG_WARNING, "controller %u of %s: host %s failed authentication on "
+		 "queue %u: %s", sq->ctrl->cntlid, sq->ctrl->subsys->cfg->nqn, sq->ctrl->hostnqn,
+		 sq->qid, what);
+}
+
+/* The transaction failed: the next Receive answers Failure1 with @reason. */
+static void fail(struct nvmf_sq *sq, uint8_t reason, const char *what)
+{
+	struct nvmf_sq_auth *a = sq->auth;
+	transaction_clear(a);
+	a->step = STEP_FAILURE1;
+	a->reason = reason;
+	sq->authenticated = false;
+	log_failure(sq, what);
+}
+
+/* ---- AUTH_Negotiate ---- */
+
+/* The configured id if @offer lists it, else the first of @offer that @usable takes
+ * (nvmet's fallback); -1 when none. */
+static int choose(uint8_t preferred, const uint8_t *offer, unsigned n, bool (*usable)(uint8_t))
+{
+	int first = -1;
+	for (unsigned i = 0; i < n; i++) {
+		if (offer[i] == preferred && usable(offer[i]))
+			return preferred;
+		if (first < 0 && usable(offer[i]))
+			first = offer[i];
+	}
+	return first;
+}
+
+static bool hash_usable(uint8_t id)
+{
+	return nvme_dhchap_hash_len(id) != 0;
+}
+
+static bool dhgroup_usable(uint8_t id)
+{
+	return id == NVME_AUTH_DHGROUP_NULL || nvme_dhchap_dhgroup_len(id) != 0;
+}
+
+static void negotiate(struct nvmf_sq *sq, const uint8_t *buf, uint32_t tl)
+{
+	struct nvmf_sq_auth *a = sq->auth;
+	const struct nvmf_host_auth *keys = sq->ctrl->auth;
+	struct nvme_auth_negotiate n;
+	struct nvme_auth_protocol_desc d;
+
+	transaction_clear(a);
+	if (tl < nvme_auth_negotiate_len(1))
+		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "AUTH_Negotiate too short");
+	memcpy(&n, buf, sizeof(n));
+	memcpy(&d, buf + sizeof(n), sizeof(d));
+	a->t_id = le16toh(n.t_id);
+	/* Secure channel concatenation needs TLS, which RDMA does not have. */
+	if (n.sc_c != NVME_AUTH_SC_NONE)
+		return fail(sq, NVME_AUTH_FAILURE_CONCAT_MISMATCH, "secure channel concatenation asked for");
+	if (n.napd != 1)
+		return fail(sq, NVME_AUTH_FAILURE_HASH_UNUSABLE, "not exactly one protocol descriptor");
+	if (tl < nvme_auth_negotiate_len(n.napd))
+		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "AUTH_Negotiate too short");
+	if (d.authid != NVME_AUTH_DHCHAP_AUTH_ID)
+		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "protocol is not DH-HMAC-CHAP");
+	if (d.halen > NVME_AUTH_IDLIST_DH || d.dhlen > sizeof(d.idlist) - NVME_AUTH_IDLIST_DH)
+		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "HALEN or DHLEN out of range");
+	int hash = choose(keys->hash_id, d.idlist, d.halen, hash_usable);
+	if (hash < 0)
+		return fail(sq, NVME_AUTH_FAILURE_HASH_UNUSABLE, "no usable hash offered");
+	int group = choose(keys->dhgroup_id, d.idlist + NVME_AUTH_IDLIST_DH, d.dhlen, dhgroup_usable);
+	if (group < 0)
+		return fail(sq, NVME_AUTH_FAILURE_DHGROUP_UNUSABLE, "no usable DH group offered");
+	a->hash_id = (uint8_t)hash;
+	a->dhgroup_id = (uint8_t)group;
+	a->hl = (uint8_t)nvme_dhchap_hash_len(a->hash_id);
+	a->step = STEP_CHALLENGE;
+}
+
+/* ---- DH-HMAC-CHAP_Reply ---- */
+
+/* The challenge a response covers: @c itself with the null group, else Ca. */
+static int challenge_for(const struct nvmf_sq_auth *a, const uint8_t *c, uint8_t *out)
+{
+	if (!a->shared) {
+		memcpy(out, c, a->hl);
+		return 0;
+	}
+	return nvme_dhchap_augmented_challenge(a->hash_id, a->shared, a->shared_len, c, out);
+}
+
+static void reply(struct nvmf_sq *sq, const uint8_t *buf, uint32_t tl)
+{
+	struct nvmf_sq_auth *a = sq->auth;
+	struct nvmf_tgt_ctrl *ctrl = sq->ctrl;
+	struct nvme_auth_reply r;
+	uint8_t ca[NVME_DHCHAP_MAX_KEY_LEN], expect[NVME_DHCHAP_MAX_KEY_LEN];
+	char why[160];
+
+	memcpy(&r, buf, sizeof(r));
+	unsigned dhvlen = le16toh(r.dhvlen);
+	if (r.hl != a->hl || tl < nvme_auth_reply_len(r.hl, dhvlen))
+		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "Reply HL or length wrong");
+	const uint8_t *rval = buf + sizeof(r), *c2 = rval + a->hl, *dhv = c2 + a->hl;
+	if (a->dh) {
+		if (dhvlen != nvme_dhchap_dh_len(a->dh))
+			return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "Reply DH value of the wrong size");
+		a->shared_len = dhvlen;
+		if (!(a->shared = malloc(dhvlen)))
+			return fail(sq, NVME_AUTH_FAILURE_FAILED, "out of memory");
+		if (nvme_dhchap_dh_shared(a->dh, dhv, dhvlen, a->shared, dhvlen, why, sizeof(why))) {
+			free(a->shared);
+			a->shared = NULL;
+			return fail(sq, NVME_AUTH_FAILURE_DHGROUP_UNUSABLE, why);
+		}
+	} else if (dhvlen) {
+		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "Reply DH value with the null group");
+	}
+	struct nvme_dhchap_resp_args args = {
+		.hash_id = a->hash_id, .challenge = ca, .seqnum = a->s1, .t_id = a->t_id,
+		.sc_c = NVME_AUTH_SC_NONE, .hostnqn = ctrl->hostnqn, .subsysnqn = ctrl->subsys->cfg->nqn,
+	};
+	bool ok = !challenge_for(a, a->c1, ca) && !nvme_dhchap_host_response(ctrl->auth->key, &args, expect) &&
+		  nvme_dhchap_equal(expect, rval, a->hl);
+	OPENSSL_cleanse(ca, sizeof(ca));
+	OPENSSL_cleanse(expect, sizeof(expect));
+	if (!ok)
+		return fail(sq, NVME_AUTH_FAILURE_FAILED, "wrong response (R1)");
+	if (r.cvalid) {
+		if (!ctrl->auth->ctrl_key)
+			return fail(sq, NVME_AUTH_FAILURE_FAILED,
+				    "bidirectional authentication asked for, but no controller key is set");
+		memcpy(a->c2, c2, a->hl);
+		a->c2_valid = true;
+		a->s2 = le32toh(r.seqnum);
+	} else {
+		sq->authenticated = true;   /* unidirectional: done once Success1 is out */
+	}
+	a->step = STEP_SUCCESS1;
+}
+
+/* ---- Authentication Send ---- */
+
+static void execute_auth_send(struct nvmf_req *req)
+{
+	struct nvmf_sq *sq = req->sq;
+	struct nvmf_sq_auth *a = sq->auth;
+	uint32_t tl = req->data_len;
+	uint8_t buf[NVMF_AUTH_MAX_XFER];
+
+	memcpy(buf, req->data, tl);
+	a->last_ms = sq->pg->now_ms;
+	uint8_t type = buf[0], id = tl > 1 ? buf[1] : 0xff;
+	uint16_t t_id = tl >= 6 ? (uint16_t)(buf[4] | buf[5] << 8) : 0;
+
+	if (type == NVME_AUTH_COMMON_MESSAGES && id == NVME_AUTH_MSG_NEGOTIATE) {
+		negotiate(sq, buf, tl);      /* a new transaction, or re-authentication */
+	} else if (type == NVME_AUTH_COMMON_MESSAGES && id == NVME_AUTH_MSG_FAILURE2 &&
+		   tl >= sizeof(struct nvme_auth_failure)) {
+		/* The host refused us (our R2, most likely): the association ends. */
+		transaction_clear(a);
+		sq->authenticated = false;
+		log_failure(sq, "the host sent AUTH_Failure2 (it did not accept the controller)");
+		__atomic_store_n(&sq->ctrl->auth_failed, true, __ATOMIC_RELEASE);
+	} else if (type != NVME_AUTH_DHCHAP_MESSAGES || tl < 16 ||
+		   !((id == NVME_AUTH_MSG_REPLY && a->step == STEP_REPLY) ||
+		     (id == NVME_AUTH_MSG_SUCCESS2 && a->step == STEP_SUCCESS2))) {
+		fail(sq, NVME_AUTH_FAILURE_INCORRECT_MESSAGE, "unexpected message");
+	} else if (t_id != a->t_id) {
+		fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "wrong transaction id");
+	} else if (id == NVME_AUTH_MSG_REPLY) {
+		reply(sq, buf, tl);
+	} else {
+		transaction_clear(a);        /* Success2: the host accepted our R2 */
+		sq->authenticated = true;
+	}
+	OPENSSL_cleanse(buf, tl);
+	nvmf_req_complete(req, 0);
+}
+
+/* ---- Authentication Receive ---- */
+
+/* The Challenge into @buf (@al bytes). Returns false when @al cannot hold it. */
+static bool build_challenge(struct nvmf_sq *sq, uint8_t *buf, uint32_t al)
+{
+	struct nvmf_sq_auth *a = sq->auth;
+	struct nvme_auth_challenge c = { 0 };
+	size_t dhvlen = nvme_dhchap_dhgroup_len(a->dhgroup_id);
+
+	if (al < nvme_auth_challenge_len(a->hl, (unsigned)dhvlen))
+		return false;
+	if (dhvlen && (nvme_dhchap_dh_generate(a->dhgroup_id, &a->dh) ||
+		       nvme_dhchap_dh_public(a->dh, buf + sizeof(c) + a->hl, dhvlen))) {
+		fail(sq, NVME_AUTH_FAILURE_FAILED, "DH key generation failed");
+		return true;
+	}
+	do {
+		if (nvme_dhchap_random(&a->s1, sizeof(a->s1)) || nvme_dhchap_random(a->c1, a->hl)) {
+			fail(sq, NVME_AUTH_FAILURE_FAILED, "no random bytes");
+			return true;
+		}
+	} while (!a->s1);     /* S1 0 is not a sequence number */
+	c.auth_type = NVME_AUTH_DHCHAP_MESSAGES;
+	c.auth_id = NVME_AUTH_MSG_CHALLENGE;
+	c.t_id = htole16(a->t_id);
+	c.hl = a->hl;
+	c.hashid = a->hash_id;
+	c.dhgid = a->dhgroup_id;
+	c.dhvlen = htole16((uint16_t)dhvlen);
+	c.seqnum = htole32(a->s1);
+	memcpy(buf, &c, sizeof(c));
+	memcpy(buf + sizeof(c), a->c1, a->hl);
+	a->step = STEP_REPLY;
+	return true;
+}
+
+static void build_success1(struct nvmf_sq *sq, uint8_t *buf)
+{
+	struct nvmf_sq_auth *a = sq->auth;
+	struct nvmf_tgt_ctrl *ctrl = sq->ctrl;
+	struct nvme_auth_success1 s = { 0 };
+	uint8_t ca[NVME_DHCHAP_MAX_KEY_LEN];
+
+	s.auth_type = NVME_AUTH_DHCHAP_MESSAGES;
+	s.auth_id = NVME_AUTH_MSG_SUCCESS1;
+	s.t_id = htole16(a->t_id);
+	s.hl = a->hl;
+	if (a->c2_valid) {
+		struct nvme_dhchap_resp_args args = {
+			.hash_id = a->hash_id, .challenge = ca, .seqnum = a->s2, .t_id = a->t_id,
+			.sc_c = NVME_AUTH_SC_NONE, .hostnqn = ctrl->hostnqn,
+			.subsysnqn = ctrl->subsys->cfg->nqn,
+		};
+		int rc = challenge_for(a, a->c2, ca);
+		if (!rc)
+			rc = nvme_dhchap_ctrl_response(ctrl->auth->ctrl_key, &args, buf + sizeof(s));
+		OPENSSL_cleanse(ca, sizeof(ca));
+		if (rc)
+			return fail(sq, NVME_AUTH_FAILURE_FAILED, "controller response (R2) failed");
+		s.rvalid = 1;
+		a->step = STEP_SUCCESS2;
+	} else {
+		transaction_clear(a);   /* unidirectional: authenticated since the Reply */
+	}
+	memcpy(buf, &s, sizeof(s));
+}
+
+static void build_failure1(struct nvmf_sq *sq, uint8_t *buf)
+{
+	struct nvme_auth_failure f = {
+		.auth_type = NVME_AUTH_COMMON_MESSAGES, .auth_id = NVME_AUTH_MSG_FAILURE1,
+		.t_id = htole16(sq->auth->t_id), .rescode = NVME_AUTH_FAILURE_REASON_FAILED,
+		.rescode_exp = sq->auth->reason,
+	};
+	memcpy(buf, &f, sizeof(f));
+	transaction_clear(sq->auth);
+	__atomic_store_n(&sq->ctrl->auth_failed, true, __ATOMIC_RELEASE);
+}
+
+static void execute_auth_receive(struct nvmf_req *req)
+{
+	struct nvmf_sq *sq = req->sq;
+	struct nvmf_sq_auth *a = sq->auth;
+	uint32_t al = req->data_len;
+	uint8_t buf[NVMF_AUTH_MAX_XFER];
+
+	memset(buf, 0, al);
+	a->last_ms = sq->pg->now_ms;
+	switch (a->step) {
+	case STEP_CHALLENGE:
+		if (!build_challenge(sq, buf, al)) {
+			nvmf_req_complete_dnr(req, nvme_generic(NVME_SC_INVALID_FIELD));
+			return;
+		}
+		break;
+	case STEP_SUCCESS1:
+		if (al < nvme_auth_success1_len(a->hl, a->c2_valid)) {
+			nvmf_req_complete_dnr(req, nvme_generic(NVME_SC_INVALID_FIELD));
+			return;
+		}
+		build_success1(sq, buf);
+		break;
+	case STEP_FAILURE1:
+		break;
+	default:   /* nothing is ours to send: the host is out of step */
+		fail(sq, NVME_AUTH_FAILURE_INCORRECT_MESSAGE, "Authentication Receive out of sequence");
+		break;
+	}
+	/* A failure found while building (or before) is what the host reads now. */
+	if (a->step == STEP_FAILURE1) {
+		memset(buf, 0, al);
+		build_failure1(sq, buf);
+	}
+	memcpy(req->data, buf, al);
+	OPENSSL_cleanse(buf, al);
+	nvmf_req_complete(req, 0);
+}
+
+/* ---- parsing ---- */
+
+nvme_status_t nvmf_parse_auth_cmd(struct nvmf_req *req)
+{
+	const uint8_t *sqe = (const uint8_t *)req->cmd;
+	struct nvmf_sq *sq = req->sq;
+	uint32_t len = nvme_sqe_le32(req->cmd, NVMF_AUTH_SQE_LEN);
+	bool send = sqe[NVMF_SQE_FCTYPE_OFF] == nvme_fabrics_type_auth_send;
+
+	if (sqe[NVMF_AUTH_SQE_SECP] != NVME_AUTH_SECP_DHCHAP || sqe[NVMF_AUTH_SQE_SPSP0] != NVME_AUTH_SPSP ||
+	    sqe[NVMF_AUTH_SQE_SPSP1] != NVME_AUTH_SPSP || !len || len > NVMF_AUTH_MAX_XFER)
+		return nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR;
+	/* A queue whose host has no key has no transaction to take part in. */
+	if (!sq->auth_required)
+		return nvme_generic(NVME_SC_CMD_SEQ_ERROR) | NVME_SC_DNR;
+	if (!sq->auth && !(sq->auth = calloc(1, sizeof(*sq->auth))))
+		return nvme_generic(NVME_SC_INTERNAL);
+	/* A transaction left hanging starts over (nvmet: after KATO or 120 s). */
+	if (sq->auth->step != STEP_NEGOTIATE && sq->pg->now_ms - sq->auth->last_ms > NVMF_AUTH_TIMEOUT_MS)
+		transaction_clear(sq->auth);
+	req->dir = send ? NVMF_XFER_H2C : NVMF_XFER_C2H;
+	req->data_len = len;
+	req->execute = send ? execute_auth_send : execute_auth_receive;
+	return 0;
+}
