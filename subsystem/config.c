@@ -6,8 +6,8 @@
  * empty strings for unused address fields, so numeric nvmetcli attributes accept a
  * string of digits or a JSON integer, and "" means "default". Keys nvmetcli writes that
  * this target does not use (ana, referrals, tsas, ieee_oui, ...) are ignored, unless
- * ignoring them would change who may connect or how (a DH-HMAC-CHAP key, treq
- * "required"): those stop the load with a message naming the key. Our
+ * ignoring them would change who may connect or how (treq "required"): those stop the
+ * load with a message naming the key. Our
  * own keys start with "nvmf_" and an unknown "nvmf_*" key is an error, so a typo in an
  * extension is not silently ignored.
  *
@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include "nvme/dhchap.h"
 #include "nvme/identify.h"
 #include "subsystem/config_json.h"
 
@@ -529,29 +530,52 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 }
 
 /* hosts[].dhchap (nvmetcli's dump of the configfs host attributes dhchap_key,
- * dhchap_ctrl_key, dhchap_hash, dhchap_dhgroup). Until in-band authentication is built
- * a key must stop start-up: ignoring it would admit by NQN alone a host its owner meant
- * to authenticate. A keyless dump ("" keys, default hash and group) is fine. */
-static int check_dhchap(struct cfg_ctx *c, json_t *h, const char *base, const char *nqn)
+ * dhchap_ctrl_key, dhchap_hash, dhchap_dhgroup): a host with a key must authenticate
+ * (target/auth.h). A keyless dump ("" keys, default hash and group) adds nothing. No
+ * message ever shows a secret. */
+static int parse_dhchap(struct cfg_ctx *c, json_t *h, const char *base, const char *nqn,
+			struct nvmf_config *cfg)
 {
-	static const char *const keys[] = { "key", "ctrl_key" };
-	char where[64], b[80];
+	const char *key, *ctrl_key, *hash, *group;
+	struct nvme_dhchap_key *k = NULL;
+	char where[64], b[80], why[160];
 	json_t *d;
-	const char *v;
 
 	if (cfg_get_typed(c, h, base, "dhchap", JSON_OBJECT, false, &d))
 		return -1;
 	if (!d)
 		return 0;
 	snprintf(where, sizeof(where), "%s.dhchap", base);
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (cfg_get_str(c, d, where, keys[i], false, &v))
-			return -1;
-		if (v && *v)   /* the secret itself is never echoed */
-			return cfg_fail(c, where, keys[i], "DH-HMAC-CHAP authentication is not supported "
-					"yet; refusing to start rather than admit host %s without it",
-					cfg_quote(nqn, b, sizeof(b)));
+	if (cfg_get_str(c, d, where, "key", false, &key) || cfg_get_str(c, d, where, "ctrl_key", false, &ctrl_key) ||
+	    cfg_get_str(c, d, where, "hash", false, &hash) || cfg_get_str(c, d, where, "dhgroup", false, &group))
+		return -1;
+	if (hash && *hash && nvme_dhchap_hash_id(hash) < 0)
+		return cfg_fail(c, where, "hash", "%s is not \"hmac(sha256)\", \"hmac(sha384)\" or \"hmac(sha512)\"",
+				cfg_quote(hash, b, sizeof(b)));
+	if (group && *group && nvme_dhchap_dhgroup_id(group) < 0)
+		return cfg_fail(c, where, "dhgroup", "%s is not \"null\", \"ffdhe2048\", \"ffdhe3072\", "
+				"\"ffdhe4096\", \"ffdhe6144\" or \"ffdhe8192\"", cfg_quote(group, b, sizeof(b)));
+	if (ctrl_key && *ctrl_key && !(key && *key))
+		return cfg_fail(c, where, "ctrl_key", "set without a host key: the host would connect "
+				"without authentication (set dhchap.key too)");
+	if (!key || !*key)
+		return 0;
+	if (nvme_dhchap_key_parse(key, &k, why, sizeof(why)))
+		return cfg_fail(c, where, "key", "%s", why);
+	nvme_dhchap_key_free(k);
+	if (ctrl_key && *ctrl_key) {
+		if (nvme_dhchap_key_parse(ctrl_key, &k, why, sizeof(why)))
+			return cfg_fail(c, where, "ctrl_key", "%s", why);
+		nvme_dhchap_key_free(k);
 	}
+	struct nvmf_dhchap_config *e = &cfg->dhchap[cfg->n_dhchap];
+	if (!(e->hostnqn = strdup(nqn)) || !(e->key = strdup(key)) ||
+	    (ctrl_key && *ctrl_key && !(e->ctrl_key = strdup(ctrl_key))) ||
+	    (hash && *hash && !(e->hash = strdup(hash))) || (group && *group && !(e->dhgroup = strdup(group)))) {
+		cfg->n_dhchap++;     /* freed with the config */
+		return cfg_fail(c, where, NULL, "out of memory");
+	}
+	cfg->n_dhchap++;
 	return 0;
 }
 
@@ -567,14 +591,15 @@ static int parse_hosts(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 		return -1;
 	if (!arr)
 		return 0;
-	if (!(cfg->hosts = calloc(json_array_size(arr) + 1, sizeof(char *))))
+	if (!(cfg->hosts = calloc(json_array_size(arr) + 1, sizeof(char *))) ||
+	    !(cfg->dhchap = calloc(json_array_size(arr) + 1, sizeof(*cfg->dhchap))))
 		return cfg_fail(c, "hosts", NULL, "out of memory");
 	json_array_foreach(arr, i, h) {
 		snprintf(base, sizeof(base), "hosts[%zu]", i);
 		if (!json_is_object(h))
 			return cfg_fail(c, base, NULL, "expected an object, got %s", cfg_show(h, b, sizeof(b)));
 		if (cfg_get_str(c, h, base, "nqn", true, &nqn) || cfg_check_nqn(c, base, "nqn", nqn) ||
-		    check_dhchap(c, h, base, nqn))
+		    parse_dhchap(c, h, base, nqn, cfg))
 			return -1;
 		for (size_t p = 0; p < i; p++)
 			if (!strcmp(cfg->hosts[p], nqn))
@@ -743,6 +768,52 @@ void nvmf_config_ns_free(struct nvmf_ns_config *ns)
 	ns->path = NULL;
 }
 
+static void free_secret(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
+void nvmf_config_dhchap_free(struct nvmf_dhchap_config *d, size_t n)
+{
+	for (size_t i = 0; d && i < n; i++) {
+		free(d[i].hostnqn);
+		free_secret(d[i].key);
+		free_secret(d[i].ctrl_key);
+		free(d[i].hash);
+		free(d[i].dhgroup);
+	}
+	free(d);
+}
+
+static bool dup_opt(const char *s, char **out)
+{
+	*out = s ? strdup(s) : NULL;
+	return !s || *out;
+}
+
+int nvmf_config_dhchap_dup(const struct nvmf_dhchap_config *src, size_t n,
+			   struct nvmf_dhchap_config **out)
+{
+	*out = NULL;
+	if (!n)
+		return 0;
+	struct nvmf_dhchap_config *d = calloc(n, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (!dup_opt(src[i].hostnqn, &d[i].hostnqn) || !dup_opt(src[i].key, &d[i].key) ||
+		    !dup_opt(src[i].ctrl_key, &d[i].ctrl_key) || !dup_opt(src[i].hash, &d[i].hash) ||
+		    !dup_opt(src[i].dhgroup, &d[i].dhgroup)) {
+			nvmf_config_dhchap_free(d, n);
+			return -ENOMEM;
+		}
+	*out = d;
+	return 0;
+}
+
 static void free_list(char **list, size_t n)
 {
 	for (size_t i = 0; list && i < n; i++)
@@ -820,6 +891,7 @@ void nvmf_config_free(struct nvmf_config *cfg)
 	if (!cfg)
 		return;
 	free_list(cfg->hosts, cfg->n_hosts);
+	nvmf_config_dhchap_free(cfg->dhchap, cfg->n_dhchap);
 	for (size_t i = 0; cfg->ports && i < cfg->n_ports; i++)
 		nvmf_config_port_clear(&cfg->ports[i]);
 	free(cfg->ports);

@@ -91,11 +91,24 @@ struct nvmf_target_config {
 	bool rpc_socket_set;
 };
 
+/* hosts[].dhchap of a host that has a key: nvmetcli's dump of the kernel's configfs host
+ * attributes dhchap_key, dhchap_ctrl_key, dhchap_hash, dhchap_dhgroup. The strings are
+ * as written (checked by the loader); the secrets are zeroed when the config is freed. */
+struct nvmf_dhchap_config {
+	char *hostnqn;
+	char *key;                  /* "DHHC-1:NN:...:" */
+	char *ctrl_key;             /* NULL: none (unidirectional only) */
+	char *hash;                 /* "hmac(sha256)" ...; NULL: hmac(sha256) */
+	char *dhgroup;              /* "null", "ffdhe2048" ...; NULL: null */
+};
+
 /* The whole configuration. */
 struct nvmf_config {
 	struct nvmf_target_config target;
-	char **hosts;               /* "hosts[].nqn": known hosts (informational) */
+	char **hosts;               /* "hosts[].nqn": known hosts */
 	size_t n_hosts;
+	struct nvmf_dhchap_config *dhchap; /* the hosts that must authenticate, n_dhchap */
+	size_t n_dhchap;
 	struct nvmf_port_config *ports;
 	size_t n_ports;
 	struct nvmf_subsys_config *subsystems;
@@ -189,5 +202,11 @@ void nvmf_config_port_clear(struct nvmf_port_config *p);
 
 /* nvmf_config_free - release everything nvmf_config_load() allocated; @cfg may be zeroed. */
 void nvmf_config_free(struct nvmf_config *cfg);
+/* nvmf_config_dhchap_free - free the @n entries of @d and @d itself, secrets zeroed. */
+void nvmf_config_dhchap_free(struct nvmf_dhchap_config *d, size_t n);
+/* nvmf_config_dhchap_dup - a deep copy of @n entries of @src into *@out (NULL when @n is
+ * 0). Returns 0 or -ENOMEM (nothing allocated then). */
+int nvmf_config_dhchap_dup(const struct nvmf_dhchap_config *src, size_t n,
+			   struct nvmf_dhchap_config **out);
 
 #endif

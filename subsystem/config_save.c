@@ -110,8 +110,20 @@ json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
 {
 	const struct nvmf_target_config *t = &cfg->target;
 	json_t *hosts = json_array(), *ports = json_array(), *subs = json_array();
-	for (size_t i = 0; i < cfg->n_hosts; i++)
-		json_array_append_new(hosts, json_pack("{s:s}", "nqn", cfg->hosts[i]));
+	for (size_t i = 0; i < cfg->n_hosts; i++) {
+		json_t *h = json_pack("{s:s}", "nqn", cfg->hosts[i]);
+		for (size_t k = 0; h && k < cfg->n_dhchap; k++) {
+			const struct nvmf_dhchap_config *d = &cfg->dhchap[k];
+			if (strcmp(d->hostnqn, cfg->hosts[i]))
+				continue;
+			/* nvmetcli's layout, defaults written out as the kernel shows them */
+			json_object_set_new(h, "dhchap", json_pack("{s:s, s:s, s:s, s:s}", "key", d->key,
+					    "ctrl_key", d->ctrl_key ? d->ctrl_key : "",
+					    "hash", d->hash ? d->hash : "hmac(sha256)",
+					    "dhgroup", d->dhgroup ? d->dhgroup : "null"));
+		}
+		json_array_append_new(hosts, h);
+	}
 	for (size_t i = 0; i < cfg->n_ports; i++)
 		json_array_append_new(ports, port_to_json(&cfg->ports[i]));
 	for (size_t i = 0; i < cfg->n_subsystems; i++)
@@ -133,6 +145,13 @@ json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
 	return root;
 }
 
+/* The document may hold secrets: zeroed before it is freed. */
+static void free_text(char *text)
+{
+	explicit_bzero(text, strlen(text));
+	free(text);
+}
+
 int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err, size_t errlen)
 {
 	json_t *root = nvmf_config_to_json(cfg);
@@ -147,19 +166,20 @@ int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err,
 	size_t plen = strlen(path);
 	if (!plen || path[plen - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
 		snprintf(err, errlen, "%s: is a directory (give the file's name)", path);
-		free(text);
+		free_text(text);
 		return -EISDIR;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
 	snprintf(dir, sizeof(dir), "%s", path);
 	int e = 0;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* DH-HMAC-CHAP secrets are for root's eyes only (nvmetcli writes 0600 too). */
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, cfg->n_dhchap ? 0600 : 0644);
 	if (fd < 0) {
 		/* Named by the file asked for: the temporary beside it is ours. */
 		e = errno;
 		snprintf(err, errlen, "%s: %s (the file is written beside itself, then renamed)", path,
 			 strerror(e));
-		free(text);
+		free_text(text);
 		return -e;
 	}
 	size_t len = strlen(text), off = 0;
@@ -179,7 +199,7 @@ int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err,
 		e = errno;
 	if (!e && rename(tmp, path) < 0)
 		e = errno;
-	free(text);
+	free_text(text);
 	if (e) {
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		unlink(tmp);

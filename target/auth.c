@@ -74,24 +74,18 @@ static struct nvmf_host_auth **host_auth_find(struct nvmf_tgt *tgt, const char *
 	return pp;
 }
 
-int nvmf_tgt_host_auth_set(struct nvmf_tgt *tgt, const char *hostnqn, const char *key,
-			   const char *ctrl_key, const char *hash, const char *dhgroup,
-			   char *err, size_t errlen)
+/* One entry of the table from its settings (see nvmf_tgt_host_auth_set). */
+static int host_auth_make(const char *hostnqn, const char *key, const char *ctrl_key,
+			  const char *hash, const char *dhgroup, struct nvmf_host_auth **out,
+			  char *err, size_t errlen)
 {
 	char why[160];
 	int id;
 
+	*out = NULL;
 	if (!hostnqn || !*hostnqn) {
 		snprintf(err, errlen, "no host NQN");
 		return -1;
-	}
-	struct nvmf_host_auth **pp = host_auth_find(tgt, hostnqn);
-	if (!key || !*key) {
-		struct nvmf_host_auth *old = *pp;
-		if (old)
-			*pp = old->next;
-		host_auth_free(old);
-		return 0;
 	}
 	struct nvmf_host_auth *h = calloc(1, sizeof(*h));
 	if (!h || !(h->hostnqn = strdup(hostnqn))) {
@@ -125,15 +119,59 @@ int nvmf_tgt_host_auth_set(struct nvmf_tgt *tgt, const char *hostnqn, const char
 		}
 		h->dhgroup_id = (uint8_t)id;
 	}
-	/* Replace the host's entry, if any, in place. */
-	struct nvmf_host_auth *old = *pp;
-	h->next = old ? old->next : NULL;
-	*pp = h;
-	host_auth_free(old);
+	*out = h;
 	return 0;
 fail:
 	host_auth_free(h);
 	return -1;
+}
+
+int nvmf_tgt_host_auth_set(struct nvmf_tgt *tgt, const char *hostnqn, const char *key,
+			   const char *ctrl_key, const char *hash, const char *dhgroup,
+			   char *err, size_t errlen)
+{
+	struct nvmf_host_auth *h = NULL;
+
+	if (key && *key && host_auth_make(hostnqn, key, ctrl_key, hash, dhgroup, &h, err, errlen))
+		return -1;
+	if (!hostnqn || !*hostnqn) {
+		snprintf(err, errlen, "no host NQN");
+		return -1;
+	}
+	/* Replace the host's entry, if any, in place; no key removes it. */
+	struct nvmf_host_auth **pp = host_auth_find(tgt, hostnqn), *old = *pp;
+	if (h) {
+		h->next = old ? old->next : NULL;
+		*pp = h;
+	} else if (old) {
+		*pp = old->next;
+	}
+	host_auth_free(old);
+	return 0;
+}
+
+int nvmf_tgt_host_auth_load(struct nvmf_tgt *tgt, const struct nvmf_dhchap_config *d, size_t n,
+			    char *err, size_t errlen)
+{
+	struct nvmf_host_auth *list = NULL, **tail = &list;
+	char why[200];
+
+	for (size_t i = 0; i < n; i++) {
+		if (host_auth_make(d[i].hostnqn, d[i].key, d[i].ctrl_key, d[i].hash, d[i].dhgroup, tail,
+				   why, sizeof(why))) {
+			snprintf(err, errlen, "host %s: %s", d[i].hostnqn ? d[i].hostnqn : "?", why);
+			while (list) {
+				struct nvmf_host_auth *h = list;
+				list = h->next;
+				host_auth_free(h);
+			}
+			return -1;
+		}
+		tail = &(*tail)->next;
+	}
+	nvmf_tgt_host_auth_free(tgt);
+	tgt->host_auth = list;
+	return 0;
 }
 
 void nvmf_tgt_host_auth_free(struct nvmf_tgt *tgt)

@@ -35,6 +35,7 @@ struct nvmf_tgt_ctrl;
 struct nvmf_sq;
 struct nvmf_req;
 struct nvme_dhchap_key;
+struct nvmf_dhchap_config;
 
 /* A transaction that does not move on for this long starts over; an admin queue not
  * authenticated this long after its Connect ends the association (nvmet: KATO or 120 s). */
@@ -70,6 +71,14 @@ struct nvmf_host_auth {
 int nvmf_tgt_host_auth_set(struct nvmf_tgt *tgt, const char *hostnqn, const char *key,
 			   const char *ctrl_key, const char *hash, const char *dhgroup,
 			   char *err, size_t errlen);
+/*
+ * nvmf_tgt_host_auth_load - replace the whole table with the @n hosts of @d (the config's
+ * hosts[].dhchap, checked by the loader): at start and on reload; live controllers keep
+ * the keys they have. Returns 0, or -1 with @err ("host NQN: dhchap key: ...") and the
+ * table as it was.
+ */
+int nvmf_tgt_host_auth_load(struct nvmf_tgt *tgt, const struct nvmf_dhchap_config *d, size_t n,
+			    char *err, size_t errlen);
 /* nvmf_tgt_host_auth_free - drop the whole table, secrets zeroed (nvmf_tgt_fini). */
 void nvmf_tgt_host_auth_free(struct nvmf_tgt *tgt);
 

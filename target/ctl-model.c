@@ -201,6 +201,17 @@ json_t *nvmf_ctl_running_config(const struct nvmf_tgt *tgt)
 		return NULL;
 	json_t *j = nvmf_config_to_json(&view);
 	view_free(&view);
+	/* Secrets stay in the file (config_save): the socket shows only that they are set. */
+	json_t *h;
+	size_t i;
+	json_array_foreach(json_object_get(j, "hosts"), i, h) {
+		json_t *d = json_object_get(h, "dhchap");
+		if (d) {
+			json_object_set_new(d, "key", json_string("(secret)"));
+			if (*json_string_value(json_object_get(d, "ctrl_key")))
+				json_object_set_new(d, "ctrl_key", json_string("(secret)"));
+		}
+	}
 	return j;
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "rdma/target/transport.h"
 #include "subsystem/config.h"
 #include "target/control.h"
@@ -147,6 +148,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "nvmf-target: %s: %s\n", config, err);
 		return 1;
 	}
+	/* Secrets in a file others can read are no secrets: say so (as --check does too). */
+	struct stat st;
+	if (cfg.n_dhchap && stat(config, &st) == 0 && (st.st_mode & 077))
+		fprintf(stderr, "nvmf-target: warning: %s holds DH-HMAC-CHAP secrets and is readable by "
+			"%s (mode %04o); chmod 600 it\n", config, st.st_mode & 007 ? "every user" : "its group",
+			(unsigned)(st.st_mode & 07777));
 	if (check_only) {
 		printf("nvmf-target: %s: configuration is valid\n", config);
 		nvmf_config_free(&cfg);

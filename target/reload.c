@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "target/auth.h"
 #include "target/core.h"
 #include "target/log.h"
 #include "target/model.h"
@@ -466,6 +467,21 @@ static int copy_hosts(const struct nvmf_config *next, char ***out)
 	return 0;
 }
 
+/* Whether the hosts' DH-HMAC-CHAP settings differ (compared in order; the file's). */
+static bool dhchap_changed(const struct nvmf_config *a, const struct nvmf_config *b)
+{
+	if (a->n_dhchap != b->n_dhchap)
+		return true;
+	for (size_t i = 0; i < a->n_dhchap; i++) {
+		const struct nvmf_dhchap_config *x = &a->dhchap[i], *y = &b->dhchap[i];
+		if (!same_str(x->hostnqn, y->hostnqn) || !same_str(x->key, y->key) ||
+		    !same_str(x->ctrl_key, y->ctrl_key) || !same_str(x->hash, y->hash) ||
+		    !same_str(x->dhgroup, y->dhgroup))
+			return true;
+	}
+	return false;
+}
+
 int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t *changes,
 		    char *err, size_t errlen)
 {
@@ -473,7 +489,15 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 	if (rc)
 		return rc;
 	char **hosts;
+	struct nvmf_dhchap_config *dhchap;
 	if (copy_hosts(next, &hosts)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (nvmf_config_dhchap_dup(next->dhchap, next->n_dhchap, &dhchap)) {
+		for (size_t i = 0; i < next->n_hosts; i++)
+			free(hosts[i]);
+		free(hosts);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -487,6 +511,7 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 		for (size_t i = 0; i < next->n_hosts; i++)
 			free(hosts[i]);
 		free(hosts);
+		nvmf_config_dhchap_free(dhchap, next->n_dhchap);
 		return rc;
 	}
 	removals(&pl);
@@ -496,6 +521,18 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 	free(tgt->cfg->hosts);
 	tgt->cfg->hosts = hosts;
 	tgt->cfg->n_hosts = next->n_hosts;
+	/* Host keys: controllers made from now on use the new ones (the loader checked them,
+	 * so only memory can fail here, and then the old keys stay, loudly). */
+	if (dhchap_changed(tgt->cfg, next)) {
+		char why[256];
+		if (nvmf_tgt_host_auth_load(tgt, dhchap, next->n_dhchap, why, sizeof(why)))
+			nvmf_log(tgt, NVMF_LOG_ERROR, "reload: DH-HMAC-CHAP keys not changed: %s", why);
+		else
+			note(&pl, "hosts: DH-HMAC-CHAP settings changed (used from the next Connect)");
+	}
+	nvmf_config_dhchap_free(tgt->cfg->dhchap, tgt->cfg->n_dhchap);
+	tgt->cfg->dhchap = dhchap;
+	tgt->cfg->n_dhchap = next->n_dhchap;
 	for (size_t i = pl.first_change; i < json_array_size(changes); i++)
 		nvmf_log(tgt, NVMF_LOG_INFO, "reload: %s", json_string_value(json_array_get(changes, i)));
 	return 0;

@@ -238,7 +238,8 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
 		if (k == nall)
 			used[nall++] = ops[i];
 	}
-	if (rc || make_groups(tgt, err, errlen) || count_namespaces(tgt, err, errlen) ||
+	if (rc || nvmf_tgt_host_auth_load(tgt, cfg->dhchap, cfg->n_dhchap, err, errlen) ||
+	    make_groups(tgt, err, errlen) || count_namespaces(tgt, err, errlen) ||
 	    make_transports(tgt, used, nused, nall, err, errlen)) {
 		nvmf_tgt_shutdown(tgt, 0);
 		nvmf_tgt_fini(tgt);

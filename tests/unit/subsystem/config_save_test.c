@@ -6,11 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "subsystem/config.h"
 #include "tests/unit/suites.h"
 
 static const char *const rich =
-	"{\"hosts\": [{\"nqn\": \"nqn.h:one\"}],"
+	"{\"hosts\": [{\"nqn\": \"nqn.h:one\", \"dhchap\": {\"key\": "
+	"   \"DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:\", \"ctrl_key\": "
+	"   \"DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:\", \"hash\": \"hmac(sha384)\","
+	"   \"dhgroup\": \"ffdhe3072\"}}, {\"nqn\": \"nqn.h:two\"}],"
 	" \"discovery\": {\"nqn\": \"nqn.2026-12.test:disc\"},"
 	" \"nvmf_target\": {\"mdts\": 6, \"threads\": 3, \"buffers_small\": 512, \"buffers_large\": 32,"
 	"   \"hugepages\": false, \"idle_poll_us\": 50, \"srq\": false, \"srq_depth\": 1024, \"numa_node\": 0,"
@@ -54,6 +58,15 @@ static void same_config(const struct nvmf_config *a, const struct nvmf_config *b
 	CU_ASSERT_EQUAL_FATAL(a->n_hosts, b->n_hosts);
 	for (size_t i = 0; i < a->n_hosts; i++)
 		CU_ASSERT_STRING_EQUAL(a->hosts[i], b->hosts[i]);
+	CU_ASSERT_EQUAL_FATAL(a->n_dhchap, b->n_dhchap);
+	for (size_t i = 0; i < a->n_dhchap; i++) {
+		const struct nvmf_dhchap_config *x = &a->dhchap[i], *y = &b->dhchap[i];
+		CU_ASSERT_STRING_EQUAL(x->hostnqn, y->hostnqn);
+		CU_ASSERT_STRING_EQUAL(x->key, y->key);
+		CU_ASSERT_STRING_EQUAL(x->ctrl_key, y->ctrl_key);
+		CU_ASSERT_STRING_EQUAL(x->hash, y->hash);
+		CU_ASSERT_STRING_EQUAL(x->dhgroup, y->dhgroup);
+	}
 	CU_ASSERT_EQUAL_FATAL(a->n_ports, b->n_ports);
 	for (size_t i = 0; i < a->n_ports; i++) {
 		const struct nvmf_port_config *p = &a->ports[i], *q = &b->ports[i];
@@ -98,6 +111,9 @@ static void saved_configuration_loads_back_the_same(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/config.json", dir);
 	CU_ASSERT_EQUAL_FATAL(nvmf_config_save(&a, path, err, sizeof(err)), 0);
+	struct stat st;
+	CU_ASSERT_EQUAL(stat(path, &st), 0);
+	CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);   /* it holds DH-HMAC-CHAP secrets */
 	if (nvmf_config_load(path, &b, err, sizeof(err)))
 		fprintf(stderr, "\n  reload: %s\n", err);
 	else
@@ -134,6 +150,18 @@ static void save_into_a_missing_directory_names_the_file(void)
 	CU_ASSERT_EQUAL(nvmf_config_save(&a, "/tmp", err, sizeof(err)), -EISDIR);
 	CU_ASSERT_STRING_EQUAL(err, "/tmp: is a directory (give the file's name)");
 	CU_ASSERT_EQUAL(nvmf_config_save(&a, "/tmp/nvmf-no-such-dir/", err, sizeof(err)), -EISDIR);
+	/* Without secrets the file is an ordinary one (0644 under a 022 umask). */
+	char dir[] = "/tmp/nvmf-save-XXXXXX", path[64];
+	struct stat st;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/plain.json", dir);
+	mode_t old = umask(022);
+	CU_ASSERT_EQUAL(nvmf_config_save(&a, path, err, sizeof(err)), 0);
+	umask(old);
+	CU_ASSERT_EQUAL(stat(path, &st), 0);
+	CU_ASSERT_EQUAL(st.st_mode & 0777, 0644);
+	unlink(path);
+	rmdir(dir);
 	nvmf_config_free(&a);
 }
 

@@ -659,21 +659,43 @@ ERROR_TEST(trsvcid_above_65535_is_not_a_port_number, WITH_ADDR("'trtype':'rdma',
 	   "ports[0].addr.trsvcid: 65536 is not a port number (1-65535)")
 ERROR_TEST(unknown_treq_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','treq':'maybe'"),
 	   "ports[0].addr.treq: \"maybe\" is not \"not specified\", \"required\" or \"not required\"")
-/* Security settings are never ignored: a key or a secure-channel requirement we cannot
- * honour stops the load (the secret itself is not in the message). */
+/* Security settings are never ignored: a secure-channel requirement we cannot honour
+ * stops the load; a DH-HMAC-CHAP setting that is wrong names what is wrong (never the
+ * secret). */
 ERROR_TEST(treq_required_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','treq':'required'"),
 	   "ports[0].addr.treq: \"required\" asks for a secure channel (TLS), which rdma ports of this "
 	   "target do not have; use \"not specified\" or \"not required\"")
 #define HOST_DHCHAP(d) "{'hosts':[{'nqn':'h0'},{'nqn':'h1','dhchap':{" d "}}],'ports':[" PORT_A(ADDR) \
 	"],'subsystems':[" SUB(ANY, NS) "]}"
-ERROR_TEST(dhchap_host_key_is_refused,
-	   HOST_DHCHAP("'key':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:','hash':'hmac(sha256)'"),
-	   "hosts[1].dhchap.key: DH-HMAC-CHAP authentication is not supported yet; refusing to start "
-	   "rather than admit host \"h1\" without it")
-ERROR_TEST(dhchap_ctrl_key_is_refused,
+ERROR_TEST(dhchap_ctrl_key_without_a_host_key_is_refused,
 	   HOST_DHCHAP("'key':'','ctrl_key':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'"),
-	   "hosts[1].dhchap.ctrl_key: DH-HMAC-CHAP authentication is not supported yet; refusing to start "
-	   "rather than admit host \"h1\" without it")
+	   "hosts[1].dhchap.ctrl_key: set without a host key: the host would connect without "
+	   "authentication (set dhchap.key too)")
+ERROR_TEST(dhchap_key_with_a_bad_crc_is_refused_without_showing_it,
+	   HOST_DHCHAP("'key':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2m:'"),
+	   "hosts[1].dhchap.key: the secret's CRC-32 does not match its key (mistyped or damaged secret)")
+ERROR_TEST(dhchap_unknown_hash_is_refused, HOST_DHCHAP("'hash':'hmac(md5)'"),
+	   "hosts[1].dhchap.hash: \"hmac(md5)\" is not \"hmac(sha256)\", \"hmac(sha384)\" or \"hmac(sha512)\"")
+ERROR_TEST(dhchap_unknown_dhgroup_is_refused, HOST_DHCHAP("'dhgroup':'ffdhe1024'"),
+	   "hosts[1].dhchap.dhgroup: \"ffdhe1024\" is not \"null\", \"ffdhe2048\", \"ffdhe3072\", "
+	   "\"ffdhe4096\", \"ffdhe6144\" or \"ffdhe8192\"")
+
+static void dhchap_keys_load_as_nvmetcli_writes_them(void)
+{
+	struct nvmf_config cfg;
+	if (!expect_ok(HOST_DHCHAP("'key':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:',"
+				   "'ctrl_key':'DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:',"
+				   "'hash':'hmac(sha512)','dhgroup':'ffdhe4096'"), &cfg))
+		return;
+	CU_ASSERT_EQUAL_FATAL(cfg.n_dhchap, 1);   /* h0 has none */
+	CU_ASSERT_STRING_EQUAL(cfg.dhchap[0].hostnqn, "h1");
+	CU_ASSERT_STRING_EQUAL(cfg.dhchap[0].key, "DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:");
+	CU_ASSERT_STRING_EQUAL(cfg.dhchap[0].ctrl_key, "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:");
+	CU_ASSERT_STRING_EQUAL(cfg.dhchap[0].hash, "hmac(sha512)");
+	CU_ASSERT_STRING_EQUAL(cfg.dhchap[0].dhgroup, "ffdhe4096");
+	nvmf_config_free(&cfg);
+}
+
 ERROR_TEST(dhchap_key_of_wrong_type_is_refused, HOST_DHCHAP("'key':7"),
 	   "hosts[1].dhchap.key: expected a string, got 7")
 ERROR_TEST(dhchap_that_is_not_an_object_is_refused,
@@ -849,8 +871,11 @@ const struct unit_test config_tests[] = {
 	T(trsvcid_above_65535_is_not_a_port_number),
 	T(unknown_treq_is_refused),
 	T(treq_required_is_refused),
-	T(dhchap_host_key_is_refused),
-	T(dhchap_ctrl_key_is_refused),
+	T(dhchap_ctrl_key_without_a_host_key_is_refused),
+	T(dhchap_key_with_a_bad_crc_is_refused_without_showing_it),
+	T(dhchap_unknown_hash_is_refused),
+	T(dhchap_unknown_dhgroup_is_refused),
+	T(dhchap_keys_load_as_nvmetcli_writes_them),
 	T(dhchap_key_of_wrong_type_is_refused),
 	T(dhchap_that_is_not_an_object_is_refused),
 	T(portid_above_65535_is_refused),

@@ -222,11 +222,55 @@ static void saved_running_configuration_loads_back_with_the_changes(void)
 	fx_teardown(&F);
 }
 
+/* config_get shows that a host has DH-HMAC-CHAP secrets, never the secrets; config_save
+ * writes them (the file is the place for them, 0600). */
+static void config_get_hides_secrets_that_config_save_keeps(void)
+{
+	static const char key[] = "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:";
+	setup();
+	struct nvmf_config *cfg = F.tgt.cfg;
+	CU_ASSERT_PTR_NULL_FATAL(cfg->hosts);
+	cfg->hosts = calloc(2, sizeof(*cfg->hosts));
+	cfg->dhchap = calloc(1, sizeof(*cfg->dhchap));
+	CU_ASSERT_FATAL(cfg->hosts && cfg->dhchap);
+	cfg->hosts[0] = strdup(FX_HOSTNQN);
+	cfg->n_hosts = 1;
+	cfg->dhchap[0].hostnqn = strdup(FX_HOSTNQN);
+	cfg->dhchap[0].key = strdup(key);
+	cfg->n_dhchap = 1;
+	json_t *resp = call("config_get", "{}");
+	json_t *d = json_object_get(json_array_get(json_object_get(json_object_get(resp, "result"), "hosts"), 0),
+				    "dhchap");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(d, "key")), "(secret)");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(d, "ctrl_key")), "");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(d, "dhgroup")), "null");
+	char *text = json_dumps(resp, 0);
+	CU_ASSERT_PTR_NULL(strstr(text, "DHHC-1"));
+	free(text);
+	json_decref(resp);
+	unsigned dropped;
+	char err[256], dir[] = "/tmp/nvmf-cfg-XXXXXX", path[64], params[128];
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_port_remove(&F.tgt, F.tgt.ports[0], &dropped, err, sizeof(err)), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/saved.json", dir);
+	snprintf(params, sizeof(params), "{\"path\":\"%s\"}", path);
+	expect_ok("config_save", params);
+	struct nvmf_config back;
+	CU_ASSERT_EQUAL_FATAL(nvmf_config_load(path, &back, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(back.n_dhchap, 1);
+	CU_ASSERT_STRING_EQUAL(back.dhchap[0].key, key);
+	nvmf_config_free(&back);
+	unlink(path);
+	rmdir(dir);
+	fx_teardown(&F);
+}
+
 const struct unit_test control_model_tests[] = {
 	{"added_subsystem_is_served_once_linked_to_a_port", added_subsystem_is_served_once_linked_to_a_port},
 	{"removed_subsystem_drops_its_controllers", removed_subsystem_drops_its_controllers},
 	{"subsystem_and_port_errors_change_nothing", subsystem_and_port_errors_change_nothing},
 	{"added_port_listens_and_removed_port_stops", added_port_listens_and_removed_port_stops},
 	{"saved_running_configuration_loads_back_with_the_changes", saved_running_configuration_loads_back_with_the_changes},
+	{"config_get_hides_secrets_that_config_save_keeps", config_get_hides_secrets_that_config_save_keeps},
 	{NULL, NULL},
 };

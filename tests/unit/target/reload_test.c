@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include "target/auth.h"
 #include "target/control.h"
 #include "target/namespace.h"
 #include "target/reload.h"
@@ -285,7 +286,44 @@ static void reload_never_cuts_a_file_namespace(void)
 	rmdir(dir);
 }
 
+/* New DH-HMAC-CHAP keys apply from the next Connect; a connected controller keeps its own. */
+static void host_keys_reloaded_apply_to_the_next_connect(void)
+{
+	setup();
+	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
+	CU_ASSERT_PTR_NULL(fx_ctrl(&F)->auth);
+	same_as_running();
+	Next.dhchap = calloc(1, sizeof(*Next.dhchap));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(Next.dhchap);
+	Next.n_dhchap = 1;
+	Next.dhchap[0].hostnqn = strdup(FX_HOSTNQN);
+	Next.dhchap[0].key = strdup("DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:");
+	Next.dhchap[0].dhgroup = strdup("ffdhe2048");
+	json_t *changes = json_array();
+	char err[512] = "";
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(json_array_size(changes), 1);
+	CU_ASSERT_STRING_EQUAL(change(changes, 0), "hosts: DH-HMAC-CHAP settings changed (used from the next Connect)");
+	CU_ASSERT_PTR_NULL(fx_ctrl(&F)->auth);          /* the live controller is not touched */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(F.tgt.host_auth);
+	CU_ASSERT_EQUAL(F.tgt.host_auth->dhgroup_id, 1);
+	CU_ASSERT_EQUAL(F.tgt.cfg->n_dhchap, 1);        /* what config save writes */
+	/* The next association must authenticate. */
+	struct fxq q;
+	struct nvme_cqe cqe;
+	fx_queue_init(&F, &q);
+	CU_ASSERT_EQUAL(fx_connect(&q, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000, NULL, &cqe), 0);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) >> 16, 2);   /* AUTHREQ.ATR */
+	/* The same file again changes nothing. */
+	json_array_clear(changes);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	json_decref(changes);
+	teardown();
+}
+
 const struct unit_test reload_tests[] = {
+	{"host_keys_reloaded_apply_to_the_next_connect", host_keys_reloaded_apply_to_the_next_connect},
 	{"reload_never_cuts_a_file_namespace", reload_never_cuts_a_file_namespace},
 	{"same_file_changes_nothing", same_file_changes_nothing},
 	{"difference_is_applied_and_connected_hosts_stay", difference_is_applied_and_connected_hosts_stay},
