@@ -209,10 +209,13 @@ VM_DRIVE := build/vm/drive.img
 VM_ARGS  := -q "-drive file=$(VM_DRIVE),if=none,id=nvm0,format=raw -device nvme,serial=nvmfdrive01,drive=nvm0"
 # Then, in the same boot, the sanitizer pass: the target and poll-group tests against
 # build/asan/nvmf-target; any ASan/LSan/UBSan report fails (tests/integration/suite-asan).
+# A second boot, of Debian's 6.12 (NVMe in-band authentication in the host), runs the
+# tests that need it (tests/integration/suite-6.12). Both run; either failing fails.
 vm-check: all
 	$(MAKE) SANITIZE=1 build/asan/nvmf-target
 	@mkdir -p build/vm && rm -f $(VM_DRIVE) && truncate -s 256M $(VM_DRIVE)
-	tests/vm/run -t 1500 $(VM_ARGS) tests/integration/suite
+	rc=0; tests/vm/run -t 1500 $(VM_ARGS) tests/integration/suite || rc=1; \
+	NVMF_VM_KERNEL=6.12 tests/vm/run -t 900 tests/integration/suite-6.12 || rc=1; exit $$rc
 
 # Soak: the hardening tests at full length (1000 connect/disconnect cycles, 50 restarts
 # under fio crc32c writes); figures in the test log and docs/hardening.md.

@@ -245,6 +245,16 @@ static void expect_torn_down(void)
 	CU_ASSERT_TRUE(fx_admin_deleted(&F));
 }
 
+/* Negotiate SHA-256 and @group on the admin queue, take the Challenge, send the Reply
+ * made with @secret (asking for the controller's response when @bidi). */
+static void send_reply(struct host_side *h, const char *secret, bool bidi, uint8_t group)
+{
+	static const uint8_t hash = NVME_AUTH_HASH_SHA256;
+	CU_ASSERT_EQUAL(negotiate(&F.admin, &hash, 1, &group, 1), 0);
+	challenge_and_reply(&F.admin, h, secret, bidi, FX_SUBNQN);
+	CU_ASSERT_EQUAL(send_msg(&F.admin, h->reply, h->reply_len), 0);
+}
+
 /* ---- tests ---- */
 
 static void host_with_a_key_gets_atr_and_only_fabrics_commands_until_authenticated(void)
@@ -278,10 +288,7 @@ static void wrong_secret_gets_failure1_failed_and_the_association_ends(void)
 	setup(HOST_KEY, NULL, NULL, NULL);
 	connect_admin();
 	struct host_side h = { 0 };
-	static const uint8_t hash = NVME_AUTH_HASH_SHA256, group = NVME_AUTH_DHGROUP_2048;
-	CU_ASSERT_EQUAL(negotiate(&F.admin, &hash, 1, &group, 1), 0);
-	challenge_and_reply(&F.admin, &h, OTHER_KEY, false, FX_SUBNQN);
-	CU_ASSERT_EQUAL(send_msg(&F.admin, h.reply, h.reply_len), 0);
+	send_reply(&h, OTHER_KEY, false, NVME_AUTH_DHGROUP_2048);
 	CU_ASSERT_EQUAL(failure_reason(&F.admin), NVME_AUTH_FAILURE_FAILED);
 	CU_ASSERT_EQUAL(identify(&F.admin), AUTH_REQUIRED);
 	expect_torn_down();
@@ -294,10 +301,7 @@ static void bidirectional_without_a_controller_key_fails(void)
 	setup(HOST_KEY, NULL, NULL, NULL);
 	connect_admin();
 	struct host_side h = { 0 };
-	static const uint8_t hash = NVME_AUTH_HASH_SHA256, group = NVME_AUTH_DHGROUP_NULL;
-	CU_ASSERT_EQUAL(negotiate(&F.admin, &hash, 1, &group, 1), 0);
-	challenge_and_reply(&F.admin, &h, HOST_KEY, true, FX_SUBNQN);
-	CU_ASSERT_EQUAL(send_msg(&F.admin, h.reply, h.reply_len), 0);
+	send_reply(&h, HOST_KEY, true, NVME_AUTH_DHGROUP_NULL);
 	CU_ASSERT_EQUAL(failure_reason(&F.admin), NVME_AUTH_FAILURE_FAILED);
 	expect_torn_down();
 	fx_teardown(&F);
@@ -309,10 +313,7 @@ static void host_refusing_the_controller_with_failure2_ends_the_association(void
 	connect_admin();
 	struct host_side h = { 0 };
 	uint8_t m[4096];
-	static const uint8_t hash = NVME_AUTH_HASH_SHA256, group = NVME_AUTH_DHGROUP_NULL;
-	CU_ASSERT_EQUAL(negotiate(&F.admin, &hash, 1, &group, 1), 0);
-	challenge_and_reply(&F.admin, &h, HOST_KEY, true, FX_SUBNQN);
-	CU_ASSERT_EQUAL(send_msg(&F.admin, h.reply, h.reply_len), 0);
+	send_reply(&h, HOST_KEY, true, NVME_AUTH_DHGROUP_NULL);
 	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
 	CU_ASSERT_EQUAL(m[1], NVME_AUTH_MSG_SUCCESS1);
 	struct nvme_auth_failure f2 = { .auth_type = NVME_AUTH_COMMON_MESSAGES,
@@ -498,9 +499,7 @@ static void replayed_reply_in_a_new_transaction_fails(void)
 	struct host_side h = { 0 };
 	uint8_t m[4096];
 	static const uint8_t hash = NVME_AUTH_HASH_SHA256, group = NVME_AUTH_DHGROUP_NULL;
-	CU_ASSERT_EQUAL(negotiate(&F.admin, &hash, 1, &group, 1), 0);
-	challenge_and_reply(&F.admin, &h, HOST_KEY, false, FX_SUBNQN);
-	CU_ASSERT_EQUAL(send_msg(&F.admin, h.reply, h.reply_len), 0);
+	send_reply(&h, HOST_KEY, false, group);
 	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
 	CU_ASSERT_EQUAL(m[1], NVME_AUTH_MSG_SUCCESS1);
 	/* Re-authentication: a new challenge; the old Reply does not answer it. */
