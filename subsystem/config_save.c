@@ -173,7 +173,9 @@ int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err,
 	snprintf(dir, sizeof(dir), "%s", path);
 	int e = 0;
 	/* DH-HMAC-CHAP secrets are for root's eyes only (nvmetcli writes 0600 too). */
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, cfg->n_dhchap ? 0600 : 0644);
+	/* A new file of ours: not one left there (its mode, its owner), not through a link. */
+	unlink(tmp);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, cfg->n_dhchap ? 0600 : 0644);
 	if (fd < 0) {
 		/* Named by the file asked for: the temporary beside it is ours. */
 		e = errno;

@@ -10,10 +10,11 @@
  *   Recv  Success1           <- R2 when the host asked            step SUCCESS2 or done
  *   Send  Success2           -> the host accepted R2              done
  *
- * Any failure sets step FAILURE1: the next Receive gets AUTH_Failure1 with its reason and
- * the association is torn down (ctrl->auth_failed, acted on by the keep-alive tick of
- * the main group, which leaves the answer time to reach the host). AUTH_Failure2 from the
- * host ends it the same way. Protocol failures never fail the command itself: the NVMe
+ * Any failure sets step FAILURE1 for good: the next Receive gets AUTH_Failure1 with its
+ * reason and the association is torn down (ctrl->auth_failed, acted on by the keep-alive
+ * tick of the main group, which leaves the answer time to reach the host), at the latest
+ * NVMF_AUTH_FAILURE1_GRACE_MS later. AUTH_Failure2 from the host (after our Challenge or
+ * our Success1, with the transaction's id) ends it the same way. Protocol failures never fail the command itself: the NVMe
  * status says only whether the SQE was well formed.
  */
 #include "target/auth.h"
@@ -150,37 +151,55 @@ int nvmf_tgt_host_auth_set(struct nvmf_tgt *tgt, const char *hostnqn, const char
 	return 0;
 }
 
-int nvmf_tgt_host_auth_load(struct nvmf_tgt *tgt, const struct nvmf_dhchap_config *d, size_t n,
-			    char *err, size_t errlen)
+void nvmf_host_auth_list_free(struct nvmf_host_auth *list)
+{
+	while (list) {
+		struct nvmf_host_auth *h = list;
+		list = h->next;
+		host_auth_free(h);
+	}
+}
+
+int nvmf_host_auth_build(const struct nvmf_dhchap_config *d, size_t n, struct nvmf_host_auth **out,
+			 char *err, size_t errlen)
 {
 	struct nvmf_host_auth *list = NULL, **tail = &list;
 	char why[200];
 
+	*out = NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (host_auth_make(d[i].hostnqn, d[i].key, d[i].ctrl_key, d[i].hash, d[i].dhgroup, tail,
 				   why, sizeof(why))) {
 			snprintf(err, errlen, "host %s: %s", d[i].hostnqn ? d[i].hostnqn : "?", why);
-			while (list) {
-				struct nvmf_host_auth *h = list;
-				list = h->next;
-				host_auth_free(h);
-			}
+			nvmf_host_auth_list_free(list);
 			return -1;
 		}
 		tail = &(*tail)->next;
 	}
+	*out = list;
+	return 0;
+}
+
+void nvmf_tgt_host_auth_replace(struct nvmf_tgt *tgt, struct nvmf_host_auth *list)
+{
 	nvmf_tgt_host_auth_free(tgt);
 	tgt->host_auth = list;
+}
+
+int nvmf_tgt_host_auth_load(struct nvmf_tgt *tgt, const struct nvmf_dhchap_config *d, size_t n,
+			    char *err, size_t errlen)
+{
+	struct nvmf_host_auth *list;
+	if (nvmf_host_auth_build(d, n, &list, err, errlen))
+		return -1;
+	nvmf_tgt_host_auth_replace(tgt, list);
 	return 0;
 }
 
 void nvmf_tgt_host_auth_free(struct nvmf_tgt *tgt)
 {
-	while (tgt->host_auth) {
-		struct nvmf_host_auth *h = tgt->host_auth;
-		tgt->host_auth = h->next;
-		host_auth_free(h);
-	}
+	nvmf_host_auth_list_free(tgt->host_auth);
+	tgt->host_auth = NULL;
 }
 
 /* ---- controllers ---- */
@@ -229,6 +248,9 @@ void nvmf_ctrl_auth_free(struct nvmf_tgt_ctrl *ctrl)
 
 bool nvmf_ctrl_auth_expired(const struct nvmf_tgt_ctrl *ctrl, uint64_t now_ms)
 {
+	uint64_t fail_by = __atomic_load_n(&ctrl->auth_fail_deadline_ms, __ATOMIC_ACQUIRE);
+	if (fail_by && now_ms >= fail_by)
+		return true;
 	return ctrl->auth && ctrl->sqs[0] && !ctrl->sqs[0]->authenticated &&
 	       now_ms > ctrl->auth_deadline_ms;
 }
@@ -274,41 +296,36 @@ static void log_failure(struct nvmf_sq *sq, const char *what)
 		 sq->qid, what);
 }
 
-/* The transaction failed: the next Receive answers Failure1 with @reason. */
+/* The transaction failed: the next Receive answers Failure1 with @reason, and the
+ * association ends then, or NVMF_AUTH_FAILURE1_GRACE_MS from now if the host never asks.
+ * There is no retry on a failed queue (no new AUTH_Negotiate), so a host without the
+ * secret cannot make the target compute again and again. */
 static void fail(struct nvmf_sq *sq, uint8_t reason, const char *what)
 {
 	struct nvmf_sq_auth *a = sq->auth;
+	uint64_t none = 0;
 	transaction_clear(a);
 	a->step = STEP_FAILURE1;
 	a->reason = reason;
 	sq->authenticated = false;
+	__atomic_compare_exchange_n(&sq->ctrl->auth_fail_deadline_ms, &none,
+				    sq->pg->now_ms + NVMF_AUTH_FAILURE1_GRACE_MS, false,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	log_failure(sq, what);
 }
 
 /* ---- AUTH_Negotiate ---- */
 
-/* The configured id if @offer lists it, else the first of @offer that @usable takes
- * (nvmet's fallback); -1 when none. */
-static int choose(uint8_t preferred, const uint8_t *offer, unsigned n, bool (*usable)(uint8_t))
+/* The configured id when @offer lists it, else -1. No fallback to another the host
+ * offers (nvmet takes the host's first): not to a weaker one, which would be a downgrade,
+ * nor to a costlier group a host could pick to load the target. The Linux host offers
+ * every hash and group. */
+static int choose(uint8_t configured, const uint8_t *offer, unsigned n)
 {
-	int first = -1;
-	for (unsigned i = 0; i < n; i++) {
-		if (offer[i] == preferred && usable(offer[i]))
-			return preferred;
-		if (first < 0 && usable(offer[i]))
-			first = offer[i];
-	}
-	return first;
-}
-
-static bool hash_usable(uint8_t id)
-{
-	return nvme_dhchap_hash_len(id) != 0;
-}
-
-static bool dhgroup_usable(uint8_t id)
-{
-	return id == NVME_AUTH_DHGROUP_NULL || nvme_dhchap_dhgroup_len(id) != 0;
+	for (unsigned i = 0; i < n; i++)
+		if (offer[i] == configured)
+			return configured;
+	return -1;
 }
 
 static void negotiate(struct nvmf_sq *sq, const uint8_t *buf, uint32_t tl)
@@ -335,12 +352,13 @@ static void negotiate(struct nvmf_sq *sq, const uint8_t *buf, uint32_t tl)
 		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "protocol is not DH-HMAC-CHAP");
 	if (d.halen > NVME_AUTH_IDLIST_DH || d.dhlen > sizeof(d.idlist) - NVME_AUTH_IDLIST_DH)
 		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "HALEN or DHLEN out of range");
-	int hash = choose(keys->hash_id, d.idlist, d.halen, hash_usable);
+	int hash = choose(keys->hash_id, d.idlist, d.halen);
 	if (hash < 0)
-		return fail(sq, NVME_AUTH_FAILURE_HASH_UNUSABLE, "no usable hash offered");
-	int group = choose(keys->dhgroup_id, d.idlist + NVME_AUTH_IDLIST_DH, d.dhlen, dhgroup_usable);
+		return fail(sq, NVME_AUTH_FAILURE_HASH_UNUSABLE, "the host does not offer the configured hash");
+	int group = choose(keys->dhgroup_id, d.idlist + NVME_AUTH_IDLIST_DH, d.dhlen);
 	if (group < 0)
-		return fail(sq, NVME_AUTH_FAILURE_DHGROUP_UNUSABLE, "no usable DH group offered");
+		return fail(sq, NVME_AUTH_FAILURE_DHGROUP_UNUSABLE,
+			    "the host does not offer the configured DH group");
 	a->hash_id = (uint8_t)hash;
 	a->dhgroup_id = (uint8_t)group;
 	a->hl = (uint8_t)nvme_dhchap_hash_len(a->hash_id);
@@ -396,7 +414,9 @@ static void reply(struct nvmf_sq *sq, const uint8_t *buf, uint32_t tl)
 	OPENSSL_cleanse(expect, sizeof(expect));
 	if (!ok)
 		return fail(sq, NVME_AUTH_FAILURE_FAILED, "wrong response (R1)");
-	if (r.cvalid) {
+	/* SEQNUM 0 with a C2 means no bidirectional authentication (NVMe Base 2.2
+	 * section 8.3.4.5.4: the C2 is only for a secure channel's key, as nvmet reads it). */
+	if (r.cvalid && le32toh(r.seqnum)) {
 		if (!ctrl->auth->ctrl_key)
 			return fail(sq, NVME_AUTH_FAILURE_FAILED,
 				    "bidirectional authentication asked for, but no controller key is set");
@@ -423,10 +443,13 @@ static void execute_auth_send(struct nvmf_req *req)
 	uint8_t type = buf[0], id = tl > 1 ? buf[1] : 0xff;
 	uint16_t t_id = tl >= 6 ? (uint16_t)(buf[4] | buf[5] << 8) : 0;
 
-	if (type == NVME_AUTH_COMMON_MESSAGES && id == NVME_AUTH_MSG_NEGOTIATE) {
+	if (a->step == STEP_FAILURE1) {
+		/* failed: nothing but the Failure1 read and the end of the association */
+	} else if (type == NVME_AUTH_COMMON_MESSAGES && id == NVME_AUTH_MSG_NEGOTIATE) {
 		negotiate(sq, buf, tl);      /* a new transaction, or re-authentication */
 	} else if (type == NVME_AUTH_COMMON_MESSAGES && id == NVME_AUTH_MSG_FAILURE2 &&
-		   tl >= sizeof(struct nvme_auth_failure)) {
+		   tl >= sizeof(struct nvme_auth_failure) && t_id == a->t_id &&
+		   (a->step == STEP_REPLY || a->step == STEP_SUCCESS2)) {
 		/* The host refused us (our R2, most likely): the association ends. */
 		transaction_clear(a);
 		sq->authenticated = false;

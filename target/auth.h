@@ -40,6 +40,9 @@ struct nvmf_dhchap_config;
 /* A transaction that does not move on for this long starts over; an admin queue not
  * authenticated this long after its Connect ends the association (nvmet: KATO or 120 s). */
 #define NVMF_AUTH_TIMEOUT_MS  120000u
+/* After a failed transaction the host has this long to read its AUTH_Failure1 before the
+ * association ends anyway. */
+#define NVMF_AUTH_FAILURE1_GRACE_MS 1000u
 /* Largest Authentication Send/Receive transfer taken: a Reply with SHA-512 and ffdhe8192
  * is 1168 bytes; the Linux host receives into 4 KiB. */
 #define NVMF_AUTH_MAX_XFER    4096u
@@ -79,6 +82,15 @@ int nvmf_tgt_host_auth_set(struct nvmf_tgt *tgt, const char *hostnqn, const char
  */
 int nvmf_tgt_host_auth_load(struct nvmf_tgt *tgt, const struct nvmf_dhchap_config *d, size_t n,
 			    char *err, size_t errlen);
+/* nvmf_host_auth_build - a table of the @n hosts of @d into *@out, not installed (a
+ * reload prepares it before it changes anything). 0, or -1 with @err as above. */
+int nvmf_host_auth_build(const struct nvmf_dhchap_config *d, size_t n, struct nvmf_host_auth **out,
+			 char *err, size_t errlen);
+/* nvmf_tgt_host_auth_replace - install @list (from nvmf_host_auth_build) as the table,
+ * freeing the old one. */
+void nvmf_tgt_host_auth_replace(struct nvmf_tgt *tgt, struct nvmf_host_auth *list);
+/* nvmf_host_auth_list_free - free a table not installed (secrets zeroed). */
+void nvmf_host_auth_list_free(struct nvmf_host_auth *list);
 /* nvmf_tgt_host_auth_free - drop the whole table, secrets zeroed (nvmf_tgt_fini). */
 void nvmf_tgt_host_auth_free(struct nvmf_tgt *tgt);
 
@@ -90,8 +102,8 @@ void nvmf_tgt_host_auth_free(struct nvmf_tgt *tgt);
 int nvmf_ctrl_auth_setup(struct nvmf_tgt_ctrl *ctrl);
 /* nvmf_ctrl_auth_free - free @ctrl's copy (secrets zeroed); with the controller. */
 void nvmf_ctrl_auth_free(struct nvmf_tgt_ctrl *ctrl);
-/* nvmf_ctrl_auth_expired - @ctrl's admin queue was not authenticated in time (main group,
- * keep-alive timer). */
+/* nvmf_ctrl_auth_expired - @ctrl's admin queue was not authenticated in time, or a failed
+ * transaction's grace ran out (main group, keep-alive timer). */
 bool nvmf_ctrl_auth_expired(const struct nvmf_tgt_ctrl *ctrl, uint64_t now_ms);
 
 /*

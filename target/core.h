@@ -112,6 +112,8 @@ struct nvmf_tgt_ctrl {
 	uint64_t auth_deadline_ms;         /* the admin queue must be authenticated by then */
 	bool auth_failed;                  /* a queue's authentication failed: the keep-alive
 					    * tick tears the association down (atomic) */
+	uint64_t auth_fail_deadline_ms;    /* a failure whose Failure1 the host has not read
+					    * yet: torn down by then all the same (atomic, 0 none) */
 	struct nvmf_tgt_ctrl *next;        /* in tgt->ctrls */
 };
 

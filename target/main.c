@@ -150,9 +150,9 @@ int main(int argc, char **argv)
 	}
 	/* Secrets in a file others can read are no secrets: say so (as --check does too). */
 	struct stat st;
-	if (cfg.n_dhchap && stat(config, &st) == 0 && (st.st_mode & 077))
+	if (cfg.n_dhchap && stat(config, &st) == 0 && (st.st_mode & 044))
 		fprintf(stderr, "nvmf-target: warning: %s holds DH-HMAC-CHAP secrets and is readable by "
-			"%s (mode %04o); chmod 600 it\n", config, st.st_mode & 007 ? "every user" : "its group",
+			"%s (mode %04o); chmod 600 it\n", config, st.st_mode & 004 ? "every user" : "its group",
 			(unsigned)(st.st_mode & 07777));
 	if (check_only) {
 		printf("nvmf-target: %s: configuration is valid\n", config);

@@ -490,7 +490,14 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 		return rc;
 	char **hosts;
 	struct nvmf_dhchap_config *dhchap;
+	/* The hosts' keys are prepared before anything changes: a reload that could not
+	 * enforce them must not happen at all. */
+	bool keys_changed = dhchap_changed(tgt->cfg, next);
+	struct nvmf_host_auth *keys = NULL;
+	if (keys_changed && nvmf_host_auth_build(next->dhchap, next->n_dhchap, &keys, err, errlen))
+		return -EINVAL;
 	if (copy_hosts(next, &hosts)) {
+		nvmf_host_auth_list_free(keys);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -498,6 +505,7 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 		for (size_t i = 0; i < next->n_hosts; i++)
 			free(hosts[i]);
 		free(hosts);
+		nvmf_host_auth_list_free(keys);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -512,6 +520,7 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 			free(hosts[i]);
 		free(hosts);
 		nvmf_config_dhchap_free(dhchap, next->n_dhchap);
+		nvmf_host_auth_list_free(keys);
 		return rc;
 	}
 	removals(&pl);
@@ -521,14 +530,10 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 	free(tgt->cfg->hosts);
 	tgt->cfg->hosts = hosts;
 	tgt->cfg->n_hosts = next->n_hosts;
-	/* Host keys: controllers made from now on use the new ones (the loader checked them,
-	 * so only memory can fail here, and then the old keys stay, loudly). */
-	if (dhchap_changed(tgt->cfg, next)) {
-		char why[256];
-		if (nvmf_tgt_host_auth_load(tgt, dhchap, next->n_dhchap, why, sizeof(why)))
-			nvmf_log(tgt, NVMF_LOG_ERROR, "reload: DH-HMAC-CHAP keys not changed: %s", why);
-		else
-			note(&pl, "hosts: DH-HMAC-CHAP settings changed (used from the next Connect)");
+	/* Host keys: controllers made from now on use the new ones. */
+	if (keys_changed) {
+		nvmf_tgt_host_auth_replace(tgt, keys);
+		note(&pl, "hosts: DH-HMAC-CHAP settings changed (used from the next Connect)");
 	}
 	nvmf_config_dhchap_free(tgt->cfg->dhchap, tgt->cfg->n_dhchap);
 	tgt->cfg->dhchap = dhchap;

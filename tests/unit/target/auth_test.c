@@ -285,7 +285,7 @@ static void every_hash_with_null_ffdhe2048_and_ffdhe8192_authenticates_both_ways
 
 static void wrong_secret_gets_failure1_failed_and_the_association_ends(void)
 {
-	setup(HOST_KEY, NULL, NULL, NULL);
+	setup(HOST_KEY, NULL, NULL, "ffdhe2048");
 	connect_admin();
 	struct host_side h = { 0 };
 	send_reply(&h, OTHER_KEY, false, NVME_AUTH_DHGROUP_2048);
@@ -337,7 +337,7 @@ static void io_queue_cannot_skip_authentication(void)
 	CU_ASSERT_EQUAL_FATAL(fx_connect(&io, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) & NVMF_CONNECT_AUTHREQ_ATR, NVMF_CONNECT_AUTHREQ_ATR);
 	CU_ASSERT_EQUAL(read_block(&io), AUTH_REQUIRED);
-	CU_ASSERT_TRUE(authenticate(&io, HOST_KEY, NULL, NVME_AUTH_HASH_SHA512, NVME_AUTH_DHGROUP_2048));
+	CU_ASSERT_TRUE(authenticate(&io, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_NULL));
 	CU_ASSERT_EQUAL(read_block(&io), 0);
 	fx_teardown(&F);
 }
@@ -430,7 +430,7 @@ static void malformed_negotiate_gets_the_specs_failure_reason(void)
 /* One Reply edited after it was computed right: the Failure1 reason it gets. */
 static int reply_reason(uint8_t group, void (*edit)(struct host_side *h))
 {
-	setup(HOST_KEY, NULL, NULL, NULL);
+	setup(HOST_KEY, NULL, NULL, nvme_dhchap_dhgroup_name(group));
 	connect_admin();
 	struct host_side h = { 0 };
 	static const uint8_t hash = NVME_AUTH_HASH_SHA256;
@@ -515,16 +515,18 @@ static void replayed_reply_in_a_new_transaction_fails(void)
 
 static void reauthentication_succeeds_and_the_queue_stays_usable(void)
 {
-	setup(HOST_KEY, CTRL_KEY, NULL, NULL);
+	setup(HOST_KEY, CTRL_KEY, "hmac(sha384)", "ffdhe3072");
 	connect_admin();
 	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
-	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_NULL));
+	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, NULL, NVME_AUTH_HASH_SHA384, NVME_AUTH_DHGROUP_3072));
 	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, CTRL_KEY, NVME_AUTH_HASH_SHA384, NVME_AUTH_DHGROUP_3072));
 	CU_ASSERT_EQUAL(identify(&F.admin), 0);
 	fx_teardown(&F);
 }
 
-static void preferred_group_is_chosen_when_offered_else_the_hosts_first(void)
+/* The configured hash and group, or nothing: no downgrade to a weaker one the host
+ * offers, no costlier group a host could pick. */
+static void configured_hash_and_group_are_required(void)
 {
 	setup(HOST_KEY, NULL, "hmac(sha384)", "ffdhe3072");
 	connect_admin();
@@ -533,11 +535,88 @@ static void preferred_group_is_chosen_when_offered_else_the_hosts_first(void)
 	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
 	CU_ASSERT_EQUAL(m[8], NVME_AUTH_HASH_SHA384);
 	CU_ASSERT_EQUAL(m[9], NVME_AUTH_DHGROUP_3072);
-	static const uint8_t sha512 = NVME_AUTH_HASH_SHA512, g2048 = NVME_AUTH_DHGROUP_2048;
-	CU_ASSERT_EQUAL(negotiate(&F.admin, &sha512, 1, &g2048, 1), 0);   /* starts over */
+	static const uint8_t sha512 = NVME_AUTH_HASH_SHA512, sha384 = NVME_AUTH_HASH_SHA384;
+	CU_ASSERT_EQUAL(negotiate(&F.admin, &sha512, 1, ALL_GROUPS, 6), 0);   /* starts over */
+	CU_ASSERT_EQUAL(failure_reason(&F.admin), NVME_AUTH_FAILURE_HASH_UNUSABLE);
+	expect_torn_down();
+	fx_teardown(&F);
+	setup(HOST_KEY, NULL, "hmac(sha384)", "ffdhe3072");
+	connect_admin();
+	CU_ASSERT_EQUAL(negotiate(&F.admin, &sha384, 1, ALL_GROUPS, 3), 0);   /* null, 2048, 3072 */
 	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
-	CU_ASSERT_EQUAL(m[8], NVME_AUTH_HASH_SHA512);
-	CU_ASSERT_EQUAL(m[9], NVME_AUTH_DHGROUP_2048);
+	CU_ASSERT_EQUAL(m[9], NVME_AUTH_DHGROUP_3072);
+	static const uint8_t cheap[] = { NVME_AUTH_DHGROUP_NULL, NVME_AUTH_DHGROUP_2048 };
+	CU_ASSERT_EQUAL(negotiate(&F.admin, &sha384, 1, cheap, 2), 0);
+	CU_ASSERT_EQUAL(failure_reason(&F.admin), NVME_AUTH_FAILURE_DHGROUP_UNUSABLE);
+	expect_torn_down();
+	fx_teardown(&F);
+}
+
+/* A failed queue takes no new AUTH_Negotiate (no retries to make the target compute),
+ * and the association ends even if the host never reads its Failure1. */
+static void failed_queue_cannot_retry_and_ends_without_reading_failure1(void)
+{
+	setup(HOST_KEY, NULL, NULL, NULL);
+	connect_admin();
+	struct host_side h = { 0 };
+	send_reply(&h, OTHER_KEY, false, NVME_AUTH_DHGROUP_NULL);   /* wrong: fails */
+	static const uint8_t hash = NVME_AUTH_HASH_SHA256, group = NVME_AUTH_DHGROUP_NULL;
+	CU_ASSERT_EQUAL(negotiate(&F.admin, &hash, 1, &group, 1), 0);
+	uint8_t m[64];
+	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
+	CU_ASSERT_EQUAL(m[1], NVME_AUTH_MSG_FAILURE1);              /* not a new Challenge */
+	fx_teardown(&F);
+
+	setup(HOST_KEY, NULL, NULL, NULL);
+	connect_admin();
+	send_reply(&h, OTHER_KEY, false, NVME_AUTH_DHGROUP_NULL);
+	F.now += NVMF_AUTH_FAILURE1_GRACE_MS - 1;
+	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);                    /* the groups' clock moves */
+	nvmf_tgt_check_keep_alive(&F.tgt);
+	CU_ASSERT_FALSE(fx_admin_deleted(&F));
+	F.now += 1;
+	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
+	nvmf_tgt_check_keep_alive(&F.tgt);
+	CU_ASSERT_TRUE(fx_admin_deleted(&F));
+	fx_teardown(&F);
+}
+
+/* AUTH_Failure2 counts only within the transaction (its id, after our Challenge or
+ * Success1); any other is an unexpected message. */
+static void failure2_with_a_wrong_transaction_id_is_unexpected(void)
+{
+	setup(HOST_KEY, CTRL_KEY, NULL, NULL);
+	connect_admin();
+	static const uint8_t hash = NVME_AUTH_HASH_SHA256, group = NVME_AUTH_DHGROUP_NULL;
+	CU_ASSERT_EQUAL(negotiate(&F.admin, &hash, 1, &group, 1), 0);
+	uint8_t m[4096];
+	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
+	struct nvme_auth_failure f2 = { .auth_type = NVME_AUTH_COMMON_MESSAGES,
+		.auth_id = NVME_AUTH_MSG_FAILURE2, .t_id = htole16(TID + 1),
+		.rescode = NVME_AUTH_FAILURE_REASON_FAILED, .rescode_exp = NVME_AUTH_FAILURE_FAILED };
+	CU_ASSERT_EQUAL(send_msg(&F.admin, &f2, sizeof(f2)), 0);
+	CU_ASSERT_EQUAL(failure_reason(&F.admin), NVME_AUTH_FAILURE_INCORRECT_MESSAGE);
+	fx_teardown(&F);
+}
+
+/* A Reply with C2 but SEQNUM 0 asks for no controller response (NVMe Base 2.2
+ * 8.3.4.5.4), even without a controller key. */
+static void reply_with_c2_and_seqnum_0_is_unidirectional(void)
+{
+	setup(HOST_KEY, NULL, NULL, NULL);
+	connect_admin();
+	struct host_side h = { 0 };
+	static const uint8_t hash = NVME_AUTH_HASH_SHA256, group = NVME_AUTH_DHGROUP_NULL;
+	CU_ASSERT_EQUAL(negotiate(&F.admin, &hash, 1, &group, 1), 0);
+	challenge_and_reply(&F.admin, &h, HOST_KEY, true, FX_SUBNQN);
+	memset(h.reply + 12, 0, 4);                                /* SEQNUM 0 */
+	CU_ASSERT_EQUAL(send_msg(&F.admin, h.reply, h.reply_len), 0);
+	uint8_t m[4096];
+	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
+	CU_ASSERT_EQUAL(m[1], NVME_AUTH_MSG_SUCCESS1);
+	CU_ASSERT_EQUAL(m[8], 0);                                  /* rvalid */
+	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
+	CU_ASSERT_EQUAL(identify(&F.admin), 0);
 	fx_teardown(&F);
 }
 
@@ -602,7 +681,10 @@ const struct unit_test target_auth_tests[] = {
 	{ "messages_out_of_sequence_get_incorrect_message", messages_out_of_sequence_get_incorrect_message },
 	{ "replayed_reply_in_a_new_transaction_fails", replayed_reply_in_a_new_transaction_fails },
 	{ "reauthentication_succeeds_and_the_queue_stays_usable", reauthentication_succeeds_and_the_queue_stays_usable },
-	{ "preferred_group_is_chosen_when_offered_else_the_hosts_first", preferred_group_is_chosen_when_offered_else_the_hosts_first },
+	{ "configured_hash_and_group_are_required", configured_hash_and_group_are_required },
+	{ "failed_queue_cannot_retry_and_ends_without_reading_failure1", failed_queue_cannot_retry_and_ends_without_reading_failure1 },
+	{ "failure2_with_a_wrong_transaction_id_is_unexpected", failure2_with_a_wrong_transaction_id_is_unexpected },
+	{ "reply_with_c2_and_seqnum_0_is_unidirectional", reply_with_c2_and_seqnum_0_is_unidirectional },
 	{ "admin_queue_not_authenticated_in_time_ends_the_association", admin_queue_not_authenticated_in_time_ends_the_association },
 	{ "discovery_controller_does_not_ask_for_authentication", discovery_controller_does_not_ask_for_authentication },
 	{ "bad_key_or_name_is_refused_without_showing_the_secret", bad_key_or_name_is_refused_without_showing_the_secret },
