@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include "nvme/sgl.h"
+#include "target/auth.h"
 #include "target/log.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/unit/target/fixture.h"
@@ -90,7 +91,9 @@ static uint8_t *region(struct host *h, uint32_t len, uint32_t *got)
 
 /* The target of one input; @setup (the input's first byte) bit 0: two I/O poll groups
  * beside the main one (nvmf_target.threads 2, still driven: no thread), so that I/O
- * queues live on other groups than their controllers. */
+ * queues live on other groups than their controllers; bit 1: FX_HOSTNQN must
+ * authenticate (DH-HMAC-CHAP host and controller keys, target/auth.c), with the null
+ * group, or with ffdhe2048 when bit 2 is set too. */
 static int boot(struct host *h, uint8_t setup)
 {
 	memset(h, 0, sizeof(*h));
@@ -115,6 +118,12 @@ static int boot(struct host *h, uint8_t setup)
 	if (fx_boot(f, "127.0.0.1", "4420"))
 		return -1;
 	f->tgt.log_level = NVMF_LOG_ERROR;
+	char err[256];
+	if ((setup & 2) && nvmf_tgt_host_auth_set(&f->tgt, FX_HOSTNQN,
+			"DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:",
+			"DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:", "hmac(sha256)",
+			(setup & 4) ? "ffdhe2048" : "null", err, sizeof(err)))
+		abort();   /* the harness's own keys are valid */
 	h->cntlid = 0xffff;
 	return 0;
 }
