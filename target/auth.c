@@ -11,10 +11,10 @@
  *   Send  Success2           -> the host accepted R2              done
  *
  * Any failure sets step FAILURE1 for good: the next Receive gets AUTH_Failure1 with its
- * reason and the association is torn down (ctrl->auth_failed, acted on by the keep-alive
- * tick of the main group, which leaves the answer time to reach the host), at the latest
- * NVMF_AUTH_FAILURE1_GRACE_MS later. AUTH_Failure2 from the host (after our Challenge or
- * our Success1, with the transaction's id) ends it the same way. Protocol failures never fail the command itself: the NVMe
+ * reason, and the association ends NVMF_AUTH_FAILURE1_GRACE_MS after the failure (the
+ * keep-alive tick of the main group does it; the Linux host disconnects before). AUTH_Failure2
+ * from the host (after our Challenge or our Success1, with the transaction's id) ends it
+ * the same way. Protocol failures never fail the command itself: the NVMe
  * status says only whether the SQE was well formed.
  */
 #include "target/auth.h"
@@ -300,17 +300,26 @@ static void log_failure(struct nvmf_sq *sq, const char *what)
  * association ends then, or NVMF_AUTH_FAILURE1_GRACE_MS from now if the host never asks.
  * There is no retry on a failed queue (no new AUTH_Negotiate), so a host without the
  * secret cannot make the target compute again and again. */
+/* The association ends NVMF_AUTH_FAILURE1_GRACE_MS from now (the first failure's time
+ * counts), unless the host, which knows it failed, disconnects first: tearing it down
+ * under the host while the Failure1 is on its way left the Linux host's error recovery
+ * hung for minutes. */
+static void end_association_soon(struct nvmf_sq *sq)
+{
+	uint64_t none = 0;
+	__atomic_compare_exchange_n(&sq->ctrl->auth_fail_deadline_ms, &none,
+				    sq->pg->now_ms + NVMF_AUTH_FAILURE1_GRACE_MS, false,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
 static void fail(struct nvmf_sq *sq, uint8_t reason, const char *what)
 {
 	struct nvmf_sq_auth *a = sq->auth;
-	uint64_t none = 0;
 	transaction_clear(a);
 	a->step = STEP_FAILURE1;
 	a->reason = reason;
 	sq->authenticated = false;
-	__atomic_compare_exchange_n(&sq->ctrl->auth_fail_deadline_ms, &none,
-				    sq->pg->now_ms + NVMF_AUTH_FAILURE1_GRACE_MS, false,
-				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	end_association_soon(sq);
 	log_failure(sq, what);
 }
 
@@ -454,7 +463,7 @@ static void execute_auth_send(struct nvmf_req *req)
 		transaction_clear(a);
 		sq->authenticated = false;
 		log_failure(sq, "the host sent AUTH_Failure2 (it did not accept the controller)");
-		__atomic_store_n(&sq->ctrl->auth_failed, true, __ATOMIC_RELEASE);
+		end_association_soon(sq);
 	} else if (type != NVME_AUTH_DHCHAP_MESSAGES || tl < 16 ||
 		   !((id == NVME_AUTH_MSG_REPLY && a->step == STEP_REPLY) ||
 		     (id == NVME_AUTH_MSG_SUCCESS2 && a->step == STEP_SUCCESS2))) {
@@ -546,8 +555,7 @@ static void build_failure1(struct nvmf_sq *sq, uint8_t *buf)
 		.rescode_exp = sq->auth->reason,
 	};
 	memcpy(buf, &f, sizeof(f));
-	transaction_clear(sq->auth);
-	__atomic_store_n(&sq->ctrl->auth_failed, true, __ATOMIC_RELEASE);
+	transaction_clear(sq->auth);   /* the step stays FAILURE1; fail() set the end */
 }
 
 static void execute_auth_receive(struct nvmf_req *req)

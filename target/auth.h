@@ -40,9 +40,9 @@ struct nvmf_dhchap_config;
 /* A transaction that does not move on for this long starts over; an admin queue not
  * authenticated this long after its Connect ends the association (nvmet: KATO or 120 s). */
 #define NVMF_AUTH_TIMEOUT_MS  120000u
-/* After a failed transaction the host has this long to read its AUTH_Failure1 before the
- * association ends anyway. */
-#define NVMF_AUTH_FAILURE1_GRACE_MS 1000u
+/* After a failed transaction the association ends this much later: time for the host to
+ * read its AUTH_Failure1 and disconnect by itself. */
+#define NVMF_AUTH_FAILURE1_GRACE_MS 2000u
 /* Largest Authentication Send/Receive transfer taken: a Reply with SHA-512 and ffdhe8192
  * is 1168 bytes; the Linux host receives into 4 KiB. */
 #define NVMF_AUTH_MAX_XFER    4096u

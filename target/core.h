@@ -110,10 +110,8 @@ struct nvmf_tgt_ctrl {
 	struct nvmf_host_auth *auth;       /* its host's DH-HMAC-CHAP keys (a copy, read-only;
 					    * target/auth.h); NULL: no authentication */
 	uint64_t auth_deadline_ms;         /* the admin queue must be authenticated by then */
-	bool auth_failed;                  /* a queue's authentication failed: the keep-alive
-					    * tick tears the association down (atomic) */
-	uint64_t auth_fail_deadline_ms;    /* a failure whose Failure1 the host has not read
-					    * yet: torn down by then all the same (atomic, 0 none) */
+	uint64_t auth_fail_deadline_ms;    /* a queue's authentication failed: the keep-alive
+					    * tick ends the association then (atomic, 0 none) */
 	struct nvmf_tgt_ctrl *next;        /* in tgt->ctrls */
 };
 

@@ -306,10 +306,9 @@ void nvmf_tgt_check_keep_alive(struct nvmf_tgt *tgt)
 	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next) {
 		if (c->deleting)
 			continue;
-		/* A failed authentication (its Failure1 read, or its grace over), or none in time. */
-		bool read = __atomic_load_n(&c->auth_failed, __ATOMIC_ACQUIRE);
-		bool failed = read || __atomic_load_n(&c->auth_fail_deadline_ms, __ATOMIC_ACQUIRE);
-		if (read || nvmf_ctrl_auth_expired(c, now)) {
+		/* A failed authentication (its grace over), or none in time. */
+		bool failed = __atomic_load_n(&c->auth_fail_deadline_ms, __ATOMIC_ACQUIRE) != 0;
+		if (nvmf_ctrl_auth_expired(c, now)) {
 			nvmf_log(tgt, NVMF_LOG_WARNING, "controller %u of %s (host %s): %s, tearing the "
 				 "association down", c->cntlid, c->subsys->cfg->nqn, c->hostnqn,
 				 failed ? "authentication failed" : "not authenticated in time");
