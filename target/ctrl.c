@@ -307,8 +307,8 @@ void nvmf_tgt_check_keep_alive(struct nvmf_tgt *tgt)
 		if (c->deleting)
 			continue;
 		/* A failed authentication (its grace over), or none in time. */
-		bool failed = __atomic_load_n(&c->auth_fail_deadline_ms, __ATOMIC_ACQUIRE) != 0;
 		if (nvmf_ctrl_auth_expired(c, now)) {
+			bool failed = __atomic_load_n(&c->auth_fail_deadline_ms, __ATOMIC_ACQUIRE) != 0;
 			nvmf_log(tgt, NVMF_LOG_WARNING, "controller %u of %s (host %s): %s, tearing the "
 				 "association down", c->cntlid, c->subsys->cfg->nqn, c->hostnqn,
 				 failed ? "authentication failed" : "not authenticated in time");
