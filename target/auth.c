@@ -555,7 +555,8 @@ static void build_failure1(struct nvmf_sq *sq, uint8_t *buf)
 		.rescode_exp = sq->auth->reason,
 	};
 	memcpy(buf, &f, sizeof(f));
-	transaction_clear(sq->auth);   /* the step stays FAILURE1; fail() set the end */
+	transaction_clear(sq->auth);
+	sq->auth->step = STEP_FAILURE1;   /* for good: no retry; fail() set the end */
 }
 
 static void execute_auth_receive(struct nvmf_req *req)

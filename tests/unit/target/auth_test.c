@@ -569,6 +569,10 @@ static void failed_queue_cannot_retry_and_ends_without_reading_failure1(void)
 	uint8_t m[64];
 	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
 	CU_ASSERT_EQUAL(m[1], NVME_AUTH_MSG_FAILURE1);              /* not a new Challenge */
+	/* Nor after the Failure1 was read. */
+	CU_ASSERT_EQUAL(negotiate(&F.admin, &hash, 1, &group, 1), 0);
+	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
+	CU_ASSERT_EQUAL(m[1], NVME_AUTH_MSG_FAILURE1);
 	fx_teardown(&F);
 
 	setup(HOST_KEY, NULL, NULL, NULL);
