@@ -5,9 +5,10 @@
  * 3.6), the keep-alive thread (NVMe Base 3.9) and reconnect.
  *
  * Setup: transport connect of the admin queue, Fabrics Connect (cntlid FFFFh: dynamic
- * model), Property Get CAP, Property Set CC.EN, poll CSTS.RDY, Property Get VS, Identify
+ * model) and DH-HMAC-CHAP when the controller asks (auth.c), Property Get CAP, Property Set CC.EN, poll CSTS.RDY, Property Get VS, Identify
  * Controller (and the Linux host's sanity checks), Set Features Number of Queues, then
- * transport connect and Fabrics Connect of each I/O queue, then the keep-alive thread.
+ * transport connect and Fabrics Connect (and authentication) of each I/O queue, then
+ * the keep-alive thread.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,7 +29,6 @@
 #define CSTS_SHST_DONE ((uint32_t)NVME_CSTS_SHST_CMPLT << NVME_CSTS_SHST_SHIFT)
 #define CAP_MQES(cap)  ((unsigned)NVME_CAP_MQES(cap))
 #define CAP_TO_MS(cap) ((unsigned)NVME_CAP_TO(cap) * 500u)   /* CAP.TO is in 500 ms units */
-#define CONNECT_ATR      (1u << 17)  /* Connect response: authentication required */
 
 
 static int timeout_of(const struct nvmf_ctrl *c)
@@ -50,20 +50,20 @@ int nvmfh_admin(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, void *buf, uint
 
 /* ---- Fabrics commands (NVMe-oF 1.1 section 3) ---- */
 
-static void put_le16(struct nvme_sqe *sqe, unsigned off, uint16_t v)
+void nvmfh_sqe_put_le16(struct nvme_sqe *sqe, unsigned off, uint16_t v)
 {
 	uint8_t *p = (uint8_t *)sqe + off;
 	p[0] = (uint8_t)v;
 	p[1] = (uint8_t)(v >> 8);
 }
 
-static void put_le32(struct nvme_sqe *sqe, unsigned off, uint32_t v)
+void nvmfh_sqe_put_le32(struct nvme_sqe *sqe, unsigned off, uint32_t v)
 {
-	put_le16(sqe, off, (uint16_t)v);
-	put_le16(sqe, off + 2, (uint16_t)(v >> 16));
+	nvmfh_sqe_put_le16(sqe, off, (uint16_t)v);
+	nvmfh_sqe_put_le16(sqe, off + 2, (uint16_t)(v >> 16));
 }
 
-static void fabrics_sqe(struct nvme_sqe *sqe, uint8_t fctype)
+void nvmfh_fabrics_sqe(struct nvme_sqe *sqe, uint8_t fctype)
 {
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->opcode = nvme_admin_fabrics;
@@ -75,9 +75,9 @@ static int prop_get(struct nvmf_ctrl *c, uint32_t off, bool size8, uint64_t *val
 {
 	struct nvme_sqe sqe;
 	struct nvme_cqe cqe;
-	fabrics_sqe(&sqe, nvme_fabrics_type_property_get);
+	nvmfh_fabrics_sqe(&sqe, nvme_fabrics_type_property_get);
 	((uint8_t *)&sqe)[NVMF_PROP_ATTRIB] = size8 ? 1 : 0;
-	put_le32(&sqe, NVMF_PROP_OFFSET, off);
+	nvmfh_sqe_put_le32(&sqe, NVMF_PROP_OFFSET, off);
 	int rc = nvmfh_admin(c, &sqe, NULL, 0, false, &cqe);
 	if (!rc)
 		*val = size8 ? le64toh(cqe.result.u64) : le32toh(cqe.result.u32);
@@ -87,9 +87,9 @@ static int prop_get(struct nvmf_ctrl *c, uint32_t off, bool size8, uint64_t *val
 static int prop_set(struct nvmf_ctrl *c, uint32_t off, uint32_t val)
 {
 	struct nvme_sqe sqe;
-	fabrics_sqe(&sqe, nvme_fabrics_type_property_set);
-	put_le32(&sqe, NVMF_PROP_OFFSET, off);
-	put_le32(&sqe, NVMF_PROP_VALUE, val);
+	nvmfh_fabrics_sqe(&sqe, nvme_fabrics_type_property_set);
+	nvmfh_sqe_put_le32(&sqe, NVMF_PROP_OFFSET, off);
+	nvmfh_sqe_put_le32(&sqe, NVMF_PROP_VALUE, val);
 	return nvmfh_admin(c, &sqe, NULL, 0, false, NULL);
 }
 
@@ -102,11 +102,11 @@ static int fabrics_connect(struct nvmf_ctrl *c, struct nvmf_queue *q)
 	uint16_t qid = q->hq.qid;
 	uint32_t kato = c->opts.no_keep_alive ? 0 : c->opts.kato_ms;
 
-	fabrics_sqe(&sqe, nvme_fabrics_type_connect);
-	put_le16(&sqe, NVMF_CONNECT_QID, qid);
-	put_le16(&sqe, NVMF_CONNECT_SQSIZE, (uint16_t)(q->hq.size - 1));
+	nvmfh_fabrics_sqe(&sqe, nvme_fabrics_type_connect);
+	nvmfh_sqe_put_le16(&sqe, NVMF_CONNECT_QID, qid);
+	nvmfh_sqe_put_le16(&sqe, NVMF_CONNECT_SQSIZE, (uint16_t)(q->hq.size - 1));
 	if (qid == 0)
-		put_le32(&sqe, NVMF_CONNECT_KATO, kato);
+		nvmfh_sqe_put_le32(&sqe, NVMF_CONNECT_KATO, kato);
 	memset(&d, 0, sizeof(d));
 	memcpy(d.hostid, c->hostid, 16);
 	d.cntlid = htole16(qid ? c->cntlid : 0xffff);
@@ -121,14 +121,9 @@ static int fabrics_connect(struct nvmf_ctrl *c, struct nvmf_queue *q)
 		return rc;
 	}
 	uint32_t dw0 = le32toh(cqe.result.u32);
-	if (dw0 & CONNECT_ATR) {
-		nvmfh_errf(c, "Connect of queue %u to %s: the controller requires in-band "
-			   "authentication, which libnvmf does not support", qid, c->subnqn);
-		return -EOPNOTSUPP;
-	}
 	if (qid == 0)
 		c->cntlid = (uint16_t)(dw0 & 0xffff);
-	return 0;
+	return nvmfh_auth_connected(c, q, dw0);
 }
 
 /* Transport connect plus Fabrics Connect of one queue. */
@@ -339,6 +334,7 @@ static void teardown(struct nvmf_ctrl *c, int err)
  */
 static int establish(struct nvmf_ctrl *c, bool reconnect)
 {
+	c->auth = (struct nvmf_auth_info){ 0 };
 	int rc = connect_queue(c, &c->admin, 0, NVMFH_ADMIN_QUEUE_SIZE);
 	if (rc)
 		goto fail;
@@ -420,6 +416,7 @@ static void ctrl_free(struct nvmf_ctrl *c)
 		nvmfh_queue_release(&c->io[i]);
 	free(c->io);
 	nvmfh_queue_release(&c->admin);
+	nvmfh_auth_fini(c);
 	pthread_mutex_destroy(&c->admin_lock);
 	pthread_mutex_destroy(&c->ka_lock);
 	pthread_cond_destroy(&c->ka_cond);
@@ -466,6 +463,11 @@ static int copy_opts(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 		c->opts.kato_ms = 0;
 	if (c->opts.timeout_ms <= 0)
 		c->opts.timeout_ms = NVMFH_DEFAULT_TIMEOUT_MS;
+	/* The secrets live parsed in c (for reconnect); the caller's strings are not kept. */
+	rc = nvmfh_auth_init(c, o);
+	c->opts.dhchap_secret = c->opts.dhchap_ctrl_secret = NULL;
+	if (rc)
+		return rc;
 	/* The RDMA transport (rdma/host/) is the default. */
 	c->t = o->transport ? o->transport : &nvmf_rdma_host_transport;
 	return 0;

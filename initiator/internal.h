@@ -15,6 +15,8 @@
 #include <stdarg.h>
 #include "initiator/transport.h"
 
+struct nvme_dhchap_key;
+
 #define NVMFH_HIDDEN __attribute__((visibility("hidden")))
 
 #define NVMFH_ADMIN_QUEUE_SIZE   32       /* entries, as the Linux host (NVME_AQ_DEPTH) */
@@ -83,6 +85,12 @@ struct nvmf_ctrl {
 	pthread_cond_t ka_cond;
 	unsigned long ka_sent;    /* Keep Alive commands completed successfully */
 
+	/* DH-HMAC-CHAP (auth.c): the secrets as parsed from the options (NULL: not given;
+	 * zeroed when freed), the next transaction id, what the admin queue's used. */
+	struct nvme_dhchap_key *dhchap_key, *dhchap_ctrl_key;
+	uint16_t auth_tid;
+	struct nvmf_auth_info auth;
+
 	pthread_mutex_t err_lock;
 	char errmsg[NVMFH_ERRMSG_MAX];
 };
@@ -126,6 +134,31 @@ NVMFH_HIDDEN int nvmfh_queue_exec(struct nvmf_queue *q, const struct nvme_sqe *s
  * controller's timeout. */
 NVMFH_HIDDEN int nvmfh_admin(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, void *buf,
 			     uint32_t len, bool write, struct nvme_cqe *cqe);
+
+/* Fabrics command SQEs (NVMe-oF 1.1 section 3): @sqe zeroed, opcode 7Fh, FCTYPE @fctype;
+ * the put helpers store a little-endian value at byte @off of the SQE. */
+NVMFH_HIDDEN void nvmfh_fabrics_sqe(struct nvme_sqe *sqe, uint8_t fctype);
+NVMFH_HIDDEN void nvmfh_sqe_put_le16(struct nvme_sqe *sqe, unsigned off, uint16_t v);
+NVMFH_HIDDEN void nvmfh_sqe_put_le32(struct nvme_sqe *sqe, unsigned off, uint32_t v);
+
+/* ---- auth.c: DH-HMAC-CHAP, host side (NVMe Base 2.1 section 8.3.5) ---- */
+
+/* nvmfh_auth_init - parse opts->dhchap_secret and dhchap_ctrl_secret into @c (the
+ * controller's secret needs the host's). Returns 0, or -EINVAL / -ENOMEM with @c's
+ * message naming the option. */
+NVMFH_HIDDEN int nvmfh_auth_init(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *opts);
+/* nvmfh_auth_fini - zero and free @c's secrets. */
+NVMFH_HIDDEN void nvmfh_auth_fini(struct nvmf_ctrl *c);
+/*
+ * nvmfh_auth_connected - after the Fabrics Connect of @q answered CQE dword 0 @dw0: run
+ * the DH-HMAC-CHAP transaction on @q when AUTHREQ.ATR is set (every hash and DH group
+ * offered; the controller picks), or refuse a controller that does not authenticate
+ * when a controller secret was given. The caller owns @q (as for nvmfh_queue_exec).
+ * Returns 0, -EACCES, -EKEYREJECTED, -EPROTO, -EOPNOTSUPP (AUTHREQ.ASCR: secure channel
+ * concatenation, TCP only), an NVMe status of Authentication Send/Receive, or a
+ * transport error; @c's message says which and why (see nvmf_connect).
+ */
+NVMFH_HIDDEN int nvmfh_auth_connected(struct nvmf_ctrl *c, struct nvmf_queue *q, uint32_t dw0);
 
 /* ---- io.c ---- */
 

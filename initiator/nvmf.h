@@ -52,6 +52,17 @@ struct nvmf_ctrl_opts {
 	bool no_keep_alive;          /* connect with KATO 0 and send no Keep Alive */
 	int timeout_ms;              /* connect and admin command timeout; default 10000 */
 	const struct nvmf_host_transport *transport; /* tests: an in-process transport */
+	/* NVMe in-band authentication, DH-HMAC-CHAP (NVMe Base 2.1 section 8.3.5), as
+	 * `nvme connect --dhchap-secret/--dhchap-ctrl-secret`. Secrets in their "DHHC-1:NN:
+	 * <base64>:" form (`nvme gen-dhchap-key`); parsed and checked by nvmf_connect, which
+	 * keeps no pointer to these strings (the caller may wipe them once it returns). */
+	const char *dhchap_secret;      /* the host's secret: answers a controller whose
+					   Connect response asks for authentication (AUTHREQ.ATR),
+					   on the admin queue and every I/O queue; NULL: none */
+	const char *dhchap_ctrl_secret; /* the controller's secret: also authenticate the
+					   controller (bidirectional), refuse it when it cannot
+					   prove it holds this secret or does not authenticate at
+					   all; needs dhchap_secret; NULL: unidirectional */
 };
 
 /* ---- controllers ---- */
@@ -63,6 +74,12 @@ struct nvmf_ctrl_opts {
  * Returns 0 with *out set, or an error (a Connect status such as Connect Invalid Host
  * (0x4184) when the target refuses; -ECONNREFUSED, -ETIMEDOUT, -EHOSTUNREACH ... when the
  * transport fails); *out is NULL then and nvmf_last_errmsg() says what failed.
+ * Authentication errors: -EINVAL a malformed secret (the message names which);
+ * -EACCES the controller requires authentication and no dhchap_secret was given, or a
+ * dhchap_ctrl_secret was given and the controller does not authenticate;
+ * -EKEYREJECTED the exchange failed: the controller refused ours (its AUTH_Failure1
+ * reason is in the message) or it failed to prove the controller secret (we sent
+ * AUTH_Failure2); -EPROTO a malformed message from the controller.
  */
 int nvmf_connect(const struct nvmf_ctrl_opts *opts, struct nvmf_ctrl **out);
 
@@ -88,6 +105,18 @@ unsigned nvmf_ctrl_queue_size(const struct nvmf_ctrl *ctrl);
  * 1 MiB as the Linux RDMA host (MDTS 0 = no limit reported: 1 MiB). Larger requests are
  * split by the library. */
 uint32_t nvmf_ctrl_max_xfer(const struct nvmf_ctrl *ctrl);
+/* What the DH-HMAC-CHAP transaction of the admin queue used (NVMe Base 2.1 section
+ * 8.3.5.5); the I/O queues authenticate the same way, each with its own transaction. */
+struct nvmf_auth_info {
+	bool authenticated;        /* the controller required authentication; it succeeded */
+	bool bidirectional;        /* the controller proved it holds dhchap_ctrl_secret */
+	uint8_t hash_id;           /* HashID: 1 SHA-256, 2 SHA-384, 3 SHA-512; 0 when not
+				      authenticated */
+	uint8_t dhgroup_id;        /* DHgroupID: 0 null, 1 ffdhe2048, 2 ffdhe3072, 3 ffdhe4096,
+				      4 ffdhe6144, 5 ffdhe8192 */
+};
+/* nvmf_ctrl_auth_info - how @ctrl's association authenticated into @out. 0 or -EINVAL. */
+int nvmf_ctrl_auth_info(const struct nvmf_ctrl *ctrl, struct nvmf_auth_info *out);
 /* nvmf_ctrl_errmsg - last detailed error of @ctrl ("" when none). */
 const char *nvmf_ctrl_errmsg(const struct nvmf_ctrl *ctrl);
 /* nvmf_last_errmsg - detailed message of the last failed nvmf_connect/nvmf_discover in

@@ -174,6 +174,20 @@ int nvme_dhchap_dhgroup_id(const char *name)
 	return id_named(dhgroups, N_DHGROUPS, name);
 }
 
+const char *nvme_auth_failure_str(uint8_t exp)
+{
+	switch (exp) {
+	case NVME_AUTH_FAILURE_FAILED:            return "authentication failed";
+	case NVME_AUTH_FAILURE_NOT_USABLE:        return "authentication protocol not usable";
+	case NVME_AUTH_FAILURE_CONCAT_MISMATCH:   return "secure channel concatenation mismatch";
+	case NVME_AUTH_FAILURE_HASH_UNUSABLE:     return "hash function not usable";
+	case NVME_AUTH_FAILURE_DHGROUP_UNUSABLE:  return "DH group not usable";
+	case NVME_AUTH_FAILURE_INCORRECT_PAYLOAD: return "incorrect payload";
+	case NVME_AUTH_FAILURE_INCORRECT_MESSAGE: return "incorrect protocol message";
+	default:                                  return "unknown reason";
+	}
+}
+
 /* ---- secrets ----------------------------------------------------------------------- */
 
 /* CRC-32 of zlib and IEEE 802.3 (reflected polynomial 0xEDB88320, initial value and final

@@ -76,6 +76,11 @@ const char *nvme_dhchap_dhgroup_name(uint8_t dhgroup_id);
 /* The group id named @name (exactly as above), or -EINVAL. */
 int nvme_dhchap_dhgroup_id(const char *name);
 
+/* What AUTH_Failure1/2's reason code explanation @exp (enum nvme_auth_failure_exp) says,
+ * for messages ("authentication failed", "hash function not usable", ...); "unknown
+ * reason" for other values. */
+const char *nvme_auth_failure_str(uint8_t exp);
+
 /* ---- secrets ------------------------------------------------------------------------ */
 
 /* A DH-HMAC-CHAP secret (a host's key or a controller's key) as parsed from its DHHC-1

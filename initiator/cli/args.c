@@ -161,6 +161,12 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 			return cli_usage_error(err, cmd, "-I/--hostid: %s", msg);
 		c->have_hostid = true;
 		return 0;
+	case 'S':
+		c->dhchap_secret = arg;   /* checked by nvmf_connect, which names the option */
+		return 0;
+	case 'C':
+		c->dhchap_ctrl_secret = arg;
+		return 0;
 	case 'h':
 		c->help = true;
 		return 0;

@@ -28,6 +28,9 @@ struct cli_env {
 	FILE *in, *out, *err;                          /* stdin/stdout/stderr normally */
 	const struct nvmf_host_transport *transport;   /* NULL: RDMA (tests: loop host) */
 	const char *hostnqn;        /* tests: default host NQN when -q is absent (NULL: lib) */
+	/* Secrets when -S/-C are absent: main() takes $NVMF_DHCHAP_SECRET and
+	 * $NVMF_DHCHAP_CTRL_SECRET (not visible to other users, unlike arguments). */
+	const char *dhchap_secret, *dhchap_ctrl_secret;
 	bool no_progress;           /* perf: no per-second line (tests) */
 };
 
@@ -39,6 +42,8 @@ struct cli_common {
 	const char *hostnqn;        /* -q/--hostnqn */
 	uint8_t hostid[16];         /* -I/--hostid (UUID text), valid when have_hostid */
 	bool have_hostid;
+	const char *dhchap_secret;      /* -S/--dhchap-secret "DHHC-1:..." */
+	const char *dhchap_ctrl_secret; /* -C/--dhchap-ctrl-secret */
 	bool json;                  /* --json */
 	bool help;                  /* -h/--help */
 };
@@ -52,13 +57,15 @@ enum {
 };
 
 /* The short options and long options of struct cli_common, for getopt_long tables. */
-#define CLI_COMMON_SHORTOPTS ":a:s:n:q:I:h"
+#define CLI_COMMON_SHORTOPTS ":a:s:n:q:I:S:C:h"
 #define CLI_COMMON_LONGOPTS \
 	{ "traddr", required_argument, NULL, 'a' }, \
 	{ "trsvcid", required_argument, NULL, 's' }, \
 	{ "nqn", required_argument, NULL, 'n' }, \
 	{ "hostnqn", required_argument, NULL, 'q' }, \
 	{ "hostid", required_argument, NULL, 'I' }, \
+	{ "dhchap-secret", required_argument, NULL, 'S' }, \
+	{ "dhchap-ctrl-secret", required_argument, NULL, 'C' }, \
 	{ "help", no_argument, NULL, 'h' }, \
 	{ "json", no_argument, NULL, OPT_JSON }
 

@@ -24,6 +24,9 @@ void cli_fill_opts(const struct cli_common *c, const struct cli_env *env,
 	o->subnqn = c->subnqn;
 	o->hostnqn = c->hostnqn ? c->hostnqn : env->hostnqn;
 	o->hostid = c->have_hostid ? c->hostid : NULL;
+	o->dhchap_secret = c->dhchap_secret ? c->dhchap_secret : env->dhchap_secret;
+	o->dhchap_ctrl_secret = c->dhchap_ctrl_secret ? c->dhchap_ctrl_secret :
+				env->dhchap_ctrl_secret;
 	o->transport = env->transport;
 }
 

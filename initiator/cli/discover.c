@@ -19,6 +19,10 @@ static const char usage[] =
 	"  -n, --nqn NQN         discovery subsystem NQN (default the well-known one)\n"
 	"  -q, --hostnqn NQN     host NQN (default /etc/nvme/hostnqn)\n"
 	"  -I, --hostid UUID     host ID (default /etc/nvme/hostid)\n"
+	"  -S, --dhchap-secret SECRET       DH-HMAC-CHAP host secret (default\n"
+	"                        $NVMF_DHCHAP_SECRET); answers a controller that requires it\n"
+	"  -C, --dhchap-ctrl-secret SECRET  controller secret: authenticate the controller\n"
+	"                        too (default $NVMF_DHCHAP_CTRL_SECRET)\n"
 	"      --json            nvme-cli's JSON output\n";
 
 static void print_text(FILE *f, const struct nvmf_disc_entry *e, size_t n, uint64_t genctr)

@@ -22,6 +22,10 @@ static const char usage[] =
 	"  -n, --nqn NQN         subsystem NQN, required\n"
 	"  -q, --hostnqn NQN     host NQN (default /etc/nvme/hostnqn)\n"
 	"  -I, --hostid UUID     host ID (default /etc/nvme/hostid)\n"
+	"  -S, --dhchap-secret SECRET       DH-HMAC-CHAP host secret (default\n"
+	"                        $NVMF_DHCHAP_SECRET); answers a controller that requires it\n"
+	"  -C, --dhchap-ctrl-secret SECRET  controller secret: authenticate the controller\n"
+	"                        too (default $NVMF_DHCHAP_CTRL_SECRET)\n"
 	"      --ns NSID         identify namespace NSID instead of the controller\n"
 	"      --json            nvme-cli's JSON output\n";
 

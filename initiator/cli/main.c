@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* nvmf: the command-line NVMe-oF RDMA host tool (see docs/nvmf-tool.md). */
 #include <signal.h>
+#include <stdlib.h>
 #include "initiator/cli/cli.h"
 
 int main(int argc, char **argv)
 {
 	/* A reader that goes away (nvmf read ... | head) gives EPIPE, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
-	struct cli_env env = { .in = stdin, .out = stdout, .err = stderr };
+	struct cli_env env = { .in = stdin, .out = stdout, .err = stderr,
+			       .dhchap_secret = getenv("NVMF_DHCHAP_SECRET"),
+			       .dhchap_ctrl_secret = getenv("NVMF_DHCHAP_CTRL_SECRET") };
 	int rc = cli_run(argc, argv, &env);
 	if (fflush(stdout) && rc == CLI_OK)
 		rc = CLI_ERR;

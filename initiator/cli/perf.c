@@ -31,7 +31,8 @@ static const char usage[] =
 	"  --time SEC    run time in seconds (default 10)\n"
 	"  --size SIZE   use only the first SIZE bytes of the namespace (default all)\n"
 	"  --json        print the result as JSON\n"
-	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid as for identify\n"
+	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
+	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret as for identify\n"
 	"WARNING: write modes overwrite the namespace.\n";
 
 static const char *const rw_names[] = {

@@ -26,7 +26,8 @@ static const char read_usage[] =
 	"  --offset B, --length B       the same in bytes (multiples of the block size;\n"
 	"                               suffixes k, m, g: 4k = 4096)\n"
 	"  -o, --output FILE            write the data to FILE instead of stdout\n"
-	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid as for identify\n";
+	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
+	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret as for identify\n";
 
 static const char write_usage[] =
 	"Usage: nvmf write -a ADDR -n NQN [-s PORT] [--ns NSID]\n"
@@ -36,7 +37,8 @@ static const char write_usage[] =
 	"  --slba LBA, --nlb COUNT      first block and number of blocks (1's based)\n"
 	"  --offset B, --length B       the same in bytes (multiples of the block size)\n"
 	"  -i, --input FILE             read the data from FILE instead of stdin\n"
-	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid as for identify\n";
+	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
+	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret as for identify\n";
 
 int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, FILE *err)
 {

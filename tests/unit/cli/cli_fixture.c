@@ -35,6 +35,8 @@ int clit_run(struct clit *t, ...)
 		.transport = t->lh ? loop_host_transport(t->lh) : NULL,
 		.hostnqn = LH_HOSTNQN,
 		.no_progress = true,
+		.dhchap_secret = t->env_secret,
+		.dhchap_ctrl_secret = t->env_ctrl_secret,
 	};
 	int rc = cli_run(argc, argv, &env);
 	if (env.in)

@@ -12,6 +12,7 @@ struct clit {
 	size_t outlen, errlen;
 	const void *in;           /* stdin contents for the next run (NULL: empty) */
 	size_t inlen;
+	const char *env_secret, *env_ctrl_secret;  /* the $NVMF_DHCHAP_* defaults (NULL: unset) */
 };
 
 /* clit_setup - a loop host target per @p (NULL: defaults; @with_target false: none). */

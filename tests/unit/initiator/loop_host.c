@@ -6,6 +6,7 @@
 #include <string.h>
 #include "nvme/disc_log.h"
 #include "nvme/sgl.h"
+#include "target/auth.h"
 #include "target/core.h"
 #include "target/loop.h"
 #include "tests/unit/initiator/loop_host.h"
@@ -17,7 +18,7 @@ struct loop_host {
 	struct nvmf_transport_ops ops;     /* nvmf_loop_ops, discovery entries as RDMA's */
 	const struct nvmf_host_transport *t;
 	/* Counted by the groups (atomic). */
-	unsigned admin_ops[256], io_ops[256];
+	unsigned admin_ops[256], io_ops[256], fabrics_ops[256];
 	unsigned disc_reads, bump_after;
 	bool bump_every;
 	uint32_t max_io_len;
@@ -55,6 +56,9 @@ static void on_capsule(void *arg, struct nvmf_sq *sq, uint16_t qid, struct nvme_
 {
 	struct loop_host *lh = arg;
 	(void)sq;
+	if (sqe->opcode == nvme_admin_fabrics)
+		__atomic_fetch_add(&lh->fabrics_ops[((uint8_t *)sqe)[NVMF_SQE_FCTYPE_OFF]], 1,
+				   __ATOMIC_RELAXED);
 	if (qid == 0) {
 		__atomic_fetch_add(&lh->admin_ops[sqe->opcode], 1, __ATOMIC_RELAXED);
 		if (sqe->opcode == nvme_admin_get_log_page &&
@@ -146,6 +150,15 @@ struct loop_host *loop_host_new(const struct loop_host_params *p)
 		free(lh);
 		return NULL;
 	}
+	if (d.dhchap_key && nvmf_tgt_host_auth_set(&lh->tgt, LH_HOSTNQN, d.dhchap_key,
+						   d.dhchap_ctrl_key, d.dhchap_hash,
+						   d.dhchap_dhgroup, err, sizeof(err))) {
+		fprintf(stderr, "loop_host: %s\n", err);
+		nvmf_tgt_fini(&lh->tgt);
+		nvmf_config_free(&lh->cfg);
+		free(lh);
+		return NULL;
+	}
 	nvmf_loop_set_hooks(&lh->tgt, &(struct nvmf_loop_hooks){
 		.capsule = on_capsule, .queue_down = on_queue_down, .arg = lh });
 	lh->t = nvmf_loop_host_transport(&lh->tgt);
@@ -194,6 +207,11 @@ void loop_host_hold(struct loop_host *lh, bool hold)
 void loop_host_break(struct loop_host *lh)
 {
 	nvmf_loop_break(&lh->tgt);
+}
+
+unsigned loop_host_fabrics_count(struct loop_host *lh, uint8_t fctype)
+{
+	return __atomic_load_n(&lh->fabrics_ops[fctype], __ATOMIC_RELAXED);
 }
 
 unsigned loop_host_admin_count(struct loop_host *lh, uint8_t opcode)

@@ -37,6 +37,8 @@ struct loop_host_params {
 	bool allow_any_host;      /* else only LH_HOSTNQN may connect to lh0 (others: any) */
 	unsigned threads;         /* nvmf_target.threads; default 2 (2 I/O groups) */
 	bool driven;              /* no target threads: the library's calls run the target */
+	/* DH-HMAC-CHAP for LH_HOSTNQN (nvmf_tgt_host_auth_set's arguments): NULL key: none */
+	const char *dhchap_key, *dhchap_ctrl_key, *dhchap_hash, *dhchap_dhgroup;
 };
 
 /* loop_host_new - a target per @p (NULL: defaults) with namespace 1 (512 B blocks) and
@@ -58,6 +60,9 @@ void loop_host_break(struct loop_host *lh);
 void loop_host_hold(struct loop_host *lh, bool hold);
 /* loop_host_admin_count - admin commands with @opcode the target received. */
 unsigned loop_host_admin_count(struct loop_host *lh, uint8_t opcode);
+/* loop_host_fabrics_count - Fabrics commands of type @fctype the target received (all
+ * queues). */
+unsigned loop_host_fabrics_count(struct loop_host *lh, uint8_t fctype);
 /* loop_host_io_count - I/O commands with @opcode the target received (all queues). */
 unsigned loop_host_io_count(struct loop_host *lh, uint8_t opcode);
 /* loop_host_disc_log_reads - Get Log Page 70h commands the target received. */

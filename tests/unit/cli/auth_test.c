@@ -1,0 +1,97 @@
+/* `nvmf` with DH-HMAC-CHAP (-S/--dhchap-secret, -C/--dhchap-ctrl-secret and their
+ * $NVMF_DHCHAP_* defaults) against our target requiring it (loop host): data round trips
+ * when the secrets are right; each refusal is one line naming why, exit status 1. */
+#include <stdlib.h>
+#include <string.h>
+#include "tests/unit/cli/cli_fixture.h"
+#include "tests/unit/suites.h"
+
+#define HOST_KEY  "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
+#define CTRL_KEY  "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:"
+#define OTHER_KEY "DHHC-1:02:z4TrAW32nxlXcjD1k2MD2dw718ixnFci6MaNJBrlNf4PCs3Moq0GL4ZsU+Gj07JrUw6SIQ==:"
+#define A "-a", "127.0.0.1", "-n", LH_SUBNQN
+
+static void setup(struct clit *t)
+{
+	struct loop_host_params p = { .dhchap_key = HOST_KEY, .dhchap_ctrl_key = CTRL_KEY,
+				      .dhchap_hash = "hmac(sha512)", .dhchap_dhgroup = "ffdhe3072" };
+	clit_setup(t, true, &p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t->lh);
+}
+
+/* Exactly one line on stderr, holding @what. */
+static void one_error_line(const struct clit *t, const char *what)
+{
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t->err);
+	if (!strstr(t->err, what))
+		fprintf(stderr, "stderr \"%s\" lacks \"%s\"\n", t->err, what);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t->err, what));
+	CU_ASSERT_PTR_NOT_NULL(strchr(t->err, '\n'));
+	CU_ASSERT_EQUAL(strchr(t->err, '\n') - t->err + 1, (long)t->errlen);
+	CU_ASSERT_EQUAL(strncmp(t->err, "nvmf: connect to 127.0.0.1:4420", 31), 0);
+}
+
+static void write_and_read_with_both_secrets_round_trip(void)
+{
+	struct clit t;
+	setup(&t);
+	uint8_t data[4096];
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 13 + 5);
+	t.in = data;
+	t.inlen = sizeof(data);
+	CU_ASSERT_EQUAL(clit_run(&t, "write", A, "--slba", "16", "-S", HOST_KEY,
+				 "--dhchap-ctrl-secret", CTRL_KEY, NULL), 0);
+	t.in = NULL;
+	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "read", A, "--slba", "16", "--nlb", "8",
+				       "--dhchap-secret", HOST_KEY, "-C", CTRL_KEY, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(t.outlen, sizeof(data));
+	CU_ASSERT_EQUAL(memcmp(t.out, data, sizeof(data)), 0);
+	clit_teardown(&t);
+}
+
+static void secrets_come_from_the_environment_when_not_given(void)
+{
+	struct clit t;
+	setup(&t);
+	t.env_secret = HOST_KEY;
+	t.env_ctrl_secret = CTRL_KEY;
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", A, NULL), 0);
+	CU_ASSERT_EQUAL(t.errlen, 0);
+	/* An option wins over the environment. */
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", A, "-S", OTHER_KEY, NULL), 1);
+	one_error_line(&t, "AUTH_Failure1, authentication failed");
+	clit_teardown(&t);
+}
+
+static void no_secret_is_one_line_saying_authentication_is_required(void)
+{
+	struct clit t;
+	setup(&t);
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", A, NULL), 1);
+	one_error_line(&t, "requires in-band authentication");
+	CU_ASSERT_EQUAL(t.outlen, 0);
+	clit_teardown(&t);
+}
+
+static void wrong_secrets_are_one_line_naming_the_side_that_failed(void)
+{
+	struct clit t;
+	setup(&t);
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", A, "-S", OTHER_KEY, NULL), 1);
+	one_error_line(&t, "the controller refused authentication");
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", A, "-S", HOST_KEY, "-C", OTHER_KEY, NULL), 1);
+	one_error_line(&t, "response (R2) is wrong");
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", A, "-S", "DHHC-1:01:notbase64!:", NULL), 1);
+	one_error_line(&t, "dhchap_secret: ");
+	CU_ASSERT_EQUAL(loop_host_io_count(t.lh, nvme_cmd_read), 0);
+	clit_teardown(&t);
+}
+
+const struct unit_test cli_auth_tests[] = {
+	{"write_and_read_with_both_secrets_round_trip", write_and_read_with_both_secrets_round_trip},
+	{"secrets_come_from_the_environment_when_not_given", secrets_come_from_the_environment_when_not_given},
+	{"no_secret_is_one_line_saying_authentication_is_required", no_secret_is_one_line_saying_authentication_is_required},
+	{"wrong_secrets_are_one_line_naming_the_side_that_failed", wrong_secrets_are_one_line_naming_the_side_that_failed},
+	{NULL, NULL},
+};
