@@ -167,6 +167,9 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 	case 'C':
 		c->dhchap_ctrl_secret = arg;
 		return 0;
+	case 'v':
+		c->verbose = true;
+		return 0;
 	case 'h':
 		c->help = true;
 		return 0;

@@ -44,6 +44,7 @@ struct cli_common {
 	bool have_hostid;
 	const char *dhchap_secret;      /* -S/--dhchap-secret "DHHC-1:..." */
 	const char *dhchap_ctrl_secret; /* -C/--dhchap-ctrl-secret */
+	bool verbose;               /* -v/--verbose: how the connect went, on stderr */
 	bool json;                  /* --json */
 	bool help;                  /* -h/--help */
 };
@@ -57,7 +58,7 @@ enum {
 };
 
 /* The short options and long options of struct cli_common, for getopt_long tables. */
-#define CLI_COMMON_SHORTOPTS ":a:s:n:q:I:S:C:h"
+#define CLI_COMMON_SHORTOPTS ":a:s:n:q:I:S:C:vh"
 #define CLI_COMMON_LONGOPTS \
 	{ "traddr", required_argument, NULL, 'a' }, \
 	{ "trsvcid", required_argument, NULL, 's' }, \
@@ -67,6 +68,7 @@ enum {
 	{ "dhchap-secret", required_argument, NULL, 'S' }, \
 	{ "dhchap-ctrl-secret", required_argument, NULL, 'C' }, \
 	{ "help", no_argument, NULL, 'h' }, \
+	{ "verbose", no_argument, NULL, 'v' }, \
 	{ "json", no_argument, NULL, OPT_JSON }
 
 /*
@@ -107,7 +109,9 @@ const char *cli_optname(char **argv, int optind_now);
 
 /* cli_connect - nvmf_connect with @c (plus @nr_io_queues, @queue_size; 0 = library
  * default) through env->transport. Returns 0 with *out or CLI_ERR after printing
- * "nvmf: connect to ADDR:PORT (NQN): <strerror>: <detail>". */
+ * "nvmf: connect to ADDR:PORT (NQN): <strerror>: <detail>". With -v, a connect that
+ * worked prints "nvmf: connected to ADDR:PORT (NQN): cntlid N, N I/O queue(s), <how it
+ * authenticated>" on env->err. */
 int cli_connect(const struct cli_common *c, const struct cli_env *env, unsigned nr_io_queues,
 		unsigned queue_size, struct nvmf_ctrl **out);
 /* cli_fill_opts - the connect options from @c (the strings stay @c's). */

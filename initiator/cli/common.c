@@ -5,6 +5,7 @@
  */
 #include <string.h>
 #include "initiator/cli/cli.h"
+#include "nvme/dhchap.h"
 
 int cli_lib_error(FILE *err, const char *what, int rc, const char *detail)
 {
@@ -45,6 +46,21 @@ int cli_connect(const struct cli_common *c, const struct cli_env *env, unsigned 
 			 c->subnqn ? c->subnqn : NVME_DISC_SUBSYS_NAME);
 		*out = NULL;
 		return cli_lib_error(env->err, what, rc, nvmf_last_errmsg());
+	}
+	if (c->verbose) {
+		struct nvmf_auth_info ai;
+		nvmf_ctrl_auth_info(*out, &ai);
+		fprintf(env->err, "nvmf: connected to %s:%s (%s): cntlid %u, %u I/O queue(s), ",
+			c->traddr, c->trsvcid ? c->trsvcid : "4420",
+			c->subnqn ? c->subnqn : NVME_DISC_SUBSYS_NAME, nvmf_ctrl_cntlid(*out),
+			nvmf_ctrl_nr_io_queues(*out));
+		if (ai.authenticated)
+			fprintf(env->err, "authenticated (DH-HMAC-CHAP %s %s, %s)\n",
+				nvme_dhchap_hash_name(ai.hash_id),
+				nvme_dhchap_dhgroup_name(ai.dhgroup_id),
+				ai.bidirectional ? "bidirectional" : "unidirectional");
+		else
+			fprintf(env->err, "not authenticated (the controller did not ask)\n");
 	}
 	return CLI_OK;
 }

@@ -23,6 +23,7 @@ static const char usage[] =
 	"                        $NVMF_DHCHAP_SECRET); answers a controller that requires it\n"
 	"  -C, --dhchap-ctrl-secret SECRET  controller secret: authenticate the controller\n"
 	"                        too (default $NVMF_DHCHAP_CTRL_SECRET)\n"
+	"  -v, --verbose         say on stderr how many records were read\n"
 	"      --json            nvme-cli's JSON output\n";
 
 static void print_text(FILE *f, const struct nvmf_disc_entry *e, size_t n, uint64_t genctr)
@@ -117,6 +118,9 @@ int cli_discover(int argc, char **argv, const struct cli_env *env)
 			 c.trsvcid ? c.trsvcid : "4420");
 		return cli_lib_error(env->err, what, rc, nvmf_last_errmsg());
 	}
+	if (c.verbose)
+		fprintf(env->err, "nvmf: discovery log of %s:%s: %zu record(s), generation counter "
+			"%" PRIu64 "\n", c.traddr, c.trsvcid ? c.trsvcid : "4420", n, genctr);
 	if (c.json)
 		rc = cli_json_print(env->out, to_json(entries, n, genctr));
 	else

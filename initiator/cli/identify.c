@@ -26,6 +26,8 @@ static const char usage[] =
 	"                        $NVMF_DHCHAP_SECRET); answers a controller that requires it\n"
 	"  -C, --dhchap-ctrl-secret SECRET  controller secret: authenticate the controller\n"
 	"                        too (default $NVMF_DHCHAP_CTRL_SECRET)\n"
+	"  -v, --verbose         say on stderr how the connect went (cntlid, queues,\n"
+	"                        authentication)\n"
 	"      --ns NSID         identify namespace NSID instead of the controller\n"
 	"      --json            nvme-cli's JSON output\n";
 

@@ -32,7 +32,7 @@ static const char usage[] =
 	"  --size SIZE   use only the first SIZE bytes of the namespace (default all)\n"
 	"  --json        print the result as JSON\n"
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
-	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret as for identify\n"
+	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -v/--verbose as for identify\n"
 	"WARNING: write modes overwrite the namespace.\n";
 
 static const char *const rw_names[] = {

@@ -24,7 +24,7 @@ static void help(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].what);
 	fprintf(f, "\nCommon options: -a/--traddr ADDR (required), -s/--trsvcid PORT (4420),\n"
-		   "-n/--nqn SUBNQN, -q/--hostnqn NQN, -I/--hostid UUID, --json,\n"
+		   "-n/--nqn SUBNQN, -q/--hostnqn NQN, -I/--hostid UUID, --json, -v/--verbose,\n"
 		   "-S/--dhchap-secret SECRET, -C/--dhchap-ctrl-secret SECRET (DH-HMAC-CHAP; or\n"
 		   "$NVMF_DHCHAP_SECRET / $NVMF_DHCHAP_CTRL_SECRET, which other users cannot see).\n"
 		   "Run 'nvmf SUBCOMMAND --help' for the options of one subcommand.\n"

@@ -88,7 +88,29 @@ static void wrong_secrets_are_one_line_naming_the_side_that_failed(void)
 	clit_teardown(&t);
 }
 
+static void verbose_says_how_the_connect_authenticated(void)
+{
+	struct clit t;
+	setup(&t);
+	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "identify", A, "-v", "-S", HOST_KEY, "-C", CTRL_KEY, NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: connected to 127.0.0.1:4420 (" LH_SUBNQN
+				      "): cntlid "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, ", 1 I/O queue(s), authenticated (DH-HMAC-CHAP "
+				      "hmac(sha512) ffdhe3072, bidirectional)\n"));
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", A, "--verbose", "-S", HOST_KEY, NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "(DH-HMAC-CHAP hmac(sha512) ffdhe3072, unidirectional)"));
+	clit_teardown(&t);
+	/* A target that does not ask. */
+	clit_setup(&t, true, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", A, "-v", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "not authenticated (the controller did not ask)"));
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "-v", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: discovery log of 127.0.0.1:4420: "));
+	clit_teardown(&t);
+}
+
 const struct unit_test cli_auth_tests[] = {
+	{"verbose_says_how_the_connect_authenticated", verbose_says_how_the_connect_authenticated},
 	{"write_and_read_with_both_secrets_round_trip", write_and_read_with_both_secrets_round_trip},
 	{"secrets_come_from_the_environment_when_not_given", secrets_come_from_the_environment_when_not_given},
 	{"no_secret_is_one_line_saying_authentication_is_required", no_secret_is_one_line_saying_authentication_is_required},
