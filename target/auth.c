@@ -49,6 +49,8 @@ struct nvmf_sq_auth {
 	uint32_t s1, s2;
 	bool c2_valid;
 	uint8_t c1[NVME_DHCHAP_MAX_KEY_LEN], c2[NVME_DHCHAP_MAX_KEY_LEN];
+	struct nvmf_host_auth *keys;    /* the controller's keys when this transaction began
+					   (a reference), NULL between transactions */
 	struct nvme_dhchap_dh *dh;      /* our key pair when dhgroup_id is not null */
 	uint8_t *shared;                /* g^xy mod p, shared_len bytes, after the Reply */
 	size_t shared_len;
@@ -56,6 +58,8 @@ struct nvmf_sq_auth {
 };
 
 /* ---- the target's key table ---- */
+
+static void refresh_live_ctrls(struct nvmf_tgt *tgt);
 
 static void host_auth_free(struct nvmf_host_auth *h)
 {
@@ -148,6 +152,7 @@ int nvmf_tgt_host_auth_set(struct nvmf_tgt *tgt, const char *hostnqn, const char
 		*pp = old->next;
 	}
 	host_auth_free(old);
+	refresh_live_ctrls(tgt);
 	return 0;
 }
 
@@ -184,6 +189,7 @@ void nvmf_tgt_host_auth_replace(struct nvmf_tgt *tgt, struct nvmf_host_auth *lis
 {
 	nvmf_tgt_host_auth_free(tgt);
 	tgt->host_auth = list;
+	refresh_live_ctrls(tgt);
 }
 
 int nvmf_tgt_host_auth_load(struct nvmf_tgt *tgt, const struct nvmf_dhchap_config *d, size_t n,
@@ -204,16 +210,69 @@ void nvmf_tgt_host_auth_free(struct nvmf_tgt *tgt)
 
 /* ---- controllers ---- */
 
-static struct nvme_dhchap_key *key_dup(const struct nvme_dhchap_key *k, bool *oom)
+/* A controller's copy of table entry @h, holding one reference; NULL out of memory. */
+static struct nvmf_host_auth *ctrl_copy(const struct nvmf_host_auth *h)
 {
-	if (!k)
+	struct nvmf_host_auth *c = calloc(1, sizeof(*c));
+	if (!c)
 		return NULL;
-	struct nvme_dhchap_key *d = malloc(sizeof(*d));
-	if (!d)
-		*oom = true;
-	else
-		memcpy(d, k, sizeof(*d));
-	return d;
+	c->key = h->key ? malloc(sizeof(*c->key)) : NULL;
+	c->ctrl_key = h->ctrl_key ? malloc(sizeof(*c->ctrl_key)) : NULL;
+	if ((h->key && !c->key) || (h->ctrl_key && !c->ctrl_key)) {
+		host_auth_free(c);
+		return NULL;
+	}
+	if (c->key)
+		memcpy(c->key, h->key, sizeof(*c->key));
+	if (c->ctrl_key)
+		memcpy(c->ctrl_key, h->ctrl_key, sizeof(*c->ctrl_key));
+	c->hash_id = h->hash_id;
+	c->dhgroup_id = h->dhgroup_id;
+	c->refs = 1;
+	return c;
+}
+
+/* Drop a reference to a controller's copy; the last one frees it (secrets zeroed). */
+static void keys_put(struct nvmf_host_auth *k)
+{
+	if (k && __atomic_sub_fetch(&k->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		host_auth_free(k);
+}
+
+/* A reference to @ctrl's current keys (NULL: it does not authenticate), for a
+ * transaction on any group. */
+static struct nvmf_host_auth *keys_get(struct nvmf_tgt_ctrl *ctrl)
+{
+	pthread_mutex_lock(&ctrl->auth_lock);
+	struct nvmf_host_auth *k = ctrl->auth;
+	if (k)
+		__atomic_add_fetch(&k->refs, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&ctrl->auth_lock);
+	return k;
+}
+
+/* Install @k (its reference becomes the controller's) in place of @ctrl's keys (main
+ * group). Transactions under way keep the old ones until they end. */
+static void keys_set(struct nvmf_tgt_ctrl *ctrl, struct nvmf_host_auth *k)
+{
+	pthread_mutex_lock(&ctrl->auth_lock);
+	struct nvmf_host_auth *old = ctrl->auth;
+	ctrl->auth = k;
+	pthread_mutex_unlock(&ctrl->auth_lock);
+	keys_put(old);
+}
+
+/* The table changed: live controllers that authenticate and whose host still has an
+ * entry take its keys (from their next transaction on). */
+static void refresh_live_ctrls(struct nvmf_tgt *tgt)
+{
+	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next) {
+		if (!c->auth)   /* the main group is the only writer: no lock to read */
+			continue;
+		struct nvmf_host_auth *h = *host_auth_find(tgt, c->hostnqn), *k;
+		if (h && (k = ctrl_copy(h)))
+			keys_set(c, k);
+	}
 }
 
 int nvmf_ctrl_auth_setup(struct nvmf_tgt_ctrl *ctrl)
@@ -223,18 +282,9 @@ int nvmf_ctrl_auth_setup(struct nvmf_tgt_ctrl *ctrl)
 	struct nvmf_host_auth *h = *host_auth_find(ctrl->tgt, ctrl->hostnqn);
 	if (!h)
 		return 0;
-	struct nvmf_host_auth *c = calloc(1, sizeof(*c));
-	bool oom = !c;
-	if (c) {
-		c->key = key_dup(h->key, &oom);
-		c->ctrl_key = key_dup(h->ctrl_key, &oom);
-		c->hash_id = h->hash_id;
-		c->dhgroup_id = h->dhgroup_id;
-	}
-	if (oom) {
-		host_auth_free(c);
+	struct nvmf_host_auth *c = ctrl_copy(h);
+	if (!c)
 		return -1;
-	}
 	ctrl->auth = c;
 	ctrl->auth_deadline_ms = ctrl->pg->now_ms + NVMF_AUTH_TIMEOUT_MS;
 	return 0;
@@ -242,8 +292,7 @@ int nvmf_ctrl_auth_setup(struct nvmf_tgt_ctrl *ctrl)
 
 void nvmf_ctrl_auth_free(struct nvmf_tgt_ctrl *ctrl)
 {
-	host_auth_free(ctrl->auth);
-	ctrl->auth = NULL;
+	keys_set(ctrl, NULL);
 }
 
 bool nvmf_ctrl_auth_expired(const struct nvmf_tgt_ctrl *ctrl, uint64_t now_ms)
@@ -259,7 +308,9 @@ bool nvmf_ctrl_auth_expired(const struct nvmf_tgt_ctrl *ctrl, uint64_t now_ms)
 
 uint32_t nvmf_sq_auth_connected(struct nvmf_sq *sq)
 {
-	sq->auth_required = sq->ctrl->auth != NULL;
+	struct nvmf_host_auth *k = keys_get(sq->ctrl);
+	sq->auth_required = k != NULL;
+	keys_put(k);
 	sq->authenticated = false;
 	return sq->auth_required ? NVMF_CONNECT_AUTHREQ_ATR : 0;
 }
@@ -267,6 +318,8 @@ uint32_t nvmf_sq_auth_connected(struct nvmf_sq *sq)
 /* Forget the transaction's secrets; the queue's authenticated state stays. */
 static void transaction_clear(struct nvmf_sq_auth *a)
 {
+	keys_put(a->keys);
+	a->keys = NULL;
 	nvme_dhchap_dh_free(a->dh);
 	a->dh = NULL;
 	if (a->shared) {
@@ -340,11 +393,14 @@ static int choose(uint8_t configured, const uint8_t *offer, unsigned n)
 static void negotiate(struct nvmf_sq *sq, const uint8_t *buf, uint32_t tl)
 {
 	struct nvmf_sq_auth *a = sq->auth;
-	const struct nvmf_host_auth *keys = sq->ctrl->auth;
 	struct nvme_auth_negotiate n;
 	struct nvme_auth_protocol_desc d;
 
 	transaction_clear(a);
+	/* The keys of the moment, for the whole transaction (a reload may replace them). */
+	const struct nvmf_host_auth *keys = a->keys = keys_get(sq->ctrl);
+	if (!keys)   /* cannot happen: a controller that authenticates keeps keys */
+		return fail(sq, NVME_AUTH_FAILURE_NOT_USABLE, "no key");
 	if (tl < nvme_auth_negotiate_len(1))
 		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "AUTH_Negotiate too short");
 	memcpy(&n, buf, sizeof(n));
@@ -417,7 +473,7 @@ static void reply(struct nvmf_sq *sq, const uint8_t *buf, uint32_t tl)
 		.hash_id = a->hash_id, .challenge = ca, .seqnum = a->s1, .t_id = a->t_id,
 		.sc_c = NVME_AUTH_SC_NONE, .hostnqn = ctrl->hostnqn, .subsysnqn = ctrl->subsys->cfg->nqn,
 	};
-	bool ok = !challenge_for(a, a->c1, ca) && !nvme_dhchap_host_response(ctrl->auth->key, &args, expect) &&
+	bool ok = !challenge_for(a, a->c1, ca) && !nvme_dhchap_host_response(a->keys->key, &args, expect) &&
 		  nvme_dhchap_equal(expect, rval, a->hl);
 	OPENSSL_cleanse(ca, sizeof(ca));
 	OPENSSL_cleanse(expect, sizeof(expect));
@@ -426,7 +482,7 @@ static void reply(struct nvmf_sq *sq, const uint8_t *buf, uint32_t tl)
 	/* SEQNUM 0 with a C2 means no bidirectional authentication (NVMe Base 2.2
 	 * section 8.3.4.5.4: the C2 is only for a secure channel's key, as nvmet reads it). */
 	if (r.cvalid && le32toh(r.seqnum)) {
-		if (!ctrl->auth->ctrl_key)
+		if (!a->keys->ctrl_key)
 			return fail(sq, NVME_AUTH_FAILURE_FAILED,
 				    "bidirectional authentication asked for, but no controller key is set");
 		memcpy(a->c2, c2, a->hl);
@@ -535,7 +591,7 @@ static void build_success1(struct nvmf_sq *sq, uint8_t *buf)
 		};
 		int rc = challenge_for(a, a->c2, ca);
 		if (!rc)
-			rc = nvme_dhchap_ctrl_response(ctrl->auth->ctrl_key, &args, buf + sizeof(s));
+			rc = nvme_dhchap_ctrl_response(a->keys->ctrl_key, &args, buf + sizeof(s));
 		OPENSSL_cleanse(ca, sizeof(ca));
 		if (rc)
 			return fail(sq, NVME_AUTH_FAILURE_FAILED, "controller response (R2) failed");

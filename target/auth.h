@@ -18,9 +18,16 @@
  * NVMF_AUTH_TIMEOUT_MS starts over; an admin queue not authenticated that long after its
  * Connect ends the association.
  *
- * Threads: the key table and the controllers' copies live on the main group (Connect);
- * a controller's copy is read-only once made, so every queue's group reads it freely. A
- * queue's transaction is its own group's.
+ * Keys changed in the table (reload, nvmf_tgt_host_auth_set) reach the live controllers
+ * of that host that authenticate: each transaction from then on (re-authentication, a new
+ * I/O queue) uses the new keys; one under way finishes with the keys it began with. A
+ * key removed from the table leaves live controllers their keys (remove the host from
+ * the subsystem to end them); a key added applies from the next Connect.
+ *
+ * Threads: the key table lives on the main group, which also makes and replaces the
+ * controllers' copies; a copy is read-only and refcounted, and a transaction (on its
+ * queue's group) holds a reference from its AUTH_Negotiate to its end, taken under the
+ * controller's auth_lock.
  */
 #ifndef NVMF_TARGET_AUTH_H
 #define NVMF_TARGET_AUTH_H
@@ -55,20 +62,23 @@ struct nvmf_host_auth {
 					    * not ask for bidirectional authentication */
 	uint8_t hash_id;                   /* preferred hash (enum nvme_auth_hash_id) */
 	uint8_t dhgroup_id;                /* preferred DH group (enum nvme_auth_dhgroup_id) */
+	unsigned refs;                     /* a controller's copy: its own reference and one
+					    * per transaction using it (atomic); 0 in the table */
 	struct nvmf_host_auth *next;
 };
 
 /*
  * nvmf_tgt_host_auth_set - give @hostnqn DH-HMAC-CHAP keys (main group, or before the
- * target starts). Controllers made from now on use them; live ones keep theirs.
+ * target starts). Controllers made from now on use them.
  * @key:      the host's secret "DHHC-1:NN:...:" (nvme gen-dhchap-key); NULL or "" removes
- *            the host's entry (it then connects without authentication).
+ *            the host's entry (it then connects without authentication). Live
+ *            controllers take the new keys as with nvmf_tgt_host_auth_replace.
  * @ctrl_key: the controller's secret, NULL or "" for none.
- * @hash:     preferred hash by its kernel name ("hmac(sha256)", "hmac(sha384)",
- *            "hmac(sha512)"); NULL or "" for hmac(sha256). The host's offer decides when
- *            it does not include it (nvmet's fallback).
- * @dhgroup:  preferred DH group ("null", "ffdhe2048" ... "ffdhe8192"); NULL or "" for null;
- *            falls back like @hash.
+ * @hash:     the hash by its kernel name ("hmac(sha256)", "hmac(sha384)",
+ *            "hmac(sha512)"); NULL or "" for hmac(sha256). A host that does not offer it
+ *            fails (no fallback: see choose() in auth.c).
+ * @dhgroup:  the DH group ("null", "ffdhe2048" ... "ffdhe8192"); NULL or "" for null;
+ *            required like @hash.
  * Returns 0, or -1 with @err naming the bad argument (never the secret itself).
  */
 int nvmf_tgt_host_auth_set(struct nvmf_tgt *tgt, const char *hostnqn, const char *key,
@@ -76,8 +86,8 @@ int nvmf_tgt_host_auth_set(struct nvmf_tgt *tgt, const char *hostnqn, const char
 			   char *err, size_t errlen);
 /*
  * nvmf_tgt_host_auth_load - replace the whole table with the @n hosts of @d (the config's
- * hosts[].dhchap, checked by the loader): at start and on reload; live controllers keep
- * the keys they have. Returns 0, or -1 with @err ("host NQN: dhchap key: ...") and the
+ * hosts[].dhchap, checked by the loader): at start and on reload; live controllers take
+ * changed keys as with nvmf_tgt_host_auth_replace. Returns 0, or -1 with @err ("host NQN: dhchap key: ...") and the
  * table as it was.
  */
 int nvmf_tgt_host_auth_load(struct nvmf_tgt *tgt, const struct nvmf_dhchap_config *d, size_t n,
@@ -87,7 +97,8 @@ int nvmf_tgt_host_auth_load(struct nvmf_tgt *tgt, const struct nvmf_dhchap_confi
 int nvmf_host_auth_build(const struct nvmf_dhchap_config *d, size_t n, struct nvmf_host_auth **out,
 			 char *err, size_t errlen);
 /* nvmf_tgt_host_auth_replace - install @list (from nvmf_host_auth_build) as the table,
- * freeing the old one. */
+ * freeing the old one, and give the live controllers of its hosts the new keys (see
+ * above; a controller whose copy cannot be made, out of memory, keeps its keys). */
 void nvmf_tgt_host_auth_replace(struct nvmf_tgt *tgt, struct nvmf_host_auth *list);
 /* nvmf_host_auth_list_free - free a table not installed (secrets zeroed). */
 void nvmf_host_auth_list_free(struct nvmf_host_auth *list);

@@ -107,8 +107,10 @@ struct nvmf_tgt_ctrl {
 	uint64_t units_read, units_written;/* 512 B units of data (Read+Compare / Write); the
 					    * SMART log reports thousands, rounded up (atomic) */
 	bool deleting;
-	struct nvmf_host_auth *auth;       /* its host's DH-HMAC-CHAP keys (a copy, read-only;
-					    * target/auth.h); NULL: no authentication */
+	struct nvmf_host_auth *auth;       /* its host's DH-HMAC-CHAP keys: a refcounted copy,
+					    * read-only, replaced when the table changes; under
+					    * auth_lock (target/auth.c); NULL: no authentication */
+	pthread_mutex_t auth_lock;
 	uint64_t auth_deadline_ms;         /* the admin queue must be authenticated by then */
 	uint64_t auth_fail_deadline_ms;    /* a queue's authentication failed: the keep-alive
 					    * tick ends the association then (atomic, 0 none) */

@@ -82,15 +82,17 @@ struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_pg *
 	c->mdts = tgt->mdts;
 	c->nr_io_queues = c->max_qid;
 	pthread_mutex_init(&c->error_lock, NULL);
+	pthread_mutex_init(&c->auth_lock, NULL);
 	/* Identify reports a volatile write cache, enabled until the host turns it off. */
 	c->vwc_enabled = true;
-	/* CAP (3.1.3.1): MQES 0's based, CQR=1, TO=15 (7.5 s), CSS bit 37 NVM command set. */
 	if (nvmf_ctrl_auth_setup(c)) {
 		pthread_mutex_destroy(&c->error_lock);
+		pthread_mutex_destroy(&c->auth_lock);
 		free(c->sqs);
 		free(c);
 		return NULL;
 	}
+	/* CAP (3.1.3.1): MQES 0's based, CQR=1, TO=15 (7.5 s), CSS bit 37 NVM command set. */
 	c->cap = (uint64_t)(c->queue_size - 1) << NVME_CAP_MQES_SHIFT |
 		 (uint64_t)1 << NVME_CAP_CQR_SHIFT | (uint64_t)15 << NVME_CAP_TO_SHIFT |
 		 (uint64_t)NVME_CAP_CSS_NVM << NVME_CAP_CSS_SHIFT;
@@ -122,6 +124,7 @@ static void ctrl_free(struct nvmf_tgt_ctrl *ctrl)
 		retired = tgt->retired_subsys[i] == ctrl->subsys;
 	pthread_mutex_destroy(&ctrl->error_lock);
 	nvmf_ctrl_auth_free(ctrl);
+	pthread_mutex_destroy(&ctrl->auth_lock);
 	free(ctrl->sqs);
 	free(ctrl);
 	if (retired)

@@ -530,10 +530,10 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 	free(tgt->cfg->hosts);
 	tgt->cfg->hosts = hosts;
 	tgt->cfg->n_hosts = next->n_hosts;
-	/* Host keys: controllers made from now on use the new ones. */
+	/* Host keys: new controllers and every new transaction of live ones use them. */
 	if (keys_changed) {
 		nvmf_tgt_host_auth_replace(tgt, keys);
-		note(&pl, "hosts: DH-HMAC-CHAP settings changed (used from the next Connect)");
+		note(&pl, "hosts: DH-HMAC-CHAP settings changed (used from the next authentication)");
 	}
 	nvmf_config_dhchap_free(tgt->cfg->dhchap, tgt->cfg->n_dhchap);
 	tgt->cfg->dhchap = dhchap;

@@ -675,7 +675,86 @@ static void bad_key_or_name_is_refused_without_showing_the_secret(void)
 	fx_teardown(&F);
 }
 
+/* A key changed in the table (reload goes through the same path) reaches the live
+ * controller: every transaction from then on uses the new settings, the old key fails. */
+static void changed_key_applies_to_the_next_transaction_of_a_live_controller(void)
+{
+	char err[128];
+	setup(HOST_KEY, CTRL_KEY, NULL, NULL);
+	connect_admin();
+	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
+	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, CTRL_KEY, NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_NULL));
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, OTHER_KEY, HOST_KEY, "hmac(sha384)",
+						     "ffdhe2048", err, sizeof(err)), 0);
+	/* The admin queue stays authenticated; a new I/O queue uses the new key and pair. */
+	CU_ASSERT_EQUAL(identify(&F.admin), 0);
+	struct fxq io, io2;
+	struct nvme_cqe cqe;
+	fx_queue_init(&F, &io);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&io, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
+	CU_ASSERT_TRUE(authenticate(&io, OTHER_KEY, HOST_KEY, NVME_AUTH_HASH_SHA384, NVME_AUTH_DHGROUP_2048));
+	CU_ASSERT_EQUAL(read_block(&io), 0);
+	/* Re-authentication of the admin queue too. */
+	CU_ASSERT_TRUE(authenticate(&F.admin, OTHER_KEY, NULL, NVME_AUTH_HASH_SHA384, NVME_AUTH_DHGROUP_2048));
+	/* The old secret no longer passes. */
+	fx_queue_init(&F, &io2);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&io2, 2, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
+	CU_ASSERT_FALSE(authenticate(&io2, HOST_KEY, NULL, NVME_AUTH_HASH_SHA384, NVME_AUTH_DHGROUP_2048));
+	expect_torn_down();
+	fx_teardown(&F);
+}
+
+/* A transaction under way when the key changes finishes with the key it began with. */
+static void transaction_under_way_finishes_with_its_keys(void)
+{
+	char err[128];
+	uint8_t m[4096];
+	setup(HOST_KEY, NULL, NULL, "ffdhe2048");
+	connect_admin();
+	static const uint8_t hash = NVME_AUTH_HASH_SHA256, group = NVME_AUTH_DHGROUP_2048;
+	struct host_side h = { 0 };
+	CU_ASSERT_EQUAL(negotiate(&F.admin, &hash, 1, &group, 1), 0);
+	challenge_and_reply(&F.admin, &h, HOST_KEY, false, FX_SUBNQN);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, OTHER_KEY, NULL, NULL, "ffdhe2048",
+						     err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(send_msg(&F.admin, h.reply, h.reply_len), 0);
+	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
+	CU_ASSERT_EQUAL(m[1], NVME_AUTH_MSG_SUCCESS1);
+	nvme_dhchap_dh_free(h.dh);
+	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
+	CU_ASSERT_EQUAL(identify(&F.admin), 0);
+	/* The next one takes the new key. */
+	CU_ASSERT_TRUE(authenticate(&F.admin, OTHER_KEY, NULL, hash, group));
+	fx_teardown(&F);
+}
+
+/* A key removed from the table: live controllers keep theirs, new ones do without. */
+static void removed_key_leaves_live_controllers_their_keys(void)
+{
+	char err[128];
+	setup(HOST_KEY, NULL, NULL, NULL);
+	connect_admin();
+	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
+	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_NULL));
+	CU_ASSERT_EQUAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, NULL, NULL, NULL, NULL, err, sizeof(err)), 0);
+	struct fxq io, admin2;
+	struct nvme_cqe cqe;
+	fx_queue_init(&F, &io);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&io, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) & NVMF_CONNECT_AUTHREQ_ATR, NVMF_CONNECT_AUTHREQ_ATR);
+	CU_ASSERT_TRUE(authenticate(&io, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_NULL));
+	CU_ASSERT_EQUAL(read_block(&io), 0);
+	uint16_t cntlid2 = 0;
+	fx_queue_init(&F, &admin2);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&admin2, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000, &cntlid2, &cqe), 0);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) & NVMF_CONNECT_AUTHREQ_ATR, 0);
+	fx_teardown(&F);
+}
+
 const struct unit_test target_auth_tests[] = {
+	{"changed_key_applies_to_the_next_transaction_of_a_live_controller", changed_key_applies_to_the_next_transaction_of_a_live_controller},
+	{"transaction_under_way_finishes_with_its_keys", transaction_under_way_finishes_with_its_keys},
+	{"removed_key_leaves_live_controllers_their_keys", removed_key_leaves_live_controllers_their_keys},
 	{ "host_with_a_key_gets_atr_and_only_fabrics_commands_until_authenticated", host_with_a_key_gets_atr_and_only_fabrics_commands_until_authenticated },
 	{ "every_hash_with_null_ffdhe2048_and_ffdhe8192_authenticates_both_ways", every_hash_with_null_ffdhe2048_and_ffdhe8192_authenticates_both_ways },
 	{ "wrong_secret_gets_failure1_failed_and_the_association_ends", wrong_secret_gets_failure1_failed_and_the_association_ends },

@@ -303,7 +303,7 @@ static void host_keys_reloaded_apply_to_the_next_connect(void)
 	char err[512] = "";
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 1);
-	CU_ASSERT_STRING_EQUAL(change(changes, 0), "hosts: DH-HMAC-CHAP settings changed (used from the next Connect)");
+	CU_ASSERT_STRING_EQUAL(change(changes, 0), "hosts: DH-HMAC-CHAP settings changed (used from the next authentication)");
 	CU_ASSERT_PTR_NULL(fx_ctrl(&F)->auth);          /* the live controller is not touched */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(F.tgt.host_auth);
 	CU_ASSERT_EQUAL(F.tgt.host_auth->dhgroup_id, 1);
