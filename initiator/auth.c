@@ -166,6 +166,13 @@ static int check_received(struct txn *t, uint8_t id, const char *name)
 	return 0;
 }
 
+/* Receive the controller's next message, which must be @id (or a Failure1). */
+static int receive_msg(struct txn *t, uint8_t id, const char *name)
+{
+	int rc = auth_receive(t);
+	return rc ? rc : check_received(t, id, name);
+}
+
 /* ---- the steps ---- */
 
 static int negotiate(struct txn *t)
@@ -194,9 +201,7 @@ static int negotiate(struct txn *t)
 /* Receive and check DH-HMAC-CHAP_Challenge; derive the shared secret when a group is used. */
 static int challenge(struct txn *t)
 {
-	int rc = auth_receive(t);
-	if (!rc)
-		rc = check_received(t, NVME_AUTH_MSG_CHALLENGE, "DH-HMAC-CHAP_Challenge");
+	int rc = receive_msg(t, NVME_AUTH_MSG_CHALLENGE, "DH-HMAC-CHAP_Challenge");
 	if (rc)
 		return rc;
 	const struct nvme_auth_challenge *ch = (const void *)t->buf;
@@ -302,9 +307,7 @@ static int reply(struct txn *t)
 /* Receive Success1; check R2 when we asked for it; answer Success2. */
 static int success(struct txn *t)
 {
-	int rc = auth_receive(t);
-	if (!rc)
-		rc = check_received(t, NVME_AUTH_MSG_SUCCESS1, "DH-HMAC-CHAP_Success1");
+	int rc = receive_msg(t, NVME_AUTH_MSG_SUCCESS1, "DH-HMAC-CHAP_Success1");
 	if (rc)
 		return rc;
 	const struct nvme_auth_success1 *s = (const void *)t->buf;

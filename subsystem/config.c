@@ -776,15 +776,20 @@ static void free_secret(char *s)
 	}
 }
 
+void nvmf_config_dhchap_clear(struct nvmf_dhchap_config *e)
+{
+	free(e->hostnqn);
+	free_secret(e->key);
+	free_secret(e->ctrl_key);
+	free(e->hash);
+	free(e->dhgroup);
+	memset(e, 0, sizeof(*e));
+}
+
 void nvmf_config_dhchap_free(struct nvmf_dhchap_config *d, size_t n)
 {
-	for (size_t i = 0; d && i < n; i++) {
-		free(d[i].hostnqn);
-		free_secret(d[i].key);
-		free_secret(d[i].ctrl_key);
-		free(d[i].hash);
-		free(d[i].dhgroup);
-	}
+	for (size_t i = 0; d && i < n; i++)
+		nvmf_config_dhchap_clear(&d[i]);
 	free(d);
 }
 

@@ -202,6 +202,8 @@ void nvmf_config_port_clear(struct nvmf_port_config *p);
 
 /* nvmf_config_free - release everything nvmf_config_load() allocated; @cfg may be zeroed. */
 void nvmf_config_free(struct nvmf_config *cfg);
+/* nvmf_config_dhchap_clear - free what entry @e holds (secrets zeroed) and zero it. */
+void nvmf_config_dhchap_clear(struct nvmf_dhchap_config *e);
 /* nvmf_config_dhchap_free - free the @n entries of @d and @d itself, secrets zeroed. */
 void nvmf_config_dhchap_free(struct nvmf_dhchap_config *d, size_t n);
 /* nvmf_config_dhchap_dup - a deep copy of @n entries of @src into *@out (NULL when @n is

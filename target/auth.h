@@ -53,6 +53,9 @@ struct nvmf_dhchap_config;
 /* Largest Authentication Send/Receive transfer taken: a Reply with SHA-512 and ffdhe8192
  * is 1168 bytes; the Linux host receives into 4 KiB. */
 #define NVMF_AUTH_MAX_XFER    4096u
+/* Longest secret text taken: "DHHC-1:NN:" and the base64 of 64 bytes of key and 4 of CRC
+ * is 102 characters; room for padding variations. */
+#define NVMF_AUTH_MAX_SECRET  256u
 
 /* One host's DH-HMAC-CHAP settings (kernel configfs: hosts/NQN/dhchap_*). */
 struct nvmf_host_auth {

@@ -24,6 +24,8 @@ const struct nvmf_rpc_method nvmf_ctl_methods[] = {
 	{ "namespace_resize", nvmf_ctl_namespace_resize, "grow or shrink a ram, null or file namespace" },
 	{ "host_add", nvmf_ctl_host_add, "allow a host NQN on a subsystem" },
 	{ "host_remove", nvmf_ctl_host_remove, "disallow a host NQN and disconnect it" },
+	{ "host_dhchap_set", nvmf_ctl_host_dhchap_set, "set a host's DH-HMAC-CHAP keys, hash and group" },
+	{ "host_dhchap_clear", nvmf_ctl_host_dhchap_clear, "remove a host's DH-HMAC-CHAP keys" },
 	{ "subsystem_allow_any_host", nvmf_ctl_allow_any_host, "allow_any_host on or off" },
 	{ "controller_disconnect", nvmf_ctl_controller_disconnect, "tear a controller down" },
 	{ "subsystem_add", nvmf_ctl_subsystem_add, "serve a subsystem (a config file's subsystem object)" },

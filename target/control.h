@@ -62,6 +62,8 @@ void nvmf_ctl_namespace_disable(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_host_add(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_host_dhchap_set(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_host_dhchap_clear(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_allow_any_host(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_controller_disconnect(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_subsystem_add(void *ctx, struct nvmf_rpc_call *call);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "target/auth.h"
 #include "target/control.h"
 #include "target/core.h"
 #include "target/model.h"
@@ -252,6 +253,49 @@ void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call)
 	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: host %s removed (%u controllers "
 		 "disconnected)", s->cfg->nqn, host, dropped);
 	nvmf_rpc_result(call, json_pack("{s:I}", "disconnected", (json_int_t)dropped));
+}
+
+/* DH-HMAC-CHAP settings of a host (hosts[].dhchap): the secrets travel in the request
+ * over the control socket (root's) and are never logged or echoed. */
+void nvmf_ctl_host_dhchap_set(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	const char *host, *key = NULL, *ctrl_key = NULL, *hash = NULL, *dhgroup = NULL;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "host", "key", "ctrl_key", "hash",
+							      "dhgroup", NULL }) ||
+	    !need_host(call, &host) ||
+	    !nvmf_rpc_param_str(call, "key", true, NVMF_AUTH_MAX_SECRET, &key) ||
+	    !nvmf_rpc_param_str(call, "ctrl_key", false, NVMF_AUTH_MAX_SECRET, &ctrl_key) ||
+	    !nvmf_rpc_param_str(call, "hash", false, 32, &hash) ||
+	    !nvmf_rpc_param_str(call, "dhgroup", false, 32, &dhgroup))
+		return;
+	char err[512];
+	int rc = nvmf_tgt_host_dhchap_set(ctl->tgt, host, key, ctrl_key, hash, dhgroup, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "host %s: %s", host, err);
+		return;
+	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: host %s: DH-HMAC-CHAP %s %s%s (used from the "
+		 "next authentication)", host, hash ? hash : "hmac(sha256)", dhgroup ? dhgroup : "null",
+		 ctrl_key ? ", with a controller key" : "");
+	nvmf_rpc_result(call, json_object());
+}
+
+void nvmf_ctl_host_dhchap_clear(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	const char *host;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "host", NULL }) || !need_host(call, &host))
+		return;
+	char err[512];
+	int rc = nvmf_tgt_host_dhchap_clear(ctl->tgt, host, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "%s", err);
+		return;
+	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: host %s: DH-HMAC-CHAP key removed (new "
+		 "associations connect without authentication)", host);
+	nvmf_rpc_result(call, json_object());
 }
 
 void nvmf_ctl_allow_any_host(void *ctx, struct nvmf_rpc_call *call)

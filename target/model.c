@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "target/auth.h"
 #include "target/core.h"
 #include "target/log.h"
 #include "target/model.h"
@@ -329,6 +330,83 @@ int nvmf_tgt_host_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char
 	sc->n_allowed_hosts--;
 	*dropped = drop_refused_hosts(tgt, s);
 	nvmf_tgt_disc_changed(tgt);
+	return 0;
+}
+
+/* Index of @host's entry in the running config's hosts[].dhchap, or n_dhchap. */
+static size_t dhchap_index(const struct nvmf_config *cfg, const char *host)
+{
+	size_t i = 0;
+	while (i < cfg->n_dhchap && strcmp(cfg->dhchap[i].hostnqn, host))
+		i++;
+	return i;
+}
+
+static bool dup_opt(const char *s, char **out)
+{
+	*out = s && *s ? strdup(s) : NULL;
+	return !(s && *s) || *out;
+}
+
+int nvmf_tgt_host_dhchap_set(struct nvmf_tgt *tgt, const char *host, const char *key,
+			     const char *ctrl_key, const char *hash, const char *dhgroup,
+			     char *err, size_t errlen)
+{
+	struct nvmf_config *cfg = tgt->cfg;
+	struct nvmf_dhchap_config e = { 0 };
+	size_t i = dhchap_index(cfg, host), h = 0;
+	while (h < cfg->n_hosts && strcmp(cfg->hosts[h], host))
+		h++;
+	char *hcopy = NULL;
+	bool oom = !dup_opt(host, &e.hostnqn) || !dup_opt(key, &e.key) ||
+		   !dup_opt(ctrl_key, &e.ctrl_key) || !dup_opt(hash, &e.hash) ||
+		   !dup_opt(dhgroup, &e.dhgroup);
+	/* Room first, so that nothing fails once the table has the new keys. */
+	if (!oom && i == cfg->n_dhchap) {
+		struct nvmf_dhchap_config *grown = realloc(cfg->dhchap, (i + 1) * sizeof(*grown));
+		oom = !grown;
+		if (grown)
+			cfg->dhchap = grown;
+	}
+	if (!oom && h == cfg->n_hosts) {
+		char **grown = realloc(cfg->hosts, (h + 1) * sizeof(*grown));
+		oom = !grown || !(hcopy = strdup(host));
+		if (grown)
+			cfg->hosts = grown;
+	}
+	if (oom) {
+		nvmf_config_dhchap_clear(&e);
+		free(hcopy);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (nvmf_tgt_host_auth_set(tgt, host, key, ctrl_key, hash, dhgroup, err, errlen)) {
+		nvmf_config_dhchap_clear(&e);
+		free(hcopy);
+		return -EINVAL;
+	}
+	if (hcopy)
+		cfg->hosts[cfg->n_hosts++] = hcopy;
+	if (i < cfg->n_dhchap)
+		nvmf_config_dhchap_clear(&cfg->dhchap[i]);
+	else
+		cfg->n_dhchap++;
+	cfg->dhchap[i] = e;
+	return 0;
+}
+
+int nvmf_tgt_host_dhchap_clear(struct nvmf_tgt *tgt, const char *host, char *err, size_t errlen)
+{
+	struct nvmf_config *cfg = tgt->cfg;
+	size_t i = dhchap_index(cfg, host);
+	if (i == cfg->n_dhchap) {
+		snprintf(err, errlen, "%s has no DH-HMAC-CHAP key", host);
+		return -ENOENT;
+	}
+	nvmf_tgt_host_auth_set(tgt, host, NULL, NULL, NULL, NULL, err, errlen);   /* cannot fail */
+	nvmf_config_dhchap_clear(&cfg->dhchap[i]);
+	memmove(&cfg->dhchap[i], &cfg->dhchap[i + 1], (cfg->n_dhchap - i - 1) * sizeof(*cfg->dhchap));
+	cfg->n_dhchap--;
 	return 0;
 }
 

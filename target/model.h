@@ -60,6 +60,20 @@ int nvmf_tgt_host_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char *h
  * controllers of @s are torn down (*@dropped). 0, or -ENOENT with @err. */
 int nvmf_tgt_host_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char *host,
 			 unsigned *dropped, char *err, size_t errlen);
+/*
+ * nvmf_tgt_host_dhchap_set - give @host (an NQN, checked by the caller) DH-HMAC-CHAP
+ * settings, in the running config (hosts[].dhchap, which config_save writes; @host joins
+ * hosts[] if it is not there) and in the key table: as nvmf_tgt_host_auth_set (new
+ * controllers, and every new transaction of live ones, use them). @key: "DHHC-1:..."
+ * (required); @ctrl_key, @hash, @dhgroup: NULL for none / the defaults. 0, or -EINVAL
+ * (a bad value: @err names it, never a secret) / -ENOMEM with @err.
+ */
+int nvmf_tgt_host_dhchap_set(struct nvmf_tgt *tgt, const char *host, const char *key,
+			     const char *ctrl_key, const char *hash, const char *dhgroup,
+			     char *err, size_t errlen);
+/* nvmf_tgt_host_dhchap_clear - @host no longer authenticates: new controllers connect
+ * without; live ones keep their keys (see target/auth.h). 0, or -ENOENT with @err. */
+int nvmf_tgt_host_dhchap_clear(struct nvmf_tgt *tgt, const char *host, char *err, size_t errlen);
 /* nvmf_tgt_allow_any_host - attr.allow_any_host of @s; turned off, controllers of hosts
  * not in the list are torn down (*@dropped). Returns whether it changed. */
 bool nvmf_tgt_allow_any_host(struct nvmf_tgt *tgt, struct nvmf_subsys *s, bool allow, unsigned *dropped);

@@ -331,6 +331,15 @@ static int changed(FILE *f, const struct tctl_request *req, json_t *r)
 		dropped(f, disc);
 		fputc('\n', f);
 		break;
+	case TCTL_OUT_DHCHAP_SET:
+		fprintf(f, "host %s: DH-HMAC-CHAP %s %s%s, from the next authentication\n",
+			str(p, "host"), json_object_get(p, "hash") ? str(p, "hash") : "hmac(sha256)",
+			json_object_get(p, "dhgroup") ? str(p, "dhgroup") : "null",
+			json_object_get(p, "ctrl_key") ? ", bidirectional" : "");
+		break;
+	case TCTL_OUT_DHCHAP_CLEAR:
+		fprintf(f, "host %s: DH-HMAC-CHAP secrets removed\n", str(p, "host"));
+		break;
 	case TCTL_OUT_ALLOW_ANY_HOST:
 		fprintf(f, "%s: %s%s", nqn, json_is_true(json_object_get(p, "allow")) ?
 			"any host may connect" : "only the listed hosts may connect",

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The part of building a request that reads the system: subsystem add --from FILE reads
- * FILE, config save resolves a relative PATH. Kept out of the builders so that argv to
+ * FILE, config save resolves a relative PATH, host dhchap reads the secrets from the
+ * environment. Kept out of the builders so that argv to
  * request (args.c, request.c) stays pure and tests need no files for it; run.c calls
  * tctl_load between parsing and sending. A failure here is still the command line's
  * (a file that is not there or not a subsystem): a usage error, nothing sent.
@@ -115,6 +116,22 @@ int tctl_load_save_path(json_t *params, char *msg, size_t len)
 	}
 	if (json_object_set_new(params, "path", json_string(abs))) {
 		snprintf(msg, len, "PATH: out of memory or not valid UTF-8");
+		return -1;
+	}
+	return 0;
+}
+
+int tctl_load_dhchap_secrets(json_t *params, char *msg, size_t len)
+{
+	const char *key = getenv("NVMF_DHCHAP_SECRET"), *ctrl_key = getenv("NVMF_DHCHAP_CTRL_SECRET");
+	if (!key || !*key) {
+		snprintf(msg, len, "$NVMF_DHCHAP_SECRET is not set: it holds the host's secret "
+			 "(nvme gen-dhchap-key)");
+		return -1;
+	}
+	if (json_object_set_new(params, "key", json_string(key)) ||
+	    (ctrl_key && *ctrl_key && json_object_set_new(params, "ctrl_key", json_string(ctrl_key)))) {
+		snprintf(msg, len, "the secrets in the environment are not valid UTF-8");
 		return -1;
 	}
 	return 0;

@@ -172,6 +172,25 @@ static int b_host(const struct tctl_command *c, const struct tctl_args *a, json_
 	       put_nqn(p, "host", "HOSTNQN", a->pos[1], msg, len) ? -1 : 0;
 }
 
+/* host dhchap HOSTNQN [--hash H] [--dhgroup G]: the secrets come from the environment
+ * (tctl_load_dhchap_secrets); the target checks the names. */
+static int b_dhchap_set(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
+			char *msg, size_t len)
+{
+	(void)c;
+	const char *hash = a->opt[TCTL_OPT_HASH], *group = a->opt[TCTL_OPT_DHGROUP];
+	return put_nqn(p, "host", "HOSTNQN", a->pos[0], msg, len) ||
+	       (hash && put(p, "hash", json_string(hash), msg, len)) ||
+	       (group && put(p, "dhgroup", json_string(group), msg, len)) ? -1 : 0;
+}
+
+static int b_dhchap_clear(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
+			  char *msg, size_t len)
+{
+	(void)c;
+	return put_nqn(p, "host", "HOSTNQN", a->pos[0], msg, len) ? -1 : 0;
+}
+
 static int b_allow_any_host(const struct tctl_command *c, const struct tctl_args *a,
 			    json_t *p, char *msg, size_t len)
 {
@@ -632,6 +651,23 @@ const struct tctl_command tctl_commands[] = {
 	{ "host", "remove", "host_remove", "NQN HOSTNQN",
 	  "stop allowing a host (its controllers are disconnected)", NULL,
 	  { "NQN", "HOSTNQN", NULL }, 2, 0, b_host, TCTL_OUT_HOST_REMOVE, NULL, NULL },
+	{ "host", "dhchap", "host_dhchap_set", "HOSTNQN [--hash H] [--dhgroup G]",
+	  "set a host's DH-HMAC-CHAP secrets (from the environment), hash and group",
+	  "The host's secret is read from $NVMF_DHCHAP_SECRET and, for bidirectional\n"
+	  "authentication, the controller's from $NVMF_DHCHAP_CTRL_SECRET (\"DHHC-1:NN:...:\",\n"
+	  "as nvme gen-dhchap-key prints them), never from the command line.\n"
+	  "  --hash H             hmac(sha256) (default), hmac(sha384) or hmac(sha512)\n"
+	  "  --dhgroup G          null (default), ffdhe2048, ffdhe3072, ffdhe4096, ffdhe6144 or\n"
+	  "                       ffdhe8192\n"
+	  "Used from the next authentication: new associations, and every new transaction\n"
+	  "of live ones (re-authentication, I/O queues connecting).\n",
+	  { "HOSTNQN", NULL }, 1, OPT(HASH) | OPT(DHGROUP), b_dhchap_set, TCTL_OUT_DHCHAP_SET,
+	  tctl_load_dhchap_secrets, NULL },
+	{ "host", "dhchap-clear", "host_dhchap_clear", "HOSTNQN",
+	  "remove a host's DH-HMAC-CHAP secrets",
+	  "New associations of the host connect without authentication; live ones keep\n"
+	  "their keys (remove the host from its subsystems to end them).\n",
+	  { "HOSTNQN", NULL }, 1, 0, b_dhchap_clear, TCTL_OUT_DHCHAP_CLEAR, NULL, NULL },
 	{ "stats", "namespaces", "namespace_stats", "[--nqn NQN [--nsid N]]",
 	  "I/O counts and latency percentiles per namespace",
 	  "  --nqn NQN            only the namespaces of NQN\n"

@@ -40,7 +40,7 @@ enum tctl_out {
 	TCTL_OUT_ALLOW_ANY_HOST, TCTL_OUT_NS_STATS, TCTL_OUT_POLL_GROUP_STATS, TCTL_OUT_RAW,
 	TCTL_OUT_SUBSYSTEM_ADD, TCTL_OUT_SUBSYSTEM_REMOVE, TCTL_OUT_PORT_ADD, TCTL_OUT_PORT_REMOVE,
 	TCTL_OUT_PORT_LINK, TCTL_OUT_PORT_UNLINK, TCTL_OUT_CONFIG, TCTL_OUT_CONFIG_SAVE,
-	TCTL_OUT_CONFIG_RELOAD, TCTL_OUT_LOG_LEVEL,
+	TCTL_OUT_CONFIG_RELOAD, TCTL_OUT_LOG_LEVEL, TCTL_OUT_DHCHAP_SET, TCTL_OUT_DHCHAP_CLEAR,
 };
 
 /* Options a command may take besides the global ones (bit i of tctl_command.opts). */
@@ -51,6 +51,7 @@ enum tctl_opt {
 	TCTL_OPT_HOST, TCTL_OPT_SERIAL, TCTL_OPT_MODEL, TCTL_OPT_QID_MAX, TCTL_OPT_FROM,
 	TCTL_OPT_TRADDR, TCTL_OPT_TRSVCID, TCTL_OPT_ADRFAM, TCTL_OPT_TRTYPE,
 	TCTL_OPT_INLINE_DATA_SIZE, TCTL_OPT_MAX_QUEUE_SIZE, TCTL_OPT_SUBSYSTEM,
+	TCTL_OPT_HASH, TCTL_OPT_DHGROUP,
 	TCTL_OPT_COUNT,   /* at most 32: tctl_command.opts is a bit mask */
 };
 
@@ -165,6 +166,10 @@ int tctl_load_subsystem_file(json_t *params, char *msg, size_t len);
  * the target resolves paths in its own working directory. -1 only when neither fits in
  * PATH_MAX or the current directory is unknown. */
 int tctl_load_save_path(json_t *params, char *msg, size_t len);
+/* tctl_load_dhchap_secrets - host dhchap: params.key from $NVMF_DHCHAP_SECRET (required)
+ * and params.ctrl_key from $NVMF_DHCHAP_CTRL_SECRET (when set): secrets never travel on
+ * the command line, where other users see them. Returns 0, or -1 with @msg. */
+int tctl_load_dhchap_secrets(json_t *params, char *msg, size_t len);
 
 /* ---- usage.c ---- */
 

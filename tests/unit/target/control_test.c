@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "nvme/auth.h"
 #include "target/control.h"
 #include "target/log.h"
 #include "target/namespace.h"
@@ -277,6 +278,90 @@ static void removed_host_is_disconnected_and_refused(void)
 	teardown();
 }
 
+#define HOST_KEY  "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
+#define CTRL_KEY  "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:"
+
+/* The AUTHREQ.ATR bit a new admin Connect as FX_HOSTNQN gets (the queues stay the
+ * fixture's until teardown). */
+static uint32_t connect_atr(void)
+{
+	static struct fxq qs[8];
+	static unsigned next;
+	struct nvme_cqe cqe;
+	struct fxq *q = &qs[next++ % 8];
+	fx_queue_init(&F, q);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(q, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, &cqe), 0);
+	return le32toh(cqe.result.u32) & NVMF_CONNECT_AUTHREQ_ATR;
+}
+
+static void host_dhchap_set_and_clear_change_who_must_authenticate(void)
+{
+	setup();
+	CU_ASSERT_EQUAL(connect_atr(), 0);
+	json_t *resp = call("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\","
+			    "\"ctrl_key\":\"" CTRL_KEY "\",\"hash\":\"hmac(sha384)\",\"dhgroup\":\"ffdhe2048\"}");
+	CU_ASSERT_EQUAL(json_object_size(result(resp)), 0);
+	json_decref(resp);
+	CU_ASSERT_EQUAL(connect_atr(), NVMF_CONNECT_AUTHREQ_ATR);
+	/* The running config has it (config_save writes it; config_get hides the secrets). */
+	CU_ASSERT_EQUAL_FATAL(F.tgt.cfg->n_dhchap, 1);
+	CU_ASSERT_STRING_EQUAL(F.tgt.cfg->dhchap[0].key, HOST_KEY);
+	CU_ASSERT_STRING_EQUAL(F.tgt.cfg->dhchap[0].ctrl_key, CTRL_KEY);
+	CU_ASSERT_STRING_EQUAL(F.tgt.cfg->dhchap[0].hash, "hmac(sha384)");
+	resp = call("config_get", NULL);
+	char *text = json_dumps(result(resp), JSON_COMPACT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"dhchap\":{\"key\":\"(secret)\",\"ctrl_key\":\"(secret)\","
+				      "\"hash\":\"hmac(sha384)\",\"dhgroup\":\"ffdhe2048\"}"));
+	CU_ASSERT_PTR_NULL(strstr(text, "DHHC-1"));
+	free(text);
+	json_decref(resp);
+	/* Set again: replaced, not added. */
+	resp = call("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" CTRL_KEY "\"}");
+	result(resp);
+	json_decref(resp);
+	CU_ASSERT_EQUAL_FATAL(F.tgt.cfg->n_dhchap, 1);
+	CU_ASSERT_STRING_EQUAL(F.tgt.cfg->dhchap[0].key, CTRL_KEY);
+	CU_ASSERT_PTR_NULL(F.tgt.cfg->dhchap[0].ctrl_key);
+	resp = call("host_dhchap_clear", "{\"host\":\"" FX_HOSTNQN "\"}");
+	result(resp);
+	json_decref(resp);
+	CU_ASSERT_EQUAL(F.tgt.cfg->n_dhchap, 0);
+	CU_ASSERT_EQUAL(connect_atr(), 0);
+	expect_error("host_dhchap_clear", "{\"host\":\"" FX_HOSTNQN "\"}", NVMF_RPC_NOT_FOUND,
+		     FX_HOSTNQN " has no DH-HMAC-CHAP key");
+	teardown();
+}
+
+static void host_dhchap_set_refuses_bad_values_without_echoing_secrets(void)
+{
+	setup();
+	/* A CRC that does not match: the message names the problem, not the secret. */
+	json_t *resp = call("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"key\":"
+			    "\"DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD/:\"}");
+	json_t *e = json_object_get(resp, "error");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(e, "code")), NVMF_RPC_INVALID_PARAMS);
+	const char *m = json_string_value(json_object_get(e, "message"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "host " FX_HOSTNQN ": dhchap key: "));
+	CU_ASSERT_PTR_NULL(strstr(m, "ab3CAV"));
+	json_decref(resp);
+	expect_error("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"hash\":\"md5\"}",
+		     NVMF_RPC_INVALID_PARAMS, "host " FX_HOSTNQN ": dhchap hash \"md5\" is not hmac(sha256), "
+		     "hmac(sha384) or hmac(sha512)");
+	expect_error("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"dhgroup\":\"ffdhe1024\"}",
+		     NVMF_RPC_INVALID_PARAMS, "host " FX_HOSTNQN ": dhchap dhgroup \"ffdhe1024\" is not null, "
+		     "ffdhe2048, ffdhe3072, ffdhe4096, ffdhe6144 or ffdhe8192");
+	expect_error("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"ctrl_key\":\"" CTRL_KEY "\"}",
+		     NVMF_RPC_INVALID_PARAMS, "missing parameter 'key' (a string)");
+	expect_error("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"secret\":1}",
+		     NVMF_RPC_INVALID_PARAMS, "unknown parameter 'secret' (host_dhchap_set takes: host, key, "
+		     "ctrl_key, hash, dhgroup)");
+	/* Nothing changed. */
+	CU_ASSERT_EQUAL(F.tgt.cfg->n_dhchap, 0);
+	CU_ASSERT_EQUAL(connect_atr(), 0);
+	teardown();
+}
+
 static void allow_any_host_off_drops_hosts_not_listed(void)
 {
 	setup();
@@ -417,6 +502,8 @@ static void version_log_level_and_poll_group_stats_answer(void)
 }
 
 const struct unit_test control_tests[] = {
+	{"host_dhchap_set_and_clear_change_who_must_authenticate", host_dhchap_set_and_clear_change_who_must_authenticate},
+	{"host_dhchap_set_refuses_bad_values_without_echoing_secrets", host_dhchap_set_refuses_bad_values_without_echoing_secrets},
 	{"version_log_level_and_poll_group_stats_answer", version_log_level_and_poll_group_stats_answer},
 	{"subsystem_list_shows_namespaces_hosts_and_ports", subsystem_list_shows_namespaces_hosts_and_ports},
 	{"controller_list_shows_the_host_its_queues_and_kato", controller_list_shows_the_host_its_queues_and_kato},

@@ -642,7 +642,39 @@ static void help_is_recognised_at_every_level(void)
 	CU_ASSERT_PTR_EQUAL(p.req.cmd, tctl_find_command("host", "remove"));
 }
 
+#define HOST_KEY "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
+#define CTRL_KEY "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:"
+
+/* host dhchap: the names from the command line, the secrets from the environment only. */
+static void host_dhchap_takes_secrets_from_the_environment(void)
+{
+	struct parsed p;
+	unsetenv("NVMF_DHCHAP_SECRET");
+	unsetenv("NVMF_DHCHAP_CTRL_SECRET");
+	expect_usage(load(parse(&p, "host", "dhchap", "nqn.h", NULL)),
+		     "host dhchap: $NVMF_DHCHAP_SECRET is not set: it holds the host's secret "
+		     "(nvme gen-dhchap-key)");
+	setenv("NVMF_DHCHAP_SECRET", HOST_KEY, 1);
+	expect_call(load(parse(&p, "host", "dhchap", "nqn.h", NULL)), "host_dhchap_set",
+		    "{\"host\":\"nqn.h\",\"key\":\"" HOST_KEY "\"}");
+	setenv("NVMF_DHCHAP_CTRL_SECRET", CTRL_KEY, 1);
+	expect_call(load(parse(&p, "host", "dhchap", "nqn.h", "--hash", "hmac(sha512)",
+			       "--dhgroup=ffdhe4096", NULL)), "host_dhchap_set",
+		    "{\"host\":\"nqn.h\",\"hash\":\"hmac(sha512)\",\"dhgroup\":\"ffdhe4096\","
+		    "\"key\":\"" HOST_KEY "\",\"ctrl_key\":\"" CTRL_KEY "\"}");
+	unsetenv("NVMF_DHCHAP_SECRET");
+	unsetenv("NVMF_DHCHAP_CTRL_SECRET");
+	/* No option carries a secret. */
+	expect_usage(parse(&p, "host", "dhchap", "nqn.h", "--key", HOST_KEY, NULL),
+		     "host dhchap: unknown option '--key'");
+	expect_usage(parse(&p, "host", "dhchap", NULL),
+		     "host dhchap: missing HOSTNQN (usage: host dhchap HOSTNQN [--hash H] [--dhgroup G])");
+	expect_call(parse(&p, "host", "dhchap-clear", "nqn.h", NULL), "host_dhchap_clear",
+		    "{\"host\":\"nqn.h\"}");
+}
+
 const struct unit_test targetctl_args_tests[] = {
+	{"host_dhchap_takes_secrets_from_the_environment", host_dhchap_takes_secrets_from_the_environment},
 	{ "every_list_command_maps_to_its_method", every_list_command_maps_to_its_method },
 	{ "subsystem_add_builds_a_config_subsystem_object",
 	  subsystem_add_builds_a_config_subsystem_object },
