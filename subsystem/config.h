@@ -202,6 +202,10 @@ void nvmf_config_port_clear(struct nvmf_port_config *p);
 
 /* nvmf_config_free - release everything nvmf_config_load() allocated; @cfg may be zeroed. */
 void nvmf_config_free(struct nvmf_config *cfg);
+/* nvmf_config_json_wipe - make jansson zero every block it frees (process-wide; call
+ * once at start, before any JSON exists): parsed configs and control requests hold
+ * DH-HMAC-CHAP secrets in jansson's strings, which it frees without zeroing. */
+void nvmf_config_json_wipe(void);
 /* nvmf_config_dhchap_clear - free what entry @e holds (secrets zeroed) and zero it. */
 void nvmf_config_dhchap_clear(struct nvmf_dhchap_config *e);
 /* nvmf_config_dhchap_free - free the @n entries of @d and @d itself, secrets zeroed. */

@@ -89,6 +89,7 @@ int main(int argc, char **argv)
 {
 	const char *config = NULL, *rpc_socket = NULL, *log_level = NULL;
 	bool check_only = false, no_rpc = false;
+	nvmf_config_json_wipe();   /* before any JSON: configs and requests carry secrets */
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, 'C' },

@@ -21,6 +21,8 @@ static void client_close(struct nvmf_rpc_client *c)
 {
 	if (c->fd >= 0)
 		close(c->fd);
+	if (c->buf)   /* requests may have carried secrets (host_dhchap_set) */
+		explicit_bzero(c->buf, c->cap);
 	free(c->buf);
 	*c = (struct nvmf_rpc_client){ .fd = -1 };
 }
@@ -142,6 +144,7 @@ static bool client_serve(struct nvmf_rpc_server *srv, struct nvmf_rpc_client *c)
 			ok = false;
 	}
 	memmove(c->buf, c->buf + off, c->len - off);
+	explicit_bzero(c->buf + c->len - off, off);   /* what was answered: it may hold secrets */
 	c->len -= off;
 	c->scanned -= off < c->scanned ? off : c->scanned;
 	if (ok && c->len > NVMF_RPC_MAX_REQUEST) {

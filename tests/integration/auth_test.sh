@@ -41,7 +41,7 @@ au_io_count() {
 test_00_target_starts_with_keys_from_gen_dhchap_key() {
     mkdir -p $AU_STATE
     local n hosts="" allowed="" h g
-    for n in $AU_HOSTS ctrl wrong bidi; do   # (nvme-cli starts slowly in the guest: few keys)
+    for n in $AU_HOSTS ctrl wrong bidi rotated; do   # (nvme-cli starts slowly in the guest: few keys)
         # --hmac 1: the secret is transformed with SHA-256 (NN 01), as nvme-cli's default use.
         nvme gen-dhchap-key --hmac=1 --nqn "$(au_nqn $n)" > $AU_STATE/$n.key || fail "gen-dhchap-key for $n"
         grep -q '^DHHC-1:01:' $AU_STATE/$n.key || fail "unexpected secret format: $(cut -c1-10 $AU_STATE/$n.key)"
@@ -133,7 +133,57 @@ test_04_bidirectional_right_controller_secret_connects_wrong_one_is_refused() {
         fail "the target did not log the host's refusal"
 }
 
-test_05_target_stops_cleanly() {
+# au_ctrl_dev: the /sys/class/nvme/nvmeX of the connected controller of the subsystem.
+au_ctrl_dev() {
+    local c
+    for c in /sys/class/nvme/nvme*; do
+        [ "$(cat "$c/subsysnqn" 2>/dev/null)" = $AU_SUB ] && { echo "$c"; return 0; }
+    done
+    return 1
+}
+
+# A key changed through the control socket while the host is connected: the live
+# association re-authenticates with the new secret (the kernel host re-authenticates
+# every queue when its dhchap_secret is written), fio verifying all along; the old
+# secret no longer connects.
+test_05_key_rotated_through_the_control_socket_applies_to_the_live_association() {
+    local n=sha384-ffdhe2048 dev ctrl fio_pid
+    dmesg -C
+    au_connect $n --dhchap-secret="$(au_key $n)" > /dev/null || fail "connect with the first secret"
+    wait_for 20 au_dev || fail "no namespace appeared"
+    dev=$(au_dev); ctrl=$(au_ctrl_dev) || fail "no controller in sysfs"
+    fio --name=rot --filename=$dev --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=8 \
+        --size=4M --time_based --runtime=3600 --verify=crc32c --verify_fatal=1 --verify_backlog=64 \
+        --output=$AU_STATE/fio-rot.txt > /dev/null &
+    fio_pid=$!
+    sleep 3
+    NVMF_DHCHAP_SECRET="$(au_key rotated)" $AU_CTL host dhchap "$(au_nqn $n)" --hash 'hmac(sha384)' \
+        --dhgroup ffdhe2048 > $AU_STATE/rotate.txt || { cat $AU_STATE/rotate.txt; fail "host dhchap"; }
+    grep -q "DH-HMAC-CHAP hmac(sha384) ffdhe2048, from the next authentication" $AU_STATE/rotate.txt ||
+        fail "unexpected output: $(cat $AU_STATE/rotate.txt)"
+    grep -q "DHHC-1" $AU_STATE/target.log && fail "a secret is in the target's log"
+    dmesg -C
+    # The host takes the new secret and re-authenticates its queues with it.
+    au_key rotated > "$ctrl/dhchap_secret" || fail "writing the host's dhchap_secret"
+    wait_for 60 sh -c "dmesg | grep -q 'qid 0: authenticated with hash hmac(sha384) dhgroup ffdhe2048'" ||
+        { dmesg | tail -8; fail "the live controller did not re-authenticate with the new secret"; }
+    sleep 3
+    kill -0 $fio_pid 2>/dev/null || { cat $AU_STATE/fio-rot.txt; fail "fio stopped during the rotation"; }
+    kill -INT $fio_pid; wait $fio_pid; local rc=$?
+    case $rc in 0|128|130) ;; *) cat $AU_STATE/fio-rot.txt; fail "fio exit status $rc" ;; esac
+    grep -q "err= 0" $AU_STATE/fio-rot.txt || { cat $AU_STATE/fio-rot.txt; fail "fio verify errors"; }
+    dmesg | grep -qi "authentication failed" && { dmesg | tail -8; fail "an authentication failed"; }
+    au_disconnect || fail "disconnect"
+    echo "re-authenticated with the rotated secret, fio crc32c verify passed throughout"
+    # A new association with the old secret is refused; with the new one it connects.
+    au_connect $n --dhchap-secret="$(au_key $n)" > /dev/null 2>&1 && fail "the old secret still connects"
+    au_no_dev || fail "a block device appeared with the old secret"
+    au_connect $n --dhchap-secret="$(au_key rotated)" > /dev/null || fail "the new secret does not connect"
+    wait_for 20 au_dev || fail "no namespace with the new secret"
+    au_disconnect || fail "disconnect"
+}
+
+test_06_target_stops_cleanly() {
     au_disconnect
     nvmf_target_stop $AU_STATE || fail "target did not stop"
     expect_eq "target exit status" "$(cat $AU_STATE/target.rc)" 0
