@@ -36,6 +36,7 @@ struct txn {
 	size_t dhvlen;
 	struct nvme_dhchap_dh *dh;
 	uint8_t *buf;                             /* AUTH_BUF_LEN, messages both ways */
+	bool replied;                             /* our Reply is out: Success1 or Failure1 next */
 };
 
 int nvmfh_auth_init(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
@@ -97,9 +98,14 @@ static int auth_cmd(struct txn *t, uint8_t fctype, uint32_t len, bool write)
 	nvmfh_sqe_put_le32(&sqe, NVMF_AUTH_SQE_LEN, len);
 	int tmo = t->c->opts.timeout_ms > 0 ? t->c->opts.timeout_ms : NVMFH_DEFAULT_TIMEOUT_MS;
 	int rc = nvmfh_queue_exec(t->q, &sqe, t->buf, len, write, NULL, tmo);
+	/* The kernel target may end the association right after a wrong Reply, before its
+	 * AUTH_Failure1 reaches us: say what that most likely means. */
 	if (rc)
-		nvmfh_errf(t->c, "queue %u: Authentication %s: %s", t->q->hq.qid,
-			   write ? "Send" : "Receive", nvmf_strerror(rc));
+		nvmfh_errf(t->c, "queue %u: Authentication %s: %s%s", t->q->hq.qid,
+			   write ? "Send" : "Receive", nvmf_strerror(rc),
+			   rc == -ECONNRESET && t->replied && !write ?
+			   " (the controller ended the connection instead of answering our "
+			   "Reply: it most likely refused the host secret)" : "");
 	return rc;
 }
 
@@ -301,7 +307,9 @@ static int reply(struct txn *t)
 	r->hl = (uint8_t)t->hl;
 	r->dhvlen = htole16((uint16_t)t->dhvlen);
 	r->seqnum = htole32(t->s2);
-	return auth_send(t, len);
+	rc = auth_send(t, len);
+	t->replied = !rc;
+	return rc;
 }
 
 /* Receive Success1; check R2 when we asked for it; answer Success2. */

@@ -2,7 +2,8 @@
 # run with the same secrets: OUR target and the kernel's nvmet-rdma (configfs hosts/NQN/
 # dhchap_*). Needs the 6.12 kernel (nvmet built with CONFIG_NVME_TARGET_AUTH), so it runs in
 # the 6.12 boot (suite-6.12). The same test list for both targets; a wrong secret must fail
-# the same way against both. Secrets from nvme-cli's gen-dhchap-key.
+# the same way against both (with one exception the kernel target causes, see test_03).
+# Secrets from nvme-cli's gen-dhchap-key.
 
 IA_ST=/tmp/initiator-auth
 IA_NVMF="$NVMF_ROOT/build/nvmf"
@@ -109,9 +110,17 @@ test_03_wrong_secrets_fail_the_same_way_against_both() {
         k=$(ia_refused kernel $name "$@") || exit 1
         echo "$name: $o"
         case "$o" in *"$want"*) ;; *) fail "ours, $name: '$o' lacks '$want'" ;; esac
-        # The same words from both, the subsystem NQN aside.
-        expect_eq "$name: our target's refusal vs the kernel target's" \
-            "${o//$IA_OURS_NQN/NQN}" "${k//$IA_KERN_NQN/NQN}"
+        # The same words from both, the subsystem NQN aside. Except that the kernel target
+        # sometimes ends the association after a wrong Reply before its AUTH_Failure1
+        # reaches the host (nvmet's fatal error on the failed queue races the answer): then
+        # the library says the connection went away and what that most likely means.
+        if [ "${o//$IA_OURS_NQN/NQN}" != "${k//$IA_KERN_NQN/NQN}" ]; then
+            case "$name:$k" in
+                "wrong-host:"*"instead of answering our Reply: it most likely refused the host secret"*)
+                    echo "kernel, $name: $k" ;;
+                *) fail "$name: our target's refusal '$o' vs the kernel target's '$k'" ;;
+            esac
+        fi
     done
     grep -q "failed authentication on queue 0: wrong response (R1)" $IA_ST/target.log ||
         fail "our target did not log the wrong response"

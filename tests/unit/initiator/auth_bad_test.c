@@ -15,7 +15,9 @@
 #define CTRL_KEY "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:"
 
 /* Builds the @n-th (0-based) Authentication Receive answer into @buf (@len bytes) given
- * the transaction id the host negotiated; returns an NVMe status to fail it instead. */
+ * the transaction id the host negotiated; returns an NVMe status to fail it instead, or
+ * LOST: the connection goes away instead of an answer. */
+#define LOST (-1)
 typedef int (*answer_fn)(unsigned n, uint16_t t_id, uint8_t *buf, size_t len);
 
 static struct {
@@ -62,7 +64,10 @@ static int fk_submit(struct nvmf_hq *q, struct nvmf_hcmd *cmd)
 			S.t_id = (uint16_t)(S.sent[0][4] | S.sent[0][5] << 8);
 	} else if (b[NVMF_SQE_FCTYPE_OFF] == nvme_fabrics_type_auth_receive) {
 		memset(cmd->buf, 0, cmd->len);
-		status = (uint16_t)S.answer(S.receives++, S.t_id, cmd->buf, cmd->len);
+		int a = S.answer(S.receives++, S.t_id, cmd->buf, cmd->len);
+		if (a == LOST)
+			return -ECONNRESET;
+		status = (uint16_t)a;
 	} else {
 		status = NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
 	}
@@ -252,6 +257,16 @@ static int failure1_hash(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 	return 0;
 }
 
+/* A good Challenge, then the connection is gone (the kernel target after a wrong Reply). */
+static int lost_after_reply(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
+{
+	(void)len;
+	if (n)
+		return LOST;
+	challenge(t_id, buf);
+	return 0;
+}
+
 static void negotiate_offers_every_hash_and_group(void)
 {
 	CU_ASSERT_EQUAL(run(bad_hash, NULL), -EPROTO);
@@ -355,6 +370,14 @@ static void failure1_names_the_controllers_reason(void)
 	CU_ASSERT_EQUAL(S.nsent, 1);   /* no Failure2 to a Failure1 */
 }
 
+static void connection_lost_after_the_reply_says_the_secret_was_likely_refused(void)
+{
+	CU_ASSERT_EQUAL(run(lost_after_reply, NULL), -ECONNRESET);
+	has("queue 0: Authentication Receive: ");
+	has("instead of answering our Reply: it most likely refused the host secret");
+	CU_ASSERT_EQUAL(S.nsent, 2);   /* Negotiate, Reply */
+}
+
 static void secure_channel_concatenation_is_eopnotsupp(void)
 {
 	memset(&S, 0, sizeof(S));
@@ -384,6 +407,7 @@ const struct unit_test initiator_auth_bad_tests[] = {
 	{"success1_without_r2_when_bidirectional_is_rejected", success1_without_r2_when_bidirectional_is_rejected},
 	{"success1_with_the_wrong_hl_is_incorrect_payload", success1_with_the_wrong_hl_is_incorrect_payload},
 	{"failure1_names_the_controllers_reason", failure1_names_the_controllers_reason},
+	{"connection_lost_after_the_reply_says_the_secret_was_likely_refused", connection_lost_after_the_reply_says_the_secret_was_likely_refused},
 	{"secure_channel_concatenation_is_eopnotsupp", secure_channel_concatenation_is_eopnotsupp},
 	{NULL, NULL},
 };
