@@ -150,12 +150,17 @@ static int check_received(struct txn *t, uint8_t id, const char *name)
 	uint16_t t_id = (uint16_t)(m[4] | m[5] << 8);
 	if (m[0] == NVME_AUTH_COMMON_MESSAGES && m[1] == NVME_AUTH_MSG_FAILURE1) {
 		const struct nvme_auth_failure *f = (const void *)m;
+		/* "Failed" covers a wrong R1 and a controller with no controller secret to
+		 * answer our C2 with: say both when both can be. */
+		const char *hint = f->rescode_exp != NVME_AUTH_FAILURE_FAILED ? "" :
+			t->s2 ? ": the host secret (dhchap_secret) is not the one it has for this "
+				"host, or it has no controller secret for it (bidirectional "
+				"authentication was asked for)" :
+				": the host secret (dhchap_secret) is not the one it has for this host";
 		nvmfh_errf(t->c, "queue %u: the controller refused authentication as %s: "
 			   "AUTH_Failure1, %s (reason code %02xh, explanation %02xh)%s",
 			   t->q->hq.qid, t->c->hostnqn, nvme_auth_failure_str(f->rescode_exp),
-			   f->rescode, f->rescode_exp,
-			   f->rescode_exp == NVME_AUTH_FAILURE_FAILED ?
-			   ": the host secret (dhchap_secret) is not the one it has for this host" : "");
+			   f->rescode, f->rescode_exp, hint);
 		return -EKEYREJECTED;
 	}
 	if (m[0] != NVME_AUTH_DHCHAP_MESSAGES || m[1] != id) {

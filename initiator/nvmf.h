@@ -88,7 +88,8 @@ int nvmf_connect(const struct nvmf_ctrl_opts *opts, struct nvmf_ctrl **out);
  * -ECONNABORTED first. Returns 0 or the error of the shutdown (the ctrl is freed anyway). */
 int nvmf_disconnect(struct nvmf_ctrl *ctrl);
 
-/* nvmf_reconnect - after a lost connection (-ECONNRESET from a queue), establish a new
+/* nvmf_reconnect - after a lost connection (-ECONNRESET from a queue), or to replace a
+ * live one (it is torn down first; outstanding commands get -ECONNRESET), establish a new
  * association with the same options and the same number of I/O queues; the nvmf_queue
  * pointers stay valid. Returns 0 or an error as nvmf_connect. */
 int nvmf_reconnect(struct nvmf_ctrl *ctrl);

@@ -216,14 +216,32 @@ static int b64_value(char c)
 }
 
 /* Decode @n characters of RFC 4648 base64 (padding optional; bits left over must be 0)
- * into @out, at most @max bytes. Returns the byte count, or -EINVAL with a message. */
-static int b64_decode(const char *s, size_t n, uint8_t *out, size_t max, char *err, size_t errlen)
+ * into @out, at most @max bytes; @at is where @s starts in the secret (for messages,
+ * which count characters of the whole secret from 1). Returns the byte count, or -EINVAL
+ * with a message. */
+static int b64_decode(const char *s, size_t n, size_t at, uint8_t *out, size_t max, char *err,
+		      size_t errlen)
 {
 	uint32_t acc = 0;
 	size_t len = 0, pad = 0, bits = 0;
 
 	while (pad < 2 && n > pad && s[n - 1 - pad] == '=')
 		pad++;
+	/* A character outside the alphabet first: it says more than a length would. It is
+	 * named (no key material: it cannot be part of the key). */
+	for (size_t i = 0; i < n - pad; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (b64_value(s[i]) >= 0)
+			continue;
+		if (ch > 0x20 && ch < 0x7f)
+			return nvme_errmsg(EINVAL, err, errlen, "bad base64: character %zu of the "
+					   "secret, '%c', is not in its alphabet (A-Z a-z 0-9 + /)",
+					   at + i + 1, ch);
+		return nvme_errmsg(EINVAL, err, errlen, "bad base64: character %zu of the secret "
+				   "is %s, not in its alphabet (A-Z a-z 0-9 + /)", at + i + 1,
+				   ch == ' ' ? "a space" : ch < 0x80 ? "a control character" :
+				   "not ASCII");
+	}
 	if (pad && n % 4)
 		return nvme_errmsg(EINVAL, err, errlen,
 				   "bad base64: padding '=' where no group of 4 ends");
@@ -234,9 +252,6 @@ static int b64_decode(const char *s, size_t n, uint8_t *out, size_t max, char *e
 	for (size_t i = 0; i < n; i++) {
 		int v = b64_value(s[i]);
 
-		if (v < 0)
-			return nvme_errmsg(EINVAL, err, errlen,
-					   "bad base64: character %zu is not in its alphabet", i + 1);
 		acc = (acc << 6) | (uint32_t)v;
 		bits += 6;
 		if (bits >= 8) {
@@ -287,7 +302,7 @@ int nvme_dhchap_key_parse(const char *secret, struct nvme_dhchap_key **out, char
 		return nvme_errmsg(EINVAL, err, errlen, "text after the secret's closing ':'");
 	if (!end)
 		end = b64 + strlen(b64);
-	n = b64_decode(b64, (size_t)(end - b64), buf, sizeof(buf), err, errlen);
+	n = b64_decode(b64, (size_t)(end - b64), (size_t)(b64 - secret), buf, sizeof(buf), err, errlen);
 	if (n < 0)
 		goto out;
 	if (n != 32 + 4 && n != 48 + 4 && n != 64 + 4) {

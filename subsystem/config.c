@@ -547,6 +547,9 @@ static int parse_dhchap(struct cfg_ctx *c, json_t *h, const char *base, const ch
 	if (!d)
 		return 0;
 	snprintf(where, sizeof(where), "%s.dhchap", base);
+	static const char *const known[] = { "key", "ctrl_key", "hash", "dhgroup", NULL };
+	if (cfg_check_only_keys(c, d, where, known))
+		return -1;
 	if (cfg_get_str(c, d, where, "key", false, &key) || cfg_get_str(c, d, where, "ctrl_key", false, &ctrl_key) ||
 	    cfg_get_str(c, d, where, "hash", false, &hash) || cfg_get_str(c, d, where, "dhgroup", false, &group))
 		return -1;
@@ -561,6 +564,10 @@ static int parse_dhchap(struct cfg_ctx *c, json_t *h, const char *base, const ch
 				"without authentication (set dhchap.key too)");
 	if (!key || !*key)
 		return 0;
+	if (!strcmp(key, "(secret)") || (ctrl_key && !strcmp(ctrl_key, "(secret)")))
+		return cfg_fail(c, where, strcmp(key, "(secret)") ? "ctrl_key" : "key",
+				"\"(secret)\" is the placeholder config show (config_get) prints; the file "
+				"needs the secret itself (config save writes it)");
 	if (nvme_dhchap_key_parse(key, &k, why, sizeof(why)))
 		return cfg_fail(c, where, "key", "%s", why);
 	nvme_dhchap_key_free(k);
@@ -599,6 +606,10 @@ static int parse_hosts(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 		snprintf(base, sizeof(base), "hosts[%zu]", i);
 		if (!json_is_object(h))
 			return cfg_fail(c, base, NULL, "expected an object, got %s", cfg_show(h, b, sizeof(b)));
+		/* nvmetcli's host: its NQN and the dhchap attribute group, nothing else. */
+		static const char *const known[] = { "nqn", "dhchap", NULL };
+		if (cfg_check_only_keys(c, h, base, known))
+			return -1;
 		if (cfg_get_str(c, h, base, "nqn", true, &nqn) || cfg_check_nqn(c, base, "nqn", nqn) ||
 		    parse_dhchap(c, h, base, nqn, cfg))
 			return -1;

@@ -32,6 +32,11 @@ int cfg_fail(struct cfg_ctx *c, const char *base, const char *key, const char *f
 /* @s in double quotes for a message: control characters as '?', long values cut. */
 const char *cfg_quote(const char *s, char *buf, size_t n)
 {
+	/* A secret found where it does not belong is not shown either. */
+	if (strstr(s, "DHHC-1:")) {
+		snprintf(buf, n, "a DH-HMAC-CHAP secret (not shown)");
+		return buf;
+	}
 	size_t len = strlen(s), i, o = 0;
 	bool cut = len > 60;
 
@@ -175,6 +180,30 @@ int cfg_check_pi(struct cfg_ctx *c, json_t *obj, const char *base)
 	if (pi)
 		return cfg_fail(c, base, "pi_enable", "%s is not supported (this target has no T10 "
 			    "protection information)", cfg_show(json_object_get(obj, "pi_enable"), b, sizeof(b)));
+	return 0;
+}
+
+/* Every key of @obj must be in @known (NULL-terminated): for the objects of security
+ * settings, where a misspelt key would pass for an absent one. */
+int cfg_check_only_keys(struct cfg_ctx *c, json_t *obj, const char *base, const char *const *known)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(obj, k, v) {
+		char list[160] = "";
+		size_t i;
+		bool ok = false;
+
+		for (i = 0; known[i]; i++) {
+			ok |= !strcmp(k, known[i]);
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? ", " : "", known[i]);
+		}
+		if (!ok)
+			return cfg_fail(c, base, k, "unknown key (known here: %s): a security setting "
+				    "is never ignored", list);
+	}
 	return 0;
 }
 

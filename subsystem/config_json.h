@@ -67,6 +67,10 @@ int cfg_get_bool(struct cfg_ctx *c, json_t *obj, const char *base, const char *k
 /* nvmetcli's pi_enable in @obj: absent or "0" is fine, "1" is refused (no T10 PI). */
 int cfg_check_pi(struct cfg_ctx *c, json_t *obj, const char *base);
 
+/* cfg_check_only_keys - every key of @obj is in @known (NULL-terminated), else -1 with
+ * a message naming the key (security settings: hosts[] and their dhchap). */
+int cfg_check_only_keys(struct cfg_ctx *c, json_t *obj, const char *base, const char *const *known);
+
 /* Every "nvmf_*" key of @obj must be in @known (NULL-terminated): catches typos in our
  * extension keys, while other (nvmetcli) keys we do not read stay ignored. */
 int cfg_check_ext_keys(struct cfg_ctx *c, json_t *obj, const char *base, const char *const *known);

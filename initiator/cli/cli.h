@@ -108,15 +108,24 @@ const char *cli_optname(char **argv, int optind_now);
 /* ---- common.c: connecting and reporting library errors ---- */
 
 /* cli_connect - nvmf_connect with @c (plus @nr_io_queues, @queue_size; 0 = library
- * default) through env->transport. Returns 0 with *out or CLI_ERR after printing
- * "nvmf: connect to ADDR:PORT (NQN): <strerror>: <detail>". With -v, a connect that
- * worked prints "nvmf: connected to ADDR:PORT (NQN): cntlid N, N I/O queue(s), <how it
- * authenticated>" on env->err. */
-int cli_connect(const struct cli_common *c, const struct cli_env *env, unsigned nr_io_queues,
-		unsigned queue_size, struct nvmf_ctrl **out);
-/* cli_fill_opts - the connect options from @c (the strings stay @c's). */
-void cli_fill_opts(const struct cli_common *c, const struct cli_env *env,
-		   struct nvmf_ctrl_opts *o);
+ * default) through env->transport, for subcommand @cmd. Returns 0 with *out, CLI_USAGE
+ * after cli_fill_opts refused a secret, or CLI_ERR after printing "nvmf: connect to
+ * ADDR:PORT (NQN): <strerror>: <detail>". With -v, a connect that worked prints "nvmf:
+ * connected to ADDR:PORT (NQN): cntlid N, N I/O queue(s), <how it authenticated>" on
+ * env->err. */
+int cli_connect(const struct cli_common *c, const struct cli_env *env, const char *cmd,
+		unsigned nr_io_queues, unsigned queue_size, struct nvmf_ctrl **out);
+/*
+ * cli_fill_opts - the connect options from @c (the strings stay @c's and @env's). The
+ * DH-HMAC-CHAP secrets are -S/-C, else $NVMF_DHCHAP_SECRET / $NVMF_DHCHAP_CTRL_SECRET
+ * (not the latter for @discovery: discovery controllers do not authenticate, and a
+ * controller secret exported for the NVM subsystems would refuse them); each is checked
+ * here, so that a malformed or empty one, or a controller secret without a host secret,
+ * is a usage error naming where it came from. Returns CLI_OK or CLI_USAGE (message
+ * printed on env->err).
+ */
+int cli_fill_opts(const struct cli_common *c, const struct cli_env *env, const char *cmd,
+		  bool discovery, struct nvmf_ctrl_opts *o);
 
 /* cli_lib_error - print "nvmf: <what>: <nvmf_strerror(rc)>: <detail>" (": <detail>" left
  * out when @detail is NULL or empty) and return CLI_ERR. */

@@ -16,8 +16,29 @@ int cli_lib_error(FILE *err, const char *what, int rc, const char *detail)
 	return CLI_ERR;
 }
 
-void cli_fill_opts(const struct cli_common *c, const struct cli_env *env,
-		   struct nvmf_ctrl_opts *o)
+/* A secret from option @opt (@given) or else environment variable @var (@from_env):
+ * NULL when neither, else the value once it parses. CLI_USAGE after a message. */
+static int pick_secret(const char *given, const char *opt, const char *from_env, const char *var,
+		       const char *cmd, FILE *err, const char **out)
+{
+	char why[160];
+	struct nvme_dhchap_key *k = NULL;
+	const char *s = given ? given : from_env;
+	const char *where = given ? opt : var;
+	*out = NULL;
+	if (!s)
+		return CLI_OK;
+	if (!*s)
+		return cli_usage_error(err, cmd, "%s is empty (no secret: leave it out)", where);
+	if (nvme_dhchap_key_parse(s, &k, why, sizeof(why)))
+		return cli_usage_error(err, cmd, "%s: %s", where, why);
+	nvme_dhchap_key_free(k);
+	*out = s;
+	return CLI_OK;
+}
+
+int cli_fill_opts(const struct cli_common *c, const struct cli_env *env, const char *cmd,
+		  bool discovery, struct nvmf_ctrl_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->traddr = c->traddr;
@@ -25,17 +46,29 @@ void cli_fill_opts(const struct cli_common *c, const struct cli_env *env,
 	o->subnqn = c->subnqn;
 	o->hostnqn = c->hostnqn ? c->hostnqn : env->hostnqn;
 	o->hostid = c->have_hostid ? c->hostid : NULL;
-	o->dhchap_secret = c->dhchap_secret ? c->dhchap_secret : env->dhchap_secret;
-	o->dhchap_ctrl_secret = c->dhchap_ctrl_secret ? c->dhchap_ctrl_secret :
-				env->dhchap_ctrl_secret;
 	o->transport = env->transport;
+	const char *ckey_env = discovery ? NULL : env->dhchap_ctrl_secret;
+	if (pick_secret(c->dhchap_secret, "-S/--dhchap-secret", env->dhchap_secret,
+			"$NVMF_DHCHAP_SECRET", cmd, env->err, &o->dhchap_secret) ||
+	    pick_secret(c->dhchap_ctrl_secret, "-C/--dhchap-ctrl-secret", ckey_env,
+			"$NVMF_DHCHAP_CTRL_SECRET", cmd, env->err, &o->dhchap_ctrl_secret))
+		return CLI_USAGE;
+	if (o->dhchap_ctrl_secret && !o->dhchap_secret)
+		return cli_usage_error(env->err, cmd, "a controller secret (%s) needs a host secret "
+				       "(-S/--dhchap-secret or $NVMF_DHCHAP_SECRET): bidirectional "
+				       "authentication also authenticates the host",
+				       c->dhchap_ctrl_secret ? "-C/--dhchap-ctrl-secret" :
+				       "$NVMF_DHCHAP_CTRL_SECRET");
+	return CLI_OK;
 }
 
-int cli_connect(const struct cli_common *c, const struct cli_env *env, unsigned nr_io_queues,
-		unsigned queue_size, struct nvmf_ctrl **out)
+int cli_connect(const struct cli_common *c, const struct cli_env *env, const char *cmd,
+		unsigned nr_io_queues, unsigned queue_size, struct nvmf_ctrl **out)
 {
 	struct nvmf_ctrl_opts o;
-	cli_fill_opts(c, env, &o);
+	*out = NULL;
+	if (cli_fill_opts(c, env, cmd, false, &o))
+		return CLI_USAGE;
 	o.nr_io_queues = nr_io_queues;
 	o.queue_size = queue_size;
 	int rc = nvmf_connect(&o, out);

@@ -107,7 +107,8 @@ int cli_discover(int argc, char **argv, const struct cli_env *env)
 		return rc;
 
 	struct nvmf_ctrl_opts o;
-	cli_fill_opts(&c, env, &o);
+	if (cli_fill_opts(&c, env, "discover", true, &o))
+		return CLI_USAGE;
 	struct nvmf_disc_entry *entries = NULL;
 	size_t n = 0;
 	uint64_t genctr = 0;

@@ -211,7 +211,7 @@ int cli_identify(int argc, char **argv, const struct cli_env *env)
 		return rc;
 
 	struct nvmf_ctrl *ctrl;
-	if ((rc = cli_connect(&c, env, 1, 0, &ctrl)))
+	if ((rc = cli_connect(&c, env, "identify", 1, 0, &ctrl)))
 		return rc;
 	if (!nsid) {
 		const struct nvme_id_ctrl *id = nvmf_ctrl_id(ctrl);

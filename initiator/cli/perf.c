@@ -459,7 +459,7 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 
 	struct nvmf_ctrl *ctrl;
 	/* Ask for room for qd commands (a queue holds size - 1); the library caps it. */
-	if ((rc = cli_connect(&o.c, env, o.queues, o.qd + 1 > 128 ? o.qd + 1 : 0, &ctrl)))
+	if ((rc = cli_connect(&o.c, env, "perf", o.queues, o.qd + 1 > 128 ? o.qd + 1 : 0, &ctrl)))
 		return rc;
 	struct worker *w = NULL;
 	uint8_t *region = NULL;

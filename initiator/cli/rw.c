@@ -297,7 +297,7 @@ static int run(int argc, char **argv, const struct cli_env *env, bool write)
 			goto out;
 		}
 	}
-	if ((rc = cli_connect(&o.c, env, 1, 0, &ctrl)))
+	if ((rc = cli_connect(&o.c, env, write ? "write" : "read", 1, 0, &ctrl)))
 		goto out;
 	struct nvmf_ns_info ns;
 	int lrc = nvmf_ns_info(ctrl, o.nsid, &ns);

@@ -676,7 +676,8 @@ const struct tctl_command tctl_commands[] = {
 	{ "stats", "poll-groups", "poll_group_stats", "", "what each poll-group thread did", NULL,
 	  { NULL }, 0, 0, NULL, TCTL_OUT_POLL_GROUP_STATS, NULL, NULL },
 	{ "config", "show", "config_get", "", "the running configuration, as a config file",
-	  "Always JSON: 'config show > FILE' gives a file nvmf-target can start from.\n",
+	  "Always JSON: 'config show > FILE' gives a file nvmf-target can start from, unless\n"
+	  "hosts have DH-HMAC-CHAP secrets: they show as \"(secret)\" (config save writes them).\n",
 	  { NULL }, 0, 0, NULL, TCTL_OUT_CONFIG, NULL, NULL },
 	{ "config", "save", "config_save", "[PATH]",
 	  "write the running configuration to a file (atomically)",

@@ -134,6 +134,21 @@ static void wrong_host_secret_is_refused_with_the_controllers_reason(void)
 	teardown();
 }
 
+/* The controller has no controller secret for us: its "authentication failed" may mean
+ * that or a wrong host secret, and the message says both. */
+static void controller_without_a_controller_secret_refuses_bidirectional(void)
+{
+	setup(HOST_KEY, NULL, NULL, NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	o.dhchap_secret = HOST_KEY;
+	o.dhchap_ctrl_secret = CTRL_KEY;
+	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EKEYREJECTED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "AUTH_Failure1, authentication failed"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "or it has no controller secret for it "
+				      "(bidirectional authentication was asked for)"));
+	teardown();
+}
+
 static void no_secret_for_a_controller_that_requires_one_is_eacces(void)
 {
 	setup(HOST_KEY, NULL, NULL, NULL);
@@ -236,6 +251,7 @@ const struct unit_test initiator_auth_tests[] = {
 	{"every_hash_and_group_authenticates_every_queue", every_hash_and_group_authenticates_every_queue},
 	{"bidirectional_checks_the_controller_and_sends_success2", bidirectional_checks_the_controller_and_sends_success2},
 	{"wrong_host_secret_is_refused_with_the_controllers_reason", wrong_host_secret_is_refused_with_the_controllers_reason},
+	{"controller_without_a_controller_secret_refuses_bidirectional", controller_without_a_controller_secret_refuses_bidirectional},
 	{"no_secret_for_a_controller_that_requires_one_is_eacces", no_secret_for_a_controller_that_requires_one_is_eacces},
 	{"wrong_controller_secret_refuses_the_controller", wrong_controller_secret_refuses_the_controller},
 	{"controller_secret_with_a_controller_that_does_not_authenticate_is_eacces", controller_secret_with_a_controller_that_does_not_authenticate_is_eacces},

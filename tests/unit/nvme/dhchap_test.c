@@ -223,9 +223,13 @@ static void secret_with_nn_04_or_more_is_refused(void)
 static void secret_with_bad_base64_is_refused(void)
 {
 	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh*KfiaR:",
-		       "character 43 is not in its alphabet");
+		       "bad base64: character 53 of the secret, '*', is not in its alphabet (A-Z a-z 0-9 + /)");
 	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMU=RYXGBkaGxwdHh+KfiaR:",
-		       "is not in its alphabet");
+		       "character 39 of the secret, '=', is not in its alphabet");
+	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMU RYXGBkaGxwdHh+KfiaR:",
+		       "character 39 of the secret is a space, not in its alphabet");
+	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMU\xc3\xa9YXGBkaGxwdHh+KfiaR:",
+		       "character 39 of the secret is not ASCII, not in its alphabet");
 	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR===:",
 		       "bad base64");
 	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR=:",

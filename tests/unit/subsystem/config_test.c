@@ -702,6 +702,31 @@ ERROR_TEST(dhchap_key_of_wrong_type_is_refused, HOST_DHCHAP("'key':7"),
 ERROR_TEST(dhchap_that_is_not_an_object_is_refused,
 	   "{'hosts':[{'nqn':'h1','dhchap':'x'}],'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(ANY, NS) "]}",
 	   "hosts[0].dhchap: expected an object, got \"x\"")
+/* A misspelt key in a security setting would pass for an absent one: refused. */
+ERROR_TEST(dhchap_unknown_key_is_refused,
+	   HOST_DHCHAP("'kye':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'"),
+	   "hosts[1].dhchap.kye: unknown key (known here: key, ctrl_key, hash, dhgroup): a security "
+	   "setting is never ignored")
+ERROR_TEST(host_entry_unknown_key_is_refused,
+	   "{'hosts':[{'nqn':'h1','dhchap_key':'x'}],'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(ANY, NS) "]}",
+	   "hosts[0].dhchap_key: unknown key (known here: nqn, dhchap): a security setting is never ignored")
+/* A secret in the wrong place is not printed either. */
+ERROR_TEST(secret_in_the_wrong_place_is_not_shown,
+	   "{'hosts':[{'nqn':'h1','dhchap':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'}],"
+	   "'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(ANY, NS) "]}",
+	   "hosts[0].dhchap: expected an object, got a DH-HMAC-CHAP secret (not shown)")
+ERROR_TEST(secret_as_the_hash_is_not_shown,
+	   HOST_DHCHAP("'hash':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'"),
+	   "hosts[1].dhchap.hash: a DH-HMAC-CHAP secret (not shown) is not \"hmac(sha256)\", "
+	   "\"hmac(sha384)\" or \"hmac(sha512)\"")
+ERROR_TEST(secret_as_a_host_entry_is_not_shown,
+	   "{'hosts':['DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'],'ports':[" PORT_A(ADDR)
+	   "],'subsystems':[" SUB(ANY, NS) "]}",
+	   "hosts[0]: expected an object, got a DH-HMAC-CHAP secret (not shown)")
+/* What config show prints in place of a secret does not load as one. */
+ERROR_TEST(secret_placeholder_of_config_show_is_refused, HOST_DHCHAP("'key':'(secret)'"),
+	   "hosts[1].dhchap.key: \"(secret)\" is the placeholder config show (config_get) prints; "
+	   "the file needs the secret itself (config save writes it)")
 ERROR_TEST(portid_above_65535_is_refused, DOC("{'portid':65536,'addr':{" ADDR "}}", SUB(ANY, NS)),
 	   "ports[0].portid: 65536 is not a port ID (0-65535)")
 ERROR_TEST(duplicate_portid_is_refused,
@@ -900,6 +925,12 @@ const struct unit_test config_tests[] = {
 	T(dhchap_unknown_dhgroup_is_refused),
 	T(dhchap_keys_load_as_nvmetcli_writes_them),
 	T(dhchap_key_of_wrong_type_is_refused),
+	T(dhchap_unknown_key_is_refused),
+	T(host_entry_unknown_key_is_refused),
+	T(secret_in_the_wrong_place_is_not_shown),
+	T(secret_as_the_hash_is_not_shown),
+	T(secret_as_a_host_entry_is_not_shown),
+	T(secret_placeholder_of_config_show_is_refused),
 	T(dhchap_that_is_not_an_object_is_refused),
 	T(portid_above_65535_is_refused),
 	T(duplicate_portid_is_refused),
