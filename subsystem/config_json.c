@@ -183,27 +183,30 @@ int cfg_check_pi(struct cfg_ctx *c, json_t *obj, const char *base)
 	return 0;
 }
 
+/* Whether @k is in @known (NULL-terminated); @list gets the names, ", " between. */
+static bool key_known(const char *k, const char *const *known, char *list, size_t len)
+{
+	bool ok = false;
+	list[0] = 0;
+	for (size_t i = 0; known[i]; i++) {
+		ok |= !strcmp(k, known[i]);
+		snprintf(list + strlen(list), len - strlen(list), "%s%s", i ? ", " : "", known[i]);
+	}
+	return ok;
+}
+
 /* Every key of @obj must be in @known (NULL-terminated): for the objects of security
  * settings, where a misspelt key would pass for an absent one. */
 int cfg_check_only_keys(struct cfg_ctx *c, json_t *obj, const char *base, const char *const *known)
 {
 	const char *k;
 	json_t *v;
+	char list[160];
 
-	json_object_foreach(obj, k, v) {
-		char list[160] = "";
-		size_t i;
-		bool ok = false;
-
-		for (i = 0; known[i]; i++) {
-			ok |= !strcmp(k, known[i]);
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-				 i ? ", " : "", known[i]);
-		}
-		if (!ok)
+	json_object_foreach(obj, k, v)
+		if (!key_known(k, known, list, sizeof(list)))
 			return cfg_fail(c, base, k, "unknown key (known here: %s): a security setting "
 				    "is never ignored", list);
-	}
 	return 0;
 }
 
@@ -212,23 +215,12 @@ int cfg_check_ext_keys(struct cfg_ctx *c, json_t *obj, const char *base, const c
 {
 	const char *k;
 	json_t *v;
+	char list[256];
 
-	json_object_foreach(obj, k, v) {
-		char list[256] = "";
-		size_t i;
-		bool ok = false;
-
-		if (strncmp(k, "nvmf_", 5))
-			continue;
-		for (i = 0; known[i]; i++) {
-			ok |= !strcmp(k, known[i]);
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-				 i ? ", " : "", known[i]);
-		}
-		if (!ok)
-			return cfg_fail(c, base, k, i ? "unknown extension key (known here: %s)"
+	json_object_foreach(obj, k, v)
+		if (!strncmp(k, "nvmf_", 5) && !key_known(k, known, list, sizeof(list)))
+			return cfg_fail(c, base, k, known[0] ? "unknown extension key (known here: %s)"
 				    : "unknown extension key (none is read here)%s", list);
-	}
 	return 0;
 }
 
