@@ -79,6 +79,15 @@ static struct nvmf_host_auth **host_auth_find(struct nvmf_tgt *tgt, const char *
 	return pp;
 }
 
+/* A name for a message: quoted, unless it holds a secret given in the wrong place. */
+static const char *shown(const char *name, char *buf, size_t len)
+{
+	if (strstr(name, "DHHC-1:"))
+		return "a DH-HMAC-CHAP secret (not shown)";
+	snprintf(buf, len, "\"%.40s\"", name);
+	return buf;
+}
+
 /* One entry of the table from its settings (see nvmf_tgt_host_auth_set). */
 static int host_auth_make(const char *hostnqn, const char *key, const char *ctrl_key,
 			  const char *hash, const char *dhgroup, struct nvmf_host_auth **out,
@@ -110,16 +119,16 @@ static int host_auth_make(const char *hostnqn, const char *key, const char *ctrl
 	}
 	if (hash && *hash) {
 		if ((id = nvme_dhchap_hash_id(hash)) < 0) {
-			snprintf(err, errlen, "dhchap hash \"%.40s\" is not hmac(sha256), hmac(sha384) "
-				 "or hmac(sha512)", hash);
+			snprintf(err, errlen, "dhchap hash %s is not hmac(sha256), hmac(sha384) "
+				 "or hmac(sha512)", shown(hash, why, sizeof(why)));
 			goto fail;
 		}
 		h->hash_id = (uint8_t)id;
 	}
 	if (dhgroup && *dhgroup) {
 		if ((id = nvme_dhchap_dhgroup_id(dhgroup)) < 0) {
-			snprintf(err, errlen, "dhchap dhgroup \"%.40s\" is not null, ffdhe2048, ffdhe3072, "
-				 "ffdhe4096, ffdhe6144 or ffdhe8192", dhgroup);
+			snprintf(err, errlen, "dhchap dhgroup %s is not null, ffdhe2048, ffdhe3072, "
+				 "ffdhe4096, ffdhe6144 or ffdhe8192", shown(dhgroup, why, sizeof(why)));
 			goto fail;
 		}
 		h->dhgroup_id = (uint8_t)id;

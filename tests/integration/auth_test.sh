@@ -4,14 +4,14 @@
 # Secrets come from nvme-cli's gen-dhchap-key. Each pair of hash and DH group tried has
 # its own host NQN, whose config entry names that pair: the Linux host offers every hash
 # and group, the target takes the configured ones, and the kernel reports them. Every
-# hash and each of null, ffdhe2048 and ffdhe8192 is used (the unit tests,
+# hash and each of null, ffdhe2048 and ffdhe8192 is used once (the unit tests,
 # tests/unit/target/auth_test.c, go through all nine pairs; here each connect costs the
 # emulated guest half a minute).
 
 AU_STATE=/tmp/auth-test
 AU_SUB=nqn.2026-12.io.nvmf-rdma:auth
 AU_CTL="$NVMF_ROOT/build/nvmf-targetctl -s $AU_STATE/rpc.sock"
-AU_HOSTS="sha256-null sha384-ffdhe2048 sha512-ffdhe8192 sha256-ffdhe8192"
+AU_HOSTS="sha256-null sha384-ffdhe2048 sha512-ffdhe8192"
 
 au_nqn() { echo "nqn.2014-08.org.nvmexpress:uuid:auth-$1"; }
 au_key() { cat "$AU_STATE/$1.key"; }

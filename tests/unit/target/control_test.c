@@ -356,6 +356,10 @@ static void host_dhchap_set_refuses_bad_values_without_echoing_secrets(void)
 	expect_error("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"secret\":1}",
 		     NVMF_RPC_INVALID_PARAMS, "unknown parameter 'secret' (host_dhchap_set takes: host, key, "
 		     "ctrl_key, hash, dhgroup)");
+	/* A secret passed as a name is not echoed. */
+	expect_error("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"hash\":\"DHHC-1:00:c2VjcmV0:\"}",
+		     NVMF_RPC_INVALID_PARAMS, "host " FX_HOSTNQN ": dhchap hash a DH-HMAC-CHAP secret (not shown) "
+		     "is not hmac(sha256), hmac(sha384) or hmac(sha512)");
 	/* Nothing changed. */
 	CU_ASSERT_EQUAL(F.tgt.cfg->n_dhchap, 0);
 	CU_ASSERT_EQUAL(connect_atr(), 0);
