@@ -126,10 +126,6 @@ static int auth_receive(struct txn *t)
  * Linux host does, and fail with @rc. Its own errors are not reported: ours is the cause. */
 static int failure2(struct txn *t, uint8_t exp, int rc, const char *what)
 {
-	nvmfh_errf(t->c, "queue %u: %s; sent AUTH_Failure2 (%s)", t->q->hq.qid, what,
-		   nvme_auth_failure_str(exp));
-	char keep[NVMFH_ERRMSG_MAX];
-	snprintf(keep, sizeof(keep), "%s", t->c->errmsg);
 	struct nvme_auth_failure *f = (void *)t->buf;
 	memset(f, 0, sizeof(*f));
 	f->auth_type = NVME_AUTH_COMMON_MESSAGES;
@@ -137,8 +133,9 @@ static int failure2(struct txn *t, uint8_t exp, int rc, const char *what)
 	f->t_id = htole16(t->t_id);
 	f->rescode = NVME_AUTH_FAILURE_REASON_FAILED;
 	f->rescode_exp = exp;
-	auth_send(t, sizeof(*f));
-	nvmfh_errf(t->c, "%s", keep);
+	auth_send(t, sizeof(*f));   /* (its error message, if any, is replaced) */
+	nvmfh_errf(t->c, "queue %u: %s; sent AUTH_Failure2 (%s)", t->q->hq.qid, what,
+		   nvme_auth_failure_str(exp));
 	return rc;
 }
 
