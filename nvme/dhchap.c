@@ -269,6 +269,11 @@ static int b64_decode(const char *s, size_t n, size_t at, uint8_t *out, size_t m
 	return (int)len;
 }
 
+bool nvme_dhchap_text_has_secret(const char *s)
+{
+	return s && strstr(s, "DHHC-1:");
+}
+
 int nvme_dhchap_key_parse(const char *secret, struct nvme_dhchap_key **out, char *err,
 			  size_t errlen)
 {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "nvme/dhchap.h"
 
 #define CFG_NQN_LEN (NVMF_CFG_NQN_MAX - 1)
 
@@ -33,7 +34,7 @@ int cfg_fail(struct cfg_ctx *c, const char *base, const char *key, const char *f
 const char *cfg_quote(const char *s, char *buf, size_t n)
 {
 	/* A secret found where it does not belong is not shown either. */
-	if (strstr(s, "DHHC-1:")) {
+	if (nvme_dhchap_text_has_secret(s)) {
 		snprintf(buf, n, "a DH-HMAC-CHAP secret (not shown)");
 		return buf;
 	}

@@ -82,7 +82,7 @@ static struct nvmf_host_auth **host_auth_find(struct nvmf_tgt *tgt, const char *
 /* A name for a message: quoted, unless it holds a secret given in the wrong place. */
 static const char *shown(const char *name, char *buf, size_t len)
 {
-	if (strstr(name, "DHHC-1:"))
+	if (nvme_dhchap_text_has_secret(name))
 		return "a DH-HMAC-CHAP secret (not shown)";
 	snprintf(buf, len, "\"%.40s\"", name);
 	return buf;
