@@ -262,7 +262,13 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 		__atomic_store_n(&sq->ctrl->last_keep_alive_ms, sq->pg->now_ms, __ATOMIC_RELAXED);
 	nvme_status_t st = parse(req);
 	if (st) {
-		nvmf_req_complete_dnr(req, st);
+		/* What the parsers find is wrong with the command stays wrong when retried
+		 * (DNR), except a path-related status (SCT 3: ANA inaccessible, transition):
+		 * the host must retry that on another path, or later on this one. */
+		if (((st >> 8) & 7) == NVME_SCT_PATH)
+			nvmf_req_complete(req, st);
+		else
+			nvmf_req_complete_dnr(req, st);
 		return false;
 	}
 	return true;

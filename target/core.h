@@ -95,8 +95,9 @@ struct nvmf_tgt_ctrl {
 	uint32_t aen_cfg;                  /* Async Event Configuration feature */
 	struct nvmf_req *aer[NVMF_AERL + 1];
 	unsigned nr_aer;
-	uint32_t aen_masked;               /* event types waiting for their log to be read */
-	uint32_t pending_aen;              /* CQE dword 0 of events not yet reported */
+	uint32_t aen_masked;               /* 1 << enum nvmf_aen_kind (target/admin.h): kinds
+					    * reported, waiting for their log to be read */
+	uint32_t pending_aen;              /* 1 << kind: events waiting for an AER */
 	uint32_t changed_ns[NVMF_CHANGED_NS_MAX];
 	unsigned nr_changed_ns;            /* > NVMF_CHANGED_NS_MAX means overflow */
 	pthread_mutex_t error_lock;        /* errors[]: failed commands of every group */
@@ -340,32 +341,8 @@ nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req);        /* target/io-cmd.c
  */
 void nvmf_io_retry_pending(struct nvmf_io_ctx *io);
 
-/* Admin helpers shared with discovery (target/admin-cmd.c). */
-/* nvmf_identify_ctrl_common - zero @id (4 KiB) and fill what both controller types report
- * the same way: SN/MN/FR, MDTS, CNTLID, VER, AERL, KAS, SGLS (keyed per transport), SUBNQN,
- * IOCCSZ/IORCSZ for admin-only capsules, MSDBD (NVMe Base 2.0 figure 276, NVMe-oF 1.1
- * section 4.1). Little endian on the wire. */
-void nvmf_identify_ctrl_common(const struct nvmf_tgt_ctrl *ctrl, struct nvme_id_ctrl *id);
-void nvmf_execute_keep_alive(struct nvmf_req *req);
-void nvmf_execute_aer(struct nvmf_req *req);
-/* nvmf_get_log_len - Get Log Page NUMD (cdw10/11) as bytes; LPO (cdw12/13) as offset. */
-uint32_t nvmf_get_log_len(const struct nvme_sqe *cmd);
-uint64_t nvmf_get_log_offset(const struct nvme_sqe *cmd);
-/* nvmf_copy_log - copy @len bytes of a log at req's offset into req->data, zero filling
- * past the end of the log; fails with INVALID_FIELD when the offset is past the end. */
-nvme_status_t nvmf_copy_log(struct nvmf_req *req, const void *log, size_t len);
-/* nvmf_parse_get_log - Get Log Page checks common to all LIDs: LPO dword aligned and the
- * length within MDTS, else INVALID_FIELD; sets dir C2H and data_len. The LID is the
- * caller's. (NVMe Base 2.0 section 5.16) */
-nvme_status_t nvmf_parse_get_log(struct nvmf_req *req);
-/* nvmf_parse_features - Set/Get Features for either controller type (discovery: Keep
- * Alive Timer and Async Event Configuration only). SV -> FEATURE_NOT_SAVEABLE, unknown
- * FID -> INVALID_FIELD. (NVMe Base 2.0 sections 5.21, 5.27) */
-nvme_status_t nvmf_parse_features(struct nvmf_req *req);
-/* nvmf_parse_shared_admin_cmd - the admin commands both controller types take the same
- * way (Set/Get Features, Asynchronous Event Request, Keep Alive); INVALID_OPCODE for any
- * other opcode. */
-nvme_status_t nvmf_parse_shared_admin_cmd(struct nvmf_req *req);
+/* Asynchronous events a controller's host hears of (target/aen.c; the rest of the admin
+ * command set is in target/admin.h). */
 /* nvmf_tgt_ctrl_notify_ns_changed - namespace @nsid changed (attached, detached, resized):
  * add it to the Changed Namespace List log (04h) and, when enabled in the Async Event
  * Configuration and not masked, complete a parked AER with a Namespace Attribute

@@ -17,7 +17,7 @@
 #include <string.h>
 #include "nvme/disc_log.h"
 #include "nvme/identify.h"
-#include "target/core.h"
+#include "target/admin.h"
 
 
 /* One record plus the storage of its traddr string when it is not the port's. */

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nvme/status.h"
-#include "target/core.h"
+#include "target/admin.h"
 
 /* Command Dword 12 of Read/Write/Compare/Write Zeroes (NVM Command Set 1.0 figures 36,
  * 41, 63): NLB bits 15:0 (0's based), the control field in bits 31:16 (libnvme's
@@ -392,24 +392,54 @@ static nvme_status_t parse_dsm(struct nvmf_req *req)
 	return 0;
 }
 
+static nvme_status_t parse_flush(struct nvmf_req *req)
+{
+	req->execute = execute_flush;
+	return 0;
+}
+
+static nvme_status_t parse_write(struct nvmf_req *req)
+{
+	return parse_rw(req, NVMF_XFER_H2C, execute_write);
+}
+
+static nvme_status_t parse_read(struct nvmf_req *req)
+{
+	return parse_rw(req, NVMF_XFER_C2H, execute_read);
+}
+
+static nvme_status_t parse_compare(struct nvmf_req *req)
+{
+	return parse_rw(req, NVMF_XFER_H2C, execute_compare);
+}
+
+/* The NVM command set as served; commands that may change what a namespace's blocks
+ * read have LBCC in the Commands Supported and Effects log. */
+static const struct nvmf_cmd_def io_cmds[] = {
+	{ nvme_cmd_flush, NVME_CMD_EFFECTS_CSUPP, parse_flush },
+	{ nvme_cmd_write, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_write },
+	{ nvme_cmd_read, NVME_CMD_EFFECTS_CSUPP, parse_read },
+	{ nvme_cmd_compare, NVME_CMD_EFFECTS_CSUPP, parse_compare },
+	{ nvme_cmd_write_zeroes, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_write_zeroes },
+	{ nvme_cmd_dsm, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_dsm },
+};
+#define N_IO_CMDS (sizeof(io_cmds) / sizeof(io_cmds[0]))
+
+void nvmf_io_cmd_effects(__le32 iocs[256])
+{
+	for (size_t i = 0; i < N_IO_CMDS; i++)
+		iocs[io_cmds[i].opcode] = htole32(io_cmds[i].effects);
+}
+
 nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
 {
 	/* I/O needs an enabled, ready controller (nvmet_check_ctrl_status). */
 	if (!nvmf_tgt_ctrl_ready(req->sq->ctrl))
 		return nvme_generic(NVME_SC_CMD_SEQ_ERROR);
 
-	uint8_t opcode = req->cmd->opcode;
-	switch (opcode) {
-	case nvme_cmd_flush:
-	case nvme_cmd_write:
-	case nvme_cmd_read:
-	case nvme_cmd_compare:
-	case nvme_cmd_write_zeroes:
-	case nvme_cmd_dsm:
-		break;
-	default:
+	const struct nvmf_cmd_def *d = nvmf_cmd_find(io_cmds, N_IO_CMDS, req->cmd->opcode);
+	if (!d)
 		return nvme_generic(NVME_SC_INVALID_OPCODE);
-	}
 	/* The namespace, active in the controller's subsystem, else Invalid Namespace or
 	 * Format (nvmet_req_find_ns; NSID 0 and FFFFFFFFh included: no I/O command here
 	 * takes the broadcast value, Identify VWC bits 2:1 do not claim a broadcast Flush). */
@@ -417,20 +447,5 @@ nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
 	if (!ns)
 		return nvme_generic(NVME_SC_INVALID_NS);
 	nvmf_req_hold_ns(req, ns);
-
-	switch (opcode) {
-	case nvme_cmd_flush:
-		req->execute = execute_flush;
-		return 0;
-	case nvme_cmd_write:
-		return parse_rw(req, NVMF_XFER_H2C, execute_write);
-	case nvme_cmd_read:
-		return parse_rw(req, NVMF_XFER_C2H, execute_read);
-	case nvme_cmd_compare:
-		return parse_rw(req, NVMF_XFER_H2C, execute_compare);
-	case nvme_cmd_write_zeroes:
-		return parse_write_zeroes(req);
-	default:
-		return parse_dsm(req);
-	}
+	return d->parse(req);
 }

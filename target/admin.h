@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The admin command set of the target's controllers, one file per concern: Identify
+ * (target/identify.c), Get Log Page (target/log-page.c), Set/Get Features
+ * (target/features.c), asynchronous events (target/aen.c), the dispatch, Keep Alive and
+ * Abort (target/admin-cmd.c). The discovery controller (target/discovery.c) takes the
+ * shared pieces.
+ *
+ * What a controller supports is written once, in tables: the admin and I/O command
+ * tables give the parsers and the Commands Supported and Effects log (05h), the log page
+ * table gives the handlers and the Supported Log Pages log (00h), the feature table the
+ * handlers and Get Features' capabilities. A command, log page or feature added to its
+ * table is reported by those logs without another edit.
+ *
+ * Parsers check what is knowable from the SQE and return a status (the core adds DNR,
+ * target/core.c); handlers write req->data (data_len bytes) and finish with
+ * nvmf_req_complete(). Where the spec leaves room we follow the Linux target (nvmet).
+ */
+#ifndef NVMF_TARGET_ADMIN_H
+#define NVMF_TARGET_ADMIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "target/core.h"
+
+/* One command a controller takes: its opcode, its parser and its Commands Supported and
+ * Effects entry (NVMe Base 2.0 figure 210: NVME_CMD_EFFECTS_CSUPP, _LBCC, ...). */
+struct nvmf_cmd_def {
+	uint8_t opcode;
+	uint32_t effects;
+	nvme_status_t (*parse)(struct nvmf_req *req);
+};
+
+/* nvmf_cmd_find - the entry of @opcode among @n entries of @table, or NULL. */
+const struct nvmf_cmd_def *nvmf_cmd_find(const struct nvmf_cmd_def *table, size_t n, uint8_t opcode);
+
+/* nvmf_admin_cmd_effects / nvmf_io_cmd_effects - the effects of every admin / I/O
+ * command an NVM subsystem's controller takes, little endian, into @acs / @iocs (256
+ * entries each, indexed by opcode; entries of unsupported opcodes are left as they are).
+ * (target/admin-cmd.c, target/io-cmd.c) */
+void nvmf_admin_cmd_effects(__le32 acs[256]);
+void nvmf_io_cmd_effects(__le32 iocs[256]);
+
+/* ---- shared with the discovery controller ---- */
+
+/* nvmf_identify_ctrl_common - zero @id (4 KiB) and fill what both controller types report
+ * the same way: SN/MN/FR, MDTS, CNTLID, VER, AERL, KAS, SGLS (keyed per transport), SUBNQN,
+ * IOCCSZ/IORCSZ for admin-only capsules, MSDBD (NVMe Base 2.0 figure 276, NVMe-oF 1.1
+ * section 4.1). Little endian on the wire. */
+void nvmf_identify_ctrl_common(const struct nvmf_tgt_ctrl *ctrl, struct nvme_id_ctrl *id);
+/* nvmf_get_log_len - Get Log Page NUMD (cdw10/11) as bytes; LPO (cdw12/13) as offset. */
+uint32_t nvmf_get_log_len(const struct nvme_sqe *cmd);
+uint64_t nvmf_get_log_offset(const struct nvme_sqe *cmd);
+/* nvmf_copy_log - copy @len bytes of a log at req's offset into req->data, zero filling
+ * past the end of the log; fails with INVALID_FIELD when the offset is past the end. */
+nvme_status_t nvmf_copy_log(struct nvmf_req *req, const void *log, size_t len);
+/* nvmf_parse_get_log - Get Log Page checks common to all LIDs: LPO dword aligned and the
+ * length within MDTS, else INVALID_FIELD; sets dir C2H and data_len. The LID is the
+ * caller's. (NVMe Base 2.0 section 5.16) */
+nvme_status_t nvmf_parse_get_log(struct nvmf_req *req);
+/* nvmf_parse_shared_admin_cmd - the admin commands both controller types take the same
+ * way (Set/Get Features, Asynchronous Event Request, Keep Alive); INVALID_OPCODE for any
+ * other opcode. */
+nvme_status_t nvmf_parse_shared_admin_cmd(struct nvmf_req *req);
+/* nvmf_execute_keep_alive - Keep Alive (target/admin-cmd.c); nvmf_execute_aer -
+ * Asynchronous Event Request, parked until an event (target/aen.c). */
+void nvmf_execute_keep_alive(struct nvmf_req *req);
+void nvmf_execute_aer(struct nvmf_req *req);
+
+/* ---- Identify (target/identify.c, NVMe Base 2.0 section 5.17) ---- */
+
+/* nvmf_parse_identify - Identify of an NVM subsystem's controller: CNS, NSID checks;
+ * 4 KiB controller to host. INVALID_NS / INVALID_FIELD otherwise. */
+nvme_status_t nvmf_parse_identify(struct nvmf_req *req);
+
+/* ---- Get Log Page (target/log-page.c, NVMe Base 2.0 section 5.16) ---- */
+
+/* One log page a controller returns. */
+struct nvmf_log_page {
+	uint8_t lid;
+	uint16_t lidsp;                    /* LID Specific Parameter bits log 00h reports for
+					    * it (bits 31:16 of its entry) */
+	nvme_status_t (*parse)(struct nvmf_req *req);  /* checks beyond the common ones
+					    * (NSID, LSP); NULL: none */
+	void (*execute)(struct nvmf_req *req);
+};
+
+/* nvmf_parse_log_page - Get Log Page for an I/O (NVM subsystem) controller: the LID from
+ * the table, else Invalid Log Page; then the common checks (nvmf_parse_get_log). */
+nvme_status_t nvmf_parse_log_page(struct nvmf_req *req);
+/* nvmf_parse_log_page_in - the same over another table (@n entries): the discovery
+ * controller's. */
+nvme_status_t nvmf_parse_log_page_in(struct nvmf_req *req, const struct nvmf_log_page *table,
+				     size_t n);
+/* nvmf_supported_logs - the Supported Log Pages log (LID 00h, NVMe Base 2.0 figure 204)
+ * of @n entries of @table into @log (256 entries of le32: bit 0 LSUPP, bits 31:16
+ * LIDSP), every other entry zero. */
+void nvmf_supported_logs(const struct nvmf_log_page *table, size_t n, __le32 log[256]);
+/* nvmf_log_rae - the Retain Asynchronous Event bit (cdw10 bit 15) of a Get Log Page:
+ * when clear, reading the log re-arms its event (nvmf_tgt_ctrl_aen_log_read). */
+bool nvmf_log_rae(const struct nvmf_req *req);
+/* nvmf_log_lsp - the Log Specific Parameter (cdw10 bits 14:8, NVMe Base 2.0 figure 197). */
+uint8_t nvmf_log_lsp(const struct nvmf_req *req);
+
+/* ---- Set / Get Features (target/features.c, NVMe Base 2.0 sections 5.21 / 5.27) ---- */
+
+/* One feature a controller has. Capabilities as Get Features SEL 011b reports them
+ * (figure 294): NVME_FEAT_CAP_* bits 0 saveable (never here), 1 namespace specific,
+ * 2 changeable. */
+struct nvmf_feature {
+	uint8_t fid;
+	bool discovery;                    /* a discovery controller has it too */
+	uint32_t caps;                     /* Get Features SEL 011b dword 0 */
+	/* Set: checks knowable from the SQE (NULL: none), then the handler, which completes
+	 * the request. NULL set: Set Features of this FID is refused (as the table says). */
+	nvme_status_t (*check_set)(struct nvmf_req *req);
+	void (*set)(struct nvmf_req *req);
+	/* Get: checks (NULL: none) and the handler (dword 0 in the CQE, or data). */
+	nvme_status_t (*check_get)(struct nvmf_req *req);
+	void (*get)(struct nvmf_req *req);
+};
+
+#define NVMF_FEAT_CAP_NS_SPECIFIC (1u << 1)
+#define NVMF_FEAT_CAP_CHANGEABLE  (1u << 2)
+
+/* nvmf_parse_features - Set/Get Features for either controller type from the feature
+ * table: SV -> FEATURE_NOT_SAVEABLE, an FID the controller does not have -> INVALID_FIELD,
+ * SEL above 011b -> INVALID_FIELD, then the feature's own checks. */
+nvme_status_t nvmf_parse_features(struct nvmf_req *req);
+/* nvmf_feature_result - set CQE dword 0 of @req (host endian @dw0). */
+void nvmf_feature_result(struct nvmf_req *req, uint32_t dw0);
+
+/* ---- Asynchronous events (target/aen.c, NVMe Base 2.0 section 5.2) ---- */
+
+/* The events a controller may report. Each has its Asynchronous Event Configuration bit
+ * (0: always enabled), its CQE dword 0 and the log page whose read re-arms it: after a
+ * notice of a kind is reported, that kind is masked until the host reads the log with
+ * RAE clear (5.2.1). */
+enum nvmf_aen_kind {
+	NVMF_AEN_NS_CHANGED,               /* Namespace Attribute Changed: AEC bit 8, log 04h */
+	NVMF_AEN_ANA_CHANGE,               /* ANA Change: AEC bit 11, log 0Ch */
+	NVMF_AEN_DISC_CHANGED,             /* Discovery Log Page Change: AEC bit 31, log 70h */
+	NVMF_AEN_RESV_LOG,                 /* Reservation Log Page Available (I/O Command
+					    * Specific status): no AEC bit, log 80h */
+	NVMF_AEN_KINDS
+};
+
+/* nvmf_tgt_ctrl_aen - on ctrl->pg: report a @kind event to @ctrl's host when it enabled
+ * the kind and the kind is not masked (the event is then masked); completes a parked AER
+ * now, or when the host sends one. */
+void nvmf_tgt_ctrl_aen(struct nvmf_tgt_ctrl *ctrl, enum nvmf_aen_kind kind);
+/* nvmf_tgt_ctrl_aen_log_read - on ctrl->pg: the host read @kind's log page with RAE
+ * clear: the kind is unmasked (a later event is reported again). */
+void nvmf_tgt_ctrl_aen_log_read(struct nvmf_tgt_ctrl *ctrl, enum nvmf_aen_kind kind);
+/* nvmf_aen_supported - the Asynchronous Event Configuration bits @ctrl accepts (and
+ * OAES reports): Discovery Log Page Change on a discovery controller; SMART warnings and
+ * Namespace Attribute notices on an I/O controller. */
+uint32_t nvmf_aen_supported(const struct nvmf_tgt_ctrl *ctrl);
+
+#endif
