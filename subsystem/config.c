@@ -5,7 +5,7 @@
  * nvmetcli writes every configfs attribute as a JSON string ("1", "4420", "-1"), and
  * empty strings for unused address fields, so numeric nvmetcli attributes accept a
  * string of digits or a JSON integer, and "" means "default". Keys nvmetcli writes that
- * this target does not use (ana, referrals, tsas, ieee_oui, ...) are ignored, unless
+ * this target does not use (ana, tsas, ieee_oui, ...) are ignored, unless
  * ignoring them would change who may connect or how (treq "required"): those stop the
  * load with a message naming the key. Our
  * own keys start with "nvmf_" and an unknown "nvmf_*" key is an error, so a typo in an
@@ -248,6 +248,17 @@ void nvmf_config_target_defaults(struct nvmf_target_config *t)
 	t->srq = true;
 	t->srq_depth = 4096;
 	t->numa_node = -1;
+	t->discovery_log = NVMF_DISC_LOG_ALL_PORTS;
+	t->discovery_kato = NVMF_DEFAULT_DISC_KATO;
+}
+
+static const char *const disc_log_names[] = {
+	[NVMF_DISC_LOG_ALL_PORTS] = "all-ports", [NVMF_DISC_LOG_HOST_PORT] = "host-port",
+};
+
+const char *nvmf_disc_log_mode_name(enum nvmf_disc_log_mode mode)
+{
+	return (unsigned)mode <= NVMF_DISC_LOG_HOST_PORT ? disc_log_names[mode] : "?";
 }
 
 void nvmf_config_subsys_defaults(struct nvmf_subsys_config *s)
@@ -398,7 +409,8 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 		if (cfg_check_pi(c, param, sub))
 			return -1;
 	}
-	if (get_nqn_list(c, j, base, "subsystems", &p->subsystems, &p->n_subsystems))
+	if (get_nqn_list(c, j, base, "subsystems", &p->subsystems, &p->n_subsystems) ||
+	    cfg_parse_referrals(c, j, base, p))
 		return -1;
 	for (size_t i = 0; cfg && i < p->n_subsystems; i++) {
 		size_t s;
@@ -448,6 +460,34 @@ static const struct cfg_irule srq_depth_rule = { 16, 65536, false, "an SRQ depth
 static const struct cfg_irule small_rule = { 16, 1048576, false, "a buffer count", "16-1048576" };
 static const struct cfg_irule large_rule = { 1, 65536, false, "a buffer count", "1-65536" };
 static const struct cfg_irule idle_rule = { 0, 1000000, false, "a time in microseconds", "0-1000000" };
+static const struct cfg_irule disc_kato_rule = { 1, 3600, false, "a keep-alive timeout", "1-3600 seconds" };
+
+/* nvmf_target.discovery_log and discovery_kato: what the discovery service lists, and
+ * how long a silent discovery controller lives. */
+static int parse_discovery(struct cfg_ctx *c, json_t *nt, struct nvmf_target_config *t)
+{
+	const char *mode = NULL;
+	long long n;
+	int r;
+	char b[80];
+
+	if (cfg_get_str(c, nt, "nvmf_target", "discovery_log", false, &mode))
+		return -1;
+	if (mode) {
+		if (!strcmp(mode, "all-ports"))
+			t->discovery_log = NVMF_DISC_LOG_ALL_PORTS;
+		else if (!strcmp(mode, "host-port"))
+			t->discovery_log = NVMF_DISC_LOG_HOST_PORT;
+		else
+			return cfg_fail(c, "nvmf_target", "discovery_log", "%s is not \"all-ports\" or \"host-port\"",
+					cfg_quote(mode, b, sizeof(b)));
+	}
+	if ((r = cfg_get_int(c, nt, "nvmf_target", "discovery_kato", &disc_kato_rule, false, &n)) < 0)
+		return -1;
+	if (r)
+		t->discovery_kato = (uint32_t)n;
+	return 0;
+}
 
 /* discovery.nqn and the "nvmf_target" extension object. */
 static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_config *t)
@@ -472,14 +512,16 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		return 0;
 	json_object_foreach(nt, k, v) {
 		static const char *const known[] = { "mdts", "threads", "buffers_small", "buffers_large",
-			"hugepages", "idle_poll_us", "srq", "srq_depth", "numa_node", "rpc_socket", NULL };
+			"hugepages", "idle_poll_us", "srq", "srq_depth", "numa_node", "rpc_socket",
+			"discovery_log", "discovery_kato", NULL };
 		size_t i;
 
 		for (i = 0; known[i] && strcmp(k, known[i]); i++)
 			;
 		if (!known[i])
 			return cfg_fail(c, "nvmf_target", k, "unknown key (known: mdts, threads, buffers_small, "
-				    "buffers_large, hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket)");
+				    "buffers_large, hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, "
+				    "discovery_log, discovery_kato)");
 	}
 	if ((r = cfg_get_int(c, nt, "nvmf_target", "mdts", &mdts_rule, false, &n)) < 0)
 		return -1;
@@ -509,7 +551,7 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		return -1;
 	if (r)
 		t->srq_depth = (uint32_t)n;
-	if (cfg_get_bool(c, nt, "nvmf_target", "srq", &t->srq) < 0)
+	if (cfg_get_bool(c, nt, "nvmf_target", "srq", &t->srq) < 0 || parse_discovery(c, nt, t))
 		return -1;
 	const char *sock = NULL;
 	char b[80];
@@ -902,13 +944,20 @@ nomem:
 void nvmf_config_port_clear(struct nvmf_port_config *p)
 {
 	free_list(p->subsystems, p->n_subsystems);
+	free(p->referrals);
 	memset(p, 0, sizeof(*p));
 }
 
 int nvmf_config_port_dup(const struct nvmf_port_config *src, struct nvmf_port_config *dst)
 {
 	*dst = *src;
+	dst->referrals = NULL;
 	if (!dup_list(src->subsystems, src->n_subsystems, &dst->subsystems)) {
+		memset(dst, 0, sizeof(*dst));
+		return -ENOMEM;
+	}
+	if (nvmf_config_referrals_dup(src->referrals, src->n_referrals, &dst->referrals)) {
+		free_list(dst->subsystems, dst->n_subsystems);
 		memset(dst, 0, sizeof(*dst));
 		return -ENOMEM;
 	}

@@ -57,6 +57,22 @@ struct nvmf_subsys_config {
 	size_t n_ns;
 };
 
+/* One referral of a port (nvmetcli's "ports[].referrals[]": the configfs referral's
+ * addr_* attributes, enable and its directory name): another discovery service that the
+ * port's discovery log points hosts to (subtype 1, NVMe-oF 1.1 section 5.3). The
+ * address is the referred service's, so any transport nvme-cli can reach is taken. */
+struct nvmf_referral_config {
+	char name[256];             /* "name": its configfs directory name, unique in the port */
+	char trtype[8];             /* addr.trtype: "rdma" or "tcp" */
+	int adrfam;                 /* addr.adrfam: AF_INET or AF_INET6 */
+	char traddr[64];            /* addr.traddr: numeric IP address of adrfam, not a wildcard */
+	char trsvcid[32];           /* addr.trsvcid: decimal port; default 4420 (rdma), 8009 (tcp) */
+	uint8_t treq;               /* addr.treq: 0 not specified, 1 required, 2 not required (the
+				     * referred service's requirement, advertised as it is) */
+	uint16_t portid;            /* addr.portid: the referred service's port ID; default 0 */
+	bool enable;                /* "enable" (default 1): a disabled one is kept, not listed */
+};
+
 /* One port (nvmetcli "ports[]"). Only trtype "rdma" is loaded from a file; others are
  * refused there. */
 struct nvmf_port_config {
@@ -70,6 +86,15 @@ struct nvmf_port_config {
 	uint32_t max_queue_size;    /* param.max_queue_size entries; -1 = default */
 	char **subsystems;          /* NQNs exposed on this port */
 	size_t n_subsystems;
+	struct nvmf_referral_config *referrals; /* "referrals": n_referrals of them */
+	size_t n_referrals;
+};
+
+/* What the discovery log lists to a host (nvmf_target.discovery_log). */
+enum nvmf_disc_log_mode {
+	NVMF_DISC_LOG_ALL_PORTS = 0,    /* "all-ports" (default): every port's entries, so a
+					 * multipath host sees every path */
+	NVMF_DISC_LOG_HOST_PORT,        /* "host-port": only the port the host came in on (nvmet) */
 };
 
 /* Target-wide settings (extension object "nvmf_target"). */
@@ -86,6 +111,10 @@ struct nvmf_target_config {
 	uint32_t srq_depth;         /* nvmf_target.srq_depth: receives per SRQ; default 4096 */
 	int numa_node;              /* nvmf_target.numa_node: where worker threads run; -1 (default):
 				     * the RDMA device's node */
+	enum nvmf_disc_log_mode discovery_log; /* nvmf_target.discovery_log; default all-ports */
+	uint32_t discovery_kato;    /* nvmf_target.discovery_kato: seconds a discovery controller
+				     * whose host asked for KATO 0 lives without commands; default
+				     * 120 (nvmet's NVMET_DISC_KATO_MS) */
 	char rpc_socket[108];       /* nvmf_target.rpc_socket: the control socket's path; "" with
 				     * rpc_socket_set: none. Unset: the default (--rpc-socket wins) */
 	bool rpc_socket_set;
@@ -120,6 +149,7 @@ struct nvmf_config {
 #define NVMF_DEFAULT_INLINE     8192   /* param.inline_data_size, bytes */
 #define NVMF_DEFAULT_QID_MAX    128    /* attr.qid_max, I/O queues per controller */
 #define NVMF_DEFAULT_MDTS       8      /* nvmf_target.mdts: 2^8 x 4 KiB = 1 MiB */
+#define NVMF_DEFAULT_DISC_KATO  120    /* nvmf_target.discovery_kato, seconds */
 
 /*
  * Defaults, applied by the loader before each object is read; configs built in code
@@ -191,6 +221,17 @@ struct json_t *nvmf_config_to_json(const struct nvmf_config *cfg);
  * old file or the new one, never a mix. 0, or -errno with @err naming the file.
  */
 int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err, size_t errlen);
+
+/* nvmf_disc_log_mode_name - "all-ports" or "host-port", as nvmf_target.discovery_log
+ * spells the mode ("?" for anything else). */
+const char *nvmf_disc_log_mode_name(enum nvmf_disc_log_mode mode);
+
+/* nvmf_config_referrals_dup - a deep copy of @n referrals of @src into *@out (NULL when @n
+ * is 0): 0 or -ENOMEM (nothing allocated). nvmf_config_referrals_equal - the same
+ * referrals in the same order. */
+int nvmf_config_referrals_dup(const struct nvmf_referral_config *src, size_t n,
+			      struct nvmf_referral_config **out);
+bool nvmf_config_referrals_equal(const struct nvmf_port_config *a, const struct nvmf_port_config *b);
 
 /* nvmf_config_subsys_dup / nvmf_config_port_dup - a deep copy of @src in @dst (lists and
  * paths copied): 0, or -ENOMEM with @dst left empty. _clear frees what a copy or the loader
