@@ -12,12 +12,27 @@ static void discover_prints_the_log_in_nvme_cli_layout(void)
 	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "discover", "-a", "127.0.0.1", NULL), 0);
 	CU_ASSERT_EQUAL(t.errlen, 0);
 	/* the generation counter varies: compare from the entry on */
-	CU_ASSERT_EQUAL(strncmp(t.out, "\nDiscovery Log Number of Records 1, Generation counter ",
+	CU_ASSERT_EQUAL(strncmp(t.out, "\nDiscovery Log Number of Records 2, Generation counter ",
 				55), 0);
 	const char *entry = strstr(t.out, "=====");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(entry);
+	/* The discovery subsystem's own entry first (subtype 3), as nvme-cli prints it. */
 	CU_ASSERT_STRING_EQUAL(entry,
 		"=====Discovery Log Entry 0======\n"
+		"trtype:  rdma\n"
+		"adrfam:  ipv4\n"
+		"subtype: current discovery subsystem\n"
+		"treq:    not specified\n"
+		"portid:  1\n"
+		"trsvcid: 4420\n"
+		"subnqn:  " NVME_DISC_SUBSYS_NAME "\n"
+		"traddr:  127.0.0.1\n"
+		"eflags:  explicit discovery connections, duplicate discovery information\n"
+		"rdma_prtype: not specified\n"
+		"rdma_qptype: connected\n"
+		"rdma_cms:    rdma-cm\n"
+		"rdma_pkey: 0x0000\n"
+		"=====Discovery Log Entry 1======\n"
 		"trtype:  rdma\n"
 		"adrfam:  ipv4\n"
 		"subtype: nvme subsystem\n"
@@ -45,8 +60,10 @@ static void discover_json_uses_nvme_cli_keys(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
 	CU_ASSERT(json_is_integer(json_object_get(root, "genctr")));
 	json_t *recs = json_object_get(root, "records");
-	CU_ASSERT_EQUAL_FATAL(json_array_size(recs), 2);
-	json_t *r = json_array_get(recs, 1);
+	CU_ASSERT_EQUAL_FATAL(json_array_size(recs), 3);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(recs, 0), "subtype")),
+			       "current discovery subsystem");
+	json_t *r = json_array_get(recs, 2);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "trtype")), "rdma");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "adrfam")), "ipv4");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "subtype")), "nvme subsystem");
