@@ -102,6 +102,7 @@ static void identify_ns(struct nvmf_req *req)
 	if (ns->has_eui64)
 		memcpy(id->eui64, ns->eui64, sizeof(id->eui64));
 	id->lbaf[0].ds = (uint8_t)ns->lba_shift;
+	nvmf_identify_ns_io_hints(ns, id);
 	nvmf_req_complete(req, 0);
 }
 
@@ -184,6 +185,14 @@ nvme_status_t nvmf_parse_identify(struct nvmf_req *req)
 			return nvme_generic(NVME_SC_INVALID_NS);
 		req->execute = identify_desc_list;
 		break;
+	case NVME_IDENTIFY_CNS_CSI_NS:
+	case NVME_IDENTIFY_CNS_CSI_CTRL:
+	case NVME_IDENTIFY_CNS_CSI_NS_ACTIVE_LIST: {
+		nvme_status_t st = nvmf_parse_identify_cs(req);
+		if (st)
+			return st;
+		break;
+	}
 	default:
 		return nvme_generic(NVME_SC_INVALID_FIELD);
 	}
