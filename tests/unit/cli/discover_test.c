@@ -1,6 +1,7 @@
 /* `nvmf discover` against our discovery controller (loop host): nvme-cli's text layout
  * and JSON keys, and the one-line error with exit status 1. */
 #include <string.h>
+#include <time.h>
 #include "tests/unit/cli/cli_fixture.h"
 #include "tests/unit/suites.h"
 
@@ -98,7 +99,28 @@ static void discover_refused_prints_one_error_line_and_exits_1(void)
 	clit_teardown(&t);
 }
 
+/* --hold: the same log, then the discovery connection stays open (KATO 0, no Keep Alive
+ * sent) for the time asked before the disconnect; a bad time is a usage error. */
+static void discover_hold_prints_the_log_and_disconnects_after_the_time(void)
+{
+	struct clit t;
+	clit_setup(&t, true, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
+	time_t t0 = time(NULL);
+	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "discover", "-a", "127.0.0.1", "--hold", "1", NULL), 0);
+	CU_ASSERT(time(NULL) - t0 >= 1);
+	CU_ASSERT_EQUAL(strncmp(t.out, "\nDiscovery Log Number of Records 2, Generation counter ", 55), 0);
+	CU_ASSERT_EQUAL(loop_host_live_ctrls(t.lh), 0);
+	CU_ASSERT_EQUAL(loop_host_admin_count(t.lh, nvme_admin_keep_alive), 0);
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "--hold", "0", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "--hold"));
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "--hold", "x", NULL), 2);
+	clit_teardown(&t);
+}
+
 const struct unit_test cli_discover_tests[] = {
+	{"discover_hold_prints_the_log_and_disconnects_after_the_time",
+	 discover_hold_prints_the_log_and_disconnects_after_the_time},
 	{"discover_prints_the_log_in_nvme_cli_layout", discover_prints_the_log_in_nvme_cli_layout},
 	{"discover_json_uses_nvme_cli_keys", discover_json_uses_nvme_cli_keys},
 	{"discover_refused_prints_one_error_line_and_exits_1", discover_refused_prints_one_error_line_and_exits_1},
