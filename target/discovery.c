@@ -7,7 +7,8 @@
  *
  * The log (nvmf_target.discovery_log, subsystem/config.h) lists, for every port ("all-
  * ports", the default: multipath hosts see every path) or only for the port the host came
- * in on ("host-port", as nvmet), in port order:
+ * in on ("host-port", as nvmet, or when the host sets LSP PLEO, Port Local Entries Only,
+ * NVMe Base 2.0 figure 262), in port order:
  *   - the discovery subsystem itself on that port (subtype 3, "current discovery
  *     subsystem", TP 8013), with EFLAGS DUPRETINFO (it returns this same log: nvme-cli's
  *     connect-all skips it) and EPCSD (this controller takes explicit persistent
@@ -87,12 +88,14 @@ static void referral_entry(struct disc_entry *e, const struct nvmf_referral_conf
 	}
 }
 
-/* Whether @port's entries go to @req's host under the configured mode. */
+/* Whether @port's entries go to @req's host under the configured mode or the host's
+ * Port Local Entries Only. */
 static bool port_listed(const struct nvmf_req *req, const struct nvmf_port *port)
 {
 	const struct nvmf_tgt *tgt = req->sq->tgt;
 
-	if (tgt->cfg->target.discovery_log == NVMF_DISC_LOG_HOST_PORT)
+	if (tgt->cfg->target.discovery_log == NVMF_DISC_LOG_HOST_PORT ||
+	    (nvmf_log_lsp(req) & NVMF_LOG_DISC_LSP_PLEO))
 		return port == req->sq->port;
 	return true;
 }
@@ -190,10 +193,12 @@ static void disc_identify_ctrl(struct nvmf_req *req)
 
 static void disc_supported_logs(struct nvmf_req *req);
 
-/* The discovery controller's log pages (NVMe Base 2.0 figure 202, discovery column). */
+/* The discovery controller's log pages (NVMe Base 2.0 figure 202, discovery column);
+ * of the Discovery log's LSP bits only PLEO is honoured (no extended entries, no
+ * "all subsystems" listing). */
 static const struct nvmf_log_page disc_logs[] = {
 	{ NVME_LOG_LID_SUPPORTED_LOG_PAGES, 0, NULL, disc_supported_logs },
-	{ NVME_LOG_LID_DISCOVER, 0, NULL, disc_get_log },
+	{ NVME_LOG_LID_DISCOVER, NVMF_LOG_DISC_LID_PLEOS, NULL, disc_get_log },
 };
 #define N_DISC_LOGS (sizeof(disc_logs) / sizeof(disc_logs[0]))
 

@@ -644,6 +644,24 @@ static void host_port_mode_lists_only_the_port_the_host_came_in_on(void)
 	stop(&d);
 }
 
+/* Port Local Entries Only (LSP bit 1) asks for the host's port whatever the mode. */
+static void port_local_entries_only_lists_the_host_port_in_all_ports_mode(void)
+{
+	struct dx d = { 0 };
+	two_ports_with_referrals(&d, NVMF_DISC_LOG_ALL_PORTS);
+	uint8_t b[HDR + 7 * ENT];
+	uint32_t numd = sizeof(b) / 4 - 1;
+	struct nvme_sqe c = mk(nvme_admin_get_log_page, NVME_LOG_LID_DISCOVER | NVMF_LOG_DISC_LSP_PLEO << 8 |
+			       (numd & 0xffff) << 16, numd >> 16);
+	CU_ASSERT_EQUAL_FATAL(fx_cmd(&d.f.admin, &c, b, sizeof(b), NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(numrec(b), 3);
+	for (size_t i = 0; i < 3; i++)
+		CU_ASSERT_NOT_EQUAL(le16toh(entry(b, i)->portid), 2);
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);   /* without it: both ports */
+	CU_ASSERT_EQUAL(numrec(b), 6);
+	stop(&d);
+}
+
 /* The discovery controller's own log table: Supported Log Pages lists 00h and 70h only;
  * other LIDs (the error log, say) are Invalid Log Page. */
 static void discovery_supported_log_pages_lists_its_two_logs(void)
@@ -658,7 +676,9 @@ static void discovery_supported_log_pages_lists_its_two_logs(void)
 			       (uint32_t)(sizeof(log) / 4 - 1) << 16, 0);
 	CU_ASSERT_EQUAL_FATAL(fx_cmd(&d.f.admin, &c, &log, sizeof(log), NULL), 0);
 	for (unsigned lid = 0; lid < 256; lid++) {
-		uint32_t want = lid == NVME_LOG_LID_SUPPORTED_LOG_PAGES || lid == NVME_LOG_LID_DISCOVER ? 1 : 0;
+		uint32_t want = lid == NVME_LOG_LID_SUPPORTED_LOG_PAGES ? 1 : 0;
+		if (lid == NVME_LOG_LID_DISCOVER)     /* LSUPP, and LIDSP: PLEOS */
+			want = 1 | (uint32_t)NVMF_LOG_DISC_LID_PLEOS << 16;
 		CU_ASSERT_EQUAL(le32toh(log.lid_support[lid]), want);
 	}
 	c = mk(nvme_admin_get_log_page, NVME_LOG_LID_ERROR | 15u << 16, 0);
@@ -713,6 +733,8 @@ const struct unit_test discovery_tests[] = {
 	{"host_port_mode_lists_only_the_port_the_host_came_in_on",
 	 host_port_mode_lists_only_the_port_the_host_came_in_on},
 	{"discovery_supported_log_pages_lists_its_two_logs", discovery_supported_log_pages_lists_its_two_logs},
+	{"port_local_entries_only_lists_the_host_port_in_all_ports_mode",
+	 port_local_entries_only_lists_the_host_port_in_all_ports_mode},
 	{"discovery_controller_with_kato_0_gets_the_configured_discovery_kato",
 	 discovery_controller_with_kato_0_gets_the_configured_discovery_kato},
 	{"discovery_kato_does_not_change_a_kato_the_host_asked_for",
