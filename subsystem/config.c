@@ -252,15 +252,6 @@ void nvmf_config_target_defaults(struct nvmf_target_config *t)
 	t->discovery_kato = NVMF_DEFAULT_DISC_KATO;
 }
 
-static const char *const disc_log_names[] = {
-	[NVMF_DISC_LOG_ALL_PORTS] = "all-ports", [NVMF_DISC_LOG_HOST_PORT] = "host-port",
-};
-
-const char *nvmf_disc_log_mode_name(enum nvmf_disc_log_mode mode)
-{
-	return (unsigned)mode <= NVMF_DISC_LOG_HOST_PORT ? disc_log_names[mode] : "?";
-}
-
 void nvmf_config_subsys_defaults(struct nvmf_subsys_config *s)
 {
 	s->cntlid_min = 1;
@@ -460,35 +451,6 @@ static const struct cfg_irule srq_depth_rule = { 16, 65536, false, "an SRQ depth
 static const struct cfg_irule small_rule = { 16, 1048576, false, "a buffer count", "16-1048576" };
 static const struct cfg_irule large_rule = { 1, 65536, false, "a buffer count", "1-65536" };
 static const struct cfg_irule idle_rule = { 0, 1000000, false, "a time in microseconds", "0-1000000" };
-static const struct cfg_irule disc_kato_rule = { 1, 3600, false, "a keep-alive timeout", "1-3600 seconds" };
-
-/* nvmf_target.discovery_log and discovery_kato: what the discovery service lists, and
- * how long a silent discovery controller lives. */
-static int parse_discovery(struct cfg_ctx *c, json_t *nt, struct nvmf_target_config *t)
-{
-	const char *mode = NULL;
-	long long n;
-	int r;
-	char b[80];
-
-	if (cfg_get_str(c, nt, "nvmf_target", "discovery_log", false, &mode))
-		return -1;
-	if (mode) {
-		if (!strcmp(mode, "all-ports"))
-			t->discovery_log = NVMF_DISC_LOG_ALL_PORTS;
-		else if (!strcmp(mode, "host-port"))
-			t->discovery_log = NVMF_DISC_LOG_HOST_PORT;
-		else
-			return cfg_fail(c, "nvmf_target", "discovery_log", "%s is not \"all-ports\" or \"host-port\"",
-					cfg_quote(mode, b, sizeof(b)));
-	}
-	if ((r = cfg_get_int(c, nt, "nvmf_target", "discovery_kato", &disc_kato_rule, false, &n)) < 0)
-		return -1;
-	if (r)
-		t->discovery_kato = (uint32_t)n;
-	return 0;
-}
-
 /* discovery.nqn and the "nvmf_target" extension object. */
 static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_config *t)
 {
@@ -551,7 +513,7 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		return -1;
 	if (r)
 		t->srq_depth = (uint32_t)n;
-	if (cfg_get_bool(c, nt, "nvmf_target", "srq", &t->srq) < 0 || parse_discovery(c, nt, t))
+	if (cfg_get_bool(c, nt, "nvmf_target", "srq", &t->srq) < 0 || cfg_parse_discovery(c, nt, t))
 		return -1;
 	const char *sock = NULL;
 	char b[80];

@@ -91,7 +91,12 @@ bool cfg_all_zero(const uint8_t *p, size_t n);
  * overflow or any other character. */
 bool cfg_parse_size(const char *s, uint64_t *out);
 
-/* ---- referrals (subsystem/config_referral.c) ---- */
+/* ---- the discovery service (subsystem/config_discovery.c) ---- */
+
+/* cfg_parse_discovery - nvmf_target.discovery_log ("all-ports" | "host-port") and
+ * discovery_kato (1-3600 s) of the "nvmf_target" object @nt into @t (left at their
+ * defaults when absent). Returns 0 or -1 with the message. */
+int cfg_parse_discovery(struct cfg_ctx *c, json_t *nt, struct nvmf_target_config *t);
 
 /* cfg_parse_referrals - "referrals" of the ports[] object @port into @p (absent: none).
  * Each entry as nvmetcli dumps a configfs referral: {"addr": {adrfam, portid, traddr,

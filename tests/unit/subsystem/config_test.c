@@ -774,35 +774,6 @@ ERROR_TEST(numa_node_below_minus_1_is_refused, "{'nvmf_target':{'numa_node':-2}}
 ERROR_TEST(unknown_nvmf_target_key_is_refused, "{'nvmf_target':{'poll_us':1}}",
 	   "nvmf_target.poll_us: unknown key (known: mdts, threads, buffers_small, buffers_large, "
 	   "hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, discovery_log, discovery_kato)")
-ERROR_TEST(unknown_discovery_log_mode_is_refused, "{'nvmf_target':{'discovery_log':'this-port'}}",
-	   "nvmf_target.discovery_log: \"this-port\" is not \"all-ports\" or \"host-port\"")
-ERROR_TEST(discovery_log_not_a_string_is_refused, "{'nvmf_target':{'discovery_log':1}}",
-	   "nvmf_target.discovery_log: expected a string, got 1")
-ERROR_TEST(discovery_kato_0_is_refused, "{'nvmf_target':{'discovery_kato':0}}",
-	   "nvmf_target.discovery_kato: 0 is not a keep-alive timeout (1-3600 seconds)")
-ERROR_TEST(discovery_kato_over_an_hour_is_refused, "{'nvmf_target':{'discovery_kato':3601}}",
-	   "nvmf_target.discovery_kato: 3601 is not a keep-alive timeout (1-3600 seconds)")
-
-/* Defaults: every port listed, 120 s (nvmet's); both keys read when present. */
-static void discovery_log_and_kato_have_defaults_and_are_read(void)
-{
-	struct nvmf_config cfg;
-	char err[256] = "";
-	CU_ASSERT_EQUAL_FATAL(parse("{}", &cfg, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(cfg.target.discovery_log, NVMF_DISC_LOG_ALL_PORTS);
-	CU_ASSERT_EQUAL(cfg.target.discovery_kato, 120);
-	nvmf_config_free(&cfg);
-	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'discovery_log':'host-port','discovery_kato':7}}", &cfg,
-				    err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(cfg.target.discovery_log, NVMF_DISC_LOG_HOST_PORT);
-	CU_ASSERT_EQUAL(cfg.target.discovery_kato, 7);
-	CU_ASSERT_STRING_EQUAL(nvmf_disc_log_mode_name(cfg.target.discovery_log), "host-port");
-	nvmf_config_free(&cfg);
-	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'discovery_log':'all-ports'}}", &cfg, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(cfg.target.discovery_log, NVMF_DISC_LOG_ALL_PORTS);
-	nvmf_config_free(&cfg);
-}
-
 ERROR_TEST(relative_rpc_socket_is_refused, "{'nvmf_target':{'rpc_socket':'run/t.sock'}}",
 	   "nvmf_target.rpc_socket: \"run/t.sock\" is not an absolute path")
 ERROR_TEST(rpc_socket_longer_than_a_socket_address_is_refused,
@@ -981,11 +952,6 @@ const struct unit_test config_tests[] = {
 	T(srq_as_a_string_names_the_expected_type),
 	T(numa_node_below_minus_1_is_refused),
 	T(unknown_nvmf_target_key_is_refused),
-	T(unknown_discovery_log_mode_is_refused),
-	T(discovery_log_not_a_string_is_refused),
-	T(discovery_kato_0_is_refused),
-	T(discovery_kato_over_an_hour_is_refused),
-	T(discovery_log_and_kato_have_defaults_and_are_read),
 	T(unknown_top_level_extension_key_is_refused),
 #undef T
 	{ NULL, NULL },

@@ -1,7 +1,8 @@
-/* Referrals of a port (subsystem/config_referral.c): nvmetcli's dump loads with every
- * field, defaults fill what is absent, every bad value stops the load with its one-line
- * message, and what is saved has nvmetcli's layout and loads back the same. JSON here is
- * single-quoted for readability (q() below). */
+/* The discovery service's configuration (subsystem/config_discovery.c): a port's
+ * referrals as nvmetcli dumps them load with every field, defaults fill what is absent,
+ * every bad value stops the load with its one-line message, and what is saved has
+ * nvmetcli's layout and loads back the same; nvmf_target.discovery_log and
+ * discovery_kato. JSON here is single-quoted for readability (q() below). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,8 +216,59 @@ static void port_copy_keeps_its_own_referrals(void)
 	nvmf_config_free(&a);
 }
 
+/* The whole document @json (single-quoted). */
+static int parse_root(const char *json, struct nvmf_config *cfg, char *err, size_t errlen)
+{
+	char *d = q(json);
+	int rc = nvmf_config_parse(d, cfg, err, errlen);
+	free(d);
+	return rc;
+}
+
+static void expect_root_error(const char *json, const char *want)
+{
+	struct nvmf_config cfg;
+	char err[512] = "";
+	CU_ASSERT_EQUAL(parse_root(json, &cfg, err, sizeof(err)), -1);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	if (strcmp(err, want))
+		fprintf(stderr, "\n    got:  %s\n    want: %s\n", err, want);
+	nvmf_config_free(&cfg);
+}
+
+#define ROOT_ERR(name, json, msg) static void name(void) { expect_root_error(json, msg); }
+
+ROOT_ERR(unknown_discovery_log_mode_is_refused, "{'nvmf_target':{'discovery_log':'this-port'}}",
+	   "nvmf_target.discovery_log: \"this-port\" is not \"all-ports\" or \"host-port\"")
+ROOT_ERR(discovery_log_not_a_string_is_refused, "{'nvmf_target':{'discovery_log':1}}",
+	   "nvmf_target.discovery_log: expected a string, got 1")
+ROOT_ERR(discovery_kato_0_is_refused, "{'nvmf_target':{'discovery_kato':0}}",
+	   "nvmf_target.discovery_kato: 0 is not a keep-alive timeout (1-3600 seconds)")
+ROOT_ERR(discovery_kato_over_an_hour_is_refused, "{'nvmf_target':{'discovery_kato':3601}}",
+	   "nvmf_target.discovery_kato: 3601 is not a keep-alive timeout (1-3600 seconds)")
+
+/* Defaults: every port listed, 120 s (nvmet's); both keys read when present. */
+static void discovery_log_and_kato_have_defaults_and_are_read(void)
+{
+	struct nvmf_config cfg;
+	char err[256] = "";
+	CU_ASSERT_EQUAL_FATAL(parse_root("{}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cfg.target.discovery_log, NVMF_DISC_LOG_ALL_PORTS);
+	CU_ASSERT_EQUAL(cfg.target.discovery_kato, 120);
+	nvmf_config_free(&cfg);
+	CU_ASSERT_EQUAL_FATAL(parse_root("{'nvmf_target':{'discovery_log':'host-port','discovery_kato':7}}", &cfg,
+				    err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cfg.target.discovery_log, NVMF_DISC_LOG_HOST_PORT);
+	CU_ASSERT_EQUAL(cfg.target.discovery_kato, 7);
+	CU_ASSERT_STRING_EQUAL(nvmf_disc_log_mode_name(cfg.target.discovery_log), "host-port");
+	nvmf_config_free(&cfg);
+	CU_ASSERT_EQUAL_FATAL(parse_root("{'nvmf_target':{'discovery_log':'all-ports'}}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cfg.target.discovery_log, NVMF_DISC_LOG_ALL_PORTS);
+	nvmf_config_free(&cfg);
+}
+
 #define T(n) { #n, n }
-const struct unit_test config_referral_tests[] = {
+const struct unit_test config_discovery_tests[] = {
 	T(nvmetcli_referral_loads_with_every_field),
 	T(referral_defaults_fill_what_is_absent),
 	T(empty_or_absent_referrals_are_none),
@@ -244,5 +296,10 @@ const struct unit_test config_referral_tests[] = {
 	T(referrals_that_are_not_an_array_are_refused),
 	T(saved_referrals_have_nvmetcli_layout_and_load_back),
 	T(port_copy_keeps_its_own_referrals),
+	T(unknown_discovery_log_mode_is_refused),
+	T(discovery_log_not_a_string_is_refused),
+	T(discovery_kato_0_is_refused),
+	T(discovery_kato_over_an_hour_is_refused),
+	T(discovery_log_and_kato_have_defaults_and_are_read),
 	{ NULL, NULL },
 };

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Referrals of a port (subsystem/config.h struct nvmf_referral_config): nvmetcli's
- * "ports[].referrals[]" read, checked, copied and written back. A referral names another
- * discovery service (NVMe-oF 1.1 section 5.3, Discovery Log Page entry subtype 1); the
- * discovery controller lists the enabled ones (target/discovery.c).
+ * The discovery service's configuration: nvmf_target.discovery_log and discovery_kato,
+ * and the referrals of a port (subsystem/config.h struct nvmf_referral_config):
+ * nvmetcli's "ports[].referrals[]" read, checked, copied and written back. A referral
+ * names another discovery service (NVMe-oF 1.1 section 5.3, Discovery Log Page entry
+ * subtype 1); the discovery controller lists the enabled ones (target/discovery.c).
  *
  * nvmetcli dumps each configfs referral as {"addr": {"adrfam", "portid", "traddr",
  * "treq", "trsvcid", "trtype"}, "enable": 1, "name": "..."}, attribute values as
@@ -17,6 +18,44 @@
 #include <string.h>
 #include <sys/socket.h>
 #include "subsystem/config_json.h"
+
+static const char *const disc_log_names[] = {
+	[NVMF_DISC_LOG_ALL_PORTS] = "all-ports", [NVMF_DISC_LOG_HOST_PORT] = "host-port",
+};
+
+const char *nvmf_disc_log_mode_name(enum nvmf_disc_log_mode mode)
+{
+	return (unsigned)mode <= NVMF_DISC_LOG_HOST_PORT ? disc_log_names[mode] : "?";
+}
+
+static const struct cfg_irule disc_kato_rule = { 1, 3600, false, "a keep-alive timeout", "1-3600 seconds" };
+
+/* nvmf_target.discovery_log and discovery_kato: what the discovery service lists, and
+ * how long a silent discovery controller lives. */
+int cfg_parse_discovery(struct cfg_ctx *c, json_t *nt, struct nvmf_target_config *t)
+{
+	const char *mode = NULL;
+	long long n;
+	int r;
+	char b[80];
+
+	if (cfg_get_str(c, nt, "nvmf_target", "discovery_log", false, &mode))
+		return -1;
+	if (mode) {
+		if (!strcmp(mode, "all-ports"))
+			t->discovery_log = NVMF_DISC_LOG_ALL_PORTS;
+		else if (!strcmp(mode, "host-port"))
+			t->discovery_log = NVMF_DISC_LOG_HOST_PORT;
+		else
+			return cfg_fail(c, "nvmf_target", "discovery_log", "%s is not \"all-ports\" or \"host-port\"",
+					cfg_quote(mode, b, sizeof(b)));
+	}
+	if ((r = cfg_get_int(c, nt, "nvmf_target", "discovery_kato", &disc_kato_rule, false, &n)) < 0)
+		return -1;
+	if (r)
+		t->discovery_kato = (uint32_t)n;
+	return 0;
+}
 
 static const char *const treq_names[] = { "not specified", "required", "not required" };
 
