@@ -147,7 +147,11 @@ void nvmf_ana_log(struct nvmf_req *req)
 	hdr.chgcnt = htole64(tgt->ana_chgcnt);
 	hdr.ngrps = htole16(ngrps);
 	memcpy(log, &hdr, sizeof(hdr));
-	nvme_status_t st = nvmf_copy_log(req, log, off);
+	/* The log is as long as a host sizes it from Identify (nvme-cli reads that much in
+	 * 4 KiB pieces): past the descriptors it reads zeroes, not Invalid Field. */
+	size_t sized = sizeof(struct nvme_ana_log) + NVMF_MAX_ANAGRPID * sizeof(struct nvme_ana_group_desc) +
+		       (size_t)nvmf_ana_mnan(ctrl->mdts) * sizeof(__le32);
+	nvme_status_t st = nvmf_copy_log(req, log, off > sized ? off : sized);
 	free(log);
 	if (!st && !nvmf_log_rae(req))
 		nvmf_tgt_ctrl_aen_log_read(ctrl, NVMF_AEN_ANA_CHANGE);

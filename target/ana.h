@@ -81,8 +81,10 @@ void nvmf_ana_identify_ns(const struct nvmf_port *port, const struct nvmf_ns *ns
 /* nvmf_ana_log - Get Log Page LID 0Ch (figures 261-262): header (change count, number of
  * descriptors), then per existing group, ascending: group ID, NSID count, the group's
  * change count, its state on the request's port, and (LSP bit 0 RGO clear) the active
- * NSIDs of the controller's subsystem in it, ascending. Read with RAE clear, it re-arms
- * the ANA Change notice. */
+ * NSIDs of the controller's subsystem in it, ascending. Its length is what a host sizes
+ * from Identify (16 + NANAGRPID x 32 + MNAN x 4 bytes), zeroes past the descriptors: an
+ * offset beyond that is Invalid Field. Read with RAE clear, it re-arms the ANA Change
+ * notice. */
 void nvmf_ana_log(struct nvmf_req *req);
 
 /* ---- the model (target/ana.c; main group) ---- */

@@ -329,12 +329,21 @@ static void ana_log_read_in_windows_is_the_whole_log(void)
 		CU_ASSERT_EQUAL_FATAL(ana_log(&F.admin, false, false, off, part, 20), 0);
 		CU_ASSERT_EQUAL(memcmp(part, whole + off, 20), 0);
 	}
-	/* the last dwords of the log, then zeroes past its end */
+	/* the last dwords of the descriptors, then zeroes */
 	CU_ASSERT_EQUAL_FATAL(ana_log(&F.admin, false, false, 120, part, 16), 0);
 	CU_ASSERT_EQUAL(memcmp(part, whole + 120, 4), 0);
 	CU_ASSERT_EQUAL(part[4] | part[8] | part[12], 0);
-	/* an offset past the end: Invalid Field */
-	CU_ASSERT_EQUAL(ana_log(&F.admin, false, false, 128, part, 16),
+	/* The log is as long as the host sizes it from Identify: 16 + 128 x 32 + 1024 x 4
+	 * bytes. nvme-cli reads that in 4 KiB pieces: zeroes after the descriptors. */
+	uint8_t *big = malloc(4096);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+	CU_ASSERT_EQUAL(ana_log(&F.admin, false, false, 4096, big, 4096), 0);
+	for (size_t i = 0; i < 4096; i++)
+		CU_ASSERT_EQUAL_FATAL(big[i], 0);
+	CU_ASSERT_EQUAL(ana_log(&F.admin, false, false, 8192, part, 16), 0);
+	free(big);
+	/* an offset past that: Invalid Field */
+	CU_ASSERT_EQUAL(ana_log(&F.admin, false, false, 8212, part, 16),
 			(int)(nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR));
 	CU_ASSERT_EQUAL(ana_log(&F.admin, false, false, 2, part, 16),
 			(int)(nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR));
