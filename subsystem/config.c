@@ -4,8 +4,10 @@
  *
  * nvmetcli writes every configfs attribute as a JSON string ("1", "4420", "-1"), and
  * empty strings for unused address fields, so numeric nvmetcli attributes accept a
- * string of digits or a JSON integer, and "" means "default". Keys nvmetcli writes that
- * this target does not use (ana, tsas, ieee_oui, ...) are ignored, unless
+ * string of digits or a JSON integer, and "" means "default". ANA groups and states
+ * (ports[].ana_groups, namespaces' ana_grpid) are read by config_ana.c, referrals and
+ * the discovery keys by config_discovery.c. Keys nvmetcli writes that this target does
+ * not use (tsas, ieee_oui, ...) are ignored, unless
  * ignoring them would change who may connect or how (treq "required"): those stop the
  * load with a message naming the key. Our
  * own keys start with "nvmf_" and an unknown "nvmf_*" key is an error, so a typo in an
@@ -25,6 +27,7 @@
 #include <sys/socket.h>
 #include "nvme/dhchap.h"
 #include "nvme/identify.h"
+#include "subsystem/config_ana.h"
 #include "subsystem/config_json.h"
 
 #define CFG_MAX_NSID        1024      /* = NVMF_MAX_NSID (target/core.h) */
@@ -133,6 +136,8 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 			return cfg_fail(c, base, "nvmf_eui64", "%s is not an EUI-64 (16 hex digits)", cfg_quote(eui, b, sizeof(b)));
 		ns->has_eui64 = !cfg_all_zero(ns->eui64, 8);
 	}
+	if (cfg_parse_ns_ana(c, j, base, ns))
+		return -1;
 
 	/* Cross-field rules: what each backend kind needs. */
 	if (ns->kind == NVMF_BACKEND_RAM || ns->kind == NVMF_BACKEND_NULL) {
@@ -401,7 +406,7 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 			return -1;
 	}
 	if (get_nqn_list(c, j, base, "subsystems", &p->subsystems, &p->n_subsystems) ||
-	    cfg_parse_referrals(c, j, base, p))
+	    cfg_parse_referrals(c, j, base, p) || cfg_parse_port_ana(c, j, base, p))
 		return -1;
 	for (size_t i = 0; cfg && i < p->n_subsystems; i++) {
 		size_t s;
@@ -669,7 +674,7 @@ static int parse_root(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 		if (parse_port(c, v, base, &cfg->ports[i], cfg) || check_port_overlap(c, cfg, i))
 			return -1;
 	}
-	return 0;
+	return cfg_check_ns_groups(c, cfg);
 }
 
 static int finish(json_t *root, json_error_t *jerr, struct nvmf_config *cfg, char *err, size_t errlen)
@@ -907,6 +912,7 @@ void nvmf_config_port_clear(struct nvmf_port_config *p)
 {
 	free_list(p->subsystems, p->n_subsystems);
 	free(p->referrals);
+	free(p->ana_groups);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -918,7 +924,10 @@ int nvmf_config_port_dup(const struct nvmf_port_config *src, struct nvmf_port_co
 		memset(dst, 0, sizeof(*dst));
 		return -ENOMEM;
 	}
-	if (nvmf_config_referrals_dup(src->referrals, src->n_referrals, &dst->referrals)) {
+	dst->ana_groups = NULL;
+	if (nvmf_config_referrals_dup(src->referrals, src->n_referrals, &dst->referrals) ||
+	    nvmf_config_ana_groups_dup(src->ana_groups, src->n_ana_groups, &dst->ana_groups)) {
+		free(dst->referrals);
 		free_list(dst->subsystems, dst->n_subsystems);
 		memset(dst, 0, sizeof(*dst));
 		return -ENOMEM;

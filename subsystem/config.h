@@ -13,6 +13,10 @@
 #include <stdint.h>
 
 #define NVMF_CFG_NQN_MAX 224     /* NQN buffer: 223 characters + NUL (NVMe Base 4.5) */
+/* ANA group IDs (NVMe Base 2.0 section 8.1.2): 1 to 128, as the kernel target
+ * (NVMET_MAX_ANAGRPS); group 1 exists on every port. */
+#define NVMF_MAX_ANAGRPID 128
+#define NVMF_DEFAULT_ANAGRPID 1
 
 /* Kind of storage behind a namespace. nvmetcli files have only device.path; the kind is
  * then inferred from what the path is (regular file, block device, NVMe block device). */
@@ -39,6 +43,8 @@ struct nvmf_ns_config {
 	uint32_t block_size;        /* nvmf_block_size: 512 or 4096; 0 = from the device (file: 512) */
 	bool create;                /* nvmf_create: create the file if missing (needs size_bytes) */
 	bool buffered;              /* nvmf_buffered: do not use O_DIRECT */
+	uint32_t anagrpid;          /* ana_grpid (and nvmetcli's ana.grpid): its ANA group,
+				     * 1..NVMF_MAX_ANAGRPID; 0 (configs built in code) = 1 */
 };
 
 /* One subsystem (nvmetcli "subsystems[]"). */
@@ -73,6 +79,14 @@ struct nvmf_referral_config {
 	bool enable;                /* "enable" (default 1): a disabled one is kept, not listed */
 };
 
+/* One ANA group a port defines (nvmetcli "ports[].ana_groups[]") and its ANA state
+ * there: a NVME_ANA_STATE_* value of libnvme (01h optimized, 02h non-optimized, 03h
+ * inaccessible, 04h persistent loss, 0Fh change; NVMe Base 2.0 figure 262). */
+struct nvmf_ana_group_config {
+	uint32_t grpid;             /* 1..NVMF_MAX_ANAGRPID, once per port */
+	uint8_t state;
+};
+
 /* One port (nvmetcli "ports[]"). Only trtype "rdma" is loaded from a file; others are
  * refused there. */
 struct nvmf_port_config {
@@ -88,6 +102,11 @@ struct nvmf_port_config {
 	size_t n_subsystems;
 	struct nvmf_referral_config *referrals; /* "referrals": n_referrals of them */
 	size_t n_referrals;
+	struct nvmf_ana_group_config *ana_groups; /* groups defined here, n_ana_groups of them;
+				     * group 1 is defined even when not listed (optimized), any
+				     * other group not listed is inaccessible here, as nvmet
+				     * (nvmf_port_config_ana_state) */
+	size_t n_ana_groups;
 };
 
 /* What the discovery log lists to a host (nvmf_target.discovery_log). */
@@ -172,7 +191,8 @@ void nvmf_config_port_defaults(struct nvmf_port_config *p);
  * @errlen: size of @err in bytes.
  * Returns 0, or -1 with @err set (file unreadable, bad JSON with line and column, any
  * invalid field, duplicate NQN/nsid/portid, a port naming an unknown subsystem, a port
- * whose trtype is not rdma). On -1, @cfg is left zeroed (nothing to free). Touches no
+ * whose trtype is not rdma, an ANA group or state that is not one, a namespace in an ANA
+ * group no port defines). On -1, @cfg is left zeroed (nothing to free). Touches no
  * backing file. The messages are listed in docs/configuration.md.
  */
 int nvmf_config_load(const char *path, struct nvmf_config *cfg, char *err, size_t errlen);
@@ -240,6 +260,30 @@ int nvmf_config_subsys_dup(const struct nvmf_subsys_config *src, struct nvmf_sub
 void nvmf_config_subsys_clear(struct nvmf_subsys_config *s);
 int nvmf_config_port_dup(const struct nvmf_port_config *src, struct nvmf_port_config *dst);
 void nvmf_config_port_clear(struct nvmf_port_config *p);
+
+/* ---- ANA (subsystem/config_ana.c, NVMe Base 2.0 section 8.1) ---- */
+
+/* nvmf_ana_state_name - nvmetcli's name of ANA state @state ("optimized", "non-optimized",
+ * "inaccessible", "persistent-loss", "change"); "?" for any other value. */
+const char *nvmf_ana_state_name(uint8_t state);
+/* nvmf_ana_state_parse - the state nvmetcli's @name gives into *@state; false for any
+ * other text. */
+bool nvmf_ana_state_parse(const char *name, uint8_t *state);
+/* nvmf_ns_config_anagrpid - @ns's ANA group: its anagrpid, 1 when 0. */
+uint32_t nvmf_ns_config_anagrpid(const struct nvmf_ns_config *ns);
+/* nvmf_port_config_ana_group - @p's entry of group @grpid, or NULL when it lists none. */
+const struct nvmf_ana_group_config *nvmf_port_config_ana_group(const struct nvmf_port_config *p,
+							       uint32_t grpid);
+/* nvmf_port_config_defines - @p defines group @grpid: listed, or group 1. */
+bool nvmf_port_config_defines(const struct nvmf_port_config *p, uint32_t grpid);
+/* nvmf_port_config_ana_state - the state of group @grpid (1..NVMF_MAX_ANAGRPID) on @p:
+ * the listed one; group 1 unlisted optimized; any other unlisted group inaccessible (the
+ * kernel target's port defaults, configfs.c). */
+uint8_t nvmf_port_config_ana_state(const struct nvmf_port_config *p, uint32_t grpid);
+/* nvmf_config_ana_groups_dup - a copy of @n entries of @src into *@out (NULL when @n is
+ * 0). 0 or -ENOMEM (nothing allocated then). */
+int nvmf_config_ana_groups_dup(const struct nvmf_ana_group_config *src, size_t n,
+			       struct nvmf_ana_group_config **out);
 
 /* nvmf_config_free - release everything nvmf_config_load() allocated; @cfg may be zeroed. */
 void nvmf_config_free(struct nvmf_config *cfg);

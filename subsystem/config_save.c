@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "nvme/identify.h"
+#include "subsystem/config.h"
+#include "subsystem/config_ana.h"
 #include "subsystem/config_json.h"
 
 static json_t *nqn_list(char *const *list, size_t n)
@@ -63,6 +65,10 @@ static json_t *ns_to_json(const struct nvmf_ns_config *ns)
 		json_object_set_new(j, "nvmf_buffered", json_true());
 	if (ns->has_eui64)
 		json_object_set_new(j, "nvmf_eui64", json_string(nvme_eui64_format(ns->eui64, eui)));
+	if (cfg_ns_ana_json(ns, j)) {
+		json_decref(j);
+		return NULL;
+	}
 	return j;
 }
 
@@ -98,13 +104,14 @@ static json_t *port_to_json(const struct nvmf_port_config *p)
 	long long mqs = p->max_queue_size == UINT32_MAX || !p->max_queue_size ? -1 : (long long)p->max_queue_size;
 	json_object_set_new(param, "inline_data_size", num_string(in));
 	json_object_set_new(param, "max_queue_size", num_string(mqs));
-	return json_pack("{s:I, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:o, s:o}",
+	return json_pack("{s:I, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:o, s:o, s:o}",
 			 "portid", (json_int_t)p->portid, "addr",
 			 "adrfam", p->adrfam == AF_INET6 ? "ipv6" : "ipv4", "traddr", p->traddr,
 			 "treq", treqs[p->treq < 3 ? p->treq : 0],
 			 "trsvcid", p->trsvcid[0] ? p->trsvcid : "4420", "trtype", p->trtype,
 			 "param", param, "referrals", cfg_referrals_to_json(p),
-			 "subsystems", nqn_list(p->subsystems, p->n_subsystems));
+			 "subsystems", nqn_list(p->subsystems, p->n_subsystems),
+			 "ana_groups", cfg_port_ana_json(p));
 }
 
 json_t *nvmf_config_to_json(const struct nvmf_config *cfg)

@@ -162,8 +162,8 @@ void nvmf_tgt_ctrl_aen(struct nvmf_tgt_ctrl *ctrl, enum nvmf_aen_kind kind);
  * clear: the kind is unmasked (a later event is reported again). */
 void nvmf_tgt_ctrl_aen_log_read(struct nvmf_tgt_ctrl *ctrl, enum nvmf_aen_kind kind);
 /* nvmf_aen_supported - the Asynchronous Event Configuration bits @ctrl accepts (and
- * OAES reports): Discovery Log Page Change on a discovery controller; SMART warnings and
- * Namespace Attribute notices on an I/O controller. */
+ * OAES reports): Discovery Log Page Change on a discovery controller; SMART warnings,
+ * Namespace Attribute and ANA Change notices on an I/O controller. */
 uint32_t nvmf_aen_supported(const struct nvmf_tgt_ctrl *ctrl);
 
 #endif

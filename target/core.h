@@ -207,6 +207,8 @@ struct nvmf_tgt {
 					    * start quiescing (atomic) */
 	struct nvmf_host_auth *host_auth;  /* hosts' DH-HMAC-CHAP keys (main group;
 					    * nvmf_tgt_host_auth_set, target/auth.h) */
+	uint64_t ana_chgcnt;               /* ANA log change count, and each group's */
+	uint64_t ana_grp_chgcnt[NVMF_MAX_ANAGRPID + 1]; /* descriptor's (main group, target/ana.h) */
 };
 
 /* nvmf_sq_io - the I/O context serving @sq: its poll group's. */

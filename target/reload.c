@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "target/ana.h"
 #include "target/auth.h"
 #include "target/core.h"
 #include "target/log.h"
@@ -580,6 +581,18 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	/* ANA groups, states and namespaces' groups: prepared now, applied last. */
+	struct nvmf_ana_reload *ana;
+	if (nvmf_ana_reload_prepare(tgt, next, &ana)) {
+		for (size_t i = 0; i < next->n_hosts; i++)
+			free(hosts[i]);
+		free(hosts);
+		nvmf_config_dhchap_free(dhchap, next->n_dhchap);
+		nvmf_host_auth_list_free(keys);
+		disc_plan_free(&disc, next->n_ports);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	struct plan pl = { .tgt = tgt, .next = next, .changes = changes,
 			   .first_change = json_array_size(changes) };
 	if ((rc = additions(&pl, err, errlen))) {
@@ -593,11 +606,13 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 		nvmf_config_dhchap_free(dhchap, next->n_dhchap);
 		nvmf_host_auth_list_free(keys);
 		disc_plan_free(&disc, next->n_ports);
+		nvmf_ana_reload_free(ana);
 		return rc;
 	}
 	removals(&pl);
 	disc_apply(&pl, &disc);
 	disc_plan_free(&disc, next->n_ports);
+	nvmf_ana_reload_apply(tgt, ana, changes);
 	free(pl.u);
 	for (size_t i = 0; i < tgt->cfg->n_hosts; i++)
 		free(tgt->cfg->hosts[i]);
