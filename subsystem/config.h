@@ -39,6 +39,8 @@ struct nvmf_ns_config {
 	uint32_t block_size;        /* nvmf_block_size: 512 or 4096; 0 = from the device (file: 512) */
 	bool create;                /* nvmf_create: create the file if missing (needs size_bytes) */
 	bool buffered;              /* nvmf_buffered: do not use O_DIRECT */
+	bool resv_enable;           /* nvmetcli "resv": {"enable": "1"}: NVMe reservations
+				     * (target/resv.h); default off, as nvmet */
 };
 
 /* One subsystem (nvmetcli "subsystems[]"). */
@@ -89,6 +91,11 @@ struct nvmf_target_config {
 	char rpc_socket[108];       /* nvmf_target.rpc_socket: the control socket's path; "" with
 				     * rpc_socket_set: none. Unset: the default (--rpc-socket wins) */
 	bool rpc_socket_set;
+	char resv_state[1024];      /* nvmf_target.resv_state: the reservations' state file
+				     * (Persist Through Power Loss, target/resv.h); "" with
+				     * resv_state_set: none (PTPL unsupported). Unset: the config
+				     * file's name + ".resv.json" */
+	bool resv_state_set;
 };
 
 /* hosts[].dhchap of a host that has a key: nvmetcli's dump of the kernel's configfs host

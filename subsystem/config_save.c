@@ -63,6 +63,8 @@ static json_t *ns_to_json(const struct nvmf_ns_config *ns)
 		json_object_set_new(j, "nvmf_buffered", json_true());
 	if (ns->has_eui64)
 		json_object_set_new(j, "nvmf_eui64", json_string(nvme_eui64_format(ns->eui64, eui)));
+	/* nvmetcli's group, as it writes it: always, the flag as a string. */
+	json_object_set_new(j, "resv", json_pack("{s:s}", "enable", ns->resv_enable ? "1" : "0"));
 	return j;
 }
 
@@ -136,6 +138,8 @@ json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
 			       "srq_depth", (json_int_t)t->srq_depth, "numa_node", (json_int_t)t->numa_node);
 	if (nt && t->rpc_socket_set)
 		json_object_set_new(nt, "rpc_socket", json_string(t->rpc_socket));
+	if (nt && t->resv_state_set)
+		json_object_set_new(nt, "resv_state", json_string(t->resv_state));
 	json_t *root = json_pack("{s:o, s:o, s:o, s:o}", "hosts", hosts, "ports", ports,
 				 "subsystems", subs, "nvmf_target", nt);
 	struct nvmf_target_config def;
