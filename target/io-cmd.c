@@ -5,7 +5,9 @@
  * Flush, turned into backend I/O on byte offsets (subsystem/backend.h).
  *
  * Parsing checks everything that can be checked from the SQE (namespace, LBA range,
- * transfer size) so the handlers only move data. Every handler ends in exactly one
+ * transfer size, and what a reservation lets the host do: target/resv.h) so the handlers
+ * only move data. The reservation commands are in the table too; target/resv-cmd.c has
+ * them. Every handler ends in exactly one
  * nvmf_req_complete(). A backend whose ring is full refuses a submit with -EAGAIN; the
  * request then waits on its I/O context's retry list and nvmf_io_retry_pending() submits it again,
  * so a busy ring never fails a data command.
@@ -19,6 +21,7 @@
 #include <string.h>
 #include "nvme/status.h"
 #include "target/admin.h"
+#include "target/resv.h"
 
 /* Command Dword 12 of Read/Write/Compare/Write Zeroes (NVM Command Set 1.0 figures 36,
  * 41, 63): NLB bits 15:0 (0's based), the control field in bits 31:16 (libnvme's
@@ -422,6 +425,11 @@ static const struct nvmf_cmd_def io_cmds[] = {
 	{ nvme_cmd_compare, NVME_CMD_EFFECTS_CSUPP, parse_compare },
 	{ nvme_cmd_write_zeroes, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_write_zeroes },
 	{ nvme_cmd_dsm, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_dsm },
+	/* Reservations (target/resv-cmd.c); Invalid Opcode where the namespace has none. */
+	{ nvme_cmd_resv_register, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd },
+	{ nvme_cmd_resv_report, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd },
+	{ nvme_cmd_resv_acquire, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd },
+	{ nvme_cmd_resv_release, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd },
 };
 #define N_IO_CMDS (sizeof(io_cmds) / sizeof(io_cmds[0]))
 
@@ -446,6 +454,15 @@ nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
 	struct nvmf_ns *ns = nvmf_subsys_ns(req->sq->ctrl->subsys, le32toh(req->cmd->nsid));
 	if (!ns)
 		return nvme_generic(NVME_SC_INVALID_NS);
-	nvmf_req_hold_ns(req, ns);
+	/* One load tells what a reservation denies this host and the epoch the command
+	 * counts under (target/resv.h); namespaces without reservations skip it. The
+	 * conflict comes before the command's own checks, as nvmet's. */
+	uint8_t access = ns->resv ? nvmf_resv_access(req->sq->ctrl, ns->nsid) : 0;
+	nvmf_req_hold_ns_access(req, ns, access);
+	if (access & NVMF_RESV_ACCESS_DENY) {
+		nvme_status_t st = nvmf_resv_check_io(access, req->cmd->opcode);
+		if (st)
+			return st;
+	}
 	return d->parse(req);
 }
