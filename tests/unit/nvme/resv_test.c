@@ -176,6 +176,15 @@ static void register_again_with_another_key_is_reservation_conflict(void)
 	CU_ASSERT_EQUAL(t.st.gen, 1);
 }
 
+/* IEKEY disables the CRKEY check, which Register does not make: no key change through it. */
+static void register_again_with_another_key_conflicts_even_with_iekey(void)
+{
+	struct t t;
+	with_regs(&t, 1);
+	CU_ASSERT_EQUAL(reg(&t, 1, 0, true, 0x101, 0x999), CONFLICT);
+	CU_ASSERT_EQUAL(t.st.regs[0].rkey, 0x101);
+}
+
 static void register_reserved_action_or_cptpl_is_invalid_field(void)
 {
 	struct t t;
@@ -682,6 +691,8 @@ const struct unit_test nvme_resv_tests[] = {
 	{"register_adds_the_host_and_bumps_the_generation", register_adds_the_host_and_bumps_the_generation},
 	{"register_again_with_the_same_key_succeeds", register_again_with_the_same_key_succeeds},
 	{"register_again_with_another_key_is_reservation_conflict", register_again_with_another_key_is_reservation_conflict},
+	{"register_again_with_another_key_conflicts_even_with_iekey",
+	 register_again_with_another_key_conflicts_even_with_iekey},
 	{"register_reserved_action_or_cptpl_is_invalid_field", register_reserved_action_or_cptpl_is_invalid_field},
 	{"cptpl_sets_and_clears_ptpl_and_needs_the_capability_to_set",
 	 cptpl_sets_and_clears_ptpl_and_needs_the_capability_to_set},

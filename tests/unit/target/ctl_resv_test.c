@@ -108,7 +108,24 @@ static void namespace_reservation_without_reservations_or_namespace(void)
 	rf_teardown(&R);
 }
 
+/* namespace_add takes the config's resv object, as the loader does. */
+static void namespace_added_with_resv_enable_takes_reservations(void)
+{
+	setup();
+	ctl_ok(&Ctl, "namespace_add", "{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":3,"
+	       "\"nvmf_backend\":\"ram\",\"nvmf_size_bytes\":\"1M\",\"resv\":{\"enable\":\"1\"}}}");
+	json_t *resp = ctl_call(&Ctl, "namespace_reservation", PARAMS(3));
+	CU_ASSERT_TRUE(json_is_true(json_object_get(ctl_result(resp), "enabled")));
+	json_decref(resp);
+	CU_ASSERT_EQUAL(rf_register(&R.a, 3, 0, 0, 0x33), 0);
+	ctl_expect_error(&Ctl, "namespace_add", "{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":4,"
+			 "\"nvmf_backend\":\"ram\",\"nvmf_size_bytes\":\"1M\",\"resv\":{\"enable\":\"2\"}}}",
+			 NVMF_RPC_INVALID_PARAMS, "namespace.resv.enable: expected 0 or 1 (or true/false), got \"2\"");
+	rf_teardown(&R);
+}
+
 const struct unit_test ctl_resv_tests[] = {
+	{"namespace_added_with_resv_enable_takes_reservations", namespace_added_with_resv_enable_takes_reservations},
 	{"namespace_reservation_lists_registrants_holder_and_their_controllers",
 	 namespace_reservation_lists_registrants_holder_and_their_controllers},
 	{"namespace_reservation_of_a_registrant_whose_controllers_left",

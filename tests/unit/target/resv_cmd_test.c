@@ -363,7 +363,41 @@ static void preempt_and_abort_that_fails_does_not_wait(void)
 	teardown();
 }
 
+/* With one poll group the commands run where they arrive, without a message. */
+static void commands_of_queues_on_the_main_group_run_there(void)
+{
+	CU_ASSERT_EQUAL_FATAL(rf_boot_threads(&R, NULL, 1), 0);
+	rf_host_up(&R, &R.a, FX_HOSTNQN, 0xa1);
+	rf_host_up(&R, &R.b, FX_OTHER_HOSTNQN, 0xb2);
+	CU_ASSERT_EQUAL_FATAL(rf_register(&R.a, RF_NS, 0, 0, 0xa), 0);
+	CU_ASSERT_EQUAL_FATAL(rf_register(&R.b, RF_NS, 0, 0, 0xb), 0);
+	CU_ASSERT_EQUAL(rf_acquire(&R.a, RF_NS, ACQUIRE, EA, 0xa, 0), 0);
+	CU_ASSERT_EQUAL(rf_io(&R.b, RF_NS, nvme_cmd_read), RF_CONFLICT);
+	struct nvmf_bdev *ram;
+	struct fx_held_bdev *h = hold_ns(&ram);
+	struct fx_cmd w, p;
+	uint8_t data[512] = { 1 };
+	struct nvme_sqe wc = rf_sqe(nvme_cmd_write, RF_NS, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(fx_start(&R.a.io, &w, &wc, data, sizeof(data)), 0);
+	uint8_t keys[16] = { 0xb, 0, 0, 0, 0, 0, 0, 0, 0xa };
+	struct nvme_sqe pc = rf_sqe(nvme_cmd_resv_acquire, RF_NS, rf_cdw10(PREEMPT_ABORT, false, WE, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_start(&R.b.io, &p, &pc, keys, sizeof(keys)), 0);
+	rf_tick(&R);
+	CU_ASSERT_FALSE(fx_done(&p));
+	h->io->done_bytes = h->io->len;
+	h->io->done(h->io, 0);
+	rf_tick(&R);
+	CU_ASSERT_TRUE(fx_done(&w));
+	CU_ASSERT_TRUE_FATAL(fx_done(&p));
+	CU_ASSERT_EQUAL(p.status, 0);
+	unhold_ns(ram);
+	CU_ASSERT_EQUAL(rf_io(&R.a, RF_NS, nvme_cmd_write), RF_CONFLICT);
+	CU_ASSERT_EQUAL(rf_io(&R.b, RF_NS, nvme_cmd_write), 0);
+	teardown();
+}
+
 const struct unit_test resv_cmd_tests[] = {
+	{"commands_of_queues_on_the_main_group_run_there", commands_of_queues_on_the_main_group_run_there},
 	{"reservation_commands_on_a_namespace_without_reservations_are_invalid_opcode",
 	 reservation_commands_on_a_namespace_without_reservations_are_invalid_opcode},
 	{"report_without_eds_is_host_identifier_inconsistent_format",

@@ -35,6 +35,9 @@ struct rf {
  * and RF_PLAIN, loop port 1; with @state (not NULL), keeping reservations in that file
  * (nvmf_tgt_resv_open). 0, or -1 (printed). */
 int rf_boot(struct rf *r, const char *state);
+/* rf_boot_threads - the same with nvmf_target.threads @threads (1: every queue on the main
+ * group, where the reservation commands run without a message). */
+int rf_boot_threads(struct rf *r, const char *state, uint32_t threads);
 void rf_teardown(struct rf *r);
 /* rf_host_up - @h connects as @nqn with host ID 16 x @id: admin queue (enabled) and I/O
  * queue 1; the test fails at once if it cannot. */
@@ -50,7 +53,8 @@ int rf_acquire(struct rf_host *h, uint32_t nsid, unsigned action, uint8_t rtype,
 int rf_release(struct rf_host *h, uint32_t nsid, unsigned action, uint8_t rtype, uint64_t crkey);
 /* Report with EDS into @buf of @len bytes (NUMD from it). */
 int rf_report(struct rf_host *h, uint32_t nsid, void *buf, uint32_t len);
-/* One block (512 B) at LBA 0 by @opcode (Read, Write, Compare, Write Zeroes, Flush, DSM). */
+/* One block (512 B) at LBA 0 by @opcode (Read, Write, Compare, Write Zeroes, Flush, DSM).
+ * Compare compares with zeroes: what a RAM namespace holds until it is written. */
 int rf_io(struct rf_host *h, uint32_t nsid, uint8_t opcode);
 /* rf_sqe - an SQE of @opcode for @nsid with @cdw10, @cdw11. */
 struct nvme_sqe rf_sqe(uint8_t opcode, uint32_t nsid, uint32_t cdw10, uint32_t cdw11);

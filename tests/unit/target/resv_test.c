@@ -74,7 +74,7 @@ static void conflict_matrix_holds_for_every_type(void)
 	static const uint8_t reads[] = { nvme_cmd_read, nvme_cmd_compare };
 	static const uint8_t writes[] = { nvme_cmd_write, nvme_cmd_write_zeroes, nvme_cmd_dsm, nvme_cmd_flush };
 	for (size_t t = 0; t < sizeof(m) / sizeof(m[0]); t++) {
-		setup();
+		setup();   /* a fresh RAM namespace: zeroes, which Compare expects */
 		register_a_and_b();
 		CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.a, RF_NS, ACQUIRE, m[t].type, 0xa, 0), 0);
 		for (size_t i = 0; i < sizeof(reads); i++) {
