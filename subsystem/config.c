@@ -77,8 +77,8 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 	static const char *const ext[] = { "nvmf_backend", "nvmf_size_bytes", "nvmf_block_size",
 		"nvmf_create", "nvmf_buffered", "nvmf_eui64", NULL };
 	const char *kind = NULL, *eui;
-	json_t *dev, *size;
-	char dbase[128], b[80];
+	json_t *dev, *size, *resv;
+	char dbase[128], rbase[128], b[80];
 	long long v;
 	int r;
 
@@ -100,6 +100,13 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 	}
 	snprintf(dbase, sizeof(dbase), "%s.device", base);
 	if (cfg_get_typed(c, j, base, "device", JSON_OBJECT, false, &dev) || (dev && parse_device(c, dev, dbase, ns)))
+		return -1;
+	/* nvmetcli's resv group (configfs resv_enable). A reservation fences hosts off: a key
+	 * of that group we do not know is refused rather than ignored. */
+	snprintf(rbase, sizeof(rbase), "%s.resv", base);
+	if (cfg_get_typed(c, j, base, "resv", JSON_OBJECT, false, &resv) ||
+	    (resv && (cfg_check_only_keys(c, resv, rbase, (const char *const[]){ "enable", NULL }) ||
+		      cfg_get_bool(c, resv, rbase, "enable", &ns->resv_enable) < 0)))
 		return -1;
 
 	/* nvmf_size_bytes: an integer, or a string with an optional K/M/G/T suffix. */
@@ -480,7 +487,7 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 	json_object_foreach(nt, k, v) {
 		static const char *const known[] = { "mdts", "threads", "buffers_small", "buffers_large",
 			"hugepages", "idle_poll_us", "srq", "srq_depth", "numa_node", "rpc_socket",
-			"discovery_log", "discovery_kato", NULL };
+			"discovery_log", "discovery_kato", "resv_state", NULL };
 		size_t i;
 
 		for (i = 0; known[i] && strcmp(k, known[i]); i++)
@@ -488,7 +495,7 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		if (!known[i])
 			return cfg_fail(c, "nvmf_target", k, "unknown key (known: mdts, threads, buffers_small, "
 				    "buffers_large, hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, "
-				    "discovery_log, discovery_kato)");
+				    "discovery_log, discovery_kato, resv_state)");
 	}
 	if ((r = cfg_get_int(c, nt, "nvmf_target", "mdts", &mdts_rule, false, &n)) < 0)
 		return -1;
@@ -535,6 +542,20 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 					"Unix socket (at most %zu)", strlen(sock), sizeof(t->rpc_socket) - 1);
 		strcpy(t->rpc_socket, sock);
 		t->rpc_socket_set = true;
+	}
+	/* "" keeps no reservation state (PTPL unsupported); otherwise an absolute path. */
+	const char *rs = NULL;
+	if (cfg_get_str(c, nt, "nvmf_target", "resv_state", false, &rs))
+		return -1;
+	if (rs) {
+		if (*rs && rs[0] != '/')
+			return cfg_fail(c, "nvmf_target", "resv_state", "%s is not an absolute path",
+					cfg_quote(rs, b, sizeof(b)));
+		if (strlen(rs) >= sizeof(t->resv_state))
+			return cfg_fail(c, "nvmf_target", "resv_state", "path of %zu bytes is too long (at most %zu)",
+					strlen(rs), sizeof(t->resv_state) - 1);
+		strcpy(t->resv_state, rs);
+		t->resv_state_set = true;
 	}
 	return cfg_get_bool(c, nt, "nvmf_target", "hugepages", &t->hugepages) < 0 ? -1 : 0;
 }

@@ -45,6 +45,8 @@ struct nvmf_ns_config {
 	bool buffered;              /* nvmf_buffered: do not use O_DIRECT */
 	uint32_t anagrpid;          /* ana_grpid (and nvmetcli's ana.grpid): its ANA group,
 				     * 1..NVMF_MAX_ANAGRPID; 0 (configs built in code) = 1 */
+	bool resv_enable;           /* nvmetcli "resv": {"enable": "1"}: NVMe reservations
+				     * (target/resv.h); default off, as nvmet */
 };
 
 /* One subsystem (nvmetcli "subsystems[]"). */
@@ -137,6 +139,11 @@ struct nvmf_target_config {
 	char rpc_socket[108];       /* nvmf_target.rpc_socket: the control socket's path; "" with
 				     * rpc_socket_set: none. Unset: the default (--rpc-socket wins) */
 	bool rpc_socket_set;
+	char resv_state[1024];      /* nvmf_target.resv_state: the reservations' state file
+				     * (Persist Through Power Loss, target/resv.h); "" with
+				     * resv_state_set: none (PTPL unsupported). Unset: the config
+				     * file's name + ".resv.json" */
+	bool resv_state_set;
 };
 
 /* hosts[].dhchap of a host that has a key: nvmetcli's dump of the kernel's configfs host

@@ -69,6 +69,8 @@ static json_t *ns_to_json(const struct nvmf_ns_config *ns)
 		json_decref(j);
 		return NULL;
 	}
+	/* nvmetcli's group, as it writes it: always, the flag as a string. */
+	json_object_set_new(j, "resv", json_pack("{s:s}", "enable", ns->resv_enable ? "1" : "0"));
 	return j;
 }
 
@@ -148,6 +150,8 @@ json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
 	}
 	if (nt && t->rpc_socket_set)
 		json_object_set_new(nt, "rpc_socket", json_string(t->rpc_socket));
+	if (nt && t->resv_state_set)
+		json_object_set_new(nt, "resv_state", json_string(t->resv_state));
 	json_t *root = json_pack("{s:o, s:o, s:o, s:o}", "hosts", hosts, "ports", ports,
 				 "subsystems", subs, "nvmf_target", nt);
 	struct nvmf_target_config def;

@@ -52,6 +52,8 @@ void nvmf_ns_free(struct nvmf_ns *ns)
 		return;
 	if (ns->bdev)
 		nvmf_bdev_close(ns->bdev);
+	if (ns->resv && ns->resv_free)
+		ns->resv_free(ns->resv);
 	free(ns->real_path);
 	free(ns->stats);
 	free(ns);
@@ -80,6 +82,7 @@ struct nvmf_ns *nvmf_ns_open(const struct nvmf_subsys *s, const struct nvmf_ns_c
 	}
 	ns->nsid = nc->nsid;
 	ns->anagrpid = nvmf_ns_config_anagrpid(nc);
+	ns->resv_enable = nc->resv_enable;
 	ns->bdev = nvmf_bdev_open(nc, err, errlen);
 	if (!ns->bdev) {
 		free(ns);

@@ -35,6 +35,9 @@ struct nvmf_ns_pg_stats {
 	uint64_t reads, writes, other;     /* commands completed: Read, Write, the rest */
 	uint64_t read_bytes, write_bytes;  /* data of the Reads and Writes completed */
 	uint64_t errors;                   /* commands completed with a non-zero status */
+	uint64_t epoch_inflight[2];        /* of inflight, those admitted under reservation
+					    * epoch 0 and 1 (namespaces with reservations on:
+					    * Preempt and Abort waits for one, target/resv.h) */
 	uint64_t lat[NVMF_LAT_BUCKETS];    /* completions by log2 of their latency in us */
 } __attribute__((aligned(64)));
 
@@ -48,12 +51,18 @@ struct nvmf_ns {
 	uint8_t nguid[16], uuid[16], eui64[8];
 	bool has_nguid, has_uuid, has_eui64;
 	bool uuid_derived;                 /* made from NQN and nsid, not configured */
+	bool resv_enable;                  /* the config's resv.enable: the target attaches
+					    * reservations (resv below) */
 	char *real_path;                   /* the backing file or device, resolved; NULL: none */
 	struct nvmf_ns_pg_stats *stats;    /* [poll group index], npgs of them; NULL until
 					    * the target attaches it (nvmf_ns_stats_alloc) */
 	unsigned npgs;
 	uint32_t anagrpid;                 /* its ANA group, 1..NVMF_MAX_ANAGRPID: moved live
 					    * by the main group, read by I/O groups (atomic) */
+	struct nvmf_ns_resv *resv;         /* reservations (target/resv.h), the main group's;
+					    * NULL: off (the config's resv.enable) */
+	void (*resv_free)(struct nvmf_ns_resv *resv); /* how nvmf_ns_free frees it (the
+					    * target's, which attached it) */
 };
 
 /* nvmf_ns_nlb - @ns's size in logical blocks as of now (a resize may change it). */
@@ -160,7 +169,8 @@ struct nvmf_ns *nvmf_ns_open(const struct nvmf_subsys *s, const struct nvmf_ns_c
 			     char *err, size_t errlen);
 /* nvmf_ns_stats_alloc - give @ns counters for @npgs poll groups. 0 or -ENOMEM. */
 int nvmf_ns_stats_alloc(struct nvmf_ns *ns, unsigned npgs);
-/* nvmf_ns_free - close @ns's backend (files are flushed) and free it (NULL: nothing). */
+/* nvmf_ns_free - close @ns's backend (files are flushed) and free it, and what the target
+ * attached (NULL: nothing). */
 void nvmf_ns_free(struct nvmf_ns *ns);
 
 /* nvmf_subsys_has_vwc - some namespace of @s has a volatile write cache (Identify VWC). */

@@ -58,17 +58,17 @@ static nvme_status_t parse_keep_alive(struct nvmf_req *req)
 
 /* Both controller types. */
 static const struct nvmf_cmd_def shared_cmds[] = {
-	{ nvme_admin_set_features, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_features },
-	{ nvme_admin_get_features, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_features },
-	{ nvme_admin_async_event, NVME_CMD_EFFECTS_CSUPP, parse_aer },
-	{ nvme_admin_keep_alive, NVME_CMD_EFFECTS_CSUPP, parse_keep_alive },
+	{ nvme_admin_set_features, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_features, false },
+	{ nvme_admin_get_features, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_features, false },
+	{ nvme_admin_async_event, NVME_CMD_EFFECTS_CSUPP, parse_aer, false },
+	{ nvme_admin_keep_alive, NVME_CMD_EFFECTS_CSUPP, parse_keep_alive, false },
 };
 
 /* An NVM subsystem's controller only. */
 static const struct nvmf_cmd_def io_ctrl_cmds[] = {
-	{ nvme_admin_get_log_page, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_log_page },
-	{ nvme_admin_identify, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_identify },
-	{ nvme_admin_abort_cmd, NVME_CMD_EFFECTS_CSUPP, parse_abort },
+	{ nvme_admin_get_log_page, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_log_page, false },
+	{ nvme_admin_identify, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_identify, false },
+	{ nvme_admin_abort_cmd, NVME_CMD_EFFECTS_CSUPP, parse_abort, false },
 };
 
 #define N_SHARED  (sizeof(shared_cmds) / sizeof(shared_cmds[0]))

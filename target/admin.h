@@ -29,17 +29,20 @@ struct nvmf_cmd_def {
 	uint8_t opcode;
 	uint32_t effects;
 	nvme_status_t (*parse)(struct nvmf_req *req);
+	bool resv;                         /* a reservation command: reported only where the
+					    * subsystem has reservations (Identify ONCS bit 5) */
 };
 
 /* nvmf_cmd_find - the entry of @opcode among @n entries of @table, or NULL. */
 const struct nvmf_cmd_def *nvmf_cmd_find(const struct nvmf_cmd_def *table, size_t n, uint8_t opcode);
 
 /* nvmf_admin_cmd_effects / nvmf_io_cmd_effects - the effects of every admin / I/O
- * command an NVM subsystem's controller takes, little endian, into @acs / @iocs (256
- * entries each, indexed by opcode; entries of unsupported opcodes are left as they are).
+ * command a controller of NVM subsystem @s takes, little endian, into @acs / @iocs (256
+ * entries each, indexed by opcode; entries of unsupported opcodes are left as they are;
+ * the reservation commands only when a namespace of @s has reservations, as ONCS says).
  * (target/admin-cmd.c, target/io-cmd.c) */
 void nvmf_admin_cmd_effects(__le32 acs[256]);
-void nvmf_io_cmd_effects(__le32 iocs[256]);
+void nvmf_io_cmd_effects(const struct nvmf_subsys *s, __le32 iocs[256]);
 
 /* ---- shared with the discovery controller ---- */
 

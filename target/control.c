@@ -22,6 +22,8 @@ const struct nvmf_rpc_method nvmf_ctl_methods[] = {
 	{ "namespace_enable", nvmf_ctl_namespace_enable, "expose a disabled namespace" },
 	{ "namespace_disable", nvmf_ctl_namespace_disable, "hide a namespace, keeping its config" },
 	{ "namespace_resize", nvmf_ctl_namespace_resize, "grow or shrink a ram, null or file namespace" },
+	{ "namespace_reservation", nvmf_ctl_namespace_reservation,
+	  "a namespace's reservation: registrants, keys, holder, type, generation, PTPL" },
 	{ "host_add", nvmf_ctl_host_add, "allow a host NQN on a subsystem" },
 	{ "host_remove", nvmf_ctl_host_remove, "disallow a host NQN and disconnect it" },
 	{ "host_dhchap_set", nvmf_ctl_host_dhchap_set, "set a host's DH-HMAC-CHAP keys, hash and group" },

@@ -2,7 +2,8 @@
 /*
  * The control plane of a running target: the control socket (target/rpc-server.h) with
  * the methods that read and change the target (target/ctl-read.c, target/ctl-change.c,
- * target/ctl-model.c, target/ctl-ana.c; docs/operating.md lists them). Every call runs on the main poll group, by message, one
+ * target/ctl-model.c, target/ctl-ana.c, target/ctl-resv.c; docs/operating.md lists them).
+ * Every call runs on the main poll group, by message, one
  * at a time: the main group owns the model and the controllers, so a call sees a
  * consistent target and I/O groups learn of a change only through what the model
  * publishes (target/namespace.h), never a lock.
@@ -60,6 +61,7 @@ void nvmf_ctl_namespace_remove(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_namespace_enable(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_namespace_disable(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_namespace_reservation(void *ctx, struct nvmf_rpc_call *call);   /* ctl-resv.c */
 void nvmf_ctl_host_add(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_host_dhchap_set(void *ctx, struct nvmf_rpc_call *call);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "target/auth.h"
 #include "target/core.h"
+#include "target/resv.h"
 
 struct nvmf_tpg *nvmf_pg_tpg(const struct nvmf_pg *pg, const struct nvmf_transport *t)
 {
@@ -162,11 +163,20 @@ void nvmf_sq_destroy(struct nvmf_sq *sq)
 
 void nvmf_req_hold_ns(struct nvmf_req *req, struct nvmf_ns *ns)
 {
+	nvmf_req_hold_ns_access(req, ns, ns->resv ? nvmf_resv_access(req->sq->ctrl, ns->nsid) : 0);
+}
+
+void nvmf_req_hold_ns_access(struct nvmf_req *req, struct nvmf_ns *ns, uint8_t access)
+{
 	req->ns = ns;
 	if (!ns->stats || req->sq->pg->index >= ns->npgs)
 		return;
-	STAT_ADD(ns->stats[req->sq->pg->index].inflight, 1);
+	struct nvmf_ns_pg_stats *st = &ns->stats[req->sq->pg->index];
+	STAT_ADD(st->inflight, 1);
 	req->ns_held = true;
+	req->ns_epoch = (access & NVMF_RESV_ACCESS_EPOCH) != 0;
+	if (ns->resv)
+		STAT_ADD(st->epoch_inflight[req->ns_epoch], 1);
 }
 
 static unsigned lat_bucket(uint64_t us)
@@ -194,6 +204,11 @@ void nvmf_req_release_ns(struct nvmf_req *req, nvme_status_t status)
 	if (status)
 		STAT_ADD(st->errors, 1);
 	STAT_ADD(st->lat[lat_bucket(pg->now_us - req->start_us)], 1);
+	/* Read by a Preempt and Abort waiting on the main group (target/resv-cmd.c). */
+	if (req->ns->resv)
+		__atomic_store_n(&st->epoch_inflight[req->ns_epoch],
+				 __atomic_load_n(&st->epoch_inflight[req->ns_epoch], __ATOMIC_RELAXED) - 1,
+				 __ATOMIC_RELEASE);
 	/* Last: once inflight reads 0 the namespace may be freed (target/namespace.c). */
 	__atomic_store_n(&st->inflight, __atomic_load_n(&st->inflight, __ATOMIC_RELAXED) - 1,
 			 __ATOMIC_RELEASE);

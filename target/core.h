@@ -103,6 +103,11 @@ struct nvmf_tgt_ctrl {
 	uint64_t units_read, units_written;/* 512 B units of data (Read+Compare / Write); the
 					    * SMART log reports thousands, rounded up (atomic) */
 	bool deleting;
+	uint8_t resv_access[NVMF_MAX_NSID + 1]; /* by nsid: what a reservation denies this
+					    * controller's host, and the namespace's epoch
+					    * (target/resv.h; written by the main group, read by
+					    * I/O groups: atomic) */
+	struct nvmf_ctrl_resv *resv;       /* notification mask and log (target/resv.h) */
 	struct nvmf_host_auth *auth;       /* its host's DH-HMAC-CHAP keys: a refcounted copy,
 					    * read-only, replaced when the table changes; under
 					    * auth_lock (target/auth.c); NULL: no authentication */
@@ -155,6 +160,7 @@ struct nvmf_req {
 	struct nvmf_sq *sq;
 	struct nvmf_ns *ns;                /* I/O commands: the namespace (held: nvmf_req_hold_ns) */
 	bool ns_held;                      /* ns counted in its inflight until the answer */
+	uint8_t ns_epoch;                  /* the reservation epoch it is counted under (0, 1) */
 	uint64_t start_us;                 /* the group's pass clock when the command arrived */
 	enum nvmf_xfer_dir dir;
 	uint32_t data_len;                 /* bytes the command moves, set at init (host SGL must match) */
@@ -172,6 +178,8 @@ struct nvmf_req {
 	nvme_status_t connect_status;
 	void *transport_priv;
 	struct nvmf_req *retry_next;       /* in its nvmf_io_ctx retry list while the ring is full */
+	struct nvmf_req *resv_next;        /* in its namespace's queue of reservation commands
+					    * (target/resv-cmd.c) */
 };
 
 /* The target-wide context: everything the daemon holds, nothing global outside it. */
@@ -209,6 +217,8 @@ struct nvmf_tgt {
 					    * nvmf_tgt_host_auth_set, target/auth.h) */
 	uint64_t ana_chgcnt;               /* ANA log change count, and each group's */
 	uint64_t ana_grp_chgcnt[NVMF_MAX_ANAGRPID + 1]; /* descriptor's (main group, target/ana.h) */
+	struct nvmf_resv_store *resv_store;/* the reservations' state file (main group;
+					    * nvmf_tgt_resv_open, target/resv.h); NULL: none */
 };
 
 /* nvmf_sq_io - the I/O context serving @sq: its poll group's. */
@@ -278,6 +288,9 @@ unsigned nvmf_tgt_live_queues(const struct nvmf_tgt *tgt);
  * nvmf_req_release_ns.
  */
 void nvmf_req_hold_ns(struct nvmf_req *req, struct nvmf_ns *ns);
+/* nvmf_req_hold_ns_access - the same, where the caller already read the controller's
+ * reservation access byte of @ns (target/resv.h): the command counts under its epoch. */
+void nvmf_req_hold_ns_access(struct nvmf_req *req, struct nvmf_ns *ns, uint8_t access);
 /* nvmf_req_release_ns - the end of nvmf_req_hold_ns, counting @status (no-op unheld). */
 void nvmf_req_release_ns(struct nvmf_req *req, nvme_status_t status);
 

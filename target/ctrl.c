@@ -12,6 +12,7 @@
 #include "target/core.h"
 #include "target/model.h"
 #include "target/log.h"
+#include "target/resv.h"
 
 /* CC / CSTS fields: libnvme's NVME_CC_* / NVME_CSTS_* (NVMe Base 3.1.3.5-6). */
 #define CSTS_RDY         ((uint32_t)NVME_CSTS_RDY_MASK << NVME_CSTS_RDY_SHIFT)
@@ -87,7 +88,9 @@ struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_pg *
 	pthread_mutex_init(&c->auth_lock, NULL);
 	/* Identify reports a volatile write cache, enabled until the host turns it off. */
 	c->vwc_enabled = true;
-	if (nvmf_ctrl_auth_setup(c)) {
+	if (nvmf_ctrl_auth_setup(c) || nvmf_resv_ctrl_init(c)) {
+		nvmf_ctrl_auth_free(c);
+		nvmf_resv_ctrl_free(c);
 		pthread_mutex_destroy(&c->error_lock);
 		pthread_mutex_destroy(&c->auth_lock);
 		free(c->sqs);
@@ -126,6 +129,7 @@ static void ctrl_free(struct nvmf_tgt_ctrl *ctrl)
 		retired = tgt->retired_subsys[i] == ctrl->subsys;
 	pthread_mutex_destroy(&ctrl->error_lock);
 	nvmf_ctrl_auth_free(ctrl);
+	nvmf_resv_ctrl_free(ctrl);
 	pthread_mutex_destroy(&ctrl->auth_lock);
 	free(ctrl->sqs);
 	free(ctrl);

@@ -2,11 +2,13 @@
 /*
  * Set Features and Get Features (NVMe Base 2.0 sections 5.27 and 5.21) for both
  * controller types, from one table: Number of Queues, Volatile Write Cache, Asynchronous
- * Event Configuration, Keep Alive Timer, Host Identifier. Nothing is saveable; default
+ * Event Configuration, Keep Alive Timer, Host Identifier, and the reservations' Notification
+ * Mask and Persistence (target/resv.c). Nothing is saveable; default
  * and saved values read as the current ones (what Connect set up).
  */
 #include <string.h>
 #include "target/admin.h"
+#include "target/resv.h"
 
 static inline uint32_t cdw10(const struct nvmf_req *req) { return le32toh(req->cmd->cdw10); }
 static inline uint32_t cdw11(const struct nvmf_req *req) { return le32toh(req->cmd->cdw11); }
@@ -152,6 +154,11 @@ static const struct nvmf_feature features[] = {
 	{ NVME_FEAT_FID_ASYNC_EVENT, true, NVMF_FEAT_CAP_CHANGEABLE, check_set_aec, set_aec, NULL, get_aec },
 	{ NVME_FEAT_FID_KATO, true, NVMF_FEAT_CAP_CHANGEABLE, NULL, set_kato, NULL, get_kato },
 	{ NVME_FEAT_FID_HOST_ID, false, 0, check_set_host_id, NULL, check_get_host_id, get_host_id },
+	/* Reservations (target/resv.c): per namespace. */
+	{ NVME_FEAT_FID_RESV_MASK, false, NVMF_FEAT_CAP_NS_SPECIFIC | NVMF_FEAT_CAP_CHANGEABLE,
+	  nvmf_resv_check_set_mask, nvmf_resv_set_mask, nvmf_resv_check_get_ns, nvmf_resv_get_mask },
+	{ NVME_FEAT_FID_RESV_PERSIST, false, NVMF_FEAT_CAP_NS_SPECIFIC | NVMF_FEAT_CAP_CHANGEABLE,
+	  nvmf_resv_check_set_persist, nvmf_resv_set_persist, nvmf_resv_check_get_ns, nvmf_resv_get_persist },
 };
 
 static const struct nvmf_feature *find_feature(const struct nvmf_tgt_ctrl *ctrl, uint8_t fid)

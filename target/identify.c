@@ -9,6 +9,7 @@
 #include "nvme/identify.h"
 #include "target/admin.h"
 #include "target/ana.h"
+#include "target/resv.h"
 
 static_assert(sizeof(struct nvme_id_ctrl) == NVME_IDENTIFY_DATA_SIZE, "Identify Controller is 4 KiB");
 static_assert(sizeof(struct nvme_id_ns) == NVME_IDENTIFY_DATA_SIZE, "Identify Namespace is 4 KiB");
@@ -68,7 +69,8 @@ static void identify_ctrl(struct nvmf_req *req)
 	id->maxcmd = htole16(ctrl->queue_size);
 	id->nn = htole32(NVMF_MAX_NSID);
 	id->oncs = htole16(NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM |
-			   NVME_CTRL_ONCS_WRITE_ZEROES);
+			   NVME_CTRL_ONCS_WRITE_ZEROES |
+			   (nvmf_resv_subsys_enabled(s) ? NVME_CTRL_ONCS_RESERVATIONS : 0));
 	/* VWC bit 0; bits 2:1 = 00b: Flush of NSID FFFFFFFFh support not reported (nvmet). */
 	id->vwc = nvmf_subsys_has_vwc(s) ? NVME_CTRL_VWC_PRESENT : 0;
 	/* In-capsule data: SGL offsets, and larger command capsules. */
@@ -96,6 +98,7 @@ static void identify_ns(struct nvmf_req *req)
 	id->nlbaf = 0;                                 /* one format, */
 	id->flbas = 0;                                 /* that one, no metadata */
 	id->nmic = NVME_NS_NMIC_SHARED;                /* see CMIC */
+	id->rescap = nvmf_resv_rescap(req->sq->tgt, ns);   /* 0: reservations off */
 	/* Deallocated blocks read as zeroes (001b) and Write Zeroes may deallocate: every
 	 * backend guarantees zeroes after DISCARD and WRITE_ZEROES (subsystem/backend.h). */
 	id->dlfeat = NVME_NS_DLFEAT_RB_ALL_0S | NVME_NS_DLFEAT_WRITE_ZEROES;

@@ -5,7 +5,9 @@
  * Flush, turned into backend I/O on byte offsets (subsystem/backend.h).
  *
  * Parsing checks everything that can be checked from the SQE (namespace, LBA range,
- * transfer size) so the handlers only move data. Every handler ends in exactly one
+ * transfer size, and what a reservation lets the host do: target/resv.h) so the handlers
+ * only move data. The reservation commands are in the table too; target/resv-cmd.c has
+ * them. Every handler ends in exactly one
  * nvmf_req_complete(). A backend whose ring is full refuses a submit with -EAGAIN; the
  * request then waits on its I/O context's retry list and nvmf_io_retry_pending() submits it again,
  * so a busy ring never fails a data command.
@@ -20,6 +22,7 @@
 #include "nvme/status.h"
 #include "target/admin.h"
 #include "target/ana.h"
+#include "target/resv.h"
 
 /* Command Dword 12 of Read/Write/Compare/Write Zeroes (NVM Command Set 1.0 figures 36,
  * 41, 63): NLB bits 15:0 (0's based), the control field in bits 31:16 (libnvme's
@@ -417,19 +420,26 @@ static nvme_status_t parse_compare(struct nvmf_req *req)
 /* The NVM command set as served; commands that may change what a namespace's blocks
  * read have LBCC in the Commands Supported and Effects log. */
 static const struct nvmf_cmd_def io_cmds[] = {
-	{ nvme_cmd_flush, NVME_CMD_EFFECTS_CSUPP, parse_flush },
-	{ nvme_cmd_write, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_write },
-	{ nvme_cmd_read, NVME_CMD_EFFECTS_CSUPP, parse_read },
-	{ nvme_cmd_compare, NVME_CMD_EFFECTS_CSUPP, parse_compare },
-	{ nvme_cmd_write_zeroes, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_write_zeroes },
-	{ nvme_cmd_dsm, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_dsm },
+	{ nvme_cmd_flush, NVME_CMD_EFFECTS_CSUPP, parse_flush, false },
+	{ nvme_cmd_write, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_write, false },
+	{ nvme_cmd_read, NVME_CMD_EFFECTS_CSUPP, parse_read, false },
+	{ nvme_cmd_compare, NVME_CMD_EFFECTS_CSUPP, parse_compare, false },
+	{ nvme_cmd_write_zeroes, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_write_zeroes, false },
+	{ nvme_cmd_dsm, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_dsm, false },
+	/* Reservations (target/resv-cmd.c); Invalid Opcode where the namespace has none. */
+	{ nvme_cmd_resv_register, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd, true },
+	{ nvme_cmd_resv_report, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd, true },
+	{ nvme_cmd_resv_acquire, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd, true },
+	{ nvme_cmd_resv_release, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd, true },
 };
 #define N_IO_CMDS (sizeof(io_cmds) / sizeof(io_cmds[0]))
 
-void nvmf_io_cmd_effects(__le32 iocs[256])
+void nvmf_io_cmd_effects(const struct nvmf_subsys *s, __le32 iocs[256])
 {
+	bool resv = nvmf_resv_subsys_enabled(s);
 	for (size_t i = 0; i < N_IO_CMDS; i++)
-		iocs[io_cmds[i].opcode] = htole32(io_cmds[i].effects);
+		if (resv || !io_cmds[i].resv)
+			iocs[io_cmds[i].opcode] = htole32(io_cmds[i].effects);
 }
 
 nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
@@ -447,9 +457,15 @@ nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
 	struct nvmf_ns *ns = nvmf_subsys_ns(req->sq->ctrl->subsys, le32toh(req->cmd->nsid));
 	if (!ns)
 		return nvme_generic(NVME_SC_INVALID_NS);
-	nvmf_req_hold_ns(req, ns);
+	/* One load tells what a reservation denies this host and the epoch the command
+	 * counts under (target/resv.h); namespaces without reservations skip it. */
+	uint8_t access = ns->resv ? nvmf_resv_access(req->sq->ctrl, ns->nsid) : 0;
+	nvmf_req_hold_ns_access(req, ns, access);
 	/* A path whose ANA group is inaccessible, lost or changing takes no I/O: the path
-	 * status (no DNR) sends the host to another path (nvmet_check_ana_state). */
+	 * status (no DNR) sends the host to another path (nvmet_check_ana_state). Then a
+	 * reservation conflict, before the command's own checks, as nvmet's. */
 	nvme_status_t st = nvmf_ana_io_status(req->sq->port, ns);
+	if (!st && (access & NVMF_RESV_ACCESS_DENY))
+		st = nvmf_resv_check_io(access, req->cmd->opcode);
 	return st ? st : d->parse(req);
 }

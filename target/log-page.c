@@ -6,6 +6,7 @@
  * Error Information (01h), SMART / Health (02h), Firmware Slot (03h), Changed Namespace
  * List (04h), Commands Supported and Effects (05h), Asymmetric Namespace Access (0Ch,
  * target/ana.c).
+ * List (04h), Commands Supported and Effects (05h), Reservation Notification (80h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "nvme/identify.h"
 #include "target/admin.h"
 #include "target/ana.h"
+#include "target/resv.h"
 
 static_assert(sizeof(struct nvme_error_log_page) == 64, "error log entry is 64 bytes");
 static_assert(sizeof(struct nvme_smart_log) == 512, "SMART log is 512 bytes");
@@ -187,7 +189,7 @@ static void log_cmd_effects(struct nvmf_req *req)
 		return;
 	}
 	nvmf_admin_cmd_effects(log->acs);
-	nvmf_io_cmd_effects(log->iocs);
+	nvmf_io_cmd_effects(req->sq->ctrl->subsys, log->iocs);
 	nvme_status_t st = nvmf_copy_log(req, log, sizeof(*log));
 	free(log);
 	nvmf_req_complete(req, st);
@@ -212,6 +214,7 @@ static const struct nvmf_log_page io_logs[] = {
 	{ NVME_LOG_LID_CMD_EFFECTS, 0, NULL, log_cmd_effects },
 	/* No LIDSP: NVMe Base 2.0 defines none for 0Ch, and nvmet reports none. */
 	{ NVME_LOG_LID_ANA, 0, NULL, nvmf_ana_log },
+	{ NVME_LOG_LID_RESERVATION, 0, NULL, nvmf_resv_log_page },   /* target/resv.c */
 };
 #define N_IO_LOGS (sizeof(io_logs) / sizeof(io_logs[0]))
 

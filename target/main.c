@@ -20,6 +20,7 @@
 #include "target/core.h"
 #include "target/log.h"
 #include "target/reload.h"
+#include "target/resv.h"
 
 
 static volatile sig_atomic_t stop_requested;   /* set by the signal handlers only */
@@ -50,6 +51,28 @@ static void reload(struct nvmf_tgt *tgt, const char *config)
 	else
 		nvmf_log(tgt, NVMF_LOG_INFO, "reload (SIGHUP): %zu change(s)", json_array_size(changes));
 	json_decref(changes);
+}
+
+/* The reservations' state file: nvmf_target.resv_state ("" none), else the config file's
+ * absolute name + ".resv.json". 0, or -1 with a message. */
+static int resv_state_path(const struct nvmf_config *cfg, const char *config, char *out, size_t len)
+{
+	if (cfg->target.resv_state_set) {
+		snprintf(out, len, "%s", cfg->target.resv_state);
+		return 0;
+	}
+	char *abs = realpath(config, NULL);
+	if (!abs) {
+		fprintf(stderr, "nvmf-target: %s: %s\n", config, strerror(errno));
+		return -1;
+	}
+	int n = snprintf(out, len, "%s.resv.json", abs);
+	free(abs);
+	if (n < 0 || (size_t)n >= len) {
+		fprintf(stderr, "nvmf-target: %s: name too long for its reservation state file\n", config);
+		return -1;
+	}
+	return 0;
 }
 
 static void usage(FILE *f)
@@ -155,7 +178,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nvmf-target: warning: %s holds DH-HMAC-CHAP secrets and is readable by "
 			"%s (mode %04o); chmod 600 it\n", config, st.st_mode & 004 ? "every user" : "its group",
 			(unsigned)(st.st_mode & 07777));
+	char resv_state[4096];
+	if (resv_state_path(&cfg, config, resv_state, sizeof(resv_state))) {
+		nvmf_config_free(&cfg);
+		return 1;
+	}
 	if (check_only) {
+		if (resv_state[0] && nvmf_resv_store_check(resv_state, err, sizeof(err))) {
+			fprintf(stderr, "nvmf-target: %s\n", err);
+			nvmf_config_free(&cfg);
+			return 1;
+		}
 		printf("nvmf-target: %s: configuration is valid\n", config);
 		nvmf_config_free(&cfg);
 		return 0;
@@ -171,6 +204,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	tgt.log_level = (int)level;
+	/* Reservations kept through a restart (PTPL): restored before any host connects; a
+	 * broken file stops here, since dropping it would drop fences. */
+	if (resv_state[0]) {
+		if (nvmf_tgt_resv_open(&tgt, resv_state, err, sizeof(err))) {
+			fprintf(stderr, "nvmf-target: %s\n", err);
+			goto out;
+		}
+		printf("nvmf-target: reservation state file %s\n", resv_state);
+	}
 	print_model(&tgt);
 	if (nvmf_tgt_listen(&tgt, err, sizeof(err))) {
 		fprintf(stderr, "nvmf-target: %s\n", err);

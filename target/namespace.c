@@ -12,6 +12,7 @@
 #include "target/core.h"
 #include "target/log.h"
 #include "target/namespace.h"
+#include "target/resv.h"
 
 #define DRAIN_CHECK_MS 1
 
@@ -209,7 +210,7 @@ static struct nvmf_ns *open_counted(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 				    const struct nvmf_ns_config *nc, char *err, size_t errlen)
 {
 	struct nvmf_ns *ns = nvmf_ns_open(s, nc, err, errlen);
-	if (ns && nvmf_ns_stats_alloc(ns, tgt->npgs)) {
+	if (ns && (nvmf_ns_stats_alloc(ns, tgt->npgs) || nvmf_resv_ns_attach(tgt, s, ns))) {
 		nvmf_ns_free(ns);
 		snprintf(err, errlen, "out of memory");
 		return NULL;

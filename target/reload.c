@@ -17,7 +17,7 @@
 #include "target/reload.h"
 
 /* A step of the additions, and how to take it back. */
-enum undo_kind { U_SUBSYS, U_NS, U_ENABLE, U_RESIZE, U_CFG_SIZE, U_HOST, U_ANY_HOST, U_PORT, U_LINK };
+enum undo_kind { U_SUBSYS, U_NS, U_ENABLE, U_RESIZE, U_CFG_SIZE, U_RESV, U_HOST, U_ANY_HOST, U_PORT, U_LINK };
 
 struct undo {
 	enum undo_kind kind;
@@ -27,6 +27,7 @@ struct undo {
 	uint64_t bytes;               /* U_RESIZE: the size before */
 	uint64_t cfg_size;            /* U_RESIZE, U_CFG_SIZE: nvmf_size_bytes before */
 	const char *host;             /* U_HOST: borrowed from the new config */
+	bool resv;                    /* U_RESV: resv.enable before */
 };
 
 struct plan {
@@ -80,6 +81,11 @@ static void rollback(struct plan *pl)
 			for (size_t i = 0; i < u->s->cfg->n_ns; i++)
 				if (u->s->cfg->ns[i].nsid == u->nsid)
 					u->s->cfg->ns[i].size_bytes = u->cfg_size;
+			break;
+		case U_RESV:
+			for (size_t i = 0; i < u->s->cfg->n_ns; i++)
+				if (u->s->cfg->ns[i].nsid == u->nsid)
+					u->s->cfg->ns[i].resv_enable = u->resv;
 			break;
 		case U_HOST:   nvmf_tgt_host_remove(pl->tgt, u->s, u->host, &dropped, err, sizeof(err)); break;
 		case U_ANY_HOST: nvmf_tgt_allow_any_host(pl->tgt, u->s, false, &dropped); break;
@@ -137,6 +143,8 @@ static const char *target_diff(const struct nvmf_target_config *a, const struct 
 	if (a->numa_node != b->numa_node) return "nvmf_target.numa_node";
 	if (a->rpc_socket_set != b->rpc_socket_set || strcmp(a->rpc_socket, b->rpc_socket))
 		return "nvmf_target.rpc_socket";
+	if (a->resv_state_set != b->resv_state_set || strcmp(a->resv_state, b->resv_state))
+		return "nvmf_target.resv_state";
 	return NULL;
 }
 
@@ -199,6 +207,14 @@ static int refuse(const struct nvmf_tgt *tgt, const struct nvmf_config *next, ch
 			if (old && (what = backing_diff(old, &nc->ns[k]))) {
 				snprintf(err, errlen, "subsystems[%zu].namespaces[%zu] (%s, nsid %u): %s differs; "
 					 "remove the namespace and add it anew", i, k, nc->nqn, nc->ns[k].nsid, what);
+				return -EINVAL;
+			}
+			/* As nvmet's resv_enable: changed only while the namespace is disabled (its
+			 * reservations live with it). */
+			if (old && old->resv_enable != nc->ns[k].resv_enable && nvmf_subsys_ns(s, old->nsid)) {
+				snprintf(err, errlen, "subsystems[%zu].namespaces[%zu] (%s, nsid %u): resv.enable differs "
+					 "on an enabled namespace; disable it first (a reload with enable 0), or remove "
+					 "the namespace and add it anew", i, k, nc->nqn, nc->ns[k].nsid);
 				return -EINVAL;
 			}
 		}
@@ -283,6 +299,16 @@ static int grow_subsys(struct plan *pl, struct nvmf_subsys *s, const struct nvmf
 			if (resize)
 				note(pl, "subsystem %s: namespace %u resized to %llu bytes", s->cfg->nqn, want->nsid,
 				     (unsigned long long)want->size_bytes);
+		}
+		/* Reservations on or off: a disabled namespace (refuse() saw to it), from its
+		 * next enable. */
+		if (want->resv_enable != have->resv_enable) {
+			if ((rc = push(pl, (struct undo){ .kind = U_RESV, .s = s, .nsid = want->nsid,
+							   .resv = have->resv_enable })))
+				return rc;
+			have->resv_enable = want->resv_enable;
+			note(pl, "subsystem %s: namespace %u: reservations %s", s->cfg->nqn, want->nsid,
+			     want->resv_enable ? "on" : "off");
 		}
 		if (want->enable && !ns) {
 			if ((rc = push(pl, (struct undo){ .kind = U_ENABLE, .s = s, .nsid = want->nsid })))

@@ -13,6 +13,8 @@
  *   - a subsystem's identity (attr.serial, model, firmware, version, cntlid_*, qid_max),
  *   - how an existing namespace is backed (device.*, nvmf_backend, nvmf_block_size, ...;
  *     its enable and nvmf_size_bytes may change),
+ *   - an enabled namespace's resv.enable (as nvmet: a disabled namespace's may change,
+ *     and applies from its next enable),
  *   - an existing port's address or parameters.
  * Those are changed by removing the object and adding it anew.
  */

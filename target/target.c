@@ -15,6 +15,7 @@
 #include "target/core.h"
 #include "target/log.h"
 #include "target/namespace.h"
+#include "target/resv.h"
 
 #define AIO_DEPTH  1024   /* io_uring entries per poll group */
 
@@ -203,12 +204,14 @@ static int make_transports(struct nvmf_tgt *tgt, const struct nvmf_transport_ops
 	return 0;
 }
 
-/* Every namespace counts its commands per poll group, now that the groups exist. */
+/* Every namespace counts its commands per poll group, now that the groups exist, and
+ * gets its reservations when it has them on (target/resv.h). */
 static int count_namespaces(struct nvmf_tgt *tgt, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < tgt->n_subsys; i++)
 		for (uint32_t n = 1; n <= tgt->subsys[i]->max_nsid; n++)
-			if (tgt->subsys[i]->ns[n] && nvmf_ns_stats_alloc(tgt->subsys[i]->ns[n], tgt->npgs)) {
+			if (tgt->subsys[i]->ns[n] && (nvmf_ns_stats_alloc(tgt->subsys[i]->ns[n], tgt->npgs) ||
+						     nvmf_resv_ns_attach(tgt, tgt->subsys[i], tgt->subsys[i]->ns[n]))) {
 				snprintf(err, errlen, "out of memory");
 				return -1;
 			}
@@ -564,6 +567,7 @@ void nvmf_tgt_fini(struct nvmf_tgt *tgt)
 	tgt->n_retired_ports = tgt->n_retired_subsys = 0;
 	nvmf_subsys_free(tgt->disc);
 	nvmf_tgt_host_auth_free(tgt);
+	nvmf_tgt_resv_close(tgt);
 	tgt->subsys = NULL;
 	tgt->ports = NULL;
 	tgt->disc = NULL;

@@ -229,6 +229,40 @@ static int ana_list(FILE *f, json_t *r)
 	return rc;
 }
 
+static void registrant_row(struct tctl_table *t, json_t *r)
+{
+	static const char *const keys[] = { "hostid", "holder", "key", "hostnqns", "controllers" };
+	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		tctl_table_json(t, json_object_get(r, keys[i]));
+}
+
+static const struct tctl_col registrant_cols[] = {
+	{ "HOSTID", false }, { "HOLDER", false }, { "KEY", false }, { "HOSTNQNS", false },
+	{ "CONTROLLERS", false },
+};
+
+/* namespace reservation: one line for the reservation, then its registrants. */
+static int reservation(FILE *f, const struct tctl_request *req, json_t *r)
+{
+	long long nsid = json_object_get(r, "nsid") ? num(r, "nsid") : num(req->params, "nsid");
+	const char *nqn = json_object_get(r, "nqn") ? str(r, "nqn") : str(req->params, "nqn");
+	if (json_is_false(json_object_get(r, "enabled"))) {
+		fprintf(f, "namespace %lld of %s: reservations off (resv.enable 0)\n", nsid, nqn);
+		return ferror(f) ? TCTL_ERR : TCTL_OK;
+	}
+	fprintf(f, "namespace %lld of %s: %s", nsid, nqn, str(r, "type_name"));
+	if (num(r, "type"))
+		fprintf(f, " (type %lld)", num(r, "type"));
+	fprintf(f, ", generation %lld, PTPL %s\n", num(r, "generation"),
+		json_is_true(json_object_get(r, "ptpl")) ? "on" : "off");
+	if (!json_array_size(json_object_get(r, "registrants"))) {
+		fputs("no registrants\n", f);
+		return ferror(f) ? TCTL_ERR : TCTL_OK;
+	}
+	fputc('\n', f);
+	return list(f, r, "registrants", COLS(registrant_cols), registrant_row);
+}
+
 /* "namespace 3" / "namespaces 1, 2" from the nsids array of namespace_add. */
 static void nsids(FILE *f, json_t *arr)
 {
@@ -420,6 +454,8 @@ int tctl_format(FILE *f, const struct tctl_request *req, json_t *result)
 		return list(f, result, "poll_groups", COLS(poll_group_cols), poll_group_row);
 	case TCTL_OUT_ANA_LIST:
 		return ana_list(f, result);
+	case TCTL_OUT_NS_RESV:
+		return reservation(f, req, result);
 	default:
 		return changed(f, req, result);
 	}

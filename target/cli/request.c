@@ -692,6 +692,9 @@ const struct tctl_command tctl_commands[] = {
 	  "GRPID is 1 to 128 and must be defined on some port (ana set defines it). The hosts\n"
 	  "of the subsystem get an ANA Change notice and route by the group's states.\n",
 	  { "NQN", "NSID", "GRPID", NULL }, 3, 0, b_ns_ana_group, TCTL_OUT_NS_ANA_GROUP, NULL, NULL },
+	{ "namespace", "reservation", "namespace_reservation", "NQN NSID",
+	  "a namespace's reservation: registrants, holder, type, generation, PTPL", NULL,
+	  { "NQN", "NSID", NULL }, 2, 0, b_nqn_nsid, TCTL_OUT_NS_RESV, NULL, NULL },
 	{ "host", "add", "host_add", "NQN HOSTNQN", "allow a host to connect to a subsystem", NULL,
 	  { "NQN", "HOSTNQN", NULL }, 2, 0, b_host, TCTL_OUT_HOST_ADD, NULL, NULL },
 	{ "host", "remove", "host_remove", "NQN HOSTNQN",

@@ -103,7 +103,8 @@ static int boot(struct host *h, uint8_t setup)
 		f->cfg.target.threads = 2;
 	fx_cfg_ns(s, 1, NVMF_BACKEND_RAM, 1u << 20, 512);
 	fx_cfg_ns(s, 2, NVMF_BACKEND_NULL, 1u << 20, 4096);
-	fx_cfg_ns(s, 4, NVMF_BACKEND_RAM, 8 * 512, 512);       /* nsid 3 absent */
+	/* nsid 3 absent; 4 takes reservations (target/resv*.c) */
+	fx_cfg_ns(s, 4, NVMF_BACKEND_RAM, 8 * 512, 512)->resv_enable = true;
 	struct nvmf_ns_config *off = fx_cfg_ns(s, 5, NVMF_BACKEND_NULL, 1u << 16, 512);
 	off->enable = false;
 	struct nvmf_subsys_config *any = fx_cfg_subsys(&f->cfg, ANY_NQN, NULL, 1);

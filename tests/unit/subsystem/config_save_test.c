@@ -18,7 +18,8 @@ static const char *const rich =
 	" \"discovery\": {\"nqn\": \"nqn.2026-12.test:disc\"},"
 	" \"nvmf_target\": {\"mdts\": 6, \"threads\": 3, \"buffers_small\": 512, \"buffers_large\": 32,"
 	"   \"hugepages\": false, \"idle_poll_us\": 50, \"srq\": false, \"srq_depth\": 1024, \"numa_node\": 0,"
-	"   \"rpc_socket\": \"/run/x.sock\", \"discovery_log\": \"host-port\", \"discovery_kato\": 30},"
+	"   \"rpc_socket\": \"/run/x.sock\", \"discovery_log\": \"host-port\", \"discovery_kato\": 30,"
+	"   \"resv_state\": \"/var/lib/x.resv.json\"},"
 	" \"ports\": [{\"portid\": 3, \"addr\": {\"adrfam\": \"ipv6\", \"traddr\": \"fd00::1\", \"trsvcid\": \"4422\","
 	"   \"trtype\": \"rdma\", \"treq\": \"not required\"}, \"param\": {\"inline_data_size\": \"4096\","
 	"   \"max_queue_size\": \"64\"}, \"subsystems\": [\"nqn.s:a\"],"
@@ -34,7 +35,8 @@ static const char *const rich =
 	"   \"namespaces\": [{\"nsid\": 7, \"enable\": 0, \"device\": {\"path\": \"/img/a\","
 	"     \"uuid\": \"5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d11\", \"nguid\": \"ef90689c6c46d44c89c14067801309a8\"},"
 	"     \"nvmf_backend\": \"file\", \"nvmf_size_bytes\": 1048576, \"nvmf_block_size\": 4096,"
-	"     \"nvmf_create\": true, \"nvmf_buffered\": true, \"nvmf_eui64\": \"0011223344556677\"},"
+	"     \"nvmf_create\": true, \"nvmf_buffered\": true, \"nvmf_eui64\": \"0011223344556677\","
+	"     \"resv\": {\"enable\": \"1\"}},"
 	"    {\"nsid\": 2, \"enable\": 1, \"nvmf_backend\": \"ram\", \"nvmf_size_bytes\": \"64M\"}]},"
 	"  {\"nqn\": \"nqn.s:b\", \"attr\": {\"allow_any_host\": \"1\"}}]}";
 
@@ -54,6 +56,7 @@ static void same_ns(const struct nvmf_ns_config *a, const struct nvmf_ns_config 
 	CU_ASSERT_EQUAL(a->block_size, b->block_size);
 	CU_ASSERT_EQUAL(a->create, b->create);
 	CU_ASSERT_EQUAL(a->buffered, b->buffered);
+	CU_ASSERT_EQUAL(a->resv_enable, b->resv_enable);
 }
 
 static void same_config(const struct nvmf_config *a, const struct nvmf_config *b)
@@ -118,6 +121,8 @@ static void saved_configuration_loads_back_the_same(void)
 	CU_ASSERT_EQUAL(a.ports[0].n_referrals, 2);
 	CU_ASSERT_EQUAL(a.target.discovery_log, NVMF_DISC_LOG_HOST_PORT);
 	CU_ASSERT_EQUAL(a.target.discovery_kato, 30);
+	CU_ASSERT_TRUE(a.subsystems[0].ns[0].resv_enable);
+	CU_ASSERT_FALSE(a.subsystems[0].ns[1].resv_enable);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/config.json", dir);
 	CU_ASSERT_EQUAL_FATAL(nvmf_config_save(&a, path, err, sizeof(err)), 0);

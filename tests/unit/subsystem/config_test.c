@@ -773,7 +773,8 @@ ERROR_TEST(numa_node_below_minus_1_is_refused, "{'nvmf_target':{'numa_node':-2}}
 	   "nvmf_target.numa_node: -2 is not a NUMA node (-1 for the RDMA device's node, or 0-1023)")
 ERROR_TEST(unknown_nvmf_target_key_is_refused, "{'nvmf_target':{'poll_us':1}}",
 	   "nvmf_target.poll_us: unknown key (known: mdts, threads, buffers_small, buffers_large, "
-	   "hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, discovery_log, discovery_kato)")
+	   "hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, discovery_log, discovery_kato, "
+	   "resv_state)")
 ERROR_TEST(relative_rpc_socket_is_refused, "{'nvmf_target':{'rpc_socket':'run/t.sock'}}",
 	   "nvmf_target.rpc_socket: \"run/t.sock\" is not an absolute path")
 ERROR_TEST(rpc_socket_longer_than_a_socket_address_is_refused,
@@ -794,6 +795,50 @@ static void rpc_socket_is_a_path_or_empty_for_none(void)
 	nvmf_config_free(&cfg);
 	CU_ASSERT_EQUAL_FATAL(parse("{}", &cfg, err, sizeof(err)), 0);
 	CU_ASSERT_FALSE(cfg.target.rpc_socket_set);
+	nvmf_config_free(&cfg);
+}
+
+/* nvmetcli's resv group: "1" turns reservations on, off by default as nvmet. */
+static void resv_enable_loads_and_is_off_by_default(void)
+{
+	struct nvmf_config cfg;
+	if (!expect_ok(WITH_NS("{'nsid':1,'device':{'path':'/tmp/x'},'resv':{'enable':'1'}},"
+			       "{'nsid':2,'device':{'path':'/tmp/y'},'resv':{'enable':'0'}},"
+			       "{'nsid':3,'device':{'path':'/tmp/z'}}"), &cfg))
+		return;
+	CU_ASSERT_TRUE(cfg.subsystems[0].ns[0].resv_enable);
+	CU_ASSERT_FALSE(cfg.subsystems[0].ns[1].resv_enable);
+	CU_ASSERT_FALSE(cfg.subsystems[0].ns[2].resv_enable);
+	nvmf_config_free(&cfg);
+}
+
+ERROR_TEST(resv_enable_other_than_0_or_1_is_refused,
+	   WITH_NS("{'nsid':1,'device':{'path':'/tmp/x'},'resv':{'enable':'yes'}}"),
+	   "subsystems[0].namespaces[0].resv.enable: expected 0 or 1 (or true/false), got \"yes\"")
+ERROR_TEST(resv_that_is_not_an_object_is_refused,
+	   WITH_NS("{'nsid':1,'device':{'path':'/tmp/x'},'resv':'1'}"),
+	   "subsystems[0].namespaces[0].resv: expected an object, got \"1\"")
+ERROR_TEST(unknown_key_in_resv_is_refused_not_ignored,
+	   WITH_NS("{'nsid':1,'device':{'path':'/tmp/x'},'resv':{'enable':'1','ptpl':'1'}}"),
+	   "subsystems[0].namespaces[0].resv.ptpl: unknown key (known here: enable): a security setting "
+	   "is never ignored")
+ERROR_TEST(relative_resv_state_is_refused, "{'nvmf_target':{'resv_state':'state.json'}}",
+	   "nvmf_target.resv_state: \"state.json\" is not an absolute path")
+
+/* The reservations' state file: a path, "" for none, unset for the daemon's default. */
+static void resv_state_is_a_path_or_empty_for_none(void)
+{
+	struct nvmf_config cfg;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'resv_state':''}}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_TRUE(cfg.target.resv_state_set);
+	CU_ASSERT_STRING_EQUAL(cfg.target.resv_state, "");
+	nvmf_config_free(&cfg);
+	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'resv_state':'/var/lib/r.json'}}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(cfg.target.resv_state, "/var/lib/r.json");
+	nvmf_config_free(&cfg);
+	CU_ASSERT_EQUAL_FATAL(parse("{}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_FALSE(cfg.target.resv_state_set);
 	nvmf_config_free(&cfg);
 }
 
@@ -953,6 +998,12 @@ const struct unit_test config_tests[] = {
 	T(numa_node_below_minus_1_is_refused),
 	T(unknown_nvmf_target_key_is_refused),
 	T(unknown_top_level_extension_key_is_refused),
+	T(resv_enable_loads_and_is_off_by_default),
+	T(resv_enable_other_than_0_or_1_is_refused),
+	T(resv_that_is_not_an_object_is_refused),
+	T(unknown_key_in_resv_is_refused_not_ignored),
+	T(relative_resv_state_is_refused),
+	T(resv_state_is_a_path_or_empty_for_none),
 #undef T
 	{ NULL, NULL },
 };

@@ -312,6 +312,13 @@ int fx_connect(struct fxq *q, uint16_t qid, uint16_t sqsize, const char *subnqn,
 	       const char *hostnqn, uint16_t cntlid, uint32_t kato_ms, uint16_t *cntlid_out,
 	       struct nvme_cqe *cqe)
 {
+	return fx_connect_host(q, qid, sqsize, subnqn, hostnqn, NULL, cntlid, kato_ms, cntlid_out, cqe);
+}
+
+int fx_connect_host(struct fxq *q, uint16_t qid, uint16_t sqsize, const char *subnqn,
+		    const char *hostnqn, const uint8_t *hostid, uint16_t cntlid, uint32_t kato_ms,
+		    uint16_t *cntlid_out, struct nvme_cqe *cqe)
+{
 	int rc = open_queue(q, qid);
 	if (rc)
 		return rc;
@@ -329,6 +336,8 @@ int fx_connect(struct fxq *q, uint16_t qid, uint16_t sqsize, const char *subnqn,
 	uint32_t k = htole32(kato_ms);
 	memcpy(p + NVMF_CONNECT_KATO, &k, 4);
 	fx_connect_data(&d, subnqn, hostnqn, cntlid);
+	if (hostid)
+		memcpy(d.hostid, hostid, sizeof(d.hostid));
 	if (!cqe)
 		cqe = &local;
 	rc = fx_cmd(q, &c, &d, sizeof(d), cqe);

@@ -93,6 +93,11 @@ void fx_queue_init(struct fx *f, struct fxq *q);
 int fx_connect(struct fxq *q, uint16_t qid, uint16_t sqsize, const char *subnqn,
 	       const char *hostnqn, uint16_t cntlid, uint32_t kato_ms, uint16_t *cntlid_out,
 	       struct nvme_cqe *cqe);
+/* fx_connect_host - the same as host ID @hostid (16 bytes; NULL: a0 a1 .. af), for a
+ * second host (another ID) or a second controller of one host (the same ID). */
+int fx_connect_host(struct fxq *q, uint16_t qid, uint16_t sqsize, const char *subnqn,
+		    const char *hostnqn, const uint8_t *hostid, uint16_t cntlid, uint32_t kato_ms,
+		    uint16_t *cntlid_out, struct nvme_cqe *cqe);
 /* fx_enable - Property Set CC.EN=1 (IOSQES 6, IOCQES 4), then CSTS.RDY must be 1. */
 int fx_enable(struct fxq *admin);
 /* fx_connect_admin - admin Connect as FX_HOSTNQN to FX_SUBNQN (KATO 5000 ms), CC.EN. */

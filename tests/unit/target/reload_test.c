@@ -409,11 +409,63 @@ static void reload_changes_discovery_kato_of_later_discovery_controllers(void)
 	teardown();
 }
 
+/* resv.enable as nvmet's resv_enable: refused on an enabled namespace, taken by a
+ * disabled one from its next enable (then Identify shows RESCAP). */
+static void resv_enable_changes_only_on_a_disabled_namespace(void)
+{
+	char err[512] = "";
+	json_t *changes = json_array();
+	setup();
+	same_as_running()->ns[0].resv_enable = true;
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "subsystems[0].namespaces[0] (" FX_SUBNQN ", nsid 1): resv.enable differs "
+			       "on an enabled namespace; disable it first (a reload with enable 0), or remove "
+			       "the namespace and add it anew");
+	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 1)->resv);
+	nvmf_config_free(&Next);
+	memset(&Next, 0, sizeof(Next));
+	Next.target = F.cfg.target;
+
+	/* Disabled first, then on with reservations. */
+	same_as_running()->ns[0].enable = false;
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	Next.subsystems[0].ns[0].enable = true;
+	Next.subsystems[0].ns[0].resv_enable = true;
+	json_array_clear(changes);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(change(changes, 0), "subsystem " FX_SUBNQN ": namespace 1: reservations on");
+	CU_ASSERT_STRING_EQUAL(change(changes, 1), "subsystem " FX_SUBNQN ": namespace 1 enabled");
+	CU_ASSERT_PTR_NOT_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 1)->resv);
+	CU_ASSERT_TRUE(subsys(FX_SUBNQN)->cfg->ns[0].resv_enable);
+	json_decref(changes);
+	teardown();
+}
+
+static void resv_enable_change_is_undone_with_a_failed_reload(void)
+{
+	char err[512] = "";
+	json_t *changes = json_array();
+	setup();
+	struct nvmf_subsys_config *s = same_as_running();
+	char ignored[256];
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_enable(&F.tgt, subsys(FX_SUBNQN), 1, false, ignored, sizeof(ignored)), 1);
+	s->ns[0].enable = false;
+	s->ns[0].resv_enable = true;
+	struct nvmf_subsys_config *n = fx_cfg_subsys(&Next, NEW_NQN, NULL, 4);
+	fx_cfg_ns(n, 1, NVMF_BACKEND_FILE, 0, 512)->path = strdup("/nonexistent/reload/ns.img");
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EIO);
+	CU_ASSERT_FALSE(subsys(FX_SUBNQN)->cfg->ns[0].resv_enable);
+	json_decref(changes);
+	teardown();
+}
+
 const struct unit_test reload_tests[] = {
 	{"reload_applies_referrals_and_listing_mode_with_a_log_change_event",
 	 reload_applies_referrals_and_listing_mode_with_a_log_change_event},
 	{"reload_changes_discovery_kato_of_later_discovery_controllers",
 	 reload_changes_discovery_kato_of_later_discovery_controllers},
+	{"resv_enable_changes_only_on_a_disabled_namespace", resv_enable_changes_only_on_a_disabled_namespace},
+	{"resv_enable_change_is_undone_with_a_failed_reload", resv_enable_change_is_undone_with_a_failed_reload},
 	{"host_keys_reloaded_apply_to_the_next_connect", host_keys_reloaded_apply_to_the_next_connect},
 	{"reload_never_cuts_a_file_namespace", reload_never_cuts_a_file_namespace},
 	{"same_file_changes_nothing", same_file_changes_nothing},

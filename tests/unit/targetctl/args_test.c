@@ -427,6 +427,8 @@ static void every_change_command_maps_to_its_method_and_params(void)
 		    "namespace_disable", "{\"nqn\":\"nqn.a\",\"nsid\":1024}");
 	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", "64M", NULL), "namespace_resize",
 		    "{\"nqn\":\"nqn.a\",\"nsid\":1,\"size_bytes\":67108864}");
+	expect_call(parse(&p, "namespace", "reservation", "nqn.a", "2", NULL), "namespace_reservation",
+		    "{\"nqn\":\"nqn.a\",\"nsid\":2}");
 	expect_call(parse(&p, "host", "add", "nqn.a", "nqn.h", NULL), "host_add",
 		    "{\"nqn\":\"nqn.a\",\"host\":\"nqn.h\"}");
 	expect_call(parse(&p, "host", "remove", "nqn.a", "nqn.h", NULL), "host_remove",
@@ -570,9 +572,9 @@ static void unknown_commands_and_options_are_usage_errors(void)
 	expect_usage(parse(&p, "frobnicate", NULL),
 		     "unknown command 'frobnicate' (see nvmf-targetctl --help)");
 	expect_usage(parse(&p, "namespace", NULL),
-		     "namespace: missing command (add, remove, enable, disable, resize, ana-group)");
+		     "namespace: missing command (add, remove, enable, disable, resize, ana-group, reservation)");
 	expect_usage(parse(&p, "namespace", "delete", NULL),
-		     "namespace: unknown command 'delete' (add, remove, enable, disable, resize, ana-group)");
+		     "namespace: unknown command 'delete' (add, remove, enable, disable, resize, ana-group, reservation)");
 	expect_usage(parse(&p, "port", "list", "--verbose", NULL),
 		     "port list: unknown option '--verbose'");
 	expect_usage(parse(&p, "namespace", "remove", "nqn.a", "1", "--path", "/x", NULL),

@@ -200,6 +200,29 @@ static void json_and_call_print_the_result_indented(void)
 	expect("call host_add", "{}", "{}\n");
 }
 
+static void namespace_reservation_prints_the_reservation_then_its_registrants(void)
+{
+	expect("namespace reservation nqn.a 1",
+	       "{\"nqn\":\"nqn.a\",\"nsid\":1,\"enabled\":true,\"type\":1,\"type_name\":"
+	       "\"write-exclusive\",\"generation\":3,\"holder\":\"a1a1a1a1-a1a1-a1a1-a1a1-a1a1a1a1a1a1\","
+	       "\"ptpl\":true,\"state_file\":\"/etc/c.json.resv.json\",\"registrants\":[{\"hostid\":"
+	       "\"a1a1a1a1-a1a1-a1a1-a1a1-a1a1a1a1a1a1\",\"key\":\"0x000000000000000a\",\"holder\":true,"
+	       "\"hostnqns\":[\"nqn.h:a\"],\"controllers\":[1,3]},{\"hostid\":"
+	       "\"b2b2b2b2-b2b2-b2b2-b2b2-b2b2b2b2b2b2\",\"key\":\"0x000000000000000b\",\"holder\":false,"
+	       "\"hostnqns\":[],\"controllers\":[]}]}",
+	       "namespace 1 of nqn.a: write-exclusive (type 1), generation 3, PTPL on\n"
+	       "\n"
+	       "HOSTID                                HOLDER  KEY                 HOSTNQNS  CONTROLLERS\n"
+	       "a1a1a1a1-a1a1-a1a1-a1a1-a1a1a1a1a1a1  yes     0x000000000000000a  nqn.h:a   1,3\n"
+	       "b2b2b2b2-b2b2-b2b2-b2b2-b2b2b2b2b2b2  no      0x000000000000000b  -         -\n");
+	expect("namespace reservation nqn.a 2",
+	       "{\"nqn\":\"nqn.a\",\"nsid\":2,\"enabled\":true,\"type\":0,\"type_name\":\"none\","
+	       "\"generation\":0,\"holder\":null,\"ptpl\":false,\"registrants\":[]}",
+	       "namespace 2 of nqn.a: none, generation 0, PTPL off\nno registrants\n");
+	expect("namespace reservation nqn.a 3", "{\"nqn\":\"nqn.a\",\"nsid\":3,\"enabled\":false}",
+	       "namespace 3 of nqn.a: reservations off (resv.enable 0)\n");
+}
+
 static void sizes_read_in_binary_units(void)
 {
 	char b[32];
@@ -257,5 +280,7 @@ const struct unit_test targetctl_format_tests[] = {
 	{ "sizes_read_in_binary_units", sizes_read_in_binary_units },
 	{ "ana_list_is_a_table_of_ports_and_groups", ana_list_is_a_table_of_ports_and_groups },
 	{ "ana_changes_print_one_line", ana_changes_print_one_line },
+	{ "namespace_reservation_prints_the_reservation_then_its_registrants",
+	  namespace_reservation_prints_the_reservation_then_its_registrants },
 	{ NULL, NULL },
 };
