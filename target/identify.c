@@ -112,6 +112,43 @@ static void identify_ns(struct nvmf_req *req)
 	nvmf_req_complete(req, 0);
 }
 
+/* Fields of the I/O Command Set Independent Identify Namespace data (NVMe Base 2.1
+ * figure 319) that libnvme 1.3 has no names for: NSFEAT bit 5 (VWCNP, no volatile write
+ * cache for this namespace), NSTAT bit 0 (NRDY, namespace ready). */
+#define CS_INDEP_NSFEAT_VWCNP (1u << 5)
+#define CS_INDEP_NSTAT_NRDY   (1u << 0)
+
+static_assert(sizeof(struct nvme_id_independent_id_ns) == NVME_IDENTIFY_DATA_SIZE,
+	      "I/O Command Set Independent Identify Namespace is 4 KiB");
+
+/*
+ * CNS 08h: the namespace's command set independent identity, as nvmet answers it: NMIC
+ * shared (see CMIC), RESCAP, ANAGRPID, NSTAT ready (a host that reads this instead of
+ * CNS 00h, as Linux 6.x does from NVMe 2.0 on, treats a namespace without NRDY as not
+ * ready), VWCNP where the namespace's backend has no volatile cache while another
+ * namespace's has (the host then turns FUA and flushes off for it).
+ */
+static void identify_ns_cs_indep(struct nvmf_req *req)
+{
+	struct nvme_id_independent_id_ns *id = req->data;
+	/* Looked up again: the namespace may have gone since the parser saw it (a buffer
+	 * wait can put passes between the two). */
+	const struct nvmf_ns *ns = nvmf_subsys_ns(req->sq->ctrl->subsys, le32toh(req->cmd->nsid));
+
+	memset(id, 0, sizeof(*id));
+	if (!ns) {
+		nvmf_req_complete(req, nvme_generic(NVME_SC_INVALID_NS) | NVME_SC_DNR);
+		return;
+	}
+	if (!ns->bdev->volatile_cache)
+		id->nsfeat |= CS_INDEP_NSFEAT_VWCNP;
+	id->nmic = NVME_NS_NMIC_SHARED;
+	id->rescap = nvmf_resv_rescap(req->sq->tgt, ns);
+	id->anagrpid = htole32(__atomic_load_n(&ns->anagrpid, __ATOMIC_RELAXED));
+	id->nstat = CS_INDEP_NSTAT_NRDY;
+	nvmf_req_complete(req, 0);
+}
+
 /* CNS 02h: up to 1024 active NSIDs greater than the command's NSID, ascending. */
 static void identify_active_list(struct nvmf_req *req)
 {
@@ -190,6 +227,12 @@ nvme_status_t nvmf_parse_identify(struct nvmf_req *req)
 		if (!nsid_valid(nsid))
 			return nvme_generic(NVME_SC_INVALID_NS);
 		req->execute = identify_desc_list;
+		break;
+	case NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS:
+		/* nvmet_req_find_ns: only an active namespace has this data. */
+		if (!nsid_valid(nsid) || !nvmf_subsys_ns(req->sq->ctrl->subsys, nsid))
+			return nvme_generic(NVME_SC_INVALID_NS);
+		req->execute = identify_ns_cs_indep;
 		break;
 	case NVME_IDENTIFY_CNS_CSI_NS:
 	case NVME_IDENTIFY_CNS_CSI_CTRL:

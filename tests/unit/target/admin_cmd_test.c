@@ -251,6 +251,37 @@ static void namespace_descriptors_of_inactive_nsid_return_invalid_ns(void)
 	fx_teardown(&F);
 }
 
+/* CNS 08h, I/O Command Set Independent Identify Namespace: ready (a Linux 6.x host that
+ * reads it treats a namespace without NRDY as not ready), shared, its ANA group, no
+ * reservations here, no volatile cache (RAM). */
+static void identify_cs_independent_namespace_reports_ready_shared_and_its_group(void)
+{
+	setup();
+	struct nvme_id_independent_id_ns id;
+	CU_ASSERT_EQUAL_FATAL(identify(NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, 2, &id), 0);
+	CU_ASSERT_EQUAL(id.nstat, 1);                        /* NRDY */
+	CU_ASSERT_EQUAL(id.nmic, NVME_NS_NMIC_SHARED);
+	CU_ASSERT_EQUAL(le32toh(id.anagrpid), 1);
+	CU_ASSERT_EQUAL(id.rescap, 0);
+	CU_ASSERT_EQUAL(id.nsfeat, 1u << 5);                 /* VWCNP */
+	CU_ASSERT_EQUAL(id.nsattr, 0);
+	CU_ASSERT(all_zero(id.rsvd15, sizeof(id.rsvd15)));
+	fx_teardown(&F);
+}
+
+/* CNS 08h of an NSID without an active namespace, 0 or FFFFFFFFh: Invalid Namespace or
+ * Format (nvmet_req_find_ns). */
+static void identify_cs_independent_namespace_of_no_namespace_returns_invalid_ns(void)
+{
+	setup();
+	uint8_t buf[NVME_IDENTIFY_DATA_SIZE];
+	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, 3, buf), GEN(NVME_SC_INVALID_NS));
+	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, 0, buf), GEN(NVME_SC_INVALID_NS));
+	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, NVME_NSID_ALL, buf),
+			GEN(NVME_SC_INVALID_NS));
+	fx_teardown(&F);
+}
+
 static void identify_with_unknown_cns_returns_invalid_field(void)
 {
 	setup();
@@ -683,6 +714,10 @@ const struct unit_test admin_cmd_tests[] = {
 	{"active_namespace_list_starts_after_the_given_nsid", active_namespace_list_starts_after_the_given_nsid},
 	{"namespace_descriptors_list_eui64_nguid_uuid_and_csi", namespace_descriptors_list_eui64_nguid_uuid_and_csi},
 	{"namespace_descriptors_of_inactive_nsid_return_invalid_ns", namespace_descriptors_of_inactive_nsid_return_invalid_ns},
+	{"identify_cs_independent_namespace_reports_ready_shared_and_its_group",
+	 identify_cs_independent_namespace_reports_ready_shared_and_its_group},
+	{"identify_cs_independent_namespace_of_no_namespace_returns_invalid_ns",
+	 identify_cs_independent_namespace_of_no_namespace_returns_invalid_ns},
 	{"identify_with_unknown_cns_returns_invalid_field", identify_with_unknown_cns_returns_invalid_field},
 	{"identify_with_short_sgl_returns_sgl_length_invalid", identify_with_short_sgl_returns_sgl_length_invalid},
 	{"error_log_lists_failed_commands_newest_first", error_log_lists_failed_commands_newest_first},

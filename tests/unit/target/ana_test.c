@@ -247,6 +247,10 @@ static void identify_namespace_reports_its_group_and_no_use_where_unreachable(vo
 	CU_ASSERT_EQUAL_FATAL(identify(&F.admin, NVME_IDENTIFY_CNS_NS, 2, &id), 0);
 	CU_ASSERT_EQUAL(le32toh(id.anagrpid), 2);
 	CU_ASSERT_EQUAL(le64toh(id.nuse), NS_BYTES / 512);
+	/* The command set independent data (CNS 08h) gives the same group. */
+	struct nvme_id_independent_id_ns ind;
+	CU_ASSERT_EQUAL_FATAL(identify(&F.admin, NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, 2, &ind), 0);
+	CU_ASSERT_EQUAL(le32toh(ind.anagrpid), 2);
 	CU_ASSERT_EQUAL_FATAL(identify(&F.admin, NVME_IDENTIFY_CNS_NS, 1, &id), 0);
 	CU_ASSERT_EQUAL(le32toh(id.anagrpid), 1);
 	/* Through port 2, group 1 is inaccessible: no capacity in use, size still there. */

@@ -347,6 +347,14 @@ static void identify_reports_oncs_rescap_and_the_effects_log_the_commands(void)
 	/* Every type, IEKEY as since 1.3; no PTPL without a state file. */
 	CU_ASSERT_EQUAL(ns.rescap, 0xfe);
 	CU_ASSERT_EQUAL(ns.nmic, NVME_NS_NMIC_SHARED);
+	/* The command set independent data (CNS 08h) says the same. */
+	struct nvme_id_independent_id_ns ind;
+	c = rf_sqe(nvme_admin_identify, RF_NS, NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, 0);
+	CU_ASSERT_EQUAL_FATAL(fx_cmd(&R.a.admin, &c, &ind, sizeof(ind), NULL), 0);
+	CU_ASSERT_EQUAL(ind.rescap, 0xfe);
+	c = rf_sqe(nvme_admin_identify, RF_PLAIN, NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, 0);
+	CU_ASSERT_EQUAL_FATAL(fx_cmd(&R.a.admin, &c, &ind, sizeof(ind), NULL), 0);
+	CU_ASSERT_EQUAL(ind.rescap, 0);
 	c = rf_sqe(nvme_admin_identify, RF_PLAIN, NVME_IDENTIFY_CNS_NS, 0);
 	CU_ASSERT_EQUAL_FATAL(fx_cmd(&R.a.admin, &c, &ns, sizeof(ns), NULL), 0);
 	CU_ASSERT_EQUAL(ns.rescap, 0);
