@@ -113,11 +113,14 @@ test_02_io_fails_over_on_ana_states_and_port_removal_without_errors() {
         --size=128M --verify=crc32c --verify_backlog=256 --verify_fatal=1 --time_based --runtime=60 \
         --randrepeat=0 --output=/tmp/fio-mp.txt &
     local fio_pid=$!
-    sleep 4
-    # The path the host uses (the first optimized one it found), and the other.
-    local used other
-    if moving 1; then used=1 other=2 used_addr=$ADDR1; else used=2 other=1 used_addr=$ADDR2; fi
-    moving $used || fail "no writes on either path"
+    # The path the host uses (the first optimized one it found), and the other; fio may
+    # take a while to start on a loaded guest.
+    local used="" other i
+    for i in $(seq 15); do
+        if moving 1; then used=1 other=2 used_addr=$ADDR1; break; fi
+        if moving 2; then used=2 other=1 used_addr=$ADDR2; break; fi
+    done
+    [ -n "$used" ] || { kill $fio_pid; cat /tmp/fio-mp.txt; fail "no writes on either path"; }
     echo "host writes through port $used"
     $CTL ana set $used 1 inaccessible || fail "ana set inaccessible"
     wait_for 20 state_is $used_addr inaccessible || fail "host still sees path $used_addr as '$(path_state $used_addr)'"

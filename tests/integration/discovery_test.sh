@@ -3,8 +3,9 @@
 # referrals (a disabled one is not listed); a discovery connection made with KATO 0 and
 # then abandoned (its process stopped, so nothing more is sent) is freed after the
 # configured nvmf_target.discovery_kato; a host connects and nvme-cli's id-ctrl, id-ns,
-# list-subsys, error-log and effects-log add no entry to the controller's error log (the
-# kernel's connect, Identify CNS 06h included, neither).
+# list-subsys, ana-log, resv-report (--eds: the host ID is 128 bits), error-log and
+# effects-log add no entry to the controller's error log (the kernel's connect, Identify
+# CNS 06h included, neither).
 
 ST=/tmp/discovery-test
 CTL="$NVMF_ROOT/build/nvmf-targetctl -s $ST/rpc.sock"
@@ -26,7 +27,8 @@ test_00_target_starts_with_referrals_and_a_short_discovery_kato() {
               {"addr": {"adrfam": "ipv6", "portid": "6", "traddr": "fd00::99", "treq": "not specified",
                         "trsvcid": "4420", "trtype": "rdma"}, "enable": 0, "name": "off"}]}],
  "subsystems": [{"nqn": "$SUB", "attr": {"allow_any_host": "1"},
-   "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_size_bytes": "64M"}]}]}
+   "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_size_bytes": "64M",
+                   "resv": {"enable": "1"}}]}]}
 JSON
     nvmf_target_start $ST || fail "target did not start"
 }
@@ -99,11 +101,14 @@ test_04_connect_and_nvme_cli_queries_add_no_error_log_entry() {
     nvme id-ctrl $c > /dev/null || fail "id-ctrl"
     nvme id-ns ${c}n1 > /dev/null || fail "id-ns"
     nvme list-subsys > /dev/null || fail "list-subsys"
+    nvme ana-log $c > $ST/ana-log.txt || fail "ana-log"
+    grep -q "optimized" $ST/ana-log.txt || { cat $ST/ana-log.txt; fail "ana-log shows no optimized group"; }
+    nvme resv-report ${c}n1 --eds > /dev/null || fail "resv-report --eds"
     nvme error-log $c > /dev/null || fail "error-log"
     nvme effects-log $c > /dev/null || fail "effects-log"
     local after; after=$(err_count $c)
     [ "$after" = 0 ] || nvme error-log $c -e 4
-    expect_eq "error log entries after id-ctrl, id-ns, list-subsys, error-log, effects-log" "$after" 0
+    expect_eq "error log entries after id-ctrl, id-ns, list-subsys, ana-log, resv-report, error-log, effects-log" "$after" 0
     # What CNS 06h told the host: Write Zeroes up to 32 MiB (WZSL 13), not MDTS's 1 MiB.
     expect_eq "write_zeroes_max_bytes" "$(cat /sys/block/$(basename ${c}n1)/queue/write_zeroes_max_bytes)" 33554432
     nvme disconnect -n $SUB > /dev/null || fail "disconnect"
