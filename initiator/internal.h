@@ -141,6 +141,36 @@ NVMFH_HIDDEN void nvmfh_fabrics_sqe(struct nvme_sqe *sqe, uint8_t fctype);
 NVMFH_HIDDEN void nvmfh_sqe_put_le16(struct nvme_sqe *sqe, unsigned off, uint16_t v);
 NVMFH_HIDDEN void nvmfh_sqe_put_le32(struct nvme_sqe *sqe, unsigned off, uint32_t v);
 
+/* ---- admin.c ---- */
+
+/* nvmfh_get_log_page - nvmf_get_log_page with Log Specific Parameter @lsp (CDW10 bits
+ * 14:8; RAE stays clear). */
+NVMFH_HIDDEN int nvmfh_get_log_page(struct nvmf_ctrl *c, uint8_t lid, uint8_t lsp, uint32_t nsid,
+				    uint64_t offset, void *buf, uint32_t len);
+/* nvmfh_ns_identify - nvmf_ns_info, plus the namespace's ANAGRPID (Identify Namespace
+ * bytes 95:92, host endian) into *@anagrpid when not NULL. */
+NVMFH_HIDDEN int nvmfh_ns_identify(struct nvmf_ctrl *c, uint32_t nsid, struct nvmf_ns_info *out,
+				   uint32_t *anagrpid);
+
+/* ---- ana.c: Asymmetric Namespace Access (NVMe Base 2.0 section 8.1) ---- */
+
+/* nvmfh_ana_log_size - bytes of the ANA log to read for @id (Identify Controller, wire
+ * format): 16 + NANAGRPID * 32 (+ MNAN, or NN, * 4 unless @groups_only). Returns 0,
+ * -EOPNOTSUPP (CMIC bit 3 clear) or -EPROTO (NANAGRPID 0 or above ANAGRPMAX, MNAN above
+ * NN, more than 64 MiB), with @err saying which. */
+NVMFH_HIDDEN int nvmfh_ana_log_size(const struct nvme_id_ctrl *id, bool groups_only, size_t *len,
+				    char *err, size_t errlen);
+/* nvmfh_ana_log_decode - check and decode the @len bytes of ANA log at @data read from the
+ * controller @id describes (@groups_only: read with RGO). Returns 0 with *@out (one
+ * allocation), -EPROTO with @err naming what is wrong (see nvmf_read_ana_log), -ENOMEM. */
+NVMFH_HIDDEN int nvmfh_ana_log_decode(const void *data, size_t len, const struct nvme_id_ctrl *id,
+				      bool groups_only, struct nvmf_ana_log **out, char *err,
+				      size_t errlen);
+/* nvmfh_ana_find - the group of @log whose NSID list holds @nsid, else the group @grpid
+ * (0: none), else NULL. */
+NVMFH_HIDDEN const struct nvmf_ana_group *nvmfh_ana_find(const struct nvmf_ana_log *log,
+							 uint32_t nsid, uint32_t grpid);
+
 /* ---- auth.c: DH-HMAC-CHAP, host side (NVMe Base 2.1 section 8.3.5) ---- */
 
 /* nvmfh_auth_init - parse opts->dhchap_secret and dhchap_ctrl_secret into @c (the

@@ -154,6 +154,55 @@ int nvmf_ns_info(struct nvmf_ctrl *ctrl, uint32_t nsid, struct nvmf_ns_info *out
 /* nvmf_active_ns - up to @max active NSIDs (ascending) in @nsids; *n gets the count. */
 int nvmf_active_ns(struct nvmf_ctrl *ctrl, uint32_t *nsids, size_t max, size_t *n);
 
+/* ---- Asymmetric Namespace Access (NVMe Base 2.0 section 8.1) ---- */
+
+/* One ANA Group Descriptor of log page 0Ch (section 5.16.1.13), decoded, host endian. */
+struct nvmf_ana_group {
+	uint32_t grpid;              /* ANA Group ID, 1..ANAGRPMAX */
+	uint8_t state;               /* NVME_ANA_STATE_* (optimized 1h, non-optimized 2h,
+					inaccessible 3h, persistent loss 4h, change Fh) */
+	uint64_t chgcnt;             /* the group's Change Count */
+	uint32_t nr_nsids;           /* NSIDs listed; 0 in a groups-only read */
+	const uint32_t *nsids;       /* @nr_nsids NSIDs, strictly ascending (inside the log's
+					allocation) */
+};
+
+/* The ANA log page, decoded: one allocation (free with nvmf_ana_log_free). */
+struct nvmf_ana_log {
+	uint64_t chgcnt;             /* Change Count of the log */
+	uint16_t nr_groups;          /* descriptors (NGRPS), at most NANAGRPID */
+	struct nvmf_ana_group *groups; /* in the order the controller sent them */
+};
+
+/*
+ * nvmf_read_ana_log - read and check the ANA log page (0Ch, NSID FFFFFFFFh, RAE 0) of
+ * @ctrl, sized as the Linux host sizes it: a 16-byte header, NANAGRPID descriptors of 32
+ * bytes and, unless @groups_only, MNAN 4-byte NSIDs (NN when MNAN is 0). @groups_only
+ * sets LSP bit 0 (RGO): descriptors without NSIDs. A log larger than one transfer (MDTS)
+ * is read in parts and read again when its Change Count moved meanwhile (up to 10 times).
+ * Returns 0 with *@out (free with nvmf_ana_log_free), an NVMe status of Get Log Page,
+ * -EOPNOTSUPP when the controller does not report ANA (Identify Controller CMIC bit 3
+ * clear), -EPROTO when what the controller sent is inconsistent (Identify fields NANAGRPID,
+ * ANAGRPMAX or MNAN; NGRPS above NANAGRPID; a descriptor or its NSID list running past the
+ * data; a group ID of 0 or above ANAGRPMAX, or listed twice; an unknown state; NSIDs in a
+ * groups-only read, not ascending, or in two groups), -EAGAIN when the Change Count kept
+ * moving, -ENOMEM; nvmf_ctrl_errmsg() names the field.
+ */
+int nvmf_read_ana_log(struct nvmf_ctrl *ctrl, bool groups_only, struct nvmf_ana_log **out);
+/* nvmf_ana_log_free - free a log of nvmf_read_ana_log (NULL: no-op). */
+void nvmf_ana_log_free(struct nvmf_ana_log *log);
+/*
+ * nvmf_ns_ana_state - the ANA state (NVME_ANA_STATE_*) of namespace @nsid through @ctrl
+ * into *@state, its ANA group into *@grpid (either may be NULL): the group whose NSID list
+ * holds @nsid, else the group Identify Namespace names (ANAGRPID). Returns 0, INVALID_NS |
+ * DNR for an inactive @nsid, -EPROTO when its group is in no descriptor, or an error of
+ * nvmf_read_ana_log (-EOPNOTSUPP: no ANA reporting).
+ */
+int nvmf_ns_ana_state(struct nvmf_ctrl *ctrl, uint32_t nsid, uint8_t *state, uint32_t *grpid);
+/* nvmf_ana_state_name - "optimized", "non-optimized", "inaccessible", "persistent-loss",
+ * "change" (the Linux host's sysfs names), "unknown" for any other value. */
+const char *nvmf_ana_state_name(uint8_t state);
+
 /* ---- discovery ---- */
 
 /* One discovery log entry, decoded (NVMe-oF 1.1 section 5.3), host endian, strings NUL
