@@ -117,6 +117,10 @@ NVMFH_HIDDEN int nvmfh_queue_poll(struct nvmf_queue *q, unsigned max);
 /* nvmfh_queue_fail_all - mark @q lost and complete every outstanding command (and split
  * request) with @err (-ECONNRESET, -ECONNABORTED). */
 NVMFH_HIDDEN void nvmfh_queue_fail_all(struct nvmf_queue *q, int err);
+/* nvmfh_queue_abort - end @q's connection (the transport's queue_disconnect: no data
+ * moves for its commands any more), then nvmfh_queue_fail_all with @err. The caller owns
+ * @q. */
+NVMFH_HIDDEN void nvmfh_queue_abort(struct nvmf_queue *q, int err);
 /*
  * nvmfh_queue_exec - run one command to completion on @q (polling; the caller owns the
  * queue: holds admin_lock for the admin queue). Data goes through a private copy, so a
@@ -134,6 +138,10 @@ NVMFH_HIDDEN int nvmfh_queue_exec(struct nvmf_queue *q, const struct nvme_sqe *s
  * controller's timeout. */
 NVMFH_HIDDEN int nvmfh_admin(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, void *buf,
 			     uint32_t len, bool write, struct nvme_cqe *cqe);
+
+/* nvmfh_ctrl_lost - whether @c's admin queue lost its connection (a failed or timed-out
+ * admin command, Keep Alive included): the association needs nvmf_reconnect. */
+NVMFH_HIDDEN bool nvmfh_ctrl_lost(struct nvmf_ctrl *c);
 
 /* Fabrics command SQEs (NVMe-oF 1.1 section 3): @sqe zeroed, opcode 7Fh, FCTYPE @fctype;
  * the put helpers store a little-endian value at byte @off of the SQE. */
@@ -192,6 +200,12 @@ NVMFH_HIDDEN int nvmfh_auth_connected(struct nvmf_ctrl *c, struct nvmf_queue *q,
 
 /* ---- io.c ---- */
 
+/* nvmfh_submit_blocks - a block command (Read, Write, Compare, Write Zeroes: @buf NULL)
+ * over @nlb blocks of 2^@lba_shift bytes, split by MDTS and NLB as nvmf_submit_read;
+ * the block size is the caller's (no Identify). Returns as nvmf_submit_read. */
+NVMFH_HIDDEN int nvmfh_submit_blocks(struct nvmf_queue *q, uint8_t opcode, uint32_t nsid,
+				     uint64_t slba, uint32_t nlb, void *buf, bool write,
+				     uint32_t lba_shift, nvmf_io_cb cb, void *arg);
 /* nvmfh_io_pump - submit further parts of split requests waiting on @q for slots. */
 NVMFH_HIDDEN void nvmfh_io_pump(struct nvmf_queue *q);
 /* nvmfh_io_fail_pending - finish, with @err, split requests of @q that have no part in

@@ -157,7 +157,7 @@ static int aw_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 	uint8_t cns = (uint8_t)le32toh(sqe->cdw10);
 	int kind = -1;
 	pthread_mutex_lock(&W.lock);
-	if (hq->qid) {
+	if (hq->qid && sqe->opcode != nvme_admin_fabrics) {
 		unsigned p = path_of(hq);
 		uint16_t st = io_status(p, le32toh(sqe->nsid));
 		if (!st && W.fail_next[p]) {
@@ -176,7 +176,7 @@ static int aw_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 			return 0;
 		}
 		W.passed[p]++;
-	} else if (sqe->opcode == nvme_admin_get_log_page && cns == NVME_LOG_LID_ANA) {
+	} else if (!hq->qid && sqe->opcode == nvme_admin_get_log_page && cns == NVME_LOG_LID_ANA) {
 		/* Passed on (a lost connection shows), answered when it comes back. */
 		W.log_reads++;
 		W.last_cdw10 = le32toh(sqe->cdw10);
@@ -184,9 +184,9 @@ static int aw_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 		if (W.bump_every && W.log_reads % W.bump_every == 0)
 			W.chgcnt++;
 		kind = AW_LOG;
-	} else if (sqe->opcode == nvme_admin_identify && cns == NVME_IDENTIFY_CNS_CTRL) {
+	} else if (!hq->qid && sqe->opcode == nvme_admin_identify && cns == NVME_IDENTIFY_CNS_CTRL) {
 		kind = AW_ID_CTRL;
-	} else if (sqe->opcode == nvme_admin_identify && cns == NVME_IDENTIFY_CNS_NS) {
+	} else if (!hq->qid && sqe->opcode == nvme_admin_identify && cns == NVME_IDENTIFY_CNS_NS) {
 		kind = AW_ID_NS;
 	}
 	pthread_mutex_unlock(&W.lock);
