@@ -80,6 +80,7 @@ struct mp_path {
 	struct nvmf_ana_log *log;         /* the last ANA log read (under lock) */
 	uint64_t next_attempt_ms;         /* the watcher's: next reconnect attempt */
 	char traddr[257], trsvcid[33];
+	char msg[256];                    /* its last message (under mp->err_lock) */
 };
 
 enum mp_op { MP_READ, MP_WRITE, MP_COMPARE, MP_WRITE_ZEROES, MP_FLUSH, MP_DSM };
@@ -163,6 +164,10 @@ struct nvmf_mpath {
 /* nvmfh_mp_errf - set the handle's message. */
 NVMFH_HIDDEN void nvmfh_mp_errf(struct nvmf_mpath *mp, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* nvmfh_mp_path_errf - a message about path @p: "path N (ADDR:PORT): ..." as the
+ * handle's message, and the path's own (nvmf_mpath_path_info). */
+NVMFH_HIDDEN void nvmfh_mp_path_errf(struct nvmf_mpath *mp, unsigned p, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* nvmfh_mp_ns_get - the entry of @nsid, created on first use (Identify Namespace through
  * every live path: the same block size and identifiers, or -EPROTO). NULL with *@rc: the
  * Identify status (INVALID_NS | DNR), -EHOSTUNREACH (no live path), -EPROTO, -ENOMEM. */

@@ -30,7 +30,7 @@ void nvmfh_mp_path_fail(struct nvmf_mpath *mp, unsigned p, int err)
 	struct mp_path *path = &mp->path[p];
 	int live = MP_LIVE;
 	if (atomic_compare_exchange_strong(&path->state, &live, MP_DOWN)) {
-		atomic_store(&path->last_error, err);
+		atomic_store(&path->last_error, err);   /* the watcher writes the message */
 		nvmfh_mp_kick(mp);
 	}
 }
@@ -83,17 +83,16 @@ static int revive(struct nvmf_mpath *mp, unsigned p)
 	struct mp_path *path = &mp->path[p];
 	int rc = nvmf_reconnect(path->c);
 	if (rc) {
-		nvmfh_mp_errf(mp, "path %u (%s:%s): reconnect: %s: %s", p, path->traddr,
-			      path->trsvcid, nvmf_strerror(rc), nvmf_ctrl_errmsg(path->c));
+		nvmfh_mp_path_errf(mp, p, "reconnect: %s: %s", nvmf_strerror(rc),
+				   nvmf_ctrl_errmsg(path->c));
 		return rc;
 	}
 	const struct nvme_id_ctrl *id = nvmf_ctrl_id(path->c);
 	if (strncmp(id->subnqn, mp->subnqn, sizeof(id->subnqn)) ||
 	    nvmf_ctrl_nr_io_queues(path->c) < mp->nr_queues) {
-		nvmfh_mp_errf(mp, "path %u (%s:%s): after reconnecting it reaches subsystem %.*s "
-			      "with %u I/O queues (%s with %u wanted)", p, path->traddr,
-			      path->trsvcid, (int)sizeof(id->subnqn), id->subnqn,
-			      nvmf_ctrl_nr_io_queues(path->c), mp->subnqn, mp->nr_queues);
+		nvmfh_mp_path_errf(mp, p, "after reconnecting it reaches subsystem %.*s with %u I/O "
+				   "queues (%s with %u wanted)", (int)sizeof(id->subnqn), id->subnqn,
+				   nvmf_ctrl_nr_io_queues(path->c), mp->subnqn, mp->nr_queues);
 		return -EPROTO;
 	}
 	rc = nvmfh_mp_path_read_ana(mp, p);
@@ -122,6 +121,9 @@ static void try_reconnect(struct nvmf_mpath *mp, unsigned p, uint64_t now)
 		path->next_attempt_ms = nvmfh_now_ms() + mp->refresh_ms;
 		return;
 	}
+	pthread_mutex_lock(&mp->err_lock);
+	path->msg[0] = 0;
+	pthread_mutex_unlock(&mp->err_lock);
 	atomic_store(&path->state, MP_LIVE);   /* seq_cst: publishes the new queues */
 }
 

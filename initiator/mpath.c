@@ -24,6 +24,19 @@ void nvmfh_mp_errf(struct nvmf_mpath *mp, const char *fmt, ...)
 	pthread_mutex_unlock(&mp->err_lock);
 }
 
+void nvmfh_mp_path_errf(struct nvmf_mpath *mp, unsigned p, const char *fmt, ...)
+{
+	struct mp_path *path = &mp->path[p];
+	va_list ap;
+	pthread_mutex_lock(&mp->err_lock);
+	va_start(ap, fmt);
+	vsnprintf(path->msg, sizeof(path->msg), fmt, ap);
+	va_end(ap);
+	snprintf(mp->errmsg, sizeof(mp->errmsg), "path %u (%s:%s): %s", p, path->traddr,
+		 path->trsvcid, path->msg);
+	pthread_mutex_unlock(&mp->err_lock);
+}
+
 const char *nvmf_mpath_errmsg(const struct nvmf_mpath *mp)
 {
 	return mp ? mp->errmsg : "";
@@ -253,8 +266,8 @@ int nvmfh_mp_path_read_ana(struct nvmf_mpath *mp, unsigned p)
 	struct nvmf_ana_log *log;
 	int rc = nvmf_read_ana_log(path->c, false, &log);
 	if (rc) {
-		nvmfh_mp_errf(mp, "path %u (%s:%s): ANA log: %s: %s", p, path->traddr, path->trsvcid,
-			      nvmf_strerror(rc), nvmf_ctrl_errmsg(path->c));
+		nvmfh_mp_path_errf(mp, p, "ANA log: %s: %s", nvmf_strerror(rc),
+				   nvmf_ctrl_errmsg(path->c));
 		return rc;
 	}
 	nvmf_ana_log_free(path->log);
@@ -431,6 +444,9 @@ int nvmf_mpath_path_info(struct nvmf_mpath *mp, unsigned idx, struct nvmf_mpath_
 	out->ana_chgcnt = atomic_load(&path->chgcnt);
 	out->reconnects = atomic_load(&path->reconnects);
 	out->last_error = atomic_load(&path->last_error);
+	pthread_mutex_lock(&mp->err_lock);
+	snprintf(out->errmsg, sizeof(out->errmsg), "%s", path->msg);
+	pthread_mutex_unlock(&mp->err_lock);
 	for (unsigned i = 0; i < mp->nr_queues; i++) {
 		out->ios += atomic_load_explicit(&mp->q[i].ios[idx], memory_order_relaxed);
 		out->path_errors += atomic_load_explicit(&mp->q[i].errors[idx], memory_order_relaxed);

@@ -411,6 +411,7 @@ struct nvmf_mpath_path_info {
 	unsigned long path_errors;   /* commands that failed over from it */
 	int last_error;              /* what took it down last, or why the last reconnect
 					failed (0: nothing yet) */
+	char errmsg[256];            /* the handle's last message about it ("" none) */
 };
 /* nvmf_mpath_path_info - path @idx's state into @out. 0 or -EINVAL. */
 int nvmf_mpath_path_info(struct nvmf_mpath *mp, unsigned idx, struct nvmf_mpath_path_info *out);
