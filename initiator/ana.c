@@ -21,7 +21,7 @@
 #define ANA_LOG_MAX   (64u << 20)  /* bytes: a larger log means a broken Identify */
 #define ANA_MAX_TRIES 10u          /* reads of a log that spans transfers (CHGCNT moved) */
 
-const char *nvmf_ana_state_name(uint8_t state)
+const char *nvmf_ana_state_str(uint8_t state)
 {
 	switch (state) {
 	case NVME_ANA_STATE_OPTIMIZED:       return "optimized";

@@ -199,9 +199,9 @@ void nvmf_ana_log_free(struct nvmf_ana_log *log);
  * nvmf_read_ana_log (-EOPNOTSUPP: no ANA reporting).
  */
 int nvmf_ns_ana_state(struct nvmf_ctrl *ctrl, uint32_t nsid, uint8_t *state, uint32_t *grpid);
-/* nvmf_ana_state_name - "optimized", "non-optimized", "inaccessible", "persistent-loss",
+/* nvmf_ana_state_str - "optimized", "non-optimized", "inaccessible", "persistent-loss",
  * "change" (the Linux host's sysfs names), "unknown" for any other value. */
-const char *nvmf_ana_state_name(uint8_t state);
+const char *nvmf_ana_state_str(uint8_t state);
 
 /* ---- discovery ---- */
 

@@ -16,6 +16,29 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+/* The device's discard granularity in bytes (sysfs queue/discard_granularity, 0 when it
+ * has no discard or sysfs cannot tell), a partition's from its disk one directory up. */
+static uint32_t discard_granularity(dev_t rdev)
+{
+	static const char *const fmt[] = {
+		"/sys/dev/block/%u:%u/queue/discard_granularity",
+		"/sys/dev/block/%u:%u/../queue/discard_granularity",
+	};
+	for (size_t i = 0; i < sizeof(fmt) / sizeof(fmt[0]); i++) {
+		char path[96];
+		unsigned long v = 0;
+		snprintf(path, sizeof(path), fmt[i], major(rdev), minor(rdev));
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		int n = fscanf(f, "%lu", &v);
+		fclose(f);
+		if (n == 1)
+			return v > UINT32_MAX ? 0 : (uint32_t)v;
+	}
+	return 0;
+}
+
 /* Whether the device caches writes (sysfs queue/write_cache "write back"): then FLUSH
  * matters (the VWC bit). A partition's queue is its disk's, one directory up. When
  * sysfs cannot tell, assume a cache: an unneeded flush costs less than lost data. */
@@ -81,6 +104,13 @@ static int bdev_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char
 		goto fail;
 	}
 	b->volatile_cache = has_write_cache(st.st_rdev);
+	/* Hints for the host's I/O sizes, as nvmet's nvmet_bdev_set_limits reads them. */
+	unsigned int pbs = 0, opt = 0;
+	if (ioctl(b->fd, BLKPBSZGET, &pbs) == 0)
+		b->write_granularity = pbs;
+	if (ioctl(b->fd, BLKIOOPT, &opt) == 0)
+		b->optimal_io = opt;
+	b->discard_granularity = discard_granularity(st.st_rdev);
 	return 0;
 
 fail:

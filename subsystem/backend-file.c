@@ -125,6 +125,9 @@ static int file_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char
 	}
 	/* Writes land in the page cache or the disk's cache: FLUSH is needed. */
 	b->volatile_cache = true;
+	/* The file system allocates, punches holes and prefers I/O in its blocks. */
+	if (st.st_blksize > 0 && (uint64_t)st.st_blksize <= UINT32_MAX)
+		b->write_granularity = b->discard_granularity = b->optimal_io = (uint32_t)st.st_blksize;
 	struct statfs sfs;
 	if (fstatfs(b->fd, &sfs) == 0 &&
 	    (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC)) {

@@ -42,6 +42,9 @@ static int ram_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char 
 	b->mem = mem;
 	b->mem_reserved = reserve;
 	b->volatile_cache = false;  /* nothing outlives the process anyway */
+	/* Any write size is fine (write_granularity 0: one block); a deallocate frees whole
+	 * pages (MADV_DONTNEED), the rest of a page is only zeroed. */
+	b->discard_granularity = (uint32_t)sysconf(_SC_PAGESIZE);
 	return 0;
 }
 

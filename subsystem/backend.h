@@ -69,6 +69,16 @@ struct nvmf_bdev {
 	bool in_memory;              /* file on tmpfs/ramfs: reads and writes are page-cache
 				      * copies that never wait for a disk, done inline in submit
 				      * (io_uring would hand each one to a worker thread) */
+	/* I/O hints, bytes, 0 = unknown (one logical block); Identify Namespace reports them
+	 * as NPWG/NPWA, NPDG/NPDA and NOWS (target/identify-cs.c): */
+	uint32_t write_granularity;  /* the smallest write that needs no read-modify-write:
+				      * a device's physical block (BLKPBSZGET), a file
+				      * system's block */
+	uint32_t discard_granularity;/* the smallest deallocation that frees space: the
+				      * device's discard_granularity, the file system's
+				      * block, a RAM page */
+	uint32_t optimal_io;         /* the optimal write size: the device's BLKIOOPT, the
+				      * file system's preferred I/O size (st_blksize) */
 	void *mem;                   /* ram: the data */
 	uint64_t mem_reserved;       /* ram: bytes of address space reserved at mem (the most
 				      * it can grow to) */

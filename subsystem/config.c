@@ -4,8 +4,10 @@
  *
  * nvmetcli writes every configfs attribute as a JSON string ("1", "4420", "-1"), and
  * empty strings for unused address fields, so numeric nvmetcli attributes accept a
- * string of digits or a JSON integer, and "" means "default". Keys nvmetcli writes that
- * this target does not use (ana, referrals, tsas, ieee_oui, ...) are ignored, unless
+ * string of digits or a JSON integer, and "" means "default". ANA groups and states
+ * (ports[].ana_groups, namespaces' ana_grpid) are read by config_ana.c, referrals and
+ * the discovery keys by config_discovery.c. Keys nvmetcli writes that this target does
+ * not use (tsas, ieee_oui, ...) are ignored, unless
  * ignoring them would change who may connect or how (treq "required"): those stop the
  * load with a message naming the key. Our
  * own keys start with "nvmf_" and an unknown "nvmf_*" key is an error, so a typo in an
@@ -25,6 +27,7 @@
 #include <sys/socket.h>
 #include "nvme/dhchap.h"
 #include "nvme/identify.h"
+#include "subsystem/config_ana.h"
 #include "subsystem/config_json.h"
 
 #define CFG_MAX_NSID        1024      /* = NVMF_MAX_NSID (target/core.h) */
@@ -133,6 +136,8 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 			return cfg_fail(c, base, "nvmf_eui64", "%s is not an EUI-64 (16 hex digits)", cfg_quote(eui, b, sizeof(b)));
 		ns->has_eui64 = !cfg_all_zero(ns->eui64, 8);
 	}
+	if (cfg_parse_ns_ana(c, j, base, ns))
+		return -1;
 
 	/* Cross-field rules: what each backend kind needs. */
 	if (ns->kind == NVMF_BACKEND_RAM || ns->kind == NVMF_BACKEND_NULL) {
@@ -248,6 +253,8 @@ void nvmf_config_target_defaults(struct nvmf_target_config *t)
 	t->srq = true;
 	t->srq_depth = 4096;
 	t->numa_node = -1;
+	t->discovery_log = NVMF_DISC_LOG_ALL_PORTS;
+	t->discovery_kato = NVMF_DEFAULT_DISC_KATO;
 }
 
 void nvmf_config_subsys_defaults(struct nvmf_subsys_config *s)
@@ -398,7 +405,8 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 		if (cfg_check_pi(c, param, sub))
 			return -1;
 	}
-	if (get_nqn_list(c, j, base, "subsystems", &p->subsystems, &p->n_subsystems))
+	if (get_nqn_list(c, j, base, "subsystems", &p->subsystems, &p->n_subsystems) ||
+	    cfg_parse_referrals(c, j, base, p) || cfg_parse_port_ana(c, j, base, p))
 		return -1;
 	for (size_t i = 0; cfg && i < p->n_subsystems; i++) {
 		size_t s;
@@ -448,7 +456,6 @@ static const struct cfg_irule srq_depth_rule = { 16, 65536, false, "an SRQ depth
 static const struct cfg_irule small_rule = { 16, 1048576, false, "a buffer count", "16-1048576" };
 static const struct cfg_irule large_rule = { 1, 65536, false, "a buffer count", "1-65536" };
 static const struct cfg_irule idle_rule = { 0, 1000000, false, "a time in microseconds", "0-1000000" };
-
 /* discovery.nqn and the "nvmf_target" extension object. */
 static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_config *t)
 {
@@ -472,14 +479,16 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		return 0;
 	json_object_foreach(nt, k, v) {
 		static const char *const known[] = { "mdts", "threads", "buffers_small", "buffers_large",
-			"hugepages", "idle_poll_us", "srq", "srq_depth", "numa_node", "rpc_socket", NULL };
+			"hugepages", "idle_poll_us", "srq", "srq_depth", "numa_node", "rpc_socket",
+			"discovery_log", "discovery_kato", NULL };
 		size_t i;
 
 		for (i = 0; known[i] && strcmp(k, known[i]); i++)
 			;
 		if (!known[i])
 			return cfg_fail(c, "nvmf_target", k, "unknown key (known: mdts, threads, buffers_small, "
-				    "buffers_large, hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket)");
+				    "buffers_large, hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, "
+				    "discovery_log, discovery_kato)");
 	}
 	if ((r = cfg_get_int(c, nt, "nvmf_target", "mdts", &mdts_rule, false, &n)) < 0)
 		return -1;
@@ -509,7 +518,7 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		return -1;
 	if (r)
 		t->srq_depth = (uint32_t)n;
-	if (cfg_get_bool(c, nt, "nvmf_target", "srq", &t->srq) < 0)
+	if (cfg_get_bool(c, nt, "nvmf_target", "srq", &t->srq) < 0 || cfg_parse_discovery(c, nt, t))
 		return -1;
 	const char *sock = NULL;
 	char b[80];
@@ -665,7 +674,7 @@ static int parse_root(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 		if (parse_port(c, v, base, &cfg->ports[i], cfg) || check_port_overlap(c, cfg, i))
 			return -1;
 	}
-	return 0;
+	return cfg_check_ns_groups(c, cfg);
 }
 
 static int finish(json_t *root, json_error_t *jerr, struct nvmf_config *cfg, char *err, size_t errlen)
@@ -902,13 +911,24 @@ nomem:
 void nvmf_config_port_clear(struct nvmf_port_config *p)
 {
 	free_list(p->subsystems, p->n_subsystems);
+	free(p->referrals);
+	free(p->ana_groups);
 	memset(p, 0, sizeof(*p));
 }
 
 int nvmf_config_port_dup(const struct nvmf_port_config *src, struct nvmf_port_config *dst)
 {
 	*dst = *src;
+	dst->referrals = NULL;
 	if (!dup_list(src->subsystems, src->n_subsystems, &dst->subsystems)) {
+		memset(dst, 0, sizeof(*dst));
+		return -ENOMEM;
+	}
+	dst->ana_groups = NULL;
+	if (nvmf_config_referrals_dup(src->referrals, src->n_referrals, &dst->referrals) ||
+	    nvmf_config_ana_groups_dup(src->ana_groups, src->n_ana_groups, &dst->ana_groups)) {
+		free(dst->referrals);
+		free_list(dst->subsystems, dst->n_subsystems);
 		memset(dst, 0, sizeof(*dst));
 		return -ENOMEM;
 	}

@@ -13,6 +13,10 @@
 #include <stdint.h>
 
 #define NVMF_CFG_NQN_MAX 224     /* NQN buffer: 223 characters + NUL (NVMe Base 4.5) */
+/* ANA group IDs (NVMe Base 2.0 section 8.1.2): 1 to 128, as the kernel target
+ * (NVMET_MAX_ANAGRPS); group 1 exists on every port. */
+#define NVMF_MAX_ANAGRPID 128
+#define NVMF_DEFAULT_ANAGRPID 1
 
 /* Kind of storage behind a namespace. nvmetcli files have only device.path; the kind is
  * then inferred from what the path is (regular file, block device, NVMe block device). */
@@ -39,6 +43,8 @@ struct nvmf_ns_config {
 	uint32_t block_size;        /* nvmf_block_size: 512 or 4096; 0 = from the device (file: 512) */
 	bool create;                /* nvmf_create: create the file if missing (needs size_bytes) */
 	bool buffered;              /* nvmf_buffered: do not use O_DIRECT */
+	uint32_t anagrpid;          /* ana_grpid (and nvmetcli's ana.grpid): its ANA group,
+				     * 1..NVMF_MAX_ANAGRPID; 0 (configs built in code) = 1 */
 };
 
 /* One subsystem (nvmetcli "subsystems[]"). */
@@ -57,6 +63,30 @@ struct nvmf_subsys_config {
 	size_t n_ns;
 };
 
+/* One referral of a port (nvmetcli's "ports[].referrals[]": the configfs referral's
+ * addr_* attributes, enable and its directory name): another discovery service that the
+ * port's discovery log points hosts to (subtype 1, NVMe-oF 1.1 section 5.3). The
+ * address is the referred service's, so any transport nvme-cli can reach is taken. */
+struct nvmf_referral_config {
+	char name[256];             /* "name": its configfs directory name, unique in the port */
+	char trtype[8];             /* addr.trtype: "rdma" or "tcp" */
+	int adrfam;                 /* addr.adrfam: AF_INET or AF_INET6 */
+	char traddr[64];            /* addr.traddr: numeric IP address of adrfam, not a wildcard */
+	char trsvcid[32];           /* addr.trsvcid: decimal port; default 4420 (rdma), 8009 (tcp) */
+	uint8_t treq;               /* addr.treq: 0 not specified, 1 required, 2 not required (the
+				     * referred service's requirement, advertised as it is) */
+	uint16_t portid;            /* addr.portid: the referred service's port ID; default 0 */
+	bool enable;                /* "enable" (default 1): a disabled one is kept, not listed */
+};
+
+/* One ANA group a port defines (nvmetcli "ports[].ana_groups[]") and its ANA state
+ * there: a NVME_ANA_STATE_* value of libnvme (01h optimized, 02h non-optimized, 03h
+ * inaccessible, 04h persistent loss, 0Fh change; NVMe Base 2.0 figure 262). */
+struct nvmf_ana_group_config {
+	uint32_t grpid;             /* 1..NVMF_MAX_ANAGRPID, once per port */
+	uint8_t state;
+};
+
 /* One port (nvmetcli "ports[]"). Only trtype "rdma" is loaded from a file; others are
  * refused there. */
 struct nvmf_port_config {
@@ -70,6 +100,20 @@ struct nvmf_port_config {
 	uint32_t max_queue_size;    /* param.max_queue_size entries; -1 = default */
 	char **subsystems;          /* NQNs exposed on this port */
 	size_t n_subsystems;
+	struct nvmf_referral_config *referrals; /* "referrals": n_referrals of them */
+	size_t n_referrals;
+	struct nvmf_ana_group_config *ana_groups; /* groups defined here, n_ana_groups of them;
+				     * group 1 is defined even when not listed (optimized), any
+				     * other group not listed is inaccessible here, as nvmet
+				     * (nvmf_port_config_ana_state) */
+	size_t n_ana_groups;
+};
+
+/* What the discovery log lists to a host (nvmf_target.discovery_log). */
+enum nvmf_disc_log_mode {
+	NVMF_DISC_LOG_ALL_PORTS = 0,    /* "all-ports" (default): every port's entries, so a
+					 * multipath host sees every path */
+	NVMF_DISC_LOG_HOST_PORT,        /* "host-port": only the port the host came in on (nvmet) */
 };
 
 /* Target-wide settings (extension object "nvmf_target"). */
@@ -86,6 +130,10 @@ struct nvmf_target_config {
 	uint32_t srq_depth;         /* nvmf_target.srq_depth: receives per SRQ; default 4096 */
 	int numa_node;              /* nvmf_target.numa_node: where worker threads run; -1 (default):
 				     * the RDMA device's node */
+	enum nvmf_disc_log_mode discovery_log; /* nvmf_target.discovery_log; default all-ports */
+	uint32_t discovery_kato;    /* nvmf_target.discovery_kato: seconds a discovery controller
+				     * whose host asked for KATO 0 lives without commands; default
+				     * 120 (nvmet's NVMET_DISC_KATO_MS) */
 	char rpc_socket[108];       /* nvmf_target.rpc_socket: the control socket's path; "" with
 				     * rpc_socket_set: none. Unset: the default (--rpc-socket wins) */
 	bool rpc_socket_set;
@@ -120,6 +168,7 @@ struct nvmf_config {
 #define NVMF_DEFAULT_INLINE     8192   /* param.inline_data_size, bytes */
 #define NVMF_DEFAULT_QID_MAX    128    /* attr.qid_max, I/O queues per controller */
 #define NVMF_DEFAULT_MDTS       8      /* nvmf_target.mdts: 2^8 x 4 KiB = 1 MiB */
+#define NVMF_DEFAULT_DISC_KATO  120    /* nvmf_target.discovery_kato, seconds */
 
 /*
  * Defaults, applied by the loader before each object is read; configs built in code
@@ -142,7 +191,8 @@ void nvmf_config_port_defaults(struct nvmf_port_config *p);
  * @errlen: size of @err in bytes.
  * Returns 0, or -1 with @err set (file unreadable, bad JSON with line and column, any
  * invalid field, duplicate NQN/nsid/portid, a port naming an unknown subsystem, a port
- * whose trtype is not rdma). On -1, @cfg is left zeroed (nothing to free). Touches no
+ * whose trtype is not rdma, an ANA group or state that is not one, a namespace in an ANA
+ * group no port defines). On -1, @cfg is left zeroed (nothing to free). Touches no
  * backing file. The messages are listed in docs/configuration.md.
  */
 int nvmf_config_load(const char *path, struct nvmf_config *cfg, char *err, size_t errlen);
@@ -192,6 +242,17 @@ struct json_t *nvmf_config_to_json(const struct nvmf_config *cfg);
  */
 int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err, size_t errlen);
 
+/* nvmf_disc_log_mode_name - "all-ports" or "host-port", as nvmf_target.discovery_log
+ * spells the mode ("?" for anything else). */
+const char *nvmf_disc_log_mode_name(enum nvmf_disc_log_mode mode);
+
+/* nvmf_config_referrals_dup - a deep copy of @n referrals of @src into *@out (NULL when @n
+ * is 0): 0 or -ENOMEM (nothing allocated). nvmf_config_referrals_equal - the same
+ * referrals in the same order. */
+int nvmf_config_referrals_dup(const struct nvmf_referral_config *src, size_t n,
+			      struct nvmf_referral_config **out);
+bool nvmf_config_referrals_equal(const struct nvmf_port_config *a, const struct nvmf_port_config *b);
+
 /* nvmf_config_subsys_dup / nvmf_config_port_dup - a deep copy of @src in @dst (lists and
  * paths copied): 0, or -ENOMEM with @dst left empty. _clear frees what a copy or the loader
  * put in one and zeroes it. The served model owns such copies (subsystem/subsystem.h). */
@@ -199,6 +260,30 @@ int nvmf_config_subsys_dup(const struct nvmf_subsys_config *src, struct nvmf_sub
 void nvmf_config_subsys_clear(struct nvmf_subsys_config *s);
 int nvmf_config_port_dup(const struct nvmf_port_config *src, struct nvmf_port_config *dst);
 void nvmf_config_port_clear(struct nvmf_port_config *p);
+
+/* ---- ANA (subsystem/config_ana.c, NVMe Base 2.0 section 8.1) ---- */
+
+/* nvmf_ana_state_name - nvmetcli's name of ANA state @state ("optimized", "non-optimized",
+ * "inaccessible", "persistent-loss", "change"); "?" for any other value. */
+const char *nvmf_ana_state_name(uint8_t state);
+/* nvmf_ana_state_parse - the state nvmetcli's @name gives into *@state; false for any
+ * other text. */
+bool nvmf_ana_state_parse(const char *name, uint8_t *state);
+/* nvmf_ns_config_anagrpid - @ns's ANA group: its anagrpid, 1 when 0. */
+uint32_t nvmf_ns_config_anagrpid(const struct nvmf_ns_config *ns);
+/* nvmf_port_config_ana_group - @p's entry of group @grpid, or NULL when it lists none. */
+const struct nvmf_ana_group_config *nvmf_port_config_ana_group(const struct nvmf_port_config *p,
+							       uint32_t grpid);
+/* nvmf_port_config_defines - @p defines group @grpid: listed, or group 1. */
+bool nvmf_port_config_defines(const struct nvmf_port_config *p, uint32_t grpid);
+/* nvmf_port_config_ana_state - the state of group @grpid (1..NVMF_MAX_ANAGRPID) on @p:
+ * the listed one; group 1 unlisted optimized; any other unlisted group inaccessible (the
+ * kernel target's port defaults, configfs.c). */
+uint8_t nvmf_port_config_ana_state(const struct nvmf_port_config *p, uint32_t grpid);
+/* nvmf_config_ana_groups_dup - a copy of @n entries of @src into *@out (NULL when @n is
+ * 0). 0 or -ENOMEM (nothing allocated then). */
+int nvmf_config_ana_groups_dup(const struct nvmf_ana_group_config *src, size_t n,
+			       struct nvmf_ana_group_config **out);
 
 /* nvmf_config_free - release everything nvmf_config_load() allocated; @cfg may be zeroed. */
 void nvmf_config_free(struct nvmf_config *cfg);

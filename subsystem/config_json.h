@@ -91,4 +91,19 @@ bool cfg_all_zero(const uint8_t *p, size_t n);
  * overflow or any other character. */
 bool cfg_parse_size(const char *s, uint64_t *out);
 
+/* ---- the discovery service (subsystem/config_discovery.c) ---- */
+
+/* cfg_parse_discovery - nvmf_target.discovery_log ("all-ports" | "host-port") and
+ * discovery_kato (1-3600 s) of the "nvmf_target" object @nt into @t (left at their
+ * defaults when absent). Returns 0 or -1 with the message. */
+int cfg_parse_discovery(struct cfg_ctx *c, json_t *nt, struct nvmf_target_config *t);
+
+/* cfg_parse_referrals - "referrals" of the ports[] object @port into @p (absent: none).
+ * Each entry as nvmetcli dumps a configfs referral: {"addr": {adrfam, portid, traddr,
+ * treq, trsvcid, trtype}, "enable", "name"}. Returns 0 or -1 with the message. */
+int cfg_parse_referrals(struct cfg_ctx *c, json_t *port, const char *base, struct nvmf_port_config *p);
+/* cfg_referrals_to_json - @p's referrals in that layout (every field, strings where
+ * nvmetcli writes strings): a new array, or NULL without memory. */
+json_t *cfg_referrals_to_json(const struct nvmf_port_config *p);
+
 #endif

@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include "nvme/identify.h"
 #include "subsystem/config.h"
+#include "subsystem/config_ana.h"
+#include "subsystem/config_json.h"
 
 static json_t *nqn_list(char *const *list, size_t n)
 {
@@ -63,6 +65,10 @@ static json_t *ns_to_json(const struct nvmf_ns_config *ns)
 		json_object_set_new(j, "nvmf_buffered", json_true());
 	if (ns->has_eui64)
 		json_object_set_new(j, "nvmf_eui64", json_string(nvme_eui64_format(ns->eui64, eui)));
+	if (cfg_ns_ana_json(ns, j)) {
+		json_decref(j);
+		return NULL;
+	}
 	return j;
 }
 
@@ -98,12 +104,14 @@ static json_t *port_to_json(const struct nvmf_port_config *p)
 	long long mqs = p->max_queue_size == UINT32_MAX || !p->max_queue_size ? -1 : (long long)p->max_queue_size;
 	json_object_set_new(param, "inline_data_size", num_string(in));
 	json_object_set_new(param, "max_queue_size", num_string(mqs));
-	return json_pack("{s:I, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:[], s:o}",
+	return json_pack("{s:I, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:o, s:o, s:o}",
 			 "portid", (json_int_t)p->portid, "addr",
 			 "adrfam", p->adrfam == AF_INET6 ? "ipv6" : "ipv4", "traddr", p->traddr,
 			 "treq", treqs[p->treq < 3 ? p->treq : 0],
 			 "trsvcid", p->trsvcid[0] ? p->trsvcid : "4420", "trtype", p->trtype,
-			 "param", param, "referrals", "subsystems", nqn_list(p->subsystems, p->n_subsystems));
+			 "param", param, "referrals", cfg_referrals_to_json(p),
+			 "subsystems", nqn_list(p->subsystems, p->n_subsystems),
+			 "ana_groups", cfg_port_ana_json(p));
 }
 
 json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
@@ -134,6 +142,10 @@ json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
 			       "buffers_large", (json_int_t)t->buffers_large, "hugepages", t->hugepages,
 			       "idle_poll_us", (json_int_t)t->idle_poll_us, "srq", t->srq,
 			       "srq_depth", (json_int_t)t->srq_depth, "numa_node", (json_int_t)t->numa_node);
+	if (nt) {
+		json_object_set_new(nt, "discovery_log", json_string(nvmf_disc_log_mode_name(t->discovery_log)));
+		json_object_set_new(nt, "discovery_kato", json_integer(t->discovery_kato));
+	}
 	if (nt && t->rpc_socket_set)
 		json_object_set_new(nt, "rpc_socket", json_string(t->rpc_socket));
 	json_t *root = json_pack("{s:o, s:o, s:o, s:o}", "hosts", hosts, "ports", ports,

@@ -79,6 +79,7 @@ struct nvmf_ns *nvmf_ns_open(const struct nvmf_subsys *s, const struct nvmf_ns_c
 		return NULL;
 	}
 	ns->nsid = nc->nsid;
+	ns->anagrpid = nvmf_ns_config_anagrpid(nc);
 	ns->bdev = nvmf_bdev_open(nc, err, errlen);
 	if (!ns->bdev) {
 		free(ns);

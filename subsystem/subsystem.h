@@ -52,6 +52,8 @@ struct nvmf_ns {
 	struct nvmf_ns_pg_stats *stats;    /* [poll group index], npgs of them; NULL until
 					    * the target attaches it (nvmf_ns_stats_alloc) */
 	unsigned npgs;
+	uint32_t anagrpid;                 /* its ANA group, 1..NVMF_MAX_ANAGRPID: moved live
+					    * by the main group, read by I/O groups (atomic) */
 };
 
 /* nvmf_ns_nlb - @ns's size in logical blocks as of now (a resize may change it). */
@@ -99,6 +101,10 @@ struct nvmf_port {
 	uint16_t queue_size;               /* I/O queue entries, 1's based (CAP.MQES + 1) */
 	uint32_t inline_size;              /* in-capsule data bytes on I/O queues; 0 = none */
 	uint16_t max_qid;                  /* highest I/O qid any subsystem here allows */
+	/* The ANA state of each group on this port (NVME_ANA_STATE_*; [0] unused), as
+	 * cfg->ana_groups says (nvmf_port_config_ana_state): written by the main group,
+	 * read by I/O groups with one atomic load per command (target/ana.h). */
+	uint8_t ana_state[NVMF_MAX_ANAGRPID + 1];
 	void *transport_priv;
 };
 

@@ -72,6 +72,15 @@ void nvmf_execute_aer(struct nvmf_req *req);
 /* nvmf_parse_identify - Identify of an NVM subsystem's controller: CNS, NSID checks;
  * 4 KiB controller to host. INVALID_NS / INVALID_FIELD otherwise. */
 nvme_status_t nvmf_parse_identify(struct nvmf_req *req);
+/* nvmf_parse_identify_cs - the I/O Command Set specific CNS values of an NVM subsystem's
+ * controller (target/identify-cs.c): 05h (CSI NVM, an active NSID, else INVALID_FIELD /
+ * INVALID_NS), 06h (CSI NVM, else INVALID_FIELD), 07h (NSID below FFFFFFFEh, else
+ * INVALID_NS); sets execute. The caller sets the 4 KiB transfer. */
+nvme_status_t nvmf_parse_identify_cs(struct nvmf_req *req);
+/* nvmf_identify_ns_io_hints - NSFEAT bit 4 and NPWG, NPWA, NPDG, NPDA, NOWS of @id
+ * (Identify Namespace, NVM Command Set 1.0 figure 97: 0's based counts of logical
+ * blocks, little endian) from @ns's backend hints (subsystem/backend.h). */
+void nvmf_identify_ns_io_hints(const struct nvmf_ns *ns, struct nvme_id_ns *id);
 
 /* ---- Get Log Page (target/log-page.c, NVMe Base 2.0 section 5.16) ---- */
 
@@ -153,8 +162,8 @@ void nvmf_tgt_ctrl_aen(struct nvmf_tgt_ctrl *ctrl, enum nvmf_aen_kind kind);
  * clear: the kind is unmasked (a later event is reported again). */
 void nvmf_tgt_ctrl_aen_log_read(struct nvmf_tgt_ctrl *ctrl, enum nvmf_aen_kind kind);
 /* nvmf_aen_supported - the Asynchronous Event Configuration bits @ctrl accepts (and
- * OAES reports): Discovery Log Page Change on a discovery controller; SMART warnings and
- * Namespace Attribute notices on an I/O controller. */
+ * OAES reports): Discovery Log Page Change on a discovery controller; SMART warnings,
+ * Namespace Attribute and ANA Change notices on an I/O controller. */
 uint32_t nvmf_aen_supported(const struct nvmf_tgt_ctrl *ctrl);
 
 #endif

@@ -36,7 +36,8 @@ static const struct {
 
 uint32_t nvmf_aen_supported(const struct nvmf_tgt_ctrl *ctrl)
 {
-	return ctrl->subsys->type == NVMF_SUBSYS_DISCOVERY ? AEC_DISC_CHANGE : AEC_SMART_CRIT | AEC_NS_ATTR;
+	return ctrl->subsys->type == NVMF_SUBSYS_DISCOVERY ? AEC_DISC_CHANGE :
+	       AEC_SMART_CRIT | AEC_NS_ATTR | AEC_ANA_CHANGE;
 }
 
 /* Complete parked AERs with pending events, oldest AER first, lowest kind first. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The control plane of a running target: the control socket (target/rpc-server.h) with
- * the methods that read and change the target (target/ctl-read.c, target/ctl-change.c;
- * docs/operating.md lists them). Every call runs on the main poll group, by message, one
+ * the methods that read and change the target (target/ctl-read.c, target/ctl-change.c,
+ * target/ctl-model.c, target/ctl-ana.c; docs/operating.md lists them). Every call runs on the main poll group, by message, one
  * at a time: the main group owns the model and the controllers, so a call sees a
  * consistent target and I/O groups learn of a change only through what the model
  * publishes (target/namespace.h), never a lock.
@@ -72,6 +72,9 @@ void nvmf_ctl_port_add(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_port_remove(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_port_link(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_port_unlink(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_ana_state_set(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_ana_state_list(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_namespace_ana_group_set(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_config_get(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_config_save(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_config_reload(void *ctx, struct nvmf_rpc_call *call);

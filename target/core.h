@@ -39,11 +39,6 @@
 #define NVMF_MAX_NSID           NVMF_SUBSYS_MAX_NSID
 #define NVMF_CHANGED_NS_MAX     1024   /* Changed Namespace List: 1024 entries, 4 KiB */
 #define NVMF_KATO_TICK_MS       100    /* keep-alive timers are checked this often */
-/* Keep-alive timeout of a discovery controller whose host connected with KATO 0 (no
- * explicit persistent connection, NVMe Base 2.1 3.9): 2 minutes, as nvmet
- * (NVMET_DISC_KATO_MS), so a host that went away without a word does not hold its
- * discovery controller forever. I/O controllers with KATO 0 keep no timer. */
-#define NVMF_DISC_KATO_MS       120000
 
 struct nvmf_tgt;
 struct nvmf_tgt_ctrl;
@@ -84,7 +79,7 @@ struct nvmf_tgt_ctrl {
 	uint32_t cc, csts;                 /* Controller Configuration / Status (atomic) */
 	uint64_t cap;
 	uint32_t kato_ms;                  /* 0 = no keep-alive (never for a discovery
-					    * controller after Connect: NVMF_DISC_KATO_MS) */
+					    * controller after Connect: nvmf_target.discovery_kato) */
 	uint64_t last_keep_alive_ms;       /* tgt->now_ms of the last command (atomic) */
 	uint16_t nr_io_queues;             /* granted by Set Features Number of Queues (1's based) */
 	uint16_t queue_size;               /* I/O queue entries the port allows */
@@ -212,6 +207,8 @@ struct nvmf_tgt {
 					    * start quiescing (atomic) */
 	struct nvmf_host_auth *host_auth;  /* hosts' DH-HMAC-CHAP keys (main group;
 					    * nvmf_tgt_host_auth_set, target/auth.h) */
+	uint64_t ana_chgcnt;               /* ANA log change count, and each group's */
+	uint64_t ana_grp_chgcnt[NVMF_MAX_ANAGRPID + 1]; /* descriptor's (main group, target/ana.h) */
 };
 
 /* nvmf_sq_io - the I/O context serving @sq: its poll group's. */
@@ -293,7 +290,10 @@ bool nvmf_req_bio_submit(struct nvmf_req *req);
 
 /* nvmf_tgt_ctrl_alloc - a controller of @s for @hostnqn on @port, owned by @pg: the next
  * free cntlid in [cntlid_min, cntlid_max]; limits from the port; keep-alive timeout
- * @kato_ms (the Connect's KATO; 0 on a discovery subsystem becomes NVMF_DISC_KATO_MS).
+ * @kato_ms (the Connect's KATO; 0 on a discovery subsystem becomes the config's
+ * nvmf_target.discovery_kato, 120 s by default as nvmet's NVMET_DISC_KATO_MS: a host that
+ * went away without a word does not hold its discovery controller forever, NVMe Base
+ * 2.1 section 3.9).
  * NULL when none is free or out of memory. */
 struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_pg *pg,
 					  struct nvmf_subsys *s, struct nvmf_port *port,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "target/ana.h"
 #include "target/auth.h"
 #include "target/control.h"
 #include "target/core.h"
@@ -92,6 +93,15 @@ void nvmf_ctl_namespace_add(void *ctx, struct nvmf_rpc_call *call)
 			goto out;
 	}
 	char err[768];
+	/* The loader's rule: a namespace in a group no port defines is reachable nowhere. */
+	long bad = nvmf_tgt_ana_undefined(ctl->tgt, ncs, n);
+	if (bad >= 0) {
+		char base[48];
+		snprintf(base, sizeof(base), one ? "namespace" : "namespaces[%ld]", bad);
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "%s.ana_grpid: ANA group %u is defined on no "
+			       "port (ana_state_set defines it on one)", base, nvmf_ns_config_anagrpid(&ncs[bad]));
+		goto out;
+	}
 	int rc = nvmf_tgt_ns_add(ctl->tgt, s, ncs, n, nsids, err, sizeof(err));
 	if (rc) {
 		/* "namespaces[1] (nsid 6): ..." names the entry; a single one is "namespace". */

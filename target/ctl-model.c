@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "target/ana.h"
 #include "target/control.h"
 #include "target/core.h"
 #include "target/log.h"
@@ -53,6 +54,14 @@ void nvmf_ctl_subsystem_add(void *ctx, struct nvmf_rpc_call *call)
 	if (nvmf_config_parse_subsys(obj, "subsystem", ctl->tgt->cfg->target.discovery_nqn, &sc,
 				     err, sizeof(err))) {
 		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "%s", err);
+		return;
+	}
+	long bad = nvmf_tgt_ana_undefined(ctl->tgt, sc.ns, sc.n_ns);
+	if (bad >= 0) {
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "subsystem.namespaces[%ld].ana_grpid: ANA group %u "
+			       "is defined on no port (ana_state_set defines it on one)", bad,
+			       nvmf_ns_config_anagrpid(&sc.ns[bad]));
+		nvmf_config_subsys_clear(&sc);
 		return;
 	}
 	int rc = nvmf_tgt_subsys_add(ctl->tgt, &sc, err, sizeof(err));
@@ -124,8 +133,10 @@ void nvmf_ctl_port_remove(void *ctx, struct nvmf_rpc_call *call)
 	if (!p)
 		return;
 	unsigned portid = p->cfg->portid, dropped = 0;
-	char err[256];
-	int rc = nvmf_tgt_port_remove(ctl->tgt, p, &dropped, err, sizeof(err));
+	char err[512];
+	int rc = nvmf_tgt_ana_check_port_remove(ctl->tgt, p, err, sizeof(err));
+	if (!rc)
+		rc = nvmf_tgt_port_remove(ctl->tgt, p, &dropped, err, sizeof(err));
 	if (rc) {
 		nvmf_rpc_error(call, code_of(rc), "parameter 'portid': %s", err);
 		return;

@@ -41,9 +41,10 @@ static json_t *ns_json(const struct nvmf_subsys *s, const struct nvmf_ns_config 
 {
 	const struct nvmf_ns *ns = nc->enable ? nvmf_subsys_ns(s, nc->nsid) : NULL;
 	char uuid[NVME_UUID_STR_LEN];
-	json_t *j = json_pack("{s:I, s:b, s:s, s:s?}", "nsid", (json_int_t)nc->nsid,
+	json_t *j = json_pack("{s:I, s:b, s:s, s:s?, s:I}", "nsid", (json_int_t)nc->nsid,
 			      "enable", ns != NULL, "backend",
-			      nvmf_backend_kind_name(ns ? ns->bdev->kind : nc->kind), "path", nc->path);
+			      nvmf_backend_kind_name(ns ? ns->bdev->kind : nc->kind), "path", nc->path,
+			      "ana_grpid", (json_int_t)nvmf_ns_config_anagrpid(nc));
 	if (!j)
 		return NULL;
 	if (ns) {

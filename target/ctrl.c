@@ -72,9 +72,11 @@ struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_pg *
 	snprintf(c->hostnqn, sizeof(c->hostnqn), "%s", hostnqn);
 	memcpy(c->hostid, hostid, 16);
 	/* A discovery host that asked for no keep-alive still gets one, long: it may vanish
-	 * without a disconnect (nvmet does the same). Set Features KATO may change it later. */
+	 * without a disconnect (nvmet does the same, 120 s). nvmf_target.discovery_kato says
+	 * how long; Set Features KATO may change it later. */
 	if (s->type == NVMF_SUBSYS_DISCOVERY && !kato_ms)
-		kato_ms = NVMF_DISC_KATO_MS;
+		kato_ms = (tgt->cfg->target.discovery_kato ? tgt->cfg->target.discovery_kato
+			   : NVMF_DEFAULT_DISC_KATO) * 1000u;
 	c->kato_ms = kato_ms;
 	c->last_keep_alive_ms = pg->now_ms;
 	c->queue_size = port->queue_size;

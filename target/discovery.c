@@ -1,12 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The discovery controller (NVMe-oF 1.1 section 5): Identify Controller, the Discovery
- * Log Page (LID 70h), Keep Alive Timer and Async Event Configuration features, Keep
- * Alive and AER. Everything else is Invalid Command Opcode.
+ * The discovery controller (NVMe-oF 1.1 section 5): Identify Controller, Get Log Page of
+ * its own log table (Supported Log Pages 00h, the Discovery Log Page 70h), Keep Alive
+ * Timer and Async Event Configuration features, Keep Alive and AER. Everything else is
+ * Invalid Command Opcode.
  *
- * The log lists, for every port and every subsystem exposed on it that the connected
- * host may use, one entry (port order, then the port's subsystem order). nvmet lists only
- * the port the host came through; listing all ports gives multipath hosts every path.
+ * The log (nvmf_target.discovery_log, subsystem/config.h) lists, for every port ("all-
+ * ports", the default: multipath hosts see every path) or only for the port the host came
+ * in on ("host-port", as nvmet, or when the host sets LSP PLEO, Port Local Entries Only,
+ * NVMe Base 2.0 figure 262), in port order:
+ *   - the discovery subsystem itself on that port (subtype 3, "current discovery
+ *     subsystem", TP 8013), with EFLAGS DUPRETINFO (it returns this same log: nvme-cli's
+ *     connect-all skips it) and EPCSD (this controller takes explicit persistent
+ *     connections: KATO, Discovery Log Page Change events). nvmet lists the entry too,
+ *     with EFLAGS 0;
+ *   - each subsystem exposed there that the host may use (subtype 2);
+ *   - the port's enabled referrals (subtype 1, the well-known discovery NQN), as nvmet.
+ * A port of the other address family than the host's connection (a wildcard listener
+ * with no address of that family for this host) is left out whole.
  *
  * genctr: tgt->disc_genctr plus a content hash of the entries this host gets
  * (nvmf_disc_log_hash). It changes exactly when what the host sees changes, whoever
@@ -27,27 +38,89 @@ struct disc_entry {
 };
 
 /*
- * Fill @e for @s on @port as seen by @req's host: the transport gives the address fields
- * and TSAS (it knows the address of the host's connection, for a wildcard listener),
- * the core the rest. Returns false when the transport has no address of the port's
- * family for this host (a wildcard port of the other family): the entry is left out.
+ * Fill @e with an entry of @subtype for @subnqn on @port as seen by @req's host: the
+ * transport gives the address fields and TSAS (it knows the address of the host's
+ * connection, for a wildcard listener), the core the rest. Returns false when the
+ * transport has no address of the port's family for this host (a wildcard port of the
+ * other family): the entry is left out.
  */
-static bool make_entry(struct disc_entry *e, const struct nvmf_req *req,
-		       const struct nvmf_port *port, const struct nvmf_subsys *s)
+static bool port_entry(struct disc_entry *e, const struct nvmf_req *req, const struct nvmf_port *port,
+		       uint8_t subtype, const char *subnqn)
 {
 	const struct nvmf_port_config *pc = port->cfg;
 
 	memset(e, 0, sizeof(*e));
 	if (!port->transport->ops->disc_entry(port, req->sq, &e->rec, e->traddr))
 		return false;
-	e->rec.subtype = NVME_NQN_NVME;
+	e->rec.subtype = subtype;
 	/* Secure channel bits only: we do not offer disabling SQ flow control. */
 	e->rec.treq = pc->treq & 0x3;
 	e->rec.portid = pc->portid;
 	e->rec.cntlid = 0xffff;                /* dynamic controller model */
 	e->rec.asqsz = NVMF_ADMIN_QUEUE_SIZE;
-	e->rec.subnqn = s->cfg->nqn;
+	e->rec.subnqn = subnqn;
+	if (subtype == NVME_NQN_CURR)
+		e->rec.eflags = NVMF_DISC_EFLAGS_DUPRETINFO | NVMF_DISC_EFLAGS_EPCSD;
 	return true;
+}
+
+/* Fill @e with referral @r (subtype 1): the referred service's address as configured,
+ * the well-known discovery NQN, TSAS as nvmet gives a referral of that transport. */
+static void referral_entry(struct disc_entry *e, const struct nvmf_referral_config *r)
+{
+	bool tcp = !strcmp(r->trtype, "tcp");
+
+	memset(e, 0, sizeof(*e));
+	e->rec.trtype = tcp ? NVMF_TRTYPE_TCP : NVMF_TRTYPE_RDMA;
+	e->rec.adrfam = nvmf_disc_adrfam(r->adrfam);
+	e->rec.subtype = NVME_NQN_DISC;
+	e->rec.treq = r->treq;
+	e->rec.portid = r->portid;
+	e->rec.cntlid = 0xffff;
+	e->rec.asqsz = NVMF_ADMIN_QUEUE_SIZE;
+	e->rec.trsvcid = r->trsvcid;
+	e->rec.traddr = r->traddr;            /* the config's: valid while the log is built */
+	e->rec.subnqn = NVMF_DISC_NQN;
+	if (!tcp) {                           /* TCP's TSAS (SECTYPE none) is all zeroes */
+		e->rec.rdma_qptype = NVMF_RDMA_QPTYPE_CONNECTED;
+		e->rec.rdma_prtype = NVMF_RDMA_PRTYPE_NOT_SPECIFIED;
+		e->rec.rdma_cms = NVMF_RDMA_CMS_RDMA_CM;
+	}
+}
+
+/* Whether @port's entries go to @req's host under the configured mode or the host's
+ * Port Local Entries Only. */
+static bool port_listed(const struct nvmf_req *req, const struct nvmf_port *port)
+{
+	const struct nvmf_tgt *tgt = req->sq->tgt;
+
+	if (tgt->cfg->target.discovery_log == NVMF_DISC_LOG_HOST_PORT ||
+	    (nvmf_log_lsp(req) & NVMF_LOG_DISC_LSP_PLEO))
+		return port == req->sq->port;
+	return true;
+}
+
+/* Append @port's entries for @req's host at e[*cnt]: the discovery subsystem, the
+ * subsystems the host may use, the enabled referrals. */
+static void port_entries(const struct nvmf_req *req, const struct nvmf_port *port,
+			 struct disc_entry *e, size_t *cnt)
+{
+	const struct nvmf_tgt *tgt = req->sq->tgt;
+	const char *hostnqn = req->sq->ctrl->hostnqn;
+
+	if (!port_entry(&e[*cnt], req, port, NVME_NQN_CURR, tgt->disc->cfg->nqn))
+		return;
+	(*cnt)++;
+	for (size_t i = 0; i < port->n_subsys; i++) {
+		const struct nvmf_subsys *s = port->subsys[i];
+		if (s->type != NVMF_SUBSYS_NVME || !nvmf_subsys_host_allowed(s, hostnqn))
+			continue;
+		if (port_entry(&e[*cnt], req, port, NVME_NQN_NVME, s->cfg->nqn))
+			(*cnt)++;
+	}
+	for (size_t i = 0; i < port->cfg->n_referrals; i++)
+		if (port->cfg->referrals[i].enable)
+			referral_entry(&e[(*cnt)++], &port->cfg->referrals[i]);
 }
 
 /*
@@ -57,24 +130,16 @@ static bool make_entry(struct disc_entry *e, const struct nvmf_req *req,
 static nvme_status_t collect(const struct nvmf_req *req, struct disc_entry **out, size_t *n)
 {
 	const struct nvmf_tgt *tgt = req->sq->tgt;
-	const char *hostnqn = req->sq->ctrl->hostnqn;
 	size_t max = 0, cnt = 0;
 
 	for (size_t p = 0; p < tgt->n_ports; p++)
-		max += tgt->ports[p]->n_subsys;
+		max += 1 + tgt->ports[p]->n_subsys + tgt->ports[p]->cfg->n_referrals;
 	struct disc_entry *e = calloc(max ? max : 1, sizeof(*e));
 	if (!e)
 		return nvme_generic(NVME_SC_INTERNAL);
-	for (size_t p = 0; p < tgt->n_ports; p++) {
-		const struct nvmf_port *port = tgt->ports[p];
-		for (size_t i = 0; i < port->n_subsys; i++) {
-			const struct nvmf_subsys *s = port->subsys[i];
-			if (s->type != NVMF_SUBSYS_NVME || !nvmf_subsys_host_allowed(s, hostnqn))
-				continue;
-			if (make_entry(&e[cnt], req, port, s))
-				cnt++;
-		}
-	}
+	for (size_t p = 0; p < tgt->n_ports; p++)
+		if (port_listed(req, tgt->ports[p]))
+			port_entries(req, tgt->ports[p], e, &cnt);
 	*out = e;
 	*n = cnt;
 	return 0;
@@ -101,7 +166,7 @@ static void disc_get_log(struct nvmf_req *req)
 		uint64_t genctr = req->sq->tgt->disc_genctr + nvmf_disc_log_hash(recs, n);
 		nvmf_disc_log_build(log, genctr, recs, n);
 		st = nvmf_copy_log(req, log, len);
-		if (!st && !(le32toh(req->cmd->cdw10) & (1u << 15)))   /* RAE clear */
+		if (!st && !nvmf_log_rae(req))
 			nvmf_tgt_ctrl_disc_log_read(req->sq->ctrl);
 	}
 	free(log);
@@ -124,6 +189,26 @@ static void disc_identify_ctrl(struct nvmf_req *req)
 	id->maxcmd = htole16(NVMF_ADMIN_QUEUE_SIZE);
 	id->nn = 0;                                     /* no namespaces */
 	nvmf_req_complete(req, 0);
+}
+
+static void disc_supported_logs(struct nvmf_req *req);
+
+/* The discovery controller's log pages (NVMe Base 2.0 figure 202, discovery column);
+ * of the Discovery log's LSP bits only PLEO is honoured (no extended entries, no
+ * "all subsystems" listing). */
+static const struct nvmf_log_page disc_logs[] = {
+	{ NVME_LOG_LID_SUPPORTED_LOG_PAGES, 0, NULL, disc_supported_logs },
+	{ NVME_LOG_LID_DISCOVER, NVMF_LOG_DISC_LID_PLEOS, NULL, disc_get_log },
+};
+#define N_DISC_LOGS (sizeof(disc_logs) / sizeof(disc_logs[0]))
+
+/* LID 00h: the table above. */
+static void disc_supported_logs(struct nvmf_req *req)
+{
+	struct nvme_supported_log_pages log;
+
+	nvmf_supported_logs(disc_logs, N_DISC_LOGS, log.lid_support);
+	nvmf_req_complete(req, nvmf_copy_log(req, &log, sizeof(log)));
 }
 
 void nvmf_tgt_disc_changed(struct nvmf_tgt *tgt)
@@ -149,10 +234,7 @@ nvme_status_t nvmf_parse_discovery_cmd(struct nvmf_req *req)
 		req->data_len = NVME_IDENTIFY_DATA_SIZE;
 		return 0;
 	case nvme_admin_get_log_page:
-		if ((le32toh(req->cmd->cdw10) & 0xff) != NVME_LOG_LID_DISCOVER)
-			return nvme_cmd_specific(NVME_SC_INVALID_LOG_PAGE);
-		req->execute = disc_get_log;
-		return nvmf_parse_get_log(req);
+		return nvmf_parse_log_page_in(req, disc_logs, N_DISC_LOGS);
 	default:
 		return nvmf_parse_shared_admin_cmd(req);
 	}

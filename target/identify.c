@@ -8,6 +8,7 @@
 #include <string.h>
 #include "nvme/identify.h"
 #include "target/admin.h"
+#include "target/ana.h"
 
 static_assert(sizeof(struct nvme_id_ctrl) == NVME_IDENTIFY_DATA_SIZE, "Identify Controller is 4 KiB");
 static_assert(sizeof(struct nvme_id_ns) == NVME_IDENTIFY_DATA_SIZE, "Identify Namespace is 4 KiB");
@@ -76,6 +77,7 @@ static void identify_ctrl(struct nvmf_req *req)
 	id->ioccsz = htole32((NVME_SQE_SIZE + ctrl->inline_data_size) / 16);
 	id->icdoff = 0;
 	id->fcatt = 0;                                 /* dynamic controller model */
+	nvmf_ana_identify_ctrl(ctrl, id);
 	nvmf_req_complete(req, 0);
 }
 
@@ -102,6 +104,8 @@ static void identify_ns(struct nvmf_req *req)
 	if (ns->has_eui64)
 		memcpy(id->eui64, ns->eui64, sizeof(id->eui64));
 	id->lbaf[0].ds = (uint8_t)ns->lba_shift;
+	nvmf_identify_ns_io_hints(ns, id);
+	nvmf_ana_identify_ns(req->sq->port, ns, id);
 	nvmf_req_complete(req, 0);
 }
 
@@ -184,6 +188,14 @@ nvme_status_t nvmf_parse_identify(struct nvmf_req *req)
 			return nvme_generic(NVME_SC_INVALID_NS);
 		req->execute = identify_desc_list;
 		break;
+	case NVME_IDENTIFY_CNS_CSI_NS:
+	case NVME_IDENTIFY_CNS_CSI_CTRL:
+	case NVME_IDENTIFY_CNS_CSI_NS_ACTIVE_LIST: {
+		nvme_status_t st = nvmf_parse_identify_cs(req);
+		if (st)
+			return st;
+		break;
+	}
 	default:
 		return nvme_generic(NVME_SC_INVALID_FIELD);
 	}

@@ -19,6 +19,7 @@
 #include <string.h>
 #include "nvme/status.h"
 #include "target/admin.h"
+#include "target/ana.h"
 
 /* Command Dword 12 of Read/Write/Compare/Write Zeroes (NVM Command Set 1.0 figures 36,
  * 41, 63): NLB bits 15:0 (0's based), the control field in bits 31:16 (libnvme's
@@ -447,5 +448,8 @@ nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
 	if (!ns)
 		return nvme_generic(NVME_SC_INVALID_NS);
 	nvmf_req_hold_ns(req, ns);
-	return d->parse(req);
+	/* A path whose ANA group is inaccessible, lost or changing takes no I/O: the path
+	 * status (no DNR) sends the host to another path (nvmet_check_ana_state). */
+	nvme_status_t st = nvmf_ana_io_status(req->sq->port, ns);
+	return st ? st : d->parse(req);
 }

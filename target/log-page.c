@@ -4,13 +4,15 @@
  * common checks and windows every log page shares (also the discovery controller's),
  * and the table of the log pages the controller returns: Supported Log Pages (00h),
  * Error Information (01h), SMART / Health (02h), Firmware Slot (03h), Changed Namespace
- * List (04h), Commands Supported and Effects (05h).
+ * List (04h), Commands Supported and Effects (05h), Asymmetric Namespace Access (0Ch,
+ * target/ana.c).
  */
 #include <stdlib.h>
 #include <string.h>
 #include "nvme/disc_log.h"
 #include "nvme/identify.h"
 #include "target/admin.h"
+#include "target/ana.h"
 
 static_assert(sizeof(struct nvme_error_log_page) == 64, "error log entry is 64 bytes");
 static_assert(sizeof(struct nvme_smart_log) == 512, "SMART log is 512 bytes");
@@ -208,6 +210,8 @@ static const struct nvmf_log_page io_logs[] = {
 	{ NVME_LOG_LID_FW_SLOT, 0, NULL, log_fw_slot },
 	{ NVME_LOG_LID_CHANGED_NS, 0, NULL, log_changed_ns },
 	{ NVME_LOG_LID_CMD_EFFECTS, 0, NULL, log_cmd_effects },
+	/* No LIDSP: NVMe Base 2.0 defines none for 0Ch, and nvmet reports none. */
+	{ NVME_LOG_LID_ANA, 0, NULL, nvmf_ana_log },
 };
 #define N_IO_LOGS (sizeof(io_logs) / sizeof(io_logs[0]))
 

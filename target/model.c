@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "target/ana.h"
 #include "target/auth.h"
 #include "target/core.h"
 #include "target/log.h"
@@ -223,6 +224,7 @@ int nvmf_tgt_port_remove(struct nvmf_tgt *tgt, struct nvmf_port *port, unsigned 
 	tgt->n_ports--;
 	port->retired = true;
 	port->n_subsys = 0;          /* a queue still connecting through it finds nothing */
+	nvmf_tgt_ana_port_removed(tgt, port);
 	*dropped = drop_ctrls(tgt, NULL, port);
 	nvmf_tgt_disc_changed(tgt);
 	return 0;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "target/ana.h"
 #include "target/core.h"
 #include "target/log.h"
 #include "target/namespace.h"
@@ -292,6 +293,7 @@ int nvmf_tgt_ns_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct nv
 			continue;
 		nvmf_subsys_ns_publish(s, nsids[i], opened[i]);
 		notify(tgt, s, nsids[i]);
+		nvmf_tgt_ana_ns_changed(tgt, s, opened[i]->anagrpid);   /* it joined its group */
 	}
 	free(opened);
 	free(copies);
@@ -323,13 +325,16 @@ int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
 	if (!nc)
 		return -ENOENT;
 	bool active = s->ns[nsid] != NULL;
+	uint32_t grpid = nvmf_ns_config_anagrpid(nc);
 	take_away(tgt, s, nsid);
 	free(nc->path);
 	size_t idx = (size_t)(nc - s->cfg->ns);
 	memmove(nc, nc + 1, (s->cfg->n_ns - idx - 1) * sizeof(*nc));
 	s->cfg->n_ns--;
-	if (active)
+	if (active) {
 		notify(tgt, s, nsid);
+		nvmf_tgt_ana_ns_changed(tgt, s, grpid);
+	}
 	return 0;
 }
 
@@ -361,6 +366,7 @@ int nvmf_tgt_ns_enable(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
 		take_away(tgt, s, nsid);
 	}
 	notify(tgt, s, nsid);
+	nvmf_tgt_ana_ns_changed(tgt, s, nvmf_ns_config_anagrpid(nc));
 	return 1;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "target/ana.h"
 #include "target/auth.h"
 #include "target/core.h"
 #include "target/log.h"
@@ -451,6 +452,74 @@ static void removals(struct plan *pl)
 	}
 }
 
+/* ---- the discovery service: referrals, listing mode, KATO (applied live) ---- */
+
+/* New referral lists of the ports the running target and @next both have, copied before
+ * anything changes: refs[i] for next->ports[i], changed[i] when it differs. */
+struct disc_plan {
+	struct nvmf_referral_config **refs;
+	bool *changed;
+};
+
+static void disc_plan_free(struct disc_plan *d, size_t n)
+{
+	for (size_t i = 0; d->refs && i < n; i++)
+		free(d->refs[i]);
+	free(d->refs);
+	free(d->changed);
+}
+
+static int disc_prepare(const struct nvmf_tgt *tgt, const struct nvmf_config *next, struct disc_plan *d)
+{
+	d->refs = calloc(next->n_ports + 1, sizeof(*d->refs));
+	d->changed = calloc(next->n_ports + 1, sizeof(*d->changed));
+	if (!d->refs || !d->changed)
+		return -ENOMEM;
+	for (size_t i = 0; i < next->n_ports; i++) {
+		const struct nvmf_port *p = nvmf_tgt_find_port((struct nvmf_tgt *)tgt, next->ports[i].portid);
+		if (!p || nvmf_config_referrals_equal(p->cfg, &next->ports[i]))
+			continue;
+		if (nvmf_config_referrals_dup(next->ports[i].referrals, next->ports[i].n_referrals, &d->refs[i]))
+			return -ENOMEM;
+		d->changed[i] = true;
+	}
+	return 0;
+}
+
+/* After the model changed: the prepared referrals, the mode and the KATO of discovery
+ * controllers that connect from now on; hosts connected to discovery hear of a change. */
+static void disc_apply(struct plan *pl, struct disc_plan *d)
+{
+	struct nvmf_tgt *tgt = pl->tgt;
+	struct nvmf_target_config *t = &tgt->cfg->target;
+	const struct nvmf_config *next = pl->next;
+	bool changed = false;
+
+	for (size_t i = 0; i < next->n_ports; i++) {
+		struct nvmf_port *p = d->changed[i] ? nvmf_tgt_find_port(tgt, next->ports[i].portid) : NULL;
+		if (!p)
+			continue;
+		free(p->cfg->referrals);
+		p->cfg->referrals = d->refs[i];
+		p->cfg->n_referrals = next->ports[i].n_referrals;
+		d->refs[i] = NULL;
+		note(pl, "port %u: referrals changed (%zu configured)", p->cfg->portid, p->cfg->n_referrals);
+		changed = true;
+	}
+	if (t->discovery_log != next->target.discovery_log) {
+		t->discovery_log = next->target.discovery_log;
+		note(pl, "nvmf_target.discovery_log: %s", nvmf_disc_log_mode_name(t->discovery_log));
+		changed = true;
+	}
+	if (t->discovery_kato != next->target.discovery_kato) {
+		t->discovery_kato = next->target.discovery_kato;
+		note(pl, "nvmf_target.discovery_kato: %u s (discovery controllers connecting from now on)",
+		     t->discovery_kato);
+	}
+	if (changed)
+		nvmf_tgt_disc_changed(tgt);
+}
+
 /* The informational hosts[] list: a copy prepared before anything changes. */
 static int copy_hosts(const struct nvmf_config *next, char ***out)
 {
@@ -496,7 +565,9 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 	struct nvmf_host_auth *keys = NULL;
 	if (keys_changed && nvmf_host_auth_build(next->dhchap, next->n_dhchap, &keys, err, errlen))
 		return -EINVAL;
-	if (copy_hosts(next, &hosts)) {
+	struct disc_plan disc = { 0 };
+	if (disc_prepare(tgt, next, &disc) || copy_hosts(next, &hosts)) {
+		disc_plan_free(&disc, next->n_ports);
 		nvmf_host_auth_list_free(keys);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -506,6 +577,19 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 			free(hosts[i]);
 		free(hosts);
 		nvmf_host_auth_list_free(keys);
+		disc_plan_free(&disc, next->n_ports);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* ANA groups, states and namespaces' groups: prepared now, applied last. */
+	struct nvmf_ana_reload *ana;
+	if (nvmf_ana_reload_prepare(tgt, next, &ana)) {
+		for (size_t i = 0; i < next->n_hosts; i++)
+			free(hosts[i]);
+		free(hosts);
+		nvmf_config_dhchap_free(dhchap, next->n_dhchap);
+		nvmf_host_auth_list_free(keys);
+		disc_plan_free(&disc, next->n_ports);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -521,9 +605,14 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 		free(hosts);
 		nvmf_config_dhchap_free(dhchap, next->n_dhchap);
 		nvmf_host_auth_list_free(keys);
+		disc_plan_free(&disc, next->n_ports);
+		nvmf_ana_reload_free(ana);
 		return rc;
 	}
 	removals(&pl);
+	disc_apply(&pl, &disc);
+	disc_plan_free(&disc, next->n_ports);
+	nvmf_ana_reload_apply(tgt, ana, changes);
 	free(pl.u);
 	for (size_t i = 0; i < tgt->cfg->n_hosts; i++)
 		free(tgt->cfg->hosts[i]);

@@ -6,7 +6,10 @@
  * memory) is done first and undone if a later step fails; what cannot fail (removals,
  * disconnects) comes last. A difference that cannot be applied live is refused with a
  * message naming it, before anything changes:
- *   - nvmf_target.* and discovery.nqn (a restart is needed),
+ *   - nvmf_target.* and discovery.nqn (a restart is needed), except discovery_log and
+ *     discovery_kato: those, and a port's referrals, are applied live (hosts connected
+ *     to discovery get a Discovery Log Page Change event; the KATO is that of discovery
+ *     controllers connecting afterwards),
  *   - a subsystem's identity (attr.serial, model, firmware, version, cntlid_*, qid_max),
  *   - how an existing namespace is backed (device.*, nvmf_backend, nvmf_block_size, ...;
  *     its enable and nvmf_size_bytes may change),

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "target/ana.h"
 #include "target/auth.h"
 #include "target/core.h"
 #include "target/log.h"
@@ -73,6 +74,7 @@ struct nvmf_port *nvmf_tgt_port_build(struct nvmf_tgt *tgt, const struct nvmf_po
 		return NULL;
 	}
 	p->cfg = copy;
+	nvmf_ana_port_init(tgt, p);
 	for (size_t j = 0; j < pc->n_subsystems; j++) {
 		struct nvmf_subsys *s = nvmf_tgt_find_subsys(tgt, pc->subsystems[j]);
 		if (!s || s->type != NVMF_SUBSYS_NVME) {

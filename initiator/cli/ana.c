@@ -37,7 +37,7 @@ static void print_text(FILE *f, const char *where, uint16_t cntlid, const struct
 		fprintf(f, "grpid\t:\t%u\n", g->grpid);
 		fprintf(f, "nnsids\t:\t%u\n", g->nr_nsids);
 		fprintf(f, "chgcnt\t:\t%" PRIu64 "\n", g->chgcnt);
-		fprintf(f, "state\t:\t%s\n", nvmf_ana_state_name(g->state));
+		fprintf(f, "state\t:\t%s\n", nvmf_ana_state_str(g->state));
 		for (uint32_t k = 0; k < g->nr_nsids; k++)
 			fprintf(f, "\tnsid\t:\t%u\n", g->nsids[k]);
 		fprintf(f, "\n");
@@ -59,7 +59,7 @@ static json_t *log_json(const char *traddr, const char *trsvcid, uint16_t cntlid
 		json_object_set_new(d, "grpid", cli_json_uint(g->grpid));
 		json_object_set_new(d, "nnsids", cli_json_uint(g->nr_nsids));
 		json_object_set_new(d, "chgcnt", cli_json_uint(g->chgcnt));
-		json_object_set_new(d, "state", json_string(nvmf_ana_state_name(g->state)));
+		json_object_set_new(d, "state", json_string(nvmf_ana_state_str(g->state)));
 		for (uint32_t k = 0; k < g->nr_nsids; k++)
 			json_array_append_new(ids, cli_json_uint(g->nsids[k]));
 		json_object_set_new(d, "nsids", ids);

@@ -61,7 +61,7 @@ struct cli_common {
 /* Long option ids above the char range for options with no short form. */
 enum {
 	OPT_JSON = 0x100, OPT_NS, OPT_SLBA, OPT_NLB, OPT_OFFSET, OPT_LENGTH,
-	OPT_RW, OPT_MIX, OPT_BS, OPT_QD, OPT_QUEUES, OPT_TIME, OPT_SIZE,
+	OPT_RW, OPT_MIX, OPT_BS, OPT_QD, OPT_QUEUES, OPT_TIME, OPT_SIZE, OPT_HOLD,
 	OPT_GROUPS_ONLY, OPT_REFRESH, OPT_PATH_TIMEOUT,
 };
 

@@ -8,10 +8,11 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <time.h>
 #include "initiator/cli/cli.h"
 
 static const char usage[] =
-	"Usage: nvmf discover -a ADDR [-s PORT] [-q HOSTNQN] [-I HOSTID] [--json]\n"
+	"Usage: nvmf discover -a ADDR [-s PORT] [-q HOSTNQN] [-I HOSTID] [--json] [--hold SECONDS]\n"
 	"Read the discovery log of the discovery controller at ADDR:PORT over RDMA and print\n"
 	"it like `nvme discover`.\n"
 	"  -a, --traddr ADDR     target address (IPv4 or IPv6), required\n"
@@ -24,7 +25,43 @@ static const char usage[] =
 	"  -C, --dhchap-ctrl-secret SECRET  controller secret: authenticate the controller\n"
 	"                        too (default $NVMF_DHCHAP_CTRL_SECRET)\n"
 	"  -v, --verbose         say on stderr how many records were read\n"
-	"      --json            nvme-cli's JSON output\n";
+	"      --json            nvme-cli's JSON output\n"
+	"      --hold SECONDS    keep the discovery connection (KATO 0, no Keep Alive) open\n"
+	"                        this long after printing, then disconnect (1-86400): a\n"
+	"                        host that stays connected without a word\n";
+
+/* Read the log on a connection kept open @hold seconds after printing it (KATO 0 and no
+ * Keep Alive, as nvmf_discover connects): what a host that went silent looks like to the
+ * target, whose discovery KATO decides when it gives up on it. */
+static int discover_and_hold(const struct nvmf_ctrl_opts *opts, const char *what, FILE *err,
+			     struct nvmf_disc_entry **entries, size_t *n, uint64_t *genctr,
+			     struct nvmf_ctrl **held)
+{
+	struct nvmf_ctrl_opts o = *opts;
+	if (!o.subnqn || !o.subnqn[0])
+		o.subnqn = NVME_DISC_SUBSYS_NAME;
+	o.no_keep_alive = true;
+	o.nr_io_queues = 0;
+	int rc = nvmf_connect(&o, held);
+	if (rc)
+		return cli_lib_error(err, what, rc, nvmf_last_errmsg());
+	rc = nvmf_read_discovery_log(*held, entries, n, genctr);
+	if (rc) {
+		cli_lib_error(err, what, rc, nvmf_ctrl_errmsg(*held));
+		nvmf_disconnect(*held);
+		*held = NULL;
+		return CLI_ERR;
+	}
+	return CLI_OK;
+}
+
+/* Sleep @secs seconds, whatever signals interrupt the sleep (SIGSTOP/SIGCONT). */
+static void hold_for(unsigned secs)
+{
+	struct timespec left = { .tv_sec = secs, .tv_nsec = 0 };
+	while (nanosleep(&left, &left) != 0)
+		;
+}
 
 static void print_text(FILE *f, const struct nvmf_disc_entry *e, size_t n, uint64_t genctr)
 {
@@ -83,13 +120,23 @@ static json_t *to_json(const struct nvmf_disc_entry *e, size_t n, uint64_t genct
 
 int cli_discover(int argc, char **argv, const struct cli_env *env)
 {
-	static const struct option longopts[] = { CLI_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
+	static const struct option longopts[] = { CLI_COMMON_LONGOPTS,
+		{ "hold", required_argument, NULL, OPT_HOLD }, { NULL, 0, NULL, 0 } };
 	struct cli_common c = { 0 };
+	unsigned hold = 0;
 	int key, rc;
 
 	optind = 0;
 	opterr = 0;
 	while ((key = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		if (key == OPT_HOLD) {
+			uint64_t v;
+			char msg[160];
+			if (cli_parse_u64(optarg, 1, 86400, &v, msg, sizeof(msg)))
+				return cli_usage_error(env->err, "discover", "--hold: %s", msg);
+			hold = (unsigned)v;
+			continue;
+		}
 		rc = cli_common_opt(&c, key, optarg, "discover", cli_optname(argv, optind), env->err);
 		if (rc == 1)
 			rc = cli_usage_error(env->err, "discover", "unknown option '%s'",
@@ -112,11 +159,13 @@ int cli_discover(int argc, char **argv, const struct cli_env *env)
 	struct nvmf_disc_entry *entries = NULL;
 	size_t n = 0;
 	uint64_t genctr = 0;
-	rc = nvmf_discover(&o, &entries, &n, &genctr);
-	if (rc) {
-		char what[400];
-		snprintf(what, sizeof(what), "discover at %s:%s", c.traddr,
-			 c.trsvcid ? c.trsvcid : "4420");
+	struct nvmf_ctrl *held = NULL;
+	char what[400];
+	snprintf(what, sizeof(what), "discover at %s:%s", c.traddr, c.trsvcid ? c.trsvcid : "4420");
+	if (hold) {
+		if ((rc = discover_and_hold(&o, what, env->err, &entries, &n, &genctr, &held)))
+			return rc;
+	} else if ((rc = nvmf_discover(&o, &entries, &n, &genctr))) {
 		return cli_lib_error(env->err, what, rc, nvmf_last_errmsg());
 	}
 	if (c.verbose)
@@ -127,5 +176,10 @@ int cli_discover(int argc, char **argv, const struct cli_env *env)
 	else
 		print_text(env->out, entries, n, genctr);
 	free(entries);
+	if (held) {
+		fflush(env->out);
+		hold_for(hold);
+		nvmf_disconnect(held);
+	}
 	return rc;
 }

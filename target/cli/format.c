@@ -198,6 +198,37 @@ static const struct tctl_col poll_group_cols[] = {
 	{ "BUSY-PASSES", true }, { "SLEEPS", true }, { "MESSAGES", true },
 };
 
+/* ana list: one row per port and group; its namespaces as NQN/NSID. */
+static const struct tctl_col ana_cols[] = {
+	{ "PORTID", true }, { "GRPID", true }, { "STATE", false }, { "DEFINED", false },
+	{ "NAMESPACES", false },
+};
+
+static int ana_list(FILE *f, json_t *r)
+{
+	struct tctl_table t;
+	tctl_table_init(&t, COLS(ana_cols));
+	size_t i, k, n;
+	json_t *p, *g, *ns;
+	json_array_foreach(json_object_get(r, "ports"), i, p)
+		json_array_foreach(json_object_get(p, "groups"), k, g) {
+			char cell[512] = "";
+			size_t off = 0;
+			json_array_foreach(json_object_get(g, "namespaces"), n, ns)
+				if (off < sizeof(cell))
+					off += (size_t)snprintf(cell + off, sizeof(cell) - off, "%s%s/%lld",
+								n ? "," : "", str(ns, "nqn"), num(ns, "nsid"));
+			tctl_table_json(&t, json_object_get(p, "portid"));
+			tctl_table_json(&t, json_object_get(g, "grpid"));
+			tctl_table_json(&t, json_object_get(g, "state"));
+			tctl_table_json(&t, json_object_get(g, "defined"));
+			tctl_table_cell(&t, "%s", cell[0] ? cell : "-");
+		}
+	int rc = tctl_table_print(&t, f);
+	tctl_table_free(&t);
+	return rc;
+}
+
 /* "namespace 3" / "namespaces 1, 2" from the nsids array of namespace_add. */
 static void nsids(FILE *f, json_t *arr)
 {
@@ -340,6 +371,21 @@ static int changed(FILE *f, const struct tctl_request *req, json_t *r)
 	case TCTL_OUT_DHCHAP_CLEAR:
 		fprintf(f, "host %s: DH-HMAC-CHAP secrets removed\n", str(p, "host"));
 		break;
+	case TCTL_OUT_ANA_SET:
+		fprintf(f, "port %lld: ANA group %lld %s", num(p, "portid"), num(p, "grpid"), str(p, "state"));
+		if (ch)
+			fprintf(f, " (was %s)\n", str(r, "previous"));
+		else
+			fputs(" (unchanged)\n", f);
+		break;
+	case TCTL_OUT_NS_ANA_GROUP:
+		if (ch)
+			fprintf(f, "namespace %lld of %s moved to ANA group %lld (was %lld)\n", nsid, nqn,
+				num(p, "grpid"), num(r, "previous"));
+		else
+			fprintf(f, "namespace %lld of %s was already in ANA group %lld\n", nsid, nqn,
+				num(p, "grpid"));
+		break;
 	case TCTL_OUT_ALLOW_ANY_HOST:
 		fprintf(f, "%s: %s%s", nqn, json_is_true(json_object_get(p, "allow")) ?
 			"any host may connect" : "only the listed hosts may connect",
@@ -372,6 +418,8 @@ int tctl_format(FILE *f, const struct tctl_request *req, json_t *result)
 		return list(f, result, "namespaces", COLS(ns_stats_cols), ns_stats_row);
 	case TCTL_OUT_POLL_GROUP_STATS:
 		return list(f, result, "poll_groups", COLS(poll_group_cols), poll_group_row);
+	case TCTL_OUT_ANA_LIST:
+		return ana_list(f, result);
 	default:
 		return changed(f, req, result);
 	}

@@ -19,6 +19,7 @@
 #define PORTID_MAX 0xffffull         /* a 16-bit field of the Discovery Log Page entry */
 #define SERIAL_MAX 20                /* Identify Controller SN and MN: ASCII, 20 and 40 bytes */
 #define MODEL_MAX  40
+#define GRPID_MAX  NVMF_MAX_ANAGRPID     /* ANA group IDs 1..128, as the kernel target */
 #define OPT(o)    (1u << TCTL_OPT_##o)
 
 /* json_object_set_new that reports failure (no memory, or NULL from a bad string). */
@@ -349,6 +350,9 @@ static int b_namespace_add(const struct tctl_command *c, const struct tctl_args 
 	}
 	if (a->opt[TCTL_OPT_BUFFERED] && put(ns, "nvmf_buffered", json_true(), msg, len))
 		goto out;
+	if (a->opt[TCTL_OPT_ANA_GROUP] &&
+	    put_uint(ns, "ana_grpid", "--ana-group", a->opt[TCTL_OPT_ANA_GROUP], 1, GRPID_MAX, msg, len))
+		goto out;
 	if (!json_object_size(dev))   /* --ram/--null without ids: nvmetcli leaves it out too */
 		json_object_del(ns, "device");
 	rc = 0;
@@ -515,6 +519,42 @@ static int b_port(const struct tctl_command *c, const struct tctl_args *a, json_
 	return c->nreq > 1 ? put_nqn(p, "nqn", "NQN", a->pos[1], msg, len) : 0;
 }
 
+/* ana list [PORTID] */
+static int b_ana_list(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
+		      char *msg, size_t len)
+{
+	(void)c;
+	return a->npos ? put_uint(p, "portid", "PORTID", a->pos[0], 0, PORTID_MAX, msg, len) : 0;
+}
+
+/* ana set PORTID GRPID STATE: the state's name as nvmetcli and the target spell it. */
+static int b_ana_set(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
+		     char *msg, size_t len)
+{
+	(void)c;
+	static const char *const states[] = { "optimized", "non-optimized", "inaccessible",
+					      "persistent-loss", "change", NULL };
+	if (put_uint(p, "portid", "PORTID", a->pos[0], 0, PORTID_MAX, msg, len) ||
+	    put_uint(p, "grpid", "GRPID", a->pos[1], 1, GRPID_MAX, msg, len))
+		return -1;
+	for (unsigned i = 0; states[i]; i++)
+		if (!strcmp(a->pos[2], states[i]))
+			return put(p, "state", json_string(states[i]), msg, len);
+	snprintf(msg, len, "STATE '%s' is not optimized, non-optimized, inaccessible, "
+		 "persistent-loss or change", a->pos[2]);
+	return -1;
+}
+
+/* namespace ana-group NQN NSID GRPID */
+static int b_ns_ana_group(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
+			  char *msg, size_t len)
+{
+	(void)c;
+	return put_nqn(p, "nqn", "NQN", a->pos[0], msg, len) ||
+	       put_uint(p, "nsid", "NSID", a->pos[1], 1, NSID_MAX, msg, len) ||
+	       put_uint(p, "grpid", "GRPID", a->pos[2], 1, GRPID_MAX, msg, len) ? -1 : 0;
+}
+
 /* [PATH]: kept as typed here; tctl_load_save_path makes a relative one absolute. */
 static int b_config_save(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
 			 char *msg, size_t len)
@@ -588,6 +628,7 @@ static int b_log_level(const struct tctl_command *c, const struct tctl_args *a, 
 	"  --create             create the file at PATH, --size bytes, if it does not exist\n" \
 	"  --buffered           with --path: open without O_DIRECT (through the page cache)\n" \
 	"  --disabled           add it disabled (enable it later with namespace enable)\n" \
+	"  --ana-group N        its ANA group, 1 to 128 (default 1); some port must define it\n" \
 	"SIZE is bytes or digits with a binary suffix K, M, G or T (64M = 64 MiB).\n"
 
 const struct tctl_command tctl_commands[] = {
@@ -633,7 +674,7 @@ const struct tctl_command tctl_commands[] = {
 	  "add a namespace to a running subsystem", NS_ADD_HELP,
 	  { "NQN", NULL }, 1, OPT(NSID) | OPT(PATH) | OPT(RAM) | OPT(NULL) | OPT(BACKEND) |
 	  OPT(BLOCK_SIZE) | OPT(UUID) | OPT(NGUID) | OPT(SIZE) | OPT(CREATE) | OPT(BUFFERED) |
-	  OPT(DISABLED), b_namespace_add, TCTL_OUT_NS_ADD, NULL, NULL },
+	  OPT(DISABLED) | OPT(ANA_GROUP), b_namespace_add, TCTL_OUT_NS_ADD, NULL, NULL },
 	{ "namespace", "remove", "namespace_remove", "NQN NSID",
 	  "remove a namespace (commands in flight finish first)", NULL,
 	  { "NQN", "NSID", NULL }, 2, 0, b_nqn_nsid, TCTL_OUT_NS_REMOVE, NULL, NULL },
@@ -646,6 +687,11 @@ const struct tctl_command tctl_commands[] = {
 	  "change a namespace's size (ram, null and file namespaces)",
 	  "SIZE is bytes or digits with a binary suffix K, M, G or T (64M = 64 MiB).\n",
 	  { "NQN", "NSID", "SIZE", NULL }, 3, 0, b_nqn_nsid, TCTL_OUT_NS_RESIZE, NULL, NULL },
+	{ "namespace", "ana-group", "namespace_ana_group_set", "NQN NSID GRPID",
+	  "move a namespace to another ANA group",
+	  "GRPID is 1 to 128 and must be defined on some port (ana set defines it). The hosts\n"
+	  "of the subsystem get an ANA Change notice and route by the group's states.\n",
+	  { "NQN", "NSID", "GRPID", NULL }, 3, 0, b_ns_ana_group, TCTL_OUT_NS_ANA_GROUP, NULL, NULL },
 	{ "host", "add", "host_add", "NQN HOSTNQN", "allow a host to connect to a subsystem", NULL,
 	  { "NQN", "HOSTNQN", NULL }, 2, 0, b_host, TCTL_OUT_HOST_ADD, NULL, NULL },
 	{ "host", "remove", "host_remove", "NQN HOSTNQN",
@@ -668,6 +714,18 @@ const struct tctl_command tctl_commands[] = {
 	  "New associations of the host connect without authentication; live ones keep\n"
 	  "their keys (remove the host from its subsystems to end them).\n",
 	  { "HOSTNQN", NULL }, 1, 0, b_dhchap_clear, TCTL_OUT_DHCHAP_CLEAR, NULL, NULL },
+	{ "ana", "list", "ana_state_list", "[PORTID]",
+	  "ANA groups: their state on each port (or PORTID) and their namespaces",
+	  "DEFINED says whether the port defines the group; a group it does not define is\n"
+	  "inaccessible through it (group 1 is defined on every port).\n",
+	  { "PORTID", NULL }, 0, 0, b_ana_list, TCTL_OUT_ANA_LIST, NULL, NULL },
+	{ "ana", "set", "ana_state_set", "PORTID GRPID STATE",
+	  "set an ANA group's state on a port (the port defines the group from then on)",
+	  "STATE is optimized, non-optimized, inaccessible, persistent-loss or change.\n"
+	  "Hosts connected through the port get an ANA Change notice; I/O on a path that is\n"
+	  "inaccessible, persistent-loss or change fails with an ANA status, and the host's\n"
+	  "multipath sends it to another path.\n",
+	  { "PORTID", "GRPID", "STATE", NULL }, 3, 0, b_ana_set, TCTL_OUT_ANA_SET, NULL, NULL },
 	{ "stats", "namespaces", "namespace_stats", "[--nqn NQN [--nsid N]]",
 	  "I/O counts and latency percentiles per namespace",
 	  "  --nqn NQN            only the namespaces of NQN\n"

@@ -28,7 +28,7 @@ static void identify_prints_controller_fields_like_id_ctrl(void)
 	has_line(t.out, "ioccsz    : 516");   /* (64 + 8192) / 16 */
 	has_line(t.out, "iorcsz    : 1");
 	has_line(t.out, "icdoff    : 0");
-	has_line(t.out, "cmic      : 0x3");
+	has_line(t.out, "cmic      : 0xb");   /* two ports, two controllers, ANA */
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\nsgls      : 0x"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\ncntlid    : 0x"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\nmsdbd     : "));

@@ -273,13 +273,13 @@ static void ns_state_comes_from_its_nsid_list_or_its_anagrpid(void)
 
 static void state_names_are_the_linux_hosts(void)
 {
-	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_name(NVME_ANA_STATE_OPTIMIZED), "optimized");
-	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_name(NVME_ANA_STATE_NONOPTIMIZED), "non-optimized");
-	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_name(NVME_ANA_STATE_INACCESSIBLE), "inaccessible");
-	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_name(NVME_ANA_STATE_PERSISTENT_LOSS), "persistent-loss");
-	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_name(NVME_ANA_STATE_CHANGE), "change");
-	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_name(0), "unknown");
-	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_name(5), "unknown");
+	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(NVME_ANA_STATE_OPTIMIZED), "optimized");
+	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(NVME_ANA_STATE_NONOPTIMIZED), "non-optimized");
+	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(NVME_ANA_STATE_INACCESSIBLE), "inaccessible");
+	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(NVME_ANA_STATE_PERSISTENT_LOSS), "persistent-loss");
+	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(NVME_ANA_STATE_CHANGE), "change");
+	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(0), "unknown");
+	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(5), "unknown");
 }
 
 const struct unit_test initiator_ana_tests[] = {

@@ -205,8 +205,13 @@ static void patch_ctrl(struct nvme_id_ctrl *id)
 	if (W.id.nn)
 		id->nn = htole32(W.id.nn);
 	id->cmic &= (uint8_t)~W.id.cmic_clear;
-	if (W.id.no_ana)
+	if (W.id.no_ana) {
+		/* Our target reports ANA: play one that does not. */
+		id->cmic &= (uint8_t)~NVME_CTRL_CMIC_MULTI_ANA_REPORTING;
+		id->anatt = id->anacap = 0;
+		id->anagrpmax = id->nanagrpid = id->mnan = 0;
 		return;
+	}
 	id->cmic |= NVME_CTRL_CMIC_MULTI_ANA_REPORTING;
 	id->anatt = W.id.anatt ? W.id.anatt : 10;
 	id->anacap = NVME_CTRL_ANACAP_OPT | NVME_CTRL_ANACAP_NON_OPT |

@@ -26,7 +26,7 @@
 
 /* Identify Controller fields the wrapper writes (zero: the default given). */
 struct ana_wrap_id {
-	bool no_ana;            /* leave CMIC bit 3 clear (and the ANA fields zero) */
+	bool no_ana;            /* CMIC bit 3 clear, the ANA fields zero */
 	uint8_t anatt;          /* default 10 (seconds) */
 	uint32_t anagrpmax;     /* default AW_MAX_GROUPS */
 	uint32_t nanagrpid;     /* default AW_MAX_GROUPS */

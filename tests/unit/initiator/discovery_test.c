@@ -35,16 +35,18 @@ static void teardown(void)
 	loop_host_free(lh);
 }
 
-static void discovery_log_with_no_entries_reads_the_header_once(void)
+static void host_allowed_nowhere_reads_only_the_discovery_subsystem_entry(void)
 {
-	/* lh0 admits only LH_HOSTNQN: a stranger sees nothing. */
+	/* lh0 admits only LH_HOSTNQN: a stranger sees the discovery service alone. */
 	setup(NULL, LH_OTHER_HOSTNQN);
 	uint64_t gen = 0;
 	CU_ASSERT_EQUAL(nvmf_read_discovery_log(ctrl, &e, &n, &gen), 0);
-	CU_ASSERT_EQUAL(n, 0);
-	CU_ASSERT_PTR_NOT_NULL(e);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(e[0].subtype, NVME_NQN_CURR);
+	CU_ASSERT_STRING_EQUAL(e[0].subnqn, NVME_DISC_SUBSYS_NAME);
+	CU_ASSERT_EQUAL(e[0].eflags, NVMF_DISC_EFLAGS_DUPRETINFO | NVMF_DISC_EFLAGS_EPCSD);
 	CU_ASSERT_NOT_EQUAL(gen, 0);
-	CU_ASSERT_EQUAL(loop_host_disc_log_reads(lh), 1);
+	CU_ASSERT_EQUAL(loop_host_disc_log_reads(lh), 3);
 	teardown();
 }
 
@@ -52,7 +54,9 @@ static void discovery_log_with_one_entry_is_decoded(void)
 {
 	setup(NULL, NULL);
 	CU_ASSERT_EQUAL_FATAL(nvmf_read_discovery_log(ctrl, &e, &n, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT_EQUAL(e[0].subtype, NVME_NQN_CURR);
+	e[0] = e[1];                          /* the subsystem's entry */
 	CU_ASSERT_EQUAL(e[0].trtype, NVMF_TRTYPE_RDMA);
 	CU_ASSERT_EQUAL(e[0].adrfam, NVMF_ADDR_FAMILY_IP4);
 	CU_ASSERT_EQUAL(e[0].subtype, NVME_NQN_NVME);
@@ -69,25 +73,27 @@ static void discovery_log_with_one_entry_is_decoded(void)
 	teardown();
 }
 
+/* The discovery subsystem's entry, then @want subsystems lh0, lh1, ... */
 static void check_entries(size_t want)
 {
-	CU_ASSERT_EQUAL_FATAL(n, want);
+	CU_ASSERT_EQUAL_FATAL(n, want + 1);
+	CU_ASSERT_EQUAL(e[0].subtype, NVME_NQN_CURR);
 	for (size_t i = 0; i < want; i++) {
 		char nqn[64];
 		snprintf(nqn, sizeof(nqn), "nqn.2026-11.io.nvmf-rdma:lh%zu", i);
-		CU_ASSERT_STRING_EQUAL(e[i].subnqn, nqn);
-		CU_ASSERT_STRING_EQUAL(e[i].traddr, "127.0.0.1");
+		CU_ASSERT_STRING_EQUAL(e[i + 1].subnqn, nqn);
+		CU_ASSERT_STRING_EQUAL(e[i + 1].traddr, "127.0.0.1");
 	}
 }
 
 static void discovery_log_larger_than_mdts_is_read_in_chunks(void)
 {
-	/* 10 entries = 10 KiB after the header; MDTS 1 = 8 KiB per command. */
+	/* 11 entries = 11 KiB after the header; MDTS 1 = 8 KiB per command. */
 	setup(&(struct loop_host_params){ .n_subsys = 10, .mdts = 1 }, NULL);
 	CU_ASSERT_EQUAL(nvmf_ctrl_max_xfer(ctrl), 8192);
 	CU_ASSERT_EQUAL_FATAL(nvmf_read_discovery_log(ctrl, &e, &n, NULL), 0);
 	check_entries(10);
-	CU_ASSERT_EQUAL(loop_host_disc_log_reads(lh), 4);  /* header, 8 KiB, 2 KiB, header */
+	CU_ASSERT_EQUAL(loop_host_disc_log_reads(lh), 4);  /* header, 8 KiB, 3 KiB, header */
 	teardown();
 }
 
@@ -149,7 +155,8 @@ static void discover_with_unknown_host_connect_error_sets_last_errmsg(void)
 }
 
 const struct unit_test initiator_discovery_tests[] = {
-	{"discovery_log_with_no_entries_reads_the_header_once", discovery_log_with_no_entries_reads_the_header_once},
+	{"host_allowed_nowhere_reads_only_the_discovery_subsystem_entry",
+	 host_allowed_nowhere_reads_only_the_discovery_subsystem_entry},
 	{"discovery_log_with_one_entry_is_decoded", discovery_log_with_one_entry_is_decoded},
 	{"discovery_log_larger_than_mdts_is_read_in_chunks", discovery_log_larger_than_mdts_is_read_in_chunks},
 	{"discovery_log_restarts_when_genctr_changes_between_header_reads", discovery_log_restarts_when_genctr_changes_between_header_reads},

@@ -202,7 +202,20 @@ static void resize_of_a_device_is_refused_and_a_file_follows(void)
 	unlink(path);
 }
 
+/* I/O hints: any write size is fine (0: one block), a deallocate frees whole pages. */
+static void ram_hints_say_deallocation_frees_whole_pages(void)
+{
+	char err[256];
+	struct nvmf_bdev *b = open_ram(1u << 20, 512, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(b->write_granularity, 0);
+	CU_ASSERT_EQUAL(b->discard_granularity, (uint32_t)sysconf(_SC_PAGESIZE));
+	CU_ASSERT_EQUAL(b->optimal_io, 0);
+	nvmf_bdev_close(b);
+}
+
 const struct unit_test backend_ram_tests[] = {
+	{ "ram_hints_say_deallocation_frees_whole_pages", ram_hints_say_deallocation_frees_whole_pages },
 	{ "resize_of_a_device_is_refused_and_a_file_follows", resize_of_a_device_is_refused_and_a_file_follows },
 	{ "ram_resizes_in_place_and_refuses_past_its_reservation", ram_resizes_in_place_and_refuses_past_its_reservation },
 	{ "io_outside_namespace_or_misaligned_completes_with_einval", io_outside_namespace_or_misaligned_completes_with_einval },

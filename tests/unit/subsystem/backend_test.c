@@ -713,7 +713,27 @@ static void file_create_failure_removes_the_created_file(void)
 	fixture_fini(&f);
 }
 
+/* I/O hints of a file: its file system's block (st_blksize) for writes, hole punching
+ * and the preferred I/O size. */
+static void file_hints_are_the_file_system_block(void)
+{
+	struct fixture f;
+	fixture_init(&f, "/var/tmp");
+	struct nvmf_ns_config c = file_cfg(f.path, 1u << 20, true);
+	struct nvmf_bdev *b = nvmf_bdev_open(&c, f.err, sizeof(f.err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	struct stat st;
+	CU_ASSERT_EQUAL_FATAL(stat(f.path, &st), 0);
+	CU_ASSERT_TRUE(st.st_blksize > 0);
+	CU_ASSERT_EQUAL(b->write_granularity, (uint32_t)st.st_blksize);
+	CU_ASSERT_EQUAL(b->discard_granularity, (uint32_t)st.st_blksize);
+	CU_ASSERT_EQUAL(b->optimal_io, (uint32_t)st.st_blksize);
+	nvmf_bdev_close(b);
+	fixture_fini(&f);
+}
+
 const struct unit_test backend_tests[] = {
+	{ "file_hints_are_the_file_system_block", file_hints_are_the_file_system_block },
 	{ "file_write_then_read_returns_same_data_512b_blocks", file_write_then_read_returns_same_data_512b_blocks },
 	{ "file_with_4k_blocks_round_trips", file_with_4k_blocks_round_trips },
 	{ "file_data_survives_close_and_reopen", file_data_survives_close_and_reopen },

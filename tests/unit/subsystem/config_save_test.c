@@ -18,10 +18,14 @@ static const char *const rich =
 	" \"discovery\": {\"nqn\": \"nqn.2026-12.test:disc\"},"
 	" \"nvmf_target\": {\"mdts\": 6, \"threads\": 3, \"buffers_small\": 512, \"buffers_large\": 32,"
 	"   \"hugepages\": false, \"idle_poll_us\": 50, \"srq\": false, \"srq_depth\": 1024, \"numa_node\": 0,"
-	"   \"rpc_socket\": \"/run/x.sock\"},"
+	"   \"rpc_socket\": \"/run/x.sock\", \"discovery_log\": \"host-port\", \"discovery_kato\": 30},"
 	" \"ports\": [{\"portid\": 3, \"addr\": {\"adrfam\": \"ipv6\", \"traddr\": \"fd00::1\", \"trsvcid\": \"4422\","
 	"   \"trtype\": \"rdma\", \"treq\": \"not required\"}, \"param\": {\"inline_data_size\": \"4096\","
-	"   \"max_queue_size\": \"64\"}, \"subsystems\": [\"nqn.s:a\"]},"
+	"   \"max_queue_size\": \"64\"}, \"subsystems\": [\"nqn.s:a\"],"
+	"   \"referrals\": [{\"addr\": {\"adrfam\": \"ipv4\", \"portid\": \"7\", \"traddr\": \"10.1.1.1\","
+	"      \"treq\": \"required\", \"trsvcid\": \"8009\", \"trtype\": \"tcp\"}, \"enable\": 1, \"name\": \"r1\"},"
+	"     {\"addr\": {\"adrfam\": \"ipv6\", \"portid\": \"2\", \"traddr\": \"fd00::9\", \"treq\": \"not specified\","
+	"      \"trsvcid\": \"4420\", \"trtype\": \"rdma\"}, \"enable\": 0, \"name\": \"r2\"}]},"
 	"  {\"portid\": 4, \"addr\": {\"adrfam\": \"ipv4\", \"traddr\": \"0.0.0.0\", \"trtype\": \"rdma\"},"
 	"   \"subsystems\": [\"nqn.s:a\", \"nqn.s:b\"]}],"
 	" \"subsystems\": [{\"nqn\": \"nqn.s:a\", \"allowed_hosts\": [\"nqn.h:one\", \"nqn.h:two\"],"
@@ -81,6 +85,8 @@ static void same_config(const struct nvmf_config *a, const struct nvmf_config *b
 		CU_ASSERT_EQUAL_FATAL(p->n_subsystems, q->n_subsystems);
 		for (size_t k = 0; k < p->n_subsystems; k++)
 			CU_ASSERT_STRING_EQUAL(p->subsystems[k], q->subsystems[k]);
+		CU_ASSERT_EQUAL(p->n_referrals, q->n_referrals);
+		CU_ASSERT_TRUE(nvmf_config_referrals_equal(p, q));
 	}
 	CU_ASSERT_EQUAL_FATAL(a->n_subsystems, b->n_subsystems);
 	for (size_t i = 0; i < a->n_subsystems; i++) {
@@ -108,6 +114,10 @@ static void saved_configuration_loads_back_the_same(void)
 	struct nvmf_config a, b;
 	char err[512] = "", dir[] = "/tmp/nvmf-save-XXXXXX", path[64];
 	CU_ASSERT_EQUAL_FATAL(nvmf_config_parse(rich, &a, err, sizeof(err)), 0);
+	/* What the round trip must keep beyond the defaults. */
+	CU_ASSERT_EQUAL(a.ports[0].n_referrals, 2);
+	CU_ASSERT_EQUAL(a.target.discovery_log, NVMF_DISC_LOG_HOST_PORT);
+	CU_ASSERT_EQUAL(a.target.discovery_kato, 30);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/config.json", dir);
 	CU_ASSERT_EQUAL_FATAL(nvmf_config_save(&a, path, err, sizeof(err)), 0);

@@ -115,7 +115,7 @@ static void identify_controller_has_the_fields_the_linux_host_checks(void)
 	CU_ASSERT_EQUAL(id.elpe, NVMF_ERROR_LOG_ENTRIES - 1);
 	CU_ASSERT_EQUAL(id.lpa, NVME_CTRL_LPA_CMD_EFFECTS | NVME_CTRL_LPA_EXTENDED);
 	CU_ASSERT_EQUAL(id.frmw, 0x3);
-	CU_ASSERT_EQUAL(le32toh(id.oaes), NVME_CTRL_OAES_NA);
+	CU_ASSERT_EQUAL(le32toh(id.oaes), NVME_CTRL_OAES_NA | NVME_CTRL_OAES_ANA);
 	CU_ASSERT_EQUAL(id.msdbd, 1);
 	CU_ASSERT_EQUAL(id.acl, 3);
 	CU_ASSERT_EQUAL(le32toh(id.ver), ctrl()->subsys->vs);

@@ -1,6 +1,9 @@
 /* The discovery controller through the loop transport: Identify, the Discovery Log Page
- * (entries per port and allowed subsystem, windows, genctr, wildcard addresses) and the
- * commands it refuses. Each test builds its own small target (no namespaces). */
+ * (the discovery subsystem's own entry and one per port and allowed subsystem, windows,
+ * genctr, wildcard addresses) and the commands it refuses. Each test builds its own
+ * small target (no namespaces); then referrals, the two listing modes
+ * (nvmf_target.discovery_log), the discovery controller's log table and the configured
+ * KATO of a discovery controller whose host asked for none. */
 #include <CUnit/CUnit.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -93,21 +96,76 @@ static const struct nvmf_disc_log_entry *entry(const void *b, size_t i)
 	return &((const struct nvmf_discovery_log *)b)->entries[i];
 }
 
-static void discovery_log_without_exposed_subsystems_is_only_the_header(void)
+static void discovery_log_without_exposed_subsystems_is_only_the_discovery_entry(void)
 {
 	struct dx d = { 0 };
 	add_subsys(&d, 0, NULL);
 	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 0);
 	start(&d, HOST1, "10.0.0.1", true);
-	uint8_t b[HDR + ENT];
+	uint8_t b[HDR + 2 * ENT];
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
-	CU_ASSERT_EQUAL(numrec(b), 0);
+	CU_ASSERT_EQUAL(numrec(b), 1);
 	CU_ASSERT_EQUAL(le16toh(((struct nvmf_discovery_log *)b)->recfmt), 0);
-	for (size_t i = 16; i < sizeof(b); i++)
+	for (size_t i = 18; i < HDR; i++)
 		if (b[i]) {
 			CU_FAIL("non-zero byte past the header fields");
 			break;
 		}
+	CU_ASSERT_EQUAL(entry(b, 0)->subtype, NVME_NQN_CURR);
+	for (size_t i = HDR + ENT; i < sizeof(b); i++)
+		if (b[i]) {
+			CU_FAIL("non-zero byte past the one entry");
+			break;
+		}
+	stop(&d);
+}
+
+/* TP 8013: the discovery subsystem lists itself on the port (subtype 3), with its NQN;
+ * DUPRETINFO because it returns this log (nvme-cli's connect-all skips it), EPCSD
+ * because it keeps explicit persistent connections (KATO, log change events). */
+static void discovery_log_starts_with_the_current_discovery_subsystem_entry(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 4, AF_INET, "192.168.7.1", "4421", 0, 1);
+	d.f.cfg.ports[0].treq = NVMF_TREQ_NOT_REQUIRED;
+	start(&d, HOST1, "192.168.7.1", true);
+	uint8_t b[HDR + 2 * ENT];
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL_FATAL(numrec(b), 2);
+	const struct nvmf_disc_log_entry *e = entry(b, 0);
+	CU_ASSERT_EQUAL(e->subtype, NVME_NQN_CURR);
+	CU_ASSERT_STRING_EQUAL(e->subnqn, NVMF_DISC_NQN);
+	CU_ASSERT_EQUAL(le16toh(e->eflags), NVMF_DISC_EFLAGS_DUPRETINFO | NVMF_DISC_EFLAGS_EPCSD);
+	CU_ASSERT_EQUAL(e->trtype, NVMF_TRTYPE_LOOP);
+	CU_ASSERT_EQUAL(e->adrfam, NVMF_ADDR_FAMILY_IP4);
+	CU_ASSERT_EQUAL(e->treq, NVMF_TREQ_NOT_REQUIRED);
+	CU_ASSERT_EQUAL(le16toh(e->portid), 4);
+	CU_ASSERT_EQUAL(le16toh(e->cntlid), 0xffff);
+	CU_ASSERT_EQUAL(le16toh(e->asqsz), 32);
+	CU_ASSERT_STRING_EQUAL(e->trsvcid, "4421");
+	CU_ASSERT_STRING_EQUAL(e->traddr, "192.168.7.1");
+	/* The subsystem's entry has no EFLAGS. */
+	CU_ASSERT_EQUAL(entry(b, 1)->subtype, NVME_NQN_NVME);
+	CU_ASSERT_EQUAL(le16toh(entry(b, 1)->eflags), 0);
+	stop(&d);
+}
+
+/* A configured discovery NQN (discovery.nqn) is the one the entry names. */
+static void current_discovery_entry_names_the_configured_discovery_nqn(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
+	strcpy(d.f.cfg.target.discovery_nqn, "nqn.2026-11.io.nvmf-rdma:mydisc");
+	CU_ASSERT_FATAL(fx_boot(&d.f, "10.0.0.1", "4420") == 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&d.f.admin, 0, 31, "nqn.2026-11.io.nvmf-rdma:mydisc", HOST1,
+					 0xffff, 0, &d.f.cntlid, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_enable(&d.f.admin), 0);
+	uint8_t b[HDR + 2 * ENT];
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL_FATAL(numrec(b), 2);
+	CU_ASSERT_STRING_EQUAL(entry(b, 0)->subnqn, "nqn.2026-11.io.nvmf-rdma:mydisc");
 	stop(&d);
 }
 
@@ -118,10 +176,10 @@ static void discovery_log_entry_carries_the_port_and_its_transport_fields(void)
 	add_port(&d, 4, AF_INET, "192.168.7.1", "4421", 0, 1);
 	d.f.cfg.ports[0].treq = NVMF_TREQ_NOT_REQUIRED;
 	start(&d, HOST1, "192.168.7.1", true);
-	uint8_t b[HDR + ENT];
+	uint8_t b[HDR + 2 * ENT];
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
-	CU_ASSERT_EQUAL_FATAL(numrec(b), 1);
-	const struct nvmf_disc_log_entry *e = entry(b, 0);
+	CU_ASSERT_EQUAL_FATAL(numrec(b), 2);
+	const struct nvmf_disc_log_entry *e = entry(b, 1);
 	/* trtype and TSAS are the port's transport's (ops->disc_entry): loop has no TSAS. */
 	CU_ASSERT_EQUAL(e->trtype, NVMF_TRTYPE_LOOP);
 	CU_ASSERT_EQUAL(e->adrfam, NVMF_ADDR_FAMILY_IP4);
@@ -145,26 +203,27 @@ static void discovery_log_of_five_entries_reads_the_same_through_any_window(void
 		add_subsys(&d, i, NULL);
 	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 5);
 	start(&d, HOST1, "10.0.0.1", true);
-	const uint32_t len = HDR + 5 * ENT;          /* 6 KiB: more than 4 KiB */
+	const uint32_t len = HDR + 6 * ENT;          /* 7 KiB: more than 4 KiB */
 	uint8_t *full = malloc(len), *w = malloc(len);
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, full, len), 0);
-	CU_ASSERT_EQUAL(numrec(full), 5);
+	CU_ASSERT_EQUAL(numrec(full), 6);                /* the discovery subsystem, 5 disks */
+	CU_ASSERT_STRING_EQUAL(entry(full, 0)->subnqn, NVMF_DISC_NQN);
 	for (int i = 0; i < 5; i++) {
 		char *n = nqn(i);
-		CU_ASSERT_STRING_EQUAL(entry(full, (size_t)i)->subnqn, n);
+		CU_ASSERT_STRING_EQUAL(entry(full, (size_t)i + 1)->subnqn, n);
 		free(n);
 	}
 	static const struct { uint32_t off, len; } win[] = {
 		{ 0, 16 }, { 0, HDR }, { HDR, 4 * ENT }, { 4, 4 }, { 2000, 3000 },
-		{ 5116, 1028 }, { 4096, 2048 }, { 6140, 4 },
+		{ 6140, 1028 }, { 4096, 2048 }, { 7164, 4 },
 	};
 	for (size_t i = 0; i < sizeof(win) / sizeof(win[0]); i++) {
 		CU_ASSERT_EQUAL(disc_log(&d, win[i].off, w, win[i].len), 0);
 		CU_ASSERT_EQUAL(memcmp(w, full + win[i].off, win[i].len), 0);
 	}
 	/* Past the end: zero filled; starting past it: Invalid Field. */
-	CU_ASSERT_EQUAL(disc_log(&d, 5120, w, 2048), 0);
-	CU_ASSERT_EQUAL(memcmp(w, full + 5120, 1024), 0);
+	CU_ASSERT_EQUAL(disc_log(&d, 6144, w, 2048), 0);
+	CU_ASSERT_EQUAL(memcmp(w, full + 6144, 1024), 0);
 	CU_ASSERT_EQUAL(w[1024], 0);
 	CU_ASSERT_EQUAL(w[2047], 0);
 	CU_ASSERT_EQUAL(disc_log(&d, len, w, 4), 0);
@@ -182,18 +241,18 @@ static void host_not_allowed_sees_no_entry_for_that_subsystem(void)
 	add_subsys(&d, 1, NULL);
 	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 2);
 	start(&d, HOST2, "10.0.0.1", true);
-	uint8_t b[HDR + 2 * ENT];
+	uint8_t b[HDR + 3 * ENT];
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
-	CU_ASSERT_EQUAL(numrec(b), 1);
-	CU_ASSERT_STRING_EQUAL(entry(b, 0)->subnqn, "nqn.2026-11.io.nvmf-rdma:disk1");
+	CU_ASSERT_EQUAL(numrec(b), 2);
+	CU_ASSERT_STRING_EQUAL(entry(b, 1)->subnqn, "nqn.2026-11.io.nvmf-rdma:disk1");
 	fx_disconnect(&d.f.admin);
 	/* The allowed host sees both. */
 	CU_ASSERT_EQUAL_FATAL(fx_connect(&d.f.admin, 0, 31, NVMF_DISC_NQN, HOST1, 0xffff, 0,
 					 &d.f.cntlid, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(fx_enable(&d.f.admin), 0);
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
-	CU_ASSERT_EQUAL(numrec(b), 2);
-	CU_ASSERT_STRING_EQUAL(entry(b, 0)->subnqn, "nqn.2026-11.io.nvmf-rdma:disk0");
+	CU_ASSERT_EQUAL(numrec(b), 3);
+	CU_ASSERT_STRING_EQUAL(entry(b, 1)->subnqn, "nqn.2026-11.io.nvmf-rdma:disk0");
 	stop(&d);
 }
 
@@ -205,13 +264,18 @@ static void wildcard_traddr_is_replaced_by_the_connection_local_address(void)
 	add_port(&d, 2, AF_INET, "10.9.9.9", "4430", 0, 1);
 	add_port(&d, 3, AF_INET6, "::", "4440", 0, 1);   /* no IPv6 address to give: left out */
 	start(&d, HOST1, "10.1.2.3", true);
-	uint8_t b[HDR + 3 * ENT];
+	uint8_t b[HDR + 6 * ENT];
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
-	CU_ASSERT_EQUAL_FATAL(numrec(b), 2);
+	/* Each IPv4 port: its discovery entry and disk0; the IPv6 one has neither. */
+	CU_ASSERT_EQUAL_FATAL(numrec(b), 4);
 	CU_ASSERT_STRING_EQUAL(entry(b, 0)->traddr, "10.1.2.3");
-	CU_ASSERT_EQUAL(le16toh(entry(b, 0)->portid), 1);
-	CU_ASSERT_STRING_EQUAL(entry(b, 1)->traddr, "10.9.9.9");
-	CU_ASSERT_STRING_EQUAL(entry(b, 1)->trsvcid, "4430");
+	CU_ASSERT_EQUAL(entry(b, 0)->subtype, NVME_NQN_CURR);
+	CU_ASSERT_STRING_EQUAL(entry(b, 1)->traddr, "10.1.2.3");
+	CU_ASSERT_EQUAL(le16toh(entry(b, 1)->portid), 1);
+	CU_ASSERT_STRING_EQUAL(entry(b, 2)->traddr, "10.9.9.9");
+	CU_ASSERT_EQUAL(entry(b, 2)->subtype, NVME_NQN_CURR);
+	CU_ASSERT_STRING_EQUAL(entry(b, 3)->traddr, "10.9.9.9");
+	CU_ASSERT_STRING_EQUAL(entry(b, 3)->trsvcid, "4430");
 	stop(&d);
 }
 
@@ -221,11 +285,13 @@ static void ipv6_wildcard_traddr_is_replaced_by_the_ipv6_local_address(void)
 	add_subsys(&d, 0, NULL);
 	add_port(&d, 1, AF_INET6, "::", "4420", 0, 1);
 	start(&d, HOST1, "fd00::5", true);
-	uint8_t b[HDR + ENT];
+	uint8_t b[HDR + 2 * ENT];
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
-	CU_ASSERT_EQUAL_FATAL(numrec(b), 1);
-	CU_ASSERT_EQUAL(entry(b, 0)->adrfam, NVMF_ADDR_FAMILY_IP6);
-	CU_ASSERT_STRING_EQUAL(entry(b, 0)->traddr, "fd00::5");
+	CU_ASSERT_EQUAL_FATAL(numrec(b), 2);
+	for (size_t i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(entry(b, i)->adrfam, NVMF_ADDR_FAMILY_IP6);
+		CU_ASSERT_STRING_EQUAL(entry(b, i)->traddr, "fd00::5");
+	}
 	stop(&d);
 }
 
@@ -236,16 +302,16 @@ static void genctr_is_stable_between_reads_and_changes_with_the_content(void)
 	add_subsys(&d, 1, NULL);
 	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 2);
 	start(&d, HOST1, "10.0.0.1", true);
-	uint8_t b[HDR + 2 * ENT];
+	uint8_t b[HDR + 3 * ENT];
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, HDR), 0);
 	uint64_t g1 = genctr(b);
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
 	CU_ASSERT_EQUAL(genctr(b), g1);
-	CU_ASSERT_EQUAL(numrec(b), 2);
+	CU_ASSERT_EQUAL(numrec(b), 3);
 	/* The host loses access to disk1: fewer entries, a new genctr. */
 	d.f.tgt.subsys[1]->cfg->allow_any_host = false;   /* the running config */
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
-	CU_ASSERT_EQUAL(numrec(b), 1);
+	CU_ASSERT_EQUAL(numrec(b), 2);
 	CU_ASSERT_NOT_EQUAL(genctr(b), g1);
 	/* The owner can force a change too. */
 	uint64_t g2 = genctr(b);
@@ -456,9 +522,230 @@ static void discovery_controller_keeps_a_nonzero_kato_and_a_later_kato_0(void)
 	stop(&d);
 }
 
+/* ---- referrals and listing modes ---- */
+
+/* Referral @name of port config @p (the config's own array, freed with it). */
+static void add_referral(struct nvmf_port_config *p, const char *name, const char *trtype, int family,
+			 const char *traddr, const char *svc, uint16_t portid, uint8_t treq, bool enable)
+{
+	struct nvmf_referral_config *r = realloc(p->referrals, (p->n_referrals + 1) * sizeof(*r));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	p->referrals = r;
+	r = &r[p->n_referrals++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->trtype, sizeof(r->trtype), "%s", trtype);
+	r->adrfam = family;
+	snprintf(r->traddr, sizeof(r->traddr), "%s", traddr);
+	snprintf(r->trsvcid, sizeof(r->trsvcid), "%s", svc);
+	r->portid = portid;
+	r->treq = treq;
+	r->enable = enable;
+}
+
+/* Subtype 1 after the port's subsystems: the referred service's own address, the
+ * well-known discovery NQN, TSAS as nvmet gives a referral of that transport; a disabled
+ * referral is not listed. */
+static void enabled_referrals_follow_the_port_subsystems_with_their_own_address(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
+	struct nvmf_port_config *p = &d.f.cfg.ports[0];
+	add_referral(p, "west", "rdma", AF_INET, "10.5.5.5", "4421", 7, NVMF_TREQ_NOT_REQUIRED, true);
+	add_referral(p, "off", "rdma", AF_INET, "10.5.5.6", "4420", 8, 0, false);
+	add_referral(p, "east", "tcp", AF_INET6, "fd00::9", "8009", 9, NVMF_TREQ_REQUIRED, true);
+	start(&d, HOST1, "10.0.0.1", true);
+	uint8_t b[HDR + 5 * ENT];
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL_FATAL(numrec(b), 4);
+	CU_ASSERT_EQUAL(entry(b, 0)->subtype, NVME_NQN_CURR);
+	CU_ASSERT_EQUAL(entry(b, 1)->subtype, NVME_NQN_NVME);
+	const struct nvmf_disc_log_entry *w = entry(b, 2), *e = entry(b, 3);
+	CU_ASSERT_EQUAL(w->subtype, NVME_NQN_DISC);
+	CU_ASSERT_EQUAL(w->trtype, NVMF_TRTYPE_RDMA);
+	CU_ASSERT_EQUAL(w->adrfam, NVMF_ADDR_FAMILY_IP4);
+	CU_ASSERT_EQUAL(w->treq, NVMF_TREQ_NOT_REQUIRED);
+	CU_ASSERT_EQUAL(le16toh(w->portid), 7);
+	CU_ASSERT_EQUAL(le16toh(w->cntlid), 0xffff);
+	CU_ASSERT_EQUAL(le16toh(w->asqsz), 32);
+	CU_ASSERT_EQUAL(le16toh(w->eflags), 0);
+	CU_ASSERT_STRING_EQUAL(w->trsvcid, "4421");
+	CU_ASSERT_STRING_EQUAL(w->traddr, "10.5.5.5");
+	CU_ASSERT_STRING_EQUAL(w->subnqn, NVMF_DISC_NQN);
+	CU_ASSERT_EQUAL(w->tsas.rdma.qptype, NVMF_RDMA_QPTYPE_CONNECTED);
+	CU_ASSERT_EQUAL(w->tsas.rdma.prtype, NVMF_RDMA_PRTYPE_NOT_SPECIFIED);
+	CU_ASSERT_EQUAL(w->tsas.rdma.cms, NVMF_RDMA_CMS_RDMA_CM);
+	CU_ASSERT_EQUAL(e->subtype, NVME_NQN_DISC);
+	CU_ASSERT_EQUAL(e->trtype, NVMF_TRTYPE_TCP);
+	CU_ASSERT_EQUAL(e->adrfam, NVMF_ADDR_FAMILY_IP6);
+	CU_ASSERT_EQUAL(e->treq, NVMF_TREQ_REQUIRED);
+	CU_ASSERT_EQUAL(le16toh(e->portid), 9);
+	CU_ASSERT_STRING_EQUAL(e->trsvcid, "8009");
+	CU_ASSERT_STRING_EQUAL(e->traddr, "fd00::9");
+	static const uint8_t no_tsas[sizeof(e->tsas)];
+	CU_ASSERT_EQUAL(memcmp(&e->tsas, no_tsas, sizeof(e->tsas)), 0);   /* TCP SECTYPE none */
+	stop(&d);
+}
+
+/* Two ports, each with a subsystem and a referral; the host comes in on the first. */
+static void two_ports_with_referrals(struct dx *d, enum nvmf_disc_log_mode mode)
+{
+	add_subsys(d, 0, NULL);
+	add_subsys(d, 1, NULL);
+	add_port(d, 1, AF_INET, "0.0.0.0", "4420", 0, 1);
+	add_port(d, 2, AF_INET, "10.9.9.9", "4430", 1, 1);
+	add_referral(&d->f.cfg.ports[0], "a", "rdma", AF_INET, "10.5.5.1", "4420", 11, 0, true);
+	add_referral(&d->f.cfg.ports[1], "b", "rdma", AF_INET, "10.5.5.2", "4420", 12, 0, true);
+	d->f.cfg.target.discovery_log = mode;
+	start(d, HOST1, "10.1.2.3", true);
+}
+
+/* all-ports (the default): every port's discovery entry, subsystems and referrals, in
+ * port order, so a multipath host sees every path. */
+static void all_ports_mode_lists_every_port_with_its_referrals(void)
+{
+	struct dx d = { 0 };
+	two_ports_with_referrals(&d, NVMF_DISC_LOG_ALL_PORTS);
+	uint8_t b[HDR + 7 * ENT];
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL_FATAL(numrec(b), 6);
+	static const uint8_t subtype[] = { NVME_NQN_CURR, NVME_NQN_NVME, NVME_NQN_DISC,
+					   NVME_NQN_CURR, NVME_NQN_NVME, NVME_NQN_DISC };
+	static const uint16_t portid[] = { 1, 1, 11, 2, 2, 12 };
+	static const char *const traddr[] = { "10.1.2.3", "10.1.2.3", "10.5.5.1", "10.9.9.9", "10.9.9.9",
+					      "10.5.5.2" };
+	for (size_t i = 0; i < 6; i++) {
+		CU_ASSERT_EQUAL(entry(b, i)->subtype, subtype[i]);
+		CU_ASSERT_EQUAL(le16toh(entry(b, i)->portid), portid[i]);
+		CU_ASSERT_STRING_EQUAL(entry(b, i)->traddr, traddr[i]);
+	}
+	CU_ASSERT_STRING_EQUAL(entry(b, 4)->subnqn, "nqn.2026-11.io.nvmf-rdma:disk1");
+	stop(&d);
+}
+
+/* host-port (nvmet's): only what the port the host came in on has. */
+static void host_port_mode_lists_only_the_port_the_host_came_in_on(void)
+{
+	struct dx d = { 0 };
+	two_ports_with_referrals(&d, NVMF_DISC_LOG_HOST_PORT);
+	uint8_t b[HDR + 7 * ENT];
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL_FATAL(numrec(b), 3);
+	CU_ASSERT_EQUAL(entry(b, 0)->subtype, NVME_NQN_CURR);
+	CU_ASSERT_EQUAL(le16toh(entry(b, 0)->portid), 1);
+	CU_ASSERT_STRING_EQUAL(entry(b, 1)->subnqn, "nqn.2026-11.io.nvmf-rdma:disk0");
+	CU_ASSERT_EQUAL(entry(b, 2)->subtype, NVME_NQN_DISC);
+	CU_ASSERT_STRING_EQUAL(entry(b, 2)->traddr, "10.5.5.1");
+	/* The mode is read at every Get Log Page: all-ports now lists both ports. */
+	d.f.tgt.cfg->target.discovery_log = NVMF_DISC_LOG_ALL_PORTS;
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL(numrec(b), 6);
+	stop(&d);
+}
+
+/* Port Local Entries Only (LSP bit 1) asks for the host's port whatever the mode. */
+static void port_local_entries_only_lists_the_host_port_in_all_ports_mode(void)
+{
+	struct dx d = { 0 };
+	two_ports_with_referrals(&d, NVMF_DISC_LOG_ALL_PORTS);
+	uint8_t b[HDR + 7 * ENT];
+	uint32_t numd = sizeof(b) / 4 - 1;
+	struct nvme_sqe c = mk(nvme_admin_get_log_page, NVME_LOG_LID_DISCOVER | NVMF_LOG_DISC_LSP_PLEO << 8 |
+			       (numd & 0xffff) << 16, numd >> 16);
+	CU_ASSERT_EQUAL_FATAL(fx_cmd(&d.f.admin, &c, b, sizeof(b), NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(numrec(b), 3);
+	for (size_t i = 0; i < 3; i++)
+		CU_ASSERT_NOT_EQUAL(le16toh(entry(b, i)->portid), 2);
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);   /* without it: both ports */
+	CU_ASSERT_EQUAL(numrec(b), 6);
+	stop(&d);
+}
+
+/* The discovery controller's own log table: Supported Log Pages lists 00h and 70h only;
+ * other LIDs (the error log, say) are Invalid Log Page. */
+static void discovery_supported_log_pages_lists_its_two_logs(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
+	start(&d, HOST1, "10.0.0.1", true);
+	struct nvme_supported_log_pages log;
+	memset(&log, 0xff, sizeof(log));
+	struct nvme_sqe c = mk(nvme_admin_get_log_page, NVME_LOG_LID_SUPPORTED_LOG_PAGES |
+			       (uint32_t)(sizeof(log) / 4 - 1) << 16, 0);
+	CU_ASSERT_EQUAL_FATAL(fx_cmd(&d.f.admin, &c, &log, sizeof(log), NULL), 0);
+	for (unsigned lid = 0; lid < 256; lid++) {
+		uint32_t want = lid == NVME_LOG_LID_SUPPORTED_LOG_PAGES ? 1 : 0;
+		if (lid == NVME_LOG_LID_DISCOVER)     /* LSUPP, and LIDSP: PLEOS */
+			want = 1 | (uint32_t)NVMF_LOG_DISC_LID_PLEOS << 16;
+		CU_ASSERT_EQUAL(le32toh(log.lid_support[lid]), want);
+	}
+	c = mk(nvme_admin_get_log_page, NVME_LOG_LID_ERROR | 15u << 16, 0);
+	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 64, NULL),
+			nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_INVALID_LOG_PAGE) | NVME_SC_DNR);
+	stop(&d);
+}
+
+/* nvmf_target.discovery_kato: the timeout a discovery controller gets when its host
+ * asked for none, here 5 s instead of nvmet's 120. */
+static void discovery_controller_with_kato_0_gets_the_configured_discovery_kato(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
+	d.f.cfg.target.discovery_kato = 5;
+	start(&d, HOST1, "10.0.0.1", true);
+	CU_ASSERT_EQUAL(fx_ctrl(&d.f)->kato_ms, 5000);
+	struct nvme_cqe cqe;
+	struct nvme_sqe c = mk(nvme_admin_get_features, NVME_FEAT_FID_KATO, 0);
+	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 0, &cqe), 0);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), 5000);
+	d.f.now += 5000;
+	nvmf_tgt_check_keep_alive(&d.f.tgt);
+	CU_ASSERT_FALSE(fx_admin_deleted(&d.f));
+	d.f.now += 1;
+	nvmf_tgt_check_keep_alive(&d.f.tgt);
+	CU_ASSERT_TRUE(fx_admin_deleted(&d.f));
+	nvmf_loop_drive(&d.f.tgt);
+	CU_ASSERT_PTR_NULL(fx_ctrl(&d.f));
+	stop(&d);
+}
+
+/* A host that asked for a KATO keeps its own, whatever discovery_kato says. */
+static void discovery_kato_does_not_change_a_kato_the_host_asked_for(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
+	d.f.cfg.target.discovery_kato = 5;
+	CU_ASSERT_FATAL(fx_boot(&d.f, "10.0.0.1", "4420") == 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&d.f.admin, 0, 31, NVMF_DISC_NQN, HOST1, 0xffff, 30000,
+					 &d.f.cntlid, NULL), 0);
+	CU_ASSERT_EQUAL(fx_ctrl(&d.f)->kato_ms, 30000);
+	stop(&d);
+}
+
 const struct unit_test discovery_tests[] = {
+	{"enabled_referrals_follow_the_port_subsystems_with_their_own_address",
+	 enabled_referrals_follow_the_port_subsystems_with_their_own_address},
+	{"all_ports_mode_lists_every_port_with_its_referrals", all_ports_mode_lists_every_port_with_its_referrals},
+	{"host_port_mode_lists_only_the_port_the_host_came_in_on",
+	 host_port_mode_lists_only_the_port_the_host_came_in_on},
+	{"discovery_supported_log_pages_lists_its_two_logs", discovery_supported_log_pages_lists_its_two_logs},
+	{"port_local_entries_only_lists_the_host_port_in_all_ports_mode",
+	 port_local_entries_only_lists_the_host_port_in_all_ports_mode},
+	{"discovery_controller_with_kato_0_gets_the_configured_discovery_kato",
+	 discovery_controller_with_kato_0_gets_the_configured_discovery_kato},
+	{"discovery_kato_does_not_change_a_kato_the_host_asked_for",
+	 discovery_kato_does_not_change_a_kato_the_host_asked_for},
 	{"discovery_log_change_notice_until_the_log_is_read", discovery_log_change_notice_until_the_log_is_read},
-	{"discovery_log_without_exposed_subsystems_is_only_the_header", discovery_log_without_exposed_subsystems_is_only_the_header},
+	{"discovery_log_without_exposed_subsystems_is_only_the_discovery_entry",
+	 discovery_log_without_exposed_subsystems_is_only_the_discovery_entry},
+	{"discovery_log_starts_with_the_current_discovery_subsystem_entry",
+	 discovery_log_starts_with_the_current_discovery_subsystem_entry},
+	{"current_discovery_entry_names_the_configured_discovery_nqn",
+	 current_discovery_entry_names_the_configured_discovery_nqn},
 	{"discovery_log_entry_carries_the_port_and_its_transport_fields", discovery_log_entry_carries_the_port_and_its_transport_fields},
 	{"discovery_log_of_five_entries_reads_the_same_through_any_window", discovery_log_of_five_entries_reads_the_same_through_any_window},
 	{"host_not_allowed_sees_no_entry_for_that_subsystem", host_not_allowed_sees_no_entry_for_that_subsystem},

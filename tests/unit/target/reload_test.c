@@ -322,7 +322,98 @@ static void host_keys_reloaded_apply_to_the_next_connect(void)
 	teardown();
 }
 
+/* A discovery controller of FX_HOSTNQN on @q, CC.EN, Discovery Log Page Change notices
+ * enabled and an AER parked in @aer. */
+static void discovery_host_waiting(struct fxq *q, struct fx_cmd *aer)
+{
+	fx_queue_init(&F, q);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(q, 0, 31, NVMF_DISC_NQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_enable(q), 0);
+	struct nvme_sqe c;
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_admin_set_features;
+	c.cdw10 = htole32(NVME_FEAT_FID_ASYNC_EVENT);
+	c.cdw11 = htole32(1u << 31);
+	CU_ASSERT_EQUAL_FATAL(fx_cmd(q, &c, NULL, 0, NULL), 0);
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_admin_async_event;
+	CU_ASSERT_EQUAL_FATAL(fx_start(q, aer, &c, NULL, 0), 0);
+	CU_ASSERT_FALSE(fx_done(aer));
+}
+
+/* Referrals and nvmf_target.discovery_log change live: the served port gets the file's
+ * referrals, the mode is the file's, and a host connected to discovery hears of it. */
+static void reload_applies_referrals_and_listing_mode_with_a_log_change_event(void)
+{
+	setup();
+	struct fxq q;
+	struct fx_cmd aer;
+	discovery_host_waiting(&q, &aer);
+	same_as_running();
+	struct nvmf_port_config *p = &Next.ports[0];
+	p->referrals = calloc(1, sizeof(*p->referrals));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p->referrals);
+	p->n_referrals = 1;
+	strcpy(p->referrals[0].name, "r");
+	strcpy(p->referrals[0].trtype, "rdma");
+	p->referrals[0].adrfam = AF_INET;
+	strcpy(p->referrals[0].traddr, "10.7.7.7");
+	strcpy(p->referrals[0].trsvcid, "4420");
+	p->referrals[0].enable = true;
+	Next.target.discovery_log = NVMF_DISC_LOG_HOST_PORT;
+	json_t *changes = json_array();
+	char err[512] = "";
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(json_array_size(changes), 2);
+	CU_ASSERT_STRING_EQUAL(change(changes, 0), "port 1: referrals changed (1 configured)");
+	CU_ASSERT_STRING_EQUAL(change(changes, 1), "nvmf_target.discovery_log: host-port");
+	struct nvmf_port *port = nvmf_tgt_find_port(&F.tgt, 1);
+	CU_ASSERT_EQUAL_FATAL(port->cfg->n_referrals, 1);
+	CU_ASSERT_STRING_EQUAL(port->cfg->referrals[0].traddr, "10.7.7.7");
+	CU_ASSERT_PTR_NOT_EQUAL(port->cfg->referrals, p->referrals);   /* the port's own copy */
+	CU_ASSERT_EQUAL(F.tgt.cfg->target.discovery_log, NVMF_DISC_LOG_HOST_PORT);
+	nvmf_loop_drive(&F.tgt);
+	CU_ASSERT_TRUE_FATAL(fx_done(&aer));
+	CU_ASSERT_EQUAL(le32toh(aer.cqe.result.u32), 0x0070f002u);
+	/* The same file again changes nothing. */
+	json_array_clear(changes);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	json_decref(changes);
+	teardown();
+}
+
+/* nvmf_target.discovery_kato changes live for discovery controllers that connect from
+ * then on; one already connected keeps the timeout it got. */
+static void reload_changes_discovery_kato_of_later_discovery_controllers(void)
+{
+	setup();
+	struct fxq q1, q2;
+	fx_queue_init(&F, &q1);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&q1, 0, 31, NVMF_DISC_NQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL), 0);
+	struct nvmf_tgt_ctrl *first = F.tgt.ctrls;
+	CU_ASSERT_EQUAL_FATAL(first->kato_ms, 120000);
+	same_as_running();
+	Next.target.discovery_kato = 9;
+	json_t *changes = json_array();
+	char err[512] = "";
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(json_array_size(changes), 1);
+	CU_ASSERT_STRING_EQUAL(change(changes, 0),
+			       "nvmf_target.discovery_kato: 9 s (discovery controllers connecting from now on)");
+	fx_queue_init(&F, &q2);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&q2, 0, 31, NVMF_DISC_NQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL), 0);
+	CU_ASSERT_TRUE(F.tgt.ctrls->kato_ms == 9000 || F.tgt.ctrls->next->kato_ms == 9000);
+	CU_ASSERT_EQUAL(first->kato_ms, 120000);
+	json_decref(changes);
+	teardown();
+}
+
 const struct unit_test reload_tests[] = {
+	{"reload_applies_referrals_and_listing_mode_with_a_log_change_event",
+	 reload_applies_referrals_and_listing_mode_with_a_log_change_event},
+	{"reload_changes_discovery_kato_of_later_discovery_controllers",
+	 reload_changes_discovery_kato_of_later_discovery_controllers},
 	{"host_keys_reloaded_apply_to_the_next_connect", host_keys_reloaded_apply_to_the_next_connect},
 	{"reload_never_cuts_a_file_namespace", reload_never_cuts_a_file_namespace},
 	{"same_file_changes_nothing", same_file_changes_nothing},

@@ -570,9 +570,9 @@ static void unknown_commands_and_options_are_usage_errors(void)
 	expect_usage(parse(&p, "frobnicate", NULL),
 		     "unknown command 'frobnicate' (see nvmf-targetctl --help)");
 	expect_usage(parse(&p, "namespace", NULL),
-		     "namespace: missing command (add, remove, enable, disable, resize)");
+		     "namespace: missing command (add, remove, enable, disable, resize, ana-group)");
 	expect_usage(parse(&p, "namespace", "delete", NULL),
-		     "namespace: unknown command 'delete' (add, remove, enable, disable, resize)");
+		     "namespace: unknown command 'delete' (add, remove, enable, disable, resize, ana-group)");
 	expect_usage(parse(&p, "port", "list", "--verbose", NULL),
 		     "port list: unknown option '--verbose'");
 	expect_usage(parse(&p, "namespace", "remove", "nqn.a", "1", "--path", "/x", NULL),
@@ -673,6 +673,48 @@ static void host_dhchap_takes_secrets_from_the_environment(void)
 		    "{\"host\":\"nqn.h\"}");
 }
 
+static void ana_commands_build_their_params(void)
+{
+	struct parsed p;
+	expect_call(parse(&p, "ana", "list", NULL), "ana_state_list", "{}");
+	expect_call(parse(&p, "ana", "list", "2", NULL), "ana_state_list", "{\"portid\":2}");
+	expect_call(parse(&p, "ana", "set", "1", "2", "inaccessible", NULL), "ana_state_set",
+		    "{\"portid\":1,\"grpid\":2,\"state\":\"inaccessible\"}");
+	expect_call(parse(&p, "ana", "set", "0", "128", "persistent-loss", NULL), "ana_state_set",
+		    "{\"portid\":0,\"grpid\":128,\"state\":\"persistent-loss\"}");
+	expect_call(parse(&p, "namespace", "ana-group", "nqn.a", "3", "2", NULL),
+		    "namespace_ana_group_set", "{\"nqn\":\"nqn.a\",\"nsid\":3,\"grpid\":2}");
+	expect_call(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--ana-group", "4", NULL),
+		    "namespace_add", "{\"nqn\":\"nqn.a\",\"namespace\":{\"enable\":true,\"nvmf_backend\":"
+		    "\"ram\",\"nvmf_size_bytes\":1048576,\"ana_grpid\":4}}");
+}
+
+static void ana_command_mistakes_are_usage_errors_naming_the_argument(void)
+{
+	struct parsed p;
+	expect_usage(parse(&p, "ana", "set", "1", "2", "slow", NULL),
+		     "ana set: STATE 'slow' is not optimized, non-optimized, inaccessible, "
+		     "persistent-loss or change");
+	expect_usage(parse(&p, "ana", "set", "1", "2", "Optimized", NULL),
+		     "ana set: STATE 'Optimized' is not optimized, non-optimized, inaccessible, "
+		     "persistent-loss or change");
+	expect_usage(parse(&p, "ana", "set", "1", "0", "optimized", NULL),
+		     "ana set: GRPID 0 is out of range (1 to 128)");
+	expect_usage(parse(&p, "ana", "set", "1", "2", NULL),
+		     "ana set: missing STATE (usage: ana set PORTID GRPID STATE)");
+	expect_usage(parse(&p, "ana", "set", "65536", "2", "optimized", NULL),
+		     "ana set: PORTID 65536 is out of range (0 to 65535)");
+	expect_usage(parse(&p, "ana", "list", "x", NULL), "ana list: PORTID 'x' is not a number");
+	expect_usage(parse(&p, "namespace", "ana-group", "nqn.a", "3", "129", NULL),
+		     "namespace ana-group: GRPID 129 is out of range (1 to 128)");
+	expect_usage(parse(&p, "namespace", "ana-group", "nqn.a", "0", "1", NULL),
+		     "namespace ana-group: NSID 0 is out of range (1 to 1024)");
+	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--ana-group", "x", NULL),
+		     "namespace add: --ana-group 'x' is not a number");
+	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--ana-group", "0", NULL),
+		     "namespace add: --ana-group 0 is out of range (1 to 128)");
+}
+
 const struct unit_test targetctl_args_tests[] = {
 	{"host_dhchap_takes_secrets_from_the_environment", host_dhchap_takes_secrets_from_the_environment},
 	{ "every_list_command_maps_to_its_method", every_list_command_maps_to_its_method },
@@ -700,5 +742,8 @@ const struct unit_test targetctl_args_tests[] = {
 	{ "call_takes_a_method_and_a_json_object", call_takes_a_method_and_a_json_object },
 	{ "global_options_come_anywhere", global_options_come_anywhere },
 	{ "help_is_recognised_at_every_level", help_is_recognised_at_every_level },
+	{ "ana_commands_build_their_params", ana_commands_build_their_params },
+	{ "ana_command_mistakes_are_usage_errors_naming_the_argument",
+	  ana_command_mistakes_are_usage_errors_naming_the_argument },
 	{ NULL, NULL },
 };

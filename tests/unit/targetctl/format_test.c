@@ -210,6 +210,38 @@ static void sizes_read_in_binary_units(void)
 	CU_ASSERT_STRING_EQUAL(tctl_size_text(UINT64_MAX, b, sizeof(b)), "16.0 EiB");
 }
 
+static void ana_list_is_a_table_of_ports_and_groups(void)
+{
+	expect("ana list",
+	       "{\"change_count\":4,\"ports\":[{\"portid\":1,\"groups\":["
+	       "{\"grpid\":1,\"state\":\"optimized\",\"defined\":true,\"change_count\":0,"
+	       "\"namespaces\":[{\"nqn\":\"nqn.a\",\"nsid\":1},{\"nqn\":\"nqn.b\",\"nsid\":3}]},"
+	       "{\"grpid\":2,\"state\":\"non-optimized\",\"defined\":true,\"change_count\":2,"
+	       "\"namespaces\":[]}]},"
+	       "{\"portid\":2,\"groups\":[{\"grpid\":2,\"state\":\"inaccessible\",\"defined\":false,"
+	       "\"change_count\":2,\"namespaces\":[{\"nqn\":\"nqn.a\",\"nsid\":2}]}]}]}",
+	       "PORTID  GRPID  STATE          DEFINED  NAMESPACES\n"
+	       "     1      1  optimized      yes      nqn.a/1,nqn.b/3\n"
+	       "     1      2  non-optimized  yes      -\n"
+	       "     2      2  inaccessible   no       nqn.a/2\n");
+	expect("ana list", "{\"change_count\":0,\"ports\":[]}",
+	       "PORTID  GRPID  STATE  DEFINED  NAMESPACES\n");
+}
+
+static void ana_changes_print_one_line(void)
+{
+	expect("ana set 1 2 inaccessible", "{\"portid\":1,\"grpid\":2,\"state\":\"inaccessible\","
+	       "\"previous\":\"optimized\",\"changed\":true}",
+	       "port 1: ANA group 2 inaccessible (was optimized)\n");
+	expect("ana set 1 2 inaccessible", "{\"portid\":1,\"grpid\":2,\"state\":\"inaccessible\","
+	       "\"previous\":\"inaccessible\",\"changed\":false}",
+	       "port 1: ANA group 2 inaccessible (unchanged)\n");
+	expect("namespace ana-group nqn.a 3 2", "{\"nsid\":3,\"grpid\":2,\"previous\":1,\"changed\":true}",
+	       "namespace 3 of nqn.a moved to ANA group 2 (was 1)\n");
+	expect("namespace ana-group nqn.a 3 2", "{\"nsid\":3,\"grpid\":2,\"previous\":2,\"changed\":false}",
+	       "namespace 3 of nqn.a was already in ANA group 2\n");
+}
+
 const struct unit_test targetctl_format_tests[] = {
 	{ "subsystem_list_is_a_table_with_a_header", subsystem_list_is_a_table_with_a_header },
 	{ "subsystem_list_of_one_nqn_adds_hosts_and_namespaces",
@@ -223,5 +255,7 @@ const struct unit_test targetctl_format_tests[] = {
 	  config_and_log_level_print_what_the_target_says },
 	{ "json_and_call_print_the_result_indented", json_and_call_print_the_result_indented },
 	{ "sizes_read_in_binary_units", sizes_read_in_binary_units },
+	{ "ana_list_is_a_table_of_ports_and_groups", ana_list_is_a_table_of_ports_and_groups },
+	{ "ana_changes_print_one_line", ana_changes_print_one_line },
 	{ NULL, NULL },
 };
