@@ -1,10 +1,11 @@
 # libnvmf's multipath through the `nvmf` tool against our target over soft-RoCE: one
 # subsystem on two ports at two addresses of the guest's RDMA device (a second address on
 # veth0, which rxe0 is bound to), `-a` given twice. Data written over both paths reads
-# back byte for byte; the ANA log of each path is shown (or refused with the reason when
-# the target does not report ANA); `nvmf perf` keeps running without an I/O error while
-# the port it uses is removed and added back (its path is reconnected and used again),
-# and a large write whose port goes away in the middle reads back intact.
+# back byte for byte; the ANA log of each path is shown; `nvmf perf` keeps running without
+# an I/O error while the port it uses is removed and added back (its path is reconnected
+# and used again), a large write whose port goes away in the middle reads back intact,
+# and the I/O follows the ANA states nvmf-targetctl sets (away from an inaccessible path,
+# back when it is optimized again) without an error.
 
 NVMF="$NVMF_ROOT/build/nvmf"
 ST=/tmp/initiator-mpath-test
@@ -48,16 +49,13 @@ test_01_data_over_two_paths_round_trips() {
 }
 
 test_02_ana_log_of_each_path() {
-    if "$NVMF" ana-log $PATHS > $ST/ana.txt 2> $ST/ana.err; then
-        cat $ST/ana.txt
-        expect_eq "ANA logs printed" "$(grep -c '^Asymmetric Namespace Access Log' $ST/ana.txt)" 2
-        grep -q "state	:	optimized" $ST/ana.txt || fail "no optimized group"
-        "$NVMF" ana-log $PATHS --json | grep -q '"state"' || fail "ana-log --json"
-    else
-        # A target without ANA reporting: the reason, for each path.
-        cat $ST/ana.err
-        expect_eq "paths refused" "$(grep -c 'the controller does not report ANA' $ST/ana.err)" 2
-    fi
+    "$NVMF" ana-log $PATHS > $ST/ana.txt 2> $ST/ana.err || { cat $ST/ana.err; fail "ana-log"; }
+    cat $ST/ana.txt
+    expect_eq "ANA logs printed" "$(grep -c '^Asymmetric Namespace Access Log' $ST/ana.txt)" 2
+    expect_eq "group 1 optimized on both" "$(grep -c 'state	:	optimized' $ST/ana.txt)" 2
+    grep -q "	nsid	:	1" $ST/ana.txt || fail "namespace 1 not listed"
+    "$NVMF" ana-log $PATHS --json | jq -e '.paths[1].groups[0].state == "optimized"' > /dev/null ||
+        fail "ana-log --json"
 }
 
 # perf_paths FILE: "ios0 ios1 live0 reconnects0 errors" from perf's JSON.
@@ -105,6 +103,45 @@ test_04_write_whose_port_goes_away_reads_back_intact() {
         echo "    note: the write ended before the port went away (only the data was checked)"
     "$NVMF" read $PATHS --offset 0 --length 64m -o $ST/bigback || fail "read back"
     cmp $ST/big $ST/bigback || fail "data read back differ"
+}
+
+# perf_run SECONDS FILE [ARGS...]: nvmf perf over both paths (random writes, JSON in FILE).
+perf_run() {
+    local secs=$1 out=$2; shift 2
+    "$NVMF" perf $PATHS --rw randwrite --bs 4k --qd 16 --time "$secs" --size 64m --refresh 200 \
+        --path-timeout 30000 --json "$@" > "$out" 2> "$out.err"
+}
+
+test_05_io_follows_the_ana_states_set_on_the_target() {
+    $CTL ana set 1 1 inaccessible || fail "ana set inaccessible"
+    "$NVMF" ana-log -a $ADDR1 -s $PORT -n $NQN > $ST/ana1.txt || fail "ana-log of port 1"
+    grep -q "state	:	inaccessible" $ST/ana1.txt || { cat $ST/ana1.txt; fail "port 1 not inaccessible"; }
+    # Connected while port 1 is inaccessible: everything goes through port 2.
+    perf_run 3 $ST/p1.json || { cat $ST/p1.json.err; fail "perf (port 1 inaccessible)"; }
+    local ios0 ios1 live0 rec0 errors
+    read -r ios0 ios1 live0 rec0 errors < <(perf_paths $ST/p1.json) || fail "perf JSON"
+    expect_eq "errors" "$errors" 0
+    expect_eq "I/O through the inaccessible path" "$ios0" 0
+    [ "$ios1" -gt 0 ] || fail "no I/O through port 2"
+    # Optimized again under load: the I/O comes back to port 1 (the first path).
+    perf_run 10 $ST/p2.json & local pid=$!
+    sleep 4
+    $CTL ana set 1 1 optimized || fail "ana set optimized"
+    wait $pid || { cat $ST/p2.json.err; fail "perf (port 1 back)"; }
+    read -r ios0 ios1 live0 rec0 errors < <(perf_paths $ST/p2.json) || fail "perf JSON"
+    echo "port 1 optimized again: $ios0 I/Os on port 1, $ios1 on port 2"
+    expect_eq "errors" "$errors" 0
+    [ "$ios0" -gt 0 ] && [ "$ios1" -gt 0 ] || fail "the I/O did not move back to port 1"
+    # Inaccessible under load: away from port 1 without an error.
+    perf_run 10 $ST/p3.json & pid=$!
+    sleep 4
+    $CTL ana set 1 1 inaccessible || fail "ana set inaccessible"
+    wait $pid || { cat $ST/p3.json.err; fail "perf (port 1 inaccessible under load)"; }
+    read -r ios0 ios1 live0 rec0 errors < <(perf_paths $ST/p3.json) || fail "perf JSON"
+    echo "port 1 inaccessible under load: $ios0 I/Os on port 1, $ios1 on port 2"
+    expect_eq "errors" "$errors" 0
+    [ "$ios0" -gt 0 ] && [ "$ios1" -gt 0 ] || fail "the I/O did not move to port 2"
+    $CTL ana set 1 1 optimized || fail "ana set optimized"
 }
 
 test_99_stop_target() {

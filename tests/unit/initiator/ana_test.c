@@ -271,6 +271,45 @@ static void ns_state_comes_from_its_nsid_list_or_its_anagrpid(void)
 	teardown();
 }
 
+/* Our target's own ANA (target/ana.c), without the wrapper: each port reports its own
+ * state of group 1, which holds both namespaces. */
+static void our_targets_log_gives_each_ports_state_of_the_group(void)
+{
+	lh = loop_host_new(&(struct loop_host_params){ .n_ports = 2 });
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ana_set(lh, 2, 1, NVME_ANA_STATE_NONOPTIMIZED), 0);
+	struct nvmf_ctrl *c[2] = { NULL, NULL };
+	for (unsigned p = 0; p < 2; p++) {
+		struct nvmf_ctrl_opts o = loop_host_path_opts(lh, LH_SUBNQN, p);
+		CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &c[p]), 0);
+	}
+	static const uint8_t want[2] = { NVME_ANA_STATE_OPTIMIZED, NVME_ANA_STATE_NONOPTIMIZED };
+	for (unsigned p = 0; p < 2; p++) {
+		struct nvmf_ana_log *log = NULL;
+		CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(c[p], false, &log), 0);
+		CU_ASSERT_FATAL(log->nr_groups >= 1);
+		CU_ASSERT_EQUAL(log->groups[0].grpid, 1);
+		CU_ASSERT_EQUAL(log->groups[0].state, want[p]);
+		CU_ASSERT_EQUAL_FATAL(log->groups[0].nr_nsids, 2);
+		CU_ASSERT_EQUAL(log->groups[0].nsids[0], 1);
+		CU_ASSERT_EQUAL(log->groups[0].nsids[1], 2);
+		CU_ASSERT(log->chgcnt >= 1);
+		nvmf_ana_log_free(log);
+		CU_ASSERT_EQUAL(nvmf_read_ana_log(c[p], true, &log), 0);
+		CU_ASSERT_EQUAL(log->groups[0].nr_nsids, 0);
+		nvmf_ana_log_free(log);
+		uint8_t st = 0;
+		uint32_t grp = 0;
+		CU_ASSERT_EQUAL(nvmf_ns_ana_state(c[p], 2, &st, &grp), 0);
+		CU_ASSERT_EQUAL(st, want[p]);
+		CU_ASSERT_EQUAL(grp, 1);
+	}
+	for (unsigned p = 0; p < 2; p++)
+		nvmf_disconnect(c[p]);
+	loop_host_free(lh);
+	lh = NULL;
+}
+
 static void state_names_are_the_linux_hosts(void)
 {
 	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(NVME_ANA_STATE_OPTIMIZED), "optimized");
@@ -298,6 +337,8 @@ const struct unit_test initiator_ana_tests[] = {
 	  log_larger_than_mdts_is_read_in_parts_and_again_when_chgcnt_moved },
 	{ "ns_state_comes_from_its_nsid_list_or_its_anagrpid",
 	  ns_state_comes_from_its_nsid_list_or_its_anagrpid },
+	{ "our_targets_log_gives_each_ports_state_of_the_group",
+	  our_targets_log_gives_each_ports_state_of_the_group },
 	{ "state_names_are_the_linux_hosts", state_names_are_the_linux_hosts },
 	{ NULL, NULL },
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "nvme/disc_log.h"
 #include "nvme/sgl.h"
+#include "target/ana.h"
 #include "target/auth.h"
 #include "target/core.h"
 #include "target/loop.h"
@@ -286,6 +287,32 @@ int loop_host_port_remove(struct loop_host *lh, uint16_t portid)
 int loop_host_port_add(struct loop_host *lh, uint16_t portid)
 {
 	return port_change(lh, portid, true);
+}
+
+struct ana_change {
+	struct loop_host *lh;
+	uint16_t portid;
+	uint32_t grpid;
+	uint8_t state;
+	int rc;
+	char err[256];
+};
+
+static void ana_set_on_main(void *arg)
+{
+	struct ana_change *a = arg;
+	struct nvmf_port *port = nvmf_tgt_find_port(&a->lh->tgt, a->portid);
+	a->rc = port ? nvmf_tgt_ana_state_set(&a->lh->tgt, port, a->grpid, a->state, a->err,
+					      sizeof(a->err)) : -ENOENT;
+}
+
+int loop_host_ana_set(struct loop_host *lh, uint16_t portid, uint32_t grpid, uint8_t state)
+{
+	struct ana_change a = { .lh = lh, .portid = portid, .grpid = grpid, .state = state };
+	nvmf_loop_run_on(&lh->tgt, 0, ana_set_on_main, &a);
+	if (a.rc < 0)
+		fprintf(stderr, "loop_host: ANA state of group %u on port %u: %s\n", grpid, portid, a.err);
+	return a.rc < 0 ? a.rc : 0;
 }
 
 void loop_host_hold(struct loop_host *lh, bool hold)

@@ -63,6 +63,10 @@ int loop_host_port_remove(struct loop_host *lh, uint16_t portid);
  * (nvmf_tgt_port_add, on the main group). 0 or -errno. */
 int loop_host_port_add(struct loop_host *lh, uint16_t portid);
 
+/* loop_host_ana_set - group @grpid's ANA state on port @portid becomes @state
+ * (NVME_ANA_STATE_*; nvmf_tgt_ana_state_set, on the main group). 0 or -errno. */
+int loop_host_ana_set(struct loop_host *lh, uint16_t portid, uint32_t grpid, uint8_t state);
+
 /* loop_host_break - every connected queue loses its connection: received CQEs not yet
  * polled are dropped, submit and poll return -ECONNRESET (nvmf_loop_break). */
 void loop_host_break(struct loop_host *lh);

@@ -366,6 +366,55 @@ static void stream_waits_while_every_path_is_unusable_and_finishes_after(void)
 	mpf_teardown(&F);
 }
 
+/* (a) and (c) on our target's own ANA (no wrapper): the states nvmf-targetctl sets. */
+static void stream_follows_our_targets_ana_states_with_data_intact(void)
+{
+	mpf_target(&F, 2, NULL, NULL);
+	for (unsigned p = 0; p < 2; p++)
+		F.paths[p].transport = loop_host_transport(F.lh);
+	CU_ASSERT_EQUAL_FATAL(mpf_connect(&F, 2, NULL), 0);
+	struct nvmf_mpath_path_info a;
+	CU_ASSERT_EQUAL(nvmf_mpath_path_info(F.mp, 0, &a), 0);
+	CU_ASSERT_TRUE(a.ana);
+	struct nvmf_mpath_queue *q = nvmf_mpath_queue(F.mp, 0);
+	struct mpf_stream st;
+	mpf_stream_start(&st, q, 0);
+	mpf_stream_run(&st, 50);
+	unsigned long on1 = mpf_ios(F.mp, 1);
+	CU_ASSERT_EQUAL(loop_host_ana_set(F.lh, 1, 1, NVME_ANA_STATE_INACCESSIBLE), 0);
+	CU_ASSERT_TRUE(mpf_stream_run_until(&st, on_path,
+					    &(struct expect){ .path = 1, .ios = on1 }, 5000));
+	unsigned long on0 = mpf_ios(F.mp, 0);
+	CU_ASSERT_EQUAL(loop_host_ana_set(F.lh, 1, 1, NVME_ANA_STATE_OPTIMIZED), 0);
+	CU_ASSERT_TRUE(mpf_stream_run_until(&st, on_path,
+					    &(struct expect){ .path = 0, .ios = on0 }, 5000));
+	/* Every path unusable: the commands wait; one path non-optimized: they go on. */
+	CU_ASSERT_EQUAL(loop_host_ana_set(F.lh, 1, 1, NVME_ANA_STATE_PERSISTENT_LOSS), 0);
+	CU_ASSERT_EQUAL(loop_host_ana_set(F.lh, 2, 1, NVME_ANA_STATE_CHANGE), 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_refresh(F.mp, 5000), 0);
+	unsigned p = 9;
+	CU_ASSERT_EQUAL(nvmf_mpath_ns_path(F.mp, 1, &p), -EHOSTUNREACH);
+	/* What the target executed before the change completes; then nothing does. */
+	unsigned long ops = mpf_stream_ops(&st);
+	for (int i = 0; i < 40; i++) {
+		ops = mpf_stream_ops(&st);
+		mpf_stream_run(&st, 50);
+		if (mpf_stream_ops(&st) == ops)
+			break;
+	}
+	mpf_stream_run(&st, 200);
+	CU_ASSERT_EQUAL(mpf_stream_ops(&st), ops);
+	CU_ASSERT_EQUAL(nvmf_mpath_outstanding(q), MPF_SLOTS);
+	CU_ASSERT_EQUAL(loop_host_ana_set(F.lh, 2, 1, NVME_ANA_STATE_NONOPTIMIZED), 0);
+	CU_ASSERT_TRUE(mpf_stream_run_until(&st, progressed, &(struct expect){ .st = &st, .ops = ops },
+					    5000));
+	CU_ASSERT_EQUAL(nvmf_mpath_ns_path(F.mp, 1, &p), 0);
+	CU_ASSERT_EQUAL(p, 1);
+	CU_ASSERT_TRUE(mpf_stream_drain(&st, 5000));
+	CU_ASSERT_EQUAL(st.errors, 0);
+	mpf_teardown(&F);
+}
+
 static bool no_ctrls(void *arg)
 {
 	(void)arg;
@@ -420,6 +469,8 @@ const struct unit_test initiator_mpath_io_tests[] = {
 	  stream_survives_its_port_going_away_and_returns_when_it_reconnects },
 	{ "stream_waits_while_every_path_is_unusable_and_finishes_after",
 	  stream_waits_while_every_path_is_unusable_and_finishes_after },
+	{ "stream_follows_our_targets_ana_states_with_data_intact",
+	  stream_follows_our_targets_ana_states_with_data_intact },
 	{ "commands_without_a_connected_path_fail_after_the_bound_with_the_last_error",
 	  commands_without_a_connected_path_fail_after_the_bound_with_the_last_error },
 	{ NULL, NULL },
