@@ -24,6 +24,12 @@ int nvmf_identify(struct nvmf_ctrl *c, uint8_t cns, uint32_t nsid, void *buf)
 int nvmf_get_log_page(struct nvmf_ctrl *c, uint8_t lid, uint32_t nsid, uint64_t offset,
 		      void *buf, uint32_t len)
 {
+	return nvmfh_get_log_page(c, lid, 0, nsid, offset, buf, len);
+}
+
+int nvmfh_get_log_page(struct nvmf_ctrl *c, uint8_t lid, uint8_t lsp, uint32_t nsid,
+		       uint64_t offset, void *buf, uint32_t len)
+{
 	if (!c || (len && !buf))
 		return -EINVAL;
 	/* NUMD counts dwords and LPO must be dword aligned (NVMe Base 5.16). */
@@ -42,7 +48,8 @@ int nvmf_get_log_page(struct nvmf_ctrl *c, uint8_t lid, uint32_t nsid, uint64_t 
 		memset(&sqe, 0, sizeof(sqe));
 		sqe.opcode = nvme_admin_get_log_page;
 		sqe.nsid = htole32(nsid);
-		sqe.cdw10 = htole32(lid | (numd & 0xffff) << 16);   /* NUMDL */
+		/* LID bits 7:0, LSP bits 14:8, RAE (bit 15) clear, NUMDL bits 31:16. */
+		sqe.cdw10 = htole32(lid | (uint32_t)(lsp & 0x7f) << 8 | (numd & 0xffff) << 16);
 		sqe.cdw11 = htole32(numd >> 16);                     /* NUMDU */
 		sqe.cdw12 = htole32((uint32_t)lpo);
 		sqe.cdw13 = htole32((uint32_t)(lpo >> 32));
@@ -105,6 +112,12 @@ static void ns_uuid(struct nvmf_ctrl *c, uint32_t nsid, uint8_t uuid[16])
 
 int nvmf_ns_info(struct nvmf_ctrl *c, uint32_t nsid, struct nvmf_ns_info *out)
 {
+	return nvmfh_ns_identify(c, nsid, out, NULL);
+}
+
+int nvmfh_ns_identify(struct nvmf_ctrl *c, uint32_t nsid, struct nvmf_ns_info *out,
+		      uint32_t *anagrpid)
+{
 	if (!c || !out || !nsid || nsid == 0xffffffffu)
 		return -EINVAL;
 	struct nvme_id_ns *id = malloc(sizeof(*id));
@@ -134,6 +147,8 @@ int nvmf_ns_info(struct nvmf_ctrl *c, uint32_t nsid, struct nvmf_ns_info *out)
 	out->block_size = 1u << ds;
 	memcpy(out->nguid, id->nguid, 16);
 	memcpy(out->eui64, id->eui64, 8);
+	if (anagrpid)
+		*anagrpid = le32toh(id->anagrpid);
 	ns_uuid(c, nsid, out->uuid);
 out:
 	free(id);

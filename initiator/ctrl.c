@@ -550,6 +550,14 @@ int nvmf_reconnect(struct nvmf_ctrl *c)
 	return establish(c, true);
 }
 
+bool nvmfh_ctrl_lost(struct nvmf_ctrl *c)
+{
+	pthread_mutex_lock(&c->admin_lock);
+	bool lost = c->admin.lost || !c->admin.connected;
+	pthread_mutex_unlock(&c->admin_lock);
+	return lost;
+}
+
 const struct nvme_id_ctrl *nvmf_ctrl_id(const struct nvmf_ctrl *c)
 {
 	return c ? &c->id : NULL;

@@ -117,6 +117,10 @@ NVMFH_HIDDEN int nvmfh_queue_poll(struct nvmf_queue *q, unsigned max);
 /* nvmfh_queue_fail_all - mark @q lost and complete every outstanding command (and split
  * request) with @err (-ECONNRESET, -ECONNABORTED). */
 NVMFH_HIDDEN void nvmfh_queue_fail_all(struct nvmf_queue *q, int err);
+/* nvmfh_queue_abort - end @q's connection (the transport's queue_disconnect: no data
+ * moves for its commands any more), then nvmfh_queue_fail_all with @err. The caller owns
+ * @q. */
+NVMFH_HIDDEN void nvmfh_queue_abort(struct nvmf_queue *q, int err);
 /*
  * nvmfh_queue_exec - run one command to completion on @q (polling; the caller owns the
  * queue: holds admin_lock for the admin queue). Data goes through a private copy, so a
@@ -135,11 +139,45 @@ NVMFH_HIDDEN int nvmfh_queue_exec(struct nvmf_queue *q, const struct nvme_sqe *s
 NVMFH_HIDDEN int nvmfh_admin(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, void *buf,
 			     uint32_t len, bool write, struct nvme_cqe *cqe);
 
+/* nvmfh_ctrl_lost - whether @c's admin queue lost its connection (a failed or timed-out
+ * admin command, Keep Alive included): the association needs nvmf_reconnect. */
+NVMFH_HIDDEN bool nvmfh_ctrl_lost(struct nvmf_ctrl *c);
+
 /* Fabrics command SQEs (NVMe-oF 1.1 section 3): @sqe zeroed, opcode 7Fh, FCTYPE @fctype;
  * the put helpers store a little-endian value at byte @off of the SQE. */
 NVMFH_HIDDEN void nvmfh_fabrics_sqe(struct nvme_sqe *sqe, uint8_t fctype);
 NVMFH_HIDDEN void nvmfh_sqe_put_le16(struct nvme_sqe *sqe, unsigned off, uint16_t v);
 NVMFH_HIDDEN void nvmfh_sqe_put_le32(struct nvme_sqe *sqe, unsigned off, uint32_t v);
+
+/* ---- admin.c ---- */
+
+/* nvmfh_get_log_page - nvmf_get_log_page with Log Specific Parameter @lsp (CDW10 bits
+ * 14:8; RAE stays clear). */
+NVMFH_HIDDEN int nvmfh_get_log_page(struct nvmf_ctrl *c, uint8_t lid, uint8_t lsp, uint32_t nsid,
+				    uint64_t offset, void *buf, uint32_t len);
+/* nvmfh_ns_identify - nvmf_ns_info, plus the namespace's ANAGRPID (Identify Namespace
+ * bytes 95:92, host endian) into *@anagrpid when not NULL. */
+NVMFH_HIDDEN int nvmfh_ns_identify(struct nvmf_ctrl *c, uint32_t nsid, struct nvmf_ns_info *out,
+				   uint32_t *anagrpid);
+
+/* ---- ana.c: Asymmetric Namespace Access (NVMe Base 2.0 section 8.1) ---- */
+
+/* nvmfh_ana_log_size - bytes of the ANA log to read for @id (Identify Controller, wire
+ * format): 16 + NANAGRPID * 32 (+ MNAN, or NN, * 4 unless @groups_only). Returns 0,
+ * -EOPNOTSUPP (CMIC bit 3 clear) or -EPROTO (NANAGRPID 0 or above ANAGRPMAX, MNAN above
+ * NN, more than 64 MiB), with @err saying which. */
+NVMFH_HIDDEN int nvmfh_ana_log_size(const struct nvme_id_ctrl *id, bool groups_only, size_t *len,
+				    char *err, size_t errlen);
+/* nvmfh_ana_log_decode - check and decode the @len bytes of ANA log at @data read from the
+ * controller @id describes (@groups_only: read with RGO). Returns 0 with *@out (one
+ * allocation), -EPROTO with @err naming what is wrong (see nvmf_read_ana_log), -ENOMEM. */
+NVMFH_HIDDEN int nvmfh_ana_log_decode(const void *data, size_t len, const struct nvme_id_ctrl *id,
+				      bool groups_only, struct nvmf_ana_log **out, char *err,
+				      size_t errlen);
+/* nvmfh_ana_find - the group of @log whose NSID list holds @nsid, else the group @grpid
+ * (0: none), else NULL. */
+NVMFH_HIDDEN const struct nvmf_ana_group *nvmfh_ana_find(const struct nvmf_ana_log *log,
+							 uint32_t nsid, uint32_t grpid);
 
 /* ---- auth.c: DH-HMAC-CHAP, host side (NVMe Base 2.1 section 8.3.5) ---- */
 
@@ -162,6 +200,12 @@ NVMFH_HIDDEN int nvmfh_auth_connected(struct nvmf_ctrl *c, struct nvmf_queue *q,
 
 /* ---- io.c ---- */
 
+/* nvmfh_submit_blocks - a block command (Read, Write, Compare, Write Zeroes: @buf NULL)
+ * over @nlb blocks of 2^@lba_shift bytes, split by MDTS and NLB as nvmf_submit_read;
+ * the block size is the caller's (no Identify). Returns as nvmf_submit_read. */
+NVMFH_HIDDEN int nvmfh_submit_blocks(struct nvmf_queue *q, uint8_t opcode, uint32_t nsid,
+				     uint64_t slba, uint32_t nlb, void *buf, bool write,
+				     uint32_t lba_shift, nvmf_io_cb cb, void *arg);
 /* nvmfh_io_pump - submit further parts of split requests waiting on @q for slots. */
 NVMFH_HIDDEN void nvmfh_io_pump(struct nvmf_queue *q);
 /* nvmfh_io_fail_pending - finish, with @err, split requests of @q that have no part in

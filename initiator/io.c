@@ -191,11 +191,22 @@ static int submit_blocks(struct nvmf_queue *q, uint8_t opcode, uint32_t nsid, ui
 		return -EINVAL;
 	if (q->lost)
 		return -ECONNRESET;
-	uint32_t shift = 0, max_nlb = NVMFH_MAX_NLB;
+	uint32_t shift = 0;
 	if (buf) {
 		int rc = lba_shift(q, nsid, &shift);
 		if (rc)
 			return rc;
+	}
+	return nvmfh_submit_blocks(q, opcode, nsid, slba, nlb, buf, write, shift, cb, arg);
+}
+
+int nvmfh_submit_blocks(struct nvmf_queue *q, uint8_t opcode, uint32_t nsid, uint64_t slba,
+			uint32_t nlb, void *buf, bool write, uint32_t shift, nvmf_io_cb cb, void *arg)
+{
+	if (q->lost)
+		return -ECONNRESET;
+	uint32_t max_nlb = NVMFH_MAX_NLB;
+	if (buf) {
 		uint32_t by_mdts = q->hq.ctrl->max_xfer >> shift;
 		if (by_mdts < max_nlb)
 			max_nlb = by_mdts ? by_mdts : 1;

@@ -154,6 +154,55 @@ int nvmf_ns_info(struct nvmf_ctrl *ctrl, uint32_t nsid, struct nvmf_ns_info *out
 /* nvmf_active_ns - up to @max active NSIDs (ascending) in @nsids; *n gets the count. */
 int nvmf_active_ns(struct nvmf_ctrl *ctrl, uint32_t *nsids, size_t max, size_t *n);
 
+/* ---- Asymmetric Namespace Access (NVMe Base 2.0 section 8.1) ---- */
+
+/* One ANA Group Descriptor of log page 0Ch (section 5.16.1.13), decoded, host endian. */
+struct nvmf_ana_group {
+	uint32_t grpid;              /* ANA Group ID, 1..ANAGRPMAX */
+	uint8_t state;               /* NVME_ANA_STATE_* (optimized 1h, non-optimized 2h,
+					inaccessible 3h, persistent loss 4h, change Fh) */
+	uint64_t chgcnt;             /* the group's Change Count */
+	uint32_t nr_nsids;           /* NSIDs listed; 0 in a groups-only read */
+	const uint32_t *nsids;       /* @nr_nsids NSIDs, strictly ascending (inside the log's
+					allocation) */
+};
+
+/* The ANA log page, decoded: one allocation (free with nvmf_ana_log_free). */
+struct nvmf_ana_log {
+	uint64_t chgcnt;             /* Change Count of the log */
+	uint16_t nr_groups;          /* descriptors (NGRPS), at most NANAGRPID */
+	struct nvmf_ana_group *groups; /* in the order the controller sent them */
+};
+
+/*
+ * nvmf_read_ana_log - read and check the ANA log page (0Ch, NSID FFFFFFFFh, RAE 0) of
+ * @ctrl, sized as the Linux host sizes it: a 16-byte header, NANAGRPID descriptors of 32
+ * bytes and, unless @groups_only, MNAN 4-byte NSIDs (NN when MNAN is 0). @groups_only
+ * sets LSP bit 0 (RGO): descriptors without NSIDs. A log larger than one transfer (MDTS)
+ * is read in parts and read again when its Change Count moved meanwhile (up to 10 times).
+ * Returns 0 with *@out (free with nvmf_ana_log_free), an NVMe status of Get Log Page,
+ * -EOPNOTSUPP when the controller does not report ANA (Identify Controller CMIC bit 3
+ * clear), -EPROTO when what the controller sent is inconsistent (Identify fields NANAGRPID,
+ * ANAGRPMAX or MNAN; NGRPS above NANAGRPID; a descriptor or its NSID list running past the
+ * data; a group ID of 0 or above ANAGRPMAX, or listed twice; an unknown state; NSIDs in a
+ * groups-only read, not ascending, or in two groups), -EAGAIN when the Change Count kept
+ * moving, -ENOMEM; nvmf_ctrl_errmsg() names the field.
+ */
+int nvmf_read_ana_log(struct nvmf_ctrl *ctrl, bool groups_only, struct nvmf_ana_log **out);
+/* nvmf_ana_log_free - free a log of nvmf_read_ana_log (NULL: no-op). */
+void nvmf_ana_log_free(struct nvmf_ana_log *log);
+/*
+ * nvmf_ns_ana_state - the ANA state (NVME_ANA_STATE_*) of namespace @nsid through @ctrl
+ * into *@state, its ANA group into *@grpid (either may be NULL): the group whose NSID list
+ * holds @nsid, else the group Identify Namespace names (ANAGRPID). Returns 0, INVALID_NS |
+ * DNR for an inactive @nsid, -EPROTO when its group is in no descriptor, or an error of
+ * nvmf_read_ana_log (-EOPNOTSUPP: no ANA reporting).
+ */
+int nvmf_ns_ana_state(struct nvmf_ctrl *ctrl, uint32_t nsid, uint8_t *state, uint32_t *grpid);
+/* nvmf_ana_state_str - "optimized", "non-optimized", "inaccessible", "persistent-loss",
+ * "change" (the Linux host's sysfs names), "unknown" for any other value. */
+const char *nvmf_ana_state_str(uint8_t state);
+
 /* ---- discovery ---- */
 
 /* One discovery log entry, decoded (NVMe-oF 1.1 section 5.3), host endian, strings NUL
@@ -246,6 +295,136 @@ int nvmf_queue_wait(struct nvmf_queue *q, int timeout_ms);
 int nvmf_read(struct nvmf_ctrl *ctrl, uint32_t nsid, uint64_t slba, uint32_t nlb, void *buf);
 int nvmf_write(struct nvmf_ctrl *ctrl, uint32_t nsid, uint64_t slba, uint32_t nlb, const void *buf);
 int nvmf_flush(struct nvmf_ctrl *ctrl, uint32_t nsid);
+
+/* ---- native multipath: one subsystem through several paths ---- */
+
+#define NVMF_MPATH_MAX_PATHS 16
+
+struct nvmf_mpath;
+struct nvmf_mpath_queue;
+
+/* Multipath options. Zeroed fields take the defaults given. */
+struct nvmf_mpath_opts {
+	unsigned refresh_ms;          /* the watcher's period: ANA logs read again, lost paths
+					 reconnected; default 1000 */
+	unsigned no_path_timeout_ms;  /* how long a command may wait for a usable path,
+					 counted from its first path error or wait; then it
+					 completes with its last error. Default: twice the
+					 largest ANATT of the paths (as the Linux host's ANATT
+					 timer), 10000 when none reports ANA */
+};
+
+/*
+ * nvmf_mpath_connect - one handle over @npaths (1..NVMF_MPATH_MAX_PATHS) paths to one
+ * NVM subsystem: nvmf_connect with each of @paths (e.g. the same subnqn through
+ * different addresses or ports; each path's nr_io_queues, queue_size... as given there),
+ * then checks that every path reaches the same subsystem (Identify Controller SUBNQN)
+ * and that it reports several controllers (CMIC bit 1) and, for paths to different
+ * addresses or ports, several ports (CMIC bit 0), and reads each path's ANA log (NVMe
+ * Base 2.0 section 8.1; a controller without ANA reporting has every namespace
+ * optimized). @opts may be NULL. Every path must connect. The handle has as many
+ * multipath queues as the path with the fewest I/O queues, each taking up to the
+ * smallest queue size - 1 commands (nvmf_mpath_queue_depth), and a watcher thread (see
+ * docs/libnvmf.md). Returns 0 with *@out, the error of the path that failed
+ * (nvmf_last_errmsg() names the path), -EINVAL (bad arguments, a discovery controller,
+ * paths to different subsystems), -EOPNOTSUPP (CMIC does not allow several paths), or an
+ * error of nvmf_read_ana_log.
+ */
+int nvmf_mpath_connect(const struct nvmf_ctrl_opts *paths, unsigned npaths,
+		       const struct nvmf_mpath_opts *opts, struct nvmf_mpath **out);
+/* nvmf_mpath_disconnect - stop the watcher, complete every outstanding command with
+ * -ECONNABORTED (callbacks run on the caller's thread), disconnect every path, free @mp.
+ * No other thread may use @mp meanwhile. Returns 0 or the first path's nvmf_disconnect
+ * error (@mp is freed anyway). */
+int nvmf_mpath_disconnect(struct nvmf_mpath *mp);
+/* nvmf_mpath_errmsg - the handle's last detailed message ("" when none). */
+const char *nvmf_mpath_errmsg(const struct nvmf_mpath *mp);
+unsigned nvmf_mpath_nr_paths(const struct nvmf_mpath *mp);
+/* nvmf_mpath_nr_queues - multipath queues (I/O queue i of every path is queue i's). */
+unsigned nvmf_mpath_nr_queues(const struct nvmf_mpath *mp);
+/* nvmf_mpath_queue_depth - commands one multipath queue takes at most (-EAGAIN beyond). */
+unsigned nvmf_mpath_queue_depth(const struct nvmf_mpath *mp);
+/* nvmf_mpath_queue - multipath queue @idx (0 .. nr_queues-1), for one thread. */
+struct nvmf_mpath_queue *nvmf_mpath_queue(struct nvmf_mpath *mp, unsigned idx);
+/* nvmf_mpath_mem_register / unregister - nvmf_mem_register through every path (a path
+ * that is down gets it when it comes back). 0 or -errno. */
+int nvmf_mpath_mem_register(struct nvmf_mpath *mp, void *addr, size_t len);
+int nvmf_mpath_mem_unregister(struct nvmf_mpath *mp, void *addr);
+/* nvmf_mpath_ns_info - geometry of namespace @nsid, the same through every live path
+ * (Identify Namespace through each; another block size or other identifiers: -EPROTO).
+ * INVALID_NS | DNR when inactive, -EHOSTUNREACH when no path is live. */
+int nvmf_mpath_ns_info(struct nvmf_mpath *mp, uint32_t nsid, struct nvmf_ns_info *out);
+
+/*
+ * Submission on a multipath queue, as on an nvmf_queue (units, limits, callback). Each
+ * command goes to the first path (in the order given at connect) that is connected and
+ * where the namespace's ANA group is optimized, else non-optimized; never inaccessible,
+ * persistent loss or change. A command that fails with a path error (a path-related
+ * status, SCT 3, without DNR: ANA Inaccessible, Persistent Loss, Transition...) or whose
+ * path's connection is lost is sent again on another usable path (the ANA log is read
+ * again for the ANA statuses); with none, it waits for one up to no_path_timeout_ms. The
+ * callback runs once, with the final status, inside nvmf_mpath_poll on the queue's
+ * thread; it may submit, not poll. Returns 0 when accepted (also when it waits for a
+ * path), -EAGAIN when the queue holds queue_depth commands, -EINVAL, or the error of the
+ * namespace's first use (nvmf_mpath_ns_info). Flush needs a namespace (not FFFFFFFFh).
+ */
+int nvmf_mpath_submit_read(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba,
+			   uint32_t nlb, void *buf, nvmf_io_cb cb, void *arg);
+int nvmf_mpath_submit_write(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba,
+			    uint32_t nlb, const void *buf, nvmf_io_cb cb, void *arg);
+int nvmf_mpath_submit_compare(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba,
+			      uint32_t nlb, const void *buf, nvmf_io_cb cb, void *arg);
+int nvmf_mpath_submit_write_zeroes(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba,
+				   uint32_t nlb, nvmf_io_cb cb, void *arg);
+int nvmf_mpath_submit_flush(struct nvmf_mpath_queue *q, uint32_t nsid, nvmf_io_cb cb, void *arg);
+int nvmf_mpath_submit_dsm(struct nvmf_mpath_queue *q, uint32_t nsid,
+			  const struct nvme_dsm_range *ranges, unsigned nr, uint32_t attributes,
+			  nvmf_io_cb cb, void *arg);
+/* nvmf_mpath_poll - reap completions on every path of @q (up to @max per path, 0 = all),
+ * send again what failed over or waits for a path, end what waited too long; callbacks
+ * run here. Also where @q gives up a path that went down (its commands there are taken
+ * back: see docs/libnvmf.md). Returns the callbacks run. Never blocks. */
+int nvmf_mpath_poll(struct nvmf_mpath_queue *q, unsigned max);
+/* nvmf_mpath_wait - poll until at least one callback ran or @timeout_ms passed; returns
+ * as nvmf_mpath_poll. */
+int nvmf_mpath_wait(struct nvmf_mpath_queue *q, int timeout_ms);
+/* nvmf_mpath_outstanding - commands submitted whose callback has not run. */
+unsigned nvmf_mpath_outstanding(const struct nvmf_mpath_queue *q);
+
+/* Blocking helpers on multipath queue 0 (not to be mixed with its async use from another
+ * thread). */
+int nvmf_mpath_read(struct nvmf_mpath *mp, uint32_t nsid, uint64_t slba, uint32_t nlb, void *buf);
+int nvmf_mpath_write(struct nvmf_mpath *mp, uint32_t nsid, uint64_t slba, uint32_t nlb,
+		     const void *buf);
+int nvmf_mpath_flush(struct nvmf_mpath *mp, uint32_t nsid);
+
+/* A path as the handle sees it now. */
+struct nvmf_mpath_path_info {
+	char traddr[257], trsvcid[33];
+	bool live;                   /* connected and in use; false: lost, being reconnected */
+	uint16_t cntlid;             /* controller of its current (or last) association */
+	bool ana;                    /* the controller reports ANA */
+	uint64_t ana_chgcnt;         /* Change Count of its last ANA log */
+	unsigned long reconnects;    /* associations rebuilt by the watcher */
+	unsigned long ios;           /* commands completed through it (any status but a path
+					error) */
+	unsigned long path_errors;   /* commands that failed over from it */
+	int last_error;              /* what took it down last, or why the last reconnect
+					failed (0: nothing yet) */
+	char errmsg[256];            /* the handle's last message about it ("" none) */
+};
+/* nvmf_mpath_path_info - path @idx's state into @out. 0 or -EINVAL. */
+int nvmf_mpath_path_info(struct nvmf_mpath *mp, unsigned idx, struct nvmf_mpath_path_info *out);
+/* nvmf_mpath_ns_path - the path the next command for @nsid goes to. 0 with *@path,
+ * -EHOSTUNREACH when none is usable now, or an error of nvmf_mpath_ns_info. */
+int nvmf_mpath_ns_path(struct nvmf_mpath *mp, uint32_t nsid, unsigned *path);
+/* nvmf_mpath_ns_ana_state - @nsid's ANA state (NVME_ANA_STATE_*; 0: unknown) and group
+ * through path @path, as the handle knows it. 0 or as nvmf_mpath_ns_info. */
+int nvmf_mpath_ns_ana_state(struct nvmf_mpath *mp, uint32_t nsid, unsigned path,
+			    uint8_t *state, uint32_t *grpid);
+/* nvmf_mpath_refresh - have the watcher run a whole pass (ANA logs, reconnects) that
+ * starts after this call, and wait for it up to @timeout_ms. 0, -ETIMEDOUT. */
+int nvmf_mpath_refresh(struct nvmf_mpath *mp, int timeout_ms);
 
 #ifdef __cplusplus
 }

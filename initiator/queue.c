@@ -171,6 +171,15 @@ void nvmfh_queue_fail_all(struct nvmf_queue *q, int err)
 	nvmfh_io_fail_pending(q, err);
 }
 
+void nvmfh_queue_abort(struct nvmf_queue *q, int err)
+{
+	/* The connection first: no data may move for a command after it was failed. */
+	if (q->connected)
+		q->hq.t->queue_disconnect(&q->hq);
+	q->connected = false;
+	nvmfh_queue_fail_all(q, err);
+}
+
 int nvmfh_queue_poll(struct nvmf_queue *q, unsigned max)
 {
 	if (q->lost) {

@@ -479,6 +479,8 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 		tgt->pgs = NULL;
 		return;
 	}
+	/* Stopping before the ports go: the transports then refuse new connections. */
+	__atomic_store_n(&tgt->stopping, true, __ATOMIC_RELEASE);
 	for (size_t i = 0; i < tgt->n_ports; i++)
 		if (tgt->ports[i]->transport)
 			tgt->ports[i]->transport->ops->stop_listen(tgt->ports[i]->transport, tgt->ports[i]);

@@ -139,12 +139,31 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 	uint64_t port;
 	switch (key) {
 	case 'a':
-		c->traddr = arg;
+		if (c->n_traddrs == NVMF_MPATH_MAX_PATHS)
+			return cli_usage_error(err, cmd, "-a/--traddr: at most %u paths",
+					       (unsigned)NVMF_MPATH_MAX_PATHS);
+		c->traddrs[c->n_traddrs++] = arg;
+		if (!c->traddr)
+			c->traddr = arg;
 		return 0;
 	case 's':
 		if (cli_parse_u64(arg, 1, 65535, &port, msg, sizeof(msg)))
 			return cli_usage_error(err, cmd, "-s/--trsvcid: port %s", msg);
-		c->trsvcid = arg;
+		if (c->n_trsvcids == NVMF_MPATH_MAX_PATHS)
+			return cli_usage_error(err, cmd, "-s/--trsvcid: at most %u paths",
+					       (unsigned)NVMF_MPATH_MAX_PATHS);
+		c->trsvcids[c->n_trsvcids++] = arg;
+		if (!c->trsvcid)
+			c->trsvcid = arg;
+		return 0;
+	case OPT_REFRESH:
+	case OPT_PATH_TIMEOUT:
+		if (cli_parse_u64(arg, 1, 3600000, &port, msg, sizeof(msg)))
+			return cli_usage_error(err, cmd, "%s: milliseconds %s", optname, msg);
+		if (key == OPT_REFRESH)
+			c->refresh_ms = (unsigned)port;
+		else
+			c->path_timeout_ms = (unsigned)port;
 		return 0;
 	case 'n':
 		if (strlen(arg) > 223)   /* NVMe Base 4.5: NQNs are at most 223 bytes */
@@ -189,7 +208,27 @@ int cli_check_common(const struct cli_common *c, bool need_nqn, const char *cmd,
 {
 	if (!c->traddr || !*c->traddr)
 		return cli_usage_error(err, cmd, "-a/--traddr ADDR is required");
+	for (unsigned i = 0; i < c->n_traddrs; i++)
+		if (!*c->traddrs[i])
+			return cli_usage_error(err, cmd, "-a/--traddr number %u is empty", i + 1);
 	if (need_nqn && (!c->subnqn || !*c->subnqn))
 		return cli_usage_error(err, cmd, "-n/--nqn SUBNQN is required");
+	if (c->n_traddrs > 1 && !c->multipath_ok)
+		return cli_usage_error(err, cmd, "-a/--traddr given %u times: %s takes one path "
+				       "(several: read, write, perf, ana-log)", c->n_traddrs, cmd);
+	if (c->n_trsvcids > 1 && c->n_trsvcids != c->n_traddrs)
+		return cli_usage_error(err, cmd, "-s/--trsvcid given %u times for %u addresses: give "
+				       "it once (every path) or once per -a, in the same order",
+				       c->n_trsvcids, c->n_traddrs);
+	if ((c->refresh_ms || c->path_timeout_ms) && c->n_traddrs < 2)
+		return cli_usage_error(err, cmd, "%s is for several paths (-a given more than once)",
+				       c->refresh_ms ? "--refresh" : "--path-timeout");
 	return 0;
+}
+
+const char *cli_path_trsvcid(const struct cli_common *c, unsigned i)
+{
+	if (c->n_trsvcids > 1 && i < c->n_trsvcids)
+		return c->trsvcids[i];
+	return c->trsvcid ? c->trsvcid : "4420";
 }

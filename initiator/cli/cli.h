@@ -36,8 +36,15 @@ struct cli_env {
 
 /* Options every subcommand that connects shares (nvme-cli's names). */
 struct cli_common {
-	const char *traddr;         /* -a/--traddr, required */
-	const char *trsvcid;        /* -s/--trsvcid, default "4420" */
+	const char *traddr;         /* -a/--traddr, required (the first one) */
+	const char *trsvcid;        /* -s/--trsvcid, default "4420" (the first one) */
+	/* Several paths (read, write, perf, ana-log): -a repeated, and -s once for every
+	 * path or once per -a in the same order (cli_path_trsvcid). */
+	const char *traddrs[NVMF_MPATH_MAX_PATHS], *trsvcids[NVMF_MPATH_MAX_PATHS];
+	unsigned n_traddrs, n_trsvcids;
+	bool multipath_ok;          /* set by a subcommand that takes several -a */
+	unsigned refresh_ms;        /* --refresh MS: the multipath watcher's period */
+	unsigned path_timeout_ms;   /* --path-timeout MS: no_path_timeout_ms */
 	const char *subnqn;         /* -n/--nqn */
 	const char *hostnqn;        /* -q/--hostnqn */
 	uint8_t hostid[16];         /* -I/--hostid (UUID text), valid when have_hostid */
@@ -55,7 +62,17 @@ struct cli_common {
 enum {
 	OPT_JSON = 0x100, OPT_NS, OPT_SLBA, OPT_NLB, OPT_OFFSET, OPT_LENGTH,
 	OPT_RW, OPT_MIX, OPT_BS, OPT_QD, OPT_QUEUES, OPT_TIME, OPT_SIZE, OPT_HOLD,
+	OPT_GROUPS_ONLY, OPT_REFRESH, OPT_PATH_TIMEOUT,
 };
+
+/* The help lines of the multipath options (read, write, perf). */
+#define CLI_MULTIPATH_USAGE \
+	"  -a ADDR repeated: one path each to the same subsystem (multipath, with failover);\n" \
+	"  -s PORT then once for every path or once per -a, in the same order\n" \
+	"  --refresh MS       how often the paths' ANA states are read again and lost paths\n" \
+	"                     reconnected (default 1000)\n" \
+	"  --path-timeout MS  how long an I/O may wait for a usable path (default twice the\n" \
+	"                     controllers' ANATT, 10000 without ANA)\n"
 
 /* The short options and long options of struct cli_common, for getopt_long tables. */
 #define CLI_COMMON_SHORTOPTS ":a:s:n:q:I:S:C:vh"
@@ -69,7 +86,9 @@ enum {
 	{ "dhchap-ctrl-secret", required_argument, NULL, 'C' }, \
 	{ "help", no_argument, NULL, 'h' }, \
 	{ "verbose", no_argument, NULL, 'v' }, \
-	{ "json", no_argument, NULL, OPT_JSON }
+	{ "json", no_argument, NULL, OPT_JSON }, \
+	{ "refresh", required_argument, NULL, OPT_REFRESH }, \
+	{ "path-timeout", required_argument, NULL, OPT_PATH_TIMEOUT }
 
 /*
  * cli_parse_size - a byte count: decimal digits with an optional binary suffix k, m, g,
@@ -98,9 +117,12 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 int cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* cli_check_common - after parsing: -a present (and -n when @need_nqn). Returns 0 or
- * CLI_USAGE after a message. */
+/* cli_check_common - after parsing: -a present (and -n when @need_nqn); several -a only
+ * when c->multipath_ok, with -s given once or once per -a; --refresh and --path-timeout
+ * only with several -a. Returns 0 or CLI_USAGE after a message. */
 int cli_check_common(const struct cli_common *c, bool need_nqn, const char *cmd, FILE *err);
+/* cli_path_trsvcid - the port of path @i (its own -s, else the one -s, else "4420"). */
+const char *cli_path_trsvcid(const struct cli_common *c, unsigned i);
 
 /* cli_optname - the text of the option getopt just returned (for messages). */
 const char *cli_optname(char **argv, int optind_now);
@@ -130,6 +152,38 @@ int cli_fill_opts(const struct cli_common *c, const struct cli_env *env, const c
 /* cli_lib_error - print "nvmf: <what>: <nvmf_strerror(rc)>: <detail>" (": <detail>" left
  * out when @detail is NULL or empty) and return CLI_ERR. */
 int cli_lib_error(FILE *err, const char *what, int rc, const char *detail);
+
+/* ---- conn.c: one controller, or a multipath handle over one path per -a ---- */
+
+struct cli_conn {
+	struct nvmf_ctrl *ctrl;     /* one -a */
+	struct nvmf_mpath *mp;      /* several */
+};
+
+/* cli_conn_open - cli_connect for one -a; for several, nvmf_mpath_connect over one path
+ * per -a (each with @nr_io_queues, @queue_size), with --refresh and --path-timeout.
+ * Returns CLI_OK, CLI_USAGE or CLI_ERR (after "nvmf: connect to ADDR:PORT, ... (NQN):
+ * <strerror>: <detail>"). With -v, a line per path and one for the handle on env->err. */
+int cli_conn_open(const struct cli_common *c, const struct cli_env *env, const char *cmd,
+		  unsigned nr_io_queues, unsigned queue_size, struct cli_conn *k);
+void cli_conn_close(struct cli_conn *k);
+/* The libnvmf calls of either kind (see nvmf.h). */
+const char *cli_conn_errmsg(const struct cli_conn *k);
+int cli_conn_ns_info(struct cli_conn *k, uint32_t nsid, struct nvmf_ns_info *out);
+int cli_conn_read(struct cli_conn *k, uint32_t nsid, uint64_t slba, uint32_t nlb, void *buf);
+int cli_conn_write(struct cli_conn *k, uint32_t nsid, uint64_t slba, uint32_t nlb,
+		   const void *buf);
+int cli_conn_mem_register(struct cli_conn *k, void *addr, size_t len);
+void cli_conn_mem_unregister(struct cli_conn *k, void *addr);
+unsigned cli_conn_nr_queues(const struct cli_conn *k);
+/* cli_conn_depth - commands one queue takes (queue size - 1, or the handle's depth). */
+unsigned cli_conn_depth(const struct cli_conn *k);
+/* cli_conn_print_paths - for a multipath handle, a line per path: "  path N ADDR:PORT:
+ * live|down, N ios, N failed over, N reconnects"; nothing for one controller. */
+void cli_conn_print_paths(const struct cli_conn *k, FILE *f);
+/* cli_conn_paths_json - the same as an array of {"traddr", "trsvcid", "live", "ios",
+ * "failed_over", "reconnects"} (empty for one controller). */
+json_t *cli_conn_paths_json(const struct cli_conn *k);
 
 /* ---- json.c ---- */
 
@@ -182,6 +236,7 @@ int cli_identify(int argc, char **argv, const struct cli_env *env);
 int cli_read(int argc, char **argv, const struct cli_env *env);
 int cli_write(int argc, char **argv, const struct cli_env *env);
 int cli_perf(int argc, char **argv, const struct cli_env *env);
+int cli_ana_log(int argc, char **argv, const struct cli_env *env);
 
 /* cli_run - dispatch "nvmf SUBCOMMAND ..." (argv[0] is the program name); handles
  * --help / no arguments. Returns the exit status. */

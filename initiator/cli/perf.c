@@ -8,6 +8,8 @@
  * over the namespace (or --size), or sequential with each thread in its own stripe.
  * The main thread prints a progress line each second on stderr and the summary at the
  * end; latencies go to a log-linear histogram per thread (hist.c), merged at the end.
+ * With -a repeated the queues are a multipath handle's (conn.c): the load fails over
+ * between the paths, and the summary says how many I/Os each path served.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,8 +22,9 @@
 #include "initiator/cli/cli.h"
 
 static const char usage[] =
-	"Usage: nvmf perf -a ADDR -n NQN [-s PORT] [--ns NSID] [--rw MODE] [--mix PCT]\n"
-	"                 [--bs SIZE] [--qd N] [--queues N] [--time SEC] [--size SIZE] [--json]\n"
+	"Usage: nvmf perf -a ADDR [-a ADDR ...] -n NQN [-s PORT ...] [--ns NSID] [--rw MODE]\n"
+	"                 [--mix PCT] [--bs SIZE] [--qd N] [--queues N] [--time SEC] [--size SIZE]\n"
+	"                 [--json]\n"
 	"Generate I/O load on namespace NSID and report IOPS, MB/s and latency percentiles.\n"
 	"  --rw MODE     randread (default), randwrite, read, write, randrw\n"
 	"  --mix PCT     percent reads for randrw (default 70)\n"
@@ -33,6 +36,7 @@ static const char usage[] =
 	"  --json        print the result as JSON\n"
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
 	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -v/--verbose as for identify\n"
+	CLI_MULTIPATH_USAGE
 	"WARNING: write modes overwrite the namespace.\n";
 
 static const char *const rw_names[] = {
@@ -75,6 +79,7 @@ int cli_perf_parse(int argc, char **argv, struct cli_perf_opts *o, FILE *err)
 	int key, rc;
 
 	memset(o, 0, sizeof(*o));
+	o->c.multipath_ok = true;
 	o->nsid = 1;
 	o->rw = CLI_RW_RANDREAD;
 	o->mix = 70;
@@ -161,7 +166,8 @@ struct slot {
 
 struct worker {
 	const struct cli_perf_opts *o;
-	struct nvmf_queue *q;
+	struct nvmf_queue *q;           /* one path, */
+	struct nvmf_mpath_queue *mq;    /* or several */
 	pthread_t tid;
 	struct slot *slots;
 	unsigned nslots, npending;
@@ -232,8 +238,13 @@ static void submit(struct slot *s)
 	}
 	s->lba = unit * w->nlb;
 	s->t0 = now_ns();
-	int rc = s->write ? nvmf_submit_write(w->q, o->nsid, s->lba, w->nlb, s->buf, io_done, s)
-			  : nvmf_submit_read(w->q, o->nsid, s->lba, w->nlb, s->buf, io_done, s);
+	int rc;
+	if (w->mq)
+		rc = s->write ? nvmf_mpath_submit_write(w->mq, o->nsid, s->lba, w->nlb, s->buf, io_done, s)
+			      : nvmf_mpath_submit_read(w->mq, o->nsid, s->lba, w->nlb, s->buf, io_done, s);
+	else
+		rc = s->write ? nvmf_submit_write(w->q, o->nsid, s->lba, w->nlb, s->buf, io_done, s)
+			      : nvmf_submit_read(w->q, o->nsid, s->lba, w->nlb, s->buf, io_done, s);
 	if (rc == -EAGAIN) {
 		s->pending = true;
 		w->npending++;
@@ -276,9 +287,11 @@ static void *worker_main(void *arg)
 				w->slots[i].pending = false;
 			w->npending = 0;
 		}
-		if (!nvmf_queue_outstanding(w->q) && !w->npending)
+		unsigned outstanding = w->mq ? nvmf_mpath_outstanding(w->mq) :
+					       nvmf_queue_outstanding(w->q);
+		if (!outstanding && !w->npending)
 			break;          /* stopped and drained, or every slot failed */
-		int n = nvmf_queue_poll(w->q, 0);
+		int n = w->mq ? nvmf_mpath_poll(w->mq, 0) : nvmf_queue_poll(w->q, 0);
 		if (n < 0) {
 			w->fatal = n;
 			break;
@@ -317,7 +330,7 @@ struct result {
 };
 
 static void print_result(FILE *f, const struct cli_perf_opts *o, unsigned qd, unsigned queues,
-			 const struct result *r)
+			 const struct result *r, const struct cli_conn *k)
 {
 	fprintf(f, "%s: bs=%" PRIu64 " qd=%u queues=%u ns=%u time=%.2fs\n", cli_rw_name(o->rw),
 		o->bs, qd, queues, o->nsid, r->secs);
@@ -327,10 +340,11 @@ static void print_result(FILE *f, const struct cli_perf_opts *o, unsigned qd, un
 		cli_hist_mean(r->hist) / 1e3, cli_hist_percentile(r->hist, 50) / 1e3,
 		cli_hist_percentile(r->hist, 99) / 1e3, cli_hist_percentile(r->hist, 99.9) / 1e3,
 		r->hist->count ? (double)r->hist->max / 1e3 : 0.0);
+	cli_conn_print_paths(k, f);
 }
 
 static json_t *result_json(const struct cli_perf_opts *o, unsigned qd, unsigned queues,
-			   const struct result *r)
+			   const struct result *r, const struct cli_conn *k)
 {
 	json_t *j = json_object(), *lat = json_object();
 	json_object_set_new(j, "rw", json_string(cli_rw_name(o->rw)));
@@ -348,6 +362,8 @@ static json_t *result_json(const struct cli_perf_opts *o, unsigned qd, unsigned 
 	json_object_set_new(lat, "max", json_real(r->hist->count ? (double)r->hist->max / 1e3 : 0));
 	json_object_set_new(j, "lat_us", lat);
 	json_object_set_new(j, "errors", cli_json_uint(r->errors));
+	if (k->mp)
+		json_object_set_new(j, "paths", cli_conn_paths_json(k));
 	return j;
 }
 
@@ -377,7 +393,7 @@ static bool all_finished(struct worker *w, unsigned n)
 }
 
 /* Run the threads for o->time_s seconds and fill @r. Returns CLI_OK or CLI_ERR. */
-static int run_load(const struct cli_env *env, struct nvmf_ctrl *ctrl,
+static int run_load(const struct cli_env *env, struct cli_conn *k,
 		    const struct cli_perf_opts *o, struct worker *w, unsigned queues,
 		    struct result *r)
 {
@@ -441,7 +457,7 @@ static int run_load(const struct cli_env *env, struct nvmf_ctrl *ctrl,
 		else
 			snprintf(what, sizeof(what), "perf: queue %u", (unsigned)(first - w));
 		return cli_lib_error(env->err, what, first->errors ? first->first_err : first->fatal,
-				     nvmf_ctrl_errmsg(ctrl));
+				     cli_conn_errmsg(k));
 	}
 	return CLI_OK;
 }
@@ -457,16 +473,16 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 		return CLI_OK;
 	}
 
-	struct nvmf_ctrl *ctrl;
+	struct cli_conn k;
 	/* Ask for room for qd commands (a queue holds size - 1); the library caps it. */
-	if ((rc = cli_connect(&o.c, env, "perf", o.queues, o.qd + 1 > 128 ? o.qd + 1 : 0, &ctrl)))
+	if ((rc = cli_conn_open(&o.c, env, "perf", o.queues, o.qd + 1 > 128 ? o.qd + 1 : 0, &k)))
 		return rc;
 	struct worker *w = NULL;
 	uint8_t *region = NULL;
 	size_t region_len = 0;
 	bool registered = false;
 	struct result r = { 0 };
-	unsigned queues = nvmf_ctrl_nr_io_queues(ctrl), qd = o.qd;
+	unsigned queues = cli_conn_nr_queues(&k), qd = o.qd;
 	if (!queues) {   /* libnvmf connects none to a discovery controller, and only then */
 		rc = cli_usage_error(env->err, "perf", "%s is a discovery controller: it has no I/O "
 				     "queues", o.c.subnqn);
@@ -477,18 +493,18 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 	if (queues < o.queues)
 		fprintf(env->err, "nvmf: perf: the controller granted %u of %u I/O queues\n",
 			queues, o.queues);
-	if (qd > nvmf_ctrl_queue_size(ctrl) - 1) {
-		qd = nvmf_ctrl_queue_size(ctrl) - 1;
+	if (qd > cli_conn_depth(&k)) {
+		qd = cli_conn_depth(&k);
 		fprintf(env->err, "nvmf: perf: --qd %u capped to %u (queue size %u)\n", o.qd, qd,
 			qd + 1);
 	}
 
 	struct nvmf_ns_info ns;
-	int lrc = nvmf_ns_info(ctrl, o.nsid, &ns);
+	int lrc = cli_conn_ns_info(&k, o.nsid, &ns);
 	if (lrc) {
 		char what[64];
 		snprintf(what, sizeof(what), "perf: namespace %u", o.nsid);
-		rc = cli_lib_error(env->err, what, lrc, nvmf_ctrl_errmsg(ctrl));
+		rc = cli_lib_error(env->err, what, lrc, cli_conn_errmsg(&k));
 		goto out;
 	}
 	if (o.bs % ns.block_size) {
@@ -519,11 +535,14 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 		uint64_t v = 0x9E3779B97F4A7C15ULL * (i + 1);
 		memcpy(region + i, &v, region_len - i < 8 ? region_len - i : 8);
 	}
-	registered = nvmf_mem_register(ctrl, region, region_len) == 0;
+	registered = cli_conn_mem_register(&k, region, region_len) == 0;
 	uint64_t stripe = units >= queues ? units / queues : units;
 	for (unsigned i = 0; i < queues; i++) {
 		w[i].o = &o;
-		w[i].q = nvmf_io_queue(ctrl, i);
+		if (k.mp)
+			w[i].mq = nvmf_mpath_queue(k.mp, i);
+		else
+			w[i].q = nvmf_io_queue(k.ctrl, i);
 		w[i].nlb = (uint32_t)(o.bs / ns.block_size);
 		w[i].units = units;
 		w[i].seq_first = units >= queues ? i * stripe : 0;
@@ -543,21 +562,21 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 		}
 	}
 
-	rc = run_load(env, ctrl, &o, w, queues, &r);
+	rc = run_load(env, &k, &o, w, queues, &r);
 	if (r.hist) {
 		if (o.c.json) {
-			if (cli_json_print(env->out, result_json(&o, qd, queues, &r)))
+			if (cli_json_print(env->out, result_json(&o, qd, queues, &r, &k)))
 				rc = CLI_ERR;
 		} else {
-			print_result(env->out, &o, qd, queues, &r);
+			print_result(env->out, &o, qd, queues, &r, &k);
 		}
 	}
 out:
 	if (registered)
-		nvmf_mem_unregister(ctrl, region);
+		cli_conn_mem_unregister(&k, region);
 	/* Commands a stuck thread left behind complete (-ECONNABORTED) inside disconnect,
 	 * into the slots: free those after it. */
-	nvmf_disconnect(ctrl);
+	cli_conn_close(&k);
 	if (w)
 		for (unsigned i = 0; i < queues; i++) {
 			free(w[i].slots);

@@ -14,6 +14,7 @@ static const struct {
 	{ "read", cli_read, "read blocks of a namespace to a file or stdout" },
 	{ "write", cli_write, "write a file or stdin to blocks of a namespace" },
 	{ "perf", cli_perf, "measure IOPS, bandwidth and latency with a load of async I/O" },
+	{ "ana-log", cli_ana_log, "print the ANA log (group states) through each path" },
 };
 
 static void help(FILE *f)
@@ -27,6 +28,8 @@ static void help(FILE *f)
 		   "-n/--nqn SUBNQN, -q/--hostnqn NQN, -I/--hostid UUID, --json, -v/--verbose,\n"
 		   "-S/--dhchap-secret SECRET, -C/--dhchap-ctrl-secret SECRET (DH-HMAC-CHAP; or\n"
 		   "$NVMF_DHCHAP_SECRET / $NVMF_DHCHAP_CTRL_SECRET, which other users cannot see).\n"
+		   "read, write and perf go over several paths to one subsystem (multipath, with\n"
+		   "failover) when -a is repeated; -s once for all or once per -a.\n"
 		   "Run 'nvmf SUBCOMMAND --help' for the options of one subcommand.\n"
 		   "Exit status: 0 success, 1 error from the target or the transport, 2 usage error.\n");
 }

@@ -6,7 +6,8 @@
  * multiples of the block size); -s stays the port as in every nvme-cli fabrics command.
  * Data moves in chunks of CHUNK bytes through one registered buffer, so any length
  * works in bounded memory (except a write from a pipe with no length given, which has
- * to be read whole first to know its size).
+ * to be read whole first to know its size). With -a repeated, over a multipath handle
+ * (conn.c): the same calls, with failover between the paths.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,7 +20,7 @@
 #define CHUNK (4u << 20)   /* bytes per blocking call; the library splits further */
 
 static const char read_usage[] =
-	"Usage: nvmf read -a ADDR -n NQN [-s PORT] [--ns NSID]\n"
+	"Usage: nvmf read -a ADDR [-a ADDR ...] -n NQN [-s PORT ...] [--ns NSID]\n"
 	"                 (--slba LBA --nlb COUNT | [--offset BYTES] --length BYTES) [-o FILE]\n"
 	"Read logical blocks of namespace NSID (default 1) to FILE or stdout.\n"
 	"  --slba LBA, --nlb COUNT      first block and number of blocks (1's based)\n"
@@ -27,10 +28,11 @@ static const char read_usage[] =
 	"                               suffixes k, m, g: 4k = 4096)\n"
 	"  -o, --output FILE            write the data to FILE instead of stdout\n"
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
-	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -v/--verbose as for identify\n";
+	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -v/--verbose as for identify\n"
+	CLI_MULTIPATH_USAGE;
 
 static const char write_usage[] =
-	"Usage: nvmf write -a ADDR -n NQN [-s PORT] [--ns NSID]\n"
+	"Usage: nvmf write -a ADDR [-a ADDR ...] -n NQN [-s PORT ...] [--ns NSID]\n"
 	"                  [--slba LBA [--nlb COUNT] | --offset BYTES [--length BYTES]] [-i FILE]\n"
 	"Write FILE or stdin to namespace NSID (default 1) at block LBA (or byte offset). With\n"
 	"no count the whole input is written; its size must be a multiple of the block size.\n"
@@ -38,7 +40,8 @@ static const char write_usage[] =
 	"  --offset B, --length B       the same in bytes (multiples of the block size)\n"
 	"  -i, --input FILE             read the data from FILE instead of stdin\n"
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
-	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -v/--verbose as for identify\n";
+	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -v/--verbose as for identify\n"
+	CLI_MULTIPATH_USAGE;
 
 int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, FILE *err)
 {
@@ -61,6 +64,7 @@ int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, 
 
 	memset(o, 0, sizeof(*o));
 	o->nsid = 1;
+	o->c.multipath_ok = true;
 	optind = 0;
 	opterr = 0;
 	while ((key = getopt_long(argc, argv, write ? CLI_COMMON_SHORTOPTS "i:" :
@@ -205,17 +209,17 @@ static uint64_t input_size(FILE *f)
 	return pos >= 0 && pos <= st.st_size ? (uint64_t)(st.st_size - pos) : UINT64_MAX;
 }
 
-static int io_error(const struct cli_env *env, struct nvmf_ctrl *ctrl, const char *cmd,
+static int io_error(const struct cli_env *env, struct cli_conn *k, const char *cmd,
 		    uint64_t lba, uint64_t n, int rc)
 {
 	char what[160];
 	snprintf(what, sizeof(what), "%s of %" PRIu64 " blocks at lba %" PRIu64, cmd, n, lba);
-	return cli_lib_error(env->err, what, rc, nvmf_ctrl_errmsg(ctrl));
+	return cli_lib_error(env->err, what, rc, cli_conn_errmsg(k));
 }
 
 /* Move @nlb blocks from @slba in chunks; the data comes from @src (write, when not
  * NULL), from @in (write), or goes to @out (read). */
-static int transfer(const struct cli_env *env, struct nvmf_ctrl *ctrl, bool write,
+static int transfer(const struct cli_env *env, struct cli_conn *k, bool write,
 		    const struct cli_rw_opts *o, uint32_t bsz, uint64_t slba, uint64_t nlb,
 		    const uint8_t *src, FILE *in, FILE *out)
 {
@@ -226,7 +230,7 @@ static int transfer(const struct cli_env *env, struct nvmf_ctrl *ctrl, bool writ
 	if (!buf)
 		return cli_lib_error(env->err, cmd, -ENOMEM, NULL);
 	/* Zero copy when the library can register it; the bounce pool otherwise. */
-	bool reg = nvmf_mem_register(ctrl, buf, buflen) == 0;
+	bool reg = cli_conn_mem_register(k, buf, buflen) == 0;
 	int rc = CLI_OK;
 	for (uint64_t done = 0; done < nlb && rc == CLI_OK;) {
 		uint64_t n = nlb - done < per ? nlb - done : per;
@@ -246,12 +250,12 @@ static int transfer(const struct cli_env *env, struct nvmf_ctrl *ctrl, bool writ
 					break;
 				}
 			}
-			lrc = nvmf_write(ctrl, o->nsid, lba, (uint32_t)n, buf);
+			lrc = cli_conn_write(k, o->nsid, lba, (uint32_t)n, buf);
 		} else {
-			lrc = nvmf_read(ctrl, o->nsid, lba, (uint32_t)n, buf);
+			lrc = cli_conn_read(k, o->nsid, lba, (uint32_t)n, buf);
 		}
 		if (lrc) {
-			rc = io_error(env, ctrl, cmd, lba, n, lrc);
+			rc = io_error(env, k, cmd, lba, n, lrc);
 			break;
 		}
 		if (!write && fwrite(buf, 1, bytes, out) != bytes) {
@@ -262,7 +266,7 @@ static int transfer(const struct cli_env *env, struct nvmf_ctrl *ctrl, bool writ
 		done += n;
 	}
 	if (reg)
-		nvmf_mem_unregister(ctrl, buf);
+		cli_conn_mem_unregister(k, buf);
 	free(buf);
 	return rc;
 }
@@ -287,7 +291,7 @@ static int run(int argc, char **argv, const struct cli_env *env, bool write)
 	}
 	uint8_t *data = NULL;
 	uint64_t input_len = UINT64_MAX;
-	struct nvmf_ctrl *ctrl = NULL;
+	struct cli_conn k = { 0 };
 	if (write && !o.have_count) {
 		input_len = input_size(f);
 		if (input_len == UINT64_MAX && slurp(f, &data, &input_len)) {
@@ -297,24 +301,25 @@ static int run(int argc, char **argv, const struct cli_env *env, bool write)
 			goto out;
 		}
 	}
-	if ((rc = cli_connect(&o.c, env, write ? "write" : "read", 1, 0, &ctrl)))
+	if ((rc = cli_conn_open(&o.c, env, cmd, 1, 0, &k)))
 		goto out;
 	struct nvmf_ns_info ns;
-	int lrc = nvmf_ns_info(ctrl, o.nsid, &ns);
+	int lrc = cli_conn_ns_info(&k, o.nsid, &ns);
 	if (lrc) {
 		char what[64];
 		snprintf(what, sizeof(what), "%s: namespace %u", cmd, o.nsid);
-		rc = cli_lib_error(env->err, what, lrc, nvmf_ctrl_errmsg(ctrl));
+		rc = cli_lib_error(env->err, what, lrc, cli_conn_errmsg(&k));
 		goto out;
 	}
 	uint64_t slba = 0, nlb = 0;   /* set unless cli_rw_extent fails (then unused) */
 	rc = cli_rw_extent(&o, cmd, ns.nsze, ns.block_size, input_len, &slba, &nlb, env->err);
 	if (rc)
 		goto out;
-	rc = transfer(env, ctrl, write, &o, ns.block_size, slba, nlb, data, f, f);
+	rc = transfer(env, &k, write, &o, ns.block_size, slba, nlb, data, f, f);
+	if (o.c.verbose)
+		cli_conn_print_paths(&k, env->err);
 out:
-	if (ctrl)
-		nvmf_disconnect(ctrl);
+	cli_conn_close(&k);
 	free(data);
 	if (!o.file) {            /* stdin or stdout: the caller's, left open */
 		if (!write)

@@ -262,7 +262,10 @@ fail:
 static void tr_stop_listen(struct nvmf_transport *base, struct nvmf_port *port)
 {
 	struct nvmf_rdma_transport *t = (struct nvmf_rdma_transport *)base;
-	__atomic_store_n(&t->shutting_down, true, __ATOMIC_RELAXED);
+	/* Only a stopping target takes no new queue at all; a port removed live leaves the
+	 * other ports (and the same port added back) accepting. */
+	if (__atomic_load_n(&base->tgt->stopping, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&t->shutting_down, true, __ATOMIC_RELAXED);
 	for (struct nvmf_rdma_listener **pp = &t->listeners; *pp; pp = &(*pp)->next) {
 		struct nvmf_rdma_listener *l = *pp;
 		if (l->port != port)

@@ -144,8 +144,9 @@ static void help_goes_to_stdout_with_status_0(void)
 	clit_setup(&t, false, NULL);
 	CU_ASSERT_EQUAL(clit_run(&t, "--help", NULL), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "  perf "));
-	static const char *const cmds[] = { "discover", "identify", "read", "write", "perf" };
-	for (unsigned i = 0; i < 5; i++) {
+	static const char *const cmds[] = { "discover", "identify", "read", "write", "perf",
+					    "ana-log" };
+	for (unsigned i = 0; i < 6; i++) {
 		CU_ASSERT_EQUAL(clit_run(&t, cmds[i], "--help", NULL), 0);
 		char want[64];
 		snprintf(want, sizeof(want), "Usage: nvmf %s ", cmds[i]);

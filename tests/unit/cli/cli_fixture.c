@@ -32,7 +32,7 @@ int clit_run(struct clit *t, ...)
 					: fopen("/dev/null", "r"),
 		.out = open_memstream(&t->out, &t->outlen),
 		.err = open_memstream(&t->err, &t->errlen),
-		.transport = t->lh ? loop_host_transport(t->lh) : NULL,
+		.transport = t->transport ? t->transport : t->lh ? loop_host_transport(t->lh) : NULL,
 		.hostnqn = LH_HOSTNQN,
 		.no_progress = true,
 		.dhchap_secret = t->env_secret,

@@ -13,6 +13,7 @@ struct clit {
 	const void *in;           /* stdin contents for the next run (NULL: empty) */
 	size_t inlen;
 	const char *env_secret, *env_ctrl_secret;  /* the $NVMF_DHCHAP_* defaults (NULL: unset) */
+	const struct nvmf_host_transport *transport; /* NULL: the loop host's */
 };
 
 /* clit_setup - a loop host target per @p (NULL: defaults; @with_target false: none). */

@@ -1,20 +1,24 @@
 /* The loop host test target (see loop_host.h): the product target and loop transport,
  * plus counters fed by the transport's capsule hook. */
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "nvme/disc_log.h"
 #include "nvme/sgl.h"
+#include "target/ana.h"
 #include "target/auth.h"
 #include "target/core.h"
 #include "target/loop.h"
+#include "target/model.h"
 #include "tests/unit/initiator/loop_host.h"
 #include "tests/unit/target/fixture.h"
 
 struct loop_host {
 	struct nvmf_config cfg;
 	struct nvmf_tgt tgt;
+	struct loop_host_params params;    /* as given, defaults applied */
 	struct nvmf_transport_ops ops;     /* nvmf_loop_ops, discovery entries as RDMA's */
 	const struct nvmf_host_transport *t;
 	/* Counted by the groups (atomic). */
@@ -92,23 +96,35 @@ static void on_queue_down(void *arg, struct nvmf_sq *sq, uint16_t qid, bool by_h
 	lh->last_csts = sq->ctrl->csts;
 }
 
-/* The config: subsystems lh0.. on loop port 1 (127.0.0.1:4420). */
+/* Port @portid's address: 127.0.0.@portid. */
+static const char *port_addr(unsigned portid)
+{
+	static const char *const addr[] = { "127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4" };
+	return addr[(portid - 1) % 4];
+}
+
+/* The config: subsystems lh0.. on loop ports 1..n (127.0.0.1..n:4420). */
 static void build_config(struct nvmf_config *c, const struct loop_host_params *d)
 {
-	struct nvmf_port_config *p = fx_cfg_loop_port(c, 1, AF_INET, "127.0.0.1", "4420");
+	/* Ports first: the first one sets the target defaults. */
+	for (unsigned i = 0; i < d->n_ports; i++) {
+		struct nvmf_port_config *p = fx_cfg_loop_port(c, (uint16_t)(i + 1), AF_INET,
+							      port_addr(i + 1), "4420");
+		if (d->inline_size)
+			p->inline_data_size = d->inline_size;
+		if (d->max_queue_size)
+			p->max_queue_size = d->max_queue_size;
+	}
 	if (d->mdts)
 		c->target.mdts = d->mdts;
 	c->target.threads = d->threads;
-	if (d->inline_size)
-		p->inline_data_size = d->inline_size;
-	if (d->max_queue_size)
-		p->max_queue_size = d->max_queue_size;
 	for (unsigned i = 0; i < d->n_subsys; i++) {
 		char nqn[64];
 		snprintf(nqn, sizeof(nqn), "nqn.2026-11.io.nvmf-rdma:lh%u", i);
 		struct nvmf_subsys_config *s = fx_cfg_subsys(c, nqn, i > 0 || d->allow_any_host ?
 							     NULL : LH_HOSTNQN, d->qid_max);
-		fx_cfg_expose(&c->ports[0], nqn);
+		for (unsigned k = 0; k < d->n_ports; k++)
+			fx_cfg_expose(&c->ports[k], nqn);
 		if (i)
 			continue;
 		for (unsigned j = 0; j < 2; j++) {
@@ -135,10 +151,15 @@ struct loop_host *loop_host_new(const struct loop_host_params *p)
 		d.ns1_bytes = 16u << 20;
 	if (!d.threads)
 		d.threads = 2;
+	if (!d.n_ports)
+		d.n_ports = 1;
+	if (d.n_ports > 4)
+		d.n_ports = 4;
 
 	struct loop_host *lh = calloc(1, sizeof(*lh));
 	if (!lh)
 		return NULL;
+	lh->params = d;
 	lh->ops = nvmf_loop_ops;
 	lh->ops.disc_entry = rdma_like_disc_entry;
 	const struct nvmf_transport_ops *ops[] = { &lh->ops };
@@ -197,6 +218,101 @@ struct nvmf_ctrl_opts loop_host_opts(struct loop_host *lh, const char *subnqn)
 	o.transport = lh->t;
 	o.timeout_ms = 2000;
 	return o;
+}
+
+struct nvmf_ctrl_opts loop_host_path_opts(struct loop_host *lh, const char *subnqn, unsigned path)
+{
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, subnqn);
+	o.traddr = port_addr(path + 1);
+	return o;
+}
+
+/* Port changes: on the main group, which owns the model. */
+struct port_change {
+	struct loop_host *lh;
+	uint16_t portid;
+	bool add;
+	int rc;
+	char err[256];
+};
+
+static void port_change_on_main(void *arg)
+{
+	struct port_change *pc = arg;
+	struct loop_host *lh = pc->lh;
+	if (!pc->add) {
+		struct nvmf_port *port = nvmf_tgt_find_port(&lh->tgt, pc->portid);
+		unsigned dropped = 0;
+		pc->rc = port ? nvmf_tgt_port_remove(&lh->tgt, port, &dropped, pc->err,
+						      sizeof(pc->err)) : -ENOENT;
+		return;
+	}
+	struct nvmf_port_config p;
+	memset(&p, 0, sizeof(p));
+	nvmf_config_port_defaults(&p);
+	snprintf(p.trtype, sizeof(p.trtype), "loop");
+	p.portid = pc->portid;
+	p.adrfam = AF_INET;
+	snprintf(p.traddr, sizeof(p.traddr), "%s", port_addr(pc->portid));
+	snprintf(p.trsvcid, sizeof(p.trsvcid), "4420");
+	p.inline_data_size = lh->params.inline_size ? lh->params.inline_size : 8192;
+	p.max_queue_size = lh->params.max_queue_size ? lh->params.max_queue_size : 128;
+	char nqns[4][64], *subs[4];
+	unsigned n = lh->params.n_subsys < 4 ? lh->params.n_subsys : 4;
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(nqns[i], sizeof(nqns[i]), "nqn.2026-11.io.nvmf-rdma:lh%u", i);
+		subs[i] = nqns[i];
+	}
+	p.subsystems = subs;
+	p.n_subsystems = n;
+	pc->rc = nvmf_tgt_port_add(&lh->tgt, &p, pc->err, sizeof(pc->err));
+}
+
+static int port_change(struct loop_host *lh, uint16_t portid, bool add)
+{
+	struct port_change pc = { .lh = lh, .portid = portid, .add = add };
+	if (!portid || portid > lh->params.n_ports)
+		return -EINVAL;
+	nvmf_loop_run_on(&lh->tgt, 0, port_change_on_main, &pc);
+	if (pc.rc)
+		fprintf(stderr, "loop_host: port %u %s: %s\n", portid, add ? "add" : "remove", pc.err);
+	return pc.rc;
+}
+
+int loop_host_port_remove(struct loop_host *lh, uint16_t portid)
+{
+	return port_change(lh, portid, false);
+}
+
+int loop_host_port_add(struct loop_host *lh, uint16_t portid)
+{
+	return port_change(lh, portid, true);
+}
+
+struct ana_change {
+	struct loop_host *lh;
+	uint16_t portid;
+	uint32_t grpid;
+	uint8_t state;
+	int rc;
+	char err[256];
+};
+
+static void ana_set_on_main(void *arg)
+{
+	struct ana_change *a = arg;
+	struct nvmf_port *port = nvmf_tgt_find_port(&a->lh->tgt, a->portid);
+	a->rc = port ? nvmf_tgt_ana_state_set(&a->lh->tgt, port, a->grpid, a->state, a->err,
+					      sizeof(a->err)) : -ENOENT;
+}
+
+int loop_host_ana_set(struct loop_host *lh, uint16_t portid, uint32_t grpid, uint8_t state)
+{
+	struct ana_change a = { .lh = lh, .portid = portid, .grpid = grpid, .state = state };
+	nvmf_loop_run_on(&lh->tgt, 0, ana_set_on_main, &a);
+	if (a.rc < 0)
+		fprintf(stderr, "loop_host: ANA state of group %u on port %u: %s\n", grpid, portid, a.err);
+	return a.rc < 0 ? a.rc : 0;
 }
 
 void loop_host_hold(struct loop_host *lh, bool hold)

@@ -37,6 +37,8 @@ struct loop_host_params {
 	bool allow_any_host;      /* else only LH_HOSTNQN may connect to lh0 (others: any) */
 	unsigned threads;         /* nvmf_target.threads; default 2 (2 I/O groups) */
 	bool driven;              /* no target threads: the library's calls run the target */
+	unsigned n_ports;         /* loop ports 1..n on 127.0.0.1..n:4420, each exposing
+				     every subsystem (paths for multipath); default 1 */
 	/* DH-HMAC-CHAP for LH_HOSTNQN (nvmf_tgt_host_auth_set's arguments): NULL key: none */
 	const char *dhchap_key, *dhchap_ctrl_key, *dhchap_hash, *dhchap_dhgroup;
 };
@@ -51,6 +53,19 @@ void loop_host_free(struct loop_host *lh);
 const struct nvmf_host_transport *loop_host_transport(struct loop_host *lh);
 /* Options to connect to @subnqn as LH_HOSTNQN through @lh. */
 struct nvmf_ctrl_opts loop_host_opts(struct loop_host *lh, const char *subnqn);
+
+/* loop_host_path_opts - loop_host_opts through port @path + 1 (127.0.0.(@path+1)). */
+struct nvmf_ctrl_opts loop_host_path_opts(struct loop_host *lh, const char *subnqn, unsigned path);
+/* loop_host_port_remove - the target stops listening on port @portid and tears down the
+ * controllers reached through it (nvmf_tgt_port_remove, on the main group). 0 or -errno. */
+int loop_host_port_remove(struct loop_host *lh, uint16_t portid);
+/* loop_host_port_add - port @portid (1..n_ports) listens again, exposing every subsystem
+ * (nvmf_tgt_port_add, on the main group). 0 or -errno. */
+int loop_host_port_add(struct loop_host *lh, uint16_t portid);
+
+/* loop_host_ana_set - group @grpid's ANA state on port @portid becomes @state
+ * (NVME_ANA_STATE_*; nvmf_tgt_ana_state_set, on the main group). 0 or -errno. */
+int loop_host_ana_set(struct loop_host *lh, uint16_t portid, uint32_t grpid, uint8_t state);
 
 /* loop_host_break - every connected queue loses its connection: received CQEs not yet
  * polled are dropped, submit and poll return -ECONNRESET (nvmf_loop_break). */

@@ -137,7 +137,30 @@ static void connect_request_with_bad_private_data_is_rejected_with_its_status(vo
 	rx_teardown(&x);
 }
 
+/* A port removed live (stop_listen while the target runs) leaves the transport taking
+ * connections on its other ports and on a port added back; only a stopping target refuses
+ * them (No Resources). */
+static void removing_a_port_live_keeps_accepting_connects_until_the_target_stops(void)
+{
+	struct rx x;
+	CU_ASSERT_FATAL(rx_setup(&x, NULL) == 0);
+	struct nvmf_port gone;
+	memset(&gone, 0, sizeof(gone));
+	nvmf_rdma_transport_ops.stop_listen(&x.t->base, &gone);
+	struct fv_cm_id *c = rx_cm_connect(&x, 0, 32, 16, 0);
+	CU_ASSERT_TRUE(c->accepted);
+	CU_ASSERT_FALSE(c->rejected);
+	__atomic_store_n(&x.tgt.stopping, true, __ATOMIC_RELEASE);
+	nvmf_rdma_transport_ops.stop_listen(&x.t->base, &gone);
+	struct fv_cm_id *d = rx_cm_connect(&x, 0, 32, 16, 0);
+	CU_ASSERT_TRUE(d->rejected);
+	CU_ASSERT_EQUAL(d->reject_sts, NVME_RDMA_CM_NO_RSC);
+	rx_teardown(&x);
+}
+
 const struct unit_test rdma_transport_tests[] = {
+	{ "removing_a_port_live_keeps_accepting_connects_until_the_target_stops",
+	  removing_a_port_live_keeps_accepting_connects_until_the_target_stops },
 	{ "discovery_entry_has_the_rdma_fields_of_the_port", discovery_entry_has_the_rdma_fields_of_the_port },
 	{ "wildcard_port_without_a_local_address_is_left_out", wildcard_port_without_a_local_address_is_left_out },
 	{ "connect_request_without_host_read_resources_is_rejected_with_invalid_ird",
