@@ -18,8 +18,8 @@
 #   make fuzz-smoke each harness over its seed corpus plus 5 seconds (part of make check)
 
 CC      ?= gcc
-# libcrypto: OpenSSL 3 for DH-HMAC-CHAP (nvme/dhchap.c).
-PKGS    := libibverbs librdmacm libnvme liburing jansson numa libcrypto
+# libcrypto: OpenSSL 3 for DH-HMAC-CHAP (nvme/dhchap.c). libisal: CRC32C for NVMe/TCP digests (nvme/tcp.c).
+PKGS    := libibverbs librdmacm libnvme liburing jansson numa libcrypto libisal
 # Generic x86-64 code: the test guest's CPU model has no host-specific extensions.
 ifeq ($(FUZZ),1)
 CFLAGS  ?= -O1 -g

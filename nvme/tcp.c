@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NVMe/TCP PDU header rules and digests (nvme/tcp.h; TCP transport 1.0 section 3.6).
+ */
+#include "nvme/tcp.h"
+
+#include <isa-l/crc.h>
+#include <stddef.h>
+
+/* Offsets of the common header fields, for FEI (byte offset of the bad field). */
+#define FEI_TYPE  offsetof(struct nvme_tcp_ch, type)
+#define FEI_FLAGS offsetof(struct nvme_tcp_ch, flags)
+#define FEI_HLEN  offsetof(struct nvme_tcp_ch, hlen)
+#define FEI_PDO   offsetof(struct nvme_tcp_ch, pdo)
+#define FEI_PLEN  offsetof(struct nvme_tcp_ch, plen)
+
+uint8_t nvme_tcp_hlen(uint8_t type)
+{
+	switch (type) {
+	case NVME_TCP_ICREQ:
+		return sizeof(struct nvme_tcp_icreq);
+	case NVME_TCP_ICRESP:
+		return sizeof(struct nvme_tcp_icresp);
+	case NVME_TCP_H2C_TERM:
+	case NVME_TCP_C2H_TERM:
+		return sizeof(struct nvme_tcp_term);
+	case NVME_TCP_CMD:
+		return sizeof(struct nvme_tcp_cmd);
+	case NVME_TCP_RSP:
+		return sizeof(struct nvme_tcp_rsp);
+	case NVME_TCP_H2C_DATA:
+	case NVME_TCP_C2H_DATA:
+		return sizeof(struct nvme_tcp_data);
+	case NVME_TCP_R2T:
+		return sizeof(struct nvme_tcp_r2t);
+	default:
+		return 0;
+	}
+}
+
+bool nvme_tcp_pdu_has_hdgst(uint8_t type)
+{
+	switch (type) {
+	case NVME_TCP_CMD:
+	case NVME_TCP_RSP:
+	case NVME_TCP_H2C_DATA:
+	case NVME_TCP_C2H_DATA:
+	case NVME_TCP_R2T:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether the receiver described by @cp may get @type now (@first: the connection's
+ * first PDU, which must be the initialization PDU; the host also takes a C2HTermReq
+ * there: a controller refuses an ICReq that way). */
+static bool type_allowed(uint8_t type, const struct nvme_tcp_conn_params *cp, bool first)
+{
+	if (cp->rx_is_ctrl)
+		return first ? type == NVME_TCP_ICREQ
+			     : type == NVME_TCP_CMD || type == NVME_TCP_H2C_DATA ||
+				       type == NVME_TCP_H2C_TERM;
+	if (first)
+		return type == NVME_TCP_ICRESP || type == NVME_TCP_C2H_TERM;
+	return type == NVME_TCP_RSP || type == NVME_TCP_C2H_DATA || type == NVME_TCP_R2T ||
+	       type == NVME_TCP_C2H_TERM;
+}
+
+static bool is_receivable(uint8_t type, bool rx_is_ctrl)
+{
+	static const struct nvme_tcp_conn_params ctrl = { .rx_is_ctrl = true };
+	static const struct nvme_tcp_conn_params host = { .rx_is_ctrl = false };
+	const struct nvme_tcp_conn_params *cp = rx_is_ctrl ? &ctrl : &host;
+
+	return type_allowed(type, cp, true) || type_allowed(type, cp, false);
+}
+
+static enum nvme_tcp_fes bad(uint32_t *fei, uint32_t field)
+{
+	*fei = field;
+	return NVME_TCP_FES_INVALID_HEADER;
+}
+
+enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
+				    const struct nvme_tcp_conn_params *cp, bool first,
+				    uint32_t *fei)
+{
+	uint8_t hlen = nvme_tcp_hlen(ch->type);
+	uint32_t plen = le32toh(ch->plen);
+	uint32_t hdr_end, dd, align, data;
+	bool hd;
+
+	*fei = 0;
+	/* A type this side never receives is a bad field; a valid one out of turn (a
+	 * second ICReq, a CapsuleCmd before it) is a sequence error. */
+	if (!hlen || !is_receivable(ch->type, cp->rx_is_ctrl))
+		return bad(fei, FEI_TYPE);
+	if (!type_allowed(ch->type, cp, first))
+		return NVME_TCP_FES_PDU_SEQUENCE;
+	if (ch->hlen != hlen)
+		return bad(fei, FEI_HLEN);
+
+	switch (ch->type) {
+	case NVME_TCP_ICREQ:
+	case NVME_TCP_ICRESP:
+		/* No digests before they are negotiated. */
+		if (ch->flags & (NVME_TCP_F_HDGST | NVME_TCP_F_DDGST))
+			return bad(fei, FEI_FLAGS);
+		if (ch->pdo)
+			return bad(fei, FEI_PDO);
+		if (plen != hlen)
+			return bad(fei, FEI_PLEN);
+		return NVME_TCP_FES_NONE;
+	case NVME_TCP_H2C_TERM:
+	case NVME_TCP_C2H_TERM: {
+		uint32_t max = ch->type == NVME_TCP_H2C_TERM ? NVME_TCP_TERM_H2C_MAX_DATA
+							     : NVME_TCP_TERM_C2H_MAX_DATA;
+		if (ch->flags & (NVME_TCP_F_HDGST | NVME_TCP_F_DDGST))
+			return bad(fei, FEI_FLAGS);
+		if (plen < hlen || plen > hlen + max)
+			return bad(fei, FEI_PLEN);
+		return NVME_TCP_FES_NONE;
+	}
+	default:
+		break;
+	}
+
+	hd = cp->hdgst;
+	if (!!(ch->flags & NVME_TCP_F_HDGST) != hd)
+		return bad(fei, FEI_FLAGS);
+	hdr_end = hlen + (hd ? NVME_TCP_DIGEST_LEN : 0);
+
+	if (ch->type == NVME_TCP_RSP || ch->type == NVME_TCP_R2T ||
+	    (ch->type == NVME_TCP_CMD && plen == hdr_end)) {
+		/* No data: PDO 0 (a Linux host sends 0 for a command without data). */
+		if (ch->pdo)
+			return bad(fei, FEI_PDO);
+		if (plen != hdr_end)
+			return bad(fei, FEI_PLEN);
+		return NVME_TCP_FES_NONE;
+	}
+
+	/* CapsuleCmd with in-capsule data, H2CData, C2HData. */
+	if (ch->type == NVME_TCP_C2H_DATA && (ch->flags & NVME_TCP_F_DATA_SUCCESS) &&
+	    !(ch->flags & NVME_TCP_F_DATA_LAST))
+		return bad(fei, FEI_FLAGS);
+	if (!!(ch->flags & NVME_TCP_F_DDGST) != cp->ddgst)
+		return bad(fei, FEI_FLAGS);
+	dd = cp->ddgst ? NVME_TCP_DIGEST_LEN : 0;
+	align = ((uint32_t)cp->rx_pda + 1) * 4;
+	if (ch->pdo < hdr_end || ch->pdo % align)
+		return bad(fei, FEI_PDO);
+	if (plen <= (uint32_t)ch->pdo + dd)
+		return bad(fei, FEI_PLEN);
+	data = plen - ch->pdo - dd;
+	if (data > cp->rx_max_data)
+		return ch->type == NVME_TCP_CMD ? bad(fei, FEI_PLEN)
+						: NVME_TCP_FES_R2T_LIMIT_EXCEEDED;
+	return NVME_TCP_FES_NONE;
+}
+
+uint32_t nvme_tcp_data_len(const struct nvme_tcp_ch *ch, const struct nvme_tcp_conn_params *cp)
+{
+	uint32_t plen = le32toh(ch->plen), dd = cp->ddgst ? NVME_TCP_DIGEST_LEN : 0;
+
+	if (!ch->pdo || plen <= (uint32_t)ch->pdo + dd)
+		return 0;
+	return plen - ch->pdo - dd;
+}
+
+uint8_t nvme_tcp_pdo(uint8_t hlen, bool hdgst, uint8_t pda)
+{
+	uint32_t end = hlen + (hdgst ? NVME_TCP_DIGEST_LEN : 0);
+	uint32_t align = ((uint32_t)(pda > NVME_TCP_MAX_PDA ? NVME_TCP_MAX_PDA : pda) + 1) * 4;
+
+	return (uint8_t)((end + align - 1) / align * align);
+}
+
+uint32_t nvme_tcp_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	/* crc32_iscsi takes an int length: feed it in pieces. */
+	while (len) {
+		int n = len > (1u << 30) ? (1 << 30) : (int)len;
+
+		crc = crc32_iscsi((unsigned char *)p, n, crc);
+		p += n;
+		len -= (size_t)n;
+	}
+	return crc;
+}
+
+uint32_t nvme_tcp_digest(const void *buf, size_t len)
+{
+	return nvme_tcp_crc32c_final(nvme_tcp_crc32c(NVME_TCP_CRC32C_INIT, buf, len));
+}
