@@ -113,15 +113,12 @@ enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 			return bad(fei, FEI_PLEN);
 		return NVME_TCP_FES_NONE;
 	case NVME_TCP_H2C_TERM:
-	case NVME_TCP_C2H_TERM: {
-		uint32_t max = ch->type == NVME_TCP_H2C_TERM ? NVME_TCP_TERM_H2C_MAX_DATA
-							     : NVME_TCP_TERM_C2H_MAX_DATA;
+	case NVME_TCP_C2H_TERM:
 		if (ch->flags & (NVME_TCP_F_HDGST | NVME_TCP_F_DDGST))
 			return bad(fei, FEI_FLAGS);
-		if (plen < hlen || plen > hlen + max)
+		if (plen < hlen || plen > hlen + NVME_TCP_TERM_MAX_DATA)
 			return bad(fei, FEI_PLEN);
 		return NVME_TCP_FES_NONE;
-	}
 	default:
 		break;
 	}

@@ -93,16 +93,16 @@ struct nvme_tcp_icresp {
 	uint8_t rsvd[112];
 } __attribute__((packed));
 
-/* H2CTermReq / C2HTermReq header (Figure 12/13), 24 bytes; then up to 128 (H2C) or 152
- * (C2H) bytes of the PDU header that caused the error. */
+/* H2CTermReq / C2HTermReq header (Figure 12/13), 24 bytes; then up to 128 bytes of the PDU
+ * header that caused the error: the whole PDU is at most 152 bytes in either direction (the
+ * kernel host's NVME_TCP_MAX_C2HTERM_PLEN, SPDK's SPDK_NVME_TCP_TERM_REQ_PDU_MAX_SIZE). */
 struct nvme_tcp_term {
 	struct nvme_tcp_ch ch;
 	__le16 fes;               /* enum nvme_tcp_fes */
 	__le32 fei;               /* field error information (see enum nvme_tcp_fes) */
 	uint8_t rsvd[10];
 } __attribute__((packed));
-#define NVME_TCP_TERM_H2C_MAX_DATA 128u
-#define NVME_TCP_TERM_C2H_MAX_DATA 152u
+#define NVME_TCP_TERM_MAX_DATA 128u
 
 /* CapsuleCmd (Figure 19), 72 bytes of header; in-capsule data may follow. */
 struct nvme_tcp_cmd {
