@@ -129,9 +129,12 @@ enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 	hdr_end = hlen + (hd ? NVME_TCP_DIGEST_LEN : 0);
 
 	if (ch->type == NVME_TCP_RSP || ch->type == NVME_TCP_R2T ||
-	    (ch->type == NVME_TCP_CMD && plen == hdr_end)) {
-		/* No data: PDO 0 (a Linux host sends 0 for a command without data). */
-		if (ch->pdo)
+	    (ch->type == NVME_TCP_CMD && plen <= hdr_end)) {
+		/* No data. A Linux host sends PDO 0 on a CapsuleCmd without data; the
+		 * kernel's and SPDK's targets do not look at it, FreeBSD's takes 0 or the
+		 * header's end (where the empty data starts): so do we. CapsuleResp and
+		 * R2T never carry data: PDO 0, as nvmet-tcp and SPDK send. */
+		if (ch->pdo && (ch->type != NVME_TCP_CMD || ch->pdo != hdr_end))
 			return bad(fei, FEI_PDO);
 		if (plen != hdr_end)
 			return bad(fei, FEI_PLEN);
@@ -160,8 +163,14 @@ enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 uint32_t nvme_tcp_data_len(const struct nvme_tcp_ch *ch, const struct nvme_tcp_conn_params *cp)
 {
 	uint32_t plen = le32toh(ch->plen), dd = cp->ddgst ? NVME_TCP_DIGEST_LEN : 0;
+	uint32_t hdr_end = (uint32_t)ch->hlen + (cp->hdgst ? NVME_TCP_DIGEST_LEN : 0);
 
-	if (!ch->pdo || plen <= (uint32_t)ch->pdo + dd)
+	/* Only these carry data; a CapsuleCmd has none when PLEN ends at the header
+	 * (whatever its PDO: see nvme_tcp_check_ch). */
+	if (ch->type != NVME_TCP_CMD && ch->type != NVME_TCP_H2C_DATA &&
+	    ch->type != NVME_TCP_C2H_DATA)
+		return 0;
+	if (plen <= hdr_end || ch->pdo < hdr_end || plen <= (uint32_t)ch->pdo + dd)
 		return 0;
 	return plen - ch->pdo - dd;
 }

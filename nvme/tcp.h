@@ -174,8 +174,9 @@ bool nvme_tcp_pdu_has_hdgst(uint8_t type);
  * parameters @cp before trusting its lengths (TCP transport 1.0 sections 3.6.1, 3.6.2).
  * Checks, in order: a type this receiver may get (ICReq/ICResp only as the first PDU, so
  * @first says whether this is it), HLEN for the type, the digest flags as negotiated,
- * PDO (0 without data; aligned and past the header and digest with data), PLEN (exactly
- * the header and digest for PDUs without data; data of 1..rx_max_data bytes otherwise).
+ * PDO (0 without data, or for a CapsuleCmd also the header's end; aligned and past the
+ * header and digest with data), PLEN (exactly the header and digest for PDUs without data;
+ * data of 1..rx_max_data bytes otherwise).
  * Returns NVME_TCP_FES_NONE when acceptable, else the FES to terminate the connection
  * with and *@fei set to the byte offset of the offending field (host endian).
  */
@@ -183,8 +184,9 @@ enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 				    const struct nvme_tcp_conn_params *cp, bool first,
 				    uint32_t *fei);
 
-/* nvme_tcp_data_len - bytes of data in a PDU whose common header passed
- * nvme_tcp_check_ch (PLEN - PDO - data digest), 0 when it has none. */
+/* nvme_tcp_data_len - bytes of data in a CapsuleCmd, H2CData or C2HData PDU whose common
+ * header passed nvme_tcp_check_ch (PLEN - PDO - data digest), 0 when it has none (PLEN
+ * ends at the header and its digest) and for every other type. */
 uint32_t nvme_tcp_data_len(const struct nvme_tcp_ch *ch, const struct nvme_tcp_conn_params *cp);
 
 /* nvme_tcp_pdo - the PDO a sender uses for data after a header of @hlen bytes with the
