@@ -76,6 +76,13 @@ static bool is_receivable(uint8_t type, bool rx_is_ctrl)
 	return type_allowed(type, cp, true) || type_allowed(type, cp, false);
 }
 
+/* Bytes of data alignment for a PDA (0's based dwords); values above 31 count as 31
+ * (128 bytes, the largest the ICReq/ICResp fields define), as SPDK clamps them. */
+static uint32_t pda_bytes(uint8_t pda)
+{
+	return ((uint32_t)(pda > NVME_TCP_MAX_PDA ? NVME_TCP_MAX_PDA : pda) + 1) * 4;
+}
+
 static enum nvme_tcp_fes bad(uint32_t *fei, uint32_t field)
 {
 	*fei = field;
@@ -148,7 +155,7 @@ enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 	if (!!(ch->flags & NVME_TCP_F_DDGST) != cp->ddgst)
 		return bad(fei, FEI_FLAGS);
 	dd = cp->ddgst ? NVME_TCP_DIGEST_LEN : 0;
-	align = ((uint32_t)cp->rx_pda + 1) * 4;
+	align = pda_bytes(cp->rx_pda);
 	if (ch->pdo < hdr_end || ch->pdo % align)
 		return bad(fei, FEI_PDO);
 	if (plen <= (uint32_t)ch->pdo + dd)
@@ -178,9 +185,12 @@ uint32_t nvme_tcp_data_len(const struct nvme_tcp_ch *ch, const struct nvme_tcp_c
 uint8_t nvme_tcp_pdo(uint8_t hlen, bool hdgst, uint8_t pda)
 {
 	uint32_t end = hlen + (hdgst ? NVME_TCP_DIGEST_LEN : 0);
-	uint32_t align = ((uint32_t)(pda > NVME_TCP_MAX_PDA ? NVME_TCP_MAX_PDA : pda) + 1) * 4;
+	uint32_t align = pda_bytes(pda);
+	uint32_t pdo = (end + align - 1) / align * align;
 
-	return (uint8_t)((end + align - 1) / align * align);
+	/* PDO is one byte: no header that carries data (at most 72 + 4 bytes) gets
+	 * here, but a 128-byte one with a digest would. */
+	return pdo > UINT8_MAX ? 0 : (uint8_t)pdo;
 }
 
 uint32_t nvme_tcp_crc32c(uint32_t crc, const void *buf, size_t len)

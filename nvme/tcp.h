@@ -155,7 +155,8 @@ struct nvme_tcp_conn_params {
 	bool hdgst;               /* header digests on CapsuleCmd/Resp, Data, R2T PDUs */
 	bool ddgst;               /* data digests on PDUs that carry data */
 	uint8_t rx_pda;           /* the alignment this receiver asked for: data at a PDO that
-				   * is a multiple of (rx_pda + 1) * 4 bytes (0's based) */
+				   * is a multiple of (rx_pda + 1) * 4 bytes (0's based; above
+				   * NVME_TCP_MAX_PDA counts as NVME_TCP_MAX_PDA) */
 	uint32_t rx_max_data;     /* bytes of data one received PDU may carry (the target:
 				   * max(in-capsule size, MAXH2CDATA); the host: what it can take) */
 	bool rx_is_ctrl;          /* the receiver is the controller (takes H2C PDUs) */
@@ -190,8 +191,10 @@ enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 uint32_t nvme_tcp_data_len(const struct nvme_tcp_ch *ch, const struct nvme_tcp_conn_params *cp);
 
 /* nvme_tcp_pdo - the PDO a sender uses for data after a header of @hlen bytes with the
- * header digest @hdgst, for a receiver that asked for alignment @pda (0's based, dwords):
- * the smallest multiple of (pda + 1) * 4 at or after the header and digest. */
+ * header digest @hdgst, for a receiver that asked for alignment @pda (0's based, dwords;
+ * above NVME_TCP_MAX_PDA counts as NVME_TCP_MAX_PDA): the smallest multiple of
+ * (pda + 1) * 4 at or after the header and digest, in bytes; 0 when that does not fit
+ * PDO's byte (no PDU type that carries data has such a header). */
 uint8_t nvme_tcp_pdo(uint8_t hlen, bool hdgst, uint8_t pda);
 
 /* nvme_tcp_crc32c - CRC32C (Castagnoli, as iSCSI: reflected, initial and final value
