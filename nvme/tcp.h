@@ -174,12 +174,16 @@ bool nvme_tcp_pdu_has_hdgst(uint8_t type);
  * nvme_tcp_check_ch - check a received common header @ch against the connection's
  * parameters @cp before trusting its lengths (TCP transport 1.0 sections 3.6.1, 3.6.2).
  * Checks, in order: a type this receiver may get (ICReq/ICResp only as the first PDU, so
- * @first says whether this is it), HLEN for the type, the digest flags as negotiated,
- * PDO (0 without data, or for a CapsuleCmd also the header's end; aligned and past the
- * header and digest with data), PLEN (exactly the header and digest for PDUs without data;
- * data of 1..rx_max_data bytes otherwise).
- * Returns NVME_TCP_FES_NONE when acceptable, else the FES to terminate the connection
- * with and *@fei set to the byte offset of the offending field (host endian).
+ * @first says whether this is it; a host also takes a C2HTermReq there), HLEN for the
+ * type, the digest flags as negotiated (none on ICReq/ICResp/TermReq; C2HData SUCCESS
+ * only with LAST), PDO (0 without data, or for a CapsuleCmd also the header's end;
+ * aligned and past the header and digest with data), PLEN (exactly the header and digest
+ * for PDUs without data; data of 1..rx_max_data bytes otherwise; a TermReq 24..152).
+ * Returns NVME_TCP_FES_NONE when acceptable; NVME_TCP_FES_PDU_SEQUENCE (FEI 0) for a type
+ * of this direction out of turn; NVME_TCP_FES_R2T_LIMIT_EXCEEDED (05h, FEI 0) for an
+ * H2CData/C2HData with more than rx_max_data bytes; else NVME_TCP_FES_INVALID_HEADER with
+ * *@fei the byte offset of the offending field (0..4, host endian). For a received TermReq
+ * the answer is only for the log: the connection ends either way, not with a TermReq.
  */
 enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 				    const struct nvme_tcp_conn_params *cp, bool first,
