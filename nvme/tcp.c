@@ -76,6 +76,13 @@ static bool is_receivable(uint8_t type, bool rx_is_ctrl)
 	return type_allowed(type, cp, true) || type_allowed(type, cp, false);
 }
 
+/* Bytes of data alignment for a PDA (0's based dwords); values above 31 count as 31
+ * (128 bytes, the largest the ICReq/ICResp fields define), as SPDK clamps them. */
+static uint32_t pda_bytes(uint8_t pda)
+{
+	return ((uint32_t)(pda > NVME_TCP_MAX_PDA ? NVME_TCP_MAX_PDA : pda) + 1) * 4;
+}
+
 static enum nvme_tcp_fes bad(uint32_t *fei, uint32_t field)
 {
 	*fei = field;
@@ -113,15 +120,12 @@ enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 			return bad(fei, FEI_PLEN);
 		return NVME_TCP_FES_NONE;
 	case NVME_TCP_H2C_TERM:
-	case NVME_TCP_C2H_TERM: {
-		uint32_t max = ch->type == NVME_TCP_H2C_TERM ? NVME_TCP_TERM_H2C_MAX_DATA
-							     : NVME_TCP_TERM_C2H_MAX_DATA;
+	case NVME_TCP_C2H_TERM:
 		if (ch->flags & (NVME_TCP_F_HDGST | NVME_TCP_F_DDGST))
 			return bad(fei, FEI_FLAGS);
-		if (plen < hlen || plen > hlen + max)
+		if (plen < hlen || plen > hlen + NVME_TCP_TERM_MAX_DATA)
 			return bad(fei, FEI_PLEN);
 		return NVME_TCP_FES_NONE;
-	}
 	default:
 		break;
 	}
@@ -132,9 +136,12 @@ enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 	hdr_end = hlen + (hd ? NVME_TCP_DIGEST_LEN : 0);
 
 	if (ch->type == NVME_TCP_RSP || ch->type == NVME_TCP_R2T ||
-	    (ch->type == NVME_TCP_CMD && plen == hdr_end)) {
-		/* No data: PDO 0 (a Linux host sends 0 for a command without data). */
-		if (ch->pdo)
+	    (ch->type == NVME_TCP_CMD && plen <= hdr_end)) {
+		/* No data. A Linux host sends PDO 0 on a CapsuleCmd without data; the
+		 * kernel's and SPDK's targets do not look at it, FreeBSD's takes 0 or the
+		 * header's end (where the empty data starts): so do we. CapsuleResp and
+		 * R2T never carry data: PDO 0, as nvmet-tcp and SPDK send. */
+		if (ch->pdo && (ch->type != NVME_TCP_CMD || ch->pdo != hdr_end))
 			return bad(fei, FEI_PDO);
 		if (plen != hdr_end)
 			return bad(fei, FEI_PLEN);
@@ -148,7 +155,7 @@ enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 	if (!!(ch->flags & NVME_TCP_F_DDGST) != cp->ddgst)
 		return bad(fei, FEI_FLAGS);
 	dd = cp->ddgst ? NVME_TCP_DIGEST_LEN : 0;
-	align = ((uint32_t)cp->rx_pda + 1) * 4;
+	align = pda_bytes(cp->rx_pda);
 	if (ch->pdo < hdr_end || ch->pdo % align)
 		return bad(fei, FEI_PDO);
 	if (plen <= (uint32_t)ch->pdo + dd)
@@ -163,8 +170,14 @@ enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 uint32_t nvme_tcp_data_len(const struct nvme_tcp_ch *ch, const struct nvme_tcp_conn_params *cp)
 {
 	uint32_t plen = le32toh(ch->plen), dd = cp->ddgst ? NVME_TCP_DIGEST_LEN : 0;
+	uint32_t hdr_end = (uint32_t)ch->hlen + (cp->hdgst ? NVME_TCP_DIGEST_LEN : 0);
 
-	if (!ch->pdo || plen <= (uint32_t)ch->pdo + dd)
+	/* Only these carry data; a CapsuleCmd has none when PLEN ends at the header
+	 * (whatever its PDO: see nvme_tcp_check_ch). */
+	if (ch->type != NVME_TCP_CMD && ch->type != NVME_TCP_H2C_DATA &&
+	    ch->type != NVME_TCP_C2H_DATA)
+		return 0;
+	if (plen <= hdr_end || ch->pdo < hdr_end || plen <= (uint32_t)ch->pdo + dd)
 		return 0;
 	return plen - ch->pdo - dd;
 }
@@ -172,9 +185,12 @@ uint32_t nvme_tcp_data_len(const struct nvme_tcp_ch *ch, const struct nvme_tcp_c
 uint8_t nvme_tcp_pdo(uint8_t hlen, bool hdgst, uint8_t pda)
 {
 	uint32_t end = hlen + (hdgst ? NVME_TCP_DIGEST_LEN : 0);
-	uint32_t align = ((uint32_t)(pda > NVME_TCP_MAX_PDA ? NVME_TCP_MAX_PDA : pda) + 1) * 4;
+	uint32_t align = pda_bytes(pda);
+	uint32_t pdo = (end + align - 1) / align * align;
 
-	return (uint8_t)((end + align - 1) / align * align);
+	/* PDO is one byte: no header that carries data (at most 72 + 4 bytes) gets
+	 * here, but a 128-byte one with a digest would. */
+	return pdo > UINT8_MAX ? 0 : (uint8_t)pdo;
 }
 
 uint32_t nvme_tcp_crc32c(uint32_t crc, const void *buf, size_t len)

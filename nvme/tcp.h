@@ -93,16 +93,16 @@ struct nvme_tcp_icresp {
 	uint8_t rsvd[112];
 } __attribute__((packed));
 
-/* H2CTermReq / C2HTermReq header (Figure 12/13), 24 bytes; then up to 128 (H2C) or 152
- * (C2H) bytes of the PDU header that caused the error. */
+/* H2CTermReq / C2HTermReq header (Figure 12/13), 24 bytes; then up to 128 bytes of the PDU
+ * header that caused the error: the whole PDU is at most 152 bytes in either direction (the
+ * kernel host's NVME_TCP_MAX_C2HTERM_PLEN, SPDK's SPDK_NVME_TCP_TERM_REQ_PDU_MAX_SIZE). */
 struct nvme_tcp_term {
 	struct nvme_tcp_ch ch;
 	__le16 fes;               /* enum nvme_tcp_fes */
 	__le32 fei;               /* field error information (see enum nvme_tcp_fes) */
 	uint8_t rsvd[10];
 } __attribute__((packed));
-#define NVME_TCP_TERM_H2C_MAX_DATA 128u
-#define NVME_TCP_TERM_C2H_MAX_DATA 152u
+#define NVME_TCP_TERM_MAX_DATA 128u
 
 /* CapsuleCmd (Figure 19), 72 bytes of header; in-capsule data may follow. */
 struct nvme_tcp_cmd {
@@ -155,7 +155,8 @@ struct nvme_tcp_conn_params {
 	bool hdgst;               /* header digests on CapsuleCmd/Resp, Data, R2T PDUs */
 	bool ddgst;               /* data digests on PDUs that carry data */
 	uint8_t rx_pda;           /* the alignment this receiver asked for: data at a PDO that
-				   * is a multiple of (rx_pda + 1) * 4 bytes (0's based) */
+				   * is a multiple of (rx_pda + 1) * 4 bytes (0's based; above
+				   * NVME_TCP_MAX_PDA counts as NVME_TCP_MAX_PDA) */
 	uint32_t rx_max_data;     /* bytes of data one received PDU may carry (the target:
 				   * max(in-capsule size, MAXH2CDATA); the host: what it can take) */
 	bool rx_is_ctrl;          /* the receiver is the controller (takes H2C PDUs) */
@@ -173,23 +174,31 @@ bool nvme_tcp_pdu_has_hdgst(uint8_t type);
  * nvme_tcp_check_ch - check a received common header @ch against the connection's
  * parameters @cp before trusting its lengths (TCP transport 1.0 sections 3.6.1, 3.6.2).
  * Checks, in order: a type this receiver may get (ICReq/ICResp only as the first PDU, so
- * @first says whether this is it), HLEN for the type, the digest flags as negotiated,
- * PDO (0 without data; aligned and past the header and digest with data), PLEN (exactly
- * the header and digest for PDUs without data; data of 1..rx_max_data bytes otherwise).
- * Returns NVME_TCP_FES_NONE when acceptable, else the FES to terminate the connection
- * with and *@fei set to the byte offset of the offending field (host endian).
+ * @first says whether this is it; a host also takes a C2HTermReq there), HLEN for the
+ * type, the digest flags as negotiated (none on ICReq/ICResp/TermReq; C2HData SUCCESS
+ * only with LAST), PDO (0 without data, or for a CapsuleCmd also the header's end;
+ * aligned and past the header and digest with data), PLEN (exactly the header and digest
+ * for PDUs without data; data of 1..rx_max_data bytes otherwise; a TermReq 24..152).
+ * Returns NVME_TCP_FES_NONE when acceptable; NVME_TCP_FES_PDU_SEQUENCE (FEI 0) for a type
+ * of this direction out of turn; NVME_TCP_FES_R2T_LIMIT_EXCEEDED (05h, FEI 0) for an
+ * H2CData/C2HData with more than rx_max_data bytes; else NVME_TCP_FES_INVALID_HEADER with
+ * *@fei the byte offset of the offending field (0..4, host endian). For a received TermReq
+ * the answer is only for the log: the connection ends either way, not with a TermReq.
  */
 enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 				    const struct nvme_tcp_conn_params *cp, bool first,
 				    uint32_t *fei);
 
-/* nvme_tcp_data_len - bytes of data in a PDU whose common header passed
- * nvme_tcp_check_ch (PLEN - PDO - data digest), 0 when it has none. */
+/* nvme_tcp_data_len - bytes of data in a CapsuleCmd, H2CData or C2HData PDU whose common
+ * header passed nvme_tcp_check_ch (PLEN - PDO - data digest), 0 when it has none (PLEN
+ * ends at the header and its digest) and for every other type. */
 uint32_t nvme_tcp_data_len(const struct nvme_tcp_ch *ch, const struct nvme_tcp_conn_params *cp);
 
 /* nvme_tcp_pdo - the PDO a sender uses for data after a header of @hlen bytes with the
- * header digest @hdgst, for a receiver that asked for alignment @pda (0's based, dwords):
- * the smallest multiple of (pda + 1) * 4 at or after the header and digest. */
+ * header digest @hdgst, for a receiver that asked for alignment @pda (0's based, dwords;
+ * above NVME_TCP_MAX_PDA counts as NVME_TCP_MAX_PDA): the smallest multiple of
+ * (pda + 1) * 4 at or after the header and digest, in bytes; 0 when that does not fit
+ * PDO's byte (no PDU type that carries data has such a header). */
 uint8_t nvme_tcp_pdo(uint8_t hlen, bool hdgst, uint8_t pda);
 
 /* nvme_tcp_crc32c - CRC32C (Castagnoli, as iSCSI: reflected, initial and final value
