@@ -270,6 +270,7 @@ int tt_connect(struct ttc *c, const char *subnqn, uint16_t qid, uint16_t cntlid,
 	memcpy(b + NVMF_CONNECT_KATO, &kato, sizeof(kato));
 	fx_connect_data(&d, subnqn, TT_HOSTNQN, cntlid);
 	struct nvme_cqe cqe;
+	memset(&cqe, 0, sizeof(cqe));
 	if (tt_capsule(c, &sqe, &d, c->connect_r2t ? 0 : sizeof(d), false, false))
 		return -1;
 	if (c->connect_r2t) {
@@ -320,7 +321,7 @@ int tt_rsp(struct ttc *c, struct nvme_cqe *cqe)
 	const struct nvme_tcp_rsp *r = (const void *)p;
 	if (n != (int)(sizeof(*r) + (c->hd ? NVME_TCP_DIGEST_LEN : 0)) || r->ch.type != NVME_TCP_RSP ||
 	    !hdgst_ok(c, p)) {
-		fprintf(stderr, "tcp fixture: expected a CapsuleResp, got %d bytes of type %u\n", n, p[0]);
+		fprintf(stderr, "tcp fixture: expected a CapsuleResp, got %d bytes of type %u\n", n, (unsigned)p[0]);
 		return -1;
 	}
 	*cqe = r->cqe;
@@ -375,7 +376,7 @@ int tt_term(struct ttc *c, uint16_t *fes, uint32_t *fei)
 	int n = tt_recv_pdu(c, p, sizeof(p));
 	const struct nvme_tcp_term *t = (const void *)p;
 	if (n < (int)sizeof(*t) || t->ch.type != NVME_TCP_C2H_TERM || t->ch.hlen != sizeof(*t)) {
-		fprintf(stderr, "tcp fixture: expected a C2HTermReq, got %d bytes of type %u\n", n, n > 0 ? p[0] : 0);
+		fprintf(stderr, "tcp fixture: expected a C2HTermReq, got %d bytes of type %d\n", n, n > 0 ? (int)p[0] : 0);
 		return -1;
 	}
 	*fes = le16toh(t->fes);
