@@ -57,7 +57,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) || echo PKG-CONFIG-FAILED-run-m
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) || echo PKG-CONFIG-FAILED-run-make-deps)
 
 # Library code of each layer; files named *main.c are programs.
-LIB_DIRS := nvme rdma rdma/host rdma/target subsystem target initiator
+LIB_DIRS := nvme rdma rdma/host rdma/target tcp/target subsystem target initiator
 LIB_SRCS := $(filter-out %main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 
@@ -297,7 +297,7 @@ CPPCHECK = cppcheck -q -j2 --std=c11 -D_GNU_SOURCE -I. --library=posix,gnu \
 	    --include=/usr/include/jansson.h --enable=warning,portability,performance \
 	    --suppressions-list=scripts/cppcheck-suppressions --error-exitcode=1 \
 	    --template='{file}:{line}:{column}: cppcheck {severity}: {message} [{id}]'
-CPPCHECK_DIRS := nvme rdma subsystem target initiator tests
+CPPCHECK_DIRS := nvme rdma tcp subsystem target initiator tests
 # Two jobs unless the caller's make shares its own job slots (make -jN analyze). The inner
 # make gets CC from scan-build's environment (its ccc-analyzer) on its command line, so that
 # no CC given to this make can bypass the analyzer.
