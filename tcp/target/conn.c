@@ -142,7 +142,7 @@ void nvmf_tcp_conn_fatal(struct nvmf_tcp_conn *conn, enum nvme_tcp_fes fes, uint
 		return;
 	struct nvmf_tcp_tx *tx = &conn->term;
 	struct nvme_tcp_term *term = (struct nvme_tcp_term *)tx->hdr;
-	uint32_t n = hdr_len < NVME_TCP_TERM_C2H_MAX_DATA ? hdr_len : NVME_TCP_TERM_C2H_MAX_DATA;
+	uint32_t n = hdr_len < NVME_TCP_TERM_MAX_DATA ? hdr_len : NVME_TCP_TERM_MAX_DATA;
 	memset(tx, 0, sizeof(*tx));
 	term->ch.type = NVME_TCP_C2H_TERM;
 	term->ch.hlen = sizeof(*term);

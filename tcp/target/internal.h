@@ -36,7 +36,7 @@
 #define NVMF_TCP_HANDSHAKE_MS   10000u
 /* Bytes of PDU header a send item holds: a C2HTermReq (24) with the 152 bytes of the
  * offending header, or a data PDU's header, digest and padding up to a PDO of 128. */
-#define NVMF_TCP_TX_HDR_MAX     (sizeof(struct nvme_tcp_term) + NVME_TCP_TERM_C2H_MAX_DATA)
+#define NVMF_TCP_TX_HDR_MAX     (sizeof(struct nvme_tcp_term) + NVME_TCP_TERM_MAX_DATA)
 /* Bytes recv() may put in a connection's buffer ahead of a PDU's data: the largest PDO
  * (255) and a header digest; the buffer holds one whole PDU at least. */
 #define NVMF_TCP_RX_SLACK       512u
