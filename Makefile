@@ -264,14 +264,16 @@ install-check: all
 	$(BUILD)/install-check/bin/nvmf-target --version
 	$(BUILD)/install-check/bin/nvmf-targetctl --help > /dev/null
 
+# Builds use every core (CHECK_JOBS); the tests themselves run one at a time.
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: deps
-	$(MAKE) all
-	$(MAKE) unit
-	$(MAKE) SANITIZE=1 unit
-	$(MAKE) fuzz-smoke
-	$(MAKE) analyze
-	$(MAKE) install-check
-	$(MAKE) vm-check
+	$(MAKE) -j$(CHECK_JOBS) all
+	$(MAKE) -j$(CHECK_JOBS) unit
+	$(MAKE) -j$(CHECK_JOBS) SANITIZE=1 unit
+	$(MAKE) -j$(CHECK_JOBS) fuzz-smoke
+	$(MAKE) -j$(CHECK_JOBS) analyze
+	$(MAKE) -j$(CHECK_JOBS) install-check
+	$(MAKE) -j$(CHECK_JOBS) vm-check
 
 asan:
 	$(MAKE) SANITIZE=1 all unit
