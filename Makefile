@@ -57,13 +57,14 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) || echo PKG-CONFIG-FAILED-run-m
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) || echo PKG-CONFIG-FAILED-run-make-deps)
 
 # Library code of each layer; files named *main.c are programs.
-LIB_DIRS := nvme rdma rdma/host rdma/target subsystem target initiator
+LIB_DIRS := nvme rdma rdma/host rdma/target tcp/host subsystem target initiator
 LIB_SRCS := $(filter-out %main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 
-# libnvmf: the host library = initiator core + RDMA host transport + shared protocol code.
+# libnvmf: the host library = initiator core + RDMA and TCP host transports + shared
+# protocol code.
 NVMF_SRCS := $(filter-out %main.c,$(wildcard initiator/*.c)) $(wildcard rdma/host/*.c) rdma/device.c \
-             $(wildcard nvme/*.c)
+             $(wildcard tcp/host/*.c) $(wildcard nvme/*.c)
 NVMF_OBJS := $(NVMF_SRCS:%.c=$(BUILD)/obj/%.o)
 # The nvmf tool: initiator/cli/main.c plus the rest of initiator/cli (also unit tested).
 CLI_SRCS  := $(filter-out initiator/cli/main.c,$(wildcard initiator/cli/*.c))
@@ -297,7 +298,7 @@ CPPCHECK = cppcheck -q -j2 --std=c11 -D_GNU_SOURCE -I. --library=posix,gnu \
 	    --include=/usr/include/jansson.h --enable=warning,portability,performance \
 	    --suppressions-list=scripts/cppcheck-suppressions --error-exitcode=1 \
 	    --template='{file}:{line}:{column}: cppcheck {severity}: {message} [{id}]'
-CPPCHECK_DIRS := nvme rdma subsystem target initiator tests
+CPPCHECK_DIRS := nvme rdma tcp subsystem target initiator tests
 # Two jobs unless the caller's make shares its own job slots (make -jN analyze). The inner
 # make gets CC from scan-build's environment (its ccc-analyzer) on its command line, so that
 # no CC given to this make can bypass the analyzer.
