@@ -186,6 +186,7 @@ static int on_r2t(struct nvmf_th_queue *q)
 		return proto_fail(q, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_r2t, cccid),
 				  "R2T for command id %u, %s", r->cccid,
 				  !c ? "which is not outstanding" :
+				  !c->cmd->write ? "which is a read" :
 				  c->incapsule ? "whose data went in the capsule" : "which writes no data");
 	if (!c->capsule_out)
 		return proto_fail(q, NVME_TCP_FES_PDU_SEQUENCE, 0,
