@@ -57,7 +57,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) || echo PKG-CONFIG-FAILED-run-m
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) || echo PKG-CONFIG-FAILED-run-make-deps)
 
 # Library code of each layer; files named *main.c are programs.
-LIB_DIRS := nvme rdma rdma/host rdma/target tcp/host subsystem target initiator
+LIB_DIRS := nvme rdma rdma/host rdma/target tcp/host tcp/target subsystem target initiator
 LIB_SRCS := $(filter-out %main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 

@@ -50,6 +50,8 @@ static void put_entry(struct nvmf_disc_log_entry *e, const struct nvmf_disc_rec 
 		e->tsas.rdma.prtype = r->rdma_prtype;
 		e->tsas.rdma.cms = r->rdma_cms;
 		e->tsas.rdma.pkey = htole16(r->rdma_pkey);
+	} else if (r->trtype == NVMF_TRTYPE_TCP) {
+		e->tsas.tcp.sectype = r->tcp_sectype;
 	}
 }
 
@@ -105,6 +107,8 @@ void nvmf_disc_log_decode_entry(const void *entry, struct nvmf_disc_rec *rec,
 		rec->rdma_prtype = e.tsas.rdma.prtype;
 		rec->rdma_cms = e.tsas.rdma.cms;
 		rec->rdma_pkey = le16toh(e.tsas.rdma.pkey);
+	} else if (e.trtype == NVMF_TRTYPE_TCP) {
+		rec->tcp_sectype = e.tsas.tcp.sectype;
 	}
 }
 
@@ -152,6 +156,7 @@ uint64_t nvmf_disc_log_hash(const struct nvmf_disc_rec *recs, size_t n)
 		h = fnv_u16(h, r->asqsz);
 		h = fnv_u16(h, r->eflags);
 		h = fnv_u16(h, r->rdma_pkey);
+		h = fnv_bytes(h, &r->tcp_sectype, 1);
 		h = fnv_str(h, r->trsvcid);
 		h = fnv_str(h, r->traddr);
 		h = fnv_str(h, r->subnqn);

@@ -27,8 +27,8 @@
  * trsvcid (32 B) and traddr (256 B) as written, NUL padded; subnqn (256 B) NUL padded.
  * A string longer than its field is cut at the field size (the config validates lengths:
  * trsvcid <= 31, traddr <= 255, NQN <= 223 characters, so a NUL always follows).
- * The tsas.rdma bytes are written only when trtype is NVMF_TRTYPE_RDMA; other
- * transports' TSAS is left zero.
+ * The tsas.rdma bytes are written only when trtype is NVMF_TRTYPE_RDMA, tsas.tcp.sectype
+ * only when it is NVMF_TRTYPE_TCP; other transports' TSAS is left zero.
  */
 struct nvmf_disc_rec {
 	uint8_t trtype;          /* NVMF_TRTYPE_RDMA */
@@ -46,6 +46,7 @@ struct nvmf_disc_rec {
 	uint8_t rdma_prtype;     /* NVMF_RDMA_PRTYPE_NOT_SPECIFIED (1) */
 	uint8_t rdma_cms;        /* NVMF_RDMA_CMS_RDMA_CM (1) */
 	uint16_t rdma_pkey;      /* 0 unless InfiniBand partitions are used */
+	uint8_t tcp_sectype;     /* NVMF_TCP_SECTYPE_NONE (0): no TLS (libnvme's enum) */
 };
 
 /* nvmf_disc_log_size - bytes of a log with @nrec entries: 1024 * (1 + nrec); SIZE_MAX if
@@ -94,7 +95,8 @@ struct nvmf_disc_strs {
  * The strings go to @strs and @rec->trsvcid/traddr/subnqn point into it: each ends at
  * the field's first NUL (a field with none is taken whole) and loses its trailing spaces
  * (SPDK pads trsvcid with spaces; nvme_ascii_field_str). The TSAS (rdma_* fields) is read
- * only when trtype is NVMF_TRTYPE_RDMA, else they are 0. @rec is valid as long as @strs.
+ * only when trtype is NVMF_TRTYPE_RDMA, tcp_sectype only when it is NVMF_TRTYPE_TCP;
+ * otherwise they are 0. @rec is valid as long as @strs.
  */
 void nvmf_disc_log_decode_entry(const void *entry, struct nvmf_disc_rec *rec,
 				struct nvmf_disc_strs *strs);

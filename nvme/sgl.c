@@ -72,6 +72,35 @@ nvme_status_t nvme_sgl_parse(const struct nvme_sqe *cmd, uint32_t incapsule_len,
 	}
 }
 
+/* SGL descriptor type 5h (Transport SGL Data Block), subtype Ah: NVMe/TCP's "data not
+ * in the capsule" (nvme/tcp.h NVME_SGL_TCP_TRANSPORT). */
+#define SGL_TYPE_TRANSPORT_DATA 0x5u
+#define SGL_SUBTYPE_TCP         0xAu
+
+nvme_status_t nvme_sgl_parse_tcp(const struct nvme_sqe *cmd, uint32_t incapsule_len,
+				 bool is_write, struct nvme_sgl_info *out)
+{
+	const struct nvme_sgl_desc *d = &cmd->dptr;
+	uint8_t psdt = cmd->flags & NVME_CMD_PSDT_MASK;
+
+	memset(out, 0, sizeof(*out));
+	if (psdt != NVME_CMD_PSDT_SGL_MPTR && psdt != NVME_CMD_PSDT_SGL_MSEG)
+		return sgl_error(NVME_SC_INVALID_FIELD);
+	switch (d->unkeyed.type >> 4) {
+	case NVME_SGL_TYPE_DATA_BLOCK:
+		return parse_incapsule(d, incapsule_len, is_write, out);
+	case SGL_TYPE_TRANSPORT_DATA:
+		if ((d->unkeyed.type & 0xf) != SGL_SUBTYPE_TCP)
+			return sgl_error(NVME_SC_SGL_INVALID_TYPE);
+		out->len = le32toh(d->unkeyed.length);
+		if (out->len)
+			out->kind = NVME_SGL_KIND_TRANSPORT;
+		return 0;
+	default:
+		return sgl_error(NVME_SC_SGL_INVALID_TYPE);
+	}
+}
+
 /* PSDT 01b: SGL, MPTR a single buffer; FUSE (bits 1:0) kept, reserved bits 5:2 cleared. */
 static void set_psdt_sgl(struct nvme_sqe *sqe)
 {

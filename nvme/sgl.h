@@ -32,6 +32,7 @@ enum nvme_sgl_kind {
 	NVME_SGL_KIND_NONE = 0,  /* no data: length 0 */
 	NVME_SGL_KIND_KEYED,     /* host memory at addr/key, len bytes */
 	NVME_SGL_KIND_INCAPSULE, /* len bytes at offset into the capsule's data */
+	NVME_SGL_KIND_TRANSPORT, /* NVMe/TCP: len bytes moved by R2T/H2CData or C2HData */
 };
 
 /* A decoded data pointer. All fields host endian. */
@@ -103,5 +104,23 @@ int nvme_sgl_set_keyed(struct nvme_sqe *sqe, uint64_t addr, uint32_t len, uint32
  * size, ICDOFF 0).
  */
 void nvme_sgl_set_incapsule(struct nvme_sqe *sqe, uint32_t offset, uint32_t len);
+
+/*
+ * nvme_sgl_parse_tcp - the same for a CapsuleCmd of the NVMe/TCP binding (TCP transport
+ * 1.0 section 3.3.2, MSDBD 1): the descriptor is either
+ *   0x01 data block, offset     - in-capsule data, checked as nvme_sgl_parse does
+ *                                 (@incapsule_len: bytes of data the CapsuleCmd PDU
+ *                                 carried, at most the queue's in-capsule size)
+ *   0x5A transport data block   - @out->len bytes (descriptor bytes 8-11, le32) that the
+ *                                 controller pulls with R2T (writes) or pushes in C2HData
+ *                                 PDUs (reads): NVME_SGL_KIND_TRANSPORT
+ * Returns 0 or the status nvme_sgl_parse gives: INVALID_FIELD for PRP/reserved PSDT and
+ * for in-capsule data on a command that is not a write, SGL_INVALID_OFFSET for in-capsule
+ * data past what arrived, SGL_INVALID_TYPE for any other descriptor (keyed ones
+ * included: TCP has no remote memory keys) or a transport data block whose subtype is
+ * not Ah (as nvmet-tcp and SPDK). Length 0 decodes as NVME_SGL_KIND_NONE.
+ */
+nvme_status_t nvme_sgl_parse_tcp(const struct nvme_sqe *cmd, uint32_t incapsule_len,
+				 bool is_write, struct nvme_sgl_info *out);
 
 #endif

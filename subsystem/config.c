@@ -324,8 +324,10 @@ static const struct cfg_irule svc_rule = { 1, 65535, true, "a port number", "1-6
 static const struct cfg_irule inline_rule = { -1, 16384, true, "an inline data size",
 	"0-16384, or -1 for the default 8192" };
 static const struct cfg_irule mqs_rule = { -1, 1024, true, "a queue size", "16-1024, or -1 for the default 128" };
+static const struct cfg_irule h2c_rule = { -1, 16777216, true, "a MAXH2CDATA",
+	"4096-16777216 bytes, a multiple of 4, or -1 for the default 131072" };
 
-/* addr{} of a port: only rdma over IPv4/IPv6 is served. */
+/* addr{} of a port: rdma or tcp over IPv4/IPv6. */
 static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvmf_port_config *p)
 {
 	static const char *const treqs[] = { "not specified", "required", "not required" };
@@ -336,17 +338,18 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 
 	if (cfg_get_str(c, a, base, "trtype", true, &trtype))
 		return -1;
-	if (strcmp(trtype, "rdma"))
-		return cfg_fail(c, base, "trtype", "%s is not supported (this target serves rdma)",
+	if (strcmp(trtype, "rdma") && strcmp(trtype, "tcp"))
+		return cfg_fail(c, base, "trtype", "%s is not supported (this target serves rdma and tcp)",
 			    cfg_quote(trtype, b, sizeof(b)));
 	snprintf(p->trtype, sizeof(p->trtype), "%s", trtype);
 	if (cfg_get_str(c, a, base, "adrfam", false, &adrfam) || cfg_get_str(c, a, base, "traddr", true, &traddr))
 		return -1;
 	if (adrfam && *adrfam && strcmp(adrfam, "ipv4") && strcmp(adrfam, "ipv6"))
-		return cfg_fail(c, base, "adrfam", "%s is not supported for rdma (use \"ipv4\" or \"ipv6\")",
-			    cfg_quote(adrfam, b, sizeof(b)));
+		return cfg_fail(c, base, "adrfam", "%s is not supported for %s (use \"ipv4\" or \"ipv6\")",
+			    cfg_quote(adrfam, b, sizeof(b)), p->trtype);
 	if (!*traddr)
-		return cfg_fail(c, base, "traddr", "empty (an rdma port needs an IPv4 or IPv6 address)");
+		return cfg_fail(c, base, "traddr", "empty (%s %s port needs an IPv4 or IPv6 address)",
+			    strcmp(p->trtype, "rdma") ? "a" : "an", p->trtype);
 	bool v4 = inet_pton(AF_INET, traddr, bin) == 1, v6 = !v4 && inet_pton(AF_INET6, traddr, bin) == 1;
 	if (adrfam && !strcmp(adrfam, "ipv4") && !v4)
 		return cfg_fail(c, base, "traddr", v6 ? "%s is an IPv6 address but adrfam is \"ipv4\""
@@ -372,7 +375,8 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 		/* Advertising a requirement the port does not enforce would mislead hosts. */
 		if (p->treq == 1)
 			return cfg_fail(c, base, "treq", "\"required\" asks for a secure channel (TLS), which "
-				    "rdma ports of this target do not have; use \"not specified\" or \"not required\"");
+				    "%s ports of this target do not have; use \"not specified\" or \"not required\"",
+				    p->trtype);
 	}
 	return 0;
 }
@@ -409,6 +413,18 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 					 mqs_rule.what, mqs_rule.range);
 		if (r && v >= 0)
 			p->max_queue_size = (uint32_t)v;
+		/* ICResp MAXH2CDATA: at least 4096 and a dword multiple (TCP transport 1.0
+		 * Figure 16); only a tcp port sends one. */
+		if ((r = cfg_get_int(c, param, sub, "nvmf_maxh2cdata", &h2c_rule, false, &v)) < 0)
+			return -1;
+		if (r && v >= 0 && (v < 4096 || v % 4))
+			return cfg_bad_value(c, sub, "nvmf_maxh2cdata", json_object_get(param, "nvmf_maxh2cdata"),
+					 h2c_rule.what, h2c_rule.range);
+		if (r && v >= 0 && strcmp(p->trtype, "tcp"))
+			return cfg_fail(c, sub, "nvmf_maxh2cdata", "only a tcp port takes it (this port is %s)",
+				    p->trtype);
+		if (r && v >= 0)
+			p->maxh2cdata = (uint32_t)v;
 		if (cfg_check_pi(c, param, sub))
 			return -1;
 	}

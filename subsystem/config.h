@@ -93,13 +93,16 @@ struct nvmf_ana_group_config {
  * refused there. */
 struct nvmf_port_config {
 	uint16_t portid;
-	char trtype[16];            /* addr.trtype: the transport's name ("rdma"; "loop" in tests) */
+	char trtype[16];            /* addr.trtype: the transport's name ("rdma", "tcp"; "loop" in tests) */
 	int adrfam;                 /* AF_INET or AF_INET6 */
 	char traddr[256];           /* numeric address; "0.0.0.0" / "::" = any */
 	char trsvcid[32];           /* decimal port; default "4420" */
 	uint8_t treq;               /* discovery log TREQ byte: 0 not specified, 1 required, 2 not required */
 	uint32_t inline_data_size;  /* param.inline_data_size bytes; -1 in the file = default */
 	uint32_t max_queue_size;    /* param.max_queue_size entries; -1 = default */
+	uint32_t maxh2cdata;        /* param.nvmf_maxh2cdata (tcp ports): bytes one H2CData PDU
+				     * may carry, the ICResp MAXH2CDATA; 0 = default
+				     * NVMF_DEFAULT_MAXH2CDATA */
 	char **subsystems;          /* NQNs exposed on this port */
 	size_t n_subsystems;
 	struct nvmf_referral_config *referrals; /* "referrals": n_referrals of them */
@@ -173,6 +176,7 @@ struct nvmf_config {
 /* Defaults (nvmetcli's where it has the key; ours for the nvmf_* keys). */
 #define NVMF_DEFAULT_QUEUE_SIZE 128    /* param.max_queue_size, entries */
 #define NVMF_DEFAULT_INLINE     8192   /* param.inline_data_size, bytes */
+#define NVMF_DEFAULT_MAXH2CDATA 131072 /* param.nvmf_maxh2cdata, bytes (SPDK's default) */
 #define NVMF_DEFAULT_QID_MAX    128    /* attr.qid_max, I/O queues per controller */
 #define NVMF_DEFAULT_MDTS       8      /* nvmf_target.mdts: 2^8 x 4 KiB = 1 MiB */
 #define NVMF_DEFAULT_DISC_KATO  120    /* nvmf_target.discovery_kato, seconds */
@@ -198,7 +202,7 @@ void nvmf_config_port_defaults(struct nvmf_port_config *p);
  * @errlen: size of @err in bytes.
  * Returns 0, or -1 with @err set (file unreadable, bad JSON with line and column, any
  * invalid field, duplicate NQN/nsid/portid, a port naming an unknown subsystem, a port
- * whose trtype is not rdma, an ANA group or state that is not one, a namespace in an ANA
+ * whose trtype is not rdma or tcp, an ANA group or state that is not one, a namespace in an ANA
  * group no port defines). On -1, @cfg is left zeroed (nothing to free). Touches no
  * backing file. The messages are listed in docs/configuration.md.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nvmf-target: the NVMe over Fabrics RDMA target daemon.
+ * nvmf-target: the NVMe over Fabrics target daemon (RDMA and TCP transports).
  *   nvmf-target -c CONFIG.json [--check] [--rpc-socket PATH | --no-rpc-socket] [--version]
  * Loads and validates the whole configuration before opening any backing file, opens
  * the namespaces, listens on every port, opens the control socket (docs/operating.md)
@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "rdma/target/transport.h"
+#include "tcp/target/transport.h"
 #include "subsystem/config.h"
 #include "target/control.h"
 #include "target/core.h"
@@ -197,8 +198,11 @@ int main(int argc, char **argv)
 	int rc = 1;
 	struct nvmf_ctl ctl = { 0 };       /* before any goto out: nvmf_ctl_stop sees it */
 	struct nvmf_tgt tgt;
-	static const struct nvmf_transport_ops *const transports[] = { &nvmf_rdma_transport_ops };
-	if (nvmf_tgt_init(&tgt, &cfg, transports, 1, err, sizeof(err))) {
+	/* Only the transports the ports name are created: a tcp-only config runs on a
+	 * machine without RDMA. */
+	static const struct nvmf_transport_ops *const transports[] = { &nvmf_rdma_transport_ops,
+								       &nvmf_tcp_transport_ops };
+	if (nvmf_tgt_init(&tgt, &cfg, transports, 2, err, sizeof(err))) {
 		fprintf(stderr, "nvmf-target: %s\n", err);
 		nvmf_config_free(&cfg);
 		return 1;

@@ -151,23 +151,37 @@ static void nvmetcli_rdma_json_loads_unchanged(void)
 	nvmf_config_free(&cfg);
 }
 
-static void nvmetcli_tcp_json_is_refused_for_its_trtype(void)
-{
-	load_shared_expect_error("tcp.json", "ports[0].addr.trtype: \"tcp\" is not supported (this target serves rdma)");
-}
-
 static void nvmetcli_fc_json_is_refused_for_its_trtype(void)
 {
-	load_shared_expect_error("fc.json", "ports[0].addr.trtype: \"fc\" is not supported (this target serves rdma)");
+	load_shared_expect_error("fc.json", "ports[0].addr.trtype: \"fc\" is not supported (this target serves rdma and tcp)");
 }
 
 static void nvmetcli_loop_json_is_refused_for_its_trtype(void)
 {
-	load_shared_expect_error("loop.json", "ports[0].addr.trtype: \"loop\" is not supported (this target serves rdma)");
+	load_shared_expect_error("loop.json", "ports[0].addr.trtype: \"loop\" is not supported (this target serves rdma and tcp)");
 }
 
 /* tcp.json carries the most attributes (version, cntlid, serial, uuid, ana, param):
- * with its trtype changed to rdma every one of them must load. */
+ * every one of them loads, and so does its tcp port; with its trtype changed to rdma the
+ * same file loads too. */
+static void nvmetcli_tcp_json_loads_with_its_tcp_port(void)
+{
+	struct nvmf_config cfg;
+	char path[512], err[512] = "";
+
+	CU_ASSERT_FATAL(shared_file("tcp.json", path, sizeof(path)));
+	CU_ASSERT_EQUAL_FATAL(nvmf_config_load(path, &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(cfg.n_ports, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trtype, "tcp");
+	CU_ASSERT_EQUAL(cfg.ports[0].adrfam, AF_INET);
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].traddr, "192.168.122.33");
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trsvcid, "4420");
+	CU_ASSERT_EQUAL(cfg.ports[0].inline_data_size, 16384);
+	CU_ASSERT_EQUAL(cfg.ports[0].maxh2cdata, 0);      /* the default */
+	CU_ASSERT_STRING_EQUAL(cfg.subsystems[0].nqn, "nvmet-always");
+	nvmf_config_free(&cfg);
+}
+
 static void nvmetcli_tcp_json_attributes_load_when_trtype_is_rdma(void)
 {
 	static const uint8_t uuid[16] = { 0xd5, 0x92, 0xcd, 0xf3, 0x5d, 0x1c, 0x44, 0xe0,
@@ -636,8 +650,37 @@ ERROR_TEST(port_naming_an_unknown_subsystem_is_refused,
 ERROR_TEST(port_listing_a_subsystem_twice_is_refused,
 	   DOC("{'portid':1,'addr':{" ADDR "},'subsystems':['s1','s1']}", SUB(ANY, NS)),
 	   "ports[0].subsystems[1]: \"s1\" is listed twice")
-ERROR_TEST(tcp_trtype_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'0.0.0.0'"),
-	   "ports[0].addr.trtype: \"tcp\" is not supported (this target serves rdma)")
+ERROR_TEST(fc_trtype_is_refused, WITH_ADDR("'trtype':'fc','traddr':'0.0.0.0'"),
+	   "ports[0].addr.trtype: \"fc\" is not supported (this target serves rdma and tcp)")
+ERROR_TEST(tcp_empty_traddr_is_refused, WITH_ADDR("'trtype':'tcp','traddr':''"),
+	   "ports[0].addr.traddr: empty (a tcp port needs an IPv4 or IPv6 address)")
+ERROR_TEST(tcp_treq_required_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','treq':'required'"),
+	   "ports[0].addr.treq: \"required\" asks for a secure channel (TLS), which tcp ports of this "
+	   "target do not have; use \"not specified\" or \"not required\"")
+#define TCP_PARAM(p) DOC("{'portid':1,'addr':{'trtype':'tcp','traddr':'::1','trsvcid':'4420'},'param':{" p \
+			 "},'subsystems':['s1']}", SUB(ANY, NS))
+ERROR_TEST(maxh2cdata_below_4096_is_refused, TCP_PARAM("'nvmf_maxh2cdata':'4092'"),
+	   "ports[0].param.nvmf_maxh2cdata: \"4092\" is not a MAXH2CDATA (4096-16777216 bytes, a multiple "
+	   "of 4, or -1 for the default 131072)")
+ERROR_TEST(maxh2cdata_not_a_dword_multiple_is_refused, TCP_PARAM("'nvmf_maxh2cdata':8190"),
+	   "ports[0].param.nvmf_maxh2cdata: 8190 is not a MAXH2CDATA (4096-16777216 bytes, a multiple "
+	   "of 4, or -1 for the default 131072)")
+ERROR_TEST(maxh2cdata_on_an_rdma_port_is_refused, WITH_PARAM("'nvmf_maxh2cdata':65536"),
+	   "ports[0].param.nvmf_maxh2cdata: only a tcp port takes it (this port is rdma)")
+
+static void tcp_ipv6_port_with_maxh2cdata_loads(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok(TCP_PARAM("'nvmf_maxh2cdata':'65536','inline_data_size':'4096'"), &cfg))
+		return;
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trtype, "tcp");
+	CU_ASSERT_EQUAL(cfg.ports[0].adrfam, AF_INET6);
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].traddr, "::1");
+	CU_ASSERT_EQUAL(cfg.ports[0].maxh2cdata, 65536);
+	CU_ASSERT_EQUAL(cfg.ports[0].inline_data_size, 4096);
+	nvmf_config_free(&cfg);
+}
 ERROR_TEST(ipv4_traddr_with_three_parts_is_refused, WITH_ADDR("'trtype':'rdma','adrfam':'ipv4','traddr':'1.2.3'"),
 	   "ports[0].addr.traddr: \"1.2.3\" is not an IPv4 address")
 ERROR_TEST(ipv6_traddr_with_adrfam_ipv4_is_refused, WITH_ADDR("'trtype':'rdma','adrfam':'ipv4','traddr':'::'"),
@@ -869,7 +912,7 @@ static void json_wipe_makes_jansson_zero_what_it_frees(void)
 const struct unit_test config_tests[] = {
 	{"json_wipe_makes_jansson_zero_what_it_frees", json_wipe_makes_jansson_zero_what_it_frees},
 	{ "nvmetcli_rdma_json_loads_unchanged", nvmetcli_rdma_json_loads_unchanged },
-	{ "nvmetcli_tcp_json_is_refused_for_its_trtype", nvmetcli_tcp_json_is_refused_for_its_trtype },
+	{ "nvmetcli_tcp_json_loads_with_its_tcp_port", nvmetcli_tcp_json_loads_with_its_tcp_port },
 	{ "nvmetcli_fc_json_is_refused_for_its_trtype", nvmetcli_fc_json_is_refused_for_its_trtype },
 	{ "nvmetcli_loop_json_is_refused_for_its_trtype", nvmetcli_loop_json_is_refused_for_its_trtype },
 	{ "nvmetcli_tcp_json_attributes_load_when_trtype_is_rdma", nvmetcli_tcp_json_attributes_load_when_trtype_is_rdma },
@@ -951,7 +994,13 @@ const struct unit_test config_tests[] = {
 	T(subsystem_pi_enable_1_is_refused),
 	T(port_naming_an_unknown_subsystem_is_refused),
 	T(port_listing_a_subsystem_twice_is_refused),
-	T(tcp_trtype_is_refused),
+	T(fc_trtype_is_refused),
+	T(tcp_empty_traddr_is_refused),
+	T(tcp_treq_required_is_refused),
+	T(maxh2cdata_below_4096_is_refused),
+	T(maxh2cdata_not_a_dword_multiple_is_refused),
+	T(maxh2cdata_on_an_rdma_port_is_refused),
+	T(tcp_ipv6_port_with_maxh2cdata_loads),
 	T(ipv4_traddr_with_three_parts_is_refused),
 	T(ipv6_traddr_with_adrfam_ipv4_is_refused),
 	T(ipv4_traddr_with_adrfam_ipv6_is_refused),

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One NVMe/TCP connection of the target (TCP transport 1.0 sections 3.3, 3.6): its
+ * receive buffer and the PDUs found in it, the connection initialization (ICReq ->
+ * ICResp), fatal errors (C2HTermReq, section 3.6.2.3 and 3.7) and teardown.
+ *
+ * Received bytes are parsed one whole PDU at a time: the common header is checked
+ * (nvme_tcp_check_ch) before its lengths are trusted, then the whole PDU is waited for
+ * (the buffer holds the largest one this connection accepts), its header digest checked
+ * and the PDU handled. Data is copied out of the buffer into the command's own buffer.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include "tcp/target/internal.h"
+
+static uint32_t max3(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint32_t m = a > b ? a : b;
+	return m > c ? m : c;
+}
+
+struct nvmf_tcp_conn *nvmf_tcp_conn_alloc(struct nvmf_tcp_transport *t, struct nvmf_tcp_tpg *tpg,
+					  int fd, struct nvmf_port *port)
+{
+	struct nvmf_tcp_conn *conn = calloc(1, sizeof(*conn));
+	if (!conn)
+		return NULL;
+	conn->ev.kind = NVMF_TCP_EV_CONN;
+	conn->t = t;
+	conn->tpg = tpg;
+	conn->fd = fd;
+	conn->port = port;
+	conn->state = NVMF_TCP_CONN_ICREQ;
+	conn->maxh2cdata = port->cfg->maxh2cdata ? port->cfg->maxh2cdata : NVMF_DEFAULT_MAXH2CDATA;
+	/* Until the first CapsuleCmd names the queue, it may be an admin queue (8 KiB of
+	 * in-capsule data) or an I/O queue (the port's size): take the larger. */
+	conn->cp.rx_is_ctrl = true;
+	conn->cp.rx_max_data = max3(NVME_TCP_ADMIN_CCSZ, port->inline_size, conn->maxh2cdata);
+	conn->rcap = NVMF_TCP_RX_SLACK + conn->cp.rx_max_data + 2 * NVME_TCP_DIGEST_LEN;
+	conn->rbuf = malloc(conn->rcap);
+	if (!conn->rbuf) {
+		free(conn);
+		return NULL;
+	}
+	return conn;
+}
+
+int nvmf_tcp_conn_set_queue(struct nvmf_tcp_conn *conn, uint16_t qid)
+{
+	uint32_t n = qid ? conn->port->queue_size : NVMF_ADMIN_QUEUE_SIZE;
+	conn->qid = qid;
+	conn->icsz = qid ? conn->port->inline_size : NVME_TCP_ADMIN_CCSZ;
+	conn->cp.rx_max_data = conn->icsz > conn->maxh2cdata ? conn->icsz : conn->maxh2cdata;
+	conn->reqs = calloc(n, sizeof(*conn->reqs));
+	if (!conn->reqs)
+		return -ENOMEM;
+	conn->nreqs = n;
+	for (uint32_t i = n; i-- > 0;) {
+		struct nvmf_tcp_req *r = &conn->reqs[i];
+		r->conn = conn;
+		r->ttag = (uint16_t)i;
+		r->next_free = conn->free_reqs;
+		conn->free_reqs = r;
+	}
+	return 0;
+}
+
+void nvmf_tcp_unlink(struct nvmf_tcp_conn **pp, struct nvmf_tcp_conn *conn, size_t link_off)
+{
+	while (*pp) {
+		if (*pp == conn) {
+			*pp = *(struct nvmf_tcp_conn **)((char *)conn + link_off);
+			return;
+		}
+		pp = (struct nvmf_tcp_conn **)((char *)*pp + link_off);
+	}
+}
+
+void nvmf_tcp_conn_free(struct nvmf_tcp_conn *conn)
+{
+	struct nvmf_tcp_tpg *tpg = conn->tpg;
+	if (tpg) {
+		if (conn->rx_kick)
+			nvmf_tcp_unlink(&tpg->kick, conn, offsetof(struct nvmf_tcp_conn, kick_next));
+		if (conn->tx_dirty)
+			nvmf_tcp_unlink(&tpg->dirty, conn, offsetof(struct nvmf_tcp_conn, dirty_next));
+	}
+	if (conn->fd >= 0)
+		close(conn->fd);
+	for (uint32_t i = 0; i < conn->nreqs; i++)
+		if (conn->reqs[i].buf && tpg)
+			nvmf_tcp_buf_put(tpg, conn->reqs[i].buf, conn->reqs[i].buf_len);
+	free(conn->reqs);
+	free(conn->rbuf);
+	free(conn);
+}
+
+void nvmf_tcp_conn_reap(struct nvmf_tcp_conn *conn)
+{
+	conn->next = conn->tpg->reap;
+	conn->tpg->reap = conn;
+}
+
+void nvmf_tcp_conn_kill(struct nvmf_tcp_conn *conn, const char *why)
+{
+	if (conn->state == NVMF_TCP_CONN_DEAD)
+		return;
+	bool handed = conn->sq_inited;
+	conn->state = NVMF_TCP_CONN_DEAD;
+	if (why)
+		NVMF_TCP_LOG("%s: queue %u: %s\n", conn->peer, conn->qid, why);
+	epoll_ctl(conn->tpg->epfd, EPOLL_CTL_DEL, conn->fd, NULL);
+	/* Unread input would make the close a reset, which can discard a C2HTermReq still
+	 * in flight; take it, then end our side after what was queued. */
+	char sink[4096];
+	for (int i = 0; i < 16 && recv(conn->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++)
+		;
+	shutdown(conn->fd, SHUT_RDWR);
+	if (!handed) {
+		nvmf_tcp_unlink(&conn->tpg->pending, conn, offsetof(struct nvmf_tcp_conn, next));
+		nvmf_tcp_conn_reap(conn);
+		return;
+	}
+	nvmf_tcp_conn_drop_reqs(conn);
+	conn->in_kill = true;
+	nvmf_sq_destroy(&conn->sq);
+	conn->in_kill = false;
+	if (conn->released) {
+		nvmf_tcp_unlink(&conn->tpg->conns, conn, offsetof(struct nvmf_tcp_conn, next));
+		nvmf_tcp_conn_reap(conn);
+	}
+}
+
+void nvmf_tcp_conn_fatal(struct nvmf_tcp_conn *conn, enum nvme_tcp_fes fes, uint32_t fei,
+			 const void *hdr, uint32_t hdr_len)
+{
+	if (conn->state == NVMF_TCP_CONN_DEAD)
+		return;
+	struct nvmf_tcp_tx *tx = &conn->term;
+	struct nvme_tcp_term *term = (struct nvme_tcp_term *)tx->hdr;
+	uint32_t n = hdr_len < NVME_TCP_TERM_C2H_MAX_DATA ? hdr_len : NVME_TCP_TERM_C2H_MAX_DATA;
+	memset(tx, 0, sizeof(*tx));
+	term->ch.type = NVME_TCP_C2H_TERM;
+	term->ch.hlen = sizeof(*term);
+	term->ch.plen = htole32((uint32_t)sizeof(*term) + n);
+	term->fes = htole16((uint16_t)fes);
+	term->fei = htole32(fei);
+	if (n)
+		memcpy(tx->hdr + sizeof(*term), hdr, n);
+	tx->hlen = (uint32_t)sizeof(*term) + n;
+	nvmf_tcp_tx_queue(conn, tx);
+	nvmf_tcp_conn_flush(conn);
+	char why[96];
+	snprintf(why, sizeof(why), "protocol error: C2HTermReq FES %u FEI %u sent, connection closed",
+		 (unsigned)fes, fei);
+	nvmf_tcp_conn_kill(conn, why);
+}
+
+/* ICReq (TCP transport 1.0 section 3.6.2.1, Figure 15): answer with ICResp. */
+static void on_icreq(struct nvmf_tcp_conn *conn, const struct nvme_tcp_icreq *req)
+{
+	if (le16toh(req->pfv) != NVME_TCP_PFV_1_0) {
+		nvmf_tcp_conn_fatal(conn, NVME_TCP_FES_UNSUPPORTED_PARAM, offsetof(struct nvme_tcp_icreq, pfv),
+				    req, sizeof(*req));
+		return;
+	}
+	if (req->hpda > NVME_TCP_MAX_PDA) {
+		nvmf_tcp_conn_fatal(conn, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_icreq, hpda),
+				    req, sizeof(*req));
+		return;
+	}
+	/* Both digests are supported: the host gets what it asked for. MAXR2T needs
+	 * nothing: we keep at most one R2T per command outstanding, which every value
+	 * allows. Our own data alignment (CPDA) is 0: H2C data right after the header. */
+	conn->hpda = req->hpda;
+	conn->cp.hdgst = req->dgst & NVME_TCP_DGST_HDR;
+	conn->cp.ddgst = req->dgst & NVME_TCP_DGST_DATA;
+	conn->cp.rx_pda = 0;
+	struct nvmf_tcp_tx *tx = &conn->icresp;
+	struct nvme_tcp_icresp *resp = (struct nvme_tcp_icresp *)tx->hdr;
+	memset(tx, 0, sizeof(*tx));
+	resp->ch.type = NVME_TCP_ICRESP;
+	resp->ch.hlen = sizeof(*resp);
+	resp->ch.plen = htole32(sizeof(*resp));
+	resp->pfv = htole16(NVME_TCP_PFV_1_0);
+	resp->cpda = 0;
+	resp->dgst = (uint8_t)((conn->cp.hdgst ? NVME_TCP_DGST_HDR : 0) |
+			       (conn->cp.ddgst ? NVME_TCP_DGST_DATA : 0));
+	resp->maxh2cdata = htole32(conn->maxh2cdata);
+	tx->hlen = sizeof(*resp);
+	nvmf_tcp_tx_queue(conn, tx);
+	conn->state = NVMF_TCP_CONN_CONNECT;
+}
+
+static bool digest_ok(const uint8_t *p, uint32_t len, uint32_t *got)
+{
+	uint32_t want;
+	memcpy(got, p + len, sizeof(*got));
+	*got = le32toh(*got);
+	want = nvme_tcp_digest(p, len);
+	return want == *got;
+}
+
+/* One whole PDU at @ch (checked common header). Returns false to stop parsing: the
+ * connection is dead, or (*gone) was handed over with this PDU left unconsumed. */
+static bool handle_pdu(struct nvmf_tcp_conn *conn, const uint8_t *p, bool *gone)
+{
+	const struct nvme_tcp_ch *ch = (const void *)p;
+	uint32_t got;
+	if (conn->cp.hdgst && nvme_tcp_pdu_has_hdgst(ch->type) && !digest_ok(p, ch->hlen, &got)) {
+		nvmf_tcp_conn_fatal(conn, NVME_TCP_FES_HDR_DIGEST, got, p, ch->hlen + NVME_TCP_DIGEST_LEN);
+		return false;
+	}
+	uint32_t dlen = nvme_tcp_data_len(ch, &conn->cp);
+	const uint8_t *data = dlen ? p + ch->pdo : NULL;
+	bool ddgst_ok = !dlen || !conn->cp.ddgst || digest_ok(data, dlen, &got);
+	switch (ch->type) {
+	case NVME_TCP_ICREQ:
+		on_icreq(conn, (const struct nvme_tcp_icreq *)p);
+		return conn->state != NVMF_TCP_CONN_DEAD;
+	case NVME_TCP_CMD:
+		if (conn->state == NVMF_TCP_CONN_CONNECT) {
+			/* The queue's id is known now: the core places it; the capsule stays in
+			 * the buffer for the group that takes the connection. */
+			*gone = true;
+			nvmf_tcp_handoff(conn);
+			return false;
+		}
+		nvmf_tcp_capsule(conn, (const struct nvme_tcp_cmd *)p, data, dlen, ddgst_ok);
+		return conn->state != NVMF_TCP_CONN_DEAD;
+	case NVME_TCP_H2C_DATA:
+		return nvmf_tcp_h2c_data(conn, (const struct nvme_tcp_data *)p, data, dlen, ddgst_ok);
+	case NVME_TCP_H2C_TERM: {
+		const struct nvme_tcp_term *t = (const void *)p;
+		char why[96];
+		snprintf(why, sizeof(why), "the host terminated the connection (H2CTermReq FES %u FEI %u)",
+			 le16toh(t->fes), le32toh(t->fei));
+		nvmf_tcp_conn_kill(conn, why);
+		return false;
+	}
+	default:    /* nvme_tcp_check_ch let no other type through */
+		nvmf_tcp_conn_fatal(conn, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_ch, type), p,
+				    ch->hlen);
+		return false;
+	}
+}
+
+int nvmf_tcp_conn_parse(struct nvmf_tcp_conn *conn, bool *gone)
+{
+	int n = 0;
+	*gone = false;
+	while (conn->state != NVMF_TCP_CONN_DEAD && conn->rlen - conn->roff >= sizeof(struct nvme_tcp_ch)) {
+		const uint8_t *p = conn->rbuf + conn->roff;
+		const struct nvme_tcp_ch *ch = (const void *)p;
+		uint32_t avail = conn->rlen - conn->roff, fei;
+		enum nvme_tcp_fes fes = nvme_tcp_check_ch(ch, &conn->cp, conn->state == NVMF_TCP_CONN_ICREQ, &fei);
+		if (fes != NVME_TCP_FES_NONE) {
+			uint32_t hl = ch->hlen ? ch->hlen : sizeof(*ch);
+			nvmf_tcp_conn_fatal(conn, fes, fei, p, hl < avail ? hl : avail);
+			return n + 1;
+		}
+		uint32_t plen = le32toh(ch->plen);
+		if (avail < plen)
+			break;
+		n++;
+		if (!handle_pdu(conn, p, gone))
+			return n;
+		conn->roff += plen;
+	}
+	if (conn->state == NVMF_TCP_CONN_DEAD)
+		return n;
+	/* Keep what is left of a partial PDU at the start: the buffer holds a whole one. */
+	if (conn->roff == conn->rlen) {
+		conn->roff = conn->rlen = 0;
+	} else if (conn->roff) {
+		memmove(conn->rbuf, conn->rbuf + conn->roff, conn->rlen - conn->roff);
+		conn->rlen -= conn->roff;
+		conn->roff = 0;
+	}
+	return n;
+}
+
+int nvmf_tcp_conn_readable(struct nvmf_tcp_conn *conn, bool *gone)
+{
+	int work = 0;
+	*gone = false;
+	/* A few rounds at most, so that one busy connection does not starve the others. */
+	for (int round = 0; round < 4 && conn->state != NVMF_TCP_CONN_DEAD; round++) {
+		uint32_t room = conn->rcap - conn->rlen;
+		if (!room)     /* cannot happen: the buffer holds the largest PDU accepted */
+			break;
+		ssize_t n = recv(conn->fd, conn->rbuf + conn->rlen, room, MSG_DONTWAIT);
+		if (n == 0) {
+			nvmf_tcp_conn_kill(conn, conn->state == NVMF_TCP_CONN_LIVE ? "the host closed the connection"
+										: NULL);
+			return work + 1;
+		}
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK) {
+				char why[96];
+				snprintf(why, sizeof(why), "receive: %s", strerror(errno));
+				nvmf_tcp_conn_kill(conn, why);
+				work++;
+			}
+			return work;
+		}
+		conn->rlen += (uint32_t)n;
+		work += nvmf_tcp_conn_parse(conn, gone) + 1;
+		if (*gone || (uint32_t)n < room)
+			break;
+	}
+	return work;
+}

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Types shared by the files of the NVMe/TCP target transport (not a public interface:
+ * the rest of the project sees tcp/target/transport.h only; the file list is there).
+ *
+ * Who owns what: a listener and a connection that has not been handed to the core yet
+ * (ICReq, first CapsuleCmd) belong to the main group; a connection handed over belongs to
+ * the group the core placed its queue on, with its requests, buffers and send list.
+ * Nothing here is shared between threads but the transport's read-only settings.
+ */
+#ifndef NVMF_TCP_TARGET_INTERNAL_H
+#define NVMF_TCP_TARGET_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include "nvme/tcp.h"
+#include "target/core.h"
+#include "tcp/target/transport.h"
+
+#define NVMF_TCP_LOG(...) fprintf(stderr, "nvmf-tcp: " __VA_ARGS__)
+
+/* Limits of the transport. */
+#define NVMF_TCP_MAX_QUEUE_SIZE 1024u
+#define NVMF_TCP_MAX_INLINE     16384u
+#define NVMF_TCP_MAX_XFER       (8u << 20)
+/* In-capsule data bytes an admin queue takes: the Linux host assumes 8 KiB there
+ * (NVME_TCP_ADMIN_CCSZ in its driver) and sends its Connect data in the capsule. */
+#ifndef NVME_TCP_ADMIN_CCSZ
+#define NVME_TCP_ADMIN_CCSZ     8192u
+#endif
+/* Page alignment of data buffers (backends may use O_DIRECT). */
+#define NVMF_TCP_ALIGN          4096u
+/* A connection must send its ICReq and first CapsuleCmd within this time. */
+#define NVMF_TCP_HANDSHAKE_MS   10000u
+/* Bytes of PDU header a send item holds: a C2HTermReq (24) with the 152 bytes of the
+ * offending header, or a data PDU's header, digest and padding up to a PDO of 128. */
+#define NVMF_TCP_TX_HDR_MAX     (sizeof(struct nvme_tcp_term) + NVME_TCP_TERM_C2H_MAX_DATA)
+/* Bytes recv() may put in a connection's buffer ahead of a PDU's data: the largest PDO
+ * (255) and a header digest; the buffer holds one whole PDU at least. */
+#define NVMF_TCP_RX_SLACK       512u
+
+struct nvmf_tcp_tpg;
+struct nvmf_tcp_conn;
+struct nvmf_tcp_req;
+
+/* What an epoll event of a group points at. */
+enum nvmf_tcp_ev_kind { NVMF_TCP_EV_LISTENER, NVMF_TCP_EV_CONN };
+struct nvmf_tcp_ev {
+	enum nvmf_tcp_ev_kind kind;
+};
+
+/* One listening socket: a port of the config (main group). */
+struct nvmf_tcp_listener {
+	struct nvmf_tcp_ev ev;             /* first: epoll data points here */
+	int fd;
+	struct nvmf_port *port;
+	struct nvmf_tcp_listener *next;
+};
+
+struct nvmf_tcp_transport {
+	struct nvmf_transport base;        /* first: the core's handle */
+	struct nvmf_tcp_listener *listeners;   /* main group */
+	bool shutting_down;                /* the target stops: no new connection (atomic) */
+};
+
+/* One PDU (or the tail of one) waiting in a connection's send list: @hlen bytes of
+ * @hdr (header, header digest, padding to PDO), then @dlen bytes at @data, then
+ * @ddgst_len bytes of @ddgst. */
+struct nvmf_tcp_tx {
+	struct nvmf_tcp_tx *next;
+	struct nvmf_tcp_req *done;         /* released once this item is sent (a response) */
+	uint32_t hlen;
+	uint32_t dlen;
+	const void *data;
+	uint32_t ddgst_len;
+	uint8_t ddgst[NVME_TCP_DIGEST_LEN];
+	uint8_t hdr[NVMF_TCP_TX_HDR_MAX];
+};
+
+/*
+ * The life of one command on a connection:
+ *   FREE -> (CapsuleCmd) nvmf_req_init: answered at once (-> SENDING), or
+ *   H2C_DATA   a write through a transport SGL: R2T sent, H2CData PDUs arriving
+ *   EXECUTING  handed to the core (nvmf_req_execute)
+ *   SENDING    queue_response queued C2HData (reads) and the CapsuleResp
+ *   -> FREE    once the CapsuleResp left (sendmsg took it); buffer back to the group
+ */
+enum nvmf_tcp_req_state {
+	NVMF_TCP_REQ_FREE,
+	NVMF_TCP_REQ_H2C_DATA,
+	NVMF_TCP_REQ_EXECUTING,
+	NVMF_TCP_REQ_SENDING,
+};
+
+struct nvmf_tcp_req {
+	struct nvmf_req req;               /* what the core sees */
+	struct nvmf_tcp_conn *conn;
+	enum nvmf_tcp_req_state state;
+	uint16_t ttag;                     /* its index: the R2T's transfer tag */
+	struct nvme_sqe sqe;
+	struct nvme_cqe cqe;
+	void *buf;                         /* data buffer (NVMF_TCP_ALIGN), or NULL */
+	uint32_t buf_len;                  /* bytes of @buf */
+	uint32_t h2c_done;                 /* bytes of write data received so far */
+	uint32_t r2t_end;                  /* the outstanding R2T asks for data up to here */
+	bool ddgst_error;                  /* some of its data failed its digest: it completes
+					    * with Transient Transport Error, not executed */
+	struct nvmf_tcp_tx r2t, c2h, rsp;  /* its PDUs */
+	struct nvmf_tcp_req *next_free;
+};
+
+enum nvmf_tcp_conn_state {
+	NVMF_TCP_CONN_ICREQ,               /* waiting for the ICReq (main group) */
+	NVMF_TCP_CONN_CONNECT,             /* ICResp sent; waiting for the first CapsuleCmd */
+	NVMF_TCP_CONN_LIVE,                /* a queue of the core, on its group */
+	NVMF_TCP_CONN_DEAD,                /* torn down; freed once the core released it */
+};
+
+/* One TCP connection = one NVMe queue. */
+struct nvmf_tcp_conn {
+	struct nvmf_tcp_ev ev;             /* first: epoll data points here */
+	struct nvmf_tcp_transport *t;
+	struct nvmf_tcp_tpg *tpg;          /* its group's part (the main group's before the
+					    * hand-over) */
+	int fd;
+	struct nvmf_port *port;
+	enum nvmf_tcp_conn_state state;
+	char peer[64];                     /* "addr:port" of the host */
+	struct sockaddr_storage local;     /* the address the host connected to */
+	uint64_t born_ms;                  /* the target's clock at accept */
+	uint16_t qid;                      /* from the first CapsuleCmd's Connect */
+	/* Negotiated in ICReq/ICResp. */
+	struct nvme_tcp_conn_params cp;    /* what received PDUs are checked against */
+	uint8_t hpda;                      /* the host's alignment for C2H data (0's based) */
+	uint32_t maxh2cdata;               /* bytes per H2CData PDU we announced */
+	uint32_t icsz;                     /* in-capsule data bytes this queue takes */
+	/* Receiving: bytes [roff, rlen) of rbuf are received and not yet consumed. */
+	uint8_t *rbuf;
+	uint32_t rcap, rlen, roff;
+	bool rx_kick;                      /* buffered bytes to parse without a socket event */
+	struct nvmf_tcp_conn *kick_next;   /* in tpg->kick */
+	/* Requests: one per queue entry, indexed by ttag. */
+	struct nvmf_tcp_req *reqs;
+	uint32_t nreqs;
+	struct nvmf_tcp_req *free_reqs;
+	uint32_t busy_reqs;                /* not FREE */
+	/* Sending: PDUs in order; @tx_off bytes of the head are sent already. */
+	struct nvmf_tcp_tx *tx_head, *tx_tail;
+	uint32_t tx_off;
+	bool tx_dirty;                     /* in tpg->dirty */
+	bool pollout;                      /* EPOLLOUT asked: the socket's buffer was full */
+	struct nvmf_tcp_conn *dirty_next;
+	struct nvmf_tcp_tx icresp;         /* the ICResp */
+	struct nvmf_tcp_tx term;           /* a C2HTermReq */
+	/* The core's queue. */
+	struct nvmf_sq sq;
+	bool sq_inited;
+	bool in_kill;                      /* inside conn_kill: queue_released must not free */
+	bool released;                     /* queue_released ran */
+	struct nvmf_tcp_conn *next;        /* in tpg->conns (or the main group's pending) */
+};
+
+/* A group's cache of data buffers, per size class (4 KiB, 128 KiB, the max transfer). */
+#define NVMF_TCP_BUF_CLASSES 3
+struct nvmf_tcp_buf_cache {
+	uint32_t size;
+	uint32_t count, max;
+	void **free;
+};
+
+/* The transport's part of one poll group. */
+struct nvmf_tcp_tpg {
+	struct nvmf_tpg base;              /* first */
+	struct nvmf_tcp_transport *t;
+	int epfd;                          /* its sockets (and on the main group, listeners) */
+	struct nvmf_tcp_conn *conns;       /* live and dying connections of this group */
+	struct nvmf_tcp_conn *pending;     /* main group: accepted, not handed over */
+	struct nvmf_tcp_conn *kick;        /* connections with buffered bytes to parse */
+	struct nvmf_tcp_conn *dirty;       /* connections with PDUs to send this pass */
+	struct nvmf_tcp_conn *reap;        /* dead and released: freed at the next pass */
+	struct nvmf_tcp_buf_cache cache[NVMF_TCP_BUF_CLASSES];
+	/* Published at the end of each pass for pg_stats (atomic). */
+	uint32_t nconns, ndying, bufs_pub;
+	uint32_t bufs_held;                /* data buffers commands hold now (the group's) */
+};
+
+/* ---- poll-group.c ---- */
+/* nvmf_tcp_buf_get - a buffer of >= @len bytes (NVMF_TCP_ALIGN aligned) from @tpg's
+ * cache or the heap; *@cap gets its size. NULL when out of memory. */
+void *nvmf_tcp_buf_get(struct nvmf_tcp_tpg *tpg, uint32_t len, uint32_t *cap);
+/* nvmf_tcp_buf_put - give a buffer of @cap bytes back (NULL: no-op). */
+void nvmf_tcp_buf_put(struct nvmf_tcp_tpg *tpg, void *buf, uint32_t cap);
+/* nvmf_tcp_epoll_add / _mod - @fd in @tpg's epoll set for @ev (EPOLLIN, plus EPOLLOUT
+ * when @out). 0 or -errno. */
+int nvmf_tcp_epoll_add(struct nvmf_tcp_tpg *tpg, int fd, struct nvmf_tcp_ev *ev, bool out);
+int nvmf_tcp_epoll_mod(struct nvmf_tcp_tpg *tpg, int fd, struct nvmf_tcp_ev *ev, bool out);
+/* nvmf_tcp_conn_kick - parse @conn's buffered bytes in the next pass of its group. */
+void nvmf_tcp_conn_kick(struct nvmf_tcp_conn *conn);
+/* nvmf_tcp_tx_queue - append @tx to @conn's send list; sent at the end of the pass. */
+void nvmf_tcp_tx_queue(struct nvmf_tcp_conn *conn, struct nvmf_tcp_tx *tx);
+/* nvmf_tcp_conn_flush - send what @conn's send list holds until the socket takes no
+ * more (then EPOLLOUT is asked for). Returns 0, or -errno when the connection broke. */
+int nvmf_tcp_conn_flush(struct nvmf_tcp_conn *conn);
+struct nvmf_tpg *nvmf_tcp_pg_create(struct nvmf_transport *t, struct nvmf_pg *pg, char *err,
+				    size_t errlen);
+void nvmf_tcp_pg_destroy(struct nvmf_tpg *tpg);
+int nvmf_tcp_pg_poll(struct nvmf_tpg *tpg);
+void nvmf_tcp_pg_flush(struct nvmf_tpg *tpg);
+void nvmf_tcp_pg_stats(const struct nvmf_tpg *tpg, struct nvmf_tpg_stats *out);
+
+/* ---- transport.c ---- */
+/* nvmf_tcp_accept - accept every pending connection of @l (main group). Returns how many. */
+int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l);
+/* nvmf_tcp_pending_expire - close connections of the main group that did not finish
+ * their handshake within NVMF_TCP_HANDSHAKE_MS. */
+void nvmf_tcp_pending_expire(struct nvmf_tcp_tpg *tpg);
+/* nvmf_tcp_handoff - @conn's first CapsuleCmd header is in its buffer: leave the main
+ * group's pending list and hand it to the core for queue @qid. */
+void nvmf_tcp_handoff(struct nvmf_tcp_conn *conn);
+
+/* ---- conn.c ---- */
+/* nvmf_tcp_conn_alloc - a connection of @t on socket @fd (taken over: closed with it),
+ * for @port, in the ICREQ state, owned by @tpg (the main group's part). NULL when out of
+ * memory (@fd is then the caller's). */
+struct nvmf_tcp_conn *nvmf_tcp_conn_alloc(struct nvmf_tcp_transport *t, struct nvmf_tcp_tpg *tpg,
+					  int fd, struct nvmf_port *port);
+/* nvmf_tcp_conn_free - close the socket and free everything of @conn. */
+void nvmf_tcp_conn_free(struct nvmf_tcp_conn *conn);
+/* nvmf_tcp_conn_set_queue - size @conn for queue @qid (requests, receive limits). 0 or
+ * -ENOMEM. */
+int nvmf_tcp_conn_set_queue(struct nvmf_tcp_conn *conn, uint16_t qid);
+/* nvmf_tcp_conn_readable - receive what the socket holds and handle every whole PDU.
+ * Returns the PDUs handled (work), 0 when none. May kill the connection; *@gone is set
+ * when it was handed to the core (then another group may own it: not to be touched). */
+int nvmf_tcp_conn_readable(struct nvmf_tcp_conn *conn, bool *gone);
+/* nvmf_tcp_conn_parse - handle every whole PDU buffered in @conn (same contract). */
+int nvmf_tcp_conn_parse(struct nvmf_tcp_conn *conn, bool *gone);
+/* nvmf_tcp_unlink - take @conn out of the singly linked list at *@pp whose link is the
+ * member at @link_off (no-op when absent). */
+void nvmf_tcp_unlink(struct nvmf_tcp_conn **pp, struct nvmf_tcp_conn *conn, size_t link_off);
+/* nvmf_tcp_conn_reap - @conn (dead) is to be freed at the start of its group's next
+ * pass, when no event of this pass can point at it any more. */
+void nvmf_tcp_conn_reap(struct nvmf_tcp_conn *conn);
+/* nvmf_tcp_conn_fatal - a protocol error: send a C2HTermReq with @fes and @fei (host
+ * endian) carrying the offending header @hdr (@hdr_len bytes, cut at 152), then tear the
+ * connection down. */
+void nvmf_tcp_conn_fatal(struct nvmf_tcp_conn *conn, enum nvme_tcp_fes fes, uint32_t fei,
+			 const void *hdr, uint32_t hdr_len);
+/* nvmf_tcp_conn_kill - tear @conn down (@why for the log, NULL: quietly): no more
+ * receiving; a live queue goes to the core (nvmf_sq_destroy), which releases it later;
+ * a connection not handed over is freed at once. Idempotent. */
+void nvmf_tcp_conn_kill(struct nvmf_tcp_conn *conn, const char *why);
+
+/* ---- request.c ---- */
+/* nvmf_tcp_capsule - a whole CapsuleCmd PDU at @pdu (header digest checked): start the
+ * command. @data/@dlen: its in-capsule data; @ddgst_ok: its data digest matched. */
+void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu, const uint8_t *data,
+		      uint32_t dlen, bool ddgst_ok);
+/* nvmf_tcp_h2c_data - a whole H2CData PDU at @pdu: its data into its command. Returns
+ * false when the connection was terminated (bad ttag, cccid, offset or length). */
+bool nvmf_tcp_h2c_data(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *pdu, const uint8_t *data,
+		       uint32_t dlen, bool ddgst_ok);
+/* nvmf_tcp_req_release - @r is done: buffer back, slot free. */
+void nvmf_tcp_req_release(struct nvmf_tcp_req *r);
+/* nvmf_tcp_conn_drop_reqs - the connection is dying: commands waiting for write data are
+ * abandoned to the core, queued PDUs dropped and their commands released. */
+void nvmf_tcp_conn_drop_reqs(struct nvmf_tcp_conn *conn);
+void nvmf_tcp_queue_response(struct nvmf_req *req);
+/* nvmf_tcp_pdu_build - finish the PDU of @type in @tx whose type-specific header fields
+ * the caller wrote in @tx->hdr: the common header (@flags plus the digest flags, HLEN,
+ * PDO for @conn's HPDA, PLEN), the header digest when negotiated and @type has one,
+ * zero padding up to PDO, and @dlen bytes of data at @data with their digest when
+ * negotiated. */
+void nvmf_tcp_pdu_build(struct nvmf_tcp_conn *conn, struct nvmf_tcp_tx *tx, uint8_t type, uint8_t flags,
+			const void *data, uint32_t dlen);
+
+#endif

@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The NVMe/TCP transport's part of a poll group: an epoll set of the group's sockets
+ * (level triggered; its descriptor is one of the group's wait descriptors, so an idle
+ * group sleeps until a socket has something), the connections with bytes to parse or
+ * PDUs to send, and a cache of data buffers. Sends are batched: PDUs queued during a
+ * pass leave in one sendmsg per connection in pg_flush; a socket that takes no more gets
+ * EPOLLOUT asked until it does.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/uio.h>
+#include "tcp/target/internal.h"
+
+#define EVENTS_PER_PASS 64
+#define IOV_PER_SEND    64
+
+/* ---- data buffers ---- */
+
+void *nvmf_tcp_buf_get(struct nvmf_tcp_tpg *tpg, uint32_t len, uint32_t *cap)
+{
+	void *buf = NULL;
+	uint32_t size = len ? len : 1;
+	for (unsigned i = 0; i < NVMF_TCP_BUF_CLASSES; i++) {
+		struct nvmf_tcp_buf_cache *c = &tpg->cache[i];
+		if (c->size < len)
+			continue;
+		size = c->size;
+		if (c->count)
+			buf = c->free[--c->count];
+		break;
+	}
+	size = (size + NVMF_TCP_ALIGN - 1) & ~(NVMF_TCP_ALIGN - 1);
+	if (!buf && posix_memalign(&buf, NVMF_TCP_ALIGN, size))
+		return NULL;
+	*cap = size;
+	tpg->bufs_held++;
+	return buf;
+}
+
+void nvmf_tcp_buf_put(struct nvmf_tcp_tpg *tpg, void *buf, uint32_t cap)
+{
+	if (!buf)
+		return;
+	tpg->bufs_held--;
+	for (unsigned i = 0; i < NVMF_TCP_BUF_CLASSES; i++) {
+		struct nvmf_tcp_buf_cache *c = &tpg->cache[i];
+		if (c->size == cap && c->count < c->max) {
+			c->free[c->count++] = buf;
+			return;
+		}
+	}
+	free(buf);
+}
+
+/* ---- sockets ---- */
+
+static int epoll_set(struct nvmf_tcp_tpg *tpg, int op, int fd, struct nvmf_tcp_ev *ev, bool out)
+{
+	struct epoll_event e = { .events = EPOLLIN | (out ? EPOLLOUT : 0), .data.ptr = ev };
+	return epoll_ctl(tpg->epfd, op, fd, &e) ? -errno : 0;
+}
+
+int nvmf_tcp_epoll_add(struct nvmf_tcp_tpg *tpg, int fd, struct nvmf_tcp_ev *ev, bool out)
+{
+	return epoll_set(tpg, EPOLL_CTL_ADD, fd, ev, out);
+}
+
+int nvmf_tcp_epoll_mod(struct nvmf_tcp_tpg *tpg, int fd, struct nvmf_tcp_ev *ev, bool out)
+{
+	return epoll_set(tpg, EPOLL_CTL_MOD, fd, ev, out);
+}
+
+void nvmf_tcp_conn_kick(struct nvmf_tcp_conn *conn)
+{
+	if (conn->rx_kick)
+		return;
+	conn->rx_kick = true;
+	conn->kick_next = conn->tpg->kick;
+	conn->tpg->kick = conn;
+}
+
+void nvmf_tcp_tx_queue(struct nvmf_tcp_conn *conn, struct nvmf_tcp_tx *tx)
+{
+	tx->next = NULL;
+	if (conn->tx_tail)
+		conn->tx_tail->next = tx;
+	else
+		conn->tx_head = tx;
+	conn->tx_tail = tx;
+	if (!conn->tx_dirty) {
+		conn->tx_dirty = true;
+		conn->dirty_next = conn->tpg->dirty;
+		conn->tpg->dirty = conn;
+	}
+}
+
+static uint32_t tx_len(const struct nvmf_tcp_tx *tx)
+{
+	return tx->hlen + tx->dlen + tx->ddgst_len;
+}
+
+/* The iovecs of @tx from byte @off on; returns how many were added (at most 3). */
+static int tx_iov(const struct nvmf_tcp_tx *tx, uint32_t off, struct iovec *iov)
+{
+	const struct { const void *p; uint32_t n; } part[3] = {
+		{ tx->hdr, tx->hlen }, { tx->data, tx->dlen }, { tx->ddgst, tx->ddgst_len },
+	};
+	int k = 0;
+	for (int i = 0; i < 3; i++) {
+		if (off >= part[i].n) {
+			off -= part[i].n;
+			continue;
+		}
+		iov[k].iov_base = (void *)((const uint8_t *)part[i].p + off);
+		iov[k].iov_len = part[i].n - off;
+		off = 0;
+		k++;
+	}
+	return k;
+}
+
+int nvmf_tcp_conn_flush(struct nvmf_tcp_conn *conn)
+{
+	while (conn->tx_head) {
+		struct iovec iov[IOV_PER_SEND];
+		int n = 0;
+		uint32_t off = conn->tx_off;
+		const struct nvmf_tcp_tx *tx;
+		for (tx = conn->tx_head; tx && n + 3 <= IOV_PER_SEND; tx = tx->next) {
+			n += tx_iov(tx, off, &iov[n]);
+			off = 0;
+		}
+		struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+		/* More PDUs than one call takes: tell TCP more follows. */
+		ssize_t sent = sendmsg(conn->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT | (tx ? MSG_MORE : 0));
+		if (sent < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				if (!conn->pollout && conn->state != NVMF_TCP_CONN_DEAD) {
+					conn->pollout = true;
+					nvmf_tcp_epoll_mod(conn->tpg, conn->fd, &conn->ev, true);
+				}
+				return 0;
+			}
+			return -errno;
+		}
+		size_t left = (size_t)sent;
+		while (left && conn->tx_head) {
+			struct nvmf_tcp_tx *h = conn->tx_head;
+			uint32_t rem = tx_len(h) - conn->tx_off;
+			if (left < rem) {
+				conn->tx_off += (uint32_t)left;
+				break;
+			}
+			left -= rem;
+			conn->tx_off = 0;
+			conn->tx_head = h->next;
+			if (!conn->tx_head)
+				conn->tx_tail = NULL;
+			if (h->done)   /* the response left: the command is done */
+				nvmf_tcp_req_release(h->done);
+		}
+	}
+	if (conn->pollout && conn->state != NVMF_TCP_CONN_DEAD) {
+		conn->pollout = false;
+		nvmf_tcp_epoll_mod(conn->tpg, conn->fd, &conn->ev, false);
+	}
+	return 0;
+}
+
+/* ---- the group's part ---- */
+
+struct nvmf_tpg *nvmf_tcp_pg_create(struct nvmf_transport *t, struct nvmf_pg *pg, char *err,
+				    size_t errlen)
+{
+	struct nvmf_tcp_tpg *tpg = calloc(1, sizeof(*tpg));
+	if (!tpg) {
+		snprintf(err, errlen, "tcp: out of memory");
+		return NULL;
+	}
+	tpg->t = (struct nvmf_tcp_transport *)t;
+	uint32_t max_xfer = 4096u << t->tgt->mdts;
+	static const uint32_t cap[NVMF_TCP_BUF_CLASSES] = { 256, 32, 4 };
+	uint32_t size[NVMF_TCP_BUF_CLASSES] = { 4096, 128u << 10, max_xfer > (128u << 10) ? max_xfer : 128u << 10 };
+	for (unsigned i = 0; i < NVMF_TCP_BUF_CLASSES; i++) {
+		tpg->cache[i].size = size[i];
+		tpg->cache[i].max = cap[i];
+		tpg->cache[i].free = calloc(cap[i], sizeof(void *));
+	}
+	tpg->epfd = epoll_create1(EPOLL_CLOEXEC);
+	int rc = tpg->epfd < 0 ? -errno : nvmf_pg_add_wait_fd(pg, tpg->epfd);
+	if (rc || !tpg->cache[0].free || !tpg->cache[1].free || !tpg->cache[2].free) {
+		snprintf(err, errlen, "tcp: poll group %u: %s", pg->index, rc ? strerror(-rc) : "out of memory");
+		nvmf_tcp_pg_destroy(&tpg->base);
+		return NULL;
+	}
+	return &tpg->base;
+}
+
+static void reap(struct nvmf_tcp_tpg *tpg)
+{
+	struct nvmf_tcp_conn *c;
+	while ((c = tpg->reap)) {
+		tpg->reap = c->next;
+		nvmf_tcp_conn_free(c);
+	}
+}
+
+void nvmf_tcp_pg_destroy(struct nvmf_tpg *base)
+{
+	struct nvmf_tcp_tpg *tpg = (struct nvmf_tcp_tpg *)base;
+	struct nvmf_tcp_conn *c;
+	reap(tpg);
+	while ((c = tpg->pending)) {
+		tpg->pending = c->next;
+		nvmf_tcp_conn_free(c);
+	}
+	/* Queues the core never released (a stuck shutdown): their memory stays, the
+	 * sockets close. */
+	for (c = tpg->conns; c; c = c->next)
+		if (c->fd >= 0) {
+			close(c->fd);
+			c->fd = -1;
+		}
+	for (unsigned i = 0; i < NVMF_TCP_BUF_CLASSES; i++) {
+		struct nvmf_tcp_buf_cache *bc = &tpg->cache[i];
+		while (bc->free && bc->count)
+			free(bc->free[--bc->count]);
+		free(bc->free);
+	}
+	if (tpg->epfd >= 0) {
+		if (tpg->base.pg)
+			nvmf_pg_del_wait_fd(tpg->base.pg, tpg->epfd);
+		close(tpg->epfd);
+	}
+	free(tpg);
+}
+
+int nvmf_tcp_pg_poll(struct nvmf_tpg *base)
+{
+	struct nvmf_tcp_tpg *tpg = (struct nvmf_tcp_tpg *)base;
+	int work = 0;
+	bool gone;
+	reap(tpg);
+	/* Bytes already buffered (a connection just handed over with its first capsule). */
+	struct nvmf_tcp_conn *k = tpg->kick;
+	tpg->kick = NULL;
+	while (k) {
+		struct nvmf_tcp_conn *c = k;
+		k = c->kick_next;
+		c->rx_kick = false;
+		if (c->state != NVMF_TCP_CONN_DEAD)
+			work += nvmf_tcp_conn_parse(c, &gone) + 1;
+	}
+	if (tpg->pending)
+		nvmf_tcp_pending_expire(tpg);
+	struct epoll_event ev[EVENTS_PER_PASS];
+	int n = epoll_wait(tpg->epfd, ev, EVENTS_PER_PASS, 0);
+	for (int i = 0; i < n; i++) {
+		struct nvmf_tcp_ev *e = ev[i].data.ptr;
+		if (e->kind == NVMF_TCP_EV_LISTENER) {
+			work += nvmf_tcp_accept(tpg, (struct nvmf_tcp_listener *)e);
+			continue;
+		}
+		struct nvmf_tcp_conn *c = (struct nvmf_tcp_conn *)e;
+		if (c->state == NVMF_TCP_CONN_DEAD)
+			continue;
+		if ((ev[i].events & EPOLLOUT) && c->pollout && c->tx_head && !c->tx_dirty) {
+			c->tx_dirty = true;
+			c->dirty_next = tpg->dirty;
+			tpg->dirty = c;
+			work++;
+		}
+		if (ev[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+			work += nvmf_tcp_conn_readable(c, &gone);
+	}
+	return work;
+}
+
+void nvmf_tcp_pg_flush(struct nvmf_tpg *base)
+{
+	struct nvmf_tcp_tpg *tpg = (struct nvmf_tcp_tpg *)base;
+	/* A connection that dies here may make the core answer on others: those are sent
+	 * in the same flush. */
+	for (int round = 0; round < 4 && tpg->dirty; round++) {
+		struct nvmf_tcp_conn *d = tpg->dirty;
+		tpg->dirty = NULL;
+		while (d) {
+			struct nvmf_tcp_conn *c = d;
+			d = c->dirty_next;
+			c->tx_dirty = false;
+			if (c->state == NVMF_TCP_CONN_DEAD)
+				continue;
+			int rc = nvmf_tcp_conn_flush(c);
+			if (rc) {
+				char why[96];
+				snprintf(why, sizeof(why), "send: %s", strerror(-rc));
+				nvmf_tcp_conn_kill(c, why);
+			}
+		}
+	}
+	uint32_t conns = 0, dying = 0;
+	for (struct nvmf_tcp_conn *c = tpg->conns; c; c = c->next) {
+		conns++;
+		dying += c->state == NVMF_TCP_CONN_DEAD;
+	}
+	__atomic_store_n(&tpg->nconns, conns, __ATOMIC_RELAXED);
+	__atomic_store_n(&tpg->ndying, dying, __ATOMIC_RELAXED);
+	__atomic_store_n(&tpg->bufs_pub, tpg->bufs_held, __ATOMIC_RELAXED);
+}
+
+void nvmf_tcp_pg_stats(const struct nvmf_tpg *base, struct nvmf_tpg_stats *out)
+{
+	const struct nvmf_tcp_tpg *tpg = (const struct nvmf_tcp_tpg *)base;
+	memset(out, 0, sizeof(*out));
+	out->queues = __atomic_load_n(&tpg->nconns, __ATOMIC_RELAXED);
+	out->dying = __atomic_load_n(&tpg->ndying, __ATOMIC_RELAXED);
+	out->bufs_held = __atomic_load_n(&tpg->bufs_pub, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The NVMe/TCP target transport object: listening sockets (one per port, IPv4 or IPv6,
+ * non-blocking, in the main group's epoll set), accepted connections until the core can
+ * place them, discovery log entries, and the ops table the core sees.
+ *
+ * A connection's queue id is only known from the Fabrics Connect in its first
+ * CapsuleCmd (TCP transport 1.0 section 3.3: one connection per queue, no id in ICReq).
+ * So the main group reads the ICReq, answers it and waits for that capsule's whole PDU;
+ * then the connection leaves the main group's epoll set and nvmf_tgt_new_queue() places
+ * it; the group that takes it parses the capsule from the bytes already buffered.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include "nvme/disc_log.h"
+#include "tcp/target/internal.h"
+
+#define LISTEN_BACKLOG 128
+
+/* "1.2.3.4:4420" / "[fd77::1]:4420" for messages. */
+static void addr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)ss;
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		snprintf(buf, len, "%s:%u", host, ntohs(in->sin_port));
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)ss;
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		snprintf(buf, len, "[%s]:%u", host, ntohs(in6->sin6_port));
+	} else {
+		snprintf(buf, len, "?");
+	}
+}
+
+static struct nvmf_tcp_tpg *main_tpg(struct nvmf_tcp_transport *t)
+{
+	return (struct nvmf_tcp_tpg *)nvmf_pg_tpg(nvmf_tgt_main_pg(t->base.tgt), &t->base);
+}
+
+static struct nvmf_transport *tcp_create(struct nvmf_tgt *tgt, char *err, size_t errlen)
+{
+	(void)tgt;
+	struct nvmf_tcp_transport *t = calloc(1, sizeof(*t));
+	if (!t) {
+		snprintf(err, errlen, "tcp transport: out of memory");
+		return NULL;
+	}
+	/* Receive buffers are made per connection: any port added live gets its size. */
+	t->base.live_max_inline = NVMF_TCP_MAX_INLINE;
+	return &t->base;
+}
+
+static void tcp_destroy(struct nvmf_transport *base)
+{
+	struct nvmf_tcp_transport *t = (struct nvmf_tcp_transport *)base;
+	struct nvmf_tcp_listener *l;
+	while ((l = t->listeners)) {
+		t->listeners = l->next;
+		close(l->fd);
+		free(l);
+	}
+	free(t);
+}
+
+/* ---- listeners ---- */
+
+static int tcp_listen(struct nvmf_transport *base, struct nvmf_port *port, char *err, size_t errlen)
+{
+	struct nvmf_tcp_transport *t = (struct nvmf_tcp_transport *)base;
+	const struct nvmf_port_config *pc = port->cfg;
+	const char *svc = pc->trsvcid[0] ? pc->trsvcid : "4420";
+	int family = pc->adrfam == AF_INET6 ? AF_INET6 : AF_INET;
+	const char *host = pc->traddr[0] ? pc->traddr : (family == AF_INET6 ? "::" : "0.0.0.0");
+	const char *lb = family == AF_INET6 ? "[" : "", *rb = family == AF_INET6 ? "]" : "";
+	struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE };
+	struct addrinfo *ai = NULL;
+	int rc = getaddrinfo(host, svc, &hints, &ai);
+	if (rc) {
+		snprintf(err, errlen, "address %s:%s: %s", host, svc, gai_strerror(rc));
+		return -1;
+	}
+	struct nvmf_tcp_listener *l = calloc(1, sizeof(*l));
+	if (!l) {
+		freeaddrinfo(ai);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	l->ev.kind = NVMF_TCP_EV_LISTENER;
+	l->port = port;
+	const char *what = "socket";
+	int one = 1;
+	l->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (l->fd < 0)
+		goto fail;
+	/* A restarted target binds again while old connections linger in TIME_WAIT. */
+	setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* "::" must not take the IPv4 port too: a 0.0.0.0 port may exist beside it. */
+	if (family == AF_INET6)
+		setsockopt(l->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	what = "bind";
+	if (bind(l->fd, ai->ai_addr, ai->ai_addrlen))
+		goto fail;
+	what = "listen";
+	if (listen(l->fd, LISTEN_BACKLOG))
+		goto fail;
+	what = "epoll";
+	if ((rc = nvmf_tcp_epoll_add(main_tpg(t), l->fd, &l->ev, false))) {
+		errno = -rc;
+		goto fail;
+	}
+	freeaddrinfo(ai);
+	port->transport_priv = l;
+	l->next = t->listeners;
+	t->listeners = l;
+	struct sockaddr_storage bound;
+	char b[96];
+	nvmf_tcp_port_bound(port, &bound);
+	addr_str(&bound, b, sizeof(b));
+	NVMF_TCP_LOG("port %u: listening on %s\n", pc->portid, b);
+	return 0;
+fail:
+	snprintf(err, errlen, "%s %s%s%s:%s: %s", what, lb, host, rb, svc, strerror(errno));
+	freeaddrinfo(ai);
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l);
+	return -1;
+}
+
+static void tcp_stop_listen(struct nvmf_transport *base, struct nvmf_port *port)
+{
+	struct nvmf_tcp_transport *t = (struct nvmf_tcp_transport *)base;
+	/* Only a stopping target takes no new queue at all; a port removed live leaves the
+	 * other ports accepting. */
+	if (__atomic_load_n(&base->tgt->stopping, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&t->shutting_down, true, __ATOMIC_RELAXED);
+	for (struct nvmf_tcp_listener **pp = &t->listeners; *pp; pp = &(*pp)->next) {
+		struct nvmf_tcp_listener *l = *pp;
+		if (l->port != port)
+			continue;
+		*pp = l->next;
+		port->transport_priv = NULL;
+		epoll_ctl(main_tpg(t)->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+		close(l->fd);
+		free(l);
+		return;
+	}
+}
+
+int nvmf_tcp_port_bound(const struct nvmf_port *port, struct sockaddr_storage *out)
+{
+	const struct nvmf_tcp_listener *l = port->transport_priv;
+	socklen_t len = sizeof(*out);
+	memset(out, 0, sizeof(*out));
+	if (!l || strcmp(port->cfg->trtype, "tcp"))
+		return -ENOENT;
+	return getsockname(l->fd, (struct sockaddr *)out, &len) ? -errno : 0;
+}
+
+/* ---- connections before the core has them ---- */
+
+int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
+{
+	struct nvmf_tcp_transport *t = tpg->t;
+	int n = 0;
+	for (;;) {
+		struct sockaddr_storage peer;
+		socklen_t plen = sizeof(peer);
+		int fd = accept4(l->fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				NVMF_TCP_LOG("port %u: accept: %s\n", l->port->cfg->portid, strerror(errno));
+			return n;
+		}
+		n++;
+		if (__atomic_load_n(&t->shutting_down, __ATOMIC_RELAXED)) {
+			close(fd);
+			continue;
+		}
+		/* Small PDUs (R2T, CapsuleResp) must not wait for Nagle. */
+		int one = 1;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		struct nvmf_tcp_conn *conn = nvmf_tcp_conn_alloc(t, tpg, fd, l->port);
+		if (!conn) {
+			NVMF_TCP_LOG("port %u: out of memory for a connection\n", l->port->cfg->portid);
+			close(fd);
+			continue;
+		}
+		addr_str(&peer, conn->peer, sizeof(conn->peer));
+		socklen_t llen = sizeof(conn->local);
+		getsockname(fd, (struct sockaddr *)&conn->local, &llen);
+		conn->born_ms = tpg->base.pg->now_ms;
+		if (nvmf_tcp_epoll_add(tpg, fd, &conn->ev, false)) {
+			NVMF_TCP_LOG("%s: epoll: %s\n", conn->peer, strerror(errno));
+			nvmf_tcp_conn_free(conn);
+			continue;
+		}
+		conn->next = tpg->pending;
+		tpg->pending = conn;
+	}
+}
+
+void nvmf_tcp_pending_expire(struct nvmf_tcp_tpg *tpg)
+{
+	uint64_t now = tpg->base.pg->now_ms;
+	for (struct nvmf_tcp_conn *c = tpg->pending, *next; c; c = next) {
+		next = c->next;
+		if (now - c->born_ms > NVMF_TCP_HANDSHAKE_MS)
+			nvmf_tcp_conn_kill(c, "no ICReq and Connect within 10 s: connection closed");
+	}
+}
+
+void nvmf_tcp_handoff(struct nvmf_tcp_conn *conn)
+{
+	struct nvmf_tcp_tpg *tpg = conn->tpg;
+	const struct nvme_tcp_cmd *cmd = (const void *)(conn->rbuf + conn->roff);
+	const uint8_t *sqe = (const uint8_t *)&cmd->sqe;
+	uint16_t qid = 0;
+	/* The Connect's QID (NVMe-oF 1.1 Figure 20); any other first command goes to the
+	 * admin group, where the core refuses it on an unconnected queue. */
+	if (sqe[0] == nvme_admin_fabrics && sqe[NVMF_SQE_FCTYPE_OFF] == nvme_fabrics_type_connect)
+		qid = (uint16_t)(sqe[NVMF_CONNECT_QID] | sqe[NVMF_CONNECT_QID + 1] << 8);
+	conn->qid = qid;
+	/* The ICResp must be out before another thread owns the socket. */
+	if (nvmf_tcp_conn_flush(conn) || conn->tx_head) {
+		nvmf_tcp_conn_kill(conn, "ICResp could not be sent");
+		return;
+	}
+	epoll_ctl(tpg->epfd, EPOLL_CTL_DEL, conn->fd, NULL);
+	nvmf_tcp_unlink(&tpg->pending, conn, offsetof(struct nvmf_tcp_conn, next));
+	if (conn->tx_dirty)
+		nvmf_tcp_unlink(&tpg->dirty, conn, offsetof(struct nvmf_tcp_conn, dirty_next));
+	if (conn->rx_kick)
+		nvmf_tcp_unlink(&tpg->kick, conn, offsetof(struct nvmf_tcp_conn, kick_next));
+	conn->tx_dirty = conn->rx_kick = false;
+	conn->tpg = NULL;
+	if (nvmf_tgt_new_queue(&conn->t->base, tpg->base.pg, qid, conn)) {
+		NVMF_TCP_LOG("%s: queue %u: out of memory for its hand-over\n", conn->peer, qid);
+		nvmf_tcp_conn_free(conn);
+	}
+}
+
+/* ops->pg_add_queue: on the group the core chose. */
+static int tcp_pg_add_queue(struct nvmf_tpg *base, void *arg)
+{
+	struct nvmf_tcp_tpg *tpg = (struct nvmf_tcp_tpg *)base;
+	struct nvmf_tcp_conn *conn = arg;
+	conn->tpg = tpg;
+	const char *why = NULL;
+	int rc;
+	if (__atomic_load_n(&tpg->t->shutting_down, __ATOMIC_RELAXED))
+		why = "shutting down";
+	else if (nvmf_tcp_conn_set_queue(conn, conn->qid))
+		why = "out of memory";
+	else if ((rc = nvmf_tcp_epoll_add(tpg, conn->fd, &conn->ev, false)))
+		why = strerror(-rc);
+	if (why) {
+		NVMF_TCP_LOG("%s: queue %u refused: %s\n", conn->peer, conn->qid, why);
+		nvmf_tcp_conn_free(conn);
+		return -1;
+	}
+	nvmf_sq_init(&conn->sq, base->pg, conn->port, &tpg->t->base);
+	snprintf(conn->sq.peer, sizeof(conn->sq.peer), "%s", conn->peer);
+	conn->sq.transport_priv = conn;
+	conn->sq_inited = true;
+	conn->state = NVMF_TCP_CONN_LIVE;
+	conn->next = tpg->conns;
+	tpg->conns = conn;
+	nvmf_tcp_conn_kick(conn);   /* its first capsule is buffered already */
+	return 0;
+}
+
+/* ---- the core's queue ops ---- */
+
+static void tcp_disconnect_queue(struct nvmf_sq *sq)
+{
+	struct nvmf_tcp_conn *conn = sq->transport_priv;
+	bool quiet = __atomic_load_n(&conn->t->shutting_down, __ATOMIC_RELAXED);
+	nvmf_tcp_conn_kill(conn, quiet ? NULL : "controller deleted");
+}
+
+static bool tcp_queue_busy(const struct nvmf_sq *sq)
+{
+	const struct nvmf_tcp_conn *conn = sq->transport_priv;
+	return conn->state != NVMF_TCP_CONN_DEAD && conn->tx_head;
+}
+
+static void tcp_queue_released(struct nvmf_sq *sq)
+{
+	struct nvmf_tcp_conn *conn = sq->transport_priv;
+	conn->released = true;
+	if (conn->in_kill)   /* conn_kill reaps it on return */
+		return;
+	nvmf_tcp_unlink(&conn->tpg->conns, conn, offsetof(struct nvmf_tcp_conn, next));
+	nvmf_tcp_conn_reap(conn);
+}
+
+static bool tcp_pg_idle(struct nvmf_tpg *base)
+{
+	const struct nvmf_tcp_tpg *tpg = (const struct nvmf_tcp_tpg *)base;
+	return !tpg->reap;
+}
+
+/* ops->disc_entry: trtype TCP, the port's family and service, a wildcard traddr as the
+ * address the host's connection arrived at; TSAS: no security (no TLS here). */
+static bool tcp_disc_entry(const struct nvmf_port *port, const struct nvmf_sq *sq,
+			   struct nvmf_disc_rec *rec, char *traddr)
+{
+	const struct nvmf_port_config *pc = port->cfg;
+	/* @sq is the discovery queue asking; it may belong to another transport. */
+	const struct nvmf_tcp_conn *conn = sq->transport == port->transport ? sq->transport_priv : NULL;
+	const struct sockaddr *local = conn && conn->local.ss_family ?
+				       (const struct sockaddr *)&conn->local : NULL;
+	if (!nvmf_disc_ip_traddr(pc->traddr, pc->adrfam, local, traddr, NVMF_TRADDR_MAX))
+		return false;
+	rec->trtype = NVMF_TRTYPE_TCP;
+	rec->adrfam = nvmf_disc_adrfam(pc->adrfam);
+	rec->trsvcid = pc->trsvcid;
+	rec->traddr = traddr;
+	rec->tcp_sectype = NVMF_TCP_SECTYPE_NONE;
+	return true;
+}
+
+const struct nvmf_transport_ops nvmf_tcp_transport_ops = {
+	.name = "tcp",
+	.trtype = NVMF_TRTYPE_TCP,
+	.msdbd = 1,
+	.keyed_sgl = false,
+	.max_queue_size = NVMF_TCP_MAX_QUEUE_SIZE,
+	.max_inline = NVMF_TCP_MAX_INLINE,
+	.max_xfer = NVMF_TCP_MAX_XFER,
+	.create = tcp_create,
+	.destroy = tcp_destroy,
+	.listen = tcp_listen,
+	.stop_listen = tcp_stop_listen,
+	.pg_create = nvmf_tcp_pg_create,
+	.pg_destroy = nvmf_tcp_pg_destroy,
+	.pg_add_queue = tcp_pg_add_queue,
+	.pg_poll = nvmf_tcp_pg_poll,
+	.pg_flush = nvmf_tcp_pg_flush,
+	.pg_idle = tcp_pg_idle,
+	.pg_stats = nvmf_tcp_pg_stats,
+	.queue_response = nvmf_tcp_queue_response,
+	.queue_busy = tcp_queue_busy,
+	.disconnect_queue = tcp_disconnect_queue,
+	.queue_released = tcp_queue_released,
+	.disc_entry = tcp_disc_entry,
+};
