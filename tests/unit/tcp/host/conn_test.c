@@ -255,7 +255,30 @@ static void queue_without_connection_reports_connection_lost(void)
 	CU_ASSERT_EQUAL(nvmf_tcp_host_transport.mem_unregister(&hq, buf), 0);
 }
 
+static void nvmf_connect_picks_the_transport_by_trtype(void)
+{
+	struct nvmf_ctrl *c = NULL;
+	struct nvmf_ctrl_opts o = { .traddr = "127.0.0.1", .trsvcid = "1", .trtype = "fc",
+				    .hostnqn = "nqn.2014-08.org.nvmexpress:uuid:6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a01",
+				    .timeout_ms = 2000 };
+	CU_ASSERT_EQUAL(nvmf_connect(&o, &c), -EINVAL);
+	CU_ASSERT_PTR_NULL(c);
+	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "trtype 'fc': not a transport of libnvmf (rdma or tcp)"));
+	/* tcp: the TCP transport's own message, named by the core's "tcp connect of queue 0". */
+	struct fake_ctrl f = { 0 };
+	char want[256];
+	CU_ASSERT_EQUAL_FATAL(fc_start(&f, "127.0.0.1", script_term), 0);
+	o.trtype = "tcp";
+	o.trsvcid = f.port;
+	CU_ASSERT_EQUAL(nvmf_connect(&o, &c), -ECONNREFUSED);
+	snprintf(want, sizeof(want), "tcp connect of queue 0 to 127.0.0.1:%s: icresp from "
+		 "127.0.0.1:%s: the controller terminated the connection", f.port, f.port);
+	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), want));
+	fc_join(&f);
+}
+
 const struct unit_test tcp_host_conn_tests[] = {
+	{"nvmf_connect_picks_the_transport_by_trtype", nvmf_connect_picks_the_transport_by_trtype},
 	{"icreq_has_pfv0_hpda0_maxr2t0_and_the_digests_asked_for", icreq_has_pfv0_hpda0_maxr2t0_and_the_digests_asked_for},
 	{"admin_queue_carries_8k_in_capsule_and_ipv6_works", admin_queue_carries_8k_in_capsule_and_ipv6_works},
 	{"icresp_with_pfv_1_is_refused_naming_it", icresp_with_pfv_1_is_refused_naming_it},
