@@ -74,7 +74,7 @@ static void script_icresp(struct fake_ctrl *f)
 static int connect_with_icresp(void (*edit)(struct nvme_tcp_icresp *), bool hd, char *err,
 			       size_t len, struct fake_ctrl *f)
 {
-	struct nvme_tcp_icresp r;
+	static struct nvme_tcp_icresp r;   /* the script reads it until fc_join */
 	struct th_host h;
 	memset(f, 0, sizeof(*f));
 	f->hdgst = hd;

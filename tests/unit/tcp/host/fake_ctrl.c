@@ -292,6 +292,10 @@ int fc_read_h2c(struct fake_ctrl *f, uint16_t cid, uint16_t ttag, uint8_t *buf, 
 		struct fc_pdu p;
 		if (fc_read_pdu(f, &p))
 			return -1;
+		if (!p.raw || p.plen < sizeof(struct nvme_tcp_data)) {
+			fc_pdu_free(&p);
+			return fc_fail(f, "PDU of %u bytes, not H2CData", p.plen);
+		}
 		const struct nvme_tcp_data *d = (const void *)p.raw;
 		uint32_t off = le32toh(d->datao), len = le32toh(d->datal);
 		int bad = p.ch.type != NVME_TCP_H2C_DATA ? fc_fail(f, "PDU type %u, not H2CData", p.ch.type) :

@@ -39,7 +39,7 @@ static int read_capsule(struct fake_ctrl *f, int i, uint16_t *cid)
 	struct fc_pdu p;
 	if (fc_read_pdu(f, &p))
 		return -1;
-	if (p.ch.type != NVME_TCP_CMD) {
+	if (p.ch.type != NVME_TCP_CMD || p.plen < sizeof(struct nvme_tcp_cmd)) {
 		fc_pdu_free(&p);
 		return -1;
 	}
@@ -61,7 +61,7 @@ static void read_term(struct fake_ctrl *f)
 	struct io_case *c = f->arg;
 	struct fc_pdu p;
 	if (!fc_read_pdu(f, &p)) {
-		if (p.ch.type == NVME_TCP_H2C_TERM) {
+		if (p.ch.type == NVME_TCP_H2C_TERM && p.plen >= sizeof(struct nvme_tcp_term)) {
 			const struct nvme_tcp_term *t = (const void *)p.raw;
 			c->term_fes = le16toh(t->fes);
 			c->term_fei = le32toh(t->fei);
