@@ -433,7 +433,7 @@ static int b_subsystem_add(const struct tctl_command *c, const struct tctl_args 
 	return put_new(sub, "namespaces", true, msg, len) ? 0 : -1;
 }
 
-/* What the target serves rdma on: an IPv4 or IPv6 address, of --adrfam's family if given
+/* What the target serves rdma and tcp on: an IPv4 or IPv6 address, of --adrfam's family if given
  * (without it the target infers the family from the address). */
 static int check_traddr(const char *traddr, const char *adrfam, char *msg, size_t len)
 {
@@ -483,8 +483,8 @@ static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, j
 		snprintf(msg, len, "missing --traddr ADDR (the address to listen on)");
 		return -1;
 	}
-	if (strcmp(trtype, "rdma")) {
-		snprintf(msg, len, "--trtype '%s' is not supported (the target serves rdma)", trtype);
+	if (strcmp(trtype, "rdma") && strcmp(trtype, "tcp")) {
+		snprintf(msg, len, "--trtype '%s' is not supported (the target serves rdma and tcp)", trtype);
 		return -1;
 	}
 	if (adrfam && strcmp(adrfam, "ipv4") && strcmp(adrfam, "ipv6")) {
@@ -606,7 +606,7 @@ static int b_log_level(const struct tctl_command *c, const struct tctl_args *a, 
 	"  --traddr ADDR        the IPv4 or IPv6 address to listen on (required)\n" \
 	"  --trsvcid SVC        the port number (default 4420)\n" \
 	"  --adrfam ipv4|ipv6   the address family (default: that of ADDR)\n" \
-	"  --trtype rdma        the transport (default rdma, the only one served)\n" \
+	"  --trtype rdma|tcp    the transport (default rdma)\n" \
 	"  --inline-data-size BYTES\n" \
 	"                       in-capsule data per command, 0 to 16384 (default 8192)\n" \
 	"  --max-queue-size N   queue entries a host may ask for, 16 to 1024 (default 128)\n" \

@@ -122,7 +122,7 @@ static int tcp_listen(struct nvmf_transport *base, struct nvmf_port *port, char 
 	port->transport_priv = l;
 	l->next = t->listeners;
 	t->listeners = l;
-	struct sockaddr_storage bound;
+	struct sockaddr_storage bound = { 0 };
 	char b[96];
 	nvmf_tcp_port_bound(port, &bound);
 	addr_str(&bound, b, sizeof(b));
@@ -174,7 +174,7 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 	struct nvmf_tcp_transport *t = tpg->t;
 	int n = 0;
 	for (;;) {
-		struct sockaddr_storage peer;
+		struct sockaddr_storage peer = { 0 };
 		socklen_t plen = sizeof(peer);
 		int fd = accept4(l->fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {

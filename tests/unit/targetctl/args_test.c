@@ -250,8 +250,8 @@ static void port_add_rejects_what_the_target_would(void)
 		     "port add: --traddr '::1' is an IPv6 address but --adrfam is ipv4");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--adrfam", "ib", NULL),
 		     "port add: --adrfam 'ib' is not ipv4 or ipv6");
-	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--trtype", "tcp", NULL),
-		     "port add: --trtype 'tcp' is not supported (the target serves rdma)");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--trtype", "fc", NULL),
+		     "port add: --trtype 'fc' is not supported (the target serves rdma and tcp)");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--trsvcid", "0", NULL),
 		     "port add: --trsvcid 0 is out of range (1 to 65535)");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--trsvcid", "nvme",

@@ -1,0 +1,345 @@
+/* The NVMe/TCP target transport (tcp/target/) over loopback sockets, driven by raw PDUs:
+ * connection initialization, Connect and admin commands, writes in the capsule and
+ * through R2T/H2CData, reads through C2HData, digests, discovery (TCP transport 1.0). */
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include "nvme/disc_log.h"
+#include "tests/unit/suites.h"
+#include "tests/unit/tcp/fixture.h"
+
+/* Boot, dial, handshake and connect the admin queue (enabled): 0 or -1. */
+static int admin_up(struct tt *t, struct ttc *a, uint8_t dgst, uint16_t *cntlid)
+{
+	if (tt_boot(t, "127.0.0.1", 8192, 0) || tt_dial(t, a) || tt_handshake(a, 0, dgst, NULL))
+		return -1;
+	if (tt_connect(a, TT_SUBNQN, 0, 0xffff, cntlid) != 0 || tt_enable(a) != 0)
+		return -1;
+	return 0;
+}
+
+/* An I/O queue (qid 1) of controller @cntlid on a new connection. */
+static int io_up(struct tt *t, struct ttc *q, uint8_t hpda, uint8_t dgst, uint16_t cntlid)
+{
+	if (tt_dial(t, q) || tt_handshake(q, hpda, dgst, NULL))
+		return -1;
+	return tt_connect(q, TT_SUBNQN, 1, cntlid, NULL) == 0 ? 0 : -1;
+}
+
+static void rw_sqe(struct ttc *c, struct nvme_sqe *sqe, uint8_t opcode, bool incapsule, uint64_t slba,
+		   uint32_t blocks)
+{
+	tt_sqe(c, sqe, opcode, incapsule, blocks * 512);
+	sqe->nsid = htole32(1);
+	sqe->cdw10 = htole32((uint32_t)slba);
+	sqe->cdw11 = htole32((uint32_t)(slba >> 32));
+	sqe->cdw12 = htole32(blocks - 1);
+}
+
+static void fill(uint8_t *b, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)(i * 7 + seed);
+}
+
+/* Write @n bytes at @slba through R2T/H2CData PDUs of at most @chunk bytes, as each R2T
+ * asks. Returns the CapsuleResp status or -1; *@r2ts counts the R2Ts. */
+static int write_r2t(struct ttc *q, uint64_t slba, const uint8_t *data, uint32_t n, uint32_t chunk,
+		     unsigned *r2ts)
+{
+	struct nvme_sqe sqe;
+	rw_sqe(q, &sqe, nvme_cmd_write, false, slba, n / 512);
+	if (tt_capsule(q, &sqe, NULL, 0, false, false))
+		return -1;
+	uint32_t done = 0;
+	*r2ts = 0;
+	while (done < n) {
+		uint8_t p[64];
+		int len = tt_recv_pdu(q, p, sizeof(p));
+		const struct nvme_tcp_r2t *r = (const void *)p;
+		if (len <= 0 || r->ch.type != NVME_TCP_R2T || r->cccid != sqe.command_id ||
+		    le32toh(r->r2to) != done || !le32toh(r->r2tl) || le32toh(r->r2tl) > n - done)
+			return -1;
+		(*r2ts)++;
+		uint32_t end = done + le32toh(r->r2tl);
+		while (done < end) {
+			uint32_t k = end - done < chunk ? end - done : chunk;
+			if (tt_h2c_data(q, sqe.command_id, le16toh(r->ttag), done, data + done, k, done + k == end))
+				return -1;
+			done += k;
+		}
+	}
+	struct nvme_cqe cqe;
+	return tt_rsp(q, &cqe);
+}
+
+static int read_back(struct ttc *q, uint64_t slba, uint8_t *out, uint32_t n)
+{
+	struct nvme_sqe sqe;
+	rw_sqe(q, &sqe, nvme_cmd_read, false, slba, n / 512);
+	if (tt_capsule(q, &sqe, NULL, 0, false, false))
+		return -1;
+	return tt_read_data(q, out, n);
+}
+
+static void icreq_gets_icresp_with_the_digests_asked_and_maxh2cdata(void)
+{
+	static const uint8_t dgsts[] = { 0, NVME_TCP_DGST_HDR, NVME_TCP_DGST_DATA,
+					 NVME_TCP_DGST_HDR | NVME_TCP_DGST_DATA };
+	struct tt t;
+	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 8192, 65536), 0);
+	for (unsigned i = 0; i < sizeof(dgsts); i++) {
+		struct ttc c;
+		uint32_t maxh2c = 0;
+		CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &c), 0);
+		/* tt_handshake checks PFV 0, CPDA 0 and that the digests are those asked. */
+		CU_ASSERT_EQUAL(tt_handshake(&c, 3, dgsts[i], &maxh2c), 0);
+		CU_ASSERT_EQUAL(maxh2c, 65536);
+		tt_close(&c);
+	}
+	tt_teardown(&t);
+}
+
+static void default_maxh2cdata_is_128_kib(void)
+{
+	struct tt t;
+	struct ttc c;
+	uint32_t maxh2c = 0;
+	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 8192, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &c), 0);
+	CU_ASSERT_EQUAL(tt_handshake(&c, 0, 0, &maxh2c), 0);
+	CU_ASSERT_EQUAL(maxh2c, 131072);
+	tt_close(&c);
+	tt_teardown(&t);
+}
+
+static void connect_then_identify_controller_comes_in_c2hdata(void)
+{
+	struct tt t;
+	struct ttc a;
+	uint16_t cntlid = 0;
+	CU_ASSERT_EQUAL_FATAL(admin_up(&t, &a, 0, &cntlid), 0);
+	CU_ASSERT_NOT_EQUAL(cntlid, 0);
+	struct nvme_sqe sqe;
+	tt_sqe(&a, &sqe, nvme_admin_identify, false, 4096);
+	sqe.cdw10 = htole32(NVME_IDENTIFY_CNS_CTRL);
+	CU_ASSERT_EQUAL_FATAL(tt_capsule(&a, &sqe, NULL, 0, false, false), 0);
+	struct nvme_id_ctrl id;
+	CU_ASSERT_EQUAL(tt_read_data(&a, &id, sizeof(id)), 0);
+	CU_ASSERT_STRING_EQUAL(id.subnqn, TT_SUBNQN);
+	CU_ASSERT_EQUAL(le16toh(id.cntlid), cntlid);
+	/* No keyed SGLs on TCP; in-capsule offsets on I/O queues; IOCCSZ from the port. */
+	CU_ASSERT_EQUAL(le32toh(id.sgls) & NVME_CTRL_SGLS_KEYED, 0);
+	CU_ASSERT_EQUAL(le32toh(id.ioccsz), (64 + 8192) / 16);
+	CU_ASSERT_EQUAL(id.msdbd, 1);
+	tt_close(&a);
+	tt_teardown(&t);
+}
+
+static void write_in_capsule_reads_back_through_c2hdata(void)
+{
+	struct tt t;
+	struct ttc a, q;
+	uint16_t cntlid;
+	uint8_t w[4096], r[4096];
+	CU_ASSERT_EQUAL_FATAL(admin_up(&t, &a, 0, &cntlid), 0);
+	CU_ASSERT_EQUAL_FATAL(io_up(&t, &q, 0, 0, cntlid), 0);
+	fill(w, sizeof(w), 3);
+	struct nvme_sqe sqe;
+	struct nvme_cqe cqe;
+	rw_sqe(&q, &sqe, nvme_cmd_write, true, 8, 8);
+	CU_ASSERT_EQUAL_FATAL(tt_capsule(&q, &sqe, w, sizeof(w), false, false), 0);
+	CU_ASSERT_EQUAL(tt_rsp(&q, &cqe), 0);
+	CU_ASSERT_EQUAL(cqe.command_id, sqe.command_id);
+	CU_ASSERT_EQUAL(le16toh(cqe.sq_id), 1);
+	memset(r, 0, sizeof(r));
+	CU_ASSERT_EQUAL(read_back(&q, 8, r, sizeof(r)), 0);
+	CU_ASSERT_EQUAL(memcmp(w, r, sizeof(w)), 0);
+	tt_close(&q);
+	tt_close(&a);
+	tt_teardown(&t);
+}
+
+/* With MAXH2CDATA 4096, a 16 KiB write takes four R2Ts of 4 KiB, one at a time. */
+static void write_through_r2t_and_h2cdata_reads_back(void)
+{
+	struct tt t;
+	struct ttc a, q;
+	uint16_t cntlid;
+	unsigned r2ts = 0;
+	static uint8_t w[16384], r[16384];
+	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 0, 4096), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_handshake(&a, 0, 0, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_connect(&a, TT_SUBNQN, 0, 0xffff, &cntlid), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_enable(&a), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &q), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_handshake(&q, 0, 0, NULL), 0);
+	q.connect_r2t = true;    /* no in-capsule data on this port's I/O queues */
+	CU_ASSERT_EQUAL_FATAL(tt_connect(&q, TT_SUBNQN, 1, cntlid, NULL), 0);
+	fill(w, sizeof(w), 11);
+	CU_ASSERT_EQUAL(write_r2t(&q, 100, w, sizeof(w), 4096, &r2ts), 0);
+	CU_ASSERT_EQUAL(r2ts, 4);
+	CU_ASSERT_EQUAL(read_back(&q, 100, r, sizeof(r)), 0);
+	CU_ASSERT_EQUAL(memcmp(w, r, sizeof(w)), 0);
+	tt_close(&q);
+	tt_close(&a);
+	tt_teardown(&t);
+}
+
+/* Header and data digests both ways, an HPDA of 32 bytes for C2H data, H2CData PDUs
+ * smaller than the R2T. */
+static void digests_and_hpda_on_writes_and_reads(void)
+{
+	struct tt t;
+	struct ttc a, q;
+	uint16_t cntlid;
+	unsigned r2ts = 0;
+	static uint8_t w[65536], r[65536];
+	const uint8_t dg = NVME_TCP_DGST_HDR | NVME_TCP_DGST_DATA;
+	CU_ASSERT_EQUAL_FATAL(admin_up(&t, &a, dg, &cntlid), 0);
+	CU_ASSERT_EQUAL_FATAL(io_up(&t, &q, 7, dg, cntlid), 0);
+	fill(w, sizeof(w), 5);
+	CU_ASSERT_EQUAL(write_r2t(&q, 0, w, sizeof(w), 8192, &r2ts), 0);
+	CU_ASSERT_EQUAL(r2ts, 1);
+	CU_ASSERT_EQUAL(read_back(&q, 0, r, sizeof(r)), 0);   /* checks PDO % 32, digests */
+	CU_ASSERT_EQUAL(memcmp(w, r, sizeof(w)), 0);
+	struct nvme_sqe sqe;
+	struct nvme_cqe cqe;
+	rw_sqe(&q, &sqe, nvme_cmd_write, true, 200, 2);
+	CU_ASSERT_EQUAL(tt_capsule(&q, &sqe, w, 1024, false, false), 0);
+	CU_ASSERT_EQUAL(tt_rsp(&q, &cqe), 0);
+	CU_ASSERT_EQUAL(read_back(&q, 200, r, 1024), 0);
+	CU_ASSERT_EQUAL(memcmp(w, r, 1024), 0);
+	tt_close(&q);
+	tt_close(&a);
+	tt_teardown(&t);
+}
+
+/* A data digest error fails the command with Transient Transport Error (retryable); the
+ * connection stays and the data was not written. */
+static void data_digest_error_fails_the_command_with_transient_transport_error(void)
+{
+	struct tt t;
+	struct ttc a, q;
+	uint16_t cntlid;
+	uint8_t w[1024], r[1024];
+	const uint8_t dg = NVME_TCP_DGST_DATA;
+	CU_ASSERT_EQUAL_FATAL(admin_up(&t, &a, 0, &cntlid), 0);
+	CU_ASSERT_EQUAL_FATAL(io_up(&t, &q, 0, dg, cntlid), 0);
+	fill(w, sizeof(w), 9);
+	struct nvme_sqe sqe;
+	struct nvme_cqe cqe;
+	rw_sqe(&q, &sqe, nvme_cmd_write, true, 40, 2);
+	CU_ASSERT_EQUAL(tt_capsule(&q, &sqe, w, sizeof(w), false, true), 0);
+	CU_ASSERT_EQUAL(tt_rsp(&q, &cqe), NVME_SC_TRAN_TPORT_ERROR);
+	CU_ASSERT_EQUAL(read_back(&q, 40, r, sizeof(r)), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(w, r, sizeof(w)), 0);
+	tt_close(&q);
+	tt_close(&a);
+	tt_teardown(&t);
+}
+
+/* A transport SGL whose length is not the command's: Data SGL Length Invalid, no R2T. */
+static void sgl_length_mismatch_is_data_sgl_length_invalid(void)
+{
+	struct tt t;
+	struct ttc a, q;
+	uint16_t cntlid;
+	CU_ASSERT_EQUAL_FATAL(admin_up(&t, &a, 0, &cntlid), 0);
+	CU_ASSERT_EQUAL_FATAL(io_up(&t, &q, 0, 0, cntlid), 0);
+	struct nvme_sqe sqe;
+	struct nvme_cqe cqe;
+	rw_sqe(&q, &sqe, nvme_cmd_write, false, 0, 2);
+	sqe.dptr.unkeyed.length = htole32(512);
+	CU_ASSERT_EQUAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
+	CU_ASSERT_EQUAL(tt_rsp(&q, &cqe), NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR);
+	/* A keyed SGL means nothing on TCP. */
+	rw_sqe(&q, &sqe, nvme_cmd_read, false, 0, 1);
+	sqe.dptr.keyed.type = NVME_SGL_KEYED_ADDR;
+	CU_ASSERT_EQUAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
+	CU_ASSERT_EQUAL(tt_rsp(&q, &cqe), NVME_SC_SGL_INVALID_TYPE | NVME_SC_DNR);
+	tt_close(&q);
+	tt_close(&a);
+	tt_teardown(&t);
+}
+
+/* The discovery log over TCP: trtype TCP, IPv4, a wildcard port's traddr as the address
+ * the host dialed, trsvcid, TSAS sectype none. */
+static void discovery_log_lists_the_tcp_port(void)
+{
+	struct tt t;
+	struct ttc d;
+	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "0.0.0.0", 8192, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_handshake(&d, 0, 0, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_connect(&d, NVME_DISC_SUBSYS_NAME, 0, 0xffff, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_enable(&d), 0);
+	static uint8_t log[4096];
+	struct nvme_sqe sqe;
+	tt_sqe(&d, &sqe, nvme_admin_get_log_page, false, sizeof(log));
+	sqe.cdw10 = htole32(NVME_LOG_LID_DISCOVER | ((sizeof(log) / 4 - 1) << 16));
+	CU_ASSERT_EQUAL_FATAL(tt_capsule(&d, &sqe, NULL, 0, false, false), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_read_data(&d, log, sizeof(log)), 0);
+	struct nvmf_disc_log_hdr h;
+	CU_ASSERT_EQUAL_FATAL(nvmf_disc_log_decode_header(log, sizeof(log), &h), 0);
+	CU_ASSERT_FATAL(h.numrec >= 1);
+	bool found = false;
+	for (uint64_t i = 0; i < h.numrec && i < 3; i++) {
+		struct nvmf_disc_rec rec;
+		struct nvmf_disc_strs strs;
+		nvmf_disc_log_decode_entry(log + NVMF_DISC_LOG_HDR_SIZE + i * NVMF_DISC_LOG_ENTRY_SIZE, &rec, &strs);
+		if (strcmp(rec.subnqn, TT_SUBNQN))
+			continue;
+		found = true;
+		char svc[8];
+		snprintf(svc, sizeof(svc), "%u", t.port);
+		CU_ASSERT_EQUAL(rec.trtype, NVMF_TRTYPE_TCP);
+		CU_ASSERT_EQUAL(rec.adrfam, NVMF_ADDR_FAMILY_IP4);
+		CU_ASSERT_STRING_EQUAL(rec.traddr, "127.0.0.1");
+		CU_ASSERT_STRING_EQUAL(rec.trsvcid, svc);
+		CU_ASSERT_EQUAL(rec.tcp_sectype, NVMF_TCP_SECTYPE_NONE);
+	}
+	CU_ASSERT_TRUE(found);
+	tt_close(&d);
+	tt_teardown(&t);
+}
+
+/* The core sees a closed connection as a queue gone: the controller goes with its admin
+ * queue, and nothing of the transport is left. */
+static void closed_connections_release_their_queues(void)
+{
+	struct tt t;
+	struct ttc a, q;
+	uint16_t cntlid;
+	CU_ASSERT_EQUAL_FATAL(admin_up(&t, &a, 0, &cntlid), 0);
+	CU_ASSERT_EQUAL_FATAL(io_up(&t, &q, 0, 0, cntlid), 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_live_queues(&t.tgt), 2);
+	tt_close(&q);
+	tt_close(&a);
+	tt_drive(&t);
+	CU_ASSERT_EQUAL(nvmf_tgt_live_queues(&t.tgt), 0);
+	CU_ASSERT_PTR_NULL(t.tgt.ctrls);
+	struct nvmf_tpg_stats st;
+	const struct nvmf_pg *pg = nvmf_tgt_main_pg(&t.tgt);
+	pg->tpg[0]->transport->ops->pg_stats(pg->tpg[0], &st);
+	CU_ASSERT_EQUAL(st.queues, 0);
+	CU_ASSERT_EQUAL(st.bufs_held, 0);
+	tt_teardown(&t);
+}
+
+const struct unit_test tcp_target_tests[] = {
+	{ "icreq_gets_icresp_with_the_digests_asked_and_maxh2cdata",
+	  icreq_gets_icresp_with_the_digests_asked_and_maxh2cdata },
+	{ "default_maxh2cdata_is_128_kib", default_maxh2cdata_is_128_kib },
+	{ "connect_then_identify_controller_comes_in_c2hdata", connect_then_identify_controller_comes_in_c2hdata },
+	{ "write_in_capsule_reads_back_through_c2hdata", write_in_capsule_reads_back_through_c2hdata },
+	{ "write_through_r2t_and_h2cdata_reads_back", write_through_r2t_and_h2cdata_reads_back },
+	{ "digests_and_hpda_on_writes_and_reads", digests_and_hpda_on_writes_and_reads },
+	{ "data_digest_error_fails_the_command_with_transient_transport_error",
+	  data_digest_error_fails_the_command_with_transient_transport_error },
+	{ "sgl_length_mismatch_is_data_sgl_length_invalid", sgl_length_mismatch_is_data_sgl_length_invalid },
+	{ "discovery_log_lists_the_tcp_port", discovery_log_lists_the_tcp_port },
+	{ "closed_connections_release_their_queues", closed_connections_release_their_queues },
+	{ NULL, NULL },
+};
