@@ -8,6 +8,7 @@
 #                   build/analyze: fails on any finding
 #   make asan       the same build with AddressSanitizer + UBSan (or SANITIZE=1 make ...)
 #   make deps       install missing packages (apt-get) and the guest kernel
+#   make local-check  NVMe/TCP end to end on 127.0.0.1 (nvmf-target and the nvmf tool), no VM
 #   make vm-check   only the VM integration tests (and their sanitizer pass)
 #   make soak       the hardening VM tests at full length (1000 cycles, 50 restarts)
 #   make bench      our target vs kernel nvmet-rdma in the VM: build/bench/results.{md,json,png}
@@ -57,13 +58,14 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) || echo PKG-CONFIG-FAILED-run-m
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) || echo PKG-CONFIG-FAILED-run-make-deps)
 
 # Library code of each layer; files named *main.c are programs.
-LIB_DIRS := nvme rdma rdma/host rdma/target tcp/target subsystem target initiator
+LIB_DIRS := nvme rdma rdma/host rdma/target tcp/host tcp/target subsystem target initiator
 LIB_SRCS := $(filter-out %main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 
-# libnvmf: the host library = initiator core + RDMA host transport + shared protocol code.
+# libnvmf: the host library = initiator core + RDMA and TCP host transports + shared
+# protocol code.
 NVMF_SRCS := $(filter-out %main.c,$(wildcard initiator/*.c)) $(wildcard rdma/host/*.c) rdma/device.c \
-             $(wildcard nvme/*.c)
+             $(wildcard tcp/host/*.c) $(wildcard nvme/*.c)
 NVMF_OBJS := $(NVMF_SRCS:%.c=$(BUILD)/obj/%.o)
 # The nvmf tool: initiator/cli/main.c plus the rest of initiator/cli (also unit tested).
 CLI_SRCS  := $(filter-out initiator/cli/main.c,$(wildcard initiator/cli/*.c))
@@ -106,7 +108,7 @@ NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := 0.1.0
 PREFIX     ?= /usr/local
 
-.PHONY: path-trace all unit check analyze vm-check soak demo bench bench-churn asan deps clean install \
+.PHONY: path-trace all unit check analyze local-check vm-check soak demo bench bench-churn asan deps clean install \
 	install-check fuzz fuzz-smoke fuzz-bins FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard initiator/cli/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
      $(FAULT_TARGET_BIN) $(DHCHAP_KAT)
@@ -202,6 +204,14 @@ unit: $(UNIT_BIN) $(DHCHAP_KAT)
 deps:
 	@scripts/install-deps
 
+# End to end over NVMe/TCP on this machine, without the VM or root: nvmf-target on a
+# tcp-only port of 127.0.0.1, the nvmf tool with -t tcp (tests/local/tcp_test.sh), then
+# the same against the sanitizer build of both (any ASan/UBSan report fails).
+local-check: all
+	tests/local/tcp_test.sh
+	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf
+	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tcp_test.sh
+
 # Integration tests: one guest boot for the whole batch. The guest gets an emulated NVMe
 # drive (QEMU -device nvme, serial nvmfdrive01) backed by a sparse image, for the raw
 # NVMe backend tests.
@@ -273,6 +283,7 @@ check: deps
 	$(MAKE) -j$(CHECK_JOBS) fuzz-smoke
 	$(MAKE) -j$(CHECK_JOBS) analyze
 	$(MAKE) -j$(CHECK_JOBS) install-check
+	$(MAKE) -j$(CHECK_JOBS) local-check
 	$(MAKE) -j$(CHECK_JOBS) vm-check
 
 asan:

@@ -213,7 +213,7 @@ static int identify_ctrl(struct nvmf_ctrl *c)
 			   le16toh(id->cntlid), c->cntlid);
 		return -EPROTO;
 	}
-	if (!(le32toh(id->sgls) & NVME_CTRL_SGLS_KEYED)) {
+	if (!c->t->no_keyed_sgls && !(le32toh(id->sgls) & NVME_CTRL_SGLS_KEYED)) {
 		nvmfh_errf(c, "controller does not support keyed SGL data blocks (SGLS bit 2)");
 		return -EPROTO;
 	}
@@ -468,8 +468,18 @@ static int copy_opts(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 	c->opts.dhchap_secret = c->opts.dhchap_ctrl_secret = NULL;
 	if (rc)
 		return rc;
-	/* The RDMA transport (rdma/host/) is the default. */
-	c->t = o->transport ? o->transport : &nvmf_rdma_host_transport;
+	/* By trtype: RDMA (rdma/host/) the default, TCP (tcp/host/). */
+	if (o->transport)
+		c->t = o->transport;
+	else if (!o->trtype || !o->trtype[0] || !strcmp(o->trtype, "rdma"))
+		c->t = &nvmf_rdma_host_transport;
+	else if (!strcmp(o->trtype, "tcp"))
+		c->t = &nvmf_tcp_host_transport;
+	else {
+		nvmfh_errf(c, "trtype '%.32s': not a transport of libnvmf (rdma or tcp)", o->trtype);
+		return -EINVAL;
+	}
+	c->opts.trtype = c->t->name;   /* not the caller's string: reconnect outlives it */
 	return 0;
 }
 

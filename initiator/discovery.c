@@ -41,6 +41,10 @@ static void decode(const void *raw, struct nvmf_disc_entry *d)
 	d->rdma_prtype = r.rdma_prtype;
 	d->rdma_cms = r.rdma_cms;
 	d->rdma_pkey = r.rdma_pkey;
+	if (r.trtype == NVMF_TRTYPE_TCP) {
+		/* TSAS byte 0 of a TCP entry: SECTYPE (NVMe-oF 1.1 Figure 38, TCP TSAS). */
+		d->tcp_sectype = ((const uint8_t *)raw)[offsetof(struct nvmf_disc_log_entry, tsas)];
+	}
 }
 
 int nvmf_read_discovery_log(struct nvmf_ctrl *c, struct nvmf_disc_entry **entries, size_t *n,

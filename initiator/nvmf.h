@@ -51,7 +51,8 @@ struct nvmf_ctrl_opts {
 	unsigned kato_ms;            /* keep-alive timeout; default 5000 (0 with no_keep_alive) */
 	bool no_keep_alive;          /* connect with KATO 0 and send no Keep Alive */
 	int timeout_ms;              /* connect and admin command timeout; default 10000 */
-	const struct nvmf_host_transport *transport; /* tests: an in-process transport */
+	const struct nvmf_host_transport *transport; /* tests: an in-process transport (then
+					   trtype is not read) */
 	/* NVMe in-band authentication, DH-HMAC-CHAP (NVMe Base 2.1 section 8.3.5), as
 	 * `nvme connect --dhchap-secret/--dhchap-ctrl-secret`. Secrets in their "DHHC-1:NN:
 	 * <base64>:" form (`nvme gen-dhchap-key`); parsed and checked by nvmf_connect, which
@@ -63,6 +64,17 @@ struct nvmf_ctrl_opts {
 					   controller (bidirectional), refuse it when it cannot
 					   prove it holds this secret or does not authenticate at
 					   all; needs dhchap_secret; NULL: unidirectional */
+	/* The transport, as nvme-cli's -t: "rdma" (NULL or "" too: the default) or "tcp"
+	 * (NVMe/TCP, TCP transport 1.0; the discovery log names it trtype 3). Anything else
+	 * makes nvmf_connect fail with -EINVAL. */
+	const char *trtype;
+	/* NVMe/TCP only, as nvme-cli's -g/-G: ask for header digests (CRC32C over every
+	 * PDU header but ICReq/ICResp/TermReq) and data digests (over every PDU's data) in
+	 * ICReq; the controller must grant exactly what was asked or the connect fails. A
+	 * data digest mismatch fails its command with Data Transfer Error (the connection
+	 * stays); a header digest mismatch is a connection error. Default off. */
+	bool hdr_digest;
+	bool data_digest;
 };
 
 /* ---- controllers ---- */
@@ -216,6 +228,7 @@ struct nvmf_disc_entry {
 	uint8_t rdma_qptype, rdma_prtype, rdma_cms;
 	uint16_t rdma_pkey;
 	uint16_t eflags;             /* EFLAGS (NVMF_DISC_EFLAGS_*), host endian */
+	uint8_t tcp_sectype;         /* trtype tcp: TSAS SECTYPE (0 none, 1 TLS 1.2, 2 TLS 1.3) */
 };
 
 /*

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libnvmf internals: the host-side transport interface. The RDMA transport
- * (rdma/host/) and the in-process loop transport (target/loop-host.c, the host half of
- * the target's loop transport) implement it; the library core (the initiator/ sources)
- * never touches verbs.
+ * (rdma/host/), the NVMe/TCP transport (tcp/host/) and the in-process loop transport
+ * (target/loop-host.c, the host half of the target's loop transport) implement it; the
+ * library core (the initiator/ sources) never touches verbs or sockets.
  *
  * A queue (admin or I/O) is a struct nvmf_hq owned by the core; the transport keeps its
  * state in hq->tpriv. The core builds the SQE (opcode, nsid, cdws, command_id) and hands
- * it with its data buffer; the transport fills the data pointer (keyed SGL 0x40 from
- * registered memory, or in-capsule 0x01 for writes up to its in-capsule size), sends it,
+ * it with its data buffer; the transport fills the data pointer (RDMA: keyed SGL 0x40
+ * from registered memory; TCP: Transport SGL 0x5A; either: in-capsule 0x01 for writes up
+ * to its in-capsule size), sends it,
  * moves data back for reads, and reports each CQE with nvmf_hq_complete().
  */
 #ifndef LIBNVMF_TRANSPORT_H
@@ -32,7 +33,10 @@ struct nvmf_hcmd {
 };
 
 struct nvmf_host_transport {
-	const char *name;         /* "rdma", "loop" */
+	const char *name;         /* "rdma", "tcp", "loop" */
+	/* true when data never travels by keyed SGL (TCP: in-capsule or Transport SGL), so
+	 * the controller need not report keyed SGL support (Identify SGLS bit 2) */
+	bool no_keyed_sgls;
 	/*
 	 * queue_connect - transport-level connection of queue @qid with @size entries
 	 * (admin: 32) to opts->traddr:trsvcid (RDMA: rdma_cm connect with the NVMe/RDMA CM
@@ -83,5 +87,7 @@ struct nvmf_hcmd *nvmf_hq_cmd_by_cid(struct nvmf_hq *q, uint16_t cid);
 
 /* The RDMA host transport (rdma/host/io.c). */
 extern const struct nvmf_host_transport nvmf_rdma_host_transport;
+/* The NVMe/TCP host transport (tcp/host/io.c). */
+extern const struct nvmf_host_transport nvmf_tcp_host_transport;
 
 #endif

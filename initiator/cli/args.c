@@ -186,6 +186,18 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 	case 'C':
 		c->dhchap_ctrl_secret = arg;
 		return 0;
+	case 't':
+		if (strcmp(arg, "rdma") && strcmp(arg, "tcp"))
+			return cli_usage_error(err, cmd, "-t/--transport: '%s' is not a transport "
+					       "(rdma or tcp)", arg);
+		c->trtype = arg;
+		return 0;
+	case 'g':
+		c->hdr_digest = true;
+		return 0;
+	case 'G':
+		c->data_digest = true;
+		return 0;
 	case 'v':
 		c->verbose = true;
 		return 0;
@@ -220,6 +232,9 @@ int cli_check_common(const struct cli_common *c, bool need_nqn, const char *cmd,
 		return cli_usage_error(err, cmd, "-s/--trsvcid given %u times for %u addresses: give "
 				       "it once (every path) or once per -a, in the same order",
 				       c->n_trsvcids, c->n_traddrs);
+	if ((c->hdr_digest || c->data_digest) && (!c->trtype || strcmp(c->trtype, "tcp")))
+		return cli_usage_error(err, cmd, "%s: digests are NVMe/TCP's: give -t tcp",
+				       c->hdr_digest ? "-g/--hdr-digest" : "-G/--data-digest");
 	if ((c->refresh_ms || c->path_timeout_ms) && c->n_traddrs < 2)
 		return cli_usage_error(err, cmd, "%s is for several paths (-a given more than once)",
 				       c->refresh_ms ? "--refresh" : "--path-timeout");

@@ -51,6 +51,9 @@ struct cli_common {
 	bool have_hostid;
 	const char *dhchap_secret;      /* -S/--dhchap-secret "DHHC-1:..." */
 	const char *dhchap_ctrl_secret; /* -C/--dhchap-ctrl-secret */
+	const char *trtype;         /* -t/--transport rdma|tcp; NULL: rdma */
+	bool hdr_digest;            /* -g/--hdr-digest (tcp only) */
+	bool data_digest;           /* -G/--data-digest (tcp only) */
 	bool verbose;               /* -v/--verbose: how the connect went, on stderr */
 	bool json;                  /* --json */
 	bool help;                  /* -h/--help */
@@ -75,7 +78,7 @@ enum {
 	"                     controllers' ANATT, 10000 without ANA)\n"
 
 /* The short options and long options of struct cli_common, for getopt_long tables. */
-#define CLI_COMMON_SHORTOPTS ":a:s:n:q:I:S:C:vh"
+#define CLI_COMMON_SHORTOPTS ":a:s:n:q:I:S:C:t:gGvh"
 #define CLI_COMMON_LONGOPTS \
 	{ "traddr", required_argument, NULL, 'a' }, \
 	{ "trsvcid", required_argument, NULL, 's' }, \
@@ -84,6 +87,9 @@ enum {
 	{ "hostid", required_argument, NULL, 'I' }, \
 	{ "dhchap-secret", required_argument, NULL, 'S' }, \
 	{ "dhchap-ctrl-secret", required_argument, NULL, 'C' }, \
+	{ "transport", required_argument, NULL, 't' }, \
+	{ "hdr-digest", no_argument, NULL, 'g' }, \
+	{ "data-digest", no_argument, NULL, 'G' }, \
 	{ "help", no_argument, NULL, 'h' }, \
 	{ "verbose", no_argument, NULL, 'v' }, \
 	{ "json", no_argument, NULL, OPT_JSON }, \
@@ -119,7 +125,7 @@ int cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)
 
 /* cli_check_common - after parsing: -a present (and -n when @need_nqn); several -a only
  * when c->multipath_ok, with -s given once or once per -a; --refresh and --path-timeout
- * only with several -a. Returns 0 or CLI_USAGE after a message. */
+ * only with several -a; -g/-G only with -t tcp. Returns 0 or CLI_USAGE after a message. */
 int cli_check_common(const struct cli_common *c, bool need_nqn, const char *cmd, FILE *err);
 /* cli_path_trsvcid - the port of path @i (its own -s, else the one -s, else "4420"). */
 const char *cli_path_trsvcid(const struct cli_common *c, unsigned i);

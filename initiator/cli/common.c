@@ -47,6 +47,9 @@ int cli_fill_opts(const struct cli_common *c, const struct cli_env *env, const c
 	o->hostnqn = c->hostnqn ? c->hostnqn : env->hostnqn;
 	o->hostid = c->have_hostid ? c->hostid : NULL;
 	o->transport = env->transport;
+	o->trtype = c->trtype;
+	o->hdr_digest = c->hdr_digest;
+	o->data_digest = c->data_digest;
 	const char *ckey_env = discovery ? NULL : env->dhchap_ctrl_secret;
 	if (pick_secret(c->dhchap_secret, "-S/--dhchap-secret", env->dhchap_secret,
 			"$NVMF_DHCHAP_SECRET", cmd, env->err, &o->dhchap_secret) ||

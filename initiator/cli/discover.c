@@ -12,11 +12,14 @@
 #include "initiator/cli/cli.h"
 
 static const char usage[] =
-	"Usage: nvmf discover -a ADDR [-s PORT] [-q HOSTNQN] [-I HOSTID] [--json] [--hold SECONDS]\n"
-	"Read the discovery log of the discovery controller at ADDR:PORT over RDMA and print\n"
-	"it like `nvme discover`.\n"
+	"Usage: nvmf discover -a ADDR [-s PORT] [-t rdma|tcp] [-q HOSTNQN] [-I HOSTID] [--json] [--hold SECONDS]\n"
+	"Read the discovery log of the discovery controller at ADDR:PORT over RDMA or TCP and\n"
+	"print it like `nvme discover`.\n"
 	"  -a, --traddr ADDR     target address (IPv4 or IPv6), required\n"
-	"  -s, --trsvcid PORT    RDMA port (default 4420)\n"
+	"  -s, --trsvcid PORT    port (default 4420, also for tcp)\n"
+	"  -t, --transport TYPE  rdma (default) or tcp (NVMe/TCP)\n"
+	"  -g, --hdr-digest      tcp: header digests (CRC32C) on every PDU header\n"
+	"  -G, --data-digest     tcp: data digests (CRC32C) on every PDU's data\n"
 	"  -n, --nqn NQN         discovery subsystem NQN (default the well-known one)\n"
 	"  -q, --hostnqn NQN     host NQN (default /etc/nvme/hostnqn)\n"
 	"  -I, --hostid UUID     host ID (default /etc/nvme/hostid)\n"
@@ -84,6 +87,8 @@ static void print_text(FILE *f, const struct nvmf_disc_entry *e, size_t n, uint6
 			fprintf(f, "rdma_qptype: %s\n", nvmf_qptype_str(e->rdma_qptype));
 			fprintf(f, "rdma_cms:    %s\n", nvmf_cms_str(e->rdma_cms));
 			fprintf(f, "rdma_pkey: 0x%04x\n", e->rdma_pkey);
+		} else if (e->trtype == NVMF_TRTYPE_TCP) {
+			fprintf(f, "sectype: %s\n", nvmf_sectype_str(e->tcp_sectype));
 		}
 	}
 }
@@ -112,6 +117,8 @@ static json_t *to_json(const struct nvmf_disc_entry *e, size_t n, uint64_t genct
 					    json_string(nvmf_qptype_str(e->rdma_qptype)));
 			json_object_set_new(r, "rdma_cms", json_string(nvmf_cms_str(e->rdma_cms)));
 			json_object_set_new(r, "rdma_pkey", json_integer(e->rdma_pkey));
+		} else if (e->trtype == NVMF_TRTYPE_TCP) {
+			json_object_set_new(r, "sectype", json_string(nvmf_sectype_str(e->tcp_sectype)));
 		}
 		json_array_append_new(recs, r);
 	}

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* nvmf: the command-line NVMe-oF RDMA host tool (see docs/nvmf-tool.md). */
+/* nvmf: the command-line NVMe-oF host tool (RDMA, TCP) (see docs/nvmf-tool.md). */
 #include <signal.h>
 #include <stdlib.h>
 #include "initiator/cli/cli.h"

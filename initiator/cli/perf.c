@@ -35,7 +35,8 @@ static const char usage[] =
 	"  --size SIZE   use only the first SIZE bytes of the namespace (default all)\n"
 	"  --json        print the result as JSON\n"
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
-	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -v/--verbose as for identify\n"
+	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -t/--transport, -g/--hdr-digest,\n"
+	"  -G/--data-digest, -v/--verbose as for identify\n"
 	CLI_MULTIPATH_USAGE
 	"WARNING: write modes overwrite the namespace.\n";
 

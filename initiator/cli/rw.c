@@ -28,7 +28,8 @@ static const char read_usage[] =
 	"                               suffixes k, m, g: 4k = 4096)\n"
 	"  -o, --output FILE            write the data to FILE instead of stdout\n"
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
-	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -v/--verbose as for identify\n"
+	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -t/--transport, -g/--hdr-digest,\n"
+	"  -G/--data-digest, -v/--verbose as for identify\n"
 	CLI_MULTIPATH_USAGE;
 
 static const char write_usage[] =
@@ -40,7 +41,8 @@ static const char write_usage[] =
 	"  --offset B, --length B       the same in bytes (multiples of the block size)\n"
 	"  -i, --input FILE             read the data from FILE instead of stdin\n"
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
-	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -v/--verbose as for identify\n"
+	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -t/--transport, -g/--hdr-digest,\n"
+	"  -G/--data-digest, -v/--verbose as for identify\n"
 	CLI_MULTIPATH_USAGE;
 
 int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, FILE *err)

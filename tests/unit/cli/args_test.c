@@ -118,6 +118,37 @@ static void unknown_option_and_missing_value_are_named(void)
 	clit_teardown(&t);
 }
 
+static void transport_and_digest_options_are_checked_and_passed_on(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "-t", "fc", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: discover: -t/--transport: 'fc' is not a "
+				      "transport (rdma or tcp)\n"));
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", "x", "-G", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: identify: -G/--data-digest: digests are "
+				      "NVMe/TCP's: give -t tcp\n"));
+	CU_ASSERT_EQUAL(clit_run(&t, "read", "-a", "127.0.0.1", "-n", "x", "--length", "4k",
+				 "--transport", "rdma", "--hdr-digest", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "-g/--hdr-digest: digests are NVMe/TCP's"));
+	clit_teardown(&t);
+
+	/* What cli_fill_opts hands to nvmf_connect. */
+	struct cli_common c = { .traddr = "127.0.0.1", .trtype = "tcp", .hdr_digest = true,
+				.data_digest = true };
+	struct cli_env env = { .err = stderr };
+	struct nvmf_ctrl_opts o;
+	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "identify", false, &o), CLI_OK);
+	CU_ASSERT_STRING_EQUAL(o.trtype, "tcp");
+	CU_ASSERT_TRUE(o.hdr_digest);
+	CU_ASSERT_TRUE(o.data_digest);
+	c.trtype = NULL;
+	c.hdr_digest = c.data_digest = false;
+	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "identify", false, &o), CLI_OK);
+	CU_ASSERT_PTR_NULL(o.trtype);   /* the library's default: rdma */
+	CU_ASSERT_FALSE(o.hdr_digest || o.data_digest);
+}
+
 static void bad_hostid_is_a_usage_error(void)
 {
 	struct clit t;
@@ -166,6 +197,7 @@ const struct unit_test cli_args_tests[] = {
 	{"identify_without_nqn_is_a_usage_error", identify_without_nqn_is_a_usage_error},
 	{"port_out_of_range_is_a_usage_error", port_out_of_range_is_a_usage_error},
 	{"unknown_option_and_missing_value_are_named", unknown_option_and_missing_value_are_named},
+	{"transport_and_digest_options_are_checked_and_passed_on", transport_and_digest_options_are_checked_and_passed_on},
 	{"bad_hostid_is_a_usage_error", bad_hostid_is_a_usage_error},
 	{"unknown_subcommand_is_a_usage_error", unknown_subcommand_is_a_usage_error},
 	{"help_goes_to_stdout_with_status_0", help_goes_to_stdout_with_status_0},

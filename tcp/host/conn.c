@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Connection of one host queue over TCP (TCP transport 1.0 section 3.5, connection
+ * establishment; what the Linux host does in nvme_tcp_alloc_queue/nvme_tcp_init_connection):
+ * the address resolved numerically with getaddrinfo (IPv4 or IPv6), a non-blocking
+ * connect bounded by the connect timeout, TCP_NODELAY (capsules are small and latency
+ * bound), then ICReq {PFV 0, HPDA 0, DGST as the options ask, MAXR2T 0} and the ICResp
+ * checked: PFV 0, CPDA in range, exactly the digests requested, MAXH2CDATA at least 4 KiB
+ * and a multiple of 4. A C2HTermReq instead of ICResp is the controller's refusal, reported
+ * with its FES.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include "tcp/host/host.h"
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int left_ms(int64_t deadline)
+{
+	int64_t left = deadline - now_ms();
+	return left < 0 ? 0 : left > 0x7fffffff ? 0x7fffffff : (int)left;
+}
+
+static void peer_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		snprintf(buf, len, "[%s]:%u", host, ntohs(in6->sin6_port));
+	} else {
+		const struct sockaddr_in *in = (const void *)sa;
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		snprintf(buf, len, "%s:%u", host, ntohs(in->sin_port));
+	}
+}
+
+/* A connected non-blocking socket to @ai within @deadline, or -errno. */
+static int tcp_connect(const struct addrinfo *ai, int64_t deadline)
+{
+	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			ai->ai_protocol);
+	if (fd < 0)
+		return -errno;
+	int rc = 0;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS) {
+		rc = -errno;
+		goto fail;
+	}
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		int n = poll(&p, 1, left_ms(deadline));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			goto fail;
+		}
+		if (n == 0) {
+			rc = -ETIMEDOUT;
+			goto fail;
+		}
+		break;
+	}
+	int soerr = 0;
+	socklen_t sl = sizeof(soerr);
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl))
+		soerr = errno;
+	if (soerr) {
+		rc = -soerr;
+		goto fail;
+	}
+	int one = 1;
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one))) {
+		rc = -errno;
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return rc;
+}
+
+/* ICReq out, ICResp (or C2HTermReq) in, within @deadline. 0 or -errno with q->err set. */
+static int init_connection(struct nvmf_th_queue *q, int64_t deadline)
+{
+	struct nvme_tcp_icreq ic;
+	memset(&ic, 0, sizeof(ic));
+	ic.ch.type = NVME_TCP_ICREQ;
+	ic.ch.hlen = sizeof(ic);
+	ic.ch.plen = htole32(sizeof(ic));
+	ic.pfv = htole16(NVME_TCP_PFV_1_0);
+	ic.hpda = 0;                /* C2H data right after the header and digest */
+	ic.dgst = (uint8_t)((q->rxp.hdgst ? NVME_TCP_DGST_HDR : 0) |
+			    (q->rxp.ddgst ? NVME_TCP_DGST_DATA : 0));
+	ic.maxr2t = htole32(0);     /* one R2T outstanding per command (0's based) */
+
+	size_t off = 0;
+	while (off < sizeof(ic)) {
+		ssize_t w = send(q->fd, (const uint8_t *)&ic + off, sizeof(ic) - off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w >= 0) {
+			off += (size_t)w;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			int rc = -errno;
+			nvmf_th_fail(q, "send ICReq: %s", strerror(errno));
+			return rc;
+		}
+		struct pollfd p = { .fd = q->fd, .events = POLLOUT };
+		if (poll(&p, 1, left_ms(deadline)) == 0) {
+			nvmf_th_fail(q, "send ICReq: timed out");
+			return -ETIMEDOUT;
+		}
+	}
+	while (!q->ic_done) {
+		if (nvmf_th_rx(q, 0))
+			return q->ic_rc ? q->ic_rc : -ECONNRESET;
+		if (q->ic_done)
+			break;
+		struct pollfd p = { .fd = q->fd, .events = POLLIN };
+		int n = poll(&p, 1, left_ms(deadline));
+		if (n < 0 && errno != EINTR) {
+			int rc = -errno;
+			nvmf_th_fail(q, "poll: %s", strerror(errno));
+			return rc;
+		}
+		if (n == 0) {
+			nvmf_th_fail(q, "no ICResp: timed out");
+			return -ETIMEDOUT;
+		}
+	}
+	return 0;
+}
+
+int nvmf_th_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uint16_t qid,
+			  uint16_t size, char *err, size_t errlen)
+{
+	if (size < 2) {
+		snprintf(err, errlen, "queue %u: size %u: a queue has at least 2 entries", qid, size);
+		return -EINVAL;
+	}
+	const char *svc = opts->trsvcid && opts->trsvcid[0] ? opts->trsvcid : NVMF_TH_DEFAULT_PORT;
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
+	struct addrinfo *res = NULL;
+	int gai = getaddrinfo(opts->traddr ? opts->traddr : "", svc, &hints, &res);
+	if (gai) {
+		snprintf(err, errlen, "traddr '%s' trsvcid '%s': %s (a numeric IPv4 or IPv6 address "
+			 "and port number)", opts->traddr ? opts->traddr : "", svc, gai_strerror(gai));
+		return -EINVAL;
+	}
+	struct nvmf_th_queue *q = calloc(1, sizeof(*q));
+	struct nvmf_th_cmd *cmds = calloc(size, sizeof(*cmds));
+	uint8_t *rxbuf = malloc(NVMF_TH_RXBUF);
+	if (!q || !cmds || !rxbuf) {
+		free(q);
+		free(cmds);
+		free(rxbuf);
+		freeaddrinfo(res);
+		snprintf(err, errlen, "out of memory for queue %u", qid);
+		return -ENOMEM;
+	}
+	hq->tpriv = q;
+	q->hq = hq;
+	q->fd = -1;
+	q->qid = qid;
+	q->size = size;
+	q->cmds = cmds;
+	q->rxbuf = rxbuf;
+	TAILQ_INIT(&q->txq);
+	q->rxp.hdgst = opts->hdr_digest;
+	q->rxp.ddgst = opts->data_digest;
+	q->rxp.rx_pda = 0;
+	q->rxp.rx_max_data = NVMF_TH_MAX_RX_DATA;
+	q->rxp.rx_is_ctrl = false;
+	q->incapsule = qid ? 0 : NVMF_TH_ADMIN_INCAPSULE;   /* I/O: set_incapsule */
+	q->hdr_need = sizeof(struct nvme_tcp_ch);
+	peer_str(res->ai_addr, q->peer, sizeof(q->peer));
+
+	int tmo = opts->timeout_ms > 0 ? opts->timeout_ms : NVMF_TH_CONNECT_TIMEOUT;
+	int64_t deadline = now_ms() + tmo;
+	int rc = tcp_connect(res, deadline);
+	freeaddrinfo(res);
+	if (rc < 0) {
+		snprintf(err, errlen, "connect %s: %s", q->peer,
+			 rc == -ETIMEDOUT ? "timed out" : strerror(-rc));
+		goto fail;
+	}
+	q->fd = rc;
+	rc = init_connection(q, deadline);
+	if (rc) {
+		snprintf(err, errlen, "icresp from %s: %s", q->peer, q->err);
+		goto fail;
+	}
+	return 0;
+fail:
+	nvmf_th_queue_disconnect(hq);
+	return rc;
+}
+
+void nvmf_th_queue_disconnect(struct nvmf_hq *hq)
+{
+	struct nvmf_th_queue *q = hq->tpriv;
+	if (!q)
+		return;
+	if (q->fd >= 0)
+		close(q->fd);   /* FIN to the controller: it tears the queue down */
+	free(q->tx.copy);
+	free(q->cmds);
+	free(q->rxbuf);
+	free(q);
+	hq->tpriv = NULL;
+}

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# End to end over NVMe/TCP on this machine, no VM and no root (make local-check):
+# build/nvmf-target serves a RAM namespace on a tcp-only port of 127.0.0.1 (an
+# unprivileged port), and libnvmf's `nvmf` tool talks to it with -t tcp: discover,
+# identify and ana-log, verified writes and reads from 512 B to 1 MiB (in-capsule, one
+# R2T, several H2CData/C2HData PDUs, a transfer split by MDTS) with digests off and on,
+# a perf run with no error, connect/disconnect cycles (the target frees every
+# controller) and a target restart; bad input (unknown subsystem NQN, a port nobody
+# listens on, digests without -t tcp, an unknown transport) fails with a clear message.
+# Each check prints "ok - what" or "FAIL - what" and the script exits 1 at the end if any
+# failed (it never stops halfway, so one run shows every failure). BUILD=build/asan runs
+# the sanitizer build.
+set -u
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-build}
+TGT="$ROOT/$BUILD/nvmf-target"
+NVMF="$ROOT/$BUILD/nvmf"
+NQN=nqn.2024-01.io.nvmf-rdma:tcp-local
+DISC_NQN=nqn.2014-08.org.nvmexpress.discovery
+ST=$(mktemp -d /tmp/nvmf-tcp-local.XXXXXX)
+PORT=
+TGT_PID=
+FAILED=0
+
+cleanup() {
+    [ -n "$TGT_PID" ] && kill "$TGT_PID" 2>/dev/null && wait "$TGT_PID" 2>/dev/null
+    rm -rf "$ST"
+}
+trap cleanup EXIT
+
+ok()   { echo "ok - $*"; }
+bad()  { echo "FAIL - $*"; FAILED=1; }
+# check WHAT COMMAND...: ok when the command succeeds.
+check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+# Every tool call is bounded: a hang is a failure, never a stuck make.
+nvmf() { timeout 120 "$NVMF" "$@"; }
+tcp()  { nvmf "$1" -t tcp -a 127.0.0.1 -s "$PORT" "${@:2}"; }
+
+write_config() {
+    cat > "$ST/config.json" <<JSON
+{"nvmf_target": {"hugepages": false, "threads": 2, "mdts": 8},
+ "ports": [{"portid": 1, "addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "$PORT",
+                                  "trtype": "tcp", "treq": "not specified"},
+            "subsystems": ["$NQN"]}],
+ "subsystems": [{"nqn": "$NQN", "attr": {"allow_any_host": "1", "serial": "tcplocal01",
+                                         "model": "nvmf tcp local"},
+   "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_block_size": 512,
+                   "nvmf_size_bytes": "64M",
+                   "device": {"uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a01"}}]}]}
+JSON
+}
+
+# Start the target on a free port (a random one; another is tried when it is taken).
+start_target() {
+    local try
+    for try in 1 2 3 4 5 6 7 8; do
+        [ -n "$PORT" ] && [ "$try" = 1 ] || PORT=$((20000 + RANDOM % 30000))
+        write_config
+        "$TGT" -c "$ST/config.json" --no-rpc-socket > "$ST/target.log" 2>&1 &
+        TGT_PID=$!
+        local i
+        for i in $(seq 100); do
+            grep -q 'nvmf-target: ready' "$ST/target.log" && return 0
+            kill -0 "$TGT_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill "$TGT_PID" 2>/dev/null; wait "$TGT_PID" 2>/dev/null
+        TGT_PID=
+    done
+    cat "$ST/target.log"
+    return 1
+}
+
+stop_target() {
+    kill "$TGT_PID" && wait "$TGT_PID"
+    local rc=$?
+    TGT_PID=
+    return $rc
+}
+
+# Connects and disconnects in the target's log: every controller made was freed.
+count() { grep -c "$1" "$ST/target.log"; }
+
+if ! start_target; then
+    bad "nvmf-target starts with a tcp port on 127.0.0.1"
+    exit 1
+fi
+ok "nvmf-target listens on tcp 127.0.0.1:$PORT"
+
+# ---- discovery and admin ----
+if tcp discover > "$ST/disc.txt" 2> "$ST/disc.err"; then
+    grep -q "^trtype:  tcp" "$ST/disc.txt" && grep -q "^subnqn:  $NQN" "$ST/disc.txt" &&
+        grep -q "^trsvcid: $PORT" "$ST/disc.txt" && grep -q "^sectype: none" "$ST/disc.txt" &&
+        ok "discover lists $NQN at tcp 127.0.0.1:$PORT" ||
+        { cat "$ST/disc.txt"; bad "discover entries"; }
+else
+    cat "$ST/disc.err"; bad "discover over tcp"
+fi
+check "discover --json names trtype tcp" \
+    sh -c "$(printf '%q ' "$NVMF") discover -t tcp -a 127.0.0.1 -s $PORT --json | grep -q '\"trtype\" *: *\"tcp\"'"
+if tcp identify -n "$NQN" > "$ST/id.txt"; then
+    grep -Eq '^sn +: tcplocal01' "$ST/id.txt" && grep -Eq '^mn +: nvmf tcp local' "$ST/id.txt" &&
+        ok "identify shows the subsystem's serial and model" || { cat "$ST/id.txt"; bad "identify fields"; }
+else
+    bad "identify over tcp"
+fi
+if tcp identify -n "$NQN" --ns 1 > "$ST/idns.txt"; then
+    grep -Eq '^nsze +: (131072|0x20000)' "$ST/idns.txt" && ok "identify --ns 1: 131072 blocks" ||
+        { cat "$ST/idns.txt"; bad "identify namespace size"; }
+else
+    bad "identify --ns over tcp"
+fi
+check "ana-log over tcp" sh -c "$(printf '%q ' "$NVMF") ana-log -t tcp -a 127.0.0.1 -s $PORT -n $NQN > /dev/null"
+
+# ---- verified data at every size, digests off and on ----
+# 512 and 4 KiB: in-capsule (8 KiB capsules); 12 KiB: one R2T; 128 KiB and 1 MiB: several
+# PDUs each way; 3 MiB: split by MDTS (1 MiB) into three commands.
+off=0
+for size in 512 4096 8192 12288 131072 1048576 3145728; do
+    head -c $size /dev/urandom > "$ST/in"
+    for dg in "" "-g" "-G" "-g -G"; do
+        # shellcheck disable=SC2086
+        if tcp write $dg -n "$NQN" --offset $off -i "$ST/in" 2> "$ST/w.err" &&
+           tcp read $dg -n "$NQN" --offset $off --length $size -o "$ST/out" 2> "$ST/r.err" &&
+           cmp -s "$ST/in" "$ST/out"; then
+            ok "write then read $size bytes at $off, digests '${dg:-none}': data intact"
+        else
+            cat "$ST/w.err" "$ST/r.err"; bad "write then read $size bytes, digests '${dg:-none}'"
+        fi
+        off=$((off + size + 512))
+    done
+done
+
+# ---- a load with no error ----
+if tcp perf -n "$NQN" --rw randrw --bs 4k --qd 32 --queues 2 --time 2 --size 16M > "$ST/perf.txt" 2>&1 &&
+   grep -Eq 'errors: 0$' "$ST/perf.txt"; then
+    ok "perf randrw 4k qd32 on 2 queues: no error"
+else
+    cat "$ST/perf.txt"; bad "perf over tcp"
+fi
+if tcp perf -g -G -n "$NQN" --rw write --bs 128k --qd 8 --time 1 --size 16M > "$ST/perf2.txt" 2>&1 &&
+   grep -Eq 'errors: 0$' "$ST/perf2.txt"; then
+    ok "perf write 128k qd8 with both digests: no error"
+else
+    cat "$ST/perf2.txt"; bad "perf with digests over tcp"
+fi
+
+# ---- disconnect / reconnect ----
+head -c 65536 /dev/urandom > "$ST/cyc"
+tcp write -n "$NQN" --offset 32M -i "$ST/cyc" 2> /dev/null || bad "cycle data write"
+for i in $(seq 20); do
+    tcp read -n "$NQN" --offset 32M --length 65536 -o "$ST/cyc.out" 2> "$ST/cyc.err" &&
+        cmp -s "$ST/cyc" "$ST/cyc.out" || { cat "$ST/cyc.err"; bad "connect cycle $i"; break; }
+done
+[ "$i" = 20 ] && ok "20 connect / read / disconnect cycles, data intact"
+sleep 0.5
+c=$(count ': host .* connected from'); d=$(count ': host .* disconnected')
+if [ "$c" -gt 0 ] && [ "$c" = "$d" ]; then
+    ok "the target freed every controller ($c connected, $d disconnected)"
+else
+    bad "controllers connected $c, disconnected $d"
+fi
+
+# ---- bad input: clear messages ----
+tcp identify -n nqn.2024-01.io.nvmf-rdma:no-such-subsystem > /dev/null 2> "$ST/bad1.err"
+rc=$?
+[ $rc = 1 ] && grep -q 'rejects the subsystem NQN' "$ST/bad1.err" &&
+    ok "unknown subsystem NQN: exit 1, '$(head -c 120 "$ST/bad1.err")...'" ||
+    { cat "$ST/bad1.err"; bad "unknown subsystem NQN (exit $rc)"; }
+# A port nobody listens on: bound to an ephemeral port, then closed.
+closed=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+nvmf identify -t tcp -a 127.0.0.1 -s "$closed" -n "$NQN" > /dev/null 2> "$ST/bad2.err"
+rc=$?
+[ $rc = 1 ] && grep -q 'Connection refused' "$ST/bad2.err" &&
+    ok "a port nobody listens on: exit 1, Connection refused" ||
+    { cat "$ST/bad2.err"; bad "closed port (exit $rc)"; }
+nvmf identify -g -a 127.0.0.1 -s "$PORT" -n "$NQN" > /dev/null 2> "$ST/bad3.err"
+rc=$?
+[ $rc = 2 ] && grep -q 'digests are NVMe/TCP' "$ST/bad3.err" &&
+    ok "-g without -t tcp: usage error" || { cat "$ST/bad3.err"; bad "-g without -t tcp (exit $rc)"; }
+nvmf identify -t fc -a 127.0.0.1 -s "$PORT" -n "$NQN" > /dev/null 2> "$ST/bad4.err"
+rc=$?
+[ $rc = 2 ] && grep -q "'fc' is not a transport" "$ST/bad4.err" &&
+    ok "-t fc: usage error" || { cat "$ST/bad4.err"; bad "-t fc (exit $rc)"; }
+
+# ---- target restart: the next connect works ----
+if stop_target; then
+    ok "nvmf-target stops on SIGTERM with exit 0"
+else
+    bad "nvmf-target stop"
+fi
+grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/target.log" && bad "sanitizer report in the target's log"
+if start_target && tcp identify -n "$NQN" > /dev/null; then
+    ok "after a target restart the host connects again"
+else
+    bad "reconnect after a target restart"
+fi
+stop_target || bad "nvmf-target stop after restart"
+grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/target.log" && bad "sanitizer report in the target's log"
+
+if [ $FAILED = 0 ]; then echo "tcp local test: PASSED"; else echo "tcp local test: FAILED"; fi
+exit $FAILED
