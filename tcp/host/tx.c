@@ -216,13 +216,13 @@ int nvmf_th_tx_forget(struct nvmf_th_queue *q, struct nvmf_th_cmd *c)
 void nvmf_th_send_term(struct nvmf_th_queue *q, enum nvme_tcp_fes fes, uint32_t fei,
 		       const void *hdr, uint32_t hlen)
 {
-	uint8_t buf[sizeof(struct nvme_tcp_term) + NVME_TCP_TERM_H2C_MAX_DATA];
+	uint8_t buf[sizeof(struct nvme_tcp_term) + NVME_TCP_TERM_MAX_DATA];
 	struct nvme_tcp_term *term = (struct nvme_tcp_term *)buf;
 
 	if (q->fd < 0 || (q->tx.busy && q->tx.off))
 		return;   /* a half-written PDU: the stream cannot take another now */
-	if (hlen > NVME_TCP_TERM_H2C_MAX_DATA)
-		hlen = NVME_TCP_TERM_H2C_MAX_DATA;
+	if (hlen > NVME_TCP_TERM_MAX_DATA)
+		hlen = NVME_TCP_TERM_MAX_DATA;
 	memset(term, 0, sizeof(*term));
 	term->ch.type = NVME_TCP_H2C_TERM;
 	term->ch.hlen = sizeof(*term);
