@@ -32,6 +32,9 @@
 #endif
 /* Page alignment of data buffers (backends may use O_DIRECT). */
 #define NVMF_TCP_ALIGN          4096u
+/* A listener whose accept() failed for want of a resource (descriptors, memory) rests
+ * this long before it is polled again: the connection stays in the backlog. */
+#define NVMF_TCP_ACCEPT_REST_MS 100u
 /* A connection must send its ICReq and first CapsuleCmd within this time. */
 #define NVMF_TCP_HANDSHAKE_MS   10000u
 /* Bytes of PDU header a send item holds: a C2HTermReq (24) with the 152 bytes of the
@@ -56,6 +59,9 @@ struct nvmf_tcp_listener {
 	struct nvmf_tcp_ev ev;             /* first: epoll data points here */
 	int fd;
 	struct nvmf_port *port;
+	bool resting;                      /* out of the epoll set until the main group's
+					    * accept_resume_ms (accept failed) */
+	bool accept_failing;               /* the failure was logged; a success logs again */
 	struct nvmf_tcp_listener *next;
 };
 
@@ -180,6 +186,8 @@ struct nvmf_tcp_tpg {
 	struct nvmf_tcp_conn *kick;        /* connections with buffered bytes to parse */
 	struct nvmf_tcp_conn *dirty;       /* connections with PDUs to send this pass */
 	struct nvmf_tcp_conn *reap;        /* dead and released: freed at the next pass */
+	uint64_t accept_resume_ms;         /* main group: resting listeners go back into the
+					    * epoll set at this time (pg->now_ms); 0: none rests */
 	struct nvmf_tcp_buf_cache cache[NVMF_TCP_BUF_CLASSES];
 	/* Published at the end of each pass for pg_stats (atomic). */
 	uint32_t nconns, ndying, bufs_pub;
@@ -213,6 +221,9 @@ void nvmf_tcp_pg_stats(const struct nvmf_tpg *tpg, struct nvmf_tpg_stats *out);
 /* ---- transport.c ---- */
 /* nvmf_tcp_accept - accept every pending connection of @l (main group). Returns how many. */
 int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l);
+/* nvmf_tcp_accept_resume - put the listeners that rest (accept failed) back into the main
+ * group's epoll set once its accept_resume_ms has come. */
+void nvmf_tcp_accept_resume(struct nvmf_tcp_tpg *tpg);
 /* nvmf_tcp_pending_expire - close connections of the main group that did not finish
  * their handshake within NVMF_TCP_HANDSHAKE_MS. */
 void nvmf_tcp_pending_expire(struct nvmf_tcp_tpg *tpg);

@@ -259,6 +259,8 @@ int nvmf_tcp_pg_poll(struct nvmf_tpg *base)
 	}
 	if (tpg->pending)
 		nvmf_tcp_pending_expire(tpg);
+	if (tpg->accept_resume_ms)
+		nvmf_tcp_accept_resume(tpg);
 	struct epoll_event ev[EVENTS_PER_PASS];
 	int n = epoll_wait(tpg->epfd, ev, EVENTS_PER_PASS, 0);
 	for (int i = 0; i < n; i++) {

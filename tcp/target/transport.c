@@ -169,6 +169,41 @@ int nvmf_tcp_port_bound(const struct nvmf_port *port, struct sockaddr_storage *o
 
 /* ---- connections before the core has them ---- */
 
+/* accept() on @l failed with @err for a reason the next call may share (no descriptor,
+ * no memory): the connection stays in the backlog and the level-triggered listener
+ * stays ready, so polling it again at once would spin the main group. It leaves the
+ * epoll set for NVMF_TCP_ACCEPT_REST_MS; the first failure of a run is logged. */
+static void accept_rest(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l, int err)
+{
+	if (!l->accept_failing)
+		NVMF_TCP_LOG("port %u: accept: %s: new connections wait in the backlog, tried "
+			     "again every %u ms%s\n", l->port->cfg->portid, strerror(err),
+			     NVMF_TCP_ACCEPT_REST_MS,
+			     err == EMFILE || err == ENFILE ? " (raise the open files limit)" : "");
+	l->accept_failing = true;
+	if (l->resting)
+		return;
+	epoll_ctl(tpg->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	l->resting = true;
+	if (!tpg->accept_resume_ms)
+		tpg->accept_resume_ms = tpg->base.pg->now_ms + NVMF_TCP_ACCEPT_REST_MS;
+}
+
+void nvmf_tcp_accept_resume(struct nvmf_tcp_tpg *tpg)
+{
+	if (tpg->base.pg->now_ms < tpg->accept_resume_ms)
+		return;
+	tpg->accept_resume_ms = 0;
+	for (struct nvmf_tcp_listener *l = tpg->t->listeners; l; l = l->next) {
+		if (!l->resting)
+			continue;
+		l->resting = false;
+		int rc = nvmf_tcp_epoll_add(tpg, l->fd, &l->ev, false);
+		if (rc)
+			accept_rest(tpg, l, -rc);
+	}
+}
+
 int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 {
 	struct nvmf_tcp_transport *t = tpg->t;
@@ -178,13 +213,18 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 		socklen_t plen = sizeof(peer);
 		int fd = accept4(l->fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno == EINTR)
+			/* ECONNABORTED: that host gave up before we took it; the next may wait. */
+			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				NVMF_TCP_LOG("port %u: accept: %s\n", l->port->cfg->portid, strerror(errno));
+				accept_rest(tpg, l, errno);
 			return n;
 		}
 		n++;
+		if (l->accept_failing) {
+			l->accept_failing = false;
+			NVMF_TCP_LOG("port %u: accepting connections again\n", l->port->cfg->portid);
+		}
 		if (__atomic_load_n(&t->shutting_down, __ATOMIC_RELAXED)) {
 			close(fd);
 			continue;
