@@ -118,10 +118,12 @@ test_01_host_sees_one_subsystem_with_two_paths_and_their_states() {
 
 test_02_io_fails_over_on_ana_states_and_port_removal_without_errors() {
     local dev; dev=$(head_dev) || fail "not connected"
+    # fio runs until stopped (SIGINT: it ends its jobs and reports as usual)
     fio --name=mp --filename=$dev --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 \
-        --size=128M --verify=crc32c --verify_backlog=256 --verify_fatal=1 --time_based --runtime=60 \
+        --size=128M --verify=crc32c --verify_backlog=256 --verify_fatal=1 --time_based --runtime=600 \
         --randrepeat=0 --output=/tmp/fio-mp.txt &
     local fio_pid=$!
+    trap "kill $fio_pid 2>/dev/null" EXIT   # a failed step leaves no fio behind
     # The path the host uses (the first optimized one it found), and the other; fio may
     # take a while to start on a loaded guest.
     local used="" other i
@@ -144,6 +146,8 @@ test_02_io_fails_over_on_ana_states_and_port_removal_without_errors() {
     # an ANA change on a loaded emulated guest.
     wait_for 60 moving $other || { mp_diag $fio_pid; fail "I/O did not move to port $other after the removal"; }
     moving $other || fail "I/O does not stay on port $other"
+    # fio runs until told: a fixed runtime ran out on a loaded guest before the last step.
+    kill -INT $fio_pid
     wait $fio_pid
     local rc=$?
     grep -E 'err=|WRITE:|iops' /tmp/fio-mp.txt
