@@ -13,8 +13,8 @@ HD_RAM=nqn.2026-11.io.nvmf-rdma:soak-ram
 HD_FILE=nqn.2026-11.io.nvmf-rdma:soak-file
 HD_PORT=4420
 HD_CTL="$NVMF_ROOT/build/nvmf-targetctl -s $HD_STATE/rpc.sock"
-CYCLES=${NVMF_SOAK_CYCLES:-20}
-RESTARTS=${NVMF_SOAK_RESTARTS:-6}
+CYCLES=${NVMF_SOAK_CYCLES:-10}
+RESTARTS=${NVMF_SOAK_RESTARTS:-4}
 # RSS may grow this much (KiB) over the cycles: allocator arenas settle, and transparent
 # huge pages make first touches count 2 MiB at a time; a leak of 1 KiB per connection
 # shows above it after 1000 cycles. VmData (the address space) is reported beside it.
