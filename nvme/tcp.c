@@ -6,6 +6,7 @@
 
 #include <isa-l/crc.h>
 #include <stddef.h>
+#include <string.h>
 
 /* Offsets of the common header fields, for FEI (byte offset of the bad field). */
 #define FEI_TYPE  offsetof(struct nvme_tcp_ch, type)
@@ -191,6 +192,30 @@ uint8_t nvme_tcp_pdo(uint8_t hlen, bool hdgst, uint8_t pda)
 	/* PDO is one byte: no header that carries data (at most 72 + 4 bytes) gets
 	 * here, but a 128-byte one with a digest would. */
 	return pdo > UINT8_MAX ? 0 : (uint8_t)pdo;
+}
+
+uint32_t nvme_tcp_pdu_hdr(uint8_t *hdr, uint8_t type, uint8_t flags, bool hdgst, bool ddgst,
+			  uint8_t pda, uint32_t dlen)
+{
+	struct nvme_tcp_ch *ch = (struct nvme_tcp_ch *)hdr;
+	uint8_t hlen = nvme_tcp_hlen(type);
+	bool hd = hdgst && nvme_tcp_pdu_has_hdgst(type);
+	bool dd = dlen && ddgst;
+	uint32_t end = hlen + (hd ? NVME_TCP_DIGEST_LEN : 0);
+	uint8_t pdo = dlen ? nvme_tcp_pdo(hlen, hd, pda) : 0;
+
+	ch->type = type;
+	ch->flags = (uint8_t)(flags | (hd ? NVME_TCP_F_HDGST : 0) | (dd ? NVME_TCP_F_DDGST : 0));
+	ch->hlen = hlen;
+	ch->pdo = pdo;
+	ch->plen = htole32(dlen ? pdo + dlen + (dd ? NVME_TCP_DIGEST_LEN : 0) : end);
+	if (hd) {
+		uint32_t d = htole32(nvme_tcp_digest(hdr, hlen));
+		memcpy(hdr + hlen, &d, sizeof(d));
+	}
+	if (dlen && pdo > end)
+		memset(hdr + end, 0, pdo - end);
+	return dlen ? pdo : end;
 }
 
 uint32_t nvme_tcp_crc32c(uint32_t crc, const void *buf, size_t len)

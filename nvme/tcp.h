@@ -201,6 +201,18 @@ uint32_t nvme_tcp_data_len(const struct nvme_tcp_ch *ch, const struct nvme_tcp_c
  * PDO's byte (no PDU type that carries data has such a header). */
 uint8_t nvme_tcp_pdo(uint8_t hlen, bool hdgst, uint8_t pda);
 
+/*
+ * nvme_tcp_pdu_hdr - complete the header of a PDU to send whose type-specific fields are
+ * already at @hdr: the common header (@type, @flags plus the digest flags, HLEN, PDO,
+ * PLEN), the header digest when @hdgst and the type carries one, and zero padding up to
+ * the PDO for @dlen bytes of data (0: none) aligned as the receiver's @pda asks (0's
+ * based, dwords). @ddgst: a data digest follows the data (only counted when @dlen > 0).
+ * @hdr must hold nvme_tcp_pdo(hlen, hdgst, pda) bytes (at most 128). Returns the bytes
+ * of @hdr to send before the data: the PDO with data, else HLEN plus the digest.
+ */
+uint32_t nvme_tcp_pdu_hdr(uint8_t *hdr, uint8_t type, uint8_t flags, bool hdgst, bool ddgst,
+			  uint8_t pda, uint32_t dlen);
+
 /* nvme_tcp_crc32c - CRC32C (Castagnoli, as iSCSI: reflected, initial and final value
  * ~0) of @len bytes at @buf, continuing @crc (start with NVME_TCP_CRC32C_INIT, finish
  * with nvme_tcp_crc32c_final). Over isa-l's crc32_iscsi. */

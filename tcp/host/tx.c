@@ -56,26 +56,9 @@ static void set_transport_sgl(struct nvme_sqe *sqe, uint32_t len)
 static void build_hdr(struct nvmf_th_queue *q, uint8_t type, uint8_t flags, uint32_t data)
 {
 	struct nvmf_th_txpdu *t = &q->tx;
-	struct nvme_tcp_ch *ch = (struct nvme_tcp_ch *)t->hdr;
-	uint8_t hlen = nvme_tcp_hlen(type);
-	bool hd = q->rxp.hdgst;
-	uint32_t end = hlen + (hd ? NVME_TCP_DIGEST_LEN : 0);
-	uint8_t pdo = data ? nvme_tcp_pdo(hlen, hd, q->cpda) : 0;
-	uint32_t dd = data && q->rxp.ddgst ? NVME_TCP_DIGEST_LEN : 0;
 
-	ch->type = type;
-	ch->flags = (uint8_t)(flags | (hd ? NVME_TCP_F_HDGST : 0) | (dd ? NVME_TCP_F_DDGST : 0));
-	ch->hlen = hlen;
-	ch->pdo = pdo;
-	ch->plen = htole32(data ? pdo + data + dd : end);
-	if (hd) {
-		uint32_t d = htole32(nvme_tcp_digest(t->hdr, hlen));
-		memcpy(t->hdr + hlen, &d, sizeof(d));
-	}
-	if (data && pdo > end)
-		memset(t->hdr + end, 0, pdo - end);
-	t->hdr_len = data ? pdo : end;
-	t->ddgst_len = dd;
+	t->hdr_len = nvme_tcp_pdu_hdr(t->hdr, type, flags, q->rxp.hdgst, q->rxp.ddgst, q->cpda, data);
+	t->ddgst_len = data && q->rxp.ddgst ? NVME_TCP_DIGEST_LEN : 0;
 }
 
 static void set_data(struct nvmf_th_queue *q, const uint8_t *data, uint32_t len)

@@ -18,24 +18,10 @@
 void nvmf_tcp_pdu_build(struct nvmf_tcp_conn *conn, struct nvmf_tcp_tx *tx, uint8_t type, uint8_t flags,
 			const void *data, uint32_t dlen)
 {
-	struct nvme_tcp_ch *ch = (struct nvme_tcp_ch *)tx->hdr;
-	uint8_t hlen = nvme_tcp_hlen(type);
-	bool hd = conn->cp.hdgst && nvme_tcp_pdu_has_hdgst(type);
 	bool dd = dlen && conn->cp.ddgst;
-	uint32_t hend = hlen + (hd ? NVME_TCP_DIGEST_LEN : 0);
-	uint8_t pdo = dlen ? nvme_tcp_pdo(hlen, hd, conn->hpda) : 0;
-	ch->type = type;
-	ch->flags = (uint8_t)(flags | (hd ? NVME_TCP_F_HDGST : 0) | (dd ? NVME_TCP_F_DDGST : 0));
-	ch->hlen = hlen;
-	ch->pdo = pdo;
-	ch->plen = htole32(dlen ? pdo + dlen + (dd ? NVME_TCP_DIGEST_LEN : 0) : hend);
-	if (hd) {
-		uint32_t d = htole32(nvme_tcp_digest(tx->hdr, hlen));
-		memcpy(tx->hdr + hlen, &d, sizeof(d));
-	}
-	if (dlen && pdo > hend)
-		memset(tx->hdr + hend, 0, pdo - hend);
-	tx->hlen = dlen ? pdo : hend;
+
+	tx->hlen = nvme_tcp_pdu_hdr(tx->hdr, type, flags, conn->cp.hdgst, conn->cp.ddgst, conn->hpda,
+				    dlen);
 	tx->data = data;
 	tx->dlen = dlen;
 	tx->ddgst_len = dd ? NVME_TCP_DIGEST_LEN : 0;

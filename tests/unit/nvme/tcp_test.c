@@ -808,7 +808,41 @@ static void pdo_past_255_is_0(void)
 	CU_ASSERT_EQUAL(nvme_tcp_pdo(252, false, 0), 252);
 }
 
+/* nvme_tcp_pdu_hdr: a C2HData with header and data digests for a receiver asking for
+ * 32-byte alignment (PDA 7) passes the receiver's own checks, its digest is the header's,
+ * its padding is zero; without data the PDU ends after the header digest. */
+static void pdu_hdr_builds_what_the_receiver_accepts(void)
+{
+	uint8_t hdr[128];
+	struct nvme_tcp_conn_params rx = { .hdgst = true, .ddgst = true, .rx_pda = 7,
+					    .rx_max_data = 4096, .rx_is_ctrl = false };
+	struct nvme_tcp_data *d = (struct nvme_tcp_data *)hdr;
+	uint32_t fei, dig;
+
+	memset(hdr, 0xee, sizeof(hdr));
+	memset(d, 0, sizeof(*d));
+	d->datal = htole32(512);
+	CU_ASSERT_EQUAL(nvme_tcp_pdu_hdr(hdr, NVME_TCP_C2H_DATA, NVME_TCP_F_DATA_LAST, true, true, 7, 512), 32);
+	CU_ASSERT_EQUAL(d->ch.pdo, 32);
+	CU_ASSERT_EQUAL(le32toh(d->ch.plen), 32 + 512 + 4);
+	CU_ASSERT_EQUAL(d->ch.flags, NVME_TCP_F_DATA_LAST | NVME_TCP_F_HDGST | NVME_TCP_F_DDGST);
+	memcpy(&dig, hdr + 24, 4);
+	CU_ASSERT_EQUAL(le32toh(dig), nvme_tcp_digest(hdr, 24));
+	CU_ASSERT_EQUAL(hdr[28] | hdr[29] | hdr[30] | hdr[31], 0);
+	CU_ASSERT_EQUAL(nvme_tcp_check_ch(&d->ch, &rx, false, &fei), NVME_TCP_FES_NONE);
+	CU_ASSERT_EQUAL(nvme_tcp_data_len(&d->ch, &rx), 512);
+
+	/* No data: no PDO, no data digest flag, PLEN = header + digest. */
+	memset(hdr, 0, sizeof(hdr));
+	CU_ASSERT_EQUAL(nvme_tcp_pdu_hdr(hdr, NVME_TCP_RSP, 0, true, true, 7, 0), 28);
+	CU_ASSERT_EQUAL(d->ch.pdo, 0);
+	CU_ASSERT_EQUAL(le32toh(d->ch.plen), 28);
+	CU_ASSERT_EQUAL(d->ch.flags, NVME_TCP_F_HDGST);
+	CU_ASSERT_EQUAL(nvme_tcp_check_ch(&d->ch, &rx, false, &fei), NVME_TCP_FES_NONE);
+}
+
 const struct unit_test nvme_tcp_tests[] = {
+	{ "pdu_hdr_builds_what_the_receiver_accepts", pdu_hdr_builds_what_the_receiver_accepts },
 	{ "crc32c_matches_rfc3720_b4_vectors", crc32c_matches_rfc3720_b4_vectors },
 	{ "crc32c_of_123456789_is_e3069283", crc32c_of_123456789_is_e3069283 },
 	{ "crc32c_of_nothing_is_zero", crc32c_of_nothing_is_zero },
