@@ -125,8 +125,10 @@ struct nvmf_transport_ops {
 	/* disc_entry - fill the transport fields of a discovery log entry for @port as the
 	 * host on @sq sees it: trtype, adrfam, traddr (into @traddr, NVMF_TRADDR_MAX bytes:
 	 * a wildcard listen address becomes the local address of @sq's connection, as
-	 * nvmet's disc_traddr), trsvcid and TSAS. Returns false when the host has no address
-	 * of that port's family to use (the entry is left out). */
+	 * nvmet's disc_traddr), trsvcid and TSAS. @sq may be another transport's (the log
+	 * lists every port): its transport_priv is ours only when sq->transport is @port's.
+	 * Returns false when the host has no address of that port's family to use (the
+	 * entry is left out). */
 	bool (*disc_entry)(const struct nvmf_port *port, const struct nvmf_sq *sq,
 			   struct nvmf_disc_rec *rec, char *traddr);
 };

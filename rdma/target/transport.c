@@ -490,8 +490,10 @@ static bool rdma_disc_entry(const struct nvmf_port *port, const struct nvmf_sq *
 			    struct nvmf_disc_rec *rec, char *traddr)
 {
 	const struct nvmf_port_config *pc = port->cfg;
-	const struct nvmf_rdma_queue *q = sq->transport_priv;
-	const struct sockaddr *local = q->id ? rdma_get_local_addr(q->id) : NULL;
+	/* @sq is the discovery queue asking; it may be another transport's (a host that
+	 * discovers over tcp), whose transport_priv is no nvmf_rdma_queue. */
+	const struct nvmf_rdma_queue *q = sq->transport == port->transport ? sq->transport_priv : NULL;
+	const struct sockaddr *local = q && q->id ? rdma_get_local_addr(q->id) : NULL;
 	if (!nvmf_disc_ip_traddr(pc->traddr, pc->adrfam, local, traddr, NVMF_TRADDR_MAX))
 		return false;
 	rec->traddr = traddr;

@@ -51,6 +51,38 @@ static void wildcard_port_without_a_local_address_is_left_out(void)
 	rx_teardown(&x);
 }
 
+/* The discovery log lists every port, so an rdma port's entry is also asked for by a
+ * discovery queue of another transport (a host discovering over tcp): that queue's
+ * transport_priv is the other transport's, not an nvmf_rdma_queue. An explicit address
+ * needs nothing from it; a wildcard port has no address of that host's connection the
+ * rdma transport could know, and is left out without reading it. Before, its cm_id was
+ * read from the tcp connection and followed (a wild pointer). */
+static void port_asked_by_a_queue_of_another_transport_reads_nothing_of_it(void)
+{
+	struct rx x;
+	CU_ASSERT_FATAL(rx_setup(&x, NULL) == 0);
+	struct nvmf_port *port = x.tgt.ports[0];
+	struct nvmf_port_config *pc = (struct nvmf_port_config *)port->cfg;
+	/* Poison: read as an rdma queue, its cm_id would be 0xa5a5... */
+	static uint8_t other_priv[sizeof(struct nvmf_rdma_queue) + 256];
+	memset(other_priv, 0xa5, sizeof(other_priv));
+	static struct nvmf_transport other;
+	struct nvmf_sq sq;
+	memset(&sq, 0, sizeof(sq));
+	sq.transport = &other;
+	sq.transport_priv = other_priv;
+	struct nvmf_disc_rec rec;
+	char traddr[NVMF_TRADDR_MAX];
+	memset(&rec, 0, sizeof(rec));
+	CU_ASSERT_FALSE(nvmf_rdma_transport_ops.disc_entry(port, &sq, &rec, traddr));
+	snprintf(pc->traddr, sizeof(pc->traddr), "169.254.77.1");
+	CU_ASSERT_TRUE(nvmf_rdma_transport_ops.disc_entry(port, &sq, &rec, traddr));
+	CU_ASSERT_EQUAL(rec.trtype, NVMF_TRTYPE_RDMA);
+	CU_ASSERT_STRING_EQUAL(rec.traddr, "169.254.77.1");
+	snprintf(pc->traddr, sizeof(pc->traddr), "0.0.0.0");
+	rx_teardown(&x);
+}
+
 /* A host whose CM REQ offers no RDMA READ responder resources: the target could not fetch
  * anything (the admin Connect's data travels by keyed SGL), so it refuses the queue with
  * NVMe/RDMA status Invalid IRD (07h), as SPDK does, before making anything. */
@@ -163,6 +195,8 @@ const struct unit_test rdma_transport_tests[] = {
 	  removing_a_port_live_keeps_accepting_connects_until_the_target_stops },
 	{ "discovery_entry_has_the_rdma_fields_of_the_port", discovery_entry_has_the_rdma_fields_of_the_port },
 	{ "wildcard_port_without_a_local_address_is_left_out", wildcard_port_without_a_local_address_is_left_out },
+	{ "port_asked_by_a_queue_of_another_transport_reads_nothing_of_it",
+	  port_asked_by_a_queue_of_another_transport_reads_nothing_of_it },
 	{ "connect_request_without_host_read_resources_is_rejected_with_invalid_ird",
 	  connect_request_without_host_read_resources_is_rejected_with_invalid_ird },
 	{ "connect_request_read_depths_are_clamped_and_the_host_gets_no_read_resources",
