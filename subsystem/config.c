@@ -404,6 +404,12 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 	if (param) {
 		if ((r = cfg_get_int(c, param, sub, "inline_data_size", &inline_rule, false, &v)) < 0)
 			return -1;
+		/* A Linux host sends an I/O queue's 1024-byte Connect data in the capsule only
+		 * when it fits, else by R2T, which this target does not take for a Connect. */
+		if (r && v >= 0 && v < 1024 && !strcmp(p->trtype, "tcp"))
+			return cfg_fail(c, sub, "inline_data_size",
+				    "%lld is below 1024 on a tcp port: the I/O queues' Connect data "
+				    "(1024 bytes) must fit in the capsule", v);
 		if (r && v >= 0)
 			p->inline_data_size = (uint32_t)v;
 		if ((r = cfg_get_int(c, param, sub, "max_queue_size", &mqs_rule, false, &v)) < 0)

@@ -668,6 +668,10 @@ ERROR_TEST(maxh2cdata_not_a_dword_multiple_is_refused, TCP_PARAM("'nvmf_maxh2cda
 ERROR_TEST(maxh2cdata_on_an_rdma_port_is_refused, WITH_PARAM("'nvmf_maxh2cdata':65536"),
 	   "ports[0].param.nvmf_maxh2cdata: only a tcp port takes it (this port is rdma)")
 
+ERROR_TEST(tcp_inline_data_size_below_1024_is_refused, TCP_PARAM("'inline_data_size':'512'"),
+	   "ports[0].param.inline_data_size: 512 is below 1024 on a tcp port: the I/O queues' Connect "
+	   "data (1024 bytes) must fit in the capsule")
+
 static void tcp_ipv6_port_with_maxh2cdata_loads(void)
 {
 	struct nvmf_config cfg;
@@ -1000,6 +1004,7 @@ const struct unit_test config_tests[] = {
 	T(maxh2cdata_below_4096_is_refused),
 	T(maxh2cdata_not_a_dword_multiple_is_refused),
 	T(maxh2cdata_on_an_rdma_port_is_refused),
+	T(tcp_inline_data_size_below_1024_is_refused),
 	T(tcp_ipv6_port_with_maxh2cdata_loads),
 	T(ipv4_traddr_with_three_parts_is_refused),
 	T(ipv6_traddr_with_adrfam_ipv4_is_refused),
