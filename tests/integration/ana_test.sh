@@ -151,7 +151,9 @@ test_02_io_fails_over_on_ana_states_and_port_removal_without_errors() {
     wait $fio_pid
     local rc=$?
     grep -E 'err=|WRITE:|iops' /tmp/fio-mp.txt
-    expect_eq "fio exit status" $rc 0
+    # Stopped by SIGINT, fio ends its jobs, reports, and exits 128; an error of its own
+    # (verify_fatal) would exit 1. Its report's err= and verify lines are checked below.
+    [ $rc = 0 ] || [ $rc = 128 ] || fail "fio exit status $rc (0, or 128 after SIGINT, expected)"
     grep -q 'err= 0' /tmp/fio-mp.txt || fail "fio reported errors"
     ! grep -qi 'verify.*fail\|bad magic\|crc32c.*mismatch' /tmp/fio-mp.txt || fail "verify failures"
     grep -q "ANA group 1 inaccessible" $STATE/target.log || fail "no log line for the state change"
