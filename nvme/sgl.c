@@ -49,15 +49,21 @@ static nvme_status_t parse_incapsule(const struct nvme_sgl_desc *d, uint32_t inc
 	return 0;
 }
 
+/* Fabrics commands always use SGLs (NVMe-oF 1.1 section 2.2): PSDT 01b or 10b. */
+static bool psdt_is_sgl(const struct nvme_sqe *cmd)
+{
+	uint8_t psdt = cmd->flags & NVME_CMD_PSDT_MASK;
+
+	return psdt == NVME_CMD_PSDT_SGL_MPTR || psdt == NVME_CMD_PSDT_SGL_MSEG;
+}
+
 nvme_status_t nvme_sgl_parse(const struct nvme_sqe *cmd, uint32_t incapsule_len,
 			     bool is_write, struct nvme_sgl_info *out)
 {
 	const struct nvme_sgl_desc *d = &cmd->dptr;
-	uint8_t psdt = cmd->flags & NVME_CMD_PSDT_MASK;
 
 	memset(out, 0, sizeof(*out));
-	/* Fabrics commands always use SGLs (NVMe-oF 1.1 section 2.2). */
-	if (psdt != NVME_CMD_PSDT_SGL_MPTR && psdt != NVME_CMD_PSDT_SGL_MSEG)
+	if (!psdt_is_sgl(cmd))
 		return sgl_error(NVME_SC_INVALID_FIELD);
 
 	switch (d->keyed.type >> 4) {
@@ -81,10 +87,9 @@ nvme_status_t nvme_sgl_parse_tcp(const struct nvme_sqe *cmd, uint32_t incapsule_
 				 bool is_write, struct nvme_sgl_info *out)
 {
 	const struct nvme_sgl_desc *d = &cmd->dptr;
-	uint8_t psdt = cmd->flags & NVME_CMD_PSDT_MASK;
 
 	memset(out, 0, sizeof(*out));
-	if (psdt != NVME_CMD_PSDT_SGL_MPTR && psdt != NVME_CMD_PSDT_SGL_MSEG)
+	if (!psdt_is_sgl(cmd))
 		return sgl_error(NVME_SC_INVALID_FIELD);
 	switch (d->unkeyed.type >> 4) {
 	case NVME_SGL_TYPE_DATA_BLOCK:

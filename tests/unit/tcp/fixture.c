@@ -256,6 +256,16 @@ void tt_sqe(struct ttc *c, struct nvme_sqe *sqe, uint8_t opcode, bool incapsule,
 	sqe->dptr.unkeyed.type = incapsule ? NVME_SGL_INCAPSULE : NVME_SGL_TCP_TRANSPORT;
 }
 
+void tt_rw_sqe(struct ttc *c, struct nvme_sqe *sqe, uint8_t opcode, bool incapsule, uint64_t slba,
+	       uint32_t blocks)
+{
+	tt_sqe(c, sqe, opcode, incapsule, blocks * 512);
+	sqe->nsid = htole32(1);
+	sqe->cdw10 = htole32((uint32_t)slba);
+	sqe->cdw11 = htole32((uint32_t)(slba >> 32));
+	sqe->cdw12 = htole32(blocks - 1);
+}
+
 int tt_connect(struct ttc *c, const char *subnqn, uint16_t qid, uint16_t cntlid, uint16_t *cntlid_out)
 {
 	struct nvme_sqe sqe;

@@ -70,6 +70,10 @@ int tt_h2c_data(struct ttc *c, uint16_t cccid, uint16_t ttag, uint32_t datao, co
 /* tt_sqe_* - SQEs as a Linux host builds them: PSDT SGL, a command id, the data pointer
  * in-capsule (0x01, offset 0) or transport (0x5A) with @len bytes. */
 void tt_sqe(struct ttc *c, struct nvme_sqe *sqe, uint8_t opcode, bool incapsule, uint32_t len);
+/* tt_rw_sqe - a Read or Write of namespace 1: @blocks 512-byte blocks (1's based) at @slba,
+ * data in the capsule or through the transport (R2T / C2HData). */
+void tt_rw_sqe(struct ttc *c, struct nvme_sqe *sqe, uint8_t opcode, bool incapsule, uint64_t slba,
+	       uint32_t blocks);
 /* tt_connect - Fabrics Connect for queue @qid (in-capsule data: 1024 bytes), cntlid
  * @cntlid (0xffff: dynamic); returns the CQE status (SC+SCT) and *@cntlid_out, or -1. */
 int tt_connect(struct ttc *c, const char *subnqn, uint16_t qid, uint16_t cntlid, uint16_t *cntlid_out);

@@ -45,18 +45,6 @@ static int two_queues(struct tt *t, struct ttc *a, struct ttc *q, uint16_t *cntl
 	return tt_connect(q, TT_SUBNQN, 1, *cntlid, NULL) == 0 ? 0 : -1;
 }
 
-/* A Read or Write of @blocks 512-byte blocks at @slba; data in the capsule or through the
- * transport (R2T / C2HData). */
-static void rw_sqe(struct ttc *c, struct nvme_sqe *sqe, uint8_t opcode, bool incapsule, uint64_t slba,
-		   uint32_t blocks)
-{
-	tt_sqe(c, sqe, opcode, incapsule, blocks * 512);
-	sqe->nsid = htole32(1);
-	sqe->cdw10 = htole32((uint32_t)slba);
-	sqe->cdw11 = htole32((uint32_t)(slba >> 32));
-	sqe->cdw12 = htole32(blocks - 1);
-}
-
 /* Send @len bytes one send() at a time, the target running between them. */
 static int send_bytewise(struct ttc *c, const void *buf, size_t len)
 {
@@ -155,7 +143,7 @@ static void one_byte_at_a_time_sender_is_served(void)
 	/* A 1 KiB in-capsule write, byte by byte, then read back. */
 	uint8_t *data = pdu + sizeof(cmd);
 	memset(&cmd, 0, sizeof(cmd));
-	rw_sqe(&q, &cmd.sqe, nvme_cmd_write, true, 10, 2);
+	tt_rw_sqe(&q, &cmd.sqe, nvme_cmd_write, true, 10, 2);
 	cmd.ch = (struct nvme_tcp_ch){ .type = NVME_TCP_CMD, .hlen = sizeof(cmd), .pdo = sizeof(cmd),
 				       .plen = htole32(sizeof(cmd) + 1024) };
 	memcpy(pdu, &cmd, sizeof(cmd));
@@ -165,7 +153,7 @@ static void one_byte_at_a_time_sender_is_served(void)
 	CU_ASSERT_EQUAL(tt_rsp(&q, &cqe), 0);
 	static uint8_t r[1024];
 	struct nvme_sqe rd;
-	rw_sqe(&q, &rd, nvme_cmd_read, false, 10, 2);
+	tt_rw_sqe(&q, &rd, nvme_cmd_read, false, 10, 2);
 	CU_ASSERT_EQUAL_FATAL(tt_capsule(&q, &rd, NULL, 0, false, false), 0);
 	CU_ASSERT_EQUAL(tt_read_data(&q, r, sizeof(r)), 0);
 	CU_ASSERT_EQUAL(memcmp(r, data, sizeof(r)), 0);
@@ -236,7 +224,7 @@ static void host_vanishing_mid_pdu_releases_its_queue_and_buffers(void)
 		memset(pdu, 0x5a, sizeof(pdu));
 		if (round < 2) {
 			/* A 64 KiB write through R2T; 32 KiB of its H2CData PDU arrive. */
-			rw_sqe(&q, &sqe, nvme_cmd_write, false, 0, 128);
+			tt_rw_sqe(&q, &sqe, nvme_cmd_write, false, 0, 128);
 			CU_ASSERT_EQUAL_FATAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
 			struct nvme_tcp_r2t r2t;
 			CU_ASSERT_EQUAL_FATAL(tt_recv_pdu(&q, &r2t, sizeof(r2t)), (int)sizeof(r2t));
@@ -251,7 +239,7 @@ static void host_vanishing_mid_pdu_releases_its_queue_and_buffers(void)
 			/* An 8 KiB in-capsule write; 3000 bytes of it arrive. */
 			struct nvme_tcp_cmd *cmd = (void *)pdu;
 			memset(cmd, 0, sizeof(*cmd));
-			rw_sqe(&q, &cmd->sqe, nvme_cmd_write, true, 0, 16);
+			tt_rw_sqe(&q, &cmd->sqe, nvme_cmd_write, true, 0, 16);
 			cmd->ch = (struct nvme_tcp_ch){ .type = NVME_TCP_CMD, .hlen = sizeof(*cmd),
 							.pdo = sizeof(*cmd), .plen = htole32(sizeof(*cmd) + 8192) };
 			CU_ASSERT_EQUAL_FATAL(tt_send(&q, pdu, sizeof(*cmd) + 3000), 0);
@@ -290,7 +278,7 @@ static void host_not_reading_gets_its_data_once_it_reads(void)
 	for (uint32_t off = 0; off < LEN; off += 8192) {
 		struct nvme_sqe sqe;
 		struct nvme_cqe cqe;
-		rw_sqe(&q, &sqe, nvme_cmd_write, true, off / 512, 16);
+		tt_rw_sqe(&q, &sqe, nvme_cmd_write, true, off / 512, 16);
 		CU_ASSERT_EQUAL_FATAL(tt_capsule(&q, &sqe, w + off, 8192, false, false), 0);
 		CU_ASSERT_EQUAL_FATAL(tt_rsp(&q, &cqe), 0);
 	}
@@ -304,7 +292,7 @@ static void host_not_reading_gets_its_data_once_it_reads(void)
 	setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
 	for (int i = 0; i < READS; i++) {
 		struct nvme_sqe sqe;
-		rw_sqe(&q, &sqe, nvme_cmd_read, false, 0, LEN / 512);
+		tt_rw_sqe(&q, &sqe, nvme_cmd_read, false, 0, LEN / 512);
 		CU_ASSERT_EQUAL_FATAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
 		tt_drive(&t);
 	}

@@ -26,16 +26,6 @@ static int io_up(struct tt *t, struct ttc *q, uint8_t hpda, uint8_t dgst, uint16
 	return tt_connect(q, TT_SUBNQN, 1, cntlid, NULL) == 0 ? 0 : -1;
 }
 
-static void rw_sqe(struct ttc *c, struct nvme_sqe *sqe, uint8_t opcode, bool incapsule, uint64_t slba,
-		   uint32_t blocks)
-{
-	tt_sqe(c, sqe, opcode, incapsule, blocks * 512);
-	sqe->nsid = htole32(1);
-	sqe->cdw10 = htole32((uint32_t)slba);
-	sqe->cdw11 = htole32((uint32_t)(slba >> 32));
-	sqe->cdw12 = htole32(blocks - 1);
-}
-
 static void fill(uint8_t *b, size_t n, unsigned seed)
 {
 	for (size_t i = 0; i < n; i++)
@@ -48,7 +38,7 @@ static int write_r2t(struct ttc *q, uint64_t slba, const uint8_t *data, uint32_t
 		     unsigned *r2ts)
 {
 	struct nvme_sqe sqe;
-	rw_sqe(q, &sqe, nvme_cmd_write, false, slba, n / 512);
+	tt_rw_sqe(q, &sqe, nvme_cmd_write, false, slba, n / 512);
 	if (tt_capsule(q, &sqe, NULL, 0, false, false))
 		return -1;
 	uint32_t done = 0;
@@ -76,7 +66,7 @@ static int write_r2t(struct ttc *q, uint64_t slba, const uint8_t *data, uint32_t
 static int read_back(struct ttc *q, uint64_t slba, uint8_t *out, uint32_t n)
 {
 	struct nvme_sqe sqe;
-	rw_sqe(q, &sqe, nvme_cmd_read, false, slba, n / 512);
+	tt_rw_sqe(q, &sqe, nvme_cmd_read, false, slba, n / 512);
 	if (tt_capsule(q, &sqe, NULL, 0, false, false))
 		return -1;
 	return tt_read_data(q, out, n);
@@ -147,7 +137,7 @@ static void write_in_capsule_reads_back_through_c2hdata(void)
 	fill(w, sizeof(w), 3);
 	struct nvme_sqe sqe;
 	struct nvme_cqe cqe;
-	rw_sqe(&q, &sqe, nvme_cmd_write, true, 8, 8);
+	tt_rw_sqe(&q, &sqe, nvme_cmd_write, true, 8, 8);
 	CU_ASSERT_EQUAL_FATAL(tt_capsule(&q, &sqe, w, sizeof(w), false, false), 0);
 	CU_ASSERT_EQUAL(tt_rsp(&q, &cqe), 0);
 	CU_ASSERT_EQUAL(cqe.command_id, sqe.command_id);
@@ -206,7 +196,7 @@ static void digests_and_hpda_on_writes_and_reads(void)
 	CU_ASSERT_EQUAL(memcmp(w, r, sizeof(w)), 0);
 	struct nvme_sqe sqe;
 	struct nvme_cqe cqe;
-	rw_sqe(&q, &sqe, nvme_cmd_write, true, 200, 2);
+	tt_rw_sqe(&q, &sqe, nvme_cmd_write, true, 200, 2);
 	CU_ASSERT_EQUAL(tt_capsule(&q, &sqe, w, 1024, false, false), 0);
 	CU_ASSERT_EQUAL(tt_rsp(&q, &cqe), 0);
 	CU_ASSERT_EQUAL(read_back(&q, 200, r, 1024), 0);
@@ -230,7 +220,7 @@ static void data_digest_error_fails_the_command_with_transient_transport_error(v
 	fill(w, sizeof(w), 9);
 	struct nvme_sqe sqe;
 	struct nvme_cqe cqe;
-	rw_sqe(&q, &sqe, nvme_cmd_write, true, 40, 2);
+	tt_rw_sqe(&q, &sqe, nvme_cmd_write, true, 40, 2);
 	CU_ASSERT_EQUAL(tt_capsule(&q, &sqe, w, sizeof(w), false, true), 0);
 	CU_ASSERT_EQUAL(tt_rsp(&q, &cqe), NVME_SC_TRAN_TPORT_ERROR);
 	CU_ASSERT_EQUAL(read_back(&q, 40, r, sizeof(r)), 0);
@@ -250,12 +240,12 @@ static void sgl_length_mismatch_is_data_sgl_length_invalid(void)
 	CU_ASSERT_EQUAL_FATAL(io_up(&t, &q, 0, 0, cntlid), 0);
 	struct nvme_sqe sqe;
 	struct nvme_cqe cqe;
-	rw_sqe(&q, &sqe, nvme_cmd_write, false, 0, 2);
+	tt_rw_sqe(&q, &sqe, nvme_cmd_write, false, 0, 2);
 	sqe.dptr.unkeyed.length = htole32(512);
 	CU_ASSERT_EQUAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
 	CU_ASSERT_EQUAL(tt_rsp(&q, &cqe), NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR);
 	/* A keyed SGL means nothing on TCP. */
-	rw_sqe(&q, &sqe, nvme_cmd_read, false, 0, 1);
+	tt_rw_sqe(&q, &sqe, nvme_cmd_read, false, 0, 1);
 	sqe.dptr.keyed.type = NVME_SGL_KEYED_ADDR;
 	CU_ASSERT_EQUAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
 	CU_ASSERT_EQUAL(tt_rsp(&q, &cqe), NVME_SC_SGL_INVALID_TYPE | NVME_SC_DNR);
