@@ -10,6 +10,7 @@
  * with its FES.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -150,6 +151,53 @@ static int init_connection(struct nvmf_th_queue *q, int64_t deadline)
 	return 0;
 }
 
+/* The queue state of @hq on the connected stream socket @fd (taken: closed on failure),
+ * then ICReq/ICResp within @deadline. 0 or -errno with @err set. */
+static int queue_open(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uint16_t qid,
+		      uint16_t size, int fd, const char *peer, int64_t deadline, char *err,
+		      size_t errlen)
+{
+	struct nvmf_th_queue *q = calloc(1, sizeof(*q));
+	struct nvmf_th_cmd *cmds = calloc(size, sizeof(*cmds));
+	uint8_t *rxbuf = malloc(NVMF_TH_RXBUF);
+	if (!q || !cmds || !rxbuf) {
+		free(q);
+		free(cmds);
+		free(rxbuf);
+		close(fd);
+		snprintf(err, errlen, "out of memory for queue %u", qid);
+		return -ENOMEM;
+	}
+	hq->tpriv = q;
+	q->hq = hq;
+	q->fd = fd;
+	q->qid = qid;
+	q->size = size;
+	q->cmds = cmds;
+	q->rxbuf = rxbuf;
+	TAILQ_INIT(&q->txq);
+	q->rxp.hdgst = opts->hdr_digest;
+	q->rxp.ddgst = opts->data_digest;
+	q->rxp.rx_pda = 0;
+	q->rxp.rx_max_data = NVMF_TH_MAX_RX_DATA;
+	q->rxp.rx_is_ctrl = false;
+	q->incapsule = qid ? 0 : NVMF_TH_ADMIN_INCAPSULE;   /* I/O: set_incapsule */
+	q->hdr_need = sizeof(struct nvme_tcp_ch);
+	snprintf(q->peer, sizeof(q->peer), "%s", peer);
+
+	int rc = init_connection(q, deadline);
+	if (rc) {
+		snprintf(err, errlen, "icresp from %s: %s", q->peer, q->err);
+		nvmf_th_queue_disconnect(hq);
+	}
+	return rc;
+}
+
+static int64_t deadline_of(const struct nvmf_ctrl_opts *opts)
+{
+	return now_ms() + (opts->timeout_ms > 0 ? opts->timeout_ms : NVMF_TH_CONNECT_TIMEOUT);
+}
+
 int nvmf_th_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uint16_t qid,
 			  uint16_t size, char *err, size_t errlen)
 {
@@ -167,53 +215,42 @@ int nvmf_th_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts,
 			 "and port number)", opts->traddr ? opts->traddr : "", svc, gai_strerror(gai));
 		return -EINVAL;
 	}
-	struct nvmf_th_queue *q = calloc(1, sizeof(*q));
-	struct nvmf_th_cmd *cmds = calloc(size, sizeof(*cmds));
-	uint8_t *rxbuf = malloc(NVMF_TH_RXBUF);
-	if (!q || !cmds || !rxbuf) {
-		free(q);
-		free(cmds);
-		free(rxbuf);
-		freeaddrinfo(res);
-		snprintf(err, errlen, "out of memory for queue %u", qid);
-		return -ENOMEM;
-	}
-	hq->tpriv = q;
-	q->hq = hq;
-	q->fd = -1;
-	q->qid = qid;
-	q->size = size;
-	q->cmds = cmds;
-	q->rxbuf = rxbuf;
-	TAILQ_INIT(&q->txq);
-	q->rxp.hdgst = opts->hdr_digest;
-	q->rxp.ddgst = opts->data_digest;
-	q->rxp.rx_pda = 0;
-	q->rxp.rx_max_data = NVMF_TH_MAX_RX_DATA;
-	q->rxp.rx_is_ctrl = false;
-	q->incapsule = qid ? 0 : NVMF_TH_ADMIN_INCAPSULE;   /* I/O: set_incapsule */
-	q->hdr_need = sizeof(struct nvme_tcp_ch);
-	peer_str(res->ai_addr, q->peer, sizeof(q->peer));
-
-	int tmo = opts->timeout_ms > 0 ? opts->timeout_ms : NVMF_TH_CONNECT_TIMEOUT;
-	int64_t deadline = now_ms() + tmo;
-	int rc = tcp_connect(res, deadline);
+	char peer[sizeof(((struct nvmf_th_queue *)0)->peer)];
+	peer_str(res->ai_addr, peer, sizeof(peer));
+	int64_t deadline = deadline_of(opts);
+	int fd = tcp_connect(res, deadline);
 	freeaddrinfo(res);
-	if (rc < 0) {
-		snprintf(err, errlen, "connect %s: %s", q->peer,
-			 rc == -ETIMEDOUT ? "timed out" : strerror(-rc));
-		goto fail;
+	if (fd < 0) {
+		snprintf(err, errlen, "connect %s: %s", peer,
+			 fd == -ETIMEDOUT ? "timed out" : strerror(-fd));
+		return fd;
 	}
-	q->fd = rc;
-	rc = init_connection(q, deadline);
-	if (rc) {
-		snprintf(err, errlen, "icresp from %s: %s", q->peer, q->err);
-		goto fail;
+	return queue_open(hq, opts, qid, size, fd, peer, deadline, err, errlen);
+}
+
+int nvmf_th_queue_attach(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uint16_t qid,
+			 uint16_t size, int fd, char *err, size_t errlen)
+{
+	if (size < 2) {
+		close(fd);
+		snprintf(err, errlen, "queue %u: size %u: a queue has at least 2 entries", qid, size);
+		return -EINVAL;
 	}
-	return 0;
-fail:
-	nvmf_th_queue_disconnect(hq);
-	return rc;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK)) {
+		int rc = -errno;
+		close(fd);
+		snprintf(err, errlen, "queue %u: socket: %s", qid, strerror(-rc));
+		return rc;
+	}
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char peer[sizeof(((struct nvmf_th_queue *)0)->peer)] = "local";
+	memset(&ss, 0, sizeof(ss));
+	if (!getpeername(fd, (struct sockaddr *)&ss, &sl) &&
+	    (ss.ss_family == AF_INET || ss.ss_family == AF_INET6))
+		peer_str((const struct sockaddr *)&ss, peer, sizeof(peer));
+	return queue_open(hq, opts, qid, size, fd, peer, deadline_of(opts), err, errlen);
 }
 
 void nvmf_th_queue_disconnect(struct nvmf_hq *hq)

@@ -115,6 +115,18 @@ struct nvmf_th_queue {
 /* ---- conn.c ---- */
 int nvmf_th_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uint16_t qid,
 			  uint16_t size, char *err, size_t errlen);
+/*
+ * nvmf_th_queue_attach - what nvmf_th_queue_connect does after the TCP connect, on a
+ * stream socket @fd the caller connected (a test's socketpair, or a TCP socket): @fd is
+ * taken (made non-blocking; closed on failure), the queue state set up for @qid/@size,
+ * ICReq sent and ICResp awaited within opts->timeout_ms (NVMF_TH_CONNECT_TIMEOUT when 0).
+ * The digests come from opts->hdr_digest/data_digest; the address fields are not read.
+ * Returns 0, -EINVAL (size below 2), -ENOMEM, -ETIMEDOUT, -EPROTO (a bad ICResp),
+ * -ECONNREFUSED (a C2HTermReq), -ECONNRESET; @err says which. The seam of the unit tests
+ * and of tests/fuzz/fuzz_tcp_host.c, which feed the controller's side themselves.
+ */
+int nvmf_th_queue_attach(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uint16_t qid,
+			 uint16_t size, int fd, char *err, size_t errlen);
 void nvmf_th_queue_disconnect(struct nvmf_hq *hq);
 
 /* ---- rx.c ---- */

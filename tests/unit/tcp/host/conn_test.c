@@ -277,7 +277,75 @@ static void nvmf_connect_picks_the_transport_by_trtype(void)
 	fc_join(&f);
 }
 
+/* nvmf_th_queue_attach on a socketpair (the fuzzer's seam): the ICResp written before is
+ * taken, the ICReq is on the other end, and a read completes through the queue. */
+static void attach_on_a_socketpair_takes_the_icresp_and_serves_a_read(void)
+{
+	int sv[2];
+	struct fake_ctrl f;
+	struct nvme_tcp_icresp r;
+	struct nvme_tcp_icreq ic;
+	struct th_host h;
+	struct th_result res;
+	char err[256];
+	uint8_t buf[512], want[512];
+
+	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	memset(&f, 0, sizeof(f));
+	f.fd = sv[1];
+	f.maxh2cdata = 8192;
+	fc_default_icresp(&f, &r);
+	CU_ASSERT_EQUAL_FATAL(fc_write(&f, &r, sizeof(r)), 0);
+	CU_ASSERT_EQUAL_FATAL(th_attach(&h, sv[0], 1, 16, false, false, 2000, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(th_queue(&h)->peer, "local");
+	CU_ASSERT_EQUAL(th_queue(&h)->maxh2cdata, 8192);
+	CU_ASSERT_EQUAL(fc_read(&f, &ic, sizeof(ic)), 0);
+	CU_ASSERT_EQUAL(ic.ch.type, NVME_TCP_ICREQ);
+
+	uint16_t cid = 99;
+	CU_ASSERT_EQUAL_FATAL(th_submit(&h, 0x02, buf, sizeof(buf), &res, &cid), 0);
+	struct fc_pdu p;
+	CU_ASSERT_EQUAL_FATAL(fc_read_pdu(&f, &p), 0);
+	CU_ASSERT_EQUAL(p.ch.type, NVME_TCP_CMD);
+	fc_pdu_free(&p);
+	fc_pattern(want, sizeof(want), 3);
+	CU_ASSERT_EQUAL(fc_send_c2h(&f, cid, 0, want, sizeof(want), sizeof(want),
+				    NVME_TCP_F_DATA_LAST | NVME_TCP_F_DATA_SUCCESS), 0);
+	th_wait(&h, &res);
+	CU_ASSERT_TRUE(res.done);
+	CU_ASSERT_EQUAL(res.status, 0);
+	CU_ASSERT_EQUAL(memcmp(buf, want, sizeof(buf)), 0);
+	th_close(&h);
+	close(sv[1]);
+	CU_ASSERT_EQUAL(f.errors, 0);
+}
+
+/* The other end closed before a whole ICResp: -ECONNRESET at once, with a message, the
+ * socket taken and nothing left behind. */
+static void attach_with_eof_before_a_whole_icresp_is_connection_reset(void)
+{
+	int sv[2];
+	struct th_host h;
+	char err[256];
+	uint8_t half[64];
+
+	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	memset(half, 0, sizeof(half));
+	half[0] = NVME_TCP_ICRESP;
+	half[2] = 128;
+	half[4] = 128;
+	CU_ASSERT_EQUAL(write(sv[1], half, sizeof(half)), (ssize_t)sizeof(half));
+	shutdown(sv[1], SHUT_WR);
+	CU_ASSERT_EQUAL(th_attach(&h, sv[0], 0, 16, false, false, 5000, err, sizeof(err)), -ECONNRESET);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "icresp from local: connection closed by the controller"));
+	CU_ASSERT_PTR_NULL(th_queue(&h));
+	th_close(&h);
+	close(sv[1]);
+}
+
 const struct unit_test tcp_host_conn_tests[] = {
+	{"attach_on_a_socketpair_takes_the_icresp_and_serves_a_read", attach_on_a_socketpair_takes_the_icresp_and_serves_a_read},
+	{"attach_with_eof_before_a_whole_icresp_is_connection_reset", attach_with_eof_before_a_whole_icresp_is_connection_reset},
 	{"nvmf_connect_picks_the_transport_by_trtype", nvmf_connect_picks_the_transport_by_trtype},
 	{"icreq_has_pfv0_hpda0_maxr2t0_and_the_digests_asked_for", icreq_has_pfv0_hpda0_maxr2t0_and_the_digests_asked_for},
 	{"admin_queue_carries_8k_in_capsule_and_ipv6_works", admin_queue_carries_8k_in_capsule_and_ipv6_works},

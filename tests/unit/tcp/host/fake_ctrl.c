@@ -346,6 +346,25 @@ int th_connect(struct th_host *h, struct fake_ctrl *f, const char *addr, uint16_
 	return rc;
 }
 
+int th_attach(struct th_host *h, int fd, uint16_t qid, uint16_t size, bool hdgst, bool ddgst,
+	      int timeout_ms, char *err, size_t errlen)
+{
+	memset(h, 0, sizeof(*h));
+	h->ctrl.t = &nvmf_tcp_host_transport;
+	int rc = nvmfh_queue_setup(&h->q, &h->ctrl, qid, size);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	struct nvmf_ctrl_opts o = { .timeout_ms = timeout_ms, .hdr_digest = hdgst,
+				    .data_digest = ddgst };
+	err[0] = 0;
+	rc = nvmf_th_queue_attach(&h->q.hq, &o, qid, size, fd, err, errlen);
+	if (!rc)
+		h->q.connected = true;
+	return rc;
+}
+
 static void th_done(void *arg, int status, const struct nvme_cqe *cqe)
 {
 	struct th_result *r = arg;

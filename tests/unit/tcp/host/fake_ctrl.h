@@ -91,6 +91,12 @@ struct th_result {
 /* th_connect - set up @qid (32 entries) and connect to @f; 0 or -errno (@err). */
 int th_connect(struct th_host *h, struct fake_ctrl *f, const char *addr, uint16_t qid,
 	       char *err, size_t errlen);
+/* th_attach - set up @qid (@size entries) on the connected stream socket @fd (taken), as
+ * th_connect does but through nvmf_th_queue_attach: no listener and no thread, the
+ * caller plays the controller on the other end (a socketpair), ICResp included, which
+ * must already be written (@timeout_ms bounds the wait for it). 0 or -errno (@err). */
+int th_attach(struct th_host *h, int fd, uint16_t qid, uint16_t size, bool hdgst, bool ddgst,
+	      int timeout_ms, char *err, size_t errlen);
 /* th_submit - a command with opcode @opc (write when bit 0 set) on @buf/@len. */
 int th_submit(struct th_host *h, uint8_t opc, void *buf, uint32_t len, struct th_result *r,
 	      uint16_t *cid);
