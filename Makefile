@@ -88,10 +88,12 @@ FAULT_WRAP := $(foreach f,nvmf_bdev_open nvmf_aio_init nvmf_aio_read nvmf_aio_wr
 		nvmf_aio_fallocate io_uring_submit pread pwrite,-Wl,--wrap=$(f))
 
 # libFuzzer harnesses: tests/fuzz/fuzz_NAME.c is build/fuzz/fuzz_NAME (FUZZ=1 only); the
-# whole-stack target fixture of the unit tests is linked in for the target harnesses.
+# whole-stack target fixture of the unit tests is linked in for the target harnesses, the
+# tcp host tests' fake controller (its thread-free th_attach seam) for fuzz_tcp_host.
 FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
-FUZZ_OBJS  := $(FUZZ_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/unit/target/fixture.o
+FUZZ_OBJS  := $(FUZZ_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/unit/target/fixture.o \
+	      $(BUILD)/obj/tests/unit/tcp/host/fake_ctrl.o
 FUZZ_BINS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz_%)
 FUZZ_SECS  ?= 60
 
@@ -336,6 +338,7 @@ ifeq ($(FUZZ),1)
 $(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/unit/target/fixture.o \
 		 $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(BUILD)/fuzz_tcp_host: $(BUILD)/obj/tests/unit/tcp/host/fake_ctrl.o
 fuzz-bins: $(FUZZ_BINS)
 else
 fuzz-bins:
