@@ -1,5 +1,6 @@
 # Helpers for integration tests that run inside the test guest (sourced).
-# Each test file defines functions named test_*; tests/integration/run-suite runs them.
+# Each test file defines functions named test_* (itself, or by sourcing a file that is not
+# *_test.sh, as initiator_cases.sh); tests/integration/run-suite runs them in definition order.
 # Environment from the guest init: NVMF_ROOT, NVMF_TRADDR (rxe0's IPv4), NVMF_RESULTS.
 
 # fail MESSAGE: fail the current test with a message naming what was expected. Each test
@@ -35,12 +36,14 @@ knvmet_add_subsys() {
     echo 1 > "$NVMET_CFS/subsystems/$nqn/namespaces/$nsid/enable"
 }
 
-# knvmet_add_port PORTID ADDR SVCID NQN...: an RDMA port exposing the given subsystems.
+# knvmet_add_port PORTID ADDR SVCID NQN...: an IPv4 port exposing the given subsystems,
+# of transport KNVMET_TRTYPE (rdma when unset; tcp: nvmet-tcp), e.g.
+# `KNVMET_TRTYPE=tcp knvmet_add_port 9 "$NVMF_TRADDR" 4450 "$NQN"`.
 knvmet_add_port() {
     local id=$1 addr=$2 svc=$3; shift 3
     local p="$NVMET_CFS/ports/$id"
     mkdir "$p" || return 1
-    echo rdma > "$p/addr_trtype"
+    echo "${KNVMET_TRTYPE:-rdma}" > "$p/addr_trtype"
     echo ipv4 > "$p/addr_adrfam"
     echo "$addr" > "$p/addr_traddr"
     echo "$svc" > "$p/addr_trsvcid"
