@@ -35,12 +35,13 @@ knvmet_add_subsys() {
     echo 1 > "$NVMET_CFS/subsystems/$nqn/namespaces/$nsid/enable"
 }
 
-# knvmet_add_port PORTID ADDR SVCID NQN...: an RDMA port exposing the given subsystems.
+# knvmet_add_port PORTID ADDR SVCID NQN...: a port exposing the given subsystems, over
+# RDMA or over KNVMET_TRTYPE (rdma or tcp) when that is set.
 knvmet_add_port() {
     local id=$1 addr=$2 svc=$3; shift 3
     local p="$NVMET_CFS/ports/$id"
     mkdir "$p" || return 1
-    echo rdma > "$p/addr_trtype"
+    echo "${KNVMET_TRTYPE:-rdma}" > "$p/addr_trtype"
     echo ipv4 > "$p/addr_adrfam"
     echo "$addr" > "$p/addr_traddr"
     echo "$svc" > "$p/addr_trsvcid"
