@@ -11,7 +11,7 @@
 #   make local-check  NVMe/TCP end to end on 127.0.0.1 (nvmf-target and the nvmf tool), no VM
 #   make vm-check   only the VM integration tests (and their sanitizer pass)
 #   make soak       the hardening VM tests at full length (1000 cycles, 50 restarts)
-#   make bench      our target vs kernel nvmet-rdma in the VM: build/bench/results.{md,json,png}
+#   make bench      our target vs kernel nvmet-rdma (BENCH_TRANSPORT=tcp: nvmet-tcp) in the VM: build/bench/results.{md,json,png}
 #   make bench-churn  fio's IOPS while namespaces are added and removed live, and without
 #   make path-trace the functions one keyed / in-capsule write passes through, by layer
 #   make install    libnvmf (static, shared, header, pkg-config) and the nvmf tool under PREFIX
@@ -244,7 +244,7 @@ demo: deps
 	$(MAKE) all
 	tests/vm/run -t 600 scripts/main-job-guest.sh $(CONFIG)
 
-# Benchmark: our target vs the kernel's nvmet-rdma in one guest run; report in build/bench/
+# Benchmark: our target vs the kernel's nvmet-rdma or nvmet-tcp (BENCH_TRANSPORT) in one guest run; report in build/bench/
 # (BENCH_ROUNDS, BENCH_SECS, BENCH_ONLY, BENCH_TARGET_JSON: see bench/run).
 bench: deps
 	$(MAKE) all

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The benchmark, inside the test VM (bench/run starts it through tests/vm/run):
-# OUR target (build/nvmf-target) and the kernel's nvmet-rdma side by side on rxe0, same
-# backends, same workloads, rounds alternating the two targets.
+# OUR target (build/nvmf-target) and the kernel's target side by side, same backends, same
+# workloads, rounds alternating the two targets, over one transport: RDMA (nvmet-rdma, on
+# rxe0) or TCP (nvmet-tcp, over the guest's own address: the kernel's loopback path).
 #   bench/guest.sh PARAMS_FILE          run (as root in the guest)
 #   bench/guest.sh --list PARAMS_FILE   print the planned measurements (anywhere)
 # PARAMS_FILE (written by bench/run) sets BENCH_ROUNDS, BENCH_SECS, BENCH_RAMP, BENCH_ONLY,
-# BENCH_SIZE_MB, BENCH_NVMF_BACKENDS and BENCH_TARGET_JSON.
+# BENCH_SIZE_MB, BENCH_NVMF_BACKENDS, BENCH_TARGET_JSON and BENCH_TRANSPORT (rdma, tcp).
 # Raw results go to $NVMF_RESULTS/bench/: raw.tsv (one value a line), plan.tsv, meta.tsv,
 # ib-*.txt, fio/nvmf JSON of every run, and our target's log (target.log).
 set -uo pipefail
@@ -16,7 +17,8 @@ list_only=0
 . "$1"
 ROUNDS=${BENCH_ROUNDS:-3} SECS=${BENCH_SECS:-7} RAMP=${BENCH_RAMP:-1} ONLY=${BENCH_ONLY:-}
 SIZE_MB=${BENCH_SIZE_MB:-256} NVMF_BACKENDS=${BENCH_NVMF_BACKENDS:-mem}
-TARGET_JSON=${BENCH_TARGET_JSON:-}
+TARGET_JSON=${BENCH_TARGET_JSON:-} TRANSPORT=${BENCH_TRANSPORT:-rdma}
+case $TRANSPORT in rdma|tcp) ;; *) echo "bench: BENCH_TRANSPORT must be rdma or tcp, got '$TRANSPORT'" >&2; exit 2 ;; esac
 
 # --- the plan -------------------------------------------------------------------------
 # workload  rw  bs  qd  metrics (the first ones are the headline metrics, in this order)
@@ -39,7 +41,7 @@ selected() {
 # PLAN: one line per test: tool backend workload rw bs qd metrics
 PLAN=""
 IB_PLAN=""
-for verb in read write; do
+[ $TRANSPORT = rdma ] && for verb in read write; do
     selected "ib_${verb}_bw rdma 128k" && IB_PLAN="$IB_PLAN $verb"
 done
 for tool in fio nvmf; do
@@ -96,7 +98,7 @@ meta fio_version "$(fio --version 2>/dev/null)"
 meta nvme_cli_version "$(nvme version 2>/dev/null | head -n1)"
 meta perftest_version "$(ib_read_bw --version 2>/dev/null | head -n1)"
 meta rounds "$ROUNDS"; meta secs "$SECS"; meta ramp_secs "$RAMP"; meta size_mib "$SIZE_MB"
-meta only "$ONLY"; meta target_json "$TARGET_JSON"
+meta only "$ONLY"; meta target_json "$TARGET_JSON"; meta transport "$TRANSPORT"
 meta backend.mem.ours "RAM namespace (nvmf_backend ram, $SIZE_MB MiB)"
 meta backend.mem.kernel "null_blk, memory_backed=1, $SIZE_MB MiB, 512 B blocks"
 meta backend.file.ours "file backend, $SIZE_MB MiB file on the guest's /tmp (tmpfs), nvmf_buffered=1 (tmpfs has no O_DIRECT)"
@@ -104,7 +106,7 @@ meta backend.file.kernel "nvmet file namespace, $SIZE_MB MiB file on the guest's
 
 nqn() { echo "$PFX-$1-$2"; }                   # nqn ours|kernel mem|file
 port() { [ "$1" = ours ] && echo $OURS_PORT || echo $KERN_PORT; }
-tname() { [ "$1" = ours ] && echo "OUR target" || echo "kernel nvmet"; }
+tname() { [ "$1" = ours ] && echo "OUR target" || echo "kernel nvmet-$TRANSPORT"; }
 
 ours_alive() { [ -n "$tpid" ] && kill -0 "$tpid" 2>/dev/null; }
 ours_died() {   # ours_died WHAT
@@ -136,6 +138,7 @@ teardown() {
     fi
     knvmet_clear
     nullb_remove $NULLB
+    [ -f "$W/thp.saved" ] && sed -n 's/.*\[\(.*\)\].*/\1/p' "$W/thp.saved" > /sys/kernel/mm/transparent_hugepage/enabled
     rm -f "$OURS_FILE" "$KERN_FILE"
     [ -f "$W/target.log" ] && cp "$W/target.log" "$OUT/target.log"
 }
@@ -173,6 +176,14 @@ need_mem=0 need_file=0
 printf '%s\n' "$PLAN" | awk '{print $2}' | grep -qx mem && need_mem=1
 printf '%s\n' "$PLAN" | awk '{print $2}' | grep -qx file && need_file=1
 
+# 6.1's hardened usercopy stops the guest (BUG in recv) when a TCP segment copied into a
+# transparent huge page runs into the next one, which the host and target sharing one
+# kernel over loopback make likely: THP off for the TCP run (tcp_test.sh does the same).
+if [ $TRANSPORT = tcp ]; then
+    cat /sys/kernel/mm/transparent_hugepage/enabled > "$W/thp.saved"
+    echo never > /sys/kernel/mm/transparent_hugepage/enabled || { log "ERROR: cannot turn THP off"; exit 1; }
+fi
+
 # --- OUR target -------------------------------------------------------------------------
 subsys_json() {   # subsys_json BACKEND
     if [ "$1" = mem ]; then
@@ -191,7 +202,7 @@ done
 {
     echo "{"
     [ -n "$TARGET_JSON" ] && echo " \"nvmf_target\": $TARGET_JSON,"
-    echo " \"ports\": [{\"portid\": 1, \"addr\": {\"adrfam\": \"ipv4\", \"traddr\": \"$NVMF_TRADDR\", \"trsvcid\": \"$OURS_PORT\", \"trtype\": \"rdma\"}, \"subsystems\": [$names]}],"
+    echo " \"ports\": [{\"portid\": 1, \"addr\": {\"adrfam\": \"ipv4\", \"traddr\": \"$NVMF_TRADDR\", \"trsvcid\": \"$OURS_PORT\", \"trtype\": \"$TRANSPORT\"}, \"subsystems\": [$names]}],"
     echo " \"subsystems\": [$subs]"
     echo "}"
 } > "$W/target.json"
@@ -230,7 +241,7 @@ if [ $need_file = 1 ]; then
     knvmet_file_subsys "$(nqn kernel file)" "$KERN_FILE" || { log "ERROR: kernel nvmet file namespace on $KERN_FILE (buffered_io=1) failed"; exit 1; }
     kern_nqns="$kern_nqns $(nqn kernel file)"
 fi
-knvmet_add_port 9 "$NVMF_TRADDR" $KERN_PORT $kern_nqns || { log "ERROR: kernel nvmet port $KERN_PORT failed"; exit 1; }
+KNVMET_TRTYPE=$TRANSPORT knvmet_add_port 9 "$NVMF_TRADDR" $KERN_PORT $kern_nqns || { log "ERROR: kernel nvmet port $KERN_PORT failed"; exit 1; }
 
 # --- kernel host: connect to both, precondition ----------------------------------------
 DEV_ours_mem="" DEV_kernel_mem="" DEV_ours_file="" DEV_kernel_file=""
@@ -240,7 +251,7 @@ for be in mem file; do
     for t in ours kernel; do
         n=$(nqn $t $be)
         # A short controller-loss timeout: if a target dies, I/O fails instead of hanging.
-        if ! timeout 60 nvme connect -t rdma -a "$NVMF_TRADDR" -s $(port $t) -n "$n" -l 10 -c 1 > "$W/connect.txt" 2>&1; then
+        if ! timeout 60 nvme connect -t $TRANSPORT -a "$NVMF_TRADDR" -s $(port $t) -n "$n" -l 10 -c 1 > "$W/connect.txt" 2>&1; then
             log "ERROR: nvme connect to $(tname $t) ($be backend, $n, port $(port $t)) failed:"
             sed 's/^/    /' "$W/connect.txt"
             [ $t = ours ] && ! ours_alive && ours_died "during connect"
@@ -276,7 +287,7 @@ run_fio() {
 }
 # run_nvmf TARGET BACKEND RW BS QD JSONOUT: our initiator, one I/O queue.
 run_nvmf() {
-    timeout $((SECS + 60)) "$NVMF" perf -a "$NVMF_TRADDR" -s $(port $1) -n "$(nqn $1 $2)" --rw "$3" \
+    timeout $((SECS + 60)) "$NVMF" perf -t $TRANSPORT -a "$NVMF_TRADDR" -s $(port $1) -n "$(nqn $1 $2)" --rw "$3" \
         --bs "$4" --qd "$5" --queues 1 --time "$SECS" --size "${SIZE_MB}M" --json > "$6" 2> "$6.err" || return 1
     jq -r 'if .errors != 0 then error("\(.errors) I/O errors") else
         "iops \(.iops)\nmbps \(.mbps)\nlat_mean_us \(.lat_us.mean)\nlat_p99_us \(.lat_us.p99)\nlat_p999_us \(.lat_us.p999)" end' "$6"

@@ -174,8 +174,8 @@ static void on_icreq(struct nvmf_tcp_conn *conn, const struct nvme_tcp_icreq *re
 		return;
 	}
 	/* Both digests are supported: the host gets what it asked for. MAXR2T needs
-	 * nothing: we keep at most one R2T per command outstanding, which every value
-	 * allows. Our own data alignment (CPDA) is 0: H2C data right after the header. */
+	 * nothing: a command has one R2T outstanding at most (for all its data), which
+	 * every value allows. Our own data alignment (CPDA) is 0: H2C data right after the header. */
 	conn->hpda = req->hpda;
 	conn->cp.hdgst = req->dgst & NVME_TCP_DGST_HDR;
 	conn->cp.ddgst = req->dgst & NVME_TCP_DGST_DATA;

@@ -2,9 +2,9 @@
 /*
  * One command on an NVMe/TCP connection (TCP transport 1.0 section 3.3 "data transfer"):
  * the CapsuleCmd is decoded by the core (nvmf_req_init), its data pointer here
- * (nvme_sgl_parse_tcp). Write data comes in the capsule, or is asked for with one R2T at
- * a time (at most MAXH2CDATA bytes each, as SPDK: every MAXR2T allows one) and arrives
- * in H2CData PDUs, checked against the command and the R2T before a byte is copied. Read
+ * (nvme_sgl_parse_tcp). Write data comes in the capsule, or is asked for with one R2T for
+ * all of it (as nvmet and SPDK; every MAXR2T allows one) and arrives in H2CData PDUs of
+ * at most MAXH2CDATA bytes each, checked against the command and the R2T before a byte is copied. Read
  * data leaves in one C2HData PDU (as nvmet), then the CapsuleResp: the SUCCESS flag that
  * would save the CapsuleResp is never set, because the CapsuleResp carries SQHD and this
  * target does not let a host disable SQ flow control (nvmet sets it only then).
@@ -65,12 +65,14 @@ void nvmf_tcp_conn_drop_reqs(struct nvmf_tcp_conn *conn)
 	}
 }
 
-/* The next R2T of @r: up to MAXH2CDATA bytes from where its data stands. */
+/* The R2T of @r: all its data from where it stands. MAXH2CDATA bounds each H2CData
+ * PDU, not the R2T (TCP transport 1.0 section 3.6.2.3): the host sends the R2T's data in
+ * as many PDUs as that takes, so a large write costs one round trip, not one per
+ * MAXH2CDATA. */
 static void send_r2t(struct nvmf_tcp_conn *conn, struct nvmf_tcp_req *r)
 {
 	struct nvme_tcp_r2t *p = (struct nvme_tcp_r2t *)r->r2t.hdr;
-	uint32_t left = r->req.data_len - r->h2c_done;
-	uint32_t len = left < conn->maxh2cdata ? left : conn->maxh2cdata;
+	uint32_t len = r->req.data_len - r->h2c_done;
 	memset(p, 0, sizeof(*p));
 	p->cccid = r->sqe.command_id;
 	p->ttag = htole16(r->ttag);

@@ -2,8 +2,8 @@
 # target for every case: `nvme discover -t tcp` over IPv4 and IPv6 lists the tcp ports'
 # entries (trtype tcp, sectype none) and the discovery subsystem's own, a wildcard port of
 # the other family left out; `nvme connect -t tcp` with fio's crc32c verify at 512 B,
-# 4 KiB, 128 KiB and 1 MiB (in-capsule writes, one R2T with one H2CData, several R2Ts
-# when MAXH2CDATA is 4 KiB), header and data digests on and off, queue sizes 256 and 16
+# 4 KiB, 128 KiB and 1 MiB (in-capsule writes, one R2T with one H2CData, one R2T answered
+# by many H2CData PDUs when MAXH2CDATA is 4 KiB), header and data digests on and off, queue sizes 256 and 16
 # and 2 or 1 I/O queues as the target sees them; data written before a disconnect read
 # back after the reconnect; no error log entry from the connect and nvme-cli's queries;
 # one subsystem on a tcp and an rdma port at once with the host's native multipath using
@@ -173,7 +173,7 @@ test_01_nvme_discover_lists_the_tcp_entries_over_ipv4_and_ipv6() {
 }
 
 # Port 1: in-capsule writes (512 B, 4 KiB within 8 KiB), one R2T and one H2CData (128 KiB),
-# eight R2Ts (1 MiB); no digests, 2 I/O queues of 256 entries.
+# one R2T and eight H2CData PDUs (1 MiB); no digests, 2 I/O queues of 256 entries.
 test_02_connect_io_queues_256_entries_no_digests_verified_io_and_no_error_log_entry() {
     tcp_connect $RAM $A 4420 -i 2 -Q 256
     local c; c=$(ctrl_of $RAM tcp $A 4420) || fail "no tcp controller"
