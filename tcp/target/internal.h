@@ -76,7 +76,8 @@ struct nvmf_tcp_transport {
  * @ddgst_len bytes of @ddgst. */
 struct nvmf_tcp_tx {
 	struct nvmf_tcp_tx *next;
-	struct nvmf_tcp_req *done;         /* released once this item is sent (a response) */
+	struct nvmf_tcp_req *done;         /* released once this item is sent (a command's
+					    * last PDU: CapsuleResp, or C2HData with SUCCESS) */
 	uint32_t hlen;
 	uint32_t dlen;
 	const void *data;
@@ -90,8 +91,9 @@ struct nvmf_tcp_tx {
  *   FREE -> (CapsuleCmd) nvmf_req_init: answered at once (-> SENDING), or
  *   H2C_DATA   a write through a transport SGL: R2T sent, H2CData PDUs arriving
  *   EXECUTING  handed to the core (nvmf_req_execute)
- *   SENDING    queue_response queued C2HData (reads) and the CapsuleResp
- *   -> FREE    once the CapsuleResp left (sendmsg took it); buffer back to the group
+ *   SENDING    queue_response queued C2HData (reads) and the CapsuleResp, or only a
+ *              C2HData with SUCCESS (req->cqe_optional: SQ flow control disabled)
+ *   -> FREE    once the last of them left (sendmsg took it); buffer back to the group
  */
 enum nvmf_tcp_req_state {
 	NVMF_TCP_REQ_FREE,
