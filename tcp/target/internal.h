@@ -17,9 +17,13 @@
 #include <sys/socket.h>
 #include "nvme/tcp.h"
 #include "target/core.h"
+#include "target/log.h"
 #include "tcp/target/transport.h"
 
-#define NVMF_TCP_LOG(...) fprintf(stderr, "nvmf-tcp: " __VA_ARGS__)
+/* NVMF_TCP_LOG - one line in the target's log (target/log.h: its level, its stderr) from
+ * the transport @t: "tcp: " then printf's format and arguments, no trailing newline.
+ * Lines about a connection name its host ("tcp: host 192.0.2.1:40112, queue 1: ..."). */
+#define NVMF_TCP_LOG(t, level, ...) nvmf_log((t)->base.tgt, (level), "tcp: " __VA_ARGS__)
 
 /* Limits of the transport. */
 #define NVMF_TCP_MAX_QUEUE_SIZE 1024u
@@ -261,10 +265,11 @@ void nvmf_tcp_conn_reap(struct nvmf_tcp_conn *conn);
  * connection down. */
 void nvmf_tcp_conn_fatal(struct nvmf_tcp_conn *conn, enum nvme_tcp_fes fes, uint32_t fei,
 			 const void *hdr, uint32_t hdr_len);
-/* nvmf_tcp_conn_kill - tear @conn down (@why for the log, NULL: quietly): no more
- * receiving; a live queue goes to the core (nvmf_sq_destroy), which releases it later;
- * a connection not handed over is freed at once. Idempotent. */
-void nvmf_tcp_conn_kill(struct nvmf_tcp_conn *conn, const char *why);
+/* nvmf_tcp_conn_kill - tear @conn down (@why logged at @level with the host's address
+ * and the queue, NULL: quietly): no more receiving; a live queue goes to the core
+ * (nvmf_sq_destroy), which releases it later; a connection not handed over is freed at
+ * once. Idempotent. */
+void nvmf_tcp_conn_kill(struct nvmf_tcp_conn *conn, enum nvmf_log_level level, const char *why);
 
 /* ---- request.c ---- */
 /* nvmf_tcp_capsule - a whole CapsuleCmd PDU at @pdu (header digest checked): start the
