@@ -107,6 +107,8 @@ static int fabrics_connect(struct nvmf_ctrl *c, struct nvmf_queue *q)
 	nvmfh_sqe_put_le16(&sqe, NVMF_CONNECT_SQSIZE, (uint16_t)(q->hq.size - 1));
 	if (qid == 0)
 		nvmfh_sqe_put_le32(&sqe, NVMF_CONNECT_KATO, kato);
+	if (c->opts.disable_sqflow)
+		((uint8_t *)&sqe)[NVMF_CONNECT_CATTR] = NVMF_CONNECT_CATTR_SQFLOW_DISABLE;
 	memset(&d, 0, sizeof(d));
 	memcpy(d.hostid, c->hostid, 16);
 	d.cntlid = htole16(qid ? c->cntlid : 0xffff);

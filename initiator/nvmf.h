@@ -75,6 +75,15 @@ struct nvmf_ctrl_opts {
 	 * stays); a header digest mismatch is a connection error. Default off. */
 	bool hdr_digest;
 	bool data_digest;
+	/* As nvme-cli's --disable-sqflow (and its connect-all, where the discovery entry's
+	 * TREQ bit 2 says the port supports it): every Connect (admin and I/O queues) sets
+	 * CATTR bit 2, SQ flow control disable (NVMe-oF 1.1 Figure 20). The controller then
+	 * reports no SQ head; the library never reads it anyway (it keeps one entry of each
+	 * queue free). Over NVMe/TCP a controller may then end a successful read with a
+	 * C2HData PDU carrying SUCCESS and send no CapsuleResp, which is taken as status 0.
+	 * A controller that refuses it fails the Connect (its status is returned). Default
+	 * off. */
+	bool disable_sqflow;
 };
 
 /* ---- controllers ---- */

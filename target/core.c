@@ -255,6 +255,7 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 	req->data_len = 0;
 	req->sgl_len = 0;
 	req->execute = NULL;
+	req->cqe_optional = false;
 	req->aux = NULL;
 	req->slba = 0;
 	req->step = 0;
@@ -262,7 +263,8 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 	cqe->command_id = cmd->command_id;
 	sq->inflight++;
 	/* The SQ head moves when a command is fetched, not when it completes (a parked AER
-	 * must not hold it back); with SQ flow control the host relies on it. */
+	 * must not hold it back); with SQ flow control the host relies on it. A queue that
+	 * disabled it counts on anyway: the CQEs do not show it. */
 	sq->sqhd = sq->size ? (uint16_t)((sq->sqhd + 1) % sq->size) : 0;
 
 	/* Fused operations are not supported (Identify FUSES = 0). */
@@ -305,9 +307,13 @@ void nvmf_req_complete(struct nvmf_req *req, nvme_status_t status)
 	struct nvmf_sq *sq = req->sq;
 	if (status && sq->ctrl)
 		nvmf_tgt_ctrl_add_error(sq->ctrl, req, status);
-	req->cqe->sq_head = htole16(sq->sqhd);
+	/* With SQ flow control disabled SQHD is reserved: left as nvmf_req_init zeroed it
+	 * (FFFFh in the Connect response, which set it so), as nvmet and FreeBSD's nvmft. */
+	if (!sq->sqflow_disabled)
+		req->cqe->sq_head = htole16(sq->sqhd);
 	req->cqe->sq_id = htole16(sq->qid);
 	req->cqe->status = htole16((uint16_t)(status << 1));
+	req->cqe_optional = sq->sqflow_disabled && !status && !req->cqe->result.u64;
 	nvmf_req_release_ns(req, status);
 	free(req->aux);
 	req->aux = NULL;

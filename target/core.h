@@ -136,7 +136,9 @@ struct nvmf_sq {
 	struct nvmf_transport *transport;
 	uint16_t qid;                      /* valid after Connect */
 	uint16_t size;                     /* entries, 1's based */
-	uint16_t sqhd;                     /* reported in CQEs */
+	uint16_t sqhd;                     /* reported in CQEs (unless sqflow_disabled) */
+	bool sqflow_disabled;              /* its Connect set CATTR bit 2, SQ flow control
+					    * disable: CQEs carry no SQHD (target/core.c) */
 	char peer[64];                     /* the host's address as the transport reports it
 					    * ("addr:port"), for messages; "" unknown */
 	enum nvmf_sq_state state;
@@ -169,6 +171,11 @@ struct nvmf_req {
 					    * in-capsule data sits at the host's SGL offset, so no
 					    * alignment: handlers copy structures out (memcpy) */
 	void (*execute)(struct nvmf_req *req);
+	bool cqe_optional;                 /* set by nvmf_req_complete for the transport: the
+					    * CQE says no more than "success" (status 0, DW0 and
+					    * DW1 0, no SQHD: its queue disabled SQ flow control),
+					    * so a transport that signals success otherwise may
+					    * leave it unsent (NVMe/TCP's C2HData SUCCESS flag) */
 	struct nvmf_bdev_io bio;           /* backend I/O of this command */
 	void *aux;                         /* handler scratch (Compare's read buffer), freed at complete */
 	uint64_t slba;                     /* I/O commands: for the error log */

@@ -53,8 +53,10 @@ static bool port_entry(struct disc_entry *e, const struct nvmf_req *req, const s
 	if (!port->transport->ops->disc_entry(port, req->sq, &e->rec, e->traddr))
 		return false;
 	e->rec.subtype = subtype;
-	/* Secure channel bits only: we do not offer disabling SQ flow control. */
-	e->rec.treq = pc->treq & 0x3;
+	/* The configured secure channel bits, and SQ flow control disable supported: the
+	 * core takes CATTR bit 2 on every transport (target/fabrics-cmd.c), and nvmet
+	 * advertises it on every port. libnvme's connect-all then asks for it. */
+	e->rec.treq = (uint8_t)((pc->treq & 0x3) | NVMF_TREQ_DISABLE_SQFLOW);
 	e->rec.portid = pc->portid;
 	e->rec.cntlid = 0xffff;                /* dynamic controller model */
 	e->rec.asqsz = NVMF_ADMIN_QUEUE_SIZE;

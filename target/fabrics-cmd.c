@@ -45,7 +45,10 @@ static void connect_data(const struct nvmf_req *req, struct nvmf_connect_data *d
 	memcpy(d, req->data, sizeof(*d));
 }
 
-/* The queue's side of a successful Connect. */
+/* The queue's side of a successful Connect. A host that asks to disable SQ flow control
+ * (CATTR bit 2, NVMe-oF 1.1 Figure 20; every port advertises it, TREQ bit 2) gets it on
+ * any transport: the core only stops reporting SQHD, the Connect response's SQHD is FFFFh
+ * (as nvmet and FreeBSD's nvmft answer) and later CQEs' 0 (reserved). */
 static void connected(struct nvmf_req *req, struct nvmf_tgt_ctrl *ctrl, uint16_t qid,
 		      uint16_t sqsize)
 {
@@ -53,6 +56,13 @@ static void connected(struct nvmf_req *req, struct nvmf_tgt_ctrl *ctrl, uint16_t
 	sq->ctrl = ctrl;
 	sq->qid = qid;
 	sq->size = (uint16_t)(sqsize + 1);
+	/* The Connect took slot 0 (the queue had no size when nvmf_req_init counted it):
+	 * its response shows the head past it, as nvmet's does. */
+	sq->sqhd = 1;
+	sq->sqflow_disabled = ((const uint8_t *)req->cmd)[NVMF_CONNECT_CATTR] &
+			      NVMF_CONNECT_CATTR_SQFLOW_DISABLE;
+	if (sq->sqflow_disabled)
+		req->cqe->sq_head = htole16(0xffff);
 	req->cqe->result.u32 = htole32(ctrl->cntlid | nvmf_sq_auth_connected(sq));
 }
 

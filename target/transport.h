@@ -110,7 +110,10 @@ struct nvmf_transport_ops {
 	void (*pg_stats)(const struct nvmf_tpg *tpg, struct nvmf_tpg_stats *out);
 
 	/* queue_response - send the CQE of @req (data first for a successful C2H command);
-	 * on a dying queue, drop it. The transport owns the request again. */
+	 * on a dying queue, drop it. The transport owns the request again. When
+	 * req->cqe_optional is set (the queue disabled SQ flow control, status 0, DW0/DW1 0)
+	 * a transport that can say "success" another way may leave the CQE unsent (NVMe/TCP:
+	 * the C2HData SUCCESS flag). */
 	void (*queue_response)(struct nvmf_req *req);
 	/* queue_busy - answers of @sq (CQEs, read data) are still waiting to be sent or sent
 	 * and not completed. Shutdown waits for it to be false before disconnecting, so an

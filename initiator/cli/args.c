@@ -198,6 +198,9 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 	case 'G':
 		c->data_digest = true;
 		return 0;
+	case OPT_DISABLE_SQFLOW:
+		c->disable_sqflow = true;
+		return 0;
 	case 'v':
 		c->verbose = true;
 		return 0;

@@ -54,6 +54,7 @@ struct cli_common {
 	const char *trtype;         /* -t/--transport rdma|tcp; NULL: rdma */
 	bool hdr_digest;            /* -g/--hdr-digest (tcp only) */
 	bool data_digest;           /* -G/--data-digest (tcp only) */
+	bool disable_sqflow;        /* --disable-sqflow: Connect CATTR bit 2 on every queue */
 	bool verbose;               /* -v/--verbose: how the connect went, on stderr */
 	bool json;                  /* --json */
 	bool help;                  /* -h/--help */
@@ -65,7 +66,7 @@ struct cli_common {
 enum {
 	OPT_JSON = 0x100, OPT_NS, OPT_SLBA, OPT_NLB, OPT_OFFSET, OPT_LENGTH,
 	OPT_RW, OPT_MIX, OPT_BS, OPT_QD, OPT_QUEUES, OPT_TIME, OPT_SIZE, OPT_HOLD,
-	OPT_GROUPS_ONLY, OPT_REFRESH, OPT_PATH_TIMEOUT,
+	OPT_GROUPS_ONLY, OPT_REFRESH, OPT_PATH_TIMEOUT, OPT_DISABLE_SQFLOW,
 };
 
 /* The help lines of the multipath options (read, write, perf). */
@@ -90,6 +91,7 @@ enum {
 	{ "transport", required_argument, NULL, 't' }, \
 	{ "hdr-digest", no_argument, NULL, 'g' }, \
 	{ "data-digest", no_argument, NULL, 'G' }, \
+	{ "disable-sqflow", no_argument, NULL, OPT_DISABLE_SQFLOW }, \
 	{ "help", no_argument, NULL, 'h' }, \
 	{ "verbose", no_argument, NULL, 'v' }, \
 	{ "json", no_argument, NULL, OPT_JSON }, \

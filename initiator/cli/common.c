@@ -50,6 +50,7 @@ int cli_fill_opts(const struct cli_common *c, const struct cli_env *env, const c
 	o->trtype = c->trtype;
 	o->hdr_digest = c->hdr_digest;
 	o->data_digest = c->data_digest;
+	o->disable_sqflow = c->disable_sqflow;
 	const char *ckey_env = discovery ? NULL : env->dhchap_ctrl_secret;
 	if (pick_secret(c->dhchap_secret, "-S/--dhchap-secret", env->dhchap_secret,
 			"$NVMF_DHCHAP_SECRET", cmd, env->err, &o->dhchap_secret) ||

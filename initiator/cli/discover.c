@@ -66,6 +66,18 @@ static void hold_for(unsigned secs)
 		;
 }
 
+/* TREQ as nvme-cli words it (libnvme's nvmf_treq_str): the secure channel requirement,
+ * then ", sq flow control disable supported" for bit 2, which nvmet and our target set
+ * on every port. libnvme has words for bit 2 only beside "not specified" (it says
+ * "unrecognized" for "not required" with it): the two parts are worded apart here. */
+static const char *treq_str(uint8_t treq, char *buf, size_t len)
+{
+	if (!(treq & NVMF_TREQ_DISABLE_SQFLOW) || (treq & 3) == NVMF_TREQ_NOT_SPECIFIED)
+		return nvmf_treq_str(treq);
+	snprintf(buf, len, "%s, sq flow control disable supported", nvmf_treq_str(treq & 3));
+	return buf;
+}
+
 static void print_text(FILE *f, const struct nvmf_disc_entry *e, size_t n, uint64_t genctr)
 {
 	fprintf(f, "\nDiscovery Log Number of Records %zu, Generation counter %" PRIu64 "\n",
@@ -76,7 +88,8 @@ static void print_text(FILE *f, const struct nvmf_disc_entry *e, size_t n, uint6
 		/* nvme-cli leaves adrfam empty for an entry without an address. */
 		fprintf(f, "adrfam:  %s\n", e->traddr[0] ? nvmf_adrfam_str(e->adrfam) : "");
 		fprintf(f, "subtype: %s\n", nvmf_subtype_str(e->subtype));
-		fprintf(f, "treq:    %s\n", nvmf_treq_str(e->treq));
+		char tb[96];
+		fprintf(f, "treq:    %s\n", treq_str(e->treq, tb, sizeof(tb)));
 		fprintf(f, "portid:  %u\n", e->portid);
 		fprintf(f, "trsvcid: %s\n", e->trsvcid);
 		fprintf(f, "subnqn:  %s\n", e->subnqn);
@@ -104,7 +117,8 @@ static json_t *to_json(const struct nvmf_disc_entry *e, size_t n, uint64_t genct
 		json_object_set_new(r, "adrfam",
 				    json_string(e->traddr[0] ? nvmf_adrfam_str(e->adrfam) : ""));
 		json_object_set_new(r, "subtype", json_string(nvmf_subtype_str(e->subtype)));
-		json_object_set_new(r, "treq", json_string(nvmf_treq_str(e->treq)));
+		char tb[96];
+		json_object_set_new(r, "treq", json_string(treq_str(e->treq, tb, sizeof(tb))));
 		json_object_set_new(r, "portid", json_integer(e->portid));
 		json_object_set_new(r, "trsvcid", json_string(e->trsvcid));
 		json_object_set_new(r, "subnqn", json_string(e->subnqn));

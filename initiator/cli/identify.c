@@ -22,6 +22,8 @@ static const char usage[] =
 	"  -t, --transport TYPE  rdma (default) or tcp (NVMe/TCP)\n"
 	"  -g, --hdr-digest      tcp: header digests (CRC32C) on every PDU header\n"
 	"  -G, --data-digest     tcp: data digests (CRC32C) on every PDU's data\n"
+	"      --disable-sqflow  ask every queue's Connect to disable SQ flow control, as\n"
+	"                        nvme-cli (over tcp a read may then end without CapsuleResp)\n"
 	"  -n, --nqn NQN         subsystem NQN, required\n"
 	"  -q, --hostnqn NQN     host NQN (default /etc/nvme/hostnqn)\n"
 	"  -I, --hostid UUID     host ID (default /etc/nvme/hostid)\n"

@@ -26,6 +26,7 @@ static void help(FILE *f)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].what);
 	fprintf(f, "\nCommon options: -a/--traddr ADDR (required), -s/--trsvcid PORT (4420),\n"
 		   "-t/--transport rdma|tcp (rdma), -g/--hdr-digest, -G/--data-digest (tcp),\n"
+		   "--disable-sqflow (Connects ask to disable SQ flow control, as nvme-cli),\n"
 		   "-n/--nqn SUBNQN, -q/--hostnqn NQN, -I/--hostid UUID, --json, -v/--verbose,\n"
 		   "-S/--dhchap-secret SECRET, -C/--dhchap-ctrl-secret SECRET (DH-HMAC-CHAP; or\n"
 		   "$NVMF_DHCHAP_SECRET / $NVMF_DHCHAP_CTRL_SECRET, which other users cannot see).\n"

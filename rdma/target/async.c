@@ -68,14 +68,18 @@ static void qp_event(struct nvmf_rdma_poll_group *pg, enum ibv_event_type type, 
 	case IBV_EVENT_QP_REQ_ERR:
 	case IBV_EVENT_QP_ACCESS_ERR:
 		if (q->state == NVMF_RDMA_Q_DYING)
-			NVMF_RDMA_LOG("queue %u (cntlid %u): %s while disconnecting\n", q->qid,
+			NVMF_RDMA_LOG(pg->t, NVMF_LOG_INFO,
+				      "host %s, queue %u (cntlid %u): %s while "
+				      "disconnecting", q->sq.peer[0] ? q->sq.peer : "?", q->qid,
 				      q->sq.ctrl ? (unsigned)q->sq.ctrl->cntlid : 0u, ibv_event_type_str(type));
 		nvmf_rdma_queue_disconnect(q, ibv_event_type_str(type));
 		break;
 	case IBV_EVENT_COMM_EST:
 		break;    /* a capsule before the CM's ESTABLISHED: served all the same */
 	default:
-		NVMF_RDMA_LOG("queue %u (cntlid %u): %s\n", q->qid, q->sq.ctrl ? (unsigned)q->sq.ctrl->cntlid : 0u,
+		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING, "host %s, queue %u (cntlid %u): %s",
+			      q->sq.peer[0] ? q->sq.peer : "?", q->qid,
+			      q->sq.ctrl ? (unsigned)q->sq.ctrl->cntlid : 0u,
 			      ibv_event_type_str(type));
 		break;
 	}
@@ -88,7 +92,8 @@ static void srq_event(struct nvmf_rdma_pg_dev *pgd, enum ibv_event_type type)
 	uint32_t chained = 0;
 	for (struct ibv_recv_wr *w = rq->head; w; w = w->next)
 		chained++;
-	NVMF_RDMA_LOG("poll group %u, device %s: %s (shared receives: %u of %u posted, %u to repost)\n",
+	NVMF_RDMA_LOG(pgd->pg->t, NVMF_LOG_WARNING,
+		      "poll group %u, device %s: %s (shared receives: %u of %u posted, %u to repost)",
 		      pgd->pg->base.pg->index, pgd->dev->dev->name, ibv_event_type_str(type), rq->posted,
 		      rq->depth, chained);
 	nvmf_rdma_rq_kick(pgd->pg, rq);
@@ -136,7 +141,8 @@ static void dispatch(struct nvmf_rdma_poll_group *main_pg, struct nvmf_rdma_pg_d
 		free(m);
 	}
 	/* A dying queue still ends at its flush timeout; a fatal QP reports errors too. */
-	NVMF_RDMA_LOG("device %s: %s for poll group %u dropped (out of memory)\n",
+	NVMF_RDMA_LOG(pgd->pg->t, NVMF_LOG_ERROR,
+		      "device %s: %s for poll group %u dropped (out of memory)",
 		      pgd->dev->dev->name, ibv_event_type_str(ev->event_type), pgd->pg->base.pg->index);
 }
 
@@ -157,7 +163,8 @@ static void handle(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_device *dev
 		if (pgd)
 			dispatch(pg, pgd, ev);
 		else if (!qp)
-			NVMF_RDMA_LOG("device %s: %s on an SRQ not ours\n", name, ibv_event_type_str(type));
+			NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
+				      "device %s: %s on an SRQ not ours", name, ibv_event_type_str(type));
 		return;   /* a QP not ours: a host queue of this process */
 	}
 	switch (type) {
@@ -167,12 +174,14 @@ static void handle(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_device *dev
 		int group = pgd ? (int)pgd->pg->base.pg->index : -1;
 		pthread_mutex_unlock(&t->pgd_lock);
 		if (group >= 0)
-			NVMF_RDMA_LOG("device %s: completion queue error (poll group %d): its queues will fail\n",
+			NVMF_RDMA_LOG(pg->t, NVMF_LOG_ERROR,
+				      "device %s: completion queue error (poll group %d): its queues will fail",
 				      name, group);
 		break;
 	}
 	case IBV_EVENT_DEVICE_FATAL:
-		NVMF_RDMA_LOG("device %s: fatal device error: its queues will fail and it must be reset\n",
+		NVMF_RDMA_LOG(pg->t, NVMF_LOG_ERROR,
+			      "device %s: fatal device error: its queues will fail and it must be reset",
 			      name);
 		break;
 	case IBV_EVENT_PORT_ERR:
@@ -182,10 +191,12 @@ static void handle(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_device *dev
 	case IBV_EVENT_GID_CHANGE:
 	case IBV_EVENT_SM_CHANGE:
 	case IBV_EVENT_CLIENT_REREGISTER:
-		NVMF_RDMA_LOG("device %s port %d: %s\n", name, ev->element.port_num, ibv_event_type_str(type));
+		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
+			      "device %s port %d: %s", name, ev->element.port_num, ibv_event_type_str(type));
 		break;
 	default:
-		NVMF_RDMA_LOG("device %s: %s\n", name, ibv_event_type_str(type));
+		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
+			      "device %s: %s", name, ibv_event_type_str(type));
 		break;
 	}
 }

@@ -29,8 +29,12 @@
 #include "rdma/device.h"
 #include "rdma/target/transport.h"
 #include "target/core.h"
+#include "target/log.h"
 
-#define NVMF_RDMA_LOG(...) fprintf(stderr, "nvmf-rdma: " __VA_ARGS__)
+/* NVMF_RDMA_LOG - one line in the target's log (target/log.h: its level, its stderr) from
+ * the transport @t: "rdma: " then printf's format and arguments, no trailing newline.
+ * Lines about a queue name its host ("rdma: host 192.0.2.1:40112, queue 1 ..."). */
+#define NVMF_RDMA_LOG(t, level, ...) nvmf_log((t)->base.tgt, (level), "rdma: " __VA_ARGS__)
 
 /* Page alignment of every buffer handed to a backend (O_DIRECT needs block alignment). */
 #define NVMF_RDMA_ALIGN 4096u
@@ -161,7 +165,10 @@ void nvmf_rdma_pool_fini(struct nvmf_rdma_pool *p);
  * now (or @len exceeds max_size). @cls_out receives the class to give back. Thread safe
  * (pool lock); poll groups keep a small cache in front (nvmf_rdma_pgd_buf_get). */
 void *nvmf_rdma_pool_get(struct nvmf_rdma_pool *p, uint32_t len, unsigned *cls_out);
-void nvmf_rdma_pool_put(struct nvmf_rdma_pool *p, void *buf, unsigned cls);
+/* nvmf_rdma_pool_put - give @buf of class @cls back. Returns false, keeping nothing, when
+ * @buf is not a buffer of the pool in use (released twice: a bug the caller logs; the
+ * pool counts them in the class's double_puts). */
+bool nvmf_rdma_pool_put(struct nvmf_rdma_pool *p, void *buf, unsigned cls);
 
 /* A pool's buffers, all classes added up. */
 struct nvmf_rdma_pool_stats {

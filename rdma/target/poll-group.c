@@ -54,6 +54,16 @@ static void pgd_unregister(struct nvmf_rdma_transport *t, struct nvmf_rdma_pg_de
 	pthread_mutex_unlock(&t->pgd_lock);
 }
 
+/* @buf of class @cls back to @d's device pool; a buffer the pool did not lend (released
+ * twice) is a bug: logged, ignored. */
+static void pool_put(struct nvmf_rdma_transport *t, struct nvmf_rdma_pg_dev *d, void *buf, unsigned cls)
+{
+	if (!nvmf_rdma_pool_put(&d->dev->pool, buf, cls))
+		NVMF_RDMA_LOG(t, NVMF_LOG_ERROR,
+			      "BUG: device %s: data buffer %p (class %u) released "
+			      "while not in use; ignored", d->dev->dev->name, buf, cls);
+}
+
 /* Cached buffers back to the pool, SRQ, CQ and channel destroyed. */
 static void pgd_free(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_pg_dev *d)
 {
@@ -61,7 +71,7 @@ static void pgd_free(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_pg_dev *d
 	pgd_unregister(pg->t, d);
 	for (unsigned i = 0; i < NVMF_RDMA_POOL_CLASSES; i++)
 		while (d->cache[i].n)
-			nvmf_rdma_pool_put(&d->dev->pool, d->cache[i].buf[--d->cache[i].n], i);
+			pool_put(pg->t, d, d->cache[i].buf[--d->cache[i].n], i);
 	if (d->srq) {
 		nvmf_rdma_rq_fini(d->srq);
 		free(d->srq);
@@ -108,7 +118,8 @@ static void pgd_make_srq(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_pg_de
 					 inline_size, rerr, sizeof(rerr)) ||
 	    nvmf_rdma_rq_post_all(d->srq) || nvmf_rdma_pg_reserve_cq(d, depth, rerr, sizeof(rerr))) {
 		/* Not fatal: queues fall back to receive queues of their own. */
-		NVMF_RDMA_LOG("%s: no shared receive queue (%s); one receive queue per QP\n",
+		NVMF_RDMA_LOG(t, NVMF_LOG_WARNING,
+			      "%s: no shared receive queue (%s); one receive queue per QP",
 			      d->dev->dev->name, d->srq ? rerr : "out of memory");
 		if (d->srq)
 			nvmf_rdma_rq_fini(d->srq);
@@ -226,14 +237,15 @@ void nvmf_rdma_pgd_buf_put(struct nvmf_rdma_pg_dev *pgd, void *buf, unsigned cls
 	if (c->n < c->max && TAILQ_EMPTY(&pgd->buf_waiters)) {
 		for (unsigned i = 0; i < c->n; i++) {
 			if (c->buf[i] == buf) {
-				NVMF_RDMA_LOG("BUG: data buffer %p released twice; ignored\n", buf);
+				NVMF_RDMA_LOG(pgd->pg->t, NVMF_LOG_ERROR,
+					      "BUG: data buffer %p released twice; ignored", buf);
 				return;
 			}
 		}
 		c->buf[c->n++] = buf;
 		return;
 	}
-	nvmf_rdma_pool_put(&pgd->dev->pool, buf, cls);
+	pool_put(pgd->pg->t, pgd, buf, cls);
 }
 
 /* Fibonacci hashing of the QP number into a power-of-two table. */
@@ -326,7 +338,8 @@ int nvmf_rdma_pg_poll_cqs(struct nvmf_rdma_poll_group *pg, int budget)
 			int k = v->poll_cq(d->cq, WC_BATCH, wc);
 			if (k <= 0) {
 				if (k < 0)
-					NVMF_RDMA_LOG("ibv_poll_cq: error %d\n", k);
+					NVMF_RDMA_LOG(pg->t, NVMF_LOG_ERROR,
+						      "ibv_poll_cq: error %d", k);
 				break;
 			}
 			for (int i = 0; i < k; i++)
@@ -360,7 +373,8 @@ void nvmf_rdma_pg_flush_op(struct nvmf_tpg *tpg)
 		if (rc && rq->owner) {
 			nvmf_rdma_queue_disconnect(rq->owner, "ibv_post_recv failed");
 		} else if (rc && rq->head) {
-			NVMF_RDMA_LOG("ibv_post_srq_recv: %s (retried)\n", strerror(rc));
+			NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
+				      "ibv_post_srq_recv: %s (retried)", strerror(rc));
 			rq->dirty = true;
 			rq->next_dirty = retry;
 			retry = rq;
@@ -488,8 +502,10 @@ void nvmf_rdma_pg_destroy_op(struct nvmf_tpg *tpg)
 {
 	struct nvmf_rdma_poll_group *pg = (struct nvmf_rdma_poll_group *)tpg;
 	if (pg->queues)
-		NVMF_RDMA_LOG("poll group %u: %u queue(s) still allocated\n", tpg->pg->index, pg->nqueues);
-	NVMF_RDMA_LOG("poll group %u%s: %llu completions, %llu posts\n", tpg->pg->index,
+		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
+			      "poll group %u: %u queue(s) still allocated", tpg->pg->index, pg->nqueues);
+	NVMF_RDMA_LOG(pg->t, NVMF_LOG_INFO,
+		      "poll group %u%s: %llu completions, %llu posts", tpg->pg->index,
 		      tpg->pg->index ? "" : " (main)", (unsigned long long)pg->wcs,
 		      (unsigned long long)pg->posts);
 	/* The main group read the devices' asynchronous events. */

@@ -125,23 +125,22 @@ void *nvmf_rdma_pool_get(struct nvmf_rdma_pool *p, uint32_t len, unsigned *cls_o
 	return buf;
 }
 
-void nvmf_rdma_pool_put(struct nvmf_rdma_pool *p, void *buf, unsigned cls)
+bool nvmf_rdma_pool_put(struct nvmf_rdma_pool *p, void *buf, unsigned cls)
 {
 	struct nvmf_rdma_buf_class *c = &p->cls[cls];
 	size_t idx = (size_t)((uint8_t *)buf - c->base) / c->size;
 	pthread_mutex_lock(&p->lock);
 	/* A second release would hand one buffer to two requests: data of one would land in
-	 * the other's. Refuse it and say so, loudly: it is a bug to find. */
+	 * the other's. Refuse it; the caller says so, loudly: it is a bug to find. */
 	if (idx >= c->count || !c->in_use[idx]) {
 		c->double_puts++;
 		pthread_mutex_unlock(&p->lock);
-		NVMF_RDMA_LOG("BUG: data buffer %p (class %u KiB) released while not in use (%llu times); ignored\n",
-			      buf, c->size >> 10, (unsigned long long)c->double_puts);
-		return;
+		return false;
 	}
 	c->in_use[idx] = 0;
 	c->free[c->nfree++] = buf;
 	pthread_mutex_unlock(&p->lock);
+	return true;
 }
 
 void nvmf_rdma_pool_stats(struct nvmf_rdma_pool *p, struct nvmf_rdma_pool_stats *st)

@@ -258,8 +258,9 @@ void nvmf_rdma_queue_disconnect(struct nvmf_rdma_queue *q, const char *why)
 	if (q->state == NVMF_RDMA_Q_DYING)
 		return;
 	if (why)
-		NVMF_RDMA_LOG("queue %u (cntlid %u): disconnecting: %s\n", q->qid,
-			      q->sq.ctrl ? q->sq.ctrl->cntlid : 0u, why);
+		NVMF_RDMA_LOG(q->t, NVMF_LOG_WARNING, "host %s, queue %u (cntlid %u): disconnecting: %s",
+			      q->sq.peer[0] ? q->sq.peer : "?", q->qid, q->sq.ctrl ? q->sq.ctrl->cntlid : 0u,
+			      why);
 	q->state = NVMF_RDMA_Q_DYING;
 	q->dying_since_ms = nvmf_rdma_now_ms();
 	q->pg->ndying++;
@@ -314,8 +315,9 @@ bool nvmf_rdma_queue_reap(struct nvmf_rdma_queue *q, uint64_t now, bool force)
 	if (!q->released)
 		return false;
 	if (!flushed) {
-		NVMF_RDMA_LOG("queue %u: %u recv / %u send / %u read WRs never flushed%s; freeing anyway\n",
-			      q->qid, recvs, q->sends_inflight, q->reads_inflight,
+		NVMF_RDMA_LOG(q->t, NVMF_LOG_WARNING, "host %s, queue %u: %u recv / %u send / %u read WRs "
+			      "never flushed%s; freeing anyway", q->sq.peer[0] ? q->sq.peer : "?", q->qid,
+			      recvs, q->sends_inflight, q->reads_inflight,
 			      last_wqe_due ? ", no LAST_WQE_REACHED (shared receives it held may be lost)" : "");
 		if (last_wqe_due)
 			q->pg->last_wqe_timeouts++;

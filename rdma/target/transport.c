@@ -140,8 +140,9 @@ int nvmf_rdma_device_setup(struct nvmf_rdma_transport *t, struct nvmf_rdma_devic
 		snprintf(err, errlen, "%s: %s", dev->name, perr);
 		return -1;
 	}
-	NVMF_RDMA_LOG("device %s: %zu MiB of data buffers registered (%s pages, NUMA node %d), "
-		      "remote invalidate %s, SRQ %s%s\n",
+	NVMF_RDMA_LOG(t, NVMF_LOG_INFO,
+		      "device %s: %zu MiB of data buffers registered (%s pages, NUMA node %d), "
+		      "remote invalidate %s, SRQ %s%s",
 		      dev->name, d->pool.len >> 20, d->pool.huge ? "huge" : "normal", dev->numa_node,
 		      dev->send_with_inv ? "on" : "off",
 		      !t->use_srq ? "off (config)" : dev->attr.max_srq > 0 ? "on" : "not supported",
@@ -241,12 +242,14 @@ static int tr_listen(struct nvmf_transport *base, struct nvmf_port *port, char *
 	if (l->id->verbs) {
 		char derr[256];
 		if (!device_get(t, l->id->verbs, derr, sizeof(derr)))
-			NVMF_RDMA_LOG("port %u: %s (retried at the first connect)\n", pc->portid, derr);
+			NVMF_RDMA_LOG(t, NVMF_LOG_WARNING,
+				      "port %u: %s (retried at the first connect)", pc->portid, derr);
 	}
 	port->transport_priv = l;
 	l->next = t->listeners;
 	t->listeners = l;
-	NVMF_RDMA_LOG("port %u: listening on %s%s%s:%s\n", pc->portid, family == AF_INET6 ? "[" : "",
+	NVMF_RDMA_LOG(t, NVMF_LOG_INFO,
+		      "port %u: listening on %s%s%s:%s", pc->portid, family == AF_INET6 ? "[" : "",
 		      host, family == AF_INET6 ? "]" : "", svc);
 	return 0;
 fail:
@@ -324,13 +327,15 @@ int nvmf_rdma_pg_add_queue_op(struct nvmf_tpg *tpg, void *conn)
 	p.retry_count = 7;
 	p.flow_control = 1;
 	if (v->accept(id, &p)) {
-		NVMF_RDMA_LOG("rdma_accept from %s: %s\n", cr->peer, strerror(errno));
+		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
+			      "rdma_accept from %s: %s", cr->peer, strerror(errno));
 		nvmf_rdma_queue_disconnect(q, NULL);  /* reaped (and its cm_id destroyed) later */
 	}
 	free(cr);
 	return 0;
 reject:
-	NVMF_RDMA_LOG("rejecting connect from %s (queue %u): %s\n", cr->peer, cr->conn.qid, err);
+	NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
+		      "rejecting connect from %s (queue %u): %s", cr->peer, cr->conn.qid, err);
 	reject(pg->t, id, NVME_RDMA_CM_NO_RSC);
 	v->destroy_id(id);
 	free(cr);
@@ -363,7 +368,8 @@ static struct rdma_cm_id *on_connect_request(struct nvmf_rdma_transport *t, stru
 	int sts = nvme_rdma_cm_parse_req(ev->param.conn.private_data, ev->param.conn.private_data_len,
 					 &lim, &cr.conn);
 	if (sts) {
-		NVMF_RDMA_LOG("rejecting connect from %s: %s\n", cr.peer, nvme_rdma_cm_status_str(sts));
+		NVMF_RDMA_LOG(t, NVMF_LOG_WARNING,
+			      "rejecting connect from %s: %s", cr.peer, nvme_rdma_cm_status_str(sts));
 		reject(t, id, sts);
 		return id;
 	}
@@ -373,7 +379,8 @@ static struct rdma_cm_id *on_connect_request(struct nvmf_rdma_transport *t, stru
 	}
 	struct nvmf_rdma_device *dev = device_get(t, id->verbs, err, sizeof(err));
 	if (!dev) {
-		NVMF_RDMA_LOG("rejecting connect from %s (queue %u): %s\n", cr.peer, cr.conn.qid, err);
+		NVMF_RDMA_LOG(t, NVMF_LOG_WARNING,
+			      "rejecting connect from %s (queue %u): %s", cr.peer, cr.conn.qid, err);
 		reject(t, id, NVME_RDMA_CM_NO_RSC);
 		return id;
 	}
@@ -386,8 +393,9 @@ static struct rdma_cm_id *on_connect_request(struct nvmf_rdma_transport *t, stru
 	sts = nvme_rdma_cm_read_depth(ev->param.conn.initiator_depth, max_ord > 0 ? (uint32_t)max_ord : 0,
 				      &cr.ord);
 	if (sts) {
-		NVMF_RDMA_LOG("rejecting connect from %s (queue %u): %s (the host serves %u RDMA READs, "
-			      "%s issues %d)\n", cr.peer, cr.conn.qid, nvme_rdma_cm_status_str(sts),
+		NVMF_RDMA_LOG(t, NVMF_LOG_WARNING,
+			      "rejecting connect from %s (queue %u): %s (the host serves %u RDMA READs, "
+			      "%s issues %d)", cr.peer, cr.conn.qid, nvme_rdma_cm_status_str(sts),
 			      ev->param.conn.initiator_depth, dev->dev->name, max_ord);
 		reject(t, id, sts);
 		return id;
@@ -425,7 +433,8 @@ int nvmf_rdma_process_cm_events(struct nvmf_rdma_poll_group *pg)
 			struct nvmf_rdma_listener *l = ev->listen_id->context;
 			destroy = on_connect_request(t, l->port, ev, &handoff);
 		} else if (pg->ec == t->ec && is_listener(t, ev->id)) {
-			NVMF_RDMA_LOG("listener event: %s\n", rdma_event_str(ev->event));
+			NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
+				      "listener event: %s", rdma_event_str(ev->event));
 		} else {
 			struct nvmf_rdma_queue *q = ev->id->context;
 			switch (ev->event) {
@@ -453,7 +462,8 @@ int nvmf_rdma_process_cm_events(struct nvmf_rdma_poll_group *pg)
 		if (destroy)
 			v->destroy_id(destroy);
 		if (handoff && nvmf_tgt_new_queue(&t->base, pg->base.pg, handoff->conn.qid, handoff)) {
-			NVMF_RDMA_LOG("rejecting connect from %s (queue %u): out of memory\n", handoff->peer,
+			NVMF_RDMA_LOG(pg->t, NVMF_LOG_ERROR,
+				      "rejecting connect from %s (queue %u): out of memory", handoff->peer,
 				      handoff->conn.qid);
 			reject(t, handoff->id, NVME_RDMA_CM_NO_RSC);
 			v->destroy_id(handoff->id);

@@ -11,8 +11,12 @@
  * the queue is dead: every command fails with -ECONNRESET), never a write outside a
  * command's buffer: a PDU for a command id that is not outstanding, data out of order or
  * beyond the buffer, read data for a write, an R2T for a read or beyond the write, a
- * second R2T while one is answered (we announce MAXR2T 0), a header digest mismatch. A
- * data digest mismatch fails only its command, with Data Transfer Error (as Linux does).
+ * second R2T while one is answered (we announce MAXR2T 0), a header digest mismatch, a
+ * C2HData whose SUCCESS flag would end its command without LAST_PDU (nvme_tcp_check_ch;
+ * Linux refuses it too) or before its last byte (section 3.6.2.8). A data digest
+ * mismatch fails only its command, with Data Transfer Error (as Linux does), SUCCESS or
+ * not. SUCCESS is taken on any queue, as Linux does, though a controller sets it only
+ * where the host disabled SQ flow control (nvmf_ctrl_opts.disable_sqflow).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -165,6 +169,12 @@ static int on_c2h(struct nvmf_th_queue *q)
 		return proto_fail(q, NVME_TCP_FES_DATA_OUT_OF_RANGE, 0,
 				  "C2HData for command id %u: bytes %u..%llu beyond its %u-byte buffer",
 				  d->cccid, datao, (unsigned long long)datao + datal - 1, c->cmd->len);
+	/* SUCCESS completes the command: with every byte in (nvme_tcp_check_ch saw LAST_PDU
+	 * beside it). */
+	if ((d->ch.flags & NVME_TCP_F_DATA_SUCCESS) && datao + datal != c->cmd->len)
+		return proto_fail(q, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_ch, flags),
+				  "C2HData for command id %u: SUCCESS before its last byte (bytes "
+				  "%u..%u of %u)", d->cccid, datao, datao + datal - 1, c->cmd->len);
 	q->rx_cmd = c;
 	q->rx_cid = d->cccid;
 	q->rx_flags = d->ch.flags;

@@ -105,14 +105,17 @@ void nvmf_tcp_conn_reap(struct nvmf_tcp_conn *conn)
 	conn->tpg->reap = conn;
 }
 
-void nvmf_tcp_conn_kill(struct nvmf_tcp_conn *conn, const char *why)
+void nvmf_tcp_conn_kill(struct nvmf_tcp_conn *conn, enum nvmf_log_level level, const char *why)
 {
 	if (conn->state == NVMF_TCP_CONN_DEAD)
 		return;
 	bool handed = conn->sq_inited;
 	conn->state = NVMF_TCP_CONN_DEAD;
-	if (why)
-		NVMF_TCP_LOG("%s: queue %u: %s\n", conn->peer, conn->qid, why);
+	if (why && handed)
+		NVMF_TCP_LOG(conn->t, level, "host %s, queue %u: %s", conn->peer, conn->qid, why);
+	else if (why)   /* no Connect seen: the queue is not known */
+		NVMF_TCP_LOG(conn->t, level, "host %s (port %u, before its Connect): %s", conn->peer,
+			     conn->port->cfg->portid, why);
 	epoll_ctl(conn->tpg->epfd, EPOLL_CTL_DEL, conn->fd, NULL);
 	/* Unread input would make the close a reset, which can discard a C2HTermReq still
 	 * in flight; take it, then end our side after what was queued. */
@@ -154,10 +157,10 @@ void nvmf_tcp_conn_fatal(struct nvmf_tcp_conn *conn, enum nvme_tcp_fes fes, uint
 	tx->hlen = (uint32_t)sizeof(*term) + n;
 	nvmf_tcp_tx_queue(conn, tx);
 	nvmf_tcp_conn_flush(conn);
-	char why[96];
-	snprintf(why, sizeof(why), "protocol error: C2HTermReq FES %u FEI %u sent, connection closed",
-		 (unsigned)fes, fei);
-	nvmf_tcp_conn_kill(conn, why);
+	char why[128];
+	snprintf(why, sizeof(why), "protocol error in a PDU of type 0x%02x: C2HTermReq FES %u FEI %u "
+		 "sent, connection closed", hdr_len ? *(const uint8_t *)hdr : 0u, (unsigned)fes, fei);
+	nvmf_tcp_conn_kill(conn, NVMF_LOG_WARNING, why);
 }
 
 /* ICReq (TCP transport 1.0 section 3.6.2.1, Figure 15): answer with ICResp. */
@@ -239,7 +242,7 @@ static bool handle_pdu(struct nvmf_tcp_conn *conn, const uint8_t *p, bool *gone)
 		char why[96];
 		snprintf(why, sizeof(why), "the host terminated the connection (H2CTermReq FES %u FEI %u)",
 			 le16toh(t->fes), le32toh(t->fei));
-		nvmf_tcp_conn_kill(conn, why);
+		nvmf_tcp_conn_kill(conn, NVMF_LOG_WARNING, why);
 		return false;
 	}
 	default:    /* nvme_tcp_check_ch let no other type through */
@@ -295,8 +298,8 @@ int nvmf_tcp_conn_readable(struct nvmf_tcp_conn *conn, bool *gone)
 			break;
 		ssize_t n = recv(conn->fd, conn->rbuf + conn->rlen, room, MSG_DONTWAIT);
 		if (n == 0) {
-			nvmf_tcp_conn_kill(conn, conn->state == NVMF_TCP_CONN_LIVE ? "the host closed the connection"
-										: NULL);
+			nvmf_tcp_conn_kill(conn, NVMF_LOG_INFO, conn->state == NVMF_TCP_CONN_LIVE ?
+					   "the host closed the connection" : NULL);
 			return work + 1;
 		}
 		if (n < 0) {
@@ -305,7 +308,7 @@ int nvmf_tcp_conn_readable(struct nvmf_tcp_conn *conn, bool *gone)
 			if (errno != EAGAIN && errno != EWOULDBLOCK) {
 				char why[96];
 				snprintf(why, sizeof(why), "receive: %s", strerror(errno));
-				nvmf_tcp_conn_kill(conn, why);
+				nvmf_tcp_conn_kill(conn, NVMF_LOG_WARNING, why);
 				work++;
 			}
 			return work;

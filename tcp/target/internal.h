@@ -17,9 +17,13 @@
 #include <sys/socket.h>
 #include "nvme/tcp.h"
 #include "target/core.h"
+#include "target/log.h"
 #include "tcp/target/transport.h"
 
-#define NVMF_TCP_LOG(...) fprintf(stderr, "nvmf-tcp: " __VA_ARGS__)
+/* NVMF_TCP_LOG - one line in the target's log (target/log.h: its level, its stderr) from
+ * the transport @t: "tcp: " then printf's format and arguments, no trailing newline.
+ * Lines about a connection name its host ("tcp: host 192.0.2.1:40112, queue 1: ..."). */
+#define NVMF_TCP_LOG(t, level, ...) nvmf_log((t)->base.tgt, (level), "tcp: " __VA_ARGS__)
 
 /* Limits of the transport. */
 #define NVMF_TCP_MAX_QUEUE_SIZE 1024u
@@ -76,7 +80,8 @@ struct nvmf_tcp_transport {
  * @ddgst_len bytes of @ddgst. */
 struct nvmf_tcp_tx {
 	struct nvmf_tcp_tx *next;
-	struct nvmf_tcp_req *done;         /* released once this item is sent (a response) */
+	struct nvmf_tcp_req *done;         /* released once this item is sent (a command's
+					    * last PDU: CapsuleResp, or C2HData with SUCCESS) */
 	uint32_t hlen;
 	uint32_t dlen;
 	const void *data;
@@ -90,8 +95,9 @@ struct nvmf_tcp_tx {
  *   FREE -> (CapsuleCmd) nvmf_req_init: answered at once (-> SENDING), or
  *   H2C_DATA   a write through a transport SGL: R2T sent, H2CData PDUs arriving
  *   EXECUTING  handed to the core (nvmf_req_execute)
- *   SENDING    queue_response queued C2HData (reads) and the CapsuleResp
- *   -> FREE    once the CapsuleResp left (sendmsg took it); buffer back to the group
+ *   SENDING    queue_response queued C2HData (reads) and the CapsuleResp, or only a
+ *              C2HData with SUCCESS (req->cqe_optional: SQ flow control disabled)
+ *   -> FREE    once the last of them left (sendmsg took it); buffer back to the group
  */
 enum nvmf_tcp_req_state {
 	NVMF_TCP_REQ_FREE,
@@ -259,10 +265,11 @@ void nvmf_tcp_conn_reap(struct nvmf_tcp_conn *conn);
  * connection down. */
 void nvmf_tcp_conn_fatal(struct nvmf_tcp_conn *conn, enum nvme_tcp_fes fes, uint32_t fei,
 			 const void *hdr, uint32_t hdr_len);
-/* nvmf_tcp_conn_kill - tear @conn down (@why for the log, NULL: quietly): no more
- * receiving; a live queue goes to the core (nvmf_sq_destroy), which releases it later;
- * a connection not handed over is freed at once. Idempotent. */
-void nvmf_tcp_conn_kill(struct nvmf_tcp_conn *conn, const char *why);
+/* nvmf_tcp_conn_kill - tear @conn down (@why logged at @level with the host's address
+ * and the queue, NULL: quietly): no more receiving; a live queue goes to the core
+ * (nvmf_sq_destroy), which releases it later; a connection not handed over is freed at
+ * once. Idempotent. */
+void nvmf_tcp_conn_kill(struct nvmf_tcp_conn *conn, enum nvmf_log_level level, const char *why);
 
 /* ---- request.c ---- */
 /* nvmf_tcp_capsule - a whole CapsuleCmd PDU at @pdu (header digest checked): start the

@@ -302,7 +302,7 @@ void nvmf_tcp_pg_flush(struct nvmf_tpg *base)
 			if (rc) {
 				char why[96];
 				snprintf(why, sizeof(why), "send: %s", strerror(-rc));
-				nvmf_tcp_conn_kill(c, why);
+				nvmf_tcp_conn_kill(c, NVMF_LOG_WARNING, why);
 			}
 		}
 	}

@@ -4,10 +4,14 @@
  * the CapsuleCmd is decoded by the core (nvmf_req_init), its data pointer here
  * (nvme_sgl_parse_tcp). Write data comes in the capsule, or is asked for with one R2T for
  * all of it (as nvmet and SPDK; every MAXR2T allows one) and arrives in H2CData PDUs of
- * at most MAXH2CDATA bytes each, checked against the command and the R2T before a byte is copied. Read
- * data leaves in one C2HData PDU (as nvmet), then the CapsuleResp: the SUCCESS flag that
- * would save the CapsuleResp is never set, because the CapsuleResp carries SQHD and this
- * target does not let a host disable SQ flow control (nvmet sets it only then).
+ * at most MAXH2CDATA bytes each, checked against the command and the R2T before a byte
+ * is copied. Read data leaves in one C2HData PDU (as nvmet), then the CapsuleResp; or,
+ * when the core says the CQE holds nothing but "success" (req->cqe_optional: the queue
+ * disabled SQ flow control, so there is no SQHD to report, status 0, DW0/DW1 0), that
+ * C2HData carries LAST_PDU and SUCCESS and no CapsuleResp follows (TCP transport 1.0
+ * section 3.6.2.8; nvmet sets SUCCESS on such queues too, and the Linux host takes it
+ * only with LAST_PDU, completing the command with status 0 and result 0): one PDU less
+ * per read.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -218,13 +222,19 @@ void nvmf_tcp_queue_response(struct nvmf_req *req)
 	nvme_status_t st = le16toh(r->cqe.status) >> 1;
 	if (!st && req->dir == NVMF_XFER_C2H && req->data_len && r->buf) {
 		struct nvme_tcp_data *p = (struct nvme_tcp_data *)r->c2h.hdr;
+		bool success = req->cqe_optional;   /* the CQE would say nothing more */
 		memset(p, 0, sizeof(*p));
 		p->cccid = r->sqe.command_id;
 		p->datao = 0;
 		p->datal = htole32(req->data_len);
-		nvmf_tcp_pdu_build(conn, &r->c2h, NVME_TCP_C2H_DATA, NVME_TCP_F_DATA_LAST, r->buf,
+		nvmf_tcp_pdu_build(conn, &r->c2h, NVME_TCP_C2H_DATA,
+				   NVME_TCP_F_DATA_LAST | (success ? NVME_TCP_F_DATA_SUCCESS : 0), r->buf,
 				   req->data_len);
+		if (success)   /* the command is done once its data left */
+			r->c2h.done = r;
 		nvmf_tcp_tx_queue(conn, &r->c2h);
+		if (success)
+			return;
 	}
 	struct nvme_tcp_rsp *p = (struct nvme_tcp_rsp *)r->rsp.hdr;
 	memset(p, 0, sizeof(*p));

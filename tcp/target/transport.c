@@ -126,7 +126,7 @@ static int tcp_listen(struct nvmf_transport *base, struct nvmf_port *port, char 
 	char b[96];
 	nvmf_tcp_port_bound(port, &bound);
 	addr_str(&bound, b, sizeof(b));
-	NVMF_TCP_LOG("port %u: listening on %s\n", pc->portid, b);
+	NVMF_TCP_LOG(t, NVMF_LOG_INFO, "port %u: listening on %s", pc->portid, b);
 	return 0;
 fail:
 	snprintf(err, errlen, "%s %s%s%s:%s: %s", what, lb, host, rb, svc, strerror(errno));
@@ -176,8 +176,8 @@ int nvmf_tcp_port_bound(const struct nvmf_port *port, struct sockaddr_storage *o
 static void accept_rest(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l, int err)
 {
 	if (!l->accept_failing)
-		NVMF_TCP_LOG("port %u: accept: %s: new connections wait in the backlog, tried "
-			     "again every %u ms%s\n", l->port->cfg->portid, strerror(err),
+		NVMF_TCP_LOG(tpg->t, NVMF_LOG_WARNING, "port %u: accept: %s: new connections wait in "
+			     "the backlog, tried again every %u ms%s", l->port->cfg->portid, strerror(err),
 			     NVMF_TCP_ACCEPT_REST_MS,
 			     err == EMFILE || err == ENFILE ? " (raise the open files limit)" : "");
 	l->accept_failing = true;
@@ -223,7 +223,8 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 		n++;
 		if (l->accept_failing) {
 			l->accept_failing = false;
-			NVMF_TCP_LOG("port %u: accepting connections again\n", l->port->cfg->portid);
+			NVMF_TCP_LOG(t, NVMF_LOG_INFO, "port %u: accepting connections again",
+				     l->port->cfg->portid);
 		}
 		if (__atomic_load_n(&t->shutting_down, __ATOMIC_RELAXED)) {
 			close(fd);
@@ -234,7 +235,10 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		struct nvmf_tcp_conn *conn = nvmf_tcp_conn_alloc(t, tpg, fd, l->port);
 		if (!conn) {
-			NVMF_TCP_LOG("port %u: out of memory for a connection\n", l->port->cfg->portid);
+			char who[64];
+			addr_str(&peer, who, sizeof(who));
+			NVMF_TCP_LOG(t, NVMF_LOG_ERROR, "host %s (port %u): connection closed: out of "
+				     "memory for it", who, l->port->cfg->portid);
 			close(fd);
 			continue;
 		}
@@ -242,8 +246,10 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 		socklen_t llen = sizeof(conn->local);
 		getsockname(fd, (struct sockaddr *)&conn->local, &llen);
 		conn->born_ms = tpg->base.pg->now_ms;
-		if (nvmf_tcp_epoll_add(tpg, fd, &conn->ev, false)) {
-			NVMF_TCP_LOG("%s: epoll: %s\n", conn->peer, strerror(errno));
+		int rc = nvmf_tcp_epoll_add(tpg, fd, &conn->ev, false);
+		if (rc) {
+			NVMF_TCP_LOG(t, NVMF_LOG_ERROR, "host %s (port %u): connection closed: epoll: %s",
+				     conn->peer, l->port->cfg->portid, strerror(-rc));
 			nvmf_tcp_conn_free(conn);
 			continue;
 		}
@@ -258,7 +264,8 @@ void nvmf_tcp_pending_expire(struct nvmf_tcp_tpg *tpg)
 	for (struct nvmf_tcp_conn *c = tpg->pending, *next; c; c = next) {
 		next = c->next;
 		if (now - c->born_ms > NVMF_TCP_HANDSHAKE_MS)
-			nvmf_tcp_conn_kill(c, "no ICReq and Connect within 10 s: connection closed");
+			nvmf_tcp_conn_kill(c, NVMF_LOG_WARNING,
+					   "no ICReq and Connect within 10 s: connection closed");
 	}
 }
 
@@ -275,7 +282,7 @@ void nvmf_tcp_handoff(struct nvmf_tcp_conn *conn)
 	conn->qid = qid;
 	/* The ICResp must be out before another thread owns the socket. */
 	if (nvmf_tcp_conn_flush(conn) || conn->tx_head) {
-		nvmf_tcp_conn_kill(conn, "ICResp could not be sent");
+		nvmf_tcp_conn_kill(conn, NVMF_LOG_WARNING, "ICResp could not be sent: connection closed");
 		return;
 	}
 	epoll_ctl(tpg->epfd, EPOLL_CTL_DEL, conn->fd, NULL);
@@ -287,7 +294,8 @@ void nvmf_tcp_handoff(struct nvmf_tcp_conn *conn)
 	conn->tx_dirty = conn->rx_kick = false;
 	conn->tpg = NULL;
 	if (nvmf_tgt_new_queue(&conn->t->base, tpg->base.pg, qid, conn)) {
-		NVMF_TCP_LOG("%s: queue %u: out of memory for its hand-over\n", conn->peer, qid);
+		NVMF_TCP_LOG(conn->t, NVMF_LOG_ERROR, "host %s, queue %u: connection closed: out of "
+			     "memory for its hand-over", conn->peer, qid);
 		nvmf_tcp_conn_free(conn);
 	}
 }
@@ -307,7 +315,8 @@ static int tcp_pg_add_queue(struct nvmf_tpg *base, void *arg)
 	else if ((rc = nvmf_tcp_epoll_add(tpg, conn->fd, &conn->ev, false)))
 		why = strerror(-rc);
 	if (why) {
-		NVMF_TCP_LOG("%s: queue %u refused: %s\n", conn->peer, conn->qid, why);
+		NVMF_TCP_LOG(tpg->t, NVMF_LOG_WARNING, "host %s, queue %u: connection closed: %s",
+			     conn->peer, conn->qid, why);
 		nvmf_tcp_conn_free(conn);
 		return -1;
 	}
@@ -328,7 +337,7 @@ static void tcp_disconnect_queue(struct nvmf_sq *sq)
 {
 	struct nvmf_tcp_conn *conn = sq->transport_priv;
 	bool quiet = __atomic_load_n(&conn->t->shutting_down, __ATOMIC_RELAXED);
-	nvmf_tcp_conn_kill(conn, quiet ? NULL : "controller deleted");
+	nvmf_tcp_conn_kill(conn, NVMF_LOG_INFO, quiet ? NULL : "controller deleted");
 }
 
 static bool tcp_queue_busy(const struct nvmf_sq *sq)

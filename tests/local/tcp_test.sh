@@ -4,7 +4,9 @@
 # unprivileged port), and libnvmf's `nvmf` tool talks to it with -t tcp: discover,
 # identify and ana-log, verified writes and reads from 512 B to 1 MiB (in-capsule, one
 # R2T, several H2CData/C2HData PDUs, a transfer split by MDTS) with digests off and on,
-# a perf run with no error, connect/disconnect cycles (the target frees every
+# a perf run with no error, the same with SQ flow control disabled (--disable-sqflow:
+# reads end with a C2HData carrying SUCCESS and no CapsuleResp; the discovery log says the
+# port supports it), connect/disconnect cycles (the target frees every
 # controller) and a target restart; bad input (unknown subsystem NQN, a port nobody
 # listens on, digests without -t tcp, an unknown transport) fails with a clear message.
 # Each check prints "ok - what" or "FAIL - what" and the script exits 1 at the end if any
@@ -144,6 +146,34 @@ if tcp perf -g -G -n "$NQN" --rw write --bs 128k --qd 8 --time 1 --size 16M > "$
     ok "perf write 128k qd8 with both digests: no error"
 else
     cat "$ST/perf2.txt"; bad "perf with digests over tcp"
+fi
+
+# ---- SQ flow control disabled (Connect CATTR bit 2, as nvme connect --disable-sqflow) ----
+# The port advertises it (TREQ bit 2, which connect-all follows); with it a successful read
+# ends with a C2HData carrying SUCCESS and no CapsuleResp: had the host missed the
+# completion, the read would time out; had the target sent the wrong data, cmp fails.
+grep -q "^treq:    not specified, sq flow control disable supported" "$ST/disc.txt" &&
+    ok "discover: treq says sq flow control disable supported" ||
+    { cat "$ST/disc.txt"; bad "discover treq bit 2"; }
+off=48M
+for size in 512 4096 131072 1048576 3145728; do
+    head -c $size /dev/urandom > "$ST/in"
+    for dg in "" "-g -G"; do
+        # shellcheck disable=SC2086
+        if tcp write --disable-sqflow $dg -n "$NQN" --offset $off -i "$ST/in" 2> "$ST/w.err" &&
+           tcp read --disable-sqflow $dg -n "$NQN" --offset $off --length $size -o "$ST/out" 2> "$ST/r.err" &&
+           cmp -s "$ST/in" "$ST/out"; then
+            ok "--disable-sqflow: write then read $size bytes at $off, digests '${dg:-none}': data intact"
+        else
+            cat "$ST/w.err" "$ST/r.err"; bad "--disable-sqflow: write then read $size bytes, digests '${dg:-none}'"
+        fi
+    done
+done
+if tcp perf --disable-sqflow -n "$NQN" --rw randrw --bs 4k --qd 32 --queues 2 --time 2 --size 16M \
+        > "$ST/perf3.txt" 2>&1 && grep -Eq 'errors: 0$' "$ST/perf3.txt"; then
+    ok "--disable-sqflow: perf randrw 4k qd32 on 2 queues: no error"
+else
+    cat "$ST/perf3.txt"; bad "perf with --disable-sqflow"
 fi
 
 # ---- disconnect / reconnect ----

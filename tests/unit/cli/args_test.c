@@ -147,6 +147,10 @@ static void transport_and_digest_options_are_checked_and_passed_on(void)
 	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "identify", false, &o), CLI_OK);
 	CU_ASSERT_PTR_NULL(o.trtype);   /* the library's default: rdma */
 	CU_ASSERT_FALSE(o.hdr_digest || o.data_digest);
+	CU_ASSERT_FALSE(o.disable_sqflow);
+	c.disable_sqflow = true;        /* --disable-sqflow, on either transport */
+	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "identify", false, &o), CLI_OK);
+	CU_ASSERT_TRUE(o.disable_sqflow);
 }
 
 static void bad_hostid_is_a_usage_error(void)

@@ -23,7 +23,7 @@ static void discover_prints_the_log_in_nvme_cli_layout(void)
 		"trtype:  rdma\n"
 		"adrfam:  ipv4\n"
 		"subtype: current discovery subsystem\n"
-		"treq:    not specified\n"
+		"treq:    not specified, sq flow control disable supported\n"
 		"portid:  1\n"
 		"trsvcid: 4420\n"
 		"subnqn:  " NVME_DISC_SUBSYS_NAME "\n"
@@ -37,7 +37,7 @@ static void discover_prints_the_log_in_nvme_cli_layout(void)
 		"trtype:  rdma\n"
 		"adrfam:  ipv4\n"
 		"subtype: nvme subsystem\n"
-		"treq:    not specified\n"
+		"treq:    not specified, sq flow control disable supported\n"
 		"portid:  1\n"
 		"trsvcid: 4420\n"
 		"subnqn:  " LH_SUBNQN "\n"
@@ -68,7 +68,8 @@ static void discover_json_uses_nvme_cli_keys(void)
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "trtype")), "rdma");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "adrfam")), "ipv4");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "subtype")), "nvme subsystem");
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "treq")), "not specified");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "treq")),
+			       "not specified, sq flow control disable supported");
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(r, "portid")), 1);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "trsvcid")), "4420");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "subnqn")),

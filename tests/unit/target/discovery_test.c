@@ -139,7 +139,8 @@ static void discovery_log_starts_with_the_current_discovery_subsystem_entry(void
 	CU_ASSERT_EQUAL(le16toh(e->eflags), NVMF_DISC_EFLAGS_DUPRETINFO | NVMF_DISC_EFLAGS_EPCSD);
 	CU_ASSERT_EQUAL(e->trtype, NVMF_TRTYPE_LOOP);
 	CU_ASSERT_EQUAL(e->adrfam, NVMF_ADDR_FAMILY_IP4);
-	CU_ASSERT_EQUAL(e->treq, NVMF_TREQ_NOT_REQUIRED);
+	/* The configured secure channel bits, and SQ flow control disable supported. */
+	CU_ASSERT_EQUAL(e->treq, NVMF_TREQ_NOT_REQUIRED | NVMF_TREQ_DISABLE_SQFLOW);
 	CU_ASSERT_EQUAL(le16toh(e->portid), 4);
 	CU_ASSERT_EQUAL(le16toh(e->cntlid), 0xffff);
 	CU_ASSERT_EQUAL(le16toh(e->asqsz), 32);
@@ -184,7 +185,8 @@ static void discovery_log_entry_carries_the_port_and_its_transport_fields(void)
 	CU_ASSERT_EQUAL(e->trtype, NVMF_TRTYPE_LOOP);
 	CU_ASSERT_EQUAL(e->adrfam, NVMF_ADDR_FAMILY_IP4);
 	CU_ASSERT_EQUAL(e->subtype, NVME_NQN_NVME);
-	CU_ASSERT_EQUAL(e->treq, NVMF_TREQ_NOT_REQUIRED);
+	/* The configured secure channel bits, and SQ flow control disable supported. */
+	CU_ASSERT_EQUAL(e->treq, NVMF_TREQ_NOT_REQUIRED | NVMF_TREQ_DISABLE_SQFLOW);
 	CU_ASSERT_EQUAL(le16toh(e->portid), 4);
 	CU_ASSERT_EQUAL(le16toh(e->cntlid), 0xffff);
 	CU_ASSERT_EQUAL(le16toh(e->asqsz), 32);

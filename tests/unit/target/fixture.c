@@ -333,6 +333,7 @@ int fx_connect_host(struct fxq *q, uint16_t qid, uint16_t sqsize, const char *su
 	p[NVMF_CONNECT_QID + 1] = qid >> 8;
 	p[NVMF_CONNECT_SQSIZE] = sqsize & 0xff;
 	p[NVMF_CONNECT_SQSIZE + 1] = sqsize >> 8;
+	p[NVMF_CONNECT_CATTR] = q->f->connect_cattr;
 	uint32_t k = htole32(kato_ms);
 	memcpy(p + NVMF_CONNECT_KATO, &k, 4);
 	fx_connect_data(&d, subnqn, hostnqn, cntlid);

@@ -52,6 +52,8 @@ struct fx {
 	const char *traddr, *trsvcid;  /* what the host dials */
 	struct fxq *queues;
 	unsigned admin_downs;     /* admin queues the target tore down */
+	uint8_t connect_cattr;    /* CATTR of the Connects fx_connect* send (0 unless a test
+				   * sets it: NVMF_CONNECT_CATTR_SQFLOW_DISABLE) */
 	uint32_t down_cc, down_csts;   /* their controller's CC and CSTS just before */
 };
 

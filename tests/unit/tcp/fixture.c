@@ -276,6 +276,7 @@ int tt_connect(struct ttc *c, const char *subnqn, uint16_t qid, uint16_t cntlid,
 	b[NVMF_CONNECT_QID] = (uint8_t)qid;
 	b[NVMF_CONNECT_QID + 1] = (uint8_t)(qid >> 8);
 	b[NVMF_CONNECT_SQSIZE] = 31;        /* 32 entries */
+	b[NVMF_CONNECT_CATTR] = c->cattr;
 	uint32_t kato = htole32(qid ? 0 : 30000);
 	memcpy(b + NVMF_CONNECT_KATO, &kato, sizeof(kato));
 	fx_connect_data(&d, subnqn, TT_HOSTNQN, cntlid);
@@ -292,6 +293,7 @@ int tt_connect(struct ttc *c, const char *subnqn, uint16_t qid, uint16_t cntlid,
 			return -1;
 	}
 	int st = tt_rsp(c, &cqe);
+	c->cqe = cqe;
 	if (cntlid_out)
 		*cntlid_out = le16toh((uint16_t)le32toh(cqe.result.u32));
 	return st;
@@ -344,6 +346,7 @@ int tt_read_data(struct ttc *c, void *buf, uint32_t len)
 	uint32_t done = 0;
 	if (!p)
 		return -1;
+	c->success = false;
 	while (done < len) {
 		int n = tt_recv_pdu(c, p, TT_PDU_MAX);
 		const struct nvme_tcp_data *h = (const void *)p;
@@ -370,14 +373,20 @@ int tt_read_data(struct ttc *c, void *buf, uint32_t len)
 		}
 		memcpy((uint8_t *)buf + done, p + h->ch.pdo, datal);
 		done += datal;
-		if (done == len && !(h->ch.flags & NVME_TCP_F_DATA_LAST)) {
+		bool last = h->ch.flags & NVME_TCP_F_DATA_LAST;
+		c->success = h->ch.flags & NVME_TCP_F_DATA_SUCCESS;
+		if ((done == len && !last) || (c->success && (!last || done != len))) {
+			fprintf(stderr, "tcp fixture: C2HData flags 0x%02x at %u of %u bytes\n",
+				h->ch.flags, done, len);
 			free(p);
 			return -1;
 		}
 	}
 	free(p);
-	struct nvme_cqe cqe;
-	return tt_rsp(c, &cqe);
+	if (c->success)
+		return 0;
+	int st = tt_rsp(c, &c->cqe);
+	return st;
 }
 
 int tt_term(struct ttc *c, uint16_t *fes, uint32_t *fei)

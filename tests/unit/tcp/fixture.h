@@ -29,6 +29,11 @@ struct ttc {
 	uint16_t next_cid;
 	bool connect_r2t;          /* tt_connect sends its data through R2T/H2CData (a
 				    * port without in-capsule data on I/O queues) */
+	uint8_t cattr;             /* CATTR of tt_connect's Connect (set after tt_dial) */
+	struct nvme_cqe cqe;       /* the CQE of the last CapsuleResp tt_connect or
+				    * tt_read_data read */
+	bool success;              /* tt_read_data's last read ended with a C2HData with
+				    * SUCCESS (and LAST_PDU): no CapsuleResp was read */
 };
 
 /* tt_boot - a target with TT_SUBNQN (any host) holding namespace 1 (RAM, 1 MiB, 512 B
@@ -83,7 +88,8 @@ int tt_enable(struct ttc *c);
  * @cqe. Status (CQE status >> 1) or -1. */
 int tt_rsp(struct ttc *c, struct nvme_cqe *cqe);
 /* tt_read_data - read C2HData PDUs into @buf (@len bytes expected, digests checked) and
- * then the CapsuleResp. Status or -1. */
+ * then the CapsuleResp, unless the last C2HData had SUCCESS (c->success; SUCCESS without
+ * LAST_PDU, or before the last byte, is -1). Status or -1. */
 int tt_read_data(struct ttc *c, void *buf, uint32_t len);
 /* tt_term - read the next PDU, which must be a C2HTermReq; its FES and FEI out. 0 or -1. */
 int tt_term(struct ttc *c, uint16_t *fes, uint32_t *fei);

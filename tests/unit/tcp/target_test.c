@@ -296,6 +296,87 @@ static void discovery_log_lists_the_tcp_port(void)
 	tt_teardown(&t);
 }
 
+/* A queue whose Connect disabled SQ flow control (CATTR bit 2): a successful read's last
+ * C2HData carries LAST_PDU and SUCCESS and no CapsuleResp follows (TCP transport 1.0
+ * section 3.6.2.8), with digests too; writes, failed reads and commands without data
+ * still get their CapsuleResp (SQHD 0: reserved); the next command's answer is the next
+ * PDU (no CapsuleResp was left behind). A queue without the bit reads as before. */
+static void sqflow_disabled_read_ends_with_c2hdata_success_and_no_capsuleresp(void)
+{
+	struct tt t;
+	struct ttc a, q, plain;
+	uint16_t cntlid;
+	static uint8_t w[65536], r[65536];
+	const uint8_t dg = NVME_TCP_DGST_HDR | NVME_TCP_DGST_DATA;
+	CU_ASSERT_EQUAL_FATAL(admin_up(&t, &a, 0, &cntlid), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &q), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_handshake(&q, 0, dg, NULL), 0);
+	q.cattr = NVMF_CONNECT_CATTR_SQFLOW_DISABLE;
+	CU_ASSERT_EQUAL_FATAL(tt_connect(&q, TT_SUBNQN, 1, cntlid, NULL), 0);
+	CU_ASSERT_EQUAL(le16toh(q.cqe.sq_head), 0xffff);
+	fill(w, sizeof(w), 11);
+	unsigned r2ts;
+	CU_ASSERT_EQUAL(write_r2t(&q, 0, w, sizeof(w), 16384, &r2ts), 0);
+	for (unsigned i = 0; i < 3; i++) {   /* more than once: each command is freed */
+		memset(r, 0, sizeof(r));
+		CU_ASSERT_EQUAL(read_back(&q, 0, r, sizeof(r)), 0);
+		CU_ASSERT_TRUE(q.success);
+		CU_ASSERT_EQUAL(memcmp(w, r, sizeof(w)), 0);
+	}
+	/* A write's answer is a CapsuleResp, and the very next PDU. */
+	struct nvme_sqe sqe;
+	struct nvme_cqe cqe;
+	tt_rw_sqe(&q, &sqe, nvme_cmd_write, true, 300, 1);
+	CU_ASSERT_EQUAL(tt_capsule(&q, &sqe, w, 512, false, false), 0);
+	CU_ASSERT_EQUAL(tt_rsp(&q, &cqe), 0);
+	CU_ASSERT_EQUAL(cqe.command_id, sqe.command_id);
+	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0);
+	/* A read that fails: no data, a CapsuleResp with the status. */
+	tt_rw_sqe(&q, &sqe, nvme_cmd_read, false, 2048, 1);   /* 1 MiB = blocks 0..2047 */
+	CU_ASSERT_EQUAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
+	CU_ASSERT_EQUAL(tt_read_data(&q, r, 512), NVME_SC_LBA_RANGE | NVME_SC_DNR);
+	CU_ASSERT_FALSE(q.success);
+	/* The same data read on a queue of the same controller that kept SQ flow control. */
+	CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &plain), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_handshake(&plain, 0, 0, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_connect(&plain, TT_SUBNQN, 2, cntlid, NULL), 0);
+	CU_ASSERT_NOT_EQUAL(le16toh(plain.cqe.sq_head), 0xffff);
+	memset(r, 0, sizeof(r));
+	CU_ASSERT_EQUAL(read_back(&plain, 0, r, sizeof(r)), 0);
+	CU_ASSERT_FALSE(plain.success);
+	CU_ASSERT_EQUAL(memcmp(w, r, sizeof(w)), 0);
+	tt_close(&plain);
+	tt_close(&q);
+	tt_close(&a);
+	tt_teardown(&t);
+}
+
+/* The admin queue may disable SQ flow control too (the Linux host's --disable-sqflow
+ * does it on every queue): Identify's data comes in one C2HData with SUCCESS. */
+static void sqflow_disabled_admin_queue_gets_identify_with_success(void)
+{
+	struct tt t;
+	struct ttc a;
+	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 8192, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_handshake(&a, 0, 0, NULL), 0);
+	a.cattr = NVMF_CONNECT_CATTR_SQFLOW_DISABLE;
+	CU_ASSERT_EQUAL_FATAL(tt_connect(&a, TT_SUBNQN, 0, 0xffff, NULL), 0);
+	CU_ASSERT_EQUAL(le16toh(a.cqe.sq_head), 0xffff);
+	CU_ASSERT_EQUAL_FATAL(tt_enable(&a), 0);
+	static uint8_t id[4096];
+	struct nvme_sqe sqe;
+	tt_sqe(&a, &sqe, nvme_admin_identify, false, sizeof(id));
+	sqe.cdw10 = htole32(NVME_IDENTIFY_CNS_CTRL);
+	CU_ASSERT_EQUAL_FATAL(tt_capsule(&a, &sqe, NULL, 0, false, false), 0);
+	CU_ASSERT_EQUAL(tt_read_data(&a, id, sizeof(id)), 0);
+	CU_ASSERT_TRUE(a.success);
+	const struct nvme_id_ctrl *ic = (const void *)id;
+	CU_ASSERT_EQUAL(memcmp(ic->subnqn, TT_SUBNQN, sizeof(TT_SUBNQN)), 0);
+	tt_close(&a);
+	tt_teardown(&t);
+}
+
 /* The core sees a closed connection as a queue gone: the controller goes with its admin
  * queue, and nothing of the transport is left. */
 static void closed_connections_release_their_queues(void)
@@ -332,5 +413,7 @@ const struct unit_test tcp_target_tests[] = {
 	{ "sgl_length_mismatch_is_data_sgl_length_invalid", sgl_length_mismatch_is_data_sgl_length_invalid },
 	{ "discovery_log_lists_the_tcp_port", discovery_log_lists_the_tcp_port },
 	{ "closed_connections_release_their_queues", closed_connections_release_their_queues },
+	{ "sqflow_disabled_read_ends_with_c2hdata_success_and_no_capsuleresp", sqflow_disabled_read_ends_with_c2hdata_success_and_no_capsuleresp },
+	{ "sqflow_disabled_admin_queue_gets_identify_with_success", sqflow_disabled_admin_queue_gets_identify_with_success },
 	{ NULL, NULL },
 };

@@ -316,6 +316,7 @@ enum bad_pdu {
 	BAD_C2H_BEYOND_BUFFER, BAD_C2H_UNKNOWN_CCCID, BAD_C2H_OUT_OF_ORDER, BAD_C2H_DATAL,
 	BAD_C2H_FOR_WRITE, BAD_R2T_FOR_READ, BAD_R2T_BEYOND_WRITE, BAD_R2T_ZERO,
 	BAD_R2T_TWICE, BAD_RSP_UNKNOWN_CID, BAD_TYPE, BAD_HDGST, BAD_TERM, BAD_EOF,
+	BAD_C2H_SUCCESS_NOT_LAST, BAD_C2H_SUCCESS_SHORT,
 };
 
 static void script_bad(struct fake_ctrl *f)
@@ -338,6 +339,12 @@ static void script_bad(struct fake_ctrl *f)
 		break;
 	case BAD_C2H_DATAL:
 		fc_send_c2h(f, cid, 0, junk, 512, 1024, 0);
+		break;
+	case BAD_C2H_SUCCESS_NOT_LAST:
+		fc_send_c2h(f, cid, 0, junk, c->len, c->len, NVME_TCP_F_DATA_SUCCESS);
+		break;
+	case BAD_C2H_SUCCESS_SHORT:
+		fc_send_c2h(f, cid, 0, junk, 512, 512, NVME_TCP_F_DATA_SUCCESS | NVME_TCP_F_DATA_LAST);
 		break;
 	case BAD_C2H_FOR_WRITE:
 		fc_send_c2h(f, cid, 0, junk, 512, 512, 0);
@@ -465,6 +472,23 @@ static void c2hdata_out_of_order_or_with_wrong_datal_is_a_connection_error(void)
 	CU_ASSERT_EQUAL(c.term_fei, 16);  /* DATAL */
 }
 
+/* SUCCESS would complete the command: without LAST_PDU (Linux refuses it too), or with
+ * bytes of the read still missing, it is a connection error, not a command completed
+ * with part of its data. */
+static void c2hdata_success_without_last_pdu_or_short_is_a_connection_error(void)
+{
+	struct io_case c;
+	char why[256];
+	run_bad(BAD_C2H_SUCCESS_NOT_LAST, OPC_READ, false, &c, why, sizeof(why));
+	CU_ASSERT_EQUAL(c.term_fes, NVME_TCP_FES_INVALID_HEADER);
+	CU_ASSERT_EQUAL(c.term_fei, 1);   /* FLAGS */
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "flags 0x08"));
+	run_bad(BAD_C2H_SUCCESS_SHORT, OPC_READ, false, &c, why, sizeof(why));
+	CU_ASSERT_EQUAL(c.term_fes, NVME_TCP_FES_INVALID_HEADER);
+	CU_ASSERT_EQUAL(c.term_fei, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "SUCCESS before its last byte"));
+}
+
 static void r2t_for_a_read_beyond_the_write_or_of_0_bytes_is_a_connection_error(void)
 {
 	struct io_case c;
@@ -526,6 +550,7 @@ const struct unit_test tcp_host_io_tests[] = {
 	{"c2hdata_beyond_the_buffer_is_a_connection_error_not_a_write", c2hdata_beyond_the_buffer_is_a_connection_error_not_a_write},
 	{"c2hdata_for_a_command_not_outstanding_or_a_write_is_a_connection_error", c2hdata_for_a_command_not_outstanding_or_a_write_is_a_connection_error},
 	{"c2hdata_out_of_order_or_with_wrong_datal_is_a_connection_error", c2hdata_out_of_order_or_with_wrong_datal_is_a_connection_error},
+	{"c2hdata_success_without_last_pdu_or_short_is_a_connection_error", c2hdata_success_without_last_pdu_or_short_is_a_connection_error},
 	{"r2t_for_a_read_beyond_the_write_or_of_0_bytes_is_a_connection_error", r2t_for_a_read_beyond_the_write_or_of_0_bytes_is_a_connection_error},
 	{"second_r2t_while_the_first_is_answered_exceeds_maxr2t_0", second_r2t_while_the_first_is_answered_exceeds_maxr2t_0},
 	{"capsuleresp_for_no_outstanding_command_is_a_connection_error", capsuleresp_for_no_outstanding_command_is_a_connection_error},
