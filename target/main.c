@@ -198,8 +198,8 @@ int main(int argc, char **argv)
 	int rc = 1;
 	struct nvmf_ctl ctl = { 0 };       /* before any goto out: nvmf_ctl_stop sees it */
 	struct nvmf_tgt tgt;
-	/* Only the transports the ports name are created: a tcp-only config runs on a
-	 * machine without RDMA. */
+	/* The transports the ports name must start; the others are tried for ports added
+	 * live, so a tcp-only config runs on a machine without RDMA. */
 	static const struct nvmf_transport_ops *const transports[] = { &nvmf_rdma_transport_ops,
 								       &nvmf_tcp_transport_ops };
 	if (nvmf_tgt_init(&tgt, &cfg, transports, 2, err, sizeof(err))) {
