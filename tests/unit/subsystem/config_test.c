@@ -672,6 +672,39 @@ ERROR_TEST(tcp_inline_data_size_below_1024_is_refused, TCP_PARAM("'inline_data_s
 	   "ports[0].param.inline_data_size: 512 is below 1024 on a tcp port: the I/O queues' Connect "
 	   "data (1024 bytes) must fit in the capsule")
 
+ERROR_TEST(tcp_tsas_tls13_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'tls1.3'"),
+	   "ports[0].addr.tsas: \"tls1.3\" asks for TLS, which tcp ports of this target do not have; "
+	   "use \"none\" (or leave it out)")
+ERROR_TEST(unknown_tsas_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'bogus'"),
+	   "ports[0].addr.tsas: \"bogus\" is not a security type this target takes (\"none\")")
+ERROR_TEST(rdma_tsas_datagram_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','tsas':'datagram'"),
+	   "ports[0].addr.tsas: \"datagram\" is not a security type this target takes (\"none\" or "
+	   "\"connected\")")
+ERROR_TEST(tcp_tsas_connected_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'connected'"),
+	   "ports[0].addr.tsas: \"connected\" is not a security type this target takes (\"none\")")
+ERROR_TEST(unknown_extension_key_in_param_is_refused, TCP_PARAM("'nvmf_maxh2cdta':'4096'"),
+	   "ports[0].param.nvmf_maxh2cdta: unknown extension key (known here: nvmf_maxh2cdata)")
+ERROR_TEST(unknown_extension_key_in_addr_is_refused,
+	   WITH_ADDR("'trtype':'tcp','traddr':'::','nvmf_maxh2cdata':'4096'"),
+	   "ports[0].addr.nvmf_maxh2cdata: unknown extension key (none is read here)")
+
+/* What the kernel's addr_tsas shows (nvmetcli saves it): "none" on a tcp port,
+ * "connected" on an rdma port; "" and an absent key are nvmetcli's "not set". */
+static void tsas_as_the_kernel_saves_it_loads(void)
+{
+	static const char *const docs[] = {
+		WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'none'"),
+		WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':''"),
+		WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','tsas':'connected'"),
+		WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','tsas':'none'"),
+	};
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		struct nvmf_config cfg;
+		if (expect_ok(docs[i], &cfg))
+			nvmf_config_free(&cfg);
+	}
+}
+
 static void tcp_ipv6_port_with_maxh2cdata_loads(void)
 {
 	struct nvmf_config cfg;
@@ -1001,6 +1034,13 @@ const struct unit_test config_tests[] = {
 	T(fc_trtype_is_refused),
 	T(tcp_empty_traddr_is_refused),
 	T(tcp_treq_required_is_refused),
+	T(tcp_tsas_tls13_is_refused),
+	T(unknown_tsas_is_refused),
+	T(rdma_tsas_datagram_is_refused),
+	T(tcp_tsas_connected_is_refused),
+	T(unknown_extension_key_in_param_is_refused),
+	T(unknown_extension_key_in_addr_is_refused),
+	T(tsas_as_the_kernel_saves_it_loads),
 	T(maxh2cdata_below_4096_is_refused),
 	T(maxh2cdata_not_a_dword_multiple_is_refused),
 	T(maxh2cdata_on_an_rdma_port_is_refused),
