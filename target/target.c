@@ -6,12 +6,10 @@
  */
 #include <errno.h>
 #include <numa.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/socket.h>
 #include "target/ana.h"
 #include "target/auth.h"
 #include "target/core.h"
@@ -178,9 +176,9 @@ static void ports_of(const struct nvmf_tgt *tgt, const char *trtype, char *out, 
 		const struct nvmf_port_config *pc = tgt->ports[i]->cfg;
 		if (strcmp(pc->trtype, trtype))
 			continue;
-		bool v6 = pc->adrfam == AF_INET6;
-		int w = snprintf(out + n, len - n, "%sport %u (%s %s%s%s:%s)", n ? ", " : "", pc->portid,
-				 pc->trtype, v6 ? "[" : "", pc->traddr, v6 ? "]" : "", pc->trsvcid);
+		char a[96];
+		int w = snprintf(out + n, len - n, "%sport %u (%s %s)", n ? ", " : "", pc->portid,
+				 pc->trtype, nvmf_port_config_addr(pc, a, sizeof(a)));
 		if (w < 0)
 			break;
 		n += (size_t)w;
