@@ -288,6 +288,27 @@ static void example_two_subsystems_json_exposes_both_on_one_port(void)
 	nvmf_config_free(&cfg);
 }
 
+/* The quick start for a machine without RDMA: a tcp port on 127.0.0.1:4420 serving a
+ * RAM namespace, nothing that needs root or an RDMA device. */
+static void example_tcp_json_is_a_tcp_port_on_loopback_with_a_ram_namespace(void)
+{
+	struct nvmf_config cfg;
+
+	CU_ASSERT_FATAL(load_example("configs/tcp.json", &cfg));
+	CU_ASSERT_EQUAL_FATAL(cfg.n_ports, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trtype, "tcp");
+	CU_ASSERT_EQUAL(cfg.ports[0].adrfam, AF_INET);
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].traddr, "127.0.0.1");
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trsvcid, "4420");
+	CU_ASSERT_EQUAL_FATAL(cfg.n_subsystems, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.subsystems[0].nqn, "nqn.2024-01.io.nvmf-rdma:tcp0");
+	CU_ASSERT_TRUE(cfg.subsystems[0].allow_any_host);
+	CU_ASSERT_EQUAL_FATAL(cfg.subsystems[0].n_ns, 1);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].ns[0].kind, NVMF_BACKEND_RAM);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].ns[0].size_bytes, 128ull << 20);
+	nvmf_config_free(&cfg);
+}
+
 /* ---- defaults and accepted forms -------------------------------------------------- */
 
 static void minimal_config_gets_the_documented_defaults(void)
@@ -956,6 +977,8 @@ const struct unit_test config_tests[] = {
 	{ "example_file_json_loads_as_a_created_1gib_file", example_file_json_loads_as_a_created_1gib_file },
 	{ "example_ram_json_loads_a_ram_and_a_null_namespace", example_ram_json_loads_a_ram_and_a_null_namespace },
 	{ "example_two_subsystems_json_exposes_both_on_one_port", example_two_subsystems_json_exposes_both_on_one_port },
+	{ "example_tcp_json_is_a_tcp_port_on_loopback_with_a_ram_namespace",
+	  example_tcp_json_is_a_tcp_port_on_loopback_with_a_ram_namespace },
 	{ "minimal_config_gets_the_documented_defaults", minimal_config_gets_the_documented_defaults },
 	{ "empty_adrfam_is_inferred_from_an_ipv6_traddr", empty_adrfam_is_inferred_from_an_ipv6_traddr },
 	{ "json_numbers_and_booleans_are_accepted_where_nvmetcli_writes_strings",
