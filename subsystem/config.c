@@ -7,9 +7,9 @@
  * string of digits or a JSON integer, and "" means "default". ANA groups and states
  * (ports[].ana_groups, namespaces' ana_grpid) are read by config_ana.c, referrals and
  * the discovery keys by config_discovery.c. Keys nvmetcli writes that this target does
- * not use (tsas, ieee_oui, ...) are ignored, unless
- * ignoring them would change who may connect or how (treq "required"): those stop the
- * load with a message naming the key. Our
+ * not use (ieee_oui, ...) are ignored, unless
+ * ignoring them would change who may connect or how (treq "required", tsas "tls1.3"):
+ * those stop the load with a message naming the key. Our
  * own keys start with "nvmf_" and an unknown "nvmf_*" key is an error, so a typo in an
  * extension is not silently ignored.
  *
@@ -331,7 +331,8 @@ static const struct cfg_irule h2c_rule = { -1, 16777216, true, "a MAXH2CDATA",
 static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvmf_port_config *p)
 {
 	static const char *const treqs[] = { "not specified", "required", "not required" };
-	const char *trtype, *adrfam, *traddr, *treq;
+	static const char *const none[] = { NULL };
+	const char *trtype, *adrfam, *traddr, *treq, *tsas;
 	unsigned char bin[16];
 	char b[80];
 	long long v = 4420;
@@ -364,7 +365,7 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 	if (cfg_get_int(c, a, base, "trsvcid", &svc_rule, false, &v) < 0)
 		return -1;
 	snprintf(p->trsvcid, sizeof(p->trsvcid), "%lld", v);
-	if (cfg_get_str(c, a, base, "treq", false, &treq))
+	if (cfg_check_ext_keys(c, a, base, none) || cfg_get_str(c, a, base, "treq", false, &treq))
 		return -1;
 	if (treq && *treq) {
 		for (p->treq = 0; p->treq < 3 && strcmp(treq, treqs[p->treq]); p->treq++)
@@ -377,6 +378,19 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 			return cfg_fail(c, base, "treq", "\"required\" asks for a secure channel (TLS), which "
 				    "%s ports of this target do not have; use \"not specified\" or \"not required\"",
 				    p->trtype);
+	}
+	/* The kernel's addr_tsas as nvmetcli saves it (kernel 6.7 on): "none" or "tls1.3" on
+	 * a tcp port, the QP type "connected" on an rdma port (ours are). Ignoring "tls1.3"
+	 * would serve in the clear a port set up for TLS. */
+	if (cfg_get_str(c, a, base, "tsas", false, &tsas))
+		return -1;
+	bool tcp = !strcmp(p->trtype, "tcp");
+	if (tsas && *tsas && strcmp(tsas, "none") && (tcp || strcmp(tsas, "connected"))) {
+		if (!strcmp(tsas, "tls1.3"))
+			return cfg_fail(c, base, "tsas", "\"tls1.3\" asks for TLS, which %s ports of this "
+				    "target do not have; use \"none\" (or leave it out)", p->trtype);
+		return cfg_fail(c, base, "tsas", "%s is not a security type this target takes (%s)",
+			    cfg_quote(tsas, b, sizeof(b)), tcp ? "\"none\"" : "\"none\" or \"connected\"");
 	}
 	return 0;
 }
@@ -402,7 +416,9 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 	if (cfg_get_typed(c, j, base, "param", JSON_OBJECT, false, &param))
 		return -1;
 	if (param) {
-		if ((r = cfg_get_int(c, param, sub, "inline_data_size", &inline_rule, false, &v)) < 0)
+		static const char *const ours[] = { "nvmf_maxh2cdata", NULL };
+		if (cfg_check_ext_keys(c, param, sub, ours) ||
+		    (r = cfg_get_int(c, param, sub, "inline_data_size", &inline_rule, false, &v)) < 0)
 			return -1;
 		/* A Linux host sends an I/O queue's 1024-byte Connect data in the capsule only
 		 * when it fits, else by R2T, which this target does not take for a Connect. */

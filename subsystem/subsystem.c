@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include "nvme/identify.h"
 #include "subsystem/subsystem.h"
 
@@ -248,6 +249,14 @@ void nvmf_port_free(struct nvmf_port *port)
 	free(port->cfg);
 	free(port->subsys);
 	free(port);
+}
+
+char *nvmf_port_config_addr(const struct nvmf_port_config *pc, char *buf, size_t len)
+{
+	bool v6 = pc->adrfam == AF_INET6;
+	snprintf(buf, len, "%s%s%s:%s", v6 ? "[" : "", pc->traddr, v6 ? "]" : "",
+		 pc->trsvcid[0] ? pc->trsvcid : "4420");
+	return buf;
 }
 
 void nvmf_port_resolve(struct nvmf_port *port, uint32_t max_queue_size, uint32_t max_inline)

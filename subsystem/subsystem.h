@@ -186,6 +186,11 @@ bool nvmf_port_has_subsys(const struct nvmf_port *port, const struct nvmf_subsys
  * in a config built in code: NVMF_DEFAULT_QID_MAX); 0 for discovery. */
 uint16_t nvmf_subsys_max_qid(const struct nvmf_subsys *s);
 
+/* nvmf_port_config_addr - @pc's listening address for messages into @buf (@len bytes):
+ * "10.0.0.1:4420", "[fd00::1]:4420" (an IPv6 address bracketed, as in a URI); an empty
+ * trsvcid is the default 4420. Returns @buf. */
+char *nvmf_port_config_addr(const struct nvmf_port_config *pc, char *buf, size_t len);
+
 /*
  * nvmf_port_resolve - the one place a port's limits are decided: the configured
  * max_queue_size (0 or -1: NVMF_DEFAULT_QUEUE_SIZE) clamped to [NVMF_MIN_QUEUE_SIZE,

@@ -218,6 +218,8 @@ struct nvmf_tgt {
 					    * monotonic clock (tests set a fake) */
 	int log_level;                     /* enum nvmf_log_level (target/log.h), atomic;
 					    * NVMF_LOG_INFO after nvmf_tgt_init */
+	bool started;                      /* nvmf_tgt_start ran: shutdown reports the groups'
+					    * statistics (a failed start has none to give) */
 	bool stopping;                     /* nvmf_tgt_shutdown began: queues made from now on
 					    * start quiescing (atomic) */
 	struct nvmf_host_auth *host_auth;  /* hosts' DH-HMAC-CHAP keys (main group;
@@ -247,10 +249,13 @@ static inline struct nvmf_pg *nvmf_tgt_main_pg(const struct nvmf_tgt *tgt)
  * backends opened, ports), resolve every limit once (MDTS bounded by the transports' max
  * transfer; each port's queue and in-capsule sizes by its transport: nvmf_port_resolve),
  * make the poll groups (the main group, plus nvmf_target.threads I/O groups when that is
- * above 1; not started) and create the transports the ports name from @ops (@nops
- * tables; a port whose trtype none of them has is an error), each with its part of every
- * group. Nothing listens yet. Returns 0, or -1 with @err naming what failed; everything
- * made so far is undone.
+ * above 1; not started) and create the transports from @ops (@nops tables), each with
+ * its part of every group: those the ports name must start (a port whose trtype none of
+ * them has, or whose transport fails to start, is an error: "port 3 (rdma
+ * 10.0.0.1:4420): the rdma transport cannot start: ..."); the others are started when
+ * they can, for ports added live, and one that cannot is logged at info level. Nothing
+ * listens yet. Returns 0, or -1 with @err naming what failed; everything made so far is
+ * undone, silently.
  */
 int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
 		  const struct nvmf_transport_ops *const *ops, unsigned nops, char *err, size_t errlen);

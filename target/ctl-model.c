@@ -117,8 +117,9 @@ void nvmf_ctl_port_add(void *ctx, struct nvmf_rpc_call *call)
 	if (rc) {
 		nvmf_rpc_error(call, code_of(rc), "port: %s", err);
 	} else {
-		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: listening on %s %s:%s (port %u)", pc.trtype,
-			pc.traddr, pc.trsvcid, pc.portid);
+		char a[96];
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: listening on %s %s (port %u)", pc.trtype,
+			 nvmf_port_config_addr(&pc, a, sizeof(a)), pc.portid);
 		nvmf_rpc_result(call, json_pack("{s:I}", "portid", (json_int_t)pc.portid));
 	}
 	nvmf_config_port_clear(&pc);

@@ -84,7 +84,8 @@ static void usage(FILE *f)
 		   "  -c, --config FILE    configuration (nvmetcli config.json layout, see docs/configuration.md)\n"
 		   "      --check          validate the configuration and open nothing, then exit\n"
 		   "      --rpc-socket P   control socket for nvmf-targetctl (default: nvmf_target.rpc_socket,\n"
-		   "                       else %s)\n"
+		   "                       else /run/nvmf-target.sock as root, $XDG_RUNTIME_DIR/nvmf-target.sock\n"
+		   "                       or /tmp/nvmf-target-UID.sock for other users; here %s)\n"
 		   "      --no-rpc-socket  no control socket (SIGHUP still reloads the configuration)\n"
 		   "      --log-level L    error, warning, info (default) or debug\n"
 		   "      --version        print the version and exit\n", def);
@@ -198,8 +199,8 @@ int main(int argc, char **argv)
 	int rc = 1;
 	struct nvmf_ctl ctl = { 0 };       /* before any goto out: nvmf_ctl_stop sees it */
 	struct nvmf_tgt tgt;
-	/* Only the transports the ports name are created: a tcp-only config runs on a
-	 * machine without RDMA. */
+	/* The transports the ports name must start; the others are tried for ports added
+	 * live, so a tcp-only config runs on a machine without RDMA. */
 	static const struct nvmf_transport_ops *const transports[] = { &nvmf_rdma_transport_ops,
 								       &nvmf_tcp_transport_ops };
 	if (nvmf_tgt_init(&tgt, &cfg, transports, 2, err, sizeof(err))) {
@@ -224,9 +225,11 @@ int main(int argc, char **argv)
 	}
 	if (!tgt.n_ports)
 		fprintf(stderr, "nvmf-target: warning: %s has no ports: no host can connect\n", config);
-	for (size_t i = 0; i < tgt.n_ports; i++)
-		printf("nvmf-target: listening on %s %s:%s (port %u)\n", tgt.ports[i]->cfg->trtype,
-		       tgt.ports[i]->cfg->traddr, tgt.ports[i]->cfg->trsvcid, tgt.ports[i]->cfg->portid);
+	for (size_t i = 0; i < tgt.n_ports; i++) {
+		char a[96];
+		printf("nvmf-target: listening on %s %s (port %u)\n", tgt.ports[i]->cfg->trtype,
+		       nvmf_port_config_addr(tgt.ports[i]->cfg, a, sizeof(a)), tgt.ports[i]->cfg->portid);
+	}
 	if (nvmf_tgt_start(&tgt, err, sizeof(err))) {
 		fprintf(stderr, "nvmf-target: %s\n", err);
 		goto out;

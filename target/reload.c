@@ -388,8 +388,9 @@ static int additions(struct plan *pl, char *err, size_t errlen)
 				nvmf_tgt_port_remove(tgt, p, &dropped, why, sizeof(why));
 				return rc;
 			}
-			note(pl, "port %u added (listening on %s:%s)", pc->portid, pc->traddr,
-			     pc->trsvcid[0] ? pc->trsvcid : "4420");
+			char a[96];
+			note(pl, "port %u added (listening on %s)", pc->portid,
+			     nvmf_port_config_addr(pc, a, sizeof(a)));
 			continue;
 		}
 		for (size_t k = 0; k < pc->n_subsystems; k++) {

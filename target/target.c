@@ -166,22 +166,47 @@ static int make_groups(struct nvmf_tgt *tgt, char *err, size_t errlen)
 	return 0;
 }
 
-/* Transports @used by the config's ports must start; the others (@nused up to @nall) are
- * started when they can, so that ports of theirs can be added while the target runs. */
+/* "port 1 (rdma 0.0.0.0:4420), port 3 (rdma [fd00::1]:4420)": the ports of @trtype, for
+ * a message saying why they cannot be served. */
+static void ports_of(const struct nvmf_tgt *tgt, const char *trtype, char *out, size_t len)
+{
+	size_t n = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < tgt->n_ports && n < len; i++) {
+		const struct nvmf_port_config *pc = tgt->ports[i]->cfg;
+		if (strcmp(pc->trtype, trtype))
+			continue;
+		char a[96];
+		int w = snprintf(out + n, len - n, "%sport %u (%s %s)", n ? ", " : "", pc->portid,
+				 pc->trtype, nvmf_port_config_addr(pc, a, sizeof(a)));
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+}
+
+/* Transports @used by the config's ports must start: a port the config asks for that
+ * cannot be served fails the start, as a bind failure does, with a message naming the
+ * ports. The others (@nused up to @nall) are started when they can, so that ports of
+ * theirs can be added while the target runs; one that cannot is a fact about this
+ * machine (no RDMA device), said once at info level. */
 static int make_transports(struct nvmf_tgt *tgt, const struct nvmf_transport_ops **used,
 			   unsigned nused, unsigned nall, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < nall; i++) {
 		char why[512];
-		struct nvmf_transport *t = used[i]->create(tgt, i < nused ? err : why,
-							   i < nused ? errlen : sizeof(why));
+		struct nvmf_transport *t = used[i]->create(tgt, why, sizeof(why));
 		if (!t && i >= nused) {
-			fprintf(stderr, "nvmf-target: %s transport not started (%s): ports of it cannot be "
-				"added while the target runs\n", used[i]->name, why);
+			nvmf_log(tgt, NVMF_LOG_INFO, "%s ports cannot be used on this machine (%s)",
+				 used[i]->name, why);
 			continue;
 		}
-		if (!t)
+		if (!t) {
+			char ports[256];
+			ports_of(tgt, used[i]->name, ports, sizeof(ports));
+			snprintf(err, errlen, "%s: the %s transport cannot start: %s", ports, used[i]->name, why);
 			return -1;
+		}
 		t->ops = used[i];
 		t->tgt = tgt;
 		t->index = tgt->ntransports;
@@ -296,6 +321,7 @@ int nvmf_tgt_start(struct nvmf_tgt *tgt, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	tgt->started = true;
 	if (tgt->npgs == 1)
 		return 0;
 	/* Where the NICs are, unless the config says. */
@@ -399,10 +425,12 @@ static unsigned quiesce(struct nvmf_tgt *tgt, uint64_t deadline_ms)
 			fprintf(stderr, "nvmf-target: shutdown: out of memory for poll group %u\n", i);
 	struct busy_ask *asks = calloc(n, sizeof(*asks));
 	struct busy_round round = { 0 };
-	unsigned busy = 1;
+	/* Until a round answers, every queue counts as busy; none at all (a start that
+	 * failed before any host came) is nothing to wait for or report. */
+	unsigned busy = nvmf_tgt_live_queues(tgt);
 	bool asked = false;
 	uint64_t asked_ms = 0;
-	while (asks) {
+	while (asks && busy) {
 		if (asked && !__atomic_load_n(&round.pending, __ATOMIC_ACQUIRE)) {
 			busy = __atomic_load_n(&round.busy, __ATOMIC_RELAXED);
 			asked = false;
@@ -528,7 +556,7 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 	}
 	for (unsigned i = 0; i < tgt->npgs; i++) {
 		struct nvmf_pg *pg = tgt->pgs[i];
-		if (pg->passes)
+		if (pg->passes && tgt->started)   /* a start that failed has nothing to report */
 			log_group(pg);
 		for (unsigned k = 0; k < pg->ntpg; k++)
 			if (pg->tpg[k])

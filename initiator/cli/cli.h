@@ -158,7 +158,8 @@ int cli_fill_opts(const struct cli_common *c, const struct cli_env *env, const c
 		  bool discovery, struct nvmf_ctrl_opts *o);
 
 /* cli_lib_error - print "nvmf: <what>: <nvmf_strerror(rc)>: <detail>" (": <detail>" left
- * out when @detail is NULL or empty) and return CLI_ERR. */
+ * out when @detail is NULL or empty), with a hint to use -t tcp when @rc is -ENODEV (no
+ * RDMA device), and return CLI_ERR. */
 int cli_lib_error(FILE *err, const char *what, int rc, const char *detail);
 
 /* ---- conn.c: one controller, or a multipath handle over one path per -a ---- */

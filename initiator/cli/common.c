@@ -3,16 +3,20 @@
  * Connecting from the command line and reporting libnvmf errors in the tool's one-line
  * form "nvmf: <what>: <nvmf_strerror(rc)>: <detail>".
  */
+#include <errno.h>
 #include <string.h>
 #include "initiator/cli/cli.h"
 #include "nvme/dhchap.h"
 
 int cli_lib_error(FILE *err, const char *what, int rc, const char *detail)
 {
+	/* Only RDMA says ENODEV (no RDMA device, or none routes to the address): the first
+	 * thing a user of a machine without RDMA meets when they forget -t tcp. */
+	const char *hint = rc == -ENODEV ? "; for NVMe/TCP use -t tcp" : "";
 	if (detail && *detail)
-		fprintf(err, "nvmf: %s: %s: %s\n", what, nvmf_strerror(rc), detail);
+		fprintf(err, "nvmf: %s: %s: %s%s\n", what, nvmf_strerror(rc), detail, hint);
 	else
-		fprintf(err, "nvmf: %s: %s\n", what, nvmf_strerror(rc));
+		fprintf(err, "nvmf: %s: %s%s\n", what, nvmf_strerror(rc), hint);
 	return CLI_ERR;
 }
 

@@ -248,10 +248,7 @@ static int tr_listen(struct nvmf_transport *base, struct nvmf_port *port, char *
 	port->transport_priv = l;
 	l->next = t->listeners;
 	t->listeners = l;
-	NVMF_RDMA_LOG(t, NVMF_LOG_INFO,
-		      "port %u: listening on %s%s%s:%s", pc->portid, family == AF_INET6 ? "[" : "",
-		      host, family == AF_INET6 ? "]" : "", svc);
-	return 0;
+	return 0;   /* the daemon (or the control call) says "listening on", once per port */
 fail:
 	snprintf(err, errlen, "%s %s%s%s:%s: %s", what, family == AF_INET6 ? "[" : "", host,
 		 family == AF_INET6 ? "]" : "", svc, strerror(errno));

@@ -36,6 +36,7 @@ static const struct opt_spec {
 	{ "adrfam", 0, TCTL_OPT_ADRFAM, true }, { "trtype", 0, TCTL_OPT_TRTYPE, true },
 	{ "inline-data-size", 0, TCTL_OPT_INLINE_DATA_SIZE, true },
 	{ "max-queue-size", 0, TCTL_OPT_MAX_QUEUE_SIZE, true },
+	{ "maxh2cdata", 0, TCTL_OPT_MAXH2CDATA, true },
 	{ "subsystem", 0, TCTL_OPT_SUBSYSTEM, true },
 	{ "hash", 0, TCTL_OPT_HASH, true },    { "dhgroup", 0, TCTL_OPT_DHGROUP, true },
 	{ "ana-group", 0, TCTL_OPT_ANA_GROUP, true },

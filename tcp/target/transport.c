@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <netdb.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -73,6 +74,27 @@ static void tcp_destroy(struct nvmf_transport *base)
 
 /* ---- listeners ---- */
 
+/* Why a bind to port @svc may have failed with @err, for the message ("" when nothing to
+ * add): a privileged port, or one in the kernel's ephemeral range, where any outgoing
+ * connection of the machine may hold it. */
+static void bind_hint(int err, long svc, char *out, size_t len)
+{
+	long lo = 0, hi = -1;
+	FILE *f = err == EADDRINUSE ? fopen("/proc/sys/net/ipv4/ip_local_port_range", "r") : NULL;
+	if (f) {
+		if (fscanf(f, "%ld %ld", &lo, &hi) != 2)
+			hi = -1;
+		fclose(f);
+	}
+	if (err == EACCES && svc < 1024)
+		snprintf(out, len, " (ports below 1024 need root or CAP_NET_BIND_SERVICE)");
+	else if (err == EADDRINUSE && svc >= lo && svc <= hi)
+		snprintf(out, len, " (%ld-%ld is the kernel's ephemeral port range: an outgoing "
+			 "connection may hold it; choose a port outside it)", lo, hi);
+	else
+		out[0] = '\0';
+}
+
 static int tcp_listen(struct nvmf_transport *base, struct nvmf_port *port, char *err, size_t errlen)
 {
 	struct nvmf_tcp_transport *t = (struct nvmf_tcp_transport *)base;
@@ -122,14 +144,12 @@ static int tcp_listen(struct nvmf_transport *base, struct nvmf_port *port, char 
 	port->transport_priv = l;
 	l->next = t->listeners;
 	t->listeners = l;
-	struct sockaddr_storage bound = { 0 };
-	char b[96];
-	nvmf_tcp_port_bound(port, &bound);
-	addr_str(&bound, b, sizeof(b));
-	NVMF_TCP_LOG(t, NVMF_LOG_INFO, "port %u: listening on %s", pc->portid, b);
-	return 0;
-fail:
-	snprintf(err, errlen, "%s %s%s%s:%s: %s", what, lb, host, rb, svc, strerror(errno));
+	return 0;   /* the daemon (or the control call) says "listening on", once per port */
+fail:;
+	int e = errno;
+	char hint[160];
+	bind_hint(e, strtol(svc, NULL, 10), hint, sizeof(hint));
+	snprintf(err, errlen, "%s %s%s%s:%s: %s%s", what, lb, host, rb, svc, strerror(e), hint);
 	freeaddrinfo(ai);
 	if (l->fd >= 0)
 		close(l->fd);

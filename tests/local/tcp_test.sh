@@ -8,7 +8,10 @@
 # reads end with a C2HData carrying SUCCESS and no CapsuleResp; the discovery log says the
 # port supports it), connect/disconnect cycles (the target frees every
 # controller) and a target restart; bad input (unknown subsystem NQN, a port nobody
-# listens on, digests without -t tcp, an unknown transport) fails with a clear message.
+# listens on, digests without -t tcp, an unknown transport) fails with a clear message;
+# start-up: the listener logged once, tsas "tls1.3" refused by name, a bind to a port
+# another socket holds explained (ephemeral range) with no shutdown noise after it, and
+# the shipped configs/tcp.json valid.
 # Each check prints "ok - what" or "FAIL - what" and the script exits 1 at the end if any
 # failed (it never stops halfway, so one run shows every failure). BUILD=build/asan runs
 # the sanitizer build.
@@ -213,6 +216,37 @@ nvmf identify -t fc -a 127.0.0.1 -s "$PORT" -n "$NQN" > /dev/null 2> "$ST/bad4.e
 rc=$?
 [ $rc = 2 ] && grep -q "'fc' is not a transport" "$ST/bad4.err" &&
     ok "-t fc: usage error" || { cat "$ST/bad4.err"; bad "-t fc (exit $rc)"; }
+
+# ---- start-up: what a new user meets ----
+# The listener is named once (the transport no longer logs it a second time).
+n=$(grep -c "listening on tcp 127.0.0.1:$PORT (port 1)" "$ST/target.log")
+l=$(grep -c "listening on" "$ST/target.log")
+[ "$n" = 1 ] && [ "$l" = 1 ] && ok "the listener is logged once" ||
+    { grep "listening on" "$ST/target.log"; bad "listener logged $l times"; }
+# The shipped quick-start config is valid as it is.
+check "configs/tcp.json passes --check" sh -c "$(printf '%q ' "$TGT") -c '$ROOT/configs/tcp.json' --check > /dev/null"
+# A tcp port set up for TLS (nvmetcli saves the kernel's addr_tsas) is refused by name.
+sed 's/"treq": "not specified"/"treq": "not specified", "tsas": "tls1.3"/' "$ST/config.json" > "$ST/tls.json"
+"$TGT" -c "$ST/tls.json" --check > /dev/null 2> "$ST/tls.err"
+rc=$?
+[ $rc = 1 ] && grep -q 'ports\[0\].addr.tsas: "tls1.3" asks for TLS' "$ST/tls.err" &&
+    ok "tsas tls1.3: refused by name" || { cat "$ST/tls.err"; bad "tsas tls1.3 (exit $rc)"; }
+# A port in the ephemeral range held by another socket: the bind failure says why, and
+# a start that failed prints no shutdown or statistics lines.
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True); time.sleep(60)' > "$ST/held" &
+HOLDER=$!
+for i in $(seq 50); do [ -s "$ST/held" ] && break; sleep 0.1; done
+held=$(cat "$ST/held")
+sed "s/\"trsvcid\": \"$PORT\"/\"trsvcid\": \"$held\"/" "$ST/config.json" > "$ST/busy.json"
+timeout 30 "$TGT" -c "$ST/busy.json" --no-rpc-socket > "$ST/busy.out" 2> "$ST/busy.err"
+rc=$?
+kill "$HOLDER" 2>/dev/null; wait "$HOLDER" 2>/dev/null
+[ $rc = 1 ] && grep -q "port 1: bind 127.0.0.1:$held: Address already in use (.*ephemeral port range" "$ST/busy.err" &&
+    ! grep -Eq 'shutdown:|poll group' "$ST/busy.err" &&
+    ok "a port held by another socket: exit 1, '$(grep -m1 bind "$ST/busy.err")'" ||
+    { cat "$ST/busy.err"; bad "bind failure (exit $rc)"; }
 
 # ---- target restart: the next connect works ----
 if stop_target; then

@@ -288,6 +288,27 @@ static void example_two_subsystems_json_exposes_both_on_one_port(void)
 	nvmf_config_free(&cfg);
 }
 
+/* The quick start for a machine without RDMA: a tcp port on 127.0.0.1:4420 serving a
+ * RAM namespace, nothing that needs root or an RDMA device. */
+static void example_tcp_json_is_a_tcp_port_on_loopback_with_a_ram_namespace(void)
+{
+	struct nvmf_config cfg;
+
+	CU_ASSERT_FATAL(load_example("configs/tcp.json", &cfg));
+	CU_ASSERT_EQUAL_FATAL(cfg.n_ports, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trtype, "tcp");
+	CU_ASSERT_EQUAL(cfg.ports[0].adrfam, AF_INET);
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].traddr, "127.0.0.1");
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trsvcid, "4420");
+	CU_ASSERT_EQUAL_FATAL(cfg.n_subsystems, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.subsystems[0].nqn, "nqn.2024-01.io.nvmf-rdma:tcp0");
+	CU_ASSERT_TRUE(cfg.subsystems[0].allow_any_host);
+	CU_ASSERT_EQUAL_FATAL(cfg.subsystems[0].n_ns, 1);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].ns[0].kind, NVMF_BACKEND_RAM);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].ns[0].size_bytes, 128ull << 20);
+	nvmf_config_free(&cfg);
+}
+
 /* ---- defaults and accepted forms -------------------------------------------------- */
 
 static void minimal_config_gets_the_documented_defaults(void)
@@ -672,6 +693,39 @@ ERROR_TEST(tcp_inline_data_size_below_1024_is_refused, TCP_PARAM("'inline_data_s
 	   "ports[0].param.inline_data_size: 512 is below 1024 on a tcp port: the I/O queues' Connect "
 	   "data (1024 bytes) must fit in the capsule")
 
+ERROR_TEST(tcp_tsas_tls13_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'tls1.3'"),
+	   "ports[0].addr.tsas: \"tls1.3\" asks for TLS, which tcp ports of this target do not have; "
+	   "use \"none\" (or leave it out)")
+ERROR_TEST(unknown_tsas_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'bogus'"),
+	   "ports[0].addr.tsas: \"bogus\" is not a security type this target takes (\"none\")")
+ERROR_TEST(rdma_tsas_datagram_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','tsas':'datagram'"),
+	   "ports[0].addr.tsas: \"datagram\" is not a security type this target takes (\"none\" or "
+	   "\"connected\")")
+ERROR_TEST(tcp_tsas_connected_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'connected'"),
+	   "ports[0].addr.tsas: \"connected\" is not a security type this target takes (\"none\")")
+ERROR_TEST(unknown_extension_key_in_param_is_refused, TCP_PARAM("'nvmf_maxh2cdta':'4096'"),
+	   "ports[0].param.nvmf_maxh2cdta: unknown extension key (known here: nvmf_maxh2cdata)")
+ERROR_TEST(unknown_extension_key_in_addr_is_refused,
+	   WITH_ADDR("'trtype':'tcp','traddr':'::','nvmf_maxh2cdata':'4096'"),
+	   "ports[0].addr.nvmf_maxh2cdata: unknown extension key (none is read here)")
+
+/* What the kernel's addr_tsas shows (nvmetcli saves it): "none" on a tcp port,
+ * "connected" on an rdma port; "" and an absent key are nvmetcli's "not set". */
+static void tsas_as_the_kernel_saves_it_loads(void)
+{
+	static const char *const docs[] = {
+		WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'none'"),
+		WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':''"),
+		WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','tsas':'connected'"),
+		WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','tsas':'none'"),
+	};
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		struct nvmf_config cfg;
+		if (expect_ok(docs[i], &cfg))
+			nvmf_config_free(&cfg);
+	}
+}
+
 static void tcp_ipv6_port_with_maxh2cdata_loads(void)
 {
 	struct nvmf_config cfg;
@@ -923,6 +977,8 @@ const struct unit_test config_tests[] = {
 	{ "example_file_json_loads_as_a_created_1gib_file", example_file_json_loads_as_a_created_1gib_file },
 	{ "example_ram_json_loads_a_ram_and_a_null_namespace", example_ram_json_loads_a_ram_and_a_null_namespace },
 	{ "example_two_subsystems_json_exposes_both_on_one_port", example_two_subsystems_json_exposes_both_on_one_port },
+	{ "example_tcp_json_is_a_tcp_port_on_loopback_with_a_ram_namespace",
+	  example_tcp_json_is_a_tcp_port_on_loopback_with_a_ram_namespace },
 	{ "minimal_config_gets_the_documented_defaults", minimal_config_gets_the_documented_defaults },
 	{ "empty_adrfam_is_inferred_from_an_ipv6_traddr", empty_adrfam_is_inferred_from_an_ipv6_traddr },
 	{ "json_numbers_and_booleans_are_accepted_where_nvmetcli_writes_strings",
@@ -1001,6 +1057,13 @@ const struct unit_test config_tests[] = {
 	T(fc_trtype_is_refused),
 	T(tcp_empty_traddr_is_refused),
 	T(tcp_treq_required_is_refused),
+	T(tcp_tsas_tls13_is_refused),
+	T(unknown_tsas_is_refused),
+	T(rdma_tsas_datagram_is_refused),
+	T(tcp_tsas_connected_is_refused),
+	T(unknown_extension_key_in_param_is_refused),
+	T(unknown_extension_key_in_addr_is_refused),
+	T(tsas_as_the_kernel_saves_it_loads),
 	T(maxh2cdata_below_4096_is_refused),
 	T(maxh2cdata_not_a_dword_multiple_is_refused),
 	T(maxh2cdata_on_an_rdma_port_is_refused),

@@ -3,7 +3,9 @@
  * and its transport's limits. */
 #include <CUnit/CUnit.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include "subsystem/subsystem.h"
 #include "tests/unit/suites.h"
 
@@ -89,9 +91,27 @@ static void port_limits_take_the_largest_qid_max_of_exposed_subsystems(void)
 	CU_ASSERT_EQUAL(port.max_qid, 0);
 }
 
+/* Addresses in messages: IPv6 bracketed as in a URI, so its colons do not run into the
+ * port number's; an empty trsvcid is the default 4420. */
+static void port_address_for_messages_brackets_ipv6(void)
+{
+	struct nvmf_port_config pc;
+	char b[96];
+	memset(&pc, 0, sizeof(pc));
+	pc.adrfam = AF_INET6;
+	snprintf(pc.traddr, sizeof(pc.traddr), "::1");
+	snprintf(pc.trsvcid, sizeof(pc.trsvcid), "34420");
+	CU_ASSERT_STRING_EQUAL(nvmf_port_config_addr(&pc, b, sizeof(b)), "[::1]:34420");
+	pc.adrfam = AF_INET;
+	snprintf(pc.traddr, sizeof(pc.traddr), "10.0.0.1");
+	pc.trsvcid[0] = '\0';
+	CU_ASSERT_STRING_EQUAL(nvmf_port_config_addr(&pc, b, sizeof(b)), "10.0.0.1:4420");
+}
+
 const struct unit_test subsystem_model_tests[] = {
 	{"port_queue_size_minus_one_means_default_and_is_clamped", port_queue_size_minus_one_means_default_and_is_clamped},
 	{"port_inline_size_minus_one_means_default_and_zero_means_none", port_inline_size_minus_one_means_default_and_zero_means_none},
 	{"port_limits_take_the_largest_qid_max_of_exposed_subsystems", port_limits_take_the_largest_qid_max_of_exposed_subsystems},
+	{"port_address_for_messages_brackets_ipv6", port_address_for_messages_brackets_ipv6},
 	{NULL, NULL},
 };

@@ -136,6 +136,14 @@ static void subsystem_and_port_errors_change_nothing(void)
 		     "port: the rdma transport is not running here (its start-up message says why)");
 	snprintf(p, sizeof(p), rdma_port, 2, "10.1.1.x", FX_SUBNQN);
 	expect_error("port_add", p, NVMF_RPC_INVALID_PARAMS, "port.addr.traddr: \"10.1.1.x\" is not an IPv4 address");
+	/* The same checks as the config file: no TLS, no typo in our keys. */
+	expect_error("port_add", "{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
+		     "\"10.1.1.1\",\"tsas\":\"tls1.3\"}}}", NVMF_RPC_INVALID_PARAMS,
+		     "port.addr.tsas: \"tls1.3\" asks for TLS, which tcp ports of this target do not have; "
+		     "use \"none\" (or leave it out)");
+	expect_error("port_add", "{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
+		     "\"10.1.1.1\"},\"param\":{\"nvmf_maxh2cdta\":\"4096\"}}}", NVMF_RPC_INVALID_PARAMS,
+		     "port.param.nvmf_maxh2cdta: unknown extension key (known here: nvmf_maxh2cdata)");
 	expect_error("port_remove", "{\"portid\":9}", NVMF_RPC_NOT_FOUND, "parameter 'portid': no port 9");
 	expect_error("port_link", "{\"portid\":1,\"nqn\":\"nqn.x:none\"}", NVMF_RPC_NOT_FOUND,
 		     "parameter 'nqn': no subsystem nqn.x:none");

@@ -230,6 +230,10 @@ static void port_add_builds_a_config_port_object(void)
 		    "{\"port\":{\"portid\":65535,\"addr\":{\"trtype\":\"rdma\",\"adrfam\":\"ipv4\","
 		    "\"traddr\":\"10.0.0.1\",\"trsvcid\":\"4420\"},\"param\":{\"max_queue_size\":"
 		    "\"16\"},\"subsystems\":[]}}");
+	expect_call(parse(&p, "port", "add", "2", "--trtype", "tcp", "--traddr", "127.0.0.1",
+			  "--maxh2cdata", "64K", NULL), "port_add",
+		    "{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":\"127.0.0.1\","
+		    "\"trsvcid\":\"4420\"},\"param\":{\"nvmf_maxh2cdata\":\"65536\"},\"subsystems\":[]}}");
 }
 
 static void port_add_rejects_what_the_target_would(void)
@@ -264,6 +268,14 @@ static void port_add_rejects_what_the_target_would(void)
 		     "digits with a K, M, G or T suffix)");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--max-queue-size", "8",
 			   NULL), "port add: --max-queue-size 8 is out of range (16 to 1024)");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--maxh2cdata", "64K",
+			   NULL), "port add: --maxh2cdata is for tcp ports only (this one is rdma)");
+	expect_usage(parse(&p, "port", "add", "1", "--trtype", "tcp", "--traddr", "10.0.0.1",
+			   "--maxh2cdata", "4092", NULL), "port add: --maxh2cdata 4092 is out of range "
+		     "(4096 to 16777216 bytes, a multiple of 4)");
+	expect_usage(parse(&p, "port", "add", "1", "--trtype", "tcp", "--traddr", "10.0.0.1",
+			   "--maxh2cdata", "8190", NULL), "port add: --maxh2cdata 8190 is out of range "
+		     "(4096 to 16777216 bytes, a multiple of 4)");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--subsystem", "nqn.a",
 			   "--subsystem", "nqn.a", NULL), "port add: --subsystem 'nqn.a' given twice");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--traddr", "10.0.0.2",
