@@ -227,8 +227,8 @@ test_03_reconnect_over_ipv6_with_digests_16_entries_reads_back_and_verifies() {
 }
 
 # Port 2: in-capsule 1 KiB and MAXH2CDATA 4 KiB: 512 B in the capsule, the others asked
-# for by R2Ts of at most 4 KiB (one for 4 KiB, 32 for 128 KiB, 256 for 1 MiB), with header
-# digests only.
+# for by one R2T each, answered in H2CData PDUs of at most 4 KiB (one for 4 KiB, 32 for
+# 128 KiB, 256 for 1 MiB), with header digests only.
 test_04_r2t_of_4k_each_header_digest_only_verifies() {
     tcp_connect $RAM $A 4421 -g
     local c; c=$(ctrl_of $RAM tcp $A 4421) || fail "no tcp controller on port 4421"
@@ -238,6 +238,28 @@ test_04_r2t_of_4k_each_header_digest_only_verifies() {
     [ "$(echo "$j" | jq .write_bytes)" -ge $((14848 * 1024)) ] || fail "the target counts fewer bytes written than fio wrote"
     nvme disconnect -n $RAM > /dev/null || fail "disconnect"
     no_host_errors "MAXH2CDATA 4 KiB"
+}
+
+# SQ flow control disabled (`nvme connect --disable-sqflow`, what `nvme connect-all` does
+# when the discovery entry offers it): successful reads end with a C2HData carrying
+# SUCCESS and no CapsuleResp, which the stock host completes; verified I/O with data
+# digests, and the discovery entry offering it.
+test_04b_sq_flow_control_disabled_reads_end_with_c2hdata_success_and_verify() {
+    nvme discover -t tcp -a $A -s 4420 -q $HOSTNQN > $ST/disc-sqflow.txt || fail "nvme discover"
+    grep -q 'treq: .*sq flow control disable supported' $ST/disc-sqflow.txt ||
+        { grep treq $ST/disc-sqflow.txt; fail "the tcp entries do not offer SQ flow control disable (TREQ bit 2)"; }
+    tcp_connect $RAM $A 4420 --disable-sqflow -G -i 1
+    local c; c=$(ctrl_of $RAM tcp $A 4420) || fail "no tcp controller"
+    local dev; dev=$(nvme_dev_for $RAM)
+    fio_verify sqflow $dev
+    head -c 1M /dev/urandom > $ST/sqflow.pat
+    dd if=$ST/sqflow.pat of=$dev bs=1M seek=40 oflag=direct status=none || fail "dd write"
+    cmp $ST/sqflow.pat <(dd if=$dev bs=1M skip=40 count=1 iflag=direct status=none) ||
+        fail "data read back with SUCCESS-flagged C2HData differs"
+    nvme id-ctrl /dev/$c > /dev/null || fail "id-ctrl (an admin read on the same kind of queue)"
+    expect_eq "error log entries" "$(err_count /dev/$c)" 0
+    nvme disconnect -n $RAM > /dev/null || fail "disconnect"
+    no_host_errors "SQ flow control disabled"
 }
 
 # One subsystem on tcp port 1 and rdma port 3 at once: one namespace, two paths, both
