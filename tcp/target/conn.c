@@ -7,7 +7,10 @@
  * Received bytes are parsed one whole PDU at a time: the common header is checked
  * (nvme_tcp_check_ch) before its lengths are trusted, then the whole PDU is waited for
  * (the buffer holds the largest one this connection accepts), its header digest checked
- * and the PDU handled. Data is copied out of the buffer into the command's own buffer.
+ * and the PDU handled. Data is copied out of the buffer into the command's own buffer;
+ * but an H2CData PDU whose header is in and whose data is still coming is checked at
+ * once, and the rest of its data received straight into its command's buffer (one copy
+ * less for large writes, which arrive in pieces).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -111,6 +114,7 @@ void nvmf_tcp_conn_kill(struct nvmf_tcp_conn *conn, enum nvmf_log_level level, c
 		return;
 	bool handed = conn->sq_inited;
 	conn->state = NVMF_TCP_CONN_DEAD;
+	conn->rx_req = NULL;   /* its request is dropped below */
 	if (why && handed)
 		NVMF_TCP_LOG(conn->t, level, "host %s, queue %u: %s", conn->peer, conn->qid, why);
 	else if (why)   /* no Connect seen: the queue is not known */
@@ -252,6 +256,70 @@ static bool handle_pdu(struct nvmf_tcp_conn *conn, const uint8_t *p, bool *gone)
 	}
 }
 
+/* An H2CData PDU at @p with only @avail of its bytes buffered, its header (and header
+ * digest) among them: check it and take its data straight into the command's buffer
+ * from now on (conn->rx_req). False when the connection was terminated. */
+static bool rx_direct_begin(struct nvmf_tcp_conn *conn, const uint8_t *p, uint32_t avail)
+{
+	const struct nvme_tcp_ch *ch = (const void *)p;
+	uint32_t got;
+	if (conn->cp.hdgst && !digest_ok(p, ch->hlen, &got)) {
+		nvmf_tcp_conn_fatal(conn, NVME_TCP_FES_HDR_DIGEST, got, p, ch->hlen + NVME_TCP_DIGEST_LEN);
+		return false;
+	}
+	uint32_t dlen = nvme_tcp_data_len(ch, &conn->cp);
+	const struct nvme_tcp_data *pdu = (const void *)p;
+	struct nvmf_tcp_req *r = nvmf_tcp_h2c_check(conn, pdu, dlen);
+	if (!r)
+		return false;
+	uint32_t have = avail - ch->pdo;   /* < dlen + its digest: the PDU is not whole */
+	uint32_t n = have < dlen ? have : dlen;
+	conn->rx_req = r;
+	conn->rx_datao = le32toh(pdu->datao);
+	conn->rx_datal = dlen;
+	conn->rx_got = n;
+	conn->rx_ddgst_got = have - n;
+	memcpy((uint8_t *)r->buf + conn->rx_datao, p + ch->pdo, n);
+	memcpy(conn->rx_ddgst, p + ch->pdo + n, have - n);
+	return true;
+}
+
+/* Receive into the command's buffer for conn->rx_req: returns the bytes received (0 at
+ * EOF, -1 with errno), and once its data and digest are all in, hands them on. */
+static ssize_t rx_direct(struct nvmf_tcp_conn *conn, uint32_t *want)
+{
+	struct nvmf_tcp_req *r = conn->rx_req;
+	uint32_t dgst_len = conn->cp.ddgst ? NVME_TCP_DIGEST_LEN : 0;
+	uint8_t *dst;
+	if (conn->rx_got < conn->rx_datal) {
+		dst = (uint8_t *)r->buf + conn->rx_datao + conn->rx_got;
+		*want = conn->rx_datal - conn->rx_got;
+	} else {
+		dst = conn->rx_ddgst + conn->rx_ddgst_got;
+		*want = dgst_len - conn->rx_ddgst_got;
+	}
+	/* *want > 0: rx_direct_begin took a PDU that was not whole, and a call that
+	 * completes it hands it on before returning. */
+	ssize_t n = recv(conn->fd, dst, *want, MSG_DONTWAIT);
+	if (n <= 0)
+		return n;
+	if (conn->rx_got < conn->rx_datal)
+		conn->rx_got += (uint32_t)n;
+	else
+		conn->rx_ddgst_got += (uint32_t)n;
+	if (conn->rx_got < conn->rx_datal || conn->rx_ddgst_got < dgst_len)
+		return n;
+	bool ok = true;
+	if (dgst_len) {
+		uint32_t sent;
+		memcpy(&sent, conn->rx_ddgst, sizeof(sent));
+		ok = le32toh(sent) == nvme_tcp_digest((uint8_t *)r->buf + conn->rx_datao, conn->rx_datal);
+	}
+	conn->rx_req = NULL;
+	nvmf_tcp_h2c_arrived(conn, r, conn->rx_datal, ok);
+	return n;
+}
+
 int nvmf_tcp_conn_parse(struct nvmf_tcp_conn *conn, bool *gone)
 {
 	int n = 0;
@@ -267,8 +335,17 @@ int nvmf_tcp_conn_parse(struct nvmf_tcp_conn *conn, bool *gone)
 			return n + 1;
 		}
 		uint32_t plen = le32toh(ch->plen);
-		if (avail < plen)
+		if (avail < plen) {
+			/* A write's data still coming: the rest goes straight to its command. */
+			if (ch->type == NVME_TCP_H2C_DATA && conn->state == NVMF_TCP_CONN_LIVE &&
+			    avail >= ch->pdo) {
+				n++;
+				if (!rx_direct_begin(conn, p, avail))
+					return n;
+				conn->roff = conn->rlen;
+			}
 			break;
+		}
 		n++;
 		if (!handle_pdu(conn, p, gone))
 			return n;
@@ -293,6 +370,30 @@ int nvmf_tcp_conn_readable(struct nvmf_tcp_conn *conn, bool *gone)
 	*gone = false;
 	/* A few rounds at most, so that one busy connection does not starve the others. */
 	for (int round = 0; round < 4 && conn->state != NVMF_TCP_CONN_DEAD; round++) {
+		if (conn->rx_req) {
+			uint32_t want;
+			ssize_t n = rx_direct(conn, &want);
+			if (n == 0) {
+				nvmf_tcp_conn_kill(conn, NVMF_LOG_INFO, "the host closed the connection "
+						   "in the middle of an H2CData PDU");
+				return work + 1;
+			}
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				if (errno != EAGAIN && errno != EWOULDBLOCK) {
+					char why[96];
+					snprintf(why, sizeof(why), "receive: %s", strerror(errno));
+					nvmf_tcp_conn_kill(conn, NVMF_LOG_WARNING, why);
+					work++;
+				}
+				return work;
+			}
+			work++;
+			if ((uint32_t)n < want && conn->rx_req)
+				break;   /* the socket has no more now */
+			continue;
+		}
 		uint32_t room = conn->rcap - conn->rlen;
 		if (!room)     /* cannot happen: the buffer holds the largest PDU accepted */
 			break;

@@ -152,6 +152,13 @@ struct nvmf_tcp_conn {
 	uint8_t *rbuf;
 	uint32_t rcap, rlen, roff;
 	bool rx_kick;                      /* buffered bytes to parse without a socket event */
+	/* An H2CData PDU whose header is checked and whose data goes straight from the
+	 * socket into its command's buffer (no copy through rbuf): bytes [0, rx_datal) at
+	 * offset rx_datao of rx_req's buffer, rx_got of them here, then the data digest
+	 * (rx_ddgst, rx_ddgst_got bytes of it here). NULL: bytes go to rbuf. */
+	struct nvmf_tcp_req *rx_req;
+	uint32_t rx_datao, rx_datal, rx_got, rx_ddgst_got;
+	uint8_t rx_ddgst[NVME_TCP_DIGEST_LEN];
 	struct nvmf_tcp_conn *kick_next;   /* in tpg->kick */
 	/* Requests: one per queue entry, indexed by ttag. */
 	struct nvmf_tcp_req *reqs;
@@ -276,6 +283,15 @@ void nvmf_tcp_conn_kill(struct nvmf_tcp_conn *conn, enum nvmf_log_level level, c
  * command. @data/@dlen: its in-capsule data; @ddgst_ok: its data digest matched. */
 void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu, const uint8_t *data,
 		      uint32_t dlen, bool ddgst_ok);
+/* nvmf_tcp_h2c_check - the H2CData header at @pdu (@dlen data bytes) against its command
+ * and R2T (TCP transport 1.0 section 3.6.2.9): its request, or NULL when the connection
+ * was terminated (bad ttag, cccid, length or offset; C2HTermReq sent). */
+struct nvmf_tcp_req *nvmf_tcp_h2c_check(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *pdu,
+					uint32_t dlen);
+/* nvmf_tcp_h2c_arrived - @datal bytes of @r's data are in its buffer (at the offset its
+ * checked header gave); @ddgst_ok: their digest matched. Asks for more or executes. */
+void nvmf_tcp_h2c_arrived(struct nvmf_tcp_conn *conn, struct nvmf_tcp_req *r, uint32_t datal,
+			  bool ddgst_ok);
 /* nvmf_tcp_h2c_data - a whole H2CData PDU at @pdu: its data into its command. Returns
  * false when the connection was terminated (bad ttag, cccid, offset or length). */
 bool nvmf_tcp_h2c_data(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *pdu, const uint8_t *data,

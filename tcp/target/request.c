@@ -164,8 +164,8 @@ void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu
 	send_r2t(conn, r);
 }
 
-bool nvmf_tcp_h2c_data(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *pdu, const uint8_t *data,
-		       uint32_t dlen, bool ddgst_ok)
+struct nvmf_tcp_req *nvmf_tcp_h2c_check(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *pdu,
+					uint32_t dlen)
 {
 	uint16_t ttag = le16toh(pdu->ttag);
 	struct nvmf_tcp_req *r = ttag < conn->nreqs ? &conn->reqs[ttag] : NULL;
@@ -190,23 +190,38 @@ bool nvmf_tcp_h2c_data(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *p
 	}
 	if (fes != NVME_TCP_FES_NONE) {
 		nvmf_tcp_conn_fatal(conn, fes, fei, pdu, pdu->ch.hlen);
-		return false;
+		return NULL;
 	}
-	memcpy((uint8_t *)r->buf + datao, data, datal);
+	return r;
+}
+
+void nvmf_tcp_h2c_arrived(struct nvmf_tcp_conn *conn, struct nvmf_tcp_req *r, uint32_t datal,
+			  bool ddgst_ok)
+{
 	r->h2c_done += datal;
 	if (!ddgst_ok)
 		r->ddgst_error = true;
 	if (r->h2c_done < r->req.data_len) {
 		if (r->h2c_done == r->r2t_end)
 			send_r2t(conn, r);
-		return true;
+		return;
 	}
 	if (r->ddgst_error) {   /* every byte is here; the command fails, retryable */
 		r->state = NVMF_TCP_REQ_EXECUTING;
 		nvmf_req_complete(&r->req, nvme_generic(NVME_SC_TRAN_TPORT_ERROR));
-		return true;
+		return;
 	}
 	execute(r);
+}
+
+bool nvmf_tcp_h2c_data(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *pdu, const uint8_t *data,
+		       uint32_t dlen, bool ddgst_ok)
+{
+	struct nvmf_tcp_req *r = nvmf_tcp_h2c_check(conn, pdu, dlen);
+	if (!r)
+		return false;
+	memcpy((uint8_t *)r->buf + le32toh(pdu->datao), data, dlen);
+	nvmf_tcp_h2c_arrived(conn, r, dlen, ddgst_ok);
 	return true;
 }
 

@@ -217,12 +217,12 @@ int tt_capsule(struct ttc *c, const struct nvme_sqe *sqe, const void *data, uint
 	return rc;
 }
 
-int tt_h2c_data(struct ttc *c, uint16_t cccid, uint16_t ttag, uint32_t datao, const void *data,
-		uint32_t dlen, bool last)
+uint8_t *tt_h2c_pdu(struct ttc *c, uint16_t cccid, uint16_t ttag, uint32_t datao, const void *data,
+		    uint32_t dlen, bool last, bool bad_ddgst, uint32_t *plen_out)
 {
 	uint8_t *pdu = calloc(1, 64 + dlen);
 	if (!pdu)
-		return -1;
+		return NULL;
 	struct nvme_tcp_data *h = (void *)pdu;
 	uint32_t hend = sizeof(*h) + (c->hd ? NVME_TCP_DIGEST_LEN : 0);
 	h->ch.type = NVME_TCP_H2C_DATA;
@@ -240,7 +240,18 @@ int tt_h2c_data(struct ttc *c, uint16_t cccid, uint16_t ttag, uint32_t datao, co
 		put_digest(pdu + sizeof(*h), pdu, sizeof(*h), false);
 	memcpy(pdu + hend, data, dlen);
 	if (c->dd)
-		put_digest(pdu + hend + dlen, data, dlen, false);
+		put_digest(pdu + hend + dlen, data, dlen, bad_ddgst);
+	*plen_out = plen;
+	return pdu;
+}
+
+int tt_h2c_data(struct ttc *c, uint16_t cccid, uint16_t ttag, uint32_t datao, const void *data,
+		uint32_t dlen, bool last)
+{
+	uint32_t plen;
+	uint8_t *pdu = tt_h2c_pdu(c, cccid, ttag, datao, data, dlen, last, false, &plen);
+	if (!pdu)
+		return -1;
 	int rc = tt_send(c, pdu, plen);
 	free(pdu);
 	return rc;

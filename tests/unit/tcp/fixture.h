@@ -68,6 +68,11 @@ int tt_handshake(struct ttc *c, uint8_t hpda, uint8_t dgst, uint32_t *maxh2cdata
  * as negotiated; @bad_hdgst/@bad_ddgst corrupt the digest sent. */
 int tt_capsule(struct ttc *c, const struct nvme_sqe *sqe, const void *data, uint32_t dlen,
 	       bool bad_hdgst, bool bad_ddgst);
+/* tt_h2c_pdu - an H2CData PDU for @cccid/@ttag at @datao with @dlen bytes, digests as
+ * negotiated (@bad_ddgst corrupts the data digest): malloc'd, *@plen bytes; NULL when out
+ * of memory. */
+uint8_t *tt_h2c_pdu(struct ttc *c, uint16_t cccid, uint16_t ttag, uint32_t datao, const void *data,
+		    uint32_t dlen, bool last, bool bad_ddgst, uint32_t *plen);
 /* tt_h2c_data - send an H2CData PDU for @cccid/@ttag at @datao with @dlen bytes. */
 int tt_h2c_data(struct ttc *c, uint16_t cccid, uint16_t ttag, uint32_t datao, const void *data,
 		uint32_t dlen, bool last);

@@ -209,6 +209,86 @@ static void digests_and_hpda_on_writes_and_reads(void)
 
 /* A data digest error fails the command with Transient Transport Error (retryable); the
  * connection stays and the data was not written. */
+/* A write through one R2T whose single H2CData PDU (@n data bytes, both digests) arrives
+ * in pieces, the target running between them: its header and the first bytes, most of
+ * the data, then the rest with the digest split. The data goes straight from the socket
+ * into the command's buffer once the header is checked. Returns the CapsuleResp status
+ * or -1. */
+static int write_h2c_in_pieces(struct ttc *q, uint64_t slba, const uint8_t *w, uint32_t n, bool bad_ddgst)
+{
+	struct nvme_sqe sqe;
+	tt_rw_sqe(q, &sqe, nvme_cmd_write, false, slba, n / 512);
+	if (tt_capsule(q, &sqe, NULL, 0, false, false))
+		return -1;
+	uint8_t p[64];
+	const struct nvme_tcp_r2t *r2t = (const void *)p;
+	if (tt_recv_pdu(q, p, sizeof(p)) <= 0 || r2t->ch.type != NVME_TCP_R2T || le32toh(r2t->r2tl) != n)
+		return -1;
+	uint32_t plen;
+	uint8_t *pdu = tt_h2c_pdu(q, sqe.command_id, le16toh(r2t->ttag), 0, w, n, true, bad_ddgst, &plen);
+	if (!pdu)
+		return -1;
+	uint32_t hend = (uint32_t)sizeof(struct nvme_tcp_data) + NVME_TCP_DIGEST_LEN;
+	const uint32_t cut[] = { hend + 100, plen / 2, plen - 2, plen };
+	uint32_t off = 0;
+	int rc = 0;
+	for (unsigned i = 0; i < 4 && !rc; i++) {
+		rc = tt_send(q, pdu + off, cut[i] - off);
+		off = cut[i];
+		tt_drive(q->t);
+	}
+	free(pdu);
+	struct nvme_cqe cqe;
+	return rc ? -1 : tt_rsp(q, &cqe);
+}
+
+/* H2CData data received straight into the command's buffer reads back, with the data
+ * digest checked over it there. */
+static void h2cdata_arriving_in_pieces_goes_to_the_command_and_reads_back(void)
+{
+	struct tt t;
+	struct ttc a, q;
+	uint16_t cntlid;
+	static uint8_t w[65536], r[65536];
+	const uint8_t dg = NVME_TCP_DGST_HDR | NVME_TCP_DGST_DATA;
+	CU_ASSERT_EQUAL_FATAL(admin_up(&t, &a, dg, &cntlid), 0);
+	CU_ASSERT_EQUAL_FATAL(io_up(&t, &q, 0, dg, cntlid), 0);
+	fill(w, sizeof(w), 23);
+	CU_ASSERT_EQUAL(write_h2c_in_pieces(&q, 300, w, sizeof(w), false), 0);
+	struct nvme_sqe sqe;
+	tt_rw_sqe(&q, &sqe, nvme_cmd_read, false, 300, sizeof(r) / 512);
+	CU_ASSERT_EQUAL_FATAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
+	CU_ASSERT_EQUAL(tt_read_data(&q, r, sizeof(r)), 0);
+	CU_ASSERT_EQUAL(memcmp(w, r, sizeof(w)), 0);
+	tt_close(&q);
+	tt_close(&a);
+	tt_teardown(&t);
+}
+
+/* The same with a wrong data digest: the command fails (Transient Transport Error, the
+ * host may retry), nothing of it is written, and the connection goes on. */
+static void h2cdata_arriving_in_pieces_with_a_bad_data_digest_fails_retryably(void)
+{
+	struct tt t;
+	struct ttc a, q;
+	uint16_t cntlid;
+	static uint8_t w[32768], r[32768], z[32768];
+	const uint8_t dg = NVME_TCP_DGST_HDR | NVME_TCP_DGST_DATA;
+	CU_ASSERT_EQUAL_FATAL(admin_up(&t, &a, dg, &cntlid), 0);
+	CU_ASSERT_EQUAL_FATAL(io_up(&t, &q, 0, dg, cntlid), 0);
+	fill(w, sizeof(w), 41);
+	CU_ASSERT_EQUAL(write_h2c_in_pieces(&q, 600, w, sizeof(w), true), NVME_SC_TRAN_TPORT_ERROR);
+	struct nvme_sqe sqe;
+	tt_rw_sqe(&q, &sqe, nvme_cmd_read, false, 600, sizeof(r) / 512);
+	CU_ASSERT_EQUAL_FATAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
+	CU_ASSERT_EQUAL(tt_read_data(&q, r, sizeof(r)), 0);
+	CU_ASSERT_EQUAL(memcmp(z, r, sizeof(r)), 0);   /* the RAM namespace starts zeroed */
+	CU_ASSERT_EQUAL(write_h2c_in_pieces(&q, 600, w, sizeof(w), false), 0);
+	tt_close(&q);
+	tt_close(&a);
+	tt_teardown(&t);
+}
+
 static void data_digest_error_fails_the_command_with_transient_transport_error(void)
 {
 	struct tt t;
@@ -408,6 +488,10 @@ const struct unit_test tcp_target_tests[] = {
 	{ "write_in_capsule_reads_back_through_c2hdata", write_in_capsule_reads_back_through_c2hdata },
 	{ "write_through_r2t_and_h2cdata_reads_back", write_through_r2t_and_h2cdata_reads_back },
 	{ "digests_and_hpda_on_writes_and_reads", digests_and_hpda_on_writes_and_reads },
+	{ "h2cdata_arriving_in_pieces_goes_to_the_command_and_reads_back",
+	  h2cdata_arriving_in_pieces_goes_to_the_command_and_reads_back },
+	{ "h2cdata_arriving_in_pieces_with_a_bad_data_digest_fails_retryably",
+	  h2cdata_arriving_in_pieces_with_a_bad_data_digest_fails_retryably },
 	{ "data_digest_error_fails_the_command_with_transient_transport_error",
 	  data_digest_error_fails_the_command_with_transient_transport_error },
 	{ "sgl_length_mismatch_is_data_sgl_length_invalid", sgl_length_mismatch_is_data_sgl_length_invalid },
