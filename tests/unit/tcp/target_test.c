@@ -220,7 +220,7 @@ static int write_h2c_in_pieces(struct ttc *q, uint64_t slba, const uint8_t *w, u
 	tt_rw_sqe(q, &sqe, nvme_cmd_write, false, slba, n / 512);
 	if (tt_capsule(q, &sqe, NULL, 0, false, false))
 		return -1;
-	uint8_t p[64];
+	uint8_t p[64] = { 0 };
 	const struct nvme_tcp_r2t *r2t = (const void *)p;
 	if (tt_recv_pdu(q, p, sizeof(p)) <= 0 || r2t->ch.type != NVME_TCP_R2T || le32toh(r2t->r2tl) != n)
 		return -1;
