@@ -370,37 +370,23 @@ int nvmf_tcp_conn_readable(struct nvmf_tcp_conn *conn, bool *gone)
 	*gone = false;
 	/* A few rounds at most, so that one busy connection does not starve the others. */
 	for (int round = 0; round < 4 && conn->state != NVMF_TCP_CONN_DEAD; round++) {
-		if (conn->rx_req) {
-			uint32_t want;
-			ssize_t n = rx_direct(conn, &want);
-			if (n == 0) {
-				nvmf_tcp_conn_kill(conn, NVMF_LOG_INFO, "the host closed the connection "
-						   "in the middle of an H2CData PDU");
-				return work + 1;
-			}
-			if (n < 0) {
-				if (errno == EINTR)
-					continue;
-				if (errno != EAGAIN && errno != EWOULDBLOCK) {
-					char why[96];
-					snprintf(why, sizeof(why), "receive: %s", strerror(errno));
-					nvmf_tcp_conn_kill(conn, NVMF_LOG_WARNING, why);
-					work++;
-				}
-				return work;
-			}
-			work++;
-			if ((uint32_t)n < want && conn->rx_req)
-				break;   /* the socket has no more now */
-			continue;
+		/* Into the command's buffer while an H2CData PDU's data is coming, else
+		 * into rbuf. */
+		bool direct = conn->rx_req != NULL;
+		uint32_t want;
+		ssize_t n;
+		if (direct) {
+			n = rx_direct(conn, &want);
+		} else {
+			want = conn->rcap - conn->rlen;
+			if (!want)   /* cannot happen: the buffer holds the largest PDU accepted */
+				break;
+			n = recv(conn->fd, conn->rbuf + conn->rlen, want, MSG_DONTWAIT);
 		}
-		uint32_t room = conn->rcap - conn->rlen;
-		if (!room)     /* cannot happen: the buffer holds the largest PDU accepted */
-			break;
-		ssize_t n = recv(conn->fd, conn->rbuf + conn->rlen, room, MSG_DONTWAIT);
 		if (n == 0) {
-			nvmf_tcp_conn_kill(conn, NVMF_LOG_INFO, conn->state == NVMF_TCP_CONN_LIVE ?
-					   "the host closed the connection" : NULL);
+			nvmf_tcp_conn_kill(conn, NVMF_LOG_INFO,
+					   direct ? "the host closed the connection in the middle of an H2CData PDU"
+					   : conn->state == NVMF_TCP_CONN_LIVE ? "the host closed the connection" : NULL);
 			return work + 1;
 		}
 		if (n < 0) {
@@ -414,9 +400,15 @@ int nvmf_tcp_conn_readable(struct nvmf_tcp_conn *conn, bool *gone)
 			}
 			return work;
 		}
+		if (direct) {
+			work++;
+			if ((uint32_t)n < want && conn->rx_req)
+				break;   /* the socket has no more now */
+			continue;
+		}
 		conn->rlen += (uint32_t)n;
 		work += nvmf_tcp_conn_parse(conn, gone) + 1;
-		if (*gone || (uint32_t)n < room)
+		if (*gone || (uint32_t)n < want)
 			break;
 	}
 	return work;
