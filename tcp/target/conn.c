@@ -212,16 +212,26 @@ static bool digest_ok(const uint8_t *p, uint32_t len, uint32_t *got)
 	return want == *got;
 }
 
+/* The header digest of the PDU at @p, when negotiated and its type has one; a mismatch
+ * ends the connection (C2HTermReq Header Digest Error, FEI the digest received). */
+static bool hdr_digest_ok(struct nvmf_tcp_conn *conn, const uint8_t *p)
+{
+	const struct nvme_tcp_ch *ch = (const void *)p;
+	uint32_t got;
+	if (!conn->cp.hdgst || !nvme_tcp_pdu_has_hdgst(ch->type) || digest_ok(p, ch->hlen, &got))
+		return true;
+	nvmf_tcp_conn_fatal(conn, NVME_TCP_FES_HDR_DIGEST, got, p, ch->hlen + NVME_TCP_DIGEST_LEN);
+	return false;
+}
+
 /* One whole PDU at @ch (checked common header). Returns false to stop parsing: the
  * connection is dead, or (*gone) was handed over with this PDU left unconsumed. */
 static bool handle_pdu(struct nvmf_tcp_conn *conn, const uint8_t *p, bool *gone)
 {
 	const struct nvme_tcp_ch *ch = (const void *)p;
 	uint32_t got;
-	if (conn->cp.hdgst && nvme_tcp_pdu_has_hdgst(ch->type) && !digest_ok(p, ch->hlen, &got)) {
-		nvmf_tcp_conn_fatal(conn, NVME_TCP_FES_HDR_DIGEST, got, p, ch->hlen + NVME_TCP_DIGEST_LEN);
+	if (!hdr_digest_ok(conn, p))
 		return false;
-	}
 	uint32_t dlen = nvme_tcp_data_len(ch, &conn->cp);
 	const uint8_t *data = dlen ? p + ch->pdo : NULL;
 	bool ddgst_ok = !dlen || !conn->cp.ddgst || digest_ok(data, dlen, &got);
@@ -262,11 +272,8 @@ static bool handle_pdu(struct nvmf_tcp_conn *conn, const uint8_t *p, bool *gone)
 static bool rx_direct_begin(struct nvmf_tcp_conn *conn, const uint8_t *p, uint32_t avail)
 {
 	const struct nvme_tcp_ch *ch = (const void *)p;
-	uint32_t got;
-	if (conn->cp.hdgst && !digest_ok(p, ch->hlen, &got)) {
-		nvmf_tcp_conn_fatal(conn, NVME_TCP_FES_HDR_DIGEST, got, p, ch->hlen + NVME_TCP_DIGEST_LEN);
+	if (!hdr_digest_ok(conn, p))
 		return false;
-	}
 	uint32_t dlen = nvme_tcp_data_len(ch, &conn->cp);
 	const struct nvme_tcp_data *pdu = (const void *)p;
 	struct nvmf_tcp_req *r = nvmf_tcp_h2c_check(conn, pdu, dlen);
