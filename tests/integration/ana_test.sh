@@ -36,28 +36,19 @@ JSON
 
 # The host's view: the multipath device of nsid 1, the path device (nvmeXcYn1) of the
 # controller reached through ADDR, the state the host holds for that path.
-head_dev() {
-    local b
-    for b in /sys/block/nvme*n*; do
-        case "$(basename "$b")" in *c[0-9]*) continue ;; esac
-        [ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$SUB" ] || continue
-        [ "$(cat "$b/nsid" 2>/dev/null)" = 1 ] && { echo "/dev/$(basename "$b")"; return 0; }
-    done
-    return 1
-}
-ctrl_of() {   # ctrl_of ADDR: nvmeN of the controller connected to ADDR
-    local c
+head_dev() { nvme_dev_for "$SUB" 1; }
+ctrl_of() {   # ctrl_of ADDR: nvmeN of the controller connected to ADDR (builtins: see lib.sh)
+    local c a
     for c in /sys/class/nvme/nvme*; do
-        [ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$SUB" ] || continue
-        grep -q "traddr=$1," "$c/address" 2>/dev/null && { basename "$c"; return 0; }
+        sysfs_is "$c/subsysnqn" "$SUB" && read -r a 2>/dev/null < "$c/address" || continue
+        [[ "$a" == *"traddr=$1,"* ]] && { echo "${c##*/}"; return 0; }
     done
     return 1
 }
 path_state() {   # path_state ADDR: the host's ANA state of nsid 1 through ADDR
-    local c p; c=$(ctrl_of "$1") || return 1
+    local c p st; c=$(ctrl_of "$1") || return 1
     for p in /sys/block/nvme*c${c#nvme}n*; do
-        [ -e "$p" ] || continue
-        [ "$(cat "$p/nsid" 2>/dev/null)" = 1 ] && { cat "$p/ana_state"; return 0; }
+        sysfs_is "$p/nsid" 1 && read -r st < "$p/ana_state" && { echo "$st"; return 0; }
     done
     return 1
 }

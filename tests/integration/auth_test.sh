@@ -22,15 +22,7 @@ au_connect() {
     local n=$1; shift
     timeout 300 nvme connect -t rdma -a "$NVMF_TRADDR" -s 4420 -n $AU_SUB -q "$(au_nqn $n)" -k 60 "$@"
 }
-au_dev() {
-    local b
-    for b in /sys/block/nvme*n*; do
-        [ -e "$b" ] || continue
-        case "$(basename "$b")" in *c[0-9]*) continue ;; esac
-        [ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = $AU_SUB ] && { echo "/dev/$(basename "$b")"; return 0; }
-    done
-    return 1
-}
+au_dev() { nvme_dev_for $AU_SUB; }
 au_no_dev() { ! au_dev; }
 au_disconnect() { nvme disconnect -n $AU_SUB > /dev/null 2>&1; wait_for 20 au_no_dev; }
 # Reads and writes the namespace has served.
@@ -134,13 +126,7 @@ test_04_bidirectional_right_controller_secret_connects_wrong_one_is_refused() {
 }
 
 # au_ctrl_dev: the /sys/class/nvme/nvmeX of the connected controller of the subsystem.
-au_ctrl_dev() {
-    local c
-    for c in /sys/class/nvme/nvme*; do
-        [ "$(cat "$c/subsysnqn" 2>/dev/null)" = $AU_SUB ] && { echo "$c"; return 0; }
-    done
-    return 1
-}
+au_ctrl_dev() { local c; c=$(nvme_ctrl_for $AU_SUB) && echo "/sys/class/nvme/$c"; }
 
 # A key changed through the control socket while the host is connected: the live
 # association re-authenticates with the new secret (the kernel host re-authenticates

@@ -28,19 +28,10 @@ JSON
 }
 
 # ns_dev NQN NSID: the host's block device of namespace NSID of subsystem NQN.
-ns_dev() {
-    local b
-    for b in /sys/block/nvme*n*; do
-        [ -e "$b" ] || continue
-        case "$(basename "$b")" in *c[0-9]*) continue ;; esac
-        [ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$1" ] || continue
-        [ "$(cat "$b/nsid" 2>/dev/null)" = "$2" ] && { echo "/dev/$(basename "$b")"; return 0; }
-    done
-    return 1
-}
+ns_dev() { nvme_dev_for "$1" "$2"; }
 no_ns_dev() { ! ns_dev "$@"; }
 # sectors DEV: its size in 512-byte sectors as the host sees it now.
-sectors_are() { [ "$(cat /sys/block/$(basename "$1")/size)" = "$2" ]; }
+sectors_are() { sysfs_is "/sys/block/${1##*/}/size" "$2"; }
 
 test_00_bad_command_line_is_refused_by_name() {
     local out rc

@@ -88,11 +88,8 @@ err_count() { nvme smart-log "$1" | awk -F: '/^num_err_log_entries/ { gsub(/[ ,]
 
 test_04_connect_and_nvme_cli_queries_add_no_error_log_entry() {
     nvme connect -t rdma -a "$NVMF_TRADDR" -s 4420 -n $SUB -q $HOSTNQN > /dev/null || fail "connect"
-    local c="" b
-    for b in /sys/class/nvme/nvme*; do
-        [ "$(cat $b/subsysnqn 2>/dev/null)" = "$SUB" ] && c=/dev/$(basename $b)
-    done
-    [ -n "$c" ] || fail "no controller of $SUB"
+    local c
+    c=/dev/$(nvme_ctrl_for $SUB) || fail "no controller of $SUB"
     wait_for 15 test -b ${c}n1 || fail "no namespace on $c"
     nvme smart-log $c | grep -i err
     local before; before=$(err_count $c)

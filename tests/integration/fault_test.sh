@@ -18,24 +18,9 @@ BAD_READ=65536 BAD_WRITE=98304
 FAULTS="nsid=1,op=read,lba=65536-65791,fail=EIO;nsid=1,op=write,lba=98304-98559,fail=ENOSPC"
 FAULTS="$FAULTS;nsid=1,op=flush,fail=EIO;nsid=2,short=1000"
 
-ctrl_for() {   # ctrl_for NQN: the host's nvmeX controller of that subsystem
-    local c
-    for c in /sys/class/nvme/nvme*; do
-        [ "$(cat $c/subsysnqn 2>/dev/null)" = "$1" ] && { basename $c; return 0; }
-    done
-    return 1
-}
+ctrl_for() { nvme_ctrl_for "$1"; }   # ctrl_for NQN: the host's nvmeX controller of that subsystem
 
-dev_of() {     # dev_of NSID: the block device of namespace NSID of $SUB
-    local d
-    for d in /sys/block/nvme*n*; do
-        [ -e "$d" ] || continue
-        case "$(basename "$d")" in *c[0-9]*) continue ;; esac
-        [ "$(cat "$d/device/subsysnqn" 2>/dev/null)" = "$SUB" ] || continue
-        [ "$(cat "$d/nsid" 2>/dev/null)" = "$1" ] && { echo "/dev/$(basename "$d")"; return 0; }
-    done
-    return 1
-}
+dev_of() { nvme_dev_for "$SUB" "$1"; }   # dev_of NSID: the block device of namespace NSID of $SUB
 
 # The newest error log entry as "LBA NSID SQID STATUS COUNT" (STATUS without the phase
 # bit, in hex, as nvme-cli's JSON gives it shifted).

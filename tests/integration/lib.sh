@@ -72,16 +72,31 @@ knvmet_clear() {
     return 0
 }
 
-# nvme_dev_for NQN: prints the /dev/nvmeXnY block device of the connected subsystem NQN
-# (the multipath head when native multipath is on, never a hidden nvmeXcYnZ path).
+# The helpers below that look at sysfs use shell builtins only: in the emulated guest a
+# process (cat, basename, grep) costs 0.1-0.3 s to start, and they run in wait_for loops.
+
+# sysfs_is FILE VALUE: FILE's first line is VALUE.
+sysfs_is() { local v; read -r v 2>/dev/null < "$1" && [ "$v" = "$2" ]; }
+
+# nvme_dev_for NQN [NSID]: prints the /dev/nvmeXnY block device of namespace NSID (the
+# first one when NSID is not given) of the connected subsystem NQN: the multipath head when
+# native multipath is on, never a hidden nvmeXcYnZ path.
 nvme_dev_for() {
     local b
     for b in /sys/block/nvme*n*; do
-        [ -e "$b" ] || continue
-        case "$(basename "$b")" in *c[0-9]*) continue ;; esac
-        if [ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$1" ]; then
-            echo "/dev/$(basename "$b")"; return 0
-        fi
+        case "${b##*/}" in *c[0-9]*) continue ;; esac
+        sysfs_is "$b/device/subsysnqn" "$1" || continue
+        [ -z "${2:-}" ] || sysfs_is "$b/nsid" "$2" || continue
+        echo "/dev/${b##*/}"; return 0
+    done
+    return 1
+}
+
+# nvme_ctrl_for NQN: prints nvmeN, the host's first controller of the subsystem NQN.
+nvme_ctrl_for() {
+    local c
+    for c in /sys/class/nvme/nvme*; do
+        sysfs_is "$c/subsysnqn" "$1" && { echo "${c##*/}"; return 0; }
     done
     return 1
 }

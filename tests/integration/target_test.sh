@@ -14,8 +14,7 @@ IMG=$STATE/backing.img
 pci_nvme_dev() {
     local b
     for b in /sys/block/nvme*n*; do
-        [ -e "$b" ] || continue
-        [ "$(cat "$b/device/transport" 2>/dev/null)" = pcie ] && { echo "/dev/$(basename "$b")"; return 0; }
+        sysfs_is "$b/device/transport" pcie && { echo "/dev/${b##*/}"; return 0; }
     done
     return 1
 }
@@ -53,13 +52,7 @@ JSON
 start_target() { nvmf_target_start $STATE; }
 stop_target() { nvmf_target_stop $STATE; }
 
-ctrl_for() {   # ctrl_for NQN: the host's nvmeX controller name for that subsystem
-    local c
-    for c in /sys/class/nvme/nvme*; do
-        [ "$(cat $c/subsysnqn 2>/dev/null)" = "$1" ] && { basename $c; return 0; }
-    done
-    return 1
-}
+ctrl_for() { nvme_ctrl_for "$1"; }   # ctrl_for NQN: the host's nvmeX controller name for that subsystem
 
 connect() {   # connect NQN
     nvme connect -t rdma -a "$NVMF_TRADDR" -s 4420 -n "$1" > /dev/null || return 1

@@ -68,11 +68,10 @@ disc_entries() {
 
 # ctrl_of NQN TRTYPE ADDR SVCID: nvmeN of the host's controller of NQN over that path.
 ctrl_of() {
-    local c
+    local c a
     for c in /sys/class/nvme/nvme*; do
-        [ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$1" ] || continue
-        [ "$(cat "$c/transport" 2>/dev/null)" = "$2" ] || continue
-        grep -q "traddr=$3,trsvcid=$4" "$c/address" 2>/dev/null && { basename "$c"; return 0; }
+        sysfs_is "$c/subsysnqn" "$1" && sysfs_is "$c/transport" "$2" && read -r a 2>/dev/null < "$c/address" || continue
+        [[ "$a" == *"traddr=$3,trsvcid=$4"* ]] && { echo "${c##*/}"; return 0; }
     done
     return 1
 }
