@@ -247,8 +247,14 @@ demo: deps
 # Benchmark: our target vs the kernel's nvmet-rdma or nvmet-tcp (BENCH_TRANSPORT) in one guest run; report in build/bench/
 # (BENCH_ROUNDS, BENCH_SECS, BENCH_ONLY, BENCH_TARGET_JSON: see bench/run).
 bench: deps
-	$(MAKE) all
+	$(MAKE) all $(BUILD)/switch-cost
 	bench/run
+
+# What a system call, an address-space switch and a wake-up of another CPU cost in the
+# guest (bench/switch-cost.c): recorded by every benchmark run beside its results.
+$(BUILD)/switch-cost: bench/switch-cost.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -std=c11 -Wall -Wextra -Werror -pthread -o $@ $<
 
 # fio's IOPS on one namespace while another of the same subsystem is added and removed
 # 20 times through nvmf-targetctl, beside the same run without (docs/performance.md).

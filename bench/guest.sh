@@ -99,6 +99,17 @@ meta nvme_cli_version "$(nvme version 2>/dev/null | head -n1)"
 meta perftest_version "$(ib_read_bw --version 2>/dev/null | head -n1)"
 meta rounds "$ROUNDS"; meta secs "$SECS"; meta ramp_secs "$RAMP"; meta size_mib "$SIZE_MB"
 meta only "$ONLY"; meta target_json "$TARGET_JSON"; meta transport "$TRANSPORT"
+# What this guest charges for a system call, an address-space switch (one CPU) and a
+# wake-up of the other CPU (two): the steps a user-space target adds to a command's path,
+# which the kernel target over loopback never takes (docs/performance.md, NVMe/TCP).
+for cpus in 0 0,1; do
+    if [ -x "$NVMF_ROOT/build/switch-cost" ] && taskset -c $cpus "$NVMF_ROOT/build/switch-cost" > "$OUT/switch-cost-$cpus.txt"; then
+        while read -r k v; do meta "switch_cost.cpus_$cpus.$k" "$v"; done < "$OUT/switch-cost-$cpus.txt"
+        log "on CPU(s) $cpus: $(tr '\n' ' ' < "$OUT/switch-cost-$cpus.txt")"
+    else
+        log "warning: build/switch-cost did not run on CPU(s) $cpus (make build/switch-cost)"
+    fi
+done
 meta backend.mem.ours "RAM namespace (nvmf_backend ram, $SIZE_MB MiB)"
 meta backend.mem.kernel "null_blk, memory_backed=1, $SIZE_MB MiB, 512 B blocks"
 meta backend.file.ours "file backend, $SIZE_MB MiB file on the guest's /tmp (tmpfs), nvmf_buffered=1 (tmpfs has no O_DIRECT)"
