@@ -285,7 +285,8 @@ install-check: all
 # Builds use every core (CHECK_JOBS); the tests themselves run one at a time. The static
 # analysis, which times nothing and needs no guest, runs beside vm-check at the lowest CPU
 # priority (SCHED_IDLE): on the cycles the emulated guest leaves idle (a third of a 2-core
-# host's), so the guest's tests keep their pace and the suite is 4-5 minutes shorter. Its
+# host's). The guest's tests ran 13-20 % slower for the 16 minutes it took there, and the
+# suite about 3 minutes shorter than with the 4.5-minute analysis first (2026-12-02). Its
 # output is in build/analyze.log, printed once vm-check ends; either failing fails check.
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: deps
