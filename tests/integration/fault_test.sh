@@ -18,14 +18,12 @@ BAD_READ=65536 BAD_WRITE=98304
 FAULTS="nsid=1,op=read,lba=65536-65791,fail=EIO;nsid=1,op=write,lba=98304-98559,fail=ENOSPC"
 FAULTS="$FAULTS;nsid=1,op=flush,fail=EIO;nsid=2,short=1000"
 
-ctrl_for() { nvme_ctrl_for "$1"; }   # ctrl_for NQN: the host's nvmeX controller of that subsystem
-
 dev_of() { nvme_dev_for "$SUB" "$1"; }   # dev_of NSID: the block device of namespace NSID of $SUB
 
 # The newest error log entry as "LBA NSID SQID STATUS COUNT" (STATUS without the phase
 # bit, in hex, as nvme-cli's JSON gives it shifted).
 newest_error() {
-    nvme error-log "/dev/$(ctrl_for $SUB)" -e 1 -o json |
+    nvme error-log "/dev/$(nvme_ctrl_for $SUB)" -e 1 -o json |
         jq -r '.errors[0] | "\(.lba) \(.nsid) \(.sqid) \(.status_field) \(.error_count)"' |
         { read -r lba nsid sqid st count; printf '%s %s %s 0x%x %s\n' "$lba" "$nsid" "$sqid" "$st" "$count"; }
 }
@@ -60,7 +58,7 @@ JSON
     grep -qF "nvmf-target-fault: fault injection: $FAULTS" $STATE/target.log || fail "the rules are not announced"
     nvme connect -t rdma -a "$NVMF_TRADDR" -s 4420 -n $SUB > /dev/null || fail "nvme connect"
     wait_for 15 dev_of 1 && wait_for 15 dev_of 2 || fail "namespaces 1 and 2 did not appear"
-    echo "ns1 $(dev_of 1), ns2 $(dev_of 2), controller $(ctrl_for $SUB)"
+    echo "ns1 $(dev_of 1), ns2 $(dev_of 2), controller $(nvme_ctrl_for $SUB)"
 }
 
 test_01_read_of_the_bad_range_fails_as_unrecovered_read_error() {

@@ -52,8 +52,6 @@ JSON
 start_target() { nvmf_target_start $STATE; }
 stop_target() { nvmf_target_stop $STATE; }
 
-ctrl_for() { nvme_ctrl_for "$1"; }   # ctrl_for NQN: the host's nvmeX controller name for that subsystem
-
 connect() {   # connect NQN
     nvme connect -t rdma -a "$NVMF_TRADDR" -s 4420 -n "$1" > /dev/null || return 1
     wait_for 15 nvme_dev_for "$1"
@@ -229,7 +227,7 @@ test_10_ipv6_port_serves_discovery_and_io() {
 test_11_sigterm_while_connected_exits_cleanly() {
     connect $SUB_RAM || fail "connect ram"
     local pid; pid=$(cat $STATE/target.pid)
-    local ctrl; ctrl=$(ctrl_for $SUB_RAM)
+    local ctrl; ctrl=$(nvme_ctrl_for $SUB_RAM)
     kill -TERM "$pid"
     wait_for 30 test -s $STATE/target.rc || fail "target did not exit within 30 s"
     tail -n 3 $STATE/target.log
