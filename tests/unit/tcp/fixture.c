@@ -64,12 +64,22 @@ void tt_teardown(struct tt *t)
 
 int tt_dial(struct tt *t, struct ttc *c)
 {
+	return tt_dial_rcvbuf(t, c, 0);
+}
+
+int tt_dial_rcvbuf(struct tt *t, struct ttc *c, int rcvbuf)
+{
 	memset(c, 0, sizeof(*c));
 	c->t = t;
 	c->next_cid = 1;
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(t->port) };
 	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	/* Before connect: the window scale is fixed in the handshake. */
+	if (c->fd >= 0 && rcvbuf && setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) {
+		perror("tcp fixture: SO_RCVBUF");
+		return -1;
+	}
 	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&a, sizeof(a))) {
 		perror("tcp fixture: connect");
 		return -1;

@@ -47,6 +47,10 @@ void tt_drive(struct tt *t);
 
 /* tt_dial - a TCP connection to the target (nothing sent). 0 or -1. */
 int tt_dial(struct tt *t, struct ttc *c);
+/* tt_dial_rcvbuf - the same with the host's receive buffer set to @rcvbuf bytes
+ * (SO_RCVBUF, which the kernel doubles; 0: the system's default): a host that does not
+ * read then leaves the target's answers unacknowledged in its send queue. */
+int tt_dial_rcvbuf(struct tt *t, struct ttc *c, int rcvbuf);
 void tt_close(struct ttc *c);
 /* tt_send - @len raw bytes. 0 or -1. */
 int tt_send(struct ttc *c, const void *buf, size_t len);
