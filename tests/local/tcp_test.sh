@@ -25,6 +25,7 @@ NQN=nqn.2024-01.io.nvmf-rdma:tcp-local
 DISC_NQN=nqn.2014-08.org.nvmexpress.discovery
 ST=$(mktemp -d /tmp/nvmf-tcp-local.XXXXXX)
 PORT=
+FILE_NS=        # set: a file namespace too (the stop test reads it back after a restart)
 TGT_PID=
 FAILED=0
 
@@ -43,6 +44,12 @@ nvmf() { timeout 120 "$NVMF" "$@"; }
 tcp()  { nvmf "$1" -t tcp -a 127.0.0.1 -s "$PORT" "${@:2}"; }
 
 write_config() {
+    # With FILE_NS set, namespace 2 is a file ($ST/ns.img): its data outlives a restart.
+    local ns2=
+    [ -n "$FILE_NS" ] && ns2=',
+                  {"nsid": 2, "enable": 1, "nvmf_backend": "file", "nvmf_block_size": 512,
+                   "nvmf_size_bytes": "64M", "nvmf_create": true,
+                   "device": {"path": "'"$ST"'/ns.img", "uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a02"}}'
     cat > "$ST/config.json" <<JSON
 {"nvmf_target": {"hugepages": false, "threads": 2, "mdts": 8},
  "ports": [{"portid": 1, "addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "$PORT",
@@ -52,7 +59,7 @@ write_config() {
                                          "model": "nvmf tcp local"},
    "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_block_size": 512,
                    "nvmf_size_bytes": "64M",
-                   "device": {"uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a01"}}]}]}
+                   "device": {"uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a01"}}$ns2]}]}
 JSON
 }
 
@@ -248,6 +255,15 @@ kill "$HOLDER" 2>/dev/null; wait "$HOLDER" 2>/dev/null
     ok "a port held by another socket: exit 1, '$(grep -m1 bind "$ST/busy.err")'" ||
     { cat "$ST/busy.err"; bad "bind failure (exit $rc)"; }
 
+# The control socket cannot be made (no such directory): the same, the error alone.
+sed "s/\"trsvcid\": \"$PORT\"/\"trsvcid\": \"$closed\"/" "$ST/config.json" > "$ST/ctl.json"
+timeout 30 "$TGT" -c "$ST/ctl.json" --rpc-socket "$ST/no-such-dir/ctl.sock" > "$ST/ctl.out" 2> "$ST/ctl.err"
+rc=$?
+[ $rc = 1 ] && grep -q "control socket $ST/no-such-dir/ctl.sock: bind: No such file or directory" "$ST/ctl.err" &&
+    ! grep -Eq 'shutdown:|poll group [0-9]|stopp' "$ST/ctl.err" "$ST/ctl.out" &&
+    ok "a control socket that cannot be made: exit 1, the error and no statistics line" ||
+    { cat "$ST/ctl.out" "$ST/ctl.err"; bad "control socket failure (exit $rc)"; }
+
 # ---- target restart: the next connect works ----
 if stop_target; then
     ok "nvmf-target stops on SIGTERM with exit 0"
@@ -262,6 +278,79 @@ else
 fi
 stop_target || bad "nvmf-target stop after restart"
 grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/target.log" && bad "sanitizer report in the target's log"
+
+# ---- SIGTERM while a host does not read its answers ----
+# A host reads 1 MiB blocks of the RAM namespace at a queue depth whose data is more
+# than the largest receive buffer the host's kernel may grow (tcp_rmem) plus 16 MiB,
+# and is stopped (SIGSTOP): its answers cannot all be delivered. Meanwhile other hosts
+# write 128 KiB blocks of the file namespace (2), one connection each. Then SIGTERM. The
+# target must not count those answers delivered when its kernel took them: it waits for
+# them (bounded at 5 s, and says so, unless the stopped host's keep-alive timeout ends
+# its association first) and exits 0; the host, resumed, ends with a connection error,
+# no hang; every write a host saw acknowledged reads back after a restart.
+FILE_NS=1
+rmem_max=$(awk '{print $3}' /proc/sys/net/ipv4/tcp_rmem)
+qd=$((rmem_max / 1048576 + 16))
+[ $qd -gt 120 ] && qd=120
+if start_target; then
+    head -c 8M /dev/urandom > "$ST/pre"
+    tcp write -n "$NQN" --ns 2 --offset 0 -i "$ST/pre" 2> "$ST/pre.err" ||
+        { cat "$ST/pre.err"; bad "write 8 MiB before the stop"; }
+    # The tool itself, not a wrapper, is the process stopped (bounded below).
+    "$NVMF" perf -t tcp -a 127.0.0.1 -s "$PORT" -n "$NQN" --ns 1 --rw randread --bs 1M --qd $qd \
+        --time 60 --size 8M > "$ST/stall.txt" 2>&1 &
+    READER=$!
+    for i in $(seq 100); do [ "$(grep -c connected "$ST/target.log")" -ge 2 ] && break; sleep 0.1; done
+    # Writers, one block at a time from 16 MiB on; a block is listed once acknowledged.
+    ( i=0
+      while [ $i -lt 300 ]; do
+          head -c 131072 /dev/urandom > "$ST/blk.$i"
+          tcp write -n "$NQN" --ns 2 --offset $((16 * 1048576 + i * 131072)) -i "$ST/blk.$i" 2> /dev/null || break
+          echo $i >> "$ST/acked"
+          i=$((i + 1))
+      done ) &
+    WRITER=$!
+    sleep 1                                   # the reader's queue fills
+    kill -STOP "$READER"
+    for i in $(seq 100); do [ "$(cat "$ST/acked" 2>/dev/null | wc -l)" -ge 3 ] && break; sleep 0.1; done
+    kill -TERM "$TGT_PID"
+    timeout 60 tail --pid="$TGT_PID" -f /dev/null || kill -KILL "$TGT_PID"
+    wait "$TGT_PID"
+    rc=$?
+    TGT_PID=
+    kill -CONT "$READER"
+    timeout 60 tail --pid="$READER" -f /dev/null || kill -KILL "$READER"
+    wait "$READER"
+    rrc=$?
+    wait "$WRITER"
+    [ $rc = 0 ] && ok "SIGTERM with a host that does not read: exit 0" || bad "SIGTERM with a stopped host: exit $rc"
+    grep -Eq 'shutdown: 1 queue\(s\) still had commands in flight after 5000 ms|keep-alive timeout' "$ST/target.log" &&
+        ok "the target waited for the stopped host's answers (qd $qd): '$(grep -Em1 'still had commands|keep-alive timeout' "$ST/target.log" | cut -c1-100)...'" ||
+        { tail -5 "$ST/target.log"; bad "the target did not wait for answers not yet delivered (qd $qd)"; }
+    [ $rrc = 1 ] && grep -Eq 'errors: [1-9][0-9]*$' "$ST/stall.txt" &&
+        grep -Eq 'Connection reset by peer|connection closed by the controller' "$ST/stall.txt" &&
+        ok "the resumed host: a connection error, no hang ($(grep -Eo 'errors: [0-9]+' "$ST/stall.txt"))" ||
+        { cat "$ST/stall.txt"; bad "the resumed host (exit $rrc)"; }
+    grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/target.log" && bad "sanitizer report in the target's log"
+    n=$(cat "$ST/acked" 2>/dev/null | wc -l)
+    if start_target; then
+        tcp read -n "$NQN" --ns 2 --offset 0 --length 8M -o "$ST/pre.out" 2> /dev/null && cmp -s "$ST/pre" "$ST/pre.out" &&
+            ok "after the restart: the 8 MiB written before the stop read back" || bad "8 MiB after the restart"
+        lost=0
+        for i in $(cat "$ST/acked"); do
+            tcp read -n "$NQN" --ns 2 --offset $((16 * 1048576 + i * 131072)) --length 131072 -o "$ST/blk.out" \
+                2> /dev/null && cmp -s "$ST/blk.$i" "$ST/blk.out" || lost=$((lost + 1))
+        done
+        [ "$n" -ge 3 ] && [ $lost = 0 ] && ok "after the restart: all $n writes acknowledged around the stop read back" ||
+            bad "writes acknowledged around the stop: $lost of $n lost"
+        stop_target || bad "nvmf-target stop after the stop test"
+        grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/target.log" && bad "sanitizer report in the target's log"
+    else
+        bad "restart with a file namespace"
+    fi
+else
+    bad "nvmf-target starts with a file namespace"
+fi
 
 if [ $FAILED = 0 ]; then echo "tcp local test: PASSED"; else echo "tcp local test: FAILED"; fi
 exit $FAILED
