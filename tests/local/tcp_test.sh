@@ -10,8 +10,12 @@
 # controller) and a target restart; bad input (unknown subsystem NQN, a port nobody
 # listens on, digests without -t tcp, an unknown transport) fails with a clear message;
 # start-up: the listener logged once, tsas "tls1.3" refused by name, a bind to a port
-# another socket holds explained (ephemeral range) with no shutdown noise after it, and
-# the shipped configs/tcp.json valid.
+# another socket holds explained (ephemeral range) with no shutdown noise after it, as a
+# control socket that cannot be made, and the shipped configs/tcp.json valid; SIGTERM
+# while a host reading 1 MiB blocks is stopped (SIGSTOP): the target waits for the
+# answers it cannot deliver (bounded) and exits 0, the resumed host gets a connection
+# error, and writes acknowledged around the stop read back after a restart (a file
+# namespace).
 # Each check prints "ok - what" or "FAIL - what" and the script exits 1 at the end if any
 # failed (it never stops halfway, so one run shows every failure). BUILD=build/asan runs
 # the sanitizer build.
