@@ -150,7 +150,7 @@ int cli_perf_parse(int argc, char **argv, struct cli_perf_opts *o, FILE *err)
 		return cli_usage_error(err, "perf", "unexpected argument '%s'", argv[optind]);
 	if (o->size && o->size < o->bs)
 		return cli_usage_error(err, "perf", "--size is smaller than --bs");
-	return cli_check_common(&o->c, true, "perf", err);
+	return cli_check_common(&o->c, CLI_NQN_NVM, "perf", err);
 }
 
 /* ---- the run ---- */
@@ -484,11 +484,6 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 	bool registered = false;
 	struct result r = { 0 };
 	unsigned queues = cli_conn_nr_queues(&k), qd = o.qd;
-	if (!queues) {   /* libnvmf connects none to a discovery controller, and only then */
-		rc = cli_usage_error(env->err, "perf", "%s is a discovery controller: it has no I/O "
-				     "queues", o.c.subnqn);
-		goto out;
-	}
 	if (queues > o.queues)
 		queues = o.queues;
 	if (queues < o.queues)

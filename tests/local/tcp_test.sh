@@ -8,7 +8,8 @@
 # reads end with a C2HData carrying SUCCESS and no CapsuleResp; the discovery log says the
 # port supports it), connect/disconnect cycles (the target frees every
 # controller) and a target restart; bad input (unknown subsystem NQN, a port nobody
-# listens on, digests without -t tcp, an unknown transport) fails with a clear message;
+# listens on, digests without -t tcp, an unknown transport, the discovery NQN given to
+# read, write, perf, ana-log or identify --ns) fails with a clear message;
 # start-up: the listener logged once, tsas "tls1.3" refused by name, a bind to a port
 # another socket holds explained (ephemeral range) with no shutdown noise after it, and
 # the shipped configs/tcp.json valid.
@@ -201,6 +202,21 @@ rc=$?
 [ $rc = 1 ] && grep -q 'rejects the subsystem NQN' "$ST/bad1.err" &&
     ok "unknown subsystem NQN: exit 1, '$(head -c 120 "$ST/bad1.err")...'" ||
     { cat "$ST/bad1.err"; bad "unknown subsystem NQN (exit $rc)"; }
+# The discovery NQN given to an I/O or namespace subcommand: a usage error naming it,
+# before connecting (the target logs no new controller), never the target's INVALID_FIELD.
+c0=$(count ': host .* connected from')
+head -c 512 /dev/urandom > "$ST/disc.in"
+for cmd in "write -i $ST/disc.in" "read --length 512 -o $ST/disc.out" "perf --time 1" \
+           "ana-log" "identify --ns 1"; do
+    # shellcheck disable=SC2086
+    tcp $cmd -n "$DISC_NQN" > /dev/null 2> "$ST/bad0.err"
+    rc=$?
+    [ $rc = 2 ] && grep -q "^nvmf: ${cmd%% *}: -n/--nqn $DISC_NQN is the discovery subsystem: it has no namespaces" "$ST/bad0.err" &&
+        ok "${cmd%% *} -n the discovery NQN: exit 2, named" ||
+        { cat "$ST/bad0.err"; bad "${cmd%% *} -n the discovery NQN (exit $rc)"; }
+done
+[ "$(count ': host .* connected from')" = "$c0" ] && ok "the discovery NQN refusals connected nothing" ||
+    bad "a discovery NQN refusal connected"
 # A port nobody listens on: bound to an ephemeral port, then closed.
 closed=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 nvmf identify -t tcp -a 127.0.0.1 -s "$closed" -n "$NQN" > /dev/null 2> "$ST/bad2.err"
