@@ -7,7 +7,8 @@
 # a perf run with no error, the same with SQ flow control disabled (--disable-sqflow:
 # reads end with a C2HData carrying SUCCESS and no CapsuleResp; the discovery log says the
 # port supports it), connect/disconnect cycles (the target frees every
-# controller) and a target restart; bad input (unknown subsystem NQN, a port nobody
+# controller), a target restart and a target that stops under a write (the error names
+# the I/O queue's transport error, not the keep-alive thread's); bad input (unknown subsystem NQN, a port nobody
 # listens on, digests without -t tcp, an unknown transport, the discovery NQN given to
 # read, write, perf, ana-log or identify --ns) fails with a clear message;
 # start-up: the listener logged once, tsas "tls1.3" refused by name, a bind to a port
@@ -276,6 +277,33 @@ if start_target && tcp identify -n "$NQN" > /dev/null; then
 else
     bad "reconnect after a target restart"
 fi
+# ---- the target goes away in the middle of a write ----
+# The write's input is a FIFO: its first 4 MiB (one chunk of the tool) are written, then
+# the tool waits for more
+# while the target stops and the keep-alive thread (every KATO/2, 2.5 s) fails on the
+# closed connection; the next chunk fails. Its message names the I/O queue and the
+# transport's reason, never the other thread's "Keep Alive".
+mkfifo "$ST/fifo"
+( tcp write -n "$NQN" --offset 40M --length 8M -i "$ST/fifo" > /dev/null 2> "$ST/drop.err"
+  echo $? > "$ST/drop.rc" ) &
+WRITER=$!
+exec 7> "$ST/fifo"
+head -c 4194304 /dev/urandom >&7
+for i in $(seq 100); do [ "$(count ': host .* connected from')" -gt "$(count ': host .* disconnected')" ] && break; sleep 0.1; done
+sleep 0.5
+stop_target || bad "nvmf-target stop under a write"
+sleep 3
+head -c 4194304 /dev/urandom >&7 2> /dev/null
+exec 7>&-
+wait "$WRITER"
+rc=$(cat "$ST/drop.rc")
+if [ "$rc" = 1 ] && grep -Eq '^nvmf: write of [0-9]+ blocks at lba [0-9]+: .*: I/O queue 1: (connection closed by the controller|recv: |send: )' "$ST/drop.err" &&
+   ! grep -q 'Keep Alive' "$ST/drop.err"; then
+    ok "the target stops under a write: exit 1, '$(grep '^nvmf: write' "$ST/drop.err")'"
+else
+    cat "$ST/drop.err"; bad "the target stops under a write (exit $rc)"
+fi
+start_target || bad "nvmf-target restarts"
 stop_target || bad "nvmf-target stop after restart"
 grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/target.log" && bad "sanitizer report in the target's log"
 
