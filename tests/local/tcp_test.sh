@@ -7,8 +7,10 @@
 # a perf run with no error, the same with SQ flow control disabled (--disable-sqflow:
 # reads end with a C2HData carrying SUCCESS and no CapsuleResp; the discovery log says the
 # port supports it), connect/disconnect cycles (the target frees every
-# controller) and a target restart; bad input (unknown subsystem NQN, a port nobody
-# listens on, digests without -t tcp, an unknown transport) fails with a clear message;
+# controller), a target restart and a target that stops under a write (the error names
+# the I/O queue's transport error, not the keep-alive thread's); bad input (unknown subsystem NQN, a port nobody
+# listens on, digests without -t tcp, an unknown transport, the discovery NQN given to
+# read, write, perf, ana-log or identify --ns) fails with a clear message;
 # start-up: the listener logged once, tsas "tls1.3" refused by name, a bind to a port
 # another socket holds explained (ephemeral range) with no shutdown noise after it, as a
 # control socket that cannot be made, and the shipped configs/tcp.json valid; SIGTERM
@@ -212,6 +214,21 @@ rc=$?
 [ $rc = 1 ] && grep -q 'rejects the subsystem NQN' "$ST/bad1.err" &&
     ok "unknown subsystem NQN: exit 1, '$(head -c 120 "$ST/bad1.err")...'" ||
     { cat "$ST/bad1.err"; bad "unknown subsystem NQN (exit $rc)"; }
+# The discovery NQN given to an I/O or namespace subcommand: a usage error naming it,
+# before connecting (the target logs no new controller), never the target's INVALID_FIELD.
+c0=$(count ': host .* connected from')
+head -c 512 /dev/urandom > "$ST/disc.in"
+for cmd in "write -i $ST/disc.in" "read --length 512 -o $ST/disc.out" "perf --time 1" \
+           "ana-log" "identify --ns 1"; do
+    # shellcheck disable=SC2086
+    tcp $cmd -n "$DISC_NQN" > /dev/null 2> "$ST/bad0.err"
+    rc=$?
+    [ $rc = 2 ] && grep -q "^nvmf: ${cmd%% *}: -n/--nqn $DISC_NQN is the discovery subsystem: it has no namespaces" "$ST/bad0.err" &&
+        ok "${cmd%% *} -n the discovery NQN: exit 2, named" ||
+        { cat "$ST/bad0.err"; bad "${cmd%% *} -n the discovery NQN (exit $rc)"; }
+done
+[ "$(count ': host .* connected from')" = "$c0" ] && ok "the discovery NQN refusals connected nothing" ||
+    bad "a discovery NQN refusal connected"
 # A port nobody listens on: bound to an ephemeral port, then closed.
 closed=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 nvmf identify -t tcp -a 127.0.0.1 -s "$closed" -n "$NQN" > /dev/null 2> "$ST/bad2.err"
@@ -280,6 +297,33 @@ if start_target && tcp identify -n "$NQN" > /dev/null; then
 else
     bad "reconnect after a target restart"
 fi
+# ---- the target goes away in the middle of a write ----
+# The write's input is a FIFO: its first 4 MiB (one chunk of the tool) are written, then
+# the tool waits for more
+# while the target stops and the keep-alive thread (every KATO/2, 2.5 s) fails on the
+# closed connection; the next chunk fails. Its message names the I/O queue and the
+# transport's reason, never the other thread's "Keep Alive".
+mkfifo "$ST/fifo"
+( tcp write -n "$NQN" --offset 40M --length 8M -i "$ST/fifo" > /dev/null 2> "$ST/drop.err"
+  echo $? > "$ST/drop.rc" ) &
+WRITER=$!
+exec 7> "$ST/fifo"
+head -c 4194304 /dev/urandom >&7
+for i in $(seq 100); do [ "$(count ': host .* connected from')" -gt "$(count ': host .* disconnected')" ] && break; sleep 0.1; done
+sleep 0.5
+stop_target || bad "nvmf-target stop under a write"
+sleep 3
+head -c 4194304 /dev/urandom >&7 2> /dev/null
+exec 7>&-
+wait "$WRITER"
+rc=$(cat "$ST/drop.rc")
+if [ "$rc" = 1 ] && grep -Eq '^nvmf: write of [0-9]+ blocks at lba [0-9]+: .*: I/O queue 1: (connection closed by the controller|recv: |send: )' "$ST/drop.err" &&
+   ! grep -q 'Keep Alive' "$ST/drop.err"; then
+    ok "the target stops under a write: exit 1, '$(grep '^nvmf: write' "$ST/drop.err")'"
+else
+    cat "$ST/drop.err"; bad "the target stops under a write (exit $rc)"
+fi
+start_target || bad "nvmf-target restarts"
 stop_target || bad "nvmf-target stop after restart"
 grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/target.log" && bad "sanitizer report in the target's log"
 
