@@ -332,7 +332,7 @@ static int tcp_pg_add_queue(struct nvmf_tpg *base, void *arg)
 	int rc;
 	if (__atomic_load_n(&tpg->t->shutting_down, __ATOMIC_RELAXED))
 		why = "shutting down";
-	else if (nvmf_tcp_conn_set_queue(conn, conn->qid))
+	else if (nvmf_tcp_conn_set_queue(conn, conn->qid) || nvmf_tcp_zc_setup(conn))
 		why = "out of memory";
 	else if ((rc = nvmf_tcp_epoll_add(tpg, conn->fd, &conn->ev, false)))
 		why = strerror(-rc);
