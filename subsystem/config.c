@@ -321,8 +321,12 @@ static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base, struct n
 
 static const struct cfg_irule portid_rule = { 0, 65535, false, "a port ID", "0-65535" };
 static const struct cfg_irule svc_rule = { 1, 65535, true, "a port number", "1-65535" };
-static const struct cfg_irule inline_rule = { -1, 16384, true, "an inline data size",
-	"0-16384, or -1 for the default 8192" };
+/* param.inline_data_size, whose range depends on the port's trtype: a tcp port's must hold
+ * an I/O queue's 1024-byte Connect data (parse_port checks the lower bound). */
+static const struct cfg_irule inline_rdma_rule = { -1, 16384, true, "an inline data size",
+	"0-16384 on an rdma port, or -1 for the default 8192" };
+static const struct cfg_irule inline_tcp_rule = { -1, 16384, true, "an inline data size",
+	"1024-16384 on a tcp port, or -1 for the default 8192" };
 static const struct cfg_irule mqs_rule = { -1, 1024, true, "a queue size", "16-1024, or -1 for the default 128" };
 static const struct cfg_irule h2c_rule = { -1, 16777216, true, "a MAXH2CDATA",
 	"4096-16777216 bytes, a multiple of 4, or -1 for the default 131072" };
@@ -417,15 +421,17 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 		return -1;
 	if (param) {
 		static const char *const ours[] = { "nvmf_maxh2cdata", NULL };
+		bool tcp = !strcmp(p->trtype, "tcp");
+		const struct cfg_irule *inl = tcp ? &inline_tcp_rule : &inline_rdma_rule;
 		if (cfg_check_ext_keys(c, param, sub, ours) ||
-		    (r = cfg_get_int(c, param, sub, "inline_data_size", &inline_rule, false, &v)) < 0)
+		    (r = cfg_get_int(c, param, sub, "inline_data_size", inl, false, &v)) < 0)
 			return -1;
 		/* A Linux host sends an I/O queue's 1024-byte Connect data in the capsule only
 		 * when it fits, else by R2T, which this target does not take for a Connect. */
-		if (r && v >= 0 && v < 1024 && !strcmp(p->trtype, "tcp"))
+		if (r && v >= 0 && v < 1024 && tcp)
 			return cfg_fail(c, sub, "inline_data_size",
 				    "%lld is below 1024 on a tcp port: the I/O queues' Connect data "
-				    "(1024 bytes) must fit in the capsule", v);
+				    "(1024 bytes) must fit in the capsule (%s)", v, inline_tcp_rule.range);
 		if (r && v >= 0)
 			p->inline_data_size = (uint32_t)v;
 		if ((r = cfg_get_int(c, param, sub, "max_queue_size", &mqs_rule, false, &v)) < 0)
