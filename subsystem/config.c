@@ -473,6 +473,14 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 	return 0;
 }
 
+bool nvmf_port_config_overlaps(const struct nvmf_port_config *a, const struct nvmf_port_config *b)
+{
+	bool any_a = !strcmp(a->traddr, "0.0.0.0") || !strcmp(a->traddr, "::");
+	bool any_b = !strcmp(b->traddr, "0.0.0.0") || !strcmp(b->traddr, "::");
+	return a->adrfam == b->adrfam && !strcmp(a->trsvcid, b->trsvcid) &&
+	       (!strcmp(a->traddr, b->traddr) || any_a || any_b);
+}
+
 /* Two ports cannot listen on the same address and service (or the wildcard of the
  * same family and a specific address on the same service): the bind would fail. */
 static int check_port_overlap(struct cfg_ctx *c, const struct nvmf_config *cfg, size_t i)
@@ -482,15 +490,12 @@ static int check_port_overlap(struct cfg_ctx *c, const struct nvmf_config *cfg, 
 
 	for (size_t j = 0; j < i; j++) {
 		const struct nvmf_port_config *o = &cfg->ports[j];
-		bool any_a = !strcmp(a->traddr, "0.0.0.0") || !strcmp(a->traddr, "::");
-		bool any_o = !strcmp(o->traddr, "0.0.0.0") || !strcmp(o->traddr, "::");
 
 		if (o->portid == a->portid) {
 			snprintf(base, sizeof(base), "ports[%zu]", i);
 			return cfg_fail(c, base, "portid", "duplicate port ID %u", a->portid);
 		}
-		if (a->adrfam != o->adrfam || strcmp(a->trsvcid, o->trsvcid) ||
-		    (strcmp(a->traddr, o->traddr) && !any_a && !any_o))
+		if (!nvmf_port_config_overlaps(a, o))
 			continue;
 		snprintf(base, sizeof(base), "ports[%zu]", i);
 		bool v6 = a->adrfam == AF_INET6;
