@@ -15,6 +15,7 @@
 #include "target/ana.h"
 #include "target/auth.h"
 #include "target/core.h"
+#include "target/ephemeral.h"
 #include "target/log.h"
 #include "target/model.h"
 #include "target/namespace.h"
@@ -214,6 +215,7 @@ int nvmf_tgt_port_add(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, c
 		return -EADDRNOTAVAIL;
 	}
 	tgt->ports[tgt->n_ports++] = p;
+	nvmf_tgt_warn_ephemeral(tgt, p->cfg);
 	nvmf_tgt_disc_changed(tgt);
 	return 0;
 }
