@@ -39,7 +39,7 @@ bool nvmf_port_ephemeral_warning(const struct nvmf_port_config *pc, long lo, lon
 
 void nvmf_tgt_warn_ephemeral(const struct nvmf_tgt *tgt, const struct nvmf_port_config *pc)
 {
-	long lo, hi;
+	long lo = 0, hi = -1;         /* no range unless the file gives one */
 	char msg[512];
 	if (!nvmf_ephemeral_range(tgt->ephemeral_range_path, &lo, &hi) &&
 	    nvmf_port_ephemeral_warning(pc, lo, hi, msg, sizeof(msg)))
