@@ -36,15 +36,27 @@ static int timeout_of(const struct nvmf_ctrl *c)
 	return c->opts.timeout_ms > 0 ? c->opts.timeout_ms : NVMFH_DEFAULT_TIMEOUT_MS;
 }
 
-int nvmfh_admin(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, void *buf, uint32_t len,
-		bool write, struct nvme_cqe *cqe)
+/* One admin command under admin_lock; when the admin queue is lost, what ended it goes
+ * into @why (@whylen bytes, "" otherwise). */
+static int admin_exec(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, void *buf, uint32_t len,
+		      bool write, struct nvme_cqe *cqe, char *why, size_t whylen)
 {
 	pthread_mutex_lock(&c->admin_lock);
 	int rc = nvmfh_queue_exec(&c->admin, sqe, buf, len, write, cqe, timeout_of(c));
+	snprintf(why, whylen, "%s", c->admin.lost ? c->admin.lost_why : "");
 	pthread_mutex_unlock(&c->admin_lock);
-	if (rc == -ETIMEDOUT)
-		nvmfh_errf(c, "admin command 0x%02x timed out after %d ms; the association needs "
-			   "nvmf_reconnect()", sqe->opcode, timeout_of(c));
+	return rc;
+}
+
+int nvmfh_admin(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, void *buf, uint32_t len,
+		bool write, struct nvme_cqe *cqe)
+{
+	char why[NVMFH_LOST_WHY_MAX];
+	int rc = admin_exec(c, sqe, buf, len, write, cqe, why, sizeof(why));
+	/* The admin queue's own cause, which may be an earlier failure (a Keep Alive that
+	 * timed out, a connection the controller closed), not this command's. */
+	if (rc < 0 && why[0])
+		nvmfh_errf(c, "admin queue: %s; the association needs nvmf_reconnect()", why);
 	return rc;
 }
 
@@ -280,14 +292,16 @@ static void *keep_alive_main(void *arg)
 			break;
 		pthread_mutex_unlock(&c->ka_lock);
 		struct nvme_sqe sqe;
+		char why[NVMFH_LOST_WHY_MAX];
 		memset(&sqe, 0, sizeof(sqe));
 		sqe.opcode = nvme_admin_keep_alive;
-		int rc = nvmfh_admin(c, &sqe, NULL, 0, false, NULL);
+		/* Not nvmfh_admin: the controller's message belongs to the application's calls.
+		 * A failure here leaves its cause in the admin queue's lost_why (a timeout:
+		 * "Keep Alive timed out ..."), which the next admin call reports. */
+		int rc = admin_exec(c, &sqe, NULL, 0, false, NULL, why, sizeof(why));
 		pthread_mutex_lock(&c->ka_lock);
 		if (!rc)
 			c->ka_sent++;
-		else if (rc < 0)
-			nvmfh_errf(c, "Keep Alive: %s", nvmf_strerror(rc));
 	}
 	pthread_mutex_unlock(&c->ka_lock);
 	return NULL;
@@ -558,7 +572,7 @@ int nvmf_reconnect(struct nvmf_ctrl *c)
 		c->io[i].ns_cached = 0;
 		c->io[i].ns_next = 0;
 	}
-	c->errmsg[0] = 0;
+	nvmfh_errf(c, "%s", "");
 	return establish(c, true);
 }
 

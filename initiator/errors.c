@@ -17,6 +17,7 @@
 /* The thread's last nvmf_connect / nvmf_discover failure (the API promises per thread). */
 static __thread char last_errmsg[NVMFH_ERRMSG_MAX];
 static __thread char strerror_buf[96];
+static __thread char ctrl_errmsg_copy[NVMFH_ERRMSG_MAX];
 
 const char *nvmf_last_errmsg(void)
 {
@@ -40,7 +41,15 @@ void nvmfh_errf(struct nvmf_ctrl *c, const char *fmt, ...)
 
 const char *nvmf_ctrl_errmsg(const struct nvmf_ctrl *c)
 {
-	return c ? c->errmsg : "";
+	if (!c)
+		return "";
+	/* A copy taken under the lock: another thread's failure may rewrite c->errmsg while
+	 * the caller prints it. The mutex is the only part of *c that changes here. */
+	struct nvmf_ctrl *m = (struct nvmf_ctrl *)c;
+	pthread_mutex_lock(&m->err_lock);
+	memcpy(ctrl_errmsg_copy, c->errmsg, sizeof(ctrl_errmsg_copy));
+	pthread_mutex_unlock(&m->err_lock);
+	return ctrl_errmsg_copy;
 }
 
 /*

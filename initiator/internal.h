@@ -26,6 +26,7 @@ struct nvme_dhchap_key;
 #define NVMFH_MAX_XFER           (1u << 20) /* 1 MiB: what the Linux RDMA host moves at most */
 #define NVMFH_MAX_NLB            65536u   /* NLB is a 16-bit 0's based field */
 #define NVMFH_ERRMSG_MAX         512
+#define NVMFH_LOST_WHY_MAX       200   /* struct nvmf_queue.lost_why, bytes with the NUL */
 #define NVMFH_NQN_FIELD          256      /* bytes of an NQN field (Connect data, Identify) */
 #define NVMFH_NS_CACHE           8        /* nsid -> block size entries per I/O queue */
 #define NVMFH_DISC_MAX_TRIES     10u      /* discovery log reads before giving up (genctr) */
@@ -53,6 +54,11 @@ struct nvmf_queue {
 	unsigned outstanding;     /* submitted, callback not yet run */
 	bool connected;           /* the transport holds a connection (queue_disconnect due) */
 	bool lost;                /* connection gone: submit/poll give -ECONNRESET */
+	/* What ended the connection, for the errors of every later command ("" while
+	 * usable): the transport's reason, or which command timed out. Written and read by
+	 * the queue's owner only (an I/O queue's thread; admin: under admin_lock), so one
+	 * thread's failure never becomes another's message. */
+	char lost_why[NVMFH_LOST_WHY_MAX];
 	struct nvmfh_split *pending; /* split requests waiting for free slots, oldest first */
 	struct { uint32_t nsid, lba_shift; } ns_cache[NVMFH_NS_CACHE];
 	unsigned ns_cached, ns_next;
@@ -91,6 +97,10 @@ struct nvmf_ctrl {
 	uint16_t auth_tid;
 	struct nvmf_auth_info auth;
 
+	/* The detail of the last failed call the application made on this controller
+	 * (nvmf_ctrl_errmsg). Only those calls write it, never the keep-alive thread: a
+	 * failed Keep Alive is recorded as the admin queue's lost_why instead, and reaches a
+	 * message when a later admin call fails because of it. */
 	pthread_mutex_t err_lock;
 	char errmsg[NVMFH_ERRMSG_MAX];
 };
@@ -114,6 +124,9 @@ NVMFH_HIDDEN int nvmfh_queue_submit(struct nvmf_queue *q, const struct nvme_sqe 
 				    uint16_t *cid_out);
 /* nvmfh_queue_poll - nvmf_queue_poll without the argument checks. */
 NVMFH_HIDDEN int nvmfh_queue_poll(struct nvmf_queue *q, unsigned max);
+/* nvmfh_queue_lost - mark @q lost; the first reason given stays (printf format). */
+NVMFH_HIDDEN void nvmfh_queue_lost(struct nvmf_queue *q, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* nvmfh_queue_fail_all - mark @q lost and complete every outstanding command (and split
  * request) with @err (-ECONNRESET, -ECONNABORTED). */
 NVMFH_HIDDEN void nvmfh_queue_fail_all(struct nvmf_queue *q, int err);

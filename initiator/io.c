@@ -338,11 +338,8 @@ static int sync_submit(struct nvmf_queue *q, struct sync_cmd *w)
 }
 
 /* Submit (retrying while the queue is full) and poll until the callback ran. */
-static int run_sync(struct nvmf_ctrl *c, struct sync_cmd *w)
+static int sync_wait(struct nvmf_queue *q, struct sync_cmd *w)
 {
-	struct nvmf_queue *q = nvmf_io_queue(c, 0);
-	if (!q)
-		return -EINVAL;
 	int rc;
 	while ((rc = sync_submit(q, w)) == -EAGAIN)
 		if ((rc = nvmf_queue_wait(q, 100)) < 0)
@@ -355,6 +352,26 @@ static int run_sync(struct nvmf_ctrl *c, struct sync_cmd *w)
 			return rc;
 	}
 	return w->status;
+}
+
+/* sync_wait, and the controller's message for this call: for a local or transport error
+ * what failed on this queue (never another thread's failure, e.g. a Keep Alive's); none
+ * for an NVMe status, which names itself. */
+static int run_sync(struct nvmf_ctrl *c, struct sync_cmd *w)
+{
+	struct nvmf_queue *q = nvmf_io_queue(c, 0);
+	if (!q)
+		return -EINVAL;
+	nvmfh_errf(c, "%s", "");
+	int rc = sync_wait(q, w);
+	/* A lost I/O queue names its cause; a failure before it (the namespace's block size
+	 * from Identify on the admin queue) left its own message, else the errno names it. */
+	if (rc < 0 && q->lost)
+		nvmfh_errf(c, "I/O queue %u: %s", q->hq.qid,
+			   q->lost_why[0] ? q->lost_why : nvmf_strerror(rc));
+	else if (rc < 0 && !nvmf_ctrl_errmsg(c)[0])
+		nvmfh_errf(c, "I/O queue %u: %s", q->hq.qid, nvmf_strerror(rc));
+	return rc;
 }
 
 int nvmf_read(struct nvmf_ctrl *c, uint32_t nsid, uint64_t slba, uint32_t nlb, void *buf)

@@ -139,7 +139,14 @@ struct nvmf_auth_info {
 };
 /* nvmf_ctrl_auth_info - how @ctrl's association authenticated into @out. 0 or -EINVAL. */
 int nvmf_ctrl_auth_info(const struct nvmf_ctrl *ctrl, struct nvmf_auth_info *out);
-/* nvmf_ctrl_errmsg - last detailed error of @ctrl ("" when none). */
+/* nvmf_ctrl_errmsg - the detail of the last failed call made on @ctrl ("" when none):
+ * what was being done and, for a lost connection, what ended it ("I/O queue 1:
+ * connection closed by the controller", "admin queue: Keep Alive timed out after 10000
+ * ms ..."). Only the application's calls set it: the keep-alive thread never does (a
+ * Keep Alive failure is named when a later admin call fails because of it). The text is
+ * a copy in a thread-local buffer, valid until this thread's next call of
+ * nvmf_ctrl_errmsg; calls failing in several threads at once each leave theirs, the
+ * last one stays. */
 const char *nvmf_ctrl_errmsg(const struct nvmf_ctrl *ctrl);
 /* nvmf_last_errmsg - detailed message of the last failed nvmf_connect/nvmf_discover in
  * this thread. */
@@ -306,6 +313,12 @@ int nvmf_submit_raw(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf,
  * callbacks. Returns the number reaped, or -ECONNRESET once the connection is lost (every
  * outstanding command has then completed with -ECONNRESET). Never blocks. */
 int nvmf_queue_poll(struct nvmf_queue *q, unsigned max);
+/* nvmf_queue_errmsg - what ended @q's connection once its commands fail with
+ * -ECONNRESET or -ETIMEDOUT: the transport's reason ("connection closed by the
+ * controller", "recv: Connection reset by peer"; "the connection was lost" when the
+ * transport does not say) or "command 0x01 timed out after N ms ..."; "" while @q is
+ * usable. Read it from the thread that polls @q; valid until nvmf_reconnect(). */
+const char *nvmf_queue_errmsg(const struct nvmf_queue *q);
 /* nvmf_queue_outstanding - commands submitted and not yet completed. */
 unsigned nvmf_queue_outstanding(const struct nvmf_queue *q);
 /* nvmf_queue_wait - block up to @timeout_ms for at least one completion (sleeps on the

@@ -10,6 +10,8 @@
  * without re-entering the transport.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -66,6 +68,24 @@ void nvmfh_queue_release(struct nvmf_queue *q)
 	q->nr_free = 0;
 }
 
+void nvmfh_queue_lost(struct nvmf_queue *q, const char *fmt, ...)
+{
+	q->lost = true;
+	if (q->lost_why[0])
+		return;   /* the first cause stays: what follows is its consequence */
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(q->lost_why, sizeof(q->lost_why), fmt, ap);
+	va_end(ap);
+}
+
+/* The transport said the connection is gone: mark @q lost with its reason. */
+static void transport_lost(struct nvmf_queue *q)
+{
+	const char *why = q->hq.t->queue_error ? q->hq.t->queue_error(&q->hq) : NULL;
+	nvmfh_queue_lost(q, "%s", why && *why ? why : "the connection was lost");
+}
+
 static void put_cid(struct nvmf_queue *q, uint16_t cid)
 {
 	struct nvmfh_slot *s = &q->slots[cid];
@@ -101,7 +121,7 @@ int nvmfh_queue_submit(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *b
 	if (rc) {
 		put_cid(q, cid);
 		if (rc == -ECONNRESET)
-			q->lost = true;
+			transport_lost(q);
 		return rc;
 	}
 	if (cid_out)
@@ -151,7 +171,7 @@ static int deliver(struct nvmf_queue *q)
 
 void nvmfh_queue_fail_all(struct nvmf_queue *q, int err)
 {
-	q->lost = true;
+	nvmfh_queue_lost(q, "%s", nvmf_strerror(err));
 	if (!q->slots)
 		return;
 	/* What did arrive is delivered as it came; the rest fails. */
@@ -189,6 +209,7 @@ int nvmfh_queue_poll(struct nvmf_queue *q, unsigned max)
 	int rc = q->hq.t->poll(&q->hq, max);
 	int n = deliver(q);
 	if (rc < 0) {
+		transport_lost(q);
 		nvmfh_queue_fail_all(q, -ECONNRESET);
 		return -ECONNRESET;
 	}
@@ -202,6 +223,11 @@ int nvmf_queue_poll(struct nvmf_queue *q, unsigned max)
 	if (!q)
 		return -EINVAL;
 	return nvmfh_queue_poll(q, max);
+}
+
+const char *nvmf_queue_errmsg(const struct nvmf_queue *q)
+{
+	return q ? q->lost_why : "";
 }
 
 unsigned nvmf_queue_outstanding(const struct nvmf_queue *q)
@@ -218,6 +244,7 @@ int nvmf_queue_wait(struct nvmf_queue *q, int timeout_ms)
 		return n;
 	int rc = q->hq.t->wait(&q->hq, timeout_ms);
 	if (rc == -ECONNRESET) {
+		transport_lost(q);
 		nvmfh_queue_fail_all(q, -ECONNRESET);
 		return rc;
 	}
@@ -243,6 +270,16 @@ static void exec_done(void *arg, int status, const struct nvme_cqe *cqe)
 		w->cqe = *cqe;
 	if (!status && !w->write && w->len)
 		memcpy(w->buf, w->bounce, w->len);
+}
+
+/* "Keep Alive" or "admin command 0x06" / "command 0x02", for the timeout's reason. */
+static const char *command_name(const struct nvmf_queue *q, const struct nvme_sqe *sqe)
+{
+	static __thread char name[32];
+	if (!q->hq.qid && sqe->opcode == nvme_admin_keep_alive)
+		return "Keep Alive";
+	snprintf(name, sizeof(name), "%scommand 0x%02x", q->hq.qid ? "" : "admin ", sqe->opcode);
+	return name;
 }
 
 int nvmfh_queue_exec(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf,
@@ -280,7 +317,8 @@ int nvmfh_queue_exec(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf
 		if (now >= deadline) {
 			/* Abandon the command: its late CQE, if any, is dropped. */
 			q->slots[cid].cb = NULL;
-			q->lost = true;
+			nvmfh_queue_lost(q, "%s timed out after %d ms (the controller's state is "
+					 "unknown)", command_name(q, sqe), timeout_ms);
 			return -ETIMEDOUT;
 		}
 		if (rc == 0) {

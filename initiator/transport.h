@@ -66,6 +66,10 @@ struct nvmf_host_transport {
 	 * of @ctrl's transport (RDMA: ibv_reg_mr with remote read/write). 0 or -errno. */
 	int (*mem_register)(struct nvmf_hq *admin, void *addr, size_t len);
 	int (*mem_unregister)(struct nvmf_hq *admin, void *addr);
+	/* queue_error - optional: after submit, poll or wait gave -ECONNRESET, what ended
+	 * the connection ("recv: Connection reset by peer", "connection closed by the
+	 * controller"); NULL or "" when the transport does not know. */
+	const char *(*queue_error)(struct nvmf_hq *q);
 };
 
 /* A host queue: the core's view. */

@@ -276,6 +276,7 @@ void nvmf_config_port_defaults(struct nvmf_port_config *p)
 	snprintf(p->trtype, sizeof(p->trtype), "rdma");
 	p->inline_data_size = NVMF_DEFAULT_INLINE;
 	p->max_queue_size = NVMF_DEFAULT_QUEUE_SIZE;
+	p->zerocopy_threshold = NVMF_DEFAULT_ZEROCOPY;
 }
 
 /* One subsystems[] entry. */
@@ -330,6 +331,8 @@ static const struct cfg_irule inline_tcp_rule = { -1, 16384, true, "an inline da
 static const struct cfg_irule mqs_rule = { -1, 1024, true, "a queue size", "16-1024, or -1 for the default 128" };
 static const struct cfg_irule h2c_rule = { -1, 16777216, true, "a MAXH2CDATA",
 	"4096-16777216 bytes, a multiple of 4, or -1 for the default 131072" };
+static const struct cfg_irule zc_rule = { -1, 16777216, true, "a zero-copy threshold",
+	"0 for never, 4096-16777216 bytes, or -1 for the default 32768" };
 
 /* addr{} of a port: rdma or tcp over IPv4/IPv6. */
 static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvmf_port_config *p)
@@ -420,7 +423,7 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 	if (cfg_get_typed(c, j, base, "param", JSON_OBJECT, false, &param))
 		return -1;
 	if (param) {
-		static const char *const ours[] = { "nvmf_maxh2cdata", NULL };
+		static const char *const ours[] = { "nvmf_maxh2cdata", "nvmf_zerocopy_threshold", NULL };
 		bool tcp = !strcmp(p->trtype, "tcp");
 		const struct cfg_irule *inl = tcp ? &inline_tcp_rule : &inline_rdma_rule;
 		if (cfg_check_ext_keys(c, param, sub, ours) ||
@@ -453,6 +456,18 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 				    p->trtype);
 		if (r && v >= 0)
 			p->maxh2cdata = (uint32_t)v;
+		/* MSG_ZEROCOPY for large C2HData (tcp/target/zerocopy.c). Below a page the
+		 * notification costs more than the copy it saves. */
+		if ((r = cfg_get_int(c, param, sub, "nvmf_zerocopy_threshold", &zc_rule, false, &v)) < 0)
+			return -1;
+		if (r && v > 0 && v < 4096)
+			return cfg_bad_value(c, sub, "nvmf_zerocopy_threshold",
+					 json_object_get(param, "nvmf_zerocopy_threshold"), zc_rule.what, zc_rule.range);
+		if (r && v >= 0 && strcmp(p->trtype, "tcp"))
+			return cfg_fail(c, sub, "nvmf_zerocopy_threshold", "only a tcp port takes it (this port is %s)",
+				    p->trtype);
+		if (r && v >= 0)
+			p->zerocopy_threshold = (uint32_t)v;
 		if (cfg_check_pi(c, param, sub))
 			return -1;
 	}

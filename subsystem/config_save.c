@@ -108,6 +108,8 @@ static json_t *port_to_json(const struct nvmf_port_config *p)
 	json_object_set_new(param, "max_queue_size", num_string(mqs));
 	if (p->maxh2cdata)
 		json_object_set_new(param, "nvmf_maxh2cdata", num_string(p->maxh2cdata));
+	if (p->zerocopy_threshold != NVMF_DEFAULT_ZEROCOPY)
+		json_object_set_new(param, "nvmf_zerocopy_threshold", num_string(p->zerocopy_threshold));
 	return json_pack("{s:I, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:o, s:o, s:o}",
 			 "portid", (json_int_t)p->portid, "addr",
 			 "adrfam", p->adrfam == AF_INET6 ? "ipv6" : "ipv4", "traddr", p->traddr,

@@ -224,8 +224,10 @@ struct nvmf_tgt {
 					    * monotonic clock (tests set a fake) */
 	int log_level;                     /* enum nvmf_log_level (target/log.h), atomic;
 					    * NVMF_LOG_INFO after nvmf_tgt_init */
-	bool started;                      /* nvmf_tgt_start ran: shutdown reports the groups'
-					    * statistics (a failed start has none to give) */
+	bool started;                      /* nvmf_tgt_start succeeded: shutdown reports the
+					    * groups' statistics. A start that failed has none to
+					    * give; a program whose own start-up fails after it
+					    * (the daemon's control socket) clears it */
 	bool stopping;                     /* nvmf_tgt_shutdown began: queues made from now on
 					    * start quiescing (atomic) */
 	struct nvmf_host_auth *host_auth;  /* hosts' DH-HMAC-CHAP keys (main group;

@@ -197,6 +197,7 @@ int main(int argc, char **argv)
 	}
 
 	int rc = 1;
+	bool ready = false;                /* served: a stop then reports its statistics */
 	struct nvmf_ctl ctl = { 0 };       /* before any goto out: nvmf_ctl_stop sees it */
 	struct nvmf_tgt tgt;
 	/* The transports the ports name must start; the others are tried for ports added
@@ -258,6 +259,7 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	printf("nvmf-target: ready\n");
+	ready = true;
 
 	/* This thread runs the main poll group: listeners, admin queues, keep-alive. */
 	struct nvmf_pg *main_pg = nvmf_tgt_main_pg(&tgt);
@@ -274,6 +276,9 @@ int main(int argc, char **argv)
 	printf("nvmf-target: stopping: disconnecting hosts and flushing backends\n");
 	rc = 0;
 out:
+	/* A failed start prints its error and nothing else (docs/transports.md). */
+	if (!ready)
+		tgt.started = false;
 	nvmf_ctl_stop(&ctl);
 	nvmf_tgt_shutdown(&tgt, 10000);
 	nvmf_tgt_fini(&tgt);

@@ -185,6 +185,7 @@ static const char *port_diff(const struct nvmf_port_config *a, const struct nvmf
 	if (a->inline_data_size != b->inline_data_size) return "param.inline_data_size";
 	if (a->max_queue_size != b->max_queue_size) return "param.max_queue_size";
 	if (a->maxh2cdata != b->maxh2cdata) return "param.nvmf_maxh2cdata";
+	if (a->zerocopy_threshold != b->zerocopy_threshold) return "param.nvmf_zerocopy_threshold";
 	return NULL;
 }
 

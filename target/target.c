@@ -323,9 +323,10 @@ int nvmf_tgt_start(struct nvmf_tgt *tgt, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	tgt->started = true;
-	if (tgt->npgs == 1)
+	if (tgt->npgs == 1) {
+		tgt->started = true;
 		return 0;
+	}
 	/* Where the NICs are, unless the config says. */
 	for (unsigned i = 0; node < 0 && i < tgt->ntransports; i++)
 		if (tgt->transports[i]->ops->numa_node)
@@ -341,6 +342,7 @@ int nvmf_tgt_start(struct nvmf_tgt *tgt, char *err, size_t errlen)
 	else
 		fprintf(stderr, "nvmf-target: %u I/O poll group thread(s), not pinned (NUMA node unknown)\n",
 			tgt->npgs - 1);
+	tgt->started = true;
 	return 0;
 }
 

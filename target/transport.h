@@ -116,7 +116,8 @@ struct nvmf_transport_ops {
 	 * the C2HData SUCCESS flag). */
 	void (*queue_response)(struct nvmf_req *req);
 	/* queue_busy - answers of @sq (CQEs, read data) are still waiting to be sent or sent
-	 * and not completed. Shutdown waits for it to be false before disconnecting, so an
+	 * and not delivered (RDMA: SEND not completed; TCP: bytes not acknowledged by the
+	 * host). Shutdown waits (bounded) for it to be false before disconnecting, so an
 	 * answer the core gave reaches the host. NULL: answers leave in queue_response. */
 	bool (*queue_busy)(const struct nvmf_sq *sq);
 	/* disconnect_queue - tear the connection of @sq down (controller deleted, keep-alive

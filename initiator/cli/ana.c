@@ -99,7 +99,7 @@ int cli_ana_log(int argc, char **argv, const struct cli_env *env)
 	}
 	if (optind < argc)
 		return cli_usage_error(env->err, "ana-log", "unexpected argument '%s'", argv[optind]);
-	if ((rc = cli_check_common(&c, true, "ana-log", env->err)))
+	if ((rc = cli_check_common(&c, CLI_NQN_NVM, "ana-log", env->err)))
 		return rc;
 	if (c.refresh_ms || c.path_timeout_ms)
 		return cli_usage_error(env->err, "ana-log", "--refresh and --path-timeout are for "

@@ -219,15 +219,22 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 	}
 }
 
-int cli_check_common(const struct cli_common *c, bool need_nqn, const char *cmd, FILE *err)
+int cli_check_common(const struct cli_common *c, enum cli_nqn need, const char *cmd,
+		     FILE *err)
 {
 	if (!c->traddr || !*c->traddr)
 		return cli_usage_error(err, cmd, "-a/--traddr ADDR is required");
 	for (unsigned i = 0; i < c->n_traddrs; i++)
 		if (!*c->traddrs[i])
 			return cli_usage_error(err, cmd, "-a/--traddr number %u is empty", i + 1);
-	if (need_nqn && (!c->subnqn || !*c->subnqn))
+	if (need != CLI_NQN_OPTIONAL && (!c->subnqn || !*c->subnqn))
 		return cli_usage_error(err, cmd, "-n/--nqn SUBNQN is required");
+	/* Connecting would only get the discovery controller's INVALID_FIELD for the first
+	 * namespace or I/O command, which does not say that the NQN was the mistake. */
+	if (need == CLI_NQN_NVM && !strcmp(c->subnqn, NVME_DISC_SUBSYS_NAME))
+		return cli_usage_error(err, cmd, "-n/--nqn %s is the discovery subsystem: it has "
+				       "no namespaces and no I/O queues; give an NVM subsystem's "
+				       "NQN (`nvmf discover` lists them)", NVME_DISC_SUBSYS_NAME);
 	if (c->n_traddrs > 1 && !c->multipath_ok)
 		return cli_usage_error(err, cmd, "-a/--traddr given %u times: %s takes one path "
 				       "(several: read, write, perf, ana-log)", c->n_traddrs, cmd);

@@ -125,10 +125,21 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 int cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* cli_check_common - after parsing: -a present (and -n when @need_nqn); several -a only
- * when c->multipath_ok, with -s given once or once per -a; --refresh and --path-timeout
- * only with several -a; -g/-G only with -t tcp. Returns 0 or CLI_USAGE after a message. */
-int cli_check_common(const struct cli_common *c, bool need_nqn, const char *cmd, FILE *err);
+/* What a subcommand's -n/--nqn must name. */
+enum cli_nqn {
+	CLI_NQN_OPTIONAL,   /* discover: -n may be left out (the well-known discovery NQN) */
+	CLI_NQN_ANY,        /* identify (controller): any subsystem, the discovery one too */
+	/* read, write, perf, ana-log, identify --ns: an NVM subsystem. The well-known
+	 * discovery NQN (NVMe-oF 1.1 section 7.2) is refused before connecting: a discovery
+	 * controller has no namespaces and no I/O queues (NVMe Base 2.0 section 3.1.2). */
+	CLI_NQN_NVM,
+};
+
+/* cli_check_common - after parsing: -a present, -n as @need says; several -a only when
+ * c->multipath_ok, with -s given once or once per -a; --refresh and --path-timeout only
+ * with several -a; -g/-G only with -t tcp. Returns 0 or CLI_USAGE after a message. */
+int cli_check_common(const struct cli_common *c, enum cli_nqn need, const char *cmd,
+		     FILE *err);
 /* cli_path_trsvcid - the port of path @i (its own -s, else the one -s, else "4420"). */
 const char *cli_path_trsvcid(const struct cli_common *c, unsigned i);
 
@@ -171,7 +182,7 @@ struct cli_conn {
 
 /* cli_conn_open - cli_connect for one -a; for several, nvmf_mpath_connect over one path
  * per -a (each with @nr_io_queues, @queue_size), with --refresh and --path-timeout.
- * Returns CLI_OK, CLI_USAGE or CLI_ERR (after "nvmf: connect to ADDR:PORT, ... (NQN):
+ * Returns CLI_OK, CLI_USAGE (also for a discovery controller: no I/O queues) or CLI_ERR (after "nvmf: connect to ADDR:PORT, ... (NQN):
  * <strerror>: <detail>"). With -v, a line per path and one for the handle on env->err. */
 int cli_conn_open(const struct cli_common *c, const struct cli_env *env, const char *cmd,
 		  unsigned nr_io_queues, unsigned queue_size, struct cli_conn *k);

@@ -23,8 +23,18 @@ int cli_conn_open(const struct cli_common *c, const struct cli_env *env, const c
 		  unsigned nr_io_queues, unsigned queue_size, struct cli_conn *k)
 {
 	memset(k, 0, sizeof(*k));
-	if (c->n_traddrs <= 1)
-		return cli_connect(c, env, cmd, nr_io_queues, queue_size, &k->ctrl);
+	if (c->n_traddrs <= 1) {
+		int rc = cli_connect(c, env, cmd, nr_io_queues, queue_size, &k->ctrl);
+		/* The well-known discovery NQN was refused before connecting (cli_check_common);
+		 * this is a discovery controller with its own NQN (TP 8013), known only now:
+		 * libnvmf connects no I/O queue to one, and only to one. */
+		if (!rc && !nvmf_ctrl_nr_io_queues(k->ctrl)) {
+			cli_conn_close(k);
+			return cli_usage_error(env->err, cmd, "%s is a discovery controller: it has "
+					       "no namespaces and no I/O queues", c->subnqn);
+		}
+		return rc;
+	}
 	struct nvmf_ctrl_opts o[NVMF_MPATH_MAX_PATHS];
 	for (unsigned i = 0; i < c->n_traddrs; i++) {
 		if (cli_fill_opts(c, env, cmd, false, &o[i]))

@@ -171,7 +171,7 @@ int cli_discover(int argc, char **argv, const struct cli_env *env)
 	}
 	if (optind < argc)
 		return cli_usage_error(env->err, "discover", "unexpected argument '%s'", argv[optind]);
-	if ((rc = cli_check_common(&c, false, "discover", env->err)))
+	if ((rc = cli_check_common(&c, CLI_NQN_OPTIONAL, "discover", env->err)))
 		return rc;
 
 	struct nvmf_ctrl_opts o;

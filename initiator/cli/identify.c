@@ -212,7 +212,7 @@ int cli_identify(int argc, char **argv, const struct cli_env *env)
 	}
 	if (optind < argc)
 		return cli_usage_error(env->err, "identify", "unexpected argument '%s'", argv[optind]);
-	if ((rc = cli_check_common(&c, true, "identify", env->err)))
+	if ((rc = cli_check_common(&c, nsid ? CLI_NQN_NVM : CLI_NQN_ANY, "identify", env->err)))
 		return rc;
 
 	struct nvmf_ctrl *ctrl;

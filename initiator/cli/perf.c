@@ -150,7 +150,7 @@ int cli_perf_parse(int argc, char **argv, struct cli_perf_opts *o, FILE *err)
 		return cli_usage_error(err, "perf", "unexpected argument '%s'", argv[optind]);
 	if (o->size && o->size < o->bs)
 		return cli_usage_error(err, "perf", "--size is smaller than --bs");
-	return cli_check_common(&o->c, true, "perf", err);
+	return cli_check_common(&o->c, CLI_NQN_NVM, "perf", err);
 }
 
 /* ---- the run ---- */
@@ -184,6 +184,9 @@ struct worker {
 	uint64_t first_err_lba;
 	bool first_err_write;
 	int fatal;                      /* poll error that ended the thread (-ECONNRESET) */
+	/* One path: what ended its queue's connection (nvmf_queue_errmsg, read in this
+	 * thread), for the first error's message; "" for an NVMe status or several paths. */
+	char lost_why[256];
 	uint64_t t_end;                 /* ns, when the thread finished */
 	struct cli_hist *hist;          /* latency in ns */
 };
@@ -206,12 +209,20 @@ static uint64_t rnd(uint64_t *s)
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
+/* The queue's reason for a failure of its connection (only once: the first stays). */
+static void note_lost(struct worker *w, int status)
+{
+	if (status < 0 && w->q && !w->lost_why[0])
+		snprintf(w->lost_why, sizeof(w->lost_why), "%s", nvmf_queue_errmsg(w->q));
+}
+
 static void note_error(struct worker *w, struct slot *s, int status)
 {
 	if (!w->errors++) {
 		w->first_err = status;
 		w->first_err_lba = s->lba;
 		w->first_err_write = s->write;
+		note_lost(w, status);
 	}
 }
 
@@ -295,6 +306,7 @@ static void *worker_main(void *arg)
 		int n = w->mq ? nvmf_mpath_poll(w->mq, 0) : nvmf_queue_poll(w->q, 0);
 		if (n < 0) {
 			w->fatal = n;
+			note_lost(w, n);
 			break;
 		}
 		if (w->npending && !stop) {
@@ -457,8 +469,10 @@ static int run_load(const struct cli_env *env, struct cli_conn *k,
 				 first->nlb, first->first_err_lba, r->errors);
 		else
 			snprintf(what, sizeof(what), "perf: queue %u", (unsigned)(first - w));
+		/* One path: its queue's own reason (the controller's message is another
+		 * thread's); several: the handle's, which names the path. */
 		return cli_lib_error(env->err, what, first->errors ? first->first_err : first->fatal,
-				     cli_conn_errmsg(k));
+				     k->mp ? cli_conn_errmsg(k) : first->lost_why);
 	}
 	return CLI_OK;
 }
@@ -484,11 +498,6 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 	bool registered = false;
 	struct result r = { 0 };
 	unsigned queues = cli_conn_nr_queues(&k), qd = o.qd;
-	if (!queues) {   /* libnvmf connects none to a discovery controller, and only then */
-		rc = cli_usage_error(env->err, "perf", "%s is a discovery controller: it has no I/O "
-				     "queues", o.c.subnqn);
-		goto out;
-	}
 	if (queues > o.queues)
 		queues = o.queues;
 	if (queues < o.queues)

@@ -118,7 +118,7 @@ int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, 
 		return CLI_OK;
 	if (optind < argc)
 		return cli_usage_error(err, cmd, "unexpected argument '%s'", argv[optind]);
-	if ((rc = cli_check_common(&o->c, true, cmd, err)))
+	if ((rc = cli_check_common(&o->c, CLI_NQN_NVM, cmd, err)))
 		return rc;
 	if (o->have_blocks && o->have_bytes)
 		return cli_usage_error(err, cmd, "give the range in blocks (--slba, --nlb) or in "

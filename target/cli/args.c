@@ -37,6 +37,7 @@ static const struct opt_spec {
 	{ "inline-data-size", 0, TCTL_OPT_INLINE_DATA_SIZE, true },
 	{ "max-queue-size", 0, TCTL_OPT_MAX_QUEUE_SIZE, true },
 	{ "maxh2cdata", 0, TCTL_OPT_MAXH2CDATA, true },
+	{ "zerocopy-threshold", 0, TCTL_OPT_ZEROCOPY_THRESHOLD, true },
 	{ "subsystem", 0, TCTL_OPT_SUBSYSTEM, true },
 	{ "hash", 0, TCTL_OPT_HASH, true },    { "dhgroup", 0, TCTL_OPT_DHGROUP, true },
 	{ "ana-group", 0, TCTL_OPT_ANA_GROUP, true },

@@ -490,6 +490,26 @@ static int put_maxh2cdata(json_t *param, const char *s, const char *trtype, char
 	return put(param, "nvmf_maxh2cdata", json_string(text), msg, len);
 }
 
+/* --zerocopy-threshold: read data of at least this many bytes leaves a tcp port with
+ * MSG_ZEROCOPY (ports[].param.nvmf_zerocopy_threshold): 0 (never) or 4096 to 16 MiB. */
+static int put_zerocopy(json_t *param, const char *s, const char *trtype, char *msg, size_t len)
+{
+	uint64_t v;
+	char text[24];
+	if (strcmp(trtype, "tcp")) {
+		snprintf(msg, len, "--zerocopy-threshold is for tcp ports only (this one is %s)", trtype);
+		return -1;
+	}
+	if (tctl_parse_size(s, "--zerocopy-threshold", &v, msg, len))
+		return -1;
+	if ((v && v < 4096) || v > 16777216) {
+		snprintf(msg, len, "--zerocopy-threshold %s is out of range (0 for never, or 4096 to 16777216 bytes)", s);
+		return -1;
+	}
+	snprintf(text, sizeof(text), "%llu", (unsigned long long)v);
+	return put(param, "nvmf_zerocopy_threshold", json_string(text), msg, len);
+}
+
 /* A config file's port object (nvmetcli layout: addr and param values are strings). */
 static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
 		      char *msg, size_t len)
@@ -499,7 +519,7 @@ static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, j
 	const char *trtype = a->opt[TCTL_OPT_TRTYPE] ? a->opt[TCTL_OPT_TRTYPE] : "rdma";
 	const char *svc = a->opt[TCTL_OPT_TRSVCID] ? a->opt[TCTL_OPT_TRSVCID] : "4420";
 	const char *inl = a->opt[TCTL_OPT_INLINE_DATA_SIZE], *mqs = a->opt[TCTL_OPT_MAX_QUEUE_SIZE];
-	const char *h2c = a->opt[TCTL_OPT_MAXH2CDATA];
+	const char *h2c = a->opt[TCTL_OPT_MAXH2CDATA], *zc = a->opt[TCTL_OPT_ZEROCOPY_THRESHOLD];
 	json_t *port = put_new(p, "port", false, msg, len);
 	if (!port || put_uint(port, "portid", "PORTID", a->pos[0], 0, PORTID_MAX, msg, len))
 		return -1;
@@ -523,12 +543,13 @@ static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, j
 	    put(addr, "traddr", json_string(traddr), msg, len) ||
 	    put_uint_text(addr, "trsvcid", "--trsvcid", svc, 1, 65535, msg, len))
 		return -1;
-	if (inl || mqs || h2c) {
+	if (inl || mqs || h2c || zc) {
 		json_t *param = put_new(port, "param", false, msg, len);
 		if (!param || (inl && put_inline(param, inl, trtype, msg, len)) ||
 		    (mqs && put_uint_text(param, "max_queue_size", "--max-queue-size", mqs, 16, 1024,
 					  msg, len)) ||
-		    (h2c && put_maxh2cdata(param, h2c, trtype, msg, len)))
+		    (h2c && put_maxh2cdata(param, h2c, trtype, msg, len)) ||
+		    (zc && put_zerocopy(param, zc, trtype, msg, len)))
 			return -1;
 	}
 	json_t *subs = put_new(port, "subsystems", true, msg, len);
@@ -638,6 +659,9 @@ static int b_log_level(const struct tctl_command *c, const struct tctl_args *a, 
 	"  --max-queue-size N   queue entries a host may ask for, 16 to 1024 (default 128)\n" \
 	"  --maxh2cdata BYTES   tcp only: bytes one H2CData PDU may carry (the ICResp\n" \
 	"                       MAXH2CDATA), 4096 to 16M, a multiple of 4 (default 128K)\n" \
+	"  --zerocopy-threshold BYTES\n" \
+	"                       tcp only: read data of at least this size is sent with\n" \
+	"                       MSG_ZEROCOPY; 0 never, or 4096 to 16M (default 32K)\n" \
 	"  --subsystem NQN      expose this subsystem on the port; repeat for more\n" \
 	"PORTID is 0 to 65535.\n"
 
@@ -681,7 +705,7 @@ const struct tctl_command tctl_commands[] = {
 	{ "port", "add", "port_add", "PORTID --traddr ADDR [OPTIONS]",
 	  "listen on a new port", PORT_ADD_HELP, { "PORTID", NULL }, 1,
 	  OPT(TRADDR) | OPT(TRSVCID) | OPT(ADRFAM) | OPT(TRTYPE) | OPT(INLINE_DATA_SIZE) |
-	  OPT(MAX_QUEUE_SIZE) | OPT(MAXH2CDATA) | OPT(SUBSYSTEM), b_port_add, TCTL_OUT_PORT_ADD, NULL, NULL },
+	  OPT(MAX_QUEUE_SIZE) | OPT(MAXH2CDATA) | OPT(ZEROCOPY_THRESHOLD) | OPT(SUBSYSTEM), b_port_add, TCTL_OUT_PORT_ADD, NULL, NULL },
 	{ "port", "remove", "port_remove", "PORTID",
 	  "stop listening on a port (its controllers are disconnected)", NULL,
 	  { "PORTID", NULL }, 1, 0, b_port, TCTL_OUT_PORT_REMOVE, NULL, NULL },

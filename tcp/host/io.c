@@ -91,6 +91,13 @@ static int hq_mem_unregister(struct nvmf_hq *admin, void *addr)
 	return 0;
 }
 
+/* What killed the queue (rx.c's nvmf_th_fail), for the core's error messages. */
+static const char *hq_queue_error(struct nvmf_hq *hq)
+{
+	struct nvmf_th_queue *q = hq->tpriv;
+	return q ? q->err : NULL;
+}
+
 const struct nvmf_host_transport nvmf_tcp_host_transport = {
 	.name = "tcp",
 	.no_keyed_sgls = true,
@@ -102,4 +109,5 @@ const struct nvmf_host_transport nvmf_tcp_host_transport = {
 	.set_incapsule = hq_set_incapsule,
 	.mem_register = hq_mem_register,
 	.mem_unregister = hq_mem_unregister,
+	.queue_error = hq_queue_error,
 };

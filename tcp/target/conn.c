@@ -98,6 +98,7 @@ void nvmf_tcp_conn_free(struct nvmf_tcp_conn *conn)
 		if (conn->reqs[i].buf && tpg)
 			nvmf_tcp_buf_put(tpg, conn->reqs[i].buf, conn->reqs[i].buf_len);
 	free(conn->reqs);
+	free(conn->zc);
 	free(conn->rbuf);
 	free(conn);
 }

@@ -47,6 +47,11 @@
 /* Bytes recv() may put in a connection's buffer ahead of a PDU's data: the largest PDO
  * (255) and a header digest; the buffer holds one whole PDU at least. */
 #define NVMF_TCP_RX_SLACK       512u
+/* A closed connection whose zero-copy sends the kernel still holds waits this long for
+ * their notifications before it is reset (which frees them). */
+#define NVMF_TCP_ZC_DRAIN_MS    5000u
+/* How often such connections are looked at. */
+#define NVMF_TCP_ZC_DRAIN_TICK_MS 50u
 
 struct nvmf_tcp_tpg;
 struct nvmf_tcp_conn;
@@ -82,6 +87,8 @@ struct nvmf_tcp_tx {
 	struct nvmf_tcp_tx *next;
 	struct nvmf_tcp_req *done;         /* released once this item is sent (a command's
 					    * last PDU: CapsuleResp, or C2HData with SUCCESS) */
+	struct nvmf_tcp_req *zc_req;       /* its data may leave with MSG_ZEROCOPY: the
+					    * command whose buffer it is (zerocopy.c) */
 	uint32_t hlen;
 	uint32_t dlen;
 	const void *data;
@@ -119,6 +126,9 @@ struct nvmf_tcp_req {
 	uint32_t r2t_end;                  /* the outstanding R2T asks for data up to here */
 	bool ddgst_error;                  /* some of its data failed its digest: it completes
 					    * with Transient Transport Error, not executed */
+	uint32_t zc_refs;                  /* zero-copy sends of its buffer the kernel has not
+					    * let go of yet */
+	bool zc_release;                   /* answered: released when zc_refs drops to 0 */
 	struct nvmf_tcp_tx r2t, c2h, rsp;  /* its PDUs */
 	struct nvmf_tcp_req *next_free;
 };
@@ -128,6 +138,13 @@ enum nvmf_tcp_conn_state {
 	NVMF_TCP_CONN_CONNECT,             /* ICResp sent; waiting for the first CapsuleCmd */
 	NVMF_TCP_CONN_LIVE,                /* a queue of the core, on its group */
 	NVMF_TCP_CONN_DEAD,                /* torn down; freed once the core released it */
+};
+
+/* One zero-copy send (a sendmsg with MSG_ZEROCOPY that took bytes) in a connection's
+ * ring; the kernel numbers them 0, 1, 2... per socket. */
+struct nvmf_tcp_zc_slot {
+	struct nvmf_tcp_req *req;          /* whose buffer it sent from */
+	bool done;                         /* its notification came (maybe out of order) */
 };
 
 /* One TCP connection = one NVMe queue. */
@@ -171,6 +188,16 @@ struct nvmf_tcp_conn {
 	bool tx_dirty;                     /* in tpg->dirty */
 	bool pollout;                      /* EPOLLOUT asked: the socket's buffer was full */
 	struct nvmf_tcp_conn *dirty_next;
+	/* Zero-copy sends (zerocopy.c): C2HData of at least zc_min bytes (0: none; the port
+	 * said 0, the socket refused SO_ZEROCOPY, or the kernel copied one anyway). Ring
+	 * of the sends not yet notified: zc_count from zc_head, the first numbered
+	 * zc_head_id. */
+	uint32_t zc_min;
+	struct nvmf_tcp_zc_slot *zc;
+	uint32_t zc_cap, zc_head, zc_count, zc_head_id;
+	uint32_t zc_sends;                 /* sends made with MSG_ZEROCOPY */
+	bool zc_copied;                    /* the kernel reported it copied one */
+	uint64_t zc_drain_ms;              /* dead: reset at this pg->now_ms if still held */
 	struct nvmf_tcp_tx icresp;         /* the ICResp */
 	struct nvmf_tcp_tx term;           /* a C2HTermReq */
 	/* The core's queue. */
@@ -199,6 +226,10 @@ struct nvmf_tcp_tpg {
 	struct nvmf_tcp_conn *kick;        /* connections with buffered bytes to parse */
 	struct nvmf_tcp_conn *dirty;       /* connections with PDUs to send this pass */
 	struct nvmf_tcp_conn *reap;        /* dead and released: freed at the next pass */
+	struct nvmf_tcp_conn *zc_drain;    /* dead and released, but the kernel still holds
+					    * zero-copy sends of theirs (zerocopy.c) */
+	struct nvmf_timer zc_timer;        /* looks at zc_drain while it is not empty */
+	bool zc_timer_on;
 	uint64_t accept_resume_ms;         /* main group: resting listeners go back into the
 					    * epoll set at this time (pg->now_ms); 0: none rests */
 	struct nvmf_tcp_buf_cache cache[NVMF_TCP_BUF_CLASSES];
@@ -278,6 +309,32 @@ void nvmf_tcp_conn_fatal(struct nvmf_tcp_conn *conn, enum nvme_tcp_fes fes, uint
  * once. Idempotent. */
 void nvmf_tcp_conn_kill(struct nvmf_tcp_conn *conn, enum nvmf_log_level level, const char *why);
 
+/* ---- zerocopy.c (MSG_ZEROCOPY, Linux Documentation/networking/msg_zerocopy.rst) ---- */
+/* nvmf_tcp_zc_setup - after nvmf_tcp_conn_set_queue: turn zero-copy sends on for @conn
+ * when its port's nvmf_zerocopy_threshold is not 0 and the socket takes SO_ZEROCOPY
+ * (else they stay off, silently: sends copy as before). -ENOMEM when the ring cannot
+ * be had. */
+int nvmf_tcp_zc_setup(struct nvmf_tcp_conn *conn);
+/* nvmf_tcp_zc_room - a zero-copy send may be made now (on, and a free slot). */
+bool nvmf_tcp_zc_room(const struct nvmf_tcp_conn *conn);
+/* nvmf_tcp_zc_sent - a sendmsg with MSG_ZEROCOPY took bytes from @r's buffer: it holds
+ * @r until the kernel's notification for it. */
+void nvmf_tcp_zc_sent(struct nvmf_tcp_conn *conn, struct nvmf_tcp_req *r);
+/* nvmf_tcp_zc_complete - the kernel let go of sends @lo..@hi (inclusive, its 32-bit
+ * numbering, may wrap); @copied: it copied them (SO_EE_CODE_ZEROCOPY_COPIED), so no
+ * more are made on @conn. Commands whose last send this was and whose answer left are
+ * released. Ids outside the ring are ignored. */
+void nvmf_tcp_zc_complete(struct nvmf_tcp_conn *conn, uint32_t lo, uint32_t hi, bool copied);
+/* nvmf_tcp_zc_reap - read @conn's socket error queue for zero-copy notifications (each
+ * to nvmf_tcp_zc_complete). Returns how many were read. */
+int nvmf_tcp_zc_reap(struct nvmf_tcp_conn *conn);
+/* nvmf_tcp_zc_park - @conn is dead and released but the kernel holds sends of its:
+ * keep it (socket open, shut down) on its group's zc_drain list until they come back
+ * or NVMF_TCP_ZC_DRAIN_MS pass; then it is reset and freed. */
+void nvmf_tcp_zc_park(struct nvmf_tcp_conn *conn);
+/* nvmf_tcp_zc_drain_all - the group ends: reset and free every parked connection. */
+void nvmf_tcp_zc_drain_all(struct nvmf_tcp_tpg *tpg);
+
 /* ---- request.c ---- */
 /* nvmf_tcp_capsule - a whole CapsuleCmd PDU at @pdu (header digest checked): start the
  * command. @data/@dlen: its in-capsule data; @ddgst_ok: its data digest matched. */
@@ -298,6 +355,9 @@ bool nvmf_tcp_h2c_data(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *p
 		       uint32_t dlen, bool ddgst_ok);
 /* nvmf_tcp_req_release - @r is done: buffer back, slot free. */
 void nvmf_tcp_req_release(struct nvmf_tcp_req *r);
+/* nvmf_tcp_req_answered - @r's last PDU left (or was dropped): released now, or when
+ * the kernel lets go of its zero-copy sends. */
+void nvmf_tcp_req_answered(struct nvmf_tcp_req *r);
 /* nvmf_tcp_conn_drop_reqs - the connection is dying: commands waiting for write data are
  * abandoned to the core, queued PDUs dropped and their commands released. */
 void nvmf_tcp_conn_drop_reqs(struct nvmf_tcp_conn *conn);

@@ -123,20 +123,54 @@ static int tx_iov(const struct nvmf_tcp_tx *tx, uint32_t off, struct iovec *iov)
 	return k;
 }
 
+/* @tx's data part goes zero-copy: it is on, the command is big enough, and a slot of
+ * the ring is free (else it is copied like the rest). */
+static bool tx_zc(const struct nvmf_tcp_conn *conn, const struct nvmf_tcp_tx *tx)
+{
+	return tx->zc_req && tx->dlen >= conn->zc_min && nvmf_tcp_zc_room(conn);
+}
+
+/* The next sendmsg's iovecs, from the head of @conn's send list: as many PDUs as fit,
+ * but a data part that goes zero-copy is sent alone, so the batch ends before it.
+ * *@zc: this one is that data part; *@more: bytes follow it in the list. */
+static int next_iov(const struct nvmf_tcp_conn *conn, struct iovec *iov, bool *zc, bool *more)
+{
+	const struct nvmf_tcp_tx *tx = conn->tx_head;
+	uint32_t off = conn->tx_off;
+	int n = 0;
+	*zc = false;
+	if (tx_zc(conn, tx) && off >= tx->hlen && off < tx->hlen + tx->dlen) {
+		iov[0].iov_base = (void *)((const uint8_t *)tx->data + (off - tx->hlen));
+		iov[0].iov_len = tx->hlen + tx->dlen - off;
+		*zc = true;
+		*more = tx->ddgst_len || tx->next;
+		return 1;
+	}
+	for (; tx && n + 3 <= IOV_PER_SEND; tx = tx->next, off = 0) {
+		if (tx_zc(conn, tx) && off < tx->hlen) {
+			iov[n].iov_base = (void *)(tx->hdr + off);
+			iov[n].iov_len = tx->hlen - off;
+			n++;
+			break;   /* tx stays: its data follows */
+		}
+		n += tx_iov(tx, off, &iov[n]);
+	}
+	*more = tx != NULL;
+	return n;
+}
+
 int nvmf_tcp_conn_flush(struct nvmf_tcp_conn *conn)
 {
 	while (conn->tx_head) {
 		struct iovec iov[IOV_PER_SEND];
-		int n = 0;
-		uint32_t off = conn->tx_off;
-		const struct nvmf_tcp_tx *tx;
-		for (tx = conn->tx_head; tx && n + 3 <= IOV_PER_SEND; tx = tx->next) {
-			n += tx_iov(tx, off, &iov[n]);
-			off = 0;
-		}
+		bool zc, more;
+		int n = next_iov(conn, iov, &zc, &more);
 		struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)n };
 		/* More PDUs than one call takes: tell TCP more follows. */
-		ssize_t sent = sendmsg(conn->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT | (tx ? MSG_MORE : 0));
+		int flags = MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0);
+		ssize_t sent = sendmsg(conn->fd, &msg, flags | (zc ? MSG_ZEROCOPY : 0));
+		if (sent < 0 && zc && errno == ENOBUFS)   /* over the pinned-memory limits: copy */
+			sent = sendmsg(conn->fd, &msg, flags), zc = false;
 		if (sent < 0) {
 			if (errno == EINTR)
 				continue;
@@ -149,6 +183,8 @@ int nvmf_tcp_conn_flush(struct nvmf_tcp_conn *conn)
 			}
 			return -errno;
 		}
+		if (zc && sent > 0)
+			nvmf_tcp_zc_sent(conn, conn->tx_head->zc_req);
 		size_t left = (size_t)sent;
 		while (left && conn->tx_head) {
 			struct nvmf_tcp_tx *h = conn->tx_head;
@@ -163,7 +199,7 @@ int nvmf_tcp_conn_flush(struct nvmf_tcp_conn *conn)
 			if (!conn->tx_head)
 				conn->tx_tail = NULL;
 			if (h->done)   /* the response left: the command is done */
-				nvmf_tcp_req_release(h->done);
+				nvmf_tcp_req_answered(h->done);
 		}
 	}
 	if (conn->pollout && conn->state != NVMF_TCP_CONN_DEAD) {
@@ -207,7 +243,10 @@ static void reap(struct nvmf_tcp_tpg *tpg)
 	struct nvmf_tcp_conn *c;
 	while ((c = tpg->reap)) {
 		tpg->reap = c->next;
-		nvmf_tcp_conn_free(c);
+		if (c->zc_count)   /* the kernel still holds some of its buffers */
+			nvmf_tcp_zc_park(c);
+		else
+			nvmf_tcp_conn_free(c);
 	}
 }
 
@@ -216,6 +255,7 @@ void nvmf_tcp_pg_destroy(struct nvmf_tpg *base)
 	struct nvmf_tcp_tpg *tpg = (struct nvmf_tcp_tpg *)base;
 	struct nvmf_tcp_conn *c;
 	reap(tpg);
+	nvmf_tcp_zc_drain_all(tpg);
 	while ((c = tpg->pending)) {
 		tpg->pending = c->next;
 		nvmf_tcp_conn_free(c);
@@ -278,6 +318,9 @@ int nvmf_tcp_pg_poll(struct nvmf_tpg *base)
 			tpg->dirty = c;
 			work++;
 		}
+		/* EPOLLERR also says zero-copy notifications wait in the error queue. */
+		if ((ev[i].events & EPOLLERR) && c->zc)
+			work += nvmf_tcp_zc_reap(c);
 		if (ev[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
 			work += nvmf_tcp_conn_readable(c, &gone);
 	}

@@ -35,6 +35,7 @@ void nvmf_tcp_pdu_build(struct nvmf_tcp_conn *conn, struct nvmf_tcp_tx *tx, uint
 	}
 	tx->next = NULL;
 	tx->done = NULL;
+	tx->zc_req = NULL;
 }
 
 void nvmf_tcp_req_release(struct nvmf_tcp_req *r)
@@ -50,13 +51,21 @@ void nvmf_tcp_req_release(struct nvmf_tcp_req *r)
 	conn->busy_reqs--;
 }
 
+void nvmf_tcp_req_answered(struct nvmf_tcp_req *r)
+{
+	if (r->zc_refs)
+		r->zc_release = true;   /* nvmf_tcp_zc_complete releases it */
+	else
+		nvmf_tcp_req_release(r);
+}
+
 void nvmf_tcp_conn_drop_reqs(struct nvmf_tcp_conn *conn)
 {
 	/* Queued PDUs first: a response's command is released with it. */
 	for (struct nvmf_tcp_tx *tx = conn->tx_head, *next; tx; tx = next) {
 		next = tx->next;
 		if (tx->done)
-			nvmf_tcp_req_release(tx->done);
+			nvmf_tcp_req_answered(tx->done);
 	}
 	conn->tx_head = conn->tx_tail = NULL;
 	conn->tx_off = 0;
@@ -247,6 +256,8 @@ void nvmf_tcp_queue_response(struct nvmf_req *req)
 				   req->data_len);
 		if (success)   /* the command is done once its data left */
 			r->c2h.done = r;
+		if (conn->zc_min && req->data_len >= conn->zc_min)
+			r->c2h.zc_req = r;
 		nvmf_tcp_tx_queue(conn, &r->c2h);
 		if (success)
 			return;

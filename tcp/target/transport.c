@@ -20,6 +20,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include "nvme/disc_log.h"
 #include "target/ephemeral.h"
 #include "tcp/target/internal.h"
@@ -327,7 +329,7 @@ static int tcp_pg_add_queue(struct nvmf_tpg *base, void *arg)
 	int rc;
 	if (__atomic_load_n(&tpg->t->shutting_down, __ATOMIC_RELAXED))
 		why = "shutting down";
-	else if (nvmf_tcp_conn_set_queue(conn, conn->qid))
+	else if (nvmf_tcp_conn_set_queue(conn, conn->qid) || nvmf_tcp_zc_setup(conn))
 		why = "out of memory";
 	else if ((rc = nvmf_tcp_epoll_add(tpg, conn->fd, &conn->ev, false)))
 		why = strerror(-rc);
@@ -357,10 +359,22 @@ static void tcp_disconnect_queue(struct nvmf_sq *sq)
 	nvmf_tcp_conn_kill(conn, NVMF_LOG_INFO, quiet ? NULL : "controller deleted");
 }
 
+/* ops->queue_busy: answers not yet delivered. sendmsg() taking a PDU only moves it into
+ * the kernel's send queue (megabytes, with a host that does not read); what the host's
+ * TCP has not acknowledged (SIOCOUTQ: unsent plus unacknowledged bytes) is lost if the
+ * connection is reset, which a host does by writing to the socket after we closed it.
+ * So an answer counts as on the wire once acknowledged, as a SEND completion does on
+ * RDMA: shutdown waits (bounded) for that, and a host that resumes reading in time gets
+ * every answer. */
 static bool tcp_queue_busy(const struct nvmf_sq *sq)
 {
 	const struct nvmf_tcp_conn *conn = sq->transport_priv;
-	return conn->state != NVMF_TCP_CONN_DEAD && conn->tx_head;
+	if (conn->state == NVMF_TCP_CONN_DEAD)
+		return false;
+	if (conn->tx_head)
+		return true;
+	int unacked = 0;
+	return ioctl(conn->fd, SIOCOUTQ, &unacked) == 0 && unacked > 0;
 }
 
 static void tcp_queue_released(struct nvmf_sq *sq)

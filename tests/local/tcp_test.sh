@@ -7,15 +7,21 @@
 # a perf run with no error, the same with SQ flow control disabled (--disable-sqflow:
 # reads end with a C2HData carrying SUCCESS and no CapsuleResp; the discovery log says the
 # port supports it), connect/disconnect cycles (the target frees every
-# controller) and a target restart; bad input (unknown subsystem NQN, a port nobody
-# listens on, digests without -t tcp, an unknown transport) fails with a clear message;
+# controller), a target restart and a target that stops under a write (the error names
+# the I/O queue's transport error, not the keep-alive thread's); bad input (unknown subsystem NQN, a port nobody
+# listens on, digests without -t tcp, an unknown transport, the discovery NQN given to
+# read, write, perf, ana-log or identify --ns) fails with a clear message;
 # start-up: the listener logged once, tsas "tls1.3" refused by name, a bind to a port
-# another socket holds explained (ephemeral range) with no shutdown noise after it, the
-# shipped configs/tcp.json valid, a port in the ephemeral range warned of (one line naming
-# it and the range) while one outside it is not, and inline_data_size's range message the
-# tcp one; through the control socket and SIGHUP: a port added on an address a running
-# port holds is refused naming that port, and a refused reload logs no "closed after its
-# last command" for the namespace it had staged.
+# another socket holds explained (ephemeral range) with no shutdown noise after it, as a
+# control socket that cannot be made, the shipped configs/tcp.json valid, a port in the
+# ephemeral range warned of (one line naming it and the range) while one outside it is
+# not, and inline_data_size's range message the tcp one; through the control socket and
+# SIGHUP: a port added on an address a running port holds is refused naming that port,
+# and a refused reload logs no "closed after its last command" for the namespace it had
+# staged; SIGTERM while a host reading 1 MiB blocks is stopped (SIGSTOP): the target
+# waits for the answers it cannot deliver (bounded) and exits 0, the resumed host gets a
+# connection error, and writes acknowledged around the stop read back after a restart (a
+# file namespace).
 # Each check prints "ok - what" or "FAIL - what" and the script exits 1 at the end if any
 # failed (it never stops halfway, so one run shows every failure). BUILD=build/asan runs
 # the sanitizer build.
@@ -30,6 +36,7 @@ DISC_NQN=nqn.2014-08.org.nvmexpress.discovery
 CTL="$ROOT/$BUILD/nvmf-targetctl"
 ST=$(mktemp -d /tmp/nvmf-tcp-local.XXXXXX)
 PORT=
+FILE_NS=        # set: a file namespace too (the stop test reads it back after a restart)
 TGT_PID=
 EPH_PID=
 HOLDER=
@@ -57,6 +64,12 @@ tcp()  { nvmf "$1" -t tcp -a 127.0.0.1 -s "$PORT" "${@:2}"; }
 # write_config [FILE [PORT]]: the test's config (default $ST/config.json on $PORT).
 write_config() {
     local port=${2:-$PORT}
+    # With FILE_NS set, namespace 2 is a file ($ST/ns.img): its data outlives a restart.
+    local ns2=
+    [ -n "$FILE_NS" ] && ns2=',
+                  {"nsid": 2, "enable": 1, "nvmf_backend": "file", "nvmf_block_size": 512,
+                   "nvmf_size_bytes": "64M", "nvmf_create": true,
+                   "device": {"path": "'"$ST"'/ns.img", "uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a02"}}'
     cat > "${1:-$ST/config.json}" <<JSON
 {"nvmf_target": {"hugepages": false, "threads": 2, "mdts": 8},
  "ports": [{"portid": 1, "addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "$port",
@@ -66,7 +79,7 @@ write_config() {
                                          "model": "nvmf tcp local"},
    "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_block_size": 512,
                    "nvmf_size_bytes": "64M",
-                   "device": {"uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a01"}}]}]}
+                   "device": {"uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a01"}}$ns2]}]}
 JSON
 }
 
@@ -216,6 +229,21 @@ rc=$?
 [ $rc = 1 ] && grep -q 'rejects the subsystem NQN' "$ST/bad1.err" &&
     ok "unknown subsystem NQN: exit 1, '$(head -c 120 "$ST/bad1.err")...'" ||
     { cat "$ST/bad1.err"; bad "unknown subsystem NQN (exit $rc)"; }
+# The discovery NQN given to an I/O or namespace subcommand: a usage error naming it,
+# before connecting (the target logs no new controller), never the target's INVALID_FIELD.
+c0=$(count ': host .* connected from')
+head -c 512 /dev/urandom > "$ST/disc.in"
+for cmd in "write -i $ST/disc.in" "read --length 512 -o $ST/disc.out" "perf --time 1" \
+           "ana-log" "identify --ns 1"; do
+    # shellcheck disable=SC2086
+    tcp $cmd -n "$DISC_NQN" > /dev/null 2> "$ST/bad0.err"
+    rc=$?
+    [ $rc = 2 ] && grep -q "^nvmf: ${cmd%% *}: -n/--nqn $DISC_NQN is the discovery subsystem: it has no namespaces" "$ST/bad0.err" &&
+        ok "${cmd%% *} -n the discovery NQN: exit 2, named" ||
+        { cat "$ST/bad0.err"; bad "${cmd%% *} -n the discovery NQN (exit $rc)"; }
+done
+[ "$(count ': host .* connected from')" = "$c0" ] && ok "the discovery NQN refusals connected nothing" ||
+    bad "a discovery NQN refusal connected"
 # A port nobody listens on: bound to an ephemeral port, then closed.
 closed=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 nvmf identify -t tcp -a 127.0.0.1 -s "$closed" -n "$NQN" > /dev/null 2> "$ST/bad2.err"
@@ -262,6 +290,15 @@ kill "$HOLDER" 2>/dev/null; wait "$HOLDER" 2>/dev/null
     ! grep -Eq 'shutdown:|poll group' "$ST/busy.err" &&
     ok "a port held by another socket: exit 1, '$(grep -m1 bind "$ST/busy.err")'" ||
     { cat "$ST/busy.err"; bad "bind failure (exit $rc)"; }
+
+# The control socket cannot be made (no such directory): the same, the error alone.
+sed "s/\"trsvcid\": \"$PORT\"/\"trsvcid\": \"$closed\"/" "$ST/config.json" > "$ST/ctl.json"
+timeout 30 "$TGT" -c "$ST/ctl.json" --rpc-socket "$ST/no-such-dir/ctl.sock" > "$ST/ctl.out" 2> "$ST/ctl.err"
+rc=$?
+[ $rc = 1 ] && grep -q "control socket $ST/no-such-dir/ctl.sock: bind: No such file or directory" "$ST/ctl.err" &&
+    ! grep -Eq 'shutdown:|poll group [0-9]|stopp' "$ST/ctl.err" "$ST/ctl.out" &&
+    ok "a control socket that cannot be made: exit 1, the error and no statistics line" ||
+    { cat "$ST/ctl.out" "$ST/ctl.err"; bad "control socket failure (exit $rc)"; }
 
 # inline_data_size out of range on a tcp port: the message gives the tcp port's range.
 sed 's/"treq": "not specified"}/"treq": "not specified"}, "param": {"inline_data_size": "20000"}/' \
@@ -360,8 +397,108 @@ if start_target && tcp identify -n "$NQN" > /dev/null; then
 else
     bad "reconnect after a target restart"
 fi
+# ---- the target goes away in the middle of a write ----
+# The write's input is a FIFO: its first 4 MiB (one chunk of the tool) are written, then
+# the tool waits for more
+# while the target stops and the keep-alive thread (every KATO/2, 2.5 s) fails on the
+# closed connection; the next chunk fails. Its message names the I/O queue and the
+# transport's reason, never the other thread's "Keep Alive".
+mkfifo "$ST/fifo"
+( tcp write -n "$NQN" --offset 40M --length 8M -i "$ST/fifo" > /dev/null 2> "$ST/drop.err"
+  echo $? > "$ST/drop.rc" ) &
+WRITER=$!
+exec 7> "$ST/fifo"
+head -c 4194304 /dev/urandom >&7
+for i in $(seq 100); do [ "$(count ': host .* connected from')" -gt "$(count ': host .* disconnected')" ] && break; sleep 0.1; done
+sleep 0.5
+stop_target || bad "nvmf-target stop under a write"
+sleep 3
+head -c 4194304 /dev/urandom >&7 2> /dev/null
+exec 7>&-
+wait "$WRITER"
+rc=$(cat "$ST/drop.rc")
+if [ "$rc" = 1 ] && grep -Eq '^nvmf: write of [0-9]+ blocks at lba [0-9]+: .*: I/O queue 1: (connection closed by the controller|recv: |send: )' "$ST/drop.err" &&
+   ! grep -q 'Keep Alive' "$ST/drop.err"; then
+    ok "the target stops under a write: exit 1, '$(grep '^nvmf: write' "$ST/drop.err")'"
+else
+    cat "$ST/drop.err"; bad "the target stops under a write (exit $rc)"
+fi
+start_target || bad "nvmf-target restarts"
 stop_target || bad "nvmf-target stop after restart"
 grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/target.log" && bad "sanitizer report in the target's log"
+
+# ---- SIGTERM while a host does not read its answers ----
+# A host reads 1 MiB blocks of the RAM namespace at a queue depth whose data is more
+# than the largest receive buffer the host's kernel may grow (tcp_rmem) plus 16 MiB,
+# and is stopped (SIGSTOP): its answers cannot all be delivered. Meanwhile other hosts
+# write 128 KiB blocks of the file namespace (2), one connection each. Then SIGTERM. The
+# target must not count those answers delivered when its kernel took them: it waits for
+# them (bounded at 5 s, and says so, unless the stopped host's keep-alive timeout ends
+# its association first) and exits 0; the host, resumed, ends with a connection error,
+# no hang; every write a host saw acknowledged reads back after a restart.
+FILE_NS=1
+rmem_max=$(awk '{print $3}' /proc/sys/net/ipv4/tcp_rmem)
+qd=$((rmem_max / 1048576 + 16))
+[ $qd -gt 120 ] && qd=120
+if start_target; then
+    head -c 8M /dev/urandom > "$ST/pre"
+    tcp write -n "$NQN" --ns 2 --offset 0 -i "$ST/pre" 2> "$ST/pre.err" ||
+        { cat "$ST/pre.err"; bad "write 8 MiB before the stop"; }
+    # The tool itself, not a wrapper, is the process stopped (bounded below).
+    "$NVMF" perf -t tcp -a 127.0.0.1 -s "$PORT" -n "$NQN" --ns 1 --rw randread --bs 1M --qd $qd \
+        --time 60 --size 8M > "$ST/stall.txt" 2>&1 &
+    READER=$!
+    for i in $(seq 100); do [ "$(grep -c connected "$ST/target.log")" -ge 2 ] && break; sleep 0.1; done
+    # Writers, one block at a time from 16 MiB on; a block is listed once acknowledged.
+    ( i=0
+      while [ $i -lt 300 ]; do
+          head -c 131072 /dev/urandom > "$ST/blk.$i"
+          tcp write -n "$NQN" --ns 2 --offset $((16 * 1048576 + i * 131072)) -i "$ST/blk.$i" 2> /dev/null || break
+          echo $i >> "$ST/acked"
+          i=$((i + 1))
+      done ) &
+    WRITER=$!
+    sleep 1                                   # the reader's queue fills
+    kill -STOP "$READER"
+    for i in $(seq 100); do [ "$(cat "$ST/acked" 2>/dev/null | wc -l)" -ge 3 ] && break; sleep 0.1; done
+    kill -TERM "$TGT_PID"
+    timeout 60 tail --pid="$TGT_PID" -f /dev/null || kill -KILL "$TGT_PID"
+    wait "$TGT_PID"
+    rc=$?
+    TGT_PID=
+    kill -CONT "$READER"
+    timeout 60 tail --pid="$READER" -f /dev/null || kill -KILL "$READER"
+    wait "$READER"
+    rrc=$?
+    wait "$WRITER"
+    [ $rc = 0 ] && ok "SIGTERM with a host that does not read: exit 0" || bad "SIGTERM with a stopped host: exit $rc"
+    grep -Eq 'shutdown: 1 queue\(s\) still had commands in flight after 5000 ms|keep-alive timeout' "$ST/target.log" &&
+        ok "the target waited for the stopped host's answers (qd $qd): '$(grep -Em1 'still had commands|keep-alive timeout' "$ST/target.log" | cut -c1-100)...'" ||
+        { tail -5 "$ST/target.log"; bad "the target did not wait for answers not yet delivered (qd $qd)"; }
+    [ $rrc = 1 ] && grep -Eq 'errors: [1-9][0-9]*$' "$ST/stall.txt" &&
+        grep -Eq 'Connection reset by peer|connection closed by the controller' "$ST/stall.txt" &&
+        ok "the resumed host: a connection error, no hang ($(grep -Eo 'errors: [0-9]+' "$ST/stall.txt"))" ||
+        { cat "$ST/stall.txt"; bad "the resumed host (exit $rrc)"; }
+    grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/target.log" && bad "sanitizer report in the target's log"
+    n=$(cat "$ST/acked" 2>/dev/null | wc -l)
+    if start_target; then
+        tcp read -n "$NQN" --ns 2 --offset 0 --length 8M -o "$ST/pre.out" 2> /dev/null && cmp -s "$ST/pre" "$ST/pre.out" &&
+            ok "after the restart: the 8 MiB written before the stop read back" || bad "8 MiB after the restart"
+        lost=0
+        for i in $(cat "$ST/acked"); do
+            tcp read -n "$NQN" --ns 2 --offset $((16 * 1048576 + i * 131072)) --length 131072 -o "$ST/blk.out" \
+                2> /dev/null && cmp -s "$ST/blk.$i" "$ST/blk.out" || lost=$((lost + 1))
+        done
+        [ "$n" -ge 3 ] && [ $lost = 0 ] && ok "after the restart: all $n writes acknowledged around the stop read back" ||
+            bad "writes acknowledged around the stop: $lost of $n lost"
+        stop_target || bad "nvmf-target stop after the stop test"
+        grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/target.log" && bad "sanitizer report in the target's log"
+    else
+        bad "restart with a file namespace"
+    fi
+else
+    bad "nvmf-target starts with a file namespace"
+fi
 
 if [ $FAILED = 0 ]; then echo "tcp local test: PASSED"; else echo "tcp local test: FAILED"; fi
 exit $FAILED

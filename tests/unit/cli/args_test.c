@@ -95,6 +95,48 @@ static void identify_without_nqn_is_a_usage_error(void)
 	clit_teardown(&t);
 }
 
+/* Every I/O and namespace subcommand refuses the well-known discovery NQN with one
+ * message, before it connects (the target sees no Connect): a discovery controller has
+ * no namespaces and no I/O queues, and would only answer INVALID_FIELD. */
+static void io_and_namespace_commands_refuse_the_discovery_nqn_before_connecting(void)
+{
+	static const char *const cmds[][3] = {
+		{ "read", "--length", "512" }, { "write", "--length", "512" },
+		{ "perf", "--time", "1" }, { "ana-log", NULL, NULL }, { "identify", "--ns", "1" },
+	};
+	struct clit t;
+	clit_setup(&t, true, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char want[256];
+		t.in = "0123456789";   /* write: data it never sends */
+		t.inlen = 10;
+		CU_ASSERT_EQUAL(clit_run(&t, cmds[i][0], "-a", "127.0.0.1", "-n",
+					 NVME_DISC_SUBSYS_NAME, cmds[i][1], cmds[i][2], NULL), 2);
+		snprintf(want, sizeof(want), "nvmf: %s: -n/--nqn " NVME_DISC_SUBSYS_NAME " is the "
+			 "discovery subsystem: it has no namespaces and no I/O queues; give an NVM "
+			 "subsystem's NQN (`nvmf discover` lists them)\nTry 'nvmf %s --help'.\n",
+			 cmds[i][0], cmds[i][0]);
+		CU_ASSERT_STRING_EQUAL(t.err, want);
+		CU_ASSERT_EQUAL(t.outlen, 0);
+	}
+	CU_ASSERT_EQUAL(loop_host_fabrics_count(t.lh, nvme_fabrics_type_connect), 0);
+	clit_teardown(&t);
+}
+
+/* Identify Controller is an admin command a discovery controller answers (NVMe-oF 1.1
+ * section 5.2): identify without --ns still takes the discovery NQN. */
+static void identify_controller_of_the_discovery_subsystem_works(void)
+{
+	struct clit t;
+	clit_setup(&t, true, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", NVME_DISC_SUBSYS_NAME,
+				 NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "subnqn    : " NVME_DISC_SUBSYS_NAME "\n"));
+	clit_teardown(&t);
+}
+
 static void port_out_of_range_is_a_usage_error(void)
 {
 	struct clit t;
@@ -193,6 +235,8 @@ static void help_goes_to_stdout_with_status_0(void)
 
 const struct unit_test cli_args_tests[] = {
 	{"size_parses_binary_suffixes_and_hex", size_parses_binary_suffixes_and_hex},
+	{"io_and_namespace_commands_refuse_the_discovery_nqn_before_connecting", io_and_namespace_commands_refuse_the_discovery_nqn_before_connecting},
+	{"identify_controller_of_the_discovery_subsystem_works", identify_controller_of_the_discovery_subsystem_works},
 	{"size_with_unknown_suffix_names_the_suffix", size_with_unknown_suffix_names_the_suffix},
 	{"size_rejects_empty_negative_and_bare_suffix", size_rejects_empty_negative_and_bare_suffix},
 	{"size_that_overflows_64_bits_is_out_of_range", size_that_overflows_64_bits_is_out_of_range},

@@ -181,18 +181,42 @@ static void perf_bs_below_the_block_size_is_a_usage_error(void)
 	clit_teardown(&t);
 }
 
-/* A discovery controller grants no I/O queue: refused after connecting, before any I/O
- * (the stripe per queue would divide by zero). */
-static void perf_on_a_discovery_controller_is_a_usage_error(void)
+/* The well-known discovery NQN is refused before connecting, like every I/O and
+ * namespace subcommand (args_test.c): the target never sees a Connect. */
+static void perf_on_the_discovery_nqn_is_a_usage_error_before_connecting(void)
 {
 	struct clit t;
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
 	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-n", NVME_DISC_SUBSYS_NAME,
 				 "--time", "1", NULL), 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: perf: " NVME_DISC_SUBSYS_NAME " is a discovery "
-					     "controller: it has no I/O queues\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: perf: -n/--nqn " NVME_DISC_SUBSYS_NAME " is the "
+					     "discovery subsystem: it has no namespaces and no I/O "
+					     "queues"));
+	CU_ASSERT_EQUAL(loop_host_fabrics_count(t.lh, nvme_fabrics_type_connect), 0);
 	CU_ASSERT_EQUAL(t.outlen, 0);
+	clit_teardown(&t);
+}
+
+/* A discovery controller with its own NQN (TP 8013) is known only once connected: it
+ * grants no I/O queue, and perf, read and write refuse it then, before any I/O (perf's
+ * stripe per queue would divide by zero). */
+static void io_on_a_discovery_controller_with_its_own_nqn_is_a_usage_error(void)
+{
+	static const char disc[] = "nqn.2026-11.io.nvmf-rdma:own-discovery";
+	struct clit t;
+	clit_setup(&t, true, &(struct loop_host_params){ .discovery_nqn = disc });
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
+	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-n", disc, "--time", "1", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: perf: nqn.2026-11.io.nvmf-rdma:own-discovery is "
+					     "a discovery controller: it has no namespaces and no "
+					     "I/O queues\n"));
+	CU_ASSERT_EQUAL(t.outlen, 0);
+	CU_ASSERT_EQUAL(clit_run(&t, "read", "-a", "127.0.0.1", "-n", disc, "--length", "512", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: read: nqn.2026-11.io.nvmf-rdma:own-discovery is "
+					     "a discovery controller"));
+	CU_ASSERT_EQUAL(t.outlen, 0);
+	CU_ASSERT_EQUAL(loop_host_io_count(t.lh, nvme_cmd_read), 0);
 	clit_teardown(&t);
 }
 
@@ -245,7 +269,8 @@ const struct unit_test cli_perf_tests[] = {
 	{"perf_randrw_on_two_queues_reads_and_writes", perf_randrw_on_two_queues_reads_and_writes},
 	{"perf_sequential_write_stays_within_size", perf_sequential_write_stays_within_size},
 	{"perf_bs_below_the_block_size_is_a_usage_error", perf_bs_below_the_block_size_is_a_usage_error},
-	{"perf_on_a_discovery_controller_is_a_usage_error", perf_on_a_discovery_controller_is_a_usage_error},
+	{"perf_on_the_discovery_nqn_is_a_usage_error_before_connecting", perf_on_the_discovery_nqn_is_a_usage_error_before_connecting},
+	{"io_on_a_discovery_controller_with_its_own_nqn_is_a_usage_error", io_on_a_discovery_controller_with_its_own_nqn_is_a_usage_error},
 	{"perf_qd_beyond_the_queue_is_capped_with_a_warning", perf_qd_beyond_the_queue_is_capped_with_a_warning},
 	{"perf_lost_connection_counts_errors_and_exits_1", perf_lost_connection_counts_errors_and_exits_1},
 	{NULL, NULL},

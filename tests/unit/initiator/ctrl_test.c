@@ -2,9 +2,12 @@
  * shutdown, connection loss and reconnect - against our target through the loop host
  * transport. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "initiator/internal.h"
 #include "tests/unit/initiator/loop_host.h"
 #include "tests/unit/suites.h"
 
@@ -276,6 +279,112 @@ static void admin_timeout_returns_etimedout_and_reconnect_recovers(void)
 	teardown();
 }
 
+/* Until the keep-alive thread found the admin queue lost (at most 5 s: a bound, not a
+ * measurement). */
+static bool wait_admin_lost(void)
+{
+	for (unsigned i = 0; i < 500 && !nvmfh_ctrl_lost(ctrl); i++)
+		usleep(10 * 1000);
+	return nvmfh_ctrl_lost(ctrl);
+}
+
+/* The connection drops, the keep-alive thread fails first, then a read fails: the read's
+ * message names its own queue, not the other thread's Keep Alive. */
+static void io_failure_names_its_queue_not_a_failed_keep_alive(void)
+{
+	setup(NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	o.kato_ms = 200;   /* Keep Alive every 100 ms */
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	uint8_t buf[4096];
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), 0);   /* the block size is known now */
+	loop_host_break(lh);
+	CU_ASSERT_FATAL(wait_admin_lost());
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), -ECONNRESET);
+	const char *m = nvmf_ctrl_errmsg(ctrl);
+	CU_ASSERT_EQUAL(strncmp(m, "I/O queue 1: ", 13), 0);
+	CU_ASSERT_PTR_NULL(strstr(m, "Keep Alive"));
+	CU_ASSERT_STRING_EQUAL(m + 13, nvmf_queue_errmsg(nvmf_io_queue(ctrl, 0)));
+	CU_ASSERT_STRING_NOT_EQUAL(m + 13, "");
+	teardown();
+}
+
+/* A first read must learn the block size on the admin queue: when that fails, the
+ * message says the admin queue, not the I/O queue that still works. */
+static void read_failing_in_its_namespace_lookup_names_the_admin_queue(void)
+{
+	setup(NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	o.kato_ms = 200;
+	o.timeout_ms = 150;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	loop_host_hold(lh, true);
+	CU_ASSERT_FATAL(wait_admin_lost());
+	loop_host_hold(lh, false);
+	uint8_t buf[4096];
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), -ECONNRESET);
+	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(ctrl), "admin queue: Keep Alive timed out after "
+			       "150 ms (the controller's state is unknown); the association needs "
+			       "nvmf_reconnect()");
+	teardown();
+}
+
+/* A Keep Alive that timed out is what the next admin call reports: there it is the
+ * cause. The I/O queue, whose connection still works, is not touched by it. */
+static void keep_alive_timeout_is_named_by_the_next_admin_call(void)
+{
+	setup(NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	o.kato_ms = 200;
+	o.timeout_ms = 150;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	loop_host_hold(lh, true);
+	CU_ASSERT_FATAL(wait_admin_lost());
+	/* The keep-alive thread wrote nothing into the application's message. */
+	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(ctrl), "");
+	loop_host_hold(lh, false);
+	uint8_t id[4096];
+	CU_ASSERT_EQUAL(nvmf_identify(ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id), -ECONNRESET);
+	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(ctrl), "admin queue: Keep Alive timed out after "
+			       "150 ms (the controller's state is unknown); the association needs "
+			       "nvmf_reconnect()");
+	CU_ASSERT_STRING_EQUAL(nvmf_queue_errmsg(nvmf_io_queue(ctrl, 0)), "");
+	teardown();
+}
+
+static void *identify_in_another_thread(void *arg)
+{
+	static uint8_t id[4096];
+	(void)arg;
+	int rc = nvmf_identify(ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id);
+	(void)nvmf_ctrl_errmsg(ctrl);   /* fills that thread's copy */
+	return (void *)(intptr_t)rc;
+}
+
+/* nvmf_ctrl_errmsg hands out this thread's copy: another thread's failure (and its own
+ * nvmf_ctrl_errmsg) does not rewrite a message this thread is printing. */
+static void ctrl_errmsg_is_this_threads_copy(void)
+{
+	setup(NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	o.no_keep_alive = true;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	uint8_t buf[4096];
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), 0);
+	loop_host_break(lh);
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), -ECONNRESET);
+	const char *mine = nvmf_ctrl_errmsg(ctrl);
+	CU_ASSERT_EQUAL(strncmp(mine, "I/O queue 1: ", 13), 0);
+	pthread_t t;
+	void *rc;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, identify_in_another_thread, NULL), 0);
+	pthread_join(t, &rc);
+	CU_ASSERT_EQUAL((intptr_t)rc, -ECONNRESET);
+	CU_ASSERT_EQUAL(strncmp(mine, "I/O queue 1: ", 13), 0);   /* unchanged */
+	CU_ASSERT_EQUAL(strncmp(nvmf_ctrl_errmsg(ctrl), "admin queue: ", 13), 0);
+	teardown();
+}
+
 const struct unit_test initiator_ctrl_tests[] = {
 	{"connect_enables_controller_and_gets_cntlid", connect_enables_controller_and_gets_cntlid},
 	{"connect_to_unknown_nqn_returns_connect_invalid_param", connect_to_unknown_nqn_returns_connect_invalid_param},
@@ -290,5 +399,9 @@ const struct unit_test initiator_ctrl_tests[] = {
 	{"connection_loss_fails_every_outstanding_command_with_econnreset", connection_loss_fails_every_outstanding_command_with_econnreset},
 	{"reconnect_restores_io_with_the_same_queue_pointers", reconnect_restores_io_with_the_same_queue_pointers},
 	{"admin_timeout_returns_etimedout_and_reconnect_recovers", admin_timeout_returns_etimedout_and_reconnect_recovers},
+	{"io_failure_names_its_queue_not_a_failed_keep_alive", io_failure_names_its_queue_not_a_failed_keep_alive},
+	{"keep_alive_timeout_is_named_by_the_next_admin_call", keep_alive_timeout_is_named_by_the_next_admin_call},
+	{"read_failing_in_its_namespace_lookup_names_the_admin_queue", read_failing_in_its_namespace_lookup_names_the_admin_queue},
+	{"ctrl_errmsg_is_this_threads_copy", ctrl_errmsg_is_this_threads_copy},
 	{NULL, NULL},
 };

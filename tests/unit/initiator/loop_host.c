@@ -117,6 +117,9 @@ static void build_config(struct nvmf_config *c, const struct loop_host_params *d
 	}
 	if (d->mdts)
 		c->target.mdts = d->mdts;
+	if (d->discovery_nqn)
+		snprintf(c->target.discovery_nqn, sizeof(c->target.discovery_nqn), "%s",
+			 d->discovery_nqn);
 	c->target.threads = d->threads;
 	for (unsigned i = 0; i < d->n_subsys; i++) {
 		char nqn[64];

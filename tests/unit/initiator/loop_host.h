@@ -39,6 +39,8 @@ struct loop_host_params {
 	bool driven;              /* no target threads: the library's calls run the target */
 	unsigned n_ports;         /* loop ports 1..n on 127.0.0.1..n:4420, each exposing
 				     every subsystem (paths for multipath); default 1 */
+	/* The discovery subsystem's NQN (a unique one, TP 8013); NULL: the well-known one */
+	const char *discovery_nqn;
 	/* DH-HMAC-CHAP for LH_HOSTNQN (nvmf_tgt_host_auth_set's arguments): NULL key: none */
 	const char *dhchap_key, *dhchap_ctrl_key, *dhchap_hash, *dhchap_dhgroup;
 };

@@ -28,7 +28,10 @@ static const char *const rich =
 	"     {\"addr\": {\"adrfam\": \"ipv6\", \"portid\": \"2\", \"traddr\": \"fd00::9\", \"treq\": \"not specified\","
 	"      \"trsvcid\": \"4420\", \"trtype\": \"rdma\"}, \"enable\": 0, \"name\": \"r2\"}]},"
 	"  {\"portid\": 4, \"addr\": {\"adrfam\": \"ipv4\", \"traddr\": \"0.0.0.0\", \"trtype\": \"rdma\"},"
-	"   \"subsystems\": [\"nqn.s:a\", \"nqn.s:b\"]}],"
+	"   \"subsystems\": [\"nqn.s:a\", \"nqn.s:b\"]},"
+	"  {\"portid\": 5, \"addr\": {\"adrfam\": \"ipv4\", \"traddr\": \"127.0.0.1\", \"trsvcid\": \"4430\", \"trtype\": \"tcp\"},"
+	"   \"param\": {\"nvmf_maxh2cdata\": \"65536\", \"nvmf_zerocopy_threshold\": \"0\"},"
+	"   \"subsystems\": [\"nqn.s:b\"]}],"
 	" \"subsystems\": [{\"nqn\": \"nqn.s:a\", \"allowed_hosts\": [\"nqn.h:one\", \"nqn.h:two\"],"
 	"   \"attr\": {\"allow_any_host\": \"0\", \"serial\": \"SER1\", \"model\": \"M one\", \"firmware\": \"F1\","
 	"    \"version\": \"1.3\", \"cntlid_min\": \"5\", \"cntlid_max\": \"50\", \"qid_max\": \"8\"},"
@@ -85,6 +88,8 @@ static void same_config(const struct nvmf_config *a, const struct nvmf_config *b
 		CU_ASSERT_EQUAL(p->treq, q->treq);
 		CU_ASSERT_EQUAL(p->inline_data_size, q->inline_data_size);
 		CU_ASSERT_EQUAL(p->max_queue_size, q->max_queue_size);
+		CU_ASSERT_EQUAL(p->maxh2cdata, q->maxh2cdata);
+		CU_ASSERT_EQUAL(p->zerocopy_threshold, q->zerocopy_threshold);
 		CU_ASSERT_EQUAL_FATAL(p->n_subsystems, q->n_subsystems);
 		for (size_t k = 0; k < p->n_subsystems; k++)
 			CU_ASSERT_STRING_EQUAL(p->subsystems[k], q->subsystems[k]);
@@ -119,6 +124,9 @@ static void saved_configuration_loads_back_the_same(void)
 	CU_ASSERT_EQUAL_FATAL(nvmf_config_parse(rich, &a, err, sizeof(err)), 0);
 	/* What the round trip must keep beyond the defaults. */
 	CU_ASSERT_EQUAL(a.ports[0].n_referrals, 2);
+	CU_ASSERT_EQUAL(a.ports[0].zerocopy_threshold, NVMF_DEFAULT_ZEROCOPY);
+	CU_ASSERT_EQUAL(a.ports[2].maxh2cdata, 65536);
+	CU_ASSERT_EQUAL(a.ports[2].zerocopy_threshold, 0);
 	CU_ASSERT_EQUAL(a.target.discovery_log, NVMF_DISC_LOG_HOST_PORT);
 	CU_ASSERT_EQUAL(a.target.discovery_kato, 30);
 	CU_ASSERT_TRUE(a.subsystems[0].ns[0].resv_enable);

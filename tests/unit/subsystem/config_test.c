@@ -689,6 +689,12 @@ ERROR_TEST(maxh2cdata_not_a_dword_multiple_is_refused, TCP_PARAM("'nvmf_maxh2cda
 ERROR_TEST(maxh2cdata_on_an_rdma_port_is_refused, WITH_PARAM("'nvmf_maxh2cdata':65536"),
 	   "ports[0].param.nvmf_maxh2cdata: only a tcp port takes it (this port is rdma)")
 
+ERROR_TEST(zerocopy_threshold_below_4096_is_refused, TCP_PARAM("'nvmf_zerocopy_threshold':'1024'"),
+	   "ports[0].param.nvmf_zerocopy_threshold: \"1024\" is not a zero-copy threshold (0 for never, "
+	   "4096-16777216 bytes, or -1 for the default 32768)")
+ERROR_TEST(zerocopy_threshold_on_an_rdma_port_is_refused, WITH_PARAM("'nvmf_zerocopy_threshold':0"),
+	   "ports[0].param.nvmf_zerocopy_threshold: only a tcp port takes it (this port is rdma)")
+
 ERROR_TEST(tcp_inline_data_size_below_1024_is_refused, TCP_PARAM("'inline_data_size':'512'"),
 	   "ports[0].param.inline_data_size: 512 is below 1024 on a tcp port: the I/O queues' Connect "
 	   "data (1024 bytes) must fit in the capsule (1024-16384 on a tcp port, or -1 for the default 8192)")
@@ -711,7 +717,8 @@ ERROR_TEST(rdma_tsas_datagram_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'0
 ERROR_TEST(tcp_tsas_connected_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'connected'"),
 	   "ports[0].addr.tsas: \"connected\" is not a security type this target takes (\"none\")")
 ERROR_TEST(unknown_extension_key_in_param_is_refused, TCP_PARAM("'nvmf_maxh2cdta':'4096'"),
-	   "ports[0].param.nvmf_maxh2cdta: unknown extension key (known here: nvmf_maxh2cdata)")
+	   "ports[0].param.nvmf_maxh2cdta: unknown extension key (known here: nvmf_maxh2cdata, "
+	   "nvmf_zerocopy_threshold)")
 ERROR_TEST(unknown_extension_key_in_addr_is_refused,
 	   WITH_ADDR("'trtype':'tcp','traddr':'::','nvmf_maxh2cdata':'4096'"),
 	   "ports[0].addr.nvmf_maxh2cdata: unknown extension key (none is read here)")
@@ -744,7 +751,24 @@ static void tcp_ipv6_port_with_maxh2cdata_loads(void)
 	CU_ASSERT_STRING_EQUAL(cfg.ports[0].traddr, "::1");
 	CU_ASSERT_EQUAL(cfg.ports[0].maxh2cdata, 65536);
 	CU_ASSERT_EQUAL(cfg.ports[0].inline_data_size, 4096);
+	CU_ASSERT_EQUAL(cfg.ports[0].zerocopy_threshold, NVMF_DEFAULT_ZEROCOPY);
 	nvmf_config_free(&cfg);
+}
+
+/* nvmf_zerocopy_threshold: 0 is never, -1 the default, bytes otherwise. */
+static void tcp_zerocopy_threshold_loads(void)
+{
+	const char *const text[] = { TCP_PARAM("'nvmf_zerocopy_threshold':'0'"),
+				     TCP_PARAM("'nvmf_zerocopy_threshold':-1"),
+				     TCP_PARAM("'nvmf_zerocopy_threshold':'131072'") };
+	static const uint32_t want[] = { 0, NVMF_DEFAULT_ZEROCOPY, 131072 };
+	for (int i = 0; i < 3; i++) {
+		struct nvmf_config cfg;
+		if (!expect_ok(text[i], &cfg))
+			return;
+		CU_ASSERT_EQUAL(cfg.ports[0].zerocopy_threshold, want[i]);
+		nvmf_config_free(&cfg);
+	}
 }
 ERROR_TEST(ipv4_traddr_with_three_parts_is_refused, WITH_ADDR("'trtype':'rdma','adrfam':'ipv4','traddr':'1.2.3'"),
 	   "ports[0].addr.traddr: \"1.2.3\" is not an IPv4 address")
@@ -1079,6 +1103,9 @@ const struct unit_test config_tests[] = {
 	T(tcp_inline_data_size_above_16384_names_the_tcp_range),
 	T(tcp_inline_data_size_not_a_number_names_the_tcp_range),
 	T(tcp_ipv6_port_with_maxh2cdata_loads),
+	T(zerocopy_threshold_below_4096_is_refused),
+	T(zerocopy_threshold_on_an_rdma_port_is_refused),
+	T(tcp_zerocopy_threshold_loads),
 	T(ipv4_traddr_with_three_parts_is_refused),
 	T(ipv6_traddr_with_adrfam_ipv4_is_refused),
 	T(ipv4_traddr_with_adrfam_ipv6_is_refused),

@@ -155,7 +155,8 @@ static void subsystem_and_port_errors_change_nothing(void)
 		     "use \"none\" (or leave it out)");
 	expect_error("port_add", "{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
 		     "\"10.1.1.1\"},\"param\":{\"nvmf_maxh2cdta\":\"4096\"}}}", NVMF_RPC_INVALID_PARAMS,
-		     "port.param.nvmf_maxh2cdta: unknown extension key (known here: nvmf_maxh2cdata)");
+		     "port.param.nvmf_maxh2cdta: unknown extension key (known here: nvmf_maxh2cdata, "
+		     "nvmf_zerocopy_threshold)");
 	expect_error("port_remove", "{\"portid\":9}", NVMF_RPC_NOT_FOUND, "parameter 'portid': no port 9");
 	expect_error("port_link", "{\"portid\":1,\"nqn\":\"nqn.x:none\"}", NVMF_RPC_NOT_FOUND,
 		     "parameter 'nqn': no subsystem nqn.x:none");

@@ -234,6 +234,10 @@ static void port_add_builds_a_config_port_object(void)
 			  "--maxh2cdata", "64K", NULL), "port_add",
 		    "{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":\"127.0.0.1\","
 		    "\"trsvcid\":\"4420\"},\"param\":{\"nvmf_maxh2cdata\":\"65536\"},\"subsystems\":[]}}");
+	expect_call(parse(&p, "port", "add", "3", "--trtype", "tcp", "--traddr", "127.0.0.1",
+			  "--zerocopy-threshold", "0", NULL), "port_add",
+		    "{\"port\":{\"portid\":3,\"addr\":{\"trtype\":\"tcp\",\"traddr\":\"127.0.0.1\","
+		    "\"trsvcid\":\"4420\"},\"param\":{\"nvmf_zerocopy_threshold\":\"0\"},\"subsystems\":[]}}");
 }
 
 static void port_add_rejects_what_the_target_would(void)
@@ -283,6 +287,11 @@ static void port_add_rejects_what_the_target_would(void)
 	expect_usage(parse(&p, "port", "add", "1", "--trtype", "tcp", "--traddr", "10.0.0.1",
 			   "--maxh2cdata", "8190", NULL), "port add: --maxh2cdata 8190 is out of range "
 		     "(4096 to 16777216 bytes, a multiple of 4)");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--zerocopy-threshold", "0",
+			   NULL), "port add: --zerocopy-threshold is for tcp ports only (this one is rdma)");
+	expect_usage(parse(&p, "port", "add", "1", "--trtype", "tcp", "--traddr", "10.0.0.1",
+			   "--zerocopy-threshold", "1K", NULL), "port add: --zerocopy-threshold 1K is out "
+		     "of range (0 for never, or 4096 to 16777216 bytes)");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--subsystem", "nqn.a",
 			   "--subsystem", "nqn.a", NULL), "port add: --subsystem 'nqn.a' given twice");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--traddr", "10.0.0.2",

@@ -25,6 +25,26 @@ static uint64_t mono_ms(void)
 
 int tt_boot(struct tt *t, const char *traddr, uint32_t inline_size, uint32_t maxh2cdata)
 {
+	return tt_boot_zc(t, traddr, inline_size, maxh2cdata, NVMF_DEFAULT_ZEROCOPY);
+}
+
+struct nvmf_tcp_tpg *tt_main_tpg(struct tt *t)
+{
+	return (struct nvmf_tcp_tpg *)nvmf_pg_tpg(nvmf_tgt_main_pg(&t->tgt), t->tgt.transports[0]);
+}
+
+int tt_two_queues(struct tt *t, struct ttc *a, struct ttc *q, uint16_t *cntlid)
+{
+	if (tt_dial(t, a) || tt_handshake(a, 0, 0, NULL) || tt_connect(a, TT_SUBNQN, 0, 0xffff, cntlid) ||
+	    tt_enable(a))
+		return -1;
+	if (tt_dial(t, q) || tt_handshake(q, 0, 0, NULL))
+		return -1;
+	return tt_connect(q, TT_SUBNQN, 1, *cntlid, NULL) == 0 ? 0 : -1;
+}
+
+int tt_boot_zc(struct tt *t, const char *traddr, uint32_t inline_size, uint32_t maxh2cdata, uint32_t zc)
+{
 	static const struct nvmf_transport_ops *const ops[] = { &nvmf_tcp_transport_ops };
 	char err[512];
 	memset(t, 0, sizeof(*t));
@@ -34,6 +54,7 @@ int tt_boot(struct tt *t, const char *traddr, uint32_t inline_size, uint32_t max
 	snprintf(p->trtype, sizeof(p->trtype), "tcp");
 	p->inline_data_size = inline_size;
 	p->maxh2cdata = maxh2cdata;
+	p->zerocopy_threshold = zc;
 	fx_cfg_expose(p, TT_SUBNQN);
 	if (nvmf_tgt_init(&t->tgt, &t->cfg, ops, 1, err, sizeof(err)) ||
 	    nvmf_tgt_listen(&t->tgt, err, sizeof(err))) {
@@ -64,12 +85,22 @@ void tt_teardown(struct tt *t)
 
 int tt_dial(struct tt *t, struct ttc *c)
 {
+	return tt_dial_rcvbuf(t, c, 0);
+}
+
+int tt_dial_rcvbuf(struct tt *t, struct ttc *c, int rcvbuf)
+{
 	memset(c, 0, sizeof(*c));
 	c->t = t;
 	c->next_cid = 1;
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(t->port) };
 	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	/* Before connect: the window scale is fixed in the handshake. */
+	if (c->fd >= 0 && rcvbuf && setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) {
+		perror("tcp fixture: SO_RCVBUF");
+		return -1;
+	}
 	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&a, sizeof(a))) {
 		perror("tcp fixture: connect");
 		return -1;

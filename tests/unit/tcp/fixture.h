@@ -14,6 +14,8 @@
 #define TT_HOSTNQN "nqn.2026-11.io.nvmf-rdma:tcphost"
 #define TT_PDU_MAX (256u << 10)    /* bytes of the largest PDU a test reads */
 
+struct nvmf_tcp_tpg;
+
 struct tt {
 	struct nvmf_config cfg;
 	struct nvmf_tgt tgt;
@@ -41,12 +43,25 @@ struct ttc {
  * written back into the port's trsvcid), in-capsule data @inline_size bytes on I/O
  * queues, MAXH2CDATA @maxh2cdata (0: default). 0 or -1. */
 int tt_boot(struct tt *t, const char *traddr, uint32_t inline_size, uint32_t maxh2cdata);
+/* tt_boot_zc - tt_boot with the port's nvmf_zerocopy_threshold @zc (bytes; 0: never;
+ * tt_boot takes the default). */
+int tt_boot_zc(struct tt *t, const char *traddr, uint32_t inline_size, uint32_t maxh2cdata, uint32_t zc);
+/* tt_main_tpg - the tcp transport's part of the main poll group (listeners, and with
+ * nvmf_target.threads 1 every connection). */
+struct nvmf_tcp_tpg *tt_main_tpg(struct tt *t);
+/* tt_two_queues - an admin queue (enabled) on @a and I/O queue 1 on @q of the same
+ * controller, whose id goes to *@cntlid; no digests. 0 or -1. */
+int tt_two_queues(struct tt *t, struct ttc *a, struct ttc *q, uint16_t *cntlid);
 void tt_teardown(struct tt *t);
 /* tt_drive - run the target's passes until one finds no work (at most 64). */
 void tt_drive(struct tt *t);
 
 /* tt_dial - a TCP connection to the target (nothing sent). 0 or -1. */
 int tt_dial(struct tt *t, struct ttc *c);
+/* tt_dial_rcvbuf - the same with the host's receive buffer set to @rcvbuf bytes
+ * (SO_RCVBUF, which the kernel doubles; 0: the system's default): a host that does not
+ * read then leaves the target's answers unacknowledged in its send queue. */
+int tt_dial_rcvbuf(struct tt *t, struct ttc *c, int rcvbuf);
 void tt_close(struct ttc *c);
 /* tt_send - @len raw bytes. 0 or -1. */
 int tt_send(struct ttc *c, const void *buf, size_t len);

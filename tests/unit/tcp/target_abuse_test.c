@@ -19,30 +19,11 @@ static uint64_t fake_clock(const struct nvmf_tgt *tgt)
 	return clock_ms;
 }
 
-/* The tcp transport's part of the main poll group (listeners, connections before their
- * Connect). */
-static struct nvmf_tcp_tpg *main_tcp_tpg(struct tt *t)
-{
-	return (struct nvmf_tcp_tpg *)nvmf_pg_tpg(nvmf_tgt_main_pg(&t->tgt), t->tgt.transports[0]);
-}
-
 /* Something in @epfd's set is ready: a group polling it has work, or spins. */
 static bool epoll_ready(int epfd)
 {
 	struct pollfd pf = { .fd = epfd, .events = POLLIN };
 	return poll(&pf, 1, 0) > 0;
-}
-
-/* An admin queue (enabled) on @a and I/O queue 1 on @q of the same controller, whose id
- * goes to *@cntlid. 0 or -1. */
-static int two_queues(struct tt *t, struct ttc *a, struct ttc *q, uint16_t *cntlid)
-{
-	if (tt_dial(t, a) || tt_handshake(a, 0, 0, NULL) || tt_connect(a, TT_SUBNQN, 0, 0xffff, cntlid) ||
-	    tt_enable(a))
-		return -1;
-	if (tt_dial(t, q) || tt_handshake(q, 0, 0, NULL))
-		return -1;
-	return tt_connect(q, TT_SUBNQN, 1, *cntlid, NULL) == 0 ? 0 : -1;
 }
 
 /* Send @len bytes one send() at a time, the target running between them. */
@@ -90,7 +71,7 @@ static void accept_without_descriptors_rests_the_listener_then_serves_the_host(v
 	CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_NOFILE, &low), 0);
 	int dialed = tt_dial(&t, &c);   /* accept: EMFILE */
 	tt_drive(&t);
-	bool spinning = epoll_ready(main_tcp_tpg(&t)->epfd);
+	bool spinning = epoll_ready(tt_main_tpg(&t)->epfd);
 	CU_ASSERT_EQUAL(setrlimit(RLIMIT_NOFILE, &old), 0);
 	CU_ASSERT_EQUAL_FATAL(dialed, 0);
 	CU_ASSERT_FALSE(spinning);
@@ -190,11 +171,11 @@ static void half_a_pdu_then_silence_is_closed_after_the_handshake_time(void)
 	tt_drive(&t);
 	clock_ms += NVMF_TCP_HANDSHAKE_MS / 2;
 	tt_drive(&t);
-	CU_ASSERT_PTR_NOT_NULL(main_tcp_tpg(&t)->pending);   /* not yet */
+	CU_ASSERT_PTR_NOT_NULL(tt_main_tpg(&t)->pending);   /* not yet */
 	clock_ms += NVMF_TCP_HANDSHAKE_MS;
 	CU_ASSERT_TRUE(tt_closed(&h1));
 	CU_ASSERT_TRUE(tt_closed(&h2));
-	CU_ASSERT_PTR_NULL(main_tcp_tpg(&t)->pending);
+	CU_ASSERT_PTR_NULL(tt_main_tpg(&t)->pending);
 	CU_ASSERT_EQUAL(tt_enable(&a), 0);
 	CU_ASSERT_EQUAL(keep_alive(&a), 0);
 	tt_close(&h1);
@@ -212,7 +193,7 @@ static void host_vanishing_mid_pdu_releases_its_queue_and_buffers(void)
 	struct ttc a, q;
 	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 8192, 0), 0);
 	uint16_t cntlid;
-	CU_ASSERT_EQUAL_FATAL(two_queues(&t, &a, &q, &cntlid), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_two_queues(&t, &a, &q, &cntlid), 0);
 	for (int round = 0; round < 3; round++) {
 		if (round) {   /* a new I/O queue 1 on the same controller */
 			CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &q), 0);
@@ -253,7 +234,7 @@ static void host_vanishing_mid_pdu_releases_its_queue_and_buffers(void)
 		for (int i = 0; i < 10 && nvmf_tgt_live_queues(&t.tgt) != 1; i++)
 			tt_drive(&t);
 		CU_ASSERT_EQUAL(nvmf_tgt_live_queues(&t.tgt), 1);
-		CU_ASSERT_EQUAL(main_tcp_tpg(&t)->bufs_held, 0);
+		CU_ASSERT_EQUAL(tt_main_tpg(&t)->bufs_held, 0);
 		CU_ASSERT_EQUAL(keep_alive(&a), 0);
 	}
 	tt_close(&a);
@@ -270,7 +251,7 @@ static void host_not_reading_gets_its_data_once_it_reads(void)
 	struct ttc a, q;
 	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 8192, 0), 0);
 	uint16_t cntlid;
-	CU_ASSERT_EQUAL_FATAL(two_queues(&t, &a, &q, &cntlid), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_two_queues(&t, &a, &q, &cntlid), 0);
 	static uint8_t w[LEN], r[LEN];
 	for (size_t i = 0; i < LEN; i++)
 		w[i] = (uint8_t)(i * 31 + 7);
@@ -282,7 +263,7 @@ static void host_not_reading_gets_its_data_once_it_reads(void)
 		CU_ASSERT_EQUAL_FATAL(tt_capsule(&q, &sqe, w + off, 8192, false, false), 0);
 		CU_ASSERT_EQUAL_FATAL(tt_rsp(&q, &cqe), 0);
 	}
-	struct nvmf_tcp_conn *c = main_tcp_tpg(&t)->conns;
+	struct nvmf_tcp_conn *c = tt_main_tpg(&t)->conns;
 	while (c && c->qid != 1)
 		c = c->next;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
@@ -306,7 +287,7 @@ static void host_not_reading_gets_its_data_once_it_reads(void)
 	}
 	tt_drive(&t);
 	CU_ASSERT_FALSE(c->pollout);
-	CU_ASSERT_EQUAL(main_tcp_tpg(&t)->bufs_held, 0);
+	CU_ASSERT_EQUAL(tt_main_tpg(&t)->bufs_held, 0);
 	tt_close(&q);
 	tt_close(&a);
 	tt_teardown(&t);

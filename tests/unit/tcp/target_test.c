@@ -3,6 +3,7 @@
  * through R2T/H2CData, reads through C2HData, digests, discovery (TCP transport 1.0). */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include "nvme/disc_log.h"
 #include "tests/unit/suites.h"
@@ -480,6 +481,57 @@ static void closed_connections_release_their_queues(void)
 	tt_teardown(&t);
 }
 
+static struct nvmf_sq *io_sq(struct tt *t)
+{
+	for (struct nvmf_sq *sq = nvmf_tgt_main_pg(&t->tgt)->sqs; sq; sq = sq->pg_next)
+		if (sq->qid == 1)
+			return sq;
+	return NULL;
+}
+
+/* Shutdown waits while a queue is busy (ops->queue_busy). A read's answer handed to the
+ * kernel is not delivered yet: while the host does not read (its receive buffer small and
+ * full), the answer sits unacknowledged in the target's send queue, where a reset (the
+ * host writing to the socket after the target closed it) would lose it. The queue stays
+ * busy until the host's TCP acknowledged every byte, and the host then has the whole
+ * answer. */
+static void a_read_answer_the_host_has_not_acknowledged_keeps_the_queue_busy(void)
+{
+	struct tt t;
+	struct ttc a, q;
+	uint16_t cntlid;
+	unsigned r2ts = 0;
+	static uint8_t w[131072], r[131072];
+	CU_ASSERT_EQUAL_FATAL(admin_up(&t, &a, 0, &cntlid), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_dial_rcvbuf(&t, &q, 4096), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_handshake(&q, 0, 0, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_connect(&q, TT_SUBNQN, 1, cntlid, NULL), 0);
+	fill(w, sizeof(w), 23);
+	CU_ASSERT_EQUAL_FATAL(write_r2t(&q, 0, w, sizeof(w), sizeof(w), &r2ts), 0);
+	struct nvmf_sq *sq = io_sq(&t);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sq);
+	const struct nvmf_transport_ops *ops = sq->transport->ops;
+	struct nvme_sqe sqe;
+	tt_rw_sqe(&q, &sqe, nvme_cmd_read, false, 0, sizeof(r) / 512);
+	CU_ASSERT_EQUAL_FATAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
+	for (int i = 0; i < 8; i++)
+		tt_drive(&t);
+	/* Answered as far as the core knows; not delivered. */
+	CU_ASSERT_EQUAL(sq->inflight, 0);
+	CU_ASSERT_TRUE(ops->queue_busy(sq));
+	/* The host reads: the whole answer, then the acknowledgements free the queue. */
+	CU_ASSERT_EQUAL(tt_read_data(&q, r, sizeof(r)), 0);
+	CU_ASSERT_EQUAL(memcmp(w, r, sizeof(r)), 0);
+	for (int i = 0; i < 2000 && ops->queue_busy(sq); i++) {   /* a delayed ACK: ms */
+		tt_drive(&t);
+		usleep(1000);
+	}
+	CU_ASSERT_FALSE(ops->queue_busy(sq));
+	tt_close(&q);
+	tt_close(&a);
+	tt_teardown(&t);
+}
+
 const struct unit_test tcp_target_tests[] = {
 	{ "icreq_gets_icresp_with_the_digests_asked_and_maxh2cdata",
 	  icreq_gets_icresp_with_the_digests_asked_and_maxh2cdata },
@@ -499,5 +551,7 @@ const struct unit_test tcp_target_tests[] = {
 	{ "closed_connections_release_their_queues", closed_connections_release_their_queues },
 	{ "sqflow_disabled_read_ends_with_c2hdata_success_and_no_capsuleresp", sqflow_disabled_read_ends_with_c2hdata_success_and_no_capsuleresp },
 	{ "sqflow_disabled_admin_queue_gets_identify_with_success", sqflow_disabled_admin_queue_gets_identify_with_success },
+	{ "a_read_answer_the_host_has_not_acknowledged_keeps_the_queue_busy",
+	  a_read_answer_the_host_has_not_acknowledged_keeps_the_queue_busy },
 	{ NULL, NULL },
 };
