@@ -211,7 +211,7 @@ deps:
 # the same against the sanitizer build of both (any ASan/UBSan report fails).
 local-check: all
 	tests/local/tcp_test.sh
-	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf
+	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tcp_test.sh
 
 # Integration tests: one guest boot for the whole batch. The guest gets an emulated NVMe

@@ -322,8 +322,12 @@ static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base, struct n
 
 static const struct cfg_irule portid_rule = { 0, 65535, false, "a port ID", "0-65535" };
 static const struct cfg_irule svc_rule = { 1, 65535, true, "a port number", "1-65535" };
-static const struct cfg_irule inline_rule = { -1, 16384, true, "an inline data size",
-	"0-16384, or -1 for the default 8192" };
+/* param.inline_data_size, whose range depends on the port's trtype: a tcp port's must hold
+ * an I/O queue's 1024-byte Connect data (parse_port checks the lower bound). */
+static const struct cfg_irule inline_rdma_rule = { -1, 16384, true, "an inline data size",
+	"0-16384 on an rdma port, or -1 for the default 8192" };
+static const struct cfg_irule inline_tcp_rule = { -1, 16384, true, "an inline data size",
+	"1024-16384 on a tcp port, or -1 for the default 8192" };
 static const struct cfg_irule mqs_rule = { -1, 1024, true, "a queue size", "16-1024, or -1 for the default 128" };
 static const struct cfg_irule h2c_rule = { -1, 16777216, true, "a MAXH2CDATA",
 	"4096-16777216 bytes, a multiple of 4, or -1 for the default 131072" };
@@ -420,15 +424,17 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 		return -1;
 	if (param) {
 		static const char *const ours[] = { "nvmf_maxh2cdata", "nvmf_zerocopy_threshold", NULL };
+		bool tcp = !strcmp(p->trtype, "tcp");
+		const struct cfg_irule *inl = tcp ? &inline_tcp_rule : &inline_rdma_rule;
 		if (cfg_check_ext_keys(c, param, sub, ours) ||
-		    (r = cfg_get_int(c, param, sub, "inline_data_size", &inline_rule, false, &v)) < 0)
+		    (r = cfg_get_int(c, param, sub, "inline_data_size", inl, false, &v)) < 0)
 			return -1;
 		/* A Linux host sends an I/O queue's 1024-byte Connect data in the capsule only
 		 * when it fits, else by R2T, which this target does not take for a Connect. */
-		if (r && v >= 0 && v < 1024 && !strcmp(p->trtype, "tcp"))
+		if (r && v >= 0 && v < 1024 && tcp)
 			return cfg_fail(c, sub, "inline_data_size",
 				    "%lld is below 1024 on a tcp port: the I/O queues' Connect data "
-				    "(1024 bytes) must fit in the capsule", v);
+				    "(1024 bytes) must fit in the capsule (%s)", v, inline_tcp_rule.range);
 		if (r && v >= 0)
 			p->inline_data_size = (uint32_t)v;
 		if ((r = cfg_get_int(c, param, sub, "max_queue_size", &mqs_rule, false, &v)) < 0)
@@ -482,6 +488,14 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 	return 0;
 }
 
+bool nvmf_port_config_overlaps(const struct nvmf_port_config *a, const struct nvmf_port_config *b)
+{
+	bool any_a = !strcmp(a->traddr, "0.0.0.0") || !strcmp(a->traddr, "::");
+	bool any_b = !strcmp(b->traddr, "0.0.0.0") || !strcmp(b->traddr, "::");
+	return a->adrfam == b->adrfam && !strcmp(a->trsvcid, b->trsvcid) &&
+	       (!strcmp(a->traddr, b->traddr) || any_a || any_b);
+}
+
 /* Two ports cannot listen on the same address and service (or the wildcard of the
  * same family and a specific address on the same service): the bind would fail. */
 static int check_port_overlap(struct cfg_ctx *c, const struct nvmf_config *cfg, size_t i)
@@ -491,15 +505,12 @@ static int check_port_overlap(struct cfg_ctx *c, const struct nvmf_config *cfg, 
 
 	for (size_t j = 0; j < i; j++) {
 		const struct nvmf_port_config *o = &cfg->ports[j];
-		bool any_a = !strcmp(a->traddr, "0.0.0.0") || !strcmp(a->traddr, "::");
-		bool any_o = !strcmp(o->traddr, "0.0.0.0") || !strcmp(o->traddr, "::");
 
 		if (o->portid == a->portid) {
 			snprintf(base, sizeof(base), "ports[%zu]", i);
 			return cfg_fail(c, base, "portid", "duplicate port ID %u", a->portid);
 		}
-		if (a->adrfam != o->adrfam || strcmp(a->trsvcid, o->trsvcid) ||
-		    (strcmp(a->traddr, o->traddr) && !any_a && !any_o))
+		if (!nvmf_port_config_overlaps(a, o))
 			continue;
 		snprintf(base, sizeof(base), "ports[%zu]", i);
 		bool v6 = a->adrfam == AF_INET6;

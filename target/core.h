@@ -214,6 +214,12 @@ struct nvmf_tgt {
 	struct nvmf_ns_drain *ns_drains;   /* namespaces taken away, not closed yet (main group) */
 	struct nvmf_timer drain_timer;     /* checks them while there are any */
 	bool drain_timer_on;
+	bool ns_discarding;                /* a refused reload is undoing what it added: the
+					    * namespaces taken away meanwhile were only staged
+					    * (target/reload.c; their close is logged so) */
+	const char *ephemeral_range_path;  /* the kernel's ephemeral port range; NULL:
+					    * /proc/sys/net/ipv4/ip_local_port_range (tests
+					    * set a file; target/ephemeral.h) */
 	uint64_t (*now_ms)(const struct nvmf_tgt *tgt); /* the target's clock in ms; NULL: the
 					    * monotonic clock (tests set a fake) */
 	int log_level;                     /* enum nvmf_log_level (target/log.h), atomic;

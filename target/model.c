@@ -15,6 +15,7 @@
 #include "target/ana.h"
 #include "target/auth.h"
 #include "target/core.h"
+#include "target/ephemeral.h"
 #include "target/log.h"
 #include "target/model.h"
 #include "target/namespace.h"
@@ -175,6 +176,18 @@ int nvmf_tgt_port_add(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, c
 		snprintf(err, errlen, "port %u exists", pc->portid);
 		return -EEXIST;
 	}
+	/* The loader's rule against the running ports: the port that holds the address is
+	 * named, where the bind would only say "Address already in use". */
+	for (size_t i = 0; i < tgt->n_ports; i++) {
+		const struct nvmf_port_config *o = tgt->ports[i]->cfg;
+		char a[96], b[96];
+		if (!nvmf_port_config_overlaps(pc, o))
+			continue;
+		snprintf(err, errlen, "%s overlaps port %u (%s %s), which listens there already",
+			 nvmf_port_config_addr(pc, a, sizeof(a)), o->portid, o->trtype,
+			 nvmf_port_config_addr(o, b, sizeof(b)));
+		return -EADDRINUSE;
+	}
 	struct nvmf_transport *t = find_transport(tgt, pc->trtype);
 	if (!t) {
 		snprintf(err, errlen, "the %s transport is not running here (its start-up message says why)",
@@ -202,6 +215,7 @@ int nvmf_tgt_port_add(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, c
 		return -EADDRNOTAVAIL;
 	}
 	tgt->ports[tgt->n_ports++] = p;
+	nvmf_tgt_warn_ephemeral(tgt, p->cfg);
 	nvmf_tgt_disc_changed(tgt);
 	return 0;
 }

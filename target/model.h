@@ -35,9 +35,10 @@ int nvmf_tgt_subsys_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, unsigned
 void nvmf_tgt_subsys_reap(struct nvmf_tgt *tgt);
 
 /* nvmf_tgt_port_add - listen on the port @pc describes (copied), exposing the
- * subsystems it names. 0, or with @err: -EEXIST (portid taken), -ENOENT (a subsystem it
- * names does not exist), -ENOTSUP (its transport is not running), -EADDRNOTAVAIL (the
- * transport could not listen: the reason), -ENOMEM. */
+ * subsystems it names. 0, or with @err: -EEXIST (portid taken), -EADDRINUSE (a running
+ * port holds its address: nvmf_port_config_overlaps, that port named), -ENOENT (a
+ * subsystem it names does not exist), -ENOTSUP (its transport is not running),
+ * -EADDRNOTAVAIL (the transport could not listen: the reason), -ENOMEM. */
 int nvmf_tgt_port_add(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, char *err, size_t errlen);
 /* nvmf_tgt_port_remove - stop listening on @port and tear down the controllers reached
  * through it (*@dropped). 0 or -ENOENT / -ENOMEM with @err. */

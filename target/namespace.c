@@ -64,6 +64,33 @@ static uint64_t inflight(const struct nvmf_ns *ns)
 	return n;
 }
 
+/* Commands @ns has answered, on every group. */
+static uint64_t answered(const struct nvmf_ns *ns)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < ns->npgs; i++)
+		n += __atomic_load_n(&ns->stats[i].reads, __ATOMIC_RELAXED) +
+		     __atomic_load_n(&ns->stats[i].writes, __ATOMIC_RELAXED) +
+		     __atomic_load_n(&ns->stats[i].other, __ATOMIC_RELAXED);
+	return n;
+}
+
+/* The close of @d's namespace, said as what it was. A namespace a refused reload had
+ * staged was published for a moment; when no command reached it, that reload's
+ * "nothing was changed" holds, and its close is only a debug line. */
+static void log_closed(struct nvmf_tgt *tgt, const struct nvmf_ns_drain *d)
+{
+	if (!d->staged)
+		nvmf_log(tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u closed after its last command",
+			 d->nqn, d->ns->nsid);
+	else if (answered(d->ns))
+		nvmf_log(tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u, staged by a refused reload, "
+			 "closed after its last command", d->nqn, d->ns->nsid);
+	else
+		nvmf_log(tgt, NVMF_LOG_DEBUG, "subsystem %s: namespace %u, staged by a refused reload, "
+			 "discarded (it served no command)", d->nqn, d->ns->nsid);
+}
+
 static void drain_check(void *arg)
 {
 	struct nvmf_tgt *tgt = arg;
@@ -77,8 +104,7 @@ static void drain_check(void *arg)
 			continue;
 		}
 		*pp = d->next;
-		nvmf_log(tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u closed after its last command",
-			d->nqn, d->ns->nsid);
+		log_closed(tgt, d);
 		nvmf_ns_free(d->ns);
 		free(d);
 	}
@@ -104,6 +130,7 @@ static void take_away(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid
 		return;
 	}
 	d->ns = ns;
+	d->staged = tgt->ns_discarding;
 	snprintf(d->nqn, sizeof(d->nqn), "%s", s->cfg->nqn);
 	/* A group that read the slot before it was emptied has counted its command by the
 	 * time it runs this message (both happen within one pass). Without memory for the

@@ -33,6 +33,8 @@ struct nvmf_ns_drain {
 	char nqn[NVMF_CFG_NQN_MAX];        /* for the log line */
 	bool round_sent;                   /* the message to every poll group is out */
 	bool seen;                         /* every poll group has run it */
+	bool staged;                       /* added by a reload that was then refused
+					    * (tgt->ns_discarding when it was taken away) */
 	struct nvmf_ns_drain *next;
 };
 

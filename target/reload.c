@@ -68,6 +68,7 @@ static void rollback(struct plan *pl)
 {
 	char err[256];
 	unsigned dropped;
+	pl->tgt->ns_discarding = true;     /* what it takes away was only staged */
 	while (pl->n) {
 		struct undo *u = &pl->u[--pl->n];
 		switch (u->kind) {
@@ -93,6 +94,7 @@ static void rollback(struct plan *pl)
 		case U_LINK:   nvmf_tgt_port_unlink(pl->tgt, u->p, u->s, &dropped, err, sizeof(err)); break;
 		}
 	}
+	pl->tgt->ns_discarding = false;
 	while (json_array_size(pl->changes) > pl->first_change)
 		json_array_remove(pl->changes, json_array_size(pl->changes) - 1);
 }

@@ -13,6 +13,7 @@
 #include "target/ana.h"
 #include "target/auth.h"
 #include "target/core.h"
+#include "target/ephemeral.h"
 #include "target/log.h"
 #include "target/namespace.h"
 #include "target/resv.h"
@@ -288,6 +289,7 @@ int nvmf_tgt_listen(struct nvmf_tgt *tgt, char *err, size_t errlen)
 			snprintf(err, errlen, "port %u: %s", p->cfg->portid, why);
 			return -1;
 		}
+		nvmf_tgt_warn_ephemeral(tgt, p->cfg);
 	}
 	return 0;
 }

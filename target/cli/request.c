@@ -452,15 +452,18 @@ static int check_traddr(const char *traddr, const char *adrfam, char *msg, size_
 	return 0;
 }
 
-/* --inline-data-size: bytes (suffixes allowed), at most the 16 KiB the target supports. */
-static int put_inline(json_t *param, const char *s, char *msg, size_t len)
+/* --inline-data-size: bytes (suffixes allowed), at most the 16 KiB the target supports;
+ * on a tcp port at least 1024, the I/O queues' Connect data (the config loader's rule). */
+static int put_inline(json_t *param, const char *s, const char *trtype, char *msg, size_t len)
 {
 	uint64_t v;
 	char text[24];
+	bool tcp = !strcmp(trtype, "tcp");
 	if (tctl_parse_size(s, "--inline-data-size", &v, msg, len))
 		return -1;
-	if (v > 16384) {
-		snprintf(msg, len, "--inline-data-size %s is out of range (0 to 16384)", s);
+	if (v > 16384 || (tcp && v < 1024)) {
+		snprintf(msg, len, "--inline-data-size %s is out of range (%s to 16384 on %s %s port)", s,
+			 tcp ? "1024" : "0", tcp ? "a" : "an", trtype);
 		return -1;
 	}
 	snprintf(text, sizeof(text), "%llu", (unsigned long long)v);
@@ -542,7 +545,7 @@ static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, j
 		return -1;
 	if (inl || mqs || h2c || zc) {
 		json_t *param = put_new(port, "param", false, msg, len);
-		if (!param || (inl && put_inline(param, inl, msg, len)) ||
+		if (!param || (inl && put_inline(param, inl, trtype, msg, len)) ||
 		    (mqs && put_uint_text(param, "max_queue_size", "--max-queue-size", mqs, 16, 1024,
 					  msg, len)) ||
 		    (h2c && put_maxh2cdata(param, h2c, trtype, msg, len)) ||
@@ -651,7 +654,8 @@ static int b_log_level(const struct tctl_command *c, const struct tctl_args *a, 
 	"  --adrfam ipv4|ipv6   the address family (default: that of ADDR)\n" \
 	"  --trtype rdma|tcp    the transport (default rdma)\n" \
 	"  --inline-data-size BYTES\n" \
-	"                       in-capsule data per command, 0 to 16384 (default 8192)\n" \
+	"                       in-capsule data per command, 0 to 16384 (tcp: 1024 to\n" \
+	"                       16384; default 8192)\n" \
 	"  --max-queue-size N   queue entries a host may ask for, 16 to 1024 (default 128)\n" \
 	"  --maxh2cdata BYTES   tcp only: bytes one H2CData PDU may carry (the ICResp\n" \
 	"                       MAXH2CDATA), 4096 to 16M, a multiple of 4 (default 128K)\n" \

@@ -23,6 +23,7 @@
 #include <sys/ioctl.h>
 #include <linux/sockios.h>
 #include "nvme/disc_log.h"
+#include "target/ephemeral.h"
 #include "tcp/target/internal.h"
 
 #define LISTEN_BACKLOG 128
@@ -82,12 +83,8 @@ static void tcp_destroy(struct nvmf_transport *base)
 static void bind_hint(int err, long svc, char *out, size_t len)
 {
 	long lo = 0, hi = -1;
-	FILE *f = err == EADDRINUSE ? fopen("/proc/sys/net/ipv4/ip_local_port_range", "r") : NULL;
-	if (f) {
-		if (fscanf(f, "%ld %ld", &lo, &hi) != 2)
-			hi = -1;
-		fclose(f);
-	}
+	if (err == EADDRINUSE && nvmf_ephemeral_range(NULL, &lo, &hi))
+		hi = -1;
 	if (err == EACCES && svc < 1024)
 		snprintf(out, len, " (ports below 1024 need root or CAP_NET_BIND_SERVICE)");
 	else if (err == EADDRINUSE && svc >= lo && svc <= hi)

@@ -13,11 +13,15 @@
 # read, write, perf, ana-log or identify --ns) fails with a clear message;
 # start-up: the listener logged once, tsas "tls1.3" refused by name, a bind to a port
 # another socket holds explained (ephemeral range) with no shutdown noise after it, as a
-# control socket that cannot be made, and the shipped configs/tcp.json valid; SIGTERM
-# while a host reading 1 MiB blocks is stopped (SIGSTOP): the target waits for the
-# answers it cannot deliver (bounded) and exits 0, the resumed host gets a connection
-# error, and writes acknowledged around the stop read back after a restart (a file
-# namespace).
+# control socket that cannot be made, the shipped configs/tcp.json valid, a port in the
+# ephemeral range warned of (one line naming it and the range) while one outside it is
+# not, and inline_data_size's range message the tcp one; through the control socket and
+# SIGHUP: a port added on an address a running port holds is refused naming that port,
+# and a refused reload logs no "closed after its last command" for the namespace it had
+# staged; SIGTERM while a host reading 1 MiB blocks is stopped (SIGSTOP): the target
+# waits for the answers it cannot deliver (bounded) and exits 0, the resumed host gets a
+# connection error, and writes acknowledged around the stop read back after a restart (a
+# file namespace).
 # Each check prints "ok - what" or "FAIL - what" and the script exits 1 at the end if any
 # failed (it never stops halfway, so one run shows every failure). BUILD=build/asan runs
 # the sanitizer build.
@@ -29,14 +33,22 @@ TGT="$ROOT/$BUILD/nvmf-target"
 NVMF="$ROOT/$BUILD/nvmf"
 NQN=nqn.2024-01.io.nvmf-rdma:tcp-local
 DISC_NQN=nqn.2014-08.org.nvmexpress.discovery
+CTL="$ROOT/$BUILD/nvmf-targetctl"
 ST=$(mktemp -d /tmp/nvmf-tcp-local.XXXXXX)
 PORT=
 FILE_NS=        # set: a file namespace too (the stop test reads it back after a restart)
 TGT_PID=
+EPH_PID=
+HOLDER=
 FAILED=0
+# The kernel's ephemeral port range: the main target's ports are chosen below it (an
+# outgoing connection may take a port inside it), one test chooses a port inside it.
+read -r EPH_LO EPH_HI < /proc/sys/net/ipv4/ip_local_port_range
 
 cleanup() {
     [ -n "$TGT_PID" ] && kill "$TGT_PID" 2>/dev/null && wait "$TGT_PID" 2>/dev/null
+    [ -n "$EPH_PID" ] && kill "$EPH_PID" 2>/dev/null && wait "$EPH_PID" 2>/dev/null
+    [ -n "$HOLDER" ] && kill "$HOLDER" 2>/dev/null && wait "$HOLDER" 2>/dev/null
     rm -rf "$ST"
 }
 trap cleanup EXIT
@@ -49,16 +61,18 @@ check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; 
 nvmf() { timeout 120 "$NVMF" "$@"; }
 tcp()  { nvmf "$1" -t tcp -a 127.0.0.1 -s "$PORT" "${@:2}"; }
 
+# write_config [FILE [PORT]]: the test's config (default $ST/config.json on $PORT).
 write_config() {
+    local port=${2:-$PORT}
     # With FILE_NS set, namespace 2 is a file ($ST/ns.img): its data outlives a restart.
     local ns2=
     [ -n "$FILE_NS" ] && ns2=',
                   {"nsid": 2, "enable": 1, "nvmf_backend": "file", "nvmf_block_size": 512,
                    "nvmf_size_bytes": "64M", "nvmf_create": true,
                    "device": {"path": "'"$ST"'/ns.img", "uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a02"}}'
-    cat > "$ST/config.json" <<JSON
+    cat > "${1:-$ST/config.json}" <<JSON
 {"nvmf_target": {"hugepages": false, "threads": 2, "mdts": 8},
- "ports": [{"portid": 1, "addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "$PORT",
+ "ports": [{"portid": 1, "addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "$port",
                                   "trtype": "tcp", "treq": "not specified"},
             "subsystems": ["$NQN"]}],
  "subsystems": [{"nqn": "$NQN", "attr": {"allow_any_host": "1", "serial": "tcplocal01",
@@ -69,11 +83,12 @@ write_config() {
 JSON
 }
 
-# Start the target on a free port (a random one; another is tried when it is taken).
+# Start the target on a free port (a random one below the ephemeral range; another is
+# tried when it is taken).
 start_target() {
     local try
     for try in 1 2 3 4 5 6 7 8; do
-        [ -n "$PORT" ] && [ "$try" = 1 ] || PORT=$((20000 + RANDOM % 30000))
+        [ -n "$PORT" ] && [ "$try" = 1 ] || PORT=$((10000 + RANDOM % (EPH_LO > 11000 ? EPH_LO - 10000 : 1000)))
         write_config
         "$TGT" -c "$ST/config.json" --no-rpc-socket > "$ST/target.log" 2>&1 &
         TGT_PID=$!
@@ -284,6 +299,91 @@ rc=$?
     ! grep -Eq 'shutdown:|poll group [0-9]|stopp' "$ST/ctl.err" "$ST/ctl.out" &&
     ok "a control socket that cannot be made: exit 1, the error and no statistics line" ||
     { cat "$ST/ctl.out" "$ST/ctl.err"; bad "control socket failure (exit $rc)"; }
+
+# inline_data_size out of range on a tcp port: the message gives the tcp port's range.
+sed 's/"treq": "not specified"}/"treq": "not specified"}, "param": {"inline_data_size": "20000"}/' \
+    "$ST/config.json" > "$ST/inline.json"
+"$TGT" -c "$ST/inline.json" --check > /dev/null 2> "$ST/inline.err"
+rc=$?
+[ $rc = 1 ] && grep -q 'ports\[0\].param.inline_data_size: "20000" is not an inline data size (1024-16384 on a tcp port' "$ST/inline.err" &&
+    ok "inline_data_size 20000 on a tcp port: the tcp range in the message" ||
+    { cat "$ST/inline.err"; bad "inline_data_size range message (exit $rc)"; }
+# The main target's port is below the ephemeral range: no warning.
+if [ "$PORT" -lt "$EPH_LO" ]; then
+    ! grep -q 'ephemeral port range' "$ST/target.log" &&
+        ok "a port below the ephemeral range ($PORT): no warning" ||
+        { grep ephemeral "$ST/target.log"; bad "warning for port $PORT outside $EPH_LO-$EPH_HI"; }
+else
+    bad "the test's port $PORT is not below the ephemeral range $EPH_LO-$EPH_HI"
+fi
+
+# ---- a second target with a control socket, on a port in the ephemeral range ----
+EPH_SOCK="$ST/ctl.sock"
+ctl() { timeout 30 "$CTL" -s "$EPH_SOCK" "$@"; }
+EPORT=
+for try in 1 2 3 4 5 6 7 8; do
+    EPORT=$((EPH_LO + RANDOM % (EPH_HI - EPH_LO + 1)))
+    write_config "$ST/eph.json" "$EPORT"
+    "$TGT" -c "$ST/eph.json" --rpc-socket "$EPH_SOCK" > "$ST/eph.log" 2>&1 &
+    EPH_PID=$!
+    for i in $(seq 100); do
+        grep -q 'nvmf-target: ready' "$ST/eph.log" && break 2
+        kill -0 "$EPH_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill "$EPH_PID" 2>/dev/null; wait "$EPH_PID" 2>/dev/null
+    EPH_PID=
+done
+if [ -z "$EPH_PID" ]; then
+    cat "$ST/eph.log"; bad "a target on a port in the ephemeral range starts"
+else
+    n=$(grep -c "ephemeral port range" "$ST/eph.log")
+    [ "$n" = 1 ] && grep -q "warning: port 1 (tcp 127.0.0.1:$EPORT): $EPORT is in the kernel's ephemeral port range $EPH_LO-$EPH_HI" "$ST/eph.log" &&
+        ok "a port in the ephemeral range: one warning, '$(grep -m1 ephemeral "$ST/eph.log" | cut -c1-110)...'" ||
+        { cat "$ST/eph.log"; bad "ephemeral range warning for port $EPORT ($n lines)"; }
+    # port add on an address port 1 holds: refused naming port 1, not a bare bind error.
+    for addr in 127.0.0.1 0.0.0.0; do
+        ctl port add 2 --traddr $addr --trsvcid "$EPORT" --trtype tcp > /dev/null 2> "$ST/padd.err"
+        rc=$?
+        [ $rc != 0 ] && grep -q "port: $addr:$EPORT overlaps port 1 (tcp 127.0.0.1:$EPORT), which listens there already" "$ST/padd.err" &&
+            ok "port add $addr:$EPORT: refused naming port 1" || { cat "$ST/padd.err"; bad "port add on port 1's address (exit $rc)"; }
+    done
+    # A refused reload: namespace 2 staged, then port 2's bind fails (another socket holds
+    # its address), so everything is undone.
+    python3 -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True); time.sleep(60)' > "$ST/held2" &
+    HOLDER=$!
+    for i in $(seq 50); do [ -s "$ST/held2" ] && break; sleep 0.1; done
+    held=$(cat "$ST/held2")
+    python3 - "$ST/eph.json" "$held" <<'PY'
+import json, sys
+path, held = sys.argv[1], sys.argv[2]
+c = json.load(open(path))
+s = c["subsystems"][0]
+s["namespaces"].append({"nsid": 2, "enable": 1, "nvmf_backend": "ram", "nvmf_block_size": 512,
+                        "nvmf_size_bytes": "16M"})
+c["ports"].append({"portid": 2, "addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": held,
+                   "trtype": "tcp"}, "subsystems": [s["nqn"]]})
+json.dump(c, open(path, "w"))
+PY
+    kill -HUP "$EPH_PID"
+    for i in $(seq 100); do grep -q 'reload (SIGHUP)' "$ST/eph.log" && break; sleep 0.1; done
+    kill "$HOLDER" 2>/dev/null; wait "$HOLDER" 2>/dev/null; HOLDER=
+    grep -q "error: reload (SIGHUP): ports\[1\] (port 2): bind 127.0.0.1:$held: Address already in use.*(nothing was changed)" "$ST/eph.log" &&
+        ok "a reload whose new port cannot bind is refused, nothing changed" ||
+        { cat "$ST/eph.log"; bad "refused reload"; }
+    # A real removal afterwards: once its close is logged, the staged one's was too.
+    ctl namespace remove "$NQN" 1 > /dev/null || bad "namespace remove over the control socket"
+    for i in $(seq 100); do grep -q "namespace 1 closed after its last command" "$ST/eph.log" && break; sleep 0.1; done
+    grep -q "namespace 1 closed after its last command" "$ST/eph.log" &&
+        ! grep -q "namespace 2 closed" "$ST/eph.log" &&
+        ok "refused reload: no 'closed after its last command' for the staged namespace 2" ||
+        { cat "$ST/eph.log"; bad "the log after a refused reload"; }
+    kill "$EPH_PID" && wait "$EPH_PID" || bad "the second target stops with exit 0"
+    EPH_PID=
+    grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/eph.log" && bad "sanitizer report in the second target's log"
+fi
 
 # ---- target restart: the next connect works ----
 if stop_target; then

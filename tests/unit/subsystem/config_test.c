@@ -697,7 +697,14 @@ ERROR_TEST(zerocopy_threshold_on_an_rdma_port_is_refused, WITH_PARAM("'nvmf_zero
 
 ERROR_TEST(tcp_inline_data_size_below_1024_is_refused, TCP_PARAM("'inline_data_size':'512'"),
 	   "ports[0].param.inline_data_size: 512 is below 1024 on a tcp port: the I/O queues' Connect "
-	   "data (1024 bytes) must fit in the capsule")
+	   "data (1024 bytes) must fit in the capsule (1024-16384 on a tcp port, or -1 for the default 8192)")
+/* The range in the message is the one of the port's trtype (an rdma port's is below). */
+ERROR_TEST(tcp_inline_data_size_above_16384_names_the_tcp_range, TCP_PARAM("'inline_data_size':'16385'"),
+	   "ports[0].param.inline_data_size: \"16385\" is not an inline data size (1024-16384 on a tcp "
+	   "port, or -1 for the default 8192)")
+ERROR_TEST(tcp_inline_data_size_not_a_number_names_the_tcp_range, TCP_PARAM("'inline_data_size':'8k'"),
+	   "ports[0].param.inline_data_size: \"8k\" is not an inline data size (1024-16384 on a tcp "
+	   "port, or -1 for the default 8192)")
 
 ERROR_TEST(tcp_tsas_tls13_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'tls1.3'"),
 	   "ports[0].addr.tsas: \"tls1.3\" asks for TLS, which tcp ports of this target do not have; "
@@ -864,7 +871,8 @@ ERROR_TEST(port_inside_a_wildcard_port_is_refused,
 	   DOC(PORT_A(ADDR) ",{'portid':2,'addr':{'trtype':'rdma','traddr':'10.0.0.1','trsvcid':'4420'}}", SUB(ANY, NS)),
 	   "ports[1].addr: 10.0.0.1:4420 overlaps ports[0] (0.0.0.0:4420)")
 ERROR_TEST(inline_data_size_above_16384_is_refused, WITH_PARAM("'inline_data_size':'16385'"),
-	   "ports[0].param.inline_data_size: \"16385\" is not an inline data size (0-16384, or -1 for the default 8192)")
+	   "ports[0].param.inline_data_size: \"16385\" is not an inline data size (0-16384 on an rdma port, "
+	   "or -1 for the default 8192)")
 ERROR_TEST(max_queue_size_below_16_is_refused, WITH_PARAM("'max_queue_size':'8'"),
 	   "ports[0].param.max_queue_size: \"8\" is not a queue size (16-1024, or -1 for the default 128)")
 ERROR_TEST(max_queue_size_above_1024_is_refused, WITH_PARAM("'max_queue_size':2048"),
@@ -1092,6 +1100,8 @@ const struct unit_test config_tests[] = {
 	T(maxh2cdata_not_a_dword_multiple_is_refused),
 	T(maxh2cdata_on_an_rdma_port_is_refused),
 	T(tcp_inline_data_size_below_1024_is_refused),
+	T(tcp_inline_data_size_above_16384_names_the_tcp_range),
+	T(tcp_inline_data_size_not_a_number_names_the_tcp_range),
 	T(tcp_ipv6_port_with_maxh2cdata_loads),
 	T(zerocopy_threshold_below_4096_is_refused),
 	T(zerocopy_threshold_on_an_rdma_port_is_refused),

@@ -134,6 +134,18 @@ static void subsystem_and_port_errors_change_nothing(void)
 	snprintf(p, sizeof(p), rdma_port, 2, "10.1.1.1", FX_SUBNQN);
 	expect_error("port_add", p, NVMF_RPC_REFUSED,
 		     "port: the rdma transport is not running here (its start-up message says why)");
+	/* An address a running port holds: that port is named, as the loader names it in a
+	 * file, not the bare bind error (port 1 is the loop port on 0.0.0.0:4420). */
+	expect_error("port_add", "{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
+		     "\"10.1.1.1\",\"trsvcid\":\"4420\"}}}", NVMF_RPC_REFUSED,
+		     "port: 10.1.1.1:4420 overlaps port 1 (loop 0.0.0.0:4420), which listens there already");
+	expect_error("port_add", "{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
+		     "\"0.0.0.0\"}}}", NVMF_RPC_REFUSED,
+		     "port: 0.0.0.0:4420 overlaps port 1 (loop 0.0.0.0:4420), which listens there already");
+	/* Another family or service is no overlap: it gets as far as the transport. */
+	expect_error("port_add", "{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
+		     "\"::\",\"trsvcid\":\"4420\"}}}", NVMF_RPC_REFUSED,
+		     "port: the tcp transport is not running here (its start-up message says why)");
 	snprintf(p, sizeof(p), rdma_port, 2, "10.1.1.x", FX_SUBNQN);
 	expect_error("port_add", p, NVMF_RPC_INVALID_PARAMS, "port.addr.traddr: \"10.1.1.x\" is not an IPv4 address");
 	/* The same checks as the config file: no TLS, no typo in our keys. */
@@ -171,6 +183,12 @@ static void added_port_listens_and_removed_port_stops(void)
 	char err[256] = "";
 	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_port_add(&F.tgt, &pc, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(nvmf_tgt_port_add(&F.tgt, &pc, err, sizeof(err)), -EEXIST);
+	pc.portid = 3;                 /* port 2's address under another ID */
+	CU_ASSERT_EQUAL(nvmf_tgt_port_add(&F.tgt, &pc, err, sizeof(err)), -EADDRINUSE);
+	CU_ASSERT_STRING_EQUAL(err, "10.2.2.2:4421 overlaps port 2 (loop 10.2.2.2:4421), which listens "
+			       "there already");
+	CU_ASSERT_PTR_NULL(nvmf_tgt_find_port(&F.tgt, 3));
+	pc.portid = 2;
 	struct nvmf_port *p2 = nvmf_tgt_find_port(&F.tgt, 2);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p2);
 	CU_ASSERT_EQUAL(p2->inline_size, NVMF_DEFAULT_INLINE);

@@ -1,8 +1,11 @@
 /* The whole-stack target fixture (see fixture.h). */
+#include <CUnit/CUnit.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include "initiator/internal.h"
 #include "tests/unit/target/fixture.h"
@@ -433,4 +436,26 @@ struct fx_held_bdev *fx_held_bdev_new(uint32_t block_size, uint64_t size, bool *
 	h->b.size = size;
 	h->closed = closed;
 	return h;
+}
+
+void fx_stderr_begin(struct fx_stderr *c)
+{
+	memset(c, 0, sizeof(*c));
+	fflush(stderr);
+	c->file = tmpfile();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c->file);
+	c->saved = dup(STDERR_FILENO);
+	CU_ASSERT_FATAL(c->saved >= 0);
+	CU_ASSERT_FATAL(dup2(fileno(c->file), STDERR_FILENO) >= 0);
+}
+
+void fx_stderr_end(struct fx_stderr *c)
+{
+	fflush(stderr);
+	dup2(c->saved, STDERR_FILENO);
+	close(c->saved);
+	rewind(c->file);
+	size_t n = fread(c->text, 1, sizeof(c->text) - 1, c->file);
+	c->text[n] = '\0';
+	fclose(c->file);
 }

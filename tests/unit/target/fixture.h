@@ -10,6 +10,7 @@
  * parked it" and "the target finished it". */
 #ifndef NVMF_TESTS_UNIT_TARGET_FIXTURE_H
 #define NVMF_TESTS_UNIT_TARGET_FIXTURE_H
+#include <stdio.h>
 #include "target/core.h"
 #include "target/loop.h"
 
@@ -162,5 +163,15 @@ struct fx_held_bdev {
 };
 /* fx_held_bdev_new - one of @size bytes in @block_size blocks; aborts when out of memory. */
 struct fx_held_bdev *fx_held_bdev_new(uint32_t block_size, uint64_t size, bool *closed);
+
+/* What the code under test writes to stderr (the target's log) between fx_stderr_begin
+ * and fx_stderr_end: the first 4095 bytes in @text, NUL-terminated. */
+struct fx_stderr {
+	FILE *file;
+	int saved;
+	char text[4096];
+};
+void fx_stderr_begin(struct fx_stderr *c);
+void fx_stderr_end(struct fx_stderr *c);
 
 #endif

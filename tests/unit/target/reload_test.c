@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include "target/auth.h"
 #include "target/control.h"
+#include "target/log.h"
 #include "target/namespace.h"
 #include "target/reload.h"
 #include "tests/unit/suites.h"
@@ -141,6 +142,72 @@ static void failing_step_leaves_everything_as_it_was(void)
 	CU_ASSERT_PTR_NULL(subsys(NEW_NQN));
 	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 5));
 	CU_ASSERT_EQUAL(subsys(FX_SUBNQN)->cfg->n_ns, 2);
+	json_decref(changes);
+	teardown();
+}
+
+/* A refused reload's staged namespace (5, published until the rollback) served nothing:
+ * its close says nothing of a "last command" at the info level; a namespace removed for
+ * real afterwards still does. */
+static void refused_reload_does_not_log_a_staged_namespace_as_closed_after_commands(void)
+{
+	setup();
+	struct nvmf_subsys_config *s = same_as_running();
+	fx_cfg_ns(s, 5, NVMF_BACKEND_RAM, 1u << 20, 512);
+	struct nvmf_subsys_config *n = fx_cfg_subsys(&Next, NEW_NQN, NULL, 4);
+	fx_cfg_ns(n, 1, NVMF_BACKEND_FILE, 0, 512)->path = strdup("/nonexistent/reload/ns.img");
+	json_t *changes = json_array();
+	char err[512] = "";
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
+	int rc = nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err));
+	for (int i = 0; i < 8 && nvmf_tgt_ns_draining(&F.tgt); i++) {
+		F.now += 5;
+		nvmf_loop_drive(&F.tgt);
+	}
+	unsigned draining = nvmf_tgt_ns_draining(&F.tgt);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_remove(&F.tgt, subsys(FX_SUBNQN), 2, err, sizeof(err)), 0);
+	for (int i = 0; i < 8 && nvmf_tgt_ns_draining(&F.tgt); i++) {
+		F.now += 5;
+		nvmf_loop_drive(&F.tgt);
+	}
+	fx_stderr_end(&out);
+	CU_ASSERT_EQUAL(rc, -EIO);
+	CU_ASSERT_EQUAL(draining, 0);                 /* its backend was closed all the same */
+	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 5));
+	CU_ASSERT_PTR_NULL(strstr(out.text, "namespace 5"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.text, "subsystem " FX_SUBNQN ": namespace 2 closed after its "
+				      "last command"));
+	if (strstr(out.text, "namespace 5") || !strstr(out.text, "namespace 2 closed"))
+		fprintf(stderr, "\n  log: %s\n", out.text);
+	json_decref(changes);
+	teardown();
+}
+
+/* At debug level the staged namespace's close is said for what it was. */
+static void refused_reload_says_at_debug_that_the_staged_namespace_was_discarded(void)
+{
+	setup();
+	F.tgt.log_level = NVMF_LOG_DEBUG;
+	struct nvmf_subsys_config *s = same_as_running();
+	fx_cfg_ns(s, 5, NVMF_BACKEND_RAM, 1u << 20, 512);
+	struct nvmf_subsys_config *n = fx_cfg_subsys(&Next, NEW_NQN, NULL, 4);
+	fx_cfg_ns(n, 1, NVMF_BACKEND_FILE, 0, 512)->path = strdup("/nonexistent/reload/ns.img");
+	json_t *changes = json_array();
+	char err[512] = "";
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
+	int rc = nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err));
+	for (int i = 0; i < 8 && nvmf_tgt_ns_draining(&F.tgt); i++) {
+		F.now += 5;
+		nvmf_loop_drive(&F.tgt);
+	}
+	fx_stderr_end(&out);
+	CU_ASSERT_EQUAL(rc, -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.text, "subsystem " FX_SUBNQN ": namespace 5, staged by a "
+				      "refused reload, discarded (it served no command)"));
+	CU_ASSERT_PTR_NULL(strstr(out.text, "last command"));
+	CU_ASSERT_FALSE(F.tgt.ns_discarding);          /* later removals are real ones */
 	json_decref(changes);
 	teardown();
 }
@@ -471,6 +538,10 @@ const struct unit_test reload_tests[] = {
 	{"same_file_changes_nothing", same_file_changes_nothing},
 	{"difference_is_applied_and_connected_hosts_stay", difference_is_applied_and_connected_hosts_stay},
 	{"failing_step_leaves_everything_as_it_was", failing_step_leaves_everything_as_it_was},
+	{"refused_reload_does_not_log_a_staged_namespace_as_closed_after_commands",
+	 refused_reload_does_not_log_a_staged_namespace_as_closed_after_commands},
+	{"refused_reload_says_at_debug_that_the_staged_namespace_was_discarded",
+	 refused_reload_says_at_debug_that_the_staged_namespace_was_discarded},
 	{"what_cannot_change_live_is_refused_by_name", what_cannot_change_live_is_refused_by_name},
 	{"removed_host_and_port_disconnect_on_reload", removed_host_and_port_disconnect_on_reload},
 	{"config_reload_method_names_the_file_problem", config_reload_method_names_the_file_problem},

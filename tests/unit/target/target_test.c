@@ -38,35 +38,6 @@ static const struct nvmf_transport_ops *fake(void)
 	return &fake_ops;
 }
 
-/* What the code under test writes to stderr between stderr_begin and stderr_end. */
-struct captured {
-	FILE *file;
-	int saved;
-	char text[4096];
-};
-
-static void stderr_begin(struct captured *c)
-{
-	memset(c, 0, sizeof(*c));
-	fflush(stderr);
-	c->file = tmpfile();
-	CU_ASSERT_PTR_NOT_NULL_FATAL(c->file);
-	c->saved = dup(STDERR_FILENO);
-	CU_ASSERT_FATAL(c->saved >= 0);
-	CU_ASSERT_FATAL(dup2(fileno(c->file), STDERR_FILENO) >= 0);
-}
-
-static void stderr_end(struct captured *c)
-{
-	fflush(stderr);
-	dup2(c->saved, STDERR_FILENO);
-	close(c->saved);
-	rewind(c->file);
-	size_t n = fread(c->text, 1, sizeof(c->text) - 1, c->file);
-	c->text[n] = '\0';
-	fclose(c->file);
-}
-
 /* A config with subsystem TT_NQN (a RAM namespace) on loop port 1. */
 static void base_config(struct nvmf_config *c)
 {
@@ -94,10 +65,10 @@ static void port_of_a_transport_that_cannot_start_fails_the_start_naming_the_por
 	const struct nvmf_transport_ops *ops[] = { &nvmf_loop_ops, fake() };
 	struct nvmf_tgt tgt;
 	char err[512] = "";
-	struct captured out;
-	stderr_begin(&out);
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
 	int rc = nvmf_tgt_init(&tgt, &c, ops, 2, err, sizeof(err));
-	stderr_end(&out);
+	fx_stderr_end(&out);
 	CU_ASSERT_EQUAL(rc, -1);
 	CU_ASSERT_STRING_EQUAL(err, "port 3 (fake 10.0.0.1:4420), port 4 (fake [fd00::1]:4420): "
 			       "the fake transport cannot start: no fake device");
@@ -113,10 +84,10 @@ static void transport_no_port_needs_is_one_info_line_and_its_ports_are_refused_l
 	const struct nvmf_transport_ops *ops[] = { &nvmf_loop_ops, fake() };
 	struct nvmf_tgt tgt;
 	char err[512] = "";
-	struct captured out;
-	stderr_begin(&out);
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
 	int rc = nvmf_tgt_init(&tgt, &c, ops, 2, err, sizeof(err));
-	stderr_end(&out);
+	fx_stderr_end(&out);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	CU_ASSERT_STRING_EQUAL(out.text, "nvmf-target: fake ports cannot be used on this machine "
 			       "(no fake device)\n");
@@ -130,9 +101,9 @@ static void transport_no_port_needs_is_one_info_line_and_its_ports_are_refused_l
 	CU_ASSERT_EQUAL(tgt.n_ports, 1);
 
 	/* A target that never started stops without statistics either. */
-	stderr_begin(&out);
+	fx_stderr_begin(&out);
 	nvmf_tgt_shutdown(&tgt, 1000);
-	stderr_end(&out);
+	fx_stderr_end(&out);
 	CU_ASSERT_STRING_EQUAL(out.text, "");
 	nvmf_tgt_fini(&tgt);
 	nvmf_config_free(&more);

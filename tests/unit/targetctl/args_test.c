@@ -266,7 +266,14 @@ static void port_add_rejects_what_the_target_would(void)
 			   NULL), "port add: --trsvcid 'nvme' is not a number");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--inline-data-size",
 			   "32K", NULL), "port add: --inline-data-size 32K is out of range (0 to "
-		     "16384)");
+		     "16384 on an rdma port)");
+	/* A tcp port's range starts at 1024 (the I/O queues' Connect data), said as such. */
+	expect_usage(parse(&p, "port", "add", "1", "--trtype", "tcp", "--traddr", "10.0.0.1",
+			   "--inline-data-size", "512", NULL), "port add: --inline-data-size 512 is out of "
+		     "range (1024 to 16384 on a tcp port)");
+	expect_usage(parse(&p, "port", "add", "1", "--trtype", "tcp", "--traddr", "10.0.0.1",
+			   "--inline-data-size", "32K", NULL), "port add: --inline-data-size 32K is out of "
+		     "range (1024 to 16384 on a tcp port)");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--inline-data-size",
 			   "4X", NULL), "port add: --inline-data-size '4X' is not a size (bytes, or "
 		     "digits with a K, M, G or T suffix)");

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Ports in the kernel's ephemeral port range (net.ipv4.ip_local_port_range, 32768-60999
+ * by default). The kernel gives an outgoing TCP connection a local port from it, and
+ * rdma_cm does the same for an outgoing RDMA connection in its own port space. A port of
+ * ours in that range binds while it is free, but any outgoing connection of the machine
+ * may hold it while the target is down, and the next start then fails to bind
+ * (EADDRINUSE). So the target warns when it starts listening on one; it does not refuse.
+ */
+#ifndef NVMF_TARGET_EPHEMERAL_H
+#define NVMF_TARGET_EPHEMERAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "subsystem/config.h"
+
+struct nvmf_tgt;
+
+#define NVMF_EPHEMERAL_RANGE_PATH "/proc/sys/net/ipv4/ip_local_port_range"
+
+/* nvmf_ephemeral_range - the range in @path (NULL: NVMF_EPHEMERAL_RANGE_PATH), two
+ * decimal port numbers, into *@lo and *@hi (inclusive). 0, or -errno: the file's open
+ * error, -EINVAL when it does not hold two ports lo <= hi of 1-65535. */
+int nvmf_ephemeral_range(const char *path, long *lo, long *hi);
+
+/* nvmf_port_ephemeral_warning - when port @pc (tcp or rdma) listens on a trsvcid in
+ * [@lo, @hi]: the one-line warning naming the port and the range into @msg (@len bytes),
+ * true. False for any other port or trtype (@msg untouched). */
+bool nvmf_port_ephemeral_warning(const struct nvmf_port_config *pc, long lo, long hi, char *msg,
+				 size_t len);
+
+/* nvmf_tgt_warn_ephemeral - log that warning for @pc, which @tgt now listens on, when it
+ * applies; the range is read from tgt->ephemeral_range_path (NULL: the kernel's). A range
+ * that cannot be read is no warning. */
+void nvmf_tgt_warn_ephemeral(const struct nvmf_tgt *tgt, const struct nvmf_port_config *pc);
+
+#endif
