@@ -492,7 +492,9 @@ bool nvmf_port_config_overlaps(const struct nvmf_port_config *a, const struct nv
 {
 	bool any_a = !strcmp(a->traddr, "0.0.0.0") || !strcmp(a->traddr, "::");
 	bool any_b = !strcmp(b->traddr, "0.0.0.0") || !strcmp(b->traddr, "::");
-	return a->adrfam == b->adrfam && !strcmp(a->trsvcid, b->trsvcid) &&
+	/* rdma_cm's port space is its own (RoCE, InfiniBand): an rdma and a tcp port may
+	 * share an address and port number, as on the kernel target. */
+	return !strcmp(a->trtype, b->trtype) && a->adrfam == b->adrfam && !strcmp(a->trsvcid, b->trsvcid) &&
 	       (!strcmp(a->traddr, b->traddr) || any_a || any_b);
 }
 

@@ -233,9 +233,11 @@ int nvmf_config_parse_subsys(struct json_t *obj, const char *base, const char *d
 			     struct nvmf_subsys_config *s, char *err, size_t errlen);
 int nvmf_config_parse_port(struct json_t *obj, const char *base, struct nvmf_port_config *p,
 			   char *err, size_t errlen);
-/* nvmf_port_config_overlaps - whether @a and @b cannot both listen: the same address family
- * and trsvcid, and the same traddr or either one its family's wildcard (0.0.0.0, ::), so
- * the second bind would fail with EADDRINUSE. The trtype is not compared. The loader
+/* nvmf_port_config_overlaps - whether @a and @b cannot both listen: the same trtype,
+ * address family and trsvcid, and the same traddr or either one its family's wildcard
+ * (0.0.0.0, ::), so the second bind would fail with EADDRINUSE. An rdma and a tcp port
+ * never overlap: rdma_cm binds in its own port space on RoCE and InfiniBand (on iWARP,
+ * whose connections are TCP's, the bind fails at start and says so). The loader
  * refuses such a pair in one file; a port added live is checked against the running ones
  * with it. */
 bool nvmf_port_config_overlaps(const struct nvmf_port_config *a, const struct nvmf_port_config *b);

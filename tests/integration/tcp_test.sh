@@ -22,8 +22,9 @@ HOSTID=7c9e0000-0000-4000-8000-0000000007c9
 # 2 tcp A:4421 (in-capsule 1 KiB, MAXH2CDATA 4 KiB: writes above 1 KiB by R2Ts of 4 KiB;
 # below 1 KiB the Linux host would send an I/O queue's Connect data by R2T, which this
 # target does not take: the Connect fails with SGL Offset Invalid);
-# 3 rdma A:4430; 4 tcp [::]:4420 beside port 1's IPv4 wildcard; 5 rdma 0.0.0.0:4431
-# (a wildcard of the other transport: a tcp host's discovery cannot be told its address).
+# 3 rdma A:4430; 4 tcp [::]:4420 beside port 1's IPv4 wildcard; 5 rdma 0.0.0.0:4420
+# (a wildcard of the other transport: a tcp host's discovery cannot be told its address;
+# on port 1's address and port number, which rdma_cm's own port space allows).
 EPCSD_DUP="explicit discovery connections, duplicate discovery information"
 
 test_00_target_starts_with_tcp_and_rdma_ports() {
@@ -46,7 +47,7 @@ test_00_target_starts_with_tcp_and_rdma_ports() {
    "subsystems": ["$RAM"]},
   {"portid": 4, "addr": {"adrfam": "ipv6", "traddr": "::", "trsvcid": "4420", "trtype": "tcp"},
    "subsystems": ["$RAM"]},
-  {"portid": 5, "addr": {"adrfam": "ipv4", "traddr": "0.0.0.0", "trsvcid": "4431", "trtype": "rdma"},
+  {"portid": 5, "addr": {"adrfam": "ipv4", "traddr": "0.0.0.0", "trsvcid": "4420", "trtype": "rdma"},
    "subsystems": ["$RAM"]}],
  "subsystems": [
   {"nqn": "$RAM", "attr": {"allow_any_host": "1"},
@@ -167,7 +168,7 @@ test_01_nvme_discover_lists_the_tcp_entries_over_ipv4_and_ipv6() {
     disc_entries $ST/disc-rdma.txt | tee $ST/entries-rdma.txt
     grep -q "Number of Records 6," $ST/disc-rdma.txt || fail "6 records expected over rdma (ports 2, 3, 5)"
     grep -qxF "|tcp|nvme subsystem|2|4421|$RAM|$A|none|none" $ST/entries-rdma.txt || fail "no tcp entry of port 2 over rdma"
-    grep -qxF "|rdma|nvme subsystem|5|4431|$RAM|$A|none" $ST/entries-rdma.txt || fail "no entry of port 5 over rdma"
+    grep -qxF "|rdma|nvme subsystem|5|4420|$RAM|$A|none" $ST/entries-rdma.txt || fail "no entry of port 5 over rdma"
     return 0
 }
 

@@ -348,6 +348,16 @@ else
         [ $rc != 0 ] && grep -q "port: $addr:$EPORT overlaps port 1 (tcp 127.0.0.1:$EPORT), which listens there already" "$ST/padd.err" &&
             ok "port add $addr:$EPORT: refused naming port 1" || { cat "$ST/padd.err"; bad "port add on port 1's address (exit $rc)"; }
     done
+    # An rdma port on the same address and port number is no overlap (rdma_cm's own port
+    # space): it gets as far as the transport (not running on a machine without RDMA).
+    if ctl port add 2 --traddr 127.0.0.1 --trsvcid "$EPORT" --trtype rdma > /dev/null 2> "$ST/padd.err"; then
+        ok "port add rdma 127.0.0.1:$EPORT beside tcp port 1: added"
+        ctl port remove 2 > /dev/null || bad "port remove 2"
+    elif grep -q "the rdma transport is not running here" "$ST/padd.err"; then
+        ok "port add rdma 127.0.0.1:$EPORT beside tcp port 1: not an overlap (no rdma here)"
+    else
+        cat "$ST/padd.err"; bad "port add rdma on port 1's address"
+    fi
     # A refused reload: namespace 2 staged, then port 2's bind fails (another socket holds
     # its address), so everything is undone.
     python3 -c 'import socket, time

@@ -870,6 +870,19 @@ ERROR_TEST(two_ports_on_the_same_address_are_refused,
 ERROR_TEST(port_inside_a_wildcard_port_is_refused,
 	   DOC(PORT_A(ADDR) ",{'portid':2,'addr':{'trtype':'rdma','traddr':'10.0.0.1','trsvcid':'4420'}}", SUB(ANY, NS)),
 	   "ports[1].addr: 10.0.0.1:4420 overlaps ports[0] (0.0.0.0:4420)")
+/* rdma_cm has its own port space: rdma and tcp on one address and port both listen. */
+static void rdma_and_tcp_ports_on_the_same_address_load(void)
+{
+	struct nvmf_config cfg;
+	if (!expect_ok(DOC(PORT_A(ADDR) ",{'portid':2,'addr':{'trtype':'tcp','traddr':'0.0.0.0','trsvcid':'4420'}}",
+			   SUB(ANY, NS)), &cfg))
+		return;
+	CU_ASSERT_EQUAL(cfg.n_ports, 2);
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trtype, "rdma");
+	CU_ASSERT_STRING_EQUAL(cfg.ports[1].trtype, "tcp");
+	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trsvcid, cfg.ports[1].trsvcid);
+	nvmf_config_free(&cfg);
+}
 ERROR_TEST(inline_data_size_above_16384_is_refused, WITH_PARAM("'inline_data_size':'16385'"),
 	   "ports[0].param.inline_data_size: \"16385\" is not an inline data size (0-16384 on an rdma port, "
 	   "or -1 for the default 8192)")
@@ -1135,6 +1148,7 @@ const struct unit_test config_tests[] = {
 	T(duplicate_portid_is_refused),
 	T(two_ports_on_the_same_address_are_refused),
 	T(port_inside_a_wildcard_port_is_refused),
+	T(rdma_and_tcp_ports_on_the_same_address_load),
 	T(inline_data_size_above_16384_is_refused),
 	T(max_queue_size_below_16_is_refused),
 	T(max_queue_size_above_1024_is_refused),
