@@ -470,44 +470,39 @@ static int put_inline(json_t *param, const char *s, const char *trtype, char *ms
 	return put(param, "inline_data_size", json_string(text), msg, len);
 }
 
-/* --maxh2cdata: the ICResp MAXH2CDATA of a tcp port (ports[].param.nvmf_maxh2cdata),
- * bytes (suffixes allowed), 4096 to 16 MiB in multiples of 4 (NVMe/TCP 1.0 Figure 16). */
-static int put_maxh2cdata(json_t *param, const char *s, const char *trtype, char *msg, size_t len)
+/* A tcp-only size option @opt (bytes, suffixes allowed) into param @key when @valid
+ * takes it; else a usage error naming @range. */
+static int put_tcp_size(json_t *param, const char *s, const char *trtype, const char *opt, const char *key,
+			bool (*valid)(uint64_t v), const char *range, char *msg, size_t len)
 {
 	uint64_t v;
 	char text[24];
 	if (strcmp(trtype, "tcp")) {
-		snprintf(msg, len, "--maxh2cdata is for tcp ports only (this one is %s)", trtype);
+		snprintf(msg, len, "%s is for tcp ports only (this one is %s)", opt, trtype);
 		return -1;
 	}
-	if (tctl_parse_size(s, "--maxh2cdata", &v, msg, len))
+	if (tctl_parse_size(s, opt, &v, msg, len))
 		return -1;
-	if (v < 4096 || v > 16777216 || v % 4) {
-		snprintf(msg, len, "--maxh2cdata %s is out of range (4096 to 16777216 bytes, a multiple of 4)", s);
+	if (!valid(v)) {
+		snprintf(msg, len, "%s %s is out of range (%s)", opt, s, range);
 		return -1;
 	}
 	snprintf(text, sizeof(text), "%llu", (unsigned long long)v);
-	return put(param, "nvmf_maxh2cdata", json_string(text), msg, len);
+	return put(param, key, json_string(text), msg, len);
+}
+
+/* --maxh2cdata: the ICResp MAXH2CDATA of a tcp port (ports[].param.nvmf_maxh2cdata),
+ * 4096 to 16 MiB in multiples of 4 (NVMe/TCP 1.0 Figure 16). */
+static bool maxh2cdata_valid(uint64_t v)
+{
+	return v >= 4096 && v <= 16777216 && v % 4 == 0;
 }
 
 /* --zerocopy-threshold: read data of at least this many bytes leaves a tcp port with
  * MSG_ZEROCOPY (ports[].param.nvmf_zerocopy_threshold): 0 (never) or 4096 to 16 MiB. */
-static int put_zerocopy(json_t *param, const char *s, const char *trtype, char *msg, size_t len)
+static bool zerocopy_valid(uint64_t v)
 {
-	uint64_t v;
-	char text[24];
-	if (strcmp(trtype, "tcp")) {
-		snprintf(msg, len, "--zerocopy-threshold is for tcp ports only (this one is %s)", trtype);
-		return -1;
-	}
-	if (tctl_parse_size(s, "--zerocopy-threshold", &v, msg, len))
-		return -1;
-	if ((v && v < 4096) || v > 16777216) {
-		snprintf(msg, len, "--zerocopy-threshold %s is out of range (0 for never, or 4096 to 16777216 bytes)", s);
-		return -1;
-	}
-	snprintf(text, sizeof(text), "%llu", (unsigned long long)v);
-	return put(param, "nvmf_zerocopy_threshold", json_string(text), msg, len);
+	return v == 0 || (v >= 4096 && v <= 16777216);
 }
 
 /* A config file's port object (nvmetcli layout: addr and param values are strings). */
@@ -548,8 +543,10 @@ static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, j
 		if (!param || (inl && put_inline(param, inl, trtype, msg, len)) ||
 		    (mqs && put_uint_text(param, "max_queue_size", "--max-queue-size", mqs, 16, 1024,
 					  msg, len)) ||
-		    (h2c && put_maxh2cdata(param, h2c, trtype, msg, len)) ||
-		    (zc && put_zerocopy(param, zc, trtype, msg, len)))
+		    (h2c && put_tcp_size(param, h2c, trtype, "--maxh2cdata", "nvmf_maxh2cdata", maxh2cdata_valid,
+					 "4096 to 16777216 bytes, a multiple of 4", msg, len)) ||
+		    (zc && put_tcp_size(param, zc, trtype, "--zerocopy-threshold", "nvmf_zerocopy_threshold",
+					zerocopy_valid, "0 for never, or 4096 to 16777216 bytes", msg, len)))
 			return -1;
 	}
 	json_t *subs = put_new(port, "subsystems", true, msg, len);

@@ -309,9 +309,9 @@ static void io_failure_names_its_queue_not_a_failed_keep_alive(void)
 	teardown();
 }
 
-/* A first read must learn the block size on the admin queue: when that fails, the
- * message says the admin queue, not the I/O queue that still works. */
-static void read_failing_in_its_namespace_lookup_names_the_admin_queue(void)
+/* Connected with KATO 200 ms and a 150 ms command timeout, then the controller holds
+ * every admin command: the keep-alive thread sees the admin queue lost. */
+static void connect_then_lose_the_admin_queue(void)
 {
 	setup(NULL);
 	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
@@ -320,6 +320,13 @@ static void read_failing_in_its_namespace_lookup_names_the_admin_queue(void)
 	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
 	loop_host_hold(lh, true);
 	CU_ASSERT_FATAL(wait_admin_lost());
+}
+
+/* A first read must learn the block size on the admin queue: when that fails, the
+ * message says the admin queue, not the I/O queue that still works. */
+static void read_failing_in_its_namespace_lookup_names_the_admin_queue(void)
+{
+	connect_then_lose_the_admin_queue();
 	loop_host_hold(lh, false);
 	uint8_t buf[4096];
 	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), -ECONNRESET);
@@ -333,13 +340,7 @@ static void read_failing_in_its_namespace_lookup_names_the_admin_queue(void)
  * cause. The I/O queue, whose connection still works, is not touched by it. */
 static void keep_alive_timeout_is_named_by_the_next_admin_call(void)
 {
-	setup(NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
-	o.kato_ms = 200;
-	o.timeout_ms = 150;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
-	loop_host_hold(lh, true);
-	CU_ASSERT_FATAL(wait_admin_lost());
+	connect_then_lose_the_admin_queue();
 	/* The keep-alive thread wrote nothing into the application's message. */
 	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(ctrl), "");
 	loop_host_hold(lh, false);

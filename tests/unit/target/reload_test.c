@@ -146,25 +146,36 @@ static void failing_step_leaves_everything_as_it_was(void)
 	teardown();
 }
 
-/* A refused reload's staged namespace (5, published until the rollback) served nothing:
- * its close says nothing of a "last command" at the info level; a namespace removed for
- * real afterwards still does. */
-static void refused_reload_does_not_log_a_staged_namespace_as_closed_after_commands(void)
+/* A reload staging namespace 5 of FX_SUBNQN, then refused (a new subsystem's file does
+ * not exist), run until the rollback's closes are done; the log from its start goes to
+ * @out (begun, not ended). Returns the reload's result. */
+static int refused_reload_staging_ns5(struct fx_stderr *out)
 {
-	setup();
 	struct nvmf_subsys_config *s = same_as_running();
 	fx_cfg_ns(s, 5, NVMF_BACKEND_RAM, 1u << 20, 512);
 	struct nvmf_subsys_config *n = fx_cfg_subsys(&Next, NEW_NQN, NULL, 4);
 	fx_cfg_ns(n, 1, NVMF_BACKEND_FILE, 0, 512)->path = strdup("/nonexistent/reload/ns.img");
 	json_t *changes = json_array();
 	char err[512] = "";
-	struct fx_stderr out;
-	fx_stderr_begin(&out);
+	fx_stderr_begin(out);
 	int rc = nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err));
 	for (int i = 0; i < 8 && nvmf_tgt_ns_draining(&F.tgt); i++) {
 		F.now += 5;
 		nvmf_loop_drive(&F.tgt);
 	}
+	json_decref(changes);
+	return rc;
+}
+
+/* A refused reload's staged namespace (5, published until the rollback) served nothing:
+ * its close says nothing of a "last command" at the info level; a namespace removed for
+ * real afterwards still does. */
+static void refused_reload_does_not_log_a_staged_namespace_as_closed_after_commands(void)
+{
+	setup();
+	struct fx_stderr out;
+	char err[512] = "";
+	int rc = refused_reload_staging_ns5(&out);
 	unsigned draining = nvmf_tgt_ns_draining(&F.tgt);
 	CU_ASSERT_EQUAL(nvmf_tgt_ns_remove(&F.tgt, subsys(FX_SUBNQN), 2, err, sizeof(err)), 0);
 	for (int i = 0; i < 8 && nvmf_tgt_ns_draining(&F.tgt); i++) {
@@ -180,7 +191,6 @@ static void refused_reload_does_not_log_a_staged_namespace_as_closed_after_comma
 				      "last command"));
 	if (strstr(out.text, "namespace 5") || !strstr(out.text, "namespace 2 closed"))
 		fprintf(stderr, "\n  log: %s\n", out.text);
-	json_decref(changes);
 	teardown();
 }
 
@@ -189,26 +199,14 @@ static void refused_reload_says_at_debug_that_the_staged_namespace_was_discarded
 {
 	setup();
 	F.tgt.log_level = NVMF_LOG_DEBUG;
-	struct nvmf_subsys_config *s = same_as_running();
-	fx_cfg_ns(s, 5, NVMF_BACKEND_RAM, 1u << 20, 512);
-	struct nvmf_subsys_config *n = fx_cfg_subsys(&Next, NEW_NQN, NULL, 4);
-	fx_cfg_ns(n, 1, NVMF_BACKEND_FILE, 0, 512)->path = strdup("/nonexistent/reload/ns.img");
-	json_t *changes = json_array();
-	char err[512] = "";
 	struct fx_stderr out;
-	fx_stderr_begin(&out);
-	int rc = nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err));
-	for (int i = 0; i < 8 && nvmf_tgt_ns_draining(&F.tgt); i++) {
-		F.now += 5;
-		nvmf_loop_drive(&F.tgt);
-	}
+	int rc = refused_reload_staging_ns5(&out);
 	fx_stderr_end(&out);
 	CU_ASSERT_EQUAL(rc, -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out.text, "subsystem " FX_SUBNQN ": namespace 5, staged by a "
 				      "refused reload, discarded (it served no command)"));
 	CU_ASSERT_PTR_NULL(strstr(out.text, "last command"));
 	CU_ASSERT_FALSE(F.tgt.ns_discarding);          /* later removals are real ones */
-	json_decref(changes);
 	teardown();
 }
 
@@ -244,6 +242,14 @@ static void what_cannot_change_live_is_refused_by_name(void)
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "ports[0] (port 1): addr.trsvcid differs; remove the port and add it anew");
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	teardown();
+
+	setup();
+	same_as_running();
+	Next.ports[0].zerocopy_threshold = 0;
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "ports[0] (port 1): param.nvmf_zerocopy_threshold differs; remove the "
+			       "port and add it anew");
 	teardown();
 	json_decref(changes);
 }

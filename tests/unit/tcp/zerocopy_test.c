@@ -114,12 +114,17 @@ static void threshold_zero_never_asks_for_zero_copy(void)
 	tt_teardown(&t);
 }
 
-/* A host with a tiny receive buffer that does not read: the read's data send is held
- * by the kernel (its tail cannot leave), so its command keeps its buffer. */
-static int held_read(struct tt *t, struct ttc *a, struct ttc *q, struct nvmf_tcp_conn **cp)
+/* A target on the fake clock (at 1000 ms) and a host with a tiny receive buffer that
+ * does not read: the read's data send is held by the kernel (its tail cannot leave), so
+ * its command keeps its buffer; *@cp is its connection. */
+static int boot_with_a_held_read(struct tt *t, struct ttc *a, struct ttc *q, struct nvmf_tcp_conn **cp)
 {
 	static uint8_t w[LEN];
 	uint16_t cntlid;
+	if (tt_boot(t, "127.0.0.1", 8192, 0))
+		return -1;
+	clock_ms = 1000;
+	t->tgt.now_ms = fake_clock;
 	if (tt_two_queues(t, a, q, &cntlid) || write_pattern(q, w, LEN, 9))
 		return -1;
 	int small = 4096;
@@ -148,10 +153,7 @@ static void dead_connection_holding_sends_is_reset_after_the_drain_time(void)
 	struct tt t;
 	struct ttc a, q;
 	struct nvmf_tcp_conn *c;
-	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 8192, 0), 0);
-	clock_ms = 1000;
-	t.tgt.now_ms = fake_clock;
-	CU_ASSERT_EQUAL_FATAL(held_read(&t, &a, &q, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(boot_with_a_held_read(&t, &a, &q, &c), 0);
 	struct nvmf_tcp_tpg *tpg = tt_main_tpg(&t);
 	CU_ASSERT_EQUAL_FATAL(protocol_error(&q), 0);
 	tt_drive(&t);
@@ -185,10 +187,7 @@ static void host_reset_lets_the_held_send_go(void)
 	struct tt t;
 	struct ttc a, q;
 	struct nvmf_tcp_conn *c;
-	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 8192, 0), 0);
-	clock_ms = 1000;
-	t.tgt.now_ms = fake_clock;
-	CU_ASSERT_EQUAL_FATAL(held_read(&t, &a, &q, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(boot_with_a_held_read(&t, &a, &q, &c), 0);
 	struct nvmf_tcp_tpg *tpg = tt_main_tpg(&t);
 	tt_close(&q);   /* unread data: the close is a reset */
 	for (int i = 0; i < 4; i++) {
@@ -209,8 +208,7 @@ static void target_stop_frees_parked_connections(void)
 	struct tt t;
 	struct ttc a, q;
 	struct nvmf_tcp_conn *c;
-	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 8192, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(held_read(&t, &a, &q, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(boot_with_a_held_read(&t, &a, &q, &c), 0);
 	CU_ASSERT_EQUAL_FATAL(protocol_error(&q), 0);
 	tt_drive(&t);
 	CU_ASSERT_PTR_EQUAL(tt_main_tpg(&t)->zc_drain, c);
