@@ -498,6 +498,10 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 	bool registered = false;
 	struct result r = { 0 };
 	unsigned queues = cli_conn_nr_queues(&k), qd = o.qd;
+	if (!queues) {   /* cli_conn_open refuses a controller without I/O queues already */
+		rc = cli_lib_error(env->err, "perf", -ENOTCONN, "no I/O queue was connected");
+		goto out;
+	}
 	if (queues > o.queues)
 		queues = o.queues;
 	if (queues < o.queues)
