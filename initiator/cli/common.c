@@ -13,10 +13,14 @@ int cli_lib_error(FILE *err, const char *what, int rc, const char *detail)
 	/* Only RDMA says ENODEV (no RDMA device, or none routes to the address): the first
 	 * thing a user of a machine without RDMA meets when they forget -t tcp. */
 	const char *hint = rc == -ENODEV ? "; for NVMe/TCP use -t tcp" : "";
+	/* libnvmf's -ECONNRESET means "the queue's connection is gone", however it went (the
+	 * detail says how): strerror's "Connection reset by peer" would contradict a
+	 * detail of "connection closed by the controller". */
+	const char *why = rc == -ECONNRESET ? "connection lost" : nvmf_strerror(rc);
 	if (detail && *detail)
-		fprintf(err, "nvmf: %s: %s: %s%s\n", what, nvmf_strerror(rc), detail, hint);
+		fprintf(err, "nvmf: %s: %s: %s%s\n", what, why, detail, hint);
 	else
-		fprintf(err, "nvmf: %s: %s%s\n", what, nvmf_strerror(rc), hint);
+		fprintf(err, "nvmf: %s: %s%s\n", what, why, hint);
 	return CLI_ERR;
 }
 

@@ -197,6 +197,7 @@ struct nvmf_tcp_conn {
 	uint32_t zc_cap, zc_head, zc_count, zc_head_id;
 	uint32_t zc_sends;                 /* sends made with MSG_ZEROCOPY */
 	bool zc_copied;                    /* the kernel reported it copied one */
+	bool zc_nobufs;                    /* a send was refused ENOBUFS (logged once) */
 	uint64_t zc_drain_ms;              /* dead: reset at this pg->now_ms if still held */
 	struct nvmf_tcp_tx icresp;         /* the ICResp */
 	struct nvmf_tcp_tx term;           /* a C2HTermReq */

@@ -169,8 +169,15 @@ int nvmf_tcp_conn_flush(struct nvmf_tcp_conn *conn)
 		/* More PDUs than one call takes: tell TCP more follows. */
 		int flags = MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0);
 		ssize_t sent = sendmsg(conn->fd, &msg, flags | (zc ? MSG_ZEROCOPY : 0));
-		if (sent < 0 && zc && errno == ENOBUFS)   /* over the pinned-memory limits: copy */
-			sent = sendmsg(conn->fd, &msg, flags), zc = false;
+		if (sent < 0 && zc && errno == ENOBUFS) {   /* over the pinned-memory limits: copy */
+			if (!conn->zc_nobufs)
+				NVMF_TCP_LOG(conn->t, NVMF_LOG_DEBUG, "host %s, queue %u: a zero-copy send was "
+					     "refused (ENOBUFS: RLIMIT_MEMLOCK or net.core.optmem_max reached): "
+					     "copied, as are the next ones so refused", conn->peer, conn->qid);
+			conn->zc_nobufs = true;
+			sent = sendmsg(conn->fd, &msg, flags);
+			zc = false;
+		}
 		if (sent < 0) {
 			if (errno == EINTR)
 				continue;
