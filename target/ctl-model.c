@@ -10,6 +10,7 @@
 #include "target/ana.h"
 #include "target/control.h"
 #include "target/core.h"
+#include "target/ephemeral.h"
 #include "target/log.h"
 #include "target/model.h"
 #include "target/reload.h"
@@ -120,7 +121,12 @@ void nvmf_ctl_port_add(void *ctx, struct nvmf_rpc_call *call)
 		char a[96];
 		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: listening on %s %s (port %u)", pc.trtype,
 			 nvmf_port_config_addr(&pc, a, sizeof(a)), pc.portid);
-		nvmf_rpc_result(call, json_pack("{s:I}", "portid", (json_int_t)pc.portid));
+		/* What the log warns of, the caller sees too ("warnings": one line each). */
+		json_t *res = json_pack("{s:I}", "portid", (json_int_t)pc.portid);
+		char warn[512];
+		if (res && nvmf_tgt_ephemeral_warning(ctl->tgt, &pc, warn, sizeof(warn)))
+			json_object_set_new(res, "warnings", json_pack("[s]", warn));
+		nvmf_rpc_result(call, res);
 	}
 	nvmf_config_port_clear(&pc);
 }

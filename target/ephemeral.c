@@ -37,11 +37,17 @@ bool nvmf_port_ephemeral_warning(const struct nvmf_port_config *pc, long lo, lon
 	return true;
 }
 
-void nvmf_tgt_warn_ephemeral(const struct nvmf_tgt *tgt, const struct nvmf_port_config *pc)
+bool nvmf_tgt_ephemeral_warning(const struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, char *msg,
+				size_t len)
 {
 	long lo = 0, hi = -1;         /* no range unless the file gives one */
+	return !nvmf_ephemeral_range(tgt->ephemeral_range_path, &lo, &hi) &&
+	       nvmf_port_ephemeral_warning(pc, lo, hi, msg, len);
+}
+
+void nvmf_tgt_warn_ephemeral(const struct nvmf_tgt *tgt, const struct nvmf_port_config *pc)
+{
 	char msg[512];
-	if (!nvmf_ephemeral_range(tgt->ephemeral_range_path, &lo, &hi) &&
-	    nvmf_port_ephemeral_warning(pc, lo, hi, msg, sizeof(msg)))
+	if (nvmf_tgt_ephemeral_warning(tgt, pc, msg, sizeof(msg)))
 		nvmf_log(tgt, NVMF_LOG_WARNING, "%s", msg);
 }

@@ -96,6 +96,11 @@ int tctl_run(int argc, char **argv, const struct tctl_env *env)
 	rc = judge(answer, path, &root, &result, env);
 	if (rc == TCTL_OK && (rc = tctl_format(env->out, &req, result)))
 		fprintf(env->err, TCTL_PROG ": cannot write the output\n");
+	/* A change made with a caveat (a port in the ephemeral range): on stderr, after it. */
+	json_t *warns = rc == TCTL_OK && !req.json ? json_object_get(result, "warnings") : NULL;
+	for (size_t i = 0; i < json_array_size(warns); i++)
+		if (json_is_string(json_array_get(warns, i)))
+			fprintf(env->err, TCTL_PROG ": warning: %s\n", json_string_value(json_array_get(warns, i)));
 out:
 	json_decref(root);
 	free(answer);

@@ -348,6 +348,21 @@ else
         [ $rc != 0 ] && grep -q "port: $addr:$EPORT overlaps port 1 (tcp 127.0.0.1:$EPORT), which listens there already" "$ST/padd.err" &&
             ok "port add $addr:$EPORT: refused naming port 1" || { cat "$ST/padd.err"; bad "port add on port 1's address (exit $rc)"; }
     done
+    # A port added live in the range: the same warning, on targetctl's stderr too.
+    added=
+    for p in $(seq $((EPORT + 1)) $((EPORT + 20))); do
+        [ $p -le $EPH_HI ] || break
+        ctl port add 3 --traddr 127.0.0.1 --trsvcid $p --trtype tcp > "$ST/padd3.out" 2> "$ST/padd3.err" && { added=$p; break; }
+    done
+    if [ -n "$added" ]; then
+        grep -q "^nvmf-targetctl: warning: port 3 (tcp 127.0.0.1:$added): $added is in the kernel's ephemeral port range" "$ST/padd3.err" &&
+            grep -q "^port 3 added" "$ST/padd3.out" &&
+            ok "port add in the ephemeral range: added, and the warning on targetctl's stderr" ||
+            { cat "$ST/padd3.out" "$ST/padd3.err"; bad "port add in the ephemeral range: the warning"; }
+        ctl port remove 3 > /dev/null || bad "port remove 3"
+    else
+        cat "$ST/padd3.err"; bad "port add 3 in the ephemeral range"
+    fi
     # An rdma port on the same address and port number is no overlap (rdma_cm's own port
     # space): it gets as far as the transport (not running on a machine without RDMA).
     if ctl port add 2 --traddr 127.0.0.1 --trsvcid "$EPORT" --trtype rdma > /dev/null 2> "$ST/padd.err"; then
