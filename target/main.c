@@ -19,6 +19,7 @@
 #include "subsystem/config.h"
 #include "target/control.h"
 #include "target/core.h"
+#include "target/ephemeral.h"
 #include "target/log.h"
 #include "target/reload.h"
 #include "target/resv.h"
@@ -191,6 +192,12 @@ int main(int argc, char **argv)
 			nvmf_config_free(&cfg);
 			return 1;
 		}
+		/* What the start would warn of (a port in the ephemeral range), said now. */
+		long lo, hi;
+		char warn[512];
+		for (size_t i = 0; !nvmf_ephemeral_range(NULL, &lo, &hi) && i < cfg.n_ports; i++)
+			if (nvmf_port_ephemeral_warning(&cfg.ports[i], lo, hi, warn, sizeof(warn)))
+				fprintf(stderr, "nvmf-target: warning: %s\n", warn);
 		printf("nvmf-target: %s: configuration is valid\n", config);
 		nvmf_config_free(&cfg);
 		return 0;

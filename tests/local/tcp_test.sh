@@ -341,6 +341,13 @@ else
     [ "$n" = 1 ] && grep -q "warning: port 1 (tcp 127.0.0.1:$EPORT): $EPORT is in the kernel's ephemeral port range $EPH_LO-$EPH_HI" "$ST/eph.log" &&
         ok "a port in the ephemeral range: one warning, '$(grep -m1 ephemeral "$ST/eph.log" | cut -c1-110)...'" ||
         { cat "$ST/eph.log"; bad "ephemeral range warning for port $EPORT ($n lines)"; }
+    # --check says it too, before anything is opened.
+    "$TGT" -c "$ST/eph.json" --check > "$ST/ephc.out" 2> "$ST/ephc.err"
+    rc=$?
+    [ $rc = 0 ] && grep -q "configuration is valid" "$ST/ephc.out" &&
+        grep -q "^nvmf-target: warning: port 1 (tcp 127.0.0.1:$EPORT): $EPORT is in the kernel's ephemeral port range" "$ST/ephc.err" &&
+        ok "--check of that config: valid, with the same warning" ||
+        { cat "$ST/ephc.out" "$ST/ephc.err"; bad "--check warning for the ephemeral port (exit $rc)"; }
     # port add on an address port 1 holds: refused naming port 1, not a bare bind error.
     for addr in 127.0.0.1 0.0.0.0; do
         ctl port add 2 --traddr $addr --trsvcid "$EPORT" --trtype tcp > /dev/null 2> "$ST/padd.err"
