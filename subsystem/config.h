@@ -202,7 +202,9 @@ void nvmf_config_port_defaults(struct nvmf_port_config *p);
  * @cfg:    filled on success; release with nvmf_config_free().
  * @err:    on failure, one line naming the JSON path and what is wrong, e.g.
  *          "ports[0].addr.trsvcid: \"44x\" is not a port number (1-65535)";
- *          "cannot open PATH: <strerror>" for an unreadable file, and
+ *          "cannot open PATH: <strerror>" for an unreadable file, "is a directory, not
+ *          a configuration file", "is empty (a configuration is one JSON object)" for
+ *          one with nothing but white space, and
  *          "line L, column C: <jansson's message>" for bad JSON (duplicate keys included).
  * @errlen: size of @err in bytes.
  * Returns 0, or -1 with @err set (file unreadable, bad JSON with line and column, any
