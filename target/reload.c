@@ -236,25 +236,32 @@ static int refuse(const struct nvmf_tgt *tgt, const struct nvmf_config *next, ch
 
 /* ---- additions (undone on failure) ---- */
 
+/* @nc is next->subsystems[@sidx]. */
 static int grow_subsys(struct plan *pl, struct nvmf_subsys *s, const struct nvmf_subsys_config *nc,
-		       char *err, size_t errlen)
+		       size_t sidx, char *err, size_t errlen)
 {
 	struct nvmf_tgt *tgt = pl->tgt;
-	char why[768];
+	char why[768], base[64];
 	int rc;
-	/* New namespaces, all at once (nvmf_tgt_ns_add is all or none itself). */
+	/* New namespaces, all at once (nvmf_tgt_ns_add is all or none itself), each named
+	 * by its index in the file (at[]). */
 	size_t nnew = 0;
 	struct nvmf_ns_config *add = calloc(nc->n_ns + 1, sizeof(*add));
 	uint32_t *ids = calloc(nc->n_ns + 1, sizeof(*ids));
-	if (!add || !ids) {
+	size_t *at = calloc(nc->n_ns + 1, sizeof(*at));
+	if (!add || !ids || !at) {
 		free(add);
 		free(ids);
+		free(at);
 		return -ENOMEM;
 	}
 	for (size_t k = 0; k < nc->n_ns; k++)
-		if (!find_ns(s->cfg, nc->ns[k].nsid))
+		if (!find_ns(s->cfg, nc->ns[k].nsid)) {
+			at[nnew] = k;
 			add[nnew++] = nc->ns[k];
-	rc = nnew ? nvmf_tgt_ns_add(tgt, s, add, nnew, ids, why, sizeof(why)) : 0;
+		}
+	snprintf(base, sizeof(base), "subsystems[%zu].namespaces", sidx);
+	rc = nnew ? nvmf_tgt_ns_add_at(tgt, s, add, nnew, ids, base, at, why, sizeof(why)) : 0;
 	for (size_t k = 0; !rc && k < nnew; k++) {
 		if ((rc = push(pl, (struct undo){ .kind = U_NS, .s = s, .nsid = ids[k] })))
 			nvmf_tgt_ns_remove(tgt, s, ids[k], why, sizeof(why));
@@ -263,8 +270,13 @@ static int grow_subsys(struct plan *pl, struct nvmf_subsys *s, const struct nvmf
 	}
 	free(add);
 	free(ids);
+	free(at);
 	if (rc) {
-		snprintf(err, errlen, "subsystem %s: %s", s->cfg->nqn, rc == -ENOMEM ? "out of memory" : why);
+		/* Entries are named as the loader names them; anything else by the subsystem. */
+		if (rc != -ENOMEM && !strncmp(why, base, strlen(base)))
+			snprintf(err, errlen, "%s", why);
+		else
+			snprintf(err, errlen, "subsystem %s: %s", s->cfg->nqn, rc == -ENOMEM ? "out of memory" : why);
 		return rc;
 	}
 	/* Existing namespaces: size, then enable. */
@@ -361,7 +373,7 @@ static int additions(struct plan *pl, char *err, size_t errlen)
 		const struct nvmf_subsys_config *nc = &next->subsystems[i];
 		struct nvmf_subsys *s = nvmf_tgt_find_subsys(tgt, nc->nqn);
 		if (s) {
-			if ((rc = grow_subsys(pl, s, nc, err, errlen)))
+			if ((rc = grow_subsys(pl, s, nc, i, err, errlen)))
 				return rc;
 			continue;
 		}

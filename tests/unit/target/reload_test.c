@@ -532,6 +532,26 @@ static void resv_enable_change_is_undone_with_a_failed_reload(void)
 	teardown();
 }
 
+/* The file's nsids [1,2,3,4], 3 and 4 new, 4 on a missing file: named by its index in
+ * the file (3, not 1 of the two added), as the loader names it at start. */
+static void refused_new_namespace_is_named_by_its_index_in_the_file(void)
+{
+	setup();
+	struct nvmf_subsys_config *s = same_as_running();
+	fx_cfg_ns(s, 3, NVMF_BACKEND_RAM, 1u << 20, 512);
+	fx_cfg_ns(s, 4, NVMF_BACKEND_FILE, 0, 512)->path = strdup("/nonexistent/reload/ns4.img");
+	json_t *changes = json_array();
+	char err[512] = "";
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EIO);
+	CU_ASSERT_STRING_EQUAL(err, "subsystems[0].namespaces[3] (subsystem " FX_SUBNQN ", namespace 4): "
+			       "/nonexistent/reload/ns4.img: No such file or directory");
+	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 3));          /* all or none */
+	CU_ASSERT_EQUAL(subsys(FX_SUBNQN)->cfg->n_ns, 2);
+	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	json_decref(changes);
+	teardown();
+}
+
 const struct unit_test reload_tests[] = {
 	{"reload_applies_referrals_and_listing_mode_with_a_log_change_event",
 	 reload_applies_referrals_and_listing_mode_with_a_log_change_event},
@@ -544,6 +564,8 @@ const struct unit_test reload_tests[] = {
 	{"same_file_changes_nothing", same_file_changes_nothing},
 	{"difference_is_applied_and_connected_hosts_stay", difference_is_applied_and_connected_hosts_stay},
 	{"failing_step_leaves_everything_as_it_was", failing_step_leaves_everything_as_it_was},
+	{"refused_new_namespace_is_named_by_its_index_in_the_file",
+	 refused_new_namespace_is_named_by_its_index_in_the_file},
 	{"refused_reload_does_not_log_a_staged_namespace_as_closed_after_commands",
 	 refused_reload_does_not_log_a_staged_namespace_as_closed_after_commands},
 	{"refused_reload_says_at_debug_that_the_staged_namespace_was_discarded",
