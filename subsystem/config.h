@@ -183,6 +183,7 @@ struct nvmf_config {
 #define NVMF_DEFAULT_ZEROCOPY   32768  /* param.nvmf_zerocopy_threshold, bytes: the kernel's
 					* MSG_ZEROCOPY notes put the gain above about 10 KB */
 #define NVMF_DEFAULT_QID_MAX    128    /* attr.qid_max, I/O queues per controller */
+#define NVMF_DEFAULT_VERSION    0x00020000u /* attr.version: NVMe 2.0 (VS register layout) */
 #define NVMF_DEFAULT_MDTS       8      /* nvmf_target.mdts: 2^8 x 4 KiB = 1 MiB */
 #define NVMF_DEFAULT_DISC_KATO  120    /* nvmf_target.discovery_kato, seconds */
 
