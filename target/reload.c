@@ -700,9 +700,11 @@ static bool dhchap_changed(const struct nvmf_config *a, const struct nvmf_config
 		return true;
 	for (size_t i = 0; i < a->n_dhchap; i++) {
 		const struct nvmf_dhchap_config *x = &a->dhchap[i], *y = &b->dhchap[i];
+		/* An absent hash or group is hmac(sha256) or null (nvmf_dhchap_config). */
 		if (!same_str(x->hostnqn, y->hostnqn) || !same_str(x->key, y->key) ||
-		    !same_str(x->ctrl_key, y->ctrl_key) || !same_str(x->hash, y->hash) ||
-		    !same_str(x->dhgroup, y->dhgroup))
+		    !same_str(x->ctrl_key, y->ctrl_key) ||
+		    strcmp(x->hash ? x->hash : "hmac(sha256)", y->hash ? y->hash : "hmac(sha256)") ||
+		    strcmp(x->dhgroup ? x->dhgroup : "null", y->dhgroup ? y->dhgroup : "null"))
 			return true;
 	}
 	return false;

@@ -393,8 +393,11 @@ static void host_keys_reloaded_apply_to_the_next_connect(void)
 	fx_queue_init(&F, &q);
 	CU_ASSERT_EQUAL(fx_connect(&q, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000, NULL, &cqe), 0);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) >> 16, 2);   /* AUTHREQ.ATR */
-	/* The same file again changes nothing. */
+	/* The same file again changes nothing, nor does the default hash written out. */
 	json_array_clear(changes);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	Next.dhchap[0].hash = strdup("hmac(sha256)");
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
 	json_decref(changes);
