@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include "nvme/dhchap.h"
 #include "nvme/identify.h"
 #include "subsystem/config_ana.h"
@@ -792,20 +793,77 @@ int nvmf_config_parse(const char *json, struct nvmf_config *cfg, char *err, size
 	return finish(root, &jerr, cfg, err, errlen);
 }
 
+/* The whole of @f into a malloc'ed buffer (*@len bytes, NUL added); NULL with errno set. */
+static char *read_all(FILE *f, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		n += fread(buf + n, 1, cap - n - 1, f);
+		if (ferror(f)) {
+			int e = errno ? errno : EIO;
+			free(buf);
+			errno = e;
+			return NULL;
+		}
+		if (feof(f))
+			break;
+		char *g = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+		if (!g) {
+			free(buf);
+			errno = ENOMEM;
+			return NULL;
+		}
+		buf = g;
+		cap *= 2;
+	}
+	if (!buf)
+		return NULL;
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
 int nvmf_config_load(const char *path, struct nvmf_config *cfg, char *err, size_t errlen)
 {
 	json_error_t jerr;
 	json_t *root;
+	struct stat st;
+	size_t len = 0;
 	FILE *f = fopen(path, "r");
 
+	memset(cfg, 0, sizeof(*cfg));
 	if (!f) {
-		memset(cfg, 0, sizeof(*cfg));
 		if (err && errlen)
 			snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
-	root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+	/* A directory opens for reading (its read fails with EISDIR); jansson would call it
+	 * JSON that ends early. */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		if (err && errlen)
+			snprintf(err, errlen, "is a directory, not a configuration file");
+		return -1;
+	}
+	char *text = read_all(f, &len);
+	int e = errno;
 	fclose(f);
+	if (!text) {
+		if (err && errlen)
+			snprintf(err, errlen, "cannot read %s: %s", path, strerror(e));
+		return -1;
+	}
+	/* Nothing but white space: jansson's "'[' or '{' expected near end of file" would
+	 * send the user looking for a syntax error. */
+	if (!text[strspn(text, " \t\r\n")] && strlen(text) == len) {
+		free(text);
+		if (err && errlen)
+			snprintf(err, errlen, "is empty (a configuration is one JSON object)");
+		return -1;
+	}
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
 	return finish(root, &jerr, cfg, err, errlen);
 }
 

@@ -183,6 +183,7 @@ struct nvmf_config {
 #define NVMF_DEFAULT_ZEROCOPY   32768  /* param.nvmf_zerocopy_threshold, bytes: the kernel's
 					* MSG_ZEROCOPY notes put the gain above about 10 KB */
 #define NVMF_DEFAULT_QID_MAX    128    /* attr.qid_max, I/O queues per controller */
+#define NVMF_DEFAULT_VERSION    0x00020000u /* attr.version: NVMe 2.0 (VS register layout) */
 #define NVMF_DEFAULT_MDTS       8      /* nvmf_target.mdts: 2^8 x 4 KiB = 1 MiB */
 #define NVMF_DEFAULT_DISC_KATO  120    /* nvmf_target.discovery_kato, seconds */
 
@@ -202,7 +203,9 @@ void nvmf_config_port_defaults(struct nvmf_port_config *p);
  * @cfg:    filled on success; release with nvmf_config_free().
  * @err:    on failure, one line naming the JSON path and what is wrong, e.g.
  *          "ports[0].addr.trsvcid: \"44x\" is not a port number (1-65535)";
- *          "cannot open PATH: <strerror>" for an unreadable file, and
+ *          "cannot open PATH: <strerror>" for an unreadable file, "is a directory, not
+ *          a configuration file", "is empty (a configuration is one JSON object)" for
+ *          one with nothing but white space, and
  *          "line L, column C: <jansson's message>" for bad JSON (duplicate keys included).
  * @errlen: size of @err in bytes.
  * Returns 0, or -1 with @err set (file unreadable, bad JSON with line and column, any

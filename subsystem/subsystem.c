@@ -14,7 +14,6 @@
 
 #define DEFAULT_MODEL    "nvmf-rdma"
 #define DEFAULT_FIRMWARE "0.1"
-#define DEFAULT_VS       0x00020000u   /* NVMe 2.0 */
 #define DISCOVERY_VS     0x00010300u   /* discovery controllers report 1.3 like nvmet */
 
 /* FNV-1a 64: stable identifiers derived from names (serial numbers, namespace UUIDs). */
@@ -73,6 +72,19 @@ int nvmf_ns_stats_alloc(struct nvmf_ns *ns, unsigned npgs)
 	return 0;
 }
 
+void nvmf_ns_derived_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16])
+{
+	/* Stable across restarts, so hosts see the same namespace identity (RFC 4122
+	 * version 8, name based). */
+	uint64_t h1 = fnv1a(nqn, strlen(nqn), 0xcbf29ce484222325ull);
+	h1 = fnv1a(&nsid, sizeof(nsid), h1);
+	uint64_t h2 = fnv1a(&h1, sizeof(h1), 0x84222325cbf29ce4ull);
+	memcpy(uuid, &h1, 8);
+	memcpy(uuid + 8, &h2, 8);
+	uuid[6] = (uint8_t)((uuid[6] & 0x0f) | 0x80);
+	uuid[8] = (uint8_t)((uuid[8] & 0x3f) | 0x80);
+}
+
 struct nvmf_ns *nvmf_ns_open(const struct nvmf_subsys *s, const struct nvmf_ns_config *nc,
 			     char *err, size_t errlen)
 {
@@ -115,15 +127,7 @@ struct nvmf_ns *nvmf_ns_open(const struct nvmf_subsys *s, const struct nvmf_ns_c
 		memcpy(ns->uuid, nc->uuid, 16);
 	} else {
 		ns->uuid_derived = true;
-		/* A stable UUID from subsystem NQN and nsid, so hosts see the same namespace
-		 * identity across restarts (RFC 4122 version 8, name based). */
-		uint64_t h1 = fnv1a(s->cfg->nqn, strlen(s->cfg->nqn), 0xcbf29ce484222325ull);
-		h1 = fnv1a(&nc->nsid, sizeof(nc->nsid), h1);
-		uint64_t h2 = fnv1a(&h1, sizeof(h1), 0x84222325cbf29ce4ull);
-		memcpy(ns->uuid, &h1, 8);
-		memcpy(ns->uuid + 8, &h2, 8);
-		ns->uuid[6] = (uint8_t)((ns->uuid[6] & 0x0f) | 0x80);
-		ns->uuid[8] = (uint8_t)((ns->uuid[8] & 0x3f) | 0x80);
+		nvmf_ns_derived_uuid(s->cfg->nqn, nc->nsid, ns->uuid);
 	}
 	ns->has_uuid = true;
 	return ns;
@@ -147,7 +151,7 @@ struct nvmf_subsys *nvmf_subsys_build(const struct nvmf_subsys_config *src, size
 	s->type = NVMF_SUBSYS_NVME;
 	s->cfg = sc;
 	s->max_nsid = NVMF_SUBSYS_MAX_NSID;
-	s->vs = sc->version ? sc->version : DEFAULT_VS;
+	s->vs = sc->version ? sc->version : NVMF_DEFAULT_VERSION;
 	s->next_cntlid = sc->cntlid_min ? sc->cntlid_min : 1;
 	for (size_t i = 0; i < sc->n_ns; i++) {
 		if (!sc->ns[i].enable)

@@ -160,6 +160,10 @@ static inline void nvmf_subsys_ns_publish(struct nvmf_subsys *s, uint32_t nsid, 
 	__atomic_store_n(&s->ns[nsid], ns, __ATOMIC_RELEASE);
 }
 
+/* nvmf_ns_derived_uuid - the UUID (RFC 4122 byte order) a namespace of subsystem @nqn
+ * with @nsid has when its config gives none. */
+void nvmf_ns_derived_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16]);
+
 /*
  * nvmf_ns_open - a namespace of @s as @nc describes it (backend opened, identity from
  * the config or the drive, a UUID derived from NQN and nsid when none is configured),

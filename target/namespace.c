@@ -253,8 +253,21 @@ static uint32_t lowest_free(struct nvmf_subsys *s, const uint32_t *more, size_t 
 	return 0;
 }
 
+/* How a message names entry @i: "namespaces[1]", or @base with the index @index gives. */
+static void entry_name(char *out, size_t len, const char *base, const size_t *index, size_t i)
+{
+	snprintf(out, len, "%s[%zu]", base ? base : "namespaces", index ? index[i] : i);
+}
+
 int nvmf_tgt_ns_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct nvmf_ns_config *ncs,
 		    size_t n, uint32_t *nsids, char *err, size_t errlen)
+{
+	return nvmf_tgt_ns_add_at(tgt, s, ncs, n, nsids, NULL, NULL, err, errlen);
+}
+
+int nvmf_tgt_ns_add_at(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct nvmf_ns_config *ncs,
+		       size_t n, uint32_t *nsids, const char *base, const size_t *index,
+		       char *err, size_t errlen)
 {
 	struct nvmf_ns **opened = calloc(n ? n : 1, sizeof(*opened));
 	struct nvmf_ns_config *copies = calloc(n ? n : 1, sizeof(*copies));
@@ -267,42 +280,49 @@ int nvmf_tgt_ns_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct nv
 	}
 	/* Check and open everything first: a failure leaves nothing behind. */
 	for (i = 0; i < n; i++) {
-		char why[512];
+		char why[512], at[128];
+		entry_name(at, sizeof(at), base, index, i);
 		copies[i] = ncs[i];
 		copies[i].path = NULL;
 		if (ncs[i].path && !(copies[i].path = strdup(ncs[i].path))) {
-			snprintf(err, errlen, "namespaces[%zu]: out of memory", i);
+			snprintf(err, errlen, "%s: out of memory", at);
 			rc = -ENOMEM;
 			goto fail;
 		}
 		if (!copies[i].nsid) {
 			copies[i].nsid = lowest_free(s, nsids, i);
 			if (!copies[i].nsid) {
-				snprintf(err, errlen, "namespaces[%zu]: subsystem %s has no free nsid (1-%d)",
-					 i, s->cfg->nqn, NVMF_SUBSYS_MAX_NSID);
+				snprintf(err, errlen, "%s: subsystem %s has no free nsid (1-%d)",
+					 at, s->cfg->nqn, NVMF_SUBSYS_MAX_NSID);
 				rc = -ENOSPC;
 				goto fail;
 			}
 		} else if (copies[i].nsid > NVMF_SUBSYS_MAX_NSID) {
-			snprintf(err, errlen, "namespaces[%zu]: nsid %u is out of range (1-%d)", i,
+			snprintf(err, errlen, "%s: nsid %u is out of range (1-%d)", at,
 				 copies[i].nsid, NVMF_SUBSYS_MAX_NSID);
 			rc = -EINVAL;
 			goto fail;
 		} else if (nsid_taken(s, copies[i].nsid, nsids, i)) {
-			snprintf(err, errlen, "namespaces[%zu]: nsid %u is in use in subsystem %s", i,
+			snprintf(err, errlen, "%s: nsid %u is in use in subsystem %s", at,
 				 copies[i].nsid, s->cfg->nqn);
 			rc = -EEXIST;
 			goto fail;
 		}
 		nsids[i] = copies[i].nsid;
+		int bad = 0;
 		if (copies[i].enable &&
-		    !(opened[i] = open_counted(tgt, s, &copies[i], why, sizeof(why)))) {
-			snprintf(err, errlen, "namespaces[%zu] (nsid %u): %s", i, copies[i].nsid, why);
-			rc = -EIO;
-			goto fail;
-		}
-		if (opened[i] && (rc = nvmf_tgt_ns_check_unique(tgt, s, opened[i], opened, i, why, sizeof(why)))) {
-			snprintf(err, errlen, "namespaces[%zu] (nsid %u): %s", i, copies[i].nsid, why);
+		    !(opened[i] = open_counted(tgt, s, &copies[i], why, sizeof(why))))
+			bad = -EIO;
+		else if (opened[i])
+			bad = nvmf_tgt_ns_check_unique(tgt, s, opened[i], opened, i, why, sizeof(why));
+		if (bad) {
+			rc = bad;
+			/* As the loader names a namespace that does not open, when @base is the file's. */
+			if (base)
+				snprintf(err, errlen, "%s (subsystem %s, namespace %u): %s", at, s->cfg->nqn,
+					 copies[i].nsid, why);
+			else
+				snprintf(err, errlen, "%s (nsid %u): %s", at, copies[i].nsid, why);
 			goto fail;
 		}
 	}

@@ -48,6 +48,13 @@ struct nvmf_ns_drain {
  */
 int nvmf_tgt_ns_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct nvmf_ns_config *ncs,
 		    size_t n, uint32_t *nsids, char *err, size_t errlen);
+/* nvmf_tgt_ns_add_at - the same, with messages naming entry i as "@base[@index[i]]"
+ * (the object it came from, e.g. "subsystems[0].namespaces" and the namespace's index
+ * in the file; @index NULL: i) and a namespace that does not open or is not unique as
+ * the loader names it: "subsystems[0].namespaces[3] (subsystem nqn.x, namespace 4): ...". */
+int nvmf_tgt_ns_add_at(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct nvmf_ns_config *ncs,
+		       size_t n, uint32_t *nsids, const char *base, const size_t *index,
+		       char *err, size_t errlen);
 
 /* nvmf_tgt_ns_remove - remove namespace @nsid (enabled or not) from @s and its config.
  * 0, or -ENOENT with @err. */

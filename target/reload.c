@@ -15,6 +15,7 @@
 #include "target/model.h"
 #include "target/namespace.h"
 #include "target/reload.h"
+#include "nvme/identify.h"
 
 /* A step of the additions, and how to take it back. */
 enum undo_kind { U_SUBSYS, U_NS, U_ENABLE, U_RESIZE, U_CFG_SIZE, U_RESV, U_HOST, U_ANY_HOST, U_PORT, U_LINK };
@@ -130,70 +131,182 @@ static bool same_str(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* The first target-wide setting that differs, or NULL. */
-static const char *target_diff(const struct nvmf_target_config *a, const struct nvmf_target_config *b)
+/* A setting the file changes that cannot change live: its name and, for numbers and short
+ * strings, both values in effect (" (running 131072, file 65536)"; "" otherwise). The
+ * config keeps 0, -1 or "" for "the default" in some fields, so each is compared as the
+ * value it stands for: a default written out is no change. */
+struct diff {
+	const char *name;
+	char values[192];
+};
+
+static bool differs_num(struct diff *d, const char *name, long long running, long long file)
 {
-	if (strcmp(a->discovery_nqn, b->discovery_nqn)) return "discovery.nqn";
-	if (a->mdts != b->mdts) return "nvmf_target.mdts";
-	if (a->threads != b->threads) return "nvmf_target.threads";
-	if (a->buffers_small != b->buffers_small) return "nvmf_target.buffers_small";
-	if (a->buffers_large != b->buffers_large) return "nvmf_target.buffers_large";
-	if (a->hugepages != b->hugepages) return "nvmf_target.hugepages";
-	if (a->idle_poll_us != b->idle_poll_us) return "nvmf_target.idle_poll_us";
-	if (a->srq != b->srq) return "nvmf_target.srq";
-	if (a->srq_depth != b->srq_depth) return "nvmf_target.srq_depth";
-	if (a->numa_node != b->numa_node) return "nvmf_target.numa_node";
-	if (a->rpc_socket_set != b->rpc_socket_set || strcmp(a->rpc_socket, b->rpc_socket))
-		return "nvmf_target.rpc_socket";
-	if (a->resv_state_set != b->resv_state_set || strcmp(a->resv_state, b->resv_state))
-		return "nvmf_target.resv_state";
-	return NULL;
+	if (running == file)
+		return false;
+	d->name = name;
+	snprintf(d->values, sizeof(d->values), " (running %lld, file %lld)", running, file);
+	return true;
 }
 
-static const char *attr_diff(const struct nvmf_subsys_config *a, const struct nvmf_subsys_config *b)
+/* Strings (NULL: none); values shown when both are short. */
+static bool differs_str(struct diff *d, const char *name, const char *running, const char *file)
 {
-	if (strcmp(a->serial, b->serial)) return "attr.serial";
-	if (strcmp(a->model, b->model)) return "attr.model";
-	if (strcmp(a->firmware, b->firmware)) return "attr.firmware";
-	if (a->version != b->version) return "attr.version";
-	if (a->cntlid_min != b->cntlid_min) return "attr.cntlid_min";
-	if (a->cntlid_max != b->cntlid_max) return "attr.cntlid_max";
-	if (a->qid_max != b->qid_max) return "attr.qid_max";
-	return NULL;
+	if (same_str(running, file))
+		return false;
+	d->name = name;
+	d->values[0] = '\0';
+	if ((!running || strlen(running) <= 64) && (!file || strlen(file) <= 64))
+		snprintf(d->values, sizeof(d->values), " (running %s%s%s, file %s%s%s)", running ? "\"" : "",
+			 running ? running : "none", running ? "\"" : "", file ? "\"" : "", file ? file : "none",
+			 file ? "\"" : "");
+	return true;
 }
 
-static const char *backing_diff(const struct nvmf_ns_config *a, const struct nvmf_ns_config *b)
+static bool differs(struct diff *d, const char *name, bool differ)
 {
-	if (!same_str(a->path, b->path)) return "device.path";
-	if (a->kind != b->kind) return "nvmf_backend";
-	if (a->block_size != b->block_size) return "nvmf_block_size";
-	if (a->has_uuid != b->has_uuid || memcmp(a->uuid, b->uuid, 16)) return "device.uuid";
-	if (a->has_nguid != b->has_nguid || memcmp(a->nguid, b->nguid, 16)) return "device.nguid";
-	if (a->has_eui64 != b->has_eui64 || memcmp(a->eui64, b->eui64, 8)) return "nvmf_eui64";
-	if (a->create != b->create) return "nvmf_create";
-	if (a->buffered != b->buffered) return "nvmf_buffered";
-	return NULL;
+	if (differ) {
+		d->name = name;
+		d->values[0] = '\0';
+	}
+	return differ;
 }
 
-static const char *port_diff(const struct nvmf_port_config *a, const struct nvmf_port_config *b)
+/* The first target-wide setting that differs. */
+static bool target_diff(const struct nvmf_target_config *a, const struct nvmf_target_config *b, struct diff *d)
 {
-	if (strcmp(a->trtype, b->trtype)) return "addr.trtype";
-	if (a->adrfam != b->adrfam) return "addr.adrfam";
-	if (strcmp(a->traddr, b->traddr)) return "addr.traddr";
-	if (strcmp(a->trsvcid[0] ? a->trsvcid : "4420", b->trsvcid[0] ? b->trsvcid : "4420")) return "addr.trsvcid";
-	if (a->treq != b->treq) return "addr.treq";
-	if (a->inline_data_size != b->inline_data_size) return "param.inline_data_size";
-	if (a->max_queue_size != b->max_queue_size) return "param.max_queue_size";
-	if (a->maxh2cdata != b->maxh2cdata) return "param.nvmf_maxh2cdata";
-	if (a->zerocopy_threshold != b->zerocopy_threshold) return "param.nvmf_zerocopy_threshold";
-	return NULL;
+	return differs_str(d, "discovery.nqn", a->discovery_nqn, b->discovery_nqn) ||
+	       differs_num(d, "nvmf_target.mdts", a->mdts, b->mdts) ||
+	       differs_num(d, "nvmf_target.threads", a->threads, b->threads) ||
+	       differs_num(d, "nvmf_target.buffers_small", a->buffers_small, b->buffers_small) ||
+	       differs_num(d, "nvmf_target.buffers_large", a->buffers_large, b->buffers_large) ||
+	       differs_num(d, "nvmf_target.hugepages", a->hugepages, b->hugepages) ||
+	       differs_num(d, "nvmf_target.idle_poll_us", a->idle_poll_us, b->idle_poll_us) ||
+	       differs_num(d, "nvmf_target.srq", a->srq, b->srq) ||
+	       differs_num(d, "nvmf_target.srq_depth", a->srq_depth, b->srq_depth) ||
+	       differs_num(d, "nvmf_target.numa_node", a->numa_node, b->numa_node) ||
+	       differs_str(d, "nvmf_target.rpc_socket", a->rpc_socket_set ? a->rpc_socket : NULL,
+			   b->rpc_socket_set ? b->rpc_socket : NULL) ||
+	       differs_str(d, "nvmf_target.resv_state", a->resv_state_set ? a->resv_state : NULL,
+			   b->resv_state_set ? b->resv_state : NULL);
+}
+
+/* An identity string of the served subsystem: @served (space padded) is what "" in the
+ * running config stood for, so the file may write it out; "" in the file where the
+ * running config names one is a change (the default would be derived anew). */
+static bool differs_ident(struct diff *d, const char *name, const char *running_cfg, const char *served,
+			  const char *file)
+{
+	char run[48];
+	size_t n = strlen(served);
+	while (n && served[n - 1] == ' ')
+		n--;
+	snprintf(run, sizeof(run), "%.*s", (int)n, served);
+	if (!strcmp(running_cfg, file) || (file[0] && !strcmp(run, file)))
+		return false;
+	return differs_str(d, name, run, file);
+}
+
+static bool attr_diff(const struct nvmf_subsys *s, const struct nvmf_subsys_config *b, struct diff *d)
+{
+	const struct nvmf_subsys_config *a = s->cfg;
+	uint32_t vs = b->version ? b->version : NVMF_DEFAULT_VERSION;
+	if (differs_ident(d, "attr.serial", a->serial, s->serial, b->serial) ||
+	    differs_ident(d, "attr.model", a->model, s->model, b->model) ||
+	    differs_ident(d, "attr.firmware", a->firmware, s->firmware, b->firmware))
+		return true;
+	if (vs != s->vs) {
+		char x[16], y[16];
+		d->name = "attr.version";
+		snprintf(d->values, sizeof(d->values), " (running %s, file %s)", nvme_version_format(s->vs, x, sizeof(x)),
+			 nvme_version_format(vs, y, sizeof(y)));
+		return true;
+	}
+	return differs_num(d, "attr.cntlid_min", a->cntlid_min ? a->cntlid_min : 1, b->cntlid_min ? b->cntlid_min : 1) ||
+	       differs_num(d, "attr.cntlid_max", a->cntlid_max ? a->cntlid_max : 0xffef,
+			   b->cntlid_max ? b->cntlid_max : 0xffef) ||
+	       differs_num(d, "attr.qid_max", a->qid_max ? a->qid_max : NVMF_DEFAULT_QID_MAX,
+			   b->qid_max ? b->qid_max : NVMF_DEFAULT_QID_MAX);
+}
+
+/* The backend kind and block size in effect: "auto" and 0 are what the open namespace
+ * @ns found (NULL: not open; file, RAM and null blocks default to 512 bytes). */
+static enum nvmf_backend_kind ns_kind(const struct nvmf_ns_config *c, const struct nvmf_ns *ns)
+{
+	return c->kind != NVMF_BACKEND_AUTO ? c->kind : ns ? ns->bdev->kind : NVMF_BACKEND_AUTO;
+}
+
+static uint32_t ns_block_size(const struct nvmf_ns_config *c, const struct nvmf_ns *ns)
+{
+	enum nvmf_backend_kind k = ns_kind(c, ns);
+	if (c->block_size)
+		return c->block_size;
+	if (ns)
+		return ns->bdev->block_size;
+	return k == NVMF_BACKEND_FILE || k == NVMF_BACKEND_RAM || k == NVMF_BACKEND_NULL ? 512 : 0;
+}
+
+/* An identifier in effect: the configured one, else (@dflt, @has_dflt) what the
+ * namespace takes without one (the drive's, or the derived UUID). */
+static const uint8_t *ns_id(bool has, const uint8_t *cfg, bool has_dflt, const uint8_t *dflt)
+{
+	return has ? cfg : has_dflt ? dflt : NULL;
+}
+
+static bool same_id(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	return (!a && !b) || (a && b && !memcmp(a, b, n));
+}
+
+/* @a is the running config of namespace @ns (NULL: disabled) of subsystem @nqn. */
+static bool backing_diff(const char *nqn, const struct nvmf_ns_config *a, const struct nvmf_ns *ns,
+			 const struct nvmf_ns_config *b, struct diff *d)
+{
+	if (differs_str(d, "device.path", a->path, b->path))
+		return true;
+	enum nvmf_backend_kind ka = ns_kind(a, ns), kb = ns_kind(b, ns);
+	if (ka != kb)
+		return differs_str(d, "nvmf_backend", nvmf_backend_kind_name(ka), nvmf_backend_kind_name(kb));
+	if (differs_num(d, "nvmf_block_size", ns_block_size(a, ns), ns_block_size(b, ns)))
+		return true;
+	uint8_t derived[16];
+	nvmf_ns_derived_uuid(nqn, a->nsid, derived);
+	const struct nvmf_bdev *bd = ns ? ns->bdev : NULL;
+	return differs(d, "device.uuid", !same_id(ns_id(a->has_uuid, a->uuid, true, derived),
+						  ns_id(b->has_uuid, b->uuid, true, derived), 16)) ||
+	       differs(d, "device.nguid", !same_id(ns_id(a->has_nguid, a->nguid, bd && bd->has_nguid, bd ? bd->nguid : NULL),
+						   ns_id(b->has_nguid, b->nguid, bd && bd->has_nguid, bd ? bd->nguid : NULL), 16)) ||
+	       differs(d, "nvmf_eui64", !same_id(ns_id(a->has_eui64, a->eui64, bd && bd->has_eui64, bd ? bd->eui64 : NULL),
+						 ns_id(b->has_eui64, b->eui64, bd && bd->has_eui64, bd ? bd->eui64 : NULL), 8)) ||
+	       differs_num(d, "nvmf_create", a->create, b->create) ||
+	       differs_num(d, "nvmf_buffered", a->buffered, b->buffered);
+}
+
+/* Port parameters in effect: max_queue_size 0 or -1, inline_data_size -1 and
+ * nvmf_maxh2cdata 0 are the defaults (nvmf_port_resolve, the tcp transport). */
+static long long eff_queue_size(uint32_t v) { return v == 0 || v == UINT32_MAX ? NVMF_DEFAULT_QUEUE_SIZE : v; }
+static long long eff_inline(uint32_t v) { return v == UINT32_MAX ? NVMF_DEFAULT_INLINE : v; }
+static long long eff_maxh2cdata(uint32_t v) { return v ? v : NVMF_DEFAULT_MAXH2CDATA; }
+
+static bool port_diff(const struct nvmf_port_config *a, const struct nvmf_port_config *b, struct diff *d)
+{
+	return differs_str(d, "addr.trtype", a->trtype, b->trtype) ||
+	       differs(d, "addr.adrfam", a->adrfam != b->adrfam) ||
+	       differs_str(d, "addr.traddr", a->traddr, b->traddr) ||
+	       differs_str(d, "addr.trsvcid", a->trsvcid[0] ? a->trsvcid : "4420", b->trsvcid[0] ? b->trsvcid : "4420") ||
+	       differs_num(d, "addr.treq", a->treq, b->treq) ||
+	       differs_num(d, "param.inline_data_size", eff_inline(a->inline_data_size), eff_inline(b->inline_data_size)) ||
+	       differs_num(d, "param.max_queue_size", eff_queue_size(a->max_queue_size),
+			   eff_queue_size(b->max_queue_size)) ||
+	       differs_num(d, "param.nvmf_maxh2cdata", eff_maxh2cdata(a->maxh2cdata), eff_maxh2cdata(b->maxh2cdata)) ||
+	       differs_num(d, "param.nvmf_zerocopy_threshold", a->zerocopy_threshold, b->zerocopy_threshold);
 }
 
 static int refuse(const struct nvmf_tgt *tgt, const struct nvmf_config *next, char *err, size_t errlen)
 {
-	const char *what = target_diff(&tgt->cfg->target, &next->target);
-	if (what) {
-		snprintf(err, errlen, "%s differs from the running target's; it takes a restart", what);
+	struct diff d;
+	if (target_diff(&tgt->cfg->target, &next->target, &d)) {
+		snprintf(err, errlen, "%s differs from the running target's%s; it takes a restart", d.name, d.values);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < next->n_subsystems; i++) {
@@ -201,16 +314,17 @@ static int refuse(const struct nvmf_tgt *tgt, const struct nvmf_config *next, ch
 		struct nvmf_subsys *s = nvmf_tgt_find_subsys((struct nvmf_tgt *)tgt, nc->nqn);
 		if (!s)
 			continue;
-		if ((what = attr_diff(s->cfg, nc))) {
-			snprintf(err, errlen, "subsystems[%zu] (%s): %s differs; a served subsystem keeps its "
-				 "identity (remove it and add it anew)", i, nc->nqn, what);
+		if (attr_diff(s, nc, &d)) {
+			snprintf(err, errlen, "subsystems[%zu] (%s): %s differs%s; a served subsystem keeps its "
+				 "identity (remove it and add it anew)", i, nc->nqn, d.name, d.values);
 			return -EINVAL;
 		}
 		for (size_t k = 0; k < nc->n_ns; k++) {
 			const struct nvmf_ns_config *old = find_ns(s->cfg, nc->ns[k].nsid);
-			if (old && (what = backing_diff(old, &nc->ns[k]))) {
-				snprintf(err, errlen, "subsystems[%zu].namespaces[%zu] (%s, nsid %u): %s differs; "
-					 "remove the namespace and add it anew", i, k, nc->nqn, nc->ns[k].nsid, what);
+			if (old && backing_diff(nc->nqn, old, nvmf_subsys_ns(s, old->nsid), &nc->ns[k], &d)) {
+				snprintf(err, errlen, "subsystems[%zu].namespaces[%zu] (%s, nsid %u): %s differs%s; "
+					 "remove the namespace and add it anew", i, k, nc->nqn, nc->ns[k].nsid,
+					 d.name, d.values);
 				return -EINVAL;
 			}
 			/* As nvmet's resv_enable: changed only while the namespace is disabled (its
@@ -225,9 +339,9 @@ static int refuse(const struct nvmf_tgt *tgt, const struct nvmf_config *next, ch
 	}
 	for (size_t i = 0; i < next->n_ports; i++) {
 		struct nvmf_port *p = nvmf_tgt_find_port((struct nvmf_tgt *)tgt, next->ports[i].portid);
-		if (p && (what = port_diff(p->cfg, &next->ports[i]))) {
-			snprintf(err, errlen, "ports[%zu] (port %u): %s differs; remove the port and add it anew",
-				 i, next->ports[i].portid, what);
+		if (p && port_diff(p->cfg, &next->ports[i], &d)) {
+			snprintf(err, errlen, "ports[%zu] (port %u): %s differs%s; remove the port and add it anew",
+				 i, next->ports[i].portid, d.name, d.values);
 			return -EINVAL;
 		}
 	}
@@ -236,25 +350,32 @@ static int refuse(const struct nvmf_tgt *tgt, const struct nvmf_config *next, ch
 
 /* ---- additions (undone on failure) ---- */
 
+/* @nc is next->subsystems[@sidx]. */
 static int grow_subsys(struct plan *pl, struct nvmf_subsys *s, const struct nvmf_subsys_config *nc,
-		       char *err, size_t errlen)
+		       size_t sidx, char *err, size_t errlen)
 {
 	struct nvmf_tgt *tgt = pl->tgt;
-	char why[768];
+	char why[768], base[64];
 	int rc;
-	/* New namespaces, all at once (nvmf_tgt_ns_add is all or none itself). */
+	/* New namespaces, all at once (nvmf_tgt_ns_add is all or none itself), each named
+	 * by its index in the file (at[]). */
 	size_t nnew = 0;
 	struct nvmf_ns_config *add = calloc(nc->n_ns + 1, sizeof(*add));
 	uint32_t *ids = calloc(nc->n_ns + 1, sizeof(*ids));
-	if (!add || !ids) {
+	size_t *at = calloc(nc->n_ns + 1, sizeof(*at));
+	if (!add || !ids || !at) {
 		free(add);
 		free(ids);
+		free(at);
 		return -ENOMEM;
 	}
 	for (size_t k = 0; k < nc->n_ns; k++)
-		if (!find_ns(s->cfg, nc->ns[k].nsid))
+		if (!find_ns(s->cfg, nc->ns[k].nsid)) {
+			at[nnew] = k;
 			add[nnew++] = nc->ns[k];
-	rc = nnew ? nvmf_tgt_ns_add(tgt, s, add, nnew, ids, why, sizeof(why)) : 0;
+		}
+	snprintf(base, sizeof(base), "subsystems[%zu].namespaces", sidx);
+	rc = nnew ? nvmf_tgt_ns_add_at(tgt, s, add, nnew, ids, base, at, why, sizeof(why)) : 0;
 	for (size_t k = 0; !rc && k < nnew; k++) {
 		if ((rc = push(pl, (struct undo){ .kind = U_NS, .s = s, .nsid = ids[k] })))
 			nvmf_tgt_ns_remove(tgt, s, ids[k], why, sizeof(why));
@@ -263,8 +384,13 @@ static int grow_subsys(struct plan *pl, struct nvmf_subsys *s, const struct nvmf
 	}
 	free(add);
 	free(ids);
+	free(at);
 	if (rc) {
-		snprintf(err, errlen, "subsystem %s: %s", s->cfg->nqn, rc == -ENOMEM ? "out of memory" : why);
+		/* Entries are named as the loader names them; anything else by the subsystem. */
+		if (rc != -ENOMEM && !strncmp(why, base, strlen(base)))
+			snprintf(err, errlen, "%s", why);
+		else
+			snprintf(err, errlen, "subsystem %s: %s", s->cfg->nqn, rc == -ENOMEM ? "out of memory" : why);
 		return rc;
 	}
 	/* Existing namespaces: size, then enable. */
@@ -361,7 +487,7 @@ static int additions(struct plan *pl, char *err, size_t errlen)
 		const struct nvmf_subsys_config *nc = &next->subsystems[i];
 		struct nvmf_subsys *s = nvmf_tgt_find_subsys(tgt, nc->nqn);
 		if (s) {
-			if ((rc = grow_subsys(pl, s, nc, err, errlen)))
+			if ((rc = grow_subsys(pl, s, nc, i, err, errlen)))
 				return rc;
 			continue;
 		}
@@ -574,9 +700,11 @@ static bool dhchap_changed(const struct nvmf_config *a, const struct nvmf_config
 		return true;
 	for (size_t i = 0; i < a->n_dhchap; i++) {
 		const struct nvmf_dhchap_config *x = &a->dhchap[i], *y = &b->dhchap[i];
+		/* An absent hash or group is hmac(sha256) or null (nvmf_dhchap_config). */
 		if (!same_str(x->hostnqn, y->hostnqn) || !same_str(x->key, y->key) ||
-		    !same_str(x->ctrl_key, y->ctrl_key) || !same_str(x->hash, y->hash) ||
-		    !same_str(x->dhgroup, y->dhgroup))
+		    !same_str(x->ctrl_key, y->ctrl_key) ||
+		    strcmp(x->hash ? x->hash : "hmac(sha256)", y->hash ? y->hash : "hmac(sha256)") ||
+		    strcmp(x->dhgroup ? x->dhgroup : "null", y->dhgroup ? y->dhgroup : "null"))
 			return true;
 	}
 	return false;

@@ -529,6 +529,63 @@ static void load_of_a_broken_file_names_line_and_column(void)
 	unlink(path);
 }
 
+/* A directory or an empty file is named for what it is, not as JSON ending early. */
+static void load_of_a_directory_says_it_is_a_directory(void)
+{
+	char dir[] = "/tmp/nvmf-config-dir-XXXXXX";
+	struct nvmf_config cfg;
+	char err[512] = "";
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	CU_ASSERT_EQUAL(nvmf_config_load(dir, &cfg, err, sizeof(err)), -1);
+	CU_ASSERT_STRING_EQUAL(err, "is a directory, not a configuration file");
+	CU_ASSERT_EQUAL(cfg.n_ports, 0);
+	rmdir(dir);
+}
+
+static void load_of_an_empty_or_blank_file_says_it_is_empty(void)
+{
+	static const char *const bodies[] = { "", " \n\t\n" };
+	for (size_t i = 0; i < 2; i++) {
+		char path[] = "/tmp/nvmf-config-test-XXXXXX";
+		struct nvmf_config cfg;
+		char err[512] = "";
+		int fd = mkstemp(path);
+
+		CU_ASSERT_FATAL(fd >= 0);
+		CU_ASSERT_EQUAL(write(fd, bodies[i], strlen(bodies[i])), (ssize_t)strlen(bodies[i]));
+		close(fd);
+		CU_ASSERT_EQUAL(nvmf_config_load(path, &cfg, err, sizeof(err)), -1);
+		CU_ASSERT_STRING_EQUAL(err, "is empty (a configuration is one JSON object)");
+		unlink(path);
+	}
+}
+
+/* A file larger than the loader's first read buffer loads whole. */
+static void load_of_a_file_larger_than_a_page_reads_all_of_it(void)
+{
+	char path[] = "/tmp/nvmf-config-test-XXXXXX";
+	struct nvmf_config cfg;
+	char err[512] = "";
+	int fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, "{\"hosts\": [", 11), 11);
+	for (int i = 0; i < 400; i++) {
+		char h[96];
+		int n = snprintf(h, sizeof(h), "%s{\"nqn\": \"nqn.2014-08.org.example:host-%04d\"}", i ? ", " : "", i);
+		CU_ASSERT_EQUAL(write(fd, h, (size_t)n), n);
+	}
+	CU_ASSERT_EQUAL(write(fd, "]}\n", 3), 3);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(nvmf_config_load(path, &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cfg.n_hosts, 400);
+	if (cfg.n_hosts == 400)
+		CU_ASSERT_STRING_EQUAL(cfg.hosts[399], "nqn.2014-08.org.example:host-0399");
+	nvmf_config_free(&cfg);
+	unlink(path);
+}
+
 /* ---- wrong types and missing keys ------------------------------------------------- */
 
 ERROR_TEST(nsid_as_a_string_names_the_expected_type, WITH_NS("{'nsid':'x','device':{'path':'/tmp/x'}}"),
@@ -1045,6 +1102,9 @@ const struct unit_test config_tests[] = {
 	T(document_that_is_not_an_object_is_refused),
 	T(load_of_a_missing_file_names_the_file),
 	T(load_of_a_broken_file_names_line_and_column),
+	T(load_of_a_directory_says_it_is_a_directory),
+	T(load_of_an_empty_or_blank_file_says_it_is_empty),
+	T(load_of_a_file_larger_than_a_page_reads_all_of_it),
 	T(nsid_as_a_string_names_the_expected_type),
 	T(missing_nsid_is_named),
 	T(attr_as_an_array_names_the_expected_type),

@@ -19,6 +19,7 @@
 #include "target/log.h"
 #include "target/namespace.h"
 #include "target/reload.h"
+#include "subsystem/subsystem.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
 
@@ -219,28 +220,33 @@ static void what_cannot_change_live_is_refused_by_name(void)
 	same_as_running();
 	Next.target.threads = 4;
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "nvmf_target.threads differs from the running target's; it takes a restart");
+	CU_ASSERT_STRING_EQUAL(err, "nvmf_target.threads differs from the running target's (running 1, file 4); "
+			       "it takes a restart");
 	teardown();
 
 	setup();
 	snprintf(same_as_running()->serial, 21, "OTHER");
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "subsystems[0] (" FX_SUBNQN "): attr.serial differs; a served subsystem "
-			       "keeps its identity (remove it and add it anew)");
+	char want[512];       /* the running serial is derived from the NQN (16 hex digits) */
+	snprintf(want, sizeof(want), "subsystems[0] (" FX_SUBNQN "): attr.serial differs (running \"%.16s\", "
+		 "file \"OTHER\"); a served subsystem keeps its identity (remove it and add it anew)",
+		 subsys(FX_SUBNQN)->serial);
+	CU_ASSERT_STRING_EQUAL(err, want);
 	teardown();
 
 	setup();
 	same_as_running()->ns[1].block_size = 512;
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "subsystems[0].namespaces[1] (" FX_SUBNQN ", nsid 2): nvmf_block_size "
-			       "differs; remove the namespace and add it anew");
+			       "differs (running 4096, file 512); remove the namespace and add it anew");
 	teardown();
 
 	setup();
 	same_as_running();
 	snprintf(Next.ports[0].trsvcid, sizeof(Next.ports[0].trsvcid), "4421");
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "ports[0] (port 1): addr.trsvcid differs; remove the port and add it anew");
+	CU_ASSERT_STRING_EQUAL(err, "ports[0] (port 1): addr.trsvcid differs (running \"4420\", file \"4421\"); "
+			       "remove the port and add it anew");
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
 	teardown();
 
@@ -248,8 +254,8 @@ static void what_cannot_change_live_is_refused_by_name(void)
 	same_as_running();
 	Next.ports[0].zerocopy_threshold = 0;
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "ports[0] (port 1): param.nvmf_zerocopy_threshold differs; remove the "
-			       "port and add it anew");
+	CU_ASSERT_STRING_EQUAL(err, "ports[0] (port 1): param.nvmf_zerocopy_threshold differs (running 32768, "
+			       "file 0); remove the port and add it anew");
 	teardown();
 	json_decref(changes);
 }
@@ -387,8 +393,11 @@ static void host_keys_reloaded_apply_to_the_next_connect(void)
 	fx_queue_init(&F, &q);
 	CU_ASSERT_EQUAL(fx_connect(&q, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000, NULL, &cqe), 0);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) >> 16, 2);   /* AUTHREQ.ATR */
-	/* The same file again changes nothing. */
+	/* The same file again changes nothing, nor does the default hash written out. */
 	json_array_clear(changes);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	Next.dhchap[0].hash = strdup("hmac(sha256)");
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
 	json_decref(changes);
@@ -532,6 +541,87 @@ static void resv_enable_change_is_undone_with_a_failed_reload(void)
 	teardown();
 }
 
+/* The file's nsids [1,2,3,4], 3 and 4 new, 4 on a missing file: named by its index in
+ * the file (3, not 1 of the two added), as the loader names it at start. */
+static void refused_new_namespace_is_named_by_its_index_in_the_file(void)
+{
+	setup();
+	struct nvmf_subsys_config *s = same_as_running();
+	fx_cfg_ns(s, 3, NVMF_BACKEND_RAM, 1u << 20, 512);
+	fx_cfg_ns(s, 4, NVMF_BACKEND_FILE, 0, 512)->path = strdup("/nonexistent/reload/ns4.img");
+	json_t *changes = json_array();
+	char err[512] = "";
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EIO);
+	CU_ASSERT_STRING_EQUAL(err, "subsystems[0].namespaces[3] (subsystem " FX_SUBNQN ", namespace 4): "
+			       "/nonexistent/reload/ns4.img: No such file or directory");
+	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 3));          /* all or none */
+	CU_ASSERT_EQUAL(subsys(FX_SUBNQN)->cfg->n_ns, 2);
+	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	json_decref(changes);
+	teardown();
+}
+
+/* The config keeps 0, -1 or "" for a default; the file writing out the value that stands
+ * for is no change (issue 14: param.nvmf_maxh2cdata 131072 on a port loaded without it). */
+static void defaults_written_out_change_nothing(void)
+{
+	setup();
+	struct nvmf_subsys *run = subsys(FX_SUBNQN);
+	CU_ASSERT_EQUAL_FATAL(F.tgt.ports[0]->cfg->maxh2cdata, 0);      /* loaded without the key */
+	struct nvmf_subsys_config *s = same_as_running();
+	Next.ports[0].maxh2cdata = NVMF_DEFAULT_MAXH2CDATA;
+	Next.ports[0].max_queue_size = UINT32_MAX;                       /* "-1" */
+	Next.ports[0].inline_data_size = UINT32_MAX;
+	s->version = NVMF_DEFAULT_VERSION;                               /* "2.0" */
+	s->cntlid_min = 0;
+	s->cntlid_max = 0;
+	snprintf(s->serial, sizeof(s->serial), "%.16s", run->serial);   /* the derived serial */
+	s->ns[1].block_size = 0;                                         /* the device's: 4096 */
+	s->ns[0].has_uuid = true;                                        /* the derived UUID */
+	nvmf_ns_derived_uuid(FX_SUBNQN, 1, s->ns[0].uuid);
+	json_t *changes = json_array();
+	char err[512] = "";
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	json_decref(changes);
+	teardown();
+}
+
+/* A real change of a defaulted setting is refused, both values in effect named. */
+static void changed_default_is_refused_with_both_values(void)
+{
+	char err[512] = "";
+	json_t *changes = json_array();
+
+	setup();
+	same_as_running();
+	Next.ports[0].maxh2cdata = 65536;
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "ports[0] (port 1): param.nvmf_maxh2cdata differs (running 131072, file 65536); "
+			       "remove the port and add it anew");
+	CU_ASSERT_EQUAL(F.tgt.ports[0]->cfg->maxh2cdata, 0);
+	teardown();
+
+	setup();
+	same_as_running()->version = 0x00010300;
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "subsystems[0] (" FX_SUBNQN "): attr.version differs (running 2.0, file 1.3); "
+			       "a served subsystem keeps its identity (remove it and add it anew)");
+	teardown();
+
+	setup();
+	struct nvmf_subsys_config *s = same_as_running();
+	s->ns[0].has_uuid = true;
+	memset(s->ns[0].uuid, 0x11, 16);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "subsystems[0].namespaces[0] (" FX_SUBNQN ", nsid 1): device.uuid differs; "
+			       "remove the namespace and add it anew");
+	teardown();
+	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	json_decref(changes);
+}
+
 const struct unit_test reload_tests[] = {
 	{"reload_applies_referrals_and_listing_mode_with_a_log_change_event",
 	 reload_applies_referrals_and_listing_mode_with_a_log_change_event},
@@ -544,11 +634,15 @@ const struct unit_test reload_tests[] = {
 	{"same_file_changes_nothing", same_file_changes_nothing},
 	{"difference_is_applied_and_connected_hosts_stay", difference_is_applied_and_connected_hosts_stay},
 	{"failing_step_leaves_everything_as_it_was", failing_step_leaves_everything_as_it_was},
+	{"refused_new_namespace_is_named_by_its_index_in_the_file",
+	 refused_new_namespace_is_named_by_its_index_in_the_file},
 	{"refused_reload_does_not_log_a_staged_namespace_as_closed_after_commands",
 	 refused_reload_does_not_log_a_staged_namespace_as_closed_after_commands},
 	{"refused_reload_says_at_debug_that_the_staged_namespace_was_discarded",
 	 refused_reload_says_at_debug_that_the_staged_namespace_was_discarded},
 	{"what_cannot_change_live_is_refused_by_name", what_cannot_change_live_is_refused_by_name},
+	{"defaults_written_out_change_nothing", defaults_written_out_change_nothing},
+	{"changed_default_is_refused_with_both_values", changed_default_is_refused_with_both_values},
 	{"removed_host_and_port_disconnect_on_reload", removed_host_and_port_disconnect_on_reload},
 	{"config_reload_method_names_the_file_problem", config_reload_method_names_the_file_problem},
 	{NULL, NULL},
