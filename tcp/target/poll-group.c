@@ -123,11 +123,11 @@ static int tx_iov(const struct nvmf_tcp_tx *tx, uint32_t off, struct iovec *iov)
 	return k;
 }
 
-/* @tx's data part goes zero-copy: it is on, the command is big enough, and a slot of
- * the ring is free (else it is copied like the rest). */
+/* @tx's data part goes zero-copy: queue_response marked it (big enough), zero-copy is
+ * still on and a slot of the ring is free (else it is copied like the rest). */
 static bool tx_zc(const struct nvmf_tcp_conn *conn, const struct nvmf_tcp_tx *tx)
 {
-	return tx->zc_req && tx->dlen >= conn->zc_min && nvmf_tcp_zc_room(conn);
+	return tx->zc_req && nvmf_tcp_zc_room(conn);
 }
 
 /* The next sendmsg's iovecs, from the head of @conn's send list: as many PDUs as fit,

@@ -121,11 +121,14 @@ int nvmf_tcp_zc_reap(struct nvmf_tcp_conn *conn)
 	return n;
 }
 
-/* Reset @conn (the send queue and the kernel's hold go with it) and free it. */
-static void reset_free(struct nvmf_tcp_conn *conn)
+/* Free parked @conn; while the kernel still holds sends of its, reset it first (the
+ * send queue and the kernel's hold go with it). */
+static void free_parked(struct nvmf_tcp_conn *conn)
 {
-	struct linger l = { .l_onoff = 1, .l_linger = 0 };
-	setsockopt(conn->fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	if (conn->zc_count) {
+		struct linger l = { .l_onoff = 1, .l_linger = 0 };
+		setsockopt(conn->fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	}
 	nvmf_tcp_conn_free(conn);
 }
 
@@ -140,14 +143,11 @@ static void drain_tick(void *arg)
 			continue;
 		}
 		*pp = c->next;
-		if (c->zc_count) {
+		if (c->zc_count)
 			NVMF_TCP_LOG(c->t, NVMF_LOG_WARNING, "host %s, queue %u: %u zero-copy sends still "
 				     "unacknowledged %u ms after the connection closed: reset",
 				     c->peer, c->qid, c->zc_count, NVMF_TCP_ZC_DRAIN_MS);
-			reset_free(c);
-		} else {
-			nvmf_tcp_conn_free(c);
-		}
+		free_parked(c);
 	}
 	if (!tpg->zc_drain && tpg->zc_timer_on) {
 		tpg->zc_timer_on = false;
@@ -173,10 +173,7 @@ void nvmf_tcp_zc_drain_all(struct nvmf_tcp_tpg *tpg)
 	while ((c = tpg->zc_drain)) {
 		tpg->zc_drain = c->next;
 		nvmf_tcp_zc_reap(c);
-		if (c->zc_count)
-			reset_free(c);
-		else
-			nvmf_tcp_conn_free(c);
+		free_parked(c);
 	}
 	if (tpg->zc_timer_on && tpg->base.pg)
 		nvmf_pg_timer_stop(tpg->base.pg, &tpg->zc_timer);
