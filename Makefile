@@ -57,22 +57,24 @@ endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) || echo PKG-CONFIG-FAILED-run-make-deps)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) || echo PKG-CONFIG-FAILED-run-make-deps)
 
-# Library code of each layer; files named *main.c are programs.
-LIB_DIRS := nvme rdma rdma/host rdma/target tcp/host tcp/target subsystem target initiator
-LIB_SRCS := $(filter-out %main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
+# Library code of each layer. Programs live in app/ (app/nvmf-target, app/nvmf-targetctl,
+# app/nvmf), outside every library.
+LIB_DIRS := nvme rdma rdma/host rdma/target tcp/host tcp/target loop/host loop/target subsystem target \
+	    control initiator
+LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 
 # libnvmf: the host library = initiator core + RDMA and TCP host transports + shared
 # protocol code.
-NVMF_SRCS := $(filter-out %main.c,$(wildcard initiator/*.c)) $(wildcard rdma/host/*.c) rdma/device.c \
+NVMF_SRCS := $(wildcard initiator/*.c) $(wildcard rdma/host/*.c) rdma/device.c \
              $(wildcard tcp/host/*.c) $(wildcard nvme/*.c)
 NVMF_OBJS := $(NVMF_SRCS:%.c=$(BUILD)/obj/%.o)
-# The nvmf tool: initiator/cli/main.c plus the rest of initiator/cli (also unit tested).
-CLI_SRCS  := $(filter-out initiator/cli/main.c,$(wildcard initiator/cli/*.c))
+# The nvmf tool: app/nvmf/main.c plus the rest of app/nvmf (also unit tested).
+CLI_SRCS  := $(filter-out app/nvmf/main.c,$(wildcard app/nvmf/*.c))
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
-# nvmf-targetctl, the target's control CLI: target/cli/main.c plus the rest of target/cli
-# (also unit tested; not in LIB_DIRS, so not in libcore.a).
-TARGETCTL_SRCS := $(filter-out target/cli/main.c,$(wildcard target/cli/*.c))
+# nvmf-targetctl, the target's control CLI: app/nvmf-targetctl/main.c plus the rest of
+# app/nvmf-targetctl (also unit tested).
+TARGETCTL_SRCS := $(filter-out app/nvmf-targetctl/main.c,$(wildcard app/nvmf-targetctl/*.c))
 TARGETCTL_OBJS := $(TARGETCTL_SRCS:%.c=$(BUILD)/obj/%.o)
 
 UNIT_SRCS := $(wildcard tests/unit/*.c tests/unit/*/*.c tests/unit/*/*/*.c)
@@ -80,7 +82,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
 
 # Fault injection (tests/fault/fault.h), for test binaries only: a backend wrapper and
 # shims of the io_uring calls, hooked in with the linker's --wrap. Linked into the unit
-# tests and build/tests/nvmf-target-fault (target/main.c + NVMF_FAULT, tests/fault/env.c),
+# tests and build/tests/nvmf-target-fault (app/nvmf-target/main.c + NVMF_FAULT, tests/fault/env.c),
 # never into build/nvmf-target or libnvmf.
 FAULT_SRCS := $(filter-out tests/fault/env.c,$(wildcard tests/fault/*.c))
 FAULT_OBJS := $(FAULT_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -112,7 +114,7 @@ PREFIX     ?= /usr/local
 
 .PHONY: path-trace all unit check analyze local-check vm-check soak demo bench bench-churn asan deps clean install \
 	install-check fuzz fuzz-smoke fuzz-bins FORCE
-all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard initiator/cli/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
+all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
      $(FAULT_TARGET_BIN) $(DHCHAP_KAT)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
@@ -130,14 +132,14 @@ $(BUILD)/libcore.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(TARGET_BIN): $(BUILD)/obj/target/main.o $(BUILD)/libcore.a
+$(TARGET_BIN): $(BUILD)/obj/app/nvmf-target/main.o $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(TARGETCTL_BIN): $(BUILD)/obj/target/cli/main.o $(TARGETCTL_OBJS) $(BUILD)/libcore.a
+$(TARGETCTL_BIN): $(BUILD)/obj/app/nvmf-targetctl/main.o $(TARGETCTL_OBJS) $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # The daemon with fault injection, for the VM tests (tests/integration/fault_test.sh).
-$(FAULT_TARGET_BIN): $(BUILD)/obj/target/main.o $(BUILD)/obj/tests/fault/env.o $(FAULT_OBJS) $(BUILD)/libcore.a
+$(FAULT_TARGET_BIN): $(BUILD)/obj/app/nvmf-target/main.o $(BUILD)/obj/tests/fault/env.o $(FAULT_OBJS) $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS)
 
@@ -177,7 +179,7 @@ $(NVMF_SO): $(NVMF_OBJS) $(BUILD)/libnvmf.map
 		-o $@ $(NVMF_OBJS) $(PKG_LIBS)
 	ln -sf libnvmf.so.0 $(BUILD)/libnvmf.so
 
-$(NVMF_BIN): $(BUILD)/obj/initiator/cli/main.o $(CLI_OBJS) $(NVMF_A)
+$(NVMF_BIN): $(BUILD)/obj/app/nvmf/main.o $(CLI_OBJS) $(NVMF_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/libnvmf.pc: initiator/libnvmf.pc.in
@@ -195,8 +197,8 @@ install: all $(BUILD)/libnvmf.pc $(BUILD)/nvmf-target.service
 	install -D -m 755 $(NVMF_SO) $(DESTDIR)$(PREFIX)/lib/libnvmf.so.0
 	ln -sf libnvmf.so.0 $(DESTDIR)$(PREFIX)/lib/libnvmf.so
 	install -D -m 644 $(BUILD)/libnvmf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/libnvmf.pc
-	$(if $(wildcard initiator/cli/main.c),install -D -m 755 $(NVMF_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf)
-	$(if $(wildcard target/main.c),install -D -m 755 $(TARGET_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf-target)
+	$(if $(wildcard app/nvmf/main.c),install -D -m 755 $(NVMF_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf)
+	$(if $(wildcard app/nvmf-target/main.c),install -D -m 755 $(TARGET_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf-target)
 	install -D -m 755 $(TARGETCTL_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf-targetctl
 	install -D -m 644 $(BUILD)/nvmf-target.service $(DESTDIR)$(PREFIX)/lib/systemd/system/nvmf-target.service
 
@@ -326,7 +328,7 @@ CPPCHECK = cppcheck -q -j2 --std=c11 -D_GNU_SOURCE -I. --library=posix,gnu \
 	    --include=/usr/include/jansson.h --enable=warning,portability,performance \
 	    --suppressions-list=scripts/cppcheck-suppressions --error-exitcode=1 \
 	    --template='{file}:{line}:{column}: cppcheck {severity}: {message} [{id}]'
-CPPCHECK_DIRS := nvme rdma tcp subsystem target initiator tests
+CPPCHECK_DIRS := nvme rdma tcp loop subsystem target control initiator app tests
 # Two jobs unless the caller's make shares its own job slots (make -jN analyze). The inner
 # make gets CC from scan-build's environment (its ccc-analyzer) on its command line, so that
 # no CC given to this make can bypass the analyzer.
@@ -376,7 +378,7 @@ path-trace:
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(BUILD)/obj/target/main.d \
+-include $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(BUILD)/obj/app/nvmf-target/main.d \
 	 $(FAULT_OBJS:.o=.d) $(BUILD)/obj/tests/fault/env.d $(FUZZ_OBJS:.o=.d) \
-	 $(BUILD)/obj/initiator/cli/main.d $(TARGETCTL_OBJS:.o=.d) $(BUILD)/obj/target/cli/main.d \
+	 $(BUILD)/obj/app/nvmf/main.d $(TARGETCTL_OBJS:.o=.d) $(BUILD)/obj/app/nvmf-targetctl/main.d \
 	 $(BUILD)/obj/tests/trace/path_trace.d

@@ -2,7 +2,7 @@
 /*
  * libnvmf internals: the host-side transport interface. The RDMA transport
  * (rdma/host/), the NVMe/TCP transport (tcp/host/) and the in-process loop transport
- * (target/loop-host.c, the host half of the target's loop transport) implement it; the
+ * (loop/host/transport.c, the host half of the target's loop transport) implement it; the
  * library core (the initiator/ sources) never touches verbs or sockets.
  *
  * A queue (admin or I/O) is a struct nvmf_hq owned by the core; the transport keeps its

@@ -216,7 +216,7 @@ struct nvmf_tgt {
 	bool drain_timer_on;
 	bool ns_discarding;                /* a refused reload is undoing what it added: the
 					    * namespaces taken away meanwhile were only staged
-					    * (target/reload.c; their close is logged so) */
+					    * (control/reload.c; their close is logged so) */
 	const char *ephemeral_range_path;  /* the kernel's ephemeral port range; NULL:
 					    * /proc/sys/net/ipv4/ip_local_port_range (tests
 					    * set a file; target/ephemeral.h) */

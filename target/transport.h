@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The transport interface of the target: the one ops table through which a transport
- * (RDMA in rdma/target/, the in-process loop in target/loop.c) plugs into the core, and
+ * (RDMA in rdma/target/, the in-process loop in loop/target/transport.c) plugs into the core, and
  * the core functions a transport calls. The core never calls verbs or sockets; a
  * transport never edits the core's state (controllers, queues, AERs): it reports events
  * and the core decides.

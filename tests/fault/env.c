@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * build/tests/nvmf-target-fault only: the daemon (target/main.c) with the fault
+ * build/tests/nvmf-target-fault only: the daemon (app/nvmf-target/main.c) with the fault
  * injection of tests/fault, its rules read from the environment variable NVMF_FAULT
  * (fault.h gives the text) before main runs. A spec that does not parse stops the
  * program with exit status 2. The production build/nvmf-target has none of this and

@@ -6,7 +6,7 @@
  * Each input gets a target of its own, built and torn down as the unit tests' fixture
  * does (tests/unit/target/fixture.h: driven mode, auto drive off, fake clock), so no
  * state survives from one input to the next and nothing runs on another thread. The
- * host is raw loop queues (target/loop.h: capsules go exactly as built): up to NQ
+ * host is raw loop queues (loop/loop.h: capsules go exactly as built): up to NQ
  * transport connections, slot 0 meant as the admin queue.
  *
  * The input is a setup byte (see boot) and a sequence of steps (tests/fuzz/fuzz_input.h

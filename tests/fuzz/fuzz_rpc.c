@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness: the control socket's JSON-RPC (target/rpc.h) against the real method
- * table (target/control.h nvmf_ctl_methods) of a whole target on the loop transport.
+ * libFuzzer harness: the control socket's JSON-RPC (control/rpc.h) against the real method
+ * table (control/control.h nvmf_ctl_methods) of a whole target on the loop transport.
  *
  * Each input gets a target of its own (tests/unit/target/fixture.h: FX_SUBNQN with two
  * RAM namespaces on loop port 1, driven mode) with a host connected through raw loop
@@ -27,11 +27,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "nvme/sgl.h"
-#include "target/control.h"
+#include "control/control.h"
 #include "target/core.h"
 #include "target/log.h"
 #include "target/namespace.h"
-#include "target/rpc.h"
+#include "control/rpc.h"
 #include "tests/unit/target/fixture.h"
 
 /* The config file reload finds: the fixture's subsystem, one more, no port (the loader

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/unit/initiator/ana_wrap.h"
-#include "tests/unit/initiator/loop_host.h"
+#include "tests/unit/loop/host/loop_host.h"
 #include "tests/unit/suites.h"
 
 static struct loop_host *lh;

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "tests/unit/initiator/loop_host.h"
+#include "tests/unit/loop/host/loop_host.h"
 
 #define AW_MAX_PATHS  4
 #define AW_MAX_GROUPS 8   /* the groups the built log lists: 1..AW_MAX_GROUPS */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nvme/auth.h"
-#include "tests/unit/initiator/loop_host.h"
+#include "tests/unit/loop/host/loop_host.h"
 #include "tests/unit/suites.h"
 
 /* `nvme gen-dhchap-key` secrets (the target's auth tests use the same). */

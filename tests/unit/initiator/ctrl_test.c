@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "initiator/internal.h"
-#include "tests/unit/initiator/loop_host.h"
+#include "tests/unit/loop/host/loop_host.h"
 #include "tests/unit/suites.h"
 
 static struct loop_host *lh;

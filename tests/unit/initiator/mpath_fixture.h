@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "tests/unit/initiator/ana_wrap.h"
-#include "tests/unit/initiator/loop_host.h"
+#include "tests/unit/loop/host/loop_host.h"
 
 struct mpf {
 	struct loop_host *lh;

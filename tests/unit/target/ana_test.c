@@ -19,7 +19,7 @@
 #include "target/ana.h"
 #include "target/model.h"
 #include "target/namespace.h"
-#include "target/reload.h"
+#include "control/reload.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
 

@@ -12,7 +12,7 @@
 #define NVMF_TESTS_UNIT_TARGET_FIXTURE_H
 #include <stdio.h>
 #include "target/core.h"
-#include "target/loop.h"
+#include "loop/loop.h"
 
 #define FX_SUBNQN  "nqn.2026-11.io.nvmf-rdma:test1"
 #define FX_HOSTNQN "nqn.2026-11.io.nvmf-rdma:host1"
@@ -132,7 +132,7 @@ bool fx_done(struct fx_cmd *h);
 bool fx_is_req(const struct nvmf_req *req, const struct fx_cmd *h);
 
 /*
- * fx_raw_exec - send @c as it is on the raw loop queue @q (target/loop.h) with @icd_len
+ * fx_raw_exec - send @c as it is on the raw loop queue @q (loop/loop.h) with @icd_len
  * bytes of in-capsule data @icd and keyed memory @mem (@mem_len bytes), run the target
  * and reap the one CQE into @cqe (may be NULL). Returns its status (without the phase
  * bit), or -errno (the send failed, or no CQE came).

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nvmf-target: the NVMe over Fabrics target daemon (RDMA and TCP transports).
+ *   nvmf-target -c CONFIG.json [--check] [--rpc-socket PATH | --no-rpc-socket] [--version]
+ * Loads and validates the whole configuration before opening any backing file, opens
+ * the namespaces, listens on every port, opens the control socket (docs/operating.md)
+ * and serves until SIGINT/SIGTERM; then closes the socket, stops accepting, finishes or
+ * fails in-flight commands, disconnects hosts, flushes backends and exits 0.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "rdma/target/transport.h"
+#include "tcp/target/transport.h"
+#include "subsystem/config.h"
+#include "control/control.h"
+#include "target/core.h"
+#include "target/ephemeral.h"
+#include "target/log.h"
+#include "control/reload.h"
+#include "target/resv.h"
+
+
+static volatile sig_atomic_t stop_requested;   /* set by the signal handlers only */
+static volatile sig_atomic_t reload_requested;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		reload_requested = 1;
+	else
+		stop_requested = 1;
+}
+
+/* SIGHUP: the config file again, its difference applied live (control/reload.h). */
+static void reload(struct nvmf_tgt *tgt, const char *config)
+{
+	struct nvmf_config next;
+	char err[1024];
+	if (nvmf_config_load(config, &next, err, sizeof(err))) {
+		nvmf_log(tgt, NVMF_LOG_ERROR, "reload (SIGHUP): %s: %s (nothing was changed)", config, err);
+		return;
+	}
+	json_t *changes = json_array();
+	int rc = nvmf_tgt_reload(tgt, &next, changes, err, sizeof(err));
+	nvmf_config_free(&next);
+	if (rc)
+		nvmf_log(tgt, NVMF_LOG_ERROR, "reload (SIGHUP): %s (nothing was changed)", err);
+	else
+		nvmf_log(tgt, NVMF_LOG_INFO, "reload (SIGHUP): %zu change(s)", json_array_size(changes));
+	json_decref(changes);
+}
+
+/* The reservations' state file: nvmf_target.resv_state ("" none), else the config file's
+ * absolute name + ".resv.json". 0, or -1 with a message. */
+static int resv_state_path(const struct nvmf_config *cfg, const char *config, char *out, size_t len)
+{
+	if (cfg->target.resv_state_set) {
+		snprintf(out, len, "%s", cfg->target.resv_state);
+		return 0;
+	}
+	char *abs = realpath(config, NULL);
+	if (!abs) {
+		fprintf(stderr, "nvmf-target: %s: %s\n", config, strerror(errno));
+		return -1;
+	}
+	int n = snprintf(out, len, "%s.resv.json", abs);
+	free(abs);
+	if (n < 0 || (size_t)n >= len) {
+		fprintf(stderr, "nvmf-target: %s: name too long for its reservation state file\n", config);
+		return -1;
+	}
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	char def[108];
+	nvmf_rpc_default_path(def, sizeof(def));
+	fprintf(f, "usage: nvmf-target -c CONFIG.json [--check] [--rpc-socket PATH | --no-rpc-socket]\n"
+		   "  -c, --config FILE    configuration (nvmetcli config.json layout, see docs/configuration.md)\n"
+		   "      --check          validate the configuration and open nothing, then exit\n"
+		   "      --rpc-socket P   control socket for nvmf-targetctl (default: nvmf_target.rpc_socket,\n"
+		   "                       else /run/nvmf-target.sock as root, $XDG_RUNTIME_DIR/nvmf-target.sock\n"
+		   "                       or /tmp/nvmf-target-UID.sock for other users; here %s)\n"
+		   "      --no-rpc-socket  no control socket (SIGHUP still reloads the configuration)\n"
+		   "      --log-level L    error, warning, info (default) or debug\n"
+		   "      --version        print the version and exit\n", def);
+}
+
+static void print_model(const struct nvmf_tgt *tgt)
+{
+	for (size_t i = 0; i < tgt->n_subsys; i++) {
+		const struct nvmf_subsys *s = tgt->subsys[i];
+		printf("nvmf-target: subsystem %s\n", s->cfg->nqn);
+		if (s->cfg->allow_any_host && s->cfg->n_allowed_hosts)
+			fprintf(stderr, "nvmf-target: warning: subsystem %s: allow_any_host is on, so any host "
+				"may connect; its %zu allowed_hosts apply only once it is turned off\n",
+				s->cfg->nqn, s->cfg->n_allowed_hosts);
+		for (uint32_t n = 1; n <= s->max_nsid; n++) {
+			const struct nvmf_ns *ns = s->ns[n];
+			if (ns)
+				printf("nvmf-target:   namespace %u: %s backend, %llu blocks of %u bytes\n",
+				       n, ns->bdev->ops->name, (unsigned long long)ns->nlb,
+				       1u << ns->lba_shift);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *config = NULL, *rpc_socket = NULL, *log_level = NULL;
+	bool check_only = false, no_rpc = false;
+	nvmf_config_json_wipe();   /* before any JSON: configs and requests carry secrets */
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'C' },
+		{ "rpc-socket", required_argument, NULL, 'S' },
+		{ "no-rpc-socket", no_argument, NULL, 'N' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "log-level", required_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int o;
+	while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'c': config = optarg; break;
+		case 'C': check_only = true; break;
+		case 'S': rpc_socket = optarg; break;
+		case 'N': no_rpc = true; break;
+		case 'L': log_level = optarg; break;
+		case 'V': printf("nvmf-target %s\n", NVMF_TARGET_VERSION); return 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	enum nvmf_log_level level = NVMF_LOG_INFO;
+	if (log_level && !nvmf_log_level_parse(log_level, &level)) {
+		fprintf(stderr, "nvmf-target: --log-level %s: not a level (error, warning, info, debug)\n",
+			log_level);
+		return 2;
+	}
+	if (rpc_socket && no_rpc) {
+		fprintf(stderr, "nvmf-target: --rpc-socket and --no-rpc-socket exclude each other\n");
+		return 2;
+	}
+	if (rpc_socket && (rpc_socket[0] != '/' || strlen(rpc_socket) > 107)) {
+		fprintf(stderr, "nvmf-target: --rpc-socket %s: not an absolute path of at most 107 bytes\n",
+			rpc_socket);
+		return 2;
+	}
+	if (!config || optind != argc) {
+		if (!config)
+			fprintf(stderr, "nvmf-target: -c CONFIG is required\n");
+		else
+			fprintf(stderr, "nvmf-target: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	char err[1024];
+	struct nvmf_config cfg;
+	memset(&cfg, 0, sizeof(cfg));
+	if (nvmf_config_load(config, &cfg, err, sizeof(err))) {
+		/* "cannot open PATH: ..." names the file already. */
+		if (!strncmp(err, "cannot open ", 12))
+			fprintf(stderr, "nvmf-target: %s\n", err);
+		else
+			fprintf(stderr, "nvmf-target: %s: %s\n", config, err);
+		return 1;
+	}
+	/* Secrets in a file others can read are no secrets: say so (as --check does too). */
+	struct stat st;
+	if (cfg.n_dhchap && stat(config, &st) == 0 && (st.st_mode & 044))
+		fprintf(stderr, "nvmf-target: warning: %s holds DH-HMAC-CHAP secrets and is readable by "
+			"%s (mode %04o); chmod 600 it\n", config, st.st_mode & 004 ? "every user" : "its group",
+			(unsigned)(st.st_mode & 07777));
+	char resv_state[4096];
+	if (resv_state_path(&cfg, config, resv_state, sizeof(resv_state))) {
+		nvmf_config_free(&cfg);
+		return 1;
+	}
+	if (check_only) {
+		if (resv_state[0] && nvmf_resv_store_check(resv_state, err, sizeof(err))) {
+			fprintf(stderr, "nvmf-target: %s\n", err);
+			nvmf_config_free(&cfg);
+			return 1;
+		}
+		/* What the start would warn of (a port in the ephemeral range), said now. */
+		long lo, hi;
+		char warn[512];
+		for (size_t i = 0; !nvmf_ephemeral_range(NULL, &lo, &hi) && i < cfg.n_ports; i++)
+			if (nvmf_port_ephemeral_warning(&cfg.ports[i], lo, hi, warn, sizeof(warn)))
+				fprintf(stderr, "nvmf-target: warning: %s\n", warn);
+		printf("nvmf-target: %s: configuration is valid\n", config);
+		nvmf_config_free(&cfg);
+		return 0;
+	}
+
+	int rc = 1;
+	bool ready = false;                /* served: a stop then reports its statistics */
+	struct nvmf_ctl ctl = { 0 };       /* before any goto out: nvmf_ctl_stop sees it */
+	struct nvmf_tgt tgt;
+	/* The transports the ports name must start; the others are tried for ports added
+	 * live, so a tcp-only config runs on a machine without RDMA. */
+	static const struct nvmf_transport_ops *const transports[] = { &nvmf_rdma_transport_ops,
+								       &nvmf_tcp_transport_ops };
+	if (nvmf_tgt_init(&tgt, &cfg, transports, 2, err, sizeof(err))) {
+		fprintf(stderr, "nvmf-target: %s\n", err);
+		nvmf_config_free(&cfg);
+		return 1;
+	}
+	tgt.log_level = (int)level;
+	/* Reservations kept through a restart (PTPL): restored before any host connects; a
+	 * broken file stops here, since dropping it would drop fences. */
+	if (resv_state[0]) {
+		if (nvmf_tgt_resv_open(&tgt, resv_state, err, sizeof(err))) {
+			fprintf(stderr, "nvmf-target: %s\n", err);
+			goto out;
+		}
+		printf("nvmf-target: reservation state file %s\n", resv_state);
+	}
+	print_model(&tgt);
+	if (nvmf_tgt_listen(&tgt, err, sizeof(err))) {
+		fprintf(stderr, "nvmf-target: %s\n", err);
+		goto out;
+	}
+	if (!tgt.n_ports)
+		fprintf(stderr, "nvmf-target: warning: %s has no ports: no host can connect\n", config);
+	for (size_t i = 0; i < tgt.n_ports; i++) {
+		char a[96];
+		printf("nvmf-target: listening on %s %s (port %u)\n", tgt.ports[i]->cfg->trtype,
+		       nvmf_port_config_addr(tgt.ports[i]->cfg, a, sizeof(a)), tgt.ports[i]->cfg->portid);
+	}
+	if (nvmf_tgt_start(&tgt, err, sizeof(err))) {
+		fprintf(stderr, "nvmf-target: %s\n", err);
+		goto out;
+	}
+	/* The control socket: the command line, else the config, else the default. */
+	char sock[108];
+	if (rpc_socket)
+		snprintf(sock, sizeof(sock), "%s", rpc_socket);
+	else if (cfg.target.rpc_socket_set)
+		snprintf(sock, sizeof(sock), "%s", cfg.target.rpc_socket);
+	else
+		nvmf_rpc_default_path(sock, sizeof(sock));
+	if (!no_rpc && sock[0]) {
+		if (nvmf_ctl_start(&ctl, &tgt, sock, config, err, sizeof(err))) {
+			fprintf(stderr, "nvmf-target: %s\n", err);   /* it names the socket */
+			goto out;
+		}
+		printf("nvmf-target: control socket %s\n", sock);
+	}
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	printf("nvmf-target: ready\n");
+	ready = true;
+
+	/* This thread runs the main poll group: listeners, admin queues, keep-alive. */
+	struct nvmf_pg *main_pg = nvmf_tgt_main_pg(&tgt);
+	while (!stop_requested) {
+		if (reload_requested) {
+			reload_requested = 0;
+			reload(&tgt, config);
+		}
+		if (nvmf_pg_run_once(main_pg, 100) < 0) {
+			fprintf(stderr, "nvmf-target: fatal error in the poll loop\n");
+			goto out;
+		}
+	}
+	printf("nvmf-target: stopping: disconnecting hosts and flushing backends\n");
+	rc = 0;
+out:
+	/* A failed start prints its error and nothing else (docs/transports.md). */
+	if (!ready)
+		tgt.started = false;
+	nvmf_ctl_stop(&ctl);
+	nvmf_tgt_shutdown(&tgt, 10000);
+	nvmf_tgt_fini(&tgt);
+	nvmf_config_free(&cfg);
+	if (!rc)
+		printf("nvmf-target: stopped\n");
+	return rc;
+}

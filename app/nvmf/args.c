@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Option values of the nvmf tool: sizes ("4k", "1M"), numbers, and the options every
+ * subcommand shares (-a -s -n -q -I --json -h, nvme-cli's letters). Messages name the
+ * option and the text that was wrong, so a user can fix the command line at once.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <strings.h>
+#include "app/nvmf/cli.h"
+#include "nvme/identify.h"
+
+/* Digits of @s in @base into *v; *end past them. -ERANGE on overflow, -EINVAL if none. */
+static int digits(const char *s, unsigned base, uint64_t *v, const char **end)
+{
+	uint64_t x = 0;
+	const char *p = s;
+	for (;; p++) {
+		unsigned d;
+		if (*p >= '0' && *p <= '9')
+			d = (unsigned)(*p - '0');
+		else if (base == 16 && isxdigit((unsigned char)*p))
+			d = (unsigned)(tolower((unsigned char)*p) - 'a' + 10);
+		else
+			break;
+		if (x > (UINT64_MAX - d) / base)
+			return -ERANGE;
+		x = x * base + d;
+	}
+	if (p == s)
+		return -EINVAL;
+	*v = x;
+	*end = p;
+	return 0;
+}
+
+static int number(const char *s, uint64_t *v, const char **end)
+{
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return digits(s + 2, 16, v, end);
+	return digits(s, 10, v, end);
+}
+
+int cli_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+{
+	const char *end;
+	uint64_t v;
+	if (!s || !*s) {
+		snprintf(err, errlen, "empty size");
+		return -EINVAL;
+	}
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	int rc = number(s, &v, &end);
+	if (rc == -ERANGE) {
+		snprintf(err, errlen, "size '%s' is too large", s);
+		return rc;
+	}
+	if (rc) {
+		snprintf(err, errlen, "size '%s' is not a number (like 4096, 4k, 1M)", s);
+		return rc;
+	}
+	unsigned shift = 0;
+	if (*end && !hex) {
+		static const char units[] = "kmgtp";
+		const char *u = strchr(units, tolower((unsigned char)*end));
+		if (!u || !*u) {
+			snprintf(err, errlen, "size '%s' has an unknown suffix '%s' (k, m, g, t, p)",
+				 s, end);
+			return -EINVAL;
+		}
+		shift = 10u * (unsigned)(u - units + 1);
+		end++;
+		/* "k", "kb", "kib" all mean 1024: sizes here are binary as in fio. */
+		if (!strcasecmp(end, "b") || !strcasecmp(end, "ib"))
+			end += strlen(end);
+	}
+	if (*end) {
+		snprintf(err, errlen, "size '%s' has trailing characters '%s'", s, end);
+		return -EINVAL;
+	}
+	if (shift && v > (UINT64_MAX >> shift)) {
+		snprintf(err, errlen, "size '%s' is too large", s);
+		return -ERANGE;
+	}
+	*out = v << shift;
+	return 0;
+}
+
+int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err,
+		  size_t errlen)
+{
+	const char *end;
+	uint64_t v;
+	if (!s || !*s) {
+		snprintf(err, errlen, "empty number");
+		return -EINVAL;
+	}
+	int rc = number(s, &v, &end);
+	if (rc == -EINVAL || (!rc && *end)) {
+		snprintf(err, errlen, "'%s' is not a number", s);
+		return -EINVAL;
+	}
+	if (rc == -ERANGE || v < min || v > max) {
+		snprintf(err, errlen, "%s is out of range (%llu to %llu)", s,
+			 (unsigned long long)min, (unsigned long long)max);
+		return -ERANGE;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(err, "nvmf: %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(err, fmt, ap);
+	va_end(ap);
+	fprintf(err, "\nTry 'nvmf %s --help'.\n", cmd);
+	return CLI_USAGE;
+}
+
+const char *cli_optname(char **argv, int optind_now)
+{
+	/* getopt has advanced past the option (and a separate argument): the option text is
+	 * the last argv element that starts with '-'. */
+	for (int i = optind_now - 1; i > 0; i--)
+		if (argv[i][0] == '-')
+			return argv[i];
+	return "?";
+}
+
+int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *cmd,
+		   const char *optname, FILE *err)
+{
+	char msg[160];
+	uint64_t port;
+	switch (key) {
+	case 'a':
+		if (c->n_traddrs == NVMF_MPATH_MAX_PATHS)
+			return cli_usage_error(err, cmd, "-a/--traddr: at most %u paths",
+					       (unsigned)NVMF_MPATH_MAX_PATHS);
+		c->traddrs[c->n_traddrs++] = arg;
+		if (!c->traddr)
+			c->traddr = arg;
+		return 0;
+	case 's':
+		if (cli_parse_u64(arg, 1, 65535, &port, msg, sizeof(msg)))
+			return cli_usage_error(err, cmd, "-s/--trsvcid: port %s", msg);
+		if (c->n_trsvcids == NVMF_MPATH_MAX_PATHS)
+			return cli_usage_error(err, cmd, "-s/--trsvcid: at most %u paths",
+					       (unsigned)NVMF_MPATH_MAX_PATHS);
+		c->trsvcids[c->n_trsvcids++] = arg;
+		if (!c->trsvcid)
+			c->trsvcid = arg;
+		return 0;
+	case OPT_REFRESH:
+	case OPT_PATH_TIMEOUT:
+		if (cli_parse_u64(arg, 1, 3600000, &port, msg, sizeof(msg)))
+			return cli_usage_error(err, cmd, "%s: milliseconds %s", optname, msg);
+		if (key == OPT_REFRESH)
+			c->refresh_ms = (unsigned)port;
+		else
+			c->path_timeout_ms = (unsigned)port;
+		return 0;
+	case 'n':
+		if (strlen(arg) > 223)   /* NVMe Base 4.5: NQNs are at most 223 bytes */
+			return cli_usage_error(err, cmd, "-n/--nqn: the NQN is longer than 223 bytes");
+		c->subnqn = arg;
+		return 0;
+	case 'q':
+		if (strlen(arg) > 223)
+			return cli_usage_error(err, cmd, "-q/--hostnqn: the NQN is longer than 223 bytes");
+		c->hostnqn = arg;
+		return 0;
+	case 'I':
+		if (nvme_uuid_parse(arg, c->hostid, msg, sizeof(msg)))
+			return cli_usage_error(err, cmd, "-I/--hostid: %s", msg);
+		c->have_hostid = true;
+		return 0;
+	case 'S':
+		c->dhchap_secret = arg;   /* checked by nvmf_connect, which names the option */
+		return 0;
+	case 'C':
+		c->dhchap_ctrl_secret = arg;
+		return 0;
+	case 't':
+		if (strcmp(arg, "rdma") && strcmp(arg, "tcp"))
+			return cli_usage_error(err, cmd, "-t/--transport: '%s' is not a transport "
+					       "(rdma or tcp)", arg);
+		c->trtype = arg;
+		return 0;
+	case 'g':
+		c->hdr_digest = true;
+		return 0;
+	case 'G':
+		c->data_digest = true;
+		return 0;
+	case OPT_DISABLE_SQFLOW:
+		c->disable_sqflow = true;
+		return 0;
+	case 'v':
+		c->verbose = true;
+		return 0;
+	case 'h':
+		c->help = true;
+		return 0;
+	case OPT_JSON:
+		c->json = true;
+		return 0;
+	case ':':
+		return cli_usage_error(err, cmd, "option '%s' needs a value", optname);
+	case '?':
+		return cli_usage_error(err, cmd, "unknown option '%s'", optname);
+	default:
+		return 1;
+	}
+}
+
+int cli_check_common(const struct cli_common *c, enum cli_nqn need, const char *cmd,
+		     FILE *err)
+{
+	if (!c->traddr || !*c->traddr)
+		return cli_usage_error(err, cmd, "-a/--traddr ADDR is required");
+	for (unsigned i = 0; i < c->n_traddrs; i++)
+		if (!*c->traddrs[i])
+			return cli_usage_error(err, cmd, "-a/--traddr number %u is empty", i + 1);
+	if (need != CLI_NQN_OPTIONAL && (!c->subnqn || !*c->subnqn))
+		return cli_usage_error(err, cmd, "-n/--nqn SUBNQN is required");
+	/* Connecting would only get the discovery controller's INVALID_FIELD for the first
+	 * namespace or I/O command, which does not say that the NQN was the mistake. */
+	if (need == CLI_NQN_NVM && !strcmp(c->subnqn, NVME_DISC_SUBSYS_NAME))
+		return cli_usage_error(err, cmd, "-n/--nqn %s is the discovery subsystem: it has "
+				       "no namespaces and no I/O queues; give an NVM subsystem's "
+				       "NQN (`nvmf discover` lists them)", NVME_DISC_SUBSYS_NAME);
+	if (c->n_traddrs > 1 && !c->multipath_ok)
+		return cli_usage_error(err, cmd, "-a/--traddr given %u times: %s takes one path "
+				       "(several: read, write, perf, ana-log)", c->n_traddrs, cmd);
+	if (c->n_trsvcids > 1 && c->n_trsvcids != c->n_traddrs)
+		return cli_usage_error(err, cmd, "-s/--trsvcid given %u times for %u addresses: give "
+				       "it once (every path) or once per -a, in the same order",
+				       c->n_trsvcids, c->n_traddrs);
+	if ((c->hdr_digest || c->data_digest) && (!c->trtype || strcmp(c->trtype, "tcp")))
+		return cli_usage_error(err, cmd, "%s: digests are NVMe/TCP's: give -t tcp",
+				       c->hdr_digest ? "-g/--hdr-digest" : "-G/--data-digest");
+	if ((c->refresh_ms || c->path_timeout_ms) && c->n_traddrs < 2)
+		return cli_usage_error(err, cmd, "%s is for several paths (-a given more than once)",
+				       c->refresh_ms ? "--refresh" : "--path-timeout");
+	return 0;
+}
+
+const char *cli_path_trsvcid(const struct cli_common *c, unsigned i)
+{
+	if (c->n_trsvcids > 1 && i < c->n_trsvcids)
+		return c->trsvcids[i];
+	return c->trsvcid ? c->trsvcid : "4420";
+}

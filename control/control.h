@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control plane of a running target: the control socket (control/rpc-server.h) with
+ * the methods that read and change the target (control/ctl-read.c, control/ctl-change.c,
+ * control/ctl-model.c, control/ctl-ana.c, control/ctl-resv.c; docs/operating.md lists them).
+ * Every call runs on the main poll group, by message, one
+ * at a time: the main group owns the model and the controllers, so a call sees a
+ * consistent target and I/O groups learn of a change only through what the model
+ * publishes (target/namespace.h), never a lock.
+ */
+#ifndef NVMF_CONTROL_CONTROL_H
+#define NVMF_CONTROL_CONTROL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include "control/rpc-server.h"
+
+struct nvmf_tgt;
+
+/* What nvmf-target --version and the version method report. */
+#define NVMF_TARGET_VERSION "0.1.0"
+
+/* The control plane's context (the methods' ctx). */
+struct nvmf_ctl {
+	struct nvmf_tgt *tgt;
+	char *config_path;                 /* the file the target was started from (absolute),
+					    * where config_save and config_reload go; NULL: none */
+	struct nvmf_rpc_server srv;
+	pthread_mutex_t lock;              /* call hand-over between the socket's thread and
+					    * the main group */
+	pthread_cond_t cond;
+};
+
+/* The methods (NULL-terminated), for the server and for tests that call them directly
+ * with an nvmf_ctl as ctx. */
+extern const struct nvmf_rpc_method nvmf_ctl_methods[];
+
+/*
+ * nvmf_ctl_start - serve the control socket at @path for @tgt (started from the config
+ * file @config_path, may be NULL; made absolute here), whose main poll group
+ * the caller's thread runs (nvmf_pg_run_once): calls are posted to it and executed
+ * there. Returns 0, or -1 with @err (the path taken by a live target, not a socket, too
+ * long, or the socket calls' errors).
+ */
+int nvmf_ctl_start(struct nvmf_ctl *ctl, struct nvmf_tgt *tgt, const char *path,
+		   const char *config_path, char *err, size_t errlen);
+
+/* nvmf_ctl_stop - close the socket (its file removed); a call in progress finishes
+ * first, the caller's thread running the main group meanwhile. No-op if not started. */
+void nvmf_ctl_stop(struct nvmf_ctl *ctl);
+
+/* Method bodies, one file per concern (for the table above). */
+void nvmf_ctl_version(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_subsystem_list(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_port_list(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_controller_list(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_namespace_stats(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_poll_group_stats(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_namespace_add(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_namespace_remove(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_namespace_enable(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_namespace_disable(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_namespace_reservation(void *ctx, struct nvmf_rpc_call *call);   /* ctl-resv.c */
+void nvmf_ctl_host_add(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_host_dhchap_set(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_host_dhchap_clear(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_allow_any_host(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_controller_disconnect(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_subsystem_add(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_subsystem_remove(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_port_add(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_port_remove(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_port_link(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_port_unlink(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_ana_state_set(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_ana_state_list(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_namespace_ana_group_set(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_config_get(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_config_save(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_config_reload(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_log_level_get(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_log_level_set(void *ctx, struct nvmf_rpc_call *call);
+
+/* nvmf_ctl_reload - load ctl->config_path again and apply the difference
+ * (nvmf_tgt_reload; config_reload and SIGHUP). On the main group. 0 with @changes
+ * appended, or -errno with @err: -ENOENT no file, -EINVAL the file is invalid or differs
+ * where it cannot change live, others from nvmf_tgt_reload; nothing changed then. */
+int nvmf_ctl_reload(struct nvmf_ctl *ctl, json_t *changes, char *err, size_t errlen);
+
+/* nvmf_ctl_running_config - what @tgt serves now as a configuration file's JSON
+ * (nvmetcli's layout plus nvmf_* keys); a new reference, NULL without memory. */
+json_t *nvmf_ctl_running_config(const struct nvmf_tgt *tgt);
+
+/* nvmf_ctl_subsys_param - the subsystem params.nqn names (NVM subsystems only), or NULL
+ * with the call failed: -32602 missing/ill-typed, -32001 "nqn: no subsystem X". */
+struct nvmf_subsys *nvmf_ctl_subsys_param(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call,
+					  bool required);
+
+#endif

@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Control methods that change the target (docs/operating.md): namespaces, allowed hosts,
+ * controllers. On the main group. Each checks everything before it changes anything,
+ * so a call that fails leaves the target as it was; what hosts must learn of a change
+ * (namespace notices, the discovery log) is sent by the functions doing it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "target/ana.h"
+#include "target/auth.h"
+#include "control/control.h"
+#include "target/core.h"
+#include "target/model.h"
+#include "target/log.h"
+#include "target/namespace.h"
+
+/* An errno of target/namespace.c as the call's error code. */
+static int code_of(int rc)
+{
+	switch (rc) {
+	case -ENOENT:               return NVMF_RPC_NOT_FOUND;
+	case -EEXIST:               return NVMF_RPC_EXISTS;
+	case -EINVAL:               return NVMF_RPC_INVALID_PARAMS;
+	case -ENOMEM:               return NVMF_RPC_INTERNAL_ERROR;
+	default:                    return NVMF_RPC_REFUSED;
+	}
+}
+
+static bool need_nsid(struct nvmf_rpc_call *call, uint32_t *nsid)
+{
+	uint64_t v = 0;
+	if (!nvmf_rpc_param_uint(call, "nsid", true, 1, NVMF_SUBSYS_MAX_NSID, &v))
+		return false;
+	*nsid = (uint32_t)v;
+	return true;
+}
+
+/* ---- namespaces ---- */
+
+/* One namespace object into @nc; "nsid" may be left out (0: the lowest free one). */
+static bool parse_one_ns(struct nvmf_rpc_call *call, json_t *obj, const char *base,
+			 struct nvmf_ns_config *nc)
+{
+	char err[512];
+	json_t *o = json_is_object(obj) ? json_deep_copy(obj) : json_incref(obj);
+	bool any_nsid = json_is_object(o) && !json_object_get(o, "nsid");
+	if (any_nsid)
+		json_object_set_new(o, "nsid", json_integer(1));   /* the parser wants one */
+	int rc = nvmf_config_parse_ns(o, base, nc, err, sizeof(err));
+	json_decref(o);
+	if (rc)
+		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "%s", err);
+	if (any_nsid)
+		nc->nsid = 0;
+	return true;
+}
+
+void nvmf_ctl_namespace_add(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "namespace", "namespaces", NULL }))
+		return;
+	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
+	if (!s)
+		return;
+	json_t *one = json_object_get(call->params, "namespace");
+	json_t *many = json_object_get(call->params, "namespaces");
+	if (!one == !many) {
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'namespace': give either \"namespace\" "
+			       "(an object) or \"namespaces\" (an array of them)");
+		return;
+	}
+	if (many && (!json_is_array(many) || !json_array_size(many))) {
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'namespaces': expected a non-empty array "
+			       "of namespace objects");
+		return;
+	}
+	size_t n = one ? 1 : json_array_size(many);
+	struct nvmf_ns_config *ncs = calloc(n, sizeof(*ncs));
+	uint32_t *nsids = calloc(n, sizeof(*nsids));
+	size_t parsed = 0;
+	if (!ncs || !nsids) {
+		nvmf_rpc_error(call, NVMF_RPC_INTERNAL_ERROR, "out of memory");
+		goto out;
+	}
+	for (; parsed < n; parsed++) {
+		char base[48];
+		snprintf(base, sizeof(base), one ? "namespace" : "namespaces[%zu]", parsed);
+		if (!parse_one_ns(call, one ? one : json_array_get(many, parsed), base, &ncs[parsed]))
+			goto out;
+	}
+	char err[768];
+	/* The loader's rule: a namespace in a group no port defines is reachable nowhere. */
+	long bad = nvmf_tgt_ana_undefined(ctl->tgt, ncs, n);
+	if (bad >= 0) {
+		char base[48];
+		snprintf(base, sizeof(base), one ? "namespace" : "namespaces[%ld]", bad);
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "%s.ana_grpid: ANA group %u is defined on no "
+			       "port (ana_state_set defines it on one)", base, nvmf_ns_config_anagrpid(&ncs[bad]));
+		goto out;
+	}
+	int rc = nvmf_tgt_ns_add(ctl->tgt, s, ncs, n, nsids, err, sizeof(err));
+	if (rc) {
+		/* "namespaces[1] (nsid 6): ..." names the entry; a single one is "namespace". */
+		const char *msg = one && !strncmp(err, "namespaces[0]", 13) ? err + 13 : err;
+		nvmf_rpc_error(call, code_of(rc), "%s%s", one ? "namespace" : "", msg);   /* "namespace: nsid 1 is in use ..." */
+		goto out;
+	}
+	json_t *ids = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_array_append_new(ids, json_integer(nsids[i]));
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: namespace %u added%s",
+			s->cfg->nqn, nsids[i], ncs[i].enable ? "" : " (disabled)");
+	}
+	nvmf_rpc_result(call, json_pack("{s:o}", "nsids", ids));
+out:
+	for (size_t i = 0; ncs && i < parsed; i++)
+		nvmf_config_ns_free(&ncs[i]);
+	free(ncs);
+	free(nsids);
+}
+
+void nvmf_ctl_namespace_remove(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	uint32_t nsid;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "nsid", NULL }))
+		return;
+	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
+	if (!s || !need_nsid(call, &nsid))
+		return;
+	char err[512];
+	int rc = nvmf_tgt_ns_remove(ctl->tgt, s, nsid, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "parameter 'nsid': %s", err);
+		return;
+	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: namespace %u removed", s->cfg->nqn, nsid);
+	nvmf_rpc_result(call, json_pack("{s:I}", "nsid", (json_int_t)nsid));
+}
+
+static void namespace_set(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call, bool enable)
+{
+	uint32_t nsid;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "nsid", NULL }))
+		return;
+	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
+	if (!s || !need_nsid(call, &nsid))
+		return;
+	char err[768];
+	int rc = nvmf_tgt_ns_enable(ctl->tgt, s, nsid, enable, err, sizeof(err));
+	if (rc < 0) {
+		nvmf_rpc_error(call, code_of(rc), "parameter 'nsid': %s", err);
+		return;
+	}
+	if (rc)
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: namespace %u %s", s->cfg->nqn,
+			nsid, enable ? "enabled" : "disabled");
+	nvmf_rpc_result(call, json_pack("{s:b}", "changed", rc > 0));
+}
+
+void nvmf_ctl_namespace_enable(void *ctx, struct nvmf_rpc_call *call)
+{
+	namespace_set(ctx, call, true);
+}
+
+void nvmf_ctl_namespace_disable(void *ctx, struct nvmf_rpc_call *call)
+{
+	namespace_set(ctx, call, false);
+}
+
+/* "size_bytes": an integer, or a string like "64M". */
+static bool need_size(struct nvmf_rpc_call *call, uint64_t *out)
+{
+	json_t *v = json_object_get(call->params, "size_bytes");
+	if (!v)
+		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "missing parameter 'size_bytes' (an integer, or a string like \"64M\")");
+	if (json_is_string(v)) {
+		if (!nvmf_config_parse_size(json_string_value(v), out))
+			return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'size_bytes': \"%s\" is not a size "
+					      "(bytes, or digits with a K, M, G or T suffix)", json_string_value(v));
+		return true;
+	}
+	return nvmf_rpc_param_uint(call, "size_bytes", true, 1, INT64_MAX, out);
+}
+
+void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	uint32_t nsid;
+	uint64_t bytes = 0;   /* set unless need_size fails (then unused) */
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "nsid", "size_bytes", NULL }))
+		return;
+	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
+	if (!s || !need_nsid(call, &nsid) || !need_size(call, &bytes))
+		return;
+	char err[768];
+	int rc = nvmf_tgt_ns_resize(ctl->tgt, s, nsid, bytes, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "parameter '%s': %s", rc == -ENOENT || rc == -ENODEV ?
+			       "nsid" : "size_bytes", err);
+		return;
+	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: namespace %u resized to %llu bytes",
+		s->cfg->nqn, nsid, (unsigned long long)bytes);
+	nvmf_rpc_result(call, json_pack("{s:I, s:I}", "nsid", (json_int_t)nsid, "size_bytes",
+					(json_int_t)bytes));
+}
+
+/* ---- hosts and controllers ---- */
+
+static bool need_host(struct nvmf_rpc_call *call, const char **host)
+{
+	char err[256];
+	if (!nvmf_rpc_param_str(call, "host", true, NVMF_CFG_NQN_MAX - 1, host))
+		return false;
+	if (nvmf_config_check_nqn("host", *host, err, sizeof(err)))
+		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "%s", err);
+	return true;
+}
+
+void nvmf_ctl_host_add(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	const char *host;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "host", NULL }))
+		return;
+	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
+	if (!s || !need_host(call, &host))
+		return;
+	char err[512];
+	int rc = nvmf_tgt_host_add(ctl->tgt, s, host, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "parameter 'host': %s", err);
+		return;
+	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: host %s allowed", s->cfg->nqn, host);
+	if (s->cfg->allow_any_host)
+		nvmf_log(ctl->tgt, NVMF_LOG_WARNING, "control: subsystem %s: allow_any_host is on, so any host "
+			 "may connect; the allowed hosts apply once it is turned off", s->cfg->nqn);
+	nvmf_rpc_result(call, json_object());
+}
+
+void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	const char *host;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "host", NULL }))
+		return;
+	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
+	if (!s || !need_host(call, &host))
+		return;
+	char err[512];
+	unsigned dropped = 0;
+	int rc = nvmf_tgt_host_remove(ctl->tgt, s, host, &dropped, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "parameter 'host': %s", err);
+		return;
+	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: host %s removed (%u controllers "
+		 "disconnected)", s->cfg->nqn, host, dropped);
+	nvmf_rpc_result(call, json_pack("{s:I}", "disconnected", (json_int_t)dropped));
+}
+
+/* DH-HMAC-CHAP settings of a host (hosts[].dhchap): the secrets travel in the request
+ * over the control socket (root's) and are never logged or echoed. */
+void nvmf_ctl_host_dhchap_set(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	const char *host, *key = NULL, *ctrl_key = NULL, *hash = NULL, *dhgroup = NULL;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "host", "key", "ctrl_key", "hash",
+							      "dhgroup", NULL }) ||
+	    !need_host(call, &host) ||
+	    !nvmf_rpc_param_str(call, "key", true, NVMF_AUTH_MAX_SECRET, &key) ||
+	    !nvmf_rpc_param_str(call, "ctrl_key", false, NVMF_AUTH_MAX_SECRET, &ctrl_key) ||
+	    !nvmf_rpc_param_str(call, "hash", false, 32, &hash) ||
+	    !nvmf_rpc_param_str(call, "dhgroup", false, 32, &dhgroup))
+		return;
+	char err[512];
+	int rc = nvmf_tgt_host_dhchap_set(ctl->tgt, host, key, ctrl_key, hash, dhgroup, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "host %s: %s", host, err);
+		return;
+	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: host %s: DH-HMAC-CHAP %s %s%s (used from the "
+		 "next authentication)", host, hash ? hash : "hmac(sha256)", dhgroup ? dhgroup : "null",
+		 ctrl_key ? ", with a controller key" : "");
+	nvmf_rpc_result(call, json_object());
+}
+
+void nvmf_ctl_host_dhchap_clear(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	const char *host;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "host", NULL }) || !need_host(call, &host))
+		return;
+	char err[512];
+	int rc = nvmf_tgt_host_dhchap_clear(ctl->tgt, host, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "%s", err);
+		return;
+	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: host %s: DH-HMAC-CHAP key removed (new "
+		 "associations connect without authentication)", host);
+	nvmf_rpc_result(call, json_object());
+}
+
+void nvmf_ctl_allow_any_host(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	bool allow;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "allow", NULL }))
+		return;
+	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
+	if (!s || !nvmf_rpc_param_bool(call, "allow", true, &allow))
+		return;
+	unsigned dropped = 0;
+	bool changed = nvmf_tgt_allow_any_host(ctl->tgt, s, allow, &dropped);
+	if (changed)
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: allow_any_host %s", s->cfg->nqn,
+			 allow ? "on" : "off");
+	nvmf_rpc_result(call, json_pack("{s:b, s:I}", "changed", changed, "disconnected",
+					(json_int_t)dropped));
+}
+
+void nvmf_ctl_controller_disconnect(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	uint64_t cntlid;
+	const char *nqn;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "cntlid", NULL }) ||
+	    !nvmf_rpc_param_str(call, "nqn", true, NVMF_CFG_NQN_MAX - 1, &nqn) ||
+	    !nvmf_rpc_param_uint(call, "cntlid", true, 1, 0xffef, &cntlid))
+		return;
+	struct nvmf_tgt_ctrl *c = nvmf_tgt_ctrl_find(ctl->tgt, nqn, (uint16_t)cntlid);
+	if (!c || c->deleting) {
+		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND, "parameter 'cntlid': subsystem %s has no controller %llu",
+			       nqn, (unsigned long long)cntlid);
+		return;
+	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: disconnecting controller %u of %s (host %s)",
+		c->cntlid, nqn, c->hostnqn);
+	nvmf_tgt_ctrl_delete(c);
+	nvmf_rpc_result(call, json_object());
+}

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Control methods for subsystems and ports (docs/operating.md), and the running
+ * configuration: read, saved. On the main group; the changes are target/model.c's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "target/ana.h"
+#include "control/control.h"
+#include "target/core.h"
+#include "target/ephemeral.h"
+#include "target/log.h"
+#include "target/model.h"
+#include "control/reload.h"
+
+static int code_of(int rc)
+{
+	switch (rc) {
+	case -ENOENT:  return NVMF_RPC_NOT_FOUND;
+	case -EEXIST:  return NVMF_RPC_EXISTS;
+	case -ENOMEM:  return NVMF_RPC_INTERNAL_ERROR;
+	default:       return NVMF_RPC_REFUSED;
+	}
+}
+
+static struct nvmf_port *port_param(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call)
+{
+	uint64_t portid;
+	if (!nvmf_rpc_param_uint(call, "portid", true, 0, 65535, &portid))
+		return NULL;
+	struct nvmf_port *p = nvmf_tgt_find_port(ctl->tgt, (uint16_t)portid);
+	if (!p)
+		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND, "parameter 'portid': no port %llu",
+			       (unsigned long long)portid);
+	return p;
+}
+
+/* ---- subsystems ---- */
+
+void nvmf_ctl_subsystem_add(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "subsystem", NULL }))
+		return;
+	json_t *obj = json_object_get(call->params, "subsystem");
+	if (!obj) {
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "missing parameter 'subsystem' (an object "
+			       "as in the config file's \"subsystems\")");
+		return;
+	}
+	struct nvmf_subsys_config sc;
+	char err[768];
+	if (nvmf_config_parse_subsys(obj, "subsystem", ctl->tgt->cfg->target.discovery_nqn, &sc,
+				     err, sizeof(err))) {
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "%s", err);
+		return;
+	}
+	long bad = nvmf_tgt_ana_undefined(ctl->tgt, sc.ns, sc.n_ns);
+	if (bad >= 0) {
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "subsystem.namespaces[%ld].ana_grpid: ANA group %u "
+			       "is defined on no port (ana_state_set defines it on one)", bad,
+			       nvmf_ns_config_anagrpid(&sc.ns[bad]));
+		nvmf_config_subsys_clear(&sc);
+		return;
+	}
+	int rc = nvmf_tgt_subsys_add(ctl->tgt, &sc, err, sizeof(err));
+	if (rc)
+		nvmf_rpc_error(call, code_of(rc), "subsystem: %s", err);
+	else {
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s added (%zu namespaces)", sc.nqn, sc.n_ns);
+		nvmf_rpc_result(call, json_pack("{s:s}", "nqn", sc.nqn));
+	}
+	nvmf_config_subsys_clear(&sc);
+}
+
+void nvmf_ctl_subsystem_remove(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", NULL }))
+		return;
+	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
+	if (!s)
+		return;
+	char err[256], nqn[NVMF_CFG_NQN_MAX];
+	snprintf(nqn, sizeof(nqn), "%s", s->cfg->nqn);
+	unsigned dropped = 0;
+	int rc = nvmf_tgt_subsys_remove(ctl->tgt, s, &dropped, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "parameter 'nqn': %s", err);
+		return;
+	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s removed", nqn);
+	nvmf_rpc_result(call, json_pack("{s:I}", "disconnected", (json_int_t)dropped));
+}
+
+/* ---- ports ---- */
+
+void nvmf_ctl_port_add(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "port", NULL }))
+		return;
+	json_t *obj = json_object_get(call->params, "port");
+	if (!obj) {
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "missing parameter 'port' (an object as in "
+			       "the config file's \"ports\")");
+		return;
+	}
+	struct nvmf_port_config pc;
+	char err[768];
+	if (nvmf_config_parse_port(obj, "port", &pc, err, sizeof(err))) {
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "%s", err);
+		return;
+	}
+	int rc = nvmf_tgt_port_add(ctl->tgt, &pc, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "port: %s", err);
+	} else {
+		char a[96];
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: listening on %s %s (port %u)", pc.trtype,
+			 nvmf_port_config_addr(&pc, a, sizeof(a)), pc.portid);
+		/* What the log warns of, the caller sees too ("warnings": one line each). */
+		json_t *res = json_pack("{s:I}", "portid", (json_int_t)pc.portid);
+		char warn[512];
+		if (res && nvmf_tgt_ephemeral_warning(ctl->tgt, &pc, warn, sizeof(warn)))
+			json_object_set_new(res, "warnings", json_pack("[s]", warn));
+		nvmf_rpc_result(call, res);
+	}
+	nvmf_config_port_clear(&pc);
+}
+
+void nvmf_ctl_port_remove(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "portid", NULL }))
+		return;
+	struct nvmf_port *p = port_param(ctl, call);
+	if (!p)
+		return;
+	unsigned portid = p->cfg->portid, dropped = 0;
+	char err[512];
+	int rc = nvmf_tgt_ana_check_port_remove(ctl->tgt, p, err, sizeof(err));
+	if (!rc)
+		rc = nvmf_tgt_port_remove(ctl->tgt, p, &dropped, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "parameter 'portid': %s", err);
+		return;
+	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: port %u removed (no longer listening)", portid);
+	nvmf_rpc_result(call, json_pack("{s:I}", "disconnected", (json_int_t)dropped));
+}
+
+static void link_call(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call, bool link)
+{
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "portid", "nqn", NULL }))
+		return;
+	struct nvmf_port *p = port_param(ctl, call);
+	struct nvmf_subsys *s = p ? nvmf_ctl_subsys_param(ctl, call, true) : NULL;
+	if (!s)
+		return;
+	char err[512];
+	unsigned dropped = 0;
+	int rc = link ? nvmf_tgt_port_link(ctl->tgt, p, s, err, sizeof(err)) :
+			nvmf_tgt_port_unlink(ctl->tgt, p, s, &dropped, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "parameter 'nqn': %s", err);
+		return;
+	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: port %u %s %s", p->cfg->portid,
+		link ? "exposes" : "no longer exposes", s->cfg->nqn);
+	nvmf_rpc_result(call, link ? json_object() : json_pack("{s:I}", "disconnected", (json_int_t)dropped));
+}
+
+void nvmf_ctl_port_link(void *ctx, struct nvmf_rpc_call *call)
+{
+	link_call(ctx, call, true);
+}
+
+void nvmf_ctl_port_unlink(void *ctx, struct nvmf_rpc_call *call)
+{
+	link_call(ctx, call, false);
+}
+
+/* ---- the running configuration ---- */
+
+/* @view: the target's own config with the model's subsystems and ports (shallow copies
+ * of their configs: only the two arrays are the view's). 0 or -ENOMEM. */
+static int running_view(const struct nvmf_tgt *tgt, struct nvmf_config *view)
+{
+	*view = *tgt->cfg;
+	view->subsystems = calloc(tgt->n_subsys + 1, sizeof(*view->subsystems));
+	view->ports = calloc(tgt->n_ports + 1, sizeof(*view->ports));
+	if (!view->subsystems || !view->ports) {
+		free(view->subsystems);
+		free(view->ports);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < tgt->n_subsys; i++)
+		view->subsystems[i] = *tgt->subsys[i]->cfg;
+	for (size_t i = 0; i < tgt->n_ports; i++)
+		view->ports[i] = *tgt->ports[i]->cfg;
+	view->n_subsystems = tgt->n_subsys;
+	view->n_ports = tgt->n_ports;
+	return 0;
+}
+
+static void view_free(struct nvmf_config *view)
+{
+	free(view->subsystems);
+	free(view->ports);
+}
+
+json_t *nvmf_ctl_running_config(const struct nvmf_tgt *tgt)
+{
+	struct nvmf_config view;
+	if (running_view(tgt, &view))
+		return NULL;
+	json_t *j = nvmf_config_to_json(&view);
+	view_free(&view);
+	/* Secrets stay in the file (config_save): the socket shows only that they are set. */
+	json_t *h;
+	size_t i;
+	json_array_foreach(json_object_get(j, "hosts"), i, h) {
+		json_t *d = json_object_get(h, "dhchap");
+		if (d) {
+			json_object_set_new(d, "key", json_string("(secret)"));
+			if (*json_string_value(json_object_get(d, "ctrl_key")))
+				json_object_set_new(d, "ctrl_key", json_string("(secret)"));
+		}
+	}
+	return j;
+}
+
+void nvmf_ctl_config_get(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	if (nvmf_rpc_param_only(call, (const char *const[]){ NULL }))
+		nvmf_rpc_result(call, nvmf_ctl_running_config(ctl->tgt));
+}
+
+void nvmf_ctl_config_save(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	const char *path = NULL;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ "path", NULL }) ||
+	    !nvmf_rpc_param_str(call, "path", false, 4000, &path))
+		return;
+	if (!path)
+		path = ctl->config_path;
+	if (!path) {
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "missing parameter 'path' (the target was "
+			       "not started from a file)");
+		return;
+	}
+	if (path[0] != '/') {
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'path': \"%s\" is not an absolute path", path);
+		return;
+	}
+	struct nvmf_config view;
+	char err[512];
+	if (running_view(ctl->tgt, &view)) {
+		nvmf_rpc_error(call, NVMF_RPC_INTERNAL_ERROR, "out of memory");
+		return;
+	}
+	int rc = nvmf_config_save(&view, path, err, sizeof(err));
+	view_free(&view);
+	if (rc) {
+		nvmf_rpc_error(call, NVMF_RPC_REFUSED, "parameter 'path': %s", err);
+		return;
+	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: running configuration saved to %s", path);
+	nvmf_rpc_result(call, json_pack("{s:s}", "path", path));
+}
+
+void nvmf_ctl_config_reload(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	if (!nvmf_rpc_param_only(call, (const char *const[]){ NULL }))
+		return;
+	json_t *changes = json_array();
+	char err[1024] = "";
+	int rc = nvmf_ctl_reload(ctl, changes, err, sizeof(err));
+	if (rc) {
+		json_decref(changes);
+		nvmf_rpc_error(call, rc == -EINVAL ? NVMF_RPC_INVALID_PARAMS : NVMF_RPC_REFUSED,
+			       "%s (nothing was changed)", err);
+		return;
+	}
+	nvmf_rpc_result(call, json_pack("{s:o}", "changes", changes));
+}
+
+int nvmf_ctl_reload(struct nvmf_ctl *ctl, json_t *changes, char *err, size_t errlen)
+{
+	if (!ctl->config_path) {
+		snprintf(err, errlen, "the target was not started from a file");
+		return -ENOENT;
+	}
+	struct nvmf_config next;
+	char why[1024];
+	if (nvmf_config_load(ctl->config_path, &next, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: %s", ctl->config_path, why);
+		return -EINVAL;
+	}
+	int rc = nvmf_tgt_reload(ctl->tgt, &next, changes, err, errlen);
+	nvmf_config_free(&next);
+	return rc;
+}

@@ -1,0 +1,253 @@
+/* nvmf tool option parsing: sizes, numbers, the common options and the messages a user
+ * gets for each mistake (exit status 2, "nvmf: CMD: what is wrong"). */
+#include <errno.h>
+#include <string.h>
+#include "tests/unit/app/nvmf/cli_fixture.h"
+#include "tests/unit/suites.h"
+
+static void size_parses_binary_suffixes_and_hex(void)
+{
+	char err[160];
+	uint64_t v = 0;
+	CU_ASSERT_EQUAL(cli_parse_size("512", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 512);
+	CU_ASSERT_EQUAL(cli_parse_size("4k", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 4096);
+	CU_ASSERT_EQUAL(cli_parse_size("4K", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 4096);
+	CU_ASSERT_EQUAL(cli_parse_size("4KiB", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 4096);
+	CU_ASSERT_EQUAL(cli_parse_size("2kb", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 2048);
+	CU_ASSERT_EQUAL(cli_parse_size("1M", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 1u << 20);
+	CU_ASSERT_EQUAL(cli_parse_size("3g", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 3ull << 30);
+	CU_ASSERT_EQUAL(cli_parse_size("1t", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 1ull << 40);
+	CU_ASSERT_EQUAL(cli_parse_size("0x1000", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 4096);
+}
+
+static void size_with_unknown_suffix_names_the_suffix(void)
+{
+	char err[160];
+	uint64_t v = 7;
+	CU_ASSERT_EQUAL(cli_parse_size("4x", &v, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "size '4x' has an unknown suffix 'x' (k, m, g, t, p)");
+	CU_ASSERT_EQUAL(cli_parse_size("4kx", &v, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "size '4kx' has trailing characters 'x'");
+	CU_ASSERT_EQUAL(v, 7);
+}
+
+static void size_rejects_empty_negative_and_bare_suffix(void)
+{
+	char err[160];
+	uint64_t v;
+	CU_ASSERT_EQUAL(cli_parse_size("", &v, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "empty size");
+	CU_ASSERT_EQUAL(cli_parse_size("-1", &v, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "size '-1' is not a number (like 4096, 4k, 1M)");
+	CU_ASSERT_EQUAL(cli_parse_size("k", &v, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(cli_parse_size("0x", &v, err, sizeof(err)), -EINVAL);
+}
+
+static void size_that_overflows_64_bits_is_out_of_range(void)
+{
+	char err[160];
+	uint64_t v;
+	CU_ASSERT_EQUAL(cli_parse_size("16777216t", &v, err, sizeof(err)), -ERANGE);
+	CU_ASSERT_STRING_EQUAL(err, "size '16777216t' is too large");
+	CU_ASSERT_EQUAL(cli_parse_size("18446744073709551616", &v, err, sizeof(err)), -ERANGE);
+	CU_ASSERT_EQUAL(cli_parse_size("16777215t", &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 16777215ull << 40);
+}
+
+static void number_outside_its_range_names_the_range(void)
+{
+	char err[160];
+	uint64_t v;
+	CU_ASSERT_EQUAL(cli_parse_u64("0", 1, 10, &v, err, sizeof(err)), -ERANGE);
+	CU_ASSERT_STRING_EQUAL(err, "0 is out of range (1 to 10)");
+	CU_ASSERT_EQUAL(cli_parse_u64("12abc", 0, 100, &v, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "'12abc' is not a number");
+	CU_ASSERT_EQUAL(cli_parse_u64("0x10", 0, 100, &v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(v, 16);
+}
+
+static void missing_traddr_is_a_usage_error(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", NULL), 2);
+	CU_ASSERT_STRING_EQUAL(t.err, "nvmf: discover: -a/--traddr ADDR is required\n"
+				      "Try 'nvmf discover --help'.\n");
+	CU_ASSERT_EQUAL(t.outlen, 0);
+	clit_teardown(&t);
+}
+
+static void identify_without_nqn_is_a_usage_error(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-a", "127.0.0.1", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: identify: -n/--nqn SUBNQN is required\n"));
+	clit_teardown(&t);
+}
+
+/* Every I/O and namespace subcommand refuses the well-known discovery NQN with one
+ * message, before it connects (the target sees no Connect): a discovery controller has
+ * no namespaces and no I/O queues, and would only answer INVALID_FIELD. */
+static void io_and_namespace_commands_refuse_the_discovery_nqn_before_connecting(void)
+{
+	static const char *const cmds[][3] = {
+		{ "read", "--length", "512" }, { "write", "--length", "512" },
+		{ "perf", "--time", "1" }, { "ana-log", NULL, NULL }, { "identify", "--ns", "1" },
+	};
+	struct clit t;
+	clit_setup(&t, true, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char want[256];
+		t.in = "0123456789";   /* write: data it never sends */
+		t.inlen = 10;
+		CU_ASSERT_EQUAL(clit_run(&t, cmds[i][0], "-a", "127.0.0.1", "-n",
+					 NVME_DISC_SUBSYS_NAME, cmds[i][1], cmds[i][2], NULL), 2);
+		snprintf(want, sizeof(want), "nvmf: %s: -n/--nqn " NVME_DISC_SUBSYS_NAME " is the "
+			 "discovery subsystem: it has no namespaces and no I/O queues; give an NVM "
+			 "subsystem's NQN (`nvmf discover` lists them)\nTry 'nvmf %s --help'.\n",
+			 cmds[i][0], cmds[i][0]);
+		CU_ASSERT_STRING_EQUAL(t.err, want);
+		CU_ASSERT_EQUAL(t.outlen, 0);
+	}
+	CU_ASSERT_EQUAL(loop_host_fabrics_count(t.lh, nvme_fabrics_type_connect), 0);
+	clit_teardown(&t);
+}
+
+/* Identify Controller is an admin command a discovery controller answers (NVMe-oF 1.1
+ * section 5.2): identify without --ns still takes the discovery NQN. */
+static void identify_controller_of_the_discovery_subsystem_works(void)
+{
+	struct clit t;
+	clit_setup(&t, true, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", NVME_DISC_SUBSYS_NAME,
+				 NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "subnqn    : " NVME_DISC_SUBSYS_NAME "\n"));
+	clit_teardown(&t);
+}
+
+static void port_out_of_range_is_a_usage_error(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "-s", "70000", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: discover: -s/--trsvcid: port 70000 is out "
+					     "of range (1 to 65535)\n"));
+	clit_teardown(&t);
+}
+
+static void unknown_option_and_missing_value_are_named(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "--bogus", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: discover: unknown option '--bogus'\n"));
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-n", "x", "-a", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: identify: option '-a' needs a value\n"));
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "stray", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: discover: unexpected argument 'stray'\n"));
+	clit_teardown(&t);
+}
+
+static void transport_and_digest_options_are_checked_and_passed_on(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "-t", "fc", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: discover: -t/--transport: 'fc' is not a "
+				      "transport (rdma or tcp)\n"));
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", "x", "-G", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: identify: -G/--data-digest: digests are "
+				      "NVMe/TCP's: give -t tcp\n"));
+	CU_ASSERT_EQUAL(clit_run(&t, "read", "-a", "127.0.0.1", "-n", "x", "--length", "4k",
+				 "--transport", "rdma", "--hdr-digest", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "-g/--hdr-digest: digests are NVMe/TCP's"));
+	clit_teardown(&t);
+
+	/* What cli_fill_opts hands to nvmf_connect. */
+	struct cli_common c = { .traddr = "127.0.0.1", .trtype = "tcp", .hdr_digest = true,
+				.data_digest = true };
+	struct cli_env env = { .err = stderr };
+	struct nvmf_ctrl_opts o;
+	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "identify", false, &o), CLI_OK);
+	CU_ASSERT_STRING_EQUAL(o.trtype, "tcp");
+	CU_ASSERT_TRUE(o.hdr_digest);
+	CU_ASSERT_TRUE(o.data_digest);
+	c.trtype = NULL;
+	c.hdr_digest = c.data_digest = false;
+	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "identify", false, &o), CLI_OK);
+	CU_ASSERT_PTR_NULL(o.trtype);   /* the library's default: rdma */
+	CU_ASSERT_FALSE(o.hdr_digest || o.data_digest);
+	CU_ASSERT_FALSE(o.disable_sqflow);
+	c.disable_sqflow = true;        /* --disable-sqflow, on either transport */
+	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "identify", false, &o), CLI_OK);
+	CU_ASSERT_TRUE(o.disable_sqflow);
+}
+
+static void bad_hostid_is_a_usage_error(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "-I", "not-a-uuid", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: discover: -I/--hostid: "));
+	clit_teardown(&t);
+}
+
+static void unknown_subcommand_is_a_usage_error(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "frobnicate", NULL), 2);
+	CU_ASSERT_STRING_EQUAL(t.err, "nvmf: unknown subcommand 'frobnicate'\nTry 'nvmf --help'.\n");
+	CU_ASSERT_EQUAL(clit_run(&t, NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "Usage: nvmf SUBCOMMAND"));
+	clit_teardown(&t);
+}
+
+static void help_goes_to_stdout_with_status_0(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "--help", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "  perf "));
+	static const char *const cmds[] = { "discover", "identify", "read", "write", "perf",
+					    "ana-log" };
+	for (unsigned i = 0; i < 6; i++) {
+		CU_ASSERT_EQUAL(clit_run(&t, cmds[i], "--help", NULL), 0);
+		char want[64];
+		snprintf(want, sizeof(want), "Usage: nvmf %s ", cmds[i]);
+		CU_ASSERT_PTR_NOT_NULL(strstr(t.out, want));
+		CU_ASSERT_EQUAL(t.errlen, 0);
+	}
+	clit_teardown(&t);
+}
+
+const struct unit_test cli_args_tests[] = {
+	{"size_parses_binary_suffixes_and_hex", size_parses_binary_suffixes_and_hex},
+	{"io_and_namespace_commands_refuse_the_discovery_nqn_before_connecting", io_and_namespace_commands_refuse_the_discovery_nqn_before_connecting},
+	{"identify_controller_of_the_discovery_subsystem_works", identify_controller_of_the_discovery_subsystem_works},
+	{"size_with_unknown_suffix_names_the_suffix", size_with_unknown_suffix_names_the_suffix},
+	{"size_rejects_empty_negative_and_bare_suffix", size_rejects_empty_negative_and_bare_suffix},
+	{"size_that_overflows_64_bits_is_out_of_range", size_that_overflows_64_bits_is_out_of_range},
+	{"number_outside_its_range_names_the_range", number_outside_its_range_names_the_range},
+	{"missing_traddr_is_a_usage_error", missing_traddr_is_a_usage_error},
+	{"identify_without_nqn_is_a_usage_error", identify_without_nqn_is_a_usage_error},
+	{"port_out_of_range_is_a_usage_error", port_out_of_range_is_a_usage_error},
+	{"unknown_option_and_missing_value_are_named", unknown_option_and_missing_value_are_named},
+	{"transport_and_digest_options_are_checked_and_passed_on", transport_and_digest_options_are_checked_and_passed_on},
+	{"bad_hostid_is_a_usage_error", bad_hostid_is_a_usage_error},
+	{"unknown_subcommand_is_a_usage_error", unknown_subcommand_is_a_usage_error},
+	{"help_goes_to_stdout_with_status_0", help_goes_to_stdout_with_status_0},
+	{NULL, NULL},
+};
