@@ -1,6 +1,6 @@
-/* Unit tests for subsystem/backend.c and backend-file.c: file backend, kind inference,
- * request checks. Block devices are not available here; bdev/nvme data paths are
- * covered by the VM integration tests, their refusals of regular files here. */
+/* The file backend (subsystem/backend-file.c) through the backend interface: data round
+ * trips, sizes and creation, zeroing, O_DIRECT or buffered, in-memory files, request
+ * checks, a full ring. Kind inference is in backend_test.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -18,43 +18,7 @@
 
 #define TMPFS_MAGIC_NR 0x01021994
 
-/* ---- fixtures ---- */
-
-struct fixture {
-	char dir[64];
-	char path[128];      /* dir/ns.img */
-	struct nvmf_aio aio;
-	char err[256];
-};
-
-static void fixture_init(struct fixture *f, const char *base)
-{
-	memset(f, 0, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "%s/nvmf-backend-XXXXXX", base);
-	CU_ASSERT_FATAL(mkdtemp(f->dir) != NULL);
-	snprintf(f->path, sizeof(f->path), "%s/ns.img", f->dir);
-	CU_ASSERT_FATAL(nvmf_aio_init(&f->aio, 64) == 0);
-}
-
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st; (void)flag; (void)ftw;
-	return remove(p);
-}
-
-static void fixture_fini(struct fixture *f)
-{
-	nvmf_aio_fini(&f->aio);
-	nftw(f->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
-}
-
-static struct nvmf_ns_config file_cfg(const char *path, uint64_t size, bool create)
-{
-	struct nvmf_ns_config c = { .nsid = 1, .enable = true, .path = (char *)path,
-				    .kind = NVMF_BACKEND_FILE, .size_bytes = size,
-				    .create = create };
-	return c;
-}
+/* ---- fixtures (struct fixture: backend_util.h) ---- */
 
 static bool fs_is_tmpfs(const char *dir)
 {
@@ -329,14 +293,6 @@ static void file_create_without_size_is_refused(void)
 	CU_ASSERT_STRING_EQUAL(f.err, want);
 	CU_ASSERT_NOT_EQUAL(access(f.path, F_OK), 0);
 	fixture_fini(&f);
-}
-
-static void write_file(const char *path, size_t size)
-{
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_EQUAL(ftruncate(fd, (off_t)size), 0);
-	close(fd);
 }
 
 static void file_smaller_than_size_without_create_is_refused(void)
@@ -649,98 +605,6 @@ static void submit_returns_eagain_when_the_ring_is_full(void)
 	fixture_fini(&f);
 }
 
-/* ---- kind inference ---- */
-
-static void auto_kind_on_regular_file_is_file(void)
-{
-	struct fixture f;
-	fixture_init(&f, "/tmp");
-	write_file(f.path, 1 << 20);
-	struct nvmf_ns_config c = file_cfg(f.path, 0, false);
-	c.kind = NVMF_BACKEND_AUTO;
-	struct nvmf_bdev *b = nvmf_bdev_open(&c, f.err, sizeof(f.err));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-	CU_ASSERT_EQUAL(b->kind, NVMF_BACKEND_FILE);
-	CU_ASSERT_STRING_EQUAL(b->ops->name, "file");
-	nvmf_bdev_close(b);
-	fixture_fini(&f);
-}
-
-static void auto_kind_with_create_on_missing_path_creates_file(void)
-{
-	struct fixture f;
-	fixture_init(&f, "/tmp");
-	struct nvmf_ns_config c = file_cfg(f.path, 1 << 20, true);
-	c.kind = NVMF_BACKEND_AUTO;
-	struct nvmf_bdev *b = nvmf_bdev_open(&c, f.err, sizeof(f.err));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-	CU_ASSERT_EQUAL(b->kind, NVMF_BACKEND_FILE);
-	CU_ASSERT_EQUAL(access(f.path, F_OK), 0);
-	nvmf_bdev_close(b);
-	fixture_fini(&f);
-}
-
-static void auto_kind_on_directory_reports_not_file_or_block_device(void)
-{
-	struct fixture f;
-	fixture_init(&f, "/tmp");
-	struct nvmf_ns_config c = file_cfg(f.dir, 0, false);
-	c.kind = NVMF_BACKEND_AUTO;
-	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, f.err, sizeof(f.err)));
-	char want[256];
-	snprintf(want, sizeof(want), "%s: not a regular file or block device", f.dir);
-	CU_ASSERT_STRING_EQUAL(f.err, want);
-	fixture_fini(&f);
-}
-
-static void auto_kind_without_path_is_refused(void)
-{
-	char err[256];
-	struct nvmf_ns_config c = { .nsid = 3 };
-	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, err, sizeof(err)));
-	CU_ASSERT_STRING_EQUAL(err, "namespace 3: no device.path and no nvmf_backend");
-}
-
-static void bdev_kind_on_regular_file_reports_not_a_block_device(void)
-{
-	struct fixture f;
-	fixture_init(&f, "/tmp");
-	write_file(f.path, 1 << 20);
-	struct nvmf_ns_config c = file_cfg(f.path, 0, false);
-	char want[256];
-	snprintf(want, sizeof(want), "%s: not a block device", f.path);
-	c.kind = NVMF_BACKEND_BDEV;
-	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, f.err, sizeof(f.err)));
-	CU_ASSERT_STRING_EQUAL(f.err, want);
-	c.kind = NVMF_BACKEND_NVME;
-	f.err[0] = '\0';
-	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, f.err, sizeof(f.err)));
-	CU_ASSERT_STRING_EQUAL(f.err, want);
-	fixture_fini(&f);
-}
-
-static void bdev_kind_on_missing_path_reports_path_and_reason(void)
-{
-	char err[256];
-	struct nvmf_ns_config c = { .nsid = 1, .kind = NVMF_BACKEND_BDEV,
-				    .path = "/nonexistent/nvmf-dev" };
-	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, err, sizeof(err)));
-	CU_ASSERT_STRING_EQUAL(err, "/nonexistent/nvmf-dev: No such file or directory");
-}
-
-static void nvme_kind_is_inferred_only_for_whole_namespace_names(void)
-{
-	CU_ASSERT_TRUE(nvmf_backend_is_nvme_name("nvme0n1"));
-	CU_ASSERT_TRUE(nvmf_backend_is_nvme_name("nvme12n345"));
-	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("nvme0n1p1"));  /* partition */
-	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("nvme0"));      /* controller */
-	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("nvme0n"));
-	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("nvmen1"));
-	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("ng0n1"));      /* generic char device */
-	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("sda"));
-	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name(""));
-}
-
 static void file_create_failure_removes_the_created_file(void)
 {
 	struct fixture f;
@@ -774,7 +638,7 @@ static void file_hints_are_the_file_system_block(void)
 	fixture_fini(&f);
 }
 
-const struct unit_test backend_tests[] = {
+const struct unit_test backend_file_tests[] = {
 	{ "file_hints_are_the_file_system_block", file_hints_are_the_file_system_block },
 	{ "file_write_then_read_returns_same_data_512b_blocks", file_write_then_read_returns_same_data_512b_blocks },
 	{ "file_with_4k_blocks_round_trips", file_with_4k_blocks_round_trips },
@@ -801,13 +665,6 @@ const struct unit_test backend_tests[] = {
 	{ "direct_io_with_unaligned_buffer_completes_with_einval", direct_io_with_unaligned_buffer_completes_with_einval },
 	{ "many_concurrent_ios_complete_exactly_once", many_concurrent_ios_complete_exactly_once },
 	{ "submit_returns_eagain_when_the_ring_is_full", submit_returns_eagain_when_the_ring_is_full },
-	{ "auto_kind_on_regular_file_is_file", auto_kind_on_regular_file_is_file },
-	{ "auto_kind_with_create_on_missing_path_creates_file", auto_kind_with_create_on_missing_path_creates_file },
-	{ "auto_kind_on_directory_reports_not_file_or_block_device", auto_kind_on_directory_reports_not_file_or_block_device },
-	{ "auto_kind_without_path_is_refused", auto_kind_without_path_is_refused },
-	{ "bdev_kind_on_regular_file_reports_not_a_block_device", bdev_kind_on_regular_file_reports_not_a_block_device },
-	{ "bdev_kind_on_missing_path_reports_path_and_reason", bdev_kind_on_missing_path_reports_path_and_reason },
-	{ "nvme_kind_is_inferred_only_for_whole_namespace_names", nvme_kind_is_inferred_only_for_whole_namespace_names },
 	{ "file_create_failure_removes_the_created_file", file_create_failure_removes_the_created_file },
 	{ NULL, NULL },
 };

@@ -1,0 +1,111 @@
+/* Backend kinds (subsystem/backend.c, nvmf_bdev_open): the kind inferred from the path
+ * when none is given, and each kind's refusal of what it cannot open, naming the path and
+ * the reason. Block devices are not available here; the bdev and nvme data paths are
+ * covered by the VM integration tests, their refusals of regular files here. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "subsystem/backend.h"
+#include "tests/unit/subsystem/backend_util.h"
+#include "tests/unit/suites.h"
+
+static void auto_kind_on_regular_file_is_file(void)
+{
+	struct fixture f;
+	fixture_init(&f, "/tmp");
+	write_file(f.path, 1 << 20);
+	struct nvmf_ns_config c = file_cfg(f.path, 0, false);
+	c.kind = NVMF_BACKEND_AUTO;
+	struct nvmf_bdev *b = nvmf_bdev_open(&c, f.err, sizeof(f.err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(b->kind, NVMF_BACKEND_FILE);
+	CU_ASSERT_STRING_EQUAL(b->ops->name, "file");
+	nvmf_bdev_close(b);
+	fixture_fini(&f);
+}
+
+static void auto_kind_with_create_on_missing_path_creates_file(void)
+{
+	struct fixture f;
+	fixture_init(&f, "/tmp");
+	struct nvmf_ns_config c = file_cfg(f.path, 1 << 20, true);
+	c.kind = NVMF_BACKEND_AUTO;
+	struct nvmf_bdev *b = nvmf_bdev_open(&c, f.err, sizeof(f.err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(b->kind, NVMF_BACKEND_FILE);
+	CU_ASSERT_EQUAL(access(f.path, F_OK), 0);
+	nvmf_bdev_close(b);
+	fixture_fini(&f);
+}
+
+static void auto_kind_on_directory_reports_not_file_or_block_device(void)
+{
+	struct fixture f;
+	fixture_init(&f, "/tmp");
+	struct nvmf_ns_config c = file_cfg(f.dir, 0, false);
+	c.kind = NVMF_BACKEND_AUTO;
+	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, f.err, sizeof(f.err)));
+	char want[256];
+	snprintf(want, sizeof(want), "%s: not a regular file or block device", f.dir);
+	CU_ASSERT_STRING_EQUAL(f.err, want);
+	fixture_fini(&f);
+}
+
+static void auto_kind_without_path_is_refused(void)
+{
+	char err[256];
+	struct nvmf_ns_config c = { .nsid = 3 };
+	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, err, sizeof(err)));
+	CU_ASSERT_STRING_EQUAL(err, "namespace 3: no device.path and no nvmf_backend");
+}
+
+static void bdev_kind_on_regular_file_reports_not_a_block_device(void)
+{
+	struct fixture f;
+	fixture_init(&f, "/tmp");
+	write_file(f.path, 1 << 20);
+	struct nvmf_ns_config c = file_cfg(f.path, 0, false);
+	char want[256];
+	snprintf(want, sizeof(want), "%s: not a block device", f.path);
+	c.kind = NVMF_BACKEND_BDEV;
+	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, f.err, sizeof(f.err)));
+	CU_ASSERT_STRING_EQUAL(f.err, want);
+	c.kind = NVMF_BACKEND_NVME;
+	f.err[0] = '\0';
+	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, f.err, sizeof(f.err)));
+	CU_ASSERT_STRING_EQUAL(f.err, want);
+	fixture_fini(&f);
+}
+
+static void bdev_kind_on_missing_path_reports_path_and_reason(void)
+{
+	char err[256];
+	struct nvmf_ns_config c = { .nsid = 1, .kind = NVMF_BACKEND_BDEV,
+				    .path = "/nonexistent/nvmf-dev" };
+	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, err, sizeof(err)));
+	CU_ASSERT_STRING_EQUAL(err, "/nonexistent/nvmf-dev: No such file or directory");
+}
+
+static void nvme_kind_is_inferred_only_for_whole_namespace_names(void)
+{
+	CU_ASSERT_TRUE(nvmf_backend_is_nvme_name("nvme0n1"));
+	CU_ASSERT_TRUE(nvmf_backend_is_nvme_name("nvme12n345"));
+	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("nvme0n1p1"));  /* partition */
+	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("nvme0"));      /* controller */
+	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("nvme0n"));
+	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("nvmen1"));
+	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("ng0n1"));      /* generic char device */
+	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("sda"));
+	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name(""));
+}
+
+const struct unit_test backend_tests[] = {
+	{ "auto_kind_on_regular_file_is_file", auto_kind_on_regular_file_is_file },
+	{ "auto_kind_with_create_on_missing_path_creates_file", auto_kind_with_create_on_missing_path_creates_file },
+	{ "auto_kind_on_directory_reports_not_file_or_block_device", auto_kind_on_directory_reports_not_file_or_block_device },
+	{ "auto_kind_without_path_is_refused", auto_kind_without_path_is_refused },
+	{ "bdev_kind_on_regular_file_reports_not_a_block_device", bdev_kind_on_regular_file_reports_not_a_block_device },
+	{ "bdev_kind_on_missing_path_reports_path_and_reason", bdev_kind_on_missing_path_reports_path_and_reason },
+	{ "nvme_kind_is_inferred_only_for_whole_namespace_names", nvme_kind_is_inferred_only_for_whole_namespace_names },
+	{ NULL, NULL },
+};
