@@ -143,10 +143,18 @@ $(FAULT_TARGET_BIN): $(BUILD)/obj/app/nvmf-target/main.o $(BUILD)/obj/tests/faul
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS)
 
-# Suite list: every "const struct unit_test NAME_tests[]" in tests/unit.
+# Suite list: every "const struct unit_test ID_tests[]" in tests/unit, as
+# UNIT_SUITE(ID, "NAME"), NAME the file's path below tests/unit without "_test.c": the
+# source it tests (tests/unit/target/io-cmd_test.c is the suite target/io-cmd). A suite in
+# a file not named *_test.c, or two in one file, fails the build.
 $(BUILD)/gen/unit_suites.inc: $(UNIT_SRCS)
 	@mkdir -p $(dir $@)
-	@sed -n 's/^const struct unit_test \([a-z0-9_]*\)_tests\[\].*/UNIT_SUITE(\1)/p' $(UNIT_SRCS) > $@.tmp
+	@awk 'FNR == 1 { name = FILENAME; sub(/^tests\/unit\//, "", name); ok = sub(/_test\.c$$/, "", name) } \
+	     /^const struct unit_test [a-z0-9_]+_tests\[\]/ { id = $$4; sub(/_tests\[\].*/, "", id); \
+		if (!ok) { print FILENAME ": a suite outside a *_test.c file" > "/dev/stderr"; err = 1 } \
+		if (seen[FILENAME]++) { print FILENAME ": more than one suite in the file" > "/dev/stderr"; err = 1 } \
+		printf "UNIT_SUITE(%s, \"%s\")\n", id, name } \
+	     END { exit err }' $(UNIT_SRCS) > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
 # private: the stamp (a prerequisite) must not see the extra flag, or it flips between

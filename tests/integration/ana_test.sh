@@ -78,13 +78,27 @@ mp_diag() {
     tail -n 15 $STATE/target.log
 }
 
-test_00_target_serves_one_subsystem_on_two_addresses() {
+# The target on two addresses of veth0 that every test of this file uses
+# (run-suite runs this before the first test).
+setup_file() {
     mkdir -p $STATE
-    ip addr add $ADDR2/24 dev veth0 || fail "second address on veth0"
+    ip addr show dev veth0 | grep -q " $ADDR2/" || ip addr add $ADDR2/24 dev veth0 ||
+        fail "second address on veth0"
     # rxe adds a GID for each address of its netdev; the CM needs it to resolve ADDR2.
     wait_for 10 sh -c "ibv_devinfo -d rxe0 -v | grep -q '$ADDR2'" || fail "no GID for $ADDR2 on rxe0"
     write_config
     nvmf_target_start $STATE || fail "target did not start"
+}
+
+# After the last test, whatever happened: nothing of this file left for the next one.
+teardown_file() {
+    nvme disconnect -n $SUB > /dev/null 2>&1
+    nvmf_target_stop $STATE
+    ip addr del $ADDR2/24 dev veth0 2>/dev/null
+    true
+}
+
+test_00_target_serves_one_subsystem_on_two_addresses() {
     $CTL ana list | tee /tmp/ana-list.txt || fail "ana list"
     grep -Eq '^ *1 +2 +non-optimized' /tmp/ana-list.txt || fail "port 1 group 2 is not non-optimized"
 }

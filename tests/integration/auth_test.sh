@@ -30,7 +30,9 @@ au_io_count() {
     $AU_CTL --json stats namespaces --nqn $AU_SUB --nsid 1 | jq '.namespaces[0].reads + .namespaces[0].writes'
 }
 
-test_00_target_starts_with_keys_from_gen_dhchap_key() {
+# The target with keys from nvme gen-dhchap-key that every test of this file uses
+# (run-suite runs this before the first test).
+setup_file() {
     mkdir -p $AU_STATE
     local n hosts="" allowed="" h g
     for n in $AU_HOSTS ctrl wrong bidi rotated; do   # (nvme-cli starts slowly in the guest: few keys)
@@ -57,6 +59,15 @@ test_00_target_starts_with_keys_from_gen_dhchap_key() {
 JSON
     chmod 600 $AU_STATE/config.json
     nvmf_target_start $AU_STATE || fail "target did not start"
+}
+
+# After the last test, whatever happened: nothing of this file left for the next one.
+teardown_file() {
+    au_disconnect
+    nvmf_target_stop $AU_STATE
+}
+
+test_00_target_starts_with_keys_from_gen_dhchap_key() {
     grep -q "DHHC-1" $AU_STATE/target.log && fail "a secret is in the target's log"
     return 0
 }

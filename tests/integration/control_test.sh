@@ -46,10 +46,22 @@ test_00_bad_command_line_is_refused_by_name() {
     expect_eq "message" "$out" "nvmf-target: --rpc-socket and --no-rpc-socket exclude each other"
 }
 
-test_00_target_starts_with_its_control_socket() {
+# The target with its control socket that every test of this file uses
+# (run-suite runs this before the first test).
+setup_file() {
     mkdir -p $STATE
     write_config
     nvmf_target_start $STATE || fail "target did not start"
+}
+
+# After the last test, whatever happened: nothing of this file left for the next one.
+teardown_file() {
+    nvme disconnect -n $SUB > /dev/null 2>&1
+    nvme disconnect -n $SUB_H > /dev/null 2>&1
+    nvmf_target_stop $STATE
+}
+
+test_00_target_starts_with_its_control_socket() {
     grep -q "control socket $STATE/rpc.sock" $STATE/target.log || fail "no control socket line in the log"
     [ "$(stat -c %a $STATE/rpc.sock)" = 600 ] || fail "socket mode is $(stat -c %a $STATE/rpc.sock), not 600"
     $CTL version | tee /tmp/version.txt || fail "version"

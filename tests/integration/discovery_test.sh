@@ -15,7 +15,9 @@ DISC=nqn.2014-08.org.nvmexpress.discovery
 HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:0c1e7a5e-0000-4000-8000-00000000d15c
 STOPPED_HOST=nqn.2026-12.io.nvmf-rdma:silent-host
 
-test_00_target_starts_with_referrals_and_a_short_discovery_kato() {
+# The target with referrals and a short discovery KATO that every test of this file uses
+# (run-suite runs this before the first test).
+setup_file() {
     mkdir -p $ST
     cat > $ST/config.json <<JSON
 {"nvmf_target": {"discovery_kato": 20},
@@ -31,6 +33,16 @@ test_00_target_starts_with_referrals_and_a_short_discovery_kato() {
                    "resv": {"enable": "1"}}]}]}
 JSON
     nvmf_target_start $ST || fail "target did not start"
+}
+
+# After the last test, whatever happened: nothing of this file left for the next one.
+teardown_file() {
+    nvme disconnect -n $SUB > /dev/null 2>&1
+    nvmf_target_stop $ST
+}
+
+test_00_target_starts_with_referrals_and_a_short_discovery_kato() {
+    grep -q 'nvmf-target: ready' $ST/target.log || fail "the target did not say it is ready"
 }
 
 test_01_nvme_discover_shows_the_discovery_subsystem_and_the_referral() {

@@ -41,7 +41,9 @@ expect_entry() {
     [ "${count:-0}" -ge "${4:-1}" ] || fail "error count $count, want at least ${4:-1}"
 }
 
-test_00_fault_target_starts_with_the_rules_and_the_host_connects() {
+# The fault-injecting target that every test of this file uses
+# (run-suite runs this before the first test).
+setup_file() {
     mkdir -p $STATE
     rm -f $STATE/ns1.img $STATE/ns2.img $STATE/target.rc
     cat > $STATE/config.json <<JSON
@@ -54,6 +56,16 @@ JSON
     ( NVMF_FAULT="$FAULTS" "$FAULT_TGT" -c $STATE/config.json --no-rpc-socket > $STATE/target.log 2>&1 &
       echo $! > $STATE/target.pid; wait $!; echo $? > $STATE/target.rc ) &
     wait_for 20 grep -q 'nvmf-target: ready' $STATE/target.log || { cat $STATE/target.log; fail "not ready"; }
+}
+
+# After the last test, whatever happened: nothing of this file left for the next one.
+teardown_file() {
+    nvme disconnect -n $SUB > /dev/null 2>&1
+    nvmf_target_stop $STATE
+    rm -f $STATE/ns1.img $STATE/ns2.img     # the guest's /tmp is memory
+}
+
+test_00_fault_target_starts_with_the_rules_and_the_host_connects() {
     cat $STATE/target.log
     grep -qF "nvmf-target-fault: fault injection: $FAULTS" $STATE/target.log || fail "the rules are not announced"
     nvme connect -t rdma -a "$NVMF_TRADDR" -s 4420 -n $SUB > /dev/null || fail "nvme connect"

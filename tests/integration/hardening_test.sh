@@ -107,11 +107,31 @@ hd_expect_idle() {   # hd_expect_idle WHAT
         "(rss fds mrs queues dying recv_posted recv_depth bufs_held)"
 }
 
-test_00_target_starts_on_a_slow_disk_ram_and_file() {
+# The target on a slow disk, RAM and a file that every test of this file uses
+# (run-suite runs this before the first test).
+setup_file() {
     rm -rf $HD_STATE; mkdir -p $HD_STATE
     hd_slow_disk || fail "dm-delay disk: $(dmsetup targets 2>&1)"
     hd_config
     hd_start || fail "target did not start"
+}
+
+# After the last test, whatever happened: nothing of this file left for the next one.
+teardown_file() {
+    local n
+    for n in $HD_SLOW $HD_RAM $HD_FILE; do
+        nvme disconnect -n $n > /dev/null 2>&1
+    done
+    nvmf_target_stop $HD_STATE
+    dmsetup remove nvmf-slow 2>/dev/null
+    [ -s $HD_STATE/loopdev ] && losetup -d "$(cat $HD_STATE/loopdev)" 2>/dev/null
+    rm -f $HD_STATE/soak.img $HD_STATE/slow.img
+    true
+}
+
+test_00_target_starts_on_a_slow_disk_ram_and_file() {
+    grep -q 'nvmf-target: ready' $HD_STATE/target.log || fail "the target did not say it is ready"
+    [ -b /dev/mapper/nvmf-slow ] || fail "no slow disk"
 }
 
 # The read is in the (4 s) disk when SIGTERM arrives: the target waits for it, sends the

@@ -25,7 +25,9 @@ ia_nvmf() {
     timeout 60 "$IA_NVMF" "$cmd" -a "$NVMF_TRADDR" -s "$(ia_port $t)" -n "$(ia_nqn $t)" -q $IA_HOST "$@"
 }
 
-test_00_start_both_targets_with_the_same_secrets() {
+# Our target and the kernel target, with the same secrets, that every test of this file uses
+# (run-suite runs this before the first test).
+setup_file() {
     mkdir -p $IA_ST
     local n
     # host: the host's secret (SHA-256 transformed), ctrl: the controller's (SHA-384),
@@ -56,6 +58,19 @@ JSON
     echo ffdhe2048 > "$IA_KHOST/dhchap_dhgroup" || fail "kernel dhchap_dhgroup"
     ln -s "$IA_KHOST" "$NVMET_CFS/subsystems/$IA_KERN_NQN/allowed_hosts/$IA_HOST" || fail "allowed host"
     knvmet_add_port 8 "$NVMF_TRADDR" $IA_KERN_PORT $IA_KERN_NQN || fail "kernel port"
+}
+
+# After the last test, whatever happened: nothing of this file left for the next one.
+teardown_file() {
+    nvmf_target_stop $IA_ST
+    knvmet_clear
+    nullb_remove nullb_iauth
+    true
+}
+
+test_00_start_both_targets_with_the_same_secrets() {
+    grep -q 'nvmf-target: ready' $IA_ST/target.log || fail "our target did not say it is ready"
+    [ -d "$NVMET_CFS/subsystems/$IA_KERN_NQN" ] || fail "no kernel subsystem $IA_KERN_NQN"
 }
 
 # check_rw TARGET SEED [options]: 64 KiB of random data written and read back through the

@@ -23,7 +23,9 @@ nqn_of()  { [ "$1" = ours ] && echo $OURS_NQN || echo $KERN_NQN; }
 # nvmf_args WHICH: the tool's transport, address and port of that target.
 nvmf_args() { echo "-t $INIT_TRTYPE -a $NVMF_TRADDR -s $(port_of "$1")"; }
 
-test_00_start_both_targets() {
+# Our target and the kernel target that every test of this file uses
+# (run-suite runs this before the first test).
+setup_file() {
     mkdir -p $ST
     if [ "$INIT_TRTYPE" = tcp ]; then
         # Both ends of every connection are in this guest: THP off as tcp_test.sh does
@@ -54,6 +56,28 @@ JSON
     wait_for 60 "$NVMF" discover $(nvmf_args ours) ||
         { tail -n 20 $ST/ours.log; fail "nvmf discover of our target failed for 60 s"; }
     echo "first connection to our target (nvmf discover): $((SECONDS - t0)) s"
+}
+
+# After the last test, whatever happened: nothing of this file left for the next one.
+teardown_file() {
+    nvme disconnect -n $OURS_NQN > /dev/null 2>&1
+    nvme disconnect -n $KERN_NQN > /dev/null 2>&1
+    local pid; pid=$(cat $ST/ours.pid 2>/dev/null)
+    if [ -n "$pid" ]; then
+        kill -TERM "$pid" 2>/dev/null
+        wait_for 30 bash -c "! kill -0 $pid 2>/dev/null"
+    fi
+    knvmet_clear
+    nullb_remove nullb_init
+    if [ -s $ST/thp.saved ]; then
+        sed -n 's/.*\[\(.*\)\].*/\1/p' $ST/thp.saved > /sys/kernel/mm/transparent_hugepage/enabled
+    fi
+    true
+}
+
+test_00_start_both_targets() {
+    grep -q 'nvmf-target: ready' $ST/ours.log || fail "our target did not say it is ready"
+    [ -d "$NVMET_CFS/subsystems/$KERN_NQN" ] || fail "no kernel subsystem $KERN_NQN"
 }
 
 # Entries (subnqn, traddr, trsvcid) as nvme-cli prints them and as nvmf prints them.

@@ -16,7 +16,9 @@ ADDR2=169.254.77.3
 PORT=4460
 PATHS="-a $ADDR1 -a $ADDR2 -s $PORT -n $NQN"
 
-test_00_start_target_on_two_addresses() {
+# The target on two addresses of veth0 that every test of this file uses
+# (run-suite runs this before the first test).
+setup_file() {
     mkdir -p $ST
     # The second address of rxe0's netdev: a second path to the same device.
     ip addr show dev veth0 | grep -q " $ADDR2/" || ip addr add $ADDR2/24 dev veth0 ||
@@ -31,6 +33,16 @@ test_00_start_target_on_two_addresses() {
    "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_size_bytes": 268435456}]}]}
 JSON
     NVMF_TARGET_BIN=$NVMF_ROOT/build/nvmf-target nvmf_target_start $ST || fail "target did not start"
+}
+
+# After the last test, whatever happened: nothing of this file left for the next one.
+teardown_file() {
+    nvmf_target_stop $ST
+    ip addr del $ADDR2/24 dev veth0 2>/dev/null
+    true
+}
+
+test_00_start_target_on_two_addresses() {
     "$NVMF" identify -a $ADDR2 -s $PORT -n $NQN > $ST/id2.txt || fail "identify through the second address"
     grep -E '^cmic +:' $ST/id2.txt
 }

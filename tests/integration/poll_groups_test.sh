@@ -43,10 +43,24 @@ pg_verify() {   # pg_verify DEV BS SIZE
     return $rc
 }
 
-test_00_target_starts_with_two_poll_group_threads() {
+# The target with two poll-group threads that the first tests of this file use
+# (run-suite runs this before the first test).
+setup_file() {
     mkdir -p $PG_STATE
     pg_config 2 true
     pg_start || fail "target did not start with threads=2"
+}
+
+# After the last test, whatever happened: nothing of this file left for the next one.
+teardown_file() {
+    local n
+    for n in $PG_RAM $PG_FILE; do
+        nvme disconnect -n $n > /dev/null 2>&1
+    done
+    pg_stop
+}
+
+test_00_target_starts_with_two_poll_group_threads() {
     cat $PG_STATE/target.log
     grep -q '2 I/O poll group thread(s)' $PG_STATE/target.log || fail "no worker threads in the log"
     local n; n=$(ls /proc/$(cat $PG_STATE/target.pid)/task | wc -l)

@@ -87,11 +87,22 @@ rv_expect_conflict() {   # rv_expect_conflict WHAT OUTPUT STATUS
     echo "$2" | grep -qi 'RESERVATION.CONFLICT\|4083' || fail "$1: not a reservation conflict: $2"
 }
 
-test_00_target_serves_a_namespace_with_reservations() {
+# The target with a namespace with reservations that every test of this file uses
+# (run-suite runs this before the first test).
+setup_file() {
     mkdir -p $RV_STATE
     rm -f $RV_IMG $RV_STATE/config.json.resv.json
     rv_config
     nvmf_target_start $RV_STATE || fail "target did not start"
+}
+
+# After the last test, whatever happened: nothing of this file left for the next one.
+teardown_file() {
+    nvme disconnect -n $RV_SUB > /dev/null 2>&1
+    nvmf_target_stop $RV_STATE
+}
+
+test_00_target_serves_a_namespace_with_reservations() {
     grep "reservation state file $RV_STATE/config.json.resv.json" $RV_STATE/target.log ||
         fail "the target does not say where it keeps reservations"
 }

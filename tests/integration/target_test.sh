@@ -76,12 +76,28 @@ JSON
     [ ! -e $STATE/never.img ] || fail "a backing file was created before the config was validated"
 }
 
-test_00_target_starts_with_file_ram_and_drive_namespaces() {
+# The target every test of this file uses
+# (run-suite runs this before the first test).
+setup_file() {
     mkdir -p $STATE
     rm -f $IMG
     write_config
     start_target || fail "target did not start"
+}
+
+# After the last test, whatever happened: no host connection or target left for the next
+# file.
+teardown_file() {
+    local n
+    for n in $SUB_FILE $SUB_RAM $SUB_NVME; do
+        nvme disconnect -n $n > /dev/null 2>&1
+    done
+    stop_target
+}
+
+test_00_target_starts_with_file_ram_and_drive_namespaces() {
     cat $STATE/target.log
+    grep -q 'nvmf-target: ready' $STATE/target.log || fail "the target did not say it is ready"
     [ -f $IMG ] || fail "backing file was not created"
 }
 

@@ -27,7 +27,9 @@ HOSTID=7c9e0000-0000-4000-8000-0000000007c9
 # on port 1's address and port number, which rdma_cm's own port space allows).
 EPCSD_DUP="explicit discovery connections, duplicate discovery information"
 
-test_00_target_starts_with_tcp_and_rdma_ports() {
+# The target with TCP and RDMA ports that every test of this file uses
+# (run-suite runs this before the first test).
+setup_file() {
     rm -rf $ST; mkdir -p $ST
     # Host and target share this guest's loopback: the skbs the kernel host sends with
     # pages of fio's buffers reach our recv() unchanged, and a frag that starts near the
@@ -57,6 +59,23 @@ test_00_target_starts_with_tcp_and_rdma_ports() {
                    "nvmf_create": true, "nvmf_size_bytes": "64M"}]}]}
 JSON
     nvmf_target_start $ST || fail "target did not start"
+}
+
+# After the last test, whatever happened: nothing of this file left for the next one.
+teardown_file() {
+    local n
+    for n in $RAM $FILE; do
+        nvme disconnect -n $n > /dev/null 2>&1
+    done
+    nvmf_target_stop $ST
+    if [ -s $ST/thp.saved ]; then
+        sed -n 's/.*\[\(.*\)\].*/\1/p' $ST/thp.saved > /sys/kernel/mm/transparent_hugepage/enabled
+    fi
+    true
+}
+
+test_00_target_starts_with_tcp_and_rdma_ports() {
+    grep -q 'nvmf-target: ready' $ST/target.log || fail "the target did not say it is ready"
 }
 
 # ---- helpers ----

@@ -20,7 +20,9 @@ vk_idle() { [ "$(vk_inflight)" = 0 ]; }
 vk_busy() { [ "$(vk_inflight)" != 0 ]; }
 vk_gone() { ! kill -0 "$1" 2>/dev/null || [ "$(awk '{print $3}' /proc/$1/stat 2>/dev/null)" = Z ]; }
 
-test_00_target_with_a_ram_namespace_starts() {
+# The target with a RAM namespace that every test of this file uses
+# (run-suite runs this before the first test).
+setup_file() {
     mkdir -p $VK_STATE
     cat > $VK_STATE/config.json <<JSON
 {"hosts": [],
@@ -31,6 +33,16 @@ test_00_target_with_a_ram_namespace_starts() {
    "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_size_bytes": 134217728, "nvmf_block_size": 4096}]}]}
 JSON
     nvmf_target_start $VK_STATE || fail "target did not start"
+}
+
+# After the last test, whatever happened: nothing of this file left for the next one.
+teardown_file() {
+    nvme disconnect -n $VK_SUB > /dev/null 2>&1
+    nvmf_target_stop $VK_STATE
+}
+
+test_00_target_with_a_ram_namespace_starts() {
+    grep -q 'nvmf-target: ready' $VK_STATE/target.log || fail "the target did not say it is ready"
 }
 
 test_01_verify_after_killing_the_writer_and_its_job_reads_back() {

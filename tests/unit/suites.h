@@ -1,13 +1,21 @@
-/* CUnit suite registration. A test file defines
+/* CUnit suite registration. The tests of SOURCE (a path such as target/io-cmd.c) are in
+ * tests/unit/SOURCE-without-.c_test.c, which defines
  *     const struct unit_test NAME_tests[] = { {"rule_name", fn}, ..., {NULL, NULL} };
- * and the build collects every such NAME into build/.../unit_suites.inc (see Makefile),
- * so adding a test file needs no edit here. */
+ * (NAME any C identifier, one such array per file). The build collects every such array
+ * into build/.../unit_suites.inc (see Makefile) under the suite name the file's path
+ * gives, "target/io-cmd", so adding a test file needs no edit here. */
 #ifndef NVMF_TESTS_UNIT_SUITES_H
 #define NVMF_TESTS_UNIT_SUITES_H
 #include <CUnit/CUnit.h>
 
 struct unit_test { const char *name; CU_TestFunc fn; };
 struct unit_suite { const char *name; const struct unit_test *tests; };
+
+/* For a test that cannot run on this machine (it needs something the machine lacks):
+ * called before returning from the test, it has the runner print and count the test as
+ * "not run: @reason" instead of passed (a test that also failed an assertion stays
+ * failed). @reason must outlive the run (a string literal). tests/unit/main.c. */
+void unit_not_run(const char *reason);
 
 #ifdef __clang_analyzer__
 #include <stdlib.h>

@@ -1,7 +1,12 @@
 /* Helpers shared by the backend unit tests (tests/unit/subsystem/backend*_test.c). */
 #ifndef NVMF_TESTS_UNIT_SUBSYSTEM_BACKEND_UTIL_H
 #define NVMF_TESTS_UNIT_SUBSYSTEM_BACKEND_UTIL_H
+#include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +80,53 @@ static inline void check_round_trip(struct nvmf_bdev *b, struct nvmf_aio *aio, u
 	CU_ASSERT_EQUAL(memcmp(in, out, len), 0);
 	free(out);
 	free(in);
+}
+
+/* A scratch folder under @base (removed with what is in it by fixture_fini), the path of a
+ * namespace file in it and an io_uring of 64 entries. */
+struct fixture {
+	char dir[64];
+	char path[128];      /* dir/ns.img */
+	struct nvmf_aio aio;
+	char err[256];
+};
+
+static inline void fixture_init(struct fixture *f, const char *base)
+{
+	memset(f, 0, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "%s/nvmf-backend-XXXXXX", base);
+	CU_ASSERT_FATAL(mkdtemp(f->dir) != NULL);
+	snprintf(f->path, sizeof(f->path), "%s/ns.img", f->dir);
+	CU_ASSERT_FATAL(nvmf_aio_init(&f->aio, 64) == 0);
+}
+
+static inline int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	return remove(p);
+}
+
+static inline void fixture_fini(struct fixture *f)
+{
+	nvmf_aio_fini(&f->aio);
+	nftw(f->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+static inline struct nvmf_ns_config file_cfg(const char *path, uint64_t size, bool create)
+{
+	struct nvmf_ns_config c = { .nsid = 1, .enable = true, .path = (char *)path,
+				    .kind = NVMF_BACKEND_FILE, .size_bytes = size,
+				    .create = create };
+	return c;
+}
+
+/* @path as a file of @size bytes (sparse), created or truncated. */
+static inline void write_file(const char *path, size_t size)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(ftruncate(fd, (off_t)size), 0);
+	close(fd);
 }
 
 #endif

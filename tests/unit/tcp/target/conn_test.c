@@ -22,7 +22,7 @@ static int boot_and_dial(struct tt *t, struct ttc *c, uint32_t maxh2cdata)
 	return tt_boot(t, "127.0.0.1", 8192, maxh2cdata) || tt_dial(t, c) ? -1 : 0;
 }
 
-/* An I/O queue on a controller, as target_test.c does it. */
+/* An I/O queue on a controller, as transport_test.c does it. */
 static int io_queue(struct tt *t, struct ttc *a, struct ttc *q, uint8_t dgst)
 {
 	uint16_t cntlid;
