@@ -27,7 +27,8 @@ CFLAGS  ?= -O1 -g
 endif
 CFLAGS  ?= -O2 -g
 # -fPIC everywhere: the same objects go into libnvmf.so.
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -pthread -fPIC
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wmissing-prototypes -Wstrict-prototypes -Wshadow \
+	   -I. -pthread -fPIC
 LDFLAGS += -pthread
 
 BUILD   := build
