@@ -192,6 +192,8 @@ static const struct nvmf_host_transport fake_transport = {
 	.submit = fake_submit, .poll = fake_poll, .wait = fake_wait,
 };
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = { data, size };
