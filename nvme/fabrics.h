@@ -93,6 +93,22 @@ static_assert(offsetof(struct nvmf_auth_sqe, len) == 44, "TL/AL at byte 44");
 /* ATTRIB bit 0 of Property Get/Set: the property is 8 bytes wide (else 4). */
 #define NVMF_PROP_ATTRIB_SIZE8            0x01u
 
+/* Byte offsets of the fields in the SQE, for the tests and fuzzers that write a capsule
+ * byte by byte (and IPO, the offset a Connect error names). */
+#define NVMF_SQE_FCTYPE_OFF  offsetof(struct nvmf_fabrics_sqe_head, fctype)
+#define NVMF_CONNECT_RECFMT  offsetof(struct nvmf_connect_sqe, recfmt)
+#define NVMF_CONNECT_QID     offsetof(struct nvmf_connect_sqe, qid)
+#define NVMF_CONNECT_SQSIZE  offsetof(struct nvmf_connect_sqe, sqsize)
+#define NVMF_CONNECT_CATTR   offsetof(struct nvmf_connect_sqe, cattr)
+#define NVMF_CONNECT_KATO    offsetof(struct nvmf_connect_sqe, kato)
+#define NVMF_PROP_ATTRIB     offsetof(struct nvmf_property_sqe, attrib)
+#define NVMF_PROP_OFFSET     offsetof(struct nvmf_property_sqe, ofst)
+#define NVMF_PROP_VALUE      offsetof(struct nvmf_property_sqe, value)
+#define NVMF_AUTH_SQE_SPSP0  offsetof(struct nvmf_auth_sqe, spsp0)
+#define NVMF_AUTH_SQE_SPSP1  offsetof(struct nvmf_auth_sqe, spsp1)
+#define NVMF_AUTH_SQE_SECP   offsetof(struct nvmf_auth_sqe, secp)
+#define NVMF_AUTH_SQE_LEN    offsetof(struct nvmf_auth_sqe, len)
+
 /* Connect's fields, host endian. */
 struct nvmf_connect_cmd {
 	uint16_t recfmt;

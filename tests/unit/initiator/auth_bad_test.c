@@ -10,6 +10,7 @@
 #include "nvme/auth.h"
 #include "nvme/dhchap.h"
 #include "tests/unit/suites.h"
+#include "nvme/fabrics.h"
 
 #define HOST_KEY "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
 #define CTRL_KEY "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:"
