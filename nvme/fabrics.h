@@ -22,10 +22,10 @@
 
 /* Bytes 0-39 of every Fabrics command (NVMe-oF 1.1 section 3, Figure "Fabrics Command"). */
 struct nvmf_fabrics_sqe_head {
-	uint8_t opcode;            /* 0: nvme_admin_fabrics (7Fh) */
-	uint8_t flags;             /* 1: PSDT, bits 7:6 */
-	uint16_t command_id;       /* 2 */
-	uint8_t fctype;            /* 4: enum nvme_fabrics_type */
+	uint8_t opcode;      /* 0: nvme_admin_fabrics (7Fh) */
+	uint8_t flags;       /* 1: PSDT, bits 7:6 */
+	uint16_t command_id; /* 2 */
+	uint8_t fctype;      /* 4: enum nvme_fabrics_type */
 	uint8_t rsvd5[19];
 	struct nvme_sgl_desc dptr; /* 24: SGL1 */
 } __attribute__((packed));
@@ -35,12 +35,12 @@ static_assert(sizeof(struct nvmf_fabrics_sqe_head) == 40, "Fabrics SQE head is 4
  * or an I/O queue. The 1024-byte data is libnvme's struct nvmf_connect_data. */
 struct nvmf_connect_sqe {
 	struct nvmf_fabrics_sqe_head head;
-	__le16 recfmt;             /* 40: record format, 0 */
-	__le16 qid;                /* 42: 0 = admin queue */
-	__le16 sqsize;             /* 44: entries, 0's based */
-	uint8_t cattr;             /* 46: NVMF_CONNECT_CATTR_* */
+	__le16 recfmt; /* 40: record format, 0 */
+	__le16 qid;    /* 42: 0 = admin queue */
+	__le16 sqsize; /* 44: entries, 0's based */
+	uint8_t cattr; /* 46: NVMF_CONNECT_CATTR_* */
 	uint8_t rsvd47;
-	__le32 kato;               /* 48: keep-alive timeout, milliseconds (admin queue) */
+	__le32 kato; /* 48: keep-alive timeout, milliseconds (admin queue) */
 	uint8_t rsvd52[12];
 } __attribute__((packed));
 static_assert(sizeof(struct nvmf_connect_sqe) == NVME_SQE_SIZE, "Connect SQE is 64 bytes");
@@ -58,10 +58,10 @@ static_assert(offsetof(struct nvmf_connect_data, hostnqn) == 512, "HOSTNQN at da
  * (enum nvmf_property). Property Get leaves value reserved. */
 struct nvmf_property_sqe {
 	struct nvmf_fabrics_sqe_head head;
-	uint8_t attrib;            /* 40: bit 0 (NVMF_PROP_ATTRIB_SIZE8): 8-byte property */
+	uint8_t attrib; /* 40: bit 0 (NVMF_PROP_ATTRIB_SIZE8): 8-byte property */
 	uint8_t rsvd41[3];
-	__le32 ofst;               /* 44: offset in the property space, bytes */
-	__le64 value;              /* 48: Property Set only */
+	__le32 ofst;  /* 44: offset in the property space, bytes */
+	__le64 value; /* 48: Property Set only */
 	uint8_t rsvd56[8];
 } __attribute__((packed));
 static_assert(sizeof(struct nvmf_property_sqe) == NVME_SQE_SIZE, "Property SQE is 64 bytes");
@@ -74,10 +74,10 @@ static_assert(offsetof(struct nvmf_property_sqe, value) == 48, "VALUE at byte 48
 struct nvmf_auth_sqe {
 	struct nvmf_fabrics_sqe_head head;
 	uint8_t rsvd40;
-	uint8_t spsp0;             /* 41: security protocol specific 0 */
-	uint8_t spsp1;             /* 42: security protocol specific 1 */
-	uint8_t secp;              /* 43: security protocol (NVME_AUTH_SECP_DHCHAP) */
-	__le32 len;                /* 44: Send: TL (transfer length), Receive: AL (allocation
+	uint8_t spsp0; /* 41: security protocol specific 0 */
+	uint8_t spsp1; /* 42: security protocol specific 1 */
+	uint8_t secp;  /* 43: security protocol (NVME_AUTH_SECP_DHCHAP) */
+	__le32 len;    /* 44: Send: TL (transfer length), Receive: AL (allocation
 	                              length), bytes */
 	uint8_t rsvd48[16];
 } __attribute__((packed));
@@ -95,34 +95,34 @@ static_assert(offsetof(struct nvmf_auth_sqe, len) == 44, "TL/AL at byte 44");
 
 /* Byte offsets of the fields in the SQE, for the tests and fuzzers that write a capsule
  * byte by byte (and IPO, the offset a Connect error names). */
-#define NVMF_SQE_FCTYPE_OFF  offsetof(struct nvmf_fabrics_sqe_head, fctype)
-#define NVMF_CONNECT_RECFMT  offsetof(struct nvmf_connect_sqe, recfmt)
-#define NVMF_CONNECT_QID     offsetof(struct nvmf_connect_sqe, qid)
-#define NVMF_CONNECT_SQSIZE  offsetof(struct nvmf_connect_sqe, sqsize)
-#define NVMF_CONNECT_CATTR   offsetof(struct nvmf_connect_sqe, cattr)
-#define NVMF_CONNECT_KATO    offsetof(struct nvmf_connect_sqe, kato)
-#define NVMF_PROP_ATTRIB     offsetof(struct nvmf_property_sqe, attrib)
-#define NVMF_PROP_OFFSET     offsetof(struct nvmf_property_sqe, ofst)
-#define NVMF_PROP_VALUE      offsetof(struct nvmf_property_sqe, value)
-#define NVMF_AUTH_SQE_SPSP0  offsetof(struct nvmf_auth_sqe, spsp0)
-#define NVMF_AUTH_SQE_SPSP1  offsetof(struct nvmf_auth_sqe, spsp1)
-#define NVMF_AUTH_SQE_SECP   offsetof(struct nvmf_auth_sqe, secp)
-#define NVMF_AUTH_SQE_LEN    offsetof(struct nvmf_auth_sqe, len)
+#define NVMF_SQE_FCTYPE_OFF offsetof(struct nvmf_fabrics_sqe_head, fctype)
+#define NVMF_CONNECT_RECFMT offsetof(struct nvmf_connect_sqe, recfmt)
+#define NVMF_CONNECT_QID    offsetof(struct nvmf_connect_sqe, qid)
+#define NVMF_CONNECT_SQSIZE offsetof(struct nvmf_connect_sqe, sqsize)
+#define NVMF_CONNECT_CATTR  offsetof(struct nvmf_connect_sqe, cattr)
+#define NVMF_CONNECT_KATO   offsetof(struct nvmf_connect_sqe, kato)
+#define NVMF_PROP_ATTRIB    offsetof(struct nvmf_property_sqe, attrib)
+#define NVMF_PROP_OFFSET    offsetof(struct nvmf_property_sqe, ofst)
+#define NVMF_PROP_VALUE     offsetof(struct nvmf_property_sqe, value)
+#define NVMF_AUTH_SQE_SPSP0 offsetof(struct nvmf_auth_sqe, spsp0)
+#define NVMF_AUTH_SQE_SPSP1 offsetof(struct nvmf_auth_sqe, spsp1)
+#define NVMF_AUTH_SQE_SECP  offsetof(struct nvmf_auth_sqe, secp)
+#define NVMF_AUTH_SQE_LEN   offsetof(struct nvmf_auth_sqe, len)
 
 /* Connect's fields, host endian. */
 struct nvmf_connect_cmd {
 	uint16_t recfmt;
 	uint16_t qid;
-	uint16_t sqsize;           /* entries, 0's based */
+	uint16_t sqsize; /* entries, 0's based */
 	uint8_t cattr;
-	uint32_t kato;             /* milliseconds */
+	uint32_t kato; /* milliseconds */
 };
 
 /* Property Get/Set's fields, host endian. */
 struct nvmf_property_cmd {
 	uint8_t attrib;
-	uint32_t ofst;             /* bytes into the property space */
-	uint64_t value;            /* Property Set only; 0 on Property Get */
+	uint32_t ofst;  /* bytes into the property space */
+	uint64_t value; /* Property Set only; 0 on Property Get */
 };
 
 /* Authentication Send/Receive's fields, host endian. */
@@ -130,7 +130,7 @@ struct nvmf_auth_cmd {
 	uint8_t secp;
 	uint8_t spsp0;
 	uint8_t spsp1;
-	uint32_t len;              /* TL (Send) or AL (Receive), bytes */
+	uint32_t len; /* TL (Send) or AL (Receive), bytes */
 };
 
 /* nvmf_sqe_fctype - FCTYPE (byte 4) of a Fabrics command SQE. */
