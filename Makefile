@@ -17,6 +17,8 @@
 #   make install    libnvmf (static, shared, header, pkg-config) and the nvmf tool under PREFIX
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_SECS (60) seconds each
 #   make fuzz-smoke each harness over its seed corpus plus 5 seconds (part of make check)
+#   make format-check  every C file as .clang-format says (part of make check); make format applies it
+#   make compile_commands.json  the compile commands of every C file, for clangd/clang-tidy/editors
 
 CC      ?= gcc
 # libcrypto: OpenSSL 3 for DH-HMAC-CHAP (nvme/dhchap.c). libisal: CRC32C for NVMe/TCP digests (nvme/tcp.c).
@@ -27,7 +29,8 @@ CFLAGS  ?= -O1 -g
 endif
 CFLAGS  ?= -O2 -g
 # -fPIC everywhere: the same objects go into libnvmf.so.
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -pthread -fPIC
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wmissing-prototypes -Wstrict-prototypes -Wshadow \
+	   -I. -pthread -fPIC
 LDFLAGS += -pthread
 
 BUILD   := build
@@ -113,7 +116,7 @@ NVMF_VERSION := 0.1.0
 PREFIX     ?= /usr/local
 
 .PHONY: path-trace all unit check analyze local-check vm-check soak demo bench bench-churn asan deps clean install \
-	install-check fuzz fuzz-smoke fuzz-bins FORCE
+	install-check fuzz fuzz-smoke fuzz-bins format format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
      $(FAULT_TARGET_BIN) $(DHCHAP_KAT)
 
@@ -300,6 +303,7 @@ install-check: all
 # output is in build/analyze.log, printed once vm-check ends; either failing fails check.
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: deps
+	$(MAKE) format-check
 	$(MAKE) -j$(CHECK_JOBS) all
 	$(MAKE) -j$(CHECK_JOBS) unit
 	$(MAKE) -j$(CHECK_JOBS) SANITIZE=1 unit
@@ -382,6 +386,30 @@ $(TRACE_BIN): $(BUILD)/obj/tests/trace/path_trace.o $(BUILD)/obj/tests/unit/rdma
 path-trace:
 	$(MAKE) TRACE=1 build/trace/path-trace
 	scripts/path-trace build/trace/path-trace
+
+# Formatting (README, "Code style"): .clang-format is the kernel's style with 100 columns.
+# format-check lists every C file clang-format would change and fails if there is one;
+# format rewrites them in place.
+CLANG_FORMAT ?= clang-format-14
+FORMAT_SRCS = $(sort $(shell find nvme rdma tcp loop subsystem target control initiator app tests bench \
+		-name '*.[ch]' 2>/dev/null))
+format-check:
+	@bad=$$(for f in $(FORMAT_SRCS); do $(CLANG_FORMAT) --dry-run -Werror "$$f" > /dev/null 2>&1 || \
+		echo "$$f"; done); \
+	if [ -n "$$bad" ]; then echo "format-check: not as .clang-format says (make format rewrites them):"; \
+		echo "$$bad" | sed 's/^/  /'; echo "format-check: $$(echo "$$bad" | wc -l) file(s)"; exit 1; fi; \
+	echo "format-check: $(words $(FORMAT_SRCS)) files ok"
+format:
+	$(CLANG_FORMAT) -i $(FORMAT_SRCS)
+
+# compile_commands.json for clangd, clang-tidy and editors: every compile command of
+# `make all`, path-trace and the fuzz harnesses (with the plain flags), recorded by bear
+# from a fresh build in build/cdb, so every file is compiled, hence listed.
+CDB_DIR := build/cdb
+compile_commands.json:
+	rm -rf $(CDB_DIR)
+	bear --output $@ -- $(MAKE) --no-print-directory BUILD=$(CDB_DIR) all $(CDB_DIR)/path-trace \
+		$(FUZZ_SRCS:%.c=$(CDB_DIR)/obj/%.o)
 
 clean:
 	rm -rf build

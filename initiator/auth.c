@@ -91,11 +91,11 @@ int nvmf_ctrl_auth_info(const struct nvmf_ctrl *c, struct nvmf_auth_info *out)
 static int auth_cmd(struct txn *t, uint8_t fctype, uint32_t len, bool write)
 {
 	struct nvme_sqe sqe;
-	nvmfh_fabrics_sqe(&sqe, fctype);
-	((uint8_t *)&sqe)[NVMF_AUTH_SQE_SPSP0] = NVME_AUTH_SPSP;
-	((uint8_t *)&sqe)[NVMF_AUTH_SQE_SPSP1] = NVME_AUTH_SPSP;
-	((uint8_t *)&sqe)[NVMF_AUTH_SQE_SECP] = NVME_AUTH_SECP_DHCHAP;
-	nvmfh_sqe_put_le32(&sqe, NVMF_AUTH_SQE_LEN, len);
+	const struct nvmf_auth_cmd a = {
+		.secp = NVME_AUTH_SECP_DHCHAP, .spsp0 = NVME_AUTH_SPSP, .spsp1 = NVME_AUTH_SPSP,
+		.len = len,
+	};
+	nvmf_auth_encode(&sqe, fctype, &a);
 	int tmo = t->c->opts.timeout_ms > 0 ? t->c->opts.timeout_ms : NVMFH_DEFAULT_TIMEOUT_MS;
 	int rc = nvmfh_queue_exec(t->q, &sqe, t->buf, len, write, NULL, tmo);
 	/* The kernel target may end the association right after a wrong Reply, before its

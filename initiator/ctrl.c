@@ -62,34 +62,13 @@ int nvmfh_admin(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, void *buf, uint
 
 /* ---- Fabrics commands (NVMe-oF 1.1 section 3) ---- */
 
-void nvmfh_sqe_put_le16(struct nvme_sqe *sqe, unsigned off, uint16_t v)
-{
-	uint8_t *p = (uint8_t *)sqe + off;
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-void nvmfh_sqe_put_le32(struct nvme_sqe *sqe, unsigned off, uint32_t v)
-{
-	nvmfh_sqe_put_le16(sqe, off, (uint16_t)v);
-	nvmfh_sqe_put_le16(sqe, off + 2, (uint16_t)(v >> 16));
-}
-
-void nvmfh_fabrics_sqe(struct nvme_sqe *sqe, uint8_t fctype)
-{
-	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = nvme_admin_fabrics;
-	((uint8_t *)sqe)[NVMF_SQE_FCTYPE_OFF] = fctype;
-}
-
 /* Property Get: @size8 for 8-byte properties (CAP). */
 static int prop_get(struct nvmf_ctrl *c, uint32_t off, bool size8, uint64_t *val)
 {
 	struct nvme_sqe sqe;
 	struct nvme_cqe cqe;
-	nvmfh_fabrics_sqe(&sqe, nvme_fabrics_type_property_get);
-	((uint8_t *)&sqe)[NVMF_PROP_ATTRIB] = size8 ? 1 : 0;
-	nvmfh_sqe_put_le32(&sqe, NVMF_PROP_OFFSET, off);
+	const struct nvmf_property_cmd p = { .attrib = size8 ? NVMF_PROP_ATTRIB_SIZE8 : 0, .ofst = off };
+	nvmf_property_encode(&sqe, nvme_fabrics_type_property_get, &p);
 	int rc = nvmfh_admin(c, &sqe, NULL, 0, false, &cqe);
 	if (!rc)
 		*val = size8 ? le64toh(cqe.result.u64) : le32toh(cqe.result.u32);
@@ -99,9 +78,8 @@ static int prop_get(struct nvmf_ctrl *c, uint32_t off, bool size8, uint64_t *val
 static int prop_set(struct nvmf_ctrl *c, uint32_t off, uint32_t val)
 {
 	struct nvme_sqe sqe;
-	nvmfh_fabrics_sqe(&sqe, nvme_fabrics_type_property_set);
-	nvmfh_sqe_put_le32(&sqe, NVMF_PROP_OFFSET, off);
-	nvmfh_sqe_put_le32(&sqe, NVMF_PROP_VALUE, val);
+	const struct nvmf_property_cmd p = { .ofst = off, .value = val };
+	nvmf_property_encode(&sqe, nvme_fabrics_type_property_set, &p);
 	return nvmfh_admin(c, &sqe, NULL, 0, false, NULL);
 }
 
@@ -113,14 +91,14 @@ static int fabrics_connect(struct nvmf_ctrl *c, struct nvmf_queue *q)
 	struct nvme_cqe cqe;
 	uint16_t qid = q->hq.qid;
 	uint32_t kato = c->opts.no_keep_alive ? 0 : c->opts.kato_ms;
+	const struct nvmf_connect_cmd cmd = {
+		.qid = qid,
+		.sqsize = (uint16_t)(q->hq.size - 1),
+		.kato = qid == 0 ? kato : 0,
+		.cattr = c->opts.disable_sqflow ? NVMF_CONNECT_CATTR_SQFLOW_DISABLE : 0,
+	};
 
-	nvmfh_fabrics_sqe(&sqe, nvme_fabrics_type_connect);
-	nvmfh_sqe_put_le16(&sqe, NVMF_CONNECT_QID, qid);
-	nvmfh_sqe_put_le16(&sqe, NVMF_CONNECT_SQSIZE, (uint16_t)(q->hq.size - 1));
-	if (qid == 0)
-		nvmfh_sqe_put_le32(&sqe, NVMF_CONNECT_KATO, kato);
-	if (c->opts.disable_sqflow)
-		((uint8_t *)&sqe)[NVMF_CONNECT_CATTR] = NVMF_CONNECT_CATTR_SQFLOW_DISABLE;
+	nvmf_connect_encode(&sqe, &cmd);
 	memset(&d, 0, sizeof(d));
 	memcpy(d.hostid, c->hostid, 16);
 	d.cntlid = htole16(qid ? c->cntlid : 0xffff);

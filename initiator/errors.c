@@ -94,9 +94,12 @@ const char *nvmfh_connect_detail(int status, uint32_t dw0)
 		return "";
 	}
 	switch (ipo) {
-	case NVMF_CONNECT_QID:    return ": the controller rejects the queue ID";
-	case NVMF_CONNECT_SQSIZE: return ": the controller rejects the queue size (SQSIZE)";
-	case NVMF_CONNECT_KATO:   return ": the controller rejects the keep-alive timeout";
+	case offsetof(struct nvmf_connect_sqe, qid):
+		return ": the controller rejects the queue ID";
+	case offsetof(struct nvmf_connect_sqe, sqsize):
+		return ": the controller rejects the queue size (SQSIZE)";
+	case offsetof(struct nvmf_connect_sqe, kato):
+		return ": the controller rejects the keep-alive timeout";
 	default:                  return "";
 	}
 }

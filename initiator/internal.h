@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include "initiator/transport.h"
+#include "nvme/fabrics.h"
 
 struct nvme_dhchap_key;
 
@@ -155,12 +156,6 @@ NVMFH_HIDDEN int nvmfh_admin(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, vo
 /* nvmfh_ctrl_lost - whether @c's admin queue lost its connection (a failed or timed-out
  * admin command, Keep Alive included): the association needs nvmf_reconnect. */
 NVMFH_HIDDEN bool nvmfh_ctrl_lost(struct nvmf_ctrl *c);
-
-/* Fabrics command SQEs (NVMe-oF 1.1 section 3): @sqe zeroed, opcode 7Fh, FCTYPE @fctype;
- * the put helpers store a little-endian value at byte @off of the SQE. */
-NVMFH_HIDDEN void nvmfh_fabrics_sqe(struct nvme_sqe *sqe, uint8_t fctype);
-NVMFH_HIDDEN void nvmfh_sqe_put_le16(struct nvme_sqe *sqe, unsigned off, uint16_t v);
-NVMFH_HIDDEN void nvmfh_sqe_put_le32(struct nvme_sqe *sqe, unsigned off, uint32_t v);
 
 /* ---- admin.c ---- */
 

@@ -30,13 +30,8 @@
 #include <stdint.h>
 #include <libnvme.h>
 
-/* Authentication Send / Receive: byte offsets of their fields in the 64-byte SQE
- * (command dwords 10 and 11). */
-#define NVMF_AUTH_SQE_SPSP0     41  /* u8: security protocol specific 0, 01h */
-#define NVMF_AUTH_SQE_SPSP1     42  /* u8: security protocol specific 1, 01h */
-#define NVMF_AUTH_SQE_SECP      43  /* u8: security protocol, NVME_AUTH_SECP_DHCHAP */
-#define NVMF_AUTH_SQE_LEN       44  /* le32: Send: transfer length (TL), Receive:
-                                       allocation length (AL), bytes */
+/* SECP and SPSP0/SPSP1 of the Authentication Send / Receive SQE (struct nvmf_auth_sqe,
+ * nvme/fabrics.h). */
 #define NVME_AUTH_SECP_DHCHAP   0xe9 /* "NVMe in-band authentication" security protocol */
 #define NVME_AUTH_SPSP          0x01 /* SPSP0 and SPSP1 of every DH-HMAC-CHAP command */
 

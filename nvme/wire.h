@@ -95,19 +95,8 @@ struct nvme_cqe {
 } __attribute__((packed));
 static_assert(sizeof(struct nvme_cqe) == NVME_CQE_SIZE, "CQE is 16 bytes");
 
-/* Byte offsets of Fabrics command fields inside the SQE (NVMe-oF 1.1 section 3). */
-#define NVMF_SQE_FCTYPE_OFF    4   /* u8 */
-#define NVMF_CONNECT_RECFMT    40  /* le16 */
-#define NVMF_CONNECT_QID       42  /* le16 */
-#define NVMF_CONNECT_SQSIZE    44  /* le16, 0's based */
-#define NVMF_CONNECT_CATTR     46  /* u8 */
-/* CATTR bit 2, SQ Flow Control Disable (NVMe-oF 1.1 Figure 20): the host will not read
- * SQHD and needs no SQ flow control on this queue (libnvme's NVME_CONNECT_DISABLE_SQFLOW). */
-#define NVMF_CONNECT_CATTR_SQFLOW_DISABLE 0x04u
-#define NVMF_CONNECT_KATO      48  /* le32, milliseconds */
-#define NVMF_PROP_ATTRIB       40  /* u8, bit 0: 8-byte access */
-#define NVMF_PROP_OFFSET       44  /* le32 */
-#define NVMF_PROP_VALUE        48  /* le64 (Property Set) */
+/* The Fabrics commands' SQEs (Connect, Property Get/Set, Authentication Send/Receive)
+ * are typed structs in nvme/fabrics.h. */
 
 /* Controller properties (NVMe Base 3.1.3), offsets in the property space. */
 enum nvmf_property {

@@ -27,6 +27,7 @@
 #include <openssl/crypto.h>
 #include "nvme/auth.h"
 #include "nvme/dhchap.h"
+#include "nvme/fabrics.h"
 #include "target/core.h"
 #include "target/log.h"
 
@@ -667,13 +668,14 @@ static void execute_auth_receive(struct nvmf_req *req)
 
 nvme_status_t nvmf_parse_auth_cmd(struct nvmf_req *req)
 {
-	const uint8_t *sqe = (const uint8_t *)req->cmd;
 	struct nvmf_sq *sq = req->sq;
-	uint32_t len = nvme_sqe_le32(req->cmd, NVMF_AUTH_SQE_LEN);
-	bool send = sqe[NVMF_SQE_FCTYPE_OFF] == nvme_fabrics_type_auth_send;
+	struct nvmf_auth_cmd a;
+	nvmf_auth_decode(req->cmd, &a);
+	uint32_t len = a.len;
+	bool send = nvmf_sqe_fctype(req->cmd) == nvme_fabrics_type_auth_send;
 
-	if (sqe[NVMF_AUTH_SQE_SECP] != NVME_AUTH_SECP_DHCHAP || sqe[NVMF_AUTH_SQE_SPSP0] != NVME_AUTH_SPSP ||
-	    sqe[NVMF_AUTH_SQE_SPSP1] != NVME_AUTH_SPSP || !len || len > NVMF_AUTH_MAX_XFER)
+	if (a.secp != NVME_AUTH_SECP_DHCHAP || a.spsp0 != NVME_AUTH_SPSP ||
+	    a.spsp1 != NVME_AUTH_SPSP || !len || len > NVMF_AUTH_MAX_XFER)
 		return nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR;
 	/* A queue whose host has no key has no transaction to take part in. */
 	if (!sq->auth_required)

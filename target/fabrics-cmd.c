@@ -11,13 +11,17 @@
 #include "target/auth.h"
 #include "target/core.h"
 #include "target/log.h"
+#include "nvme/fabrics.h"
 
 #define IPO_SQE(off)  ((uint32_t)(off))
 #define IPO_DATA(off) ((uint32_t)(1u << 16 | (off)))
 
+/* Byte offset of a Connect SQE field, for IPO. */
+#define CONNECT_OFF(field) offsetof(struct nvmf_connect_sqe, field)
+
 static uint8_t fctype(const struct nvmf_req *req)
 {
-	return ((const uint8_t *)req->cmd)[NVMF_SQE_FCTYPE_OFF];
+	return nvmf_sqe_fctype(req->cmd);
 }
 
 static nvme_status_t connect_invalid(struct nvmf_req *req, uint32_t ipo)
@@ -49,18 +53,17 @@ static void connect_data(const struct nvmf_req *req, struct nvmf_connect_data *d
  * (CATTR bit 2, NVMe-oF 1.1 Figure 20; every port advertises it, TREQ bit 2) gets it on
  * any transport: the core only stops reporting SQHD, the Connect response's SQHD is FFFFh
  * (as nvmet and FreeBSD's nvmft answer) and later CQEs' 0 (reserved). */
-static void connected(struct nvmf_req *req, struct nvmf_tgt_ctrl *ctrl, uint16_t qid,
-		      uint16_t sqsize)
+static void connected(struct nvmf_req *req, struct nvmf_tgt_ctrl *ctrl,
+		      const struct nvmf_connect_cmd *cmd)
 {
 	struct nvmf_sq *sq = req->sq;
 	sq->ctrl = ctrl;
-	sq->qid = qid;
-	sq->size = (uint16_t)(sqsize + 1);
+	sq->qid = cmd->qid;
+	sq->size = (uint16_t)(cmd->sqsize + 1);
 	/* The Connect took slot 0 (the queue had no size when nvmf_req_init counted it):
 	 * its response shows the head past it, as nvmet's does. */
 	sq->sqhd = 1;
-	sq->sqflow_disabled = ((const uint8_t *)req->cmd)[NVMF_CONNECT_CATTR] &
-			      NVMF_CONNECT_CATTR_SQFLOW_DISABLE;
+	sq->sqflow_disabled = cmd->cattr & NVMF_CONNECT_CATTR_SQFLOW_DISABLE;
 	if (sq->sqflow_disabled)
 		req->cqe->sq_head = htole16(0xffff);
 	req->cqe->result.u32 = htole32(ctrl->cntlid | nvmf_sq_auth_connected(sq));
@@ -72,22 +75,22 @@ static void execute_admin_connect(struct nvmf_req *req)
 	const struct nvmf_connect_data *d = &data;
 	struct nvmf_sq *sq = req->sq;
 	struct nvmf_tgt *tgt = sq->tgt;
-	uint16_t sqsize = nvme_sqe_le16(req->cmd, NVMF_CONNECT_SQSIZE);
-	uint32_t kato = nvme_sqe_le32(req->cmd, NVMF_CONNECT_KATO);
+	struct nvmf_connect_cmd cmd;
 	char subnqn[NQN_FIELD + 1], hostnqn[NQN_FIELD + 1];
 	nvme_status_t st;
 
+	nvmf_connect_decode(req->cmd, &cmd);
 	connect_data(req, &data);
 	connect_nqns(d, subnqn, hostnqn);
 	/* Admin queue: 1..NVMF_ADMIN_QUEUE_SIZE entries; sqsize is 0's based. */
-	if (sqsize == 0 || sqsize >= NVMF_ADMIN_QUEUE_SIZE) {
-		st = connect_invalid(req, IPO_SQE(NVMF_CONNECT_SQSIZE));
+	if (cmd.sqsize == 0 || cmd.sqsize >= NVMF_ADMIN_QUEUE_SIZE) {
+		st = connect_invalid(req, IPO_SQE(CONNECT_OFF(sqsize)));
 		goto out;
 	}
 	/* The main group owns the controllers: an admin queue the transport placed as an
 	 * I/O queue (its transport-level qid was not 0) cannot hold one. */
 	if (sq->pg != nvmf_tgt_main_pg(tgt)) {
-		st = connect_invalid(req, IPO_SQE(NVMF_CONNECT_QID));
+		st = connect_invalid(req, IPO_SQE(CONNECT_OFF(qid)));
 		goto out;
 	}
 	/* Dynamic controller model: the host must ask for "any" controller. */
@@ -107,13 +110,13 @@ static void execute_admin_connect(struct nvmf_req *req)
 	}
 	/* Admin queues are placed on the main group, which owns the controllers. */
 	struct nvmf_tgt_ctrl *ctrl = nvmf_tgt_ctrl_alloc(tgt, sq->pg, s, sq->port, sq->transport,
-							 hostnqn, d->hostid, kato);
+							 hostnqn, d->hostid, cmd.kato);
 	if (!ctrl) {
 		st = nvme_cmd_specific(NVME_SC_CONNECT_CTRL_BUSY);
 		goto out;
 	}
 	nvmf_tgt_ctrl_attach(ctrl, sq, 0);
-	connected(req, ctrl, 0, sqsize);
+	connected(req, ctrl, &cmd);
 	snprintf(ctrl->peer, sizeof(ctrl->peer), "%s", sq->peer);
 	nvmf_log(tgt, NVMF_LOG_INFO, "controller %u of %s: host %s connected from %s (port %u, KATO %u ms)",
 		 ctrl->cntlid, s->cfg->nqn, hostnqn, sq->peer[0] ? sq->peer : "?",
@@ -132,9 +135,10 @@ out:
 static void io_connect_answer(void *arg)
 {
 	struct nvmf_req *req = arg;
+	struct nvmf_connect_cmd cmd;
+	nvmf_connect_decode(req->cmd, &cmd);
 	if (!req->connect_status)
-		connected(req, req->connect_ctrl, nvme_sqe_le16(req->cmd, NVMF_CONNECT_QID),
-			  nvme_sqe_le16(req->cmd, NVMF_CONNECT_SQSIZE));
+		connected(req, req->connect_ctrl, &cmd);
 	nvmf_req_complete(req, req->connect_status);
 }
 
@@ -146,11 +150,11 @@ static void io_connect_attach(void *arg)
 	struct nvmf_connect_data data;
 	const struct nvmf_connect_data *d = &data;
 	struct nvmf_sq *sq = req->sq;
-	uint16_t qid = nvme_sqe_le16(req->cmd, NVMF_CONNECT_QID);
-	uint16_t sqsize = nvme_sqe_le16(req->cmd, NVMF_CONNECT_SQSIZE);
+	struct nvmf_connect_cmd cmd;
 	char subnqn[NQN_FIELD + 1], hostnqn[NQN_FIELD + 1];
 	nvme_status_t st;
 
+	nvmf_connect_decode(req->cmd, &cmd);
 	connect_data(req, &data);
 	connect_nqns(d, subnqn, hostnqn);
 	struct nvmf_tgt_ctrl *ctrl = nvmf_tgt_ctrl_find(sq->tgt, subnqn, le16toh(d->cntlid));
@@ -162,19 +166,19 @@ static void io_connect_attach(void *arg)
 		st = connect_invalid(req, IPO_DATA(offsetof(struct nvmf_connect_data, hostnqn)));
 		goto out;
 	}
-	if (qid > ctrl->max_qid) {
-		st = connect_invalid(req, IPO_SQE(NVMF_CONNECT_QID));
+	if (cmd.qid > ctrl->max_qid) {
+		st = connect_invalid(req, IPO_SQE(CONNECT_OFF(qid)));
 		goto out;
 	}
-	if (sqsize == 0 || sqsize >= ctrl->queue_size) {
-		st = connect_invalid(req, IPO_SQE(NVMF_CONNECT_SQSIZE));
+	if (cmd.sqsize == 0 || cmd.sqsize >= ctrl->queue_size) {
+		st = connect_invalid(req, IPO_SQE(CONNECT_OFF(sqsize)));
 		goto out;
 	}
-	if (ctrl->sqs[qid]) {
+	if (ctrl->sqs[cmd.qid]) {
 		st = nvme_generic(NVME_SC_CMD_SEQ_ERROR) | NVME_SC_DNR;
 		goto out;
 	}
-	nvmf_tgt_ctrl_attach(ctrl, sq, qid);
+	nvmf_tgt_ctrl_attach(ctrl, sq, cmd.qid);
 	req->connect_ctrl = ctrl;
 	st = 0;
 out:
@@ -199,33 +203,35 @@ static void execute_io_connect(struct nvmf_req *req)
 
 nvme_status_t nvmf_parse_connect_cmd(struct nvmf_req *req)
 {
+	struct nvmf_connect_cmd cmd;
 	if (fctype(req) != nvme_fabrics_type_connect)
 		return nvme_generic(NVME_SC_INVALID_OPCODE);
-	if (nvme_sqe_le16(req->cmd, NVMF_CONNECT_RECFMT) != 0)
+	nvmf_connect_decode(req->cmd, &cmd);
+	if (cmd.recfmt != 0)
 		return nvme_cmd_specific(NVME_SC_CONNECT_FORMAT);
 	req->dir = NVMF_XFER_H2C;
 	req->data_len = NVMF_CONNECT_DATA_SIZE;
-	req->execute = nvme_sqe_le16(req->cmd, NVMF_CONNECT_QID) == 0 ?
-		       execute_admin_connect : execute_io_connect;
+	req->execute = cmd.qid == 0 ? execute_admin_connect : execute_io_connect;
 	return 0;
 }
 
 static void execute_prop_get(struct nvmf_req *req)
 {
 	uint64_t val = 0;
-	bool size8 = ((const uint8_t *)req->cmd)[NVMF_PROP_ATTRIB] & 1;
-	nvme_status_t st = nvmf_tgt_ctrl_prop_get(req->sq->ctrl,
-			nvme_sqe_le32(req->cmd, NVMF_PROP_OFFSET), size8, &val);
+	struct nvmf_property_cmd p;
+	nvmf_property_decode(req->cmd, &p);
+	nvme_status_t st = nvmf_tgt_ctrl_prop_get(req->sq->ctrl, p.ofst,
+						  p.attrib & NVMF_PROP_ATTRIB_SIZE8, &val);
 	req->cqe->result.u64 = htole64(val);
 	nvmf_req_complete(req, st);
 }
 
 static void execute_prop_set(struct nvmf_req *req)
 {
-	bool size8 = ((const uint8_t *)req->cmd)[NVMF_PROP_ATTRIB] & 1;
-	nvme_status_t st = nvmf_tgt_ctrl_prop_set(req->sq->ctrl, req,
-			nvme_sqe_le32(req->cmd, NVMF_PROP_OFFSET), size8,
-			nvme_sqe_le64(req->cmd, NVMF_PROP_VALUE));
+	struct nvmf_property_cmd p;
+	nvmf_property_decode(req->cmd, &p);
+	nvme_status_t st = nvmf_tgt_ctrl_prop_set(req->sq->ctrl, req, p.ofst,
+						  p.attrib & NVMF_PROP_ATTRIB_SIZE8, p.value);
 	if (st != NVMF_PROP_PENDING)
 		nvmf_req_complete(req, st);
 }

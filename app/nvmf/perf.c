@@ -570,9 +570,9 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 			goto out;
 		}
 		cli_hist_init(w[i].hist);
-		for (unsigned k = 0; k < qd; k++) {
-			w[i].slots[k].w = &w[i];
-			w[i].slots[k].buf = region + ((size_t)i * qd + k) * o.bs;
+		for (unsigned s = 0; s < qd; s++) {
+			w[i].slots[s].w = &w[i];
+			w[i].slots[s].buf = region + ((size_t)i * qd + s) * o.bs;
 		}
 	}
 

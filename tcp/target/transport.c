@@ -23,6 +23,7 @@
 #include <sys/ioctl.h>
 #include <linux/sockios.h>
 #include "nvme/disc_log.h"
+#include "nvme/fabrics.h"
 #include "target/ephemeral.h"
 #include "tcp/target/internal.h"
 
@@ -292,12 +293,15 @@ void nvmf_tcp_handoff(struct nvmf_tcp_conn *conn)
 {
 	struct nvmf_tcp_tpg *tpg = conn->tpg;
 	const struct nvme_tcp_cmd *cmd = (const void *)(conn->rbuf + conn->roff);
-	const uint8_t *sqe = (const uint8_t *)&cmd->sqe;
 	uint16_t qid = 0;
-	/* The Connect's QID (NVMe-oF 1.1 Figure 20); any other first command goes to the
+	/* The Connect's QID (NVMe-oF 1.1 section 3.3); any other first command goes to the
 	 * admin group, where the core refuses it on an unconnected queue. */
-	if (sqe[0] == nvme_admin_fabrics && sqe[NVMF_SQE_FCTYPE_OFF] == nvme_fabrics_type_connect)
-		qid = (uint16_t)(sqe[NVMF_CONNECT_QID] | sqe[NVMF_CONNECT_QID + 1] << 8);
+	if (cmd->sqe.opcode == nvme_admin_fabrics &&
+	    nvmf_sqe_fctype(&cmd->sqe) == nvme_fabrics_type_connect) {
+		struct nvmf_connect_cmd c;
+		nvmf_connect_decode(&cmd->sqe, &c);
+		qid = c.qid;
+	}
 	conn->qid = qid;
 	/* The ICResp must be out before another thread owns the socket. */
 	if (nvmf_tcp_conn_flush(conn) || conn->tx_head) {

@@ -61,6 +61,8 @@ static void check_log(const struct nvmf_ana_log *log, const uint8_t *buf, size_t
 	}
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = { data, size };

@@ -32,6 +32,7 @@
 #include "target/log.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/unit/target/fixture.h"
+#include "nvme/fabrics.h"
 
 #define NQ          4                /* transport connections: slot 0 admin, 1..3 I/O */
 #define MAX_STEPS   256

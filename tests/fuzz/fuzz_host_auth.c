@@ -26,6 +26,7 @@
 #include "initiator/internal.h"
 #include "nvme/auth.h"
 #include "tests/fuzz/fuzz_input.h"
+#include "nvme/fabrics.h"
 
 #define HOST_KEY "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
 #define CTRL_KEY "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:"
@@ -191,6 +192,8 @@ static const struct nvmf_host_transport fake_transport = {
 	.name = "fuzz", .queue_connect = fake_connect, .queue_disconnect = fake_disconnect,
 	.submit = fake_submit, .poll = fake_poll, .wait = fake_wait,
 };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -33,6 +33,7 @@
 #include "target/namespace.h"
 #include "control/rpc.h"
 #include "tests/unit/target/fixture.h"
+#include "nvme/fabrics.h"
 
 /* The config file reload finds: the fixture's subsystem, one more, no port (the loader
  * takes rdma ports only, which this target does not run). */

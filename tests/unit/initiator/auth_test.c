@@ -9,6 +9,7 @@
 #include "initiator/transport.h"
 #include "nvme/auth.h"
 #include "nvme/dhchap.h"
+#include "nvme/fabrics.h"
 #include "tests/unit/loop/host/loop_host.h"
 #include "tests/unit/suites.h"
 

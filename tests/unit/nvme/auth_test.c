@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include "nvme/auth.h"
 #include "tests/unit/suites.h"
+#include "nvme/fabrics.h"
 
 static void message_headers_have_the_kernels_field_offsets(void)
 {

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "nvme/wire.h"
 #include "tests/unit/suites.h"
+#include "nvme/fabrics.h"
 
 static void sqe_and_cqe_have_spec_sizes_and_offsets(void)
 {

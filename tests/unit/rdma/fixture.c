@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include "nvme/sgl.h"
 #include "tests/unit/rdma/fixture.h"
+#include "nvme/fabrics.h"
 
 /* ---- the transport as the core sees it: no CM, the fake verbs ---- */
 

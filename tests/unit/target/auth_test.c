@@ -9,6 +9,7 @@
 #include "target/auth.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
+#include "nvme/fabrics.h"
 
 /* Made with `nvme gen-dhchap-key --hmac=1|0|2 --nqn nqn.2026-11.io.nvmf-rdma:host1`. */
 #define HOST_KEY  "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"

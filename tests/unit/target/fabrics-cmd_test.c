@@ -5,6 +5,7 @@
 #include "nvme/sgl.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
+#include "nvme/fabrics.h"
 
 #define SC(sct, sc) nvme_status(sct, sc)
 #define CONNECT_INVALID_PARAM (SC(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAM) | NVME_SC_DNR)

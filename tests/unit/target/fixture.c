@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include "initiator/internal.h"
 #include "tests/unit/target/fixture.h"
+#include "nvme/fabrics.h"
 
 #define FX_TIMEOUT_MS 10000
 /* Command ids of the admin queue's table (the Connect's SQSIZE is the test's): room for

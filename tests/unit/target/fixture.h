@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include "target/core.h"
 #include "loop/loop.h"
+#include "nvme/fabrics.h"
 
 #define FX_SUBNQN  "nqn.2026-11.io.nvmf-rdma:test1"
 #define FX_HOSTNQN "nqn.2026-11.io.nvmf-rdma:host1"

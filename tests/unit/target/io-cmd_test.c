@@ -16,6 +16,7 @@
 #include "nvme/sgl.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
+#include "nvme/fabrics.h"
 
 #define NS_BYTES   (4u << 20)
 #define MDTS       8

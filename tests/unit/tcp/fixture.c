@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include "tcp/target/transport.h"
 #include "tests/unit/target/fixture.h"
+#include "nvme/fabrics.h"
 
 #define WAIT_MS 10000
 

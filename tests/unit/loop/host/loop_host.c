@@ -14,6 +14,7 @@
 #include "target/model.h"
 #include "tests/unit/loop/host/loop_host.h"
 #include "tests/unit/target/fixture.h"
+#include "nvme/fabrics.h"
 
 struct loop_host {
 	struct nvmf_config cfg;

@@ -8,6 +8,7 @@
 #include "nvme/sgl.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
+#include "nvme/fabrics.h"
 
 #define DATA_XFER_ERROR (nvme_generic(NVME_SC_DATA_XFER_ERROR) | NVME_SC_DNR)
 

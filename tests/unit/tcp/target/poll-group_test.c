@@ -10,6 +10,7 @@
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
 #include "tests/unit/tcp/fixture.h"
+#include "nvme/fabrics.h"
 
 static uint64_t clock_ms;
 

@@ -8,6 +8,7 @@
 #include "nvme/disc_log.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/tcp/fixture.h"
+#include "nvme/fabrics.h"
 
 /* Boot, dial, handshake and connect the admin queue (enabled): 0 or -1. */
 static int admin_up(struct tt *t, struct ttc *a, uint8_t dgst, uint16_t *cntlid)
