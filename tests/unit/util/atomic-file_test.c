@@ -2,8 +2,8 @@
  * for, no temporary left behind; on failure the old file as it was and a message naming
  * the file. */
 #include <CUnit/CUnit.h>
-#include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,15 +23,16 @@ static void dir_make(struct dir *d)
 	snprintf(d->file, sizeof(d->file), "%s/state.json", d->path);
 }
 
-/* Entries of @d besides . and .. */
+/* Entries of @d (none of them hidden: the temporary is "state.json.tmp.PID"). */
 static int dir_entries(const struct dir *d)
 {
-	DIR *dp = opendir(d->path);
-	int n = 0;
-	for (struct dirent *e; dp && (e = readdir(dp));)
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	if (dp)
-		closedir(dp);
+	char pattern[80];
+	glob_t g;
+	snprintf(pattern, sizeof(pattern), "%s/*", d->path);
+	if (glob(pattern, 0, NULL, &g))
+		return 0;
+	int n = (int)g.gl_pathc;
+	globfree(&g);
 	return n;
 }
 
@@ -61,7 +62,7 @@ static int write_text(const char *path, const char *a, const char *b, mode_t mod
 
 static void new_file_holds_every_buffer_in_order_with_its_mode(void)
 {
-	struct dir d;
+	struct dir d = { .path = "" };
 	dir_make(&d);
 	char err[256] = "", buf[64];
 	mode_t old = umask(022);
@@ -78,7 +79,7 @@ static void new_file_holds_every_buffer_in_order_with_its_mode(void)
 
 static void existing_file_is_replaced_whole(void)
 {
-	struct dir d;
+	struct dir d = { .path = "" };
 	dir_make(&d);
 	char err[256], buf[64];
 	CU_ASSERT_EQUAL(write_text(d.file, "a much longer old text", "", 0644, err, sizeof(err)), 0);
@@ -93,7 +94,7 @@ static void existing_file_is_replaced_whole(void)
  * before the old file is touched. */
 static void failure_to_create_the_temporary_leaves_the_old_file(void)
 {
-	struct dir d;
+	struct dir d = { .path = "" };
 	dir_make(&d);
 	char err[256], buf[64], tmp[160], inner[200];
 	CU_ASSERT_EQUAL(write_text(d.file, "old", "", 0644, err, sizeof(err)), 0);
@@ -113,7 +114,7 @@ static void failure_to_create_the_temporary_leaves_the_old_file(void)
  * temporary removed. */
 static void failed_rename_removes_the_temporary(void)
 {
-	struct dir d;
+	struct dir d = { .path = "" };
 	dir_make(&d);
 	char err[256], inner[160];
 	CU_ASSERT_EQUAL_FATAL(mkdir(d.file, 0700), 0);
