@@ -62,15 +62,15 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) || echo PKG-CONFIG-FAILED-run-mak
 
 # Library code of each layer. Programs live in app/ (app/nvmf-target, app/nvmf-targetctl,
 # app/nvmf), outside every library.
-LIB_DIRS := nvme rdma rdma/host rdma/target tcp/host tcp/target loop/host loop/target subsystem target \
+LIB_DIRS := util nvme rdma rdma/host rdma/target tcp/host tcp/target loop/host loop/target subsystem target \
 	    control initiator
 LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 
 # libnvmf: the host library = initiator core + RDMA and TCP host transports + shared
-# protocol code.
+# protocol code + the pure helpers of util/ (in libcore.a too).
 NVMF_SRCS := $(wildcard initiator/*.c) $(wildcard rdma/host/*.c) rdma/device.c \
-             $(wildcard tcp/host/*.c) $(wildcard nvme/*.c)
+             $(wildcard tcp/host/*.c) $(wildcard nvme/*.c) $(wildcard util/*.c)
 NVMF_OBJS := $(NVMF_SRCS:%.c=$(BUILD)/obj/%.o)
 # The nvmf tool: app/nvmf/main.c plus the rest of app/nvmf (also unit tested).
 CLI_SRCS  := $(filter-out app/nvmf/main.c,$(wildcard app/nvmf/*.c))
@@ -340,7 +340,7 @@ CPPCHECK = cppcheck -q -j2 --std=c11 -D_GNU_SOURCE -I. --library=posix,gnu \
 	    --include=/usr/include/jansson.h --enable=warning,portability,performance \
 	    --suppressions-list=scripts/cppcheck-suppressions --error-exitcode=1 \
 	    --template='{file}:{line}:{column}: cppcheck {severity}: {message} [{id}]'
-CPPCHECK_DIRS := nvme rdma tcp loop subsystem target control initiator app tests
+CPPCHECK_DIRS := util nvme rdma tcp loop subsystem target control initiator app tests
 # Two jobs unless the caller's make shares its own job slots (make -jN analyze). The inner
 # make gets CC from scan-build's environment (its ccc-analyzer) on its command line, so that
 # no CC given to this make can bypass the analyzer.

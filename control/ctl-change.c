@@ -16,6 +16,7 @@
 #include "target/model.h"
 #include "target/log.h"
 #include "target/namespace.h"
+#include "util/size.h"
 
 /* An errno of target/namespace.c as the call's error code. */
 static int code_of(int rc)
@@ -179,9 +180,9 @@ static bool need_size(struct nvmf_rpc_call *call, uint64_t *out)
 	if (!v)
 		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "missing parameter 'size_bytes' (an integer, or a string like \"64M\")");
 	if (json_is_string(v)) {
-		if (!nvmf_config_parse_size(json_string_value(v), out))
+		if (nvmf_size_parse(json_string_value(v), out))
 			return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'size_bytes': \"%s\" is not a size "
-					      "(bytes, or digits with a K, M, G or T suffix)", json_string_value(v));
+					      "(" NVMF_SIZE_GRAMMAR ")", json_string_value(v));
 		return true;
 	}
 	return nvmf_rpc_param_uint(call, "size_bytes", true, 1, INT64_MAX, out);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The control socket's server (see rpc-server.h): one thread, poll() over the listening
  * socket, a stop eventfd and the clients. */
-#include "target/poll-group.h"
 #include "control/rpc-server.h"
 
 #include <errno.h>
@@ -14,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "util/clock.h"
 
 #define SEND_TIMEOUT_S 5    /* a client that does not read its answers is dropped */
 
@@ -76,11 +76,6 @@ static char *dispatch(struct nvmf_rpc_server *srv, struct job *j)
 		job_run(j);
 	srv->calls++;
 	return j->resp;
-}
-
-static uint64_t now_ms(void)
-{
-	return nvmf_now_us() / 1000;
 }
 
 /* Is there, from byte @off on, a whole object or array (or something else, which the
@@ -188,7 +183,7 @@ static bool client_read(struct nvmf_rpc_server *srv, struct nvmf_rpc_client *c)
 	if (n < 0)
 		return false;
 	c->len += (size_t)n;
-	c->last_ms = now_ms();
+	c->last_ms = nvmf_mono_ms();
 	return client_serve(srv, c);
 }
 
@@ -210,7 +205,7 @@ static void accept_one(struct nvmf_rpc_server *srv)
 	for (unsigned i = 0; i < NVMF_RPC_MAX_CLIENTS; i++) {
 		if (srv->clients[i].fd < 0) {
 			srv->clients[i].fd = fd;
-			srv->clients[i].last_ms = now_ms();
+			srv->clients[i].last_ms = nvmf_mono_ms();
 			scan_reset(&srv->clients[i], 0);
 			return;
 		}
@@ -256,7 +251,7 @@ static void *serve(struct nvmf_rpc_server *srv)
 		}
 		if (pfd[0].revents)
 			return NULL;
-		uint64_t now = now_ms();
+		uint64_t now = nvmf_mono_ms();
 		for (unsigned k = 2; k < n; k++) {
 			struct nvmf_rpc_client *c = &srv->clients[who[k - 2]];
 			if (pfd[k].revents) {

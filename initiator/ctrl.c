@@ -151,7 +151,7 @@ static void disconnect_queue(struct nvmf_ctrl *c, struct nvmf_queue *q)
 static int wait_csts(struct nvmf_ctrl *c, uint32_t mask, uint32_t want, unsigned ms,
 		     const char *what)
 {
-	uint64_t deadline = nvmfh_now_ms() + ms;
+	uint64_t deadline = nvmf_mono_ms() + ms;
 	for (;;) {
 		uint64_t csts;
 		int rc = prop_get(c, NVMF_PROP_CSTS, false, &csts);
@@ -165,7 +165,7 @@ static int wait_csts(struct nvmf_ctrl *c, uint32_t mask, uint32_t want, unsigned
 		}
 		if ((csts & mask) == want)
 			return 0;
-		if (nvmfh_now_ms() >= deadline) {
+		if (nvmf_mono_ms() >= deadline) {
 			nvmfh_errf(c, "timed out after %u ms waiting for %s (CSTS 0x%x)", ms, what,
 				   (unsigned)csts);
 			return -ETIMEDOUT;
@@ -255,14 +255,7 @@ static void *keep_alive_main(void *arg)
 
 	pthread_mutex_lock(&c->ka_lock);
 	while (!c->ka_stop) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += period / 1000;
-		ts.tv_nsec += (long)(period % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		struct timespec ts = nvmf_deadline_in_ms(period);
 		int w = 0;
 		while (!c->ka_stop && w != ETIMEDOUT)
 			w = pthread_cond_timedwait(&c->ka_cond, &c->ka_lock, &ts);

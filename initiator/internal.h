@@ -15,6 +15,8 @@
 #include <stdarg.h>
 #include "initiator/transport.h"
 #include "nvme/fabrics.h"
+#include "util/clock.h"
+#include "util/deadline.h"
 
 struct nvme_dhchap_key;
 
@@ -241,8 +243,5 @@ NVMFH_HIDDEN int nvmfh_host_identity(const char *dir, const char *nqn, const uin
 /* nvmfh_connect_detail - what a Connect failure status means, for messages: which field
  * IATTR/IPO in CQE dword 0 names (NVMe-oF 1.1 section 3.3.2), "" when none. */
 NVMFH_HIDDEN const char *nvmfh_connect_detail(int status, uint32_t dw0);
-
-/* Monotonic milliseconds. */
-NVMFH_HIDDEN uint64_t nvmfh_now_ms(void);
 
 #endif

@@ -118,7 +118,7 @@ static uint8_t ana_state_of(int status)
 static void path_error(struct nvmf_mpath_queue *q, struct mp_req *r, unsigned p, int status)
 {
 	struct nvmf_mpath *mp = q->mp;
-	uint64_t now = nvmfh_now_ms();
+	uint64_t now = nvmf_mono_ms();
 	r->last_status = status;
 	r->avoid |= 1u << p;
 	r->retry_at_ms = now + MP_RETRY_MS;
@@ -218,7 +218,7 @@ static void run_retries(struct nvmf_mpath_queue *q)
 {
 	if (!q->retry)
 		return;
-	uint64_t now = nvmfh_now_ms();
+	uint64_t now = nvmf_mono_ms();
 	struct mp_req *list = q->retry;
 	q->retry = NULL;
 	q->retry_tail = &q->retry;
@@ -281,7 +281,7 @@ static int submit(struct nvmf_mpath_queue *q, const struct mp_req *tmpl)
 	r->q = q;
 	r->ns = ns;
 	r->path = -1;
-	uint64_t now = nvmfh_now_ms();
+	uint64_t now = nvmf_mono_ms();
 	int d = dispatch(q, r, now);
 	if (d == FAILED) {
 		rc = r->last_status;
@@ -395,12 +395,12 @@ int nvmf_mpath_wait(struct nvmf_mpath_queue *q, int timeout_ms)
 {
 	if (!q)
 		return -EINVAL;
-	uint64_t deadline = nvmfh_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	uint64_t deadline = nvmf_mono_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	for (;;) {
 		int n = nvmf_mpath_poll(q, 0);
 		if (n)
 			return n;
-		uint64_t now = nvmfh_now_ms();
+		uint64_t now = nvmf_mono_ms();
 		if (now >= deadline)
 			return 0;
 		unsigned left = (unsigned)(deadline - now), busy = 0, only = 0;

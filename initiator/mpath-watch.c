@@ -118,7 +118,7 @@ static void try_reconnect(struct nvmf_mpath *mp, unsigned p, uint64_t now)
 	pthread_mutex_unlock(&mp->mem_lock);
 	if (rc) {
 		atomic_store(&path->last_error, rc);
-		path->next_attempt_ms = nvmfh_now_ms() + mp->refresh_ms;
+		path->next_attempt_ms = nvmf_mono_ms() + mp->refresh_ms;
 		return;
 	}
 	pthread_mutex_lock(&mp->err_lock);
@@ -129,7 +129,7 @@ static void try_reconnect(struct nvmf_mpath *mp, unsigned p, uint64_t now)
 
 static void pass(struct nvmf_mpath *mp)
 {
-	uint64_t now = nvmfh_now_ms();
+	uint64_t now = nvmf_mono_ms();
 	for (unsigned p = 0; p < mp->npaths && !atomic_load(&mp->stop); p++) {
 		if (atomic_load(&mp->path[p].state) == MP_LIVE)
 			refresh(mp, p);
@@ -146,14 +146,7 @@ static void *watch_main(void *arg)
 {
 	struct nvmf_mpath *mp = arg;
 	while (!atomic_load(&mp->stop)) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += mp->refresh_ms / 1000;
-		ts.tv_nsec += (long)(mp->refresh_ms % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		struct timespec ts = nvmf_deadline_in_ms(mp->refresh_ms);
 		while (sem_clockwait(&mp->kick, CLOCK_MONOTONIC, &ts) && errno == EINTR)
 			;
 		if (atomic_load(&mp->stop))
@@ -196,15 +189,7 @@ int nvmf_mpath_refresh(struct nvmf_mpath *mp, int timeout_ms)
 	unsigned long want = mp->passes + 2;
 	pthread_mutex_unlock(&mp->pass_lock);
 	sem_post(&mp->kick);
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	int ms = timeout_ms > 0 ? timeout_ms : 0;
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	struct timespec ts = nvmf_deadline_in_ms(timeout_ms > 0 ? (uint64_t)timeout_ms : 0);
 	int rc = 0;
 	pthread_mutex_lock(&mp->pass_lock);
 	while (mp->passes < want && !atomic_load(&mp->stop) && rc != ETIMEDOUT) {

@@ -17,13 +17,6 @@
 #include <time.h>
 #include "initiator/internal.h"
 
-uint64_t nvmfh_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 int nvmfh_queue_setup(struct nvmf_queue *q, struct nvmf_ctrl *c, uint16_t qid, uint16_t size)
 {
 	if (size < 2)
@@ -306,14 +299,14 @@ int nvmfh_queue_exec(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf
 		return rc;
 	}
 	q->slots[cid].owned = bounce;   /* freed with the slot, whatever happens */
-	uint64_t deadline = nvmfh_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	uint64_t deadline = nvmf_mono_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	while (!w.done) {
 		rc = nvmfh_queue_poll(q, 0);
 		if (w.done)
 			break;
 		if (rc < 0)
 			return rc;
-		uint64_t now = nvmfh_now_ms();
+		uint64_t now = nvmf_mono_ms();
 		if (now >= deadline) {
 			/* Abandon the command: its late CQE, if any, is dropped. */
 			q->slots[cid].cb = NULL;

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include "nvme/identify.h"
+#include "util/addr.h"
 
 static_assert(sizeof(struct nvmf_disc_log_entry) == NVMF_DISC_LOG_ENTRY_SIZE,
 	      "discovery log entry is 1024 bytes");
@@ -205,9 +206,7 @@ bool nvmf_disc_ip_traddr(const char *listen, int family, const struct sockaddr *
 	}
 	if (!local || local->sa_family != family)
 		return false;
-	const void *a = family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)local)->sin6_addr :
-			family == AF_INET ? (const void *)&((const struct sockaddr_in *)local)->sin_addr : NULL;
-	return a && inet_ntop(family, a, out, (socklen_t)len) != NULL;
+	return nvmf_sockaddr_host(local, out, len);
 }
 
 uint8_t nvmf_disc_adrfam(int family)

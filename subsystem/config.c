@@ -30,6 +30,8 @@
 #include "nvme/identify.h"
 #include "subsystem/config_ana.h"
 #include "subsystem/config_json.h"
+#include "util/addr.h"
+#include "util/size.h"
 
 #define CFG_MAX_NSID        1024      /* = NVMF_MAX_NSID (target/core.h) */
 #define CFG_DISCOVERY_NQN   "nqn.2014-08.org.nvmexpress.discovery"
@@ -110,20 +112,19 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 		      cfg_get_bool(c, resv, rbase, "enable", &ns->resv_enable) < 0)))
 		return -1;
 
-	/* nvmf_size_bytes: an integer, or a string with an optional K/M/G/T suffix. */
+	/* nvmf_size_bytes: an integer, or a string by util/size.h's grammar. */
 	if ((size = json_object_get(j, "nvmf_size_bytes"))) {
 		bool ok;
 
 		if (json_is_string(size))
-			ok = cfg_parse_size(json_string_value(size), &ns->size_bytes);
+			ok = nvmf_size_parse(json_string_value(size), &ns->size_bytes) == 0;
 		else if (json_is_integer(size))
 			ok = json_integer_value(size) >= 0;
 		else
 			return cfg_fail(c, base, "nvmf_size_bytes", "expected an integer or a string like "
 				    "\"64M\", got %s", cfg_show(size, b, sizeof(b)));
 		if (!ok)
-			return cfg_bad_value(c, base, "nvmf_size_bytes", size, "a size",
-					 "bytes, or digits with a K, M, G or T suffix");
+			return cfg_bad_value(c, base, "nvmf_size_bytes", size, "a size", NVMF_SIZE_GRAMMAR);
 		if (json_is_integer(size))
 			ns->size_bytes = (uint64_t)json_integer_value(size);
 	}
@@ -359,7 +360,8 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 	if (!*traddr)
 		return cfg_fail(c, base, "traddr", "empty (%s %s port needs an IPv4 or IPv6 address)",
 			    strcmp(p->trtype, "rdma") ? "a" : "an", p->trtype);
-	bool v4 = inet_pton(AF_INET, traddr, bin) == 1, v6 = !v4 && inet_pton(AF_INET6, traddr, bin) == 1;
+	int fam = nvmf_ip_parse(traddr, bin);
+	bool v4 = fam == AF_INET, v6 = fam == AF_INET6;
 	if (adrfam && !strcmp(adrfam, "ipv4") && !v4)
 		return cfg_fail(c, base, "traddr", v6 ? "%s is an IPv6 address but adrfam is \"ipv4\""
 			    : "%s is not an IPv4 address", cfg_quote(traddr, b, sizeof(b)));
@@ -369,7 +371,7 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 	if (!v4 && !v6)
 		return cfg_fail(c, base, "traddr", "%s is not an IPv4 or IPv6 address", cfg_quote(traddr, b, sizeof(b)));
 	p->adrfam = v4 ? AF_INET : AF_INET6;      /* an empty adrfam is inferred from traddr */
-	inet_ntop(p->adrfam, bin, p->traddr, sizeof(p->traddr));
+	nvmf_ip_str(p->adrfam, bin, p->traddr, sizeof(p->traddr));
 	if (cfg_get_int(c, a, base, "trsvcid", &svc_rule, false, &v) < 0)
 		return -1;
 	snprintf(p->trsvcid, sizeof(p->trsvcid), "%lld", v);
@@ -921,11 +923,6 @@ int nvmf_config_check_nqn(const char *what, const char *nqn, char *err, size_t e
 {
 	struct cfg_ctx c = { err, errlen };
 	return cfg_check_nqn(&c, what, NULL, nqn);
-}
-
-bool nvmf_config_parse_size(const char *s, uint64_t *out)
-{
-	return cfg_parse_size(s, out);
 }
 
 void nvmf_config_ns_free(struct nvmf_ns_config *ns)

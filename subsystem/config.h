@@ -250,9 +250,6 @@ int nvmf_config_check_nqn(const char *what, const char *nqn, char *err, size_t e
 /* nvmf_backend_kind_name - "auto", "file", "bdev", "nvme", "ram" or "null", as the
  * config's nvmf_backend spells it ("?" for anything else). */
 const char *nvmf_backend_kind_name(enum nvmf_backend_kind kind);
-/* nvmf_config_parse_size - decimal bytes with an optional binary suffix K, M, G or T
- * ("64M" = 64 MiB) into *@out; false on anything else or overflow. */
-bool nvmf_config_parse_size(const char *s, uint64_t *out);
 /* nvmf_config_ns_free - what nvmf_config_parse_ns allocated in @ns (its path). */
 void nvmf_config_ns_free(struct nvmf_ns_config *ns);
 

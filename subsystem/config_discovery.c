@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include "subsystem/config_json.h"
+#include "util/addr.h"
 
 static const char *const disc_log_names[] = {
 	[NVMF_DISC_LOG_ALL_PORTS] = "all-ports", [NVMF_DISC_LOG_HOST_PORT] = "host-port",
@@ -101,7 +102,8 @@ static int parse_ref_addr(struct cfg_ctx *c, json_t *a, const char *base, struct
 	if (!*traddr)
 		return cfg_fail(c, base, "traddr", "empty (a referral needs the IP address of its "
 				"discovery service)");
-	bool v4 = inet_pton(AF_INET, traddr, bin) == 1, v6 = !v4 && inet_pton(AF_INET6, traddr, bin) == 1;
+	int fam = nvmf_ip_parse(traddr, bin);
+	bool v4 = fam == AF_INET, v6 = fam == AF_INET6;
 	if (adrfam && !strcmp(adrfam, "ipv4") && !v4)
 		return cfg_fail(c, base, "traddr", v6 ? "%s is an IPv6 address but adrfam is \"ipv4\""
 				: "%s is not an IPv4 address", cfg_quote(traddr, b, sizeof(b)));
@@ -115,7 +117,7 @@ static int parse_ref_addr(struct cfg_ctx *c, json_t *a, const char *base, struct
 	if (cfg_all_zero(bin, v4 ? 4 : 16))
 		return cfg_fail(c, base, "traddr", "%s is a wildcard address (a referral names the "
 				"address hosts connect to)", cfg_quote(traddr, b, sizeof(b)));
-	inet_ntop(r->adrfam, bin, r->traddr, sizeof(r->traddr));
+	nvmf_ip_str(r->adrfam, bin, r->traddr, sizeof(r->traddr));
 	/* The well-known ports: NVMe/RDMA 4420, NVMe/TCP discovery 8009. */
 	v = strcmp(trtype, "tcp") ? 4420 : 8009;
 	if (cfg_get_int(c, a, base, "trsvcid", &ref_svc_rule, false, &v) < 0)

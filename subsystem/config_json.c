@@ -2,7 +2,7 @@
 /*
  * Typed access to the JSON of a configuration file, with one-line errors that name the
  * JSON path ("subsystems[0].attr.serial: ..."), and the text forms of values (UUID,
- * NGUID, EUI-64, NVMe version, sizes with a K/M/G/T suffix). Used by config.c only.
+ * NGUID, EUI-64, NVMe version; sizes are util/size.h's). Used by config.c only.
  */
 #include "subsystem/config_json.h"
 
@@ -271,30 +271,3 @@ bool cfg_all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
-/* Bytes, or digits with a binary suffix K/M/G/T ("64M" = 64 MiB). */
-bool cfg_parse_size(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	switch (*s) {
-	case '\0': break;
-	case 'K': case 'k': shift = 10; break;
-	case 'M': case 'm': shift = 20; break;
-	case 'G': case 'g': shift = 30; break;
-	case 'T': case 't': shift = 40; break;
-	default: return false;
-	}
-	if (shift && (s[1] || v > (UINT64_MAX >> shift)))
-		return false;
-	*out = v << shift;
-	return true;
-}

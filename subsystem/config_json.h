@@ -87,10 +87,6 @@ int cfg_get_ascii(struct cfg_ctx *c, json_t *obj, const char *base, const char *
 /* cfg_all_zero - every one of @n bytes is 0 (an ID nvmetcli leaves unset). */
 bool cfg_all_zero(const uint8_t *p, size_t n);
 
-/* Decimal bytes with an optional binary suffix K/M/G/T ("64M" = 64 MiB); false on
- * overflow or any other character. */
-bool cfg_parse_size(const char *s, uint64_t *out);
-
 /* ---- the discovery service (subsystem/config_discovery.c) ---- */
 
 /* cfg_parse_discovery - nvmf_target.discovery_log ("all-ports" | "host-port") and

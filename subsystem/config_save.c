@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <libgen.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "subsystem/config.h"
 #include "subsystem/config_ana.h"
 #include "subsystem/config_json.h"
+#include "util/atomic-file.h"
 
 static json_t *nqn_list(char *const *list, size_t n)
 {
@@ -181,7 +183,6 @@ int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	char tmp[4096], dir[4096];
 	struct stat st;
 	size_t plen = strlen(path);
 	if (!plen || path[plen - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
@@ -189,48 +190,10 @@ int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err,
 		free_text(text);
 		return -EISDIR;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	snprintf(dir, sizeof(dir), "%s", path);
-	int e = 0;
 	/* DH-HMAC-CHAP secrets are for root's eyes only (nvmetcli writes 0600 too). */
-	/* A new file of ours: not one left there (its mode, its owner), not through a link. */
-	unlink(tmp);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, cfg->n_dhchap ? 0600 : 0644);
-	if (fd < 0) {
-		/* Named by the file asked for: the temporary beside it is ours. */
-		e = errno;
-		snprintf(err, errlen, "%s: %s (the file is written beside itself, then renamed)", path,
-			 strerror(e));
-		free_text(text);
-		return -e;
-	}
-	size_t len = strlen(text), off = 0;
-	while (off < len && !e) {
-		ssize_t n = write(fd, text + off, len - off);
-		if (n < 0 && errno != EINTR)
-			e = errno;
-		else if (n > 0)
-			off += (size_t)n;
-	}
-	if (!e && write(fd, "\n", 1) != 1)
-		e = errno ? errno : EIO;
-	/* Durable before it replaces the old file: a crash leaves one or the other. */
-	if (!e && fsync(fd) < 0)
-		e = errno;
-	if (close(fd) < 0 && !e)
-		e = errno;
-	if (!e && rename(tmp, path) < 0)
-		e = errno;
+	struct iovec iov[2] = { { .iov_base = text, .iov_len = strlen(text) },
+				{ .iov_base = (void *)(uintptr_t)"\n", .iov_len = 1 } };
+	int e = nvmf_atomic_write(path, iov, 2, cfg->n_dhchap ? 0600 : 0644, err, errlen);
 	free_text(text);
-	if (e) {
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		unlink(tmp);
-		return -e;
-	}
-	int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);   /* the rename itself */
-		close(dfd);
-	}
-	return 0;
+	return e;
 }

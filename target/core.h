@@ -32,6 +32,7 @@
 #include "subsystem/subsystem.h"
 #include "target/poll-group.h"
 #include "target/transport.h"
+#include "util/clock.h"
 
 #define NVMF_KAS                10     /* Keep Alive granularity: 100 ms units -> 1 s */
 #define NVMF_AERL               3      /* 0's based: 4 outstanding AERs */
@@ -220,8 +221,9 @@ struct nvmf_tgt {
 	const char *ephemeral_range_path;  /* the kernel's ephemeral port range; NULL:
 					    * /proc/sys/net/ipv4/ip_local_port_range (tests
 					    * set a file; target/ephemeral.h) */
-	uint64_t (*now_ms)(const struct nvmf_tgt *tgt); /* the target's clock in ms; NULL: the
-					    * monotonic clock (tests set a fake) */
+	struct nvmf_clock clock;           /* the target's clock in ms (timers, keep-alive, the
+					    * RDMA transport's teardown); zeroed: the monotonic
+					    * clock, tests set now_ms (util/clock.h) */
 	int log_level;                     /* enum nvmf_log_level (target/log.h), atomic;
 					    * NVMF_LOG_INFO after nvmf_tgt_init */
 	bool started;                      /* nvmf_tgt_start succeeded: shutdown reports the
@@ -292,7 +294,7 @@ struct nvmf_port *nvmf_tgt_port_build(struct nvmf_tgt *tgt, const struct nvmf_po
 struct nvmf_port *nvmf_tgt_find_port(struct nvmf_tgt *tgt, uint16_t portid);
 /* nvmf_tgt_find_subsys - the subsystem (or discovery) named @nqn, or NULL. */
 struct nvmf_subsys *nvmf_tgt_find_subsys(struct nvmf_tgt *tgt, const char *nqn);
-/* nvmf_tgt_now_ms - the target's clock: tgt->now_ms, or monotonic milliseconds. Poll
+/* nvmf_tgt_now_ms - the target's clock in ms: tgt->clock (util/clock.h). Poll
  * groups read it once per pass (pg->now_ms). */
 uint64_t nvmf_tgt_now_ms(const struct nvmf_tgt *tgt);
 /* nvmf_tgt_live_queues - queues placed on every group and not yet released (any thread). */

@@ -12,16 +12,10 @@
 #include <unistd.h>
 #include "target/core.h"
 #include "target/log.h"
+#include "util/clock.h"
 
 #define AIO_BATCH      64       /* backend completions reaped per call */
 #define MAX_SLEEP_MS   100      /* never sleep longer: stop flags, clocks in tests */
-
-uint64_t nvmf_now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 static int epoll_add(int epfd, int fd)
 {
@@ -56,7 +50,7 @@ int nvmf_pg_init(struct nvmf_pg *pg, struct nvmf_tgt *tgt, unsigned index, unsig
 		nvmf_pg_fini(pg);
 		return -1;
 	}
-	pg->now_us = pg->last_work_us = nvmf_now_us();
+	pg->now_us = pg->last_work_us = nvmf_mono_us();
 	pg->now_ms = nvmf_tgt_now_ms(tgt);
 	return 0;
 }
@@ -292,8 +286,9 @@ int nvmf_pg_poll(struct nvmf_pg *pg)
 	/* One clock reading per pass serves the idle policy, timers and keep-alive stamps
 	 * (a clock read is a trap to the hypervisor on some virtual machines). */
 	uint64_t prev = pg->now_us;
-	pg->now_us = nvmf_now_us();
-	pg->now_ms = pg->tgt->now_ms ? pg->tgt->now_ms(pg->tgt) : pg->now_us / 1000;
+	pg->now_us = nvmf_mono_us();
+	/* The target's clock, unless a test drives it: then this same reading. */
+	pg->now_ms = pg->tgt->clock.now_ms ? nvmf_clock_ms(&pg->tgt->clock) : pg->now_us / 1000;
 	/* The time since the last pass began was spent as that pass ended: working, polling
 	 * in vain, or asleep. No extra clock reading for it. */
 	if (prev) {

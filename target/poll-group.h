@@ -168,7 +168,4 @@ void nvmf_pg_timer_stop(struct nvmf_pg *pg, struct nvmf_timer *t);
 int nvmf_tgt_for_each_pg(struct nvmf_tgt *tgt, struct nvmf_pg *origin,
 			 void (*fn)(struct nvmf_pg *pg, void *arg), void *arg, void (*done)(void *arg));
 
-/* nvmf_now_us - monotonic microseconds (idle accounting). */
-uint64_t nvmf_now_us(void);
-
 #endif

@@ -28,6 +28,7 @@
 #include "nvme/identify.h"
 #include "target/log.h"
 #include "target/resv.h"
+#include "util/atomic-file.h"
 
 #define STORE_VERSION 1
 
@@ -309,49 +310,11 @@ static json_t *entry_json(const struct entry *e)
 	return o;
 }
 
-/* @text into @file atomically; 0 or -errno with @err. */
+/* @text into @file atomically (util/atomic-file.h), 0600; 0 or -errno with @err. */
 static int write_atomic(const char *file, const char *text, char *err, size_t errlen)
 {
-	char tmp[4096], dir[4096];
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", file, (int)getpid()) >= (int)sizeof(tmp)) {
-		snprintf(err, errlen, "%s: name too long", file);
-		return -ENAMETOOLONG;
-	}
-	snprintf(dir, sizeof(dir), "%s", file);
-	unlink(tmp);
-	/* A file of ours, made anew (not one someone left there, not through a link). */
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		int e = errno;
-		snprintf(err, errlen, "%s: %s (the file is written beside itself, then renamed)", file, strerror(e));
-		return -e;
-	}
-	int e = 0;
-	size_t len = strlen(text), off = 0;
-	while (off < len && !e) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0 && errno != EINTR)
-			e = errno;
-		else if (w > 0)
-			off += (size_t)w;
-	}
-	if (!e && fsync(fd) < 0)
-		e = errno;
-	if (close(fd) < 0 && !e)
-		e = errno;
-	if (!e && rename(tmp, file) < 0)
-		e = errno;
-	if (e) {
-		unlink(tmp);
-		snprintf(err, errlen, "%s: %s", file, strerror(e));
-		return -e;
-	}
-	int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);   /* the rename itself */
-		close(dfd);
-	}
-	return 0;
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)text, .iov_len = strlen(text) };
+	return nvmf_atomic_write(file, &iov, 1, 0600, err, errlen);
 }
 
 /* The store's entries but @skip (-1: none), then @extra (NULL: none), into the file. */

@@ -17,12 +17,13 @@
 #include "target/log.h"
 #include "target/namespace.h"
 #include "target/resv.h"
+#include "util/clock.h"
 
 #define AIO_DEPTH  1024   /* io_uring entries per poll group */
 
 uint64_t nvmf_tgt_now_ms(const struct nvmf_tgt *tgt)
 {
-	return tgt->now_ms ? tgt->now_ms(tgt) : nvmf_now_us() / 1000;
+	return nvmf_clock_ms(&tgt->clock);
 }
 
 /* ---- the model ---- */
@@ -416,7 +417,7 @@ static int drive_groups(struct nvmf_tgt *tgt)
 /*
  * Shutdown's first step: no queue starts a command any more; wait until every command
  * started was answered and every answer (with its read data) is on the wire, at most
- * until @deadline_ms (nvmf_now_us clock). Returns the queues still busy at the end.
+ * until @deadline_ms (nvmf_mono_ms clock). Returns the queues still busy at the end.
  */
 static unsigned quiesce(struct nvmf_tgt *tgt, uint64_t deadline_ms)
 {
@@ -441,7 +442,7 @@ static unsigned quiesce(struct nvmf_tgt *tgt, uint64_t deadline_ms)
 			if (!busy)
 				break;
 		}
-		uint64_t now = nvmf_now_us() / 1000;
+		uint64_t now = nvmf_mono_ms();
 		if (now >= deadline_ms)
 			break;
 		if (!asked && now != asked_ms) {   /* a round per millisecond at most */
@@ -518,7 +519,7 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 			tgt->ports[i]->transport->ops->stop_listen(tgt->ports[i]->transport, tgt->ports[i]);
 	flush_messages(tgt);
 	/* Half of the time for the answers in flight, the rest for the disconnects. */
-	uint64_t start_ms = nvmf_now_us() / 1000;
+	uint64_t start_ms = nvmf_mono_ms();
 	uint64_t bound = (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	unsigned busy = quiesce(tgt, start_ms + bound / 2);
 	if (busy)
@@ -535,7 +536,7 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 			fprintf(stderr, "nvmf-target: shutdown: out of memory for poll group %u\n", i);
 	}
 	uint64_t deadline = start_ms + bound;
-	while (nvmf_tgt_live_queues(tgt) && nvmf_now_us() / 1000 < deadline)
+	while (nvmf_tgt_live_queues(tgt) && nvmf_mono_ms() < deadline)
 		if (drive_groups(tgt) < 0)
 			break;
 	/* Every group is this thread's from now on: let the transports' released queues
@@ -543,7 +544,7 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 	for (unsigned i = 0; i < tgt->npgs; i++)
 		nvmf_pg_stop(tgt->pgs[i]);
 	flush_messages(tgt);
-	while (!groups_idle(tgt) && nvmf_now_us() / 1000 < deadline)
+	while (!groups_idle(tgt) && nvmf_mono_ms() < deadline)
 		for (unsigned i = 0; i < tgt->npgs; i++)
 			nvmf_pg_poll(tgt->pgs[i]);
 	nvmf_pg_timer_stop(tgt->pgs[0], &tgt->kato_timer);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app/nvmf-targetctl/targetctl.h"
+#include "util/size.h"
 
 /* Global options, numbered after the command options of enum tctl_opt. */
 enum { G_SOCKET = TCTL_OPT_COUNT, G_JSON, G_TIMEOUT, G_HELP, G_COUNT };
@@ -65,33 +66,16 @@ struct split {
 
 int tctl_parse_size(const char *s, const char *what, uint64_t *out, char *msg, size_t len)
 {
-	uint64_t v = 0;
-	const char *p = s;
-	for (; isdigit((unsigned char)*p); p++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			goto large;
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	unsigned shift = 0;
-	if (p != s && *p) {
-		const char *u = strchr("KMGT", toupper((unsigned char)*p));
-		if (u && p[1] == 0) {
-			shift = 10u * (unsigned)(u - "KMGT" + 1);
-			p++;
-		}
-	}
-	if (p == s || *p) {
-		snprintf(msg, len, "%s '%s' is not a size (bytes, or digits with a K, M, G or T "
-			 "suffix)", what, s);
+	uint64_t v;
+	if (nvmf_size_parse_msg(s, what, &v, msg, len))
+		return -1;
+	/* The request carries it as a JSON integer: signed 64 bits. */
+	if (v > (uint64_t)INT64_MAX) {
+		snprintf(msg, len, "%s '%s' is too large", what, s);
 		return -1;
 	}
-	if (v > ((uint64_t)INT64_MAX >> shift))
-		goto large;
-	*out = v << shift;
+	*out = v;
 	return 0;
-large:
-	snprintf(msg, len, "%s '%s' is too large", what, s);
-	return -1;
 }
 
 int tctl_parse_uint(const char *s, const char *what, uint64_t min, uint64_t max,

@@ -14,32 +14,23 @@
 #include <unistd.h>
 
 #include "app/nvmf-targetctl/targetctl.h"
+#include "util/clock.h"
+#include "util/deadline.h"
 
 /* An answer longer than this is not one the target would send. */
 #define MAX_ANSWER (64u << 20)
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Wait for @events on @fd until @deadline (ms, -1: none). 1 ready, 0 timed out, -1 error. */
 static int wait_fd(int fd, short events, int64_t deadline)
 {
 	for (;;) {
-		int ms = -1;
-		if (deadline >= 0) {
-			int64_t left = deadline - now_ms();
-			ms = left <= 0 ? 0 : left > 1000000 ? 1000000 : (int)left;
-		}
+		int ms = deadline >= 0 ? nvmf_deadline_left_ms(deadline) : -1;
 		struct pollfd p = { .fd = fd, .events = events };
 		int n = poll(&p, 1, ms);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n == 0 && deadline >= 0 && now_ms() < deadline)
-			continue;   /* the 1000 s slice ran out, not the deadline */
+		if (n == 0 && deadline >= 0 && (int64_t)nvmf_mono_ms() < deadline)
+			continue;   /* poll's longest wait ran out, not the deadline */
 		return n < 0 ? -1 : n > 0;
 	}
 }
@@ -142,7 +133,7 @@ enum tctl_client_rc tctl_client_call(const char *path, unsigned timeout_s, const
 				     size_t len, char **answer, char *err, size_t errlen)
 {
 	*answer = NULL;
-	int64_t deadline = timeout_s ? now_ms() + (int64_t)timeout_s * 1000 : -1;
+	int64_t deadline = timeout_s ? (int64_t)nvmf_mono_ms() + (int64_t)timeout_s * 1000 : -1;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		snprintf(err, errlen, "%s", strerror(ENAMETOOLONG));

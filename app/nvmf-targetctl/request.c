@@ -678,7 +678,8 @@ static int b_log_level(const struct tctl_command *c, const struct tctl_args *a, 
 	"  --buffered           with --path: open without O_DIRECT (through the page cache)\n" \
 	"  --disabled           add it disabled (enable it later with namespace enable)\n" \
 	"  --ana-group N        its ANA group, 1 to 128 (default 1); some port must define it\n" \
-	"SIZE is bytes or digits with a binary suffix K, M, G or T (64M = 64 MiB).\n"
+	"SIZE is bytes, 0x hex, or digits with a K, M, G, T or P suffix (64M = 64 MiB;\n" \
+	"powers of 1024, docs/operating.md#sizes).\n"
 
 const struct tctl_command tctl_commands[] = {
 	{ "version", NULL, "version", "", "the target's program name and version", NULL,
@@ -734,7 +735,8 @@ const struct tctl_command tctl_commands[] = {
 	  { "NQN", "NSID", NULL }, 2, 0, b_nqn_nsid, TCTL_OUT_NS_DISABLE, NULL, NULL },
 	{ "namespace", "resize", "namespace_resize", "NQN NSID SIZE",
 	  "change a namespace's size (ram, null and file namespaces)",
-	  "SIZE is bytes or digits with a binary suffix K, M, G or T (64M = 64 MiB).\n",
+	  "SIZE is bytes, 0x hex, or digits with a K, M, G, T or P suffix (64M = 64 MiB;\n" \
+	  "powers of 1024, docs/operating.md#sizes).\n",
 	  { "NQN", "NSID", "SIZE", NULL }, 3, 0, b_nqn_nsid, TCTL_OUT_NS_RESIZE, NULL, NULL },
 	{ "namespace", "ana-group", "namespace_ana_group_set", "NQN NSID GRPID",
 	  "move a namespace to another ANA group",

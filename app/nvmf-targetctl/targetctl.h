@@ -130,8 +130,8 @@ int tctl_parse(int argc, char **argv, struct tctl_request *req, char *err, size_
 /* tctl_request_free - release @req's params (safe on a zeroed request). */
 void tctl_request_free(struct tctl_request *req);
 
-/* tctl_parse_size - bytes: digits with an optional binary suffix K, M, G or T (either
- * case), at most INT64_MAX (a JSON integer). Returns 0, or -1 with @msg "@what 'TEXT' is
+/* tctl_parse_size - bytes by util/size.h's grammar (docs/operating.md#sizes),
+ * at most INT64_MAX (a JSON integer). Returns 0, or -1 with @msg "@what 'TEXT' is
  * not a size (...)" or "@what 'TEXT' is too large". */
 int tctl_parse_size(const char *s, const char *what, uint64_t *out, char *msg, size_t len);
 /* tctl_parse_uint - decimal digits in [@min, @max]; -1 with @msg "@what 'TEXT' is not a

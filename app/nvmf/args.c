@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Option values of the nvmf tool: sizes ("4k", "1M"), numbers, and the options every
+ * Option values of the nvmf tool: numbers (sizes are util/size.h's), and the options every
  * subcommand shares (-a -s -n -q -I --json -h, nvme-cli's letters). Messages name the
  * option and the text that was wrong, so a user can fix the command line at once.
  */
@@ -41,51 +41,6 @@ static int number(const char *s, uint64_t *v, const char **end)
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		return digits(s + 2, 16, v, end);
 	return digits(s, 10, v, end);
-}
-
-int cli_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
-{
-	const char *end;
-	uint64_t v;
-	if (!s || !*s) {
-		snprintf(err, errlen, "empty size");
-		return -EINVAL;
-	}
-	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-	int rc = number(s, &v, &end);
-	if (rc == -ERANGE) {
-		snprintf(err, errlen, "size '%s' is too large", s);
-		return rc;
-	}
-	if (rc) {
-		snprintf(err, errlen, "size '%s' is not a number (like 4096, 4k, 1M)", s);
-		return rc;
-	}
-	unsigned shift = 0;
-	if (*end && !hex) {
-		static const char units[] = "kmgtp";
-		const char *u = strchr(units, tolower((unsigned char)*end));
-		if (!u || !*u) {
-			snprintf(err, errlen, "size '%s' has an unknown suffix '%s' (k, m, g, t, p)",
-				 s, end);
-			return -EINVAL;
-		}
-		shift = 10u * (unsigned)(u - units + 1);
-		end++;
-		/* "k", "kb", "kib" all mean 1024: sizes here are binary as in fio. */
-		if (!strcasecmp(end, "b") || !strcasecmp(end, "ib"))
-			end += strlen(end);
-	}
-	if (*end) {
-		snprintf(err, errlen, "size '%s' has trailing characters '%s'", s, end);
-		return -EINVAL;
-	}
-	if (shift && v > (UINT64_MAX >> shift)) {
-		snprintf(err, errlen, "size '%s' is too large", s);
-		return -ERANGE;
-	}
-	*out = v << shift;
-	return 0;
 }
 
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err,

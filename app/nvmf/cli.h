@@ -98,14 +98,6 @@ enum {
 	{ "refresh", required_argument, NULL, OPT_REFRESH }, \
 	{ "path-timeout", required_argument, NULL, OPT_PATH_TIMEOUT }
 
-/*
- * cli_parse_size - a byte count: decimal digits with an optional binary suffix k, m, g,
- * t (also K/KB/KiB ...; powers of 1024, as fio and nvme-cli), or 0x hex without suffix.
- * Returns 0 with *out, or -EINVAL (empty, sign, unknown suffix, no digits) / -ERANGE
- * (more than 2^64-1), with a message naming the text in @err.
- */
-int cli_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
-
 /* cli_parse_u64 - a plain number (decimal, or 0x hex) from @min to @max inclusive.
  * Returns 0, or -EINVAL / -ERANGE with a message in @err. */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err,

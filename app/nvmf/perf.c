@@ -20,6 +20,8 @@
 #include <string.h>
 #include <time.h>
 #include "app/nvmf/cli.h"
+#include "util/clock.h"
+#include "util/size.h"
 
 static const char usage[] =
 	"Usage: nvmf perf -a ADDR [-a ADDR ...] -n NQN [-s PORT ...] [--ns NSID] [--rw MODE]\n"
@@ -75,7 +77,7 @@ int cli_perf_parse(int argc, char **argv, struct cli_perf_opts *o, FILE *err)
 		{ "size", required_argument, NULL, OPT_SIZE },
 		{ NULL, 0, NULL, 0 },
 	};
-	char msg[160];
+	char msg[256];
 	uint64_t v;
 	int key, rc;
 
@@ -115,8 +117,8 @@ int cli_perf_parse(int argc, char **argv, struct cli_perf_opts *o, FILE *err)
 			o->mix = (unsigned)v;
 			break;
 		case OPT_BS:
-			if (cli_parse_size(optarg, &o->bs, msg, sizeof(msg)))
-				return cli_usage_error(err, "perf", "--bs: %s", msg);
+			if (nvmf_size_parse_msg(optarg, "--bs", &o->bs, msg, sizeof(msg)))
+				return cli_usage_error(err, "perf", "%s", msg);
 			if (o->bs < 512 || o->bs % 512 || o->bs > (1u << 30))
 				return cli_usage_error(err, "perf", "--bs: %s is not a multiple of 512 "
 						       "bytes from 512 to 1G", optarg);
@@ -137,8 +139,8 @@ int cli_perf_parse(int argc, char **argv, struct cli_perf_opts *o, FILE *err)
 			o->time_s = (unsigned)v;
 			break;
 		case OPT_SIZE:
-			if (cli_parse_size(optarg, &o->size, msg, sizeof(msg)))
-				return cli_usage_error(err, "perf", "--size: %s", msg);
+			if (nvmf_size_parse_msg(optarg, "--size", &o->size, msg, sizeof(msg)))
+				return cli_usage_error(err, "perf", "%s", msg);
 			break;
 		default:
 			return cli_usage_error(err, "perf", "unknown option '%s'", name);
@@ -191,13 +193,6 @@ struct worker {
 	struct cli_hist *hist;          /* latency in ns */
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* xorshift64*: a fast per-thread generator; the offsets need no cryptographic quality. */
 static uint64_t rnd(uint64_t *s)
 {
@@ -249,7 +244,7 @@ static void submit(struct slot *s)
 		break;
 	}
 	s->lba = unit * w->nlb;
-	s->t0 = now_ns();
+	s->t0 = nvmf_mono_ns();
 	int rc;
 	if (w->mq)
 		rc = s->write ? nvmf_mpath_submit_write(w->mq, o->nsid, s->lba, w->nlb, s->buf, io_done, s)
@@ -277,7 +272,7 @@ static void io_done(void *arg, int status, const struct nvme_cqe *cqe)
 			submit(s);
 		return;
 	}
-	cli_hist_record(w->hist, now_ns() - s->t0);
+	cli_hist_record(w->hist, nvmf_mono_ns() - s->t0);
 	atomic_store_explicit(&w->ios, atomic_load_explicit(&w->ios, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
 	if (!atomic_load_explicit(w->stop, memory_order_relaxed))
@@ -322,7 +317,7 @@ static void *worker_main(void *arg)
 			}
 		}
 		if (stop) {
-			uint64_t t = now_ns();
+			uint64_t t = nvmf_mono_ns();
 			if (!stop_seen)
 				stop_seen = t;
 			else if (t - stop_seen > DRAIN_TIMEOUT_NS) {
@@ -331,7 +326,7 @@ static void *worker_main(void *arg)
 			}
 		}
 	}
-	w->t_end = now_ns();
+	w->t_end = nvmf_mono_ns();
 	atomic_store(&w->finished, true);
 	return NULL;
 }
@@ -412,7 +407,7 @@ static int run_load(const struct cli_env *env, struct cli_conn *k,
 {
 	atomic_bool stop = false;
 	unsigned started = 0;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = nvmf_mono_ns();
 	for (unsigned i = 0; i < queues; i++) {
 		w[i].stop = &stop;
 		if (pthread_create(&w[i].tid, NULL, worker_main, &w[i]))
@@ -423,7 +418,7 @@ static int run_load(const struct cli_env *env, struct cli_conn *k,
 		uint64_t last = 0, tlast = t0;
 		for (unsigned sec = 1; sec <= o->time_s && !all_finished(w, queues); sec++) {
 			sleep_until(t0 + (uint64_t)sec * 1000000000u);
-			uint64_t ios = total_ios(w, queues), t = now_ns();
+			uint64_t ios = total_ios(w, queues), t = nvmf_mono_ns();
 			double dt = (double)(t - tlast) / 1e9;
 			if (!env->no_progress)
 				fprintf(env->err, "[%2us/%us] %.0f IOPS, %.1f MB/s\n", sec, o->time_s,
@@ -561,7 +556,7 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 		w[i].units = units;
 		w[i].seq_first = units >= queues ? i * stripe : 0;
 		w[i].seq_count = stripe;
-		w[i].rng = 0x853C49E6748FEA9BULL ^ ((uint64_t)(i + 1) * 0x9E3779B97F4A7C15ULL) ^ now_ns();
+		w[i].rng = 0x853C49E6748FEA9BULL ^ ((uint64_t)(i + 1) * 0x9E3779B97F4A7C15ULL) ^ nvmf_mono_ns();
 		w[i].nslots = qd;
 		w[i].slots = calloc(qd, sizeof(struct slot));
 		w[i].hist = malloc(sizeof(struct cli_hist));

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "app/nvmf/cli.h"
+#include "util/size.h"
 
 #define CHUNK (4u << 20)   /* bytes per blocking call; the library splits further */
 
@@ -25,7 +26,7 @@ static const char read_usage[] =
 	"Read logical blocks of namespace NSID (default 1) to FILE or stdout.\n"
 	"  --slba LBA, --nlb COUNT      first block and number of blocks (1's based)\n"
 	"  --offset B, --length B       the same in bytes (multiples of the block size;\n"
-	"                               suffixes k, m, g: 4k = 4096)\n"
+	"                               K, M, G, T, P suffixes: 4k = 4096; docs/operating.md#sizes)\n"
 	"  -o, --output FILE            write the data to FILE instead of stdout\n"
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
 	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -t/--transport, -g/--hdr-digest,\n"
@@ -60,7 +61,7 @@ int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, 
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = write ? "write" : "read";
-	char msg[160];
+	char msg[256];
 	uint64_t v;
 	int key, rc;
 
@@ -95,13 +96,13 @@ int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, 
 			o->have_blocks = o->have_count = true;
 			break;
 		case OPT_OFFSET:
-			if (cli_parse_size(optarg, &o->offset, msg, sizeof(msg)))
-				return cli_usage_error(err, cmd, "--offset: %s", msg);
+			if (nvmf_size_parse_msg(optarg, "--offset", &o->offset, msg, sizeof(msg)))
+				return cli_usage_error(err, cmd, "%s", msg);
 			o->have_bytes = true;
 			break;
 		case OPT_LENGTH:
-			if (cli_parse_size(optarg, &o->length, msg, sizeof(msg)))
-				return cli_usage_error(err, cmd, "--length: %s", msg);
+			if (nvmf_size_parse_msg(optarg, "--length", &o->length, msg, sizeof(msg)))
+				return cli_usage_error(err, cmd, "%s", msg);
 			if (!o->length)
 				return cli_usage_error(err, cmd, "--length: must be more than 0");
 			o->have_bytes = o->have_count = true;

@@ -15,26 +15,7 @@
 #include <string.h>
 #include "nvme/sgl.h"
 #include "loop/internal.h"
-
-static struct timespec deadline_in(int ms)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return ts;
-}
-
-static bool past(const struct timespec *t)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
-}
+#include "util/deadline.h"
 
 /* Wait on @h->cond (h->lock held) until @until or, when the target needs driving, for
  * a slice after one drive. */
@@ -47,9 +28,8 @@ static void hq_wait_slice(struct loop_hq *h, const struct timespec *until)
 		pthread_mutex_lock(&h->lock);
 		if (n)
 			return;   /* look again before sleeping */
-		struct timespec slice = deadline_in(LOOP_WAIT_SLICE_MS);
-		if (slice.tv_sec < until->tv_sec ||
-		    (slice.tv_sec == until->tv_sec && slice.tv_nsec < until->tv_nsec))
+		struct timespec slice = nvmf_deadline_in_ms(LOOP_WAIT_SLICE_MS);
+		if (nvmf_timespec_before(&slice, until))
 			until = &slice;
 		pthread_cond_timedwait(&h->cond, &h->lock, until);
 		return;
@@ -199,9 +179,9 @@ int nvmf_loop_hq_connect(struct loop_transport *lt, struct nvmf_hq *hq, const ch
 		return rc;
 	}
 	int ms = timeout_ms > 0 ? timeout_ms : LOOP_CONNECT_MS;
-	struct timespec until = deadline_in(ms);
+	struct timespec until = nvmf_deadline_in_ms((uint64_t)ms);
 	pthread_mutex_lock(&h->lock);
-	while (h->state == LHQ_CONNECTING && !past(&until))
+	while (h->state == LHQ_CONNECTING && !nvmf_deadline_passed(&until))
 		hq_wait_slice(h, &until);
 	if (h->state == LHQ_CONNECTING) {
 		pthread_mutex_unlock(&h->lock);
@@ -251,8 +231,8 @@ void nvmf_loop_hq_disconnect(struct loop_hq *h)
 	 * released only after it was unlinked, which has not happened yet). */
 	if (h->tq)
 		nvmf_loop_request_detach(h);
-	struct timespec until = deadline_in(LOOP_RELEASE_MS);
-	while (!h->released && !past(&until))
+	struct timespec until = nvmf_deadline_in_ms(LOOP_RELEASE_MS);
+	while (!h->released && !nvmf_deadline_passed(&until))
 		hq_wait_slice(h, &until);
 	if (!h->released) {
 		/* The target still holds the queue; it frees the host side at release. */
@@ -375,11 +355,11 @@ static int lh_poll(struct nvmf_hq *hq, unsigned max)
 static int lh_wait(struct nvmf_hq *hq, int timeout_ms)
 {
 	struct loop_hq *h = hq->tpriv;
-	struct timespec until = deadline_in(timeout_ms > 0 ? timeout_ms : 0);
+	struct timespec until = nvmf_deadline_in_ms(timeout_ms > 0 ? (uint64_t)timeout_ms : 0);
 	pthread_mutex_lock(&h->lock);
 	for (;;) {
 		bool hold = __atomic_load_n(&h->lt->hold, __ATOMIC_RELAXED);
-		if (h->broken || (h->count && !hold) || past(&until))
+		if (h->broken || (h->count && !hold) || nvmf_deadline_passed(&until))
 			break;
 		hq_wait_slice(h, &until);
 	}

@@ -19,6 +19,9 @@
 #include <arpa/inet.h>
 #include "nvme/rdma-cm.h"
 #include "rdma/host/host.h"
+#include "util/addr.h"
+#include "util/clock.h"
+#include "util/deadline.h"
 
 static int set_nonblock(int fd)
 {
@@ -26,41 +29,20 @@ static int set_nonblock(int fd)
 	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void peer_str(const struct sockaddr_storage *ss, char *buf, size_t len)
-{
-	char host[INET6_ADDRSTRLEN] = "?";
-	if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const void *)ss;
-		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
-		snprintf(buf, len, "[%s]:%u", host, ntohs(in6->sin6_port));
-	} else {
-		const struct sockaddr_in *in = (const void *)ss;
-		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
-		snprintf(buf, len, "%s:%u", host, ntohs(in->sin_port));
-	}
-}
-
 /* Next CM event of @q within @timeout_ms. 0 with *ev (ack it), -ETIMEDOUT or -errno. */
 static int cm_wait(struct nvmf_rh_queue *q, int timeout_ms, struct rdma_cm_event **ev)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = (int64_t)nvmf_mono_ms() + timeout_ms;
 	for (;;) {
 		if (rdma_get_cm_event(q->ec, ev) == 0)
 			return 0;
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
-		int64_t left = deadline - now_ms();
-		if (left <= 0)
+		int left = nvmf_deadline_left_ms(deadline);
+		if (!left)
 			return -ETIMEDOUT;
 		struct pollfd pfd = { .fd = q->ec->fd, .events = POLLIN };
-		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+		if (poll(&pfd, 1, left) < 0 && errno != EINTR)
 			return -errno;
 	}
 }
@@ -226,7 +208,7 @@ int nvmf_rh_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts,
 	q->hq = hq;
 	q->qid = qid;
 	q->size = size;
-	peer_str(&ss, q->peer, sizeof(q->peer));
+	nvmf_sockaddr_str((const struct sockaddr *)&ss, q->peer, sizeof(q->peer));
 
 	q->ec = rdma_create_event_channel();
 	if (!q->ec || set_nonblock(q->ec->fd)) {

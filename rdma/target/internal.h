@@ -30,6 +30,7 @@
 #include "rdma/target/transport.h"
 #include "target/core.h"
 #include "target/log.h"
+#include "util/clock.h"
 
 /* NVMF_RDMA_LOG - one line in the target's log (target/log.h: its level, its stderr) from
  * the transport @t: "rdma: " then printf's format and arguments, no trailing newline.
@@ -443,6 +444,8 @@ struct nvmf_rdma_poll_group {
 	struct nvmf_tpg base;              /* first: the core's view */
 	struct nvmf_rdma_transport *t;
 	const struct nvmf_rdma_verbs *verbs;
+	const struct nvmf_clock *clock;    /* the target's (tgt->clock): teardown timeouts,
+					    * driven by tests like the core's timers */
 	struct rdma_event_channel *ec;     /* CM events of this group's queues (and, on the
 					    * main group, the listeners'): t->ec there */
 	uint64_t cm_next_us;               /* look at ec again from this pass time on */
@@ -527,6 +530,8 @@ struct nvmf_rdma_listener {
 struct nvmf_rdma_transport {
 	struct nvmf_transport base;        /* first: the core's view */
 	const struct nvmf_rdma_verbs *verbs;
+	const struct nvmf_clock *clock;    /* the target's (tgt->clock): teardown timeouts,
+					    * driven by tests like the core's timers */
 	struct rdma_event_channel *ec;     /* listeners and main-group queues, non-blocking */
 	struct nvmf_rdma_listener *listeners;
 	struct nvmf_rdma_device *devices;  /* created on the main group only */
@@ -573,8 +578,5 @@ int nvmf_rdma_process_cm_events(struct nvmf_rdma_poll_group *pg);
 int nvmf_rdma_process_async_events(struct nvmf_rdma_poll_group *pg);
 /* nvmf_rdma_pg_add_queue_op - ops->pg_add_queue: create @conn's queue and accept. */
 int nvmf_rdma_pg_add_queue_op(struct nvmf_tpg *tpg, void *conn);
-
-/* Monotonic clock. */
-uint64_t nvmf_rdma_now_ms(void);
 
 #endif

@@ -453,7 +453,7 @@ void nvmf_rdma_pg_stats(const struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_
 
 int nvmf_rdma_pg_reap(struct nvmf_rdma_poll_group *pg, bool force)
 {
-	uint64_t now = nvmf_rdma_now_ms();
+	uint64_t now = nvmf_clock_ms(pg->t->clock);
 	int n = 0;
 	for (struct nvmf_rdma_queue *q = pg->queues, *next; q && pg->ndying; q = next) {
 		next = q->next;

@@ -262,7 +262,7 @@ void nvmf_rdma_queue_disconnect(struct nvmf_rdma_queue *q, const char *why)
 			      q->sq.peer[0] ? q->sq.peer : "?", q->qid, q->sq.ctrl ? q->sq.ctrl->cntlid : 0u,
 			      why);
 	q->state = NVMF_RDMA_Q_DYING;
-	q->dying_since_ms = nvmf_rdma_now_ms();
+	q->dying_since_ms = nvmf_clock_ms(q->t->clock);
 	q->pg->ndying++;
 	/* Error state flushes every posted WR; rdma_disconnect also tells the host. */
 	if (q->qp)

@@ -17,32 +17,9 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include "rdma/target/internal.h"
+#include "util/addr.h"
 
 #define LISTEN_BACKLOG 128
-
-uint64_t nvmf_rdma_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* "1.2.3.4:4420" / "[fd77::1]:4420" for messages. */
-static void addr_str(const struct sockaddr *sa, char *buf, size_t len)
-{
-	char host[INET6_ADDRSTRLEN] = "?";
-	if (sa && sa->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const void *)sa;
-		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
-		snprintf(buf, len, "%s:%u", host, ntohs(in->sin_port));
-	} else if (sa && sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const void *)sa;
-		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
-		snprintf(buf, len, "[%s]:%u", host, ntohs(in6->sin6_port));
-	} else {
-		snprintf(buf, len, "?");
-	}
-}
 
 /* ---- the transport and its devices ---- */
 
@@ -51,6 +28,7 @@ void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t, struct nvmf_tgt *t
 {
 	const struct nvmf_target_config *tc = &tgt->cfg->target;
 	t->verbs = verbs;
+	t->clock = &tgt->clock;
 	pthread_mutex_init(&t->pgd_lock, NULL);
 	t->max_xfer = 4096u << tgt->mdts;
 	t->use_srq = tc->srq;
@@ -358,7 +336,7 @@ static struct rdma_cm_id *on_connect_request(struct nvmf_rdma_transport *t, stru
 	memset(&cr, 0, sizeof(cr));
 	cr.id = id;
 	cr.port = port;
-	addr_str(rdma_get_peer_addr(id), cr.peer, sizeof(cr.peer));
+	nvmf_sockaddr_str(rdma_get_peer_addr(id), cr.peer, sizeof(cr.peer));
 
 	struct nvme_rdma_cm_limits lim;
 	port_limits(port, &lim);

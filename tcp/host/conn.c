@@ -22,33 +22,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include "tcp/host/host.h"
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int left_ms(int64_t deadline)
-{
-	int64_t left = deadline - now_ms();
-	return left < 0 ? 0 : left > 0x7fffffff ? 0x7fffffff : (int)left;
-}
-
-static void peer_str(const struct sockaddr *sa, char *buf, size_t len)
-{
-	char host[INET6_ADDRSTRLEN] = "?";
-	if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const void *)sa;
-		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
-		snprintf(buf, len, "[%s]:%u", host, ntohs(in6->sin6_port));
-	} else {
-		const struct sockaddr_in *in = (const void *)sa;
-		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
-		snprintf(buf, len, "%s:%u", host, ntohs(in->sin_port));
-	}
-}
+#include "util/addr.h"
+#include "util/clock.h"
+#include "util/deadline.h"
 
 /* A connected non-blocking socket to @ai within @deadline, or -errno. */
 static int tcp_connect(const struct addrinfo *ai, int64_t deadline)
@@ -64,7 +40,7 @@ static int tcp_connect(const struct addrinfo *ai, int64_t deadline)
 	}
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLOUT };
-		int n = poll(&p, 1, left_ms(deadline));
+		int n = poll(&p, 1, nvmf_deadline_left_ms(deadline));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -126,7 +102,7 @@ static int init_connection(struct nvmf_th_queue *q, int64_t deadline)
 			return rc;
 		}
 		struct pollfd p = { .fd = q->fd, .events = POLLOUT };
-		if (poll(&p, 1, left_ms(deadline)) == 0) {
+		if (poll(&p, 1, nvmf_deadline_left_ms(deadline)) == 0) {
 			nvmf_th_fail(q, "send ICReq: timed out");
 			return -ETIMEDOUT;
 		}
@@ -137,7 +113,7 @@ static int init_connection(struct nvmf_th_queue *q, int64_t deadline)
 		if (q->ic_done)
 			break;
 		struct pollfd p = { .fd = q->fd, .events = POLLIN };
-		int n = poll(&p, 1, left_ms(deadline));
+		int n = poll(&p, 1, nvmf_deadline_left_ms(deadline));
 		if (n < 0 && errno != EINTR) {
 			int rc = -errno;
 			nvmf_th_fail(q, "poll: %s", strerror(errno));
@@ -195,7 +171,7 @@ static int queue_open(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uin
 
 static int64_t deadline_of(const struct nvmf_ctrl_opts *opts)
 {
-	return now_ms() + (opts->timeout_ms > 0 ? opts->timeout_ms : NVMF_TH_CONNECT_TIMEOUT);
+	return (int64_t)nvmf_mono_ms() + (opts->timeout_ms > 0 ? opts->timeout_ms : NVMF_TH_CONNECT_TIMEOUT);
 }
 
 int nvmf_th_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uint16_t qid,
@@ -216,7 +192,7 @@ int nvmf_th_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts,
 		return -EINVAL;
 	}
 	char peer[sizeof(((struct nvmf_th_queue *)0)->peer)];
-	peer_str(res->ai_addr, peer, sizeof(peer));
+	nvmf_sockaddr_str(res->ai_addr, peer, sizeof(peer));
 	int64_t deadline = deadline_of(opts);
 	int fd = tcp_connect(res, deadline);
 	freeaddrinfo(res);
@@ -249,7 +225,7 @@ int nvmf_th_queue_attach(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, 
 	memset(&ss, 0, sizeof(ss));
 	if (!getpeername(fd, (struct sockaddr *)&ss, &sl) &&
 	    (ss.ss_family == AF_INET || ss.ss_family == AF_INET6))
-		peer_str((const struct sockaddr *)&ss, peer, sizeof(peer));
+		nvmf_sockaddr_str((const struct sockaddr *)&ss, peer, sizeof(peer));
 	return queue_open(hq, opts, qid, size, fd, peer, deadline_of(opts), err, errlen);
 }
 

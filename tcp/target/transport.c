@@ -26,25 +26,9 @@
 #include "nvme/fabrics.h"
 #include "target/ephemeral.h"
 #include "tcp/target/internal.h"
+#include "util/addr.h"
 
 #define LISTEN_BACKLOG 128
-
-/* "1.2.3.4:4420" / "[fd77::1]:4420" for messages. */
-static void addr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
-{
-	char host[INET6_ADDRSTRLEN] = "?";
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *in = (const void *)ss;
-		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
-		snprintf(buf, len, "%s:%u", host, ntohs(in->sin_port));
-	} else if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const void *)ss;
-		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
-		snprintf(buf, len, "[%s]:%u", host, ntohs(in6->sin6_port));
-	} else {
-		snprintf(buf, len, "?");
-	}
-}
 
 static struct nvmf_tcp_tpg *main_tpg(struct nvmf_tcp_transport *t)
 {
@@ -256,13 +240,13 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 		struct nvmf_tcp_conn *conn = nvmf_tcp_conn_alloc(t, tpg, fd, l->port);
 		if (!conn) {
 			char who[64];
-			addr_str(&peer, who, sizeof(who));
+			nvmf_sockaddr_str((const struct sockaddr *)&peer, who, sizeof(who));
 			NVMF_TCP_LOG(t, NVMF_LOG_ERROR, "host %s (port %u): connection closed: out of "
 				     "memory for it", who, l->port->cfg->portid);
 			close(fd);
 			continue;
 		}
-		addr_str(&peer, conn->peer, sizeof(conn->peer));
+		nvmf_sockaddr_str((const struct sockaddr *)&peer, conn->peer, sizeof(conn->peer));
 		socklen_t llen = sizeof(conn->local);
 		getsockname(fd, (struct sockaddr *)&conn->local, &llen);
 		conn->born_ms = tpg->base.pg->now_ms;

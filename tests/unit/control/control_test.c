@@ -17,6 +17,7 @@
 #include "target/log.h"
 #include "target/namespace.h"
 #include "tests/unit/suites.h"
+#include "util/size.h"
 #include "tests/unit/control/ctl_fixture.h"
 #include "tests/unit/target/fixture.h"
 
@@ -221,8 +222,8 @@ static void namespace_errors_name_the_field_and_change_nothing(void)
 	expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":1,\"force\":true}", NVMF_RPC_INVALID_PARAMS,
 		     "unknown parameter 'force' (namespace_remove takes: nqn, nsid)");
 	expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":1,\"size_bytes\":\"12Q\"}",
-		     NVMF_RPC_INVALID_PARAMS, "parameter 'size_bytes': \"12Q\" is not a size (bytes, or "
-		     "digits with a K, M, G or T suffix)");
+		     NVMF_RPC_INVALID_PARAMS, "parameter 'size_bytes': \"12Q\" is not a size ("
+		     NVMF_SIZE_GRAMMAR ")");
 	expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":1}", NVMF_RPC_INVALID_PARAMS,
 		     "missing parameter 'size_bytes' (an integer, or a string like \"64M\")");
 	expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":2,\"size_bytes\":1000}",

@@ -30,8 +30,8 @@ static void done_cb(void *arg, int status, const struct nvme_cqe *cqe)
 /* Poll @q until @d ran (up to @ms). */
 static bool wait_done(struct nvmf_mpath_queue *q, struct done *d, int ms)
 {
-	uint64_t end = nvmfh_now_ms() + (uint64_t)ms;
-	while (!d->calls && nvmfh_now_ms() < end)
+	uint64_t end = nvmf_mono_ms() + (uint64_t)ms;
+	while (!d->calls && nvmf_mono_ms() < end)
 		nvmf_mpath_wait(q, 5);
 	return d->calls > 0;
 }
@@ -202,10 +202,10 @@ static void every_path_refusing_waits_then_fails_with_the_last_status_after_the_
 	ana_wrap_set_state(1, 1, NVME_ANA_STATE_CHANGE);
 	uint8_t buf[512];
 	struct done d = { 0 };
-	uint64_t t0 = nvmfh_now_ms();
+	uint64_t t0 = nvmf_mono_ms();
 	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, done_cb, &d), 0);
 	CU_ASSERT_TRUE_FATAL(wait_done(q, &d, 5000));
-	CU_ASSERT(nvmfh_now_ms() - t0 >= 300);
+	CU_ASSERT(nvmf_mono_ms() - t0 >= 300);
 	CU_ASSERT_EQUAL(d.calls, 1);
 	/* Refused by path 0, then by path 1 unless the watcher (woken by the first refusal)
 	 * read path 1's state first; then waited: the last status it got. */
@@ -434,10 +434,10 @@ static void commands_without_a_connected_path_fail_after_the_bound_with_the_last
 	/* Every association gone on the target's side: the connections are lost. */
 	CU_ASSERT_TRUE_FATAL(mpf_wait(no_ctrls, NULL, 5000));
 	struct done d = { 0 };
-	uint64_t t0 = nvmfh_now_ms();
+	uint64_t t0 = nvmf_mono_ms();
 	CU_ASSERT_EQUAL(nvmf_mpath_submit_write(q, 1, 5, 1, w, done_cb, &d), 0);
 	CU_ASSERT_TRUE_FATAL(wait_done(q, &d, 5000));
-	CU_ASSERT(nvmfh_now_ms() - t0 >= 300);
+	CU_ASSERT(nvmf_mono_ms() - t0 >= 300);
 	/* Its last error: the lost connection it met, or no usable path when the watcher had
 	 * taken both paths down first. */
 	CU_ASSERT(d.status == -ECONNRESET || d.status == -EHOSTUNREACH);

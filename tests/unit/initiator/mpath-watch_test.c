@@ -20,12 +20,12 @@ static struct mpf F;
 /* Wait up to @ms for @nsid's state through @p to be @state. */
 static bool wait_state(uint32_t nsid, unsigned p, uint8_t state, int ms)
 {
-	uint64_t end = nvmfh_now_ms() + (uint64_t)ms;
+	uint64_t end = nvmf_mono_ms() + (uint64_t)ms;
 	for (;;) {
 		uint8_t st = 0;
 		if (!nvmf_mpath_ns_ana_state(F.mp, nsid, p, &st, NULL) && st == state)
 			return true;
-		if (nvmfh_now_ms() >= end)
+		if (nvmf_mono_ms() >= end)
 			return false;
 		usleep(2000);
 	}

@@ -59,9 +59,9 @@ unsigned long mpf_ios(struct nvmf_mpath *mp, unsigned p)
 
 bool mpf_wait_live(struct nvmf_mpath *mp, struct nvmf_mpath_queue *q, unsigned p, bool live, int ms)
 {
-	uint64_t end = nvmfh_now_ms() + (uint64_t)ms;
+	uint64_t end = nvmf_mono_ms() + (uint64_t)ms;
 	while (mpf_live(mp, p) != live) {
-		if (nvmfh_now_ms() >= end)
+		if (nvmf_mono_ms() >= end)
 			return false;
 		if (q)
 			nvmf_mpath_wait(q, 2);
@@ -143,16 +143,16 @@ void mpf_stream_start(struct mpf_stream *st, struct nvmf_mpath_queue *q, uint64_
 
 void mpf_stream_run(struct mpf_stream *st, int ms)
 {
-	uint64_t end = nvmfh_now_ms() + (uint64_t)ms;
-	while (nvmfh_now_ms() < end)
+	uint64_t end = nvmf_mono_ms() + (uint64_t)ms;
+	while (nvmf_mono_ms() < end)
 		nvmf_mpath_wait(st->q, 5);
 }
 
 bool mpf_stream_run_until(struct mpf_stream *st, bool (*cond)(void *arg), void *arg, int ms)
 {
-	uint64_t end = nvmfh_now_ms() + (uint64_t)ms;
+	uint64_t end = nvmf_mono_ms() + (uint64_t)ms;
 	while (!cond(arg)) {
-		if (nvmfh_now_ms() >= end)
+		if (nvmf_mono_ms() >= end)
 			return false;
 		mpf_stream_run(st, 5);
 	}
@@ -161,9 +161,9 @@ bool mpf_stream_run_until(struct mpf_stream *st, bool (*cond)(void *arg), void *
 
 bool mpf_wait(bool (*cond)(void *arg), void *arg, int ms)
 {
-	uint64_t end = nvmfh_now_ms() + (uint64_t)ms;
+	uint64_t end = nvmf_mono_ms() + (uint64_t)ms;
 	while (!cond(arg)) {
-		if (nvmfh_now_ms() >= end)
+		if (nvmf_mono_ms() >= end)
 			return false;
 		usleep(2000);
 	}
@@ -173,8 +173,8 @@ bool mpf_wait(bool (*cond)(void *arg), void *arg, int ms)
 bool mpf_stream_drain(struct mpf_stream *st, int ms)
 {
 	st->stop = true;
-	uint64_t end = nvmfh_now_ms() + (uint64_t)ms;
-	while (nvmf_mpath_outstanding(st->q) && nvmfh_now_ms() < end)
+	uint64_t end = nvmf_mono_ms() + (uint64_t)ms;
+	while (nvmf_mpath_outstanding(st->q) && nvmf_mono_ms() < end)
 		nvmf_mpath_wait(st->q, 5);
 	return nvmf_mpath_outstanding(st->q) == 0;
 }

@@ -46,9 +46,9 @@ static void rx_queue_released(struct nvmf_sq *sq)
 	nvmf_rdma_transport_ops.queue_released(sq);
 }
 
-static uint64_t rx_clock(const struct nvmf_tgt *tgt)
+static uint64_t rx_clock(const struct nvmf_clock *clock)
 {
-	return ((const struct rx *)(const void *)((const char *)tgt - offsetof(struct rx, tgt)))->now;
+	return ((const struct rx *)(const void *)((const char *)clock - offsetof(struct rx, tgt.clock)))->now;
 }
 
 /* ---- set-up ---- */
@@ -115,7 +115,7 @@ int rx_setup(struct rx *x, const struct rx_opts *o)
 		return -1;
 	}
 	x->now = 1000;
-	x->tgt.now_ms = rx_clock;
+	x->tgt.clock.now_ms = rx_clock;
 	x->t = (struct nvmf_rdma_transport *)x->tgt.transports[0];
 	x->pg = (struct nvmf_rdma_poll_group *)nvmf_pg_tpg(x->tgt.pgs[0], &x->t->base);
 

@@ -74,7 +74,8 @@ struct rx {
 	struct nvmf_rdma_listener listener;  /* port 1's (t->listeners) */
 	struct rdma_cm_id listen_id;     /* its cm_id: fv_cm_connect(x->fd, &x->listen_id, ...) */
 	bool dev_ready;
-	uint64_t now;                    /* the target's clock, ms: never moves */
+	uint64_t now;                    /* the target's clock (tgt.clock), ms: moves only
+					  * when a test moves it */
 	uint8_t *host;                   /* host memory */
 	size_t host_used;
 	struct rxq *queues[RX_MAX_QUEUES];

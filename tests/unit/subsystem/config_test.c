@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "subsystem/config.h"
 #include "tests/unit/suites.h"
+#include "util/size.h"
 
 static char *q(const char *s)
 {
@@ -637,11 +638,11 @@ ERROR_TEST(null_namespace_with_a_path_is_refused,
 ERROR_TEST(buffered_ram_namespace_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':4096,'nvmf_buffered':true")),
 	   "subsystems[0].namespaces[0].nvmf_buffered: a \"ram\" namespace has no file to buffer")
 ERROR_TEST(size_with_an_unknown_suffix_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':'64X'")),
-	   "subsystems[0].namespaces[0].nvmf_size_bytes: \"64X\" is not a size (bytes, or digits with a K, M, G or T suffix)")
+	   "subsystems[0].namespaces[0].nvmf_size_bytes: \"64X\" is not a size (" NVMF_SIZE_GRAMMAR ")")
 ERROR_TEST(negative_size_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':-4096")),
-	   "subsystems[0].namespaces[0].nvmf_size_bytes: -4096 is not a size (bytes, or digits with a K, M, G or T suffix)")
+	   "subsystems[0].namespaces[0].nvmf_size_bytes: -4096 is not a size (" NVMF_SIZE_GRAMMAR ")")
 ERROR_TEST(size_that_overflows_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':'99999999T'")),
-	   "subsystems[0].namespaces[0].nvmf_size_bytes: \"99999999T\" is not a size (bytes, or digits with a K, M, G or T suffix)")
+	   "subsystems[0].namespaces[0].nvmf_size_bytes: \"99999999T\" is not a size (" NVMF_SIZE_GRAMMAR ")")
 ERROR_TEST(size_as_a_boolean_names_the_expected_type, WITH_NS(RAM(",'nvmf_size_bytes':true")),
 	   "subsystems[0].namespaces[0].nvmf_size_bytes: expected an integer or a string like \"64M\", got true")
 ERROR_TEST(size_not_a_multiple_of_the_block_size_is_refused,

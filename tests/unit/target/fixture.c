@@ -17,9 +17,9 @@
 #define FX_ADMIN_TABLE 512
 
 /* The fake clock: the fixture that embeds @tgt holds the time. */
-static uint64_t fake_now(const struct nvmf_tgt *tgt)
+static uint64_t fake_now(const struct nvmf_clock *clock)
 {
-	const struct fx *f = (const void *)((const char *)tgt - offsetof(struct fx, tgt));
+	const struct fx *f = (const void *)((const char *)clock - offsetof(struct fx, tgt.clock));
 	return f->now;
 }
 
@@ -129,7 +129,7 @@ int fx_boot(struct fx *f, const char *traddr, const char *trsvcid)
 		return -1;
 	}
 	f->now = 1000;
-	f->tgt.now_ms = fake_now;
+	f->tgt.clock.now_ms = fake_now;
 	if (nvmf_tgt_listen(&f->tgt, err, sizeof(err))) {
 		fprintf(stderr, "fixture: %s\n", err);
 		return -1;

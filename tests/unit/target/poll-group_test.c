@@ -21,9 +21,9 @@ struct pgt {
 
 static struct pgt T;
 
-static uint64_t fake_now(const struct nvmf_tgt *tgt)
+static uint64_t fake_now(const struct nvmf_clock *clock)
 {
-	(void)tgt;
+	(void)clock;
 	return __atomic_load_n(&T.now, __ATOMIC_RELAXED);
 }
 
@@ -32,7 +32,7 @@ static void setup(unsigned n)
 {
 	memset(&T, 0, sizeof(T));
 	T.now = 1000;
-	T.tgt.now_ms = fake_now;
+	T.tgt.clock.now_ms = fake_now;
 	for (unsigned i = 0; i < n; i++) {
 		char err[256];
 		CU_ASSERT_EQUAL_FATAL(nvmf_pg_init(&T.pg[i], &T.tgt, i, 64, 0, err, sizeof(err)), 0);
@@ -289,7 +289,7 @@ struct stamp {
 static void stamp_now(void *arg)
 {
 	struct stamp *s = arg;
-	s->at_us = nvmf_now_us();
+	s->at_us = nvmf_mono_us();
 	__atomic_store_n(&s->ran, true, __ATOMIC_RELEASE);
 }
 
@@ -301,7 +301,7 @@ static void a_sleeping_group_is_woken_by_a_message(void)
 	 * sleep, no timers). */
 	usleep(30 * 1000);
 	struct stamp s = { 0, false };
-	uint64_t sent = nvmf_now_us();
+	uint64_t sent = nvmf_mono_us();
 	CU_ASSERT_EQUAL(nvmf_pg_send(&T.pg[0], stamp_now, &s), 0);
 	CU_ASSERT_TRUE_FATAL(wait_for(&s.ran));
 	/* Woken by the message, not by the end of its sleep (100 ms). */

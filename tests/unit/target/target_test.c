@@ -20,6 +20,7 @@
 #include "target/model.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
+#include "util/clock.h"
 
 #define TT_NQN "nqn.2024-01.io.nvmf-rdma:start"
 
@@ -141,13 +142,6 @@ static struct nvme_sqe rw(uint8_t opcode, uint32_t nsid, uint64_t slba, uint32_t
 	return c;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 struct stopper {
 	pthread_t thread;
 	int timeout_ms;
@@ -157,9 +151,9 @@ struct stopper {
 static void *stop_thread(void *arg)
 {
 	struct stopper *s = arg;
-	uint64_t t0 = now_ms();
+	uint64_t t0 = nvmf_mono_ms();
 	nvmf_tgt_shutdown(&F.tgt, s->timeout_ms);
-	s->took_ms = now_ms() - t0;
+	s->took_ms = nvmf_mono_ms() - t0;
 	return NULL;
 }
 

@@ -14,15 +14,9 @@
 #include "tcp/target/transport.h"
 #include "tests/unit/target/fixture.h"
 #include "nvme/fabrics.h"
+#include "util/clock.h"
 
 #define WAIT_MS 10000
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 int tt_boot(struct tt *t, const char *traddr, uint32_t inline_size, uint32_t maxh2cdata)
 {
@@ -138,7 +132,7 @@ int tt_send(struct ttc *c, const void *buf, size_t len)
 /* @len bytes, running the target while none come. 1: done, 0: EOF, -1: error/timeout. */
 static int recv_all(struct ttc *c, uint8_t *buf, size_t len)
 {
-	uint64_t until = mono_ms() + WAIT_MS;
+	uint64_t until = nvmf_mono_ms() + WAIT_MS;
 	size_t got = 0;
 	while (got < len) {
 		ssize_t n = recv(c->fd, buf + got, len - got, MSG_DONTWAIT);
@@ -150,7 +144,7 @@ static int recv_all(struct ttc *c, uint8_t *buf, size_t len)
 		}
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return errno == ECONNRESET ? 0 : -1;
-		if (mono_ms() > until)
+		if (nvmf_mono_ms() > until)
 			return -1;
 		if (!nvmf_pg_poll(nvmf_tgt_main_pg(&c->t->tgt))) {
 			struct pollfd pf = { .fd = c->fd, .events = POLLIN };

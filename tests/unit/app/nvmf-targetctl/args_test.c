@@ -11,6 +11,7 @@
 #include "subsystem/config.h"
 #include "app/nvmf-targetctl/targetctl.h"
 #include "tests/unit/suites.h"
+#include "util/size.h"
 
 struct parsed {
 	int rc;
@@ -275,8 +276,8 @@ static void port_add_rejects_what_the_target_would(void)
 			   "--inline-data-size", "32K", NULL), "port add: --inline-data-size 32K is out of "
 		     "range (1024 to 16384 on a tcp port)");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--inline-data-size",
-			   "4X", NULL), "port add: --inline-data-size '4X' is not a size (bytes, or "
-		     "digits with a K, M, G or T suffix)");
+			   "4X", NULL), "port add: --inline-data-size '4X' is not a size ("
+		     NVMF_SIZE_GRAMMAR ")");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--max-queue-size", "8",
 			   NULL), "port add: --max-queue-size 8 is out of range (16 to 1024)");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--maxh2cdata", "64K",
@@ -455,6 +456,15 @@ static void every_change_command_maps_to_its_method_and_params(void)
 		    "namespace_disable", "{\"nqn\":\"nqn.a\",\"nsid\":1024}");
 	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", "64M", NULL), "namespace_resize",
 		    "{\"nqn\":\"nqn.a\",\"nsid\":1,\"size_bytes\":67108864}");
+	/* The one size grammar (util/size.h): IEC spellings, hex, P; at most INT64_MAX. */
+	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", "64MiB", NULL), "namespace_resize",
+		    "{\"nqn\":\"nqn.a\",\"nsid\":1,\"size_bytes\":67108864}");
+	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", "0x4000000", NULL), "namespace_resize",
+		    "{\"nqn\":\"nqn.a\",\"nsid\":1,\"size_bytes\":67108864}");
+	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", "8191P", NULL), "namespace_resize",
+		    "{\"nqn\":\"nqn.a\",\"nsid\":1,\"size_bytes\":9222246136947933184}");
+	expect_usage(parse(&p, "namespace", "resize", "nqn.a", "1", "8192P", NULL),
+		     "namespace resize: SIZE '8192P' is too large");
 	expect_call(parse(&p, "namespace", "reservation", "nqn.a", "2", NULL), "namespace_reservation",
 		    "{\"nqn\":\"nqn.a\",\"nsid\":2}");
 	expect_call(parse(&p, "host", "add", "nqn.a", "nqn.h", NULL), "host_add",
@@ -515,8 +525,7 @@ static void namespace_add_rejects_options_that_do_not_go_together(void)
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--block-size", "1024",
 			   NULL), "namespace add: --block-size '1024' is not 512 or 4096");
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "64X", NULL),
-		     "namespace add: --ram '64X' is not a size (bytes, or digits with a K, M, G or T "
-		     "suffix)");
+		     "namespace add: --ram '64X' is not a size (" NVMF_SIZE_GRAMMAR ")");
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "0", NULL),
 		     "namespace add: --ram must be greater than 0");
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--nsid", "0", NULL),
@@ -572,8 +581,7 @@ static void bad_numbers_and_switches_are_named(void)
 	expect_usage(parse(&p, "stats", "namespaces", "--nqn", "nqn.a", "--nsid", "1025", NULL),
 		     "stats namespaces: --nsid 1025 is out of range (1 to 1024)");
 	expect_usage(parse(&p, "namespace", "resize", "nqn.a", "1", "12Q", NULL),
-		     "namespace resize: SIZE '12Q' is not a size (bytes, or digits with a K, M, G or "
-		     "T suffix)");
+		     "namespace resize: SIZE '12Q' is not a size (" NVMF_SIZE_GRAMMAR ")");
 	expect_usage(parse(&p, "namespace", "resize", "nqn.a", "1", "99999999999T", NULL),
 		     "namespace resize: SIZE '99999999999T' is too large");
 	expect_usage(parse(&p, "controller", "disconnect", "nqn.a", "65520", NULL),

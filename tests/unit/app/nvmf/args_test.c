@@ -1,67 +1,10 @@
-/* nvmf tool option parsing: sizes, numbers, the common options and the messages a user
- * gets for each mistake (exit status 2, "nvmf: CMD: what is wrong"). */
+/* nvmf tool option parsing: numbers (sizes: tests/unit/util/size_test.c), the common
+ * options and the messages a user gets for each mistake (exit status 2, "nvmf: CMD: what
+ * is wrong"). */
 #include <errno.h>
 #include <string.h>
 #include "tests/unit/app/nvmf/cli_fixture.h"
 #include "tests/unit/suites.h"
-
-static void size_parses_binary_suffixes_and_hex(void)
-{
-	char err[160];
-	uint64_t v = 0;
-	CU_ASSERT_EQUAL(cli_parse_size("512", &v, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(v, 512);
-	CU_ASSERT_EQUAL(cli_parse_size("4k", &v, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(v, 4096);
-	CU_ASSERT_EQUAL(cli_parse_size("4K", &v, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(v, 4096);
-	CU_ASSERT_EQUAL(cli_parse_size("4KiB", &v, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(v, 4096);
-	CU_ASSERT_EQUAL(cli_parse_size("2kb", &v, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(v, 2048);
-	CU_ASSERT_EQUAL(cli_parse_size("1M", &v, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(v, 1u << 20);
-	CU_ASSERT_EQUAL(cli_parse_size("3g", &v, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(v, 3ull << 30);
-	CU_ASSERT_EQUAL(cli_parse_size("1t", &v, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(v, 1ull << 40);
-	CU_ASSERT_EQUAL(cli_parse_size("0x1000", &v, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(v, 4096);
-}
-
-static void size_with_unknown_suffix_names_the_suffix(void)
-{
-	char err[160];
-	uint64_t v = 7;
-	CU_ASSERT_EQUAL(cli_parse_size("4x", &v, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "size '4x' has an unknown suffix 'x' (k, m, g, t, p)");
-	CU_ASSERT_EQUAL(cli_parse_size("4kx", &v, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "size '4kx' has trailing characters 'x'");
-	CU_ASSERT_EQUAL(v, 7);
-}
-
-static void size_rejects_empty_negative_and_bare_suffix(void)
-{
-	char err[160];
-	uint64_t v;
-	CU_ASSERT_EQUAL(cli_parse_size("", &v, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "empty size");
-	CU_ASSERT_EQUAL(cli_parse_size("-1", &v, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "size '-1' is not a number (like 4096, 4k, 1M)");
-	CU_ASSERT_EQUAL(cli_parse_size("k", &v, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_EQUAL(cli_parse_size("0x", &v, err, sizeof(err)), -EINVAL);
-}
-
-static void size_that_overflows_64_bits_is_out_of_range(void)
-{
-	char err[160];
-	uint64_t v;
-	CU_ASSERT_EQUAL(cli_parse_size("16777216t", &v, err, sizeof(err)), -ERANGE);
-	CU_ASSERT_STRING_EQUAL(err, "size '16777216t' is too large");
-	CU_ASSERT_EQUAL(cli_parse_size("18446744073709551616", &v, err, sizeof(err)), -ERANGE);
-	CU_ASSERT_EQUAL(cli_parse_size("16777215t", &v, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(v, 16777215ull << 40);
-}
 
 static void number_outside_its_range_names_the_range(void)
 {
@@ -144,6 +87,18 @@ static void port_out_of_range_is_a_usage_error(void)
 	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "-s", "70000", NULL), 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: discover: -s/--trsvcid: port 70000 is out "
 					     "of range (1 to 65535)\n"));
+	clit_teardown(&t);
+}
+
+static void bad_size_option_names_the_option_and_the_text(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "read", "-a", "127.0.0.1", "-n", "nqn.x", "--length", "4x", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: read: --length '4x' is not a size (bytes: digits, "
+				      "0x hex, or digits with a K, M, G, T or P suffix"));
+	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-n", "nqn.x", "--size", "16777216t", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: perf: --size '16777216t' is too large\n"));
 	clit_teardown(&t);
 }
 
@@ -234,16 +189,13 @@ static void help_goes_to_stdout_with_status_0(void)
 }
 
 const struct unit_test cli_args_tests[] = {
-	{"size_parses_binary_suffixes_and_hex", size_parses_binary_suffixes_and_hex},
 	{"io_and_namespace_commands_refuse_the_discovery_nqn_before_connecting", io_and_namespace_commands_refuse_the_discovery_nqn_before_connecting},
 	{"identify_controller_of_the_discovery_subsystem_works", identify_controller_of_the_discovery_subsystem_works},
-	{"size_with_unknown_suffix_names_the_suffix", size_with_unknown_suffix_names_the_suffix},
-	{"size_rejects_empty_negative_and_bare_suffix", size_rejects_empty_negative_and_bare_suffix},
-	{"size_that_overflows_64_bits_is_out_of_range", size_that_overflows_64_bits_is_out_of_range},
 	{"number_outside_its_range_names_the_range", number_outside_its_range_names_the_range},
 	{"missing_traddr_is_a_usage_error", missing_traddr_is_a_usage_error},
 	{"identify_without_nqn_is_a_usage_error", identify_without_nqn_is_a_usage_error},
 	{"port_out_of_range_is_a_usage_error", port_out_of_range_is_a_usage_error},
+	{"bad_size_option_names_the_option_and_the_text", bad_size_option_names_the_option_and_the_text},
 	{"unknown_option_and_missing_value_are_named", unknown_option_and_missing_value_are_named},
 	{"transport_and_digest_options_are_checked_and_passed_on", transport_and_digest_options_are_checked_and_passed_on},
 	{"bad_hostid_is_a_usage_error", bad_hostid_is_a_usage_error},

@@ -550,6 +550,32 @@ static void srq_queue_without_last_wqe_is_freed_at_the_flush_timeout(void)
 	rx_teardown(&x);
 }
 
+/* The flush timeout runs on the target's clock (tgt->clock, util/clock.h), which the test
+ * moves: not freed a millisecond before the 5 s, freed at them, with no sleep. */
+static void flush_timeout_follows_the_targets_clock(void)
+{
+	struct rx x;
+	struct rxq *io = rx_setup_io(&x, NULL, 32, 32, 16);
+	x.fd->hold_last_wqe = true;
+	CU_ASSERT_EQUAL_FATAL(fv_srq_assign(io->qp, 2), 2);
+	nvmf_rdma_queue_disconnect(io->q, "test");
+	rx_run(&x);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(io->q);
+	CU_ASSERT_EQUAL(nvmf_rdma_pg_reap(x.pg, false), 0);
+	x.now += 4999;
+	CU_ASSERT_EQUAL(nvmf_rdma_pg_reap(x.pg, false), 0);
+	CU_ASSERT_PTR_NOT_NULL(io->q);
+	x.now += 1;
+	CU_ASSERT_EQUAL(nvmf_rdma_pg_reap(x.pg, false), 1);
+	rx_run(&x);
+	CU_ASSERT_PTR_NULL(io->q);
+	CU_ASSERT_EQUAL(rx_stats(&x).last_wqe_timeouts, 1);
+	CU_ASSERT_EQUAL(x.fd->srq_lost, 2);
+	x.fd->srq_lost = 0;                                     /* seen: not the teardown's */
+	x.fd->hold_last_wqe = false;
+	rx_teardown(&x);
+}
+
 /* Soft RoCE (and iWARP) never raise LAST_WQE_REACHED: the dying queue does not wait for
  * it, and the device's flush at the error state gives the SRQ receives back. */
 static void srq_queue_on_a_device_without_last_wqe_is_freed_once_flushed(void)
@@ -576,6 +602,7 @@ const struct unit_test rdma_queue_tests[] = {
 	{ "srq_stays_full_after_many_queue_deaths", srq_stays_full_after_many_queue_deaths },
 	{ "srq_queue_without_last_wqe_is_freed_at_the_flush_timeout",
 	  srq_queue_without_last_wqe_is_freed_at_the_flush_timeout },
+	{ "flush_timeout_follows_the_targets_clock", flush_timeout_follows_the_targets_clock },
 	{ "srq_queue_on_a_device_without_last_wqe_is_freed_once_flushed",
 	  srq_queue_on_a_device_without_last_wqe_is_freed_once_flushed },
 	{ "stopping_queue_drops_new_capsules_and_answers_the_rest_with_srq",

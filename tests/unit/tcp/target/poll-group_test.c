@@ -14,9 +14,9 @@
 
 static uint64_t clock_ms;
 
-static uint64_t fake_clock(const struct nvmf_tgt *tgt)
+static uint64_t fake_clock(const struct nvmf_clock *clock)
 {
-	(void)tgt;
+	(void)clock;
 	return clock_ms;
 }
 
@@ -58,7 +58,7 @@ static void accept_without_descriptors_rests_the_listener_then_serves_the_host(v
 	struct ttc c;
 	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 8192, 0), 0);
 	clock_ms = 1000;
-	t.tgt.now_ms = fake_clock;
+	t.tgt.clock.now_ms = fake_clock;
 	tt_drive(&t);
 	/* Room for the test's own socket and nothing more: the lowest free descriptor is
 	 * the last one allowed. */
@@ -154,7 +154,7 @@ static void half_a_pdu_then_silence_is_closed_after_the_handshake_time(void)
 	uint16_t cntlid;
 	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 8192, 0), 0);
 	clock_ms = 5000;
-	t.tgt.now_ms = fake_clock;
+	t.tgt.clock.now_ms = fake_clock;
 	tt_drive(&t);
 	CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &h1), 0);
 	struct nvme_tcp_icreq ic = { .ch = { .type = NVME_TCP_ICREQ, .hlen = sizeof(ic),

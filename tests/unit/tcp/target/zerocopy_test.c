@@ -15,9 +15,9 @@ enum { LEN = 65536 };
 
 static uint64_t clock_ms;
 
-static uint64_t fake_clock(const struct nvmf_tgt *tgt)
+static uint64_t fake_clock(const struct nvmf_clock *clock)
 {
-	(void)tgt;
+	(void)clock;
 	return clock_ms;
 }
 
@@ -124,7 +124,7 @@ static int boot_with_a_held_read(struct tt *t, struct ttc *a, struct ttc *q, str
 	if (tt_boot(t, "127.0.0.1", 8192, 0))
 		return -1;
 	clock_ms = 1000;
-	t->tgt.now_ms = fake_clock;
+	t->tgt.clock.now_ms = fake_clock;
 	if (tt_two_queues(t, a, q, &cntlid) || write_pattern(q, w, LEN, 9))
 		return -1;
 	int small = 4096;
