@@ -32,7 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "nvme/disc_log.h"
+#include <sys/socket.h>
 #include "nvme/wire.h"
 
 struct nvmf_tgt;
@@ -47,9 +47,6 @@ struct nvmf_tpg {
 	struct nvmf_transport *transport;
 	struct nvmf_pg *pg;
 };
-
-/* Room for a discovery log traddr (NVMe-oF 1.1 figure 38: 256 bytes). */
-#define NVMF_TRADDR_MAX 256
 
 /* What a transport's part of one poll group holds, for statistics and leak checks
  * (counts, host endian). */
@@ -126,15 +123,13 @@ struct nvmf_transport_ops {
 	/* queue_released - the core is done with @sq (see the lifecycle above). */
 	void (*queue_released)(struct nvmf_sq *sq);
 
-	/* disc_entry - fill the transport fields of a discovery log entry for @port as the
-	 * host on @sq sees it: trtype, adrfam, traddr (into @traddr, NVMF_TRADDR_MAX bytes:
-	 * a wildcard listen address becomes the local address of @sq's connection, as
-	 * nvmet's disc_traddr), trsvcid and TSAS. @sq may be another transport's (the log
-	 * lists every port): its transport_priv is ours only when sq->transport is @port's.
-	 * Returns false when the host has no address of that port's family to use (the
-	 * entry is left out). */
-	bool (*disc_entry)(const struct nvmf_port *port, const struct nvmf_sq *sq,
-			   struct nvmf_disc_rec *rec, char *traddr);
+	/* local_addr - the local address (family, IP, port) the connection of @sq, one of
+	 * this transport's own queues, arrived at: the discovery log's TRADDR for a port
+	 * listening on a wildcard address (nvmet's disc_traddr). The core builds every other
+	 * field of the entry itself, TSAS by the transport type (nvme/disc_trtype.h).
+	 * Returns 0 with @out filled, or -ENOTCONN when the address is unknown. NULL: never
+	 * known (a wildcard port is then left out of the log). */
+	int (*local_addr)(const struct nvmf_sq *sq, struct sockaddr_storage *out);
 };
 
 /* A transport instance: embedded first in the transport's own struct. */

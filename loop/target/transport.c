@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "nvme/disc_log.h"
 #include "nvme/sgl.h"
 #include "loop/internal.h"
 
@@ -376,23 +375,14 @@ static void loop_pg_destroy(struct nvmf_tpg *base)
 	free(tpg);
 }
 
-/* ops->disc_entry: trtype LOOP, the port's family and service, a wildcard traddr as the
- * address the host dialed for @sq's connection; no TSAS. */
-static bool loop_disc_entry(const struct nvmf_port *port, const struct nvmf_sq *sq,
-			    struct nvmf_disc_rec *rec, char *traddr)
+/* ops->local_addr: the address the host dialed for the queue's connection. */
+static int loop_local_addr(const struct nvmf_sq *sq, struct sockaddr_storage *out)
 {
-	const struct nvmf_port_config *pc = port->cfg;
-	/* @sq is the discovery queue asking; it may belong to another transport. */
-	const struct loop_tq *tq = sq->transport == port->transport ? sq->transport_priv : NULL;
-	const struct sockaddr *local = tq && tq->local.ss_family ?
-				       (const struct sockaddr *)&tq->local : NULL;
-	if (!nvmf_disc_ip_traddr(pc->traddr, pc->adrfam, local, traddr, NVMF_TRADDR_MAX))
-		return false;
-	rec->trtype = NVMF_TRTYPE_LOOP;
-	rec->adrfam = nvmf_disc_adrfam(pc->adrfam);
-	rec->trsvcid = pc->trsvcid;
-	rec->traddr = traddr;
-	return true;
+	const struct loop_tq *tq = sq->transport_priv;
+	if (!tq || !tq->local.ss_family)
+		return -ENOTCONN;
+	*out = tq->local;
+	return 0;
 }
 
 const struct nvmf_transport_ops nvmf_loop_ops = {
@@ -415,7 +405,7 @@ const struct nvmf_transport_ops nvmf_loop_ops = {
 	.queue_response = loop_queue_response,
 	.disconnect_queue = loop_disconnect_queue,
 	.queue_released = loop_queue_released,
-	.disc_entry = loop_disc_entry,
+	.local_addr = loop_local_addr,
 };
 
 /* Into a free slot of @tq and its inbox (the "SEND"); -EAGAIN when no slot is free. */

@@ -493,24 +493,18 @@ static void rdma_queue_released(struct nvmf_sq *sq)
 	q->released = true;   /* freed by the reaper once its WRs have flushed */
 }
 
-static bool rdma_disc_entry(const struct nvmf_port *port, const struct nvmf_sq *sq,
-			    struct nvmf_disc_rec *rec, char *traddr)
+/* ops->local_addr: the address the queue's rdma_cm id is bound to (the host's connect
+ * arrived there). */
+static int rdma_local_addr(const struct nvmf_sq *sq, struct sockaddr_storage *out)
 {
-	const struct nvmf_port_config *pc = port->cfg;
-	/* @sq is the discovery queue asking; it may be another transport's (a host that
-	 * discovers over tcp), whose transport_priv is no nvmf_rdma_queue. */
-	const struct nvmf_rdma_queue *q = sq->transport == port->transport ? sq->transport_priv : NULL;
+	const struct nvmf_rdma_queue *q = sq->transport_priv;
 	const struct sockaddr *local = q && q->id ? rdma_get_local_addr(q->id) : NULL;
-	if (!nvmf_disc_ip_traddr(pc->traddr, pc->adrfam, local, traddr, NVMF_TRADDR_MAX))
-		return false;
-	rec->traddr = traddr;
-	rec->trtype = NVMF_TRTYPE_RDMA;
-	rec->adrfam = nvmf_disc_adrfam(pc->adrfam);
-	rec->trsvcid = pc->trsvcid;
-	rec->rdma_qptype = NVMF_RDMA_QPTYPE_CONNECTED;
-	rec->rdma_prtype = NVMF_RDMA_PRTYPE_NOT_SPECIFIED;
-	rec->rdma_cms = NVMF_RDMA_CMS_RDMA_CM;
-	return true;
+	if (!local || (local->sa_family != AF_INET && local->sa_family != AF_INET6))
+		return -ENOTCONN;
+	memset(out, 0, sizeof(*out));
+	memcpy(out, local, local->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+							  sizeof(struct sockaddr_in6));
+	return 0;
 }
 
 const struct nvmf_transport_ops nvmf_rdma_transport_ops = {
@@ -539,5 +533,5 @@ const struct nvmf_transport_ops nvmf_rdma_transport_ops = {
 	.queue_busy = rdma_queue_busy,
 	.disconnect_queue = rdma_disconnect_queue,
 	.queue_released = rdma_queue_released,
-	.disc_entry = rdma_disc_entry,
+	.local_addr = rdma_local_addr,
 };

@@ -22,7 +22,6 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <linux/sockios.h>
-#include "nvme/disc_log.h"
 #include "target/ephemeral.h"
 #include "tcp/target/internal.h"
 
@@ -393,24 +392,14 @@ static bool tcp_pg_idle(struct nvmf_tpg *base)
 	return !tpg->reap;
 }
 
-/* ops->disc_entry: trtype TCP, the port's family and service, a wildcard traddr as the
- * address the host's connection arrived at; TSAS: no security (no TLS here). */
-static bool tcp_disc_entry(const struct nvmf_port *port, const struct nvmf_sq *sq,
-			   struct nvmf_disc_rec *rec, char *traddr)
+/* ops->local_addr: the address the connection was accepted on (getsockname). */
+static int tcp_local_addr(const struct nvmf_sq *sq, struct sockaddr_storage *out)
 {
-	const struct nvmf_port_config *pc = port->cfg;
-	/* @sq is the discovery queue asking; it may belong to another transport. */
-	const struct nvmf_tcp_conn *conn = sq->transport == port->transport ? sq->transport_priv : NULL;
-	const struct sockaddr *local = conn && conn->local.ss_family ?
-				       (const struct sockaddr *)&conn->local : NULL;
-	if (!nvmf_disc_ip_traddr(pc->traddr, pc->adrfam, local, traddr, NVMF_TRADDR_MAX))
-		return false;
-	rec->trtype = NVMF_TRTYPE_TCP;
-	rec->adrfam = nvmf_disc_adrfam(pc->adrfam);
-	rec->trsvcid = pc->trsvcid;
-	rec->traddr = traddr;
-	rec->tcp_sectype = NVMF_TCP_SECTYPE_NONE;
-	return true;
+	const struct nvmf_tcp_conn *conn = sq->transport_priv;
+	if (!conn || !conn->local.ss_family)
+		return -ENOTCONN;
+	*out = conn->local;
+	return 0;
 }
 
 const struct nvmf_transport_ops nvmf_tcp_transport_ops = {
@@ -436,5 +425,5 @@ const struct nvmf_transport_ops nvmf_tcp_transport_ops = {
 	.queue_busy = tcp_queue_busy,
 	.disconnect_queue = tcp_disconnect_queue,
 	.queue_released = tcp_queue_released,
-	.disc_entry = tcp_disc_entry,
+	.local_addr = tcp_local_addr,
 };
