@@ -267,6 +267,11 @@ static inline struct nvmf_pg *nvmf_tgt_main_pg(const struct nvmf_tgt *tgt)
  */
 int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
 		  const struct nvmf_transport_ops *const *ops, unsigned nops, char *err, size_t errlen);
+/* nvmf_tgt_transport_opts - the limits transport @ops serves under on @tgt (its ports
+ * resolved, MDTS bounded): what nvmf_tgt_init hands its create; tests that create a
+ * transport themselves call it too. */
+void nvmf_tgt_transport_opts(const struct nvmf_tgt *tgt, const struct nvmf_transport_ops *ops,
+			     struct nvmf_transport_opts *out);
 /* nvmf_tgt_listen - every port listens on its transport. 0, or -1 with @err
  * ("port 1: rdma_bind_addr 1.2.3.4:4420: Cannot assign requested address"). */
 int nvmf_tgt_listen(struct nvmf_tgt *tgt, char *err, size_t errlen);

@@ -58,6 +58,28 @@ struct nvmf_tpg_stats {
 	uint32_t bufs_held;               /* data buffers its requests hold (0 when idle) */
 };
 
+/*
+ * The limits a transport serves under, resolved once by the core from the configuration
+ * and every transport's own bounds (ops->max_*) before ops->create, handed to it and kept
+ * in struct nvmf_transport (as SPDK's spdk_nvmf_transport_opts, nvmet's per-port values),
+ * so that a transport reads no configuration or target state. Host endian.
+ */
+struct nvmf_transport_opts {
+	uint32_t max_xfer;                /* bytes one command may move: 4096 << the target's
+					   * MDTS (Identify Controller, NVMe Base 2.0 figure 275;
+					   * 4 KiB pages), within every transport's max_xfer */
+	unsigned nports;                  /* ports of this transport when the target starts */
+	uint32_t max_port_inline;         /* in-capsule bytes on I/O queues: the largest of
+					   * those ports' resolved sizes; 0 when nports is 0 */
+	bool srq;                         /* shared receive queues (nvmf_target.srq; RDMA) */
+	uint32_t srq_depth;               /* receives of each (nvmf_target.srq_depth) */
+	uint32_t buffers_small;           /* data buffers per device, small and large
+					   * (nvmf_target.buffers_small/_large; RDMA) */
+	uint32_t buffers_large;
+	bool hugepages;                   /* data buffers on huge pages when it can
+					   * (nvmf_target.hugepages; RDMA) */
+};
+
 struct nvmf_transport_ops {
 	const char *name;                 /* the config's trtype: "rdma", "loop" */
 	uint8_t trtype;                   /* NVMF_TRTYPE_*, for the discovery log */
@@ -69,9 +91,11 @@ struct nvmf_transport_ops {
 	uint32_t max_inline;              /* in-capsule data bytes on I/O queues */
 	uint32_t max_xfer;                /* bytes one command may move (bounds MDTS) */
 
-	/* create - the transport for @tgt (ports and limits resolved, poll groups made).
-	 * NULL with @err set. destroy - free it after every pg_destroy. */
-	struct nvmf_transport *(*create)(struct nvmf_tgt *tgt, char *err, size_t errlen);
+	/* create - the transport for @tgt under @opts (ports and limits resolved, poll
+	 * groups made; the core keeps a copy in t->opts after). NULL with @err set.
+	 * destroy - free it after every pg_destroy. */
+	struct nvmf_transport *(*create)(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
+					 char *err, size_t errlen);
 	void (*destroy)(struct nvmf_transport *t);
 	/* listen - start accepting on @port (main group thread). 0, or -1 with @err naming
 	 * the address and the reason. stop_listen - stop accepting (no-op if not listening). */
@@ -137,9 +161,14 @@ struct nvmf_transport {
 	const struct nvmf_transport_ops *ops;
 	struct nvmf_tgt *tgt;
 	unsigned index;                   /* in tgt->transports[]: pg->tpg[index] is ours */
+	struct nvmf_transport_opts opts;  /* what create was given */
 	uint32_t live_max_inline;         /* in-capsule bytes a port added while the target
 					   * runs may take (buffers already sized); set by create */
 };
+
+/* nvmf_transport_stopping - whether @t's target is stopping (nvmf_tgt_shutdown began):
+ * a transport accepts no new connection then. Any thread. */
+bool nvmf_transport_stopping(const struct nvmf_transport *t);
 
 /* nvmf_pg_tpg - @t's part of poll group @pg. */
 struct nvmf_tpg *nvmf_pg_tpg(const struct nvmf_pg *pg, const struct nvmf_transport *t);

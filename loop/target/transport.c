@@ -313,7 +313,8 @@ static void loop_queue_released(struct nvmf_sq *sq)
 
 /* ---- target side: transport, listeners, groups, discovery ---- */
 
-static struct nvmf_transport *loop_create(struct nvmf_tgt *tgt, char *err, size_t errlen);
+static struct nvmf_transport *loop_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
+					  char *err, size_t errlen);
 
 void nvmf_loop_free(struct loop_transport *lt)
 {
@@ -505,13 +506,15 @@ void nvmf_loop_auto_drive(struct loop_transport *lt)
 		nvmf_loop_run_passes(lt);
 }
 
-static struct nvmf_transport *loop_create(struct nvmf_tgt *tgt, char *err, size_t errlen)
+static struct nvmf_transport *loop_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
+					  char *err, size_t errlen)
 {
 	struct loop_transport *lt = calloc(1, sizeof(*lt));
 	if (!lt) {
 		snprintf(err, errlen, "loop: out of memory");
 		return NULL;
 	}
+	(void)opts;                                /* per-command buffers: no limit to size */
 	lt->tgt = tgt;
 	lt->t.live_max_inline = LOOP_MAX_INLINE;   /* its buffers are per command */
 	lt->auto_drive = true;

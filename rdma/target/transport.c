@@ -46,37 +46,30 @@ static void addr_str(const struct sockaddr *sa, char *buf, size_t len)
 
 /* ---- the transport and its devices ---- */
 
-void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t, struct nvmf_tgt *tgt,
+void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t, const struct nvmf_transport_opts *opts,
 			       const struct nvmf_rdma_verbs *verbs)
 {
-	const struct nvmf_target_config *tc = &tgt->cfg->target;
 	t->verbs = verbs;
 	pthread_mutex_init(&t->pgd_lock, NULL);
-	t->max_xfer = 4096u << tgt->mdts;
-	t->use_srq = tc->srq;
-	t->srq_depth = tc->srq_depth;
+	t->base.opts = *opts;
+	t->max_xfer = opts->max_xfer;
+	t->use_srq = opts->srq;
+	t->srq_depth = opts->srq_depth;
 	/* SRQ receives are shared by every port's queues: size them for the largest. With
 	 * no rdma port yet, for the default, which ports added live then get. */
-	bool any = false;
-	for (size_t i = 0; i < tgt->n_ports; i++)
-		if (!strcmp(tgt->ports[i]->cfg->trtype, "rdma")) {
-			any = true;
-			if (tgt->ports[i]->inline_size > t->inline_max)
-				t->inline_max = tgt->ports[i]->inline_size;
-		}
-	if (!any)
-		t->inline_max = NVMF_DEFAULT_INLINE;
+	t->inline_max = opts->nports ? opts->max_port_inline : NVMF_DEFAULT_INLINE;
 	t->base.live_max_inline = t->inline_max;
 }
 
-static struct nvmf_transport *rdma_create(struct nvmf_tgt *tgt, char *err, size_t errlen)
+static struct nvmf_transport *rdma_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
+					  char *err, size_t errlen)
 {
 	struct nvmf_rdma_transport *t = calloc(1, sizeof(*t));
 	if (!t) {
 		snprintf(err, errlen, "rdma transport: out of memory");
 		return NULL;
 	}
-	nvmf_rdma_transport_setup(t, tgt, &nvmf_rdma_verbs_real);
+	nvmf_rdma_transport_setup(t, opts, &nvmf_rdma_verbs_real);
 	t->ec = rdma_create_event_channel();
 	if (!t->ec) {
 		snprintf(err, errlen, "rdma_create_event_channel: %s (no RDMA device, or rdma_ucm not loaded?)",
@@ -120,7 +113,7 @@ static void rdma_destroy(struct nvmf_transport *base)
 int nvmf_rdma_device_setup(struct nvmf_rdma_transport *t, struct nvmf_rdma_device *d,
 			   struct nvmf_rdma_dev *dev, char *err, size_t errlen)
 {
-	const struct nvmf_target_config *tc = &t->base.tgt->cfg->target;
+	const struct nvmf_transport_opts *o = &t->base.opts;
 	memset(d, 0, sizeof(*d));
 	d->dev = dev;
 	/* The main group reads the context's asynchronous events between its other work. */
@@ -136,7 +129,7 @@ int nvmf_rdma_device_setup(struct nvmf_rdma_transport *t, struct nvmf_rdma_devic
 	d->last_wqe_event = vendor != 0 && vendor != 0xffffff && !iwarp;
 	char perr[200];
 	if (nvmf_rdma_pool_init(&d->pool, t->verbs, dev->pd, dev->numa_node, t->max_xfer,
-				tc->buffers_small, tc->buffers_large, tc->hugepages, perr, sizeof(perr))) {
+				o->buffers_small, o->buffers_large, o->hugepages, perr, sizeof(perr))) {
 		snprintf(err, errlen, "%s: %s", dev->name, perr);
 		return -1;
 	}
@@ -264,7 +257,7 @@ static void tr_stop_listen(struct nvmf_transport *base, struct nvmf_port *port)
 	struct nvmf_rdma_transport *t = (struct nvmf_rdma_transport *)base;
 	/* Only a stopping target takes no new queue at all; a port removed live leaves the
 	 * other ports (and the same port added back) accepting. */
-	if (__atomic_load_n(&base->tgt->stopping, __ATOMIC_ACQUIRE))
+	if (nvmf_transport_stopping(base))
 		__atomic_store_n(&t->shutting_down, true, __ATOMIC_RELAXED);
 	for (struct nvmf_rdma_listener **pp = &t->listeners; *pp; pp = &(*pp)->next) {
 		struct nvmf_rdma_listener *l = *pp;

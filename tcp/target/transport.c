@@ -49,9 +49,10 @@ static struct nvmf_tcp_tpg *main_tpg(struct nvmf_tcp_transport *t)
 	return (struct nvmf_tcp_tpg *)nvmf_pg_tpg(nvmf_tgt_main_pg(t->base.tgt), &t->base);
 }
 
-static struct nvmf_transport *tcp_create(struct nvmf_tgt *tgt, char *err, size_t errlen)
+static struct nvmf_transport *tcp_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
+					 char *err, size_t errlen)
 {
-	(void)tgt;
+	(void)tgt, (void)opts;      /* pg_create reads t->opts, which the core keeps */
 	struct nvmf_tcp_transport *t = calloc(1, sizeof(*t));
 	if (!t) {
 		snprintf(err, errlen, "tcp transport: out of memory");
@@ -160,7 +161,7 @@ static void tcp_stop_listen(struct nvmf_transport *base, struct nvmf_port *port)
 	struct nvmf_tcp_transport *t = (struct nvmf_tcp_transport *)base;
 	/* Only a stopping target takes no new queue at all; a port removed live leaves the
 	 * other ports accepting. */
-	if (__atomic_load_n(&base->tgt->stopping, __ATOMIC_ACQUIRE))
+	if (nvmf_transport_stopping(base))
 		__atomic_store_n(&t->shutting_down, true, __ATOMIC_RELAXED);
 	for (struct nvmf_tcp_listener **pp = &t->listeners; *pp; pp = &(*pp)->next) {
 		struct nvmf_tcp_listener *l = *pp;
