@@ -205,11 +205,6 @@ void nvmf_tgt_transport_opts(const struct nvmf_tgt *tgt, const struct nvmf_trans
 	out->hugepages = tc->hugepages;
 }
 
-bool nvmf_transport_stopping(const struct nvmf_transport *t)
-{
-	return __atomic_load_n(&t->tgt->stopping, __ATOMIC_ACQUIRE);
-}
-
 /* Transports @used by the config's ports must start: a port the config asks for that
  * cannot be served fails the start, as a bind failure does, with a message naming the
  * ports. The others (@nused up to @nall) are started when they can, so that ports of

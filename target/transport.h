@@ -6,6 +6,13 @@
  * transport never edits the core's state (controllers, queues, AERs): it reports events
  * and the core decides.
  *
+ * A transport includes this header and no other of the core's: it gets here the queue
+ * and request it shares with the core (target/queue.h), the poll groups it runs on
+ * (target/poll-group.h: messages, timers, wait descriptors) and the target's log
+ * (target/log.h). The target, its ports and its configuration are opaque to it: its
+ * limits come resolved (struct nvmf_transport_opts, nvmf_port_attrs) and it asks the
+ * core the rest through the calls below (scripts/check-includes keeps it so).
+ *
  * Like nvmet's struct nvmet_fabrics_ops (add_port/remove_port, queue_response,
  * delete_ctrl, disc_traddr, get_mdts, get_max_queue_size) plus SPDK's transport poll
  * groups (poll_group_create/add/poll).
@@ -33,6 +40,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include "target/log.h"
+#include "target/poll-group.h"
+#include "target/queue.h"
 #include "nvme/wire.h"
 
 struct nvmf_tgt;
@@ -165,6 +175,46 @@ struct nvmf_transport {
 	uint32_t live_max_inline;         /* in-capsule bytes a port added while the target
 					   * runs may take (buffers already sized); set by create */
 };
+
+/*
+ * What a transport knows of one of its ports: its address and its limits, resolved by the
+ * core from the configuration and the transport's bounds (nvmf_port_resolve), host
+ * endian. The strings are the port's own and live as long as it does.
+ */
+struct nvmf_port_attrs {
+	uint16_t portid;                  /* the config's port ID (for messages) */
+	const char *trtype;               /* "rdma", "tcp", "loop" */
+	int adrfam;                       /* AF_INET or AF_INET6 */
+	const char *traddr;               /* numeric; "" or 0.0.0.0 / :: listens on any */
+	const char *trsvcid;              /* decimal port; "" the transport's default */
+	uint16_t admin_queue_size;        /* admin queue entries, 1's based (32) */
+	uint16_t queue_size;              /* I/O queue entries, 1's based (CAP.MQES + 1) */
+	uint16_t max_qid;                 /* highest I/O qid any subsystem here allows */
+	uint32_t inline_size;             /* in-capsule data bytes on I/O queues; 0 none */
+	uint32_t maxh2cdata;              /* NVMe/TCP: bytes one H2CData PDU may carry (ICResp
+					   * MAXH2CDATA), the default applied */
+	uint32_t zerocopy_threshold;      /* NVMe/TCP: bytes from which C2HData payloads are
+					   * sent with MSG_ZEROCOPY; 0 never */
+};
+
+/* nvmf_port_attrs - @port's address and limits into @out. */
+void nvmf_port_attrs(const struct nvmf_port *port, struct nvmf_port_attrs *out);
+/* nvmf_port_priv / nvmf_port_set_priv - the transport's own pointer for @port (its
+ * listener), NULL until set. On the main group. */
+void *nvmf_port_priv(const struct nvmf_port *port);
+void nvmf_port_set_priv(struct nvmf_port *port, void *priv);
+/* nvmf_port_transport - the transport serving @port (NULL: none of this target's). */
+struct nvmf_transport *nvmf_port_transport(const struct nvmf_port *port);
+
+/* nvmf_sq_cntlid - the controller ID @sq is a queue of (for messages); 0 before its
+ * Connect succeeded. */
+uint16_t nvmf_sq_cntlid(const struct nvmf_sq *sq);
+
+/* nvmf_transport_main_pg - the main poll group of @t's target (controllers, admin
+ * queues, listeners: where a transport's connection events are read).
+ * nvmf_transport_npgs - how many groups the target has, the main one included. */
+struct nvmf_pg *nvmf_transport_main_pg(const struct nvmf_transport *t);
+unsigned nvmf_transport_npgs(const struct nvmf_transport *t);
 
 /* nvmf_transport_stopping - whether @t's target is stopping (nvmf_tgt_shutdown began):
  * a transport accepts no new connection then. Any thread. */

@@ -28,8 +28,6 @@
 #include "nvme/rdma-cm.h"
 #include "rdma/device.h"
 #include "rdma/target/transport.h"
-#include "target/core.h"
-#include "target/log.h"
 
 /* NVMF_RDMA_LOG - one line in the target's log (target/log.h: its level, its stderr) from
  * the transport @t: "rdma: " then printf's format and arguments, no trailing newline.

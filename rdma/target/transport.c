@@ -70,6 +70,7 @@ static struct nvmf_transport *rdma_create(struct nvmf_tgt *tgt, const struct nvm
 		return NULL;
 	}
 	nvmf_rdma_transport_setup(t, opts, &nvmf_rdma_verbs_real);
+	t->base.tgt = tgt;          /* the core sets it too, after create: needed now */
 	t->ec = rdma_create_event_channel();
 	if (!t->ec) {
 		snprintf(err, errlen, "rdma_create_event_channel: %s (no RDMA device, or rdma_ucm not loaded?)",
@@ -79,7 +80,7 @@ static struct nvmf_transport *rdma_create(struct nvmf_tgt *tgt, const struct nvm
 	}
 	int fl = fcntl(t->ec->fd, F_GETFL);
 	int rc = fl < 0 || fcntl(t->ec->fd, F_SETFL, fl | O_NONBLOCK) ? -errno :
-		 nvmf_pg_add_wait_fd(nvmf_tgt_main_pg(tgt), t->ec->fd);
+		 nvmf_pg_add_wait_fd(nvmf_transport_main_pg(&t->base), t->ec->fd);
 	if (rc) {
 		snprintf(err, errlen, "rdma transport: event channel: %s", strerror(-rc));
 		rdma_destroy_event_channel(t->ec);
@@ -166,7 +167,7 @@ static struct nvmf_rdma_device *device_get(struct nvmf_rdma_transport *t, struct
 		free(d);
 		return NULL;
 	}
-	int rc = nvmf_pg_add_wait_fd(nvmf_tgt_main_pg(t->base.tgt), dev->verbs->async_fd);
+	int rc = nvmf_pg_add_wait_fd(nvmf_transport_main_pg(&t->base), dev->verbs->async_fd);
 	if (rc) {
 		snprintf(err, errlen, "%s: asynchronous events: %s", dev->name, strerror(-rc));
 		nvmf_rdma_device_free(d);
@@ -198,10 +199,11 @@ static int rdma_numa_node(struct nvmf_transport *base)
 static int tr_listen(struct nvmf_transport *base, struct nvmf_port *port, char *err, size_t errlen)
 {
 	struct nvmf_rdma_transport *t = (struct nvmf_rdma_transport *)base;
-	const struct nvmf_port_config *pc = port->cfg;
-	const char *svc = pc->trsvcid[0] ? pc->trsvcid : "4420";
-	int family = pc->adrfam == AF_INET6 ? AF_INET6 : AF_INET;
-	const char *host = pc->traddr[0] ? pc->traddr : (family == AF_INET6 ? "::" : "0.0.0.0");
+	struct nvmf_port_attrs pa;
+	nvmf_port_attrs(port, &pa);
+	const char *svc = pa.trsvcid[0] ? pa.trsvcid : "4420";
+	int family = pa.adrfam == AF_INET6 ? AF_INET6 : AF_INET;
+	const char *host = pa.traddr[0] ? pa.traddr : (family == AF_INET6 ? "::" : "0.0.0.0");
 	struct addrinfo hints = { .ai_family = family, .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE };
 	struct addrinfo *ai = NULL;
 	int rc = getaddrinfo(host, svc, &hints, &ai);
@@ -236,9 +238,9 @@ static int tr_listen(struct nvmf_transport *base, struct nvmf_port *port, char *
 		char derr[256];
 		if (!device_get(t, l->id->verbs, derr, sizeof(derr)))
 			NVMF_RDMA_LOG(t, NVMF_LOG_WARNING,
-				      "port %u: %s (retried at the first connect)", pc->portid, derr);
+				      "port %u: %s (retried at the first connect)", pa.portid, derr);
 	}
-	port->transport_priv = l;
+	nvmf_port_set_priv(port, l);
 	l->next = t->listeners;
 	t->listeners = l;
 	return 0;   /* the daemon (or the control call) says "listening on", once per port */
@@ -264,7 +266,7 @@ static void tr_stop_listen(struct nvmf_transport *base, struct nvmf_port *port)
 		if (l->port != port)
 			continue;
 		*pp = l->next;
-		port->transport_priv = NULL;
+		nvmf_port_set_priv(port, NULL);
 		rdma_destroy_id(l->id);
 		free(l);
 		return;
@@ -335,9 +337,11 @@ reject:
 /* The port's limits for a connecting host (resolved by the core: nvmf_port_resolve). */
 static void port_limits(const struct nvmf_port *port, struct nvme_rdma_cm_limits *lim)
 {
-	lim->admin_queue_size = NVMF_ADMIN_QUEUE_SIZE;
-	lim->io_queue_size = port->queue_size;
-	lim->max_qid = port->max_qid;
+	struct nvmf_port_attrs pa;
+	nvmf_port_attrs(port, &pa);
+	lim->admin_queue_size = pa.admin_queue_size;
+	lim->io_queue_size = pa.queue_size;
+	lim->max_qid = pa.max_qid;
 }
 
 /* CONNECT_REQUEST on @port: validated here, handed to the core after the event is acked

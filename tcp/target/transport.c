@@ -46,7 +46,7 @@ static void addr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
 
 static struct nvmf_tcp_tpg *main_tpg(struct nvmf_tcp_transport *t)
 {
-	return (struct nvmf_tcp_tpg *)nvmf_pg_tpg(nvmf_tgt_main_pg(t->base.tgt), &t->base);
+	return (struct nvmf_tcp_tpg *)nvmf_pg_tpg(nvmf_transport_main_pg(&t->base), &t->base);
 }
 
 static struct nvmf_transport *tcp_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
@@ -97,10 +97,11 @@ static void bind_hint(int err, long svc, char *out, size_t len)
 static int tcp_listen(struct nvmf_transport *base, struct nvmf_port *port, char *err, size_t errlen)
 {
 	struct nvmf_tcp_transport *t = (struct nvmf_tcp_transport *)base;
-	const struct nvmf_port_config *pc = port->cfg;
-	const char *svc = pc->trsvcid[0] ? pc->trsvcid : "4420";
-	int family = pc->adrfam == AF_INET6 ? AF_INET6 : AF_INET;
-	const char *host = pc->traddr[0] ? pc->traddr : (family == AF_INET6 ? "::" : "0.0.0.0");
+	struct nvmf_port_attrs pa;
+	nvmf_port_attrs(port, &pa);
+	const char *svc = pa.trsvcid[0] ? pa.trsvcid : "4420";
+	int family = pa.adrfam == AF_INET6 ? AF_INET6 : AF_INET;
+	const char *host = pa.traddr[0] ? pa.traddr : (family == AF_INET6 ? "::" : "0.0.0.0");
 	const char *lb = family == AF_INET6 ? "[" : "", *rb = family == AF_INET6 ? "]" : "";
 	struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE };
@@ -118,6 +119,7 @@ static int tcp_listen(struct nvmf_transport *base, struct nvmf_port *port, char 
 	}
 	l->ev.kind = NVMF_TCP_EV_LISTENER;
 	l->port = port;
+	l->portid = pa.portid;
 	const char *what = "socket";
 	int one = 1;
 	l->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -140,7 +142,7 @@ static int tcp_listen(struct nvmf_transport *base, struct nvmf_port *port, char 
 		goto fail;
 	}
 	freeaddrinfo(ai);
-	port->transport_priv = l;
+	nvmf_port_set_priv(port, l);
 	l->next = t->listeners;
 	t->listeners = l;
 	return 0;   /* the daemon (or the control call) says "listening on", once per port */
@@ -168,7 +170,7 @@ static void tcp_stop_listen(struct nvmf_transport *base, struct nvmf_port *port)
 		if (l->port != port)
 			continue;
 		*pp = l->next;
-		port->transport_priv = NULL;
+		nvmf_port_set_priv(port, NULL);
 		epoll_ctl(main_tpg(t)->epfd, EPOLL_CTL_DEL, l->fd, NULL);
 		close(l->fd);
 		free(l);
@@ -178,10 +180,12 @@ static void tcp_stop_listen(struct nvmf_transport *base, struct nvmf_port *port)
 
 int nvmf_tcp_port_bound(const struct nvmf_port *port, struct sockaddr_storage *out)
 {
-	const struct nvmf_tcp_listener *l = port->transport_priv;
+	const struct nvmf_tcp_listener *l = nvmf_port_priv(port);
+	struct nvmf_port_attrs pa;
+	nvmf_port_attrs(port, &pa);
 	socklen_t len = sizeof(*out);
 	memset(out, 0, sizeof(*out));
-	if (!l || strcmp(port->cfg->trtype, "tcp"))
+	if (!l || strcmp(pa.trtype, "tcp"))
 		return -ENOENT;
 	return getsockname(l->fd, (struct sockaddr *)out, &len) ? -errno : 0;
 }
@@ -196,7 +200,7 @@ static void accept_rest(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l, i
 {
 	if (!l->accept_failing)
 		NVMF_TCP_LOG(tpg->t, NVMF_LOG_WARNING, "port %u: accept: %s: new connections wait in "
-			     "the backlog, tried again every %u ms%s", l->port->cfg->portid, strerror(err),
+			     "the backlog, tried again every %u ms%s", l->portid, strerror(err),
 			     NVMF_TCP_ACCEPT_REST_MS,
 			     err == EMFILE || err == ENFILE ? " (raise the open files limit)" : "");
 	l->accept_failing = true;
@@ -243,7 +247,7 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 		if (l->accept_failing) {
 			l->accept_failing = false;
 			NVMF_TCP_LOG(t, NVMF_LOG_INFO, "port %u: accepting connections again",
-				     l->port->cfg->portid);
+				     l->portid);
 		}
 		if (__atomic_load_n(&t->shutting_down, __ATOMIC_RELAXED)) {
 			close(fd);
@@ -257,7 +261,7 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 			char who[64];
 			addr_str(&peer, who, sizeof(who));
 			NVMF_TCP_LOG(t, NVMF_LOG_ERROR, "host %s (port %u): connection closed: out of "
-				     "memory for it", who, l->port->cfg->portid);
+				     "memory for it", who, l->portid);
 			close(fd);
 			continue;
 		}
@@ -268,7 +272,7 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 		int rc = nvmf_tcp_epoll_add(tpg, fd, &conn->ev, false);
 		if (rc) {
 			NVMF_TCP_LOG(t, NVMF_LOG_ERROR, "host %s (port %u): connection closed: epoll: %s",
-				     conn->peer, l->port->cfg->portid, strerror(-rc));
+				     conn->peer, l->portid, strerror(-rc));
 			nvmf_tcp_conn_free(conn);
 			continue;
 		}
