@@ -54,6 +54,31 @@ unsigned nvmf_transport_npgs(const struct nvmf_transport *t)
 	return t->tgt->npgs;
 }
 
+struct nvmf_pg *nvmf_transport_pg(const struct nvmf_transport *t, unsigned i)
+{
+	return t->tgt->pgs[i];
+}
+
+size_t nvmf_transport_nports(const struct nvmf_transport *t)
+{
+	return t->tgt->n_ports;
+}
+
+struct nvmf_port *nvmf_transport_port(const struct nvmf_transport *t, size_t i)
+{
+	return t->tgt->ports[i];
+}
+
+unsigned nvmf_tgt_ntransports(const struct nvmf_tgt *tgt)
+{
+	return tgt->ntransports;
+}
+
+struct nvmf_transport *nvmf_tgt_transport(const struct nvmf_tgt *tgt, unsigned i)
+{
+	return tgt->transports[i];
+}
+
 bool nvmf_transport_stopping(const struct nvmf_transport *t)
 {
 	return __atomic_load_n(&t->tgt->stopping, __ATOMIC_ACQUIRE);

@@ -215,6 +215,18 @@ uint16_t nvmf_sq_cntlid(const struct nvmf_sq *sq);
  * nvmf_transport_npgs - how many groups the target has, the main one included. */
 struct nvmf_pg *nvmf_transport_main_pg(const struct nvmf_transport *t);
 unsigned nvmf_transport_npgs(const struct nvmf_transport *t);
+/* nvmf_transport_pg - group @i of @t's target, 0 the main one; @i < npgs. */
+struct nvmf_pg *nvmf_transport_pg(const struct nvmf_transport *t, unsigned i);
+/* nvmf_transport_nports / nvmf_transport_port - the target's live ports, every
+ * transport's (nvmf_port_transport tells whose), @i < nports. The main group changes
+ * them: a caller elsewhere keeps its own lock against its listen/stop_listen (the loop's
+ * host half). */
+size_t nvmf_transport_nports(const struct nvmf_transport *t);
+struct nvmf_port *nvmf_transport_port(const struct nvmf_transport *t, size_t i);
+/* nvmf_tgt_ntransports / nvmf_tgt_transport - the transports @tgt runs, @i < ntransports
+ * (an embedding API such as the loop's, called with the target, finds its own). */
+unsigned nvmf_tgt_ntransports(const struct nvmf_tgt *tgt);
+struct nvmf_transport *nvmf_tgt_transport(const struct nvmf_tgt *tgt, unsigned i);
 
 /* nvmf_transport_stopping - whether @t's target is stopping (nvmf_tgt_shutdown began):
  * a transport accepts no new connection then. Any thread. */

@@ -33,7 +33,9 @@ static struct loop_tq *tq_alloc(struct loop_tpg *tpg, const struct loop_hq *h)
 	tq->key = h->key;
 	tq->local = h->local;
 	/* Admin capsules carry no data (the Linux host and ours never put any there). */
-	tq->inline_size = h->qid ? h->port->inline_size : 0;
+	struct nvmf_port_attrs pa;
+	nvmf_port_attrs(h->port, &pa);
+	tq->inline_size = h->qid ? pa.inline_size : 0;
 	tq->reqs = calloc(h->size, sizeof(*tq->reqs));
 	uint32_t stride = round_page(tq->inline_size);
 	if (!tq->reqs || (stride && posix_memalign((void **)&tq->icd_mem, LOOP_PAGE,
@@ -237,7 +239,7 @@ static int loop_pg_add_queue(struct nvmf_tpg *base, void *conn)
 	struct loop_transport *lt = tpg->lt;
 	struct loop_hq *h = conn;
 	pthread_mutex_lock(&lt->lock);
-	bool listening = h->port->transport_priv != NULL;
+	bool listening = nvmf_port_priv(h->port) != NULL;
 	pthread_mutex_unlock(&lt->lock);
 
 	pthread_mutex_lock(&h->lock);
@@ -342,7 +344,7 @@ static int loop_listen(struct nvmf_transport *t, struct nvmf_port *port, char *e
 	(void)errlen;
 	struct loop_transport *lt = (struct loop_transport *)t;
 	pthread_mutex_lock(&lt->lock);
-	port->transport_priv = lt;     /* listening: the port's listener is the transport */
+	nvmf_port_set_priv(port, lt);  /* listening: the port's listener is the transport */
 	pthread_mutex_unlock(&lt->lock);
 	return 0;
 }
@@ -351,7 +353,7 @@ static void loop_stop_listen(struct nvmf_transport *t, struct nvmf_port *port)
 {
 	struct loop_transport *lt = (struct loop_transport *)t;
 	pthread_mutex_lock(&lt->lock);
-	port->transport_priv = NULL;
+	nvmf_port_set_priv(port, NULL);
 	pthread_mutex_unlock(&lt->lock);
 }
 
@@ -474,23 +476,21 @@ void nvmf_loop_request_detach(struct loop_hq *h)
 /* Some group of the target has no thread of its own. */
 bool nvmf_loop_drive_needed(const struct loop_transport *lt)
 {
-	const struct nvmf_tgt *tgt = lt->tgt;
-	for (unsigned i = 0; i < tgt->npgs; i++)
-		if (!nvmf_pg_started(tgt->pgs[i]))
+	for (unsigned i = 0; i < nvmf_transport_npgs(&lt->t); i++)
+		if (!nvmf_pg_started(nvmf_transport_pg(&lt->t, i)))
 			return true;
 	return false;
 }
 
 int nvmf_loop_run_passes(struct loop_transport *lt)
 {
-	struct nvmf_tgt *tgt = lt->tgt;
 	int total = 0;
 	pthread_mutex_lock(&lt->drive_lock);
 	for (unsigned round = 0; round < LOOP_DRIVE_ROUNDS; round++) {
 		int n = 0;
-		for (unsigned i = 0; i < tgt->npgs; i++)
-			if (!nvmf_pg_started(tgt->pgs[i]))
-				n += nvmf_pg_poll(tgt->pgs[i]);
+		for (unsigned i = 0; i < nvmf_transport_npgs(&lt->t); i++)
+			if (!nvmf_pg_started(nvmf_transport_pg(&lt->t, i)))
+				n += nvmf_pg_poll(nvmf_transport_pg(&lt->t, i));
 		total += n;
 		if (!n)
 			break;
@@ -528,9 +528,9 @@ static struct nvmf_transport *loop_create(struct nvmf_tgt *tgt, const struct nvm
 
 struct loop_transport *nvmf_loop_of_tgt(struct nvmf_tgt *tgt)
 {
-	for (unsigned i = 0; i < tgt->ntransports; i++)
-		if (tgt->transports[i]->ops->create == loop_create)
-			return (struct loop_transport *)tgt->transports[i];
+	for (unsigned i = 0; i < nvmf_tgt_ntransports(tgt); i++)
+		if (nvmf_tgt_transport(tgt, i)->ops->create == loop_create)
+			return (struct loop_transport *)nvmf_tgt_transport(tgt, i);
 	return NULL;
 }
 
@@ -595,8 +595,9 @@ void nvmf_loop_break(struct nvmf_tgt *tgt)
 		pthread_mutex_unlock(&h->lock);
 	}
 	pthread_mutex_unlock(&lt->lock);
-	for (unsigned i = 0; i < tgt->npgs; i++)
-		if (nvmf_pg_send(tgt->pgs[i], break_msg, nvmf_pg_tpg(tgt->pgs[i], &lt->t)))
+	for (unsigned i = 0; i < nvmf_transport_npgs(&lt->t); i++)
+		if (nvmf_pg_send(nvmf_transport_pg(&lt->t, i), break_msg,
+				 nvmf_pg_tpg(nvmf_transport_pg(&lt->t, i), &lt->t)))
 			LOOP_LOG("break: out of memory for poll group %u\n", i);
 }
 
@@ -636,9 +637,9 @@ static void call_msg(void *arg)
 int nvmf_loop_run_on(struct nvmf_tgt *tgt, unsigned pg_index, void (*fn)(void *arg), void *arg)
 {
 	struct loop_transport *lt = nvmf_loop_of_tgt(tgt);
-	if (!lt || pg_index >= tgt->npgs)
+	if (!lt || pg_index >= nvmf_transport_npgs(&lt->t))
 		return -EINVAL;
-	struct nvmf_pg *pg = tgt->pgs[pg_index];
+	struct nvmf_pg *pg = nvmf_transport_pg(&lt->t, pg_index);
 	if (!nvmf_pg_started(pg)) {
 		pthread_mutex_lock(&lt->drive_lock);
 		fn(arg);

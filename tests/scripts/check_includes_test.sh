@@ -54,8 +54,10 @@ expect_fail host_transport_including_libnvmf_internals_fails tcp/host/io.c '#inc
 	'check-includes: tcp/host/io.c:2: includes "initiator/internal.h": tcp/host/ (a host transport) may include only tcp/host/ initiator/transport.h nvme/ util/'
 expect_fail initiator_including_target_fails initiator/ctrl.c '#include "target/transport.h"' \
 	'check-includes: initiator/ctrl.c:2: includes "target/transport.h": initiator/ (libnvmf'"'"'s core) may include only initiator/ nvme/ util/'
-expect_fail loop_exception_is_for_its_shared_header_only loop/target/transport.c '#include "target/core.h"' \
-	'check-includes: loop/target/transport.c:2: includes "target/core.h": loop/target/ (a target transport) may include only loop/target/ loop/loop.h loop/internal.h target/transport.h nvme/ util/'
+expect_fail loop_transport_including_core_internals_fails loop/internal.h '#include "target/core.h"' \
+	'check-includes: loop/internal.h:2: includes "target/core.h": loop/internal.h (the loop transport'"'"'s halves) may include only loop/loop.h target/transport.h initiator/transport.h nvme/ util/'
+expect_fail tcp_exception_is_for_its_one_file_only tcp/target/conn.c '#include "target/ephemeral.h"' \
+	'check-includes: tcp/target/conn.c:2: includes "target/ephemeral.h": tcp/target/ (a target transport) may include only tcp/target/ target/transport.h nvme/ util/'
 expect_fail file_of_a_new_folder_fails newdir/x.c '#include "nvme/wire.h"' \
 	'check-includes: newdir/x.c:2: includes "nvme/wire.h": no rule covers newdir/x.c (add its folder to scripts/check-includes)'
 
