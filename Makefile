@@ -115,7 +115,7 @@ NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := 0.1.0
 PREFIX     ?= /usr/local
 
-.PHONY: path-trace all unit check analyze local-check vm-check soak demo bench bench-churn asan deps clean install \
+.PHONY: path-trace all unit check check-includes analyze local-check vm-check soak demo bench bench-churn asan deps clean install \
 	install-check fuzz fuzz-smoke fuzz-bins format format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
      $(FAULT_TARGET_BIN) $(DHCHAP_KAT)
@@ -275,6 +275,12 @@ bench-churn: deps
 	$(MAKE) all
 	tests/vm/run -t 1500 bench/churn-guest.sh $(or $(BENCH_ROUNDS),3) $(or $(CHURN_MODE),visible)
 
+# Which folder may include which (scripts/check-includes; the table and its reasons in
+# docs/architecture.md), then the check itself failing on planted bad includes.
+check-includes:
+	scripts/check-includes
+	tests/scripts/check_includes_test.sh
+
 # First: libnvmf holds host code only and needs no target code (scripts/check-libnvmf-objects),
 # and the daemon has no fault injection (tests/fault: no wrapper symbol, no NVMF_FAULT).
 # Then make install into a scratch prefix, and build and run a program against it with
@@ -303,6 +309,7 @@ install-check: all
 # output is in build/analyze.log, printed once vm-check ends; either failing fails check.
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: deps
+	$(MAKE) check-includes
 	$(MAKE) format-check
 	$(MAKE) -j$(CHECK_JOBS) all
 	$(MAKE) -j$(CHECK_JOBS) unit

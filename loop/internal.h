@@ -25,7 +25,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include "initiator/transport.h"
-#include "target/core.h"
+#include "target/transport.h"
 #include "loop/loop.h"
 
 #define LOOP_MAX_QUEUE_SIZE 1024u

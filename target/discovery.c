@@ -26,7 +26,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include "nvme/disc_log.h"
+#include "nvme/disc_trtype.h"
 #include "nvme/identify.h"
 #include "target/admin.h"
 
@@ -34,24 +36,36 @@
 /* One record plus the storage of its traddr string when it is not the port's. */
 struct disc_entry {
 	struct nvmf_disc_rec rec;
-	char traddr[NVMF_TRADDR_MAX];
+	char traddr[256];                     /* TRADDR's field: NVMe-oF 1.1 figure 38 */
 };
 
 /*
- * Fill @e with an entry of @subtype for @subnqn on @port as seen by @req's host: the
- * transport gives the address fields and TSAS (it knows the address of the host's
- * connection, for a wildcard listener), the core the rest. Returns false when the
- * transport has no address of the port's family for this host (a wildcard port of the
- * other family): the entry is left out.
+ * Fill @e with an entry of @subtype for @subnqn on @port as seen by @req's host. The
+ * address is the port's; a wildcard listener's TRADDR is the local address the host's
+ * connection arrived at (its transport's ops->local_addr, asked only when @req's queue
+ * is that transport's own; nvmet's disc_traddr), and TSAS is the port's transport
+ * type's (nvme/disc_trtype.h). Returns false when the port is a wildcard of the other
+ * address family than that connection (or the address is unknown): the entry is left
+ * out.
  */
 static bool port_entry(struct disc_entry *e, const struct nvmf_req *req, const struct nvmf_port *port,
 		       uint8_t subtype, const char *subnqn)
 {
 	const struct nvmf_port_config *pc = port->cfg;
+	const struct nvmf_transport *t = port->transport;
+	struct sockaddr_storage ss;
+	const struct sockaddr *local = NULL;
 
 	memset(e, 0, sizeof(*e));
-	if (!port->transport->ops->disc_entry(port, req->sq, &e->rec, e->traddr))
+	if (req->sq->transport == t && t->ops->local_addr && !t->ops->local_addr(req->sq, &ss))
+		local = (const struct sockaddr *)&ss;
+	if (!nvmf_disc_ip_traddr(pc->traddr, pc->adrfam, local, e->traddr, sizeof(e->traddr)))
 		return false;
+	e->rec.trtype = t->ops->trtype;
+	e->rec.adrfam = nvmf_disc_adrfam(pc->adrfam);
+	e->rec.trsvcid = pc->trsvcid;
+	e->rec.traddr = e->traddr;
+	nvmf_disc_tsas(&e->rec);
 	e->rec.subtype = subtype;
 	/* The configured secure channel bits, and SQ flow control disable supported: the
 	 * core takes CATTR bit 2 on every transport (target/fabrics-cmd.c), and nvmet
@@ -66,28 +80,15 @@ static bool port_entry(struct disc_entry *e, const struct nvmf_req *req, const s
 	return true;
 }
 
-/* Fill @e with referral @r (subtype 1): the referred service's address as configured,
- * the well-known discovery NQN, TSAS as nvmet gives a referral of that transport. */
-static void referral_entry(struct disc_entry *e, const struct nvmf_referral_config *r)
+/* Fill @e with referral @r (subtype 1): the referred service's address as configured
+ * (valid while the log is built), the well-known discovery NQN, TSAS as nvmet gives a
+ * referral of that transport (nvme/disc_trtype.h). False for a trtype the codec does
+ * not know (the config admits rdma and tcp only): left out. */
+static bool referral_entry(struct disc_entry *e, const struct nvmf_referral_config *r)
 {
-	bool tcp = !strcmp(r->trtype, "tcp");
-
 	memset(e, 0, sizeof(*e));
-	e->rec.trtype = tcp ? NVMF_TRTYPE_TCP : NVMF_TRTYPE_RDMA;
-	e->rec.adrfam = nvmf_disc_adrfam(r->adrfam);
-	e->rec.subtype = NVME_NQN_DISC;
-	e->rec.treq = r->treq;
-	e->rec.portid = r->portid;
-	e->rec.cntlid = 0xffff;
-	e->rec.asqsz = NVMF_ADMIN_QUEUE_SIZE;
-	e->rec.trsvcid = r->trsvcid;
-	e->rec.traddr = r->traddr;            /* the config's: valid while the log is built */
-	e->rec.subnqn = NVMF_DISC_NQN;
-	if (!tcp) {                           /* TCP's TSAS (SECTYPE none) is all zeroes */
-		e->rec.rdma_qptype = NVMF_RDMA_QPTYPE_CONNECTED;
-		e->rec.rdma_prtype = NVMF_RDMA_PRTYPE_NOT_SPECIFIED;
-		e->rec.rdma_cms = NVMF_RDMA_CMS_RDMA_CM;
-	}
+	return !nvmf_disc_referral(&e->rec, r->trtype, r->adrfam, r->traddr, r->trsvcid, r->treq,
+				   r->portid, NVMF_ADMIN_QUEUE_SIZE);
 }
 
 /* Whether @port's entries go to @req's host under the configured mode or the host's
@@ -121,8 +122,8 @@ static void port_entries(const struct nvmf_req *req, const struct nvmf_port *por
 			(*cnt)++;
 	}
 	for (size_t i = 0; i < port->cfg->n_referrals; i++)
-		if (port->cfg->referrals[i].enable)
-			referral_entry(&e[(*cnt)++], &port->cfg->referrals[i]);
+		if (port->cfg->referrals[i].enable && referral_entry(&e[*cnt], &port->cfg->referrals[i]))
+			(*cnt)++;
 }
 
 /*

@@ -187,6 +187,26 @@ static void ports_of(const struct nvmf_tgt *tgt, const char *trtype, char *out, 
 	}
 }
 
+void nvmf_tgt_transport_opts(const struct nvmf_tgt *tgt, const struct nvmf_transport_ops *ops,
+			     struct nvmf_transport_opts *out)
+{
+	const struct nvmf_target_config *tc = &tgt->cfg->target;
+	memset(out, 0, sizeof(*out));
+	out->max_xfer = 4096u << tgt->mdts;
+	for (size_t i = 0; i < tgt->n_ports; i++)
+		if (!strcmp(tgt->ports[i]->cfg->trtype, ops->name)) {
+			out->nports++;
+			if (tgt->ports[i]->inline_size > out->max_port_inline)
+				out->max_port_inline = tgt->ports[i]->inline_size;
+		}
+	out->srq = tc->srq;
+	out->srq_depth = tc->srq_depth;
+	out->buffers_small = tc->buffers_small;
+	out->buffers_large = tc->buffers_large;
+	out->hugepages = tc->hugepages;
+	out->clock = &tgt->clock;
+}
+
 /* Transports @used by the config's ports must start: a port the config asks for that
  * cannot be served fails the start, as a bind failure does, with a message naming the
  * ports. The others (@nused up to @nall) are started when they can, so that ports of
@@ -197,7 +217,9 @@ static int make_transports(struct nvmf_tgt *tgt, const struct nvmf_transport_ops
 {
 	for (unsigned i = 0; i < nall; i++) {
 		char why[512];
-		struct nvmf_transport *t = used[i]->create(tgt, why, sizeof(why));
+		struct nvmf_transport_opts opts;
+		nvmf_tgt_transport_opts(tgt, used[i], &opts);
+		struct nvmf_transport *t = used[i]->create(tgt, &opts, why, sizeof(why));
 		if (!t && i >= nused) {
 			nvmf_log(tgt, NVMF_LOG_INFO, "%s ports cannot be used on this machine (%s)",
 				 used[i]->name, why);
@@ -211,6 +233,7 @@ static int make_transports(struct nvmf_tgt *tgt, const struct nvmf_transport_ops
 		}
 		t->ops = used[i];
 		t->tgt = tgt;
+		t->opts = opts;
 		t->index = tgt->ntransports;
 		tgt->transports[tgt->ntransports++] = t;
 		for (unsigned g = 0; g < tgt->npgs; g++) {

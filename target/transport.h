@@ -6,6 +6,13 @@
  * transport never edits the core's state (controllers, queues, AERs): it reports events
  * and the core decides.
  *
+ * A transport includes this header and no other of the core's: it gets here the queue
+ * and request it shares with the core (target/queue.h), the poll groups it runs on
+ * (target/poll-group.h: messages, timers, wait descriptors) and the target's log
+ * (target/log.h). The target, its ports and its configuration are opaque to it: its
+ * limits come resolved (struct nvmf_transport_opts, nvmf_port_attrs) and it asks the
+ * core the rest through the calls below (scripts/check-includes keeps it so).
+ *
  * Like nvmet's struct nvmet_fabrics_ops (add_port/remove_port, queue_response,
  * delete_ctrl, disc_traddr, get_mdts, get_max_queue_size) plus SPDK's transport poll
  * groups (poll_group_create/add/poll).
@@ -32,7 +39,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "nvme/disc_log.h"
+#include <sys/socket.h>
+#include "target/log.h"
+#include "target/poll-group.h"
+#include "target/queue.h"
 #include "nvme/wire.h"
 
 struct nvmf_tgt;
@@ -48,9 +58,6 @@ struct nvmf_tpg {
 	struct nvmf_pg *pg;
 };
 
-/* Room for a discovery log traddr (NVMe-oF 1.1 figure 38: 256 bytes). */
-#define NVMF_TRADDR_MAX 256
-
 /* What a transport's part of one poll group holds, for statistics and leak checks
  * (counts, host endian). */
 struct nvmf_tpg_stats {
@@ -59,6 +66,30 @@ struct nvmf_tpg_stats {
 	uint32_t recv_posted;             /* receives posted on its shared receive queues */
 	uint32_t recv_depth;              /* their size: posted < depth while idle is a leak */
 	uint32_t bufs_held;               /* data buffers its requests hold (0 when idle) */
+};
+
+/*
+ * The limits a transport serves under, resolved once by the core from the configuration
+ * and every transport's own bounds (ops->max_*) before ops->create, handed to it and kept
+ * in struct nvmf_transport (as SPDK's spdk_nvmf_transport_opts, nvmet's per-port values),
+ * so that a transport reads no configuration or target state. Host endian.
+ */
+struct nvmf_transport_opts {
+	uint32_t max_xfer;                /* bytes one command may move: 4096 << the target's
+					   * MDTS (Identify Controller, NVMe Base 2.0 figure 275;
+					   * 4 KiB pages), within every transport's max_xfer */
+	unsigned nports;                  /* ports of this transport when the target starts */
+	uint32_t max_port_inline;         /* in-capsule bytes on I/O queues: the largest of
+					   * those ports' resolved sizes; 0 when nports is 0 */
+	bool srq;                         /* shared receive queues (nvmf_target.srq; RDMA) */
+	uint32_t srq_depth;               /* receives of each (nvmf_target.srq_depth) */
+	uint32_t buffers_small;           /* data buffers per device, small and large
+					   * (nvmf_target.buffers_small/_large; RDMA) */
+	uint32_t buffers_large;
+	bool hugepages;                   /* data buffers on huge pages when it can
+					   * (nvmf_target.hugepages; RDMA) */
+	const struct nvmf_clock *clock;   /* the target's clock (tgt->clock, which tests
+					   * drive): every timeout a transport keeps reads it */
 };
 
 struct nvmf_transport_ops {
@@ -72,9 +103,11 @@ struct nvmf_transport_ops {
 	uint32_t max_inline;              /* in-capsule data bytes on I/O queues */
 	uint32_t max_xfer;                /* bytes one command may move (bounds MDTS) */
 
-	/* create - the transport for @tgt (ports and limits resolved, poll groups made).
-	 * NULL with @err set. destroy - free it after every pg_destroy. */
-	struct nvmf_transport *(*create)(struct nvmf_tgt *tgt, char *err, size_t errlen);
+	/* create - the transport for @tgt under @opts (ports and limits resolved, poll
+	 * groups made; the core keeps a copy in t->opts after). NULL with @err set.
+	 * destroy - free it after every pg_destroy. */
+	struct nvmf_transport *(*create)(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
+					 char *err, size_t errlen);
 	void (*destroy)(struct nvmf_transport *t);
 	/* listen - start accepting on @port (main group thread). 0, or -1 with @err naming
 	 * the address and the reason. stop_listen - stop accepting (no-op if not listening). */
@@ -126,15 +159,13 @@ struct nvmf_transport_ops {
 	/* queue_released - the core is done with @sq (see the lifecycle above). */
 	void (*queue_released)(struct nvmf_sq *sq);
 
-	/* disc_entry - fill the transport fields of a discovery log entry for @port as the
-	 * host on @sq sees it: trtype, adrfam, traddr (into @traddr, NVMF_TRADDR_MAX bytes:
-	 * a wildcard listen address becomes the local address of @sq's connection, as
-	 * nvmet's disc_traddr), trsvcid and TSAS. @sq may be another transport's (the log
-	 * lists every port): its transport_priv is ours only when sq->transport is @port's.
-	 * Returns false when the host has no address of that port's family to use (the
-	 * entry is left out). */
-	bool (*disc_entry)(const struct nvmf_port *port, const struct nvmf_sq *sq,
-			   struct nvmf_disc_rec *rec, char *traddr);
+	/* local_addr - the local address (family, IP, port) the connection of @sq, one of
+	 * this transport's own queues, arrived at: the discovery log's TRADDR for a port
+	 * listening on a wildcard address (nvmet's disc_traddr). The core builds every other
+	 * field of the entry itself, TSAS by the transport type (nvme/disc_trtype.h).
+	 * Returns 0 with @out filled, or -ENOTCONN when the address is unknown. NULL: never
+	 * known (a wildcard port is then left out of the log). */
+	int (*local_addr)(const struct nvmf_sq *sq, struct sockaddr_storage *out);
 };
 
 /* A transport instance: embedded first in the transport's own struct. */
@@ -142,9 +173,66 @@ struct nvmf_transport {
 	const struct nvmf_transport_ops *ops;
 	struct nvmf_tgt *tgt;
 	unsigned index;                   /* in tgt->transports[]: pg->tpg[index] is ours */
+	struct nvmf_transport_opts opts;  /* what create was given */
 	uint32_t live_max_inline;         /* in-capsule bytes a port added while the target
 					   * runs may take (buffers already sized); set by create */
 };
+
+/*
+ * What a transport knows of one of its ports: its address and its limits, resolved by the
+ * core from the configuration and the transport's bounds (nvmf_port_resolve), host
+ * endian. The strings are the port's own and live as long as it does.
+ */
+struct nvmf_port_attrs {
+	uint16_t portid;                  /* the config's port ID (for messages) */
+	const char *trtype;               /* "rdma", "tcp", "loop" */
+	int adrfam;                       /* AF_INET or AF_INET6 */
+	const char *traddr;               /* numeric; "" or 0.0.0.0 / :: listens on any */
+	const char *trsvcid;              /* decimal port; "" the transport's default */
+	uint16_t admin_queue_size;        /* admin queue entries, 1's based (32) */
+	uint16_t queue_size;              /* I/O queue entries, 1's based (CAP.MQES + 1) */
+	uint16_t max_qid;                 /* highest I/O qid any subsystem here allows */
+	uint32_t inline_size;             /* in-capsule data bytes on I/O queues; 0 none */
+	uint32_t maxh2cdata;              /* NVMe/TCP: bytes one H2CData PDU may carry (ICResp
+					   * MAXH2CDATA), the default applied */
+	uint32_t zerocopy_threshold;      /* NVMe/TCP: bytes from which C2HData payloads are
+					   * sent with MSG_ZEROCOPY; 0 never */
+};
+
+/* nvmf_port_attrs - @port's address and limits into @out. */
+void nvmf_port_attrs(const struct nvmf_port *port, struct nvmf_port_attrs *out);
+/* nvmf_port_priv / nvmf_port_set_priv - the transport's own pointer for @port (its
+ * listener), NULL until set. On the main group. */
+void *nvmf_port_priv(const struct nvmf_port *port);
+void nvmf_port_set_priv(struct nvmf_port *port, void *priv);
+/* nvmf_port_transport - the transport serving @port (NULL: none of this target's). */
+struct nvmf_transport *nvmf_port_transport(const struct nvmf_port *port);
+
+/* nvmf_sq_cntlid - the controller ID @sq is a queue of (for messages); 0 before its
+ * Connect succeeded. */
+uint16_t nvmf_sq_cntlid(const struct nvmf_sq *sq);
+
+/* nvmf_transport_main_pg - the main poll group of @t's target (controllers, admin
+ * queues, listeners: where a transport's connection events are read).
+ * nvmf_transport_npgs - how many groups the target has, the main one included. */
+struct nvmf_pg *nvmf_transport_main_pg(const struct nvmf_transport *t);
+unsigned nvmf_transport_npgs(const struct nvmf_transport *t);
+/* nvmf_transport_pg - group @i of @t's target, 0 the main one; @i < npgs. */
+struct nvmf_pg *nvmf_transport_pg(const struct nvmf_transport *t, unsigned i);
+/* nvmf_transport_nports / nvmf_transport_port - the target's live ports, every
+ * transport's (nvmf_port_transport tells whose), @i < nports. The main group changes
+ * them: a caller elsewhere keeps its own lock against its listen/stop_listen (the loop's
+ * host half). */
+size_t nvmf_transport_nports(const struct nvmf_transport *t);
+struct nvmf_port *nvmf_transport_port(const struct nvmf_transport *t, size_t i);
+/* nvmf_tgt_ntransports / nvmf_tgt_transport - the transports @tgt runs, @i < ntransports
+ * (an embedding API such as the loop's, called with the target, finds its own). */
+unsigned nvmf_tgt_ntransports(const struct nvmf_tgt *tgt);
+struct nvmf_transport *nvmf_tgt_transport(const struct nvmf_tgt *tgt, unsigned i);
+
+/* nvmf_transport_stopping - whether @t's target is stopping (nvmf_tgt_shutdown began):
+ * a transport accepts no new connection then. Any thread. */
+bool nvmf_transport_stopping(const struct nvmf_transport *t);
 
 /* nvmf_pg_tpg - @t's part of poll group @pg. */
 struct nvmf_tpg *nvmf_pg_tpg(const struct nvmf_pg *pg, const struct nvmf_transport *t);

@@ -100,13 +100,14 @@ static struct nvmf_port *find_port(struct loop_transport *lt, const char *traddr
 				   const char *trsvcid)
 {
 	const char *svc = trsvcid && trsvcid[0] ? trsvcid : "4420";
-	struct nvmf_tgt *tgt = lt->tgt;
-	for (size_t i = 0; i < tgt->n_ports; i++) {
-		struct nvmf_port *p = tgt->ports[i];
-		const char *psvc = p->cfg->trsvcid[0] ? p->cfg->trsvcid : "4420";
-		if (p->transport != &lt->t || !p->transport_priv || strcmp(psvc, svc))
+	for (size_t i = 0; i < nvmf_transport_nports(&lt->t); i++) {
+		struct nvmf_port *p = nvmf_transport_port(&lt->t, i);
+		struct nvmf_port_attrs pa;
+		nvmf_port_attrs(p, &pa);
+		const char *psvc = pa.trsvcid[0] ? pa.trsvcid : "4420";
+		if (nvmf_port_transport(p) != &lt->t || !nvmf_port_priv(p) || strcmp(psvc, svc))
 			continue;
-		if (!traddr || !traddr[0] || addr_matches(p->cfg->traddr, p->cfg->adrfam, traddr))
+		if (!traddr || !traddr[0] || addr_matches(pa.traddr, pa.adrfam, traddr))
 			return p;
 	}
 	return NULL;
@@ -203,7 +204,9 @@ int nvmf_loop_hq_connect(struct loop_transport *lt, struct nvmf_hq *hq, const ch
 	if (state == LHQ_REJECTED) {
 		hq_list_remove(lt, h);
 		nvmf_loop_hq_free(h);
-		snprintf(err, errlen, "loop: port %u refused queue %u: %s", port->cfg->portid, qid,
+		struct nvmf_port_attrs pa;
+		nvmf_port_attrs(port, &pa);
+		snprintf(err, errlen, "loop: port %u refused queue %u: %s", pa.portid, qid,
 			 strerror(-rc));
 		return rc;
 	}

@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "nvme/disc_log.h"
 #include "nvme/sgl.h"
 #include "loop/internal.h"
 
@@ -34,7 +33,9 @@ static struct loop_tq *tq_alloc(struct loop_tpg *tpg, const struct loop_hq *h)
 	tq->key = h->key;
 	tq->local = h->local;
 	/* Admin capsules carry no data (the Linux host and ours never put any there). */
-	tq->inline_size = h->qid ? h->port->inline_size : 0;
+	struct nvmf_port_attrs pa;
+	nvmf_port_attrs(h->port, &pa);
+	tq->inline_size = h->qid ? pa.inline_size : 0;
 	tq->reqs = calloc(h->size, sizeof(*tq->reqs));
 	uint32_t stride = round_page(tq->inline_size);
 	if (!tq->reqs || (stride && posix_memalign((void **)&tq->icd_mem, LOOP_PAGE,
@@ -238,7 +239,7 @@ static int loop_pg_add_queue(struct nvmf_tpg *base, void *conn)
 	struct loop_transport *lt = tpg->lt;
 	struct loop_hq *h = conn;
 	pthread_mutex_lock(&lt->lock);
-	bool listening = h->port->transport_priv != NULL;
+	bool listening = nvmf_port_priv(h->port) != NULL;
 	pthread_mutex_unlock(&lt->lock);
 
 	pthread_mutex_lock(&h->lock);
@@ -314,7 +315,8 @@ static void loop_queue_released(struct nvmf_sq *sq)
 
 /* ---- target side: transport, listeners, groups, discovery ---- */
 
-static struct nvmf_transport *loop_create(struct nvmf_tgt *tgt, char *err, size_t errlen);
+static struct nvmf_transport *loop_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
+					  char *err, size_t errlen);
 
 void nvmf_loop_free(struct loop_transport *lt)
 {
@@ -342,7 +344,7 @@ static int loop_listen(struct nvmf_transport *t, struct nvmf_port *port, char *e
 	(void)errlen;
 	struct loop_transport *lt = (struct loop_transport *)t;
 	pthread_mutex_lock(&lt->lock);
-	port->transport_priv = lt;     /* listening: the port's listener is the transport */
+	nvmf_port_set_priv(port, lt);  /* listening: the port's listener is the transport */
 	pthread_mutex_unlock(&lt->lock);
 	return 0;
 }
@@ -351,7 +353,7 @@ static void loop_stop_listen(struct nvmf_transport *t, struct nvmf_port *port)
 {
 	struct loop_transport *lt = (struct loop_transport *)t;
 	pthread_mutex_lock(&lt->lock);
-	port->transport_priv = NULL;
+	nvmf_port_set_priv(port, NULL);
 	pthread_mutex_unlock(&lt->lock);
 }
 
@@ -376,23 +378,14 @@ static void loop_pg_destroy(struct nvmf_tpg *base)
 	free(tpg);
 }
 
-/* ops->disc_entry: trtype LOOP, the port's family and service, a wildcard traddr as the
- * address the host dialed for @sq's connection; no TSAS. */
-static bool loop_disc_entry(const struct nvmf_port *port, const struct nvmf_sq *sq,
-			    struct nvmf_disc_rec *rec, char *traddr)
+/* ops->local_addr: the address the host dialed for the queue's connection. */
+static int loop_local_addr(const struct nvmf_sq *sq, struct sockaddr_storage *out)
 {
-	const struct nvmf_port_config *pc = port->cfg;
-	/* @sq is the discovery queue asking; it may belong to another transport. */
-	const struct loop_tq *tq = sq->transport == port->transport ? sq->transport_priv : NULL;
-	const struct sockaddr *local = tq && tq->local.ss_family ?
-				       (const struct sockaddr *)&tq->local : NULL;
-	if (!nvmf_disc_ip_traddr(pc->traddr, pc->adrfam, local, traddr, NVMF_TRADDR_MAX))
-		return false;
-	rec->trtype = NVMF_TRTYPE_LOOP;
-	rec->adrfam = nvmf_disc_adrfam(pc->adrfam);
-	rec->trsvcid = pc->trsvcid;
-	rec->traddr = traddr;
-	return true;
+	const struct loop_tq *tq = sq->transport_priv;
+	if (!tq || !tq->local.ss_family)
+		return -ENOTCONN;
+	*out = tq->local;
+	return 0;
 }
 
 const struct nvmf_transport_ops nvmf_loop_ops = {
@@ -415,7 +408,7 @@ const struct nvmf_transport_ops nvmf_loop_ops = {
 	.queue_response = loop_queue_response,
 	.disconnect_queue = loop_disconnect_queue,
 	.queue_released = loop_queue_released,
-	.disc_entry = loop_disc_entry,
+	.local_addr = loop_local_addr,
 };
 
 /* Into a free slot of @tq and its inbox (the "SEND"); -EAGAIN when no slot is free. */
@@ -483,23 +476,21 @@ void nvmf_loop_request_detach(struct loop_hq *h)
 /* Some group of the target has no thread of its own. */
 bool nvmf_loop_drive_needed(const struct loop_transport *lt)
 {
-	const struct nvmf_tgt *tgt = lt->tgt;
-	for (unsigned i = 0; i < tgt->npgs; i++)
-		if (!nvmf_pg_started(tgt->pgs[i]))
+	for (unsigned i = 0; i < nvmf_transport_npgs(&lt->t); i++)
+		if (!nvmf_pg_started(nvmf_transport_pg(&lt->t, i)))
 			return true;
 	return false;
 }
 
 int nvmf_loop_run_passes(struct loop_transport *lt)
 {
-	struct nvmf_tgt *tgt = lt->tgt;
 	int total = 0;
 	pthread_mutex_lock(&lt->drive_lock);
 	for (unsigned round = 0; round < LOOP_DRIVE_ROUNDS; round++) {
 		int n = 0;
-		for (unsigned i = 0; i < tgt->npgs; i++)
-			if (!nvmf_pg_started(tgt->pgs[i]))
-				n += nvmf_pg_poll(tgt->pgs[i]);
+		for (unsigned i = 0; i < nvmf_transport_npgs(&lt->t); i++)
+			if (!nvmf_pg_started(nvmf_transport_pg(&lt->t, i)))
+				n += nvmf_pg_poll(nvmf_transport_pg(&lt->t, i));
 		total += n;
 		if (!n)
 			break;
@@ -515,13 +506,15 @@ void nvmf_loop_auto_drive(struct loop_transport *lt)
 		nvmf_loop_run_passes(lt);
 }
 
-static struct nvmf_transport *loop_create(struct nvmf_tgt *tgt, char *err, size_t errlen)
+static struct nvmf_transport *loop_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
+					  char *err, size_t errlen)
 {
 	struct loop_transport *lt = calloc(1, sizeof(*lt));
 	if (!lt) {
 		snprintf(err, errlen, "loop: out of memory");
 		return NULL;
 	}
+	(void)opts;                                /* per-command buffers: no limit to size */
 	lt->tgt = tgt;
 	lt->t.live_max_inline = LOOP_MAX_INLINE;   /* its buffers are per command */
 	lt->auto_drive = true;
@@ -535,9 +528,9 @@ static struct nvmf_transport *loop_create(struct nvmf_tgt *tgt, char *err, size_
 
 struct loop_transport *nvmf_loop_of_tgt(struct nvmf_tgt *tgt)
 {
-	for (unsigned i = 0; i < tgt->ntransports; i++)
-		if (tgt->transports[i]->ops->create == loop_create)
-			return (struct loop_transport *)tgt->transports[i];
+	for (unsigned i = 0; i < nvmf_tgt_ntransports(tgt); i++)
+		if (nvmf_tgt_transport(tgt, i)->ops->create == loop_create)
+			return (struct loop_transport *)nvmf_tgt_transport(tgt, i);
 	return NULL;
 }
 
@@ -602,8 +595,9 @@ void nvmf_loop_break(struct nvmf_tgt *tgt)
 		pthread_mutex_unlock(&h->lock);
 	}
 	pthread_mutex_unlock(&lt->lock);
-	for (unsigned i = 0; i < tgt->npgs; i++)
-		if (nvmf_pg_send(tgt->pgs[i], break_msg, nvmf_pg_tpg(tgt->pgs[i], &lt->t)))
+	for (unsigned i = 0; i < nvmf_transport_npgs(&lt->t); i++)
+		if (nvmf_pg_send(nvmf_transport_pg(&lt->t, i), break_msg,
+				 nvmf_pg_tpg(nvmf_transport_pg(&lt->t, i), &lt->t)))
 			LOOP_LOG("break: out of memory for poll group %u\n", i);
 }
 
@@ -643,9 +637,9 @@ static void call_msg(void *arg)
 int nvmf_loop_run_on(struct nvmf_tgt *tgt, unsigned pg_index, void (*fn)(void *arg), void *arg)
 {
 	struct loop_transport *lt = nvmf_loop_of_tgt(tgt);
-	if (!lt || pg_index >= tgt->npgs)
+	if (!lt || pg_index >= nvmf_transport_npgs(&lt->t))
 		return -EINVAL;
-	struct nvmf_pg *pg = tgt->pgs[pg_index];
+	struct nvmf_pg *pg = nvmf_transport_pg(&lt->t, pg_index);
 	if (!nvmf_pg_started(pg)) {
 		pthread_mutex_lock(&lt->drive_lock);
 		fn(arg);

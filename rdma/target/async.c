@@ -71,7 +71,7 @@ static void qp_event(struct nvmf_rdma_poll_group *pg, enum ibv_event_type type, 
 			NVMF_RDMA_LOG(pg->t, NVMF_LOG_INFO,
 				      "host %s, queue %u (cntlid %u): %s while "
 				      "disconnecting", q->sq.peer[0] ? q->sq.peer : "?", q->qid,
-				      q->sq.ctrl ? (unsigned)q->sq.ctrl->cntlid : 0u, ibv_event_type_str(type));
+				      (unsigned)nvmf_sq_cntlid(&q->sq), ibv_event_type_str(type));
 		nvmf_rdma_queue_disconnect(q, ibv_event_type_str(type));
 		break;
 	case IBV_EVENT_COMM_EST:
@@ -79,7 +79,7 @@ static void qp_event(struct nvmf_rdma_poll_group *pg, enum ibv_event_type type, 
 	default:
 		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING, "host %s, queue %u (cntlid %u): %s",
 			      q->sq.peer[0] ? q->sq.peer : "?", q->qid,
-			      q->sq.ctrl ? (unsigned)q->sq.ctrl->cntlid : 0u,
+			      (unsigned)nvmf_sq_cntlid(&q->sq),
 			      ibv_event_type_str(type));
 		break;
 	}

@@ -28,8 +28,6 @@
 #include "nvme/rdma-cm.h"
 #include "rdma/device.h"
 #include "rdma/target/transport.h"
-#include "target/core.h"
-#include "target/log.h"
 #include "util/clock.h"
 
 /* NVMF_RDMA_LOG - one line in the target's log (target/log.h: its level, its stderr) from
@@ -557,9 +555,9 @@ struct nvmf_rdma_conn_req {
 };
 
 /* nvmf_rdma_transport_setup - what ops->create sets up that needs no RDMA device: the
- * settings and limits from @tgt (resolved), @verbs the table to use. The unit tests make
+ * settings and limits of @opts (resolved by the core), @verbs the table to use. The unit tests make
  * a transport with a fake table this way (and no CM channel). */
-void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t, struct nvmf_tgt *tgt,
+void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t, const struct nvmf_transport_opts *opts,
 			       const struct nvmf_rdma_verbs *verbs);
 /* nvmf_rdma_device_setup - @d for the device context @dev: its data pool registered
  * (sizes from the config), its async_fd made non-blocking, whether it raises

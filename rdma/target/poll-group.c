@@ -476,7 +476,7 @@ struct nvmf_tpg *nvmf_rdma_pg_create_op(struct nvmf_transport *base, struct nvmf
 		return NULL;
 	}
 	pg->base.pg = core_pg;
-	pg->ngroups = core_pg->tgt->npgs;
+	pg->ngroups = nvmf_transport_npgs(base);
 	pg->admin_only = !core_pg->serves_io;
 	/* The main group takes the listeners' channel; others one of their own for the
 	 * queues migrated to them (none without a CM, as in the unit tests). */

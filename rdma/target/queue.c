@@ -126,7 +126,9 @@ struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
 					   * capsule for its slot arrives */
 	q->max_sends = conn->hrqsize < q->nreq ? conn->hrqsize : q->nreq;
 	q->max_reads = ord ? ord : 1;
-	q->inline_size = conn->qid ? port->inline_size : 0;
+	struct nvmf_port_attrs pa;
+	nvmf_port_attrs(port, &pa);
+	q->inline_size = conn->qid ? pa.inline_size : 0;
 	q->wr_tailp = &q->wr_head;
 	TAILQ_INIT(&q->pending_reads);
 	TAILQ_INIT(&q->pending_sends);
@@ -259,7 +261,7 @@ void nvmf_rdma_queue_disconnect(struct nvmf_rdma_queue *q, const char *why)
 		return;
 	if (why)
 		NVMF_RDMA_LOG(q->t, NVMF_LOG_WARNING, "host %s, queue %u (cntlid %u): disconnecting: %s",
-			      q->sq.peer[0] ? q->sq.peer : "?", q->qid, q->sq.ctrl ? q->sq.ctrl->cntlid : 0u,
+			      q->sq.peer[0] ? q->sq.peer : "?", q->qid, (unsigned)nvmf_sq_cntlid(&q->sq),
 			      why);
 	q->state = NVMF_RDMA_Q_DYING;
 	q->dying_since_ms = nvmf_clock_ms(q->t->clock);

@@ -23,38 +23,32 @@
 
 /* ---- the transport and its devices ---- */
 
-void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t, struct nvmf_tgt *tgt,
+void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t, const struct nvmf_transport_opts *opts,
 			       const struct nvmf_rdma_verbs *verbs)
 {
-	const struct nvmf_target_config *tc = &tgt->cfg->target;
 	t->verbs = verbs;
-	t->clock = &tgt->clock;
+	t->clock = opts->clock;
 	pthread_mutex_init(&t->pgd_lock, NULL);
-	t->max_xfer = 4096u << tgt->mdts;
-	t->use_srq = tc->srq;
-	t->srq_depth = tc->srq_depth;
+	t->base.opts = *opts;
+	t->max_xfer = opts->max_xfer;
+	t->use_srq = opts->srq;
+	t->srq_depth = opts->srq_depth;
 	/* SRQ receives are shared by every port's queues: size them for the largest. With
 	 * no rdma port yet, for the default, which ports added live then get. */
-	bool any = false;
-	for (size_t i = 0; i < tgt->n_ports; i++)
-		if (!strcmp(tgt->ports[i]->cfg->trtype, "rdma")) {
-			any = true;
-			if (tgt->ports[i]->inline_size > t->inline_max)
-				t->inline_max = tgt->ports[i]->inline_size;
-		}
-	if (!any)
-		t->inline_max = NVMF_DEFAULT_INLINE;
+	t->inline_max = opts->nports ? opts->max_port_inline : NVMF_DEFAULT_INLINE;
 	t->base.live_max_inline = t->inline_max;
 }
 
-static struct nvmf_transport *rdma_create(struct nvmf_tgt *tgt, char *err, size_t errlen)
+static struct nvmf_transport *rdma_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
+					  char *err, size_t errlen)
 {
 	struct nvmf_rdma_transport *t = calloc(1, sizeof(*t));
 	if (!t) {
 		snprintf(err, errlen, "rdma transport: out of memory");
 		return NULL;
 	}
-	nvmf_rdma_transport_setup(t, tgt, &nvmf_rdma_verbs_real);
+	nvmf_rdma_transport_setup(t, opts, &nvmf_rdma_verbs_real);
+	t->base.tgt = tgt;          /* the core sets it too, after create: needed now */
 	t->ec = rdma_create_event_channel();
 	if (!t->ec) {
 		snprintf(err, errlen, "rdma_create_event_channel: %s (no RDMA device, or rdma_ucm not loaded?)",
@@ -64,7 +58,7 @@ static struct nvmf_transport *rdma_create(struct nvmf_tgt *tgt, char *err, size_
 	}
 	int fl = fcntl(t->ec->fd, F_GETFL);
 	int rc = fl < 0 || fcntl(t->ec->fd, F_SETFL, fl | O_NONBLOCK) ? -errno :
-		 nvmf_pg_add_wait_fd(nvmf_tgt_main_pg(tgt), t->ec->fd);
+		 nvmf_pg_add_wait_fd(nvmf_transport_main_pg(&t->base), t->ec->fd);
 	if (rc) {
 		snprintf(err, errlen, "rdma transport: event channel: %s", strerror(-rc));
 		rdma_destroy_event_channel(t->ec);
@@ -98,7 +92,7 @@ static void rdma_destroy(struct nvmf_transport *base)
 int nvmf_rdma_device_setup(struct nvmf_rdma_transport *t, struct nvmf_rdma_device *d,
 			   struct nvmf_rdma_dev *dev, char *err, size_t errlen)
 {
-	const struct nvmf_target_config *tc = &t->base.tgt->cfg->target;
+	const struct nvmf_transport_opts *o = &t->base.opts;
 	memset(d, 0, sizeof(*d));
 	d->dev = dev;
 	/* The main group reads the context's asynchronous events between its other work. */
@@ -114,7 +108,7 @@ int nvmf_rdma_device_setup(struct nvmf_rdma_transport *t, struct nvmf_rdma_devic
 	d->last_wqe_event = vendor != 0 && vendor != 0xffffff && !iwarp;
 	char perr[200];
 	if (nvmf_rdma_pool_init(&d->pool, t->verbs, dev->pd, dev->numa_node, t->max_xfer,
-				tc->buffers_small, tc->buffers_large, tc->hugepages, perr, sizeof(perr))) {
+				o->buffers_small, o->buffers_large, o->hugepages, perr, sizeof(perr))) {
 		snprintf(err, errlen, "%s: %s", dev->name, perr);
 		return -1;
 	}
@@ -151,7 +145,7 @@ static struct nvmf_rdma_device *device_get(struct nvmf_rdma_transport *t, struct
 		free(d);
 		return NULL;
 	}
-	int rc = nvmf_pg_add_wait_fd(nvmf_tgt_main_pg(t->base.tgt), dev->verbs->async_fd);
+	int rc = nvmf_pg_add_wait_fd(nvmf_transport_main_pg(&t->base), dev->verbs->async_fd);
 	if (rc) {
 		snprintf(err, errlen, "%s: asynchronous events: %s", dev->name, strerror(-rc));
 		nvmf_rdma_device_free(d);
@@ -183,10 +177,11 @@ static int rdma_numa_node(struct nvmf_transport *base)
 static int tr_listen(struct nvmf_transport *base, struct nvmf_port *port, char *err, size_t errlen)
 {
 	struct nvmf_rdma_transport *t = (struct nvmf_rdma_transport *)base;
-	const struct nvmf_port_config *pc = port->cfg;
-	const char *svc = pc->trsvcid[0] ? pc->trsvcid : "4420";
-	int family = pc->adrfam == AF_INET6 ? AF_INET6 : AF_INET;
-	const char *host = pc->traddr[0] ? pc->traddr : (family == AF_INET6 ? "::" : "0.0.0.0");
+	struct nvmf_port_attrs pa;
+	nvmf_port_attrs(port, &pa);
+	const char *svc = pa.trsvcid[0] ? pa.trsvcid : "4420";
+	int family = pa.adrfam == AF_INET6 ? AF_INET6 : AF_INET;
+	const char *host = pa.traddr[0] ? pa.traddr : (family == AF_INET6 ? "::" : "0.0.0.0");
 	struct addrinfo hints = { .ai_family = family, .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE };
 	struct addrinfo *ai = NULL;
 	int rc = getaddrinfo(host, svc, &hints, &ai);
@@ -221,9 +216,9 @@ static int tr_listen(struct nvmf_transport *base, struct nvmf_port *port, char *
 		char derr[256];
 		if (!device_get(t, l->id->verbs, derr, sizeof(derr)))
 			NVMF_RDMA_LOG(t, NVMF_LOG_WARNING,
-				      "port %u: %s (retried at the first connect)", pc->portid, derr);
+				      "port %u: %s (retried at the first connect)", pa.portid, derr);
 	}
-	port->transport_priv = l;
+	nvmf_port_set_priv(port, l);
 	l->next = t->listeners;
 	t->listeners = l;
 	return 0;   /* the daemon (or the control call) says "listening on", once per port */
@@ -242,14 +237,14 @@ static void tr_stop_listen(struct nvmf_transport *base, struct nvmf_port *port)
 	struct nvmf_rdma_transport *t = (struct nvmf_rdma_transport *)base;
 	/* Only a stopping target takes no new queue at all; a port removed live leaves the
 	 * other ports (and the same port added back) accepting. */
-	if (__atomic_load_n(&base->tgt->stopping, __ATOMIC_ACQUIRE))
+	if (nvmf_transport_stopping(base))
 		__atomic_store_n(&t->shutting_down, true, __ATOMIC_RELAXED);
 	for (struct nvmf_rdma_listener **pp = &t->listeners; *pp; pp = &(*pp)->next) {
 		struct nvmf_rdma_listener *l = *pp;
 		if (l->port != port)
 			continue;
 		*pp = l->next;
-		port->transport_priv = NULL;
+		nvmf_port_set_priv(port, NULL);
 		rdma_destroy_id(l->id);
 		free(l);
 		return;
@@ -320,9 +315,11 @@ reject:
 /* The port's limits for a connecting host (resolved by the core: nvmf_port_resolve). */
 static void port_limits(const struct nvmf_port *port, struct nvme_rdma_cm_limits *lim)
 {
-	lim->admin_queue_size = NVMF_ADMIN_QUEUE_SIZE;
-	lim->io_queue_size = port->queue_size;
-	lim->max_qid = port->max_qid;
+	struct nvmf_port_attrs pa;
+	nvmf_port_attrs(port, &pa);
+	lim->admin_queue_size = pa.admin_queue_size;
+	lim->io_queue_size = pa.queue_size;
+	lim->max_qid = pa.max_qid;
 }
 
 /* CONNECT_REQUEST on @port: validated here, handed to the core after the event is acked
@@ -471,24 +468,18 @@ static void rdma_queue_released(struct nvmf_sq *sq)
 	q->released = true;   /* freed by the reaper once its WRs have flushed */
 }
 
-static bool rdma_disc_entry(const struct nvmf_port *port, const struct nvmf_sq *sq,
-			    struct nvmf_disc_rec *rec, char *traddr)
+/* ops->local_addr: the address the queue's rdma_cm id is bound to (the host's connect
+ * arrived there). */
+static int rdma_local_addr(const struct nvmf_sq *sq, struct sockaddr_storage *out)
 {
-	const struct nvmf_port_config *pc = port->cfg;
-	/* @sq is the discovery queue asking; it may be another transport's (a host that
-	 * discovers over tcp), whose transport_priv is no nvmf_rdma_queue. */
-	const struct nvmf_rdma_queue *q = sq->transport == port->transport ? sq->transport_priv : NULL;
+	const struct nvmf_rdma_queue *q = sq->transport_priv;
 	const struct sockaddr *local = q && q->id ? rdma_get_local_addr(q->id) : NULL;
-	if (!nvmf_disc_ip_traddr(pc->traddr, pc->adrfam, local, traddr, NVMF_TRADDR_MAX))
-		return false;
-	rec->traddr = traddr;
-	rec->trtype = NVMF_TRTYPE_RDMA;
-	rec->adrfam = nvmf_disc_adrfam(pc->adrfam);
-	rec->trsvcid = pc->trsvcid;
-	rec->rdma_qptype = NVMF_RDMA_QPTYPE_CONNECTED;
-	rec->rdma_prtype = NVMF_RDMA_PRTYPE_NOT_SPECIFIED;
-	rec->rdma_cms = NVMF_RDMA_CMS_RDMA_CM;
-	return true;
+	if (!local || (local->sa_family != AF_INET && local->sa_family != AF_INET6))
+		return -ENOTCONN;
+	memset(out, 0, sizeof(*out));
+	memcpy(out, local, local->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+							  sizeof(struct sockaddr_in6));
+	return 0;
 }
 
 const struct nvmf_transport_ops nvmf_rdma_transport_ops = {
@@ -517,5 +508,5 @@ const struct nvmf_transport_ops nvmf_rdma_transport_ops = {
 	.queue_busy = rdma_queue_busy,
 	.disconnect_queue = rdma_disconnect_queue,
 	.queue_released = rdma_queue_released,
-	.disc_entry = rdma_disc_entry,
+	.local_addr = rdma_local_addr,
 };

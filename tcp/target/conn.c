@@ -37,12 +37,13 @@ struct nvmf_tcp_conn *nvmf_tcp_conn_alloc(struct nvmf_tcp_transport *t, struct n
 	conn->tpg = tpg;
 	conn->fd = fd;
 	conn->port = port;
+	nvmf_port_attrs(port, &conn->pa);
 	conn->state = NVMF_TCP_CONN_ICREQ;
-	conn->maxh2cdata = port->cfg->maxh2cdata ? port->cfg->maxh2cdata : NVMF_DEFAULT_MAXH2CDATA;
+	conn->maxh2cdata = conn->pa.maxh2cdata;
 	/* Until the first CapsuleCmd names the queue, it may be an admin queue (8 KiB of
 	 * in-capsule data) or an I/O queue (the port's size): take the larger. */
 	conn->cp.rx_is_ctrl = true;
-	conn->cp.rx_max_data = max3(NVME_TCP_ADMIN_CCSZ, port->inline_size, conn->maxh2cdata);
+	conn->cp.rx_max_data = max3(NVME_TCP_ADMIN_CCSZ, conn->pa.inline_size, conn->maxh2cdata);
 	conn->rcap = NVMF_TCP_RX_SLACK + conn->cp.rx_max_data + 2 * NVME_TCP_DIGEST_LEN;
 	conn->rbuf = malloc(conn->rcap);
 	if (!conn->rbuf) {
@@ -54,9 +55,9 @@ struct nvmf_tcp_conn *nvmf_tcp_conn_alloc(struct nvmf_tcp_transport *t, struct n
 
 int nvmf_tcp_conn_set_queue(struct nvmf_tcp_conn *conn, uint16_t qid)
 {
-	uint32_t n = qid ? conn->port->queue_size : NVMF_ADMIN_QUEUE_SIZE;
+	uint32_t n = qid ? conn->pa.queue_size : conn->pa.admin_queue_size;
 	conn->qid = qid;
-	conn->icsz = qid ? conn->port->inline_size : NVME_TCP_ADMIN_CCSZ;
+	conn->icsz = qid ? conn->pa.inline_size : NVME_TCP_ADMIN_CCSZ;
 	conn->cp.rx_max_data = conn->icsz > conn->maxh2cdata ? conn->icsz : conn->maxh2cdata;
 	conn->reqs = calloc(n, sizeof(*conn->reqs));
 	if (!conn->reqs)
@@ -120,7 +121,7 @@ void nvmf_tcp_conn_kill(struct nvmf_tcp_conn *conn, enum nvmf_log_level level, c
 		NVMF_TCP_LOG(conn->t, level, "host %s, queue %u: %s", conn->peer, conn->qid, why);
 	else if (why)   /* no Connect seen: the queue is not known */
 		NVMF_TCP_LOG(conn->t, level, "host %s (port %u, before its Connect): %s", conn->peer,
-			     conn->port->cfg->portid, why);
+			     conn->pa.portid, why);
 	epoll_ctl(conn->tpg->epfd, EPOLL_CTL_DEL, conn->fd, NULL);
 	/* Unread input would make the close a reset, which can discard a C2HTermReq still
 	 * in flight; take it, then end our side after what was queued. */

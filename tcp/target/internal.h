@@ -16,8 +16,6 @@
 #include <stdio.h>
 #include <sys/socket.h>
 #include "nvme/tcp.h"
-#include "target/core.h"
-#include "target/log.h"
 #include "tcp/target/transport.h"
 
 /* NVMF_TCP_LOG - one line in the target's log (target/log.h: its level, its stderr) from
@@ -68,6 +66,7 @@ struct nvmf_tcp_listener {
 	struct nvmf_tcp_ev ev;             /* first: epoll data points here */
 	int fd;
 	struct nvmf_port *port;
+	uint16_t portid;                   /* the port's ID, for messages */
 	bool resting;                      /* out of the epoll set until the main group's
 					    * accept_resume_ms (accept failed) */
 	bool accept_failing;               /* the failure was logged; a success logs again */
@@ -155,6 +154,7 @@ struct nvmf_tcp_conn {
 					    * hand-over) */
 	int fd;
 	struct nvmf_port *port;
+	struct nvmf_port_attrs pa;         /* the port's address and limits, at accept */
 	enum nvmf_tcp_conn_state state;
 	char peer[64];                     /* "addr:port" of the host */
 	struct sockaddr_storage local;     /* the address the host connected to */

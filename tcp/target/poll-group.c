@@ -227,7 +227,7 @@ struct nvmf_tpg *nvmf_tcp_pg_create(struct nvmf_transport *t, struct nvmf_pg *pg
 		return NULL;
 	}
 	tpg->t = (struct nvmf_tcp_transport *)t;
-	uint32_t max_xfer = 4096u << t->tgt->mdts;
+	uint32_t max_xfer = t->opts.max_xfer;
 	static const uint32_t cap[NVMF_TCP_BUF_CLASSES] = { 256, 32, 4 };
 	uint32_t size[NVMF_TCP_BUF_CLASSES] = { 4096, 128u << 10, max_xfer > (128u << 10) ? max_xfer : 128u << 10 };
 	for (unsigned i = 0; i < NVMF_TCP_BUF_CLASSES; i++) {

@@ -22,7 +22,6 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <linux/sockios.h>
-#include "nvme/disc_log.h"
 #include "nvme/fabrics.h"
 #include "target/ephemeral.h"
 #include "tcp/target/internal.h"
@@ -32,12 +31,13 @@
 
 static struct nvmf_tcp_tpg *main_tpg(struct nvmf_tcp_transport *t)
 {
-	return (struct nvmf_tcp_tpg *)nvmf_pg_tpg(nvmf_tgt_main_pg(t->base.tgt), &t->base);
+	return (struct nvmf_tcp_tpg *)nvmf_pg_tpg(nvmf_transport_main_pg(&t->base), &t->base);
 }
 
-static struct nvmf_transport *tcp_create(struct nvmf_tgt *tgt, char *err, size_t errlen)
+static struct nvmf_transport *tcp_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
+					 char *err, size_t errlen)
 {
-	(void)tgt;
+	(void)tgt, (void)opts;      /* pg_create reads t->opts, which the core keeps */
 	struct nvmf_tcp_transport *t = calloc(1, sizeof(*t));
 	if (!t) {
 		snprintf(err, errlen, "tcp transport: out of memory");
@@ -82,10 +82,11 @@ static void bind_hint(int err, long svc, char *out, size_t len)
 static int tcp_listen(struct nvmf_transport *base, struct nvmf_port *port, char *err, size_t errlen)
 {
 	struct nvmf_tcp_transport *t = (struct nvmf_tcp_transport *)base;
-	const struct nvmf_port_config *pc = port->cfg;
-	const char *svc = pc->trsvcid[0] ? pc->trsvcid : "4420";
-	int family = pc->adrfam == AF_INET6 ? AF_INET6 : AF_INET;
-	const char *host = pc->traddr[0] ? pc->traddr : (family == AF_INET6 ? "::" : "0.0.0.0");
+	struct nvmf_port_attrs pa;
+	nvmf_port_attrs(port, &pa);
+	const char *svc = pa.trsvcid[0] ? pa.trsvcid : "4420";
+	int family = pa.adrfam == AF_INET6 ? AF_INET6 : AF_INET;
+	const char *host = pa.traddr[0] ? pa.traddr : (family == AF_INET6 ? "::" : "0.0.0.0");
 	const char *lb = family == AF_INET6 ? "[" : "", *rb = family == AF_INET6 ? "]" : "";
 	struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE };
@@ -103,6 +104,7 @@ static int tcp_listen(struct nvmf_transport *base, struct nvmf_port *port, char 
 	}
 	l->ev.kind = NVMF_TCP_EV_LISTENER;
 	l->port = port;
+	l->portid = pa.portid;
 	const char *what = "socket";
 	int one = 1;
 	l->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -125,7 +127,7 @@ static int tcp_listen(struct nvmf_transport *base, struct nvmf_port *port, char 
 		goto fail;
 	}
 	freeaddrinfo(ai);
-	port->transport_priv = l;
+	nvmf_port_set_priv(port, l);
 	l->next = t->listeners;
 	t->listeners = l;
 	return 0;   /* the daemon (or the control call) says "listening on", once per port */
@@ -146,14 +148,14 @@ static void tcp_stop_listen(struct nvmf_transport *base, struct nvmf_port *port)
 	struct nvmf_tcp_transport *t = (struct nvmf_tcp_transport *)base;
 	/* Only a stopping target takes no new queue at all; a port removed live leaves the
 	 * other ports accepting. */
-	if (__atomic_load_n(&base->tgt->stopping, __ATOMIC_ACQUIRE))
+	if (nvmf_transport_stopping(base))
 		__atomic_store_n(&t->shutting_down, true, __ATOMIC_RELAXED);
 	for (struct nvmf_tcp_listener **pp = &t->listeners; *pp; pp = &(*pp)->next) {
 		struct nvmf_tcp_listener *l = *pp;
 		if (l->port != port)
 			continue;
 		*pp = l->next;
-		port->transport_priv = NULL;
+		nvmf_port_set_priv(port, NULL);
 		epoll_ctl(main_tpg(t)->epfd, EPOLL_CTL_DEL, l->fd, NULL);
 		close(l->fd);
 		free(l);
@@ -163,10 +165,12 @@ static void tcp_stop_listen(struct nvmf_transport *base, struct nvmf_port *port)
 
 int nvmf_tcp_port_bound(const struct nvmf_port *port, struct sockaddr_storage *out)
 {
-	const struct nvmf_tcp_listener *l = port->transport_priv;
+	const struct nvmf_tcp_listener *l = nvmf_port_priv(port);
+	struct nvmf_port_attrs pa;
+	nvmf_port_attrs(port, &pa);
 	socklen_t len = sizeof(*out);
 	memset(out, 0, sizeof(*out));
-	if (!l || strcmp(port->cfg->trtype, "tcp"))
+	if (!l || strcmp(pa.trtype, "tcp"))
 		return -ENOENT;
 	return getsockname(l->fd, (struct sockaddr *)out, &len) ? -errno : 0;
 }
@@ -181,7 +185,7 @@ static void accept_rest(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l, i
 {
 	if (!l->accept_failing)
 		NVMF_TCP_LOG(tpg->t, NVMF_LOG_WARNING, "port %u: accept: %s: new connections wait in "
-			     "the backlog, tried again every %u ms%s", l->port->cfg->portid, strerror(err),
+			     "the backlog, tried again every %u ms%s", l->portid, strerror(err),
 			     NVMF_TCP_ACCEPT_REST_MS,
 			     err == EMFILE || err == ENFILE ? " (raise the open files limit)" : "");
 	l->accept_failing = true;
@@ -228,7 +232,7 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 		if (l->accept_failing) {
 			l->accept_failing = false;
 			NVMF_TCP_LOG(t, NVMF_LOG_INFO, "port %u: accepting connections again",
-				     l->port->cfg->portid);
+				     l->portid);
 		}
 		if (__atomic_load_n(&t->shutting_down, __ATOMIC_RELAXED)) {
 			close(fd);
@@ -242,7 +246,7 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 			char who[64];
 			nvmf_sockaddr_str((const struct sockaddr *)&peer, who, sizeof(who));
 			NVMF_TCP_LOG(t, NVMF_LOG_ERROR, "host %s (port %u): connection closed: out of "
-				     "memory for it", who, l->port->cfg->portid);
+				     "memory for it", who, l->portid);
 			close(fd);
 			continue;
 		}
@@ -253,7 +257,7 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 		int rc = nvmf_tcp_epoll_add(tpg, fd, &conn->ev, false);
 		if (rc) {
 			NVMF_TCP_LOG(t, NVMF_LOG_ERROR, "host %s (port %u): connection closed: epoll: %s",
-				     conn->peer, l->port->cfg->portid, strerror(-rc));
+				     conn->peer, l->portid, strerror(-rc));
 			nvmf_tcp_conn_free(conn);
 			continue;
 		}
@@ -381,24 +385,14 @@ static bool tcp_pg_idle(struct nvmf_tpg *base)
 	return !tpg->reap;
 }
 
-/* ops->disc_entry: trtype TCP, the port's family and service, a wildcard traddr as the
- * address the host's connection arrived at; TSAS: no security (no TLS here). */
-static bool tcp_disc_entry(const struct nvmf_port *port, const struct nvmf_sq *sq,
-			   struct nvmf_disc_rec *rec, char *traddr)
+/* ops->local_addr: the address the connection was accepted on (getsockname). */
+static int tcp_local_addr(const struct nvmf_sq *sq, struct sockaddr_storage *out)
 {
-	const struct nvmf_port_config *pc = port->cfg;
-	/* @sq is the discovery queue asking; it may belong to another transport. */
-	const struct nvmf_tcp_conn *conn = sq->transport == port->transport ? sq->transport_priv : NULL;
-	const struct sockaddr *local = conn && conn->local.ss_family ?
-				       (const struct sockaddr *)&conn->local : NULL;
-	if (!nvmf_disc_ip_traddr(pc->traddr, pc->adrfam, local, traddr, NVMF_TRADDR_MAX))
-		return false;
-	rec->trtype = NVMF_TRTYPE_TCP;
-	rec->adrfam = nvmf_disc_adrfam(pc->adrfam);
-	rec->trsvcid = pc->trsvcid;
-	rec->traddr = traddr;
-	rec->tcp_sectype = NVMF_TCP_SECTYPE_NONE;
-	return true;
+	const struct nvmf_tcp_conn *conn = sq->transport_priv;
+	if (!conn || !conn->local.ss_family)
+		return -ENOTCONN;
+	*out = conn->local;
+	return 0;
 }
 
 const struct nvmf_transport_ops nvmf_tcp_transport_ops = {
@@ -424,5 +418,5 @@ const struct nvmf_transport_ops nvmf_tcp_transport_ops = {
 	.queue_busy = tcp_queue_busy,
 	.disconnect_queue = tcp_disconnect_queue,
 	.queue_released = tcp_queue_released,
-	.disc_entry = tcp_disc_entry,
+	.local_addr = tcp_local_addr,
 };

@@ -30,7 +30,7 @@
 int nvmf_tcp_zc_setup(struct nvmf_tcp_conn *conn)
 {
 	int one = 1;
-	uint32_t min = conn->port->cfg->zerocopy_threshold;
+	uint32_t min = conn->pa.zerocopy_threshold;
 	conn->zc_min = 0;
 	if (!min || setsockopt(conn->fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)))
 		return 0;   /* off, or a kernel without it (before 4.14): sends copy */

@@ -10,7 +10,8 @@
 
 /* ---- the transport as the core sees it: no CM, the fake verbs ---- */
 
-static struct nvmf_transport *rx_create(struct nvmf_tgt *tgt, char *err, size_t errlen)
+static struct nvmf_transport *rx_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
+				       char *err, size_t errlen)
 {
 	struct rx *x = container_of(tgt, struct rx, tgt);
 	struct nvmf_rdma_transport *t = calloc(1, sizeof(*t));
@@ -18,7 +19,7 @@ static struct nvmf_transport *rx_create(struct nvmf_tgt *tgt, char *err, size_t 
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	nvmf_rdma_transport_setup(t, tgt, &fake_verbs);
+	nvmf_rdma_transport_setup(t, opts, &fake_verbs);
 	t->ec = &x->fd->cm.ec;   /* the fake CM's: the main group takes it */
 	return &t->base;
 }

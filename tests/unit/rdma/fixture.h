@@ -26,6 +26,7 @@
 #define NVMF_TESTS_UNIT_RDMA_FIXTURE_H
 
 #include "tests/unit/suites.h"
+#include "target/core.h"
 #include "tests/unit/rdma/fake_verbs.h"
 
 #define RX_SUBNQN      "nqn.2026-11.io.nvmf-rdma:rdmatest"

@@ -181,7 +181,7 @@ static void discovery_log_entry_carries_the_port_and_its_transport_fields(void)
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
 	CU_ASSERT_EQUAL_FATAL(numrec(b), 2);
 	const struct nvmf_disc_log_entry *e = entry(b, 1);
-	/* trtype and TSAS are the port's transport's (ops->disc_entry): loop has no TSAS. */
+	/* trtype is the port's transport's, TSAS its type's (nvme/disc_trtype.h): loop has none. */
 	CU_ASSERT_EQUAL(e->trtype, NVMF_TRTYPE_LOOP);
 	CU_ASSERT_EQUAL(e->adrfam, NVMF_ADDR_FAMILY_IP4);
 	CU_ASSERT_EQUAL(e->subtype, NVME_NQN_NVME);
@@ -195,6 +195,57 @@ static void discovery_log_entry_carries_the_port_and_its_transport_fields(void)
 	CU_ASSERT_STRING_EQUAL(e->subnqn, "nqn.2026-11.io.nvmf-rdma:disk0");
 	static const uint8_t no_tsas[sizeof(e->tsas)];
 	CU_ASSERT_EQUAL(memcmp(&e->tsas, no_tsas, sizeof(e->tsas)), 0);
+	stop(&d);
+}
+
+/* A transport standing in for another port's (RDMA): it counts what the core asks it. */
+static unsigned spy_calls;
+static int spy_local_addr(const struct nvmf_sq *sq, struct sockaddr_storage *out)
+{
+	(void)sq;
+	spy_calls++;
+	struct sockaddr_in *in = (struct sockaddr_in *)out;
+	memset(out, 0, sizeof(*out));
+	in->sin_family = AF_INET;
+	in->sin_addr.s_addr = htonl(0x0a636363);     /* 10.99.99.99: must never show */
+	return 0;
+}
+
+/* The log lists every port, so a port of one transport is listed to a host whose
+ * discovery queue is another transport's: the core asks the port's transport for a local
+ * address (ops->local_addr) only about its own queues, so a wildcard port of the other
+ * transport is left out, an explicit one listed with its address, and its trtype and
+ * TSAS are that transport type's (RDMA here), not the asking queue's. */
+static void port_of_another_transport_is_listed_without_asking_it_about_the_queue(void)
+{
+	struct dx d = { 0 };
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "0.0.0.0", "4420", 0, 1);
+	start(&d, HOST1, "192.168.7.1", true);
+	static const struct nvmf_transport_ops spy_ops = {
+		.name = "rdma", .trtype = NVMF_TRTYPE_RDMA, .local_addr = spy_local_addr,
+	};
+	struct nvmf_transport other = { .ops = &spy_ops };
+	struct nvmf_port *port = d.f.tgt.ports[0];
+	struct nvmf_port_config *pc = (struct nvmf_port_config *)port->cfg;
+	struct nvmf_transport *own = port->transport;
+	port->transport = &other;
+	spy_calls = 0;
+	uint8_t b[HDR + 2 * ENT];
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL(numrec(b), 0);               /* wildcard: no address to give */
+	snprintf(pc->traddr, sizeof(pc->traddr), "192.168.7.1");
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL_FATAL(numrec(b), 2);
+	const struct nvmf_disc_log_entry *e = entry(b, 1);
+	CU_ASSERT_EQUAL(e->trtype, NVMF_TRTYPE_RDMA);
+	CU_ASSERT_STRING_EQUAL(e->traddr, "192.168.7.1");
+	CU_ASSERT_EQUAL(e->tsas.rdma.qptype, NVMF_RDMA_QPTYPE_CONNECTED);
+	CU_ASSERT_EQUAL(e->tsas.rdma.prtype, NVMF_RDMA_PRTYPE_NOT_SPECIFIED);
+	CU_ASSERT_EQUAL(e->tsas.rdma.cms, NVMF_RDMA_CMS_RDMA_CM);
+	CU_ASSERT_EQUAL(spy_calls, 0);
+	port->transport = own;
+	snprintf(pc->traddr, sizeof(pc->traddr), "0.0.0.0");
 	stop(&d);
 }
 
@@ -749,6 +800,7 @@ const struct unit_test discovery_tests[] = {
 	{"current_discovery_entry_names_the_configured_discovery_nqn",
 	 current_discovery_entry_names_the_configured_discovery_nqn},
 	{"discovery_log_entry_carries_the_port_and_its_transport_fields", discovery_log_entry_carries_the_port_and_its_transport_fields},
+	{"port_of_another_transport_is_listed_without_asking_it_about_the_queue", port_of_another_transport_is_listed_without_asking_it_about_the_queue},
 	{"discovery_log_of_five_entries_reads_the_same_through_any_window", discovery_log_of_five_entries_reads_the_same_through_any_window},
 	{"host_not_allowed_sees_no_entry_for_that_subsystem", host_not_allowed_sees_no_entry_for_that_subsystem},
 	{"wildcard_traddr_is_replaced_by_the_connection_local_address", wildcard_traddr_is_replaced_by_the_connection_local_address},

@@ -24,9 +24,10 @@
 
 #define TT_NQN "nqn.2024-01.io.nvmf-rdma:start"
 
-static struct nvmf_transport *fake_create(struct nvmf_tgt *tgt, char *err, size_t errlen)
+static struct nvmf_transport *fake_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
+					  char *err, size_t errlen)
 {
-	(void)tgt;
+	(void)tgt, (void)opts;
 	snprintf(err, errlen, "no fake device");
 	return NULL;
 }
@@ -267,7 +268,62 @@ static void command_that_never_finishes_is_given_half_the_bound(void)
 	teardown();
 }
 
+/* What the fake transport's create was handed. */
+static struct nvmf_transport_opts seen_opts;
+static unsigned seen_creates;
+
+static struct nvmf_transport *spy_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
+					 char *err, size_t errlen)
+{
+	(void)tgt;
+	seen_opts = *opts;
+	seen_creates++;
+	snprintf(err, errlen, "no fake device");
+	return NULL;
+}
+
+/* A transport reads no configuration: create gets the limits resolved (max transfer from
+ * the MDTS bounded by every transport, the largest in-capsule size of its own ports,
+ * bounded by its max_inline) and the settings it needs. */
+static void transport_is_created_with_its_resolved_limits(void)
+{
+	struct nvmf_config c;
+	base_config(&c);
+	c.target.mdts = 6;                            /* 256 KiB */
+	c.target.srq = true;
+	c.target.srq_depth = 777;
+	c.target.buffers_small = 11;
+	c.target.buffers_large = 22;
+	c.target.hugepages = false;
+	fake_port(&c, 3, AF_INET, "10.0.0.1")->inline_data_size = 4096;
+	fake_port(&c, 4, AF_INET, "10.0.0.2")->inline_data_size = 1u << 20; /* above max_inline */
+	c.ports[0].inline_data_size = 12288;          /* the loop port's: not the fake's */
+	const struct nvmf_transport_ops *ops[] = { &nvmf_loop_ops, fake() };
+	fake_ops.create = spy_create;
+	fake_ops.max_inline = 8192;
+	fake_ops.max_xfer = 128u << 10;               /* bounds MDTS to 5 */
+	seen_creates = 0;
+	struct nvmf_tgt tgt;
+	char err[512] = "";
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
+	int rc = nvmf_tgt_init(&tgt, &c, ops, 2, err, sizeof(err));
+	fx_stderr_end(&out);
+	CU_ASSERT_EQUAL(rc, -1);
+	CU_ASSERT_EQUAL_FATAL(seen_creates, 1);
+	CU_ASSERT_EQUAL(seen_opts.max_xfer, 128u << 10);
+	CU_ASSERT_EQUAL(seen_opts.nports, 2);
+	CU_ASSERT_EQUAL(seen_opts.max_port_inline, 8192);
+	CU_ASSERT_TRUE(seen_opts.srq);
+	CU_ASSERT_EQUAL(seen_opts.srq_depth, 777);
+	CU_ASSERT_EQUAL(seen_opts.buffers_small, 11);
+	CU_ASSERT_EQUAL(seen_opts.buffers_large, 22);
+	CU_ASSERT_FALSE(seen_opts.hugepages);
+	nvmf_config_free(&c);
+}
+
 const struct unit_test tgt_start_tests[] = {
+	{"transport_is_created_with_its_resolved_limits", transport_is_created_with_its_resolved_limits},
 	{"port_of_a_transport_that_cannot_start_fails_the_start_naming_the_ports",
 	 port_of_a_transport_that_cannot_start_fails_the_start_naming_the_ports},
 	{"transport_no_port_needs_is_one_info_line_and_its_ports_are_refused_live",

@@ -33,20 +33,6 @@ struct loop_host {
 	uint32_t last_cc, last_csts;
 };
 
-/* The loop port's entry, dressed as an RDMA port's (NVMe-oF 1.1 section 7.4 TSAS). */
-static bool rdma_like_disc_entry(const struct nvmf_port *port, const struct nvmf_sq *sq,
-				 struct nvmf_disc_rec *rec, char *traddr)
-{
-	if (!nvmf_loop_ops.disc_entry(port, sq, rec, traddr))
-		return false;
-	rec->trtype = NVMF_TRTYPE_RDMA;
-	rec->rdma_qptype = NVMF_RDMA_QPTYPE_CONNECTED;
-	rec->rdma_prtype = NVMF_RDMA_PRTYPE_NOT_SPECIFIED;
-	rec->rdma_cms = NVMF_RDMA_CMS_RDMA_CM;
-	rec->rdma_pkey = 0;
-	return true;
-}
-
 /* Bytes the capsule's data pointer describes. */
 static uint32_t sgl_len(const struct nvme_sqe *sqe)
 {
@@ -165,7 +151,8 @@ struct loop_host *loop_host_new(const struct loop_host_params *p)
 		return NULL;
 	lh->params = d;
 	lh->ops = nvmf_loop_ops;
-	lh->ops.disc_entry = rdma_like_disc_entry;
+	/* Its ports are listed as RDMA ports, with RDMA's TSAS (NVMe-oF 1.1 section 7.4). */
+	lh->ops.trtype = NVMF_TRTYPE_RDMA;
 	const struct nvmf_transport_ops *ops[] = { &lh->ops };
 	char err[512];
 	build_config(&lh->cfg, &d);
