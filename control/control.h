@@ -31,9 +31,9 @@ struct nvmf_ctl {
 	pthread_cond_t cond;
 };
 
-/* The methods (NULL-terminated), for the server and for tests that call them directly
- * with an nvmf_ctl as ctx. */
-extern const struct nvmf_rpc_method nvmf_ctl_methods[];
+/* The methods (NULL-terminated; index i is nvmf_ctl_schema[i], control/schema.h), for the
+ * server and for tests that call them directly with an nvmf_ctl as ctx. */
+extern const struct nvmf_rpc_method nvmf_ctl_methods[NVMF_CTL_METHOD_COUNT + 1];
 
 /*
  * nvmf_ctl_start - serve the control socket at @path for @tgt (started from the config
