@@ -79,6 +79,14 @@ CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 # app/nvmf-targetctl (also unit tested).
 TARGETCTL_SRCS := $(filter-out app/nvmf-targetctl/main.c,$(wildcard app/nvmf-targetctl/*.c))
 TARGETCTL_OBJS := $(TARGETCTL_SRCS:%.c=$(BUILD)/obj/%.o)
+# What it shares with the target, and nothing else of it (install-check checks): the
+# socket path and framing (control/proto.c), the methods' descriptions
+# (control/schema.c), the UUID/NGUID parsers (nvme/identify.c), status texts
+# (nvme/errmsg.c), jansson's wiping free (subsystem/json-wipe.c) and the pure helpers
+# (util/). libc and jansson only.
+TARGETCTL_SHARED := control/proto.c control/schema.c nvme/identify.c nvme/errmsg.c $(wildcard util/*.c) \
+		    subsystem/json-wipe.c
+TARGETCTL_SHARED_OBJS := $(TARGETCTL_SHARED:%.c=$(BUILD)/obj/%.o)
 
 UNIT_SRCS := $(wildcard tests/unit/*.c tests/unit/*/*.c tests/unit/*/*/*.c)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -138,8 +146,8 @@ $(BUILD)/libcore.a: $(LIB_OBJS)
 $(TARGET_BIN): $(BUILD)/obj/app/nvmf-target/main.o $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(TARGETCTL_BIN): $(BUILD)/obj/app/nvmf-targetctl/main.o $(TARGETCTL_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(TARGETCTL_BIN): $(BUILD)/obj/app/nvmf-targetctl/main.o $(TARGETCTL_OBJS) $(TARGETCTL_SHARED_OBJS)
+	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell pkg-config --libs jansson)
 
 # The daemon with fault injection, for the VM tests (tests/integration/fault_test.sh).
 $(FAULT_TARGET_BIN): $(BUILD)/obj/app/nvmf-target/main.o $(BUILD)/obj/tests/fault/env.o $(FAULT_OBJS) $(BUILD)/libcore.a
@@ -291,6 +299,10 @@ install-check: all
 	! nm $(TARGET_BIN) $(NVMF_A) | grep -E '__wrap_|nvmf_fault|fault_fire'
 	! grep -q NVMF_FAULT $(TARGET_BIN)
 	nm $(FAULT_TARGET_BIN) | grep -q __wrap_nvmf_bdev_open
+	@# nvmf-targetctl links no target code, and needs libc and jansson only.
+	! nm $(TARGETCTL_BIN) | grep -E ' nvmf_tgt_'
+	readelf -d $(TARGETCTL_BIN) | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | \
+		grep -vE '^(libc|libjansson|libm|libpthread|ld-linux.*)\.so' | { ! grep .; }
 	rm -rf $(BUILD)/install-check
 	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(BUILD)/install-check > /dev/null
 	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/install-check/lib/pkgconfig sh -c '$(CC) -std=c11 -Wall -Werror \

@@ -8,43 +8,53 @@
 #include <stdlib.h>
 #include <string.h>
 #include "control/control.h"
+#include "target/auth.h"
 #include "target/core.h"
+#include "subsystem/subsystem.h"
 
-const struct nvmf_rpc_method nvmf_ctl_methods[] = {
-	{ "version", nvmf_ctl_version, "program name and version" },
-	{ "subsystem_list", nvmf_ctl_subsystem_list, "subsystems with namespaces, hosts and ports" },
-	{ "port_list", nvmf_ctl_port_list, "ports and the subsystems each exposes" },
-	{ "controller_list", nvmf_ctl_controller_list, "connected controllers and their queues" },
-	{ "namespace_stats", nvmf_ctl_namespace_stats, "commands, bytes, errors, latency per namespace" },
-	{ "poll_group_stats", nvmf_ctl_poll_group_stats, "passes, sleeps, messages per poll group" },
-	{ "namespace_add", nvmf_ctl_namespace_add, "add namespaces (all or none)" },
-	{ "namespace_remove", nvmf_ctl_namespace_remove, "remove a namespace" },
-	{ "namespace_enable", nvmf_ctl_namespace_enable, "expose a disabled namespace" },
-	{ "namespace_disable", nvmf_ctl_namespace_disable, "hide a namespace, keeping its config" },
-	{ "namespace_resize", nvmf_ctl_namespace_resize, "grow or shrink a ram, null or file namespace" },
-	{ "namespace_reservation", nvmf_ctl_namespace_reservation,
-	  "a namespace's reservation: registrants, keys, holder, type, generation, PTPL" },
-	{ "host_add", nvmf_ctl_host_add, "allow a host NQN on a subsystem" },
-	{ "host_remove", nvmf_ctl_host_remove, "disallow a host NQN and disconnect it" },
-	{ "host_dhchap_set", nvmf_ctl_host_dhchap_set, "set a host's DH-HMAC-CHAP keys, hash and group" },
-	{ "host_dhchap_clear", nvmf_ctl_host_dhchap_clear, "remove a host's DH-HMAC-CHAP keys" },
-	{ "subsystem_allow_any_host", nvmf_ctl_allow_any_host, "allow_any_host on or off" },
-	{ "controller_disconnect", nvmf_ctl_controller_disconnect, "tear a controller down" },
-	{ "subsystem_add", nvmf_ctl_subsystem_add, "serve a subsystem (a config file's subsystem object)" },
-	{ "subsystem_remove", nvmf_ctl_subsystem_remove, "stop serving a subsystem" },
-	{ "port_add", nvmf_ctl_port_add, "listen on a port (a config file's port object)" },
-	{ "port_remove", nvmf_ctl_port_remove, "stop listening on a port" },
-	{ "port_link", nvmf_ctl_port_link, "expose a subsystem on a port" },
-	{ "port_unlink", nvmf_ctl_port_unlink, "stop exposing a subsystem on a port" },
-	{ "ana_state_set", nvmf_ctl_ana_state_set, "set an ANA group's state on a port" },
-	{ "ana_state_list", nvmf_ctl_ana_state_list, "ANA groups, their states per port, their namespaces" },
-	{ "namespace_ana_group_set", nvmf_ctl_namespace_ana_group_set, "move a namespace to another ANA group" },
-	{ "config_get", nvmf_ctl_config_get, "the running configuration" },
-	{ "config_save", nvmf_ctl_config_save, "write the running configuration to a file" },
-	{ "config_reload", nvmf_ctl_config_reload, "apply what the config file says now (as SIGHUP)" },
-	{ "log_level_get", nvmf_ctl_log_level_get, "the log level" },
-	{ "log_level_set", nvmf_ctl_log_level_set, "set the log level: error, warning, info, debug" },
-	{ NULL, NULL, NULL },
+/* The public limits of the methods' descriptions are the target's own. */
+_Static_assert(NVMF_CTL_NQN_MAX == NVMF_CFG_NQN_MAX - 1, "NQN length");
+_Static_assert(NVMF_CTL_NSID_MAX == NVMF_SUBSYS_MAX_NSID, "namespace IDs");
+_Static_assert(NVMF_CTL_GRPID_MAX == NVMF_MAX_ANAGRPID, "ANA group IDs");
+_Static_assert(NVMF_CTL_SECRET_MAX == NVMF_AUTH_MAX_SECRET, "DH-HMAC-CHAP secrets");
+
+/* Each method's handler, bound to its description (control/schema.c) by its index: the
+ * description gives the name and checks the parameters. */
+#define METHOD(ID, name, fn) [NVMF_CTL_##ID] = { name, fn, &nvmf_ctl_schema[NVMF_CTL_##ID] }
+const struct nvmf_rpc_method nvmf_ctl_methods[NVMF_CTL_METHOD_COUNT + 1] = {
+	METHOD(VERSION, "version", nvmf_ctl_version),
+	METHOD(SUBSYSTEM_LIST, "subsystem_list", nvmf_ctl_subsystem_list),
+	METHOD(PORT_LIST, "port_list", nvmf_ctl_port_list),
+	METHOD(CONTROLLER_LIST, "controller_list", nvmf_ctl_controller_list),
+	METHOD(NAMESPACE_STATS, "namespace_stats", nvmf_ctl_namespace_stats),
+	METHOD(POLL_GROUP_STATS, "poll_group_stats", nvmf_ctl_poll_group_stats),
+	METHOD(NAMESPACE_ADD, "namespace_add", nvmf_ctl_namespace_add),
+	METHOD(NAMESPACE_REMOVE, "namespace_remove", nvmf_ctl_namespace_remove),
+	METHOD(NAMESPACE_ENABLE, "namespace_enable", nvmf_ctl_namespace_enable),
+	METHOD(NAMESPACE_DISABLE, "namespace_disable", nvmf_ctl_namespace_disable),
+	METHOD(NAMESPACE_RESIZE, "namespace_resize", nvmf_ctl_namespace_resize),
+	METHOD(NAMESPACE_RESERVATION, "namespace_reservation", nvmf_ctl_namespace_reservation),
+	METHOD(HOST_ADD, "host_add", nvmf_ctl_host_add),
+	METHOD(HOST_REMOVE, "host_remove", nvmf_ctl_host_remove),
+	METHOD(HOST_DHCHAP_SET, "host_dhchap_set", nvmf_ctl_host_dhchap_set),
+	METHOD(HOST_DHCHAP_CLEAR, "host_dhchap_clear", nvmf_ctl_host_dhchap_clear),
+	METHOD(SUBSYSTEM_ALLOW_ANY_HOST, "subsystem_allow_any_host", nvmf_ctl_allow_any_host),
+	METHOD(CONTROLLER_DISCONNECT, "controller_disconnect", nvmf_ctl_controller_disconnect),
+	METHOD(SUBSYSTEM_ADD, "subsystem_add", nvmf_ctl_subsystem_add),
+	METHOD(SUBSYSTEM_REMOVE, "subsystem_remove", nvmf_ctl_subsystem_remove),
+	METHOD(PORT_ADD, "port_add", nvmf_ctl_port_add),
+	METHOD(PORT_REMOVE, "port_remove", nvmf_ctl_port_remove),
+	METHOD(PORT_LINK, "port_link", nvmf_ctl_port_link),
+	METHOD(PORT_UNLINK, "port_unlink", nvmf_ctl_port_unlink),
+	METHOD(ANA_STATE_SET, "ana_state_set", nvmf_ctl_ana_state_set),
+	METHOD(ANA_STATE_LIST, "ana_state_list", nvmf_ctl_ana_state_list),
+	METHOD(NAMESPACE_ANA_GROUP_SET, "namespace_ana_group_set", nvmf_ctl_namespace_ana_group_set),
+	METHOD(CONFIG_GET, "config_get", nvmf_ctl_config_get),
+	METHOD(CONFIG_SAVE, "config_save", nvmf_ctl_config_save),
+	METHOD(CONFIG_RELOAD, "config_reload", nvmf_ctl_config_reload),
+	METHOD(LOG_LEVEL_GET, "log_level_get", nvmf_ctl_log_level_get),
+	METHOD(LOG_LEVEL_SET, "log_level_set", nvmf_ctl_log_level_set),
+	[NVMF_CTL_METHOD_COUNT] = { NULL, NULL, NULL },
 };
 
 /* One call handed to the main group. */
@@ -125,9 +135,14 @@ void nvmf_ctl_stop(struct nvmf_ctl *ctl)
 struct nvmf_subsys *nvmf_ctl_subsys_param(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call,
 					  bool required)
 {
-	const char *nqn = NULL;
-	if (!nvmf_rpc_param_str(call, "nqn", required, NVMF_CFG_NQN_MAX - 1, &nqn) || !nqn)
+	/* Checked by the method's description; required here when the description cannot
+	 * say it (namespace_stats: with nsid). */
+	const char *nqn = nvmf_rpc_str(call, "nqn");
+	if (!nqn) {
+		if (required)
+			nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "missing parameter 'nqn' (a string)");
 		return NULL;
+	}
 	struct nvmf_subsys *s = nvmf_tgt_find_subsys(ctl->tgt, nqn);
 	if (!s || s->type != NVMF_SUBSYS_NVME) {
 		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND, "parameter 'nqn': no subsystem %s%s", nqn,

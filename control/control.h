@@ -31,9 +31,9 @@ struct nvmf_ctl {
 	pthread_cond_t cond;
 };
 
-/* The methods (NULL-terminated), for the server and for tests that call them directly
- * with an nvmf_ctl as ctx. */
-extern const struct nvmf_rpc_method nvmf_ctl_methods[];
+/* The methods (NULL-terminated; index i is nvmf_ctl_schema[i], control/schema.h), for the
+ * server and for tests that call them directly with an nvmf_ctl as ctx. */
+extern const struct nvmf_rpc_method nvmf_ctl_methods[NVMF_CTL_METHOD_COUNT + 1];
 
 /*
  * nvmf_ctl_start - serve the control socket at @path for @tgt (started from the config
@@ -93,8 +93,10 @@ int nvmf_ctl_reload(struct nvmf_ctl *ctl, json_t *changes, char *err, size_t err
  * (nvmetcli's layout plus nvmf_* keys); a new reference, NULL without memory. */
 json_t *nvmf_ctl_running_config(const struct nvmf_tgt *tgt);
 
-/* nvmf_ctl_subsys_param - the subsystem params.nqn names (NVM subsystems only), or NULL
- * with the call failed: -32602 missing/ill-typed, -32001 "nqn: no subsystem X". */
+/* nvmf_ctl_subsys_param - the subsystem params.nqn names (NVM subsystems only; its type
+ * and length checked by the method's description), or NULL: absent (the call failed
+ * -32602 "missing parameter 'nqn'" when @required), or the call failed -32001
+ * "parameter 'nqn': no subsystem X". */
 struct nvmf_subsys *nvmf_ctl_subsys_param(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call,
 					  bool required);
 

@@ -27,14 +27,9 @@ static int code_of(int rc)
 void nvmf_ctl_ana_state_set(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	uint64_t portid = 0, grpid = 0;
-	const char *name = NULL;
+	uint64_t portid = nvmf_rpc_uint(call, "portid", 0), grpid = nvmf_rpc_uint(call, "grpid", 0);
+	const char *name = nvmf_rpc_str(call, "state");
 	uint8_t state;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "portid", "grpid", "state", NULL }) ||
-	    !nvmf_rpc_param_uint(call, "portid", true, 0, 65535, &portid) ||
-	    !nvmf_rpc_param_uint(call, "grpid", true, 1, NVMF_MAX_ANAGRPID, &grpid) ||
-	    !nvmf_rpc_param_str(call, "state", true, 32, &name))
-		return;
 	if (!nvmf_ana_state_parse(name, &state)) {
 		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'state': \"%s\" is not an ANA "
 			       "state (" STATE_NAMES ")", name);
@@ -94,10 +89,7 @@ static json_t *port_groups(const struct nvmf_tgt *tgt, const struct nvmf_port *p
 void nvmf_ctl_ana_state_list(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	uint64_t portid = 0;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "portid", NULL }) ||
-	    !nvmf_rpc_param_uint(call, "portid", false, 0, 65535, &portid))
-		return;
+	uint64_t portid = nvmf_rpc_uint(call, "portid", 0);
 	bool only = json_object_get(call->params, "portid") != NULL;
 	if (only && !nvmf_tgt_find_port(ctl->tgt, (uint16_t)portid)) {
 		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND, "parameter 'portid': no port %llu",
@@ -119,12 +111,9 @@ void nvmf_ctl_ana_state_list(void *ctx, struct nvmf_rpc_call *call)
 void nvmf_ctl_namespace_ana_group_set(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	uint64_t nsid = 0, grpid = 0;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "nsid", "grpid", NULL }))
-		return;
+	uint64_t nsid = nvmf_rpc_uint(call, "nsid", 0), grpid = nvmf_rpc_uint(call, "grpid", 0);
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
-	if (!s || !nvmf_rpc_param_uint(call, "nsid", true, 1, NVMF_SUBSYS_MAX_NSID, &nsid) ||
-	    !nvmf_rpc_param_uint(call, "grpid", true, 1, NVMF_MAX_ANAGRPID, &grpid))
+	if (!s)
 		return;
 	char err[256];
 	uint32_t prev = 0;

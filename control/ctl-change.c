@@ -32,10 +32,7 @@ static int code_of(int rc)
 
 static bool need_nsid(struct nvmf_rpc_call *call, uint32_t *nsid)
 {
-	uint64_t v = 0;
-	if (!nvmf_rpc_param_uint(call, "nsid", true, 1, NVMF_SUBSYS_MAX_NSID, &v))
-		return false;
-	*nsid = (uint32_t)v;
+	*nsid = (uint32_t)nvmf_rpc_uint(call, "nsid", 0);
 	return true;
 }
 
@@ -62,8 +59,6 @@ static bool parse_one_ns(struct nvmf_rpc_call *call, json_t *obj, const char *ba
 void nvmf_ctl_namespace_add(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "namespace", "namespaces", NULL }))
-		return;
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
 	if (!s)
 		return;
@@ -72,11 +67,6 @@ void nvmf_ctl_namespace_add(void *ctx, struct nvmf_rpc_call *call)
 	if (!one == !many) {
 		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'namespace': give either \"namespace\" "
 			       "(an object) or \"namespaces\" (an array of them)");
-		return;
-	}
-	if (many && (!json_is_array(many) || !json_array_size(many))) {
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'namespaces': expected a non-empty array "
-			       "of namespace objects");
 		return;
 	}
 	size_t n = one ? 1 : json_array_size(many);
@@ -128,8 +118,6 @@ void nvmf_ctl_namespace_remove(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
 	uint32_t nsid;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "nsid", NULL }))
-		return;
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
 	if (!s || !need_nsid(call, &nsid))
 		return;
@@ -146,8 +134,6 @@ void nvmf_ctl_namespace_remove(void *ctx, struct nvmf_rpc_call *call)
 static void namespace_set(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call, bool enable)
 {
 	uint32_t nsid;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "nsid", NULL }))
-		return;
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
 	if (!s || !need_nsid(call, &nsid))
 		return;
@@ -173,19 +159,18 @@ void nvmf_ctl_namespace_disable(void *ctx, struct nvmf_rpc_call *call)
 	namespace_set(ctx, call, false);
 }
 
-/* "size_bytes": an integer, or a string like "64M". */
+/* "size_bytes": an integer (its range checked by the description), or a string like "64M". */
 static bool need_size(struct nvmf_rpc_call *call, uint64_t *out)
 {
 	json_t *v = json_object_get(call->params, "size_bytes");
-	if (!v)
-		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "missing parameter 'size_bytes' (an integer, or a string like \"64M\")");
 	if (json_is_string(v)) {
 		if (nvmf_size_parse(json_string_value(v), out))
 			return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'size_bytes': \"%s\" is not a size "
 					      "(" NVMF_SIZE_GRAMMAR ")", json_string_value(v));
 		return true;
 	}
-	return nvmf_rpc_param_uint(call, "size_bytes", true, 1, INT64_MAX, out);
+	*out = nvmf_rpc_uint(call, "size_bytes", 0);
+	return true;
 }
 
 void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call)
@@ -193,8 +178,6 @@ void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call)
 	struct nvmf_ctl *ctl = ctx;
 	uint32_t nsid;
 	uint64_t bytes = 0;   /* set unless need_size fails (then unused) */
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "nsid", "size_bytes", NULL }))
-		return;
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
 	if (!s || !need_nsid(call, &nsid) || !need_size(call, &bytes))
 		return;
@@ -216,8 +199,7 @@ void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call)
 static bool need_host(struct nvmf_rpc_call *call, const char **host)
 {
 	char err[256];
-	if (!nvmf_rpc_param_str(call, "host", true, NVMF_CFG_NQN_MAX - 1, host))
-		return false;
+	*host = nvmf_rpc_str(call, "host");
 	if (nvmf_config_check_nqn("host", *host, err, sizeof(err)))
 		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "%s", err);
 	return true;
@@ -227,8 +209,6 @@ void nvmf_ctl_host_add(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
 	const char *host;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "host", NULL }))
-		return;
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
 	if (!s || !need_host(call, &host))
 		return;
@@ -249,8 +229,6 @@ void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
 	const char *host;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "host", NULL }))
-		return;
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
 	if (!s || !need_host(call, &host))
 		return;
@@ -271,14 +249,9 @@ void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call)
 void nvmf_ctl_host_dhchap_set(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	const char *host, *key = NULL, *ctrl_key = NULL, *hash = NULL, *dhgroup = NULL;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "host", "key", "ctrl_key", "hash",
-							      "dhgroup", NULL }) ||
-	    !need_host(call, &host) ||
-	    !nvmf_rpc_param_str(call, "key", true, NVMF_AUTH_MAX_SECRET, &key) ||
-	    !nvmf_rpc_param_str(call, "ctrl_key", false, NVMF_AUTH_MAX_SECRET, &ctrl_key) ||
-	    !nvmf_rpc_param_str(call, "hash", false, 32, &hash) ||
-	    !nvmf_rpc_param_str(call, "dhgroup", false, 32, &dhgroup))
+	const char *host, *key = nvmf_rpc_str(call, "key"), *ctrl_key = nvmf_rpc_str(call, "ctrl_key");
+	const char *hash = nvmf_rpc_str(call, "hash"), *dhgroup = nvmf_rpc_str(call, "dhgroup");
+	if (!need_host(call, &host))
 		return;
 	char err[512];
 	int rc = nvmf_tgt_host_dhchap_set(ctl->tgt, host, key, ctrl_key, hash, dhgroup, err, sizeof(err));
@@ -296,7 +269,7 @@ void nvmf_ctl_host_dhchap_clear(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
 	const char *host;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "host", NULL }) || !need_host(call, &host))
+	if (!need_host(call, &host))
 		return;
 	char err[512];
 	int rc = nvmf_tgt_host_dhchap_clear(ctl->tgt, host, err, sizeof(err));
@@ -313,11 +286,10 @@ void nvmf_ctl_allow_any_host(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
 	bool allow;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "allow", NULL }))
-		return;
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
-	if (!s || !nvmf_rpc_param_bool(call, "allow", true, &allow))
+	if (!s)
 		return;
+	allow = nvmf_rpc_bool(call, "allow", false);
 	unsigned dropped = 0;
 	bool changed = nvmf_tgt_allow_any_host(ctl->tgt, s, allow, &dropped);
 	if (changed)
@@ -330,12 +302,8 @@ void nvmf_ctl_allow_any_host(void *ctx, struct nvmf_rpc_call *call)
 void nvmf_ctl_controller_disconnect(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	uint64_t cntlid;
-	const char *nqn;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "cntlid", NULL }) ||
-	    !nvmf_rpc_param_str(call, "nqn", true, NVMF_CFG_NQN_MAX - 1, &nqn) ||
-	    !nvmf_rpc_param_uint(call, "cntlid", true, 1, 0xffef, &cntlid))
-		return;
+	uint64_t cntlid = nvmf_rpc_uint(call, "cntlid", 0);
+	const char *nqn = nvmf_rpc_str(call, "nqn");
 	struct nvmf_tgt_ctrl *c = nvmf_tgt_ctrl_find(ctl->tgt, nqn, (uint16_t)cntlid);
 	if (!c || c->deleting) {
 		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND, "parameter 'cntlid': subsystem %s has no controller %llu",

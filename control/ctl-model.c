@@ -27,9 +27,7 @@ static int code_of(int rc)
 
 static struct nvmf_port *port_param(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call)
 {
-	uint64_t portid;
-	if (!nvmf_rpc_param_uint(call, "portid", true, 0, 65535, &portid))
-		return NULL;
+	uint64_t portid = nvmf_rpc_uint(call, "portid", 0);
 	struct nvmf_port *p = nvmf_tgt_find_port(ctl->tgt, (uint16_t)portid);
 	if (!p)
 		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND, "parameter 'portid': no port %llu",
@@ -42,14 +40,7 @@ static struct nvmf_port *port_param(struct nvmf_ctl *ctl, struct nvmf_rpc_call *
 void nvmf_ctl_subsystem_add(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "subsystem", NULL }))
-		return;
 	json_t *obj = json_object_get(call->params, "subsystem");
-	if (!obj) {
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "missing parameter 'subsystem' (an object "
-			       "as in the config file's \"subsystems\")");
-		return;
-	}
 	struct nvmf_subsys_config sc;
 	char err[768];
 	if (nvmf_config_parse_subsys(obj, "subsystem", ctl->tgt->cfg->target.discovery_nqn, &sc,
@@ -78,8 +69,6 @@ void nvmf_ctl_subsystem_add(void *ctx, struct nvmf_rpc_call *call)
 void nvmf_ctl_subsystem_remove(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", NULL }))
-		return;
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
 	if (!s)
 		return;
@@ -100,14 +89,7 @@ void nvmf_ctl_subsystem_remove(void *ctx, struct nvmf_rpc_call *call)
 void nvmf_ctl_port_add(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "port", NULL }))
-		return;
 	json_t *obj = json_object_get(call->params, "port");
-	if (!obj) {
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "missing parameter 'port' (an object as in "
-			       "the config file's \"ports\")");
-		return;
-	}
 	struct nvmf_port_config pc;
 	char err[768];
 	if (nvmf_config_parse_port(obj, "port", &pc, err, sizeof(err))) {
@@ -134,8 +116,6 @@ void nvmf_ctl_port_add(void *ctx, struct nvmf_rpc_call *call)
 void nvmf_ctl_port_remove(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "portid", NULL }))
-		return;
 	struct nvmf_port *p = port_param(ctl, call);
 	if (!p)
 		return;
@@ -154,8 +134,6 @@ void nvmf_ctl_port_remove(void *ctx, struct nvmf_rpc_call *call)
 
 static void link_call(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call, bool link)
 {
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "portid", "nqn", NULL }))
-		return;
 	struct nvmf_port *p = port_param(ctl, call);
 	struct nvmf_subsys *s = p ? nvmf_ctl_subsys_param(ctl, call, true) : NULL;
 	if (!s)
@@ -236,17 +214,13 @@ json_t *nvmf_ctl_running_config(const struct nvmf_tgt *tgt)
 void nvmf_ctl_config_get(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	if (nvmf_rpc_param_only(call, (const char *const[]){ NULL }))
-		nvmf_rpc_result(call, nvmf_ctl_running_config(ctl->tgt));
+	nvmf_rpc_result(call, nvmf_ctl_running_config(ctl->tgt));
 }
 
 void nvmf_ctl_config_save(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	const char *path = NULL;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "path", NULL }) ||
-	    !nvmf_rpc_param_str(call, "path", false, 4000, &path))
-		return;
+	const char *path = nvmf_rpc_str(call, "path");
 	if (!path)
 		path = ctl->config_path;
 	if (!path) {
@@ -277,8 +251,6 @@ void nvmf_ctl_config_save(void *ctx, struct nvmf_rpc_call *call)
 void nvmf_ctl_config_reload(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ NULL }))
-		return;
 	json_t *changes = json_array();
 	char err[1024] = "";
 	int rc = nvmf_ctl_reload(ctl, changes, err, sizeof(err));

@@ -21,8 +21,6 @@ static uint64_t load(const uint64_t *p)
 void nvmf_ctl_version(void *ctx, struct nvmf_rpc_call *call)
 {
 	(void)ctx;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ NULL }))
-		return;
 	nvmf_rpc_result(call, json_pack("{s:s, s:s}", "program", "nvmf-target", "version",
 					NVMF_TARGET_VERSION));
 }
@@ -87,8 +85,6 @@ static json_t *subsys_json(const struct nvmf_tgt *tgt, const struct nvmf_subsys 
 void nvmf_ctl_subsystem_list(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", NULL }))
-		return;
 	struct nvmf_subsys *only = nvmf_ctl_subsys_param(ctl, call, false);
 	if (call->code)
 		return;
@@ -102,8 +98,6 @@ void nvmf_ctl_subsystem_list(void *ctx, struct nvmf_rpc_call *call)
 void nvmf_ctl_port_list(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ NULL }))
-		return;
 	json_t *list = json_array();
 	for (size_t i = 0; i < ctl->tgt->n_ports; i++) {
 		const struct nvmf_port *p = ctl->tgt->ports[i];
@@ -151,11 +145,7 @@ static json_t *ctrl_json(const struct nvmf_tgt_ctrl *c)
 void nvmf_ctl_controller_list(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", NULL }))
-		return;
-	const char *nqn = NULL;
-	if (!nvmf_rpc_param_str(call, "nqn", false, NVMF_CFG_NQN_MAX - 1, &nqn))
-		return;
+	const char *nqn = nvmf_rpc_str(call, "nqn");
 	/* The discovery subsystem's controllers are listed too, by its NQN or with all. */
 	struct nvmf_subsys *only = nqn ? nvmf_tgt_find_subsys(ctl->tgt, nqn) : NULL;
 	if (nqn && !only) {
@@ -215,10 +205,7 @@ static json_t *ns_stats_json(const struct nvmf_subsys *s, const struct nvmf_ns *
 void nvmf_ctl_namespace_stats(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	uint64_t nsid = 0;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "nsid", NULL }) ||
-	    !nvmf_rpc_param_uint(call, "nsid", false, 1, NVMF_SUBSYS_MAX_NSID, &nsid))
-		return;
+	uint64_t nsid = nvmf_rpc_uint(call, "nsid", 0);
 	struct nvmf_subsys *only = nvmf_ctl_subsys_param(ctl, call, nsid != 0);
 	if (call->code)
 		return;
@@ -262,8 +249,6 @@ static json_t *tpg_stats(const struct nvmf_pg *pg)
 void nvmf_ctl_poll_group_stats(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ NULL }))
-		return;
 	json_t *list = json_array();
 	for (unsigned i = 0; i < ctl->tgt->npgs; i++) {
 		const struct nvmf_pg *pg = ctl->tgt->pgs[i];
@@ -285,19 +270,15 @@ void nvmf_ctl_poll_group_stats(void *ctx, struct nvmf_rpc_call *call)
 void nvmf_ctl_log_level_get(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	if (nvmf_rpc_param_only(call, (const char *const[]){ NULL }))
-		nvmf_rpc_result(call, json_pack("{s:s}", "level", nvmf_log_level_name(
+	nvmf_rpc_result(call, json_pack("{s:s}", "level", nvmf_log_level_name(
 			(enum nvmf_log_level)__atomic_load_n(&ctl->tgt->log_level, __ATOMIC_RELAXED))));
 }
 
 void nvmf_ctl_log_level_set(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	const char *name;
+	const char *name = nvmf_rpc_str(call, "level");
 	enum nvmf_log_level level;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "level", NULL }) ||
-	    !nvmf_rpc_param_str(call, "level", true, 16, &name))
-		return;
 	if (!nvmf_log_level_parse(name, &level)) {
 		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'level': \"%s\" is not a log level "
 			       "(error, warning, info, debug)", name);

@@ -57,10 +57,7 @@ static json_t *resv_json(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s
 void nvmf_ctl_namespace_reservation(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	uint64_t nsid = 0;
-	if (!nvmf_rpc_param_only(call, (const char *const[]){ "nqn", "nsid", NULL }) ||
-	    !nvmf_rpc_param_uint(call, "nsid", true, 1, NVMF_SUBSYS_MAX_NSID, &nsid))
-		return;
+	uint64_t nsid = nvmf_rpc_uint(call, "nsid", 0);
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
 	if (call->code)
 		return;

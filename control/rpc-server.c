@@ -377,18 +377,6 @@ fail:
 	return -1;
 }
 
-void nvmf_rpc_default_path(char *buf, size_t len)
-{
-	uid_t uid = geteuid();
-	const char *run = getenv("XDG_RUNTIME_DIR");
-	if (uid == 0)
-		snprintf(buf, len, "%s", NVMF_RPC_DEFAULT_SOCKET);
-	else if (run && run[0] == '/' && strlen(run) + sizeof("/nvmf-target.sock") <= 108)
-		snprintf(buf, len, "%s/nvmf-target.sock", run);
-	else
-		snprintf(buf, len, "/tmp/nvmf-target-%u.sock", (unsigned)uid);
-}
-
 void nvmf_rpc_server_stop(struct nvmf_rpc_server *srv)
 {
 	nvmf_rpc_server_stop_pumping(srv, NULL, NULL);

@@ -19,9 +19,6 @@
 #include "control/rpc.h"
 
 #define NVMF_RPC_MAX_CLIENTS  16u
-/* Bytes a request may take before it is complete: past that the client is answered
- * -32600 and dropped (its stream cannot be resynchronised). */
-#define NVMF_RPC_MAX_REQUEST  (1u << 20)
 
 /* nvmf_rpc_run_fn - run @fn(@arg) on the owner's thread and return when it has run. */
 typedef void (*nvmf_rpc_run_fn)(void *run_ctx, void (*fn)(void *arg), void *arg);
@@ -59,16 +56,7 @@ struct nvmf_rpc_server {
 	unsigned long calls, refused;   /* requests handled (notifications too), connections refused */
 };
 
-/* The control socket when neither --rpc-socket nor nvmf_target.rpc_socket names one. */
-#define NVMF_RPC_DEFAULT_SOCKET "/run/nvmf-target.sock"
-
-/*
- * nvmf_rpc_default_path - where the daemon listens and the CLI connects by default:
- * NVMF_RPC_DEFAULT_SOCKET for root; for another user $XDG_RUNTIME_DIR/nvmf-target.sock,
- * or /tmp/nvmf-target-UID.sock without it (a user cannot create files in /run). Into
- * @buf of @len bytes (at least 108).
- */
-void nvmf_rpc_default_path(char *buf, size_t len);
+/* NVMF_RPC_MAX_REQUEST, NVMF_RPC_DEFAULT_SOCKET and nvmf_rpc_default_path: control/proto.h. */
 
 /*
  * nvmf_rpc_server_start - listen on @path (mode 0600, owned by the caller's user) and

@@ -31,110 +31,68 @@ void nvmf_rpc_result(struct nvmf_rpc_call *call, json_t *result)
 		nvmf_rpc_error(call, NVMF_RPC_INTERNAL_ERROR, "out of memory building the result");
 }
 
-static const char *type_name(const json_t *v)
-{
-	if (!v)
-		return "nothing";
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:  return "an object";
-	case JSON_ARRAY:   return "an array";
-	case JSON_STRING:  return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL:    return "a number with a fraction";
-	case JSON_TRUE:
-	case JSON_FALSE:   return "a boolean";
-	case JSON_NULL:    return "null";
-	}
-	return "?";
-}
-
 /* ---- parameters ---- */
 
-bool nvmf_rpc_param_only(struct nvmf_rpc_call *call, const char *const *names)
+const char *nvmf_rpc_str(const struct nvmf_rpc_call *call, const char *name)
 {
-	const char *key;
-	json_t *v;
-	json_object_foreach(call->params, key, v) {
-		bool known = false;
-		for (const char *const *n = names; *n && !known; n++)
-			known = !strcmp(*n, key);
-		if (known)
-			continue;
-		char list[160] = "";
-		size_t off = 0;
-		for (const char *const *n = names; *n && off < sizeof(list); n++)
-			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-						n == names ? "" : ", ", *n);
-		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
-				      "unknown parameter '%s' (%s takes: %s)", key, call->method,
-				      *names ? list : "no parameters");
-	}
-	return true;
+	return json_string_value(json_object_get(call->params, name));
 }
 
-/* The parameter @name, or NULL (absent: an error only when @required). */
-static json_t *param(struct nvmf_rpc_call *call, const char *name, bool required,
-		     const char *what, bool *ok)
+uint64_t nvmf_rpc_uint(const struct nvmf_rpc_call *call, const char *name, uint64_t absent)
 {
 	json_t *v = json_object_get(call->params, name);
-	*ok = v || !required;
-	if (!v && required)
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "missing parameter '%s' (%s)", name, what);
-	return v;
+	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : absent;
+}
+
+bool nvmf_rpc_bool(const struct nvmf_rpc_call *call, const char *name, bool absent)
+{
+	json_t *v = json_object_get(call->params, name);
+	return json_is_boolean(v) ? json_is_true(v) : absent;
+}
+
+/* One parameter @p of @call checked: its value (NULL when absent), or NULL with the call
+ * failed (*ok false). */
+static json_t *param(struct nvmf_rpc_call *call, const struct nvmf_rpc_param *p, bool *ok)
+{
+	json_t *v = json_object_get(call->params, p->name);
+	char msg[sizeof(call->message)];
+	*ok = nvmf_rpc_param_check(p, v, msg, sizeof(msg));
+	if (!*ok)
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "%s", msg);
+	return *ok ? v : NULL;
 }
 
 bool nvmf_rpc_param_str(struct nvmf_rpc_call *call, const char *name, bool required,
 			size_t max_len, const char **out)
 {
+	struct nvmf_rpc_param p = { name, NVMF_RPC_STRING, required, 1, max_len, NULL, NULL };
 	bool ok;
-	json_t *v = param(call, name, required, "a string", &ok);
-	if (!v)
-		return ok;
-	if (!json_is_string(v))
-		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
-				      "parameter '%s': expected a string, got %s", name, type_name(v));
-	size_t len = json_string_length(v);
-	const char *s = json_string_value(v);
-	if (!len)
-		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter '%s': empty", name);
-	if (len > max_len)
-		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
-				      "parameter '%s': %zu bytes, longer than %zu", name, len, max_len);
-	*out = s;
-	return true;
+	json_t *v = param(call, &p, &ok);
+	if (v)
+		*out = json_string_value(v);
+	return ok;
 }
 
 bool nvmf_rpc_param_uint(struct nvmf_rpc_call *call, const char *name, bool required,
 			 uint64_t min, uint64_t max, uint64_t *out)
 {
+	struct nvmf_rpc_param p = { name, NVMF_RPC_UINT, required, min, max, NULL, NULL };
 	bool ok;
-	json_t *v = param(call, name, required, "an integer", &ok);
-	if (!v)
-		return ok;
-	if (!json_is_integer(v))
-		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
-				      "parameter '%s': expected an integer, got %s", name, type_name(v));
-	json_int_t i = json_integer_value(v);
-	if (i < 0 || (uint64_t)i < min || (uint64_t)i > max)
-		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
-				      "parameter '%s': %" JSON_INTEGER_FORMAT " is out of range [%" PRIu64
-				      ", %" PRIu64 "]", name, i, min, max);
-	*out = (uint64_t)i;
-	return true;
+	json_t *v = param(call, &p, &ok);
+	if (v)
+		*out = (uint64_t)json_integer_value(v);
+	return ok;
 }
 
 bool nvmf_rpc_param_bool(struct nvmf_rpc_call *call, const char *name, bool required,
 			 bool *out)
 {
+	struct nvmf_rpc_param p = { name, NVMF_RPC_BOOL, required, 0, 0, NULL, NULL };
 	bool ok;
-	json_t *v = param(call, name, required, "true or false", &ok);
-	if (!v)
-		return ok;
-	if (!json_is_boolean(v))
-		return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
-				      "parameter '%s': expected true or false, got %s", name, type_name(v));
-	*out = json_is_true(v);
-	return true;
+	json_t *v = param(call, &p, &ok);
+	if (v)
+		*out = json_is_true(v);
+	return ok;
 }
 
 /* ---- requests ---- */
@@ -156,7 +114,7 @@ static json_t *handle_one(const struct nvmf_rpc_method *methods, void *ctx, json
 {
 	if (!json_is_object(req)) {
 		char msg[64];
-		snprintf(msg, sizeof(msg), "request: expected an object, got %s", type_name(req));
+		snprintf(msg, sizeof(msg), "request: expected an object, got %s", nvmf_rpc_type_name(req));
 		return error_response(NULL, NVMF_RPC_INVALID_REQUEST, msg);
 	}
 	json_t *id = json_object_get(req, "id");
@@ -174,7 +132,7 @@ static json_t *handle_one(const struct nvmf_rpc_method *methods, void *ctx, json
 	}
 	if (id && !good_id) {
 		snprintf(msg, sizeof(msg), "request: id must be a string, a number or null, not %s",
-			 type_name(id));
+			 nvmf_rpc_type_name(id));
 		return error_response(NULL, NVMF_RPC_INVALID_REQUEST, msg);
 	}
 	json_t *ver = json_object_get(req, "jsonrpc");
@@ -184,7 +142,7 @@ static json_t *handle_one(const struct nvmf_rpc_method *methods, void *ctx, json
 	json_t *m = json_object_get(req, "method");
 	if (!json_is_string(m)) {
 		if (m)
-			snprintf(msg, sizeof(msg), "request: \"method\" must be a string, got %s", type_name(m));
+			snprintf(msg, sizeof(msg), "request: \"method\" must be a string, got %s", nvmf_rpc_type_name(m));
 		else
 			snprintf(msg, sizeof(msg), "request: \"method\" is missing");
 		return error_response(id, NVMF_RPC_INVALID_REQUEST, msg);
@@ -192,7 +150,7 @@ static json_t *handle_one(const struct nvmf_rpc_method *methods, void *ctx, json
 	json_t *params = json_object_get(req, "params");
 	if (params && !json_is_object(params) && !json_is_array(params)) {
 		snprintf(msg, sizeof(msg), "request: \"params\" must be an object, not %s",
-			 type_name(params));
+			 nvmf_rpc_type_name(params));
 		return error_response(id, NVMF_RPC_INVALID_REQUEST, msg);
 	}
 
@@ -210,6 +168,9 @@ static json_t *handle_one(const struct nvmf_rpc_method *methods, void *ctx, json
 		call.params = params ? json_incref(params) : json_object();
 		if (!call.params)
 			nvmf_rpc_error(&call, NVMF_RPC_INTERNAL_ERROR, "out of memory");
+		else if (method->schema && !nvmf_rpc_schema_check(method->schema, call.params,
+								    call.message, sizeof(call.message)))
+			call.code = NVMF_RPC_INVALID_PARAMS;
 		else
 			method->fn(ctx, &call);
 		json_decref(call.params);
@@ -278,26 +239,4 @@ char *nvmf_rpc_answer(const struct nvmf_rpc_method *methods, void *ctx, json_t *
 	}
 	json_decref(req);
 	return dump(resp);
-}
-
-enum nvmf_rpc_frame nvmf_rpc_frame(const char *buf, size_t len, size_t *used, json_t **value)
-{
-	json_error_t err;
-	json_t *v = json_loadb(buf, len, PARSE_FLAGS | JSON_DISABLE_EOF_CHECK, &err);
-	if (value)
-		*value = NULL;
-	if (v) {
-		if (value)
-			*value = v;
-		else
-			json_decref(v);
-		*used = (size_t)err.position;
-		return NVMF_RPC_FRAME_VALUE;
-	}
-	if (json_error_code(&err) == json_error_premature_end_of_input) {
-		*used = 0;
-		return NVMF_RPC_FRAME_MORE;
-	}
-	*used = len;
-	return NVMF_RPC_FRAME_BAD;
 }

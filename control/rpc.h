@@ -4,8 +4,8 @@
  * requests by name (params an object), single calls and batches, notifications. This file
  * is the dispatcher only: it parses a request text, checks its shape, finds the method in
  * the caller's table and builds the response text. The socket and the methods live apart;
- * a method sees its parameters through the helpers below, which name the field and the
- * reason in every -32602 answer.
+ * a method's parameters are checked against its description (control/schema.h), whose
+ * -32602 answers name the method or the parameter and the reason.
  */
 #ifndef NVMF_CONTROL_RPC_H
 #define NVMF_CONTROL_RPC_H
@@ -14,6 +14,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "control/proto.h"
+#include "control/schema.h"
 
 /* Error codes. The first five are JSON-RPC 2.0's (section 5.1); ours are in its
  * "implementation-defined server errors" range, -32000 to -32099. */
@@ -46,11 +49,14 @@ struct nvmf_rpc_call {
 /* A method: @ctx is the one given to nvmf_rpc_handle. */
 typedef void (*nvmf_rpc_fn)(void *ctx, struct nvmf_rpc_call *call);
 
-/* A method table entry; tables end with { NULL }. @summary is one line for help. */
+/* A method table entry; tables end with { NULL }. With a @schema (control/schema.h) the
+ * dispatcher checks the call's params against it before @fn runs (-32602 otherwise), and
+ * @fn reads them with nvmf_rpc_str/uint/bool; without one, @fn checks its own with
+ * nvmf_rpc_param_str/uint/bool. */
 struct nvmf_rpc_method {
 	const char *name;
 	nvmf_rpc_fn fn;
-	const char *summary;
+	const struct nvmf_rpc_schema *schema;
 };
 
 /*
@@ -70,20 +76,7 @@ char *nvmf_rpc_answer(const struct nvmf_rpc_method *methods, void *ctx, json_t *
  * NULL without memory. */
 char *nvmf_rpc_error_text(int code, const char *message);
 
-/* Framing on a byte stream: requests follow each other with optional whitespace between. */
-enum nvmf_rpc_frame {
-	NVMF_RPC_FRAME_MORE,      /* no complete value yet: read more (or only whitespace) */
-	NVMF_RPC_FRAME_VALUE,     /* bytes [0, *used) hold one value */
-	NVMF_RPC_FRAME_BAD,       /* bytes [0, *used) are not JSON: answer -32700 and drop them */
-};
-/*
- * nvmf_rpc_frame - where the first JSON value in @buf (@len bytes) ends. For VALUE and BAD
- * *used is the number of bytes to consume (for BAD: through the end of the buffer, since
- * a stream that lost its framing cannot be resynchronised). MORE sets *used to 0. For
- * VALUE, *value (if @value is not NULL) is the parsed value, the caller's reference (for
- * nvmf_rpc_answer); otherwise it is set to NULL.
- */
-enum nvmf_rpc_frame nvmf_rpc_frame(const char *buf, size_t len, size_t *used, json_t **value);
+/* The framing (nvmf_rpc_frame) is in control/proto.h, shared with the clients. */
 
 /* nvmf_rpc_error - fail @call with @code and a printf-style message (replaces any result).
  * Returns false, for `return nvmf_rpc_error(...)` in helpers. */
@@ -94,12 +87,21 @@ bool nvmf_rpc_error(struct nvmf_rpc_call *call, int code, const char *fmt, ...)
 void nvmf_rpc_result(struct nvmf_rpc_call *call, json_t *result);
 
 /*
- * Parameter helpers, JSON-RPC "by name". Each returns true with *out set (or left alone
- * when the parameter is absent and not @required), or false with the call failed with
- * -32602 and a message naming the parameter and what was wrong with it.
+ * Parameters a schema has checked (the method's nvmf_rpc_method.schema): read as they are.
+ * nvmf_rpc_str - the string @name (borrowed from params), NULL when absent.
+ * nvmf_rpc_uint - the integer @name, @absent when absent.
+ * nvmf_rpc_bool - true or false @name, @absent when absent.
  */
-/* nvmf_rpc_param_only - every parameter's name is in @names (NULL-terminated). */
-bool nvmf_rpc_param_only(struct nvmf_rpc_call *call, const char *const *names);
+const char *nvmf_rpc_str(const struct nvmf_rpc_call *call, const char *name);
+uint64_t nvmf_rpc_uint(const struct nvmf_rpc_call *call, const char *name, uint64_t absent);
+bool nvmf_rpc_bool(const struct nvmf_rpc_call *call, const char *name, bool absent);
+
+/*
+ * For methods without a schema: check and read one parameter, JSON-RPC "by name", with
+ * the schema's own check (nvmf_rpc_param_check, its messages). Each returns true with
+ * *out set (or left alone when the parameter is absent and not @required), or false with
+ * the call failed with -32602 and a message naming the parameter and what was wrong.
+ */
 /* nvmf_rpc_param_str - a string, non-empty, at most @max_len bytes (borrowed from params). */
 bool nvmf_rpc_param_str(struct nvmf_rpc_call *call, const char *name, bool required,
 			size_t max_len, const char **out);

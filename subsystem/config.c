@@ -20,7 +20,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -937,18 +936,6 @@ static void free_secret(char *s)
 		explicit_bzero(s, strlen(s));
 		free(s);
 	}
-}
-
-static void wipe_free(void *p)
-{
-	if (p)
-		explicit_bzero(p, malloc_usable_size(p));
-	free(p);
-}
-
-void nvmf_config_json_wipe(void)
-{
-	json_set_alloc_funcs(malloc, wipe_free);
 }
 
 void nvmf_config_dhchap_clear(struct nvmf_dhchap_config *e)

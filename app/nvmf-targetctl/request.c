@@ -9,17 +9,18 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "control/schema.h"
 #include "nvme/identify.h"
-#include "subsystem/subsystem.h"
 #include "app/nvmf-targetctl/targetctl.h"
 
-#define NQN_MAX   223                /* NVMe Base 4.5 section 4.7: NQNs are at most 223 bytes */
-#define NSID_MAX  NVMF_SUBSYS_MAX_NSID  /* the target's namespace slots, not the spec's 2^32-2 */
-#define CNTLID_MAX 0xffefull         /* fff0h and above are reserved */
-#define PORTID_MAX 0xffffull         /* a 16-bit field of the Discovery Log Page entry */
+/* The methods' public limits (control/schema.h), for the arguments that map to them. */
+#define NQN_MAX   ((int)NVMF_CTL_NQN_MAX)
+#define NSID_MAX  NVMF_CTL_NSID_MAX
+#define CNTLID_MAX NVMF_CTL_CNTLID_MAX
+#define PORTID_MAX NVMF_CTL_PORTID_MAX
+#define GRPID_MAX  NVMF_CTL_GRPID_MAX
 #define SERIAL_MAX 20                /* Identify Controller SN and MN: ASCII, 20 and 40 bytes */
 #define MODEL_MAX  40
-#define GRPID_MAX  NVMF_MAX_ANAGRPID     /* ANA group IDs 1..128, as the kernel target */
 #define OPT(o)    (1u << TCTL_OPT_##o)
 
 /* json_object_set_new that reports failure (no memory, or NULL from a bad string). */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "app/nvmf-targetctl/targetctl.h"
-#include "control/rpc-server.h"
+#include "control/proto.h"
 
 /* One request, with this id: the server answers in order and we send nothing else. */
 #define REQUEST_ID 1

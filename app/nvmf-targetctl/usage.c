@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app/nvmf-targetctl/targetctl.h"
+#include "control/schema.h"
 
 #define GLOBAL_HELP \
 	"Global options (anywhere on the line):\n" \
@@ -44,6 +45,27 @@ static void group(FILE *f, const char *g)
 	fprintf(f, "\nRun '" TCTL_PROG " %s COMMAND --help' for one command.\n", g);
 }
 
+/* The parameters of @method as its description (control/schema.c) gives them: what the
+ * command sends, and what a call of the method may pass. */
+static void method_params(FILE *f, const char *method)
+{
+	const struct nvmf_rpc_schema *s = method ? nvmf_ctl_schema_find(method) : NULL;
+	char text[160];
+	if (!s)
+		return;
+	fprintf(f, "\nParameters of method %s:%s\n", s->name, s->params[0].name ? "" : " none");
+	for (const struct nvmf_rpc_param *p = s->params; p->name; p++)
+		fprintf(f, "  %s\n      %s\n", nvmf_rpc_param_text(p, text, sizeof(text)), p->help);
+}
+
+/* call --help: every method of the target, from the descriptions. */
+static void method_list(FILE *f)
+{
+	fprintf(f, "\nMethods:\n");
+	for (const struct nvmf_rpc_schema *s = nvmf_ctl_schema; s->name; s++)
+		fprintf(f, "  %-26s %s\n", s->name, s->summary);
+}
+
 static void command(FILE *f, const struct tctl_command *c)
 {
 	char name[64];
@@ -58,6 +80,12 @@ static void command(FILE *f, const struct tctl_command *c)
 	fprintf(f, ".\n");
 	if (c->help)
 		fprintf(f, "\n%s%s", c->help[0] == ' ' ? "Options:\n" : "", c->help);
+	if (c->method) {
+		method_params(f, c->method);
+		method_params(f, c->method_arg);
+	} else {
+		method_list(f);
+	}
 	fprintf(f, "\n" GLOBAL_HELP);
 }
 

@@ -30,7 +30,7 @@ static void m_echo(void *ctx, struct nvmf_rpc_call *call)
 }
 
 static const struct nvmf_rpc_method methods[] = {
-	{ "echo", m_echo, "its parameters back" },
+	{ "echo", m_echo, NULL },   /* its parameters back */
 	{ NULL, NULL, NULL },
 };
 

@@ -14,20 +14,23 @@ struct ctx {
 	uint64_t total;        /* what "add" added up */
 };
 
+/* add's description: the dispatcher checks every call against it before m_add runs. */
+static const struct nvmf_rpc_schema add_schema = { "add", "add two numbers", {
+	{ "a", NVMF_RPC_UINT, true, 1, 1000, NULL, "the first" },
+	{ "b", NVMF_RPC_UINT, false, 0, 1000, NULL, "the second (default 0)" },
+	{ "tag", NVMF_RPC_STRING, false, 1, 8, NULL, "echoed" },
+	{ "strict", NVMF_RPC_BOOL, false, 0, 0, NULL, "echoed" },
+	{ NULL, NVMF_RPC_STRING, false, 0, 0, NULL, NULL } } };
+static const struct nvmf_rpc_schema nothing_schema = { "nothing", "takes no parameters", {
+	{ NULL, NVMF_RPC_STRING, false, 0, 0, NULL, NULL } } };
+
 static void m_add(void *arg, struct nvmf_rpc_call *call)
 {
 	struct ctx *c = arg;
-	static const char *const names[] = { "a", "b", "tag", "strict", NULL };
-	uint64_t a, b = 0;
-	const char *tag = NULL;
-	bool strict = false;
+	uint64_t a = nvmf_rpc_uint(call, "a", 0), b = nvmf_rpc_uint(call, "b", 0);
+	const char *tag = nvmf_rpc_str(call, "tag");
+	bool strict = nvmf_rpc_bool(call, "strict", false);
 	c->calls++;
-	if (!nvmf_rpc_param_only(call, names) ||
-	    !nvmf_rpc_param_uint(call, "a", true, 1, 1000, &a) ||
-	    !nvmf_rpc_param_uint(call, "b", false, 0, 1000, &b) ||
-	    !nvmf_rpc_param_str(call, "tag", false, 8, &tag) ||
-	    !nvmf_rpc_param_bool(call, "strict", false, &strict))
-		return;
 	c->total += a + b;
 	nvmf_rpc_result(call, json_pack("{s:I, s:s, s:b}", "sum", (json_int_t)(a + b),
 					"tag", tag ? tag : "", "strict", strict));
@@ -37,7 +40,7 @@ static void m_nothing(void *arg, struct nvmf_rpc_call *call)
 {
 	struct ctx *c = arg;
 	c->calls++;
-	nvmf_rpc_param_only(call, (const char *const[]){ NULL });
+	(void)call;
 }
 
 static void m_refuse(void *arg, struct nvmf_rpc_call *call)
@@ -49,9 +52,9 @@ static void m_refuse(void *arg, struct nvmf_rpc_call *call)
 }
 
 static const struct nvmf_rpc_method methods[] = {
-	{ "add", m_add, "add two numbers" },
-	{ "nothing", m_nothing, "takes no parameters" },
-	{ "refuse", m_refuse, "always fails" },
+	{ "add", m_add, &add_schema },
+	{ "nothing", m_nothing, &nothing_schema },
+	{ "refuse", m_refuse, NULL },   /* always fails */
 	{ NULL, NULL, NULL },
 };
 
@@ -223,6 +226,7 @@ static void parameter_errors_are_32602_naming_the_parameter(void)
 		     NVMF_RPC_INVALID_PARAMS, "unknown parameter 'x' (nothing takes: no parameters)", false);
 #undef ADD
 	CU_ASSERT_EQUAL(c.total, 0);   /* no failed call changed anything */
+	CU_ASSERT_EQUAL(c.calls, 0);   /* the description refused them before the method ran */
 }
 
 static void method_error_replaces_its_result(void)

@@ -129,16 +129,16 @@ static void m_log_level_set(void *ctx, struct nvmf_rpc_call *call)
 }
 
 static const struct nvmf_rpc_method methods[] = {
-	{ "version", m_version, "program and version" },
-	{ "namespace_remove", m_namespace_remove, "remove a namespace" },
-	{ "port_list", m_port_list, "ports" },
-	{ "slow", m_slow, "answers after 1.6 s" },
-	{ "subsystem_add", m_subsystem_add, "the NQN of the subsystem given" },
-	{ "config_get", m_config_get, "a fixed configuration" },
-	{ "config_save", m_config_save, "the path it would save to" },
-	{ "config_reload", m_config_reload, "two changes" },
-	{ "log_level_get", m_log_level_get, "the level" },
-	{ "log_level_set", m_log_level_set, "a new level and the one before" },
+	{ "version", m_version, NULL },   /* program and version */
+	{ "namespace_remove", m_namespace_remove, NULL },   /* remove a namespace */
+	{ "port_list", m_port_list, NULL },   /* ports */
+	{ "slow", m_slow, NULL },   /* answers after 1.6 s */
+	{ "subsystem_add", m_subsystem_add, NULL },   /* the NQN of the subsystem given */
+	{ "config_get", m_config_get, NULL },   /* a fixed configuration */
+	{ "config_save", m_config_save, NULL },   /* the path it would save to */
+	{ "config_reload", m_config_reload, NULL },   /* two changes */
+	{ "log_level_get", m_log_level_get, NULL },   /* the level */
+	{ "log_level_set", m_log_level_set, NULL },   /* a new level and the one before */
 	{ NULL, NULL, NULL },
 };
 
