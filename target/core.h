@@ -222,7 +222,8 @@ struct nvmf_tgt {
 					    * set a file; target/ephemeral.h) */
 	uint64_t (*now_ms)(const struct nvmf_tgt *tgt); /* the target's clock in ms; NULL: the
 					    * monotonic clock (tests set a fake) */
-	int log_level;                     /* enum nvmf_log_level (target/log.h), atomic;
+	int log_level[NVMF_LOGC_COUNT];    /* per component (enum nvmf_log_component), an
+					    * enum nvmf_log_level, atomic (target/log.h);
 					    * NVMF_LOG_INFO after nvmf_tgt_init */
 	bool started;                      /* nvmf_tgt_start succeeded: shutdown reports the
 					    * groups' statistics. A start that failed has none to

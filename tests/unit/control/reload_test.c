@@ -199,7 +199,7 @@ static void refused_reload_does_not_log_a_staged_namespace_as_closed_after_comma
 static void refused_reload_says_at_debug_that_the_staged_namespace_was_discarded(void)
 {
 	setup();
-	F.tgt.log_level = NVMF_LOG_DEBUG;
+	nvmf_log_level_set_all(&F.tgt, NVMF_LOG_DEBUG);
 	struct fx_stderr out;
 	int rc = refused_reload_staging_ns5(&out);
 	fx_stderr_end(&out);
