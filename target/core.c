@@ -10,6 +10,7 @@
 #include <string.h>
 #include "target/auth.h"
 #include "target/core.h"
+#include "target/probes.h"
 #include "target/resv.h"
 
 struct nvmf_tpg *nvmf_pg_tpg(const struct nvmf_pg *pg, const struct nvmf_transport *t)
@@ -266,6 +267,7 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 	 * must not hold it back); with SQ flow control the host relies on it. A queue that
 	 * disabled it counts on anyway: the CQEs do not show it. */
 	sq->sqhd = sq->size ? (uint16_t)((sq->sqhd + 1) % sq->size) : 0;
+	NVMF_PROBE_REQUEST_RECEIVE(req, sq->qid, cmd->command_id, cmd->opcode, le32toh(cmd->nsid));
 
 	/* Fused operations are not supported (Identify FUSES = 0). */
 	if (cmd->flags & 0x3) {
@@ -299,6 +301,8 @@ void nvmf_req_execute(struct nvmf_req *req)
 		nvmf_req_complete_dnr(req, nvme_generic(NVME_SC_SGL_INVALID_DATA));
 		return;
 	}
+	NVMF_PROBE_REQUEST_EXECUTE(req, req->sq->qid, req->cmd->command_id, req->cmd->opcode,
+				   le32toh(req->cmd->nsid), req->data_len);
 	req->execute(req);
 }
 
@@ -314,6 +318,8 @@ void nvmf_req_complete(struct nvmf_req *req, nvme_status_t status)
 	req->cqe->sq_id = htole16(sq->qid);
 	req->cqe->status = htole16((uint16_t)(status << 1));
 	req->cqe_optional = sq->sqflow_disabled && !status && !req->cqe->result.u64;
+	NVMF_PROBE_REQUEST_RESPONSE(req, sq->qid, req->cmd->command_id, req->cmd->opcode,
+				    le32toh(req->cmd->nsid), status, req->data_len);
 	nvmf_req_release_ns(req, status);
 	free(req->aux);
 	req->aux = NULL;
@@ -331,6 +337,7 @@ void nvmf_req_complete_dnr(struct nvmf_req *req, nvme_status_t status)
 void nvmf_req_abandon(struct nvmf_req *req)
 {
 	struct nvmf_sq *sq = req->sq;
+	NVMF_PROBE_REQUEST_ABANDON(req, sq->qid, req->cmd->command_id);
 	nvmf_req_release_ns(req, nvme_generic(NVME_SC_ABORT_REQ));
 	free(req->aux);
 	req->aux = NULL;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rdma/target/internal.h"
+#include "target/probes.h"
 
 #define QUEUE_FLUSH_TIMEOUT_MS 5000
 
@@ -261,6 +262,10 @@ void nvmf_rdma_queue_disconnect(struct nvmf_rdma_queue *q, const char *why)
 		NVMF_RDMA_LOG(q->t, NVMF_LOG_WARNING, "host %s, queue %u (cntlid %u): disconnecting: %s",
 			      q->sq.peer[0] ? q->sq.peer : "?", q->qid, q->sq.ctrl ? q->sq.ctrl->cntlid : 0u,
 			      why);
+	if (why)
+		NVMF_PROBE_CONN_ERROR("rdma", q, q->qid, why);
+	else
+		NVMF_PROBE_CONN_DISCONNECT("rdma", q, q->qid, "");
 	q->state = NVMF_RDMA_Q_DYING;
 	q->dying_since_ms = nvmf_rdma_now_ms();
 	q->pg->ndying++;

@@ -25,6 +25,7 @@
 #include "nvme/disc_log.h"
 #include "target/ephemeral.h"
 #include "tcp/target/internal.h"
+#include "target/probes.h"
 
 #define LISTEN_BACKLOG 128
 
@@ -262,6 +263,7 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 			continue;
 		}
 		addr_str(&peer, conn->peer, sizeof(conn->peer));
+		NVMF_PROBE_CONN_ACCEPT("tcp", conn, conn->peer);
 		socklen_t llen = sizeof(conn->local);
 		getsockname(fd, (struct sockaddr *)&conn->local, &llen);
 		conn->born_ms = tpg->base.pg->now_ms;
