@@ -238,6 +238,12 @@ static nvme_status_t parse(struct nvmf_req *req)
 	return nvmf_parse_io_cmd(req);
 }
 
+/* The nsid the probes give (target/probes.h): a Fabrics command's bytes 4-7 are none. */
+static uint32_t probe_nsid(const struct nvme_sqe *cmd)
+{
+	return cmd->opcode == nvme_admin_fabrics ? 0 : le32toh(cmd->nsid);
+}
+
 bool nvmf_sq_accepting(const struct nvmf_sq *sq)
 {
 	return !sq->quiescing;
@@ -267,7 +273,7 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 	 * must not hold it back); with SQ flow control the host relies on it. A queue that
 	 * disabled it counts on anyway: the CQEs do not show it. */
 	sq->sqhd = sq->size ? (uint16_t)((sq->sqhd + 1) % sq->size) : 0;
-	NVMF_PROBE_REQUEST_RECEIVE(req, sq->qid, cmd->command_id, cmd->opcode, le32toh(cmd->nsid));
+	NVMF_PROBE_REQUEST_RECEIVE(req, sq->qid, cmd->command_id, cmd->opcode, probe_nsid(cmd));
 
 	/* Fused operations are not supported (Identify FUSES = 0). */
 	if (cmd->flags & 0x3) {
@@ -302,7 +308,7 @@ void nvmf_req_execute(struct nvmf_req *req)
 		return;
 	}
 	NVMF_PROBE_REQUEST_EXECUTE(req, req->sq->qid, req->cmd->command_id, req->cmd->opcode,
-				   le32toh(req->cmd->nsid), req->data_len);
+				   probe_nsid(req->cmd), req->data_len);
 	req->execute(req);
 }
 
@@ -319,7 +325,7 @@ void nvmf_req_complete(struct nvmf_req *req, nvme_status_t status)
 	req->cqe->status = htole16((uint16_t)(status << 1));
 	req->cqe_optional = sq->sqflow_disabled && !status && !req->cqe->result.u64;
 	NVMF_PROBE_REQUEST_RESPONSE(req, sq->qid, req->cmd->command_id, req->cmd->opcode,
-				    le32toh(req->cmd->nsid), status, req->data_len);
+				    probe_nsid(req->cmd), status);
 	nvmf_req_release_ns(req, status);
 	free(req->aux);
 	req->aux = NULL;

@@ -8,10 +8,13 @@
  * semaphore is tested since every argument is already at hand. bpftrace and perf read
  * them; docs/tracing.md lists them with their arguments and one-liners.
  *
+ * At most six arguments each: bpftrace (0.17, Debian 12) reads arg0-arg5 only.
+ *
  * Arguments, all host endian: req, conn: addresses (unique while in flight, so the key
  * that pairs receive with response: qid and cid repeat across controllers); qid: 0 for
- * the admin queue; cid: the host's Command Identifier; opcode: the command's opcode;
- * nsid: 0 where the command names none; lengths, offsets: bytes; status: the NVMe status
+ * the admin queue; cid: the host's Command Identifier; opcode: the command's opcode
+ * (0x7f: a Fabrics command); nsid: the SQE's Namespace Identifier, 0 for a Fabrics
+ * command (whose bytes 4-7 are no NSID); lengths, offsets: bytes; status: the NVMe status
  * field, (SCT << 8 | SC) plus 0x4000 for Do Not Retry, 0 on success; result: 0 or a
  * negative errno; trtype, peer, why: NUL-terminated strings (why may be "").
  */
@@ -34,8 +37,8 @@
 #define NVMF_PROBE_BACKEND_COMPLETE(req, nsid, op, result) \
 	DTRACE_PROBE4(nvmf, backend_complete, req, nsid, op, result)
 /* Its completion goes to the transport (nvmf_req_complete), status as above. */
-#define NVMF_PROBE_REQUEST_RESPONSE(req, qid, cid, opcode, nsid, status, data_len) \
-	DTRACE_PROBE7(nvmf, request_response, req, qid, cid, opcode, nsid, status, data_len)
+#define NVMF_PROBE_REQUEST_RESPONSE(req, qid, cid, opcode, nsid, status) \
+	DTRACE_PROBE6(nvmf, request_response, req, qid, cid, opcode, nsid, status)
 /* Its queue died before it executed (nvmf_req_abandon): there is no response. */
 #define NVMF_PROBE_REQUEST_ABANDON(req, qid, cid) \
 	DTRACE_PROBE3(nvmf, request_abandon, req, qid, cid)
