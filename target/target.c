@@ -42,6 +42,7 @@ static int build_model(struct nvmf_tgt *tgt, struct nvmf_config *cfg, char *err,
 		tgt->subsys[i] = nvmf_subsys_build(&cfg->subsystems[i], i, err, errlen);
 		if (!tgt->subsys[i])
 			return -1;
+		nvmf_subsys_log_notes(tgt, tgt->subsys[i]);
 		char why[512];
 		if (nvmf_tgt_subsys_check_unique(tgt, tgt->subsys[i], why, sizeof(why))) {
 			snprintf(err, errlen, "subsystems[%zu] (%s): %s", i, cfg->subsystems[i].nqn, why);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "target/core.h"
 #include "target/log.h"
+#include "target/namespace.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
 
@@ -57,7 +58,31 @@ static void config_levels_apply_only_where_named(void)
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&tgt, NVMF_LOGC_CORE), NVMF_LOG_ERROR);
 }
 
+/* A backend's notes from its open become one backend line each. */
+static void backend_notes_are_logged_one_line_each(void)
+{
+	struct nvmf_tgt tgt;
+	memset(&tgt, 0, sizeof(tgt));
+	nvmf_log_level_set_all(&tgt, NVMF_LOG_INFO);
+	struct nvmf_bdev b;
+	memset(&b, 0, sizeof(b));
+	nvmf_bdev_note(&b, "/f: file in memory (tmpfs): reads and writes served inline");
+	nvmf_bdev_note(&b, "/f: second");
+	struct nvmf_ns ns;
+	memset(&ns, 0, sizeof(ns));
+	ns.bdev = &b;
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
+	nvmf_ns_log_notes(&tgt, &ns);
+	nvmf_log_level_set(&tgt, NVMF_LOGC_BACKEND, NVMF_LOG_WARNING);
+	nvmf_ns_log_notes(&tgt, &ns);                  /* info: dropped at warning */
+	fx_stderr_end(&out);
+	CU_ASSERT_STRING_EQUAL(out.text, "nvmf-target: backend: /f: file in memory (tmpfs): reads and "
+			       "writes served inline\nnvmf-target: backend: /f: second\n");
+}
+
 const struct unit_test log_tests[] = {
+	{ "backend_notes_are_logged_one_line_each", backend_notes_are_logged_one_line_each },
 	{ "line_names_its_component_then_its_severity", line_names_its_component_then_its_severity },
 	{ "each_component_keeps_its_own_level", each_component_keeps_its_own_level },
 	{ "config_levels_apply_only_where_named", config_levels_apply_only_where_named },
