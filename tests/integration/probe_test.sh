@@ -5,7 +5,8 @@
 # opcode, nsid and status; each nvmf run's connection fires conn_accept and queue_connect
 # for its queues; the docs' per-namespace latency histogram gets the 8 commands. Needs
 # uprobes (CONFIG_UPROBES, CONFIG_UPROBE_EVENTS) and BPF in the guest kernel; bpftrace
-# is Debian's (scripts/install-deps).
+# is Debian's (scripts/install-deps). `make install-check` checks the probes are in the
+# binary (readelf -n).
 
 ST=/tmp/probe-test
 NQN=nqn.2026-12.io.nvmf-rdma:probe
@@ -26,17 +27,9 @@ test_00_target_starts() {
    "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_block_size": 512,
                    "nvmf_size_bytes": "16M", "device": {"uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a77"}}]}]}
 JSON
-    nvmf_target_start $ST || fail "target did not start"
-}
-
-test_01_probes_are_listed() {
-    bpftrace -l "usdt:$BIN:nvmf:*" > $ST/list.txt 2>&1
-    cat $ST/list.txt
-    local p
-    for p in request_receive request_execute backend_submit backend_complete request_response \
-             request_abandon conn_accept queue_connect conn_disconnect conn_error; do
-        grep -q "usdt:$BIN:nvmf:$p\$" $ST/list.txt || fail "bpftrace does not list nvmf:$p"
-    done
+    # Under TCG a loaded host can take longer than nvmf_target_start's 20 s.
+    nvmf_target_start $ST || wait_for 120 grep -q 'nvmf-target: ready' $ST/target.log ||
+        fail "target did not start"
 }
 
 test_02_probes_fire_once_per_io_command() {
@@ -56,7 +49,8 @@ END { clear(@start); }
 BT
     bpftrace $ST/count.bt > $ST/bt.out 2> $ST/bt.err &
     local bt=$!
-    wait_for 120 grep -q '^Attaching' $ST/bt.out || { cat $ST/bt.out $ST/bt.err; kill -INT $bt; fail "bpftrace did not attach"; }
+    # bpftrace loads LLVM and compiles the script first: minutes in an emulated guest.
+    wait_for 900 grep -q '^Attaching' $ST/bt.out || { cat $ST/bt.out $ST/bt.err; kill -INT $bt; fail "bpftrace did not attach"; }
     sleep 2
     head -c 4096 /dev/urandom > $ST/in
     local i
