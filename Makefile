@@ -290,7 +290,8 @@ check-includes:
 	tests/scripts/check_includes_test.sh
 
 # First: libnvmf holds host code only and needs no target code (scripts/check-libnvmf-objects),
-# and the daemon has no fault injection (tests/fault: no wrapper symbol, no NVMF_FAULT).
+# the daemon has no fault injection (tests/fault: no wrapper symbol, no NVMF_FAULT) and
+# has every USDT probe (readelf -n).
 # Then make install into a scratch prefix, and build and run a program against it with
 # pkg-config, as a user of the library would.
 install-check: all
@@ -298,6 +299,11 @@ install-check: all
 		scripts/check-libnvmf-objects $(NVMF_A)
 	! nm $(TARGET_BIN) $(NVMF_A) | grep -E '__wrap_|nvmf_fault|fault_fire'
 	! grep -q NVMF_FAULT $(TARGET_BIN)
+	@# The USDT probes (target/probes.h, docs/tracing.md) are in the daemon's ELF notes.
+	for p in request_receive request_execute backend_submit backend_complete request_response \
+		 request_abandon conn_accept queue_connect conn_disconnect conn_error; do \
+		readelf -n $(TARGET_BIN) | grep -A2 'stapsdt' | grep -qx "    Name: $$p" || \
+		{ echo "install-check: USDT probe nvmf:$$p missing from $(TARGET_BIN)"; exit 1; }; done
 	nm $(FAULT_TARGET_BIN) | grep -q __wrap_nvmf_bdev_open
 	@# nvmf-targetctl links no target code, and needs libc and jansson only.
 	! nm $(TARGETCTL_BIN) | grep -E ' nvmf_tgt_'

@@ -4,6 +4,7 @@
  * a port, the states of every port and group, a namespace's group. On the main group; the
  * changes and the notices hosts get are target/ana.c's.
  */
+#define NVMF_LOG_COMPONENT NVMF_LOGC_CONTROL   /* target/log.h */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,7 +50,7 @@ void nvmf_ctl_ana_state_set(void *ctx, struct nvmf_rpc_call *call)
 		return;
 	}
 	if (rc)
-		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: port %u: ANA group %u %s (was %s)",
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "port %u: ANA group %u %s (was %s)",
 			 p->cfg->portid, (unsigned)grpid, nvmf_ana_state_name(state), nvmf_ana_state_name(prev));
 	nvmf_rpc_result(call, json_pack("{s:I, s:I, s:s, s:s, s:b}", "portid", (json_int_t)portid,
 					"grpid", (json_int_t)grpid, "state", nvmf_ana_state_name(state),
@@ -124,7 +125,7 @@ void nvmf_ctl_namespace_ana_group_set(void *ctx, struct nvmf_rpc_call *call)
 		return;
 	}
 	if (rc)
-		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: namespace %u moved to ANA group %u "
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u moved to ANA group %u "
 			 "(was %u)", s->cfg->nqn, (unsigned)nsid, (unsigned)grpid, prev);
 	nvmf_rpc_result(call, json_pack("{s:I, s:I, s:I, s:b}", "nsid", (json_int_t)nsid, "grpid",
 					(json_int_t)grpid, "previous", (json_int_t)prev, "changed", rc > 0));

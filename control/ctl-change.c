@@ -5,6 +5,7 @@
  * so a call that fails leaves the target as it was; what hosts must learn of a change
  * (namespace notices, the discovery log) is sent by the functions doing it.
  */
+#define NVMF_LOG_COMPONENT NVMF_LOGC_CONTROL   /* target/log.h */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +104,7 @@ void nvmf_ctl_namespace_add(void *ctx, struct nvmf_rpc_call *call)
 	json_t *ids = json_array();
 	for (size_t i = 0; i < n; i++) {
 		json_array_append_new(ids, json_integer(nsids[i]));
-		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: namespace %u added%s",
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u added%s",
 			s->cfg->nqn, nsids[i], ncs[i].enable ? "" : " (disabled)");
 	}
 	nvmf_rpc_result(call, json_pack("{s:o}", "nsids", ids));
@@ -127,7 +128,7 @@ void nvmf_ctl_namespace_remove(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, code_of(rc), "parameter 'nsid': %s", err);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: namespace %u removed", s->cfg->nqn, nsid);
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u removed", s->cfg->nqn, nsid);
 	nvmf_rpc_result(call, json_pack("{s:I}", "nsid", (json_int_t)nsid));
 }
 
@@ -144,7 +145,7 @@ static void namespace_set(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call, bool
 		return;
 	}
 	if (rc)
-		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: namespace %u %s", s->cfg->nqn,
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u %s", s->cfg->nqn,
 			nsid, enable ? "enabled" : "disabled");
 	nvmf_rpc_result(call, json_pack("{s:b}", "changed", rc > 0));
 }
@@ -188,7 +189,7 @@ void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call)
 			       "nsid" : "size_bytes", err);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: namespace %u resized to %llu bytes",
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u resized to %llu bytes",
 		s->cfg->nqn, nsid, (unsigned long long)bytes);
 	nvmf_rpc_result(call, json_pack("{s:I, s:I}", "nsid", (json_int_t)nsid, "size_bytes",
 					(json_int_t)bytes));
@@ -218,9 +219,9 @@ void nvmf_ctl_host_add(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, code_of(rc), "parameter 'host': %s", err);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: host %s allowed", s->cfg->nqn, host);
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: host %s allowed", s->cfg->nqn, host);
 	if (s->cfg->allow_any_host)
-		nvmf_log(ctl->tgt, NVMF_LOG_WARNING, "control: subsystem %s: allow_any_host is on, so any host "
+		nvmf_log(ctl->tgt, NVMF_LOG_WARNING, "subsystem %s: allow_any_host is on, so any host "
 			 "may connect; the allowed hosts apply once it is turned off", s->cfg->nqn);
 	nvmf_rpc_result(call, json_object());
 }
@@ -239,7 +240,7 @@ void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, code_of(rc), "parameter 'host': %s", err);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: host %s removed (%u controllers "
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: host %s removed (%u controllers "
 		 "disconnected)", s->cfg->nqn, host, dropped);
 	nvmf_rpc_result(call, json_pack("{s:I}", "disconnected", (json_int_t)dropped));
 }
@@ -259,7 +260,7 @@ void nvmf_ctl_host_dhchap_set(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, code_of(rc), "host %s: %s", host, err);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: host %s: DH-HMAC-CHAP %s %s%s (used from the "
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "host %s: DH-HMAC-CHAP %s %s%s (used from the "
 		 "next authentication)", host, hash ? hash : "hmac(sha256)", dhgroup ? dhgroup : "null",
 		 ctrl_key ? ", with a controller key" : "");
 	nvmf_rpc_result(call, json_object());
@@ -277,7 +278,7 @@ void nvmf_ctl_host_dhchap_clear(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, code_of(rc), "%s", err);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: host %s: DH-HMAC-CHAP key removed (new "
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "host %s: DH-HMAC-CHAP key removed (new "
 		 "associations connect without authentication)", host);
 	nvmf_rpc_result(call, json_object());
 }
@@ -293,7 +294,7 @@ void nvmf_ctl_allow_any_host(void *ctx, struct nvmf_rpc_call *call)
 	unsigned dropped = 0;
 	bool changed = nvmf_tgt_allow_any_host(ctl->tgt, s, allow, &dropped);
 	if (changed)
-		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s: allow_any_host %s", s->cfg->nqn,
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: allow_any_host %s", s->cfg->nqn,
 			 allow ? "on" : "off");
 	nvmf_rpc_result(call, json_pack("{s:b, s:I}", "changed", changed, "disconnected",
 					(json_int_t)dropped));
@@ -310,7 +311,7 @@ void nvmf_ctl_controller_disconnect(void *ctx, struct nvmf_rpc_call *call)
 			       nqn, (unsigned long long)cntlid);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: disconnecting controller %u of %s (host %s)",
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "disconnecting controller %u of %s (host %s)",
 		c->cntlid, nqn, c->hostnqn);
 	nvmf_tgt_ctrl_delete(c);
 	nvmf_rpc_result(call, json_object());

@@ -3,6 +3,7 @@
  * Control methods for subsystems and ports (docs/operating.md), and the running
  * configuration: read, saved. On the main group; the changes are target/model.c's.
  */
+#define NVMF_LOG_COMPONENT NVMF_LOGC_CONTROL   /* target/log.h */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,7 @@ void nvmf_ctl_subsystem_add(void *ctx, struct nvmf_rpc_call *call)
 	if (rc)
 		nvmf_rpc_error(call, code_of(rc), "subsystem: %s", err);
 	else {
-		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s added (%zu namespaces)", sc.nqn, sc.n_ns);
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s added (%zu namespaces)", sc.nqn, sc.n_ns);
 		nvmf_rpc_result(call, json_pack("{s:s}", "nqn", sc.nqn));
 	}
 	nvmf_config_subsys_clear(&sc);
@@ -80,7 +81,7 @@ void nvmf_ctl_subsystem_remove(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, code_of(rc), "parameter 'nqn': %s", err);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: subsystem %s removed", nqn);
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s removed", nqn);
 	nvmf_rpc_result(call, json_pack("{s:I}", "disconnected", (json_int_t)dropped));
 }
 
@@ -101,7 +102,7 @@ void nvmf_ctl_port_add(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, code_of(rc), "port: %s", err);
 	} else {
 		char a[96];
-		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: listening on %s %s (port %u)", pc.trtype,
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "listening on %s %s (port %u)", pc.trtype,
 			 nvmf_port_config_addr(&pc, a, sizeof(a)), pc.portid);
 		/* What the log warns of, the caller sees too ("warnings": one line each). */
 		json_t *res = json_pack("{s:I}", "portid", (json_int_t)pc.portid);
@@ -128,7 +129,7 @@ void nvmf_ctl_port_remove(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, code_of(rc), "parameter 'portid': %s", err);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: port %u removed (no longer listening)", portid);
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "port %u removed (no longer listening)", portid);
 	nvmf_rpc_result(call, json_pack("{s:I}", "disconnected", (json_int_t)dropped));
 }
 
@@ -146,7 +147,7 @@ static void link_call(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call, bool lin
 		nvmf_rpc_error(call, code_of(rc), "parameter 'nqn': %s", err);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: port %u %s %s", p->cfg->portid,
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "port %u %s %s", p->cfg->portid,
 		link ? "exposes" : "no longer exposes", s->cfg->nqn);
 	nvmf_rpc_result(call, link ? json_object() : json_pack("{s:I}", "disconnected", (json_int_t)dropped));
 }
@@ -244,7 +245,7 @@ void nvmf_ctl_config_save(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, NVMF_RPC_REFUSED, "parameter 'path': %s", err);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: running configuration saved to %s", path);
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "running configuration saved to %s", path);
 	nvmf_rpc_result(call, json_pack("{s:s}", "path", path));
 }
 

@@ -4,6 +4,7 @@
  * and the counters. On the main group: the model and the controllers are its own; the
  * I/O groups' counters are read with relaxed atomic loads (each is written by one group).
  */
+#define NVMF_LOG_COMPONENT NVMF_LOGC_CONTROL   /* target/log.h */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
@@ -267,11 +268,47 @@ void nvmf_ctl_poll_group_stats(void *ctx, struct nvmf_rpc_call *call)
 
 /* ---- the log level ---- */
 
+/* The level every component shares, or "mixed". */
+static const char *common_level(const struct nvmf_tgt *tgt)
+{
+	enum nvmf_log_level l = nvmf_log_level_get(tgt, NVMF_LOGC_CORE);
+	for (unsigned i = 1; i < NVMF_LOGC_COUNT; i++)
+		if (nvmf_log_level_get(tgt, (enum nvmf_log_component)i) != l)
+			return "mixed";
+	return nvmf_log_level_name(l);
+}
+
+/* The optional parameter 'component': false (answered) when it names none; *all when
+ * it is absent. */
+static bool param_component(struct nvmf_rpc_call *call, enum nvmf_log_component *out, bool *all)
+{
+	const char *name = nvmf_rpc_str(call, "component");   /* a string of 1-16 (schema) */
+	*all = !name;
+	if (name && !nvmf_log_component_parse(name, out)) {
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'component': \"%s\" is not a log "
+			       "component (core, rdma, tcp, auth, control, backend)", name);
+		return false;
+	}
+	return true;
+}
+
 void nvmf_ctl_log_level_get(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	nvmf_rpc_result(call, json_pack("{s:s}", "level", nvmf_log_level_name(
-			(enum nvmf_log_level)__atomic_load_n(&ctl->tgt->log_level, __ATOMIC_RELAXED))));
+	enum nvmf_log_component comp;
+	bool all;
+	if (!param_component(call, &comp, &all))
+		return;
+	if (!all) {
+		nvmf_rpc_result(call, json_pack("{s:s, s:s}", "component", nvmf_log_component_name(comp),
+						"level", nvmf_log_level_name(nvmf_log_level_get(ctl->tgt, comp))));
+		return;
+	}
+	json_t *each = json_object();
+	for (unsigned i = 0; each && i < NVMF_LOGC_COUNT; i++)
+		json_object_set_new(each, nvmf_log_component_name((enum nvmf_log_component)i), json_string(
+			nvmf_log_level_name(nvmf_log_level_get(ctl->tgt, (enum nvmf_log_component)i))));
+	nvmf_rpc_result(call, json_pack("{s:s, s:o*}", "level", common_level(ctl->tgt), "components", each));
 }
 
 void nvmf_ctl_log_level_set(void *ctx, struct nvmf_rpc_call *call)
@@ -279,14 +316,26 @@ void nvmf_ctl_log_level_set(void *ctx, struct nvmf_rpc_call *call)
 	struct nvmf_ctl *ctl = ctx;
 	const char *name = nvmf_rpc_str(call, "level");
 	enum nvmf_log_level level;
+	enum nvmf_log_component comp;
+	bool all;
+	if (!param_component(call, &comp, &all))
+		return;
 	if (!nvmf_log_level_parse(name, &level)) {
 		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'level': \"%s\" is not a log level "
 			       "(error, warning, info, debug)", name);
 		return;
 	}
-	int prev = __atomic_exchange_n(&ctl->tgt->log_level, (int)level, __ATOMIC_RELAXED);
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "control: log level %s (was %s)", nvmf_log_level_name(level),
-		 nvmf_log_level_name((enum nvmf_log_level)prev));
-	nvmf_rpc_result(call, json_pack("{s:s, s:s}", "level", nvmf_log_level_name(level), "previous",
-					nvmf_log_level_name((enum nvmf_log_level)prev)));
+	if (all) {
+		char prev[16];
+		snprintf(prev, sizeof(prev), "%s", common_level(ctl->tgt));
+		nvmf_log_level_set_all(ctl->tgt, level);
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "log level %s (was %s)", nvmf_log_level_name(level), prev);
+		nvmf_rpc_result(call, json_pack("{s:s, s:s}", "level", nvmf_log_level_name(level), "previous", prev));
+		return;
+	}
+	enum nvmf_log_level prev = nvmf_log_level_set(ctl->tgt, comp, level);
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "log level of %s %s (was %s)", nvmf_log_component_name(comp),
+		 nvmf_log_level_name(level), nvmf_log_level_name(prev));
+	nvmf_rpc_result(call, json_pack("{s:s, s:s, s:s}", "component", nvmf_log_component_name(comp),
+					"level", nvmf_log_level_name(level), "previous", nvmf_log_level_name(prev)));
 }

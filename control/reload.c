@@ -3,6 +3,7 @@
  * The configuration file reloaded into a running target (see reload.h): refuse what
  * cannot change live, then additions (undone on failure), then removals.
  */
+#define NVMF_LOG_COMPONENT NVMF_LOGC_CONTROL   /* target/log.h */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -677,6 +678,23 @@ static void disc_apply(struct plan *pl, struct disc_plan *d)
 		nvmf_tgt_disc_changed(tgt);
 }
 
+/* nvmf_target.log_level: each component whose level the file changed takes it now; one
+ * the file no longer names goes back to info. Levels set live and not in the file stay. */
+static void log_level_apply(struct plan *pl)
+{
+	struct nvmf_target_config *t = &pl->tgt->cfg->target;
+	for (unsigned i = 0; i < NVMF_LOGC_COUNT; i++) {
+		int8_t next = pl->next->target.log_level[i];
+		if (t->log_level[i] == next)
+			continue;
+		t->log_level[i] = next;
+		enum nvmf_log_level level = next >= 0 ? (enum nvmf_log_level)next : NVMF_LOG_INFO;
+		nvmf_log_level_set(pl->tgt, (enum nvmf_log_component)i, level);
+		note(pl, "nvmf_target.log_level: %s %s", nvmf_log_component_name((enum nvmf_log_component)i),
+		     nvmf_log_level_name(level));
+	}
+}
+
 /* The informational hosts[] list: a copy prepared before anything changes. */
 static int copy_hosts(const struct nvmf_config *next, char ***out)
 {
@@ -770,6 +788,7 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 	}
 	removals(&pl);
 	disc_apply(&pl, &disc);
+	log_level_apply(&pl);
 	disc_plan_free(&disc, next->n_ports);
 	nvmf_ana_reload_apply(tgt, ana, changes);
 	free(pl.u);

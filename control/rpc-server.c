@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The control socket's server (see rpc-server.h): one thread, poll() over the listening
- * socket, a stop eventfd and the clients. */
+ * socket, a stop eventfd and the clients. It knows no target (the CLI's tests serve with
+ * it too), so its own two failures go to stderr directly, in the target log's format
+ * (component control, target/log.h). */
 #include "control/rpc-server.h"
 
 #include <errno.h>
@@ -245,7 +247,7 @@ static void *serve(struct nvmf_rpc_server *srv)
 		if (poll(pfd, n, n > 2 ? 1000 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "nvmf-target: control socket %s: poll: %s\n", srv->path,
+			fprintf(stderr, "nvmf-target: control: error: control socket %s: poll: %s\n", srv->path,
 				strerror(errno));
 			return NULL;
 		}
@@ -388,7 +390,7 @@ void nvmf_rpc_server_stop_pumping(struct nvmf_rpc_server *srv, void (*pump)(void
 		return;
 	uint64_t one = 1;
 	if (write(srv->stop_fd, &one, sizeof(one)) != sizeof(one))
-		fprintf(stderr, "nvmf-target: control socket %s: cannot wake its thread\n", srv->path);
+		fprintf(stderr, "nvmf-target: control: error: control socket %s: cannot wake its thread\n", srv->path);
 	while (pump && !__atomic_load_n(&srv->exited, __ATOMIC_ACQUIRE))
 		pump(arg);
 	pthread_join(srv->thread, NULL);

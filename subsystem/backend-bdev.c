@@ -84,7 +84,7 @@ static int bdev_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char
 		snprintf(err, errlen, "%s: not a block device", path);
 		return -1;
 	}
-	b->fd = nvmf_backend_open_fd(path, O_RDWR, cfg->buffered, &b->direct, err, errlen);
+	b->fd = nvmf_backend_open_fd(b, path, O_RDWR, cfg->buffered, err, errlen);
 	if (b->fd < 0)
 		return -1;
 	if (ioctl(b->fd, BLKGETSIZE64, &bytes) < 0 || ioctl(b->fd, BLKSSZGET, &lbs) < 0) {

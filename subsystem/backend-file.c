@@ -37,22 +37,22 @@ static int create_file(const char *path, uint64_t size, char *err, size_t errlen
 /* Direct I/O needs offsets aligned to what the filesystem asks (statx DIOALIGN, Linux
  * 6.1+). A block size finer than that (512-byte blocks on a 4Kn disk) would fail every
  * read, so such a file is served buffered instead. Returns false to go buffered. */
-static bool direct_fits(int fd, uint32_t block_size, const char *path)
+static bool direct_fits(struct nvmf_bdev *b, uint32_t block_size, const char *path)
 {
 #ifdef STATX_DIOALIGN
 	struct statx stx;
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
+	if (statx(b->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
 	    (stx.stx_mask & STATX_DIOALIGN)) {
 		if (stx.stx_dio_offset_align == 0 || stx.stx_dio_offset_align > block_size ||
 		    stx.stx_dio_mem_align > 4096) {
-			fprintf(stderr, "%s: direct I/O needs %u-byte alignment, more than the "
-				"block size %u; using buffered I/O\n", path,
+			nvmf_bdev_note(b, "%s: direct I/O needs %u-byte alignment, more than the "
+				"block size %u; using buffered I/O", path,
 				stx.stx_dio_offset_align, block_size);
 			return false;
 		}
 	}
 #else
-	(void)fd; (void)block_size; (void)path;
+	(void)b; (void)block_size; (void)path;
 #endif
 	return true;
 }
@@ -86,12 +86,12 @@ static int file_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char
 		return -1;
 	}
 
-	b->fd = nvmf_backend_open_fd(path, O_RDWR, cfg->buffered, &b->direct, err, errlen);
+	b->fd = nvmf_backend_open_fd(b, path, O_RDWR, cfg->buffered, err, errlen);
 	if (b->fd < 0)
 		goto fail;
-	if (b->direct && !direct_fits(b->fd, b->block_size, path)) {
+	if (b->direct && !direct_fits(b, b->block_size, path)) {
 		close(b->fd);
-		b->fd = nvmf_backend_open_fd(path, O_RDWR, true, &b->direct, err, errlen);
+		b->fd = nvmf_backend_open_fd(b, path, O_RDWR, true, err, errlen);
 		if (b->fd < 0)
 			goto fail;
 	}
@@ -132,7 +132,7 @@ static int file_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char
 	if (fstatfs(b->fd, &sfs) == 0 &&
 	    (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC)) {
 		b->in_memory = true;
-		fprintf(stderr, "%s: file in memory (tmpfs): reads and writes served inline\n", path);
+		nvmf_bdev_note(b, "%s: file in memory (tmpfs): reads and writes served inline", path);
 	}
 	return 0;
 

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <stdio.h>
@@ -190,10 +191,26 @@ int nvmf_backend_block_size(const struct nvmf_ns_config *cfg, const char *name, 
 }
 
 
-int nvmf_backend_open_fd(const char *path, int flags, bool buffered, bool *direct,
+void nvmf_bdev_note(struct nvmf_bdev *b, const char *fmt, ...)
+{
+	size_t n = strlen(b->note);
+	if (n + 2 >= sizeof(b->note))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(b->note + n, sizeof(b->note) - n - 1, fmt, ap);
+	va_end(ap);
+	if (w < 0)
+		b->note[n] = '\0';
+	else
+		strcat(b->note, "\n");
+}
+
+int nvmf_backend_open_fd(struct nvmf_bdev *b, const char *path, int flags, bool buffered,
 			 char *err, size_t errlen)
 {
 	int fd;
+	bool *direct = &b->direct;
 	*direct = false;
 	if (!buffered) {
 		fd = open(path, flags | O_DIRECT | O_CLOEXEC);
@@ -205,7 +222,7 @@ int nvmf_backend_open_fd(const char *path, int flags, bool buffered, bool *direc
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			return -1;
 		}
-		fprintf(stderr, "%s: O_DIRECT not supported here, using buffered I/O\n", path);
+		nvmf_bdev_note(b, "%s: O_DIRECT not supported here, using buffered I/O", path);
 	}
 	fd = open(path, flags | O_CLOEXEC);
 	if (fd < 0)
@@ -391,6 +408,8 @@ void nvmf_backend_fd_close(struct nvmf_bdev *b)
 {
 	if (b->fd < 0)
 		return;
+	/* On stderr, not in the target's log: a backend knows no target, and nvmf_bdev_close
+	 * runs where none is at hand (a namespace freed with its subsystem). */
 	if (fsync(b->fd) < 0)
 		fprintf(stderr, "%s backend: fsync at close failed: %s\n", b->ops->name, strerror(errno));
 	close(b->fd);

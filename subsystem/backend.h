@@ -86,7 +86,16 @@ struct nvmf_bdev {
 	char model[41], serial[21], firmware[9];
 	uint8_t nguid[16], eui64[8];
 	bool has_nguid, has_eui64;
+	/* What the open chose that the operator should hear of (O_DIRECT refused, direct
+	 * I/O alignment, a file in memory), one line each, '\n' ended; "" when nothing. A
+	 * backend knows no target, so the target logs it (component backend) once the
+	 * namespace is open: nvmf_ns_log_notes, target/namespace.h. */
+	char note[320];
 };
+
+/* nvmf_bdev_note - append one line (printf @fmt, no newline) to b->note; a line that does
+ * not fit is cut. */
+void nvmf_bdev_note(struct nvmf_bdev *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * nvmf_bdev_open - open the backend @cfg describes (kind AUTO: regular file -> file,
@@ -126,11 +135,11 @@ int nvmf_backend_block_size(const struct nvmf_ns_config *cfg, const char *name, 
 			    char *err, size_t errlen);
 
 /*
- * nvmf_backend_open_fd - open @path with @flags, adding O_DIRECT unless @buffered. When
- * the filesystem refuses O_DIRECT (EINVAL, e.g. tmpfs) it notes that on stderr and opens
- * buffered. Sets *@direct. Returns the fd, or -1 with "<path>: <strerror>" in @err.
+ * nvmf_backend_open_fd - open @path with @flags for @b, adding O_DIRECT unless @buffered.
+ * When the filesystem refuses O_DIRECT (EINVAL, e.g. tmpfs) it says so in b->note and
+ * opens buffered. Sets b->direct. Returns the fd, or -1 with "<path>: <strerror>" in @err.
  */
-int nvmf_backend_open_fd(const char *path, int flags, bool buffered, bool *direct,
+int nvmf_backend_open_fd(struct nvmf_bdev *b, const char *path, int flags, bool buffered,
 			 char *err, size_t errlen);
 
 /*

@@ -260,6 +260,7 @@ void nvmf_config_target_defaults(struct nvmf_target_config *t)
 	t->idle_poll_us = 1000;
 	t->srq = true;
 	t->srq_depth = 4096;
+	memset(t->log_level, -1, sizeof(t->log_level));
 	t->numa_node = -1;
 	t->discovery_log = NVMF_DISC_LOG_ALL_PORTS;
 	t->discovery_kato = NVMF_DEFAULT_DISC_KATO;
@@ -555,7 +556,7 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 	json_object_foreach(nt, k, v) {
 		static const char *const known[] = { "mdts", "threads", "buffers_small", "buffers_large",
 			"hugepages", "idle_poll_us", "srq", "srq_depth", "numa_node", "rpc_socket",
-			"discovery_log", "discovery_kato", "resv_state", NULL };
+			"discovery_log", "discovery_kato", "resv_state", "log_level", NULL };
 		size_t i;
 
 		for (i = 0; known[i] && strcmp(k, known[i]); i++)
@@ -563,7 +564,7 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		if (!known[i])
 			return cfg_fail(c, "nvmf_target", k, "unknown key (known: mdts, threads, buffers_small, "
 				    "buffers_large, hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, "
-				    "discovery_log, discovery_kato, resv_state)");
+				    "discovery_log, discovery_kato, resv_state, log_level)");
 	}
 	if ((r = cfg_get_int(c, nt, "nvmf_target", "mdts", &mdts_rule, false, &n)) < 0)
 		return -1;
@@ -593,7 +594,8 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		return -1;
 	if (r)
 		t->srq_depth = (uint32_t)n;
-	if (cfg_get_bool(c, nt, "nvmf_target", "srq", &t->srq) < 0 || cfg_parse_discovery(c, nt, t))
+	if (cfg_get_bool(c, nt, "nvmf_target", "srq", &t->srq) < 0 || cfg_parse_discovery(c, nt, t) ||
+	    cfg_parse_log_level(c, nt, t))
 		return -1;
 	const char *sock = NULL;
 	char b[80];

@@ -124,6 +124,30 @@ enum nvmf_disc_log_mode {
 	NVMF_DISC_LOG_HOST_PORT,        /* "host-port": only the port the host came in on (nvmet) */
 };
 
+/*
+ * The log's levels, most severe first: a line is written when its level <= its
+ * component's level (target/log.h). Here because the config names them
+ * (nvmf_target.log_level) as the target and its control socket do.
+ */
+enum nvmf_log_level {
+	NVMF_LOG_ERROR,
+	NVMF_LOG_WARNING,
+	NVMF_LOG_INFO,            /* the default: connects, disconnects, changes */
+	NVMF_LOG_DEBUG,
+};
+
+/* The log's components: each line names the one it comes from, and each has its own
+ * level (target/log.h). */
+enum nvmf_log_component {
+	NVMF_LOGC_CORE,           /* target/: controllers, queues, namespaces, reservations */
+	NVMF_LOGC_RDMA,           /* rdma/target */
+	NVMF_LOGC_TCP,            /* tcp/target */
+	NVMF_LOGC_AUTH,           /* DH-HMAC-CHAP (target/auth.c) */
+	NVMF_LOGC_CONTROL,        /* control/: the control socket, reload */
+	NVMF_LOGC_BACKEND,        /* subsystem/backend*: what a backend chose at open, its close */
+	NVMF_LOGC_COUNT,
+};
+
 /* Target-wide settings (extension object "nvmf_target"). */
 struct nvmf_target_config {
 	char discovery_nqn[NVMF_CFG_NQN_MAX]; /* "discovery.nqn"; default the well-known NQN */
@@ -150,6 +174,9 @@ struct nvmf_target_config {
 				     * resv_state_set: none (PTPL unsupported). Unset: the config
 				     * file's name + ".resv.json" */
 	bool resv_state_set;
+	int8_t log_level[NVMF_LOGC_COUNT]; /* nvmf_target.log_level, {"tcp": "debug", ...}: a
+				     * component's enum nvmf_log_level; -1 (default): not named,
+				     * so the daemon's --log-level (default info) */
 };
 
 /* hosts[].dhchap of a host that has a key: nvmetcli's dump of the kernel's configfs host
@@ -265,6 +292,16 @@ struct json_t *nvmf_config_to_json(const struct nvmf_config *cfg);
  * old file or the new one, never a mix. 0, or -errno with @err naming the file.
  */
 int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err, size_t errlen);
+
+/* nvmf_log_level_name - "error", "warning", "info" or "debug"; "?" out of range. */
+const char *nvmf_log_level_name(enum nvmf_log_level level);
+/* nvmf_log_level_parse - @name as a level; false when it is none of the four. */
+bool nvmf_log_level_parse(const char *name, enum nvmf_log_level *out);
+/* nvmf_log_component_name - "core", "rdma", "tcp", "auth", "control" or "backend"; "?"
+ * out of range. */
+const char *nvmf_log_component_name(enum nvmf_log_component c);
+/* nvmf_log_component_parse - @name as a component; false when it is none of them. */
+bool nvmf_log_component_parse(const char *name, enum nvmf_log_component *out);
 
 /* nvmf_disc_log_mode_name - "all-ports" or "host-port", as nvmf_target.discovery_log
  * spells the mode ("?" for anything else). */

@@ -87,6 +87,16 @@ int cfg_get_ascii(struct cfg_ctx *c, json_t *obj, const char *base, const char *
 /* cfg_all_zero - every one of @n bytes is 0 (an ID nvmetcli leaves unset). */
 bool cfg_all_zero(const uint8_t *p, size_t n);
 
+/* ---- the log (subsystem/config_log.c) ---- */
+
+/* cfg_parse_log_level - nvmf_target.log_level of the "nvmf_target" object @nt, an object
+ * of component name -> level name, into t->log_level (components it does not name stay
+ * -1). An unknown component or level fails by name. Returns 0 or -1 with the message. */
+int cfg_parse_log_level(struct cfg_ctx *c, json_t *nt, struct nvmf_target_config *t);
+/* cfg_log_level_json - t->log_level as that object (new reference); NULL when it names
+ * no component (the key is then left out) or out of memory. */
+json_t *cfg_log_level_json(const struct nvmf_target_config *t);
+
 /* ---- the discovery service (subsystem/config_discovery.c) ---- */
 
 /* cfg_parse_discovery - nvmf_target.discovery_log ("all-ports" | "host-port") and

@@ -158,6 +158,11 @@ json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
 		json_object_set_new(nt, "rpc_socket", json_string(t->rpc_socket));
 	if (nt && t->resv_state_set)
 		json_object_set_new(nt, "resv_state", json_string(t->resv_state));
+	json_t *levels = cfg_log_level_json(t);
+	if (nt && levels)
+		json_object_set_new(nt, "log_level", levels);
+	else
+		json_decref(levels);
 	json_t *root = json_pack("{s:o, s:o, s:o, s:o}", "hosts", hosts, "ports", ports,
 				 "subsystems", subs, "nvmf_target", nt);
 	struct nvmf_target_config def;

@@ -17,6 +17,7 @@
  * the same way. Protocol failures never fail the command itself: the NVMe
  * status says only whether the SQE was well formed.
  */
+#define NVMF_LOG_COMPONENT NVMF_LOGC_AUTH   /* target/log.h */
 #include "target/auth.h"
 
 #include <endian.h>

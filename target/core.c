@@ -10,6 +10,7 @@
 #include <string.h>
 #include "target/auth.h"
 #include "target/core.h"
+#include "target/probes.h"
 #include "target/resv.h"
 
 struct nvmf_tpg *nvmf_pg_tpg(const struct nvmf_pg *pg, const struct nvmf_transport *t)
@@ -237,6 +238,12 @@ static nvme_status_t parse(struct nvmf_req *req)
 	return nvmf_parse_io_cmd(req);
 }
 
+/* The nsid the probes give (target/probes.h): a Fabrics command's bytes 4-7 are none. */
+static uint32_t probe_nsid(const struct nvme_sqe *cmd)
+{
+	return cmd->opcode == nvme_admin_fabrics ? 0 : le32toh(cmd->nsid);
+}
+
 bool nvmf_sq_accepting(const struct nvmf_sq *sq)
 {
 	return !sq->quiescing;
@@ -266,6 +273,7 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 	 * must not hold it back); with SQ flow control the host relies on it. A queue that
 	 * disabled it counts on anyway: the CQEs do not show it. */
 	sq->sqhd = sq->size ? (uint16_t)((sq->sqhd + 1) % sq->size) : 0;
+	NVMF_PROBE_REQUEST_RECEIVE(req, sq->qid, cmd->command_id, cmd->opcode, probe_nsid(cmd));
 
 	/* Fused operations are not supported (Identify FUSES = 0). */
 	if (cmd->flags & 0x3) {
@@ -299,6 +307,8 @@ void nvmf_req_execute(struct nvmf_req *req)
 		nvmf_req_complete_dnr(req, nvme_generic(NVME_SC_SGL_INVALID_DATA));
 		return;
 	}
+	NVMF_PROBE_REQUEST_EXECUTE(req, req->sq->qid, req->cmd->command_id, req->cmd->opcode,
+				   probe_nsid(req->cmd), req->data_len);
 	req->execute(req);
 }
 
@@ -314,6 +324,8 @@ void nvmf_req_complete(struct nvmf_req *req, nvme_status_t status)
 	req->cqe->sq_id = htole16(sq->qid);
 	req->cqe->status = htole16((uint16_t)(status << 1));
 	req->cqe_optional = sq->sqflow_disabled && !status && !req->cqe->result.u64;
+	NVMF_PROBE_REQUEST_RESPONSE(req, sq->qid, req->cmd->command_id, req->cmd->opcode,
+				    probe_nsid(req->cmd), status);
 	nvmf_req_release_ns(req, status);
 	free(req->aux);
 	req->aux = NULL;
@@ -331,6 +343,7 @@ void nvmf_req_complete_dnr(struct nvmf_req *req, nvme_status_t status)
 void nvmf_req_abandon(struct nvmf_req *req)
 {
 	struct nvmf_sq *sq = req->sq;
+	NVMF_PROBE_REQUEST_ABANDON(req, sq->qid, req->cmd->command_id);
 	nvmf_req_release_ns(req, nvme_generic(NVME_SC_ABORT_REQ));
 	free(req->aux);
 	req->aux = NULL;

@@ -147,7 +147,8 @@ struct nvmf_tgt {
 	struct nvmf_clock clock;           /* the target's clock in ms (timers, keep-alive, the
 					    * RDMA transport's teardown); zeroed: the monotonic
 					    * clock, tests set now_ms (util/clock.h) */
-	int log_level;                     /* enum nvmf_log_level (target/log.h), atomic;
+	int log_level[NVMF_LOGC_COUNT];    /* per component (enum nvmf_log_component), an
+					    * enum nvmf_log_level, atomic (target/log.h);
 					    * NVMF_LOG_INFO after nvmf_tgt_init */
 	bool started;                      /* nvmf_tgt_start succeeded: shutdown reports the
 					    * groups' statistics. A start that failed has none to

@@ -22,6 +22,7 @@
 #include "nvme/status.h"
 #include "target/admin.h"
 #include "target/ana.h"
+#include "target/probes.h"
 #include "target/resv.h"
 
 /* Command Dword 12 of Read/Write/Compare/Write Zeroes (NVM Command Set 1.0 figures 36,
@@ -62,10 +63,25 @@ static void retry_enqueue(struct nvmf_io_ctx *io, struct nvmf_req *req)
  * the target's retry list. Another error (an I/O context that can no longer submit, or
  * a backend breaking its contract) is delivered through done, so callers see one path.
  */
+/* Every hand-over to the backend, so the probe sees retries too. */
+static int bio_submit(struct nvmf_io_ctx *io, struct nvmf_req *req)
+{
+	NVMF_PROBE_BACKEND_SUBMIT(req, req->ns->nsid, req->bio.op, req->bio.offset, req->bio.len);
+	return nvmf_bdev_submit(req->ns->bdev, io->aio, &req->bio);
+}
+
+/* The request of a finished backend I/O, the probe told first. */
+static struct nvmf_req *bio_req(struct nvmf_bdev_io *io, int err)
+{
+	struct nvmf_req *req = io->ctx;
+	NVMF_PROBE_BACKEND_COMPLETE(req, req->ns->nsid, io->op, err);
+	return req;
+}
+
 bool nvmf_req_bio_submit(struct nvmf_req *req)
 {
 	struct nvmf_io_ctx *io = nvmf_sq_io(req->sq);
-	int rc = nvmf_bdev_submit(req->ns->bdev, io->aio, &req->bio);
+	int rc = bio_submit(io, req);
 	if (rc == -EAGAIN) {
 		retry_enqueue(io, req);
 		return false;
@@ -84,7 +100,7 @@ void nvmf_io_retry_pending(struct nvmf_io_ctx *io)
 		struct nvmf_req *req = list;
 		list = req->retry_next;
 		req->retry_next = NULL;
-		int rc = nvmf_bdev_submit(req->ns->bdev, io->aio, &req->bio);
+		int rc = bio_submit(io, req);
 		if (rc == -EAGAIN) {
 			/* Still full: this one and the rest of the old list (which still ends
 			 * at old_tail) go back in front of any parked meanwhile, order kept. */
@@ -156,12 +172,12 @@ static void io_finished(struct nvmf_req *req, int err, bool is_write)
 /* A FLUSH finished: after a FUA / write-through write, or a Flush command. */
 static void flush_done(struct nvmf_bdev_io *io, int err)
 {
-	io_finished(io->ctx, err, true);
+	io_finished(bio_req(io, err), err, true);
 }
 
 static void rw_done(struct nvmf_bdev_io *io, int err)
 {
-	struct nvmf_req *req = io->ctx;
+	struct nvmf_req *req = bio_req(io, err);
 	bool is_write = io->op != NVMF_BDEV_READ;
 	if (!err && is_write && needs_flush(req)) {
 		bio_prep(req, NVMF_BDEV_FLUSH, 0, 0, NULL, flush_done);
@@ -199,7 +215,7 @@ static void execute_write_zeroes(struct nvmf_req *req)
 
 static void compare_read_done(struct nvmf_bdev_io *io, int err)
 {
-	struct nvmf_req *req = io->ctx;
+	struct nvmf_req *req = bio_req(io, err);
 	if (err) {
 		nvmf_req_complete(req, nvme_status_from_errno(err, false));
 		return;
@@ -266,7 +282,7 @@ static struct nvme_dsm_range dsm_range(const struct nvmf_req *req, uint32_t i)
 
 static void dsm_done(struct nvmf_bdev_io *io, int err)
 {
-	struct nvmf_req *req = io->ctx;
+	struct nvmf_req *req = bio_req(io, err);
 	struct dsm_state *st = req->aux;
 	if (err && !st->err)
 		st->err = err;

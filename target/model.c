@@ -95,6 +95,7 @@ int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *s
 		snprintf(err, errlen, "%s", msg ? msg + 1 : why);
 		return -EIO;
 	}
+	nvmf_subsys_log_notes(tgt, s);
 	int rc = nvmf_tgt_subsys_check_unique(tgt, s, err, errlen);
 	if (rc) {
 		nvmf_subsys_free(s);

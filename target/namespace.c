@@ -230,6 +230,19 @@ int nvmf_tgt_subsys_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_s
 	return 0;
 }
 
+void nvmf_ns_log_notes(const struct nvmf_tgt *tgt, const struct nvmf_ns *ns)
+{
+	for (const char *p = ns->bdev->note, *nl; *p && (nl = strchr(p, '\n')); p = nl + 1)
+		nvmf_log_at(tgt, NVMF_LOGC_BACKEND, NVMF_LOG_INFO, "%.*s", (int)(nl - p), p);
+}
+
+void nvmf_subsys_log_notes(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s)
+{
+	for (uint32_t n = 1; n <= s->max_nsid; n++)
+		if (s->ns[n])
+			nvmf_ns_log_notes(tgt, s->ns[n]);
+}
+
 /* ---- add ---- */
 
 /* A namespace opened and counted for every group, not yet published. */
@@ -237,6 +250,8 @@ static struct nvmf_ns *open_counted(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 				    const struct nvmf_ns_config *nc, char *err, size_t errlen)
 {
 	struct nvmf_ns *ns = nvmf_ns_open(s, nc, err, errlen);
+	if (ns)
+		nvmf_ns_log_notes(tgt, ns);
 	if (ns && (nvmf_ns_stats_alloc(ns, tgt->npgs) || nvmf_resv_ns_attach(tgt, s, ns))) {
 		nvmf_ns_free(ns);
 		snprintf(err, errlen, "out of memory");

@@ -100,4 +100,10 @@ unsigned nvmf_tgt_ns_draining(const struct nvmf_tgt *tgt);
 /* nvmf_tgt_ns_fini - close and free what is still draining (the groups are gone). */
 void nvmf_tgt_ns_fini(struct nvmf_tgt *tgt);
 
+/* nvmf_ns_log_notes - what the backend of @ns said at open (nvmf_bdev.note), one log line
+ * each (component backend, info); nvmf_subsys_log_notes - the same for every namespace
+ * of @s. */
+void nvmf_ns_log_notes(const struct nvmf_tgt *tgt, const struct nvmf_ns *ns);
+void nvmf_subsys_log_notes(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s);
+
 #endif

@@ -83,7 +83,7 @@ void nvmf_pg_wake(struct nvmf_pg *pg)
 	uint64_t one = 1;
 	/* EAGAIN: the counter is saturated, the group is awake anyway. */
 	if (write(pg->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		fprintf(stderr, "nvmf-target: poll group %u: wake: %s\n", pg->index, strerror(errno));
+		nvmf_log(pg->tgt, NVMF_LOG_ERROR, "poll group %u: wake: %s", pg->index, strerror(errno));
 }
 
 static void enqueue(struct nvmf_pg *pg, struct nvmf_msg *m)
@@ -355,7 +355,7 @@ int nvmf_pg_run_once(struct nvmf_pg *pg, int max_sleep_ms)
 	pg->slept = true;
 	int rc = epoll_wait(pg->epfd, evs, 8, timeout);
 	if (rc < 0 && errno != EINTR) {
-		fprintf(stderr, "nvmf-target: poll group %u: epoll_wait: %s\n", pg->index, strerror(errno));
+		nvmf_log(pg->tgt, NVMF_LOG_ERROR, "poll group %u: epoll_wait: %s", pg->index, strerror(errno));
 		return -1;
 	}
 	drain_wake(pg);
@@ -386,7 +386,7 @@ static void *pg_thread(void *arg)
 		CPU_SET(pg->cpu, &set);
 		int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 		if (rc)
-			fprintf(stderr, "nvmf-target: poll group %u: cannot pin to CPU %d: %s\n",
+			nvmf_log(pg->tgt, NVMF_LOG_WARNING, "poll group %u: cannot pin to CPU %d: %s",
 				pg->index, pg->cpu, strerror(rc));
 	}
 	while (!__atomic_load_n(&pg->stop, __ATOMIC_ACQUIRE))

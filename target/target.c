@@ -43,6 +43,7 @@ static int build_model(struct nvmf_tgt *tgt, struct nvmf_config *cfg, char *err,
 		tgt->subsys[i] = nvmf_subsys_build(&cfg->subsystems[i], i, err, errlen);
 		if (!tgt->subsys[i])
 			return -1;
+		nvmf_subsys_log_notes(tgt, tgt->subsys[i]);
 		char why[512];
 		if (nvmf_tgt_subsys_check_unique(tgt, tgt->subsys[i], why, sizeof(why))) {
 			snprintf(err, errlen, "subsystems[%zu] (%s): %s", i, cfg->subsystems[i].nqn, why);
@@ -278,7 +279,7 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
 {
 	memset(tgt, 0, sizeof(*tgt));
 	tgt->cfg = cfg;
-	tgt->log_level = NVMF_LOG_INFO;
+	nvmf_log_level_set_all(tgt, NVMF_LOG_INFO);
 	tgt->disc_genctr = 1;
 	const struct nvmf_transport_ops *used[NVMF_MAX_TRANSPORTS];
 	unsigned nused = 0, nall;
@@ -361,10 +362,10 @@ int nvmf_tgt_start(struct nvmf_tgt *tgt, char *err, size_t errlen)
 		if (nvmf_pg_start(tgt->pgs[i], ncpu ? cpus[(i - 1) % (unsigned)ncpu] : -1, err, errlen))
 			return -1;
 	if (ncpu)
-		fprintf(stderr, "nvmf-target: %u I/O poll group thread(s), pinned to the CPUs of NUMA node %d\n",
+		nvmf_log(tgt, NVMF_LOG_INFO, "%u I/O poll group thread(s), pinned to the CPUs of NUMA node %d",
 			tgt->npgs - 1, node);
 	else
-		fprintf(stderr, "nvmf-target: %u I/O poll group thread(s), not pinned (NUMA node unknown)\n",
+		nvmf_log(tgt, NVMF_LOG_INFO, "%u I/O poll group thread(s), not pinned (NUMA node unknown)",
 			tgt->npgs - 1);
 	tgt->started = true;
 	return 0;
@@ -450,7 +451,7 @@ static unsigned quiesce(struct nvmf_tgt *tgt, uint64_t deadline_ms)
 		return 0;         /* no group, no queue (nvmf_tgt_shutdown returns before) */
 	for (unsigned i = 0; i < n; i++)
 		if (nvmf_pg_send(tgt->pgs[i], quiesce_all, tgt->pgs[i]))
-			fprintf(stderr, "nvmf-target: shutdown: out of memory for poll group %u\n", i);
+			nvmf_log(tgt, NVMF_LOG_ERROR, "shutdown: out of memory for poll group %u", i);
 	struct busy_ask *asks = calloc(n, sizeof(*asks));
 	struct busy_round round = { 0 };
 	/* Until a round answers, every queue counts as busy; none at all (a start that
@@ -493,7 +494,7 @@ static unsigned quiesce(struct nvmf_tgt *tgt, uint64_t deadline_ms)
 
 static void log_group(const struct nvmf_pg *pg)
 {
-	fprintf(stderr, "nvmf-target: poll group %u%s: %llu passes (%llu with work, %llu sleeps), %llu messages\n",
+	nvmf_log(pg->tgt, NVMF_LOG_INFO, "poll group %u%s: %llu passes (%llu with work, %llu sleeps), %llu messages",
 		pg->index, pg->index ? "" : " (main)", (unsigned long long)pg->passes,
 		(unsigned long long)pg->busy_passes, (unsigned long long)pg->sleeps,
 		(unsigned long long)pg->msgs);
@@ -546,8 +547,8 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 	uint64_t bound = (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	unsigned busy = quiesce(tgt, start_ms + bound / 2);
 	if (busy)
-		fprintf(stderr, "nvmf-target: shutdown: %u queue(s) still had commands in flight after %llu ms; "
-			"disconnecting them\n", busy, (unsigned long long)(bound / 2));
+		nvmf_log(tgt, NVMF_LOG_WARNING, "shutdown: %u queue(s) still had commands in flight after %llu ms; "
+			"disconnecting them", busy, (unsigned long long)(bound / 2));
 	/* Each group disconnects its own queues: by message when it runs on a thread of its
 	 * own (the main group too, if the embedding program started it), at once when the
 	 * caller's thread runs it. */
@@ -556,7 +557,7 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 		if (!nvmf_pg_started(pg))
 			disconnect_all(pg);
 		else if (nvmf_pg_send(pg, disconnect_all, pg))
-			fprintf(stderr, "nvmf-target: shutdown: out of memory for poll group %u\n", i);
+			nvmf_log(tgt, NVMF_LOG_ERROR, "shutdown: out of memory for poll group %u", i);
 	}
 	uint64_t deadline = start_ms + bound;
 	while (nvmf_tgt_live_queues(tgt) && nvmf_mono_ms() < deadline)
@@ -578,7 +579,7 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 	if (left || !groups_idle(tgt)) {
 		/* Something is still in a backend or on the wire: leak rather than free memory
 		 * an I/O will still complete into. */
-		fprintf(stderr, "nvmf-target: shutdown: %u queue(s) still busy after %d ms, left allocated\n",
+		nvmf_log(tgt, NVMF_LOG_WARNING, "shutdown: %u queue(s) still busy after %d ms, left allocated",
 			left, timeout_ms);
 		return;
 	}

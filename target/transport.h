@@ -8,10 +8,11 @@
  *
  * A transport includes this header and no other of the core's: it gets here the queue
  * and request it shares with the core (target/queue.h), the poll groups it runs on
- * (target/poll-group.h: messages, timers, wait descriptors) and the target's log
- * (target/log.h). The target, its ports and its configuration are opaque to it: its
- * limits come resolved (struct nvmf_transport_opts, nvmf_port_attrs) and it asks the
- * core the rest through the calls below (scripts/check-includes keeps it so).
+ * (target/poll-group.h: messages, timers, wait descriptors), the target's log
+ * (target/log.h) and the USDT probes it fires (target/probes.h). The target, its ports
+ * and its configuration are opaque to it: its limits come resolved (struct
+ * nvmf_transport_opts, nvmf_port_attrs) and it asks the core the rest through the calls
+ * below (scripts/check-includes keeps it so).
  *
  * Like nvmet's struct nvmet_fabrics_ops (add_port/remove_port, queue_response,
  * delete_ctrl, disc_traddr, get_mdts, get_max_queue_size) plus SPDK's transport poll
@@ -42,6 +43,7 @@
 #include <sys/socket.h>
 #include "target/log.h"
 #include "target/poll-group.h"
+#include "target/probes.h"        /* the connection probes a transport fires */
 #include "target/queue.h"
 #include "nvme/wire.h"
 

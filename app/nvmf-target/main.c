@@ -42,16 +42,16 @@ static void reload(struct nvmf_tgt *tgt, const char *config)
 	struct nvmf_config next;
 	char err[1024];
 	if (nvmf_config_load(config, &next, err, sizeof(err))) {
-		nvmf_log(tgt, NVMF_LOG_ERROR, "reload (SIGHUP): %s: %s (nothing was changed)", config, err);
+		nvmf_log_at(tgt, NVMF_LOGC_CONTROL, NVMF_LOG_ERROR, "reload (SIGHUP): %s: %s (nothing was changed)", config, err);
 		return;
 	}
 	json_t *changes = json_array();
 	int rc = nvmf_tgt_reload(tgt, &next, changes, err, sizeof(err));
 	nvmf_config_free(&next);
 	if (rc)
-		nvmf_log(tgt, NVMF_LOG_ERROR, "reload (SIGHUP): %s (nothing was changed)", err);
+		nvmf_log_at(tgt, NVMF_LOGC_CONTROL, NVMF_LOG_ERROR, "reload (SIGHUP): %s (nothing was changed)", err);
 	else
-		nvmf_log(tgt, NVMF_LOG_INFO, "reload (SIGHUP): %zu change(s)", json_array_size(changes));
+		nvmf_log_at(tgt, NVMF_LOGC_CONTROL, NVMF_LOG_INFO, "reload (SIGHUP): %zu change(s)", json_array_size(changes));
 	json_decref(changes);
 }
 
@@ -98,8 +98,8 @@ static void print_model(const struct nvmf_tgt *tgt)
 		const struct nvmf_subsys *s = tgt->subsys[i];
 		printf("nvmf-target: subsystem %s\n", s->cfg->nqn);
 		if (s->cfg->allow_any_host && s->cfg->n_allowed_hosts)
-			fprintf(stderr, "nvmf-target: warning: subsystem %s: allow_any_host is on, so any host "
-				"may connect; its %zu allowed_hosts apply only once it is turned off\n",
+			nvmf_log(tgt, NVMF_LOG_WARNING, "subsystem %s: allow_any_host is on, so any host "
+				"may connect; its %zu allowed_hosts apply only once it is turned off",
 				s->cfg->nqn, s->cfg->n_allowed_hosts);
 		for (uint32_t n = 1; n <= s->max_nsid; n++) {
 			const struct nvmf_ns *ns = s->ns[n];
@@ -164,6 +164,9 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
+	/* Until nvmf_tgt_init there is no target and so no log (its levels are the target's):
+	 * the command line's and the config's errors go to stderr directly, "nvmf-target: "
+	 * first as the log's lines, and the program exits. */
 	char err[1024];
 	struct nvmf_config cfg;
 	memset(&cfg, 0, sizeof(cfg));
@@ -216,30 +219,32 @@ int main(int argc, char **argv)
 		nvmf_config_free(&cfg);
 		return 1;
 	}
-	tgt.log_level = (int)level;
+	/* --log-level is every component's level but those nvmf_target.log_level names. */
+	nvmf_log_level_set_all(&tgt, level);
+	nvmf_log_level_apply(&tgt, &cfg.target);
 	/* Reservations kept through a restart (PTPL): restored before any host connects; a
 	 * broken file stops here, since dropping it would drop fences. */
 	if (resv_state[0]) {
 		if (nvmf_tgt_resv_open(&tgt, resv_state, err, sizeof(err))) {
-			fprintf(stderr, "nvmf-target: %s\n", err);
+			nvmf_log(&tgt, NVMF_LOG_ERROR, "%s", err);
 			goto out;
 		}
 		printf("nvmf-target: reservation state file %s\n", resv_state);
 	}
 	print_model(&tgt);
 	if (nvmf_tgt_listen(&tgt, err, sizeof(err))) {
-		fprintf(stderr, "nvmf-target: %s\n", err);
+		nvmf_log(&tgt, NVMF_LOG_ERROR, "%s", err);
 		goto out;
 	}
 	if (!tgt.n_ports)
-		fprintf(stderr, "nvmf-target: warning: %s has no ports: no host can connect\n", config);
+		nvmf_log(&tgt, NVMF_LOG_WARNING, "%s has no ports: no host can connect", config);
 	for (size_t i = 0; i < tgt.n_ports; i++) {
 		char a[96];
 		printf("nvmf-target: listening on %s %s (port %u)\n", tgt.ports[i]->cfg->trtype,
 		       nvmf_port_config_addr(tgt.ports[i]->cfg, a, sizeof(a)), tgt.ports[i]->cfg->portid);
 	}
 	if (nvmf_tgt_start(&tgt, err, sizeof(err))) {
-		fprintf(stderr, "nvmf-target: %s\n", err);
+		nvmf_log(&tgt, NVMF_LOG_ERROR, "%s", err);
 		goto out;
 	}
 	/* The control socket: the command line, else the config, else the default. */
@@ -252,7 +257,7 @@ int main(int argc, char **argv)
 		nvmf_rpc_default_path(sock, sizeof(sock));
 	if (!no_rpc && sock[0]) {
 		if (nvmf_ctl_start(&ctl, &tgt, sock, config, err, sizeof(err))) {
-			fprintf(stderr, "nvmf-target: %s\n", err);   /* it names the socket */
+			nvmf_log_at(&tgt, NVMF_LOGC_CONTROL, NVMF_LOG_ERROR, "%s", err);   /* it names the socket */
 			goto out;
 		}
 		printf("nvmf-target: control socket %s\n", sock);
@@ -276,7 +281,7 @@ int main(int argc, char **argv)
 			reload(&tgt, config);
 		}
 		if (nvmf_pg_run_once(main_pg, 100) < 0) {
-			fprintf(stderr, "nvmf-target: fatal error in the poll loop\n");
+			nvmf_log(&tgt, NVMF_LOG_ERROR, "fatal error in the poll loop");
 			goto out;
 		}
 	}

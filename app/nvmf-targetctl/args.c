@@ -39,6 +39,7 @@ static const struct opt_spec {
 	{ "max-queue-size", 0, TCTL_OPT_MAX_QUEUE_SIZE, true },
 	{ "maxh2cdata", 0, TCTL_OPT_MAXH2CDATA, true },
 	{ "zerocopy-threshold", 0, TCTL_OPT_ZEROCOPY_THRESHOLD, true },
+	{ "component", 0, TCTL_OPT_COMPONENT, true },
 	{ "subsystem", 0, TCTL_OPT_SUBSYSTEM, true },
 	{ "hash", 0, TCTL_OPT_HASH, true },    { "dhgroup", 0, TCTL_OPT_DHGROUP, true },
 	{ "ana-group", 0, TCTL_OPT_ANA_GROUP, true },

@@ -305,16 +305,26 @@ static int reloaded(FILE *f, json_t *r)
 	return ferror(f) ? TCTL_ERR : TCTL_OK;
 }
 
-/* log-level: the level; after a change also the one before. */
+/* log-level: the level ("mixed" then each component's); after a change also the one
+ * before. */
 static int log_level(FILE *f, const struct tctl_request *req, json_t *r)
 {
 	const char *level = str(r, "level"), *prev = str(r, "previous");
-	if (!json_object_get(req->params, "level"))
+	const char *comp = json_string_value(json_object_get(r, "component"));
+	char what[32] = "log level";
+	if (comp)
+		snprintf(what, sizeof(what), "log level of %s", comp);
+	if (!json_object_get(req->params, "level")) {
 		fprintf(f, "%s\n", level);
-	else if (!strcmp(level, prev))
-		fprintf(f, "log level %s (unchanged)\n", level);
+		const char *k;
+		json_t *v;
+		if (!strcmp(level, "mixed"))
+			json_object_foreach(json_object_get(r, "components"), k, v)
+				fprintf(f, "  %-8s %s\n", k, json_string_value(v) ? json_string_value(v) : "-");
+	} else if (!strcmp(level, prev))
+		fprintf(f, "%s %s (unchanged)\n", what, level);
 	else
-		fprintf(f, "log level %s (was %s)\n", level, prev);
+		fprintf(f, "%s %s (was %s)\n", what, level, prev);
 	return ferror(f) ? TCTL_ERR : TCTL_OK;
 }
 

@@ -624,6 +624,9 @@ static int b_log_level(const struct tctl_command *c, const struct tctl_args *a, 
 {
 	(void)c;
 	static const char *const levels[] = { "error", "warning", "info", "debug", NULL };
+	const char *comp = a->opt[TCTL_OPT_COMPONENT];
+	if (comp && put(p, "component", json_string(comp), msg, len))
+		return -1;
 	if (!a->npos)
 		return 0;
 	for (unsigned i = 0; levels[i]; i++)
@@ -800,9 +803,11 @@ const struct tctl_command tctl_commands[] = {
 	{ "config", "reload", "config_reload", "",
 	  "apply the target's config file again; print what changed", NULL,
 	  { NULL }, 0, 0, NULL, TCTL_OUT_CONFIG_RELOAD, NULL, NULL },
-	{ "log-level", NULL, "log_level_get", "[LEVEL]", "print or set the target's log level",
+	{ "log-level", NULL, "log_level_get", "[--component C] [LEVEL]", "print or set the target's log level",
+	  "  --component C        only this component's level: core, rdma, tcp, auth, control or\n"
+	  "                       backend (default: every component's)\n"
 	  "LEVEL is error, warning, info or debug.\n",
-	  { "LEVEL", NULL }, 0, 0, b_log_level, TCTL_OUT_LOG_LEVEL, NULL, "log_level_set" },
+	  { "LEVEL", NULL }, 0, 1u << TCTL_OPT_COMPONENT, b_log_level, TCTL_OUT_LOG_LEVEL, NULL, "log_level_set" },
 	{ "call", NULL, NULL, "METHOD [JSON-PARAMS]",
 	  "call any method; print its result as JSON",
 	  "JSON-PARAMS is one JSON object, e.g. '{\"nqn\": \"nqn.2024-01.io.example:a\"}'.\n",

@@ -77,6 +77,7 @@ static void tq_kill(struct loop_tq *tq, bool by_host)
 	if (tq->dead)
 		return;
 	tq->dead = true;
+	NVMF_PROBE_CONN_DISCONNECT("loop", tq, tq->qid, by_host ? "host" : "target");
 	struct loop_hq *h = tq->hq;
 	if (h) {
 		pthread_mutex_lock(&h->lock);
@@ -266,6 +267,7 @@ static int loop_pg_add_queue(struct nvmf_tpg *base, void *conn)
 	h->pg = base->pg;
 	h->target_inline = tq->inline_size;
 	h->state = LHQ_LINKED;
+	NVMF_PROBE_QUEUE_CONNECT("loop", tq, tq->qid);
 	pthread_cond_broadcast(&h->cond);
 	pthread_mutex_unlock(&h->lock);
 	return 0;

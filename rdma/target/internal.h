@@ -33,7 +33,7 @@
 /* NVMF_RDMA_LOG - one line in the target's log (target/log.h: its level, its stderr) from
  * the transport @t: "rdma: " then printf's format and arguments, no trailing newline.
  * Lines about a queue name its host ("rdma: host 192.0.2.1:40112, queue 1 ..."). */
-#define NVMF_RDMA_LOG(t, level, ...) nvmf_log((t)->base.tgt, (level), "rdma: " __VA_ARGS__)
+#define NVMF_RDMA_LOG(t, level, ...) nvmf_log_at((t)->base.tgt, NVMF_LOGC_RDMA, (level), __VA_ARGS__)
 
 /* Page alignment of every buffer handed to a backend (O_DIRECT needs block alignment). */
 #define NVMF_RDMA_ALIGN 4096u

@@ -263,6 +263,10 @@ void nvmf_rdma_queue_disconnect(struct nvmf_rdma_queue *q, const char *why)
 		NVMF_RDMA_LOG(q->t, NVMF_LOG_WARNING, "host %s, queue %u (cntlid %u): disconnecting: %s",
 			      q->sq.peer[0] ? q->sq.peer : "?", q->qid, (unsigned)nvmf_sq_cntlid(&q->sq),
 			      why);
+	if (why)
+		NVMF_PROBE_CONN_ERROR("rdma", q, q->qid, why);
+	else
+		NVMF_PROBE_CONN_DISCONNECT("rdma", q, q->qid, "");
 	q->state = NVMF_RDMA_Q_DYING;
 	q->dying_since_ms = nvmf_clock_ms(q->t->clock);
 	q->pg->ndying++;

@@ -296,6 +296,7 @@ int nvmf_rdma_pg_add_queue_op(struct nvmf_tpg *tpg, void *conn)
 	p.rnr_retry_count = 7;
 	p.retry_count = 7;
 	p.flow_control = 1;
+	NVMF_PROBE_CONN_ACCEPT("rdma", q, cr->peer);
 	if (v->accept(id, &p)) {
 		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
 			      "rdma_accept from %s: %s", cr->peer, strerror(errno));
@@ -411,8 +412,10 @@ int nvmf_rdma_process_cm_events(struct nvmf_rdma_poll_group *pg)
 			struct nvmf_rdma_queue *q = ev->id->context;
 			switch (ev->event) {
 			case RDMA_CM_EVENT_ESTABLISHED:
-				if (q && q->state == NVMF_RDMA_Q_CONNECTING)
+				if (q && q->state == NVMF_RDMA_Q_CONNECTING) {
 					q->state = NVMF_RDMA_Q_LIVE;
+					NVMF_PROBE_QUEUE_CONNECT("rdma", q, q->qid);
+				}
 				break;
 			case RDMA_CM_EVENT_DISCONNECTED:
 			case RDMA_CM_EVENT_TIMEWAIT_EXIT:

@@ -70,6 +70,7 @@ int nvmf_tcp_conn_set_queue(struct nvmf_tcp_conn *conn, uint16_t qid)
 		r->next_free = conn->free_reqs;
 		conn->free_reqs = r;
 	}
+	NVMF_PROBE_QUEUE_CONNECT("tcp", conn, qid);
 	return 0;
 }
 
@@ -117,6 +118,10 @@ void nvmf_tcp_conn_kill(struct nvmf_tcp_conn *conn, enum nvmf_log_level level, c
 	bool handed = conn->sq_inited;
 	conn->state = NVMF_TCP_CONN_DEAD;
 	conn->rx_req = NULL;   /* its request is dropped below */
+	if (level <= NVMF_LOG_WARNING)
+		NVMF_PROBE_CONN_ERROR("tcp", conn, conn->qid, why ? why : "");
+	else
+		NVMF_PROBE_CONN_DISCONNECT("tcp", conn, conn->qid, why ? why : "");
 	if (why && handed)
 		NVMF_TCP_LOG(conn->t, level, "host %s, queue %u: %s", conn->peer, conn->qid, why);
 	else if (why)   /* no Connect seen: the queue is not known */

@@ -21,7 +21,7 @@
 /* NVMF_TCP_LOG - one line in the target's log (target/log.h: its level, its stderr) from
  * the transport @t: "tcp: " then printf's format and arguments, no trailing newline.
  * Lines about a connection name its host ("tcp: host 192.0.2.1:40112, queue 1: ..."). */
-#define NVMF_TCP_LOG(t, level, ...) nvmf_log((t)->base.tgt, (level), "tcp: " __VA_ARGS__)
+#define NVMF_TCP_LOG(t, level, ...) nvmf_log_at((t)->base.tgt, NVMF_LOGC_TCP, (level), __VA_ARGS__)
 
 /* Limits of the transport. */
 #define NVMF_TCP_MAX_QUEUE_SIZE 1024u

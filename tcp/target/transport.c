@@ -251,6 +251,7 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 			continue;
 		}
 		nvmf_sockaddr_str((const struct sockaddr *)&peer, conn->peer, sizeof(conn->peer));
+		NVMF_PROBE_CONN_ACCEPT("tcp", conn, conn->peer);
 		socklen_t llen = sizeof(conn->local);
 		getsockname(fd, (struct sockaddr *)&conn->local, &llen);
 		conn->born_ms = tpg->base.pg->now_ms;

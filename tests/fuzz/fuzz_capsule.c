@@ -119,7 +119,7 @@ static int boot(struct host *h, uint8_t setup)
 	fx_cfg_expose(p, ANY_NQN);
 	if (fx_boot(f, "127.0.0.1", "4420"))
 		return -1;
-	f->tgt.log_level = NVMF_LOG_ERROR;
+	nvmf_log_level_set_all(&f->tgt, NVMF_LOG_ERROR);
 	char err[256];
 	if ((setup & 2) && nvmf_tgt_host_auth_set(&f->tgt, FX_HOSTNQN,
 			"DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:",

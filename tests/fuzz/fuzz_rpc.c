@@ -215,7 +215,7 @@ static void boot(struct fx *f, struct nvmf_loop_raw **admin, struct nvmf_loop_ra
 	fx_cfg_expose(p, FX_SUBNQN);
 	if (fx_boot(f, "127.0.0.1", "4420"))
 		abort();
-	f->tgt.log_level = NVMF_LOG_ERROR;
+	nvmf_log_level_set_all(&f->tgt, NVMF_LOG_ERROR);
 	uint16_t cntlid = 0xffff;
 	if (nvmf_loop_raw_connect(&f->tgt, "127.0.0.1", "4420", 0, 32, admin) ||
 	    connect_raw(f, *admin, 0, 31, &cntlid) || enable_raw(f, *admin) ||

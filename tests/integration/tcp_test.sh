@@ -305,7 +305,7 @@ test_05_same_subsystem_on_tcp_and_rdma_is_one_multipath_device() {
     no_host_errors "tcp + rdma multipath"
     # Nothing the hosts sent so far was refused, nothing broke a connection.
     # (A reset at the host's disconnect is no error: "receive: Connection reset by peer".)
-    grep -E 'nvmf-target: (warning: )?tcp: .*(protocol error|terminated)' $ST/target.log &&
+    grep -E 'nvmf-target: tcp: (warning: )?.*(protocol error|terminated)' $ST/target.log &&
         fail "the tcp transport logged errors (above)"
     return 0
 }

@@ -471,6 +471,41 @@ static void socket_calls_run_on_the_main_group(void)
 	teardown();
 }
 
+/* log_level_set with a component changes that one; log_level_get then says "mixed" and
+ * lists each; an unknown component is refused by name and changes nothing. */
+static void log_level_of_one_component_is_set_and_read_alone(void)
+{
+	setup();
+	json_t *resp = call("log_level_set", "{\"level\":\"debug\",\"component\":\"tcp\"}");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "component")), "tcp");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "level")), "debug");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "previous")), "info");
+	json_decref(resp);
+	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_TCP), NVMF_LOG_DEBUG);
+	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_RDMA), NVMF_LOG_INFO);
+	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_CORE), NVMF_LOG_INFO);
+	resp = call("log_level_get", NULL);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "level")), "mixed");
+	json_t *each = json_object_get(result(resp), "components");
+	CU_ASSERT_EQUAL(json_object_size(each), NVMF_LOGC_COUNT);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(each, "tcp")), "debug");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(each, "backend")), "info");
+	json_decref(resp);
+	resp = call("log_level_get", "{\"component\":\"tcp\"}");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "level")), "debug");
+	json_decref(resp);
+	expect_error("log_level_set", "{\"level\":\"error\",\"component\":\"disk\"}", NVMF_RPC_INVALID_PARAMS,
+		     "parameter 'component': \"disk\" is not a log component (core, rdma, tcp, auth, control, backend)");
+	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_CORE), NVMF_LOG_INFO);
+	/* Without a component every one takes the level; "previous" was mixed. */
+	resp = call("log_level_set", "{\"level\":\"warning\"}");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "previous")), "mixed");
+	json_decref(resp);
+	for (unsigned i = 0; i < NVMF_LOGC_COUNT; i++)
+		CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, (enum nvmf_log_component)i), NVMF_LOG_WARNING);
+	teardown();
+}
+
 static void version_log_level_and_poll_group_stats_answer(void)
 {
 	setup();
@@ -481,13 +516,14 @@ static void version_log_level_and_poll_group_stats_answer(void)
 	resp = call("log_level_set", "{\"level\":\"debug\"}");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "previous")), "info");
 	json_decref(resp);
-	CU_ASSERT_EQUAL(F.tgt.log_level, NVMF_LOG_DEBUG);
+	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_CORE), NVMF_LOG_DEBUG);
+	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_BACKEND), NVMF_LOG_DEBUG);
 	resp = call("log_level_get", NULL);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "level")), "debug");
 	json_decref(resp);
 	expect_error("log_level_set", "{\"level\":\"loud\"}", NVMF_RPC_INVALID_PARAMS,
 		     "parameter 'level': \"loud\" is not a log level (error, warning, info, debug)");
-	CU_ASSERT_EQUAL(F.tgt.log_level, NVMF_LOG_DEBUG);
+	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_TCP), NVMF_LOG_DEBUG);
 	/* The fixture's target ran passes to boot; each found work or not. */
 	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
 	resp = call("poll_group_stats", NULL);
@@ -510,6 +546,7 @@ const struct unit_test control_tests[] = {
 	{"host_dhchap_set_and_clear_change_who_must_authenticate", host_dhchap_set_and_clear_change_who_must_authenticate},
 	{"host_dhchap_set_refuses_bad_values_without_echoing_secrets", host_dhchap_set_refuses_bad_values_without_echoing_secrets},
 	{"version_log_level_and_poll_group_stats_answer", version_log_level_and_poll_group_stats_answer},
+	{"log_level_of_one_component_is_set_and_read_alone", log_level_of_one_component_is_set_and_read_alone},
 	{"subsystem_list_shows_namespaces_hosts_and_ports", subsystem_list_shows_namespaces_hosts_and_ports},
 	{"controller_list_shows_the_host_its_queues_and_kato", controller_list_shows_the_host_its_queues_and_kato},
 	{"namespace_stats_count_exactly_the_commands_issued", namespace_stats_count_exactly_the_commands_issued},

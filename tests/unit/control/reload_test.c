@@ -199,7 +199,7 @@ static void refused_reload_does_not_log_a_staged_namespace_as_closed_after_comma
 static void refused_reload_says_at_debug_that_the_staged_namespace_was_discarded(void)
 {
 	setup();
-	F.tgt.log_level = NVMF_LOG_DEBUG;
+	nvmf_log_level_set_all(&F.tgt, NVMF_LOG_DEBUG);
 	struct fx_stderr out;
 	int rc = refused_reload_staging_ns5(&out);
 	fx_stderr_end(&out);
@@ -465,6 +465,29 @@ static void reload_applies_referrals_and_listing_mode_with_a_log_change_event(vo
 	teardown();
 }
 
+/* nvmf_target.log_level changes live: a component the file now names takes its level,
+ * one it no longer names goes back to info, one set live and untouched by the file stays. */
+static void reload_applies_changed_log_levels(void)
+{
+	setup();
+	same_as_running();
+	nvmf_log_level_set(&F.tgt, NVMF_LOGC_RDMA, NVMF_LOG_ERROR);     /* set live */
+	F.tgt.cfg->target.log_level[NVMF_LOGC_AUTH] = NVMF_LOG_WARNING;  /* as if loaded */
+	nvmf_log_level_set(&F.tgt, NVMF_LOGC_AUTH, NVMF_LOG_WARNING);
+	Next.target.log_level[NVMF_LOGC_TCP] = NVMF_LOG_DEBUG;
+	json_t *changes = json_array();
+	char err[512] = "";
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(json_array_size(changes), 2);
+	CU_ASSERT_STRING_EQUAL(change(changes, 0), "nvmf_target.log_level: tcp debug");
+	CU_ASSERT_STRING_EQUAL(change(changes, 1), "nvmf_target.log_level: auth info");
+	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_TCP), NVMF_LOG_DEBUG);
+	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_AUTH), NVMF_LOG_INFO);
+	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_RDMA), NVMF_LOG_ERROR);
+	json_decref(changes);
+	teardown();
+}
+
 /* nvmf_target.discovery_kato changes live for discovery controllers that connect from
  * then on; one already connected keeps the timeout it got. */
 static void reload_changes_discovery_kato_of_later_discovery_controllers(void)
@@ -627,6 +650,7 @@ const struct unit_test reload_tests[] = {
 	 reload_applies_referrals_and_listing_mode_with_a_log_change_event},
 	{"reload_changes_discovery_kato_of_later_discovery_controllers",
 	 reload_changes_discovery_kato_of_later_discovery_controllers},
+	{"reload_applies_changed_log_levels", reload_applies_changed_log_levels},
 	{"resv_enable_changes_only_on_a_disabled_namespace", resv_enable_changes_only_on_a_disabled_namespace},
 	{"resv_enable_change_is_undone_with_a_failed_reload", resv_enable_change_is_undone_with_a_failed_reload},
 	{"host_keys_reloaded_apply_to_the_next_connect", host_keys_reloaded_apply_to_the_next_connect},

@@ -99,7 +99,24 @@ static void nvme_kind_is_inferred_only_for_whole_namespace_names(void)
 	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name(""));
 }
 
+/* What an open says for the target's log: one '\n'-ended line per note, a line that no
+ * longer fits dropped whole or cut, never past the buffer. */
+static void notes_are_lines_and_never_overflow(void)
+{
+	struct nvmf_bdev b;
+	memset(&b, 0, sizeof(b));
+	nvmf_bdev_note(&b, "%s: O_DIRECT not supported here, using buffered I/O", "/x");
+	nvmf_bdev_note(&b, "second %d", 2);
+	CU_ASSERT_STRING_EQUAL(b.note, "/x: O_DIRECT not supported here, using buffered I/O\nsecond 2\n");
+	for (int i = 0; i < 50; i++)
+		nvmf_bdev_note(&b, "a line of some length to fill the buffer %d", i);
+	size_t n = strlen(b.note);
+	CU_ASSERT_TRUE(n < sizeof(b.note));
+	CU_ASSERT_EQUAL(b.note[n - 1], '\n');
+}
+
 const struct unit_test backend_tests[] = {
+	{ "notes_are_lines_and_never_overflow", notes_are_lines_and_never_overflow },
 	{ "auto_kind_on_regular_file_is_file", auto_kind_on_regular_file_is_file },
 	{ "auto_kind_with_create_on_missing_path_creates_file", auto_kind_with_create_on_missing_path_creates_file },
 	{ "auto_kind_on_directory_reports_not_file_or_block_device", auto_kind_on_directory_reports_not_file_or_block_device },

@@ -978,7 +978,7 @@ ERROR_TEST(numa_node_below_minus_1_is_refused, "{'nvmf_target':{'numa_node':-2}}
 ERROR_TEST(unknown_nvmf_target_key_is_refused, "{'nvmf_target':{'poll_us':1}}",
 	   "nvmf_target.poll_us: unknown key (known: mdts, threads, buffers_small, buffers_large, "
 	   "hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, discovery_log, discovery_kato, "
-	   "resv_state)")
+	   "resv_state, log_level)")
 ERROR_TEST(relative_rpc_socket_is_refused, "{'nvmf_target':{'rpc_socket':'run/t.sock'}}",
 	   "nvmf_target.rpc_socket: \"run/t.sock\" is not an absolute path")
 ERROR_TEST(rpc_socket_longer_than_a_socket_address_is_refused,

@@ -103,7 +103,7 @@ static void target_logs_one_warning_line_for_a_port_in_the_range(void)
 	range_file(path, "10000 10010\n");
 	struct nvmf_tgt tgt;
 	memset(&tgt, 0, sizeof(tgt));
-	tgt.log_level = NVMF_LOG_INFO;
+	nvmf_log_level_set_all(&tgt, NVMF_LOG_INFO);
 	tgt.ephemeral_range_path = path;
 	struct nvmf_port_config in = port("tcp", "127.0.0.1", "10010");
 	struct nvmf_port_config out = port("tcp", "127.0.0.1", "40000");
@@ -114,7 +114,7 @@ static void target_logs_one_warning_line_for_a_port_in_the_range(void)
 	unlink(path);
 	nvmf_tgt_warn_ephemeral(&tgt, &in);             /* no range to read: no warning */
 	fx_stderr_end(&err);
-	CU_ASSERT_STRING_EQUAL(err.text, "nvmf-target: warning: port 3 (tcp 127.0.0.1:10010): 10010 is "
+	CU_ASSERT_STRING_EQUAL(err.text, "nvmf-target: core: warning: port 3 (tcp 127.0.0.1:10010): 10010 is "
 			       "in the kernel's ephemeral port range 10000-10010 (net.ipv4.ip_local_port_range): "
 			       "an outgoing TCP connection of this machine may take it while the target is "
 			       "down, and the next start would fail to bind; choose a port outside the range\n");

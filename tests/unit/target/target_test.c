@@ -93,7 +93,7 @@ static void transport_no_port_needs_is_one_info_line_and_its_ports_are_refused_l
 	int rc = nvmf_tgt_init(&tgt, &c, ops, 2, err, sizeof(err));
 	fx_stderr_end(&out);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_STRING_EQUAL(out.text, "nvmf-target: fake ports cannot be used on this machine "
+	CU_ASSERT_STRING_EQUAL(out.text, "nvmf-target: core: fake ports cannot be used on this machine "
 			       "(no fake device)\n");
 	CU_ASSERT_EQUAL(tgt.ntransports, 1);
 

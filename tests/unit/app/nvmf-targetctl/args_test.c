@@ -418,6 +418,9 @@ static void config_and_log_level_map_to_their_methods(void)
 	expect_call(parse(&p, "log-level", NULL), "log_level_get", "{}");
 	expect_call(parse(&p, "log-level", "debug", NULL), "log_level_set", "{\"level\":\"debug\"}");
 	expect_call(parse(&p, "log-level", "error", NULL), "log_level_set", "{\"level\":\"error\"}");
+	expect_call(parse(&p, "log-level", "--component", "tcp", NULL), "log_level_get", "{\"component\":\"tcp\"}");
+	expect_call(parse(&p, "log-level", "--component", "auth", "debug", NULL), "log_level_set",
+		    "{\"component\":\"auth\",\"level\":\"debug\"}");
 	expect_usage(parse(&p, "log-level", "trace", NULL),
 		     "log-level: LEVEL 'trace' is not error, warning, info or debug");
 	expect_usage(parse(&p, "log-level", "INFO", NULL),

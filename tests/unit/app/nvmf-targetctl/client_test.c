@@ -120,10 +120,13 @@ static void m_log_level_set(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct ctl *t = ctx;
 	keep(t, call);
-	const char *level;
-	if (!nvmf_rpc_param_str(call, "level", true, 15, &level))
+	const char *level, *comp = NULL;
+	if (!nvmf_rpc_param_str(call, "level", true, 15, &level) ||
+	    !nvmf_rpc_param_str(call, "component", false, 15, &comp))
 		return;
 	json_t *r = json_pack("{s:s, s:s}", "level", level, "previous", t->level);
+	if (comp)
+		json_object_set_new(r, "component", json_string(comp));
 	snprintf(t->level, sizeof(t->level), "%s", level);
 	nvmf_rpc_result(call, r);
 }
@@ -355,22 +358,27 @@ static void config_and_log_level_run_end_to_end(void)
 	expect_params(&t, want);
 	/* Its help names both methods. */
 	CU_ASSERT_EQUAL(run(&t, "log-level", "--help", NULL), TCTL_OK);
-	static const char usage[] = "Usage: nvmf-targetctl [GLOBAL OPTIONS] log-level [LEVEL]\n"
+	static const char usage[] = "Usage: nvmf-targetctl [GLOBAL OPTIONS] log-level [--component C] [LEVEL]\n"
 				    "Print or set the target's log level (method log_level_get; "
-				    "with LEVEL, log_level_set).\n\nLEVEL is error, warning, info "
-				    "or debug.\n";
+				    "with LEVEL, log_level_set).\n\nOptions:\n"
+				    "  --component C        only this component's level: core, rdma, tcp, auth, control or\n"
+				    "                       backend (default: every component's)\n"
+				    "LEVEL is error, warning, info or debug.\n";
 	CU_ASSERT_EQUAL(strncmp(t.out, usage, strlen(usage)), 0);
 	CU_ASSERT_EQUAL(run(&t, "log-level", NULL), TCTL_OK);
 	CU_ASSERT_STRING_EQUAL(t.out, "info\n");
 	CU_ASSERT_EQUAL(run(&t, "log-level", "debug", NULL), TCTL_OK);
 	CU_ASSERT_STRING_EQUAL(t.out, "log level debug (was info)\n");
 	expect_params(&t, "{\"level\":\"debug\"}");
+	CU_ASSERT_EQUAL(run(&t, "log-level", "--component", "tcp", "error", NULL), TCTL_OK);
+	CU_ASSERT_STRING_EQUAL(t.out, "log level of tcp error (was debug)\n");
+	expect_params(&t, "{\"component\":\"tcp\",\"level\":\"error\"}");
 	CU_ASSERT_EQUAL(run(&t, "--json", "log-level", NULL), TCTL_OK);
-	CU_ASSERT_STRING_EQUAL(t.out, "{\n  \"level\": \"debug\"\n}\n");
+	CU_ASSERT_STRING_EQUAL(t.out, "{\n  \"level\": \"error\"\n}\n");
 	CU_ASSERT_EQUAL(run(&t, "log-level", "verbose", NULL), TCTL_USAGE);
 	CU_ASSERT_STRING_EQUAL(t.err, "nvmf-targetctl: log-level: LEVEL 'verbose' is not error, "
 			       "warning, info or debug\n");
-	CU_ASSERT_EQUAL(t.srv.calls, 6);
+	CU_ASSERT_EQUAL(t.srv.calls, 7);
 	stop(&t);
 }
 
