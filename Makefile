@@ -112,7 +112,7 @@ NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := 0.1.0
 PREFIX     ?= /usr/local
 
-.PHONY: path-trace all unit check analyze local-check vm-check soak demo bench bench-churn asan deps clean install \
+.PHONY: path-trace path-trace-check path-trace-doc all unit check analyze local-check vm-check soak demo bench bench-churn asan deps clean install \
 	install-check fuzz fuzz-smoke fuzz-bins FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
      $(FAULT_TARGET_BIN) $(DHCHAP_KAT)
@@ -365,15 +365,26 @@ fuzz: fuzz-bins
 fuzz-smoke: fuzz-bins
 	tests/fuzz/run smoke 5 $(FUZZ_ONLY)
 
-# The functions, files and layer crossings of a 4 KiB keyed and in-capsule write through
-# the RDMA target, capsule to completion, on the unit tests' fake device.
-TRACE_BIN := $(BUILD)/path-trace
+# make path-trace: the functions, files and layer crossings of six 4 KiB commands (RDMA
+# keyed, in-capsule write and read on the unit tests' fake device; NVMe/TCP in-capsule,
+# R2T write and read over loopback), tests/trace/path_trace.c, scripts/path-trace.
+# The trace build (TRACE=1, build/trace) is unoptimised (-O0: every function entered shows).
+# path-trace-check: fails when docs/architecture.md's generated section differs from the
+# trace (part of make check); path-trace-doc rewrites that section.
+TRACE_BIN  := $(BUILD)/path-trace
 $(TRACE_BIN): $(BUILD)/obj/tests/trace/path_trace.o $(BUILD)/obj/tests/unit/rdma/fixture.o \
-	      $(BUILD)/obj/tests/unit/rdma/fake_verbs.o $(BUILD)/libcore.a
+	      $(BUILD)/obj/tests/unit/rdma/fake_verbs.o $(BUILD)/obj/tests/unit/tcp/fixture.o \
+	      $(BUILD)/obj/tests/unit/target/fixture.o $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcunit
 path-trace:
 	$(MAKE) TRACE=1 build/trace/path-trace
 	scripts/path-trace build/trace/path-trace
+path-trace-check:
+	$(MAKE) TRACE=1 build/trace/path-trace
+	scripts/path-trace --check docs/architecture.md build/trace/path-trace
+path-trace-doc:
+	$(MAKE) TRACE=1 build/trace/path-trace
+	scripts/path-trace --doc docs/architecture.md build/trace/path-trace
 
 clean:
 	rm -rf build
@@ -381,4 +392,5 @@ clean:
 -include $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(BUILD)/obj/app/nvmf-target/main.d \
 	 $(FAULT_OBJS:.o=.d) $(BUILD)/obj/tests/fault/env.d $(FUZZ_OBJS:.o=.d) \
 	 $(BUILD)/obj/app/nvmf/main.d $(TARGETCTL_OBJS:.o=.d) $(BUILD)/obj/app/nvmf-targetctl/main.d \
-	 $(BUILD)/obj/tests/trace/path_trace.d
+	 $(BUILD)/obj/tests/trace/path_trace.d $(BUILD)/obj/tests/unit/tcp/fixture.d \
+	 $(BUILD)/obj/tests/unit/target/fixture.d
