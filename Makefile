@@ -2,8 +2,8 @@
 #   make            build everything under build/
 #   make unit       build and run the CUnit unit tests
 #   make check      install missing dependencies, build, unit tests (plain and under
-#                   AddressSanitizer + UBSan), fuzz smoke, static analysis, install check,
-#                   VM integration tests
+#                   AddressSanitizer + UBSan), path trace check, fuzz smoke, static
+#                   analysis, install check, VM integration tests
 #   make analyze    static analysis of all the C code (clang's scan-build, cppcheck) in
 #                   build/analyze: fails on any finding
 #   make asan       the same build with AddressSanitizer + UBSan (or SANITIZE=1 make ...)
@@ -13,7 +13,9 @@
 #   make soak       the hardening VM tests at full length (1000 cycles, 50 restarts)
 #   make bench      our target vs kernel nvmet-rdma (BENCH_TRANSPORT=tcp: nvmet-tcp) in the VM: build/bench/results.{md,json,png}
 #   make bench-churn  fio's IOPS while namespaces are added and removed live, and without
-#   make path-trace the functions one keyed / in-capsule write passes through, by layer
+#   make path-trace the functions six 4 KiB commands (RDMA, NVMe/TCP) pass through, by layer
+#   make path-trace-check  fails when docs/architecture.md's measured paths differ from
+#                   the trace (part of make check); make path-trace-doc rewrites them
 #   make install    libnvmf (static, shared, header, pkg-config) and the nvmf tool under PREFIX
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_SECS (60) seconds each
 #   make fuzz-smoke each harness over its seed corpus plus 5 seconds (part of make check)
@@ -295,6 +297,7 @@ check: deps
 	$(MAKE) -j$(CHECK_JOBS) all
 	$(MAKE) -j$(CHECK_JOBS) unit
 	$(MAKE) -j$(CHECK_JOBS) SANITIZE=1 unit
+	$(MAKE) -j$(CHECK_JOBS) path-trace-check
 	$(MAKE) -j$(CHECK_JOBS) fuzz-smoke
 	$(MAKE) -j$(CHECK_JOBS) install-check
 	$(MAKE) -j$(CHECK_JOBS) local-check
@@ -380,7 +383,7 @@ path-trace:
 	$(MAKE) TRACE=1 build/trace/path-trace
 	scripts/path-trace build/trace/path-trace
 path-trace-check:
-	$(MAKE) TRACE=1 build/trace/path-trace
+	$(MAKE) TRACE=1 build/trace/path-trace >/dev/null
 	scripts/path-trace --check docs/architecture.md build/trace/path-trace
 path-trace-doc:
 	$(MAKE) TRACE=1 build/trace/path-trace
