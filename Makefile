@@ -2,8 +2,8 @@
 #   make            build everything under build/
 #   make unit       build and run the CUnit unit tests
 #   make check      install missing dependencies, build, unit tests (plain and under
-#                   AddressSanitizer + UBSan), fuzz smoke, static analysis, install check,
-#                   VM integration tests
+#                   AddressSanitizer + UBSan), path trace check, fuzz smoke, static
+#                   analysis, install check, VM integration tests
 #   make analyze    static analysis of all the C code (clang's scan-build, cppcheck) in
 #                   build/analyze: fails on any finding
 #   make asan       the same build with AddressSanitizer + UBSan (or SANITIZE=1 make ...)
@@ -13,7 +13,9 @@
 #   make soak       the hardening VM tests at full length (1000 cycles, 50 restarts)
 #   make bench      our target vs kernel nvmet-rdma (BENCH_TRANSPORT=tcp: nvmet-tcp) in the VM: build/bench/results.{md,json,png}
 #   make bench-churn  fio's IOPS while namespaces are added and removed live, and without
-#   make path-trace the functions one keyed / in-capsule write passes through, by layer
+#   make path-trace the functions six 4 KiB commands (RDMA, NVMe/TCP) pass through, by layer
+#   make path-trace-check  fails when docs/architecture.md's measured paths differ from
+#                   the trace (part of make check); make path-trace-doc rewrites them
 #   make install    libnvmf (static, shared, header, pkg-config) and the nvmf tool under PREFIX
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_SECS (60) seconds each
 #   make fuzz-smoke each harness over its seed corpus plus 5 seconds (part of make check)
@@ -123,8 +125,9 @@ NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := 0.1.0
 PREFIX     ?= /usr/local
 
-.PHONY: path-trace all unit check check-includes analyze local-check vm-check soak demo bench bench-churn asan deps clean install \
-	install-check fuzz fuzz-smoke fuzz-bins format format-check compile_commands.json FORCE
+.PHONY: path-trace path-trace-check path-trace-doc all unit check check-includes analyze local-check vm-check \
+	soak demo bench bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
+	format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
      $(FAULT_TARGET_BIN) $(DHCHAP_KAT)
 
@@ -332,6 +335,7 @@ check: deps
 	$(MAKE) -j$(CHECK_JOBS) all
 	$(MAKE) -j$(CHECK_JOBS) unit
 	$(MAKE) -j$(CHECK_JOBS) SANITIZE=1 unit
+	$(MAKE) -j$(CHECK_JOBS) path-trace-check
 	$(MAKE) -j$(CHECK_JOBS) fuzz-smoke
 	$(MAKE) -j$(CHECK_JOBS) install-check
 	$(MAKE) -j$(CHECK_JOBS) local-check
@@ -402,15 +406,26 @@ fuzz: fuzz-bins
 fuzz-smoke: fuzz-bins
 	tests/fuzz/run smoke 5 $(FUZZ_ONLY)
 
-# The functions, files and layer crossings of a 4 KiB keyed and in-capsule write through
-# the RDMA target, capsule to completion, on the unit tests' fake device.
-TRACE_BIN := $(BUILD)/path-trace
+# make path-trace: the functions, files and layer crossings of six 4 KiB commands (RDMA
+# keyed, in-capsule write and read on the unit tests' fake device; NVMe/TCP in-capsule,
+# R2T write and read over loopback), tests/trace/path_trace.c, scripts/path-trace.
+# The trace build (TRACE=1, build/trace) is unoptimised (-O0: every function entered shows).
+# path-trace-check: fails when docs/architecture.md's generated section differs from the
+# trace (part of make check); path-trace-doc rewrites that section.
+TRACE_BIN  := $(BUILD)/path-trace
 $(TRACE_BIN): $(BUILD)/obj/tests/trace/path_trace.o $(BUILD)/obj/tests/unit/rdma/fixture.o \
-	      $(BUILD)/obj/tests/unit/rdma/fake_verbs.o $(BUILD)/libcore.a
+	      $(BUILD)/obj/tests/unit/rdma/fake_verbs.o $(BUILD)/obj/tests/unit/tcp/fixture.o \
+	      $(BUILD)/obj/tests/unit/target/fixture.o $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcunit
 path-trace:
 	$(MAKE) TRACE=1 build/trace/path-trace
 	scripts/path-trace build/trace/path-trace
+path-trace-check:
+	$(MAKE) TRACE=1 build/trace/path-trace >/dev/null
+	scripts/path-trace --check docs/architecture.md build/trace/path-trace
+path-trace-doc:
+	$(MAKE) TRACE=1 build/trace/path-trace
+	scripts/path-trace --doc docs/architecture.md build/trace/path-trace
 
 # Formatting (README, "Code style"): .clang-format is the kernel's style with 100 columns.
 # format-check lists every C file clang-format would change and fails if there is one;
@@ -442,4 +457,5 @@ clean:
 -include $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(BUILD)/obj/app/nvmf-target/main.d \
 	 $(FAULT_OBJS:.o=.d) $(BUILD)/obj/tests/fault/env.d $(FUZZ_OBJS:.o=.d) \
 	 $(BUILD)/obj/app/nvmf/main.d $(TARGETCTL_OBJS:.o=.d) $(BUILD)/obj/app/nvmf-targetctl/main.d \
-	 $(BUILD)/obj/tests/trace/path_trace.d
+	 $(BUILD)/obj/tests/trace/path_trace.d $(BUILD)/obj/tests/unit/tcp/fixture.d \
+	 $(BUILD)/obj/tests/unit/target/fixture.d

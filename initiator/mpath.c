@@ -32,8 +32,11 @@ void nvmfh_mp_path_errf(struct nvmf_mpath *mp, unsigned p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(path->msg, sizeof(path->msg), fmt, ap);
 	va_end(ap);
-	snprintf(mp->errmsg, sizeof(mp->errmsg), "path %u (%s:%s): %s", p, path->traddr,
-		 path->trsvcid, path->msg);
+	/* Cut to errmsg's size when long (path->msg keeps the whole message); the result is
+	 * tested so that gcc's -O0 -Wformat-truncation does not take the cut for a bug. */
+	if (snprintf(mp->errmsg, sizeof(mp->errmsg), "path %u (%s:%s): %s", p, path->traddr,
+		     path->trsvcid, path->msg) < 0)
+		mp->errmsg[0] = '\0';
 	pthread_mutex_unlock(&mp->err_lock);
 }
 

@@ -68,15 +68,6 @@ static bool type_allowed(uint8_t type, const struct nvme_tcp_conn_params *cp, bo
 	       type == NVME_TCP_C2H_TERM;
 }
 
-static bool is_receivable(uint8_t type, bool rx_is_ctrl)
-{
-	static const struct nvme_tcp_conn_params ctrl = { .rx_is_ctrl = true };
-	static const struct nvme_tcp_conn_params host = { .rx_is_ctrl = false };
-	const struct nvme_tcp_conn_params *cp = rx_is_ctrl ? &ctrl : &host;
-
-	return type_allowed(type, cp, true) || type_allowed(type, cp, false);
-}
-
 /* Bytes of data alignment for a PDA (0's based dwords); values above 31 count as 31
  * (128 bytes, the largest the ICReq/ICResp fields define), as SPDK clamps them. */
 static uint32_t pda_bytes(uint8_t pda)
@@ -101,11 +92,12 @@ enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 
 	*fei = 0;
 	/* A type this side never receives is a bad field; a valid one out of turn (a
-	 * second ICReq, a CapsuleCmd before it) is a sequence error. */
-	if (!hlen || !is_receivable(ch->type, cp->rx_is_ctrl))
+	 * second ICReq, a CapsuleCmd before it) is a sequence error. The other phase is
+	 * looked at only for a type this one does not take. */
+	if (!hlen)
 		return bad(fei, FEI_TYPE);
 	if (!type_allowed(ch->type, cp, first))
-		return NVME_TCP_FES_PDU_SEQUENCE;
+		return type_allowed(ch->type, cp, !first) ? NVME_TCP_FES_PDU_SEQUENCE : bad(fei, FEI_TYPE);
 	if (ch->hlen != hlen)
 		return bad(fei, FEI_HLEN);
 

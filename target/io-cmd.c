@@ -187,17 +187,12 @@ static void rw_done(struct nvmf_bdev_io *io, int err)
 	io_finished(req, err, is_write);
 }
 
-static void execute_read(struct nvmf_req *req)
+/* Read or Write: one backend READ or WRITE of the command's blocks (parse_rw set the
+ * direction, the byte length and the starting LBA). */
+static void execute_rw(struct nvmf_req *req)
 {
-	bio_prep(req, NVMF_BDEV_READ, req->slba << req->ns->lba_shift, req->data_len,
-		 req->data, rw_done);
-	nvmf_req_bio_submit(req);
-}
-
-static void execute_write(struct nvmf_req *req)
-{
-	bio_prep(req, NVMF_BDEV_WRITE, req->slba << req->ns->lba_shift, req->data_len,
-		 req->data, rw_done);
+	bio_prep(req, req->dir == NVMF_XFER_C2H ? NVMF_BDEV_READ : NVMF_BDEV_WRITE,
+		 req->slba << req->ns->lba_shift, req->data_len, req->data, rw_done);
 	nvmf_req_bio_submit(req);
 }
 
@@ -361,9 +356,11 @@ static void execute_dsm(struct nvmf_req *req)
 /* ---- parsing ---- */
 
 
-/* Read, Write, Compare: SLBA, NLB, PRINFO; data length from NLB, against MDTS. */
-static nvme_status_t parse_rw(struct nvmf_req *req, enum nvmf_xfer_dir dir,
-			      void (*execute)(struct nvmf_req *))
+/* Read, Write, Compare: SLBA, NLB, PRINFO; data length from NLB, against MDTS. The
+ * direction is the opcode's data transfer bits 1:0 (NVMe Base 2.0, Command Dword 0's
+ * opcode: 01b host to controller for Write and Compare, 10b controller to host for Read);
+ * executed by execute_rw (parse_compare puts its own). */
+static nvme_status_t parse_rw(struct nvmf_req *req)
 {
 	const struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	uint32_t cdw12 = le32toh(req->cmd->cdw12);
@@ -382,9 +379,9 @@ static nvme_status_t parse_rw(struct nvmf_req *req, enum nvmf_xfer_dir dir,
 		return nvme_generic(NVME_SC_INVALID_FIELD);
 	if (len > UINT32_MAX)
 		return nvme_generic(NVME_SC_INVALID_FIELD);
-	req->dir = dir;
+	req->dir = (req->cmd->opcode & 3) == 2 ? NVMF_XFER_C2H : NVMF_XFER_H2C;
 	req->data_len = (uint32_t)len;
-	req->execute = execute;
+	req->execute = execute_rw;
 	return 0;
 }
 
@@ -418,27 +415,20 @@ static nvme_status_t parse_flush(struct nvmf_req *req)
 	return 0;
 }
 
-static nvme_status_t parse_write(struct nvmf_req *req)
-{
-	return parse_rw(req, NVMF_XFER_H2C, execute_write);
-}
-
-static nvme_status_t parse_read(struct nvmf_req *req)
-{
-	return parse_rw(req, NVMF_XFER_C2H, execute_read);
-}
-
 static nvme_status_t parse_compare(struct nvmf_req *req)
 {
-	return parse_rw(req, NVMF_XFER_H2C, execute_compare);
+	nvme_status_t st = parse_rw(req);
+	if (!st)
+		req->execute = execute_compare;
+	return st;
 }
 
 /* The NVM command set as served; commands that may change what a namespace's blocks
  * read have LBCC in the Commands Supported and Effects log. */
 static const struct nvmf_cmd_def io_cmds[] = {
 	{ nvme_cmd_flush, NVME_CMD_EFFECTS_CSUPP, parse_flush, false },
-	{ nvme_cmd_write, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_write, false },
-	{ nvme_cmd_read, NVME_CMD_EFFECTS_CSUPP, parse_read, false },
+	{ nvme_cmd_write, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_rw, false },
+	{ nvme_cmd_read, NVME_CMD_EFFECTS_CSUPP, parse_rw, false },
 	{ nvme_cmd_compare, NVME_CMD_EFFECTS_CSUPP, parse_compare, false },
 	{ nvme_cmd_write_zeroes, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_write_zeroes, false },
 	{ nvme_cmd_dsm, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_dsm, false },

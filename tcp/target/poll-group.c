@@ -293,7 +293,8 @@ int nvmf_tcp_pg_poll(struct nvmf_tpg *base)
 	struct nvmf_tcp_tpg *tpg = (struct nvmf_tcp_tpg *)base;
 	int work = 0;
 	bool gone;
-	reap(tpg);
+	if (tpg->reap)   /* rarely: a connection died */
+		reap(tpg);
 	/* Bytes already buffered (a connection just handed over with its first capsule). */
 	struct nvmf_tcp_conn *k = tpg->kick;
 	tpg->kick = NULL;

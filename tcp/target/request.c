@@ -108,12 +108,6 @@ static bool get_buf(struct nvmf_tcp_conn *conn, struct nvmf_tcp_req *r)
 	return true;
 }
 
-static void execute(struct nvmf_tcp_req *r)
-{
-	r->state = NVMF_TCP_REQ_EXECUTING;
-	nvmf_req_execute(&r->req);
-}
-
 void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu, const uint8_t *data,
 		      uint32_t dlen, bool ddgst_ok)
 {
@@ -127,7 +121,7 @@ void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu
 	}
 	conn->free_reqs = r->next_free;
 	conn->busy_reqs++;
-	r->state = NVMF_TCP_REQ_EXECUTING;
+	r->state = NVMF_TCP_REQ_EXECUTING;   /* unless it waits for H2CData (below) */
 	r->sqe = pdu->sqe;
 	r->h2c_done = r->r2t_end = 0;
 	r->ddgst_error = false;
@@ -148,7 +142,7 @@ void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu
 	/* A length the command does not match fails in nvmf_req_execute() before any data
 	 * moves; so does a direction without data. */
 	if (sgl.kind == NVME_SGL_KIND_NONE || sgl.len != req->data_len || req->dir == NVMF_XFER_NONE) {
-		execute(r);
+		nvmf_req_execute(req);
 		return;
 	}
 	if (sgl.kind == NVME_SGL_KIND_INCAPSULE) {
@@ -159,14 +153,14 @@ void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu
 		if (!get_buf(conn, r))
 			return;
 		memcpy(r->buf, data + sgl.offset, sgl.len);
-		execute(r);
+		nvmf_req_execute(req);
 		return;
 	}
 	/* NVME_SGL_KIND_TRANSPORT */
 	if (!get_buf(conn, r))
 		return;
 	if (req->dir == NVMF_XFER_C2H) {
-		execute(r);
+		nvmf_req_execute(req);
 		return;
 	}
 	r->state = NVMF_TCP_REQ_H2C_DATA;
@@ -220,7 +214,8 @@ void nvmf_tcp_h2c_arrived(struct nvmf_tcp_conn *conn, struct nvmf_tcp_req *r, ui
 		nvmf_req_complete(&r->req, nvme_generic(NVME_SC_TRAN_TPORT_ERROR));
 		return;
 	}
-	execute(r);
+	r->state = NVMF_TCP_REQ_EXECUTING;
+	nvmf_req_execute(&r->req);
 }
 
 bool nvmf_tcp_h2c_data(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *pdu, const uint8_t *data,
