@@ -169,9 +169,9 @@ static void tcp_read_passes(struct tt *t, struct ttc *q, bool traced)
 /* The TCP target's clock while tracing: stopped, so that no timer (the keep-alive tick,
  * every 100 ms of real time) runs in a traced pass and shows up in a command's path. The
  * RDMA fixture has a test clock of its own. */
-static uint64_t stopped_clock(const struct nvmf_tgt *tgt)
+static uint64_t stopped_clock(const struct nvmf_clock *clock)
 {
-	(void)tgt;
+	(void)clock;
 	return 1;
 }
 
@@ -184,7 +184,7 @@ static void trace_tcp(void)
 	struct nvme_sqe sqe;
 	memset(data, 0xa5, sizeof(data));
 	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 8192, 0), 0);
-	t.tgt.now_ms = stopped_clock;
+	t.tgt.clock.now_ms = stopped_clock;
 	CU_ASSERT_EQUAL_FATAL(tt_two_queues(&t, &a, &q, &cntlid), 0);
 
 	for (int traced = 0; traced < 2; traced++) {
