@@ -32,7 +32,9 @@ static double now_us(void)
 }
 
 /* The echoing side: reads a byte from to[0], writes it to back[1], until EOF. */
-struct pipes { int to[2], back[2]; };
+struct pipes {
+	int to[2], back[2];
+};
 
 static void *echo(void *arg)
 {
@@ -71,7 +73,7 @@ int main(void)
 {
 	double t = now_us();
 	for (int i = 0; i < SYSCALLS; i++)
-		syscall(SYS_getppid);   /* a real system call: glibc caches nothing for it */
+		syscall(SYS_getppid); /* a real system call: glibc caches nothing for it */
 	printf("syscall_us %.2f\n", (now_us() - t) / SYSCALLS);
 
 	struct pipes p;

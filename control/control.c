@@ -48,7 +48,8 @@ const struct nvmf_rpc_method nvmf_ctl_methods[NVMF_CTL_METHOD_COUNT + 1] = {
 	METHOD(PORT_UNLINK, "port_unlink", nvmf_ctl_port_unlink),
 	METHOD(ANA_STATE_SET, "ana_state_set", nvmf_ctl_ana_state_set),
 	METHOD(ANA_STATE_LIST, "ana_state_list", nvmf_ctl_ana_state_list),
-	METHOD(NAMESPACE_ANA_GROUP_SET, "namespace_ana_group_set", nvmf_ctl_namespace_ana_group_set),
+	METHOD(NAMESPACE_ANA_GROUP_SET, "namespace_ana_group_set",
+	       nvmf_ctl_namespace_ana_group_set),
 	METHOD(CONFIG_GET, "config_get", nvmf_ctl_config_get),
 	METHOD(CONFIG_SAVE, "config_save", nvmf_ctl_config_save),
 	METHOD(CONFIG_RELOAD, "config_reload", nvmf_ctl_config_reload),
@@ -102,8 +103,8 @@ int nvmf_ctl_start(struct nvmf_ctl *ctl, struct nvmf_tgt *tgt, const char *path,
 	ctl->tgt = tgt;
 	pthread_mutex_init(&ctl->lock, NULL);
 	pthread_cond_init(&ctl->cond, NULL);
-	if (nvmf_rpc_server_start(&ctl->srv, path, nvmf_ctl_methods, ctl, run_on_main, ctl,
-				  err, errlen)) {
+	if (nvmf_rpc_server_start(&ctl->srv, path, nvmf_ctl_methods, ctl, run_on_main, ctl, err,
+				  errlen)) {
 		pthread_cond_destroy(&ctl->cond);
 		pthread_mutex_destroy(&ctl->lock);
 		free(ctl->config_path);
@@ -140,7 +141,8 @@ struct nvmf_subsys *nvmf_ctl_subsys_param(struct nvmf_ctl *ctl, struct nvmf_rpc_
 	const char *nqn = nvmf_rpc_str(call, "nqn");
 	if (!nqn) {
 		if (required)
-			nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "missing parameter 'nqn' (a string)");
+			nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
+				       "missing parameter 'nqn' (a string)");
 		return NULL;
 	}
 	struct nvmf_subsys *s = nvmf_tgt_find_subsys(ctl->tgt, nqn);

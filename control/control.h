@@ -23,10 +23,10 @@ struct nvmf_tgt;
 /* The control plane's context (the methods' ctx). */
 struct nvmf_ctl {
 	struct nvmf_tgt *tgt;
-	char *config_path;                 /* the file the target was started from (absolute),
+	char *config_path; /* the file the target was started from (absolute),
 					    * where config_save and config_reload go; NULL: none */
 	struct nvmf_rpc_server srv;
-	pthread_mutex_t lock;              /* call hand-over between the socket's thread and
+	pthread_mutex_t lock; /* call hand-over between the socket's thread and
 					    * the main group */
 	pthread_cond_t cond;
 };
@@ -61,7 +61,7 @@ void nvmf_ctl_namespace_remove(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_namespace_enable(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_namespace_disable(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call);
-void nvmf_ctl_namespace_reservation(void *ctx, struct nvmf_rpc_call *call);   /* ctl-resv.c */
+void nvmf_ctl_namespace_reservation(void *ctx, struct nvmf_rpc_call *call); /* ctl-resv.c */
 void nvmf_ctl_host_add(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_host_dhchap_set(void *ctx, struct nvmf_rpc_call *call);

@@ -4,7 +4,7 @@
  * a port, the states of every port and group, a namespace's group. On the main group; the
  * changes and the notices hosts get are target/ana.c's.
  */
-#define NVMF_LOG_COMPONENT NVMF_LOGC_CONTROL   /* target/log.h */
+#define NVMF_LOG_COMPONENT NVMF_LOGC_CONTROL /* target/log.h */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,10 +18,14 @@
 static int code_of(int rc)
 {
 	switch (rc) {
-	case -ENOENT:  return NVMF_RPC_NOT_FOUND;
-	case -EINVAL:  return NVMF_RPC_INVALID_PARAMS;
-	case -ENOMEM:  return NVMF_RPC_INTERNAL_ERROR;
-	default:       return NVMF_RPC_REFUSED;
+	case -ENOENT:
+		return NVMF_RPC_NOT_FOUND;
+	case -EINVAL:
+		return NVMF_RPC_INVALID_PARAMS;
+	case -ENOMEM:
+		return NVMF_RPC_INTERNAL_ERROR;
+	default:
+		return NVMF_RPC_REFUSED;
 	}
 }
 
@@ -32,8 +36,10 @@ void nvmf_ctl_ana_state_set(void *ctx, struct nvmf_rpc_call *call)
 	const char *name = nvmf_rpc_str(call, "state");
 	uint8_t state;
 	if (!nvmf_ana_state_parse(name, &state)) {
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'state': \"%s\" is not an ANA "
-			       "state (" STATE_NAMES ")", name);
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
+			       "parameter 'state': \"%s\" is not an ANA "
+			       "state (" STATE_NAMES ")",
+			       name);
 		return;
 	}
 	struct nvmf_port *p = nvmf_tgt_find_port(ctl->tgt, (uint16_t)portid);
@@ -51,10 +57,12 @@ void nvmf_ctl_ana_state_set(void *ctx, struct nvmf_rpc_call *call)
 	}
 	if (rc)
 		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "port %u: ANA group %u %s (was %s)",
-			 p->cfg->portid, (unsigned)grpid, nvmf_ana_state_name(state), nvmf_ana_state_name(prev));
-	nvmf_rpc_result(call, json_pack("{s:I, s:I, s:s, s:s, s:b}", "portid", (json_int_t)portid,
-					"grpid", (json_int_t)grpid, "state", nvmf_ana_state_name(state),
-					"previous", nvmf_ana_state_name(prev), "changed", rc > 0));
+			 p->cfg->portid, (unsigned)grpid, nvmf_ana_state_name(state),
+			 nvmf_ana_state_name(prev));
+	nvmf_rpc_result(call,
+			json_pack("{s:I, s:I, s:s, s:s, s:b}", "portid", (json_int_t)portid,
+				  "grpid", (json_int_t)grpid, "state", nvmf_ana_state_name(state),
+				  "previous", nvmf_ana_state_name(prev), "changed", rc > 0));
 }
 
 /* The enabled namespaces in group @g of the subsystems @p exposes. */
@@ -66,8 +74,9 @@ static json_t *group_namespaces(const struct nvmf_port *p, uint32_t g)
 		for (uint32_t nsid = 1; nsid <= s->max_nsid; nsid++) {
 			const struct nvmf_ns *ns = s->ns[nsid];
 			if (ns && ns->anagrpid == g)
-				json_array_append_new(list, json_pack("{s:s, s:I}", "nqn", s->cfg->nqn,
-								      "nsid", (json_int_t)nsid));
+				json_array_append_new(list,
+						      json_pack("{s:s, s:I}", "nqn", s->cfg->nqn,
+								"nsid", (json_int_t)nsid));
 		}
 	}
 	return list;
@@ -79,11 +88,13 @@ static json_t *port_groups(const struct nvmf_tgt *tgt, const struct nvmf_port *p
 	json_t *groups = json_array();
 	for (uint32_t g = 1; groups && g <= NVMF_MAX_ANAGRPID; g++)
 		if (exists[g])
-			json_array_append_new(groups, json_pack("{s:I, s:s, s:b, s:I, s:o}",
-				"grpid", (json_int_t)g, "state", nvmf_ana_state_name(p->ana_state[g]),
-				"defined", nvmf_port_config_defines(p->cfg, g),
-				"change_count", (json_int_t)tgt->ana_grp_chgcnt[g],
-				"namespaces", group_namespaces(p, g)));
+			json_array_append_new(
+				groups,
+				json_pack("{s:I, s:s, s:b, s:I, s:o}", "grpid", (json_int_t)g,
+					  "state", nvmf_ana_state_name(p->ana_state[g]), "defined",
+					  nvmf_port_config_defines(p->cfg, g), "change_count",
+					  (json_int_t)tgt->ana_grp_chgcnt[g], "namespaces",
+					  group_namespaces(p, g)));
 	return json_pack("{s:I, s:o}", "portid", (json_int_t)p->cfg->portid, "groups", groups);
 }
 
@@ -105,8 +116,8 @@ void nvmf_ctl_ana_state_list(void *ctx, struct nvmf_rpc_call *call)
 		if (!only || p->cfg->portid == portid)
 			json_array_append_new(ports, port_groups(ctl->tgt, p, exists));
 	}
-	nvmf_rpc_result(call, json_pack("{s:I, s:o}", "change_count", (json_int_t)ctl->tgt->ana_chgcnt,
-					"ports", ports));
+	nvmf_rpc_result(call, json_pack("{s:I, s:o}", "change_count",
+					(json_int_t)ctl->tgt->ana_chgcnt, "ports", ports));
 }
 
 void nvmf_ctl_namespace_ana_group_set(void *ctx, struct nvmf_rpc_call *call)
@@ -121,12 +132,16 @@ void nvmf_ctl_namespace_ana_group_set(void *ctx, struct nvmf_rpc_call *call)
 	int rc = nvmf_tgt_ns_ana_group_set(ctl->tgt, s, (uint32_t)nsid, (uint32_t)grpid, &prev, err,
 					   sizeof(err));
 	if (rc < 0) {
-		nvmf_rpc_error(call, code_of(rc), "parameter '%s': %s", rc == -ENOENT ? "nsid" : "grpid", err);
+		nvmf_rpc_error(call, code_of(rc), "parameter '%s': %s",
+			       rc == -ENOENT ? "nsid" : "grpid", err);
 		return;
 	}
 	if (rc)
-		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u moved to ANA group %u "
-			 "(was %u)", s->cfg->nqn, (unsigned)nsid, (unsigned)grpid, prev);
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO,
+			 "subsystem %s: namespace %u moved to ANA group %u "
+			 "(was %u)",
+			 s->cfg->nqn, (unsigned)nsid, (unsigned)grpid, prev);
 	nvmf_rpc_result(call, json_pack("{s:I, s:I, s:I, s:b}", "nsid", (json_int_t)nsid, "grpid",
-					(json_int_t)grpid, "previous", (json_int_t)prev, "changed", rc > 0));
+					(json_int_t)grpid, "previous", (json_int_t)prev, "changed",
+					rc > 0));
 }

@@ -5,7 +5,7 @@
  * so a call that fails leaves the target as it was; what hosts must learn of a change
  * (namespace notices, the discovery log) is sent by the functions doing it.
  */
-#define NVMF_LOG_COMPONENT NVMF_LOGC_CONTROL   /* target/log.h */
+#define NVMF_LOG_COMPONENT NVMF_LOGC_CONTROL /* target/log.h */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,11 +23,16 @@
 static int code_of(int rc)
 {
 	switch (rc) {
-	case -ENOENT:               return NVMF_RPC_NOT_FOUND;
-	case -EEXIST:               return NVMF_RPC_EXISTS;
-	case -EINVAL:               return NVMF_RPC_INVALID_PARAMS;
-	case -ENOMEM:               return NVMF_RPC_INTERNAL_ERROR;
-	default:                    return NVMF_RPC_REFUSED;
+	case -ENOENT:
+		return NVMF_RPC_NOT_FOUND;
+	case -EEXIST:
+		return NVMF_RPC_EXISTS;
+	case -EINVAL:
+		return NVMF_RPC_INVALID_PARAMS;
+	case -ENOMEM:
+		return NVMF_RPC_INTERNAL_ERROR;
+	default:
+		return NVMF_RPC_REFUSED;
 	}
 }
 
@@ -47,7 +52,7 @@ static bool parse_one_ns(struct nvmf_rpc_call *call, json_t *obj, const char *ba
 	json_t *o = json_is_object(obj) ? json_deep_copy(obj) : json_incref(obj);
 	bool any_nsid = json_is_object(o) && !json_object_get(o, "nsid");
 	if (any_nsid)
-		json_object_set_new(o, "nsid", json_integer(1));   /* the parser wants one */
+		json_object_set_new(o, "nsid", json_integer(1)); /* the parser wants one */
 	int rc = nvmf_config_parse_ns(o, base, nc, err, sizeof(err));
 	json_decref(o);
 	if (rc)
@@ -66,7 +71,8 @@ void nvmf_ctl_namespace_add(void *ctx, struct nvmf_rpc_call *call)
 	json_t *one = json_object_get(call->params, "namespace");
 	json_t *many = json_object_get(call->params, "namespaces");
 	if (!one == !many) {
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'namespace': give either \"namespace\" "
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
+			       "parameter 'namespace': give either \"namespace\" "
 			       "(an object) or \"namespaces\" (an array of them)");
 		return;
 	}
@@ -81,7 +87,8 @@ void nvmf_ctl_namespace_add(void *ctx, struct nvmf_rpc_call *call)
 	for (; parsed < n; parsed++) {
 		char base[48];
 		snprintf(base, sizeof(base), one ? "namespace" : "namespaces[%zu]", parsed);
-		if (!parse_one_ns(call, one ? one : json_array_get(many, parsed), base, &ncs[parsed]))
+		if (!parse_one_ns(call, one ? one : json_array_get(many, parsed), base,
+				  &ncs[parsed]))
 			goto out;
 	}
 	char err[768];
@@ -90,22 +97,25 @@ void nvmf_ctl_namespace_add(void *ctx, struct nvmf_rpc_call *call)
 	if (bad >= 0) {
 		char base[48];
 		snprintf(base, sizeof(base), one ? "namespace" : "namespaces[%ld]", bad);
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "%s.ana_grpid: ANA group %u is defined on no "
-			       "port (ana_state_set defines it on one)", base, nvmf_ns_config_anagrpid(&ncs[bad]));
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
+			       "%s.ana_grpid: ANA group %u is defined on no "
+			       "port (ana_state_set defines it on one)",
+			       base, nvmf_ns_config_anagrpid(&ncs[bad]));
 		goto out;
 	}
 	int rc = nvmf_tgt_ns_add(ctl->tgt, s, ncs, n, nsids, err, sizeof(err));
 	if (rc) {
 		/* "namespaces[1] (nsid 6): ..." names the entry; a single one is "namespace". */
 		const char *msg = one && !strncmp(err, "namespaces[0]", 13) ? err + 13 : err;
-		nvmf_rpc_error(call, code_of(rc), "%s%s", one ? "namespace" : "", msg);   /* "namespace: nsid 1 is in use ..." */
+		nvmf_rpc_error(call, code_of(rc), "%s%s", one ? "namespace" : "",
+			       msg); /* "namespace: nsid 1 is in use ..." */
 		goto out;
 	}
 	json_t *ids = json_array();
 	for (size_t i = 0; i < n; i++) {
 		json_array_append_new(ids, json_integer(nsids[i]));
-		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u added%s",
-			s->cfg->nqn, nsids[i], ncs[i].enable ? "" : " (disabled)");
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u added%s", s->cfg->nqn,
+			 nsids[i], ncs[i].enable ? "" : " (disabled)");
 	}
 	nvmf_rpc_result(call, json_pack("{s:o}", "nsids", ids));
 out:
@@ -146,7 +156,7 @@ static void namespace_set(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call, bool
 	}
 	if (rc)
 		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u %s", s->cfg->nqn,
-			nsid, enable ? "enabled" : "disabled");
+			 nsid, enable ? "enabled" : "disabled");
 	nvmf_rpc_result(call, json_pack("{s:b}", "changed", rc > 0));
 }
 
@@ -166,8 +176,10 @@ static bool need_size(struct nvmf_rpc_call *call, uint64_t *out)
 	json_t *v = json_object_get(call->params, "size_bytes");
 	if (json_is_string(v)) {
 		if (nvmf_size_parse(json_string_value(v), out))
-			return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'size_bytes': \"%s\" is not a size "
-					      "(" NVMF_SIZE_GRAMMAR ")", json_string_value(v));
+			return nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
+					      "parameter 'size_bytes': \"%s\" is not a size "
+					      "(" NVMF_SIZE_GRAMMAR ")",
+					      json_string_value(v));
 		return true;
 	}
 	*out = nvmf_rpc_uint(call, "size_bytes", 0);
@@ -178,19 +190,19 @@ void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
 	uint32_t nsid;
-	uint64_t bytes = 0;   /* set unless need_size fails (then unused) */
+	uint64_t bytes = 0; /* set unless need_size fails (then unused) */
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
 	if (!s || !need_nsid(call, &nsid) || !need_size(call, &bytes))
 		return;
 	char err[768];
 	int rc = nvmf_tgt_ns_resize(ctl->tgt, s, nsid, bytes, err, sizeof(err));
 	if (rc) {
-		nvmf_rpc_error(call, code_of(rc), "parameter '%s': %s", rc == -ENOENT || rc == -ENODEV ?
-			       "nsid" : "size_bytes", err);
+		nvmf_rpc_error(call, code_of(rc), "parameter '%s': %s",
+			       rc == -ENOENT || rc == -ENODEV ? "nsid" : "size_bytes", err);
 		return;
 	}
 	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u resized to %llu bytes",
-		s->cfg->nqn, nsid, (unsigned long long)bytes);
+		 s->cfg->nqn, nsid, (unsigned long long)bytes);
 	nvmf_rpc_result(call, json_pack("{s:I, s:I}", "nsid", (json_int_t)nsid, "size_bytes",
 					(json_int_t)bytes));
 }
@@ -221,8 +233,10 @@ void nvmf_ctl_host_add(void *ctx, struct nvmf_rpc_call *call)
 	}
 	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: host %s allowed", s->cfg->nqn, host);
 	if (s->cfg->allow_any_host)
-		nvmf_log(ctl->tgt, NVMF_LOG_WARNING, "subsystem %s: allow_any_host is on, so any host "
-			 "may connect; the allowed hosts apply once it is turned off", s->cfg->nqn);
+		nvmf_log(ctl->tgt, NVMF_LOG_WARNING,
+			 "subsystem %s: allow_any_host is on, so any host "
+			 "may connect; the allowed hosts apply once it is turned off",
+			 s->cfg->nqn);
 	nvmf_rpc_result(call, json_object());
 }
 
@@ -240,8 +254,10 @@ void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, code_of(rc), "parameter 'host': %s", err);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: host %s removed (%u controllers "
-		 "disconnected)", s->cfg->nqn, host, dropped);
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO,
+		 "subsystem %s: host %s removed (%u controllers "
+		 "disconnected)",
+		 s->cfg->nqn, host, dropped);
 	nvmf_rpc_result(call, json_pack("{s:I}", "disconnected", (json_int_t)dropped));
 }
 
@@ -250,18 +266,22 @@ void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call)
 void nvmf_ctl_host_dhchap_set(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	const char *host, *key = nvmf_rpc_str(call, "key"), *ctrl_key = nvmf_rpc_str(call, "ctrl_key");
+	const char *host, *key = nvmf_rpc_str(call, "key"),
+			  *ctrl_key = nvmf_rpc_str(call, "ctrl_key");
 	const char *hash = nvmf_rpc_str(call, "hash"), *dhgroup = nvmf_rpc_str(call, "dhgroup");
 	if (!need_host(call, &host))
 		return;
 	char err[512];
-	int rc = nvmf_tgt_host_dhchap_set(ctl->tgt, host, key, ctrl_key, hash, dhgroup, err, sizeof(err));
+	int rc = nvmf_tgt_host_dhchap_set(ctl->tgt, host, key, ctrl_key, hash, dhgroup, err,
+					  sizeof(err));
 	if (rc) {
 		nvmf_rpc_error(call, code_of(rc), "host %s: %s", host, err);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "host %s: DH-HMAC-CHAP %s %s%s (used from the "
-		 "next authentication)", host, hash ? hash : "hmac(sha256)", dhgroup ? dhgroup : "null",
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO,
+		 "host %s: DH-HMAC-CHAP %s %s%s (used from the "
+		 "next authentication)",
+		 host, hash ? hash : "hmac(sha256)", dhgroup ? dhgroup : "null",
 		 ctrl_key ? ", with a controller key" : "");
 	nvmf_rpc_result(call, json_object());
 }
@@ -278,8 +298,10 @@ void nvmf_ctl_host_dhchap_clear(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, code_of(rc), "%s", err);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "host %s: DH-HMAC-CHAP key removed (new "
-		 "associations connect without authentication)", host);
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO,
+		 "host %s: DH-HMAC-CHAP key removed (new "
+		 "associations connect without authentication)",
+		 host);
 	nvmf_rpc_result(call, json_object());
 }
 
@@ -307,12 +329,13 @@ void nvmf_ctl_controller_disconnect(void *ctx, struct nvmf_rpc_call *call)
 	const char *nqn = nvmf_rpc_str(call, "nqn");
 	struct nvmf_tgt_ctrl *c = nvmf_tgt_ctrl_find(ctl->tgt, nqn, (uint16_t)cntlid);
 	if (!c || c->deleting) {
-		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND, "parameter 'cntlid': subsystem %s has no controller %llu",
-			       nqn, (unsigned long long)cntlid);
+		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND,
+			       "parameter 'cntlid': subsystem %s has no controller %llu", nqn,
+			       (unsigned long long)cntlid);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "disconnecting controller %u of %s (host %s)",
-		c->cntlid, nqn, c->hostnqn);
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "disconnecting controller %u of %s (host %s)", c->cntlid,
+		 nqn, c->hostnqn);
 	nvmf_tgt_ctrl_delete(c);
 	nvmf_rpc_result(call, json_object());
 }

@@ -3,7 +3,7 @@
  * Control methods for subsystems and ports (docs/operating.md), and the running
  * configuration: read, saved. On the main group; the changes are target/model.c's.
  */
-#define NVMF_LOG_COMPONENT NVMF_LOGC_CONTROL   /* target/log.h */
+#define NVMF_LOG_COMPONENT NVMF_LOGC_CONTROL /* target/log.h */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,10 +19,14 @@
 static int code_of(int rc)
 {
 	switch (rc) {
-	case -ENOENT:  return NVMF_RPC_NOT_FOUND;
-	case -EEXIST:  return NVMF_RPC_EXISTS;
-	case -ENOMEM:  return NVMF_RPC_INTERNAL_ERROR;
-	default:       return NVMF_RPC_REFUSED;
+	case -ENOENT:
+		return NVMF_RPC_NOT_FOUND;
+	case -EEXIST:
+		return NVMF_RPC_EXISTS;
+	case -ENOMEM:
+		return NVMF_RPC_INTERNAL_ERROR;
+	default:
+		return NVMF_RPC_REFUSED;
 	}
 }
 
@@ -51,9 +55,10 @@ void nvmf_ctl_subsystem_add(void *ctx, struct nvmf_rpc_call *call)
 	}
 	long bad = nvmf_tgt_ana_undefined(ctl->tgt, sc.ns, sc.n_ns);
 	if (bad >= 0) {
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "subsystem.namespaces[%ld].ana_grpid: ANA group %u "
-			       "is defined on no port (ana_state_set defines it on one)", bad,
-			       nvmf_ns_config_anagrpid(&sc.ns[bad]));
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
+			       "subsystem.namespaces[%ld].ana_grpid: ANA group %u "
+			       "is defined on no port (ana_state_set defines it on one)",
+			       bad, nvmf_ns_config_anagrpid(&sc.ns[bad]));
 		nvmf_config_subsys_clear(&sc);
 		return;
 	}
@@ -61,7 +66,8 @@ void nvmf_ctl_subsystem_add(void *ctx, struct nvmf_rpc_call *call)
 	if (rc)
 		nvmf_rpc_error(call, code_of(rc), "subsystem: %s", err);
 	else {
-		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s added (%zu namespaces)", sc.nqn, sc.n_ns);
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s added (%zu namespaces)", sc.nqn,
+			 sc.n_ns);
 		nvmf_rpc_result(call, json_pack("{s:s}", "nqn", sc.nqn));
 	}
 	nvmf_config_subsys_clear(&sc);
@@ -148,8 +154,9 @@ static void link_call(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call, bool lin
 		return;
 	}
 	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "port %u %s %s", p->cfg->portid,
-		link ? "exposes" : "no longer exposes", s->cfg->nqn);
-	nvmf_rpc_result(call, link ? json_object() : json_pack("{s:I}", "disconnected", (json_int_t)dropped));
+		 link ? "exposes" : "no longer exposes", s->cfg->nqn);
+	nvmf_rpc_result(call, link ? json_object() :
+				     json_pack("{s:I}", "disconnected", (json_int_t)dropped));
 }
 
 void nvmf_ctl_port_link(void *ctx, struct nvmf_rpc_call *call)
@@ -225,12 +232,14 @@ void nvmf_ctl_config_save(void *ctx, struct nvmf_rpc_call *call)
 	if (!path)
 		path = ctl->config_path;
 	if (!path) {
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "missing parameter 'path' (the target was "
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
+			       "missing parameter 'path' (the target was "
 			       "not started from a file)");
 		return;
 	}
 	if (path[0] != '/') {
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'path': \"%s\" is not an absolute path", path);
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
+			       "parameter 'path': \"%s\" is not an absolute path", path);
 		return;
 	}
 	struct nvmf_config view;

@@ -4,7 +4,7 @@
  * and the counters. On the main group: the model and the controllers are its own; the
  * I/O groups' counters are read with relaxed atomic loads (each is written by one group).
  */
-#define NVMF_LOG_COMPONENT NVMF_LOGC_CONTROL   /* target/log.h */
+#define NVMF_LOG_COMPONENT NVMF_LOGC_CONTROL /* target/log.h */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,21 +40,27 @@ static json_t *ns_json(const struct nvmf_subsys *s, const struct nvmf_ns_config 
 {
 	const struct nvmf_ns *ns = nc->enable ? nvmf_subsys_ns(s, nc->nsid) : NULL;
 	char uuid[NVME_UUID_STR_LEN];
-	json_t *j = json_pack("{s:I, s:b, s:s, s:s?, s:I}", "nsid", (json_int_t)nc->nsid,
-			      "enable", ns != NULL, "backend",
-			      nvmf_backend_kind_name(ns ? ns->bdev->kind : nc->kind), "path", nc->path,
-			      "ana_grpid", (json_int_t)nvmf_ns_config_anagrpid(nc));
+	json_t *j = json_pack("{s:I, s:b, s:s, s:s?, s:I}", "nsid", (json_int_t)nc->nsid, "enable",
+			      ns != NULL, "backend",
+			      nvmf_backend_kind_name(ns ? ns->bdev->kind : nc->kind), "path",
+			      nc->path, "ana_grpid", (json_int_t)nvmf_ns_config_anagrpid(nc));
 	if (!j)
 		return NULL;
 	if (ns) {
-		json_object_set_new(j, "size_bytes", json_integer((json_int_t)(nvmf_ns_nlb(ns) << ns->lba_shift)));
+		json_object_set_new(j, "size_bytes",
+				    json_integer((json_int_t)(nvmf_ns_nlb(ns) << ns->lba_shift)));
 		json_object_set_new(j, "block_size", json_integer((json_int_t)1 << ns->lba_shift));
 		json_object_set_new(j, "uuid", json_string(nvme_uuid_format(ns->uuid, uuid)));
 	} else {
 		/* Disabled: what the config says (null where it leaves it to the backend). */
-		json_object_set_new(j, "size_bytes", nc->size_bytes ? json_integer((json_int_t)nc->size_bytes) : json_null());
-		json_object_set_new(j, "block_size", nc->block_size ? json_integer(nc->block_size) : json_null());
-		json_object_set_new(j, "uuid", nc->has_uuid ? json_string(nvme_uuid_format(nc->uuid, uuid)) : json_null());
+		json_object_set_new(j, "size_bytes",
+				    nc->size_bytes ? json_integer((json_int_t)nc->size_bytes) :
+						     json_null());
+		json_object_set_new(j, "block_size",
+				    nc->block_size ? json_integer(nc->block_size) : json_null());
+		json_object_set_new(j, "uuid",
+				    nc->has_uuid ? json_string(nvme_uuid_format(nc->uuid, uuid)) :
+						   json_null());
 	}
 	return j;
 }
@@ -105,12 +111,16 @@ void nvmf_ctl_port_list(void *ctx, struct nvmf_rpc_call *call)
 		json_t *subs = json_array();
 		for (size_t k = 0; k < p->n_subsys; k++)
 			json_array_append_new(subs, json_string(p->subsys[k]->cfg->nqn));
-		json_array_append_new(list, json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:I}",
-			"portid", (json_int_t)p->cfg->portid, "trtype", p->cfg->trtype,
-			"adrfam", p->cfg->adrfam == AF_INET6 ? "ipv6" : "ipv4", "traddr", p->cfg->traddr,
-			"trsvcid", p->cfg->trsvcid[0] ? p->cfg->trsvcid : "4420", "subsystems", subs,
-			"controllers", (json_int_t)ctrl_count(ctl->tgt, NULL, p),
-			"connects", (json_int_t)p->connects, "connects_refused", (json_int_t)p->connects_refused));
+		json_array_append_new(
+			list,
+			json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:I}", "portid",
+				  (json_int_t)p->cfg->portid, "trtype", p->cfg->trtype, "adrfam",
+				  p->cfg->adrfam == AF_INET6 ? "ipv6" : "ipv4", "traddr",
+				  p->cfg->traddr, "trsvcid",
+				  p->cfg->trsvcid[0] ? p->cfg->trsvcid : "4420", "subsystems", subs,
+				  "controllers", (json_int_t)ctrl_count(ctl->tgt, NULL, p),
+				  "connects", (json_int_t)p->connects, "connects_refused",
+				  (json_int_t)p->connects_refused));
 	}
 	nvmf_rpc_result(call, json_pack("{s:o}", "ports", list));
 }
@@ -129,18 +139,20 @@ static json_t *ctrl_json(const struct nvmf_tgt_ctrl *c)
 			continue;
 		io += q > 0;
 		json_array_append_new(queues, json_pack("{s:I, s:I, s:I}", "qid", (json_int_t)q,
-			"size", (json_int_t)sq->size, "poll_group", (json_int_t)sq->pg->index));
+							"size", (json_int_t)sq->size, "poll_group",
+							(json_int_t)sq->pg->index));
 	}
 	/* Bytes: the SMART counters are in 512-byte units. */
 	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:o, s:I, s:I, s:I, s:I}",
-		"cntlid", (json_int_t)c->cntlid, "subnqn", c->subsys->cfg->nqn, "hostnqn", c->hostnqn,
-		"host_address", c->peer,
-		"hostid", nvme_uuid_format(c->hostid, hostid), "portid", (json_int_t)c->port->cfg->portid,
-		"kato_ms", (json_int_t)c->kato_ms, "connected_since", since, "io_queues", (json_int_t)io,
-		"queues", queues, "reads", (json_int_t)load(&c->host_reads),
-		"writes", (json_int_t)load(&c->host_writes),
-		"read_bytes", (json_int_t)(load(&c->units_read) * 512),
-		"write_bytes", (json_int_t)(load(&c->units_written) * 512));
+			 "cntlid", (json_int_t)c->cntlid, "subnqn", c->subsys->cfg->nqn, "hostnqn",
+			 c->hostnqn, "host_address", c->peer, "hostid",
+			 nvme_uuid_format(c->hostid, hostid), "portid",
+			 (json_int_t)c->port->cfg->portid, "kato_ms", (json_int_t)c->kato_ms,
+			 "connected_since", since, "io_queues", (json_int_t)io, "queues", queues,
+			 "reads", (json_int_t)load(&c->host_reads), "writes",
+			 (json_int_t)load(&c->host_writes), "read_bytes",
+			 (json_int_t)(load(&c->units_read) * 512), "write_bytes",
+			 (json_int_t)(load(&c->units_written) * 512));
 }
 
 void nvmf_ctl_controller_list(void *ctx, struct nvmf_rpc_call *call)
@@ -193,14 +205,15 @@ static json_t *ns_stats_json(const struct nvmf_subsys *s, const struct nvmf_ns *
 		}
 	}
 	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I}}",
-		"nqn", s->cfg->nqn, "nsid", (json_int_t)ns->nsid, "reads", (json_int_t)sum[0],
-		"writes", (json_int_t)sum[1], "read_bytes", (json_int_t)sum[2],
-		"write_bytes", (json_int_t)sum[3], "other", (json_int_t)sum[4],
-		"errors", (json_int_t)sum[5], "inflight", (json_int_t)sum[6], "latency_us",
-		"p50", (json_int_t)percentile_us(lat, total, 500),
-		"p90", (json_int_t)percentile_us(lat, total, 900),
-		"p99", (json_int_t)percentile_us(lat, total, 990),
-		"p999", (json_int_t)percentile_us(lat, total, 999));
+			 "nqn", s->cfg->nqn, "nsid", (json_int_t)ns->nsid, "reads",
+			 (json_int_t)sum[0], "writes", (json_int_t)sum[1], "read_bytes",
+			 (json_int_t)sum[2], "write_bytes", (json_int_t)sum[3], "other",
+			 (json_int_t)sum[4], "errors", (json_int_t)sum[5], "inflight",
+			 (json_int_t)sum[6], "latency_us", "p50",
+			 (json_int_t)percentile_us(lat, total, 500), "p90",
+			 (json_int_t)percentile_us(lat, total, 900), "p99",
+			 (json_int_t)percentile_us(lat, total, 990), "p999",
+			 (json_int_t)percentile_us(lat, total, 999));
 }
 
 void nvmf_ctl_namespace_stats(void *ctx, struct nvmf_rpc_call *call)
@@ -211,7 +224,8 @@ void nvmf_ctl_namespace_stats(void *ctx, struct nvmf_rpc_call *call)
 	if (call->code)
 		return;
 	if (only && nsid && !nvmf_subsys_ns(only, (uint32_t)nsid)) {
-		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND, "parameter 'nsid': subsystem %s has no enabled namespace %llu",
+		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND,
+			       "parameter 'nsid': subsystem %s has no enabled namespace %llu",
 			       only->cfg->nqn, (unsigned long long)nsid);
 		return;
 	}
@@ -239,10 +253,13 @@ static json_t *tpg_stats(const struct nvmf_pg *pg)
 			continue;
 		struct nvmf_tpg_stats st = { 0 };
 		tpg->transport->ops->pg_stats(tpg, &st);
-		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}",
-			"name", tpg->transport->ops->name, "queues", (json_int_t)st.queues,
-			"dying", (json_int_t)st.dying, "recv_posted", (json_int_t)st.recv_posted,
-			"recv_depth", (json_int_t)st.recv_depth, "bufs_held", (json_int_t)st.bufs_held));
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "name",
+						     tpg->transport->ops->name, "queues",
+						     (json_int_t)st.queues, "dying",
+						     (json_int_t)st.dying, "recv_posted",
+						     (json_int_t)st.recv_posted, "recv_depth",
+						     (json_int_t)st.recv_depth, "bufs_held",
+						     (json_int_t)st.bufs_held));
 	}
 	return arr;
 }
@@ -254,14 +271,19 @@ void nvmf_ctl_poll_group_stats(void *ctx, struct nvmf_rpc_call *call)
 	for (unsigned i = 0; i < ctl->tgt->npgs; i++) {
 		const struct nvmf_pg *pg = ctl->tgt->pgs[i];
 		uint64_t busy = load(&pg->busy_passes), work = load(&pg->work);
-		json_array_append_new(list, json_pack("{s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:o}",
-			"index", (json_int_t)i, "main", i == 0,
-			"queues", (json_int_t)__atomic_load_n(&pg->nqueues, __ATOMIC_RELAXED),
-			"passes", (json_int_t)load(&pg->passes), "busy_passes", (json_int_t)busy,
-			"sleeps", (json_int_t)load(&pg->sleeps), "messages", (json_int_t)load(&pg->msgs),
-			"work", (json_int_t)work, "work_per_busy_pass", busy ? (double)work / (double)busy : 0.0,
-			"busy_us", (json_int_t)load(&pg->busy_us), "idle_us", (json_int_t)load(&pg->idle_us),
-			"sleep_us", (json_int_t)load(&pg->sleep_us), "transports", tpg_stats(pg)));
+		json_array_append_new(
+			list,
+			json_pack(
+				"{s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:o}",
+				"index", (json_int_t)i, "main", i == 0, "queues",
+				(json_int_t)__atomic_load_n(&pg->nqueues, __ATOMIC_RELAXED),
+				"passes", (json_int_t)load(&pg->passes), "busy_passes",
+				(json_int_t)busy, "sleeps", (json_int_t)load(&pg->sleeps),
+				"messages", (json_int_t)load(&pg->msgs), "work", (json_int_t)work,
+				"work_per_busy_pass", busy ? (double)work / (double)busy : 0.0,
+				"busy_us", (json_int_t)load(&pg->busy_us), "idle_us",
+				(json_int_t)load(&pg->idle_us), "sleep_us",
+				(json_int_t)load(&pg->sleep_us), "transports", tpg_stats(pg)));
 	}
 	nvmf_rpc_result(call, json_pack("{s:o}", "poll_groups", list));
 }
@@ -282,11 +304,13 @@ static const char *common_level(const struct nvmf_tgt *tgt)
  * it is absent. */
 static bool param_component(struct nvmf_rpc_call *call, enum nvmf_log_component *out, bool *all)
 {
-	const char *name = nvmf_rpc_str(call, "component");   /* a string of 1-16 (schema) */
+	const char *name = nvmf_rpc_str(call, "component"); /* a string of 1-16 (schema) */
 	*all = !name;
 	if (name && !nvmf_log_component_parse(name, out)) {
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'component': \"%s\" is not a log "
-			       "component (core, rdma, tcp, auth, control, backend)", name);
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
+			       "parameter 'component': \"%s\" is not a log "
+			       "component (core, rdma, tcp, auth, control, backend)",
+			       name);
 		return false;
 	}
 	return true;
@@ -300,15 +324,19 @@ void nvmf_ctl_log_level_get(void *ctx, struct nvmf_rpc_call *call)
 	if (!param_component(call, &comp, &all))
 		return;
 	if (!all) {
-		nvmf_rpc_result(call, json_pack("{s:s, s:s}", "component", nvmf_log_component_name(comp),
-						"level", nvmf_log_level_name(nvmf_log_level_get(ctl->tgt, comp))));
+		nvmf_rpc_result(call,
+				json_pack("{s:s, s:s}", "component", nvmf_log_component_name(comp),
+					  "level",
+					  nvmf_log_level_name(nvmf_log_level_get(ctl->tgt, comp))));
 		return;
 	}
 	json_t *each = json_object();
 	for (unsigned i = 0; each && i < NVMF_LOGC_COUNT; i++)
-		json_object_set_new(each, nvmf_log_component_name((enum nvmf_log_component)i), json_string(
-			nvmf_log_level_name(nvmf_log_level_get(ctl->tgt, (enum nvmf_log_component)i))));
-	nvmf_rpc_result(call, json_pack("{s:s, s:o*}", "level", common_level(ctl->tgt), "components", each));
+		json_object_set_new(each, nvmf_log_component_name((enum nvmf_log_component)i),
+				    json_string(nvmf_log_level_name(nvmf_log_level_get(
+					    ctl->tgt, (enum nvmf_log_component)i))));
+	nvmf_rpc_result(call, json_pack("{s:s, s:o*}", "level", common_level(ctl->tgt),
+					"components", each));
 }
 
 void nvmf_ctl_log_level_set(void *ctx, struct nvmf_rpc_call *call)
@@ -321,21 +349,28 @@ void nvmf_ctl_log_level_set(void *ctx, struct nvmf_rpc_call *call)
 	if (!param_component(call, &comp, &all))
 		return;
 	if (!nvmf_log_level_parse(name, &level)) {
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "parameter 'level': \"%s\" is not a log level "
-			       "(error, warning, info, debug)", name);
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
+			       "parameter 'level': \"%s\" is not a log level "
+			       "(error, warning, info, debug)",
+			       name);
 		return;
 	}
 	if (all) {
 		char prev[16];
 		snprintf(prev, sizeof(prev), "%s", common_level(ctl->tgt));
 		nvmf_log_level_set_all(ctl->tgt, level);
-		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "log level %s (was %s)", nvmf_log_level_name(level), prev);
-		nvmf_rpc_result(call, json_pack("{s:s, s:s}", "level", nvmf_log_level_name(level), "previous", prev));
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "log level %s (was %s)",
+			 nvmf_log_level_name(level), prev);
+		nvmf_rpc_result(call, json_pack("{s:s, s:s}", "level", nvmf_log_level_name(level),
+						"previous", prev));
 		return;
 	}
 	enum nvmf_log_level prev = nvmf_log_level_set(ctl->tgt, comp, level);
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "log level of %s %s (was %s)", nvmf_log_component_name(comp),
-		 nvmf_log_level_name(level), nvmf_log_level_name(prev));
-	nvmf_rpc_result(call, json_pack("{s:s, s:s, s:s}", "component", nvmf_log_component_name(comp),
-					"level", nvmf_log_level_name(level), "previous", nvmf_log_level_name(prev)));
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "log level of %s %s (was %s)",
+		 nvmf_log_component_name(comp), nvmf_log_level_name(level),
+		 nvmf_log_level_name(prev));
+	nvmf_rpc_result(call,
+			json_pack("{s:s, s:s, s:s}", "component", nvmf_log_component_name(comp),
+				  "level", nvmf_log_level_name(level), "previous",
+				  nvmf_log_level_name(prev)));
 }

@@ -14,8 +14,8 @@
 
 /* The live controllers of @s whose host is @hostid: their host NQNs (each once) and
  * controller IDs. */
-static void host_ctrls(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, const uint8_t hostid[16],
-		       json_t *nqns, json_t *cntlids)
+static void host_ctrls(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
+		       const uint8_t hostid[16], json_t *nqns, json_t *cntlids)
 {
 	for (const struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next) {
 		if (c->subsys != s || c->deleting || memcmp(c->hostid, hostid, 16))
@@ -31,7 +31,8 @@ static void host_ctrls(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, 
 	}
 }
 
-static json_t *resv_json(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, const struct nvmf_ns *ns)
+static json_t *resv_json(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
+			 const struct nvmf_ns *ns)
 {
 	const struct nvme_resv_state *st = &ns->resv->st;
 	char id[NVME_UUID_STR_LEN], key[24];
@@ -40,18 +41,21 @@ static json_t *resv_json(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s
 		json_t *nqns = json_array(), *cntlids = json_array();
 		host_ctrls(tgt, s, st->regs[i].hostid, nqns, cntlids);
 		snprintf(key, sizeof(key), "0x%016" PRIx64, st->regs[i].rkey);
-		json_array_append_new(regs, json_pack("{s:s, s:s, s:b, s:o, s:o}", "hostid",
-			nvme_uuid_format(st->regs[i].hostid, id), "key", key, "holder",
-			nvme_resv_is_holder(st, i), "hostnqns", nqns, "controllers", cntlids));
+		json_array_append_new(regs,
+				      json_pack("{s:s, s:s, s:b, s:o, s:o}", "hostid",
+						nvme_uuid_format(st->regs[i].hostid, id), "key",
+						key, "holder", nvme_resv_is_holder(st, i),
+						"hostnqns", nqns, "controllers", cntlids));
 	}
 	bool single = st->rtype && !nvme_resv_all_regs(st->rtype);
-	json_t *holder = single ? json_string(nvme_uuid_format(st->regs[st->holder].hostid, id)) : json_null();
+	json_t *holder = single ? json_string(nvme_uuid_format(st->regs[st->holder].hostid, id)) :
+				  json_null();
 	const char *file = nvmf_resv_store_path(tgt);
 	return json_pack("{s:s, s:I, s:b, s:I, s:s, s:I, s:o, s:b, s:o, s:o}", "nqn", s->cfg->nqn,
 			 "nsid", (json_int_t)ns->nsid, "enabled", 1, "type", (json_int_t)st->rtype,
-			 "type_name", nvme_resv_type_name(st->rtype), "generation", (json_int_t)st->gen,
-			 "holder", holder, "ptpl", st->ptpl, "state_file", file ? json_string(file) : json_null(),
-			 "registrants", regs);
+			 "type_name", nvme_resv_type_name(st->rtype), "generation",
+			 (json_int_t)st->gen, "holder", holder, "ptpl", st->ptpl, "state_file",
+			 file ? json_string(file) : json_null(), "registrants", regs);
 }
 
 void nvmf_ctl_namespace_reservation(void *ctx, struct nvmf_rpc_call *call)
@@ -63,11 +67,13 @@ void nvmf_ctl_namespace_reservation(void *ctx, struct nvmf_rpc_call *call)
 		return;
 	const struct nvmf_ns *ns = nvmf_subsys_ns(s, (uint32_t)nsid);
 	if (!ns) {
-		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND, "parameter 'nsid': subsystem %s has no enabled "
-			       "namespace %llu", s->cfg->nqn, (unsigned long long)nsid);
+		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND,
+			       "parameter 'nsid': subsystem %s has no enabled "
+			       "namespace %llu",
+			       s->cfg->nqn, (unsigned long long)nsid);
 		return;
 	}
-	if (!ns->resv) {   /* not an error: the answer is that there are none */
+	if (!ns->resv) { /* not an error: the answer is that there are none */
 		nvmf_rpc_result(call, json_pack("{s:s, s:I, s:b}", "nqn", s->cfg->nqn, "nsid",
 						(json_int_t)nsid, "enabled", 0));
 		return;

@@ -23,8 +23,8 @@ void nvmf_rpc_default_path(char *buf, size_t len)
 enum nvmf_rpc_frame nvmf_rpc_frame(const char *buf, size_t len, size_t *used, json_t **value)
 {
 	json_error_t err;
-	json_t *v = json_loadb(buf, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES |
-			       JSON_DISABLE_EOF_CHECK, &err);
+	json_t *v = json_loadb(
+		buf, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK, &err);
 	if (value)
 		*value = NULL;
 	if (v) {

@@ -16,7 +16,7 @@
 
 /* Bytes a request may take before it is complete: past that the client is answered
  * -32600 and dropped (its stream cannot be resynchronised). */
-#define NVMF_RPC_MAX_REQUEST  (1u << 20)
+#define NVMF_RPC_MAX_REQUEST (1u << 20)
 
 /*
  * nvmf_rpc_default_path - where the daemon listens and the CLI connects by default:
@@ -28,9 +28,9 @@ void nvmf_rpc_default_path(char *buf, size_t len);
 
 /* Framing on a byte stream: requests follow each other with optional whitespace between. */
 enum nvmf_rpc_frame {
-	NVMF_RPC_FRAME_MORE,      /* no complete value yet: read more (or only whitespace) */
-	NVMF_RPC_FRAME_VALUE,     /* bytes [0, *used) hold one value */
-	NVMF_RPC_FRAME_BAD,       /* bytes [0, *used) are not JSON: answer -32700 and drop them */
+	NVMF_RPC_FRAME_MORE,  /* no complete value yet: read more (or only whitespace) */
+	NVMF_RPC_FRAME_VALUE, /* bytes [0, *used) hold one value */
+	NVMF_RPC_FRAME_BAD,   /* bytes [0, *used) are not JSON: answer -32700 and drop them */
 };
 /*
  * nvmf_rpc_frame - where the first JSON value in @buf (@len bytes) ends. For VALUE and BAD

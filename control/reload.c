@@ -3,7 +3,7 @@
  * The configuration file reloaded into a running target (see reload.h): refuse what
  * cannot change live, then additions (undone on failure), then removals.
  */
-#define NVMF_LOG_COMPONENT NVMF_LOGC_CONTROL   /* target/log.h */
+#define NVMF_LOG_COMPONENT NVMF_LOGC_CONTROL /* target/log.h */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,17 +19,28 @@
 #include "nvme/identify.h"
 
 /* A step of the additions, and how to take it back. */
-enum undo_kind { U_SUBSYS, U_NS, U_ENABLE, U_RESIZE, U_CFG_SIZE, U_RESV, U_HOST, U_ANY_HOST, U_PORT, U_LINK };
+enum undo_kind {
+	U_SUBSYS,
+	U_NS,
+	U_ENABLE,
+	U_RESIZE,
+	U_CFG_SIZE,
+	U_RESV,
+	U_HOST,
+	U_ANY_HOST,
+	U_PORT,
+	U_LINK
+};
 
 struct undo {
 	enum undo_kind kind;
 	struct nvmf_subsys *s;
 	struct nvmf_port *p;
 	uint32_t nsid;
-	uint64_t bytes;               /* U_RESIZE: the size before */
-	uint64_t cfg_size;            /* U_RESIZE, U_CFG_SIZE: nvmf_size_bytes before */
-	const char *host;             /* U_HOST: borrowed from the new config */
-	bool resv;                    /* U_RESV: resv.enable before */
+	uint64_t bytes;    /* U_RESIZE: the size before */
+	uint64_t cfg_size; /* U_RESIZE, U_CFG_SIZE: nvmf_size_bytes before */
+	const char *host;  /* U_HOST: borrowed from the new config */
+	bool resv;         /* U_RESV: resv.enable before */
 };
 
 struct plan {
@@ -38,7 +49,7 @@ struct plan {
 	struct undo *u;
 	size_t n, cap;
 	json_t *changes;
-	size_t first_change;          /* changes[] entries before this reload */
+	size_t first_change; /* changes[] entries before this reload */
 };
 
 static void note(struct plan *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -70,16 +81,22 @@ static void rollback(struct plan *pl)
 {
 	char err[256];
 	unsigned dropped;
-	pl->tgt->ns_discarding = true;     /* what it takes away was only staged */
+	pl->tgt->ns_discarding = true; /* what it takes away was only staged */
 	while (pl->n) {
 		struct undo *u = &pl->u[--pl->n];
 		switch (u->kind) {
-		case U_SUBSYS: nvmf_tgt_subsys_remove(pl->tgt, u->s, &dropped, err, sizeof(err)); break;
-		case U_NS:     nvmf_tgt_ns_remove(pl->tgt, u->s, u->nsid, err, sizeof(err)); break;
-		case U_ENABLE: nvmf_tgt_ns_enable(pl->tgt, u->s, u->nsid, false, err, sizeof(err)); break;
+		case U_SUBSYS:
+			nvmf_tgt_subsys_remove(pl->tgt, u->s, &dropped, err, sizeof(err));
+			break;
+		case U_NS:
+			nvmf_tgt_ns_remove(pl->tgt, u->s, u->nsid, err, sizeof(err));
+			break;
+		case U_ENABLE:
+			nvmf_tgt_ns_enable(pl->tgt, u->s, u->nsid, false, err, sizeof(err));
+			break;
 		case U_RESIZE:
 			nvmf_tgt_ns_resize(pl->tgt, u->s, u->nsid, u->bytes, err, sizeof(err));
-			__attribute__((fallthrough));   /* and the config's value */
+			__attribute__((fallthrough)); /* and the config's value */
 		case U_CFG_SIZE:
 			for (size_t i = 0; i < u->s->cfg->n_ns; i++)
 				if (u->s->cfg->ns[i].nsid == u->nsid)
@@ -90,10 +107,18 @@ static void rollback(struct plan *pl)
 				if (u->s->cfg->ns[i].nsid == u->nsid)
 					u->s->cfg->ns[i].resv_enable = u->resv;
 			break;
-		case U_HOST:   nvmf_tgt_host_remove(pl->tgt, u->s, u->host, &dropped, err, sizeof(err)); break;
-		case U_ANY_HOST: nvmf_tgt_allow_any_host(pl->tgt, u->s, false, &dropped); break;
-		case U_PORT:   nvmf_tgt_port_remove(pl->tgt, u->p, &dropped, err, sizeof(err)); break;
-		case U_LINK:   nvmf_tgt_port_unlink(pl->tgt, u->p, u->s, &dropped, err, sizeof(err)); break;
+		case U_HOST:
+			nvmf_tgt_host_remove(pl->tgt, u->s, u->host, &dropped, err, sizeof(err));
+			break;
+		case U_ANY_HOST:
+			nvmf_tgt_allow_any_host(pl->tgt, u->s, false, &dropped);
+			break;
+		case U_PORT:
+			nvmf_tgt_port_remove(pl->tgt, u->p, &dropped, err, sizeof(err));
+			break;
+		case U_LINK:
+			nvmf_tgt_port_unlink(pl->tgt, u->p, u->s, &dropped, err, sizeof(err));
+			break;
 		}
 	}
 	pl->tgt->ns_discarding = false;
@@ -158,9 +183,9 @@ static bool differs_str(struct diff *d, const char *name, const char *running, c
 	d->name = name;
 	d->values[0] = '\0';
 	if ((!running || strlen(running) <= 64) && (!file || strlen(file) <= 64))
-		snprintf(d->values, sizeof(d->values), " (running %s%s%s, file %s%s%s)", running ? "\"" : "",
-			 running ? running : "none", running ? "\"" : "", file ? "\"" : "", file ? file : "none",
-			 file ? "\"" : "");
+		snprintf(d->values, sizeof(d->values), " (running %s%s%s, file %s%s%s)",
+			 running ? "\"" : "", running ? running : "none", running ? "\"" : "",
+			 file ? "\"" : "", file ? file : "none", file ? "\"" : "");
 	return true;
 }
 
@@ -174,7 +199,8 @@ static bool differs(struct diff *d, const char *name, bool differ)
 }
 
 /* The first target-wide setting that differs. */
-static bool target_diff(const struct nvmf_target_config *a, const struct nvmf_target_config *b, struct diff *d)
+static bool target_diff(const struct nvmf_target_config *a, const struct nvmf_target_config *b,
+			struct diff *d)
 {
 	return differs_str(d, "discovery.nqn", a->discovery_nqn, b->discovery_nqn) ||
 	       differs_num(d, "nvmf_target.mdts", a->mdts, b->mdts) ||
@@ -195,8 +221,8 @@ static bool target_diff(const struct nvmf_target_config *a, const struct nvmf_ta
 /* An identity string of the served subsystem: @served (space padded) is what "" in the
  * running config stood for, so the file may write it out; "" in the file where the
  * running config names one is a change (the default would be derived anew). */
-static bool differs_ident(struct diff *d, const char *name, const char *running_cfg, const char *served,
-			  const char *file)
+static bool differs_ident(struct diff *d, const char *name, const char *running_cfg,
+			  const char *served, const char *file)
 {
 	char run[48];
 	size_t n = strlen(served);
@@ -208,7 +234,8 @@ static bool differs_ident(struct diff *d, const char *name, const char *running_
 	return differs_str(d, name, run, file);
 }
 
-static bool attr_diff(const struct nvmf_subsys *s, const struct nvmf_subsys_config *b, struct diff *d)
+static bool attr_diff(const struct nvmf_subsys *s, const struct nvmf_subsys_config *b,
+		      struct diff *d)
 {
 	const struct nvmf_subsys_config *a = s->cfg;
 	uint32_t vs = b->version ? b->version : NVMF_DEFAULT_VERSION;
@@ -219,11 +246,13 @@ static bool attr_diff(const struct nvmf_subsys *s, const struct nvmf_subsys_conf
 	if (vs != s->vs) {
 		char x[16], y[16];
 		d->name = "attr.version";
-		snprintf(d->values, sizeof(d->values), " (running %s, file %s)", nvme_version_format(s->vs, x, sizeof(x)),
+		snprintf(d->values, sizeof(d->values), " (running %s, file %s)",
+			 nvme_version_format(s->vs, x, sizeof(x)),
 			 nvme_version_format(vs, y, sizeof(y)));
 		return true;
 	}
-	return differs_num(d, "attr.cntlid_min", a->cntlid_min ? a->cntlid_min : 1, b->cntlid_min ? b->cntlid_min : 1) ||
+	return differs_num(d, "attr.cntlid_min", a->cntlid_min ? a->cntlid_min : 1,
+			   b->cntlid_min ? b->cntlid_min : 1) ||
 	       differs_num(d, "attr.cntlid_max", a->cntlid_max ? a->cntlid_max : 0xffef,
 			   b->cntlid_max ? b->cntlid_max : 0xffef) ||
 	       differs_num(d, "attr.qid_max", a->qid_max ? a->qid_max : NVMF_DEFAULT_QID_MAX,
@@ -267,47 +296,73 @@ static bool backing_diff(const char *nqn, const struct nvmf_ns_config *a, const 
 		return true;
 	enum nvmf_backend_kind ka = ns_kind(a, ns), kb = ns_kind(b, ns);
 	if (ka != kb)
-		return differs_str(d, "nvmf_backend", nvmf_backend_kind_name(ka), nvmf_backend_kind_name(kb));
+		return differs_str(d, "nvmf_backend", nvmf_backend_kind_name(ka),
+				   nvmf_backend_kind_name(kb));
 	if (differs_num(d, "nvmf_block_size", ns_block_size(a, ns), ns_block_size(b, ns)))
 		return true;
 	uint8_t derived[16];
 	nvmf_ns_derived_uuid(nqn, a->nsid, derived);
 	const struct nvmf_bdev *bd = ns ? ns->bdev : NULL;
-	return differs(d, "device.uuid", !same_id(ns_id(a->has_uuid, a->uuid, true, derived),
-						  ns_id(b->has_uuid, b->uuid, true, derived), 16)) ||
-	       differs(d, "device.nguid", !same_id(ns_id(a->has_nguid, a->nguid, bd && bd->has_nguid, bd ? bd->nguid : NULL),
-						   ns_id(b->has_nguid, b->nguid, bd && bd->has_nguid, bd ? bd->nguid : NULL), 16)) ||
-	       differs(d, "nvmf_eui64", !same_id(ns_id(a->has_eui64, a->eui64, bd && bd->has_eui64, bd ? bd->eui64 : NULL),
-						 ns_id(b->has_eui64, b->eui64, bd && bd->has_eui64, bd ? bd->eui64 : NULL), 8)) ||
+	return differs(d, "device.uuid",
+		       !same_id(ns_id(a->has_uuid, a->uuid, true, derived),
+				ns_id(b->has_uuid, b->uuid, true, derived), 16)) ||
+	       differs(d, "device.nguid",
+		       !same_id(ns_id(a->has_nguid, a->nguid, bd && bd->has_nguid,
+				      bd ? bd->nguid : NULL),
+				ns_id(b->has_nguid, b->nguid, bd && bd->has_nguid,
+				      bd ? bd->nguid : NULL),
+				16)) ||
+	       differs(d, "nvmf_eui64",
+		       !same_id(ns_id(a->has_eui64, a->eui64, bd && bd->has_eui64,
+				      bd ? bd->eui64 : NULL),
+				ns_id(b->has_eui64, b->eui64, bd && bd->has_eui64,
+				      bd ? bd->eui64 : NULL),
+				8)) ||
 	       differs_num(d, "nvmf_create", a->create, b->create) ||
 	       differs_num(d, "nvmf_buffered", a->buffered, b->buffered);
 }
 
 /* Port parameters in effect: max_queue_size 0 or -1, inline_data_size -1 and
  * nvmf_maxh2cdata 0 are the defaults (nvmf_port_resolve, the tcp transport). */
-static long long eff_queue_size(uint32_t v) { return v == 0 || v == UINT32_MAX ? NVMF_DEFAULT_QUEUE_SIZE : v; }
-static long long eff_inline(uint32_t v) { return v == UINT32_MAX ? NVMF_DEFAULT_INLINE : v; }
-static long long eff_maxh2cdata(uint32_t v) { return v ? v : NVMF_DEFAULT_MAXH2CDATA; }
+static long long eff_queue_size(uint32_t v)
+{
+	return v == 0 || v == UINT32_MAX ? NVMF_DEFAULT_QUEUE_SIZE : v;
+}
+static long long eff_inline(uint32_t v)
+{
+	return v == UINT32_MAX ? NVMF_DEFAULT_INLINE : v;
+}
+static long long eff_maxh2cdata(uint32_t v)
+{
+	return v ? v : NVMF_DEFAULT_MAXH2CDATA;
+}
 
-static bool port_diff(const struct nvmf_port_config *a, const struct nvmf_port_config *b, struct diff *d)
+static bool port_diff(const struct nvmf_port_config *a, const struct nvmf_port_config *b,
+		      struct diff *d)
 {
 	return differs_str(d, "addr.trtype", a->trtype, b->trtype) ||
 	       differs(d, "addr.adrfam", a->adrfam != b->adrfam) ||
 	       differs_str(d, "addr.traddr", a->traddr, b->traddr) ||
-	       differs_str(d, "addr.trsvcid", a->trsvcid[0] ? a->trsvcid : "4420", b->trsvcid[0] ? b->trsvcid : "4420") ||
+	       differs_str(d, "addr.trsvcid", a->trsvcid[0] ? a->trsvcid : "4420",
+			   b->trsvcid[0] ? b->trsvcid : "4420") ||
 	       differs_num(d, "addr.treq", a->treq, b->treq) ||
-	       differs_num(d, "param.inline_data_size", eff_inline(a->inline_data_size), eff_inline(b->inline_data_size)) ||
+	       differs_num(d, "param.inline_data_size", eff_inline(a->inline_data_size),
+			   eff_inline(b->inline_data_size)) ||
 	       differs_num(d, "param.max_queue_size", eff_queue_size(a->max_queue_size),
 			   eff_queue_size(b->max_queue_size)) ||
-	       differs_num(d, "param.nvmf_maxh2cdata", eff_maxh2cdata(a->maxh2cdata), eff_maxh2cdata(b->maxh2cdata)) ||
-	       differs_num(d, "param.nvmf_zerocopy_threshold", a->zerocopy_threshold, b->zerocopy_threshold);
+	       differs_num(d, "param.nvmf_maxh2cdata", eff_maxh2cdata(a->maxh2cdata),
+			   eff_maxh2cdata(b->maxh2cdata)) ||
+	       differs_num(d, "param.nvmf_zerocopy_threshold", a->zerocopy_threshold,
+			   b->zerocopy_threshold);
 }
 
-static int refuse(const struct nvmf_tgt *tgt, const struct nvmf_config *next, char *err, size_t errlen)
+static int refuse(const struct nvmf_tgt *tgt, const struct nvmf_config *next, char *err,
+		  size_t errlen)
 {
 	struct diff d;
 	if (target_diff(&tgt->cfg->target, &next->target, &d)) {
-		snprintf(err, errlen, "%s differs from the running target's%s; it takes a restart", d.name, d.values);
+		snprintf(err, errlen, "%s differs from the running target's%s; it takes a restart",
+			 d.name, d.values);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < next->n_subsystems; i++) {
@@ -316,33 +371,45 @@ static int refuse(const struct nvmf_tgt *tgt, const struct nvmf_config *next, ch
 		if (!s)
 			continue;
 		if (attr_diff(s, nc, &d)) {
-			snprintf(err, errlen, "subsystems[%zu] (%s): %s differs%s; a served subsystem keeps its "
-				 "identity (remove it and add it anew)", i, nc->nqn, d.name, d.values);
+			snprintf(err, errlen,
+				 "subsystems[%zu] (%s): %s differs%s; a served subsystem keeps its "
+				 "identity (remove it and add it anew)",
+				 i, nc->nqn, d.name, d.values);
 			return -EINVAL;
 		}
 		for (size_t k = 0; k < nc->n_ns; k++) {
 			const struct nvmf_ns_config *old = find_ns(s->cfg, nc->ns[k].nsid);
-			if (old && backing_diff(nc->nqn, old, nvmf_subsys_ns(s, old->nsid), &nc->ns[k], &d)) {
-				snprintf(err, errlen, "subsystems[%zu].namespaces[%zu] (%s, nsid %u): %s differs%s; "
-					 "remove the namespace and add it anew", i, k, nc->nqn, nc->ns[k].nsid,
-					 d.name, d.values);
+			if (old && backing_diff(nc->nqn, old, nvmf_subsys_ns(s, old->nsid),
+						&nc->ns[k], &d)) {
+				snprintf(
+					err, errlen,
+					"subsystems[%zu].namespaces[%zu] (%s, nsid %u): %s differs%s; "
+					"remove the namespace and add it anew",
+					i, k, nc->nqn, nc->ns[k].nsid, d.name, d.values);
 				return -EINVAL;
 			}
 			/* As nvmet's resv_enable: changed only while the namespace is disabled (its
 			 * reservations live with it). */
-			if (old && old->resv_enable != nc->ns[k].resv_enable && nvmf_subsys_ns(s, old->nsid)) {
-				snprintf(err, errlen, "subsystems[%zu].namespaces[%zu] (%s, nsid %u): resv.enable differs "
-					 "on an enabled namespace; disable it first (a reload with enable 0), or remove "
-					 "the namespace and add it anew", i, k, nc->nqn, nc->ns[k].nsid);
+			if (old && old->resv_enable != nc->ns[k].resv_enable &&
+			    nvmf_subsys_ns(s, old->nsid)) {
+				snprintf(
+					err, errlen,
+					"subsystems[%zu].namespaces[%zu] (%s, nsid %u): resv.enable differs "
+					"on an enabled namespace; disable it first (a reload with enable 0), or remove "
+					"the namespace and add it anew",
+					i, k, nc->nqn, nc->ns[k].nsid);
 				return -EINVAL;
 			}
 		}
 	}
 	for (size_t i = 0; i < next->n_ports; i++) {
-		struct nvmf_port *p = nvmf_tgt_find_port((struct nvmf_tgt *)tgt, next->ports[i].portid);
+		struct nvmf_port *p =
+			nvmf_tgt_find_port((struct nvmf_tgt *)tgt, next->ports[i].portid);
 		if (p && port_diff(p->cfg, &next->ports[i], &d)) {
-			snprintf(err, errlen, "ports[%zu] (port %u): %s differs%s; remove the port and add it anew",
-				 i, next->ports[i].portid, d.name, d.values);
+			snprintf(
+				err, errlen,
+				"ports[%zu] (port %u): %s differs%s; remove the port and add it anew",
+				i, next->ports[i].portid, d.name, d.values);
 			return -EINVAL;
 		}
 	}
@@ -391,7 +458,8 @@ static int grow_subsys(struct plan *pl, struct nvmf_subsys *s, const struct nvmf
 		if (rc != -ENOMEM && !strncmp(why, base, strlen(base)))
 			snprintf(err, errlen, "%s", why);
 		else
-			snprintf(err, errlen, "subsystem %s: %s", s->cfg->nqn, rc == -ENOMEM ? "out of memory" : why);
+			snprintf(err, errlen, "subsystem %s: %s", s->cfg->nqn,
+				 rc == -ENOMEM ? "out of memory" : why);
 		return rc;
 	}
 	/* Existing namespaces: size, then enable. */
@@ -409,42 +477,53 @@ static int grow_subsys(struct plan *pl, struct nvmf_subsys *s, const struct nvmf
 			uint64_t cur = ns ? nvmf_ns_nlb(ns) << ns->lba_shift : 0;
 			bool file = ns && ns->bdev->kind == NVMF_BACKEND_FILE;
 			bool resize = ns && want->enable && want->size_bytes &&
-				      (ns->bdev->kind == NVMF_BACKEND_RAM || ns->bdev->kind == NVMF_BACKEND_NULL ||
+				      (ns->bdev->kind == NVMF_BACKEND_RAM ||
+				       ns->bdev->kind == NVMF_BACKEND_NULL ||
 				       (file && want->size_bytes > cur));
 			if (resize && file && !want->create) {
-				snprintf(err, errlen, "subsystem %s, namespace %u: the file is %llu bytes, smaller "
-					 "than nvmf_size_bytes %llu (set nvmf_create to grow it)", s->cfg->nqn,
-					 want->nsid, (unsigned long long)cur, (unsigned long long)want->size_bytes);
+				snprintf(
+					err, errlen,
+					"subsystem %s, namespace %u: the file is %llu bytes, smaller "
+					"than nvmf_size_bytes %llu (set nvmf_create to grow it)",
+					s->cfg->nqn, want->nsid, (unsigned long long)cur,
+					(unsigned long long)want->size_bytes);
 				return -EINVAL;
 			}
-			if ((rc = push(pl, (struct undo){ .kind = resize ? U_RESIZE : U_CFG_SIZE, .s = s,
-							   .nsid = want->nsid, .bytes = cur,
-							   .cfg_size = have->size_bytes })))
+			if ((rc = push(pl, (struct undo){ .kind = resize ? U_RESIZE : U_CFG_SIZE,
+							  .s = s,
+							  .nsid = want->nsid,
+							  .bytes = cur,
+							  .cfg_size = have->size_bytes })))
 				return rc;
-			if (resize && (rc = nvmf_tgt_ns_resize(tgt, s, want->nsid, want->size_bytes, why, sizeof(why)))) {
+			if (resize && (rc = nvmf_tgt_ns_resize(tgt, s, want->nsid, want->size_bytes,
+							       why, sizeof(why)))) {
 				pl->n--;
 				snprintf(err, errlen, "%s", why);
 				return rc;
 			}
 			have->size_bytes = want->size_bytes;
 			if (resize)
-				note(pl, "subsystem %s: namespace %u resized to %llu bytes", s->cfg->nqn, want->nsid,
-				     (unsigned long long)want->size_bytes);
+				note(pl, "subsystem %s: namespace %u resized to %llu bytes",
+				     s->cfg->nqn, want->nsid, (unsigned long long)want->size_bytes);
 		}
 		/* Reservations on or off: a disabled namespace (refuse() saw to it), from its
 		 * next enable. */
 		if (want->resv_enable != have->resv_enable) {
-			if ((rc = push(pl, (struct undo){ .kind = U_RESV, .s = s, .nsid = want->nsid,
-							   .resv = have->resv_enable })))
+			if ((rc = push(pl, (struct undo){ .kind = U_RESV,
+							  .s = s,
+							  .nsid = want->nsid,
+							  .resv = have->resv_enable })))
 				return rc;
 			have->resv_enable = want->resv_enable;
-			note(pl, "subsystem %s: namespace %u: reservations %s", s->cfg->nqn, want->nsid,
-			     want->resv_enable ? "on" : "off");
+			note(pl, "subsystem %s: namespace %u: reservations %s", s->cfg->nqn,
+			     want->nsid, want->resv_enable ? "on" : "off");
 		}
 		if (want->enable && !ns) {
-			if ((rc = push(pl, (struct undo){ .kind = U_ENABLE, .s = s, .nsid = want->nsid })))
+			if ((rc = push(pl, (struct undo){
+						   .kind = U_ENABLE, .s = s, .nsid = want->nsid })))
 				return rc;
-			if ((rc = nvmf_tgt_ns_enable(tgt, s, want->nsid, true, why, sizeof(why))) < 0) {
+			if ((rc = nvmf_tgt_ns_enable(tgt, s, want->nsid, true, why, sizeof(why))) <
+			    0) {
 				pl->n--;
 				snprintf(err, errlen, "%s", why);
 				return rc;
@@ -459,7 +538,8 @@ static int grow_subsys(struct plan *pl, struct nvmf_subsys *s, const struct nvmf
 			known = !strcmp(s->cfg->allowed_hosts[j], nc->allowed_hosts[h]);
 		if (known)
 			continue;
-		if ((rc = push(pl, (struct undo){ .kind = U_HOST, .s = s, .host = nc->allowed_hosts[h] })))
+		if ((rc = push(pl, (struct undo){
+					   .kind = U_HOST, .s = s, .host = nc->allowed_hosts[h] })))
 			return rc;
 		if ((rc = nvmf_tgt_host_add(tgt, s, nc->allowed_hosts[h], why, sizeof(why)))) {
 			pl->n--;
@@ -509,7 +589,8 @@ static int additions(struct plan *pl, char *err, size_t errlen)
 		struct nvmf_port *p = nvmf_tgt_find_port(tgt, pc->portid);
 		if (!p) {
 			if ((rc = nvmf_tgt_port_add(tgt, pc, why, sizeof(why)))) {
-				snprintf(err, errlen, "ports[%zu] (port %u): %s", i, pc->portid, why);
+				snprintf(err, errlen, "ports[%zu] (port %u): %s", i, pc->portid,
+					 why);
 				return rc;
 			}
 			p = nvmf_tgt_find_port(tgt, pc->portid);
@@ -531,7 +612,8 @@ static int additions(struct plan *pl, char *err, size_t errlen)
 				return rc;
 			if ((rc = nvmf_tgt_port_link(tgt, p, s, why, sizeof(why)))) {
 				pl->n--;
-				snprintf(err, errlen, "ports[%zu] (port %u): %s", i, pc->portid, why);
+				snprintf(err, errlen, "ports[%zu] (port %u): %s", i, pc->portid,
+					 why);
 				return rc;
 			}
 			note(pl, "port %u exposes %s", pc->portid, s->cfg->nqn);
@@ -577,12 +659,14 @@ static void removals(struct plan *pl)
 			char nqn[NVMF_CFG_NQN_MAX];
 			snprintf(nqn, sizeof(nqn), "%s", s->cfg->nqn);
 			nvmf_tgt_subsys_remove(tgt, s, &dropped, why, sizeof(why));
-			note(pl, "subsystem %s removed (%u controllers disconnected)", nqn, dropped);
+			note(pl, "subsystem %s removed (%u controllers disconnected)", nqn,
+			     dropped);
 			continue;
 		}
 		if (!nc->allow_any_host && s->cfg->allow_any_host) {
 			nvmf_tgt_allow_any_host(tgt, s, false, &dropped);
-			note(pl, "subsystem %s: allow_any_host off (%u controllers disconnected)", nc->nqn, dropped);
+			note(pl, "subsystem %s: allow_any_host off (%u controllers disconnected)",
+			     nc->nqn, dropped);
 		}
 		for (size_t h = s->cfg->n_allowed_hosts; h-- > 0;) {
 			const char *host = s->cfg->allowed_hosts[h];
@@ -594,7 +678,8 @@ static void removals(struct plan *pl)
 			char gone[NVMF_CFG_NQN_MAX];
 			snprintf(gone, sizeof(gone), "%s", host);
 			nvmf_tgt_host_remove(tgt, s, gone, &dropped, why, sizeof(why));
-			note(pl, "subsystem %s: host %s removed (%u controllers disconnected)", nc->nqn, gone, dropped);
+			note(pl, "subsystem %s: host %s removed (%u controllers disconnected)",
+			     nc->nqn, gone, dropped);
 		}
 		for (size_t k = s->cfg->n_ns; k-- > 0;) {
 			uint32_t nsid = s->cfg->ns[k].nsid;
@@ -627,17 +712,20 @@ static void disc_plan_free(struct disc_plan *d, size_t n)
 	free(d->changed);
 }
 
-static int disc_prepare(const struct nvmf_tgt *tgt, const struct nvmf_config *next, struct disc_plan *d)
+static int disc_prepare(const struct nvmf_tgt *tgt, const struct nvmf_config *next,
+			struct disc_plan *d)
 {
 	d->refs = calloc(next->n_ports + 1, sizeof(*d->refs));
 	d->changed = calloc(next->n_ports + 1, sizeof(*d->changed));
 	if (!d->refs || !d->changed)
 		return -ENOMEM;
 	for (size_t i = 0; i < next->n_ports; i++) {
-		const struct nvmf_port *p = nvmf_tgt_find_port((struct nvmf_tgt *)tgt, next->ports[i].portid);
+		const struct nvmf_port *p =
+			nvmf_tgt_find_port((struct nvmf_tgt *)tgt, next->ports[i].portid);
 		if (!p || nvmf_config_referrals_equal(p->cfg, &next->ports[i]))
 			continue;
-		if (nvmf_config_referrals_dup(next->ports[i].referrals, next->ports[i].n_referrals, &d->refs[i]))
+		if (nvmf_config_referrals_dup(next->ports[i].referrals, next->ports[i].n_referrals,
+					      &d->refs[i]))
 			return -ENOMEM;
 		d->changed[i] = true;
 	}
@@ -654,24 +742,28 @@ static void disc_apply(struct plan *pl, struct disc_plan *d)
 	bool changed = false;
 
 	for (size_t i = 0; i < next->n_ports; i++) {
-		struct nvmf_port *p = d->changed[i] ? nvmf_tgt_find_port(tgt, next->ports[i].portid) : NULL;
+		struct nvmf_port *p =
+			d->changed[i] ? nvmf_tgt_find_port(tgt, next->ports[i].portid) : NULL;
 		if (!p)
 			continue;
 		free(p->cfg->referrals);
 		p->cfg->referrals = d->refs[i];
 		p->cfg->n_referrals = next->ports[i].n_referrals;
 		d->refs[i] = NULL;
-		note(pl, "port %u: referrals changed (%zu configured)", p->cfg->portid, p->cfg->n_referrals);
+		note(pl, "port %u: referrals changed (%zu configured)", p->cfg->portid,
+		     p->cfg->n_referrals);
 		changed = true;
 	}
 	if (t->discovery_log != next->target.discovery_log) {
 		t->discovery_log = next->target.discovery_log;
-		note(pl, "nvmf_target.discovery_log: %s", nvmf_disc_log_mode_name(t->discovery_log));
+		note(pl, "nvmf_target.discovery_log: %s",
+		     nvmf_disc_log_mode_name(t->discovery_log));
 		changed = true;
 	}
 	if (t->discovery_kato != next->target.discovery_kato) {
 		t->discovery_kato = next->target.discovery_kato;
-		note(pl, "nvmf_target.discovery_kato: %u s (discovery controllers connecting from now on)",
+		note(pl,
+		     "nvmf_target.discovery_kato: %u s (discovery controllers connecting from now on)",
 		     t->discovery_kato);
 	}
 	if (changed)
@@ -690,7 +782,8 @@ static void log_level_apply(struct plan *pl)
 		t->log_level[i] = next;
 		enum nvmf_log_level level = next >= 0 ? (enum nvmf_log_level)next : NVMF_LOG_INFO;
 		nvmf_log_level_set(pl->tgt, (enum nvmf_log_component)i, level);
-		note(pl, "nvmf_target.log_level: %s %s", nvmf_log_component_name((enum nvmf_log_component)i),
+		note(pl, "nvmf_target.log_level: %s %s",
+		     nvmf_log_component_name((enum nvmf_log_component)i),
 		     nvmf_log_level_name(level));
 	}
 }
@@ -721,7 +814,8 @@ static bool dhchap_changed(const struct nvmf_config *a, const struct nvmf_config
 		/* An absent hash or group is hmac(sha256) or null (nvmf_dhchap_config). */
 		if (!same_str(x->hostnqn, y->hostnqn) || !same_str(x->key, y->key) ||
 		    !same_str(x->ctrl_key, y->ctrl_key) ||
-		    strcmp(x->hash ? x->hash : "hmac(sha256)", y->hash ? y->hash : "hmac(sha256)") ||
+		    strcmp(x->hash ? x->hash : "hmac(sha256)",
+			   y->hash ? y->hash : "hmac(sha256)") ||
 		    strcmp(x->dhgroup ? x->dhgroup : "null", y->dhgroup ? y->dhgroup : "null"))
 			return true;
 	}
@@ -770,7 +864,9 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	struct plan pl = { .tgt = tgt, .next = next, .changes = changes,
+	struct plan pl = { .tgt = tgt,
+			   .next = next,
+			   .changes = changes,
 			   .first_change = json_array_size(changes) };
 	if ((rc = additions(&pl, err, errlen))) {
 		if (rc == -ENOMEM && !err[0])
@@ -800,12 +896,14 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 	/* Host keys: new controllers and every new transaction of live ones use them. */
 	if (keys_changed) {
 		nvmf_tgt_host_auth_replace(tgt, keys);
-		note(&pl, "hosts: DH-HMAC-CHAP settings changed (used from the next authentication)");
+		note(&pl,
+		     "hosts: DH-HMAC-CHAP settings changed (used from the next authentication)");
 	}
 	nvmf_config_dhchap_free(tgt->cfg->dhchap, tgt->cfg->n_dhchap);
 	tgt->cfg->dhchap = dhchap;
 	tgt->cfg->n_dhchap = next->n_dhchap;
 	for (size_t i = pl.first_change; i < json_array_size(changes); i++)
-		nvmf_log(tgt, NVMF_LOG_INFO, "reload: %s", json_string_value(json_array_get(changes, i)));
+		nvmf_log(tgt, NVMF_LOG_INFO, "reload: %s",
+			 json_string_value(json_array_get(changes, i)));
 	return 0;
 }

@@ -17,13 +17,13 @@
 #include <unistd.h>
 #include "util/clock.h"
 
-#define SEND_TIMEOUT_S 5    /* a client that does not read its answers is dropped */
+#define SEND_TIMEOUT_S 5 /* a client that does not read its answers is dropped */
 
 static void client_close(struct nvmf_rpc_client *c)
 {
 	if (c->fd >= 0)
 		close(c->fd);
-	if (c->buf)   /* requests may have carried secrets (host_dhchap_set) */
+	if (c->buf) /* requests may have carried secrets (host_dhchap_set) */
 		explicit_bzero(c->buf, c->cap);
 	free(c->buf);
 	*c = (struct nvmf_rpc_client){ .fd = -1 };
@@ -92,7 +92,7 @@ static bool may_be_complete(struct nvmf_rpc_client *c, size_t off)
 			if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
 				continue;
 			if (ch != '{' && ch != '[')
-				return true;          /* a scalar or garbage: the framer says */
+				return true; /* a scalar or garbage: the framer says */
 			c->started = true;
 			c->depth = 1;
 		} else if (c->in_str) {
@@ -141,7 +141,7 @@ static bool client_serve(struct nvmf_rpc_server *srv, struct nvmf_rpc_client *c)
 			ok = false;
 	}
 	memmove(c->buf, c->buf + off, c->len - off);
-	explicit_bzero(c->buf + c->len - off, off);   /* what was answered: it may hold secrets */
+	explicit_bzero(c->buf + c->len - off, off); /* what was answered: it may hold secrets */
 	c->len -= off;
 	c->scanned -= off < c->scanned ? off : c->scanned;
 	if (ok && c->len > NVMF_RPC_MAX_REQUEST) {
@@ -175,7 +175,8 @@ static bool client_read(struct nvmf_rpc_server *srv, struct nvmf_rpc_client *c)
 		while (i < c->len && strchr(" \t\r\n", c->buf[i]))
 			i++;
 		if (i < c->len) {
-			char *resp = nvmf_rpc_error_text(NVMF_RPC_PARSE_ERROR, "the stream ended inside a "
+			char *resp = nvmf_rpc_error_text(NVMF_RPC_PARSE_ERROR,
+							 "the stream ended inside a "
 							 "request (it is incomplete)");
 			if (resp)
 				send_line(c->fd, resp);
@@ -197,7 +198,8 @@ static void accept_one(struct nvmf_rpc_server *srv)
 	/* The socket is 0600, but it exists for a moment before the chmod: check the peer. */
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || (cred.uid != srv->uid && cred.uid)) {
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    (cred.uid != srv->uid && cred.uid)) {
 		srv->refused++;
 		close(fd);
 		return;
@@ -241,14 +243,16 @@ static void *serve(struct nvmf_rpc_server *srv)
 		for (unsigned i = 0; i < NVMF_RPC_MAX_CLIENTS; i++) {
 			if (srv->clients[i].fd >= 0) {
 				who[n - 2] = i;
-				pfd[n++] = (struct pollfd){ .fd = srv->clients[i].fd, .events = POLLIN };
+				pfd[n++] = (struct pollfd){ .fd = srv->clients[i].fd,
+							    .events = POLLIN };
 			}
 		}
 		if (poll(pfd, n, n > 2 ? 1000 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "nvmf-target: control: error: control socket %s: poll: %s\n", srv->path,
-				strerror(errno));
+			fprintf(stderr,
+				"nvmf-target: control: error: control socket %s: poll: %s\n",
+				srv->path, strerror(errno));
 			return NULL;
 		}
 		if (pfd[0].revents)
@@ -259,7 +263,8 @@ static void *serve(struct nvmf_rpc_server *srv)
 			if (pfd[k].revents) {
 				if (!client_read(srv, c))
 					client_close(c);
-			} else if (now - c->last_ms > __atomic_load_n(&srv->idle_ms, __ATOMIC_ACQUIRE)) {
+			} else if (now - c->last_ms >
+				   __atomic_load_n(&srv->idle_ms, __ATOMIC_ACQUIRE)) {
 				char msg[64];
 				snprintf(msg, sizeof(msg), "idle for %u s; connection closed",
 					 __atomic_load_n(&srv->idle_ms, __ATOMIC_ACQUIRE) / 1000);
@@ -293,8 +298,8 @@ static int claim_path(const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	if (!S_ISSOCK(st.st_mode)) {
-		snprintf(err, errlen, "control socket %s: exists and is not a socket; not touching it",
-			 path);
+		snprintf(err, errlen,
+			 "control socket %s: exists and is not a socket; not touching it", path);
 		return -1;
 	}
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -307,8 +312,10 @@ static int claim_path(const char *path, char *err, size_t errlen)
 	int e = errno;
 	close(fd);
 	if (!rc) {
-		snprintf(err, errlen, "control socket %s: a running target answers there "
-			 "(another nvmf-target? choose another path)", path);
+		snprintf(err, errlen,
+			 "control socket %s: a running target answers there "
+			 "(another nvmf-target? choose another path)",
+			 path);
 		return -1;
 	}
 	if (e != ECONNREFUSED) {
@@ -325,11 +332,16 @@ static int claim_path(const char *path, char *err, size_t errlen)
 }
 
 int nvmf_rpc_server_start(struct nvmf_rpc_server *srv, const char *path,
-			  const struct nvmf_rpc_method *methods, void *ctx,
-			  nvmf_rpc_run_fn run, void *run_ctx, char *err, size_t errlen)
+			  const struct nvmf_rpc_method *methods, void *ctx, nvmf_rpc_run_fn run,
+			  void *run_ctx, char *err, size_t errlen)
 {
-	*srv = (struct nvmf_rpc_server){ .lfd = -1, .stop_fd = -1, .uid = geteuid(), .idle_ms = NVMF_RPC_IDLE_MS,
-					 .methods = methods, .ctx = ctx, .run = run,
+	*srv = (struct nvmf_rpc_server){ .lfd = -1,
+					 .stop_fd = -1,
+					 .uid = geteuid(),
+					 .idle_ms = NVMF_RPC_IDLE_MS,
+					 .methods = methods,
+					 .ctx = ctx,
+					 .run = run,
 					 .run_ctx = run_ctx };
 	for (unsigned i = 0; i < NVMF_RPC_MAX_CLIENTS; i++)
 		srv->clients[i].fd = -1;
@@ -390,7 +402,9 @@ void nvmf_rpc_server_stop_pumping(struct nvmf_rpc_server *srv, void (*pump)(void
 		return;
 	uint64_t one = 1;
 	if (write(srv->stop_fd, &one, sizeof(one)) != sizeof(one))
-		fprintf(stderr, "nvmf-target: control: error: control socket %s: cannot wake its thread\n", srv->path);
+		fprintf(stderr,
+			"nvmf-target: control: error: control socket %s: cannot wake its thread\n",
+			srv->path);
 	while (pump && !__atomic_load_n(&srv->exited, __ATOMIC_ACQUIRE))
 		pump(arg);
 	pthread_join(srv->thread, NULL);

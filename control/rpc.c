@@ -62,8 +62,8 @@ static json_t *param(struct nvmf_rpc_call *call, const struct nvmf_rpc_param *p,
 	return *ok ? v : NULL;
 }
 
-bool nvmf_rpc_param_str(struct nvmf_rpc_call *call, const char *name, bool required,
-			size_t max_len, const char **out)
+bool nvmf_rpc_param_str(struct nvmf_rpc_call *call, const char *name, bool required, size_t max_len,
+			const char **out)
 {
 	struct nvmf_rpc_param p = { name, NVMF_RPC_STRING, required, 1, max_len, NULL, NULL };
 	bool ok;
@@ -73,8 +73,8 @@ bool nvmf_rpc_param_str(struct nvmf_rpc_call *call, const char *name, bool requi
 	return ok;
 }
 
-bool nvmf_rpc_param_uint(struct nvmf_rpc_call *call, const char *name, bool required,
-			 uint64_t min, uint64_t max, uint64_t *out)
+bool nvmf_rpc_param_uint(struct nvmf_rpc_call *call, const char *name, bool required, uint64_t min,
+			 uint64_t max, uint64_t *out)
 {
 	struct nvmf_rpc_param p = { name, NVMF_RPC_UINT, required, min, max, NULL, NULL };
 	bool ok;
@@ -84,8 +84,7 @@ bool nvmf_rpc_param_uint(struct nvmf_rpc_call *call, const char *name, bool requ
 	return ok;
 }
 
-bool nvmf_rpc_param_bool(struct nvmf_rpc_call *call, const char *name, bool required,
-			 bool *out)
+bool nvmf_rpc_param_bool(struct nvmf_rpc_call *call, const char *name, bool required, bool *out)
 {
 	struct nvmf_rpc_param p = { name, NVMF_RPC_BOOL, required, 0, 0, NULL, NULL };
 	bool ok;
@@ -114,7 +113,8 @@ static json_t *handle_one(const struct nvmf_rpc_method *methods, void *ctx, json
 {
 	if (!json_is_object(req)) {
 		char msg[64];
-		snprintf(msg, sizeof(msg), "request: expected an object, got %s", nvmf_rpc_type_name(req));
+		snprintf(msg, sizeof(msg), "request: expected an object, got %s",
+			 nvmf_rpc_type_name(req));
 		return error_response(NULL, NVMF_RPC_INVALID_REQUEST, msg);
 	}
 	json_t *id = json_object_get(req, "id");
@@ -125,8 +125,10 @@ static json_t *handle_one(const struct nvmf_rpc_method *methods, void *ctx, json
 	json_object_foreach(req, key, v) {
 		if (strcmp(key, "jsonrpc") && strcmp(key, "method") && strcmp(key, "params") &&
 		    strcmp(key, "id")) {
-			snprintf(msg, sizeof(msg), "request: unknown member '%.64s' "
-				 "(members: jsonrpc, method, params, id)", key);
+			snprintf(msg, sizeof(msg),
+				 "request: unknown member '%.64s' "
+				 "(members: jsonrpc, method, params, id)",
+				 key);
 			return error_response(good_id, NVMF_RPC_INVALID_REQUEST, msg);
 		}
 	}
@@ -142,7 +144,8 @@ static json_t *handle_one(const struct nvmf_rpc_method *methods, void *ctx, json
 	json_t *m = json_object_get(req, "method");
 	if (!json_is_string(m)) {
 		if (m)
-			snprintf(msg, sizeof(msg), "request: \"method\" must be a string, got %s", nvmf_rpc_type_name(m));
+			snprintf(msg, sizeof(msg), "request: \"method\" must be a string, got %s",
+				 nvmf_rpc_type_name(m));
 		else
 			snprintf(msg, sizeof(msg), "request: \"method\" is missing");
 		return error_response(id, NVMF_RPC_INVALID_REQUEST, msg);
@@ -162,20 +165,22 @@ static json_t *handle_one(const struct nvmf_rpc_method *methods, void *ctx, json
 	if (!method->name) {
 		nvmf_rpc_error(&call, NVMF_RPC_METHOD_NOT_FOUND, "method '%.128s' not found", name);
 	} else if (json_is_array(params)) {
-		nvmf_rpc_error(&call, NVMF_RPC_INVALID_PARAMS,
-			       "params by position are not supported: pass an object of named parameters");
+		nvmf_rpc_error(
+			&call, NVMF_RPC_INVALID_PARAMS,
+			"params by position are not supported: pass an object of named parameters");
 	} else {
 		call.params = params ? json_incref(params) : json_object();
 		if (!call.params)
 			nvmf_rpc_error(&call, NVMF_RPC_INTERNAL_ERROR, "out of memory");
-		else if (method->schema && !nvmf_rpc_schema_check(method->schema, call.params,
-								    call.message, sizeof(call.message)))
+		else if (method->schema &&
+			 !nvmf_rpc_schema_check(method->schema, call.params, call.message,
+						sizeof(call.message)))
 			call.code = NVMF_RPC_INVALID_PARAMS;
 		else
 			method->fn(ctx, &call);
 		json_decref(call.params);
 	}
-	if (!id) {               /* a notification: never answered (section 4.1) */
+	if (!id) { /* a notification: never answered (section 4.1) */
 		json_decref(call.result);
 		return NULL;
 	}

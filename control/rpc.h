@@ -21,14 +21,15 @@
 /* Error codes. The first five are JSON-RPC 2.0's (section 5.1); ours are in its
  * "implementation-defined server errors" range, -32000 to -32099. */
 enum nvmf_rpc_code {
-	NVMF_RPC_PARSE_ERROR      = -32700,  /* not JSON */
-	NVMF_RPC_INVALID_REQUEST  = -32600,  /* JSON, but not a request object */
+	NVMF_RPC_PARSE_ERROR = -32700,     /* not JSON */
+	NVMF_RPC_INVALID_REQUEST = -32600, /* JSON, but not a request object */
 	NVMF_RPC_METHOD_NOT_FOUND = -32601,
-	NVMF_RPC_INVALID_PARAMS   = -32602,  /* a parameter missing, ill-typed, unknown or out of range */
-	NVMF_RPC_INTERNAL_ERROR   = -32603,
-	NVMF_RPC_NOT_FOUND        = -32001,  /* an object the call names does not exist (NQN, nsid, port) */
-	NVMF_RPC_EXISTS           = -32002,  /* the object exists or is in use (duplicate NQN, nsid in use) */
-	NVMF_RPC_REFUSED          = -32003,  /* the target cannot do it now or at all (file missing, busy) */
+	NVMF_RPC_INVALID_PARAMS =
+		-32602, /* a parameter missing, ill-typed, unknown or out of range */
+	NVMF_RPC_INTERNAL_ERROR = -32603,
+	NVMF_RPC_NOT_FOUND = -32001, /* an object the call names does not exist (NQN, nsid, port) */
+	NVMF_RPC_EXISTS = -32002,  /* the object exists or is in use (duplicate NQN, nsid in use) */
+	NVMF_RPC_REFUSED = -32003, /* the target cannot do it now or at all (file missing, busy) */
 };
 
 /*
@@ -41,9 +42,9 @@ enum nvmf_rpc_code {
 struct nvmf_rpc_call {
 	const char *method;
 	json_t *params;
-	json_t *result;           /* owned; NULL = null */
-	int code;                 /* 0, or the error's code */
-	char message[256];        /* the error's message: the field and the reason */
+	json_t *result;    /* owned; NULL = null */
+	int code;          /* 0, or the error's code */
+	char message[256]; /* the error's message: the field and the reason */
 };
 
 /* A method: @ctx is the one given to nvmf_rpc_handle. */
@@ -103,13 +104,12 @@ bool nvmf_rpc_bool(const struct nvmf_rpc_call *call, const char *name, bool abse
  * the call failed with -32602 and a message naming the parameter and what was wrong.
  */
 /* nvmf_rpc_param_str - a string, non-empty, at most @max_len bytes (borrowed from params). */
-bool nvmf_rpc_param_str(struct nvmf_rpc_call *call, const char *name, bool required,
-			size_t max_len, const char **out);
+bool nvmf_rpc_param_str(struct nvmf_rpc_call *call, const char *name, bool required, size_t max_len,
+			const char **out);
 /* nvmf_rpc_param_uint - a non-negative integer in [@min, @max]. */
-bool nvmf_rpc_param_uint(struct nvmf_rpc_call *call, const char *name, bool required,
-			 uint64_t min, uint64_t max, uint64_t *out);
+bool nvmf_rpc_param_uint(struct nvmf_rpc_call *call, const char *name, bool required, uint64_t min,
+			 uint64_t max, uint64_t *out);
 /* nvmf_rpc_param_bool - true or false. */
-bool nvmf_rpc_param_bool(struct nvmf_rpc_call *call, const char *name, bool required,
-			 bool *out);
+bool nvmf_rpc_param_bool(struct nvmf_rpc_call *call, const char *name, bool required, bool *out);
 
 #endif

@@ -8,128 +8,174 @@
 #include <string.h>
 
 /* The parameters most methods share. */
-#define P_NQN(req, help)  { "nqn", NVMF_RPC_STRING, req, 1, NVMF_CTL_NQN_MAX, NULL, help }
-#define P_NSID(req, help) { "nsid", NVMF_RPC_UINT, req, 1, NVMF_CTL_NSID_MAX, NULL, help }
-#define P_PORTID(req, help) { "portid", NVMF_RPC_UINT, req, 0, NVMF_CTL_PORTID_MAX, NULL, help }
-#define P_GRPID(help)     { "grpid", NVMF_RPC_UINT, true, 1, NVMF_CTL_GRPID_MAX, NULL, help }
-#define P_HOST(help)      { "host", NVMF_RPC_STRING, true, 1, NVMF_CTL_NQN_MAX, NULL, help }
-#define P_SUBSYS          P_NQN(true, "the subsystem's NQN")
-#define P_END             { NULL, NVMF_RPC_STRING, false, 0, 0, NULL, NULL }
+#define P_NQN(req, help)                                                     \
+	{                                                                    \
+		"nqn", NVMF_RPC_STRING, req, 1, NVMF_CTL_NQN_MAX, NULL, help \
+	}
+#define P_NSID(req, help)                                                    \
+	{                                                                    \
+		"nsid", NVMF_RPC_UINT, req, 1, NVMF_CTL_NSID_MAX, NULL, help \
+	}
+#define P_PORTID(req, help)                                                      \
+	{                                                                        \
+		"portid", NVMF_RPC_UINT, req, 0, NVMF_CTL_PORTID_MAX, NULL, help \
+	}
+#define P_GRPID(help)                                                           \
+	{                                                                       \
+		"grpid", NVMF_RPC_UINT, true, 1, NVMF_CTL_GRPID_MAX, NULL, help \
+	}
+#define P_HOST(help)                                                           \
+	{                                                                      \
+		"host", NVMF_RPC_STRING, true, 1, NVMF_CTL_NQN_MAX, NULL, help \
+	}
+#define P_SUBSYS P_NQN(true, "the subsystem's NQN")
+#define P_END                                                  \
+	{                                                      \
+		NULL, NVMF_RPC_STRING, false, 0, 0, NULL, NULL \
+	}
 
 const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 	[NVMF_CTL_VERSION] = { "version", "program name and version", { P_END } },
-	[NVMF_CTL_SUBSYSTEM_LIST] = { "subsystem_list", "subsystems with namespaces, hosts and ports",
-		{ P_NQN(false, "only this subsystem"), P_END } },
+	[NVMF_CTL_SUBSYSTEM_LIST] = { "subsystem_list",
+				      "subsystems with namespaces, hosts and ports",
+				      { P_NQN(false, "only this subsystem"), P_END } },
 	[NVMF_CTL_PORT_LIST] = { "port_list", "ports and the subsystems each exposes", { P_END } },
-	[NVMF_CTL_CONTROLLER_LIST] = { "controller_list", "connected controllers and their queues",
-		{ P_NQN(false, "only the controllers of this subsystem (the discovery one too)"),
-		  P_END } },
+	[NVMF_CTL_CONTROLLER_LIST] = { "controller_list",
+				       "connected controllers and their queues",
+				       { P_NQN(false,
+					       "only the controllers of this subsystem (the discovery one too)"),
+					 P_END } },
 	[NVMF_CTL_NAMESPACE_STATS] = { "namespace_stats",
-		"commands, bytes, errors, latency per namespace",
-		{ P_NQN(false, "only the namespaces of this subsystem (required with nsid)"),
-		  P_NSID(false, "only this namespace"), P_END } },
-	[NVMF_CTL_POLL_GROUP_STATS] = { "poll_group_stats", "passes, sleeps, messages per poll group",
-		{ P_END } },
-	[NVMF_CTL_NAMESPACE_ADD] = { "namespace_add", "add namespaces (all or none)",
-		{ P_SUBSYS,
-		  { "namespace", NVMF_RPC_OBJECT, false, 0, 0,
-		    "an object as in the config file's \"namespaces\"",
-		    "one namespace, as in the config file (give it or namespaces)" },
-		  { "namespaces", NVMF_RPC_ARRAY, false, 0, 0,
-		    "a non-empty array of namespace objects",
-		    "several namespaces, added all or none (give it or namespace)" },
-		  P_END } },
-	[NVMF_CTL_NAMESPACE_REMOVE] = { "namespace_remove", "remove a namespace",
-		{ P_SUBSYS, P_NSID(true, "the namespace"), P_END } },
-	[NVMF_CTL_NAMESPACE_ENABLE] = { "namespace_enable", "expose a disabled namespace",
-		{ P_SUBSYS, P_NSID(true, "the namespace"), P_END } },
-	[NVMF_CTL_NAMESPACE_DISABLE] = { "namespace_disable", "hide a namespace, keeping its config",
-		{ P_SUBSYS, P_NSID(true, "the namespace"), P_END } },
+				       "commands, bytes, errors, latency per namespace",
+				       { P_NQN(false,
+					       "only the namespaces of this subsystem (required with nsid)"),
+					 P_NSID(false, "only this namespace"), P_END } },
+	[NVMF_CTL_POLL_GROUP_STATS] = { "poll_group_stats",
+					"passes, sleeps, messages per poll group",
+					{ P_END } },
+	[NVMF_CTL_NAMESPACE_ADD] = { "namespace_add",
+				     "add namespaces (all or none)",
+				     { P_SUBSYS,
+				       { "namespace", NVMF_RPC_OBJECT, false, 0, 0,
+					 "an object as in the config file's \"namespaces\"",
+					 "one namespace, as in the config file (give it or namespaces)" },
+				       { "namespaces", NVMF_RPC_ARRAY, false, 0, 0,
+					 "a non-empty array of namespace objects",
+					 "several namespaces, added all or none (give it or namespace)" },
+				       P_END } },
+	[NVMF_CTL_NAMESPACE_REMOVE] = { "namespace_remove",
+					"remove a namespace",
+					{ P_SUBSYS, P_NSID(true, "the namespace"), P_END } },
+	[NVMF_CTL_NAMESPACE_ENABLE] = { "namespace_enable",
+					"expose a disabled namespace",
+					{ P_SUBSYS, P_NSID(true, "the namespace"), P_END } },
+	[NVMF_CTL_NAMESPACE_DISABLE] = { "namespace_disable",
+					 "hide a namespace, keeping its config",
+					 { P_SUBSYS, P_NSID(true, "the namespace"), P_END } },
 	[NVMF_CTL_NAMESPACE_RESIZE] = { "namespace_resize",
-		"grow or shrink a ram, null or file namespace",
-		{ P_SUBSYS, P_NSID(true, "the namespace"),
-		  { "size_bytes", NVMF_RPC_SIZE, true, 1, INT64_MAX, NULL,
-		    "the new size in bytes (\"64M\": a binary suffix K, M, G or T)" },
-		  P_END } },
+					"grow or shrink a ram, null or file namespace",
+					{ P_SUBSYS,
+					  P_NSID(true, "the namespace"),
+					  { "size_bytes", NVMF_RPC_SIZE, true, 1, INT64_MAX, NULL,
+					    "the new size in bytes (\"64M\": a binary suffix K, M, G or T)" },
+					  P_END } },
 	[NVMF_CTL_NAMESPACE_RESERVATION] = { "namespace_reservation",
-		"a namespace's reservation: registrants, keys, holder, type, generation, PTPL",
-		{ P_SUBSYS, P_NSID(true, "the namespace"), P_END } },
-	[NVMF_CTL_HOST_ADD] = { "host_add", "allow a host NQN on a subsystem",
-		{ P_SUBSYS, P_HOST("the host's NQN"), P_END } },
-	[NVMF_CTL_HOST_REMOVE] = { "host_remove", "disallow a host NQN and disconnect it",
-		{ P_SUBSYS, P_HOST("the host's NQN"), P_END } },
+					     "a namespace's reservation: registrants, keys, holder, type, generation, PTPL",
+					     { P_SUBSYS, P_NSID(true, "the namespace"), P_END } },
+	[NVMF_CTL_HOST_ADD] = { "host_add",
+				"allow a host NQN on a subsystem",
+				{ P_SUBSYS, P_HOST("the host's NQN"), P_END } },
+	[NVMF_CTL_HOST_REMOVE] = { "host_remove",
+				   "disallow a host NQN and disconnect it",
+				   { P_SUBSYS, P_HOST("the host's NQN"), P_END } },
 	[NVMF_CTL_HOST_DHCHAP_SET] = { "host_dhchap_set",
-		"set a host's DH-HMAC-CHAP keys, hash and group",
-		{ P_HOST("the host's NQN"),
-		  { "key", NVMF_RPC_STRING, true, 1, NVMF_CTL_SECRET_MAX, NULL,
-		    "the host's secret, \"DHHC-1:NN:...:\"" },
-		  { "ctrl_key", NVMF_RPC_STRING, false, 1, NVMF_CTL_SECRET_MAX, NULL,
-		    "the controller's secret (bidirectional authentication)" },
-		  { "hash", NVMF_RPC_STRING, false, 1, 32, NULL,
-		    "hmac(sha256) (default), hmac(sha384) or hmac(sha512)" },
-		  { "dhgroup", NVMF_RPC_STRING, false, 1, 32, NULL,
-		    "null (default) or ffdhe2048 to ffdhe8192" },
-		  P_END } },
-	[NVMF_CTL_HOST_DHCHAP_CLEAR] = { "host_dhchap_clear", "remove a host's DH-HMAC-CHAP keys",
-		{ P_HOST("the host's NQN"), P_END } },
-	[NVMF_CTL_SUBSYSTEM_ALLOW_ANY_HOST] = { "subsystem_allow_any_host", "allow_any_host on or off",
-		{ P_SUBSYS, { "allow", NVMF_RPC_BOOL, true, 0, 0, NULL,
-			      "true: any host may connect; false: only the allowed hosts" },
-		  P_END } },
-	[NVMF_CTL_CONTROLLER_DISCONNECT] = { "controller_disconnect", "tear a controller down",
-		{ P_SUBSYS, { "cntlid", NVMF_RPC_UINT, true, 1, NVMF_CTL_CNTLID_MAX, NULL,
-			      "the controller's ID" },
-		  P_END } },
+				       "set a host's DH-HMAC-CHAP keys, hash and group",
+				       { P_HOST("the host's NQN"),
+					 { "key", NVMF_RPC_STRING, true, 1, NVMF_CTL_SECRET_MAX,
+					   NULL, "the host's secret, \"DHHC-1:NN:...:\"" },
+					 { "ctrl_key", NVMF_RPC_STRING, false, 1,
+					   NVMF_CTL_SECRET_MAX, NULL,
+					   "the controller's secret (bidirectional authentication)" },
+					 { "hash", NVMF_RPC_STRING, false, 1, 32, NULL,
+					   "hmac(sha256) (default), hmac(sha384) or hmac(sha512)" },
+					 { "dhgroup", NVMF_RPC_STRING, false, 1, 32, NULL,
+					   "null (default) or ffdhe2048 to ffdhe8192" },
+					 P_END } },
+	[NVMF_CTL_HOST_DHCHAP_CLEAR] = { "host_dhchap_clear",
+					 "remove a host's DH-HMAC-CHAP keys",
+					 { P_HOST("the host's NQN"), P_END } },
+	[NVMF_CTL_SUBSYSTEM_ALLOW_ANY_HOST] = { "subsystem_allow_any_host",
+						"allow_any_host on or off",
+						{ P_SUBSYS,
+						  { "allow", NVMF_RPC_BOOL, true, 0, 0, NULL,
+						    "true: any host may connect; false: only the allowed hosts" },
+						  P_END } },
+	[NVMF_CTL_CONTROLLER_DISCONNECT] = { "controller_disconnect",
+					     "tear a controller down",
+					     { P_SUBSYS,
+					       { "cntlid", NVMF_RPC_UINT, true, 1,
+						 NVMF_CTL_CNTLID_MAX, NULL, "the controller's ID" },
+					       P_END } },
 	[NVMF_CTL_SUBSYSTEM_ADD] = { "subsystem_add",
-		"serve a subsystem (a config file's subsystem object)",
-		{ { "subsystem", NVMF_RPC_OBJECT, true, 0, 0,
-		    "an object as in the config file's \"subsystems\"",
-		    "the subsystem, as in the config file" },
-		  P_END } },
-	[NVMF_CTL_SUBSYSTEM_REMOVE] = { "subsystem_remove", "stop serving a subsystem",
-		{ P_SUBSYS, P_END } },
-	[NVMF_CTL_PORT_ADD] = { "port_add", "listen on a port (a config file's port object)",
-		{ { "port", NVMF_RPC_OBJECT, true, 0, 0,
-		    "an object as in the config file's \"ports\"",
-		    "the port, as in the config file" },
-		  P_END } },
-	[NVMF_CTL_PORT_REMOVE] = { "port_remove", "stop listening on a port",
-		{ P_PORTID(true, "the port"), P_END } },
-	[NVMF_CTL_PORT_LINK] = { "port_link", "expose a subsystem on a port",
-		{ P_PORTID(true, "the port"), P_SUBSYS, P_END } },
-	[NVMF_CTL_PORT_UNLINK] = { "port_unlink", "stop exposing a subsystem on a port",
-		{ P_PORTID(true, "the port"), P_SUBSYS, P_END } },
-	[NVMF_CTL_ANA_STATE_SET] = { "ana_state_set", "set an ANA group's state on a port",
-		{ P_PORTID(true, "the port"), P_GRPID("the ANA group"),
-		  { "state", NVMF_RPC_STRING, true, 1, 32, NULL,
-		    "optimized, non-optimized, inaccessible, persistent-loss or change" },
-		  P_END } },
+				     "serve a subsystem (a config file's subsystem object)",
+				     { { "subsystem", NVMF_RPC_OBJECT, true, 0, 0,
+					 "an object as in the config file's \"subsystems\"",
+					 "the subsystem, as in the config file" },
+				       P_END } },
+	[NVMF_CTL_SUBSYSTEM_REMOVE] = { "subsystem_remove",
+					"stop serving a subsystem",
+					{ P_SUBSYS, P_END } },
+	[NVMF_CTL_PORT_ADD] = { "port_add",
+				"listen on a port (a config file's port object)",
+				{ { "port", NVMF_RPC_OBJECT, true, 0, 0,
+				    "an object as in the config file's \"ports\"",
+				    "the port, as in the config file" },
+				  P_END } },
+	[NVMF_CTL_PORT_REMOVE] = { "port_remove",
+				   "stop listening on a port",
+				   { P_PORTID(true, "the port"), P_END } },
+	[NVMF_CTL_PORT_LINK] = { "port_link",
+				 "expose a subsystem on a port",
+				 { P_PORTID(true, "the port"), P_SUBSYS, P_END } },
+	[NVMF_CTL_PORT_UNLINK] = { "port_unlink",
+				   "stop exposing a subsystem on a port",
+				   { P_PORTID(true, "the port"), P_SUBSYS, P_END } },
+	[NVMF_CTL_ANA_STATE_SET] = { "ana_state_set",
+				     "set an ANA group's state on a port",
+				     { P_PORTID(true, "the port"),
+				       P_GRPID("the ANA group"),
+				       { "state", NVMF_RPC_STRING, true, 1, 32, NULL,
+					 "optimized, non-optimized, inaccessible, persistent-loss or change" },
+				       P_END } },
 	[NVMF_CTL_ANA_STATE_LIST] = { "ana_state_list",
-		"ANA groups, their states per port, their namespaces",
-		{ P_PORTID(false, "only this port"), P_END } },
+				      "ANA groups, their states per port, their namespaces",
+				      { P_PORTID(false, "only this port"), P_END } },
 	[NVMF_CTL_NAMESPACE_ANA_GROUP_SET] = { "namespace_ana_group_set",
-		"move a namespace to another ANA group",
-		{ P_SUBSYS, P_NSID(true, "the namespace"),
-		  P_GRPID("the ANA group (defined on some port)"), P_END } },
+					       "move a namespace to another ANA group",
+					       { P_SUBSYS, P_NSID(true, "the namespace"),
+						 P_GRPID("the ANA group (defined on some port)"),
+						 P_END } },
 	[NVMF_CTL_CONFIG_GET] = { "config_get", "the running configuration", { P_END } },
-	[NVMF_CTL_CONFIG_SAVE] = { "config_save", "write the running configuration to a file",
-		{ { "path", NVMF_RPC_STRING, false, 1, NVMF_CTL_PATH_MAX, NULL,
-		    "an absolute path (default: the file the target was started from)" },
-		  P_END } },
+	[NVMF_CTL_CONFIG_SAVE] = { "config_save",
+				   "write the running configuration to a file",
+				   { { "path", NVMF_RPC_STRING, false, 1, NVMF_CTL_PATH_MAX, NULL,
+				       "an absolute path (default: the file the target was started from)" },
+				     P_END } },
 	[NVMF_CTL_CONFIG_RELOAD] = { "config_reload",
-		"apply what the config file says now (as SIGHUP)", { P_END } },
+				     "apply what the config file says now (as SIGHUP)",
+				     { P_END } },
 	[NVMF_CTL_LOG_LEVEL_GET] = { "log_level_get",
-		"the log level of one component, or of each and the level they share (or mixed)",
-		{ { "component", NVMF_RPC_STRING, false, 1, 16, NULL,
-		    "core, rdma, tcp, auth, control or backend (default: every one)" },
-		  P_END } },
+				     "the log level of one component, or of each and the level they share (or mixed)",
+				     { { "component", NVMF_RPC_STRING, false, 1, 16, NULL,
+					 "core, rdma, tcp, auth, control or backend (default: every one)" },
+				       P_END } },
 	[NVMF_CTL_LOG_LEVEL_SET] = { "log_level_set",
-		"set the log level of one component, or of all: error, warning, info, debug",
-		{ { "level", NVMF_RPC_STRING, true, 1, 16, NULL,
-		    "error, warning, info or debug" },
-		  { "component", NVMF_RPC_STRING, false, 1, 16, NULL,
-		    "core, rdma, tcp, auth, control or backend (default: all)" },
-		  P_END } },
+				     "set the log level of one component, or of all: error, warning, info, debug",
+				     { { "level", NVMF_RPC_STRING, true, 1, 16, NULL,
+					 "error, warning, info or debug" },
+				       { "component", NVMF_RPC_STRING, false, 1, 16, NULL,
+					 "core, rdma, tcp, auth, control or backend (default: all)" },
+				       P_END } },
 	[NVMF_CTL_METHOD_COUNT] = { NULL, NULL, { P_END } },
 };
 
@@ -155,14 +201,21 @@ const char *nvmf_rpc_type_name(const json_t *v)
 	if (!v)
 		return "nothing";
 	switch (json_typeof(v)) {
-	case JSON_OBJECT:  return "an object";
-	case JSON_ARRAY:   return "an array";
-	case JSON_STRING:  return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL:    return "a number with a fraction";
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a number with a fraction";
 	case JSON_TRUE:
-	case JSON_FALSE:   return "a boolean";
-	case JSON_NULL:    return "null";
+	case JSON_FALSE:
+		return "a boolean";
+	case JSON_NULL:
+		return "null";
 	}
 	return "?";
 }
@@ -173,12 +226,18 @@ static const char *kind(const struct nvmf_rpc_param *p)
 	if (p->kind)
 		return p->kind;
 	switch (p->type) {
-	case NVMF_RPC_STRING: return "a string";
-	case NVMF_RPC_UINT:   return "an integer";
-	case NVMF_RPC_BOOL:   return "true or false";
-	case NVMF_RPC_SIZE:   return "an integer, or a string like \"64M\"";
-	case NVMF_RPC_OBJECT: return "an object";
-	case NVMF_RPC_ARRAY:  return "an array";
+	case NVMF_RPC_STRING:
+		return "a string";
+	case NVMF_RPC_UINT:
+		return "an integer";
+	case NVMF_RPC_BOOL:
+		return "true or false";
+	case NVMF_RPC_SIZE:
+		return "an integer, or a string like \"64M\"";
+	case NVMF_RPC_OBJECT:
+		return "an object";
+	case NVMF_RPC_ARRAY:
+		return "an array";
 	}
 	return "?";
 }
@@ -194,21 +253,34 @@ static bool fail(char *msg, size_t len, const char *fmt, ...)
 	return false;
 }
 
-bool nvmf_rpc_param_check(const struct nvmf_rpc_param *p, const json_t *v, char *msg,
-			  size_t len)
+bool nvmf_rpc_param_check(const struct nvmf_rpc_param *p, const json_t *v, char *msg, size_t len)
 {
 	if (!v)
 		return !p->required ||
 		       fail(msg, len, "missing parameter '%s' (%s)", p->name, kind(p));
 	bool typed;
 	switch (p->type) {
-	case NVMF_RPC_STRING: typed = json_is_string(v); break;
-	case NVMF_RPC_UINT:   typed = json_is_integer(v); break;
-	case NVMF_RPC_BOOL:   typed = json_is_boolean(v); break;
-	case NVMF_RPC_SIZE:   typed = json_is_integer(v) || json_is_string(v); break;
-	case NVMF_RPC_OBJECT: typed = json_is_object(v); break;
-	case NVMF_RPC_ARRAY:  typed = json_is_array(v) && json_array_size(v); break;
-	default:              typed = false; break;
+	case NVMF_RPC_STRING:
+		typed = json_is_string(v);
+		break;
+	case NVMF_RPC_UINT:
+		typed = json_is_integer(v);
+		break;
+	case NVMF_RPC_BOOL:
+		typed = json_is_boolean(v);
+		break;
+	case NVMF_RPC_SIZE:
+		typed = json_is_integer(v) || json_is_string(v);
+		break;
+	case NVMF_RPC_OBJECT:
+		typed = json_is_object(v);
+		break;
+	case NVMF_RPC_ARRAY:
+		typed = json_is_array(v) && json_array_size(v);
+		break;
+	default:
+		typed = false;
+		break;
 	}
 	if (!typed)
 		return fail(msg, len, "parameter '%s': expected %s, got %s", p->name, kind(p),
@@ -224,8 +296,10 @@ bool nvmf_rpc_param_check(const struct nvmf_rpc_param *p, const json_t *v, char 
 	if (json_is_integer(v)) {
 		json_int_t i = json_integer_value(v);
 		if (i < 0 || (uint64_t)i < p->min || (uint64_t)i > p->max)
-			return fail(msg, len, "parameter '%s': %" JSON_INTEGER_FORMAT " is out of range [%"
-				    PRIu64 ", %" PRIu64 "]", p->name, i, p->min, p->max);
+			return fail(msg, len,
+				    "parameter '%s': %" JSON_INTEGER_FORMAT
+				    " is out of range [%" PRIu64 ", %" PRIu64 "]",
+				    p->name, i, p->min, p->max);
 	}
 	return true;
 }

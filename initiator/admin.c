@@ -21,8 +21,8 @@ int nvmf_identify(struct nvmf_ctrl *c, uint8_t cns, uint32_t nsid, void *buf)
 	return nvmfh_admin(c, &sqe, buf, NVME_IDENTIFY_DATA_SIZE, false, NULL);
 }
 
-int nvmf_get_log_page(struct nvmf_ctrl *c, uint8_t lid, uint32_t nsid, uint64_t offset,
-		      void *buf, uint32_t len)
+int nvmf_get_log_page(struct nvmf_ctrl *c, uint8_t lid, uint32_t nsid, uint64_t offset, void *buf,
+		      uint32_t len)
 {
 	return nvmfh_get_log_page(c, lid, 0, nsid, offset, buf, len);
 }
@@ -34,7 +34,8 @@ int nvmfh_get_log_page(struct nvmf_ctrl *c, uint8_t lid, uint8_t lsp, uint32_t n
 		return -EINVAL;
 	/* NUMD counts dwords and LPO must be dword aligned (NVMe Base 5.16). */
 	if ((offset & 3) || (len & 3)) {
-		nvmfh_errf(c, "Get Log Page 0x%02x: offset %llu and length %u must be multiples of 4",
+		nvmfh_errf(c,
+			   "Get Log Page 0x%02x: offset %llu and length %u must be multiples of 4",
 			   lid, (unsigned long long)offset, len);
 		return -EINVAL;
 	}
@@ -42,7 +43,7 @@ int nvmfh_get_log_page(struct nvmf_ctrl *c, uint8_t lid, uint8_t lsp, uint32_t n
 	uint32_t done = 0;
 	while (done < len) {
 		uint32_t n = len - done < chunk_max ? len - done : chunk_max;
-		uint32_t numd = n / 4 - 1;          /* 0's based */
+		uint32_t numd = n / 4 - 1; /* 0's based */
 		uint64_t lpo = offset + done;
 		struct nvme_sqe sqe;
 		memset(&sqe, 0, sizeof(sqe));
@@ -50,7 +51,7 @@ int nvmfh_get_log_page(struct nvmf_ctrl *c, uint8_t lid, uint8_t lsp, uint32_t n
 		sqe.nsid = htole32(nsid);
 		/* LID bits 7:0, LSP bits 14:8, RAE (bit 15) clear, NUMDL bits 31:16. */
 		sqe.cdw10 = htole32(lid | (uint32_t)(lsp & 0x7f) << 8 | (numd & 0xffff) << 16);
-		sqe.cdw11 = htole32(numd >> 16);                     /* NUMDU */
+		sqe.cdw11 = htole32(numd >> 16); /* NUMDU */
 		sqe.cdw12 = htole32((uint32_t)lpo);
 		sqe.cdw13 = htole32((uint32_t)(lpo >> 32));
 		int rc = nvmfh_admin(c, &sqe, (uint8_t *)buf + done, n, false, NULL);
@@ -61,8 +62,8 @@ int nvmfh_get_log_page(struct nvmf_ctrl *c, uint8_t lid, uint8_t lsp, uint32_t n
 	return 0;
 }
 
-static int features(struct nvmf_ctrl *c, uint8_t opcode, uint8_t fid, uint32_t nsid,
-		    uint32_t cdw11, uint32_t *result)
+static int features(struct nvmf_ctrl *c, uint8_t opcode, uint8_t fid, uint32_t nsid, uint32_t cdw11,
+		    uint32_t *result)
 {
 	if (!c)
 		return -EINVAL;

@@ -16,20 +16,26 @@
 #include <string.h>
 #include "initiator/internal.h"
 
-#define ANA_HDR_LEN   16u          /* CHGCNT, NGRPS, reserved */
-#define ANA_DESC_LEN  32u          /* ANAGRPID, NNSIDS, CHGCNT, state, reserved */
-#define ANA_LOG_MAX   (64u << 20)  /* bytes: a larger log means a broken Identify */
-#define ANA_MAX_TRIES 10u          /* reads of a log that spans transfers (CHGCNT moved) */
+#define ANA_HDR_LEN   16u         /* CHGCNT, NGRPS, reserved */
+#define ANA_DESC_LEN  32u         /* ANAGRPID, NNSIDS, CHGCNT, state, reserved */
+#define ANA_LOG_MAX   (64u << 20) /* bytes: a larger log means a broken Identify */
+#define ANA_MAX_TRIES 10u         /* reads of a log that spans transfers (CHGCNT moved) */
 
 const char *nvmf_ana_state_str(uint8_t state)
 {
 	switch (state) {
-	case NVME_ANA_STATE_OPTIMIZED:       return "optimized";
-	case NVME_ANA_STATE_NONOPTIMIZED:    return "non-optimized";
-	case NVME_ANA_STATE_INACCESSIBLE:    return "inaccessible";
-	case NVME_ANA_STATE_PERSISTENT_LOSS: return "persistent-loss";
-	case NVME_ANA_STATE_CHANGE:          return "change";
-	default:                             return "unknown";
+	case NVME_ANA_STATE_OPTIMIZED:
+		return "optimized";
+	case NVME_ANA_STATE_NONOPTIMIZED:
+		return "non-optimized";
+	case NVME_ANA_STATE_INACCESSIBLE:
+		return "inaccessible";
+	case NVME_ANA_STATE_PERSISTENT_LOSS:
+		return "persistent-loss";
+	case NVME_ANA_STATE_CHANGE:
+		return "change";
+	default:
+		return "unknown";
 	}
 }
 
@@ -57,13 +63,14 @@ static uint64_t get_le64(const uint8_t *p)
 	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
 }
 
-int nvmfh_ana_log_size(const struct nvme_id_ctrl *id, bool groups_only, size_t *len,
-		       char *err, size_t errlen)
+int nvmfh_ana_log_size(const struct nvme_id_ctrl *id, bool groups_only, size_t *len, char *err,
+		       size_t errlen)
 {
 	uint32_t ngrp = le32toh(id->nanagrpid), gmax = le32toh(id->anagrpmax);
 	uint32_t nn = le32toh(id->nn), mnan = le32toh(id->mnan);
 	if (!(id->cmic & NVME_CTRL_CMIC_MULTI_ANA_REPORTING)) {
-		snprintf(err, errlen, "the controller does not report ANA (Identify Controller "
+		snprintf(err, errlen,
+			 "the controller does not report ANA (Identify Controller "
 			 "CMIC bit 3 clear)");
 		return -EOPNOTSUPP;
 	}
@@ -80,9 +87,11 @@ int nvmfh_ana_log_size(const struct nvme_id_ctrl *id, bool groups_only, size_t *
 	if (!groups_only)
 		n += (uint64_t)(mnan ? mnan : nn) * 4u;
 	if (n > ANA_LOG_MAX) {
-		snprintf(err, errlen, "the ANA log would be %llu bytes (NANAGRPID %u, %s %u): more "
-			 "than the %u MiB read at most", (unsigned long long)n, ngrp,
-			 mnan ? "MNAN" : "NN", mnan ? mnan : nn, ANA_LOG_MAX >> 20);
+		snprintf(err, errlen,
+			 "the ANA log would be %llu bytes (NANAGRPID %u, %s %u): more "
+			 "than the %u MiB read at most",
+			 (unsigned long long)n, ngrp, mnan ? "MNAN" : "NN", mnan ? mnan : nn,
+			 ANA_LOG_MAX >> 20);
 		return -EPROTO;
 	}
 	*len = (size_t)n;
@@ -119,16 +128,20 @@ static int check_desc(const uint8_t *buf, size_t len, size_t off, unsigned i, ui
 		      bool groups_only, uint32_t *nnsids, char *err, size_t errlen)
 {
 	if (off > len || len - off < ANA_DESC_LEN) {
-		snprintf(err, errlen, "ANA log: descriptor %u at byte %zu runs past the %zu bytes "
-			 "read", i, off, len);
+		snprintf(err, errlen,
+			 "ANA log: descriptor %u at byte %zu runs past the %zu bytes "
+			 "read",
+			 i, off, len);
 		return -EPROTO;
 	}
 	const uint8_t *d = buf + off;
 	uint32_t grpid = get_le32(d), n = get_le32(d + 4);
-	uint8_t state = d[16] & 0x0f;   /* bits 7:4 reserved */
+	uint8_t state = d[16] & 0x0f; /* bits 7:4 reserved */
 	if (!grpid || grpid > gmax) {
-		snprintf(err, errlen, "ANA log: descriptor %u: ANA group ID %u is outside "
-			 "1..ANAGRPMAX (%u)", i, grpid, gmax);
+		snprintf(err, errlen,
+			 "ANA log: descriptor %u: ANA group ID %u is outside "
+			 "1..ANAGRPMAX (%u)",
+			 i, grpid, gmax);
 		return -EPROTO;
 	}
 	if (!known_state(state)) {
@@ -137,21 +150,27 @@ static int check_desc(const uint8_t *buf, size_t len, size_t off, unsigned i, ui
 		return -EPROTO;
 	}
 	if (groups_only && n) {
-		snprintf(err, errlen, "ANA log: descriptor %u (group %u): NNSIDS %u in a "
-			 "groups-only (RGO) read", i, grpid, n);
+		snprintf(err, errlen,
+			 "ANA log: descriptor %u (group %u): NNSIDS %u in a "
+			 "groups-only (RGO) read",
+			 i, grpid, n);
 		return -EPROTO;
 	}
 	if ((uint64_t)n * 4u > len - off - ANA_DESC_LEN) {
-		snprintf(err, errlen, "ANA log: descriptor %u (group %u): NNSIDS %u runs past the "
-			 "%zu bytes read", i, grpid, n, len);
+		snprintf(err, errlen,
+			 "ANA log: descriptor %u (group %u): NNSIDS %u runs past the "
+			 "%zu bytes read",
+			 i, grpid, n, len);
 		return -EPROTO;
 	}
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t nsid = get_le32(d + ANA_DESC_LEN + 4 * k);
 		uint32_t prev = k ? get_le32(d + ANA_DESC_LEN + 4 * (k - 1)) : 0;
 		if (!nsid || nsid == NVME_NSID_ALL || nsid <= prev) {
-			snprintf(err, errlen, "ANA log: descriptor %u (group %u): NSID %u at index %u "
-				 "is not a valid NSID in ascending order", i, grpid, nsid, k);
+			snprintf(err, errlen,
+				 "ANA log: descriptor %u (group %u): NSID %u at index %u "
+				 "is not a valid NSID in ascending order",
+				 i, grpid, nsid, k);
 			return -EPROTO;
 		}
 	}
@@ -196,7 +215,8 @@ int nvmfh_ana_log_decode(const void *data, size_t len, const struct nvme_id_ctrl
 		uint32_t grpid = get_le32(buf + off), n = get_le32(buf + off + 4);
 		own[i] = (struct owner){ grpid, i };
 		for (uint32_t j = 0; j < n; j++)
-			ns[k++] = (struct owner){ get_le32(buf + off + ANA_DESC_LEN + 4 * j), grpid };
+			ns[k++] =
+				(struct owner){ get_le32(buf + off + ANA_DESC_LEN + 4 * j), grpid };
 		off += ANA_DESC_LEN + 4u * (size_t)n;
 	}
 	int rc = 0;
@@ -205,7 +225,8 @@ int nvmfh_ana_log_decode(const void *data, size_t len, const struct nvme_id_ctrl
 			 a.who < b.who ? a.who : b.who, a.who < b.who ? b.who : a.who, a.key);
 		rc = -EPROTO;
 	} else if (find_twice(ns, total, &a, &b)) {
-		snprintf(err, errlen, "ANA log: NSID %u is in groups %u and %u", a.key, a.who, b.who);
+		snprintf(err, errlen, "ANA log: NSID %u is in groups %u and %u", a.key, a.who,
+			 b.who);
 		rc = -EPROTO;
 	}
 	free(own);
@@ -246,7 +267,7 @@ const struct nvmf_ana_group *nvmfh_ana_find(const struct nvmf_ana_log *log, uint
 		return NULL;
 	for (unsigned i = 0; nsid && i < log->nr_groups; i++) {
 		const struct nvmf_ana_group *g = &log->groups[i];
-		size_t lo = 0, hi = g->nr_nsids;   /* ascending: binary search */
+		size_t lo = 0, hi = g->nr_nsids; /* ascending: binary search */
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 			if (g->nsids[mid] == nsid)
@@ -267,23 +288,26 @@ const struct nvmf_ana_group *nvmfh_ana_find(const struct nvmf_ana_log *log, uint
  * version: the header read again must have the same CHGCNT. */
 static int read_consistent(struct nvmf_ctrl *c, bool groups_only, uint8_t *buf, size_t len)
 {
-	uint8_t lsp = groups_only ? NVME_LOG_ANA_LSP_RGO_GROUPS_ONLY : NVME_LOG_ANA_LSP_RGO_NAMESPACES;
+	uint8_t lsp = groups_only ? NVME_LOG_ANA_LSP_RGO_GROUPS_ONLY :
+				    NVME_LOG_ANA_LSP_RGO_NAMESPACES;
 	for (unsigned t = 0; t < ANA_MAX_TRIES; t++) {
 		int rc = nvmfh_get_log_page(c, NVME_LOG_LID_ANA, lsp, NVME_NSID_ALL, 0, buf,
 					    (uint32_t)len);
 		if (rc) {
-			nvmfh_errf(c, "Get Log Page ANA (0Ch, %zu bytes): %s", len, nvmf_strerror(rc));
+			nvmfh_errf(c, "Get Log Page ANA (0Ch, %zu bytes): %s", len,
+				   nvmf_strerror(rc));
 			return rc;
 		}
 		if (len <= c->max_xfer)
 			return 0;
 		uint8_t hdr[ANA_HDR_LEN];
-		rc = nvmfh_get_log_page(c, NVME_LOG_LID_ANA, lsp, NVME_NSID_ALL, 0, hdr, sizeof(hdr));
+		rc = nvmfh_get_log_page(c, NVME_LOG_LID_ANA, lsp, NVME_NSID_ALL, 0, hdr,
+					sizeof(hdr));
 		if (rc) {
 			nvmfh_errf(c, "Get Log Page ANA (0Ch, header): %s", nvmf_strerror(rc));
 			return rc;
 		}
-		if (!memcmp(hdr, buf, 10))   /* CHGCNT and NGRPS */
+		if (!memcmp(hdr, buf, 10)) /* CHGCNT and NGRPS */
 			return 0;
 	}
 	nvmfh_errf(c, "ANA log: its Change Count moved during each of %u reads", ANA_MAX_TRIES);
@@ -337,8 +361,10 @@ int nvmf_ns_ana_state(struct nvmf_ctrl *c, uint32_t nsid, uint8_t *state, uint32
 		if (!rc) {
 			g = nvmfh_ana_find(log, 0, anagrpid);
 			if (!g) {
-				nvmfh_errf(c, "namespace %u: its ANA group %u (Identify Namespace "
-					   "ANAGRPID) is in no descriptor of the ANA log", nsid, anagrpid);
+				nvmfh_errf(c,
+					   "namespace %u: its ANA group %u (Identify Namespace "
+					   "ANAGRPID) is in no descriptor of the ANA log",
+					   nsid, anagrpid);
 				rc = -EPROTO;
 			}
 		}

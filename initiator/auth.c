@@ -21,7 +21,7 @@
 #include "nvme/auth.h"
 #include "nvme/dhchap.h"
 
-#define AUTH_BUF_LEN 4096u   /* Receive allocation length: the Linux host's CHAP_BUF_SIZE */
+#define AUTH_BUF_LEN 4096u /* Receive allocation length: the Linux host's CHAP_BUF_SIZE */
 
 /* One queue's transaction. */
 struct txn {
@@ -30,13 +30,13 @@ struct txn {
 	uint16_t t_id;
 	uint8_t hash_id, dhgroup_id;
 	size_t hl;
-	uint32_t s1, s2;                          /* s2 0: unidirectional */
+	uint32_t s1, s2; /* s2 0: unidirectional */
 	uint8_t c1[NVME_DHCHAP_MAX_HASH_LEN], c2[NVME_DHCHAP_MAX_HASH_LEN];
-	uint8_t shared[NVME_DHCHAP_MAX_DH_LEN];   /* g^xy mod p, dhvlen bytes */
+	uint8_t shared[NVME_DHCHAP_MAX_DH_LEN]; /* g^xy mod p, dhvlen bytes */
 	size_t dhvlen;
 	struct nvme_dhchap_dh *dh;
-	uint8_t *buf;                             /* AUTH_BUF_LEN, messages both ways */
-	bool replied;                             /* our Reply is out: Success1 or Failure1 next */
+	uint8_t *buf; /* AUTH_BUF_LEN, messages both ways */
+	bool replied; /* our Reply is out: Success1 or Failure1 next */
 };
 
 int nvmfh_auth_init(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
@@ -46,7 +46,7 @@ int nvmfh_auth_init(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 	bool have_ckey = o->dhchap_ctrl_secret && o->dhchap_ctrl_secret[0];
 	if (have_ckey && !have_key) {
 		nvmfh_errf(c, "dhchap_ctrl_secret needs dhchap_secret: bidirectional "
-			   "authentication also authenticates the host");
+			      "authentication also authenticates the host");
 		return -EINVAL;
 	}
 	if (have_key) {
@@ -60,7 +60,8 @@ int nvmfh_auth_init(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 		int rc = nvme_dhchap_key_parse(o->dhchap_ctrl_secret, &c->dhchap_ctrl_key, err,
 					       sizeof(err));
 		if (rc) {
-			nvmfh_errf(c, "dhchap_ctrl_secret: %s", rc == -EINVAL ? err : nvmf_strerror(rc));
+			nvmfh_errf(c, "dhchap_ctrl_secret: %s",
+				   rc == -EINVAL ? err : nvmf_strerror(rc));
 			nvmfh_auth_fini(c);
 			return rc;
 		}
@@ -92,7 +93,9 @@ static int auth_cmd(struct txn *t, uint8_t fctype, uint32_t len, bool write)
 {
 	struct nvme_sqe sqe;
 	const struct nvmf_auth_cmd a = {
-		.secp = NVME_AUTH_SECP_DHCHAP, .spsp0 = NVME_AUTH_SPSP, .spsp1 = NVME_AUTH_SPSP,
+		.secp = NVME_AUTH_SECP_DHCHAP,
+		.spsp0 = NVME_AUTH_SPSP,
+		.spsp1 = NVME_AUTH_SPSP,
 		.len = len,
 	};
 	nvmf_auth_encode(&sqe, fctype, &a);
@@ -104,8 +107,9 @@ static int auth_cmd(struct txn *t, uint8_t fctype, uint32_t len, bool write)
 		nvmfh_errf(t->c, "queue %u: Authentication %s: %s%s", t->q->hq.qid,
 			   write ? "Send" : "Receive", nvmf_strerror(rc),
 			   rc == -ECONNRESET && t->replied && !write ?
-			   " (the controller ended the connection instead of answering our "
-			   "Reply: it most likely refused the host secret)" : "");
+				   " (the controller ended the connection instead of answering our "
+				   "Reply: it most likely refused the host secret)" :
+				   "");
 	return rc;
 }
 
@@ -133,7 +137,7 @@ static int failure2(struct txn *t, uint8_t exp, int rc, const char *what)
 	f->t_id = htole16(t->t_id);
 	f->rescode = NVME_AUTH_FAILURE_REASON_FAILED;
 	f->rescode_exp = exp;
-	auth_send(t, sizeof(*f));   /* (its error message, if any, is replaced) */
+	auth_send(t, sizeof(*f)); /* (its error message, if any, is replaced) */
 	nvmfh_errf(t->c, "queue %u: %s; sent AUTH_Failure2 (%s)", t->q->hq.qid, what,
 		   nvme_auth_failure_str(exp));
 	return rc;
@@ -149,12 +153,14 @@ static int check_received(struct txn *t, uint8_t id, const char *name)
 		const struct nvme_auth_failure *f = (const void *)m;
 		/* "Failed" covers a wrong R1 and a controller with no controller secret to
 		 * answer our C2 with: say both when both can be. */
-		const char *hint = f->rescode_exp != NVME_AUTH_FAILURE_FAILED ? "" :
+		const char *hint =
+			f->rescode_exp != NVME_AUTH_FAILURE_FAILED ? "" :
 			t->s2 ? ": the host secret (dhchap_secret) is not the one it has for this "
 				"host, or it has no controller secret for it (bidirectional "
 				"authentication was asked for)" :
 				": the host secret (dhchap_secret) is not the one it has for this host";
-		nvmfh_errf(t->c, "queue %u: the controller refused authentication as %s: "
+		nvmfh_errf(t->c,
+			   "queue %u: the controller refused authentication as %s: "
 			   "AUTH_Failure1, %s (reason code %02xh, explanation %02xh)%s",
 			   t->q->hq.qid, t->c->hostnqn, nvme_auth_failure_str(f->rescode_exp),
 			   f->rescode, f->rescode_exp, hint);
@@ -168,7 +174,8 @@ static int check_received(struct txn *t, uint8_t id, const char *name)
 	}
 	if (t_id != t->t_id) {
 		char what[96];
-		snprintf(what, sizeof(what), "%s for transaction %u, ours is %u", name, t_id, t->t_id);
+		snprintf(what, sizeof(what), "%s for transaction %u, ours is %u", name, t_id,
+			 t->t_id);
 		return failure2(t, NVME_AUTH_FAILURE_INCORRECT_MESSAGE, -EPROTO, what);
 	}
 	return 0;
@@ -216,8 +223,8 @@ static int challenge(struct txn *t)
 	char what[160];
 	t->hl = nvme_dhchap_hash_len(ch->hashid);
 	if (!t->hl) {
-		snprintf(what, sizeof(what), "the Challenge names hash %02xh, which we did not offer",
-			 ch->hashid);
+		snprintf(what, sizeof(what),
+			 "the Challenge names hash %02xh, which we did not offer", ch->hashid);
 		return failure2(t, NVME_AUTH_FAILURE_HASH_UNUSABLE, -EPROTO, what);
 	}
 	if (ch->hl != t->hl) {
@@ -226,8 +233,10 @@ static int challenge(struct txn *t)
 		return failure2(t, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, -EPROTO, what);
 	}
 	if (!nvme_dhchap_dhgroup_name(ch->dhgid)) {
-		snprintf(what, sizeof(what), "the Challenge names DH group %02xh, which we did not "
-			 "offer", ch->dhgid);
+		snprintf(what, sizeof(what),
+			 "the Challenge names DH group %02xh, which we did not "
+			 "offer",
+			 ch->dhgid);
 		return failure2(t, NVME_AUTH_FAILURE_DHGROUP_UNUSABLE, -EPROTO, what);
 	}
 	t->dhvlen = le16toh(ch->dhvlen);
@@ -249,8 +258,8 @@ static int challenge(struct txn *t)
 		return rc;
 	}
 	char why[128];
-	rc = nvme_dhchap_dh_shared(t->dh, ch->cval + t->hl, t->dhvlen, t->shared,
-				   sizeof(t->shared), why, sizeof(why));
+	rc = nvme_dhchap_dh_shared(t->dh, ch->cval + t->hl, t->dhvlen, t->shared, sizeof(t->shared),
+				   why, sizeof(why));
 	if (rc == -EINVAL) {
 		snprintf(what, sizeof(what), "the controller's DH value: %s", why);
 		return failure2(t, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, -EPROTO, what);
@@ -280,8 +289,12 @@ static int reply(struct txn *t)
 	int rc = response_challenge(t, t->c1, ca);
 	if (!rc) {
 		struct nvme_dhchap_resp_args a = {
-			.hash_id = t->hash_id, .challenge = ca, .seqnum = t->s1, .t_id = t->t_id,
-			.sc_c = NVME_AUTH_SC_NONE, .hostnqn = t->c->hostnqn,
+			.hash_id = t->hash_id,
+			.challenge = ca,
+			.seqnum = t->s1,
+			.t_id = t->t_id,
+			.sc_c = NVME_AUTH_SC_NONE,
+			.hostnqn = t->c->hostnqn,
 			.subsysnqn = t->c->subnqn,
 		};
 		rc = nvme_dhchap_host_response(t->c->dhchap_key, &a, r->rval);
@@ -300,7 +313,8 @@ static int reply(struct txn *t)
 	if (!rc && t->dh)
 		rc = nvme_dhchap_dh_public(t->dh, r->rval + 2 * t->hl, t->dhvlen);
 	if (rc) {
-		nvmfh_errf(t->c, "queue %u: computing the Reply: %s", t->q->hq.qid, nvmf_strerror(rc));
+		nvmfh_errf(t->c, "queue %u: computing the Reply: %s", t->q->hq.qid,
+			   nvmf_strerror(rc));
 		return rc;
 	}
 	r->auth_type = NVME_AUTH_DHCHAP_MESSAGES;
@@ -328,17 +342,22 @@ static int success(struct txn *t)
 		return failure2(t, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, -EPROTO, what);
 	}
 	if (!t->s2)
-		return 0;   /* unidirectional: no Success2 (the Linux host sends none either) */
+		return 0; /* unidirectional: no Success2 (the Linux host sends none either) */
 	if (!s->rvalid)
-		return failure2(t, NVME_AUTH_FAILURE_FAILED, -EKEYREJECTED,
-				"the controller did not answer our challenge (Success1 without R2): "
-				"it could not be authenticated with dhchap_ctrl_secret");
+		return failure2(
+			t, NVME_AUTH_FAILURE_FAILED, -EKEYREJECTED,
+			"the controller did not answer our challenge (Success1 without R2): "
+			"it could not be authenticated with dhchap_ctrl_secret");
 	uint8_t ca[NVME_DHCHAP_MAX_HASH_LEN], r2[NVME_DHCHAP_MAX_HASH_LEN];
 	rc = response_challenge(t, t->c2, ca);
 	if (!rc) {
 		struct nvme_dhchap_resp_args a = {
-			.hash_id = t->hash_id, .challenge = ca, .seqnum = t->s2, .t_id = t->t_id,
-			.sc_c = NVME_AUTH_SC_NONE, .hostnqn = t->c->hostnqn,
+			.hash_id = t->hash_id,
+			.challenge = ca,
+			.seqnum = t->s2,
+			.t_id = t->t_id,
+			.sc_c = NVME_AUTH_SC_NONE,
+			.hostnqn = t->c->hostnqn,
 			.subsysnqn = t->c->subnqn,
 		};
 		rc = nvme_dhchap_ctrl_response(t->c->dhchap_ctrl_key, &a, r2);
@@ -366,22 +385,28 @@ int nvmfh_auth_connected(struct nvmf_ctrl *c, struct nvmf_queue *q, uint32_t dw0
 {
 	uint16_t qid = q->hq.qid;
 	if (dw0 & NVMF_CONNECT_AUTHREQ_ASCR) {
-		nvmfh_errf(c, "queue %u: the controller requires secure channel concatenation "
-			   "(AUTHREQ.ASCR), which needs TLS: not on RDMA", qid);
+		nvmfh_errf(c,
+			   "queue %u: the controller requires secure channel concatenation "
+			   "(AUTHREQ.ASCR), which needs TLS: not on RDMA",
+			   qid);
 		return -EOPNOTSUPP;
 	}
 	if (!(dw0 & NVMF_CONNECT_AUTHREQ_ATR)) {
 		if (!c->dhchap_ctrl_key)
 			return 0;
-		nvmfh_errf(c, "queue %u: a controller secret was given (dhchap_ctrl_secret) but "
+		nvmfh_errf(c,
+			   "queue %u: a controller secret was given (dhchap_ctrl_secret) but "
 			   "%s does not authenticate (Connect AUTHREQ.ATR clear), so it cannot be "
-			   "verified: refused", qid, c->subnqn);
+			   "verified: refused",
+			   qid, c->subnqn);
 		return -EACCES;
 	}
 	if (!c->dhchap_key) {
-		nvmfh_errf(c, "queue %u: %s requires in-band authentication (Connect AUTHREQ.ATR) "
+		nvmfh_errf(c,
+			   "queue %u: %s requires in-band authentication (Connect AUTHREQ.ATR) "
 			   "and no DH-HMAC-CHAP secret was given (dhchap_secret, nvmf "
-			   "--dhchap-secret)", qid, c->subnqn);
+			   "--dhchap-secret)",
+			   qid, c->subnqn);
 		return -EACCES;
 	}
 	struct txn t = { .c = c, .q = q, .t_id = c->auth_tid++ };
@@ -398,8 +423,10 @@ int nvmfh_auth_connected(struct nvmf_ctrl *c, struct nvmf_queue *q, uint32_t dw0
 	if (!rc)
 		rc = success(&t);
 	if (!rc && qid == 0)
-		c->auth = (struct nvmf_auth_info){ .authenticated = true, .bidirectional = t.s2 != 0,
-						   .hash_id = t.hash_id, .dhgroup_id = t.dhgroup_id };
+		c->auth = (struct nvmf_auth_info){ .authenticated = true,
+						   .bidirectional = t.s2 != 0,
+						   .hash_id = t.hash_id,
+						   .dhgroup_id = t.dhgroup_id };
 	nvme_dhchap_dh_free(t.dh);
 	OPENSSL_cleanse(t.shared, sizeof(t.shared));
 	OPENSSL_cleanse(t.c2, sizeof(t.c2));

@@ -18,18 +18,17 @@
 #include "initiator/internal.h"
 
 /* CC / CSTS values built from libnvme's field definitions (NVMe Base 3.1.3.5-6). */
-#define CC_EN         ((uint32_t)NVME_CC_EN_MASK << NVME_CC_EN_SHIFT)
-#define CC_IOSQES_64  ((uint32_t)6 << NVME_CC_IOSQES_SHIFT)   /* 2^6 = 64-byte SQEs */
-#define CC_IOCQES_16  ((uint32_t)4 << NVME_CC_IOCQES_SHIFT)   /* 2^4 = 16-byte CQEs */
-#define CC_SHN_MASK   ((uint32_t)NVME_CC_SHN_MASK << NVME_CC_SHN_SHIFT)
-#define CC_SHN_NORMAL ((uint32_t)NVME_CC_SHN_NORMAL << NVME_CC_SHN_SHIFT)
-#define CSTS_RDY      ((uint32_t)NVME_CSTS_RDY_MASK << NVME_CSTS_RDY_SHIFT)
-#define CSTS_CFS      ((uint32_t)NVME_CSTS_CFS_MASK << NVME_CSTS_CFS_SHIFT)
+#define CC_EN          ((uint32_t)NVME_CC_EN_MASK << NVME_CC_EN_SHIFT)
+#define CC_IOSQES_64   ((uint32_t)6 << NVME_CC_IOSQES_SHIFT) /* 2^6 = 64-byte SQEs */
+#define CC_IOCQES_16   ((uint32_t)4 << NVME_CC_IOCQES_SHIFT) /* 2^4 = 16-byte CQEs */
+#define CC_SHN_MASK    ((uint32_t)NVME_CC_SHN_MASK << NVME_CC_SHN_SHIFT)
+#define CC_SHN_NORMAL  ((uint32_t)NVME_CC_SHN_NORMAL << NVME_CC_SHN_SHIFT)
+#define CSTS_RDY       ((uint32_t)NVME_CSTS_RDY_MASK << NVME_CSTS_RDY_SHIFT)
+#define CSTS_CFS       ((uint32_t)NVME_CSTS_CFS_MASK << NVME_CSTS_CFS_SHIFT)
 #define CSTS_SHST_MASK ((uint32_t)NVME_CSTS_SHST_MASK << NVME_CSTS_SHST_SHIFT)
 #define CSTS_SHST_DONE ((uint32_t)NVME_CSTS_SHST_CMPLT << NVME_CSTS_SHST_SHIFT)
 #define CAP_MQES(cap)  ((unsigned)NVME_CAP_MQES(cap))
-#define CAP_TO_MS(cap) ((unsigned)NVME_CAP_TO(cap) * 500u)   /* CAP.TO is in 500 ms units */
-
+#define CAP_TO_MS(cap) ((unsigned)NVME_CAP_TO(cap) * 500u) /* CAP.TO is in 500 ms units */
 
 static int timeout_of(const struct nvmf_ctrl *c)
 {
@@ -67,7 +66,8 @@ static int prop_get(struct nvmf_ctrl *c, uint32_t off, bool size8, uint64_t *val
 {
 	struct nvme_sqe sqe;
 	struct nvme_cqe cqe;
-	const struct nvmf_property_cmd p = { .attrib = size8 ? NVMF_PROP_ATTRIB_SIZE8 : 0, .ofst = off };
+	const struct nvmf_property_cmd p = { .attrib = size8 ? NVMF_PROP_ATTRIB_SIZE8 : 0,
+					     .ofst = off };
 	nvmf_property_encode(&sqe, nvme_fabrics_type_property_get, &p);
 	int rc = nvmfh_admin(c, &sqe, NULL, 0, false, &cqe);
 	if (!rc)
@@ -160,7 +160,8 @@ static int wait_csts(struct nvmf_ctrl *c, uint32_t mask, uint32_t want, unsigned
 			return rc;
 		}
 		if (csts & CSTS_CFS) {
-			nvmfh_errf(c, "controller fatal status (CSTS.CFS) while waiting for %s", what);
+			nvmfh_errf(c, "controller fatal status (CSTS.CFS) while waiting for %s",
+				   what);
 			return -EIO;
 		}
 		if ((csts & mask) == want)
@@ -210,19 +211,23 @@ static int identify_ctrl(struct nvmf_ctrl *c)
 		return -EPROTO;
 	}
 	if (id->icdoff) {
-		nvmfh_errf(c, "controller wants in-capsule data at offset %u (ICDOFF); only 0 is "
-			   "supported", le16toh(id->icdoff));
+		nvmfh_errf(c,
+			   "controller wants in-capsule data at offset %u (ICDOFF); only 0 is "
+			   "supported",
+			   le16toh(id->icdoff));
 		return -EPROTO;
 	}
 	if (!c->discovery) {
 		if (le32toh(id->ioccsz) < 4 || le32toh(id->iorcsz) < 1) {
-			nvmfh_errf(c, "invalid I/O capsule sizes: IOCCSZ %u (min 4), IORCSZ %u (min 1)",
-				   le32toh(id->ioccsz), le32toh(id->iorcsz));
+			nvmfh_errf(
+				c,
+				"invalid I/O capsule sizes: IOCCSZ %u (min 4), IORCSZ %u (min 1)",
+				le32toh(id->ioccsz), le32toh(id->iorcsz));
 			return -EPROTO;
 		}
 		if (!id->kas && !c->opts.no_keep_alive) {
 			nvmfh_errf(c, "controller reports no Keep Alive support (KAS 0), which "
-				   "fabrics require");
+				      "fabrics require");
 			return -EPROTO;
 		}
 	}
@@ -351,13 +356,14 @@ static int establish(struct nvmf_ctrl *c, bool reconnect)
 		}
 	} else {
 		unsigned want = reconnect ? c->nr_io :
-				(c->opts.nr_io_queues ? c->opts.nr_io_queues : 1);
+					    (c->opts.nr_io_queues ? c->opts.nr_io_queues : 1);
 		unsigned granted;
 		rc = negotiate_queues(c, want, &granted);
 		if (rc)
 			goto fail;
 		if (reconnect && granted < c->nr_io) {
-			nvmfh_errf(c, "reconnect: controller grants %u I/O queues, %u were connected",
+			nvmfh_errf(c,
+				   "reconnect: controller grants %u I/O queues, %u were connected",
 				   granted, c->nr_io);
 			rc = -ENOSPC;
 			goto fail;
@@ -426,15 +432,16 @@ static int copy_opts(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 			   NVMF_NQN_MAX);
 		return -EINVAL;
 	}
-	if ((o->traddr && strlen(o->traddr) >= sizeof(c->traddr)) || strlen(svc) >= sizeof(c->trsvcid)) {
+	if ((o->traddr && strlen(o->traddr) >= sizeof(c->traddr)) ||
+	    strlen(svc) >= sizeof(c->trsvcid)) {
 		nvmfh_errf(c, "traddr or trsvcid too long");
 		return -EINVAL;
 	}
 	snprintf(c->traddr, sizeof(c->traddr), "%s", o->traddr ? o->traddr : "");
 	snprintf(c->trsvcid, sizeof(c->trsvcid), "%s", svc);
 	snprintf(c->subnqn, sizeof(c->subnqn), "%s", sub);
-	int rc = nvmfh_host_identity("/etc/nvme", o->hostnqn, o->hostid, c->hostnqn, c->hostid,
-				     err, sizeof(err));
+	int rc = nvmfh_host_identity("/etc/nvme", o->hostnqn, o->hostid, c->hostnqn, c->hostid, err,
+				     sizeof(err));
 	if (rc) {
 		nvmfh_errf(c, "host identity: %s", err);
 		return rc;
@@ -463,10 +470,11 @@ static int copy_opts(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 	else if (!strcmp(o->trtype, "tcp"))
 		c->t = &nvmf_tcp_host_transport;
 	else {
-		nvmfh_errf(c, "trtype '%.32s': not a transport of libnvmf (rdma or tcp)", o->trtype);
+		nvmfh_errf(c, "trtype '%.32s': not a transport of libnvmf (rdma or tcp)",
+			   o->trtype);
 		return -EINVAL;
 	}
-	c->opts.trtype = c->t->name;   /* not the caller's string: reconnect outlives it */
+	c->opts.trtype = c->t->name; /* not the caller's string: reconnect outlives it */
 	return 0;
 }
 

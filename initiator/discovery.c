@@ -21,8 +21,10 @@ static void decode(const void *raw, struct nvmf_disc_entry *d)
 {
 	struct nvmf_disc_rec r;
 	struct nvmf_disc_strs s;
-	static_assert(sizeof(d->trsvcid) == sizeof(s.trsvcid) && sizeof(d->traddr) == sizeof(s.traddr) &&
-		      sizeof(d->subnqn) == sizeof(s.subnqn), "decoded strings fit the public entry");
+	static_assert(sizeof(d->trsvcid) == sizeof(s.trsvcid) &&
+			      sizeof(d->traddr) == sizeof(s.traddr) &&
+			      sizeof(d->subnqn) == sizeof(s.subnqn),
+		      "decoded strings fit the public entry");
 
 	nvmf_disc_log_decode_entry(raw, &r, &s);
 	memset(d, 0, sizeof(*d));
@@ -75,7 +77,8 @@ int nvmf_read_discovery_log(struct nvmf_ctrl *c, struct nvmf_disc_entry **entrie
 		recs = malloc(len);
 		if (!recs)
 			return -ENOMEM;
-		rc = nvmf_get_log_page(c, NVME_LOG_LID_DISCOVER, 0, NVMF_DISC_LOG_HDR_SIZE, recs, len);
+		rc = nvmf_get_log_page(c, NVME_LOG_LID_DISCOVER, 0, NVMF_DISC_LOG_HDR_SIZE, recs,
+				       len);
 		if (!rc)
 			rc = nvmf_get_log_page(c, NVME_LOG_LID_DISCOVER, 0, 0, hdr, sizeof(hdr));
 		if (rc) {
@@ -88,9 +91,10 @@ int nvmf_read_discovery_log(struct nvmf_ctrl *c, struct nvmf_disc_entry **entrie
 		free(recs);
 		recs = NULL;
 	}
-	nvmfh_errf(c, "the discovery log changed while it was read, %u times in a row "
-		   "(genctr last 0x%llx); giving up", NVMFH_DISC_MAX_TRIES,
-		   (unsigned long long)h.genctr);
+	nvmfh_errf(c,
+		   "the discovery log changed while it was read, %u times in a row "
+		   "(genctr last 0x%llx); giving up",
+		   NVMFH_DISC_MAX_TRIES, (unsigned long long)h.genctr);
 	return -EAGAIN;
 
 done:;
@@ -113,8 +117,8 @@ fail_read:
 	return rc;
 }
 
-int nvmf_discover(const struct nvmf_ctrl_opts *opts, struct nvmf_disc_entry **entries,
-		  size_t *n, uint64_t *genctr)
+int nvmf_discover(const struct nvmf_ctrl_opts *opts, struct nvmf_disc_entry **entries, size_t *n,
+		  uint64_t *genctr)
 {
 	if (!opts || !entries || !n) {
 		nvmfh_set_last_errmsg("nvmf_discover: missing argument");
@@ -129,7 +133,7 @@ int nvmf_discover(const struct nvmf_ctrl_opts *opts, struct nvmf_disc_entry **en
 	o.nr_io_queues = 0;
 	int rc = nvmf_connect(&o, &c);
 	if (rc)
-		return rc;   /* the last error message is set */
+		return rc; /* the last error message is set */
 	rc = nvmf_read_discovery_log(c, entries, n, genctr);
 	if (rc)
 		nvmfh_set_last_errmsg(c->errmsg);

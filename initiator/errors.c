@@ -84,13 +84,17 @@ const char *nvmfh_connect_detail(int status, uint32_t dw0)
 	if (sc != ((NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT) | NVME_SC_CONNECT_INVALID_PARAM) &&
 	    sc != ((NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT) | NVME_SC_CONNECT_INVALID_HOST))
 		return "";
-	bool data = (dw0 >> 16) & 1;   /* IATTR bit 0: the offset is in the Connect data */
+	bool data = (dw0 >> 16) & 1; /* IATTR bit 0: the offset is in the Connect data */
 	unsigned ipo = dw0 & 0xffff;
 	if (data) {
-		if (ipo < 16)   return ": the controller rejects the host ID";
-		if (ipo < 256)  return ": the controller rejects the controller ID";
-		if (ipo < 512)  return ": the controller rejects the subsystem NQN (unknown or not on this port)";
-		if (ipo < 768)  return ": the controller rejects the host NQN (not allowed)";
+		if (ipo < 16)
+			return ": the controller rejects the host ID";
+		if (ipo < 256)
+			return ": the controller rejects the controller ID";
+		if (ipo < 512)
+			return ": the controller rejects the subsystem NQN (unknown or not on this port)";
+		if (ipo < 768)
+			return ": the controller rejects the host NQN (not allowed)";
 		return "";
 	}
 	switch (ipo) {
@@ -100,7 +104,8 @@ const char *nvmfh_connect_detail(int status, uint32_t dw0)
 		return ": the controller rejects the queue size (SQSIZE)";
 	case offsetof(struct nvmf_connect_sqe, kato):
 		return ": the controller rejects the keep-alive timeout";
-	default:                  return "";
+	default:
+		return "";
 	}
 }
 
@@ -164,12 +169,13 @@ int nvmfh_host_identity(const char *dir, const char *nqn, const uint8_t *id, cha
 			snprintf(err, errlen, "getrandom failed: %s", strerror(errno));
 			return -EIO;
 		}
-		id_out[6] = (uint8_t)((id_out[6] & 0x0f) | 0x40);   /* RFC 4122 version 4 */
-		id_out[8] = (uint8_t)((id_out[8] & 0x3f) | 0x80);   /* variant 10b */
+		id_out[6] = (uint8_t)((id_out[6] & 0x0f) | 0x40); /* RFC 4122 version 4 */
+		id_out[8] = (uint8_t)((id_out[8] & 0x3f) | 0x80); /* variant 10b */
 	}
 	if (!have_nqn) {
 		char u[NVME_UUID_STR_LEN];
-		snprintf(nqn_out, NVMFH_NQN_FIELD, UUID_NQN_PREFIX "%s", nvme_uuid_format(id_out, u));
+		snprintf(nqn_out, NVMFH_NQN_FIELD, UUID_NQN_PREFIX "%s",
+			 nvme_uuid_format(id_out, u));
 	}
 	return 0;
 }

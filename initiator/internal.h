@@ -22,27 +22,27 @@ struct nvme_dhchap_key;
 
 #define NVMFH_HIDDEN __attribute__((visibility("hidden")))
 
-#define NVMFH_ADMIN_QUEUE_SIZE   32       /* entries, as the Linux host (NVME_AQ_DEPTH) */
+#define NVMFH_ADMIN_QUEUE_SIZE   32 /* entries, as the Linux host (NVME_AQ_DEPTH) */
 #define NVMFH_DEFAULT_QUEUE_SIZE 128
-#define NVMFH_DEFAULT_KATO_MS    5000     /* NVME_DEFAULT_KATO, 5 s */
+#define NVMFH_DEFAULT_KATO_MS    5000 /* NVME_DEFAULT_KATO, 5 s */
 #define NVMFH_DEFAULT_TIMEOUT_MS 10000
 #define NVMFH_MAX_XFER           (1u << 20) /* 1 MiB: what the Linux RDMA host moves at most */
-#define NVMFH_MAX_NLB            65536u   /* NLB is a 16-bit 0's based field */
+#define NVMFH_MAX_NLB            65536u     /* NLB is a 16-bit 0's based field */
 #define NVMFH_ERRMSG_MAX         512
-#define NVMFH_LOST_WHY_MAX       200   /* struct nvmf_queue.lost_why, bytes with the NUL */
-#define NVMFH_NQN_FIELD          256      /* bytes of an NQN field (Connect data, Identify) */
-#define NVMFH_NS_CACHE           8        /* nsid -> block size entries per I/O queue */
-#define NVMFH_DISC_MAX_TRIES     10u      /* discovery log reads before giving up (genctr) */
+#define NVMFH_LOST_WHY_MAX       200 /* struct nvmf_queue.lost_why, bytes with the NUL */
+#define NVMFH_NQN_FIELD          256 /* bytes of an NQN field (Connect data, Identify) */
+#define NVMFH_NS_CACHE           8   /* nsid -> block size entries per I/O queue */
+#define NVMFH_DISC_MAX_TRIES     10u /* discovery log reads before giving up (genctr) */
 
 struct nvmfh_split;
 
 /* One command slot of a queue; its index is the command_id. */
 struct nvmfh_slot {
 	struct nvmf_hcmd cmd;
-	nvmf_io_cb cb;            /* NULL: abandoned (timed out), the CQE is dropped */
+	nvmf_io_cb cb; /* NULL: abandoned (timed out), the CQE is dropped */
 	void *arg;
-	void *owned;              /* bounce buffer freed with the slot (blocking calls) */
-	struct nvme_cqe cqe;      /* received, not yet delivered */
+	void *owned;         /* bounce buffer freed with the slot (blocking calls) */
+	struct nvme_cqe cqe; /* received, not yet delivered */
 	bool busy;
 };
 
@@ -52,18 +52,20 @@ struct nvmf_queue {
 	struct nvmfh_slot *slots; /* hq.size of them */
 	uint16_t *free_cids;      /* stack of free command ids */
 	unsigned nr_free;
-	uint16_t *done;           /* command ids with a CQE received, in arrival order */
+	uint16_t *done; /* command ids with a CQE received, in arrival order */
 	unsigned nr_done, done_head;
-	unsigned outstanding;     /* submitted, callback not yet run */
-	bool connected;           /* the transport holds a connection (queue_disconnect due) */
-	bool lost;                /* connection gone: submit/poll give -ECONNRESET */
+	unsigned outstanding; /* submitted, callback not yet run */
+	bool connected;       /* the transport holds a connection (queue_disconnect due) */
+	bool lost;            /* connection gone: submit/poll give -ECONNRESET */
 	/* What ended the connection, for the errors of every later command ("" while
 	 * usable): the transport's reason, or which command timed out. Written and read by
 	 * the queue's owner only (an I/O queue's thread; admin: under admin_lock), so one
 	 * thread's failure never becomes another's message. */
 	char lost_why[NVMFH_LOST_WHY_MAX];
 	struct nvmfh_split *pending; /* split requests waiting for free slots, oldest first */
-	struct { uint32_t nsid, lba_shift; } ns_cache[NVMFH_NS_CACHE];
+	struct {
+		uint32_t nsid, lba_shift;
+	} ns_cache[NVMFH_NS_CACHE];
 	unsigned ns_cached, ns_next;
 };
 
@@ -77,22 +79,22 @@ struct nvmf_ctrl {
 
 	pthread_mutex_t admin_lock;
 	struct nvmf_queue admin;
-	struct nvmf_queue *io;    /* nr_io of them, allocated once (pointers stay valid) */
+	struct nvmf_queue *io; /* nr_io of them, allocated once (pointers stay valid) */
 	unsigned nr_io;
-	unsigned queue_size;      /* I/O queue entries, 1's based */
+	unsigned queue_size; /* I/O queue entries, 1's based */
 
 	uint16_t cntlid;
-	uint64_t cap;             /* CAP property, host endian */
-	uint32_t vs, cc;          /* VS; CC as last written */
-	struct nvme_id_ctrl id;   /* Identify Controller, wire format */
-	uint32_t max_xfer;        /* bytes per command */
+	uint64_t cap;           /* CAP property, host endian */
+	uint32_t vs, cc;        /* VS; CC as last written */
+	struct nvme_id_ctrl id; /* Identify Controller, wire format */
+	uint32_t max_xfer;      /* bytes per command */
 
 	/* Keep-alive thread (NVMe Base 3.9): Keep Alive every kato/2. */
 	pthread_t ka_thread;
 	bool ka_running, ka_stop;
 	pthread_mutex_t ka_lock;
 	pthread_cond_t ka_cond;
-	unsigned long ka_sent;    /* Keep Alive commands completed successfully */
+	unsigned long ka_sent; /* Keep Alive commands completed successfully */
 
 	/* DH-HMAC-CHAP (auth.c): the secrets as parsed from the options (NULL: not given;
 	 * zeroed when freed), the next transaction id, what the admin queue's used. */

@@ -18,15 +18,15 @@ struct nvmfh_split {
 	struct nvmf_queue *q;
 	nvmf_io_cb cb;
 	void *arg;
-	struct nvme_sqe sqe;      /* template: opcode, nsid */
-	uint8_t *buf;             /* NULL for Write Zeroes */
+	struct nvme_sqe sqe; /* template: opcode, nsid */
+	uint8_t *buf;        /* NULL for Write Zeroes */
 	bool write;
 	uint64_t slba;
-	uint64_t nlb, nlb_sent;   /* blocks in all, blocks submitted so far */
+	uint64_t nlb, nlb_sent; /* blocks in all, blocks submitted so far */
 	uint32_t lba_shift, max_nlb;
-	unsigned inflight;        /* parts submitted, not completed */
-	int status;               /* first failure */
-	struct nvme_cqe cqe;      /* of the failing part, else of the last one */
+	unsigned inflight;   /* parts submitted, not completed */
+	int status;          /* first failure */
+	struct nvme_cqe cqe; /* of the failing part, else of the last one */
 	bool have_cqe;
 	struct nvmfh_split *next; /* on q->pending */
 	bool on_list;
@@ -39,7 +39,7 @@ static void rw_sqe(struct nvme_sqe *sqe, uint8_t opcode, uint32_t nsid, uint64_t
 	sqe->nsid = htole32(nsid);
 	sqe->cdw10 = htole32((uint32_t)slba);
 	sqe->cdw11 = htole32((uint32_t)(slba >> 32));
-	sqe->cdw12 = htole32((nlb - 1) & 0xffff);   /* NLB, 0's based */
+	sqe->cdw12 = htole32((nlb - 1) & 0xffff); /* NLB, 0's based */
 }
 
 /* log2 of @nsid's block size, from the queue's cache or Identify Namespace. */
@@ -201,7 +201,8 @@ static int submit_blocks(struct nvmf_queue *q, uint8_t opcode, uint32_t nsid, ui
 }
 
 int nvmfh_submit_blocks(struct nvmf_queue *q, uint8_t opcode, uint32_t nsid, uint64_t slba,
-			uint32_t nlb, void *buf, bool write, uint32_t shift, nvmf_io_cb cb, void *arg)
+			uint32_t nlb, void *buf, bool write, uint32_t shift, nvmf_io_cb cb,
+			void *arg)
 {
 	if (q->lost)
 		return -ECONNRESET;
@@ -214,7 +215,8 @@ int nvmfh_submit_blocks(struct nvmf_queue *q, uint8_t opcode, uint32_t nsid, uin
 	if (nlb <= max_nlb) {
 		struct nvme_sqe sqe;
 		rw_sqe(&sqe, opcode, nsid, slba, nlb);
-		return nvmfh_queue_submit(q, &sqe, buf, buf ? nlb << shift : 0, write, cb, arg, NULL);
+		return nvmfh_queue_submit(q, &sqe, buf, buf ? nlb << shift : 0, write, cb, arg,
+					  NULL);
 	}
 	struct nvmfh_split *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -240,8 +242,8 @@ int nvmfh_submit_blocks(struct nvmf_queue *q, uint8_t opcode, uint32_t nsid, uin
 	return 0;
 }
 
-int nvmf_submit_read(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
-		     void *buf, nvmf_io_cb cb, void *arg)
+int nvmf_submit_read(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb, void *buf,
+		     nvmf_io_cb cb, void *arg)
 {
 	if (!buf)
 		return -EINVAL;
@@ -290,10 +292,10 @@ int nvmf_submit_dsm(struct nvmf_queue *q, uint32_t nsid, const struct nvme_dsm_r
 	memset(&sqe, 0, sizeof(sqe));
 	sqe.opcode = nvme_cmd_dsm;
 	sqe.nsid = htole32(nsid);
-	sqe.cdw10 = htole32(nr - 1);            /* NR, 0's based */
+	sqe.cdw10 = htole32(nr - 1); /* NR, 0's based */
 	sqe.cdw11 = htole32(attributes);
-	return nvmfh_queue_submit(q, &sqe, (void *)ranges, nr * (uint32_t)sizeof(*ranges), true,
-				  cb, arg, NULL);
+	return nvmfh_queue_submit(q, &sqe, (void *)ranges, nr * (uint32_t)sizeof(*ranges), true, cb,
+				  arg, NULL);
 }
 
 int nvmf_submit_raw(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf, uint32_t len,
@@ -331,9 +333,12 @@ static void sync_done(void *arg, int status, const struct nvme_cqe *cqe)
 static int sync_submit(struct nvmf_queue *q, struct sync_cmd *w)
 {
 	switch (w->op) {
-	case SYNC_READ:  return nvmf_submit_read(q, w->nsid, w->slba, w->nlb, w->buf, sync_done, w);
-	case SYNC_WRITE: return nvmf_submit_write(q, w->nsid, w->slba, w->nlb, w->buf, sync_done, w);
-	default:         return nvmf_submit_flush(q, w->nsid, sync_done, w);
+	case SYNC_READ:
+		return nvmf_submit_read(q, w->nsid, w->slba, w->nlb, w->buf, sync_done, w);
+	case SYNC_WRITE:
+		return nvmf_submit_write(q, w->nsid, w->slba, w->nlb, w->buf, sync_done, w);
+	default:
+		return nvmf_submit_flush(q, w->nsid, sync_done, w);
 	}
 }
 
@@ -382,8 +387,9 @@ int nvmf_read(struct nvmf_ctrl *c, uint32_t nsid, uint64_t slba, uint32_t nlb, v
 
 int nvmf_write(struct nvmf_ctrl *c, uint32_t nsid, uint64_t slba, uint32_t nlb, const void *buf)
 {
-	struct sync_cmd w = { .op = SYNC_WRITE, .nsid = nsid, .slba = slba, .nlb = nlb,
-			      .buf = (void *)buf };
+	struct sync_cmd w = {
+		.op = SYNC_WRITE, .nsid = nsid, .slba = slba, .nlb = nlb, .buf = (void *)buf
+	};
 	return run_sync(c, &w);
 }
 

@@ -53,34 +53,34 @@
 #define MP_DOWN 1
 
 #define MP_DEFAULT_REFRESH_MS 1000u
-#define MP_DEFAULT_TIMEOUT_MS 10000u    /* no path: when no path reports an ANATT */
-#define MP_RETRY_MS           10u       /* before a path that failed a command gets it again */
-#define MP_NS_CACHE           8         /* nsid -> entry, per multipath queue */
+#define MP_DEFAULT_TIMEOUT_MS 10000u /* no path: when no path reports an ANATT */
+#define MP_RETRY_MS           10u    /* before a path that failed a command gets it again */
+#define MP_NS_CACHE           8      /* nsid -> entry, per multipath queue */
 
 /* A namespace as the handle knows it: created on first use, freed with the handle. */
 struct mp_ns {
-	struct mp_ns *next;               /* the handle's list: set before publication */
+	struct mp_ns *next; /* the handle's list: set before publication */
 	uint32_t nsid;
-	uint32_t lba_shift;               /* log2 of the block size, the same on every path */
-	struct nvmf_ns_info info;         /* of the first path that answered */
-	uint32_t anagrpid[NVMF_MPATH_MAX_PATHS];        /* Identify Namespace, per path */
-	_Atomic uint8_t state[NVMF_MPATH_MAX_PATHS];    /* see above */
-	_Atomic uint32_t grpid[NVMF_MPATH_MAX_PATHS];   /* its ANA group through the path */
+	uint32_t lba_shift;       /* log2 of the block size, the same on every path */
+	struct nvmf_ns_info info; /* of the first path that answered */
+	uint32_t anagrpid[NVMF_MPATH_MAX_PATHS];      /* Identify Namespace, per path */
+	_Atomic uint8_t state[NVMF_MPATH_MAX_PATHS];  /* see above */
+	_Atomic uint32_t grpid[NVMF_MPATH_MAX_PATHS]; /* its ANA group through the path */
 };
 
 struct mp_path {
 	struct nvmf_ctrl *c;
-	pthread_mutex_t lock;             /* the controller's admin side (see above) */
-	_Atomic int state;                /* MP_LIVE, MP_DOWN */
-	_Atomic int last_error;           /* what took it down last */
+	pthread_mutex_t lock;   /* the controller's admin side (see above) */
+	_Atomic int state;      /* MP_LIVE, MP_DOWN */
+	_Atomic int last_error; /* what took it down last */
 	_Atomic unsigned long reconnects;
-	_Atomic unsigned cntlid;          /* of the current association */
-	_Atomic uint64_t chgcnt;          /* of the last ANA log read */
-	_Atomic bool ana;                 /* CMIC bit 3 (written under lock) */
-	struct nvmf_ana_log *log;         /* the last ANA log read (under lock) */
-	uint64_t next_attempt_ms;         /* the watcher's: next reconnect attempt */
+	_Atomic unsigned cntlid;  /* of the current association */
+	_Atomic uint64_t chgcnt;  /* of the last ANA log read */
+	_Atomic bool ana;         /* CMIC bit 3 (written under lock) */
+	struct nvmf_ana_log *log; /* the last ANA log read (under lock) */
+	uint64_t next_attempt_ms; /* the watcher's: next reconnect attempt */
 	char traddr[257], trsvcid[33];
-	char msg[256];                    /* its last message (under mp->err_lock) */
+	char msg[256]; /* its last message (under mp->err_lock) */
 };
 
 enum mp_op { MP_READ, MP_WRITE, MP_COMPARE, MP_WRITE_ZEROES, MP_FLUSH, MP_DSM };
@@ -89,60 +89,63 @@ enum mp_op { MP_READ, MP_WRITE, MP_COMPARE, MP_WRITE_ZEROES, MP_FLUSH, MP_DSM };
 struct mp_req {
 	struct nvmf_mpath_queue *q;
 	enum mp_op op;
-	struct mp_ns *ns;                 /* NULL for a flush */
+	struct mp_ns *ns; /* NULL for a flush */
 	uint32_t nsid;
 	uint64_t slba;
 	uint32_t nlb;
-	void *buf;                        /* data, or the DSM ranges */
-	unsigned nr;                      /* DSM ranges */
-	uint32_t attributes;              /* DSM */
+	void *buf;           /* data, or the DSM ranges */
+	unsigned nr;         /* DSM ranges */
+	uint32_t attributes; /* DSM */
 	nvmf_io_cb cb;
 	void *arg;
-	int path;                         /* where it is in flight, -1 none */
-	uint32_t avoid;                   /* paths that failed it: taken last */
-	int last_status;                  /* the last path error (0 none yet) */
-	uint64_t deadline_ms;             /* 0 until its first path error or wait */
-	uint64_t retry_at_ms;             /* an avoided path not before this */
-	struct mp_req *next;              /* free list or retry list */
+	int path;             /* where it is in flight, -1 none */
+	uint32_t avoid;       /* paths that failed it: taken last */
+	int last_status;      /* the last path error (0 none yet) */
+	uint64_t deadline_ms; /* 0 until its first path error or wait */
+	uint64_t retry_at_ms; /* an avoided path not before this */
+	struct mp_req *next;  /* free list or retry list */
 };
 
 struct nvmf_mpath_queue {
 	struct nvmf_mpath *mp;
 	unsigned idx;
-	struct nvmf_queue *pq[NVMF_MPATH_MAX_PATHS];    /* I/O queue idx of each path */
-	_Atomic unsigned busy[NVMF_MPATH_MAX_PATHS];    /* see above */
-	unsigned inflight[NVMF_MPATH_MAX_PATHS];        /* commands in flight per path */
+	struct nvmf_queue *pq[NVMF_MPATH_MAX_PATHS];        /* I/O queue idx of each path */
+	_Atomic unsigned busy[NVMF_MPATH_MAX_PATHS];        /* see above */
+	unsigned inflight[NVMF_MPATH_MAX_PATHS];            /* commands in flight per path */
 	_Atomic unsigned long ios[NVMF_MPATH_MAX_PATHS];    /* completed, per path */
 	_Atomic unsigned long errors[NVMF_MPATH_MAX_PATHS]; /* failed over from it */
 	_Atomic unsigned long failovers;                    /* commands sent again */
-	struct mp_req *reqs, *free;       /* mp->depth of them */
-	unsigned outstanding;             /* submitted, callback not yet run */
-	struct mp_req *retry, **retry_tail; /* to send (again), oldest first */
+	struct mp_req *reqs, *free;                         /* mp->depth of them */
+	unsigned outstanding;                               /* submitted, callback not yet run */
+	struct mp_req *retry, **retry_tail;                 /* to send (again), oldest first */
 	unsigned nretry;
-	int completed;                    /* callbacks run in the current poll */
+	int completed; /* callbacks run in the current poll */
 	bool in_poll;
-	struct { uint32_t nsid; struct mp_ns *ns; } ns_cache[MP_NS_CACHE];
+	struct {
+		uint32_t nsid;
+		struct mp_ns *ns;
+	} ns_cache[MP_NS_CACHE];
 	unsigned ns_cached, ns_next;
 };
 
 struct mp_region {
 	void *addr;
 	size_t len;
-	bool on[NVMF_MPATH_MAX_PATHS];    /* registered through that path's controller */
+	bool on[NVMF_MPATH_MAX_PATHS]; /* registered through that path's controller */
 };
 
 struct nvmf_mpath {
 	unsigned npaths, nr_queues, depth;
 	struct mp_path path[NVMF_MPATH_MAX_PATHS];
-	struct nvmf_mpath_queue *q;       /* nr_queues of them */
+	struct nvmf_mpath_queue *q; /* nr_queues of them */
 	unsigned refresh_ms, timeout_ms;
-	char subnqn[NVMFH_NQN_FIELD];     /* Identify Controller SUBNQN of every path */
-	uint8_t cmic;                     /* of path 0 */
+	char subnqn[NVMFH_NQN_FIELD]; /* Identify Controller SUBNQN of every path */
+	uint8_t cmic;                 /* of path 0 */
 
-	_Atomic(struct mp_ns *) ns_head;  /* published with release, never unlinked */
-	pthread_mutex_t ns_lock;          /* creation of entries; taken before a path lock */
+	_Atomic(struct mp_ns *) ns_head; /* published with release, never unlinked */
+	pthread_mutex_t ns_lock;         /* creation of entries; taken before a path lock */
 
-	pthread_mutex_t mem_lock;         /* regions (nvmf_mpath_mem_register); taken before a
+	pthread_mutex_t mem_lock; /* regions (nvmf_mpath_mem_register); taken before a
 					     path lock */
 	struct mp_region *regions;
 	unsigned nregions;
@@ -150,8 +153,8 @@ struct nvmf_mpath {
 	pthread_t watcher;
 	bool watcher_running;
 	_Atomic bool stop;
-	sem_t kick;                       /* wakes the watcher (sem_post takes no lock) */
-	pthread_mutex_t pass_lock;        /* passes, for nvmf_mpath_refresh */
+	sem_t kick;                /* wakes the watcher (sem_post takes no lock) */
+	pthread_mutex_t pass_lock; /* passes, for nvmf_mpath_refresh */
 	pthread_cond_t pass_cond;
 	unsigned long passes;
 

@@ -107,10 +107,14 @@ static uint8_t ana_state_of(int status)
 	if (status <= 0 || ((status >> NVME_SCT_SHIFT) & NVME_SCT_MASK) != NVME_SCT_PATH)
 		return 0;
 	switch (status & NVME_SC_MASK) {
-	case NVME_SC_ANA_PERSISTENT_LOSS: return NVME_ANA_STATE_PERSISTENT_LOSS;
-	case NVME_SC_ANA_INACCESSIBLE:    return NVME_ANA_STATE_INACCESSIBLE;
-	case NVME_SC_ANA_TRANSITION:      return NVME_ANA_STATE_CHANGE;
-	default:                          return 0;
+	case NVME_SC_ANA_PERSISTENT_LOSS:
+		return NVME_ANA_STATE_PERSISTENT_LOSS;
+	case NVME_SC_ANA_INACCESSIBLE:
+		return NVME_ANA_STATE_INACCESSIBLE;
+	case NVME_SC_ANA_TRANSITION:
+		return NVME_ANA_STATE_CHANGE;
+	default:
+		return 0;
 	}
 }
 
@@ -144,7 +148,7 @@ static void path_done(void *arg, int status, const struct nvme_cqe *cqe)
 	r->path = -1;
 	q->inflight[p]--;
 	if (is_path_error(status)) {
-		path_error(q, r, p, status);   /* before leave(): the path is DOWN by then */
+		path_error(q, r, p, status); /* before leave(): the path is DOWN by then */
 		leave(q, p);
 		retry_later(q, r);
 		return;
@@ -189,14 +193,14 @@ static int dispatch(struct nvmf_mpath_queue *q, struct mp_req *r, uint64_t now)
 		if (p < 0)
 			return WAIT_PATH;
 		if (rank >= 2 && now < r->retry_at_ms)
-			return WAIT_PATH;   /* only paths that failed it: not at once */
+			return WAIT_PATH; /* only paths that failed it: not at once */
 		if (!enter(q, (unsigned)p))
-			continue;           /* down meanwhile */
-		r->path = p;            /* before the submit: a callback may run in it */
+			continue; /* down meanwhile */
+		r->path = p;      /* before the submit: a callback may run in it */
 		q->inflight[p]++;
 		int rc = submit_on(q->pq[p], r);
 		if (!rc)
-			return SENT;        /* the command keeps the count enter() took */
+			return SENT; /* the command keeps the count enter() took */
 		r->path = -1;
 		q->inflight[p]--;
 		leave(q, (unsigned)p);
@@ -297,22 +301,32 @@ static int submit(struct nvmf_mpath_queue *q, const struct mp_req *tmpl)
 	return 0;
 }
 
-int nvmf_mpath_submit_read(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba,
-			   uint32_t nlb, void *buf, nvmf_io_cb cb, void *arg)
+int nvmf_mpath_submit_read(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			   void *buf, nvmf_io_cb cb, void *arg)
 {
 	if (!buf || !nlb)
 		return -EINVAL;
-	return submit(q, &(struct mp_req){ .op = MP_READ, .nsid = nsid, .slba = slba, .nlb = nlb,
-					   .buf = buf, .cb = cb, .arg = arg });
+	return submit(q, &(struct mp_req){ .op = MP_READ,
+					   .nsid = nsid,
+					   .slba = slba,
+					   .nlb = nlb,
+					   .buf = buf,
+					   .cb = cb,
+					   .arg = arg });
 }
 
-int nvmf_mpath_submit_write(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba,
-			    uint32_t nlb, const void *buf, nvmf_io_cb cb, void *arg)
+int nvmf_mpath_submit_write(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			    const void *buf, nvmf_io_cb cb, void *arg)
 {
 	if (!buf || !nlb)
 		return -EINVAL;
-	return submit(q, &(struct mp_req){ .op = MP_WRITE, .nsid = nsid, .slba = slba, .nlb = nlb,
-					   .buf = (void *)buf, .cb = cb, .arg = arg });
+	return submit(q, &(struct mp_req){ .op = MP_WRITE,
+					   .nsid = nsid,
+					   .slba = slba,
+					   .nlb = nlb,
+					   .buf = (void *)buf,
+					   .cb = cb,
+					   .arg = arg });
 }
 
 int nvmf_mpath_submit_compare(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba,
@@ -320,8 +334,13 @@ int nvmf_mpath_submit_compare(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_
 {
 	if (!buf || !nlb)
 		return -EINVAL;
-	return submit(q, &(struct mp_req){ .op = MP_COMPARE, .nsid = nsid, .slba = slba,
-					   .nlb = nlb, .buf = (void *)buf, .cb = cb, .arg = arg });
+	return submit(q, &(struct mp_req){ .op = MP_COMPARE,
+					   .nsid = nsid,
+					   .slba = slba,
+					   .nlb = nlb,
+					   .buf = (void *)buf,
+					   .cb = cb,
+					   .arg = arg });
 }
 
 int nvmf_mpath_submit_write_zeroes(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba,
@@ -329,8 +348,12 @@ int nvmf_mpath_submit_write_zeroes(struct nvmf_mpath_queue *q, uint32_t nsid, ui
 {
 	if (!nlb)
 		return -EINVAL;
-	return submit(q, &(struct mp_req){ .op = MP_WRITE_ZEROES, .nsid = nsid, .slba = slba,
-					   .nlb = nlb, .cb = cb, .arg = arg });
+	return submit(q, &(struct mp_req){ .op = MP_WRITE_ZEROES,
+					   .nsid = nsid,
+					   .slba = slba,
+					   .nlb = nlb,
+					   .cb = cb,
+					   .arg = arg });
 }
 
 int nvmf_mpath_submit_flush(struct nvmf_mpath_queue *q, uint32_t nsid, nvmf_io_cb cb, void *arg)
@@ -344,8 +367,13 @@ int nvmf_mpath_submit_dsm(struct nvmf_mpath_queue *q, uint32_t nsid,
 {
 	if (!ranges || nr < 1 || nr > 256)
 		return -EINVAL;
-	return submit(q, &(struct mp_req){ .op = MP_DSM, .nsid = nsid, .buf = (void *)ranges,
-					   .nr = nr, .attributes = attributes, .cb = cb, .arg = arg });
+	return submit(q, &(struct mp_req){ .op = MP_DSM,
+					   .nsid = nsid,
+					   .buf = (void *)ranges,
+					   .nr = nr,
+					   .attributes = attributes,
+					   .cb = cb,
+					   .arg = arg });
 }
 
 /* ---- polling ---- */
@@ -367,7 +395,7 @@ static void poll_path(struct nvmf_mpath_queue *q, unsigned p, unsigned max)
 	}
 	leave(q, p);
 	if (!q->inflight[p] && atomic_load(&mp->path[p].state) != MP_LIVE)
-		nvmfh_mp_kick(mp);   /* our part of the handshake is done */
+		nvmfh_mp_kick(mp); /* our part of the handshake is done */
 }
 
 int nvmf_mpath_poll(struct nvmf_mpath_queue *q, unsigned max)
@@ -375,7 +403,7 @@ int nvmf_mpath_poll(struct nvmf_mpath_queue *q, unsigned max)
 	if (!q)
 		return -EINVAL;
 	if (q->in_poll)
-		return 0;   /* from a callback: the outer poll goes on */
+		return 0; /* from a callback: the outer poll goes on */
 	q->in_poll = true;
 	q->completed = 0;
 	for (unsigned p = 0; p < q->mp->npaths; p++)
@@ -461,9 +489,15 @@ static int run_sync(struct nvmf_mpath *mp, enum mp_op op, uint32_t nsid, uint64_
 	int rc;
 	for (;;) {
 		switch (op) {
-		case MP_READ:  rc = nvmf_mpath_submit_read(q, nsid, slba, nlb, buf, sync_done, &w); break;
-		case MP_WRITE: rc = nvmf_mpath_submit_write(q, nsid, slba, nlb, buf, sync_done, &w); break;
-		default:       rc = nvmf_mpath_submit_flush(q, nsid, sync_done, &w); break;
+		case MP_READ:
+			rc = nvmf_mpath_submit_read(q, nsid, slba, nlb, buf, sync_done, &w);
+			break;
+		case MP_WRITE:
+			rc = nvmf_mpath_submit_write(q, nsid, slba, nlb, buf, sync_done, &w);
+			break;
+		default:
+			rc = nvmf_mpath_submit_flush(q, nsid, sync_done, &w);
+			break;
 		}
 		if (rc != -EAGAIN)
 			break;

@@ -30,7 +30,7 @@ void nvmfh_mp_path_fail(struct nvmf_mpath *mp, unsigned p, int err)
 	struct mp_path *path = &mp->path[p];
 	int live = MP_LIVE;
 	if (atomic_compare_exchange_strong(&path->state, &live, MP_DOWN)) {
-		atomic_store(&path->last_error, err);   /* the watcher writes the message */
+		atomic_store(&path->last_error, err); /* the watcher writes the message */
 		nvmfh_mp_kick(mp);
 	}
 }
@@ -90,8 +90,10 @@ static int revive(struct nvmf_mpath *mp, unsigned p)
 	const struct nvme_id_ctrl *id = nvmf_ctrl_id(path->c);
 	if (strncmp(id->subnqn, mp->subnqn, sizeof(id->subnqn)) ||
 	    nvmf_ctrl_nr_io_queues(path->c) < mp->nr_queues) {
-		nvmfh_mp_path_errf(mp, p, "after reconnecting it reaches subsystem %.*s with %u I/O "
-				   "queues (%s with %u wanted)", (int)sizeof(id->subnqn), id->subnqn,
+		nvmfh_mp_path_errf(mp, p,
+				   "after reconnecting it reaches subsystem %.*s with %u I/O "
+				   "queues (%s with %u wanted)",
+				   (int)sizeof(id->subnqn), id->subnqn,
 				   nvmf_ctrl_nr_io_queues(path->c), mp->subnqn, mp->nr_queues);
 		return -EPROTO;
 	}
@@ -111,7 +113,7 @@ static void try_reconnect(struct nvmf_mpath *mp, unsigned p, uint64_t now)
 	struct mp_path *path = &mp->path[p];
 	if (now < path->next_attempt_ms || !quiesced(mp, p))
 		return;
-	pthread_mutex_lock(&mp->mem_lock);   /* the regions to register again; before the path's */
+	pthread_mutex_lock(&mp->mem_lock); /* the regions to register again; before the path's */
 	pthread_mutex_lock(&path->lock);
 	int rc = revive(mp, p);
 	pthread_mutex_unlock(&path->lock);
@@ -124,7 +126,7 @@ static void try_reconnect(struct nvmf_mpath *mp, unsigned p, uint64_t now)
 	pthread_mutex_lock(&mp->err_lock);
 	path->msg[0] = 0;
 	pthread_mutex_unlock(&mp->err_lock);
-	atomic_store(&path->state, MP_LIVE);   /* seq_cst: publishes the new queues */
+	atomic_store(&path->state, MP_LIVE); /* seq_cst: publishes the new queues */
 }
 
 static void pass(struct nvmf_mpath *mp)
@@ -195,7 +197,7 @@ int nvmf_mpath_refresh(struct nvmf_mpath *mp, int timeout_ms)
 	while (mp->passes < want && !atomic_load(&mp->stop) && rc != ETIMEDOUT) {
 		rc = pthread_cond_timedwait(&mp->pass_cond, &mp->pass_lock, &ts);
 		if (mp->passes + 1 == want)
-			sem_post(&mp->kick);   /* the second pass at once, not a period later */
+			sem_post(&mp->kick); /* the second pass at once, not a period later */
 	}
 	bool done = mp->passes >= want;
 	pthread_mutex_unlock(&mp->pass_lock);

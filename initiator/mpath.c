@@ -53,9 +53,11 @@ int nvmfh_mp_best_path(const struct nvmf_mpath *mp, const struct mp_ns *ns, uint
 		if (atomic_load(&mp->path[p].state) != MP_LIVE)
 			continue;
 		uint8_t st = atomic_load_explicit(&ns->state[p], memory_order_relaxed);
-		int rk = st == NVME_ANA_STATE_OPTIMIZED ? 0 : st == NVME_ANA_STATE_NONOPTIMIZED ? 1 : -1;
+		int rk = st == NVME_ANA_STATE_OPTIMIZED    ? 0 :
+			 st == NVME_ANA_STATE_NONOPTIMIZED ? 1 :
+							     -1;
 		if (rk < 0)
-			continue;   /* inaccessible, persistent loss, change, unknown: never */
+			continue; /* inaccessible, persistent loss, change, unknown: never */
 		if (avoid & (1u << p))
 			rk += 2;
 		if (rk < best_rank) {
@@ -74,9 +76,10 @@ void nvmfh_mp_ns_apply(struct nvmf_mpath *mp, unsigned p, struct mp_ns *ns)
 	uint8_t st = 0;
 	uint32_t grp = 0;
 	if (!atomic_load(&path->ana)) {
-		st = NVME_ANA_STATE_OPTIMIZED;   /* no ANA reporting: every path is (Linux too) */
+		st = NVME_ANA_STATE_OPTIMIZED; /* no ANA reporting: every path is (Linux too) */
 	} else {
-		const struct nvmf_ana_group *g = nvmfh_ana_find(path->log, ns->nsid, ns->anagrpid[p]);
+		const struct nvmf_ana_group *g =
+			nvmfh_ana_find(path->log, ns->nsid, ns->anagrpid[p]);
 		if (g) {
 			st = g->state;
 			grp = g->grpid;
@@ -101,10 +104,11 @@ static int ns_identify(struct nvmf_mpath *mp, struct mp_ns *ns)
 		struct nvmf_ns_info info;
 		pthread_mutex_lock(&path->lock);
 		int rc = atomic_load(&path->state) == MP_LIVE ?
-			 nvmfh_ns_identify(path->c, ns->nsid, &info, &ns->anagrpid[p]) : -EHOSTUNREACH;
+				 nvmfh_ns_identify(path->c, ns->nsid, &info, &ns->anagrpid[p]) :
+				 -EHOSTUNREACH;
 		if (first_err == -EHOSTUNREACH && rc && rc != -EHOSTUNREACH)
-			nvmfh_mp_errf(mp, "namespace %u through path %u (%s:%s): %s: %s", ns->nsid, p,
-				      path->traddr, path->trsvcid, nvmf_strerror(rc),
+			nvmfh_mp_errf(mp, "namespace %u through path %u (%s:%s): %s: %s", ns->nsid,
+				      p, path->traddr, path->trsvcid, nvmf_strerror(rc),
 				      nvmf_ctrl_errmsg(path->c));
 		pthread_mutex_unlock(&path->lock);
 		if (rc) {
@@ -116,15 +120,17 @@ static int ns_identify(struct nvmf_mpath *mp, struct mp_ns *ns)
 			ns->info = info;
 			found = (int)p;
 		} else if (!same_ids(&ns->info, &info)) {
-			nvmfh_mp_errf(mp, "namespace %u: path %u (%s:%s) reports another block size or "
-				      "other identifiers (NGUID, EUI-64, UUID) than path %d", ns->nsid, p,
-				      path->traddr, path->trsvcid, found);
+			nvmfh_mp_errf(mp,
+				      "namespace %u: path %u (%s:%s) reports another block size or "
+				      "other identifiers (NGUID, EUI-64, UUID) than path %d",
+				      ns->nsid, p, path->traddr, path->trsvcid, found);
 			return -EPROTO;
 		}
 	}
 	if (found < 0) {
 		if (first_err == -EHOSTUNREACH)
-			nvmfh_mp_errf(mp, "namespace %u: no live path to identify it through", ns->nsid);
+			nvmfh_mp_errf(mp, "namespace %u: no live path to identify it through",
+				      ns->nsid);
 		return first_err;
 	}
 	ns->lba_shift = (uint32_t)__builtin_ctz(ns->info.block_size);
@@ -146,7 +152,7 @@ struct mp_ns *nvmfh_mp_ns_get(struct nvmf_mpath *mp, uint32_t nsid, int *rc)
 	if (ns)
 		return ns;
 	pthread_mutex_lock(&mp->ns_lock);
-	ns = ns_find(mp, nsid);   /* another thread may have made it meanwhile */
+	ns = ns_find(mp, nsid); /* another thread may have made it meanwhile */
 	if (ns) {
 		pthread_mutex_unlock(&mp->ns_lock);
 		return ns;
@@ -230,28 +236,34 @@ static int check_subsystem(struct nvmf_mpath *mp)
 	for (unsigned p = 0; p < mp->npaths; p++) {
 		struct mp_path *path = &mp->path[p];
 		const struct nvme_id_ctrl *id = nvmf_ctrl_id(path->c);
-		if (id->cntrltype == NVME_CTRL_CNTRLTYPE_DISCOVERY || !nvmf_ctrl_nr_io_queues(path->c)) {
-			nvmfh_mp_errf(mp, "path %u (%s:%s) is a discovery controller (no I/O queues)",
+		if (id->cntrltype == NVME_CTRL_CNTRLTYPE_DISCOVERY ||
+		    !nvmf_ctrl_nr_io_queues(path->c)) {
+			nvmfh_mp_errf(mp,
+				      "path %u (%s:%s) is a discovery controller (no I/O queues)",
 				      p, path->traddr, path->trsvcid);
 			return -EINVAL;
 		}
 		if (strncmp(id->subnqn, mp->subnqn, sizeof(id->subnqn))) {
-			nvmfh_mp_errf(mp, "path %u (%s:%s) reaches subsystem %.*s, path 0 reaches %s",
+			nvmfh_mp_errf(mp,
+				      "path %u (%s:%s) reaches subsystem %.*s, path 0 reaches %s",
 				      p, path->traddr, path->trsvcid, (int)sizeof(id->subnqn),
 				      id->subnqn, mp->subnqn);
 			return -EINVAL;
 		}
-		if (strcmp(path->traddr, mp->path[0].traddr) || strcmp(path->trsvcid, mp->path[0].trsvcid))
+		if (strcmp(path->traddr, mp->path[0].traddr) ||
+		    strcmp(path->trsvcid, mp->path[0].trsvcid))
 			ports = true;
 	}
 	if (mp->npaths > 1 && !(mp->cmic & NVME_CTRL_CMIC_MULTI_CTRL)) {
-		nvmfh_mp_errf(mp, "subsystem %s does not report several controllers (Identify "
+		nvmfh_mp_errf(mp,
+			      "subsystem %s does not report several controllers (Identify "
 			      "Controller CMIC bit 1 clear): it cannot be used over several paths",
 			      mp->subnqn);
 		return -EOPNOTSUPP;
 	}
 	if (ports && !(mp->cmic & NVME_CTRL_CMIC_MULTI_PORT)) {
-		nvmfh_mp_errf(mp, "subsystem %s does not report several ports (Identify Controller "
+		nvmfh_mp_errf(mp,
+			      "subsystem %s does not report several ports (Identify Controller "
 			      "CMIC bit 0 clear), but the paths reach it at different addresses",
 			      mp->subnqn);
 		return -EOPNOTSUPP;
@@ -316,7 +328,8 @@ static int connect_paths(struct nvmf_mpath *mp, const struct nvmf_ctrl_opts *pat
 {
 	for (unsigned p = 0; p < mp->npaths; p++) {
 		struct mp_path *path = &mp->path[p];
-		snprintf(path->traddr, sizeof(path->traddr), "%s", paths[p].traddr ? paths[p].traddr : "");
+		snprintf(path->traddr, sizeof(path->traddr), "%s",
+			 paths[p].traddr ? paths[p].traddr : "");
 		snprintf(path->trsvcid, sizeof(path->trsvcid), "%s",
 			 paths[p].trsvcid && paths[p].trsvcid[0] ? paths[p].trsvcid : "4420");
 		int rc = nvmf_connect(&paths[p], &path->c);
@@ -452,7 +465,8 @@ int nvmf_mpath_path_info(struct nvmf_mpath *mp, unsigned idx, struct nvmf_mpath_
 	pthread_mutex_unlock(&mp->err_lock);
 	for (unsigned i = 0; i < mp->nr_queues; i++) {
 		out->ios += atomic_load_explicit(&mp->q[i].ios[idx], memory_order_relaxed);
-		out->path_errors += atomic_load_explicit(&mp->q[i].errors[idx], memory_order_relaxed);
+		out->path_errors +=
+			atomic_load_explicit(&mp->q[i].errors[idx], memory_order_relaxed);
 	}
 	return 0;
 }
@@ -472,8 +486,8 @@ int nvmf_mpath_ns_path(struct nvmf_mpath *mp, uint32_t nsid, unsigned *path)
 	return 0;
 }
 
-int nvmf_mpath_ns_ana_state(struct nvmf_mpath *mp, uint32_t nsid, unsigned path,
-			    uint8_t *state, uint32_t *grpid)
+int nvmf_mpath_ns_ana_state(struct nvmf_mpath *mp, uint32_t nsid, unsigned path, uint8_t *state,
+			    uint32_t *grpid)
 {
 	if (!mp || !nsid || nsid == NVME_NSID_ALL || path >= mp->npaths)
 		return -EINVAL;
@@ -530,7 +544,7 @@ int nvmf_mpath_mem_register(struct nvmf_mpath *mp, void *addr, size_t len)
 	int err = 0;
 	for (unsigned p = 0; p < mp->npaths; p++) {
 		pthread_mutex_lock(&mp->path[p].lock);
-		if (atomic_load(&mp->path[p].state) == MP_LIVE)   /* else when it comes back */
+		if (atomic_load(&mp->path[p].state) == MP_LIVE) /* else when it comes back */
 			nvmfh_mp_register_on(mp, p, r, &err);
 		pthread_mutex_unlock(&mp->path[p].lock);
 	}

@@ -33,7 +33,7 @@ extern "C" {
 
 struct nvmf_ctrl;
 struct nvmf_queue;
-struct nvmf_host_transport;   /* internal; NULL selects RDMA */
+struct nvmf_host_transport; /* internal; NULL selects RDMA */
 /* The SQE/CQE layouts: include <nvmf-wire.h> (installed with this header) to build raw
  * commands or read CQE fields. */
 struct nvme_sqe;
@@ -41,16 +41,16 @@ struct nvme_cqe;
 
 /* Connection options. Zeroed fields take the defaults given. */
 struct nvmf_ctrl_opts {
-	const char *traddr;          /* target address, IPv4 or IPv6, numeric (required) */
-	const char *trsvcid;         /* port; default "4420" */
-	const char *subnqn;          /* subsystem NQN; default: the discovery NQN */
-	const char *hostnqn;         /* default: /etc/nvme/hostnqn, else generated from hostid */
-	const uint8_t *hostid;       /* 16 bytes; default: /etc/nvme/hostid, else generated */
-	unsigned nr_io_queues;       /* default 1; the controller may grant fewer */
-	unsigned queue_size;         /* I/O queue entries; default 128, capped at CAP.MQES+1 */
-	unsigned kato_ms;            /* keep-alive timeout; default 5000 (0 with no_keep_alive) */
-	bool no_keep_alive;          /* connect with KATO 0 and send no Keep Alive */
-	int timeout_ms;              /* connect and admin command timeout; default 10000 */
+	const char *traddr;    /* target address, IPv4 or IPv6, numeric (required) */
+	const char *trsvcid;   /* port; default "4420" */
+	const char *subnqn;    /* subsystem NQN; default: the discovery NQN */
+	const char *hostnqn;   /* default: /etc/nvme/hostnqn, else generated from hostid */
+	const uint8_t *hostid; /* 16 bytes; default: /etc/nvme/hostid, else generated */
+	unsigned nr_io_queues; /* default 1; the controller may grant fewer */
+	unsigned queue_size;   /* I/O queue entries; default 128, capped at CAP.MQES+1 */
+	unsigned kato_ms;      /* keep-alive timeout; default 5000 (0 with no_keep_alive) */
+	bool no_keep_alive;    /* connect with KATO 0 and send no Keep Alive */
+	int timeout_ms;        /* connect and admin command timeout; default 10000 */
 	const struct nvmf_host_transport *transport; /* tests: an in-process transport (then
 					   trtype is not read) */
 	/* NVMe in-band authentication, DH-HMAC-CHAP (NVMe Base 2.1 section 8.3.5), as
@@ -130,11 +130,11 @@ uint32_t nvmf_ctrl_max_xfer(const struct nvmf_ctrl *ctrl);
 /* What the DH-HMAC-CHAP transaction of the admin queue used (NVMe Base 2.1 section
  * 8.3.5.5); the I/O queues authenticate the same way, each with its own transaction. */
 struct nvmf_auth_info {
-	bool authenticated;        /* the controller required authentication; it succeeded */
-	bool bidirectional;        /* the controller proved it holds dhchap_ctrl_secret */
-	uint8_t hash_id;           /* HashID: 1 SHA-256, 2 SHA-384, 3 SHA-512; 0 when not
+	bool authenticated; /* the controller required authentication; it succeeded */
+	bool bidirectional; /* the controller proved it holds dhchap_ctrl_secret */
+	uint8_t hash_id;    /* HashID: 1 SHA-256, 2 SHA-384, 3 SHA-512; 0 when not
 				      authenticated */
-	uint8_t dhgroup_id;        /* DHgroupID: 0 null, 1 ffdhe2048, 2 ffdhe3072, 3 ffdhe4096,
+	uint8_t dhgroup_id; /* DHgroupID: 0 null, 1 ffdhe2048, 2 ffdhe3072, 3 ffdhe4096,
 				      4 ffdhe6144, 5 ffdhe8192 */
 };
 /* nvmf_ctrl_auth_info - how @ctrl's association authenticated into @out. 0 or -EINVAL. */
@@ -167,14 +167,16 @@ int nvmf_get_log_page(struct nvmf_ctrl *ctrl, uint8_t lid, uint32_t nsid, uint64
 		      void *buf, uint32_t len);
 /* nvmf_get_features / nvmf_set_features - @fid (NVME_FEAT_FID_*), cdw11 value; dword 0
  * of the completion in *result (may be NULL). */
-int nvmf_get_features(struct nvmf_ctrl *ctrl, uint8_t fid, uint32_t nsid, uint32_t cdw11, uint32_t *result);
-int nvmf_set_features(struct nvmf_ctrl *ctrl, uint8_t fid, uint32_t nsid, uint32_t cdw11, uint32_t *result);
+int nvmf_get_features(struct nvmf_ctrl *ctrl, uint8_t fid, uint32_t nsid, uint32_t cdw11,
+		      uint32_t *result);
+int nvmf_set_features(struct nvmf_ctrl *ctrl, uint8_t fid, uint32_t nsid, uint32_t cdw11,
+		      uint32_t *result);
 
 /* Namespace geometry (from Identify Namespace, in-use LBA format). */
 struct nvmf_ns_info {
 	uint32_t nsid;
-	uint64_t nsze;               /* size in logical blocks */
-	uint32_t block_size;         /* bytes per logical block */
+	uint64_t nsze;       /* size in logical blocks */
+	uint32_t block_size; /* bytes per logical block */
 	uint8_t nguid[16], eui64[8], uuid[16];
 };
 /* nvmf_ns_info - geometry of @nsid; INVALID_NS status if inactive (nsze 0). */
@@ -186,19 +188,19 @@ int nvmf_active_ns(struct nvmf_ctrl *ctrl, uint32_t *nsids, size_t max, size_t *
 
 /* One ANA Group Descriptor of log page 0Ch (section 5.16.1.13), decoded, host endian. */
 struct nvmf_ana_group {
-	uint32_t grpid;              /* ANA Group ID, 1..ANAGRPMAX */
-	uint8_t state;               /* NVME_ANA_STATE_* (optimized 1h, non-optimized 2h,
+	uint32_t grpid;        /* ANA Group ID, 1..ANAGRPMAX */
+	uint8_t state;         /* NVME_ANA_STATE_* (optimized 1h, non-optimized 2h,
 					inaccessible 3h, persistent loss 4h, change Fh) */
-	uint64_t chgcnt;             /* the group's Change Count */
-	uint32_t nr_nsids;           /* NSIDs listed; 0 in a groups-only read */
-	const uint32_t *nsids;       /* @nr_nsids NSIDs, strictly ascending (inside the log's
+	uint64_t chgcnt;       /* the group's Change Count */
+	uint32_t nr_nsids;     /* NSIDs listed; 0 in a groups-only read */
+	const uint32_t *nsids; /* @nr_nsids NSIDs, strictly ascending (inside the log's
 					allocation) */
 };
 
 /* The ANA log page, decoded: one allocation (free with nvmf_ana_log_free). */
 struct nvmf_ana_log {
-	uint64_t chgcnt;             /* Change Count of the log */
-	uint16_t nr_groups;          /* descriptors (NGRPS), at most NANAGRPID */
+	uint64_t chgcnt;               /* Change Count of the log */
+	uint16_t nr_groups;            /* descriptors (NGRPS), at most NANAGRPID */
 	struct nvmf_ana_group *groups; /* in the order the controller sent them */
 };
 
@@ -243,8 +245,8 @@ struct nvmf_disc_entry {
 	char subnqn[257];
 	uint8_t rdma_qptype, rdma_prtype, rdma_cms;
 	uint16_t rdma_pkey;
-	uint16_t eflags;             /* EFLAGS (NVMF_DISC_EFLAGS_*), host endian */
-	uint8_t tcp_sectype;         /* trtype tcp: TSAS SECTYPE (0 none, 1 TLS 1.2, 2 TLS 1.3) */
+	uint16_t eflags;     /* EFLAGS (NVMF_DISC_EFLAGS_*), host endian */
+	uint8_t tcp_sectype; /* trtype tcp: TSAS SECTYPE (0 none, 1 TLS 1.2, 2 TLS 1.3) */
 };
 
 /*
@@ -253,13 +255,13 @@ struct nvmf_disc_entry {
  * MDTS, header again; start over when genctr changed, up to 10 times). Returns 0 with
  * *entries (free with free()) and *n; *genctr (may be NULL) gets the generation counter.
  */
-int nvmf_discover(const struct nvmf_ctrl_opts *opts, struct nvmf_disc_entry **entries,
-		  size_t *n, uint64_t *genctr);
+int nvmf_discover(const struct nvmf_ctrl_opts *opts, struct nvmf_disc_entry **entries, size_t *n,
+		  uint64_t *genctr);
 /* nvmf_read_discovery_log - the same on an already connected discovery controller.
  * (Not "nvmf_get_discovery_log": libnvme, included above, has a function of that name.)
  * Gives -EAGAIN (nvmf_ctrl_errmsg says why) when genctr changed during each of 10 reads. */
-int nvmf_read_discovery_log(struct nvmf_ctrl *ctrl, struct nvmf_disc_entry **entries,
-			    size_t *n, uint64_t *genctr);
+int nvmf_read_discovery_log(struct nvmf_ctrl *ctrl, struct nvmf_disc_entry **entries, size_t *n,
+			    uint64_t *genctr);
 
 /* ---- memory ---- */
 
@@ -291,8 +293,8 @@ typedef void (*nvmf_io_cb)(void *arg, int status, const struct nvme_cqe *cqe);
  * error of that Identify (e.g. INVALID_NS | DNR for an inactive nsid). Writes up to the
  * controller's in-capsule size travel in the capsule.
  */
-int nvmf_submit_read(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
-		     void *buf, nvmf_io_cb cb, void *arg);
+int nvmf_submit_read(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb, void *buf,
+		     nvmf_io_cb cb, void *arg);
 int nvmf_submit_write(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
 		      const void *buf, nvmf_io_cb cb, void *arg);
 int nvmf_submit_compare(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
@@ -340,9 +342,9 @@ struct nvmf_mpath_queue;
 
 /* Multipath options. Zeroed fields take the defaults given. */
 struct nvmf_mpath_opts {
-	unsigned refresh_ms;          /* the watcher's period: ANA logs read again, lost paths
+	unsigned refresh_ms;         /* the watcher's period: ANA logs read again, lost paths
 					 reconnected; default 1000 */
-	unsigned no_path_timeout_ms;  /* how long a command may wait for a usable path,
+	unsigned no_path_timeout_ms; /* how long a command may wait for a usable path,
 					 counted from its first path error or wait; then it
 					 completes with its last error. Default: twice the
 					 largest ANATT of the paths (as the Linux host's ANATT
@@ -403,10 +405,10 @@ int nvmf_mpath_ns_info(struct nvmf_mpath *mp, uint32_t nsid, struct nvmf_ns_info
  * path), -EAGAIN when the queue holds queue_depth commands, -EINVAL, or the error of the
  * namespace's first use (nvmf_mpath_ns_info). Flush needs a namespace (not FFFFFFFFh).
  */
-int nvmf_mpath_submit_read(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba,
-			   uint32_t nlb, void *buf, nvmf_io_cb cb, void *arg);
-int nvmf_mpath_submit_write(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba,
-			    uint32_t nlb, const void *buf, nvmf_io_cb cb, void *arg);
+int nvmf_mpath_submit_read(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			   void *buf, nvmf_io_cb cb, void *arg);
+int nvmf_mpath_submit_write(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			    const void *buf, nvmf_io_cb cb, void *arg);
 int nvmf_mpath_submit_compare(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba,
 			      uint32_t nlb, const void *buf, nvmf_io_cb cb, void *arg);
 int nvmf_mpath_submit_write_zeroes(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba,
@@ -436,17 +438,17 @@ int nvmf_mpath_flush(struct nvmf_mpath *mp, uint32_t nsid);
 /* A path as the handle sees it now. */
 struct nvmf_mpath_path_info {
 	char traddr[257], trsvcid[33];
-	bool live;                   /* connected and in use; false: lost, being reconnected */
-	uint16_t cntlid;             /* controller of its current (or last) association */
-	bool ana;                    /* the controller reports ANA */
-	uint64_t ana_chgcnt;         /* Change Count of its last ANA log */
-	unsigned long reconnects;    /* associations rebuilt by the watcher */
-	unsigned long ios;           /* commands completed through it (any status but a path
+	bool live;                 /* connected and in use; false: lost, being reconnected */
+	uint16_t cntlid;           /* controller of its current (or last) association */
+	bool ana;                  /* the controller reports ANA */
+	uint64_t ana_chgcnt;       /* Change Count of its last ANA log */
+	unsigned long reconnects;  /* associations rebuilt by the watcher */
+	unsigned long ios;         /* commands completed through it (any status but a path
 					error) */
-	unsigned long path_errors;   /* commands that failed over from it */
-	int last_error;              /* what took it down last, or why the last reconnect
+	unsigned long path_errors; /* commands that failed over from it */
+	int last_error;            /* what took it down last, or why the last reconnect
 					failed (0: nothing yet) */
-	char errmsg[256];            /* the handle's last message about it ("" none) */
+	char errmsg[256];          /* the handle's last message about it ("" none) */
 };
 /* nvmf_mpath_path_info - path @idx's state into @out. 0 or -EINVAL. */
 int nvmf_mpath_path_info(struct nvmf_mpath *mp, unsigned idx, struct nvmf_mpath_path_info *out);
@@ -455,8 +457,8 @@ int nvmf_mpath_path_info(struct nvmf_mpath *mp, unsigned idx, struct nvmf_mpath_
 int nvmf_mpath_ns_path(struct nvmf_mpath *mp, uint32_t nsid, unsigned *path);
 /* nvmf_mpath_ns_ana_state - @nsid's ANA state (NVME_ANA_STATE_*; 0: unknown) and group
  * through path @path, as the handle knows it. 0 or as nvmf_mpath_ns_info. */
-int nvmf_mpath_ns_ana_state(struct nvmf_mpath *mp, uint32_t nsid, unsigned path,
-			    uint8_t *state, uint32_t *grpid);
+int nvmf_mpath_ns_ana_state(struct nvmf_mpath *mp, uint32_t nsid, unsigned path, uint8_t *state,
+			    uint32_t *grpid);
 /* nvmf_mpath_refresh - have the watcher run a whole pass (ANA logs, reconnects) that
  * starts after this call, and wait for it up to @timeout_ms. 0, -ETIMEDOUT. */
 int nvmf_mpath_refresh(struct nvmf_mpath *mp, int timeout_ms);

@@ -65,7 +65,7 @@ void nvmfh_queue_lost(struct nvmf_queue *q, const char *fmt, ...)
 {
 	q->lost = true;
 	if (q->lost_why[0])
-		return;   /* the first cause stays: what follows is its consequence */
+		return; /* the first cause stays: what follows is its consequence */
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(q->lost_why, sizeof(q->lost_why), fmt, ap);
@@ -88,8 +88,8 @@ static void put_cid(struct nvmf_queue *q, uint16_t cid)
 	q->outstanding--;
 }
 
-int nvmfh_queue_submit(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf,
-		       uint32_t len, bool write, nvmf_io_cb cb, void *arg, uint16_t *cid_out)
+int nvmfh_queue_submit(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf, uint32_t len,
+		       bool write, nvmf_io_cb cb, void *arg, uint16_t *cid_out)
 {
 	if (q->lost || !q->slots)
 		return -ECONNRESET;
@@ -248,7 +248,7 @@ struct exec_wait {
 	bool done;
 	int status;
 	struct nvme_cqe cqe;
-	void *buf, *bounce;       /* read data is copied from bounce to buf on success */
+	void *buf, *bounce; /* read data is copied from bounce to buf on success */
 	uint32_t len;
 	bool write;
 };
@@ -275,8 +275,8 @@ static const char *command_name(const struct nvmf_queue *q, const struct nvme_sq
 	return name;
 }
 
-int nvmfh_queue_exec(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf,
-		     uint32_t len, bool write, struct nvme_cqe *cqe, int timeout_ms)
+int nvmfh_queue_exec(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf, uint32_t len,
+		     bool write, struct nvme_cqe *cqe, int timeout_ms)
 {
 	struct exec_wait w = { .buf = buf, .len = len, .write = write };
 	void *bounce = NULL;
@@ -298,7 +298,7 @@ int nvmfh_queue_exec(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf
 		free(bounce);
 		return rc;
 	}
-	q->slots[cid].owned = bounce;   /* freed with the slot, whatever happens */
+	q->slots[cid].owned = bounce; /* freed with the slot, whatever happens */
 	uint64_t deadline = nvmf_mono_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	while (!w.done) {
 		rc = nvmfh_queue_poll(q, 0);
@@ -310,8 +310,10 @@ int nvmfh_queue_exec(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf
 		if (now >= deadline) {
 			/* Abandon the command: its late CQE, if any, is dropped. */
 			q->slots[cid].cb = NULL;
-			nvmfh_queue_lost(q, "%s timed out after %d ms (the controller's state is "
-					 "unknown)", command_name(q, sqe), timeout_ms);
+			nvmfh_queue_lost(q,
+					 "%s timed out after %d ms (the controller's state is "
+					 "unknown)",
+					 command_name(q, sqe), timeout_ms);
 			return -ETIMEDOUT;
 		}
 		if (rc == 0) {

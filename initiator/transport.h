@@ -25,15 +25,15 @@ struct nvmf_hq;
 
 /* One command handed to the transport. */
 struct nvmf_hcmd {
-	struct nvme_sqe sqe;      /* complete but for dptr/flags (the transport sets them) */
-	void *buf;                /* data, @len bytes; NULL when len is 0 */
-	uint32_t len;             /* bytes */
-	bool write;               /* host to controller */
-	void *tctx;               /* transport's per-command state (set by the transport) */
+	struct nvme_sqe sqe; /* complete but for dptr/flags (the transport sets them) */
+	void *buf;           /* data, @len bytes; NULL when len is 0 */
+	uint32_t len;        /* bytes */
+	bool write;          /* host to controller */
+	void *tctx;          /* transport's per-command state (set by the transport) */
 };
 
 struct nvmf_host_transport {
-	const char *name;         /* "rdma", "tcp", "loop" */
+	const char *name; /* "rdma", "tcp", "loop" */
 	/* true when data never travels by keyed SGL (TCP: in-capsule or Transport SGL), so
 	 * the controller need not report keyed SGL support (Identify SGLS bit 2) */
 	bool no_keyed_sgls;
@@ -76,10 +76,10 @@ struct nvmf_host_transport {
 struct nvmf_hq {
 	struct nvmf_ctrl *ctrl;
 	const struct nvmf_host_transport *t;
-	void *tpriv;              /* transport state */
+	void *tpriv; /* transport state */
 	uint16_t qid;
-	uint16_t size;            /* entries (1's based) */
-	void *core;               /* core's request table */
+	uint16_t size; /* entries (1's based) */
+	void *core;    /* core's request table */
 };
 
 /* nvmf_hq_complete - called by the transport for each CQE received on @q, with the

@@ -31,12 +31,12 @@
 #define LOOP_MAX_QUEUE_SIZE 1024u
 #define LOOP_MAX_INLINE     16384
 #define LOOP_MAX_XFER       (8u << 20)
-#define LOOP_KEYED_MAX      ((1u << 24) - 1)   /* 24-bit keyed SGL length */
+#define LOOP_KEYED_MAX      ((1u << 24) - 1) /* 24-bit keyed SGL length */
 #define LOOP_PAGE           4096u
 #define LOOP_DRIVE_ROUNDS   64
-#define LOOP_WAIT_SLICE_MS  1                  /* driven waits look this often */
-#define LOOP_CONNECT_MS     10000              /* when opts->timeout_ms is unset */
-#define LOOP_RELEASE_MS     10000              /* queue_disconnect waits this long */
+#define LOOP_WAIT_SLICE_MS  1     /* driven waits look this often */
+#define LOOP_CONNECT_MS     10000 /* when opts->timeout_ms is unset */
+#define LOOP_RELEASE_MS     10000 /* queue_disconnect waits this long */
 
 #define LOOP_LOG(...) fprintf(stderr, "nvmf loop: " __VA_ARGS__)
 
@@ -45,52 +45,52 @@ struct loop_hq;
 
 /* The transport: one per target. */
 struct loop_transport {
-	struct nvmf_transport t;          /* first: the core's handle */
-	struct nvmf_host_transport host;  /* the host side's ops, handed to libnvmf */
+	struct nvmf_transport t;         /* first: the core's handle */
+	struct nvmf_host_transport host; /* the host side's ops, handed to libnvmf */
 	struct nvmf_tgt *tgt;
-	pthread_mutex_t drive_lock;       /* driven mode: owner of the groups without thread */
-	pthread_mutex_t lock;             /* ports' transport_priv (non-NULL: listening), hqs */
-	struct loop_hq *hqs;              /* connected host queues (for nvmf_loop_break) */
-	bool destroyed;                   /* the target destroyed it while hqs remained: the
+	pthread_mutex_t drive_lock; /* driven mode: owner of the groups without thread */
+	pthread_mutex_t lock;       /* ports' transport_priv (non-NULL: listening), hqs */
+	struct loop_hq *hqs;        /* connected host queues (for nvmf_loop_break) */
+	bool destroyed;             /* the target destroyed it while hqs remained: the
 					   * last one's disconnect frees it (under lock) */
 	struct nvmf_loop_hooks hooks;
-	bool hold, auto_drive;            /* atomic */
+	bool hold, auto_drive; /* atomic */
 };
 
 /* The transport's part of one poll group. */
 struct loop_tpg {
-	struct nvmf_tpg base;             /* first */
+	struct nvmf_tpg base; /* first */
 	struct loop_transport *lt;
-	pthread_mutex_t lock;             /* the ready list, every queue's inbox and free slots */
+	pthread_mutex_t lock; /* the ready list, every queue's inbox and free slots */
 	struct loop_tq *ready_head, *ready_tail;
-	struct loop_tq *queues;           /* the group's queues (group thread) */
+	struct loop_tq *queues; /* the group's queues (group thread) */
 };
 
 /* One command slot of a target queue, where a capsule lands (the "receive buffer"). */
 struct loop_req {
-	struct nvmf_req req;              /* req.transport_priv = this */
+	struct nvmf_req req; /* req.transport_priv = this */
 	struct nvme_sqe sqe;
 	struct nvme_cqe cqe;
 	struct loop_tq *tq;
-	struct loop_req *next;            /* inbox or free list */
-	uint8_t *icd;                     /* in-capsule data, tq->inline_size bytes, page aligned */
-	uint32_t icd_len;                 /* bytes that arrived after the SQE */
-	void *buf;                        /* keyed: page-aligned data_len bytes (O_DIRECT) */
-	uint64_t host_addr;               /* keyed: the host's buffer */
-	uint64_t mem_addr;                /* keyed: the host memory the capsule's key reaches, */
-	uint32_t mem_len;                 /* mem_len bytes at mem_addr (its "memory region") */
+	struct loop_req *next; /* inbox or free list */
+	uint8_t *icd;          /* in-capsule data, tq->inline_size bytes, page aligned */
+	uint32_t icd_len;      /* bytes that arrived after the SQE */
+	void *buf;             /* keyed: page-aligned data_len bytes (O_DIRECT) */
+	uint64_t host_addr;    /* keyed: the host's buffer */
+	uint64_t mem_addr;     /* keyed: the host memory the capsule's key reaches, */
+	uint32_t mem_len;      /* mem_len bytes at mem_addr (its "memory region") */
 	uint32_t xfer_len;
 };
 
 struct loop_tq {
 	struct nvmf_sq sq;
 	struct loop_tpg *tpg;
-	struct loop_hq *hq;               /* data link; NULL once dead (changed under hq->lock) */
-	struct loop_hq *owner;            /* told at queue_released; never cleared */
-	uint16_t qid, size;               /* transport-level qid; slots */
-	uint32_t inline_size;             /* in-capsule bytes a slot holds */
-	uint32_t key;                     /* the host queue's "rkey" */
-	struct sockaddr_storage local;    /* what the host dialed */
+	struct loop_hq *hq;            /* data link; NULL once dead (changed under hq->lock) */
+	struct loop_hq *owner;         /* told at queue_released; never cleared */
+	uint16_t qid, size;            /* transport-level qid; slots */
+	uint32_t inline_size;          /* in-capsule bytes a slot holds */
+	uint32_t key;                  /* the host queue's "rkey" */
+	struct sockaddr_storage local; /* what the host dialed */
 	struct loop_req *reqs;
 	uint8_t *icd_mem;
 	/* under tpg->lock */
@@ -98,13 +98,13 @@ struct loop_tq {
 	struct loop_tq *ready_next;
 	bool on_ready;
 	/* group thread */
-	struct loop_tq *next;             /* in tpg->queues */
+	struct loop_tq *next; /* in tpg->queues */
 	bool dead, in_kill, released;
 };
 
 /* Host side: one command id of a host queue. */
 struct loop_cmd {
-	void *bounce;                     /* keyed data, len bytes; NULL for in-capsule/none */
+	void *bounce; /* keyed data, len bytes; NULL for in-capsule/none */
 	uint32_t len;
 	bool busy, read;
 };
@@ -113,29 +113,29 @@ enum loop_hq_state { LHQ_CONNECTING, LHQ_LINKED, LHQ_REJECTED };
 
 struct loop_hq {
 	struct loop_transport *lt;
-	struct nvmf_hq *hq;               /* libnvmf's queue; NULL for a raw queue (loop-raw.c),
+	struct nvmf_hq *hq; /* libnvmf's queue; NULL for a raw queue (loop-raw.c),
 					   * whose CQEs wait in the ring for nvmf_loop_raw_reap */
 	struct nvmf_port *port;
 	uint16_t qid, size;
 	uint32_t key;
 	struct sockaddr_storage local;
-	struct loop_cmd *cmds;            /* [size]: the host thread's */
-	uint32_t incapsule;               /* write bytes sent in the capsule */
-	uint32_t target_inline;           /* what the target queue's slots hold */
-	struct nvmf_pg *pg;               /* the target queue's group, once linked */
-	struct nvmf_msg msg;              /* the detach request */
-	struct loop_hq *next;             /* in lt->hqs */
+	struct loop_cmd *cmds;  /* [size]: the host thread's */
+	uint32_t incapsule;     /* write bytes sent in the capsule */
+	uint32_t target_inline; /* what the target queue's slots hold */
+	struct nvmf_pg *pg;     /* the target queue's group, once linked */
+	struct nvmf_msg msg;    /* the detach request */
+	struct loop_hq *next;   /* in lt->hqs */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	/* under lock */
 	enum loop_hq_state state;
-	int reject;                       /* -errno when REJECTED */
-	bool abandoned;                   /* the host gave up waiting: the target frees it */
+	int reject;     /* -errno when REJECTED */
+	bool abandoned; /* the host gave up waiting: the target frees it */
 	bool broken, released;
 	struct loop_tq *tq;
-	struct nvme_cqe *ring;            /* [size] CQEs not yet reaped */
+	struct nvme_cqe *ring; /* [size] CQEs not yet reaped */
 	unsigned head, count;
-	unsigned inflight;                /* submitted, CQE not yet reaped */
+	unsigned inflight; /* submitted, CQE not yet reaped */
 };
 
 /* ---- target side (loop/target/transport.c) ---- */

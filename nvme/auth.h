@@ -32,13 +32,13 @@
 
 /* SECP and SPSP0/SPSP1 of the Authentication Send / Receive SQE (struct nvmf_auth_sqe,
  * nvme/fabrics.h). */
-#define NVME_AUTH_SECP_DHCHAP   0xe9 /* "NVMe in-band authentication" security protocol */
-#define NVME_AUTH_SPSP          0x01 /* SPSP0 and SPSP1 of every DH-HMAC-CHAP command */
+#define NVME_AUTH_SECP_DHCHAP 0xe9 /* "NVMe in-band authentication" security protocol */
+#define NVME_AUTH_SPSP        0x01 /* SPSP0 and SPSP1 of every DH-HMAC-CHAP command */
 
 /* Connect response, CQE dword 0 (NVMe-oF): AUTHREQ bits, set when the queue must be
  * authenticated before it takes any other command. */
-#define NVMF_CONNECT_AUTHREQ_ATR   (1u << 17) /* authentication required */
-#define NVMF_CONNECT_AUTHREQ_ASCR  (1u << 18) /* secure channel concatenation required (TCP) */
+#define NVMF_CONNECT_AUTHREQ_ATR  (1u << 17) /* authentication required */
+#define NVMF_CONNECT_AUTHREQ_ASCR (1u << 18) /* secure channel concatenation required (TCP) */
 
 /* auth_type, byte 0 of every message. */
 enum nvme_auth_type {
@@ -50,11 +50,11 @@ enum nvme_auth_type {
 enum nvme_auth_msg_id {
 	NVME_AUTH_MSG_NEGOTIATE = 0x00,
 	NVME_AUTH_MSG_CHALLENGE = 0x01,
-	NVME_AUTH_MSG_REPLY     = 0x02,
-	NVME_AUTH_MSG_SUCCESS1  = 0x03,
-	NVME_AUTH_MSG_SUCCESS2  = 0x04,
-	NVME_AUTH_MSG_FAILURE2  = 0xf0, /* host to controller */
-	NVME_AUTH_MSG_FAILURE1  = 0xf1, /* controller to host */
+	NVME_AUTH_MSG_REPLY = 0x02,
+	NVME_AUTH_MSG_SUCCESS1 = 0x03,
+	NVME_AUTH_MSG_SUCCESS2 = 0x04,
+	NVME_AUTH_MSG_FAILURE2 = 0xf0, /* host to controller */
+	NVME_AUTH_MSG_FAILURE1 = 0xf1, /* controller to host */
 };
 
 /* Authentication protocol identifier of a negotiate descriptor: DH-HMAC-CHAP. */
@@ -81,44 +81,44 @@ enum nvme_auth_dhgroup_id {
 /* SC_C of AUTH_Negotiate: secure channel concatenation. Only 00h exists on RDMA; the
  * others ask for TLS after the exchange (NVMe/TCP). */
 enum nvme_auth_sc_c {
-	NVME_AUTH_SC_NONE          = 0x00,
-	NVME_AUTH_SC_SECURE        = 0x01,
-	NVME_AUTH_SC_NEW_TLS_PSK   = 0x02,
+	NVME_AUTH_SC_NONE = 0x00,
+	NVME_AUTH_SC_SECURE = 0x01,
+	NVME_AUTH_SC_NEW_TLS_PSK = 0x02,
 	NVME_AUTH_SC_REPLACE_TLS_PSK = 0x03,
 };
 
 /* AUTH_Failure1/2: reason code and its explanation. */
 #define NVME_AUTH_FAILURE_REASON_FAILED 0x01 /* rescode: authentication failure */
 enum nvme_auth_failure_exp {
-	NVME_AUTH_FAILURE_FAILED            = 0x01, /* authentication failed (wrong response) */
-	NVME_AUTH_FAILURE_NOT_USABLE        = 0x02, /* authentication protocol not usable */
-	NVME_AUTH_FAILURE_CONCAT_MISMATCH   = 0x03, /* secure channel concatenation mismatch */
-	NVME_AUTH_FAILURE_HASH_UNUSABLE     = 0x04, /* hash function not usable */
-	NVME_AUTH_FAILURE_DHGROUP_UNUSABLE  = 0x05, /* DH group not usable */
+	NVME_AUTH_FAILURE_FAILED = 0x01,            /* authentication failed (wrong response) */
+	NVME_AUTH_FAILURE_NOT_USABLE = 0x02,        /* authentication protocol not usable */
+	NVME_AUTH_FAILURE_CONCAT_MISMATCH = 0x03,   /* secure channel concatenation mismatch */
+	NVME_AUTH_FAILURE_HASH_UNUSABLE = 0x04,     /* hash function not usable */
+	NVME_AUTH_FAILURE_DHGROUP_UNUSABLE = 0x05,  /* DH group not usable */
 	NVME_AUTH_FAILURE_INCORRECT_PAYLOAD = 0x06, /* a field holds a wrong value */
 	NVME_AUTH_FAILURE_INCORRECT_MESSAGE = 0x07, /* unexpected message or transaction id */
 };
 
 /* One authentication protocol descriptor of AUTH_Negotiate, 64 bytes. idlist holds halen
  * hash ids from index 0 and dhlen DH group ids from index NVME_AUTH_IDLIST_DH. */
-#define NVME_AUTH_IDLIST_DH   30
+#define NVME_AUTH_IDLIST_DH 30
 struct nvme_auth_protocol_desc {
-	uint8_t authid;        /* NVME_AUTH_DHCHAP_AUTH_ID */
+	uint8_t authid; /* NVME_AUTH_DHCHAP_AUTH_ID */
 	uint8_t rsvd;
-	uint8_t halen;         /* hash ids in idlist[0..29] */
-	uint8_t dhlen;         /* DH group ids in idlist[30..59] */
+	uint8_t halen; /* hash ids in idlist[0..29] */
+	uint8_t dhlen; /* DH group ids in idlist[30..59] */
 	uint8_t idlist[60];
 } __attribute__((packed));
 static_assert(sizeof(struct nvme_auth_protocol_desc) == 64, "negotiate descriptor is 64 bytes");
 
 /* AUTH_Negotiate (host to controller): 8 bytes, then napd descriptors. */
 struct nvme_auth_negotiate {
-	uint8_t auth_type;     /* NVME_AUTH_COMMON_MESSAGES */
-	uint8_t auth_id;       /* NVME_AUTH_MSG_NEGOTIATE */
+	uint8_t auth_type; /* NVME_AUTH_COMMON_MESSAGES */
+	uint8_t auth_id;   /* NVME_AUTH_MSG_NEGOTIATE */
 	uint8_t rsvd[2];
-	__le16 t_id;           /* transaction id, chosen by the host, echoed in every later message */
-	uint8_t sc_c;          /* enum nvme_auth_sc_c */
-	uint8_t napd;          /* number of descriptors (the Linux host sends 1) */
+	__le16 t_id;  /* transaction id, chosen by the host, echoed in every later message */
+	uint8_t sc_c; /* enum nvme_auth_sc_c */
+	uint8_t napd; /* number of descriptors (the Linux host sends 1) */
 	struct nvme_auth_protocol_desc desc[];
 } __attribute__((packed));
 static_assert(sizeof(struct nvme_auth_negotiate) == 8, "AUTH_Negotiate header is 8 bytes");
@@ -126,46 +126,46 @@ static_assert(sizeof(struct nvme_auth_negotiate) == 8, "AUTH_Negotiate header is
 /* DH-HMAC-CHAP_Challenge (controller to host): 16 bytes, C1 (hl bytes), then the
  * controller's DH value g^y mod p (dhvlen bytes, big endian; 0 for the null group). */
 struct nvme_auth_challenge {
-	uint8_t auth_type;     /* NVME_AUTH_DHCHAP_MESSAGES */
-	uint8_t auth_id;       /* NVME_AUTH_MSG_CHALLENGE */
+	uint8_t auth_type; /* NVME_AUTH_DHCHAP_MESSAGES */
+	uint8_t auth_id;   /* NVME_AUTH_MSG_CHALLENGE */
 	uint8_t rsvd1[2];
 	__le16 t_id;
-	uint8_t hl;            /* hash length: the digest length of hashid */
+	uint8_t hl; /* hash length: the digest length of hashid */
 	uint8_t rsvd2;
-	uint8_t hashid;        /* enum nvme_auth_hash_id */
-	uint8_t dhgid;         /* enum nvme_auth_dhgroup_id */
+	uint8_t hashid; /* enum nvme_auth_hash_id */
+	uint8_t dhgid;  /* enum nvme_auth_dhgroup_id */
 	__le16 dhvlen;
-	__le32 seqnum;         /* S1 */
-	uint8_t cval[];        /* C1, then the DH value */
+	__le32 seqnum;  /* S1 */
+	uint8_t cval[]; /* C1, then the DH value */
 } __attribute__((packed));
 static_assert(sizeof(struct nvme_auth_challenge) == 16, "Challenge header is 16 bytes");
 
 /* DH-HMAC-CHAP_Reply (host to controller): 16 bytes, R1 (hl), C2 (hl, zero unless
  * cvalid), then the host's DH value g^x mod p (dhvlen bytes, big endian). */
 struct nvme_auth_reply {
-	uint8_t auth_type;     /* NVME_AUTH_DHCHAP_MESSAGES */
-	uint8_t auth_id;       /* NVME_AUTH_MSG_REPLY */
+	uint8_t auth_type; /* NVME_AUTH_DHCHAP_MESSAGES */
+	uint8_t auth_id;   /* NVME_AUTH_MSG_REPLY */
 	uint8_t rsvd1[2];
 	__le16 t_id;
 	uint8_t hl;
 	uint8_t rsvd2;
-	uint8_t cvalid;        /* 1: C2 is valid, the host wants the controller authenticated */
+	uint8_t cvalid; /* 1: C2 is valid, the host wants the controller authenticated */
 	uint8_t rsvd3;
 	__le16 dhvlen;
-	__le32 seqnum;         /* S2, 0 when cvalid is 0 */
-	uint8_t rval[];        /* R1, then C2, then the DH value */
+	__le32 seqnum;  /* S2, 0 when cvalid is 0 */
+	uint8_t rval[]; /* R1, then C2, then the DH value */
 } __attribute__((packed));
 static_assert(sizeof(struct nvme_auth_reply) == 16, "Reply header is 16 bytes");
 
 /* DH-HMAC-CHAP_Success1 (controller to host): 16 bytes, then R2 (hl) if rvalid. */
 struct nvme_auth_success1 {
-	uint8_t auth_type;     /* NVME_AUTH_DHCHAP_MESSAGES */
-	uint8_t auth_id;       /* NVME_AUTH_MSG_SUCCESS1 */
+	uint8_t auth_type; /* NVME_AUTH_DHCHAP_MESSAGES */
+	uint8_t auth_id;   /* NVME_AUTH_MSG_SUCCESS1 */
 	uint8_t rsvd1[2];
 	__le16 t_id;
 	uint8_t hl;
 	uint8_t rsvd2;
-	uint8_t rvalid;        /* 1: R2 follows */
+	uint8_t rvalid; /* 1: R2 follows */
 	uint8_t rsvd3[7];
 	uint8_t rval[];
 } __attribute__((packed));
@@ -173,8 +173,8 @@ static_assert(sizeof(struct nvme_auth_success1) == 16, "Success1 header is 16 by
 
 /* DH-HMAC-CHAP_Success2 (host to controller), 16 bytes: the host accepted R2. */
 struct nvme_auth_success2 {
-	uint8_t auth_type;     /* NVME_AUTH_DHCHAP_MESSAGES */
-	uint8_t auth_id;       /* NVME_AUTH_MSG_SUCCESS2 */
+	uint8_t auth_type; /* NVME_AUTH_DHCHAP_MESSAGES */
+	uint8_t auth_id;   /* NVME_AUTH_MSG_SUCCESS2 */
 	uint8_t rsvd1[2];
 	__le16 t_id;
 	uint8_t rsvd2[10];
@@ -183,12 +183,12 @@ static_assert(sizeof(struct nvme_auth_success2) == 16, "Success2 is 16 bytes");
 
 /* AUTH_Failure1 (controller to host) and AUTH_Failure2 (host to controller), 8 bytes. */
 struct nvme_auth_failure {
-	uint8_t auth_type;     /* NVME_AUTH_COMMON_MESSAGES */
-	uint8_t auth_id;       /* NVME_AUTH_MSG_FAILURE1 or _FAILURE2 */
+	uint8_t auth_type; /* NVME_AUTH_COMMON_MESSAGES */
+	uint8_t auth_id;   /* NVME_AUTH_MSG_FAILURE1 or _FAILURE2 */
 	uint8_t rsvd1[2];
 	__le16 t_id;
-	uint8_t rescode;       /* NVME_AUTH_FAILURE_REASON_FAILED */
-	uint8_t rescode_exp;   /* enum nvme_auth_failure_exp */
+	uint8_t rescode;     /* NVME_AUTH_FAILURE_REASON_FAILED */
+	uint8_t rescode_exp; /* enum nvme_auth_failure_exp */
 } __attribute__((packed));
 static_assert(sizeof(struct nvme_auth_failure) == 8, "Failure1/2 is 8 bytes");
 

@@ -149,8 +149,8 @@ static int hmac_chunks(uint8_t hash_id, const void *key, size_t key_len, const s
 	return ok ? 0 : ossl_fail();
 }
 
-int nvme_dhchap_hmac(uint8_t hash_id, const void *key, size_t key_len, const void *data,
-		     size_t len, uint8_t *out)
+int nvme_dhchap_hmac(uint8_t hash_id, const void *key, size_t key_len, const void *data, size_t len,
+		     uint8_t *out)
 {
 	const struct chunk c = { data, len };
 
@@ -177,14 +177,22 @@ int nvme_dhchap_dhgroup_id(const char *name)
 const char *nvme_auth_failure_str(uint8_t exp)
 {
 	switch (exp) {
-	case NVME_AUTH_FAILURE_FAILED:            return "authentication failed";
-	case NVME_AUTH_FAILURE_NOT_USABLE:        return "authentication protocol not usable";
-	case NVME_AUTH_FAILURE_CONCAT_MISMATCH:   return "secure channel concatenation mismatch";
-	case NVME_AUTH_FAILURE_HASH_UNUSABLE:     return "hash function not usable";
-	case NVME_AUTH_FAILURE_DHGROUP_UNUSABLE:  return "DH group not usable";
-	case NVME_AUTH_FAILURE_INCORRECT_PAYLOAD: return "incorrect payload";
-	case NVME_AUTH_FAILURE_INCORRECT_MESSAGE: return "incorrect protocol message";
-	default:                                  return "unknown reason";
+	case NVME_AUTH_FAILURE_FAILED:
+		return "authentication failed";
+	case NVME_AUTH_FAILURE_NOT_USABLE:
+		return "authentication protocol not usable";
+	case NVME_AUTH_FAILURE_CONCAT_MISMATCH:
+		return "secure channel concatenation mismatch";
+	case NVME_AUTH_FAILURE_HASH_UNUSABLE:
+		return "hash function not usable";
+	case NVME_AUTH_FAILURE_DHGROUP_UNUSABLE:
+		return "DH group not usable";
+	case NVME_AUTH_FAILURE_INCORRECT_PAYLOAD:
+		return "incorrect payload";
+	case NVME_AUTH_FAILURE_INCORRECT_MESSAGE:
+		return "incorrect protocol message";
+	default:
+		return "unknown reason";
 	}
 }
 
@@ -234,13 +242,17 @@ static int b64_decode(const char *s, size_t n, size_t at, uint8_t *out, size_t m
 		if (b64_value(s[i]) >= 0)
 			continue;
 		if (ch > 0x20 && ch < 0x7f)
-			return nvme_errmsg(EINVAL, err, errlen, "bad base64: character %zu of the "
+			return nvme_errmsg(EINVAL, err, errlen,
+					   "bad base64: character %zu of the "
 					   "secret, '%c', is not in its alphabet (A-Z a-z 0-9 + /)",
 					   at + i + 1, ch);
-		return nvme_errmsg(EINVAL, err, errlen, "bad base64: character %zu of the secret "
-				   "is %s, not in its alphabet (A-Z a-z 0-9 + /)", at + i + 1,
-				   ch == ' ' ? "a space" : ch < 0x80 ? "a control character" :
-				   "not ASCII");
+		return nvme_errmsg(EINVAL, err, errlen,
+				   "bad base64: character %zu of the secret "
+				   "is %s, not in its alphabet (A-Z a-z 0-9 + /)",
+				   at + i + 1,
+				   ch == ' ' ? "a space" :
+				   ch < 0x80 ? "a control character" :
+					       "not ASCII");
 	}
 	if (pad && n % 4)
 		return nvme_errmsg(EINVAL, err, errlen,
@@ -299,27 +311,33 @@ int nvme_dhchap_key_parse(const char *secret, struct nvme_dhchap_key **out, char
 				   "DHHC-1:NN: NN must be two digits followed by ':'");
 	nn = (b64[0] - '0') * 10 + (b64[1] - '0');
 	if (nn > NVME_AUTH_HASH_SHA512)
-		return nvme_errmsg(EINVAL, err, errlen, "DHHC-1:%02d: unknown key transformation "
-				   "(00 none, 01 SHA-256, 02 SHA-384, 03 SHA-512)", nn);
+		return nvme_errmsg(EINVAL, err, errlen,
+				   "DHHC-1:%02d: unknown key transformation "
+				   "(00 none, 01 SHA-256, 02 SHA-384, 03 SHA-512)",
+				   nn);
 	b64 += 3;
 	end = strchr(b64, ':');
 	if (end && end[1])
 		return nvme_errmsg(EINVAL, err, errlen, "text after the secret's closing ':'");
 	if (!end)
 		end = b64 + strlen(b64);
-	n = b64_decode(b64, (size_t)(end - b64), (size_t)(b64 - secret), buf, sizeof(buf), err, errlen);
+	n = b64_decode(b64, (size_t)(end - b64), (size_t)(b64 - secret), buf, sizeof(buf), err,
+		       errlen);
 	if (n < 0)
 		goto out;
 	if (n != 32 + 4 && n != 48 + 4 && n != 64 + 4) {
-		n = nvme_errmsg(EINVAL, err, errlen, "the secret decodes to %d bytes: expected a key "
-				"of 32, 48 or 64 bytes and its 4-byte CRC-32", n);
+		n = nvme_errmsg(EINVAL, err, errlen,
+				"the secret decodes to %d bytes: expected a key "
+				"of 32, 48 or 64 bytes and its 4-byte CRC-32",
+				n);
 		goto out;
 	}
 	n -= 4;
 	crc = (uint32_t)buf[n] | (uint32_t)buf[n + 1] << 8 | (uint32_t)buf[n + 2] << 16 |
 	      (uint32_t)buf[n + 3] << 24;
 	if (crc != crc32_ieee(buf, (size_t)n)) {
-		n = nvme_errmsg(EINVAL, err, errlen, "the secret's CRC-32 does not match its key "
+		n = nvme_errmsg(EINVAL, err, errlen,
+				"the secret's CRC-32 does not match its key "
 				"(mistyped or damaged secret)");
 		goto out;
 	}
@@ -349,12 +367,11 @@ void nvme_dhchap_key_free(struct nvme_dhchap_key *key)
 
 static bool key_valid(const struct nvme_dhchap_key *key)
 {
-	return key && (key->len == 32 || key->len == 48 || key->len == 64) &&
-	       key->hash < N_HASHES;
+	return key && (key->len == 32 || key->len == 48 || key->len == 64) && key->hash < N_HASHES;
 }
 
-int nvme_dhchap_transform_key(const struct nvme_dhchap_key *key, const char *nqn,
-			      uint8_t *out, size_t *out_len)
+int nvme_dhchap_transform_key(const struct nvme_dhchap_key *key, const char *nqn, uint8_t *out,
+			      size_t *out_len)
 {
 	struct chunk c[2];
 	int ret;
@@ -416,8 +433,8 @@ static int response(const struct nvme_dhchap_key *key, const struct nvme_dhchap_
 	hdr[5] = (uint8_t)(a->t_id >> 8);
 	hdr[6] = a->sc_c;
 	const struct chunk c[] = {
-		{ a->challenge, hl }, { hdr, sizeof(hdr) }, { label, strlen(label) },
-		{ nqn1, strlen(nqn1) }, { &zero, 1 }, { nqn2, strlen(nqn2) },
+		{ a->challenge, hl },   { hdr, sizeof(hdr) }, { label, strlen(label) },
+		{ nqn1, strlen(nqn1) }, { &zero, 1 },         { nqn2, strlen(nqn2) },
 	};
 	/* The key is transformed with the NQN of the side it belongs to: nqn1. */
 	ret = nvme_dhchap_transform_key(key, nqn1, kx, &kx_len);
@@ -455,9 +472,9 @@ int nvme_dhchap_random(void *buf, size_t len)
 
 struct nvme_dhchap_dh {
 	uint8_t group;
-	size_t len;           /* bytes of p */
-	EVP_PKEY *pkey;       /* the key pair */
-	BIGNUM *p;            /* the group's prime, for checking peer values */
+	size_t len;     /* bytes of p */
+	EVP_PKEY *pkey; /* the key pair */
+	BIGNUM *p;      /* the group's prime, for checking peer values */
 };
 
 /* A DH key from parameters: the group's name and, when not NULL, @priv and/or @pub.
@@ -472,12 +489,12 @@ static int dh_fromdata(uint8_t group, const BIGNUM *priv, const BIGNUM *pub, int
 
 	*out = NULL;
 	ok = bld && ctx &&
-	     OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME,
-					     dhgroups[group].name, 0) &&
+	     OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, dhgroups[group].name,
+					     0) &&
 	     (!priv || OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_PRIV_KEY, priv)) &&
 	     (!pub || OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_PUB_KEY, pub)) &&
-	     (params = OSSL_PARAM_BLD_to_param(bld)) != NULL &&
-	     EVP_PKEY_fromdata_init(ctx) > 0 && EVP_PKEY_fromdata(ctx, out, selection, params) > 0;
+	     (params = OSSL_PARAM_BLD_to_param(bld)) != NULL && EVP_PKEY_fromdata_init(ctx) > 0 &&
+	     EVP_PKEY_fromdata(ctx, out, selection, params) > 0;
 	/* A private exponent went into the builder's secure part (priv is a secure BIGNUM),
 	 * which OSSL_PARAM_free clears. */
 	OSSL_PARAM_free(params);
@@ -622,7 +639,8 @@ static int check_peer_range(const struct nvme_dhchap_dh *dh, const BIGNUM *y, ch
 	else if (!BN_cmp(y, pm1))
 		ret = nvme_errmsg(EINVAL, err, errlen, "the peer's DH value is p - 1");
 	else if (BN_cmp(y, pm1) > 0)
-		ret = nvme_errmsg(EINVAL, err, errlen, "the peer's DH value is not below the group's prime p");
+		ret = nvme_errmsg(EINVAL, err, errlen,
+				  "the peer's DH value is not below the group's prime p");
 	BN_free(pm1);
 	return ret;
 }
@@ -642,8 +660,9 @@ int nvme_dhchap_dh_shared(const struct nvme_dhchap_dh *dh, const uint8_t *peer, 
 		return nvme_errmsg(EINVAL, err, errlen, "%zu bytes for a shared secret of %zu",
 				   out_len, dh->len);
 	if (peer_len != dh->len)
-		return nvme_errmsg(EINVAL, err, errlen, "the peer's DH value is %zu bytes, %s's are %zu",
-				   peer_len, dhgroups[dh->group].name, dh->len);
+		return nvme_errmsg(EINVAL, err, errlen,
+				   "the peer's DH value is %zu bytes, %s's are %zu", peer_len,
+				   dhgroups[dh->group].name, dh->len);
 	y = BN_bin2bn(peer, (int)peer_len, NULL);
 	if (!y)
 		return ossl_fail();

@@ -31,9 +31,9 @@
 #include <stdint.h>
 #include "nvme/auth.h"
 
-#define NVME_DHCHAP_MAX_HASH_LEN 64u    /* SHA-512: the largest hl */
-#define NVME_DHCHAP_MAX_KEY_LEN  64u    /* secrets are 32, 48 or 64 bytes */
-#define NVME_DHCHAP_MAX_DH_LEN   1024u  /* ffdhe8192: the largest DH value */
+#define NVME_DHCHAP_MAX_HASH_LEN 64u   /* SHA-512: the largest hl */
+#define NVME_DHCHAP_MAX_KEY_LEN  64u   /* secrets are 32, 48 or 64 bytes */
+#define NVME_DHCHAP_MAX_DH_LEN   1024u /* ffdhe8192: the largest DH value */
 
 /* ---- hash functions (enum nvme_auth_hash_id) --------------------------------------- */
 
@@ -60,8 +60,8 @@ int nvme_dhchap_hash(uint8_t hash_id, const void *data, size_t len, uint8_t *out
  * @out:  nvme_dhchap_hash_len(@hash_id) bytes.
  * Returns 0, -EINVAL (unknown hash, empty key), -ENOMEM, -EIO.
  */
-int nvme_dhchap_hmac(uint8_t hash_id, const void *key, size_t key_len, const void *data,
-		     size_t len, uint8_t *out);
+int nvme_dhchap_hmac(uint8_t hash_id, const void *key, size_t key_len, const void *data, size_t len,
+		     uint8_t *out);
 
 /* ---- DH groups (enum nvme_auth_dhgroup_id) ----------------------------------------- */
 
@@ -86,10 +86,10 @@ const char *nvme_auth_failure_str(uint8_t exp);
 /* A DH-HMAC-CHAP secret (a host's key or a controller's key) as parsed from its DHHC-1
  * form. The key bytes are secret: free it with nvme_dhchap_key_free(). */
 struct nvme_dhchap_key {
-	uint8_t hash;                           /* NN: 0 no transformation, else the hash id
+	uint8_t hash;                         /* NN: 0 no transformation, else the hash id
 						   the key is transformed with */
-	size_t len;                             /* 32, 48 or 64 */
-	uint8_t key[NVME_DHCHAP_MAX_KEY_LEN];   /* len bytes */
+	size_t len;                           /* 32, 48 or 64 */
+	uint8_t key[NVME_DHCHAP_MAX_KEY_LEN]; /* len bytes */
 };
 
 /*
@@ -132,8 +132,8 @@ void nvme_dhchap_key_free(struct nvme_dhchap_key *key);
  *           it, the same for every secret nvme-cli makes).
  * Returns 0, -EINVAL (bad NN or length, NULL NQN), -ENOMEM, -EIO.
  */
-int nvme_dhchap_transform_key(const struct nvme_dhchap_key *key, const char *nqn,
-			      uint8_t *out, size_t *out_len);
+int nvme_dhchap_transform_key(const struct nvme_dhchap_key *key, const char *nqn, uint8_t *out,
+			      size_t *out_len);
 
 /* ---- the protocol's values (NVMe Base 2.1 section 8.3.5.5) ------------------------- */
 
@@ -151,13 +151,13 @@ int nvme_dhchap_augmented_challenge(uint8_t hash_id, const uint8_t *shared, size
 
 /* What a response covers besides the key. */
 struct nvme_dhchap_resp_args {
-	uint8_t hash_id;            /* the negotiated hash: the HMAC's and hl */
-	const uint8_t *challenge;   /* hl bytes: C1 (for R1) or C2 (for R2) with the null DH
+	uint8_t hash_id;          /* the negotiated hash: the HMAC's and hl */
+	const uint8_t *challenge; /* hl bytes: C1 (for R1) or C2 (for R2) with the null DH
 				       group, their augmented Ca otherwise */
-	uint32_t seqnum;            /* S1 (R1) or S2 (R2); hashed as 4 bytes little endian */
-	uint16_t t_id;              /* the transaction id; 2 bytes little endian */
-	uint8_t sc_c;               /* SC_C of AUTH_Negotiate; 00h on RDMA */
-	const char *hostnqn;        /* NUL-terminated; hashed without the NUL */
+	uint32_t seqnum;          /* S1 (R1) or S2 (R2); hashed as 4 bytes little endian */
+	uint16_t t_id;            /* the transaction id; 2 bytes little endian */
+	uint8_t sc_c;             /* SC_C of AUTH_Negotiate; 00h on RDMA */
+	const char *hostnqn;      /* NUL-terminated; hashed without the NUL */
 	const char *subsysnqn;
 };
 

@@ -56,8 +56,7 @@ static void put_entry(struct nvmf_disc_log_entry *e, const struct nvmf_disc_rec 
 	}
 }
 
-void nvmf_disc_log_build(void *buf, uint64_t genctr, const struct nvmf_disc_rec *recs,
-			 size_t nrec)
+void nvmf_disc_log_build(void *buf, uint64_t genctr, const struct nvmf_disc_rec *recs, size_t nrec)
 {
 	struct nvmf_discovery_log *hdr = buf;
 
@@ -148,7 +147,7 @@ uint64_t nvmf_disc_log_hash(const struct nvmf_disc_rec *recs, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct nvmf_disc_rec *r = &recs[i];
-		uint8_t bytes[] = { r->trtype, r->adrfam, r->subtype, r->treq,
+		uint8_t bytes[] = { r->trtype,      r->adrfam,      r->subtype, r->treq,
 				    r->rdma_qptype, r->rdma_prtype, r->rdma_cms };
 
 		h = fnv_bytes(h, bytes, sizeof(bytes));
@@ -197,8 +196,8 @@ static bool traddr_is_wildcard(const char *traddr)
 	return false;
 }
 
-bool nvmf_disc_ip_traddr(const char *listen, int family, const struct sockaddr *local,
-			 char *out, size_t len)
+bool nvmf_disc_ip_traddr(const char *listen, int family, const struct sockaddr *local, char *out,
+			 size_t len)
 {
 	if (!traddr_is_wildcard(listen)) {
 		snprintf(out, len, "%s", listen);

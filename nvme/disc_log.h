@@ -18,8 +18,8 @@
 #include <sys/socket.h>
 #include "nvme/wire.h"
 
-#define NVMF_DISC_LOG_HDR_SIZE   1024u   /* bytes, header before the first entry */
-#define NVMF_DISC_LOG_ENTRY_SIZE 1024u   /* bytes per entry */
+#define NVMF_DISC_LOG_HDR_SIZE   1024u /* bytes, header before the first entry */
+#define NVMF_DISC_LOG_ENTRY_SIZE 1024u /* bytes per entry */
 
 /*
  * One discovery log entry, host endian. Strings are NUL-terminated C strings (NULL reads
@@ -31,22 +31,22 @@
  * only when it is NVMF_TRTYPE_TCP; other transports' TSAS is left zero.
  */
 struct nvmf_disc_rec {
-	uint8_t trtype;          /* NVMF_TRTYPE_RDMA */
-	uint8_t adrfam;          /* NVMF_ADDR_FAMILY_IP4 / IP6 / IB */
-	uint8_t subtype;         /* NVME_NQN_NVME (2) subsystem, NVME_NQN_DISC (1) referral, 3 current discovery */
-	uint8_t treq;            /* NVMF_TREQ_*: secure channel bits 1:0, bit 2 SQ flow control disable */
+	uint8_t trtype; /* NVMF_TRTYPE_RDMA */
+	uint8_t adrfam; /* NVMF_ADDR_FAMILY_IP4 / IP6 / IB */
+	uint8_t subtype; /* NVME_NQN_NVME (2) subsystem, NVME_NQN_DISC (1) referral, 3 current discovery */
+	uint8_t treq; /* NVMF_TREQ_*: secure channel bits 1:0, bit 2 SQ flow control disable */
 	uint16_t portid;
-	uint16_t cntlid;         /* 0xffff: dynamic controller model */
-	uint16_t asqsz;          /* admin SQ size the host may use: 32 */
-	uint16_t eflags;         /* NVMF_DISC_EFLAGS_*; nvmet leaves 0 */
-	const char *trsvcid;     /* e.g. "4420" */
-	const char *traddr;      /* e.g. "192.168.1.10": never a wildcard address */
+	uint16_t cntlid;     /* 0xffff: dynamic controller model */
+	uint16_t asqsz;      /* admin SQ size the host may use: 32 */
+	uint16_t eflags;     /* NVMF_DISC_EFLAGS_*; nvmet leaves 0 */
+	const char *trsvcid; /* e.g. "4420" */
+	const char *traddr;  /* e.g. "192.168.1.10": never a wildcard address */
 	const char *subnqn;
-	uint8_t rdma_qptype;     /* NVMF_RDMA_QPTYPE_CONNECTED (1) */
-	uint8_t rdma_prtype;     /* NVMF_RDMA_PRTYPE_NOT_SPECIFIED (1) */
-	uint8_t rdma_cms;        /* NVMF_RDMA_CMS_RDMA_CM (1) */
-	uint16_t rdma_pkey;      /* 0 unless InfiniBand partitions are used */
-	uint8_t tcp_sectype;     /* NVMF_TCP_SECTYPE_NONE (0): no TLS (libnvme's enum) */
+	uint8_t rdma_qptype; /* NVMF_RDMA_QPTYPE_CONNECTED (1) */
+	uint8_t rdma_prtype; /* NVMF_RDMA_PRTYPE_NOT_SPECIFIED (1) */
+	uint8_t rdma_cms;    /* NVMF_RDMA_CMS_RDMA_CM (1) */
+	uint16_t rdma_pkey;  /* 0 unless InfiniBand partitions are used */
+	uint8_t tcp_sectype; /* NVMF_TCP_SECTYPE_NONE (0): no TLS (libnvme's enum) */
 };
 
 /* nvmf_disc_log_size - bytes of a log with @nrec entries: 1024 * (1 + nrec); SIZE_MAX if
@@ -59,14 +59,13 @@ size_t nvmf_disc_log_size(size_t nrec);
  * @genctr: generation counter; the host re-reads the log when it changes between reads.
  * @recs:   @nrec records, in the order they should appear (may be NULL when nrec = 0).
  */
-void nvmf_disc_log_build(void *buf, uint64_t genctr, const struct nvmf_disc_rec *recs,
-			 size_t nrec);
+void nvmf_disc_log_build(void *buf, uint64_t genctr, const struct nvmf_disc_rec *recs, size_t nrec);
 
 /* The header of a log, decoded, host endian. */
 struct nvmf_disc_log_hdr {
-	uint64_t genctr;         /* generation counter (le64 at byte 0) */
-	uint64_t numrec;         /* entries that follow the header (le64 at byte 8) */
-	uint16_t recfmt;         /* record format (le16 at byte 16); 0 is the only one defined */
+	uint64_t genctr; /* generation counter (le64 at byte 0) */
+	uint64_t numrec; /* entries that follow the header (le64 at byte 8) */
+	uint16_t recfmt; /* record format (le16 at byte 16); 0 is the only one defined */
 };
 
 /* Bytes of the header that hold its fields (genctr, numrec, recfmt); the rest of the
@@ -84,9 +83,9 @@ int nvmf_disc_log_decode_header(const void *buf, size_t len, struct nvmf_disc_lo
 /* The strings of a decoded entry: each field as a C string, one byte longer than the
  * field for the NUL. */
 struct nvmf_disc_strs {
-	char trsvcid[NVMF_TRSVCID_SIZE + 1];    /* field: 32 bytes */
-	char traddr[NVMF_TRADDR_SIZE + 1];      /* field: 256 bytes */
-	char subnqn[NVME_NQN_LENGTH + 1];       /* field: 256 bytes */
+	char trsvcid[NVMF_TRSVCID_SIZE + 1]; /* field: 32 bytes */
+	char traddr[NVMF_TRADDR_SIZE + 1];   /* field: 256 bytes */
+	char subnqn[NVME_NQN_LENGTH + 1];    /* field: 256 bytes */
 };
 
 /*
@@ -128,8 +127,8 @@ size_t nvmf_log_window(void *dst, uint32_t dst_len, const void *log, size_t log_
  * host must be told an address it can connect to). Writes @out (@len bytes). Returns
  * false when the port is a wildcard and @local is not of @family (or NULL).
  */
-bool nvmf_disc_ip_traddr(const char *listen, int family, const struct sockaddr *local,
-			 char *out, size_t len);
+bool nvmf_disc_ip_traddr(const char *listen, int family, const struct sockaddr *local, char *out,
+			 size_t len);
 
 /* nvmf_disc_adrfam - the ADRFAM of an address family: NVMF_ADDR_FAMILY_IP6 for AF_INET6,
  * NVMF_ADDR_FAMILY_IP4 otherwise. */

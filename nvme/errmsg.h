@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 /* Format the reason into @err (when @err and @errlen are set) and return -@code. */
-__attribute__((format(printf, 4, 5)))
-int nvme_errmsg(int code, char *err, size_t errlen, const char *fmt, ...);
+__attribute__((format(printf, 4, 5))) int nvme_errmsg(int code, char *err, size_t errlen,
+						      const char *fmt, ...);
 
 #endif

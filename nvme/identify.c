@@ -81,12 +81,13 @@ int nvme_version_parse(const char *s, uint32_t *vs, char *err, size_t errlen)
 	int i, rc;
 
 	if (!*p)
-		return nvme_errmsg(EINVAL, err, errlen, "is empty, expected MAJOR.MINOR[.TERTIARY]");
+		return nvme_errmsg(EINVAL, err, errlen,
+				   "is empty, expected MAJOR.MINOR[.TERTIARY]");
 	for (i = 0; i < 3; i++) {
 		rc = parse_dec(&p, max[i], &part[i]);
 		if (rc == -ERANGE)
-			return nvme_errmsg(ERANGE, err, errlen, "%s version is above %lu",
-				    names[i], max[i]);
+			return nvme_errmsg(ERANGE, err, errlen, "%s version is above %lu", names[i],
+					   max[i]);
 		if (rc)
 			break;
 		if (*p != '.' || i == 2)
@@ -96,8 +97,8 @@ int nvme_version_parse(const char *s, uint32_t *vs, char *err, size_t errlen)
 	/* Stopped on a non-digit, or after one part, or with text left over. */
 	if (rc || i == 0 || *p)
 		return nvme_errmsg(EINVAL, err, errlen,
-			    "is not a version: expected MAJOR.MINOR or MAJOR.MINOR.TERTIARY "
-			    "in decimal, e.g. 1.3 or 1.2.1");
+				   "is not a version: expected MAJOR.MINOR or MAJOR.MINOR.TERTIARY "
+				   "in decimal, e.g. 1.3 or 1.2.1");
 	*vs = (uint32_t)(part[0] << 16 | part[1] << 8 | part[2]);
 	return 0;
 }
@@ -131,12 +132,14 @@ static int hex_pair(const char *s, size_t i, uint8_t *byte, char *err, size_t er
 
 	for (size_t k = i; k < i + 2; k++) {
 		if (!s[k])
-			return nvme_errmsg(EINVAL, err, errlen, "ends after %zu characters, "
-				    "in the middle of a hex byte", k);
+			return nvme_errmsg(EINVAL, err, errlen,
+					   "ends after %zu characters, "
+					   "in the middle of a hex byte",
+					   k);
 		if (hexval(s[k]) < 0)
 			return nvme_errmsg(EINVAL, err, errlen,
-				    "character %zu is %s, expected a hex digit",
-				    k + 1, show_char(s[k], cb));
+					   "character %zu is %s, expected a hex digit", k + 1,
+					   show_char(s[k], cb));
 	}
 	*byte = (uint8_t)(hexval(s[i]) << 4 | hexval(s[i + 1]));
 	return 0;
@@ -153,20 +156,23 @@ int nvme_uuid_parse(const char *s, uint8_t out[16], char *err, size_t errlen)
 	int rc;
 
 	if (!s || !*s)
-		return nvme_errmsg(EINVAL, err, errlen, "is empty, expected a UUID "
-			    "like 5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d11");
+		return nvme_errmsg(EINVAL, err, errlen,
+				   "is empty, expected a UUID "
+				   "like 5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d11");
 	len = strlen(s);
 	if (len != 36 && len != 32)
-		return nvme_errmsg(EINVAL, err, errlen, "has %zu characters, expected 36 "
-			    "(8-4-4-4-12 with dashes) or 32 hex digits", len);
+		return nvme_errmsg(EINVAL, err, errlen,
+				   "has %zu characters, expected 36 "
+				   "(8-4-4-4-12 with dashes) or 32 hex digits",
+				   len);
 	dashed = len == 36;
 	while (n < 16) {
-		if (dashed && n > 0 && (i == dash[0] || i == dash[1] || i == dash[2] ||
-					i == dash[3])) {
+		if (dashed && n > 0 &&
+		    (i == dash[0] || i == dash[1] || i == dash[2] || i == dash[3])) {
 			if (s[i] != '-')
 				return nvme_errmsg(EINVAL, err, errlen,
-					    "character %zu is %s, expected '-' (8-4-4-4-12)",
-					    i + 1, show_char(s[i], cb));
+						   "character %zu is %s, expected '-' (8-4-4-4-12)",
+						   i + 1, show_char(s[i], cb));
 			i++;
 		}
 		rc = hex_pair(s, i, &b[n++], err, errlen);
@@ -179,8 +185,8 @@ int nvme_uuid_parse(const char *s, uint8_t out[16], char *err, size_t errlen)
 }
 
 /* @n bytes of hex pairs, one optional '-' or ':' after each pair, nothing after. */
-static int parse_hex_sep(const char *s, uint8_t *out, size_t n, const char *what,
-			 char *err, size_t errlen)
+static int parse_hex_sep(const char *s, uint8_t *out, size_t n, const char *what, char *err,
+			 size_t errlen)
 {
 	uint8_t b[16];
 	size_t i = 0;
@@ -189,7 +195,7 @@ static int parse_hex_sep(const char *s, uint8_t *out, size_t n, const char *what
 
 	if (!s || !*s)
 		return nvme_errmsg(EINVAL, err, errlen, "is empty, expected %zu hex digits (%s)",
-			    2 * n, what);
+				   2 * n, what);
 	for (size_t k = 0; k < n; k++) {
 		rc = hex_pair(s, i, &b[k], err, errlen);
 		if (rc)
@@ -199,8 +205,10 @@ static int parse_hex_sep(const char *s, uint8_t *out, size_t n, const char *what
 			i++;
 	}
 	if (s[i])
-		return nvme_errmsg(EINVAL, err, errlen, "character %zu is %s after the %zu bytes "
-			    "of the %s; expected the end", i + 1, show_char(s[i], cb), n, what);
+		return nvme_errmsg(EINVAL, err, errlen,
+				   "character %zu is %s after the %zu bytes "
+				   "of the %s; expected the end",
+				   i + 1, show_char(s[i], cb), n, what);
 	memcpy(out, b, n);
 	return 0;
 }

@@ -19,9 +19,9 @@
 #define NVME_MN_LEN 40
 #define NVME_FR_LEN 8
 
-#define NVME_UUID_STR_LEN  37   /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" + NUL */
-#define NVME_EUI64_STR_LEN 17   /* 16 hex digits + NUL */
-#define NVME_VS_STR_LEN    20   /* "65535.255.255" + NUL, with room */
+#define NVME_UUID_STR_LEN  37 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" + NUL */
+#define NVME_EUI64_STR_LEN 17 /* 16 hex digits + NUL */
+#define NVME_VS_STR_LEN    20 /* "65535.255.255" + NUL, with room */
 
 /*
  * nvme_ascii_field - store @src in a fixed ASCII field of @size bytes, left justified

@@ -77,14 +77,23 @@ int nvme_rdma_cm_parse_rej(const void *pdata, size_t len)
 const char *nvme_rdma_cm_status_str(int sts)
 {
 	switch (sts) {
-	case NVME_RDMA_CM_INVALID_LEN:     return "invalid length";
-	case NVME_RDMA_CM_INVALID_RECFMT:  return "invalid RECFMT";
-	case NVME_RDMA_CM_INVALID_QID:     return "invalid QID";
-	case NVME_RDMA_CM_INVALID_HSQSIZE: return "invalid HSQSIZE";
-	case NVME_RDMA_CM_INVALID_HRQSIZE: return "invalid HRQSIZE";
-	case NVME_RDMA_CM_NO_RSC:          return "no resources";
-	case NVME_RDMA_CM_INVALID_IRD:     return "invalid IRD: the host's RDMA READ responder resources";
-	case NVME_RDMA_CM_INVALID_ORD:     return "invalid ORD: the host's RDMA READ initiator depth";
-	default:                           return "unknown";
+	case NVME_RDMA_CM_INVALID_LEN:
+		return "invalid length";
+	case NVME_RDMA_CM_INVALID_RECFMT:
+		return "invalid RECFMT";
+	case NVME_RDMA_CM_INVALID_QID:
+		return "invalid QID";
+	case NVME_RDMA_CM_INVALID_HSQSIZE:
+		return "invalid HSQSIZE";
+	case NVME_RDMA_CM_INVALID_HRQSIZE:
+		return "invalid HRQSIZE";
+	case NVME_RDMA_CM_NO_RSC:
+		return "no resources";
+	case NVME_RDMA_CM_INVALID_IRD:
+		return "invalid IRD: the host's RDMA READ responder resources";
+	case NVME_RDMA_CM_INVALID_ORD:
+		return "invalid ORD: the host's RDMA READ initiator depth";
+	default:
+		return "unknown";
 	}
 }

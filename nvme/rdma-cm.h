@@ -15,19 +15,19 @@
 
 /* What a connecting host may ask for on one port. Entries are 1's based counts. */
 struct nvme_rdma_cm_limits {
-	uint16_t admin_queue_size;  /* max admin SQ entries (32) */
-	uint16_t io_queue_size;     /* max I/O SQ entries (the port's max_queue_size) */
-	uint16_t max_qid;           /* highest I/O queue id a subsystem on the port allows */
+	uint16_t admin_queue_size; /* max admin SQ entries (32) */
+	uint16_t io_queue_size;    /* max I/O SQ entries (the port's max_queue_size) */
+	uint16_t max_qid;          /* highest I/O queue id a subsystem on the port allows */
 };
 
 /* A validated CM REQ, host endian. */
 struct nvme_rdma_cm_conn {
-	uint16_t qid;               /* 0 = admin */
-	uint16_t recv_depth;        /* HSQSIZE + 1: capsules the host may have outstanding,
+	uint16_t qid;        /* 0 = admin */
+	uint16_t recv_depth; /* HSQSIZE + 1: capsules the host may have outstanding,
 				     * i.e. RECVs the target posts */
-	uint16_t hrqsize;           /* host receive queue entries (1's based): the most
+	uint16_t hrqsize;    /* host receive queue entries (1's based): the most
 				     * responses the target may have in flight */
-	uint16_t cntlid;            /* SPDK hosts fill it; Linux leaves 0; informational */
+	uint16_t cntlid;     /* SPDK hosts fill it; Linux leaves 0; informational */
 };
 
 /*

@@ -7,13 +7,14 @@
 #include "nvme/resv.h"
 
 static_assert(sizeof(struct nvme_resv_status) == NVME_RESV_REPORT_HDR, "report header is 64 bytes");
-static_assert(sizeof(struct nvme_registered_ctrl_ext) == NVME_RESV_REPORT_ENTRY, "report entry is 64 bytes");
+static_assert(sizeof(struct nvme_registered_ctrl_ext) == NVME_RESV_REPORT_ENTRY,
+	      "report entry is 64 bytes");
 
-#define ST_OK        0
-#define ST_FIELD     (nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR)
-#define ST_CONFLICT  (nvme_generic(NVME_SC_RESERVATION_CONFLICT) | NVME_SC_DNR)
+#define ST_OK       0
+#define ST_FIELD    (nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR)
+#define ST_CONFLICT (nvme_generic(NVME_SC_RESERVATION_CONFLICT) | NVME_SC_DNR)
 /* Too many registrants: may pass once others leave, so no DNR. */
-#define ST_FULL      nvme_generic(NVME_SC_INTERNAL)
+#define ST_FULL     nvme_generic(NVME_SC_INTERNAL)
 
 /* Dynamic controllers: a registration belongs to the host, not to one controller. */
 #define CNTLID_DYNAMIC 0xffffu
@@ -72,15 +73,19 @@ uint8_t nvme_resv_deny(const struct nvme_resv_state *st, const uint8_t hostid[16
 	case NVME_RESERVATION_RTYPE_EAAR:
 		return registered ? 0 : NVME_RESV_DENY_READ | NVME_RESV_DENY_WRITE;
 	default:
-		return NVME_RESV_DENY_READ | NVME_RESV_DENY_WRITE;   /* never stored */
+		return NVME_RESV_DENY_READ | NVME_RESV_DENY_WRITE; /* never stored */
 	}
 }
 
 const char *nvme_resv_type_name(uint8_t rtype)
 {
 	static const char *const names[] = {
-		"none", "write-exclusive", "exclusive-access", "write-exclusive-registrants-only",
-		"exclusive-access-registrants-only", "write-exclusive-all-registrants",
+		"none",
+		"write-exclusive",
+		"exclusive-access",
+		"write-exclusive-registrants-only",
+		"exclusive-access-registrants-only",
+		"write-exclusive-all-registrants",
 		"exclusive-access-all-registrants",
 	};
 	return rtype < sizeof(names) / sizeof(names[0]) ? names[rtype] : "?";
@@ -151,7 +156,8 @@ static unsigned remove_by_key(struct nvme_resv_state *st, uint64_t key, const ui
 }
 
 /* The registration of @host if its key is @crkey, else -1 (Reservation Conflict). */
-static int registrant_with_key(const struct nvme_resv_state *st, const uint8_t host[16], uint64_t crkey)
+static int registrant_with_key(const struct nvme_resv_state *st, const uint8_t host[16],
+			       uint64_t crkey)
 {
 	int i = nvme_resv_find(st, host);
 	return i >= 0 && st->regs[i].rkey == crkey ? i : -1;
@@ -159,9 +165,10 @@ static int registrant_with_key(const struct nvme_resv_state *st, const uint8_t h
 
 /* ---- Reservation Register ---- */
 
-nvme_status_t nvme_resv_exec_register(struct nvme_resv_state *st, const uint8_t host[16], uint32_t cdw10,
-				 uint64_t crkey, uint64_t nrkey, bool ptpl_capable,
-				 struct nvme_resv_notice *notices, unsigned *nnotices)
+nvme_status_t nvme_resv_exec_register(struct nvme_resv_state *st, const uint8_t host[16],
+				      uint32_t cdw10, uint64_t crkey, uint64_t nrkey,
+				      bool ptpl_capable, struct nvme_resv_notice *notices,
+				      unsigned *nnotices)
 {
 	uint32_t action = NVME_RESV_ACTION(cdw10), cptpl = NVME_RESV_CPTPL(cdw10);
 	bool iekey = NVME_RESV_IEKEY(cdw10);
@@ -191,16 +198,17 @@ nvme_status_t nvme_resv_exec_register(struct nvme_resv_state *st, const uint8_t 
 		uint8_t rtype = st->rtype;
 		/* The holder leaving a Registrants Only reservation releases it for the others
 		 * (nvmet and SPDK; Write Exclusive and Exclusive Access had only the holder's). */
-		if (remove_at(st, (uint32_t)i) && (rtype == NVME_RESERVATION_RTYPE_WERO ||
-						   rtype == NVME_RESERVATION_RTYPE_EARO))
-			notice_others(st, host, NVME_RESV_NOTIFY_RNLPT_RESERVATION_RELEASED, notices, nnotices);
+		if (remove_at(st, (uint32_t)i) &&
+		    (rtype == NVME_RESERVATION_RTYPE_WERO || rtype == NVME_RESERVATION_RTYPE_EARO))
+			notice_others(st, host, NVME_RESV_NOTIFY_RNLPT_RESERVATION_RELEASED,
+				      notices, nnotices);
 		break;
 	}
 	case NVME_RESERVATION_RREGA_REPLACE_KEY:
 		/* A host that is not registered has no key to replace, IEKEY or not (nvmet). */
 		if (i < 0 || (!iekey && st->regs[i].rkey != crkey))
 			return ST_CONFLICT;
-		st->regs[i].rkey = nrkey;   /* a holder stays the holder */
+		st->regs[i].rkey = nrkey; /* a holder stays the holder */
 		break;
 	}
 	if (cptpl == NVME_RESERVATION_CPTPL_CLEAR)
@@ -218,7 +226,7 @@ static nvme_status_t preempt(struct nvme_resv_state *st, uint32_t me, uint8_t rt
 			     struct nvme_resv_notice *n, unsigned *nn)
 {
 	uint8_t host[16];
-	memcpy(host, st->regs[me].hostid, 16);    /* indices move as registrants leave */
+	memcpy(host, st->regs[me].hostid, 16); /* indices move as registrants leave */
 	if (!st->rtype) {
 		/* No reservation: PRKEY names registrations to take away. */
 		return remove_by_key(st, prkey, NULL, host, n, nn) ? ST_OK : ST_CONFLICT;
@@ -231,7 +239,8 @@ static nvme_status_t preempt(struct nvme_resv_state *st, uint32_t me, uint8_t rt
 		/* PRKEY 0: everyone else goes; the reservation becomes @host's, of RTYPE. */
 		for (uint32_t i = st->nregs; i-- > 0;)
 			if (memcmp(st->regs[i].hostid, host, 16)) {
-				notice(n, nn, st->regs[i].hostid, NVME_RESV_NOTIFY_RNLPT_REGISTRATION_PREEMPTED);
+				notice(n, nn, st->regs[i].hostid,
+				       NVME_RESV_NOTIFY_RNLPT_REGISTRATION_PREEMPTED);
 				remove_at(st, i);
 			}
 		st->rtype = rtype;
@@ -259,15 +268,16 @@ static nvme_status_t preempt(struct nvme_resv_state *st, uint32_t me, uint8_t rt
 	return remove_by_key(st, prkey, NULL, host, n, nn) ? ST_OK : ST_CONFLICT;
 }
 
-nvme_status_t nvme_resv_exec_acquire(struct nvme_resv_state *st, const uint8_t host[16], uint32_t cdw10,
-				uint64_t crkey, uint64_t prkey,
-				struct nvme_resv_notice *notices, unsigned *nnotices)
+nvme_status_t nvme_resv_exec_acquire(struct nvme_resv_state *st, const uint8_t host[16],
+				     uint32_t cdw10, uint64_t crkey, uint64_t prkey,
+				     struct nvme_resv_notice *notices, unsigned *nnotices)
 {
 	uint32_t action = NVME_RESV_ACTION(cdw10);
 	uint8_t rtype = NVME_RESV_RTYPE(cdw10);
 	*nnotices = 0;
 	/* IEKEY is not for Acquire (reserved since 1.3: Invalid Field, as nvmet and SPDK). */
-	if (action > NVME_RESERVATION_RACQA_PREEMPT_AND_ABORT || NVME_RESV_IEKEY(cdw10) || !valid_rtype(rtype))
+	if (action > NVME_RESERVATION_RACQA_PREEMPT_AND_ABORT || NVME_RESV_IEKEY(cdw10) ||
+	    !valid_rtype(rtype))
 		return ST_FIELD;
 	int me = registrant_with_key(st, host, crkey);
 	if (me < 0)
@@ -281,7 +291,8 @@ nvme_status_t nvme_resv_exec_acquire(struct nvme_resv_state *st, const uint8_t h
 		/* A holder asking again for what it holds succeeds; anything else conflicts (a
 		 * holder changes the type with a preempt of its own key). Every registrant holds
 		 * an All Registrants reservation (SPDK; nvmet lets only its first registrant). */
-		return nvme_resv_is_holder(st, (uint32_t)me) && st->rtype == rtype ? ST_OK : ST_CONFLICT;
+		return nvme_resv_is_holder(st, (uint32_t)me) && st->rtype == rtype ? ST_OK :
+										     ST_CONFLICT;
 	}
 	/* preempt() refuses before it changes anything (a PRKEY that matched nothing
 	 * removed nothing). */
@@ -293,8 +304,9 @@ nvme_status_t nvme_resv_exec_acquire(struct nvme_resv_state *st, const uint8_t h
 
 /* ---- Reservation Release ---- */
 
-nvme_status_t nvme_resv_exec_release(struct nvme_resv_state *st, const uint8_t host[16], uint32_t cdw10,
-				uint64_t crkey, struct nvme_resv_notice *notices, unsigned *nnotices)
+nvme_status_t nvme_resv_exec_release(struct nvme_resv_state *st, const uint8_t host[16],
+				     uint32_t cdw10, uint64_t crkey,
+				     struct nvme_resv_notice *notices, unsigned *nnotices)
 {
 	uint32_t action = NVME_RESV_ACTION(cdw10);
 	uint8_t rtype = NVME_RESV_RTYPE(cdw10);
@@ -306,7 +318,8 @@ nvme_status_t nvme_resv_exec_release(struct nvme_resv_state *st, const uint8_t h
 	if (me < 0)
 		return ST_CONFLICT;
 	if (action == NVME_RESERVATION_RRELA_CLEAR) {
-		notice_others(st, host, NVME_RESV_NOTIFY_RNLPT_RESERVATION_PREEMPTED, notices, nnotices);
+		notice_others(st, host, NVME_RESV_NOTIFY_RNLPT_RESERVATION_PREEMPTED, notices,
+			      nnotices);
 		st->nregs = 0;
 		st->rtype = 0;
 		st->holder = 0;
@@ -322,7 +335,8 @@ nvme_status_t nvme_resv_exec_release(struct nvme_resv_state *st, const uint8_t h
 	st->rtype = 0;
 	st->holder = 0;
 	if (old != NVME_RESERVATION_RTYPE_WE && old != NVME_RESERVATION_RTYPE_EA)
-		notice_others(st, host, NVME_RESV_NOTIFY_RNLPT_RESERVATION_RELEASED, notices, nnotices);
+		notice_others(st, host, NVME_RESV_NOTIFY_RNLPT_RESERVATION_RELEASED, notices,
+			      nnotices);
 	return ST_OK;
 }
 
@@ -354,7 +368,8 @@ size_t nvme_resv_report_fill(const struct nvme_resv_state *st, void *buf, size_t
 		e.rcsts = nvme_resv_is_holder(st, i);
 		e.rkey = htole64(st->regs[i].rkey);
 		memcpy(e.hostid, st->regs[i].hostid, 16);
-		put(buf, len, NVME_RESV_REPORT_HDR + (size_t)i * NVME_RESV_REPORT_ENTRY, &e, sizeof(e));
+		put(buf, len, NVME_RESV_REPORT_HDR + (size_t)i * NVME_RESV_REPORT_ENTRY, &e,
+		    sizeof(e));
 	}
 	return NVME_RESV_REPORT_HDR + (size_t)st->nregs * NVME_RESV_REPORT_ENTRY;
 }

@@ -23,9 +23,9 @@
 #include "nvme/wire.h"
 
 /* Bytes of each command's data (figures 2.0 "Reservation ... Data Structure"). */
-#define NVME_RESV_REGISTER_DATA 16u   /* CRKEY le64, NRKEY le64 */
-#define NVME_RESV_ACQUIRE_DATA  16u   /* CRKEY le64, PRKEY le64 */
-#define NVME_RESV_RELEASE_DATA  8u    /* CRKEY le64 */
+#define NVME_RESV_REGISTER_DATA 16u /* CRKEY le64, NRKEY le64 */
+#define NVME_RESV_ACQUIRE_DATA  16u /* CRKEY le64, PRKEY le64 */
+#define NVME_RESV_RELEASE_DATA  8u  /* CRKEY le64 */
 /* Reservation Report, extended data structure (EDS = 1): a 64-byte header (struct
  * nvme_resv_status) and 64 bytes per registrant (struct nvme_registered_ctrl_ext). */
 #define NVME_RESV_REPORT_HDR    64u
@@ -33,12 +33,12 @@
 
 /* Registrants a namespace keeps at most (REGCTL is 16 bits; a bound on what hosts may
  * make the target hold). */
-#define NVME_RESV_MAX_REGS      1024u
+#define NVME_RESV_MAX_REGS 1024u
 
 /* Command Dword 10 (figures 2.0 7.2-7.4): the action in bits 2:0 (RREGA, RACQA, RRELA),
  * IEKEY bit 3, RTYPE bits 15:8 (Acquire, Release), CPTPL bits 31:30 (Register). Dword 11
  * of Reservation Report: EDS bit 0; its dword 10 is NUMD (0's based dwords). */
-#define NVME_RESV_ACTION(cdw10) ((cdw10) & 7u)
+#define NVME_RESV_ACTION(cdw10) ((cdw10)&7u)
 #define NVME_RESV_IEKEY(cdw10)  (((cdw10) >> 3) & 1u)
 #define NVME_RESV_RTYPE(cdw10)  ((uint8_t)((cdw10) >> 8))
 #define NVME_RESV_CPTPL(cdw10)  ((cdw10) >> 30)
@@ -57,13 +57,13 @@ struct nvme_resv_reg {
  * one; otherwise regs[holder] holds it.
  */
 struct nvme_resv_state {
-	uint32_t gen;                      /* Generation: bumped by every successful Register,
+	uint32_t gen;    /* Generation: bumped by every successful Register,
 					    * Preempt (and Abort) and Clear; wraps */
-	uint8_t rtype;                     /* NVME_RESERVATION_RTYPE_*, 0: none held */
-	bool ptpl;                         /* Persist Through Power Loss state */
-	uint32_t holder;                   /* index in regs while rtype is 1-4 */
+	uint8_t rtype;   /* NVME_RESERVATION_RTYPE_*, 0: none held */
+	bool ptpl;       /* Persist Through Power Loss state */
+	uint32_t holder; /* index in regs while rtype is 1-4 */
 	uint32_t nregs;
-	struct nvme_resv_reg *regs;        /* the caller's array: a command may register one
+	struct nvme_resv_reg *regs; /* the caller's array: a command may register one
 					    * host, so it needs room for nregs + 1 */
 };
 
@@ -78,10 +78,10 @@ struct nvme_resv_notice {
 /* What a command does to the namespace's data, for the access rules (figure 2.0
  * "Command Behavior in the Presence of a Reservation"). */
 enum nvme_resv_group {
-	NVME_RESV_GROUP_NONE,              /* never refused by a reservation (Identify,
+	NVME_RESV_GROUP_NONE,  /* never refused by a reservation (Identify,
 					    * the reservation commands themselves, ...) */
-	NVME_RESV_GROUP_READ,              /* Read, Compare, Verify */
-	NVME_RESV_GROUP_WRITE,             /* Flush, Write, Write Uncorrectable, Write Zeroes,
+	NVME_RESV_GROUP_READ,  /* Read, Compare, Verify */
+	NVME_RESV_GROUP_WRITE, /* Flush, Write, Write Uncorrectable, Write Zeroes,
 					    * Dataset Management, Copy, Zone Management Send,
 					    * Zone Append */
 };
@@ -132,9 +132,10 @@ uint8_t nvme_resv_deny(const struct nvme_resv_state *st, const uint8_t hostid[16
  * (11b needs @ptpl_capable). Unregistering the holder releases the reservation (a
  * Reservation Released notice to the other registrants for the Registrants Only types);
  * of an All Registrants type, only the last registrant's leaving ends it. */
-nvme_status_t nvme_resv_exec_register(struct nvme_resv_state *st, const uint8_t host[16], uint32_t cdw10,
-				 uint64_t crkey, uint64_t nrkey, bool ptpl_capable,
-				 struct nvme_resv_notice *notices, unsigned *nnotices);
+nvme_status_t nvme_resv_exec_register(struct nvme_resv_state *st, const uint8_t host[16],
+				      uint32_t cdw10, uint64_t crkey, uint64_t nrkey,
+				      bool ptpl_capable, struct nvme_resv_notice *notices,
+				      unsigned *nnotices);
 /* nvme_resv_exec_acquire - Reservation Acquire (7.2): acquire RTYPE (again by the holder of
  * that type: success, nothing changes), or preempt registrants by PRKEY (section 8.19.7):
  * with the holder's key, its reservation passes to @host with RTYPE and the other
@@ -144,15 +145,16 @@ nvme_status_t nvme_resv_exec_register(struct nvme_resv_state *st, const uint8_t 
  * under the remaining registrants, Reservation Released. Preempt and Abort
  * (NVME_RESERVATION_RACQA_PREEMPT_AND_ABORT) changes the state the same way; waiting for
  * the preempted hosts' commands is the caller's. */
-nvme_status_t nvme_resv_exec_acquire(struct nvme_resv_state *st, const uint8_t host[16], uint32_t cdw10,
-				uint64_t crkey, uint64_t prkey,
-				struct nvme_resv_notice *notices, unsigned *nnotices);
+nvme_status_t nvme_resv_exec_acquire(struct nvme_resv_state *st, const uint8_t host[16],
+				     uint32_t cdw10, uint64_t crkey, uint64_t prkey,
+				     struct nvme_resv_notice *notices, unsigned *nnotices);
 /* nvme_resv_exec_release - Reservation Release (7.4): release (by a holder; anyone else's
  * succeeds and changes nothing; the other registrants hear Reservation Released unless
  * the type was Write Exclusive or Exclusive Access) or clear (every registration and the
  * reservation; the other registrants hear Reservation Preempted). */
-nvme_status_t nvme_resv_exec_release(struct nvme_resv_state *st, const uint8_t host[16], uint32_t cdw10,
-				uint64_t crkey, struct nvme_resv_notice *notices, unsigned *nnotices);
+nvme_status_t nvme_resv_exec_release(struct nvme_resv_state *st, const uint8_t host[16],
+				     uint32_t cdw10, uint64_t crkey,
+				     struct nvme_resv_notice *notices, unsigned *nnotices);
 
 /*
  * nvme_resv_report_fill - the Reservation Status Extended Data Structure of @st (section 7.5,

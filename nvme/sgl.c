@@ -19,7 +19,7 @@ static nvme_status_t parse_keyed(const struct nvme_sgl_desc *d, struct nvme_sgl_
 		return sgl_error(NVME_SC_SGL_INVALID_TYPE);
 	out->len = nvme_sgl_keyed_length(d);
 	if (!out->len)
-		return 0;                       /* no data: 0x40/0x4F with length 0 */
+		return 0; /* no data: 0x40/0x4F with length 0 */
 	out->kind = NVME_SGL_KIND_KEYED;
 	out->addr = le64toh(d->addr);
 	out->key = nvme_sgl_keyed_key(d);
@@ -36,7 +36,7 @@ static nvme_status_t parse_incapsule(const struct nvme_sgl_desc *d, uint32_t inc
 	if ((d->unkeyed.type & 0xf) != NVME_SGL_SUBTYPE_OFFSET)
 		return sgl_error(NVME_SC_SGL_INVALID_TYPE);
 	if (!len)
-		return 0;                       /* nothing to read out of the capsule */
+		return 0; /* nothing to read out of the capsule */
 	/* Capsule data only ever travels host to controller (NVMe-oF 1.1 section 2.2). */
 	if (!is_write)
 		return sgl_error(NVME_SC_INVALID_FIELD);
@@ -57,8 +57,8 @@ static bool psdt_is_sgl(const struct nvme_sqe *cmd)
 	return psdt == NVME_CMD_PSDT_SGL_MPTR || psdt == NVME_CMD_PSDT_SGL_MSEG;
 }
 
-nvme_status_t nvme_sgl_parse(const struct nvme_sqe *cmd, uint32_t incapsule_len,
-			     bool is_write, struct nvme_sgl_info *out)
+nvme_status_t nvme_sgl_parse(const struct nvme_sqe *cmd, uint32_t incapsule_len, bool is_write,
+			     struct nvme_sgl_info *out)
 {
 	const struct nvme_sgl_desc *d = &cmd->dptr;
 
@@ -83,8 +83,8 @@ nvme_status_t nvme_sgl_parse(const struct nvme_sqe *cmd, uint32_t incapsule_len,
 #define SGL_TYPE_TRANSPORT_DATA 0x5u
 #define SGL_SUBTYPE_TCP         0xAu
 
-nvme_status_t nvme_sgl_parse_tcp(const struct nvme_sqe *cmd, uint32_t incapsule_len,
-				 bool is_write, struct nvme_sgl_info *out)
+nvme_status_t nvme_sgl_parse_tcp(const struct nvme_sqe *cmd, uint32_t incapsule_len, bool is_write,
+				 struct nvme_sgl_info *out)
 {
 	const struct nvme_sgl_desc *d = &cmd->dptr;
 

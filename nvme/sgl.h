@@ -20,13 +20,14 @@
 #include "nvme/wire.h"
 
 /* PSDT: bits 7:6 of the SQE flags byte (NVMe Base 2.0 Figure 88). */
-#define NVME_CMD_PSDT_MASK      0xc0u
-#define NVME_CMD_PSDT_PRP       0x00u
-#define NVME_CMD_PSDT_SGL_MPTR  0x40u  /* 01b: SGL, MPTR is one contiguous buffer (Linux host, nvmet) */
-#define NVME_CMD_PSDT_SGL_MSEG  0x80u  /* 10b: SGL, MPTR points at an SGL segment */
+#define NVME_CMD_PSDT_MASK 0xc0u
+#define NVME_CMD_PSDT_PRP  0x00u
+#define NVME_CMD_PSDT_SGL_MPTR \
+	0x40u /* 01b: SGL, MPTR is one contiguous buffer (Linux host, nvmet) */
+#define NVME_CMD_PSDT_SGL_MSEG 0x80u /* 10b: SGL, MPTR points at an SGL segment */
 
 /* Bytes a keyed data block descriptor can describe: its length field has 24 bits. */
-#define NVME_SGL_KEYED_MAX_LEN  0xffffffu
+#define NVME_SGL_KEYED_MAX_LEN 0xffffffu
 
 enum nvme_sgl_kind {
 	NVME_SGL_KIND_NONE = 0,  /* no data: length 0 */
@@ -38,11 +39,11 @@ enum nvme_sgl_kind {
 /* A decoded data pointer. All fields host endian. */
 struct nvme_sgl_info {
 	enum nvme_sgl_kind kind;
-	uint64_t addr;         /* KEYED: host virtual address (or offset into the MR) */
-	uint32_t len;          /* bytes; 0 for KIND_NONE; KEYED at most 2^24 - 1 */
-	uint32_t key;          /* KEYED: the host's rkey */
-	bool invalidate;       /* KEYED: type 0x4F, the host wants the key invalidated */
-	uint32_t offset;       /* INCAPSULE: byte offset into the data after the SQE */
+	uint64_t addr;   /* KEYED: host virtual address (or offset into the MR) */
+	uint32_t len;    /* bytes; 0 for KIND_NONE; KEYED at most 2^24 - 1 */
+	uint32_t key;    /* KEYED: the host's rkey */
+	bool invalidate; /* KEYED: type 0x4F, the host wants the key invalidated */
+	uint32_t offset; /* INCAPSULE: byte offset into the data after the SQE */
 };
 
 /*
@@ -70,8 +71,8 @@ struct nvme_sgl_info {
  * 01b, which is what the Linux host sends.
  * Whether the SGL length matches what the command needs is the caller's check.
  */
-nvme_status_t nvme_sgl_parse(const struct nvme_sqe *cmd, uint32_t incapsule_len,
-			     bool is_write, struct nvme_sgl_info *out);
+nvme_status_t nvme_sgl_parse(const struct nvme_sqe *cmd, uint32_t incapsule_len, bool is_write,
+			     struct nvme_sgl_info *out);
 
 /*
  * Encoding. Both encoders write all 16 bytes of @sqe->dptr (SQE bytes 24-39) and set
@@ -120,7 +121,7 @@ void nvme_sgl_set_incapsule(struct nvme_sqe *sqe, uint32_t offset, uint32_t len)
  * included: TCP has no remote memory keys) or a transport data block whose subtype is
  * not Ah (as nvmet-tcp and SPDK). Length 0 decodes as NVME_SGL_KIND_NONE.
  */
-nvme_status_t nvme_sgl_parse_tcp(const struct nvme_sqe *cmd, uint32_t incapsule_len,
-				 bool is_write, struct nvme_sgl_info *out);
+nvme_status_t nvme_sgl_parse_tcp(const struct nvme_sqe *cmd, uint32_t incapsule_len, bool is_write,
+				 struct nvme_sgl_info *out);
 
 #endif

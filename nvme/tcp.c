@@ -59,8 +59,8 @@ bool nvme_tcp_pdu_has_hdgst(uint8_t type)
 static bool type_allowed(uint8_t type, const struct nvme_tcp_conn_params *cp, bool first)
 {
 	if (cp->rx_is_ctrl)
-		return first ? type == NVME_TCP_ICREQ
-			     : type == NVME_TCP_CMD || type == NVME_TCP_H2C_DATA ||
+		return first ? type == NVME_TCP_ICREQ :
+			       type == NVME_TCP_CMD || type == NVME_TCP_H2C_DATA ||
 				       type == NVME_TCP_H2C_TERM;
 	if (first)
 		return type == NVME_TCP_ICRESP || type == NVME_TCP_C2H_TERM;
@@ -97,7 +97,8 @@ enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 	if (!hlen)
 		return bad(fei, FEI_TYPE);
 	if (!type_allowed(ch->type, cp, first))
-		return type_allowed(ch->type, cp, !first) ? NVME_TCP_FES_PDU_SEQUENCE : bad(fei, FEI_TYPE);
+		return type_allowed(ch->type, cp, !first) ? NVME_TCP_FES_PDU_SEQUENCE :
+							    bad(fei, FEI_TYPE);
 	if (ch->hlen != hlen)
 		return bad(fei, FEI_HLEN);
 
@@ -155,8 +156,8 @@ enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 		return bad(fei, FEI_PLEN);
 	data = plen - ch->pdo - dd;
 	if (data > cp->rx_max_data)
-		return ch->type == NVME_TCP_CMD ? bad(fei, FEI_PLEN)
-						: NVME_TCP_FES_R2T_LIMIT_EXCEEDED;
+		return ch->type == NVME_TCP_CMD ? bad(fei, FEI_PLEN) :
+						  NVME_TCP_FES_R2T_LIMIT_EXCEEDED;
 	return NVME_TCP_FES_NONE;
 }
 

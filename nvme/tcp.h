@@ -22,64 +22,65 @@
 
 /* PDU types (TCP transport 1.0, Figure 7). H2C: host to controller, C2H: the reverse. */
 enum nvme_tcp_pdu_type {
-	NVME_TCP_ICREQ        = 0x00,
-	NVME_TCP_ICRESP       = 0x01,
-	NVME_TCP_H2C_TERM     = 0x02,
-	NVME_TCP_C2H_TERM     = 0x03,
-	NVME_TCP_CMD          = 0x04,  /* CapsuleCmd */
-	NVME_TCP_RSP          = 0x05,  /* CapsuleResp */
-	NVME_TCP_H2C_DATA     = 0x06,
-	NVME_TCP_C2H_DATA     = 0x07,
-	NVME_TCP_R2T          = 0x09,
+	NVME_TCP_ICREQ = 0x00,
+	NVME_TCP_ICRESP = 0x01,
+	NVME_TCP_H2C_TERM = 0x02,
+	NVME_TCP_C2H_TERM = 0x03,
+	NVME_TCP_CMD = 0x04, /* CapsuleCmd */
+	NVME_TCP_RSP = 0x05, /* CapsuleResp */
+	NVME_TCP_H2C_DATA = 0x06,
+	NVME_TCP_C2H_DATA = 0x07,
+	NVME_TCP_R2T = 0x09,
 };
 
 /* Common header FLAGS (Figure 8 and the per-type figures). */
-#define NVME_TCP_F_HDGST      0x01u  /* a header digest follows the header */
-#define NVME_TCP_F_DDGST      0x02u  /* a data digest follows the data */
-#define NVME_TCP_F_DATA_LAST  0x04u  /* H2CData/C2HData: last PDU of the command's transfer */
-#define NVME_TCP_F_DATA_SUCCESS 0x08u /* C2HData: the command succeeded, no CapsuleResp follows
+#define NVME_TCP_F_HDGST     0x01u /* a header digest follows the header */
+#define NVME_TCP_F_DDGST     0x02u /* a data digest follows the data */
+#define NVME_TCP_F_DATA_LAST 0x04u /* H2CData/C2HData: last PDU of the command's transfer */
+#define NVME_TCP_F_DATA_SUCCESS \
+	0x08u /* C2HData: the command succeeded, no CapsuleResp follows
 					* (only with DATA_LAST) */
 
 /* ICReq DGST / ICResp DGST bits: digests the connection uses. */
-#define NVME_TCP_DGST_HDR     0x01u
-#define NVME_TCP_DGST_DATA    0x02u
+#define NVME_TCP_DGST_HDR  0x01u
+#define NVME_TCP_DGST_DATA 0x02u
 
 /* PDU Format Version (ICReq/ICResp PFV): 0 is version 1.0, the only one defined. */
-#define NVME_TCP_PFV_1_0      0u
+#define NVME_TCP_PFV_1_0        0u
 /* Bytes of a digest. */
-#define NVME_TCP_DIGEST_LEN   4u
+#define NVME_TCP_DIGEST_LEN     4u
 /* The smallest MAXH2CDATA a controller may announce (ICResp, bytes). */
 #define NVME_TCP_MIN_MAXH2CDATA 4096u
 /* Largest value of HPDA/CPDA: the data alignment is (value + 1) * 4 bytes (max 128). */
-#define NVME_TCP_MAX_PDA      31u
+#define NVME_TCP_MAX_PDA        31u
 
 /* Fatal Error Status of a termination request (H2CTermReq/C2HTermReq FES, Figure 13). */
 enum nvme_tcp_fes {
-	NVME_TCP_FES_NONE                = 0x00,  /* not a status: "no error" for our checks */
-	NVME_TCP_FES_INVALID_HEADER      = 0x01,  /* FEI: byte offset of the bad field */
-	NVME_TCP_FES_PDU_SEQUENCE        = 0x02,  /* a PDU not allowed at this point */
-	NVME_TCP_FES_HDR_DIGEST          = 0x03,  /* FEI: the digest received */
-	NVME_TCP_FES_DATA_OUT_OF_RANGE   = 0x04,  /* data beyond the command's transfer */
-	NVME_TCP_FES_R2T_LIMIT_EXCEEDED  = 0x05,  /* more data than the R2T (or MAXH2CDATA) allows */
-	NVME_TCP_FES_UNSUPPORTED_PARAM   = 0x06,  /* FEI: byte offset of the field (ICReq PFV, ...) */
+	NVME_TCP_FES_NONE = 0x00,               /* not a status: "no error" for our checks */
+	NVME_TCP_FES_INVALID_HEADER = 0x01,     /* FEI: byte offset of the bad field */
+	NVME_TCP_FES_PDU_SEQUENCE = 0x02,       /* a PDU not allowed at this point */
+	NVME_TCP_FES_HDR_DIGEST = 0x03,         /* FEI: the digest received */
+	NVME_TCP_FES_DATA_OUT_OF_RANGE = 0x04,  /* data beyond the command's transfer */
+	NVME_TCP_FES_R2T_LIMIT_EXCEEDED = 0x05, /* more data than the R2T (or MAXH2CDATA) allows */
+	NVME_TCP_FES_UNSUPPORTED_PARAM = 0x06,  /* FEI: byte offset of the field (ICReq PFV, ...) */
 };
 
 /* The common header, first 8 bytes of every PDU (Figure 8). */
 struct nvme_tcp_ch {
-	uint8_t type;             /* enum nvme_tcp_pdu_type */
-	uint8_t flags;            /* NVME_TCP_F_* */
-	uint8_t hlen;             /* header bytes, digest not counted */
-	uint8_t pdo;              /* offset of the data from the PDU's start; 0 when none */
-	__le32 plen;              /* bytes of the whole PDU: header, digests, padding, data */
+	uint8_t type;  /* enum nvme_tcp_pdu_type */
+	uint8_t flags; /* NVME_TCP_F_* */
+	uint8_t hlen;  /* header bytes, digest not counted */
+	uint8_t pdo;   /* offset of the data from the PDU's start; 0 when none */
+	__le32 plen;   /* bytes of the whole PDU: header, digests, padding, data */
 } __attribute__((packed));
 
 /* ICReq (Figure 15), 128 bytes: the host's first PDU. */
 struct nvme_tcp_icreq {
 	struct nvme_tcp_ch ch;
-	__le16 pfv;               /* NVME_TCP_PFV_1_0 */
-	uint8_t hpda;             /* host PDU data alignment: C2H data at (hpda+1)*4 bytes */
-	uint8_t dgst;             /* NVME_TCP_DGST_*: digests the host asks for */
-	__le32 maxr2t;            /* outstanding R2Ts per command the host takes, 0's based */
+	__le16 pfv;    /* NVME_TCP_PFV_1_0 */
+	uint8_t hpda;  /* host PDU data alignment: C2H data at (hpda+1)*4 bytes */
+	uint8_t dgst;  /* NVME_TCP_DGST_*: digests the host asks for */
+	__le32 maxr2t; /* outstanding R2Ts per command the host takes, 0's based */
 	uint8_t rsvd[112];
 } __attribute__((packed));
 
@@ -87,9 +88,9 @@ struct nvme_tcp_icreq {
 struct nvme_tcp_icresp {
 	struct nvme_tcp_ch ch;
 	__le16 pfv;
-	uint8_t cpda;             /* controller PDU data alignment: H2C data at (cpda+1)*4 */
-	uint8_t dgst;             /* NVME_TCP_DGST_*: digests enabled on the connection */
-	__le32 maxh2cdata;        /* bytes one H2CData PDU may carry (>= 4096, dword multiple) */
+	uint8_t cpda;      /* controller PDU data alignment: H2C data at (cpda+1)*4 */
+	uint8_t dgst;      /* NVME_TCP_DGST_*: digests enabled on the connection */
+	__le32 maxh2cdata; /* bytes one H2CData PDU may carry (>= 4096, dword multiple) */
 	uint8_t rsvd[112];
 } __attribute__((packed));
 
@@ -98,8 +99,8 @@ struct nvme_tcp_icresp {
  * kernel host's NVME_TCP_MAX_C2HTERM_PLEN, SPDK's SPDK_NVME_TCP_TERM_REQ_PDU_MAX_SIZE). */
 struct nvme_tcp_term {
 	struct nvme_tcp_ch ch;
-	__le16 fes;               /* enum nvme_tcp_fes */
-	__le32 fei;               /* field error information (see enum nvme_tcp_fes) */
+	__le16 fes; /* enum nvme_tcp_fes */
+	__le32 fei; /* field error information (see enum nvme_tcp_fes) */
 	uint8_t rsvd[10];
 } __attribute__((packed));
 #define NVME_TCP_TERM_MAX_DATA 128u
@@ -119,10 +120,10 @@ struct nvme_tcp_rsp {
 /* H2CData and C2HData (Figure 21/22), 24 bytes of header, then data. */
 struct nvme_tcp_data {
 	struct nvme_tcp_ch ch;
-	uint16_t cccid;           /* command id of the capsule (the SQE's CID as sent) */
-	__le16 ttag;              /* H2CData: the R2T's transfer tag; C2HData: reserved */
-	__le32 datao;             /* offset of this PDU's data in the command's transfer, bytes */
-	__le32 datal;             /* bytes of data in this PDU */
+	uint16_t cccid; /* command id of the capsule (the SQE's CID as sent) */
+	__le16 ttag;    /* H2CData: the R2T's transfer tag; C2HData: reserved */
+	__le32 datao;   /* offset of this PDU's data in the command's transfer, bytes */
+	__le32 datal;   /* bytes of data in this PDU */
 	uint8_t rsvd[4];
 } __attribute__((packed));
 
@@ -130,9 +131,9 @@ struct nvme_tcp_data {
 struct nvme_tcp_r2t {
 	struct nvme_tcp_ch ch;
 	uint16_t cccid;
-	__le16 ttag;              /* transfer tag the host echoes in its H2CData PDUs */
-	__le32 r2to;              /* offset of the requested data, bytes */
-	__le32 r2tl;              /* bytes requested (<= MAXH2CDATA per H2CData PDU) */
+	__le16 ttag; /* transfer tag the host echoes in its H2CData PDUs */
+	__le32 r2to; /* offset of the requested data, bytes */
+	__le32 r2tl; /* bytes requested (<= MAXH2CDATA per H2CData PDU) */
 	uint8_t rsvd[4];
 } __attribute__((packed));
 
@@ -152,14 +153,14 @@ static_assert(sizeof(struct nvme_tcp_r2t) == 24, "R2T");
 
 /* What both ends agreed in ICReq/ICResp; the receiver checks every PDU against it. */
 struct nvme_tcp_conn_params {
-	bool hdgst;               /* header digests on CapsuleCmd/Resp, Data, R2T PDUs */
-	bool ddgst;               /* data digests on PDUs that carry data */
-	uint8_t rx_pda;           /* the alignment this receiver asked for: data at a PDO that
+	bool hdgst;           /* header digests on CapsuleCmd/Resp, Data, R2T PDUs */
+	bool ddgst;           /* data digests on PDUs that carry data */
+	uint8_t rx_pda;       /* the alignment this receiver asked for: data at a PDO that
 				   * is a multiple of (rx_pda + 1) * 4 bytes (0's based; above
 				   * NVME_TCP_MAX_PDA counts as NVME_TCP_MAX_PDA) */
-	uint32_t rx_max_data;     /* bytes of data one received PDU may carry (the target:
+	uint32_t rx_max_data; /* bytes of data one received PDU may carry (the target:
 				   * max(in-capsule size, MAXH2CDATA); the host: what it can take) */
-	bool rx_is_ctrl;          /* the receiver is the controller (takes H2C PDUs) */
+	bool rx_is_ctrl;      /* the receiver is the controller (takes H2C PDUs) */
 };
 
 /* nvme_tcp_hlen - the header length a PDU of @type must carry (bytes), or 0 for a type
@@ -218,7 +219,10 @@ uint32_t nvme_tcp_pdu_hdr(uint8_t *hdr, uint8_t type, uint8_t flags, bool hdgst,
  * with nvme_tcp_crc32c_final). Over isa-l's crc32_iscsi. */
 #define NVME_TCP_CRC32C_INIT 0xffffffffu
 uint32_t nvme_tcp_crc32c(uint32_t crc, const void *buf, size_t len);
-static inline uint32_t nvme_tcp_crc32c_final(uint32_t crc) { return crc ^ 0xffffffffu; }
+static inline uint32_t nvme_tcp_crc32c_final(uint32_t crc)
+{
+	return crc ^ 0xffffffffu;
+}
 /* nvme_tcp_digest - the digest of @len bytes (header: the HLEN bytes; data: the data
  * without padding), host endian; store it on the wire with htole32(). */
 uint32_t nvme_tcp_digest(const void *buf, size_t len);

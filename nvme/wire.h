@@ -22,25 +22,25 @@
 #define NVME_CQE_SIZE          16u
 #define NVMF_CONNECT_DATA_SIZE 1024u
 #define NVMF_DISC_NQN          "nqn.2014-08.org.nvmexpress.discovery"
-#define NVMF_NQN_MAX           223u  /* characters, NUL not counted (NVMe Base 4.5) */
+#define NVMF_NQN_MAX           223u /* characters, NUL not counted (NVMe Base 4.5) */
 
 /* SGL descriptor types (high nibble of the type byte) and subtypes (NVMe Base 4.3.2). */
 enum nvme_sgl_desc_type {
-	NVME_SGL_TYPE_DATA_BLOCK   = 0x0,
-	NVME_SGL_TYPE_BIT_BUCKET   = 0x1,
-	NVME_SGL_TYPE_SEGMENT      = 0x2,
+	NVME_SGL_TYPE_DATA_BLOCK = 0x0,
+	NVME_SGL_TYPE_BIT_BUCKET = 0x1,
+	NVME_SGL_TYPE_SEGMENT = 0x2,
 	NVME_SGL_TYPE_LAST_SEGMENT = 0x3,
-	NVME_SGL_TYPE_KEYED_DATA   = 0x4,
+	NVME_SGL_TYPE_KEYED_DATA = 0x4,
 };
 enum nvme_sgl_desc_subtype {
-	NVME_SGL_SUBTYPE_ADDRESS    = 0x0,
-	NVME_SGL_SUBTYPE_OFFSET     = 0x1,
+	NVME_SGL_SUBTYPE_ADDRESS = 0x0,
+	NVME_SGL_SUBTYPE_OFFSET = 0x1,
 	NVME_SGL_SUBTYPE_INVALIDATE = 0xF,
 };
 /* The type byte values a Linux host actually sends (see docs/wire-contract). */
-#define NVME_SGL_KEYED_ADDR   0x40  /* keyed data block, address */
-#define NVME_SGL_KEYED_INV    0x4F  /* keyed data block, invalidate the key when done */
-#define NVME_SGL_INCAPSULE    0x01  /* data block, offset into the capsule's data */
+#define NVME_SGL_KEYED_ADDR 0x40 /* keyed data block, address */
+#define NVME_SGL_KEYED_INV  0x4F /* keyed data block, invalidate the key when done */
+#define NVME_SGL_INCAPSULE  0x01 /* data block, offset into the capsule's data */
 
 /* One SGL descriptor, 16 bytes. Keyed form: 24-bit length and 32-bit key. */
 struct nvme_sgl_desc {
@@ -66,7 +66,7 @@ static_assert(sizeof(struct nvme_sgl_desc) == 16, "SGL descriptor is 16 bytes");
 struct nvme_sqe {
 	uint8_t opcode;
 	uint8_t flags;
-	uint16_t command_id;   /* opaque to the target: echoed back as is */
+	uint16_t command_id; /* opaque to the target: echoed back as is */
 	__le32 nsid;
 	__le32 cdw2;
 	__le32 cdw3;
@@ -100,46 +100,46 @@ static_assert(sizeof(struct nvme_cqe) == NVME_CQE_SIZE, "CQE is 16 bytes");
 
 /* Controller properties (NVMe Base 3.1.3), offsets in the property space. */
 enum nvmf_property {
-	NVMF_PROP_CAP  = 0x00, /* 8 bytes */
-	NVMF_PROP_VS   = 0x08,
-	NVMF_PROP_CC   = 0x14,
+	NVMF_PROP_CAP = 0x00, /* 8 bytes */
+	NVMF_PROP_VS = 0x08,
+	NVMF_PROP_CC = 0x14,
 	NVMF_PROP_CSTS = 0x1c,
 };
 
 /* NVMe/RDMA CM private data (NVMe-oF 1.1 section 7.3.x, RDMA transport binding).
  * All little endian. */
 struct nvme_rdma_cm_req {
-	__le16 recfmt;   /* 0 */
-	__le16 qid;      /* 0 = admin */
-	__le16 hrqsize;  /* host receive queue size, 1's based */
-	__le16 hsqsize;  /* host send queue size, 0's based */
-	__le16 cntlid;   /* SPDK reads this; Linux leaves 0 */
+	__le16 recfmt;  /* 0 */
+	__le16 qid;     /* 0 = admin */
+	__le16 hrqsize; /* host receive queue size, 1's based */
+	__le16 hsqsize; /* host send queue size, 0's based */
+	__le16 cntlid;  /* SPDK reads this; Linux leaves 0 */
 	uint8_t rsvd[22];
 } __attribute__((packed));
 static_assert(sizeof(struct nvme_rdma_cm_req) == 32, "CM REQ private data is 32 bytes");
 
 struct nvme_rdma_cm_rep {
 	__le16 recfmt;
-	__le16 crqsize;  /* controller receive queue size */
+	__le16 crqsize; /* controller receive queue size */
 	uint8_t rsvd[28];
 } __attribute__((packed));
 static_assert(sizeof(struct nvme_rdma_cm_rep) == 32, "CM REP private data is 32 bytes");
 
 struct nvme_rdma_cm_rej {
 	__le16 recfmt;
-	__le16 sts;      /* enum nvme_rdma_cm_status */
+	__le16 sts; /* enum nvme_rdma_cm_status */
 } __attribute__((packed));
 
 /* Reject status codes in nvme_rdma_cm_rej.sts. */
 enum nvme_rdma_cm_status {
-	NVME_RDMA_CM_INVALID_LEN     = 0x01,
-	NVME_RDMA_CM_INVALID_RECFMT  = 0x02,
-	NVME_RDMA_CM_INVALID_QID     = 0x03,
+	NVME_RDMA_CM_INVALID_LEN = 0x01,
+	NVME_RDMA_CM_INVALID_RECFMT = 0x02,
+	NVME_RDMA_CM_INVALID_QID = 0x03,
 	NVME_RDMA_CM_INVALID_HSQSIZE = 0x04,
 	NVME_RDMA_CM_INVALID_HRQSIZE = 0x05,
-	NVME_RDMA_CM_NO_RSC          = 0x06,
-	NVME_RDMA_CM_INVALID_IRD     = 0x07,
-	NVME_RDMA_CM_INVALID_ORD     = 0x08,
+	NVME_RDMA_CM_NO_RSC = 0x06,
+	NVME_RDMA_CM_INVALID_IRD = 0x07,
+	NVME_RDMA_CM_INVALID_ORD = 0x08,
 };
 
 /* Status as the project carries it: the CQE status field without the phase bit, i.e.
@@ -162,7 +162,7 @@ static inline nvme_status_t nvme_cmd_specific(unsigned sc)
 }
 
 /* container_of - the struct of @type whose @member @p points at. */
-#define container_of(p, type, member) ((type *)((char *)(p) - offsetof(type, member)))
+#define container_of(p, type, member) ((type *)((char *)(p)-offsetof(type, member)))
 
 /* 24-bit little-endian keyed SGL length, in bytes. */
 static inline uint32_t nvme_sgl_keyed_length(const struct nvme_sgl_desc *d)

@@ -142,15 +142,20 @@ int nvmf_rdma_dev_register(struct nvmf_rdma_dev *dev, void *addr, size_t len)
 		t->r[i].refs++;
 		goto out;
 	}
-	struct ibv_mr *mr = ibv_reg_mr(dev->pd, addr, len, IBV_ACCESS_LOCAL_WRITE |
-				       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+	struct ibv_mr *mr = ibv_reg_mr(dev->pd, addr, len,
+				       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+					       IBV_ACCESS_REMOTE_WRITE);
 	if (!mr) {
 		rc = errno ? -errno : -ENOMEM;
 		goto out;
 	}
 	struct nvmf_rdma_region reg = {
-		.addr = (uintptr_t)addr, .len = len, .lkey = mr->lkey, .rkey = mr->rkey,
-		.mr = mr, .refs = 1,
+		.addr = (uintptr_t)addr,
+		.len = len,
+		.lkey = mr->lkey,
+		.rkey = mr->rkey,
+		.mr = mr,
+		.refs = 1,
 	};
 	struct nvmf_rdma_regions *nt = nvmf_rdma_regions_with(t, &reg);
 	if (!nt) {
@@ -159,7 +164,7 @@ int nvmf_rdma_dev_register(struct nvmf_rdma_dev *dev, void *addr, size_t len)
 		goto out;
 	}
 	publish(dev, nt);
-	dev->refs++;   /* the PD must outlive the MR */
+	dev->refs++; /* the PD must outlive the MR */
 out:
 	pthread_mutex_unlock(&devs_lock);
 	return rc;
@@ -206,7 +211,7 @@ out:
 }
 
 const struct nvmf_rdma_region *nvmf_rdma_dev_lookup(struct nvmf_rdma_dev *dev, const void *buf,
-						size_t len)
+						    size_t len)
 {
 	struct nvmf_rdma_regions *t = atomic_load_explicit(&dev->regions, memory_order_acquire);
 	return nvmf_rdma_region_find(t, buf, len);
@@ -217,7 +222,7 @@ const struct nvmf_rdma_region *nvmf_rdma_dev_lookup(struct nvmf_rdma_dev *dev, c
 /* Index of the last region starting at or before @a, or -1. */
 static long last_at_or_before(const struct nvmf_rdma_regions *t, uintptr_t a)
 {
-	size_t lo = 0, hi = t->n;   /* answer in [lo, hi) + 1 */
+	size_t lo = 0, hi = t->n; /* answer in [lo, hi) + 1 */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (t->r[mid].addr <= a)
@@ -229,7 +234,7 @@ static long last_at_or_before(const struct nvmf_rdma_regions *t, uintptr_t a)
 }
 
 const struct nvmf_rdma_region *nvmf_rdma_region_find(const struct nvmf_rdma_regions *t,
-						 const void *buf, size_t len)
+						     const void *buf, size_t len)
 {
 	if (!t || !len || !buf)
 		return NULL;
@@ -254,7 +259,7 @@ static struct nvmf_rdma_regions *alloc_table(size_t n)
 }
 
 struct nvmf_rdma_regions *nvmf_rdma_regions_with(const struct nvmf_rdma_regions *t,
-					     const struct nvmf_rdma_region *reg)
+						 const struct nvmf_rdma_region *reg)
 {
 	size_t n = t ? t->n : 0;
 	struct nvmf_rdma_regions *nt = alloc_table(n + 1);

@@ -15,11 +15,11 @@
 
 /* One registered user region (mem_register). */
 struct nvmf_rdma_region {
-	uintptr_t addr;           /* first byte */
-	size_t len;               /* bytes */
+	uintptr_t addr; /* first byte */
+	size_t len;     /* bytes */
 	uint32_t lkey, rkey;
-	void *mr;                 /* struct ibv_mr * (opaque here: tests use fakes) */
-	unsigned refs;            /* registrations of exactly [addr, addr+len) */
+	void *mr;      /* struct ibv_mr * (opaque here: tests use fakes) */
+	unsigned refs; /* registrations of exactly [addr, addr+len) */
 };
 
 /* An immutable table of regions sorted by addr. Tables are replaced, never changed, so
@@ -27,7 +27,7 @@ struct nvmf_rdma_region {
  * the device context goes away). */
 struct nvmf_rdma_regions {
 	size_t n;
-	struct nvmf_rdma_regions *retired_next;   /* chain of replaced tables (device owns) */
+	struct nvmf_rdma_regions *retired_next; /* chain of replaced tables (device owns) */
 	struct nvmf_rdma_region r[];
 };
 
@@ -35,11 +35,11 @@ struct nvmf_rdma_regions {
  * for @t NULL or @len 0). Binary search; when regions overlap, one that contains the
  * whole range is found if the last region starting at or before @buf does. */
 const struct nvmf_rdma_region *nvmf_rdma_region_find(const struct nvmf_rdma_regions *t,
-						 const void *buf, size_t len);
+						     const void *buf, size_t len);
 /* nvmf_rdma_regions_with - a new table: @t (may be NULL) plus @reg, kept sorted. NULL when
  * out of memory. */
 struct nvmf_rdma_regions *nvmf_rdma_regions_with(const struct nvmf_rdma_regions *t,
-					     const struct nvmf_rdma_region *reg);
+						 const struct nvmf_rdma_region *reg);
 /* nvmf_rdma_regions_without - a new table: @t without entry @idx. NULL when out of memory. */
 struct nvmf_rdma_regions *nvmf_rdma_regions_without(const struct nvmf_rdma_regions *t, size_t idx);
 /* nvmf_rdma_regions_index - index of the region starting exactly at @addr (and, when @len
@@ -51,15 +51,15 @@ long nvmf_rdma_regions_index(const struct nvmf_rdma_regions *t, const void *addr
 /* Per ibv_context: the PD every queue of the process on this device uses (so one MR
  * serves every queue, the target's and the host's), and the registered user regions. */
 struct nvmf_rdma_dev {
-	struct ibv_context *verbs;             /* owned by librdmacm */
+	struct ibv_context *verbs; /* owned by librdmacm */
 	struct ibv_pd *pd;
 	struct ibv_device_attr attr;
-	char name[64];                         /* "rxe0", for messages */
-	int numa_node;                         /* of the PCI function; -1 unknown (soft devices) */
-	bool send_with_inv;                    /* IBV_DEVICE_MEM_MGT_EXTENSIONS: SEND_WITH_INV */
-	unsigned refs;                         /* queues + registered regions; under the lock */
+	char name[64];      /* "rxe0", for messages */
+	int numa_node;      /* of the PCI function; -1 unknown (soft devices) */
+	bool send_with_inv; /* IBV_DEVICE_MEM_MGT_EXTENSIONS: SEND_WITH_INV */
+	unsigned refs;      /* queues + registered regions; under the lock */
 	_Atomic(struct nvmf_rdma_regions *) regions;
-	struct nvmf_rdma_regions *retired;       /* replaced tables, freed with the device */
+	struct nvmf_rdma_regions *retired; /* replaced tables, freed with the device */
 	struct nvmf_rdma_dev *next;
 };
 
@@ -78,7 +78,7 @@ int nvmf_rdma_dev_unregister(struct nvmf_rdma_dev *dev, void *addr);
 /* nvmf_rdma_dev_lookup - the registered region containing [buf, buf+len), or NULL. Lock
  * free. */
 const struct nvmf_rdma_region *nvmf_rdma_dev_lookup(struct nvmf_rdma_dev *dev, const void *buf,
-						size_t len);
+						    size_t len);
 
 /* nvmf_rdma_device_numa_node - NUMA node of @device's PCI function (sysfs), -1 if
  * unknown (soft devices, no NUMA). */

@@ -59,7 +59,7 @@ int nvmf_aio_init(struct nvmf_aio *aio, unsigned depth)
 void nvmf_aio_fini(struct nvmf_aio *aio)
 {
 	if (aio->depth == 0)
-		return;     /* never initialised (or already finished) */
+		return; /* never initialised (or already finished) */
 	io_uring_unregister_eventfd(&aio->ring);
 	io_uring_queue_exit(&aio->ring);
 	close(aio->event_fd);
@@ -138,13 +138,13 @@ int nvmf_aio_flush(struct nvmf_aio *aio)
 	if (aio->error)
 		return aio->error;
 	if (aio->queued == 0)
-		return 0;   /* nothing to do: no system call */
+		return 0; /* nothing to do: no system call */
 	int rc;
 	do {
 		rc = io_uring_submit(&aio->ring);
 	} while (rc == -EINTR);
 	if (rc == -EAGAIN || rc == -EBUSY)
-		return rc;  /* the SQEs stay queued for the next flush */
+		return rc; /* the SQEs stay queued for the next flush */
 	if (rc < 0) {
 		/* None was taken and none ever will be: the next poll completes them. */
 		aio->error = rc;
@@ -195,7 +195,10 @@ unsigned nvmf_aio_poll(struct nvmf_aio *aio, unsigned max)
 	unsigned total = complete_failed(aio, max);
 	while (total < max) {
 		struct io_uring_cqe *cqes[AIO_REAP_BATCH];
-		struct { struct nvmf_aio_op *op; int res; } batch[AIO_REAP_BATCH];
+		struct {
+			struct nvmf_aio_op *op;
+			int res;
+		} batch[AIO_REAP_BATCH];
 		unsigned want = max - total < AIO_REAP_BATCH ? max - total : AIO_REAP_BATCH;
 		unsigned n = io_uring_peek_batch_cqe(&aio->ring, cqes, want);
 		if (n == 0)

@@ -19,23 +19,23 @@ typedef void (*nvmf_aio_done_fn)(struct nvmf_aio_op *op, int res);
 /* One queued operation; the caller owns its memory until @done runs. */
 struct nvmf_aio_op {
 	nvmf_aio_done_fn done;
-	void *ctx;                  /* free for the caller */
-	struct nvmf_aio *aio;       /* set by the queue functions: lets done() queue a continuation */
+	void *ctx;            /* free for the caller */
+	struct nvmf_aio *aio; /* set by the queue functions: lets done() queue a continuation */
 };
 
 struct nvmf_aio {
 	struct io_uring ring;
-	int event_fd;               /* readable when completions are posted (for idle sleep) */
-	unsigned queued;            /* SQEs prepared, not yet submitted */
-	unsigned inflight;          /* submitted (or failed, see error), not yet reaped */
+	int event_fd;      /* readable when completions are posted (for idle sleep) */
+	unsigned queued;   /* SQEs prepared, not yet submitted */
+	unsigned inflight; /* submitted (or failed, see error), not yet reaped */
 	unsigned depth;
-	unsigned reaped_last;       /* completions the previous poll reaped (eventfd clearing) */
-	struct nvmf_aio_op **sq_ops;/* the op of every queued SQE, oldest at sq_first (a ring of
+	unsigned reaped_last;        /* completions the previous poll reaped (eventfd clearing) */
+	struct nvmf_aio_op **sq_ops; /* the op of every queued SQE, oldest at sq_first (a ring of
 				     * sq_size: the SQ never holds more) */
 	unsigned sq_first, sq_size;
-	int error;                  /* 0, or the -errno io_uring_submit failed with for good:
+	int error;       /* 0, or the -errno io_uring_submit failed with for good:
 				     * nothing is submitted any more */
-	unsigned failed;            /* queued ops the failure ended: the next polls complete
+	unsigned failed; /* queued ops the failure ended: the next polls complete
 				     * them with error (counted in inflight until then) */
 };
 
@@ -49,11 +49,14 @@ void nvmf_aio_fini(struct nvmf_aio *aio);
  * exceed the completion queue (so it never overflows); or aio->error once the ring
  * cannot submit any more (nvmf_aio_flush): the caller fails its I/O with it. The buffer
  * must stay valid until @op->done. */
-int nvmf_aio_read(struct nvmf_aio *aio, int fd, void *buf, uint32_t len, uint64_t off, struct nvmf_aio_op *op);
-int nvmf_aio_write(struct nvmf_aio *aio, int fd, const void *buf, uint32_t len, uint64_t off, struct nvmf_aio_op *op);
+int nvmf_aio_read(struct nvmf_aio *aio, int fd, void *buf, uint32_t len, uint64_t off,
+		  struct nvmf_aio_op *op);
+int nvmf_aio_write(struct nvmf_aio *aio, int fd, const void *buf, uint32_t len, uint64_t off,
+		   struct nvmf_aio_op *op);
 int nvmf_aio_fsync(struct nvmf_aio *aio, int fd, struct nvmf_aio_op *op);
 /* fallocate(@fd, @mode, @off, @len): punch holes / zero ranges on files. */
-int nvmf_aio_fallocate(struct nvmf_aio *aio, int fd, int mode, uint64_t off, uint64_t len, struct nvmf_aio_op *op);
+int nvmf_aio_fallocate(struct nvmf_aio *aio, int fd, int mode, uint64_t off, uint64_t len,
+		       struct nvmf_aio_op *op);
 
 /*
  * nvmf_aio_flush - submit everything queued in one system call. Returns 0 or -errno.

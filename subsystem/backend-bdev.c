@@ -62,7 +62,8 @@ static bool has_write_cache(dev_t rdev)
 	return true;
 }
 
-static int bdev_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err, size_t errlen)
+static int bdev_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err,
+		     size_t errlen)
 {
 	const char *path = cfg->path;
 	struct stat st;
@@ -88,7 +89,8 @@ static int bdev_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char
 	if (b->fd < 0)
 		return -1;
 	if (ioctl(b->fd, BLKGETSIZE64, &bytes) < 0 || ioctl(b->fd, BLKSSZGET, &lbs) < 0) {
-		snprintf(err, errlen, "%s: cannot read the device geometry: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: cannot read the device geometry: %s", path,
+			 strerror(errno));
 		goto fail;
 	}
 	if (cfg->block_size && cfg->block_size != (uint32_t)lbs) {

@@ -45,19 +45,23 @@ static bool direct_fits(struct nvmf_bdev *b, uint32_t block_size, const char *pa
 	    (stx.stx_mask & STATX_DIOALIGN)) {
 		if (stx.stx_dio_offset_align == 0 || stx.stx_dio_offset_align > block_size ||
 		    stx.stx_dio_mem_align > 4096) {
-			nvmf_bdev_note(b, "%s: direct I/O needs %u-byte alignment, more than the "
-				"block size %u; using buffered I/O", path,
-				stx.stx_dio_offset_align, block_size);
+			nvmf_bdev_note(b,
+				       "%s: direct I/O needs %u-byte alignment, more than the "
+				       "block size %u; using buffered I/O",
+				       path, stx.stx_dio_offset_align, block_size);
 			return false;
 		}
 	}
 #else
-	(void)b; (void)block_size; (void)path;
+	(void)b;
+	(void)block_size;
+	(void)path;
 #endif
 	return true;
 }
 
-static int file_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err, size_t errlen)
+static int file_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err,
+		     size_t errlen)
 {
 	const char *path = cfg->path;
 	bool created = false;
@@ -105,9 +109,11 @@ static int file_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char
 		 * file's shape (nvmf_create); otherwise a typo in the size would silently
 		 * extend a disk image. */
 		if (!cfg->create) {
-			snprintf(err, errlen, "%s: file is %llu bytes, smaller than nvmf_size_bytes "
-				 "%llu (set nvmf_create to grow it)", path,
-				 (unsigned long long)size, (unsigned long long)cfg->size_bytes);
+			snprintf(err, errlen,
+				 "%s: file is %llu bytes, smaller than nvmf_size_bytes "
+				 "%llu (set nvmf_create to grow it)",
+				 path, (unsigned long long)size,
+				 (unsigned long long)cfg->size_bytes);
 			goto fail;
 		}
 		if (ftruncate(b->fd, (off_t)cfg->size_bytes) < 0) {
@@ -127,12 +133,13 @@ static int file_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char
 	b->volatile_cache = true;
 	/* The file system allocates, punches holes and prefers I/O in its blocks. */
 	if (st.st_blksize > 0 && (uint64_t)st.st_blksize <= UINT32_MAX)
-		b->write_granularity = b->discard_granularity = b->optimal_io = (uint32_t)st.st_blksize;
+		b->write_granularity = b->discard_granularity = b->optimal_io =
+			(uint32_t)st.st_blksize;
 	struct statfs sfs;
-	if (fstatfs(b->fd, &sfs) == 0 &&
-	    (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC)) {
+	if (fstatfs(b->fd, &sfs) == 0 && (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC)) {
 		b->in_memory = true;
-		nvmf_bdev_note(b, "%s: file in memory (tmpfs): reads and writes served inline", path);
+		nvmf_bdev_note(b, "%s: file in memory (tmpfs): reads and writes served inline",
+			       path);
 	}
 	return 0;
 
@@ -151,7 +158,7 @@ fail:
 static int file_resize(struct nvmf_bdev *b, uint64_t size, char *err, size_t errlen)
 {
 	if (size < b->size)
-		__atomic_store_n(&b->size, size, __ATOMIC_RELEASE);   /* no new I/O past it */
+		__atomic_store_n(&b->size, size, __ATOMIC_RELEASE); /* no new I/O past it */
 	if (ftruncate(b->fd, (off_t)size) < 0) {
 		int e = errno;
 		snprintf(err, errlen, "cannot resize the file to %llu bytes: %s",

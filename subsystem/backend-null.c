@@ -10,13 +10,15 @@
 #include <stdio.h>
 #include <string.h>
 
-static int null_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err, size_t errlen)
+static int null_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err,
+		     size_t errlen)
 {
 	if (nvmf_backend_block_size(cfg, "null", &b->block_size, err, errlen) < 0)
 		return -1;
 	b->size = cfg->size_bytes - cfg->size_bytes % b->block_size;
 	if (b->size == 0) {
-		snprintf(err, errlen, "null: nvmf_size_bytes %llu is smaller than one block of %u bytes",
+		snprintf(err, errlen,
+			 "null: nvmf_size_bytes %llu is smaller than one block of %u bytes",
 			 (unsigned long long)cfg->size_bytes, b->block_size);
 		return -1;
 	}

@@ -26,7 +26,8 @@ static bool all_zero(const uint8_t *p, size_t n)
 static void identify_error(char *err, size_t errlen, const char *path, const char *what, int rc)
 {
 	if (rc > 0)
-		snprintf(err, errlen, "%s: %s failed with NVMe status 0x%x", path, what, (unsigned)rc);
+		snprintf(err, errlen, "%s: %s failed with NVMe status 0x%x", path, what,
+			 (unsigned)rc);
 	else
 		snprintf(err, errlen, "%s: %s failed: %s", path, what, strerror(errno));
 }
@@ -78,14 +79,17 @@ static int read_identity(struct nvmf_bdev *b, const char *path, char *err, size_
 	}
 	uint32_t lbads = 1u << ns.lbaf[idx].ds;
 	if (lbads != b->block_size) {
-		snprintf(err, errlen, "%s: LBA format %u has %u-byte blocks, the block device "
-			 "reports %u", path, idx, lbads, b->block_size);
+		snprintf(err, errlen,
+			 "%s: LBA format %u has %u-byte blocks, the block device "
+			 "reports %u",
+			 path, idx, lbads, b->block_size);
 		return -1;
 	}
 	return 0;
 }
 
-static int nvme_backend_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err, size_t errlen)
+static int nvme_backend_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err,
+			     size_t errlen)
 {
 	if (nvmf_backend_bdev_ops.open(b, cfg, err, errlen) < 0)
 		return -1;

@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define RAM_RESERVE (1ull << 40)   /* 1 TiB of address space: costs nothing until used */
+#define RAM_RESERVE (1ull << 40) /* 1 TiB of address space: costs nothing until used */
 
 static int ram_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err, size_t errlen)
 {
@@ -22,26 +22,29 @@ static int ram_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char 
 		return -1;
 	b->size = cfg->size_bytes - cfg->size_bytes % b->block_size;
 	if (b->size == 0) {
-		snprintf(err, errlen, "ram: nvmf_size_bytes %llu is smaller than one block of %u bytes",
+		snprintf(err, errlen,
+			 "ram: nvmf_size_bytes %llu is smaller than one block of %u bytes",
 			 (unsigned long long)cfg->size_bytes, b->block_size);
 		return -1;
 	}
 	uint64_t reserve = b->size > RAM_RESERVE ? b->size : RAM_RESERVE;
-	void *mem = mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (mem == MAP_FAILED) {   /* a small address space (ulimit -v): no room to grow */
+	void *mem =
+		mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (mem == MAP_FAILED) { /* a small address space (ulimit -v): no room to grow */
 		reserve = b->size;
-		mem = mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		mem = mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			   -1, 0);
 	}
 	if (mem == MAP_FAILED || mprotect(mem, b->size, PROT_READ | PROT_WRITE) < 0) {
-		snprintf(err, errlen, "ram: cannot map %llu bytes: %s",
-			 (unsigned long long)b->size, strerror(errno));
+		snprintf(err, errlen, "ram: cannot map %llu bytes: %s", (unsigned long long)b->size,
+			 strerror(errno));
 		if (mem != MAP_FAILED)
 			munmap(mem, reserve);
 		return -1;
 	}
 	b->mem = mem;
 	b->mem_reserved = reserve;
-	b->volatile_cache = false;  /* nothing outlives the process anyway */
+	b->volatile_cache = false; /* nothing outlives the process anyway */
 	/* Any write size is fine (write_granularity 0: one block); a deallocate frees whole
 	 * pages (MADV_DONTNEED), the rest of a page is only zeroed. */
 	b->discard_granularity = (uint32_t)sysconf(_SC_PAGESIZE);
@@ -101,7 +104,8 @@ static int ram_resize(struct nvmf_bdev *b, uint64_t size, char *err, size_t errl
 {
 	uint64_t old = b->size;
 	if (size > b->mem_reserved) {
-		snprintf(err, errlen, "ram: cannot grow past the %llu bytes reserved when it was opened",
+		snprintf(err, errlen,
+			 "ram: cannot grow past the %llu bytes reserved when it was opened",
 			 (unsigned long long)b->mem_reserved);
 		return -ENOSPC;
 	}
@@ -118,7 +122,7 @@ static int ram_resize(struct nvmf_bdev *b, uint64_t size, char *err, size_t errl
 		__atomic_store_n(&b->size, size, __ATOMIC_RELEASE);
 	} else {
 		__atomic_store_n(&b->size, size, __ATOMIC_RELEASE);
-		ram_zero(b, size, old - size);   /* a later grow reads zeroes there */
+		ram_zero(b, size, old - size); /* a later grow reads zeroes there */
 	}
 	return 0;
 }

@@ -21,19 +21,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 /* Largest single read/write handed to the kernel; longer requests continue. */
 #define FD_RW_MAX (1u << 30)
 
 static const struct nvmf_bdev_ops *ops_for(enum nvmf_backend_kind kind)
 {
 	switch (kind) {
-	case NVMF_BACKEND_FILE: return &nvmf_backend_file_ops;
-	case NVMF_BACKEND_BDEV: return &nvmf_backend_bdev_ops;
-	case NVMF_BACKEND_NVME: return &nvmf_backend_nvme_ops;
-	case NVMF_BACKEND_RAM:  return &nvmf_backend_ram_ops;
-	case NVMF_BACKEND_NULL: return &nvmf_backend_null_ops;
-	case NVMF_BACKEND_AUTO: break;
+	case NVMF_BACKEND_FILE:
+		return &nvmf_backend_file_ops;
+	case NVMF_BACKEND_BDEV:
+		return &nvmf_backend_bdev_ops;
+	case NVMF_BACKEND_NVME:
+		return &nvmf_backend_nvme_ops;
+	case NVMF_BACKEND_RAM:
+		return &nvmf_backend_ram_ops;
+	case NVMF_BACKEND_NULL:
+		return &nvmf_backend_null_ops;
+	case NVMF_BACKEND_AUTO:
+		break;
 	}
 	return NULL;
 }
@@ -57,12 +62,13 @@ bool nvmf_backend_is_nvme_name(const char *name)
 /* Kind of @cfg->path when the config names none: regular file -> file, NVMe namespace
  * block device -> nvme (symlinks such as /dev/disk/by-id are resolved), other block
  * device -> bdev, a missing path with nvmf_create -> file. */
-static int infer_kind(const struct nvmf_ns_config *cfg, enum nvmf_backend_kind *kind,
-		      char *err, size_t errlen)
+static int infer_kind(const struct nvmf_ns_config *cfg, enum nvmf_backend_kind *kind, char *err,
+		      size_t errlen)
 {
 	struct stat st;
 	if (!cfg->path) {
-		snprintf(err, errlen, "namespace %u: no device.path and no nvmf_backend", cfg->nsid);
+		snprintf(err, errlen, "namespace %u: no device.path and no nvmf_backend",
+			 cfg->nsid);
 		return -1;
 	}
 	if (stat(cfg->path, &st) < 0) {
@@ -84,7 +90,8 @@ static int infer_kind(const struct nvmf_ns_config *cfg, enum nvmf_backend_kind *
 	char real[PATH_MAX];
 	const char *name = realpath(cfg->path, real) ? real : cfg->path;
 	const char *slash = strrchr(name, '/');
-	*kind = nvmf_backend_is_nvme_name(slash ? slash + 1 : name) ? NVMF_BACKEND_NVME : NVMF_BACKEND_BDEV;
+	*kind = nvmf_backend_is_nvme_name(slash ? slash + 1 : name) ? NVMF_BACKEND_NVME :
+								      NVMF_BACKEND_BDEV;
 	return 0;
 }
 
@@ -95,7 +102,8 @@ struct nvmf_bdev *nvmf_bdev_open(const struct nvmf_ns_config *cfg, char *err, si
 		return NULL;
 	const struct nvmf_bdev_ops *ops = ops_for(kind);
 	if (!ops) {
-		snprintf(err, errlen, "namespace %u: unknown backend kind %d", cfg->nsid, (int)kind);
+		snprintf(err, errlen, "namespace %u: unknown backend kind %d", cfg->nsid,
+			 (int)kind);
 		return NULL;
 	}
 	struct nvmf_bdev *b = calloc(1, sizeof(*b));
@@ -126,7 +134,7 @@ static bool io_valid(const struct nvmf_bdev *b, const struct nvmf_bdev_io *io)
 	uint64_t bs = b->block_size;
 	if (io->offset % bs || io->len % bs)
 		return false;
-	uint64_t size = __atomic_load_n(&b->size, __ATOMIC_ACQUIRE);   /* a resize may move it */
+	uint64_t size = __atomic_load_n(&b->size, __ATOMIC_ACQUIRE); /* a resize may move it */
 	if (io->offset > size || io->len > size - io->offset)
 		return false;
 	if (io->op == NVMF_BDEV_READ || io->op == NVMF_BDEV_WRITE) {
@@ -146,7 +154,7 @@ int nvmf_bdev_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev
 		return 0;
 	}
 	if (io->len == 0 && io->op != NVMF_BDEV_FLUSH) {
-		io->done(io, 0);    /* nothing to move; no system call */
+		io->done(io, 0); /* nothing to move; no system call */
 		return 0;
 	}
 	return b->ops->submit(b, aio, io);
@@ -155,12 +163,14 @@ int nvmf_bdev_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev
 int nvmf_bdev_resize(struct nvmf_bdev *b, uint64_t size, char *err, size_t errlen)
 {
 	if (!b->ops->resize) {
-		snprintf(err, errlen, "a \"%s\" namespace cannot be resized (ram, null and file can)",
+		snprintf(err, errlen,
+			 "a \"%s\" namespace cannot be resized (ram, null and file can)",
 			 b->ops->name);
 		return -ENOTSUP;
 	}
 	if (size == 0 || size % b->block_size) {
-		snprintf(err, errlen, "size %llu bytes is not a positive multiple of the block size (%u)",
+		snprintf(err, errlen,
+			 "size %llu bytes is not a positive multiple of the block size (%u)",
 			 (unsigned long long)size, b->block_size);
 		return -EINVAL;
 	}
@@ -190,7 +200,6 @@ int nvmf_backend_block_size(const struct nvmf_ns_config *cfg, const char *name, 
 	return 0;
 }
 
-
 void nvmf_bdev_note(struct nvmf_bdev *b, const char *fmt, ...)
 {
 	size_t n = strlen(b->note);
@@ -206,8 +215,8 @@ void nvmf_bdev_note(struct nvmf_bdev *b, const char *fmt, ...)
 		strcat(b->note, "\n");
 }
 
-int nvmf_backend_open_fd(struct nvmf_bdev *b, const char *path, int flags, bool buffered,
-			 char *err, size_t errlen)
+int nvmf_backend_open_fd(struct nvmf_bdev *b, const char *path, int flags, bool buffered, char *err,
+			 size_t errlen)
 {
 	int fd;
 	bool *direct = &b->direct;
@@ -349,8 +358,8 @@ static int zero_queue(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bde
 	bool punch = io->done_bytes == 0 ? punch_first : !punch_first;
 	io->aio.done = zero_done;
 	io->aio.ctx = b;
-	return nvmf_aio_fallocate(aio, b->fd, punch ? ZERO_PUNCH : ZERO_RANGE, io->offset,
-				  io->len, &io->aio);
+	return nvmf_aio_fallocate(aio, b->fd, punch ? ZERO_PUNCH : ZERO_RANGE, io->offset, io->len,
+				  &io->aio);
 }
 
 /* READ/WRITE of an in-memory file: copies, done here. Same results as rw_done(): a read
@@ -362,7 +371,8 @@ static void rw_inline(struct nvmf_bdev *b, struct nvmf_bdev_io *io)
 		uint64_t left = io->len - io->done_bytes;
 		size_t n = left > FD_RW_MAX ? FD_RW_MAX : (size_t)left;
 		off_t off = (off_t)(io->offset + io->done_bytes);
-		ssize_t r = io->op == NVMF_BDEV_READ ? pread(b->fd, p, n, off) : pwrite(b->fd, p, n, off);
+		ssize_t r = io->op == NVMF_BDEV_READ ? pread(b->fd, p, n, off) :
+						       pwrite(b->fd, p, n, off);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -411,7 +421,8 @@ void nvmf_backend_fd_close(struct nvmf_bdev *b)
 	/* On stderr, not in the target's log: a backend knows no target, and nvmf_bdev_close
 	 * runs where none is at hand (a namespace freed with its subsystem). */
 	if (fsync(b->fd) < 0)
-		fprintf(stderr, "%s backend: fsync at close failed: %s\n", b->ops->name, strerror(errno));
+		fprintf(stderr, "%s backend: fsync at close failed: %s\n", b->ops->name,
+			strerror(errno));
 	close(b->fd);
 	b->fd = -1;
 }

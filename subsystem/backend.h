@@ -16,9 +16,9 @@
 enum nvmf_bdev_op {
 	NVMF_BDEV_READ,
 	NVMF_BDEV_WRITE,
-	NVMF_BDEV_FLUSH,         /* make completed writes durable */
-	NVMF_BDEV_WRITE_ZEROES,  /* range reads back as zeroes afterwards */
-	NVMF_BDEV_DISCARD,       /* deallocate; reads back as zeroes (DLFEAT 001b) */
+	NVMF_BDEV_FLUSH,        /* make completed writes durable */
+	NVMF_BDEV_WRITE_ZEROES, /* range reads back as zeroes afterwards */
+	NVMF_BDEV_DISCARD,      /* deallocate; reads back as zeroes (DLFEAT 001b) */
 };
 
 struct nvmf_bdev_io;
@@ -30,20 +30,21 @@ struct nvmf_bdev_io {
 	enum nvmf_bdev_op op;
 	uint64_t offset;
 	uint64_t len;
-	void *buf;                   /* READ/WRITE: len bytes; others: unused */
+	void *buf; /* READ/WRITE: len bytes; others: unused */
 	nvmf_bdev_done_fn done;
-	void *ctx;                   /* free for the caller */
-	struct nvmf_aio_op aio;      /* backend's use */
-	uint64_t done_bytes;         /* backend's use (short-transfer continuation) */
+	void *ctx;              /* free for the caller */
+	struct nvmf_aio_op aio; /* backend's use */
+	uint64_t done_bytes;    /* backend's use (short-transfer continuation) */
 };
 
 struct nvmf_bdev;
 
 struct nvmf_bdev_ops {
-	const char *name;            /* "file", "bdev", "nvme", "ram", "null" */
+	const char *name; /* "file", "bdev", "nvme", "ram", "null" */
 	/* Open per @cfg. Fill size/block_size (and identity for nvme). Returns 0 or -1 with
 	 * a message naming the path in @err. */
-	int (*open)(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err, size_t errlen);
+	int (*open)(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err,
+		    size_t errlen);
 	void (*close)(struct nvmf_bdev *b);
 	/* Queue @io on @aio (or complete it inline). Returns 0, or -EAGAIN (ring full: retry
 	 * later; io->done not called), or aio->error when @aio can no longer submit
@@ -61,26 +62,26 @@ struct nvmf_bdev_ops {
 struct nvmf_bdev {
 	const struct nvmf_bdev_ops *ops;
 	enum nvmf_backend_kind kind;
-	int fd;                      /* -1 for ram/null */
-	uint64_t size;               /* bytes, a multiple of block_size (atomic: resize) */
-	uint32_t block_size;         /* bytes: 512 or 4096 */
-	bool volatile_cache;         /* needs FLUSH for durability (files, most devices) */
-	bool direct;                 /* opened with O_DIRECT: buffers must be block aligned */
-	bool in_memory;              /* file on tmpfs/ramfs: reads and writes are page-cache
+	int fd;              /* -1 for ram/null */
+	uint64_t size;       /* bytes, a multiple of block_size (atomic: resize) */
+	uint32_t block_size; /* bytes: 512 or 4096 */
+	bool volatile_cache; /* needs FLUSH for durability (files, most devices) */
+	bool direct;         /* opened with O_DIRECT: buffers must be block aligned */
+	bool in_memory;      /* file on tmpfs/ramfs: reads and writes are page-cache
 				      * copies that never wait for a disk, done inline in submit
 				      * (io_uring would hand each one to a worker thread) */
 	/* I/O hints, bytes, 0 = unknown (one logical block); Identify Namespace reports them
 	 * as NPWG/NPWA, NPDG/NPDA and NOWS (target/identify-cs.c): */
-	uint32_t write_granularity;  /* the smallest write that needs no read-modify-write:
+	uint32_t write_granularity;   /* the smallest write that needs no read-modify-write:
 				      * a device's physical block (BLKPBSZGET), a file
 				      * system's block */
-	uint32_t discard_granularity;/* the smallest deallocation that frees space: the
+	uint32_t discard_granularity; /* the smallest deallocation that frees space: the
 				      * device's discard_granularity, the file system's
 				      * block, a RAM page */
-	uint32_t optimal_io;         /* the optimal write size: the device's BLKIOOPT, the
+	uint32_t optimal_io;          /* the optimal write size: the device's BLKIOOPT, the
 				      * file system's preferred I/O size (st_blksize) */
-	void *mem;                   /* ram: the data */
-	uint64_t mem_reserved;       /* ram: bytes of address space reserved at mem (the most
+	void *mem;                    /* ram: the data */
+	uint64_t mem_reserved;        /* ram: bytes of address space reserved at mem (the most
 				      * it can grow to) */
 	/* Identity read from a raw NVMe drive (nvme backend), space padded, else empty. */
 	char model[41], serial[21], firmware[9];
@@ -95,7 +96,8 @@ struct nvmf_bdev {
 
 /* nvmf_bdev_note - append one line (printf @fmt, no newline) to b->note; a line that does
  * not fit is cut. */
-void nvmf_bdev_note(struct nvmf_bdev *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void nvmf_bdev_note(struct nvmf_bdev *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /*
  * nvmf_bdev_open - open the backend @cfg describes (kind AUTO: regular file -> file,
@@ -139,8 +141,8 @@ int nvmf_backend_block_size(const struct nvmf_ns_config *cfg, const char *name, 
  * When the filesystem refuses O_DIRECT (EINVAL, e.g. tmpfs) it says so in b->note and
  * opens buffered. Sets b->direct. Returns the fd, or -1 with "<path>: <strerror>" in @err.
  */
-int nvmf_backend_open_fd(struct nvmf_bdev *b, const char *path, int flags, bool buffered,
-			 char *err, size_t errlen);
+int nvmf_backend_open_fd(struct nvmf_bdev *b, const char *path, int flags, bool buffered, char *err,
+			 size_t errlen);
 
 /*
  * nvmf_backend_fd_submit - submit for the fd backends (file, bdev, nvme) through io_uring:

@@ -32,12 +32,12 @@
 #include "util/addr.h"
 #include "util/size.h"
 
-#define CFG_MAX_NSID        1024      /* = NVMF_MAX_NSID (target/core.h) */
-#define CFG_DISCOVERY_NQN   "nqn.2014-08.org.nvmexpress.discovery"
+#define CFG_MAX_NSID      1024 /* = NVMF_MAX_NSID (target/core.h) */
+#define CFG_DISCOVERY_NQN "nqn.2014-08.org.nvmexpress.discovery"
 
 static const char *const backend_names[NVMF_BACKEND_NULL + 1] = {
 	[NVMF_BACKEND_AUTO] = "auto", [NVMF_BACKEND_FILE] = "file", [NVMF_BACKEND_BDEV] = "bdev",
-	[NVMF_BACKEND_NVME] = "nvme", [NVMF_BACKEND_RAM] = "ram", [NVMF_BACKEND_NULL] = "null",
+	[NVMF_BACKEND_NVME] = "nvme", [NVMF_BACKEND_RAM] = "ram",   [NVMF_BACKEND_NULL] = "null",
 };
 
 /* device.{path,uuid,nguid} of one namespace. */
@@ -46,49 +46,64 @@ static int parse_device(struct cfg_ctx *c, json_t *dev, const char *base, struct
 	const char *path, *uuid, *nguid;
 	char b[80];
 
-	if (cfg_get_str(c, dev, base, "path", false, &path) || cfg_get_str(c, dev, base, "uuid", false, &uuid) ||
+	if (cfg_get_str(c, dev, base, "path", false, &path) ||
+	    cfg_get_str(c, dev, base, "uuid", false, &uuid) ||
 	    cfg_get_str(c, dev, base, "nguid", false, &nguid))
 		return -1;
 	if (uuid && *uuid) {
 		if (nvme_uuid_parse(uuid, ns->uuid, NULL, 0))
-			return cfg_fail(c, base, "uuid", "%s is not a UUID (8-4-4-4-12 or 32 hex digits)",
-				    cfg_quote(uuid, b, sizeof(b)));
-		ns->has_uuid = !cfg_all_zero(ns->uuid, 16);   /* all zeroes = none (nvmetcli's default) */
+			return cfg_fail(c, base, "uuid",
+					"%s is not a UUID (8-4-4-4-12 or 32 hex digits)",
+					cfg_quote(uuid, b, sizeof(b)));
+		ns->has_uuid =
+			!cfg_all_zero(ns->uuid, 16); /* all zeroes = none (nvmetcli's default) */
 	}
 	if (nguid && *nguid) {
 		if (nvme_nguid_parse(nguid, ns->nguid, NULL, 0))
-			return cfg_fail(c, base, "nguid", "%s is not an NGUID (32 hex digits, or "
-				    "8-4-4-4-12 like a UUID)", cfg_quote(nguid, b, sizeof(b)));
+			return cfg_fail(c, base, "nguid",
+					"%s is not an NGUID (32 hex digits, or "
+					"8-4-4-4-12 like a UUID)",
+					cfg_quote(nguid, b, sizeof(b)));
 		ns->has_nguid = !cfg_all_zero(ns->nguid, 16);
 	}
 	if (path && *path) {
 		if (path[0] != '/')
-			return cfg_fail(c, base, "path", "%s is not an absolute path", cfg_quote(path, b, sizeof(b)));
+			return cfg_fail(c, base, "path", "%s is not an absolute path",
+					cfg_quote(path, b, sizeof(b)));
 		if (!(ns->path = strdup(path)))
 			return cfg_fail(c, base, "path", "out of memory");
 	}
 	return 0;
 }
 
-static const struct cfg_irule nsid_rule = { 1, CFG_MAX_NSID, false, "a valid namespace ID", "1-1024" };
-static const struct cfg_irule bs_rule = { 512, 4096, false, "a supported block size", "512 or 4096" };
+static const struct cfg_irule nsid_rule = { 1, CFG_MAX_NSID, false, "a valid namespace ID",
+					    "1-1024" };
+static const struct cfg_irule bs_rule = { 512, 4096, false, "a supported block size",
+					  "512 or 4096" };
 
 /* One namespaces[] entry, nvmetcli keys plus nvmf_* extensions. */
 static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_ns_config *ns)
 {
-	static const char *const ext[] = { "nvmf_backend", "nvmf_size_bytes", "nvmf_block_size",
-		"nvmf_create", "nvmf_buffered", "nvmf_eui64", NULL };
+	static const char *const ext[] = { "nvmf_backend",
+					   "nvmf_size_bytes",
+					   "nvmf_block_size",
+					   "nvmf_create",
+					   "nvmf_buffered",
+					   "nvmf_eui64",
+					   NULL };
 	const char *kind = NULL, *eui;
 	json_t *dev, *size, *resv;
 	char dbase[128], rbase[128], b[80];
 	long long v;
 	int r;
 
-	if (cfg_check_ext_keys(c, j, base, ext) || cfg_get_int(c, j, base, "nsid", &nsid_rule, true, &v) < 0)
+	if (cfg_check_ext_keys(c, j, base, ext) ||
+	    cfg_get_int(c, j, base, "nsid", &nsid_rule, true, &v) < 0)
 		return -1;
 	ns->nsid = (uint32_t)v;
 	ns->enable = true;
-	if (cfg_get_bool(c, j, base, "enable", &ns->enable) < 0 || cfg_get_str(c, j, base, "nvmf_backend", false, &kind))
+	if (cfg_get_bool(c, j, base, "enable", &ns->enable) < 0 ||
+	    cfg_get_str(c, j, base, "nvmf_backend", false, &kind))
 		return -1;
 	if (kind) {
 		size_t k;
@@ -96,19 +111,22 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 			if (!strcmp(kind, backend_names[k]))
 				break;
 		if (k == sizeof(backend_names) / sizeof(backend_names[0]))
-			return cfg_fail(c, base, "nvmf_backend", "%s is not a backend (file, bdev, nvme, ram or null)",
-				    cfg_quote(kind, b, sizeof(b)));
+			return cfg_fail(c, base, "nvmf_backend",
+					"%s is not a backend (file, bdev, nvme, ram or null)",
+					cfg_quote(kind, b, sizeof(b)));
 		ns->kind = (enum nvmf_backend_kind)k;
 	}
 	snprintf(dbase, sizeof(dbase), "%s.device", base);
-	if (cfg_get_typed(c, j, base, "device", JSON_OBJECT, false, &dev) || (dev && parse_device(c, dev, dbase, ns)))
+	if (cfg_get_typed(c, j, base, "device", JSON_OBJECT, false, &dev) ||
+	    (dev && parse_device(c, dev, dbase, ns)))
 		return -1;
 	/* nvmetcli's resv group (configfs resv_enable). A reservation fences hosts off: a key
 	 * of that group we do not know is refused rather than ignored. */
 	snprintf(rbase, sizeof(rbase), "%s.resv", base);
 	if (cfg_get_typed(c, j, base, "resv", JSON_OBJECT, false, &resv) ||
-	    (resv && (cfg_check_only_keys(c, resv, rbase, (const char *const[]){ "enable", NULL }) ||
-		      cfg_get_bool(c, resv, rbase, "enable", &ns->resv_enable) < 0)))
+	    (resv &&
+	     (cfg_check_only_keys(c, resv, rbase, (const char *const[]){ "enable", NULL }) ||
+	      cfg_get_bool(c, resv, rbase, "enable", &ns->resv_enable) < 0)))
 		return -1;
 
 	/* nvmf_size_bytes: an integer, or a string by util/size.h's grammar. */
@@ -120,10 +138,13 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 		else if (json_is_integer(size))
 			ok = json_integer_value(size) >= 0;
 		else
-			return cfg_fail(c, base, "nvmf_size_bytes", "expected an integer or a string like "
-				    "\"64M\", got %s", cfg_show(size, b, sizeof(b)));
+			return cfg_fail(c, base, "nvmf_size_bytes",
+					"expected an integer or a string like "
+					"\"64M\", got %s",
+					cfg_show(size, b, sizeof(b)));
 		if (!ok)
-			return cfg_bad_value(c, base, "nvmf_size_bytes", size, "a size", NVMF_SIZE_GRAMMAR);
+			return cfg_bad_value(c, base, "nvmf_size_bytes", size, "a size",
+					     NVMF_SIZE_GRAMMAR);
 		if (json_is_integer(size))
 			ns->size_bytes = (uint64_t)json_integer_value(size);
 	}
@@ -131,8 +152,9 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 		return -1;
 	if (r) {
 		if (v != 512 && v != 4096)
-			return cfg_bad_value(c, base, "nvmf_block_size", json_object_get(j, "nvmf_block_size"),
-					 bs_rule.what, bs_rule.range);
+			return cfg_bad_value(c, base, "nvmf_block_size",
+					     json_object_get(j, "nvmf_block_size"), bs_rule.what,
+					     bs_rule.range);
 		ns->block_size = (uint32_t)v;
 	}
 	if (cfg_get_bool(c, j, base, "nvmf_create", &ns->create) < 0 ||
@@ -141,7 +163,9 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 		return -1;
 	if (eui) {
 		if (nvme_eui64_parse(eui, ns->eui64, NULL, 0))
-			return cfg_fail(c, base, "nvmf_eui64", "%s is not an EUI-64 (16 hex digits)", cfg_quote(eui, b, sizeof(b)));
+			return cfg_fail(c, base, "nvmf_eui64",
+					"%s is not an EUI-64 (16 hex digits)",
+					cfg_quote(eui, b, sizeof(b)));
 		ns->has_eui64 = !cfg_all_zero(ns->eui64, 8);
 	}
 	if (cfg_parse_ns_ana(c, j, base, ns))
@@ -150,31 +174,42 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 	/* Cross-field rules: what each backend kind needs. */
 	if (ns->kind == NVMF_BACKEND_RAM || ns->kind == NVMF_BACKEND_NULL) {
 		if (ns->path)
-			return cfg_fail(c, dbase, "path", "a \"%s\" namespace has no backing path", backend_names[ns->kind]);
+			return cfg_fail(c, dbase, "path", "a \"%s\" namespace has no backing path",
+					backend_names[ns->kind]);
 		if (ns->buffered)
-			return cfg_fail(c, base, "nvmf_buffered", "a \"%s\" namespace has no file to buffer",
-				    backend_names[ns->kind]);
+			return cfg_fail(c, base, "nvmf_buffered",
+					"a \"%s\" namespace has no file to buffer",
+					backend_names[ns->kind]);
 		if (!size)
-			return cfg_fail(c, base, "nvmf_size_bytes", "required key is missing (a \"%s\" namespace "
-				    "needs its size)", backend_names[ns->kind]);
+			return cfg_fail(c, base, "nvmf_size_bytes",
+					"required key is missing (a \"%s\" namespace "
+					"needs its size)",
+					backend_names[ns->kind]);
 		if (!ns->size_bytes)
-			return cfg_fail(c, base, "nvmf_size_bytes", "must be greater than 0 for a \"%s\" namespace",
-				    backend_names[ns->kind]);
+			return cfg_fail(c, base, "nvmf_size_bytes",
+					"must be greater than 0 for a \"%s\" namespace",
+					backend_names[ns->kind]);
 	} else if (!ns->path && ns->enable) {
 		/* A disabled namespace may lack a path, as nvmetcli saves one never configured. */
-		return cfg_fail(c, dbase, "path", "%s (needed unless nvmf_backend is \"ram\" or \"null\")",
-				dev && json_object_get(dev, "path") ? "empty" : "required key is missing");
+		return cfg_fail(
+			c, dbase, "path", "%s (needed unless nvmf_backend is \"ram\" or \"null\")",
+			dev && json_object_get(dev, "path") ? "empty" : "required key is missing");
 	}
 	if (ns->size_bytes % (ns->block_size ? ns->block_size : 512))
-		return cfg_fail(c, base, "nvmf_size_bytes", "%s is not a multiple of the block size (%u)",
-			    cfg_show(size, b, sizeof(b)), ns->block_size ? ns->block_size : 512);
+		return cfg_fail(c, base, "nvmf_size_bytes",
+				"%s is not a multiple of the block size (%u)",
+				cfg_show(size, b, sizeof(b)),
+				ns->block_size ? ns->block_size : 512);
 	if (ns->create) {
 		if (ns->kind != NVMF_BACKEND_AUTO && ns->kind != NVMF_BACKEND_FILE)
-			return cfg_fail(c, base, "nvmf_create", "only a \"file\" namespace can be created "
-				    "(nvmf_backend is \"%s\")", backend_names[ns->kind]);
+			return cfg_fail(c, base, "nvmf_create",
+					"only a \"file\" namespace can be created "
+					"(nvmf_backend is \"%s\")",
+					backend_names[ns->kind]);
 		if (!ns->size_bytes)
-			return cfg_fail(c, base, "nvmf_create", "needs nvmf_size_bytes (the size of the file to create)");
-		ns->kind = NVMF_BACKEND_FILE;   /* a path that may not exist yet cannot be inferred */
+			return cfg_fail(c, base, "nvmf_create",
+					"needs nvmf_size_bytes (the size of the file to create)");
+		ns->kind = NVMF_BACKEND_FILE; /* a path that may not exist yet cannot be inferred */
 	}
 	return 0;
 }
@@ -197,12 +232,14 @@ static int get_nqn_list(struct cfg_ctx *c, json_t *obj, const char *base, const 
 	json_array_foreach(arr, i, v) {
 		snprintf(k, sizeof(k), "%s[%zu]", key, i);
 		if (!json_is_string(v))
-			return cfg_fail(c, base, k, "expected a string, got %s", cfg_show(v, b, sizeof(b)));
+			return cfg_fail(c, base, k, "expected a string, got %s",
+					cfg_show(v, b, sizeof(b)));
 		if (cfg_check_nqn(c, base, k, json_string_value(v)))
 			return -1;
 		for (size_t p = 0; p < i; p++)
 			if (!strcmp((*out)[p], json_string_value(v)))
-				return cfg_fail(c, base, k, "%s is listed twice", cfg_show(v, b, sizeof(b)));
+				return cfg_fail(c, base, k, "%s is listed twice",
+						cfg_show(v, b, sizeof(b)));
 		if (!((*out)[i] = strdup(json_string_value(v))))
 			return cfg_fail(c, base, k, "out of memory");
 		*n = i + 1;
@@ -222,13 +259,15 @@ static int parse_attr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 	int r;
 
 	if (cfg_get_bool(c, a, base, "allow_any_host", &s->allow_any_host) < 0 ||
-	    cfg_get_ascii(c, a, base, "serial", s->serial, 20) || cfg_get_ascii(c, a, base, "model", s->model, 40) ||
-	    cfg_get_ascii(c, a, base, "firmware", s->firmware, 8) || cfg_get_str(c, a, base, "version", false, &ver) ||
-	    cfg_check_pi(c, a, base))
+	    cfg_get_ascii(c, a, base, "serial", s->serial, 20) ||
+	    cfg_get_ascii(c, a, base, "model", s->model, 40) ||
+	    cfg_get_ascii(c, a, base, "firmware", s->firmware, 8) ||
+	    cfg_get_str(c, a, base, "version", false, &ver) || cfg_check_pi(c, a, base))
 		return -1;
 	if (ver && *ver && nvme_version_parse(ver, &s->version, NULL, 0))
-		return cfg_fail(c, base, "version", "%s is not an NVMe version (like \"1.3\", \"2.0\" or \"1.2.1\")",
-			    cfg_quote(ver, b, sizeof(b)));
+		return cfg_fail(c, base, "version",
+				"%s is not an NVMe version (like \"1.3\", \"2.0\" or \"1.2.1\")",
+				cfg_quote(ver, b, sizeof(b)));
 	if ((r = cfg_get_int(c, a, base, "cntlid_min", &cntlid_rule, false, &v)) < 0)
 		return -1;
 	if (r)
@@ -238,7 +277,8 @@ static int parse_attr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 	if (r)
 		s->cntlid_max = (uint16_t)v;
 	if (s->cntlid_min > s->cntlid_max)
-		return cfg_fail(c, base, "cntlid_min", "%u is greater than cntlid_max %u", s->cntlid_min, s->cntlid_max);
+		return cfg_fail(c, base, "cntlid_min", "%u is greater than cntlid_max %u",
+				s->cntlid_min, s->cntlid_max);
 	if ((r = cfg_get_int(c, a, base, "qid_max", &qid_rule, false, &v)) < 0)
 		return -1;
 	if (r)
@@ -282,8 +322,8 @@ void nvmf_config_port_defaults(struct nvmf_port_config *p)
 }
 
 /* One subsystems[] entry. */
-static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_subsys_config *s,
-			const char *disc_nqn)
+static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base,
+			struct nvmf_subsys_config *s, const char *disc_nqn)
 {
 	static const char *const none[] = { NULL };
 	json_t *attr, *nss, *v;
@@ -296,10 +336,12 @@ static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base, struct n
 	    cfg_check_nqn(c, base, "nqn", nqn))
 		return -1;
 	if (!strcmp(nqn, disc_nqn))
-		return cfg_fail(c, base, "nqn", "%s is the discovery subsystem's NQN", cfg_quote(nqn, b, sizeof(b)));
+		return cfg_fail(c, base, "nqn", "%s is the discovery subsystem's NQN",
+				cfg_quote(nqn, b, sizeof(b)));
 	strcpy(s->nqn, nqn);
 	snprintf(sub, sizeof(sub), "%s.attr", base);
-	if (cfg_get_typed(c, j, base, "attr", JSON_OBJECT, false, &attr) || (attr && parse_attr(c, attr, sub, s)) ||
+	if (cfg_get_typed(c, j, base, "attr", JSON_OBJECT, false, &attr) ||
+	    (attr && parse_attr(c, attr, sub, s)) ||
 	    get_nqn_list(c, j, base, "allowed_hosts", &s->allowed_hosts, &s->n_allowed_hosts))
 		return -1;
 	if (cfg_get_typed(c, j, base, "namespaces", JSON_ARRAY, false, &nss))
@@ -312,12 +354,15 @@ static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base, struct n
 	json_array_foreach(nss, i, v) {
 		snprintf(sub, sizeof(sub), "%s.namespaces[%zu]", base, i);
 		if (!json_is_object(v))
-			return cfg_fail(c, sub, NULL, "expected an object, got %s", cfg_show(v, b, sizeof(b)));
+			return cfg_fail(c, sub, NULL, "expected an object, got %s",
+					cfg_show(v, b, sizeof(b)));
 		if (parse_ns(c, v, sub, &s->ns[i]))
 			return -1;
 		for (size_t p = 0; p < i; p++)
 			if (s->ns[p].nsid == s->ns[i].nsid)
-				return cfg_fail(c, sub, "nsid", "%u is already used by namespaces[%zu]", s->ns[i].nsid, p);
+				return cfg_fail(c, sub, "nsid",
+						"%u is already used by namespaces[%zu]",
+						s->ns[i].nsid, p);
 	}
 	return 0;
 }
@@ -326,15 +371,24 @@ static const struct cfg_irule portid_rule = { 0, 65535, false, "a port ID", "0-6
 static const struct cfg_irule svc_rule = { 1, 65535, true, "a port number", "1-65535" };
 /* param.inline_data_size, whose range depends on the port's trtype: a tcp port's must hold
  * an I/O queue's 1024-byte Connect data (parse_port checks the lower bound). */
-static const struct cfg_irule inline_rdma_rule = { -1, 16384, true, "an inline data size",
-	"0-16384 on an rdma port, or -1 for the default 8192" };
-static const struct cfg_irule inline_tcp_rule = { -1, 16384, true, "an inline data size",
-	"1024-16384 on a tcp port, or -1 for the default 8192" };
-static const struct cfg_irule mqs_rule = { -1, 1024, true, "a queue size", "16-1024, or -1 for the default 128" };
-static const struct cfg_irule h2c_rule = { -1, 16777216, true, "a MAXH2CDATA",
-	"4096-16777216 bytes, a multiple of 4, or -1 for the default 131072" };
-static const struct cfg_irule zc_rule = { -1, 16777216, true, "a zero-copy threshold",
-	"0 for never, 4096-16777216 bytes, or -1 for the default 32768" };
+static const struct cfg_irule inline_rdma_rule = {
+	-1, 16384, true, "an inline data size",
+	"0-16384 on an rdma port, or -1 for the default 8192"
+};
+static const struct cfg_irule inline_tcp_rule = {
+	-1, 16384, true, "an inline data size",
+	"1024-16384 on a tcp port, or -1 for the default 8192"
+};
+static const struct cfg_irule mqs_rule = { -1, 1024, true, "a queue size",
+					   "16-1024, or -1 for the default 128" };
+static const struct cfg_irule h2c_rule = {
+	-1, 16777216, true, "a MAXH2CDATA",
+	"4096-16777216 bytes, a multiple of 4, or -1 for the default 131072"
+};
+static const struct cfg_irule zc_rule = {
+	-1, 16777216, true, "a zero-copy threshold",
+	"0 for never, 4096-16777216 bytes, or -1 for the default 32768"
+};
 
 /* addr{} of a port: rdma or tcp over IPv4/IPv6. */
 static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvmf_port_config *p)
@@ -349,28 +403,37 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 	if (cfg_get_str(c, a, base, "trtype", true, &trtype))
 		return -1;
 	if (strcmp(trtype, "rdma") && strcmp(trtype, "tcp"))
-		return cfg_fail(c, base, "trtype", "%s is not supported (this target serves rdma and tcp)",
-			    cfg_quote(trtype, b, sizeof(b)));
+		return cfg_fail(c, base, "trtype",
+				"%s is not supported (this target serves rdma and tcp)",
+				cfg_quote(trtype, b, sizeof(b)));
 	snprintf(p->trtype, sizeof(p->trtype), "%s", trtype);
-	if (cfg_get_str(c, a, base, "adrfam", false, &adrfam) || cfg_get_str(c, a, base, "traddr", true, &traddr))
+	if (cfg_get_str(c, a, base, "adrfam", false, &adrfam) ||
+	    cfg_get_str(c, a, base, "traddr", true, &traddr))
 		return -1;
 	if (adrfam && *adrfam && strcmp(adrfam, "ipv4") && strcmp(adrfam, "ipv6"))
-		return cfg_fail(c, base, "adrfam", "%s is not supported for %s (use \"ipv4\" or \"ipv6\")",
-			    cfg_quote(adrfam, b, sizeof(b)), p->trtype);
+		return cfg_fail(c, base, "adrfam",
+				"%s is not supported for %s (use \"ipv4\" or \"ipv6\")",
+				cfg_quote(adrfam, b, sizeof(b)), p->trtype);
 	if (!*traddr)
-		return cfg_fail(c, base, "traddr", "empty (%s %s port needs an IPv4 or IPv6 address)",
-			    strcmp(p->trtype, "rdma") ? "a" : "an", p->trtype);
+		return cfg_fail(c, base, "traddr",
+				"empty (%s %s port needs an IPv4 or IPv6 address)",
+				strcmp(p->trtype, "rdma") ? "a" : "an", p->trtype);
 	int fam = nvmf_ip_parse(traddr, bin);
 	bool v4 = fam == AF_INET, v6 = fam == AF_INET6;
 	if (adrfam && !strcmp(adrfam, "ipv4") && !v4)
-		return cfg_fail(c, base, "traddr", v6 ? "%s is an IPv6 address but adrfam is \"ipv4\""
-			    : "%s is not an IPv4 address", cfg_quote(traddr, b, sizeof(b)));
+		return cfg_fail(c, base, "traddr",
+				v6 ? "%s is an IPv6 address but adrfam is \"ipv4\"" :
+				     "%s is not an IPv4 address",
+				cfg_quote(traddr, b, sizeof(b)));
 	if (adrfam && !strcmp(adrfam, "ipv6") && !v6)
-		return cfg_fail(c, base, "traddr", v4 ? "%s is an IPv4 address but adrfam is \"ipv6\""
-			    : "%s is not an IPv6 address", cfg_quote(traddr, b, sizeof(b)));
+		return cfg_fail(c, base, "traddr",
+				v4 ? "%s is an IPv4 address but adrfam is \"ipv6\"" :
+				     "%s is not an IPv6 address",
+				cfg_quote(traddr, b, sizeof(b)));
 	if (!v4 && !v6)
-		return cfg_fail(c, base, "traddr", "%s is not an IPv4 or IPv6 address", cfg_quote(traddr, b, sizeof(b)));
-	p->adrfam = v4 ? AF_INET : AF_INET6;      /* an empty adrfam is inferred from traddr */
+		return cfg_fail(c, base, "traddr", "%s is not an IPv4 or IPv6 address",
+				cfg_quote(traddr, b, sizeof(b)));
+	p->adrfam = v4 ? AF_INET : AF_INET6; /* an empty adrfam is inferred from traddr */
 	nvmf_ip_str(p->adrfam, bin, p->traddr, sizeof(p->traddr));
 	if (cfg_get_int(c, a, base, "trsvcid", &svc_rule, false, &v) < 0)
 		return -1;
@@ -381,13 +444,17 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 		for (p->treq = 0; p->treq < 3 && strcmp(treq, treqs[p->treq]); p->treq++)
 			;
 		if (p->treq == 3)
-			return cfg_fail(c, base, "treq", "%s is not \"not specified\", \"required\" or \"not required\"",
-				    cfg_quote(treq, b, sizeof(b)));
+			return cfg_fail(
+				c, base, "treq",
+				"%s is not \"not specified\", \"required\" or \"not required\"",
+				cfg_quote(treq, b, sizeof(b)));
 		/* Advertising a requirement the port does not enforce would mislead hosts. */
 		if (p->treq == 1)
-			return cfg_fail(c, base, "treq", "\"required\" asks for a secure channel (TLS), which "
-				    "%s ports of this target do not have; use \"not specified\" or \"not required\"",
-				    p->trtype);
+			return cfg_fail(
+				c, base, "treq",
+				"\"required\" asks for a secure channel (TLS), which "
+				"%s ports of this target do not have; use \"not specified\" or \"not required\"",
+				p->trtype);
 	}
 	/* The kernel's addr_tsas as nvmetcli saves it (kernel 6.7 on): "none" or "tls1.3" on
 	 * a tcp port, the QP type "connected" on an rdma port (ours are). Ignoring "tls1.3"
@@ -397,10 +464,13 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 	bool tcp = !strcmp(p->trtype, "tcp");
 	if (tsas && *tsas && strcmp(tsas, "none") && (tcp || strcmp(tsas, "connected"))) {
 		if (!strcmp(tsas, "tls1.3"))
-			return cfg_fail(c, base, "tsas", "\"tls1.3\" asks for TLS, which %s ports of this "
-				    "target do not have; use \"none\" (or leave it out)", p->trtype);
+			return cfg_fail(c, base, "tsas",
+					"\"tls1.3\" asks for TLS, which %s ports of this "
+					"target do not have; use \"none\" (or leave it out)",
+					p->trtype);
 		return cfg_fail(c, base, "tsas", "%s is not a security type this target takes (%s)",
-			    cfg_quote(tsas, b, sizeof(b)), tcp ? "\"none\"" : "\"none\" or \"connected\"");
+				cfg_quote(tsas, b, sizeof(b)),
+				tcp ? "\"none\"" : "\"none\" or \"connected\"");
 	}
 	return 0;
 }
@@ -416,17 +486,20 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 	int r;
 
 	nvmf_config_port_defaults(p);
-	if (cfg_check_ext_keys(c, j, base, none) || cfg_get_int(c, j, base, "portid", &portid_rule, true, &v) < 0)
+	if (cfg_check_ext_keys(c, j, base, none) ||
+	    cfg_get_int(c, j, base, "portid", &portid_rule, true, &v) < 0)
 		return -1;
 	p->portid = (uint16_t)v;
 	snprintf(sub, sizeof(sub), "%s.addr", base);
-	if (cfg_get_typed(c, j, base, "addr", JSON_OBJECT, true, &addr) || parse_addr(c, addr, sub, p))
+	if (cfg_get_typed(c, j, base, "addr", JSON_OBJECT, true, &addr) ||
+	    parse_addr(c, addr, sub, p))
 		return -1;
 	snprintf(sub, sizeof(sub), "%s.param", base);
 	if (cfg_get_typed(c, j, base, "param", JSON_OBJECT, false, &param))
 		return -1;
 	if (param) {
-		static const char *const ours[] = { "nvmf_maxh2cdata", "nvmf_zerocopy_threshold", NULL };
+		static const char *const ours[] = { "nvmf_maxh2cdata", "nvmf_zerocopy_threshold",
+						    NULL };
 		bool tcp = !strcmp(p->trtype, "tcp");
 		const struct cfg_irule *inl = tcp ? &inline_tcp_rule : &inline_rdma_rule;
 		if (cfg_check_ext_keys(c, param, sub, ours) ||
@@ -435,16 +508,19 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 		/* A Linux host sends an I/O queue's 1024-byte Connect data in the capsule only
 		 * when it fits, else by R2T, which this target does not take for a Connect. */
 		if (r && v >= 0 && v < 1024 && tcp)
-			return cfg_fail(c, sub, "inline_data_size",
-				    "%lld is below 1024 on a tcp port: the I/O queues' Connect data "
-				    "(1024 bytes) must fit in the capsule (%s)", v, inline_tcp_rule.range);
+			return cfg_fail(
+				c, sub, "inline_data_size",
+				"%lld is below 1024 on a tcp port: the I/O queues' Connect data "
+				"(1024 bytes) must fit in the capsule (%s)",
+				v, inline_tcp_rule.range);
 		if (r && v >= 0)
 			p->inline_data_size = (uint32_t)v;
 		if ((r = cfg_get_int(c, param, sub, "max_queue_size", &mqs_rule, false, &v)) < 0)
 			return -1;
 		if (r && v >= 0 && v < 16)
-			return cfg_bad_value(c, sub, "max_queue_size", json_object_get(param, "max_queue_size"),
-					 mqs_rule.what, mqs_rule.range);
+			return cfg_bad_value(c, sub, "max_queue_size",
+					     json_object_get(param, "max_queue_size"),
+					     mqs_rule.what, mqs_rule.range);
 		if (r && v >= 0)
 			p->max_queue_size = (uint32_t)v;
 		/* ICResp MAXH2CDATA: at least 4096 and a dword multiple (TCP transport 1.0
@@ -452,23 +528,26 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 		if ((r = cfg_get_int(c, param, sub, "nvmf_maxh2cdata", &h2c_rule, false, &v)) < 0)
 			return -1;
 		if (r && v >= 0 && (v < 4096 || v % 4))
-			return cfg_bad_value(c, sub, "nvmf_maxh2cdata", json_object_get(param, "nvmf_maxh2cdata"),
-					 h2c_rule.what, h2c_rule.range);
+			return cfg_bad_value(c, sub, "nvmf_maxh2cdata",
+					     json_object_get(param, "nvmf_maxh2cdata"),
+					     h2c_rule.what, h2c_rule.range);
 		if (r && v >= 0 && strcmp(p->trtype, "tcp"))
-			return cfg_fail(c, sub, "nvmf_maxh2cdata", "only a tcp port takes it (this port is %s)",
-				    p->trtype);
+			return cfg_fail(c, sub, "nvmf_maxh2cdata",
+					"only a tcp port takes it (this port is %s)", p->trtype);
 		if (r && v >= 0)
 			p->maxh2cdata = (uint32_t)v;
 		/* MSG_ZEROCOPY for large C2HData (tcp/target/zerocopy.c). Below a page the
 		 * notification costs more than the copy it saves. */
-		if ((r = cfg_get_int(c, param, sub, "nvmf_zerocopy_threshold", &zc_rule, false, &v)) < 0)
+		if ((r = cfg_get_int(c, param, sub, "nvmf_zerocopy_threshold", &zc_rule, false,
+				     &v)) < 0)
 			return -1;
 		if (r && v > 0 && v < 4096)
 			return cfg_bad_value(c, sub, "nvmf_zerocopy_threshold",
-					 json_object_get(param, "nvmf_zerocopy_threshold"), zc_rule.what, zc_rule.range);
+					     json_object_get(param, "nvmf_zerocopy_threshold"),
+					     zc_rule.what, zc_rule.range);
 		if (r && v >= 0 && strcmp(p->trtype, "tcp"))
-			return cfg_fail(c, sub, "nvmf_zerocopy_threshold", "only a tcp port takes it (this port is %s)",
-				    p->trtype);
+			return cfg_fail(c, sub, "nvmf_zerocopy_threshold",
+					"only a tcp port takes it (this port is %s)", p->trtype);
 		if (r && v >= 0)
 			p->zerocopy_threshold = (uint32_t)v;
 		if (cfg_check_pi(c, param, sub))
@@ -481,12 +560,13 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 		size_t s;
 		char b[80];
 
-		for (s = 0; s < cfg->n_subsystems && strcmp(cfg->subsystems[s].nqn, p->subsystems[i]); s++)
+		for (s = 0;
+		     s < cfg->n_subsystems && strcmp(cfg->subsystems[s].nqn, p->subsystems[i]); s++)
 			;
 		snprintf(k, sizeof(k), "subsystems[%zu]", i);
 		if (s == cfg->n_subsystems)
 			return cfg_fail(c, base, k, "%s names no subsystem in \"subsystems\"",
-				    cfg_quote(p->subsystems[i], b, sizeof(b)));
+					cfg_quote(p->subsystems[i], b, sizeof(b)));
 	}
 	return 0;
 }
@@ -497,8 +577,8 @@ bool nvmf_port_config_overlaps(const struct nvmf_port_config *a, const struct nv
 	bool any_b = !strcmp(b->traddr, "0.0.0.0") || !strcmp(b->traddr, "::");
 	/* rdma_cm's port space is its own (RoCE, InfiniBand): an rdma and a tcp port may
 	 * share an address and port number, as on the kernel target. */
-	return !strcmp(a->trtype, b->trtype) && a->adrfam == b->adrfam && !strcmp(a->trsvcid, b->trsvcid) &&
-	       (!strcmp(a->traddr, b->traddr) || any_a || any_b);
+	return !strcmp(a->trtype, b->trtype) && a->adrfam == b->adrfam &&
+	       !strcmp(a->trsvcid, b->trsvcid) && (!strcmp(a->traddr, b->traddr) || any_a || any_b);
 }
 
 /* Two ports cannot listen on the same address and service (or the wildcard of the
@@ -519,19 +599,24 @@ static int check_port_overlap(struct cfg_ctx *c, const struct nvmf_config *cfg, 
 			continue;
 		snprintf(base, sizeof(base), "ports[%zu]", i);
 		bool v6 = a->adrfam == AF_INET6;
-		return cfg_fail(c, base, "addr", "%s%s%s:%s overlaps ports[%zu] (%s%s%s:%s)", v6 ? "[" : "", a->traddr,
-			    v6 ? "]" : "", a->trsvcid, j, v6 ? "[" : "", o->traddr, v6 ? "]" : "", o->trsvcid);
+		return cfg_fail(c, base, "addr", "%s%s%s:%s overlaps ports[%zu] (%s%s%s:%s)",
+				v6 ? "[" : "", a->traddr, v6 ? "]" : "", a->trsvcid, j,
+				v6 ? "[" : "", o->traddr, v6 ? "]" : "", o->trsvcid);
 	}
 	return 0;
 }
 
-static const struct cfg_irule mdts_rule = { 1, 10, false, "a supported MDTS", "1-10: 2^mdts x 4 KiB, 8 KiB to 4 MiB" };
+static const struct cfg_irule mdts_rule = { 1, 10, false, "a supported MDTS",
+					    "1-10: 2^mdts x 4 KiB, 8 KiB to 4 MiB" };
 static const struct cfg_irule threads_rule = { 1, 64, false, "a thread count", "1-64" };
-static const struct cfg_irule numa_rule = { -1, 1023, false, "a NUMA node", "-1 for the RDMA device's node, or 0-1023" };
-static const struct cfg_irule srq_depth_rule = { 16, 65536, false, "an SRQ depth", "16-65536 receives" };
+static const struct cfg_irule numa_rule = { -1, 1023, false, "a NUMA node",
+					    "-1 for the RDMA device's node, or 0-1023" };
+static const struct cfg_irule srq_depth_rule = { 16, 65536, false, "an SRQ depth",
+						 "16-65536 receives" };
 static const struct cfg_irule small_rule = { 16, 1048576, false, "a buffer count", "16-1048576" };
 static const struct cfg_irule large_rule = { 1, 65536, false, "a buffer count", "1-65536" };
-static const struct cfg_irule idle_rule = { 0, 1000000, false, "a time in microseconds", "0-1000000" };
+static const struct cfg_irule idle_rule = { 0, 1000000, false, "a time in microseconds",
+					    "0-1000000" };
 /* discovery.nqn and the "nvmf_target" extension object. */
 static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_config *t)
 {
@@ -543,9 +628,11 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 	int r;
 
 	nvmf_config_target_defaults(t);
-	if (cfg_check_ext_keys(c, root, "", top) || cfg_get_typed(c, root, "", "discovery", JSON_OBJECT, false, &disc))
+	if (cfg_check_ext_keys(c, root, "", top) ||
+	    cfg_get_typed(c, root, "", "discovery", JSON_OBJECT, false, &disc))
 		return -1;
-	if (disc && (cfg_get_str(c, disc, "discovery", "nqn", false, &nqn) || (nqn && cfg_check_nqn(c, "discovery", "nqn", nqn))))
+	if (disc && (cfg_get_str(c, disc, "discovery", "nqn", false, &nqn) ||
+		     (nqn && cfg_check_nqn(c, "discovery", "nqn", nqn))))
 		return -1;
 	if (disc && nqn)
 		strcpy(t->discovery_nqn, nqn);
@@ -554,17 +641,23 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 	if (!nt)
 		return 0;
 	json_object_foreach(nt, k, v) {
-		static const char *const known[] = { "mdts", "threads", "buffers_small", "buffers_large",
-			"hugepages", "idle_poll_us", "srq", "srq_depth", "numa_node", "rpc_socket",
-			"discovery_log", "discovery_kato", "resv_state", "log_level", NULL };
+		static const char *const known[] = {
+			"mdts",          "threads",       "buffers_small",
+			"buffers_large", "hugepages",     "idle_poll_us",
+			"srq",           "srq_depth",     "numa_node",
+			"rpc_socket",    "discovery_log", "discovery_kato",
+			"resv_state",    "log_level",     NULL
+		};
 		size_t i;
 
 		for (i = 0; known[i] && strcmp(k, known[i]); i++)
 			;
 		if (!known[i])
-			return cfg_fail(c, "nvmf_target", k, "unknown key (known: mdts, threads, buffers_small, "
-				    "buffers_large, hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, "
-				    "discovery_log, discovery_kato, resv_state, log_level)");
+			return cfg_fail(
+				c, "nvmf_target", k,
+				"unknown key (known: mdts, threads, buffers_small, "
+				"buffers_large, hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, "
+				"discovery_log, discovery_kato, resv_state, log_level)");
 	}
 	if ((r = cfg_get_int(c, nt, "nvmf_target", "mdts", &mdts_rule, false, &n)) < 0)
 		return -1;
@@ -594,8 +687,8 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		return -1;
 	if (r)
 		t->srq_depth = (uint32_t)n;
-	if (cfg_get_bool(c, nt, "nvmf_target", "srq", &t->srq) < 0 || cfg_parse_discovery(c, nt, t) ||
-	    cfg_parse_log_level(c, nt, t))
+	if (cfg_get_bool(c, nt, "nvmf_target", "srq", &t->srq) < 0 ||
+	    cfg_parse_discovery(c, nt, t) || cfg_parse_log_level(c, nt, t))
 		return -1;
 	const char *sock = NULL;
 	char b[80];
@@ -605,11 +698,14 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		/* "" turns the control socket off; otherwise an absolute path that fits a
 		 * Unix socket address (sun_path: 107 bytes and the NUL). */
 		if (*sock && sock[0] != '/')
-			return cfg_fail(c, "nvmf_target", "rpc_socket", "%s is not an absolute path",
+			return cfg_fail(c, "nvmf_target", "rpc_socket",
+					"%s is not an absolute path",
 					cfg_quote(sock, b, sizeof(b)));
 		if (strlen(sock) >= sizeof(t->rpc_socket))
-			return cfg_fail(c, "nvmf_target", "rpc_socket", "path of %zu bytes is too long for a "
-					"Unix socket (at most %zu)", strlen(sock), sizeof(t->rpc_socket) - 1);
+			return cfg_fail(c, "nvmf_target", "rpc_socket",
+					"path of %zu bytes is too long for a "
+					"Unix socket (at most %zu)",
+					strlen(sock), sizeof(t->rpc_socket) - 1);
 		strcpy(t->rpc_socket, sock);
 		t->rpc_socket_set = true;
 	}
@@ -619,11 +715,12 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		return -1;
 	if (rs) {
 		if (*rs && rs[0] != '/')
-			return cfg_fail(c, "nvmf_target", "resv_state", "%s is not an absolute path",
-					cfg_quote(rs, b, sizeof(b)));
+			return cfg_fail(c, "nvmf_target", "resv_state",
+					"%s is not an absolute path", cfg_quote(rs, b, sizeof(b)));
 		if (strlen(rs) >= sizeof(t->resv_state))
-			return cfg_fail(c, "nvmf_target", "resv_state", "path of %zu bytes is too long (at most %zu)",
-					strlen(rs), sizeof(t->resv_state) - 1);
+			return cfg_fail(c, "nvmf_target", "resv_state",
+					"path of %zu bytes is too long (at most %zu)", strlen(rs),
+					sizeof(t->resv_state) - 1);
 		strcpy(t->resv_state, rs);
 		t->resv_state_set = true;
 	}
@@ -650,24 +747,31 @@ static int parse_dhchap(struct cfg_ctx *c, json_t *h, const char *base, const ch
 	static const char *const known[] = { "key", "ctrl_key", "hash", "dhgroup", NULL };
 	if (cfg_check_only_keys(c, d, where, known))
 		return -1;
-	if (cfg_get_str(c, d, where, "key", false, &key) || cfg_get_str(c, d, where, "ctrl_key", false, &ctrl_key) ||
-	    cfg_get_str(c, d, where, "hash", false, &hash) || cfg_get_str(c, d, where, "dhgroup", false, &group))
+	if (cfg_get_str(c, d, where, "key", false, &key) ||
+	    cfg_get_str(c, d, where, "ctrl_key", false, &ctrl_key) ||
+	    cfg_get_str(c, d, where, "hash", false, &hash) ||
+	    cfg_get_str(c, d, where, "dhgroup", false, &group))
 		return -1;
 	if (hash && *hash && nvme_dhchap_hash_id(hash) < 0)
-		return cfg_fail(c, where, "hash", "%s is not \"hmac(sha256)\", \"hmac(sha384)\" or \"hmac(sha512)\"",
+		return cfg_fail(c, where, "hash",
+				"%s is not \"hmac(sha256)\", \"hmac(sha384)\" or \"hmac(sha512)\"",
 				cfg_quote(hash, b, sizeof(b)));
 	if (group && *group && nvme_dhchap_dhgroup_id(group) < 0)
-		return cfg_fail(c, where, "dhgroup", "%s is not \"null\", \"ffdhe2048\", \"ffdhe3072\", "
-				"\"ffdhe4096\", \"ffdhe6144\" or \"ffdhe8192\"", cfg_quote(group, b, sizeof(b)));
+		return cfg_fail(c, where, "dhgroup",
+				"%s is not \"null\", \"ffdhe2048\", \"ffdhe3072\", "
+				"\"ffdhe4096\", \"ffdhe6144\" or \"ffdhe8192\"",
+				cfg_quote(group, b, sizeof(b)));
 	if (ctrl_key && *ctrl_key && !(key && *key))
-		return cfg_fail(c, where, "ctrl_key", "set without a host key: the host would connect "
+		return cfg_fail(c, where, "ctrl_key",
+				"set without a host key: the host would connect "
 				"without authentication (set dhchap.key too)");
 	if (!key || !*key)
 		return 0;
 	if (!strcmp(key, "(secret)") || (ctrl_key && !strcmp(ctrl_key, "(secret)")))
-		return cfg_fail(c, where, strcmp(key, "(secret)") ? "ctrl_key" : "key",
-				"\"(secret)\" is the placeholder config show (config_get) prints; the file "
-				"needs the secret itself (config save writes it)");
+		return cfg_fail(
+			c, where, strcmp(key, "(secret)") ? "ctrl_key" : "key",
+			"\"(secret)\" is the placeholder config show (config_get) prints; the file "
+			"needs the secret itself (config save writes it)");
 	if (nvme_dhchap_key_parse(key, &k, why, sizeof(why)))
 		return cfg_fail(c, where, "key", "%s", why);
 	nvme_dhchap_key_free(k);
@@ -679,8 +783,9 @@ static int parse_dhchap(struct cfg_ctx *c, json_t *h, const char *base, const ch
 	struct nvmf_dhchap_config *e = &cfg->dhchap[cfg->n_dhchap];
 	if (!(e->hostnqn = strdup(nqn)) || !(e->key = strdup(key)) ||
 	    (ctrl_key && *ctrl_key && !(e->ctrl_key = strdup(ctrl_key))) ||
-	    (hash && *hash && !(e->hash = strdup(hash))) || (group && *group && !(e->dhgroup = strdup(group)))) {
-		cfg->n_dhchap++;     /* freed with the config */
+	    (hash && *hash && !(e->hash = strdup(hash))) ||
+	    (group && *group && !(e->dhgroup = strdup(group)))) {
+		cfg->n_dhchap++; /* freed with the config */
 		return cfg_fail(c, where, NULL, "out of memory");
 	}
 	cfg->n_dhchap++;
@@ -705,17 +810,19 @@ static int parse_hosts(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 	json_array_foreach(arr, i, h) {
 		snprintf(base, sizeof(base), "hosts[%zu]", i);
 		if (!json_is_object(h))
-			return cfg_fail(c, base, NULL, "expected an object, got %s", cfg_show(h, b, sizeof(b)));
+			return cfg_fail(c, base, NULL, "expected an object, got %s",
+					cfg_show(h, b, sizeof(b)));
 		/* nvmetcli's host: its NQN and the dhchap attribute group, nothing else. */
 		static const char *const known[] = { "nqn", "dhchap", NULL };
 		if (cfg_check_only_keys(c, h, base, known))
 			return -1;
-		if (cfg_get_str(c, h, base, "nqn", true, &nqn) || cfg_check_nqn(c, base, "nqn", nqn) ||
-		    parse_dhchap(c, h, base, nqn, cfg))
+		if (cfg_get_str(c, h, base, "nqn", true, &nqn) ||
+		    cfg_check_nqn(c, base, "nqn", nqn) || parse_dhchap(c, h, base, nqn, cfg))
 			return -1;
 		for (size_t p = 0; p < i; p++)
 			if (!strcmp(cfg->hosts[p], nqn))
-				return cfg_fail(c, base, "nqn", "duplicate NQN %s", cfg_quote(nqn, b, sizeof(b)));
+				return cfg_fail(c, base, "nqn", "duplicate NQN %s",
+						cfg_quote(nqn, b, sizeof(b)));
 		if (!(cfg->hosts[i] = strdup(nqn)))
 			return cfg_fail(c, base, "nqn", "out of memory");
 		cfg->n_hosts = i + 1;
@@ -733,7 +840,8 @@ static int parse_root(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 
 	if (!json_is_object(root)) {
 		if (c->err && c->errlen)
-			snprintf(c->err, c->errlen, "the configuration must be a JSON object, got %s",
+			snprintf(c->err, c->errlen,
+				 "the configuration must be a JSON object, got %s",
 				 cfg_show(root, b, sizeof(b)));
 		return -1;
 	}
@@ -741,19 +849,21 @@ static int parse_root(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 	    cfg_get_typed(c, root, "", "subsystems", JSON_ARRAY, false, &subs) ||
 	    cfg_get_typed(c, root, "", "ports", JSON_ARRAY, false, &ports))
 		return -1;
-	if (subs && !(cfg->subsystems = calloc(json_array_size(subs) + 1, sizeof(*cfg->subsystems))))
+	if (subs &&
+	    !(cfg->subsystems = calloc(json_array_size(subs) + 1, sizeof(*cfg->subsystems))))
 		return cfg_fail(c, "subsystems", NULL, "out of memory");
 	cfg->n_subsystems = subs ? json_array_size(subs) : 0;
 	json_array_foreach(subs, i, v) {
 		snprintf(base, sizeof(base), "subsystems[%zu]", i);
 		if (!json_is_object(v))
-			return cfg_fail(c, base, NULL, "expected an object, got %s", cfg_show(v, b, sizeof(b)));
+			return cfg_fail(c, base, NULL, "expected an object, got %s",
+					cfg_show(v, b, sizeof(b)));
 		if (parse_subsys(c, v, base, &cfg->subsystems[i], cfg->target.discovery_nqn))
 			return -1;
 		for (size_t p = 0; p < i; p++)
 			if (!strcmp(cfg->subsystems[p].nqn, cfg->subsystems[i].nqn))
 				return cfg_fail(c, base, "nqn", "duplicate NQN %s",
-					    cfg_quote(cfg->subsystems[i].nqn, b, sizeof(b)));
+						cfg_quote(cfg->subsystems[i].nqn, b, sizeof(b)));
 	}
 	if (ports && !(cfg->ports = calloc(json_array_size(ports) + 1, sizeof(*cfg->ports))))
 		return cfg_fail(c, "ports", NULL, "out of memory");
@@ -761,14 +871,16 @@ static int parse_root(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 	json_array_foreach(ports, i, v) {
 		snprintf(base, sizeof(base), "ports[%zu]", i);
 		if (!json_is_object(v))
-			return cfg_fail(c, base, NULL, "expected an object, got %s", cfg_show(v, b, sizeof(b)));
+			return cfg_fail(c, base, NULL, "expected an object, got %s",
+					cfg_show(v, b, sizeof(b)));
 		if (parse_port(c, v, base, &cfg->ports[i], cfg) || check_port_overlap(c, cfg, i))
 			return -1;
 	}
 	return cfg_check_ns_groups(c, cfg);
 }
 
-static int finish(json_t *root, json_error_t *jerr, struct nvmf_config *cfg, char *err, size_t errlen)
+static int finish(json_t *root, json_error_t *jerr, struct nvmf_config *cfg, char *err,
+		  size_t errlen)
 {
 	struct cfg_ctx c = { err, errlen };
 	int rc;
@@ -776,7 +888,8 @@ static int finish(json_t *root, json_error_t *jerr, struct nvmf_config *cfg, cha
 	memset(cfg, 0, sizeof(*cfg));
 	if (!root) {
 		if (err && errlen)
-			snprintf(err, errlen, "line %d, column %d: %s", jerr->line, jerr->column, jerr->text);
+			snprintf(err, errlen, "line %d, column %d: %s", jerr->line, jerr->column,
+				 jerr->text);
 		return -1;
 	}
 	rc = parse_root(&c, root, cfg);
@@ -875,14 +988,15 @@ const char *nvmf_backend_kind_name(enum nvmf_backend_kind kind)
 	return (unsigned)kind <= NVMF_BACKEND_NULL ? backend_names[kind] : "?";
 }
 
-int nvmf_config_parse_ns(json_t *obj, const char *base, struct nvmf_ns_config *ns,
-			 char *err, size_t errlen)
+int nvmf_config_parse_ns(json_t *obj, const char *base, struct nvmf_ns_config *ns, char *err,
+			 size_t errlen)
 {
 	struct cfg_ctx c = { err, errlen };
 	char b[80];
 	memset(ns, 0, sizeof(*ns));
 	if (!json_is_object(obj))
-		return cfg_fail(&c, base, NULL, "expected an object, got %s", cfg_show(obj, b, sizeof(b)));
+		return cfg_fail(&c, base, NULL, "expected an object, got %s",
+				cfg_show(obj, b, sizeof(b)));
 	if (parse_ns(&c, obj, base, ns)) {
 		nvmf_config_ns_free(ns);
 		return -1;
@@ -897,7 +1011,8 @@ int nvmf_config_parse_subsys(json_t *obj, const char *base, const char *disc_nqn
 	char b[80];
 	memset(s, 0, sizeof(*s));
 	if (!json_is_object(obj))
-		return cfg_fail(&c, base, NULL, "expected an object, got %s", cfg_show(obj, b, sizeof(b)));
+		return cfg_fail(&c, base, NULL, "expected an object, got %s",
+				cfg_show(obj, b, sizeof(b)));
 	if (parse_subsys(&c, obj, base, s, disc_nqn)) {
 		nvmf_config_subsys_clear(s);
 		return -1;
@@ -905,14 +1020,15 @@ int nvmf_config_parse_subsys(json_t *obj, const char *base, const char *disc_nqn
 	return 0;
 }
 
-int nvmf_config_parse_port(json_t *obj, const char *base, struct nvmf_port_config *p,
-			   char *err, size_t errlen)
+int nvmf_config_parse_port(json_t *obj, const char *base, struct nvmf_port_config *p, char *err,
+			   size_t errlen)
 {
 	struct cfg_ctx c = { err, errlen };
 	char b[80];
 	memset(p, 0, sizeof(*p));
 	if (!json_is_object(obj))
-		return cfg_fail(&c, base, NULL, "expected an object, got %s", cfg_show(obj, b, sizeof(b)));
+		return cfg_fail(&c, base, NULL, "expected an object, got %s",
+				cfg_show(obj, b, sizeof(b)));
 	if (parse_port(&c, obj, base, p, NULL)) {
 		nvmf_config_port_clear(p);
 		return -1;
@@ -974,8 +1090,8 @@ int nvmf_config_dhchap_dup(const struct nvmf_dhchap_config *src, size_t n,
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		if (!dup_opt(src[i].hostnqn, &d[i].hostnqn) || !dup_opt(src[i].key, &d[i].key) ||
-		    !dup_opt(src[i].ctrl_key, &d[i].ctrl_key) || !dup_opt(src[i].hash, &d[i].hash) ||
-		    !dup_opt(src[i].dhgroup, &d[i].dhgroup)) {
+		    !dup_opt(src[i].ctrl_key, &d[i].ctrl_key) ||
+		    !dup_opt(src[i].hash, &d[i].hash) || !dup_opt(src[i].dhgroup, &d[i].dhgroup)) {
 			nvmf_config_dhchap_free(d, n);
 			return -ENOMEM;
 		}

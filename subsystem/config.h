@@ -12,55 +12,55 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NVMF_CFG_NQN_MAX 224     /* NQN buffer: 223 characters + NUL (NVMe Base 4.5) */
+#define NVMF_CFG_NQN_MAX      224 /* NQN buffer: 223 characters + NUL (NVMe Base 4.5) */
 /* ANA group IDs (NVMe Base 2.0 section 8.1.2): 1 to 128, as the kernel target
  * (NVMET_MAX_ANAGRPS); group 1 exists on every port. */
-#define NVMF_MAX_ANAGRPID 128
+#define NVMF_MAX_ANAGRPID     128
 #define NVMF_DEFAULT_ANAGRPID 1
 
 /* Kind of storage behind a namespace. nvmetcli files have only device.path; the kind is
  * then inferred from what the path is (regular file, block device, NVMe block device). */
 enum nvmf_backend_kind {
-	NVMF_BACKEND_AUTO = 0,  /* infer from device.path when the backend opens */
-	NVMF_BACKEND_FILE,      /* regular file; created and sized if nvmf_size_bytes given */
-	NVMF_BACKEND_BDEV,      /* block device */
-	NVMF_BACKEND_NVME,      /* raw NVMe drive: its block device for data, identity from the drive */
-	NVMF_BACKEND_RAM,       /* anonymous memory of nvmf_size_bytes */
-	NVMF_BACKEND_NULL,      /* completes without storing; reads return zeroes */
+	NVMF_BACKEND_AUTO = 0, /* infer from device.path when the backend opens */
+	NVMF_BACKEND_FILE,     /* regular file; created and sized if nvmf_size_bytes given */
+	NVMF_BACKEND_BDEV,     /* block device */
+	NVMF_BACKEND_NVME, /* raw NVMe drive: its block device for data, identity from the drive */
+	NVMF_BACKEND_RAM,  /* anonymous memory of nvmf_size_bytes */
+	NVMF_BACKEND_NULL, /* completes without storing; reads return zeroes */
 };
 
 /* One namespace of a subsystem (nvmetcli "namespaces[]"). */
 struct nvmf_ns_config {
-	uint32_t nsid;              /* 1..NVMF_MAX_NSID, unique in its subsystem */
-	bool enable;                /* nvmetcli "enable": disabled namespaces are not exposed */
-	char *path;                 /* device.path; NULL for ram/null */
+	uint32_t nsid; /* 1..NVMF_MAX_NSID, unique in its subsystem */
+	bool enable;   /* nvmetcli "enable": disabled namespaces are not exposed */
+	char *path;    /* device.path; NULL for ram/null */
 	bool has_uuid, has_nguid, has_eui64;
-	uint8_t uuid[16];           /* device.uuid, RFC 4122 byte order */
-	uint8_t nguid[16];          /* device.nguid, bytes in the order written */
-	uint8_t eui64[8];           /* nvmf_eui64 (extension) */
-	enum nvmf_backend_kind kind;/* nvmf_backend: "file", "bdev", "nvme", "ram", "null" */
-	uint64_t size_bytes;        /* nvmf_size_bytes: ram/null size, or file size to create; 0 = as found */
-	uint32_t block_size;        /* nvmf_block_size: 512 or 4096; 0 = from the device (file: 512) */
-	bool create;                /* nvmf_create: create the file if missing (needs size_bytes) */
-	bool buffered;              /* nvmf_buffered: do not use O_DIRECT */
-	uint32_t anagrpid;          /* ana_grpid (and nvmetcli's ana.grpid): its ANA group,
+	uint8_t uuid[16];            /* device.uuid, RFC 4122 byte order */
+	uint8_t nguid[16];           /* device.nguid, bytes in the order written */
+	uint8_t eui64[8];            /* nvmf_eui64 (extension) */
+	enum nvmf_backend_kind kind; /* nvmf_backend: "file", "bdev", "nvme", "ram", "null" */
+	uint64_t size_bytes; /* nvmf_size_bytes: ram/null size, or file size to create; 0 = as found */
+	uint32_t block_size; /* nvmf_block_size: 512 or 4096; 0 = from the device (file: 512) */
+	bool create;         /* nvmf_create: create the file if missing (needs size_bytes) */
+	bool buffered;       /* nvmf_buffered: do not use O_DIRECT */
+	uint32_t anagrpid;   /* ana_grpid (and nvmetcli's ana.grpid): its ANA group,
 				     * 1..NVMF_MAX_ANAGRPID; 0 (configs built in code) = 1 */
-	bool resv_enable;           /* nvmetcli "resv": {"enable": "1"}: NVMe reservations
+	bool resv_enable;    /* nvmetcli "resv": {"enable": "1"}: NVMe reservations
 				     * (target/resv.h); default off, as nvmet */
 };
 
 /* One subsystem (nvmetcli "subsystems[]"). */
 struct nvmf_subsys_config {
 	char nqn[NVMF_CFG_NQN_MAX];
-	bool allow_any_host;        /* attr.allow_any_host "0"/"1" */
-	char **allowed_hosts;       /* host NQNs, n_allowed_hosts of them */
+	bool allow_any_host;  /* attr.allow_any_host "0"/"1" */
+	char **allowed_hosts; /* host NQNs, n_allowed_hosts of them */
 	size_t n_allowed_hosts;
-	char serial[21];            /* attr.serial, ASCII; "" = derived from the NQN */
-	char model[41];             /* attr.model; "" = default model string */
-	char firmware[9];           /* attr.firmware; "" = project version */
-	uint32_t version;           /* attr.version "1.3" -> 0x00010300; 0 = default (2.0) */
+	char serial[21];                 /* attr.serial, ASCII; "" = derived from the NQN */
+	char model[41];                  /* attr.model; "" = default model string */
+	char firmware[9];                /* attr.firmware; "" = project version */
+	uint32_t version;                /* attr.version "1.3" -> 0x00010300; 0 = default (2.0) */
 	uint16_t cntlid_min, cntlid_max; /* attr.cntlid_min/max; defaults 1 and 0xffef */
-	uint16_t qid_max;           /* attr.qid_max, I/O queues per controller; default 128 */
+	uint16_t qid_max;                /* attr.qid_max, I/O queues per controller; default 128 */
 	struct nvmf_ns_config *ns;
 	size_t n_ns;
 };
@@ -70,22 +70,22 @@ struct nvmf_subsys_config {
  * port's discovery log points hosts to (subtype 1, NVMe-oF 1.1 section 5.3). The
  * address is the referred service's, so any transport nvme-cli can reach is taken. */
 struct nvmf_referral_config {
-	char name[256];             /* "name": its configfs directory name, unique in the port */
-	char trtype[8];             /* addr.trtype: "rdma" or "tcp" */
-	int adrfam;                 /* addr.adrfam: AF_INET or AF_INET6 */
-	char traddr[64];            /* addr.traddr: numeric IP address of adrfam, not a wildcard */
-	char trsvcid[32];           /* addr.trsvcid: decimal port; default 4420 (rdma), 8009 (tcp) */
-	uint8_t treq;               /* addr.treq: 0 not specified, 1 required, 2 not required (the
+	char name[256];   /* "name": its configfs directory name, unique in the port */
+	char trtype[8];   /* addr.trtype: "rdma" or "tcp" */
+	int adrfam;       /* addr.adrfam: AF_INET or AF_INET6 */
+	char traddr[64];  /* addr.traddr: numeric IP address of adrfam, not a wildcard */
+	char trsvcid[32]; /* addr.trsvcid: decimal port; default 4420 (rdma), 8009 (tcp) */
+	uint8_t treq;     /* addr.treq: 0 not specified, 1 required, 2 not required (the
 				     * referred service's requirement, advertised as it is) */
-	uint16_t portid;            /* addr.portid: the referred service's port ID; default 0 */
-	bool enable;                /* "enable" (default 1): a disabled one is kept, not listed */
+	uint16_t portid;  /* addr.portid: the referred service's port ID; default 0 */
+	bool enable;      /* "enable" (default 1): a disabled one is kept, not listed */
 };
 
 /* One ANA group a port defines (nvmetcli "ports[].ana_groups[]") and its ANA state
  * there: a NVME_ANA_STATE_* value of libnvme (01h optimized, 02h non-optimized, 03h
  * inaccessible, 04h persistent loss, 0Fh change; NVMe Base 2.0 figure 262). */
 struct nvmf_ana_group_config {
-	uint32_t grpid;             /* 1..NVMF_MAX_ANAGRPID, once per port */
+	uint32_t grpid; /* 1..NVMF_MAX_ANAGRPID, once per port */
 	uint8_t state;
 };
 
@@ -93,20 +93,20 @@ struct nvmf_ana_group_config {
  * refused there. */
 struct nvmf_port_config {
 	uint16_t portid;
-	char trtype[16];            /* addr.trtype: the transport's name ("rdma", "tcp"; "loop" in tests) */
-	int adrfam;                 /* AF_INET or AF_INET6 */
-	char traddr[256];           /* numeric address; "0.0.0.0" / "::" = any */
-	char trsvcid[32];           /* decimal port; default "4420" */
-	uint8_t treq;               /* discovery log TREQ byte: 0 not specified, 1 required, 2 not required */
-	uint32_t inline_data_size;  /* param.inline_data_size bytes; -1 in the file = default */
-	uint32_t max_queue_size;    /* param.max_queue_size entries; -1 = default */
-	uint32_t maxh2cdata;        /* param.nvmf_maxh2cdata (tcp ports): bytes one H2CData PDU
+	char trtype[16];  /* addr.trtype: the transport's name ("rdma", "tcp"; "loop" in tests) */
+	int adrfam;       /* AF_INET or AF_INET6 */
+	char traddr[256]; /* numeric address; "0.0.0.0" / "::" = any */
+	char trsvcid[32]; /* decimal port; default "4420" */
+	uint8_t treq;     /* discovery log TREQ byte: 0 not specified, 1 required, 2 not required */
+	uint32_t inline_data_size;   /* param.inline_data_size bytes; -1 in the file = default */
+	uint32_t max_queue_size;     /* param.max_queue_size entries; -1 = default */
+	uint32_t maxh2cdata;         /* param.nvmf_maxh2cdata (tcp ports): bytes one H2CData PDU
 				     * may carry, the ICResp MAXH2CDATA; 0 = default
 				     * NVMF_DEFAULT_MAXH2CDATA */
 	uint32_t zerocopy_threshold; /* param.nvmf_zerocopy_threshold (tcp ports): C2HData
 				     * payloads of at least this many bytes are sent with
 				     * MSG_ZEROCOPY; 0 = never. Default NVMF_DEFAULT_ZEROCOPY */
-	char **subsystems;          /* NQNs exposed on this port */
+	char **subsystems;           /* NQNs exposed on this port */
 	size_t n_subsystems;
 	struct nvmf_referral_config *referrals; /* "referrals": n_referrals of them */
 	size_t n_referrals;
@@ -119,9 +119,9 @@ struct nvmf_port_config {
 
 /* What the discovery log lists to a host (nvmf_target.discovery_log). */
 enum nvmf_disc_log_mode {
-	NVMF_DISC_LOG_ALL_PORTS = 0,    /* "all-ports" (default): every port's entries, so a
+	NVMF_DISC_LOG_ALL_PORTS = 0, /* "all-ports" (default): every port's entries, so a
 					 * multipath host sees every path */
-	NVMF_DISC_LOG_HOST_PORT,        /* "host-port": only the port the host came in on (nvmet) */
+	NVMF_DISC_LOG_HOST_PORT,     /* "host-port": only the port the host came in on (nvmet) */
 };
 
 /*
@@ -132,44 +132,44 @@ enum nvmf_disc_log_mode {
 enum nvmf_log_level {
 	NVMF_LOG_ERROR,
 	NVMF_LOG_WARNING,
-	NVMF_LOG_INFO,            /* the default: connects, disconnects, changes */
+	NVMF_LOG_INFO, /* the default: connects, disconnects, changes */
 	NVMF_LOG_DEBUG,
 };
 
 /* The log's components: each line names the one it comes from, and each has its own
  * level (target/log.h). */
 enum nvmf_log_component {
-	NVMF_LOGC_CORE,           /* target/: controllers, queues, namespaces, reservations */
-	NVMF_LOGC_RDMA,           /* rdma/target */
-	NVMF_LOGC_TCP,            /* tcp/target */
-	NVMF_LOGC_AUTH,           /* DH-HMAC-CHAP (target/auth.c) */
-	NVMF_LOGC_CONTROL,        /* control/: the control socket, reload */
-	NVMF_LOGC_BACKEND,        /* subsystem/backend*: what a backend chose at open, its close */
+	NVMF_LOGC_CORE,    /* target/: controllers, queues, namespaces, reservations */
+	NVMF_LOGC_RDMA,    /* rdma/target */
+	NVMF_LOGC_TCP,     /* tcp/target */
+	NVMF_LOGC_AUTH,    /* DH-HMAC-CHAP (target/auth.c) */
+	NVMF_LOGC_CONTROL, /* control/: the control socket, reload */
+	NVMF_LOGC_BACKEND, /* subsystem/backend*: what a backend chose at open, its close */
 	NVMF_LOGC_COUNT,
 };
 
 /* Target-wide settings (extension object "nvmf_target"). */
 struct nvmf_target_config {
 	char discovery_nqn[NVMF_CFG_NQN_MAX]; /* "discovery.nqn"; default the well-known NQN */
-	uint32_t mdts;              /* nvmf_target.mdts: max data transfer 2^mdts * 4 KiB; default 8 (1 MiB) */
-	uint32_t threads;           /* nvmf_target.threads: 1 (default): one thread does everything;
+	uint32_t mdts; /* nvmf_target.mdts: max data transfer 2^mdts * 4 KiB; default 8 (1 MiB) */
+	uint32_t threads; /* nvmf_target.threads: 1 (default): one thread does everything;
 				     * N > 1: N I/O poll-group threads beside the main thread */
 	uint32_t buffers_small, buffers_large; /* pool sizes (buffers); defaults 1024 and 64 */
-	bool hugepages;             /* nvmf_target.hugepages: try huge pages for pools; default true */
-	uint32_t idle_poll_us;      /* busy-poll this long after the last work before sleeping; default 1000 */
-	bool srq;                   /* nvmf_target.srq: one shared receive queue per poll group and
+	bool hugepages;        /* nvmf_target.hugepages: try huge pages for pools; default true */
+	uint32_t idle_poll_us; /* busy-poll this long after the last work before sleeping; default 1000 */
+	bool srq;              /* nvmf_target.srq: one shared receive queue per poll group and
 				     * device where the device has SRQs; default true */
-	uint32_t srq_depth;         /* nvmf_target.srq_depth: receives per SRQ; default 4096 */
-	int numa_node;              /* nvmf_target.numa_node: where worker threads run; -1 (default):
+	uint32_t srq_depth; /* nvmf_target.srq_depth: receives per SRQ; default 4096 */
+	int numa_node;      /* nvmf_target.numa_node: where worker threads run; -1 (default):
 				     * the RDMA device's node */
 	enum nvmf_disc_log_mode discovery_log; /* nvmf_target.discovery_log; default all-ports */
-	uint32_t discovery_kato;    /* nvmf_target.discovery_kato: seconds a discovery controller
+	uint32_t discovery_kato; /* nvmf_target.discovery_kato: seconds a discovery controller
 				     * whose host asked for KATO 0 lives without commands; default
 				     * 120 (nvmet's NVMET_DISC_KATO_MS) */
-	char rpc_socket[108];       /* nvmf_target.rpc_socket: the control socket's path; "" with
+	char rpc_socket[108];    /* nvmf_target.rpc_socket: the control socket's path; "" with
 				     * rpc_socket_set: none. Unset: the default (--rpc-socket wins) */
 	bool rpc_socket_set;
-	char resv_state[1024];      /* nvmf_target.resv_state: the reservations' state file
+	char resv_state[1024]; /* nvmf_target.resv_state: the reservations' state file
 				     * (Persist Through Power Loss, target/resv.h); "" with
 				     * resv_state_set: none (PTPL unsupported). Unset: the config
 				     * file's name + ".resv.json" */
@@ -184,16 +184,16 @@ struct nvmf_target_config {
  * as written (checked by the loader); the secrets are zeroed when the config is freed. */
 struct nvmf_dhchap_config {
 	char *hostnqn;
-	char *key;                  /* "DHHC-1:NN:...:" */
-	char *ctrl_key;             /* NULL: none (unidirectional only) */
-	char *hash;                 /* "hmac(sha256)" ...; NULL: hmac(sha256) */
-	char *dhgroup;              /* "null", "ffdhe2048" ...; NULL: null */
+	char *key;      /* "DHHC-1:NN:...:" */
+	char *ctrl_key; /* NULL: none (unidirectional only) */
+	char *hash;     /* "hmac(sha256)" ...; NULL: hmac(sha256) */
+	char *dhgroup;  /* "null", "ffdhe2048" ...; NULL: null */
 };
 
 /* The whole configuration. */
 struct nvmf_config {
 	struct nvmf_target_config target;
-	char **hosts;               /* "hosts[].nqn": known hosts */
+	char **hosts; /* "hosts[].nqn": known hosts */
 	size_t n_hosts;
 	struct nvmf_dhchap_config *dhchap; /* the hosts that must authenticate, n_dhchap */
 	size_t n_dhchap;
@@ -207,12 +207,13 @@ struct nvmf_config {
 #define NVMF_DEFAULT_QUEUE_SIZE 128    /* param.max_queue_size, entries */
 #define NVMF_DEFAULT_INLINE     8192   /* param.inline_data_size, bytes */
 #define NVMF_DEFAULT_MAXH2CDATA 131072 /* param.nvmf_maxh2cdata, bytes (SPDK's default) */
-#define NVMF_DEFAULT_ZEROCOPY   32768  /* param.nvmf_zerocopy_threshold, bytes: the kernel's
+#define NVMF_DEFAULT_ZEROCOPY \
+	32768                              /* param.nvmf_zerocopy_threshold, bytes: the kernel's
 					* MSG_ZEROCOPY notes put the gain above about 10 KB */
-#define NVMF_DEFAULT_QID_MAX    128    /* attr.qid_max, I/O queues per controller */
-#define NVMF_DEFAULT_VERSION    0x00020000u /* attr.version: NVMe 2.0 (VS register layout) */
-#define NVMF_DEFAULT_MDTS       8      /* nvmf_target.mdts: 2^8 x 4 KiB = 1 MiB */
-#define NVMF_DEFAULT_DISC_KATO  120    /* nvmf_target.discovery_kato, seconds */
+#define NVMF_DEFAULT_QID_MAX   128         /* attr.qid_max, I/O queues per controller */
+#define NVMF_DEFAULT_VERSION   0x00020000u /* attr.version: NVMe 2.0 (VS register layout) */
+#define NVMF_DEFAULT_MDTS      8           /* nvmf_target.mdts: 2^8 x 4 KiB = 1 MiB */
+#define NVMF_DEFAULT_DISC_KATO 120         /* nvmf_target.discovery_kato, seconds */
 
 /*
  * Defaults, applied by the loader before each object is read; configs built in code
@@ -253,8 +254,8 @@ struct json_t;
  * "namespace" gives "namespace.device.path: not an absolute path"). The control socket
  * adds namespaces with it. 0, or -1 with @err; on -1 @ns holds nothing to free.
  */
-int nvmf_config_parse_ns(struct json_t *obj, const char *base, struct nvmf_ns_config *ns,
-			 char *err, size_t errlen);
+int nvmf_config_parse_ns(struct json_t *obj, const char *base, struct nvmf_ns_config *ns, char *err,
+			 size_t errlen);
 /* nvmf_config_parse_subsys - one subsystems[] object (its namespaces too) as the loader
  * reads it; @disc_nqn is refused as its NQN. nvmf_config_parse_port - one ports[] object;
  * the subsystems it names are not checked here (the caller knows which exist). Both: 0,
@@ -312,7 +313,8 @@ const char *nvmf_disc_log_mode_name(enum nvmf_disc_log_mode mode);
  * referrals in the same order. */
 int nvmf_config_referrals_dup(const struct nvmf_referral_config *src, size_t n,
 			      struct nvmf_referral_config **out);
-bool nvmf_config_referrals_equal(const struct nvmf_port_config *a, const struct nvmf_port_config *b);
+bool nvmf_config_referrals_equal(const struct nvmf_port_config *a,
+				 const struct nvmf_port_config *b);
 
 /* nvmf_config_subsys_dup / nvmf_config_port_dup - a deep copy of @src in @dst (lists and
  * paths copied): 0, or -ENOMEM with @dst left empty. _clear frees what a copy or the loader

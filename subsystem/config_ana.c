@@ -23,10 +23,11 @@ static const struct {
 	{ NVME_ANA_STATE_PERSISTENT_LOSS, "persistent-loss" },
 	{ NVME_ANA_STATE_CHANGE, "change" },
 };
-#define N_STATES (sizeof(states) / sizeof(states[0]))
+#define N_STATES    (sizeof(states) / sizeof(states[0]))
 #define STATE_NAMES "optimized, non-optimized, inaccessible, persistent-loss or change"
 
-static const struct cfg_irule grpid_rule = { 1, NVMF_MAX_ANAGRPID, true, "an ANA group ID", "1-128" };
+static const struct cfg_irule grpid_rule = { 1, NVMF_MAX_ANAGRPID, true, "an ANA group ID",
+					     "1-128" };
 
 const char *nvmf_ana_state_name(uint8_t state)
 {
@@ -70,7 +71,8 @@ uint8_t nvmf_port_config_ana_state(const struct nvmf_port_config *p, uint32_t gr
 	const struct nvmf_ana_group_config *g = nvmf_port_config_ana_group(p, grpid);
 	if (g)
 		return g->state;
-	return grpid == NVMF_DEFAULT_ANAGRPID ? NVME_ANA_STATE_OPTIMIZED : NVME_ANA_STATE_INACCESSIBLE;
+	return grpid == NVMF_DEFAULT_ANAGRPID ? NVME_ANA_STATE_OPTIMIZED :
+						NVME_ANA_STATE_INACCESSIBLE;
 }
 
 int nvmf_config_ana_groups_dup(const struct nvmf_ana_group_config *src, size_t n,
@@ -122,14 +124,17 @@ int cfg_parse_ns_ana(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf
 	/* nvmetcli writes the one configfs attribute twice; two values would leave it unclear
 	 * which one was meant (nvmetcli's restore lets the later one win). */
 	if (ra && rb && a != b)
-		return cfg_fail(c, sub, "grpid", "%lld differs from ana_grpid %lld (both name the "
-				"namespace's ANA group)", b, a);
+		return cfg_fail(c, sub, "grpid",
+				"%lld differs from ana_grpid %lld (both name the "
+				"namespace's ANA group)",
+				b, a);
 	ns->anagrpid = (uint32_t)(ra ? a : rb ? b : NVMF_DEFAULT_ANAGRPID);
 	return 0;
 }
 
 /* One ana_groups[] entry into @g. */
-static int parse_group(struct cfg_ctx *c, json_t *e, const char *base, struct nvmf_ana_group_config *g)
+static int parse_group(struct cfg_ctx *c, json_t *e, const char *base,
+		       struct nvmf_ana_group_config *g)
 {
 	static const char *const entry_keys[] = { "grpid", "ana", NULL };
 	static const char *const ana_keys[] = { "state", NULL };
@@ -139,7 +144,8 @@ static int parse_group(struct cfg_ctx *c, json_t *e, const char *base, struct nv
 	char sub[200], b[80];
 
 	if (!json_is_object(e))
-		return cfg_fail(c, base, NULL, "expected an object, got %s", cfg_show(e, b, sizeof(b)));
+		return cfg_fail(c, base, NULL, "expected an object, got %s",
+				cfg_show(e, b, sizeof(b)));
 	snprintf(sub, sizeof(sub), "%s.ana", base);
 	if (only_keys(c, e, base, entry_keys, "grpid, ana") ||
 	    cfg_get_int(c, e, base, "grpid", &grpid_rule, true, &v) < 0 ||
@@ -151,12 +157,12 @@ static int parse_group(struct cfg_ctx *c, json_t *e, const char *base, struct nv
 	if (!name) {
 		/* What the kernel gives a group a port has just defined. */
 		g->state = g->grpid == NVMF_DEFAULT_ANAGRPID ? NVME_ANA_STATE_OPTIMIZED :
-			   NVME_ANA_STATE_INACCESSIBLE;
+							       NVME_ANA_STATE_INACCESSIBLE;
 		return 0;
 	}
 	if (!nvmf_ana_state_parse(name, &g->state))
-		return cfg_fail(c, sub, "state", "%s is not an ANA state (%s)", cfg_quote(name, b, sizeof(b)),
-				STATE_NAMES);
+		return cfg_fail(c, sub, "state", "%s is not an ANA state (%s)",
+				cfg_quote(name, b, sizeof(b)), STATE_NAMES);
 	return 0;
 }
 
@@ -178,7 +184,8 @@ int cfg_parse_port_ana(struct cfg_ctx *c, json_t *j, const char *base, struct nv
 			return -1;
 		for (size_t k = 0; k < i; k++)
 			if (p->ana_groups[k].grpid == p->ana_groups[i].grpid)
-				return cfg_fail(c, sub, "grpid", "group %u is already listed (ana_groups[%zu])",
+				return cfg_fail(c, sub, "grpid",
+						"group %u is already listed (ana_groups[%zu])",
 						p->ana_groups[i].grpid, k);
 		p->n_ana_groups = i + 1;
 	}
@@ -191,15 +198,19 @@ int cfg_check_ns_groups(struct cfg_ctx *c, const struct nvmf_config *cfg)
 		for (size_t n = 0; n < cfg->subsystems[s].n_ns; n++) {
 			const struct nvmf_ns_config *ns = &cfg->subsystems[s].ns[n];
 			uint32_t g = nvmf_ns_config_anagrpid(ns);
-			bool defined = g == NVMF_DEFAULT_ANAGRPID;   /* on every port, even none yet */
+			bool defined = g ==
+				       NVMF_DEFAULT_ANAGRPID; /* on every port, even none yet */
 			for (size_t p = 0; p < cfg->n_ports && !defined; p++)
 				defined = nvmf_port_config_defines(&cfg->ports[p], g);
 			if (defined)
 				continue;
 			char base[96];
-			snprintf(base, sizeof(base), "subsystems[%zu].namespaces[%zu] (nsid %u)", s, n, ns->nsid);
-			return cfg_fail(c, base, NULL, "ANA group %u is defined on no port (list it in a "
-					"port's \"ana_groups\"; group 1 is on every port)", g);
+			snprintf(base, sizeof(base), "subsystems[%zu].namespaces[%zu] (nsid %u)", s,
+				 n, ns->nsid);
+			return cfg_fail(c, base, NULL,
+					"ANA group %u is defined on no port (list it in a "
+					"port's \"ana_groups\"; group 1 is on every port)",
+					g);
 		}
 	return 0;
 }
@@ -230,5 +241,7 @@ int cfg_ns_ana_json(const struct nvmf_ns_config *ns, json_t *j)
 	uint32_t g = nvmf_ns_config_anagrpid(ns);
 	snprintf(text, sizeof(text), "%u", g);
 	return json_object_set_new(j, "ana_grpid", json_integer(g)) ||
-	       json_object_set_new(j, "ana", json_pack("{s:s}", "grpid", text)) ? -1 : 0;
+			       json_object_set_new(j, "ana", json_pack("{s:s}", "grpid", text)) ?
+		       -1 :
+		       0;
 }

@@ -21,7 +21,8 @@
 #include "util/addr.h"
 
 static const char *const disc_log_names[] = {
-	[NVMF_DISC_LOG_ALL_PORTS] = "all-ports", [NVMF_DISC_LOG_HOST_PORT] = "host-port",
+	[NVMF_DISC_LOG_ALL_PORTS] = "all-ports",
+	[NVMF_DISC_LOG_HOST_PORT] = "host-port",
 };
 
 const char *nvmf_disc_log_mode_name(enum nvmf_disc_log_mode mode)
@@ -29,7 +30,8 @@ const char *nvmf_disc_log_mode_name(enum nvmf_disc_log_mode mode)
 	return (unsigned)mode <= NVMF_DISC_LOG_HOST_PORT ? disc_log_names[mode] : "?";
 }
 
-static const struct cfg_irule disc_kato_rule = { 1, 3600, false, "a keep-alive timeout", "1-3600 seconds" };
+static const struct cfg_irule disc_kato_rule = { 1, 3600, false, "a keep-alive timeout",
+						 "1-3600 seconds" };
 
 /* nvmf_target.discovery_log and discovery_kato: what the discovery service lists, and
  * how long a silent discovery controller lives. */
@@ -48,10 +50,12 @@ int cfg_parse_discovery(struct cfg_ctx *c, json_t *nt, struct nvmf_target_config
 		else if (!strcmp(mode, "host-port"))
 			t->discovery_log = NVMF_DISC_LOG_HOST_PORT;
 		else
-			return cfg_fail(c, "nvmf_target", "discovery_log", "%s is not \"all-ports\" or \"host-port\"",
+			return cfg_fail(c, "nvmf_target", "discovery_log",
+					"%s is not \"all-ports\" or \"host-port\"",
 					cfg_quote(mode, b, sizeof(b)));
 	}
-	if ((r = cfg_get_int(c, nt, "nvmf_target", "discovery_kato", &disc_kato_rule, false, &n)) < 0)
+	if ((r = cfg_get_int(c, nt, "nvmf_target", "discovery_kato", &disc_kato_rule, false, &n)) <
+	    0)
 		return -1;
 	if (r)
 		t->discovery_kato = (uint32_t)n;
@@ -71,16 +75,20 @@ static int check_name(struct cfg_ctx *c, const char *base, const char *name)
 	if (!*name)
 		return cfg_fail(c, base, "name", "empty (a referral needs a name)");
 	if (strlen(name) > 255)
-		return cfg_fail(c, base, "name", "%s is longer than 255 bytes", cfg_quote(name, b, sizeof(b)));
+		return cfg_fail(c, base, "name", "%s is longer than 255 bytes",
+				cfg_quote(name, b, sizeof(b)));
 	for (const char *p = name; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == '/')
-			return cfg_fail(c, base, "name", "%s is not a configfs name (no '/' or control "
-					"characters)", cfg_quote(name, b, sizeof(b)));
+			return cfg_fail(c, base, "name",
+					"%s is not a configfs name (no '/' or control "
+					"characters)",
+					cfg_quote(name, b, sizeof(b)));
 	return 0;
 }
 
 /* addr{} of a referral. */
-static int parse_ref_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvmf_referral_config *r)
+static int parse_ref_addr(struct cfg_ctx *c, json_t *a, const char *base,
+			  struct nvmf_referral_config *r)
 {
 	const char *trtype, *adrfam, *traddr, *treq;
 	unsigned char bin[16];
@@ -91,32 +99,43 @@ static int parse_ref_addr(struct cfg_ctx *c, json_t *a, const char *base, struct
 	if (cfg_get_str(c, a, base, "trtype", true, &trtype))
 		return -1;
 	if (strcmp(trtype, "rdma") && strcmp(trtype, "tcp"))
-		return cfg_fail(c, base, "trtype", "%s is not a referral transport (\"rdma\" or \"tcp\")",
+		return cfg_fail(c, base, "trtype",
+				"%s is not a referral transport (\"rdma\" or \"tcp\")",
 				cfg_quote(trtype, b, sizeof(b)));
 	snprintf(r->trtype, sizeof(r->trtype), "%s", trtype);
-	if (cfg_get_str(c, a, base, "adrfam", false, &adrfam) || cfg_get_str(c, a, base, "traddr", true, &traddr))
+	if (cfg_get_str(c, a, base, "adrfam", false, &adrfam) ||
+	    cfg_get_str(c, a, base, "traddr", true, &traddr))
 		return -1;
 	if (adrfam && *adrfam && strcmp(adrfam, "ipv4") && strcmp(adrfam, "ipv6"))
-		return cfg_fail(c, base, "adrfam", "%s is not supported for %s (use \"ipv4\" or \"ipv6\")",
+		return cfg_fail(c, base, "adrfam",
+				"%s is not supported for %s (use \"ipv4\" or \"ipv6\")",
 				cfg_quote(adrfam, b, sizeof(b)), trtype);
 	if (!*traddr)
-		return cfg_fail(c, base, "traddr", "empty (a referral needs the IP address of its "
+		return cfg_fail(c, base, "traddr",
+				"empty (a referral needs the IP address of its "
 				"discovery service)");
 	int fam = nvmf_ip_parse(traddr, bin);
 	bool v4 = fam == AF_INET, v6 = fam == AF_INET6;
 	if (adrfam && !strcmp(adrfam, "ipv4") && !v4)
-		return cfg_fail(c, base, "traddr", v6 ? "%s is an IPv6 address but adrfam is \"ipv4\""
-				: "%s is not an IPv4 address", cfg_quote(traddr, b, sizeof(b)));
+		return cfg_fail(c, base, "traddr",
+				v6 ? "%s is an IPv6 address but adrfam is \"ipv4\"" :
+				     "%s is not an IPv4 address",
+				cfg_quote(traddr, b, sizeof(b)));
 	if (adrfam && !strcmp(adrfam, "ipv6") && !v6)
-		return cfg_fail(c, base, "traddr", v4 ? "%s is an IPv4 address but adrfam is \"ipv6\""
-				: "%s is not an IPv6 address", cfg_quote(traddr, b, sizeof(b)));
+		return cfg_fail(c, base, "traddr",
+				v4 ? "%s is an IPv4 address but adrfam is \"ipv6\"" :
+				     "%s is not an IPv6 address",
+				cfg_quote(traddr, b, sizeof(b)));
 	if (!v4 && !v6)
-		return cfg_fail(c, base, "traddr", "%s is not an IPv4 or IPv6 address", cfg_quote(traddr, b, sizeof(b)));
+		return cfg_fail(c, base, "traddr", "%s is not an IPv4 or IPv6 address",
+				cfg_quote(traddr, b, sizeof(b)));
 	r->adrfam = v4 ? AF_INET : AF_INET6;
 	/* A host cannot connect to "any address": the entry must name one. */
 	if (cfg_all_zero(bin, v4 ? 4 : 16))
-		return cfg_fail(c, base, "traddr", "%s is a wildcard address (a referral names the "
-				"address hosts connect to)", cfg_quote(traddr, b, sizeof(b)));
+		return cfg_fail(c, base, "traddr",
+				"%s is a wildcard address (a referral names the "
+				"address hosts connect to)",
+				cfg_quote(traddr, b, sizeof(b)));
 	nvmf_ip_str(r->adrfam, bin, r->traddr, sizeof(r->traddr));
 	/* The well-known ports: NVMe/RDMA 4420, NVMe/TCP discovery 8009. */
 	v = strcmp(trtype, "tcp") ? 4420 : 8009;
@@ -132,13 +151,16 @@ static int parse_ref_addr(struct cfg_ctx *c, json_t *a, const char *base, struct
 		for (r->treq = 0; r->treq < 3 && strcmp(treq, treq_names[r->treq]); r->treq++)
 			;
 		if (r->treq == 3)
-			return cfg_fail(c, base, "treq", "%s is not \"not specified\", \"required\" or \"not required\"",
-					cfg_quote(treq, b, sizeof(b)));
+			return cfg_fail(
+				c, base, "treq",
+				"%s is not \"not specified\", \"required\" or \"not required\"",
+				cfg_quote(treq, b, sizeof(b)));
 	}
 	return 0;
 }
 
-static int parse_referral(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_referral_config *r)
+static int parse_referral(struct cfg_ctx *c, json_t *j, const char *base,
+			  struct nvmf_referral_config *r)
 {
 	static const char *const none[] = { NULL };
 	const char *name;
@@ -152,12 +174,14 @@ static int parse_referral(struct cfg_ctx *c, json_t *j, const char *base, struct
 		return -1;
 	strcpy(r->name, name);
 	snprintf(sub, sizeof(sub), "%s.addr", base);
-	if (cfg_get_typed(c, j, base, "addr", JSON_OBJECT, true, &addr) || parse_ref_addr(c, addr, sub, r))
+	if (cfg_get_typed(c, j, base, "addr", JSON_OBJECT, true, &addr) ||
+	    parse_ref_addr(c, addr, sub, r))
 		return -1;
 	return cfg_get_bool(c, j, base, "enable", &r->enable) < 0 ? -1 : 0;
 }
 
-int cfg_parse_referrals(struct cfg_ctx *c, json_t *port, const char *base, struct nvmf_port_config *p)
+int cfg_parse_referrals(struct cfg_ctx *c, json_t *port, const char *base,
+			struct nvmf_port_config *p)
 {
 	json_t *arr, *v;
 	char sub[128], b[80];
@@ -172,13 +196,15 @@ int cfg_parse_referrals(struct cfg_ctx *c, json_t *port, const char *base, struc
 	json_array_foreach(arr, i, v) {
 		snprintf(sub, sizeof(sub), "%s.referrals[%zu]", base, i);
 		if (!json_is_object(v))
-			return cfg_fail(c, sub, NULL, "expected an object, got %s", cfg_show(v, b, sizeof(b)));
+			return cfg_fail(c, sub, NULL, "expected an object, got %s",
+					cfg_show(v, b, sizeof(b)));
 		if (parse_referral(c, v, sub, &p->referrals[i]))
 			return -1;
 		p->n_referrals = i + 1;
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(p->referrals[k].name, p->referrals[i].name))
-				return cfg_fail(c, sub, "name", "%s is already used by referrals[%zu]",
+				return cfg_fail(c, sub, "name",
+						"%s is already used by referrals[%zu]",
 						cfg_quote(p->referrals[i].name, b, sizeof(b)), k);
 	}
 	return 0;
@@ -193,10 +219,11 @@ json_t *cfg_referrals_to_json(const struct nvmf_port_config *p)
 		char portid[8];
 		snprintf(portid, sizeof(portid), "%u", r->portid);
 		json_t *j = json_pack("{s:{s:s, s:s, s:s, s:s, s:s, s:s}, s:i, s:s}", "addr",
-				      "adrfam", r->adrfam == AF_INET6 ? "ipv6" : "ipv4", "portid", portid,
-				      "traddr", r->traddr, "treq", treq_names[r->treq < 3 ? r->treq : 0],
-				      "trsvcid", r->trsvcid, "trtype", r->trtype,
-				      "enable", r->enable ? 1 : 0, "name", r->name);
+				      "adrfam", r->adrfam == AF_INET6 ? "ipv6" : "ipv4", "portid",
+				      portid, "traddr", r->traddr, "treq",
+				      treq_names[r->treq < 3 ? r->treq : 0], "trsvcid", r->trsvcid,
+				      "trtype", r->trtype, "enable", r->enable ? 1 : 0, "name",
+				      r->name);
 		if (!j || json_array_append_new(a, j)) {
 			json_decref(a);
 			return NULL;
@@ -223,8 +250,9 @@ bool nvmf_config_referrals_equal(const struct nvmf_port_config *a, const struct 
 		return false;
 	for (size_t i = 0; i < a->n_referrals; i++) {
 		const struct nvmf_referral_config *x = &a->referrals[i], *y = &b->referrals[i];
-		if (strcmp(x->name, y->name) || strcmp(x->trtype, y->trtype) || x->adrfam != y->adrfam ||
-		    strcmp(x->traddr, y->traddr) || strcmp(x->trsvcid, y->trsvcid) || x->treq != y->treq ||
+		if (strcmp(x->name, y->name) || strcmp(x->trtype, y->trtype) ||
+		    x->adrfam != y->adrfam || strcmp(x->traddr, y->traddr) ||
+		    strcmp(x->trsvcid, y->trsvcid) || x->treq != y->treq ||
 		    x->portid != y->portid || x->enable != y->enable)
 			return false;
 	}

@@ -57,19 +57,27 @@ const char *cfg_quote(const char *s, char *buf, size_t n)
 const char *cfg_show(const json_t *v, char *buf, size_t n)
 {
 	switch (json_typeof(v)) {
-	case JSON_STRING:  return cfg_quote(json_string_value(v), buf, n);
-	case JSON_INTEGER: snprintf(buf, n, "%" JSON_INTEGER_FORMAT, json_integer_value(v)); return buf;
+	case JSON_STRING:
+		return cfg_quote(json_string_value(v), buf, n);
+	case JSON_INTEGER:
+		snprintf(buf, n, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return buf;
 	case JSON_REAL:
 		/* Keep a real looking like one: "got 2.0", not "got 2" next to "expected an integer". */
 		snprintf(buf, n, "%.15g", json_real_value(v));
 		if (!strpbrk(buf, ".eEn") && strlen(buf) + 3 <= n)
 			strcat(buf, ".0");
 		return buf;
-	case JSON_TRUE:    return "true";
-	case JSON_FALSE:   return "false";
-	case JSON_NULL:    return "null";
-	case JSON_OBJECT:  return "an object";
-	case JSON_ARRAY:   return "an array";
+	case JSON_TRUE:
+		return "true";
+	case JSON_FALSE:
+		return "false";
+	case JSON_NULL:
+		return "null";
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
 	}
 	return "?";
 }
@@ -81,7 +89,7 @@ static const char *type_name(json_type t)
 
 /* "<value as written> is not <what> (<range>)" */
 int cfg_bad_value(struct cfg_ctx *c, const char *base, const char *key, const json_t *v,
-		     const char *what, const char *range)
+		  const char *what, const char *range)
 {
 	char b[80];
 
@@ -90,8 +98,8 @@ int cfg_bad_value(struct cfg_ctx *c, const char *base, const char *key, const js
 
 /* Member @key of @obj with JSON type @t in *@out (NULL when absent and not @required).
  * Returns 0 or -1 (missing required key, wrong type). */
-int cfg_get_typed(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
-		     json_type t, bool required, json_t **out)
+int cfg_get_typed(struct cfg_ctx *c, json_t *obj, const char *base, const char *key, json_type t,
+		  bool required, json_t **out)
 {
 	json_t *v = json_object_get(obj, key);
 	char b[80];
@@ -100,14 +108,15 @@ int cfg_get_typed(struct cfg_ctx *c, json_t *obj, const char *base, const char *
 	if (!v)
 		return required ? cfg_fail(c, base, key, "required key is missing") : 0;
 	if (json_typeof(v) != t)
-		return cfg_fail(c, base, key, "expected %s, got %s", type_name(t), cfg_show(v, b, sizeof(b)));
+		return cfg_fail(c, base, key, "expected %s, got %s", type_name(t),
+				cfg_show(v, b, sizeof(b)));
 	*out = v;
 	return 0;
 }
 
 /* String member: *@out is NULL when absent. Returns 0 or -1. */
-int cfg_get_str(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
-		   bool required, const char **out)
+int cfg_get_str(struct cfg_ctx *c, json_t *obj, const char *base, const char *key, bool required,
+		const char **out)
 {
 	json_t *v;
 
@@ -122,7 +131,7 @@ int cfg_get_str(struct cfg_ctx *c, json_t *obj, const char *base, const char *ke
 /* Returns 1 with *@out set, 0 when absent, -1 on error (wrong type, not a number, out of
  * range, or missing with @required). */
 int cfg_get_int(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
-		   const struct cfg_irule *r, bool required, long long *out)
+		const struct cfg_irule *r, bool required, long long *out)
 {
 	json_t *v = json_object_get(obj, key);
 	char b[80];
@@ -143,7 +152,8 @@ int cfg_get_int(struct cfg_ctx *c, json_t *obj, const char *base, const char *ke
 			return cfg_bad_value(c, base, key, v, r->what, r->range);
 	} else {
 		return cfg_fail(c, base, key, "expected an integer%s, got %s",
-			    r->strings ? " or a string of digits" : "", cfg_show(v, b, sizeof(b)));
+				r->strings ? " or a string of digits" : "",
+				cfg_show(v, b, sizeof(b)));
 	}
 	if (*out < r->min || *out > r->max)
 		return cfg_bad_value(c, base, key, v, r->what, r->range);
@@ -166,7 +176,8 @@ int cfg_get_bool(struct cfg_ctx *c, json_t *obj, const char *base, const char *k
 	else if (s && (!strcmp(s, "0") || !strcmp(s, "1")))
 		*out = s[0] == '1';
 	else
-		return cfg_fail(c, base, key, "expected 0 or 1 (or true/false), got %s", cfg_show(v, b, sizeof(b)));
+		return cfg_fail(c, base, key, "expected 0 or 1 (or true/false), got %s",
+				cfg_show(v, b, sizeof(b)));
 	return 1;
 }
 
@@ -179,8 +190,10 @@ int cfg_check_pi(struct cfg_ctx *c, json_t *obj, const char *base)
 	if (cfg_get_bool(c, obj, base, "pi_enable", &pi) < 0)
 		return -1;
 	if (pi)
-		return cfg_fail(c, base, "pi_enable", "%s is not supported (this target has no T10 "
-			    "protection information)", cfg_show(json_object_get(obj, "pi_enable"), b, sizeof(b)));
+		return cfg_fail(c, base, "pi_enable",
+				"%s is not supported (this target has no T10 "
+				"protection information)",
+				cfg_show(json_object_get(obj, "pi_enable"), b, sizeof(b)));
 	return 0;
 }
 
@@ -206,8 +219,10 @@ int cfg_check_only_keys(struct cfg_ctx *c, json_t *obj, const char *base, const 
 
 	json_object_foreach(obj, k, v)
 		if (!key_known(k, known, list, sizeof(list)))
-			return cfg_fail(c, base, k, "unknown key (known here: %s): a security setting "
-				    "is never ignored", list);
+			return cfg_fail(c, base, k,
+					"unknown key (known here: %s): a security setting "
+					"is never ignored",
+					list);
 	return 0;
 }
 
@@ -220,8 +235,10 @@ int cfg_check_ext_keys(struct cfg_ctx *c, json_t *obj, const char *base, const c
 
 	json_object_foreach(obj, k, v)
 		if (!strncmp(k, "nvmf_", 5) && !key_known(k, known, list, sizeof(list)))
-			return cfg_fail(c, base, k, known[0] ? "unknown extension key (known here: %s)"
-				    : "unknown extension key (none is read here)%s", list);
+			return cfg_fail(c, base, k,
+					known[0] ? "unknown extension key (known here: %s)" :
+						   "unknown extension key (none is read here)%s",
+					list);
 	return 0;
 }
 
@@ -235,17 +252,19 @@ int cfg_check_nqn(struct cfg_ctx *c, const char *base, const char *key, const ch
 	if (!n)
 		return cfg_fail(c, base, key, "empty (an NQN is 1-%d characters)", CFG_NQN_LEN);
 	if (n > CFG_NQN_LEN)
-		return cfg_fail(c, base, key, "NQN of %zu characters is too long (at most %d)", n, CFG_NQN_LEN);
+		return cfg_fail(c, base, key, "NQN of %zu characters is too long (at most %d)", n,
+				CFG_NQN_LEN);
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
-			return cfg_fail(c, base, key, "%s is not an NQN (no spaces or control characters)",
-				    cfg_quote(s, b, sizeof(b)));
+			return cfg_fail(c, base, key,
+					"%s is not an NQN (no spaces or control characters)",
+					cfg_quote(s, b, sizeof(b)));
 	return 0;
 }
 
 /* An Identify Controller text field (SN, MN, FR): printable ASCII, at most @max bytes. */
-int cfg_get_ascii(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
-		     char *dst, size_t max)
+int cfg_get_ascii(struct cfg_ctx *c, json_t *obj, const char *base, const char *key, char *dst,
+		  size_t max)
 {
 	const char *s;
 	char b[80];
@@ -255,10 +274,12 @@ int cfg_get_ascii(struct cfg_ctx *c, json_t *obj, const char *base, const char *
 	if (!s)
 		return 0;
 	if (strlen(s) > max)
-		return cfg_fail(c, base, key, "%s is longer than %zu characters", cfg_quote(s, b, sizeof(b)), max);
+		return cfg_fail(c, base, key, "%s is longer than %zu characters",
+				cfg_quote(s, b, sizeof(b)), max);
 	for (const char *p = s; *p; p++)
 		if (*p < 0x20 || *p > 0x7e)
-			return cfg_fail(c, base, key, "%s is not printable ASCII", cfg_quote(s, b, sizeof(b)));
+			return cfg_fail(c, base, key, "%s is not printable ASCII",
+					cfg_quote(s, b, sizeof(b)));
 	memcpy(dst, s, strlen(s) + 1);
 	return 0;
 }
@@ -270,4 +291,3 @@ bool cfg_all_zero(const uint8_t *p, size_t n)
 			return false;
 	return true;
 }
-

@@ -50,12 +50,12 @@ int cfg_bad_value(struct cfg_ctx *c, const char *base, const char *key, const js
 /* Member @key with JSON type @t (object, array or string) in *@out, NULL when absent.
  * Returns 0, or -1: missing with @required ("required key is missing"), wrong type
  * ("expected an object, got 3"). */
-int cfg_get_typed(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
-		  json_type t, bool required, json_t **out);
+int cfg_get_typed(struct cfg_ctx *c, json_t *obj, const char *base, const char *key, json_type t,
+		  bool required, json_t **out);
 
 /* String member into *@out (NULL when absent). Returns 0 or -1 as cfg_get_typed. */
-int cfg_get_str(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
-		bool required, const char **out);
+int cfg_get_str(struct cfg_ctx *c, json_t *obj, const char *base, const char *key, bool required,
+		const char **out);
 
 /* Integer member per @r. Returns 1 with *@out set, 0 when absent, -1 on error. */
 int cfg_get_int(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
@@ -81,8 +81,8 @@ int cfg_check_nqn(struct cfg_ctx *c, const char *base, const char *key, const ch
 
 /* Identify text field (serial, model, firmware) into @dst: printable ASCII, at most @max
  * bytes (@dst holds max + 1). Left unchanged when absent. */
-int cfg_get_ascii(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
-		  char *dst, size_t max);
+int cfg_get_ascii(struct cfg_ctx *c, json_t *obj, const char *base, const char *key, char *dst,
+		  size_t max);
 
 /* cfg_all_zero - every one of @n bytes is 0 (an ID nvmetcli leaves unset). */
 bool cfg_all_zero(const uint8_t *p, size_t n);
@@ -107,7 +107,8 @@ int cfg_parse_discovery(struct cfg_ctx *c, json_t *nt, struct nvmf_target_config
 /* cfg_parse_referrals - "referrals" of the ports[] object @port into @p (absent: none).
  * Each entry as nvmetcli dumps a configfs referral: {"addr": {adrfam, portid, traddr,
  * treq, trsvcid, trtype}, "enable", "name"}. Returns 0 or -1 with the message. */
-int cfg_parse_referrals(struct cfg_ctx *c, json_t *port, const char *base, struct nvmf_port_config *p);
+int cfg_parse_referrals(struct cfg_ctx *c, json_t *port, const char *base,
+			struct nvmf_port_config *p);
 /* cfg_referrals_to_json - @p's referrals in that layout (every field, strings where
  * nvmetcli writes strings): a new array, or NULL without memory. */
 json_t *cfg_referrals_to_json(const struct nvmf_port_config *p);

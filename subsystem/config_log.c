@@ -9,12 +9,14 @@
 #include "subsystem/config_json.h"
 
 static const char *const level_names[] = {
-	[NVMF_LOG_ERROR] = "error", [NVMF_LOG_WARNING] = "warning",
-	[NVMF_LOG_INFO] = "info", [NVMF_LOG_DEBUG] = "debug",
+	[NVMF_LOG_ERROR] = "error",
+	[NVMF_LOG_WARNING] = "warning",
+	[NVMF_LOG_INFO] = "info",
+	[NVMF_LOG_DEBUG] = "debug",
 };
 
 static const char *const component_names[NVMF_LOGC_COUNT] = {
-	[NVMF_LOGC_CORE] = "core", [NVMF_LOGC_RDMA] = "rdma", [NVMF_LOGC_TCP] = "tcp",
+	[NVMF_LOGC_CORE] = "core", [NVMF_LOGC_RDMA] = "rdma",       [NVMF_LOGC_TCP] = "tcp",
 	[NVMF_LOGC_AUTH] = "auth", [NVMF_LOGC_CONTROL] = "control", [NVMF_LOGC_BACKEND] = "backend",
 };
 
@@ -62,12 +64,16 @@ int cfg_parse_log_level(struct cfg_ctx *c, json_t *nt, struct nvmf_target_config
 		enum nvmf_log_component comp;
 		enum nvmf_log_level level;
 		if (!nvmf_log_component_parse(k, &comp))
-			return cfg_fail(c, "nvmf_target.log_level", k, "not a log component (core, rdma, "
+			return cfg_fail(c, "nvmf_target.log_level", k,
+					"not a log component (core, rdma, "
 					"tcp, auth, control, backend)");
 		if (!json_is_string(v) || !nvmf_log_level_parse(json_string_value(v), &level))
-			return cfg_fail(c, "nvmf_target.log_level", k, "%s is not a log level (error, "
-					"warning, info, debug)", json_is_string(v) ?
-					cfg_quote(json_string_value(v), b, sizeof(b)) : "a non-string");
+			return cfg_fail(c, "nvmf_target.log_level", k,
+					"%s is not a log level (error, "
+					"warning, info, debug)",
+					json_is_string(v) ?
+						cfg_quote(json_string_value(v), b, sizeof(b)) :
+						"a non-string");
 		t->log_level[comp] = (int8_t)level;
 	}
 	return 0;
@@ -81,8 +87,9 @@ json_t *cfg_log_level_json(const struct nvmf_target_config *t)
 			continue;
 		if (!obj && !(obj = json_object()))
 			return NULL;
-		json_object_set_new(obj, component_names[i],
-				    json_string(nvmf_log_level_name((enum nvmf_log_level)t->log_level[i])));
+		json_object_set_new(
+			obj, component_names[i],
+			json_string(nvmf_log_level_name((enum nvmf_log_level)t->log_level[i])));
 	}
 	return obj;
 }

@@ -56,7 +56,8 @@ static json_t *ns_to_json(const struct nvmf_ns_config *ns)
 	json_object_set_new(j, "enable", json_integer(ns->enable));
 	json_object_set_new(j, "device", dev);
 	if (ns->kind != NVMF_BACKEND_AUTO)
-		json_object_set_new(j, "nvmf_backend", json_string(nvmf_backend_kind_name(ns->kind)));
+		json_object_set_new(j, "nvmf_backend",
+				    json_string(nvmf_backend_kind_name(ns->kind)));
 	if (ns->size_bytes)
 		json_object_set_new(j, "nvmf_size_bytes", json_integer((json_int_t)ns->size_bytes));
 	if (ns->block_size)
@@ -66,7 +67,8 @@ static json_t *ns_to_json(const struct nvmf_ns_config *ns)
 	if (ns->buffered)
 		json_object_set_new(j, "nvmf_buffered", json_true());
 	if (ns->has_eui64)
-		json_object_set_new(j, "nvmf_eui64", json_string(nvme_eui64_format(ns->eui64, eui)));
+		json_object_set_new(j, "nvmf_eui64",
+				    json_string(nvme_eui64_format(ns->eui64, eui)));
 	if (cfg_ns_ana_json(ns, j)) {
 		json_decref(j);
 		return NULL;
@@ -88,7 +90,8 @@ static json_t *subsys_to_json(const struct nvmf_subsys_config *s)
 	if (s->firmware[0])
 		json_object_set_new(attr, "firmware", json_string(s->firmware));
 	if (s->version)
-		json_object_set_new(attr, "version", json_string(nvme_version_format(s->version, ver, sizeof(ver))));
+		json_object_set_new(attr, "version",
+				    json_string(nvme_version_format(s->version, ver, sizeof(ver))));
 	json_object_set_new(attr, "cntlid_min", num_string(s->cntlid_min));
 	json_object_set_new(attr, "cntlid_max", num_string(s->cntlid_max));
 	if (s->qid_max)
@@ -96,7 +99,8 @@ static json_t *subsys_to_json(const struct nvmf_subsys_config *s)
 	for (size_t i = 0; i < s->n_ns; i++)
 		json_array_append_new(nss, ns_to_json(&s->ns[i]));
 	return json_pack("{s:s, s:o, s:o, s:o}", "nqn", s->nqn, "allowed_hosts",
-			 nqn_list(s->allowed_hosts, s->n_allowed_hosts), "attr", attr, "namespaces", nss);
+			 nqn_list(s->allowed_hosts, s->n_allowed_hosts), "attr", attr, "namespaces",
+			 nss);
 }
 
 static json_t *port_to_json(const struct nvmf_port_config *p)
@@ -105,21 +109,24 @@ static json_t *port_to_json(const struct nvmf_port_config *p)
 	json_t *param = json_object();
 	/* UINT32_MAX and 0 are "the default" in our structure; -1 says so in the file. */
 	long long in = p->inline_data_size == UINT32_MAX ? -1 : (long long)p->inline_data_size;
-	long long mqs = p->max_queue_size == UINT32_MAX || !p->max_queue_size ? -1 : (long long)p->max_queue_size;
+	long long mqs = p->max_queue_size == UINT32_MAX || !p->max_queue_size ?
+				-1 :
+				(long long)p->max_queue_size;
 	json_object_set_new(param, "inline_data_size", num_string(in));
 	json_object_set_new(param, "max_queue_size", num_string(mqs));
 	if (p->maxh2cdata)
 		json_object_set_new(param, "nvmf_maxh2cdata", num_string(p->maxh2cdata));
 	if (p->zerocopy_threshold != NVMF_DEFAULT_ZEROCOPY)
-		json_object_set_new(param, "nvmf_zerocopy_threshold", num_string(p->zerocopy_threshold));
-	return json_pack("{s:I, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:o, s:o, s:o}",
-			 "portid", (json_int_t)p->portid, "addr",
-			 "adrfam", p->adrfam == AF_INET6 ? "ipv6" : "ipv4", "traddr", p->traddr,
-			 "treq", treqs[p->treq < 3 ? p->treq : 0],
-			 "trsvcid", p->trsvcid[0] ? p->trsvcid : "4420", "trtype", p->trtype,
-			 "param", param, "referrals", cfg_referrals_to_json(p),
-			 "subsystems", nqn_list(p->subsystems, p->n_subsystems),
-			 "ana_groups", cfg_port_ana_json(p));
+		json_object_set_new(param, "nvmf_zerocopy_threshold",
+				    num_string(p->zerocopy_threshold));
+	return json_pack("{s:I, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:o, s:o, s:o}", "portid",
+			 (json_int_t)p->portid, "addr", "adrfam",
+			 p->adrfam == AF_INET6 ? "ipv6" : "ipv4", "traddr", p->traddr, "treq",
+			 treqs[p->treq < 3 ? p->treq : 0], "trsvcid",
+			 p->trsvcid[0] ? p->trsvcid : "4420", "trtype", p->trtype, "param", param,
+			 "referrals", cfg_referrals_to_json(p), "subsystems",
+			 nqn_list(p->subsystems, p->n_subsystems), "ana_groups",
+			 cfg_port_ana_json(p));
 }
 
 json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
@@ -133,10 +140,11 @@ json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
 			if (strcmp(d->hostnqn, cfg->hosts[i]))
 				continue;
 			/* nvmetcli's layout, defaults written out as the kernel shows them */
-			json_object_set_new(h, "dhchap", json_pack("{s:s, s:s, s:s, s:s}", "key", d->key,
-					    "ctrl_key", d->ctrl_key ? d->ctrl_key : "",
-					    "hash", d->hash ? d->hash : "hmac(sha256)",
-					    "dhgroup", d->dhgroup ? d->dhgroup : "null"));
+			json_object_set_new(h, "dhchap",
+					    json_pack("{s:s, s:s, s:s, s:s}", "key", d->key,
+						      "ctrl_key", d->ctrl_key ? d->ctrl_key : "",
+						      "hash", d->hash ? d->hash : "hmac(sha256)",
+						      "dhgroup", d->dhgroup ? d->dhgroup : "null"));
 		}
 		json_array_append_new(hosts, h);
 	}
@@ -144,14 +152,16 @@ json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
 		json_array_append_new(ports, port_to_json(&cfg->ports[i]));
 	for (size_t i = 0; i < cfg->n_subsystems; i++)
 		json_array_append_new(subs, subsys_to_json(&cfg->subsystems[i]));
-	json_t *nt = json_pack("{s:I, s:I, s:I, s:I, s:b, s:I, s:b, s:I, s:I}",
-			       "mdts", (json_int_t)t->mdts, "threads", (json_int_t)t->threads,
-			       "buffers_small", (json_int_t)t->buffers_small,
-			       "buffers_large", (json_int_t)t->buffers_large, "hugepages", t->hugepages,
+	json_t *nt = json_pack("{s:I, s:I, s:I, s:I, s:b, s:I, s:b, s:I, s:I}", "mdts",
+			       (json_int_t)t->mdts, "threads", (json_int_t)t->threads,
+			       "buffers_small", (json_int_t)t->buffers_small, "buffers_large",
+			       (json_int_t)t->buffers_large, "hugepages", t->hugepages,
 			       "idle_poll_us", (json_int_t)t->idle_poll_us, "srq", t->srq,
-			       "srq_depth", (json_int_t)t->srq_depth, "numa_node", (json_int_t)t->numa_node);
+			       "srq_depth", (json_int_t)t->srq_depth, "numa_node",
+			       (json_int_t)t->numa_node);
 	if (nt) {
-		json_object_set_new(nt, "discovery_log", json_string(nvmf_disc_log_mode_name(t->discovery_log)));
+		json_object_set_new(nt, "discovery_log",
+				    json_string(nvmf_disc_log_mode_name(t->discovery_log)));
 		json_object_set_new(nt, "discovery_kato", json_integer(t->discovery_kato));
 	}
 	if (nt && t->rpc_socket_set)
@@ -197,7 +207,7 @@ int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err,
 	}
 	/* DH-HMAC-CHAP secrets are for root's eyes only (nvmetcli writes 0600 too). */
 	struct iovec iov[2] = { { .iov_base = text, .iov_len = strlen(text) },
-				{ .iov_base = (void *)(uintptr_t)"\n", .iov_len = 1 } };
+				{ .iov_base = (void *)(uintptr_t) "\n", .iov_len = 1 } };
 	int e = nvmf_atomic_write(path, iov, 2, cfg->n_dhchap ? 0600 : 0644, err, errlen);
 	free_text(text);
 	return e;

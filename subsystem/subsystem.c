@@ -14,7 +14,7 @@
 
 #define DEFAULT_MODEL    "nvmf-rdma"
 #define DEFAULT_FIRMWARE "0.1"
-#define DISCOVERY_VS     0x00010300u   /* discovery controllers report 1.3 like nvmet */
+#define DISCOVERY_VS     0x00010300u /* discovery controllers report 1.3 like nvmet */
 
 /* FNV-1a 64: stable identifiers derived from names (serial numbers, namespace UUIDs). */
 static uint64_t fnv1a(const void *p, size_t n, uint64_t h)
@@ -102,7 +102,8 @@ struct nvmf_ns *nvmf_ns_open(const struct nvmf_subsys *s, const struct nvmf_ns_c
 		return NULL;
 	}
 	/* Resolved, so two names of one file (a symlink, "..") are seen as one. */
-	if (nc->path && !(ns->real_path = realpath(nc->path, NULL)) && !(ns->real_path = strdup(nc->path))) {
+	if (nc->path && !(ns->real_path = realpath(nc->path, NULL)) &&
+	    !(ns->real_path = strdup(nc->path))) {
 		nvmf_ns_free(ns);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -133,8 +134,8 @@ struct nvmf_ns *nvmf_ns_open(const struct nvmf_subsys *s, const struct nvmf_ns_c
 	return ns;
 }
 
-struct nvmf_subsys *nvmf_subsys_build(const struct nvmf_subsys_config *src, size_t sidx,
-				      char *err, size_t errlen)
+struct nvmf_subsys *nvmf_subsys_build(const struct nvmf_subsys_config *src, size_t sidx, char *err,
+				      size_t errlen)
 {
 	struct nvmf_subsys *s = calloc(1, sizeof(*s));
 	struct nvmf_subsys_config *sc = calloc(1, sizeof(*sc));
@@ -159,7 +160,8 @@ struct nvmf_subsys *nvmf_subsys_build(const struct nvmf_subsys_config *src, size
 		char why[512];
 		struct nvmf_ns *ns = nvmf_ns_open(s, &sc->ns[i], why, sizeof(why));
 		if (!ns) {
-			snprintf(err, errlen, "subsystems[%zu].namespaces[%zu] (subsystem %s, namespace %u): %s",
+			snprintf(err, errlen,
+				 "subsystems[%zu].namespaces[%zu] (subsystem %s, namespace %u): %s",
 				 sidx, i, sc->nqn, sc->ns[i].nsid, why);
 			nvmf_subsys_free(s);
 			return NULL;
@@ -177,10 +179,14 @@ struct nvmf_subsys *nvmf_subsys_build(const struct nvmf_subsys_config *src, size
 	else if (drive && drive->serial[0])
 		snprintf(serial, sizeof(serial), "%s", drive->serial);
 	else
-		snprintf(serial, sizeof(serial), "%016llx", (unsigned long long)
-			 fnv1a(sc->nqn, strlen(sc->nqn), 0xcbf29ce484222325ull));
+		snprintf(serial, sizeof(serial), "%016llx",
+			 (unsigned long long)fnv1a(sc->nqn, strlen(sc->nqn),
+						   0xcbf29ce484222325ull));
 	pad_copy(s->serial, 20, serial);
-	pad_copy(s->model, 40, sc->model[0] ? sc->model : drive && drive->model[0] ? drive->model : DEFAULT_MODEL);
+	pad_copy(s->model, 40,
+		 sc->model[0]             ? sc->model :
+		 drive && drive->model[0] ? drive->model :
+					    DEFAULT_MODEL);
 	pad_copy(s->firmware, 8, sc->firmware[0] ? sc->firmware : DEFAULT_FIRMWARE);
 	return s;
 }

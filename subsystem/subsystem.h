@@ -21,8 +21,8 @@
 
 struct nvmf_transport;
 
-#define NVMF_SUBSYS_MAX_NSID 1024      /* namespace slots per subsystem (Identify NN) */
-#define NVMF_LAT_BUCKETS     32        /* latency histogram: bucket i = [2^i, 2^(i+1)) us */
+#define NVMF_SUBSYS_MAX_NSID 1024 /* namespace slots per subsystem (Identify NN) */
+#define NVMF_LAT_BUCKETS     32   /* latency histogram: bucket i = [2^i, 2^(i+1)) us */
 
 /*
  * What one poll group counted on one namespace. Only that group writes it (relaxed
@@ -31,35 +31,35 @@ struct nvmf_transport;
  * line apart from the other groups' counters.
  */
 struct nvmf_ns_pg_stats {
-	uint64_t inflight;                 /* commands holding the namespace now */
-	uint64_t reads, writes, other;     /* commands completed: Read, Write, the rest */
-	uint64_t read_bytes, write_bytes;  /* data of the Reads and Writes completed */
-	uint64_t errors;                   /* commands completed with a non-zero status */
-	uint64_t epoch_inflight[2];        /* of inflight, those admitted under reservation
+	uint64_t inflight;                /* commands holding the namespace now */
+	uint64_t reads, writes, other;    /* commands completed: Read, Write, the rest */
+	uint64_t read_bytes, write_bytes; /* data of the Reads and Writes completed */
+	uint64_t errors;                  /* commands completed with a non-zero status */
+	uint64_t epoch_inflight[2];       /* of inflight, those admitted under reservation
 					    * epoch 0 and 1 (namespaces with reservations on:
 					    * Preempt and Abort waits for one, target/resv.h) */
-	uint64_t lat[NVMF_LAT_BUCKETS];    /* completions by log2 of their latency in us */
+	uint64_t lat[NVMF_LAT_BUCKETS];   /* completions by log2 of their latency in us */
 } __attribute__((aligned(64)));
 
 /* A namespace as served: its backend and identity. */
 struct nvmf_ns {
 	uint32_t nsid;
 	struct nvmf_bdev *bdev;
-	uint32_t lba_shift;                /* log2(block size in bytes) */
-	uint64_t nlb;                      /* namespace size in logical blocks; changed live
+	uint32_t lba_shift; /* log2(block size in bytes) */
+	uint64_t nlb;       /* namespace size in logical blocks; changed live
 					    * by a resize (atomic: nvmf_ns_nlb) */
 	uint8_t nguid[16], uuid[16], eui64[8];
 	bool has_nguid, has_uuid, has_eui64;
-	bool uuid_derived;                 /* made from NQN and nsid, not configured */
-	bool resv_enable;                  /* the config's resv.enable: the target attaches
+	bool uuid_derived;              /* made from NQN and nsid, not configured */
+	bool resv_enable;               /* the config's resv.enable: the target attaches
 					    * reservations (resv below) */
-	char *real_path;                   /* the backing file or device, resolved; NULL: none */
-	struct nvmf_ns_pg_stats *stats;    /* [poll group index], npgs of them; NULL until
+	char *real_path;                /* the backing file or device, resolved; NULL: none */
+	struct nvmf_ns_pg_stats *stats; /* [poll group index], npgs of them; NULL until
 					    * the target attaches it (nvmf_ns_stats_alloc) */
 	unsigned npgs;
-	uint32_t anagrpid;                 /* its ANA group, 1..NVMF_MAX_ANAGRPID: moved live
+	uint32_t anagrpid;         /* its ANA group, 1..NVMF_MAX_ANAGRPID: moved live
 					    * by the main group, read by I/O groups (atomic) */
-	struct nvmf_ns_resv *resv;         /* reservations (target/resv.h), the main group's;
+	struct nvmf_ns_resv *resv; /* reservations (target/resv.h), the main group's;
 					    * NULL: off (the config's resv.enable) */
 	void (*resv_free)(struct nvmf_ns_resv *resv); /* how nvmf_ns_free frees it (the
 					    * target's, which attached it) */
@@ -79,37 +79,37 @@ enum nvmf_subsys_type {
 /* A subsystem as served (NVMe Base 2.0 section 2.4). */
 struct nvmf_subsys {
 	enum nvmf_subsys_type type;
-	struct nvmf_subsys_config *cfg;    /* NQN, hosts, attributes, namespaces: the running
+	struct nvmf_subsys_config *cfg;          /* NQN, hosts, attributes, namespaces: the running
 					    * configuration, the subsystem's own copy; changed live
 					    * only on the main group (target/namespace.c, ctl-*.c) */
 	char serial[21], model[41], firmware[9]; /* space padded, NUL at [20]/[40]/[8] */
-	uint32_t vs;                       /* NVMe version: major << 16 | minor << 8 */
-	struct nvmf_ns **ns;               /* indexed by nsid (1's based); NULL = inactive.
+	uint32_t vs;                             /* NVMe version: major << 16 | minor << 8 */
+	struct nvmf_ns **ns;                     /* indexed by nsid (1's based); NULL = inactive.
 					    * NVMF_SUBSYS_MAX_NSID + 1 slots, never moved, so I/O
 					    * groups may read a slot while the main group changes
 					    * another (nvmf_subsys_ns, nvmf_subsys_ns_publish) */
-	uint32_t max_nsid;                 /* highest nsid with a slot (discovery: 0) */
-	uint16_t next_cntlid;              /* round-robin cntlid allocation (target/ctrl.c) */
+	uint32_t max_nsid;                       /* highest nsid with a slot (discovery: 0) */
+	uint16_t next_cntlid;                    /* round-robin cntlid allocation (target/ctrl.c) */
 };
 
 /* A port as served: its config, the subsystems exposed on it and its resolved limits.
  * The listener itself belongs to the transport (transport_priv). Ports are allocated one
  * by one and never move: queues and controllers point at theirs. */
 struct nvmf_port {
-	struct nvmf_port_config *cfg;      /* the running configuration, the port's own copy
+	struct nvmf_port_config *cfg; /* the running configuration, the port's own copy
 					    * (cfg->subsystems follows subsys[]) */
-	struct nvmf_subsys **subsys;       /* subsystems exposed here, config order; changed
+	struct nvmf_subsys **subsys;  /* subsystems exposed here, config order; changed
 					    * live on the main group only */
 	size_t n_subsys;
-	bool retired;                      /* removed live: listens no more, exposes nothing,
+	bool retired;                        /* removed live: listens no more, exposes nothing,
 					    * kept until the target ends (queues may point here) */
 	uint64_t connects, connects_refused; /* admin Connects accepted and refused here
 					    * (main group) */
-	struct nvmf_transport *transport;  /* the transport serving it (trtype) */
+	struct nvmf_transport *transport;    /* the transport serving it (trtype) */
 	/* Limits, resolved once from the config and the transport (nvmf_port_resolve). */
-	uint16_t queue_size;               /* I/O queue entries, 1's based (CAP.MQES + 1) */
-	uint32_t inline_size;              /* in-capsule data bytes on I/O queues; 0 = none */
-	uint16_t max_qid;                  /* highest I/O qid any subsystem here allows */
+	uint16_t queue_size;  /* I/O queue entries, 1's based (CAP.MQES + 1) */
+	uint32_t inline_size; /* in-capsule data bytes on I/O queues; 0 = none */
+	uint16_t max_qid;     /* highest I/O qid any subsystem here allows */
 	/* The ANA state of each group on this port (NVME_ANA_STATE_*; [0] unused), as
 	 * cfg->ana_groups says (nvmf_port_config_ana_state): written by the main group,
 	 * read by I/O groups with one atomic load per command (target/ana.h). */
@@ -122,8 +122,8 @@ void nvmf_port_free(struct nvmf_port *port);
 
 /* The defaults of nvmetcli's config and of our nvmf_* keys are applied by the config
  * loader (subsystem/config.c); these are the transport-independent bounds. */
-#define NVMF_ADMIN_QUEUE_SIZE   32     /* entries; the Linux host uses 32 */
-#define NVMF_MIN_QUEUE_SIZE     16     /* I/O queue entries, smallest a port may set */
+#define NVMF_ADMIN_QUEUE_SIZE 32 /* entries; the Linux host uses 32 */
+#define NVMF_MIN_QUEUE_SIZE   16 /* I/O queue entries, smallest a port may set */
 
 /*
  * nvmf_subsys_build - the subsystem @sc describes (copied: s->cfg is its own), every
@@ -134,8 +134,8 @@ void nvmf_port_free(struct nvmf_port *port);
  * Returns the subsystem, or NULL with @err naming "subsystems[S].namespaces[N]
  * (subsystem NQN, namespace NSID): reason"; everything opened so far is closed again.
  */
-struct nvmf_subsys *nvmf_subsys_build(const struct nvmf_subsys_config *sc, size_t sidx,
-				      char *err, size_t errlen);
+struct nvmf_subsys *nvmf_subsys_build(const struct nvmf_subsys_config *sc, size_t sidx, char *err,
+				      size_t errlen);
 
 /* nvmf_subsys_discovery_new - the discovery subsystem named @nqn (NVMe-oF 1.1 section 5):
  * any host, no namespaces, version 1.3. NULL when out of memory. */

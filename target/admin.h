@@ -29,12 +29,13 @@ struct nvmf_cmd_def {
 	uint8_t opcode;
 	uint32_t effects;
 	nvme_status_t (*parse)(struct nvmf_req *req);
-	bool resv;                         /* a reservation command: reported only where the
+	bool resv; /* a reservation command: reported only where the
 					    * subsystem has reservations (Identify ONCS bit 5) */
 };
 
 /* nvmf_cmd_find - the entry of @opcode among @n entries of @table, or NULL. */
-const struct nvmf_cmd_def *nvmf_cmd_find(const struct nvmf_cmd_def *table, size_t n, uint8_t opcode);
+const struct nvmf_cmd_def *nvmf_cmd_find(const struct nvmf_cmd_def *table, size_t n,
+					 uint8_t opcode);
 
 /* nvmf_admin_cmd_effects / nvmf_io_cmd_effects - the effects of every admin / I/O
  * command a controller of NVM subsystem @s takes, little endian, into @acs / @iocs (256
@@ -90,9 +91,9 @@ void nvmf_identify_ns_io_hints(const struct nvmf_ns *ns, struct nvme_id_ns *id);
 /* One log page a controller returns. */
 struct nvmf_log_page {
 	uint8_t lid;
-	uint16_t lidsp;                    /* LID Specific Parameter bits log 00h reports for
+	uint16_t lidsp; /* LID Specific Parameter bits log 00h reports for
 					    * it (bits 31:16 of its entry) */
-	nvme_status_t (*parse)(struct nvmf_req *req);  /* checks beyond the common ones
+	nvme_status_t (*parse)(struct nvmf_req *req); /* checks beyond the common ones
 					    * (NSID, LSP); NULL: none */
 	void (*execute)(struct nvmf_req *req);
 };
@@ -121,8 +122,8 @@ uint8_t nvmf_log_lsp(const struct nvmf_req *req);
  * 2 changeable. */
 struct nvmf_feature {
 	uint8_t fid;
-	bool discovery;                    /* a discovery controller has it too */
-	uint32_t caps;                     /* Get Features SEL 011b dword 0 */
+	bool discovery; /* a discovery controller has it too */
+	uint32_t caps;  /* Get Features SEL 011b dword 0 */
 	/* Set: checks knowable from the SQE (NULL: none), then the handler, which completes
 	 * the request. NULL set: Set Features of this FID is refused (as the table says). */
 	nvme_status_t (*check_set)(struct nvmf_req *req);
@@ -149,10 +150,10 @@ void nvmf_feature_result(struct nvmf_req *req, uint32_t dw0);
  * notice of a kind is reported, that kind is masked until the host reads the log with
  * RAE clear (5.2.1). */
 enum nvmf_aen_kind {
-	NVMF_AEN_NS_CHANGED,               /* Namespace Attribute Changed: AEC bit 8, log 04h */
-	NVMF_AEN_ANA_CHANGE,               /* ANA Change: AEC bit 11, log 0Ch */
-	NVMF_AEN_DISC_CHANGED,             /* Discovery Log Page Change: AEC bit 31, log 70h */
-	NVMF_AEN_RESV_LOG,                 /* Reservation Log Page Available (I/O Command
+	NVMF_AEN_NS_CHANGED,   /* Namespace Attribute Changed: AEC bit 8, log 04h */
+	NVMF_AEN_ANA_CHANGE,   /* ANA Change: AEC bit 11, log 0Ch */
+	NVMF_AEN_DISC_CHANGED, /* Discovery Log Page Change: AEC bit 31, log 70h */
+	NVMF_AEN_RESV_LOG,     /* Reservation Log Page Available (I/O Command
 					    * Specific status): no AEC bit, log 80h */
 	NVMF_AEN_KINDS
 };

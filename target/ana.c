@@ -16,9 +16,9 @@ static_assert(sizeof(struct nvme_ana_log) == 16, "ANA log header is 16 bytes");
 static_assert(sizeof(struct nvme_ana_group_desc) == 32, "ANA group descriptor is 32 bytes");
 
 /* The largest log 0Ch: every group, every namespace of a subsystem (each is in one). */
-#define ANA_LOG_MAX (sizeof(struct nvme_ana_log) + \
-		     NVMF_MAX_ANAGRPID * sizeof(struct nvme_ana_group_desc) + \
-		     NVMF_MAX_NSID * sizeof(__le32))
+#define ANA_LOG_MAX                                                                             \
+	(sizeof(struct nvme_ana_log) + NVMF_MAX_ANAGRPID * sizeof(struct nvme_ana_group_desc) + \
+	 NVMF_MAX_NSID * sizeof(__le32))
 
 static bool valid_grpid(uint32_t grpid)
 {
@@ -58,7 +58,8 @@ uint32_t nvmf_ana_mnan(uint32_t mdts)
 	if (!mdts || mdts >= 20)
 		return NVMF_MAX_NSID;
 	uint64_t max = 4096ull << mdts;
-	uint64_t fixed = sizeof(struct nvme_ana_log) + NVMF_MAX_ANAGRPID * sizeof(struct nvme_ana_group_desc);
+	uint64_t fixed = sizeof(struct nvme_ana_log) +
+			 NVMF_MAX_ANAGRPID * sizeof(struct nvme_ana_group_desc);
 	uint64_t room = max > fixed ? (max - fixed) / sizeof(__le32) : 1;
 	return room < NVMF_MAX_NSID ? (uint32_t)room : NVMF_MAX_NSID;
 }
@@ -67,14 +68,16 @@ void nvmf_ana_identify_ctrl(const struct nvmf_tgt_ctrl *ctrl, struct nvme_id_ctr
 {
 	id->cmic |= NVME_CTRL_CMIC_MULTI_ANA_REPORTING;
 	id->anatt = NVMF_ANATT;
-	id->anacap = NVME_CTRL_ANACAP_OPT | NVME_CTRL_ANACAP_NON_OPT | NVME_CTRL_ANACAP_INACCESSIBLE |
-		     NVME_CTRL_ANACAP_PERSISTENT_LOSS | NVME_CTRL_ANACAP_CHANGE;
+	id->anacap = NVME_CTRL_ANACAP_OPT | NVME_CTRL_ANACAP_NON_OPT |
+		     NVME_CTRL_ANACAP_INACCESSIBLE | NVME_CTRL_ANACAP_PERSISTENT_LOSS |
+		     NVME_CTRL_ANACAP_CHANGE;
 	id->anagrpmax = htole32(NVMF_MAX_ANAGRPID);
 	id->nanagrpid = htole32(NVMF_MAX_ANAGRPID);
 	id->mnan = htole32(nvmf_ana_mnan(ctrl->mdts));
 }
 
-void nvmf_ana_identify_ns(const struct nvmf_port *port, const struct nvmf_ns *ns, struct nvme_id_ns *id)
+void nvmf_ana_identify_ns(const struct nvmf_port *port, const struct nvmf_ns *ns,
+			  struct nvme_id_ns *id)
 {
 	uint8_t state = nvmf_ana_state(port, ns);
 	id->anagrpid = htole32(ns->anagrpid);
@@ -149,7 +152,8 @@ void nvmf_ana_log(struct nvmf_req *req)
 	memcpy(log, &hdr, sizeof(hdr));
 	/* The log is as long as a host sizes it from Identify (nvme-cli reads that much in
 	 * 4 KiB pieces): past the descriptors it reads zeroes, not Invalid Field. */
-	size_t sized = sizeof(struct nvme_ana_log) + NVMF_MAX_ANAGRPID * sizeof(struct nvme_ana_group_desc) +
+	size_t sized = sizeof(struct nvme_ana_log) +
+		       NVMF_MAX_ANAGRPID * sizeof(struct nvme_ana_group_desc) +
 		       (size_t)nvmf_ana_mnan(ctrl->mdts) * sizeof(__le32);
 	nvme_status_t st = nvmf_copy_log(req, log, off > sized ? off : sized);
 	free(log);
@@ -197,21 +201,23 @@ int nvmf_tgt_ana_state_set(struct nvmf_tgt *tgt, struct nvmf_port *port, uint32_
 {
 	struct nvmf_port_config *pc = port->cfg;
 	if (!valid_grpid(grpid)) {
-		snprintf(err, errlen, "ANA group %u is out of range (1-%d)", grpid, NVMF_MAX_ANAGRPID);
+		snprintf(err, errlen, "ANA group %u is out of range (1-%d)", grpid,
+			 NVMF_MAX_ANAGRPID);
 		return -EINVAL;
 	}
 	if (!valid_state(state)) {
 		snprintf(err, errlen, "%u is not an ANA state", state);
 		return -EINVAL;
 	}
-	struct nvmf_ana_group_config *g = (struct nvmf_ana_group_config *)nvmf_port_config_ana_group(pc, grpid);
+	struct nvmf_ana_group_config *g =
+		(struct nvmf_ana_group_config *)nvmf_port_config_ana_group(pc, grpid);
 	bool existed = true;
 	if (!g) {
 		bool exists[NVMF_MAX_ANAGRPID + 1];
 		nvmf_tgt_ana_groups(tgt, exists);
 		existed = exists[grpid];
-		struct nvmf_ana_group_config *grown = realloc(pc->ana_groups,
-							      (pc->n_ana_groups + 1) * sizeof(*grown));
+		struct nvmf_ana_group_config *grown =
+			realloc(pc->ana_groups, (pc->n_ana_groups + 1) * sizeof(*grown));
 		if (!grown) {
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
@@ -223,7 +229,7 @@ int nvmf_tgt_ana_state_set(struct nvmf_tgt *tgt, struct nvmf_port *port, uint32_
 	g->state = state;
 	if (port->ana_state[grpid] == state) {
 		if (!existed)
-			changed(tgt, grpid);   /* listed from now on, holding no namespace */
+			changed(tgt, grpid); /* listed from now on, holding no namespace */
 		return 0;
 	}
 	/* Commands the I/O groups parse from now on see it; those already past the check
@@ -246,11 +252,13 @@ int nvmf_tgt_ns_ana_group_set(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint3
 		return -ENOENT;
 	}
 	if (!valid_grpid(grpid)) {
-		snprintf(err, errlen, "ANA group %u is out of range (1-%d)", grpid, NVMF_MAX_ANAGRPID);
+		snprintf(err, errlen, "ANA group %u is out of range (1-%d)", grpid,
+			 NVMF_MAX_ANAGRPID);
 		return -EINVAL;
 	}
 	if (!nvmf_tgt_ana_group_defined(tgt, grpid, NULL)) {
-		snprintf(err, errlen, "ANA group %u is defined on no port (ana_state_set defines it on one)",
+		snprintf(err, errlen,
+			 "ANA group %u is defined on no port (ana_state_set defines it on one)",
 			 grpid);
 		return -EINVAL;
 	}
@@ -284,10 +292,12 @@ int nvmf_tgt_ana_check_port_remove(const struct nvmf_tgt *tgt, const struct nvmf
 			uint32_t g = nvmf_ns_config_anagrpid(&sc->ns[k]);
 			if (nvmf_tgt_ana_group_defined(tgt, g, port))
 				continue;
-			snprintf(err, errlen, "port %u is the only port defining ANA group %u, the group "
+			snprintf(err, errlen,
+				 "port %u is the only port defining ANA group %u, the group "
 				 "of namespace %u of %s: move the namespace to another group "
 				 "(namespace_ana_group_set) or define the group on another port "
-				 "(ana_state_set) first", port->cfg->portid, g, sc->ns[k].nsid, sc->nqn);
+				 "(ana_state_set) first",
+				 port->cfg->portid, g, sc->ns[k].nsid, sc->nqn);
 			return -EBUSY;
 		}
 	}
@@ -361,7 +371,7 @@ static int prepare_ports(const struct nvmf_tgt *tgt, const struct nvmf_config *n
 		const struct nvmf_port_config *pc = &next->ports[i];
 		const struct nvmf_port *p = live_port(tgt, pc->portid);
 		if (!p || same_groups(p->cfg, pc))
-			continue;   /* a new port starts with its groups */
+			continue; /* a new port starts with its groups */
 		struct ana_port_change *c = &r->ports[r->nports];
 		if (nvmf_config_ana_groups_dup(pc->ana_groups, pc->n_ana_groups, &c->groups))
 			return -ENOMEM;
@@ -432,7 +442,8 @@ static void apply_port(struct nvmf_tgt *tgt, struct nvmf_port *p, struct ana_por
 	bool any = false;
 	for (uint32_t g = 1; g <= NVMF_MAX_ANAGRPID; g++) {
 		uint8_t old = p->ana_state[g], st = nvmf_port_config_ana_state(&want, g);
-		bool was = nvmf_port_config_defines(p->cfg, g), is = nvmf_port_config_defines(&want, g);
+		bool was = nvmf_port_config_defines(p->cfg, g),
+		     is = nvmf_port_config_defines(&want, g);
 		if (old != st) {
 			__atomic_store_n(&p->ana_state[g], st, __ATOMIC_RELAXED);
 			changed(tgt, g);
@@ -471,9 +482,10 @@ void nvmf_ana_reload_apply(struct nvmf_tgt *tgt, struct nvmf_ana_reload *r, json
 		for (size_t k = 0; k < tgt->n_subsys; k++) {
 			if (tgt->subsys[k] != c->s)
 				continue;
-			if (nvmf_tgt_ns_ana_group_set(tgt, tgt->subsys[k], c->nsid, c->grpid, &prev, err,
-						      sizeof(err)) > 0)
-				note(changes, "subsystem %s: namespace %u moved to ANA group %u (was %u)",
+			if (nvmf_tgt_ns_ana_group_set(tgt, tgt->subsys[k], c->nsid, c->grpid, &prev,
+						      err, sizeof(err)) > 0)
+				note(changes,
+				     "subsystem %s: namespace %u moved to ANA group %u (was %u)",
 				     c->s->cfg->nqn, c->nsid, c->grpid, prev);
 		}
 	}

@@ -49,7 +49,8 @@ static inline uint8_t nvmf_ana_state(const struct nvmf_port *port, const struct 
  * Base 2.0 8.1.3 and figure 103 (nvmet_check_ana_state). Path statuses are answered
  * without DNR (target/core.c). Any thread.
  */
-static inline nvme_status_t nvmf_ana_io_status(const struct nvmf_port *port, const struct nvmf_ns *ns)
+static inline nvme_status_t nvmf_ana_io_status(const struct nvmf_port *port,
+					       const struct nvmf_ns *ns)
 {
 	switch (nvmf_ana_state(port, ns)) {
 	case NVME_ANA_STATE_OPTIMIZED:
@@ -77,7 +78,8 @@ uint32_t nvmf_ana_mnan(uint32_t mdts);
 void nvmf_ana_identify_ctrl(const struct nvmf_tgt_ctrl *ctrl, struct nvme_id_ctrl *id);
 /* nvmf_ana_identify_ns - ANAGRPID of @ns (bytes 92-95); NUSE 0 when inaccessible or lost
  * through @port (nvmet). */
-void nvmf_ana_identify_ns(const struct nvmf_port *port, const struct nvmf_ns *ns, struct nvme_id_ns *id);
+void nvmf_ana_identify_ns(const struct nvmf_port *port, const struct nvmf_ns *ns,
+			  struct nvme_id_ns *id);
 /* nvmf_ana_log - Get Log Page LID 0Ch (figures 261-262): header (change count, number of
  * descriptors), then per existing group, ascending: group ID, NSID count, the group's
  * change count, its state on the request's port, and (LSP bit 0 RGO clear) the active

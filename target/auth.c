@@ -17,7 +17,7 @@
  * the same way. Protocol failures never fail the command itself: the NVMe
  * status says only whether the SQE was well formed.
  */
-#define NVMF_LOG_COMPONENT NVMF_LOGC_AUTH   /* target/log.h */
+#define NVMF_LOG_COMPONENT NVMF_LOGC_AUTH /* target/log.h */
 #include "target/auth.h"
 
 #include <endian.h>
@@ -33,30 +33,30 @@
 #include "target/log.h"
 
 enum auth_step {
-	STEP_NEGOTIATE,    /* Send: AUTH_Negotiate expected */
-	STEP_CHALLENGE,    /* Receive: the Challenge is ours to give */
-	STEP_REPLY,        /* Send: Reply expected */
-	STEP_SUCCESS1,     /* Receive: Success1 */
-	STEP_SUCCESS2,     /* Send: Success2 expected (bidirectional) */
-	STEP_FAILURE1,     /* Receive: Failure1, then the association ends */
+	STEP_NEGOTIATE, /* Send: AUTH_Negotiate expected */
+	STEP_CHALLENGE, /* Receive: the Challenge is ours to give */
+	STEP_REPLY,     /* Send: Reply expected */
+	STEP_SUCCESS1,  /* Receive: Success1 */
+	STEP_SUCCESS2,  /* Send: Success2 expected (bidirectional) */
+	STEP_FAILURE1,  /* Receive: Failure1, then the association ends */
 };
 
 /* One queue's transaction. */
 struct nvmf_sq_auth {
 	enum auth_step step;
-	uint8_t reason;                 /* rescode_exp of the Failure1 (enum nvme_auth_failure_exp) */
+	uint8_t reason; /* rescode_exp of the Failure1 (enum nvme_auth_failure_exp) */
 	uint16_t t_id;
 	uint8_t hash_id, dhgroup_id;
-	uint8_t hl;                     /* digest length of hash_id */
+	uint8_t hl; /* digest length of hash_id */
 	uint32_t s1, s2;
 	bool c2_valid;
 	uint8_t c1[NVME_DHCHAP_MAX_KEY_LEN], c2[NVME_DHCHAP_MAX_KEY_LEN];
-	struct nvmf_host_auth *keys;    /* the controller's keys when this transaction began
+	struct nvmf_host_auth *keys; /* the controller's keys when this transaction began
 					   (a reference), NULL between transactions */
-	struct nvme_dhchap_dh *dh;      /* our key pair when dhgroup_id is not null */
-	uint8_t *shared;                /* g^xy mod p, shared_len bytes, after the Reply */
+	struct nvme_dhchap_dh *dh;   /* our key pair when dhgroup_id is not null */
+	uint8_t *shared;             /* g^xy mod p, shared_len bytes, after the Reply */
 	size_t shared_len;
-	uint64_t last_ms;               /* the group's clock at the last message */
+	uint64_t last_ms; /* the group's clock at the last message */
 };
 
 /* ---- the target's key table ---- */
@@ -115,22 +115,27 @@ static int host_auth_make(const char *hostnqn, const char *key, const char *ctrl
 		snprintf(err, errlen, "dhchap key: %s", why);
 		goto fail;
 	}
-	if (ctrl_key && *ctrl_key && nvme_dhchap_key_parse(ctrl_key, &h->ctrl_key, why, sizeof(why))) {
+	if (ctrl_key && *ctrl_key &&
+	    nvme_dhchap_key_parse(ctrl_key, &h->ctrl_key, why, sizeof(why))) {
 		snprintf(err, errlen, "dhchap ctrl_key: %s", why);
 		goto fail;
 	}
 	if (hash && *hash) {
 		if ((id = nvme_dhchap_hash_id(hash)) < 0) {
-			snprintf(err, errlen, "dhchap hash %s is not hmac(sha256), hmac(sha384) "
-				 "or hmac(sha512)", shown(hash, why, sizeof(why)));
+			snprintf(err, errlen,
+				 "dhchap hash %s is not hmac(sha256), hmac(sha384) "
+				 "or hmac(sha512)",
+				 shown(hash, why, sizeof(why)));
 			goto fail;
 		}
 		h->hash_id = (uint8_t)id;
 	}
 	if (dhgroup && *dhgroup) {
 		if ((id = nvme_dhchap_dhgroup_id(dhgroup)) < 0) {
-			snprintf(err, errlen, "dhchap dhgroup %s is not null, ffdhe2048, ffdhe3072, "
-				 "ffdhe4096, ffdhe6144 or ffdhe8192", shown(dhgroup, why, sizeof(why)));
+			snprintf(err, errlen,
+				 "dhchap dhgroup %s is not null, ffdhe2048, ffdhe3072, "
+				 "ffdhe4096, ffdhe6144 or ffdhe8192",
+				 shown(dhgroup, why, sizeof(why)));
 			goto fail;
 		}
 		h->dhgroup_id = (uint8_t)id;
@@ -143,8 +148,8 @@ fail:
 }
 
 int nvmf_tgt_host_auth_set(struct nvmf_tgt *tgt, const char *hostnqn, const char *key,
-			   const char *ctrl_key, const char *hash, const char *dhgroup,
-			   char *err, size_t errlen)
+			   const char *ctrl_key, const char *hash, const char *dhgroup, char *err,
+			   size_t errlen)
 {
 	struct nvmf_host_auth *h = NULL;
 
@@ -184,9 +189,10 @@ int nvmf_host_auth_build(const struct nvmf_dhchap_config *d, size_t n, struct nv
 
 	*out = NULL;
 	for (size_t i = 0; i < n; i++) {
-		if (host_auth_make(d[i].hostnqn, d[i].key, d[i].ctrl_key, d[i].hash, d[i].dhgroup, tail,
-				   why, sizeof(why))) {
-			snprintf(err, errlen, "host %s: %s", d[i].hostnqn ? d[i].hostnqn : "?", why);
+		if (host_auth_make(d[i].hostnqn, d[i].key, d[i].ctrl_key, d[i].hash, d[i].dhgroup,
+				   tail, why, sizeof(why))) {
+			snprintf(err, errlen, "host %s: %s", d[i].hostnqn ? d[i].hostnqn : "?",
+				 why);
 			nvmf_host_auth_list_free(list);
 			return -1;
 		}
@@ -278,7 +284,7 @@ static void keys_set(struct nvmf_tgt_ctrl *ctrl, struct nvmf_host_auth *k)
 static void refresh_live_ctrls(struct nvmf_tgt *tgt)
 {
 	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next) {
-		if (!c->auth)   /* the main group is the only writer: no lock to read */
+		if (!c->auth) /* the main group is the only writer: no lock to read */
 			continue;
 		struct nvmf_host_auth *h = *host_auth_find(tgt, c->hostnqn), *k;
 		if (h && (k = ctrl_copy(h)))
@@ -355,9 +361,10 @@ void nvmf_sq_auth_free(struct nvmf_sq *sq)
 
 static void log_failure(struct nvmf_sq *sq, const char *what)
 {
-	nvmf_log(sq->tgt, NVMF_LOG_WARNING, "controller %u of %s: host %s failed authentication on "
-		 "queue %u: %s", sq->ctrl->cntlid, sq->ctrl->subsys->cfg->nqn, sq->ctrl->hostnqn,
-		 sq->qid, what);
+	nvmf_log(sq->tgt, NVMF_LOG_WARNING,
+		 "controller %u of %s: host %s failed authentication on "
+		 "queue %u: %s",
+		 sq->ctrl->cntlid, sq->ctrl->subsys->cfg->nqn, sq->ctrl->hostnqn, sq->qid, what);
 }
 
 /* The transaction failed: the next Receive answers Failure1 with @reason, and the
@@ -410,7 +417,7 @@ static void negotiate(struct nvmf_sq *sq, const uint8_t *buf, uint32_t tl)
 	transaction_clear(a);
 	/* The keys of the moment, for the whole transaction (a reload may replace them). */
 	const struct nvmf_host_auth *keys = a->keys = keys_get(sq->ctrl);
-	if (!keys)   /* cannot happen: a controller that authenticates keeps keys */
+	if (!keys) /* cannot happen: a controller that authenticates keeps keys */
 		return fail(sq, NVME_AUTH_FAILURE_NOT_USABLE, "no key");
 	if (tl < nvme_auth_negotiate_len(1))
 		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "AUTH_Negotiate too short");
@@ -419,18 +426,22 @@ static void negotiate(struct nvmf_sq *sq, const uint8_t *buf, uint32_t tl)
 	a->t_id = le16toh(n.t_id);
 	/* Secure channel concatenation needs TLS, which RDMA does not have. */
 	if (n.sc_c != NVME_AUTH_SC_NONE)
-		return fail(sq, NVME_AUTH_FAILURE_CONCAT_MISMATCH, "secure channel concatenation asked for");
+		return fail(sq, NVME_AUTH_FAILURE_CONCAT_MISMATCH,
+			    "secure channel concatenation asked for");
 	if (n.napd != 1)
-		return fail(sq, NVME_AUTH_FAILURE_HASH_UNUSABLE, "not exactly one protocol descriptor");
+		return fail(sq, NVME_AUTH_FAILURE_HASH_UNUSABLE,
+			    "not exactly one protocol descriptor");
 	if (tl < nvme_auth_negotiate_len(n.napd))
 		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "AUTH_Negotiate too short");
 	if (d.authid != NVME_AUTH_DHCHAP_AUTH_ID)
-		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "protocol is not DH-HMAC-CHAP");
+		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD,
+			    "protocol is not DH-HMAC-CHAP");
 	if (d.halen > NVME_AUTH_IDLIST_DH || d.dhlen > sizeof(d.idlist) - NVME_AUTH_IDLIST_DH)
 		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "HALEN or DHLEN out of range");
 	int hash = choose(keys->hash_id, d.idlist, d.halen);
 	if (hash < 0)
-		return fail(sq, NVME_AUTH_FAILURE_HASH_UNUSABLE, "the host does not offer the configured hash");
+		return fail(sq, NVME_AUTH_FAILURE_HASH_UNUSABLE,
+			    "the host does not offer the configured hash");
 	int group = choose(keys->dhgroup_id, d.idlist + NVME_AUTH_IDLIST_DH, d.dhlen);
 	if (group < 0)
 		return fail(sq, NVME_AUTH_FAILURE_DHGROUP_UNUSABLE,
@@ -468,23 +479,32 @@ static void reply(struct nvmf_sq *sq, const uint8_t *buf, uint32_t tl)
 	const uint8_t *rval = buf + sizeof(r), *c2 = rval + a->hl, *dhv = c2 + a->hl;
 	if (a->dh) {
 		if (dhvlen != nvme_dhchap_dh_len(a->dh))
-			return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "Reply DH value of the wrong size");
+			return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD,
+				    "Reply DH value of the wrong size");
 		a->shared_len = dhvlen;
 		if (!(a->shared = malloc(dhvlen)))
 			return fail(sq, NVME_AUTH_FAILURE_FAILED, "out of memory");
-		if (nvme_dhchap_dh_shared(a->dh, dhv, dhvlen, a->shared, dhvlen, why, sizeof(why))) {
+		if (nvme_dhchap_dh_shared(a->dh, dhv, dhvlen, a->shared, dhvlen, why,
+					  sizeof(why))) {
 			free(a->shared);
 			a->shared = NULL;
 			return fail(sq, NVME_AUTH_FAILURE_DHGROUP_UNUSABLE, why);
 		}
 	} else if (dhvlen) {
-		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD, "Reply DH value with the null group");
+		return fail(sq, NVME_AUTH_FAILURE_INCORRECT_PAYLOAD,
+			    "Reply DH value with the null group");
 	}
 	struct nvme_dhchap_resp_args args = {
-		.hash_id = a->hash_id, .challenge = ca, .seqnum = a->s1, .t_id = a->t_id,
-		.sc_c = NVME_AUTH_SC_NONE, .hostnqn = ctrl->hostnqn, .subsysnqn = ctrl->subsys->cfg->nqn,
+		.hash_id = a->hash_id,
+		.challenge = ca,
+		.seqnum = a->s1,
+		.t_id = a->t_id,
+		.sc_c = NVME_AUTH_SC_NONE,
+		.hostnqn = ctrl->hostnqn,
+		.subsysnqn = ctrl->subsys->cfg->nqn,
 	};
-	bool ok = !challenge_for(a, a->c1, ca) && !nvme_dhchap_host_response(a->keys->key, &args, expect) &&
+	bool ok = !challenge_for(a, a->c1, ca) &&
+		  !nvme_dhchap_host_response(a->keys->key, &args, expect) &&
 		  nvme_dhchap_equal(expect, rval, a->hl);
 	OPENSSL_cleanse(ca, sizeof(ca));
 	OPENSSL_cleanse(expect, sizeof(expect));
@@ -494,13 +514,14 @@ static void reply(struct nvmf_sq *sq, const uint8_t *buf, uint32_t tl)
 	 * section 8.3.4.5.4: the C2 is only for a secure channel's key, as nvmet reads it). */
 	if (r.cvalid && le32toh(r.seqnum)) {
 		if (!a->keys->ctrl_key)
-			return fail(sq, NVME_AUTH_FAILURE_FAILED,
-				    "bidirectional authentication asked for, but no controller key is set");
+			return fail(
+				sq, NVME_AUTH_FAILURE_FAILED,
+				"bidirectional authentication asked for, but no controller key is set");
 		memcpy(a->c2, c2, a->hl);
 		a->c2_valid = true;
 		a->s2 = le32toh(r.seqnum);
 	} else {
-		sq->authenticated = true;   /* unidirectional: done once Success1 is out */
+		sq->authenticated = true; /* unidirectional: done once Success1 is out */
 	}
 	a->step = STEP_SUCCESS1;
 }
@@ -522,7 +543,7 @@ static void execute_auth_send(struct nvmf_req *req)
 	if (a->step == STEP_FAILURE1) {
 		/* failed: nothing but the Failure1 read and the end of the association */
 	} else if (type == NVME_AUTH_COMMON_MESSAGES && id == NVME_AUTH_MSG_NEGOTIATE) {
-		negotiate(sq, buf, tl);      /* a new transaction, or re-authentication */
+		negotiate(sq, buf, tl); /* a new transaction, or re-authentication */
 	} else if (type == NVME_AUTH_COMMON_MESSAGES && id == NVME_AUTH_MSG_FAILURE2 &&
 		   tl >= sizeof(struct nvme_auth_failure) && t_id == a->t_id &&
 		   (a->step == STEP_REPLY || a->step == STEP_SUCCESS2)) {
@@ -540,7 +561,7 @@ static void execute_auth_send(struct nvmf_req *req)
 	} else if (id == NVME_AUTH_MSG_REPLY) {
 		reply(sq, buf, tl);
 	} else {
-		transaction_clear(a);        /* Success2: the host accepted our R2 */
+		transaction_clear(a); /* Success2: the host accepted our R2 */
 		sq->authenticated = true;
 	}
 	OPENSSL_cleanse(buf, tl);
@@ -568,7 +589,7 @@ static bool build_challenge(struct nvmf_sq *sq, uint8_t *buf, uint32_t al)
 			fail(sq, NVME_AUTH_FAILURE_FAILED, "no random bytes");
 			return true;
 		}
-	} while (!a->s1);     /* S1 0 is not a sequence number */
+	} while (!a->s1); /* S1 0 is not a sequence number */
 	c.auth_type = NVME_AUTH_DHCHAP_MESSAGES;
 	c.auth_id = NVME_AUTH_MSG_CHALLENGE;
 	c.t_id = htole16(a->t_id);
@@ -596,8 +617,12 @@ static void build_success1(struct nvmf_sq *sq, uint8_t *buf)
 	s.hl = a->hl;
 	if (a->c2_valid) {
 		struct nvme_dhchap_resp_args args = {
-			.hash_id = a->hash_id, .challenge = ca, .seqnum = a->s2, .t_id = a->t_id,
-			.sc_c = NVME_AUTH_SC_NONE, .hostnqn = ctrl->hostnqn,
+			.hash_id = a->hash_id,
+			.challenge = ca,
+			.seqnum = a->s2,
+			.t_id = a->t_id,
+			.sc_c = NVME_AUTH_SC_NONE,
+			.hostnqn = ctrl->hostnqn,
 			.subsysnqn = ctrl->subsys->cfg->nqn,
 		};
 		int rc = challenge_for(a, a->c2, ca);
@@ -605,11 +630,12 @@ static void build_success1(struct nvmf_sq *sq, uint8_t *buf)
 			rc = nvme_dhchap_ctrl_response(a->keys->ctrl_key, &args, buf + sizeof(s));
 		OPENSSL_cleanse(ca, sizeof(ca));
 		if (rc)
-			return fail(sq, NVME_AUTH_FAILURE_FAILED, "controller response (R2) failed");
+			return fail(sq, NVME_AUTH_FAILURE_FAILED,
+				    "controller response (R2) failed");
 		s.rvalid = 1;
 		a->step = STEP_SUCCESS2;
 	} else {
-		transaction_clear(a);   /* unidirectional: authenticated since the Reply */
+		transaction_clear(a); /* unidirectional: authenticated since the Reply */
 	}
 	memcpy(buf, &s, sizeof(s));
 }
@@ -617,13 +643,15 @@ static void build_success1(struct nvmf_sq *sq, uint8_t *buf)
 static void build_failure1(struct nvmf_sq *sq, uint8_t *buf)
 {
 	struct nvme_auth_failure f = {
-		.auth_type = NVME_AUTH_COMMON_MESSAGES, .auth_id = NVME_AUTH_MSG_FAILURE1,
-		.t_id = htole16(sq->auth->t_id), .rescode = NVME_AUTH_FAILURE_REASON_FAILED,
+		.auth_type = NVME_AUTH_COMMON_MESSAGES,
+		.auth_id = NVME_AUTH_MSG_FAILURE1,
+		.t_id = htole16(sq->auth->t_id),
+		.rescode = NVME_AUTH_FAILURE_REASON_FAILED,
 		.rescode_exp = sq->auth->reason,
 	};
 	memcpy(buf, &f, sizeof(f));
 	transaction_clear(sq->auth);
-	sq->auth->step = STEP_FAILURE1;   /* for good: no retry; fail() set the end */
+	sq->auth->step = STEP_FAILURE1; /* for good: no retry; fail() set the end */
 }
 
 static void execute_auth_receive(struct nvmf_req *req)
@@ -651,8 +679,9 @@ static void execute_auth_receive(struct nvmf_req *req)
 		break;
 	case STEP_FAILURE1:
 		break;
-	default:   /* nothing is ours to send: the host is out of step */
-		fail(sq, NVME_AUTH_FAILURE_INCORRECT_MESSAGE, "Authentication Receive out of sequence");
+	default: /* nothing is ours to send: the host is out of step */
+		fail(sq, NVME_AUTH_FAILURE_INCORRECT_MESSAGE,
+		     "Authentication Receive out of sequence");
 		break;
 	}
 	/* A failure found while building (or before) is what the host reads now. */
@@ -684,7 +713,8 @@ nvme_status_t nvmf_parse_auth_cmd(struct nvmf_req *req)
 	if (!sq->auth && !(sq->auth = calloc(1, sizeof(*sq->auth))))
 		return nvme_generic(NVME_SC_INTERNAL);
 	/* A transaction left hanging starts over (nvmet: after KATO or 120 s). */
-	if (sq->auth->step != STEP_NEGOTIATE && sq->pg->now_ms - sq->auth->last_ms > NVMF_AUTH_TIMEOUT_MS)
+	if (sq->auth->step != STEP_NEGOTIATE &&
+	    sq->pg->now_ms - sq->auth->last_ms > NVMF_AUTH_TIMEOUT_MS)
 		transaction_clear(sq->auth);
 	req->dir = send ? NVMF_XFER_H2C : NVMF_XFER_C2H;
 	req->data_len = len;

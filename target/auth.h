@@ -46,26 +46,26 @@ struct nvmf_dhchap_config;
 
 /* A transaction that does not move on for this long starts over; an admin queue not
  * authenticated this long after its Connect ends the association (nvmet: KATO or 120 s). */
-#define NVMF_AUTH_TIMEOUT_MS  120000u
+#define NVMF_AUTH_TIMEOUT_MS        120000u
 /* After a failed transaction the association ends this much later: time for the host to
  * read its AUTH_Failure1 and disconnect by itself. */
 #define NVMF_AUTH_FAILURE1_GRACE_MS 2000u
 /* Largest Authentication Send/Receive transfer taken: a Reply with SHA-512 and ffdhe8192
  * is 1168 bytes; the Linux host receives into 4 KiB. */
-#define NVMF_AUTH_MAX_XFER    4096u
+#define NVMF_AUTH_MAX_XFER          4096u
 /* Longest secret text taken: "DHHC-1:NN:" and the base64 of 64 bytes of key and 4 of CRC
  * is 102 characters; room for padding variations. */
-#define NVMF_AUTH_MAX_SECRET  256u
+#define NVMF_AUTH_MAX_SECRET        256u
 
 /* One host's DH-HMAC-CHAP settings (kernel configfs: hosts/NQN/dhchap_*). */
 struct nvmf_host_auth {
 	char *hostnqn;
-	struct nvme_dhchap_key *key;       /* the host's secret, as parsed (not transformed) */
-	struct nvme_dhchap_key *ctrl_key;  /* the controller's secret: NULL when the host may
+	struct nvme_dhchap_key *key;      /* the host's secret, as parsed (not transformed) */
+	struct nvme_dhchap_key *ctrl_key; /* the controller's secret: NULL when the host may
 					    * not ask for bidirectional authentication */
-	uint8_t hash_id;                   /* preferred hash (enum nvme_auth_hash_id) */
-	uint8_t dhgroup_id;                /* preferred DH group (enum nvme_auth_dhgroup_id) */
-	unsigned refs;                     /* a controller's copy: its own reference and one
+	uint8_t hash_id;                  /* preferred hash (enum nvme_auth_hash_id) */
+	uint8_t dhgroup_id;               /* preferred DH group (enum nvme_auth_dhgroup_id) */
+	unsigned refs;                    /* a controller's copy: its own reference and one
 					    * per transaction using it (atomic); 0 in the table */
 	struct nvmf_host_auth *next;
 };
@@ -85,8 +85,8 @@ struct nvmf_host_auth {
  * Returns 0, or -1 with @err naming the bad argument (never the secret itself).
  */
 int nvmf_tgt_host_auth_set(struct nvmf_tgt *tgt, const char *hostnqn, const char *key,
-			   const char *ctrl_key, const char *hash, const char *dhgroup,
-			   char *err, size_t errlen);
+			   const char *ctrl_key, const char *hash, const char *dhgroup, char *err,
+			   size_t errlen);
 /*
  * nvmf_tgt_host_auth_load - replace the whole table with the @n hosts of @d (the config's
  * hosts[].dhchap, checked by the loader): at start and on reload; live controllers take

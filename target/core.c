@@ -116,7 +116,7 @@ static void sq_release(void *arg)
 	sq->state = NVMF_SQ_RELEASED;
 	nvmf_sq_auth_free(sq);
 	__atomic_sub_fetch(&pg->nqueues, 1, __ATOMIC_RELAXED);
-	sq->transport->ops->queue_released(sq);   /* may free sq */
+	sq->transport->ops->queue_released(sq); /* may free sq */
 }
 
 /* On the controller's group: forget @sq, then release it on its own group. */
@@ -207,9 +207,10 @@ void nvmf_req_release_ns(struct nvmf_req *req, nvme_status_t status)
 	STAT_ADD(st->lat[lat_bucket(pg->now_us - req->start_us)], 1);
 	/* Read by a Preempt and Abort waiting on the main group (target/resv-cmd.c). */
 	if (req->ns->resv)
-		__atomic_store_n(&st->epoch_inflight[req->ns_epoch],
-				 __atomic_load_n(&st->epoch_inflight[req->ns_epoch], __ATOMIC_RELAXED) - 1,
-				 __ATOMIC_RELEASE);
+		__atomic_store_n(
+			&st->epoch_inflight[req->ns_epoch],
+			__atomic_load_n(&st->epoch_inflight[req->ns_epoch], __ATOMIC_RELAXED) - 1,
+			__ATOMIC_RELEASE);
 	/* Last: once inflight reads 0 the namespace may be freed (target/namespace.c). */
 	__atomic_store_n(&st->inflight, __atomic_load_n(&st->inflight, __ATOMIC_RELAXED) - 1,
 			 __ATOMIC_RELEASE);

@@ -35,12 +35,12 @@
 #include "target/transport.h"
 #include "util/clock.h"
 
-#define NVMF_KAS                10     /* Keep Alive granularity: 100 ms units -> 1 s */
-#define NVMF_AERL               3      /* 0's based: 4 outstanding AERs */
-#define NVMF_ERROR_LOG_ENTRIES  64
-#define NVMF_MAX_NSID           NVMF_SUBSYS_MAX_NSID
-#define NVMF_CHANGED_NS_MAX     1024   /* Changed Namespace List: 1024 entries, 4 KiB */
-#define NVMF_KATO_TICK_MS       100    /* keep-alive timers are checked this often */
+#define NVMF_KAS               10 /* Keep Alive granularity: 100 ms units -> 1 s */
+#define NVMF_AERL              3  /* 0's based: 4 outstanding AERs */
+#define NVMF_ERROR_LOG_ENTRIES 64
+#define NVMF_MAX_NSID          NVMF_SUBSYS_MAX_NSID
+#define NVMF_CHANGED_NS_MAX    1024 /* Changed Namespace List: 1024 entries, 4 KiB */
+#define NVMF_KATO_TICK_MS      100  /* keep-alive timers are checked this often */
 
 struct nvmf_tgt;
 struct nvmf_tgt_ctrl;
@@ -50,7 +50,7 @@ struct nvmf_req;
 /* One error log entry kept per controller (NVMe Base 5.16.1.2), host endian fields. */
 struct nvmf_error_entry {
 	uint64_t error_count;
-	uint16_t sqid, cmdid, status;      /* status without phase bit */
+	uint16_t sqid, cmdid, status; /* status without phase bit */
 	uint16_t param_loc;
 	uint64_t lba;
 	uint32_t nsid;
@@ -61,106 +61,106 @@ struct nvmf_error_entry {
  * read or written by I/O groups. */
 struct nvmf_tgt_ctrl {
 	struct nvmf_tgt *tgt;
-	struct nvmf_pg *pg;                /* the owner */
+	struct nvmf_pg *pg; /* the owner */
 	struct nvmf_subsys *subsys;
 	struct nvmf_port *port;
 	struct nvmf_transport *transport;
 	uint16_t cntlid;
-	uint64_t uid;                      /* unique over the target's life */
-	int64_t connected_at;              /* wall clock (CLOCK_REALTIME) seconds of the Connect */
+	uint64_t uid;         /* unique over the target's life */
+	int64_t connected_at; /* wall clock (CLOCK_REALTIME) seconds of the Connect */
 	char hostnqn[NVMF_CFG_NQN_MAX];
 	uint8_t hostid[16];
-	char peer[64];                     /* the host's address (its admin queue's sq->peer) */
-	uint32_t cc, csts;                 /* Controller Configuration / Status (atomic) */
+	char peer[64];     /* the host's address (its admin queue's sq->peer) */
+	uint32_t cc, csts; /* Controller Configuration / Status (atomic) */
 	uint64_t cap;
-	uint32_t kato_ms;                  /* 0 = no keep-alive (never for a discovery
+	uint32_t kato_ms;            /* 0 = no keep-alive (never for a discovery
 					    * controller after Connect: nvmf_target.discovery_kato) */
-	uint64_t last_keep_alive_ms;       /* tgt->now_ms of the last command (atomic) */
-	uint16_t nr_io_queues;             /* granted by Set Features Number of Queues (1's based) */
-	uint16_t queue_size;               /* I/O queue entries the port allows */
-	struct nvmf_sq **sqs;              /* [0] admin, [1..max_qid] I/O; written on pg only */
+	uint64_t last_keep_alive_ms; /* tgt->now_ms of the last command (atomic) */
+	uint16_t nr_io_queues;       /* granted by Set Features Number of Queues (1's based) */
+	uint16_t queue_size;         /* I/O queue entries the port allows */
+	struct nvmf_sq **sqs;        /* [0] admin, [1..max_qid] I/O; written on pg only */
 	uint16_t max_qid;
-	uint32_t inline_data_size;         /* in-capsule bytes on I/O queues */
-	uint32_t mdts;                     /* log2(max transfer / 4 KiB) */
-	uint32_t aen_cfg;                  /* Async Event Configuration feature */
+	uint32_t inline_data_size; /* in-capsule bytes on I/O queues */
+	uint32_t mdts;             /* log2(max transfer / 4 KiB) */
+	uint32_t aen_cfg;          /* Async Event Configuration feature */
 	struct nvmf_req *aer[NVMF_AERL + 1];
 	unsigned nr_aer;
-	uint32_t aen_masked;               /* 1 << enum nvmf_aen_kind (target/admin.h): kinds
+	uint32_t aen_masked;  /* 1 << enum nvmf_aen_kind (target/admin.h): kinds
 					    * reported, waiting for their log to be read */
-	uint32_t pending_aen;              /* 1 << kind: events waiting for an AER */
+	uint32_t pending_aen; /* 1 << kind: events waiting for an AER */
 	uint32_t changed_ns[NVMF_CHANGED_NS_MAX];
-	unsigned nr_changed_ns;            /* > NVMF_CHANGED_NS_MAX means overflow */
-	pthread_mutex_t error_lock;        /* errors[]: failed commands of every group */
+	unsigned nr_changed_ns;     /* > NVMF_CHANGED_NS_MAX means overflow */
+	pthread_mutex_t error_lock; /* errors[]: failed commands of every group */
 	struct nvmf_error_entry errors[NVMF_ERROR_LOG_ENTRIES];
 	uint64_t error_count;
-	bool vwc_enabled;                  /* Volatile Write Cache feature (atomic) */
-	uint64_t host_reads, host_writes;  /* commands, for SMART (atomic) */
-	uint64_t units_read, units_written;/* 512 B units of data (Read+Compare / Write); the
+	bool vwc_enabled;                   /* Volatile Write Cache feature (atomic) */
+	uint64_t host_reads, host_writes;   /* commands, for SMART (atomic) */
+	uint64_t units_read, units_written; /* 512 B units of data (Read+Compare / Write); the
 					    * SMART log reports thousands, rounded up (atomic) */
 	bool deleting;
 	uint8_t resv_access[NVMF_MAX_NSID + 1]; /* by nsid: what a reservation denies this
 					    * controller's host, and the namespace's epoch
 					    * (target/resv.h; written by the main group, read by
 					    * I/O groups: atomic) */
-	struct nvmf_ctrl_resv *resv;       /* notification mask and log (target/resv.h) */
-	struct nvmf_host_auth *auth;       /* its host's DH-HMAC-CHAP keys: a refcounted copy,
+	struct nvmf_ctrl_resv *resv;            /* notification mask and log (target/resv.h) */
+	struct nvmf_host_auth *auth;            /* its host's DH-HMAC-CHAP keys: a refcounted copy,
 					    * read-only, replaced when the table changes; under
 					    * auth_lock (target/auth.c); NULL: no authentication */
 	pthread_mutex_t auth_lock;
-	uint64_t auth_deadline_ms;         /* the admin queue must be authenticated by then */
-	uint64_t auth_fail_deadline_ms;    /* a queue's authentication failed: the keep-alive
+	uint64_t auth_deadline_ms;      /* the admin queue must be authenticated by then */
+	uint64_t auth_fail_deadline_ms; /* a queue's authentication failed: the keep-alive
 					    * tick ends the association then (atomic, 0 none) */
-	struct nvmf_tgt_ctrl *next;        /* in tgt->ctrls */
+	struct nvmf_tgt_ctrl *next;     /* in tgt->ctrls */
 };
 
 /* The target-wide context: everything the daemon holds, nothing global outside it. */
 struct nvmf_tgt {
 	struct nvmf_config *cfg;
-	struct nvmf_subsys *disc;          /* the discovery subsystem */
+	struct nvmf_subsys *disc; /* the discovery subsystem */
 	struct nvmf_subsys **subsys;
 	size_t n_subsys;
-	struct nvmf_port **ports;          /* ports served (live ones; retired ones are in
+	struct nvmf_port **ports; /* ports served (live ones; retired ones are in
 					    * retired_ports), each allocated on its own */
 	size_t n_ports;
-	struct nvmf_port **retired_ports;  /* removed live, freed by nvmf_tgt_fini */
+	struct nvmf_port **retired_ports; /* removed live, freed by nvmf_tgt_fini */
 	size_t n_retired_ports;
 	struct nvmf_subsys **retired_subsys; /* removed live, freed by nvmf_tgt_fini */
 	size_t n_retired_subsys;
-	uint32_t mdts;                     /* resolved: the config's, bounded by every transport */
-	struct nvmf_tgt_ctrl *ctrls;       /* live controllers (main group) */
+	uint32_t mdts;               /* resolved: the config's, bounded by every transport */
+	struct nvmf_tgt_ctrl *ctrls; /* live controllers (main group) */
 	uint64_t next_ctrl_uid;
-	uint64_t disc_genctr;              /* discovery log generation counter */
-	struct nvmf_pg **pgs;              /* [0] the main group, then the I/O groups */
+	uint64_t disc_genctr; /* discovery log generation counter */
+	struct nvmf_pg **pgs; /* [0] the main group, then the I/O groups */
 	unsigned npgs;
 	struct nvmf_transport *transports[NVMF_MAX_TRANSPORTS];
 	unsigned ntransports;
 	struct nvmf_timer kato_timer;
-	struct nvmf_ns_drain *ns_drains;   /* namespaces taken away, not closed yet (main group) */
-	struct nvmf_timer drain_timer;     /* checks them while there are any */
+	struct nvmf_ns_drain *ns_drains; /* namespaces taken away, not closed yet (main group) */
+	struct nvmf_timer drain_timer;   /* checks them while there are any */
 	bool drain_timer_on;
-	bool ns_discarding;                /* a refused reload is undoing what it added: the
+	bool ns_discarding;               /* a refused reload is undoing what it added: the
 					    * namespaces taken away meanwhile were only staged
 					    * (control/reload.c; their close is logged so) */
-	const char *ephemeral_range_path;  /* the kernel's ephemeral port range; NULL:
+	const char *ephemeral_range_path; /* the kernel's ephemeral port range; NULL:
 					    * /proc/sys/net/ipv4/ip_local_port_range (tests
 					    * set a file; target/ephemeral.h) */
-	struct nvmf_clock clock;           /* the target's clock in ms (timers, keep-alive, the
+	struct nvmf_clock clock;          /* the target's clock in ms (timers, keep-alive, the
 					    * RDMA transport's teardown); zeroed: the monotonic
 					    * clock, tests set now_ms (util/clock.h) */
-	int log_level[NVMF_LOGC_COUNT];    /* per component (enum nvmf_log_component), an
+	int log_level[NVMF_LOGC_COUNT];   /* per component (enum nvmf_log_component), an
 					    * enum nvmf_log_level, atomic (target/log.h);
 					    * NVMF_LOG_INFO after nvmf_tgt_init */
-	bool started;                      /* nvmf_tgt_start succeeded: shutdown reports the
+	bool started;                     /* nvmf_tgt_start succeeded: shutdown reports the
 					    * groups' statistics. A start that failed has none to
 					    * give; a program whose own start-up fails after it
 					    * (the daemon's control socket) clears it */
-	bool stopping;                     /* nvmf_tgt_shutdown began: queues made from now on
+	bool stopping;                    /* nvmf_tgt_shutdown began: queues made from now on
 					    * start quiescing (atomic) */
-	struct nvmf_host_auth *host_auth;  /* hosts' DH-HMAC-CHAP keys (main group;
+	struct nvmf_host_auth *host_auth; /* hosts' DH-HMAC-CHAP keys (main group;
 					    * nvmf_tgt_host_auth_set, target/auth.h) */
-	uint64_t ana_chgcnt;               /* ANA log change count, and each group's */
+	uint64_t ana_chgcnt;              /* ANA log change count, and each group's */
 	uint64_t ana_grp_chgcnt[NVMF_MAX_ANAGRPID + 1]; /* descriptor's (main group, target/ana.h) */
-	struct nvmf_resv_store *resv_store;/* the reservations' state file (main group;
+	struct nvmf_resv_store *resv_store;             /* the reservations' state file (main group;
 					    * nvmf_tgt_resv_open, target/resv.h); NULL: none */
 };
 
@@ -192,7 +192,8 @@ static inline struct nvmf_pg *nvmf_tgt_main_pg(const struct nvmf_tgt *tgt)
  * undone, silently.
  */
 int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
-		  const struct nvmf_transport_ops *const *ops, unsigned nops, char *err, size_t errlen);
+		  const struct nvmf_transport_ops *const *ops, unsigned nops, char *err,
+		  size_t errlen);
 /* nvmf_tgt_transport_opts - the limits transport @ops serves under on @tgt (its ports
  * resolved, MDTS bounded): what nvmf_tgt_init hands its create; tests that create a
  * transport themselves call it too. */
@@ -279,7 +280,8 @@ void nvmf_tgt_ctrl_fatal(struct nvmf_tgt_ctrl *ctrl);
  * Set of CC.SHN is asynchronous (the backends are flushed): @req is then completed by
  * the core when the shutdown is done, and set returns NVMF_PROP_PENDING. */
 #define NVMF_PROP_PENDING 0xffffu
-nvme_status_t nvmf_tgt_ctrl_prop_get(struct nvmf_tgt_ctrl *ctrl, uint32_t off, bool size8, uint64_t *val);
+nvme_status_t nvmf_tgt_ctrl_prop_get(struct nvmf_tgt_ctrl *ctrl, uint32_t off, bool size8,
+				     uint64_t *val);
 nvme_status_t nvmf_tgt_ctrl_prop_set(struct nvmf_tgt_ctrl *ctrl, struct nvmf_req *req, uint32_t off,
 				     bool size8, uint64_t val);
 /* nvmf_tgt_ctrl_add_error - record a failed command in the error log (any group). */

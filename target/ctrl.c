@@ -15,9 +15,9 @@
 #include "target/resv.h"
 
 /* CC / CSTS fields: libnvme's NVME_CC_* / NVME_CSTS_* (NVMe Base 3.1.3.5-6). */
-#define CSTS_RDY         ((uint32_t)NVME_CSTS_RDY_MASK << NVME_CSTS_RDY_SHIFT)
-#define CSTS_CFS         ((uint32_t)NVME_CSTS_CFS_MASK << NVME_CSTS_CFS_SHIFT)
-#define CSTS_SHST(v)     ((uint32_t)(v) << NVME_CSTS_SHST_SHIFT)
+#define CSTS_RDY     ((uint32_t)NVME_CSTS_RDY_MASK << NVME_CSTS_RDY_SHIFT)
+#define CSTS_CFS     ((uint32_t)NVME_CSTS_CFS_MASK << NVME_CSTS_CFS_SHIFT)
+#define CSTS_SHST(v) ((uint32_t)(v) << NVME_CSTS_SHST_SHIFT)
 
 static bool cntlid_in_use(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint16_t id)
 {
@@ -76,8 +76,9 @@ struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_pg *
 	 * without a disconnect (nvmet does the same, 120 s). nvmf_target.discovery_kato says
 	 * how long; Set Features KATO may change it later. */
 	if (s->type == NVMF_SUBSYS_DISCOVERY && !kato_ms)
-		kato_ms = (tgt->cfg->target.discovery_kato ? tgt->cfg->target.discovery_kato
-			   : NVMF_DEFAULT_DISC_KATO) * 1000u;
+		kato_ms = (tgt->cfg->target.discovery_kato ? tgt->cfg->target.discovery_kato :
+							     NVMF_DEFAULT_DISC_KATO) *
+			  1000u;
 	c->kato_ms = kato_ms;
 	c->last_keep_alive_ms = pg->now_ms;
 	c->queue_size = port->queue_size;
@@ -116,8 +117,8 @@ struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_find(struct nvmf_tgt *tgt, const char *subnq
 
 static void ctrl_free(struct nvmf_tgt_ctrl *ctrl)
 {
-	nvmf_log(ctrl->tgt, NVMF_LOG_INFO, "controller %u of %s: host %s disconnected", ctrl->cntlid,
-		 ctrl->subsys->cfg->nqn, ctrl->hostnqn);
+	nvmf_log(ctrl->tgt, NVMF_LOG_INFO, "controller %u of %s: host %s disconnected",
+		 ctrl->cntlid, ctrl->subsys->cfg->nqn, ctrl->hostnqn);
 	struct nvmf_tgt_ctrl **pp = &ctrl->tgt->ctrls;
 	while (*pp && *pp != ctrl)
 		pp = &(*pp)->next;
@@ -134,7 +135,7 @@ static void ctrl_free(struct nvmf_tgt_ctrl *ctrl)
 	free(ctrl->sqs);
 	free(ctrl);
 	if (retired)
-		nvmf_tgt_subsys_reap(tgt);   /* its subsystem was removed: maybe the last user */
+		nvmf_tgt_subsys_reap(tgt); /* its subsystem was removed: maybe the last user */
 }
 
 void nvmf_tgt_ctrl_attach(struct nvmf_tgt_ctrl *ctrl, struct nvmf_sq *sq, uint16_t qid)
@@ -202,7 +203,8 @@ void nvmf_tgt_ctrl_fatal(struct nvmf_tgt_ctrl *ctrl)
 	nvmf_tgt_ctrl_delete(ctrl);
 }
 
-nvme_status_t nvmf_tgt_ctrl_prop_get(struct nvmf_tgt_ctrl *ctrl, uint32_t off, bool size8, uint64_t *val)
+nvme_status_t nvmf_tgt_ctrl_prop_get(struct nvmf_tgt_ctrl *ctrl, uint32_t off, bool size8,
+				     uint64_t *val)
 {
 	/* CAP is the only 8-byte property we expose; the others are 4 bytes. */
 	if (size8) {
@@ -212,9 +214,15 @@ nvme_status_t nvmf_tgt_ctrl_prop_get(struct nvmf_tgt_ctrl *ctrl, uint32_t off, b
 		return 0;
 	}
 	switch (off) {
-	case NVMF_PROP_VS:   *val = ctrl->subsys->vs; return 0;
-	case NVMF_PROP_CC:   *val = ctrl->cc; return 0;
-	case NVMF_PROP_CSTS: *val = ctrl->csts; return 0;
+	case NVMF_PROP_VS:
+		*val = ctrl->subsys->vs;
+		return 0;
+	case NVMF_PROP_CC:
+		*val = ctrl->cc;
+		return 0;
+	case NVMF_PROP_CSTS:
+		*val = ctrl->csts;
+		return 0;
 	default:
 		return nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR;
 	}
@@ -242,8 +250,9 @@ static void shutdown_flush_done(struct nvmf_bdev_io *io, int status)
 {
 	struct nvmf_req *req = io->ctx;
 	if (status)
-		nvmf_log(req->sq->tgt, NVMF_LOG_ERROR, "controller %u: shutdown flush of namespace %u: %s",
-			req->sq->ctrl->cntlid, req->ns->nsid, strerror(-status));
+		nvmf_log(req->sq->tgt, NVMF_LOG_ERROR,
+			 "controller %u: shutdown flush of namespace %u: %s", req->sq->ctrl->cntlid,
+			 req->ns->nsid, strerror(-status));
 	nvmf_req_release_ns(req, status ? nvme_generic(NVME_SC_INTERNAL) : 0);
 	shutdown_flush_next(req);
 }
@@ -261,12 +270,12 @@ static void shutdown_flush_next(struct nvmf_req *req)
 		req->bio.op = NVMF_BDEV_FLUSH;
 		req->bio.done = shutdown_flush_done;
 		req->bio.ctx = req;
-		nvmf_req_bio_submit(req);   /* done runs now, later, or after a retry */
+		nvmf_req_bio_submit(req); /* done runs now, later, or after a retry */
 		return;
 	}
 	req->ns = NULL;
 	set_csts(ctrl, (ctrl->csts & ~(CSTS_RDY | CSTS_SHST(NVME_CSTS_SHST_MASK))) |
-		       CSTS_SHST(NVME_CSTS_SHST_CMPLT));
+			       CSTS_SHST(NVME_CSTS_SHST_CMPLT));
 	nvmf_req_complete(req, 0);
 }
 
@@ -280,10 +289,10 @@ nvme_status_t nvmf_tgt_ctrl_prop_set(struct nvmf_tgt_ctrl *ctrl, struct nvmf_req
 	if (NVME_CC_EN(cc) && !NVME_CC_EN(old))
 		ctrl_enable(ctrl);
 	else if (!NVME_CC_EN(cc) && NVME_CC_EN(old))
-		set_csts(ctrl, 0);        /* controller reset: not ready, no shutdown status */
+		set_csts(ctrl, 0); /* controller reset: not ready, no shutdown status */
 	if (NVME_CC_SHN(cc) && !NVME_CC_SHN(old)) {
 		set_csts(ctrl, (ctrl->csts & ~CSTS_SHST(NVME_CSTS_SHST_MASK)) |
-			       CSTS_SHST(NVME_CSTS_SHST_OCCUR));
+				       CSTS_SHST(NVME_CSTS_SHST_OCCUR));
 		req->step = 0;
 		shutdown_flush_next(req);
 		return NVMF_PROP_PENDING;
@@ -317,9 +326,12 @@ void nvmf_tgt_check_keep_alive(struct nvmf_tgt *tgt)
 			continue;
 		/* A failed authentication (its grace over), or none in time. */
 		if (nvmf_ctrl_auth_expired(c, now)) {
-			bool failed = __atomic_load_n(&c->auth_fail_deadline_ms, __ATOMIC_ACQUIRE) != 0;
-			nvmf_log(tgt, NVMF_LOG_WARNING, "controller %u of %s (host %s): %s, tearing the "
-				 "association down", c->cntlid, c->subsys->cfg->nqn, c->hostnqn,
+			bool failed =
+				__atomic_load_n(&c->auth_fail_deadline_ms, __ATOMIC_ACQUIRE) != 0;
+			nvmf_log(tgt, NVMF_LOG_WARNING,
+				 "controller %u of %s (host %s): %s, tearing the "
+				 "association down",
+				 c->cntlid, c->subsys->cfg->nqn, c->hostnqn,
 				 failed ? "authentication failed" : "not authenticated in time");
 			nvmf_tgt_ctrl_fatal(c);
 			continue;
@@ -329,9 +341,10 @@ void nvmf_tgt_check_keep_alive(struct nvmf_tgt *tgt)
 		/* An I/O group's pass may have read the clock after we did: not expired. */
 		uint64_t last = __atomic_load_n(&c->last_keep_alive_ms, __ATOMIC_RELAXED);
 		if (now > last && now - last > c->kato_ms) {
-			nvmf_log(tgt, NVMF_LOG_WARNING, "controller %u of %s (host %s): keep-alive timeout "
-				"(%u ms), tearing the association down",
-				c->cntlid, c->subsys->cfg->nqn, c->hostnqn, c->kato_ms);
+			nvmf_log(tgt, NVMF_LOG_WARNING,
+				 "controller %u of %s (host %s): keep-alive timeout "
+				 "(%u ms), tearing the association down",
+				 c->cntlid, c->subsys->cfg->nqn, c->hostnqn, c->kato_ms);
 			nvmf_tgt_ctrl_fatal(c);
 		}
 	}

@@ -32,11 +32,10 @@
 #include "nvme/identify.h"
 #include "target/admin.h"
 
-
 /* One record plus the storage of its traddr string when it is not the port's. */
 struct disc_entry {
 	struct nvmf_disc_rec rec;
-	char traddr[256];                     /* TRADDR's field: NVMe-oF 1.1 figure 38 */
+	char traddr[256]; /* TRADDR's field: NVMe-oF 1.1 figure 38 */
 };
 
 /*
@@ -48,8 +47,8 @@ struct disc_entry {
  * address family than that connection (or the address is unknown): the entry is left
  * out.
  */
-static bool port_entry(struct disc_entry *e, const struct nvmf_req *req, const struct nvmf_port *port,
-		       uint8_t subtype, const char *subnqn)
+static bool port_entry(struct disc_entry *e, const struct nvmf_req *req,
+		       const struct nvmf_port *port, uint8_t subtype, const char *subnqn)
 {
 	const struct nvmf_port_config *pc = port->cfg;
 	const struct nvmf_transport *t = port->transport;
@@ -72,7 +71,7 @@ static bool port_entry(struct disc_entry *e, const struct nvmf_req *req, const s
 	 * advertises it on every port. libnvme's connect-all then asks for it. */
 	e->rec.treq = (uint8_t)((pc->treq & 0x3) | NVMF_TREQ_DISABLE_SQFLOW);
 	e->rec.portid = pc->portid;
-	e->rec.cntlid = 0xffff;                /* dynamic controller model */
+	e->rec.cntlid = 0xffff; /* dynamic controller model */
 	e->rec.asqsz = NVMF_ADMIN_QUEUE_SIZE;
 	e->rec.subnqn = subnqn;
 	if (subtype == NVME_NQN_CURR)
@@ -122,7 +121,8 @@ static void port_entries(const struct nvmf_req *req, const struct nvmf_port *por
 			(*cnt)++;
 	}
 	for (size_t i = 0; i < port->cfg->n_referrals; i++)
-		if (port->cfg->referrals[i].enable && referral_entry(&e[*cnt], &port->cfg->referrals[i]))
+		if (port->cfg->referrals[i].enable &&
+		    referral_entry(&e[*cnt], &port->cfg->referrals[i]))
 			(*cnt)++;
 }
 
@@ -184,13 +184,13 @@ static void disc_identify_ctrl(struct nvmf_req *req)
 	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	struct nvme_id_ctrl *id = req->data;
 
-	nvmf_identify_ctrl_common(ctrl, id);            /* admin capsules only: IOCCSZ 4 */
-	id->ctratt = htole32(NVME_CTRL_CTRATT_TBKAS);   /* any command refreshes keep-alive */
-	id->oaes = htole32(NVME_CTRL_OAES_DL);          /* Discovery Log Page Change notices */
+	nvmf_identify_ctrl_common(ctrl, id);          /* admin capsules only: IOCCSZ 4 */
+	id->ctratt = htole32(NVME_CTRL_CTRATT_TBKAS); /* any command refreshes keep-alive */
+	id->oaes = htole32(NVME_CTRL_OAES_DL);        /* Discovery Log Page Change notices */
 	id->cntrltype = NVME_CTRL_CNTRLTYPE_DISCOVERY;
-	id->lpa = NVME_CTRL_LPA_EXTENDED;               /* NUMDU and LPO honoured */
+	id->lpa = NVME_CTRL_LPA_EXTENDED; /* NUMDU and LPO honoured */
 	id->maxcmd = htole16(NVMF_ADMIN_QUEUE_SIZE);
-	id->nn = 0;                                     /* no namespaces */
+	id->nn = 0; /* no namespaces */
 	nvmf_req_complete(req, 0);
 }
 

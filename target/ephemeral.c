@@ -29,18 +29,21 @@ bool nvmf_port_ephemeral_warning(const struct nvmf_port_config *pc, long lo, lon
 	if (*end || svc < lo || svc > hi)
 		return false;
 	char a[96];
-	snprintf(msg, len, "port %u (%s %s): %ld is in the kernel's ephemeral port range %ld-%ld "
-		 "(net.ipv4.ip_local_port_range): an outgoing %s connection of this machine may take "
-		 "it while the target is down, and the next start would fail to bind; choose a port "
-		 "outside the range", pc->portid, pc->trtype, nvmf_port_config_addr(pc, a, sizeof(a)),
-		 svc, lo, hi, tcp ? "TCP" : "RDMA (rdma_cm)");
+	snprintf(
+		msg, len,
+		"port %u (%s %s): %ld is in the kernel's ephemeral port range %ld-%ld "
+		"(net.ipv4.ip_local_port_range): an outgoing %s connection of this machine may take "
+		"it while the target is down, and the next start would fail to bind; choose a port "
+		"outside the range",
+		pc->portid, pc->trtype, nvmf_port_config_addr(pc, a, sizeof(a)), svc, lo, hi,
+		tcp ? "TCP" : "RDMA (rdma_cm)");
 	return true;
 }
 
-bool nvmf_tgt_ephemeral_warning(const struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, char *msg,
-				size_t len)
+bool nvmf_tgt_ephemeral_warning(const struct nvmf_tgt *tgt, const struct nvmf_port_config *pc,
+				char *msg, size_t len)
 {
-	long lo = 0, hi = -1;         /* no range unless the file gives one */
+	long lo = 0, hi = -1; /* no range unless the file gives one */
 	return !nvmf_ephemeral_range(tgt->ephemeral_range_path, &lo, &hi) &&
 	       nvmf_port_ephemeral_warning(pc, lo, hi, msg, len);
 }

@@ -32,8 +32,8 @@ bool nvmf_port_ephemeral_warning(const struct nvmf_port_config *pc, long lo, lon
 /* nvmf_tgt_ephemeral_warning - that warning for @pc into @msg (@len bytes), true when it
  * applies; the range is read from tgt->ephemeral_range_path (NULL: the kernel's). A range
  * that cannot be read is no warning. */
-bool nvmf_tgt_ephemeral_warning(const struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, char *msg,
-				size_t len);
+bool nvmf_tgt_ephemeral_warning(const struct nvmf_tgt *tgt, const struct nvmf_port_config *pc,
+				char *msg, size_t len);
 /* nvmf_tgt_warn_ephemeral - log that warning for @pc, which @tgt now listens on, when it
  * applies. */
 void nvmf_tgt_warn_ephemeral(const struct nvmf_tgt *tgt, const struct nvmf_port_config *pc);

@@ -30,7 +30,7 @@ static nvme_status_t connect_invalid(struct nvmf_req *req, uint32_t ipo)
 	return nvme_cmd_specific(NVME_SC_CONNECT_INVALID_PARAM) | NVME_SC_DNR;
 }
 
-#define NQN_FIELD 256   /* bytes of an NQN field in the Connect data */
+#define NQN_FIELD 256 /* bytes of an NQN field in the Connect data */
 
 /* The Connect data's NQNs are 256-byte fields; never trust them to be terminated. An
  * NQN longer than 223 characters matches nothing, so it is rejected like an unknown one. */
@@ -104,7 +104,8 @@ static void execute_admin_connect(struct nvmf_req *req)
 		goto out;
 	}
 	if (strlen(hostnqn) > NVMF_NQN_MAX || !nvmf_subsys_host_allowed(s, hostnqn)) {
-		req->cqe->result.u32 = htole32(IPO_DATA(offsetof(struct nvmf_connect_data, hostnqn)));
+		req->cqe->result.u32 =
+			htole32(IPO_DATA(offsetof(struct nvmf_connect_data, hostnqn)));
 		st = nvme_cmd_specific(NVME_SC_CONNECT_INVALID_HOST) | NVME_SC_DNR;
 		goto out;
 	}
@@ -118,7 +119,8 @@ static void execute_admin_connect(struct nvmf_req *req)
 	nvmf_tgt_ctrl_attach(ctrl, sq, 0);
 	connected(req, ctrl, &cmd);
 	snprintf(ctrl->peer, sizeof(ctrl->peer), "%s", sq->peer);
-	nvmf_log(tgt, NVMF_LOG_INFO, "controller %u of %s: host %s connected from %s (port %u, KATO %u ms)",
+	nvmf_log(tgt, NVMF_LOG_INFO,
+		 "controller %u of %s: host %s connected from %s (port %u, KATO %u ms)",
 		 ctrl->cntlid, s->cfg->nqn, hostnqn, sq->peer[0] ? sq->peer : "?",
 		 sq->port->cfg->portid, ctrl->kato_ms);
 	st = 0;
@@ -239,7 +241,8 @@ static void execute_prop_set(struct nvmf_req *req)
 nvme_status_t nvmf_parse_fabrics_cmd(struct nvmf_req *req)
 {
 	/* Authentication runs on every queue (target/auth.c). */
-	if (fctype(req) == nvme_fabrics_type_auth_send || fctype(req) == nvme_fabrics_type_auth_receive)
+	if (fctype(req) == nvme_fabrics_type_auth_send ||
+	    fctype(req) == nvme_fabrics_type_auth_receive)
 		return nvmf_parse_auth_cmd(req);
 	/* Properties live on the admin queue; a connected queue takes no second Connect. */
 	if (req->sq->qid != 0)

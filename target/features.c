@@ -10,8 +10,14 @@
 #include "target/admin.h"
 #include "target/resv.h"
 
-static inline uint32_t cdw10(const struct nvmf_req *req) { return le32toh(req->cmd->cdw10); }
-static inline uint32_t cdw11(const struct nvmf_req *req) { return le32toh(req->cmd->cdw11); }
+static inline uint32_t cdw10(const struct nvmf_req *req)
+{
+	return le32toh(req->cmd->cdw10);
+}
+static inline uint32_t cdw11(const struct nvmf_req *req)
+{
+	return le32toh(req->cmd->cdw11);
+}
 
 void nvmf_feature_result(struct nvmf_req *req, uint32_t dw0)
 {
@@ -79,7 +85,8 @@ static void set_vwc(struct nvmf_req *req)
 
 static void get_vwc(struct nvmf_req *req)
 {
-	nvmf_feature_result(req, __atomic_load_n(&req->sq->ctrl->vwc_enabled, __ATOMIC_RELAXED) ? 1 : 0);
+	nvmf_feature_result(req,
+			    __atomic_load_n(&req->sq->ctrl->vwc_enabled, __ATOMIC_RELAXED) ? 1 : 0);
 	nvmf_req_complete(req, 0);
 }
 
@@ -87,7 +94,9 @@ static void get_vwc(struct nvmf_req *req)
 
 static nvme_status_t check_set_aec(struct nvmf_req *req)
 {
-	return cdw11(req) & ~nvmf_aen_supported(req->sq->ctrl) ? nvme_generic(NVME_SC_INVALID_FIELD) : 0;
+	return cdw11(req) & ~nvmf_aen_supported(req->sq->ctrl) ?
+		       nvme_generic(NVME_SC_INVALID_FIELD) :
+		       0;
 }
 
 static void set_aec(struct nvmf_req *req)
@@ -132,7 +141,7 @@ static nvme_status_t check_set_host_id(struct nvmf_req *req)
 
 static nvme_status_t check_get_host_id(struct nvmf_req *req)
 {
-	if (!(cdw11(req) & 1))           /* EXHID: only the 128-bit host identifier exists */
+	if (!(cdw11(req) & 1)) /* EXHID: only the 128-bit host identifier exists */
 		return nvme_generic(NVME_SC_INVALID_FIELD);
 	req->dir = NVMF_XFER_C2H;
 	req->data_len = sizeof(req->sq->ctrl->hostid);
@@ -148,17 +157,22 @@ static void get_host_id(struct nvmf_req *req)
 /* ---- the table ---- */
 
 static const struct nvmf_feature features[] = {
-	{ NVME_FEAT_FID_VOLATILE_WC, false, NVMF_FEAT_CAP_CHANGEABLE, check_set_vwc, set_vwc, NULL, get_vwc },
-	{ NVME_FEAT_FID_NUM_QUEUES, false, NVMF_FEAT_CAP_CHANGEABLE, check_set_num_queues, set_num_queues,
-	  NULL, get_num_queues },
-	{ NVME_FEAT_FID_ASYNC_EVENT, true, NVMF_FEAT_CAP_CHANGEABLE, check_set_aec, set_aec, NULL, get_aec },
+	{ NVME_FEAT_FID_VOLATILE_WC, false, NVMF_FEAT_CAP_CHANGEABLE, check_set_vwc, set_vwc, NULL,
+	  get_vwc },
+	{ NVME_FEAT_FID_NUM_QUEUES, false, NVMF_FEAT_CAP_CHANGEABLE, check_set_num_queues,
+	  set_num_queues, NULL, get_num_queues },
+	{ NVME_FEAT_FID_ASYNC_EVENT, true, NVMF_FEAT_CAP_CHANGEABLE, check_set_aec, set_aec, NULL,
+	  get_aec },
 	{ NVME_FEAT_FID_KATO, true, NVMF_FEAT_CAP_CHANGEABLE, NULL, set_kato, NULL, get_kato },
-	{ NVME_FEAT_FID_HOST_ID, false, 0, check_set_host_id, NULL, check_get_host_id, get_host_id },
+	{ NVME_FEAT_FID_HOST_ID, false, 0, check_set_host_id, NULL, check_get_host_id,
+	  get_host_id },
 	/* Reservations (target/resv.c): per namespace. */
 	{ NVME_FEAT_FID_RESV_MASK, false, NVMF_FEAT_CAP_NS_SPECIFIC | NVMF_FEAT_CAP_CHANGEABLE,
-	  nvmf_resv_check_set_mask, nvmf_resv_set_mask, nvmf_resv_check_get_ns, nvmf_resv_get_mask },
+	  nvmf_resv_check_set_mask, nvmf_resv_set_mask, nvmf_resv_check_get_ns,
+	  nvmf_resv_get_mask },
 	{ NVME_FEAT_FID_RESV_PERSIST, false, NVMF_FEAT_CAP_NS_SPECIFIC | NVMF_FEAT_CAP_CHANGEABLE,
-	  nvmf_resv_check_set_persist, nvmf_resv_set_persist, nvmf_resv_check_get_ns, nvmf_resv_get_persist },
+	  nvmf_resv_check_set_persist, nvmf_resv_set_persist, nvmf_resv_check_get_ns,
+	  nvmf_resv_get_persist },
 };
 
 static const struct nvmf_feature *find_feature(const struct nvmf_tgt_ctrl *ctrl, uint8_t fid)
@@ -184,7 +198,7 @@ nvme_status_t nvmf_parse_features(struct nvmf_req *req)
 	const struct nvmf_feature *f = find_feature(req->sq->ctrl, cdw10(req) & 0xff);
 	nvme_status_t st;
 
-	if (set && (cdw10(req) & (1u << 31)))          /* SV: nothing is saveable */
+	if (set && (cdw10(req) & (1u << 31))) /* SV: nothing is saveable */
 		return nvme_cmd_specific(NVME_SC_FEATURE_NOT_SAVEABLE);
 	if (!f)
 		return nvme_generic(NVME_SC_INVALID_FIELD);

@@ -16,8 +16,10 @@
 #include "nvme/identify.h"
 #include "target/admin.h"
 
-static_assert(sizeof(struct nvme_nvm_id_ns) == NVME_IDENTIFY_DATA_SIZE, "NVM Identify Namespace is 4 KiB");
-static_assert(sizeof(struct nvme_id_ctrl_nvm) == NVME_IDENTIFY_DATA_SIZE, "NVM Identify Controller is 4 KiB");
+static_assert(sizeof(struct nvme_nvm_id_ns) == NVME_IDENTIFY_DATA_SIZE,
+	      "NVM Identify Namespace is 4 KiB");
+static_assert(sizeof(struct nvme_id_ctrl_nvm) == NVME_IDENTIFY_DATA_SIZE,
+	      "NVM Identify Controller is 4 KiB");
 
 /* Write Zeroes Size Limit, 2^WZSL units of CAP.MPSMIN (4 KiB): 32 MiB. A Write Zeroes
  * moves no data, so MDTS does not bound it; its NLB field (16 bits, 0's based) does:
@@ -69,7 +71,8 @@ static void identify_active_list_cs(struct nvmf_req *req)
 
 	memset(list, 0, NVME_IDENTIFY_DATA_SIZE);
 	if (cmd_csi(req) == NVME_CSI_NVM)
-		for (uint32_t nsid = start + 1; nsid <= s->max_nsid && n < NVME_ID_NS_LIST_MAX; nsid++)
+		for (uint32_t nsid = start + 1; nsid <= s->max_nsid && n < NVME_ID_NS_LIST_MAX;
+		     nsid++)
 			if (nvmf_subsys_ns(s, nsid))
 				list[n++] = htole32(nsid);
 	nvmf_req_complete(req, 0);

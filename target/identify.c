@@ -11,11 +11,14 @@
 #include "target/ana.h"
 #include "target/resv.h"
 
-static_assert(sizeof(struct nvme_id_ctrl) == NVME_IDENTIFY_DATA_SIZE, "Identify Controller is 4 KiB");
+static_assert(sizeof(struct nvme_id_ctrl) == NVME_IDENTIFY_DATA_SIZE,
+	      "Identify Controller is 4 KiB");
 static_assert(sizeof(struct nvme_id_ns) == NVME_IDENTIFY_DATA_SIZE, "Identify Namespace is 4 KiB");
 
-static inline uint32_t cdw10(const struct nvmf_req *req) { return le32toh(req->cmd->cdw10); }
-
+static inline uint32_t cdw10(const struct nvmf_req *req)
+{
+	return le32toh(req->cmd->cdw10);
+}
 
 void nvmf_identify_ctrl_common(const struct nvmf_tgt_ctrl *ctrl, struct nvme_id_ctrl *id)
 {
@@ -60,7 +63,7 @@ static void identify_ctrl(struct nvmf_req *req)
 	id->ctratt = htole32(NVME_CTRL_CTRATT_128_ID | NVME_CTRL_CTRATT_TBKAS);
 	id->cntrltype = NVME_CTRL_CNTRLTYPE_IO;
 	id->acl = 3;
-	id->frmw = NVME_CTRL_FRMW_1ST_RO | (1 << 1);   /* one slot, read-only */
+	id->frmw = NVME_CTRL_FRMW_1ST_RO | (1 << 1); /* one slot, read-only */
 	id->lpa = NVME_CTRL_LPA_CMD_EFFECTS | NVME_CTRL_LPA_EXTENDED;
 	id->elpe = NVMF_ERROR_LOG_ENTRIES - 1;
 	id->npss = 0;
@@ -68,9 +71,9 @@ static void identify_ctrl(struct nvmf_req *req)
 	id->cqes = 0x44;
 	id->maxcmd = htole16(ctrl->queue_size);
 	id->nn = htole32(NVMF_MAX_NSID);
-	id->oncs = htole16(NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM |
-			   NVME_CTRL_ONCS_WRITE_ZEROES |
-			   (nvmf_resv_subsys_enabled(s) ? NVME_CTRL_ONCS_RESERVATIONS : 0));
+	id->oncs =
+		htole16(NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES |
+			(nvmf_resv_subsys_enabled(s) ? NVME_CTRL_ONCS_RESERVATIONS : 0));
 	/* VWC bit 0; bits 2:1 = 00b: Flush of NSID FFFFFFFFh support not reported (nvmet). */
 	id->vwc = nvmf_subsys_has_vwc(s) ? NVME_CTRL_VWC_PRESENT : 0;
 	/* In-capsule data: SGL offsets, and larger command capsules. */
@@ -78,7 +81,7 @@ static void identify_ctrl(struct nvmf_req *req)
 		id->sgls |= htole32(NVME_CTRL_SGLS_OFFSET);
 	id->ioccsz = htole32((NVME_SQE_SIZE + ctrl->inline_data_size) / 16);
 	id->icdoff = 0;
-	id->fcatt = 0;                                 /* dynamic controller model */
+	id->fcatt = 0; /* dynamic controller model */
 	nvmf_ana_identify_ctrl(ctrl, id);
 	nvmf_req_complete(req, 0);
 }
@@ -89,16 +92,16 @@ static void identify_ns(struct nvmf_req *req)
 	struct nvmf_ns *ns = nvmf_subsys_ns(req->sq->ctrl->subsys, le32toh(req->cmd->nsid));
 
 	memset(id, 0, sizeof(*id));
-	if (!ns) {             /* a valid but inactive NSID reads as zeroes (5.17.2.1) */
+	if (!ns) { /* a valid but inactive NSID reads as zeroes (5.17.2.1) */
 		nvmf_req_complete(req, 0);
 		return;
 	}
 	/* Fully provisioned: every block of the namespace counts as in use. */
 	id->nsze = id->ncap = id->nuse = htole64(nvmf_ns_nlb(ns));
-	id->nlbaf = 0;                                 /* one format, */
-	id->flbas = 0;                                 /* that one, no metadata */
-	id->nmic = NVME_NS_NMIC_SHARED;                /* see CMIC */
-	id->rescap = nvmf_resv_rescap(req->sq->tgt, ns);   /* 0: reservations off */
+	id->nlbaf = 0;                                   /* one format, */
+	id->flbas = 0;                                   /* that one, no metadata */
+	id->nmic = NVME_NS_NMIC_SHARED;                  /* see CMIC */
+	id->rescap = nvmf_resv_rescap(req->sq->tgt, ns); /* 0: reservations off */
 	/* Deallocated blocks read as zeroes (001b) and Write Zeroes may deallocate: every
 	 * backend guarantees zeroes after DISCARD and WRITE_ZEROES (subsystem/backend.h). */
 	id->dlfeat = NVME_NS_DLFEAT_RB_ALL_0S | NVME_NS_DLFEAT_WRITE_ZEROES;
@@ -183,7 +186,7 @@ static void identify_desc_list(struct nvmf_req *req)
 	size_t off = 0;
 
 	memset(buf, 0, NVME_IDENTIFY_DATA_SIZE);
-	if (!ns) {             /* nvmet: an inactive NSID has no descriptors to give */
+	if (!ns) { /* nvmet: an inactive NSID has no descriptors to give */
 		nvmf_req_complete(req, nvme_generic(NVME_SC_INVALID_NS) | NVME_SC_DNR);
 		return;
 	}
@@ -249,4 +252,3 @@ nvme_status_t nvmf_parse_identify(struct nvmf_req *req)
 	req->data_len = NVME_IDENTIFY_DATA_SIZE;
 	return 0;
 }
-

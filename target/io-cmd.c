@@ -28,16 +28,18 @@
 /* Command Dword 12 of Read/Write/Compare/Write Zeroes (NVM Command Set 1.0 figures 36,
  * 41, 63): NLB bits 15:0 (0's based), the control field in bits 31:16 (libnvme's
  * NVME_IO_* flags are relative to bit 16). */
-#define CDW12_NLB_MASK   0xffffu
-#define CDW12_FUA        ((uint32_t)NVME_IO_FUA << 16)
-#define CDW12_PRINFO     ((uint32_t)(NVME_IO_PRINFO_PRCHK_REF | NVME_IO_PRINFO_PRCHK_APP | \
-					 NVME_IO_PRINFO_PRCHK_GUARD | NVME_IO_PRINFO_PRACT) << 16)
+#define CDW12_NLB_MASK 0xffffu
+#define CDW12_FUA      ((uint32_t)NVME_IO_FUA << 16)
+#define CDW12_PRINFO                                                      \
+	((uint32_t)(NVME_IO_PRINFO_PRCHK_REF | NVME_IO_PRINFO_PRCHK_APP | \
+		    NVME_IO_PRINFO_PRCHK_GUARD | NVME_IO_PRINFO_PRACT)    \
+	 << 16)
 /* Dataset Management: NR in cdw10 bits 7:0 (0's based), attributes in cdw11. */
-#define DSM_NR_MASK      0xffu
-#define DSM_RANGE_SIZE   sizeof(struct nvme_dsm_range)   /* 16 bytes */
+#define DSM_NR_MASK    0xffu
+#define DSM_RANGE_SIZE sizeof(struct nvme_dsm_range) /* 16 bytes */
 
 /* MDTS is in units of the minimum memory page size, 4 KiB (CAP.MPSMIN = 0). */
-#define MDTS_UNIT_SHIFT  12
+#define MDTS_UNIT_SHIFT 12
 
 /* Starting LBA: cdw10 low, cdw11 high (NVM Command Set 1.0 figure 34). */
 static uint64_t cmd_slba(const struct nvme_sqe *cmd)
@@ -116,8 +118,8 @@ void nvmf_io_retry_pending(struct nvmf_io_ctx *io)
 	}
 }
 
-static void bio_prep(struct nvmf_req *req, enum nvmf_bdev_op op, uint64_t offset,
-		     uint64_t len, void *buf, nvmf_bdev_done_fn done)
+static void bio_prep(struct nvmf_req *req, enum nvmf_bdev_op op, uint64_t offset, uint64_t len,
+		     void *buf, nvmf_bdev_done_fn done)
 {
 	struct nvmf_bdev_io *io = &req->bio;
 	io->op = op;
@@ -134,7 +136,8 @@ static bool needs_flush(const struct nvmf_req *req)
 {
 	if (!req->ns->bdev->volatile_cache)
 		return false;
-	return (le32toh(req->cmd->cdw12) & CDW12_FUA) || !__atomic_load_n(&req->sq->ctrl->vwc_enabled, __ATOMIC_RELAXED);
+	return (le32toh(req->cmd->cdw12) & CDW12_FUA) ||
+	       !__atomic_load_n(&req->sq->ctrl->vwc_enabled, __ATOMIC_RELAXED);
 }
 
 /* SMART counters (NVMe Base 2.0 figure 207): commands, and data in 512 B units. */
@@ -257,11 +260,11 @@ static void execute_flush(struct nvmf_req *req)
 
 /* Progress of a deallocate over its ranges, kept in req->aux. */
 struct dsm_state {
-	uint32_t next;       /* index of the next range to submit */
-	uint32_t nr;         /* ranges in req->data (1's based) */
-	int err;             /* first backend error, 0 if none */
-	bool submitting;     /* inside dsm_issue()'s submit: done() must not recurse */
-	bool done_inline;    /* done() ran during that submit */
+	uint32_t next;    /* index of the next range to submit */
+	uint32_t nr;      /* ranges in req->data (1's based) */
+	int err;          /* first backend error, 0 if none */
+	bool submitting;  /* inside dsm_issue()'s submit: done() must not recurse */
+	bool done_inline; /* done() ran during that submit */
 };
 
 static void dsm_issue(struct nvmf_req *req);
@@ -282,7 +285,7 @@ static void dsm_done(struct nvmf_bdev_io *io, int err)
 	if (err && !st->err)
 		st->err = err;
 	if (st->submitting) {
-		st->done_inline = true;   /* dsm_issue()'s loop goes on */
+		st->done_inline = true; /* dsm_issue()'s loop goes on */
 		return;
 	}
 	dsm_issue(req);
@@ -354,7 +357,6 @@ static void execute_dsm(struct nvmf_req *req)
 }
 
 /* ---- parsing ---- */
-
 
 /* Read, Write, Compare: SLBA, NLB, PRINFO; data length from NLB, against MDTS. The
  * direction is the opcode's data transfer bits 1:0 (NVMe Base 2.0, Command Dword 0's
@@ -430,7 +432,8 @@ static const struct nvmf_cmd_def io_cmds[] = {
 	{ nvme_cmd_write, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_rw, false },
 	{ nvme_cmd_read, NVME_CMD_EFFECTS_CSUPP, parse_rw, false },
 	{ nvme_cmd_compare, NVME_CMD_EFFECTS_CSUPP, parse_compare, false },
-	{ nvme_cmd_write_zeroes, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_write_zeroes, false },
+	{ nvme_cmd_write_zeroes, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_write_zeroes,
+	  false },
 	{ nvme_cmd_dsm, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_dsm, false },
 	/* Reservations (target/resv-cmd.c); Invalid Opcode where the namespace has none. */
 	{ nvme_cmd_resv_register, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd, true },

@@ -25,7 +25,10 @@ static_assert(sizeof(struct nvme_supported_log_pages) == 1024, "supported log pa
 /* SMART temperature: 323 K (50 C), what QEMU reports; we have no sensor. */
 #define SMART_TEMP_KELVIN 323
 
-static inline uint32_t cdw10(const struct nvmf_req *req) { return le32toh(req->cmd->cdw10); }
+static inline uint32_t cdw10(const struct nvmf_req *req)
+{
+	return le32toh(req->cmd->cdw10);
+}
 
 bool nvmf_log_rae(const struct nvmf_req *req)
 {
@@ -48,7 +51,8 @@ static void put_le128(uint8_t f[16], uint64_t v)
 uint32_t nvmf_get_log_len(const struct nvme_sqe *cmd)
 {
 	/* NUMD: NUMDL cdw10 31:16, NUMDU cdw11 15:0; 0's based dwords. */
-	uint64_t numd = (le32toh(cmd->cdw10) >> 16) | (uint64_t)(le32toh(cmd->cdw11) & 0xffff) << 16;
+	uint64_t numd = (le32toh(cmd->cdw10) >> 16) | (uint64_t)(le32toh(cmd->cdw11) & 0xffff)
+							      << 16;
 	uint64_t len = (numd + 1) * 4;
 	return len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
 }
@@ -66,7 +70,7 @@ nvme_status_t nvmf_parse_get_log(struct nvmf_req *req)
 	 * MDTS the 24-bit keyed SGL length is the limit anyway. */
 	uint64_t max = ctrl->mdts ? (uint64_t)4096 << ctrl->mdts : (1u << 24) - 1;
 
-	if (nvmf_get_log_offset(req->cmd) & 3)      /* LPOL bits 1:0 must be 0 */
+	if (nvmf_get_log_offset(req->cmd) & 3) /* LPOL bits 1:0 must be 0 */
 		return nvme_generic(NVME_SC_INVALID_FIELD);
 	if (len > max)
 		return nvme_generic(NVME_SC_INVALID_FIELD);
@@ -107,7 +111,7 @@ static void log_error(struct nvmf_req *req)
 	for (size_t i = 0; i < NVMF_ERROR_LOG_ENTRIES && e[i].error_count; i++) {
 		log[i].error_count = htole64(e[i].error_count);
 		log[i].sqid = htole16(e[i].sqid);
-		log[i].cmdid = e[i].cmdid;        /* stored as received: opaque wire bytes */
+		log[i].cmdid = e[i].cmdid; /* stored as received: opaque wire bytes */
 		log[i].status_field = htole16((uint16_t)(e[i].status << 1)); /* phase bit 0 */
 		log[i].parm_error_location = htole16(e[i].param_loc);
 		log[i].lba = htole64(e[i].lba);
@@ -214,7 +218,7 @@ static const struct nvmf_log_page io_logs[] = {
 	{ NVME_LOG_LID_CMD_EFFECTS, 0, NULL, log_cmd_effects },
 	/* No LIDSP: NVMe Base 2.0 defines none for 0Ch, and nvmet reports none. */
 	{ NVME_LOG_LID_ANA, 0, NULL, nvmf_ana_log },
-	{ NVME_LOG_LID_RESERVATION, 0, NULL, nvmf_resv_log_page },   /* target/resv.c */
+	{ NVME_LOG_LID_RESERVATION, 0, NULL, nvmf_resv_log_page }, /* target/resv.c */
 };
 #define N_IO_LOGS (sizeof(io_logs) / sizeof(io_logs[0]))
 
@@ -222,7 +226,7 @@ void nvmf_supported_logs(const struct nvmf_log_page *table, size_t n, __le32 log
 {
 	memset(log, 0, 256 * sizeof(log[0]));
 	for (size_t i = 0; i < n; i++)
-		log[table[i].lid] = htole32(1u | (uint32_t)table[i].lidsp << 16);   /* LSUPP */
+		log[table[i].lid] = htole32(1u | (uint32_t)table[i].lidsp << 16); /* LSUPP */
 }
 
 /* LID 00h (NVMe Base 2.0 section 5.16.1.1): every LID of the table above. */

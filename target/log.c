@@ -5,7 +5,8 @@
 #include "target/core.h"
 #include "target/log.h"
 
-bool nvmf_log_on(const struct nvmf_tgt *tgt, enum nvmf_log_component comp, enum nvmf_log_level level)
+bool nvmf_log_on(const struct nvmf_tgt *tgt, enum nvmf_log_component comp,
+		 enum nvmf_log_level level)
 {
 	return (unsigned)comp < NVMF_LOGC_COUNT &&
 	       (int)level <= __atomic_load_n(&tgt->log_level[comp], __ATOMIC_RELAXED);
@@ -21,7 +22,9 @@ void nvmf_log_at(const struct nvmf_tgt *tgt, enum nvmf_log_component comp,
 	va_list ap;
 	va_start(ap, fmt);
 	int n = snprintf(line, sizeof(line), "nvmf-target: %s: %s", nvmf_log_component_name(comp),
-			 level <= NVMF_LOG_WARNING ? (level == NVMF_LOG_ERROR ? "error: " : "warning: ") : "");
+			 level <= NVMF_LOG_WARNING ?
+				 (level == NVMF_LOG_ERROR ? "error: " : "warning: ") :
+				 "");
 	if (n > 0 && (size_t)n < sizeof(line))
 		vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
 	va_end(ap);
@@ -50,5 +53,6 @@ void nvmf_log_level_apply(struct nvmf_tgt *tgt, const struct nvmf_target_config 
 {
 	for (unsigned i = 0; i < NVMF_LOGC_COUNT; i++)
 		if (t->log_level[i] >= 0)
-			nvmf_log_level_set(tgt, (enum nvmf_log_component)i, (enum nvmf_log_level)t->log_level[i]);
+			nvmf_log_level_set(tgt, (enum nvmf_log_component)i,
+					   (enum nvmf_log_level)t->log_level[i]);
 }

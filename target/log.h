@@ -35,7 +35,8 @@ void nvmf_log_at(const struct nvmf_tgt *tgt, enum nvmf_log_component comp,
 	__attribute__((format(printf, 4, 5)));
 
 /* nvmf_log_on - a line of @comp at @level would be written (to skip costly arguments). */
-bool nvmf_log_on(const struct nvmf_tgt *tgt, enum nvmf_log_component comp, enum nvmf_log_level level);
+bool nvmf_log_on(const struct nvmf_tgt *tgt, enum nvmf_log_component comp,
+		 enum nvmf_log_level level);
 
 /* nvmf_log_level_get - @comp's level now. */
 enum nvmf_log_level nvmf_log_level_get(const struct nvmf_tgt *tgt, enum nvmf_log_component comp);

@@ -23,7 +23,8 @@
 
 static bool retire_subsys(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
 {
-	struct nvmf_subsys **grown = realloc(tgt->retired_subsys, (tgt->n_retired_subsys + 1) * sizeof(*grown));
+	struct nvmf_subsys **grown =
+		realloc(tgt->retired_subsys, (tgt->n_retired_subsys + 1) * sizeof(*grown));
 	if (!grown)
 		return false;
 	grown[tgt->n_retired_subsys++] = s;
@@ -33,7 +34,8 @@ static bool retire_subsys(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
 
 static bool retire_port(struct nvmf_tgt *tgt, struct nvmf_port *p)
 {
-	struct nvmf_port **grown = realloc(tgt->retired_ports, (tgt->n_retired_ports + 1) * sizeof(*grown));
+	struct nvmf_port **grown =
+		realloc(tgt->retired_ports, (tgt->n_retired_ports + 1) * sizeof(*grown));
 	if (!grown)
 		return false;
 	grown[tgt->n_retired_ports++] = p;
@@ -47,8 +49,9 @@ static unsigned drop_ctrls(struct nvmf_tgt *tgt, struct nvmf_subsys *s, struct n
 	unsigned n = 0;
 	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next)
 		if (!c->deleting && (!s || c->subsys == s) && (!port || c->port == port)) {
-			nvmf_log(tgt, NVMF_LOG_INFO, "control: disconnecting controller %u of %s (host %s)",
-				c->cntlid, c->subsys->cfg->nqn, c->hostnqn);
+			nvmf_log(tgt, NVMF_LOG_INFO,
+				 "control: disconnecting controller %u of %s (host %s)", c->cntlid,
+				 c->subsys->cfg->nqn, c->hostnqn);
 			nvmf_tgt_ctrl_delete(c);
 			n++;
 		}
@@ -74,8 +77,8 @@ void nvmf_tgt_subsys_reap(struct nvmf_tgt *tgt)
 	}
 }
 
-int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *sc,
-			char *err, size_t errlen)
+int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *sc, char *err,
+			size_t errlen)
 {
 	if (nvmf_tgt_find_subsys(tgt, sc->nqn)) {
 		snprintf(err, errlen, "subsystem %s exists", sc->nqn);
@@ -102,7 +105,8 @@ int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *s
 		return rc;
 	}
 	for (uint32_t n = 1; n <= s->max_nsid; n++)
-		if (s->ns[n] && (nvmf_ns_stats_alloc(s->ns[n], tgt->npgs) || nvmf_resv_ns_attach(tgt, s, s->ns[n]))) {
+		if (s->ns[n] && (nvmf_ns_stats_alloc(s->ns[n], tgt->npgs) ||
+				 nvmf_resv_ns_attach(tgt, s, s->ns[n]))) {
 			nvmf_subsys_free(s);
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
@@ -116,7 +120,8 @@ static void unlink_one(struct nvmf_port *port, struct nvmf_subsys *s)
 {
 	for (size_t i = 0; i < port->n_subsys; i++)
 		if (port->subsys[i] == s) {
-			memmove(&port->subsys[i], &port->subsys[i + 1], (port->n_subsys - i - 1) * sizeof(s));
+			memmove(&port->subsys[i], &port->subsys[i + 1],
+				(port->n_subsys - i - 1) * sizeof(s));
 			port->n_subsys--;
 			break;
 		}
@@ -156,7 +161,7 @@ int nvmf_tgt_subsys_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, unsigned
 		nvmf_tgt_ns_remove(tgt, s, s->cfg->ns[0].nsid, why, sizeof(why));
 	}
 	nvmf_tgt_disc_changed(tgt);
-	nvmf_tgt_subsys_reap(tgt);   /* at once when no host was connected */
+	nvmf_tgt_subsys_reap(tgt); /* at once when no host was connected */
 	return 0;
 }
 
@@ -171,7 +176,8 @@ static struct nvmf_transport *find_transport(struct nvmf_tgt *tgt, const char *t
 	return NULL;
 }
 
-int nvmf_tgt_port_add(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, char *err, size_t errlen)
+int nvmf_tgt_port_add(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, char *err,
+		      size_t errlen)
 {
 	if (nvmf_tgt_find_port(tgt, pc->portid)) {
 		snprintf(err, errlen, "port %u exists", pc->portid);
@@ -191,7 +197,8 @@ int nvmf_tgt_port_add(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, c
 	}
 	struct nvmf_transport *t = find_transport(tgt, pc->trtype);
 	if (!t) {
-		snprintf(err, errlen, "the %s transport is not running here (its start-up message says why)",
+		snprintf(err, errlen,
+			 "the %s transport is not running here (its start-up message says why)",
 			 pc->trtype);
 		return -ENOTSUP;
 	}
@@ -208,7 +215,8 @@ int nvmf_tgt_port_add(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, c
 		return strstr(why, "no subsystem") ? -ENOENT : -ENOMEM;
 	}
 	p->transport = t;
-	uint32_t inl = t->ops->max_inline < t->live_max_inline ? t->ops->max_inline : t->live_max_inline;
+	uint32_t inl = t->ops->max_inline < t->live_max_inline ? t->ops->max_inline :
+								 t->live_max_inline;
 	nvmf_port_resolve(p, t->ops->max_queue_size, inl);
 	if (t->ops->listen(t, p, why, sizeof(why))) {
 		snprintf(err, errlen, "%s", why);
@@ -221,8 +229,8 @@ int nvmf_tgt_port_add(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, c
 	return 0;
 }
 
-int nvmf_tgt_port_remove(struct nvmf_tgt *tgt, struct nvmf_port *port, unsigned *dropped,
-			 char *err, size_t errlen)
+int nvmf_tgt_port_remove(struct nvmf_tgt *tgt, struct nvmf_port *port, unsigned *dropped, char *err,
+			 size_t errlen)
 {
 	size_t idx;
 	for (idx = 0; idx < tgt->n_ports && tgt->ports[idx] != port; idx++)
@@ -239,7 +247,7 @@ int nvmf_tgt_port_remove(struct nvmf_tgt *tgt, struct nvmf_port *port, unsigned 
 	memmove(&tgt->ports[idx], &tgt->ports[idx + 1], (tgt->n_ports - idx - 1) * sizeof(port));
 	tgt->n_ports--;
 	port->retired = true;
-	port->n_subsys = 0;          /* a queue still connecting through it finds nothing */
+	port->n_subsys = 0; /* a queue still connecting through it finds nothing */
 	nvmf_tgt_ana_port_removed(tgt, port);
 	*dropped = drop_ctrls(tgt, NULL, port);
 	nvmf_tgt_disc_changed(tgt);
@@ -257,7 +265,8 @@ int nvmf_tgt_port_link(struct nvmf_tgt *tgt, struct nvmf_port *port, struct nvmf
 	struct nvmf_subsys **subs = realloc(port->subsys, (port->n_subsys + 1) * sizeof(*subs));
 	if (subs)
 		port->subsys = subs;
-	char **names = subs ? realloc(pc->subsystems, (pc->n_subsystems + 1) * sizeof(*names)) : NULL;
+	char **names = subs ? realloc(pc->subsystems, (pc->n_subsystems + 1) * sizeof(*names)) :
+			      NULL;
 	if (names)
 		pc->subsystems = names;
 	char *name = names ? strdup(s->cfg->nqn) : NULL;
@@ -296,8 +305,10 @@ static unsigned drop_refused_hosts(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
 	unsigned n = 0;
 	for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next)
 		if (c->subsys == s && !c->deleting && !nvmf_subsys_host_allowed(s, c->hostnqn)) {
-			nvmf_log(tgt, NVMF_LOG_INFO, "control: subsystem %s: host %s no longer allowed, "
-				 "disconnecting controller %u", s->cfg->nqn, c->hostnqn, c->cntlid);
+			nvmf_log(tgt, NVMF_LOG_INFO,
+				 "control: subsystem %s: host %s no longer allowed, "
+				 "disconnecting controller %u",
+				 s->cfg->nqn, c->hostnqn, c->cntlid);
 			nvmf_tgt_ctrl_delete(c);
 			n++;
 		}
@@ -312,8 +323,8 @@ static ssize_t host_index(const struct nvmf_subsys_config *sc, const char *host)
 	return -1;
 }
 
-int nvmf_tgt_host_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char *host,
-		      char *err, size_t errlen)
+int nvmf_tgt_host_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char *host, char *err,
+		      size_t errlen)
 {
 	struct nvmf_subsys_config *sc = s->cfg;
 	if (host_index(sc, host) >= 0) {
@@ -321,7 +332,9 @@ int nvmf_tgt_host_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char *h
 		return -EEXIST;
 	}
 	char *copy = strdup(host);
-	char **grown = copy ? realloc(sc->allowed_hosts, (sc->n_allowed_hosts + 1) * sizeof(*grown)) : NULL;
+	char **grown =
+		copy ? realloc(sc->allowed_hosts, (sc->n_allowed_hosts + 1) * sizeof(*grown)) :
+		       NULL;
 	if (!grown) {
 		free(copy);
 		snprintf(err, errlen, "out of memory");
@@ -367,8 +380,8 @@ static bool dup_opt(const char *s, char **out)
 }
 
 int nvmf_tgt_host_dhchap_set(struct nvmf_tgt *tgt, const char *host, const char *key,
-			     const char *ctrl_key, const char *hash, const char *dhgroup,
-			     char *err, size_t errlen)
+			     const char *ctrl_key, const char *hash, const char *dhgroup, char *err,
+			     size_t errlen)
 {
 	struct nvmf_config *cfg = tgt->cfg;
 	struct nvmf_dhchap_config e = { 0 };
@@ -421,14 +434,16 @@ int nvmf_tgt_host_dhchap_clear(struct nvmf_tgt *tgt, const char *host, char *err
 		snprintf(err, errlen, "%s has no DH-HMAC-CHAP key", host);
 		return -ENOENT;
 	}
-	nvmf_tgt_host_auth_set(tgt, host, NULL, NULL, NULL, NULL, err, errlen);   /* cannot fail */
+	nvmf_tgt_host_auth_set(tgt, host, NULL, NULL, NULL, NULL, err, errlen); /* cannot fail */
 	nvmf_config_dhchap_clear(&cfg->dhchap[i]);
-	memmove(&cfg->dhchap[i], &cfg->dhchap[i + 1], (cfg->n_dhchap - i - 1) * sizeof(*cfg->dhchap));
+	memmove(&cfg->dhchap[i], &cfg->dhchap[i + 1],
+		(cfg->n_dhchap - i - 1) * sizeof(*cfg->dhchap));
 	cfg->n_dhchap--;
 	return 0;
 }
 
-bool nvmf_tgt_allow_any_host(struct nvmf_tgt *tgt, struct nvmf_subsys *s, bool allow, unsigned *dropped)
+bool nvmf_tgt_allow_any_host(struct nvmf_tgt *tgt, struct nvmf_subsys *s, bool allow,
+			     unsigned *dropped)
 {
 	*dropped = 0;
 	if (s->cfg->allow_any_host == allow)

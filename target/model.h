@@ -22,8 +22,8 @@ struct nvmf_port;
  * or none), exposed on no port yet. 0, or with @err: -EEXIST (the NQN is taken), -EIO
  * (a namespace did not open: "namespaces[1] (subsystem X, namespace 2): reason"),
  * -ENOMEM. */
-int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *sc,
-			char *err, size_t errlen);
+int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *sc, char *err,
+			size_t errlen);
 /* nvmf_tgt_subsys_remove - stop serving @s: taken off every port, its controllers torn
  * down (*@dropped of them), its namespaces closed after their last command. 0 or
  * -ENOENT / -ENOMEM with @err. */
@@ -39,11 +39,12 @@ void nvmf_tgt_subsys_reap(struct nvmf_tgt *tgt);
  * port holds its address: nvmf_port_config_overlaps, that port named), -ENOENT (a
  * subsystem it names does not exist), -ENOTSUP (its transport is not running),
  * -EADDRNOTAVAIL (the transport could not listen: the reason), -ENOMEM. */
-int nvmf_tgt_port_add(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, char *err, size_t errlen);
+int nvmf_tgt_port_add(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, char *err,
+		      size_t errlen);
 /* nvmf_tgt_port_remove - stop listening on @port and tear down the controllers reached
  * through it (*@dropped). 0 or -ENOENT / -ENOMEM with @err. */
-int nvmf_tgt_port_remove(struct nvmf_tgt *tgt, struct nvmf_port *port, unsigned *dropped,
-			 char *err, size_t errlen);
+int nvmf_tgt_port_remove(struct nvmf_tgt *tgt, struct nvmf_port *port, unsigned *dropped, char *err,
+			 size_t errlen);
 /* nvmf_tgt_port_link - @port exposes @s from now on (nvmetcli's ports/N/subsystems link).
  * 0, or -EEXIST (already) / -ENOMEM with @err. */
 int nvmf_tgt_port_link(struct nvmf_tgt *tgt, struct nvmf_port *port, struct nvmf_subsys *s,
@@ -55,8 +56,8 @@ int nvmf_tgt_port_unlink(struct nvmf_tgt *tgt, struct nvmf_port *port, struct nv
 
 /* nvmf_tgt_host_add - @host (an NQN, checked by the caller) may connect to @s. 0, or
  * -EEXIST / -ENOMEM with @err. */
-int nvmf_tgt_host_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char *host,
-		      char *err, size_t errlen);
+int nvmf_tgt_host_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char *host, char *err,
+		      size_t errlen);
 /* nvmf_tgt_host_remove - @host may no longer connect to @s; unless any host may, its
  * controllers of @s are torn down (*@dropped). 0, or -ENOENT with @err. */
 int nvmf_tgt_host_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char *host,
@@ -70,13 +71,14 @@ int nvmf_tgt_host_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char
  * (a bad value: @err names it, never a secret) / -ENOMEM with @err.
  */
 int nvmf_tgt_host_dhchap_set(struct nvmf_tgt *tgt, const char *host, const char *key,
-			     const char *ctrl_key, const char *hash, const char *dhgroup,
-			     char *err, size_t errlen);
+			     const char *ctrl_key, const char *hash, const char *dhgroup, char *err,
+			     size_t errlen);
 /* nvmf_tgt_host_dhchap_clear - @host no longer authenticates: new controllers connect
  * without; live ones keep their keys (see target/auth.h). 0, or -ENOENT with @err. */
 int nvmf_tgt_host_dhchap_clear(struct nvmf_tgt *tgt, const char *host, char *err, size_t errlen);
 /* nvmf_tgt_allow_any_host - attr.allow_any_host of @s; turned off, controllers of hosts
  * not in the list are torn down (*@dropped). Returns whether it changed. */
-bool nvmf_tgt_allow_any_host(struct nvmf_tgt *tgt, struct nvmf_subsys *s, bool allow, unsigned *dropped);
+bool nvmf_tgt_allow_any_host(struct nvmf_tgt *tgt, struct nvmf_subsys *s, bool allow,
+			     unsigned *dropped);
 
 #endif

@@ -52,7 +52,7 @@ static void drain_seen(void *arg)
 
 static void drain_visit(struct nvmf_pg *pg, void *arg)
 {
-	(void)pg;   /* having run here is the point: this group's parse saw the empty slot */
+	(void)pg; /* having run here is the point: this group's parse saw the empty slot */
 	(void)arg;
 }
 
@@ -81,14 +81,19 @@ static uint64_t answered(const struct nvmf_ns *ns)
 static void log_closed(struct nvmf_tgt *tgt, const struct nvmf_ns_drain *d)
 {
 	if (!d->staged)
-		nvmf_log(tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u closed after its last command",
-			 d->nqn, d->ns->nsid);
+		nvmf_log(tgt, NVMF_LOG_INFO,
+			 "subsystem %s: namespace %u closed after its last command", d->nqn,
+			 d->ns->nsid);
 	else if (answered(d->ns))
-		nvmf_log(tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u, staged by a refused reload, "
-			 "closed after its last command", d->nqn, d->ns->nsid);
+		nvmf_log(tgt, NVMF_LOG_INFO,
+			 "subsystem %s: namespace %u, staged by a refused reload, "
+			 "closed after its last command",
+			 d->nqn, d->ns->nsid);
 	else
-		nvmf_log(tgt, NVMF_LOG_DEBUG, "subsystem %s: namespace %u, staged by a refused reload, "
-			 "discarded (it served no command)", d->nqn, d->ns->nsid);
+		nvmf_log(tgt, NVMF_LOG_DEBUG,
+			 "subsystem %s: namespace %u, staged by a refused reload, "
+			 "discarded (it served no command)",
+			 d->nqn, d->ns->nsid);
 }
 
 static void drain_check(void *arg)
@@ -97,8 +102,8 @@ static void drain_check(void *arg)
 	for (struct nvmf_ns_drain **pp = &tgt->ns_drains; *pp;) {
 		struct nvmf_ns_drain *d = *pp;
 		if (!d->round_sent)
-			d->round_sent = !nvmf_tgt_for_each_pg(tgt, nvmf_tgt_main_pg(tgt), drain_visit,
-							      d, drain_seen);
+			d->round_sent = !nvmf_tgt_for_each_pg(tgt, nvmf_tgt_main_pg(tgt),
+							      drain_visit, d, drain_seen);
 		if (!d->seen || inflight(d->ns)) {
 			pp = &d->next;
 			continue;
@@ -125,8 +130,10 @@ static void take_away(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid
 	struct nvmf_ns_drain *d = calloc(1, sizeof(*d));
 	if (!d) {
 		/* Without memory to track it, keeping the backend open is the safe leak. */
-		nvmf_log(tgt, NVMF_LOG_WARNING, "subsystem %s: namespace %u: out of memory; its backend "
-			"stays open until exit\n", s->cfg->nqn, nsid);
+		nvmf_log(tgt, NVMF_LOG_WARNING,
+			 "subsystem %s: namespace %u: out of memory; its backend "
+			 "stays open until exit\n",
+			 s->cfg->nqn, nsid);
 		return;
 	}
 	d->ns = ns;
@@ -135,7 +142,8 @@ static void take_away(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid
 	/* A group that read the slot before it was emptied has counted its command by the
 	 * time it runs this message (both happen within one pass). Without memory for the
 	 * round now, the timer tries again. */
-	d->round_sent = !nvmf_tgt_for_each_pg(tgt, nvmf_tgt_main_pg(tgt), drain_visit, d, drain_seen);
+	d->round_sent =
+		!nvmf_tgt_for_each_pg(tgt, nvmf_tgt_main_pg(tgt), drain_visit, d, drain_seen);
 	d->next = tgt->ns_drains;
 	tgt->ns_drains = d;
 	if (!tgt->drain_timer_on) {
@@ -180,18 +188,20 @@ static const char *same_id(const struct nvmf_ns *a, const struct nvmf_ns *b)
 /* @ns against @other, namespace of @os: one backing file for two namespaces (writes of
  * one would land in the other, a resize of one would cut the other), or one identifier
  * for two namespaces of one subsystem (the Linux host refuses such namespaces). */
-static int clash(const struct nvmf_subsys *s, const struct nvmf_ns *ns, const struct nvmf_subsys *os,
-		 const struct nvmf_ns *other, char *err, size_t errlen)
+static int clash(const struct nvmf_subsys *s, const struct nvmf_ns *ns,
+		 const struct nvmf_subsys *os, const struct nvmf_ns *other, char *err,
+		 size_t errlen)
 {
 	if (ns->real_path && other->real_path && !strcmp(ns->real_path, other->real_path)) {
-		snprintf(err, errlen, "%s already backs namespace %u of %s", ns->real_path, other->nsid,
-			 os->cfg->nqn);
+		snprintf(err, errlen, "%s already backs namespace %u of %s", ns->real_path,
+			 other->nsid, os->cfg->nqn);
 		return -EEXIST;
 	}
 	const char *what = os == s ? same_id(ns, other) : NULL;
 	if (what) {
-		snprintf(err, errlen, "%s is namespace %u's too (identifiers are unique in a subsystem)",
-			 what, other->nsid);
+		snprintf(err, errlen,
+			 "%s is namespace %u's too (identifiers are unique in a subsystem)", what,
+			 other->nsid);
 		return -EEXIST;
 	}
 	return 0;
@@ -205,7 +215,8 @@ int nvmf_tgt_ns_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_subsy
 	for (size_t i = 0; i < tgt->n_subsys; i++) {
 		const struct nvmf_subsys *os = tgt->subsys[i];
 		for (uint32_t n = 1; n <= os->max_nsid; n++)
-			if (os->ns[n] && os->ns[n] != ns && (rc = clash(s, ns, os, os->ns[n], err, errlen)))
+			if (os->ns[n] && os->ns[n] != ns &&
+			    (rc = clash(s, ns, os, os->ns[n], err, errlen)))
 				return rc;
 	}
 	for (size_t i = 0; i < nbatch; i++)
@@ -214,14 +225,15 @@ int nvmf_tgt_ns_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_subsy
 	return 0;
 }
 
-int nvmf_tgt_subsys_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
-				  char *err, size_t errlen)
+int nvmf_tgt_subsys_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, char *err,
+				 size_t errlen)
 {
 	char why[512];
 	for (uint32_t n = 1; n <= s->max_nsid; n++) {
 		if (!s->ns[n])
 			continue;
-		int rc = nvmf_tgt_ns_check_unique(tgt, s, s->ns[n], s->ns + 1, n - 1, why, sizeof(why));
+		int rc = nvmf_tgt_ns_check_unique(tgt, s, s->ns[n], s->ns + 1, n - 1, why,
+						  sizeof(why));
 		if (rc) {
 			snprintf(err, errlen, "namespace %u: %s", n, why);
 			return rc;
@@ -280,9 +292,9 @@ int nvmf_tgt_ns_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct nv
 	return nvmf_tgt_ns_add_at(tgt, s, ncs, n, nsids, NULL, NULL, err, errlen);
 }
 
-int nvmf_tgt_ns_add_at(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct nvmf_ns_config *ncs,
-		       size_t n, uint32_t *nsids, const char *base, const size_t *index,
-		       char *err, size_t errlen)
+int nvmf_tgt_ns_add_at(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
+		       const struct nvmf_ns_config *ncs, size_t n, uint32_t *nsids,
+		       const char *base, const size_t *index, char *err, size_t errlen)
 {
 	struct nvmf_ns **opened = calloc(n ? n : 1, sizeof(*opened));
 	struct nvmf_ns_config *copies = calloc(n ? n : 1, sizeof(*copies));
@@ -329,13 +341,14 @@ int nvmf_tgt_ns_add_at(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct
 		    !(opened[i] = open_counted(tgt, s, &copies[i], why, sizeof(why))))
 			bad = -EIO;
 		else if (opened[i])
-			bad = nvmf_tgt_ns_check_unique(tgt, s, opened[i], opened, i, why, sizeof(why));
+			bad = nvmf_tgt_ns_check_unique(tgt, s, opened[i], opened, i, why,
+						       sizeof(why));
 		if (bad) {
 			rc = bad;
 			/* As the loader names a namespace that does not open, when @base is the file's. */
 			if (base)
-				snprintf(err, errlen, "%s (subsystem %s, namespace %u): %s", at, s->cfg->nqn,
-					 copies[i].nsid, why);
+				snprintf(err, errlen, "%s (subsystem %s, namespace %u): %s", at,
+					 s->cfg->nqn, copies[i].nsid, why);
 			else
 				snprintf(err, errlen, "%s (nsid %u): %s", at, copies[i].nsid, why);
 			goto fail;
@@ -356,7 +369,7 @@ int nvmf_tgt_ns_add_at(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct
 			continue;
 		nvmf_subsys_ns_publish(s, nsids[i], opened[i]);
 		notify(tgt, s, nsids[i]);
-		nvmf_tgt_ana_ns_changed(tgt, s, opened[i]->anagrpid);   /* it joined its group */
+		nvmf_tgt_ana_ns_changed(tgt, s, opened[i]->anagrpid); /* it joined its group */
 	}
 	free(opened);
 	free(copies);
@@ -373,7 +386,8 @@ fail:
 
 /* ---- remove, enable, resize ---- */
 
-static struct nvmf_ns_config *need_cfg(struct nvmf_subsys *s, uint32_t nsid, char *err, size_t errlen)
+static struct nvmf_ns_config *need_cfg(struct nvmf_subsys *s, uint32_t nsid, char *err,
+				       size_t errlen)
 {
 	struct nvmf_ns_config *nc = find_cfg(s, nsid);
 	if (!nc)
@@ -381,8 +395,8 @@ static struct nvmf_ns_config *need_cfg(struct nvmf_subsys *s, uint32_t nsid, cha
 	return nc;
 }
 
-int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid,
-		       char *err, size_t errlen)
+int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, char *err,
+		       size_t errlen)
 {
 	struct nvmf_ns_config *nc = need_cfg(s, nsid, err, errlen);
 	if (!nc)
@@ -413,13 +427,15 @@ int nvmf_tgt_ns_enable(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
 		char why[512];
 		struct nvmf_ns *ns = open_counted(tgt, s, nc, why, sizeof(why));
 		if (!ns) {
-			snprintf(err, errlen, "subsystem %s, namespace %u: %s", s->cfg->nqn, nsid, why);
+			snprintf(err, errlen, "subsystem %s, namespace %u: %s", s->cfg->nqn, nsid,
+				 why);
 			return -EIO;
 		}
 		int rc = nvmf_tgt_ns_check_unique(tgt, s, ns, NULL, 0, why, sizeof(why));
 		if (rc) {
 			nvmf_ns_free(ns);
-			snprintf(err, errlen, "subsystem %s, namespace %u: %s", s->cfg->nqn, nsid, why);
+			snprintf(err, errlen, "subsystem %s, namespace %u: %s", s->cfg->nqn, nsid,
+				 why);
 			return rc;
 		}
 		nc->enable = true;
@@ -441,8 +457,10 @@ int nvmf_tgt_ns_resize(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
 		return -ENOENT;
 	struct nvmf_ns *ns = s->ns[nsid];
 	if (!ns) {
-		snprintf(err, errlen, "subsystem %s, namespace %u is disabled: enable it first (its "
-			 "nvmf_size_bytes applies then)", s->cfg->nqn, nsid);
+		snprintf(err, errlen,
+			 "subsystem %s, namespace %u is disabled: enable it first (its "
+			 "nvmf_size_bytes applies then)",
+			 s->cfg->nqn, nsid);
 		return -ENODEV;
 	}
 	char why[512];

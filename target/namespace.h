@@ -30,10 +30,10 @@ struct nvmf_subsys;
 /* A namespace closed after its last command (see above); the target's list. */
 struct nvmf_ns_drain {
 	struct nvmf_ns *ns;
-	char nqn[NVMF_CFG_NQN_MAX];        /* for the log line */
-	bool round_sent;                   /* the message to every poll group is out */
-	bool seen;                         /* every poll group has run it */
-	bool staged;                       /* added by a reload that was then refused
+	char nqn[NVMF_CFG_NQN_MAX]; /* for the log line */
+	bool round_sent;            /* the message to every poll group is out */
+	bool seen;                  /* every poll group has run it */
+	bool staged;                /* added by a reload that was then refused
 					    * (tgt->ns_discarding when it was taken away) */
 	struct nvmf_ns_drain *next;
 };
@@ -52,14 +52,14 @@ int nvmf_tgt_ns_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct nv
  * (the object it came from, e.g. "subsystems[0].namespaces" and the namespace's index
  * in the file; @index NULL: i) and a namespace that does not open or is not unique as
  * the loader names it: "subsystems[0].namespaces[3] (subsystem nqn.x, namespace 4): ...". */
-int nvmf_tgt_ns_add_at(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct nvmf_ns_config *ncs,
-		       size_t n, uint32_t *nsids, const char *base, const size_t *index,
-		       char *err, size_t errlen);
+int nvmf_tgt_ns_add_at(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
+		       const struct nvmf_ns_config *ncs, size_t n, uint32_t *nsids,
+		       const char *base, const size_t *index, char *err, size_t errlen);
 
 /* nvmf_tgt_ns_remove - remove namespace @nsid (enabled or not) from @s and its config.
  * 0, or -ENOENT with @err. */
-int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid,
-		       char *err, size_t errlen);
+int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, char *err,
+		       size_t errlen);
 
 /* nvmf_tgt_ns_enable - expose (@enable: backend opened) or hide (closed after its last
  * command) namespace @nsid of @s; nvmetcli's "enable". Returns 1 when it changed, 0 when
@@ -91,8 +91,8 @@ int nvmf_tgt_ns_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_subsy
 
 /* nvmf_tgt_subsys_check_unique - the same for every namespace of @s, a subsystem not yet
  * in tgt->subsys. 0, or -EEXIST with @err ("namespace 2: ..."). */
-int nvmf_tgt_subsys_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
-				  char *err, size_t errlen);
+int nvmf_tgt_subsys_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, char *err,
+				 size_t errlen);
 
 /* nvmf_tgt_ns_draining - namespaces taken away whose backend is not closed yet. */
 unsigned nvmf_tgt_ns_draining(const struct nvmf_tgt *tgt);

@@ -14,8 +14,8 @@
 #include "target/log.h"
 #include "util/clock.h"
 
-#define AIO_BATCH      64       /* backend completions reaped per call */
-#define MAX_SLEEP_MS   100      /* never sleep longer: stop flags, clocks in tests */
+#define AIO_BATCH    64  /* backend completions reaped per call */
+#define MAX_SLEEP_MS 100 /* never sleep longer: stop flags, clocks in tests */
 
 static int epoll_add(int epfd, int fd)
 {
@@ -46,7 +46,8 @@ int nvmf_pg_init(struct nvmf_pg *pg, struct nvmf_tgt *tgt, unsigned index, unsig
 	pg->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (pg->epfd < 0 || pg->wake_fd < 0 || (e = epoll_add(pg->epfd, pg->wake_fd)) ||
 	    (e = epoll_add(pg->epfd, pg->aio.event_fd))) {
-		snprintf(err, errlen, "poll group %u: epoll/eventfd: %s", index, strerror(e ? -e : errno));
+		snprintf(err, errlen, "poll group %u: epoll/eventfd: %s", index,
+			 strerror(e ? -e : errno));
 		nvmf_pg_fini(pg);
 		return -1;
 	}
@@ -83,7 +84,8 @@ void nvmf_pg_wake(struct nvmf_pg *pg)
 	uint64_t one = 1;
 	/* EAGAIN: the counter is saturated, the group is awake anyway. */
 	if (write(pg->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		nvmf_log(pg->tgt, NVMF_LOG_ERROR, "poll group %u: wake: %s", pg->index, strerror(errno));
+		nvmf_log(pg->tgt, NVMF_LOG_ERROR, "poll group %u: wake: %s", pg->index,
+			 strerror(errno));
 }
 
 static void enqueue(struct nvmf_pg *pg, struct nvmf_msg *m)
@@ -128,7 +130,7 @@ static int run_msgs(struct nvmf_pg *pg)
 	while (m) {
 		struct nvmf_msg *next = m->next;
 		bool heap = m->heap;
-		m->fn(m->arg);         /* may repost or free m */
+		m->fn(m->arg); /* may repost or free m */
 		if (heap)
 			free(m);
 		m = next;
@@ -145,7 +147,7 @@ struct for_each {
 	void (*done)(void *arg);
 	void *arg;
 	struct nvmf_pg *origin;
-	unsigned remaining;               /* atomic */
+	unsigned remaining; /* atomic */
 	struct nvmf_msg done_msg;
 	struct for_each_visit {
 		struct nvmf_msg msg;
@@ -171,7 +173,8 @@ static void for_each_visit(void *arg)
 }
 
 int nvmf_tgt_for_each_pg(struct nvmf_tgt *tgt, struct nvmf_pg *origin,
-			 void (*fn)(struct nvmf_pg *pg, void *arg), void *arg, void (*done)(void *arg))
+			 void (*fn)(struct nvmf_pg *pg, void *arg), void *arg,
+			 void (*done)(void *arg))
 {
 	struct for_each *fe = calloc(1, sizeof(*fe) + tgt->npgs * sizeof(fe->visit[0]));
 	if (!fe)
@@ -185,7 +188,7 @@ int nvmf_tgt_for_each_pg(struct nvmf_tgt *tgt, struct nvmf_pg *origin,
 	fe->done_msg.arg = fe;
 	/* Prepared before the first is posted: a fast group must not free fe under us. */
 	unsigned n = tgt->npgs;
-	if (!n) {   /* no group to visit: all of them have run */
+	if (!n) { /* no group to visit: all of them have run */
 		nvmf_pg_post(origin, &fe->done_msg);
 		return 0;
 	}
@@ -271,8 +274,10 @@ static int run_aio(struct nvmf_pg *pg)
 		nvmf_aio_flush(aio);
 	if (aio->error && !pg->aio_error_told) {
 		pg->aio_error_told = true;
-		nvmf_log(pg->tgt, NVMF_LOG_ERROR, "poll group %u: io_uring submission failed (%s): "
-			 "the backend I/O of this group fails from now on", pg->index, strerror(-aio->error));
+		nvmf_log(pg->tgt, NVMF_LOG_ERROR,
+			 "poll group %u: io_uring submission failed (%s): "
+			 "the backend I/O of this group fails from now on",
+			 pg->index, strerror(-aio->error));
 	}
 	/* Ops a failed flush ended: answered in this pass, not after a sleep (no
 	 * completion will wake the group for them). */
@@ -355,7 +360,8 @@ int nvmf_pg_run_once(struct nvmf_pg *pg, int max_sleep_ms)
 	pg->slept = true;
 	int rc = epoll_wait(pg->epfd, evs, 8, timeout);
 	if (rc < 0 && errno != EINTR) {
-		nvmf_log(pg->tgt, NVMF_LOG_ERROR, "poll group %u: epoll_wait: %s", pg->index, strerror(errno));
+		nvmf_log(pg->tgt, NVMF_LOG_ERROR, "poll group %u: epoll_wait: %s", pg->index,
+			 strerror(errno));
 		return -1;
 	}
 	drain_wake(pg);
@@ -386,8 +392,9 @@ static void *pg_thread(void *arg)
 		CPU_SET(pg->cpu, &set);
 		int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 		if (rc)
-			nvmf_log(pg->tgt, NVMF_LOG_WARNING, "poll group %u: cannot pin to CPU %d: %s",
-				pg->index, pg->cpu, strerror(rc));
+			nvmf_log(pg->tgt, NVMF_LOG_WARNING,
+				 "poll group %u: cannot pin to CPU %d: %s", pg->index, pg->cpu,
+				 strerror(rc));
 	}
 	while (!__atomic_load_n(&pg->stop, __ATOMIC_ACQUIRE))
 		if (nvmf_pg_run_once(pg, MAX_SLEEP_MS) < 0)

@@ -45,13 +45,13 @@ struct nvmf_msg {
 	nvmf_msg_fn fn;
 	void *arg;
 	struct nvmf_msg *next;
-	bool heap;                  /* from nvmf_pg_send: freed after @fn */
+	bool heap; /* from nvmf_pg_send: freed after @fn */
 };
 
 /* A periodic timer of a group, on the target's clock (tgt->now_ms). */
 struct nvmf_timer {
 	uint64_t period_ms;
-	uint64_t next_ms;           /* due at this tgt->now_ms */
+	uint64_t next_ms; /* due at this tgt->now_ms */
 	void (*fn)(void *arg);
 	void *arg;
 	struct nvmf_timer *next;
@@ -69,44 +69,45 @@ struct nvmf_io_ctx {
 
 struct nvmf_pg {
 	struct nvmf_tgt *tgt;
-	unsigned index;                    /* 0: the main group */
-	bool serves_io;                    /* false for the main group when I/O groups exist */
-	int epfd;                          /* wait descriptors */
-	int wake_fd;                       /* eventfd: a message arrived, or stop */
+	unsigned index; /* 0: the main group */
+	bool serves_io; /* false for the main group when I/O groups exist */
+	int epfd;       /* wait descriptors */
+	int wake_fd;    /* eventfd: a message arrived, or stop */
 	pthread_mutex_t msg_lock;
-	struct nvmf_msg *msg_head;         /* read without the lock to skip it when empty */
+	struct nvmf_msg *msg_head; /* read without the lock to skip it when empty */
 	struct nvmf_msg **msg_tail;
 	struct nvmf_aio aio;
-	struct nvmf_io_ctx io;             /* io.aio = &aio */
-	bool aio_error_told;               /* the log says aio.error (once) */
+	struct nvmf_io_ctx io;                     /* io.aio = &aio */
+	bool aio_error_told;                       /* the log says aio.error (once) */
 	struct nvmf_tpg *tpg[NVMF_MAX_TRANSPORTS]; /* each transport's part of this group */
 	unsigned ntpg;
 	struct nvmf_timer *timers;
-	struct nvmf_sq *sqs;               /* queues served here (sq->pg_next) */
-	uint32_t nqueues;                  /* queues placed here; read by placement on other
+	struct nvmf_sq *sqs;   /* queues served here (sq->pg_next) */
+	uint32_t nqueues;      /* queues placed here; read by placement on other
 					    * threads (atomic) */
-	uint32_t idle_poll_us;             /* busy-poll this long after work before sleeping */
-	uint64_t now_us;                   /* monotonic µs at the start of this pass */
-	uint64_t now_ms;                   /* the target's clock (nvmf_tgt_now_ms) then */
-	uint64_t last_work_us;             /* monotonic µs of the last pass with work */
-	int cpu;                           /* pinned to; -1 none */
+	uint32_t idle_poll_us; /* busy-poll this long after work before sleeping */
+	uint64_t now_us;       /* monotonic µs at the start of this pass */
+	uint64_t now_ms;       /* the target's clock (nvmf_tgt_now_ms) then */
+	uint64_t last_work_us; /* monotonic µs of the last pass with work */
+	int cpu;               /* pinned to; -1 none */
 	pthread_t thread;
-	bool started;                      /* runs on a thread of its own (atomic:
+	bool started; /* runs on a thread of its own (atomic:
 					    * nvmf_pg_started) */
-	bool stop;                         /* atomic: leave nvmf_pg_run */
+	bool stop;    /* atomic: leave nvmf_pg_run */
 	/* Statistics: passes, passes that found work, sleeps, messages run, work items
 	 * (messages, capsules, completions) found; microseconds spent in passes that found
 	 * work, in passes that found none, asleep. Written by the group (NVMF_PG_COUNT), read
 	 * by anyone with relaxed atomic loads. */
 	uint64_t passes, busy_passes, sleeps, msgs, work;
 	uint64_t busy_us, idle_us, sleep_us;
-	bool last_pass_work, slept;        /* how the time since the last pass is counted */
+	bool last_pass_work, slept; /* how the time since the last pass is counted */
 };
 
 /* NVMF_PG_COUNT - add @v to a counter only its owner writes: a relaxed load and store,
  * no locked instruction on the poll path, and readers on other threads see whole values. */
-#define NVMF_PG_COUNT(field, v) \
-	__atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (v), __ATOMIC_RELAXED)
+#define NVMF_PG_COUNT(field, v)                                                       \
+	__atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (v), \
+			 __ATOMIC_RELAXED)
 
 /*
  * nvmf_pg_init - group @index of @tgt with an io_uring of @aio_depth entries (a power of
@@ -166,6 +167,7 @@ void nvmf_pg_timer_stop(struct nvmf_pg *pg, struct nvmf_timer *t);
  * -ENOMEM with nothing sent.
  */
 int nvmf_tgt_for_each_pg(struct nvmf_tgt *tgt, struct nvmf_pg *origin,
-			 void (*fn)(struct nvmf_pg *pg, void *arg), void *arg, void (*done)(void *arg));
+			 void (*fn)(struct nvmf_pg *pg, void *arg), void *arg,
+			 void (*done)(void *arg));
 
 #endif

@@ -24,78 +24,78 @@ struct nvmf_ns;
 /* Direction of a command's data (NVMe Base 4.1, opcode bits 1:0). */
 enum nvmf_xfer_dir {
 	NVMF_XFER_NONE = 0,
-	NVMF_XFER_H2C,        /* host to controller (write): transport fetches before execute */
-	NVMF_XFER_C2H,        /* controller to host (read): transport pushes after completion */
+	NVMF_XFER_H2C, /* host to controller (write): transport fetches before execute */
+	NVMF_XFER_C2H, /* controller to host (read): transport pushes after completion */
 };
 
 /* Where a queue is in its life (see target/transport.h). */
 enum nvmf_sq_state {
-	NVMF_SQ_LIVE,                      /* commands may arrive */
-	NVMF_SQ_DRAINING,                  /* nvmf_sq_destroy called; commands still in flight */
-	NVMF_SQ_DETACHING,                 /* asked the controller's group to detach it */
-	NVMF_SQ_RELEASED,                  /* queue_released called */
+	NVMF_SQ_LIVE,      /* commands may arrive */
+	NVMF_SQ_DRAINING,  /* nvmf_sq_destroy called; commands still in flight */
+	NVMF_SQ_DETACHING, /* asked the controller's group to detach it */
+	NVMF_SQ_RELEASED,  /* queue_released called */
 };
 
 /* A submission queue: one per transport connection. Owned by its poll group. */
 struct nvmf_sq {
-	struct nvmf_tgt_ctrl *ctrl;        /* NULL until Connect succeeds: the queue is
+	struct nvmf_tgt_ctrl *ctrl; /* NULL until Connect succeeds: the queue is
 					    * connected while it is set */
 	struct nvmf_port *port;
 	struct nvmf_tgt *tgt;
-	struct nvmf_pg *pg;                /* the group serving it */
+	struct nvmf_pg *pg; /* the group serving it */
 	struct nvmf_transport *transport;
-	uint16_t qid;                      /* valid after Connect */
-	uint16_t size;                     /* entries, 1's based */
-	uint16_t sqhd;                     /* reported in CQEs (unless sqflow_disabled) */
-	bool sqflow_disabled;              /* its Connect set CATTR bit 2, SQ flow control
+	uint16_t qid;         /* valid after Connect */
+	uint16_t size;        /* entries, 1's based */
+	uint16_t sqhd;        /* reported in CQEs (unless sqflow_disabled) */
+	bool sqflow_disabled; /* its Connect set CATTR bit 2, SQ flow control
 					    * disable: CQEs carry no SQHD (target/core.c) */
-	char peer[64];                     /* the host's address as the transport reports it
+	char peer[64];        /* the host's address as the transport reports it
 					    * ("addr:port"), for messages; "" unknown */
 	enum nvmf_sq_state state;
-	uint32_t inflight;                 /* commands between nvmf_req_init and their answer */
-	bool quiescing;                    /* the target is stopping: new commands are not
+	uint32_t inflight;         /* commands between nvmf_req_init and their answer */
+	bool quiescing;            /* the target is stopping: new commands are not
 					    * started (nvmf_sq_accepting), those in flight finish */
-	struct nvmf_msg msg;               /* its own detach/release messages */
-	struct nvmf_msg ctl_msg;           /* the controller group's disconnect request */
-	bool disconnect_sent;              /* ctl_msg posted (controller group's flag) */
-	bool auth_required;                /* its Connect answered AUTHREQ.ATR */
-	bool authenticated;                /* its DH-HMAC-CHAP transaction succeeded */
-	struct nvmf_sq_auth *auth;         /* the transaction (target/auth.c), NULL before */
-	struct nvmf_sq *pg_next;           /* in pg->sqs */
+	struct nvmf_msg msg;       /* its own detach/release messages */
+	struct nvmf_msg ctl_msg;   /* the controller group's disconnect request */
+	bool disconnect_sent;      /* ctl_msg posted (controller group's flag) */
+	bool auth_required;        /* its Connect answered AUTHREQ.ATR */
+	bool authenticated;        /* its DH-HMAC-CHAP transaction succeeded */
+	struct nvmf_sq_auth *auth; /* the transaction (target/auth.c), NULL before */
+	struct nvmf_sq *pg_next;   /* in pg->sqs */
 	void *transport_priv;
 };
 
 /* One command in flight. Embedded by the transport in its own request structure. */
 struct nvmf_req {
-	struct nvme_sqe *cmd;              /* the command as received (valid until response sent) */
-	struct nvme_cqe *cqe;              /* response being built */
+	struct nvme_sqe *cmd; /* the command as received (valid until response sent) */
+	struct nvme_cqe *cqe; /* response being built */
 	struct nvmf_sq *sq;
-	struct nvmf_ns *ns;                /* I/O commands: the namespace (held: nvmf_req_hold_ns) */
-	bool ns_held;                      /* ns counted in its inflight until the answer */
-	uint8_t ns_epoch;                  /* the reservation epoch it is counted under (0, 1) */
-	uint64_t start_us;                 /* the group's pass clock when the command arrived */
+	struct nvmf_ns *ns; /* I/O commands: the namespace (held: nvmf_req_hold_ns) */
+	bool ns_held;       /* ns counted in its inflight until the answer */
+	uint8_t ns_epoch;   /* the reservation epoch it is counted under (0, 1) */
+	uint64_t start_us;  /* the group's pass clock when the command arrived */
 	enum nvmf_xfer_dir dir;
-	uint32_t data_len;                 /* bytes the command moves, set at init (host SGL must match) */
-	uint32_t sgl_len;                  /* bytes the host's SGL describes, set by the transport */
-	void *data;                        /* transport buffer of data_len bytes (registered memory);
+	uint32_t data_len; /* bytes the command moves, set at init (host SGL must match) */
+	uint32_t sgl_len;  /* bytes the host's SGL describes, set by the transport */
+	void *data;        /* transport buffer of data_len bytes (registered memory);
 					    * in-capsule data sits at the host's SGL offset, so no
 					    * alignment: handlers copy structures out (memcpy) */
 	void (*execute)(struct nvmf_req *req);
-	bool cqe_optional;                 /* set by nvmf_req_complete for the transport: the
+	bool cqe_optional;       /* set by nvmf_req_complete for the transport: the
 					    * CQE says no more than "success" (status 0, DW0 and
 					    * DW1 0, no SQHD: its queue disabled SQ flow control),
 					    * so a transport that signals success otherwise may
 					    * leave it unsent (NVMe/TCP's C2HData SUCCESS flag) */
-	struct nvmf_bdev_io bio;           /* backend I/O of this command */
-	void *aux;                         /* handler scratch (Compare's read buffer), freed at complete */
-	uint64_t slba;                     /* I/O commands: for the error log */
-	uint32_t step;                     /* handler's progress (shutdown flush: next nsid) */
-	struct nvmf_msg msg;               /* handler's messages (I/O queue Connect) */
-	struct nvmf_tgt_ctrl *connect_ctrl;/* Connect: the controller the main group found */
+	struct nvmf_bdev_io bio; /* backend I/O of this command */
+	void *aux;               /* handler scratch (Compare's read buffer), freed at complete */
+	uint64_t slba;           /* I/O commands: for the error log */
+	uint32_t step;           /* handler's progress (shutdown flush: next nsid) */
+	struct nvmf_msg msg;     /* handler's messages (I/O queue Connect) */
+	struct nvmf_tgt_ctrl *connect_ctrl; /* Connect: the controller the main group found */
 	nvme_status_t connect_status;
 	void *transport_priv;
-	struct nvmf_req *retry_next;       /* in its nvmf_io_ctx retry list while the ring is full */
-	struct nvmf_req *resv_next;        /* in its namespace's queue of reservation commands
+	struct nvmf_req *retry_next; /* in its nvmf_io_ctx retry list while the ring is full */
+	struct nvmf_req *resv_next;  /* in its namespace's queue of reservation commands
 					    * (target/resv-cmd.c) */
 };
 

@@ -24,9 +24,9 @@
 #include "target/log.h"
 #include "target/resv.h"
 
-#define ST_INTERNAL nvme_generic(NVME_SC_INTERNAL)
+#define ST_INTERNAL        nvme_generic(NVME_SC_INTERNAL)
 /* How often a Preempt and Abort looks at the old epoch's count. */
-#define ABORT_CHECK_MS 1
+#define ABORT_CHECK_MS     1
 /* The Linux host's block layer (pr_ops) sends Release with 16 bytes (CRKEY and a zero),
  * nvme-cli with the 8 of the spec; nvmet reads the first 8 of any. */
 #define RELEASE_DATA_LINUX 16u
@@ -47,7 +47,7 @@ static void answer(struct nvmf_req *req, nvme_status_t st)
 		nvmf_req_complete(req, st);
 		return;
 	}
-	req->step = st;                    /* the status travels in the handler's field */
+	req->step = st; /* the status travels in the handler's field */
 	req->msg.fn = answer_msg;
 	req->msg.arg = req;
 	nvmf_pg_post(req->sq->pg, &req->msg);
@@ -77,7 +77,7 @@ static uint64_t old_epoch_here(const struct nvmf_ns_resv *r)
 
 static void abort_visit(struct nvmf_pg *pg, void *arg)
 {
-	(void)pg;   /* having run here is the point: this group's new commands see the flip */
+	(void)pg; /* having run here is the point: this group's new commands see the flip */
 	(void)arg;
 }
 
@@ -96,8 +96,9 @@ static void abort_check(void *arg)
 	struct nvmf_pg *main_pg = nvmf_tgt_main_pg(r->tgt);
 	if (!r->aborting)
 		return;
-	if (!r->round_sent)   /* no memory for it at the flip: again now */
-		r->round_sent = !nvmf_tgt_for_each_pg(r->tgt, main_pg, abort_visit, r, abort_round_done);
+	if (!r->round_sent) /* no memory for it at the flip: again now */
+		r->round_sent =
+			!nvmf_tgt_for_each_pg(r->tgt, main_pg, abort_visit, r, abort_round_done);
 	if (!r->round_seen || old_epoch_inflight(r->ns) > old_epoch_here(r))
 		return;
 	nvmf_pg_timer_stop(main_pg, &r->timer);
@@ -124,14 +125,15 @@ static void start_abort(struct nvmf_ns_resv *r, struct nvmf_req *req)
 static uint64_t key_at(const struct nvmf_req *req, unsigned off)
 {
 	uint64_t k;
-	memcpy(&k, (const uint8_t *)req->data + off, sizeof(k));   /* in-capsule: unaligned */
+	memcpy(&k, (const uint8_t *)req->data + off, sizeof(k)); /* in-capsule: unaligned */
 	return le64toh(k);
 }
 
 static bool same_state(const struct nvme_resv_state *a, const struct nvme_resv_state *b)
 {
-	return a->gen == b->gen && a->rtype == b->rtype && a->ptpl == b->ptpl && a->holder == b->holder &&
-	       a->nregs == b->nregs && (!a->nregs || !memcmp(a->regs, b->regs, a->nregs * sizeof(a->regs[0])));
+	return a->gen == b->gen && a->rtype == b->rtype && a->ptpl == b->ptpl &&
+	       a->holder == b->holder && a->nregs == b->nregs &&
+	       (!a->nregs || !memcmp(a->regs, b->regs, a->nregs * sizeof(a->regs[0])));
 }
 
 static const char *what(const struct nvmf_req *req)
@@ -168,14 +170,17 @@ static void run_one(struct nvmf_ns_resv *r, struct nvmf_req *req)
 	nvme_status_t st;
 	switch (req->cmd->opcode) {
 	case nvme_cmd_resv_register:
-		st = nvme_resv_exec_register(&next, ctrl->hostid, cdw10, key_at(req, 0), key_at(req, 8),
-					nvmf_resv_ptpl_capable(r->tgt), notices, &nn);
+		st = nvme_resv_exec_register(&next, ctrl->hostid, cdw10, key_at(req, 0),
+					     key_at(req, 8), nvmf_resv_ptpl_capable(r->tgt),
+					     notices, &nn);
 		break;
 	case nvme_cmd_resv_acquire:
-		st = nvme_resv_exec_acquire(&next, ctrl->hostid, cdw10, key_at(req, 0), key_at(req, 8), notices, &nn);
+		st = nvme_resv_exec_acquire(&next, ctrl->hostid, cdw10, key_at(req, 0),
+					    key_at(req, 8), notices, &nn);
 		break;
 	default:
-		st = nvme_resv_exec_release(&next, ctrl->hostid, cdw10, key_at(req, 0), notices, &nn);
+		st = nvme_resv_exec_release(&next, ctrl->hostid, cdw10, key_at(req, 0), notices,
+					    &nn);
 		break;
 	}
 	if (!st && !same_state(&r->st, &next)) {
@@ -183,9 +188,11 @@ static void run_one(struct nvmf_ns_resv *r, struct nvmf_req *req)
 			st = ST_INTERNAL;
 		else {
 			char hostid[NVME_UUID_STR_LEN];
-			nvmf_log(r->tgt, NVMF_LOG_INFO, "subsystem %s, namespace %u: reservation %s by host %s "
-				 "(%s): %s, %u registrant(s), generation %u", r->subsys->cfg->nqn, ns->nsid,
-				 what(req), nvme_uuid_format(ctrl->hostid, hostid), ctrl->hostnqn,
+			nvmf_log(r->tgt, NVMF_LOG_INFO,
+				 "subsystem %s, namespace %u: reservation %s by host %s "
+				 "(%s): %s, %u registrant(s), generation %u",
+				 r->subsys->cfg->nqn, ns->nsid, what(req),
+				 nvme_uuid_format(ctrl->hostid, hostid), ctrl->hostnqn,
 				 nvme_resv_type_name(r->st.rtype), r->st.nregs, r->st.gen);
 		}
 	} else {
@@ -265,7 +272,8 @@ nvme_status_t nvmf_parse_resv_cmd(struct nvmf_req *req)
 		req->data_len = NVME_RESV_ACQUIRE_DATA;
 		return 0;
 	case nvme_cmd_resv_release:
-		req->data_len = sgl_len(req) == RELEASE_DATA_LINUX ? RELEASE_DATA_LINUX : NVME_RESV_RELEASE_DATA;
+		req->data_len = sgl_len(req) == RELEASE_DATA_LINUX ? RELEASE_DATA_LINUX :
+								     NVME_RESV_RELEASE_DATA;
 		return 0;
 	default:
 		break;

@@ -38,8 +38,8 @@ struct entry {
 	uint32_t nsid;
 	uint8_t uuid[16], nguid[16], eui64[8];
 	bool has_nguid, has_eui64;
-	char *path;                        /* backing file or device; NULL: none (ram, null) */
-	struct nvme_resv_state st;         /* regs malloc'ed */
+	char *path;                /* backing file or device; NULL: none (ram, null) */
+	struct nvme_resv_state st; /* regs malloc'ed */
 };
 
 struct nvmf_resv_store {
@@ -74,7 +74,8 @@ static void say(char *err, size_t errlen, const char *file, const char *where, c
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(err, errlen, "reservation state file %s: %s%s%s", file, where, *where ? ": " : "", msg);
+	snprintf(err, errlen, "reservation state file %s: %s%s%s", file, where, *where ? ": " : "",
+		 msg);
 }
 /* say(), then -1: visibly so to the static analyzer, which does not follow variadic calls. */
 #define bad(...) (say(__VA_ARGS__), -1)
@@ -99,7 +100,8 @@ static int get_uint(json_t *o, const char *key, uint64_t max, uint64_t *out, con
 		    const char *where, char *err, size_t errlen)
 {
 	json_t *v = json_object_get(o, key);
-	if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) > max)
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    (uint64_t)json_integer_value(v) > max)
 		return bad(err, errlen, file, where, "%s: %s (an integer 0-%" PRIu64 ")", key,
 			   v ? "out of range" : "missing", max);
 	*out = (uint64_t)json_integer_value(v);
@@ -116,12 +118,13 @@ static int get_str(json_t *o, const char *key, bool required, const char **out, 
 		return 0;
 	*out = json_string_value(v);
 	if (!*out)
-		return bad(err, errlen, file, where, "%s: %s (a string)", key, v ? "wrong type" : "missing");
+		return bad(err, errlen, file, where, "%s: %s (a string)", key,
+			   v ? "wrong type" : "missing");
 	return 0;
 }
 
-static int get_id(json_t *o, const char *key, bool required, uint8_t id[16], bool *has, const char *file,
-		  const char *where, char *err, size_t errlen)
+static int get_id(json_t *o, const char *key, bool required, uint8_t id[16], bool *has,
+		  const char *file, const char *where, char *err, size_t errlen)
 {
 	const char *s;
 	char why[128];
@@ -134,15 +137,17 @@ static int get_id(json_t *o, const char *key, bool required, uint8_t id[16], boo
 	return 0;
 }
 
-static int parse_regs(json_t *regs, struct entry *e, const char *file, const char *where,
-		      char *err, size_t errlen)
+static int parse_regs(json_t *regs, struct entry *e, const char *file, const char *where, char *err,
+		      size_t errlen)
 {
 	char sub[96];
 	if (!json_is_array(regs))
-		return bad(err, errlen, file, where, "registrants: %s (an array)", regs ? "wrong type" : "missing");
+		return bad(err, errlen, file, where, "registrants: %s (an array)",
+			   regs ? "wrong type" : "missing");
 	size_t n = json_array_size(regs);
 	if (n > NVME_RESV_MAX_REGS)
-		return bad(err, errlen, file, where, "registrants: %zu of them (at most %u)", n, NVME_RESV_MAX_REGS);
+		return bad(err, errlen, file, where, "registrants: %zu of them (at most %u)", n,
+			   NVME_RESV_MAX_REGS);
 	if (!(e->st.regs = calloc(n + 1, sizeof(*e->st.regs))))
 		return bad(err, errlen, file, where, "out of memory");
 	for (size_t i = 0; i < n; i++) {
@@ -152,18 +157,22 @@ static int parse_regs(json_t *regs, struct entry *e, const char *file, const cha
 		snprintf(sub, sizeof(sub), "%s.registrants[%zu]", where, i);
 		if (!json_is_object(r))
 			return bad(err, errlen, file, sub, "not an object");
-		if (only_keys(r, (const char *const[]){ "hostid", "key", NULL }, file, sub, err, errlen) ||
+		if (only_keys(r, (const char *const[]){ "hostid", "key", NULL }, file, sub, err,
+			      errlen) ||
 		    get_id(r, "hostid", true, reg->hostid, NULL, file, sub, err, errlen) ||
 		    get_str(r, "key", true, &key, file, sub, err, errlen))
 			return -1;
 		/* Keys are 64 bits: as "0x" and hex digits, which JSON numbers cannot hold. */
 		size_t digits = strlen(key) - 2;
-		if (strncmp(key, "0x", 2) || !digits || digits > 16 || strspn(key + 2, "0123456789abcdefABCDEF") != digits)
-			return bad(err, errlen, file, sub, "key: not a reservation key (\"0x\" and 1-16 hex digits)");
+		if (strncmp(key, "0x", 2) || !digits || digits > 16 ||
+		    strspn(key + 2, "0123456789abcdefABCDEF") != digits)
+			return bad(err, errlen, file, sub,
+				   "key: not a reservation key (\"0x\" and 1-16 hex digits)");
 		reg->rkey = strtoull(key + 2, NULL, 16);
 		for (size_t p = 0; p < i; p++)
 			if (!memcmp(e->st.regs[p].hostid, reg->hostid, 16))
-				return bad(err, errlen, file, sub, "hostid: registered twice (registrants[%zu])", p);
+				return bad(err, errlen, file, sub,
+					   "hostid: registered twice (registrants[%zu])", p);
 		e->st.nregs++;
 	}
 	return 0;
@@ -172,8 +181,9 @@ static int parse_regs(json_t *regs, struct entry *e, const char *file, const cha
 static int parse_entry(json_t *o, const char *where, struct entry *e, const char *file, char *err,
 		       size_t errlen)
 {
-	static const char *const keys[] = { "subsystem", "nsid", "uuid", "nguid", "eui64", "path", "ptpl",
-		"generation", "type", "holder", "registrants", NULL };
+	static const char *const keys[] = { "subsystem", "nsid",   "uuid",        "nguid",
+					    "eui64",     "path",   "ptpl",        "generation",
+					    "type",      "holder", "registrants", NULL };
 	const char *nqn, *path, *eui;
 	uint64_t v = 0;
 	uint8_t holder[16];
@@ -181,7 +191,8 @@ static int parse_entry(json_t *o, const char *where, struct entry *e, const char
 	char why[256];
 	if (!json_is_object(o))
 		return bad(err, errlen, file, where, "not an object");
-	if (only_keys(o, keys, file, where, err, errlen) || get_str(o, "subsystem", true, &nqn, file, where, err, errlen))
+	if (only_keys(o, keys, file, where, err, errlen) ||
+	    get_str(o, "subsystem", true, &nqn, file, where, err, errlen))
 		return -1;
 	if (nvmf_config_check_nqn("subsystem", nqn, why, sizeof(why)))
 		return bad(err, errlen, file, where, "%s", why);
@@ -202,7 +213,8 @@ static int parse_entry(json_t *o, const char *where, struct entry *e, const char
 	if (path && !(e->path = strdup(path)))
 		return bad(err, errlen, file, where, "out of memory");
 	if (!json_is_true(json_object_get(o, "ptpl")))
-		return bad(err, errlen, file, where, "ptpl: not true (only namespaces with PTPL on are kept)");
+		return bad(err, errlen, file, where,
+			   "ptpl: not true (only namespaces with PTPL on are kept)");
 	e->st.ptpl = true;
 	if (get_uint(o, "generation", UINT32_MAX, &v, file, where, err, errlen))
 		return -1;
@@ -217,8 +229,8 @@ static int parse_entry(json_t *o, const char *where, struct entry *e, const char
 	 * Registrants reservation lasts only while there are registrants. */
 	bool single = e->st.rtype && !nvme_resv_all_regs(e->st.rtype);
 	if (has_holder != single)
-		return bad(err, errlen, file, where, "holder: %s for type %u", single ? "missing" : "not expected",
-			   e->st.rtype);
+		return bad(err, errlen, file, where, "holder: %s for type %u",
+			   single ? "missing" : "not expected", e->st.rtype);
 	if (single) {
 		int h = nvme_resv_find(&e->st, holder);
 		if (h < 0)
@@ -242,18 +254,21 @@ static int load(const char *file, struct entry **out, size_t *n, char *err, size
 	if (!root) {
 		if (jerr.line < 0)
 			return bad(err, errlen, file, "", "%s", jerr.text);
-		return bad(err, errlen, file, "", "line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
+		return bad(err, errlen, file, "", "line %d, column %d: %s", jerr.line, jerr.column,
+			   jerr.text);
 	}
 	json_t *nss = json_object_get(root, "namespaces"), *ver = json_object_get(root, "version");
 	int rc = -1;
 	if (!json_is_object(root))
 		say(err, errlen, file, "", "not a JSON object");
-	else if (!only_keys(root, (const char *const[]){ "version", "namespaces", NULL }, file, "", err, errlen)) {
+	else if (!only_keys(root, (const char *const[]){ "version", "namespaces", NULL }, file, "",
+			    err, errlen)) {
 		if (!json_is_integer(ver) || json_integer_value(ver) != STORE_VERSION)
-			say(err, errlen, file, "version", "not %d (a file of another version of nvmf-target?)",
-			    STORE_VERSION);
+			say(err, errlen, file, "version",
+			    "not %d (a file of another version of nvmf-target?)", STORE_VERSION);
 		else if (!json_is_array(nss))
-			say(err, errlen, file, "namespaces", "%s (an array)", nss ? "wrong type" : "missing");
+			say(err, errlen, file, "namespaces", "%s (an array)",
+			    nss ? "wrong type" : "missing");
 		else
 			rc = 0;
 	}
@@ -267,7 +282,8 @@ static int load(const char *file, struct entry **out, size_t *n, char *err, size
 		rc = parse_entry(json_array_get(nss, i), where, &e[i], file, err, errlen);
 		for (size_t p = 0; !rc && p < i; p++)
 			if (e[p].nsid == e[i].nsid && !strcmp(e[p].nqn, e[i].nqn))
-				rc = bad(err, errlen, file, where, "subsystem %s, nsid %u: kept twice (namespaces[%zu])",
+				rc = bad(err, errlen, file, where,
+					 "subsystem %s, nsid %u: kept twice (namespaces[%zu])",
 					 e[i].nqn, e[i].nsid, p);
 		if (!rc)
 			*n = i + 1;
@@ -291,7 +307,8 @@ static json_t *entry_json(const struct entry *e)
 	for (uint32_t i = 0; regs && i < e->st.nregs; i++) {
 		snprintf(key, sizeof(key), "0x%016" PRIx64, e->st.regs[i].rkey);
 		json_array_append_new(regs, json_pack("{s:s, s:s}", "hostid",
-						      nvme_uuid_format(e->st.regs[i].hostid, id), "key", key));
+						      nvme_uuid_format(e->st.regs[i].hostid, id),
+						      "key", key));
 	}
 	json_t *o = json_pack("{s:s, s:I, s:s, s:b, s:I, s:I, s:o}", "subsystem", e->nqn, "nsid",
 			      (json_int_t)e->nsid, "uuid", nvme_uuid_format(e->uuid, id), "ptpl", 1,
@@ -306,7 +323,9 @@ static json_t *entry_json(const struct entry *e)
 	if (e->path)
 		json_object_set_new(o, "path", json_string(e->path));
 	if (e->st.rtype && !nvme_resv_all_regs(e->st.rtype))
-		json_object_set_new(o, "holder", json_string(nvme_uuid_format(e->st.regs[e->st.holder].hostid, id)));
+		json_object_set_new(
+			o, "holder",
+			json_string(nvme_uuid_format(e->st.regs[e->st.holder].hostid, id)));
 	return o;
 }
 
@@ -332,7 +351,8 @@ static int write_store(const struct nvmf_resv_store *s, ssize_t skip, const stru
 		json_decref(nss);
 		nss = NULL;
 	}
-	json_t *root = nss ? json_pack("{s:i, s:o}", "version", STORE_VERSION, "namespaces", nss) : NULL;
+	json_t *root = nss ? json_pack("{s:i, s:o}", "version", STORE_VERSION, "namespaces", nss) :
+			     NULL;
 	char *text = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(root);
 	if (!text) {
@@ -380,13 +400,14 @@ static const char *identity_diff(const struct entry *e, const struct nvmf_ns *ns
 		return "NGUID";
 	if (e->has_eui64 != ns->has_eui64 || (e->has_eui64 && memcmp(e->eui64, ns->eui64, 8)))
 		return "EUI-64";
-	if ((e->path == NULL) != (ns->real_path == NULL) || (e->path && strcmp(e->path, ns->real_path)))
+	if ((e->path == NULL) != (ns->real_path == NULL) ||
+	    (e->path && strcmp(e->path, ns->real_path)))
 		return "backing file";
 	return NULL;
 }
 
-int nvmf_resv_store_apply(struct nvmf_tgt *tgt, const struct nvmf_subsys *s, const struct nvmf_ns *ns,
-			  struct nvme_resv_state *st)
+int nvmf_resv_store_apply(struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
+			  const struct nvmf_ns *ns, struct nvme_resv_state *st)
 {
 	struct nvmf_resv_store *store = tgt->resv_store;
 	const struct entry *e = find(store, s->cfg->nqn, ns->nsid);
@@ -394,9 +415,11 @@ int nvmf_resv_store_apply(struct nvmf_tgt *tgt, const struct nvmf_subsys *s, con
 		return 0;
 	const char *diff = identity_diff(e, ns);
 	if (diff) {
-		nvmf_log(tgt, NVMF_LOG_WARNING, "subsystem %s, namespace %u: the reservation kept in %s is not "
-			 "applied: it was kept for a namespace with another %s (the entry stays in the file)",
-			 s->cfg->nqn, ns->nsid, store->path, diff);
+		nvmf_log(
+			tgt, NVMF_LOG_WARNING,
+			"subsystem %s, namespace %u: the reservation kept in %s is not "
+			"applied: it was kept for a namespace with another %s (the entry stays in the file)",
+			s->cfg->nqn, ns->nsid, store->path, diff);
 		return 0;
 	}
 	struct nvme_resv_state copy = e->st;
@@ -406,9 +429,11 @@ int nvmf_resv_store_apply(struct nvmf_tgt *tgt, const struct nvmf_subsys *s, con
 		memcpy(copy.regs, e->st.regs, e->st.nregs * sizeof(*copy.regs));
 	free(st->regs);
 	*st = copy;
-	nvmf_log(tgt, NVMF_LOG_INFO, "subsystem %s, namespace %u: reservation restored from %s (%s, %u "
-		 "registrant(s), generation %u)", s->cfg->nqn, ns->nsid, store->path,
-		 nvme_resv_type_name(st->rtype), st->nregs, st->gen);
+	nvmf_log(tgt, NVMF_LOG_INFO,
+		 "subsystem %s, namespace %u: reservation restored from %s (%s, %u "
+		 "registrant(s), generation %u)",
+		 s->cfg->nqn, ns->nsid, store->path, nvme_resv_type_name(st->rtype), st->nregs,
+		 st->gen);
 	return 1;
 }
 
@@ -438,10 +463,11 @@ int nvmf_resv_store_put(struct nvmf_tgt *tgt, const struct nvmf_subsys *s, const
 		if (st->nregs)
 			memcpy(e.st.regs, st->regs, st->nregs * sizeof(*e.st.regs));
 	} else if (i < 0) {
-		return 0;   /* nothing kept, nothing to keep */
+		return 0; /* nothing kept, nothing to keep */
 	}
 	/* Room first, so that nothing can fail once the file says it. */
-	struct entry *grown = st->ptpl && i < 0 ? realloc(store->e, (store->n + 1) * sizeof(*grown)) : store->e;
+	struct entry *grown =
+		st->ptpl && i < 0 ? realloc(store->e, (store->n + 1) * sizeof(*grown)) : store->e;
 	if (!grown) {
 		entry_clear(&e);
 		snprintf(err, errlen, "%s: out of memory", store->path);
@@ -455,10 +481,13 @@ int nvmf_resv_store_put(struct nvmf_tgt *tgt, const struct nvmf_subsys *s, const
 	}
 	if (i >= 0) {
 		if (identity_diff(&store->e[i], ns))
-			nvmf_log(tgt, NVMF_LOG_WARNING, "subsystem %s, namespace %u: the reservation kept in %s "
-				 "for an earlier namespace of that nsid is replaced", s->cfg->nqn, ns->nsid, store->path);
+			nvmf_log(tgt, NVMF_LOG_WARNING,
+				 "subsystem %s, namespace %u: the reservation kept in %s "
+				 "for an earlier namespace of that nsid is replaced",
+				 s->cfg->nqn, ns->nsid, store->path);
 		entry_clear(&store->e[i]);
-		memmove(&store->e[i], &store->e[i + 1], (store->n - (size_t)i - 1) * sizeof(*store->e));
+		memmove(&store->e[i], &store->e[i + 1],
+			(store->n - (size_t)i - 1) * sizeof(*store->e));
 		store->n--;
 	}
 	if (st->ptpl)
@@ -483,12 +512,18 @@ static void report_unmatched(struct nvmf_tgt *tgt)
 	for (size_t i = 0; i < store->n; i++) {
 		const struct entry *e = &store->e[i];
 		struct nvmf_subsys *s = nvmf_tgt_find_subsys(tgt, e->nqn);
-		const struct nvmf_ns *ns = s && s->type == NVMF_SUBSYS_NVME ? nvmf_subsys_ns(s, e->nsid) : NULL;
-		const char *why = !s ? "no such subsystem" : !ns ? "no such namespace enabled (it applies when "
-				  "one is enabled)" : !ns->resv ? "the namespace has reservations off" : NULL;
+		const struct nvmf_ns *ns =
+			s && s->type == NVMF_SUBSYS_NVME ? nvmf_subsys_ns(s, e->nsid) : NULL;
+		const char *why = !s        ? "no such subsystem" :
+				  !ns       ? "no such namespace enabled (it applies when "
+					      "one is enabled)" :
+				  !ns->resv ? "the namespace has reservations off" :
+					      NULL;
 		if (why)
-			nvmf_log(tgt, NVMF_LOG_WARNING, "%s: subsystem %s, namespace %u: the reservation kept is not "
-				 "applied: %s (the entry stays in the file)", store->path, e->nqn, e->nsid, why);
+			nvmf_log(tgt, NVMF_LOG_WARNING,
+				 "%s: subsystem %s, namespace %u: the reservation kept is not "
+				 "applied: %s (the entry stays in the file)",
+				 store->path, e->nqn, e->nsid, why);
 	}
 }
 

@@ -16,9 +16,13 @@
 
 /* Feature 82h's mask bits: 1 << the log page type they mask (figure 2.0 "Reservation
  * Notification Mask"). */
-#define MASK_ALL (NVME_FEAT_RESV_NOTIFY_REGPRE | NVME_FEAT_RESV_NOTIFY_RESREL | NVME_FEAT_RESV_NOTIFY_RESPRE)
+#define MASK_ALL \
+	(NVME_FEAT_RESV_NOTIFY_REGPRE | NVME_FEAT_RESV_NOTIFY_RESREL | NVME_FEAT_RESV_NOTIFY_RESPRE)
 
-static inline uint32_t cdw11(const struct nvmf_req *req) { return le32toh(req->cmd->cdw11); }
+static inline uint32_t cdw11(const struct nvmf_req *req)
+{
+	return le32toh(req->cmd->cdw11);
+}
 
 /* ---- namespaces and controllers ---- */
 
@@ -55,7 +59,8 @@ int nvmf_resv_ns_attach(struct nvmf_tgt *tgt, struct nvmf_subsys *s, struct nvmf
 
 static uint8_t access_of(const struct nvmf_ns_resv *r, const struct nvmf_tgt_ctrl *c)
 {
-	return (uint8_t)(nvme_resv_deny(&r->st, c->hostid) | (r->epoch ? NVMF_RESV_ACCESS_EPOCH : 0));
+	return (uint8_t)(nvme_resv_deny(&r->st, c->hostid) |
+			 (r->epoch ? NVMF_RESV_ACCESS_EPOCH : 0));
 }
 
 void nvmf_resv_publish(struct nvmf_ns *ns)
@@ -68,7 +73,8 @@ void nvmf_resv_publish(struct nvmf_ns *ns)
 		return;
 	for (struct nvmf_tgt_ctrl *c = r->tgt->ctrls; c; c = c->next)
 		if (c->subsys == r->subsys)
-			__atomic_store_n(&c->resv_access[ns->nsid], access_of(r, c), __ATOMIC_RELEASE);
+			__atomic_store_n(&c->resv_access[ns->nsid], access_of(r, c),
+					 __ATOMIC_RELEASE);
 }
 
 int nvmf_resv_ctrl_init(struct nvmf_tgt_ctrl *ctrl)
@@ -80,7 +86,8 @@ int nvmf_resv_ctrl_init(struct nvmf_tgt_ctrl *ctrl)
 	for (uint32_t n = 1; n <= s->max_nsid; n++) {
 		const struct nvmf_ns *ns = nvmf_subsys_ns(s, n);
 		if (ns && ns->resv)
-			__atomic_store_n(&ctrl->resv_access[n], access_of(ns->resv, ctrl), __ATOMIC_RELEASE);
+			__atomic_store_n(&ctrl->resv_access[n], access_of(ns->resv, ctrl),
+					 __ATOMIC_RELEASE);
 	}
 	return 0;
 }
@@ -122,7 +129,8 @@ int nvmf_resv_commit(struct nvmf_ns *ns, struct nvme_resv_state *next)
 		char err[512];
 		int rc = nvmf_resv_store_put(r->tgt, r->subsys, ns, next, err, sizeof(err));
 		if (rc) {
-			nvmf_log(r->tgt, NVMF_LOG_ERROR, "subsystem %s, namespace %u: reservation not changed: %s",
+			nvmf_log(r->tgt, NVMF_LOG_ERROR,
+				 "subsystem %s, namespace %u: reservation not changed: %s",
 				 r->subsys->cfg->nqn, ns->nsid, err);
 			free(next->regs);
 			next->regs = NULL;
@@ -143,7 +151,7 @@ int nvmf_resv_commit(struct nvmf_ns *ns, struct nvme_resv_state *next)
 static bool add_page(struct nvmf_ctrl_resv *c, uint8_t type, uint32_t nsid)
 {
 	if (++c->count == 0)
-		c->count = 1;            /* 0 marks the empty page */
+		c->count = 1; /* 0 marks the empty page */
 	if (c->npages == NVMF_RESV_LOG_PAGES)
 		return false;
 	struct nvmf_resv_page *p = &c->pages[(c->head + c->npages++) % NVMF_RESV_LOG_PAGES];
@@ -158,15 +166,18 @@ void nvmf_resv_notify(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid
 {
 	for (unsigned i = 0; i < n; i++)
 		for (struct nvmf_tgt_ctrl *c = tgt->ctrls; c; c = c->next) {
-			if (c->subsys != s || c->deleting || !c->resv || memcmp(c->hostid, notices[i].hostid, 16))
+			if (c->subsys != s || c->deleting || !c->resv ||
+			    memcmp(c->hostid, notices[i].hostid, 16))
 				continue;
 			if (c->resv->mask[nsid] & (1u << notices[i].type))
 				continue;
 			if (add_page(c->resv, notices[i].type, nsid))
 				nvmf_tgt_ctrl_aen(c, NVMF_AEN_RESV_LOG);
 			else
-				nvmf_log(tgt, NVMF_LOG_WARNING, "controller %u of %s: reservation notification log "
-					 "full (%u pages): a page is lost", c->cntlid, s->cfg->nqn, NVMF_RESV_LOG_PAGES);
+				nvmf_log(tgt, NVMF_LOG_WARNING,
+					 "controller %u of %s: reservation notification log "
+					 "full (%u pages): a page is lost",
+					 c->cntlid, s->cfg->nqn, NVMF_RESV_LOG_PAGES);
 		}
 }
 
@@ -222,7 +233,8 @@ static nvme_status_t check_set_ns(const struct nvmf_req *req)
 /* Every namespace Set Features @req applies to: the one it names, or all with
  * reservations. Calls @fn(req, ns) for each until one returns non-zero, which is
  * returned. */
-static nvme_status_t each_ns(struct nvmf_req *req, nvme_status_t (*fn)(struct nvmf_req *, struct nvmf_ns *))
+static nvme_status_t each_ns(struct nvmf_req *req,
+			     nvme_status_t (*fn)(struct nvmf_req *, struct nvmf_ns *))
 {
 	struct nvmf_subsys *s = req->sq->ctrl->subsys;
 	uint32_t nsid = le32toh(req->cmd->nsid);
@@ -314,7 +326,8 @@ uint8_t nvmf_resv_rescap(const struct nvmf_tgt *tgt, const struct nvmf_ns *ns)
 {
 	if (!ns->resv)
 		return 0;
-	uint8_t cap = NVME_NS_RESCAP_WE | NVME_NS_RESCAP_EA | NVME_NS_RESCAP_WERO | NVME_NS_RESCAP_EARO |
-		      NVME_NS_RESCAP_WEAR | NVME_NS_RESCAP_EAAR | NVME_NS_RESCAP_IEK_13;
+	uint8_t cap = NVME_NS_RESCAP_WE | NVME_NS_RESCAP_EA | NVME_NS_RESCAP_WERO |
+		      NVME_NS_RESCAP_EARO | NVME_NS_RESCAP_WEAR | NVME_NS_RESCAP_EAAR |
+		      NVME_NS_RESCAP_IEK_13;
 	return (uint8_t)(cap | (nvmf_resv_ptpl_capable(tgt) ? NVME_NS_RESCAP_PTPL : 0));
 }

@@ -36,41 +36,41 @@
 
 /* ctrl->resv_access[nsid]: NVME_RESV_DENY_READ / _WRITE (nvme/resv.h), and bit 7 the
  * namespace's epoch, which the command counts under while it holds the namespace. */
-#define NVMF_RESV_ACCESS_DENY   (NVME_RESV_DENY_READ | NVME_RESV_DENY_WRITE)
-#define NVMF_RESV_ACCESS_EPOCH  0x80u
+#define NVMF_RESV_ACCESS_DENY  (NVME_RESV_DENY_READ | NVME_RESV_DENY_WRITE)
+#define NVMF_RESV_ACCESS_EPOCH 0x80u
 
 /* Reservation Notification log pages kept per controller; more are lost (counted). */
-#define NVMF_RESV_LOG_PAGES     64u
+#define NVMF_RESV_LOG_PAGES 64u
 
 /* A namespace's reservation (main group). */
 struct nvmf_ns_resv {
-	struct nvme_resv_state st;         /* st.regs: st.nregs entries, malloc'ed */
-	uint8_t epoch;                     /* 0 or 1: what new commands count under */
-	struct nvmf_req *head, *tail;      /* reservation commands waiting their turn
+	struct nvme_resv_state st;    /* st.regs: st.nregs entries, malloc'ed */
+	uint8_t epoch;                /* 0 or 1: what new commands count under */
+	struct nvmf_req *head, *tail; /* reservation commands waiting their turn
 					    * (req->resv_next), oldest first */
-	struct nvmf_req *aborting;         /* a Preempt and Abort waiting for the commands
+	struct nvmf_req *aborting;    /* a Preempt and Abort waiting for the commands
 					    * of the old epoch; NULL: the queue moves */
-	bool round_sent, round_seen;       /* its message round to every group */
-	struct nvmf_timer timer;           /* checks the old epoch's count while waiting */
+	bool round_sent, round_seen;  /* its message round to every group */
+	struct nvmf_timer timer;      /* checks the old epoch's count while waiting */
 	struct nvmf_tgt *tgt;
-	struct nvmf_subsys *subsys;        /* the namespace's */
-	struct nvmf_ns *ns;                /* whose state this is */
+	struct nvmf_subsys *subsys; /* the namespace's */
+	struct nvmf_ns *ns;         /* whose state this is */
 };
 
 /* One Reservation Notification log page waiting to be read. */
 struct nvmf_resv_page {
-	uint64_t count;                    /* Log Page Count */
-	uint8_t type;                      /* enum nvme_resv_notify_rnlpt */
+	uint64_t count; /* Log Page Count */
+	uint8_t type;   /* enum nvme_resv_notify_rnlpt */
 	uint32_t nsid;
 };
 
 /* A controller's side (main group). */
 struct nvmf_ctrl_resv {
-	uint8_t mask[NVMF_MAX_NSID + 1];   /* Reservation Notification Mask by nsid: feature
+	uint8_t mask[NVMF_MAX_NSID + 1]; /* Reservation Notification Mask by nsid: feature
 					    * 82h's bits (1 << log page type) */
 	struct nvmf_resv_page pages[NVMF_RESV_LOG_PAGES];
-	unsigned head, npages;             /* oldest page, pages waiting */
-	uint64_t count;                    /* Log Page Count of the last page made, lost
+	unsigned head, npages; /* oldest page, pages waiting */
+	uint64_t count;        /* Log Page Count of the last page made, lost
 					    * ones included (0 is never used) */
 };
 
@@ -171,8 +171,8 @@ const char *nvmf_resv_store_path(const struct nvmf_tgt *tgt);
 /* nvmf_resv_store_apply - the file's state for @ns of @s into @st (regs malloc'ed) when
  * its entry matches @ns; 0 (nothing kept: @st untouched), 1 (restored), -ENOMEM. An entry
  * for (NQN, nsid) that does not match @ns is logged, not applied. */
-int nvmf_resv_store_apply(struct nvmf_tgt *tgt, const struct nvmf_subsys *s, const struct nvmf_ns *ns,
-			  struct nvme_resv_state *st);
+int nvmf_resv_store_apply(struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
+			  const struct nvmf_ns *ns, struct nvme_resv_state *st);
 /* nvmf_resv_store_put - @st as @ns's entry (none when PTPL is off), the file written
  * atomically (temporary, fsync, rename, fsync of the directory). 0, or -errno with @err
  * naming the file; the file and the kept entries are as before then. */

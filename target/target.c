@@ -19,7 +19,7 @@
 #include "target/resv.h"
 #include "util/clock.h"
 
-#define AIO_DEPTH  1024   /* io_uring entries per poll group */
+#define AIO_DEPTH 1024 /* io_uring entries per poll group */
 
 uint64_t nvmf_tgt_now_ms(const struct nvmf_tgt *tgt)
 {
@@ -46,7 +46,8 @@ static int build_model(struct nvmf_tgt *tgt, struct nvmf_config *cfg, char *err,
 		nvmf_subsys_log_notes(tgt, tgt->subsys[i]);
 		char why[512];
 		if (nvmf_tgt_subsys_check_unique(tgt, tgt->subsys[i], why, sizeof(why))) {
-			snprintf(err, errlen, "subsystems[%zu] (%s): %s", i, cfg->subsystems[i].nqn, why);
+			snprintf(err, errlen, "subsystems[%zu] (%s): %s", i, cfg->subsystems[i].nqn,
+				 why);
 			nvmf_subsys_free(tgt->subsys[i]);
 			tgt->subsys[i] = NULL;
 			return -1;
@@ -56,7 +57,7 @@ static int build_model(struct nvmf_tgt *tgt, struct nvmf_config *cfg, char *err,
 	for (size_t i = 0; i < cfg->n_ports; i++) {
 		char why[512];
 		struct nvmf_port *p = nvmf_tgt_port_build(tgt, &cfg->ports[i], why, sizeof(why));
-		if (!p) {   /* the config loader already refuses unknown subsystems */
+		if (!p) { /* the config loader already refuses unknown subsystems */
 			snprintf(err, errlen, "ports[%zu]: %s", i, why);
 			return -1;
 		}
@@ -82,7 +83,8 @@ struct nvmf_port *nvmf_tgt_port_build(struct nvmf_tgt *tgt, const struct nvmf_po
 	for (size_t j = 0; j < pc->n_subsystems; j++) {
 		struct nvmf_subsys *s = nvmf_tgt_find_subsys(tgt, pc->subsystems[j]);
 		if (!s || s->type != NVMF_SUBSYS_NVME) {
-			snprintf(err, errlen, "subsystems[%zu]: no subsystem %s", j, pc->subsystems[j]);
+			snprintf(err, errlen, "subsystems[%zu]: no subsystem %s", j,
+				 pc->subsystems[j]);
 			nvmf_port_free(p);
 			return NULL;
 		}
@@ -121,8 +123,9 @@ static int resolve_limits(struct nvmf_tgt *tgt, const struct nvmf_transport_ops 
 		struct nvmf_port *p = tgt->ports[i];
 		const struct nvmf_transport_ops *o = find_ops(ops, nops, p->cfg->trtype);
 		if (!o) {
-			snprintf(err, errlen, "ports[%zu] (port %u): transport \"%s\" is not available here",
-				 i, p->cfg->portid, p->cfg->trtype);
+			snprintf(err, errlen,
+				 "ports[%zu] (port %u): transport \"%s\" is not available here", i,
+				 p->cfg->portid, p->cfg->trtype);
 			return -1;
 		}
 		nvmf_port_resolve(p, o->max_queue_size, o->max_inline);
@@ -133,7 +136,8 @@ static int resolve_limits(struct nvmf_tgt *tgt, const struct nvmf_transport_ops 
 			;
 		if (k == *nused) {
 			if (*nused == NVMF_MAX_TRANSPORTS) {
-				snprintf(err, errlen, "more than %d transports", NVMF_MAX_TRANSPORTS);
+				snprintf(err, errlen, "more than %d transports",
+					 NVMF_MAX_TRANSPORTS);
 				return -1;
 			}
 			used[(*nused)++] = o;
@@ -229,7 +233,8 @@ static int make_transports(struct nvmf_tgt *tgt, const struct nvmf_transport_ops
 		if (!t) {
 			char ports[256];
 			ports_of(tgt, used[i]->name, ports, sizeof(ports));
-			snprintf(err, errlen, "%s: the %s transport cannot start: %s", ports, used[i]->name, why);
+			snprintf(err, errlen, "%s: the %s transport cannot start: %s", ports,
+				 used[i]->name, why);
 			return -1;
 		}
 		t->ops = used[i];
@@ -261,8 +266,9 @@ static int count_namespaces(struct nvmf_tgt *tgt, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < tgt->n_subsys; i++)
 		for (uint32_t n = 1; n <= tgt->subsys[i]->max_nsid; n++)
-			if (tgt->subsys[i]->ns[n] && (nvmf_ns_stats_alloc(tgt->subsys[i]->ns[n], tgt->npgs) ||
-						     nvmf_resv_ns_attach(tgt, tgt->subsys[i], tgt->subsys[i]->ns[n]))) {
+			if (tgt->subsys[i]->ns[n] &&
+			    (nvmf_ns_stats_alloc(tgt->subsys[i]->ns[n], tgt->npgs) ||
+			     nvmf_resv_ns_attach(tgt, tgt->subsys[i], tgt->subsys[i]->ns[n]))) {
 				snprintf(err, errlen, "out of memory");
 				return -1;
 			}
@@ -275,7 +281,8 @@ static void kato_tick(void *arg)
 }
 
 int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
-		  const struct nvmf_transport_ops *const *ops, unsigned nops, char *err, size_t errlen)
+		  const struct nvmf_transport_ops *const *ops, unsigned nops, char *err,
+		  size_t errlen)
 {
 	memset(tgt, 0, sizeof(*tgt));
 	tgt->cfg = cfg;
@@ -343,7 +350,8 @@ int nvmf_tgt_start(struct nvmf_tgt *tgt, char *err, size_t errlen)
 	if (node >= 0) {
 		int max = numa_available() >= 0 ? numa_max_node() : 0;
 		if (node > max) {
-			snprintf(err, errlen, "nvmf_target.numa_node: node %d does not exist here (nodes 0-%d)",
+			snprintf(err, errlen,
+				 "nvmf_target.numa_node: node %d does not exist here (nodes 0-%d)",
 				 node, max);
 			return -1;
 		}
@@ -359,14 +367,17 @@ int nvmf_tgt_start(struct nvmf_tgt *tgt, char *err, size_t errlen)
 	int cpus[1024];
 	int ncpu = node_cpus(node, cpus, 1024);
 	for (unsigned i = 1; i < tgt->npgs; i++)
-		if (nvmf_pg_start(tgt->pgs[i], ncpu ? cpus[(i - 1) % (unsigned)ncpu] : -1, err, errlen))
+		if (nvmf_pg_start(tgt->pgs[i], ncpu ? cpus[(i - 1) % (unsigned)ncpu] : -1, err,
+				  errlen))
 			return -1;
 	if (ncpu)
-		nvmf_log(tgt, NVMF_LOG_INFO, "%u I/O poll group thread(s), pinned to the CPUs of NUMA node %d",
-			tgt->npgs - 1, node);
+		nvmf_log(tgt, NVMF_LOG_INFO,
+			 "%u I/O poll group thread(s), pinned to the CPUs of NUMA node %d",
+			 tgt->npgs - 1, node);
 	else
-		nvmf_log(tgt, NVMF_LOG_INFO, "%u I/O poll group thread(s), not pinned (NUMA node unknown)",
-			tgt->npgs - 1);
+		nvmf_log(tgt, NVMF_LOG_INFO,
+			 "%u I/O poll group thread(s), not pinned (NUMA node unknown)",
+			 tgt->npgs - 1);
 	tgt->started = true;
 	return 0;
 }
@@ -397,7 +408,8 @@ static bool sq_busy(const struct nvmf_sq *sq)
 	if (sq->state != NVMF_SQ_LIVE)
 		return false;
 	uint32_t parked = sq->ctrl && sq->qid == 0 && sq->ctrl->sqs && sq->ctrl->sqs[0] == sq ?
-			  sq->ctrl->nr_aer : 0;
+				  sq->ctrl->nr_aer :
+				  0;
 	if (sq->inflight > parked)
 		return true;
 	return sq->transport->ops->queue_busy && sq->transport->ops->queue_busy(sq);
@@ -405,8 +417,8 @@ static bool sq_busy(const struct nvmf_sq *sq)
 
 /* One round of "how many of your queues are busy?" to every group. */
 struct busy_round {
-	unsigned pending;                  /* groups yet to answer (atomic) */
-	unsigned busy;                     /* queues found busy (atomic) */
+	unsigned pending; /* groups yet to answer (atomic) */
+	unsigned busy;    /* queues found busy (atomic) */
 };
 
 struct busy_ask {
@@ -446,12 +458,13 @@ static int drive_groups(struct nvmf_tgt *tgt)
 static unsigned quiesce(struct nvmf_tgt *tgt, uint64_t deadline_ms)
 {
 	__atomic_store_n(&tgt->stopping, true, __ATOMIC_RELEASE);
-	unsigned n = tgt->npgs;   /* the groups stay as they are until nvmf_tgt_fini */
+	unsigned n = tgt->npgs; /* the groups stay as they are until nvmf_tgt_fini */
 	if (!n)
-		return 0;         /* no group, no queue (nvmf_tgt_shutdown returns before) */
+		return 0; /* no group, no queue (nvmf_tgt_shutdown returns before) */
 	for (unsigned i = 0; i < n; i++)
 		if (nvmf_pg_send(tgt->pgs[i], quiesce_all, tgt->pgs[i]))
-			nvmf_log(tgt, NVMF_LOG_ERROR, "shutdown: out of memory for poll group %u", i);
+			nvmf_log(tgt, NVMF_LOG_ERROR, "shutdown: out of memory for poll group %u",
+				 i);
 	struct busy_ask *asks = calloc(n, sizeof(*asks));
 	struct busy_round round = { 0 };
 	/* Until a round answers, every queue counts as busy; none at all (a start that
@@ -469,7 +482,7 @@ static unsigned quiesce(struct nvmf_tgt *tgt, uint64_t deadline_ms)
 		uint64_t now = nvmf_mono_ms();
 		if (now >= deadline_ms)
 			break;
-		if (!asked && now != asked_ms) {   /* a round per millisecond at most */
+		if (!asked && now != asked_ms) { /* a round per millisecond at most */
 			asked_ms = now;
 			round.busy = 0;
 			round.pending = n;
@@ -494,10 +507,11 @@ static unsigned quiesce(struct nvmf_tgt *tgt, uint64_t deadline_ms)
 
 static void log_group(const struct nvmf_pg *pg)
 {
-	nvmf_log(pg->tgt, NVMF_LOG_INFO, "poll group %u%s: %llu passes (%llu with work, %llu sleeps), %llu messages",
-		pg->index, pg->index ? "" : " (main)", (unsigned long long)pg->passes,
-		(unsigned long long)pg->busy_passes, (unsigned long long)pg->sleeps,
-		(unsigned long long)pg->msgs);
+	nvmf_log(pg->tgt, NVMF_LOG_INFO,
+		 "poll group %u%s: %llu passes (%llu with work, %llu sleeps), %llu messages",
+		 pg->index, pg->index ? "" : " (main)", (unsigned long long)pg->passes,
+		 (unsigned long long)pg->busy_passes, (unsigned long long)pg->sleeps,
+		 (unsigned long long)pg->msgs);
 }
 
 /* Run the messages still queued on the groups this thread drives (all, once stopped):
@@ -508,7 +522,8 @@ static void flush_messages(struct nvmf_tgt *tgt)
 		bool pending = false;
 		for (unsigned i = 0; i < tgt->npgs; i++) {
 			struct nvmf_pg *pg = tgt->pgs[i];
-			if (!nvmf_pg_started(pg) && __atomic_load_n(&pg->msg_head, __ATOMIC_ACQUIRE)) {
+			if (!nvmf_pg_started(pg) &&
+			    __atomic_load_n(&pg->msg_head, __ATOMIC_ACQUIRE)) {
 				pending = true;
 				nvmf_pg_poll(pg);
 			}
@@ -523,7 +538,8 @@ static bool groups_idle(const struct nvmf_tgt *tgt)
 	for (unsigned i = 0; i < tgt->npgs; i++)
 		for (unsigned k = 0; k < tgt->pgs[i]->ntpg; k++) {
 			struct nvmf_tpg *tpg = tgt->pgs[i]->tpg[k];
-			if (tpg && tpg->transport->ops->pg_idle && !tpg->transport->ops->pg_idle(tpg))
+			if (tpg && tpg->transport->ops->pg_idle &&
+			    !tpg->transport->ops->pg_idle(tpg))
 				return false;
 		}
 	return true;
@@ -532,7 +548,7 @@ static bool groups_idle(const struct nvmf_tgt *tgt)
 void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 {
 	if (!tgt->npgs) {
-		free(tgt->pgs);          /* make_groups may have failed at its first group */
+		free(tgt->pgs); /* make_groups may have failed at its first group */
 		tgt->pgs = NULL;
 		return;
 	}
@@ -540,15 +556,18 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 	__atomic_store_n(&tgt->stopping, true, __ATOMIC_RELEASE);
 	for (size_t i = 0; i < tgt->n_ports; i++)
 		if (tgt->ports[i]->transport)
-			tgt->ports[i]->transport->ops->stop_listen(tgt->ports[i]->transport, tgt->ports[i]);
+			tgt->ports[i]->transport->ops->stop_listen(tgt->ports[i]->transport,
+								   tgt->ports[i]);
 	flush_messages(tgt);
 	/* Half of the time for the answers in flight, the rest for the disconnects. */
 	uint64_t start_ms = nvmf_mono_ms();
 	uint64_t bound = (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	unsigned busy = quiesce(tgt, start_ms + bound / 2);
 	if (busy)
-		nvmf_log(tgt, NVMF_LOG_WARNING, "shutdown: %u queue(s) still had commands in flight after %llu ms; "
-			"disconnecting them", busy, (unsigned long long)(bound / 2));
+		nvmf_log(tgt, NVMF_LOG_WARNING,
+			 "shutdown: %u queue(s) still had commands in flight after %llu ms; "
+			 "disconnecting them",
+			 busy, (unsigned long long)(bound / 2));
 	/* Each group disconnects its own queues: by message when it runs on a thread of its
 	 * own (the main group too, if the embedding program started it), at once when the
 	 * caller's thread runs it. */
@@ -557,7 +576,8 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 		if (!nvmf_pg_started(pg))
 			disconnect_all(pg);
 		else if (nvmf_pg_send(pg, disconnect_all, pg))
-			nvmf_log(tgt, NVMF_LOG_ERROR, "shutdown: out of memory for poll group %u", i);
+			nvmf_log(tgt, NVMF_LOG_ERROR, "shutdown: out of memory for poll group %u",
+				 i);
 	}
 	uint64_t deadline = start_ms + bound;
 	while (nvmf_tgt_live_queues(tgt) && nvmf_mono_ms() < deadline)
@@ -579,13 +599,14 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 	if (left || !groups_idle(tgt)) {
 		/* Something is still in a backend or on the wire: leak rather than free memory
 		 * an I/O will still complete into. */
-		nvmf_log(tgt, NVMF_LOG_WARNING, "shutdown: %u queue(s) still busy after %d ms, left allocated",
-			left, timeout_ms);
+		nvmf_log(tgt, NVMF_LOG_WARNING,
+			 "shutdown: %u queue(s) still busy after %d ms, left allocated", left,
+			 timeout_ms);
 		return;
 	}
 	for (unsigned i = 0; i < tgt->npgs; i++) {
 		struct nvmf_pg *pg = tgt->pgs[i];
-		if (pg->passes && tgt->started)   /* a start that failed has nothing to report */
+		if (pg->passes && tgt->started) /* a start that failed has nothing to report */
 			log_group(pg);
 		for (unsigned k = 0; k < pg->ntpg; k++)
 			if (pg->tpg[k])

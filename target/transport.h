@@ -43,7 +43,7 @@
 #include <sys/socket.h>
 #include "target/log.h"
 #include "target/poll-group.h"
-#include "target/probes.h"        /* the connection probes a transport fires */
+#include "target/probes.h" /* the connection probes a transport fires */
 #include "target/queue.h"
 #include "nvme/wire.h"
 
@@ -63,11 +63,11 @@ struct nvmf_tpg {
 /* What a transport's part of one poll group holds, for statistics and leak checks
  * (counts, host endian). */
 struct nvmf_tpg_stats {
-	uint32_t queues;                  /* queues of the group, dying ones included */
-	uint32_t dying;                   /* torn down, not freed yet */
-	uint32_t recv_posted;             /* receives posted on its shared receive queues */
-	uint32_t recv_depth;              /* their size: posted < depth while idle is a leak */
-	uint32_t bufs_held;               /* data buffers its requests hold (0 when idle) */
+	uint32_t queues;      /* queues of the group, dying ones included */
+	uint32_t dying;       /* torn down, not freed yet */
+	uint32_t recv_posted; /* receives posted on its shared receive queues */
+	uint32_t recv_depth;  /* their size: posted < depth while idle is a leak */
+	uint32_t bufs_held;   /* data buffers its requests hold (0 when idle) */
 };
 
 /*
@@ -77,39 +77,40 @@ struct nvmf_tpg_stats {
  * so that a transport reads no configuration or target state. Host endian.
  */
 struct nvmf_transport_opts {
-	uint32_t max_xfer;                /* bytes one command may move: 4096 << the target's
+	uint32_t max_xfer;        /* bytes one command may move: 4096 << the target's
 					   * MDTS (Identify Controller, NVMe Base 2.0 figure 275;
 					   * 4 KiB pages), within every transport's max_xfer */
-	unsigned nports;                  /* ports of this transport when the target starts */
-	uint32_t max_port_inline;         /* in-capsule bytes on I/O queues: the largest of
+	unsigned nports;          /* ports of this transport when the target starts */
+	uint32_t max_port_inline; /* in-capsule bytes on I/O queues: the largest of
 					   * those ports' resolved sizes; 0 when nports is 0 */
-	bool srq;                         /* shared receive queues (nvmf_target.srq; RDMA) */
-	uint32_t srq_depth;               /* receives of each (nvmf_target.srq_depth) */
-	uint32_t buffers_small;           /* data buffers per device, small and large
+	bool srq;                 /* shared receive queues (nvmf_target.srq; RDMA) */
+	uint32_t srq_depth;       /* receives of each (nvmf_target.srq_depth) */
+	uint32_t buffers_small;   /* data buffers per device, small and large
 					   * (nvmf_target.buffers_small/_large; RDMA) */
 	uint32_t buffers_large;
-	bool hugepages;                   /* data buffers on huge pages when it can
+	bool hugepages;                 /* data buffers on huge pages when it can
 					   * (nvmf_target.hugepages; RDMA) */
-	const struct nvmf_clock *clock;   /* the target's clock (tgt->clock, which tests
+	const struct nvmf_clock *clock; /* the target's clock (tgt->clock, which tests
 					   * drive): every timeout a transport keeps reads it */
 };
 
 struct nvmf_transport_ops {
-	const char *name;                 /* the config's trtype: "rdma", "loop" */
-	uint8_t trtype;                   /* NVMF_TRTYPE_*, for the discovery log */
+	const char *name; /* the config's trtype: "rdma", "loop" */
+	uint8_t trtype;   /* NVMF_TRTYPE_*, for the discovery log */
 	/* Limits (NVMe-oF 1.1 section 4.1, Identify): the core clamps the configuration to
 	 * them once (nvmf_port_resolve, target MDTS). */
-	uint8_t msdbd;                    /* SGL data block descriptors per command (1) */
-	bool keyed_sgl;                   /* Identify SGLS bit 2 */
-	uint32_t max_queue_size;          /* I/O queue entries, 1's based */
-	uint32_t max_inline;              /* in-capsule data bytes on I/O queues */
-	uint32_t max_xfer;                /* bytes one command may move (bounds MDTS) */
+	uint8_t msdbd;           /* SGL data block descriptors per command (1) */
+	bool keyed_sgl;          /* Identify SGLS bit 2 */
+	uint32_t max_queue_size; /* I/O queue entries, 1's based */
+	uint32_t max_inline;     /* in-capsule data bytes on I/O queues */
+	uint32_t max_xfer;       /* bytes one command may move (bounds MDTS) */
 
 	/* create - the transport for @tgt under @opts (ports and limits resolved, poll
 	 * groups made; the core keeps a copy in t->opts after). NULL with @err set.
 	 * destroy - free it after every pg_destroy. */
-	struct nvmf_transport *(*create)(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
-					 char *err, size_t errlen);
+	struct nvmf_transport *(*create)(struct nvmf_tgt *tgt,
+					 const struct nvmf_transport_opts *opts, char *err,
+					 size_t errlen);
 	void (*destroy)(struct nvmf_transport *t);
 	/* listen - start accepting on @port (main group thread). 0, or -1 with @err naming
 	 * the address and the reason. stop_listen - stop accepting (no-op if not listening). */
@@ -174,9 +175,9 @@ struct nvmf_transport_ops {
 struct nvmf_transport {
 	const struct nvmf_transport_ops *ops;
 	struct nvmf_tgt *tgt;
-	unsigned index;                   /* in tgt->transports[]: pg->tpg[index] is ours */
-	struct nvmf_transport_opts opts;  /* what create was given */
-	uint32_t live_max_inline;         /* in-capsule bytes a port added while the target
+	unsigned index;                  /* in tgt->transports[]: pg->tpg[index] is ours */
+	struct nvmf_transport_opts opts; /* what create was given */
+	uint32_t live_max_inline;        /* in-capsule bytes a port added while the target
 					   * runs may take (buffers already sized); set by create */
 };
 
@@ -186,18 +187,18 @@ struct nvmf_transport {
  * endian. The strings are the port's own and live as long as it does.
  */
 struct nvmf_port_attrs {
-	uint16_t portid;                  /* the config's port ID (for messages) */
-	const char *trtype;               /* "rdma", "tcp", "loop" */
-	int adrfam;                       /* AF_INET or AF_INET6 */
-	const char *traddr;               /* numeric; "" or 0.0.0.0 / :: listens on any */
-	const char *trsvcid;              /* decimal port; "" the transport's default */
-	uint16_t admin_queue_size;        /* admin queue entries, 1's based (32) */
-	uint16_t queue_size;              /* I/O queue entries, 1's based (CAP.MQES + 1) */
-	uint16_t max_qid;                 /* highest I/O qid any subsystem here allows */
-	uint32_t inline_size;             /* in-capsule data bytes on I/O queues; 0 none */
-	uint32_t maxh2cdata;              /* NVMe/TCP: bytes one H2CData PDU may carry (ICResp
+	uint16_t portid;             /* the config's port ID (for messages) */
+	const char *trtype;          /* "rdma", "tcp", "loop" */
+	int adrfam;                  /* AF_INET or AF_INET6 */
+	const char *traddr;          /* numeric; "" or 0.0.0.0 / :: listens on any */
+	const char *trsvcid;         /* decimal port; "" the transport's default */
+	uint16_t admin_queue_size;   /* admin queue entries, 1's based (32) */
+	uint16_t queue_size;         /* I/O queue entries, 1's based (CAP.MQES + 1) */
+	uint16_t max_qid;            /* highest I/O qid any subsystem here allows */
+	uint32_t inline_size;        /* in-capsule data bytes on I/O queues; 0 none */
+	uint32_t maxh2cdata;         /* NVMe/TCP: bytes one H2CData PDU may carry (ICResp
 					   * MAXH2CDATA), the default applied */
-	uint32_t zerocopy_threshold;      /* NVMe/TCP: bytes from which C2HData payloads are
+	uint32_t zerocopy_threshold; /* NVMe/TCP: bytes from which C2HData payloads are
 					   * sent with MSG_ZEROCOPY; 0 never */
 };
 

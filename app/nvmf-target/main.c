@@ -24,8 +24,7 @@
 #include "control/reload.h"
 #include "target/resv.h"
 
-
-static volatile sig_atomic_t stop_requested;   /* set by the signal handlers only */
+static volatile sig_atomic_t stop_requested; /* set by the signal handlers only */
 static volatile sig_atomic_t reload_requested;
 
 static void on_signal(int sig)
@@ -42,16 +41,19 @@ static void reload(struct nvmf_tgt *tgt, const char *config)
 	struct nvmf_config next;
 	char err[1024];
 	if (nvmf_config_load(config, &next, err, sizeof(err))) {
-		nvmf_log_at(tgt, NVMF_LOGC_CONTROL, NVMF_LOG_ERROR, "reload (SIGHUP): %s: %s (nothing was changed)", config, err);
+		nvmf_log_at(tgt, NVMF_LOGC_CONTROL, NVMF_LOG_ERROR,
+			    "reload (SIGHUP): %s: %s (nothing was changed)", config, err);
 		return;
 	}
 	json_t *changes = json_array();
 	int rc = nvmf_tgt_reload(tgt, &next, changes, err, sizeof(err));
 	nvmf_config_free(&next);
 	if (rc)
-		nvmf_log_at(tgt, NVMF_LOGC_CONTROL, NVMF_LOG_ERROR, "reload (SIGHUP): %s (nothing was changed)", err);
+		nvmf_log_at(tgt, NVMF_LOGC_CONTROL, NVMF_LOG_ERROR,
+			    "reload (SIGHUP): %s (nothing was changed)", err);
 	else
-		nvmf_log_at(tgt, NVMF_LOGC_CONTROL, NVMF_LOG_INFO, "reload (SIGHUP): %zu change(s)", json_array_size(changes));
+		nvmf_log_at(tgt, NVMF_LOGC_CONTROL, NVMF_LOG_INFO, "reload (SIGHUP): %zu change(s)",
+			    json_array_size(changes));
 	json_decref(changes);
 }
 
@@ -71,7 +73,8 @@ static int resv_state_path(const struct nvmf_config *cfg, const char *config, ch
 	int n = snprintf(out, len, "%s.resv.json", abs);
 	free(abs);
 	if (n < 0 || (size_t)n >= len) {
-		fprintf(stderr, "nvmf-target: %s: name too long for its reservation state file\n", config);
+		fprintf(stderr, "nvmf-target: %s: name too long for its reservation state file\n",
+			config);
 		return -1;
 	}
 	return 0;
@@ -81,15 +84,17 @@ static void usage(FILE *f)
 {
 	char def[108];
 	nvmf_rpc_default_path(def, sizeof(def));
-	fprintf(f, "usage: nvmf-target -c CONFIG.json [--check] [--rpc-socket PATH | --no-rpc-socket]\n"
-		   "  -c, --config FILE    configuration (nvmetcli config.json layout, see docs/configuration.md)\n"
-		   "      --check          validate the configuration and open nothing, then exit\n"
-		   "      --rpc-socket P   control socket for nvmf-targetctl (default: nvmf_target.rpc_socket,\n"
-		   "                       else /run/nvmf-target.sock as root, $XDG_RUNTIME_DIR/nvmf-target.sock\n"
-		   "                       or /tmp/nvmf-target-UID.sock for other users; here %s)\n"
-		   "      --no-rpc-socket  no control socket (SIGHUP still reloads the configuration)\n"
-		   "      --log-level L    error, warning, info (default) or debug\n"
-		   "      --version        print the version and exit\n", def);
+	fprintf(f,
+		"usage: nvmf-target -c CONFIG.json [--check] [--rpc-socket PATH | --no-rpc-socket]\n"
+		"  -c, --config FILE    configuration (nvmetcli config.json layout, see docs/configuration.md)\n"
+		"      --check          validate the configuration and open nothing, then exit\n"
+		"      --rpc-socket P   control socket for nvmf-targetctl (default: nvmf_target.rpc_socket,\n"
+		"                       else /run/nvmf-target.sock as root, $XDG_RUNTIME_DIR/nvmf-target.sock\n"
+		"                       or /tmp/nvmf-target-UID.sock for other users; here %s)\n"
+		"      --no-rpc-socket  no control socket (SIGHUP still reloads the configuration)\n"
+		"      --log-level L    error, warning, info (default) or debug\n"
+		"      --version        print the version and exit\n",
+		def);
 }
 
 static void print_model(const struct nvmf_tgt *tgt)
@@ -98,7 +103,9 @@ static void print_model(const struct nvmf_tgt *tgt)
 		const struct nvmf_subsys *s = tgt->subsys[i];
 		printf("nvmf-target: subsystem %s\n", s->cfg->nqn);
 		if (s->cfg->allow_any_host && s->cfg->n_allowed_hosts)
-			nvmf_log(tgt, NVMF_LOG_WARNING, "subsystem %s: allow_any_host is on, so any host "
+			nvmf_log(
+				tgt, NVMF_LOG_WARNING,
+				"subsystem %s: allow_any_host is on, so any host "
 				"may connect; its %zu allowed_hosts apply only once it is turned off",
 				s->cfg->nqn, s->cfg->n_allowed_hosts);
 		for (uint32_t n = 1; n <= s->max_nsid; n++) {
@@ -115,7 +122,7 @@ int main(int argc, char **argv)
 {
 	const char *config = NULL, *rpc_socket = NULL, *log_level = NULL;
 	bool check_only = false, no_rpc = false;
-	nvmf_config_json_wipe();   /* before any JSON: configs and requests carry secrets */
+	nvmf_config_json_wipe(); /* before any JSON: configs and requests carry secrets */
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, 'C' },
@@ -129,28 +136,47 @@ int main(int argc, char **argv)
 	int o;
 	while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
 		switch (o) {
-		case 'c': config = optarg; break;
-		case 'C': check_only = true; break;
-		case 'S': rpc_socket = optarg; break;
-		case 'N': no_rpc = true; break;
-		case 'L': log_level = optarg; break;
-		case 'V': printf("nvmf-target %s\n", NVMF_TARGET_VERSION); return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'c':
+			config = optarg;
+			break;
+		case 'C':
+			check_only = true;
+			break;
+		case 'S':
+			rpc_socket = optarg;
+			break;
+		case 'N':
+			no_rpc = true;
+			break;
+		case 'L':
+			log_level = optarg;
+			break;
+		case 'V':
+			printf("nvmf-target %s\n", NVMF_TARGET_VERSION);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	enum nvmf_log_level level = NVMF_LOG_INFO;
 	if (log_level && !nvmf_log_level_parse(log_level, &level)) {
-		fprintf(stderr, "nvmf-target: --log-level %s: not a level (error, warning, info, debug)\n",
+		fprintf(stderr,
+			"nvmf-target: --log-level %s: not a level (error, warning, info, debug)\n",
 			log_level);
 		return 2;
 	}
 	if (rpc_socket && no_rpc) {
-		fprintf(stderr, "nvmf-target: --rpc-socket and --no-rpc-socket exclude each other\n");
+		fprintf(stderr,
+			"nvmf-target: --rpc-socket and --no-rpc-socket exclude each other\n");
 		return 2;
 	}
 	if (rpc_socket && (rpc_socket[0] != '/' || strlen(rpc_socket) > 107)) {
-		fprintf(stderr, "nvmf-target: --rpc-socket %s: not an absolute path of at most 107 bytes\n",
+		fprintf(stderr,
+			"nvmf-target: --rpc-socket %s: not an absolute path of at most 107 bytes\n",
 			rpc_socket);
 		return 2;
 	}
@@ -181,8 +207,10 @@ int main(int argc, char **argv)
 	/* Secrets in a file others can read are no secrets: say so (as --check does too). */
 	struct stat st;
 	if (cfg.n_dhchap && stat(config, &st) == 0 && (st.st_mode & 044))
-		fprintf(stderr, "nvmf-target: warning: %s holds DH-HMAC-CHAP secrets and is readable by "
-			"%s (mode %04o); chmod 600 it\n", config, st.st_mode & 004 ? "every user" : "its group",
+		fprintf(stderr,
+			"nvmf-target: warning: %s holds DH-HMAC-CHAP secrets and is readable by "
+			"%s (mode %04o); chmod 600 it\n",
+			config, st.st_mode & 004 ? "every user" : "its group",
 			(unsigned)(st.st_mode & 07777));
 	char resv_state[4096];
 	if (resv_state_path(&cfg, config, resv_state, sizeof(resv_state))) {
@@ -207,8 +235,8 @@ int main(int argc, char **argv)
 	}
 
 	int rc = 1;
-	bool ready = false;                /* served: a stop then reports its statistics */
-	struct nvmf_ctl ctl = { 0 };       /* before any goto out: nvmf_ctl_stop sees it */
+	bool ready = false;          /* served: a stop then reports its statistics */
+	struct nvmf_ctl ctl = { 0 }; /* before any goto out: nvmf_ctl_stop sees it */
 	struct nvmf_tgt tgt;
 	/* The transports the ports name must start; the others are tried for ports added
 	 * live, so a tcp-only config runs on a machine without RDMA. */
@@ -241,7 +269,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < tgt.n_ports; i++) {
 		char a[96];
 		printf("nvmf-target: listening on %s %s (port %u)\n", tgt.ports[i]->cfg->trtype,
-		       nvmf_port_config_addr(tgt.ports[i]->cfg, a, sizeof(a)), tgt.ports[i]->cfg->portid);
+		       nvmf_port_config_addr(tgt.ports[i]->cfg, a, sizeof(a)),
+		       tgt.ports[i]->cfg->portid);
 	}
 	if (nvmf_tgt_start(&tgt, err, sizeof(err))) {
 		nvmf_log(&tgt, NVMF_LOG_ERROR, "%s", err);
@@ -257,7 +286,8 @@ int main(int argc, char **argv)
 		nvmf_rpc_default_path(sock, sizeof(sock));
 	if (!no_rpc && sock[0]) {
 		if (nvmf_ctl_start(&ctl, &tgt, sock, config, err, sizeof(err))) {
-			nvmf_log_at(&tgt, NVMF_LOGC_CONTROL, NVMF_LOG_ERROR, "%s", err);   /* it names the socket */
+			nvmf_log_at(&tgt, NVMF_LOGC_CONTROL, NVMF_LOG_ERROR, "%s",
+				    err); /* it names the socket */
 			goto out;
 		}
 		printf("nvmf-target: control socket %s\n", sock);

@@ -16,32 +16,46 @@
 enum { G_SOCKET = TCTL_OPT_COUNT, G_JSON, G_TIMEOUT, G_HELP, G_COUNT };
 
 static const struct opt_spec {
-	const char *name;         /* without "--" */
-	char letter;              /* short form, 0: none */
+	const char *name; /* without "--" */
+	char letter;      /* short form, 0: none */
 	int id;
-	bool value;               /* takes a value */
+	bool value; /* takes a value */
 } specs[] = {
-	{ "socket", 's', G_SOCKET, true },     { "json", 0, G_JSON, false },
-	{ "timeout", 0, G_TIMEOUT, true },     { "help", 'h', G_HELP, false },
-	{ "nqn", 0, TCTL_OPT_NQN, true },      { "nsid", 0, TCTL_OPT_NSID, true },
-	{ "path", 0, TCTL_OPT_PATH, true },    { "ram", 0, TCTL_OPT_RAM, true },
-	{ "null", 0, TCTL_OPT_NULL, true },    { "backend", 0, TCTL_OPT_BACKEND, true },
-	{ "block-size", 0, TCTL_OPT_BLOCK_SIZE, true }, { "uuid", 0, TCTL_OPT_UUID, true },
-	{ "nguid", 0, TCTL_OPT_NGUID, true },  { "size", 0, TCTL_OPT_SIZE, true },
-	{ "create", 0, TCTL_OPT_CREATE, false }, { "buffered", 0, TCTL_OPT_BUFFERED, false },
+	{ "socket", 's', G_SOCKET, true },
+	{ "json", 0, G_JSON, false },
+	{ "timeout", 0, G_TIMEOUT, true },
+	{ "help", 'h', G_HELP, false },
+	{ "nqn", 0, TCTL_OPT_NQN, true },
+	{ "nsid", 0, TCTL_OPT_NSID, true },
+	{ "path", 0, TCTL_OPT_PATH, true },
+	{ "ram", 0, TCTL_OPT_RAM, true },
+	{ "null", 0, TCTL_OPT_NULL, true },
+	{ "backend", 0, TCTL_OPT_BACKEND, true },
+	{ "block-size", 0, TCTL_OPT_BLOCK_SIZE, true },
+	{ "uuid", 0, TCTL_OPT_UUID, true },
+	{ "nguid", 0, TCTL_OPT_NGUID, true },
+	{ "size", 0, TCTL_OPT_SIZE, true },
+	{ "create", 0, TCTL_OPT_CREATE, false },
+	{ "buffered", 0, TCTL_OPT_BUFFERED, false },
 	{ "disabled", 0, TCTL_OPT_DISABLED, false },
-	{ "allow-any-host", 0, TCTL_OPT_ALLOW_ANY_HOST, false }, { "host", 0, TCTL_OPT_HOST, true },
-	{ "serial", 0, TCTL_OPT_SERIAL, true }, { "model", 0, TCTL_OPT_MODEL, true },
-	{ "qid-max", 0, TCTL_OPT_QID_MAX, true }, { "from", 0, TCTL_OPT_FROM, true },
-	{ "traddr", 0, TCTL_OPT_TRADDR, true }, { "trsvcid", 0, TCTL_OPT_TRSVCID, true },
-	{ "adrfam", 0, TCTL_OPT_ADRFAM, true }, { "trtype", 0, TCTL_OPT_TRTYPE, true },
+	{ "allow-any-host", 0, TCTL_OPT_ALLOW_ANY_HOST, false },
+	{ "host", 0, TCTL_OPT_HOST, true },
+	{ "serial", 0, TCTL_OPT_SERIAL, true },
+	{ "model", 0, TCTL_OPT_MODEL, true },
+	{ "qid-max", 0, TCTL_OPT_QID_MAX, true },
+	{ "from", 0, TCTL_OPT_FROM, true },
+	{ "traddr", 0, TCTL_OPT_TRADDR, true },
+	{ "trsvcid", 0, TCTL_OPT_TRSVCID, true },
+	{ "adrfam", 0, TCTL_OPT_ADRFAM, true },
+	{ "trtype", 0, TCTL_OPT_TRTYPE, true },
 	{ "inline-data-size", 0, TCTL_OPT_INLINE_DATA_SIZE, true },
 	{ "max-queue-size", 0, TCTL_OPT_MAX_QUEUE_SIZE, true },
 	{ "maxh2cdata", 0, TCTL_OPT_MAXH2CDATA, true },
 	{ "zerocopy-threshold", 0, TCTL_OPT_ZEROCOPY_THRESHOLD, true },
 	{ "component", 0, TCTL_OPT_COMPONENT, true },
 	{ "subsystem", 0, TCTL_OPT_SUBSYSTEM, true },
-	{ "hash", 0, TCTL_OPT_HASH, true },    { "dhgroup", 0, TCTL_OPT_DHGROUP, true },
+	{ "hash", 0, TCTL_OPT_HASH, true },
+	{ "dhgroup", 0, TCTL_OPT_DHGROUP, true },
 	{ "ana-group", 0, TCTL_OPT_ANA_GROUP, true },
 };
 #define NSPECS (sizeof(specs) / sizeof(specs[0]))
@@ -56,13 +70,13 @@ static const struct opt_spec {
 struct split {
 	const char *word[MAX_WORDS];
 	unsigned nwords;
-	const char *extra;        /* the first word past MAX_WORDS */
-	const char *val[G_COUNT]; /* option values (flags: "") */
-	const char *name[G_COUNT];/* each option's long name, for messages */
-	const char *rep[TCTL_MAX_REPEAT];  /* the values of repeatable options, in order */
-	int rep_opt[TCTL_MAX_REPEAT];      /* the option each belongs to */
+	const char *extra;                /* the first word past MAX_WORDS */
+	const char *val[G_COUNT];         /* option values (flags: "") */
+	const char *name[G_COUNT];        /* each option's long name, for messages */
+	const char *rep[TCTL_MAX_REPEAT]; /* the values of repeatable options, in order */
+	int rep_opt[TCTL_MAX_REPEAT];     /* the option each belongs to */
 	unsigned nrep;
-	char first_err[256];      /* the first problem found ("" none): reported unless --help */
+	char first_err[256]; /* the first problem found ("" none): reported unless --help */
 };
 
 int tctl_parse_size(const char *s, const char *what, uint64_t *out, char *msg, size_t len)
@@ -79,8 +93,8 @@ int tctl_parse_size(const char *s, const char *what, uint64_t *out, char *msg, s
 	return 0;
 }
 
-int tctl_parse_uint(const char *s, const char *what, uint64_t min, uint64_t max,
-		    uint64_t *out, char *msg, size_t len)
+int tctl_parse_uint(const char *s, const char *what, uint64_t min, uint64_t max, uint64_t *out,
+		    char *msg, size_t len)
 {
 	uint64_t v = 0;
 	const char *p = s;
@@ -104,8 +118,7 @@ int tctl_parse_uint(const char *s, const char *what, uint64_t min, uint64_t max,
 	return 0;
 }
 
-__attribute__((format(printf, 2, 3)))
-static void note(struct split *sp, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void note(struct split *sp, const char *fmt, ...)
 {
 	if (sp->first_err[0])
 		return;
@@ -147,7 +160,7 @@ static void split_option(struct split *sp, int argc, char **argv, int *i)
 	}
 	const char *val = "";
 	if (o->value) {
-		if (arg[n])   /* --name=VALUE, or -sPATH */
+		if (arg[n]) /* --name=VALUE, or -sPATH */
 			val = arg[n] == '=' ? arg + n + 1 : arg + n;
 		else if (*i + 1 < argc)
 			val = argv[++*i];
@@ -167,7 +180,7 @@ static void split_option(struct split *sp, int argc, char **argv, int *i)
 		}
 		sp->rep[sp->nrep] = val;
 		sp->rep_opt[sp->nrep++] = o->id;
-		if (sp->val[o->id])   /* opt[] keeps the first */
+		if (sp->val[o->id]) /* opt[] keeps the first */
 			return;
 	} else if (o->value && sp->val[o->id]) {
 		note(sp, "option '--%s' given twice", o->name);
@@ -217,8 +230,8 @@ static int globals(const struct split *sp, struct tctl_request *req, char *msg, 
 }
 
 /* The command's own arguments: options allowed, the positional count, then its builder. */
-static int command_args(const struct split *sp, unsigned first, struct tctl_request *req,
-			char *err, size_t errlen)
+static int command_args(const struct split *sp, unsigned first, struct tctl_request *req, char *err,
+			size_t errlen)
 {
 	const struct tctl_command *c = req->cmd;
 	char name[64], msg[384];
@@ -247,7 +260,7 @@ static int command_args(const struct split *sp, unsigned first, struct tctl_requ
 	}
 	for (unsigned i = 0; i < given; i++)
 		a.pos[a.npos++] = sp->word[first + i];
-	if (!c->method)   /* call: the first argument */
+	if (!c->method) /* call: the first argument */
 		req->method = a.pos[0];
 	else
 		req->method = c->method_arg && a.npos ? c->method_arg : c->method;
@@ -269,7 +282,7 @@ int tctl_parse(int argc, char **argv, struct tctl_request *req, char *err, size_
 	split(&sp, argc, argv);
 	*req = (struct tctl_request){ .timeout_s = TCTL_DEFAULT_TIMEOUT_S };
 	unsigned w = 0;
-	if (sp.nwords && !strcmp(sp.word[0], "help")) {  /* "help CMD..." = "CMD... --help" */
+	if (sp.nwords && !strcmp(sp.word[0], "help")) { /* "help CMD..." = "CMD... --help" */
 		sp.val[G_HELP] = "";
 		w = 1;
 	}
@@ -282,8 +295,9 @@ int tctl_parse(int argc, char **argv, struct tctl_request *req, char *err, size_
 	if (!group) {
 		if (req->help)
 			return TCTL_OK;
-		snprintf(err, errlen, "%s", sp.first_err[0] ? sp.first_err :
-			 "missing command (see " TCTL_PROG " --help)");
+		snprintf(err, errlen, "%s",
+			 sp.first_err[0] ? sp.first_err :
+					   "missing command (see " TCTL_PROG " --help)");
 		return TCTL_USAGE;
 	}
 	if (!tctl_group_exists(group)) {
@@ -291,7 +305,7 @@ int tctl_parse(int argc, char **argv, struct tctl_request *req, char *err, size_
 		return TCTL_USAGE;
 	}
 	const struct tctl_command *c = tctl_find_command(group, NULL);
-	if (!c) {   /* a group: the next word is the verb */
+	if (!c) { /* a group: the next word is the verb */
 		const char *verb = w + 1 < sp.nwords ? sp.word[w + 1] : NULL;
 		char verbs[160];
 		tctl_group_verbs(group, verbs, sizeof(verbs));
@@ -301,7 +315,8 @@ int tctl_parse(int argc, char **argv, struct tctl_request *req, char *err, size_
 		}
 		if (!verb || !(c = tctl_find_command(group, verb))) {
 			if (verb)
-				snprintf(err, errlen, "%s: unknown command '%s' (%s)", group, verb, verbs);
+				snprintf(err, errlen, "%s: unknown command '%s' (%s)", group, verb,
+					 verbs);
 			else
 				snprintf(err, errlen, "%s: missing command (%s)", group, verbs);
 			return TCTL_USAGE;

@@ -30,7 +30,7 @@ static int wait_fd(int fd, short events, int64_t deadline)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n == 0 && deadline >= 0 && (int64_t)nvmf_mono_ms() < deadline)
-			continue;   /* poll's longest wait ran out, not the deadline */
+			continue; /* poll's longest wait ran out, not the deadline */
 		return n < 0 ? -1 : n > 0;
 	}
 }
@@ -76,8 +76,8 @@ static bool complete_at_close(char *buf, size_t len)
 
 /* Read up to the first '\n' (or to the peer's close after a whole JSON value) into a
  * malloc'ed *answer without the '\n'. */
-static enum tctl_client_rc read_line(int fd, int64_t deadline, unsigned timeout_s,
-				     char **answer, char *err, size_t errlen)
+static enum tctl_client_rc read_line(int fd, int64_t deadline, unsigned timeout_s, char **answer,
+				     char *err, size_t errlen)
 {
 	size_t len = 0, cap = 0;
 	char *buf = NULL;
@@ -85,8 +85,10 @@ static enum tctl_client_rc read_line(int fd, int64_t deadline, unsigned timeout_
 		if (cap - len < 4096) {
 			char *b = cap < MAX_ANSWER ? realloc(buf, cap ? cap * 2 : 8192) : NULL;
 			if (!b) {
-				snprintf(err, errlen, cap < MAX_ANSWER ? "out of memory" :
-					 "the answer is longer than %u bytes", MAX_ANSWER);
+				snprintf(err, errlen,
+					 cap < MAX_ANSWER ? "out of memory" :
+							    "the answer is longer than %u bytes",
+					 MAX_ANSWER);
 				break;
 			}
 			buf = b;
@@ -97,7 +99,8 @@ static enum tctl_client_rc read_line(int fd, int64_t deadline, unsigned timeout_
 			if (w)
 				snprintf(err, errlen, "poll: %s", strerror(errno));
 			else
-				snprintf(err, errlen, "no answer within %u s (--timeout SECS)", timeout_s);
+				snprintf(err, errlen, "no answer within %u s (--timeout SECS)",
+					 timeout_s);
 			break;
 		}
 		ssize_t n = recv(fd, buf + len, cap - len - 1, 0);

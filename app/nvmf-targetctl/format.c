@@ -87,8 +87,9 @@ static void namespace_row(struct tctl_table *t, json_t *n)
 	tctl_table_json(t, json_object_get(n, "enable"));
 	tctl_table_json(t, json_object_get(n, "backend"));
 	if (json_is_integer(bytes))
-		tctl_table_cell(t, "%s", tctl_size_text((uint64_t)json_integer_value(bytes), size,
-							sizeof(size)));
+		tctl_table_cell(t, "%s",
+				tctl_size_text((uint64_t)json_integer_value(bytes), size,
+					       sizeof(size)));
 	else
 		tctl_table_json(t, bytes);
 	tctl_table_json(t, json_object_get(n, "block_size"));
@@ -97,12 +98,12 @@ static void namespace_row(struct tctl_table *t, json_t *n)
 }
 
 static const struct tctl_col subsystem_cols[] = {
-	{ "NQN", false }, { "ANY-HOST", false }, { "HOSTS", true }, { "NAMESPACES", true },
+	{ "NQN", false },   { "ANY-HOST", false },   { "HOSTS", true },   { "NAMESPACES", true },
 	{ "PORTS", false }, { "CONTROLLERS", true }, { "SERIAL", false }, { "MODEL", false },
 };
 static const struct tctl_col namespace_cols[] = {
-	{ "NSID", true }, { "ENABLED", false }, { "BACKEND", false }, { "SIZE", true },
-	{ "BLOCK", true }, { "UUID", false }, { "PATH", false },
+	{ "NSID", true },  { "ENABLED", false }, { "BACKEND", false }, { "SIZE", true },
+	{ "BLOCK", true }, { "UUID", false },    { "PATH", false },
 };
 
 /* subsystem list: the table; with an NQN also each subsystem's hosts and namespaces. */
@@ -129,7 +130,9 @@ static int subsystems(FILE *f, const struct tctl_request *req, json_t *result)
 			fputs("none", f);
 		}
 		fputs(json_is_true(json_object_get(s, "allow_any_host")) ?
-		      " (any host may connect)\n\n" : "\n\n", f);
+			      " (any host may connect)\n\n" :
+			      "\n\n",
+		      f);
 		size_t k;
 		json_t *n;
 		json_array_foreach(json_object_get(s, "namespaces"), k, n)
@@ -144,24 +147,26 @@ static int subsystems(FILE *f, const struct tctl_request *req, json_t *result)
 
 static void port_row(struct tctl_table *t, json_t *p)
 {
-	static const char *const keys[] = { "portid", "trtype", "adrfam", "traddr", "trsvcid",
-					     "controllers", "subsystems" };
+	static const char *const keys[] = { "portid",  "trtype",      "adrfam",    "traddr",
+					    "trsvcid", "controllers", "subsystems" };
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		tctl_table_json(t, json_object_get(p, keys[i]));
 }
 
 static void controller_row(struct tctl_table *t, json_t *c)
 {
-	static const char *const keys[] = { "cntlid", "subnqn", "hostnqn", "portid", "io_queues",
-					     "kato_ms", "reads", "writes", "connected_since" };
+	static const char *const keys[] = { "cntlid", "subnqn",    "hostnqn",
+					    "portid", "io_queues", "kato_ms",
+					    "reads",  "writes",    "connected_since" };
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		tctl_table_json(t, json_object_get(c, keys[i]));
 }
 
 static void ns_stats_row(struct tctl_table *t, json_t *n)
 {
-	static const char *const keys[] = { "nqn", "nsid", "reads", "writes", "read_bytes",
-					     "write_bytes", "other", "errors", "inflight" };
+	static const char *const keys[] = { "nqn",    "nsid",       "reads",
+					    "writes", "read_bytes", "write_bytes",
+					    "other",  "errors",     "inflight" };
 	static const char *const pct[] = { "p50", "p90", "p99", "p999" };
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		tctl_table_json(t, json_object_get(n, keys[i]));
@@ -172,36 +177,36 @@ static void ns_stats_row(struct tctl_table *t, json_t *n)
 
 static void poll_group_row(struct tctl_table *t, json_t *g)
 {
-	static const char *const keys[] = { "index", "main", "queues", "passes", "busy_passes",
-					     "sleeps", "messages" };
+	static const char *const keys[] = { "index",       "main",   "queues",  "passes",
+					    "busy_passes", "sleeps", "messages" };
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		tctl_table_json(t, json_object_get(g, keys[i]));
 }
 
 static const struct tctl_col port_cols[] = {
-	{ "PORTID", true }, { "TRTYPE", false }, { "ADRFAM", false }, { "TRADDR", false },
+	{ "PORTID", true },  { "TRTYPE", false },     { "ADRFAM", false },     { "TRADDR", false },
 	{ "TRSVCID", true }, { "CONTROLLERS", true }, { "SUBSYSTEMS", false },
 };
 static const struct tctl_col controller_cols[] = {
-	{ "CNTLID", true }, { "SUBNQN", false }, { "HOSTNQN", false }, { "PORTID", true },
-	{ "IO-QUEUES", true }, { "KATO-MS", true }, { "READS", true }, { "WRITES", true },
-	{ "CONNECTED-SINCE", false },
+	{ "CNTLID", true }, { "SUBNQN", false },   { "HOSTNQN", false },
+	{ "PORTID", true }, { "IO-QUEUES", true }, { "KATO-MS", true },
+	{ "READS", true },  { "WRITES", true },    { "CONNECTED-SINCE", false },
 };
 static const struct tctl_col ns_stats_cols[] = {
-	{ "NQN", false }, { "NSID", true }, { "READS", true }, { "WRITES", true },
-	{ "READ-BYTES", true }, { "WRITE-BYTES", true }, { "OTHER", true }, { "ERRORS", true },
-	{ "INFLIGHT", true }, { "P50-US", true }, { "P90-US", true }, { "P99-US", true },
+	{ "NQN", false },       { "NSID", true },        { "READS", true },  { "WRITES", true },
+	{ "READ-BYTES", true }, { "WRITE-BYTES", true }, { "OTHER", true },  { "ERRORS", true },
+	{ "INFLIGHT", true },   { "P50-US", true },      { "P90-US", true }, { "P99-US", true },
 	{ "P99.9-US", true },
 };
 static const struct tctl_col poll_group_cols[] = {
-	{ "INDEX", true }, { "MAIN", false }, { "QUEUES", true }, { "PASSES", true },
+	{ "INDEX", true },       { "MAIN", false },  { "QUEUES", true },   { "PASSES", true },
 	{ "BUSY-PASSES", true }, { "SLEEPS", true }, { "MESSAGES", true },
 };
 
 /* ana list: one row per port and group; its namespaces as NQN/NSID. */
 static const struct tctl_col ana_cols[] = {
-	{ "PORTID", true }, { "GRPID", true }, { "STATE", false }, { "DEFINED", false },
-	{ "NAMESPACES", false },
+	{ "PORTID", true },   { "GRPID", true },       { "STATE", false },
+	{ "DEFINED", false }, { "NAMESPACES", false },
 };
 
 static int ana_list(FILE *f, json_t *r)
@@ -216,8 +221,9 @@ static int ana_list(FILE *f, json_t *r)
 			size_t off = 0;
 			json_array_foreach(json_object_get(g, "namespaces"), n, ns)
 				if (off < sizeof(cell))
-					off += (size_t)snprintf(cell + off, sizeof(cell) - off, "%s%s/%lld",
-								n ? "," : "", str(ns, "nqn"), num(ns, "nsid"));
+					off += (size_t)snprintf(cell + off, sizeof(cell) - off,
+								"%s%s/%lld", n ? "," : "",
+								str(ns, "nqn"), num(ns, "nsid"));
 			tctl_table_json(&t, json_object_get(p, "portid"));
 			tctl_table_json(&t, json_object_get(g, "grpid"));
 			tctl_table_json(&t, json_object_get(g, "state"));
@@ -237,8 +243,8 @@ static void registrant_row(struct tctl_table *t, json_t *r)
 }
 
 static const struct tctl_col registrant_cols[] = {
-	{ "HOSTID", false }, { "HOLDER", false }, { "KEY", false }, { "HOSTNQNS", false },
-	{ "CONTROLLERS", false },
+	{ "HOSTID", false },   { "HOLDER", false },      { "KEY", false },
+	{ "HOSTNQNS", false }, { "CONTROLLERS", false },
 };
 
 /* namespace reservation: one line for the reservation, then its registrants. */
@@ -320,7 +326,8 @@ static int log_level(FILE *f, const struct tctl_request *req, json_t *r)
 		json_t *v;
 		if (!strcmp(level, "mixed"))
 			json_object_foreach(json_object_get(r, "components"), k, v)
-				fprintf(f, "  %-8s %s\n", k, json_string_value(v) ? json_string_value(v) : "-");
+				fprintf(f, "  %-8s %s\n", k,
+					json_string_value(v) ? json_string_value(v) : "-");
 	} else if (!strcmp(level, prev))
 		fprintf(f, "%s %s (unchanged)\n", what, level);
 	else
@@ -339,11 +346,12 @@ static int changed(FILE *f, const struct tctl_request *req, json_t *r)
 	char size[32];
 	json_t *port = json_object_get(p, "port"), *sub = json_object_get(p, "subsystem");
 	long long portid = json_object_get(r, "portid") ? num(r, "portid") :
-			   port ? num(port, "portid") : num(p, "portid");
+			   port                         ? num(port, "portid") :
+							  num(p, "portid");
 	switch (req->cmd->out) {
-	case TCTL_OUT_SUBSYSTEM_ADD:   /* with --from the NQN is in the file: the target's */
-		fprintf(f, "subsystem %s added\n", json_object_get(r, "nqn") ? str(r, "nqn") :
-			str(sub, "nqn"));
+	case TCTL_OUT_SUBSYSTEM_ADD: /* with --from the NQN is in the file: the target's */
+		fprintf(f, "subsystem %s added\n",
+			json_object_get(r, "nqn") ? str(r, "nqn") : str(sub, "nqn"));
 		break;
 	case TCTL_OUT_SUBSYSTEM_REMOVE:
 		fprintf(f, "subsystem %s removed", nqn);
@@ -369,8 +377,8 @@ static int changed(FILE *f, const struct tctl_request *req, json_t *r)
 		fputc('\n', f);
 		break;
 	case TCTL_OUT_CONFIG_SAVE:
-		fprintf(f, "running configuration saved to %s\n", json_object_get(r, "path") ?
-			str(r, "path") : str(p, "path"));
+		fprintf(f, "running configuration saved to %s\n",
+			json_object_get(r, "path") ? str(r, "path") : str(p, "path"));
 		break;
 	case TCTL_OUT_CONFIG_RELOAD:
 		return reloaded(f, r);
@@ -393,7 +401,7 @@ static int changed(FILE *f, const struct tctl_request *req, json_t *r)
 		break;
 	case TCTL_OUT_NS_RESIZE: {
 		long long b = json_object_get(r, "size_bytes") ? num(r, "size_bytes") :
-								   num(p, "size_bytes");
+								 num(p, "size_bytes");
 		fprintf(f, "namespace %lld of %s resized to %lld bytes (%s)\n", nsid, nqn, b,
 			tctl_size_text((uint64_t)b, size, sizeof(size)));
 		break;
@@ -408,7 +416,8 @@ static int changed(FILE *f, const struct tctl_request *req, json_t *r)
 		break;
 	case TCTL_OUT_DHCHAP_SET:
 		fprintf(f, "host %s: DH-HMAC-CHAP %s %s%s, from the next authentication\n",
-			str(p, "host"), json_object_get(p, "hash") ? str(p, "hash") : "hmac(sha256)",
+			str(p, "host"),
+			json_object_get(p, "hash") ? str(p, "hash") : "hmac(sha256)",
 			json_object_get(p, "dhgroup") ? str(p, "dhgroup") : "null",
 			json_object_get(p, "ctrl_key") ? ", bidirectional" : "");
 		break;
@@ -416,7 +425,8 @@ static int changed(FILE *f, const struct tctl_request *req, json_t *r)
 		fprintf(f, "host %s: DH-HMAC-CHAP secrets removed\n", str(p, "host"));
 		break;
 	case TCTL_OUT_ANA_SET:
-		fprintf(f, "port %lld: ANA group %lld %s", num(p, "portid"), num(p, "grpid"), str(p, "state"));
+		fprintf(f, "port %lld: ANA group %lld %s", num(p, "portid"), num(p, "grpid"),
+			str(p, "state"));
 		if (ch)
 			fprintf(f, " (was %s)\n", str(r, "previous"));
 		else
@@ -424,15 +434,17 @@ static int changed(FILE *f, const struct tctl_request *req, json_t *r)
 		break;
 	case TCTL_OUT_NS_ANA_GROUP:
 		if (ch)
-			fprintf(f, "namespace %lld of %s moved to ANA group %lld (was %lld)\n", nsid, nqn,
-				num(p, "grpid"), num(r, "previous"));
+			fprintf(f, "namespace %lld of %s moved to ANA group %lld (was %lld)\n",
+				nsid, nqn, num(p, "grpid"), num(r, "previous"));
 		else
-			fprintf(f, "namespace %lld of %s was already in ANA group %lld\n", nsid, nqn,
-				num(p, "grpid"));
+			fprintf(f, "namespace %lld of %s was already in ANA group %lld\n", nsid,
+				nqn, num(p, "grpid"));
 		break;
 	case TCTL_OUT_ALLOW_ANY_HOST:
-		fprintf(f, "%s: %s%s", nqn, json_is_true(json_object_get(p, "allow")) ?
-			"any host may connect" : "only the listed hosts may connect",
+		fprintf(f, "%s: %s%s", nqn,
+			json_is_true(json_object_get(p, "allow")) ?
+				"any host may connect" :
+				"only the listed hosts may connect",
 			ch ? "" : " (unchanged)");
 		dropped(f, disc);
 		fputc('\n', f);

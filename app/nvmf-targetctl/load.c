@@ -19,8 +19,8 @@
 int tctl_load(struct tctl_request *req, char *err, size_t errlen)
 {
 	char name[64], msg[PATH_MAX + 256];
-	if (req->help || !req->cmd || !req->cmd->load || !req->cmd->load(req->params, msg,
-									  sizeof(msg)))
+	if (req->help || !req->cmd || !req->cmd->load ||
+	    !req->cmd->load(req->params, msg, sizeof(msg)))
 		return TCTL_OK;
 	tctl_command_name(req->cmd, name, sizeof(name));
 	snprintf(err, errlen, "%s: %s", name, msg);
@@ -32,21 +32,27 @@ int tctl_load(struct tctl_request *req, char *err, size_t errlen)
 static const char *kind(const json_t *v)
 {
 	switch (json_typeof(v)) {
-	case JSON_OBJECT:  return "an object";
-	case JSON_ARRAY:   return "an array";
-	case JSON_STRING:  return "a string";
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
 	case JSON_INTEGER:
-	case JSON_REAL:    return "a number";
+	case JSON_REAL:
+		return "a number";
 	case JSON_TRUE:
-	case JSON_FALSE:   return "a boolean";
-	default:           return "null";
+	case JSON_FALSE:
+		return "a boolean";
+	default:
+		return "null";
 	}
 }
 
 int tctl_load_subsystem_file(json_t *params, char *msg, size_t len)
 {
 	const char *path = json_string_value(json_object_get(params, "subsystem"));
-	if (!path)   /* built from options: nothing to read */
+	if (!path) /* built from options: nothing to read */
 		return 0;
 	FILE *f = fopen(path, "r");
 	struct stat st;
@@ -56,7 +62,7 @@ int tctl_load_subsystem_file(json_t *params, char *msg, size_t len)
 			fclose(f);
 		return -1;
 	}
-	if (S_ISDIR(st.st_mode)) {   /* fopen opens one; reading it would fail as "not JSON" */
+	if (S_ISDIR(st.st_mode)) { /* fopen opens one; reading it would fail as "not JSON" */
 		snprintf(msg, len, "--from %s: is a directory", path);
 		fclose(f);
 		return -1;
@@ -66,7 +72,7 @@ int tctl_load_subsystem_file(json_t *params, char *msg, size_t len)
 	 * config loader does. */
 	errno = 0;
 	json_t *v = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-	int read_errno = ferror(f) ? errno : 0;   /* a read error, not the file's text */
+	int read_errno = ferror(f) ? errno : 0; /* a read error, not the file's text */
 	fclose(f);
 	int rc = -1;
 	if (!v && read_errno)
@@ -75,12 +81,15 @@ int tctl_load_subsystem_file(json_t *params, char *msg, size_t len)
 		snprintf(msg, len, "--from %s: %s (line %d, column %d)", path, je.text, je.line,
 			 je.column);
 	else if (!json_is_object(v))
-		snprintf(msg, len, "--from %s: expected one subsystem object ({\"nqn\": ...}), got %s",
-			 path, kind(v));
+		snprintf(msg, len,
+			 "--from %s: expected one subsystem object ({\"nqn\": ...}), got %s", path,
+			 kind(v));
 	else if (json_object_get(v, "subsystems") && !json_object_get(v, "nqn"))
-		snprintf(msg, len, "--from %s is a whole config file; give one object of its "
-			 "\"subsystems\"", path);
-	else if (json_object_set(params, "subsystem", v))   /* frees path */
+		snprintf(msg, len,
+			 "--from %s is a whole config file; give one object of its "
+			 "\"subsystems\"",
+			 path);
+	else if (json_object_set(params, "subsystem", v)) /* frees path */
 		snprintf(msg, len, "--from: out of memory");
 	else
 		rc = 0;
@@ -123,14 +132,17 @@ int tctl_load_save_path(json_t *params, char *msg, size_t len)
 
 int tctl_load_dhchap_secrets(json_t *params, char *msg, size_t len)
 {
-	const char *key = getenv("NVMF_DHCHAP_SECRET"), *ctrl_key = getenv("NVMF_DHCHAP_CTRL_SECRET");
+	const char *key = getenv("NVMF_DHCHAP_SECRET"),
+		   *ctrl_key = getenv("NVMF_DHCHAP_CTRL_SECRET");
 	if (!key || !*key) {
-		snprintf(msg, len, "$NVMF_DHCHAP_SECRET is not set: it holds the host's secret "
+		snprintf(msg, len,
+			 "$NVMF_DHCHAP_SECRET is not set: it holds the host's secret "
 			 "(nvme gen-dhchap-key)");
 		return -1;
 	}
 	if (json_object_set_new(params, "key", json_string(key)) ||
-	    (ctrl_key && *ctrl_key && json_object_set_new(params, "ctrl_key", json_string(ctrl_key)))) {
+	    (ctrl_key && *ctrl_key &&
+	     json_object_set_new(params, "ctrl_key", json_string(ctrl_key)))) {
 		snprintf(msg, len, "the secrets in the environment are not valid UTF-8");
 		return -1;
 	}

@@ -8,7 +8,7 @@ int main(int argc, char **argv)
 {
 	/* A reader that goes away (nvmf-targetctl ... | head) gives EPIPE, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
-	nvmf_config_json_wipe();   /* host dhchap puts secrets in the request */
+	nvmf_config_json_wipe(); /* host dhchap puts secrets in the request */
 	struct tctl_env env = { .out = stdout, .err = stderr };
 	int rc = tctl_run(argc, argv, &env);
 	if (fflush(stdout) && rc == TCTL_OK)

@@ -14,14 +14,14 @@
 #include "app/nvmf-targetctl/targetctl.h"
 
 /* The methods' public limits (control/schema.h), for the arguments that map to them. */
-#define NQN_MAX   ((int)NVMF_CTL_NQN_MAX)
-#define NSID_MAX  NVMF_CTL_NSID_MAX
+#define NQN_MAX    ((int)NVMF_CTL_NQN_MAX)
+#define NSID_MAX   NVMF_CTL_NSID_MAX
 #define CNTLID_MAX NVMF_CTL_CNTLID_MAX
 #define PORTID_MAX NVMF_CTL_PORTID_MAX
 #define GRPID_MAX  NVMF_CTL_GRPID_MAX
-#define SERIAL_MAX 20                /* Identify Controller SN and MN: ASCII, 20 and 40 bytes */
+#define SERIAL_MAX 20 /* Identify Controller SN and MN: ASCII, 20 and 40 bytes */
 #define MODEL_MAX  40
-#define OPT(o)    (1u << TCTL_OPT_##o)
+#define OPT(o)     (1u << TCTL_OPT_##o)
 
 /* json_object_set_new that reports failure (no memory, or NULL from a bad string). */
 static int put(json_t *o, const char *key, json_t *v, char *msg, size_t len)
@@ -60,8 +60,8 @@ static json_t *put_new(json_t *o, const char *key, bool array, char *msg, size_t
 
 /* Every value of the repeatable option @opt (named @what), in order, as NQNs into the
  * array @arr; one given twice is refused here, as the target would. */
-static int put_nqn_list(json_t *arr, const struct tctl_args *a, enum tctl_opt opt,
-			const char *what, char *msg, size_t len)
+static int put_nqn_list(json_t *arr, const struct tctl_args *a, enum tctl_opt opt, const char *what,
+			char *msg, size_t len)
 {
 	for (unsigned i = 0; i < a->nrep; i++) {
 		if (a->rep_opt[i] != (int)opt)
@@ -82,8 +82,8 @@ static int put_nqn_list(json_t *arr, const struct tctl_args *a, enum tctl_opt op
 }
 
 /* A number in [@min, @max] as the decimal string nvmetcli's attr and param values are. */
-static int put_uint_text(json_t *o, const char *key, const char *what, const char *s,
-			 uint64_t min, uint64_t max, char *msg, size_t len)
+static int put_uint_text(json_t *o, const char *key, const char *what, const char *s, uint64_t min,
+			 uint64_t max, char *msg, size_t len)
 {
 	uint64_t v;
 	char text[24];
@@ -108,8 +108,8 @@ static int put_ascii(json_t *o, const char *key, const char *what, const char *s
 	return put(o, key, json_string(s), msg, len);
 }
 
-static int put_uint(json_t *o, const char *key, const char *what, const char *s,
-		    uint64_t min, uint64_t max, char *msg, size_t len)
+static int put_uint(json_t *o, const char *key, const char *what, const char *s, uint64_t min,
+		    uint64_t max, char *msg, size_t len)
 {
 	uint64_t v;
 	if (tctl_parse_uint(s, what, min, max, &v, msg, len))
@@ -138,8 +138,8 @@ static int b_subsystem_list(const struct tctl_command *c, const struct tctl_args
 	return a->npos ? put_nqn(p, "nqn", "NQN", a->pos[0], msg, len) : 0;
 }
 
-static int b_controller_list(const struct tctl_command *c, const struct tctl_args *a,
-			     json_t *p, char *msg, size_t len)
+static int b_controller_list(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
+			     char *msg, size_t len)
 {
 	(void)c;
 	const char *nqn = a->opt[TCTL_OPT_NQN];
@@ -151,12 +151,14 @@ static int b_controller_disconnect(const struct tctl_command *c, const struct tc
 {
 	(void)c;
 	return put_nqn(p, "nqn", "NQN", a->pos[0], msg, len) ||
-	       put_uint(p, "cntlid", "CNTLID", a->pos[1], 1, CNTLID_MAX, msg, len) ? -1 : 0;
+			       put_uint(p, "cntlid", "CNTLID", a->pos[1], 1, CNTLID_MAX, msg, len) ?
+		       -1 :
+		       0;
 }
 
 /* NQN NSID, and for resize SIZE. */
-static int b_nqn_nsid(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
-		      char *msg, size_t len)
+static int b_nqn_nsid(const struct tctl_command *c, const struct tctl_args *a, json_t *p, char *msg,
+		      size_t len)
 {
 	if (put_nqn(p, "nqn", "NQN", a->pos[0], msg, len) ||
 	    put_uint(p, "nsid", "NSID", a->pos[1], 1, NSID_MAX, msg, len))
@@ -166,12 +168,14 @@ static int b_nqn_nsid(const struct tctl_command *c, const struct tctl_args *a, j
 	return 0;
 }
 
-static int b_host(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
-		  char *msg, size_t len)
+static int b_host(const struct tctl_command *c, const struct tctl_args *a, json_t *p, char *msg,
+		  size_t len)
 {
 	(void)c;
 	return put_nqn(p, "nqn", "NQN", a->pos[0], msg, len) ||
-	       put_nqn(p, "host", "HOSTNQN", a->pos[1], msg, len) ? -1 : 0;
+			       put_nqn(p, "host", "HOSTNQN", a->pos[1], msg, len) ?
+		       -1 :
+		       0;
 }
 
 /* host dhchap HOSTNQN [--hash H] [--dhgroup G]: the secrets come from the environment
@@ -182,8 +186,10 @@ static int b_dhchap_set(const struct tctl_command *c, const struct tctl_args *a,
 	(void)c;
 	const char *hash = a->opt[TCTL_OPT_HASH], *group = a->opt[TCTL_OPT_DHGROUP];
 	return put_nqn(p, "host", "HOSTNQN", a->pos[0], msg, len) ||
-	       (hash && put(p, "hash", json_string(hash), msg, len)) ||
-	       (group && put(p, "dhgroup", json_string(group), msg, len)) ? -1 : 0;
+			       (hash && put(p, "hash", json_string(hash), msg, len)) ||
+			       (group && put(p, "dhgroup", json_string(group), msg, len)) ?
+		       -1 :
+		       0;
 }
 
 static int b_dhchap_clear(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
@@ -193,8 +199,8 @@ static int b_dhchap_clear(const struct tctl_command *c, const struct tctl_args *
 	return put_nqn(p, "host", "HOSTNQN", a->pos[0], msg, len) ? -1 : 0;
 }
 
-static int b_allow_any_host(const struct tctl_command *c, const struct tctl_args *a,
-			    json_t *p, char *msg, size_t len)
+static int b_allow_any_host(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
+			    char *msg, size_t len)
 {
 	(void)c;
 	static const char *const on[] = { "on", "yes", "true", "1", NULL };
@@ -215,12 +221,12 @@ static int b_allow_any_host(const struct tctl_command *c, const struct tctl_args
 	return put(p, "allow", json_boolean(allow), msg, len);
 }
 
-static int b_namespace_stats(const struct tctl_command *c, const struct tctl_args *a,
-			     json_t *p, char *msg, size_t len)
+static int b_namespace_stats(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
+			     char *msg, size_t len)
 {
 	(void)c;
 	const char *nqn = a->opt[TCTL_OPT_NQN], *nsid = a->opt[TCTL_OPT_NSID];
-	if (nsid && !nqn) {   /* an nsid means nothing without its subsystem */
+	if (nsid && !nqn) { /* an nsid means nothing without its subsystem */
 		snprintf(msg, len, "--nsid needs --nqn");
 		return -1;
 	}
@@ -229,8 +235,8 @@ static int b_namespace_stats(const struct tctl_command *c, const struct tctl_arg
 	return nsid ? put_uint(p, "nsid", "--nsid", nsid, 1, NSID_MAX, msg, len) : 0;
 }
 
-static int b_call(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
-		  char *msg, size_t len)
+static int b_call(const struct tctl_command *c, const struct tctl_args *a, json_t *p, char *msg,
+		  size_t len)
 {
 	(void)c;
 	if (!a->pos[0][0]) {
@@ -265,21 +271,28 @@ static int ns_storage(const struct tctl_args *a, json_t *ns, json_t *dev, char *
 	const char *size = a->opt[TCTL_OPT_SIZE];
 	int kinds = !!path + !!ram + !!null;
 	if (kinds != 1) {
-		snprintf(msg, len, kinds ? "--path, --ram and --null exclude each other" :
-			 "one of --path PATH, --ram SIZE or --null SIZE is required");
+		snprintf(msg, len,
+			 kinds ? "--path, --ram and --null exclude each other" :
+				 "one of --path PATH, --ram SIZE or --null SIZE is required");
 		return -1;
 	}
 	if (!path) {
 		const char *what = ram ? "--ram" : "--null";
-		const char *bad = backend ? "--backend" : size ? "--size" :
-				  a->opt[TCTL_OPT_CREATE] ? "--create" :
-				  a->opt[TCTL_OPT_BUFFERED] ? "--buffered" : NULL;
-		if (bad) {   /* each of these is about a file */
-			snprintf(msg, len, "%s goes with --path only (%s takes no file)", bad, what);
+		const char *bad = backend                   ? "--backend" :
+				  size                      ? "--size" :
+				  a->opt[TCTL_OPT_CREATE]   ? "--create" :
+				  a->opt[TCTL_OPT_BUFFERED] ? "--buffered" :
+							      NULL;
+		if (bad) { /* each of these is about a file */
+			snprintf(msg, len, "%s goes with --path only (%s takes no file)", bad,
+				 what);
 			return -1;
 		}
 		return put(ns, "nvmf_backend", json_string(ram ? "ram" : "null"), msg, len) ||
-		       put_size(ns, "nvmf_size_bytes", what, ram ? ram : null, msg, len) ? -1 : 0;
+				       put_size(ns, "nvmf_size_bytes", what, ram ? ram : null, msg,
+						len) ?
+			       -1 :
+			       0;
 	}
 	if (!*path) {
 		snprintf(msg, len, "--path is empty");
@@ -299,7 +312,8 @@ static int ns_storage(const struct tctl_args *a, json_t *ns, json_t *dev, char *
 		return -1;
 	if (a->opt[TCTL_OPT_CREATE]) {
 		if (!size) {
-			snprintf(msg, len, "--create needs --size SIZE (the size of the file to create)");
+			snprintf(msg, len,
+				 "--create needs --size SIZE (the size of the file to create)");
 			return -1;
 		}
 		if (backend && strcmp(backend, "file")) {
@@ -352,9 +366,10 @@ static int b_namespace_add(const struct tctl_command *c, const struct tctl_args 
 	if (a->opt[TCTL_OPT_BUFFERED] && put(ns, "nvmf_buffered", json_true(), msg, len))
 		goto out;
 	if (a->opt[TCTL_OPT_ANA_GROUP] &&
-	    put_uint(ns, "ana_grpid", "--ana-group", a->opt[TCTL_OPT_ANA_GROUP], 1, GRPID_MAX, msg, len))
+	    put_uint(ns, "ana_grpid", "--ana-group", a->opt[TCTL_OPT_ANA_GROUP], 1, GRPID_MAX, msg,
+		     len))
 		goto out;
-	if (!json_object_size(dev))   /* --ram/--null without ids: nvmetcli leaves it out too */
+	if (!json_object_size(dev)) /* --ram/--null without ids: nvmetcli leaves it out too */
 		json_object_del(ns, "device");
 	rc = 0;
 out:
@@ -378,8 +393,10 @@ static const struct {
 	enum tctl_opt opt;
 	const char *name;
 } subsys_opts[] = {
-	{ TCTL_OPT_ALLOW_ANY_HOST, "--allow-any-host" }, { TCTL_OPT_HOST, "--host" },
-	{ TCTL_OPT_SERIAL, "--serial" }, { TCTL_OPT_MODEL, "--model" },
+	{ TCTL_OPT_ALLOW_ANY_HOST, "--allow-any-host" },
+	{ TCTL_OPT_HOST, "--host" },
+	{ TCTL_OPT_SERIAL, "--serial" },
+	{ TCTL_OPT_MODEL, "--model" },
 	{ TCTL_OPT_QID_MAX, "--qid-max" },
 };
 
@@ -391,9 +408,11 @@ static int subsystem_from(const struct tctl_args *a, json_t *p, char *msg, size_
 	for (size_t i = 0; !other && i < sizeof(subsys_opts) / sizeof(subsys_opts[0]); i++)
 		if (a->opt[subsys_opts[i].opt])
 			other = subsys_opts[i].name;
-	if (other) {   /* merging the two would leave it unclear which one wins */
-		snprintf(msg, len, "--from and %s exclude each other (FILE holds the whole "
-			 "subsystem)", other);
+	if (other) { /* merging the two would leave it unclear which one wins */
+		snprintf(msg, len,
+			 "--from and %s exclude each other (FILE holds the whole "
+			 "subsystem)",
+			 other);
 		return -1;
 	}
 	if (!*from) {
@@ -463,7 +482,8 @@ static int put_inline(json_t *param, const char *s, const char *trtype, char *ms
 	if (tctl_parse_size(s, "--inline-data-size", &v, msg, len))
 		return -1;
 	if (v > 16384 || (tcp && v < 1024)) {
-		snprintf(msg, len, "--inline-data-size %s is out of range (%s to 16384 on %s %s port)", s,
+		snprintf(msg, len,
+			 "--inline-data-size %s is out of range (%s to 16384 on %s %s port)", s,
 			 tcp ? "1024" : "0", tcp ? "a" : "an", trtype);
 		return -1;
 	}
@@ -473,8 +493,9 @@ static int put_inline(json_t *param, const char *s, const char *trtype, char *ms
 
 /* A tcp-only size option @opt (bytes, suffixes allowed) into param @key when @valid
  * takes it; else a usage error naming @range. */
-static int put_tcp_size(json_t *param, const char *s, const char *trtype, const char *opt, const char *key,
-			bool (*valid)(uint64_t v), const char *range, char *msg, size_t len)
+static int put_tcp_size(json_t *param, const char *s, const char *trtype, const char *opt,
+			const char *key, bool (*valid)(uint64_t v), const char *range, char *msg,
+			size_t len)
 {
 	uint64_t v;
 	char text[24];
@@ -507,8 +528,8 @@ static bool zerocopy_valid(uint64_t v)
 }
 
 /* A config file's port object (nvmetcli layout: addr and param values are strings). */
-static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
-		      char *msg, size_t len)
+static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, json_t *p, char *msg,
+		      size_t len)
 {
 	(void)c;
 	const char *traddr = a->opt[TCTL_OPT_TRADDR], *adrfam = a->opt[TCTL_OPT_ADRFAM];
@@ -524,7 +545,8 @@ static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, j
 		return -1;
 	}
 	if (strcmp(trtype, "rdma") && strcmp(trtype, "tcp")) {
-		snprintf(msg, len, "--trtype '%s' is not supported (the target serves rdma and tcp)", trtype);
+		snprintf(msg, len,
+			 "--trtype '%s' is not supported (the target serves rdma and tcp)", trtype);
 		return -1;
 	}
 	if (adrfam && strcmp(adrfam, "ipv4") && strcmp(adrfam, "ipv6")) {
@@ -542,12 +564,14 @@ static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, j
 	if (inl || mqs || h2c || zc) {
 		json_t *param = put_new(port, "param", false, msg, len);
 		if (!param || (inl && put_inline(param, inl, trtype, msg, len)) ||
-		    (mqs && put_uint_text(param, "max_queue_size", "--max-queue-size", mqs, 16, 1024,
-					  msg, len)) ||
-		    (h2c && put_tcp_size(param, h2c, trtype, "--maxh2cdata", "nvmf_maxh2cdata", maxh2cdata_valid,
+		    (mqs && put_uint_text(param, "max_queue_size", "--max-queue-size", mqs, 16,
+					  1024, msg, len)) ||
+		    (h2c && put_tcp_size(param, h2c, trtype, "--maxh2cdata", "nvmf_maxh2cdata",
+					 maxh2cdata_valid,
 					 "4096 to 16777216 bytes, a multiple of 4", msg, len)) ||
-		    (zc && put_tcp_size(param, zc, trtype, "--zerocopy-threshold", "nvmf_zerocopy_threshold",
-					zerocopy_valid, "0 for never, or 4096 to 16777216 bytes", msg, len)))
+		    (zc && put_tcp_size(param, zc, trtype, "--zerocopy-threshold",
+					"nvmf_zerocopy_threshold", zerocopy_valid,
+					"0 for never, or 4096 to 16777216 bytes", msg, len)))
 			return -1;
 	}
 	json_t *subs = put_new(port, "subsystems", true, msg, len);
@@ -555,8 +579,8 @@ static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, j
 }
 
 /* PORTID, and for link/unlink NQN. */
-static int b_port(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
-		  char *msg, size_t len)
+static int b_port(const struct tctl_command *c, const struct tctl_args *a, json_t *p, char *msg,
+		  size_t len)
 {
 	if (put_uint(p, "portid", "PORTID", a->pos[0], 0, PORTID_MAX, msg, len))
 		return -1;
@@ -564,28 +588,30 @@ static int b_port(const struct tctl_command *c, const struct tctl_args *a, json_
 }
 
 /* ana list [PORTID] */
-static int b_ana_list(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
-		      char *msg, size_t len)
+static int b_ana_list(const struct tctl_command *c, const struct tctl_args *a, json_t *p, char *msg,
+		      size_t len)
 {
 	(void)c;
 	return a->npos ? put_uint(p, "portid", "PORTID", a->pos[0], 0, PORTID_MAX, msg, len) : 0;
 }
 
 /* ana set PORTID GRPID STATE: the state's name as nvmetcli and the target spell it. */
-static int b_ana_set(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
-		     char *msg, size_t len)
+static int b_ana_set(const struct tctl_command *c, const struct tctl_args *a, json_t *p, char *msg,
+		     size_t len)
 {
 	(void)c;
-	static const char *const states[] = { "optimized", "non-optimized", "inaccessible",
-					      "persistent-loss", "change", NULL };
+	static const char *const states[] = { "optimized",       "non-optimized", "inaccessible",
+					      "persistent-loss", "change",        NULL };
 	if (put_uint(p, "portid", "PORTID", a->pos[0], 0, PORTID_MAX, msg, len) ||
 	    put_uint(p, "grpid", "GRPID", a->pos[1], 1, GRPID_MAX, msg, len))
 		return -1;
 	for (unsigned i = 0; states[i]; i++)
 		if (!strcmp(a->pos[2], states[i]))
 			return put(p, "state", json_string(states[i]), msg, len);
-	snprintf(msg, len, "STATE '%s' is not optimized, non-optimized, inaccessible, "
-		 "persistent-loss or change", a->pos[2]);
+	snprintf(msg, len,
+		 "STATE '%s' is not optimized, non-optimized, inaccessible, "
+		 "persistent-loss or change",
+		 a->pos[2]);
 	return -1;
 }
 
@@ -595,8 +621,10 @@ static int b_ns_ana_group(const struct tctl_command *c, const struct tctl_args *
 {
 	(void)c;
 	return put_nqn(p, "nqn", "NQN", a->pos[0], msg, len) ||
-	       put_uint(p, "nsid", "NSID", a->pos[1], 1, NSID_MAX, msg, len) ||
-	       put_uint(p, "grpid", "GRPID", a->pos[2], 1, GRPID_MAX, msg, len) ? -1 : 0;
+			       put_uint(p, "nsid", "NSID", a->pos[1], 1, NSID_MAX, msg, len) ||
+			       put_uint(p, "grpid", "GRPID", a->pos[2], 1, GRPID_MAX, msg, len) ?
+		       -1 :
+		       0;
 }
 
 /* [PATH]: kept as typed here; tctl_load_save_path makes a relative one absolute. */
@@ -636,126 +664,339 @@ static int b_log_level(const struct tctl_command *c, const struct tctl_args *a, 
 	return -1;
 }
 
-#define SUBSYSTEM_ADD_HELP \
-	"  --allow-any-host     let any host connect (default: only the --host ones); the\n" \
-	"                       --host ones are kept for when it is turned off\n" \
-	"  --host HOSTNQN       allow this host to connect; repeat for more\n" \
-	"  --serial S           the serial number, 1 to 20 ASCII characters (default: from\n" \
-	"                       the NQN)\n" \
-	"  --model M            the model number, 1 to 40 ASCII characters (default nvmf-rdma)\n" \
-	"  --qid-max N          I/O queues per controller, 1 to 128 (default 128)\n" \
+#define SUBSYSTEM_ADD_HELP                                                                         \
+	"  --allow-any-host     let any host connect (default: only the --host ones); the\n"       \
+	"                       --host ones are kept for when it is turned off\n"                  \
+	"  --host HOSTNQN       allow this host to connect; repeat for more\n"                     \
+	"  --serial S           the serial number, 1 to 20 ASCII characters (default: from\n"      \
+	"                       the NQN)\n"                                                        \
+	"  --model M            the model number, 1 to 40 ASCII characters (default nvmf-rdma)\n"  \
+	"  --qid-max N          I/O queues per controller, 1 to 128 (default 128)\n"               \
 	"  --from FILE          the whole subsystem from FILE: one JSON object as in the config\n" \
 	"                       file's \"subsystems\" (namespaces too); no NQN or other options\n" \
-	"The subsystem starts with no namespaces (add them with namespace add) and on no port\n" \
+	"The subsystem starts with no namespaces (add them with namespace add) and on no port\n"   \
 	"(port link PORTID NQN).\n"
 
-#define PORT_ADD_HELP \
-	"  --traddr ADDR        the IPv4 or IPv6 address to listen on (required)\n" \
-	"  --trsvcid SVC        the port number (default 4420)\n" \
-	"  --adrfam ipv4|ipv6   the address family (default: that of ADDR)\n" \
-	"  --trtype rdma|tcp    the transport (default rdma)\n" \
-	"  --inline-data-size BYTES\n" \
-	"                       in-capsule data per command, 0 to 16384 (tcp: 1024 to\n" \
-	"                       16384; default 8192)\n" \
+#define PORT_ADD_HELP                                                                         \
+	"  --traddr ADDR        the IPv4 or IPv6 address to listen on (required)\n"           \
+	"  --trsvcid SVC        the port number (default 4420)\n"                             \
+	"  --adrfam ipv4|ipv6   the address family (default: that of ADDR)\n"                 \
+	"  --trtype rdma|tcp    the transport (default rdma)\n"                               \
+	"  --inline-data-size BYTES\n"                                                        \
+	"                       in-capsule data per command, 0 to 16384 (tcp: 1024 to\n"      \
+	"                       16384; default 8192)\n"                                       \
 	"  --max-queue-size N   queue entries a host may ask for, 16 to 1024 (default 128)\n" \
-	"  --maxh2cdata BYTES   tcp only: bytes one H2CData PDU may carry (the ICResp\n" \
-	"                       MAXH2CDATA), 4096 to 16M, a multiple of 4 (default 128K)\n" \
-	"  --zerocopy-threshold BYTES\n" \
-	"                       tcp only: read data of at least this size is sent with\n" \
-	"                       MSG_ZEROCOPY; 0 never, or 4096 to 16M (default 32K)\n" \
-	"  --subsystem NQN      expose this subsystem on the port; repeat for more\n" \
+	"  --maxh2cdata BYTES   tcp only: bytes one H2CData PDU may carry (the ICResp\n"      \
+	"                       MAXH2CDATA), 4096 to 16M, a multiple of 4 (default 128K)\n"   \
+	"  --zerocopy-threshold BYTES\n"                                                      \
+	"                       tcp only: read data of at least this size is sent with\n"     \
+	"                       MSG_ZEROCOPY; 0 never, or 4096 to 16M (default 32K)\n"        \
+	"  --subsystem NQN      expose this subsystem on the port; repeat for more\n"         \
 	"PORTID is 0 to 65535.\n"
 
-#define NS_ADD_HELP \
-	"  --path PATH          a file, block device or NVMe drive (/dev/nvme0n1)\n" \
-	"  --ram SIZE           a RAM namespace of SIZE bytes (lost when the target stops)\n" \
-	"  --null SIZE          a namespace of SIZE bytes that reads zeros and drops writes\n" \
-	"  --nsid N             the namespace ID, 1 to 1024 (default: the lowest free one)\n" \
-	"  --backend KIND       file, bdev or nvme, for --path (default: from the path)\n" \
-	"  --block-size B       512 or 4096 (default: the device's; files 512)\n" \
-	"  --uuid UUID          the namespace UUID (8-4-4-4-12)\n" \
-	"  --nguid NGUID        the namespace NGUID (32 hex digits)\n" \
-	"  --size SIZE          with --create: the size of the file to create, or to grow a\n" \
-	"                       smaller one to; without: the file must be at least SIZE (a\n" \
-	"                       larger one is served whole)\n" \
-	"  --create             create the file at PATH, --size bytes, if it does not exist\n" \
-	"  --buffered           with --path: open without O_DIRECT (through the page cache)\n" \
-	"  --disabled           add it disabled (enable it later with namespace enable)\n" \
+#define NS_ADD_HELP                                                                              \
+	"  --path PATH          a file, block device or NVMe drive (/dev/nvme0n1)\n"             \
+	"  --ram SIZE           a RAM namespace of SIZE bytes (lost when the target stops)\n"    \
+	"  --null SIZE          a namespace of SIZE bytes that reads zeros and drops writes\n"   \
+	"  --nsid N             the namespace ID, 1 to 1024 (default: the lowest free one)\n"    \
+	"  --backend KIND       file, bdev or nvme, for --path (default: from the path)\n"       \
+	"  --block-size B       512 or 4096 (default: the device's; files 512)\n"                \
+	"  --uuid UUID          the namespace UUID (8-4-4-4-12)\n"                               \
+	"  --nguid NGUID        the namespace NGUID (32 hex digits)\n"                           \
+	"  --size SIZE          with --create: the size of the file to create, or to grow a\n"   \
+	"                       smaller one to; without: the file must be at least SIZE (a\n"    \
+	"                       larger one is served whole)\n"                                   \
+	"  --create             create the file at PATH, --size bytes, if it does not exist\n"   \
+	"  --buffered           with --path: open without O_DIRECT (through the page cache)\n"   \
+	"  --disabled           add it disabled (enable it later with namespace enable)\n"       \
 	"  --ana-group N        its ANA group, 1 to 128 (default 1); some port must define it\n" \
-	"SIZE is bytes, 0x hex, or digits with a K, M, G, T or P suffix (64M = 64 MiB;\n" \
+	"SIZE is bytes, 0x hex, or digits with a K, M, G, T or P suffix (64M = 64 MiB;\n"        \
 	"powers of 1024, docs/operating.md#sizes).\n"
 
 const struct tctl_command tctl_commands[] = {
-	{ "version", NULL, "version", "", "the target's program name and version", NULL,
-	  { NULL }, 0, 0, NULL, TCTL_OUT_VERSION, NULL, NULL },
-	{ "subsystem", "list", "subsystem_list", "[NQN]",
-	  "subsystems; with NQN one subsystem, its namespaces and hosts", NULL,
-	  { "NQN", NULL }, 0, 0, b_subsystem_list, TCTL_OUT_SUBSYSTEMS, NULL, NULL },
-	{ "subsystem", "add", "subsystem_add", "(NQN [OPTIONS] | --from FILE)",
-	  "serve a new subsystem", SUBSYSTEM_ADD_HELP, { "NQN", NULL }, 0,
+	{ "version",
+	  NULL,
+	  "version",
+	  "",
+	  "the target's program name and version",
+	  NULL,
+	  { NULL },
+	  0,
+	  0,
+	  NULL,
+	  TCTL_OUT_VERSION,
+	  NULL,
+	  NULL },
+	{ "subsystem",
+	  "list",
+	  "subsystem_list",
+	  "[NQN]",
+	  "subsystems; with NQN one subsystem, its namespaces and hosts",
+	  NULL,
+	  { "NQN", NULL },
+	  0,
+	  0,
+	  b_subsystem_list,
+	  TCTL_OUT_SUBSYSTEMS,
+	  NULL,
+	  NULL },
+	{ "subsystem",
+	  "add",
+	  "subsystem_add",
+	  "(NQN [OPTIONS] | --from FILE)",
+	  "serve a new subsystem",
+	  SUBSYSTEM_ADD_HELP,
+	  { "NQN", NULL },
+	  0,
 	  OPT(ALLOW_ANY_HOST) | OPT(HOST) | OPT(SERIAL) | OPT(MODEL) | OPT(QID_MAX) | OPT(FROM),
-	  b_subsystem_add, TCTL_OUT_SUBSYSTEM_ADD, tctl_load_subsystem_file, NULL },
-	{ "subsystem", "remove", "subsystem_remove", "NQN",
-	  "stop serving a subsystem (its controllers are disconnected)", NULL,
-	  { "NQN", NULL }, 1, 0, b_nqn, TCTL_OUT_SUBSYSTEM_REMOVE, NULL, NULL },
-	{ "subsystem", "allow-any-host", "subsystem_allow_any_host", "NQN on|off",
-	  "let any host connect, or only the listed hosts", "off disconnects the controllers of "
+	  b_subsystem_add,
+	  TCTL_OUT_SUBSYSTEM_ADD,
+	  tctl_load_subsystem_file,
+	  NULL },
+	{ "subsystem",
+	  "remove",
+	  "subsystem_remove",
+	  "NQN",
+	  "stop serving a subsystem (its controllers are disconnected)",
+	  NULL,
+	  { "NQN", NULL },
+	  1,
+	  0,
+	  b_nqn,
+	  TCTL_OUT_SUBSYSTEM_REMOVE,
+	  NULL,
+	  NULL },
+	{ "subsystem",
+	  "allow-any-host",
+	  "subsystem_allow_any_host",
+	  "NQN on|off",
+	  "let any host connect, or only the listed hosts",
+	  "off disconnects the controllers of "
 	  "hosts that are not listed.\n",
-	  { "NQN", "on|off", NULL }, 2, 0, b_allow_any_host, TCTL_OUT_ALLOW_ANY_HOST, NULL, NULL },
-	{ "port", "list", "port_list", "", "ports and the subsystems they serve", NULL,
-	  { NULL }, 0, 0, NULL, TCTL_OUT_PORTS, NULL, NULL },
-	{ "port", "add", "port_add", "PORTID --traddr ADDR [OPTIONS]",
-	  "listen on a new port", PORT_ADD_HELP, { "PORTID", NULL }, 1,
+	  { "NQN", "on|off", NULL },
+	  2,
+	  0,
+	  b_allow_any_host,
+	  TCTL_OUT_ALLOW_ANY_HOST,
+	  NULL,
+	  NULL },
+	{ "port",
+	  "list",
+	  "port_list",
+	  "",
+	  "ports and the subsystems they serve",
+	  NULL,
+	  { NULL },
+	  0,
+	  0,
+	  NULL,
+	  TCTL_OUT_PORTS,
+	  NULL,
+	  NULL },
+	{ "port",
+	  "add",
+	  "port_add",
+	  "PORTID --traddr ADDR [OPTIONS]",
+	  "listen on a new port",
+	  PORT_ADD_HELP,
+	  { "PORTID", NULL },
+	  1,
 	  OPT(TRADDR) | OPT(TRSVCID) | OPT(ADRFAM) | OPT(TRTYPE) | OPT(INLINE_DATA_SIZE) |
-	  OPT(MAX_QUEUE_SIZE) | OPT(MAXH2CDATA) | OPT(ZEROCOPY_THRESHOLD) | OPT(SUBSYSTEM), b_port_add, TCTL_OUT_PORT_ADD, NULL, NULL },
-	{ "port", "remove", "port_remove", "PORTID",
-	  "stop listening on a port (its controllers are disconnected)", NULL,
-	  { "PORTID", NULL }, 1, 0, b_port, TCTL_OUT_PORT_REMOVE, NULL, NULL },
-	{ "port", "link", "port_link", "PORTID NQN", "expose a subsystem on a port", NULL,
-	  { "PORTID", "NQN", NULL }, 2, 0, b_port, TCTL_OUT_PORT_LINK, NULL, NULL },
-	{ "port", "unlink", "port_unlink", "PORTID NQN",
+		  OPT(MAX_QUEUE_SIZE) | OPT(MAXH2CDATA) | OPT(ZEROCOPY_THRESHOLD) | OPT(SUBSYSTEM),
+	  b_port_add,
+	  TCTL_OUT_PORT_ADD,
+	  NULL,
+	  NULL },
+	{ "port",
+	  "remove",
+	  "port_remove",
+	  "PORTID",
+	  "stop listening on a port (its controllers are disconnected)",
+	  NULL,
+	  { "PORTID", NULL },
+	  1,
+	  0,
+	  b_port,
+	  TCTL_OUT_PORT_REMOVE,
+	  NULL,
+	  NULL },
+	{ "port",
+	  "link",
+	  "port_link",
+	  "PORTID NQN",
+	  "expose a subsystem on a port",
+	  NULL,
+	  { "PORTID", "NQN", NULL },
+	  2,
+	  0,
+	  b_port,
+	  TCTL_OUT_PORT_LINK,
+	  NULL,
+	  NULL },
+	{ "port",
+	  "unlink",
+	  "port_unlink",
+	  "PORTID NQN",
 	  "stop exposing a subsystem on a port",
 	  "The subsystem's controllers connected through the port are disconnected.\n",
-	  { "PORTID", "NQN", NULL }, 2, 0, b_port, TCTL_OUT_PORT_UNLINK, NULL, NULL },
-	{ "controller", "list", "controller_list", "[--nqn NQN]",
-	  "connected controllers (hosts)", "  --nqn NQN            only the controllers of NQN\n",
-	  { NULL }, 0, OPT(NQN), b_controller_list, TCTL_OUT_CONTROLLERS, NULL, NULL },
-	{ "controller", "disconnect", "controller_disconnect", "NQN CNTLID",
-	  "disconnect a controller (the host may reconnect)", NULL,
-	  { "NQN", "CNTLID", NULL }, 2, 0, b_controller_disconnect, TCTL_OUT_DISCONNECT, NULL, NULL },
-	{ "namespace", "add", "namespace_add",
+	  { "PORTID", "NQN", NULL },
+	  2,
+	  0,
+	  b_port,
+	  TCTL_OUT_PORT_UNLINK,
+	  NULL,
+	  NULL },
+	{ "controller",
+	  "list",
+	  "controller_list",
+	  "[--nqn NQN]",
+	  "connected controllers (hosts)",
+	  "  --nqn NQN            only the controllers of NQN\n",
+	  { NULL },
+	  0,
+	  OPT(NQN),
+	  b_controller_list,
+	  TCTL_OUT_CONTROLLERS,
+	  NULL,
+	  NULL },
+	{ "controller",
+	  "disconnect",
+	  "controller_disconnect",
+	  "NQN CNTLID",
+	  "disconnect a controller (the host may reconnect)",
+	  NULL,
+	  { "NQN", "CNTLID", NULL },
+	  2,
+	  0,
+	  b_controller_disconnect,
+	  TCTL_OUT_DISCONNECT,
+	  NULL,
+	  NULL },
+	{ "namespace",
+	  "add",
+	  "namespace_add",
 	  "NQN (--path PATH | --ram SIZE | --null SIZE) [OPTIONS]",
-	  "add a namespace to a running subsystem", NS_ADD_HELP,
-	  { "NQN", NULL }, 1, OPT(NSID) | OPT(PATH) | OPT(RAM) | OPT(NULL) | OPT(BACKEND) |
-	  OPT(BLOCK_SIZE) | OPT(UUID) | OPT(NGUID) | OPT(SIZE) | OPT(CREATE) | OPT(BUFFERED) |
-	  OPT(DISABLED) | OPT(ANA_GROUP), b_namespace_add, TCTL_OUT_NS_ADD, NULL, NULL },
-	{ "namespace", "remove", "namespace_remove", "NQN NSID",
-	  "remove a namespace (commands in flight finish first)", NULL,
-	  { "NQN", "NSID", NULL }, 2, 0, b_nqn_nsid, TCTL_OUT_NS_REMOVE, NULL, NULL },
-	{ "namespace", "enable", "namespace_enable", "NQN NSID", "enable a namespace", NULL,
-	  { "NQN", "NSID", NULL }, 2, 0, b_nqn_nsid, TCTL_OUT_NS_ENABLE, NULL, NULL },
-	{ "namespace", "disable", "namespace_disable", "NQN NSID",
-	  "disable a namespace (hosts no longer see it)", NULL,
-	  { "NQN", "NSID", NULL }, 2, 0, b_nqn_nsid, TCTL_OUT_NS_DISABLE, NULL, NULL },
-	{ "namespace", "resize", "namespace_resize", "NQN NSID SIZE",
+	  "add a namespace to a running subsystem",
+	  NS_ADD_HELP,
+	  { "NQN", NULL },
+	  1,
+	  OPT(NSID) | OPT(PATH) | OPT(RAM) | OPT(NULL) | OPT(BACKEND) | OPT(BLOCK_SIZE) |
+		  OPT(UUID) | OPT(NGUID) | OPT(SIZE) | OPT(CREATE) | OPT(BUFFERED) | OPT(DISABLED) |
+		  OPT(ANA_GROUP),
+	  b_namespace_add,
+	  TCTL_OUT_NS_ADD,
+	  NULL,
+	  NULL },
+	{ "namespace",
+	  "remove",
+	  "namespace_remove",
+	  "NQN NSID",
+	  "remove a namespace (commands in flight finish first)",
+	  NULL,
+	  { "NQN", "NSID", NULL },
+	  2,
+	  0,
+	  b_nqn_nsid,
+	  TCTL_OUT_NS_REMOVE,
+	  NULL,
+	  NULL },
+	{ "namespace",
+	  "enable",
+	  "namespace_enable",
+	  "NQN NSID",
+	  "enable a namespace",
+	  NULL,
+	  { "NQN", "NSID", NULL },
+	  2,
+	  0,
+	  b_nqn_nsid,
+	  TCTL_OUT_NS_ENABLE,
+	  NULL,
+	  NULL },
+	{ "namespace",
+	  "disable",
+	  "namespace_disable",
+	  "NQN NSID",
+	  "disable a namespace (hosts no longer see it)",
+	  NULL,
+	  { "NQN", "NSID", NULL },
+	  2,
+	  0,
+	  b_nqn_nsid,
+	  TCTL_OUT_NS_DISABLE,
+	  NULL,
+	  NULL },
+	{ "namespace",
+	  "resize",
+	  "namespace_resize",
+	  "NQN NSID SIZE",
 	  "change a namespace's size (ram, null and file namespaces)",
-	  "SIZE is bytes, 0x hex, or digits with a K, M, G, T or P suffix (64M = 64 MiB;\n" \
+	  "SIZE is bytes, 0x hex, or digits with a K, M, G, T or P suffix (64M = 64 MiB;\n"
 	  "powers of 1024, docs/operating.md#sizes).\n",
-	  { "NQN", "NSID", "SIZE", NULL }, 3, 0, b_nqn_nsid, TCTL_OUT_NS_RESIZE, NULL, NULL },
-	{ "namespace", "ana-group", "namespace_ana_group_set", "NQN NSID GRPID",
+	  { "NQN", "NSID", "SIZE", NULL },
+	  3,
+	  0,
+	  b_nqn_nsid,
+	  TCTL_OUT_NS_RESIZE,
+	  NULL,
+	  NULL },
+	{ "namespace",
+	  "ana-group",
+	  "namespace_ana_group_set",
+	  "NQN NSID GRPID",
 	  "move a namespace to another ANA group",
 	  "GRPID is 1 to 128 and must be defined on some port (ana set defines it). The hosts\n"
 	  "of the subsystem get an ANA Change notice and route by the group's states.\n",
-	  { "NQN", "NSID", "GRPID", NULL }, 3, 0, b_ns_ana_group, TCTL_OUT_NS_ANA_GROUP, NULL, NULL },
-	{ "namespace", "reservation", "namespace_reservation", "NQN NSID",
-	  "a namespace's reservation: registrants, holder, type, generation, PTPL", NULL,
-	  { "NQN", "NSID", NULL }, 2, 0, b_nqn_nsid, TCTL_OUT_NS_RESV, NULL, NULL },
-	{ "host", "add", "host_add", "NQN HOSTNQN", "allow a host to connect to a subsystem", NULL,
-	  { "NQN", "HOSTNQN", NULL }, 2, 0, b_host, TCTL_OUT_HOST_ADD, NULL, NULL },
-	{ "host", "remove", "host_remove", "NQN HOSTNQN",
-	  "stop allowing a host (its controllers are disconnected)", NULL,
-	  { "NQN", "HOSTNQN", NULL }, 2, 0, b_host, TCTL_OUT_HOST_REMOVE, NULL, NULL },
-	{ "host", "dhchap", "host_dhchap_set", "HOSTNQN [--hash H] [--dhgroup G]",
+	  { "NQN", "NSID", "GRPID", NULL },
+	  3,
+	  0,
+	  b_ns_ana_group,
+	  TCTL_OUT_NS_ANA_GROUP,
+	  NULL,
+	  NULL },
+	{ "namespace",
+	  "reservation",
+	  "namespace_reservation",
+	  "NQN NSID",
+	  "a namespace's reservation: registrants, holder, type, generation, PTPL",
+	  NULL,
+	  { "NQN", "NSID", NULL },
+	  2,
+	  0,
+	  b_nqn_nsid,
+	  TCTL_OUT_NS_RESV,
+	  NULL,
+	  NULL },
+	{ "host",
+	  "add",
+	  "host_add",
+	  "NQN HOSTNQN",
+	  "allow a host to connect to a subsystem",
+	  NULL,
+	  { "NQN", "HOSTNQN", NULL },
+	  2,
+	  0,
+	  b_host,
+	  TCTL_OUT_HOST_ADD,
+	  NULL,
+	  NULL },
+	{ "host",
+	  "remove",
+	  "host_remove",
+	  "NQN HOSTNQN",
+	  "stop allowing a host (its controllers are disconnected)",
+	  NULL,
+	  { "NQN", "HOSTNQN", NULL },
+	  2,
+	  0,
+	  b_host,
+	  TCTL_OUT_HOST_REMOVE,
+	  NULL,
+	  NULL },
+	{ "host",
+	  "dhchap",
+	  "host_dhchap_set",
+	  "HOSTNQN [--hash H] [--dhgroup G]",
 	  "set a host's DH-HMAC-CHAP secrets (from the environment), hash and group",
 	  "The host's secret is read from $NVMF_DHCHAP_SECRET and, for bidirectional\n"
 	  "authentication, the controller's from $NVMF_DHCHAP_CTRL_SECRET (\"DHHC-1:NN:...:\",\n"
@@ -765,53 +1006,153 @@ const struct tctl_command tctl_commands[] = {
 	  "                       ffdhe8192\n"
 	  "Used from the next authentication: new associations, and every new transaction\n"
 	  "of live ones (re-authentication, I/O queues connecting).\n",
-	  { "HOSTNQN", NULL }, 1, OPT(HASH) | OPT(DHGROUP), b_dhchap_set, TCTL_OUT_DHCHAP_SET,
-	  tctl_load_dhchap_secrets, NULL },
-	{ "host", "dhchap-clear", "host_dhchap_clear", "HOSTNQN",
+	  { "HOSTNQN", NULL },
+	  1,
+	  OPT(HASH) | OPT(DHGROUP),
+	  b_dhchap_set,
+	  TCTL_OUT_DHCHAP_SET,
+	  tctl_load_dhchap_secrets,
+	  NULL },
+	{ "host",
+	  "dhchap-clear",
+	  "host_dhchap_clear",
+	  "HOSTNQN",
 	  "remove a host's DH-HMAC-CHAP secrets",
 	  "New associations of the host connect without authentication; live ones keep\n"
 	  "their keys (remove the host from its subsystems to end them).\n",
-	  { "HOSTNQN", NULL }, 1, 0, b_dhchap_clear, TCTL_OUT_DHCHAP_CLEAR, NULL, NULL },
-	{ "ana", "list", "ana_state_list", "[PORTID]",
+	  { "HOSTNQN", NULL },
+	  1,
+	  0,
+	  b_dhchap_clear,
+	  TCTL_OUT_DHCHAP_CLEAR,
+	  NULL,
+	  NULL },
+	{ "ana",
+	  "list",
+	  "ana_state_list",
+	  "[PORTID]",
 	  "ANA groups: their state on each port (or PORTID) and their namespaces",
 	  "DEFINED says whether the port defines the group; a group it does not define is\n"
 	  "inaccessible through it (group 1 is defined on every port).\n",
-	  { "PORTID", NULL }, 0, 0, b_ana_list, TCTL_OUT_ANA_LIST, NULL, NULL },
-	{ "ana", "set", "ana_state_set", "PORTID GRPID STATE",
+	  { "PORTID", NULL },
+	  0,
+	  0,
+	  b_ana_list,
+	  TCTL_OUT_ANA_LIST,
+	  NULL,
+	  NULL },
+	{ "ana",
+	  "set",
+	  "ana_state_set",
+	  "PORTID GRPID STATE",
 	  "set an ANA group's state on a port (the port defines the group from then on)",
 	  "STATE is optimized, non-optimized, inaccessible, persistent-loss or change.\n"
 	  "Hosts connected through the port get an ANA Change notice; I/O on a path that is\n"
 	  "inaccessible, persistent-loss or change fails with an ANA status, and the host's\n"
 	  "multipath sends it to another path.\n",
-	  { "PORTID", "GRPID", "STATE", NULL }, 3, 0, b_ana_set, TCTL_OUT_ANA_SET, NULL, NULL },
-	{ "stats", "namespaces", "namespace_stats", "[--nqn NQN [--nsid N]]",
+	  { "PORTID", "GRPID", "STATE", NULL },
+	  3,
+	  0,
+	  b_ana_set,
+	  TCTL_OUT_ANA_SET,
+	  NULL,
+	  NULL },
+	{ "stats",
+	  "namespaces",
+	  "namespace_stats",
+	  "[--nqn NQN [--nsid N]]",
 	  "I/O counts and latency percentiles per namespace",
 	  "  --nqn NQN            only the namespaces of NQN\n"
 	  "  --nsid N             only namespace N (needs --nqn)\n",
-	  { NULL }, 0, OPT(NQN) | OPT(NSID), b_namespace_stats, TCTL_OUT_NS_STATS, NULL, NULL },
-	{ "stats", "poll-groups", "poll_group_stats", "", "what each poll-group thread did", NULL,
-	  { NULL }, 0, 0, NULL, TCTL_OUT_POLL_GROUP_STATS, NULL, NULL },
-	{ "config", "show", "config_get", "", "the running configuration, as a config file",
+	  { NULL },
+	  0,
+	  OPT(NQN) | OPT(NSID),
+	  b_namespace_stats,
+	  TCTL_OUT_NS_STATS,
+	  NULL,
+	  NULL },
+	{ "stats",
+	  "poll-groups",
+	  "poll_group_stats",
+	  "",
+	  "what each poll-group thread did",
+	  NULL,
+	  { NULL },
+	  0,
+	  0,
+	  NULL,
+	  TCTL_OUT_POLL_GROUP_STATS,
+	  NULL,
+	  NULL },
+	{ "config",
+	  "show",
+	  "config_get",
+	  "",
+	  "the running configuration, as a config file",
 	  "Always JSON: 'config show > FILE' gives a file nvmf-target can start from, unless\n"
 	  "hosts have DH-HMAC-CHAP secrets: they show as \"(secret)\" (config save writes them).\n",
-	  { NULL }, 0, 0, NULL, TCTL_OUT_CONFIG, NULL, NULL },
-	{ "config", "save", "config_save", "[PATH]",
+	  { NULL },
+	  0,
+	  0,
+	  NULL,
+	  TCTL_OUT_CONFIG,
+	  NULL,
+	  NULL },
+	{ "config",
+	  "save",
+	  "config_save",
+	  "[PATH]",
 	  "write the running configuration to a file (atomically)",
 	  "Without PATH, to the file the target was started from. A relative PATH is taken\n"
 	  "from the current directory.\n",
-	  { "PATH", NULL }, 0, 0, b_config_save, TCTL_OUT_CONFIG_SAVE, tctl_load_save_path, NULL },
-	{ "config", "reload", "config_reload", "",
-	  "apply the target's config file again; print what changed", NULL,
-	  { NULL }, 0, 0, NULL, TCTL_OUT_CONFIG_RELOAD, NULL, NULL },
-	{ "log-level", NULL, "log_level_get", "[--component C] [LEVEL]", "print or set the target's log level",
+	  { "PATH", NULL },
+	  0,
+	  0,
+	  b_config_save,
+	  TCTL_OUT_CONFIG_SAVE,
+	  tctl_load_save_path,
+	  NULL },
+	{ "config",
+	  "reload",
+	  "config_reload",
+	  "",
+	  "apply the target's config file again; print what changed",
+	  NULL,
+	  { NULL },
+	  0,
+	  0,
+	  NULL,
+	  TCTL_OUT_CONFIG_RELOAD,
+	  NULL,
+	  NULL },
+	{ "log-level",
+	  NULL,
+	  "log_level_get",
+	  "[--component C] [LEVEL]",
+	  "print or set the target's log level",
 	  "  --component C        only this component's level: core, rdma, tcp, auth, control or\n"
 	  "                       backend (default: every component's)\n"
 	  "LEVEL is error, warning, info or debug.\n",
-	  { "LEVEL", NULL }, 0, 1u << TCTL_OPT_COMPONENT, b_log_level, TCTL_OUT_LOG_LEVEL, NULL, "log_level_set" },
-	{ "call", NULL, NULL, "METHOD [JSON-PARAMS]",
+	  { "LEVEL", NULL },
+	  0,
+	  1u << TCTL_OPT_COMPONENT,
+	  b_log_level,
+	  TCTL_OUT_LOG_LEVEL,
+	  NULL,
+	  "log_level_set" },
+	{ "call",
+	  NULL,
+	  NULL,
+	  "METHOD [JSON-PARAMS]",
 	  "call any method; print its result as JSON",
 	  "JSON-PARAMS is one JSON object, e.g. '{\"nqn\": \"nqn.2024-01.io.example:a\"}'.\n",
-	  { "METHOD", "JSON-PARAMS", NULL }, 1, 0, b_call, TCTL_OUT_RAW, NULL, NULL },
+	  { "METHOD", "JSON-PARAMS", NULL },
+	  1,
+	  0,
+	  b_call,
+	  TCTL_OUT_RAW,
+	  NULL,
+	  NULL },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, { NULL }, 0, 0, NULL, TCTL_OUT_RAW, NULL, NULL },
 };
 

@@ -21,8 +21,10 @@ static bool ours(const json_t *root, const char *path, const struct tctl_env *en
 	if (json_is_object(json_object_get(root, "error")) && (!id || json_is_null(id)))
 		return true;
 	char *text = id ? json_dumps(id, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-	fprintf(env->err, TCTL_PROG ": %s: the target answered another request (id %.64s)\n",
-		path, text ? text : id ? "?" : "missing");
+	fprintf(env->err, TCTL_PROG ": %s: the target answered another request (id %.64s)\n", path,
+		text ? text :
+		id   ? "?" :
+		       "missing");
 	free(text);
 	return false;
 }
@@ -83,8 +85,10 @@ int tctl_run(int argc, char **argv, const struct tctl_env *env)
 	switch (tctl_client_call(path, req.timeout_s, text, strlen(text), &answer, err,
 				 sizeof(err))) {
 	case TCTL_CLIENT_NOCONN:
-		fprintf(env->err, TCTL_PROG ": cannot connect to %s: %s (is nvmf-target running? "
-			"--socket PATH)\n", path, err);
+		fprintf(env->err,
+			TCTL_PROG ": cannot connect to %s: %s (is nvmf-target running? "
+				  "--socket PATH)\n",
+			path, err);
 		rc = TCTL_NOCONN;
 		goto out;
 	case TCTL_CLIENT_FAILED:
@@ -100,7 +104,8 @@ int tctl_run(int argc, char **argv, const struct tctl_env *env)
 	json_t *warns = rc == TCTL_OK && !req.json ? json_object_get(result, "warnings") : NULL;
 	for (size_t i = 0; i < json_array_size(warns); i++)
 		if (json_is_string(json_array_get(warns, i)))
-			fprintf(env->err, TCTL_PROG ": warning: %s\n", json_string_value(json_array_get(warns, i)));
+			fprintf(env->err, TCTL_PROG ": warning: %s\n",
+				json_string_value(json_array_get(warns, i)));
 out:
 	json_decref(root);
 	free(answer);

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define TCTL_PROG "nvmf-targetctl"
+#define TCTL_PROG              "nvmf-targetctl"
 #define TCTL_DEFAULT_TIMEOUT_S 30
 
 enum { TCTL_OK = 0, TCTL_ERR = 1, TCTL_USAGE = 2, TCTL_NOCONN = 3 };
@@ -34,31 +34,78 @@ struct tctl_env {
 
 /* How a command's result is printed (format.c). */
 enum tctl_out {
-	TCTL_OUT_VERSION, TCTL_OUT_SUBSYSTEMS, TCTL_OUT_PORTS, TCTL_OUT_CONTROLLERS,
-	TCTL_OUT_DISCONNECT, TCTL_OUT_NS_ADD, TCTL_OUT_NS_REMOVE, TCTL_OUT_NS_ENABLE,
-	TCTL_OUT_NS_DISABLE, TCTL_OUT_NS_RESIZE, TCTL_OUT_HOST_ADD, TCTL_OUT_HOST_REMOVE,
-	TCTL_OUT_ALLOW_ANY_HOST, TCTL_OUT_NS_STATS, TCTL_OUT_POLL_GROUP_STATS, TCTL_OUT_RAW,
-	TCTL_OUT_SUBSYSTEM_ADD, TCTL_OUT_SUBSYSTEM_REMOVE, TCTL_OUT_PORT_ADD, TCTL_OUT_PORT_REMOVE,
-	TCTL_OUT_PORT_LINK, TCTL_OUT_PORT_UNLINK, TCTL_OUT_CONFIG, TCTL_OUT_CONFIG_SAVE,
-	TCTL_OUT_CONFIG_RELOAD, TCTL_OUT_LOG_LEVEL, TCTL_OUT_DHCHAP_SET, TCTL_OUT_DHCHAP_CLEAR,
-	TCTL_OUT_ANA_LIST, TCTL_OUT_ANA_SET, TCTL_OUT_NS_ANA_GROUP,
+	TCTL_OUT_VERSION,
+	TCTL_OUT_SUBSYSTEMS,
+	TCTL_OUT_PORTS,
+	TCTL_OUT_CONTROLLERS,
+	TCTL_OUT_DISCONNECT,
+	TCTL_OUT_NS_ADD,
+	TCTL_OUT_NS_REMOVE,
+	TCTL_OUT_NS_ENABLE,
+	TCTL_OUT_NS_DISABLE,
+	TCTL_OUT_NS_RESIZE,
+	TCTL_OUT_HOST_ADD,
+	TCTL_OUT_HOST_REMOVE,
+	TCTL_OUT_ALLOW_ANY_HOST,
+	TCTL_OUT_NS_STATS,
+	TCTL_OUT_POLL_GROUP_STATS,
+	TCTL_OUT_RAW,
+	TCTL_OUT_SUBSYSTEM_ADD,
+	TCTL_OUT_SUBSYSTEM_REMOVE,
+	TCTL_OUT_PORT_ADD,
+	TCTL_OUT_PORT_REMOVE,
+	TCTL_OUT_PORT_LINK,
+	TCTL_OUT_PORT_UNLINK,
+	TCTL_OUT_CONFIG,
+	TCTL_OUT_CONFIG_SAVE,
+	TCTL_OUT_CONFIG_RELOAD,
+	TCTL_OUT_LOG_LEVEL,
+	TCTL_OUT_DHCHAP_SET,
+	TCTL_OUT_DHCHAP_CLEAR,
+	TCTL_OUT_ANA_LIST,
+	TCTL_OUT_ANA_SET,
+	TCTL_OUT_NS_ANA_GROUP,
 	TCTL_OUT_NS_RESV,
 };
 
 /* Options a command may take besides the global ones (bit i of tctl_command.opts). */
 enum tctl_opt {
-	TCTL_OPT_NQN, TCTL_OPT_NSID, TCTL_OPT_PATH, TCTL_OPT_RAM, TCTL_OPT_NULL,
-	TCTL_OPT_BACKEND, TCTL_OPT_BLOCK_SIZE, TCTL_OPT_UUID, TCTL_OPT_NGUID, TCTL_OPT_SIZE,
-	TCTL_OPT_CREATE, TCTL_OPT_BUFFERED, TCTL_OPT_DISABLED, TCTL_OPT_ALLOW_ANY_HOST,
-	TCTL_OPT_HOST, TCTL_OPT_SERIAL, TCTL_OPT_MODEL, TCTL_OPT_QID_MAX, TCTL_OPT_FROM,
-	TCTL_OPT_TRADDR, TCTL_OPT_TRSVCID, TCTL_OPT_ADRFAM, TCTL_OPT_TRTYPE,
-	TCTL_OPT_INLINE_DATA_SIZE, TCTL_OPT_MAX_QUEUE_SIZE, TCTL_OPT_SUBSYSTEM,
-	TCTL_OPT_HASH, TCTL_OPT_DHGROUP, TCTL_OPT_ANA_GROUP, TCTL_OPT_MAXH2CDATA,
-	TCTL_OPT_ZEROCOPY_THRESHOLD, TCTL_OPT_COMPONENT,
-	TCTL_OPT_COUNT,   /* at most 32: tctl_command.opts is a bit mask */
+	TCTL_OPT_NQN,
+	TCTL_OPT_NSID,
+	TCTL_OPT_PATH,
+	TCTL_OPT_RAM,
+	TCTL_OPT_NULL,
+	TCTL_OPT_BACKEND,
+	TCTL_OPT_BLOCK_SIZE,
+	TCTL_OPT_UUID,
+	TCTL_OPT_NGUID,
+	TCTL_OPT_SIZE,
+	TCTL_OPT_CREATE,
+	TCTL_OPT_BUFFERED,
+	TCTL_OPT_DISABLED,
+	TCTL_OPT_ALLOW_ANY_HOST,
+	TCTL_OPT_HOST,
+	TCTL_OPT_SERIAL,
+	TCTL_OPT_MODEL,
+	TCTL_OPT_QID_MAX,
+	TCTL_OPT_FROM,
+	TCTL_OPT_TRADDR,
+	TCTL_OPT_TRSVCID,
+	TCTL_OPT_ADRFAM,
+	TCTL_OPT_TRTYPE,
+	TCTL_OPT_INLINE_DATA_SIZE,
+	TCTL_OPT_MAX_QUEUE_SIZE,
+	TCTL_OPT_SUBSYSTEM,
+	TCTL_OPT_HASH,
+	TCTL_OPT_DHGROUP,
+	TCTL_OPT_ANA_GROUP,
+	TCTL_OPT_MAXH2CDATA,
+	TCTL_OPT_ZEROCOPY_THRESHOLD,
+	TCTL_OPT_COMPONENT,
+	TCTL_OPT_COUNT, /* at most 32: tctl_command.opts is a bit mask */
 };
 
-#define TCTL_MAX_ARGS 4
+#define TCTL_MAX_ARGS   4
 /* Values of the repeatable options (--host, --subsystem) on one command line, in all:
  * more hosts than this go through a file (subsystem add --from) or host add. */
 #define TCTL_MAX_REPEAT 256
@@ -87,19 +134,19 @@ typedef int (*tctl_load_fn)(json_t *params, char *msg, size_t len);
 
 /* One command of the table in request.c. */
 struct tctl_command {
-	const char *group;        /* "namespace", or a one-word command ("version") */
-	const char *verb;         /* "add"; NULL for a one-word command */
-	const char *method;       /* JSON-RPC method; NULL: the first argument (call) */
-	const char *synopsis;     /* what follows the command words in its usage line */
-	const char *summary;      /* one line for the command list */
-	const char *help;         /* option lines and notes for --help (NULL: none) */
-	const char *args[TCTL_MAX_ARGS];  /* positional names (NQN, NSID...), NULL-ended */
-	unsigned nreq;            /* how many of them are required */
-	unsigned opts;            /* 1u << enum tctl_opt it accepts */
+	const char *group;               /* "namespace", or a one-word command ("version") */
+	const char *verb;                /* "add"; NULL for a one-word command */
+	const char *method;              /* JSON-RPC method; NULL: the first argument (call) */
+	const char *synopsis;            /* what follows the command words in its usage line */
+	const char *summary;             /* one line for the command list */
+	const char *help;                /* option lines and notes for --help (NULL: none) */
+	const char *args[TCTL_MAX_ARGS]; /* positional names (NQN, NSID...), NULL-ended */
+	unsigned nreq;                   /* how many of them are required */
+	unsigned opts;                   /* 1u << enum tctl_opt it accepts */
 	tctl_build_fn build;
 	enum tctl_out out;
-	tctl_load_fn load;        /* NULL: the builder's params are complete */
-	const char *method_arg;   /* with the optional argument given, this method instead
+	tctl_load_fn load;      /* NULL: the builder's params are complete */
+	const char *method_arg; /* with the optional argument given, this method instead
 				   * (log-level LEVEL); NULL: always method */
 };
 
@@ -108,14 +155,14 @@ extern const struct tctl_command tctl_commands[];
 
 /* A parsed command line. */
 struct tctl_request {
-	const struct tctl_command *cmd;  /* NULL: top-level (help only) */
-	const char *group;        /* help for a whole group ("namespace --help"), else NULL */
-	bool help;                /* print usage, send nothing */
-	const char *socket;       /* -s/--socket; NULL: nvmf_rpc_default_path() */
-	bool json;                /* --json */
-	unsigned timeout_s;       /* --timeout; 0: wait forever */
-	const char *method;       /* the method to call (borrowed from the table or argv) */
-	json_t *params;           /* owned: the params object */
+	const struct tctl_command *cmd; /* NULL: top-level (help only) */
+	const char *group;              /* help for a whole group ("namespace --help"), else NULL */
+	bool help;                      /* print usage, send nothing */
+	const char *socket;             /* -s/--socket; NULL: nvmf_rpc_default_path() */
+	bool json;                      /* --json */
+	unsigned timeout_s;             /* --timeout; 0: wait forever */
+	const char *method;             /* the method to call (borrowed from the table or argv) */
+	json_t *params;                 /* owned: the params object */
 };
 
 /* ---- args.c: the command line (pure: no I/O, no environment) ---- */
@@ -136,8 +183,8 @@ void tctl_request_free(struct tctl_request *req);
 int tctl_parse_size(const char *s, const char *what, uint64_t *out, char *msg, size_t len);
 /* tctl_parse_uint - decimal digits in [@min, @max]; -1 with @msg "@what 'TEXT' is not a
  * number" or "@what N is out of range (MIN to MAX)". */
-int tctl_parse_uint(const char *s, const char *what, uint64_t min, uint64_t max,
-		    uint64_t *out, char *msg, size_t len);
+int tctl_parse_uint(const char *s, const char *what, uint64_t min, uint64_t max, uint64_t *out,
+		    char *msg, size_t len);
 
 /* ---- request.c: the command table's builders ---- */
 
@@ -183,8 +230,8 @@ void tctl_usage(FILE *f, const struct tctl_request *req);
 
 enum tctl_client_rc {
 	TCTL_CLIENT_OK,
-	TCTL_CLIENT_NOCONN,       /* socket() or connect() failed: @err is strerror */
-	TCTL_CLIENT_FAILED,       /* sending or the answer failed (timeout, closed, too long) */
+	TCTL_CLIENT_NOCONN, /* socket() or connect() failed: @err is strerror */
+	TCTL_CLIENT_FAILED, /* sending or the answer failed (timeout, closed, too long) */
 };
 /*
  * tctl_client_call - connect to the Unix socket @path, send the @len bytes of @request and
@@ -211,16 +258,16 @@ char *tctl_size_text(uint64_t bytes, char *buf, size_t len);
 /* ---- table.c: aligned columns ---- */
 
 struct tctl_col {
-	const char *name;         /* the header */
-	bool right;               /* right-aligned (numbers) */
+	const char *name; /* the header */
+	bool right;       /* right-aligned (numbers) */
 };
 /* A table filled cell by cell, row after row; cells are copies. */
 struct tctl_table {
 	const struct tctl_col *cols;
 	unsigned ncols;
-	char **cells;             /* nrows * ncols after complete rows */
+	char **cells; /* nrows * ncols after complete rows */
 	size_t ncells, cap;
-	bool oom;                 /* a cell could not be stored: print fails */
+	bool oom; /* a cell could not be stored: print fails */
 };
 void tctl_table_init(struct tctl_table *t, const struct tctl_col *cols, unsigned ncols);
 /* tctl_table_cell - the next cell, printf-style. */

@@ -7,10 +7,10 @@
 #include "app/nvmf-targetctl/targetctl.h"
 #include "control/schema.h"
 
-#define GLOBAL_HELP \
-	"Global options (anywhere on the line):\n" \
-	"  -s, --socket PATH    the target's control socket (default: see below)\n" \
-	"      --json           print the target's answer as JSON\n" \
+#define GLOBAL_HELP                                                                           \
+	"Global options (anywhere on the line):\n"                                            \
+	"  -s, --socket PATH    the target's control socket (default: see below)\n"           \
+	"      --json           print the target's answer as JSON\n"                          \
 	"      --timeout SECS   wait at most SECS for the answer (default 30; 0: no limit)\n" \
 	"  -h, --help           this help; after a command: the command's help\n"
 

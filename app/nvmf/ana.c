@@ -27,7 +27,8 @@ static const char usage[] =
 
 static void print_text(FILE *f, const char *where, uint16_t cntlid, const struct nvmf_ana_log *log)
 {
-	fprintf(f, "Asymmetric Namespace Access Log for NVMe device: %s (cntlid %u)\n", where, cntlid);
+	fprintf(f, "Asymmetric Namespace Access Log for NVMe device: %s (cntlid %u)\n", where,
+		cntlid);
 	fprintf(f, "ANA LOG HEADER :-\n");
 	fprintf(f, "chgcnt\t:\t%" PRIu64 "\n", log->chgcnt);
 	fprintf(f, "ngrps\t:\t%u\n", log->nr_groups);
@@ -98,11 +99,13 @@ int cli_ana_log(int argc, char **argv, const struct cli_env *env)
 		return CLI_OK;
 	}
 	if (optind < argc)
-		return cli_usage_error(env->err, "ana-log", "unexpected argument '%s'", argv[optind]);
+		return cli_usage_error(env->err, "ana-log", "unexpected argument '%s'",
+				       argv[optind]);
 	if ((rc = cli_check_common(&c, CLI_NQN_NVM, "ana-log", env->err)))
 		return rc;
 	if (c.refresh_ms || c.path_timeout_ms)
-		return cli_usage_error(env->err, "ana-log", "--refresh and --path-timeout are for "
+		return cli_usage_error(env->err, "ana-log",
+				       "--refresh and --path-timeout are for "
 				       "read, write and perf");
 
 	json_t *paths = json_array();
@@ -126,8 +129,8 @@ int cli_ana_log(int argc, char **argv, const struct cli_env *env)
 		int lrc = nvmf_read_ana_log(ctrl, groups_only, &log);
 		if (lrc) {
 			char what[320];
-			snprintf(what, sizeof(what), "ana-log of %s:%s (%s)", one.traddr, one.trsvcid,
-				 c.subnqn);
+			snprintf(what, sizeof(what), "ana-log of %s:%s (%s)", one.traddr,
+				 one.trsvcid, c.subnqn);
 			status = cli_lib_error(env->err, what, lrc, nvmf_ctrl_errmsg(ctrl));
 		} else if (c.json) {
 			json_array_append_new(paths, log_json(one.traddr, one.trsvcid,

@@ -121,13 +121,15 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 			c->path_timeout_ms = (unsigned)port;
 		return 0;
 	case 'n':
-		if (strlen(arg) > 223)   /* NVMe Base 4.5: NQNs are at most 223 bytes */
-			return cli_usage_error(err, cmd, "-n/--nqn: the NQN is longer than 223 bytes");
+		if (strlen(arg) > 223) /* NVMe Base 4.5: NQNs are at most 223 bytes */
+			return cli_usage_error(err, cmd,
+					       "-n/--nqn: the NQN is longer than 223 bytes");
 		c->subnqn = arg;
 		return 0;
 	case 'q':
 		if (strlen(arg) > 223)
-			return cli_usage_error(err, cmd, "-q/--hostnqn: the NQN is longer than 223 bytes");
+			return cli_usage_error(err, cmd,
+					       "-q/--hostnqn: the NQN is longer than 223 bytes");
 		c->hostnqn = arg;
 		return 0;
 	case 'I':
@@ -136,15 +138,17 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 		c->have_hostid = true;
 		return 0;
 	case 'S':
-		c->dhchap_secret = arg;   /* checked by nvmf_connect, which names the option */
+		c->dhchap_secret = arg; /* checked by nvmf_connect, which names the option */
 		return 0;
 	case 'C':
 		c->dhchap_ctrl_secret = arg;
 		return 0;
 	case 't':
 		if (strcmp(arg, "rdma") && strcmp(arg, "tcp"))
-			return cli_usage_error(err, cmd, "-t/--transport: '%s' is not a transport "
-					       "(rdma or tcp)", arg);
+			return cli_usage_error(err, cmd,
+					       "-t/--transport: '%s' is not a transport "
+					       "(rdma or tcp)",
+					       arg);
 		c->trtype = arg;
 		return 0;
 	case 'g':
@@ -174,8 +178,7 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 	}
 }
 
-int cli_check_common(const struct cli_common *c, enum cli_nqn need, const char *cmd,
-		     FILE *err)
+int cli_check_common(const struct cli_common *c, enum cli_nqn need, const char *cmd, FILE *err)
 {
 	if (!c->traddr || !*c->traddr)
 		return cli_usage_error(err, cmd, "-a/--traddr ADDR is required");
@@ -187,21 +190,27 @@ int cli_check_common(const struct cli_common *c, enum cli_nqn need, const char *
 	/* Connecting would only get the discovery controller's INVALID_FIELD for the first
 	 * namespace or I/O command, which does not say that the NQN was the mistake. */
 	if (need == CLI_NQN_NVM && !strcmp(c->subnqn, NVME_DISC_SUBSYS_NAME))
-		return cli_usage_error(err, cmd, "-n/--nqn %s is the discovery subsystem: it has "
+		return cli_usage_error(err, cmd,
+				       "-n/--nqn %s is the discovery subsystem: it has "
 				       "no namespaces and no I/O queues; give an NVM subsystem's "
-				       "NQN (`nvmf discover` lists them)", NVME_DISC_SUBSYS_NAME);
+				       "NQN (`nvmf discover` lists them)",
+				       NVME_DISC_SUBSYS_NAME);
 	if (c->n_traddrs > 1 && !c->multipath_ok)
-		return cli_usage_error(err, cmd, "-a/--traddr given %u times: %s takes one path "
-				       "(several: read, write, perf, ana-log)", c->n_traddrs, cmd);
+		return cli_usage_error(err, cmd,
+				       "-a/--traddr given %u times: %s takes one path "
+				       "(several: read, write, perf, ana-log)",
+				       c->n_traddrs, cmd);
 	if (c->n_trsvcids > 1 && c->n_trsvcids != c->n_traddrs)
-		return cli_usage_error(err, cmd, "-s/--trsvcid given %u times for %u addresses: give "
+		return cli_usage_error(err, cmd,
+				       "-s/--trsvcid given %u times for %u addresses: give "
 				       "it once (every path) or once per -a, in the same order",
 				       c->n_trsvcids, c->n_traddrs);
 	if ((c->hdr_digest || c->data_digest) && (!c->trtype || strcmp(c->trtype, "tcp")))
 		return cli_usage_error(err, cmd, "%s: digests are NVMe/TCP's: give -t tcp",
 				       c->hdr_digest ? "-g/--hdr-digest" : "-G/--data-digest");
 	if ((c->refresh_ms || c->path_timeout_ms) && c->n_traddrs < 2)
-		return cli_usage_error(err, cmd, "%s is for several paths (-a given more than once)",
+		return cli_usage_error(err, cmd,
+				       "%s is for several paths (-a given more than once)",
 				       c->refresh_ms ? "--refresh" : "--path-timeout");
 	return 0;
 }

@@ -25,78 +25,93 @@ enum { CLI_OK = 0, CLI_ERR = 1, CLI_USAGE = 2 };
 
 /* Where a subcommand reads and writes, and how it reaches the target. */
 struct cli_env {
-	FILE *in, *out, *err;                          /* stdin/stdout/stderr normally */
-	const struct nvmf_host_transport *transport;   /* NULL: RDMA (tests: loop host) */
-	const char *hostnqn;        /* tests: default host NQN when -q is absent (NULL: lib) */
+	FILE *in, *out, *err;                        /* stdin/stdout/stderr normally */
+	const struct nvmf_host_transport *transport; /* NULL: RDMA (tests: loop host) */
+	const char *hostnqn; /* tests: default host NQN when -q is absent (NULL: lib) */
 	/* Secrets when -S/-C are absent: main() takes $NVMF_DHCHAP_SECRET and
 	 * $NVMF_DHCHAP_CTRL_SECRET (not visible to other users, unlike arguments). */
 	const char *dhchap_secret, *dhchap_ctrl_secret;
-	bool no_progress;           /* perf: no per-second line (tests) */
+	bool no_progress; /* perf: no per-second line (tests) */
 };
 
 /* Options every subcommand that connects shares (nvme-cli's names). */
 struct cli_common {
-	const char *traddr;         /* -a/--traddr, required (the first one) */
-	const char *trsvcid;        /* -s/--trsvcid, default "4420" (the first one) */
+	const char *traddr;  /* -a/--traddr, required (the first one) */
+	const char *trsvcid; /* -s/--trsvcid, default "4420" (the first one) */
 	/* Several paths (read, write, perf, ana-log): -a repeated, and -s once for every
 	 * path or once per -a in the same order (cli_path_trsvcid). */
 	const char *traddrs[NVMF_MPATH_MAX_PATHS], *trsvcids[NVMF_MPATH_MAX_PATHS];
 	unsigned n_traddrs, n_trsvcids;
-	bool multipath_ok;          /* set by a subcommand that takes several -a */
-	unsigned refresh_ms;        /* --refresh MS: the multipath watcher's period */
-	unsigned path_timeout_ms;   /* --path-timeout MS: no_path_timeout_ms */
-	const char *subnqn;         /* -n/--nqn */
-	const char *hostnqn;        /* -q/--hostnqn */
-	uint8_t hostid[16];         /* -I/--hostid (UUID text), valid when have_hostid */
+	bool multipath_ok;        /* set by a subcommand that takes several -a */
+	unsigned refresh_ms;      /* --refresh MS: the multipath watcher's period */
+	unsigned path_timeout_ms; /* --path-timeout MS: no_path_timeout_ms */
+	const char *subnqn;       /* -n/--nqn */
+	const char *hostnqn;      /* -q/--hostnqn */
+	uint8_t hostid[16];       /* -I/--hostid (UUID text), valid when have_hostid */
 	bool have_hostid;
 	const char *dhchap_secret;      /* -S/--dhchap-secret "DHHC-1:..." */
 	const char *dhchap_ctrl_secret; /* -C/--dhchap-ctrl-secret */
-	const char *trtype;         /* -t/--transport rdma|tcp; NULL: rdma */
-	bool hdr_digest;            /* -g/--hdr-digest (tcp only) */
-	bool data_digest;           /* -G/--data-digest (tcp only) */
-	bool disable_sqflow;        /* --disable-sqflow: Connect CATTR bit 2 on every queue */
-	bool verbose;               /* -v/--verbose: how the connect went, on stderr */
-	bool json;                  /* --json */
-	bool help;                  /* -h/--help */
+	const char *trtype;             /* -t/--transport rdma|tcp; NULL: rdma */
+	bool hdr_digest;                /* -g/--hdr-digest (tcp only) */
+	bool data_digest;               /* -G/--data-digest (tcp only) */
+	bool disable_sqflow;            /* --disable-sqflow: Connect CATTR bit 2 on every queue */
+	bool verbose;                   /* -v/--verbose: how the connect went, on stderr */
+	bool json;                      /* --json */
+	bool help;                      /* -h/--help */
 };
 
 /* ---- args.c: option and value parsing (pure) ---- */
 
 /* Long option ids above the char range for options with no short form. */
 enum {
-	OPT_JSON = 0x100, OPT_NS, OPT_SLBA, OPT_NLB, OPT_OFFSET, OPT_LENGTH,
-	OPT_RW, OPT_MIX, OPT_BS, OPT_QD, OPT_QUEUES, OPT_TIME, OPT_SIZE, OPT_HOLD,
-	OPT_GROUPS_ONLY, OPT_REFRESH, OPT_PATH_TIMEOUT, OPT_DISABLE_SQFLOW,
+	OPT_JSON = 0x100,
+	OPT_NS,
+	OPT_SLBA,
+	OPT_NLB,
+	OPT_OFFSET,
+	OPT_LENGTH,
+	OPT_RW,
+	OPT_MIX,
+	OPT_BS,
+	OPT_QD,
+	OPT_QUEUES,
+	OPT_TIME,
+	OPT_SIZE,
+	OPT_HOLD,
+	OPT_GROUPS_ONLY,
+	OPT_REFRESH,
+	OPT_PATH_TIMEOUT,
+	OPT_DISABLE_SQFLOW,
 };
 
 /* The help lines of the multipath options (read, write, perf). */
-#define CLI_MULTIPATH_USAGE \
+#define CLI_MULTIPATH_USAGE                                                                     \
 	"  -a ADDR repeated: one path each to the same subsystem (multipath, with failover);\n" \
-	"  -s PORT then once for every path or once per -a, in the same order\n" \
-	"  --refresh MS       how often the paths' ANA states are read again and lost paths\n" \
-	"                     reconnected (default 1000)\n" \
-	"  --path-timeout MS  how long an I/O may wait for a usable path (default twice the\n" \
+	"  -s PORT then once for every path or once per -a, in the same order\n"                \
+	"  --refresh MS       how often the paths' ANA states are read again and lost paths\n"  \
+	"                     reconnected (default 1000)\n"                                     \
+	"  --path-timeout MS  how long an I/O may wait for a usable path (default twice the\n"  \
 	"                     controllers' ANATT, 10000 without ANA)\n"
 
 /* The short options and long options of struct cli_common, for getopt_long tables. */
 #define CLI_COMMON_SHORTOPTS ":a:s:n:q:I:S:C:t:gGvh"
-#define CLI_COMMON_LONGOPTS \
-	{ "traddr", required_argument, NULL, 'a' }, \
-	{ "trsvcid", required_argument, NULL, 's' }, \
-	{ "nqn", required_argument, NULL, 'n' }, \
-	{ "hostnqn", required_argument, NULL, 'q' }, \
-	{ "hostid", required_argument, NULL, 'I' }, \
-	{ "dhchap-secret", required_argument, NULL, 'S' }, \
-	{ "dhchap-ctrl-secret", required_argument, NULL, 'C' }, \
-	{ "transport", required_argument, NULL, 't' }, \
-	{ "hdr-digest", no_argument, NULL, 'g' }, \
-	{ "data-digest", no_argument, NULL, 'G' }, \
-	{ "disable-sqflow", no_argument, NULL, OPT_DISABLE_SQFLOW }, \
-	{ "help", no_argument, NULL, 'h' }, \
-	{ "verbose", no_argument, NULL, 'v' }, \
-	{ "json", no_argument, NULL, OPT_JSON }, \
-	{ "refresh", required_argument, NULL, OPT_REFRESH }, \
-	{ "path-timeout", required_argument, NULL, OPT_PATH_TIMEOUT }
+#define CLI_COMMON_LONGOPTS                                                                      \
+	{ "traddr", required_argument, NULL, 'a' }, { "trsvcid", required_argument, NULL, 's' }, \
+		{ "nqn", required_argument, NULL, 'n' },                                         \
+		{ "hostnqn", required_argument, NULL, 'q' },                                     \
+		{ "hostid", required_argument, NULL, 'I' },                                      \
+		{ "dhchap-secret", required_argument, NULL, 'S' },                               \
+		{ "dhchap-ctrl-secret", required_argument, NULL, 'C' },                          \
+		{ "transport", required_argument, NULL, 't' },                                   \
+		{ "hdr-digest", no_argument, NULL, 'g' },                                        \
+		{ "data-digest", no_argument, NULL, 'G' },                                       \
+		{ "disable-sqflow", no_argument, NULL, OPT_DISABLE_SQFLOW },                     \
+		{ "help", no_argument, NULL, 'h' }, { "verbose", no_argument, NULL, 'v' },       \
+		{ "json", no_argument, NULL, OPT_JSON },                                         \
+		{ "refresh", required_argument, NULL, OPT_REFRESH },                             \
+	{                                                                                        \
+		"path-timeout", required_argument, NULL, OPT_PATH_TIMEOUT                        \
+	}
 
 /* cli_parse_u64 - a plain number (decimal, or 0x hex) from @min to @max inclusive.
  * Returns 0, or -EINVAL / -ERANGE with a message in @err. */
@@ -119,8 +134,8 @@ int cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)
 
 /* What a subcommand's -n/--nqn must name. */
 enum cli_nqn {
-	CLI_NQN_OPTIONAL,   /* discover: -n may be left out (the well-known discovery NQN) */
-	CLI_NQN_ANY,        /* identify (controller): any subsystem, the discovery one too */
+	CLI_NQN_OPTIONAL, /* discover: -n may be left out (the well-known discovery NQN) */
+	CLI_NQN_ANY,      /* identify (controller): any subsystem, the discovery one too */
 	/* read, write, perf, ana-log, identify --ns: an NVM subsystem. The well-known
 	 * discovery NQN (NVMe-oF 1.1 section 7.2) is refused before connecting: a discovery
 	 * controller has no namespaces and no I/O queues (NVMe Base 2.0 section 3.1.2). */
@@ -130,8 +145,7 @@ enum cli_nqn {
 /* cli_check_common - after parsing: -a present, -n as @need says; several -a only when
  * c->multipath_ok, with -s given once or once per -a; --refresh and --path-timeout only
  * with several -a; -g/-G only with -t tcp. Returns 0 or CLI_USAGE after a message. */
-int cli_check_common(const struct cli_common *c, enum cli_nqn need, const char *cmd,
-		     FILE *err);
+int cli_check_common(const struct cli_common *c, enum cli_nqn need, const char *cmd, FILE *err);
 /* cli_path_trsvcid - the port of path @i (its own -s, else the one -s, else "4420"). */
 const char *cli_path_trsvcid(const struct cli_common *c, unsigned i);
 
@@ -168,8 +182,8 @@ int cli_lib_error(FILE *err, const char *what, int rc, const char *detail);
 /* ---- conn.c: one controller, or a multipath handle over one path per -a ---- */
 
 struct cli_conn {
-	struct nvmf_ctrl *ctrl;     /* one -a */
-	struct nvmf_mpath *mp;      /* several */
+	struct nvmf_ctrl *ctrl; /* one -a */
+	struct nvmf_mpath *mp;  /* several */
 };
 
 /* cli_conn_open - cli_connect for one -a; for several, nvmf_mpath_connect over one path
@@ -183,8 +197,7 @@ void cli_conn_close(struct cli_conn *k);
 const char *cli_conn_errmsg(const struct cli_conn *k);
 int cli_conn_ns_info(struct cli_conn *k, uint32_t nsid, struct nvmf_ns_info *out);
 int cli_conn_read(struct cli_conn *k, uint32_t nsid, uint64_t slba, uint32_t nlb, void *buf);
-int cli_conn_write(struct cli_conn *k, uint32_t nsid, uint64_t slba, uint32_t nlb,
-		   const void *buf);
+int cli_conn_write(struct cli_conn *k, uint32_t nsid, uint64_t slba, uint32_t nlb, const void *buf);
 int cli_conn_mem_register(struct cli_conn *k, void *addr, size_t len);
 void cli_conn_mem_unregister(struct cli_conn *k, void *addr);
 unsigned cli_conn_nr_queues(const struct cli_conn *k);
@@ -222,7 +235,7 @@ json_t *cli_json_fixed(const char *field, size_t len);
 #define CLI_HIST_BUCKETS  ((64 - CLI_HIST_SUB_BITS + 1) * CLI_HIST_SUB)
 
 struct cli_hist {
-	uint64_t count, sum, min, max;   /* of the recorded values (any unit; perf: ns) */
+	uint64_t count, sum, min, max; /* of the recorded values (any unit; perf: ns) */
 	uint64_t bucket[CLI_HIST_BUCKETS];
 };
 
@@ -260,14 +273,14 @@ enum cli_rw { CLI_RW_READ, CLI_RW_WRITE, CLI_RW_RANDREAD, CLI_RW_RANDWRITE, CLI_
 
 struct cli_perf_opts {
 	struct cli_common c;
-	uint32_t nsid;            /* --ns, default 1 */
-	enum cli_rw rw;           /* --rw, default randread */
-	unsigned mix;             /* --mix: percent reads for randrw, default 70 */
-	uint64_t bs;              /* --bs bytes, default 4096 */
-	unsigned qd;              /* --qd, outstanding I/Os per queue, default 32 */
-	unsigned queues;          /* --queues, default 1 (one thread each) */
-	unsigned time_s;          /* --time seconds, default 10 */
-	uint64_t size;            /* --size bytes of the namespace to use; 0 = all */
+	uint32_t nsid;   /* --ns, default 1 */
+	enum cli_rw rw;  /* --rw, default randread */
+	unsigned mix;    /* --mix: percent reads for randrw, default 70 */
+	uint64_t bs;     /* --bs bytes, default 4096 */
+	unsigned qd;     /* --qd, outstanding I/Os per queue, default 32 */
+	unsigned queues; /* --queues, default 1 (one thread each) */
+	unsigned time_s; /* --time seconds, default 10 */
+	uint64_t size;   /* --size bytes of the namespace to use; 0 = all */
 };
 
 /* cli_perf_parse - parse `perf` arguments into @o (defaults first). Returns CLI_OK,
@@ -281,11 +294,11 @@ int cli_rw_parse(const char *s, enum cli_rw *out);
 
 struct cli_rw_opts {
 	struct cli_common c;
-	uint32_t nsid;            /* --ns, default 1 */
-	uint64_t slba, nlb;       /* --slba / --nlb (blocks, nlb 1's based) */
-	uint64_t offset, length;  /* --offset / --length (bytes) */
-	bool have_blocks, have_bytes, have_count;  /* which form was used; count given */
-	const char *file;         /* -o (read) / -i (write); NULL: stdout/stdin */
+	uint32_t nsid;                            /* --ns, default 1 */
+	uint64_t slba, nlb;                       /* --slba / --nlb (blocks, nlb 1's based) */
+	uint64_t offset, length;                  /* --offset / --length (bytes) */
+	bool have_blocks, have_bytes, have_count; /* which form was used; count given */
+	const char *file;                         /* -o (read) / -i (write); NULL: stdout/stdin */
 };
 
 /* cli_rw_parse_args - parse `read`/`write` arguments (@write selects -i or -o). Returns
@@ -295,8 +308,7 @@ int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, 
  * @block_size bytes; @input_len: the input's length for a write without a count
  * (UINT64_MAX unknown). Returns 0 with *slba and *nlb, or CLI_USAGE after a message (not a
  * multiple of the block size, beyond the namespace end, nothing to move). */
-int cli_rw_extent(const struct cli_rw_opts *o, const char *cmd, uint64_t nsze,
-		  uint32_t block_size, uint64_t input_len, uint64_t *slba, uint64_t *nlb,
-		  FILE *err);
+int cli_rw_extent(const struct cli_rw_opts *o, const char *cmd, uint64_t nsze, uint32_t block_size,
+		  uint64_t input_len, uint64_t *slba, uint64_t *nlb, FILE *err);
 
 #endif

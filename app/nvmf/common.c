@@ -66,11 +66,12 @@ int cli_fill_opts(const struct cli_common *c, const struct cli_env *env, const c
 			"$NVMF_DHCHAP_CTRL_SECRET", cmd, env->err, &o->dhchap_ctrl_secret))
 		return CLI_USAGE;
 	if (o->dhchap_ctrl_secret && !o->dhchap_secret)
-		return cli_usage_error(env->err, cmd, "a controller secret (%s) needs a host secret "
+		return cli_usage_error(env->err, cmd,
+				       "a controller secret (%s) needs a host secret "
 				       "(-S/--dhchap-secret or $NVMF_DHCHAP_SECRET): bidirectional "
 				       "authentication also authenticates the host",
 				       c->dhchap_ctrl_secret ? "-C/--dhchap-ctrl-secret" :
-				       "$NVMF_DHCHAP_CTRL_SECRET");
+							       "$NVMF_DHCHAP_CTRL_SECRET");
 	return CLI_OK;
 }
 

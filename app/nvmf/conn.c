@@ -30,8 +30,10 @@ int cli_conn_open(const struct cli_common *c, const struct cli_env *env, const c
 		 * libnvmf connects no I/O queue to one, and only to one. */
 		if (!rc && !nvmf_ctrl_nr_io_queues(k->ctrl)) {
 			cli_conn_close(k);
-			return cli_usage_error(env->err, cmd, "%s is a discovery controller: it has "
-					       "no namespaces and no I/O queues", c->subnqn);
+			return cli_usage_error(env->err, cmd,
+					       "%s is a discovery controller: it has "
+					       "no namespaces and no I/O queues",
+					       c->subnqn);
 		}
 		return rc;
 	}
@@ -58,8 +60,9 @@ int cli_conn_open(const struct cli_common *c, const struct cli_env *env, const c
 		for (unsigned i = 0; i < c->n_traddrs; i++) {
 			struct nvmf_mpath_path_info pi;
 			nvmf_mpath_path_info(k->mp, i, &pi);
-			fprintf(env->err, "nvmf: path %u: connected to %s:%s (%s): cntlid %u, ANA %s\n",
-				i, pi.traddr, pi.trsvcid, c->subnqn, pi.cntlid,
+			fprintf(env->err,
+				"nvmf: path %u: connected to %s:%s (%s): cntlid %u, ANA %s\n", i,
+				pi.traddr, pi.trsvcid, c->subnqn, pi.cntlid,
 				pi.ana ? "reported" : "not reported (every path optimized)");
 		}
 		fprintf(env->err, "nvmf: multipath over %u paths, %u queue(s) of %u commands\n",
@@ -95,8 +98,7 @@ int cli_conn_read(struct cli_conn *k, uint32_t nsid, uint64_t slba, uint32_t nlb
 		       nvmf_read(k->ctrl, nsid, slba, nlb, buf);
 }
 
-int cli_conn_write(struct cli_conn *k, uint32_t nsid, uint64_t slba, uint32_t nlb,
-		   const void *buf)
+int cli_conn_write(struct cli_conn *k, uint32_t nsid, uint64_t slba, uint32_t nlb, const void *buf)
 {
 	return k->mp ? nvmf_mpath_write(k->mp, nsid, slba, nlb, buf) :
 		       nvmf_write(k->ctrl, nsid, slba, nlb, buf);
@@ -134,7 +136,8 @@ void cli_conn_print_paths(const struct cli_conn *k, FILE *f)
 			continue;
 		fprintf(f, "  path %u %s:%s: %s, %lu ios, %lu failed over, %lu reconnects%s%s\n", i,
 			pi.traddr, pi.trsvcid, pi.live ? "live" : "down", pi.ios, pi.path_errors,
-			pi.reconnects, pi.live || !pi.errmsg[0] ? "" : ": ", pi.live ? "" : pi.errmsg);
+			pi.reconnects, pi.live || !pi.errmsg[0] ? "" : ": ",
+			pi.live ? "" : pi.errmsg);
 	}
 }
 

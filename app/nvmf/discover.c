@@ -80,8 +80,8 @@ static const char *treq_str(uint8_t treq, char *buf, size_t len)
 
 static void print_text(FILE *f, const struct nvmf_disc_entry *e, size_t n, uint64_t genctr)
 {
-	fprintf(f, "\nDiscovery Log Number of Records %zu, Generation counter %" PRIu64 "\n",
-		n, genctr);
+	fprintf(f, "\nDiscovery Log Number of Records %zu, Generation counter %" PRIu64 "\n", n,
+		genctr);
 	for (size_t i = 0; i < n; i++, e++) {
 		fprintf(f, "=====Discovery Log Entry %zu======\n", i);
 		fprintf(f, "trtype:  %s\n", nvmf_trtype_str(e->trtype));
@@ -132,7 +132,8 @@ static json_t *to_json(const struct nvmf_disc_entry *e, size_t n, uint64_t genct
 			json_object_set_new(r, "rdma_cms", json_string(nvmf_cms_str(e->rdma_cms)));
 			json_object_set_new(r, "rdma_pkey", json_integer(e->rdma_pkey));
 		} else if (e->trtype == NVMF_TRTYPE_TCP) {
-			json_object_set_new(r, "sectype", json_string(nvmf_sectype_str(e->tcp_sectype)));
+			json_object_set_new(r, "sectype",
+					    json_string(nvmf_sectype_str(e->tcp_sectype)));
 		}
 		json_array_append_new(recs, r);
 	}
@@ -142,7 +143,8 @@ static json_t *to_json(const struct nvmf_disc_entry *e, size_t n, uint64_t genct
 int cli_discover(int argc, char **argv, const struct cli_env *env)
 {
 	static const struct option longopts[] = { CLI_COMMON_LONGOPTS,
-		{ "hold", required_argument, NULL, OPT_HOLD }, { NULL, 0, NULL, 0 } };
+						  { "hold", required_argument, NULL, OPT_HOLD },
+						  { NULL, 0, NULL, 0 } };
 	struct cli_common c = { 0 };
 	unsigned hold = 0;
 	int key, rc;
@@ -158,7 +160,8 @@ int cli_discover(int argc, char **argv, const struct cli_env *env)
 			hold = (unsigned)v;
 			continue;
 		}
-		rc = cli_common_opt(&c, key, optarg, "discover", cli_optname(argv, optind), env->err);
+		rc = cli_common_opt(&c, key, optarg, "discover", cli_optname(argv, optind),
+				    env->err);
 		if (rc == 1)
 			rc = cli_usage_error(env->err, "discover", "unknown option '%s'",
 					     cli_optname(argv, optind));
@@ -170,7 +173,8 @@ int cli_discover(int argc, char **argv, const struct cli_env *env)
 		return CLI_OK;
 	}
 	if (optind < argc)
-		return cli_usage_error(env->err, "discover", "unexpected argument '%s'", argv[optind]);
+		return cli_usage_error(env->err, "discover", "unexpected argument '%s'",
+				       argv[optind]);
 	if ((rc = cli_check_common(&c, CLI_NQN_OPTIONAL, "discover", env->err)))
 		return rc;
 
@@ -190,8 +194,10 @@ int cli_discover(int argc, char **argv, const struct cli_env *env)
 		return cli_lib_error(env->err, what, rc, nvmf_last_errmsg());
 	}
 	if (c.verbose)
-		fprintf(env->err, "nvmf: discovery log of %s:%s: %zu record(s), generation counter "
-			"%" PRIu64 "\n", c.traddr, c.trsvcid ? c.trsvcid : "4420", n, genctr);
+		fprintf(env->err,
+			"nvmf: discovery log of %s:%s: %zu record(s), generation counter "
+			"%" PRIu64 "\n",
+			c.traddr, c.trsvcid ? c.trsvcid : "4420", n, genctr);
 	if (c.json)
 		rc = cli_json_print(env->out, to_json(entries, n, genctr));
 	else

@@ -211,7 +211,8 @@ int cli_identify(int argc, char **argv, const struct cli_env *env)
 		return CLI_OK;
 	}
 	if (optind < argc)
-		return cli_usage_error(env->err, "identify", "unexpected argument '%s'", argv[optind]);
+		return cli_usage_error(env->err, "identify", "unexpected argument '%s'",
+				       argv[optind]);
 	if ((rc = cli_check_common(&c, nsid ? CLI_NQN_NVM : CLI_NQN_ANY, "identify", env->err)))
 		return rc;
 

@@ -38,13 +38,13 @@ static const char usage[] =
 	"  --json        print the result as JSON\n"
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
 	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -t/--transport, -g/--hdr-digest,\n"
-	"  -G/--data-digest, -v/--verbose as for identify\n"
-	CLI_MULTIPATH_USAGE
+	"  -G/--data-digest, -v/--verbose as for identify\n" CLI_MULTIPATH_USAGE
 	"WARNING: write modes overwrite the namespace.\n";
 
 static const char *const rw_names[] = {
-	[CLI_RW_READ] = "read", [CLI_RW_WRITE] = "write", [CLI_RW_RANDREAD] = "randread",
-	[CLI_RW_RANDWRITE] = "randwrite", [CLI_RW_RANDRW] = "randrw",
+	[CLI_RW_READ] = "read",         [CLI_RW_WRITE] = "write",
+	[CLI_RW_RANDREAD] = "randread", [CLI_RW_RANDWRITE] = "randwrite",
+	[CLI_RW_RANDRW] = "randrw",
 };
 
 const char *cli_rw_name(enum cli_rw rw)
@@ -108,8 +108,10 @@ int cli_perf_parse(int argc, char **argv, struct cli_perf_opts *o, FILE *err)
 			break;
 		case OPT_RW:
 			if (cli_rw_parse(optarg, &o->rw))
-				return cli_usage_error(err, "perf", "--rw: unknown mode '%s' (randread, "
-						       "randwrite, read, write, randrw)", optarg);
+				return cli_usage_error(err, "perf",
+						       "--rw: unknown mode '%s' (randread, "
+						       "randwrite, read, write, randrw)",
+						       optarg);
 			break;
 		case OPT_MIX:
 			if (cli_parse_u64(optarg, 0, 100, &v, msg, sizeof(msg)))
@@ -120,8 +122,10 @@ int cli_perf_parse(int argc, char **argv, struct cli_perf_opts *o, FILE *err)
 			if (nvmf_size_parse_msg(optarg, "--bs", &o->bs, msg, sizeof(msg)))
 				return cli_usage_error(err, "perf", "%s", msg);
 			if (o->bs < 512 || o->bs % 512 || o->bs > (1u << 30))
-				return cli_usage_error(err, "perf", "--bs: %s is not a multiple of 512 "
-						       "bytes from 512 to 1G", optarg);
+				return cli_usage_error(err, "perf",
+						       "--bs: %s is not a multiple of 512 "
+						       "bytes from 512 to 1G",
+						       optarg);
 			break;
 		case OPT_QD:
 			if (cli_parse_u64(optarg, 1, 65535, &v, msg, sizeof(msg)))
@@ -169,28 +173,28 @@ struct slot {
 
 struct worker {
 	const struct cli_perf_opts *o;
-	struct nvmf_queue *q;           /* one path, */
-	struct nvmf_mpath_queue *mq;    /* or several */
+	struct nvmf_queue *q;        /* one path, */
+	struct nvmf_mpath_queue *mq; /* or several */
 	pthread_t tid;
 	struct slot *slots;
 	unsigned nslots, npending;
-	uint32_t nlb;                   /* blocks per I/O */
-	uint64_t units;                 /* bs-sized units in the range */
-	uint64_t seq_first, seq_count, seq_next;  /* this thread's stripe, in units */
+	uint32_t nlb;                            /* blocks per I/O */
+	uint64_t units;                          /* bs-sized units in the range */
+	uint64_t seq_first, seq_count, seq_next; /* this thread's stripe, in units */
 	uint64_t rng;
 	const atomic_bool *stop;
-	_Atomic uint64_t ios;           /* completed without error (read by the progress line) */
+	_Atomic uint64_t ios; /* completed without error (read by the progress line) */
 	atomic_bool finished;
 	uint64_t errors;
-	int first_err;                  /* status or -errno of the first failed I/O */
+	int first_err; /* status or -errno of the first failed I/O */
 	uint64_t first_err_lba;
 	bool first_err_write;
-	int fatal;                      /* poll error that ended the thread (-ECONNRESET) */
+	int fatal; /* poll error that ended the thread (-ECONNRESET) */
 	/* One path: what ended its queue's connection (nvmf_queue_errmsg, read in this
 	 * thread), for the first error's message; "" for an NVMe status or several paths. */
 	char lost_why[256];
-	uint64_t t_end;                 /* ns, when the thread finished */
-	struct cli_hist *hist;          /* latency in ns */
+	uint64_t t_end;        /* ns, when the thread finished */
+	struct cli_hist *hist; /* latency in ns */
 };
 
 /* xorshift64*: a fast per-thread generator; the offsets need no cryptographic quality. */
@@ -247,11 +251,14 @@ static void submit(struct slot *s)
 	s->t0 = nvmf_mono_ns();
 	int rc;
 	if (w->mq)
-		rc = s->write ? nvmf_mpath_submit_write(w->mq, o->nsid, s->lba, w->nlb, s->buf, io_done, s)
-			      : nvmf_mpath_submit_read(w->mq, o->nsid, s->lba, w->nlb, s->buf, io_done, s);
+		rc = s->write ? nvmf_mpath_submit_write(w->mq, o->nsid, s->lba, w->nlb, s->buf,
+							io_done, s) :
+				nvmf_mpath_submit_read(w->mq, o->nsid, s->lba, w->nlb, s->buf,
+						       io_done, s);
 	else
-		rc = s->write ? nvmf_submit_write(w->q, o->nsid, s->lba, w->nlb, s->buf, io_done, s)
-			      : nvmf_submit_read(w->q, o->nsid, s->lba, w->nlb, s->buf, io_done, s);
+		rc = s->write ?
+			     nvmf_submit_write(w->q, o->nsid, s->lba, w->nlb, s->buf, io_done, s) :
+			     nvmf_submit_read(w->q, o->nsid, s->lba, w->nlb, s->buf, io_done, s);
 	if (rc == -EAGAIN) {
 		s->pending = true;
 		w->npending++;
@@ -297,7 +304,7 @@ static void *worker_main(void *arg)
 		unsigned outstanding = w->mq ? nvmf_mpath_outstanding(w->mq) :
 					       nvmf_queue_outstanding(w->q);
 		if (!outstanding && !w->npending)
-			break;          /* stopped and drained, or every slot failed */
+			break; /* stopped and drained, or every slot failed */
 		int n = w->mq ? nvmf_mpath_poll(w->mq, 0) : nvmf_queue_poll(w->q, 0);
 		if (n < 0) {
 			w->fatal = n;
@@ -313,7 +320,7 @@ static void *worker_main(void *arg)
 				w->npending--;
 				submit(s);
 				if (s->pending)
-					break;          /* still full: poll first */
+					break; /* still full: poll first */
 			}
 		}
 		if (stop) {
@@ -401,9 +408,8 @@ static bool all_finished(struct worker *w, unsigned n)
 }
 
 /* Run the threads for o->time_s seconds and fill @r. Returns CLI_OK or CLI_ERR. */
-static int run_load(const struct cli_env *env, struct cli_conn *k,
-		    const struct cli_perf_opts *o, struct worker *w, unsigned queues,
-		    struct result *r)
+static int run_load(const struct cli_env *env, struct cli_conn *k, const struct cli_perf_opts *o,
+		    struct worker *w, unsigned queues, struct result *r)
 {
 	atomic_bool stop = false;
 	unsigned started = 0;
@@ -421,8 +427,8 @@ static int run_load(const struct cli_env *env, struct cli_conn *k,
 			uint64_t ios = total_ios(w, queues), t = nvmf_mono_ns();
 			double dt = (double)(t - tlast) / 1e9;
 			if (!env->no_progress)
-				fprintf(env->err, "[%2us/%us] %.0f IOPS, %.1f MB/s\n", sec, o->time_s,
-					(double)(ios - last) / dt,
+				fprintf(env->err, "[%2us/%us] %.0f IOPS, %.1f MB/s\n", sec,
+					o->time_s, (double)(ios - last) / dt,
 					(double)(ios - last) * (double)o->bs / 1e6 / dt);
 			last = ios;
 			tlast = t;
@@ -459,14 +465,17 @@ static int run_load(const struct cli_env *env, struct cli_conn *k,
 	if (first) {
 		char what[160];
 		if (first->errors)
-			snprintf(what, sizeof(what), "perf: %s of %u blocks at lba %" PRIu64 " "
-				 "(first of %" PRIu64 " errors)", first->first_err_write ? "write" : "read",
-				 first->nlb, first->first_err_lba, r->errors);
+			snprintf(what, sizeof(what),
+				 "perf: %s of %u blocks at lba %" PRIu64 " "
+				 "(first of %" PRIu64 " errors)",
+				 first->first_err_write ? "write" : "read", first->nlb,
+				 first->first_err_lba, r->errors);
 		else
 			snprintf(what, sizeof(what), "perf: queue %u", (unsigned)(first - w));
 		/* One path: its queue's own reason (the controller's message is another
 		 * thread's); several: the handle's, which names the path. */
-		return cli_lib_error(env->err, what, first->errors ? first->first_err : first->fatal,
+		return cli_lib_error(env->err, what,
+				     first->errors ? first->first_err : first->fatal,
 				     k->mp ? cli_conn_errmsg(k) : first->lost_why);
 	}
 	return CLI_OK;
@@ -493,7 +502,7 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 	bool registered = false;
 	struct result r = { 0 };
 	unsigned queues = cli_conn_nr_queues(&k), qd = o.qd;
-	if (!queues) {   /* cli_conn_open refuses a controller without I/O queues already */
+	if (!queues) { /* cli_conn_open refuses a controller without I/O queues already */
 		rc = cli_lib_error(env->err, "perf", -ENOTCONN, "no I/O queue was connected");
 		goto out;
 	}
@@ -517,9 +526,10 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 		goto out;
 	}
 	if (o.bs % ns.block_size) {
-		rc = cli_usage_error(env->err, "perf", "--bs %" PRIu64 " is not a multiple of the "
-				     "block size of namespace %u (%u bytes)", o.bs, o.nsid,
-				     ns.block_size);
+		rc = cli_usage_error(env->err, "perf",
+				     "--bs %" PRIu64 " is not a multiple of the "
+				     "block size of namespace %u (%u bytes)",
+				     o.bs, o.nsid, ns.block_size);
 		goto out;
 	}
 	uint64_t range = ns.nsze * ns.block_size;
@@ -527,8 +537,10 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 		range = o.size;
 	uint64_t units = range / o.bs;
 	if (!units) {
-		rc = cli_usage_error(env->err, "perf", "namespace %u (%" PRIu64 " bytes) is smaller "
-				     "than --bs", o.nsid, range);
+		rc = cli_usage_error(env->err, "perf",
+				     "namespace %u (%" PRIu64 " bytes) is smaller "
+				     "than --bs",
+				     o.nsid, range);
 		goto out;
 	}
 
@@ -556,7 +568,8 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 		w[i].units = units;
 		w[i].seq_first = units >= queues ? i * stripe : 0;
 		w[i].seq_count = stripe;
-		w[i].rng = 0x853C49E6748FEA9BULL ^ ((uint64_t)(i + 1) * 0x9E3779B97F4A7C15ULL) ^ nvmf_mono_ns();
+		w[i].rng = 0x853C49E6748FEA9BULL ^ ((uint64_t)(i + 1) * 0x9E3779B97F4A7C15ULL) ^
+			   nvmf_mono_ns();
 		w[i].nslots = qd;
 		w[i].slots = calloc(qd, sizeof(struct slot));
 		w[i].hist = malloc(sizeof(struct cli_hist));

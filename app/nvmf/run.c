@@ -19,21 +19,23 @@ static const struct {
 
 static void help(FILE *f)
 {
-	fprintf(f, "Usage: nvmf SUBCOMMAND [OPTIONS]\n"
-		   "NVMe over Fabrics (RDMA or TCP) host tool on libnvmf; no kernel NVMe host needed.\n\n"
-		   "Subcommands:\n");
+	fprintf(f,
+		"Usage: nvmf SUBCOMMAND [OPTIONS]\n"
+		"NVMe over Fabrics (RDMA or TCP) host tool on libnvmf; no kernel NVMe host needed.\n\n"
+		"Subcommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].what);
-	fprintf(f, "\nCommon options: -a/--traddr ADDR (required), -s/--trsvcid PORT (4420),\n"
-		   "-t/--transport rdma|tcp (rdma), -g/--hdr-digest, -G/--data-digest (tcp),\n"
-		   "--disable-sqflow (Connects ask to disable SQ flow control, as nvme-cli),\n"
-		   "-n/--nqn SUBNQN, -q/--hostnqn NQN, -I/--hostid UUID, --json, -v/--verbose,\n"
-		   "-S/--dhchap-secret SECRET, -C/--dhchap-ctrl-secret SECRET (DH-HMAC-CHAP; or\n"
-		   "$NVMF_DHCHAP_SECRET / $NVMF_DHCHAP_CTRL_SECRET, which other users cannot see).\n"
-		   "read, write and perf go over several paths to one subsystem (multipath, with\n"
-		   "failover) when -a is repeated; -s once for all or once per -a.\n"
-		   "Run 'nvmf SUBCOMMAND --help' for the options of one subcommand.\n"
-		   "Exit status: 0 success, 1 error from the target or the transport, 2 usage error.\n");
+	fprintf(f,
+		"\nCommon options: -a/--traddr ADDR (required), -s/--trsvcid PORT (4420),\n"
+		"-t/--transport rdma|tcp (rdma), -g/--hdr-digest, -G/--data-digest (tcp),\n"
+		"--disable-sqflow (Connects ask to disable SQ flow control, as nvme-cli),\n"
+		"-n/--nqn SUBNQN, -q/--hostnqn NQN, -I/--hostid UUID, --json, -v/--verbose,\n"
+		"-S/--dhchap-secret SECRET, -C/--dhchap-ctrl-secret SECRET (DH-HMAC-CHAP; or\n"
+		"$NVMF_DHCHAP_SECRET / $NVMF_DHCHAP_CTRL_SECRET, which other users cannot see).\n"
+		"read, write and perf go over several paths to one subsystem (multipath, with\n"
+		"failover) when -a is repeated; -s once for all or once per -a.\n"
+		"Run 'nvmf SUBCOMMAND --help' for the options of one subcommand.\n"
+		"Exit status: 0 success, 1 error from the target or the transport, 2 usage error.\n");
 }
 
 int cli_run(int argc, char **argv, const struct cli_env *env)

@@ -18,7 +18,7 @@
 #include "app/nvmf/cli.h"
 #include "util/size.h"
 
-#define CHUNK (4u << 20)   /* bytes per blocking call; the library splits further */
+#define CHUNK (4u << 20) /* bytes per blocking call; the library splits further */
 
 static const char read_usage[] =
 	"Usage: nvmf read -a ADDR [-a ADDR ...] -n NQN [-s PORT ...] [--ns NSID]\n"
@@ -30,8 +30,7 @@ static const char read_usage[] =
 	"  -o, --output FILE            write the data to FILE instead of stdout\n"
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
 	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -t/--transport, -g/--hdr-digest,\n"
-	"  -G/--data-digest, -v/--verbose as for identify\n"
-	CLI_MULTIPATH_USAGE;
+	"  -G/--data-digest, -v/--verbose as for identify\n" CLI_MULTIPATH_USAGE;
 
 static const char write_usage[] =
 	"Usage: nvmf write -a ADDR [-a ADDR ...] -n NQN [-s PORT ...] [--ns NSID]\n"
@@ -43,8 +42,7 @@ static const char write_usage[] =
 	"  -i, --input FILE             read the data from FILE instead of stdin\n"
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
 	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -t/--transport, -g/--hdr-digest,\n"
-	"  -G/--data-digest, -v/--verbose as for identify\n"
-	CLI_MULTIPATH_USAGE;
+	"  -G/--data-digest, -v/--verbose as for identify\n" CLI_MULTIPATH_USAGE;
 
 int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, FILE *err)
 {
@@ -70,8 +68,9 @@ int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, 
 	o->c.multipath_ok = true;
 	optind = 0;
 	opterr = 0;
-	while ((key = getopt_long(argc, argv, write ? CLI_COMMON_SHORTOPTS "i:" :
-				  CLI_COMMON_SHORTOPTS "o:", longopts, NULL)) != -1) {
+	while ((key = getopt_long(argc, argv,
+				  write ? CLI_COMMON_SHORTOPTS "i:" : CLI_COMMON_SHORTOPTS "o:",
+				  longopts, NULL)) != -1) {
 		const char *name = cli_optname(argv, optind);
 		rc = cli_common_opt(&o->c, key, optarg, cmd, name, err);
 		if (rc != 1) {
@@ -122,16 +121,16 @@ int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, 
 	if ((rc = cli_check_common(&o->c, CLI_NQN_NVM, cmd, err)))
 		return rc;
 	if (o->have_blocks && o->have_bytes)
-		return cli_usage_error(err, cmd, "give the range in blocks (--slba, --nlb) or in "
+		return cli_usage_error(err, cmd,
+				       "give the range in blocks (--slba, --nlb) or in "
 				       "bytes (--offset, --length), not both");
 	if (!write && !o->have_count)
 		return cli_usage_error(err, cmd, "how much to read: --nlb COUNT or --length BYTES");
 	return CLI_OK;
 }
 
-int cli_rw_extent(const struct cli_rw_opts *o, const char *cmd, uint64_t nsze,
-		  uint32_t block_size, uint64_t input_len, uint64_t *slba, uint64_t *nlb,
-		  FILE *err)
+int cli_rw_extent(const struct cli_rw_opts *o, const char *cmd, uint64_t nsze, uint32_t block_size,
+		  uint64_t input_len, uint64_t *slba, uint64_t *nlb, FILE *err)
 {
 	uint64_t first, count;
 	if (o->have_blocks) {
@@ -140,7 +139,8 @@ int cli_rw_extent(const struct cli_rw_opts *o, const char *cmd, uint64_t nsze,
 			count = o->nlb;
 		} else {
 			if (input_len % block_size)
-				return cli_usage_error(err, cmd, "the input is %" PRIu64 " bytes, not a "
+				return cli_usage_error(err, cmd,
+						       "the input is %" PRIu64 " bytes, not a "
 						       "multiple of the block size (%u bytes)",
 						       input_len, block_size);
 			count = input_len / block_size;
@@ -148,10 +148,13 @@ int cli_rw_extent(const struct cli_rw_opts *o, const char *cmd, uint64_t nsze,
 	} else {
 		uint64_t len = o->have_count ? o->length : input_len;
 		if (o->offset % block_size)
-			return cli_usage_error(err, cmd, "--offset %" PRIu64 " is not a multiple of "
-					       "the block size (%u bytes)", o->offset, block_size);
+			return cli_usage_error(err, cmd,
+					       "--offset %" PRIu64 " is not a multiple of "
+					       "the block size (%u bytes)",
+					       o->offset, block_size);
 		if (len % block_size)
-			return cli_usage_error(err, cmd, "%s %" PRIu64 " is not a multiple of the "
+			return cli_usage_error(err, cmd,
+					       "%s %" PRIu64 " is not a multiple of the "
 					       "block size (%u bytes)",
 					       o->have_count ? "--length" : "the input length", len,
 					       block_size);
@@ -161,9 +164,10 @@ int cli_rw_extent(const struct cli_rw_opts *o, const char *cmd, uint64_t nsze,
 	if (!count)
 		return cli_usage_error(err, cmd, "nothing to %s: the input is empty", cmd);
 	if (first >= nsze || count > nsze - first)
-		return cli_usage_error(err, cmd, "blocks %" PRIu64 "..%" PRIu64 " are beyond the "
-				       "end of namespace %u (%" PRIu64 " blocks of %u bytes)", first,
-				       first + count - 1, o->nsid, nsze, block_size);
+		return cli_usage_error(err, cmd,
+				       "blocks %" PRIu64 "..%" PRIu64 " are beyond the "
+				       "end of namespace %u (%" PRIu64 " blocks of %u bytes)",
+				       first, first + count - 1, o->nsid, nsze, block_size);
 	*slba = first;
 	*nlb = count;
 	return CLI_OK;
@@ -212,8 +216,8 @@ static uint64_t input_size(FILE *f)
 	return pos >= 0 && pos <= st.st_size ? (uint64_t)(st.st_size - pos) : UINT64_MAX;
 }
 
-static int io_error(const struct cli_env *env, struct cli_conn *k, const char *cmd,
-		    uint64_t lba, uint64_t n, int rc)
+static int io_error(const struct cli_env *env, struct cli_conn *k, const char *cmd, uint64_t lba,
+		    uint64_t n, int rc)
 {
 	char what[160];
 	snprintf(what, sizeof(what), "%s of %" PRIu64 " blocks at lba %" PRIu64, cmd, n, lba);
@@ -246,9 +250,11 @@ static int transfer(const struct cli_env *env, struct cli_conn *k, bool write,
 			} else {
 				size_t got = fread(buf, 1, bytes, in);
 				if (got != bytes) {
-					fprintf(env->err, "nvmf: write: %s ended after %" PRIu64 " bytes; "
-						"%" PRIu64 " expected\n", o->file ? o->file : "stdin",
-						done * bsz + got, nlb * bsz);
+					fprintf(env->err,
+						"nvmf: write: %s ended after %" PRIu64 " bytes; "
+						"%" PRIu64 " expected\n",
+						o->file ? o->file : "stdin", done * bsz + got,
+						nlb * bsz);
 					rc = CLI_ERR;
 					break;
 				}
@@ -262,8 +268,8 @@ static int transfer(const struct cli_env *env, struct cli_conn *k, bool write,
 			break;
 		}
 		if (!write && fwrite(buf, 1, bytes, out) != bytes) {
-			fprintf(env->err, "nvmf: read: writing %s: %s\n", o->file ? o->file : "stdout",
-				strerror(errno));
+			fprintf(env->err, "nvmf: read: writing %s: %s\n",
+				o->file ? o->file : "stdout", strerror(errno));
 			rc = CLI_ERR;
 		}
 		done += n;
@@ -298,8 +304,8 @@ static int run(int argc, char **argv, const struct cli_env *env, bool write)
 	if (write && !o.have_count) {
 		input_len = input_size(f);
 		if (input_len == UINT64_MAX && slurp(f, &data, &input_len)) {
-			fprintf(env->err, "nvmf: write: reading %s: %s\n", o.file ? o.file : "stdin",
-				strerror(errno ? errno : EIO));
+			fprintf(env->err, "nvmf: write: reading %s: %s\n",
+				o.file ? o.file : "stdin", strerror(errno ? errno : EIO));
 			rc = CLI_ERR;
 			goto out;
 		}
@@ -314,7 +320,7 @@ static int run(int argc, char **argv, const struct cli_env *env, bool write)
 		rc = cli_lib_error(env->err, what, lrc, cli_conn_errmsg(&k));
 		goto out;
 	}
-	uint64_t slba = 0, nlb = 0;   /* set unless cli_rw_extent fails (then unused) */
+	uint64_t slba = 0, nlb = 0; /* set unless cli_rw_extent fails (then unused) */
 	rc = cli_rw_extent(&o, cmd, ns.nsze, ns.block_size, input_len, &slba, &nlb, env->err);
 	if (rc)
 		goto out;
@@ -324,7 +330,7 @@ static int run(int argc, char **argv, const struct cli_env *env, bool write)
 out:
 	cli_conn_close(&k);
 	free(data);
-	if (!o.file) {            /* stdin or stdout: the caller's, left open */
+	if (!o.file) { /* stdin or stdout: the caller's, left open */
 		if (!write)
 			fflush(f);
 	} else if (fclose(f) && rc == CLI_OK) {

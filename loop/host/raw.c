@@ -53,7 +53,8 @@ int nvmf_loop_raw_send(struct nvmf_loop_raw *q, const struct nvme_sqe *sqe, cons
 	else if (h->inflight >= h->size)
 		rc = -EAGAIN;
 	else
-		rc = nvmf_loop_tq_receive(h->tq, sqe, icd, icd_len, (uintptr_t)mem, mem ? mem_len : 0);
+		rc = nvmf_loop_tq_receive(h->tq, sqe, icd, icd_len, (uintptr_t)mem,
+					  mem ? mem_len : 0);
 	if (!rc)
 		h->inflight++;
 	struct nvmf_pg *pg = h->pg;

@@ -27,7 +27,7 @@ static void hq_wait_slice(struct loop_hq *h, const struct timespec *until)
 		int n = nvmf_loop_run_passes(lt);
 		pthread_mutex_lock(&h->lock);
 		if (n)
-			return;   /* look again before sleeping */
+			return; /* look again before sleeping */
 		struct timespec slice = nvmf_deadline_in_ms(LOOP_WAIT_SLICE_MS);
 		if (nvmf_timespec_before(&slice, until))
 			until = &slice;
@@ -56,7 +56,7 @@ static void hq_list_remove(struct loop_transport *lt, struct loop_hq *h)
 	bool last = lt->destroyed && !lt->hqs;
 	pthread_mutex_unlock(&lt->lock);
 	if (last)
-		nvmf_loop_free(lt);   /* the target is gone and this was the last host queue */
+		nvmf_loop_free(lt); /* the target is gone and this was the last host queue */
 }
 
 void nvmf_loop_hq_free(struct loop_hq *h)
@@ -80,8 +80,7 @@ static bool is_wildcard(const char *addr, int family)
 	uint8_t a[16] = { 0 }, zero[16] = { 0 };
 	if (!addr[0])
 		return true;
-	return inet_pton(family, addr, a) == 1 &&
-	       !memcmp(a, zero, family == AF_INET6 ? 16 : 4);
+	return inet_pton(family, addr, a) == 1 && !memcmp(a, zero, family == AF_INET6 ? 16 : 4);
 }
 
 /* @dialed (the host's traddr) reaches a port listening on @listen of @family. */
@@ -155,15 +154,16 @@ int nvmf_loop_hq_connect(struct loop_transport *lt, struct nvmf_hq *hq, const ch
 			 char *err, size_t errlen, struct loop_hq **out)
 {
 	if (size < 2 || size > LOOP_MAX_QUEUE_SIZE) {
-		snprintf(err, errlen, "loop: queue size %u is not in 2..%u", size, LOOP_MAX_QUEUE_SIZE);
+		snprintf(err, errlen, "loop: queue size %u is not in 2..%u", size,
+			 LOOP_MAX_QUEUE_SIZE);
 		return -EINVAL;
 	}
 	pthread_mutex_lock(&lt->lock);
 	struct nvmf_port *port = find_port(lt, traddr, trsvcid);
 	pthread_mutex_unlock(&lt->lock);
 	if (!port) {
-		snprintf(err, errlen, "loop: no listening loop port at %s:%s",
-			 traddr ? traddr : "", trsvcid ? trsvcid : "4420");
+		snprintf(err, errlen, "loop: no listening loop port at %s:%s", traddr ? traddr : "",
+			 trsvcid ? trsvcid : "4420");
 		return -ECONNREFUSED;
 	}
 	struct loop_hq *h = hq_alloc(lt, hq, port, qid, size, traddr);
@@ -186,16 +186,17 @@ int nvmf_loop_hq_connect(struct loop_transport *lt, struct nvmf_hq *hq, const ch
 		hq_wait_slice(h, &until);
 	if (h->state == LHQ_CONNECTING) {
 		pthread_mutex_unlock(&h->lock);
-		hq_list_remove(lt, h);     /* nvmf_loop_break must not find it any more */
+		hq_list_remove(lt, h); /* nvmf_loop_break must not find it any more */
 		pthread_mutex_lock(&h->lock);
 		if (h->state == LHQ_CONNECTING) {
-			h->abandoned = true;   /* pg_add_queue frees it */
+			h->abandoned = true; /* pg_add_queue frees it */
 			pthread_mutex_unlock(&h->lock);
-			snprintf(err, errlen, "loop: the target did not take queue %u within %d ms", qid, ms);
+			snprintf(err, errlen, "loop: the target did not take queue %u within %d ms",
+				 qid, ms);
 			return -ETIMEDOUT;
 		}
 		pthread_mutex_unlock(&h->lock);
-		hq_list_add(lt, h);        /* answered after all */
+		hq_list_add(lt, h); /* answered after all */
 		pthread_mutex_lock(&h->lock);
 	}
 	enum loop_hq_state state = h->state;
@@ -293,8 +294,9 @@ static int lh_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 	else if (h->inflight >= h->size)
 		rc = -EAGAIN;
 	else
-		rc = nvmf_loop_tq_receive(h->tq, &sqe, incapsule ? cmd->buf : NULL, incapsule ? cmd->len : 0,
-					  (uintptr_t)c->bounce, c->bounce ? cmd->len : 0);
+		rc = nvmf_loop_tq_receive(h->tq, &sqe, incapsule ? cmd->buf : NULL,
+					  incapsule ? cmd->len : 0, (uintptr_t)c->bounce,
+					  c->bounce ? cmd->len : 0);
 	if (!rc)
 		h->inflight++;
 	struct nvmf_pg *pg = h->pg;

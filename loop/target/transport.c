@@ -125,7 +125,7 @@ static bool in_region(const struct loop_req *r, uint64_t addr, uint32_t len)
 /* A capsule taken from the inbox, on the group: decode, data in, execute. */
 static void req_start(struct loop_tq *tq, struct loop_req *r)
 {
-	if (tq->dead || !nvmf_sq_accepting(&tq->sq)) {   /* stopping: dropped unanswered */
+	if (tq->dead || !nvmf_sq_accepting(&tq->sq)) { /* stopping: dropped unanswered */
 		slot_put(tq, r);
 		return;
 	}
@@ -138,12 +138,12 @@ static void req_start(struct loop_tq *tq, struct loop_req *r)
 	r->buf = NULL;
 	r->xfer_len = 0;
 	if (!nvmf_req_init(req, &tq->sq, &r->sqe, &r->cqe))
-		return;   /* answered with an error already */
+		return; /* answered with an error already */
 	/* As the RDMA transport: only what this queue's capsules may carry counts. */
 	uint32_t icd = r->icd_len < tq->inline_size ? r->icd_len : tq->inline_size;
 	struct nvme_sgl_info sgl;
-	nvme_status_t st = nvme_sgl_parse(&r->sqe, tq->inline_size ? icd : 0,
-					  req->dir == NVMF_XFER_H2C, &sgl);
+	nvme_status_t st =
+		nvme_sgl_parse(&r->sqe, tq->inline_size ? icd : 0, req->dir == NVMF_XFER_H2C, &sgl);
 	if (st) {
 		nvmf_req_complete(req, st);
 		return;
@@ -151,7 +151,7 @@ static void req_start(struct loop_tq *tq, struct loop_req *r)
 	req->sgl_len = sgl.len;
 	switch (sgl.kind) {
 	case NVME_SGL_KIND_INCAPSULE:
-		req->data = r->icd + sgl.offset;   /* no second copy */
+		req->data = r->icd + sgl.offset; /* no second copy */
 		break;
 	case NVME_SGL_KIND_KEYED:
 		/* A length the command does not match fails in nvmf_req_execute() before any
@@ -171,7 +171,7 @@ static void req_start(struct loop_tq *tq, struct loop_req *r)
 		}
 		r->host_addr = sgl.addr;
 		r->xfer_len = sgl.len;
-		if (req->dir == NVMF_XFER_H2C)   /* the "RDMA READ" */
+		if (req->dir == NVMF_XFER_H2C) /* the "RDMA READ" */
 			memcpy(r->buf, (const void *)(uintptr_t)sgl.addr, sgl.len);
 		req->data = r->buf;
 		break;
@@ -187,7 +187,7 @@ static void loop_queue_response(struct nvmf_req *req)
 {
 	struct loop_req *r = req->transport_priv;
 	struct loop_tq *tq = r->tq;
-	struct loop_hq *h = tq->hq;       /* NULL once dying: the response is dropped */
+	struct loop_hq *h = tq->hq; /* NULL once dying: the response is dropped */
 	nvme_status_t st = le16toh(r->cqe.status) >> 1;
 	if (h && !st && req->dir == NVMF_XFER_C2H && r->buf && r->xfer_len)
 		memcpy((void *)(uintptr_t)r->host_addr, r->buf, r->xfer_len);
@@ -220,7 +220,7 @@ static int loop_pg_poll(struct nvmf_tpg *base)
 	pthread_mutex_unlock(&tpg->lock);
 	int n = 0;
 	for (struct loop_req *r = head, *next; r; r = next) {
-		next = r->next;        /* the slot may be free (and relinked) after this */
+		next = r->next; /* the slot may be free (and relinked) after this */
 		req_start(r->tq, r);
 		n++;
 	}
@@ -244,7 +244,7 @@ static int loop_pg_add_queue(struct nvmf_tpg *base, void *conn)
 	pthread_mutex_unlock(&lt->lock);
 
 	pthread_mutex_lock(&h->lock);
-	if (h->abandoned) {              /* the host stopped waiting: ours to free */
+	if (h->abandoned) { /* the host stopped waiting: ours to free */
 		pthread_mutex_unlock(&h->lock);
 		nvmf_loop_hq_free(h);
 		return -1;
@@ -317,8 +317,8 @@ static void loop_queue_released(struct nvmf_sq *sq)
 
 /* ---- target side: transport, listeners, groups, discovery ---- */
 
-static struct nvmf_transport *loop_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
-					  char *err, size_t errlen);
+static struct nvmf_transport *
+loop_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts, char *err, size_t errlen);
 
 void nvmf_loop_free(struct loop_transport *lt)
 {
@@ -346,7 +346,7 @@ static int loop_listen(struct nvmf_transport *t, struct nvmf_port *port, char *e
 	(void)errlen;
 	struct loop_transport *lt = (struct loop_transport *)t;
 	pthread_mutex_lock(&lt->lock);
-	nvmf_port_set_priv(port, lt);  /* listening: the port's listener is the transport */
+	nvmf_port_set_priv(port, lt); /* listening: the port's listener is the transport */
 	pthread_mutex_unlock(&lt->lock);
 	return 0;
 }
@@ -425,7 +425,7 @@ int nvmf_loop_tq_receive(struct loop_tq *tq, const struct nvme_sqe *sqe, const v
 	pthread_mutex_unlock(&tpg->lock);
 	if (!r)
 		return -EAGAIN;
-	if (len > tq->inline_size) {      /* more than the receive buffer holds */
+	if (len > tq->inline_size) { /* more than the receive buffer holds */
 		slot_put(tq, r);
 		return -EINVAL;
 	}
@@ -447,7 +447,7 @@ int nvmf_loop_tq_receive(struct loop_tq *tq, const struct nvme_sqe *sqe, const v
 		tq->ready_next = NULL;
 		if (tpg->ready_tail)
 			tpg->ready_tail->ready_next = tq;
-		else   /* pg_poll peeks at it without the lock */
+		else /* pg_poll peeks at it without the lock */
 			__atomic_store_n(&tpg->ready_head, tq, __ATOMIC_RELEASE);
 		tpg->ready_tail = tq;
 	}
@@ -508,17 +508,17 @@ void nvmf_loop_auto_drive(struct loop_transport *lt)
 		nvmf_loop_run_passes(lt);
 }
 
-static struct nvmf_transport *loop_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
-					  char *err, size_t errlen)
+static struct nvmf_transport *
+loop_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts, char *err, size_t errlen)
 {
 	struct loop_transport *lt = calloc(1, sizeof(*lt));
 	if (!lt) {
 		snprintf(err, errlen, "loop: out of memory");
 		return NULL;
 	}
-	(void)opts;                                /* per-command buffers: no limit to size */
+	(void)opts; /* per-command buffers: no limit to size */
 	lt->tgt = tgt;
-	lt->t.live_max_inline = LOOP_MAX_INLINE;   /* its buffers are per command */
+	lt->t.live_max_inline = LOOP_MAX_INLINE; /* its buffers are per command */
 	lt->auto_drive = true;
 	pthread_mutex_init(&lt->drive_lock, NULL);
 	pthread_mutex_init(&lt->lock, NULL);
@@ -561,7 +561,7 @@ void nvmf_loop_hold(struct nvmf_tgt *tgt, bool hold)
 	if (!lt)
 		return;
 	__atomic_store_n(&lt->hold, hold, __ATOMIC_RELAXED);
-	if (!hold) {   /* waiters look again */
+	if (!hold) { /* waiters look again */
 		pthread_mutex_lock(&lt->lock);
 		for (struct loop_hq *h = lt->hqs; h; h = h->next) {
 			pthread_mutex_lock(&h->lock);

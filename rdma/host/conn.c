@@ -111,7 +111,8 @@ static int create_resources(struct nvmf_rh_queue *q, char *err, size_t errlen)
 	int vec = verbs->num_comp_vectors > 0 ? q->qid % verbs->num_comp_vectors : 0;
 	q->cq = ibv_create_cq(verbs, cqe, q, q->cc, vec);
 	if (!q->cq) {
-		snprintf(err, errlen, "%s: ibv_create_cq %d entries: %s", name, cqe, strerror(errno));
+		snprintf(err, errlen, "%s: ibv_create_cq %d entries: %s", name, cqe,
+			 strerror(errno));
 		return -ENOMEM;
 	}
 	struct ibv_qp_init_attr attr;
@@ -122,7 +123,7 @@ static int create_resources(struct nvmf_rh_queue *q, char *err, size_t errlen)
 	attr.qp_type = IBV_QPT_RC;
 	attr.cap.max_send_wr = send_wr;
 	attr.cap.max_recv_wr = q->size + 1u;
-	attr.cap.max_send_sge = 2;   /* SQE + in-capsule data */
+	attr.cap.max_send_sge = 2; /* SQE + in-capsule data */
 	attr.cap.max_recv_sge = 1;
 	if (rdma_create_qp(q->id, dev->pd, &attr)) {
 		snprintf(err, errlen, "%s: rdma_create_qp (send %u, recv %u): %s", name, send_wr,
@@ -169,7 +170,7 @@ static int create_resources(struct nvmf_rh_queue *q, char *err, size_t errlen)
 		s->wr.sg_list = s->sge;
 		s->wr.num_sge = 1;
 		s->wr.opcode = IBV_WR_SEND;
-		s->wr.send_flags = IBV_SEND_SIGNALED;   /* the slot is reused only after it */
+		s->wr.send_flags = IBV_SEND_SIGNALED; /* the slot is reused only after it */
 		q->free_slots[q->nfree++] = q->nslots - 1 - i;
 	}
 	for (uint32_t i = 0; i < q->size; i++) {
@@ -192,7 +193,8 @@ int nvmf_rh_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts,
 			  uint16_t size, char *err, size_t errlen)
 {
 	if (size < 2) {
-		snprintf(err, errlen, "queue %u: size %u: a queue has at least 2 entries", qid, size);
+		snprintf(err, errlen, "queue %u: size %u: a queue has at least 2 entries", qid,
+			 size);
 		return -EINVAL;
 	}
 	struct sockaddr_storage ss;
@@ -213,7 +215,8 @@ int nvmf_rh_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts,
 	q->ec = rdma_create_event_channel();
 	if (!q->ec || set_nonblock(q->ec->fd)) {
 		rc = errno ? -errno : -ENODEV;
-		snprintf(err, errlen, "rdma_create_event_channel: %s (no RDMA device, or rdma_ucm not loaded?)",
+		snprintf(err, errlen,
+			 "rdma_create_event_channel: %s (no RDMA device, or rdma_ucm not loaded?)",
 			 strerror(errno));
 		goto fail;
 	}
@@ -288,11 +291,11 @@ void nvmf_rh_queue_disconnect(struct nvmf_hq *hq)
 	if (!q)
 		return;
 	if (q->connected)
-		rdma_disconnect(q->id);   /* QP to error, DREQ to the target */
+		rdma_disconnect(q->id); /* QP to error, DREQ to the target */
 	if (q->qp_created)
 		rdma_destroy_qp(q->id);
 	if (q->cq)
-		ibv_destroy_cq(q->cq);    /* every CQ event was acked in wait() */
+		ibv_destroy_cq(q->cq); /* every CQ event was acked in wait() */
 	if (q->cc)
 		ibv_destroy_comp_channel(q->cc);
 	if (q->rsp_mr)
@@ -310,10 +313,10 @@ void nvmf_rh_queue_disconnect(struct nvmf_hq *hq)
 	free(q->slots);
 	free(q->free_slots);
 	if (q->id)
-		rdma_destroy_id(q->id);   /* every CM event was acked */
+		rdma_destroy_id(q->id); /* every CM event was acked */
 	if (q->ec)
 		rdma_destroy_event_channel(q->ec);
-	nvmf_rdma_dev_put(q->dev);      /* after the MRs and QP: they hold the PD */
+	nvmf_rdma_dev_put(q->dev); /* after the MRs and QP: they hold the PD */
 	free(q);
 	hq->tpriv = NULL;
 }

@@ -31,18 +31,18 @@
 #include "rdma/device.h"
 #include "nvme/wire.h"
 
-#define NVMF_RH_CM_TIMEOUT_MS    3000          /* resolve addr/route, like the kernel host */
-#define NVMF_RH_CONNECT_TIMEOUT  10000         /* ms, ESTABLISHED when opts give none */
-#define NVMF_RH_DEFAULT_PORT     "4420"
-#define NVMF_RH_MAX_INCAPSULE    16384u        /* bytes per capsule we are willing to carry */
-#define NVMF_RH_SMALL_BUF        4096u         /* bounce class 0: one per queue entry */
-#define NVMF_RH_MEDIUM_BUF       (128u * 1024)  /* bounce class 1, allocated on first use */
-#define NVMF_RH_MEDIUM_COUNT     8u
-#define NVMF_RH_BIG_MAX          4u            /* bounce buffers > 128 KiB, sized on demand */
-#define NVMF_RH_WC_BATCH         32
+#define NVMF_RH_CM_TIMEOUT_MS      3000  /* resolve addr/route, like the kernel host */
+#define NVMF_RH_CONNECT_TIMEOUT    10000 /* ms, ESTABLISHED when opts give none */
+#define NVMF_RH_DEFAULT_PORT       "4420"
+#define NVMF_RH_MAX_INCAPSULE      16384u        /* bytes per capsule we are willing to carry */
+#define NVMF_RH_SMALL_BUF          4096u         /* bounce class 0: one per queue entry */
+#define NVMF_RH_MEDIUM_BUF         (128u * 1024) /* bounce class 1, allocated on first use */
+#define NVMF_RH_MEDIUM_COUNT       8u
+#define NVMF_RH_BIG_MAX            4u /* bounce buffers > 128 KiB, sized on demand */
+#define NVMF_RH_WC_BATCH           32
 /* IB CM reject reasons (IBTA 12.6.7.2) as rdma_cm reports them in event->status. */
-#define NVMF_RH_IB_REJ_INVALID_SID   8         /* nobody listens on that port */
-#define NVMF_RH_IB_REJ_CONSUMER      28        /* the target's own reject, with private data */
+#define NVMF_RH_IB_REJ_INVALID_SID 8  /* nobody listens on that port */
+#define NVMF_RH_IB_REJ_CONSUMER    28 /* the target's own reject, with private data */
 
 /* ---- wire.c: pure helpers ---- */
 
@@ -76,21 +76,21 @@ enum nvmf_rh_wr_kind { NVMF_RH_WR_RECV = 1, NVMF_RH_WR_SEND = 2 };
 
 /* Bounce buffer classes of one queue. */
 struct nvmf_rh_bclass {
-	uint32_t size;            /* bytes per buffer */
+	uint32_t size; /* bytes per buffer */
 	uint32_t count, nfree;
-	void *mem;                /* count * size bytes, one registration */
+	void *mem; /* count * size bytes, one registration */
 	struct ibv_mr *mr;
-	void **free;              /* stack of free buffers */
+	void **free; /* stack of free buffers */
 };
 struct nvmf_rh_big {
 	void *mem;
 	struct ibv_mr *mr;
-	uint32_t size;            /* bytes */
+	uint32_t size; /* bytes */
 	bool busy;
 };
 struct nvmf_rh_pool {
 	struct ibv_pd *pd;
-	uint32_t small_count;     /* class 0 buffers (queue entries) */
+	uint32_t small_count; /* class 0 buffers (queue entries) */
 	struct nvmf_rh_bclass cls[2];
 	struct nvmf_rh_big big[NVMF_RH_BIG_MAX];
 };
@@ -98,39 +98,39 @@ struct nvmf_rh_pool {
 /* One capsule in flight: free again once both its SEND completed and its CQE arrived
  * (either may come first). */
 struct nvmf_rh_slot {
-	struct nvmf_hcmd *cmd;    /* until the CQE */
-	struct nvme_sqe *sqe;     /* 64 B, registered */
-	void *bounce;             /* bounce buffer or NULL */
-	int bounce_ref;           /* its class (see nvmf_rh_pool_get) */
-	bool copy_back;           /* read through a bounce buffer */
+	struct nvmf_hcmd *cmd; /* until the CQE */
+	struct nvme_sqe *sqe;  /* 64 B, registered */
+	void *bounce;          /* bounce buffer or NULL */
+	int bounce_ref;        /* its class (see nvmf_rh_pool_get) */
+	bool copy_back;        /* read through a bounce buffer */
 	bool send_done, cqe_done;
 	struct ibv_send_wr wr;
-	struct ibv_sge sge[2];    /* SQE, in-capsule data */
+	struct ibv_sge sge[2]; /* SQE, in-capsule data */
 };
 
 struct nvmf_rh_queue {
 	struct nvmf_hq *hq;
 	struct nvmf_rdma_dev *dev;
-	struct rdma_event_channel *ec;      /* this queue's CM events, non-blocking */
+	struct rdma_event_channel *ec; /* this queue's CM events, non-blocking */
 	struct rdma_cm_id *id;
-	struct ibv_comp_channel *cc;        /* non-blocking */
+	struct ibv_comp_channel *cc; /* non-blocking */
 	struct ibv_cq *cq;
 	bool qp_created, connected, dead;
 	uint16_t qid, size;
-	char peer[80];                      /* "169.254.77.1:4420" for messages */
+	char peer[80]; /* "169.254.77.1:4420" for messages */
 
-	uint32_t nslots;                    /* 2 x size: a slot may wait for its SEND
+	uint32_t nslots; /* 2 x size: a slot may wait for its SEND
 					     * completion after its CQE */
 	struct nvmf_rh_slot *slots;
 	uint32_t *free_slots, nfree;
 	void *sqe_mem;
 	struct ibv_mr *sqe_mr;
-	void *icd_mem;                      /* nslots x icd_stride, in-capsule data */
+	void *icd_mem; /* nslots x icd_stride, in-capsule data */
 	struct ibv_mr *icd_mr;
-	uint32_t icd_stride;                /* bytes allocated per slot */
-	uint32_t incapsule;                 /* bytes a write may carry in the capsule */
+	uint32_t icd_stride; /* bytes allocated per slot */
+	uint32_t incapsule;  /* bytes a write may carry in the capsule */
 
-	struct nvme_cqe *rsp;               /* size x 16 B, registered */
+	struct nvme_cqe *rsp; /* size x 16 B, registered */
 	struct ibv_mr *rsp_mr;
 	struct ibv_recv_wr *rwr;
 	struct ibv_sge *rsge;

@@ -21,7 +21,7 @@
 #include "rdma/host/host.h"
 
 #define NVMF_RH_LOG(...) fprintf(stderr, "nvmf-rdma host: " __VA_ARGS__)
-#define BUF_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE)
+#define BUF_ACCESS       (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE)
 
 /* ---- bounce buffers ---- */
 
@@ -99,7 +99,7 @@ static int pool_get(struct nvmf_rh_pool *p, uint32_t len, void **buf, uint32_t *
 				return rc;
 		}
 		if (!k->nfree)
-			continue;   /* a larger class may have room */
+			continue; /* a larger class may have room */
 		*buf = k->free[--k->nfree];
 		*rkey = k->mr->rkey;
 		*ref = c;
@@ -192,8 +192,8 @@ static int hq_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 	s->wr.num_sge = 1;
 	s->bounce = NULL;
 	s->copy_back = false;
-	const struct nvmf_rdma_region *reg = cmd->len ?
-		nvmf_rdma_dev_lookup(q->dev, cmd->buf, cmd->len) : NULL;
+	const struct nvmf_rdma_region *reg =
+		cmd->len ? nvmf_rdma_dev_lookup(q->dev, cmd->buf, cmd->len) : NULL;
 
 	if (!cmd->len) {
 		nvme_sgl_set_keyed(s->sqe, 0, 0, 0, false);
@@ -211,7 +211,7 @@ static int hq_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 		}
 		d->length = cmd->len;
 		s->wr.num_sge = 2;
-		nvme_sgl_set_incapsule(s->sqe, 0, cmd->len);   /* ICDOFF 0 */
+		nvme_sgl_set_incapsule(s->sqe, 0, cmd->len); /* ICDOFF 0 */
 	} else if (cmd->len > NVME_SGL_KEYED_MAX_LEN) {
 		return -EINVAL;
 	} else if (reg) {
@@ -239,7 +239,7 @@ static int hq_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 		s->cmd = NULL;
 		cmd->tctx = NULL;
 		if (rc == ENOMEM)
-			return -EAGAIN;   /* send queue full */
+			return -EAGAIN; /* send queue full */
 		q->dead = true;
 		return -ECONNRESET;
 	}
@@ -313,7 +313,7 @@ static int hq_poll(struct nvmf_hq *hq, unsigned max)
 				break;
 			}
 			if (n == 0) {
-				check_cm(q);   /* idle: cheap enough to look for a disconnect */
+				check_cm(q); /* idle: cheap enough to look for a disconnect */
 				break;
 			}
 			q->wc_count = (unsigned)n;
@@ -391,7 +391,7 @@ static void hq_set_incapsule(struct nvmf_hq *hq, uint32_t ioccsz)
 {
 	struct nvmf_rh_queue *q = hq->tpriv;
 	if (!q || q->qid == 0)
-		return;   /* admin capsules are always 64 bytes */
+		return; /* admin capsules are always 64 bytes */
 	uint32_t want = nvmf_rh_incapsule_size(ioccsz);
 	if (q->icd_mem) {
 		/* Slots in flight may use the area: never reallocate, only shrink. */
@@ -406,7 +406,7 @@ static void hq_set_incapsule(struct nvmf_hq *hq, uint32_t ioccsz)
 	size_t len = (size_t)stride * q->nslots;
 	void *mem;
 	if (posix_memalign(&mem, 4096, len))
-		return;   /* keyed SGLs work without it */
+		return; /* keyed SGLs work without it */
 	struct ibv_mr *mr = ibv_reg_mr(q->dev->pd, mem, len, IBV_ACCESS_LOCAL_WRITE);
 	if (!mr) {
 		free(mem);

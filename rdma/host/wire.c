@@ -17,17 +17,28 @@
 static const char *ib_rej_reason(int status)
 {
 	switch (status) {
-	case 1:  return "no QP";
-	case 2:  return "no EEC";
-	case 3:  return "no resources";
-	case 4:  return "timeout";
-	case 5:  return "unsupported request";
-	case NVMF_RH_IB_REJ_INVALID_SID: return "nothing listens on that port (invalid service ID)";
-	case 14: return "invalid transport type";
-	case 26: return "invalid private data length";
-	case 27: return "port redirect";
-	case NVMF_RH_IB_REJ_CONSUMER: return "consumer reject";
-	default: return NULL;
+	case 1:
+		return "no QP";
+	case 2:
+		return "no EEC";
+	case 3:
+		return "no resources";
+	case 4:
+		return "timeout";
+	case 5:
+		return "unsupported request";
+	case NVMF_RH_IB_REJ_INVALID_SID:
+		return "nothing listens on that port (invalid service ID)";
+	case 14:
+		return "invalid transport type";
+	case 26:
+		return "invalid private data length";
+	case 27:
+		return "port redirect";
+	case NVMF_RH_IB_REJ_CONSUMER:
+		return "consumer reject";
+	default:
+		return NULL;
 	}
 }
 

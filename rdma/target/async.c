@@ -25,13 +25,13 @@
 #include <stdlib.h>
 #include "rdma/target/internal.h"
 
-#define ASYNC_BUDGET 64   /* events per device per look */
+#define ASYNC_BUDGET 64 /* events per device per look */
 
 /* An event for the group owning its object, by message. */
 struct async_msg {
-	struct nvmf_rdma_pg_dev *pgd;      /* the owner's part on the device */
+	struct nvmf_rdma_pg_dev *pgd; /* the owner's part on the device */
 	enum ibv_event_type type;
-	struct ibv_qp *qp;                 /* compared with the queue's, never followed */
+	struct ibv_qp *qp; /* compared with the queue's, never followed */
 	uint32_t qp_num;
 };
 
@@ -58,7 +58,7 @@ static void qp_event(struct nvmf_rdma_poll_group *pg, enum ibv_event_type type, 
 {
 	struct nvmf_rdma_queue *q = nvmf_rdma_pg_find_qp(pg, qp_num);
 	if (!q || q->qp != qp)
-		return;   /* freed already (after its flush timeout) */
+		return; /* freed already (after its flush timeout) */
 	switch (type) {
 	case IBV_EVENT_QP_LAST_WQE_REACHED:
 		q->last_wqe = true;
@@ -70,17 +70,17 @@ static void qp_event(struct nvmf_rdma_poll_group *pg, enum ibv_event_type type, 
 		if (q->state == NVMF_RDMA_Q_DYING)
 			NVMF_RDMA_LOG(pg->t, NVMF_LOG_INFO,
 				      "host %s, queue %u (cntlid %u): %s while "
-				      "disconnecting", q->sq.peer[0] ? q->sq.peer : "?", q->qid,
+				      "disconnecting",
+				      q->sq.peer[0] ? q->sq.peer : "?", q->qid,
 				      (unsigned)nvmf_sq_cntlid(&q->sq), ibv_event_type_str(type));
 		nvmf_rdma_queue_disconnect(q, ibv_event_type_str(type));
 		break;
 	case IBV_EVENT_COMM_EST:
-		break;    /* a capsule before the CM's ESTABLISHED: served all the same */
+		break; /* a capsule before the CM's ESTABLISHED: served all the same */
 	default:
 		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING, "host %s, queue %u (cntlid %u): %s",
 			      q->sq.peer[0] ? q->sq.peer : "?", q->qid,
-			      (unsigned)nvmf_sq_cntlid(&q->sq),
-			      ibv_event_type_str(type));
+			      (unsigned)nvmf_sq_cntlid(&q->sq), ibv_event_type_str(type));
 		break;
 	}
 }
@@ -92,10 +92,11 @@ static void srq_event(struct nvmf_rdma_pg_dev *pgd, enum ibv_event_type type)
 	uint32_t chained = 0;
 	for (struct ibv_recv_wr *w = rq->head; w; w = w->next)
 		chained++;
-	NVMF_RDMA_LOG(pgd->pg->t, NVMF_LOG_WARNING,
-		      "poll group %u, device %s: %s (shared receives: %u of %u posted, %u to repost)",
-		      pgd->pg->base.pg->index, pgd->dev->dev->name, ibv_event_type_str(type), rq->posted,
-		      rq->depth, chained);
+	NVMF_RDMA_LOG(
+		pgd->pg->t, NVMF_LOG_WARNING,
+		"poll group %u, device %s: %s (shared receives: %u of %u posted, %u to repost)",
+		pgd->pg->base.pg->index, pgd->dev->dev->name, ibv_event_type_str(type), rq->posted,
+		rq->depth, chained);
 	nvmf_rdma_rq_kick(pgd->pg, rq);
 }
 
@@ -133,7 +134,8 @@ static void dispatch(struct nvmf_rdma_poll_group *main_pg, struct nvmf_rdma_pg_d
 	}
 	struct async_msg *m = malloc(sizeof(*m));
 	if (m) {
-		*m = (struct async_msg){ .pgd = pgd, .type = ev->event_type,
+		*m = (struct async_msg){ .pgd = pgd,
+					 .type = ev->event_type,
 					 .qp = qp ? ev->element.qp : NULL,
 					 .qp_num = qp ? ev->element.qp->qp_num : 0 };
 		if (!nvmf_pg_send(pgd->pg->base.pg, async_msg_run, m))
@@ -143,7 +145,8 @@ static void dispatch(struct nvmf_rdma_poll_group *main_pg, struct nvmf_rdma_pg_d
 	/* A dying queue still ends at its flush timeout; a fatal QP reports errors too. */
 	NVMF_RDMA_LOG(pgd->pg->t, NVMF_LOG_ERROR,
 		      "device %s: %s for poll group %u dropped (out of memory)",
-		      pgd->dev->dev->name, ibv_event_type_str(ev->event_type), pgd->pg->base.pg->index);
+		      pgd->dev->dev->name, ibv_event_type_str(ev->event_type),
+		      pgd->pg->base.pg->index);
 }
 
 static void handle(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_device *dev,
@@ -152,7 +155,8 @@ static void handle(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_device *dev
 	struct nvmf_rdma_transport *t = pg->t;
 	const char *name = dev->dev->name;
 	enum ibv_event_type type = ev->event_type;
-	if (nvmf_rdma_is_qp_event(type) || type == IBV_EVENT_SRQ_ERR || type == IBV_EVENT_SRQ_LIMIT_REACHED) {
+	if (nvmf_rdma_is_qp_event(type) || type == IBV_EVENT_SRQ_ERR ||
+	    type == IBV_EVENT_SRQ_LIMIT_REACHED) {
 		bool qp = nvmf_rdma_is_qp_event(type);
 		/* The registry's lock covers the look-up only: a group's part lives until the
 		 * target's shutdown, after the last pass of this group. */
@@ -163,9 +167,9 @@ static void handle(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_device *dev
 		if (pgd)
 			dispatch(pg, pgd, ev);
 		else if (!qp)
-			NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
-				      "device %s: %s on an SRQ not ours", name, ibv_event_type_str(type));
-		return;   /* a QP not ours: a host queue of this process */
+			NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING, "device %s: %s on an SRQ not ours",
+				      name, ibv_event_type_str(type));
+		return; /* a QP not ours: a host queue of this process */
 	}
 	switch (type) {
 	case IBV_EVENT_CQ_ERR: {
@@ -174,15 +178,17 @@ static void handle(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_device *dev
 		int group = pgd ? (int)pgd->pg->base.pg->index : -1;
 		pthread_mutex_unlock(&t->pgd_lock);
 		if (group >= 0)
-			NVMF_RDMA_LOG(pg->t, NVMF_LOG_ERROR,
-				      "device %s: completion queue error (poll group %d): its queues will fail",
-				      name, group);
+			NVMF_RDMA_LOG(
+				pg->t, NVMF_LOG_ERROR,
+				"device %s: completion queue error (poll group %d): its queues will fail",
+				name, group);
 		break;
 	}
 	case IBV_EVENT_DEVICE_FATAL:
-		NVMF_RDMA_LOG(pg->t, NVMF_LOG_ERROR,
-			      "device %s: fatal device error: its queues will fail and it must be reset",
-			      name);
+		NVMF_RDMA_LOG(
+			pg->t, NVMF_LOG_ERROR,
+			"device %s: fatal device error: its queues will fail and it must be reset",
+			name);
 		break;
 	case IBV_EVENT_PORT_ERR:
 	case IBV_EVENT_PORT_ACTIVE:
@@ -191,12 +197,12 @@ static void handle(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_device *dev
 	case IBV_EVENT_GID_CHANGE:
 	case IBV_EVENT_SM_CHANGE:
 	case IBV_EVENT_CLIENT_REREGISTER:
-		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
-			      "device %s port %d: %s", name, ev->element.port_num, ibv_event_type_str(type));
+		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING, "device %s port %d: %s", name,
+			      ev->element.port_num, ibv_event_type_str(type));
 		break;
 	default:
-		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
-			      "device %s: %s", name, ibv_event_type_str(type));
+		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING, "device %s: %s", name,
+			      ibv_event_type_str(type));
 		break;
 	}
 }
@@ -207,7 +213,8 @@ int nvmf_rdma_process_async_events(struct nvmf_rdma_poll_group *pg)
 	int n = 0;
 	for (struct nvmf_rdma_device *d = pg->t->devices; d; d = d->next) {
 		struct ibv_async_event ev;
-		for (int k = 0; k < ASYNC_BUDGET && v->get_async_event(d->dev->verbs, &ev) == 0; k++) {
+		for (int k = 0; k < ASYNC_BUDGET && v->get_async_event(d->dev->verbs, &ev) == 0;
+		     k++) {
 			handle(pg, d, &ev);
 			v->ack_async_event(&ev);
 			d->async_events++;

@@ -33,7 +33,8 @@
 /* NVMF_RDMA_LOG - one line in the target's log (target/log.h: its level, its stderr) from
  * the transport @t: "rdma: " then printf's format and arguments, no trailing newline.
  * Lines about a queue name its host ("rdma: host 192.0.2.1:40112, queue 1 ..."). */
-#define NVMF_RDMA_LOG(t, level, ...) nvmf_log_at((t)->base.tgt, NVMF_LOGC_RDMA, (level), __VA_ARGS__)
+#define NVMF_RDMA_LOG(t, level, ...) \
+	nvmf_log_at((t)->base.tgt, NVMF_LOGC_RDMA, (level), __VA_ARGS__)
 
 /* Page alignment of every buffer handed to a backend (O_DIRECT needs block alignment). */
 #define NVMF_RDMA_ALIGN 4096u
@@ -117,7 +118,7 @@ enum nvmf_rdma_wr_type {
 	NVMF_RDMA_WR_RECV,
 	NVMF_RDMA_WR_SEND,
 	NVMF_RDMA_WR_READ,
-	NVMF_RDMA_WR_WRITE,   /* unsignaled; seen only as a flush error */
+	NVMF_RDMA_WR_WRITE, /* unsignaled; seen only as a flush error */
 };
 struct nvmf_rdma_wr {
 	enum nvmf_rdma_wr_type type;
@@ -126,28 +127,28 @@ struct nvmf_rdma_wr {
 /* ---- pool.c: registered data buffers of one device ---- */
 
 #define NVMF_RDMA_POOL_CLASSES 3
-#define NVMF_RDMA_CACHE_MAX    32   /* buffers per class a poll group may hold back */
+#define NVMF_RDMA_CACHE_MAX    32 /* buffers per class a poll group may hold back */
 
 struct nvmf_rdma_buf_class {
-	uint32_t size;         /* bytes per buffer, a multiple of NVMF_RDMA_ALIGN */
+	uint32_t size; /* bytes per buffer, a multiple of NVMF_RDMA_ALIGN */
 	uint32_t count;
 	uint32_t nfree;
-	void **free;           /* stack of free buffers */
-	uint8_t *base;         /* first buffer of the class */
-	uint8_t *in_use;       /* per buffer: handed out; catches a buffer released twice */
-	uint64_t double_puts;  /* releases of a buffer that was already free (a bug) */
+	void **free;          /* stack of free buffers */
+	uint8_t *base;        /* first buffer of the class */
+	uint8_t *in_use;      /* per buffer: handed out; catches a buffer released twice */
+	uint64_t double_puts; /* releases of a buffer that was already free (a bug) */
 };
 
 struct nvmf_rdma_pool {
 	const struct nvmf_rdma_verbs *verbs;
-	void *mem;             /* one mapping for all classes */
-	size_t len;            /* bytes */
-	bool huge;             /* MAP_HUGETLB worked */
-	struct ibv_mr *mr;     /* registered once, LOCAL_WRITE (RDMA READ lands here) */
+	void *mem;         /* one mapping for all classes */
+	size_t len;        /* bytes */
+	bool huge;         /* MAP_HUGETLB worked */
+	struct ibv_mr *mr; /* registered once, LOCAL_WRITE (RDMA READ lands here) */
 	struct nvmf_rdma_buf_class cls[NVMF_RDMA_POOL_CLASSES];
-	unsigned ncls;         /* classes in ascending size */
-	uint32_t max_size;     /* largest buffer: the max transfer size */
-	pthread_mutex_t lock;  /* poll groups of several threads share the pool */
+	unsigned ncls;        /* classes in ascending size */
+	uint32_t max_size;    /* largest buffer: the max transfer size */
+	pthread_mutex_t lock; /* poll groups of several threads share the pool */
 };
 
 /*
@@ -171,9 +172,9 @@ bool nvmf_rdma_pool_put(struct nvmf_rdma_pool *p, void *buf, unsigned cls);
 
 /* A pool's buffers, all classes added up. */
 struct nvmf_rdma_pool_stats {
-	uint32_t count;        /* buffers */
-	uint32_t nfree;        /* in the pool now (not counting the groups' caches) */
-	uint64_t double_puts;  /* releases of a buffer already free (a bug if not 0) */
+	uint32_t count;       /* buffers */
+	uint32_t nfree;       /* in the pool now (not counting the groups' caches) */
+	uint64_t double_puts; /* releases of a buffer already free (a bug if not 0) */
 };
 /* nvmf_rdma_pool_stats - @p's counts now, under its lock (any thread). */
 void nvmf_rdma_pool_stats(struct nvmf_rdma_pool *p, struct nvmf_rdma_pool_stats *st);
@@ -183,11 +184,11 @@ void nvmf_rdma_pool_stats(struct nvmf_rdma_pool *p, struct nvmf_rdma_pool_stats 
 /* A device the transport uses: the shared context (PD, attributes) and its data pool. The
  * list (t->devices) is the main group's; its async_fd is the main group's to read. */
 struct nvmf_rdma_device {
-	struct nvmf_rdma_dev *dev;         /* rdma/device.h */
+	struct nvmf_rdma_dev *dev; /* rdma/device.h */
 	struct nvmf_rdma_pool pool;
-	bool last_wqe_event;               /* raises IBV_EVENT_QP_LAST_WQE_REACHED: not rxe
+	bool last_wqe_event;   /* raises IBV_EVENT_QP_LAST_WQE_REACHED: not rxe
 					    * (vendor 0 or 0xffffff) nor iWARP, as SPDK tells */
-	uint64_t async_events;             /* asynchronous events read (main group) */
+	uint64_t async_events; /* asynchronous events read (main group) */
 	struct nvmf_rdma_device *next;
 };
 
@@ -195,11 +196,11 @@ struct nvmf_rdma_device {
 
 /* One posted receive: the SQE and (I/O queues) the in-capsule data area. */
 struct nvmf_rdma_recv {
-	struct nvmf_rdma_wr wr;            /* first: wr_id points here */
-	struct nvmf_rdma_rq *rq;           /* the receive queue it is posted to */
-	struct nvme_sqe *sqe;              /* 64 B, registered */
-	void *inline_buf;                  /* rq->inline_size bytes, page aligned; NULL if 0 */
-	uint32_t byte_len;                 /* of the last completion */
+	struct nvmf_rdma_wr wr;  /* first: wr_id points here */
+	struct nvmf_rdma_rq *rq; /* the receive queue it is posted to */
+	struct nvme_sqe *sqe;    /* 64 B, registered */
+	void *inline_buf;        /* rq->inline_size bytes, page aligned; NULL if 0 */
+	uint32_t byte_len;       /* of the last completion */
 	struct ibv_recv_wr rwr;
 	struct ibv_sge sge[2];
 	STAILQ_ENTRY(nvmf_rdma_recv) link; /* waiting for a free request */
@@ -213,10 +214,10 @@ struct nvmf_rdma_recv {
  */
 struct nvmf_rdma_rq {
 	const struct nvmf_rdma_verbs *verbs;
-	struct ibv_srq *srq;               /* NULL: receives go to @owner's QP */
-	struct nvmf_rdma_queue *owner;     /* the queue of a non-shared receive queue */
+	struct ibv_srq *srq;           /* NULL: receives go to @owner's QP */
+	struct nvmf_rdma_queue *owner; /* the queue of a non-shared receive queue */
 	void *mem;
-	size_t mem_len;                    /* bytes */
+	size_t mem_len; /* bytes */
 	struct ibv_mr *mr;
 	struct nvmf_rdma_recv *recvs;
 	uint32_t depth;                    /* receives */
@@ -231,8 +232,8 @@ struct nvmf_rdma_rq {
  * on @pd; when @shared: an SRQ (verbs->create_srq on @pd), else for @owner's
  * QP (posted by nvmf_rdma_rq_post_all once the QP exists). Returns 0 or -1 with @err. */
 int nvmf_rdma_rq_init(struct nvmf_rdma_rq *rq, const struct nvmf_rdma_verbs *verbs,
-		      struct ibv_pd *pd, bool shared, struct nvmf_rdma_queue *owner,
-		      uint32_t depth, uint32_t inline_size, char *err, size_t errlen);
+		      struct ibv_pd *pd, bool shared, struct nvmf_rdma_queue *owner, uint32_t depth,
+		      uint32_t inline_size, char *err, size_t errlen);
 void nvmf_rdma_rq_fini(struct nvmf_rdma_rq *rq);
 /* nvmf_rdma_rq_post_all - post every receive now (set-up). Returns 0 or errno. */
 int nvmf_rdma_rq_post_all(struct nvmf_rdma_rq *rq);
@@ -273,39 +274,39 @@ int nvmf_rdma_rq_flush(struct nvmf_rdma_rq *rq);
 enum nvmf_rdma_req_state {
 	NVMF_RDMA_REQ_FREE,
 	NVMF_RDMA_REQ_NEW,
-	NVMF_RDMA_REQ_NEED_BUFFER,         /* in pgd->buf_waiters */
-	NVMF_RDMA_REQ_NEED_READ,           /* in q->pending_reads */
-	NVMF_RDMA_REQ_TRANSFER_H2C,        /* RDMA READ chained / posted */
+	NVMF_RDMA_REQ_NEED_BUFFER,  /* in pgd->buf_waiters */
+	NVMF_RDMA_REQ_NEED_READ,    /* in q->pending_reads */
+	NVMF_RDMA_REQ_TRANSFER_H2C, /* RDMA READ chained / posted */
 	NVMF_RDMA_REQ_READY_TO_EXECUTE,
-	NVMF_RDMA_REQ_EXECUTING,           /* owned by the core / backend */
+	NVMF_RDMA_REQ_EXECUTING, /* owned by the core / backend */
 	NVMF_RDMA_REQ_EXECUTED,
-	NVMF_RDMA_REQ_READY_TO_COMPLETE,   /* in q->pending_sends */
-	NVMF_RDMA_REQ_COMPLETING,          /* in q->completing */
+	NVMF_RDMA_REQ_READY_TO_COMPLETE, /* in q->pending_sends */
+	NVMF_RDMA_REQ_COMPLETING,        /* in q->completing */
 	NVMF_RDMA_REQ_COMPLETED,
 };
 
 TAILQ_HEAD(nvmf_rdma_req_list, nvmf_rdma_req);
 
 struct nvmf_rdma_req {
-	struct nvmf_req req;               /* what the core sees */
+	struct nvmf_req req; /* what the core sees */
 	struct nvmf_rdma_queue *q;
 	enum nvmf_rdma_req_state state;
-	struct nvmf_rdma_recv *recv;       /* the capsule, until it is reposted */
-	struct nvme_cqe *cqe;              /* 16 B, registered */
-	void *buf;                         /* pool buffer or NULL */
+	struct nvmf_rdma_recv *recv; /* the capsule, until it is reposted */
+	struct nvme_cqe *cqe;        /* 16 B, registered */
+	void *buf;                   /* pool buffer or NULL */
 	unsigned buf_cls;
-	uint64_t raddr;                    /* keyed SGL: host address, key, bytes to move */
+	uint64_t raddr; /* keyed SGL: host address, key, bytes to move */
 	uint32_t rkey;
 	uint32_t xfer_len;
-	bool invalidate;                   /* answer with SEND_WITH_INV(rkey) */
-	bool in_core;                      /* nvmf_req_init accepted it, not yet answered */
-	bool in_process;                   /* nvmf_rdma_req_process is advancing it */
-	bool queued;                       /* in a wait list (buffer, READ slot, send slot) */
-	bool resumed;                      /* just taken off the head of its wait list */
+	bool invalidate; /* answer with SEND_WITH_INV(rkey) */
+	bool in_core;    /* nvmf_req_init accepted it, not yet answered */
+	bool in_process; /* nvmf_rdma_req_process is advancing it */
+	bool queued;     /* in a wait list (buffer, READ slot, send slot) */
+	bool resumed;    /* just taken off the head of its wait list */
 	struct nvmf_rdma_wr send_ctx, read_ctx, write_ctx;
 	struct ibv_send_wr data_wr, send_wr;
 	struct ibv_sge data_sge, send_sge;
-	TAILQ_ENTRY(nvmf_rdma_req) link;   /* free list, one wait list, or q->completing */
+	TAILQ_ENTRY(nvmf_rdma_req) link; /* free list, one wait list, or q->completing */
 };
 
 /* nvmf_rdma_req_process - advance @r as far as it can go (see the states above). */
@@ -330,52 +331,52 @@ void nvmf_rdma_queue_response(struct nvmf_req *req);
 /* ---- queues (queue.c) ---- */
 
 enum nvmf_rdma_queue_state {
-	NVMF_RDMA_Q_CONNECTING,         /* accepted, waiting for ESTABLISHED */
+	NVMF_RDMA_Q_CONNECTING, /* accepted, waiting for ESTABLISHED */
 	NVMF_RDMA_Q_LIVE,
-	NVMF_RDMA_Q_DYING,              /* disconnecting: flushing, then waiting for the core */
+	NVMF_RDMA_Q_DYING, /* disconnecting: flushing, then waiting for the core */
 };
 
 struct nvmf_rdma_queue {
 	struct nvmf_sq sq;
 	struct nvmf_rdma_transport *t;
 	struct nvmf_rdma_poll_group *pg;
-	struct nvmf_rdma_pg_dev *pgd;      /* the group's CQ (and SRQ) on this queue's device */
+	struct nvmf_rdma_pg_dev *pgd; /* the group's CQ (and SRQ) on this queue's device */
 	struct nvmf_rdma_device *dev;
-	struct rdma_cm_id *id;             /* NULL for queues the unit tests build */
+	struct rdma_cm_id *id; /* NULL for queues the unit tests build */
 	struct ibv_qp *qp;
-	struct nvmf_rdma_rq *rq;           /* pgd->srq, or own_rq */
-	struct nvmf_rdma_rq own_rq;        /* used when the device has no SRQ */
+	struct nvmf_rdma_rq *rq;    /* pgd->srq, or own_rq */
+	struct nvmf_rdma_rq own_rq; /* used when the device has no SRQ */
 	enum nvmf_rdma_queue_state state;
-	uint16_t qid;                      /* from the CM REQ */
+	uint16_t qid; /* from the CM REQ */
 	uint32_t qp_num;
-	uint32_t recv_depth;               /* capsules the host may have outstanding: HSQSIZE + 1 */
-	uint32_t max_sends;                /* responses in flight: min(HRQSIZE, nreq) */
-	uint32_t max_reads;                /* RDMA READs in flight: the negotiated ORD */
-	uint32_t nreq;                     /* request contexts: 2 x recv_depth */
-	uint32_t inline_size;              /* in-capsule bytes accepted (0 on admin queues) */
-	uint32_t cq_share;                 /* CQ entries reserved in pgd->cq */
-	bool inline_send;                  /* max_inline_data >= 16: CQE sent inline */
+	uint32_t recv_depth;  /* capsules the host may have outstanding: HSQSIZE + 1 */
+	uint32_t max_sends;   /* responses in flight: min(HRQSIZE, nreq) */
+	uint32_t max_reads;   /* RDMA READs in flight: the negotiated ORD */
+	uint32_t nreq;        /* request contexts: 2 x recv_depth */
+	uint32_t inline_size; /* in-capsule bytes accepted (0 on admin queues) */
+	uint32_t cq_share;    /* CQ entries reserved in pgd->cq */
+	bool inline_send;     /* max_inline_data >= 16: CQE sent inline */
 	uint32_t sends_inflight, reads_inflight;
-	void *mem;                         /* CQEs, one registration */
+	void *mem; /* CQEs, one registration */
 	size_t mem_len;
 	struct ibv_mr *mr;
 	struct nvmf_rdma_req *reqs;
 	struct nvmf_rdma_req_list free_reqs;
 	struct nvmf_rdma_req_list pending_reads;
 	struct nvmf_rdma_req_list pending_sends;
-	struct nvmf_rdma_req_list completing;   /* SENDs posted, in order: one signaled
+	struct nvmf_rdma_req_list completing; /* SENDs posted, in order: one signaled
 						 * completion retires every earlier one */
 	STAILQ_HEAD(, nvmf_rdma_recv) pending_recvs;
 	/* Send WRs of this poll pass, posted in one post_send by nvmf_rdma_pg_flush_op. */
 	struct ibv_send_wr *wr_head, **wr_tailp;
-	struct ibv_send_wr *last_send;     /* the chain's last SEND: the one signaled */
+	struct ibv_send_wr *last_send; /* the chain's last SEND: the one signaled */
 	bool dirty;
 	struct nvmf_rdma_queue *next_dirty;
-	bool released;                     /* the core called queue_released */
-	bool last_wqe;                     /* IBV_EVENT_QP_LAST_WQE_REACHED seen: the QP takes
+	bool released; /* the core called queue_released */
+	bool last_wqe; /* IBV_EVENT_QP_LAST_WQE_REACHED seen: the QP takes
 					    * no more SRQ receives, all it took have completed */
 	uint64_t dying_since_ms;
-	struct nvmf_rdma_queue *next;      /* in pg->queues */
+	struct nvmf_rdma_queue *next; /* in pg->queues */
 };
 
 /*
@@ -388,8 +389,8 @@ struct nvmf_rdma_queue {
 struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
 					       struct nvmf_rdma_device *dev, struct nvmf_port *port,
 					       struct rdma_cm_id *id,
-					       const struct nvme_rdma_cm_conn *conn,
-					       uint32_t ord, char *err, size_t errlen);
+					       const struct nvme_rdma_cm_conn *conn, uint32_t ord,
+					       char *err, size_t errlen);
 /* nvmf_rdma_queue_disconnect - start tearing @q down (idempotent): QP to error so every
  * WR flushes, rdma_disconnect, waiting requests abandoned, the core told
  * (nvmf_sq_destroy); nvmf_rdma_queue_reap finishes the job. @why is logged (NULL:
@@ -414,11 +415,11 @@ void nvmf_rdma_queue_flush(struct nvmf_rdma_queue *q);
 struct nvmf_rdma_pg_dev {
 	struct nvmf_rdma_poll_group *pg;
 	struct nvmf_rdma_device *dev;
-	struct ibv_comp_channel *channel;  /* this CQ's events; a wait descriptor of the group */
-	struct ibv_cq *cq;                 /* every QP of the group on this device */
-	uint32_t cq_size, cq_used;         /* entries: allocated, reserved by queues */
-	struct nvmf_rdma_rq *srq;          /* NULL: SRQ off or not supported */
-	struct nvmf_rdma_req_list buf_waiters;  /* NEED_BUFFER, FIFO */
+	struct ibv_comp_channel *channel; /* this CQ's events; a wait descriptor of the group */
+	struct ibv_cq *cq;                /* every QP of the group on this device */
+	uint32_t cq_size, cq_used;        /* entries: allocated, reserved by queues */
+	struct nvmf_rdma_rq *srq;         /* NULL: SRQ off or not supported */
+	struct nvmf_rdma_req_list buf_waiters; /* NEED_BUFFER, FIFO */
 	/* Per-class cache of pool buffers in front of the shared pool (several groups). */
 	struct nvmf_rdma_buf_cache {
 		void *buf[NVMF_RDMA_CACHE_MAX];
@@ -439,40 +440,40 @@ void nvmf_rdma_pgd_buf_put(struct nvmf_rdma_pg_dev *pgd, void *buf, unsigned cls
  * of the pass (nvmf_rdma_pg_flush_op).
  */
 struct nvmf_rdma_poll_group {
-	struct nvmf_tpg base;              /* first: the core's view */
+	struct nvmf_tpg base; /* first: the core's view */
 	struct nvmf_rdma_transport *t;
 	const struct nvmf_rdma_verbs *verbs;
-	const struct nvmf_clock *clock;    /* the target's (tgt->clock): teardown timeouts,
+	const struct nvmf_clock *clock; /* the target's (tgt->clock): teardown timeouts,
 					    * driven by tests like the core's timers */
-	struct rdma_event_channel *ec;     /* CM events of this group's queues (and, on the
+	struct rdma_event_channel *ec;  /* CM events of this group's queues (and, on the
 					    * main group, the listeners'): t->ec there */
-	uint64_t cm_next_us;               /* look at ec again from this pass time on */
+	uint64_t cm_next_us;            /* look at ec again from this pass time on */
 	struct nvmf_rdma_pg_dev *devs;
 	struct nvmf_rdma_queue *queues;
 	uint32_t nqueues, ndying;
-	struct nvmf_rdma_queue **qp_map;   /* qp_num -> queue, open addressing */
-	uint32_t qp_map_size;              /* slots, a power of two, >= 2 x nqueues */
-	struct nvmf_rdma_queue *dirty_q;   /* queues with chained send WRs */
-	struct nvmf_rdma_rq *dirty_rq;     /* receive queues with chained reposts */
-	unsigned ngroups;                  /* groups sharing the device pools (caches if > 1) */
-	bool admin_only;                   /* the main group beside I/O groups */
-	uint64_t wcs, posts;               /* counters: completions, post calls */
-	uint32_t bufs_held;                /* pool buffers its requests hold */
-	struct nvmf_tpg_stats pub;         /* published for pg_stats each pass (atomics) */
-	uint64_t last_wqe_events;          /* LAST_WQE_REACHED of this group's QPs */
-	uint64_t last_wqe_timeouts;        /* queues on an SRQ freed at the flush timeout
+	struct nvmf_rdma_queue **qp_map; /* qp_num -> queue, open addressing */
+	uint32_t qp_map_size;            /* slots, a power of two, >= 2 x nqueues */
+	struct nvmf_rdma_queue *dirty_q; /* queues with chained send WRs */
+	struct nvmf_rdma_rq *dirty_rq;   /* receive queues with chained reposts */
+	unsigned ngroups;                /* groups sharing the device pools (caches if > 1) */
+	bool admin_only;                 /* the main group beside I/O groups */
+	uint64_t wcs, posts;             /* counters: completions, post calls */
+	uint32_t bufs_held;              /* pool buffers its requests hold */
+	struct nvmf_tpg_stats pub;       /* published for pg_stats each pass (atomics) */
+	uint64_t last_wqe_events;        /* LAST_WQE_REACHED of this group's QPs */
+	uint64_t last_wqe_timeouts;      /* queues on an SRQ freed at the flush timeout
 					    * without it (their SRQ receives may be lost) */
 };
 
 /* What one poll group's RDMA part holds now (all its devices added up), for tests and
  * statistics. */
 struct nvmf_rdma_pg_stats {
-	uint32_t srq_depth;                /* receives of the group's SRQs */
-	uint32_t srq_posted;               /* of them posted: the device holds them */
-	uint32_t srq_chained;              /* waiting for the end-of-pass post */
-	uint32_t queues, dying;            /* queues, and those being torn down */
-	uint32_t waiting_last_wqe;         /* dying ones waiting for LAST_WQE_REACHED */
-	uint32_t bufs_cached;              /* pool buffers in the group's caches */
+	uint32_t srq_depth;        /* receives of the group's SRQs */
+	uint32_t srq_posted;       /* of them posted: the device holds them */
+	uint32_t srq_chained;      /* waiting for the end-of-pass post */
+	uint32_t queues, dying;    /* queues, and those being torn down */
+	uint32_t waiting_last_wqe; /* dying ones waiting for LAST_WQE_REACHED */
+	uint32_t bufs_cached;      /* pool buffers in the group's caches */
 	uint64_t last_wqe_events, last_wqe_timeouts;
 	uint64_t wcs, posts;
 };
@@ -489,7 +490,8 @@ int nvmf_rdma_pg_init(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_transpor
 void nvmf_rdma_pg_fini(struct nvmf_rdma_poll_group *pg);
 /* nvmf_rdma_pg_dev_get - the group's CQ/SRQ on @dev, created on first use. */
 struct nvmf_rdma_pg_dev *nvmf_rdma_pg_dev_get(struct nvmf_rdma_poll_group *pg,
-					      struct nvmf_rdma_device *dev, char *err, size_t errlen);
+					      struct nvmf_rdma_device *dev, char *err,
+					      size_t errlen);
 /* nvmf_rdma_pg_reserve_cq - reserve @n CQ entries in @pgd->cq, resizing it if needed.
  * Returns 0 or -1 with @err. nvmf_rdma_pg_release_cq gives them back. */
 int nvmf_rdma_pg_reserve_cq(struct nvmf_rdma_pg_dev *pgd, uint32_t n, char *err, size_t errlen);
@@ -526,20 +528,20 @@ struct nvmf_rdma_listener {
 };
 
 struct nvmf_rdma_transport {
-	struct nvmf_transport base;        /* first: the core's view */
+	struct nvmf_transport base; /* first: the core's view */
 	const struct nvmf_rdma_verbs *verbs;
-	const struct nvmf_clock *clock;    /* the target's (tgt->clock): teardown timeouts,
+	const struct nvmf_clock *clock; /* the target's (tgt->clock): teardown timeouts,
 					    * driven by tests like the core's timers */
-	struct rdma_event_channel *ec;     /* listeners and main-group queues, non-blocking */
+	struct rdma_event_channel *ec;  /* listeners and main-group queues, non-blocking */
 	struct nvmf_rdma_listener *listeners;
-	struct nvmf_rdma_device *devices;  /* created on the main group only */
-	uint32_t max_xfer;                 /* bytes: 4 KiB << the target's MDTS */
-	bool use_srq;                      /* nvmf_target.srq (where the device has SRQs) */
-	uint32_t srq_depth;                /* receives per SRQ (nvmf_target.srq_depth) */
-	uint32_t inline_max;               /* largest in-capsule size of any port: SRQ receives */
-	bool shutting_down;                /* no new queues (atomic) */
-	pthread_mutex_t pgd_lock;          /* pgds, for the main group's look-ups */
-	struct nvmf_rdma_pg_dev *pgds;     /* every group's device parts: who owns a QP's CQ or
+	struct nvmf_rdma_device *devices; /* created on the main group only */
+	uint32_t max_xfer;                /* bytes: 4 KiB << the target's MDTS */
+	bool use_srq;                     /* nvmf_target.srq (where the device has SRQs) */
+	uint32_t srq_depth;               /* receives per SRQ (nvmf_target.srq_depth) */
+	uint32_t inline_max;              /* largest in-capsule size of any port: SRQ receives */
+	bool shutting_down;               /* no new queues (atomic) */
+	pthread_mutex_t pgd_lock;         /* pgds, for the main group's look-ups */
+	struct nvmf_rdma_pg_dev *pgds;    /* every group's device parts: who owns a QP's CQ or
 					    * an SRQ an asynchronous event names */
 };
 
@@ -549,15 +551,16 @@ struct nvmf_rdma_conn_req {
 	struct nvmf_port *port;
 	struct nvmf_rdma_device *dev;
 	struct nvme_rdma_cm_conn conn;
-	uint32_t ord;                      /* our RDMA READ depth: the host's IRD, capped by
+	uint32_t ord;  /* our RDMA READ depth: the host's IRD, capped by
 					    * the device (nvme_rdma_cm_read_depth) */
-	char peer[64];                     /* "addr:port" for messages */
+	char peer[64]; /* "addr:port" for messages */
 };
 
 /* nvmf_rdma_transport_setup - what ops->create sets up that needs no RDMA device: the
  * settings and limits of @opts (resolved by the core), @verbs the table to use. The unit tests make
  * a transport with a fake table this way (and no CM channel). */
-void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t, const struct nvmf_transport_opts *opts,
+void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t,
+			       const struct nvmf_transport_opts *opts,
 			       const struct nvmf_rdma_verbs *verbs);
 /* nvmf_rdma_device_setup - @d for the device context @dev: its data pool registered
  * (sizes from the config), its async_fd made non-blocking, whether it raises

@@ -17,11 +17,11 @@
 #include <string.h>
 #include "rdma/target/internal.h"
 
-#define CQ_INITIAL   1024u
-#define MAP_INITIAL  64u
-#define CQ_BUDGET    128     /* completions per CQ per pass */
-#define WC_BATCH     32
-#define CM_LOOK_US   1000    /* CM events looked for at least this often while busy */
+#define CQ_INITIAL  1024u
+#define MAP_INITIAL 64u
+#define CQ_BUDGET   128 /* completions per CQ per pass */
+#define WC_BATCH    32
+#define CM_LOOK_US  1000 /* CM events looked for at least this often while busy */
 
 int nvmf_rdma_pg_init(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_transport *t)
 {
@@ -56,12 +56,14 @@ static void pgd_unregister(struct nvmf_rdma_transport *t, struct nvmf_rdma_pg_de
 
 /* @buf of class @cls back to @d's device pool; a buffer the pool did not lend (released
  * twice) is a bug: logged, ignored. */
-static void pool_put(struct nvmf_rdma_transport *t, struct nvmf_rdma_pg_dev *d, void *buf, unsigned cls)
+static void pool_put(struct nvmf_rdma_transport *t, struct nvmf_rdma_pg_dev *d, void *buf,
+		     unsigned cls)
 {
 	if (!nvmf_rdma_pool_put(&d->dev->pool, buf, cls))
 		NVMF_RDMA_LOG(t, NVMF_LOG_ERROR,
 			      "BUG: device %s: data buffer %p (class %u) released "
-			      "while not in use; ignored", d->dev->dev->name, buf, cls);
+			      "while not in use; ignored",
+			      d->dev->dev->name, buf, cls);
 }
 
 /* Cached buffers back to the pool, SRQ, CQ and channel destroyed. */
@@ -114,9 +116,11 @@ static void pgd_make_srq(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_pg_de
 		depth = (uint32_t)attr->max_srq_wr;
 	char rerr[200];
 	d->srq = calloc(1, sizeof(*d->srq));
-	if (!d->srq || nvmf_rdma_rq_init(d->srq, t->verbs, d->dev->dev->pd, true, NULL, depth,
-					 inline_size, rerr, sizeof(rerr)) ||
-	    nvmf_rdma_rq_post_all(d->srq) || nvmf_rdma_pg_reserve_cq(d, depth, rerr, sizeof(rerr))) {
+	if (!d->srq ||
+	    nvmf_rdma_rq_init(d->srq, t->verbs, d->dev->dev->pd, true, NULL, depth, inline_size,
+			      rerr, sizeof(rerr)) ||
+	    nvmf_rdma_rq_post_all(d->srq) ||
+	    nvmf_rdma_pg_reserve_cq(d, depth, rerr, sizeof(rerr))) {
 		/* Not fatal: queues fall back to receive queues of their own. */
 		NVMF_RDMA_LOG(t, NVMF_LOG_WARNING,
 			      "%s: no shared receive queue (%s); one receive queue per QP",
@@ -129,7 +133,8 @@ static void pgd_make_srq(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_pg_de
 }
 
 struct nvmf_rdma_pg_dev *nvmf_rdma_pg_dev_get(struct nvmf_rdma_poll_group *pg,
-					      struct nvmf_rdma_device *dev, char *err, size_t errlen)
+					      struct nvmf_rdma_device *dev, char *err,
+					      size_t errlen)
 {
 	struct nvmf_rdma_pg_dev *d;
 	for (d = pg->devs; d; d = d->next)
@@ -171,7 +176,8 @@ struct nvmf_rdma_pg_dev *nvmf_rdma_pg_dev_get(struct nvmf_rdma_poll_group *pg,
 		d->cq_size = (uint32_t)dev->dev->attr.max_cqe;
 	d->cq = v->create_cq(dev->dev->verbs, (int)d->cq_size, d, d->channel);
 	if (!d->cq) {
-		snprintf(err, errlen, "%s: ibv_create_cq %u entries: %s", name, d->cq_size, strerror(errno));
+		snprintf(err, errlen, "%s: ibv_create_cq %u entries: %s", name, d->cq_size,
+			 strerror(errno));
 		goto fail;
 	}
 	d->cq_size = (uint32_t)d->cq->cqe;
@@ -195,7 +201,8 @@ int nvmf_rdma_pg_reserve_cq(struct nvmf_rdma_pg_dev *pgd, uint32_t n, char *err,
 		if (want > max)
 			want = max;
 		if (want < need || pgd->pg->t->verbs->resize_cq(pgd->cq, (int)want)) {
-			snprintf(err, errlen, "completion queue full (%u of %u entries used, %u more needed)",
+			snprintf(err, errlen,
+				 "completion queue full (%u of %u entries used, %u more needed)",
 				 pgd->cq_used, pgd->cq_size, n);
 			return -1;
 		}
@@ -280,7 +287,7 @@ static int map_rebuild(struct nvmf_rdma_poll_group *pg, uint32_t size)
 int nvmf_rdma_pg_add_queue(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_queue *q)
 {
 	if (2 * (pg->nqueues + 1) > pg->qp_map_size) {
-		q->next = pg->queues;  /* included in the rebuild */
+		q->next = pg->queues; /* included in the rebuild */
 		pg->queues = q;
 		if (map_rebuild(pg, pg->qp_map_size * 2)) {
 			pg->queues = q->next;
@@ -343,7 +350,8 @@ int nvmf_rdma_pg_poll_cqs(struct nvmf_rdma_poll_group *pg, int budget)
 				break;
 			}
 			for (int i = 0; i < k; i++)
-				nvmf_rdma_handle_wc(pg, nvmf_rdma_pg_find_qp(pg, wc[i].qp_num), &wc[i]);
+				nvmf_rdma_handle_wc(pg, nvmf_rdma_pg_find_qp(pg, wc[i].qp_num),
+						    &wc[i]);
 			got += k;
 			if (k < WC_BATCH)
 				break;
@@ -373,8 +381,8 @@ void nvmf_rdma_pg_flush_op(struct nvmf_tpg *tpg)
 		if (rc && rq->owner) {
 			nvmf_rdma_queue_disconnect(rq->owner, "ibv_post_recv failed");
 		} else if (rc && rq->head) {
-			NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
-				      "ibv_post_srq_recv: %s (retried)", strerror(rc));
+			NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING, "ibv_post_srq_recv: %s (retried)",
+				      strerror(rc));
 			rq->dirty = true;
 			rq->next_dirty = retry;
 			retry = rq;
@@ -466,7 +474,7 @@ int nvmf_rdma_pg_reap(struct nvmf_rdma_poll_group *pg, bool force)
 /* ---- the poll-group ops of the transport ---- */
 
 struct nvmf_tpg *nvmf_rdma_pg_create_op(struct nvmf_transport *base, struct nvmf_pg *core_pg,
-				       char *err, size_t errlen)
+					char *err, size_t errlen)
 {
 	struct nvmf_rdma_transport *t = (struct nvmf_rdma_transport *)base;
 	struct nvmf_rdma_poll_group *pg = malloc(sizeof(*pg));
@@ -488,7 +496,8 @@ struct nvmf_tpg *nvmf_rdma_pg_create_op(struct nvmf_transport *base, struct nvmf
 	int fl = pg->ec ? fcntl(pg->ec->fd, F_GETFL) : -1;
 	if (fl < 0 || fcntl(pg->ec->fd, F_SETFL, fl | O_NONBLOCK) ||
 	    nvmf_pg_add_wait_fd(core_pg, pg->ec->fd)) {
-		snprintf(err, errlen, "poll group %u: rdma event channel: %s", core_pg->index, strerror(errno));
+		snprintf(err, errlen, "poll group %u: rdma event channel: %s", core_pg->index,
+			 strerror(errno));
 		if (pg->ec)
 			t->verbs->destroy_event_channel(pg->ec);
 		nvmf_rdma_pg_fini(pg);
@@ -502,11 +511,10 @@ void nvmf_rdma_pg_destroy_op(struct nvmf_tpg *tpg)
 {
 	struct nvmf_rdma_poll_group *pg = (struct nvmf_rdma_poll_group *)tpg;
 	if (pg->queues)
-		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
-			      "poll group %u: %u queue(s) still allocated", tpg->pg->index, pg->nqueues);
-	NVMF_RDMA_LOG(pg->t, NVMF_LOG_INFO,
-		      "poll group %u%s: %llu completions, %llu posts", tpg->pg->index,
-		      tpg->pg->index ? "" : " (main)", (unsigned long long)pg->wcs,
+		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING, "poll group %u: %u queue(s) still allocated",
+			      tpg->pg->index, pg->nqueues);
+	NVMF_RDMA_LOG(pg->t, NVMF_LOG_INFO, "poll group %u%s: %llu completions, %llu posts",
+		      tpg->pg->index, tpg->pg->index ? "" : " (main)", (unsigned long long)pg->wcs,
 		      (unsigned long long)pg->posts);
 	/* The main group read the devices' asynchronous events. */
 	for (struct nvmf_rdma_device *d = tpg->pg->index ? NULL : pg->t->devices; d; d = d->next)

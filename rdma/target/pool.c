@@ -31,7 +31,8 @@ int nvmf_rdma_pool_init(struct nvmf_rdma_pool *p, const struct nvmf_rdma_verbs *
 	max_xfer = (uint32_t)align_up(max_xfer, NVMF_RDMA_ALIGN);
 	const uint32_t sizes[NVMF_RDMA_POOL_CLASSES] = { 4096, 128u << 10, max_xfer };
 	const uint32_t counts[NVMF_RDMA_POOL_CLASSES] = {
-		nsmall ? nsmall : 1024, nlarge ? nlarge : 64,
+		nsmall ? nsmall : 1024,
+		nlarge ? nlarge : 64,
 		(nlarge ? nlarge : 64) / 4 < 4 ? 4 : (nlarge ? nlarge : 64) / 4,
 	};
 	for (unsigned i = 0; i < NVMF_RDMA_POOL_CLASSES; i++) {
@@ -58,9 +59,11 @@ int nvmf_rdma_pool_init(struct nvmf_rdma_pool *p, const struct nvmf_rdma_verbs *
 		}
 	}
 	if (p->mem == MAP_FAILED) {
-		p->mem = mmap(NULL, p->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		p->mem = mmap(NULL, p->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			      0);
 		if (p->mem == MAP_FAILED) {
-			snprintf(err, errlen, "data buffer pool: mmap %zu bytes: %s", p->len, strerror(errno));
+			snprintf(err, errlen, "data buffer pool: mmap %zu bytes: %s", p->len,
+				 strerror(errno));
 			p->mem = NULL;
 			return -1;
 		}
@@ -70,7 +73,8 @@ int nvmf_rdma_pool_init(struct nvmf_rdma_pool *p, const struct nvmf_rdma_verbs *
 		numa_tonode_memory(p->mem, p->len, node);
 	p->mr = verbs->reg_mr(pd, p->mem, p->len, IBV_ACCESS_LOCAL_WRITE);
 	if (!p->mr) {
-		snprintf(err, errlen, "data buffer pool: ibv_reg_mr %zu bytes: %s", p->len, strerror(errno));
+		snprintf(err, errlen, "data buffer pool: ibv_reg_mr %zu bytes: %s", p->len,
+			 strerror(errno));
 		goto fail;
 	}
 	uint8_t *cur = p->mem;
@@ -147,7 +151,7 @@ void nvmf_rdma_pool_stats(struct nvmf_rdma_pool *p, struct nvmf_rdma_pool_stats 
 {
 	memset(st, 0, sizeof(*st));
 	if (!p->max_size)
-		return;   /* not set up (or finished) */
+		return; /* not set up (or finished) */
 	pthread_mutex_lock(&p->lock);
 	for (unsigned i = 0; i < p->ncls; i++) {
 		st->count += p->cls[i].count;

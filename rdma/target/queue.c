@@ -72,7 +72,8 @@ static int create_qp(struct nvmf_rdma_queue *q, uint32_t send_wr, char *err, siz
 		q->qp = v->create_qp(q->id, q->dev->dev->pd, &attr);
 		if (!q->qp) {
 			snprintf(err, errlen, "rdma_create_qp (send %u, recv %u%s): %s", send_wr,
-				 q->recv_depth + 1, q->rq->srq ? " on the SRQ" : "", strerror(errno));
+				 q->recv_depth + 1, q->rq->srq ? " on the SRQ" : "",
+				 strerror(errno));
 			return -1;
 		}
 	}
@@ -102,8 +103,8 @@ static void queue_free(struct nvmf_rdma_queue *q)
 struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
 					       struct nvmf_rdma_device *dev, struct nvmf_port *port,
 					       struct rdma_cm_id *id,
-					       const struct nvme_rdma_cm_conn *conn,
-					       uint32_t ord, char *err, size_t errlen)
+					       const struct nvme_rdma_cm_conn *conn, uint32_t ord,
+					       char *err, size_t errlen)
 {
 	struct nvmf_rdma_pg_dev *pgd = nvmf_rdma_pg_dev_get(pg, dev, err, errlen);
 	if (!pgd)
@@ -122,7 +123,7 @@ struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
 	q->qid = conn->qid;
 	q->state = NVMF_RDMA_Q_CONNECTING;
 	q->recv_depth = conn->recv_depth;
-	q->nreq = 2u * conn->recv_depth;  /* a response may still be sending when the next
+	q->nreq = 2u * conn->recv_depth; /* a response may still be sending when the next
 					   * capsule for its slot arrives */
 	q->max_sends = conn->hrqsize < q->nreq ? conn->hrqsize : q->nreq;
 	q->max_reads = ord ? ord : 1;
@@ -158,7 +159,7 @@ struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
 		q->rq = &q->own_rq;
 	}
 
-	uint32_t send_wr = 2 * q->max_sends + q->max_reads + 1;  /* WRITE+SEND each, READs */
+	uint32_t send_wr = 2 * q->max_sends + q->max_reads + 1; /* WRITE+SEND each, READs */
 	if (send_wr > (uint32_t)dev->dev->attr.max_qp_wr) {
 		/* Smaller QPs than the host allows: fewer responses and READs in flight, so
 		 * that every WR the queue may have outstanding still fits. */
@@ -202,7 +203,7 @@ fail:
 	if (q->qp)
 		v->destroy_qp(id, q->qp);
 	q->qp = NULL;
-	q->id = NULL;  /* the caller rejects and destroys the cm_id */
+	q->id = NULL; /* the caller rejects and destroys the cm_id */
 	queue_free(q);
 	return NULL;
 }
@@ -245,10 +246,12 @@ void nvmf_rdma_queue_flush(struct nvmf_rdma_queue *q)
 	while (bad) {
 		struct ibv_send_wr *next = bad->next;
 		struct nvmf_rdma_wr *ctx = (struct nvmf_rdma_wr *)(uintptr_t)bad->wr_id;
-		struct nvmf_rdma_req *r = ctx->type == NVMF_RDMA_WR_SEND ?
-			container_of(ctx, struct nvmf_rdma_req, send_ctx) :
-			ctx->type == NVMF_RDMA_WR_READ ? container_of(ctx, struct nvmf_rdma_req, read_ctx) :
-			NULL;
+		struct nvmf_rdma_req *r =
+			ctx->type == NVMF_RDMA_WR_SEND ?
+				container_of(ctx, struct nvmf_rdma_req, send_ctx) :
+			ctx->type == NVMF_RDMA_WR_READ ?
+				container_of(ctx, struct nvmf_rdma_req, read_ctx) :
+				NULL;
 		if (r)
 			nvmf_rdma_req_unpost(r, ctx->type);
 		bad = next;
@@ -260,9 +263,10 @@ void nvmf_rdma_queue_disconnect(struct nvmf_rdma_queue *q, const char *why)
 	if (q->state == NVMF_RDMA_Q_DYING)
 		return;
 	if (why)
-		NVMF_RDMA_LOG(q->t, NVMF_LOG_WARNING, "host %s, queue %u (cntlid %u): disconnecting: %s",
-			      q->sq.peer[0] ? q->sq.peer : "?", q->qid, (unsigned)nvmf_sq_cntlid(&q->sq),
-			      why);
+		NVMF_RDMA_LOG(q->t, NVMF_LOG_WARNING,
+			      "host %s, queue %u (cntlid %u): disconnecting: %s",
+			      q->sq.peer[0] ? q->sq.peer : "?", q->qid,
+			      (unsigned)nvmf_sq_cntlid(&q->sq), why);
 	if (why)
 		NVMF_PROBE_CONN_ERROR("rdma", q, q->qid, why);
 	else
@@ -321,10 +325,15 @@ bool nvmf_rdma_queue_reap(struct nvmf_rdma_queue *q, uint64_t now, bool force)
 	if (!q->released)
 		return false;
 	if (!flushed) {
-		NVMF_RDMA_LOG(q->t, NVMF_LOG_WARNING, "host %s, queue %u: %u recv / %u send / %u read WRs "
-			      "never flushed%s; freeing anyway", q->sq.peer[0] ? q->sq.peer : "?", q->qid,
-			      recvs, q->sends_inflight, q->reads_inflight,
-			      last_wqe_due ? ", no LAST_WQE_REACHED (shared receives it held may be lost)" : "");
+		NVMF_RDMA_LOG(
+			q->t, NVMF_LOG_WARNING,
+			"host %s, queue %u: %u recv / %u send / %u read WRs "
+			"never flushed%s; freeing anyway",
+			q->sq.peer[0] ? q->sq.peer : "?", q->qid, recvs, q->sends_inflight,
+			q->reads_inflight,
+			last_wqe_due ?
+				", no LAST_WQE_REACHED (shared receives it held may be lost)" :
+				"");
 		if (last_wqe_due)
 			q->pg->last_wqe_timeouts++;
 		retire_stuck_sends(q);

@@ -21,7 +21,11 @@
 /* ---- waiting in line ---- */
 
 /* Park @r at the tail of @list (it waits for a buffer, a READ or a send slot). */
-#define WAIT(list, r) do { TAILQ_INSERT_TAIL((list), (r), link); (r)->queued = true; } while (0)
+#define WAIT(list, r)                                 \
+	do {                                          \
+		TAILQ_INSERT_TAIL((list), (r), link); \
+		(r)->queued = true;                   \
+	} while (0)
 
 /* Take the head of @list off the line and let it go first. */
 static struct nvmf_rdma_req *resume_first(struct nvmf_rdma_req_list *list)
@@ -91,14 +95,15 @@ void nvmf_rdma_req_process(struct nvmf_rdma_req *r)
 				break;
 			}
 			if (!nvmf_req_init(&r->req, &q->sq, recv->sqe, r->cqe))
-				break;  /* answered already: queue_response moved us to EXECUTED */
+				break; /* answered already: queue_response moved us to EXECUTED */
 			r->in_core = true;
 			/* An SRQ receive may hold more than this queue's port allows. */
 			uint32_t incapsule = recv->byte_len - NVME_SQE_SIZE;
 			if (incapsule > q->inline_size)
 				incapsule = q->inline_size;
 			struct nvme_sgl_info sgl;
-			nvme_status_t st = nvme_sgl_parse(recv->sqe, incapsule, r->req.dir == NVMF_XFER_H2C, &sgl);
+			nvme_status_t st = nvme_sgl_parse(recv->sqe, incapsule,
+							  r->req.dir == NVMF_XFER_H2C, &sgl);
 			if (st) {
 				nvmf_req_complete(&r->req, st);
 				break;
@@ -114,11 +119,13 @@ void nvmf_rdma_req_process(struct nvmf_rdma_req *r)
 				r->invalidate = sgl.invalidate;
 				/* A length the command does not match fails in nvmf_req_execute()
 				 * before any data is touched: no buffer, no transfer. */
-				if (sgl.len != r->req.data_len || r->req.dir == NVMF_XFER_NONE || !sgl.len)
+				if (sgl.len != r->req.data_len || r->req.dir == NVMF_XFER_NONE ||
+				    !sgl.len)
 					break;
 				if (sgl.len > q->dev->pool.max_size) {
 					/* The core bounds transfers by MDTS; larger has no buffer. */
-					nvmf_req_complete_dnr(&r->req, nvme_generic(NVME_SC_INVALID_FIELD));
+					nvmf_req_complete_dnr(&r->req,
+							      nvme_generic(NVME_SC_INVALID_FIELD));
 					break;
 				}
 				r->xfer_len = sgl.len;
@@ -136,7 +143,8 @@ void nvmf_rdma_req_process(struct nvmf_rdma_req *r)
 				if (r->queued)
 					break;
 				if (MY_TURN(r, &q->pgd->buf_waiters))
-					r->buf = nvmf_rdma_pgd_buf_get(q->pgd, r->xfer_len, &r->buf_cls);
+					r->buf = nvmf_rdma_pgd_buf_get(q->pgd, r->xfer_len,
+								       &r->buf_cls);
 				r->resumed = false;
 				if (!r->buf) {
 					WAIT(&q->pgd->buf_waiters, r);
@@ -145,7 +153,7 @@ void nvmf_rdma_req_process(struct nvmf_rdma_req *r)
 			}
 			r->req.data = r->buf;
 			r->state = r->req.dir == NVMF_XFER_H2C ? NVMF_RDMA_REQ_NEED_READ :
-				   NVMF_RDMA_REQ_READY_TO_EXECUTE;
+								 NVMF_RDMA_REQ_READY_TO_EXECUTE;
 			break;
 		case NVMF_RDMA_REQ_NEED_READ:
 			/* Host data in: an RDMA READ, at most ORD in flight, in FIFO order. */
@@ -172,11 +180,12 @@ void nvmf_rdma_req_process(struct nvmf_rdma_req *r)
 				break;
 			}
 			r->state = NVMF_RDMA_REQ_EXECUTING;
-			nvmf_req_execute(&r->req);   /* may answer at once: state EXECUTED */
+			nvmf_req_execute(&r->req); /* may answer at once: state EXECUTED */
 			break;
 		case NVMF_RDMA_REQ_EXECUTED:
 			if (dying) {
-				r->state = NVMF_RDMA_REQ_COMPLETED;  /* the host is gone: drop the answer */
+				r->state =
+					NVMF_RDMA_REQ_COMPLETED; /* the host is gone: drop the answer */
 				break;
 			}
 			/* The capsule is consumed: give its receive back to the host before it can
@@ -213,7 +222,8 @@ void nvmf_rdma_req_process(struct nvmf_rdma_req *r)
 			}
 			r->send_wr.send_flags = q->inline_send ? IBV_SEND_INLINE : 0;
 			r->send_wr.next = NULL;
-			if (!r->cqe->status && r->req.dir == NVMF_XFER_C2H && r->buf && r->xfer_len) {
+			if (!r->cqe->status && r->req.dir == NVMF_XFER_C2H && r->buf &&
+			    r->xfer_len) {
 				set_data_wr(r, &r->write_ctx, IBV_WR_RDMA_WRITE, 0);
 				r->data_wr.next = &r->send_wr;
 				first = &r->data_wr;
@@ -243,9 +253,9 @@ void nvmf_rdma_req_process(struct nvmf_rdma_req *r)
 			break;
 		}
 		case NVMF_RDMA_REQ_FREE:
-		case NVMF_RDMA_REQ_TRANSFER_H2C:   /* waiting for the READ's completion */
-		case NVMF_RDMA_REQ_EXECUTING:      /* waiting for the core */
-		case NVMF_RDMA_REQ_COMPLETING:     /* waiting for a SEND completion */
+		case NVMF_RDMA_REQ_TRANSFER_H2C: /* waiting for the READ's completion */
+		case NVMF_RDMA_REQ_EXECUTING:    /* waiting for the core */
+		case NVMF_RDMA_REQ_COMPLETING:   /* waiting for a SEND completion */
 			break;
 		}
 	} while (r->state != before && r->state != NVMF_RDMA_REQ_FREE);
@@ -289,7 +299,7 @@ void nvmf_rdma_queue_drop_waiting(struct nvmf_rdma_queue *q)
 			continue;
 		TAILQ_REMOVE(&q->pgd->buf_waiters, r, link);
 		r->queued = false;
-		nvmf_rdma_req_process(r);    /* dying: abandoned, freed */
+		nvmf_rdma_req_process(r); /* dying: abandoned, freed */
 	}
 	while ((r = resume_first(&q->pending_reads)))
 		nvmf_rdma_req_process(r);
@@ -324,7 +334,7 @@ void nvmf_rdma_req_unpost(struct nvmf_rdma_req *r, enum nvmf_rdma_wr_type type)
 		q->reads_inflight--;
 		req_abandon(r);
 	} else {
-		return;   /* an RDMA WRITE: its SEND follows it in the chain */
+		return; /* an RDMA WRITE: its SEND follows it in the chain */
 	}
 	nvmf_rdma_req_process(r);
 }
@@ -353,7 +363,7 @@ static void wc_recv(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_queue *q,
 		if (q && wc->status != IBV_WC_WR_FLUSH_ERR)
 			nvmf_rdma_queue_disconnect(q, ibv_wc_status_str(wc->status));
 		if (rq->srq)
-			nvmf_rdma_rq_repost(pg, recv);  /* shared: other queues still need it */
+			nvmf_rdma_rq_repost(pg, recv); /* shared: other queues still need it */
 		return;
 	}
 	if (!q || q->state == NVMF_RDMA_Q_DYING) {
@@ -407,7 +417,7 @@ static void wc_send(struct nvmf_rdma_queue *q, struct nvmf_rdma_req *r, const st
 		do {
 			c = TAILQ_FIRST(&q->completing);
 			if (!c)
-				break;  /* cannot happen: every COMPLETING request is on the list */
+				break; /* cannot happen: every COMPLETING request is on the list */
 			TAILQ_REMOVE(&q->completing, c, link);
 			q->sends_inflight--;
 			c->state = NVMF_RDMA_REQ_COMPLETED;

@@ -19,8 +19,8 @@ static size_t align_up(size_t v, size_t a)
 }
 
 int nvmf_rdma_rq_init(struct nvmf_rdma_rq *rq, const struct nvmf_rdma_verbs *verbs,
-		      struct ibv_pd *pd, bool shared, struct nvmf_rdma_queue *owner,
-		      uint32_t depth, uint32_t inline_size, char *err, size_t errlen)
+		      struct ibv_pd *pd, bool shared, struct nvmf_rdma_queue *owner, uint32_t depth,
+		      uint32_t inline_size, char *err, size_t errlen)
 {
 	memset(rq, 0, sizeof(*rq));
 	rq->verbs = verbs;
@@ -40,14 +40,17 @@ int nvmf_rdma_rq_init(struct nvmf_rdma_rq *rq, const struct nvmf_rdma_verbs *ver
 	memset(rq->mem, 0, rq->mem_len);
 	rq->mr = verbs->reg_mr(pd, rq->mem, rq->mem_len, IBV_ACCESS_LOCAL_WRITE);
 	if (!rq->mr) {
-		snprintf(err, errlen, "ibv_reg_mr %zu bytes (receives): %s", rq->mem_len, strerror(errno));
+		snprintf(err, errlen, "ibv_reg_mr %zu bytes (receives): %s", rq->mem_len,
+			 strerror(errno));
 		goto fail;
 	}
 	if (shared) {
-		struct ibv_srq_init_attr a = { .attr = { .max_wr = depth, .max_sge = inline_size ? 2 : 1 } };
+		struct ibv_srq_init_attr a = { .attr = { .max_wr = depth,
+							 .max_sge = inline_size ? 2 : 1 } };
 		rq->srq = verbs->create_srq(pd, &a);
 		if (!rq->srq) {
-			snprintf(err, errlen, "ibv_create_srq %u entries: %s", depth, strerror(errno));
+			snprintf(err, errlen, "ibv_create_srq %u entries: %s", depth,
+				 strerror(errno));
 			goto fail;
 		}
 	}

@@ -23,7 +23,8 @@
 
 /* ---- the transport and its devices ---- */
 
-void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t, const struct nvmf_transport_opts *opts,
+void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t,
+			       const struct nvmf_transport_opts *opts,
 			       const struct nvmf_rdma_verbs *verbs)
 {
 	t->verbs = verbs;
@@ -39,8 +40,8 @@ void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t, const struct nvmf_
 	t->base.live_max_inline = t->inline_max;
 }
 
-static struct nvmf_transport *rdma_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
-					  char *err, size_t errlen)
+static struct nvmf_transport *
+rdma_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts, char *err, size_t errlen)
 {
 	struct nvmf_rdma_transport *t = calloc(1, sizeof(*t));
 	if (!t) {
@@ -48,17 +49,19 @@ static struct nvmf_transport *rdma_create(struct nvmf_tgt *tgt, const struct nvm
 		return NULL;
 	}
 	nvmf_rdma_transport_setup(t, opts, &nvmf_rdma_verbs_real);
-	t->base.tgt = tgt;          /* the core sets it too, after create: needed now */
+	t->base.tgt = tgt; /* the core sets it too, after create: needed now */
 	t->ec = rdma_create_event_channel();
 	if (!t->ec) {
-		snprintf(err, errlen, "rdma_create_event_channel: %s (no RDMA device, or rdma_ucm not loaded?)",
+		snprintf(err, errlen,
+			 "rdma_create_event_channel: %s (no RDMA device, or rdma_ucm not loaded?)",
 			 strerror(errno));
 		free(t);
 		return NULL;
 	}
 	int fl = fcntl(t->ec->fd, F_GETFL);
-	int rc = fl < 0 || fcntl(t->ec->fd, F_SETFL, fl | O_NONBLOCK) ? -errno :
-		 nvmf_pg_add_wait_fd(nvmf_transport_main_pg(&t->base), t->ec->fd);
+	int rc = fl < 0 || fcntl(t->ec->fd, F_SETFL, fl | O_NONBLOCK) ?
+			 -errno :
+			 nvmf_pg_add_wait_fd(nvmf_transport_main_pg(&t->base), t->ec->fd);
 	if (rc) {
 		snprintf(err, errlen, "rdma transport: event channel: %s", strerror(-rc));
 		rdma_destroy_event_channel(t->ec);
@@ -98,28 +101,34 @@ int nvmf_rdma_device_setup(struct nvmf_rdma_transport *t, struct nvmf_rdma_devic
 	/* The main group reads the context's asynchronous events between its other work. */
 	int fl = fcntl(dev->verbs->async_fd, F_GETFL);
 	if (fl < 0 || fcntl(dev->verbs->async_fd, F_SETFL, fl | O_NONBLOCK)) {
-		snprintf(err, errlen, "%s: asynchronous event descriptor: %s", dev->name, strerror(errno));
+		snprintf(err, errlen, "%s: asynchronous event descriptor: %s", dev->name,
+			 strerror(errno));
 		return -1;
 	}
 	/* SPDK's finding: rxe (soft RoCE, vendor 0 or 0xffffff) and iWARP devices never raise
 	 * LAST_WQE_REACHED; their dying queues do not wait for it. */
 	uint32_t vendor = dev->attr.vendor_id;
-	bool iwarp = dev->verbs->device && dev->verbs->device->transport_type == IBV_TRANSPORT_IWARP;
+	bool iwarp = dev->verbs->device &&
+		     dev->verbs->device->transport_type == IBV_TRANSPORT_IWARP;
 	d->last_wqe_event = vendor != 0 && vendor != 0xffffff && !iwarp;
 	char perr[200];
 	if (nvmf_rdma_pool_init(&d->pool, t->verbs, dev->pd, dev->numa_node, t->max_xfer,
-				o->buffers_small, o->buffers_large, o->hugepages, perr, sizeof(perr))) {
+				o->buffers_small, o->buffers_large, o->hugepages, perr,
+				sizeof(perr))) {
 		snprintf(err, errlen, "%s: %s", dev->name, perr);
 		return -1;
 	}
 	NVMF_RDMA_LOG(t, NVMF_LOG_INFO,
 		      "device %s: %zu MiB of data buffers registered (%s pages, NUMA node %d), "
 		      "remote invalidate %s, SRQ %s%s",
-		      dev->name, d->pool.len >> 20, d->pool.huge ? "huge" : "normal", dev->numa_node,
-		      dev->send_with_inv ? "on" : "off",
-		      !t->use_srq ? "off (config)" : dev->attr.max_srq > 0 ? "on" : "not supported",
+		      dev->name, d->pool.len >> 20, d->pool.huge ? "huge" : "normal",
+		      dev->numa_node, dev->send_with_inv ? "on" : "off",
+		      !t->use_srq           ? "off (config)" :
+		      dev->attr.max_srq > 0 ? "on" :
+					      "not supported",
 		      t->use_srq && dev->attr.max_srq > 0 && !d->last_wqe_event ?
-		      " (the device raises no LAST_WQE_REACHED: not waited for)" : "");
+			      " (the device raises no LAST_WQE_REACHED: not waited for)" :
+			      "");
 	return 0;
 }
 
@@ -182,7 +191,8 @@ static int tr_listen(struct nvmf_transport *base, struct nvmf_port *port, char *
 	const char *svc = pa.trsvcid[0] ? pa.trsvcid : "4420";
 	int family = pa.adrfam == AF_INET6 ? AF_INET6 : AF_INET;
 	const char *host = pa.traddr[0] ? pa.traddr : (family == AF_INET6 ? "::" : "0.0.0.0");
-	struct addrinfo hints = { .ai_family = family, .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE };
+	struct addrinfo hints = { .ai_family = family,
+				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE };
 	struct addrinfo *ai = NULL;
 	int rc = getaddrinfo(host, svc, &hints, &ai);
 	if (rc) {
@@ -202,7 +212,8 @@ static int tr_listen(struct nvmf_transport *base, struct nvmf_port *port, char *
 	if (family == AF_INET6) {
 		/* "::" must not take the IPv4 port too: a 0.0.0.0 port may exist beside it. */
 		int afonly = 1;
-		rdma_set_option(l->id, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY, &afonly, sizeof(afonly));
+		rdma_set_option(l->id, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY, &afonly,
+				sizeof(afonly));
 	}
 	what = "rdma_bind_addr";
 	if (rdma_bind_addr(l->id, ai->ai_addr))
@@ -216,12 +227,13 @@ static int tr_listen(struct nvmf_transport *base, struct nvmf_port *port, char *
 		char derr[256];
 		if (!device_get(t, l->id->verbs, derr, sizeof(derr)))
 			NVMF_RDMA_LOG(t, NVMF_LOG_WARNING,
-				      "port %u: %s (retried at the first connect)", pa.portid, derr);
+				      "port %u: %s (retried at the first connect)", pa.portid,
+				      derr);
 	}
 	nvmf_port_set_priv(port, l);
 	l->next = t->listeners;
 	t->listeners = l;
-	return 0;   /* the daemon (or the control call) says "listening on", once per port */
+	return 0; /* the daemon (or the control call) says "listening on", once per port */
 fail:
 	snprintf(err, errlen, "%s %s%s%s:%s: %s", what, family == AF_INET6 ? "[" : "", host,
 		 family == AF_INET6 ? "]" : "", svc, strerror(errno));
@@ -278,8 +290,8 @@ int nvmf_rdma_pg_add_queue_op(struct nvmf_tpg *tpg, void *conn)
 		snprintf(err, sizeof(err), "rdma_migrate_id: %s", strerror(errno));
 		goto reject;
 	}
-	struct nvmf_rdma_queue *q = nvmf_rdma_queue_create(pg, cr->dev, cr->port, id, &cr->conn, cr->ord,
-							   err, sizeof(err));
+	struct nvmf_rdma_queue *q = nvmf_rdma_queue_create(pg, cr->dev, cr->port, id, &cr->conn,
+							   cr->ord, err, sizeof(err));
 	if (!q)
 		goto reject;
 	snprintf(q->sq.peer, sizeof(q->sq.peer), "%s", cr->peer);
@@ -298,15 +310,15 @@ int nvmf_rdma_pg_add_queue_op(struct nvmf_tpg *tpg, void *conn)
 	p.flow_control = 1;
 	NVMF_PROBE_CONN_ACCEPT("rdma", q, cr->peer);
 	if (v->accept(id, &p)) {
-		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
-			      "rdma_accept from %s: %s", cr->peer, strerror(errno));
-		nvmf_rdma_queue_disconnect(q, NULL);  /* reaped (and its cm_id destroyed) later */
+		NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING, "rdma_accept from %s: %s", cr->peer,
+			      strerror(errno));
+		nvmf_rdma_queue_disconnect(q, NULL); /* reaped (and its cm_id destroyed) later */
 	}
 	free(cr);
 	return 0;
 reject:
-	NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
-		      "rejecting connect from %s (queue %u): %s", cr->peer, cr->conn.qid, err);
+	NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING, "rejecting connect from %s (queue %u): %s", cr->peer,
+		      cr->conn.qid, err);
 	reject(pg->t, id, NVME_RDMA_CM_NO_RSC);
 	v->destroy_id(id);
 	free(cr);
@@ -326,7 +338,8 @@ static void port_limits(const struct nvmf_port *port, struct nvme_rdma_cm_limits
 /* CONNECT_REQUEST on @port: validated here, handed to the core after the event is acked
  * (*handoff). Returns the cm_id to destroy after the ack, if rejected. */
 static struct rdma_cm_id *on_connect_request(struct nvmf_rdma_transport *t, struct nvmf_port *port,
-					     struct rdma_cm_event *ev, struct nvmf_rdma_conn_req **handoff)
+					     struct rdma_cm_event *ev,
+					     struct nvmf_rdma_conn_req **handoff)
 {
 	struct rdma_cm_id *id = ev->id;
 	struct nvmf_rdma_conn_req cr;
@@ -338,11 +351,11 @@ static struct rdma_cm_id *on_connect_request(struct nvmf_rdma_transport *t, stru
 
 	struct nvme_rdma_cm_limits lim;
 	port_limits(port, &lim);
-	int sts = nvme_rdma_cm_parse_req(ev->param.conn.private_data, ev->param.conn.private_data_len,
-					 &lim, &cr.conn);
+	int sts = nvme_rdma_cm_parse_req(ev->param.conn.private_data,
+					 ev->param.conn.private_data_len, &lim, &cr.conn);
 	if (sts) {
-		NVMF_RDMA_LOG(t, NVMF_LOG_WARNING,
-			      "rejecting connect from %s: %s", cr.peer, nvme_rdma_cm_status_str(sts));
+		NVMF_RDMA_LOG(t, NVMF_LOG_WARNING, "rejecting connect from %s: %s", cr.peer,
+			      nvme_rdma_cm_status_str(sts));
 		reject(t, id, sts);
 		return id;
 	}
@@ -352,8 +365,8 @@ static struct rdma_cm_id *on_connect_request(struct nvmf_rdma_transport *t, stru
 	}
 	struct nvmf_rdma_device *dev = device_get(t, id->verbs, err, sizeof(err));
 	if (!dev) {
-		NVMF_RDMA_LOG(t, NVMF_LOG_WARNING,
-			      "rejecting connect from %s (queue %u): %s", cr.peer, cr.conn.qid, err);
+		NVMF_RDMA_LOG(t, NVMF_LOG_WARNING, "rejecting connect from %s (queue %u): %s",
+			      cr.peer, cr.conn.qid, err);
 		reject(t, id, NVME_RDMA_CM_NO_RSC);
 		return id;
 	}
@@ -363,13 +376,15 @@ static struct rdma_cm_id *on_connect_request(struct nvmf_rdma_transport *t, stru
 	 * refused only when the host serves none (nvme/rdma-cm.c). What the host asked for
 	 * itself (responder_resources here) is never granted: see rdma_accept below. */
 	int max_ord = dev->dev->attr.max_qp_init_rd_atom;
-	sts = nvme_rdma_cm_read_depth(ev->param.conn.initiator_depth, max_ord > 0 ? (uint32_t)max_ord : 0,
-				      &cr.ord);
+	sts = nvme_rdma_cm_read_depth(ev->param.conn.initiator_depth,
+				      max_ord > 0 ? (uint32_t)max_ord : 0, &cr.ord);
 	if (sts) {
-		NVMF_RDMA_LOG(t, NVMF_LOG_WARNING,
-			      "rejecting connect from %s (queue %u): %s (the host serves %u RDMA READs, "
-			      "%s issues %d)", cr.peer, cr.conn.qid, nvme_rdma_cm_status_str(sts),
-			      ev->param.conn.initiator_depth, dev->dev->name, max_ord);
+		NVMF_RDMA_LOG(
+			t, NVMF_LOG_WARNING,
+			"rejecting connect from %s (queue %u): %s (the host serves %u RDMA READs, "
+			"%s issues %d)",
+			cr.peer, cr.conn.qid, nvme_rdma_cm_status_str(sts),
+			ev->param.conn.initiator_depth, dev->dev->name, max_ord);
 		reject(t, id, sts);
 		return id;
 	}
@@ -406,8 +421,8 @@ int nvmf_rdma_process_cm_events(struct nvmf_rdma_poll_group *pg)
 			struct nvmf_rdma_listener *l = ev->listen_id->context;
 			destroy = on_connect_request(t, l->port, ev, &handoff);
 		} else if (pg->ec == t->ec && is_listener(t, ev->id)) {
-			NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING,
-				      "listener event: %s", rdma_event_str(ev->event));
+			NVMF_RDMA_LOG(pg->t, NVMF_LOG_WARNING, "listener event: %s",
+				      rdma_event_str(ev->event));
 		} else {
 			struct nvmf_rdma_queue *q = ev->id->context;
 			switch (ev->event) {
@@ -436,10 +451,11 @@ int nvmf_rdma_process_cm_events(struct nvmf_rdma_poll_group *pg)
 		v->ack_cm_event(ev);
 		if (destroy)
 			v->destroy_id(destroy);
-		if (handoff && nvmf_tgt_new_queue(&t->base, pg->base.pg, handoff->conn.qid, handoff)) {
+		if (handoff &&
+		    nvmf_tgt_new_queue(&t->base, pg->base.pg, handoff->conn.qid, handoff)) {
 			NVMF_RDMA_LOG(pg->t, NVMF_LOG_ERROR,
-				      "rejecting connect from %s (queue %u): out of memory", handoff->peer,
-				      handoff->conn.qid);
+				      "rejecting connect from %s (queue %u): out of memory",
+				      handoff->peer, handoff->conn.qid);
 			reject(t, handoff->id, NVME_RDMA_CM_NO_RSC);
 			v->destroy_id(handoff->id);
 			free(handoff);
@@ -468,7 +484,7 @@ static bool rdma_queue_busy(const struct nvmf_sq *sq)
 static void rdma_queue_released(struct nvmf_sq *sq)
 {
 	struct nvmf_rdma_queue *q = sq->transport_priv;
-	q->released = true;   /* freed by the reaper once its WRs have flushed */
+	q->released = true; /* freed by the reaper once its WRs have flushed */
 }
 
 /* ops->local_addr: the address the queue's rdma_cm id is bound to (the host's connect
@@ -480,8 +496,9 @@ static int rdma_local_addr(const struct nvmf_sq *sq, struct sockaddr_storage *ou
 	if (!local || (local->sa_family != AF_INET && local->sa_family != AF_INET6))
 		return -ENOTCONN;
 	memset(out, 0, sizeof(*out));
-	memcpy(out, local, local->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
-							  sizeof(struct sockaddr_in6));
+	memcpy(out, local,
+	       local->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+					     sizeof(struct sockaddr_in6));
 	return 0;
 }
 

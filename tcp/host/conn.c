@@ -81,10 +81,10 @@ static int init_connection(struct nvmf_th_queue *q, int64_t deadline)
 	ic.ch.hlen = sizeof(ic);
 	ic.ch.plen = htole32(sizeof(ic));
 	ic.pfv = htole16(NVME_TCP_PFV_1_0);
-	ic.hpda = 0;                /* C2H data right after the header and digest */
+	ic.hpda = 0; /* C2H data right after the header and digest */
 	ic.dgst = (uint8_t)((q->rxp.hdgst ? NVME_TCP_DGST_HDR : 0) |
 			    (q->rxp.ddgst ? NVME_TCP_DGST_DATA : 0));
-	ic.maxr2t = htole32(0);     /* one R2T outstanding per command (0's based) */
+	ic.maxr2t = htole32(0); /* one R2T outstanding per command (0's based) */
 
 	size_t off = 0;
 	while (off < sizeof(ic)) {
@@ -157,7 +157,7 @@ static int queue_open(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uin
 	q->rxp.rx_pda = 0;
 	q->rxp.rx_max_data = NVMF_TH_MAX_RX_DATA;
 	q->rxp.rx_is_ctrl = false;
-	q->incapsule = qid ? 0 : NVMF_TH_ADMIN_INCAPSULE;   /* I/O: set_incapsule */
+	q->incapsule = qid ? 0 : NVMF_TH_ADMIN_INCAPSULE; /* I/O: set_incapsule */
 	q->hdr_need = sizeof(struct nvme_tcp_ch);
 	snprintf(q->peer, sizeof(q->peer), "%s", peer);
 
@@ -171,24 +171,29 @@ static int queue_open(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uin
 
 static int64_t deadline_of(const struct nvmf_ctrl_opts *opts)
 {
-	return (int64_t)nvmf_mono_ms() + (opts->timeout_ms > 0 ? opts->timeout_ms : NVMF_TH_CONNECT_TIMEOUT);
+	return (int64_t)nvmf_mono_ms() +
+	       (opts->timeout_ms > 0 ? opts->timeout_ms : NVMF_TH_CONNECT_TIMEOUT);
 }
 
 int nvmf_th_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uint16_t qid,
 			  uint16_t size, char *err, size_t errlen)
 {
 	if (size < 2) {
-		snprintf(err, errlen, "queue %u: size %u: a queue has at least 2 entries", qid, size);
+		snprintf(err, errlen, "queue %u: size %u: a queue has at least 2 entries", qid,
+			 size);
 		return -EINVAL;
 	}
 	const char *svc = opts->trsvcid && opts->trsvcid[0] ? opts->trsvcid : NVMF_TH_DEFAULT_PORT;
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
 	struct addrinfo *res = NULL;
 	int gai = getaddrinfo(opts->traddr ? opts->traddr : "", svc, &hints, &res);
 	if (gai) {
-		snprintf(err, errlen, "traddr '%s' trsvcid '%s': %s (a numeric IPv4 or IPv6 address "
-			 "and port number)", opts->traddr ? opts->traddr : "", svc, gai_strerror(gai));
+		snprintf(err, errlen,
+			 "traddr '%s' trsvcid '%s': %s (a numeric IPv4 or IPv6 address "
+			 "and port number)",
+			 opts->traddr ? opts->traddr : "", svc, gai_strerror(gai));
 		return -EINVAL;
 	}
 	char peer[sizeof(((struct nvmf_th_queue *)0)->peer)];
@@ -209,7 +214,8 @@ int nvmf_th_queue_attach(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, 
 {
 	if (size < 2) {
 		close(fd);
-		snprintf(err, errlen, "queue %u: size %u: a queue has at least 2 entries", qid, size);
+		snprintf(err, errlen, "queue %u: size %u: a queue has at least 2 entries", qid,
+			 size);
 		return -EINVAL;
 	}
 	int fl = fcntl(fd, F_GETFL);
@@ -235,7 +241,7 @@ void nvmf_th_queue_disconnect(struct nvmf_hq *hq)
 	if (!q)
 		return;
 	if (q->fd >= 0)
-		close(q->fd);   /* FIN to the controller: it tears the queue down */
+		close(q->fd); /* FIN to the controller: it tears the queue down */
 	free(q->tx.copy);
 	free(q->cmds);
 	free(q->rxbuf);

@@ -28,88 +28,91 @@
 #include "initiator/transport.h"
 #include "nvme/tcp.h"
 
-#define NVMF_TH_DEFAULT_PORT     "4420"
-#define NVMF_TH_CONNECT_TIMEOUT  10000          /* ms, TCP connect + ICResp, when opts give none */
-#define NVMF_TH_ADMIN_INCAPSULE  8192u          /* bytes, as the Linux host (NVME_TCP_ADMIN_CCSZ) */
-#define NVMF_TH_MAX_INCAPSULE    (1u << 20)     /* bytes: cap on IOCCSZ * 16 - 64 */
-#define NVMF_TH_RXBUF            65536u         /* bytes of the per-queue receive buffer */
-#define NVMF_TH_DIRECT_MIN       4096u          /* data left >= this: recv() straight into
+#define NVMF_TH_DEFAULT_PORT    "4420"
+#define NVMF_TH_CONNECT_TIMEOUT 10000      /* ms, TCP connect + ICResp, when opts give none */
+#define NVMF_TH_ADMIN_INCAPSULE 8192u      /* bytes, as the Linux host (NVME_TCP_ADMIN_CCSZ) */
+#define NVMF_TH_MAX_INCAPSULE   (1u << 20) /* bytes: cap on IOCCSZ * 16 - 64 */
+#define NVMF_TH_RXBUF           65536u     /* bytes of the per-queue receive buffer */
+#define NVMF_TH_DIRECT_MIN \
+	4096u /* data left >= this: recv() straight into
 						 * the command's buffer, not through rxbuf */
-#define NVMF_TH_MAX_RX_DATA      (16u << 20)    /* bytes one C2HData PDU may carry (the
+#define NVMF_TH_MAX_RX_DATA \
+	(16u << 20) /* bytes one C2HData PDU may carry (the
 						 * command's own length bounds it first) */
-#define NVMF_TH_HDR_MAX          256u           /* header + digest + padding (PDO <= 255),
+#define NVMF_TH_HDR_MAX \
+	256u /* header + digest + padding (PDO <= 255),
 						 * or a TermReq with its data (<= 176) */
-#define NVMF_TH_ERR_MAX          256
+#define NVMF_TH_ERR_MAX 256
 
 /* Per command (indexed by command id, 0 .. size-1): the transport's view of it. */
 struct nvmf_th_cmd {
-	struct nvmf_hcmd *cmd;    /* NULL: no command with this id is outstanding */
-	uint32_t rcvd;            /* read: bytes of C2HData received (the next DATAO) */
-	uint32_t sent;            /* write: end of the data sent so far (in-capsule or R2T) */
+	struct nvmf_hcmd *cmd;      /* NULL: no command with this id is outstanding */
+	uint32_t rcvd;              /* read: bytes of C2HData received (the next DATAO) */
+	uint32_t sent;              /* write: end of the data sent so far (in-capsule or R2T) */
 	uint32_t r2t_off, r2t_left; /* the R2T being answered: next offset, bytes left */
-	uint16_t ttag;            /* its transfer tag */
-	bool incapsule;           /* the data went in the CapsuleCmd */
-	bool capsule_out;         /* the CapsuleCmd was built (its bytes may still be queued) */
-	bool data_err;            /* a data digest mismatch: fails with Data Transfer Error */
-	bool in_txq;              /* waiting on q->txq */
+	uint16_t ttag;              /* its transfer tag */
+	bool incapsule;             /* the data went in the CapsuleCmd */
+	bool capsule_out;           /* the CapsuleCmd was built (its bytes may still be queued) */
+	bool data_err;              /* a data digest mismatch: fails with Data Transfer Error */
+	bool in_txq;                /* waiting on q->txq */
 	TAILQ_ENTRY(nvmf_th_cmd) link;
 };
 
 /* The PDU being written: header (with digest and padding), data, data digest. */
 struct nvmf_th_txpdu {
 	bool busy;
-	struct nvmf_th_cmd *owner;  /* whose data @data points at; NULL when owned here */
+	struct nvmf_th_cmd *owner; /* whose data @data points at; NULL when owned here */
 	uint8_t hdr[NVMF_TH_HDR_MAX];
-	uint32_t hdr_len;         /* bytes of @hdr to send */
+	uint32_t hdr_len; /* bytes of @hdr to send */
 	const uint8_t *data;
 	uint32_t data_len;
 	uint8_t ddgst[NVME_TCP_DIGEST_LEN];
-	uint32_t ddgst_len;       /* 0 or 4 */
-	uint32_t off;             /* bytes of the PDU written so far */
-	void *copy;               /* the data, copied when its command ended mid-PDU */
+	uint32_t ddgst_len; /* 0 or 4 */
+	uint32_t off;       /* bytes of the PDU written so far */
+	void *copy;         /* the data, copied when its command ended mid-PDU */
 };
 
 enum nvmf_th_rx_phase {
-	NVMF_TH_RX_HDR,           /* the common header, then the rest up to PDO or PLEN */
-	NVMF_TH_RX_DATA,          /* C2HData payload into the command's buffer */
-	NVMF_TH_RX_DDGST,         /* its data digest */
+	NVMF_TH_RX_HDR,   /* the common header, then the rest up to PDO or PLEN */
+	NVMF_TH_RX_DATA,  /* C2HData payload into the command's buffer */
+	NVMF_TH_RX_DDGST, /* its data digest */
 };
 
 struct nvmf_th_queue {
 	struct nvmf_hq *hq;
-	int fd;                   /* non-blocking TCP socket, -1 when none */
+	int fd; /* non-blocking TCP socket, -1 when none */
 	uint16_t qid, size;
-	bool dead;                /* connection error: nothing more moves */
-	char peer[80];            /* "127.0.0.1:4420" or "[::1]:4420", for messages */
-	char err[NVMF_TH_ERR_MAX];  /* what killed the queue ("" while alive) */
+	bool dead;                 /* connection error: nothing more moves */
+	char peer[80];             /* "127.0.0.1:4420" or "[::1]:4420", for messages */
+	char err[NVMF_TH_ERR_MAX]; /* what killed the queue ("" while alive) */
 
 	/* Negotiated in ICReq/ICResp. */
-	struct nvme_tcp_conn_params rxp;  /* what we accept (rx_is_ctrl false, rx_pda = HPDA 0) */
-	bool ic_done;             /* ICResp received and accepted */
-	int ic_rc;                /* set with ic_done or on a refusal: 0 or -errno */
-	uint8_t cpda;             /* the controller's alignment for our H2C data */
-	uint32_t maxh2cdata;      /* bytes per H2CData PDU */
-	uint32_t incapsule;       /* bytes a write may carry in its CapsuleCmd */
+	struct nvme_tcp_conn_params rxp; /* what we accept (rx_is_ctrl false, rx_pda = HPDA 0) */
+	bool ic_done;                    /* ICResp received and accepted */
+	int ic_rc;                       /* set with ic_done or on a refusal: 0 or -errno */
+	uint8_t cpda;                    /* the controller's alignment for our H2C data */
+	uint32_t maxh2cdata;             /* bytes per H2CData PDU */
+	uint32_t incapsule;              /* bytes a write may carry in its CapsuleCmd */
 
 	struct nvmf_th_cmd *cmds; /* @size of them */
 	TAILQ_HEAD(, nvmf_th_cmd) txq;
 	struct nvmf_th_txpdu tx;
 
 	/* Receive side. */
-	uint8_t *rxbuf;           /* NVMF_TH_RXBUF bytes; [rx_off, rx_len) not yet consumed */
+	uint8_t *rxbuf; /* NVMF_TH_RXBUF bytes; [rx_off, rx_len) not yet consumed */
 	uint32_t rx_off, rx_len;
 	enum nvmf_th_rx_phase phase;
 	uint8_t hdr[NVMF_TH_HDR_MAX];
 	uint32_t hdr_have, hdr_need;
 	struct nvmf_th_cmd *rx_cmd; /* C2HData: the command the data is for */
-	uint8_t rx_flags;         /* C2HData: its flags (LAST, SUCCESS) */
+	uint8_t rx_flags;           /* C2HData: its flags (LAST, SUCCESS) */
 	uint16_t rx_cid;
 	uint32_t data_left;
 	uint8_t *data_dst;
-	uint32_t crc;             /* running CRC32C of the data (ddgst) */
+	uint32_t crc; /* running CRC32C of the data (ddgst) */
 	uint8_t dd[NVME_TCP_DIGEST_LEN];
 	uint32_t dd_have;
-	unsigned completions;     /* CQEs handed to the core in this poll */
+	unsigned completions; /* CQEs handed to the core in this poll */
 };
 
 /* ---- conn.c ---- */
@@ -140,7 +143,8 @@ void nvmf_th_queue_disconnect(struct nvmf_hq *hq);
 int nvmf_th_rx(struct nvmf_th_queue *q, unsigned max);
 /* nvmf_th_fail - kill @q with the message @fmt (kept in q->err, printed on stderr once).
  * Always returns -1. */
-int nvmf_th_fail(struct nvmf_th_queue *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int nvmf_th_fail(struct nvmf_th_queue *q, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* ---- tx.c ---- */
 /* nvmf_th_tx_queue - put @c on the send FIFO (its CapsuleCmd, or its R2T's H2CData). */

@@ -19,7 +19,7 @@ static int hq_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 		return -EINVAL;
 	uint16_t cid = cmd->sqe.command_id;
 	if (cid >= q->size || q->cmds[cid].cmd)
-		return -EINVAL;   /* the core hands out ids below size, each once */
+		return -EINVAL; /* the core hands out ids below size, each once */
 	struct nvmf_th_cmd *c = &q->cmds[cid];
 	c->cmd = cmd;
 	c->rcvd = c->sent = c->r2t_off = c->r2t_left = 0;
@@ -55,7 +55,7 @@ static int hq_wait(struct nvmf_hq *hq, int timeout_ms)
 	if (!q || q->dead)
 		return -ECONNRESET;
 	if (q->rx_off < q->rx_len)
-		return 0;   /* bytes received and not yet handled (poll stopped at max) */
+		return 0; /* bytes received and not yet handled (poll stopped at max) */
 	struct pollfd p = { .fd = q->fd, .events = POLLIN };
 	if (nvmf_th_tx_pending(q))
 		p.events |= POLLOUT;
@@ -69,7 +69,7 @@ static void hq_set_incapsule(struct nvmf_hq *hq, uint32_t ioccsz)
 {
 	struct nvmf_th_queue *q = hq->tpriv;
 	if (!q || q->qid == 0)
-		return;   /* the admin queue keeps its 8 KiB */
+		return; /* the admin queue keeps its 8 KiB */
 	/* IOCCSZ counts 16-byte units, the 64-byte SQE included (NVMe-oF 1.1, Identify). */
 	uint64_t bytes = (uint64_t)ioccsz * 16;
 	bytes = bytes > 64 ? bytes - 64 : 0;
@@ -81,7 +81,7 @@ static int hq_mem_register(struct nvmf_hq *admin, void *addr, size_t len)
 	(void)admin;
 	(void)addr;
 	(void)len;
-	return 0;   /* data is copied to and from the socket: nothing to register */
+	return 0; /* data is copied to and from the socket: nothing to register */
 }
 
 static int hq_mem_unregister(struct nvmf_hq *admin, void *addr)

@@ -45,10 +45,10 @@ int nvmf_th_fail(struct nvmf_th_queue *q, const char *fmt, ...)
 }
 
 /* A protocol error of the controller: H2CTermReq with @fes/@fei and the header, then dead. */
-static int proto_fail(struct nvmf_th_queue *q, enum nvme_tcp_fes fes, uint32_t fei,
-		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int proto_fail(struct nvmf_th_queue *q, enum nvme_tcp_fes fes, uint32_t fei,
-		      const char *fmt, ...)
+static int proto_fail(struct nvmf_th_queue *q, enum nvme_tcp_fes fes, uint32_t fei, const char *fmt,
+		      ...) __attribute__((format(printf, 4, 5)));
+static int proto_fail(struct nvmf_th_queue *q, enum nvme_tcp_fes fes, uint32_t fei, const char *fmt,
+		      ...)
 {
 	char what[NVMF_TH_ERR_MAX - 48];
 	va_list ap;
@@ -105,13 +105,15 @@ static int on_icresp(struct nvmf_th_queue *q)
 	if (r->cpda > NVME_TCP_MAX_PDA)
 		return nvmf_th_fail(q, "CPDA %u out of range (0..%u)", r->cpda, NVME_TCP_MAX_PDA);
 	if (r->dgst != want)
-		return nvmf_th_fail(q, "digests granted (header %s, data %s) differ from those "
+		return nvmf_th_fail(q,
+				    "digests granted (header %s, data %s) differ from those "
 				    "requested (header %s, data %s)",
 				    r->dgst & NVME_TCP_DGST_HDR ? "on" : "off",
 				    r->dgst & NVME_TCP_DGST_DATA ? "on" : "off",
 				    q->rxp.hdgst ? "on" : "off", q->rxp.ddgst ? "on" : "off");
 	if (maxh2c < NVME_TCP_MIN_MAXH2CDATA || maxh2c % 4)
-		return nvmf_th_fail(q, "MAXH2CDATA %u: at least %u bytes, a multiple of 4, required",
+		return nvmf_th_fail(q,
+				    "MAXH2CDATA %u: at least %u bytes, a multiple of 4, required",
 				    maxh2c, NVME_TCP_MIN_MAXH2CDATA);
 	q->cpda = r->cpda;
 	q->maxh2cdata = maxh2c;
@@ -126,9 +128,11 @@ static int on_term(struct nvmf_th_queue *q)
 	unsigned fes = le16toh(t->fes);
 
 	if (!q->ic_done)
-		q->ic_rc = -ECONNREFUSED;   /* the controller refused our ICReq */
-	return nvmf_th_fail(q, "the controller terminated the connection: C2HTermReq FES %u (%s), "
-			    "FEI %u", fes, nvmf_th_fes_str(fes), le32toh(t->fei));
+		q->ic_rc = -ECONNREFUSED; /* the controller refused our ICReq */
+	return nvmf_th_fail(q,
+			    "the controller terminated the connection: C2HTermReq FES %u (%s), "
+			    "FEI %u",
+			    fes, nvmf_th_fes_str(fes), le32toh(t->fei));
 }
 
 static int on_rsp(struct nvmf_th_queue *q)
@@ -138,10 +142,10 @@ static int on_rsp(struct nvmf_th_queue *q)
 	struct nvmf_th_cmd *c = lookup(q, cqe.command_id);
 
 	if (!c)
-		return proto_fail(q, NVME_TCP_FES_INVALID_HEADER,
-				  offsetof(struct nvme_tcp_rsp, cqe) + offsetof(struct nvme_cqe, command_id),
-				  "CapsuleResp for command id %u, which is not outstanding",
-				  cqe.command_id);
+		return proto_fail(
+			q, NVME_TCP_FES_INVALID_HEADER,
+			offsetof(struct nvme_tcp_rsp, cqe) + offsetof(struct nvme_cqe, command_id),
+			"CapsuleResp for command id %u, which is not outstanding", cqe.command_id);
 	next_pdu(q);
 	return complete(q, c, &cqe);
 }
@@ -154,27 +158,33 @@ static int on_c2h(struct nvmf_th_queue *q)
 	uint32_t n = nvme_tcp_data_len(&d->ch, &q->rxp);
 
 	if (!c || c->cmd->write || !c->cmd->len)
-		return proto_fail(q, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_data, cccid),
+		return proto_fail(q, NVME_TCP_FES_INVALID_HEADER,
+				  offsetof(struct nvme_tcp_data, cccid),
 				  "C2HData for command id %u, %s", d->cccid,
 				  !c ? "which is not outstanding" : "which reads no data");
 	if (datal != n)
-		return proto_fail(q, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_data, datal),
-				  "C2HData for command id %u: DATAL %u but the PDU carries %u bytes",
-				  d->cccid, datal, n);
+		return proto_fail(
+			q, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_data, datal),
+			"C2HData for command id %u: DATAL %u but the PDU carries %u bytes",
+			d->cccid, datal, n);
 	if (datao != c->rcvd)
-		return proto_fail(q, NVME_TCP_FES_DATA_OUT_OF_RANGE, 0,
-				  "C2HData for command id %u at DATAO %u, expected %u (data in order)",
-				  d->cccid, datao, c->rcvd);
+		return proto_fail(
+			q, NVME_TCP_FES_DATA_OUT_OF_RANGE, 0,
+			"C2HData for command id %u at DATAO %u, expected %u (data in order)",
+			d->cccid, datao, c->rcvd);
 	if ((uint64_t)datao + datal > c->cmd->len)
-		return proto_fail(q, NVME_TCP_FES_DATA_OUT_OF_RANGE, 0,
-				  "C2HData for command id %u: bytes %u..%llu beyond its %u-byte buffer",
-				  d->cccid, datao, (unsigned long long)datao + datal - 1, c->cmd->len);
+		return proto_fail(
+			q, NVME_TCP_FES_DATA_OUT_OF_RANGE, 0,
+			"C2HData for command id %u: bytes %u..%llu beyond its %u-byte buffer",
+			d->cccid, datao, (unsigned long long)datao + datal - 1, c->cmd->len);
 	/* SUCCESS completes the command: with every byte in (nvme_tcp_check_ch saw LAST_PDU
 	 * beside it). */
 	if ((d->ch.flags & NVME_TCP_F_DATA_SUCCESS) && datao + datal != c->cmd->len)
-		return proto_fail(q, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_ch, flags),
+		return proto_fail(q, NVME_TCP_FES_INVALID_HEADER,
+				  offsetof(struct nvme_tcp_ch, flags),
 				  "C2HData for command id %u: SUCCESS before its last byte (bytes "
-				  "%u..%u of %u)", d->cccid, datao, datao + datal - 1, c->cmd->len);
+				  "%u..%u of %u)",
+				  d->cccid, datao, datao + datal - 1, c->cmd->len);
 	q->rx_cmd = c;
 	q->rx_cid = d->cccid;
 	q->rx_flags = d->ch.flags;
@@ -182,7 +192,7 @@ static int on_c2h(struct nvmf_th_queue *q)
 	q->data_dst = (uint8_t *)c->cmd->buf + datao;
 	q->crc = NVME_TCP_CRC32C_INIT;
 	q->phase = NVMF_TH_RX_DATA;
-	c->rcvd += datal;   /* checked against the buffer above */
+	c->rcvd += datal; /* checked against the buffer above */
 	return 0;
 }
 
@@ -193,25 +203,30 @@ static int on_r2t(struct nvmf_th_queue *q)
 	uint32_t off = le32toh(r->r2to), len = le32toh(r->r2tl);
 
 	if (!c || !c->cmd->write || !c->cmd->len || c->incapsule)
-		return proto_fail(q, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_r2t, cccid),
-				  "R2T for command id %u, %s", r->cccid,
-				  !c ? "which is not outstanding" :
+		return proto_fail(q, NVME_TCP_FES_INVALID_HEADER,
+				  offsetof(struct nvme_tcp_r2t, cccid), "R2T for command id %u, %s",
+				  r->cccid,
+				  !c             ? "which is not outstanding" :
 				  !c->cmd->write ? "which is a read" :
-				  c->incapsule ? "whose data went in the capsule" : "which writes no data");
+				  c->incapsule   ? "whose data went in the capsule" :
+						   "which writes no data");
 	if (!c->capsule_out)
 		return proto_fail(q, NVME_TCP_FES_PDU_SEQUENCE, 0,
 				  "R2T for command id %u before its capsule was sent", r->cccid);
 	if (!len)
-		return proto_fail(q, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_r2t, r2tl),
+		return proto_fail(q, NVME_TCP_FES_INVALID_HEADER,
+				  offsetof(struct nvme_tcp_r2t, r2tl),
 				  "R2T for command id %u asks for 0 bytes", r->cccid);
 	if (c->r2t_left || c->in_txq)
 		return proto_fail(q, NVME_TCP_FES_R2T_LIMIT_EXCEEDED, 0,
 				  "R2T for command id %u while its previous R2T is still answered "
-				  "(MAXR2T 0: one at a time)", r->cccid);
+				  "(MAXR2T 0: one at a time)",
+				  r->cccid);
 	if (off < c->sent || (uint64_t)off + len > c->cmd->len)
-		return proto_fail(q, NVME_TCP_FES_DATA_OUT_OF_RANGE, 0,
-				  "R2T for command id %u asks for bytes %u..%llu of %u (%u already sent)",
-				  r->cccid, off, (unsigned long long)off + len - 1, c->cmd->len, c->sent);
+		return proto_fail(
+			q, NVME_TCP_FES_DATA_OUT_OF_RANGE, 0,
+			"R2T for command id %u asks for bytes %u..%llu of %u (%u already sent)",
+			r->cccid, off, (unsigned long long)off + len - 1, c->cmd->len, c->sent);
 	c->ttag = le16toh(r->ttag);
 	c->r2t_off = off;
 	c->r2t_left = len;
@@ -231,7 +246,8 @@ static int on_header(struct nvmf_th_queue *q)
 		got = le32toh(got);
 		if (got != nvme_tcp_digest(q->hdr, ch->hlen))
 			return proto_fail(q, NVME_TCP_FES_HDR_DIGEST, got,
-					  "header digest mismatch on a PDU of type 0x%02x", ch->type);
+					  "header digest mismatch on a PDU of type 0x%02x",
+					  ch->type);
 	}
 	switch (ch->type) {
 	case NVME_TCP_ICRESP:
@@ -245,7 +261,7 @@ static int on_header(struct nvmf_th_queue *q)
 		return on_c2h(q);
 	case NVME_TCP_R2T:
 		return on_r2t(q);
-	default:   /* nvme_tcp_check_ch let no other type through */
+	default: /* nvme_tcp_check_ch let no other type through */
 		return proto_fail(q, NVME_TCP_FES_INVALID_HEADER, 0, "PDU type 0x%02x", ch->type);
 	}
 }
@@ -260,9 +276,10 @@ static int on_ch(struct nvmf_th_queue *q)
 	if (fes != NVME_TCP_FES_NONE) {
 		if (!q->ic_done)
 			q->ic_rc = -EPROTO;
-		return proto_fail(q, fes, fei, "bad PDU header: type 0x%02x flags 0x%02x hlen %u "
-				  "pdo %u plen %u, field at byte %u", ch->type, ch->flags, ch->hlen,
-				  ch->pdo, le32toh(ch->plen), fei);
+		return proto_fail(q, fes, fei,
+				  "bad PDU header: type 0x%02x flags 0x%02x hlen %u "
+				  "pdo %u plen %u, field at byte %u",
+				  ch->type, ch->flags, ch->hlen, ch->pdo, le32toh(ch->plen), fei);
 	}
 	q->hdr_need = ch->type == NVME_TCP_C2H_DATA ? ch->pdo : le32toh(ch->plen);
 	return 0;
@@ -277,8 +294,10 @@ static int data_done(struct nvmf_th_queue *q, bool digest_ok)
 
 	if (!digest_ok && !c->data_err) {
 		c->data_err = true;
-		fprintf(stderr, "nvmf-tcp host: queue %u (%s): data digest mismatch in C2HData of "
-			"command id %u: it fails with Data Transfer Error\n", q->qid, q->peer, cid);
+		fprintf(stderr,
+			"nvmf-tcp host: queue %u (%s): data digest mismatch in C2HData of "
+			"command id %u: it fails with Data Transfer Error\n",
+			q->qid, q->peer, cid);
 	}
 	next_pdu(q);
 	if (!(flags & NVME_TCP_F_DATA_SUCCESS))

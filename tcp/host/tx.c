@@ -18,13 +18,20 @@
 const char *nvmf_th_fes_str(unsigned fes)
 {
 	switch (fes) {
-	case NVME_TCP_FES_INVALID_HEADER:     return "invalid header field";
-	case NVME_TCP_FES_PDU_SEQUENCE:       return "PDU sequence error";
-	case NVME_TCP_FES_HDR_DIGEST:         return "header digest error";
-	case NVME_TCP_FES_DATA_OUT_OF_RANGE:  return "data transfer out of range";
-	case NVME_TCP_FES_R2T_LIMIT_EXCEEDED: return "R2T limit exceeded";
-	case NVME_TCP_FES_UNSUPPORTED_PARAM:  return "unsupported parameter";
-	default:                              return "unknown status";
+	case NVME_TCP_FES_INVALID_HEADER:
+		return "invalid header field";
+	case NVME_TCP_FES_PDU_SEQUENCE:
+		return "PDU sequence error";
+	case NVME_TCP_FES_HDR_DIGEST:
+		return "header digest error";
+	case NVME_TCP_FES_DATA_OUT_OF_RANGE:
+		return "data transfer out of range";
+	case NVME_TCP_FES_R2T_LIMIT_EXCEEDED:
+		return "R2T limit exceeded";
+	case NVME_TCP_FES_UNSUPPORTED_PARAM:
+		return "unsupported parameter";
+	default:
+		return "unknown status";
 	}
 }
 
@@ -57,7 +64,8 @@ static void build_hdr(struct nvmf_th_queue *q, uint8_t type, uint8_t flags, uint
 {
 	struct nvmf_th_txpdu *t = &q->tx;
 
-	t->hdr_len = nvme_tcp_pdu_hdr(t->hdr, type, flags, q->rxp.hdgst, q->rxp.ddgst, q->cpda, data);
+	t->hdr_len =
+		nvme_tcp_pdu_hdr(t->hdr, type, flags, q->rxp.hdgst, q->rxp.ddgst, q->cpda, data);
 	t->ddgst_len = data && q->rxp.ddgst ? NVME_TCP_DIGEST_LEN : 0;
 }
 
@@ -120,7 +128,7 @@ static bool next_pdu(struct nvmf_th_queue *q)
 	c->r2t_left -= n;
 	c->sent = c->r2t_off;
 	if (c->r2t_left)
-		nvmf_th_tx_queue(q, c);   /* behind the others: commands share the link */
+		nvmf_th_tx_queue(q, c); /* behind the others: commands share the link */
 	return true;
 }
 
@@ -182,7 +190,7 @@ int nvmf_th_tx_forget(struct nvmf_th_queue *q, struct nvmf_th_cmd *c)
 	if (!t->busy || t->owner != c)
 		return 0;
 	if (t->off == 0) {
-		pdu_done(q);   /* not started: the stream does not miss it */
+		pdu_done(q); /* not started: the stream does not miss it */
 		return 0;
 	}
 	t->owner = NULL;
@@ -203,7 +211,7 @@ void nvmf_th_send_term(struct nvmf_th_queue *q, enum nvme_tcp_fes fes, uint32_t 
 	struct nvme_tcp_term *term = (struct nvme_tcp_term *)buf;
 
 	if (q->fd < 0 || (q->tx.busy && q->tx.off))
-		return;   /* a half-written PDU: the stream cannot take another now */
+		return; /* a half-written PDU: the stream cannot take another now */
 	if (hlen > NVME_TCP_TERM_MAX_DATA)
 		hlen = NVME_TCP_TERM_MAX_DATA;
 	memset(term, 0, sizeof(*term));

@@ -90,9 +90,11 @@ void nvmf_tcp_conn_free(struct nvmf_tcp_conn *conn)
 	struct nvmf_tcp_tpg *tpg = conn->tpg;
 	if (tpg) {
 		if (conn->rx_kick)
-			nvmf_tcp_unlink(&tpg->kick, conn, offsetof(struct nvmf_tcp_conn, kick_next));
+			nvmf_tcp_unlink(&tpg->kick, conn,
+					offsetof(struct nvmf_tcp_conn, kick_next));
 		if (conn->tx_dirty)
-			nvmf_tcp_unlink(&tpg->dirty, conn, offsetof(struct nvmf_tcp_conn, dirty_next));
+			nvmf_tcp_unlink(&tpg->dirty, conn,
+					offsetof(struct nvmf_tcp_conn, dirty_next));
 	}
 	if (conn->fd >= 0)
 		close(conn->fd);
@@ -117,16 +119,16 @@ void nvmf_tcp_conn_kill(struct nvmf_tcp_conn *conn, enum nvmf_log_level level, c
 		return;
 	bool handed = conn->sq_inited;
 	conn->state = NVMF_TCP_CONN_DEAD;
-	conn->rx_req = NULL;   /* its request is dropped below */
+	conn->rx_req = NULL; /* its request is dropped below */
 	if (level <= NVMF_LOG_WARNING)
 		NVMF_PROBE_CONN_ERROR("tcp", conn, conn->qid, why ? why : "");
 	else
 		NVMF_PROBE_CONN_DISCONNECT("tcp", conn, conn->qid, why ? why : "");
 	if (why && handed)
 		NVMF_TCP_LOG(conn->t, level, "host %s, queue %u: %s", conn->peer, conn->qid, why);
-	else if (why)   /* no Connect seen: the queue is not known */
-		NVMF_TCP_LOG(conn->t, level, "host %s (port %u, before its Connect): %s", conn->peer,
-			     conn->pa.portid, why);
+	else if (why) /* no Connect seen: the queue is not known */
+		NVMF_TCP_LOG(conn->t, level, "host %s (port %u, before its Connect): %s",
+			     conn->peer, conn->pa.portid, why);
 	epoll_ctl(conn->tpg->epfd, EPOLL_CTL_DEL, conn->fd, NULL);
 	/* Unread input would make the close a reset, which can discard a C2HTermReq still
 	 * in flight; take it, then end our side after what was queued. */
@@ -169,8 +171,10 @@ void nvmf_tcp_conn_fatal(struct nvmf_tcp_conn *conn, enum nvme_tcp_fes fes, uint
 	nvmf_tcp_tx_queue(conn, tx);
 	nvmf_tcp_conn_flush(conn);
 	char why[128];
-	snprintf(why, sizeof(why), "protocol error in a PDU of type 0x%02x: C2HTermReq FES %u FEI %u "
-		 "sent, connection closed", hdr_len ? *(const uint8_t *)hdr : 0u, (unsigned)fes, fei);
+	snprintf(why, sizeof(why),
+		 "protocol error in a PDU of type 0x%02x: C2HTermReq FES %u FEI %u "
+		 "sent, connection closed",
+		 hdr_len ? *(const uint8_t *)hdr : 0u, (unsigned)fes, fei);
 	nvmf_tcp_conn_kill(conn, NVMF_LOG_WARNING, why);
 }
 
@@ -178,13 +182,13 @@ void nvmf_tcp_conn_fatal(struct nvmf_tcp_conn *conn, enum nvme_tcp_fes fes, uint
 static void on_icreq(struct nvmf_tcp_conn *conn, const struct nvme_tcp_icreq *req)
 {
 	if (le16toh(req->pfv) != NVME_TCP_PFV_1_0) {
-		nvmf_tcp_conn_fatal(conn, NVME_TCP_FES_UNSUPPORTED_PARAM, offsetof(struct nvme_tcp_icreq, pfv),
-				    req, sizeof(*req));
+		nvmf_tcp_conn_fatal(conn, NVME_TCP_FES_UNSUPPORTED_PARAM,
+				    offsetof(struct nvme_tcp_icreq, pfv), req, sizeof(*req));
 		return;
 	}
 	if (req->hpda > NVME_TCP_MAX_PDA) {
-		nvmf_tcp_conn_fatal(conn, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_icreq, hpda),
-				    req, sizeof(*req));
+		nvmf_tcp_conn_fatal(conn, NVME_TCP_FES_INVALID_HEADER,
+				    offsetof(struct nvme_tcp_icreq, hpda), req, sizeof(*req));
 		return;
 	}
 	/* Both digests are supported: the host gets what it asked for. MAXR2T needs
@@ -257,18 +261,20 @@ static bool handle_pdu(struct nvmf_tcp_conn *conn, const uint8_t *p, bool *gone)
 		nvmf_tcp_capsule(conn, (const struct nvme_tcp_cmd *)p, data, dlen, ddgst_ok);
 		return conn->state != NVMF_TCP_CONN_DEAD;
 	case NVME_TCP_H2C_DATA:
-		return nvmf_tcp_h2c_data(conn, (const struct nvme_tcp_data *)p, data, dlen, ddgst_ok);
+		return nvmf_tcp_h2c_data(conn, (const struct nvme_tcp_data *)p, data, dlen,
+					 ddgst_ok);
 	case NVME_TCP_H2C_TERM: {
 		const struct nvme_tcp_term *t = (const void *)p;
 		char why[96];
-		snprintf(why, sizeof(why), "the host terminated the connection (H2CTermReq FES %u FEI %u)",
+		snprintf(why, sizeof(why),
+			 "the host terminated the connection (H2CTermReq FES %u FEI %u)",
 			 le16toh(t->fes), le32toh(t->fei));
 		nvmf_tcp_conn_kill(conn, NVMF_LOG_WARNING, why);
 		return false;
 	}
-	default:    /* nvme_tcp_check_ch let no other type through */
-		nvmf_tcp_conn_fatal(conn, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_ch, type), p,
-				    ch->hlen);
+	default: /* nvme_tcp_check_ch let no other type through */
+		nvmf_tcp_conn_fatal(conn, NVME_TCP_FES_INVALID_HEADER,
+				    offsetof(struct nvme_tcp_ch, type), p, ch->hlen);
 		return false;
 	}
 }
@@ -286,7 +292,7 @@ static bool rx_direct_begin(struct nvmf_tcp_conn *conn, const uint8_t *p, uint32
 	struct nvmf_tcp_req *r = nvmf_tcp_h2c_check(conn, pdu, dlen);
 	if (!r)
 		return false;
-	uint32_t have = avail - ch->pdo;   /* < dlen + its digest: the PDU is not whole */
+	uint32_t have = avail - ch->pdo; /* < dlen + its digest: the PDU is not whole */
 	uint32_t n = have < dlen ? have : dlen;
 	conn->rx_req = r;
 	conn->rx_datao = le32toh(pdu->datao);
@@ -327,7 +333,8 @@ static ssize_t rx_direct(struct nvmf_tcp_conn *conn, uint32_t *want)
 	if (dgst_len) {
 		uint32_t sent;
 		memcpy(&sent, conn->rx_ddgst, sizeof(sent));
-		ok = le32toh(sent) == nvme_tcp_digest((uint8_t *)r->buf + conn->rx_datao, conn->rx_datal);
+		ok = le32toh(sent) ==
+		     nvme_tcp_digest((uint8_t *)r->buf + conn->rx_datao, conn->rx_datal);
 	}
 	conn->rx_req = NULL;
 	nvmf_tcp_h2c_arrived(conn, r, conn->rx_datal, ok);
@@ -338,11 +345,13 @@ int nvmf_tcp_conn_parse(struct nvmf_tcp_conn *conn, bool *gone)
 {
 	int n = 0;
 	*gone = false;
-	while (conn->state != NVMF_TCP_CONN_DEAD && conn->rlen - conn->roff >= sizeof(struct nvme_tcp_ch)) {
+	while (conn->state != NVMF_TCP_CONN_DEAD &&
+	       conn->rlen - conn->roff >= sizeof(struct nvme_tcp_ch)) {
 		const uint8_t *p = conn->rbuf + conn->roff;
 		const struct nvme_tcp_ch *ch = (const void *)p;
 		uint32_t avail = conn->rlen - conn->roff, fei;
-		enum nvme_tcp_fes fes = nvme_tcp_check_ch(ch, &conn->cp, conn->state == NVMF_TCP_CONN_ICREQ, &fei);
+		enum nvme_tcp_fes fes =
+			nvme_tcp_check_ch(ch, &conn->cp, conn->state == NVMF_TCP_CONN_ICREQ, &fei);
 		if (fes != NVME_TCP_FES_NONE) {
 			uint32_t hl = ch->hlen ? ch->hlen : sizeof(*ch);
 			nvmf_tcp_conn_fatal(conn, fes, fei, p, hl < avail ? hl : avail);
@@ -393,14 +402,18 @@ int nvmf_tcp_conn_readable(struct nvmf_tcp_conn *conn, bool *gone)
 			n = rx_direct(conn, &want);
 		} else {
 			want = conn->rcap - conn->rlen;
-			if (!want)   /* cannot happen: the buffer holds the largest PDU accepted */
+			if (!want) /* cannot happen: the buffer holds the largest PDU accepted */
 				break;
 			n = recv(conn->fd, conn->rbuf + conn->rlen, want, MSG_DONTWAIT);
 		}
 		if (n == 0) {
-			nvmf_tcp_conn_kill(conn, NVMF_LOG_INFO,
-					   direct ? "the host closed the connection in the middle of an H2CData PDU"
-					   : conn->state == NVMF_TCP_CONN_LIVE ? "the host closed the connection" : NULL);
+			nvmf_tcp_conn_kill(
+				conn, NVMF_LOG_INFO,
+				direct ?
+					"the host closed the connection in the middle of an H2CData PDU" :
+				conn->state == NVMF_TCP_CONN_LIVE ?
+					"the host closed the connection" :
+					NULL);
 			return work + 1;
 		}
 		if (n < 0) {
@@ -417,7 +430,7 @@ int nvmf_tcp_conn_readable(struct nvmf_tcp_conn *conn, bool *gone)
 		if (direct) {
 			work++;
 			if ((uint32_t)n < want && conn->rx_req)
-				break;   /* the socket has no more now */
+				break; /* the socket has no more now */
 			continue;
 		}
 		conn->rlen += (uint32_t)n;

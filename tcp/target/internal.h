@@ -30,24 +30,24 @@
 /* In-capsule data bytes an admin queue takes: the Linux host assumes 8 KiB there
  * (NVME_TCP_ADMIN_CCSZ in its driver) and sends its Connect data in the capsule. */
 #ifndef NVME_TCP_ADMIN_CCSZ
-#define NVME_TCP_ADMIN_CCSZ     8192u
+#define NVME_TCP_ADMIN_CCSZ 8192u
 #endif
 /* Page alignment of data buffers (backends may use O_DIRECT). */
-#define NVMF_TCP_ALIGN          4096u
+#define NVMF_TCP_ALIGN            4096u
 /* A listener whose accept() failed for want of a resource (descriptors, memory) rests
  * this long before it is polled again: the connection stays in the backlog. */
-#define NVMF_TCP_ACCEPT_REST_MS 100u
+#define NVMF_TCP_ACCEPT_REST_MS   100u
 /* A connection must send its ICReq and first CapsuleCmd within this time. */
-#define NVMF_TCP_HANDSHAKE_MS   10000u
+#define NVMF_TCP_HANDSHAKE_MS     10000u
 /* Bytes of PDU header a send item holds: a C2HTermReq (24) with the 152 bytes of the
  * offending header, or a data PDU's header, digest and padding up to a PDO of 128. */
-#define NVMF_TCP_TX_HDR_MAX     (sizeof(struct nvme_tcp_term) + NVME_TCP_TERM_MAX_DATA)
+#define NVMF_TCP_TX_HDR_MAX       (sizeof(struct nvme_tcp_term) + NVME_TCP_TERM_MAX_DATA)
 /* Bytes recv() may put in a connection's buffer ahead of a PDU's data: the largest PDO
  * (255) and a header digest; the buffer holds one whole PDU at least. */
-#define NVMF_TCP_RX_SLACK       512u
+#define NVMF_TCP_RX_SLACK         512u
 /* A closed connection whose zero-copy sends the kernel still holds waits this long for
  * their notifications before it is reset (which frees them). */
-#define NVMF_TCP_ZC_DRAIN_MS    5000u
+#define NVMF_TCP_ZC_DRAIN_MS      5000u
 /* How often such connections are looked at. */
 #define NVMF_TCP_ZC_DRAIN_TICK_MS 50u
 
@@ -63,20 +63,20 @@ struct nvmf_tcp_ev {
 
 /* One listening socket: a port of the config (main group). */
 struct nvmf_tcp_listener {
-	struct nvmf_tcp_ev ev;             /* first: epoll data points here */
+	struct nvmf_tcp_ev ev; /* first: epoll data points here */
 	int fd;
 	struct nvmf_port *port;
-	uint16_t portid;                   /* the port's ID, for messages */
-	bool resting;                      /* out of the epoll set until the main group's
+	uint16_t portid;     /* the port's ID, for messages */
+	bool resting;        /* out of the epoll set until the main group's
 					    * accept_resume_ms (accept failed) */
-	bool accept_failing;               /* the failure was logged; a success logs again */
+	bool accept_failing; /* the failure was logged; a success logs again */
 	struct nvmf_tcp_listener *next;
 };
 
 struct nvmf_tcp_transport {
-	struct nvmf_transport base;        /* first: the core's handle */
-	struct nvmf_tcp_listener *listeners;   /* main group */
-	bool shutting_down;                /* the target stops: no new connection (atomic) */
+	struct nvmf_transport base;          /* first: the core's handle */
+	struct nvmf_tcp_listener *listeners; /* main group */
+	bool shutting_down;                  /* the target stops: no new connection (atomic) */
 };
 
 /* One PDU (or the tail of one) waiting in a connection's send list: @hlen bytes of
@@ -84,9 +84,9 @@ struct nvmf_tcp_transport {
  * @ddgst_len bytes of @ddgst. */
 struct nvmf_tcp_tx {
 	struct nvmf_tcp_tx *next;
-	struct nvmf_tcp_req *done;         /* released once this item is sent (a command's
+	struct nvmf_tcp_req *done;   /* released once this item is sent (a command's
 					    * last PDU: CapsuleResp, or C2HData with SUCCESS) */
-	struct nvmf_tcp_req *zc_req;       /* its data may leave with MSG_ZEROCOPY: the
+	struct nvmf_tcp_req *zc_req; /* its data may leave with MSG_ZEROCOPY: the
 					    * command whose buffer it is (zerocopy.c) */
 	uint32_t hlen;
 	uint32_t dlen;
@@ -113,62 +113,62 @@ enum nvmf_tcp_req_state {
 };
 
 struct nvmf_tcp_req {
-	struct nvmf_req req;               /* what the core sees */
+	struct nvmf_req req; /* what the core sees */
 	struct nvmf_tcp_conn *conn;
 	enum nvmf_tcp_req_state state;
-	uint16_t ttag;                     /* its index: the R2T's transfer tag */
+	uint16_t ttag; /* its index: the R2T's transfer tag */
 	struct nvme_sqe sqe;
 	struct nvme_cqe cqe;
-	void *buf;                         /* data buffer (NVMF_TCP_ALIGN), or NULL */
-	uint32_t buf_len;                  /* bytes of @buf */
-	uint32_t h2c_done;                 /* bytes of write data received so far */
-	uint32_t r2t_end;                  /* the outstanding R2T asks for data up to here */
-	bool ddgst_error;                  /* some of its data failed its digest: it completes
+	void *buf;                        /* data buffer (NVMF_TCP_ALIGN), or NULL */
+	uint32_t buf_len;                 /* bytes of @buf */
+	uint32_t h2c_done;                /* bytes of write data received so far */
+	uint32_t r2t_end;                 /* the outstanding R2T asks for data up to here */
+	bool ddgst_error;                 /* some of its data failed its digest: it completes
 					    * with Transient Transport Error, not executed */
-	uint32_t zc_refs;                  /* zero-copy sends of its buffer the kernel has not
+	uint32_t zc_refs;                 /* zero-copy sends of its buffer the kernel has not
 					    * let go of yet */
-	bool zc_release;                   /* answered: released when zc_refs drops to 0 */
-	struct nvmf_tcp_tx r2t, c2h, rsp;  /* its PDUs */
+	bool zc_release;                  /* answered: released when zc_refs drops to 0 */
+	struct nvmf_tcp_tx r2t, c2h, rsp; /* its PDUs */
 	struct nvmf_tcp_req *next_free;
 };
 
 enum nvmf_tcp_conn_state {
-	NVMF_TCP_CONN_ICREQ,               /* waiting for the ICReq (main group) */
-	NVMF_TCP_CONN_CONNECT,             /* ICResp sent; waiting for the first CapsuleCmd */
-	NVMF_TCP_CONN_LIVE,                /* a queue of the core, on its group */
-	NVMF_TCP_CONN_DEAD,                /* torn down; freed once the core released it */
+	NVMF_TCP_CONN_ICREQ,   /* waiting for the ICReq (main group) */
+	NVMF_TCP_CONN_CONNECT, /* ICResp sent; waiting for the first CapsuleCmd */
+	NVMF_TCP_CONN_LIVE,    /* a queue of the core, on its group */
+	NVMF_TCP_CONN_DEAD,    /* torn down; freed once the core released it */
 };
 
 /* One zero-copy send (a sendmsg with MSG_ZEROCOPY that took bytes) in a connection's
  * ring; the kernel numbers them 0, 1, 2... per socket. */
 struct nvmf_tcp_zc_slot {
-	struct nvmf_tcp_req *req;          /* whose buffer it sent from */
-	bool done;                         /* its notification came (maybe out of order) */
+	struct nvmf_tcp_req *req; /* whose buffer it sent from */
+	bool done;                /* its notification came (maybe out of order) */
 };
 
 /* One TCP connection = one NVMe queue. */
 struct nvmf_tcp_conn {
-	struct nvmf_tcp_ev ev;             /* first: epoll data points here */
+	struct nvmf_tcp_ev ev; /* first: epoll data points here */
 	struct nvmf_tcp_transport *t;
-	struct nvmf_tcp_tpg *tpg;          /* its group's part (the main group's before the
+	struct nvmf_tcp_tpg *tpg; /* its group's part (the main group's before the
 					    * hand-over) */
 	int fd;
 	struct nvmf_port *port;
-	struct nvmf_port_attrs pa;         /* the port's address and limits, at accept */
+	struct nvmf_port_attrs pa; /* the port's address and limits, at accept */
 	enum nvmf_tcp_conn_state state;
-	char peer[64];                     /* "addr:port" of the host */
-	struct sockaddr_storage local;     /* the address the host connected to */
-	uint64_t born_ms;                  /* the target's clock at accept */
-	uint16_t qid;                      /* from the first CapsuleCmd's Connect */
+	char peer[64];                 /* "addr:port" of the host */
+	struct sockaddr_storage local; /* the address the host connected to */
+	uint64_t born_ms;              /* the target's clock at accept */
+	uint16_t qid;                  /* from the first CapsuleCmd's Connect */
 	/* Negotiated in ICReq/ICResp. */
-	struct nvme_tcp_conn_params cp;    /* what received PDUs are checked against */
-	uint8_t hpda;                      /* the host's alignment for C2H data (0's based) */
-	uint32_t maxh2cdata;               /* bytes per H2CData PDU we announced */
-	uint32_t icsz;                     /* in-capsule data bytes this queue takes */
+	struct nvme_tcp_conn_params cp; /* what received PDUs are checked against */
+	uint8_t hpda;                   /* the host's alignment for C2H data (0's based) */
+	uint32_t maxh2cdata;            /* bytes per H2CData PDU we announced */
+	uint32_t icsz;                  /* in-capsule data bytes this queue takes */
 	/* Receiving: bytes [roff, rlen) of rbuf are received and not yet consumed. */
 	uint8_t *rbuf;
 	uint32_t rcap, rlen, roff;
-	bool rx_kick;                      /* buffered bytes to parse without a socket event */
+	bool rx_kick; /* buffered bytes to parse without a socket event */
 	/* An H2CData PDU whose header is checked and whose data goes straight from the
 	 * socket into its command's buffer (no copy through rbuf): bytes [0, rx_datal) at
 	 * offset rx_datao of rx_req's buffer, rx_got of them here, then the data digest
@@ -176,17 +176,17 @@ struct nvmf_tcp_conn {
 	struct nvmf_tcp_req *rx_req;
 	uint32_t rx_datao, rx_datal, rx_got, rx_ddgst_got;
 	uint8_t rx_ddgst[NVME_TCP_DIGEST_LEN];
-	struct nvmf_tcp_conn *kick_next;   /* in tpg->kick */
+	struct nvmf_tcp_conn *kick_next; /* in tpg->kick */
 	/* Requests: one per queue entry, indexed by ttag. */
 	struct nvmf_tcp_req *reqs;
 	uint32_t nreqs;
 	struct nvmf_tcp_req *free_reqs;
-	uint32_t busy_reqs;                /* not FREE */
+	uint32_t busy_reqs; /* not FREE */
 	/* Sending: PDUs in order; @tx_off bytes of the head are sent already. */
 	struct nvmf_tcp_tx *tx_head, *tx_tail;
 	uint32_t tx_off;
-	bool tx_dirty;                     /* in tpg->dirty */
-	bool pollout;                      /* EPOLLOUT asked: the socket's buffer was full */
+	bool tx_dirty; /* in tpg->dirty */
+	bool pollout;  /* EPOLLOUT asked: the socket's buffer was full */
 	struct nvmf_tcp_conn *dirty_next;
 	/* Zero-copy sends (zerocopy.c): C2HData of at least zc_min bytes (0: none; the port
 	 * said 0, the socket refused SO_ZEROCOPY, or the kernel copied one anyway). Ring
@@ -195,18 +195,18 @@ struct nvmf_tcp_conn {
 	uint32_t zc_min;
 	struct nvmf_tcp_zc_slot *zc;
 	uint32_t zc_cap, zc_head, zc_count, zc_head_id;
-	uint32_t zc_sends;                 /* sends made with MSG_ZEROCOPY */
-	bool zc_copied;                    /* the kernel reported it copied one */
-	bool zc_nobufs;                    /* a send was refused ENOBUFS (logged once) */
-	uint64_t zc_drain_ms;              /* dead: reset at this pg->now_ms if still held */
-	struct nvmf_tcp_tx icresp;         /* the ICResp */
-	struct nvmf_tcp_tx term;           /* a C2HTermReq */
+	uint32_t zc_sends;         /* sends made with MSG_ZEROCOPY */
+	bool zc_copied;            /* the kernel reported it copied one */
+	bool zc_nobufs;            /* a send was refused ENOBUFS (logged once) */
+	uint64_t zc_drain_ms;      /* dead: reset at this pg->now_ms if still held */
+	struct nvmf_tcp_tx icresp; /* the ICResp */
+	struct nvmf_tcp_tx term;   /* a C2HTermReq */
 	/* The core's queue. */
 	struct nvmf_sq sq;
 	bool sq_inited;
-	bool in_kill;                      /* inside conn_kill: queue_released must not free */
-	bool released;                     /* queue_released ran */
-	struct nvmf_tcp_conn *next;        /* in tpg->conns (or the main group's pending) */
+	bool in_kill;               /* inside conn_kill: queue_released must not free */
+	bool released;              /* queue_released ran */
+	struct nvmf_tcp_conn *next; /* in tpg->conns (or the main group's pending) */
 };
 
 /* A group's cache of data buffers, per size class (4 KiB, 128 KiB, the max transfer). */
@@ -219,24 +219,24 @@ struct nvmf_tcp_buf_cache {
 
 /* The transport's part of one poll group. */
 struct nvmf_tcp_tpg {
-	struct nvmf_tpg base;              /* first */
+	struct nvmf_tpg base; /* first */
 	struct nvmf_tcp_transport *t;
-	int epfd;                          /* its sockets (and on the main group, listeners) */
-	struct nvmf_tcp_conn *conns;       /* live and dying connections of this group */
-	struct nvmf_tcp_conn *pending;     /* main group: accepted, not handed over */
-	struct nvmf_tcp_conn *kick;        /* connections with buffered bytes to parse */
-	struct nvmf_tcp_conn *dirty;       /* connections with PDUs to send this pass */
-	struct nvmf_tcp_conn *reap;        /* dead and released: freed at the next pass */
-	struct nvmf_tcp_conn *zc_drain;    /* dead and released, but the kernel still holds
+	int epfd;                       /* its sockets (and on the main group, listeners) */
+	struct nvmf_tcp_conn *conns;    /* live and dying connections of this group */
+	struct nvmf_tcp_conn *pending;  /* main group: accepted, not handed over */
+	struct nvmf_tcp_conn *kick;     /* connections with buffered bytes to parse */
+	struct nvmf_tcp_conn *dirty;    /* connections with PDUs to send this pass */
+	struct nvmf_tcp_conn *reap;     /* dead and released: freed at the next pass */
+	struct nvmf_tcp_conn *zc_drain; /* dead and released, but the kernel still holds
 					    * zero-copy sends of theirs (zerocopy.c) */
-	struct nvmf_timer zc_timer;        /* looks at zc_drain while it is not empty */
+	struct nvmf_timer zc_timer;     /* looks at zc_drain while it is not empty */
 	bool zc_timer_on;
-	uint64_t accept_resume_ms;         /* main group: resting listeners go back into the
+	uint64_t accept_resume_ms; /* main group: resting listeners go back into the
 					    * epoll set at this time (pg->now_ms); 0: none rests */
 	struct nvmf_tcp_buf_cache cache[NVMF_TCP_BUF_CLASSES];
 	/* Published at the end of each pass for pg_stats (atomic). */
 	uint32_t nconns, ndying, bufs_pub;
-	uint32_t bufs_held;                /* data buffers commands hold now (the group's) */
+	uint32_t bufs_held; /* data buffers commands hold now (the group's) */
 };
 
 /* ---- poll-group.c ---- */
@@ -339,8 +339,8 @@ void nvmf_tcp_zc_drain_all(struct nvmf_tcp_tpg *tpg);
 /* ---- request.c ---- */
 /* nvmf_tcp_capsule - a whole CapsuleCmd PDU at @pdu (header digest checked): start the
  * command. @data/@dlen: its in-capsule data; @ddgst_ok: its data digest matched. */
-void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu, const uint8_t *data,
-		      uint32_t dlen, bool ddgst_ok);
+void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu,
+		      const uint8_t *data, uint32_t dlen, bool ddgst_ok);
 /* nvmf_tcp_h2c_check - the H2CData header at @pdu (@dlen data bytes) against its command
  * and R2T (TCP transport 1.0 section 3.6.2.9): its request, or NULL when the connection
  * was terminated (bad ttag, cccid, length or offset; C2HTermReq sent). */
@@ -352,8 +352,8 @@ void nvmf_tcp_h2c_arrived(struct nvmf_tcp_conn *conn, struct nvmf_tcp_req *r, ui
 			  bool ddgst_ok);
 /* nvmf_tcp_h2c_data - a whole H2CData PDU at @pdu: its data into its command. Returns
  * false when the connection was terminated (bad ttag, cccid, offset or length). */
-bool nvmf_tcp_h2c_data(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *pdu, const uint8_t *data,
-		       uint32_t dlen, bool ddgst_ok);
+bool nvmf_tcp_h2c_data(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *pdu,
+		       const uint8_t *data, uint32_t dlen, bool ddgst_ok);
 /* nvmf_tcp_req_release - @r is done: buffer back, slot free. */
 void nvmf_tcp_req_release(struct nvmf_tcp_req *r);
 /* nvmf_tcp_req_answered - @r's last PDU left (or was dropped): released now, or when
@@ -368,7 +368,7 @@ void nvmf_tcp_queue_response(struct nvmf_req *req);
  * PDO for @conn's HPDA, PLEN), the header digest when negotiated and @type has one,
  * zero padding up to PDO, and @dlen bytes of data at @data with their digest when
  * negotiated. */
-void nvmf_tcp_pdu_build(struct nvmf_tcp_conn *conn, struct nvmf_tcp_tx *tx, uint8_t type, uint8_t flags,
-			const void *data, uint32_t dlen);
+void nvmf_tcp_pdu_build(struct nvmf_tcp_conn *conn, struct nvmf_tcp_tx *tx, uint8_t type,
+			uint8_t flags, const void *data, uint32_t dlen);
 
 #endif

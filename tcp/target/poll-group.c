@@ -106,8 +106,13 @@ static uint32_t tx_len(const struct nvmf_tcp_tx *tx)
 /* The iovecs of @tx from byte @off on; returns how many were added (at most 3). */
 static int tx_iov(const struct nvmf_tcp_tx *tx, uint32_t off, struct iovec *iov)
 {
-	const struct { const void *p; uint32_t n; } part[3] = {
-		{ tx->hdr, tx->hlen }, { tx->data, tx->dlen }, { tx->ddgst, tx->ddgst_len },
+	const struct {
+		const void *p;
+		uint32_t n;
+	} part[3] = {
+		{ tx->hdr, tx->hlen },
+		{ tx->data, tx->dlen },
+		{ tx->ddgst, tx->ddgst_len },
 	};
 	int k = 0;
 	for (int i = 0; i < 3; i++) {
@@ -151,7 +156,7 @@ static int next_iov(const struct nvmf_tcp_conn *conn, struct iovec *iov, bool *z
 			iov[n].iov_base = (void *)(tx->hdr + off);
 			iov[n].iov_len = tx->hlen - off;
 			n++;
-			break;   /* tx stays: its data follows */
+			break; /* tx stays: its data follows */
 		}
 		n += tx_iov(tx, off, &iov[n]);
 	}
@@ -169,11 +174,14 @@ int nvmf_tcp_conn_flush(struct nvmf_tcp_conn *conn)
 		/* More PDUs than one call takes: tell TCP more follows. */
 		int flags = MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0);
 		ssize_t sent = sendmsg(conn->fd, &msg, flags | (zc ? MSG_ZEROCOPY : 0));
-		if (sent < 0 && zc && errno == ENOBUFS) {   /* over the pinned-memory limits: copy */
+		if (sent < 0 && zc && errno == ENOBUFS) { /* over the pinned-memory limits: copy */
 			if (!conn->zc_nobufs)
-				NVMF_TCP_LOG(conn->t, NVMF_LOG_DEBUG, "host %s, queue %u: a zero-copy send was "
-					     "refused (ENOBUFS: RLIMIT_MEMLOCK or net.core.optmem_max reached): "
-					     "copied, as are the next ones so refused", conn->peer, conn->qid);
+				NVMF_TCP_LOG(
+					conn->t, NVMF_LOG_DEBUG,
+					"host %s, queue %u: a zero-copy send was "
+					"refused (ENOBUFS: RLIMIT_MEMLOCK or net.core.optmem_max reached): "
+					"copied, as are the next ones so refused",
+					conn->peer, conn->qid);
 			conn->zc_nobufs = true;
 			sent = sendmsg(conn->fd, &msg, flags);
 			zc = false;
@@ -205,7 +213,7 @@ int nvmf_tcp_conn_flush(struct nvmf_tcp_conn *conn)
 			conn->tx_head = h->next;
 			if (!conn->tx_head)
 				conn->tx_tail = NULL;
-			if (h->done)   /* the response left: the command is done */
+			if (h->done) /* the response left: the command is done */
 				nvmf_tcp_req_answered(h->done);
 		}
 	}
@@ -229,7 +237,8 @@ struct nvmf_tpg *nvmf_tcp_pg_create(struct nvmf_transport *t, struct nvmf_pg *pg
 	tpg->t = (struct nvmf_tcp_transport *)t;
 	uint32_t max_xfer = t->opts.max_xfer;
 	static const uint32_t cap[NVMF_TCP_BUF_CLASSES] = { 256, 32, 4 };
-	uint32_t size[NVMF_TCP_BUF_CLASSES] = { 4096, 128u << 10, max_xfer > (128u << 10) ? max_xfer : 128u << 10 };
+	uint32_t size[NVMF_TCP_BUF_CLASSES] = { 4096, 128u << 10,
+						max_xfer > (128u << 10) ? max_xfer : 128u << 10 };
 	for (unsigned i = 0; i < NVMF_TCP_BUF_CLASSES; i++) {
 		tpg->cache[i].size = size[i];
 		tpg->cache[i].max = cap[i];
@@ -238,7 +247,8 @@ struct nvmf_tpg *nvmf_tcp_pg_create(struct nvmf_transport *t, struct nvmf_pg *pg
 	tpg->epfd = epoll_create1(EPOLL_CLOEXEC);
 	int rc = tpg->epfd < 0 ? -errno : nvmf_pg_add_wait_fd(pg, tpg->epfd);
 	if (rc || !tpg->cache[0].free || !tpg->cache[1].free || !tpg->cache[2].free) {
-		snprintf(err, errlen, "tcp: poll group %u: %s", pg->index, rc ? strerror(-rc) : "out of memory");
+		snprintf(err, errlen, "tcp: poll group %u: %s", pg->index,
+			 rc ? strerror(-rc) : "out of memory");
 		nvmf_tcp_pg_destroy(&tpg->base);
 		return NULL;
 	}
@@ -250,7 +260,7 @@ static void reap(struct nvmf_tcp_tpg *tpg)
 	struct nvmf_tcp_conn *c;
 	while ((c = tpg->reap)) {
 		tpg->reap = c->next;
-		if (c->zc_count)   /* the kernel still holds some of its buffers */
+		if (c->zc_count) /* the kernel still holds some of its buffers */
 			nvmf_tcp_zc_park(c);
 		else
 			nvmf_tcp_conn_free(c);
@@ -293,7 +303,7 @@ int nvmf_tcp_pg_poll(struct nvmf_tpg *base)
 	struct nvmf_tcp_tpg *tpg = (struct nvmf_tcp_tpg *)base;
 	int work = 0;
 	bool gone;
-	if (tpg->reap)   /* rarely: a connection died */
+	if (tpg->reap) /* rarely: a connection died */
 		reap(tpg);
 	/* Bytes already buffered (a connection just handed over with its first capsule). */
 	struct nvmf_tcp_conn *k = tpg->kick;

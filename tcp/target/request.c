@@ -19,13 +19,13 @@
 #include "nvme/sgl.h"
 #include "tcp/target/internal.h"
 
-void nvmf_tcp_pdu_build(struct nvmf_tcp_conn *conn, struct nvmf_tcp_tx *tx, uint8_t type, uint8_t flags,
-			const void *data, uint32_t dlen)
+void nvmf_tcp_pdu_build(struct nvmf_tcp_conn *conn, struct nvmf_tcp_tx *tx, uint8_t type,
+			uint8_t flags, const void *data, uint32_t dlen)
 {
 	bool dd = dlen && conn->cp.ddgst;
 
-	tx->hlen = nvme_tcp_pdu_hdr(tx->hdr, type, flags, conn->cp.hdgst, conn->cp.ddgst, conn->hpda,
-				    dlen);
+	tx->hlen = nvme_tcp_pdu_hdr(tx->hdr, type, flags, conn->cp.hdgst, conn->cp.ddgst,
+				    conn->hpda, dlen);
 	tx->data = data;
 	tx->dlen = dlen;
 	tx->ddgst_len = dd ? NVME_TCP_DIGEST_LEN : 0;
@@ -54,7 +54,7 @@ void nvmf_tcp_req_release(struct nvmf_tcp_req *r)
 void nvmf_tcp_req_answered(struct nvmf_tcp_req *r)
 {
 	if (r->zc_refs)
-		r->zc_release = true;   /* nvmf_tcp_zc_complete releases it */
+		r->zc_release = true; /* nvmf_tcp_zc_complete releases it */
 	else
 		nvmf_tcp_req_release(r);
 }
@@ -108,10 +108,10 @@ static bool get_buf(struct nvmf_tcp_conn *conn, struct nvmf_tcp_req *r)
 	return true;
 }
 
-void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu, const uint8_t *data,
-		      uint32_t dlen, bool ddgst_ok)
+void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu,
+		      const uint8_t *data, uint32_t dlen, bool ddgst_ok)
 {
-	if (!nvmf_sq_accepting(&conn->sq))   /* stopping: dropped unanswered (transport.h) */
+	if (!nvmf_sq_accepting(&conn->sq)) /* stopping: dropped unanswered (transport.h) */
 		return;
 	struct nvmf_tcp_req *r = conn->free_reqs;
 	if (!r) {
@@ -121,7 +121,7 @@ void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu
 	}
 	conn->free_reqs = r->next_free;
 	conn->busy_reqs++;
-	r->state = NVMF_TCP_REQ_EXECUTING;   /* unless it waits for H2CData (below) */
+	r->state = NVMF_TCP_REQ_EXECUTING; /* unless it waits for H2CData (below) */
 	r->sqe = pdu->sqe;
 	r->h2c_done = r->r2t_end = 0;
 	r->ddgst_error = false;
@@ -129,7 +129,7 @@ void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu
 	req->transport_priv = r;
 	req->data = NULL;
 	if (!nvmf_req_init(req, &conn->sq, &r->sqe, &r->cqe))
-		return;   /* answered already */
+		return; /* answered already */
 	struct nvme_sgl_info sgl;
 	/* Only what this queue's capsules may carry counts as in-capsule data. */
 	nvme_status_t st = nvme_sgl_parse_tcp(&r->sqe, dlen < conn->icsz ? dlen : conn->icsz,
@@ -141,12 +141,13 @@ void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu
 	req->sgl_len = sgl.len;
 	/* A length the command does not match fails in nvmf_req_execute() before any data
 	 * moves; so does a direction without data. */
-	if (sgl.kind == NVME_SGL_KIND_NONE || sgl.len != req->data_len || req->dir == NVMF_XFER_NONE) {
+	if (sgl.kind == NVME_SGL_KIND_NONE || sgl.len != req->data_len ||
+	    req->dir == NVMF_XFER_NONE) {
 		nvmf_req_execute(req);
 		return;
 	}
 	if (sgl.kind == NVME_SGL_KIND_INCAPSULE) {
-		if (!ddgst_ok) {   /* as nvmet: the host may retry */
+		if (!ddgst_ok) { /* as nvmet: the host may retry */
 			nvmf_req_complete(req, nvme_generic(NVME_SC_TRAN_TPORT_ERROR));
 			return;
 		}
@@ -209,7 +210,7 @@ void nvmf_tcp_h2c_arrived(struct nvmf_tcp_conn *conn, struct nvmf_tcp_req *r, ui
 			send_r2t(conn, r);
 		return;
 	}
-	if (r->ddgst_error) {   /* every byte is here; the command fails, retryable */
+	if (r->ddgst_error) { /* every byte is here; the command fails, retryable */
 		r->state = NVMF_TCP_REQ_EXECUTING;
 		nvmf_req_complete(&r->req, nvme_generic(NVME_SC_TRAN_TPORT_ERROR));
 		return;
@@ -218,8 +219,8 @@ void nvmf_tcp_h2c_arrived(struct nvmf_tcp_conn *conn, struct nvmf_tcp_req *r, ui
 	nvmf_req_execute(&r->req);
 }
 
-bool nvmf_tcp_h2c_data(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *pdu, const uint8_t *data,
-		       uint32_t dlen, bool ddgst_ok)
+bool nvmf_tcp_h2c_data(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *pdu,
+		       const uint8_t *data, uint32_t dlen, bool ddgst_ok)
 {
 	struct nvmf_tcp_req *r = nvmf_tcp_h2c_check(conn, pdu, dlen);
 	if (!r)
@@ -233,7 +234,7 @@ void nvmf_tcp_queue_response(struct nvmf_req *req)
 {
 	struct nvmf_tcp_req *r = req->transport_priv;
 	struct nvmf_tcp_conn *conn = r->conn;
-	if (conn->state == NVMF_TCP_CONN_DEAD) {   /* the answer is dropped */
+	if (conn->state == NVMF_TCP_CONN_DEAD) { /* the answer is dropped */
 		nvmf_tcp_req_release(r);
 		return;
 	}
@@ -241,15 +242,15 @@ void nvmf_tcp_queue_response(struct nvmf_req *req)
 	nvme_status_t st = le16toh(r->cqe.status) >> 1;
 	if (!st && req->dir == NVMF_XFER_C2H && req->data_len && r->buf) {
 		struct nvme_tcp_data *p = (struct nvme_tcp_data *)r->c2h.hdr;
-		bool success = req->cqe_optional;   /* the CQE would say nothing more */
+		bool success = req->cqe_optional; /* the CQE would say nothing more */
 		memset(p, 0, sizeof(*p));
 		p->cccid = r->sqe.command_id;
 		p->datao = 0;
 		p->datal = htole32(req->data_len);
 		nvmf_tcp_pdu_build(conn, &r->c2h, NVME_TCP_C2H_DATA,
-				   NVME_TCP_F_DATA_LAST | (success ? NVME_TCP_F_DATA_SUCCESS : 0), r->buf,
-				   req->data_len);
-		if (success)   /* the command is done once its data left */
+				   NVME_TCP_F_DATA_LAST | (success ? NVME_TCP_F_DATA_SUCCESS : 0),
+				   r->buf, req->data_len);
+		if (success) /* the command is done once its data left */
 			r->c2h.done = r;
 		if (conn->zc_min && req->data_len >= conn->zc_min)
 			r->c2h.zc_req = r;

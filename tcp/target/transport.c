@@ -34,10 +34,10 @@ static struct nvmf_tcp_tpg *main_tpg(struct nvmf_tcp_transport *t)
 	return (struct nvmf_tcp_tpg *)nvmf_pg_tpg(nvmf_transport_main_pg(&t->base), &t->base);
 }
 
-static struct nvmf_transport *tcp_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
-					 char *err, size_t errlen)
+static struct nvmf_transport *
+tcp_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts, char *err, size_t errlen)
 {
-	(void)tgt, (void)opts;      /* pg_create reads t->opts, which the core keeps */
+	(void)tgt, (void)opts; /* pg_create reads t->opts, which the core keeps */
 	struct nvmf_tcp_transport *t = calloc(1, sizeof(*t));
 	if (!t) {
 		snprintf(err, errlen, "tcp transport: out of memory");
@@ -73,8 +73,10 @@ static void bind_hint(int err, long svc, char *out, size_t len)
 	if (err == EACCES && svc < 1024)
 		snprintf(out, len, " (ports below 1024 need root or CAP_NET_BIND_SERVICE)");
 	else if (err == EADDRINUSE && svc >= lo && svc <= hi)
-		snprintf(out, len, " (%ld-%ld is the kernel's ephemeral port range: an outgoing "
-			 "connection may hold it; choose a port outside it)", lo, hi);
+		snprintf(out, len,
+			 " (%ld-%ld is the kernel's ephemeral port range: an outgoing "
+			 "connection may hold it; choose a port outside it)",
+			 lo, hi);
 	else
 		out[0] = '\0';
 }
@@ -88,7 +90,8 @@ static int tcp_listen(struct nvmf_transport *base, struct nvmf_port *port, char 
 	int family = pa.adrfam == AF_INET6 ? AF_INET6 : AF_INET;
 	const char *host = pa.traddr[0] ? pa.traddr : (family == AF_INET6 ? "::" : "0.0.0.0");
 	const char *lb = family == AF_INET6 ? "[" : "", *rb = family == AF_INET6 ? "]" : "";
-	struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM,
+	struct addrinfo hints = { .ai_family = family,
+				  .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE };
 	struct addrinfo *ai = NULL;
 	int rc = getaddrinfo(host, svc, &hints, &ai);
@@ -130,7 +133,7 @@ static int tcp_listen(struct nvmf_transport *base, struct nvmf_port *port, char 
 	nvmf_port_set_priv(port, l);
 	l->next = t->listeners;
 	t->listeners = l;
-	return 0;   /* the daemon (or the control call) says "listening on", once per port */
+	return 0; /* the daemon (or the control call) says "listening on", once per port */
 fail:;
 	int e = errno;
 	char hint[160];
@@ -184,9 +187,10 @@ int nvmf_tcp_port_bound(const struct nvmf_port *port, struct sockaddr_storage *o
 static void accept_rest(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l, int err)
 {
 	if (!l->accept_failing)
-		NVMF_TCP_LOG(tpg->t, NVMF_LOG_WARNING, "port %u: accept: %s: new connections wait in "
-			     "the backlog, tried again every %u ms%s", l->portid, strerror(err),
-			     NVMF_TCP_ACCEPT_REST_MS,
+		NVMF_TCP_LOG(tpg->t, NVMF_LOG_WARNING,
+			     "port %u: accept: %s: new connections wait in "
+			     "the backlog, tried again every %u ms%s",
+			     l->portid, strerror(err), NVMF_TCP_ACCEPT_REST_MS,
 			     err == EMFILE || err == ENFILE ? " (raise the open files limit)" : "");
 	l->accept_failing = true;
 	if (l->resting)
@@ -219,7 +223,8 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 	for (;;) {
 		struct sockaddr_storage peer = { 0 };
 		socklen_t plen = sizeof(peer);
-		int fd = accept4(l->fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept4(l->fd, (struct sockaddr *)&peer, &plen,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			/* ECONNABORTED: that host gave up before we took it; the next may wait. */
 			if (errno == EINTR || errno == ECONNABORTED)
@@ -245,8 +250,10 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 		if (!conn) {
 			char who[64];
 			nvmf_sockaddr_str((const struct sockaddr *)&peer, who, sizeof(who));
-			NVMF_TCP_LOG(t, NVMF_LOG_ERROR, "host %s (port %u): connection closed: out of "
-				     "memory for it", who, l->portid);
+			NVMF_TCP_LOG(t, NVMF_LOG_ERROR,
+				     "host %s (port %u): connection closed: out of "
+				     "memory for it",
+				     who, l->portid);
 			close(fd);
 			continue;
 		}
@@ -257,8 +264,9 @@ int nvmf_tcp_accept(struct nvmf_tcp_tpg *tpg, struct nvmf_tcp_listener *l)
 		conn->born_ms = tpg->base.pg->now_ms;
 		int rc = nvmf_tcp_epoll_add(tpg, fd, &conn->ev, false);
 		if (rc) {
-			NVMF_TCP_LOG(t, NVMF_LOG_ERROR, "host %s (port %u): connection closed: epoll: %s",
-				     conn->peer, l->portid, strerror(-rc));
+			NVMF_TCP_LOG(t, NVMF_LOG_ERROR,
+				     "host %s (port %u): connection closed: epoll: %s", conn->peer,
+				     l->portid, strerror(-rc));
 			nvmf_tcp_conn_free(conn);
 			continue;
 		}
@@ -294,7 +302,8 @@ void nvmf_tcp_handoff(struct nvmf_tcp_conn *conn)
 	conn->qid = qid;
 	/* The ICResp must be out before another thread owns the socket. */
 	if (nvmf_tcp_conn_flush(conn) || conn->tx_head) {
-		nvmf_tcp_conn_kill(conn, NVMF_LOG_WARNING, "ICResp could not be sent: connection closed");
+		nvmf_tcp_conn_kill(conn, NVMF_LOG_WARNING,
+				   "ICResp could not be sent: connection closed");
 		return;
 	}
 	epoll_ctl(tpg->epfd, EPOLL_CTL_DEL, conn->fd, NULL);
@@ -306,8 +315,10 @@ void nvmf_tcp_handoff(struct nvmf_tcp_conn *conn)
 	conn->tx_dirty = conn->rx_kick = false;
 	conn->tpg = NULL;
 	if (nvmf_tgt_new_queue(&conn->t->base, tpg->base.pg, qid, conn)) {
-		NVMF_TCP_LOG(conn->t, NVMF_LOG_ERROR, "host %s, queue %u: connection closed: out of "
-			     "memory for its hand-over", conn->peer, qid);
+		NVMF_TCP_LOG(conn->t, NVMF_LOG_ERROR,
+			     "host %s, queue %u: connection closed: out of "
+			     "memory for its hand-over",
+			     conn->peer, qid);
 		nvmf_tcp_conn_free(conn);
 	}
 }
@@ -339,7 +350,7 @@ static int tcp_pg_add_queue(struct nvmf_tpg *base, void *arg)
 	conn->state = NVMF_TCP_CONN_LIVE;
 	conn->next = tpg->conns;
 	tpg->conns = conn;
-	nvmf_tcp_conn_kick(conn);   /* its first capsule is buffered already */
+	nvmf_tcp_conn_kick(conn); /* its first capsule is buffered already */
 	return 0;
 }
 
@@ -374,7 +385,7 @@ static void tcp_queue_released(struct nvmf_sq *sq)
 {
 	struct nvmf_tcp_conn *conn = sq->transport_priv;
 	conn->released = true;
-	if (conn->in_kill)   /* conn_kill reaps it on return */
+	if (conn->in_kill) /* conn_kill reaps it on return */
 		return;
 	nvmf_tcp_unlink(&conn->tpg->conns, conn, offsetof(struct nvmf_tcp_conn, next));
 	nvmf_tcp_conn_reap(conn);

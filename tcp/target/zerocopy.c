@@ -33,7 +33,7 @@ int nvmf_tcp_zc_setup(struct nvmf_tcp_conn *conn)
 	uint32_t min = conn->pa.zerocopy_threshold;
 	conn->zc_min = 0;
 	if (!min || setsockopt(conn->fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)))
-		return 0;   /* off, or a kernel without it (before 4.14): sends copy */
+		return 0; /* off, or a kernel without it (before 4.14): sends copy */
 	/* A command's data may take several sends when the socket's buffer fills; twice
 	 * the queue's entries covers a full queue of reads sent in two pieces each. More
 	 * than that waits for notifications, copying meanwhile. */
@@ -64,10 +64,12 @@ void nvmf_tcp_zc_complete(struct nvmf_tcp_conn *conn, uint32_t lo, uint32_t hi, 
 {
 	if (copied && !conn->zc_copied) {
 		conn->zc_copied = true;
-		conn->zc_min = 0;   /* sends copy from now on; those held still come back */
-		NVMF_TCP_LOG(conn->t, NVMF_LOG_DEBUG, "host %s, queue %u: the kernel copied a zero-copy "
-			     "send (loopback, or a device without scatter-gather): sending with copies",
-			     conn->peer, conn->qid);
+		conn->zc_min = 0; /* sends copy from now on; those held still come back */
+		NVMF_TCP_LOG(
+			conn->t, NVMF_LOG_DEBUG,
+			"host %s, queue %u: the kernel copied a zero-copy "
+			"send (loopback, or a device without scatter-gather): sending with copies",
+			conn->peer, conn->qid);
 	}
 	/* Offsets from the head; a range that starts before it (never seen) is cut. */
 	uint32_t first = lo - conn->zc_head_id, last = hi - conn->zc_head_id;
@@ -104,7 +106,7 @@ int nvmf_tcp_zc_reap(struct nvmf_tcp_conn *conn)
 		} ctl;
 		struct msghdr msg = { .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf) };
 		if (recvmsg(conn->fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
-			break;   /* EAGAIN: nothing more now */
+			break; /* EAGAIN: nothing more now */
 		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
 			struct sock_extended_err ee;
 			if (!((cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_RECVERR) ||
@@ -144,7 +146,8 @@ static void drain_tick(void *arg)
 		}
 		*pp = c->next;
 		if (c->zc_count)
-			NVMF_TCP_LOG(c->t, NVMF_LOG_WARNING, "host %s, queue %u: %u zero-copy sends still "
+			NVMF_TCP_LOG(c->t, NVMF_LOG_WARNING,
+				     "host %s, queue %u: %u zero-copy sends still "
 				     "unacknowledged %u ms after the connection closed: reset",
 				     c->peer, c->qid, c->zc_count, NVMF_TCP_ZC_DRAIN_MS);
 		free_parked(c);
@@ -163,7 +166,8 @@ void nvmf_tcp_zc_park(struct nvmf_tcp_conn *conn)
 	tpg->zc_drain = conn;
 	if (!tpg->zc_timer_on) {
 		tpg->zc_timer_on = true;
-		nvmf_pg_timer_start(tpg->base.pg, &tpg->zc_timer, NVMF_TCP_ZC_DRAIN_TICK_MS, drain_tick, tpg);
+		nvmf_pg_timer_start(tpg->base.pg, &tpg->zc_timer, NVMF_TCP_ZC_DRAIN_TICK_MS,
+				    drain_tick, tpg);
 	}
 }
 

@@ -14,11 +14,11 @@
 #include "nvme/wire.h"
 
 struct fault_bdev {
-	struct nvmf_bdev_ops ops;          /* b->ops while wrapped */
+	struct nvmf_bdev_ops ops; /* b->ops while wrapped */
 	const struct nvmf_bdev_ops *real;
 	struct nvmf_bdev *b;
 	uint32_t nsid;
-	struct fault_bdev *next;           /* in wrapped: the fds the io_uring shims look up */
+	struct fault_bdev *next; /* in wrapped: the fds the io_uring shims look up */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -74,7 +74,7 @@ void nvmf_fault_detach(struct nvmf_bdev *b)
 
 static void fault_close(struct nvmf_bdev *b)
 {
-	nvmf_fault_detach(b);              /* first: the real close may print its name */
+	nvmf_fault_detach(b); /* first: the real close may print its name */
 	b->ops->close(b);
 }
 
@@ -85,7 +85,7 @@ int nvmf_fault_attach(struct nvmf_bdev *b, uint32_t nsid)
 	struct fault_bdev *f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	f->ops = *b->ops;                  /* name, open, resize: the real ones */
+	f->ops = *b->ops; /* name, open, resize: the real ones */
 	f->ops.submit = fault_submit;
 	f->ops.close = fault_close;
 	f->real = b->ops;

@@ -19,8 +19,8 @@
 int __real_nvmf_aio_init(struct nvmf_aio *aio, unsigned depth);
 int __real_nvmf_aio_read(struct nvmf_aio *aio, int fd, void *buf, uint32_t len, uint64_t off,
 			 struct nvmf_aio_op *op);
-int __real_nvmf_aio_write(struct nvmf_aio *aio, int fd, const void *buf, uint32_t len,
-			  uint64_t off, struct nvmf_aio_op *op);
+int __real_nvmf_aio_write(struct nvmf_aio *aio, int fd, const void *buf, uint32_t len, uint64_t off,
+			  struct nvmf_aio_op *op);
 int __real_nvmf_aio_fsync(struct nvmf_aio *aio, int fd, struct nvmf_aio_op *op);
 int __real_nvmf_aio_fallocate(struct nvmf_aio *aio, int fd, int mode, uint64_t off, uint64_t len,
 			      struct nvmf_aio_op *op);
@@ -31,8 +31,8 @@ ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
 int __wrap_nvmf_aio_init(struct nvmf_aio *aio, unsigned depth);
 int __wrap_nvmf_aio_read(struct nvmf_aio *aio, int fd, void *buf, uint32_t len, uint64_t off,
 			 struct nvmf_aio_op *op);
-int __wrap_nvmf_aio_write(struct nvmf_aio *aio, int fd, const void *buf, uint32_t len,
-			  uint64_t off, struct nvmf_aio_op *op);
+int __wrap_nvmf_aio_write(struct nvmf_aio *aio, int fd, const void *buf, uint32_t len, uint64_t off,
+			  struct nvmf_aio_op *op);
 int __wrap_nvmf_aio_fsync(struct nvmf_aio *aio, int fd, struct nvmf_aio_op *op);
 int __wrap_nvmf_aio_fallocate(struct nvmf_aio *aio, int fd, int mode, uint64_t off, uint64_t len,
 			      struct nvmf_aio_op *op);
@@ -88,8 +88,9 @@ static int rw_fault(int fd, struct nvmf_aio_op *op, uint64_t off, uint32_t *len)
 	struct nvmf_fault_rule r;
 	uint32_t bs;
 	bool direct;
-	if (!call_fault(fd, op, 0, off, *len, FAULT_BIT(NVMF_FAULT_SHORT) | FAULT_BIT(NVMF_FAULT_SQE_FULL),
-			&r, &bs, &direct))
+	if (!call_fault(fd, op, 0, off, *len,
+			FAULT_BIT(NVMF_FAULT_SHORT) | FAULT_BIT(NVMF_FAULT_SQE_FULL), &r, &bs,
+			&direct))
 		return 0;
 	if (r.action == NVMF_FAULT_SQE_FULL)
 		return -EAGAIN;
@@ -107,8 +108,8 @@ int __wrap_nvmf_aio_read(struct nvmf_aio *aio, int fd, void *buf, uint32_t len, 
 	return __real_nvmf_aio_read(aio, fd, buf, len, off, op);
 }
 
-int __wrap_nvmf_aio_write(struct nvmf_aio *aio, int fd, const void *buf, uint32_t len,
-			  uint64_t off, struct nvmf_aio_op *op)
+int __wrap_nvmf_aio_write(struct nvmf_aio *aio, int fd, const void *buf, uint32_t len, uint64_t off,
+			  struct nvmf_aio_op *op)
 {
 	if (rw_fault(fd, op, off, &len))
 		return -EAGAIN;
@@ -157,7 +158,8 @@ static size_t inline_len(int fd, int op, size_t n, off_t off)
 	struct nvmf_fault_rule r;
 	uint32_t bs;
 	bool direct;
-	if (!call_fault(fd, NULL, op, (uint64_t)off, n, FAULT_BIT(NVMF_FAULT_SHORT), &r, &bs, &direct))
+	if (!call_fault(fd, NULL, op, (uint64_t)off, n, FAULT_BIT(NVMF_FAULT_SHORT), &r, &bs,
+			&direct))
 		return n;
 	uint64_t c = cut(&r, bs, direct);
 	return c < n ? (size_t)c : n;

@@ -58,24 +58,24 @@
 #define NVMF_FAULT_ANY_OP    (-1)
 
 enum nvmf_fault_action {
-	NVMF_FAULT_FAIL,       /* complete the I/O with err, the real backend never sees it */
-	NVMF_FAULT_BUSY,       /* submit returns -EAGAIN */
-	NVMF_FAULT_SHORT,      /* system calls / io_uring entries move at most short_bytes */
-	NVMF_FAULT_SQE_FULL,   /* io_uring queue calls return -EAGAIN */
-	NVMF_FAULT_SUBMIT,     /* io_uring_submit returns err */
+	NVMF_FAULT_FAIL,     /* complete the I/O with err, the real backend never sees it */
+	NVMF_FAULT_BUSY,     /* submit returns -EAGAIN */
+	NVMF_FAULT_SHORT,    /* system calls / io_uring entries move at most short_bytes */
+	NVMF_FAULT_SQE_FULL, /* io_uring queue calls return -EAGAIN */
+	NVMF_FAULT_SUBMIT,   /* io_uring_submit returns err */
 };
 
 struct nvmf_fault_rule {
-	uint32_t nsid;                 /* 0: every namespace */
-	int op;                        /* enum nvmf_bdev_op, or NVMF_FAULT_ANY_OP */
-	bool has_lba;                  /* only I/O touching [lba_first, lba_last] */
-	uint64_t lba_first, lba_last;  /* blocks of the namespace, inclusive */
-	uint32_t every;                /* 0 or 1: each match */
-	uint32_t count;                /* 0: no limit */
+	uint32_t nsid;                /* 0: every namespace */
+	int op;                       /* enum nvmf_bdev_op, or NVMF_FAULT_ANY_OP */
+	bool has_lba;                 /* only I/O touching [lba_first, lba_last] */
+	uint64_t lba_first, lba_last; /* blocks of the namespace, inclusive */
+	uint32_t every;               /* 0 or 1: each match */
+	uint32_t count;               /* 0: no limit */
 	enum nvmf_fault_action action;
-	int err;                       /* FAIL, SUBMIT: a negative errno */
-	uint32_t short_bytes;          /* SHORT */
-	bool cont_only;                /* SQE_FULL: continuations of a short transfer only */
+	int err;              /* FAIL, SUBMIT: a negative errno */
+	uint32_t short_bytes; /* SHORT */
+	bool cont_only;       /* SQE_FULL: continuations of a short transfer only */
 };
 
 /* A rule matching every I/O of @nsid (0: any) with @op, acting @action: fill in the rest. */
@@ -122,10 +122,10 @@ bool nvmf_fault_attached(const struct nvmf_bdev *b);
 /* What one I/O or call is, for matching. */
 struct nvmf_fault_io {
 	uint32_t nsid;
-	int op;                        /* enum nvmf_bdev_op */
-	bool has_lba;                  /* false: a flush (no LBA) */
+	int op;       /* enum nvmf_bdev_op */
+	bool has_lba; /* false: a flush (no LBA) */
 	uint64_t lba_first, lba_last;
-	bool cont;                     /* a continuation of a short transfer */
+	bool cont; /* a continuation of a short transfer */
 };
 
 /* fault_fire - the first rule with @action among @actions (a bit per action) that acts

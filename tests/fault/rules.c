@@ -11,8 +11,8 @@
 
 struct rule_slot {
 	struct nvmf_fault_rule r;
-	uint64_t seen;                 /* matches counted */
-	uint64_t fired;                /* times it acted */
+	uint64_t seen;  /* matches counted */
+	uint64_t fired; /* times it acted */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -71,12 +71,13 @@ unsigned fault_ring_depth(void)
 static bool matches(const struct nvmf_fault_rule *r, const struct nvmf_fault_io *io)
 {
 	if (r->action == NVMF_FAULT_SUBMIT)
-		return true;               /* the whole ring: nothing to match */
+		return true; /* the whole ring: nothing to match */
 	if (r->nsid && r->nsid != io->nsid)
 		return false;
 	if (r->op != NVMF_FAULT_ANY_OP && r->op != io->op)
 		return false;
-	if (r->has_lba && (!io->has_lba || io->lba_last < r->lba_first || io->lba_first > r->lba_last))
+	if (r->has_lba &&
+	    (!io->has_lba || io->lba_last < r->lba_first || io->lba_first > r->lba_last))
 		return false;
 	if (r->cont_only && !io->cont)
 		return false;
@@ -108,23 +109,31 @@ bool fault_wants(uint32_t nsid)
 	bool want = false;
 	pthread_mutex_lock(&lock);
 	for (unsigned i = 0; i < nrules && !want; i++)
-		want = rules[i].r.action != NVMF_FAULT_SUBMIT && (!rules[i].r.nsid || rules[i].r.nsid == nsid);
+		want = rules[i].r.action != NVMF_FAULT_SUBMIT &&
+		       (!rules[i].r.nsid || rules[i].r.nsid == nsid);
 	pthread_mutex_unlock(&lock);
 	return want;
 }
 
 /* ---- spec text ---- */
 
-static const struct { const char *name; int err; } errnos[] = {
-	{ "EIO", EIO }, { "ENOSPC", ENOSPC }, { "EINVAL", EINVAL }, { "EOPNOTSUPP", EOPNOTSUPP },
-	{ "EROFS", EROFS }, { "ENOMEM", ENOMEM }, { "EAGAIN", EAGAIN }, { "EBUSY", EBUSY },
-	{ "ENXIO", ENXIO }, { "EFAULT", EFAULT }, { "EBADF", EBADF }, { "ENODEV", ENODEV },
-	{ "EPERM", EPERM }, { "EINTR", EINTR },
+static const struct {
+	const char *name;
+	int err;
+} errnos[] = {
+	{ "EIO", EIO },       { "ENOSPC", ENOSPC },
+	{ "EINVAL", EINVAL }, { "EOPNOTSUPP", EOPNOTSUPP },
+	{ "EROFS", EROFS },   { "ENOMEM", ENOMEM },
+	{ "EAGAIN", EAGAIN }, { "EBUSY", EBUSY },
+	{ "ENXIO", ENXIO },   { "EFAULT", EFAULT },
+	{ "EBADF", EBADF },   { "ENODEV", ENODEV },
+	{ "EPERM", EPERM },   { "EINTR", EINTR },
 };
 
 static const char *const op_names[] = {
-	[NVMF_BDEV_READ] = "read", [NVMF_BDEV_WRITE] = "write", [NVMF_BDEV_FLUSH] = "flush",
-	[NVMF_BDEV_WRITE_ZEROES] = "write_zeroes", [NVMF_BDEV_DISCARD] = "discard",
+	[NVMF_BDEV_READ] = "read",       [NVMF_BDEV_WRITE] = "write",
+	[NVMF_BDEV_FLUSH] = "flush",     [NVMF_BDEV_WRITE_ZEROES] = "write_zeroes",
+	[NVMF_BDEV_DISCARD] = "discard",
 };
 
 static bool parse_u64(const char *s, uint64_t *v)
@@ -251,7 +260,8 @@ static int parse_clause(char *clause, struct nvmf_fault_rule *r, bool *is_depth,
 	if (!strncmp(clause, "ring_depth=", 11)) {
 		uint32_t d;
 		if (!parse_u32(clause + 11, &d) || !d || (d & (d - 1)) || d > 32768) {
-			snprintf(err, errlen, "ring_depth: '%s' is not a power of two up to 32768", clause + 11);
+			snprintf(err, errlen, "ring_depth: '%s' is not a power of two up to 32768",
+				 clause + 11);
 			return -1;
 		}
 		*is_depth = true;
@@ -334,7 +344,8 @@ char *nvmf_fault_describe(const struct nvmf_fault_rule *r, char *buf, size_t len
 {
 	char tmp[16];
 	size_t o = 0;
-#define PUT(...) (o += (size_t)snprintf(buf + (o < len ? o : len), o < len ? len - o : 0, __VA_ARGS__))
+#define PUT(...) \
+	(o += (size_t)snprintf(buf + (o < len ? o : len), o < len ? len - o : 0, __VA_ARGS__))
 	buf[0] = '\0';
 	if (r->action != NVMF_FAULT_SUBMIT) {
 		if (r->nsid)
@@ -345,11 +356,21 @@ char *nvmf_fault_describe(const struct nvmf_fault_rule *r, char *buf, size_t len
 		PUT(",");
 	}
 	switch (r->action) {
-	case NVMF_FAULT_FAIL:     PUT("fail=%s", errno_name(r->err, tmp, sizeof(tmp))); break;
-	case NVMF_FAULT_BUSY:     PUT("busy"); break;
-	case NVMF_FAULT_SHORT:    PUT("short=%" PRIu32, r->short_bytes); break;
-	case NVMF_FAULT_SQE_FULL: PUT("sqe_full%s", r->cont_only ? ",cont" : ""); break;
-	case NVMF_FAULT_SUBMIT:   PUT("submit=%s", errno_name(r->err, tmp, sizeof(tmp))); break;
+	case NVMF_FAULT_FAIL:
+		PUT("fail=%s", errno_name(r->err, tmp, sizeof(tmp)));
+		break;
+	case NVMF_FAULT_BUSY:
+		PUT("busy");
+		break;
+	case NVMF_FAULT_SHORT:
+		PUT("short=%" PRIu32, r->short_bytes);
+		break;
+	case NVMF_FAULT_SQE_FULL:
+		PUT("sqe_full%s", r->cont_only ? ",cont" : "");
+		break;
+	case NVMF_FAULT_SUBMIT:
+		PUT("submit=%s", errno_name(r->err, tmp, sizeof(tmp)));
+		break;
 	}
 	if (r->every > 1)
 		PUT(",every=%" PRIu32, r->every);

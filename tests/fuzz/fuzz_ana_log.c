@@ -42,8 +42,8 @@ static void check_log(const struct nvmf_ana_log *log, const uint8_t *buf, size_t
 	size_t off = 16;
 	for (unsigned i = 0; i < log->nr_groups; i++) {
 		const struct nvmf_ana_group *g = &log->groups[i];
-		if (off + 32 > len || g->grpid != le32_at(buf + off) || !g->grpid || g->grpid > gmax ||
-		    g->nr_nsids != le32_at(buf + off + 4) || !known(g->state) ||
+		if (off + 32 > len || g->grpid != le32_at(buf + off) || !g->grpid ||
+		    g->grpid > gmax || g->nr_nsids != le32_at(buf + off + 4) || !known(g->state) ||
 		    g->state != (buf[off + 16] & 0x0f) || (rgo && g->nr_nsids))
 			abort();
 		if (off + 32 + 4 * (size_t)g->nr_nsids > len)
@@ -53,8 +53,9 @@ static void check_log(const struct nvmf_ana_log *log, const uint8_t *buf, size_t
 				abort();
 		for (uint32_t k = 0; k < g->nr_nsids; k++) {
 			uint32_t nsid = g->nsids[k];
-			if (nsid != le32_at(buf + off + 32 + 4 * k) || !nsid || nsid == NVME_NSID_ALL ||
-			    (k && nsid <= g->nsids[k - 1]) || nvmfh_ana_find(log, nsid, 0) != g)
+			if (nsid != le32_at(buf + off + 32 + 4 * k) || !nsid ||
+			    nsid == NVME_NSID_ALL || (k && nsid <= g->nsids[k - 1]) ||
+			    nvmfh_ana_find(log, nsid, 0) != g)
 				abort();
 		}
 		off += 32 + 4 * (size_t)g->nr_nsids;
@@ -85,7 +86,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	uint32_t mnan = le32toh(id.mnan), nn = le32toh(id.nn);
-	size_t want = 16 + 32 * (size_t)le32toh(id.nanagrpid) + (rgo ? 0 : 4 * (size_t)(mnan ? mnan : nn));
+	size_t want = 16 + 32 * (size_t)le32toh(id.nanagrpid) +
+		      (rgo ? 0 : 4 * (size_t)(mnan ? mnan : nn));
 	if (len != want)
 		abort();
 	uint8_t *buf = malloc(len);

@@ -34,43 +34,43 @@
 #include "tests/unit/target/fixture.h"
 #include "nvme/fabrics.h"
 
-#define NQ          4                /* transport connections: slot 0 admin, 1..3 I/O */
-#define MAX_STEPS   256
-#define ARENA_SIZE  (2u << 20)       /* host memory keyed SGLs point into */
-#define ANY_NQN     "nqn.2026-11.io.nvmf-rdma:anyhost"
-#define ICD_MAX     16384            /* the loop transport's largest receive buffer */
+#define NQ         4 /* transport connections: slot 0 admin, 1..3 I/O */
+#define MAX_STEPS  256
+#define ARENA_SIZE (2u << 20) /* host memory keyed SGLs point into */
+#define ANY_NQN    "nqn.2026-11.io.nvmf-rdma:anyhost"
+#define ICD_MAX    16384 /* the loop transport's largest receive buffer */
 
 enum step {
-	STEP_OPEN,         /* transport connection of a slot */
-	STEP_CONNECT,      /* Fabrics Connect on a slot */
+	STEP_OPEN,    /* transport connection of a slot */
+	STEP_CONNECT, /* Fabrics Connect on a slot */
 	STEP_PROP_GET,
 	STEP_PROP_SET,
-	STEP_ENABLE,       /* Property Set CC on the admin slot from a table of useful values */
-	STEP_ADMIN,        /* any command on the admin slot */
-	STEP_IO,           /* any command on an I/O slot */
-	STEP_FABRICS,      /* opcode 0x7f with any fctype, any slot */
-	STEP_CLOCK,        /* the target's clock moves on, keep-alive checked */
-	STEP_DISCONNECT,   /* the host drops a slot's connection */
-	STEP_DRIVE,        /* run the target now */
-	STEP_BREAK,        /* every connection fails at once */
-	STEP_QUICK,        /* admin Connect + CC.EN + I/O Connect on slot 1, well formed */
-	STEP_CMD,          /* any opcode, any slot */
+	STEP_ENABLE,     /* Property Set CC on the admin slot from a table of useful values */
+	STEP_ADMIN,      /* any command on the admin slot */
+	STEP_IO,         /* any command on an I/O slot */
+	STEP_FABRICS,    /* opcode 0x7f with any fctype, any slot */
+	STEP_CLOCK,      /* the target's clock moves on, keep-alive checked */
+	STEP_DISCONNECT, /* the host drops a slot's connection */
+	STEP_DRIVE,      /* run the target now */
+	STEP_BREAK,      /* every connection fails at once */
+	STEP_QUICK,      /* admin Connect + CC.EN + I/O Connect on slot 1, well formed */
+	STEP_CMD,        /* any opcode, any slot */
 	NR_STEPS,
 };
 
 struct host {
 	struct fx f;
 	struct nvmf_loop_raw *q[NQ];
-	uint16_t qid[NQ];              /* transport-level qid of each open slot */
-	uint16_t cntlid;               /* of the last admin Connect that succeeded */
-	uint16_t connect_cid;          /* command id of the last admin Connect sent */
+	uint16_t qid[NQ];     /* transport-level qid of each open slot */
+	uint16_t cntlid;      /* of the last admin Connect that succeeded */
+	uint16_t connect_cid; /* command id of the last admin Connect sent */
 	uint16_t next_cid;
 	uint32_t arena_off;
-	uint32_t arena_used;           /* bytes of the arena this input touched */
+	uint32_t arena_used; /* bytes of the arena this input touched */
 };
 
 static uint8_t arena[ARENA_SIZE];
-static bool trace;                   /* FUZZ_TRACE=1: every capsule and CQE on stderr */
+static bool trace; /* FUZZ_TRACE=1: every capsule and CQE on stderr */
 
 /* Host memory for one command: @len bytes, or what the arena holds (the arena is
  * reused round robin); the bytes given in *@got. */
@@ -121,11 +121,13 @@ static int boot(struct host *h, uint8_t setup)
 		return -1;
 	nvmf_log_level_set_all(&f->tgt, NVMF_LOG_ERROR);
 	char err[256];
-	if ((setup & 2) && nvmf_tgt_host_auth_set(&f->tgt, FX_HOSTNQN,
-			"DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:",
-			"DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:", "hmac(sha256)",
-			(setup & 4) ? "ffdhe2048" : "null", err, sizeof(err)))
-		abort();   /* the harness's own keys are valid */
+	if ((setup & 2) &&
+	    nvmf_tgt_host_auth_set(
+		    &f->tgt, FX_HOSTNQN,
+		    "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:",
+		    "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:", "hmac(sha256)",
+		    (setup & 4) ? "ffdhe2048" : "null", err, sizeof(err)))
+		abort(); /* the harness's own keys are valid */
 	h->cntlid = 0xffff;
 	return 0;
 }
@@ -138,11 +140,12 @@ static void reap(struct host *h)
 		while (h->q[i] && (n = nvmf_loop_raw_reap(h->q[i], cqe, 64)) > 0)
 			for (int k = 0; k < n; k++) {
 				if (trace)
-					fprintf(stderr, "  slot %u: cqe cid %u status 0x%x dw0 0x%x\n", i,
+					fprintf(stderr,
+						"  slot %u: cqe cid %u status 0x%x dw0 0x%x\n", i,
 						cqe[k].command_id, le16toh(cqe[k].status) >> 1,
 						le32toh(cqe[k].result.u32));
 				if (le16toh(cqe[k].status) & 1)
-					abort();   /* the phase bit is 0 on fabrics */
+					abort(); /* the phase bit is 0 on fabrics */
 				if (i == 0 && cqe[k].command_id == h->connect_cid &&
 				    !(le16toh(cqe[k].status) >> 1))
 					h->cntlid = (uint16_t)le32toh(cqe[k].result.u32);
@@ -182,7 +185,8 @@ static struct nvmf_loop_raw *slot_q(struct host *h, unsigned slot)
 /* A data length: mostly sizes commands use, else any 24-bit one. */
 static uint32_t data_len(struct fuzz_in *in)
 {
-	static const uint32_t lens[] = { 0, 4, 8, 16, 64, 512, 1024, 2048, 4096, 8192, 65536, 1u << 20 };
+	static const uint32_t lens[] = { 0,    4,    8,    16,   64,    512,
+					 1024, 2048, 4096, 8192, 65536, 1u << 20 };
 	uint8_t s = fi_u8(in);
 	if (s < 0xf0)
 		return lens[s % (sizeof(lens) / sizeof(lens[0]))];
@@ -216,10 +220,10 @@ static void build_sgl(struct host *h, struct fuzz_in *in, struct capsule *c, uns
 {
 	uint32_t len = data_len(in);
 	switch (mode) {
-	case 0:   /* no data, as the Linux host sends it */
+	case 0: /* no data, as the Linux host sends it */
 		nvme_sgl_set_keyed(&c->sqe, 0, 0, 0, false);
 		break;
-	case 1:   /* keyed, inside the memory the capsule names */
+	case 1: /* keyed, inside the memory the capsule names */
 	case 2:
 		c->mem = region(h, len, &c->mem_len);
 		fill(in, c->mem, c->mem_len);
@@ -228,12 +232,13 @@ static void build_sgl(struct host *h, struct fuzz_in *in, struct capsule *c, uns
 	case 3: { /* in-capsule, any offset and length */
 		c->icd_len = fi_u16(in) % (inline_max + 1);
 		fill(in, c->icd, c->icd_len);
-		uint8_t sel = fi_u8(in);   /* offset: 0, small, or any */
+		uint8_t sel = fi_u8(in); /* offset: 0, small, or any */
 		uint32_t off = sel & 1 ? (sel & 2 ? fi_u32(in) : fi_u8(in)) : 0;
-		nvme_sgl_set_incapsule(&c->sqe, off, sel & 4 ? len : c->icd_len - (off < c->icd_len ? off : 0));
+		nvme_sgl_set_incapsule(&c->sqe, off,
+				       sel & 4 ? len : c->icd_len - (off < c->icd_len ? off : 0));
 		break;
 	}
-	case 4:   /* keyed with another key */
+	case 4: /* keyed with another key */
 		c->mem = region(h, len, &c->mem_len);
 		nvme_sgl_set_keyed(&c->sqe, (uintptr_t)c->mem, len, key ^ (fi_u32(in) | 1), false);
 		break;
@@ -243,7 +248,7 @@ static void build_sgl(struct host *h, struct fuzz_in *in, struct capsule *c, uns
 		nvme_sgl_set_keyed(&c->sqe, addr, len, key, false);
 		break;
 	}
-	case 6:   /* any descriptor and PSDT, raw; any in-capsule data */
+	case 6: /* any descriptor and PSDT, raw; any in-capsule data */
 		fi_bytes(in, &c->sqe.dptr, sizeof(c->sqe.dptr));
 		c->sqe.flags = fi_u8(in);
 		c->icd_len = fi_u16(in) % (inline_max + 1);
@@ -251,7 +256,7 @@ static void build_sgl(struct host *h, struct fuzz_in *in, struct capsule *c, uns
 		if (fi_u8(in) & 1)
 			c->mem = region(h, len, &c->mem_len);
 		break;
-	default:  /* as a host would: small writes in the capsule, the rest keyed */
+	default: /* as a host would: small writes in the capsule, the rest keyed */
 		if (len && len <= inline_max && (c->sqe.opcode & 1)) {
 			c->icd_len = len;
 			fill(in, c->icd, len);
@@ -273,10 +278,12 @@ static void send_capsule(struct host *h, unsigned slot, struct capsule *c)
 	int rc = nvmf_loop_raw_send(h->q[slot], &c->sqe, c->icd_len ? c->icd : NULL, c->icd_len,
 				    c->mem, c->mem_len);
 	if (trace)
-		fprintf(stderr, "slot %u: opcode 0x%02x fctype 0x%02x cid %u nsid 0x%x sgl 0x%02x "
-			"icd %u mem %u: %d\n", slot, c->sqe.opcode,
-			((const uint8_t *)&c->sqe)[NVMF_SQE_FCTYPE_OFF], c->sqe.command_id,
-			le32toh(c->sqe.nsid), c->sqe.dptr.keyed.type, c->icd_len, c->mem_len, rc);
+		fprintf(stderr,
+			"slot %u: opcode 0x%02x fctype 0x%02x cid %u nsid 0x%x sgl 0x%02x "
+			"icd %u mem %u: %d\n",
+			slot, c->sqe.opcode, ((const uint8_t *)&c->sqe)[NVMF_SQE_FCTYPE_OFF],
+			c->sqe.command_id, le32toh(c->sqe.nsid), c->sqe.dptr.keyed.type, c->icd_len,
+			c->mem_len, rc);
 }
 
 static uint32_t nsid_of(struct fuzz_in *in, unsigned sel)
@@ -311,15 +318,18 @@ static void command(struct host *h, struct fuzz_in *in, unsigned slot, uint8_t o
 
 static void property(struct host *h, struct fuzz_in *in, unsigned slot, bool set)
 {
-	static const uint32_t offs[] = { NVMF_PROP_CAP, NVMF_PROP_VS, NVMF_PROP_CC, NVMF_PROP_CSTS,
-					 0x20 /* NSSR */, 0x04, 0x18, 0x24 };
+	static const uint32_t offs[] = {
+		NVMF_PROP_CAP,   NVMF_PROP_VS, NVMF_PROP_CC, NVMF_PROP_CSTS,
+		0x20 /* NSSR */, 0x04,         0x18,         0x24
+	};
 	if (!slot_q(h, slot))
 		return;
 	static struct capsule c;
 	memset(&c, 0, sizeof(c));
 	c.sqe.opcode = nvme_admin_fabrics;
 	uint8_t *p = (uint8_t *)&c.sqe;
-	p[NVMF_SQE_FCTYPE_OFF] = set ? nvme_fabrics_type_property_set : nvme_fabrics_type_property_get;
+	p[NVMF_SQE_FCTYPE_OFF] = set ? nvme_fabrics_type_property_set :
+				       nvme_fabrics_type_property_get;
 	uint8_t sel = fi_u8(in);
 	p[NVMF_PROP_ATTRIB] = sel & 0x80 ? fi_u8(in) : (sel >> 6) & 1;
 	uint32_t off = sel & 0x20 ? fi_u32(in) : offs[sel & 7];
@@ -337,14 +347,14 @@ static void property(struct host *h, struct fuzz_in *in, unsigned slot, bool set
 static void enable(struct host *h, struct fuzz_in *in)
 {
 	static const uint32_t ccs[] = {
-		1u | 6u << 16 | 4u << 20,                  /* EN, IOSQES 6, IOCQES 4 */
-		1u | 6u << 16 | 4u << 20 | 1u << 14,       /* + SHN normal */
-		1u | 6u << 16 | 4u << 20 | 2u << 14,       /* + SHN abrupt */
-		0,                                         /* disable: controller reset */
-		1u,                                        /* EN with IOSQES/IOCQES 0 */
-		1u | 6u << 16 | 4u << 20 | 1u << 4,        /* CSS 001b */
-		1u | 6u << 16 | 4u << 20 | 7u << 7,        /* MPS 7 */
-		1u | 6u << 16 | 4u << 20 | 1u << 11,       /* AMS 001b */
+		1u | 6u << 16 | 4u << 20,            /* EN, IOSQES 6, IOCQES 4 */
+		1u | 6u << 16 | 4u << 20 | 1u << 14, /* + SHN normal */
+		1u | 6u << 16 | 4u << 20 | 2u << 14, /* + SHN abrupt */
+		0,                                   /* disable: controller reset */
+		1u,                                  /* EN with IOSQES/IOCQES 0 */
+		1u | 6u << 16 | 4u << 20 | 1u << 4,  /* CSS 001b */
+		1u | 6u << 16 | 4u << 20 | 7u << 7,  /* MPS 7 */
+		1u | 6u << 16 | 4u << 20 | 1u << 11, /* AMS 001b */
 	};
 	if (!slot_q(h, 0))
 		return;
@@ -396,10 +406,17 @@ static void fabrics_connect(struct host *h, struct fuzz_in *in, unsigned slot, b
 		fi_bytes(in, d.hostid, 16);
 	uint16_t cntlid = qid ? h->cntlid : 0xffff;
 	switch (sel2 & 3) {
-	case 1: cntlid = 0xffff; break;
-	case 2: cntlid = fi_u16(in); break;
-	case 3: cntlid = h->cntlid ^ 1; break;
-	default: break;
+	case 1:
+		cntlid = 0xffff;
+		break;
+	case 2:
+		cntlid = fi_u16(in);
+		break;
+	case 3:
+		cntlid = h->cntlid ^ 1;
+		break;
+	default:
+		break;
 	}
 	d.cntlid = htole16(cntlid);
 	static const char *const subs[] = { FX_SUBNQN, ANY_NQN, NVMF_DISC_NQN };
@@ -408,13 +425,13 @@ static void fabrics_connect(struct host *h, struct fuzz_in *in, unsigned slot, b
 	if (s < 3)
 		strcpy(d.subsysnqn, subs[s]);
 	else
-		fi_bytes(in, d.subsysnqn, sizeof(d.subsysnqn));   /* maybe unterminated */
+		fi_bytes(in, d.subsysnqn, sizeof(d.subsysnqn)); /* maybe unterminated */
 	if (hn < 3)
 		strcpy(d.hostnqn, hosts[hn]);
 	else
 		fi_bytes(in, d.hostnqn, sizeof(d.hostnqn));
 	if (sel2 & 0x40)
-		fi_bytes(in, d.rsvd4, 16);   /* reserved bytes the target must ignore */
+		fi_bytes(in, d.rsvd4, 16); /* reserved bytes the target must ignore */
 	if (sel2 & 0x80) {
 		/* Any SGL: the Connect data may not arrive at all. */
 		uint8_t mode = fi_u8(in);
@@ -424,11 +441,13 @@ static void fabrics_connect(struct host *h, struct fuzz_in *in, unsigned slot, b
 		/* In the capsule, the data goes where the descriptor's offset says. */
 		uint64_t off = le64toh(c.sqe.dptr.addr);
 		if (c.icd_len && off < c.icd_len)
-			memcpy(c.icd + off, &d, c.icd_len - off < sizeof(d) ? c.icd_len - off : sizeof(d));
+			memcpy(c.icd + off, &d,
+			       c.icd_len - off < sizeof(d) ? c.icd_len - off : sizeof(d));
 	} else {
 		c.mem = region(h, sizeof(d), &c.mem_len);
 		memcpy(c.mem, &d, sizeof(d));
-		nvme_sgl_set_keyed(&c.sqe, (uintptr_t)c.mem, sizeof(d), nvmf_loop_raw_key(q), false);
+		nvme_sgl_set_keyed(&c.sqe, (uintptr_t)c.mem, sizeof(d), nvmf_loop_raw_key(q),
+				   false);
 	}
 	send_capsule(h, slot, &c);
 }
@@ -438,7 +457,7 @@ static void quick(struct host *h, struct fuzz_in *in)
 	open_slot(h, 0, 0, 32);
 	fabrics_connect(h, in, 0, true);
 	run(h);
-	enable(h, &(struct fuzz_in){ NULL, 0 });   /* table entry 0: EN */
+	enable(h, &(struct fuzz_in){ NULL, 0 }); /* table entry 0: EN */
 	run(h);
 	open_slot(h, 1, 1, 32);
 	fabrics_connect(h, in, 1, true);
@@ -534,6 +553,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	fx_teardown(&h.f);
-	memset(arena, 0, h.arena_used);   /* the next input starts from zeroes too */
+	memset(arena, 0, h.arena_used); /* the next input starts from zeroes too */
 	return 0;
 }

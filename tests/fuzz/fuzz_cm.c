@@ -68,7 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nvme_rdma_cm_build_req(&req, qid, qsize);
 	struct nvme_rdma_cm_limits wide = { 0xffff, 0xffff, 0xffff };
 	rc = nvme_rdma_cm_parse_req(&req, sizeof(req), &wide, &conn);
-	if (qsize >= 2 && (rc || conn.qid != qid || conn.recv_depth != qsize || conn.hrqsize != qsize))
+	if (qsize >= 2 &&
+	    (rc || conn.qid != qid || conn.recv_depth != qsize || conn.hrqsize != qsize))
 		abort();
 	if (qsize < 2 && rc != NVME_RDMA_CM_INVALID_HSQSIZE)
 		abort();

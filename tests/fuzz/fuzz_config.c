@@ -55,12 +55,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct nvmf_config again;
 		char err2[1024] = "";
 		if (nvmf_config_parse(first, &again, err2, sizeof(err2))) {
-			fprintf(stderr, "fuzz_config: the saved config does not load: %s\n%s\n", err2, first);
+			fprintf(stderr, "fuzz_config: the saved config does not load: %s\n%s\n",
+				err2, first);
 			abort();
 		}
 		char *second = saved_text(&again);
 		if (second && strcmp(first, second)) {
-			fprintf(stderr, "fuzz_config: saved, loaded and saved again differs:\n%s\n%s\n",
+			fprintf(stderr,
+				"fuzz_config: saved, loaded and saved again differs:\n%s\n%s\n",
 				first, second);
 			abort();
 		}

@@ -71,7 +71,8 @@ static void expect_rec(const struct nvmf_disc_rec *got, const struct nvmf_disc_r
 	    got->asqsz != r->asqsz || got->eflags != r->eflags ||
 	    got->rdma_qptype != (rdma ? r->rdma_qptype : 0) ||
 	    got->rdma_prtype != (rdma ? r->rdma_prtype : 0) ||
-	    got->rdma_cms != (rdma ? r->rdma_cms : 0) || got->rdma_pkey != (rdma ? r->rdma_pkey : 0))
+	    got->rdma_cms != (rdma ? r->rdma_cms : 0) ||
+	    got->rdma_pkey != (rdma ? r->rdma_pkey : 0))
 		abort();
 	expect_str(got->trsvcid, r->trsvcid, NVMF_TRSVCID_SIZE);
 	expect_str(got->traddr, r->traddr, NVMF_TRADDR_SIZE);
@@ -85,7 +86,7 @@ static void window(struct fuzz_in *in, const uint8_t *log, size_t log_len)
 	uint64_t offset = sel & 0x80 ? fi_u64(in) : fi_u16(in) % (log_len + 2048);
 	uint32_t len = fi_u16(in) % (uint32_t)(log_len + 4096);
 	if (sel & 0x40)
-		len = (len + 3) & ~3u;     /* dword multiples, as Get Log Page asks */
+		len = (len + 3) & ~3u; /* dword multiples, as Get Log Page asks */
 	uint8_t *dst = malloc(len ? len : 1);
 	if (!dst)
 		return;
@@ -100,10 +101,12 @@ static void window(struct fuzz_in *in, const uint8_t *log, size_t log_len)
 		if (dst[i])
 			abort();
 	struct nvmf_disc_log_hdr h;
-	if (nvmf_disc_log_decode_header(dst, len, &h) != (len < NVMF_DISC_LOG_HDR_FIELDS ? -EINVAL : 0))
+	if (nvmf_disc_log_decode_header(dst, len, &h) !=
+	    (len < NVMF_DISC_LOG_HDR_FIELDS ? -EINVAL : 0))
 		abort();
 	/* Every whole entry-sized piece of the window decodes, wherever it starts. */
-	for (size_t at = 0; at + NVMF_DISC_LOG_ENTRY_SIZE <= len; at += NVMF_DISC_LOG_ENTRY_SIZE / 2) {
+	for (size_t at = 0; at + NVMF_DISC_LOG_ENTRY_SIZE <= len;
+	     at += NVMF_DISC_LOG_ENTRY_SIZE / 2) {
 		struct nvmf_disc_rec r;
 		struct nvmf_disc_strs s;
 		nvmf_disc_log_decode_entry(dst + at, &r, &s);
@@ -117,7 +120,7 @@ static void window(struct fuzz_in *in, const uint8_t *log, size_t log_len)
 /* ---- a fake discovery controller for libnvmf ---- */
 
 struct fake {
-	const uint8_t *img[2];       /* the log of each generation */
+	const uint8_t *img[2]; /* the log of each generation */
 	size_t len[2];
 	unsigned reads, next_gen_at; /* from read next_gen_at on, generation 1 is served */
 	uint32_t fail_mask;          /* read k fails when bit k is set */
@@ -139,14 +142,14 @@ static int fake_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 	uint64_t lpo = le32toh(s->cdw12) | (uint64_t)le32toh(s->cdw13) << 32;
 	if (s->opcode != nvme_admin_get_log_page || (cdw10 & 0xff) != NVME_LOG_LID_DISCOVER ||
 	    cmd->write || numd * 4 != cmd->len || (lpo & 3))
-		abort();   /* libnvmf asked for something else than it reads */
+		abort(); /* libnvmf asked for something else than it reads */
 	unsigned k = f->reads++;
 	unsigned gen = k >= f->next_gen_at;
 	uint16_t st = 0;
 	if (k < 32 && (f->fail_mask >> k & 1))
 		st = NVME_SC_INTERNAL;
 	else if (lpo > f->len[gen])
-		st = NVME_SC_INVALID_FIELD | NVME_SC_DNR;   /* as the target answers */
+		st = NVME_SC_INVALID_FIELD | NVME_SC_DNR; /* as the target answers */
 	else
 		nvmf_log_window(cmd->buf, cmd->len, f->img[gen], f->len[gen], lpo);
 	cqe->status = htole16((uint16_t)(st << 1));
@@ -182,12 +185,18 @@ static const struct nvmf_host_transport fake_transport = {
 static uint64_t numrec_claim(struct fuzz_in *in, uint64_t truth)
 {
 	switch (fi_u8(in) % 6) {
-	case 0: return truth;
-	case 1: return truth + 1 + fi_u8(in) % 4;
-	case 2: return truth ? truth - 1 : 0;
-	case 3: return 16385;          /* one more than libnvmf takes */
-	case 4: return UINT64_MAX;
-	default: return fi_u8(in) % 64;
+	case 0:
+		return truth;
+	case 1:
+		return truth + 1 + fi_u8(in) % 4;
+	case 2:
+		return truth ? truth - 1 : 0;
+	case 3:
+		return 16385; /* one more than libnvmf takes */
+	case 4:
+		return UINT64_MAX;
+	default:
+		return fi_u8(in) % 64;
 	}
 }
 
@@ -238,11 +247,13 @@ static void host_reads(struct fuzz_in *in, const struct recs *rs, uint8_t *log, 
 				if (n != rs->n || gen != genctr)
 					abort();
 				for (size_t i = 0; i < n; i++) {
-					if (e[i].trtype != rs->r[i].trtype || e[i].portid != rs->r[i].portid)
+					if (e[i].trtype != rs->r[i].trtype ||
+					    e[i].portid != rs->r[i].portid)
 						abort();
 					expect_str(e[i].subnqn, rs->r[i].subnqn, NVME_NQN_LENGTH);
 					expect_str(e[i].traddr, rs->r[i].traddr, NVMF_TRADDR_SIZE);
-					expect_str(e[i].trsvcid, rs->r[i].trsvcid, NVMF_TRSVCID_SIZE);
+					expect_str(e[i].trsvcid, rs->r[i].trsvcid,
+						   NVMF_TRSVCID_SIZE);
 				}
 			}
 			free(e);
@@ -270,14 +281,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	nvmf_disc_log_build(log, genctr, rs.r, rs.n);
 	struct nvmf_disc_log_hdr h;
-	if (nvmf_disc_log_decode_header(log, log_len, &h) || h.genctr != genctr || h.numrec != rs.n ||
-	    h.recfmt != 0)
+	if (nvmf_disc_log_decode_header(log, log_len, &h) || h.genctr != genctr ||
+	    h.numrec != rs.n || h.recfmt != 0)
 		abort();
 	for (size_t i = 0; i < rs.n; i++) {
 		struct nvmf_disc_rec got;
 		struct nvmf_disc_strs s;
-		nvmf_disc_log_decode_entry(log + NVMF_DISC_LOG_HDR_SIZE + i * NVMF_DISC_LOG_ENTRY_SIZE,
-					   &got, &s);
+		nvmf_disc_log_decode_entry(
+			log + NVMF_DISC_LOG_HDR_SIZE + i * NVMF_DISC_LOG_ENTRY_SIZE, &got, &s);
 		expect_rec(&got, &rs.r[i]);
 	}
 	/* The same records hash the same, whatever the input left in unused bytes. */

@@ -35,20 +35,20 @@ struct fake {
 	struct fuzz_in *in;
 	uint32_t connect_dw0;
 	bool ctrl_secret;
-	uint16_t t_id;             /* from the Negotiate */
-	unsigned sent;             /* Authentication Send commands */
+	uint16_t t_id; /* from the Negotiate */
+	unsigned sent; /* Authentication Send commands */
 	bool failure2_sent;
 	struct nvme_cqe cqes[NVMFH_ADMIN_QUEUE_SIZE];
 	unsigned ncqes;
 };
 
-static struct fake *F;   /* the run's fake controller (one run at a time) */
+static struct fake *F; /* the run's fake controller (one run at a time) */
 
 /* What the host sent: it must be one of its four messages, of its transaction. */
 static void check_sent(const uint8_t *m, uint32_t len)
 {
 	if (F->failure2_sent || len < 8)
-		abort();   /* nothing after a Failure2; no message is shorter than 8 bytes */
+		abort(); /* nothing after a Failure2; no message is shorter than 8 bytes */
 	uint16_t t_id = (uint16_t)(m[4] | m[5] << 8);
 	if (F->sent++ == 0) {
 		if (m[0] != NVME_AUTH_COMMON_MESSAGES || m[1] != NVME_AUTH_MSG_NEGOTIATE ||
@@ -60,8 +60,9 @@ static void check_sent(const uint8_t *m, uint32_t len)
 	if (t_id != F->t_id)
 		abort();
 	if (m[0] == NVME_AUTH_COMMON_MESSAGES && m[1] == NVME_AUTH_MSG_FAILURE2) {
-		if (len != sizeof(struct nvme_auth_failure) || m[6] != NVME_AUTH_FAILURE_REASON_FAILED ||
-		    m[7] < NVME_AUTH_FAILURE_FAILED || m[7] > NVME_AUTH_FAILURE_INCORRECT_MESSAGE)
+		if (len != sizeof(struct nvme_auth_failure) ||
+		    m[6] != NVME_AUTH_FAILURE_REASON_FAILED || m[7] < NVME_AUTH_FAILURE_FAILED ||
+		    m[7] > NVME_AUTH_FAILURE_INCORRECT_MESSAGE)
 			abort();
 		F->failure2_sent = true;
 		return;
@@ -76,7 +77,8 @@ static void check_sent(const uint8_t *m, uint32_t len)
 		return;
 	}
 	/* A Success2 accepts the controller: never without its secret's R2. */
-	if (m[1] != NVME_AUTH_MSG_SUCCESS2 || len != sizeof(struct nvme_auth_success2) || F->ctrl_secret)
+	if (m[1] != NVME_AUTH_MSG_SUCCESS2 || len != sizeof(struct nvme_auth_success2) ||
+	    F->ctrl_secret)
 		abort();
 }
 
@@ -112,8 +114,10 @@ static int answer(uint8_t *buf, uint32_t len)
 	}
 	case 2: {
 		struct nvme_auth_failure f = { .auth_type = NVME_AUTH_COMMON_MESSAGES,
-			.auth_id = NVME_AUTH_MSG_FAILURE1, .t_id = htole16(F->t_id),
-			.rescode = NVME_AUTH_FAILURE_REASON_FAILED, .rescode_exp = fi_u8(in) };
+					       .auth_id = NVME_AUTH_MSG_FAILURE1,
+					       .t_id = htole16(F->t_id),
+					       .rescode = NVME_AUTH_FAILURE_REASON_FAILED,
+					       .rescode_exp = fi_u8(in) };
 		memcpy(buf, &f, sizeof(f));
 		return 0;
 	}
@@ -127,7 +131,12 @@ static int answer(uint8_t *buf, uint32_t len)
 static int fake_connect(struct nvmf_hq *q, const struct nvmf_ctrl_opts *o, uint16_t qid,
 			uint16_t size, char *err, size_t errlen)
 {
-	(void)q; (void)o; (void)qid; (void)size; (void)err; (void)errlen;
+	(void)q;
+	(void)o;
+	(void)qid;
+	(void)size;
+	(void)err;
+	(void)errlen;
 	return 0;
 }
 
@@ -153,7 +162,8 @@ static int fake_submit(struct nvmf_hq *q, struct nvmf_hcmd *cmd)
 			st = 0;
 			break;
 		case nvme_fabrics_type_auth_send:
-			if (!cmd->write || !cmd->len || nvme_sqe_le32(&cmd->sqe, NVMF_AUTH_SQE_LEN) != cmd->len)
+			if (!cmd->write || !cmd->len ||
+			    nvme_sqe_le32(&cmd->sqe, NVMF_AUTH_SQE_LEN) != cmd->len)
 				abort();
 			check_sent(cmd->buf, cmd->len);
 			st = 0;
@@ -184,13 +194,18 @@ static int fake_poll(struct nvmf_hq *q, unsigned max)
 
 static int fake_wait(struct nvmf_hq *q, int timeout_ms)
 {
-	(void)q; (void)timeout_ms;
+	(void)q;
+	(void)timeout_ms;
 	return 0;
 }
 
 static const struct nvmf_host_transport fake_transport = {
-	.name = "fuzz", .queue_connect = fake_connect, .queue_disconnect = fake_disconnect,
-	.submit = fake_submit, .poll = fake_poll, .wait = fake_wait,
+	.name = "fuzz",
+	.queue_connect = fake_connect,
+	.queue_disconnect = fake_disconnect,
+	.submit = fake_submit,
+	.poll = fake_poll,
+	.wait = fake_wait,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -208,18 +223,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!(flags & 4))
 		f.connect_dw0 |= NVMF_CONNECT_AUTHREQ_ATR;
 	struct nvmf_ctrl_opts o = {
-		.transport = &fake_transport, .subnqn = "nqn.2026-12.io.nvmf-rdma:fuzz",
-		.hostnqn = "nqn.2026-12.io.nvmf-rdma:host", .timeout_ms = 1000,
-		.dhchap_secret = HOST_KEY, .dhchap_ctrl_secret = f.ctrl_secret ? CTRL_KEY : NULL,
+		.transport = &fake_transport,
+		.subnqn = "nqn.2026-12.io.nvmf-rdma:fuzz",
+		.hostnqn = "nqn.2026-12.io.nvmf-rdma:host",
+		.timeout_ms = 1000,
+		.dhchap_secret = HOST_KEY,
+		.dhchap_ctrl_secret = f.ctrl_secret ? CTRL_KEY : NULL,
 	};
 	static const uint8_t hostid[16] = { 1 };
 	o.hostid = hostid;
 	struct nvmf_ctrl *c = NULL;
 	int rc = nvmf_connect(&o, &c);
 	if (!rc || c)
-		abort();   /* every command past authentication fails */
+		abort(); /* every command past authentication fails */
 	if (!(f.connect_dw0 & NVMF_CONNECT_AUTHREQ_ATR) && f.sent)
-		abort();   /* a controller that does not ask gets no authentication message */
+		abort(); /* a controller that does not ask gets no authentication message */
 	F = NULL;
 	return 0;
 }

@@ -73,7 +73,7 @@ static inline char *fi_str(struct fuzz_in *in, char *dst, size_t max)
 {
 	size_t len = fi_u8(in);
 	if (max > 255)
-		len |= (size_t)(fi_u8(in) & 1) << 8;   /* up to 511 where the field allows */
+		len |= (size_t)(fi_u8(in) & 1) << 8; /* up to 511 where the field allows */
 	if (len > max)
 		len = max;
 	fi_bytes(in, dst, len);

@@ -47,7 +47,7 @@ static const char config_text[] =
 	"\"namespaces\":[]}],\"ports\":[],\"hosts\":[]}";
 
 static char dir[64], config_path[96];
-static bool trace;                   /* FUZZ_TRACE=1: every answer on stderr */
+static bool trace; /* FUZZ_TRACE=1: every answer on stderr */
 static struct nvmf_rpc_method guarded[64];
 
 /* @j names a path somewhere: a "path" member, or a string that starts with '/'. */
@@ -78,7 +78,8 @@ static bool names_path(json_t *j)
 static void guard(void *ctx, struct nvmf_rpc_call *call)
 {
 	if (names_path(call->params)) {
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "fuzz_rpc: paths are not allowed here");
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
+			       "fuzz_rpc: paths are not allowed here");
 		return;
 	}
 	for (const struct nvmf_rpc_method *m = nvmf_ctl_methods; m->name; m++)
@@ -86,7 +87,7 @@ static void guard(void *ctx, struct nvmf_rpc_call *call)
 			m->fn(ctx, call);
 			return;
 		}
-	abort();   /* the dispatcher found a method the table does not have */
+	abort(); /* the dispatcher found a method the table does not have */
 }
 
 static void write_config(void)
@@ -257,7 +258,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		if (used == 0 || used > left)
-			abort();   /* no progress, or past the buffer */
+			abort(); /* no progress, or past the buffer */
 		if (fr == NVMF_RPC_FRAME_VALUE)
 			check_answer(nvmf_rpc_answer(guarded, &ctl, value));
 		else if (value)
@@ -275,7 +276,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nvmf_loop_raw_disconnect(io);
 	nvmf_loop_raw_disconnect(admin);
 	if (nvmf_tgt_live_queues(&f.tgt))
-		abort();   /* a queue the target never released */
+		abort(); /* a queue the target never released */
 	fx_teardown(&f);
 	return 0;
 }

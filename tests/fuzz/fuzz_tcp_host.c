@@ -36,14 +36,14 @@
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/unit/tcp/host/fake_ctrl.h"
 
-#define QSIZE    16
-#define MAX_CMDS 8
+#define QSIZE     16
+#define MAX_CMDS  8
 #define MAX_STEPS 200000
 
 static const uint32_t lens[8] = { 0, 4, 512, 4096, 4100, 8192, 65536, 262144 };
 
 struct cmd {
-	int calls;                /* completions seen; -1: not submitted */
+	int calls; /* completions seen; -1: not submitted */
 	void *buf;
 	uint32_t len;
 };
@@ -53,8 +53,8 @@ struct h2c_walk {
 	struct nvme_tcp_conn_params cp;
 	bool first;
 	uint8_t ch[sizeof(struct nvme_tcp_ch)];
-	uint32_t have;            /* bytes of @ch */
-	uint32_t skip;            /* bytes of the current PDU past its common header */
+	uint32_t have; /* bytes of @ch */
+	uint32_t skip; /* bytes of the current PDU past its common header */
 };
 
 static bool trace;
@@ -66,7 +66,7 @@ static void done(void *arg, int status, const struct nvme_cqe *cqe)
 	if (trace)
 		fprintf(stderr, "command %p done: %d\n", arg, status);
 	if (++c->calls > 1)
-		abort();   /* a command completes once */
+		abort(); /* a command completes once */
 }
 
 static void walk_bytes(struct h2c_walk *w, const uint8_t *p, size_t n)
@@ -91,10 +91,12 @@ static void walk_bytes(struct h2c_walk *w, const uint8_t *p, size_t n)
 		uint32_t fei = 0;
 		enum nvme_tcp_fes fes = nvme_tcp_check_ch(ch, &w->cp, w->first, &fei);
 		if (trace)
-			fprintf(stderr, "host PDU: type %02x flags %02x hlen %u pdo %u plen %u -> fes %d\n",
-				ch->type, ch->flags, ch->hlen, ch->pdo, le32toh(ch->plen), (int)fes);
+			fprintf(stderr,
+				"host PDU: type %02x flags %02x hlen %u pdo %u plen %u -> fes %d\n",
+				ch->type, ch->flags, ch->hlen, ch->pdo, le32toh(ch->plen),
+				(int)fes);
 		if (fes != NVME_TCP_FES_NONE)
-			abort();   /* the host wrote a PDU a controller must refuse */
+			abort(); /* the host wrote a PDU a controller must refuse */
 		w->first = false;
 		w->have = 0;
 		w->skip = le32toh(ch->plen) - (uint32_t)sizeof(w->ch);
@@ -119,7 +121,7 @@ static void write_all_now(int fd, const uint8_t *p, size_t n)
 	while (n) {
 		ssize_t w = send(fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (w <= 0)
-			abort();   /* a first PDU of at most 256 bytes always fits */
+			abort(); /* a first PDU of at most 256 bytes always fits */
 		p += w;
 		n -= (size_t)w;
 	}
@@ -156,15 +158,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (raw_ic) {
 		size_t take = slen;
 		if (slen >= sizeof(struct nvme_tcp_ch)) {
-			uint32_t plen = (uint32_t)s[4] | (uint32_t)s[5] << 8 | (uint32_t)s[6] << 16 |
-					(uint32_t)s[7] << 24;
+			uint32_t plen = (uint32_t)s[4] | (uint32_t)s[5] << 8 |
+					(uint32_t)s[6] << 16 | (uint32_t)s[7] << 24;
 			plen = plen < 8 ? 8 : plen > NVMF_TH_HDR_MAX ? NVMF_TH_HDR_MAX : plen;
 			take = plen < slen ? plen : slen;
 		}
 		write_all_now(sv[1], s, take);
 		pos = take;
 		if (pos == slen)
-			shutdown(sv[1], SHUT_WR);   /* EOF, not a wait for the rest */
+			shutdown(sv[1], SHUT_WR); /* EOF, not a wait for the rest */
 	} else {
 		struct fake_ctrl f;
 		struct nvme_tcp_icresp r;
@@ -184,7 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "attach: %d %s\n", rc, err);
 	if (rc) {
 		if (rc > 0 || !err[0] || th_queue(&h))
-			abort();   /* a failure is -errno with a message and leaves nothing */
+			abort(); /* a failure is -errno with a message and leaves nothing */
 		th_close(&h);
 		close(sv[1]);
 		return 0;
@@ -219,10 +221,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint16_t cid = 0;
 		int src = nvmfh_queue_submit(&h.q, &sqe, c->buf, c->len, wr, done, c, &cid);
 		if (trace)
-			fprintf(stderr, "submit %u: %s %u bytes -> %d cid %u\n", i, wr ? "write" : "read",
-				c->len, src, cid);
+			fprintf(stderr, "submit %u: %s %u bytes -> %d cid %u\n", i,
+				wr ? "write" : "read", c->len, src, cid);
 		if (src) {
-			c->calls = -1;   /* not submitted: no callback is due */
+			c->calls = -1; /* not submitted: no callback is due */
 			continue;
 		}
 		drain(sv[1], &w, true);
@@ -238,7 +240,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (n > 0)
 			pos += (size_t)n;
 		else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-			break;   /* the host closed its end */
+			break; /* the host closed its end */
 		int prc = nvmfh_queue_poll(&h.q, one ? 1 : 0);
 		drain(sv[1], &w, true);
 		lost = prc < 0;
@@ -251,14 +253,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	q = th_queue(&h);
 	if (q && q->dead && !q->err[0])
-		abort();   /* a dead queue says why */
+		abort(); /* a dead queue says why */
 
 	th_close(&h);
 	close(sv[1]);
 	for (unsigned i = 0; i < ncmds; i++) {
 		struct cmd *c = &cmds[i];
 		if (c->calls == 0)
-			abort();   /* every submitted command completes */
+			abort(); /* every submitted command completes */
 		free(c->buf);
 	}
 	return 0;

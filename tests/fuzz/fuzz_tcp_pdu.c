@@ -77,7 +77,7 @@ static void check_accepted(const struct nvme_tcp_ch *ch, const struct nvme_tcp_c
 		return;
 	}
 	if (plen < hdr_end)
-		abort();   /* PLEN covers the header and its digest */
+		abort(); /* PLEN covers the header and its digest */
 	if (!data) {
 		/* No data: exactly the header and digest; only a CapsuleCmd may lack it. */
 		if (plen != hdr_end || (carries_data(t) && t != NVME_TCP_CMD))
@@ -86,19 +86,20 @@ static void check_accepted(const struct nvme_tcp_ch *ch, const struct nvme_tcp_c
 			abort();
 		return;
 	}
-	if (!carries_data(t) || data > cp->rx_max_data || !!(ch->flags & NVME_TCP_F_DDGST) != cp->ddgst)
+	if (!carries_data(t) || data > cp->rx_max_data ||
+	    !!(ch->flags & NVME_TCP_F_DDGST) != cp->ddgst)
 		abort();
 	if (ch->pdo < hdr_end || ch->pdo % align_of(cp->rx_pda) ||
 	    (uint64_t)ch->pdo + data + dd != plen)
-		abort();   /* PLEN covers the header, digest, padding up to PDO, data and digest */
+		abort(); /* PLEN covers the header, digest, padding up to PDO, data and digest */
 
 	/* One byte less room refuses it: a limit for data PDUs, PLEN for a capsule. */
 	struct nvme_tcp_conn_params less = *cp;
 	uint32_t fei = 1;
 	less.rx_max_data = data - 1;
 	enum nvme_tcp_fes fes = nvme_tcp_check_ch(ch, &less, first, &fei);
-	if (t == NVME_TCP_CMD ? fes != NVME_TCP_FES_INVALID_HEADER || fei != 4
-			      : fes != NVME_TCP_FES_R2T_LIMIT_EXCEEDED || fei != 0)
+	if (t == NVME_TCP_CMD ? fes != NVME_TCP_FES_INVALID_HEADER || fei != 4 :
+				fes != NVME_TCP_FES_R2T_LIMIT_EXCEEDED || fei != 0)
 		abort();
 }
 
@@ -108,7 +109,7 @@ static void check_refused(const struct nvme_tcp_ch *ch, const struct nvme_tcp_co
 	switch (fes) {
 	case NVME_TCP_FES_INVALID_HEADER:
 		if (fei >= sizeof(struct nvme_tcp_ch))
-			abort();   /* FEI names a field of the common header */
+			abort(); /* FEI names a field of the common header */
 		break;
 	case NVME_TCP_FES_PDU_SEQUENCE:
 		if (fei || !nvme_tcp_hlen(ch->type) || is_h2c(ch->type) != cp->rx_is_ctrl)
@@ -141,7 +142,10 @@ static void sender_and_receiver_agree(const struct nvme_tcp_conn_params *cp, uin
 	if (n > UINT32_MAX - pdo - dd)
 		n = UINT32_MAX - pdo - dd;
 	struct nvme_tcp_ch ch = {
-		.type = t, .hlen = hlen, .pdo = pdo, .plen = htole32(pdo + n + dd),
+		.type = t,
+		.hlen = hlen,
+		.pdo = pdo,
+		.plen = htole32(pdo + n + dd),
 		.flags = (uint8_t)((cp->hdgst ? NVME_TCP_F_HDGST : 0) |
 				   (cp->ddgst ? NVME_TCP_F_DDGST : 0) | NVME_TCP_F_DATA_LAST),
 	};
@@ -184,9 +188,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (nvme_tcp_check_ch(&ch, &cp, first, &fei2) != fes || fei2 != fei)
 			abort();
 		if (trace)
-			fprintf(stderr, "pdu %u: type %02x flags %02x hlen %u pdo %u plen %u -> fes %d fei %u data %u\n",
-				i, ch.type, ch.flags, ch.hlen, ch.pdo, le32toh(ch.plen), (int)fes, fei,
-				fes ? 0 : nvme_tcp_data_len(&ch, &cp));
+			fprintf(stderr,
+				"pdu %u: type %02x flags %02x hlen %u pdo %u plen %u -> fes %d fei %u data %u\n",
+				i, ch.type, ch.flags, ch.hlen, ch.pdo, le32toh(ch.plen), (int)fes,
+				fei, fes ? 0 : nvme_tcp_data_len(&ch, &cp));
 		if (fes != NVME_TCP_FES_NONE) {
 			check_refused(&ch, &cp, fes, fei);
 			break;

@@ -7,7 +7,7 @@
 
 int main(void)
 {
-	const char *s = nvmf_strerror(0x4182);   /* Connect Invalid Parameters, DNR */
+	const char *s = nvmf_strerror(0x4182); /* Connect Invalid Parameters, DNR */
 	if (sizeof(struct nvme_sqe) != 64 || !strstr(s, "CONNECT_INVALID_PARAM")) {
 		fprintf(stderr, "use_libnvmf: unexpected: %s\n", s);
 		return 1;

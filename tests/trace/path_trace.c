@@ -37,7 +37,9 @@
 static struct trace {
 	bool on;
 	unsigned n;
-	struct { void *fn, *site; } ev[MAX_EVENTS];
+	struct {
+		void *fn, *site;
+	} ev[MAX_EVENTS];
 } tr;
 
 void __cyg_profile_func_enter(void *fn, void *site) __attribute__((no_instrument_function));
@@ -82,7 +84,7 @@ static void trace_until_answered(struct rx *x, struct rxq *io, uint16_t cid, con
 		tr.on = true;
 		int work = rx_poll(x);
 		tr.on = false;
-		if (!work)   /* an idle pass is no part of the path */
+		if (!work) /* an idle pass is no part of the path */
 			tr.n = before;
 		rx_host(x);
 	}
@@ -103,7 +105,7 @@ static void trace_rdma(void)
 		uint16_t cid = rxq_write(io, 8, data, 4096, NVME_SGL_KEYED_INV, NULL);
 		if (traced)
 			trace_until_answered(&x, io, cid, "rdma-keyed");
-		rx_run(&x);   /* its SEND completion: not part of the next command's path */
+		rx_run(&x); /* its SEND completion: not part of the next command's path */
 		CU_ASSERT_EQUAL(rxq_status(io, cid), 0);
 	}
 	CU_ASSERT_EQUAL(memcmp(rx_ns_data(&x) + 8 * 512, data, 4096), 0);
@@ -143,13 +145,13 @@ static int readable(const struct ttc *q)
  * host's socket (the PDUs the target sends on loopback are there when its send returns). */
 static void tcp_passes(struct tt *t, struct ttc *q, int want, bool traced)
 {
-	struct nvmf_pg *pg = nvmf_tgt_main_pg(&t->tgt);   /* not part of the target's path */
+	struct nvmf_pg *pg = nvmf_tgt_main_pg(&t->tgt); /* not part of the target's path */
 	for (int i = 0; i < 100 && readable(q) < want; i++) {
 		unsigned before = tr.n;
 		tr.on = traced;
 		int work = nvmf_pg_poll(pg);
 		tr.on = false;
-		if (!work)   /* an idle pass (say, before the socket showed the PDU) */
+		if (!work) /* an idle pass (say, before the socket showed the PDU) */
 			tr.n = before;
 	}
 	CU_ASSERT(readable(q) >= want);
@@ -162,7 +164,8 @@ static void tcp_read_passes(struct tt *t, struct ttc *q, bool traced)
 	const int c2h = (int)sizeof(struct nvme_tcp_data) + 4096;
 	tcp_passes(t, q, c2h, traced);
 	struct nvme_tcp_data h;
-	if (recv(q->fd, &h, sizeof(h), MSG_PEEK) == (ssize_t)sizeof(h) && !(h.ch.flags & NVME_TCP_F_DATA_SUCCESS))
+	if (recv(q->fd, &h, sizeof(h), MSG_PEEK) == (ssize_t)sizeof(h) &&
+	    !(h.ch.flags & NVME_TCP_F_DATA_SUCCESS))
 		tcp_passes(t, q, c2h + (int)sizeof(struct nvme_tcp_rsp), traced);
 }
 
@@ -204,7 +207,9 @@ static void trace_tcp(void)
 		CU_ASSERT_EQUAL_FATAL(tt_recv_pdu(&q, &r, sizeof(r)), (int)sizeof(r));
 		CU_ASSERT_EQUAL_FATAL(r.ch.type, NVME_TCP_R2T);
 		CU_ASSERT_EQUAL(le32toh(r.r2tl), sizeof(data));
-		CU_ASSERT_EQUAL(tt_h2c_data(&q, sqe.command_id, le16toh(r.ttag), 0, data, sizeof(data), true), 0);
+		CU_ASSERT_EQUAL(tt_h2c_data(&q, sqe.command_id, le16toh(r.ttag), 0, data,
+					    sizeof(data), true),
+				0);
 		tcp_passes(&t, &q, (int)sizeof(struct nvme_tcp_rsp), traced);
 		if (traced)
 			trace_emit("tcp-r2t");
@@ -231,7 +236,8 @@ int main(void)
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_pSuite s = CU_add_suite("path_trace", NULL, NULL);
-	if (!s || !CU_add_test(s, "trace_rdma", trace_rdma) || !CU_add_test(s, "trace_tcp", trace_tcp))
+	if (!s || !CU_add_test(s, "trace_rdma", trace_rdma) ||
+	    !CU_add_test(s, "trace_tcp", trace_tcp))
 		return 2;
 	CU_basic_set_mode(CU_BRM_SILENT);
 	CU_basic_run_tests();

@@ -38,9 +38,9 @@ struct not_run {
 /* The run's state. CUnit's handlers and unit_not_run() take no context pointer, so the
  * runner keeps this one instance (this file only). */
 struct unit_run {
-	const char *cur_reason;   /* set by unit_not_run() during the current test */
+	const char *cur_reason; /* set by unit_not_run() during the current test */
 	unsigned passed, failed, not_run_count;
-	struct not_run *not_run;  /* not_run_count entries */
+	struct not_run *not_run; /* not_run_count entries */
 	size_t not_run_cap;
 	bool oom;
 };
@@ -88,8 +88,7 @@ static void on_test_complete(const CU_pTest t, const CU_pSuite s, const CU_pFail
 			R.not_run = n;
 			R.not_run_cap = cap;
 		}
-		R.not_run[R.not_run_count++] =
-			(struct not_run){ s->pName, t->pName, R.cur_reason };
+		R.not_run[R.not_run_count++] = (struct not_run){ s->pName, t->pName, R.cur_reason };
 	} else {
 		R.passed++;
 		printf("passed\n");
@@ -115,7 +114,8 @@ static int check_args(int argc, char **argv)
 		for (const struct unit_suite *s = unit_suites; s->name && !hit; s++)
 			hit = selected_by(s->name, argv[i]);
 		if (!hit) {
-			fprintf(stderr, "unit-tests: no suite named '%s' (unit-tests --list names them)\n",
+			fprintf(stderr,
+				"unit-tests: no suite named '%s' (unit-tests --list names them)\n",
 				argv[i]);
 			rc = 2;
 		}
@@ -150,7 +150,8 @@ int main(int argc, char **argv)
 			continue;
 		CU_pSuite suite = CU_add_suite(s->name, NULL, NULL);
 		if (!suite) {
-			fprintf(stderr, "unit-tests: cannot add suite %s: %s\n", s->name, CU_get_error_msg());
+			fprintf(stderr, "unit-tests: cannot add suite %s: %s\n", s->name,
+				CU_get_error_msg());
 			CU_cleanup_registry();
 			return 2;
 		}
@@ -171,8 +172,9 @@ int main(int argc, char **argv)
 	const CU_RunSummary *sum = CU_get_run_summary();
 	unsigned total = R.passed + R.failed + R.not_run_count;
 	printf("\nRun Summary: %u suites, %u tests: %u passed, %u failed, %u not run; "
-	       "%u asserts, %u failed; %.3f s\n", sum->nSuitesRun, total, R.passed, R.failed,
-	       R.not_run_count, sum->nAsserts, sum->nAssertsFailed, sum->ElapsedTime);
+	       "%u asserts, %u failed; %.3f s\n",
+	       sum->nSuitesRun, total, R.passed, R.failed, R.not_run_count, sum->nAsserts,
+	       sum->nAssertsFailed, sum->ElapsedTime);
 	if (R.not_run_count) {
 		printf("%u test%s not run:\n", R.not_run_count, R.not_run_count == 1 ? "" : "s");
 		for (unsigned i = 0; i < R.not_run_count; i++)

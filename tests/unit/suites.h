@@ -8,8 +8,14 @@
 #define NVMF_TESTS_UNIT_SUITES_H
 #include <CUnit/CUnit.h>
 
-struct unit_test { const char *name; CU_TestFunc fn; };
-struct unit_suite { const char *name; const struct unit_test *tests; };
+struct unit_test {
+	const char *name;
+	CU_TestFunc fn;
+};
+struct unit_suite {
+	const char *name;
+	const struct unit_test *tests;
+};
 
 /* For a test that cannot run on this machine (it needs something the machine lacks):
  * called before returning from the test, it has the runner print and count the test as

@@ -69,20 +69,24 @@ static void subsystem_list_shows_namespaces_hosts_and_ports(void)
 	json_t *s = json_array_get(subs, 0);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "nqn")), FX_SUBNQN);
 	CU_ASSERT_TRUE(json_is_false(json_object_get(s, "allow_any_host")));
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(json_object_get(s, "hosts"), 0)), FX_HOSTNQN);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(json_object_get(s, "hosts"), 0)),
+			       FX_HOSTNQN);
 	json_t *ns = json_object_get(s, "namespaces");
 	CU_ASSERT_EQUAL_FATAL(json_array_size(ns), 2);
 	CU_ASSERT_EQUAL(get_int(json_array_get(ns, 1), "nsid"), 2);
 	CU_ASSERT_EQUAL(get_int(json_array_get(ns, 1), "block_size"), 4096);
 	CU_ASSERT_EQUAL(get_int(json_array_get(ns, 1), "size_bytes"), 1 << 20);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(ns, 0), "backend")), "ram");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(ns, 0), "backend")),
+			       "ram");
 	CU_ASSERT_EQUAL(json_integer_value(json_array_get(json_object_get(s, "ports"), 0)), 1);
 	json_decref(resp);
 	expect_error("subsystem_list", "{\"nqn\":\"nqn.x:none\"}", NVMF_RPC_NOT_FOUND,
 		     "parameter 'nqn': no subsystem nqn.x:none");
-	expect_error("subsystem_list", "{\"nqn\":\"nqn.2014-08.org.nvmexpress.discovery\"}", NVMF_RPC_NOT_FOUND,
-		     "parameter 'nqn': no subsystem nqn.2014-08.org.nvmexpress.discovery (that is the "
-		     "discovery subsystem)");
+	expect_error(
+		"subsystem_list", "{\"nqn\":\"nqn.2014-08.org.nvmexpress.discovery\"}",
+		NVMF_RPC_NOT_FOUND,
+		"parameter 'nqn': no subsystem nqn.2014-08.org.nvmexpress.discovery (that is the "
+		"discovery subsystem)");
 	teardown();
 }
 
@@ -92,7 +96,8 @@ static void controller_list_shows_the_host_its_queues_and_kato(void)
 	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
 	struct fxq q;
 	fx_queue_init(&F, &q);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&q, 1, 63, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&q, 1, 63, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, NULL),
+			      0);
 	json_t *resp = call("controller_list", "{\"nqn\":" NQN "}");
 	json_t *list = json_object_get(result(resp), "controllers");
 	CU_ASSERT_EQUAL_FATAL(json_array_size(list), 1);
@@ -106,7 +111,7 @@ static void controller_list_shows_the_host_its_queues_and_kato(void)
 	CU_ASSERT_EQUAL(get_int(c, "portid"), 1);
 	json_t *qs = json_object_get(c, "queues");
 	CU_ASSERT_EQUAL_FATAL(json_array_size(qs), 2);
-	CU_ASSERT_EQUAL(get_int(json_array_get(qs, 0), "size"), 32);   /* admin: the host's 31 + 1 */
+	CU_ASSERT_EQUAL(get_int(json_array_get(qs, 0), "size"), 32); /* admin: the host's 31 + 1 */
 	CU_ASSERT_EQUAL(get_int(json_array_get(qs, 1), "qid"), 1);
 	CU_ASSERT_EQUAL(get_int(json_array_get(qs, 1), "size"), 64);
 	json_decref(resp);
@@ -120,7 +125,8 @@ static void namespace_stats_count_exactly_the_commands_issued(void)
 	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
 	struct fxq q;
 	fx_queue_init(&F, &q);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&q, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&q, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, NULL),
+			      0);
 	uint8_t b[4096];
 	memset(b, 0x11, sizeof(b));
 	for (unsigned i = 0; i < 100; i++) {
@@ -154,9 +160,11 @@ static void namespace_stats_count_exactly_the_commands_issued(void)
 static void namespace_add_then_remove_changes_what_is_served(void)
 {
 	setup();
-	json_t *resp = call("namespace_add", "{\"nqn\":" NQN ",\"namespace\":{\"nvmf_backend\":\"ram\","
+	json_t *resp = call("namespace_add",
+			    "{\"nqn\":" NQN ",\"namespace\":{\"nvmf_backend\":\"ram\","
 			    "\"nvmf_size_bytes\":\"2M\"}}");
-	CU_ASSERT_EQUAL(json_integer_value(json_array_get(json_object_get(result(resp), "nsids"), 0)), 3);
+	CU_ASSERT_EQUAL(
+		json_integer_value(json_array_get(json_object_get(result(resp), "nsids"), 0)), 3);
 	json_decref(resp);
 	struct nvmf_subsys *s = nvmf_tgt_find_subsys(&F.tgt, FX_SUBNQN);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(nvmf_subsys_ns(s, 3));
@@ -189,52 +197,69 @@ static void namespace_errors_name_the_field_and_change_nothing(void)
 		     "missing parameter 'nqn' (a string)");
 	expect_error("namespace_add", "{\"nqn\":7}", NVMF_RPC_INVALID_PARAMS,
 		     "parameter 'nqn': expected a string, got an integer");
-	expect_error("namespace_add", "{\"nqn\":" NQN "}", NVMF_RPC_INVALID_PARAMS,
-		     "parameter 'namespace': give either \"namespace\" (an object) or \"namespaces\" "
-		     "(an array of them)");
-	expect_error("namespace_add", "{\"nqn\":" NQN ",\"namespace\":{\"nsid\":1,\"nvmf_backend\":\"ram\","
-		     "\"nvmf_size_bytes\":4096}}", NVMF_RPC_EXISTS,
-		     "namespace: nsid 1 is in use in subsystem " FX_SUBNQN);
-	expect_error("namespace_add", "{\"nqn\":" NQN ",\"namespace\":{\"device\":{\"path\":\"/nonexistent/f\"}}}",
-		     NVMF_RPC_REFUSED, "namespace (nsid 3): /nonexistent/f: No such file or directory");
-	expect_error("namespace_add", "{\"nqn\":" NQN ",\"namespace\":{\"device\":{\"path\":\"rel/f\"}}}",
-		     NVMF_RPC_INVALID_PARAMS, "namespace.device.path: \"rel/f\" is not an absolute path");
+	expect_error(
+		"namespace_add", "{\"nqn\":" NQN "}", NVMF_RPC_INVALID_PARAMS,
+		"parameter 'namespace': give either \"namespace\" (an object) or \"namespaces\" "
+		"(an array of them)");
+	expect_error("namespace_add",
+		     "{\"nqn\":" NQN ",\"namespace\":{\"nsid\":1,\"nvmf_backend\":\"ram\","
+		     "\"nvmf_size_bytes\":4096}}",
+		     NVMF_RPC_EXISTS, "namespace: nsid 1 is in use in subsystem " FX_SUBNQN);
+	expect_error("namespace_add",
+		     "{\"nqn\":" NQN ",\"namespace\":{\"device\":{\"path\":\"/nonexistent/f\"}}}",
+		     NVMF_RPC_REFUSED,
+		     "namespace (nsid 3): /nonexistent/f: No such file or directory");
+	expect_error("namespace_add",
+		     "{\"nqn\":" NQN ",\"namespace\":{\"device\":{\"path\":\"rel/f\"}}}",
+		     NVMF_RPC_INVALID_PARAMS,
+		     "namespace.device.path: \"rel/f\" is not an absolute path");
 	expect_error("namespace_add", "{\"nqn\":" NQN ",\"namespace\":{\"nvmf_backend\":\"ram\"}}",
-		     NVMF_RPC_INVALID_PARAMS, "namespace.nvmf_size_bytes: required key is missing (a \"ram\" "
+		     NVMF_RPC_INVALID_PARAMS,
+		     "namespace.nvmf_size_bytes: required key is missing (a \"ram\" "
 		     "namespace needs its size)");
 	/* The second of three fails: none is added. */
-	expect_error("namespace_add", "{\"nqn\":" NQN ",\"namespaces\":[{\"nsid\":4,\"nvmf_backend\":\"ram\","
-		     "\"nvmf_size_bytes\":4096},{\"nsid\":5,\"device\":{\"path\":\"/nonexistent/g\"}},"
-		     "{\"nsid\":6,\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096}]}",
-		     NVMF_RPC_REFUSED, "namespaces[1] (nsid 5): /nonexistent/g: No such file or directory");
-	expect_error("namespace_add", "{\"nqn\":" NQN ",\"namespaces\":[{\"nsid\":4,\"nvmf_backend\":\"ram\","
-		     "\"nvmf_size_bytes\":4096},{\"nsid\":4,\"nvmf_backend\":\"ram\",\"nvmf_size_bytes\":4096}]}",
-		     NVMF_RPC_EXISTS, "namespaces[1]: nsid 4 is in use in subsystem " FX_SUBNQN);
+	expect_error(
+		"namespace_add",
+		"{\"nqn\":" NQN ",\"namespaces\":[{\"nsid\":4,\"nvmf_backend\":\"ram\","
+		"\"nvmf_size_bytes\":4096},{\"nsid\":5,\"device\":{\"path\":\"/nonexistent/g\"}},"
+		"{\"nsid\":6,\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096}]}",
+		NVMF_RPC_REFUSED,
+		"namespaces[1] (nsid 5): /nonexistent/g: No such file or directory");
+	expect_error(
+		"namespace_add",
+		"{\"nqn\":" NQN ",\"namespaces\":[{\"nsid\":4,\"nvmf_backend\":\"ram\","
+		"\"nvmf_size_bytes\":4096},{\"nsid\":4,\"nvmf_backend\":\"ram\",\"nvmf_size_bytes\":4096}]}",
+		NVMF_RPC_EXISTS, "namespaces[1]: nsid 4 is in use in subsystem " FX_SUBNQN);
 	for (uint32_t n = 3; n <= 6; n++)
 		CU_ASSERT_PTR_NULL(nvmf_subsys_ns(s, n));
 	CU_ASSERT_EQUAL(s->cfg->n_ns, 2);
 	expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":9}", NVMF_RPC_NOT_FOUND,
 		     "parameter 'nsid': subsystem " FX_SUBNQN " has no namespace 9");
-	expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":\"1\"}", NVMF_RPC_INVALID_PARAMS,
+	expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":\"1\"}",
+		     NVMF_RPC_INVALID_PARAMS,
 		     "parameter 'nsid': expected an integer, got a string");
 	expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":0}", NVMF_RPC_INVALID_PARAMS,
 		     "parameter 'nsid': 0 is out of range [1, 1024]");
-	expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":1,\"force\":true}", NVMF_RPC_INVALID_PARAMS,
+	expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":1,\"force\":true}",
+		     NVMF_RPC_INVALID_PARAMS,
 		     "unknown parameter 'force' (namespace_remove takes: nqn, nsid)");
 	expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":1,\"size_bytes\":\"12Q\"}",
-		     NVMF_RPC_INVALID_PARAMS, "parameter 'size_bytes': \"12Q\" is not a size ("
-		     NVMF_SIZE_GRAMMAR ")");
+		     NVMF_RPC_INVALID_PARAMS,
+		     "parameter 'size_bytes': \"12Q\" is not a size (" NVMF_SIZE_GRAMMAR ")");
 	expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":1}", NVMF_RPC_INVALID_PARAMS,
 		     "missing parameter 'size_bytes' (an integer, or a string like \"64M\")");
 	expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":2,\"size_bytes\":1000}",
-		     NVMF_RPC_INVALID_PARAMS, "parameter 'size_bytes': subsystem " FX_SUBNQN ", namespace 2: "
+		     NVMF_RPC_INVALID_PARAMS,
+		     "parameter 'size_bytes': subsystem " FX_SUBNQN ", namespace 2: "
 		     "size 1000 bytes is not a positive multiple of the block size (4096)");
 	CU_ASSERT_EQUAL(nvmf_ns_nlb(nvmf_subsys_ns(s, 2)), (1u << 20) / 4096);
 	json_decref(call("namespace_disable", "{\"nqn\":" NQN ",\"nsid\":2}"));
 	expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":2,\"size_bytes\":8192}",
-		     NVMF_RPC_REFUSED, "parameter 'nsid': subsystem " FX_SUBNQN ", namespace 2 is disabled: "
+		     NVMF_RPC_REFUSED,
+		     "parameter 'nsid': subsystem " FX_SUBNQN ", namespace 2 is disabled: "
 		     "enable it first (its nvmf_size_bytes applies then)");
-	expect_error("no_such_method", NULL, NVMF_RPC_METHOD_NOT_FOUND, "method 'no_such_method' not found");
+	expect_error("no_such_method", NULL, NVMF_RPC_METHOD_NOT_FOUND,
+		     "method 'no_such_method' not found");
 	teardown();
 }
 
@@ -255,14 +280,16 @@ static void removed_host_is_disconnected_and_refused(void)
 	struct fxq q;
 	fx_queue_init(&F, &q);
 	CU_ASSERT_EQUAL(fx_connect(&q, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL),
-			(int)(nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST) | NVME_SC_DNR));
+			(int)(nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST) |
+			      NVME_SC_DNR));
 	/* The port counted one association and one refusal. */
 	resp = call("port_list", NULL);
 	json_t *port = json_array_get(json_object_get(result(resp), "ports"), 0);
 	CU_ASSERT_EQUAL(get_int(port, "connects"), 1);
 	CU_ASSERT_EQUAL(get_int(port, "connects_refused"), 1);
 	json_decref(resp);
-	expect_error("host_remove", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}", NVMF_RPC_NOT_FOUND,
+	expect_error("host_remove", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}",
+		     NVMF_RPC_NOT_FOUND,
 		     "parameter 'host': " FX_HOSTNQN " is not in the allowed hosts of " FX_SUBNQN);
 	/* Allowed again: it connects. */
 	resp = call("host_add", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}");
@@ -279,8 +306,8 @@ static void removed_host_is_disconnected_and_refused(void)
 	teardown();
 }
 
-#define HOST_KEY  "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
-#define CTRL_KEY  "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:"
+#define HOST_KEY "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
+#define CTRL_KEY "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:"
 
 /* The AUTHREQ.ATR bit a new admin Connect as FX_HOSTNQN gets (the queues stay the
  * fixture's until teardown). */
@@ -291,7 +318,8 @@ static uint32_t connect_atr(void)
 	struct nvme_cqe cqe;
 	struct fxq *q = &qs[next++ % 8];
 	fx_queue_init(&F, q);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(q, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, &cqe), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(q, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, &cqe),
+			      0);
 	return le32toh(cqe.result.u32) & NVMF_CONNECT_AUTHREQ_ATR;
 }
 
@@ -299,8 +327,10 @@ static void host_dhchap_set_and_clear_change_who_must_authenticate(void)
 {
 	setup();
 	CU_ASSERT_EQUAL(connect_atr(), 0);
-	json_t *resp = call("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\","
-			    "\"ctrl_key\":\"" CTRL_KEY "\",\"hash\":\"hmac(sha384)\",\"dhgroup\":\"ffdhe2048\"}");
+	json_t *resp = call("host_dhchap_set",
+			    "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\","
+			    "\"ctrl_key\":\"" CTRL_KEY
+			    "\",\"hash\":\"hmac(sha384)\",\"dhgroup\":\"ffdhe2048\"}");
 	CU_ASSERT_EQUAL(json_object_size(result(resp)), 0);
 	json_decref(resp);
 	CU_ASSERT_EQUAL(connect_atr(), NVMF_CONNECT_AUTHREQ_ATR);
@@ -311,7 +341,8 @@ static void host_dhchap_set_and_clear_change_who_must_authenticate(void)
 	CU_ASSERT_STRING_EQUAL(F.tgt.cfg->dhchap[0].hash, "hmac(sha384)");
 	resp = call("config_get", NULL);
 	char *text = json_dumps(result(resp), JSON_COMPACT);
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"dhchap\":{\"key\":\"(secret)\",\"ctrl_key\":\"(secret)\","
+	CU_ASSERT_PTR_NOT_NULL(strstr(text,
+				      "\"dhchap\":{\"key\":\"(secret)\",\"ctrl_key\":\"(secret)\","
 				      "\"hash\":\"hmac(sha384)\",\"dhgroup\":\"ffdhe2048\"}"));
 	CU_ASSERT_PTR_NULL(strstr(text, "DHHC-1"));
 	free(text);
@@ -337,7 +368,8 @@ static void host_dhchap_set_refuses_bad_values_without_echoing_secrets(void)
 {
 	setup();
 	/* A CRC that does not match: the message names the problem, not the secret. */
-	json_t *resp = call("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"key\":"
+	json_t *resp = call("host_dhchap_set",
+			    "{\"host\":\"" FX_HOSTNQN "\",\"key\":"
 			    "\"DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD/:\"}");
 	json_t *e = json_object_get(resp, "error");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
@@ -346,20 +378,31 @@ static void host_dhchap_set_refuses_bad_values_without_echoing_secrets(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(m, "host " FX_HOSTNQN ": dhchap key: "));
 	CU_ASSERT_PTR_NULL(strstr(m, "ab3CAV"));
 	json_decref(resp);
-	expect_error("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"hash\":\"md5\"}",
-		     NVMF_RPC_INVALID_PARAMS, "host " FX_HOSTNQN ": dhchap hash \"md5\" is not hmac(sha256), "
+	expect_error("host_dhchap_set",
+		     "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"hash\":\"md5\"}",
+		     NVMF_RPC_INVALID_PARAMS,
+		     "host " FX_HOSTNQN ": dhchap hash \"md5\" is not hmac(sha256), "
 		     "hmac(sha384) or hmac(sha512)");
-	expect_error("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"dhgroup\":\"ffdhe1024\"}",
-		     NVMF_RPC_INVALID_PARAMS, "host " FX_HOSTNQN ": dhchap dhgroup \"ffdhe1024\" is not null, "
+	expect_error("host_dhchap_set",
+		     "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY
+		     "\",\"dhgroup\":\"ffdhe1024\"}",
+		     NVMF_RPC_INVALID_PARAMS,
+		     "host " FX_HOSTNQN ": dhchap dhgroup \"ffdhe1024\" is not null, "
 		     "ffdhe2048, ffdhe3072, ffdhe4096, ffdhe6144 or ffdhe8192");
-	expect_error("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"ctrl_key\":\"" CTRL_KEY "\"}",
+	expect_error("host_dhchap_set",
+		     "{\"host\":\"" FX_HOSTNQN "\",\"ctrl_key\":\"" CTRL_KEY "\"}",
 		     NVMF_RPC_INVALID_PARAMS, "missing parameter 'key' (a string)");
-	expect_error("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"secret\":1}",
-		     NVMF_RPC_INVALID_PARAMS, "unknown parameter 'secret' (host_dhchap_set takes: host, key, "
+	expect_error("host_dhchap_set",
+		     "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"secret\":1}",
+		     NVMF_RPC_INVALID_PARAMS,
+		     "unknown parameter 'secret' (host_dhchap_set takes: host, key, "
 		     "ctrl_key, hash, dhgroup)");
 	/* A secret passed as a name is not echoed. */
-	expect_error("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"hash\":\"DHHC-1:00:c2VjcmV0:\"}",
-		     NVMF_RPC_INVALID_PARAMS, "host " FX_HOSTNQN ": dhchap hash a DH-HMAC-CHAP secret (not shown) "
+	expect_error("host_dhchap_set",
+		     "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY
+		     "\",\"hash\":\"DHHC-1:00:c2VjcmV0:\"}",
+		     NVMF_RPC_INVALID_PARAMS,
+		     "host " FX_HOSTNQN ": dhchap hash a DH-HMAC-CHAP secret (not shown) "
 		     "is not hmac(sha256), hmac(sha384) or hmac(sha512)");
 	/* Nothing changed. */
 	CU_ASSERT_EQUAL(F.tgt.cfg->n_dhchap, 0);
@@ -375,18 +418,21 @@ static void allow_any_host_off_drops_hosts_not_listed(void)
 	json_decref(resp);
 	struct fxq q;
 	fx_queue_init(&F, &q);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&q, 0, 31, FX_SUBNQN, FX_OTHER_HOSTNQN, 0xffff, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&q, 0, 31, FX_SUBNQN, FX_OTHER_HOSTNQN, 0xffff, 0, NULL, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
 	resp = call("subsystem_allow_any_host", "{\"nqn\":" NQN ",\"allow\":false}");
-	CU_ASSERT_EQUAL(get_int(result(resp), "disconnected"), 1);   /* the intruder, not host1 */
+	CU_ASSERT_EQUAL(get_int(result(resp), "disconnected"), 1); /* the intruder, not host1 */
 	json_decref(resp);
 	nvmf_loop_drive(&F.tgt);
 	resp = call("controller_list", NULL);
 	json_t *list = json_object_get(result(resp), "controllers");
 	CU_ASSERT_EQUAL_FATAL(json_array_size(list), 1);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(list, 0), "hostnqn")), FX_HOSTNQN);
+	CU_ASSERT_STRING_EQUAL(
+		json_string_value(json_object_get(json_array_get(list, 0), "hostnqn")), FX_HOSTNQN);
 	json_decref(resp);
-	expect_error("subsystem_allow_any_host", "{\"nqn\":" NQN ",\"allow\":\"no\"}", NVMF_RPC_INVALID_PARAMS,
+	expect_error("subsystem_allow_any_host", "{\"nqn\":" NQN ",\"allow\":\"no\"}",
+		     NVMF_RPC_INVALID_PARAMS,
 		     "parameter 'allow': expected true or false, got a string");
 	fx_disconnect(&q);
 	teardown();
@@ -405,8 +451,8 @@ static void controller_disconnect_tears_the_association_down(void)
 	CU_ASSERT_TRUE(fx_admin_deleted(&F));
 	snprintf(p, sizeof(p), "{\"nqn\":" NQN ",\"cntlid\":%u}", F.cntlid + 7u);
 	char want[256];
-	snprintf(want, sizeof(want), "parameter 'cntlid': subsystem " FX_SUBNQN " has no controller %u",
-		 F.cntlid + 7u);
+	snprintf(want, sizeof(want),
+		 "parameter 'cntlid': subsystem " FX_SUBNQN " has no controller %u", F.cntlid + 7u);
 	expect_error("controller_disconnect", p, NVMF_RPC_NOT_FOUND, want);
 	teardown();
 }
@@ -426,8 +472,10 @@ static void *client_thread(void *arg)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", c->path);
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		static const char req[] = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"namespace_add\",\"params\":"
-			"{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":8,\"nvmf_backend\":\"null\","
+		static const char req[] =
+			"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"namespace_add\",\"params\":"
+			"{\"nqn\":\"" FX_SUBNQN
+			"\",\"namespace\":{\"nsid\":8,\"nvmf_backend\":\"null\","
 			"\"nvmf_size_bytes\":\"1M\"}}}";
 		size_t got = 0;
 		if (write(fd, req, sizeof(req) - 1) == (ssize_t)sizeof(req) - 1)
@@ -463,7 +511,8 @@ static void socket_calls_run_on_the_main_group(void)
 	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
 		nvmf_loop_drive(&F.tgt);
 	pthread_join(t, NULL);
-	CU_ASSERT_STRING_EQUAL(c.answer, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"nsids\":[8]}}\n");
+	CU_ASSERT_STRING_EQUAL(c.answer,
+			       "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"nsids\":[8]}}\n");
 	CU_ASSERT_PTR_NOT_NULL(nvmf_subsys_ns(nvmf_tgt_find_subsys(&F.tgt, FX_SUBNQN), 8));
 	nvmf_ctl_stop(&ctl);
 	CU_ASSERT_EQUAL(access(c.path, F_OK), -1);
@@ -477,9 +526,11 @@ static void log_level_of_one_component_is_set_and_read_alone(void)
 {
 	setup();
 	json_t *resp = call("log_level_set", "{\"level\":\"debug\",\"component\":\"tcp\"}");
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "component")), "tcp");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "component")),
+			       "tcp");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "level")), "debug");
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "previous")), "info");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "previous")),
+			       "info");
 	json_decref(resp);
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_TCP), NVMF_LOG_DEBUG);
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_RDMA), NVMF_LOG_INFO);
@@ -494,15 +545,19 @@ static void log_level_of_one_component_is_set_and_read_alone(void)
 	resp = call("log_level_get", "{\"component\":\"tcp\"}");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "level")), "debug");
 	json_decref(resp);
-	expect_error("log_level_set", "{\"level\":\"error\",\"component\":\"disk\"}", NVMF_RPC_INVALID_PARAMS,
-		     "parameter 'component': \"disk\" is not a log component (core, rdma, tcp, auth, control, backend)");
+	expect_error(
+		"log_level_set", "{\"level\":\"error\",\"component\":\"disk\"}",
+		NVMF_RPC_INVALID_PARAMS,
+		"parameter 'component': \"disk\" is not a log component (core, rdma, tcp, auth, control, backend)");
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_CORE), NVMF_LOG_INFO);
 	/* Without a component every one takes the level; "previous" was mixed. */
 	resp = call("log_level_set", "{\"level\":\"warning\"}");
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "previous")), "mixed");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "previous")),
+			       "mixed");
 	json_decref(resp);
 	for (unsigned i = 0; i < NVMF_LOGC_COUNT; i++)
-		CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, (enum nvmf_log_component)i), NVMF_LOG_WARNING);
+		CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, (enum nvmf_log_component)i),
+				NVMF_LOG_WARNING);
 	teardown();
 }
 
@@ -510,19 +565,23 @@ static void version_log_level_and_poll_group_stats_answer(void)
 {
 	setup();
 	json_t *resp = call("version", NULL);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "version")), "0.1.0");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "version")),
+			       "0.1.0");
 	json_decref(resp);
-	expect_error("version", "{\"x\":1}", NVMF_RPC_INVALID_PARAMS, "unknown parameter 'x' (version takes: no parameters)");
+	expect_error("version", "{\"x\":1}", NVMF_RPC_INVALID_PARAMS,
+		     "unknown parameter 'x' (version takes: no parameters)");
 	resp = call("log_level_set", "{\"level\":\"debug\"}");
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "previous")), "info");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "previous")),
+			       "info");
 	json_decref(resp);
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_CORE), NVMF_LOG_DEBUG);
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_BACKEND), NVMF_LOG_DEBUG);
 	resp = call("log_level_get", NULL);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "level")), "debug");
 	json_decref(resp);
-	expect_error("log_level_set", "{\"level\":\"loud\"}", NVMF_RPC_INVALID_PARAMS,
-		     "parameter 'level': \"loud\" is not a log level (error, warning, info, debug)");
+	expect_error(
+		"log_level_set", "{\"level\":\"loud\"}", NVMF_RPC_INVALID_PARAMS,
+		"parameter 'level': \"loud\" is not a log level (error, warning, info, debug)");
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_TCP), NVMF_LOG_DEBUG);
 	/* The fixture's target ran passes to boot; each found work or not. */
 	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
@@ -535,26 +594,36 @@ static void version_log_level_and_poll_group_stats_answer(void)
 	CU_ASSERT_TRUE(get_int(g, "busy_passes") > 0);
 	CU_ASSERT_TRUE(get_int(g, "passes") >= get_int(g, "busy_passes"));
 	CU_ASSERT_TRUE(get_int(g, "work") >= get_int(g, "busy_passes"));
-	CU_ASSERT_EQUAL(get_int(g, "sleeps"), 0);               /* driven: it never sleeps */
+	CU_ASSERT_EQUAL(get_int(g, "sleeps"), 0); /* driven: it never sleeps */
 	CU_ASSERT_EQUAL(get_int(g, "sleep_us"), 0);
-	CU_ASSERT_EQUAL(json_array_size(json_object_get(g, "transports")), 0);   /* loop: none */
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(g, "transports")), 0); /* loop: none */
 	json_decref(resp);
 	teardown();
 }
 
 const struct unit_test control_tests[] = {
-	{"host_dhchap_set_and_clear_change_who_must_authenticate", host_dhchap_set_and_clear_change_who_must_authenticate},
-	{"host_dhchap_set_refuses_bad_values_without_echoing_secrets", host_dhchap_set_refuses_bad_values_without_echoing_secrets},
-	{"version_log_level_and_poll_group_stats_answer", version_log_level_and_poll_group_stats_answer},
-	{"log_level_of_one_component_is_set_and_read_alone", log_level_of_one_component_is_set_and_read_alone},
-	{"subsystem_list_shows_namespaces_hosts_and_ports", subsystem_list_shows_namespaces_hosts_and_ports},
-	{"controller_list_shows_the_host_its_queues_and_kato", controller_list_shows_the_host_its_queues_and_kato},
-	{"namespace_stats_count_exactly_the_commands_issued", namespace_stats_count_exactly_the_commands_issued},
-	{"namespace_add_then_remove_changes_what_is_served", namespace_add_then_remove_changes_what_is_served},
-	{"namespace_errors_name_the_field_and_change_nothing", namespace_errors_name_the_field_and_change_nothing},
-	{"removed_host_is_disconnected_and_refused", removed_host_is_disconnected_and_refused},
-	{"allow_any_host_off_drops_hosts_not_listed", allow_any_host_off_drops_hosts_not_listed},
-	{"controller_disconnect_tears_the_association_down", controller_disconnect_tears_the_association_down},
-	{"socket_calls_run_on_the_main_group", socket_calls_run_on_the_main_group},
-	{NULL, NULL},
+	{ "host_dhchap_set_and_clear_change_who_must_authenticate",
+	  host_dhchap_set_and_clear_change_who_must_authenticate },
+	{ "host_dhchap_set_refuses_bad_values_without_echoing_secrets",
+	  host_dhchap_set_refuses_bad_values_without_echoing_secrets },
+	{ "version_log_level_and_poll_group_stats_answer",
+	  version_log_level_and_poll_group_stats_answer },
+	{ "log_level_of_one_component_is_set_and_read_alone",
+	  log_level_of_one_component_is_set_and_read_alone },
+	{ "subsystem_list_shows_namespaces_hosts_and_ports",
+	  subsystem_list_shows_namespaces_hosts_and_ports },
+	{ "controller_list_shows_the_host_its_queues_and_kato",
+	  controller_list_shows_the_host_its_queues_and_kato },
+	{ "namespace_stats_count_exactly_the_commands_issued",
+	  namespace_stats_count_exactly_the_commands_issued },
+	{ "namespace_add_then_remove_changes_what_is_served",
+	  namespace_add_then_remove_changes_what_is_served },
+	{ "namespace_errors_name_the_field_and_change_nothing",
+	  namespace_errors_name_the_field_and_change_nothing },
+	{ "removed_host_is_disconnected_and_refused", removed_host_is_disconnected_and_refused },
+	{ "allow_any_host_off_drops_hosts_not_listed", allow_any_host_off_drops_hosts_not_listed },
+	{ "controller_disconnect_tears_the_association_down",
+	  controller_disconnect_tears_the_association_down },
+	{ "socket_calls_run_on_the_main_group", socket_calls_run_on_the_main_group },
+	{ NULL, NULL },
 };

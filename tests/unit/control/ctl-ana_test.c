@@ -19,7 +19,7 @@
 #include "tests/unit/control/ctl_fixture.h"
 #include "tests/unit/target/fixture.h"
 
-#define SUB2 "nqn.2026-11.io.nvmf-rdma:test2"
+#define SUB2    "nqn.2026-11.io.nvmf-rdma:test2"
 #define INVALID NVMF_RPC_INVALID_PARAMS
 
 static struct fx F;
@@ -27,7 +27,8 @@ static struct nvmf_ctl Ctl;
 
 static void add_group(struct nvmf_port_config *p, uint32_t grpid, uint8_t state)
 {
-	struct nvmf_ana_group_config *g = realloc(p->ana_groups, (p->n_ana_groups + 1) * sizeof(*g));
+	struct nvmf_ana_group_config *g =
+		realloc(p->ana_groups, (p->n_ana_groups + 1) * sizeof(*g));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
 	p->ana_groups = g;
 	p->ana_groups[p->n_ana_groups++] = (struct nvmf_ana_group_config){ grpid, state };
@@ -39,7 +40,8 @@ static void setup(void)
 	struct nvmf_subsys_config *s = fx_cfg_subsys(&F.cfg, FX_SUBNQN, FX_HOSTNQN, 4);
 	fx_cfg_ns(s, 1, NVMF_BACKEND_RAM, 1u << 20, 512);
 	fx_cfg_ns(s, 2, NVMF_BACKEND_RAM, 1u << 20, 512)->anagrpid = 2;
-	fx_cfg_ns(fx_cfg_subsys(&F.cfg, SUB2, NULL, 4), 1, NVMF_BACKEND_RAM, 1u << 20, 512)->anagrpid = 5;
+	fx_cfg_ns(fx_cfg_subsys(&F.cfg, SUB2, NULL, 4), 1, NVMF_BACKEND_RAM, 1u << 20, 512)
+		->anagrpid = 5;
 	struct nvmf_port_config *p1 = fx_cfg_loop_port(&F.cfg, 1, AF_INET, "0.0.0.0", "4420");
 	fx_cfg_expose(p1, FX_SUBNQN);
 	fx_cfg_expose(p1, SUB2);
@@ -90,7 +92,8 @@ static json_t *listed(json_t *r, json_int_t portid, json_int_t grpid)
 static void ana_state_set_changes_a_state_and_answers_the_previous_one(void)
 {
 	setup();
-	json_t *resp, *r = result("ana_state_set", "{\"portid\":1,\"grpid\":2,\"state\":\"inaccessible\"}", &resp);
+	json_t *resp, *r = result("ana_state_set",
+				  "{\"portid\":1,\"grpid\":2,\"state\":\"inaccessible\"}", &resp);
 	CU_ASSERT_EQUAL(num(r, "portid"), 1);
 	CU_ASSERT_EQUAL(num(r, "grpid"), 2);
 	CU_ASSERT_STRING_EQUAL(str(r, "state"), "inaccessible");
@@ -115,21 +118,26 @@ static void ana_state_set_refuses_bad_parameters_by_name(void)
 	setup();
 	ctl_expect_error(&Ctl, "ana_state_set", "{\"grpid\":2,\"state\":\"optimized\"}", INVALID,
 			 "missing parameter 'portid' (an integer)");
-	ctl_expect_error(&Ctl, "ana_state_set", "{\"portid\":1,\"grpid\":0,\"state\":\"optimized\"}", INVALID,
+	ctl_expect_error(&Ctl, "ana_state_set",
+			 "{\"portid\":1,\"grpid\":0,\"state\":\"optimized\"}", INVALID,
 			 "parameter 'grpid': 0 is out of range [1, 128]");
-	ctl_expect_error(&Ctl, "ana_state_set", "{\"portid\":1,\"grpid\":129,\"state\":\"optimized\"}", INVALID,
+	ctl_expect_error(&Ctl, "ana_state_set",
+			 "{\"portid\":1,\"grpid\":129,\"state\":\"optimized\"}", INVALID,
 			 "parameter 'grpid': 129 is out of range [1, 128]");
-	ctl_expect_error(&Ctl, "ana_state_set", "{\"portid\":1,\"grpid\":2,\"state\":\"fast\"}", INVALID,
-			 "parameter 'state': \"fast\" is not an ANA state (optimized, non-optimized, "
-			 "inaccessible, persistent-loss or change)");
+	ctl_expect_error(
+		&Ctl, "ana_state_set", "{\"portid\":1,\"grpid\":2,\"state\":\"fast\"}", INVALID,
+		"parameter 'state': \"fast\" is not an ANA state (optimized, non-optimized, "
+		"inaccessible, persistent-loss or change)");
 	ctl_expect_error(&Ctl, "ana_state_set", "{\"portid\":1,\"grpid\":2,\"state\":3}", INVALID,
 			 "parameter 'state': expected a string, got an integer");
 	ctl_expect_error(&Ctl, "ana_state_set", "{\"portid\":1,\"grpid\":2}", INVALID,
 			 "missing parameter 'state' (a string)");
-	ctl_expect_error(&Ctl, "ana_state_set", "{\"portid\":1,\"group\":2,\"state\":\"optimized\"}", INVALID,
+	ctl_expect_error(&Ctl, "ana_state_set",
+			 "{\"portid\":1,\"group\":2,\"state\":\"optimized\"}", INVALID,
 			 "unknown parameter 'group' (ana_state_set takes: portid, grpid, state)");
-	ctl_expect_error(&Ctl, "ana_state_set", "{\"portid\":9,\"grpid\":2,\"state\":\"optimized\"}",
-			 NVMF_RPC_NOT_FOUND, "parameter 'portid': no port 9");
+	ctl_expect_error(&Ctl, "ana_state_set",
+			 "{\"portid\":9,\"grpid\":2,\"state\":\"optimized\"}", NVMF_RPC_NOT_FOUND,
+			 "parameter 'portid': no port 9");
 	CU_ASSERT_EQUAL(nvmf_tgt_find_port(&F.tgt, 1)->ana_state[2], NVME_ANA_STATE_NONOPTIMIZED);
 	fx_teardown(&F);
 }
@@ -157,10 +165,10 @@ static void ana_state_list_gives_each_ports_groups_states_and_namespaces(void)
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(g, "namespaces")), 0);
 	g = listed(r, 1, 5);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
-	CU_ASSERT_EQUAL(json_array_size(json_object_get(g, "namespaces")), 1);   /* test2's */
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(g, "namespaces")), 1); /* test2's */
 	/* group 1: every port */
 	CU_ASSERT_STRING_EQUAL(str(listed(r, 2, 1), "state"), "optimized");
-	CU_ASSERT_PTR_NULL(listed(r, 1, 3));                                     /* no group 3 */
+	CU_ASSERT_PTR_NULL(listed(r, 1, 3)); /* no group 3 */
 	json_int_t before = num(r, "change_count");
 	json_decref(resp);
 	ctl_ok(&Ctl, "ana_state_set", "{\"portid\":2,\"grpid\":1,\"state\":\"persistent-loss\"}");
@@ -189,8 +197,9 @@ static void namespace_ana_group_set_moves_a_namespace(void)
 	CU_ASSERT_TRUE(json_is_true(json_object_get(r, "changed")));
 	json_decref(resp);
 	r = result("subsystem_list", "{\"nqn\":\"" FX_SUBNQN "\"}", &resp);
-	json_t *ns = json_array_get(json_object_get(json_array_get(json_object_get(r, "subsystems"), 0),
-						    "namespaces"), 0);
+	json_t *ns = json_array_get(
+		json_object_get(json_array_get(json_object_get(r, "subsystems"), 0), "namespaces"),
+		0);
 	CU_ASSERT_EQUAL(num(ns, "ana_grpid"), 2);
 	json_decref(resp);
 	r = result("ana_state_list", "{\"portid\":1}", &resp);
@@ -202,14 +211,19 @@ static void namespace_ana_group_set_moves_a_namespace(void)
 static void namespace_ana_group_set_refuses_bad_parameters_by_name(void)
 {
 	setup();
-	ctl_expect_error(&Ctl, "namespace_ana_group_set", "{\"nqn\":\"" FX_SUBNQN "\",\"nsid\":9,\"grpid\":2}",
-			 NVMF_RPC_NOT_FOUND, "parameter 'nsid': subsystem " FX_SUBNQN " has no namespace 9");
-	ctl_expect_error(&Ctl, "namespace_ana_group_set", "{\"nqn\":\"" FX_SUBNQN "\",\"nsid\":1,\"grpid\":7}",
-			 INVALID, "parameter 'grpid': ANA group 7 is defined on no port (ana_state_set defines it on one)");
-	ctl_expect_error(&Ctl, "namespace_ana_group_set", "{\"nqn\":\"" FX_SUBNQN "\",\"nsid\":1,\"grpid\":200}",
-			 INVALID, "parameter 'grpid': 200 is out of range [1, 128]");
-	ctl_expect_error(&Ctl, "namespace_ana_group_set", "{\"nqn\":\"nqn.x\",\"nsid\":1,\"grpid\":2}",
-			 NVMF_RPC_NOT_FOUND, "parameter 'nqn': no subsystem nqn.x");
+	ctl_expect_error(&Ctl, "namespace_ana_group_set",
+			 "{\"nqn\":\"" FX_SUBNQN "\",\"nsid\":9,\"grpid\":2}", NVMF_RPC_NOT_FOUND,
+			 "parameter 'nsid': subsystem " FX_SUBNQN " has no namespace 9");
+	ctl_expect_error(
+		&Ctl, "namespace_ana_group_set",
+		"{\"nqn\":\"" FX_SUBNQN "\",\"nsid\":1,\"grpid\":7}", INVALID,
+		"parameter 'grpid': ANA group 7 is defined on no port (ana_state_set defines it on one)");
+	ctl_expect_error(&Ctl, "namespace_ana_group_set",
+			 "{\"nqn\":\"" FX_SUBNQN "\",\"nsid\":1,\"grpid\":200}", INVALID,
+			 "parameter 'grpid': 200 is out of range [1, 128]");
+	ctl_expect_error(&Ctl, "namespace_ana_group_set",
+			 "{\"nqn\":\"nqn.x\",\"nsid\":1,\"grpid\":2}", NVMF_RPC_NOT_FOUND,
+			 "parameter 'nqn': no subsystem nqn.x");
 	ctl_expect_error(&Ctl, "namespace_ana_group_set", "{\"nqn\":\"" FX_SUBNQN "\",\"nsid\":1}",
 			 INVALID, "missing parameter 'grpid' (an integer)");
 	fx_teardown(&F);
@@ -220,20 +234,30 @@ static void namespace_ana_group_set_refuses_bad_parameters_by_name(void)
 static void namespace_add_takes_a_group_some_port_defines(void)
 {
 	setup();
-	ctl_ok(&Ctl, "namespace_add", "{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":3,"
+	ctl_ok(&Ctl, "namespace_add",
+	       "{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":3,"
 	       "\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096,\"ana_grpid\":5}}");
 	CU_ASSERT_EQUAL(nvmf_subsys_ns(nvmf_tgt_find_subsys(&F.tgt, FX_SUBNQN), 3)->anagrpid, 5);
-	ctl_expect_error(&Ctl, "namespace_add", "{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":4,"
-			 "\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096,\"ana_grpid\":7}}", INVALID,
-			 "namespace.ana_grpid: ANA group 7 is defined on no port (ana_state_set defines it on one)");
-	ctl_expect_error(&Ctl, "namespace_add", "{\"nqn\":\"" FX_SUBNQN "\",\"namespaces\":["
-			 "{\"nsid\":4,\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096},"
-			 "{\"nsid\":5,\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096,\"ana\":{\"grpid\":\"8\"}}]}",
-			 INVALID, "namespaces[1].ana_grpid: ANA group 8 is defined on no port (ana_state_set "
-			 "defines it on one)");
-	ctl_expect_error(&Ctl, "namespace_add", "{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":4,"
-			 "\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096,\"ana_grpid\":1,\"ana\":{\"grpid\":\"2\"}}}",
-			 INVALID, "namespace.ana.grpid: 2 differs from ana_grpid 1 (both name the namespace's ANA group)");
+	ctl_expect_error(
+		&Ctl, "namespace_add",
+		"{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":4,"
+		"\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096,\"ana_grpid\":7}}",
+		INVALID,
+		"namespace.ana_grpid: ANA group 7 is defined on no port (ana_state_set defines it on one)");
+	ctl_expect_error(
+		&Ctl, "namespace_add",
+		"{\"nqn\":\"" FX_SUBNQN "\",\"namespaces\":["
+		"{\"nsid\":4,\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096},"
+		"{\"nsid\":5,\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096,\"ana\":{\"grpid\":\"8\"}}]}",
+		INVALID,
+		"namespaces[1].ana_grpid: ANA group 8 is defined on no port (ana_state_set "
+		"defines it on one)");
+	ctl_expect_error(
+		&Ctl, "namespace_add",
+		"{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":4,"
+		"\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096,\"ana_grpid\":1,\"ana\":{\"grpid\":\"2\"}}}",
+		INVALID,
+		"namespace.ana.grpid: 2 differs from ana_grpid 1 (both name the namespace's ANA group)");
 	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(nvmf_tgt_find_subsys(&F.tgt, FX_SUBNQN), 4));
 	fx_teardown(&F);
 }
@@ -241,12 +265,16 @@ static void namespace_add_takes_a_group_some_port_defines(void)
 static void subsystem_add_takes_groups_some_port_defines(void)
 {
 	setup();
-	ctl_expect_error(&Ctl, "subsystem_add", "{\"subsystem\":{\"nqn\":\"nqn.new\",\"namespaces\":["
-			 "{\"nsid\":1,\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096,\"ana_grpid\":3}]}}",
-			 INVALID, "subsystem.namespaces[0].ana_grpid: ANA group 3 is defined on no port "
-			 "(ana_state_set defines it on one)");
+	ctl_expect_error(
+		&Ctl, "subsystem_add",
+		"{\"subsystem\":{\"nqn\":\"nqn.new\",\"namespaces\":["
+		"{\"nsid\":1,\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096,\"ana_grpid\":3}]}}",
+		INVALID,
+		"subsystem.namespaces[0].ana_grpid: ANA group 3 is defined on no port "
+		"(ana_state_set defines it on one)");
 	CU_ASSERT_PTR_NULL(nvmf_tgt_find_subsys(&F.tgt, "nqn.new"));
-	ctl_ok(&Ctl, "subsystem_add", "{\"subsystem\":{\"nqn\":\"nqn.new\",\"namespaces\":["
+	ctl_ok(&Ctl, "subsystem_add",
+	       "{\"subsystem\":{\"nqn\":\"nqn.new\",\"namespaces\":["
 	       "{\"nsid\":1,\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096,\"ana_grpid\":2}]}}");
 	fx_teardown(&F);
 }
@@ -254,13 +282,18 @@ static void subsystem_add_takes_groups_some_port_defines(void)
 static void port_add_defines_its_groups(void)
 {
 	setup();
-	ctl_expect_error(&Ctl, "port_add", "{\"port\":{\"portid\":3,\"addr\":{\"trtype\":\"rdma\",\"traddr\":"
-			 "\"10.0.0.1\"},\"ana_groups\":[{\"grpid\":7,\"ana\":{\"state\":\"slow\"}}]}}", INVALID,
-			 "port.ana_groups[0].ana.state: \"slow\" is not an ANA state (optimized, non-optimized, "
-			 "inaccessible, persistent-loss or change)");
+	ctl_expect_error(
+		&Ctl, "port_add",
+		"{\"port\":{\"portid\":3,\"addr\":{\"trtype\":\"rdma\",\"traddr\":"
+		"\"10.0.0.1\"},\"ana_groups\":[{\"grpid\":7,\"ana\":{\"state\":\"slow\"}}]}}",
+		INVALID,
+		"port.ana_groups[0].ana.state: \"slow\" is not an ANA state (optimized, non-optimized, "
+		"inaccessible, persistent-loss or change)");
 	/* A valid object parses; the loop target has no rdma transport to listen with. */
-	json_t *resp = ctl_call(&Ctl, "port_add", "{\"port\":{\"portid\":3,\"addr\":{\"trtype\":\"rdma\","
-				"\"traddr\":\"10.0.0.1\"},\"ana_groups\":[{\"grpid\":7,\"ana\":{\"state\":\"optimized\"}}]}}");
+	json_t *resp = ctl_call(
+		&Ctl, "port_add",
+		"{\"port\":{\"portid\":3,\"addr\":{\"trtype\":\"rdma\","
+		"\"traddr\":\"10.0.0.1\"},\"ana_groups\":[{\"grpid\":7,\"ana\":{\"state\":\"optimized\"}}]}}");
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(resp, "error"), "code")),
 			NVMF_RPC_REFUSED);
 	json_decref(resp);
@@ -270,10 +303,12 @@ static void port_add_defines_its_groups(void)
 static void port_remove_refuses_to_leave_a_namespaces_group_undefined(void)
 {
 	setup();
-	ctl_expect_error(&Ctl, "port_remove", "{\"portid\":1}", NVMF_RPC_REFUSED,
-			 "parameter 'portid': port 1 is the only port defining ANA group 5, the group of "
-			 "namespace 1 of " SUB2 ": move the namespace to another group (namespace_ana_group_set) "
-			 "or define the group on another port (ana_state_set) first");
+	ctl_expect_error(
+		&Ctl, "port_remove", "{\"portid\":1}", NVMF_RPC_REFUSED,
+		"parameter 'portid': port 1 is the only port defining ANA group 5, the group of "
+		"namespace 1 of " SUB2
+		": move the namespace to another group (namespace_ana_group_set) "
+		"or define the group on another port (ana_state_set) first");
 	CU_ASSERT_PTR_NOT_NULL(nvmf_tgt_find_port(&F.tgt, 1));
 	ctl_ok(&Ctl, "ana_state_set", "{\"portid\":2,\"grpid\":5,\"state\":\"optimized\"}");
 	ctl_ok(&Ctl, "port_remove", "{\"portid\":1}");
@@ -285,30 +320,41 @@ static void running_configuration_shows_the_states_and_groups_as_they_are(void)
 {
 	setup();
 	ctl_ok(&Ctl, "ana_state_set", "{\"portid\":2,\"grpid\":2,\"state\":\"change\"}");
-	ctl_ok(&Ctl, "namespace_ana_group_set", "{\"nqn\":\"" FX_SUBNQN "\",\"nsid\":1,\"grpid\":2}");
+	ctl_ok(&Ctl, "namespace_ana_group_set",
+	       "{\"nqn\":\"" FX_SUBNQN "\",\"nsid\":1,\"grpid\":2}");
 	json_t *resp, *r = result("config_get", NULL, &resp);
 	json_t *p2 = json_array_get(json_object_get(r, "ports"), 1);
 	json_t *groups = json_object_get(p2, "ana_groups");
 	CU_ASSERT_EQUAL_FATAL(json_array_size(groups), 2);
 	CU_ASSERT_EQUAL(num(json_array_get(groups, 1), "grpid"), 2);
-	CU_ASSERT_STRING_EQUAL(str(json_object_get(json_array_get(groups, 1), "ana"), "state"), "change");
-	json_t *ns1 = json_array_get(json_object_get(json_array_get(json_object_get(r, "subsystems"), 0),
-						     "namespaces"), 0);
+	CU_ASSERT_STRING_EQUAL(str(json_object_get(json_array_get(groups, 1), "ana"), "state"),
+			       "change");
+	json_t *ns1 = json_array_get(
+		json_object_get(json_array_get(json_object_get(r, "subsystems"), 0), "namespaces"),
+		0);
 	CU_ASSERT_EQUAL(num(ns1, "ana_grpid"), 2);
 	json_decref(resp);
 	fx_teardown(&F);
 }
 
 const struct unit_test ctl_ana_tests[] = {
-	{"ana_state_set_changes_a_state_and_answers_the_previous_one", ana_state_set_changes_a_state_and_answers_the_previous_one},
-	{"ana_state_set_refuses_bad_parameters_by_name", ana_state_set_refuses_bad_parameters_by_name},
-	{"ana_state_list_gives_each_ports_groups_states_and_namespaces", ana_state_list_gives_each_ports_groups_states_and_namespaces},
-	{"namespace_ana_group_set_moves_a_namespace", namespace_ana_group_set_moves_a_namespace},
-	{"namespace_ana_group_set_refuses_bad_parameters_by_name", namespace_ana_group_set_refuses_bad_parameters_by_name},
-	{"namespace_add_takes_a_group_some_port_defines", namespace_add_takes_a_group_some_port_defines},
-	{"subsystem_add_takes_groups_some_port_defines", subsystem_add_takes_groups_some_port_defines},
-	{"port_add_defines_its_groups", port_add_defines_its_groups},
-	{"port_remove_refuses_to_leave_a_namespaces_group_undefined", port_remove_refuses_to_leave_a_namespaces_group_undefined},
-	{"running_configuration_shows_the_states_and_groups_as_they_are", running_configuration_shows_the_states_and_groups_as_they_are},
-	{NULL, NULL},
+	{ "ana_state_set_changes_a_state_and_answers_the_previous_one",
+	  ana_state_set_changes_a_state_and_answers_the_previous_one },
+	{ "ana_state_set_refuses_bad_parameters_by_name",
+	  ana_state_set_refuses_bad_parameters_by_name },
+	{ "ana_state_list_gives_each_ports_groups_states_and_namespaces",
+	  ana_state_list_gives_each_ports_groups_states_and_namespaces },
+	{ "namespace_ana_group_set_moves_a_namespace", namespace_ana_group_set_moves_a_namespace },
+	{ "namespace_ana_group_set_refuses_bad_parameters_by_name",
+	  namespace_ana_group_set_refuses_bad_parameters_by_name },
+	{ "namespace_add_takes_a_group_some_port_defines",
+	  namespace_add_takes_a_group_some_port_defines },
+	{ "subsystem_add_takes_groups_some_port_defines",
+	  subsystem_add_takes_groups_some_port_defines },
+	{ "port_add_defines_its_groups", port_add_defines_its_groups },
+	{ "port_remove_refuses_to_leave_a_namespaces_group_undefined",
+	  port_remove_refuses_to_leave_a_namespaces_group_undefined },
+	{ "running_configuration_shows_the_states_and_groups_as_they_are",
+	  running_configuration_shows_the_states_and_groups_as_they_are },
+	{ NULL, NULL },
 };

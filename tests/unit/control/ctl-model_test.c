@@ -18,7 +18,8 @@
 #include "tests/unit/target/fixture.h"
 
 #define NEW_NQN "nqn.2026-12.io.nvmf-rdma:new"
-#define INVALID_SUBNQN ((int)(nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAM) | NVME_SC_DNR))
+#define INVALID_SUBNQN \
+	((int)(nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAM) | NVME_SC_DNR))
 
 static struct fx F;
 static struct nvmf_ctl Ctl;
@@ -50,7 +51,8 @@ static int try_connect(struct fxq *q, const char *nqn)
 	return fx_connect(q, 0, 31, nqn, FX_HOSTNQN, 0xffff, 0, NULL, NULL);
 }
 
-static const char new_subsys[] = "{\"subsystem\":{\"nqn\":\"" NEW_NQN "\",\"attr\":{\"allow_any_host\":\"1\"},"
+static const char new_subsys[] =
+	"{\"subsystem\":{\"nqn\":\"" NEW_NQN "\",\"attr\":{\"allow_any_host\":\"1\"},"
 	"\"namespaces\":[{\"nsid\":1,\"nvmf_backend\":\"ram\",\"nvmf_size_bytes\":\"1M\"}]}}";
 
 static void added_subsystem_is_served_once_linked_to_a_port(void)
@@ -62,7 +64,7 @@ static void added_subsystem_is_served_once_linked_to_a_port(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_PTR_NOT_NULL(nvmf_subsys_ns(s, 1));
 	struct fxq q1, q2;
-	CU_ASSERT_EQUAL(try_connect(&q1, NEW_NQN), INVALID_SUBNQN);   /* on no port yet */
+	CU_ASSERT_EQUAL(try_connect(&q1, NEW_NQN), INVALID_SUBNQN); /* on no port yet */
 	fx_disconnect(&q1);
 	expect_ok("port_link", "{\"portid\":1,\"nqn\":\"" NEW_NQN "\"}");
 	CU_ASSERT_TRUE(F.tgt.disc_genctr > genctr);
@@ -73,7 +75,9 @@ static void added_subsystem_is_served_once_linked_to_a_port(void)
 		     "parameter 'nqn': port 1 already exposes " NEW_NQN);
 	/* Unlinked: its controller on that port goes, and connecting is refused again. */
 	json_t *resp = call("port_unlink", "{\"portid\":1,\"nqn\":\"" NEW_NQN "\"}");
-	CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(resp, "result"), "disconnected")), 1);
+	CU_ASSERT_EQUAL(json_integer_value(
+				json_object_get(json_object_get(resp, "result"), "disconnected")),
+			1);
 	json_decref(resp);
 	nvmf_loop_drive(&F.tgt);
 	struct fxq q3;
@@ -88,7 +92,7 @@ static void added_subsystem_is_served_once_linked_to_a_port(void)
 		nvmf_loop_drive(&F.tgt);
 	}
 	CU_ASSERT_EQUAL(nvmf_tgt_ns_draining(&F.tgt), 0);
-	CU_ASSERT_EQUAL(F.tgt.n_retired_subsys, 0);             /* freed: nothing pointed at it */
+	CU_ASSERT_EQUAL(F.tgt.n_retired_subsys, 0); /* freed: nothing pointed at it */
 	expect_error("subsystem_remove", "{\"nqn\":\"" NEW_NQN "\"}", NVMF_RPC_NOT_FOUND,
 		     "parameter 'nqn': no subsystem " NEW_NQN);
 	fx_teardown(&F);
@@ -99,12 +103,14 @@ static void removed_subsystem_drops_its_controllers(void)
 	setup();
 	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
 	json_t *resp = call("subsystem_remove", "{\"nqn\":\"" FX_SUBNQN "\"}");
-	CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(resp, "result"), "disconnected")), 1);
+	CU_ASSERT_EQUAL(json_integer_value(
+				json_object_get(json_object_get(resp, "result"), "disconnected")),
+			1);
 	json_decref(resp);
-	CU_ASSERT_EQUAL(F.tgt.n_retired_subsys, 1);             /* its controller still points at it */
+	CU_ASSERT_EQUAL(F.tgt.n_retired_subsys, 1); /* its controller still points at it */
 	nvmf_loop_drive(&F.tgt);
 	CU_ASSERT_TRUE(fx_admin_deleted(&F));
-	CU_ASSERT_EQUAL(F.tgt.n_retired_subsys, 0);             /* freed with its last controller */
+	CU_ASSERT_EQUAL(F.tgt.n_retired_subsys, 0); /* freed with its last controller */
 	CU_ASSERT_EQUAL(F.tgt.ports[0]->n_subsys, 0);
 	CU_ASSERT_EQUAL(F.tgt.ports[0]->cfg->n_subsystems, 0);
 	fx_teardown(&F);
@@ -113,51 +119,71 @@ static void removed_subsystem_drops_its_controllers(void)
 static void subsystem_and_port_errors_change_nothing(void)
 {
 	setup();
-	expect_error("subsystem_add", "{\"subsystem\":{\"nqn\":\"" FX_SUBNQN "\"}}", NVMF_RPC_EXISTS,
-		     "subsystem: subsystem " FX_SUBNQN " exists");
-	expect_error("subsystem_add", "{\"subsystem\":{\"nqn\":\"nqn.2014-08.org.nvmexpress.discovery\"}}",
-		     NVMF_RPC_INVALID_PARAMS, "subsystem.nqn: \"nqn.2014-08.org.nvmexpress.discovery\" is the "
+	expect_error("subsystem_add", "{\"subsystem\":{\"nqn\":\"" FX_SUBNQN "\"}}",
+		     NVMF_RPC_EXISTS, "subsystem: subsystem " FX_SUBNQN " exists");
+	expect_error("subsystem_add",
+		     "{\"subsystem\":{\"nqn\":\"nqn.2014-08.org.nvmexpress.discovery\"}}",
+		     NVMF_RPC_INVALID_PARAMS,
+		     "subsystem.nqn: \"nqn.2014-08.org.nvmexpress.discovery\" is the "
 		     "discovery subsystem's NQN");
-	expect_error("subsystem_add", "{\"subsystem\":{\"nqn\":\"" NEW_NQN "\",\"namespaces\":[{\"nsid\":1,"
-		     "\"device\":{\"path\":\"/nonexistent/x.img\"}}]}}", NVMF_RPC_REFUSED,
-		     "subsystem: namespaces[0] (subsystem " NEW_NQN ", namespace 1): /nonexistent/x.img: "
+	expect_error("subsystem_add",
+		     "{\"subsystem\":{\"nqn\":\"" NEW_NQN "\",\"namespaces\":[{\"nsid\":1,"
+		     "\"device\":{\"path\":\"/nonexistent/x.img\"}}]}}",
+		     NVMF_RPC_REFUSED,
+		     "subsystem: namespaces[0] (subsystem " NEW_NQN
+		     ", namespace 1): /nonexistent/x.img: "
 		     "No such file or directory");
-	expect_error("subsystem_add", "{}", NVMF_RPC_INVALID_PARAMS,
-		     "missing parameter 'subsystem' (an object as in the config file's \"subsystems\")");
+	expect_error(
+		"subsystem_add", "{}", NVMF_RPC_INVALID_PARAMS,
+		"missing parameter 'subsystem' (an object as in the config file's \"subsystems\")");
 	CU_ASSERT_PTR_NULL(nvmf_tgt_find_subsys(&F.tgt, NEW_NQN));
 	CU_ASSERT_EQUAL(F.tgt.n_subsys, 1);
-	static const char rdma_port[] = "{\"port\":{\"portid\":%d,\"addr\":{\"trtype\":\"rdma\",\"adrfam\":\"ipv4\","
+	static const char rdma_port[] =
+		"{\"port\":{\"portid\":%d,\"addr\":{\"trtype\":\"rdma\",\"adrfam\":\"ipv4\","
 		"\"traddr\":\"%s\",\"trsvcid\":\"4430\"},\"subsystems\":[\"%s\"]}}";
 	char p[512];
 	snprintf(p, sizeof(p), rdma_port, 1, "10.1.1.1", FX_SUBNQN);
 	expect_error("port_add", p, NVMF_RPC_EXISTS, "port: port 1 exists");
 	snprintf(p, sizeof(p), rdma_port, 2, "10.1.1.1", FX_SUBNQN);
-	expect_error("port_add", p, NVMF_RPC_REFUSED,
-		     "port: the rdma transport is not running here (its start-up message says why)");
+	expect_error(
+		"port_add", p, NVMF_RPC_REFUSED,
+		"port: the rdma transport is not running here (its start-up message says why)");
 	/* An address a running port of the same transport holds is refused naming that
 	 * port: added_port_listens_and_removed_port_stops below (the core) and
 	 * tests/local/tcp_test.sh (over the control socket, tcp next to tcp). Here the
 	 * running port is a loop port, which the RPC cannot add. */
 	/* Another transport, family or service is no overlap: it gets as far as the
 	 * transport (rdma_cm's port space is not TCP's). */
-	expect_error("port_add", "{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
-		     "\"0.0.0.0\",\"trsvcid\":\"4420\"}}}", NVMF_RPC_REFUSED,
+	expect_error("port_add",
+		     "{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
+		     "\"0.0.0.0\",\"trsvcid\":\"4420\"}}}",
+		     NVMF_RPC_REFUSED,
 		     "port: the tcp transport is not running here (its start-up message says why)");
-	expect_error("port_add", "{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
-		     "\"::\",\"trsvcid\":\"4420\"}}}", NVMF_RPC_REFUSED,
+	expect_error("port_add",
+		     "{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
+		     "\"::\",\"trsvcid\":\"4420\"}}}",
+		     NVMF_RPC_REFUSED,
 		     "port: the tcp transport is not running here (its start-up message says why)");
 	snprintf(p, sizeof(p), rdma_port, 2, "10.1.1.x", FX_SUBNQN);
-	expect_error("port_add", p, NVMF_RPC_INVALID_PARAMS, "port.addr.traddr: \"10.1.1.x\" is not an IPv4 address");
+	expect_error("port_add", p, NVMF_RPC_INVALID_PARAMS,
+		     "port.addr.traddr: \"10.1.1.x\" is not an IPv4 address");
 	/* The same checks as the config file: no TLS, no typo in our keys. */
-	expect_error("port_add", "{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
-		     "\"10.1.1.1\",\"tsas\":\"tls1.3\"}}}", NVMF_RPC_INVALID_PARAMS,
-		     "port.addr.tsas: \"tls1.3\" asks for TLS, which tcp ports of this target do not have; "
-		     "use \"none\" (or leave it out)");
-	expect_error("port_add", "{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
-		     "\"10.1.1.1\"},\"param\":{\"nvmf_maxh2cdta\":\"4096\"}}}", NVMF_RPC_INVALID_PARAMS,
-		     "port.param.nvmf_maxh2cdta: unknown extension key (known here: nvmf_maxh2cdata, "
-		     "nvmf_zerocopy_threshold)");
-	expect_error("port_remove", "{\"portid\":9}", NVMF_RPC_NOT_FOUND, "parameter 'portid': no port 9");
+	expect_error(
+		"port_add",
+		"{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
+		"\"10.1.1.1\",\"tsas\":\"tls1.3\"}}}",
+		NVMF_RPC_INVALID_PARAMS,
+		"port.addr.tsas: \"tls1.3\" asks for TLS, which tcp ports of this target do not have; "
+		"use \"none\" (or leave it out)");
+	expect_error(
+		"port_add",
+		"{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
+		"\"10.1.1.1\"},\"param\":{\"nvmf_maxh2cdta\":\"4096\"}}}",
+		NVMF_RPC_INVALID_PARAMS,
+		"port.param.nvmf_maxh2cdta: unknown extension key (known here: nvmf_maxh2cdata, "
+		"nvmf_zerocopy_threshold)");
+	expect_error("port_remove", "{\"portid\":9}", NVMF_RPC_NOT_FOUND,
+		     "parameter 'portid': no port 9");
 	expect_error("port_link", "{\"portid\":1,\"nqn\":\"nqn.x:none\"}", NVMF_RPC_NOT_FOUND,
 		     "parameter 'nqn': no subsystem nqn.x:none");
 	CU_ASSERT_EQUAL(F.tgt.n_ports, 1);
@@ -183,9 +209,10 @@ static void added_port_listens_and_removed_port_stops(void)
 	char err[256] = "";
 	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_port_add(&F.tgt, &pc, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(nvmf_tgt_port_add(&F.tgt, &pc, err, sizeof(err)), -EEXIST);
-	pc.portid = 3;                 /* port 2's address under another ID */
+	pc.portid = 3; /* port 2's address under another ID */
 	CU_ASSERT_EQUAL(nvmf_tgt_port_add(&F.tgt, &pc, err, sizeof(err)), -EADDRINUSE);
-	CU_ASSERT_STRING_EQUAL(err, "10.2.2.2:4421 overlaps port 2 (loop 10.2.2.2:4421), which listens "
+	CU_ASSERT_STRING_EQUAL(err,
+			       "10.2.2.2:4421 overlaps port 2 (loop 10.2.2.2:4421), which listens "
 			       "there already");
 	CU_ASSERT_PTR_NULL(nvmf_tgt_find_port(&F.tgt, 3));
 	pc.portid = 2;
@@ -214,7 +241,8 @@ static void added_port_listens_and_removed_port_stops(void)
 static void saved_running_configuration_loads_back_with_the_changes(void)
 {
 	setup();
-	expect_ok("namespace_add", "{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":9,\"nvmf_backend\":\"null\","
+	expect_ok("namespace_add",
+		  "{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":9,\"nvmf_backend\":\"null\","
 		  "\"nvmf_size_bytes\":4096}}");
 	expect_ok("host_add", "{\"nqn\":\"" FX_SUBNQN "\",\"host\":\"nqn.h:second\"}");
 	expect_ok("subsystem_add", new_subsys);
@@ -226,7 +254,8 @@ static void saved_running_configuration_loads_back_with_the_changes(void)
 	/* The loader takes rdma ports only: save without the loop port. */
 	unsigned dropped;
 	char err[256], dir[] = "/tmp/nvmf-cfg-XXXXXX", path[64], params[128];
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_port_remove(&F.tgt, F.tgt.ports[0], &dropped, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		nvmf_tgt_port_remove(&F.tgt, F.tgt.ports[0], &dropped, err, sizeof(err)), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/saved.json", dir);
 	snprintf(params, sizeof(params), "{\"path\":\"%s\"}", path);
@@ -266,8 +295,9 @@ static void config_get_hides_secrets_that_config_save_keeps(void)
 	cfg->dhchap[0].key = strdup(key);
 	cfg->n_dhchap = 1;
 	json_t *resp = call("config_get", "{}");
-	json_t *d = json_object_get(json_array_get(json_object_get(json_object_get(resp, "result"), "hosts"), 0),
-				    "dhchap");
+	json_t *d = json_object_get(
+		json_array_get(json_object_get(json_object_get(resp, "result"), "hosts"), 0),
+		"dhchap");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(d, "key")), "(secret)");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(d, "ctrl_key")), "");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(d, "dhgroup")), "null");
@@ -277,7 +307,8 @@ static void config_get_hides_secrets_that_config_save_keeps(void)
 	json_decref(resp);
 	unsigned dropped;
 	char err[256], dir[] = "/tmp/nvmf-cfg-XXXXXX", path[64], params[128];
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_port_remove(&F.tgt, F.tgt.ports[0], &dropped, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		nvmf_tgt_port_remove(&F.tgt, F.tgt.ports[0], &dropped, err, sizeof(err)), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/saved.json", dir);
 	snprintf(params, sizeof(params), "{\"path\":\"%s\"}", path);
@@ -293,11 +324,14 @@ static void config_get_hides_secrets_that_config_save_keeps(void)
 }
 
 const struct unit_test control_model_tests[] = {
-	{"added_subsystem_is_served_once_linked_to_a_port", added_subsystem_is_served_once_linked_to_a_port},
-	{"removed_subsystem_drops_its_controllers", removed_subsystem_drops_its_controllers},
-	{"subsystem_and_port_errors_change_nothing", subsystem_and_port_errors_change_nothing},
-	{"added_port_listens_and_removed_port_stops", added_port_listens_and_removed_port_stops},
-	{"saved_running_configuration_loads_back_with_the_changes", saved_running_configuration_loads_back_with_the_changes},
-	{"config_get_hides_secrets_that_config_save_keeps", config_get_hides_secrets_that_config_save_keeps},
-	{NULL, NULL},
+	{ "added_subsystem_is_served_once_linked_to_a_port",
+	  added_subsystem_is_served_once_linked_to_a_port },
+	{ "removed_subsystem_drops_its_controllers", removed_subsystem_drops_its_controllers },
+	{ "subsystem_and_port_errors_change_nothing", subsystem_and_port_errors_change_nothing },
+	{ "added_port_listens_and_removed_port_stops", added_port_listens_and_removed_port_stops },
+	{ "saved_running_configuration_loads_back_with_the_changes",
+	  saved_running_configuration_loads_back_with_the_changes },
+	{ "config_get_hides_secrets_that_config_save_keeps",
+	  config_get_hides_secrets_that_config_save_keeps },
+	{ NULL, NULL },
 };

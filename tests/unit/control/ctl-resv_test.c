@@ -42,7 +42,8 @@ static void namespace_reservation_lists_registrants_holder_and_their_controllers
 	CU_ASSERT_EQUAL_FATAL(rf_register(&R.a, RF_NS, 0, 0, 0xa), 0);
 	CU_ASSERT_EQUAL_FATAL(rf_register(&R.b, RF_NS, 0, 0, 0xb), 0);
 	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.b, RF_NS, NVME_RESERVATION_RACQA_ACQUIRE,
-					 NVME_RESERVATION_RTYPE_WERO, 0xb, 0), 0);
+					 NVME_RESERVATION_RTYPE_WERO, 0xb, 0),
+			      0);
 	json_t *resp = ctl_call(&Ctl, "namespace_reservation", PARAMS(1));
 	json_t *r = ctl_result(resp);
 	CU_ASSERT_STRING_EQUAL(s(r, "nqn"), FX_SUBNQN);
@@ -63,9 +64,11 @@ static void namespace_reservation_lists_registrants_holder_and_their_controllers
 	/* Host A's two controllers, its NQN once. */
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(a, "controllers")), 2);
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(a, "hostnqns")), 1);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(json_object_get(a, "hostnqns"), 0)), FX_HOSTNQN);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(json_object_get(a, "hostnqns"), 0)),
+			       FX_HOSTNQN);
 	CU_ASSERT_TRUE(json_is_true(json_object_get(b, "holder")));
-	CU_ASSERT_EQUAL(json_integer_value(json_array_get(json_object_get(b, "controllers"), 0)), R.b.cntlid);
+	CU_ASSERT_EQUAL(json_integer_value(json_array_get(json_object_get(b, "controllers"), 0)),
+			R.b.cntlid);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(json_object_get(b, "hostnqns"), 0)),
 			       FX_OTHER_HOSTNQN);
 	json_decref(resp);
@@ -103,8 +106,8 @@ static void namespace_reservation_without_reservations_or_namespace(void)
 			 "parameter 'nsid': subsystem " FX_SUBNQN " has no enabled namespace 7");
 	ctl_expect_error(&Ctl, "namespace_reservation", "{\"nqn\":\"nqn.x:none\",\"nsid\":1}",
 			 NVMF_RPC_NOT_FOUND, "parameter 'nqn': no subsystem nqn.x:none");
-	ctl_expect_error(&Ctl, "namespace_reservation", "{\"nqn\":\"" FX_SUBNQN "\"}", NVMF_RPC_INVALID_PARAMS,
-			 "missing parameter 'nsid' (an integer)");
+	ctl_expect_error(&Ctl, "namespace_reservation", "{\"nqn\":\"" FX_SUBNQN "\"}",
+			 NVMF_RPC_INVALID_PARAMS, "missing parameter 'nsid' (an integer)");
 	rf_teardown(&R);
 }
 
@@ -112,25 +115,30 @@ static void namespace_reservation_without_reservations_or_namespace(void)
 static void namespace_added_with_resv_enable_takes_reservations(void)
 {
 	setup();
-	ctl_ok(&Ctl, "namespace_add", "{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":3,"
+	ctl_ok(&Ctl, "namespace_add",
+	       "{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":3,"
 	       "\"nvmf_backend\":\"ram\",\"nvmf_size_bytes\":\"1M\",\"resv\":{\"enable\":\"1\"}}}");
 	json_t *resp = ctl_call(&Ctl, "namespace_reservation", PARAMS(3));
 	CU_ASSERT_TRUE(json_is_true(json_object_get(ctl_result(resp), "enabled")));
 	json_decref(resp);
 	CU_ASSERT_EQUAL(rf_register(&R.a, 3, 0, 0, 0x33), 0);
-	ctl_expect_error(&Ctl, "namespace_add", "{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":4,"
-			 "\"nvmf_backend\":\"ram\",\"nvmf_size_bytes\":\"1M\",\"resv\":{\"enable\":\"2\"}}}",
-			 NVMF_RPC_INVALID_PARAMS, "namespace.resv.enable: expected 0 or 1 (or true/false), got \"2\"");
+	ctl_expect_error(
+		&Ctl, "namespace_add",
+		"{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":4,"
+		"\"nvmf_backend\":\"ram\",\"nvmf_size_bytes\":\"1M\",\"resv\":{\"enable\":\"2\"}}}",
+		NVMF_RPC_INVALID_PARAMS,
+		"namespace.resv.enable: expected 0 or 1 (or true/false), got \"2\"");
 	rf_teardown(&R);
 }
 
 const struct unit_test ctl_resv_tests[] = {
-	{"namespace_added_with_resv_enable_takes_reservations", namespace_added_with_resv_enable_takes_reservations},
-	{"namespace_reservation_lists_registrants_holder_and_their_controllers",
-	 namespace_reservation_lists_registrants_holder_and_their_controllers},
-	{"namespace_reservation_of_a_registrant_whose_controllers_left",
-	 namespace_reservation_of_a_registrant_whose_controllers_left},
-	{"namespace_reservation_without_reservations_or_namespace",
-	 namespace_reservation_without_reservations_or_namespace},
-	{NULL, NULL},
+	{ "namespace_added_with_resv_enable_takes_reservations",
+	  namespace_added_with_resv_enable_takes_reservations },
+	{ "namespace_reservation_lists_registrants_holder_and_their_controllers",
+	  namespace_reservation_lists_registrants_holder_and_their_controllers },
+	{ "namespace_reservation_of_a_registrant_whose_controllers_left",
+	  namespace_reservation_of_a_registrant_whose_controllers_left },
+	{ "namespace_reservation_without_reservations_or_namespace",
+	  namespace_reservation_without_reservations_or_namespace },
+	{ NULL, NULL },
 };

@@ -26,7 +26,7 @@
 #define NEW_NQN "nqn.2026-12.io.nvmf-rdma:reloaded"
 
 static struct fx F;
-static struct nvmf_config Next;     /* what the "file" says */
+static struct nvmf_config Next; /* what the "file" says */
 
 static struct nvmf_subsys *subsys(const char *nqn)
 {
@@ -107,7 +107,8 @@ static void difference_is_applied_and_connected_hosts_stay(void)
 	CU_ASSERT_EQUAL(json_array_size(changes), sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		if (strcmp(change(changes, i), want[i]))
-			fprintf(stderr, "\n  change %zu: got '%s', want '%s'\n", i, change(changes, i), want[i]);
+			fprintf(stderr, "\n  change %zu: got '%s', want '%s'\n", i,
+				change(changes, i), want[i]);
 		CU_ASSERT_STRING_EQUAL(change(changes, i), want[i]);
 	}
 	json_decref(changes);
@@ -129,7 +130,7 @@ static void failing_step_leaves_everything_as_it_was(void)
 {
 	setup();
 	struct nvmf_subsys_config *s = same_as_running();
-	fx_cfg_ns(s, 5, NVMF_BACKEND_RAM, 1u << 20, 512);                 /* would be added */
+	fx_cfg_ns(s, 5, NVMF_BACKEND_RAM, 1u << 20, 512); /* would be added */
 	struct nvmf_subsys_config *n = fx_cfg_subsys(&Next, NEW_NQN, NULL, 4);
 	struct nvmf_ns_config *bad = fx_cfg_ns(n, 1, NVMF_BACKEND_FILE, 0, 512);
 	bad->path = strdup("/nonexistent/reload/ns.img");
@@ -137,9 +138,10 @@ static void failing_step_leaves_everything_as_it_was(void)
 	json_array_append_new(changes, json_string("before"));
 	char err[512] = "";
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EIO);
-	CU_ASSERT_STRING_EQUAL(err, "subsystems[1] (" NEW_NQN "): namespaces[0] (subsystem " NEW_NQN
-			       ", namespace 1): /nonexistent/reload/ns.img: No such file or directory");
-	CU_ASSERT_EQUAL(json_array_size(changes), 1);            /* only what was there */
+	CU_ASSERT_STRING_EQUAL(
+		err, "subsystems[1] (" NEW_NQN "): namespaces[0] (subsystem " NEW_NQN
+		     ", namespace 1): /nonexistent/reload/ns.img: No such file or directory");
+	CU_ASSERT_EQUAL(json_array_size(changes), 1); /* only what was there */
 	CU_ASSERT_PTR_NULL(subsys(NEW_NQN));
 	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 5));
 	CU_ASSERT_EQUAL(subsys(FX_SUBNQN)->cfg->n_ns, 2);
@@ -185,10 +187,11 @@ static void refused_reload_does_not_log_a_staged_namespace_as_closed_after_comma
 	}
 	fx_stderr_end(&out);
 	CU_ASSERT_EQUAL(rc, -EIO);
-	CU_ASSERT_EQUAL(draining, 0);                 /* its backend was closed all the same */
+	CU_ASSERT_EQUAL(draining, 0); /* its backend was closed all the same */
 	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 5));
 	CU_ASSERT_PTR_NULL(strstr(out.text, "namespace 5"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out.text, "subsystem " FX_SUBNQN ": namespace 2 closed after its "
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.text,
+				      "subsystem " FX_SUBNQN ": namespace 2 closed after its "
 				      "last command"));
 	if (strstr(out.text, "namespace 5") || !strstr(out.text, "namespace 2 closed"))
 		fprintf(stderr, "\n  log: %s\n", out.text);
@@ -204,10 +207,11 @@ static void refused_reload_says_at_debug_that_the_staged_namespace_was_discarded
 	int rc = refused_reload_staging_ns5(&out);
 	fx_stderr_end(&out);
 	CU_ASSERT_EQUAL(rc, -EIO);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out.text, "subsystem " FX_SUBNQN ": namespace 5, staged by a "
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.text,
+				      "subsystem " FX_SUBNQN ": namespace 5, staged by a "
 				      "refused reload, discarded (it served no command)"));
 	CU_ASSERT_PTR_NULL(strstr(out.text, "last command"));
-	CU_ASSERT_FALSE(F.tgt.ns_discarding);          /* later removals are real ones */
+	CU_ASSERT_FALSE(F.tgt.ns_discarding); /* later removals are real ones */
 	teardown();
 }
 
@@ -220,33 +224,38 @@ static void what_cannot_change_live_is_refused_by_name(void)
 	same_as_running();
 	Next.target.threads = 4;
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "nvmf_target.threads differs from the running target's (running 1, file 4); "
-			       "it takes a restart");
+	CU_ASSERT_STRING_EQUAL(
+		err, "nvmf_target.threads differs from the running target's (running 1, file 4); "
+		     "it takes a restart");
 	teardown();
 
 	setup();
 	snprintf(same_as_running()->serial, 21, "OTHER");
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
-	char want[512];       /* the running serial is derived from the NQN (16 hex digits) */
-	snprintf(want, sizeof(want), "subsystems[0] (" FX_SUBNQN "): attr.serial differs (running \"%.16s\", "
-		 "file \"OTHER\"); a served subsystem keeps its identity (remove it and add it anew)",
-		 subsys(FX_SUBNQN)->serial);
+	char want[512]; /* the running serial is derived from the NQN (16 hex digits) */
+	snprintf(
+		want, sizeof(want),
+		"subsystems[0] (" FX_SUBNQN "): attr.serial differs (running \"%.16s\", "
+		"file \"OTHER\"); a served subsystem keeps its identity (remove it and add it anew)",
+		subsys(FX_SUBNQN)->serial);
 	CU_ASSERT_STRING_EQUAL(err, want);
 	teardown();
 
 	setup();
 	same_as_running()->ns[1].block_size = 512;
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "subsystems[0].namespaces[1] (" FX_SUBNQN ", nsid 2): nvmf_block_size "
-			       "differs (running 4096, file 512); remove the namespace and add it anew");
+	CU_ASSERT_STRING_EQUAL(
+		err, "subsystems[0].namespaces[1] (" FX_SUBNQN ", nsid 2): nvmf_block_size "
+		     "differs (running 4096, file 512); remove the namespace and add it anew");
 	teardown();
 
 	setup();
 	same_as_running();
 	snprintf(Next.ports[0].trsvcid, sizeof(Next.ports[0].trsvcid), "4421");
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "ports[0] (port 1): addr.trsvcid differs (running \"4420\", file \"4421\"); "
-			       "remove the port and add it anew");
+	CU_ASSERT_STRING_EQUAL(
+		err, "ports[0] (port 1): addr.trsvcid differs (running \"4420\", file \"4421\"); "
+		     "remove the port and add it anew");
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
 	teardown();
 
@@ -254,8 +263,9 @@ static void what_cannot_change_live_is_refused_by_name(void)
 	same_as_running();
 	Next.ports[0].zerocopy_threshold = 0;
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "ports[0] (port 1): param.nvmf_zerocopy_threshold differs (running 32768, "
-			       "file 0); remove the port and add it anew");
+	CU_ASSERT_STRING_EQUAL(
+		err, "ports[0] (port 1): param.nvmf_zerocopy_threshold differs (running 32768, "
+		     "file 0); remove the port and add it anew");
 	teardown();
 	json_decref(changes);
 }
@@ -270,10 +280,11 @@ static void removed_host_and_port_disconnect_on_reload(void)
 	json_t *changes = json_array();
 	char err[512] = "";
 	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
-	CU_ASSERT_STRING_EQUAL(change(changes, 0), "subsystem " FX_SUBNQN ": host nqn.h:only-this-one allowed");
+	CU_ASSERT_STRING_EQUAL(change(changes, 0),
+			       "subsystem " FX_SUBNQN ": host nqn.h:only-this-one allowed");
 	CU_ASSERT_STRING_EQUAL(change(changes, 1), "port 1 removed (1 controllers disconnected)");
 	CU_ASSERT_STRING_EQUAL(change(changes, 2), "subsystem " FX_SUBNQN ": host " FX_HOSTNQN
-			       " removed (0 controllers disconnected)");
+						   " removed (0 controllers disconnected)");
 	nvmf_loop_drive(&F.tgt);
 	CU_ASSERT_TRUE(fx_admin_deleted(&F));
 	CU_ASSERT_EQUAL(F.tgt.n_ports, 0);
@@ -290,8 +301,9 @@ static void config_reload_method_names_the_file_problem(void)
 	char req[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"config_reload\"}";
 	char *text = nvmf_rpc_handle(nvmf_ctl_methods, &ctl, req, strlen(req));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	CU_ASSERT_STRING_EQUAL(text, "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32003,\"message\":"
-			       "\"the target was not started from a file (nothing was changed)\"}}");
+	CU_ASSERT_STRING_EQUAL(
+		text, "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32003,\"message\":"
+		      "\"the target was not started from a file (nothing was changed)\"}}");
 	free(text);
 	char path[] = "/tmp/nvmf-reload-XXXXXX";
 	int fd = mkstemp(path);
@@ -301,8 +313,10 @@ static void config_reload_method_names_the_file_problem(void)
 	ctl.config_path = path;
 	text = nvmf_rpc_handle(nvmf_ctl_methods, &ctl, req, strlen(req));
 	char want[256];
-	snprintf(want, sizeof(want), "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":"
-		 "\"%s: ports: expected an array, got 7 (nothing was changed)\"}}", path);
+	snprintf(want, sizeof(want),
+		 "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":"
+		 "\"%s: ports: expected an array, got 7 (nothing was changed)\"}}",
+		 path);
 	CU_ASSERT_STRING_EQUAL(text, want);
 	free(text);
 	unlink(path);
@@ -329,7 +343,7 @@ static void reload_never_cuts_a_file_namespace(void)
 	memset(&Next, 0, sizeof(Next));
 	Next.target = F.cfg.target;
 	struct nvmf_ns *ns = nvmf_subsys_ns(subsys(FX_SUBNQN), 1);
-	CU_ASSERT_EQUAL(nvmf_ns_nlb(ns), (8u << 20) / 512);            /* the whole file */
+	CU_ASSERT_EQUAL(nvmf_ns_nlb(ns), (8u << 20) / 512); /* the whole file */
 	struct nvmf_subsys_config *s = fx_cfg_subsys(&Next, FX_SUBNQN, FX_HOSTNQN, 4);
 	struct nvmf_ns_config *n = fx_cfg_ns(s, 1, NVMF_BACKEND_FILE, 1 << 20, 512);
 	n->path = strdup(path);
@@ -349,14 +363,16 @@ static void reload_never_cuts_a_file_namespace(void)
 	/* Above the file: refused without nvmf_create, grown with it. */
 	n->size_bytes = 16 << 20;
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "subsystem " FX_SUBNQN ", namespace 1: the file is 8388608 bytes, smaller "
-			       "than nvmf_size_bytes 16777216 (set nvmf_create to grow it)");
-	CU_ASSERT_EQUAL(subsys(FX_SUBNQN)->cfg->ns[0].size_bytes, 2u << 20);   /* nothing changed */
+	CU_ASSERT_STRING_EQUAL(err, "subsystem " FX_SUBNQN
+				    ", namespace 1: the file is 8388608 bytes, smaller "
+				    "than nvmf_size_bytes 16777216 (set nvmf_create to grow it)");
+	CU_ASSERT_EQUAL(subsys(FX_SUBNQN)->cfg->ns[0].size_bytes, 2u << 20); /* nothing changed */
 	n->create = true;
 	rs = subsys(FX_SUBNQN)->cfg;
-	rs->ns[0].create = true;                 /* backing_diff would refuse the flag's change */
+	rs->ns[0].create = true; /* backing_diff would refuse the flag's change */
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
-	CU_ASSERT_STRING_EQUAL(change(changes, 0), "subsystem " FX_SUBNQN ": namespace 1 resized to 16777216 bytes");
+	CU_ASSERT_STRING_EQUAL(change(changes, 0),
+			       "subsystem " FX_SUBNQN ": namespace 1 resized to 16777216 bytes");
 	CU_ASSERT_EQUAL(stat(path, &st), 0);
 	CU_ASSERT_EQUAL(st.st_size, 16 << 20);
 	json_decref(changes);
@@ -382,17 +398,19 @@ static void host_keys_reloaded_apply_to_the_next_connect(void)
 	char err[512] = "";
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 1);
-	CU_ASSERT_STRING_EQUAL(change(changes, 0), "hosts: DH-HMAC-CHAP settings changed (used from the next authentication)");
-	CU_ASSERT_PTR_NULL(fx_ctrl(&F)->auth);          /* the live controller is not touched */
+	CU_ASSERT_STRING_EQUAL(
+		change(changes, 0),
+		"hosts: DH-HMAC-CHAP settings changed (used from the next authentication)");
+	CU_ASSERT_PTR_NULL(fx_ctrl(&F)->auth); /* the live controller is not touched */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(F.tgt.host_auth);
 	CU_ASSERT_EQUAL(F.tgt.host_auth->dhgroup_id, 1);
-	CU_ASSERT_EQUAL(F.tgt.cfg->n_dhchap, 1);        /* what config save writes */
+	CU_ASSERT_EQUAL(F.tgt.cfg->n_dhchap, 1); /* what config save writes */
 	/* The next association must authenticate. */
 	struct fxq q;
 	struct nvme_cqe cqe;
 	fx_queue_init(&F, &q);
 	CU_ASSERT_EQUAL(fx_connect(&q, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000, NULL, &cqe), 0);
-	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) >> 16, 2);   /* AUTHREQ.ATR */
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) >> 16, 2); /* AUTHREQ.ATR */
 	/* The same file again changes nothing, nor does the default hash written out. */
 	json_array_clear(changes);
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
@@ -409,7 +427,8 @@ static void host_keys_reloaded_apply_to_the_next_connect(void)
 static void discovery_host_waiting(struct fxq *q, struct fx_cmd *aer)
 {
 	fx_queue_init(&F, q);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(q, 0, 31, NVMF_DISC_NQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(q, 0, 31, NVMF_DISC_NQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(fx_enable(q), 0);
 	struct nvme_sqe c;
 	memset(&c, 0, sizeof(c));
@@ -452,7 +471,7 @@ static void reload_applies_referrals_and_listing_mode_with_a_log_change_event(vo
 	struct nvmf_port *port = nvmf_tgt_find_port(&F.tgt, 1);
 	CU_ASSERT_EQUAL_FATAL(port->cfg->n_referrals, 1);
 	CU_ASSERT_STRING_EQUAL(port->cfg->referrals[0].traddr, "10.7.7.7");
-	CU_ASSERT_PTR_NOT_EQUAL(port->cfg->referrals, p->referrals);   /* the port's own copy */
+	CU_ASSERT_PTR_NOT_EQUAL(port->cfg->referrals, p->referrals); /* the port's own copy */
 	CU_ASSERT_EQUAL(F.tgt.cfg->target.discovery_log, NVMF_DISC_LOG_HOST_PORT);
 	nvmf_loop_drive(&F.tgt);
 	CU_ASSERT_TRUE_FATAL(fx_done(&aer));
@@ -472,7 +491,7 @@ static void reload_applies_changed_log_levels(void)
 	setup();
 	same_as_running();
 	nvmf_log_level_set(&F.tgt, NVMF_LOGC_RDMA, NVMF_LOG_ERROR);     /* set live */
-	F.tgt.cfg->target.log_level[NVMF_LOGC_AUTH] = NVMF_LOG_WARNING;  /* as if loaded */
+	F.tgt.cfg->target.log_level[NVMF_LOGC_AUTH] = NVMF_LOG_WARNING; /* as if loaded */
 	nvmf_log_level_set(&F.tgt, NVMF_LOGC_AUTH, NVMF_LOG_WARNING);
 	Next.target.log_level[NVMF_LOGC_TCP] = NVMF_LOG_DEBUG;
 	json_t *changes = json_array();
@@ -495,7 +514,8 @@ static void reload_changes_discovery_kato_of_later_discovery_controllers(void)
 	setup();
 	struct fxq q1, q2;
 	fx_queue_init(&F, &q1);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&q1, 0, 31, NVMF_DISC_NQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&q1, 0, 31, NVMF_DISC_NQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL), 0);
 	struct nvmf_tgt_ctrl *first = F.tgt.ctrls;
 	CU_ASSERT_EQUAL_FATAL(first->kato_ms, 120000);
 	same_as_running();
@@ -504,10 +524,12 @@ static void reload_changes_discovery_kato_of_later_discovery_controllers(void)
 	char err[512] = "";
 	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 1);
-	CU_ASSERT_STRING_EQUAL(change(changes, 0),
-			       "nvmf_target.discovery_kato: 9 s (discovery controllers connecting from now on)");
+	CU_ASSERT_STRING_EQUAL(
+		change(changes, 0),
+		"nvmf_target.discovery_kato: 9 s (discovery controllers connecting from now on)");
 	fx_queue_init(&F, &q2);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&q2, 0, 31, NVMF_DISC_NQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&q2, 0, 31, NVMF_DISC_NQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL), 0);
 	CU_ASSERT_TRUE(F.tgt.ctrls->kato_ms == 9000 || F.tgt.ctrls->next->kato_ms == 9000);
 	CU_ASSERT_EQUAL(first->kato_ms, 120000);
 	json_decref(changes);
@@ -523,9 +545,11 @@ static void resv_enable_changes_only_on_a_disabled_namespace(void)
 	setup();
 	same_as_running()->ns[0].resv_enable = true;
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "subsystems[0].namespaces[0] (" FX_SUBNQN ", nsid 1): resv.enable differs "
-			       "on an enabled namespace; disable it first (a reload with enable 0), or remove "
-			       "the namespace and add it anew");
+	CU_ASSERT_STRING_EQUAL(
+		err,
+		"subsystems[0].namespaces[0] (" FX_SUBNQN ", nsid 1): resv.enable differs "
+		"on an enabled namespace; disable it first (a reload with enable 0), or remove "
+		"the namespace and add it anew");
 	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 1)->resv);
 	nvmf_config_free(&Next);
 	memset(&Next, 0, sizeof(Next));
@@ -538,7 +562,8 @@ static void resv_enable_changes_only_on_a_disabled_namespace(void)
 	Next.subsystems[0].ns[0].resv_enable = true;
 	json_array_clear(changes);
 	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
-	CU_ASSERT_STRING_EQUAL(change(changes, 0), "subsystem " FX_SUBNQN ": namespace 1: reservations on");
+	CU_ASSERT_STRING_EQUAL(change(changes, 0),
+			       "subsystem " FX_SUBNQN ": namespace 1: reservations on");
 	CU_ASSERT_STRING_EQUAL(change(changes, 1), "subsystem " FX_SUBNQN ": namespace 1 enabled");
 	CU_ASSERT_PTR_NOT_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 1)->resv);
 	CU_ASSERT_TRUE(subsys(FX_SUBNQN)->cfg->ns[0].resv_enable);
@@ -553,7 +578,9 @@ static void resv_enable_change_is_undone_with_a_failed_reload(void)
 	setup();
 	struct nvmf_subsys_config *s = same_as_running();
 	char ignored[256];
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_enable(&F.tgt, subsys(FX_SUBNQN), 1, false, ignored, sizeof(ignored)), 1);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_enable(&F.tgt, subsys(FX_SUBNQN), 1, false, ignored,
+						 sizeof(ignored)),
+			      1);
 	s->ns[0].enable = false;
 	s->ns[0].resv_enable = true;
 	struct nvmf_subsys_config *n = fx_cfg_subsys(&Next, NEW_NQN, NULL, 4);
@@ -575,9 +602,10 @@ static void refused_new_namespace_is_named_by_its_index_in_the_file(void)
 	json_t *changes = json_array();
 	char err[512] = "";
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EIO);
-	CU_ASSERT_STRING_EQUAL(err, "subsystems[0].namespaces[3] (subsystem " FX_SUBNQN ", namespace 4): "
-			       "/nonexistent/reload/ns4.img: No such file or directory");
-	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 3));          /* all or none */
+	CU_ASSERT_STRING_EQUAL(err, "subsystems[0].namespaces[3] (subsystem " FX_SUBNQN
+				    ", namespace 4): "
+				    "/nonexistent/reload/ns4.img: No such file or directory");
+	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 3)); /* all or none */
 	CU_ASSERT_EQUAL(subsys(FX_SUBNQN)->cfg->n_ns, 2);
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
 	json_decref(changes);
@@ -590,17 +618,17 @@ static void defaults_written_out_change_nothing(void)
 {
 	setup();
 	struct nvmf_subsys *run = subsys(FX_SUBNQN);
-	CU_ASSERT_EQUAL_FATAL(F.tgt.ports[0]->cfg->maxh2cdata, 0);      /* loaded without the key */
+	CU_ASSERT_EQUAL_FATAL(F.tgt.ports[0]->cfg->maxh2cdata, 0); /* loaded without the key */
 	struct nvmf_subsys_config *s = same_as_running();
 	Next.ports[0].maxh2cdata = NVMF_DEFAULT_MAXH2CDATA;
-	Next.ports[0].max_queue_size = UINT32_MAX;                       /* "-1" */
+	Next.ports[0].max_queue_size = UINT32_MAX; /* "-1" */
 	Next.ports[0].inline_data_size = UINT32_MAX;
-	s->version = NVMF_DEFAULT_VERSION;                               /* "2.0" */
+	s->version = NVMF_DEFAULT_VERSION; /* "2.0" */
 	s->cntlid_min = 0;
 	s->cntlid_max = 0;
-	snprintf(s->serial, sizeof(s->serial), "%.16s", run->serial);   /* the derived serial */
-	s->ns[1].block_size = 0;                                         /* the device's: 4096 */
-	s->ns[0].has_uuid = true;                                        /* the derived UUID */
+	snprintf(s->serial, sizeof(s->serial), "%.16s", run->serial); /* the derived serial */
+	s->ns[1].block_size = 0;                                      /* the device's: 4096 */
+	s->ns[0].has_uuid = true;                                     /* the derived UUID */
 	nvmf_ns_derived_uuid(FX_SUBNQN, 1, s->ns[0].uuid);
 	json_t *changes = json_array();
 	char err[512] = "";
@@ -621,15 +649,19 @@ static void changed_default_is_refused_with_both_values(void)
 	same_as_running();
 	Next.ports[0].maxh2cdata = 65536;
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "ports[0] (port 1): param.nvmf_maxh2cdata differs (running 131072, file 65536); "
-			       "remove the port and add it anew");
+	CU_ASSERT_STRING_EQUAL(
+		err,
+		"ports[0] (port 1): param.nvmf_maxh2cdata differs (running 131072, file 65536); "
+		"remove the port and add it anew");
 	CU_ASSERT_EQUAL(F.tgt.ports[0]->cfg->maxh2cdata, 0);
 	teardown();
 
 	setup();
 	same_as_running()->version = 0x00010300;
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "subsystems[0] (" FX_SUBNQN "): attr.version differs (running 2.0, file 1.3); "
+	CU_ASSERT_STRING_EQUAL(err,
+			       "subsystems[0] (" FX_SUBNQN
+			       "): attr.version differs (running 2.0, file 1.3); "
 			       "a served subsystem keeps its identity (remove it and add it anew)");
 	teardown();
 
@@ -638,36 +670,45 @@ static void changed_default_is_refused_with_both_values(void)
 	s->ns[0].has_uuid = true;
 	memset(s->ns[0].uuid, 0x11, 16);
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "subsystems[0].namespaces[0] (" FX_SUBNQN ", nsid 1): device.uuid differs; "
-			       "remove the namespace and add it anew");
+	CU_ASSERT_STRING_EQUAL(err, "subsystems[0].namespaces[0] (" FX_SUBNQN
+				    ", nsid 1): device.uuid differs; "
+				    "remove the namespace and add it anew");
 	teardown();
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
 	json_decref(changes);
 }
 
 const struct unit_test reload_tests[] = {
-	{"reload_applies_referrals_and_listing_mode_with_a_log_change_event",
-	 reload_applies_referrals_and_listing_mode_with_a_log_change_event},
-	{"reload_changes_discovery_kato_of_later_discovery_controllers",
-	 reload_changes_discovery_kato_of_later_discovery_controllers},
-	{"reload_applies_changed_log_levels", reload_applies_changed_log_levels},
-	{"resv_enable_changes_only_on_a_disabled_namespace", resv_enable_changes_only_on_a_disabled_namespace},
-	{"resv_enable_change_is_undone_with_a_failed_reload", resv_enable_change_is_undone_with_a_failed_reload},
-	{"host_keys_reloaded_apply_to_the_next_connect", host_keys_reloaded_apply_to_the_next_connect},
-	{"reload_never_cuts_a_file_namespace", reload_never_cuts_a_file_namespace},
-	{"same_file_changes_nothing", same_file_changes_nothing},
-	{"difference_is_applied_and_connected_hosts_stay", difference_is_applied_and_connected_hosts_stay},
-	{"failing_step_leaves_everything_as_it_was", failing_step_leaves_everything_as_it_was},
-	{"refused_new_namespace_is_named_by_its_index_in_the_file",
-	 refused_new_namespace_is_named_by_its_index_in_the_file},
-	{"refused_reload_does_not_log_a_staged_namespace_as_closed_after_commands",
-	 refused_reload_does_not_log_a_staged_namespace_as_closed_after_commands},
-	{"refused_reload_says_at_debug_that_the_staged_namespace_was_discarded",
-	 refused_reload_says_at_debug_that_the_staged_namespace_was_discarded},
-	{"what_cannot_change_live_is_refused_by_name", what_cannot_change_live_is_refused_by_name},
-	{"defaults_written_out_change_nothing", defaults_written_out_change_nothing},
-	{"changed_default_is_refused_with_both_values", changed_default_is_refused_with_both_values},
-	{"removed_host_and_port_disconnect_on_reload", removed_host_and_port_disconnect_on_reload},
-	{"config_reload_method_names_the_file_problem", config_reload_method_names_the_file_problem},
-	{NULL, NULL},
+	{ "reload_applies_referrals_and_listing_mode_with_a_log_change_event",
+	  reload_applies_referrals_and_listing_mode_with_a_log_change_event },
+	{ "reload_changes_discovery_kato_of_later_discovery_controllers",
+	  reload_changes_discovery_kato_of_later_discovery_controllers },
+	{ "reload_applies_changed_log_levels", reload_applies_changed_log_levels },
+	{ "resv_enable_changes_only_on_a_disabled_namespace",
+	  resv_enable_changes_only_on_a_disabled_namespace },
+	{ "resv_enable_change_is_undone_with_a_failed_reload",
+	  resv_enable_change_is_undone_with_a_failed_reload },
+	{ "host_keys_reloaded_apply_to_the_next_connect",
+	  host_keys_reloaded_apply_to_the_next_connect },
+	{ "reload_never_cuts_a_file_namespace", reload_never_cuts_a_file_namespace },
+	{ "same_file_changes_nothing", same_file_changes_nothing },
+	{ "difference_is_applied_and_connected_hosts_stay",
+	  difference_is_applied_and_connected_hosts_stay },
+	{ "failing_step_leaves_everything_as_it_was", failing_step_leaves_everything_as_it_was },
+	{ "refused_new_namespace_is_named_by_its_index_in_the_file",
+	  refused_new_namespace_is_named_by_its_index_in_the_file },
+	{ "refused_reload_does_not_log_a_staged_namespace_as_closed_after_commands",
+	  refused_reload_does_not_log_a_staged_namespace_as_closed_after_commands },
+	{ "refused_reload_says_at_debug_that_the_staged_namespace_was_discarded",
+	  refused_reload_says_at_debug_that_the_staged_namespace_was_discarded },
+	{ "what_cannot_change_live_is_refused_by_name",
+	  what_cannot_change_live_is_refused_by_name },
+	{ "defaults_written_out_change_nothing", defaults_written_out_change_nothing },
+	{ "changed_default_is_refused_with_both_values",
+	  changed_default_is_refused_with_both_values },
+	{ "removed_host_and_port_disconnect_on_reload",
+	  removed_host_and_port_disconnect_on_reload },
+	{ "config_reload_method_names_the_file_problem",
+	  config_reload_method_names_the_file_problem },
+	{ NULL, NULL },
 };

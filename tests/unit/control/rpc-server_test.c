@@ -20,7 +20,7 @@
 struct env {
 	char dir[64], path[96];
 	struct nvmf_rpc_server srv;
-	unsigned runs;                 /* calls that went through the run hook */
+	unsigned runs; /* calls that went through the run hook */
 };
 
 static void m_echo(void *ctx, struct nvmf_rpc_call *call)
@@ -30,7 +30,7 @@ static void m_echo(void *ctx, struct nvmf_rpc_call *call)
 }
 
 static const struct nvmf_rpc_method methods[] = {
-	{ "echo", m_echo, NULL },   /* its parameters back */
+	{ "echo", m_echo, NULL }, /* its parameters back */
 	{ NULL, NULL, NULL },
 };
 
@@ -49,13 +49,14 @@ static void env_start(struct env *e)
 	snprintf(e->path, sizeof(e->path), "%s/ctl.sock", e->dir);
 	char err[256] = "";
 	CU_ASSERT_EQUAL_FATAL(nvmf_rpc_server_start(&e->srv, e->path, methods, NULL, run_hook, e,
-						    err, sizeof(err)), 0);
+						    err, sizeof(err)),
+			      0);
 }
 
 static void env_stop(struct env *e)
 {
 	nvmf_rpc_server_stop(&e->srv);
-	CU_ASSERT_EQUAL(access(e->path, F_OK), -1);   /* the socket file is gone */
+	CU_ASSERT_EQUAL(access(e->path, F_OK), -1); /* the socket file is gone */
 	rmdir(e->dir);
 }
 
@@ -97,7 +98,8 @@ static int get_line(int fd, char *out, size_t cap)
 	return -1;
 }
 
-#define ECHO(id, v) "{\"jsonrpc\":\"2.0\",\"method\":\"echo\",\"params\":{\"v\":" #v "},\"id\":" #id "}"
+#define ECHO(id, v) \
+	"{\"jsonrpc\":\"2.0\",\"method\":\"echo\",\"params\":{\"v\":" #v "},\"id\":" #id "}"
 
 static void each_request_gets_one_line_and_the_socket_is_0600(void)
 {
@@ -145,7 +147,7 @@ static void joined_and_split_requests_are_answered_in_order(void)
 	CU_ASSERT(get_line(fd, line, sizeof(line)) > 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"code\":-32700"));
 	CU_ASSERT_EQUAL(get_line(fd, line, sizeof(line)), -1);
-	CU_ASSERT_EQUAL(e.runs, 5);   /* the notification ran too; request 4 never did */
+	CU_ASSERT_EQUAL(e.runs, 5); /* the notification ran too; request 4 never did */
 	close(fd);
 	env_stop(&e);
 }
@@ -157,7 +159,7 @@ static void several_clients_are_served_at_once(void)
 	int a = client(e.path), b = client(e.path);
 	CU_ASSERT_FATAL(a >= 0 && b >= 0);
 	char line[512];
-	put(a, "{\"jsonrpc\":\"2.0\",\"method\":\"echo\",");   /* a stays incomplete */
+	put(a, "{\"jsonrpc\":\"2.0\",\"method\":\"echo\","); /* a stays incomplete */
 	put(b, ECHO(7, 70));
 	CU_ASSERT(get_line(b, line, sizeof(line)) > 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"id\":7,"));
@@ -177,7 +179,8 @@ static void stale_socket_is_replaced_live_one_and_other_files_refused(void)
 	struct nvmf_rpc_server second;
 	/* live: refused, and the first one still serves */
 	CU_ASSERT_EQUAL(nvmf_rpc_server_start(&second, e.path, methods, NULL, NULL, NULL, err,
-					      sizeof(err)), -1);
+					      sizeof(err)),
+			-1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "a running target answers there"));
 	int fd = client(e.path);
 	CU_ASSERT_FATAL(fd >= 0);
@@ -196,7 +199,8 @@ static void stale_socket_is_replaced_live_one_and_other_files_refused(void)
 	CU_ASSERT_EQUAL_FATAL(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	close(s);
 	CU_ASSERT_EQUAL(nvmf_rpc_server_start(&e.srv, e.path, methods, NULL, NULL, NULL, err,
-					      sizeof(err)), 0);
+					      sizeof(err)),
+			0);
 	fd = client(e.path);
 	CU_ASSERT_FATAL(fd >= 0);
 	put(fd, ECHO(2, 2));
@@ -213,7 +217,8 @@ static void stale_socket_is_replaced_live_one_and_other_files_refused(void)
 	fputs("keep me", f);
 	fclose(f);
 	CU_ASSERT_EQUAL(nvmf_rpc_server_start(&e.srv, e.path, methods, NULL, NULL, NULL, err,
-					      sizeof(err)), -1);
+					      sizeof(err)),
+			-1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "exists and is not a socket"));
 	struct stat st;
 	CU_ASSERT_EQUAL(stat(e.path, &st), 0);
@@ -225,10 +230,12 @@ static void stale_socket_is_replaced_live_one_and_other_files_refused(void)
 	longp[0] = '/';
 	longp[sizeof(longp) - 1] = 0;
 	CU_ASSERT_EQUAL(nvmf_rpc_server_start(&e.srv, longp, methods, NULL, NULL, NULL, err,
-					      sizeof(err)), -1);
+					      sizeof(err)),
+			-1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "the path must be 1 to 107 bytes"));
 	CU_ASSERT_EQUAL(nvmf_rpc_server_start(&e.srv, "/nonexistent-dir/x.sock", methods, NULL,
-					      NULL, NULL, err, sizeof(err)), -1);
+					      NULL, NULL, err, sizeof(err)),
+			-1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bind"));
 	rmdir(e.dir);
 }
@@ -250,7 +257,7 @@ static void oversized_request_is_refused_and_the_connection_closed(void)
 	while (off < n) {
 		ssize_t w = send(fd, big + off, n - off, MSG_NOSIGNAL);
 		if (w <= 0)
-			break;     /* the server may close before we are done */
+			break; /* the server may close before we are done */
 		off += (size_t)w;
 	}
 	free(big);
@@ -258,7 +265,7 @@ static void oversized_request_is_refused_and_the_connection_closed(void)
 	CU_ASSERT(get_line(fd, line, sizeof(line)) > 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"code\":-32600"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(line, "longer than 1048576 bytes"));
-	CU_ASSERT_EQUAL(get_line(fd, line, sizeof(line)), -1);   /* then EOF */
+	CU_ASSERT_EQUAL(get_line(fd, line, sizeof(line)), -1); /* then EOF */
 	close(fd);
 	/* the server goes on */
 	fd = client(e.path);
@@ -279,15 +286,15 @@ static void client_past_the_limit_is_told_and_closed(void)
 	for (unsigned i = 0; i < NVMF_RPC_MAX_CLIENTS; i++) {
 		fds[i] = client(e.path);
 		CU_ASSERT_FATAL(fds[i] >= 0);
-		put(fds[i], ECHO(1, 1));     /* answered: the server has taken this client */
+		put(fds[i], ECHO(1, 1)); /* answered: the server has taken this client */
 		CU_ASSERT(get_line(fds[i], line, sizeof(line)) > 0);
 	}
 	int extra = client(e.path);
 	CU_ASSERT_FATAL(extra >= 0);
 	CU_ASSERT(get_line(extra, line, sizeof(line)) > 0);
 	CU_ASSERT_STRING_EQUAL(line, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32003,"
-			       "\"message\":\"too many clients (16); try again later\"}}");
-	CU_ASSERT_EQUAL(get_line(extra, line, sizeof(line)), -1);   /* then EOF */
+				     "\"message\":\"too many clients (16); try again later\"}}");
+	CU_ASSERT_EQUAL(get_line(extra, line, sizeof(line)), -1); /* then EOF */
 	close(extra);
 	/* a slot freed is a slot for the next one */
 	close(fds[0]);
@@ -311,7 +318,7 @@ static void connection_of_another_user_is_refused(void)
 	struct env e;
 	env_start(&e);
 	CU_ASSERT_EQUAL(chmod(e.dir, 0755), 0);
-	CU_ASSERT_EQUAL(chmod(e.path, 0666), 0);   /* only the peer check stands in the way */
+	CU_ASSERT_EQUAL(chmod(e.path, 0666), 0); /* only the peer check stands in the way */
 	if (geteuid() == 0) {
 		pid_t pid = fork();
 		CU_ASSERT_FATAL(pid >= 0);
@@ -325,7 +332,8 @@ static void connection_of_another_user_is_refused(void)
 				_exit(3);
 			char line[256];
 			(void)!write(fd, ECHO(1, 1), strlen(ECHO(1, 1)));
-			_exit(get_line(fd, line, sizeof(line)) < 0 ? 0 : 1);   /* 0: closed, no answer */
+			_exit(get_line(fd, line, sizeof(line)) < 0 ? 0 :
+								     1); /* 0: closed, no answer */
 		}
 		int status = -1;
 		CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
@@ -358,18 +366,21 @@ static void half_requests_and_idle_clients_are_told_and_closed(void)
 	put(fd, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\"");
 	CU_ASSERT_EQUAL(shutdown(fd, SHUT_WR), 0);
 	CU_ASSERT(get_line(fd, line, sizeof(line)) > 0);
-	CU_ASSERT_STRING_EQUAL(line, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,"
-			       "\"message\":\"the stream ended inside a request (it is incomplete)\"}}");
+	CU_ASSERT_STRING_EQUAL(
+		line, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,"
+		      "\"message\":\"the stream ended inside a request (it is incomplete)\"}}");
 	CU_ASSERT_EQUAL(get_line(fd, line, sizeof(line)), -1);
 	close(fd);
 	/* Byte by byte, a string holding braces included. */
 	fd = client(e.path);
 	CU_ASSERT_FATAL(fd >= 0);
-	const char *req = "{\"jsonrpc\":\"2.0\",\"method\":\"echo\",\"params\":{\"v\":\"}]{\\\"\"},\"id\":2}";
+	const char *req =
+		"{\"jsonrpc\":\"2.0\",\"method\":\"echo\",\"params\":{\"v\":\"}]{\\\"\"},\"id\":2}";
 	for (const char *p = req; *p; p++)
 		CU_ASSERT_EQUAL(write(fd, p, 1), 1);
 	CU_ASSERT(get_line(fd, line, sizeof(line)) > 0);
-	CU_ASSERT_STRING_EQUAL(line, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"v\":\"}]{\\\"\"}}");
+	CU_ASSERT_STRING_EQUAL(line,
+			       "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"v\":\"}]{\\\"\"}}");
 	CU_ASSERT_EQUAL(e.runs, 1);
 	/* Idle: told and closed (the limit shortened for the test). */
 	__atomic_store_n(&e.srv.idle_ms, 300, __ATOMIC_RELEASE);
@@ -381,13 +392,18 @@ static void half_requests_and_idle_clients_are_told_and_closed(void)
 }
 
 const struct unit_test rpc_server_tests[] = {
-	{ "half_requests_and_idle_clients_are_told_and_closed", half_requests_and_idle_clients_are_told_and_closed },
+	{ "half_requests_and_idle_clients_are_told_and_closed",
+	  half_requests_and_idle_clients_are_told_and_closed },
 	{ "connection_of_another_user_is_refused", connection_of_another_user_is_refused },
-	{ "each_request_gets_one_line_and_the_socket_is_0600", each_request_gets_one_line_and_the_socket_is_0600 },
-	{ "joined_and_split_requests_are_answered_in_order", joined_and_split_requests_are_answered_in_order },
+	{ "each_request_gets_one_line_and_the_socket_is_0600",
+	  each_request_gets_one_line_and_the_socket_is_0600 },
+	{ "joined_and_split_requests_are_answered_in_order",
+	  joined_and_split_requests_are_answered_in_order },
 	{ "several_clients_are_served_at_once", several_clients_are_served_at_once },
-	{ "stale_socket_is_replaced_live_one_and_other_files_refused", stale_socket_is_replaced_live_one_and_other_files_refused },
-	{ "oversized_request_is_refused_and_the_connection_closed", oversized_request_is_refused_and_the_connection_closed },
+	{ "stale_socket_is_replaced_live_one_and_other_files_refused",
+	  stale_socket_is_replaced_live_one_and_other_files_refused },
+	{ "oversized_request_is_refused_and_the_connection_closed",
+	  oversized_request_is_refused_and_the_connection_closed },
 	{ "client_past_the_limit_is_told_and_closed", client_past_the_limit_is_told_and_closed },
 	{ NULL, NULL },
 };

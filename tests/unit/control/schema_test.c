@@ -12,11 +12,11 @@
 #include "control/schema.h"
 #include "tests/unit/suites.h"
 
-#define DOC_PATH      "docs/targetctl.md"
-#define DOC_BEGIN     "<!-- method reference: begin -->\n"
-#define DOC_END       "<!-- method reference: end -->\n"
+#define DOC_PATH     "docs/targetctl.md"
+#define DOC_BEGIN    "<!-- method reference: begin -->\n"
+#define DOC_END      "<!-- method reference: end -->\n"
 /* Where a failing docs check leaves the text the docs should hold. */
-#define DOC_EXPECTED  "build/targetctl-method-reference.md"
+#define DOC_EXPECTED "build/targetctl-method-reference.md"
 
 /* The answer of the real method table to @method with @params (JSON text): its error's
  * code, and its message into @msg. 0: no error. */
@@ -41,7 +41,8 @@ static void expect(const char *method, const char *params, const char *message)
 	char msg[256];
 	CU_ASSERT_EQUAL(answer(method, params, msg, sizeof(msg)), NVMF_RPC_INVALID_PARAMS);
 	if (strcmp(msg, message))
-		fprintf(stderr, "\n  %s %s: got \"%s\"\n  want \"%s\"\n", method, params, msg, message);
+		fprintf(stderr, "\n  %s %s: got \"%s\"\n  want \"%s\"\n", method, params, msg,
+			message);
 	CU_ASSERT_STRING_EQUAL(msg, message);
 }
 
@@ -68,8 +69,10 @@ static void out_of_range_is_32602_with_the_range(void)
 	       "parameter 'nsid': 1025 is out of range [1, 1024]");
 	expect("namespace_enable", "{\"nqn\":\"nqn.a\",\"nsid\":0}",
 	       "parameter 'nsid': 0 is out of range [1, 1024]");
-	expect("port_remove", "{\"portid\":65536}", "parameter 'portid': 65536 is out of range [0, 65535]");
-	expect("ana_state_list", "{\"portid\":-1}", "parameter 'portid': -1 is out of range [0, 65535]");
+	expect("port_remove", "{\"portid\":65536}",
+	       "parameter 'portid': 65536 is out of range [0, 65535]");
+	expect("ana_state_list", "{\"portid\":-1}",
+	       "parameter 'portid': -1 is out of range [0, 65535]");
 	expect("controller_disconnect", "{\"nqn\":\"nqn.a\",\"cntlid\":65520}",
 	       "parameter 'cntlid': 65520 is out of range [1, 65519]");
 	expect("ana_state_set", "{\"portid\":1,\"grpid\":129,\"state\":\"optimized\"}",
@@ -216,7 +219,8 @@ static void docs_method_reference_is_what_the_descriptions_say(void)
 			fputs(want, f);
 			fclose(f);
 		}
-		fprintf(stderr, "\n  " DOC_PATH ": the method reference differs from control/schema.c; "
+		fprintf(stderr,
+			"\n  " DOC_PATH ": the method reference differs from control/schema.c; "
 			"put " DOC_EXPECTED " between its markers\n");
 	}
 	CU_ASSERT(ok);
@@ -237,9 +241,9 @@ static void docs_check_fails_when_the_reference_differs(void)
 	CU_ASSERT(doc_holds(doc, want));
 	p = strstr(doc, "1 to 1024");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	p[7] = '3';                       /* 1 to 1023 */
+	p[7] = '3'; /* 1 to 1023 */
 	CU_ASSERT_FALSE(doc_holds(doc, want));
-	size_t cut = n - 1;               /* the last method's row left out */
+	size_t cut = n - 1; /* the last method's row left out */
 	while (cut && want[cut - 1] != '\n')
 		cut--;
 	snprintf(doc, n + 256, DOC_BEGIN "%.*s" DOC_END, (int)cut, want);
@@ -258,10 +262,12 @@ const struct unit_test schema_tests[] = {
 	  missing_required_is_32602_saying_what_it_takes },
 	{ "unknown_parameter_is_32602_listing_the_methods_own",
 	  unknown_parameter_is_32602_listing_the_methods_own },
-	{ "every_method_is_bound_to_its_own_description", every_method_is_bound_to_its_own_description },
+	{ "every_method_is_bound_to_its_own_description",
+	  every_method_is_bound_to_its_own_description },
 	{ "param_text_gives_type_range_and_need", param_text_gives_type_range_and_need },
 	{ "docs_method_reference_is_what_the_descriptions_say",
 	  docs_method_reference_is_what_the_descriptions_say },
-	{ "docs_check_fails_when_the_reference_differs", docs_check_fails_when_the_reference_differs },
+	{ "docs_check_fails_when_the_reference_differs",
+	  docs_check_fails_when_the_reference_differs },
 	{ NULL, NULL },
 };

@@ -32,7 +32,7 @@ static void ns_info_reports_size_block_size_and_uuid(void)
 	CU_ASSERT_EQUAL(info.nsid, 1);
 	CU_ASSERT_EQUAL(info.block_size, 512);
 	CU_ASSERT_EQUAL(info.nsze, (16u << 20) / 512);
-	CU_ASSERT_EQUAL(info.uuid[0], 0x10);       /* loop_host: uuid[k] = 0x10 * nsid + k */
+	CU_ASSERT_EQUAL(info.uuid[0], 0x10); /* loop_host: uuid[k] = 0x10 * nsid + k */
 	CU_ASSERT_EQUAL(info.uuid[15], 0x1f);
 	CU_ASSERT_EQUAL_FATAL(nvmf_ns_info(ctrl, 2, &info), 0);
 	CU_ASSERT_EQUAL(info.block_size, 4096);
@@ -75,9 +75,10 @@ static void get_log_page_at_an_offset_returns_that_window(void)
 	CU_ASSERT_NOT_EQUAL(nvmf_read(ctrl, 1, 1u << 31, 1, blk), 0);
 	uint8_t whole[4096], part[128];
 	CU_ASSERT_EQUAL_FATAL(nvmf_get_log_page(ctrl, NVME_LOG_LID_ERROR, 0xffffffff, 0, whole,
-						sizeof(whole)), 0);
-	CU_ASSERT_EQUAL_FATAL(nvmf_get_log_page(ctrl, NVME_LOG_LID_ERROR, 0xffffffff, 64, part,
-						sizeof(part)), 0);
+						sizeof(whole)),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		nvmf_get_log_page(ctrl, NVME_LOG_LID_ERROR, 0xffffffff, 64, part, sizeof(part)), 0);
 	CU_ASSERT_EQUAL(memcmp(whole + 64, part, sizeof(part)), 0);
 	/* The entries are there: error counts 2 and 1 (newest first). */
 	uint64_t c0, c1;
@@ -97,7 +98,7 @@ static void features_round_trip(void)
 	setup();
 	uint32_t v = 0;
 	CU_ASSERT_EQUAL(nvmf_get_features(ctrl, NVME_FEAT_FID_KATO, 0, 0, &v), 0);
-	CU_ASSERT_EQUAL(v, 5000);                  /* the default KATO */
+	CU_ASSERT_EQUAL(v, 5000); /* the default KATO */
 	CU_ASSERT_EQUAL(nvmf_set_features(ctrl, NVME_FEAT_FID_KATO, 0, 3000, NULL), 0);
 	CU_ASSERT_EQUAL(nvmf_get_features(ctrl, NVME_FEAT_FID_KATO, 0, 0, &v), 0);
 	CU_ASSERT_EQUAL(v, 3000);
@@ -123,11 +124,14 @@ static void identify_controller_is_kept_in_wire_format(void)
 }
 
 const struct unit_test initiator_admin_tests[] = {
-	{"ns_info_reports_size_block_size_and_uuid", ns_info_reports_size_block_size_and_uuid},
-	{"ns_info_of_inactive_namespace_returns_invalid_ns", ns_info_of_inactive_namespace_returns_invalid_ns},
-	{"active_ns_lists_active_nsids_ascending", active_ns_lists_active_nsids_ascending},
-	{"get_log_page_at_an_offset_returns_that_window", get_log_page_at_an_offset_returns_that_window},
-	{"features_round_trip", features_round_trip},
-	{"identify_controller_is_kept_in_wire_format", identify_controller_is_kept_in_wire_format},
-	{NULL, NULL},
+	{ "ns_info_reports_size_block_size_and_uuid", ns_info_reports_size_block_size_and_uuid },
+	{ "ns_info_of_inactive_namespace_returns_invalid_ns",
+	  ns_info_of_inactive_namespace_returns_invalid_ns },
+	{ "active_ns_lists_active_nsids_ascending", active_ns_lists_active_nsids_ascending },
+	{ "get_log_page_at_an_offset_returns_that_window",
+	  get_log_page_at_an_offset_returns_that_window },
+	{ "features_round_trip", features_round_trip },
+	{ "identify_controller_is_kept_in_wire_format",
+	  identify_controller_is_kept_in_wire_format },
+	{ NULL, NULL },
 };

@@ -55,7 +55,7 @@ static void log_lists_each_group_with_its_state_and_ascending_nsids(void)
 	struct nvmf_ana_log *log = NULL;
 	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(ctrl, false, &log), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(log);
-	CU_ASSERT_EQUAL(log->chgcnt, 5);   /* 1, then four changes */
+	CU_ASSERT_EQUAL(log->chgcnt, 5); /* 1, then four changes */
 	CU_ASSERT_EQUAL_FATAL(log->nr_groups, AW_MAX_GROUPS);
 	CU_ASSERT_EQUAL(log->groups[0].grpid, 1);
 	CU_ASSERT_EQUAL(log->groups[0].state, NVME_ANA_STATE_OPTIMIZED);
@@ -79,10 +79,10 @@ static void read_is_sized_by_nanagrpid_and_mnan_or_nn_with_nsid_all(void)
 	struct nvmf_ana_log *log;
 	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(ctrl, false, &log), 0);
 	CU_ASSERT_EQUAL(ana_wrap_last_log_len(), 16 + AW_MAX_GROUPS * 32 + 100 * 4);
-	CU_ASSERT_EQUAL(ana_wrap_last_log_cdw10() & 0xffff, NVME_LOG_LID_ANA);   /* LSP 0, RAE 0 */
+	CU_ASSERT_EQUAL(ana_wrap_last_log_cdw10() & 0xffff, NVME_LOG_LID_ANA); /* LSP 0, RAE 0 */
 	nvmf_ana_log_free(log);
 	teardown();
-	setup_with(&(struct ana_wrap_id){ .nn = 200 }, 0);   /* MNAN 0: NN */
+	setup_with(&(struct ana_wrap_id){ .nn = 200 }, 0); /* MNAN 0: NN */
 	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(ctrl, false, &log), 0);
 	CU_ASSERT_EQUAL(ana_wrap_last_log_len(), 16 + AW_MAX_GROUPS * 32 + 200 * 4);
 	nvmf_ana_log_free(log);
@@ -94,7 +94,7 @@ static void groups_only_read_sets_rgo_and_reads_no_nsids(void)
 	setup();
 	struct nvmf_ana_log *log;
 	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(ctrl, true, &log), 0);
-	CU_ASSERT_EQUAL(ana_wrap_last_log_cdw10() & 0xff00, 1u << 8);   /* LSP bit 0: RGO */
+	CU_ASSERT_EQUAL(ana_wrap_last_log_cdw10() & 0xff00, 1u << 8); /* LSP bit 0: RGO */
 	CU_ASSERT_EQUAL(ana_wrap_last_log_len(), 16 + AW_MAX_GROUPS * 32);
 	CU_ASSERT_EQUAL_FATAL(log->nr_groups, AW_MAX_GROUPS);
 	for (unsigned i = 0; i < log->nr_groups; i++)
@@ -158,7 +158,7 @@ static void malformed_logs_are_refused_naming_the_field(void)
 	aw_log_header(b, 1, 3);
 	refused(b, 16, false, "NGRPS 3 exceeds NANAGRPID 2");
 
-	aw_log_header(b, 1, 2);   /* 5 NSIDs push descriptor 1 to byte 68: ends at 100 > 96 */
+	aw_log_header(b, 1, 2); /* 5 NSIDs push descriptor 1 to byte 68: ends at 100 > 96 */
 	o = 16 + aw_log_desc(b + 16, 1, NVME_ANA_STATE_OPTIMIZED, 1, 5, five);
 	aw_log_desc(b + o, 2, NVME_ANA_STATE_OPTIMIZED, 1, 0, NULL);
 	refused(b, o + 32, false, "descriptor 1 at byte 68 runs past the 96 bytes read");
@@ -227,7 +227,7 @@ static void log_larger_than_mdts_is_read_in_parts_and_again_when_chgcnt_moved(vo
 	CU_ASSERT_EQUAL_FATAL(nvmf_ctrl_max_xfer(ctrl), 8192);
 	struct nvmf_ana_log *log;
 	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(ctrl, false, &log), 0);
-	CU_ASSERT_EQUAL(ana_wrap_log_reads(), 4);   /* three parts, the header again */
+	CU_ASSERT_EQUAL(ana_wrap_log_reads(), 4); /* three parts, the header again */
 	CU_ASSERT_EQUAL(log->groups[0].nsids[0], 1);
 	nvmf_ana_log_free(log);
 	/* The change count moves before the 7th read: the second round starts with it. */
@@ -262,11 +262,10 @@ static void ns_state_comes_from_its_nsid_list_or_its_anagrpid(void)
 	CU_ASSERT_EQUAL(st, NVME_ANA_STATE_INACCESSIBLE);
 	CU_ASSERT_EQUAL(grp, 2);
 	ana_wrap_set_group(2, 0, 7);
-	ana_wrap_set_raw((uint8_t[16]){ 1 }, 16);   /* CHGCNT 1, no descriptor */
+	ana_wrap_set_raw((uint8_t[16]){ 1 }, 16); /* CHGCNT 1, no descriptor */
 	CU_ASSERT_EQUAL(nvmf_ns_ana_state(ctrl, 2, &st, &grp), -EPROTO);
 	msg_has("namespace 2: its ANA group 7 (Identify Namespace ANAGRPID) is in no descriptor");
-	CU_ASSERT_EQUAL(nvmf_ns_ana_state(ctrl, 9, &st, &grp),
-			(NVME_SC_INVALID_NS | NVME_SC_DNR));
+	CU_ASSERT_EQUAL(nvmf_ns_ana_state(ctrl, 9, &st, &grp), (NVME_SC_INVALID_NS | NVME_SC_DNR));
 	CU_ASSERT_EQUAL(nvmf_ns_ana_state(ctrl, 0, &st, &grp), -EINVAL);
 	teardown();
 }
@@ -315,7 +314,8 @@ static void state_names_are_the_linux_hosts(void)
 	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(NVME_ANA_STATE_OPTIMIZED), "optimized");
 	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(NVME_ANA_STATE_NONOPTIMIZED), "non-optimized");
 	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(NVME_ANA_STATE_INACCESSIBLE), "inaccessible");
-	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(NVME_ANA_STATE_PERSISTENT_LOSS), "persistent-loss");
+	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(NVME_ANA_STATE_PERSISTENT_LOSS),
+			       "persistent-loss");
 	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(NVME_ANA_STATE_CHANGE), "change");
 	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(0), "unknown");
 	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_str(5), "unknown");
@@ -326,13 +326,16 @@ const struct unit_test initiator_ana_tests[] = {
 	  log_lists_each_group_with_its_state_and_ascending_nsids },
 	{ "read_is_sized_by_nanagrpid_and_mnan_or_nn_with_nsid_all",
 	  read_is_sized_by_nanagrpid_and_mnan_or_nn_with_nsid_all },
-	{ "groups_only_read_sets_rgo_and_reads_no_nsids", groups_only_read_sets_rgo_and_reads_no_nsids },
+	{ "groups_only_read_sets_rgo_and_reads_no_nsids",
+	  groups_only_read_sets_rgo_and_reads_no_nsids },
 	{ "controller_without_ana_reporting_returns_eopnotsupp",
 	  controller_without_ana_reporting_returns_eopnotsupp },
 	{ "nanagrpid_above_anagrpmax_or_mnan_above_nn_is_eproto",
 	  nanagrpid_above_anagrpmax_or_mnan_above_nn_is_eproto },
-	{ "malformed_logs_are_refused_naming_the_field", malformed_logs_are_refused_naming_the_field },
-	{ "reserved_bits_of_the_state_byte_are_ignored", reserved_bits_of_the_state_byte_are_ignored },
+	{ "malformed_logs_are_refused_naming_the_field",
+	  malformed_logs_are_refused_naming_the_field },
+	{ "reserved_bits_of_the_state_byte_are_ignored",
+	  reserved_bits_of_the_state_byte_are_ignored },
 	{ "log_larger_than_mdts_is_read_in_parts_and_again_when_chgcnt_moved",
 	  log_larger_than_mdts_is_read_in_parts_and_again_when_chgcnt_moved },
 	{ "ns_state_comes_from_its_nsid_list_or_its_anagrpid",

@@ -11,14 +11,14 @@
 #define AW_MAX_PENDING 4096
 #define AW_RAW_MAX     (64u << 10)
 
-struct aw_pending {            /* a CQE of ours, delivered at the queue's next poll */
+struct aw_pending { /* a CQE of ours, delivered at the queue's next poll */
 	struct nvmf_hq *hq;
 	struct nvme_cqe cqe;
 };
 
 enum aw_kind { AW_ID_CTRL, AW_ID_NS, AW_LOG };
 
-struct aw_patch {              /* an answer to rewrite once it arrived */
+struct aw_patch { /* an answer to rewrite once it arrived */
 	struct nvmf_hq *hq;
 	uint16_t cid;
 	enum aw_kind kind;
@@ -37,7 +37,7 @@ static struct {
 	unsigned bump_every, log_reads;
 	uint32_t last_cdw10, last_len;
 	unsigned passed[AW_MAX_PATHS], refused[AW_MAX_PATHS];
-	uint16_t fail_next[AW_MAX_PATHS];   /* status for the next I/O command there */
+	uint16_t fail_next[AW_MAX_PATHS]; /* status for the next I/O command there */
 	struct aw_pending pending[AW_MAX_PENDING];
 	unsigned npending;
 	struct aw_patch patch[64];
@@ -184,7 +184,8 @@ static int aw_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 		if (W.bump_every && W.log_reads % W.bump_every == 0)
 			W.chgcnt++;
 		kind = AW_LOG;
-	} else if (!hq->qid && sqe->opcode == nvme_admin_identify && cns == NVME_IDENTIFY_CNS_CTRL) {
+	} else if (!hq->qid && sqe->opcode == nvme_admin_identify &&
+		   cns == NVME_IDENTIFY_CNS_CTRL) {
 		kind = AW_ID_CTRL;
 	} else if (!hq->qid && sqe->opcode == nvme_admin_identify && cns == NVME_IDENTIFY_CNS_NS) {
 		kind = AW_ID_NS;
@@ -194,7 +195,8 @@ static int aw_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 	if (!rc && kind >= 0) {
 		pthread_mutex_lock(&W.lock);
 		if (W.npatch < 64)
-			W.patch[W.npatch++] = (struct aw_patch){ hq, sqe->command_id, (enum aw_kind)kind };
+			W.patch[W.npatch++] =
+				(struct aw_patch){ hq, sqe->command_id, (enum aw_kind)kind };
 		pthread_mutex_unlock(&W.lock);
 	}
 	return rc;
@@ -240,12 +242,13 @@ static void patch_arrived(struct nvmf_hq *hq)
 			patch_ctrl(cmd->buf);
 		} else if (cmd && p->kind == AW_LOG) {
 			fill_log(hq, cmd);
-			q->slots[p->cid].cqe.status = 0;   /* whatever the target said */
+			q->slots[p->cid].cqe.status = 0; /* whatever the target said */
 		} else if (cmd) {
 			struct nvme_id_ns *ns = cmd->buf;
 			uint32_t nsid = le32toh(cmd->sqe.nsid);
 			if (ns->nsze && nsid <= AW_MAX_NS && !W.id.no_ana)
-				ns->anagrpid = htole32(W.grp[nsid] ? W.grp[nsid] : W.anagrpid[nsid]);
+				ns->anagrpid =
+					htole32(W.grp[nsid] ? W.grp[nsid] : W.anagrpid[nsid]);
 			if (ns->nsze && W.spoil_ids && path_of(hq) == W.spoil_path)
 				ns->nguid[0] ^= 0xff;
 		}
@@ -350,9 +353,14 @@ const struct nvmf_host_transport *ana_wrap_new(struct loop_host *lh, const struc
 	W.spoil_ids = false;
 	W.npending = W.npatch = 0;
 	W.t = (struct nvmf_host_transport){
-		.name = "ana-wrap", .queue_connect = aw_connect, .queue_disconnect = aw_disconnect,
-		.submit = aw_submit, .poll = aw_poll, .wait = aw_wait,
-		.set_incapsule = aw_set_incapsule, .mem_register = aw_mem_register,
+		.name = "ana-wrap",
+		.queue_connect = aw_connect,
+		.queue_disconnect = aw_disconnect,
+		.submit = aw_submit,
+		.poll = aw_poll,
+		.wait = aw_wait,
+		.set_incapsule = aw_set_incapsule,
+		.mem_register = aw_mem_register,
 		.mem_unregister = aw_mem_unregister,
 	};
 	pthread_mutex_unlock(&W.lock);
@@ -417,12 +425,12 @@ void ana_wrap_spoil_ns_ids(unsigned path)
 }
 
 #define AW_GETTER(type, name, expr)            \
-	type name                               \
-	{                                       \
-		pthread_mutex_lock(&W.lock);    \
-		type v = (expr);                \
-		pthread_mutex_unlock(&W.lock);  \
-		return v;                       \
+	type name                              \
+	{                                      \
+		pthread_mutex_lock(&W.lock);   \
+		type v = (expr);               \
+		pthread_mutex_unlock(&W.lock); \
+		return v;                      \
 	}
 
 AW_GETTER(unsigned, ana_wrap_log_reads(void), W.log_reads)

@@ -22,17 +22,17 @@
 #include "tests/unit/loop/host/loop_host.h"
 
 #define AW_MAX_PATHS  4
-#define AW_MAX_GROUPS 8   /* the groups the built log lists: 1..AW_MAX_GROUPS */
+#define AW_MAX_GROUPS 8 /* the groups the built log lists: 1..AW_MAX_GROUPS */
 
 /* Identify Controller fields the wrapper writes (zero: the default given). */
 struct ana_wrap_id {
-	bool no_ana;            /* CMIC bit 3 clear, the ANA fields zero */
-	uint8_t anatt;          /* default 10 (seconds) */
-	uint32_t anagrpmax;     /* default AW_MAX_GROUPS */
-	uint32_t nanagrpid;     /* default AW_MAX_GROUPS */
-	uint32_t mnan;          /* default 0 (the host then sizes by NN) */
-	uint32_t nn;            /* 0: the target's */
-	uint8_t cmic_clear;     /* CMIC bits to clear (NVME_CTRL_CMIC_*) */
+	bool no_ana;        /* CMIC bit 3 clear, the ANA fields zero */
+	uint8_t anatt;      /* default 10 (seconds) */
+	uint32_t anagrpmax; /* default AW_MAX_GROUPS */
+	uint32_t nanagrpid; /* default AW_MAX_GROUPS */
+	uint32_t mnan;      /* default 0 (the host then sizes by NN) */
+	uint32_t nn;        /* 0: the target's */
+	uint8_t cmic_clear; /* CMIC bits to clear (NVME_CTRL_CMIC_*) */
 };
 
 /* ana_wrap_new - wrap @lh's host transport; every group optimized on every path,

@@ -14,17 +14,20 @@
 #include "tests/unit/suites.h"
 
 /* `nvme gen-dhchap-key` secrets (the target's auth tests use the same). */
-#define HOST_KEY  "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
-#define CTRL_KEY  "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:"
-#define OTHER_KEY "DHHC-1:02:z4TrAW32nxlXcjD1k2MD2dw718ixnFci6MaNJBrlNf4PCs3Moq0GL4ZsU+Gj07JrUw6SIQ==:"
+#define HOST_KEY "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
+#define CTRL_KEY "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:"
+#define OTHER_KEY \
+	"DHHC-1:02:z4TrAW32nxlXcjD1k2MD2dw718ixnFci6MaNJBrlNf4PCs3Moq0GL4ZsU+Gj07JrUw6SIQ==:"
 
 static struct loop_host *lh;
 static struct nvmf_ctrl *ctrl;
 
 static void setup(const char *key, const char *ctrl_key, const char *hash, const char *group)
 {
-	struct loop_host_params p = { .dhchap_key = key, .dhchap_ctrl_key = ctrl_key,
-				      .dhchap_hash = hash, .dhchap_dhgroup = group };
+	struct loop_host_params p = { .dhchap_key = key,
+				      .dhchap_ctrl_key = ctrl_key,
+				      .dhchap_hash = hash,
+				      .dhchap_dhgroup = group };
 	lh = loop_host_new(&p);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
 	ctrl = NULL;
@@ -64,8 +67,8 @@ static void check_io(uint64_t slba, uint8_t seed)
 static void every_hash_and_group_authenticates_every_queue(void)
 {
 	static const char *const hashes[] = { "hmac(sha256)", "hmac(sha384)", "hmac(sha512)" };
-	static const char *const groups[] = { "null", "ffdhe2048", "ffdhe3072", "ffdhe4096",
-					      "ffdhe6144", "ffdhe8192" };
+	static const char *const groups[] = { "null",      "ffdhe2048", "ffdhe3072",
+					      "ffdhe4096", "ffdhe6144", "ffdhe8192" };
 	for (unsigned h = 0; h < 3; h++) {
 		for (unsigned g = 0; g < 6; g++) {
 			setup(HOST_KEY, NULL, hashes[h], groups[g]);
@@ -75,7 +78,8 @@ static void every_hash_and_group_authenticates_every_queue(void)
 			int rc = nvmf_connect(&o, &ctrl);
 			CU_ASSERT_EQUAL(rc, 0);
 			if (rc) {
-				fprintf(stderr, "%s %s: %s\n", hashes[h], groups[g], nvmf_last_errmsg());
+				fprintf(stderr, "%s %s: %s\n", hashes[h], groups[g],
+					nvmf_last_errmsg());
 				teardown();
 				continue;
 			}
@@ -98,8 +102,12 @@ static void every_hash_and_group_authenticates_every_queue(void)
 /* With a controller secret, on both kinds of exchange (a DH group and the null group). */
 static void bidirectional_checks_the_controller_and_sends_success2(void)
 {
-	static const struct { const char *hash, *group; uint8_t dhgroup_id; } pairs[] = {
-		{ "hmac(sha384)", "ffdhe2048", 1 }, { "hmac(sha512)", "null", 0 },
+	static const struct {
+		const char *hash, *group;
+		uint8_t dhgroup_id;
+	} pairs[] = {
+		{ "hmac(sha384)", "ffdhe2048", 1 },
+		{ "hmac(sha512)", "null", 0 },
 	};
 	for (unsigned i = 0; i < 2; i++) {
 		setup(HOST_KEY, CTRL_KEY, pairs[i].hash, pairs[i].group);
@@ -112,7 +120,7 @@ static void bidirectional_checks_the_controller_and_sends_success2(void)
 		CU_ASSERT_TRUE(ai.authenticated);
 		CU_ASSERT_TRUE(ai.bidirectional);
 		CU_ASSERT_EQUAL(ai.dhgroup_id, pairs[i].dhgroup_id);
-		CU_ASSERT_EQUAL(sends(), 2 * 3);   /* admin and one I/O queue, with Success2 */
+		CU_ASSERT_EQUAL(sends(), 2 * 3); /* admin and one I/O queue, with Success2 */
 		check_io(16 * i, (uint8_t)(3 + i));
 		teardown();
 	}
@@ -147,7 +155,8 @@ static void controller_without_a_controller_secret_refuses_bidirectional(void)
 	o.dhchap_ctrl_secret = CTRL_KEY;
 	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EKEYREJECTED);
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "AUTH_Failure1, authentication failed"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "or it has no controller secret for it "
+	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(),
+				      "or it has no controller secret for it "
 				      "(bidirectional authentication was asked for)"));
 	teardown();
 }
@@ -213,7 +222,7 @@ static void malformed_secrets_are_einval_naming_the_option(void)
 	o.dhchap_secret = "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD/:"; /* CRC */
 	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "dhchap_secret: "));
-	CU_ASSERT_PTR_NULL(strstr(nvmf_last_errmsg(), "ab3CAVb"));   /* never the secret */
+	CU_ASSERT_PTR_NULL(strstr(nvmf_last_errmsg(), "ab3CAVb")); /* never the secret */
 	o.dhchap_secret = HOST_KEY;
 	o.dhchap_ctrl_secret = "DHHC-1:09:AAAA:";
 	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EINVAL);
@@ -269,8 +278,8 @@ static struct {
 	uint32_t connect_dw0;
 	answer_fn answer;
 	unsigned receives;
-	uint16_t t_id;                 /* from the Negotiate */
-	uint8_t sent[8][2048];         /* Authentication Send data, in order */
+	uint16_t t_id;         /* from the Negotiate */
+	uint8_t sent[8][2048]; /* Authentication Send data, in order */
 	size_t sent_len[8];
 	unsigned nsent;
 	struct nvme_cqe pending[4];
@@ -280,7 +289,12 @@ static struct {
 static int fk_connect(struct nvmf_hq *q, const struct nvmf_ctrl_opts *o, uint16_t qid,
 		      uint16_t size, char *err, size_t errlen)
 {
-	(void)q; (void)o; (void)qid; (void)size; (void)err; (void)errlen;
+	(void)q;
+	(void)o;
+	(void)qid;
+	(void)size;
+	(void)err;
+	(void)errlen;
 	return 0;
 }
 
@@ -333,13 +347,18 @@ static int fk_poll(struct nvmf_hq *q, unsigned max)
 
 static int fk_wait(struct nvmf_hq *q, int timeout_ms)
 {
-	(void)q; (void)timeout_ms;
+	(void)q;
+	(void)timeout_ms;
 	return 0;
 }
 
 static const struct nvmf_host_transport fake = {
-	.name = "scripted", .queue_connect = fk_connect, .queue_disconnect = fk_disconnect,
-	.submit = fk_submit, .poll = fk_poll, .wait = fk_wait,
+	.name = "scripted",
+	.queue_connect = fk_connect,
+	.queue_disconnect = fk_disconnect,
+	.submit = fk_submit,
+	.poll = fk_poll,
+	.wait = fk_wait,
 };
 
 /* Connect with @ctrl_secret (or none) to a controller answering with @fn; the rc. */
@@ -402,7 +421,8 @@ static size_t challenge(uint16_t t_id, uint8_t *buf)
 
 static int bad_hash(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 {
-	(void)n; (void)len;
+	(void)n;
+	(void)len;
 	challenge(t_id, buf);
 	((struct nvme_auth_challenge *)buf)->hashid = 4;
 	return 0;
@@ -410,7 +430,8 @@ static int bad_hash(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 
 static int bad_hl(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 {
-	(void)n; (void)len;
+	(void)n;
+	(void)len;
 	challenge(t_id, buf);
 	((struct nvme_auth_challenge *)buf)->hl = 48;
 	return 0;
@@ -418,7 +439,8 @@ static int bad_hl(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 
 static int bad_group(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 {
-	(void)n; (void)len;
+	(void)n;
+	(void)len;
 	challenge(t_id, buf);
 	((struct nvme_auth_challenge *)buf)->dhgid = 6;
 	return 0;
@@ -426,7 +448,8 @@ static int bad_group(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 
 static int null_group_with_dh_value(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 {
-	(void)n; (void)len;
+	(void)n;
+	(void)len;
 	challenge(t_id, buf);
 	((struct nvme_auth_challenge *)buf)->dhvlen = htole16(256);
 	return 0;
@@ -434,14 +457,16 @@ static int null_group_with_dh_value(unsigned n, uint16_t t_id, uint8_t *buf, siz
 
 static int other_transaction(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 {
-	(void)n; (void)len;
+	(void)n;
+	(void)len;
 	challenge((uint16_t)(t_id + 1), buf);
 	return 0;
 }
 
 static int success1_first(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 {
-	(void)n; (void)len;
+	(void)n;
+	(void)len;
 	challenge(t_id, buf);
 	buf[1] = NVME_AUTH_MSG_SUCCESS1;
 	return 0;
@@ -450,7 +475,8 @@ static int success1_first(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 /* ffdhe2048 with the DH value 1: refused (a value of 1 gives the shared secret 1). */
 static int dh_value_one(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 {
-	(void)n; (void)len;
+	(void)n;
+	(void)len;
 	challenge(t_id, buf);
 	struct nvme_auth_challenge *c = (void *)buf;
 	c->dhgid = NVME_AUTH_DHGROUP_2048;
@@ -461,7 +487,10 @@ static int dh_value_one(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 
 static int receive_fails(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 {
-	(void)n; (void)t_id; (void)buf; (void)len;
+	(void)n;
+	(void)t_id;
+	(void)buf;
+	(void)len;
 	return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
 }
 
@@ -492,7 +521,8 @@ static int success1_bad_hl(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 
 static int failure1_hash(unsigned n, uint16_t t_id, uint8_t *buf, size_t len)
 {
-	(void)n; (void)len;
+	(void)n;
+	(void)len;
 	struct nvme_auth_failure *f = (void *)buf;
 	f->auth_type = NVME_AUTH_COMMON_MESSAGES;
 	f->auth_id = NVME_AUTH_MSG_FAILURE1;
@@ -578,7 +608,7 @@ static void controller_dh_value_of_one_is_refused(void)
 	CU_ASSERT_EQUAL(run(dh_value_one, NULL), -EPROTO);
 	assert_failure2(NVME_AUTH_FAILURE_INCORRECT_PAYLOAD);
 	has("the controller's DH value");
-	CU_ASSERT_EQUAL(S.nsent, 2);   /* Negotiate, Failure2: no Reply */
+	CU_ASSERT_EQUAL(S.nsent, 2); /* Negotiate, Failure2: no Reply */
 }
 
 static void receive_error_status_is_returned(void)
@@ -612,7 +642,7 @@ static void failure1_names_the_controllers_reason(void)
 {
 	CU_ASSERT_EQUAL(run(failure1_hash, NULL), -EKEYREJECTED);
 	has("AUTH_Failure1, hash function not usable (reason code 01h, explanation 04h)");
-	CU_ASSERT_EQUAL(S.nsent, 1);   /* no Failure2 to a Failure1 */
+	CU_ASSERT_EQUAL(S.nsent, 1); /* no Failure2 to a Failure1 */
 }
 
 static void connection_lost_after_the_reply_says_the_secret_was_likely_refused(void)
@@ -620,7 +650,7 @@ static void connection_lost_after_the_reply_says_the_secret_was_likely_refused(v
 	CU_ASSERT_EQUAL(run(lost_after_reply, NULL), -ECONNRESET);
 	has("queue 0: Authentication Receive: ");
 	has("instead of answering our Reply: it most likely refused the host secret");
-	CU_ASSERT_EQUAL(S.nsent, 2);   /* Negotiate, Reply */
+	CU_ASSERT_EQUAL(S.nsent, 2); /* Negotiate, Reply */
 }
 
 static void secure_channel_concatenation_is_eopnotsupp(void)
@@ -640,29 +670,49 @@ static void secure_channel_concatenation_is_eopnotsupp(void)
 }
 
 const struct unit_test initiator_auth_tests[] = {
-	{"every_hash_and_group_authenticates_every_queue", every_hash_and_group_authenticates_every_queue},
-	{"bidirectional_checks_the_controller_and_sends_success2", bidirectional_checks_the_controller_and_sends_success2},
-	{"wrong_host_secret_is_refused_with_the_controllers_reason", wrong_host_secret_is_refused_with_the_controllers_reason},
-	{"controller_without_a_controller_secret_refuses_bidirectional", controller_without_a_controller_secret_refuses_bidirectional},
-	{"no_secret_for_a_controller_that_requires_one_is_eacces", no_secret_for_a_controller_that_requires_one_is_eacces},
-	{"wrong_controller_secret_refuses_the_controller", wrong_controller_secret_refuses_the_controller},
-	{"controller_secret_with_a_controller_that_does_not_authenticate_is_eacces", controller_secret_with_a_controller_that_does_not_authenticate_is_eacces},
-	{"host_secret_with_a_controller_that_does_not_ask_connects", host_secret_with_a_controller_that_does_not_ask_connects},
-	{"malformed_secrets_are_einval_naming_the_option", malformed_secrets_are_einval_naming_the_option},
-	{"reconnect_authenticates_again_with_the_same_secrets", reconnect_authenticates_again_with_the_same_secrets},
-	{"negotiate_offers_every_hash_and_group", negotiate_offers_every_hash_and_group},
-	{"challenge_with_a_hash_not_offered_is_hash_unusable", challenge_with_a_hash_not_offered_is_hash_unusable},
-	{"challenge_with_the_wrong_hl_is_incorrect_payload", challenge_with_the_wrong_hl_is_incorrect_payload},
-	{"challenge_with_an_unknown_group_is_dhgroup_unusable", challenge_with_an_unknown_group_is_dhgroup_unusable},
-	{"challenge_with_a_dh_value_for_the_null_group_is_incorrect_payload", challenge_with_a_dh_value_for_the_null_group_is_incorrect_payload},
-	{"challenge_of_another_transaction_is_incorrect_message", challenge_of_another_transaction_is_incorrect_message},
-	{"success1_instead_of_challenge_is_incorrect_message", success1_instead_of_challenge_is_incorrect_message},
-	{"controller_dh_value_of_one_is_refused", controller_dh_value_of_one_is_refused},
-	{"receive_error_status_is_returned", receive_error_status_is_returned},
-	{"success1_without_r2_when_bidirectional_is_rejected", success1_without_r2_when_bidirectional_is_rejected},
-	{"success1_with_the_wrong_hl_is_incorrect_payload", success1_with_the_wrong_hl_is_incorrect_payload},
-	{"failure1_names_the_controllers_reason", failure1_names_the_controllers_reason},
-	{"connection_lost_after_the_reply_says_the_secret_was_likely_refused", connection_lost_after_the_reply_says_the_secret_was_likely_refused},
-	{"secure_channel_concatenation_is_eopnotsupp", secure_channel_concatenation_is_eopnotsupp},
+	{ "every_hash_and_group_authenticates_every_queue",
+	  every_hash_and_group_authenticates_every_queue },
+	{ "bidirectional_checks_the_controller_and_sends_success2",
+	  bidirectional_checks_the_controller_and_sends_success2 },
+	{ "wrong_host_secret_is_refused_with_the_controllers_reason",
+	  wrong_host_secret_is_refused_with_the_controllers_reason },
+	{ "controller_without_a_controller_secret_refuses_bidirectional",
+	  controller_without_a_controller_secret_refuses_bidirectional },
+	{ "no_secret_for_a_controller_that_requires_one_is_eacces",
+	  no_secret_for_a_controller_that_requires_one_is_eacces },
+	{ "wrong_controller_secret_refuses_the_controller",
+	  wrong_controller_secret_refuses_the_controller },
+	{ "controller_secret_with_a_controller_that_does_not_authenticate_is_eacces",
+	  controller_secret_with_a_controller_that_does_not_authenticate_is_eacces },
+	{ "host_secret_with_a_controller_that_does_not_ask_connects",
+	  host_secret_with_a_controller_that_does_not_ask_connects },
+	{ "malformed_secrets_are_einval_naming_the_option",
+	  malformed_secrets_are_einval_naming_the_option },
+	{ "reconnect_authenticates_again_with_the_same_secrets",
+	  reconnect_authenticates_again_with_the_same_secrets },
+	{ "negotiate_offers_every_hash_and_group", negotiate_offers_every_hash_and_group },
+	{ "challenge_with_a_hash_not_offered_is_hash_unusable",
+	  challenge_with_a_hash_not_offered_is_hash_unusable },
+	{ "challenge_with_the_wrong_hl_is_incorrect_payload",
+	  challenge_with_the_wrong_hl_is_incorrect_payload },
+	{ "challenge_with_an_unknown_group_is_dhgroup_unusable",
+	  challenge_with_an_unknown_group_is_dhgroup_unusable },
+	{ "challenge_with_a_dh_value_for_the_null_group_is_incorrect_payload",
+	  challenge_with_a_dh_value_for_the_null_group_is_incorrect_payload },
+	{ "challenge_of_another_transaction_is_incorrect_message",
+	  challenge_of_another_transaction_is_incorrect_message },
+	{ "success1_instead_of_challenge_is_incorrect_message",
+	  success1_instead_of_challenge_is_incorrect_message },
+	{ "controller_dh_value_of_one_is_refused", controller_dh_value_of_one_is_refused },
+	{ "receive_error_status_is_returned", receive_error_status_is_returned },
+	{ "success1_without_r2_when_bidirectional_is_rejected",
+	  success1_without_r2_when_bidirectional_is_rejected },
+	{ "success1_with_the_wrong_hl_is_incorrect_payload",
+	  success1_with_the_wrong_hl_is_incorrect_payload },
+	{ "failure1_names_the_controllers_reason", failure1_names_the_controllers_reason },
+	{ "connection_lost_after_the_reply_says_the_secret_was_likely_refused",
+	  connection_lost_after_the_reply_says_the_secret_was_likely_refused },
+	{ "secure_channel_concatenation_is_eopnotsupp",
+	  secure_channel_concatenation_is_eopnotsupp },
 	{ NULL, NULL },
 };

@@ -48,13 +48,13 @@ static void connect_enables_controller_and_gets_cntlid(void)
 	CU_ASSERT_EQUAL(le16toh(nvmf_ctrl_id(ctrl)->cntlid), cntlid);
 	uint32_t cc = 0, csts = 0;
 	CU_ASSERT_TRUE_FATAL(loop_host_ctrl_regs(lh, cntlid, &cc, &csts));
-	CU_ASSERT_EQUAL(cc & 1, 1);                      /* CC.EN */
-	CU_ASSERT_EQUAL((cc >> 16) & 0xf, 6);            /* IOSQES 64 B */
-	CU_ASSERT_EQUAL((cc >> 20) & 0xf, 4);            /* IOCQES 16 B */
-	CU_ASSERT_EQUAL(csts & 1, 1);                    /* CSTS.RDY */
+	CU_ASSERT_EQUAL(cc & 1, 1);           /* CC.EN */
+	CU_ASSERT_EQUAL((cc >> 16) & 0xf, 6); /* IOSQES 64 B */
+	CU_ASSERT_EQUAL((cc >> 20) & 0xf, 4); /* IOCQES 16 B */
+	CU_ASSERT_EQUAL(csts & 1, 1);         /* CSTS.RDY */
 	CU_ASSERT_EQUAL(nvmf_ctrl_nr_io_queues(ctrl), 2);
 	CU_ASSERT_EQUAL(nvmf_ctrl_queue_size(ctrl), 128);
-	CU_ASSERT_EQUAL(nvmf_ctrl_max_xfer(ctrl), 1u << 20);   /* target MDTS 8 */
+	CU_ASSERT_EQUAL(nvmf_ctrl_max_xfer(ctrl), 1u << 20); /* target MDTS 8 */
 	CU_ASSERT_PTR_NOT_NULL(nvmf_io_queue(ctrl, 1));
 	CU_ASSERT_PTR_NULL(nvmf_io_queue(ctrl, 2));
 	/* The host sequence: Connect, CAP, CC, CSTS..., VS, Identify, Set Features. */
@@ -167,8 +167,8 @@ static void disconnect_sets_shn_and_sees_shst_complete(void)
 	ctrl = NULL;
 	uint32_t cc = 0, csts = 0;
 	CU_ASSERT_TRUE_FATAL(loop_host_last_admin_regs(lh, &cc, &csts));
-	CU_ASSERT_EQUAL((cc >> 14) & 3, 1);              /* CC.SHN normal */
-	CU_ASSERT_EQUAL((csts >> 2) & 3, 2);             /* CSTS.SHST complete */
+	CU_ASSERT_EQUAL((cc >> 14) & 3, 1);  /* CC.SHN normal */
+	CU_ASSERT_EQUAL((csts >> 2) & 3, 2); /* CSTS.SHST complete */
 	CU_ASSERT_EQUAL(loop_host_live_ctrls(lh), 0);
 	teardown();
 }
@@ -182,7 +182,7 @@ static void disconnect_fails_outstanding_commands_with_econnaborted(void)
 	int st[3] = { 1, 1, 1 };
 	struct nvmf_queue *q = nvmf_io_queue(ctrl, 0);
 	uint8_t warm[512];
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 1, warm), 0);   /* block size cached */
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 1, warm), 0); /* block size cached */
 	for (int i = 0; i < 3; i++) {
 		CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 8, buf, cb, &st[i]), 0);
 	}
@@ -214,7 +214,8 @@ static void connection_loss_fails_every_outstanding_command_with_econnreset(void
 	static uint8_t buf[8][4096];
 	struct loss l = { 0, 0 };
 	for (int i = 0; i < 8; i++)
-		CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 1, (uint64_t)i * 8, 8, buf[i], loss_cb, &l), 0);
+		CU_ASSERT_EQUAL_FATAL(
+			nvmf_submit_write(q, 1, (uint64_t)i * 8, 8, buf[i], loss_cb, &l), 0);
 	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), 8);
 	loop_host_break(lh);
 	CU_ASSERT_EQUAL(nvmf_queue_poll(q, 0), -ECONNRESET);
@@ -247,8 +248,8 @@ static void reconnect_restores_io_with_the_same_queue_pointers(void)
 
 	CU_ASSERT_PTR_EQUAL(nvmf_io_queue(ctrl, 0), q0);
 	CU_ASSERT_PTR_EQUAL(nvmf_io_queue(ctrl, 1), q1);
-	CU_ASSERT_NOT_EQUAL(nvmf_ctrl_cntlid(ctrl), old);    /* a new association */
-	CU_ASSERT_EQUAL(loop_host_live_ctrls(lh), 1);        /* the old one is gone */
+	CU_ASSERT_NOT_EQUAL(nvmf_ctrl_cntlid(ctrl), old); /* a new association */
+	CU_ASSERT_EQUAL(loop_host_live_ctrls(lh), 1);     /* the old one is gone */
 	memset(back, 0, sizeof(back));
 	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 100, 8, back), 0);
 	CU_ASSERT_EQUAL(memcmp(data, back, sizeof(data)), 0);
@@ -294,10 +295,10 @@ static void io_failure_names_its_queue_not_a_failed_keep_alive(void)
 {
 	setup(NULL);
 	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
-	o.kato_ms = 200;   /* Keep Alive every 100 ms */
+	o.kato_ms = 200; /* Keep Alive every 100 ms */
 	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
 	uint8_t buf[4096];
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), 0);   /* the block size is known now */
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), 0); /* the block size is known now */
 	loop_host_break(lh);
 	CU_ASSERT_FATAL(wait_admin_lost());
 	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), -ECONNRESET);
@@ -330,7 +331,8 @@ static void read_failing_in_its_namespace_lookup_names_the_admin_queue(void)
 	loop_host_hold(lh, false);
 	uint8_t buf[4096];
 	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), -ECONNRESET);
-	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(ctrl), "admin queue: Keep Alive timed out after "
+	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(ctrl),
+			       "admin queue: Keep Alive timed out after "
 			       "150 ms (the controller's state is unknown); the association needs "
 			       "nvmf_reconnect()");
 	teardown();
@@ -346,7 +348,8 @@ static void keep_alive_timeout_is_named_by_the_next_admin_call(void)
 	loop_host_hold(lh, false);
 	uint8_t id[4096];
 	CU_ASSERT_EQUAL(nvmf_identify(ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id), -ECONNRESET);
-	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(ctrl), "admin queue: Keep Alive timed out after "
+	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(ctrl),
+			       "admin queue: Keep Alive timed out after "
 			       "150 ms (the controller's state is unknown); the association needs "
 			       "nvmf_reconnect()");
 	CU_ASSERT_STRING_EQUAL(nvmf_queue_errmsg(nvmf_io_queue(ctrl, 0)), "");
@@ -358,7 +361,7 @@ static void *identify_in_another_thread(void *arg)
 	static uint8_t id[4096];
 	(void)arg;
 	int rc = nvmf_identify(ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id);
-	(void)nvmf_ctrl_errmsg(ctrl);   /* fills that thread's copy */
+	(void)nvmf_ctrl_errmsg(ctrl); /* fills that thread's copy */
 	return (void *)(intptr_t)rc;
 }
 
@@ -381,28 +384,42 @@ static void ctrl_errmsg_is_this_threads_copy(void)
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, identify_in_another_thread, NULL), 0);
 	pthread_join(t, &rc);
 	CU_ASSERT_EQUAL((intptr_t)rc, -ECONNRESET);
-	CU_ASSERT_EQUAL(strncmp(mine, "I/O queue 1: ", 13), 0);   /* unchanged */
+	CU_ASSERT_EQUAL(strncmp(mine, "I/O queue 1: ", 13), 0); /* unchanged */
 	CU_ASSERT_EQUAL(strncmp(nvmf_ctrl_errmsg(ctrl), "admin queue: ", 13), 0);
 	teardown();
 }
 
 const struct unit_test initiator_ctrl_tests[] = {
-	{"connect_enables_controller_and_gets_cntlid", connect_enables_controller_and_gets_cntlid},
-	{"connect_to_unknown_nqn_returns_connect_invalid_param", connect_to_unknown_nqn_returns_connect_invalid_param},
-	{"connect_from_host_not_allowed_returns_connect_invalid_host", connect_from_host_not_allowed_returns_connect_invalid_host},
-	{"connect_without_address_or_transport_returns_einval", connect_without_address_or_transport_returns_einval},
-	{"io_queue_count_is_what_the_controller_grants", io_queue_count_is_what_the_controller_grants},
-	{"queue_size_is_capped_by_cap_mqes", queue_size_is_capped_by_cap_mqes},
-	{"keep_alive_is_sent_every_half_kato", keep_alive_is_sent_every_half_kato},
-	{"no_keep_alive_connects_with_kato_zero_and_sends_none", no_keep_alive_connects_with_kato_zero_and_sends_none},
-	{"disconnect_sets_shn_and_sees_shst_complete", disconnect_sets_shn_and_sees_shst_complete},
-	{"disconnect_fails_outstanding_commands_with_econnaborted", disconnect_fails_outstanding_commands_with_econnaborted},
-	{"connection_loss_fails_every_outstanding_command_with_econnreset", connection_loss_fails_every_outstanding_command_with_econnreset},
-	{"reconnect_restores_io_with_the_same_queue_pointers", reconnect_restores_io_with_the_same_queue_pointers},
-	{"admin_timeout_returns_etimedout_and_reconnect_recovers", admin_timeout_returns_etimedout_and_reconnect_recovers},
-	{"io_failure_names_its_queue_not_a_failed_keep_alive", io_failure_names_its_queue_not_a_failed_keep_alive},
-	{"keep_alive_timeout_is_named_by_the_next_admin_call", keep_alive_timeout_is_named_by_the_next_admin_call},
-	{"read_failing_in_its_namespace_lookup_names_the_admin_queue", read_failing_in_its_namespace_lookup_names_the_admin_queue},
-	{"ctrl_errmsg_is_this_threads_copy", ctrl_errmsg_is_this_threads_copy},
-	{NULL, NULL},
+	{ "connect_enables_controller_and_gets_cntlid",
+	  connect_enables_controller_and_gets_cntlid },
+	{ "connect_to_unknown_nqn_returns_connect_invalid_param",
+	  connect_to_unknown_nqn_returns_connect_invalid_param },
+	{ "connect_from_host_not_allowed_returns_connect_invalid_host",
+	  connect_from_host_not_allowed_returns_connect_invalid_host },
+	{ "connect_without_address_or_transport_returns_einval",
+	  connect_without_address_or_transport_returns_einval },
+	{ "io_queue_count_is_what_the_controller_grants",
+	  io_queue_count_is_what_the_controller_grants },
+	{ "queue_size_is_capped_by_cap_mqes", queue_size_is_capped_by_cap_mqes },
+	{ "keep_alive_is_sent_every_half_kato", keep_alive_is_sent_every_half_kato },
+	{ "no_keep_alive_connects_with_kato_zero_and_sends_none",
+	  no_keep_alive_connects_with_kato_zero_and_sends_none },
+	{ "disconnect_sets_shn_and_sees_shst_complete",
+	  disconnect_sets_shn_and_sees_shst_complete },
+	{ "disconnect_fails_outstanding_commands_with_econnaborted",
+	  disconnect_fails_outstanding_commands_with_econnaborted },
+	{ "connection_loss_fails_every_outstanding_command_with_econnreset",
+	  connection_loss_fails_every_outstanding_command_with_econnreset },
+	{ "reconnect_restores_io_with_the_same_queue_pointers",
+	  reconnect_restores_io_with_the_same_queue_pointers },
+	{ "admin_timeout_returns_etimedout_and_reconnect_recovers",
+	  admin_timeout_returns_etimedout_and_reconnect_recovers },
+	{ "io_failure_names_its_queue_not_a_failed_keep_alive",
+	  io_failure_names_its_queue_not_a_failed_keep_alive },
+	{ "keep_alive_timeout_is_named_by_the_next_admin_call",
+	  keep_alive_timeout_is_named_by_the_next_admin_call },
+	{ "read_failing_in_its_namespace_lookup_names_the_admin_queue",
+	  read_failing_in_its_namespace_lookup_names_the_admin_queue },
+	{ "ctrl_errmsg_is_this_threads_copy", ctrl_errmsg_is_this_threads_copy },
+	{ NULL, NULL },
 };

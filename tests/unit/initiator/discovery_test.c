@@ -17,7 +17,7 @@ static void setup(const struct loop_host_params *p, const char *hostnqn)
 {
 	lh = loop_host_new(p);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, NULL);   /* default: discovery NQN */
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, NULL); /* default: discovery NQN */
 	if (hostnqn)
 		o.hostnqn = hostnqn;
 	ctrl = NULL;
@@ -56,7 +56,7 @@ static void discovery_log_with_one_entry_is_decoded(void)
 	CU_ASSERT_EQUAL_FATAL(nvmf_read_discovery_log(ctrl, &e, &n, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(n, 2);
 	CU_ASSERT_EQUAL(e[0].subtype, NVME_NQN_CURR);
-	e[0] = e[1];                          /* the subsystem's entry */
+	e[0] = e[1]; /* the subsystem's entry */
 	CU_ASSERT_EQUAL(e[0].trtype, NVMF_TRTYPE_RDMA);
 	CU_ASSERT_EQUAL(e[0].adrfam, NVMF_ADDR_FAMILY_IP4);
 	CU_ASSERT_EQUAL(e[0].subtype, NVME_NQN_NVME);
@@ -93,13 +93,13 @@ static void discovery_log_larger_than_mdts_is_read_in_chunks(void)
 	CU_ASSERT_EQUAL(nvmf_ctrl_max_xfer(ctrl), 8192);
 	CU_ASSERT_EQUAL_FATAL(nvmf_read_discovery_log(ctrl, &e, &n, NULL), 0);
 	check_entries(10);
-	CU_ASSERT_EQUAL(loop_host_disc_log_reads(lh), 4);  /* header, 8 KiB, 3 KiB, header */
+	CU_ASSERT_EQUAL(loop_host_disc_log_reads(lh), 4); /* header, 8 KiB, 3 KiB, header */
 	teardown();
 }
 
 static void discovery_log_restarts_when_genctr_changes_between_header_reads(void)
 {
-	setup(&(struct loop_host_params){ .n_subsys = 6 }, NULL);   /* 6 KiB of entries */
+	setup(&(struct loop_host_params){ .n_subsys = 6 }, NULL); /* 6 KiB of entries */
 	loop_host_bump_genctr(lh, 1, false);
 	uint64_t gen = 0;
 	CU_ASSERT_EQUAL_FATAL(nvmf_read_discovery_log(ctrl, &e, &n, &gen), 0);
@@ -110,7 +110,7 @@ static void discovery_log_restarts_when_genctr_changes_between_header_reads(void
 	e = NULL;
 	uint64_t again = 0;
 	CU_ASSERT_EQUAL_FATAL(nvmf_read_discovery_log(ctrl, &e, &n, &again), 0);
-	CU_ASSERT_EQUAL(again, gen);                  /* the counter we got is the current one */
+	CU_ASSERT_EQUAL(again, gen); /* the counter we got is the current one */
 	teardown();
 }
 
@@ -122,7 +122,7 @@ static void discovery_log_gives_up_when_genctr_changes_every_time(void)
 	CU_ASSERT_EQUAL(rc, -EAGAIN);
 	CU_ASSERT_PTR_NULL(e);
 	CU_ASSERT_EQUAL(n, 0);
-	CU_ASSERT_EQUAL(loop_host_disc_log_reads(lh), 30);  /* 10 tries of 3 reads */
+	CU_ASSERT_EQUAL(loop_host_disc_log_reads(lh), 30); /* 10 tries of 3 reads */
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_ctrl_errmsg(ctrl), "changed while it was read"));
 	teardown();
 }
@@ -155,13 +155,17 @@ static void discover_with_unknown_host_connect_error_sets_last_errmsg(void)
 }
 
 const struct unit_test initiator_discovery_tests[] = {
-	{"host_allowed_nowhere_reads_only_the_discovery_subsystem_entry",
-	 host_allowed_nowhere_reads_only_the_discovery_subsystem_entry},
-	{"discovery_log_with_one_entry_is_decoded", discovery_log_with_one_entry_is_decoded},
-	{"discovery_log_larger_than_mdts_is_read_in_chunks", discovery_log_larger_than_mdts_is_read_in_chunks},
-	{"discovery_log_restarts_when_genctr_changes_between_header_reads", discovery_log_restarts_when_genctr_changes_between_header_reads},
-	{"discovery_log_gives_up_when_genctr_changes_every_time", discovery_log_gives_up_when_genctr_changes_every_time},
-	{"discover_connects_reads_and_disconnects", discover_connects_reads_and_disconnects},
-	{"discover_with_unknown_host_connect_error_sets_last_errmsg", discover_with_unknown_host_connect_error_sets_last_errmsg},
-	{NULL, NULL},
+	{ "host_allowed_nowhere_reads_only_the_discovery_subsystem_entry",
+	  host_allowed_nowhere_reads_only_the_discovery_subsystem_entry },
+	{ "discovery_log_with_one_entry_is_decoded", discovery_log_with_one_entry_is_decoded },
+	{ "discovery_log_larger_than_mdts_is_read_in_chunks",
+	  discovery_log_larger_than_mdts_is_read_in_chunks },
+	{ "discovery_log_restarts_when_genctr_changes_between_header_reads",
+	  discovery_log_restarts_when_genctr_changes_between_header_reads },
+	{ "discovery_log_gives_up_when_genctr_changes_every_time",
+	  discovery_log_gives_up_when_genctr_changes_every_time },
+	{ "discover_connects_reads_and_disconnects", discover_connects_reads_and_disconnects },
+	{ "discover_with_unknown_host_connect_error_sets_last_errmsg",
+	  discover_with_unknown_host_connect_error_sets_last_errmsg },
+	{ NULL, NULL },
 };

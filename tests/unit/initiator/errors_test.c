@@ -9,8 +9,10 @@
 
 static void strerror_names_connect_invalid_param_with_codes_and_dnr(void)
 {
-	CU_ASSERT_STRING_EQUAL(nvmf_strerror(0x4182), "CONNECT_INVALID_PARAM (sct 0x1, sc 0x82, DNR)");
-	CU_ASSERT_STRING_EQUAL(nvmf_strerror(0x4184), "CONNECT_INVALID_HOST (sct 0x1, sc 0x84, DNR)");
+	CU_ASSERT_STRING_EQUAL(nvmf_strerror(0x4182),
+			       "CONNECT_INVALID_PARAM (sct 0x1, sc 0x82, DNR)");
+	CU_ASSERT_STRING_EQUAL(nvmf_strerror(0x4184),
+			       "CONNECT_INVALID_HOST (sct 0x1, sc 0x84, DNR)");
 	CU_ASSERT_STRING_EQUAL(nvmf_strerror(0x0080), "LBA_RANGE (sct 0x0, sc 0x80)");
 }
 
@@ -64,7 +66,8 @@ static void host_identity_comes_from_hostnqn_and_hostid_files(void)
 	char nqn[NVMFH_NQN_FIELD], err[128];
 	uint8_t id[16];
 	CU_ASSERT_EQUAL(nvmfh_host_identity(dir, NULL, NULL, nqn, id, err, sizeof(err)), 0);
-	CU_ASSERT_STRING_EQUAL(nqn, "nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555555");
+	CU_ASSERT_STRING_EQUAL(
+		nqn, "nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555555");
 	CU_ASSERT_EQUAL(id[0], 0xaa);
 	CU_ASSERT_EQUAL(id[15], 0xee);
 	rm_scratch();
@@ -90,12 +93,12 @@ static void host_identity_is_generated_when_nothing_is_configured(void)
 	CU_ASSERT_EQUAL(nvmfh_host_identity(dir, NULL, NULL, nqn, id, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(strncmp(nqn, "nqn.2014-08.org.nvmexpress:uuid:", 32), 0);
 	CU_ASSERT_EQUAL(strlen(nqn), 32 + 36);
-	CU_ASSERT_EQUAL(id[6] >> 4, 4);              /* UUID version 4 */
+	CU_ASSERT_EQUAL(id[6] >> 4, 4); /* UUID version 4 */
 	char hex[3];
 	snprintf(hex, sizeof(hex), "%02x", id[0]);
-	CU_ASSERT_EQUAL(strncmp(nqn + 32, hex, 2), 0);  /* the NQN carries the host ID */
+	CU_ASSERT_EQUAL(strncmp(nqn + 32, hex, 2), 0); /* the NQN carries the host ID */
 	CU_ASSERT_EQUAL(nvmfh_host_identity(dir, NULL, NULL, nqn2, id2, err, sizeof(err)), 0);
-	CU_ASSERT_NOT_EQUAL(memcmp(id, id2, 16), 0);    /* random */
+	CU_ASSERT_NOT_EQUAL(memcmp(id, id2, 16), 0); /* random */
 	rm_scratch();
 }
 
@@ -107,7 +110,8 @@ static void given_host_identity_wins_over_files(void)
 	char nqn[NVMFH_NQN_FIELD], err[128];
 	uint8_t id[16];
 	CU_ASSERT_EQUAL(nvmfh_host_identity(dir, "nqn.2026-01.io.example:me", given, nqn, id, err,
-					    sizeof(err)), 0);
+					    sizeof(err)),
+			0);
 	CU_ASSERT_STRING_EQUAL(nqn, "nqn.2026-01.io.example:me");
 	CU_ASSERT_EQUAL(memcmp(id, given, 16), 0);
 	rm_scratch();
@@ -125,19 +129,27 @@ static void bad_hostid_file_or_long_hostnqn_is_einval_with_message(void)
 	memset(longnqn, 'a', sizeof(longnqn));
 	memcpy(longnqn, "nqn.", 4);
 	longnqn[240] = 0;
-	CU_ASSERT_EQUAL(nvmfh_host_identity(NULL, longnqn, NULL, nqn, id, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmfh_host_identity(NULL, longnqn, NULL, nqn, id, err, sizeof(err)),
+			-EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "at most 223"));
 	rm_scratch();
 }
 
 const struct unit_test initiator_errors_tests[] = {
-	{"strerror_names_connect_invalid_param_with_codes_and_dnr", strerror_names_connect_invalid_param_with_codes_and_dnr},
-	{"strerror_of_unnamed_status_keeps_the_values", strerror_of_unnamed_status_keeps_the_values},
-	{"strerror_of_negative_errno_is_the_errno_text", strerror_of_negative_errno_is_the_errno_text},
-	{"host_identity_comes_from_hostnqn_and_hostid_files", host_identity_comes_from_hostnqn_and_hostid_files},
-	{"host_id_is_taken_from_a_uuid_hostnqn_without_hostid_file", host_id_is_taken_from_a_uuid_hostnqn_without_hostid_file},
-	{"host_identity_is_generated_when_nothing_is_configured", host_identity_is_generated_when_nothing_is_configured},
-	{"given_host_identity_wins_over_files", given_host_identity_wins_over_files},
-	{"bad_hostid_file_or_long_hostnqn_is_einval_with_message", bad_hostid_file_or_long_hostnqn_is_einval_with_message},
-	{NULL, NULL},
+	{ "strerror_names_connect_invalid_param_with_codes_and_dnr",
+	  strerror_names_connect_invalid_param_with_codes_and_dnr },
+	{ "strerror_of_unnamed_status_keeps_the_values",
+	  strerror_of_unnamed_status_keeps_the_values },
+	{ "strerror_of_negative_errno_is_the_errno_text",
+	  strerror_of_negative_errno_is_the_errno_text },
+	{ "host_identity_comes_from_hostnqn_and_hostid_files",
+	  host_identity_comes_from_hostnqn_and_hostid_files },
+	{ "host_id_is_taken_from_a_uuid_hostnqn_without_hostid_file",
+	  host_id_is_taken_from_a_uuid_hostnqn_without_hostid_file },
+	{ "host_identity_is_generated_when_nothing_is_configured",
+	  host_identity_is_generated_when_nothing_is_configured },
+	{ "given_host_identity_wins_over_files", given_host_identity_wins_over_files },
+	{ "bad_hostid_file_or_long_hostnqn_is_einval_with_message",
+	  bad_hostid_file_or_long_hostnqn_is_einval_with_message },
+	{ NULL, NULL },
 };

@@ -77,7 +77,8 @@ static void write_then_read_back_with_32_outstanding(void)
 	fill(w, N * BYTES, 5);
 	for (int i = 0; i < N; i++)
 		CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 1, (uint64_t)i * NLB, NLB, w + i * BYTES,
-							done_cb, &d[i]), 0);
+							done_cb, &d[i]),
+				      0);
 	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), N);
 	int reaped = 0;
 	while (reaped < N) {
@@ -94,7 +95,8 @@ static void write_then_read_back_with_32_outstanding(void)
 	memset(d, 0, sizeof(d));
 	for (int i = 0; i < N; i++)
 		CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, (uint64_t)i * NLB, NLB, r + i * BYTES,
-						       done_cb, &d[i]), 0);
+						       done_cb, &d[i]),
+				      0);
 	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), N);
 	while (nvmf_queue_outstanding(q))
 		CU_ASSERT_FATAL(nvmf_queue_poll(q, 0) >= 0);
@@ -108,7 +110,7 @@ static void write_then_read_back_with_32_outstanding(void)
 
 static void transfer_larger_than_mdts_is_split_and_completes_once(void)
 {
-	setup(&(struct loop_host_params){ .mdts = 5 }, 0);   /* 128 KiB */
+	setup(&(struct loop_host_params){ .mdts = 5 }, 0); /* 128 KiB */
 	CU_ASSERT_EQUAL(nvmf_ctrl_max_xfer(ctrl), 128u << 10);
 	const uint32_t bytes = 4u << 20, nlb = bytes / 512;
 	uint8_t *w = malloc(bytes), *r = calloc(1, bytes);
@@ -177,7 +179,7 @@ static void full_queue_returns_eagain(void)
 	uint8_t buf[512];
 	struct done d[16];
 	memset(d, 0, sizeof(d));
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 1, buf), 0);   /* block size looked up */
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 1, buf), 0); /* block size looked up */
 	for (int i = 0; i < 15; i++)
 		CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, 0, 1, buf, done_cb, &d[i]), 0);
 	/* size-1 outstanding: the controller's SQ must never be overrun. */
@@ -222,12 +224,12 @@ static void read_of_inactive_namespace_returns_invalid_ns(void)
 
 static void small_writes_travel_in_capsule(void)
 {
-	setup(NULL, 0);   /* target in-capsule size 8 KiB */
+	setup(NULL, 0); /* target in-capsule size 8 KiB */
 	uint8_t buf[16384];
 	fill(buf, sizeof(buf), 1);
-	CU_ASSERT_EQUAL(nvmf_write(ctrl, 1, 0, 8, buf), 0);      /* 4 KiB */
+	CU_ASSERT_EQUAL(nvmf_write(ctrl, 1, 0, 8, buf), 0); /* 4 KiB */
 	CU_ASSERT_EQUAL(loop_host_incapsule_writes(lh), 1);
-	CU_ASSERT_EQUAL(nvmf_write(ctrl, 1, 0, 32, buf), 0);     /* 16 KiB: keyed SGL */
+	CU_ASSERT_EQUAL(nvmf_write(ctrl, 1, 0, 32, buf), 0); /* 16 KiB: keyed SGL */
 	CU_ASSERT_EQUAL(loop_host_incapsule_writes(lh), 1);
 	uint8_t back[16384];
 	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 32, back), 0);
@@ -242,7 +244,7 @@ static void compare_write_zeroes_flush_and_dsm_complete(void)
 	fill(buf, sizeof(buf), 3);
 	memcpy(other, buf, sizeof(other));
 	other[100] ^= 0xff;
-	CU_ASSERT_EQUAL(nvmf_write(ctrl, 2, 3, 1, buf), 0);     /* ns 2: one 4 KiB block */
+	CU_ASSERT_EQUAL(nvmf_write(ctrl, 2, 3, 1, buf), 0); /* ns 2: one 4 KiB block */
 	struct done d = { 0 };
 	CU_ASSERT_EQUAL_FATAL(nvmf_submit_compare(q, 2, 3, 1, buf, done_cb, &d), 0);
 	wait_done(&d);
@@ -276,7 +278,7 @@ static void raw_command_gets_its_cqe(void)
 	sqe.opcode = nvme_cmd_read;
 	sqe.nsid = htole32(2);
 	sqe.cdw10 = htole32(0);
-	sqe.cdw12 = htole32(0);      /* one block */
+	sqe.cdw12 = htole32(0); /* one block */
 	uint8_t buf[4096];
 	struct done d = { 0 };
 	CU_ASSERT_EQUAL_FATAL(nvmf_submit_raw(q, &sqe, buf, sizeof(buf), false, done_cb, &d), 0);
@@ -287,7 +289,8 @@ static void raw_command_gets_its_cqe(void)
 	CU_ASSERT_EQUAL_FATAL(nvmf_submit_raw(q, &sqe, buf, 512, false, done_cb, &d), 0);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.status & 0x7ff, NVME_SC_SGL_INVALID_DATA);
-	CU_ASSERT_EQUAL(nvmf_submit_raw(q, &sqe, buf, (1u << 20) + 4096, false, done_cb, &d), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_submit_raw(q, &sqe, buf, (1u << 20) + 4096, false, done_cb, &d),
+			-EINVAL);
 	teardown();
 }
 
@@ -306,16 +309,20 @@ static void bad_arguments_return_einval(void)
 }
 
 const struct unit_test initiator_io_tests[] = {
-	{"write_then_read_back_with_32_outstanding", write_then_read_back_with_32_outstanding},
-	{"transfer_larger_than_mdts_is_split_and_completes_once", transfer_larger_than_mdts_is_split_and_completes_once},
-	{"split_transfer_waits_for_free_slots", split_transfer_waits_for_free_slots},
-	{"split_transfer_reports_connection_loss_once", split_transfer_reports_connection_loss_once},
-	{"full_queue_returns_eagain", full_queue_returns_eagain},
-	{"read_past_end_returns_lba_out_of_range", read_past_end_returns_lba_out_of_range},
-	{"read_of_inactive_namespace_returns_invalid_ns", read_of_inactive_namespace_returns_invalid_ns},
-	{"small_writes_travel_in_capsule", small_writes_travel_in_capsule},
-	{"compare_write_zeroes_flush_and_dsm_complete", compare_write_zeroes_flush_and_dsm_complete},
-	{"raw_command_gets_its_cqe", raw_command_gets_its_cqe},
-	{"bad_arguments_return_einval", bad_arguments_return_einval},
-	{NULL, NULL},
+	{ "write_then_read_back_with_32_outstanding", write_then_read_back_with_32_outstanding },
+	{ "transfer_larger_than_mdts_is_split_and_completes_once",
+	  transfer_larger_than_mdts_is_split_and_completes_once },
+	{ "split_transfer_waits_for_free_slots", split_transfer_waits_for_free_slots },
+	{ "split_transfer_reports_connection_loss_once",
+	  split_transfer_reports_connection_loss_once },
+	{ "full_queue_returns_eagain", full_queue_returns_eagain },
+	{ "read_past_end_returns_lba_out_of_range", read_past_end_returns_lba_out_of_range },
+	{ "read_of_inactive_namespace_returns_invalid_ns",
+	  read_of_inactive_namespace_returns_invalid_ns },
+	{ "small_writes_travel_in_capsule", small_writes_travel_in_capsule },
+	{ "compare_write_zeroes_flush_and_dsm_complete",
+	  compare_write_zeroes_flush_and_dsm_complete },
+	{ "raw_command_gets_its_cqe", raw_command_gets_its_cqe },
+	{ "bad_arguments_return_einval", bad_arguments_return_einval },
+	{ NULL, NULL },
 };

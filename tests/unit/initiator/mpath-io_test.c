@@ -58,8 +58,9 @@ static void commands_go_to_the_preferred_path_and_complete_once(void)
 	memset(d, 0, sizeof(d));
 	fill(w, N * BYTES, 3);
 	for (int i = 0; i < N; i++)
-		CU_ASSERT_EQUAL_FATAL(nvmf_mpath_submit_write(q, 1, (uint64_t)i * NLB, NLB, w + i * BYTES,
-							      done_cb, &d[i]), 0);
+		CU_ASSERT_EQUAL_FATAL(nvmf_mpath_submit_write(q, 1, (uint64_t)i * NLB, NLB,
+							      w + i * BYTES, done_cb, &d[i]),
+				      0);
 	CU_ASSERT_EQUAL(nvmf_mpath_outstanding(q), N);
 	while (nvmf_mpath_outstanding(q))
 		CU_ASSERT_FATAL(nvmf_mpath_wait(q, 100) >= 0);
@@ -70,8 +71,9 @@ static void commands_go_to_the_preferred_path_and_complete_once(void)
 	}
 	memset(d, 0, sizeof(d));
 	for (int i = 0; i < N; i++)
-		CU_ASSERT_EQUAL_FATAL(nvmf_mpath_submit_read(q, 1, (uint64_t)i * NLB, NLB, r + i * BYTES,
-							     done_cb, &d[i]), 0);
+		CU_ASSERT_EQUAL_FATAL(nvmf_mpath_submit_read(q, 1, (uint64_t)i * NLB, NLB,
+							     r + i * BYTES, done_cb, &d[i]),
+				      0);
 	while (nvmf_mpath_outstanding(q))
 		CU_ASSERT_FATAL(nvmf_mpath_wait(q, 100) >= 0);
 	CU_ASSERT_EQUAL(memcmp(w, r, N * BYTES), 0);
@@ -146,7 +148,7 @@ static void ana_inaccessible_status_fails_over_and_the_caller_sees_success(void)
 	struct nvmf_mpath_path_info a;
 	CU_ASSERT_EQUAL(nvmf_mpath_path_info(F.mp, 0, &a), 0);
 	CU_ASSERT_EQUAL(a.path_errors, 1);
-	CU_ASSERT_TRUE(a.live);   /* an ANA status does not take the path down */
+	CU_ASSERT_TRUE(a.live); /* an ANA status does not take the path down */
 	uint8_t st = 0;
 	CU_ASSERT_EQUAL(nvmf_mpath_ns_ana_state(F.mp, 1, 0, &st, NULL), 0);
 	CU_ASSERT_EQUAL(st, NVME_ANA_STATE_INACCESSIBLE);
@@ -155,7 +157,7 @@ static void ana_inaccessible_status_fails_over_and_the_caller_sees_success(void)
 	CU_ASSERT(ana_wrap_log_reads() > reads);
 	CU_ASSERT_EQUAL(nvmf_mpath_read(F.mp, 1, 64, 8, r), 0);
 	CU_ASSERT_EQUAL(memcmp(w, r, sizeof(w)), 0);
-	CU_ASSERT_EQUAL(ana_wrap_io_refused(0), 1);   /* not tried there again */
+	CU_ASSERT_EQUAL(ana_wrap_io_refused(0), 1); /* not tried there again */
 	mpf_teardown(&F);
 }
 
@@ -212,7 +214,7 @@ static void every_path_refusing_waits_then_fails_with_the_last_status_after_the_
 	CU_ASSERT_EQUAL(ana_wrap_io_refused(0), 1);
 	CU_ASSERT(ana_wrap_io_refused(1) <= 1);
 	CU_ASSERT_EQUAL(d.status, ana_wrap_io_refused(1) ? PATH_STATUS(NVME_SC_ANA_TRANSITION) :
-				  PATH_STATUS(NVME_SC_ANA_INACCESSIBLE));
+							   PATH_STATUS(NVME_SC_ANA_INACCESSIBLE));
 	CU_ASSERT_FALSE(d.had_cqe);
 	/* Known unusable before it was sent: it never reached a path. */
 	CU_ASSERT_EQUAL(nvmf_mpath_refresh(F.mp, 5000), 0);
@@ -245,9 +247,9 @@ static void disconnect_ends_commands_waiting_for_a_path_with_econnaborted(void)
 
 /* Conditions the stream tests wait for (up to 5 s: the machine may be busy). */
 struct expect {
-	unsigned path;             /* the path namespace 1's commands go to, */
-	unsigned long ios;         /* having completed more than this there */
-	unsigned long ops;         /* or: the stream did more than this */
+	unsigned path;     /* the path namespace 1's commands go to, */
+	unsigned long ios; /* having completed more than this there */
+	unsigned long ops; /* or: the stream did more than this */
 	struct mpf_stream *st;
 };
 
@@ -281,12 +283,12 @@ static void stream_moves_off_an_inaccessible_path_and_back_with_data_intact(void
 	CU_ASSERT_EQUAL(on1, 0);
 	for (int round = 0; round < 3; round++) {
 		ana_wrap_set_state(0, 1, NVME_ANA_STATE_INACCESSIBLE);
-		CU_ASSERT_TRUE(mpf_stream_run_until(&st, on_path,
-						    &(struct expect){ .path = 1, .ios = on1 }, 5000));
+		CU_ASSERT_TRUE(mpf_stream_run_until(
+			&st, on_path, &(struct expect){ .path = 1, .ios = on1 }, 5000));
 		on0 = mpf_ios(F.mp, 0);
 		ana_wrap_set_state(0, 1, NVME_ANA_STATE_OPTIMIZED);
-		CU_ASSERT_TRUE(mpf_stream_run_until(&st, on_path,
-						    &(struct expect){ .path = 0, .ios = on0 }, 5000));
+		CU_ASSERT_TRUE(mpf_stream_run_until(
+			&st, on_path, &(struct expect){ .path = 0, .ios = on0 }, 5000));
 		on1 = mpf_ios(F.mp, 1);
 	}
 	CU_ASSERT_TRUE(mpf_stream_drain(&st, 5000));
@@ -306,10 +308,10 @@ static void stream_survives_its_port_going_away_and_returns_when_it_reconnects(v
 	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(F.lh, 1), 0);
 	CU_ASSERT_TRUE(mpf_wait_live(F.mp, q, 0, false, 5000));
 	unsigned long on1 = mpf_ios(F.mp, 1), ops = mpf_stream_ops(&st);
-	CU_ASSERT_TRUE(mpf_stream_run_until(&st, on_path,
-					    &(struct expect){ .path = 1, .ios = on1 }, 5000));
+	CU_ASSERT_TRUE(mpf_stream_run_until(&st, on_path, &(struct expect){ .path = 1, .ios = on1 },
+					    5000));
 	CU_ASSERT(mpf_stream_ops(&st) > ops);
-	CU_ASSERT_FALSE(mpf_live(F.mp, 0));   /* nothing to reconnect to */
+	CU_ASSERT_FALSE(mpf_live(F.mp, 0)); /* nothing to reconnect to */
 	struct nvmf_mpath_path_info a;
 	CU_ASSERT_EQUAL(nvmf_mpath_path_info(F.mp, 0, &a), 0);
 	CU_ASSERT_EQUAL(a.reconnects, 0);
@@ -317,8 +319,8 @@ static void stream_survives_its_port_going_away_and_returns_when_it_reconnects(v
 	CU_ASSERT_EQUAL_FATAL(loop_host_port_add(F.lh, 1), 0);
 	CU_ASSERT_TRUE(mpf_wait_live(F.mp, q, 0, true, 5000));
 	unsigned long on0 = mpf_ios(F.mp, 0);
-	CU_ASSERT_TRUE(mpf_stream_run_until(&st, on_path,
-					    &(struct expect){ .path = 0, .ios = on0 }, 5000));
+	CU_ASSERT_TRUE(mpf_stream_run_until(&st, on_path, &(struct expect){ .path = 0, .ios = on0 },
+					    5000));
 	CU_ASSERT_EQUAL(nvmf_mpath_path_info(F.mp, 0, &a), 0);
 	CU_ASSERT_EQUAL(a.reconnects, 1);
 	CU_ASSERT_TRUE(mpf_stream_drain(&st, 5000));
@@ -343,8 +345,8 @@ static void stream_waits_while_every_path_is_unusable_and_finishes_after(void)
 	CU_ASSERT_EQUAL(nvmf_mpath_outstanding(q), MPF_SLOTS);
 	unsigned long ops = mpf_stream_ops(&st);
 	ana_wrap_set_state(1, 1, NVME_ANA_STATE_NONOPTIMIZED);
-	CU_ASSERT_TRUE(mpf_stream_run_until(&st, progressed, &(struct expect){ .st = &st, .ops = ops },
-					    5000));
+	CU_ASSERT_TRUE(mpf_stream_run_until(&st, progressed,
+					    &(struct expect){ .st = &st, .ops = ops }, 5000));
 	/* Connections: both ports away, then the second back. */
 	ana_wrap_set_state(0, 1, NVME_ANA_STATE_OPTIMIZED);
 	mpf_stream_run(&st, 50);
@@ -359,8 +361,8 @@ static void stream_waits_while_every_path_is_unusable_and_finishes_after(void)
 	ops = mpf_stream_ops(&st);
 	CU_ASSERT_EQUAL_FATAL(loop_host_port_add(F.lh, 2), 0);
 	CU_ASSERT_TRUE(mpf_wait_live(F.mp, q, 1, true, 5000));
-	CU_ASSERT_TRUE(mpf_stream_run_until(&st, progressed, &(struct expect){ .st = &st, .ops = ops },
-					    5000));
+	CU_ASSERT_TRUE(mpf_stream_run_until(&st, progressed,
+					    &(struct expect){ .st = &st, .ops = ops }, 5000));
 	CU_ASSERT_TRUE(mpf_stream_drain(&st, 5000));
 	CU_ASSERT_EQUAL(st.errors, 0);
 	mpf_teardown(&F);
@@ -382,12 +384,12 @@ static void stream_follows_our_targets_ana_states_with_data_intact(void)
 	mpf_stream_run(&st, 50);
 	unsigned long on1 = mpf_ios(F.mp, 1);
 	CU_ASSERT_EQUAL(loop_host_ana_set(F.lh, 1, 1, NVME_ANA_STATE_INACCESSIBLE), 0);
-	CU_ASSERT_TRUE(mpf_stream_run_until(&st, on_path,
-					    &(struct expect){ .path = 1, .ios = on1 }, 5000));
+	CU_ASSERT_TRUE(mpf_stream_run_until(&st, on_path, &(struct expect){ .path = 1, .ios = on1 },
+					    5000));
 	unsigned long on0 = mpf_ios(F.mp, 0);
 	CU_ASSERT_EQUAL(loop_host_ana_set(F.lh, 1, 1, NVME_ANA_STATE_OPTIMIZED), 0);
-	CU_ASSERT_TRUE(mpf_stream_run_until(&st, on_path,
-					    &(struct expect){ .path = 0, .ios = on0 }, 5000));
+	CU_ASSERT_TRUE(mpf_stream_run_until(&st, on_path, &(struct expect){ .path = 0, .ios = on0 },
+					    5000));
 	/* Every path unusable: the commands wait; one path non-optimized: they go on. */
 	CU_ASSERT_EQUAL(loop_host_ana_set(F.lh, 1, 1, NVME_ANA_STATE_PERSISTENT_LOSS), 0);
 	CU_ASSERT_EQUAL(loop_host_ana_set(F.lh, 2, 1, NVME_ANA_STATE_CHANGE), 0);
@@ -406,8 +408,8 @@ static void stream_follows_our_targets_ana_states_with_data_intact(void)
 	CU_ASSERT_EQUAL(mpf_stream_ops(&st), ops);
 	CU_ASSERT_EQUAL(nvmf_mpath_outstanding(q), MPF_SLOTS);
 	CU_ASSERT_EQUAL(loop_host_ana_set(F.lh, 2, 1, NVME_ANA_STATE_NONOPTIMIZED), 0);
-	CU_ASSERT_TRUE(mpf_stream_run_until(&st, progressed, &(struct expect){ .st = &st, .ops = ops },
-					    5000));
+	CU_ASSERT_TRUE(mpf_stream_run_until(&st, progressed,
+					    &(struct expect){ .st = &st, .ops = ops }, 5000));
 	CU_ASSERT_EQUAL(nvmf_mpath_ns_path(F.mp, 1, &p), 0);
 	CU_ASSERT_EQUAL(p, 1);
 	CU_ASSERT_TRUE(mpf_stream_drain(&st, 5000));
@@ -428,7 +430,7 @@ static void commands_without_a_connected_path_fail_after_the_bound_with_the_last
 	setup(2, &(struct nvmf_mpath_opts){ .refresh_ms = 1000, .no_path_timeout_ms = 300 });
 	struct nvmf_mpath_queue *q = nvmf_mpath_queue(F.mp, 0);
 	uint8_t w[512] = { 1, 2, 3 };
-	CU_ASSERT_EQUAL(nvmf_mpath_write(F.mp, 1, 5, 1, w), 0);   /* namespace known */
+	CU_ASSERT_EQUAL(nvmf_mpath_write(F.mp, 1, 5, 1, w), 0); /* namespace known */
 	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(F.lh, 1), 0);
 	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(F.lh, 2), 0);
 	/* Every association gone on the target's side: the connections are lost. */

@@ -62,7 +62,7 @@ static void ana_logs_are_read_every_period_without_io(void)
 	mpf_target(&F, 2, NULL, NULL);
 	CU_ASSERT_EQUAL_FATAL(mpf_connect(&F, 2, NULL), 0);
 	CU_ASSERT_TRUE(wait_state(1, 0, NVME_ANA_STATE_OPTIMIZED, 1000));
-	want_reads = ana_wrap_log_reads() + 2 * 3;   /* three passes over two paths */
+	want_reads = ana_wrap_log_reads() + 2 * 3; /* three passes over two paths */
 	CU_ASSERT_TRUE(mpf_wait(reads_reached, NULL, 5000));
 	ana_wrap_set_state(0, 1, NVME_ANA_STATE_NONOPTIMIZED);
 	CU_ASSERT_TRUE(wait_state(1, 0, NVME_ANA_STATE_NONOPTIMIZED, 5000));
@@ -90,7 +90,8 @@ static void idle_lost_path_is_reconnected_when_its_port_returns(void)
 	CU_ASSERT_EQUAL(nvmf_mpath_path_info(F.mp, 0, &a), 0);
 	CU_ASSERT_FALSE(a.live);
 	CU_ASSERT_EQUAL(a.reconnects, 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_mpath_errmsg(F.mp), "path 0 (127.0.0.1:4420): reconnect"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(nvmf_mpath_errmsg(F.mp), "path 0 (127.0.0.1:4420): reconnect"));
 	unsigned p = 9;
 	CU_ASSERT_EQUAL(nvmf_mpath_ns_path(F.mp, 1, &p), 0);
 	CU_ASSERT_EQUAL(p, 1);
@@ -113,7 +114,7 @@ static void idle_lost_path_is_reconnected_when_its_port_returns(void)
 static void without_ana_a_lost_admin_queue_is_noticed_through_keep_alive(void)
 {
 	mpf_target(&F, 2, NULL, &(struct ana_wrap_id){ .no_ana = true });
-	F.paths[0].kato_ms = 200;   /* Keep Alive every 100 ms */
+	F.paths[0].kato_ms = 200; /* Keep Alive every 100 ms */
 	CU_ASSERT_EQUAL_FATAL(mpf_connect(&F, 2, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(F.lh, 1), 0);
 	CU_ASSERT_TRUE(mpf_wait_live(F.mp, NULL, 0, false, 5000));
@@ -148,7 +149,7 @@ static void reconnect_waits_for_the_queue_holding_commands_on_the_lost_path(void
 	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(F.lh, 1), 0);
 	CU_ASSERT_TRUE(mpf_wait_live(F.mp, NULL, 0, false, 5000));
 	CU_ASSERT_EQUAL_FATAL(loop_host_port_add(F.lh, 1), 0);
-	usleep(300 * 1000);   /* fifteen periods: the port is back, the queue still uses it */
+	usleep(300 * 1000); /* fifteen periods: the port is back, the queue still uses it */
 	struct nvmf_mpath_path_info a;
 	CU_ASSERT_EQUAL(nvmf_mpath_path_info(F.mp, 0, &a), 0);
 	CU_ASSERT_FALSE(a.live);
@@ -198,10 +199,12 @@ static void two_queues_on_two_threads_keep_their_data_while_a_port_flaps(void)
 		struct nvmf_mpath_path_info a;
 		CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(F.lh, 1), 0);
 		CU_ASSERT_TRUE(mpf_wait_live(F.mp, NULL, 0, false, 5000));
-		CU_ASSERT_TRUE(mpf_wait(ios_above, &(struct ios_above){ 1, mpf_ios(F.mp, 1) }, 5000));
+		CU_ASSERT_TRUE(
+			mpf_wait(ios_above, &(struct ios_above){ 1, mpf_ios(F.mp, 1) }, 5000));
 		CU_ASSERT_EQUAL_FATAL(loop_host_port_add(F.lh, 1), 0);
 		CU_ASSERT_TRUE(mpf_wait_live(F.mp, NULL, 0, true, 5000));
-		CU_ASSERT_TRUE(mpf_wait(ios_above, &(struct ios_above){ 0, mpf_ios(F.mp, 0) }, 5000));
+		CU_ASSERT_TRUE(
+			mpf_wait(ios_above, &(struct ios_above){ 0, mpf_ios(F.mp, 0) }, 5000));
 		CU_ASSERT_EQUAL(nvmf_mpath_path_info(F.mp, 0, &a), 0);
 		CU_ASSERT_EQUAL(a.reconnects, (unsigned long)round + 1);
 	}

@@ -96,7 +96,8 @@ static void slot_next(struct mpf_slot *s)
 		}
 		s->gen++;
 		fill(s->wbuf, sizeof(s->wbuf), s->idx, s->gen);
-		rc = nvmf_mpath_submit_write(st->q, 1, slba, MPF_SLOT_BLOCKS, s->wbuf, slot_done, s);
+		rc = nvmf_mpath_submit_write(st->q, 1, slba, MPF_SLOT_BLOCKS, s->wbuf, slot_done,
+					     s);
 	}
 	s->busy = rc == 0;
 	if (rc) {
@@ -117,7 +118,8 @@ static void slot_done(void *arg, int status, const struct nvme_cqe *cqe)
 		st->errors++;
 		if (!st->first_error) {
 			st->first_error = status;
-			fprintf(stderr, "stream: slot %u %s: %s\n", s->idx, s->reading ? "read" : "write",
+			fprintf(stderr, "stream: slot %u %s: %s\n", s->idx,
+				s->reading ? "read" : "write",
 				status == EBADMSG ? "data differ" : nvmf_strerror(status));
 		}
 	} else if (s->reading) {

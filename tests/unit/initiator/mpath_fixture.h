@@ -34,12 +34,13 @@ void mpf_teardown(struct mpf *f);
 /* mpf_live - whether path @p of @mp is live; mpf_wait_live - wait up to @ms for it to be
  * @live (polling @q meanwhile when not NULL). */
 bool mpf_live(struct nvmf_mpath *mp, unsigned p);
-bool mpf_wait_live(struct nvmf_mpath *mp, struct nvmf_mpath_queue *q, unsigned p, bool live, int ms);
+bool mpf_wait_live(struct nvmf_mpath *mp, struct nvmf_mpath_queue *q, unsigned p, bool live,
+		   int ms);
 /* mpf_ios - commands completed through path @p. */
 unsigned long mpf_ios(struct nvmf_mpath *mp, unsigned p);
 
-#define MPF_SLOTS 8
-#define MPF_SLOT_BLOCKS 8           /* 4 KiB of namespace 1 (512 B blocks) per slot */
+#define MPF_SLOTS       8
+#define MPF_SLOT_BLOCKS 8 /* 4 KiB of namespace 1 (512 B blocks) per slot */
 
 struct mpf_stream;
 
@@ -53,12 +54,12 @@ struct mpf_slot {
 
 struct mpf_stream {
 	struct nvmf_mpath_queue *q;
-	uint64_t base;              /* first block of the stream's slots */
+	uint64_t base; /* first block of the stream's slots */
 	struct mpf_slot slot[MPF_SLOTS];
-	bool stop;                  /* no new write once set */
+	bool stop;                   /* no new write once set */
 	unsigned long writes, reads; /* completed and good */
-	unsigned long errors;       /* a failed command or a read that did not match */
-	int first_error;            /* its status (EBADMSG: a mismatch) */
+	unsigned long errors;        /* a failed command or a read that did not match */
+	int first_error;             /* its status (EBADMSG: a mismatch) */
 };
 
 /* mpf_stream_start - every slot writes its first pattern on @q, the slots' blocks from

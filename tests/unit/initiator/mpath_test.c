@@ -24,7 +24,7 @@ static void connect_makes_one_handle_over_each_path_to_one_subsystem(void)
 	F.paths[2].nr_io_queues = 1;
 	CU_ASSERT_EQUAL_FATAL(mpf_connect(&F, 3, NULL), 0);
 	CU_ASSERT_EQUAL(nvmf_mpath_nr_paths(F.mp), 3);
-	CU_ASSERT_EQUAL(nvmf_mpath_nr_queues(F.mp), 1);   /* the fewest of the paths */
+	CU_ASSERT_EQUAL(nvmf_mpath_nr_queues(F.mp), 1); /* the fewest of the paths */
 	CU_ASSERT_EQUAL(nvmf_mpath_queue_depth(F.mp), 127);
 	CU_ASSERT_PTR_NOT_NULL(nvmf_mpath_queue(F.mp, 0));
 	CU_ASSERT_PTR_NULL(nvmf_mpath_queue(F.mp, 1));
@@ -61,9 +61,10 @@ static void paths_to_different_subsystems_are_refused(void)
 	F.paths[1].subnqn = "nqn.2026-11.io.nvmf-rdma:lh1";
 	CU_ASSERT_EQUAL(mpf_connect(&F, 2, NULL), -EINVAL);
 	CU_ASSERT_PTR_NULL(F.mp);
-	has(nvmf_last_errmsg(), "path 1 (127.0.0.2:4420) reaches subsystem nqn.2026-11.io.nvmf-rdma:lh1, "
+	has(nvmf_last_errmsg(),
+	    "path 1 (127.0.0.2:4420) reaches subsystem nqn.2026-11.io.nvmf-rdma:lh1, "
 	    "path 0 reaches nqn.2026-11.io.nvmf-rdma:lh0");
-	CU_ASSERT_EQUAL(loop_host_live_ctrls(F.lh), 0);   /* both disconnected again */
+	CU_ASSERT_EQUAL(loop_host_live_ctrls(F.lh), 0); /* both disconnected again */
 	mpf_teardown(&F);
 }
 
@@ -95,11 +96,13 @@ static void a_subsystem_without_several_controllers_or_ports_is_eopnotsupp(void)
 {
 	mpf_target(&F, 2, NULL, &(struct ana_wrap_id){ .cmic_clear = NVME_CTRL_CMIC_MULTI_CTRL });
 	CU_ASSERT_EQUAL(mpf_connect(&F, 2, NULL), -EOPNOTSUPP);
-	has(nvmf_last_errmsg(), "does not report several controllers (Identify Controller CMIC bit 1 clear)");
+	has(nvmf_last_errmsg(),
+	    "does not report several controllers (Identify Controller CMIC bit 1 clear)");
 	mpf_teardown(&F);
 	mpf_target(&F, 2, NULL, &(struct ana_wrap_id){ .cmic_clear = NVME_CTRL_CMIC_MULTI_PORT });
 	CU_ASSERT_EQUAL(mpf_connect(&F, 2, NULL), -EOPNOTSUPP);
-	has(nvmf_last_errmsg(), "does not report several ports (Identify Controller CMIC bit 0 clear)");
+	has(nvmf_last_errmsg(),
+	    "does not report several ports (Identify Controller CMIC bit 0 clear)");
 	mpf_teardown(&F);
 	/* One path needs neither. */
 	mpf_target(&F, 1, NULL, &(struct ana_wrap_id){ .cmic_clear = 3 });
@@ -127,7 +130,7 @@ static void ns_path_is_the_first_optimized_then_non_optimized_never_inaccessible
 	CU_ASSERT_EQUAL(p, 2);
 	set_state(2, NVME_ANA_STATE_CHANGE);
 	CU_ASSERT_EQUAL(nvmf_mpath_ns_path(F.mp, 1, &p), 0);
-	CU_ASSERT_EQUAL(p, 0);   /* non-optimized, the last usable */
+	CU_ASSERT_EQUAL(p, 0); /* non-optimized, the last usable */
 	uint8_t st = 0;
 	uint32_t grp = 0;
 	CU_ASSERT_EQUAL(nvmf_mpath_ns_ana_state(F.mp, 1, 1, &st, &grp), 0);
@@ -171,7 +174,7 @@ static void ns_with_other_identifiers_through_another_path_is_eproto(void)
 	struct nvmf_ns_info info;
 	CU_ASSERT_EQUAL(nvmf_mpath_ns_info(F.mp, 1, &info), -EPROTO);
 	has(nvmf_mpath_errmsg(F.mp), "namespace 1: path 1 (127.0.0.2:4420) reports another block "
-	    "size or other identifiers (NGUID, EUI-64, UUID) than path 0");
+				     "size or other identifiers (NGUID, EUI-64, UUID) than path 0");
 	uint8_t buf[512];
 	CU_ASSERT_EQUAL(nvmf_mpath_read(F.mp, 1, 0, 1, buf), -EPROTO);
 	mpf_teardown(&F);
@@ -215,7 +218,8 @@ const struct unit_test initiator_mpath_tests[] = {
 	  a_subsystem_without_several_controllers_or_ports_is_eopnotsupp },
 	{ "ns_path_is_the_first_optimized_then_non_optimized_never_inaccessible",
 	  ns_path_is_the_first_optimized_then_non_optimized_never_inaccessible },
-	{ "without_ana_reporting_every_path_is_optimized", without_ana_reporting_every_path_is_optimized },
+	{ "without_ana_reporting_every_path_is_optimized",
+	  without_ana_reporting_every_path_is_optimized },
 	{ "ns_with_other_identifiers_through_another_path_is_eproto",
 	  ns_with_other_identifiers_through_another_path_is_eproto },
 	{ "inactive_ns_is_invalid_ns_at_submission", inactive_ns_is_invalid_ns_at_submission },

@@ -58,7 +58,8 @@ static void ids_and_sqe_fields_have_their_spec_values(void)
 }
 
 const struct unit_test nvme_auth_tests[] = {
-	{ "message_headers_have_the_kernels_field_offsets", message_headers_have_the_kernels_field_offsets },
+	{ "message_headers_have_the_kernels_field_offsets",
+	  message_headers_have_the_kernels_field_offsets },
 	{ "message_lengths_follow_hl_and_dhvlen", message_lengths_follow_hl_and_dhvlen },
 	{ "ids_and_sqe_fields_have_their_spec_values", ids_and_sqe_fields_have_their_spec_values },
 	{ NULL, NULL },

@@ -32,9 +32,12 @@ static struct nvme_dhchap_key key_from(const char *l, const char *hash_field, co
 
 static void kat_file_has_every_kind_of_vector(void)
 {
-	static const struct { const char *kind; size_t min; } want[] = {
-		{ "group", 5 }, { "secret", 26 }, { "transform", 24 }, { "dh", 8 },
-		{ "augmented", 3 }, { "exchange", 12 },
+	static const struct {
+		const char *kind;
+		size_t min;
+	} want[] = {
+		{ "group", 5 }, { "secret", 26 },   { "transform", 24 },
+		{ "dh", 8 },    { "augmented", 3 }, { "exchange", 12 },
 	};
 	KAT_OPEN(k);
 
@@ -71,8 +74,8 @@ static void hash_ids_have_their_lengths_and_kernel_names(void)
 static void dhgroup_ids_have_their_sizes_and_kernel_names(void)
 {
 	static const size_t len[] = { 0, 256, 384, 512, 768, 1024 };
-	static const char *const name[] = { "null", "ffdhe2048", "ffdhe3072", "ffdhe4096",
-					    "ffdhe6144", "ffdhe8192" };
+	static const char *const name[] = { "null",      "ffdhe2048", "ffdhe3072",
+					    "ffdhe4096", "ffdhe6144", "ffdhe8192" };
 
 	for (uint8_t g = 0; g <= NVME_AUTH_DHGROUP_8192; g++) {
 		CU_ASSERT_EQUAL(nvme_dhchap_dhgroup_len(g), len[g]);
@@ -161,8 +164,10 @@ static void secret_without_closing_colon_is_accepted_like_the_kernel(void)
 {
 	struct nvme_dhchap_key *k = NULL;
 
-	CU_ASSERT_EQUAL(nvme_dhchap_key_parse("DHHC-1:01:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR",
-					      &k, NULL, 0), 0);
+	CU_ASSERT_EQUAL(
+		nvme_dhchap_key_parse("DHHC-1:01:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR",
+				      &k, NULL, 0),
+		0);
 	CU_ASSERT_FATAL(k != NULL);
 	CU_ASSERT_EQUAL(k->hash, 1);
 	CU_ASSERT_EQUAL(k->len, 32);
@@ -175,14 +180,14 @@ static void secret_without_closing_colon_is_accepted_like_the_kernel(void)
 static void expect_refused(const char *secret, const char *fragment)
 {
 	static struct nvme_dhchap_key sentinel;
-	struct nvme_dhchap_key *k = &sentinel;     /* must come back NULL */
+	struct nvme_dhchap_key *k = &sentinel; /* must come back NULL */
 	char err[256] = "";
 
 	CU_ASSERT_EQUAL(nvme_dhchap_key_parse(secret, &k, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NULL(k);
 	if (!strstr(err, fragment))
-		fprintf(stderr, "\n    \"%s\": message \"%s\" lacks \"%s\"\n", secret ? secret : "(null)",
-			err, fragment);
+		fprintf(stderr, "\n    \"%s\": message \"%s\" lacks \"%s\"\n",
+			secret ? secret : "(null)", err, fragment);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, fragment));
 	if (secret && strlen(secret) > 20)
 		CU_ASSERT_PTR_NULL(strstr(err, secret + 10));
@@ -196,17 +201,24 @@ static void empty_secret_is_refused(void)
 
 static void secret_without_dhhc1_prefix_is_refused(void)
 {
-	expect_refused("DHHC-2:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:", "must start with \"DHHC-1:\"");
-	expect_refused("dhhc-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:", "must start with \"DHHC-1:\"");
-	expect_refused(" DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:", "must start with \"DHHC-1:\"");
-	expect_refused("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR", "must start with \"DHHC-1:\"");
+	expect_refused("DHHC-2:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:",
+		       "must start with \"DHHC-1:\"");
+	expect_refused("dhhc-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:",
+		       "must start with \"DHHC-1:\"");
+	expect_refused(" DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:",
+		       "must start with \"DHHC-1:\"");
+	expect_refused("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR",
+		       "must start with \"DHHC-1:\"");
 }
 
 static void secret_with_nn_other_than_two_digits_is_refused(void)
 {
-	expect_refused("DHHC-1:1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:", "NN must be two digits");
-	expect_refused("DHHC-1:0a:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:", "NN must be two digits");
-	expect_refused("DHHC-1:001:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:", "NN must be two digits");
+	expect_refused("DHHC-1:1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:",
+		       "NN must be two digits");
+	expect_refused("DHHC-1:0a:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:",
+		       "NN must be two digits");
+	expect_refused("DHHC-1:001:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:",
+		       "NN must be two digits");
 	expect_refused("DHHC-1:", "NN must be two digits");
 }
 
@@ -222,8 +234,9 @@ static void secret_with_nn_04_or_more_is_refused(void)
 
 static void secret_with_bad_base64_is_refused(void)
 {
-	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh*KfiaR:",
-		       "bad base64: character 53 of the secret, '*', is not in its alphabet (A-Z a-z 0-9 + /)");
+	expect_refused(
+		"DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh*KfiaR:",
+		"bad base64: character 53 of the secret, '*', is not in its alphabet (A-Z a-z 0-9 + /)");
 	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMU=RYXGBkaGxwdHh+KfiaR:",
 		       "character 39 of the secret, '=', is not in its alphabet");
 	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMU RYXGBkaGxwdHh+KfiaR:",
@@ -237,8 +250,9 @@ static void secret_with_bad_base64_is_refused(void)
 	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaRA:",
 		       "cannot be whole bytes");
 	/* A 48-byte key's last character with its unused low bits set ('A' made 'B'). */
-	expect_refused("DHHC-1:00:1feEgwrVKPgnnMRGc5pieljqTeVtdpjn4gXBJhnLboLGmPXnvlX80ZRPWm9K6uBAc+Fl5B==:",
-		       "bits set beyond the data");
+	expect_refused(
+		"DHHC-1:00:1feEgwrVKPgnnMRGc5pieljqTeVtdpjn4gXBJhnLboLGmPXnvlX80ZRPWm9K6uBAc+Fl5B==:",
+		"bits set beyond the data");
 }
 
 /* Valid base64 and CRC, wrong key lengths: 40, 31 and 68 bytes (python3, as above, with
@@ -249,8 +263,10 @@ static void secret_of_wrong_length_is_refused(void)
 		       "decodes to 44 bytes: expected a key of 32, 48 or 64 bytes");
 	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHndteE0=:",
 		       "decodes to 35 bytes");
-	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1"
-		       "Njc4OTo7PD0+P0BBQkNY0hhZ:", "longer than 64 bytes");
+	expect_refused(
+		"DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1"
+		"Njc4OTo7PD0+P0BBQkNY0hhZ:",
+		"longer than 64 bytes");
 	expect_refused("DHHC-1:00::", "decodes to 0 bytes");
 	expect_refused("DHHC-1:00:", "decodes to 0 bytes");
 }
@@ -263,15 +279,20 @@ static void secret_with_bad_crc_is_refused(void)
 	expect_refused("DHHC-1:00:BAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:",
 		       "CRC-32 does not match");
 	/* nvme-cli's SHA-512 secret with its first two characters swapped. */
-	expect_refused("DHHC-1:03:LhaYHopD3nh8QPhCJ66MmWSSDl2cjhVpEJmmRQW8XWatOy5RKyTzMZ4B8jsb7plB10HPOJ5fu"
-		       "n47yVEFGaZSL3znWL8=:", "CRC-32 does not match");
+	expect_refused(
+		"DHHC-1:03:LhaYHopD3nh8QPhCJ66MmWSSDl2cjhVpEJmmRQW8XWatOy5RKyTzMZ4B8jsb7plB10HPOJ5fu"
+		"n47yVEFGaZSL3znWL8=:",
+		"CRC-32 does not match");
 }
 
 static void secret_with_text_after_its_closing_colon_is_refused(void)
 {
-	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:x", "after the secret's closing ':'");
-	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR::", "after the secret's closing ':'");
-	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:\n", "after the secret's closing ':'");
+	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:x",
+		       "after the secret's closing ':'");
+	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR::",
+		       "after the secret's closing ':'");
+	expect_refused("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:\n",
+		       "after the secret's closing ':'");
 }
 
 /* ---- key transformation ------------------------------------------------------------ */
@@ -302,7 +323,8 @@ static void key_transformation_matches_known_answers_and_libnvme(void)
 			continue;
 		memcpy(secret, key.key, key.len);
 		CU_ASSERT_EQUAL_FATAL(nvme_gen_dhchap_key(nqn, (enum nvme_hmac_alg)key.hash,
-							  (unsigned)key.len, secret, theirs), 0);
+							  (unsigned)key.len, secret, theirs),
+				      0);
 		CU_ASSERT_EQUAL(memcmp(got, theirs, key.len), 0);
 		by_libnvme++;
 	}
@@ -405,9 +427,13 @@ static void check_exchange(const char *l, int *hashes_seen, int *groups_seen)
 	}
 
 	struct nvme_dhchap_resp_args a = {
-		.hash_id = h, .challenge = ca1, .seqnum = (uint32_t)kat_num(l, "s1"),
-		.t_id = (uint16_t)kat_num(l, "tid"), .sc_c = (uint8_t)kat_num(l, "scc"),
-		.hostnqn = hostnqn, .subsysnqn = subnqn,
+		.hash_id = h,
+		.challenge = ca1,
+		.seqnum = (uint32_t)kat_num(l, "s1"),
+		.t_id = (uint16_t)kat_num(l, "tid"),
+		.sc_c = (uint8_t)kat_num(l, "scc"),
+		.hostnqn = hostnqn,
+		.subsysnqn = subnqn,
 	};
 	CU_ASSERT_EQUAL(nvme_dhchap_host_response(&hk, &a, got), 0);
 	CU_ASSERT_EQUAL(kat_hex(l, "r1", want, sizeof(want)), hl);
@@ -441,8 +467,13 @@ static void response_changes_with_every_input(void)
 {
 	struct nvme_dhchap_key key = { .hash = 0, .len = 32 };
 	uint8_t c[32] = { 1 }, base[32], got[32];
-	struct nvme_dhchap_resp_args a = { .hash_id = 1, .challenge = c, .seqnum = 1, .t_id = 2,
-					   .sc_c = 0, .hostnqn = "nqn.h", .subsysnqn = "nqn.s" };
+	struct nvme_dhchap_resp_args a = { .hash_id = 1,
+					   .challenge = c,
+					   .seqnum = 1,
+					   .t_id = 2,
+					   .sc_c = 0,
+					   .hostnqn = "nqn.h",
+					   .subsysnqn = "nqn.s" };
 
 	CU_ASSERT_EQUAL_FATAL(nvme_dhchap_host_response(&key, &a, base), 0);
 	a.seqnum = 0x100;
@@ -471,8 +502,9 @@ static void responses_refuse_unknown_hash_and_missing_inputs(void)
 {
 	struct nvme_dhchap_key key = { .hash = 0, .len = 32 };
 	uint8_t c[64] = { 0 }, out[64];
-	struct nvme_dhchap_resp_args a = { .hash_id = 4, .challenge = c, .hostnqn = "h",
-					   .subsysnqn = "s" };
+	struct nvme_dhchap_resp_args a = {
+		.hash_id = 4, .challenge = c, .hostnqn = "h", .subsysnqn = "s"
+	};
 
 	CU_ASSERT_EQUAL(nvme_dhchap_host_response(&key, &a, out), -EINVAL);
 	CU_ASSERT_EQUAL(nvme_dhchap_ctrl_response(&key, &a, out), -EINVAL);
@@ -500,7 +532,7 @@ static void equal_compares_every_byte_and_random_fills(void)
 	CU_ASSERT_FALSE(nvme_dhchap_equal(a, b, sizeof(a)));
 	CU_ASSERT_TRUE(nvme_dhchap_equal(a, b, 63));
 	CU_ASSERT_EQUAL(nvme_dhchap_random(b, sizeof(b)), 0);
-	CU_ASSERT_FALSE(nvme_dhchap_equal(a, b, sizeof(a)));   /* 2^-512 to fail */
+	CU_ASSERT_FALSE(nvme_dhchap_equal(a, b, sizeof(a))); /* 2^-512 to fail */
 }
 
 /* ---- FFDHE --------------------------------------------------------------------------- */
@@ -539,7 +571,8 @@ static void dh_values_match_known_answers_in_every_group(void)
 		CU_ASSERT_EQUAL(memcmp(pub, gy, len), 0);
 		/* A larger buffer gets the secret in its first len bytes. */
 		memset(got, 0xee, sizeof(got));
-		CU_ASSERT_EQUAL(nvme_dhchap_dh_shared(a, gy, len, got, sizeof(got), err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL(
+			nvme_dhchap_dh_shared(a, gy, len, got, sizeof(got), err, sizeof(err)), 0);
 		CU_ASSERT_EQUAL(memcmp(got, shared, len), 0);
 		CU_ASSERT_EQUAL(nvme_dhchap_dh_shared(b, gx, len, got, len, err, sizeof(err)), 0);
 		CU_ASSERT_EQUAL(memcmp(got, shared, len), 0);
@@ -613,7 +646,8 @@ static void expect_peer_refused(const struct nvme_dhchap_dh *dh, const uint8_t *
 	static uint8_t out[NVME_DHCHAP_MAX_DH_LEN];
 	char err[128] = "";
 
-	CU_ASSERT_EQUAL(nvme_dhchap_dh_shared(dh, y, len, out, sizeof(out), err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvme_dhchap_dh_shared(dh, y, len, out, sizeof(out), err, sizeof(err)),
+			-EINVAL);
 	if (!strstr(err, fragment))
 		fprintf(stderr, "\n    message \"%s\" lacks \"%s\"\n", err, fragment);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, fragment));
@@ -629,11 +663,11 @@ static void peer_dh_value_0_1_p_minus_1_and_p_or_more_are_refused(void)
 	y[255] = 1;
 	expect_peer_refused(dh, y, sizeof(y), "DH value is 1");
 	memcpy(y, p, sizeof(y));
-	y[255] -= 1;                               /* p is odd: no borrow */
+	y[255] -= 1; /* p is odd: no borrow */
 	expect_peer_refused(dh, y, sizeof(y), "DH value is p - 1");
 	memcpy(y, p, sizeof(y));
 	expect_peer_refused(dh, y, sizeof(y), "not below the group's prime");
-	y[255] += 1;                               /* p + 1: p ends in ff..ff, so carry */
+	y[255] += 1; /* p + 1: p ends in ff..ff, so carry */
 	for (int i = 255; i > 0 && y[i] == 0; i--)
 		y[i - 1] += 1;
 	expect_peer_refused(dh, y, sizeof(y), "not below the group's prime");
@@ -671,17 +705,23 @@ static void peer_dh_value_outside_the_prime_order_subgroup_is_refused(void)
 static void private_exponent_out_of_range_or_group_without_dh_is_refused(void)
 {
 	uint8_t p[256], nonsub[256], q[256];
-	struct nvme_dhchap_dh *dh = dh2048(p, nonsub), *other = dh;   /* must come back NULL */
+	struct nvme_dhchap_dh *dh = dh2048(p, nonsub), *other = dh; /* must come back NULL */
 	const uint8_t zero[8] = { 0 }, one[1] = { 1 };
 	/* q = (p - 1) / 2 = p >> 1 */
 	for (int i = 0; i < 256; i++)
 		q[i] = (uint8_t)((p[i] >> 1) | (i ? (p[i - 1] & 1) << 7 : 0));
-	CU_ASSERT_EQUAL(nvme_dhchap_dh_from_private(NVME_AUTH_DHGROUP_2048, zero, sizeof(zero), &other), -EINVAL);
+	CU_ASSERT_EQUAL(nvme_dhchap_dh_from_private(NVME_AUTH_DHGROUP_2048, zero, sizeof(zero),
+						    &other),
+			-EINVAL);
 	CU_ASSERT_PTR_NULL(other);
-	CU_ASSERT_EQUAL(nvme_dhchap_dh_from_private(NVME_AUTH_DHGROUP_2048, q, sizeof(q), &other), -EINVAL);
-	CU_ASSERT_EQUAL(nvme_dhchap_dh_from_private(NVME_AUTH_DHGROUP_2048, p, sizeof(p), &other), -EINVAL);
-	CU_ASSERT_EQUAL(nvme_dhchap_dh_from_private(NVME_AUTH_DHGROUP_2048, one, 0, &other), -EINVAL);
-	CU_ASSERT_EQUAL(nvme_dhchap_dh_from_private(NVME_AUTH_DHGROUP_NULL, one, 1, &other), -EINVAL);
+	CU_ASSERT_EQUAL(nvme_dhchap_dh_from_private(NVME_AUTH_DHGROUP_2048, q, sizeof(q), &other),
+			-EINVAL);
+	CU_ASSERT_EQUAL(nvme_dhchap_dh_from_private(NVME_AUTH_DHGROUP_2048, p, sizeof(p), &other),
+			-EINVAL);
+	CU_ASSERT_EQUAL(nvme_dhchap_dh_from_private(NVME_AUTH_DHGROUP_2048, one, 0, &other),
+			-EINVAL);
+	CU_ASSERT_EQUAL(nvme_dhchap_dh_from_private(NVME_AUTH_DHGROUP_NULL, one, 1, &other),
+			-EINVAL);
 	CU_ASSERT_EQUAL(nvme_dhchap_dh_from_private(6, one, 1, &other), -EINVAL);
 	CU_ASSERT_EQUAL(nvme_dhchap_dh_generate(NVME_AUTH_DHGROUP_NULL, &other), -EINVAL);
 	CU_ASSERT_EQUAL(nvme_dhchap_dh_generate(6, &other), -EINVAL);
@@ -690,40 +730,61 @@ static void private_exponent_out_of_range_or_group_without_dh_is_refused(void)
 	/* 1 is the smallest exponent allowed, q - 1 the largest. */
 	CU_ASSERT_EQUAL(nvme_dhchap_dh_from_private(NVME_AUTH_DHGROUP_2048, one, 1, &other), 0);
 	nvme_dhchap_dh_free(other);
-	q[255] -= 1;                               /* q is odd (p = 7 mod 8): no borrow */
-	CU_ASSERT_EQUAL(nvme_dhchap_dh_from_private(NVME_AUTH_DHGROUP_2048, q, sizeof(q), &other), 0);
+	q[255] -= 1; /* q is odd (p = 7 mod 8): no borrow */
+	CU_ASSERT_EQUAL(nvme_dhchap_dh_from_private(NVME_AUTH_DHGROUP_2048, q, sizeof(q), &other),
+			0);
 	nvme_dhchap_dh_free(other);
 }
 
 const struct unit_test nvme_dhchap_tests[] = {
 	{ "kat_file_has_every_kind_of_vector", kat_file_has_every_kind_of_vector },
-	{ "hash_ids_have_their_lengths_and_kernel_names", hash_ids_have_their_lengths_and_kernel_names },
-	{ "dhgroup_ids_have_their_sizes_and_kernel_names", dhgroup_ids_have_their_sizes_and_kernel_names },
-	{ "hmac_matches_rfc4231_test_case_2_for_each_hash", hmac_matches_rfc4231_test_case_2_for_each_hash },
-	{ "hash_and_hmac_refuse_unknown_hash_and_empty_key", hash_and_hmac_refuse_unknown_hash_and_empty_key },
-	{ "secrets_made_by_nvme_cli_parse_to_their_keys", secrets_made_by_nvme_cli_parse_to_their_keys },
-	{ "secrets_of_every_nn_and_length_parse_with_or_without_padding", secrets_of_every_nn_and_length_parse_with_or_without_padding },
-	{ "secret_without_closing_colon_is_accepted_like_the_kernel", secret_without_closing_colon_is_accepted_like_the_kernel },
+	{ "hash_ids_have_their_lengths_and_kernel_names",
+	  hash_ids_have_their_lengths_and_kernel_names },
+	{ "dhgroup_ids_have_their_sizes_and_kernel_names",
+	  dhgroup_ids_have_their_sizes_and_kernel_names },
+	{ "hmac_matches_rfc4231_test_case_2_for_each_hash",
+	  hmac_matches_rfc4231_test_case_2_for_each_hash },
+	{ "hash_and_hmac_refuse_unknown_hash_and_empty_key",
+	  hash_and_hmac_refuse_unknown_hash_and_empty_key },
+	{ "secrets_made_by_nvme_cli_parse_to_their_keys",
+	  secrets_made_by_nvme_cli_parse_to_their_keys },
+	{ "secrets_of_every_nn_and_length_parse_with_or_without_padding",
+	  secrets_of_every_nn_and_length_parse_with_or_without_padding },
+	{ "secret_without_closing_colon_is_accepted_like_the_kernel",
+	  secret_without_closing_colon_is_accepted_like_the_kernel },
 	{ "empty_secret_is_refused", empty_secret_is_refused },
 	{ "secret_without_dhhc1_prefix_is_refused", secret_without_dhhc1_prefix_is_refused },
-	{ "secret_with_nn_other_than_two_digits_is_refused", secret_with_nn_other_than_two_digits_is_refused },
+	{ "secret_with_nn_other_than_two_digits_is_refused",
+	  secret_with_nn_other_than_two_digits_is_refused },
 	{ "secret_with_nn_04_or_more_is_refused", secret_with_nn_04_or_more_is_refused },
 	{ "secret_with_bad_base64_is_refused", secret_with_bad_base64_is_refused },
 	{ "secret_of_wrong_length_is_refused", secret_of_wrong_length_is_refused },
 	{ "secret_with_bad_crc_is_refused", secret_with_bad_crc_is_refused },
-	{ "secret_with_text_after_its_closing_colon_is_refused", secret_with_text_after_its_closing_colon_is_refused },
-	{ "key_transformation_matches_known_answers_and_libnvme", key_transformation_matches_known_answers_and_libnvme },
-	{ "transformation_refuses_a_malformed_key_or_no_nqn", transformation_refuses_a_malformed_key_or_no_nqn },
+	{ "secret_with_text_after_its_closing_colon_is_refused",
+	  secret_with_text_after_its_closing_colon_is_refused },
+	{ "key_transformation_matches_known_answers_and_libnvme",
+	  key_transformation_matches_known_answers_and_libnvme },
+	{ "transformation_refuses_a_malformed_key_or_no_nqn",
+	  transformation_refuses_a_malformed_key_or_no_nqn },
 	{ "augmented_challenge_matches_known_answers", augmented_challenge_matches_known_answers },
-	{ "responses_and_dh_match_known_answers_for_each_hash_and_group", responses_and_dh_match_known_answers_for_each_hash_and_group },
+	{ "responses_and_dh_match_known_answers_for_each_hash_and_group",
+	  responses_and_dh_match_known_answers_for_each_hash_and_group },
 	{ "response_changes_with_every_input", response_changes_with_every_input },
-	{ "responses_refuse_unknown_hash_and_missing_inputs", responses_refuse_unknown_hash_and_missing_inputs },
-	{ "equal_compares_every_byte_and_random_fills", equal_compares_every_byte_and_random_fills },
-	{ "dh_values_match_known_answers_in_every_group", dh_values_match_known_answers_in_every_group },
-	{ "generated_key_pairs_agree_on_a_shared_secret", generated_key_pairs_agree_on_a_shared_secret },
-	{ "peer_dh_value_0_1_p_minus_1_and_p_or_more_are_refused", peer_dh_value_0_1_p_minus_1_and_p_or_more_are_refused },
-	{ "peer_dh_value_of_the_wrong_length_is_refused", peer_dh_value_of_the_wrong_length_is_refused },
-	{ "peer_dh_value_outside_the_prime_order_subgroup_is_refused", peer_dh_value_outside_the_prime_order_subgroup_is_refused },
-	{ "private_exponent_out_of_range_or_group_without_dh_is_refused", private_exponent_out_of_range_or_group_without_dh_is_refused },
+	{ "responses_refuse_unknown_hash_and_missing_inputs",
+	  responses_refuse_unknown_hash_and_missing_inputs },
+	{ "equal_compares_every_byte_and_random_fills",
+	  equal_compares_every_byte_and_random_fills },
+	{ "dh_values_match_known_answers_in_every_group",
+	  dh_values_match_known_answers_in_every_group },
+	{ "generated_key_pairs_agree_on_a_shared_secret",
+	  generated_key_pairs_agree_on_a_shared_secret },
+	{ "peer_dh_value_0_1_p_minus_1_and_p_or_more_are_refused",
+	  peer_dh_value_0_1_p_minus_1_and_p_or_more_are_refused },
+	{ "peer_dh_value_of_the_wrong_length_is_refused",
+	  peer_dh_value_of_the_wrong_length_is_refused },
+	{ "peer_dh_value_outside_the_prime_order_subgroup_is_refused",
+	  peer_dh_value_outside_the_prime_order_subgroup_is_refused },
+	{ "private_exponent_out_of_range_or_group_without_dh_is_refused",
+	  private_exponent_out_of_range_or_group_without_dh_is_refused },
 	{ NULL, NULL },
 };

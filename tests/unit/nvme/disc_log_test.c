@@ -18,13 +18,20 @@ static const char *const nqns[5] = {
 static struct nvmf_disc_rec rec(size_t i)
 {
 	struct nvmf_disc_rec r = {
-		.trtype = NVMF_TRTYPE_RDMA, .adrfam = NVMF_ADDR_FAMILY_IP4,
-		.subtype = NVME_NQN_NVME, .treq = NVMF_TREQ_NOT_SPECIFIED,
-		.portid = (uint16_t)(i + 1), .cntlid = 0xffff, .asqsz = 32,
-		.trsvcid = "4420", .traddr = "10.0.0.1", .subnqn = nqns[i % 5],
+		.trtype = NVMF_TRTYPE_RDMA,
+		.adrfam = NVMF_ADDR_FAMILY_IP4,
+		.subtype = NVME_NQN_NVME,
+		.treq = NVMF_TREQ_NOT_SPECIFIED,
+		.portid = (uint16_t)(i + 1),
+		.cntlid = 0xffff,
+		.asqsz = 32,
+		.trsvcid = "4420",
+		.traddr = "10.0.0.1",
+		.subnqn = nqns[i % 5],
 		.rdma_qptype = NVMF_RDMA_QPTYPE_CONNECTED,
 		.rdma_prtype = NVMF_RDMA_PRTYPE_NOT_SPECIFIED,
-		.rdma_cms = NVMF_RDMA_CMS_RDMA_CM, .rdma_pkey = 0,
+		.rdma_cms = NVMF_RDMA_CMS_RDMA_CM,
+		.rdma_pkey = 0,
 	};
 	return r;
 }
@@ -37,7 +44,7 @@ static uint8_t *build(size_t n, uint64_t genctr, size_t *len)
 		recs[i] = rec(i);
 	*len = nvmf_disc_log_size(n);
 	uint8_t *buf = malloc(*len);
-	memset(buf, 0xa5, *len);            /* garbage the builder must overwrite */
+	memset(buf, 0xa5, *len); /* garbage the builder must overwrite */
 	nvmf_disc_log_build(buf, genctr, recs, n);
 	return buf;
 }
@@ -87,9 +94,9 @@ static void empty_log_has_header_only_with_genctr_and_zero_numrec(void)
 
 	CU_ASSERT_EQUAL(len, 1024);
 	CU_ASSERT_EQUAL(le64_at(b), 0x0102030405060708ull);
-	CU_ASSERT_EQUAL(b[0], 0x08);        /* little endian on the wire */
+	CU_ASSERT_EQUAL(b[0], 0x08); /* little endian on the wire */
 	CU_ASSERT_EQUAL(le64_at(b + 8), 0);
-	CU_ASSERT_TRUE(all_zero(b + 16, 1024 - 16));   /* recfmt 0 and reserved */
+	CU_ASSERT_TRUE(all_zero(b + 16, 1024 - 16)); /* recfmt 0 and reserved */
 	free(b);
 }
 
@@ -101,27 +108,27 @@ static void one_entry_has_every_field_at_its_wire_offset(void)
 
 	CU_ASSERT_EQUAL(len, 2048);
 	CU_ASSERT_EQUAL(le64_at(b + 8), 1);
-	CU_ASSERT_EQUAL(e[0], 1);           /* trtype RDMA */
-	CU_ASSERT_EQUAL(e[1], 1);           /* adrfam IPv4 */
-	CU_ASSERT_EQUAL(e[2], 2);           /* subtype NVMe subsystem */
-	CU_ASSERT_EQUAL(e[3], 0);           /* treq */
-	CU_ASSERT_EQUAL(e[4], 1);           /* portid 1, le16 */
+	CU_ASSERT_EQUAL(e[0], 1); /* trtype RDMA */
+	CU_ASSERT_EQUAL(e[1], 1); /* adrfam IPv4 */
+	CU_ASSERT_EQUAL(e[2], 2); /* subtype NVMe subsystem */
+	CU_ASSERT_EQUAL(e[3], 0); /* treq */
+	CU_ASSERT_EQUAL(e[4], 1); /* portid 1, le16 */
 	CU_ASSERT_EQUAL(e[5], 0);
-	CU_ASSERT_EQUAL(e[6], 0xff);        /* cntlid 0xffff */
+	CU_ASSERT_EQUAL(e[6], 0xff); /* cntlid 0xffff */
 	CU_ASSERT_EQUAL(e[7], 0xff);
-	CU_ASSERT_EQUAL(e[8], 32);          /* asqsz */
+	CU_ASSERT_EQUAL(e[8], 32); /* asqsz */
 	CU_ASSERT_EQUAL(e[9], 0);
-	CU_ASSERT_TRUE(all_zero(e + 10, 22));           /* eflags, reserved */
-	CU_ASSERT_EQUAL(memcmp(e + 32, "4420", 5), 0);  /* NUL after: nvmet pads with NULs */
-	CU_ASSERT_TRUE(all_zero(e + 36, 256 - 36));     /* rest of trsvcid, reserved */
+	CU_ASSERT_TRUE(all_zero(e + 10, 22));          /* eflags, reserved */
+	CU_ASSERT_EQUAL(memcmp(e + 32, "4420", 5), 0); /* NUL after: nvmet pads with NULs */
+	CU_ASSERT_TRUE(all_zero(e + 36, 256 - 36));    /* rest of trsvcid, reserved */
 	CU_ASSERT_STRING_EQUAL((const char *)e + 256, nqns[0]);
 	CU_ASSERT_TRUE(all_zero(e + 256 + strlen(nqns[0]), 256 - strlen(nqns[0])));
 	CU_ASSERT_STRING_EQUAL((const char *)e + 512, "10.0.0.1");
 	CU_ASSERT_TRUE(all_zero(e + 512 + 8, 256 - 8));
-	CU_ASSERT_EQUAL(e[768], 1);         /* qptype connected */
-	CU_ASSERT_EQUAL(e[769], 1);         /* prtype not specified */
-	CU_ASSERT_EQUAL(e[770], 1);         /* cms RDMA_CM */
-	CU_ASSERT_TRUE(all_zero(e + 771, 1024 - 771));  /* pkey 0, reserved */
+	CU_ASSERT_EQUAL(e[768], 1);                    /* qptype connected */
+	CU_ASSERT_EQUAL(e[769], 1);                    /* prtype not specified */
+	CU_ASSERT_EQUAL(e[770], 1);                    /* cms RDMA_CM */
+	CU_ASSERT_TRUE(all_zero(e + 771, 1024 - 771)); /* pkey 0, reserved */
 	free(b);
 }
 
@@ -157,8 +164,8 @@ static void overlong_and_null_strings_are_cut_or_empty(void)
 	r.trsvcid = longsvc;
 	r.traddr = NULL;
 	nvmf_disc_log_build(b, 0, &r, 1);
-	CU_ASSERT_EQUAL(memcmp(b + 1024 + 32, longsvc, 32), 0);   /* filled to 32 bytes */
-	CU_ASSERT_EQUAL(b[1024 + 64], 0);                         /* rsvd64 untouched */
+	CU_ASSERT_EQUAL(memcmp(b + 1024 + 32, longsvc, 32), 0); /* filled to 32 bytes */
+	CU_ASSERT_EQUAL(b[1024 + 64], 0);                       /* rsvd64 untouched */
 	CU_ASSERT_TRUE(all_zero(b + 1024 + 512, 256));
 }
 
@@ -197,13 +204,13 @@ static void window_reads_of_6k_log_at_aligned_and_unaligned_offsets(void)
 	size_t len;
 	uint8_t *b = build(5, 9, &len);
 
-	check_window(b, len, 0, 4096);      /* a 4 KiB first read: header + 3 entries */
-	check_window(b, len, 1024, 1024);   /* exactly entry 0 */
-	check_window(b, len, 1000, 100);    /* unaligned, straddles header and entry 0 */
-	check_window(b, len, 4096, 4096);   /* second 4 KiB read: 2 KiB of log, then zeroes */
-	check_window(b, len, 6000, 512);    /* partially past the end */
-	check_window(b, len, 6144, 256);    /* exactly at the end: all zeroes */
-	check_window(b, len, 0, 6144);      /* the whole log */
+	check_window(b, len, 0, 4096);    /* a 4 KiB first read: header + 3 entries */
+	check_window(b, len, 1024, 1024); /* exactly entry 0 */
+	check_window(b, len, 1000, 100);  /* unaligned, straddles header and entry 0 */
+	check_window(b, len, 4096, 4096); /* second 4 KiB read: 2 KiB of log, then zeroes */
+	check_window(b, len, 6000, 512);  /* partially past the end */
+	check_window(b, len, 6144, 256);  /* exactly at the end: all zeroes */
+	check_window(b, len, 0, 6144);    /* the whole log */
 	free(b);
 }
 
@@ -241,7 +248,7 @@ static void hash_is_stable_for_equal_content(void)
 	struct nvmf_disc_rec b[3] = { rec(0), rec(1), rec(2) };
 	char nqn_copy[64];
 
-	strcpy(nqn_copy, nqns[1]);          /* same text, other pointer */
+	strcpy(nqn_copy, nqns[1]); /* same text, other pointer */
 	b[1].subnqn = nqn_copy;
 	CU_ASSERT_EQUAL(nvmf_disc_log_hash(a, 3), nvmf_disc_log_hash(b, 3));
 }
@@ -252,10 +259,11 @@ static void hash_changes_when_any_entry_field_changes(void)
 	uint64_t h0 = nvmf_disc_log_hash(base, 2);
 	struct nvmf_disc_rec m[2];
 
-#define CHANGED(stmt) do {                                           \
-		memcpy(m, base, sizeof(m));                          \
-		stmt;                                                \
-		CU_ASSERT_NOT_EQUAL(nvmf_disc_log_hash(m, 2), h0);   \
+#define CHANGED(stmt)                                              \
+	do {                                                       \
+		memcpy(m, base, sizeof(m));                        \
+		stmt;                                              \
+		CU_ASSERT_NOT_EQUAL(nvmf_disc_log_hash(m, 2), h0); \
 	} while (0)
 	CHANGED(m[1].trtype = NVMF_TRTYPE_TCP);
 	CHANGED(m[1].adrfam = NVMF_ADDR_FAMILY_IP6);
@@ -336,9 +344,10 @@ static void built_log_decodes_back_to_its_header_and_records(void)
 		struct nvmf_disc_rec r;
 		struct nvmf_disc_strs s;
 		memset(&r, 0xee, sizeof(r));
-		nvmf_disc_log_decode_entry(buf + NVMF_DISC_LOG_HDR_SIZE + i * NVMF_DISC_LOG_ENTRY_SIZE, &r, &s);
+		nvmf_disc_log_decode_entry(
+			buf + NVMF_DISC_LOG_HDR_SIZE + i * NVMF_DISC_LOG_ENTRY_SIZE, &r, &s);
 		rec_equal(&r, &recs[i]);
-		CU_ASSERT_PTR_EQUAL(r.subnqn, s.subnqn);   /* strings live in @strs */
+		CU_ASSERT_PTR_EQUAL(r.subnqn, s.subnqn); /* strings live in @strs */
 	}
 	free(buf);
 }
@@ -348,8 +357,9 @@ static void header_shorter_than_its_fields_is_einval(void)
 	uint8_t hdr[NVMF_DISC_LOG_HDR_SIZE];
 	nvmf_disc_log_build(hdr, 7, NULL, 0);
 	struct nvmf_disc_log_hdr h = { .genctr = 99, .numrec = 99, .recfmt = 99 };
-	CU_ASSERT_EQUAL(nvmf_disc_log_decode_header(hdr, NVMF_DISC_LOG_HDR_FIELDS - 1, &h), -EINVAL);
-	CU_ASSERT_EQUAL(h.genctr, 99);             /* not written */
+	CU_ASSERT_EQUAL(nvmf_disc_log_decode_header(hdr, NVMF_DISC_LOG_HDR_FIELDS - 1, &h),
+			-EINVAL);
+	CU_ASSERT_EQUAL(h.genctr, 99); /* not written */
 	CU_ASSERT_EQUAL(nvmf_disc_log_decode_header(hdr, NVMF_DISC_LOG_HDR_FIELDS, &h), 0);
 	CU_ASSERT_EQUAL(h.genctr, 7);
 	CU_ASSERT_EQUAL(h.numrec, 0);
@@ -361,11 +371,11 @@ static void space_padded_and_unterminated_fields_decode_to_c_strings(void)
 	struct nvmf_disc_log_entry e;
 	memset(&e, 0, sizeof(e));
 	e.trtype = NVMF_TRTYPE_RDMA;
-	memset(e.trsvcid, ' ', sizeof(e.trsvcid));  /* SPDK: "4420" then spaces, no NUL */
+	memset(e.trsvcid, ' ', sizeof(e.trsvcid)); /* SPDK: "4420" then spaces, no NUL */
 	memcpy(e.trsvcid, "4420", 4);
-	memset(e.traddr, 'a', sizeof(e.traddr));    /* all 256 bytes used, no NUL */
-	memcpy(e.subnqn, "nqn.x  ", 7);             /* trailing spaces before the NUL */
-	memcpy(raw + 1, &e, sizeof(e));             /* and not aligned */
+	memset(e.traddr, 'a', sizeof(e.traddr)); /* all 256 bytes used, no NUL */
+	memcpy(e.subnqn, "nqn.x  ", 7);          /* trailing spaces before the NUL */
+	memcpy(raw + 1, &e, sizeof(e));          /* and not aligned */
 	struct nvmf_disc_rec r;
 	struct nvmf_disc_strs s;
 	nvmf_disc_log_decode_entry(raw + 1, &r, &s);
@@ -380,7 +390,7 @@ static void non_rdma_entry_decodes_with_rdma_fields_zero(void)
 	struct nvmf_disc_log_entry e;
 	memset(&e, 0, sizeof(e));
 	e.trtype = NVMF_TRTYPE_TCP;
-	memset(&e.tsas, 0xff, sizeof(e.tsas));      /* TCP's TSAS is not RDMA's */
+	memset(&e.tsas, 0xff, sizeof(e.tsas)); /* TCP's TSAS is not RDMA's */
 	struct nvmf_disc_rec r;
 	struct nvmf_disc_strs s;
 	nvmf_disc_log_decode_entry(&e, &r, &s);
@@ -393,21 +403,30 @@ static void non_rdma_entry_decodes_with_rdma_fields_zero(void)
 const struct unit_test nvme_disc_log_tests[] = {
 	{ "entry_field_offsets_match_wire_contract", entry_field_offsets_match_wire_contract },
 	{ "log_size_is_header_plus_1024_per_entry", log_size_is_header_plus_1024_per_entry },
-	{ "empty_log_has_header_only_with_genctr_and_zero_numrec", empty_log_has_header_only_with_genctr_and_zero_numrec },
-	{ "one_entry_has_every_field_at_its_wire_offset", one_entry_has_every_field_at_its_wire_offset },
+	{ "empty_log_has_header_only_with_genctr_and_zero_numrec",
+	  empty_log_has_header_only_with_genctr_and_zero_numrec },
+	{ "one_entry_has_every_field_at_its_wire_offset",
+	  one_entry_has_every_field_at_its_wire_offset },
 	{ "pkey_is_little_endian_at_tsas_plus_8", pkey_is_little_endian_at_tsas_plus_8 },
 	{ "non_rdma_entry_leaves_tsas_zero", non_rdma_entry_leaves_tsas_zero },
-	{ "overlong_and_null_strings_are_cut_or_empty", overlong_and_null_strings_are_cut_or_empty },
+	{ "overlong_and_null_strings_are_cut_or_empty",
+	  overlong_and_null_strings_are_cut_or_empty },
 	{ "five_entries_are_in_order_with_numrec_5", five_entries_are_in_order_with_numrec_5 },
-	{ "window_reads_of_6k_log_at_aligned_and_unaligned_offsets", window_reads_of_6k_log_at_aligned_and_unaligned_offsets },
+	{ "window_reads_of_6k_log_at_aligned_and_unaligned_offsets",
+	  window_reads_of_6k_log_at_aligned_and_unaligned_offsets },
 	{ "window_reports_bytes_copied", window_reports_bytes_copied },
-	{ "window_of_short_read_returns_only_the_header_part", window_of_short_read_returns_only_the_header_part },
+	{ "window_of_short_read_returns_only_the_header_part",
+	  window_of_short_read_returns_only_the_header_part },
 	{ "hash_is_stable_for_equal_content", hash_is_stable_for_equal_content },
 	{ "hash_changes_when_any_entry_field_changes", hash_changes_when_any_entry_field_changes },
-	{ "hash_depends_on_order_count_and_string_boundaries", hash_depends_on_order_count_and_string_boundaries },
-	{ "built_log_decodes_back_to_its_header_and_records", built_log_decodes_back_to_its_header_and_records },
+	{ "hash_depends_on_order_count_and_string_boundaries",
+	  hash_depends_on_order_count_and_string_boundaries },
+	{ "built_log_decodes_back_to_its_header_and_records",
+	  built_log_decodes_back_to_its_header_and_records },
 	{ "header_shorter_than_its_fields_is_einval", header_shorter_than_its_fields_is_einval },
-	{ "space_padded_and_unterminated_fields_decode_to_c_strings", space_padded_and_unterminated_fields_decode_to_c_strings },
-	{ "non_rdma_entry_decodes_with_rdma_fields_zero", non_rdma_entry_decodes_with_rdma_fields_zero },
+	{ "space_padded_and_unterminated_fields_decode_to_c_strings",
+	  space_padded_and_unterminated_fields_decode_to_c_strings },
+	{ "non_rdma_entry_decodes_with_rdma_fields_zero",
+	  non_rdma_entry_decodes_with_rdma_fields_zero },
 	{ NULL, NULL },
 };

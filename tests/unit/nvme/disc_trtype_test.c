@@ -35,7 +35,7 @@ static void rdma_tsas_is_connected_qp_unspecified_prtype_rdma_cm(void)
 	struct nvmf_disc_rec r;
 	memset(&r, 0, sizeof(r));
 	r.trtype = NVMF_TRTYPE_RDMA;
-	r.tcp_sectype = 9;                   /* another type's field: cleared */
+	r.tcp_sectype = 9; /* another type's field: cleared */
 	nvmf_disc_tsas(&r);
 	CU_ASSERT_EQUAL(r.rdma_qptype, NVMF_RDMA_QPTYPE_CONNECTED);
 	CU_ASSERT_EQUAL(r.rdma_prtype, NVMF_RDMA_PRTYPE_NOT_SPECIFIED);
@@ -61,7 +61,8 @@ static void tcp_and_loop_tsas_clear_what_an_rdma_record_left(void)
 	nvmf_disc_tsas(&r);
 	r.trtype = NVMF_TRTYPE_LOOP;
 	nvmf_disc_tsas(&r);
-	CU_ASSERT_EQUAL(r.rdma_qptype + r.rdma_prtype + r.rdma_cms + r.rdma_pkey + r.tcp_sectype, 0);
+	CU_ASSERT_EQUAL(r.rdma_qptype + r.rdma_prtype + r.rdma_cms + r.rdma_pkey + r.tcp_sectype,
+			0);
 }
 
 /* A referral record laid out in a log: every field at its wire place, TSAS by type. */
@@ -69,7 +70,8 @@ static void referral_record_lays_out_as_nvmet_lists_a_referral(void)
 {
 	struct nvmf_disc_rec r;
 	CU_ASSERT_EQUAL_FATAL(nvmf_disc_referral(&r, "rdma", AF_INET6, "fd00::7", "4420",
-						 NVMF_TREQ_REQUIRED, 9, 32), 0);
+						 NVMF_TREQ_REQUIRED, 9, 32),
+			      0);
 	size_t len = nvmf_disc_log_size(1);
 	uint8_t *buf = malloc(len);
 	CU_ASSERT_FATAL(buf != NULL);
@@ -96,7 +98,8 @@ static void tcp_referral_has_ipv4_family_and_sectype_none(void)
 {
 	struct nvmf_disc_rec r;
 	memset(&r, 0xa5, sizeof(r));
-	CU_ASSERT_EQUAL_FATAL(nvmf_disc_referral(&r, "tcp", AF_INET, "10.1.2.3", "8009", 0, 0, 32), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_disc_referral(&r, "tcp", AF_INET, "10.1.2.3", "8009", 0, 0, 32),
+			      0);
 	CU_ASSERT_EQUAL(r.trtype, NVMF_TRTYPE_TCP);
 	CU_ASSERT_EQUAL(r.adrfam, NVMF_ADDR_FAMILY_IP4);
 	CU_ASSERT_EQUAL(r.tcp_sectype, NVMF_TCP_SECTYPE_NONE);
@@ -110,7 +113,8 @@ static void referral_of_unknown_transport_is_einval_and_zeroed(void)
 	struct nvmf_disc_rec r, zero;
 	memset(&r, 0xa5, sizeof(r));
 	memset(&zero, 0, sizeof(zero));
-	CU_ASSERT_EQUAL(nvmf_disc_referral(&r, "fc", AF_INET, "10.1.2.3", "4420", 0, 0, 32), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_disc_referral(&r, "fc", AF_INET, "10.1.2.3", "4420", 0, 0, 32),
+			-EINVAL);
 	CU_ASSERT_EQUAL(memcmp(&r, &zero, sizeof(r)), 0);
 }
 
@@ -118,10 +122,15 @@ const struct unit_test disc_trtype_tests[] = {
 	{ "transport_names_parse_to_their_trtype", transport_names_parse_to_their_trtype },
 	{ "unknown_or_null_transport_name_is_einval_and_leaves_trtype",
 	  unknown_or_null_transport_name_is_einval_and_leaves_trtype },
-	{ "rdma_tsas_is_connected_qp_unspecified_prtype_rdma_cm", rdma_tsas_is_connected_qp_unspecified_prtype_rdma_cm },
-	{ "tcp_and_loop_tsas_clear_what_an_rdma_record_left", tcp_and_loop_tsas_clear_what_an_rdma_record_left },
-	{ "referral_record_lays_out_as_nvmet_lists_a_referral", referral_record_lays_out_as_nvmet_lists_a_referral },
-	{ "tcp_referral_has_ipv4_family_and_sectype_none", tcp_referral_has_ipv4_family_and_sectype_none },
-	{ "referral_of_unknown_transport_is_einval_and_zeroed", referral_of_unknown_transport_is_einval_and_zeroed },
+	{ "rdma_tsas_is_connected_qp_unspecified_prtype_rdma_cm",
+	  rdma_tsas_is_connected_qp_unspecified_prtype_rdma_cm },
+	{ "tcp_and_loop_tsas_clear_what_an_rdma_record_left",
+	  tcp_and_loop_tsas_clear_what_an_rdma_record_left },
+	{ "referral_record_lays_out_as_nvmet_lists_a_referral",
+	  referral_record_lays_out_as_nvmet_lists_a_referral },
+	{ "tcp_referral_has_ipv4_family_and_sectype_none",
+	  tcp_referral_has_ipv4_family_and_sectype_none },
+	{ "referral_of_unknown_transport_is_einval_and_zeroed",
+	  referral_of_unknown_transport_is_einval_and_zeroed },
 	{ NULL, NULL },
 };

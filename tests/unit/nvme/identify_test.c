@@ -83,7 +83,7 @@ static void version_parses_two_and_three_part_forms(void)
 
 static void version_malformed_returns_einval_with_message(void)
 {
-	static const char *const bad[] = { "", "1", "1.", ".3", "v1.3", " 1.3", "1.3 ",
+	static const char *const bad[] = { "",        "1",    "1.",   ".3",  "v1.3", " 1.3", "1.3 ",
 					   "1.3.0.1", "1..3", "1.3.", "1,3", "-1.3", "1.x" };
 	uint32_t vs = 0x1234;
 	char err[128];
@@ -93,7 +93,7 @@ static void version_malformed_returns_einval_with_message(void)
 		CU_ASSERT_EQUAL(nvme_version_parse(bad[i], &vs, err, sizeof(err)), -EINVAL);
 		CU_ASSERT_TRUE(strlen(err) > 0);
 	}
-	CU_ASSERT_EQUAL(vs, 0x1234);        /* untouched on failure */
+	CU_ASSERT_EQUAL(vs, 0x1234); /* untouched on failure */
 	CU_ASSERT_EQUAL(nvme_version_parse(NULL, &vs, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "is empty, expected MAJOR.MINOR[.TERTIARY]");
 }
@@ -140,11 +140,12 @@ static void uuid_with_wrong_length_returns_einval_naming_the_length(void)
 	CU_ASSERT_EQUAL(nvme_uuid_parse("5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d1", u, err, sizeof(err)),
 			-EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "has 35 characters, expected 36 (8-4-4-4-12 with dashes) "
-			       "or 32 hex digits");
+				    "or 32 hex digits");
 	CU_ASSERT_EQUAL(nvme_uuid_parse("", u, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_EQUAL(nvme_uuid_parse(NULL, u, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_EQUAL(nvme_uuid_parse("{5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d11}", u, err,
-					sizeof(err)), -EINVAL);
+					sizeof(err)),
+			-EINVAL);
 }
 
 static void uuid_with_non_hex_character_names_its_position(void)
@@ -152,11 +153,14 @@ static void uuid_with_non_hex_character_names_its_position(void)
 	uint8_t u[16];
 	char err[128];
 
-	CU_ASSERT_EQUAL(nvme_uuid_parse("5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5dg1", u, err, sizeof(err)),
+	CU_ASSERT_EQUAL(nvme_uuid_parse("5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5dg1", u, err,
+					sizeof(err)),
 			-EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "character 35 is 'g', expected a hex digit");
-	CU_ASSERT_EQUAL(nvme_uuid_parse("5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d\x01" "1", u, err,
-					sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvme_uuid_parse("5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d\x01"
+					"1",
+					u, err, sizeof(err)),
+			-EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "character 35 is \\x01, expected a hex digit");
 }
 
@@ -166,7 +170,8 @@ static void uuid_with_misplaced_dash_names_its_position(void)
 	char err[128];
 
 	/* 36 characters, but 9-4-4-4-11. */
-	CU_ASSERT_EQUAL(nvme_uuid_parse("5a2c6ed09-c53-4f5a-8d36-0c2b6f3e5d11", u, err, sizeof(err)),
+	CU_ASSERT_EQUAL(nvme_uuid_parse("5a2c6ed09-c53-4f5a-8d36-0c2b6f3e5d11", u, err,
+					sizeof(err)),
 			-EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "character 9 is '9', expected '-' (8-4-4-4-12)");
 	/* 32 characters with a dash inside. */
@@ -180,7 +185,8 @@ static void uuid_failure_leaves_output_untouched(void)
 	uint8_t u[16];
 
 	memset(u, 0xee, sizeof(u));
-	CU_ASSERT_EQUAL(nvme_uuid_parse("5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5dxx", u, NULL, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvme_uuid_parse("5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5dxx", u, NULL, 0),
+			-EINVAL);
 	for (int i = 0; i < 16; i++)
 		CU_ASSERT_EQUAL(u[i], 0xee);
 }
@@ -190,7 +196,8 @@ static void uuid_formats_lower_case_dashed_and_round_trips(void)
 	char s[NVME_UUID_STR_LEN];
 	uint8_t u[16];
 
-	CU_ASSERT_STRING_EQUAL(nvme_uuid_format(uuid_bytes, s), "5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d11");
+	CU_ASSERT_STRING_EQUAL(nvme_uuid_format(uuid_bytes, s),
+			       "5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d11");
 	CU_ASSERT_EQUAL(nvme_uuid_parse(s, u, NULL, 0), 0);
 	CU_ASSERT_EQUAL(memcmp(u, uuid_bytes, 16), 0);
 }
@@ -209,8 +216,8 @@ static void nguid_takes_dashed_plain_and_colon_forms_like_nvmet(void)
 	CU_ASSERT_EQUAL(nvme_nguid_parse("EF90689C6C46D44C89C14067801309A8", g, NULL, 0), 0);
 	CU_ASSERT_EQUAL(memcmp(g, want, 16), 0);
 	memset(g, 0, sizeof(g));
-	CU_ASSERT_EQUAL(nvme_nguid_parse("ef:90:68:9c:6c:46:d4:4c:89:c1:40:67:80:13:09:a8", g,
-					 NULL, 0), 0);
+	CU_ASSERT_EQUAL(
+		nvme_nguid_parse("ef:90:68:9c:6c:46:d4:4c:89:c1:40:67:80:13:09:a8", g, NULL, 0), 0);
 	CU_ASSERT_EQUAL(memcmp(g, want, 16), 0);
 }
 
@@ -227,7 +234,7 @@ static void nguid_errors_name_short_input_bad_digit_and_trailing_text(void)
 	CU_ASSERT_EQUAL(nvme_nguid_parse("ef90689c6c46d44c89c14067801309a800", g, err, sizeof(err)),
 			-EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "character 33 is '0' after the 16 bytes of the NGUID; "
-			       "expected the end");
+				    "expected the end");
 	CU_ASSERT_EQUAL(nvme_nguid_parse("ef90689c6c46d44c89c14067801309a8-", g, err, sizeof(err)),
 			-EINVAL);
 	CU_ASSERT_EQUAL(nvme_nguid_parse("", g, err, sizeof(err)), -EINVAL);
@@ -251,24 +258,37 @@ static void eui64_parses_plain_and_separated_and_formats_back(void)
 }
 
 const struct unit_test nvme_identify_tests[] = {
-	{ "ascii_field_is_left_justified_and_space_padded", ascii_field_is_left_justified_and_space_padded },
+	{ "ascii_field_is_left_justified_and_space_padded",
+	  ascii_field_is_left_justified_and_space_padded },
 	{ "ascii_field_exactly_full_has_no_padding", ascii_field_exactly_full_has_no_padding },
-	{ "ascii_field_too_long_returns_e2big_and_keeps_prefix", ascii_field_too_long_returns_e2big_and_keeps_prefix },
-	{ "ascii_field_with_control_or_non_ascii_returns_einval_and_blanks", ascii_field_with_control_or_non_ascii_returns_einval_and_blanks },
+	{ "ascii_field_too_long_returns_e2big_and_keeps_prefix",
+	  ascii_field_too_long_returns_e2big_and_keeps_prefix },
+	{ "ascii_field_with_control_or_non_ascii_returns_einval_and_blanks",
+	  ascii_field_with_control_or_non_ascii_returns_einval_and_blanks },
 	{ "ascii_field_null_or_empty_is_all_spaces", ascii_field_null_or_empty_is_all_spaces },
-	{ "ascii_field_str_trims_trailing_spaces_and_nuls", ascii_field_str_trims_trailing_spaces_and_nuls },
+	{ "ascii_field_str_trims_trailing_spaces_and_nuls",
+	  ascii_field_str_trims_trailing_spaces_and_nuls },
 	{ "version_parses_two_and_three_part_forms", version_parses_two_and_three_part_forms },
-	{ "version_malformed_returns_einval_with_message", version_malformed_returns_einval_with_message },
+	{ "version_malformed_returns_einval_with_message",
+	  version_malformed_returns_einval_with_message },
 	{ "version_parts_out_of_range_return_erange", version_parts_out_of_range_return_erange },
 	{ "version_formats_back", version_formats_back },
-	{ "uuid_parses_dashed_and_plain_forms_in_either_case", uuid_parses_dashed_and_plain_forms_in_either_case },
-	{ "uuid_with_wrong_length_returns_einval_naming_the_length", uuid_with_wrong_length_returns_einval_naming_the_length },
-	{ "uuid_with_non_hex_character_names_its_position", uuid_with_non_hex_character_names_its_position },
-	{ "uuid_with_misplaced_dash_names_its_position", uuid_with_misplaced_dash_names_its_position },
+	{ "uuid_parses_dashed_and_plain_forms_in_either_case",
+	  uuid_parses_dashed_and_plain_forms_in_either_case },
+	{ "uuid_with_wrong_length_returns_einval_naming_the_length",
+	  uuid_with_wrong_length_returns_einval_naming_the_length },
+	{ "uuid_with_non_hex_character_names_its_position",
+	  uuid_with_non_hex_character_names_its_position },
+	{ "uuid_with_misplaced_dash_names_its_position",
+	  uuid_with_misplaced_dash_names_its_position },
 	{ "uuid_failure_leaves_output_untouched", uuid_failure_leaves_output_untouched },
-	{ "uuid_formats_lower_case_dashed_and_round_trips", uuid_formats_lower_case_dashed_and_round_trips },
-	{ "nguid_takes_dashed_plain_and_colon_forms_like_nvmet", nguid_takes_dashed_plain_and_colon_forms_like_nvmet },
-	{ "nguid_errors_name_short_input_bad_digit_and_trailing_text", nguid_errors_name_short_input_bad_digit_and_trailing_text },
-	{ "eui64_parses_plain_and_separated_and_formats_back", eui64_parses_plain_and_separated_and_formats_back },
+	{ "uuid_formats_lower_case_dashed_and_round_trips",
+	  uuid_formats_lower_case_dashed_and_round_trips },
+	{ "nguid_takes_dashed_plain_and_colon_forms_like_nvmet",
+	  nguid_takes_dashed_plain_and_colon_forms_like_nvmet },
+	{ "nguid_errors_name_short_input_bad_digit_and_trailing_text",
+	  nguid_errors_name_short_input_bad_digit_and_trailing_text },
+	{ "eui64_parses_plain_and_separated_and_formats_back",
+	  eui64_parses_plain_and_separated_and_formats_back },
 	{ NULL, NULL },
 };

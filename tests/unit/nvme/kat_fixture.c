@@ -20,7 +20,8 @@ bool kat_load(struct kat *k)
 
 	memset(k, 0, sizeof(*k));
 	if (!f) {
-		fprintf(stderr, "\n    %s: %s (make unit writes it: python3 tests/auth/dhchap_kat.py %s)\n",
+		fprintf(stderr,
+			"\n    %s: %s (make unit writes it: python3 tests/auth/dhchap_kat.py %s)\n",
 			DHCHAP_KAT_FILE, strerror(errno), DHCHAP_KAT_FILE);
 		return false;
 	}

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 struct kat {
-	char *buf;       /* the whole file, each line NUL-terminated in place */
+	char *buf; /* the whole file, each line NUL-terminated in place */
 	char **lines;
 	size_t n;
 };
@@ -20,7 +20,9 @@ struct kat {
 bool kat_load(struct kat *k);
 void kat_free(struct kat *k);
 /* Load the file or fail the test. */
-#define KAT_OPEN(k) struct kat k; CU_ASSERT_FATAL(kat_load(&k))
+#define KAT_OPEN(k)   \
+	struct kat k; \
+	CU_ASSERT_FATAL(kat_load(&k))
 
 /* The next line of @kind after index *i (start with *i = 0), or NULL. */
 const char *kat_next(const struct kat *k, const char *kind, size_t *i);

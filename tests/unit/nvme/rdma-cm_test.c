@@ -8,7 +8,9 @@
 #include "tests/unit/suites.h"
 
 static const struct nvme_rdma_cm_limits lim = {
-	.admin_queue_size = 32, .io_queue_size = 128, .max_qid = 4,
+	.admin_queue_size = 32,
+	.io_queue_size = 128,
+	.max_qid = 4,
 };
 
 /* The 32 bytes a host sends, in a 64-byte zeroed buffer (the CM may deliver padding). */
@@ -132,7 +134,8 @@ static void reject_data_carries_status_little_endian(void)
 	CU_ASSERT_EQUAL(p[0] | p[1] << 8, 0);
 	CU_ASSERT_EQUAL(p[2], 0x04);
 	CU_ASSERT_EQUAL(p[3], 0);
-	CU_ASSERT_STRING_EQUAL(nvme_rdma_cm_status_str(NVME_RDMA_CM_INVALID_HSQSIZE), "invalid HSQSIZE");
+	CU_ASSERT_STRING_EQUAL(nvme_rdma_cm_status_str(NVME_RDMA_CM_INVALID_HSQSIZE),
+			       "invalid HSQSIZE");
 	CU_ASSERT_STRING_EQUAL(nvme_rdma_cm_status_str(99), "unknown");
 }
 
@@ -142,11 +145,11 @@ static void cm_req_of_io_queue_carries_qid_hrqsize_size_and_hsqsize_size_minus_o
 	memset(&r, 0xaa, sizeof(r));
 	nvme_rdma_cm_build_req(&r, 3, 128);
 	const uint8_t *b = (const uint8_t *)&r;
-	CU_ASSERT_EQUAL(b[0] | b[1] << 8, 0);     /* recfmt */
-	CU_ASSERT_EQUAL(b[2] | b[3] << 8, 3);     /* qid */
-	CU_ASSERT_EQUAL(b[4] | b[5] << 8, 128);   /* hrqsize, 1's based */
-	CU_ASSERT_EQUAL(b[6] | b[7] << 8, 127);   /* hsqsize, 0's based */
-	for (unsigned i = 8; i < 32; i++)         /* cntlid and reserved: zero, as Linux */
+	CU_ASSERT_EQUAL(b[0] | b[1] << 8, 0);   /* recfmt */
+	CU_ASSERT_EQUAL(b[2] | b[3] << 8, 3);   /* qid */
+	CU_ASSERT_EQUAL(b[4] | b[5] << 8, 128); /* hrqsize, 1's based */
+	CU_ASSERT_EQUAL(b[6] | b[7] << 8, 127); /* hsqsize, 0's based */
+	for (unsigned i = 8; i < 32; i++)       /* cntlid and reserved: zero, as Linux */
 		CU_ASSERT_EQUAL(b[i], 0);
 }
 
@@ -166,7 +169,7 @@ static void host_request_is_accepted_by_the_target_parser_as_it_was_built(void)
 	nvme_rdma_cm_build_req(&r, 4, 128);
 	CU_ASSERT_EQUAL(parse(&r, sizeof(r), &c), 0);
 	CU_ASSERT_EQUAL(c.qid, 4);
-	CU_ASSERT_EQUAL(c.recv_depth, 128);     /* HSQSIZE + 1 = the host's queue size */
+	CU_ASSERT_EQUAL(c.recv_depth, 128); /* HSQSIZE + 1 = the host's queue size */
 	CU_ASSERT_EQUAL(c.hrqsize, 128);
 	CU_ASSERT_EQUAL(c.cntlid, 0);
 	nvme_rdma_cm_build_req(&r, 0, 32);
@@ -176,14 +179,14 @@ static void host_request_is_accepted_by_the_target_parser_as_it_was_built(void)
 
 static void reject_status_reads_back_from_padded_reject_data(void)
 {
-	uint8_t pdata[148];                     /* IB pads REJ private data to 148 bytes */
+	uint8_t pdata[148]; /* IB pads REJ private data to 148 bytes */
 	struct nvme_rdma_cm_rej rej;
 	memset(pdata, 0xee, sizeof(pdata));
 	nvme_rdma_cm_build_rej(&rej, NVME_RDMA_CM_NO_RSC);
-	memcpy(pdata + 1, &rej, sizeof(rej));   /* unaligned, as the CM may hand it over */
+	memcpy(pdata + 1, &rej, sizeof(rej)); /* unaligned, as the CM may hand it over */
 	CU_ASSERT_EQUAL(nvme_rdma_cm_parse_rej(pdata + 1, sizeof(pdata) - 1), NVME_RDMA_CM_NO_RSC);
 	CU_ASSERT_EQUAL(nvme_rdma_cm_parse_rej(pdata + 1, sizeof(rej)), NVME_RDMA_CM_NO_RSC);
-	const uint8_t big[4] = { 0, 0, 0x34, 0x12 };   /* STS little endian, any value */
+	const uint8_t big[4] = { 0, 0, 0x34, 0x12 }; /* STS little endian, any value */
 	CU_ASSERT_EQUAL(nvme_rdma_cm_parse_rej(big, sizeof(big)), 0x1234);
 }
 
@@ -205,7 +208,7 @@ static void host_ird_0_is_rejected_with_invalid_ird(void)
 	CU_ASSERT_EQUAL(NVME_RDMA_CM_INVALID_IRD, 0x07);
 	CU_ASSERT_EQUAL(nvme_rdma_cm_read_depth(0, 0, &ord), NVME_RDMA_CM_INVALID_IRD);
 	CU_ASSERT_EQUAL(nvme_rdma_cm_read_depth(4, 0, &ord), NVME_RDMA_CM_NO_RSC);
-	CU_ASSERT_EQUAL(ord, 77);   /* untouched on a reject */
+	CU_ASSERT_EQUAL(ord, 77); /* untouched on a reject */
 }
 
 /* Otherwise the depth is clamped, never refused (nvmet: min(initiator_depth,
@@ -233,27 +236,40 @@ static void ird_and_ord_statuses_are_named_after_the_depth_refused(void)
 }
 
 const struct unit_test nvme_rdma_cm_tests[] = {
-	{"host_ird_0_is_rejected_with_invalid_ird", host_ird_0_is_rejected_with_invalid_ird},
-	{"read_depth_is_the_smaller_of_host_ird_and_device_max_ord", read_depth_is_the_smaller_of_host_ird_and_device_max_ord},
-	{"ird_and_ord_statuses_are_named_after_the_depth_refused", ird_and_ord_statuses_are_named_after_the_depth_refused},
-	{"private_data_shorter_than_32_bytes_is_rejected_with_invalid_len", private_data_shorter_than_32_bytes_is_rejected_with_invalid_len},
-	{"nonzero_recfmt_is_rejected_with_invalid_recfmt", nonzero_recfmt_is_rejected_with_invalid_recfmt},
-	{"linux_admin_queue_request_is_accepted_with_32_receives", linux_admin_queue_request_is_accepted_with_32_receives},
-	{"padded_private_data_longer_than_32_bytes_is_accepted", padded_private_data_longer_than_32_bytes_is_accepted},
-	{"admin_hsqsize_above_32_entries_is_rejected_with_invalid_hsqsize", admin_hsqsize_above_32_entries_is_rejected_with_invalid_hsqsize},
-	{"io_hsqsize_above_port_max_queue_size_is_rejected_with_invalid_hsqsize", io_hsqsize_above_port_max_queue_size_is_rejected_with_invalid_hsqsize},
-	{"zero_hsqsize_is_rejected_with_invalid_hsqsize", zero_hsqsize_is_rejected_with_invalid_hsqsize},
-	{"io_qid_above_max_qid_is_rejected_with_invalid_qid", io_qid_above_max_qid_is_rejected_with_invalid_qid},
-	{"hrqsize_below_hsqsize_plus_one_is_rejected_with_invalid_hrqsize", hrqsize_below_hsqsize_plus_one_is_rejected_with_invalid_hrqsize},
-	{"accept_data_carries_crqsize_little_endian", accept_data_carries_crqsize_little_endian},
-	{"reject_data_carries_status_little_endian", reject_data_carries_status_little_endian},
-	{"cm_req_of_io_queue_carries_qid_hrqsize_size_and_hsqsize_size_minus_one",
-	 cm_req_of_io_queue_carries_qid_hrqsize_size_and_hsqsize_size_minus_one},
-	{"cm_req_of_admin_queue_is_hrqsize_32_hsqsize_31", cm_req_of_admin_queue_is_hrqsize_32_hsqsize_31},
-	{"host_request_is_accepted_by_the_target_parser_as_it_was_built",
-	 host_request_is_accepted_by_the_target_parser_as_it_was_built},
-	{"reject_status_reads_back_from_padded_reject_data", reject_status_reads_back_from_padded_reject_data},
-	{"reject_data_shorter_than_4_bytes_or_missing_has_no_status",
-	 reject_data_shorter_than_4_bytes_or_missing_has_no_status},
-	{NULL, NULL},
+	{ "host_ird_0_is_rejected_with_invalid_ird", host_ird_0_is_rejected_with_invalid_ird },
+	{ "read_depth_is_the_smaller_of_host_ird_and_device_max_ord",
+	  read_depth_is_the_smaller_of_host_ird_and_device_max_ord },
+	{ "ird_and_ord_statuses_are_named_after_the_depth_refused",
+	  ird_and_ord_statuses_are_named_after_the_depth_refused },
+	{ "private_data_shorter_than_32_bytes_is_rejected_with_invalid_len",
+	  private_data_shorter_than_32_bytes_is_rejected_with_invalid_len },
+	{ "nonzero_recfmt_is_rejected_with_invalid_recfmt",
+	  nonzero_recfmt_is_rejected_with_invalid_recfmt },
+	{ "linux_admin_queue_request_is_accepted_with_32_receives",
+	  linux_admin_queue_request_is_accepted_with_32_receives },
+	{ "padded_private_data_longer_than_32_bytes_is_accepted",
+	  padded_private_data_longer_than_32_bytes_is_accepted },
+	{ "admin_hsqsize_above_32_entries_is_rejected_with_invalid_hsqsize",
+	  admin_hsqsize_above_32_entries_is_rejected_with_invalid_hsqsize },
+	{ "io_hsqsize_above_port_max_queue_size_is_rejected_with_invalid_hsqsize",
+	  io_hsqsize_above_port_max_queue_size_is_rejected_with_invalid_hsqsize },
+	{ "zero_hsqsize_is_rejected_with_invalid_hsqsize",
+	  zero_hsqsize_is_rejected_with_invalid_hsqsize },
+	{ "io_qid_above_max_qid_is_rejected_with_invalid_qid",
+	  io_qid_above_max_qid_is_rejected_with_invalid_qid },
+	{ "hrqsize_below_hsqsize_plus_one_is_rejected_with_invalid_hrqsize",
+	  hrqsize_below_hsqsize_plus_one_is_rejected_with_invalid_hrqsize },
+	{ "accept_data_carries_crqsize_little_endian", accept_data_carries_crqsize_little_endian },
+	{ "reject_data_carries_status_little_endian", reject_data_carries_status_little_endian },
+	{ "cm_req_of_io_queue_carries_qid_hrqsize_size_and_hsqsize_size_minus_one",
+	  cm_req_of_io_queue_carries_qid_hrqsize_size_and_hsqsize_size_minus_one },
+	{ "cm_req_of_admin_queue_is_hrqsize_32_hsqsize_31",
+	  cm_req_of_admin_queue_is_hrqsize_32_hsqsize_31 },
+	{ "host_request_is_accepted_by_the_target_parser_as_it_was_built",
+	  host_request_is_accepted_by_the_target_parser_as_it_was_built },
+	{ "reject_status_reads_back_from_padded_reject_data",
+	  reject_status_reads_back_from_padded_reject_data },
+	{ "reject_data_shorter_than_4_bytes_or_missing_has_no_status",
+	  reject_data_shorter_than_4_bytes_or_missing_has_no_status },
+	{ NULL, NULL },
 };

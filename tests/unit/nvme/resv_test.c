@@ -48,19 +48,24 @@ static uint32_t c10(unsigned action, bool iekey, uint8_t rtype, unsigned cptpl)
 	return action | (iekey ? 1u << 3 : 0) | (uint32_t)rtype << 8 | (uint32_t)cptpl << 30;
 }
 
-static nvme_status_t reg(struct t *t, unsigned h, unsigned action, bool iekey, uint64_t crkey, uint64_t nrkey)
+static nvme_status_t reg(struct t *t, unsigned h, unsigned action, bool iekey, uint64_t crkey,
+			 uint64_t nrkey)
 {
-	return nvme_resv_exec_register(&t->st, host(h), c10(action, iekey, 0, 0), crkey, nrkey, true, t->n, &t->nn);
+	return nvme_resv_exec_register(&t->st, host(h), c10(action, iekey, 0, 0), crkey, nrkey,
+				       true, t->n, &t->nn);
 }
 
-static nvme_status_t acq(struct t *t, unsigned h, unsigned action, uint8_t rtype, uint64_t crkey, uint64_t prkey)
+static nvme_status_t acq(struct t *t, unsigned h, unsigned action, uint8_t rtype, uint64_t crkey,
+			 uint64_t prkey)
 {
-	return nvme_resv_exec_acquire(&t->st, host(h), c10(action, false, rtype, 0), crkey, prkey, t->n, &t->nn);
+	return nvme_resv_exec_acquire(&t->st, host(h), c10(action, false, rtype, 0), crkey, prkey,
+				      t->n, &t->nn);
 }
 
 static nvme_status_t rel(struct t *t, unsigned h, unsigned action, uint8_t rtype, uint64_t crkey)
 {
-	return nvme_resv_exec_release(&t->st, host(h), c10(action, false, rtype, 0), crkey, t->n, &t->nn);
+	return nvme_resv_exec_release(&t->st, host(h), c10(action, false, rtype, 0), crkey, t->n,
+				      &t->nn);
 }
 
 /* Hosts 1..n registered with keys 0x100 + i. */
@@ -91,12 +96,13 @@ static void read_group_is_read_compare_verify_and_write_group_the_rest_that_stor
 	CU_ASSERT_EQUAL(nvme_resv_cmd_group(nvme_cmd_read), NVME_RESV_GROUP_READ);
 	CU_ASSERT_EQUAL(nvme_resv_cmd_group(nvme_cmd_compare), NVME_RESV_GROUP_READ);
 	CU_ASSERT_EQUAL(nvme_resv_cmd_group(nvme_cmd_verify), NVME_RESV_GROUP_READ);
-	const uint8_t writes[] = { nvme_cmd_flush, nvme_cmd_write, nvme_cmd_write_uncor, nvme_cmd_write_zeroes,
-				   nvme_cmd_dsm, nvme_cmd_copy, nvme_zns_cmd_mgmt_send, nvme_zns_cmd_append };
+	const uint8_t writes[] = { nvme_cmd_flush,         nvme_cmd_write,     nvme_cmd_write_uncor,
+				   nvme_cmd_write_zeroes,  nvme_cmd_dsm,       nvme_cmd_copy,
+				   nvme_zns_cmd_mgmt_send, nvme_zns_cmd_append };
 	for (size_t i = 0; i < sizeof(writes); i++)
 		CU_ASSERT_EQUAL(nvme_resv_cmd_group(writes[i]), NVME_RESV_GROUP_WRITE);
-	const uint8_t none[] = { nvme_cmd_resv_register, nvme_cmd_resv_report, nvme_cmd_resv_acquire,
-				 nvme_cmd_resv_release, 0x7f };
+	const uint8_t none[] = { nvme_cmd_resv_register, nvme_cmd_resv_report,
+				 nvme_cmd_resv_acquire, nvme_cmd_resv_release, 0x7f };
 	for (size_t i = 0; i < sizeof(none); i++)
 		CU_ASSERT_EQUAL(nvme_resv_cmd_group(none[i]), NVME_RESV_GROUP_NONE);
 }
@@ -112,9 +118,12 @@ static void without_a_reservation_nobody_is_denied(void)
 /* Host 1 holds @type, host 2 is registered, host 3 is not: the spec's table. */
 static void deny_matrix_follows_the_spec_for_every_type(void)
 {
-	static const struct { uint8_t type, holder, registrant, other; } m[] = {
-		{ WE,   0, NVME_RESV_DENY_WRITE, NVME_RESV_DENY_WRITE },
-		{ EA,   0, NVME_RESV_DENY_READ | NVME_RESV_DENY_WRITE, NVME_RESV_DENY_READ | NVME_RESV_DENY_WRITE },
+	static const struct {
+		uint8_t type, holder, registrant, other;
+	} m[] = {
+		{ WE, 0, NVME_RESV_DENY_WRITE, NVME_RESV_DENY_WRITE },
+		{ EA, 0, NVME_RESV_DENY_READ | NVME_RESV_DENY_WRITE,
+		  NVME_RESV_DENY_READ | NVME_RESV_DENY_WRITE },
 		{ WERO, 0, 0, NVME_RESV_DENY_WRITE },
 		{ EARO, 0, 0, NVME_RESV_DENY_READ | NVME_RESV_DENY_WRITE },
 		{ WEAR, 0, 0, NVME_RESV_DENY_WRITE },
@@ -191,7 +200,9 @@ static void register_reserved_action_or_cptpl_is_invalid_field(void)
 	init(&t);
 	for (unsigned a = 3; a < 8; a++)
 		CU_ASSERT_EQUAL(reg(&t, 1, a, false, 0, 1), FIELD);
-	CU_ASSERT_EQUAL(nvme_resv_exec_register(&t.st, host(1), c10(0, false, 0, 1), 0, 1, true, t.n, &t.nn), FIELD);
+	CU_ASSERT_EQUAL(nvme_resv_exec_register(&t.st, host(1), c10(0, false, 0, 1), 0, 1, true,
+						t.n, &t.nn),
+			FIELD);
 	CU_ASSERT_EQUAL(t.st.nregs, 0);
 	CU_ASSERT_EQUAL(t.st.gen, 0);
 }
@@ -201,13 +212,17 @@ static void cptpl_sets_and_clears_ptpl_and_needs_the_capability_to_set(void)
 	struct t t;
 	init(&t);
 	uint32_t persist = c10(0, false, 0, NVME_RESERVATION_CPTPL_PERSIST);
-	CU_ASSERT_EQUAL(nvme_resv_exec_register(&t.st, host(1), persist, 0, 1, false, t.n, &t.nn), FIELD);
+	CU_ASSERT_EQUAL(nvme_resv_exec_register(&t.st, host(1), persist, 0, 1, false, t.n, &t.nn),
+			FIELD);
 	CU_ASSERT_FALSE(t.st.ptpl);
 	CU_ASSERT_EQUAL(t.st.nregs, 0);
-	CU_ASSERT_EQUAL(nvme_resv_exec_register(&t.st, host(1), persist, 0, 1, true, t.n, &t.nn), 0);
+	CU_ASSERT_EQUAL(nvme_resv_exec_register(&t.st, host(1), persist, 0, 1, true, t.n, &t.nn),
+			0);
 	CU_ASSERT_TRUE(t.st.ptpl);
-	CU_ASSERT_EQUAL(nvme_resv_exec_register(&t.st, host(1), c10(0, false, 0, NVME_RESERVATION_CPTPL_CLEAR), 0, 1,
-						false, t.n, &t.nn), 0);
+	CU_ASSERT_EQUAL(nvme_resv_exec_register(&t.st, host(1),
+						c10(0, false, 0, NVME_RESERVATION_CPTPL_CLEAR), 0,
+						1, false, t.n, &t.nn),
+			0);
 	CU_ASSERT_FALSE(t.st.ptpl);
 }
 
@@ -216,7 +231,9 @@ static void a_failed_register_leaves_ptpl_as_it_was(void)
 	struct t t;
 	with_regs(&t, 1);
 	uint32_t persist = c10(0, false, 0, NVME_RESERVATION_CPTPL_PERSIST);
-	CU_ASSERT_EQUAL(nvme_resv_exec_register(&t.st, host(1), persist, 0, 0x555, true, t.n, &t.nn), CONFLICT);
+	CU_ASSERT_EQUAL(nvme_resv_exec_register(&t.st, host(1), persist, 0, 0x555, true, t.n,
+						&t.nn),
+			CONFLICT);
 	CU_ASSERT_FALSE(t.st.ptpl);
 }
 
@@ -336,7 +353,9 @@ static void acquire_with_iekey_reserved_action_or_bad_rtype_is_invalid_field(voi
 {
 	struct t t;
 	with_regs(&t, 1);
-	CU_ASSERT_EQUAL(nvme_resv_exec_acquire(&t.st, host(1), c10(0, true, WE, 0), 0x101, 0, t.n, &t.nn), FIELD);
+	CU_ASSERT_EQUAL(nvme_resv_exec_acquire(&t.st, host(1), c10(0, true, WE, 0), 0x101, 0, t.n,
+					       &t.nn),
+			FIELD);
 	CU_ASSERT_EQUAL(acq(&t, 1, 3, WE, 0x101, 0), FIELD);
 	CU_ASSERT_EQUAL(acq(&t, 1, 7, WE, 0x101, 0), FIELD);
 	CU_ASSERT_EQUAL(acq(&t, 1, 0, 0, 0x101, 0), FIELD);
@@ -431,7 +450,7 @@ static void preempt_of_the_holder_s_key_takes_the_reservation_and_unregisters_th
 	CU_ASSERT_TRUE(nvme_resv_is_holder(&t.st, (uint32_t)nvme_resv_find(&t.st, host(2))));
 	CU_ASSERT_EQUAL(t.st.gen, 4);
 	CU_ASSERT_TRUE(notified(&t, 1, REG_PREEMPTED));
-	CU_ASSERT_TRUE(notified(&t, 3, RELEASED));   /* the type changed under host 3 */
+	CU_ASSERT_TRUE(notified(&t, 3, RELEASED)); /* the type changed under host 3 */
 	CU_ASSERT_FALSE(notified(&t, 2, RELEASED));
 }
 
@@ -449,7 +468,7 @@ static void preempt_of_the_holder_s_key_also_unregisters_others_of_that_key(void
 {
 	struct t t;
 	with_regs(&t, 2);
-	CU_ASSERT_EQUAL_FATAL(reg(&t, 3, 0, false, 0, 0x101), 0);   /* host 3 shares host 1's key */
+	CU_ASSERT_EQUAL_FATAL(reg(&t, 3, 0, false, 0, 0x101), 0); /* host 3 shares host 1's key */
 	CU_ASSERT_EQUAL_FATAL(acq(&t, 1, 0, WE, 0x101, 0), 0);
 	CU_ASSERT_EQUAL(acq(&t, 2, 1, WE, 0x102, 0x101), 0);
 	CU_ASSERT_FALSE(registered(&t, 1));
@@ -525,7 +544,7 @@ static void preempt_of_one_s_own_key_by_a_non_holder_unregisters_oneself(void)
 	CU_ASSERT_EQUAL_FATAL(acq(&t, 1, 0, WE, 0x101, 0), 0);
 	CU_ASSERT_EQUAL(acq(&t, 2, 1, WE, 0x102, 0x102), 0);
 	CU_ASSERT_FALSE(registered(&t, 2));
-	CU_ASSERT_EQUAL(t.nn, 0);          /* never a notice for the issuer */
+	CU_ASSERT_EQUAL(t.nn, 0); /* never a notice for the issuer */
 	CU_ASSERT_EQUAL(t.st.rtype, WE);
 }
 
@@ -544,8 +563,12 @@ static void preempt_and_abort_changes_the_state_like_preempt(void)
 
 static void release_by_the_holder_tells_the_others_unless_write_exclusive_or_exclusive_access(void)
 {
-	static const struct { uint8_t type; bool told; } m[] = {
-		{ WE, false }, { EA, false }, { WERO, true }, { EARO, true }, { WEAR, true }, { EAAR, true },
+	static const struct {
+		uint8_t type;
+		bool told;
+	} m[] = {
+		{ WE, false },  { EA, false },  { WERO, true },
+		{ EARO, true }, { WEAR, true }, { EAAR, true },
 	};
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
 		struct t t;
@@ -554,7 +577,7 @@ static void release_by_the_holder_tells_the_others_unless_write_exclusive_or_exc
 		CU_ASSERT_EQUAL(rel(&t, 1, 0, m[i].type, 0x101), 0);
 		CU_ASSERT_EQUAL(t.st.rtype, 0);
 		CU_ASSERT_EQUAL(t.st.nregs, 2);
-		CU_ASSERT_EQUAL(t.st.gen, 2);      /* release is no generation */
+		CU_ASSERT_EQUAL(t.st.gen, 2); /* release is no generation */
 		CU_ASSERT_EQUAL(notified(&t, 2, RELEASED), m[i].told);
 		CU_ASSERT_FALSE(notified(&t, 1, RELEASED));
 	}
@@ -595,7 +618,9 @@ static void release_malformed_or_unregistered_or_wrong_key_is_refused(void)
 	struct t t;
 	with_regs(&t, 1);
 	CU_ASSERT_EQUAL_FATAL(acq(&t, 1, 0, WE, 0x101, 0), 0);
-	CU_ASSERT_EQUAL(nvme_resv_exec_release(&t.st, host(1), c10(0, true, WE, 0), 0x101, t.n, &t.nn), FIELD);
+	CU_ASSERT_EQUAL(nvme_resv_exec_release(&t.st, host(1), c10(0, true, WE, 0), 0x101, t.n,
+					       &t.nn),
+			FIELD);
 	CU_ASSERT_EQUAL(rel(&t, 1, 2, WE, 0x101), FIELD);
 	CU_ASSERT_EQUAL(rel(&t, 1, 0, 0, 0x101), FIELD);
 	CU_ASSERT_EQUAL(rel(&t, 1, 0, 9, 0x101), FIELD);
@@ -616,7 +641,7 @@ static void clear_drops_everything_and_tells_the_others_reservation_preempted(vo
 	CU_ASSERT_EQUAL(t.nn, 2);
 	CU_ASSERT_TRUE(notified(&t, 1, PREEMPTED));
 	CU_ASSERT_TRUE(notified(&t, 3, PREEMPTED));
-	CU_ASSERT_EQUAL(rel(&t, 2, 1, 0, 0x102), CONFLICT);   /* no longer registered */
+	CU_ASSERT_EQUAL(rel(&t, 2, 1, 0, 0x102), CONFLICT); /* no longer registered */
 }
 
 /* ---- Report ---- */
@@ -658,8 +683,8 @@ static void report_cut_by_numd_still_counts_every_registrant(void)
 	CU_ASSERT_EQUAL(h->regctl[0], 3);
 	const struct nvme_registered_ctrl_ext *e = (const void *)(buf + 64);
 	CU_ASSERT_EQUAL(le16toh(e->cntlid), 0xffff);
-	CU_ASSERT_EQUAL(le64toh(e->rkey), 0x101);   /* the first 36 bytes of entry 0 */
-	CU_ASSERT_EQUAL(buf[100], 0xaa);            /* and not a byte more */
+	CU_ASSERT_EQUAL(le64toh(e->rkey), 0x101); /* the first 36 bytes of entry 0 */
+	CU_ASSERT_EQUAL(buf[100], 0xaa);          /* and not a byte more */
 }
 
 static void report_marks_every_registrant_of_all_registrants_as_holder(void)
@@ -683,80 +708,99 @@ static void type_names_are_the_spec_s(void)
 }
 
 const struct unit_test nvme_resv_tests[] = {
-	{"read_group_is_read_compare_verify_and_write_group_the_rest_that_store",
-	 read_group_is_read_compare_verify_and_write_group_the_rest_that_store},
-	{"without_a_reservation_nobody_is_denied", without_a_reservation_nobody_is_denied},
-	{"deny_matrix_follows_the_spec_for_every_type", deny_matrix_follows_the_spec_for_every_type},
-	{"every_registrant_holds_an_all_registrants_reservation", every_registrant_holds_an_all_registrants_reservation},
-	{"register_adds_the_host_and_bumps_the_generation", register_adds_the_host_and_bumps_the_generation},
-	{"register_again_with_the_same_key_succeeds", register_again_with_the_same_key_succeeds},
-	{"register_again_with_another_key_is_reservation_conflict", register_again_with_another_key_is_reservation_conflict},
-	{"register_again_with_another_key_conflicts_even_with_iekey",
-	 register_again_with_another_key_conflicts_even_with_iekey},
-	{"register_reserved_action_or_cptpl_is_invalid_field", register_reserved_action_or_cptpl_is_invalid_field},
-	{"cptpl_sets_and_clears_ptpl_and_needs_the_capability_to_set",
-	 cptpl_sets_and_clears_ptpl_and_needs_the_capability_to_set},
-	{"a_failed_register_leaves_ptpl_as_it_was", a_failed_register_leaves_ptpl_as_it_was},
-	{"unregister_with_wrong_crkey_is_conflict_unless_iekey", unregister_with_wrong_crkey_is_conflict_unless_iekey},
-	{"unregister_of_a_host_not_registered_is_conflict", unregister_of_a_host_not_registered_is_conflict},
-	{"unregister_of_the_holder_releases_and_tells_registrants_only_types",
-	 unregister_of_the_holder_releases_and_tells_registrants_only_types},
-	{"unregister_of_a_write_exclusive_holder_releases_without_notice",
-	 unregister_of_a_write_exclusive_holder_releases_without_notice},
-	{"unregister_of_a_non_holder_keeps_the_holder", unregister_of_a_non_holder_keeps_the_holder},
-	{"all_registrants_reservation_lasts_until_the_last_registrant_leaves",
-	 all_registrants_reservation_lasts_until_the_last_registrant_leaves},
-	{"replace_changes_the_key_and_the_holder_keeps_holding", replace_changes_the_key_and_the_holder_keeps_holding},
-	{"replace_by_a_host_not_registered_is_conflict_even_with_iekey",
-	 replace_by_a_host_not_registered_is_conflict_even_with_iekey},
-	{"register_beyond_the_registrant_limit_is_internal_error_without_dnr",
-	 register_beyond_the_registrant_limit_is_internal_error_without_dnr},
-	{"acquire_by_a_host_not_registered_or_with_a_wrong_key_is_conflict",
-	 acquire_by_a_host_not_registered_or_with_a_wrong_key_is_conflict},
-	{"acquire_with_iekey_reserved_action_or_bad_rtype_is_invalid_field",
-	 acquire_with_iekey_reserved_action_or_bad_rtype_is_invalid_field},
-	{"acquire_makes_the_host_holder_without_a_new_generation", acquire_makes_the_host_holder_without_a_new_generation},
-	{"acquire_again_by_the_holder_of_that_type_succeeds", acquire_again_by_the_holder_of_that_type_succeeds},
-	{"acquire_of_another_type_by_the_holder_is_conflict", acquire_of_another_type_by_the_holder_is_conflict},
-	{"acquire_while_another_host_holds_is_conflict", acquire_while_another_host_holds_is_conflict},
-	{"any_registrant_acquiring_the_all_registrants_type_held_succeeds",
-	 any_registrant_acquiring_the_all_registrants_type_held_succeeds},
-	{"preempt_without_a_reservation_unregisters_the_key_s_registrants",
-	 preempt_without_a_reservation_unregisters_the_key_s_registrants},
-	{"preempt_with_a_key_no_one_has_is_conflict_and_changes_nothing",
-	 preempt_with_a_key_no_one_has_is_conflict_and_changes_nothing},
-	{"preempt_of_the_holder_s_key_takes_the_reservation_and_unregisters_the_holder",
-	 preempt_of_the_holder_s_key_takes_the_reservation_and_unregisters_the_holder},
-	{"preempt_of_the_holder_s_key_of_the_same_type_sends_no_released_notice",
-	 preempt_of_the_holder_s_key_of_the_same_type_sends_no_released_notice},
-	{"preempt_of_the_holder_s_key_also_unregisters_others_of_that_key",
-	 preempt_of_the_holder_s_key_also_unregisters_others_of_that_key},
-	{"holder_preempting_its_own_key_changes_the_type", holder_preempting_its_own_key_changes_the_type},
-	{"preempt_of_another_registrant_s_key_leaves_the_reservation",
-	 preempt_of_another_registrant_s_key_leaves_the_reservation},
-	{"preempt_with_prkey_zero_of_a_single_holder_is_invalid_field",
-	 preempt_with_prkey_zero_of_a_single_holder_is_invalid_field},
-	{"preempt_with_prkey_zero_of_all_registrants_takes_it_alone",
-	 preempt_with_prkey_zero_of_all_registrants_takes_it_alone},
-	{"preempt_with_a_key_under_all_registrants_unregisters_only_that_key",
-	 preempt_with_a_key_under_all_registrants_unregisters_only_that_key},
-	{"preempt_of_one_s_own_key_by_a_non_holder_unregisters_oneself",
-	 preempt_of_one_s_own_key_by_a_non_holder_unregisters_oneself},
-	{"preempt_and_abort_changes_the_state_like_preempt", preempt_and_abort_changes_the_state_like_preempt},
-	{"release_by_the_holder_tells_the_others_unless_write_exclusive_or_exclusive_access",
-	 release_by_the_holder_tells_the_others_unless_write_exclusive_or_exclusive_access},
-	{"release_by_a_registrant_that_does_not_hold_changes_nothing",
-	 release_by_a_registrant_that_does_not_hold_changes_nothing},
-	{"release_of_another_type_than_held_is_invalid_field", release_of_another_type_than_held_is_invalid_field},
-	{"release_any_registrant_of_all_registrants_releases_it", release_any_registrant_of_all_registrants_releases_it},
-	{"release_malformed_or_unregistered_or_wrong_key_is_refused",
-	 release_malformed_or_unregistered_or_wrong_key_is_refused},
-	{"clear_drops_everything_and_tells_the_others_reservation_preempted",
-	 clear_drops_everything_and_tells_the_others_reservation_preempted},
-	{"report_has_the_generation_type_registrants_and_holder", report_has_the_generation_type_registrants_and_holder},
-	{"report_cut_by_numd_still_counts_every_registrant", report_cut_by_numd_still_counts_every_registrant},
-	{"report_marks_every_registrant_of_all_registrants_as_holder",
-	 report_marks_every_registrant_of_all_registrants_as_holder},
-	{"type_names_are_the_spec_s", type_names_are_the_spec_s},
-	{NULL, NULL},
+	{ "read_group_is_read_compare_verify_and_write_group_the_rest_that_store",
+	  read_group_is_read_compare_verify_and_write_group_the_rest_that_store },
+	{ "without_a_reservation_nobody_is_denied", without_a_reservation_nobody_is_denied },
+	{ "deny_matrix_follows_the_spec_for_every_type",
+	  deny_matrix_follows_the_spec_for_every_type },
+	{ "every_registrant_holds_an_all_registrants_reservation",
+	  every_registrant_holds_an_all_registrants_reservation },
+	{ "register_adds_the_host_and_bumps_the_generation",
+	  register_adds_the_host_and_bumps_the_generation },
+	{ "register_again_with_the_same_key_succeeds", register_again_with_the_same_key_succeeds },
+	{ "register_again_with_another_key_is_reservation_conflict",
+	  register_again_with_another_key_is_reservation_conflict },
+	{ "register_again_with_another_key_conflicts_even_with_iekey",
+	  register_again_with_another_key_conflicts_even_with_iekey },
+	{ "register_reserved_action_or_cptpl_is_invalid_field",
+	  register_reserved_action_or_cptpl_is_invalid_field },
+	{ "cptpl_sets_and_clears_ptpl_and_needs_the_capability_to_set",
+	  cptpl_sets_and_clears_ptpl_and_needs_the_capability_to_set },
+	{ "a_failed_register_leaves_ptpl_as_it_was", a_failed_register_leaves_ptpl_as_it_was },
+	{ "unregister_with_wrong_crkey_is_conflict_unless_iekey",
+	  unregister_with_wrong_crkey_is_conflict_unless_iekey },
+	{ "unregister_of_a_host_not_registered_is_conflict",
+	  unregister_of_a_host_not_registered_is_conflict },
+	{ "unregister_of_the_holder_releases_and_tells_registrants_only_types",
+	  unregister_of_the_holder_releases_and_tells_registrants_only_types },
+	{ "unregister_of_a_write_exclusive_holder_releases_without_notice",
+	  unregister_of_a_write_exclusive_holder_releases_without_notice },
+	{ "unregister_of_a_non_holder_keeps_the_holder",
+	  unregister_of_a_non_holder_keeps_the_holder },
+	{ "all_registrants_reservation_lasts_until_the_last_registrant_leaves",
+	  all_registrants_reservation_lasts_until_the_last_registrant_leaves },
+	{ "replace_changes_the_key_and_the_holder_keeps_holding",
+	  replace_changes_the_key_and_the_holder_keeps_holding },
+	{ "replace_by_a_host_not_registered_is_conflict_even_with_iekey",
+	  replace_by_a_host_not_registered_is_conflict_even_with_iekey },
+	{ "register_beyond_the_registrant_limit_is_internal_error_without_dnr",
+	  register_beyond_the_registrant_limit_is_internal_error_without_dnr },
+	{ "acquire_by_a_host_not_registered_or_with_a_wrong_key_is_conflict",
+	  acquire_by_a_host_not_registered_or_with_a_wrong_key_is_conflict },
+	{ "acquire_with_iekey_reserved_action_or_bad_rtype_is_invalid_field",
+	  acquire_with_iekey_reserved_action_or_bad_rtype_is_invalid_field },
+	{ "acquire_makes_the_host_holder_without_a_new_generation",
+	  acquire_makes_the_host_holder_without_a_new_generation },
+	{ "acquire_again_by_the_holder_of_that_type_succeeds",
+	  acquire_again_by_the_holder_of_that_type_succeeds },
+	{ "acquire_of_another_type_by_the_holder_is_conflict",
+	  acquire_of_another_type_by_the_holder_is_conflict },
+	{ "acquire_while_another_host_holds_is_conflict",
+	  acquire_while_another_host_holds_is_conflict },
+	{ "any_registrant_acquiring_the_all_registrants_type_held_succeeds",
+	  any_registrant_acquiring_the_all_registrants_type_held_succeeds },
+	{ "preempt_without_a_reservation_unregisters_the_key_s_registrants",
+	  preempt_without_a_reservation_unregisters_the_key_s_registrants },
+	{ "preempt_with_a_key_no_one_has_is_conflict_and_changes_nothing",
+	  preempt_with_a_key_no_one_has_is_conflict_and_changes_nothing },
+	{ "preempt_of_the_holder_s_key_takes_the_reservation_and_unregisters_the_holder",
+	  preempt_of_the_holder_s_key_takes_the_reservation_and_unregisters_the_holder },
+	{ "preempt_of_the_holder_s_key_of_the_same_type_sends_no_released_notice",
+	  preempt_of_the_holder_s_key_of_the_same_type_sends_no_released_notice },
+	{ "preempt_of_the_holder_s_key_also_unregisters_others_of_that_key",
+	  preempt_of_the_holder_s_key_also_unregisters_others_of_that_key },
+	{ "holder_preempting_its_own_key_changes_the_type",
+	  holder_preempting_its_own_key_changes_the_type },
+	{ "preempt_of_another_registrant_s_key_leaves_the_reservation",
+	  preempt_of_another_registrant_s_key_leaves_the_reservation },
+	{ "preempt_with_prkey_zero_of_a_single_holder_is_invalid_field",
+	  preempt_with_prkey_zero_of_a_single_holder_is_invalid_field },
+	{ "preempt_with_prkey_zero_of_all_registrants_takes_it_alone",
+	  preempt_with_prkey_zero_of_all_registrants_takes_it_alone },
+	{ "preempt_with_a_key_under_all_registrants_unregisters_only_that_key",
+	  preempt_with_a_key_under_all_registrants_unregisters_only_that_key },
+	{ "preempt_of_one_s_own_key_by_a_non_holder_unregisters_oneself",
+	  preempt_of_one_s_own_key_by_a_non_holder_unregisters_oneself },
+	{ "preempt_and_abort_changes_the_state_like_preempt",
+	  preempt_and_abort_changes_the_state_like_preempt },
+	{ "release_by_the_holder_tells_the_others_unless_write_exclusive_or_exclusive_access",
+	  release_by_the_holder_tells_the_others_unless_write_exclusive_or_exclusive_access },
+	{ "release_by_a_registrant_that_does_not_hold_changes_nothing",
+	  release_by_a_registrant_that_does_not_hold_changes_nothing },
+	{ "release_of_another_type_than_held_is_invalid_field",
+	  release_of_another_type_than_held_is_invalid_field },
+	{ "release_any_registrant_of_all_registrants_releases_it",
+	  release_any_registrant_of_all_registrants_releases_it },
+	{ "release_malformed_or_unregistered_or_wrong_key_is_refused",
+	  release_malformed_or_unregistered_or_wrong_key_is_refused },
+	{ "clear_drops_everything_and_tells_the_others_reservation_preempted",
+	  clear_drops_everything_and_tells_the_others_reservation_preempted },
+	{ "report_has_the_generation_type_registrants_and_holder",
+	  report_has_the_generation_type_registrants_and_holder },
+	{ "report_cut_by_numd_still_counts_every_registrant",
+	  report_cut_by_numd_still_counts_every_registrant },
+	{ "report_marks_every_registrant_of_all_registrants_as_holder",
+	  report_marks_every_registrant_of_all_registrants_as_holder },
+	{ "type_names_are_the_spec_s", type_names_are_the_spec_s },
+	{ NULL, NULL },
 };

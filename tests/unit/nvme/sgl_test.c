@@ -17,7 +17,7 @@ static struct nvme_sqe keyed_cmd(uint8_t type, uint64_t addr, uint32_t len, uint
 	uint8_t *d = (uint8_t *)&c.dptr;
 
 	memset(&c, 0, sizeof(c));
-	c.opcode = 0x02;                    /* Read */
+	c.opcode = 0x02; /* Read */
 	c.flags = NVME_CMD_PSDT_SGL_MPTR;
 	for (int i = 0; i < 8; i++)
 		d[i] = (uint8_t)(addr >> (8 * i));
@@ -37,7 +37,7 @@ static struct nvme_sqe unkeyed_cmd(uint8_t type, uint64_t addr, uint32_t len)
 	uint8_t *d = (uint8_t *)&c.dptr;
 
 	memset(&c, 0, sizeof(c));
-	c.opcode = 0x01;                    /* Write */
+	c.opcode = 0x01; /* Write */
 	c.flags = NVME_CMD_PSDT_SGL_MPTR;
 	for (int i = 0; i < 8; i++)
 		d[i] = (uint8_t)(addr >> (8 * i));
@@ -142,9 +142,9 @@ static void incapsule_length_beyond_arrived_data_returns_sgl_invalid_offset(void
 	struct nvme_sgl_info i;
 
 	CU_ASSERT_EQUAL(nvme_sgl_parse(&c, 4096, true, &i), ST_INVALID_OFFSET);
-	c = unkeyed_cmd(0x01, 1, 4096);     /* offset + length one past the end */
+	c = unkeyed_cmd(0x01, 1, 4096); /* offset + length one past the end */
 	CU_ASSERT_EQUAL(nvme_sgl_parse(&c, 4096, true, &i), ST_INVALID_OFFSET);
-	c = unkeyed_cmd(0x01, 8192, 16);    /* offset itself past the end */
+	c = unkeyed_cmd(0x01, 8192, 16); /* offset itself past the end */
 	CU_ASSERT_EQUAL(nvme_sgl_parse(&c, 4096, true, &i), ST_INVALID_OFFSET);
 }
 
@@ -209,7 +209,7 @@ static void segment_and_last_segment_return_sgl_invalid_type(void)
 	CU_ASSERT_EQUAL(nvme_sgl_parse(&c, 0, false, &i), ST_INVALID_TYPE);
 	c = unkeyed_cmd(0x30, 0x1000, 32);
 	CU_ASSERT_EQUAL(nvme_sgl_parse(&c, 0, false, &i), ST_INVALID_TYPE);
-	c = unkeyed_cmd(0x31, 0, 32);       /* last segment, offset subtype */
+	c = unkeyed_cmd(0x31, 0, 32); /* last segment, offset subtype */
 	CU_ASSERT_EQUAL(nvme_sgl_parse(&c, 4096, true, &i), ST_INVALID_TYPE);
 }
 
@@ -237,11 +237,11 @@ static void psdt_prp_or_reserved_returns_invalid_field(void)
 	struct nvme_sqe c = keyed_cmd(0x4F, 0x1000, 4096, 7);
 	struct nvme_sgl_info i;
 
-	c.flags = 0x00;                     /* PRP */
+	c.flags = 0x00; /* PRP */
 	CU_ASSERT_EQUAL(nvme_sgl_parse(&c, 0, false, &i), ST_INVALID_FIELD);
-	c.flags = 0xc0;                     /* reserved */
+	c.flags = 0xc0; /* reserved */
 	CU_ASSERT_EQUAL(nvme_sgl_parse(&c, 0, false, &i), ST_INVALID_FIELD);
-	c.flags = 0x80;                     /* SGL with MPTR segment: accepted */
+	c.flags = 0x80; /* SGL with MPTR segment: accepted */
 	CU_ASSERT_EQUAL(nvme_sgl_parse(&c, 0, false, &i), 0);
 	CU_ASSERT_EQUAL(i.kind, NVME_SGL_KIND_KEYED);
 }
@@ -276,13 +276,14 @@ static void set_keyed_is_type_0x40_with_24_bit_length_and_key_and_psdt_01(void)
 {
 	struct nvme_sqe sqe;
 	memset(&sqe, 0, sizeof(sqe));
-	CU_ASSERT_EQUAL(nvme_sgl_set_keyed(&sqe, 0x1122334455667788ull, 0x123456, 0xa1b2c3d4, false), 0);
-	const uint8_t *d = (const uint8_t *)&sqe + 24;   /* DPTR: SQE bytes 24-39 */
+	CU_ASSERT_EQUAL(
+		nvme_sgl_set_keyed(&sqe, 0x1122334455667788ull, 0x123456, 0xa1b2c3d4, false), 0);
+	const uint8_t *d = (const uint8_t *)&sqe + 24; /* DPTR: SQE bytes 24-39 */
 	static const uint8_t want[16] = {
-		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,   /* address, little endian */
-		0x56, 0x34, 0x12,                                 /* length, 24 bits */
-		0xd4, 0xc3, 0xb2, 0xa1,                           /* key */
-		0x40,                                             /* keyed data block, address */
+		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, /* address, little endian */
+		0x56, 0x34, 0x12,                               /* length, 24 bits */
+		0xd4, 0xc3, 0xb2, 0xa1,                         /* key */
+		0x40,                                           /* keyed data block, address */
 	};
 	CU_ASSERT_EQUAL(memcmp(d, want, sizeof(want)), 0);
 	CU_ASSERT_EQUAL(sqe.flags, 0x40);
@@ -307,8 +308,8 @@ static void set_keyed_of_no_data_is_all_zero_but_type_0x40(void)
 	for (unsigned i = 0; i < 15; i++)
 		CU_ASSERT_EQUAL(d[i], 0);
 	CU_ASSERT_EQUAL(d[15], 0x40);
-	CU_ASSERT_EQUAL(sqe.flags, 0x43);         /* PSDT 01b, FUSE bits kept, 5:2 cleared */
-	CU_ASSERT_EQUAL(sqe.opcode, 0xff);        /* the rest of the SQE untouched */
+	CU_ASSERT_EQUAL(sqe.flags, 0x43);  /* PSDT 01b, FUSE bits kept, 5:2 cleared */
+	CU_ASSERT_EQUAL(sqe.opcode, 0xff); /* the rest of the SQE untouched */
 	CU_ASSERT_EQUAL(sqe.cdw10, 0xffffffffu);
 }
 
@@ -317,7 +318,8 @@ static void set_keyed_longer_than_24_bits_is_einval_and_leaves_the_sqe(void)
 	struct nvme_sqe sqe, before;
 	memset(&sqe, 0x5a, sizeof(sqe));
 	before = sqe;
-	CU_ASSERT_EQUAL(nvme_sgl_set_keyed(&sqe, 0x1000, NVME_SGL_KEYED_MAX_LEN + 1, 1, false), -EINVAL);
+	CU_ASSERT_EQUAL(nvme_sgl_set_keyed(&sqe, 0x1000, NVME_SGL_KEYED_MAX_LEN + 1, 1, false),
+			-EINVAL);
 	CU_ASSERT_EQUAL(memcmp(&sqe, &before, sizeof(sqe)), 0);
 	CU_ASSERT_EQUAL(nvme_sgl_set_keyed(&sqe, 0x1000, NVME_SGL_KEYED_MAX_LEN, 1, false), 0);
 	CU_ASSERT_EQUAL(nvme_sgl_keyed_length(&sqe.dptr), 0xffffff);
@@ -330,12 +332,14 @@ static void set_incapsule_is_type_0x01_with_offset_and_32_bit_length(void)
 	nvme_sgl_set_incapsule(&sqe, 0, 4096);
 	CU_ASSERT_EQUAL(le64toh(sqe.dptr.addr), 0);
 	CU_ASSERT_EQUAL(le32toh(sqe.dptr.unkeyed.length), 4096);
-	CU_ASSERT_EQUAL(sqe.dptr.unkeyed.rsvd[0] | sqe.dptr.unkeyed.rsvd[1] | sqe.dptr.unkeyed.rsvd[2], 0);
+	CU_ASSERT_EQUAL(
+		sqe.dptr.unkeyed.rsvd[0] | sqe.dptr.unkeyed.rsvd[1] | sqe.dptr.unkeyed.rsvd[2], 0);
 	CU_ASSERT_EQUAL(sqe.dptr.unkeyed.type, 0x01);
 	CU_ASSERT_EQUAL(sqe.flags, 0x43);
 	nvme_sgl_set_incapsule(&sqe, 0x200, 0x10000);
 	const uint8_t *d = (const uint8_t *)&sqe.dptr;
-	static const uint8_t want[16] = { 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x01, 0x00, 0, 0, 0, 0x01 };
+	static const uint8_t want[16] = { 0x00, 0x02, 0,    0,    0, 0, 0, 0,
+					  0x00, 0x00, 0x01, 0x00, 0, 0, 0, 0x01 };
 	CU_ASSERT_EQUAL(memcmp(d, want, sizeof(want)), 0);
 }
 
@@ -346,9 +350,10 @@ static void keyed_descriptor_decodes_back_to_what_was_encoded(void)
 	const bool inv[] = { false, true };
 	for (unsigned k = 0; k < 2; k++) {
 		memset(&sqe, 0, sizeof(sqe));
-		sqe.opcode = 0x02;                /* Read */
-		CU_ASSERT_EQUAL(nvme_sgl_set_keyed(&sqe, 0xfedcba9876543210ull, NVME_SGL_KEYED_MAX_LEN,
-						   0x80000001u, inv[k]), 0);
+		sqe.opcode = 0x02; /* Read */
+		CU_ASSERT_EQUAL(nvme_sgl_set_keyed(&sqe, 0xfedcba9876543210ull,
+						   NVME_SGL_KEYED_MAX_LEN, 0x80000001u, inv[k]),
+				0);
 		CU_ASSERT_EQUAL(nvme_sgl_parse(&sqe, 0, false, &i), 0);
 		CU_ASSERT_EQUAL(i.kind, NVME_SGL_KIND_KEYED);
 		CU_ASSERT_EQUAL(i.addr, 0xfedcba9876543210ull);
@@ -366,7 +371,7 @@ static void incapsule_descriptor_decodes_back_to_what_was_encoded(void)
 	struct nvme_sqe sqe;
 	struct nvme_sgl_info i;
 	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = 0x01;                        /* Write */
+	sqe.opcode = 0x01; /* Write */
 	nvme_sgl_set_incapsule(&sqe, 0, 8192);
 	CU_ASSERT_EQUAL(nvme_sgl_parse(&sqe, 8192, true, &i), 0);
 	CU_ASSERT_EQUAL(i.kind, NVME_SGL_KIND_INCAPSULE);
@@ -381,33 +386,50 @@ static void incapsule_descriptor_decodes_back_to_what_was_encoded(void)
 }
 
 const struct unit_test nvme_sgl_tests[] = {
-	{ "keyed_address_decodes_addr_len_key_without_invalidate", keyed_address_decodes_addr_len_key_without_invalidate },
+	{ "keyed_address_decodes_addr_len_key_without_invalidate",
+	  keyed_address_decodes_addr_len_key_without_invalidate },
 	{ "keyed_invalidate_sets_invalidate_flag", keyed_invalidate_sets_invalidate_flag },
 	{ "keyed_max_24bit_length_decodes", keyed_max_24bit_length_decodes },
 	{ "keyed_with_length_zero_is_no_data", keyed_with_length_zero_is_no_data },
 	{ "keyed_with_key_zero_and_data_is_accepted", keyed_with_key_zero_and_data_is_accepted },
 	{ "incapsule_write_decodes_offset_and_length", incapsule_write_decodes_offset_and_length },
-	{ "incapsule_with_offset_inside_arrived_data_is_accepted", incapsule_with_offset_inside_arrived_data_is_accepted },
+	{ "incapsule_with_offset_inside_arrived_data_is_accepted",
+	  incapsule_with_offset_inside_arrived_data_is_accepted },
 	{ "incapsule_on_read_returns_invalid_field", incapsule_on_read_returns_invalid_field },
-	{ "incapsule_length_beyond_arrived_data_returns_sgl_invalid_offset", incapsule_length_beyond_arrived_data_returns_sgl_invalid_offset },
-	{ "incapsule_offset_near_2_pow_64_does_not_wrap", incapsule_offset_near_2_pow_64_does_not_wrap },
-	{ "incapsule_data_on_admin_queue_returns_sgl_invalid_offset", incapsule_data_on_admin_queue_returns_sgl_invalid_offset },
+	{ "incapsule_length_beyond_arrived_data_returns_sgl_invalid_offset",
+	  incapsule_length_beyond_arrived_data_returns_sgl_invalid_offset },
+	{ "incapsule_offset_near_2_pow_64_does_not_wrap",
+	  incapsule_offset_near_2_pow_64_does_not_wrap },
+	{ "incapsule_data_on_admin_queue_returns_sgl_invalid_offset",
+	  incapsule_data_on_admin_queue_returns_sgl_invalid_offset },
 	{ "incapsule_with_length_zero_is_no_data", incapsule_with_length_zero_is_no_data },
-	{ "data_block_address_subtype_returns_sgl_invalid_type", data_block_address_subtype_returns_sgl_invalid_type },
-	{ "keyed_with_offset_or_reserved_subtype_returns_sgl_invalid_type", keyed_with_offset_or_reserved_subtype_returns_sgl_invalid_type },
+	{ "data_block_address_subtype_returns_sgl_invalid_type",
+	  data_block_address_subtype_returns_sgl_invalid_type },
+	{ "keyed_with_offset_or_reserved_subtype_returns_sgl_invalid_type",
+	  keyed_with_offset_or_reserved_subtype_returns_sgl_invalid_type },
 	{ "bit_bucket_returns_sgl_invalid_type", bit_bucket_returns_sgl_invalid_type },
-	{ "segment_and_last_segment_return_sgl_invalid_type", segment_and_last_segment_return_sgl_invalid_type },
-	{ "unsupported_type_with_length_zero_is_still_rejected", unsupported_type_with_length_zero_is_still_rejected },
-	{ "transport_and_reserved_types_return_sgl_invalid_type", transport_and_reserved_types_return_sgl_invalid_type },
-	{ "psdt_prp_or_reserved_returns_invalid_field", psdt_prp_or_reserved_returns_invalid_field },
+	{ "segment_and_last_segment_return_sgl_invalid_type",
+	  segment_and_last_segment_return_sgl_invalid_type },
+	{ "unsupported_type_with_length_zero_is_still_rejected",
+	  unsupported_type_with_length_zero_is_still_rejected },
+	{ "transport_and_reserved_types_return_sgl_invalid_type",
+	  transport_and_reserved_types_return_sgl_invalid_type },
+	{ "psdt_prp_or_reserved_returns_invalid_field",
+	  psdt_prp_or_reserved_returns_invalid_field },
 	{ "psdt_is_checked_before_the_descriptor", psdt_is_checked_before_the_descriptor },
 	{ "out_is_reset_between_calls", out_is_reset_between_calls },
-	{ "set_keyed_is_type_0x40_with_24_bit_length_and_key_and_psdt_01", set_keyed_is_type_0x40_with_24_bit_length_and_key_and_psdt_01 },
+	{ "set_keyed_is_type_0x40_with_24_bit_length_and_key_and_psdt_01",
+	  set_keyed_is_type_0x40_with_24_bit_length_and_key_and_psdt_01 },
 	{ "set_keyed_with_invalidate_is_type_0x4f", set_keyed_with_invalidate_is_type_0x4f },
-	{ "set_keyed_of_no_data_is_all_zero_but_type_0x40", set_keyed_of_no_data_is_all_zero_but_type_0x40 },
-	{ "set_keyed_longer_than_24_bits_is_einval_and_leaves_the_sqe", set_keyed_longer_than_24_bits_is_einval_and_leaves_the_sqe },
-	{ "set_incapsule_is_type_0x01_with_offset_and_32_bit_length", set_incapsule_is_type_0x01_with_offset_and_32_bit_length },
-	{ "keyed_descriptor_decodes_back_to_what_was_encoded", keyed_descriptor_decodes_back_to_what_was_encoded },
-	{ "incapsule_descriptor_decodes_back_to_what_was_encoded", incapsule_descriptor_decodes_back_to_what_was_encoded },
+	{ "set_keyed_of_no_data_is_all_zero_but_type_0x40",
+	  set_keyed_of_no_data_is_all_zero_but_type_0x40 },
+	{ "set_keyed_longer_than_24_bits_is_einval_and_leaves_the_sqe",
+	  set_keyed_longer_than_24_bits_is_einval_and_leaves_the_sqe },
+	{ "set_incapsule_is_type_0x01_with_offset_and_32_bit_length",
+	  set_incapsule_is_type_0x01_with_offset_and_32_bit_length },
+	{ "keyed_descriptor_decodes_back_to_what_was_encoded",
+	  keyed_descriptor_decodes_back_to_what_was_encoded },
+	{ "incapsule_descriptor_decodes_back_to_what_was_encoded",
+	  incapsule_descriptor_decodes_back_to_what_was_encoded },
 	{ NULL, NULL },
 };

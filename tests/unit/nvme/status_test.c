@@ -7,19 +7,16 @@
 
 static void generic_statuses_have_their_short_names(void)
 {
-	static const struct { nvme_status_t st; const char *name; } cases[] = {
-		{ 0x000, "SUCCESS" },
-		{ 0x001, "INVALID_OPCODE" },
-		{ 0x002, "INVALID_FIELD" },
-		{ 0x006, "INTERNAL" },
-		{ 0x007, "ABORT_REQ" },
-		{ 0x00b, "INVALID_NS" },
-		{ 0x00c, "CMD_SEQ_ERROR" },
-		{ 0x00f, "DATA_SGL_LEN_INVALID" },
-		{ 0x011, "SGL_INVALID_TYPE" },
-		{ 0x016, "SGL_INVALID_OFFSET" },
-		{ 0x080, "LBA_RANGE" },
-		{ 0x081, "CAP_EXCEEDED" },
+	static const struct {
+		nvme_status_t st;
+		const char *name;
+	} cases[] = {
+		{ 0x000, "SUCCESS" },          { 0x001, "INVALID_OPCODE" },
+		{ 0x002, "INVALID_FIELD" },    { 0x006, "INTERNAL" },
+		{ 0x007, "ABORT_REQ" },        { 0x00b, "INVALID_NS" },
+		{ 0x00c, "CMD_SEQ_ERROR" },    { 0x00f, "DATA_SGL_LEN_INVALID" },
+		{ 0x011, "SGL_INVALID_TYPE" }, { 0x016, "SGL_INVALID_OFFSET" },
+		{ 0x080, "LBA_RANGE" },        { 0x081, "CAP_EXCEEDED" },
 		{ 0x082, "NS_NOT_READY" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -127,16 +124,21 @@ static void positive_errno_reads_as_negative(void)
 
 const struct unit_test nvme_status_tests[] = {
 	{ "generic_statuses_have_their_short_names", generic_statuses_have_their_short_names },
-	{ "command_specific_and_media_statuses_have_their_names", command_specific_and_media_statuses_have_their_names },
-	{ "fabrics_hint_picks_connect_names_for_codes_80h_to_84h", fabrics_hint_picks_connect_names_for_codes_80h_to_84h },
-	{ "dnr_more_and_crd_bits_do_not_change_the_name", dnr_more_and_crd_bits_do_not_change_the_name },
+	{ "command_specific_and_media_statuses_have_their_names",
+	  command_specific_and_media_statuses_have_their_names },
+	{ "fabrics_hint_picks_connect_names_for_codes_80h_to_84h",
+	  fabrics_hint_picks_connect_names_for_codes_80h_to_84h },
+	{ "dnr_more_and_crd_bits_do_not_change_the_name",
+	  dnr_more_and_crd_bits_do_not_change_the_name },
 	{ "unnamed_codes_are_unknown", unnamed_codes_are_unknown },
 	{ "format_shows_name_and_flag_bits", format_shows_name_and_flag_bits },
 	{ "format_shows_sct_and_sc_of_unknown_codes", format_shows_sct_and_sc_of_unknown_codes },
 	{ "format_truncates_to_the_buffer", format_truncates_to_the_buffer },
 	{ "eio_maps_to_media_errors_by_direction", eio_maps_to_media_errors_by_direction },
-	{ "enospc_einval_eopnotsupp_erofs_map_with_dnr", enospc_einval_eopnotsupp_erofs_map_with_dnr },
-	{ "other_errors_map_to_internal_and_zero_to_success", other_errors_map_to_internal_and_zero_to_success },
+	{ "enospc_einval_eopnotsupp_erofs_map_with_dnr",
+	  enospc_einval_eopnotsupp_erofs_map_with_dnr },
+	{ "other_errors_map_to_internal_and_zero_to_success",
+	  other_errors_map_to_internal_and_zero_to_success },
 	{ "positive_errno_reads_as_negative", positive_errno_reads_as_negative },
 	{ NULL, NULL },
 };

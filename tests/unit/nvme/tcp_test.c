@@ -14,23 +14,27 @@
 #define FEI_PDO   3u
 #define FEI_PLEN  4u
 
-#define HD NVME_TCP_F_HDGST
-#define DD NVME_TCP_F_DDGST
-#define LAST NVME_TCP_F_DATA_LAST
+#define HD      NVME_TCP_F_HDGST
+#define DD      NVME_TCP_F_DDGST
+#define LAST    NVME_TCP_F_DATA_LAST
 #define SUCCESS NVME_TCP_F_DATA_SUCCESS
 
 static struct nvme_tcp_ch ch_of(uint8_t type, uint8_t flags, uint8_t hlen, uint8_t pdo,
 				uint32_t plen)
 {
-	struct nvme_tcp_ch ch = { .type = type, .flags = flags, .hlen = hlen, .pdo = pdo,
-				  .plen = htole32(plen) };
+	struct nvme_tcp_ch ch = {
+		.type = type, .flags = flags, .hlen = hlen, .pdo = pdo, .plen = htole32(plen)
+	};
 	return ch;
 }
 
 static struct nvme_tcp_conn_params params(bool ctrl, bool hdgst, bool ddgst)
 {
-	struct nvme_tcp_conn_params cp = { .hdgst = hdgst, .ddgst = ddgst, .rx_pda = 0,
-					   .rx_max_data = 131072, .rx_is_ctrl = ctrl };
+	struct nvme_tcp_conn_params cp = { .hdgst = hdgst,
+					   .ddgst = ddgst,
+					   .rx_pda = 0,
+					   .rx_max_data = 131072,
+					   .rx_is_ctrl = ctrl };
 	return cp;
 }
 
@@ -109,8 +113,9 @@ static void crc32c_matches_rfc3720_b4_vectors(void)
 static void crc32c_of_123456789_is_e3069283(void)
 {
 	CU_ASSERT_EQUAL(nvme_tcp_digest("123456789", 9), 0xe3069283u);
-	CU_ASSERT_EQUAL(nvme_tcp_crc32c_final(nvme_tcp_crc32c(NVME_TCP_CRC32C_INIT, "123456789", 9)),
-			0xe3069283u);
+	CU_ASSERT_EQUAL(
+		nvme_tcp_crc32c_final(nvme_tcp_crc32c(NVME_TCP_CRC32C_INIT, "123456789", 9)),
+		0xe3069283u);
 }
 
 static void crc32c_of_nothing_is_zero(void)
@@ -298,8 +303,12 @@ static void wrong_hlen_is_invalid_hlen_for_every_type(void)
 		for (size_t i = 0; i < n; i++) {
 			bool first = types[i] == NVME_TCP_ICREQ || types[i] == NVME_TCP_ICRESP;
 			uint8_t want = nvme_tcp_hlen(types[i]);
-			const uint8_t wrong[] = { 0, 8, (uint8_t)(want - 1), (uint8_t)(want + 1),
-						  (uint8_t)(want + 4), 255 };
+			const uint8_t wrong[] = { 0,
+						  8,
+						  (uint8_t)(want - 1),
+						  (uint8_t)(want + 1),
+						  (uint8_t)(want + 4),
+						  255 };
 			for (size_t w = 0; w < sizeof(wrong); w++) {
 				struct nvme_tcp_ch ch = good_pdu(types[i], &cp);
 				ch.hlen = wrong[w];
@@ -315,8 +324,12 @@ static void icreq_and_icresp_take_no_digest_flag_pdo_or_other_plen(void)
 {
 	struct nvme_tcp_conn_params ctrl = params(true, false, false);
 	struct nvme_tcp_conn_params host = params(false, false, false);
-	const struct { uint8_t type; const struct nvme_tcp_conn_params *cp; } ic[] = {
-		{ NVME_TCP_ICREQ, &ctrl }, { NVME_TCP_ICRESP, &host },
+	const struct {
+		uint8_t type;
+		const struct nvme_tcp_conn_params *cp;
+	} ic[] = {
+		{ NVME_TCP_ICREQ, &ctrl },
+		{ NVME_TCP_ICRESP, &host },
 	};
 
 	for (size_t i = 0; i < 2; i++) {
@@ -347,7 +360,11 @@ static void termreq_plen_is_24_to_152_in_both_directions(void)
 {
 	struct nvme_tcp_conn_params ctrl = params(true, true, true);
 	struct nvme_tcp_conn_params host = params(false, true, true);
-	const struct { uint8_t type; const struct nvme_tcp_conn_params *cp; bool first; } t[] = {
+	const struct {
+		uint8_t type;
+		const struct nvme_tcp_conn_params *cp;
+		bool first;
+	} t[] = {
 		{ NVME_TCP_H2C_TERM, &ctrl, false },
 		{ NVME_TCP_C2H_TERM, &host, false },
 		{ NVME_TCP_C2H_TERM, &host, true },
@@ -385,17 +402,22 @@ static void linux_host_pdus_pass_with_every_digest_setting(void)
 		/* Flush, Identify, Read: no data in the capsule. */
 		expect_ok(ch_of(NVME_TCP_CMD, hflag, 72, 0, 72u + h4), &cp, false);
 		/* Connect (1024 bytes) and a 4 KiB write in the capsule. */
-		expect_ok(ch_of(NVME_TCP_CMD, hflag | dflag, 72, (uint8_t)(72 + h4), 72u + h4 + 1024 + d4),
+		expect_ok(ch_of(NVME_TCP_CMD, hflag | dflag, 72, (uint8_t)(72 + h4),
+				72u + h4 + 1024 + d4),
 			  &cp, false);
-		expect_ok(ch_of(NVME_TCP_CMD, hflag | dflag, 72, (uint8_t)(72 + h4), 72u + h4 + 4096 + d4),
+		expect_ok(ch_of(NVME_TCP_CMD, hflag | dflag, 72, (uint8_t)(72 + h4),
+				72u + h4 + 4096 + d4),
 			  &cp, false);
 		/* H2CData, last and not last. */
 		expect_ok(ch_of(NVME_TCP_H2C_DATA, hflag | dflag | LAST, 24, (uint8_t)(24 + h4),
-				24u + h4 + 131072 + d4), &cp, false);
+				24u + h4 + 131072 + d4),
+			  &cp, false);
 		expect_ok(ch_of(NVME_TCP_H2C_DATA, hflag | dflag, 24, (uint8_t)(24 + h4),
-				24u + h4 + 4096 + d4), &cp, false);
+				24u + h4 + 4096 + d4),
+			  &cp, false);
 		expect_ok(ch_of(NVME_TCP_H2C_DATA, hflag | dflag | LAST, 24, (uint8_t)(24 + h4),
-				24u + h4 + 1 + d4), &cp, false);
+				24u + h4 + 1 + d4),
+			  &cp, false);
 	}
 }
 
@@ -414,9 +436,11 @@ static void nvmet_tcp_pdus_pass_with_every_digest_setting(void)
 		expect_ok(ch_of(NVME_TCP_RSP, hflag, 24, 0, 24u + h4), &cp, false);
 		expect_ok(ch_of(NVME_TCP_R2T, hflag, 24, 0, 24u + h4), &cp, false);
 		expect_ok(ch_of(NVME_TCP_C2H_DATA, hflag | dflag | LAST, 24, (uint8_t)(24 + h4),
-				24u + h4 + 131072 + d4), &cp, false);
-		expect_ok(ch_of(NVME_TCP_C2H_DATA, hflag | dflag | LAST | SUCCESS, 24, (uint8_t)(24 + h4),
-				24u + h4 + 512 + d4), &cp, false);
+				24u + h4 + 131072 + d4),
+			  &cp, false);
+		expect_ok(ch_of(NVME_TCP_C2H_DATA, hflag | dflag | LAST | SUCCESS, 24,
+				(uint8_t)(24 + h4), 24u + h4 + 512 + d4),
+			  &cp, false);
 
 		struct nvme_tcp_ch c2h = ch_of(NVME_TCP_C2H_DATA, hflag | dflag | LAST, 24,
 					       (uint8_t)(24 + h4), 24u + h4 + 512 + d4);
@@ -449,8 +473,13 @@ static void header_digest_flag_must_match_negotiation_on_every_type_that_has_one
 
 static void data_digest_flag_must_match_negotiation_when_there_is_data(void)
 {
-	const struct { uint8_t type; bool ctrl; } t[] = {
-		{ NVME_TCP_CMD, true }, { NVME_TCP_H2C_DATA, true }, { NVME_TCP_C2H_DATA, false },
+	const struct {
+		uint8_t type;
+		bool ctrl;
+	} t[] = {
+		{ NVME_TCP_CMD, true },
+		{ NVME_TCP_H2C_DATA, true },
+		{ NVME_TCP_C2H_DATA, false },
 	};
 
 	for (size_t i = 0; i < 3; i++) {
@@ -517,8 +546,10 @@ static void pdo_of_capsule_cmd_without_data_is_0_or_the_headers_end(void)
 		expect_ok(ch_of(NVME_TCP_CMD, f, 72, 0, end), &cp, false);
 		expect_ok(ch_of(NVME_TCP_CMD, f, 72, end, end), &cp, false);
 		expect_bad(ch_of(NVME_TCP_CMD, f, 72, 4, end), &cp, false, FEI_PDO);
-		expect_bad(ch_of(NVME_TCP_CMD, f, 72, (uint8_t)(end - 4), end), &cp, false, FEI_PDO);
-		expect_bad(ch_of(NVME_TCP_CMD, f, 72, (uint8_t)(end + 4), end), &cp, false, FEI_PDO);
+		expect_bad(ch_of(NVME_TCP_CMD, f, 72, (uint8_t)(end - 4), end), &cp, false,
+			   FEI_PDO);
+		expect_bad(ch_of(NVME_TCP_CMD, f, 72, (uint8_t)(end + 4), end), &cp, false,
+			   FEI_PDO);
 		expect_bad(ch_of(NVME_TCP_CMD, f, 72, 128, end), &cp, false, FEI_PDO);
 	}
 }
@@ -527,28 +558,36 @@ static void pdo_of_capsule_cmd_without_data_is_0_or_the_headers_end(void)
  * receiver's (rx_pda + 1) * 4. */
 static void pdo_of_data_must_be_past_the_header_and_digest(void)
 {
-	const struct { uint8_t type; bool ctrl; uint8_t hlen; } t[] = {
-		{ NVME_TCP_CMD, true, 72 }, { NVME_TCP_H2C_DATA, true, 24 },
+	const struct {
+		uint8_t type;
+		bool ctrl;
+		uint8_t hlen;
+	} t[] = {
+		{ NVME_TCP_CMD, true, 72 },
+		{ NVME_TCP_H2C_DATA, true, 24 },
 		{ NVME_TCP_C2H_DATA, false, 24 },
 	};
 
 	for (size_t i = 0; i < 3; i++) {
 		for (int hd = 0; hd < 2; hd++) {
 			struct nvme_tcp_conn_params cp = params(t[i].ctrl, hd, false);
-			uint8_t f = (uint8_t)((hd ? HD : 0) | (t[i].type == NVME_TCP_CMD ? 0 : LAST));
+			uint8_t f =
+				(uint8_t)((hd ? HD : 0) | (t[i].type == NVME_TCP_CMD ? 0 : LAST));
 			uint8_t end = (uint8_t)(t[i].hlen + (hd ? 4 : 0));
 
 			expect_ok(ch_of(t[i].type, f, t[i].hlen, end, end + 100u), &cp, false);
-			expect_ok(ch_of(t[i].type, f, t[i].hlen, (uint8_t)(end + 4), end + 104u), &cp, false);
-			expect_bad(ch_of(t[i].type, f, t[i].hlen, 0, end + 100u), &cp, false, FEI_PDO);
-			expect_bad(ch_of(t[i].type, f, t[i].hlen, (uint8_t)(end - 4), end + 100u), &cp,
-				   false, FEI_PDO);
-			if (hd)  /* the digest is not data */
-				expect_bad(ch_of(t[i].type, f, t[i].hlen, t[i].hlen, end + 100u), &cp,
-					   false, FEI_PDO);
+			expect_ok(ch_of(t[i].type, f, t[i].hlen, (uint8_t)(end + 4), end + 104u),
+				  &cp, false);
+			expect_bad(ch_of(t[i].type, f, t[i].hlen, 0, end + 100u), &cp, false,
+				   FEI_PDO);
+			expect_bad(ch_of(t[i].type, f, t[i].hlen, (uint8_t)(end - 4), end + 100u),
+				   &cp, false, FEI_PDO);
+			if (hd) /* the digest is not data */
+				expect_bad(ch_of(t[i].type, f, t[i].hlen, t[i].hlen, end + 100u),
+					   &cp, false, FEI_PDO);
 			/* Not a multiple of 4 with PDA 0. */
-			expect_bad(ch_of(t[i].type, f, t[i].hlen, (uint8_t)(end + 2), end + 100u), &cp,
-				   false, FEI_PDO);
+			expect_bad(ch_of(t[i].type, f, t[i].hlen, (uint8_t)(end + 2), end + 100u),
+				   &cp, false, FEI_PDO);
 		}
 	}
 }
@@ -565,15 +604,16 @@ static void pdo_alignment_follows_every_pda_0_to_31(void)
 			uint8_t pdo = nvme_tcp_pdo(24, hd, (uint8_t)pda);
 			uint8_t f = (uint8_t)((hd ? HD : 0) | DD | LAST);
 
-			expect_ok(ch_of(NVME_TCP_C2H_DATA, f, 24, pdo, pdo + 4096u + 4), &cp, false);
-			struct nvme_tcp_ch next = ch_of(NVME_TCP_C2H_DATA, f, 24, (uint8_t)(pdo + 4),
-							pdo + 4u + 4096 + 4);
+			expect_ok(ch_of(NVME_TCP_C2H_DATA, f, 24, pdo, pdo + 4096u + 4), &cp,
+				  false);
+			struct nvme_tcp_ch next = ch_of(NVME_TCP_C2H_DATA, f, 24,
+							(uint8_t)(pdo + 4), pdo + 4u + 4096 + 4);
 			if (align == 4)
 				expect_ok(next, &cp, false);
 			else
 				expect_bad(next, &cp, false, FEI_PDO);
-			struct nvme_tcp_ch at_end = ch_of(NVME_TCP_C2H_DATA, f, 24, (uint8_t)end,
-							  end + 4096u + 4);
+			struct nvme_tcp_ch at_end =
+				ch_of(NVME_TCP_C2H_DATA, f, 24, (uint8_t)end, end + 4096u + 4);
 			if (end % align == 0)
 				expect_ok(at_end, &cp, false);
 			else
@@ -628,7 +668,8 @@ static void plen_of_data_pdus_leaves_at_least_one_byte_of_data(void)
 		uint32_t d4 = dd ? 4 : 0;
 
 		expect_ok(ch_of(NVME_TCP_H2C_DATA, f | LAST, 24, 28, 28 + 1 + d4), &cp, false);
-		expect_bad(ch_of(NVME_TCP_H2C_DATA, f | LAST, 24, 28, 28 + d4), &cp, false, FEI_PLEN);
+		expect_bad(ch_of(NVME_TCP_H2C_DATA, f | LAST, 24, 28, 28 + d4), &cp, false,
+			   FEI_PLEN);
 		expect_bad(ch_of(NVME_TCP_H2C_DATA, f | LAST, 24, 28, 27), &cp, false, FEI_PLEN);
 		expect_bad(ch_of(NVME_TCP_H2C_DATA, f | LAST, 24, 28, 0), &cp, false, FEI_PLEN);
 		expect_ok(ch_of(NVME_TCP_CMD, f, 72, 76, 76 + 1 + d4), &cp, false);
@@ -664,7 +705,8 @@ static void plen_near_2_to_the_32_does_not_wrap(void)
 	/* The largest PDO with a data digest, and a PLEN one short of a byte of data. */
 	cp.rx_pda = 0;
 	expect_ok(ch_of(NVME_TCP_H2C_DATA, HD | DD | LAST, 24, 252, 252 + 1 + 4), &cp, false);
-	expect_bad(ch_of(NVME_TCP_H2C_DATA, HD | DD | LAST, 24, 252, 252 + 4), &cp, false, FEI_PLEN);
+	expect_bad(ch_of(NVME_TCP_H2C_DATA, HD | DD | LAST, 24, 252, 252 + 4), &cp, false,
+		   FEI_PLEN);
 	expect_bad(ch_of(NVME_TCP_H2C_DATA, HD | DD | LAST, 24, 252, 255), &cp, false, FEI_PLEN);
 }
 
@@ -683,17 +725,22 @@ static void data_beyond_rx_max_data_is_limit_exceeded_or_bad_plen(void)
 		struct nvme_tcp_conn_params host = params(false, hd, dd);
 		ctrl.rx_max_data = host.rx_max_data = 8192;
 
-		expect_ok(ch_of(NVME_TCP_H2C_DATA, f | LAST, 24, (uint8_t)(24 + h4), 24 + h4 + 8192 + d4),
+		expect_ok(ch_of(NVME_TCP_H2C_DATA, f | LAST, 24, (uint8_t)(24 + h4),
+				24 + h4 + 8192 + d4),
 			  &ctrl, false);
-		expect_fes(ch_of(NVME_TCP_H2C_DATA, f | LAST, 24, (uint8_t)(24 + h4), 24 + h4 + 8193 + d4),
+		expect_fes(ch_of(NVME_TCP_H2C_DATA, f | LAST, 24, (uint8_t)(24 + h4),
+				 24 + h4 + 8193 + d4),
 			   &ctrl, false, NVME_TCP_FES_R2T_LIMIT_EXCEEDED);
-		expect_ok(ch_of(NVME_TCP_C2H_DATA, f | LAST, 24, (uint8_t)(24 + h4), 24 + h4 + 8192 + d4),
+		expect_ok(ch_of(NVME_TCP_C2H_DATA, f | LAST, 24, (uint8_t)(24 + h4),
+				24 + h4 + 8192 + d4),
 			  &host, false);
-		expect_fes(ch_of(NVME_TCP_C2H_DATA, f | LAST, 24, (uint8_t)(24 + h4), 24 + h4 + 8193 + d4),
+		expect_fes(ch_of(NVME_TCP_C2H_DATA, f | LAST, 24, (uint8_t)(24 + h4),
+				 24 + h4 + 8193 + d4),
 			   &host, false, NVME_TCP_FES_R2T_LIMIT_EXCEEDED);
-		expect_ok(ch_of(NVME_TCP_CMD, f, 72, (uint8_t)(72 + h4), 72 + h4 + 8192 + d4), &ctrl, false);
-		expect_bad(ch_of(NVME_TCP_CMD, f, 72, (uint8_t)(72 + h4), 72 + h4 + 8193 + d4), &ctrl,
-			   false, FEI_PLEN);
+		expect_ok(ch_of(NVME_TCP_CMD, f, 72, (uint8_t)(72 + h4), 72 + h4 + 8192 + d4),
+			  &ctrl, false);
+		expect_bad(ch_of(NVME_TCP_CMD, f, 72, (uint8_t)(72 + h4), 72 + h4 + 8193 + d4),
+			   &ctrl, false, FEI_PLEN);
 	}
 	/* A receiver that takes no data at all. */
 	struct nvme_tcp_conn_params none = params(true, false, false);
@@ -726,7 +773,7 @@ static void data_len_is_plen_less_pdo_and_data_digest(void)
 		uint32_t h4 = hd ? 4 : 0, d4 = dd ? 4 : 0;
 		uint8_t f = (uint8_t)((hd ? HD : 0) | (dd ? DD : 0));
 		struct nvme_tcp_conn_params cp = params(true, hd, dd);
-		cp.rx_pda = 7;   /* 32-byte alignment: padding after the header */
+		cp.rx_pda = 7; /* 32-byte alignment: padding after the header */
 		uint8_t pdo = nvme_tcp_pdo(72, hd, 7);
 		struct nvme_tcp_ch ch;
 		uint32_t fei;
@@ -753,9 +800,9 @@ static void data_len_of_types_without_data_is_0(void)
 {
 	struct nvme_tcp_conn_params cp = params(false, true, true);
 	const struct nvme_tcp_ch chs[] = {
-		ch_of(NVME_TCP_ICREQ, 0, 128, 0, 128), ch_of(NVME_TCP_ICRESP, 0, 128, 0, 128),
+		ch_of(NVME_TCP_ICREQ, 0, 128, 0, 128),   ch_of(NVME_TCP_ICRESP, 0, 128, 0, 128),
 		ch_of(NVME_TCP_H2C_TERM, 0, 24, 0, 152), ch_of(NVME_TCP_C2H_TERM, 0, 24, 24, 152),
-		ch_of(NVME_TCP_RSP, HD, 24, 0, 28), ch_of(NVME_TCP_R2T, HD, 24, 28, 4096),
+		ch_of(NVME_TCP_RSP, HD, 24, 0, 28),      ch_of(NVME_TCP_R2T, HD, 24, 28, 4096),
 	};
 
 	for (size_t i = 0; i < sizeof(chs) / sizeof(chs[0]); i++)
@@ -814,15 +861,18 @@ static void pdo_past_255_is_0(void)
 static void pdu_hdr_builds_what_the_receiver_accepts(void)
 {
 	uint8_t hdr[128];
-	struct nvme_tcp_conn_params rx = { .hdgst = true, .ddgst = true, .rx_pda = 7,
-					    .rx_max_data = 4096, .rx_is_ctrl = false };
+	struct nvme_tcp_conn_params rx = {
+		.hdgst = true, .ddgst = true, .rx_pda = 7, .rx_max_data = 4096, .rx_is_ctrl = false
+	};
 	struct nvme_tcp_data *d = (struct nvme_tcp_data *)hdr;
 	uint32_t fei, dig;
 
 	memset(hdr, 0xee, sizeof(hdr));
 	memset(d, 0, sizeof(*d));
 	d->datal = htole32(512);
-	CU_ASSERT_EQUAL(nvme_tcp_pdu_hdr(hdr, NVME_TCP_C2H_DATA, NVME_TCP_F_DATA_LAST, true, true, 7, 512), 32);
+	CU_ASSERT_EQUAL(nvme_tcp_pdu_hdr(hdr, NVME_TCP_C2H_DATA, NVME_TCP_F_DATA_LAST, true, true,
+					 7, 512),
+			32);
 	CU_ASSERT_EQUAL(d->ch.pdo, 32);
 	CU_ASSERT_EQUAL(le32toh(d->ch.plen), 32 + 512 + 4);
 	CU_ASSERT_EQUAL(d->ch.flags, NVME_TCP_F_DATA_LAST | NVME_TCP_F_HDGST | NVME_TCP_F_DDGST);
@@ -847,36 +897,57 @@ const struct unit_test nvme_tcp_tests[] = {
 	{ "crc32c_of_123456789_is_e3069283", crc32c_of_123456789_is_e3069283 },
 	{ "crc32c_of_nothing_is_zero", crc32c_of_nothing_is_zero },
 	{ "crc32c_fed_in_pieces_equals_one_pass", crc32c_fed_in_pieces_equals_one_pass },
-	{ "header_digest_of_capsule_resp_and_r2t_known_answers", header_digest_of_capsule_resp_and_r2t_known_answers },
-	{ "hlen_is_fixed_per_type_and_0_for_undefined_types", hlen_is_fixed_per_type_and_0_for_undefined_types },
-	{ "header_digest_only_on_capsule_data_and_r2t_pdus", header_digest_only_on_capsule_data_and_r2t_pdus },
-	{ "controller_takes_icreq_first_and_never_again", controller_takes_icreq_first_and_never_again },
-	{ "controller_takes_nothing_else_before_icreq", controller_takes_nothing_else_before_icreq },
-	{ "host_takes_icresp_or_c2hterm_first_and_icresp_never_again", host_takes_icresp_or_c2hterm_first_and_icresp_never_again },
-	{ "each_side_refuses_the_other_directions_types_as_invalid_type", each_side_refuses_the_other_directions_types_as_invalid_type },
-	{ "undefined_types_are_invalid_type_on_both_sides", undefined_types_are_invalid_type_on_both_sides },
+	{ "header_digest_of_capsule_resp_and_r2t_known_answers",
+	  header_digest_of_capsule_resp_and_r2t_known_answers },
+	{ "hlen_is_fixed_per_type_and_0_for_undefined_types",
+	  hlen_is_fixed_per_type_and_0_for_undefined_types },
+	{ "header_digest_only_on_capsule_data_and_r2t_pdus",
+	  header_digest_only_on_capsule_data_and_r2t_pdus },
+	{ "controller_takes_icreq_first_and_never_again",
+	  controller_takes_icreq_first_and_never_again },
+	{ "controller_takes_nothing_else_before_icreq",
+	  controller_takes_nothing_else_before_icreq },
+	{ "host_takes_icresp_or_c2hterm_first_and_icresp_never_again",
+	  host_takes_icresp_or_c2hterm_first_and_icresp_never_again },
+	{ "each_side_refuses_the_other_directions_types_as_invalid_type",
+	  each_side_refuses_the_other_directions_types_as_invalid_type },
+	{ "undefined_types_are_invalid_type_on_both_sides",
+	  undefined_types_are_invalid_type_on_both_sides },
 	{ "wrong_hlen_is_invalid_hlen_for_every_type", wrong_hlen_is_invalid_hlen_for_every_type },
-	{ "icreq_and_icresp_take_no_digest_flag_pdo_or_other_plen", icreq_and_icresp_take_no_digest_flag_pdo_or_other_plen },
-	{ "termreq_plen_is_24_to_152_in_both_directions", termreq_plen_is_24_to_152_in_both_directions },
-	{ "linux_host_pdus_pass_with_every_digest_setting", linux_host_pdus_pass_with_every_digest_setting },
-	{ "nvmet_tcp_pdus_pass_with_every_digest_setting", nvmet_tcp_pdus_pass_with_every_digest_setting },
-	{ "header_digest_flag_must_match_negotiation_on_every_type_that_has_one", header_digest_flag_must_match_negotiation_on_every_type_that_has_one },
-	{ "data_digest_flag_must_match_negotiation_when_there_is_data", data_digest_flag_must_match_negotiation_when_there_is_data },
-	{ "data_digest_flag_is_not_checked_without_data", data_digest_flag_is_not_checked_without_data },
+	{ "icreq_and_icresp_take_no_digest_flag_pdo_or_other_plen",
+	  icreq_and_icresp_take_no_digest_flag_pdo_or_other_plen },
+	{ "termreq_plen_is_24_to_152_in_both_directions",
+	  termreq_plen_is_24_to_152_in_both_directions },
+	{ "linux_host_pdus_pass_with_every_digest_setting",
+	  linux_host_pdus_pass_with_every_digest_setting },
+	{ "nvmet_tcp_pdus_pass_with_every_digest_setting",
+	  nvmet_tcp_pdus_pass_with_every_digest_setting },
+	{ "header_digest_flag_must_match_negotiation_on_every_type_that_has_one",
+	  header_digest_flag_must_match_negotiation_on_every_type_that_has_one },
+	{ "data_digest_flag_must_match_negotiation_when_there_is_data",
+	  data_digest_flag_must_match_negotiation_when_there_is_data },
+	{ "data_digest_flag_is_not_checked_without_data",
+	  data_digest_flag_is_not_checked_without_data },
 	{ "c2h_success_without_last_is_invalid_flags", c2h_success_without_last_is_invalid_flags },
 	{ "pdo_of_capsule_resp_and_r2t_must_be_0", pdo_of_capsule_resp_and_r2t_must_be_0 },
-	{ "pdo_of_capsule_cmd_without_data_is_0_or_the_headers_end", pdo_of_capsule_cmd_without_data_is_0_or_the_headers_end },
-	{ "pdo_of_data_must_be_past_the_header_and_digest", pdo_of_data_must_be_past_the_header_and_digest },
+	{ "pdo_of_capsule_cmd_without_data_is_0_or_the_headers_end",
+	  pdo_of_capsule_cmd_without_data_is_0_or_the_headers_end },
+	{ "pdo_of_data_must_be_past_the_header_and_digest",
+	  pdo_of_data_must_be_past_the_header_and_digest },
 	{ "pdo_alignment_follows_every_pda_0_to_31", pdo_alignment_follows_every_pda_0_to_31 },
 	{ "pda_above_31_aligns_like_31", pda_above_31_aligns_like_31 },
-	{ "plen_of_pdus_without_data_is_exactly_header_and_digest", plen_of_pdus_without_data_is_exactly_header_and_digest },
-	{ "plen_of_data_pdus_leaves_at_least_one_byte_of_data", plen_of_data_pdus_leaves_at_least_one_byte_of_data },
+	{ "plen_of_pdus_without_data_is_exactly_header_and_digest",
+	  plen_of_pdus_without_data_is_exactly_header_and_digest },
+	{ "plen_of_data_pdus_leaves_at_least_one_byte_of_data",
+	  plen_of_data_pdus_leaves_at_least_one_byte_of_data },
 	{ "plen_near_2_to_the_32_does_not_wrap", plen_near_2_to_the_32_does_not_wrap },
-	{ "data_beyond_rx_max_data_is_limit_exceeded_or_bad_plen", data_beyond_rx_max_data_is_limit_exceeded_or_bad_plen },
+	{ "data_beyond_rx_max_data_is_limit_exceeded_or_bad_plen",
+	  data_beyond_rx_max_data_is_limit_exceeded_or_bad_plen },
 	{ "first_wrong_field_is_the_one_reported", first_wrong_field_is_the_one_reported },
 	{ "data_len_is_plen_less_pdo_and_data_digest", data_len_is_plen_less_pdo_and_data_digest },
 	{ "data_len_of_types_without_data_is_0", data_len_of_types_without_data_is_0 },
-	{ "pdo_is_the_header_end_rounded_up_for_every_pda", pdo_is_the_header_end_rounded_up_for_every_pda },
+	{ "pdo_is_the_header_end_rounded_up_for_every_pda",
+	  pdo_is_the_header_end_rounded_up_for_every_pda },
 	{ "pdo_for_a_pda_above_31_is_that_of_31", pdo_for_a_pda_above_31_is_that_of_31 },
 	{ "pdo_past_255_is_0", pdo_past_255_is_0 },
 	{ NULL, NULL },

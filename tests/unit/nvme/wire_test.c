@@ -31,7 +31,7 @@ static void libnvme_connect_data_and_disc_entry_are_1024_bytes(void)
 static void keyed_sgl_length_and_key_decode_little_endian(void)
 {
 	/* A 0x4F descriptor as a Linux host sends it: 1 MiB at key 0x12345678. */
-	const uint8_t raw[16] = { 0x00, 0x10, 0, 0, 0, 0, 0, 0,
+	const uint8_t raw[16] = { 0x00, 0x10, 0,    0,    0,    0,    0,    0,
 				  0x00, 0x00, 0x10, 0x78, 0x56, 0x34, 0x12, 0x4F };
 	struct nvme_sgl_desc d;
 	memcpy(&d, raw, sizeof(d));
@@ -48,10 +48,11 @@ static void connect_fields_decode_at_fabrics_offsets(void)
 	memset(&c, 0, sizeof(c));
 	uint8_t *p = (uint8_t *)&c;
 	p[0] = 0x7f;
-	p[4] = 0x01;                        /* fctype Connect */
-	p[42] = 3;                          /* qid 3 */
-	p[44] = 0x7f;                       /* sqsize 127 (0's based) */
-	p[48] = 0x88; p[49] = 0x13;         /* kato 5000 ms */
+	p[4] = 0x01;  /* fctype Connect */
+	p[42] = 3;    /* qid 3 */
+	p[44] = 0x7f; /* sqsize 127 (0's based) */
+	p[48] = 0x88;
+	p[49] = 0x13; /* kato 5000 ms */
 	CU_ASSERT_EQUAL(p[NVMF_SQE_FCTYPE_OFF], nvme_fabrics_type_connect);
 	CU_ASSERT_EQUAL(nvme_sqe_le16(&c, NVMF_CONNECT_QID), 3);
 	CU_ASSERT_EQUAL(nvme_sqe_le16(&c, NVMF_CONNECT_SQSIZE), 127);
@@ -68,8 +69,10 @@ static void status_composes_sct_and_sc_like_libnvme(void)
 
 const struct unit_test nvme_wire_tests[] = {
 	{ "sqe_and_cqe_have_spec_sizes_and_offsets", sqe_and_cqe_have_spec_sizes_and_offsets },
-	{ "libnvme_connect_data_and_disc_entry_are_1024_bytes", libnvme_connect_data_and_disc_entry_are_1024_bytes },
-	{ "keyed_sgl_length_and_key_decode_little_endian", keyed_sgl_length_and_key_decode_little_endian },
+	{ "libnvme_connect_data_and_disc_entry_are_1024_bytes",
+	  libnvme_connect_data_and_disc_entry_are_1024_bytes },
+	{ "keyed_sgl_length_and_key_decode_little_endian",
+	  keyed_sgl_length_and_key_decode_little_endian },
 	{ "connect_fields_decode_at_fabrics_offsets", connect_fields_decode_at_fabrics_offsets },
 	{ "status_composes_sct_and_sc_like_libnvme", status_composes_sct_and_sc_like_libnvme },
 	{ NULL, NULL },

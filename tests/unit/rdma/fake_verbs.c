@@ -203,8 +203,11 @@ static void cq_push(struct ibv_cq *cq, struct fv_qp *qp, int sq_index, const str
 static void complete(struct fv_qp *qp, bool recv, int sq_index, uint64_t wr_id,
 		     enum ibv_wc_status st, enum ibv_wc_opcode opcode, uint32_t byte_len)
 {
-	struct ibv_wc wc = { .wr_id = wr_id, .status = st, .opcode = opcode,
-			     .byte_len = byte_len, .qp_num = qp->qp.qp_num };
+	struct ibv_wc wc = { .wr_id = wr_id,
+			     .status = st,
+			     .opcode = opcode,
+			     .byte_len = byte_len,
+			     .qp_num = qp->qp.qp_num };
 	cq_push(recv ? qp->qp.recv_cq : qp->qp.send_cq, qp, sq_index, &wc);
 }
 
@@ -236,7 +239,8 @@ unsigned fv_posted(const struct fv_rq *rq)
 	return rq->len - rq->head;
 }
 
-static int rq_post(struct fv_dev *d, struct fv_rq *rq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+static int rq_post(struct fv_dev *d, struct fv_rq *rq, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad)
 {
 	for (; wr; wr = wr->next) {
 		bool ok = fv_posted(rq) < rq->max_wr && wr->num_sge >= 1 &&
@@ -244,8 +248,10 @@ static int rq_post(struct fv_dev *d, struct fv_rq *rq, struct ibv_recv_wr *wr, s
 		for (int i = 0; ok && i < wr->num_sge; i++)
 			ok = sge_ok(d, &wr->sg_list[i], true);
 		if (!ok) {
-			fv_violation(d, "bad receive WR (%u of %u posted, %d SGEs, or an SGE outside its MR)",
-				     fv_posted(rq), rq->max_wr, wr->num_sge);
+			fv_violation(
+				d,
+				"bad receive WR (%u of %u posted, %d SGEs, or an SGE outside its MR)",
+				fv_posted(rq), rq->max_wr, wr->num_sge);
 			*bad = wr;
 			return ENOMEM;
 		}
@@ -278,7 +284,7 @@ static int fv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_re
 	}
 	int rc = rq_post(q->dev, &q->rq, wr, bad);
 	if (q->error)
-		qp_flush(q);   /* posted to a QP in error: flushed at once */
+		qp_flush(q); /* posted to a QP in error: flushed at once */
 	return rc;
 }
 
@@ -354,13 +360,14 @@ static void fv_destroy_qp(struct rdma_cm_id *id, struct ibv_qp *qp)
 	/* ibv_destroy_qp waits until every event of the QP it reported was acked: this would
 	 * never return. */
 	if (q->events_unacked)
-		fv_violation(d, "QP %u destroyed with %u asynchronous event(s) not acked", qp->qp_num,
-			     q->events_unacked);
+		fv_violation(d, "QP %u destroyed with %u asynchronous event(s) not acked",
+			     qp->qp_num, q->events_unacked);
 	/* The kernel drops the events of a destroyed QP nobody took yet. */
 	for (struct fv_async **pp = &d->aev_head; *pp;) {
 		struct fv_async *a = *pp;
 		if (a->ev.element.qp == qp && a->ev.event_type != IBV_EVENT_SRQ_ERR &&
-		    a->ev.event_type != IBV_EVENT_SRQ_LIMIT_REACHED && a->ev.event_type != IBV_EVENT_CQ_ERR) {
+		    a->ev.event_type != IBV_EVENT_SRQ_LIMIT_REACHED &&
+		    a->ev.event_type != IBV_EVENT_CQ_ERR) {
 			*pp = a->next;
 			free(a);
 		} else {
@@ -410,10 +417,12 @@ void fv_flush(struct fv_qp *q)
 	for (; q->exec < q->sq_len; q->exec++) {
 		struct fv_send *s = &q->sq[q->exec];
 		s->done = s->flushed = true;
-		complete(q, false, (int)q->exec, s->wr_id, IBV_WC_WR_FLUSH_ERR, wc_opcode(s->opcode), 0);
+		complete(q, false, (int)q->exec, s->wr_id, IBV_WC_WR_FLUSH_ERR,
+			 wc_opcode(s->opcode), 0);
 	}
 	while (fv_posted(&q->rq))
-		complete(q, true, -1, q->rq.r[q->rq.head++].wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0);
+		complete(q, true, -1, q->rq.r[q->rq.head++].wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV,
+			 0);
 	if (q->qp.srq && (q->dev->no_last_wqe_events || !q->dev->hold_last_wqe))
 		srq_release(q, !q->dev->no_last_wqe_events);
 }
@@ -494,13 +503,15 @@ static bool send_wr_ok(struct fv_qp *q, const struct ibv_send_wr *w, bool last_s
 		if (!signaled)
 			fv_violation(d, "QP %u: unsignaled RDMA READ", n);
 		if (!sge_ok(d, sge, true))
-			fv_violation(d, "QP %u: RDMA READ into memory outside its MR (lkey %#x)", n, sge->lkey);
+			fv_violation(d, "QP %u: RDMA READ into memory outside its MR (lkey %#x)", n,
+				     sge->lkey);
 		return signaled && sge_ok(d, sge, true);
 	case IBV_WR_RDMA_WRITE:
 		if (signaled)
 			fv_violation(d, "QP %u: signaled RDMA WRITE (its SEND reports it)", n);
 		if (!sge_ok(d, sge, false))
-			fv_violation(d, "QP %u: RDMA WRITE from memory outside its MR (lkey %#x)", n, sge->lkey);
+			fv_violation(d, "QP %u: RDMA WRITE from memory outside its MR (lkey %#x)",
+				     n, sge->lkey);
 		return !signaled && sge_ok(d, sge, false);
 	case IBV_WR_SEND_WITH_INV:
 		if (!d->send_with_inv) {
@@ -510,10 +521,11 @@ static bool send_wr_ok(struct fv_qp *q, const struct ibv_send_wr *w, bool last_s
 		/* fall through */
 	case IBV_WR_SEND:
 		if (signaled != last_send)
-			fv_violation(d, "QP %u: %s SEND in a post (only the last SEND is signaled)", n,
-				     signaled ? "signaled non-last" : "unsignaled last");
+			fv_violation(d, "QP %u: %s SEND in a post (only the last SEND is signaled)",
+				     n, signaled ? "signaled non-last" : "unsignaled last");
 		if (sge->length != NVME_CQE_SIZE)
-			fv_violation(d, "QP %u: SEND of %u bytes, not a 16-byte CQE", n, sge->length);
+			fv_violation(d, "QP %u: SEND of %u bytes, not a 16-byte CQE", n,
+				     sge->length);
 		if (w->send_flags & IBV_SEND_INLINE) {
 			if (sge->length > q->cap.max_inline_data) {
 				fv_violation(d, "QP %u: inline SEND beyond max_inline_data %u", n,
@@ -521,7 +533,8 @@ static bool send_wr_ok(struct fv_qp *q, const struct ibv_send_wr *w, bool last_s
 				return false;
 			}
 		} else if (!sge_ok(d, sge, false)) {
-			fv_violation(d, "QP %u: SEND from memory outside its MR (lkey %#x)", n, sge->lkey);
+			fv_violation(d, "QP %u: SEND from memory outside its MR (lkey %#x)", n,
+				     sge->lkey);
 			return false;
 		}
 		return signaled == last_send && sge->length == NVME_CQE_SIZE;
@@ -547,7 +560,8 @@ static int fv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 		if (i == fail_at) {
 			err = ENOMEM;
 		} else if (q->sq_len - q->retired >= q->cap.max_send_wr) {
-			fv_violation(d, "QP %u: send queue overflow (%u WRs)", qp->qp_num, q->cap.max_send_wr);
+			fv_violation(d, "QP %u: send queue overflow (%u WRs)", qp->qp_num,
+				     q->cap.max_send_wr);
 			err = ENOMEM;
 		} else if (!send_wr_ok(q, w, w == last_send)) {
 			err = EINVAL;
@@ -558,24 +572,30 @@ static int fv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 		}
 		q->sq = grow(q->sq, &q->sq_alloc, q->sq_len + 1, sizeof(*q->sq));
 		struct fv_send *s = &q->sq[q->sq_len++];
-		*s = (struct fv_send){ .opcode = w->opcode, .flags = w->send_flags, .wr_id = w->wr_id,
-				       .sge = w->sg_list[0], .remote_addr = w->wr.rdma.remote_addr,
-				       .rkey = w->wr.rdma.rkey, .post = post,
-				       .recvs_posted = fv_posted(qp->srq ? &fv_srq_of(qp->srq)->rq : &q->rq) };
+		*s = (struct fv_send){ .opcode = w->opcode,
+				       .flags = w->send_flags,
+				       .wr_id = w->wr_id,
+				       .sge = w->sg_list[0],
+				       .remote_addr = w->wr.rdma.remote_addr,
+				       .rkey = w->wr.rdma.rkey,
+				       .post = post,
+				       .recvs_posted = fv_posted(qp->srq ? &fv_srq_of(qp->srq)->rq :
+									   &q->rq) };
 		if (w->opcode == IBV_WR_SEND_WITH_INV)
 			s->invalidate_rkey = w->invalidate_rkey;
 		if ((w->send_flags & IBV_SEND_INLINE) && s->sge.length <= sizeof(s->inline_data))
 			memcpy(s->inline_data, (const void *)(uintptr_t)s->sge.addr, s->sge.length);
-		unsigned reads = fv_inflight(q, IBV_WR_RDMA_READ), sends = fv_inflight(q, IBV_WR_SEND);
+		unsigned reads = fv_inflight(q, IBV_WR_RDMA_READ),
+			 sends = fv_inflight(q, IBV_WR_SEND);
 		if (reads > q->reads_max)
 			q->reads_max = reads;
 		if (sends > q->sends_max)
 			q->sends_max = sends;
 	}
 	if (d->exec_on_post)
-		fv_host_run(q, UINT_MAX);   /* what was posted ran, even if the rest failed */
+		fv_host_run(q, UINT_MAX); /* what was posted ran, even if the rest failed */
 	if (q->error)
-		qp_flush(q);   /* posted to a QP in error: flushed at once */
+		qp_flush(q); /* posted to a QP in error: flushed at once */
 	return err;
 }
 
@@ -606,7 +626,8 @@ bool fv_host_key_valid(const struct fv_dev *d, uint32_t rkey)
 static uint8_t *host_range(const struct fv_dev *d, uint32_t rkey, uint64_t addr, uint32_t len)
 {
 	const struct fv_host_mr *m = host_mr(d, rkey);
-	if (!m || !m->valid || addr < (uintptr_t)m->addr || addr + len > (uintptr_t)m->addr + m->len)
+	if (!m || !m->valid || addr < (uintptr_t)m->addr ||
+	    addr + len > (uintptr_t)m->addr + m->len)
 		return NULL;
 	return (uint8_t *)(uintptr_t)addr;
 }
@@ -642,13 +663,16 @@ int fv_host_send(struct fv_qp *qp, const void *buf, size_t len)
 /* A SEND arriving at the host: the CQE lands in one of its receives. */
 static void host_deliver(struct fv_qp *q, const struct fv_send *s)
 {
-	struct fv_resp r = { .with_inv = s->opcode == IBV_WR_SEND_WITH_INV, .inv_rkey = s->invalidate_rkey };
-	const void *src = (s->flags & IBV_SEND_INLINE) ? s->inline_data : (const void *)(uintptr_t)s->sge.addr;
+	struct fv_resp r = { .with_inv = s->opcode == IBV_WR_SEND_WITH_INV,
+			     .inv_rkey = s->invalidate_rkey };
+	const void *src = (s->flags & IBV_SEND_INLINE) ? s->inline_data :
+							 (const void *)(uintptr_t)s->sge.addr;
 	memcpy(&r.cqe, src, sizeof(r.cqe));
 	if (r.with_inv) {
 		struct fv_host_mr *m = host_mr(q->dev, r.inv_rkey);
 		if (!m || !m->valid)
-			fv_violation(q->dev, "QP %u: SEND_WITH_INV of rkey %#x, not a valid host key",
+			fv_violation(q->dev,
+				     "QP %u: SEND_WITH_INV of rkey %#x, not a valid host key",
 				     q->qp.qp_num, r.inv_rkey);
 		else
 			m->valid = false;
@@ -674,7 +698,7 @@ unsigned fv_host_run(struct fv_qp *q, unsigned max)
 				memcpy(host, local, s->sge.length);
 		} else {
 			if (!q->credits) {
-				q->rnr++;   /* RNR NAK: the device retries later */
+				q->rnr++; /* RNR NAK: the device retries later */
 				break;
 			}
 			q->credits--;
@@ -732,7 +756,7 @@ struct fv_cm_id *fv_cm_connect(struct fv_dev *d, struct rdma_cm_id *listen_id, c
 	struct sockaddr_in *peer = (struct sockaddr_in *)&c->id.route.addr.dst_addr;
 	peer->sin_family = AF_INET;
 	peer->sin_port = htons(4242);
-	peer->sin_addr.s_addr = htonl(0x0a000002);   /* 10.0.0.2 */
+	peer->sin_addr.s_addr = htonl(0x0a000002); /* 10.0.0.2 */
 	c->next = d->cm_ids;
 	d->cm_ids = c;
 	d->ncm_id++;
@@ -766,7 +790,8 @@ static struct fv_dev *dev_of_channel(struct rdma_event_channel *ec)
 /* The channel an event comes out of: its id's (a request's: the listener's). */
 static struct rdma_event_channel *event_channel(const struct fv_cm_event *e)
 {
-	return e->ev.event == RDMA_CM_EVENT_CONNECT_REQUEST ? e->ev.listen_id->channel : e->ev.id->channel;
+	return e->ev.event == RDMA_CM_EVENT_CONNECT_REQUEST ? e->ev.listen_id->channel :
+							      e->ev.id->channel;
 }
 
 static int fv_get_cm_event(struct rdma_event_channel *ec, struct rdma_cm_event **ev)
@@ -832,7 +857,9 @@ static int fv_accept(struct rdma_cm_id *id, struct rdma_conn_param *param)
 	struct fv_cm_id *c = cm_id_of(id);
 	if (c->accepted || c->rejected || c->destroyed)
 		fv_violation(c->dev, "rdma_accept of a cm_id already %s",
-			     c->destroyed ? "destroyed" : c->accepted ? "accepted" : "rejected");
+			     c->destroyed ? "destroyed" :
+			     c->accepted  ? "accepted" :
+					    "rejected");
 	c->accepted = true;
 	c->accept = *param;
 	if (param->private_data && param->private_data_len >= sizeof(c->rep))
@@ -850,7 +877,9 @@ static int fv_reject(struct rdma_cm_id *id, const void *pdata, uint8_t len)
 	struct fv_cm_id *c = cm_id_of(id);
 	if (c->accepted || c->rejected || c->destroyed)
 		fv_violation(c->dev, "rdma_reject of a cm_id already %s",
-			     c->destroyed ? "destroyed" : c->accepted ? "accepted" : "rejected");
+			     c->destroyed ? "destroyed" :
+			     c->accepted  ? "accepted" :
+					    "rejected");
 	c->rejected = true;
 	c->reject_sts = nvme_rdma_cm_parse_rej(pdata, len);
 	return 0;
@@ -940,7 +969,8 @@ static void fv_ack_async_event(struct ibv_async_event *ev)
 		else
 			q->events_unacked--;
 		q->dev->async_acked++;
-	} else if (ev->event_type == IBV_EVENT_SRQ_ERR || ev->event_type == IBV_EVENT_SRQ_LIMIT_REACHED) {
+	} else if (ev->event_type == IBV_EVENT_SRQ_ERR ||
+		   ev->event_type == IBV_EVENT_SRQ_LIMIT_REACHED) {
 		fv_srq_of(ev->element.srq)->dev->async_acked++;
 	} else if (ev->event_type == IBV_EVENT_CQ_ERR) {
 		container_of(ev->element.cq, struct fv_cq, cq)->dev->async_acked++;

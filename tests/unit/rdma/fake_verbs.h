@@ -35,16 +35,16 @@ extern const struct nvmf_rdma_verbs fake_verbs;
 /* A send WR as the device holds it: a copy made when it was posted. */
 struct fv_send {
 	enum ibv_wr_opcode opcode;
-	unsigned flags;                    /* IBV_SEND_* */
+	unsigned flags; /* IBV_SEND_* */
 	uint64_t wr_id;
 	struct ibv_sge sge;
-	uint64_t remote_addr;              /* READ / WRITE */
+	uint64_t remote_addr; /* READ / WRITE */
 	uint32_t rkey;
-	uint32_t invalidate_rkey;          /* SEND_WITH_INV */
-	uint8_t inline_data[NVME_CQE_SIZE];/* IBV_SEND_INLINE: the payload, taken at post */
-	unsigned post;                     /* the device's post_send call that posted it (1...) */
-	unsigned recvs_posted;             /* receives posted for the QP (SRQ or own) then */
-	bool done;                         /* executed by the host, or flushed */
+	uint32_t invalidate_rkey;           /* SEND_WITH_INV */
+	uint8_t inline_data[NVME_CQE_SIZE]; /* IBV_SEND_INLINE: the payload, taken at post */
+	unsigned post;                      /* the device's post_send call that posted it (1...) */
+	unsigned recvs_posted;              /* receives posted for the QP (SRQ or own) then */
+	bool done;                          /* executed by the host, or flushed */
 	bool flushed;
 };
 
@@ -58,14 +58,14 @@ struct fv_recv {
 /* Posted receives in FIFO order: an SRQ's or a QP's own. */
 struct fv_rq {
 	struct fv_recv *r;
-	unsigned head, len, alloc;         /* r[head..len) are posted */
+	unsigned head, len, alloc; /* r[head..len) are posted */
 	uint32_t max_wr, max_sge;
 };
 
 /* A response as the host received it. */
 struct fv_resp {
 	struct nvme_cqe cqe;
-	bool with_inv;                     /* SEND_WITH_INV */
+	bool with_inv; /* SEND_WITH_INV */
 	uint32_t inv_rkey;
 };
 
@@ -74,24 +74,24 @@ struct fv_dev;
 struct fv_qp {
 	struct ibv_qp qp;
 	struct fv_dev *dev;
-	struct ibv_qp_cap cap;             /* as granted */
-	struct fv_rq rq;                   /* own receives (no SRQ) */
-	struct fv_send *sq;                /* every send WR ever posted, in order */
+	struct ibv_qp_cap cap; /* as granted */
+	struct fv_rq rq;       /* own receives (no SRQ) */
+	struct fv_send *sq;    /* every send WR ever posted, in order */
 	unsigned sq_len, sq_alloc;
-	unsigned exec;                     /* sq[0..exec) executed or flushed */
-	unsigned retired;                  /* sq[0..retired): slots free again (a completion of
+	unsigned exec;    /* sq[0..exec) executed or flushed */
+	unsigned retired; /* sq[0..retired): slots free again (a completion of
 					    * theirs or of a later WR was polled) */
 	bool error, destroyed;
-	unsigned credits;                  /* receives the host has posted for responses */
-	struct fv_resp *resp;              /* delivered, not read yet: resp[resp_head..resp_len) */
+	unsigned credits;     /* receives the host has posted for responses */
+	struct fv_resp *resp; /* delivered, not read yet: resp[resp_head..resp_len) */
 	unsigned resp_head, resp_len, resp_alloc;
-	unsigned reads_max, sends_max;     /* most READs / SENDs posted and not executed at once */
-	unsigned rnr;                      /* SENDs that found no host receive (retried later) */
-	unsigned events_unacked;           /* its asynchronous events taken and not acked */
-	struct fv_rq srq_held;             /* receives taken from its SRQ for messages in flight
+	unsigned reads_max, sends_max; /* most READs / SENDs posted and not executed at once */
+	unsigned rnr;                  /* SENDs that found no host receive (retried later) */
+	unsigned events_unacked;       /* its asynchronous events taken and not acked */
+	struct fv_rq srq_held;         /* receives taken from its SRQ for messages in flight
 					    * (fv_srq_assign): given back, flushed, only in the
 					    * error state, before LAST_WQE_REACHED */
-	bool last_wqe_sent;                /* the error state's LAST_WQE_REACHED raised */
+	bool last_wqe_sent;            /* the error state's LAST_WQE_REACHED raised */
 	struct fv_qp *next;
 };
 
@@ -103,8 +103,8 @@ struct fv_srq {
 
 struct fv_cqe {
 	struct ibv_wc wc;
-	struct fv_qp *qp;                  /* NULL: injected */
-	int sq_index;                      /* the send WR it completes, -1 for a receive */
+	struct fv_qp *qp; /* NULL: injected */
+	int sq_index;     /* the send WR it completes, -1 for a receive */
 };
 
 struct fv_cq {
@@ -112,7 +112,7 @@ struct fv_cq {
 	struct fv_dev *dev;
 	struct fv_cqe *e;
 	unsigned head, len, alloc;
-	bool armed;                        /* req_notify_cq: signal the channel on the next one */
+	bool armed; /* req_notify_cq: signal the channel on the next one */
 };
 
 struct fv_mr {
@@ -126,7 +126,7 @@ struct fv_host_mr {
 	uint8_t *addr;
 	size_t len;
 	uint32_t rkey;
-	bool valid;                        /* false once invalidated (SEND_WITH_INV) */
+	bool valid; /* false once invalidated (SEND_WITH_INV) */
 };
 
 /* A connection's rdma_cm_id as the fake CM made it (fv_cm_connect), and what the
@@ -135,9 +135,9 @@ struct fv_cm_id {
 	struct rdma_cm_id id;
 	struct fv_dev *dev;
 	bool accepted, rejected, disconnected, destroyed;
-	struct rdma_conn_param accept;     /* as rdma_accept got it; private data in rep */
+	struct rdma_conn_param accept; /* as rdma_accept got it; private data in rep */
 	struct nvme_rdma_cm_rep rep;
-	int reject_sts;                    /* NVMe/RDMA STS of the reject data; -1 none */
+	int reject_sts; /* NVMe/RDMA STS of the reject data; -1 none */
 	struct fv_cm_id *next;
 };
 
@@ -152,7 +152,7 @@ struct fv_cm_event {
  * poll group made (create_event_channel). An event comes out of the channel its id is on
  * (the listener's for a CONNECT_REQUEST). */
 struct fv_channel {
-	struct rdma_event_channel ec;      /* ec.fd: an eventfd, for the group's epoll */
+	struct rdma_event_channel ec; /* ec.fd: an eventfd, for the group's epoll */
 	struct fv_dev *dev;
 };
 
@@ -163,24 +163,24 @@ struct fv_async {
 };
 
 struct fv_dev {
-	struct ibv_context ctx;            /* ctx.async_fd: an eventfd, readable while async
+	struct ibv_context ctx; /* ctx.async_fd: an eventfd, readable while async
 					    * events wait */
 	struct ibv_pd pd;
-	bool send_with_inv;                /* the device can SEND_WITH_INV */
-	uint32_t max_inline;               /* largest inline data a QP may ask for */
-	int fail_post_send_at;             /* -1; k >= 0: the next post_send fails at its WR k */
-	bool exec_on_post;                 /* the host runs each post at once (a fast peer) */
-	bool hold_flush;                   /* the error state flushes nothing until fv_flush */
-	bool hold_last_wqe;                /* a QP on an SRQ in error keeps what it took from the
+	bool send_with_inv;      /* the device can SEND_WITH_INV */
+	uint32_t max_inline;     /* largest inline data a QP may ask for */
+	int fail_post_send_at;   /* -1; k >= 0: the next post_send fails at its WR k */
+	bool exec_on_post;       /* the host runs each post at once (a fast peer) */
+	bool hold_flush;         /* the error state flushes nothing until fv_flush */
+	bool hold_last_wqe;      /* a QP on an SRQ in error keeps what it took from the
 					    * SRQ, and raises no LAST_WQE_REACHED, until fv_last_wqe */
-	bool no_last_wqe_events;           /* like rxe and iWARP: SRQ receives held by a QP are
+	bool no_last_wqe_events; /* like rxe and iWARP: SRQ receives held by a QP are
 					    * flushed at once in the error state, no event */
-	unsigned srq_lost;                 /* SRQ receives a QP held when it was destroyed: lost
+	unsigned srq_lost;       /* SRQ receives a QP held when it was destroyed: lost
 					    * to the SRQ for good (IB spec: destroy only after
 					    * LAST_WQE_REACHED, or WQEs may leak) */
-	unsigned posts;                    /* post_send calls */
+	unsigned posts;          /* post_send calls */
 	unsigned violations;
-	char why[256];                     /* the first violation */
+	char why[256]; /* the first violation */
 	uint32_t next_key, next_qp_num;
 	struct fv_mr *mrs;
 	struct fv_qp *qps;                 /* destroyed ones too (tests read their WRs) */
@@ -188,13 +188,13 @@ struct fv_dev {
 	struct fv_host_mr *hmr;
 	unsigned nhmr, hmr_alloc;
 	/* the CM: one event channel (the transport's), its events in order, the ids */
-	struct fv_channel cm;              /* the transport's channel (the listeners') */
-	unsigned nec;                      /* channels made by create_event_channel, live */
+	struct fv_channel cm; /* the transport's channel (the listeners') */
+	unsigned nec;         /* channels made by create_event_channel, live */
 	struct fv_cm_event *cm_head, **cm_tail;
 	struct fv_cm_id *cm_ids;
-	unsigned ncm_id;                   /* ids not destroyed */
-	unsigned cm_unacked;               /* events taken, not acked */
-	bool fail_accept;                  /* rdma_accept fails (ECONNREFUSED) */
+	unsigned ncm_id;     /* ids not destroyed */
+	unsigned cm_unacked; /* events taken, not acked */
+	bool fail_accept;    /* rdma_accept fails (ECONNREFUSED) */
 	/* asynchronous events, in order; how many were taken and acked */
 	struct fv_async *aev_head, **aev_tail;
 	unsigned async_taken, async_acked;

@@ -21,9 +21,14 @@ static void env_init(struct fv_env *e)
 	memset(e, 0, sizeof(*e));
 	e->d = fv_dev_new();
 	e->cq = fake_verbs.create_cq(&e->d->ctx, 64, NULL, NULL);
-	struct ibv_qp_init_attr a = { .send_cq = e->cq, .recv_cq = e->cq, .qp_type = IBV_QPT_RC,
-				      .cap = { .max_send_wr = 16, .max_recv_wr = 4, .max_send_sge = 1,
-					       .max_recv_sge = 1, .max_inline_data = 16 } };
+	struct ibv_qp_init_attr a = { .send_cq = e->cq,
+				      .recv_cq = e->cq,
+				      .qp_type = IBV_QPT_RC,
+				      .cap = { .max_send_wr = 16,
+					       .max_recv_wr = 4,
+					       .max_send_sge = 1,
+					       .max_recv_sge = 1,
+					       .max_inline_data = 16 } };
 	e->qp = fake_verbs.create_qp(NULL, &e->d->pd, &a);
 	e->mr = fake_verbs.reg_mr(&e->d->pd, e->local, sizeof(e->local), IBV_ACCESS_LOCAL_WRITE);
 	e->rkey = fv_host_reg(e->d, e->host, sizeof(e->host));
@@ -43,8 +48,9 @@ static void wr(struct fv_env *e, struct ibv_send_wr *w, struct ibv_sge *sge, enu
 	       unsigned flags, uint32_t off, uint32_t len, uint64_t id)
 {
 	*sge = (struct ibv_sge){ (uintptr_t)e->local + off, len, e->mr->lkey };
-	*w = (struct ibv_send_wr){ .wr_id = id, .sg_list = sge, .num_sge = 1, .opcode = op,
-				   .send_flags = flags };
+	*w = (struct ibv_send_wr){
+		.wr_id = id, .sg_list = sge, .num_sge = 1, .opcode = op, .send_flags = flags
+	};
 	w->wr.rdma.remote_addr = (uintptr_t)e->host + off;
 	w->wr.rdma.rkey = e->rkey;
 }
@@ -66,8 +72,8 @@ static void host_executes_in_order_and_completes_only_signaled_wrs(void)
 	CU_ASSERT_EQUAL(fake_verbs.post_send(e.qp, w, &bad), 0);
 	fv_host_credits(fv_qp_of(e.qp), 2);
 	CU_ASSERT_EQUAL(fv_host_run(fv_qp_of(e.qp), 100), 4);
-	CU_ASSERT_EQUAL(e.local[0], 0xab);          /* READ: host -> local */
-	CU_ASSERT_EQUAL(e.host[4096], 0xcd);        /* WRITE: local -> host */
+	CU_ASSERT_EQUAL(e.local[0], 0xab);   /* READ: host -> local */
+	CU_ASSERT_EQUAL(e.host[4096], 0xcd); /* WRITE: local -> host */
 	struct ibv_wc wc[8];
 	CU_ASSERT_EQUAL_FATAL(fake_verbs.poll_cq(e.cq, 8, wc), 2);
 	CU_ASSERT_EQUAL(wc[0].wr_id, 1);
@@ -98,11 +104,11 @@ static void error_state_flushes_every_unexecuted_wr_and_receive(void)
 	struct ibv_recv_wr rw = { .wr_id = 9, .sg_list = &rs, .num_sge = 1 }, *rbad = NULL;
 	CU_ASSERT_EQUAL(fake_verbs.post_recv(e.qp, &rw, &rbad), 0);
 	fv_host_credits(fv_qp_of(e.qp), 1);
-	CU_ASSERT_EQUAL(fv_host_run(fv_qp_of(e.qp), 1), 1);   /* the first SEND, unsignaled */
+	CU_ASSERT_EQUAL(fv_host_run(fv_qp_of(e.qp), 1), 1); /* the first SEND, unsignaled */
 	CU_ASSERT_EQUAL(fake_verbs.qp_error(e.qp), 0);
 	struct ibv_wc wc[8];
 	CU_ASSERT_EQUAL_FATAL(fake_verbs.poll_cq(e.cq, 8, wc), 3);
-	CU_ASSERT_EQUAL(wc[0].wr_id, 2);                      /* unsignaled, still flushed */
+	CU_ASSERT_EQUAL(wc[0].wr_id, 2); /* unsignaled, still flushed */
 	CU_ASSERT_EQUAL(wc[1].wr_id, 3);
 	CU_ASSERT_EQUAL(wc[2].wr_id, 9);
 	for (int i = 0; i < 3; i++)
@@ -155,7 +161,7 @@ static void async_events_are_taken_in_order_and_must_be_acked_before_destroy(voi
 	struct fv_env e;
 	env_init(&e);
 	struct ibv_async_event ev;
-	CU_ASSERT_NOT_EQUAL(fake_verbs.get_async_event(&e.d->ctx, &ev), 0);   /* none */
+	CU_ASSERT_NOT_EQUAL(fake_verbs.get_async_event(&e.d->ctx, &ev), 0); /* none */
 	fv_async_event(e.d, IBV_EVENT_PORT_ACTIVE, NULL);
 	fv_async_event(e.d, IBV_EVENT_QP_FATAL, e.qp);
 	uint64_t v;
@@ -171,11 +177,11 @@ static void async_events_are_taken_in_order_and_must_be_acked_before_destroy(voi
 	CU_ASSERT_EQUAL(e.d->async_acked, e.d->async_taken);
 	fv_async_event(e.d, IBV_EVENT_QP_LAST_WQE_REACHED, e.qp);
 	CU_ASSERT_EQUAL_FATAL(fake_verbs.get_async_event(&e.d->ctx, &ev), 0);
-	fv_async_event(e.d, IBV_EVENT_QP_REQ_ERR, e.qp);               /* never taken */
+	fv_async_event(e.d, IBV_EVENT_QP_REQ_ERR, e.qp); /* never taken */
 	struct ibv_qp *qp = e.qp;
-	fake_verbs.destroy_qp(NULL, qp);                              /* LAST_WQE not acked */
+	fake_verbs.destroy_qp(NULL, qp); /* LAST_WQE not acked */
 	CU_ASSERT_EQUAL(e.d->violations, 1);
-	CU_ASSERT_EQUAL(fv_async_pending(e.d), 0);                     /* REQ_ERR dropped */
+	CU_ASSERT_EQUAL(fv_async_pending(e.d), 0); /* REQ_ERR dropped */
 	fake_verbs.ack_async_event(&ev);
 	fake_verbs.dereg_mr(e.mr);
 	fake_verbs.destroy_cq(e.cq);
@@ -227,14 +233,20 @@ static void srq_receives_held_by_a_qp_come_back_before_last_wqe_or_are_lost(void
 	struct ibv_cq *cq = fake_verbs.create_cq(&d->ctx, 64, NULL, NULL);
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
 	struct ibv_srq *srq = fake_verbs.create_srq(&d->pd, &sa);
-	struct ibv_qp_init_attr qa = { .send_cq = cq, .recv_cq = cq, .srq = srq, .qp_type = IBV_QPT_RC,
+	struct ibv_qp_init_attr qa = { .send_cq = cq,
+				       .recv_cq = cq,
+				       .srq = srq,
+				       .qp_type = IBV_QPT_RC,
 				       .cap = { .max_send_wr = 4, .max_send_sge = 1 } };
-	struct ibv_qp *a = fake_verbs.create_qp(NULL, &d->pd, &qa), *b = fake_verbs.create_qp(NULL, &d->pd, &qa);
+	struct ibv_qp *a = fake_verbs.create_qp(NULL, &d->pd, &qa),
+		      *b = fake_verbs.create_qp(NULL, &d->pd, &qa);
 	struct ibv_sge sge[4];
 	struct ibv_recv_wr rwr[4], *bad = NULL;
 	for (int i = 0; i < 4; i++) {
 		sge[i] = (struct ibv_sge){ (uintptr_t)buf[i], 64, mr->lkey };
-		rwr[i] = (struct ibv_recv_wr){ .wr_id = (uint64_t)i + 1, .sg_list = &sge[i], .num_sge = 1,
+		rwr[i] = (struct ibv_recv_wr){ .wr_id = (uint64_t)i + 1,
+					       .sg_list = &sge[i],
+					       .num_sge = 1,
 					       .next = i < 3 ? &rwr[i + 1] : NULL };
 	}
 	CU_ASSERT_EQUAL_FATAL(fake_verbs.post_srq_recv(srq, rwr, &bad), 0);
@@ -259,7 +271,7 @@ static void srq_receives_held_by_a_qp_come_back_before_last_wqe_or_are_lost(void
 	fake_verbs.ack_async_event(&ev);
 	fake_verbs.destroy_qp(NULL, a);
 	CU_ASSERT_EQUAL(d->srq_lost, 0);
-	fake_verbs.destroy_qp(NULL, b);            /* before its error state: the one it held */
+	fake_verbs.destroy_qp(NULL, b); /* before its error state: the one it held */
 	CU_ASSERT_EQUAL(d->srq_lost, 1);
 	fake_verbs.destroy_srq(srq);
 	fake_verbs.destroy_cq(cq);
@@ -274,7 +286,8 @@ const struct unit_test fake_verbs_tests[] = {
 	  host_executes_in_order_and_completes_only_signaled_wrs },
 	{ "error_state_flushes_every_unexecuted_wr_and_receive",
 	  error_state_flushes_every_unexecuted_wr_and_receive },
-	{ "second_signaled_send_in_a_post_is_a_violation", second_signaled_send_in_a_post_is_a_violation },
+	{ "second_signaled_send_in_a_post_is_a_violation",
+	  second_signaled_send_in_a_post_is_a_violation },
 	{ "read_with_an_unknown_rkey_fails_and_flushes_the_rest",
 	  read_with_an_unknown_rkey_fails_and_flushes_the_rest },
 	{ "async_events_are_taken_in_order_and_must_be_acked_before_destroy",

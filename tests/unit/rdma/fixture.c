@@ -10,8 +10,8 @@
 
 /* ---- the transport as the core sees it: no CM, the fake verbs ---- */
 
-static struct nvmf_transport *rx_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
-				       char *err, size_t errlen)
+static struct nvmf_transport *
+rx_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts, char *err, size_t errlen)
 {
 	struct rx *x = container_of(tgt, struct rx, tgt);
 	struct nvmf_rdma_transport *t = calloc(1, sizeof(*t));
@@ -20,7 +20,7 @@ static struct nvmf_transport *rx_create(struct nvmf_tgt *tgt, const struct nvmf_
 		return NULL;
 	}
 	nvmf_rdma_transport_setup(t, opts, &fake_verbs);
-	t->ec = &x->fd->cm.ec;   /* the fake CM's: the main group takes it */
+	t->ec = &x->fd->cm.ec; /* the fake CM's: the main group takes it */
 	return &t->base;
 }
 
@@ -49,7 +49,9 @@ static void rx_queue_released(struct nvmf_sq *sq)
 
 static uint64_t rx_clock(const struct nvmf_clock *clock)
 {
-	return ((const struct rx *)(const void *)((const char *)clock - offsetof(struct rx, tgt.clock)))->now;
+	return ((const struct rx *)(const void *)((const char *)clock -
+						  offsetof(struct rx, tgt.clock)))
+		->now;
 }
 
 /* ---- set-up ---- */
@@ -177,7 +179,9 @@ void rx_teardown(struct rx *x)
 	unsigned cached = 0;
 	for (unsigned i = 0; i < x->tgt.npgs; i++) {
 		struct nvmf_rdma_pg_stats st;
-		nvmf_rdma_pg_stats((struct nvmf_rdma_poll_group *)nvmf_pg_tpg(x->tgt.pgs[i], &x->t->base), &st);
+		nvmf_rdma_pg_stats((struct nvmf_rdma_poll_group *)nvmf_pg_tpg(x->tgt.pgs[i],
+									      &x->t->base),
+				   &st);
 		cached += st.bufs_cached;
 	}
 	CU_ASSERT_EQUAL(rx_pool_free(x) + cached, rx_pool_size(x));
@@ -202,16 +206,19 @@ void rx_teardown(struct rx *x)
 
 /* ---- queues ---- */
 
-struct rxq *rxq_create(struct rx *x, uint16_t qid, uint16_t recv_depth, uint16_t hrqsize, uint32_t ord)
+struct rxq *rxq_create(struct rx *x, uint16_t qid, uint16_t recv_depth, uint16_t hrqsize,
+		       uint32_t ord)
 {
 	CU_ASSERT_FATAL(x->nq < RX_MAX_QUEUES);
-	struct nvme_rdma_cm_conn conn = { .qid = qid, .recv_depth = recv_depth, .hrqsize = hrqsize };
+	struct nvme_rdma_cm_conn conn = { .qid = qid,
+					  .recv_depth = recv_depth,
+					  .hrqsize = hrqsize };
 	struct nvmf_pg *core_pg = x->tgt.pgs[0];
 	char err[256];
 	/* Placed on the main group, counted as nvmf_tgt_new_queue counts. */
 	__atomic_add_fetch(&core_pg->nqueues, 1, __ATOMIC_RELAXED);
-	struct nvmf_rdma_queue *q = nvmf_rdma_queue_create(x->pg, &x->dev, x->tgt.ports[0], NULL, &conn,
-							   ord, err, sizeof(err));
+	struct nvmf_rdma_queue *q = nvmf_rdma_queue_create(x->pg, &x->dev, x->tgt.ports[0], NULL,
+							   &conn, ord, err, sizeof(err));
 	if (!q) {
 		__atomic_sub_fetch(&core_pg->nqueues, 1, __ATOMIC_RELAXED);
 		fprintf(stderr, "rxq_create: %s\n", err);
@@ -219,7 +226,7 @@ struct rxq *rxq_create(struct rx *x, uint16_t qid, uint16_t recv_depth, uint16_t
 	}
 	struct rxq *h = calloc(1, sizeof(*h));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
-	q->state = NVMF_RDMA_Q_LIVE;   /* RDMA_CM_EVENT_ESTABLISHED */
+	q->state = NVMF_RDMA_Q_LIVE; /* RDMA_CM_EVENT_ESTABLISHED */
 	h->x = x;
 	h->q = q;
 	h->qp = fv_qp_of(q->qp);
@@ -362,7 +369,7 @@ void rx_run(struct rx *x)
 		n += rx_host(x);
 		idle = n ? 0 : idle + 1;
 	}
-	CU_ASSERT_EQUAL(idle, 2);   /* it settled */
+	CU_ASSERT_EQUAL(idle, 2); /* it settled */
 }
 
 /* ---- the host's memory and commands ---- */
@@ -404,7 +411,8 @@ void rx_cmd_rw(struct nvme_sqe *c, uint8_t opcode, uint64_t slba, uint32_t bytes
 	c->cdw12 = htole32(bytes / 512 - 1);
 }
 
-void rx_sgl_keyed(struct nvme_sqe *c, uint8_t sgl_type, const void *addr, uint32_t len, uint32_t key)
+void rx_sgl_keyed(struct nvme_sqe *c, uint8_t sgl_type, const void *addr, uint32_t len,
+		  uint32_t key)
 {
 	memset(&c->dptr, 0, sizeof(c->dptr));
 	c->dptr.addr = htole64((uintptr_t)addr);
@@ -447,12 +455,14 @@ static uint16_t keyed_rw(struct rxq *h, uint8_t opcode, uint64_t slba, void *buf
 	return rxq_send(h, &c, NULL, 0);
 }
 
-uint16_t rxq_write(struct rxq *h, uint64_t slba, void *buf, uint32_t len, uint8_t sgl_type, uint32_t *key)
+uint16_t rxq_write(struct rxq *h, uint64_t slba, void *buf, uint32_t len, uint8_t sgl_type,
+		   uint32_t *key)
 {
 	return keyed_rw(h, nvme_cmd_write, slba, buf, len, sgl_type, key);
 }
 
-uint16_t rxq_read(struct rxq *h, uint64_t slba, void *buf, uint32_t len, uint8_t sgl_type, uint32_t *key)
+uint16_t rxq_read(struct rxq *h, uint64_t slba, void *buf, uint32_t len, uint8_t sgl_type,
+		  uint32_t *key)
 {
 	return keyed_rw(h, nvme_cmd_read, slba, buf, len, sgl_type, key);
 }
@@ -481,7 +491,7 @@ static uint8_t *fabrics_cmd(struct nvme_sqe *c, uint8_t fctype)
 
 uint16_t rxq_connect(struct rxq *h, uint16_t cntlid, bool incapsule)
 {
-	struct nvmf_connect_data local = { 0 };   /* rx_host_alloc zeroes its memory too */
+	struct nvmf_connect_data local = { 0 }; /* rx_host_alloc zeroes its memory too */
 	struct nvmf_connect_data *d = incapsule ? &local : rx_host_alloc(h->x, sizeof(*d));
 	memset(d->hostid, 0x5a, sizeof(d->hostid));
 	d->cntlid = htole16(cntlid);

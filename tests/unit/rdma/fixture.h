@@ -32,20 +32,20 @@
 #define RX_SUBNQN      "nqn.2026-11.io.nvmf-rdma:rdmatest"
 #define RX_HOSTNQN     "nqn.2026-11.io.nvmf-rdma:host"
 #define RX_NS_BYTES    (1u << 20)
-#define RX_HOST_BYTES  (4u << 20)        /* host memory for data and Connect data */
+#define RX_HOST_BYTES  (4u << 20) /* host memory for data and Connect data */
 #define RX_MAX_QUEUES  8
 #define RX_MAX_RESP    1024
-#define RX_NO_RESPONSE 0xffffu           /* rxq_status: the host has no response */
-#define RX_CC_ENABLE   0x460001u         /* CC: EN, IOSQES 6, IOCQES 4 */
+#define RX_NO_RESPONSE 0xffffu   /* rxq_status: the host has no response */
+#define RX_CC_ENABLE   0x460001u /* CC: EN, IOSQES 6, IOCQES 4 */
 
 struct rx_opts {
-	bool no_srq;                     /* nvmf_target.srq = false */
-	bool no_send_with_inv;           /* the device cannot SEND_WITH_INV */
-	bool no_inline;                  /* the device cannot send inline */
-	uint32_t buffers_small, buffers_large;   /* 0: the defaults */
-	int max_qp_wr;                   /* the device's limit; 0: 16384 */
-	bool rxe;                        /* soft RoCE: vendor 0xffffff, no LAST_WQE_REACHED */
-	unsigned threads;                /* nvmf_target.threads (> 1: I/O groups, not run by
+	bool no_srq;                           /* nvmf_target.srq = false */
+	bool no_send_with_inv;                 /* the device cannot SEND_WITH_INV */
+	bool no_inline;                        /* the device cannot send inline */
+	uint32_t buffers_small, buffers_large; /* 0: the defaults */
+	int max_qp_wr;                         /* the device's limit; 0: 16384 */
+	bool rxe;                              /* soft RoCE: vendor 0xffffff, no LAST_WQE_REACHED */
+	unsigned threads;                      /* nvmf_target.threads (> 1: I/O groups, not run by
 					  * rx_poll; the main group serves admin queues only) */
 };
 
@@ -54,12 +54,12 @@ struct rx;
 /* One queue and the host's end of it. */
 struct rxq {
 	struct rx *x;
-	struct nvmf_rdma_queue *q;       /* NULL once reaped */
-	struct fv_qp *qp;                /* kept by the device after the queue is gone */
+	struct nvmf_rdma_queue *q; /* NULL once reaped */
+	struct fv_qp *qp;          /* kept by the device after the queue is gone */
 	uint16_t qid, recv_depth, hrqsize;
 	uint16_t next_cid;
-	bool hold;                       /* the host leaves its responses unread */
-	struct fv_resp resp[RX_MAX_RESP];/* responses the host read, in order */
+	bool hold;                        /* the host leaves its responses unread */
+	struct fv_resp resp[RX_MAX_RESP]; /* responses the host read, in order */
 	unsigned nresp;
 };
 
@@ -70,20 +70,20 @@ struct rx {
 	struct nvmf_rdma_transport *t;
 	struct nvmf_rdma_poll_group *pg; /* the RDMA part of the main poll group */
 	struct fv_dev *fd;
-	struct nvmf_rdma_dev rdev;       /* rdma/device.h's view of the fake device */
-	struct nvmf_rdma_device dev;     /* the transport's: its data pool (t->devices) */
-	struct nvmf_rdma_listener listener;  /* port 1's (t->listeners) */
-	struct rdma_cm_id listen_id;     /* its cm_id: fv_cm_connect(x->fd, &x->listen_id, ...) */
+	struct nvmf_rdma_dev rdev;          /* rdma/device.h's view of the fake device */
+	struct nvmf_rdma_device dev;        /* the transport's: its data pool (t->devices) */
+	struct nvmf_rdma_listener listener; /* port 1's (t->listeners) */
+	struct rdma_cm_id listen_id; /* its cm_id: fv_cm_connect(x->fd, &x->listen_id, ...) */
 	bool dev_ready;
-	uint64_t now;                    /* the target's clock (tgt.clock), ms: moves only
+	uint64_t now;  /* the target's clock (tgt.clock), ms: moves only
 					  * when a test moves it */
-	uint8_t *host;                   /* host memory */
+	uint8_t *host; /* host memory */
 	size_t host_used;
 	struct rxq *queues[RX_MAX_QUEUES];
 	unsigned nq;
 	uint16_t cntlid;
-	unsigned released;               /* queue_released calls */
-	bool hold_backend;               /* namespace I/O parks in held[] */
+	unsigned released; /* queue_released calls */
+	bool hold_backend; /* namespace I/O parks in held[] */
 	struct nvmf_bdev_io *held[64];
 	unsigned nheld;
 };
@@ -95,7 +95,8 @@ void rx_teardown(struct rx *x);
 
 /* rxq_create - the queue a CM REQ for @qid would make: @recv_depth capsules (HSQSIZE + 1),
  * @hrqsize host receives, @ord RDMA READs in flight; LIVE, host receives posted. */
-struct rxq *rxq_create(struct rx *x, uint16_t qid, uint16_t recv_depth, uint16_t hrqsize, uint32_t ord);
+struct rxq *rxq_create(struct rx *x, uint16_t qid, uint16_t recv_depth, uint16_t hrqsize,
+		       uint32_t ord);
 /* rx_cm_request - a host's CM REQ with @len bytes of private data @pdata, offering
  * @host_ird RDMA READs it serves and asking for @host_ord of its own (fv_cm_connect),
  * handled at once by the transport's CM event processing on the main group (validation,
@@ -138,15 +139,18 @@ uint32_t rx_key(struct rx *x, void *p, size_t len);
 
 /* Commands. PSDT is SGL; @sgl_type is NVME_SGL_KEYED_ADDR or NVME_SGL_KEYED_INV. */
 void rx_cmd_rw(struct nvme_sqe *c, uint8_t opcode, uint64_t slba, uint32_t bytes);
-void rx_sgl_keyed(struct nvme_sqe *c, uint8_t sgl_type, const void *addr, uint32_t len, uint32_t key);
+void rx_sgl_keyed(struct nvme_sqe *c, uint8_t sgl_type, const void *addr, uint32_t len,
+		  uint32_t key);
 void rx_sgl_incapsule(struct nvme_sqe *c, uint32_t offset, uint32_t len);
 /* rxq_send - @c (its command_id assigned) with @dlen bytes of in-capsule data. Returns
  * the command id. Asserts the host had a receive to send into. */
 uint16_t rxq_send(struct rxq *h, struct nvme_sqe *c, const void *data, size_t dlen);
 /* rxq_write / rxq_read - a keyed Write / Read of @len bytes at @slba (512-byte blocks)
  * from / into host memory @buf under a fresh key (*@key, may be NULL). Command id. */
-uint16_t rxq_write(struct rxq *h, uint64_t slba, void *buf, uint32_t len, uint8_t sgl_type, uint32_t *key);
-uint16_t rxq_read(struct rxq *h, uint64_t slba, void *buf, uint32_t len, uint8_t sgl_type, uint32_t *key);
+uint16_t rxq_write(struct rxq *h, uint64_t slba, void *buf, uint32_t len, uint8_t sgl_type,
+		   uint32_t *key);
+uint16_t rxq_read(struct rxq *h, uint64_t slba, void *buf, uint32_t len, uint8_t sgl_type,
+		  uint32_t *key);
 /* rxq_flush - a Flush of namespace 1 (no data). Command id. */
 uint16_t rxq_flush(struct rxq *h);
 /* rxq_connect - Connect @h (qid from rxq_create) to controller @cntlid (0xffff: new).
@@ -161,9 +165,9 @@ const struct fv_resp *rxq_resp(const struct rxq *h, uint16_t cid);
 uint16_t rxq_status(const struct rxq *h, uint16_t cid);
 
 /* Target side. */
-uint8_t *rx_ns_data(struct rx *x);           /* namespace 1's bytes (the RAM backend) */
+uint8_t *rx_ns_data(struct rx *x); /* namespace 1's bytes (the RAM backend) */
 unsigned rxq_reqs_in(const struct rxq *h, enum nvmf_rdma_req_state st);
-unsigned rx_pool_free(const struct rx *x);   /* data buffers free in the pool */
+unsigned rx_pool_free(const struct rx *x); /* data buffers free in the pool */
 unsigned rx_pool_size(const struct rx *x);
 uint64_t rx_pool_double_puts(const struct rx *x);
 /* rx_stats - the main group's RDMA counts (nvmf_rdma_pg_stats): SRQ fill, queues. */

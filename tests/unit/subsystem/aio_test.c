@@ -55,7 +55,7 @@ static void init_rejects_depth_not_power_of_two(void)
 	struct nvmf_aio aio;
 	CU_ASSERT_EQUAL(nvmf_aio_init(&aio, 0), -EINVAL);
 	CU_ASSERT_EQUAL(nvmf_aio_init(&aio, 12), -EINVAL);
-	nvmf_aio_fini(&aio);    /* harmless on a failed init */
+	nvmf_aio_fini(&aio); /* harmless on a failed init */
 }
 
 static void write_then_read_returns_bytes_and_data(void)
@@ -157,7 +157,7 @@ static void queue_returns_eagain_when_completion_queue_budget_is_used(void)
 struct chain_op {
 	struct nvmf_aio_op op;
 	int fd;
-	int remaining;   /* continuations still to queue */
+	int remaining; /* continuations still to queue */
 	int calls;
 };
 
@@ -234,7 +234,7 @@ static void eventfd_wakes_a_sleeper_and_poll_clears_it(void)
 	CU_ASSERT_EQUAL(nvmf_aio_flush(&aio), 0);
 	CU_ASSERT_TRUE(readable(aio.event_fd, 5000));
 	CU_ASSERT_EQUAL(nvmf_aio_poll(&aio, 8), 1);
-	nvmf_aio_poll(&aio, 8);     /* the pass after reaping clears a late signal */
+	nvmf_aio_poll(&aio, 8); /* the pass after reaping clears a late signal */
 	CU_ASSERT_FALSE(readable(aio.event_fd, 0));
 	CU_ASSERT_EQUAL(op.calls, 1);
 	nvmf_aio_fini(&aio);
@@ -252,7 +252,8 @@ static void fallocate_punch_hole_reads_back_zeroes(void)
 	CU_ASSERT_FATAL(pwrite(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf));
 	struct counted_op op = { .op.done = count_done };
 	CU_ASSERT_EQUAL(nvmf_aio_fallocate(&aio, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-					   4096, 4096, &op.op), 0);
+					   4096, 4096, &op.op),
+			0);
 	CU_ASSERT_EQUAL(drain(&aio, 1), 1);
 	CU_ASSERT_EQUAL(op.res, 0);
 	CU_ASSERT_FATAL(pread(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf));
@@ -289,20 +290,20 @@ static void submit_failure_keeps_ops_for_a_retry_or_ends_them_for_good(void)
 	CU_ASSERT_EQUAL(nvmf_aio_flush(&aio), -EAGAIN);
 	CU_ASSERT_EQUAL(nvmf_aio_flush(&aio), -EBUSY);
 	CU_ASSERT_EQUAL(aio.queued, 1);
-	CU_ASSERT_EQUAL(drain(&aio, 1), 1);          /* the third flush submits it */
+	CU_ASSERT_EQUAL(drain(&aio, 1), 1); /* the third flush submits it */
 	CU_ASSERT_EQUAL(ops[0].calls, 1);
 	CU_ASSERT_EQUAL(ops[0].res, 0);
 
 	nvmf_fault_reset();
 	CU_ASSERT_EQUAL(nvmf_aio_fsync(&aio, fd, &ops[1].op), 0);
-	CU_ASSERT_EQUAL(nvmf_aio_flush(&aio), 0);     /* in the kernel before the failure */
+	CU_ASSERT_EQUAL(nvmf_aio_flush(&aio), 0); /* in the kernel before the failure */
 	r.err = -ENXIO;
 	r.count = 0;
 	nvmf_fault_add(&r);
 	CU_ASSERT_EQUAL(nvmf_aio_fsync(&aio, fd, &ops[2].op), 0);
 	CU_ASSERT_EQUAL(nvmf_aio_fsync(&aio, fd, &ops[3].op), 0);
 	CU_ASSERT_EQUAL(nvmf_aio_flush(&aio), -ENXIO);
-	CU_ASSERT_EQUAL(ops[2].calls + ops[3].calls, 0);   /* not inside the flush */
+	CU_ASSERT_EQUAL(ops[2].calls + ops[3].calls, 0); /* not inside the flush */
 	CU_ASSERT_EQUAL(aio.error, -ENXIO);
 	CU_ASSERT_EQUAL(aio.queued, 0);
 	CU_ASSERT_EQUAL(nvmf_aio_fsync(&aio, fd, &ops[4].op), -ENXIO);
@@ -331,7 +332,8 @@ const struct unit_test aio_tests[] = {
 	  queue_returns_eagain_when_completion_queue_budget_is_used },
 	{ "done_may_queue_a_continuation_during_poll", done_may_queue_a_continuation_during_poll },
 	{ "poll_reaps_at_most_max", poll_reaps_at_most_max },
-	{ "eventfd_wakes_a_sleeper_and_poll_clears_it", eventfd_wakes_a_sleeper_and_poll_clears_it },
+	{ "eventfd_wakes_a_sleeper_and_poll_clears_it",
+	  eventfd_wakes_a_sleeper_and_poll_clears_it },
 	{ "fallocate_punch_hole_reads_back_zeroes", fallocate_punch_hole_reads_back_zeroes },
 	{ "submit_failure_keeps_ops_for_a_retry_or_ends_them_for_good",
 	  submit_failure_keeps_ops_for_a_retry_or_ends_them_for_good },

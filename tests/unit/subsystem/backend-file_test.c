@@ -70,7 +70,8 @@ static bool find_o_direct_fs(char *dir, size_t len)
 	const char *tmpdir = getenv("TMPDIR");
 	const char *cand[] = { "/tmp", "/var/tmp", tmpdir ? tmpdir : "/tmp", "." };
 	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
-		if (access(cand[i], W_OK) == 0 && strlen(cand[i]) < len && fs_takes_o_direct(cand[i])) {
+		if (access(cand[i], W_OK) == 0 && strlen(cand[i]) < len &&
+		    fs_takes_o_direct(cand[i])) {
 			snprintf(dir, len, "%s", cand[i]);
 			return true;
 		}
@@ -95,7 +96,7 @@ static void file_write_then_read_returns_same_data_512b_blocks(void)
 	check_round_trip(b, &f.aio, 512 * 7, 512, 2);
 	check_round_trip(b, &f.aio, 512 * 9, 4096, 3);
 	check_round_trip(b, &f.aio, 3u << 20, 1u << 20, 4);
-	check_round_trip(b, &f.aio, (8u << 20) - 512, 512, 5);   /* last block */
+	check_round_trip(b, &f.aio, (8u << 20) - 512, 512, 5); /* last block */
 	/* earlier data untouched by later writes */
 	void *in = aligned_buf(512), *out = aligned_buf(512);
 	fill(out, 512, 1);
@@ -158,7 +159,7 @@ static void check_read_past_eof(bool buffered)
 	void *out = aligned_buf(16384), *in = aligned_buf(16384);
 	fill(out, 16384, 11);
 	CU_ASSERT_EQUAL(run_io(b, &f.aio, NVMF_BDEV_WRITE, 0, 16384, out), 0);
-	CU_ASSERT_EQUAL(truncate(f.path, 6000), 0);     /* ends mid-block */
+	CU_ASSERT_EQUAL(truncate(f.path, 6000), 0); /* ends mid-block */
 
 	memset(in, 0xee, 16384);
 	CU_ASSERT_EQUAL(run_io(b, &f.aio, NVMF_BDEV_READ, 0, 16384, in), 0);
@@ -206,7 +207,7 @@ static void check_zeroing(enum nvmf_bdev_op op, const char *base)
 	CU_ASSERT_EQUAL(memcmp((char *)in + 49152, (char *)out + 49152, len - 49152), 0);
 	struct stat st;
 	CU_ASSERT_EQUAL(stat(f.path, &st), 0);
-	CU_ASSERT_EQUAL(st.st_size, 1 << 20);     /* KEEP_SIZE */
+	CU_ASSERT_EQUAL(st.st_size, 1 << 20); /* KEEP_SIZE */
 	free(out);
 	free(in);
 	nvmf_bdev_close(b);
@@ -260,7 +261,7 @@ static void file_create_makes_sparse_file_of_size(void)
 	struct stat st;
 	CU_ASSERT_EQUAL(stat(f.path, &st), 0);
 	CU_ASSERT_EQUAL(st.st_size, 64 << 20);
-	CU_ASSERT_TRUE(st.st_blocks * 512 < (1 << 20));   /* sparse: nothing allocated */
+	CU_ASSERT_TRUE(st.st_blocks * 512 < (1 << 20)); /* sparse: nothing allocated */
 	nvmf_bdev_close(b);
 	fixture_fini(&f);
 }
@@ -303,12 +304,14 @@ static void file_smaller_than_size_without_create_is_refused(void)
 	struct nvmf_ns_config c = file_cfg(f.path, 1u << 20, false);
 	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, f.err, sizeof(f.err)));
 	char want[256];
-	snprintf(want, sizeof(want), "%s: file is 4096 bytes, smaller than nvmf_size_bytes "
-		 "1048576 (set nvmf_create to grow it)", f.path);
+	snprintf(want, sizeof(want),
+		 "%s: file is 4096 bytes, smaller than nvmf_size_bytes "
+		 "1048576 (set nvmf_create to grow it)",
+		 f.path);
 	CU_ASSERT_STRING_EQUAL(f.err, want);
 	struct stat st;
 	CU_ASSERT_EQUAL(stat(f.path, &st), 0);
-	CU_ASSERT_EQUAL(st.st_size, 4096);      /* untouched */
+	CU_ASSERT_EQUAL(st.st_size, 4096); /* untouched */
 	fixture_fini(&f);
 }
 
@@ -439,7 +442,7 @@ static void file_on_tmpfs_uses_o_direct_only_if_the_kernel_allows(void)
  * zeroes like on the io_uring path. */
 static void file_in_memory_is_served_inline(void)
 {
-	char dir[40];   /* room for the fixture's /nvmf-backend-XXXXXX in its 64 */
+	char dir[40]; /* room for the fixture's /nvmf-backend-XXXXXX in its 64 */
 	if (!find_memory_fs(dir, sizeof(dir))) {
 		unit_not_run("no writable tmpfs or ramfs mounted");
 		return;
@@ -454,15 +457,23 @@ static void file_in_memory_is_served_inline(void)
 	char *out = aligned_buf(8192), *in = aligned_buf(8192);
 	fill(out, 8192, 21);
 	struct waiter w = { 0, 1 };
-	struct nvmf_bdev_io io = { .op = NVMF_BDEV_WRITE, .offset = 4096, .len = 8192, .buf = out,
-				   .done = io_done, .ctx = &w };
+	struct nvmf_bdev_io io = { .op = NVMF_BDEV_WRITE,
+				   .offset = 4096,
+				   .len = 8192,
+				   .buf = out,
+				   .done = io_done,
+				   .ctx = &w };
 	CU_ASSERT_EQUAL(nvmf_bdev_submit(b, &f.aio, &io), 0);
-	CU_ASSERT_EQUAL(w.calls, 1);               /* done already: nothing to poll */
+	CU_ASSERT_EQUAL(w.calls, 1); /* done already: nothing to poll */
 	CU_ASSERT_EQUAL(w.status, 0);
 	CU_ASSERT_EQUAL(f.aio.queued + f.aio.inflight, 0);
 	memset(&w, 0, sizeof(w));
-	io = (struct nvmf_bdev_io){ .op = NVMF_BDEV_READ, .offset = 4096, .len = 8192, .buf = in,
-				    .done = io_done, .ctx = &w };
+	io = (struct nvmf_bdev_io){ .op = NVMF_BDEV_READ,
+				    .offset = 4096,
+				    .len = 8192,
+				    .buf = in,
+				    .done = io_done,
+				    .ctx = &w };
 	CU_ASSERT_EQUAL(nvmf_bdev_submit(b, &f.aio, &io), 0);
 	CU_ASSERT_EQUAL(w.calls, 1);
 	CU_ASSERT_EQUAL(w.status, 0);
@@ -485,7 +496,7 @@ static void file_in_memory_is_served_inline(void)
  * elsewhere) hide bugs: it completes with -EINVAL and nothing is written. */
 static void direct_io_with_unaligned_buffer_completes_with_einval(void)
 {
-	char dir[40];   /* room for the fixture's /nvmf-backend-XXXXXX in its 64 */
+	char dir[40]; /* room for the fixture's /nvmf-backend-XXXXXX in its 64 */
 	if (!find_o_direct_fs(dir, sizeof(dir))) {
 		unit_not_run("no writable filesystem here takes O_DIRECT");
 		return;
@@ -538,9 +549,12 @@ static void many_concurrent_ios_complete_exactly_once(void)
 		else
 			memset(bufs, 0, 64 * 65536);
 		for (int i = 0; i < 64; i++) {
-			ios[i] = (struct nvmf_bdev_io){ .op = op, .offset = (uint64_t)i * 65536,
-				.len = 65536, .buf = bufs + (size_t)i * 65536, .done = count_done,
-				.ctx = &cnt };
+			ios[i] = (struct nvmf_bdev_io){ .op = op,
+							.offset = (uint64_t)i * 65536,
+							.len = 65536,
+							.buf = bufs + (size_t)i * 65536,
+							.done = count_done,
+							.ctx = &cnt };
 			CU_ASSERT_EQUAL(nvmf_bdev_submit(b, &f.aio, &ios[i]), 0);
 		}
 		CU_ASSERT_EQUAL(f.aio.queued, 64);
@@ -553,7 +567,7 @@ static void many_concurrent_ios_complete_exactly_once(void)
 				usleep(1000);
 		}
 		usleep(2000);
-		nvmf_aio_poll(&f.aio, 256);     /* nothing more may arrive */
+		nvmf_aio_poll(&f.aio, 256); /* nothing more may arrive */
 		for (int i = 0; i < 64; i++)
 			CU_ASSERT_EQUAL(cnt.calls[i], 1);
 		CU_ASSERT_EQUAL(cnt.bad_status, 0);
@@ -585,8 +599,12 @@ static void submit_returns_eagain_when_the_ring_is_full(void)
 	struct waiter w[5];
 	memset(w, 0, sizeof(w));
 	for (int i = 0; i < 5; i++) {
-		ios[i] = (struct nvmf_bdev_io){ .op = NVMF_BDEV_READ, .offset = (uint64_t)i * 4096,
-			.len = 4096, .buf = buf + i * 4096, .done = io_done, .ctx = &w[i] };
+		ios[i] = (struct nvmf_bdev_io){ .op = NVMF_BDEV_READ,
+						.offset = (uint64_t)i * 4096,
+						.len = 4096,
+						.buf = buf + i * 4096,
+						.done = io_done,
+						.ctx = &w[i] };
 		int rc = nvmf_bdev_submit(b, &f.aio, &ios[i]);
 		CU_ASSERT_EQUAL(rc, i < 4 ? 0 : -EAGAIN);
 	}
@@ -597,7 +615,7 @@ static void submit_returns_eagain_when_the_ring_is_full(void)
 	}
 	for (int i = 0; i < 4; i++)
 		CU_ASSERT_EQUAL(w[i].calls, 1);
-	CU_ASSERT_EQUAL(w[4].calls, 0);     /* refused: done never called */
+	CU_ASSERT_EQUAL(w[4].calls, 0); /* refused: done never called */
 	/* room again: the retry goes through */
 	CU_ASSERT_EQUAL(run_io(b, &f.aio, NVMF_BDEV_READ, 4 * 4096, 4096, buf), 0);
 	free(buf);
@@ -640,31 +658,43 @@ static void file_hints_are_the_file_system_block(void)
 
 const struct unit_test backend_file_tests[] = {
 	{ "file_hints_are_the_file_system_block", file_hints_are_the_file_system_block },
-	{ "file_write_then_read_returns_same_data_512b_blocks", file_write_then_read_returns_same_data_512b_blocks },
+	{ "file_write_then_read_returns_same_data_512b_blocks",
+	  file_write_then_read_returns_same_data_512b_blocks },
 	{ "file_with_4k_blocks_round_trips", file_with_4k_blocks_round_trips },
 	{ "file_data_survives_close_and_reopen", file_data_survives_close_and_reopen },
 	{ "file_read_past_eof_returns_zeroes_direct", file_read_past_eof_returns_zeroes_direct },
-	{ "file_read_past_eof_returns_zeroes_buffered", file_read_past_eof_returns_zeroes_buffered },
+	{ "file_read_past_eof_returns_zeroes_buffered",
+	  file_read_past_eof_returns_zeroes_buffered },
 	{ "file_discard_reads_back_zeroes", file_discard_reads_back_zeroes },
 	{ "file_write_zeroes_reads_back_zeroes", file_write_zeroes_reads_back_zeroes },
-	{ "file_write_zeroes_on_tmpfs_falls_back_to_punch_hole", file_write_zeroes_on_tmpfs_falls_back_to_punch_hole },
+	{ "file_write_zeroes_on_tmpfs_falls_back_to_punch_hole",
+	  file_write_zeroes_on_tmpfs_falls_back_to_punch_hole },
 	{ "file_flush_completes_with_success", file_flush_completes_with_success },
 	{ "file_create_makes_sparse_file_of_size", file_create_makes_sparse_file_of_size },
-	{ "file_missing_without_create_reports_path_and_reason", file_missing_without_create_reports_path_and_reason },
+	{ "file_missing_without_create_reports_path_and_reason",
+	  file_missing_without_create_reports_path_and_reason },
 	{ "file_create_without_size_is_refused", file_create_without_size_is_refused },
-	{ "file_smaller_than_size_without_create_is_refused", file_smaller_than_size_without_create_is_refused },
-	{ "file_smaller_than_size_with_create_is_grown", file_smaller_than_size_with_create_is_grown },
+	{ "file_smaller_than_size_without_create_is_refused",
+	  file_smaller_than_size_without_create_is_refused },
+	{ "file_smaller_than_size_with_create_is_grown",
+	  file_smaller_than_size_with_create_is_grown },
 	{ "file_size_is_rounded_down_to_block_size", file_size_is_rounded_down_to_block_size },
 	{ "file_smaller_than_one_block_is_refused", file_smaller_than_one_block_is_refused },
 	{ "file_with_bad_block_size_is_refused", file_with_bad_block_size_is_refused },
 	{ "file_kind_on_directory_is_refused", file_kind_on_directory_is_refused },
-	{ "file_buffered_config_does_not_use_o_direct", file_buffered_config_does_not_use_o_direct },
-	{ "file_uses_o_direct_where_the_filesystem_allows", file_uses_o_direct_where_the_filesystem_allows },
+	{ "file_buffered_config_does_not_use_o_direct",
+	  file_buffered_config_does_not_use_o_direct },
+	{ "file_uses_o_direct_where_the_filesystem_allows",
+	  file_uses_o_direct_where_the_filesystem_allows },
 	{ "file_in_memory_is_served_inline", file_in_memory_is_served_inline },
-	{ "file_on_tmpfs_uses_o_direct_only_if_the_kernel_allows", file_on_tmpfs_uses_o_direct_only_if_the_kernel_allows },
-	{ "direct_io_with_unaligned_buffer_completes_with_einval", direct_io_with_unaligned_buffer_completes_with_einval },
+	{ "file_on_tmpfs_uses_o_direct_only_if_the_kernel_allows",
+	  file_on_tmpfs_uses_o_direct_only_if_the_kernel_allows },
+	{ "direct_io_with_unaligned_buffer_completes_with_einval",
+	  direct_io_with_unaligned_buffer_completes_with_einval },
 	{ "many_concurrent_ios_complete_exactly_once", many_concurrent_ios_complete_exactly_once },
-	{ "submit_returns_eagain_when_the_ring_is_full", submit_returns_eagain_when_the_ring_is_full },
-	{ "file_create_failure_removes_the_created_file", file_create_failure_removes_the_created_file },
+	{ "submit_returns_eagain_when_the_ring_is_full",
+	  submit_returns_eagain_when_the_ring_is_full },
+	{ "file_create_failure_removes_the_created_file",
+	  file_create_failure_removes_the_created_file },
 	{ NULL, NULL },
 };

@@ -12,7 +12,9 @@
 static void null_reads_return_zeroes_after_writes(void)
 {
 	char err[256];
-	struct nvmf_ns_config c = { .nsid = 1, .kind = NVMF_BACKEND_NULL, .size_bytes = 1ull << 40 };
+	struct nvmf_ns_config c = { .nsid = 1,
+				    .kind = NVMF_BACKEND_NULL,
+				    .size_bytes = 1ull << 40 };
 	struct nvmf_bdev *b = nvmf_bdev_open(&c, err, sizeof(err));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	CU_ASSERT_EQUAL(b->size, 1ull << 40);
@@ -21,8 +23,12 @@ static void null_reads_return_zeroes_after_writes(void)
 	char *buf = aligned_buf(8192);
 	memset(buf, 0x77, 8192);
 	struct waiter w = { 0 };
-	struct nvmf_bdev_io io = { .op = NVMF_BDEV_WRITE, .offset = 1ull << 39, .len = 8192,
-				   .buf = buf, .done = io_done, .ctx = &w };
+	struct nvmf_bdev_io io = { .op = NVMF_BDEV_WRITE,
+				   .offset = 1ull << 39,
+				   .len = 8192,
+				   .buf = buf,
+				   .done = io_done,
+				   .ctx = &w };
 	CU_ASSERT_EQUAL(nvmf_bdev_submit(b, NULL, &io), 0);
 	CU_ASSERT_EQUAL(w.calls, 1);
 	CU_ASSERT_EQUAL(w.status, 0);
@@ -46,7 +52,8 @@ static void null_without_size_is_refused(void)
 	char err[256];
 	struct nvmf_ns_config c = { .nsid = 1, .kind = NVMF_BACKEND_NULL };
 	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, err, sizeof(err)));
-	CU_ASSERT_STRING_EQUAL(err, "null: nvmf_size_bytes 0 is smaller than one block of 512 bytes");
+	CU_ASSERT_STRING_EQUAL(err,
+			       "null: nvmf_size_bytes 0 is smaller than one block of 512 bytes");
 }
 
 const struct unit_test backend_null_tests[] = {

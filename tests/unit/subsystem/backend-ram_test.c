@@ -36,8 +36,9 @@ static void io_outside_namespace_or_misaligned_completes_with_einval(void)
 
 static struct nvmf_bdev *open_ram(uint64_t size, uint32_t bs, char *err, size_t errlen)
 {
-	struct nvmf_ns_config c = { .nsid = 1, .kind = NVMF_BACKEND_RAM, .size_bytes = size,
-				    .block_size = bs };
+	struct nvmf_ns_config c = {
+		.nsid = 1, .kind = NVMF_BACKEND_RAM, .size_bytes = size, .block_size = bs
+	};
 	return nvmf_bdev_open(&c, err, errlen);
 }
 
@@ -57,7 +58,7 @@ static void ram_write_then_read_returns_same_data(void)
 	check_round_trip(b, &aio, 1536, 4096, 21);
 	check_round_trip(b, &aio, 2u << 20, 1u << 20, 22);
 	CU_ASSERT_EQUAL(run_io(b, &aio, NVMF_BDEV_FLUSH, 0, 0, NULL), 0);
-	CU_ASSERT_EQUAL(aio.queued + aio.inflight, 0);     /* no io_uring involved */
+	CU_ASSERT_EQUAL(aio.queued + aio.inflight, 0); /* no io_uring involved */
 	nvmf_bdev_close(b);
 	nvmf_aio_fini(&aio);
 }
@@ -69,12 +70,16 @@ static void ram_completes_inside_submit(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	char *buf = aligned_buf(4096);
 	struct waiter w = { 0 };
-	struct nvmf_bdev_io io = { .op = NVMF_BDEV_READ, .offset = 4096, .len = 4096,
-				   .buf = buf, .done = io_done, .ctx = &w };
+	struct nvmf_bdev_io io = { .op = NVMF_BDEV_READ,
+				   .offset = 4096,
+				   .len = 4096,
+				   .buf = buf,
+				   .done = io_done,
+				   .ctx = &w };
 	CU_ASSERT_EQUAL(nvmf_bdev_submit(b, NULL, &io), 0);
 	CU_ASSERT_EQUAL(w.calls, 1);
 	CU_ASSERT_EQUAL(w.status, 0);
-	CU_ASSERT_TRUE(all_zero(buf, 4096));    /* fresh memory reads as zeroes */
+	CU_ASSERT_TRUE(all_zero(buf, 4096)); /* fresh memory reads as zeroes */
 	free(buf);
 	nvmf_bdev_close(b);
 }
@@ -120,7 +125,8 @@ static void ram_without_size_is_refused(void)
 {
 	char err[256];
 	CU_ASSERT_PTR_NULL(open_ram(0, 0, err, sizeof(err)));
-	CU_ASSERT_STRING_EQUAL(err, "ram: nvmf_size_bytes 0 is smaller than one block of 512 bytes");
+	CU_ASSERT_STRING_EQUAL(err,
+			       "ram: nvmf_size_bytes 0 is smaller than one block of 512 bytes");
 	CU_ASSERT_PTR_NULL(open_ram(1 << 20, 3000, err, sizeof(err)));
 	CU_ASSERT_STRING_EQUAL(err, "ram: block size 3000 is not a power of two from 512 to 65536");
 }
@@ -163,11 +169,13 @@ static void ram_resizes_in_place_and_refuses_past_its_reservation(void)
 	CU_ASSERT_EQUAL(memcmp(back, zero, 4096), 0);
 	CU_ASSERT_EQUAL(nvmf_bdev_resize(b, b->mem_reserved + 4096, err, sizeof(err)), -ENOSPC);
 	char want[160];
-	snprintf(want, sizeof(want), "ram: cannot grow past the %llu bytes reserved when it was opened",
+	snprintf(want, sizeof(want),
+		 "ram: cannot grow past the %llu bytes reserved when it was opened",
 		 (unsigned long long)b->mem_reserved);
 	CU_ASSERT_STRING_EQUAL(err, want);
 	CU_ASSERT_EQUAL(nvmf_bdev_resize(b, 1000, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "size 1000 bytes is not a positive multiple of the block size (512)");
+	CU_ASSERT_STRING_EQUAL(
+		err, "size 1000 bytes is not a positive multiple of the block size (512)");
 	CU_ASSERT_EQUAL(b->size, 4u << 20);
 	free(buf);
 	free(back);
@@ -179,15 +187,22 @@ static void ram_resizes_in_place_and_refuses_past_its_reservation(void)
 static void resize_of_a_device_is_refused_and_a_file_follows(void)
 {
 	char err[256] = "";
-	struct nvmf_bdev dev = { .ops = &nvmf_backend_bdev_ops, .block_size = 512, .size = 1 << 20 };
+	struct nvmf_bdev dev = { .ops = &nvmf_backend_bdev_ops,
+				 .block_size = 512,
+				 .size = 1 << 20 };
 	CU_ASSERT_EQUAL(nvmf_bdev_resize(&dev, 2 << 20, err, sizeof(err)), -ENOTSUP);
-	CU_ASSERT_STRING_EQUAL(err, "a \"bdev\" namespace cannot be resized (ram, null and file can)");
+	CU_ASSERT_STRING_EQUAL(err,
+			       "a \"bdev\" namespace cannot be resized (ram, null and file can)");
 	char path[] = "/tmp/nvmf-resize-XXXXXX";
 	int fd = mkstemp(path);
 	CU_ASSERT_FATAL(fd >= 0);
 	close(fd);
-	struct nvmf_ns_config c = { .nsid = 1, .kind = NVMF_BACKEND_FILE, .path = path,
-				    .size_bytes = 1 << 20, .create = true, .buffered = true };
+	struct nvmf_ns_config c = { .nsid = 1,
+				    .kind = NVMF_BACKEND_FILE,
+				    .path = path,
+				    .size_bytes = 1 << 20,
+				    .create = true,
+				    .buffered = true };
 	struct nvmf_bdev *b = nvmf_bdev_open(&c, err, sizeof(err));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	struct stat st;
@@ -215,10 +230,14 @@ static void ram_hints_say_deallocation_frees_whole_pages(void)
 }
 
 const struct unit_test backend_ram_tests[] = {
-	{ "ram_hints_say_deallocation_frees_whole_pages", ram_hints_say_deallocation_frees_whole_pages },
-	{ "resize_of_a_device_is_refused_and_a_file_follows", resize_of_a_device_is_refused_and_a_file_follows },
-	{ "ram_resizes_in_place_and_refuses_past_its_reservation", ram_resizes_in_place_and_refuses_past_its_reservation },
-	{ "io_outside_namespace_or_misaligned_completes_with_einval", io_outside_namespace_or_misaligned_completes_with_einval },
+	{ "ram_hints_say_deallocation_frees_whole_pages",
+	  ram_hints_say_deallocation_frees_whole_pages },
+	{ "resize_of_a_device_is_refused_and_a_file_follows",
+	  resize_of_a_device_is_refused_and_a_file_follows },
+	{ "ram_resizes_in_place_and_refuses_past_its_reservation",
+	  ram_resizes_in_place_and_refuses_past_its_reservation },
+	{ "io_outside_namespace_or_misaligned_completes_with_einval",
+	  io_outside_namespace_or_misaligned_completes_with_einval },
 	{ "ram_write_then_read_returns_same_data", ram_write_then_read_returns_same_data },
 	{ "ram_completes_inside_submit", ram_completes_inside_submit },
 	{ "ram_discard_reads_back_zeroes", ram_discard_reads_back_zeroes },

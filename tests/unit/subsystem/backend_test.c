@@ -80,7 +80,8 @@ static void bdev_kind_on_regular_file_reports_not_a_block_device(void)
 static void bdev_kind_on_missing_path_reports_path_and_reason(void)
 {
 	char err[256];
-	struct nvmf_ns_config c = { .nsid = 1, .kind = NVMF_BACKEND_BDEV,
+	struct nvmf_ns_config c = { .nsid = 1,
+				    .kind = NVMF_BACKEND_BDEV,
 				    .path = "/nonexistent/nvmf-dev" };
 	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, err, sizeof(err)));
 	CU_ASSERT_STRING_EQUAL(err, "/nonexistent/nvmf-dev: No such file or directory");
@@ -90,11 +91,11 @@ static void nvme_kind_is_inferred_only_for_whole_namespace_names(void)
 {
 	CU_ASSERT_TRUE(nvmf_backend_is_nvme_name("nvme0n1"));
 	CU_ASSERT_TRUE(nvmf_backend_is_nvme_name("nvme12n345"));
-	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("nvme0n1p1"));  /* partition */
-	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("nvme0"));      /* controller */
+	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("nvme0n1p1")); /* partition */
+	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("nvme0"));     /* controller */
 	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("nvme0n"));
 	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("nvmen1"));
-	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("ng0n1"));      /* generic char device */
+	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("ng0n1")); /* generic char device */
 	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name("sda"));
 	CU_ASSERT_FALSE(nvmf_backend_is_nvme_name(""));
 }
@@ -107,7 +108,8 @@ static void notes_are_lines_and_never_overflow(void)
 	memset(&b, 0, sizeof(b));
 	nvmf_bdev_note(&b, "%s: O_DIRECT not supported here, using buffered I/O", "/x");
 	nvmf_bdev_note(&b, "second %d", 2);
-	CU_ASSERT_STRING_EQUAL(b.note, "/x: O_DIRECT not supported here, using buffered I/O\nsecond 2\n");
+	CU_ASSERT_STRING_EQUAL(b.note,
+			       "/x: O_DIRECT not supported here, using buffered I/O\nsecond 2\n");
 	for (int i = 0; i < 50; i++)
 		nvmf_bdev_note(&b, "a line of some length to fill the buffer %d", i);
 	size_t n = strlen(b.note);
@@ -118,11 +120,16 @@ static void notes_are_lines_and_never_overflow(void)
 const struct unit_test backend_tests[] = {
 	{ "notes_are_lines_and_never_overflow", notes_are_lines_and_never_overflow },
 	{ "auto_kind_on_regular_file_is_file", auto_kind_on_regular_file_is_file },
-	{ "auto_kind_with_create_on_missing_path_creates_file", auto_kind_with_create_on_missing_path_creates_file },
-	{ "auto_kind_on_directory_reports_not_file_or_block_device", auto_kind_on_directory_reports_not_file_or_block_device },
+	{ "auto_kind_with_create_on_missing_path_creates_file",
+	  auto_kind_with_create_on_missing_path_creates_file },
+	{ "auto_kind_on_directory_reports_not_file_or_block_device",
+	  auto_kind_on_directory_reports_not_file_or_block_device },
 	{ "auto_kind_without_path_is_refused", auto_kind_without_path_is_refused },
-	{ "bdev_kind_on_regular_file_reports_not_a_block_device", bdev_kind_on_regular_file_reports_not_a_block_device },
-	{ "bdev_kind_on_missing_path_reports_path_and_reason", bdev_kind_on_missing_path_reports_path_and_reason },
-	{ "nvme_kind_is_inferred_only_for_whole_namespace_names", nvme_kind_is_inferred_only_for_whole_namespace_names },
+	{ "bdev_kind_on_regular_file_reports_not_a_block_device",
+	  bdev_kind_on_regular_file_reports_not_a_block_device },
+	{ "bdev_kind_on_missing_path_reports_path_and_reason",
+	  bdev_kind_on_missing_path_reports_path_and_reason },
+	{ "nvme_kind_is_inferred_only_for_whole_namespace_names",
+	  nvme_kind_is_inferred_only_for_whole_namespace_names },
 	{ NULL, NULL },
 };

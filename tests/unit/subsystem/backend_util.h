@@ -51,11 +51,12 @@ static inline void io_done(struct nvmf_bdev_io *io, int status)
 /* Submits one request and drives the ring until it completes (5 s at most). Returns its
  * status, or 1000 if it never completed. */
 static inline int run_io(struct nvmf_bdev *b, struct nvmf_aio *aio, enum nvmf_bdev_op op,
-		  uint64_t off, uint64_t len, void *buf)
+			 uint64_t off, uint64_t len, void *buf)
 {
 	struct waiter w = { 0 };
-	struct nvmf_bdev_io io = { .op = op, .offset = off, .len = len, .buf = buf,
-				   .done = io_done, .ctx = &w };
+	struct nvmf_bdev_io io = {
+		.op = op, .offset = off, .len = len, .buf = buf, .done = io_done, .ctx = &w
+	};
 	CU_ASSERT_EQUAL(nvmf_bdev_submit(b, aio, &io), 0);
 	for (int i = 0; w.calls == 0 && i < 5000; i++) {
 		nvmf_aio_flush(aio);
@@ -70,7 +71,7 @@ static inline int run_io(struct nvmf_bdev *b, struct nvmf_aio *aio, enum nvmf_bd
 
 /* Writes a pattern at @off and reads it back into a second buffer. */
 static inline void check_round_trip(struct nvmf_bdev *b, struct nvmf_aio *aio, uint64_t off,
-			     size_t len, unsigned seed)
+				    size_t len, unsigned seed)
 {
 	void *out = aligned_buf(len), *in = aligned_buf(len);
 	fill(out, len, seed);
@@ -86,7 +87,7 @@ static inline void check_round_trip(struct nvmf_bdev *b, struct nvmf_aio *aio, u
  * namespace file in it and an io_uring of 64 entries. */
 struct fixture {
 	char dir[64];
-	char path[128];      /* dir/ns.img */
+	char path[128]; /* dir/ns.img */
 	struct nvmf_aio aio;
 	char err[256];
 };
@@ -102,7 +103,9 @@ static inline void fixture_init(struct fixture *f, const char *base)
 
 static inline int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
-	(void)st; (void)flag; (void)ftw;
+	(void)st;
+	(void)flag;
+	(void)ftw;
 	return remove(p);
 }
 
@@ -114,8 +117,11 @@ static inline void fixture_fini(struct fixture *f)
 
 static inline struct nvmf_ns_config file_cfg(const char *path, uint64_t size, bool create)
 {
-	struct nvmf_ns_config c = { .nsid = 1, .enable = true, .path = (char *)path,
-				    .kind = NVMF_BACKEND_FILE, .size_bytes = size,
+	struct nvmf_ns_config c = { .nsid = 1,
+				    .enable = true,
+				    .path = (char *)path,
+				    .kind = NVMF_BACKEND_FILE,
+				    .size_bytes = size,
 				    .create = create };
 	return c;
 }

@@ -56,17 +56,21 @@ static bool expect_ok(const char *json, struct nvmf_config *cfg)
 }
 
 /* One rdma port (with @ana, e.g. ",'ana_groups':[...]") exposing s1, which holds @ns. */
-#define ADDR         "'addr':{'trtype':'rdma','adrfam':'ipv4','traddr':'10.0.0.1','trsvcid':'4420'}"
-#define ADDR2        "'addr':{'trtype':'rdma','adrfam':'ipv4','traddr':'10.0.0.2','trsvcid':'4420'}"
-#define PORT(ana)    "{'portid':1," ADDR ",'subsystems':['s1']" ana "}"
-#define SUB(ns)      "{'nqn':'s1','attr':{'allow_any_host':'1'},'namespaces':[" ns "]}"
-#define DOC(p, ns)   "{'ports':[" p "],'subsystems':[" SUB(ns) "]}"
-#define NS(extra)    "{'nsid':1,'nvmf_backend':'ram','nvmf_size_bytes':4096" extra "}"
-#define GROUPS(g)    ",'ana_groups':[" g "]"
-#define WITH_NS(e)   DOC(PORT(GROUPS("{'grpid':2,'ana':{'state':'optimized'}}")), NS(e))
+#define ADDR           "'addr':{'trtype':'rdma','adrfam':'ipv4','traddr':'10.0.0.1','trsvcid':'4420'}"
+#define ADDR2          "'addr':{'trtype':'rdma','adrfam':'ipv4','traddr':'10.0.0.2','trsvcid':'4420'}"
+#define PORT(ana)      "{'portid':1," ADDR ",'subsystems':['s1']" ana "}"
+#define SUB(ns)        "{'nqn':'s1','attr':{'allow_any_host':'1'},'namespaces':[" ns "]}"
+#define DOC(p, ns)     "{'ports':[" p "],'subsystems':[" SUB(ns) "]}"
+#define NS(extra)      "{'nsid':1,'nvmf_backend':'ram','nvmf_size_bytes':4096" extra "}"
+#define GROUPS(g)      ",'ana_groups':[" g "]"
+#define WITH_NS(e)     DOC(PORT(GROUPS("{'grpid':2,'ana':{'state':'optimized'}}")), NS(e))
 #define WITH_GROUPS(g) DOC(PORT(GROUPS(g)), NS(""))
 
-#define ERROR_TEST(name, json, msg) static void name(void) { expect_error(json, msg); }
+#define ERROR_TEST(name, json, msg)      \
+	static void name(void)           \
+	{                                \
+		expect_error(json, msg); \
+	}
 
 /* ---- namespaces ---- */
 
@@ -99,8 +103,9 @@ ERROR_TEST(ana_grpid_0_is_refused, WITH_NS(",'ana_grpid':0"),
 	   "subsystems[0].namespaces[0].ana_grpid: 0 is not an ANA group ID (1-128)")
 ERROR_TEST(ana_grpid_above_128_is_refused, WITH_NS(",'ana_grpid':129"),
 	   "subsystems[0].namespaces[0].ana_grpid: 129 is not an ANA group ID (1-128)")
-ERROR_TEST(ana_grpid_as_a_boolean_is_refused, WITH_NS(",'ana_grpid':true"),
-	   "subsystems[0].namespaces[0].ana_grpid: expected an integer or a string of digits, got true")
+ERROR_TEST(
+	ana_grpid_as_a_boolean_is_refused, WITH_NS(",'ana_grpid':true"),
+	"subsystems[0].namespaces[0].ana_grpid: expected an integer or a string of digits, got true")
 ERROR_TEST(ana_group_id_text_that_is_not_a_number_is_refused, WITH_NS(",'ana':{'grpid':'two'}"),
 	   "subsystems[0].namespaces[0].ana.grpid: \"two\" is not an ANA group ID (1-128)")
 ERROR_TEST(namespace_ana_that_is_not_an_object_is_refused, WITH_NS(",'ana':2"),
@@ -118,9 +123,10 @@ ERROR_TEST(namespace_in_a_group_no_port_defines_is_refused, WITH_NS(",'ana_grpid
 static void group_defined_on_a_port_not_exposing_the_subsystem_is_enough(void)
 {
 	struct nvmf_config cfg;
-	const char *json = "{'ports':[" PORT("") ",{'portid':2," ADDR2 ",'subsystems':[],"
-			   "'ana_groups':[{'grpid':7,'ana':{'state':'non-optimized'}}]}],"
-			   "'subsystems':[" SUB(NS(",'ana_grpid':7")) "]}";
+	const char *json = "{'ports':[" PORT(
+		"") ",{'portid':2," ADDR2 ",'subsystems':[],"
+		    "'ana_groups':[{'grpid':7,'ana':{'state':'non-optimized'}}]}],"
+		    "'subsystems':[" SUB(NS(",'ana_grpid':7")) "]}";
 	if (expect_ok(json, &cfg))
 		CU_ASSERT_EQUAL(cfg.subsystems[0].ns[0].anagrpid, 7);
 	nvmf_config_free(&cfg);
@@ -163,12 +169,14 @@ static void port_without_ana_groups_has_group_1_optimized(void)
 		CU_ASSERT_TRUE(nvmf_port_config_defines(p, 1));
 		CU_ASSERT_EQUAL(nvmf_port_config_ana_state(p, 1), NVME_ANA_STATE_OPTIMIZED);
 		for (uint32_t g = 2; g <= NVMF_MAX_ANAGRPID; g++)
-			CU_ASSERT_EQUAL(nvmf_port_config_ana_state(p, g), NVME_ANA_STATE_INACCESSIBLE);
+			CU_ASSERT_EQUAL(nvmf_port_config_ana_state(p, g),
+					NVME_ANA_STATE_INACCESSIBLE);
 	}
 	nvmf_config_free(&cfg);
 }
 
-ERROR_TEST(ana_groups_that_is_not_an_array_is_refused, DOC(PORT(",'ana_groups':{'grpid':1}"), NS("")),
+ERROR_TEST(ana_groups_that_is_not_an_array_is_refused,
+	   DOC(PORT(",'ana_groups':{'grpid':1}"), NS("")),
 	   "ports[0].ana_groups: expected an array, got an object")
 ERROR_TEST(ana_group_that_is_not_an_object_is_refused, WITH_GROUPS("1"),
 	   "ports[0].ana_groups[0]: expected an object, got 1")
@@ -181,14 +189,17 @@ ERROR_TEST(ana_group_id_above_128_is_refused, WITH_GROUPS("{'grpid':'129'}"),
 ERROR_TEST(ana_group_listed_twice_on_a_port_is_refused,
 	   WITH_GROUPS("{'grpid':2},{'grpid':3},{'grpid':'2','ana':{'state':'optimized'}}"),
 	   "ports[0].ana_groups[2].grpid: group 2 is already listed (ana_groups[0])")
-ERROR_TEST(unknown_ana_state_name_is_refused, WITH_GROUPS("{'grpid':2,'ana':{'state':'fast'}}"),
-	   "ports[0].ana_groups[0].ana.state: \"fast\" is not an ANA state (optimized, non-optimized, "
-	   "inaccessible, persistent-loss or change)")
+ERROR_TEST(
+	unknown_ana_state_name_is_refused, WITH_GROUPS("{'grpid':2,'ana':{'state':'fast'}}"),
+	"ports[0].ana_groups[0].ana.state: \"fast\" is not an ANA state (optimized, non-optimized, "
+	"inaccessible, persistent-loss or change)")
 ERROR_TEST(ana_state_that_is_not_a_string_is_refused, WITH_GROUPS("{'grpid':2,'ana':{'state':1}}"),
 	   "ports[0].ana_groups[0].ana.state: expected a string, got 1")
-ERROR_TEST(ana_state_outside_its_ana_object_is_refused, WITH_GROUPS("{'grpid':2,'state':'optimized'}"),
+ERROR_TEST(ana_state_outside_its_ana_object_is_refused,
+	   WITH_GROUPS("{'grpid':2,'state':'optimized'}"),
 	   "ports[0].ana_groups[0].state: unknown key (known here: grpid, ana)")
-ERROR_TEST(unknown_key_in_a_group_ana_object_is_refused, WITH_GROUPS("{'grpid':2,'ana':{'stat':'optimized'}}"),
+ERROR_TEST(unknown_key_in_a_group_ana_object_is_refused,
+	   WITH_GROUPS("{'grpid':2,'ana':{'stat':'optimized'}}"),
 	   "ports[0].ana_groups[0].ana.stat: unknown key (known here: state)")
 
 static void every_state_name_parses_back_to_itself(void)
@@ -213,10 +224,12 @@ static void every_state_name_parses_back_to_itself(void)
 static void port_and_namespace_objects_alone_take_the_ana_keys(void)
 {
 	char err[256] = "";
-	char *pj = q("{'portid':4," ADDR ",'ana_groups':[{'grpid':2,'ana':{'state':'inaccessible'}}]}");
+	char *pj = q("{'portid':4," ADDR
+		     ",'ana_groups':[{'grpid':2,'ana':{'state':'inaccessible'}}]}");
 	char *nj = q("{'nsid':3,'nvmf_backend':'null','nvmf_size_bytes':4096,'ana_grpid':2}");
 	char *bad = q("{'nsid':3,'nvmf_backend':'null','nvmf_size_bytes':4096,'ana_grpid':200}");
-	json_t *po = json_loads(pj, 0, NULL), *no = json_loads(nj, 0, NULL), *bo = json_loads(bad, 0, NULL);
+	json_t *po = json_loads(pj, 0, NULL), *no = json_loads(nj, 0, NULL),
+	       *bo = json_loads(bad, 0, NULL);
 	struct nvmf_port_config p;
 	struct nvmf_ns_config ns;
 	CU_ASSERT_EQUAL_FATAL(nvmf_config_parse_port(po, "port", &p, err, sizeof(err)), 0);
@@ -281,11 +294,12 @@ static void nvmetcli_tcp_json_ana_keys_load_once_its_trtype_is_rdma(void)
 static void saved_ana_keys_are_nvmetclis_and_load_back_the_same(void)
 {
 	struct nvmf_config a, b;
-	const char *json = "{'ports':[{'portid':1," ADDR ",'subsystems':['s1'],'ana_groups':["
-			   "{'grpid':9,'ana':{'state':'change'}},{'grpid':2,'ana':{'state':'inaccessible'}}]},"
-			   "{'portid':2," ADDR2 ",'subsystems':['s1']}],'subsystems':[" SUB(
-			   "{'nsid':1,'nvmf_backend':'ram','nvmf_size_bytes':4096,'ana_grpid':9},"
-			   "{'nsid':2,'nvmf_backend':'ram','nvmf_size_bytes':4096}") "]}";
+	const char *json =
+		"{'ports':[{'portid':1," ADDR ",'subsystems':['s1'],'ana_groups':["
+		"{'grpid':9,'ana':{'state':'change'}},{'grpid':2,'ana':{'state':'inaccessible'}}]},"
+		"{'portid':2," ADDR2 ",'subsystems':['s1']}],'subsystems':[" SUB(
+			"{'nsid':1,'nvmf_backend':'ram','nvmf_size_bytes':4096,'ana_grpid':9},"
+			"{'nsid':2,'nvmf_backend':'ram','nvmf_size_bytes':4096}") "]}";
 	if (!expect_ok(json, &a)) {
 		nvmf_config_free(&a);
 		return;
@@ -293,24 +307,28 @@ static void saved_ana_keys_are_nvmetclis_and_load_back_the_same(void)
 	json_t *j = nvmf_config_to_json(&a);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
 	/* Port 1: group 1 (default, always written), then 2 and 9. */
-	json_t *groups = json_object_get(json_array_get(json_object_get(j, "ports"), 0), "ana_groups");
+	json_t *groups =
+		json_object_get(json_array_get(json_object_get(j, "ports"), 0), "ana_groups");
 	CU_ASSERT_EQUAL_FATAL(json_array_size(groups), 3);
 	static const json_int_t ids[] = { 1, 2, 9 };
 	static const char *const names[] = { "optimized", "inaccessible", "change" };
 	for (size_t i = 0; i < 3; i++) {
 		json_t *g = json_array_get(groups, i);
 		CU_ASSERT_EQUAL(json_integer_value(json_object_get(g, "grpid")), ids[i]);
-		CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(g, "ana"), "state")),
-				       names[i]);
+		CU_ASSERT_STRING_EQUAL(
+			json_string_value(json_object_get(json_object_get(g, "ana"), "state")),
+			names[i]);
 	}
 	/* Port 2 defines only group 1. */
 	groups = json_object_get(json_array_get(json_object_get(j, "ports"), 1), "ana_groups");
 	CU_ASSERT_EQUAL(json_array_size(groups), 1);
 	/* Both keys of a namespace, as nvmetcli writes them. */
-	json_t *ns = json_array_get(json_object_get(json_array_get(json_object_get(j, "subsystems"), 0),
-						    "namespaces"), 0);
+	json_t *ns = json_array_get(
+		json_object_get(json_array_get(json_object_get(j, "subsystems"), 0), "namespaces"),
+		0);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(ns, "ana_grpid")), 9);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(ns, "ana"), "grpid")), "9");
+	CU_ASSERT_STRING_EQUAL(
+		json_string_value(json_object_get(json_object_get(ns, "ana"), "grpid")), "9");
 	char *text = json_dumps(j, 0);
 	json_decref(j);
 	char err[512] = "";
@@ -349,41 +367,58 @@ static void namespace_built_in_code_is_saved_in_group_1(void)
 	c.subsystems = &s;
 	c.n_subsystems = 1;
 	json_t *j = nvmf_config_to_json(&c);
-	json_t *o = json_array_get(json_object_get(json_array_get(json_object_get(j, "subsystems"), 0),
-						   "namespaces"), 0);
+	json_t *o = json_array_get(
+		json_object_get(json_array_get(json_object_get(j, "subsystems"), 0), "namespaces"),
+		0);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(o, "ana_grpid")), 1);
 	json_decref(j);
 }
 
 const struct unit_test config_ana_tests[] = {
-	{"namespace_without_ana_keys_is_in_group_1", namespace_without_ana_keys_is_in_group_1},
-	{"ana_grpid_is_read_as_a_number_or_a_string", ana_grpid_is_read_as_a_number_or_a_string},
-	{"ana_grpid_0_is_refused", ana_grpid_0_is_refused},
-	{"ana_grpid_above_128_is_refused", ana_grpid_above_128_is_refused},
-	{"ana_grpid_as_a_boolean_is_refused", ana_grpid_as_a_boolean_is_refused},
-	{"ana_group_id_text_that_is_not_a_number_is_refused", ana_group_id_text_that_is_not_a_number_is_refused},
-	{"namespace_ana_that_is_not_an_object_is_refused", namespace_ana_that_is_not_an_object_is_refused},
-	{"unknown_key_in_a_namespace_ana_is_refused", unknown_key_in_a_namespace_ana_is_refused},
-	{"ana_grpid_and_ana_grpid_string_disagreeing_are_refused", ana_grpid_and_ana_grpid_string_disagreeing_are_refused},
-	{"namespace_in_a_group_no_port_defines_is_refused", namespace_in_a_group_no_port_defines_is_refused},
-	{"group_defined_on_a_port_not_exposing_the_subsystem_is_enough", group_defined_on_a_port_not_exposing_the_subsystem_is_enough},
-	{"port_groups_and_states_are_read_with_nvmet_defaults", port_groups_and_states_are_read_with_nvmet_defaults},
-	{"port_without_ana_groups_has_group_1_optimized", port_without_ana_groups_has_group_1_optimized},
-	{"ana_groups_that_is_not_an_array_is_refused", ana_groups_that_is_not_an_array_is_refused},
-	{"ana_group_that_is_not_an_object_is_refused", ana_group_that_is_not_an_object_is_refused},
-	{"ana_group_without_grpid_is_refused", ana_group_without_grpid_is_refused},
-	{"ana_group_id_0_is_refused", ana_group_id_0_is_refused},
-	{"ana_group_id_above_128_is_refused", ana_group_id_above_128_is_refused},
-	{"ana_group_listed_twice_on_a_port_is_refused", ana_group_listed_twice_on_a_port_is_refused},
-	{"unknown_ana_state_name_is_refused", unknown_ana_state_name_is_refused},
-	{"ana_state_that_is_not_a_string_is_refused", ana_state_that_is_not_a_string_is_refused},
-	{"ana_state_outside_its_ana_object_is_refused", ana_state_outside_its_ana_object_is_refused},
-	{"unknown_key_in_a_group_ana_object_is_refused", unknown_key_in_a_group_ana_object_is_refused},
-	{"every_state_name_parses_back_to_itself", every_state_name_parses_back_to_itself},
-	{"port_and_namespace_objects_alone_take_the_ana_keys", port_and_namespace_objects_alone_take_the_ana_keys},
-	{"port_copy_owns_its_ana_groups", port_copy_owns_its_ana_groups},
-	{"nvmetcli_tcp_json_ana_keys_load_once_its_trtype_is_rdma", nvmetcli_tcp_json_ana_keys_load_once_its_trtype_is_rdma},
-	{"saved_ana_keys_are_nvmetclis_and_load_back_the_same", saved_ana_keys_are_nvmetclis_and_load_back_the_same},
-	{"namespace_built_in_code_is_saved_in_group_1", namespace_built_in_code_is_saved_in_group_1},
-	{NULL, NULL},
+	{ "namespace_without_ana_keys_is_in_group_1", namespace_without_ana_keys_is_in_group_1 },
+	{ "ana_grpid_is_read_as_a_number_or_a_string", ana_grpid_is_read_as_a_number_or_a_string },
+	{ "ana_grpid_0_is_refused", ana_grpid_0_is_refused },
+	{ "ana_grpid_above_128_is_refused", ana_grpid_above_128_is_refused },
+	{ "ana_grpid_as_a_boolean_is_refused", ana_grpid_as_a_boolean_is_refused },
+	{ "ana_group_id_text_that_is_not_a_number_is_refused",
+	  ana_group_id_text_that_is_not_a_number_is_refused },
+	{ "namespace_ana_that_is_not_an_object_is_refused",
+	  namespace_ana_that_is_not_an_object_is_refused },
+	{ "unknown_key_in_a_namespace_ana_is_refused", unknown_key_in_a_namespace_ana_is_refused },
+	{ "ana_grpid_and_ana_grpid_string_disagreeing_are_refused",
+	  ana_grpid_and_ana_grpid_string_disagreeing_are_refused },
+	{ "namespace_in_a_group_no_port_defines_is_refused",
+	  namespace_in_a_group_no_port_defines_is_refused },
+	{ "group_defined_on_a_port_not_exposing_the_subsystem_is_enough",
+	  group_defined_on_a_port_not_exposing_the_subsystem_is_enough },
+	{ "port_groups_and_states_are_read_with_nvmet_defaults",
+	  port_groups_and_states_are_read_with_nvmet_defaults },
+	{ "port_without_ana_groups_has_group_1_optimized",
+	  port_without_ana_groups_has_group_1_optimized },
+	{ "ana_groups_that_is_not_an_array_is_refused",
+	  ana_groups_that_is_not_an_array_is_refused },
+	{ "ana_group_that_is_not_an_object_is_refused",
+	  ana_group_that_is_not_an_object_is_refused },
+	{ "ana_group_without_grpid_is_refused", ana_group_without_grpid_is_refused },
+	{ "ana_group_id_0_is_refused", ana_group_id_0_is_refused },
+	{ "ana_group_id_above_128_is_refused", ana_group_id_above_128_is_refused },
+	{ "ana_group_listed_twice_on_a_port_is_refused",
+	  ana_group_listed_twice_on_a_port_is_refused },
+	{ "unknown_ana_state_name_is_refused", unknown_ana_state_name_is_refused },
+	{ "ana_state_that_is_not_a_string_is_refused", ana_state_that_is_not_a_string_is_refused },
+	{ "ana_state_outside_its_ana_object_is_refused",
+	  ana_state_outside_its_ana_object_is_refused },
+	{ "unknown_key_in_a_group_ana_object_is_refused",
+	  unknown_key_in_a_group_ana_object_is_refused },
+	{ "every_state_name_parses_back_to_itself", every_state_name_parses_back_to_itself },
+	{ "port_and_namespace_objects_alone_take_the_ana_keys",
+	  port_and_namespace_objects_alone_take_the_ana_keys },
+	{ "port_copy_owns_its_ana_groups", port_copy_owns_its_ana_groups },
+	{ "nvmetcli_tcp_json_ana_keys_load_once_its_trtype_is_rdma",
+	  nvmetcli_tcp_json_ana_keys_load_once_its_trtype_is_rdma },
+	{ "saved_ana_keys_are_nvmetclis_and_load_back_the_same",
+	  saved_ana_keys_are_nvmetclis_and_load_back_the_same },
+	{ "namespace_built_in_code_is_saved_in_group_1",
+	  namespace_built_in_code_is_saved_in_group_1 },
+	{ NULL, NULL },
 };

@@ -11,8 +11,9 @@
 #include "subsystem/config.h"
 #include "tests/unit/suites.h"
 
-#define PORT_HEAD "{'subsystems':[],'ports':[{'portid':1,'addr':{'trtype':'rdma','traddr':'10.0.0.1'}," \
-		  "'subsystems':[],'referrals':["
+#define PORT_HEAD                                                                             \
+	"{'subsystems':[],'ports':[{'portid':1,'addr':{'trtype':'rdma','traddr':'10.0.0.1'}," \
+	"'subsystems':[],'referrals':["
 #define PORT_TAIL "]}]}"
 
 static char *q(const char *s)
@@ -54,16 +55,19 @@ static void nvmetcli_referral_loads_with_every_field(void)
 {
 	struct nvmf_config cfg;
 	char err[256] = "";
-	CU_ASSERT_EQUAL_FATAL(load("{'addr':{'adrfam':'ipv6','portid':'9','traddr':'FD00:0::7','treq':'required',"
-				   "'trsvcid':'8009','trtype':'tcp'},'enable':1,'name':'east'}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		load("{'addr':{'adrfam':'ipv6','portid':'9','traddr':'FD00:0::7','treq':'required',"
+		     "'trsvcid':'8009','trtype':'tcp'},'enable':1,'name':'east'}",
+		     &cfg, err, sizeof(err)),
+		0);
 	CU_ASSERT_EQUAL_FATAL(cfg.ports[0].n_referrals, 1);
 	const struct nvmf_referral_config *r = &cfg.ports[0].referrals[0];
 	CU_ASSERT_STRING_EQUAL(r->name, "east");
 	CU_ASSERT_STRING_EQUAL(r->trtype, "tcp");
 	CU_ASSERT_EQUAL(r->adrfam, AF_INET6);
-	CU_ASSERT_STRING_EQUAL(r->traddr, "fd00::7");      /* numeric, canonical */
+	CU_ASSERT_STRING_EQUAL(r->traddr, "fd00::7"); /* numeric, canonical */
 	CU_ASSERT_STRING_EQUAL(r->trsvcid, "8009");
-	CU_ASSERT_EQUAL(r->treq, 1);                       /* the referred service's: advertised */
+	CU_ASSERT_EQUAL(r->treq, 1); /* the referred service's: advertised */
 	CU_ASSERT_EQUAL(r->portid, 9);
 	CU_ASSERT_TRUE(r->enable);
 	nvmf_config_free(&cfg);
@@ -75,11 +79,15 @@ static void referral_defaults_fill_what_is_absent(void)
 {
 	struct nvmf_config cfg;
 	char err[256] = "";
-	CU_ASSERT_EQUAL_FATAL(load("{'addr':{'traddr':'10.2.2.2','trtype':'rdma'},'name':'a'},"
-				   "{'addr':{'traddr':'10.2.2.3','trtype':'tcp','trsvcid':'','portid':''},"
-				   "'name':'b','enable':'0'}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		load("{'addr':{'traddr':'10.2.2.2','trtype':'rdma'},'name':'a'},"
+		     "{'addr':{'traddr':'10.2.2.3','trtype':'tcp','trsvcid':'','portid':''},"
+		     "'name':'b','enable':'0'}",
+		     &cfg, err, sizeof(err)),
+		0);
 	CU_ASSERT_EQUAL_FATAL(cfg.ports[0].n_referrals, 2);
-	const struct nvmf_referral_config *a = &cfg.ports[0].referrals[0], *b = &cfg.ports[0].referrals[1];
+	const struct nvmf_referral_config *a = &cfg.ports[0].referrals[0],
+					  *b = &cfg.ports[0].referrals[1];
 	CU_ASSERT_EQUAL(a->adrfam, AF_INET);
 	CU_ASSERT_STRING_EQUAL(a->trsvcid, "4420");
 	CU_ASSERT_EQUAL(a->portid, 0);
@@ -100,29 +108,37 @@ static void empty_or_absent_referrals_are_none(void)
 	nvmf_config_free(&cfg);
 }
 
-#define ERR(name, refs, msg) static void name(void) { expect_error(refs, msg); }
+#define ERR(name, refs, msg)             \
+	static void name(void)           \
+	{                                \
+		expect_error(refs, msg); \
+	}
 ERR(referral_that_is_not_an_object_is_refused, "'r1'",
     "ports[0].referrals[0]: expected an object, got \"r1\"")
 ERR(referral_without_name_is_refused, "{'addr':{'traddr':'10.0.0.2','trtype':'rdma'}}",
     "ports[0].referrals[0].name: required key is missing")
 ERR(referral_with_empty_name_is_refused, "{'addr':{'traddr':'10.0.0.2','trtype':'rdma'},'name':''}",
     "ports[0].referrals[0].name: empty (a referral needs a name)")
-ERR(referral_name_with_a_slash_is_refused, "{'addr':{'traddr':'10.0.0.2','trtype':'rdma'},'name':'a/b'}",
+ERR(referral_name_with_a_slash_is_refused,
+    "{'addr':{'traddr':'10.0.0.2','trtype':'rdma'},'name':'a/b'}",
     "ports[0].referrals[0].name: \"a/b\" is not a configfs name (no '/' or control characters)")
 ERR(referral_name_used_twice_in_a_port_is_refused,
     "{'addr':{'traddr':'10.0.0.2','trtype':'rdma'},'name':'x'},{'addr':{'traddr':'10.0.0.3','trtype':'rdma'},'name':'x'}",
     "ports[0].referrals[1].name: \"x\" is already used by referrals[0]")
 ERR(referral_without_addr_is_refused, "{'name':'a'}",
     "ports[0].referrals[0].addr: required key is missing")
-ERR(referral_with_fc_transport_is_refused, "{'addr':{'traddr':'10.0.0.2','trtype':'fc'},'name':'a'}",
+ERR(referral_with_fc_transport_is_refused,
+    "{'addr':{'traddr':'10.0.0.2','trtype':'fc'},'name':'a'}",
     "ports[0].referrals[0].addr.trtype: \"fc\" is not a referral transport (\"rdma\" or \"tcp\")")
 ERR(referral_without_trtype_is_refused, "{'addr':{'traddr':'10.0.0.2'},'name':'a'}",
     "ports[0].referrals[0].addr.trtype: required key is missing")
-ERR(referral_with_ib_adrfam_is_refused, "{'addr':{'adrfam':'ib','traddr':'10.0.0.2','trtype':'rdma'},'name':'a'}",
+ERR(referral_with_ib_adrfam_is_refused,
+    "{'addr':{'adrfam':'ib','traddr':'10.0.0.2','trtype':'rdma'},'name':'a'}",
     "ports[0].referrals[0].addr.adrfam: \"ib\" is not supported for rdma (use \"ipv4\" or \"ipv6\")")
 ERR(referral_with_empty_traddr_is_refused, "{'addr':{'traddr':'','trtype':'rdma'},'name':'a'}",
     "ports[0].referrals[0].addr.traddr: empty (a referral needs the IP address of its discovery service)")
-ERR(referral_with_a_hostname_is_refused, "{'addr':{'traddr':'disc.example','trtype':'tcp'},'name':'a'}",
+ERR(referral_with_a_hostname_is_refused,
+    "{'addr':{'traddr':'disc.example','trtype':'tcp'},'name':'a'}",
     "ports[0].referrals[0].addr.traddr: \"disc.example\" is not an IPv4 or IPv6 address")
 ERR(referral_ipv6_address_with_ipv4_adrfam_is_refused,
     "{'addr':{'adrfam':'ipv4','traddr':'fd00::1','trtype':'rdma'},'name':'a'}",
@@ -130,7 +146,8 @@ ERR(referral_ipv6_address_with_ipv4_adrfam_is_refused,
 ERR(referral_ipv4_address_with_ipv6_adrfam_is_refused,
     "{'addr':{'adrfam':'ipv6','traddr':'10.0.0.2','trtype':'rdma'},'name':'a'}",
     "ports[0].referrals[0].addr.traddr: \"10.0.0.2\" is an IPv4 address but adrfam is \"ipv6\"")
-ERR(referral_to_a_wildcard_address_is_refused, "{'addr':{'traddr':'0.0.0.0','trtype':'rdma'},'name':'a'}",
+ERR(referral_to_a_wildcard_address_is_refused,
+    "{'addr':{'traddr':'0.0.0.0','trtype':'rdma'},'name':'a'}",
     "ports[0].referrals[0].addr.traddr: \"0.0.0.0\" is a wildcard address (a referral names the address "
     "hosts connect to)")
 ERR(referral_to_the_ipv6_wildcard_is_refused, "{'addr':{'traddr':'::','trtype':'tcp'},'name':'a'}",
@@ -148,7 +165,8 @@ ERR(referral_portid_out_of_range_is_refused,
 ERR(referral_unknown_treq_is_refused,
     "{'addr':{'traddr':'10.0.0.2','trtype':'rdma','treq':'maybe'},'name':'a'}",
     "ports[0].referrals[0].addr.treq: \"maybe\" is not \"not specified\", \"required\" or \"not required\"")
-ERR(referral_enable_not_a_flag_is_refused, "{'addr':{'traddr':'10.0.0.2','trtype':'rdma'},'name':'a','enable':2}",
+ERR(referral_enable_not_a_flag_is_refused,
+    "{'addr':{'traddr':'10.0.0.2','trtype':'rdma'},'name':'a','enable':2}",
     "ports[0].referrals[0].enable: expected 0 or 1 (or true/false), got 2")
 ERR(referral_unknown_extension_key_is_refused,
     "{'addr':{'traddr':'10.0.0.2','trtype':'rdma'},'name':'a','nvmf_x':1}",
@@ -159,7 +177,8 @@ static void referrals_that_are_not_an_array_are_refused(void)
 {
 	struct nvmf_config cfg;
 	char err[256] = "";
-	char *j = q("{'ports':[{'portid':1,'addr':{'trtype':'rdma','traddr':'10.0.0.1'},'referrals':{}}]}");
+	char *j = q(
+		"{'ports':[{'portid':1,'addr':{'trtype':'rdma','traddr':'10.0.0.1'},'referrals':{}}]}");
 	CU_ASSERT_EQUAL(nvmf_config_parse(j, &cfg, err, sizeof(err)), -1);
 	CU_ASSERT_STRING_EQUAL(err, "ports[0].referrals: expected an array, got an object");
 	free(j);
@@ -171,9 +190,12 @@ static void saved_referrals_have_nvmetcli_layout_and_load_back(void)
 {
 	struct nvmf_config a, b;
 	char err[256] = "";
-	CU_ASSERT_EQUAL_FATAL(load("{'addr':{'traddr':'10.2.2.2','trtype':'rdma','portid':3},'name':'a'},"
-				   "{'addr':{'adrfam':'ipv6','traddr':'fd00::2','trtype':'tcp','treq':'not required'},"
-				   "'name':'b','enable':false}", &a, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		load("{'addr':{'traddr':'10.2.2.2','trtype':'rdma','portid':3},'name':'a'},"
+		     "{'addr':{'adrfam':'ipv6','traddr':'fd00::2','trtype':'tcp','treq':'not required'},"
+		     "'name':'b','enable':false}",
+		     &a, err, sizeof(err)),
+		0);
 	json_t *j = nvmf_config_to_json(&a);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
 	json_t *refs = json_object_get(json_array_get(json_object_get(j, "ports"), 0), "referrals");
@@ -203,8 +225,9 @@ static void port_copy_keeps_its_own_referrals(void)
 	struct nvmf_config a;
 	struct nvmf_port_config c;
 	char err[256] = "";
-	CU_ASSERT_EQUAL_FATAL(load("{'addr':{'traddr':'10.2.2.2','trtype':'rdma'},'name':'a'}", &a, err,
-				   sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(load("{'addr':{'traddr':'10.2.2.2','trtype':'rdma'},'name':'a'}", &a,
+				   err, sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(nvmf_config_port_dup(&a.ports[0], &c), 0);
 	CU_ASSERT_PTR_NOT_EQUAL(c.referrals, a.ports[0].referrals);
 	CU_ASSERT_TRUE(nvmf_config_referrals_equal(&a.ports[0], &c));
@@ -236,16 +259,20 @@ static void expect_root_error(const char *json, const char *want)
 	nvmf_config_free(&cfg);
 }
 
-#define ROOT_ERR(name, json, msg) static void name(void) { expect_root_error(json, msg); }
+#define ROOT_ERR(name, json, msg)             \
+	static void name(void)                \
+	{                                     \
+		expect_root_error(json, msg); \
+	}
 
 ROOT_ERR(unknown_discovery_log_mode_is_refused, "{'nvmf_target':{'discovery_log':'this-port'}}",
-	   "nvmf_target.discovery_log: \"this-port\" is not \"all-ports\" or \"host-port\"")
+	 "nvmf_target.discovery_log: \"this-port\" is not \"all-ports\" or \"host-port\"")
 ROOT_ERR(discovery_log_not_a_string_is_refused, "{'nvmf_target':{'discovery_log':1}}",
-	   "nvmf_target.discovery_log: expected a string, got 1")
+	 "nvmf_target.discovery_log: expected a string, got 1")
 ROOT_ERR(discovery_kato_0_is_refused, "{'nvmf_target':{'discovery_kato':0}}",
-	   "nvmf_target.discovery_kato: 0 is not a keep-alive timeout (1-3600 seconds)")
+	 "nvmf_target.discovery_kato: 0 is not a keep-alive timeout (1-3600 seconds)")
 ROOT_ERR(discovery_kato_over_an_hour_is_refused, "{'nvmf_target':{'discovery_kato':3601}}",
-	   "nvmf_target.discovery_kato: 3601 is not a keep-alive timeout (1-3600 seconds)")
+	 "nvmf_target.discovery_kato: 3601 is not a keep-alive timeout (1-3600 seconds)")
 
 /* Defaults: every port listed, 120 s (nvmet's); both keys read when present. */
 static void discovery_log_and_kato_have_defaults_and_are_read(void)
@@ -256,18 +283,25 @@ static void discovery_log_and_kato_have_defaults_and_are_read(void)
 	CU_ASSERT_EQUAL(cfg.target.discovery_log, NVMF_DISC_LOG_ALL_PORTS);
 	CU_ASSERT_EQUAL(cfg.target.discovery_kato, 120);
 	nvmf_config_free(&cfg);
-	CU_ASSERT_EQUAL_FATAL(parse_root("{'nvmf_target':{'discovery_log':'host-port','discovery_kato':7}}", &cfg,
-				    err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		parse_root("{'nvmf_target':{'discovery_log':'host-port','discovery_kato':7}}", &cfg,
+			   err, sizeof(err)),
+		0);
 	CU_ASSERT_EQUAL(cfg.target.discovery_log, NVMF_DISC_LOG_HOST_PORT);
 	CU_ASSERT_EQUAL(cfg.target.discovery_kato, 7);
 	CU_ASSERT_STRING_EQUAL(nvmf_disc_log_mode_name(cfg.target.discovery_log), "host-port");
 	nvmf_config_free(&cfg);
-	CU_ASSERT_EQUAL_FATAL(parse_root("{'nvmf_target':{'discovery_log':'all-ports'}}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(parse_root("{'nvmf_target':{'discovery_log':'all-ports'}}", &cfg, err,
+					 sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL(cfg.target.discovery_log, NVMF_DISC_LOG_ALL_PORTS);
 	nvmf_config_free(&cfg);
 }
 
-#define T(n) { #n, n }
+#define T(n)          \
+	{             \
+#n, n \
+	}
 const struct unit_test config_discovery_tests[] = {
 	T(nvmetcli_referral_loads_with_every_field),
 	T(referral_defaults_fill_what_is_absent),

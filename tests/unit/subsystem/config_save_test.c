@@ -136,7 +136,7 @@ static void saved_configuration_loads_back_the_same(void)
 	CU_ASSERT_EQUAL_FATAL(nvmf_config_save(&a, path, err, sizeof(err)), 0);
 	struct stat st;
 	CU_ASSERT_EQUAL(stat(path, &st), 0);
-	CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);   /* it holds DH-HMAC-CHAP secrets */
+	CU_ASSERT_EQUAL(st.st_mode & 0777, 0600); /* it holds DH-HMAC-CHAP secrets */
 	if (nvmf_config_load(path, &b, err, sizeof(err)))
 		fprintf(stderr, "\n  reload: %s\n", err);
 	else
@@ -168,7 +168,8 @@ static void save_into_a_missing_directory_names_the_file(void)
 	char err[512] = "";
 	CU_ASSERT_EQUAL_FATAL(nvmf_config_parse("{}", &a, err, sizeof(err)), 0);
 	CU_ASSERT_TRUE(nvmf_config_save(&a, "/nonexistent/dir/c.json", err, sizeof(err)) < 0);
-	CU_ASSERT_STRING_EQUAL(err, "/nonexistent/dir/c.json: No such file or directory (the file is "
+	CU_ASSERT_STRING_EQUAL(err,
+			       "/nonexistent/dir/c.json: No such file or directory (the file is "
 			       "written beside itself, then renamed)");
 	CU_ASSERT_EQUAL(nvmf_config_save(&a, "/tmp", err, sizeof(err)), -EISDIR);
 	CU_ASSERT_STRING_EQUAL(err, "/tmp: is a directory (give the file's name)");
@@ -189,7 +190,8 @@ static void save_into_a_missing_directory_names_the_file(void)
 }
 
 const struct unit_test config_save_tests[] = {
-	{"saved_configuration_loads_back_the_same", saved_configuration_loads_back_the_same},
-	{"save_into_a_missing_directory_names_the_file", save_into_a_missing_directory_names_the_file},
-	{NULL, NULL},
+	{ "saved_configuration_loads_back_the_same", saved_configuration_loads_back_the_same },
+	{ "save_into_a_missing_directory_names_the_file",
+	  save_into_a_missing_directory_names_the_file },
+	{ NULL, NULL },
 };

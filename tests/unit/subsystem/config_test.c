@@ -46,7 +46,7 @@ static void expect_error(const char *json, const char *want)
 	CU_ASSERT_STRING_EQUAL(err, want);
 	if (strcmp(err, want))
 		fprintf(stderr, "\n    got:  %s\n    want: %s\n", err, want);
-	CU_ASSERT_PTR_NULL(cfg.subsystems);   /* nothing left allocated after an error */
+	CU_ASSERT_PTR_NULL(cfg.subsystems); /* nothing left allocated after an error */
 	CU_ASSERT_PTR_NULL(cfg.ports);
 	nvmf_config_free(&cfg);
 }
@@ -64,21 +64,25 @@ static bool expect_ok(const char *json, struct nvmf_config *cfg)
 
 /* Building blocks: a valid one-port, one-subsystem, one-namespace document, with one
  * part replaced per test. */
-#define ADDR        "'trtype':'rdma','adrfam':'ipv4','traddr':'0.0.0.0','trsvcid':'4420'"
-#define PORT_A(a)   "{'portid':1,'addr':{" a "},'subsystems':['s1']}"
-#define PORT_P(p)   "{'portid':1,'addr':{" ADDR "},'param':{" p "},'subsystems':['s1']}"
-#define NS          "{'nsid':1,'device':{'path':'/tmp/x'}}"
-#define ANY         "'allow_any_host':'1'"
-#define SUB(a, ns)  "{'nqn':'s1','attr':{" a "},'namespaces':[" ns "]}"
-#define DOC(p, s)   "{'ports':[" p "],'subsystems':[" s "]}"
+#define ADDR          "'trtype':'rdma','adrfam':'ipv4','traddr':'0.0.0.0','trsvcid':'4420'"
+#define PORT_A(a)     "{'portid':1,'addr':{" a "},'subsystems':['s1']}"
+#define PORT_P(p)     "{'portid':1,'addr':{" ADDR "},'param':{" p "},'subsystems':['s1']}"
+#define NS            "{'nsid':1,'device':{'path':'/tmp/x'}}"
+#define ANY           "'allow_any_host':'1'"
+#define SUB(a, ns)    "{'nqn':'s1','attr':{" a "},'namespaces':[" ns "]}"
+#define DOC(p, s)     "{'ports':[" p "],'subsystems':[" s "]}"
 #define WITH_NS(ns)   DOC(PORT_A(ADDR), SUB(ANY, ns))
 #define WITH_ATTR(a)  DOC(PORT_A(ADDR), SUB(a, NS))
 #define WITH_ADDR(a)  DOC(PORT_A(a), SUB(ANY, NS))
 #define WITH_PARAM(p) DOC(PORT_P(p), SUB(ANY, NS))
-#define RAM(extra)  "{'nsid':1,'nvmf_backend':'ram'" extra "}"
+#define RAM(extra)    "{'nsid':1,'nvmf_backend':'ram'" extra "}"
 
 /* One test per invalid field: the document and the exact message. */
-#define ERROR_TEST(name, json, msg) static void name(void) { expect_error(json, msg); }
+#define ERROR_TEST(name, json, msg)      \
+	static void name(void)           \
+	{                                \
+		expect_error(json, msg); \
+	}
 
 /* ---- nvmetcli's own files (shared/data/nvmetcli) ---------------------------------- */
 
@@ -89,7 +93,9 @@ static bool shared_file(const char *name, char *out, size_t n)
 	const char *env = getenv("NVMF_SHARED");
 	/* The copy kept in the repository first; NVMF_SHARED or ../shared can point at the
 	 * team's shared originals. */
-	const char *dirs[4][2] = { { "tests/data", "/nvmetcli/" }, { env, "/data/nvmetcli/" }, { env, "/" },
+	const char *dirs[4][2] = { { "tests/data", "/nvmetcli/" },
+				   { env, "/data/nvmetcli/" },
+				   { env, "/" },
 				   { "..", "/shared/data/nvmetcli/" } };
 
 	for (int i = 0; i < 4; i++) {
@@ -99,7 +105,8 @@ static bool shared_file(const char *name, char *out, size_t n)
 		if (!access(out, R_OK))
 			return true;
 	}
-	fprintf(stderr, "\n    %s not found (run from the repo root: tests/data/nvmetcli/)\n", name);
+	fprintf(stderr, "\n    %s not found (run from the repo root: tests/data/nvmetcli/)\n",
+		name);
 	return false;
 }
 
@@ -154,12 +161,16 @@ static void nvmetcli_rdma_json_loads_unchanged(void)
 
 static void nvmetcli_fc_json_is_refused_for_its_trtype(void)
 {
-	load_shared_expect_error("fc.json", "ports[0].addr.trtype: \"fc\" is not supported (this target serves rdma and tcp)");
+	load_shared_expect_error(
+		"fc.json",
+		"ports[0].addr.trtype: \"fc\" is not supported (this target serves rdma and tcp)");
 }
 
 static void nvmetcli_loop_json_is_refused_for_its_trtype(void)
 {
-	load_shared_expect_error("loop.json", "ports[0].addr.trtype: \"loop\" is not supported (this target serves rdma and tcp)");
+	load_shared_expect_error(
+		"loop.json",
+		"ports[0].addr.trtype: \"loop\" is not supported (this target serves rdma and tcp)");
 }
 
 /* tcp.json carries the most attributes (version, cntlid, serial, uuid, ana, param):
@@ -178,7 +189,7 @@ static void nvmetcli_tcp_json_loads_with_its_tcp_port(void)
 	CU_ASSERT_STRING_EQUAL(cfg.ports[0].traddr, "192.168.122.33");
 	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trsvcid, "4420");
 	CU_ASSERT_EQUAL(cfg.ports[0].inline_data_size, 16384);
-	CU_ASSERT_EQUAL(cfg.ports[0].maxh2cdata, 0);      /* the default */
+	CU_ASSERT_EQUAL(cfg.ports[0].maxh2cdata, 0); /* the default */
 	CU_ASSERT_STRING_EQUAL(cfg.subsystems[0].nqn, "nvmet-always");
 	nvmf_config_free(&cfg);
 }
@@ -201,7 +212,7 @@ static void nvmetcli_tcp_json_attributes_load_when_trtype_is_rdma(void)
 	CU_ASSERT_EQUAL(fread(text, 1, (size_t)n, f), (size_t)n);
 	fclose(f);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t = strstr(text, "\"trtype\": \"tcp\""));
-	memmove(t + 16, t + 15, strlen(t + 15) + 1);       /* "tcp" -> "rdma" */
+	memmove(t + 16, t + 15, strlen(t + 15) + 1); /* "tcp" -> "rdma" */
 	memcpy(t + 11, "rdma\"", 5);
 	CU_ASSERT_EQUAL_FATAL(nvmf_config_parse(text, &cfg, err, sizeof(err)), 0);
 	struct nvmf_subsys_config *s = &cfg.subsystems[0];
@@ -213,7 +224,7 @@ static void nvmetcli_tcp_json_attributes_load_when_trtype_is_rdma(void)
 	CU_ASSERT_STRING_EQUAL(s->model, "Linux");
 	CU_ASSERT_TRUE(s->ns[0].has_uuid);
 	CU_ASSERT_EQUAL(memcmp(s->ns[0].uuid, uuid, 16), 0);
-	CU_ASSERT_FALSE(s->ns[0].has_nguid);                 /* all-zero NGUID = none */
+	CU_ASSERT_FALSE(s->ns[0].has_nguid); /* all-zero NGUID = none */
 	CU_ASSERT_EQUAL(cfg.ports[0].inline_data_size, 16384);
 	CU_ASSERT_EQUAL(cfg.n_hosts, 0);
 	nvmf_config_free(&cfg);
@@ -316,16 +327,18 @@ static void minimal_config_gets_the_documented_defaults(void)
 {
 	struct nvmf_config cfg;
 
-	if (!expect_ok(DOC("{'portid':1,'addr':{'trtype':'rdma','adrfam':'','traddr':'10.0.0.1','trsvcid':'',"
-			   "'treq':''},'param':{'inline_data_size':'-1','max_queue_size':'-1'},'subsystems':['s1']}",
-			   "{'nqn':'s1','namespaces':[{'nsid':7,'device':{'path':'/tmp/x'}}]}"), &cfg))
+	if (!expect_ok(
+		    DOC("{'portid':1,'addr':{'trtype':'rdma','adrfam':'','traddr':'10.0.0.1','trsvcid':'',"
+			"'treq':''},'param':{'inline_data_size':'-1','max_queue_size':'-1'},'subsystems':['s1']}",
+			"{'nqn':'s1','namespaces':[{'nsid':7,'device':{'path':'/tmp/x'}}]}"),
+		    &cfg))
 		return;
 	CU_ASSERT_EQUAL(cfg.ports[0].adrfam, AF_INET);
 	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trsvcid, "4420");
 	CU_ASSERT_EQUAL(cfg.ports[0].inline_data_size, 8192);
 	CU_ASSERT_EQUAL(cfg.ports[0].max_queue_size, 128);
 	struct nvmf_subsys_config *s = &cfg.subsystems[0];
-	CU_ASSERT_FALSE(s->allow_any_host);        /* the kernel's default for a new subsystem */
+	CU_ASSERT_FALSE(s->allow_any_host); /* the kernel's default for a new subsystem */
 	CU_ASSERT_EQUAL(s->cntlid_min, 1);
 	CU_ASSERT_EQUAL(s->cntlid_max, 0xffef);
 	CU_ASSERT_EQUAL(s->qid_max, 128);
@@ -352,7 +365,9 @@ static void empty_adrfam_is_inferred_from_an_ipv6_traddr(void)
 {
 	struct nvmf_config cfg;
 
-	if (!expect_ok(WITH_ADDR("'trtype':'rdma','adrfam':'','traddr':'fe80::0:1','trsvcid':'4420'"), &cfg))
+	if (!expect_ok(
+		    WITH_ADDR("'trtype':'rdma','adrfam':'','traddr':'fe80::0:1','trsvcid':'4420'"),
+		    &cfg))
 		return;
 	CU_ASSERT_EQUAL(cfg.ports[0].adrfam, AF_INET6);
 	CU_ASSERT_STRING_EQUAL(cfg.ports[0].traddr, "fe80::1");
@@ -363,10 +378,12 @@ static void json_numbers_and_booleans_are_accepted_where_nvmetcli_writes_strings
 {
 	struct nvmf_config cfg;
 
-	if (!expect_ok(DOC("{'portid':1,'addr':{'trtype':'rdma','traddr':'0.0.0.0','trsvcid':4421,'treq':'not required'},"
-			   "'param':{'inline_data_size':0,'max_queue_size':16},'subsystems':['s1']}",
-			   "{'nqn':'s1','attr':{'allow_any_host':true,'cntlid_min':5,'qid_max':4},"
-			   "'namespaces':[{'nsid':1,'enable':false,'device':{'path':'/tmp/x'}}]}"), &cfg))
+	if (!expect_ok(
+		    DOC("{'portid':1,'addr':{'trtype':'rdma','traddr':'0.0.0.0','trsvcid':4421,'treq':'not required'},"
+			"'param':{'inline_data_size':0,'max_queue_size':16},'subsystems':['s1']}",
+			"{'nqn':'s1','attr':{'allow_any_host':true,'cntlid_min':5,'qid_max':4},"
+			"'namespaces':[{'nsid':1,'enable':false,'device':{'path':'/tmp/x'}}]}"),
+		    &cfg))
 		return;
 	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trsvcid, "4421");
 	CU_ASSERT_EQUAL(cfg.ports[0].treq, 2);
@@ -383,15 +400,17 @@ static void unused_nvmetcli_keys_are_ignored(void)
 {
 	struct nvmf_config cfg;
 
-	if (!expect_ok("{'discovery':{'nqn':'nqn.2014-08.org.nvmexpress.discovery'},"
-		       "'hosts':[{'nqn':'h1','dhchap':{'key':'','ctrl_key':'','hash':'hmac(sha256)','dhgroup':'null'}}],"
-		       "'ports':[{'portid':1,'addr':{" ADDR ",'tsas':'connected'},'referrals':[],"
-		       "'ana_groups':[{'ana':{'state':'optimized'},'grpid':1}],'param':{'pi_enable':'0'},"
-		       "'subsystems':['s1']}],"
-		       "'subsystems':[{'nqn':'s1','allowed_hosts':['h1'],'attr':{'allow_any_host':'0',"
-		       "'ieee_oui':'0x000000','pi_enable':'0','vendor_id':'0x0','firmware':'6.12.0'},"
-		       "'namespaces':[{'nsid':1,'ana_grpid':1,'ana':{'grpid':'1'},'resv':{'enable':'0'},"
-		       "'device':{'path':'/dev/nvme0n1','uuid':'','nguid':''}}]}]}", &cfg))
+	if (!expect_ok(
+		    "{'discovery':{'nqn':'nqn.2014-08.org.nvmexpress.discovery'},"
+		    "'hosts':[{'nqn':'h1','dhchap':{'key':'','ctrl_key':'','hash':'hmac(sha256)','dhgroup':'null'}}],"
+		    "'ports':[{'portid':1,'addr':{" ADDR ",'tsas':'connected'},'referrals':[],"
+		    "'ana_groups':[{'ana':{'state':'optimized'},'grpid':1}],'param':{'pi_enable':'0'},"
+		    "'subsystems':['s1']}],"
+		    "'subsystems':[{'nqn':'s1','allowed_hosts':['h1'],'attr':{'allow_any_host':'0',"
+		    "'ieee_oui':'0x000000','pi_enable':'0','vendor_id':'0x0','firmware':'6.12.0'},"
+		    "'namespaces':[{'nsid':1,'ana_grpid':1,'ana':{'grpid':'1'},'resv':{'enable':'0'},"
+		    "'device':{'path':'/dev/nvme0n1','uuid':'','nguid':''}}]}]}",
+		    &cfg))
 		return;
 	CU_ASSERT_EQUAL(cfg.subsystems[0].n_allowed_hosts, 1);
 	CU_ASSERT_STRING_EQUAL(cfg.subsystems[0].allowed_hosts[0], "h1");
@@ -413,15 +432,20 @@ static void subsystem_closed_to_all_hosts_is_legal(void)
 
 static void sizes_take_binary_suffixes_and_plain_integers(void)
 {
-	static const struct { const char *v; uint64_t bytes; } cases[] = {
-		{ "'64M'", 64ull << 20 }, { "'4k'", 4096 }, { "'2T'", 2ull << 40 },
-		{ "'1048576'", 1048576 }, { "1073741824", 1ull << 30 },
+	static const struct {
+		const char *v;
+		uint64_t bytes;
+	} cases[] = {
+		{ "'64M'", 64ull << 20 },     { "'4k'", 4096 },
+		{ "'2T'", 2ull << 40 },       { "'1048576'", 1048576 },
+		{ "1073741824", 1ull << 30 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct nvmf_config cfg;
 		char doc[512];
 
-		snprintf(doc, sizeof(doc), WITH_NS("{'nsid':1,'nvmf_backend':'null','nvmf_size_bytes':%s}"),
+		snprintf(doc, sizeof(doc),
+			 WITH_NS("{'nsid':1,'nvmf_backend':'null','nvmf_size_bytes':%s}"),
 			 cases[i].v);
 		if (!expect_ok(doc, &cfg))
 			continue;
@@ -434,8 +458,10 @@ static void identifiers_parse_in_all_accepted_forms(void)
 {
 	struct nvmf_config cfg;
 
-	if (!expect_ok(WITH_NS("{'nsid':1,'device':{'path':'/tmp/x','uuid':'D592CDF3-5D1C-44E0-8412-3FCF7D99DF27',"
-			       "'nguid':'00112233445566778899aabbccddeeff'},'nvmf_eui64':'0011223344556677'}"), &cfg))
+	if (!expect_ok(
+		    WITH_NS("{'nsid':1,'device':{'path':'/tmp/x','uuid':'D592CDF3-5D1C-44E0-8412-3FCF7D99DF27',"
+			    "'nguid':'00112233445566778899aabbccddeeff'},'nvmf_eui64':'0011223344556677'}"),
+		    &cfg))
 		return;
 	struct nvmf_ns_config *ns = &cfg.subsystems[0].ns[0];
 	CU_ASSERT_TRUE(ns->has_uuid && ns->has_nguid && ns->has_eui64);
@@ -449,8 +475,13 @@ static void identifiers_parse_in_all_accepted_forms(void)
 
 static void version_strings_pack_major_minor_and_tertiary(void)
 {
-	static const struct { const char *v; uint32_t vs; } cases[] = {
-		{ "1.3", 0x00010300 }, { "2.0", 0x00020000 }, { "1.2.1", 0x00010201 },
+	static const struct {
+		const char *v;
+		uint32_t vs;
+	} cases[] = {
+		{ "1.3", 0x00010300 },
+		{ "2.0", 0x00020000 },
+		{ "1.2.1", 0x00010201 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct nvmf_config cfg;
@@ -469,7 +500,8 @@ static void nvmf_create_without_a_backend_means_a_file(void)
 	struct nvmf_config cfg;
 
 	if (!expect_ok(WITH_NS("{'nsid':1,'device':{'path':'/tmp/new.img'},'nvmf_create':true,"
-			       "'nvmf_size_bytes':'1M','nvmf_buffered':true}"), &cfg))
+			       "'nvmf_size_bytes':'1M','nvmf_buffered':true}"),
+		       &cfg))
 		return;
 	CU_ASSERT_EQUAL(cfg.subsystems[0].ns[0].kind, NVMF_BACKEND_FILE);
 	CU_ASSERT_TRUE(cfg.subsystems[0].ns[0].buffered);
@@ -512,7 +544,8 @@ static void load_of_a_missing_file_names_the_file(void)
 	char err[512] = "";
 
 	CU_ASSERT_EQUAL(nvmf_config_load("/nonexistent/nvmf.json", &cfg, err, sizeof(err)), -1);
-	CU_ASSERT_STRING_EQUAL(err, "cannot open /nonexistent/nvmf.json: No such file or directory");
+	CU_ASSERT_STRING_EQUAL(err,
+			       "cannot open /nonexistent/nvmf.json: No such file or directory");
 }
 
 static void load_of_a_broken_file_names_line_and_column(void)
@@ -554,7 +587,8 @@ static void load_of_an_empty_or_blank_file_says_it_is_empty(void)
 		int fd = mkstemp(path);
 
 		CU_ASSERT_FATAL(fd >= 0);
-		CU_ASSERT_EQUAL(write(fd, bodies[i], strlen(bodies[i])), (ssize_t)strlen(bodies[i]));
+		CU_ASSERT_EQUAL(write(fd, bodies[i], strlen(bodies[i])),
+				(ssize_t)strlen(bodies[i]));
 		close(fd);
 		CU_ASSERT_EQUAL(nvmf_config_load(path, &cfg, err, sizeof(err)), -1);
 		CU_ASSERT_STRING_EQUAL(err, "is empty (a configuration is one JSON object)");
@@ -574,7 +608,8 @@ static void load_of_a_file_larger_than_a_page_reads_all_of_it(void)
 	CU_ASSERT_EQUAL(write(fd, "{\"hosts\": [", 11), 11);
 	for (int i = 0; i < 400; i++) {
 		char h[96];
-		int n = snprintf(h, sizeof(h), "%s{\"nqn\": \"nqn.2014-08.org.example:host-%04d\"}", i ? ", " : "", i);
+		int n = snprintf(h, sizeof(h), "%s{\"nqn\": \"nqn.2014-08.org.example:host-%04d\"}",
+				 i ? ", " : "", i);
 		CU_ASSERT_EQUAL(write(fd, h, (size_t)n), n);
 	}
 	CU_ASSERT_EQUAL(write(fd, "]}\n", 3), 3);
@@ -589,7 +624,8 @@ static void load_of_a_file_larger_than_a_page_reads_all_of_it(void)
 
 /* ---- wrong types and missing keys ------------------------------------------------- */
 
-ERROR_TEST(nsid_as_a_string_names_the_expected_type, WITH_NS("{'nsid':'x','device':{'path':'/tmp/x'}}"),
+ERROR_TEST(nsid_as_a_string_names_the_expected_type,
+	   WITH_NS("{'nsid':'x','device':{'path':'/tmp/x'}}"),
 	   "subsystems[0].namespaces[0].nsid: expected an integer, got \"x\"")
 ERROR_TEST(missing_nsid_is_named, WITH_NS("{'device':{'path':'/tmp/x'}}"),
 	   "subsystems[0].namespaces[0].nsid: required key is missing")
@@ -614,75 +650,103 @@ ERROR_TEST(serial_as_a_number_names_the_expected_type, WITH_ATTR("'serial':12"),
 
 ERROR_TEST(nsid_0_is_not_a_valid_namespace_id, WITH_NS("{'nsid':0,'device':{'path':'/tmp/x'}}"),
 	   "subsystems[0].namespaces[0].nsid: 0 is not a valid namespace ID (1-1024)")
-ERROR_TEST(nsid_above_1024_is_not_a_valid_namespace_id, WITH_NS("{'nsid':1025,'device':{'path':'/tmp/x'}}"),
+ERROR_TEST(nsid_above_1024_is_not_a_valid_namespace_id,
+	   WITH_NS("{'nsid':1025,'device':{'path':'/tmp/x'}}"),
 	   "subsystems[0].namespaces[0].nsid: 1025 is not a valid namespace ID (1-1024)")
 ERROR_TEST(duplicate_nsid_in_a_subsystem_is_refused, WITH_NS(NS "," NS),
 	   "subsystems[0].namespaces[1].nsid: 1 is already used by namespaces[0]")
-ERROR_TEST(enable_other_than_0_or_1_is_refused, WITH_NS("{'nsid':1,'enable':2,'device':{'path':'/tmp/x'}}"),
+ERROR_TEST(enable_other_than_0_or_1_is_refused,
+	   WITH_NS("{'nsid':1,'enable':2,'device':{'path':'/tmp/x'}}"),
 	   "subsystems[0].namespaces[0].enable: expected 0 or 1 (or true/false), got 2")
-ERROR_TEST(file_namespace_without_a_path_is_refused, WITH_NS("{'nsid':1,'nvmf_backend':'file'}"),
-	   "subsystems[0].namespaces[0].device.path: required key is missing (needed unless nvmf_backend is \"ram\" or \"null\")")
-ERROR_TEST(enabled_namespace_with_an_empty_path_is_refused, WITH_NS("{'nsid':1,'enable':1,'device':{'path':''}}"),
-	   "subsystems[0].namespaces[0].device.path: empty (needed unless nvmf_backend is \"ram\" or \"null\")")
+ERROR_TEST(
+	file_namespace_without_a_path_is_refused, WITH_NS("{'nsid':1,'nvmf_backend':'file'}"),
+	"subsystems[0].namespaces[0].device.path: required key is missing (needed unless nvmf_backend is \"ram\" or \"null\")")
+ERROR_TEST(
+	enabled_namespace_with_an_empty_path_is_refused,
+	WITH_NS("{'nsid':1,'enable':1,'device':{'path':''}}"),
+	"subsystems[0].namespaces[0].device.path: empty (needed unless nvmf_backend is \"ram\" or \"null\")")
 ERROR_TEST(relative_device_path_is_refused, WITH_NS("{'nsid':1,'device':{'path':'disk.img'}}"),
 	   "subsystems[0].namespaces[0].device.path: \"disk.img\" is not an absolute path")
-ERROR_TEST(unknown_backend_is_refused, WITH_NS("{'nsid':1,'nvmf_backend':'spdk','device':{'path':'/x'}}"),
-	   "subsystems[0].namespaces[0].nvmf_backend: \"spdk\" is not a backend (file, bdev, nvme, ram or null)")
-ERROR_TEST(ram_namespace_without_a_size_is_refused, WITH_NS(RAM("")),
-	   "subsystems[0].namespaces[0].nvmf_size_bytes: required key is missing (a \"ram\" namespace needs its size)")
-ERROR_TEST(ram_namespace_of_size_0_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':0")),
-	   "subsystems[0].namespaces[0].nvmf_size_bytes: must be greater than 0 for a \"ram\" namespace")
+ERROR_TEST(
+	unknown_backend_is_refused,
+	WITH_NS("{'nsid':1,'nvmf_backend':'spdk','device':{'path':'/x'}}"),
+	"subsystems[0].namespaces[0].nvmf_backend: \"spdk\" is not a backend (file, bdev, nvme, ram or null)")
+ERROR_TEST(
+	ram_namespace_without_a_size_is_refused, WITH_NS(RAM("")),
+	"subsystems[0].namespaces[0].nvmf_size_bytes: required key is missing (a \"ram\" namespace needs its size)")
+ERROR_TEST(
+	ram_namespace_of_size_0_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':0")),
+	"subsystems[0].namespaces[0].nvmf_size_bytes: must be greater than 0 for a \"ram\" namespace")
 ERROR_TEST(null_namespace_with_a_path_is_refused,
 	   WITH_NS("{'nsid':1,'nvmf_backend':'null','nvmf_size_bytes':4096,'device':{'path':'/x'}}"),
 	   "subsystems[0].namespaces[0].device.path: a \"null\" namespace has no backing path")
-ERROR_TEST(buffered_ram_namespace_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':4096,'nvmf_buffered':true")),
+ERROR_TEST(buffered_ram_namespace_is_refused,
+	   WITH_NS(RAM(",'nvmf_size_bytes':4096,'nvmf_buffered':true")),
 	   "subsystems[0].namespaces[0].nvmf_buffered: a \"ram\" namespace has no file to buffer")
 ERROR_TEST(size_with_an_unknown_suffix_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':'64X'")),
-	   "subsystems[0].namespaces[0].nvmf_size_bytes: \"64X\" is not a size (" NVMF_SIZE_GRAMMAR ")")
+	   "subsystems[0].namespaces[0].nvmf_size_bytes: \"64X\" is not a size (" NVMF_SIZE_GRAMMAR
+	   ")")
 ERROR_TEST(negative_size_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':-4096")),
-	   "subsystems[0].namespaces[0].nvmf_size_bytes: -4096 is not a size (" NVMF_SIZE_GRAMMAR ")")
-ERROR_TEST(size_that_overflows_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':'99999999T'")),
-	   "subsystems[0].namespaces[0].nvmf_size_bytes: \"99999999T\" is not a size (" NVMF_SIZE_GRAMMAR ")")
-ERROR_TEST(size_as_a_boolean_names_the_expected_type, WITH_NS(RAM(",'nvmf_size_bytes':true")),
-	   "subsystems[0].namespaces[0].nvmf_size_bytes: expected an integer or a string like \"64M\", got true")
-ERROR_TEST(size_not_a_multiple_of_the_block_size_is_refused,
-	   WITH_NS(RAM(",'nvmf_size_bytes':'6K','nvmf_block_size':4096")),
-	   "subsystems[0].namespaces[0].nvmf_size_bytes: \"6K\" is not a multiple of the block size (4096)")
-ERROR_TEST(block_size_other_than_512_or_4096_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':'1M','nvmf_block_size':1024")),
-	   "subsystems[0].namespaces[0].nvmf_block_size: 1024 is not a supported block size (512 or 4096)")
-ERROR_TEST(nvmf_create_on_a_block_device_is_refused,
-	   WITH_NS("{'nsid':1,'nvmf_backend':'bdev','nvmf_create':true,'nvmf_size_bytes':'1M','device':{'path':'/dev/sdb'}}"),
-	   "subsystems[0].namespaces[0].nvmf_create: only a \"file\" namespace can be created (nvmf_backend is \"bdev\")")
-ERROR_TEST(nvmf_create_without_a_size_is_refused, WITH_NS("{'nsid':1,'nvmf_create':true,'device':{'path':'/x'}}"),
-	   "subsystems[0].namespaces[0].nvmf_create: needs nvmf_size_bytes (the size of the file to create)")
-ERROR_TEST(malformed_uuid_is_refused, WITH_NS("{'nsid':1,'device':{'path':'/x','uuid':'d592cdf3-5d1c-44e0-8412'}}"),
-	   "subsystems[0].namespaces[0].device.uuid: \"d592cdf3-5d1c-44e0-8412\" is not a UUID (8-4-4-4-12 or 32 hex digits)")
-ERROR_TEST(malformed_nguid_is_refused, WITH_NS("{'nsid':1,'device':{'path':'/x','nguid':'xyz'}}"),
-	   "subsystems[0].namespaces[0].device.nguid: \"xyz\" is not an NGUID (32 hex digits, or 8-4-4-4-12 like a UUID)")
-ERROR_TEST(malformed_eui64_is_refused, WITH_NS("{'nsid':1,'device':{'path':'/x'},'nvmf_eui64':'00112233'}"),
+	   "subsystems[0].namespaces[0].nvmf_size_bytes: -4096 is not a size (" NVMF_SIZE_GRAMMAR
+	   ")")
+ERROR_TEST(
+	size_that_overflows_is_refused, WITH_NS(RAM(",'nvmf_size_bytes':'99999999T'")),
+	"subsystems[0].namespaces[0].nvmf_size_bytes: \"99999999T\" is not a size (" NVMF_SIZE_GRAMMAR
+	")")
+ERROR_TEST(
+	size_as_a_boolean_names_the_expected_type, WITH_NS(RAM(",'nvmf_size_bytes':true")),
+	"subsystems[0].namespaces[0].nvmf_size_bytes: expected an integer or a string like \"64M\", got true")
+ERROR_TEST(
+	size_not_a_multiple_of_the_block_size_is_refused,
+	WITH_NS(RAM(",'nvmf_size_bytes':'6K','nvmf_block_size':4096")),
+	"subsystems[0].namespaces[0].nvmf_size_bytes: \"6K\" is not a multiple of the block size (4096)")
+ERROR_TEST(
+	block_size_other_than_512_or_4096_is_refused,
+	WITH_NS(RAM(",'nvmf_size_bytes':'1M','nvmf_block_size':1024")),
+	"subsystems[0].namespaces[0].nvmf_block_size: 1024 is not a supported block size (512 or 4096)")
+ERROR_TEST(
+	nvmf_create_on_a_block_device_is_refused,
+	WITH_NS("{'nsid':1,'nvmf_backend':'bdev','nvmf_create':true,'nvmf_size_bytes':'1M','device':{'path':'/dev/sdb'}}"),
+	"subsystems[0].namespaces[0].nvmf_create: only a \"file\" namespace can be created (nvmf_backend is \"bdev\")")
+ERROR_TEST(
+	nvmf_create_without_a_size_is_refused,
+	WITH_NS("{'nsid':1,'nvmf_create':true,'device':{'path':'/x'}}"),
+	"subsystems[0].namespaces[0].nvmf_create: needs nvmf_size_bytes (the size of the file to create)")
+ERROR_TEST(
+	malformed_uuid_is_refused,
+	WITH_NS("{'nsid':1,'device':{'path':'/x','uuid':'d592cdf3-5d1c-44e0-8412'}}"),
+	"subsystems[0].namespaces[0].device.uuid: \"d592cdf3-5d1c-44e0-8412\" is not a UUID (8-4-4-4-12 or 32 hex digits)")
+ERROR_TEST(
+	malformed_nguid_is_refused, WITH_NS("{'nsid':1,'device':{'path':'/x','nguid':'xyz'}}"),
+	"subsystems[0].namespaces[0].device.nguid: \"xyz\" is not an NGUID (32 hex digits, or 8-4-4-4-12 like a UUID)")
+ERROR_TEST(malformed_eui64_is_refused,
+	   WITH_NS("{'nsid':1,'device':{'path':'/x'},'nvmf_eui64':'00112233'}"),
 	   "subsystems[0].namespaces[0].nvmf_eui64: \"00112233\" is not an EUI-64 (16 hex digits)")
-ERROR_TEST(unknown_extension_key_in_a_namespace_is_refused,
-	   WITH_NS("{'nsid':1,'device':{'path':'/x'},'nvmf_blocksize':512}"),
-	   "subsystems[0].namespaces[0].nvmf_blocksize: unknown extension key (known here: nvmf_backend, "
-	   "nvmf_size_bytes, nvmf_block_size, nvmf_create, nvmf_buffered, nvmf_eui64)")
+ERROR_TEST(
+	unknown_extension_key_in_a_namespace_is_refused,
+	WITH_NS("{'nsid':1,'device':{'path':'/x'},'nvmf_blocksize':512}"),
+	"subsystems[0].namespaces[0].nvmf_blocksize: unknown extension key (known here: nvmf_backend, "
+	"nvmf_size_bytes, nvmf_block_size, nvmf_create, nvmf_buffered, nvmf_eui64)")
 
 /* ---- subsystems ------------------------------------------------------------------- */
 
 ERROR_TEST(duplicate_subsystem_nqn_is_refused, DOC(PORT_A(ADDR), SUB(ANY, NS) "," SUB(ANY, NS)),
 	   "subsystems[1].nqn: duplicate NQN \"s1\"")
-ERROR_TEST(subsystem_with_the_discovery_nqn_is_refused,
-	   "{'subsystems':[{'nqn':'nqn.2014-08.org.nvmexpress.discovery'}]}",
-	   "subsystems[0].nqn: \"nqn.2014-08.org.nvmexpress.discovery\" is the discovery subsystem's NQN")
+ERROR_TEST(
+	subsystem_with_the_discovery_nqn_is_refused,
+	"{'subsystems':[{'nqn':'nqn.2014-08.org.nvmexpress.discovery'}]}",
+	"subsystems[0].nqn: \"nqn.2014-08.org.nvmexpress.discovery\" is the discovery subsystem's NQN")
 ERROR_TEST(nqn_with_a_space_is_refused, "{'subsystems':[{'nqn':'my disk'}]}",
 	   "subsystems[0].nqn: \"my disk\" is not an NQN (no spaces or control characters)")
 ERROR_TEST(empty_nqn_is_refused, "{'subsystems':[{'nqn':''}]}",
 	   "subsystems[0].nqn: empty (an NQN is 1-223 characters)")
-ERROR_TEST(nqn_longer_than_223_characters_is_refused,
-	   "{'subsystems':[{'nqn':'nqn.2024-01.io.example:"
-	   "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-	   "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-	   "x'}]}",
-	   "subsystems[0].nqn: NQN of 224 characters is too long (at most 223)")
+ERROR_TEST(
+	nqn_longer_than_223_characters_is_refused,
+	"{'subsystems':[{'nqn':'nqn.2024-01.io.example:"
+	"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	"x'}]}",
+	"subsystems[0].nqn: NQN of 224 characters is too long (at most 223)")
 ERROR_TEST(allow_any_host_yes_is_refused, WITH_ATTR("'allow_any_host':'yes'"),
 	   "subsystems[0].attr.allow_any_host: expected 0 or 1 (or true/false), got \"yes\"")
 /* Listed hosts are kept with allow_any_host on: they apply once it is turned off (the
@@ -691,26 +755,33 @@ static void allow_any_host_keeps_its_allowed_hosts(void)
 {
 	struct nvmf_config cfg;
 	char err[512] = "";
-	CU_ASSERT_EQUAL_FATAL(parse(DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'allowed_hosts':['h1']}"),
-				    &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		parse(DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'allowed_hosts':['h1']}"),
+		      &cfg, err, sizeof(err)),
+		0);
 	CU_ASSERT_TRUE(cfg.subsystems[0].allow_any_host);
 	CU_ASSERT_EQUAL(cfg.subsystems[0].n_allowed_hosts, 1);
 	nvmf_config_free(&cfg);
 }
-ERROR_TEST(allowed_host_listed_twice_is_refused, DOC(PORT_A(ADDR), "{'nqn':'s1','allowed_hosts':['h1','h1']}"),
+ERROR_TEST(allowed_host_listed_twice_is_refused,
+	   DOC(PORT_A(ADDR), "{'nqn':'s1','allowed_hosts':['h1','h1']}"),
 	   "subsystems[0].allowed_hosts[1]: \"h1\" is listed twice")
-ERROR_TEST(serial_longer_than_20_characters_is_refused, WITH_ATTR("'serial':'123456789012345678901'"),
+ERROR_TEST(serial_longer_than_20_characters_is_refused,
+	   WITH_ATTR("'serial':'123456789012345678901'"),
 	   "subsystems[0].attr.serial: \"123456789012345678901\" is longer than 20 characters")
 ERROR_TEST(serial_with_a_non_ascii_character_is_refused, WITH_ATTR("'serial':'caf\u00e9'"),
 	   "subsystems[0].attr.serial: \"caf\xc3\xa9\" is not printable ASCII")
-ERROR_TEST(model_longer_than_40_characters_is_refused,
-	   WITH_ATTR("'model':'12345678901234567890123456789012345678901'"),
-	   "subsystems[0].attr.model: \"12345678901234567890123456789012345678901\" is longer than 40 characters")
+ERROR_TEST(
+	model_longer_than_40_characters_is_refused,
+	WITH_ATTR("'model':'12345678901234567890123456789012345678901'"),
+	"subsystems[0].attr.model: \"12345678901234567890123456789012345678901\" is longer than 40 characters")
 ERROR_TEST(firmware_longer_than_8_characters_is_refused, WITH_ATTR("'firmware':'6.12.0-rc1'"),
 	   "subsystems[0].attr.firmware: \"6.12.0-rc1\" is longer than 8 characters")
-ERROR_TEST(malformed_version_is_refused, WITH_ATTR("'version':'1.x'"),
-	   "subsystems[0].attr.version: \"1.x\" is not an NVMe version (like \"1.3\", \"2.0\" or \"1.2.1\")")
-ERROR_TEST(cntlid_min_above_cntlid_max_is_refused, WITH_ATTR("'cntlid_min':'100','cntlid_max':'50'"),
+ERROR_TEST(
+	malformed_version_is_refused, WITH_ATTR("'version':'1.x'"),
+	"subsystems[0].attr.version: \"1.x\" is not an NVMe version (like \"1.3\", \"2.0\" or \"1.2.1\")")
+ERROR_TEST(cntlid_min_above_cntlid_max_is_refused,
+	   WITH_ATTR("'cntlid_min':'100','cntlid_max':'50'"),
 	   "subsystems[0].attr.cntlid_min: 100 is greater than cntlid_max 50")
 ERROR_TEST(cntlid_max_above_65519_is_refused, WITH_ATTR("'cntlid_max':'65520'"),
 	   "subsystems[0].attr.cntlid_max: \"65520\" is not a controller ID (1-65519)")
@@ -718,8 +789,9 @@ ERROR_TEST(cntlid_min_0_is_refused, WITH_ATTR("'cntlid_min':'0'"),
 	   "subsystems[0].attr.cntlid_min: \"0\" is not a controller ID (1-65519)")
 ERROR_TEST(qid_max_above_128_is_refused, WITH_ATTR("'qid_max':'129'"),
 	   "subsystems[0].attr.qid_max: \"129\" is not an I/O queue count (1-128)")
-ERROR_TEST(subsystem_pi_enable_1_is_refused, WITH_ATTR("'pi_enable':'1'"),
-	   "subsystems[0].attr.pi_enable: \"1\" is not supported (this target has no T10 protection information)")
+ERROR_TEST(
+	subsystem_pi_enable_1_is_refused, WITH_ATTR("'pi_enable':'1'"),
+	"subsystems[0].attr.pi_enable: \"1\" is not supported (this target has no T10 protection information)")
 
 /* ---- ports ------------------------------------------------------------------------ */
 
@@ -733,46 +805,59 @@ ERROR_TEST(fc_trtype_is_refused, WITH_ADDR("'trtype':'fc','traddr':'0.0.0.0'"),
 	   "ports[0].addr.trtype: \"fc\" is not supported (this target serves rdma and tcp)")
 ERROR_TEST(tcp_empty_traddr_is_refused, WITH_ADDR("'trtype':'tcp','traddr':''"),
 	   "ports[0].addr.traddr: empty (a tcp port needs an IPv4 or IPv6 address)")
-ERROR_TEST(tcp_treq_required_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','treq':'required'"),
-	   "ports[0].addr.treq: \"required\" asks for a secure channel (TLS), which tcp ports of this "
-	   "target do not have; use \"not specified\" or \"not required\"")
-#define TCP_PARAM(p) DOC("{'portid':1,'addr':{'trtype':'tcp','traddr':'::1','trsvcid':'4420'},'param':{" p \
-			 "},'subsystems':['s1']}", SUB(ANY, NS))
-ERROR_TEST(maxh2cdata_below_4096_is_refused, TCP_PARAM("'nvmf_maxh2cdata':'4092'"),
-	   "ports[0].param.nvmf_maxh2cdata: \"4092\" is not a MAXH2CDATA (4096-16777216 bytes, a multiple "
-	   "of 4, or -1 for the default 131072)")
-ERROR_TEST(maxh2cdata_not_a_dword_multiple_is_refused, TCP_PARAM("'nvmf_maxh2cdata':8190"),
-	   "ports[0].param.nvmf_maxh2cdata: 8190 is not a MAXH2CDATA (4096-16777216 bytes, a multiple "
-	   "of 4, or -1 for the default 131072)")
+ERROR_TEST(
+	tcp_treq_required_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','treq':'required'"),
+	"ports[0].addr.treq: \"required\" asks for a secure channel (TLS), which tcp ports of this "
+	"target do not have; use \"not specified\" or \"not required\"")
+#define TCP_PARAM(p)                                                                          \
+	DOC("{'portid':1,'addr':{'trtype':'tcp','traddr':'::1','trsvcid':'4420'},'param':{" p \
+	    "},'subsystems':['s1']}",                                                         \
+	    SUB(ANY, NS))
+ERROR_TEST(
+	maxh2cdata_below_4096_is_refused, TCP_PARAM("'nvmf_maxh2cdata':'4092'"),
+	"ports[0].param.nvmf_maxh2cdata: \"4092\" is not a MAXH2CDATA (4096-16777216 bytes, a multiple "
+	"of 4, or -1 for the default 131072)")
+ERROR_TEST(
+	maxh2cdata_not_a_dword_multiple_is_refused, TCP_PARAM("'nvmf_maxh2cdata':8190"),
+	"ports[0].param.nvmf_maxh2cdata: 8190 is not a MAXH2CDATA (4096-16777216 bytes, a multiple "
+	"of 4, or -1 for the default 131072)")
 ERROR_TEST(maxh2cdata_on_an_rdma_port_is_refused, WITH_PARAM("'nvmf_maxh2cdata':65536"),
 	   "ports[0].param.nvmf_maxh2cdata: only a tcp port takes it (this port is rdma)")
 
-ERROR_TEST(zerocopy_threshold_below_4096_is_refused, TCP_PARAM("'nvmf_zerocopy_threshold':'1024'"),
-	   "ports[0].param.nvmf_zerocopy_threshold: \"1024\" is not a zero-copy threshold (0 for never, "
-	   "4096-16777216 bytes, or -1 for the default 32768)")
+ERROR_TEST(
+	zerocopy_threshold_below_4096_is_refused, TCP_PARAM("'nvmf_zerocopy_threshold':'1024'"),
+	"ports[0].param.nvmf_zerocopy_threshold: \"1024\" is not a zero-copy threshold (0 for never, "
+	"4096-16777216 bytes, or -1 for the default 32768)")
 ERROR_TEST(zerocopy_threshold_on_an_rdma_port_is_refused, WITH_PARAM("'nvmf_zerocopy_threshold':0"),
 	   "ports[0].param.nvmf_zerocopy_threshold: only a tcp port takes it (this port is rdma)")
 
-ERROR_TEST(tcp_inline_data_size_below_1024_is_refused, TCP_PARAM("'inline_data_size':'512'"),
-	   "ports[0].param.inline_data_size: 512 is below 1024 on a tcp port: the I/O queues' Connect "
-	   "data (1024 bytes) must fit in the capsule (1024-16384 on a tcp port, or -1 for the default 8192)")
+ERROR_TEST(
+	tcp_inline_data_size_below_1024_is_refused, TCP_PARAM("'inline_data_size':'512'"),
+	"ports[0].param.inline_data_size: 512 is below 1024 on a tcp port: the I/O queues' Connect "
+	"data (1024 bytes) must fit in the capsule (1024-16384 on a tcp port, or -1 for the default 8192)")
 /* The range in the message is the one of the port's trtype (an rdma port's is below). */
-ERROR_TEST(tcp_inline_data_size_above_16384_names_the_tcp_range, TCP_PARAM("'inline_data_size':'16385'"),
-	   "ports[0].param.inline_data_size: \"16385\" is not an inline data size (1024-16384 on a tcp "
-	   "port, or -1 for the default 8192)")
-ERROR_TEST(tcp_inline_data_size_not_a_number_names_the_tcp_range, TCP_PARAM("'inline_data_size':'8k'"),
+ERROR_TEST(
+	tcp_inline_data_size_above_16384_names_the_tcp_range,
+	TCP_PARAM("'inline_data_size':'16385'"),
+	"ports[0].param.inline_data_size: \"16385\" is not an inline data size (1024-16384 on a tcp "
+	"port, or -1 for the default 8192)")
+ERROR_TEST(tcp_inline_data_size_not_a_number_names_the_tcp_range,
+	   TCP_PARAM("'inline_data_size':'8k'"),
 	   "ports[0].param.inline_data_size: \"8k\" is not an inline data size (1024-16384 on a tcp "
 	   "port, or -1 for the default 8192)")
 
-ERROR_TEST(tcp_tsas_tls13_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'tls1.3'"),
-	   "ports[0].addr.tsas: \"tls1.3\" asks for TLS, which tcp ports of this target do not have; "
-	   "use \"none\" (or leave it out)")
+ERROR_TEST(
+	tcp_tsas_tls13_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'tls1.3'"),
+	"ports[0].addr.tsas: \"tls1.3\" asks for TLS, which tcp ports of this target do not have; "
+	"use \"none\" (or leave it out)")
 ERROR_TEST(unknown_tsas_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'bogus'"),
 	   "ports[0].addr.tsas: \"bogus\" is not a security type this target takes (\"none\")")
-ERROR_TEST(rdma_tsas_datagram_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','tsas':'datagram'"),
+ERROR_TEST(rdma_tsas_datagram_is_refused,
+	   WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','tsas':'datagram'"),
 	   "ports[0].addr.tsas: \"datagram\" is not a security type this target takes (\"none\" or "
 	   "\"connected\")")
-ERROR_TEST(tcp_tsas_connected_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'connected'"),
+ERROR_TEST(tcp_tsas_connected_is_refused,
+	   WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'connected'"),
 	   "ports[0].addr.tsas: \"connected\" is not a security type this target takes (\"none\")")
 ERROR_TEST(unknown_extension_key_in_param_is_refused, TCP_PARAM("'nvmf_maxh2cdta':'4096'"),
 	   "ports[0].param.nvmf_maxh2cdta: unknown extension key (known here: nvmf_maxh2cdata, "
@@ -828,13 +913,17 @@ static void tcp_zerocopy_threshold_loads(void)
 		nvmf_config_free(&cfg);
 	}
 }
-ERROR_TEST(ipv4_traddr_with_three_parts_is_refused, WITH_ADDR("'trtype':'rdma','adrfam':'ipv4','traddr':'1.2.3'"),
+ERROR_TEST(ipv4_traddr_with_three_parts_is_refused,
+	   WITH_ADDR("'trtype':'rdma','adrfam':'ipv4','traddr':'1.2.3'"),
 	   "ports[0].addr.traddr: \"1.2.3\" is not an IPv4 address")
-ERROR_TEST(ipv6_traddr_with_adrfam_ipv4_is_refused, WITH_ADDR("'trtype':'rdma','adrfam':'ipv4','traddr':'::'"),
+ERROR_TEST(ipv6_traddr_with_adrfam_ipv4_is_refused,
+	   WITH_ADDR("'trtype':'rdma','adrfam':'ipv4','traddr':'::'"),
 	   "ports[0].addr.traddr: \"::\" is an IPv6 address but adrfam is \"ipv4\"")
-ERROR_TEST(ipv4_traddr_with_adrfam_ipv6_is_refused, WITH_ADDR("'trtype':'rdma','adrfam':'ipv6','traddr':'10.0.0.1'"),
+ERROR_TEST(ipv4_traddr_with_adrfam_ipv6_is_refused,
+	   WITH_ADDR("'trtype':'rdma','adrfam':'ipv6','traddr':'10.0.0.1'"),
 	   "ports[0].addr.traddr: \"10.0.0.1\" is an IPv4 address but adrfam is \"ipv6\"")
-ERROR_TEST(malformed_ipv6_traddr_is_refused, WITH_ADDR("'trtype':'rdma','adrfam':'ipv6','traddr':'fe80:::1'"),
+ERROR_TEST(malformed_ipv6_traddr_is_refused,
+	   WITH_ADDR("'trtype':'rdma','adrfam':'ipv6','traddr':'fe80:::1'"),
 	   "ports[0].addr.traddr: \"fe80:::1\" is not an IPv6 address")
 ERROR_TEST(host_name_traddr_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'localhost'"),
 	   "ports[0].addr.traddr: \"localhost\" is not an IPv4 or IPv6 address")
@@ -842,31 +931,41 @@ ERROR_TEST(empty_traddr_is_refused, WITH_ADDR("'trtype':'rdma','traddr':''"),
 	   "ports[0].addr.traddr: empty (an rdma port needs an IPv4 or IPv6 address)")
 ERROR_TEST(adrfam_ib_is_refused, WITH_ADDR("'trtype':'rdma','adrfam':'ib','traddr':'0.0.0.0'"),
 	   "ports[0].addr.adrfam: \"ib\" is not supported for rdma (use \"ipv4\" or \"ipv6\")")
-ERROR_TEST(trsvcid_with_letters_is_not_a_port_number, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','trsvcid':'44x'"),
+ERROR_TEST(trsvcid_with_letters_is_not_a_port_number,
+	   WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','trsvcid':'44x'"),
 	   "ports[0].addr.trsvcid: \"44x\" is not a port number (1-65535)")
-ERROR_TEST(trsvcid_0_is_not_a_port_number, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','trsvcid':'0'"),
+ERROR_TEST(trsvcid_0_is_not_a_port_number,
+	   WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','trsvcid':'0'"),
 	   "ports[0].addr.trsvcid: \"0\" is not a port number (1-65535)")
-ERROR_TEST(trsvcid_above_65535_is_not_a_port_number, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','trsvcid':65536"),
+ERROR_TEST(trsvcid_above_65535_is_not_a_port_number,
+	   WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','trsvcid':65536"),
 	   "ports[0].addr.trsvcid: 65536 is not a port number (1-65535)")
-ERROR_TEST(unknown_treq_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','treq':'maybe'"),
-	   "ports[0].addr.treq: \"maybe\" is not \"not specified\", \"required\" or \"not required\"")
+ERROR_TEST(
+	unknown_treq_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','treq':'maybe'"),
+	"ports[0].addr.treq: \"maybe\" is not \"not specified\", \"required\" or \"not required\"")
 /* Security settings are never ignored: a secure-channel requirement we cannot honour
  * stops the load; a DH-HMAC-CHAP setting that is wrong names what is wrong (never the
  * secret). */
-ERROR_TEST(treq_required_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','treq':'required'"),
-	   "ports[0].addr.treq: \"required\" asks for a secure channel (TLS), which rdma ports of this "
-	   "target do not have; use \"not specified\" or \"not required\"")
-#define HOST_DHCHAP(d) "{'hosts':[{'nqn':'h0'},{'nqn':'h1','dhchap':{" d "}}],'ports':[" PORT_A(ADDR) \
-	"],'subsystems':[" SUB(ANY, NS) "]}"
-ERROR_TEST(dhchap_ctrl_key_without_a_host_key_is_refused,
-	   HOST_DHCHAP("'key':'','ctrl_key':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'"),
-	   "hosts[1].dhchap.ctrl_key: set without a host key: the host would connect without "
-	   "authentication (set dhchap.key too)")
-ERROR_TEST(dhchap_key_with_a_bad_crc_is_refused_without_showing_it,
-	   HOST_DHCHAP("'key':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2m:'"),
-	   "hosts[1].dhchap.key: the secret's CRC-32 does not match its key (mistyped or damaged secret)")
-ERROR_TEST(dhchap_unknown_hash_is_refused, HOST_DHCHAP("'hash':'hmac(md5)'"),
-	   "hosts[1].dhchap.hash: \"hmac(md5)\" is not \"hmac(sha256)\", \"hmac(sha384)\" or \"hmac(sha512)\"")
+ERROR_TEST(
+	treq_required_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','treq':'required'"),
+	"ports[0].addr.treq: \"required\" asks for a secure channel (TLS), which rdma ports of this "
+	"target do not have; use \"not specified\" or \"not required\"")
+#define HOST_DHCHAP(d)                                    \
+	"{'hosts':[{'nqn':'h0'},{'nqn':'h1','dhchap':{" d \
+	"}}],'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(ANY, NS) "]}"
+ERROR_TEST(
+	dhchap_ctrl_key_without_a_host_key_is_refused,
+	HOST_DHCHAP(
+		"'key':'','ctrl_key':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'"),
+	"hosts[1].dhchap.ctrl_key: set without a host key: the host would connect without "
+	"authentication (set dhchap.key too)")
+ERROR_TEST(
+	dhchap_key_with_a_bad_crc_is_refused_without_showing_it,
+	HOST_DHCHAP("'key':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2m:'"),
+	"hosts[1].dhchap.key: the secret's CRC-32 does not match its key (mistyped or damaged secret)")
+ERROR_TEST(
+	dhchap_unknown_hash_is_refused, HOST_DHCHAP("'hash':'hmac(md5)'"),
+	"hosts[1].dhchap.hash: \"hmac(md5)\" is not \"hmac(sha256)\", \"hmac(sha384)\" or \"hmac(sha512)\"")
 ERROR_TEST(dhchap_unknown_dhgroup_is_refused, HOST_DHCHAP("'dhgroup':'ffdhe1024'"),
 	   "hosts[1].dhchap.dhgroup: \"ffdhe1024\" is not \"null\", \"ffdhe2048\", \"ffdhe3072\", "
 	   "\"ffdhe4096\", \"ffdhe6144\" or \"ffdhe8192\"")
@@ -874,14 +973,19 @@ ERROR_TEST(dhchap_unknown_dhgroup_is_refused, HOST_DHCHAP("'dhgroup':'ffdhe1024'
 static void dhchap_keys_load_as_nvmetcli_writes_them(void)
 {
 	struct nvmf_config cfg;
-	if (!expect_ok(HOST_DHCHAP("'key':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:',"
-				   "'ctrl_key':'DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:',"
-				   "'hash':'hmac(sha512)','dhgroup':'ffdhe4096'"), &cfg))
+	if (!expect_ok(
+		    HOST_DHCHAP(
+			    "'key':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:',"
+			    "'ctrl_key':'DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:',"
+			    "'hash':'hmac(sha512)','dhgroup':'ffdhe4096'"),
+		    &cfg))
 		return;
-	CU_ASSERT_EQUAL_FATAL(cfg.n_dhchap, 1);   /* h0 has none */
+	CU_ASSERT_EQUAL_FATAL(cfg.n_dhchap, 1); /* h0 has none */
 	CU_ASSERT_STRING_EQUAL(cfg.dhchap[0].hostnqn, "h1");
-	CU_ASSERT_STRING_EQUAL(cfg.dhchap[0].key, "DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:");
-	CU_ASSERT_STRING_EQUAL(cfg.dhchap[0].ctrl_key, "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:");
+	CU_ASSERT_STRING_EQUAL(cfg.dhchap[0].key,
+			       "DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:");
+	CU_ASSERT_STRING_EQUAL(cfg.dhchap[0].ctrl_key,
+			       "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:");
 	CU_ASSERT_STRING_EQUAL(cfg.dhchap[0].hash, "hmac(sha512)");
 	CU_ASSERT_STRING_EQUAL(cfg.dhchap[0].dhgroup, "ffdhe4096");
 	nvmf_config_free(&cfg);
@@ -890,29 +994,34 @@ static void dhchap_keys_load_as_nvmetcli_writes_them(void)
 ERROR_TEST(dhchap_key_of_wrong_type_is_refused, HOST_DHCHAP("'key':7"),
 	   "hosts[1].dhchap.key: expected a string, got 7")
 ERROR_TEST(dhchap_that_is_not_an_object_is_refused,
-	   "{'hosts':[{'nqn':'h1','dhchap':'x'}],'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(ANY, NS) "]}",
+	   "{'hosts':[{'nqn':'h1','dhchap':'x'}],'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(
+		   ANY, NS) "]}",
 	   "hosts[0].dhchap: expected an object, got \"x\"")
 /* A misspelt key in a security setting would pass for an absent one: refused. */
 ERROR_TEST(dhchap_unknown_key_is_refused,
 	   HOST_DHCHAP("'kye':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'"),
 	   "hosts[1].dhchap.kye: unknown key (known here: key, ctrl_key, hash, dhgroup): a security "
 	   "setting is never ignored")
-ERROR_TEST(host_entry_unknown_key_is_refused,
-	   "{'hosts':[{'nqn':'h1','dhchap_key':'x'}],'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(ANY, NS) "]}",
-	   "hosts[0].dhchap_key: unknown key (known here: nqn, dhchap): a security setting is never ignored")
+ERROR_TEST(
+	host_entry_unknown_key_is_refused,
+	"{'hosts':[{'nqn':'h1','dhchap_key':'x'}],'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(
+		ANY, NS) "]}",
+	"hosts[0].dhchap_key: unknown key (known here: nqn, dhchap): a security setting is never ignored")
 /* A secret in the wrong place is not printed either. */
-ERROR_TEST(secret_in_the_wrong_place_is_not_shown,
-	   "{'hosts':[{'nqn':'h1','dhchap':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'}],"
-	   "'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(ANY, NS) "]}",
-	   "hosts[0].dhchap: expected an object, got a DH-HMAC-CHAP secret (not shown)")
+ERROR_TEST(
+	secret_in_the_wrong_place_is_not_shown,
+	"{'hosts':[{'nqn':'h1','dhchap':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'}],"
+	"'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(ANY, NS) "]}",
+	"hosts[0].dhchap: expected an object, got a DH-HMAC-CHAP secret (not shown)")
 ERROR_TEST(secret_as_the_hash_is_not_shown,
 	   HOST_DHCHAP("'hash':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'"),
 	   "hosts[1].dhchap.hash: a DH-HMAC-CHAP secret (not shown) is not \"hmac(sha256)\", "
 	   "\"hmac(sha384)\" or \"hmac(sha512)\"")
-ERROR_TEST(secret_as_a_host_entry_is_not_shown,
-	   "{'hosts':['DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'],'ports':[" PORT_A(ADDR)
-	   "],'subsystems':[" SUB(ANY, NS) "]}",
-	   "hosts[0]: expected an object, got a DH-HMAC-CHAP secret (not shown)")
+ERROR_TEST(
+	secret_as_a_host_entry_is_not_shown,
+	"{'hosts':['DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'],'ports':[" PORT_A(
+		ADDR) "],'subsystems':[" SUB(ANY, NS) "]}",
+	"hosts[0]: expected an object, got a DH-HMAC-CHAP secret (not shown)")
 /* What config show prints in place of a secret does not load as one. */
 ERROR_TEST(secret_placeholder_of_config_show_is_refused, HOST_DHCHAP("'key':'(secret)'"),
 	   "hosts[1].dhchap.key: \"(secret)\" is the placeholder config show (config_get) prints; "
@@ -920,20 +1029,26 @@ ERROR_TEST(secret_placeholder_of_config_show_is_refused, HOST_DHCHAP("'key':'(se
 ERROR_TEST(portid_above_65535_is_refused, DOC("{'portid':65536,'addr':{" ADDR "}}", SUB(ANY, NS)),
 	   "ports[0].portid: 65536 is not a port ID (0-65535)")
 ERROR_TEST(duplicate_portid_is_refused,
-	   DOC(PORT_A(ADDR) ",{'portid':1,'addr':{'trtype':'rdma','traddr':'10.0.0.1'}}", SUB(ANY, NS)),
+	   DOC(PORT_A(ADDR) ",{'portid':1,'addr':{'trtype':'rdma','traddr':'10.0.0.1'}}",
+	       SUB(ANY, NS)),
 	   "ports[1].portid: duplicate port ID 1")
 ERROR_TEST(two_ports_on_the_same_address_are_refused,
-	   DOC(PORT_A(ADDR) ",{'portid':2,'addr':{'trtype':'rdma','traddr':'0.0.0.0'}}", SUB(ANY, NS)),
+	   DOC(PORT_A(ADDR) ",{'portid':2,'addr':{'trtype':'rdma','traddr':'0.0.0.0'}}",
+	       SUB(ANY, NS)),
 	   "ports[1].addr: 0.0.0.0:4420 overlaps ports[0] (0.0.0.0:4420)")
-ERROR_TEST(port_inside_a_wildcard_port_is_refused,
-	   DOC(PORT_A(ADDR) ",{'portid':2,'addr':{'trtype':'rdma','traddr':'10.0.0.1','trsvcid':'4420'}}", SUB(ANY, NS)),
-	   "ports[1].addr: 10.0.0.1:4420 overlaps ports[0] (0.0.0.0:4420)")
+ERROR_TEST(
+	port_inside_a_wildcard_port_is_refused,
+	DOC(PORT_A(ADDR) ",{'portid':2,'addr':{'trtype':'rdma','traddr':'10.0.0.1','trsvcid':'4420'}}",
+	    SUB(ANY, NS)),
+	"ports[1].addr: 10.0.0.1:4420 overlaps ports[0] (0.0.0.0:4420)")
 /* rdma_cm has its own port space: rdma and tcp on one address and port both listen. */
 static void rdma_and_tcp_ports_on_the_same_address_load(void)
 {
 	struct nvmf_config cfg;
-	if (!expect_ok(DOC(PORT_A(ADDR) ",{'portid':2,'addr':{'trtype':'tcp','traddr':'0.0.0.0','trsvcid':'4420'}}",
-			   SUB(ANY, NS)), &cfg))
+	if (!expect_ok(
+		    DOC(PORT_A(ADDR) ",{'portid':2,'addr':{'trtype':'tcp','traddr':'0.0.0.0','trsvcid':'4420'}}",
+			SUB(ANY, NS)),
+		    &cfg))
 		return;
 	CU_ASSERT_EQUAL(cfg.n_ports, 2);
 	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trtype, "rdma");
@@ -941,15 +1056,19 @@ static void rdma_and_tcp_ports_on_the_same_address_load(void)
 	CU_ASSERT_STRING_EQUAL(cfg.ports[0].trsvcid, cfg.ports[1].trsvcid);
 	nvmf_config_free(&cfg);
 }
-ERROR_TEST(inline_data_size_above_16384_is_refused, WITH_PARAM("'inline_data_size':'16385'"),
-	   "ports[0].param.inline_data_size: \"16385\" is not an inline data size (0-16384 on an rdma port, "
-	   "or -1 for the default 8192)")
-ERROR_TEST(max_queue_size_below_16_is_refused, WITH_PARAM("'max_queue_size':'8'"),
-	   "ports[0].param.max_queue_size: \"8\" is not a queue size (16-1024, or -1 for the default 128)")
-ERROR_TEST(max_queue_size_above_1024_is_refused, WITH_PARAM("'max_queue_size':2048"),
-	   "ports[0].param.max_queue_size: 2048 is not a queue size (16-1024, or -1 for the default 128)")
-ERROR_TEST(port_pi_enable_1_is_refused, WITH_PARAM("'pi_enable':'1'"),
-	   "ports[0].param.pi_enable: \"1\" is not supported (this target has no T10 protection information)")
+ERROR_TEST(
+	inline_data_size_above_16384_is_refused, WITH_PARAM("'inline_data_size':'16385'"),
+	"ports[0].param.inline_data_size: \"16385\" is not an inline data size (0-16384 on an rdma port, "
+	"or -1 for the default 8192)")
+ERROR_TEST(
+	max_queue_size_below_16_is_refused, WITH_PARAM("'max_queue_size':'8'"),
+	"ports[0].param.max_queue_size: \"8\" is not a queue size (16-1024, or -1 for the default 128)")
+ERROR_TEST(
+	max_queue_size_above_1024_is_refused, WITH_PARAM("'max_queue_size':2048"),
+	"ports[0].param.max_queue_size: 2048 is not a queue size (16-1024, or -1 for the default 128)")
+ERROR_TEST(
+	port_pi_enable_1_is_refused, WITH_PARAM("'pi_enable':'1'"),
+	"ports[0].param.pi_enable: \"1\" is not supported (this target has no T10 protection information)")
 ERROR_TEST(unknown_extension_key_on_a_port_is_refused,
 	   DOC("{'portid':1,'addr':{" ADDR "},'nvmf_mdts':8}", SUB(ANY, NS)),
 	   "ports[0].nvmf_mdts: unknown extension key (none is read here)")
@@ -958,7 +1077,8 @@ ERROR_TEST(unknown_extension_key_on_a_port_is_refused,
 
 ERROR_TEST(duplicate_host_nqn_is_refused, "{'hosts':[{'nqn':'h1'},{'nqn':'h1'}]}",
 	   "hosts[1].nqn: duplicate NQN \"h1\"")
-ERROR_TEST(host_without_an_nqn_is_refused, "{'hosts':[{}]}", "hosts[0].nqn: required key is missing")
+ERROR_TEST(host_without_an_nqn_is_refused, "{'hosts':[{}]}",
+	   "hosts[0].nqn: required key is missing")
 ERROR_TEST(discovery_nqn_with_a_space_is_refused, "{'discovery':{'nqn':'a b'}}",
 	   "discovery.nqn: \"a b\" is not an NQN (no spaces or control characters)")
 ERROR_TEST(mdts_above_10_is_refused, "{'nvmf_target':{'mdts':11}}",
@@ -975,26 +1095,30 @@ ERROR_TEST(srq_as_a_string_names_the_expected_type, "{'nvmf_target':{'srq':'no'}
 	   "nvmf_target.srq: expected 0 or 1 (or true/false), got \"no\"")
 ERROR_TEST(numa_node_below_minus_1_is_refused, "{'nvmf_target':{'numa_node':-2}}",
 	   "nvmf_target.numa_node: -2 is not a NUMA node (-1 for the RDMA device's node, or 0-1023)")
-ERROR_TEST(unknown_nvmf_target_key_is_refused, "{'nvmf_target':{'poll_us':1}}",
-	   "nvmf_target.poll_us: unknown key (known: mdts, threads, buffers_small, buffers_large, "
-	   "hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, discovery_log, discovery_kato, "
-	   "resv_state, log_level)")
+ERROR_TEST(
+	unknown_nvmf_target_key_is_refused, "{'nvmf_target':{'poll_us':1}}",
+	"nvmf_target.poll_us: unknown key (known: mdts, threads, buffers_small, buffers_large, "
+	"hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, discovery_log, discovery_kato, "
+	"resv_state, log_level)")
 ERROR_TEST(relative_rpc_socket_is_refused, "{'nvmf_target':{'rpc_socket':'run/t.sock'}}",
 	   "nvmf_target.rpc_socket: \"run/t.sock\" is not an absolute path")
-ERROR_TEST(rpc_socket_longer_than_a_socket_address_is_refused,
-	   "{'nvmf_target':{'rpc_socket':'/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'}}",
-	   "nvmf_target.rpc_socket: path of 110 bytes is too long for a Unix socket (at most 107)")
+ERROR_TEST(
+	rpc_socket_longer_than_a_socket_address_is_refused,
+	"{'nvmf_target':{'rpc_socket':'/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'}}",
+	"nvmf_target.rpc_socket: path of 110 bytes is too long for a Unix socket (at most 107)")
 
 /* "" turns the socket off; a path is kept; absent leaves the default to the daemon. */
 static void rpc_socket_is_a_path_or_empty_for_none(void)
 {
 	struct nvmf_config cfg;
 	char err[256];
-	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'rpc_socket':''}}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'rpc_socket':''}}", &cfg, err, sizeof(err)),
+			      0);
 	CU_ASSERT_TRUE(cfg.target.rpc_socket_set);
 	CU_ASSERT_STRING_EQUAL(cfg.target.rpc_socket, "");
 	nvmf_config_free(&cfg);
-	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'rpc_socket':'/run/a.sock'}}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		parse("{'nvmf_target':{'rpc_socket':'/run/a.sock'}}", &cfg, err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(cfg.target.rpc_socket, "/run/a.sock");
 	nvmf_config_free(&cfg);
 	CU_ASSERT_EQUAL_FATAL(parse("{}", &cfg, err, sizeof(err)), 0);
@@ -1008,7 +1132,8 @@ static void resv_enable_loads_and_is_off_by_default(void)
 	struct nvmf_config cfg;
 	if (!expect_ok(WITH_NS("{'nsid':1,'device':{'path':'/tmp/x'},'resv':{'enable':'1'}},"
 			       "{'nsid':2,'device':{'path':'/tmp/y'},'resv':{'enable':'0'}},"
-			       "{'nsid':3,'device':{'path':'/tmp/z'}}"), &cfg))
+			       "{'nsid':3,'device':{'path':'/tmp/z'}}"),
+		       &cfg))
 		return;
 	CU_ASSERT_TRUE(cfg.subsystems[0].ns[0].resv_enable);
 	CU_ASSERT_FALSE(cfg.subsystems[0].ns[1].resv_enable);
@@ -1022,10 +1147,11 @@ ERROR_TEST(resv_enable_other_than_0_or_1_is_refused,
 ERROR_TEST(resv_that_is_not_an_object_is_refused,
 	   WITH_NS("{'nsid':1,'device':{'path':'/tmp/x'},'resv':'1'}"),
 	   "subsystems[0].namespaces[0].resv: expected an object, got \"1\"")
-ERROR_TEST(unknown_key_in_resv_is_refused_not_ignored,
-	   WITH_NS("{'nsid':1,'device':{'path':'/tmp/x'},'resv':{'enable':'1','ptpl':'1'}}"),
-	   "subsystems[0].namespaces[0].resv.ptpl: unknown key (known here: enable): a security setting "
-	   "is never ignored")
+ERROR_TEST(
+	unknown_key_in_resv_is_refused_not_ignored,
+	WITH_NS("{'nsid':1,'device':{'path':'/tmp/x'},'resv':{'enable':'1','ptpl':'1'}}"),
+	"subsystems[0].namespaces[0].resv.ptpl: unknown key (known here: enable): a security setting "
+	"is never ignored")
 ERROR_TEST(relative_resv_state_is_refused, "{'nvmf_target':{'resv_state':'state.json'}}",
 	   "nvmf_target.resv_state: \"state.json\" is not an absolute path")
 
@@ -1034,11 +1160,14 @@ static void resv_state_is_a_path_or_empty_for_none(void)
 {
 	struct nvmf_config cfg;
 	char err[256];
-	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'resv_state':''}}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'resv_state':''}}", &cfg, err, sizeof(err)),
+			      0);
 	CU_ASSERT_TRUE(cfg.target.resv_state_set);
 	CU_ASSERT_STRING_EQUAL(cfg.target.resv_state, "");
 	nvmf_config_free(&cfg);
-	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'resv_state':'/var/lib/r.json'}}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'resv_state':'/var/lib/r.json'}}", &cfg, err,
+				    sizeof(err)),
+			      0);
 	CU_ASSERT_STRING_EQUAL(cfg.target.resv_state, "/var/lib/r.json");
 	nvmf_config_free(&cfg);
 	CU_ASSERT_EQUAL_FATAL(parse("{}", &cfg, err, sizeof(err)), 0);
@@ -1062,8 +1191,9 @@ static void json_wipe_makes_jansson_zero_what_it_frees(void)
 	json_get_alloc_funcs(&m, &f);
 	CU_ASSERT_TRUE(m == malloc);
 	CU_ASSERT_TRUE(f != free);
-	json_t *j = json_loads("{\"key\": \"DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:\"}",
-			       0, NULL);
+	json_t *j = json_loads(
+		"{\"key\": \"DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:\"}", 0,
+		NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
 	CU_ASSERT_EQUAL(json_string_length(json_object_get(j, "key")), 59);
 	json_decref(j);
@@ -1071,30 +1201,45 @@ static void json_wipe_makes_jansson_zero_what_it_frees(void)
 }
 
 const struct unit_test config_tests[] = {
-	{"json_wipe_makes_jansson_zero_what_it_frees", json_wipe_makes_jansson_zero_what_it_frees},
+	{ "json_wipe_makes_jansson_zero_what_it_frees",
+	  json_wipe_makes_jansson_zero_what_it_frees },
 	{ "nvmetcli_rdma_json_loads_unchanged", nvmetcli_rdma_json_loads_unchanged },
 	{ "nvmetcli_tcp_json_loads_with_its_tcp_port", nvmetcli_tcp_json_loads_with_its_tcp_port },
-	{ "nvmetcli_fc_json_is_refused_for_its_trtype", nvmetcli_fc_json_is_refused_for_its_trtype },
-	{ "nvmetcli_loop_json_is_refused_for_its_trtype", nvmetcli_loop_json_is_refused_for_its_trtype },
-	{ "nvmetcli_tcp_json_attributes_load_when_trtype_is_rdma", nvmetcli_tcp_json_attributes_load_when_trtype_is_rdma },
-	{ "example_file_json_loads_as_a_created_1gib_file", example_file_json_loads_as_a_created_1gib_file },
-	{ "example_ram_json_loads_a_ram_and_a_null_namespace", example_ram_json_loads_a_ram_and_a_null_namespace },
-	{ "example_two_subsystems_json_exposes_both_on_one_port", example_two_subsystems_json_exposes_both_on_one_port },
+	{ "nvmetcli_fc_json_is_refused_for_its_trtype",
+	  nvmetcli_fc_json_is_refused_for_its_trtype },
+	{ "nvmetcli_loop_json_is_refused_for_its_trtype",
+	  nvmetcli_loop_json_is_refused_for_its_trtype },
+	{ "nvmetcli_tcp_json_attributes_load_when_trtype_is_rdma",
+	  nvmetcli_tcp_json_attributes_load_when_trtype_is_rdma },
+	{ "example_file_json_loads_as_a_created_1gib_file",
+	  example_file_json_loads_as_a_created_1gib_file },
+	{ "example_ram_json_loads_a_ram_and_a_null_namespace",
+	  example_ram_json_loads_a_ram_and_a_null_namespace },
+	{ "example_two_subsystems_json_exposes_both_on_one_port",
+	  example_two_subsystems_json_exposes_both_on_one_port },
 	{ "example_tcp_json_is_a_tcp_port_on_loopback_with_a_ram_namespace",
 	  example_tcp_json_is_a_tcp_port_on_loopback_with_a_ram_namespace },
-	{ "minimal_config_gets_the_documented_defaults", minimal_config_gets_the_documented_defaults },
-	{ "empty_adrfam_is_inferred_from_an_ipv6_traddr", empty_adrfam_is_inferred_from_an_ipv6_traddr },
+	{ "minimal_config_gets_the_documented_defaults",
+	  minimal_config_gets_the_documented_defaults },
+	{ "empty_adrfam_is_inferred_from_an_ipv6_traddr",
+	  empty_adrfam_is_inferred_from_an_ipv6_traddr },
 	{ "json_numbers_and_booleans_are_accepted_where_nvmetcli_writes_strings",
 	  json_numbers_and_booleans_are_accepted_where_nvmetcli_writes_strings },
 	{ "unused_nvmetcli_keys_are_ignored", unused_nvmetcli_keys_are_ignored },
 	{ "subsystem_closed_to_all_hosts_is_legal", subsystem_closed_to_all_hosts_is_legal },
-	{ "sizes_take_binary_suffixes_and_plain_integers", sizes_take_binary_suffixes_and_plain_integers },
+	{ "sizes_take_binary_suffixes_and_plain_integers",
+	  sizes_take_binary_suffixes_and_plain_integers },
 	{ "identifiers_parse_in_all_accepted_forms", identifiers_parse_in_all_accepted_forms },
-	{ "version_strings_pack_major_minor_and_tertiary", version_strings_pack_major_minor_and_tertiary },
-	{ "nvmf_create_without_a_backend_means_a_file", nvmf_create_without_a_backend_means_a_file },
+	{ "version_strings_pack_major_minor_and_tertiary",
+	  version_strings_pack_major_minor_and_tertiary },
+	{ "nvmf_create_without_a_backend_means_a_file",
+	  nvmf_create_without_a_backend_means_a_file },
 	{ "same_nsid_in_two_subsystems_is_fine", same_nsid_in_two_subsystems_is_fine },
 	{ "disabled_namespace_may_have_an_empty_path", disabled_namespace_may_have_an_empty_path },
-#define T(name) { #name, name }
+#define T(name)             \
+	{                   \
+#name, name \
+	}
 	T(json_syntax_error_names_line_and_column),
 	T(relative_rpc_socket_is_refused),
 	T(rpc_socket_longer_than_a_socket_address_is_refused),

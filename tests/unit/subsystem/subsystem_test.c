@@ -109,9 +109,12 @@ static void port_address_for_messages_brackets_ipv6(void)
 }
 
 const struct unit_test subsystem_model_tests[] = {
-	{"port_queue_size_minus_one_means_default_and_is_clamped", port_queue_size_minus_one_means_default_and_is_clamped},
-	{"port_inline_size_minus_one_means_default_and_zero_means_none", port_inline_size_minus_one_means_default_and_zero_means_none},
-	{"port_limits_take_the_largest_qid_max_of_exposed_subsystems", port_limits_take_the_largest_qid_max_of_exposed_subsystems},
-	{"port_address_for_messages_brackets_ipv6", port_address_for_messages_brackets_ipv6},
-	{NULL, NULL},
+	{ "port_queue_size_minus_one_means_default_and_is_clamped",
+	  port_queue_size_minus_one_means_default_and_is_clamped },
+	{ "port_inline_size_minus_one_means_default_and_zero_means_none",
+	  port_inline_size_minus_one_means_default_and_zero_means_none },
+	{ "port_limits_take_the_largest_qid_max_of_exposed_subsystems",
+	  port_limits_take_the_largest_qid_max_of_exposed_subsystems },
+	{ "port_address_for_messages_brackets_ipv6", port_address_for_messages_brackets_ipv6 },
+	{ NULL, NULL },
 };

@@ -6,7 +6,7 @@
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
 
-#define GEN(sc) (nvme_status(NVME_SCT_GENERIC, (sc)) | NVME_SC_DNR)
+#define GEN(sc)   (nvme_status(NVME_SCT_GENERIC, (sc)) | NVME_SC_DNR)
 #define CSPEC(sc) (nvme_status(NVME_SCT_CMD_SPECIFIC, (sc)) | NVME_SC_DNR)
 
 static struct fx F;
@@ -17,7 +17,10 @@ static void setup(void)
 	CU_ASSERT_FATAL(fx_connect_admin(&F) == 0);
 }
 
-static struct nvmf_tgt_ctrl *ctrl(void) { return fx_ctrl(&F); }
+static struct nvmf_tgt_ctrl *ctrl(void)
+{
+	return fx_ctrl(&F);
+}
 
 static struct nvme_sqe mk(uint8_t opc, uint32_t nsid, uint32_t c10, uint32_t c11)
 {
@@ -38,14 +41,15 @@ static int cmd(struct nvme_sqe c, void *buf, uint32_t len, struct nvme_cqe *cqe)
 
 static int identify(uint8_t cns, uint32_t nsid, void *buf)
 {
-	memset(buf, 0xff, NVME_IDENTIFY_DATA_SIZE);   /* so "all zero" means written */
+	memset(buf, 0xff, NVME_IDENTIFY_DATA_SIZE); /* so "all zero" means written */
 	return cmd(mk(nvme_admin_identify, nsid, cns, 0), buf, NVME_IDENTIFY_DATA_SIZE, NULL);
 }
 
 static int get_log(uint8_t lid, uint32_t nsid, uint64_t off, void *buf, uint32_t len)
 {
 	uint32_t numd = len / 4 - 1;
-	struct nvme_sqe c = mk(nvme_admin_get_log_page, nsid, lid | (numd & 0xffff) << 16, numd >> 16);
+	struct nvme_sqe c =
+		mk(nvme_admin_get_log_page, nsid, lid | (numd & 0xffff) << 16, numd >> 16);
 	c.cdw12 = htole32((uint32_t)off);
 	c.cdw13 = htole32((uint32_t)(off >> 32));
 	memset(buf, 0xff, len);
@@ -107,9 +111,9 @@ static void identify_controller_has_the_fields_the_linux_host_checks(void)
 	CU_ASSERT_EQUAL(id.cqes, 0x44);
 	CU_ASSERT_EQUAL(le16toh(id.maxcmd), 128);
 	CU_ASSERT_EQUAL(le32toh(id.nn), NVMF_MAX_NSID);
-	CU_ASSERT_EQUAL(le16toh(id.oncs), NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM |
-			NVME_CTRL_ONCS_WRITE_ZEROES);
-	CU_ASSERT_EQUAL(id.vwc, 0);                 /* RAM namespaces have no cache */
+	CU_ASSERT_EQUAL(le16toh(id.oncs),
+			NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES);
+	CU_ASSERT_EQUAL(id.vwc, 0); /* RAM namespaces have no cache */
 	CU_ASSERT_EQUAL(id.mdts, 8);
 	CU_ASSERT_EQUAL(id.aerl, NVMF_AERL);
 	CU_ASSERT_EQUAL(id.elpe, NVMF_ERROR_LOG_ENTRIES - 1);
@@ -120,7 +124,7 @@ static void identify_controller_has_the_fields_the_linux_host_checks(void)
 	CU_ASSERT_EQUAL(id.acl, 3);
 	CU_ASSERT_EQUAL(le32toh(id.ver), ctrl()->subsys->vs);
 	CU_ASSERT_EQUAL(memcmp(id.mn, "nvmf-rdma", 9), 0);
-	CU_ASSERT_EQUAL(id.mn[39], ' ');            /* space padded, not NUL */
+	CU_ASSERT_EQUAL(id.mn[39], ' '); /* space padded, not NUL */
 	CU_ASSERT_EQUAL(memcmp(id.fr, "0.1     ", 8), 0);
 	fx_teardown(&F);
 }
@@ -189,8 +193,10 @@ static void identify_namespace_with_invalid_nsid_returns_invalid_ns(void)
 	setup();
 	struct nvme_id_ns id;
 	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_NS, 0, &id), GEN(NVME_SC_INVALID_NS));
-	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_NS, NVMF_MAX_NSID + 1, &id), GEN(NVME_SC_INVALID_NS));
-	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_NS, NVME_NSID_ALL, &id), GEN(NVME_SC_INVALID_NS));
+	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_NS, NVMF_MAX_NSID + 1, &id),
+			GEN(NVME_SC_INVALID_NS));
+	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_NS, NVME_NSID_ALL, &id),
+			GEN(NVME_SC_INVALID_NS));
 	fx_teardown(&F);
 }
 
@@ -223,7 +229,7 @@ static void namespace_descriptors_list_eui64_nguid_uuid_and_csi(void)
 	for (int i = 0; i < 8; i++)
 		ns->eui64[i] = (uint8_t)(0x40 + i);
 	ns->has_nguid = ns->has_eui64 = true;
-	CU_ASSERT_FATAL(ns->has_uuid);              /* tgt.c always derives one */
+	CU_ASSERT_FATAL(ns->has_uuid); /* tgt.c always derives one */
 	uint8_t b[4096];
 	CU_ASSERT_EQUAL_FATAL(identify(NVME_IDENTIFY_CNS_NS_DESC_LIST, 1, b), 0);
 	/* EUI64 @0 (4+8), NGUID @12 (4+16), UUID @32 (4+16), CSI @52 (4+1). */
@@ -259,11 +265,11 @@ static void identify_cs_independent_namespace_reports_ready_shared_and_its_group
 	setup();
 	struct nvme_id_independent_id_ns id;
 	CU_ASSERT_EQUAL_FATAL(identify(NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, 2, &id), 0);
-	CU_ASSERT_EQUAL(id.nstat, 1);                        /* NRDY */
+	CU_ASSERT_EQUAL(id.nstat, 1); /* NRDY */
 	CU_ASSERT_EQUAL(id.nmic, NVME_NS_NMIC_SHARED);
 	CU_ASSERT_EQUAL(le32toh(id.anagrpid), 1);
 	CU_ASSERT_EQUAL(id.rescap, 0);
-	CU_ASSERT_EQUAL(id.nsfeat, 1u << 5);                 /* VWCNP */
+	CU_ASSERT_EQUAL(id.nsfeat, 1u << 5); /* VWCNP */
 	CU_ASSERT_EQUAL(id.nsattr, 0);
 	CU_ASSERT(all_zero(id.rsvd15, sizeof(id.rsvd15)));
 	fx_teardown(&F);
@@ -275,8 +281,10 @@ static void identify_cs_independent_namespace_of_no_namespace_returns_invalid_ns
 {
 	setup();
 	uint8_t buf[NVME_IDENTIFY_DATA_SIZE];
-	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, 3, buf), GEN(NVME_SC_INVALID_NS));
-	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, 0, buf), GEN(NVME_SC_INVALID_NS));
+	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, 3, buf),
+			GEN(NVME_SC_INVALID_NS));
+	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, 0, buf),
+			GEN(NVME_SC_INVALID_NS));
 	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, NVME_NSID_ALL, buf),
 			GEN(NVME_SC_INVALID_NS));
 	fx_teardown(&F);
@@ -295,7 +303,8 @@ static void identify_with_short_sgl_returns_sgl_length_invalid(void)
 {
 	setup();
 	uint8_t b[512];
-	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_identify, 0, NVME_IDENTIFY_CNS_CTRL, 0), b, sizeof(b), NULL),
+	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_identify, 0, NVME_IDENTIFY_CNS_CTRL, 0), b, sizeof(b),
+			    NULL),
 			GEN(NVME_SC_SGL_INVALID_DATA));
 	fx_teardown(&F);
 }
@@ -368,7 +377,8 @@ static void smart_log_for_one_namespace_returns_invalid_field(void)
 {
 	setup();
 	struct nvme_smart_log s;
-	CU_ASSERT_EQUAL(get_log(NVME_LOG_LID_SMART, 1, 0, &s, sizeof(s)), GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(get_log(NVME_LOG_LID_SMART, 1, 0, &s, sizeof(s)),
+			GEN(NVME_SC_INVALID_FIELD));
 	fx_teardown(&F);
 }
 
@@ -392,13 +402,16 @@ static void effects_log_marks_implemented_commands(void)
 	CU_ASSERT_EQUAL(le32toh(l->acs[nvme_admin_keep_alive]), NVME_CMD_EFFECTS_CSUPP);
 	CU_ASSERT_EQUAL(le32toh(l->acs[nvme_admin_ns_mgmt]), 0);
 	CU_ASSERT_EQUAL(le32toh(l->iocs[nvme_cmd_read]), NVME_CMD_EFFECTS_CSUPP);
-	CU_ASSERT_EQUAL(le32toh(l->iocs[nvme_cmd_write]), NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
-	CU_ASSERT_EQUAL(le32toh(l->iocs[nvme_cmd_write_zeroes]), NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
+	CU_ASSERT_EQUAL(le32toh(l->iocs[nvme_cmd_write]),
+			NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
+	CU_ASSERT_EQUAL(le32toh(l->iocs[nvme_cmd_write_zeroes]),
+			NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
 	CU_ASSERT_EQUAL(le32toh(l->iocs[nvme_cmd_verify]), 0);
 	/* The I/O part alone, from its offset. */
 	__le32 io[4];
 	CU_ASSERT_EQUAL(get_log(NVME_LOG_LID_CMD_EFFECTS, 0, 1024, io, sizeof(io)), 0);
-	CU_ASSERT_EQUAL(le32toh(io[nvme_cmd_write]), NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
+	CU_ASSERT_EQUAL(le32toh(io[nvme_cmd_write]),
+			NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
 	CU_ASSERT_EQUAL(le32toh(io[3]), 0);
 	free(l);
 	fx_teardown(&F);
@@ -447,7 +460,8 @@ static void unknown_log_page_returns_invalid_log_page(void)
 	setup();
 	uint8_t b[16];
 	CU_ASSERT_EQUAL(get_log(0x42, 0, 0, b, sizeof(b)), CSPEC(NVME_SC_INVALID_LOG_PAGE));
-	CU_ASSERT_EQUAL(get_log(NVME_LOG_LID_DISCOVER, 0, 0, b, sizeof(b)), CSPEC(NVME_SC_INVALID_LOG_PAGE));
+	CU_ASSERT_EQUAL(get_log(NVME_LOG_LID_DISCOVER, 0, 0, b, sizeof(b)),
+			CSPEC(NVME_SC_INVALID_LOG_PAGE));
 	fx_teardown(&F);
 }
 
@@ -458,7 +472,7 @@ static void number_of_queues_grant_is_capped_by_qid_max(void)
 	setup();
 	uint32_t dw0 = 0;
 	CU_ASSERT_EQUAL(set_feat(NVME_FEAT_FID_NUM_QUEUES, 63 | 63u << 16, &dw0), 0);
-	CU_ASSERT_EQUAL(dw0, 3 | 3u << 16);          /* fixture qid_max 4 */
+	CU_ASSERT_EQUAL(dw0, 3 | 3u << 16); /* fixture qid_max 4 */
 	CU_ASSERT_EQUAL(ctrl()->nr_io_queues, 4);
 	CU_ASSERT_EQUAL(get_feat(NVME_FEAT_FID_NUM_QUEUES, 0, &dw0), 0);
 	CU_ASSERT_EQUAL(dw0, 3 | 3u << 16);
@@ -473,8 +487,10 @@ static void number_of_queues_grant_is_capped_by_qid_max(void)
 static void number_of_queues_ffff_returns_invalid_field(void)
 {
 	setup();
-	CU_ASSERT_EQUAL(set_feat(NVME_FEAT_FID_NUM_QUEUES, 0xffff, NULL), GEN(NVME_SC_INVALID_FIELD));
-	CU_ASSERT_EQUAL(set_feat(NVME_FEAT_FID_NUM_QUEUES, 0xffffu << 16, NULL), GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(set_feat(NVME_FEAT_FID_NUM_QUEUES, 0xffff, NULL),
+			GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(set_feat(NVME_FEAT_FID_NUM_QUEUES, 0xffffu << 16, NULL),
+			GEN(NVME_SC_INVALID_FIELD));
 	fx_teardown(&F);
 }
 
@@ -483,8 +499,8 @@ static void number_of_queues_after_an_io_queue_exists_returns_cmd_seq_error(void
 	setup();
 	struct fxq io;
 	fx_queue_init(&F, &io);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&io, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
-					 NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&io, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, NULL), 0);
 	CU_ASSERT_EQUAL(set_feat(NVME_FEAT_FID_NUM_QUEUES, 0, NULL), GEN(NVME_SC_CMD_SEQ_ERROR));
 	fx_disconnect(&io);
 	fx_teardown(&F);
@@ -508,7 +524,8 @@ static void async_event_config_round_trips_and_rejects_unsupported_bits(void)
 	CU_ASSERT_EQUAL(set_feat(NVME_FEAT_FID_ASYNC_EVENT, 1u << 8, NULL), 0);
 	CU_ASSERT_EQUAL(get_feat(NVME_FEAT_FID_ASYNC_EVENT, 0, &dw0), 0);
 	CU_ASSERT_EQUAL(dw0, 1u << 8);
-	CU_ASSERT_EQUAL(set_feat(NVME_FEAT_FID_ASYNC_EVENT, 1u << 9, NULL), GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(set_feat(NVME_FEAT_FID_ASYNC_EVENT, 1u << 9, NULL),
+			GEN(NVME_SC_INVALID_FIELD));
 	CU_ASSERT_EQUAL(ctrl()->aen_cfg, 1u << 8);
 	fx_teardown(&F);
 }
@@ -534,12 +551,15 @@ static void host_identifier_reads_the_connect_hostid_and_cannot_be_set(void)
 	setup();
 	uint8_t hid[16];
 	memset(hid, 0, sizeof(hid));
-	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_get_features, 0, NVME_FEAT_FID_HOST_ID, 1), hid, 16, NULL), 0);
+	CU_ASSERT_EQUAL(
+		cmd(mk(nvme_admin_get_features, 0, NVME_FEAT_FID_HOST_ID, 1), hid, 16, NULL), 0);
 	for (int i = 0; i < 16; i++)
-		CU_ASSERT_EQUAL(hid[i], 0xa0 + i);       /* what fx_connect sends */
-	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_get_features, 0, NVME_FEAT_FID_HOST_ID, 0), hid, 16, NULL),
-			GEN(NVME_SC_INVALID_FIELD));     /* EXHID clear: 64-bit ID unsupported */
-	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_set_features, 0, NVME_FEAT_FID_HOST_ID, 1), hid, 16, NULL),
+		CU_ASSERT_EQUAL(hid[i], 0xa0 + i); /* what fx_connect sends */
+	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_get_features, 0, NVME_FEAT_FID_HOST_ID, 0), hid, 16,
+			    NULL),
+			GEN(NVME_SC_INVALID_FIELD)); /* EXHID clear: 64-bit ID unsupported */
+	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_set_features, 0, NVME_FEAT_FID_HOST_ID, 1), hid, 16,
+			    NULL),
 			GEN(NVME_SC_CMD_SEQ_ERROR));
 	fx_teardown(&F);
 }
@@ -566,7 +586,8 @@ static void get_features_select_supported_reports_changeable(void)
 	uint32_t dw0 = 0;
 	CU_ASSERT_EQUAL(get_feat(NVME_FEAT_FID_KATO | 3u << 8, 0, &dw0), 0);
 	CU_ASSERT_EQUAL(dw0, 1u << 2);
-	CU_ASSERT_EQUAL(get_feat(NVME_FEAT_FID_KATO | 4u << 8, 0, NULL), GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(get_feat(NVME_FEAT_FID_KATO | 4u << 8, 0, NULL),
+			GEN(NVME_SC_INVALID_FIELD));
 	fx_teardown(&F);
 }
 
@@ -576,21 +597,26 @@ static void unknown_admin_opcode_returns_invalid_opcode_with_dnr(void)
 {
 	setup();
 	struct nvme_cqe cqe;
-	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_ns_mgmt, 0, 0, 0), NULL, 0, &cqe), GEN(NVME_SC_INVALID_OPCODE));
-	CU_ASSERT(le16toh(cqe.status) & 0x8000);    /* DNR on the wire: status bit 15 */
-	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_format_nvm, 1, 0, 0), NULL, 0, NULL), GEN(NVME_SC_INVALID_OPCODE));
-	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_create_sq, 0, 0, 0), NULL, 0, NULL), GEN(NVME_SC_INVALID_OPCODE));
+	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_ns_mgmt, 0, 0, 0), NULL, 0, &cqe),
+			GEN(NVME_SC_INVALID_OPCODE));
+	CU_ASSERT(le16toh(cqe.status) & 0x8000); /* DNR on the wire: status bit 15 */
+	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_format_nvm, 1, 0, 0), NULL, 0, NULL),
+			GEN(NVME_SC_INVALID_OPCODE));
+	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_create_sq, 0, 0, 0), NULL, 0, NULL),
+			GEN(NVME_SC_INVALID_OPCODE));
 	fx_teardown(&F);
 }
 
 static void admin_command_before_cc_enable_returns_cmd_seq_error(void)
 {
 	CU_ASSERT_FATAL(fx_setup(&F) == 0);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff,
-					 5000, &F.cntlid, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000,
+					 &F.cntlid, NULL),
+			      0);
 	uint8_t b[4096];
 	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CTRL, 0, b), GEN(NVME_SC_CMD_SEQ_ERROR));
-	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_keep_alive, 0, 0, 0), NULL, 0, NULL), GEN(NVME_SC_CMD_SEQ_ERROR));
+	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_keep_alive, 0, 0, 0), NULL, 0, NULL),
+			GEN(NVME_SC_CMD_SEQ_ERROR));
 	fx_teardown(&F);
 }
 
@@ -616,7 +642,8 @@ static void keep_alive_with_timer_disabled_returns_kat_invalid(void)
 {
 	setup();
 	CU_ASSERT_EQUAL(set_feat(NVME_FEAT_FID_KATO, 0, NULL), 0);
-	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_keep_alive, 0, 0, 0), NULL, 0, NULL), GEN(NVME_SC_KAT_INVALID));
+	CU_ASSERT_EQUAL(cmd(mk(nvme_admin_keep_alive, 0, 0, 0), NULL, 0, NULL),
+			GEN(NVME_SC_KAT_INVALID));
 	fx_teardown(&F);
 }
 
@@ -636,8 +663,9 @@ static void aer_stays_parked_until_a_namespace_changes(void)
 	nvmf_tgt_ctrl_notify_ns_changed(ctrl(), 1);
 	CU_ASSERT_FALSE(fx_done(&a2));
 	__le32 list[1024];
-	CU_ASSERT_EQUAL_FATAL(get_log(NVME_LOG_LID_CHANGED_NS, NVME_NSID_ALL, 0, list, sizeof(list)), 0);
-	CU_ASSERT_EQUAL(le32toh(list[0]), 1);        /* ascending */
+	CU_ASSERT_EQUAL_FATAL(
+		get_log(NVME_LOG_LID_CHANGED_NS, NVME_NSID_ALL, 0, list, sizeof(list)), 0);
+	CU_ASSERT_EQUAL(le32toh(list[0]), 1); /* ascending */
 	CU_ASSERT_EQUAL(le32toh(list[1]), 2);
 	CU_ASSERT(all_zero(list + 2, sizeof(list) - 8));
 	/* Reading cleared the list and re-armed the notice. */
@@ -656,7 +684,7 @@ static void namespace_change_with_notices_disabled_completes_no_aer(void)
 	submit_aer(&a);
 	nvmf_tgt_ctrl_notify_ns_changed(ctrl(), 1);
 	CU_ASSERT_FALSE(fx_done(&a));
-	CU_ASSERT_EQUAL(ctrl()->nr_changed_ns, 1);   /* the log still records it */
+	CU_ASSERT_EQUAL(ctrl()->nr_changed_ns, 1); /* the log still records it */
 	fx_teardown(&F);
 }
 
@@ -665,7 +693,8 @@ static void changed_namespace_log_with_rae_keeps_the_list(void)
 	setup();
 	nvmf_tgt_ctrl_notify_ns_changed(ctrl(), 2);
 	__le32 list[4];
-	struct nvme_sqe c = mk(nvme_admin_get_log_page, 0, NVME_LOG_LID_CHANGED_NS | 1u << 15 | 3u << 16, 0);
+	struct nvme_sqe c =
+		mk(nvme_admin_get_log_page, 0, NVME_LOG_LID_CHANGED_NS | 1u << 15 | 3u << 16, 0);
 	CU_ASSERT_EQUAL(cmd(c, list, sizeof(list), NULL), 0);
 	CU_ASSERT_EQUAL(le32toh(list[0]), 2);
 	CU_ASSERT_EQUAL(ctrl()->nr_changed_ns, 1);
@@ -698,58 +727,92 @@ static void fifth_aer_returns_async_limit_and_fail_aers_aborts_the_rest(void)
 	nvmf_tgt_ctrl_fail_aers(ctrl(), nvme_status(NVME_SCT_GENERIC, NVME_SC_ABORT_REQ));
 	for (int i = 0; i <= NVMF_AERL; i++) {
 		CU_ASSERT_TRUE(fx_done(&a[i]));
-		CU_ASSERT_EQUAL(le16toh(a[i].cqe.status) >> 1, nvme_status(NVME_SCT_GENERIC, NVME_SC_ABORT_REQ));
+		CU_ASSERT_EQUAL(le16toh(a[i].cqe.status) >> 1,
+				nvme_status(NVME_SCT_GENERIC, NVME_SC_ABORT_REQ));
 	}
 	CU_ASSERT_EQUAL(ctrl()->nr_aer, 0);
 	fx_teardown(&F);
 }
 
 const struct unit_test admin_cmd_tests[] = {
-	{"identify_controller_has_the_fields_the_linux_host_checks", identify_controller_has_the_fields_the_linux_host_checks},
-	{"identify_controller_reports_vwc_when_a_backend_has_a_cache", identify_controller_reports_vwc_when_a_backend_has_a_cache},
-	{"identify_namespace_reports_size_and_its_block_format", identify_namespace_reports_size_and_its_block_format},
-	{"identify_namespace_copies_nguid_and_eui64", identify_namespace_copies_nguid_and_eui64},
-	{"identify_inactive_namespace_returns_zeroes", identify_inactive_namespace_returns_zeroes},
-	{"identify_namespace_with_invalid_nsid_returns_invalid_ns", identify_namespace_with_invalid_nsid_returns_invalid_ns},
-	{"active_namespace_list_starts_after_the_given_nsid", active_namespace_list_starts_after_the_given_nsid},
-	{"namespace_descriptors_list_eui64_nguid_uuid_and_csi", namespace_descriptors_list_eui64_nguid_uuid_and_csi},
-	{"namespace_descriptors_of_inactive_nsid_return_invalid_ns", namespace_descriptors_of_inactive_nsid_return_invalid_ns},
-	{"identify_cs_independent_namespace_reports_ready_shared_and_its_group",
-	 identify_cs_independent_namespace_reports_ready_shared_and_its_group},
-	{"identify_cs_independent_namespace_of_no_namespace_returns_invalid_ns",
-	 identify_cs_independent_namespace_of_no_namespace_returns_invalid_ns},
-	{"identify_with_unknown_cns_returns_invalid_field", identify_with_unknown_cns_returns_invalid_field},
-	{"identify_with_short_sgl_returns_sgl_length_invalid", identify_with_short_sgl_returns_sgl_length_invalid},
-	{"error_log_lists_failed_commands_newest_first", error_log_lists_failed_commands_newest_first},
-	{"error_log_keeps_the_newest_64_after_wrapping", error_log_keeps_the_newest_64_after_wrapping},
-	{"smart_log_reports_controller_counters", smart_log_reports_controller_counters},
-	{"smart_log_for_one_namespace_returns_invalid_field", smart_log_for_one_namespace_returns_invalid_field},
-	{"firmware_slot_log_shows_slot_1_active", firmware_slot_log_shows_slot_1_active},
-	{"effects_log_marks_implemented_commands", effects_log_marks_implemented_commands},
-	{"get_log_past_the_end_returns_invalid_field", get_log_past_the_end_returns_invalid_field},
-	{"get_log_longer_than_the_log_is_zero_filled", get_log_longer_than_the_log_is_zero_filled},
-	{"get_log_with_unaligned_offset_returns_invalid_field", get_log_with_unaligned_offset_returns_invalid_field},
-	{"get_log_beyond_mdts_returns_invalid_field", get_log_beyond_mdts_returns_invalid_field},
-	{"unknown_log_page_returns_invalid_log_page", unknown_log_page_returns_invalid_log_page},
-	{"number_of_queues_grant_is_capped_by_qid_max", number_of_queues_grant_is_capped_by_qid_max},
-	{"number_of_queues_ffff_returns_invalid_field", number_of_queues_ffff_returns_invalid_field},
-	{"number_of_queues_after_an_io_queue_exists_returns_cmd_seq_error", number_of_queues_after_an_io_queue_exists_returns_cmd_seq_error},
-	{"keep_alive_timer_feature_round_trips_in_whole_seconds", keep_alive_timer_feature_round_trips_in_whole_seconds},
-	{"async_event_config_round_trips_and_rejects_unsupported_bits", async_event_config_round_trips_and_rejects_unsupported_bits},
-	{"volatile_write_cache_feature_needs_a_cache", volatile_write_cache_feature_needs_a_cache},
-	{"host_identifier_reads_the_connect_hostid_and_cannot_be_set", host_identifier_reads_the_connect_hostid_and_cannot_be_set},
-	{"set_features_with_save_returns_feature_not_saveable", set_features_with_save_returns_feature_not_saveable},
-	{"unknown_feature_returns_invalid_field", unknown_feature_returns_invalid_field},
-	{"get_features_select_supported_reports_changeable", get_features_select_supported_reports_changeable},
-	{"unknown_admin_opcode_returns_invalid_opcode_with_dnr", unknown_admin_opcode_returns_invalid_opcode_with_dnr},
-	{"admin_command_before_cc_enable_returns_cmd_seq_error", admin_command_before_cc_enable_returns_cmd_seq_error},
-	{"abort_reports_command_not_aborted", abort_reports_command_not_aborted},
-	{"keep_alive_refreshes_the_timer", keep_alive_refreshes_the_timer},
-	{"keep_alive_with_timer_disabled_returns_kat_invalid", keep_alive_with_timer_disabled_returns_kat_invalid},
-	{"aer_stays_parked_until_a_namespace_changes", aer_stays_parked_until_a_namespace_changes},
-	{"namespace_change_with_notices_disabled_completes_no_aer", namespace_change_with_notices_disabled_completes_no_aer},
-	{"changed_namespace_log_with_rae_keeps_the_list", changed_namespace_log_with_rae_keeps_the_list},
-	{"changed_namespace_log_overflow_reports_ffffffff", changed_namespace_log_overflow_reports_ffffffff},
-	{"fifth_aer_returns_async_limit_and_fail_aers_aborts_the_rest", fifth_aer_returns_async_limit_and_fail_aers_aborts_the_rest},
-	{NULL, NULL},
+	{ "identify_controller_has_the_fields_the_linux_host_checks",
+	  identify_controller_has_the_fields_the_linux_host_checks },
+	{ "identify_controller_reports_vwc_when_a_backend_has_a_cache",
+	  identify_controller_reports_vwc_when_a_backend_has_a_cache },
+	{ "identify_namespace_reports_size_and_its_block_format",
+	  identify_namespace_reports_size_and_its_block_format },
+	{ "identify_namespace_copies_nguid_and_eui64", identify_namespace_copies_nguid_and_eui64 },
+	{ "identify_inactive_namespace_returns_zeroes",
+	  identify_inactive_namespace_returns_zeroes },
+	{ "identify_namespace_with_invalid_nsid_returns_invalid_ns",
+	  identify_namespace_with_invalid_nsid_returns_invalid_ns },
+	{ "active_namespace_list_starts_after_the_given_nsid",
+	  active_namespace_list_starts_after_the_given_nsid },
+	{ "namespace_descriptors_list_eui64_nguid_uuid_and_csi",
+	  namespace_descriptors_list_eui64_nguid_uuid_and_csi },
+	{ "namespace_descriptors_of_inactive_nsid_return_invalid_ns",
+	  namespace_descriptors_of_inactive_nsid_return_invalid_ns },
+	{ "identify_cs_independent_namespace_reports_ready_shared_and_its_group",
+	  identify_cs_independent_namespace_reports_ready_shared_and_its_group },
+	{ "identify_cs_independent_namespace_of_no_namespace_returns_invalid_ns",
+	  identify_cs_independent_namespace_of_no_namespace_returns_invalid_ns },
+	{ "identify_with_unknown_cns_returns_invalid_field",
+	  identify_with_unknown_cns_returns_invalid_field },
+	{ "identify_with_short_sgl_returns_sgl_length_invalid",
+	  identify_with_short_sgl_returns_sgl_length_invalid },
+	{ "error_log_lists_failed_commands_newest_first",
+	  error_log_lists_failed_commands_newest_first },
+	{ "error_log_keeps_the_newest_64_after_wrapping",
+	  error_log_keeps_the_newest_64_after_wrapping },
+	{ "smart_log_reports_controller_counters", smart_log_reports_controller_counters },
+	{ "smart_log_for_one_namespace_returns_invalid_field",
+	  smart_log_for_one_namespace_returns_invalid_field },
+	{ "firmware_slot_log_shows_slot_1_active", firmware_slot_log_shows_slot_1_active },
+	{ "effects_log_marks_implemented_commands", effects_log_marks_implemented_commands },
+	{ "get_log_past_the_end_returns_invalid_field",
+	  get_log_past_the_end_returns_invalid_field },
+	{ "get_log_longer_than_the_log_is_zero_filled",
+	  get_log_longer_than_the_log_is_zero_filled },
+	{ "get_log_with_unaligned_offset_returns_invalid_field",
+	  get_log_with_unaligned_offset_returns_invalid_field },
+	{ "get_log_beyond_mdts_returns_invalid_field", get_log_beyond_mdts_returns_invalid_field },
+	{ "unknown_log_page_returns_invalid_log_page", unknown_log_page_returns_invalid_log_page },
+	{ "number_of_queues_grant_is_capped_by_qid_max",
+	  number_of_queues_grant_is_capped_by_qid_max },
+	{ "number_of_queues_ffff_returns_invalid_field",
+	  number_of_queues_ffff_returns_invalid_field },
+	{ "number_of_queues_after_an_io_queue_exists_returns_cmd_seq_error",
+	  number_of_queues_after_an_io_queue_exists_returns_cmd_seq_error },
+	{ "keep_alive_timer_feature_round_trips_in_whole_seconds",
+	  keep_alive_timer_feature_round_trips_in_whole_seconds },
+	{ "async_event_config_round_trips_and_rejects_unsupported_bits",
+	  async_event_config_round_trips_and_rejects_unsupported_bits },
+	{ "volatile_write_cache_feature_needs_a_cache",
+	  volatile_write_cache_feature_needs_a_cache },
+	{ "host_identifier_reads_the_connect_hostid_and_cannot_be_set",
+	  host_identifier_reads_the_connect_hostid_and_cannot_be_set },
+	{ "set_features_with_save_returns_feature_not_saveable",
+	  set_features_with_save_returns_feature_not_saveable },
+	{ "unknown_feature_returns_invalid_field", unknown_feature_returns_invalid_field },
+	{ "get_features_select_supported_reports_changeable",
+	  get_features_select_supported_reports_changeable },
+	{ "unknown_admin_opcode_returns_invalid_opcode_with_dnr",
+	  unknown_admin_opcode_returns_invalid_opcode_with_dnr },
+	{ "admin_command_before_cc_enable_returns_cmd_seq_error",
+	  admin_command_before_cc_enable_returns_cmd_seq_error },
+	{ "abort_reports_command_not_aborted", abort_reports_command_not_aborted },
+	{ "keep_alive_refreshes_the_timer", keep_alive_refreshes_the_timer },
+	{ "keep_alive_with_timer_disabled_returns_kat_invalid",
+	  keep_alive_with_timer_disabled_returns_kat_invalid },
+	{ "aer_stays_parked_until_a_namespace_changes",
+	  aer_stays_parked_until_a_namespace_changes },
+	{ "namespace_change_with_notices_disabled_completes_no_aer",
+	  namespace_change_with_notices_disabled_completes_no_aer },
+	{ "changed_namespace_log_with_rae_keeps_the_list",
+	  changed_namespace_log_with_rae_keeps_the_list },
+	{ "changed_namespace_log_overflow_reports_ffffffff",
+	  changed_namespace_log_overflow_reports_ffffffff },
+	{ "fifth_aer_returns_async_limit_and_fail_aers_aborts_the_rest",
+	  fifth_aer_returns_async_limit_and_fail_aers_aborts_the_rest },
+	{ NULL, NULL },
 };

@@ -12,13 +12,14 @@
 #include "nvme/fabrics.h"
 
 /* Made with `nvme gen-dhchap-key --hmac=1|0|2 --nqn nqn.2026-11.io.nvmf-rdma:host1`. */
-#define HOST_KEY  "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
-#define CTRL_KEY  "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:"
-#define OTHER_KEY "DHHC-1:02:z4TrAW32nxlXcjD1k2MD2dw718ixnFci6MaNJBrlNf4PCs3Moq0GL4ZsU+Gj07JrUw6SIQ==:"
+#define HOST_KEY "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
+#define CTRL_KEY "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:"
+#define OTHER_KEY \
+	"DHHC-1:02:z4TrAW32nxlXcjD1k2MD2dw718ixnFci6MaNJBrlNf4PCs3Moq0GL4ZsU+Gj07JrUw6SIQ==:"
 
 #define AUTH_REQUIRED (nvme_cmd_specific(NVME_SC_AUTH_REQUIRED) | NVME_SC_DNR)
 #define INVALID_FIELD (nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR)
-#define TID 0x1234
+#define TID           0x1234
 
 static struct fx F;
 
@@ -28,7 +29,8 @@ static void setup(const char *key, const char *ctrl_key, const char *hash, const
 	char err[256];
 	CU_ASSERT_FATAL(fx_setup(&F) == 0);
 	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, key, ctrl_key, hash, group,
-						     err, sizeof(err)), 0);
+						     err, sizeof(err)),
+			      0);
 }
 
 /* Authentication Send (@fctype 05h) or Receive (06h) of @len bytes. */
@@ -61,7 +63,9 @@ static int recv_msg(struct fxq *q, void *data, uint32_t len)
 static int negotiate(struct fxq *q, const uint8_t *hashes, unsigned nh, const uint8_t *groups,
 		     unsigned ng)
 {
-	uint8_t m[sizeof(struct nvme_auth_negotiate) + sizeof(struct nvme_auth_protocol_desc)] = { 0 };
+	uint8_t m[sizeof(struct nvme_auth_negotiate) + sizeof(struct nvme_auth_protocol_desc)] = {
+		0
+	};
 	struct nvme_auth_negotiate *n = (void *)m;
 	n->auth_type = NVME_AUTH_COMMON_MESSAGES;
 	n->auth_id = NVME_AUTH_MSG_NEGOTIATE;
@@ -117,16 +121,22 @@ static void challenge_and_reply(struct fxq *q, struct host_side *h, const char *
 	if (dhvlen) {
 		CU_ASSERT_EQUAL_FATAL(nvme_dhchap_dh_generate(h->group, &h->dh), 0);
 		CU_ASSERT_EQUAL_FATAL(nvme_dhchap_dh_shared(h->dh, m + sizeof(c) + h->hl, dhvlen,
-							    h->shared, sizeof(h->shared), NULL, 0), 0);
+							    h->shared, sizeof(h->shared), NULL, 0),
+				      0);
 		h->shared_len = dhvlen;
 		CU_ASSERT_EQUAL(nvme_dhchap_dh_public(h->dh, rv + 2 * h->hl, dhvlen), 0);
-		CU_ASSERT_EQUAL(nvme_dhchap_augmented_challenge(h->hash, h->shared, dhvlen, h->c1, ca), 0);
+		CU_ASSERT_EQUAL(
+			nvme_dhchap_augmented_challenge(h->hash, h->shared, dhvlen, h->c1, ca), 0);
 	} else {
 		memcpy(ca, h->c1, h->hl);
 	}
 	CU_ASSERT_EQUAL_FATAL(nvme_dhchap_key_parse(secret, &key, NULL, 0), 0);
-	struct nvme_dhchap_resp_args a = { .hash_id = h->hash, .challenge = ca, .seqnum = h->s1,
-		.t_id = TID, .hostnqn = FX_HOSTNQN, .subsysnqn = subnqn };
+	struct nvme_dhchap_resp_args a = { .hash_id = h->hash,
+					   .challenge = ca,
+					   .seqnum = h->s1,
+					   .t_id = TID,
+					   .hostnqn = FX_HOSTNQN,
+					   .subsysnqn = subnqn };
 	CU_ASSERT_EQUAL(nvme_dhchap_host_response(key, &a, rv), 0);
 	nvme_dhchap_key_free(key);
 	r.auth_type = NVME_AUTH_DHCHAP_MESSAGES;
@@ -150,13 +160,19 @@ static void expected_r2(const struct host_side *h, const char *ctrl_secret, uint
 	struct nvme_dhchap_key *key = NULL;
 	uint8_t ca[64];
 	if (h->shared_len) {
-		CU_ASSERT_EQUAL(nvme_dhchap_augmented_challenge(h->hash, h->shared, h->shared_len, h->c2, ca), 0);
+		CU_ASSERT_EQUAL(nvme_dhchap_augmented_challenge(h->hash, h->shared, h->shared_len,
+								h->c2, ca),
+				0);
 	} else {
 		memcpy(ca, h->c2, h->hl);
 	}
 	CU_ASSERT_EQUAL_FATAL(nvme_dhchap_key_parse(ctrl_secret, &key, NULL, 0), 0);
-	struct nvme_dhchap_resp_args a = { .hash_id = h->hash, .challenge = ca, .seqnum = 77,
-		.t_id = TID, .hostnqn = FX_HOSTNQN, .subsysnqn = FX_SUBNQN };
+	struct nvme_dhchap_resp_args a = { .hash_id = h->hash,
+					   .challenge = ca,
+					   .seqnum = 77,
+					   .t_id = TID,
+					   .hostnqn = FX_HOSTNQN,
+					   .subsysnqn = FX_SUBNQN };
 	CU_ASSERT_EQUAL(nvme_dhchap_ctrl_response(key, &a, out), 0);
 	nvme_dhchap_key_free(key);
 }
@@ -201,7 +217,8 @@ static bool authenticate(struct fxq *q, const char *secret, const char *ctrl_sec
 		CU_ASSERT_EQUAL(s.rvalid, 1);
 		CU_ASSERT_EQUAL(memcmp(m + sizeof(s), r2, h.hl), 0);
 		struct nvme_auth_success2 s2 = { .auth_type = NVME_AUTH_DHCHAP_MESSAGES,
-			.auth_id = NVME_AUTH_MSG_SUCCESS2, .t_id = htole16(TID) };
+						 .auth_id = NVME_AUTH_MSG_SUCCESS2,
+						 .t_id = htole16(TID) };
 		CU_ASSERT_EQUAL(send_msg(q, &s2, sizeof(s2)), 0);
 	} else {
 		CU_ASSERT_EQUAL(s.rvalid, 0);
@@ -235,7 +252,8 @@ static uint32_t connect_admin(void)
 {
 	struct nvme_cqe cqe;
 	CU_ASSERT_EQUAL_FATAL(fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000,
-					 &F.cntlid, &cqe), 0);
+					 &F.cntlid, &cqe),
+			      0);
 	return le32toh(cqe.result.u32) & ~0xffffu;
 }
 
@@ -267,19 +285,22 @@ static void host_with_a_key_gets_atr_and_only_fabrics_commands_until_authenticat
 	setup(HOST_KEY, NULL, NULL, NULL);
 	CU_ASSERT_EQUAL(connect_admin(), NVMF_CONNECT_AUTHREQ_ATR);
 	CU_ASSERT_EQUAL(identify(&F.admin), AUTH_REQUIRED);
-	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);   /* Property Get/Set are Fabrics commands */
+	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0); /* Property Get/Set are Fabrics commands */
 	CU_ASSERT_EQUAL(identify(&F.admin), AUTH_REQUIRED);
-	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_NULL));
+	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256,
+				    NVME_AUTH_DHGROUP_NULL));
 	CU_ASSERT_EQUAL(identify(&F.admin), 0);
 	fx_teardown(&F);
 }
 
 static void every_hash_with_null_ffdhe2048_and_ffdhe8192_authenticates_both_ways(void)
 {
-	static const uint8_t groups[] = { NVME_AUTH_DHGROUP_NULL, NVME_AUTH_DHGROUP_2048, NVME_AUTH_DHGROUP_8192 };
+	static const uint8_t groups[] = { NVME_AUTH_DHGROUP_NULL, NVME_AUTH_DHGROUP_2048,
+					  NVME_AUTH_DHGROUP_8192 };
 	for (uint8_t hash = 1; hash <= 3; hash++)
 		for (unsigned g = 0; g < 3; g++) {
-			setup(HOST_KEY, CTRL_KEY, nvme_dhchap_hash_name(hash), nvme_dhchap_dhgroup_name(groups[g]));
+			setup(HOST_KEY, CTRL_KEY, nvme_dhchap_hash_name(hash),
+			      nvme_dhchap_dhgroup_name(groups[g]));
 			CU_ASSERT_EQUAL(connect_admin(), NVMF_CONNECT_AUTHREQ_ATR);
 			CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, CTRL_KEY, hash, groups[g]));
 			CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
@@ -322,8 +343,10 @@ static void host_refusing_the_controller_with_failure2_ends_the_association(void
 	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
 	CU_ASSERT_EQUAL(m[1], NVME_AUTH_MSG_SUCCESS1);
 	struct nvme_auth_failure f2 = { .auth_type = NVME_AUTH_COMMON_MESSAGES,
-		.auth_id = NVME_AUTH_MSG_FAILURE2, .t_id = htole16(TID),
-		.rescode = NVME_AUTH_FAILURE_REASON_FAILED, .rescode_exp = NVME_AUTH_FAILURE_FAILED };
+					.auth_id = NVME_AUTH_MSG_FAILURE2,
+					.t_id = htole16(TID),
+					.rescode = NVME_AUTH_FAILURE_REASON_FAILED,
+					.rescode_exp = NVME_AUTH_FAILURE_FAILED };
 	CU_ASSERT_EQUAL(send_msg(&F.admin, &f2, sizeof(f2)), 0);
 	CU_ASSERT_EQUAL(identify(&F.admin), AUTH_REQUIRED);
 	expect_torn_down();
@@ -335,14 +358,18 @@ static void io_queue_cannot_skip_authentication(void)
 	setup(HOST_KEY, NULL, NULL, NULL);
 	connect_admin();
 	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
-	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_NULL));
+	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256,
+				    NVME_AUTH_DHGROUP_NULL));
 	struct fxq io;
 	struct nvme_cqe cqe;
 	fx_queue_init(&F, &io);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&io, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
-	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) & NVMF_CONNECT_AUTHREQ_ATR, NVMF_CONNECT_AUTHREQ_ATR);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&io, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) & NVMF_CONNECT_AUTHREQ_ATR,
+			NVMF_CONNECT_AUTHREQ_ATR);
 	CU_ASSERT_EQUAL(read_block(&io), AUTH_REQUIRED);
-	CU_ASSERT_TRUE(authenticate(&io, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_NULL));
+	CU_ASSERT_TRUE(
+		authenticate(&io, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_NULL));
 	CU_ASSERT_EQUAL(read_block(&io), 0);
 	fx_teardown(&F);
 }
@@ -351,12 +378,15 @@ static void host_without_a_key_connects_without_authentication(void)
 {
 	setup(HOST_KEY, NULL, NULL, NULL);
 	char err[128];
-	CU_ASSERT_EQUAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, NULL, NULL, NULL, NULL, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, NULL, NULL, NULL, NULL, err,
+					       sizeof(err)),
+			0);
 	CU_ASSERT_EQUAL(connect_admin(), 0);
 	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
 	CU_ASSERT_EQUAL(identify(&F.admin), 0);
 	uint8_t m[64];
-	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), nvme_generic(NVME_SC_CMD_SEQ_ERROR) | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)),
+			nvme_generic(NVME_SC_CMD_SEQ_ERROR) | NVME_SC_DNR);
 	fx_teardown(&F);
 }
 
@@ -379,12 +409,14 @@ static void bad_secp_spsp_or_length_is_invalid_field(void)
 	b[NVMF_AUTH_SQE_SPSP1] = 2;
 	CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, m, 64, NULL), INVALID_FIELD);
 	CU_ASSERT_EQUAL(auth_cmd(&F.admin, nvme_fabrics_type_auth_send, m, 0, 0), INVALID_FIELD);
-	CU_ASSERT_EQUAL(auth_cmd(&F.admin, nvme_fabrics_type_auth_receive, m, 8192, 8192), INVALID_FIELD);
+	CU_ASSERT_EQUAL(auth_cmd(&F.admin, nvme_fabrics_type_auth_receive, m, 8192, 8192),
+			INVALID_FIELD);
 	/* An SGL that does not match the length is the transfer's error. */
 	CU_ASSERT_EQUAL(auth_cmd(&F.admin, nvme_fabrics_type_auth_send, m, 64, 72),
 			nvme_generic(NVME_SC_SGL_INVALID_DATA) | NVME_SC_DNR);
 	/* None of it was a failed transaction: a proper one still works. */
-	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_NULL));
+	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256,
+				    NVME_AUTH_DHGROUP_NULL));
 	fx_teardown(&F);
 }
 
@@ -393,7 +425,8 @@ static int negotiate_reason(void (*edit)(uint8_t *m, uint32_t *len))
 {
 	setup(HOST_KEY, NULL, NULL, NULL);
 	connect_admin();
-	uint8_t m[sizeof(struct nvme_auth_negotiate) + 2 * sizeof(struct nvme_auth_protocol_desc)] = { 0 };
+	uint8_t m[sizeof(struct nvme_auth_negotiate) +
+		  2 * sizeof(struct nvme_auth_protocol_desc)] = { 0 };
 	uint32_t len = (uint32_t)nvme_auth_negotiate_len(1);
 	struct nvme_auth_negotiate *n = (void *)m;
 	n->auth_type = NVME_AUTH_COMMON_MESSAGES;
@@ -413,13 +446,41 @@ static int negotiate_reason(void (*edit)(uint8_t *m, uint32_t *len))
 	return reason;
 }
 
-static void short_negotiate(uint8_t *m, uint32_t *len) { (void)m; *len = 8; }
-static void two_descriptors(uint8_t *m, uint32_t *len) { m[7] = 2; *len += 64; }
-static void not_dhchap(uint8_t *m, uint32_t *len) { (void)len; m[8] = 2; }
-static void unknown_hash(uint8_t *m, uint32_t *len) { (void)len; m[12] = 9; }
-static void unknown_group(uint8_t *m, uint32_t *len) { (void)len; m[12 + NVME_AUTH_IDLIST_DH] = 9; }
-static void secure_channel(uint8_t *m, uint32_t *len) { (void)len; m[6] = NVME_AUTH_SC_SECURE; }
-static void halen_too_big(uint8_t *m, uint32_t *len) { (void)len; m[10] = 31; }
+static void short_negotiate(uint8_t *m, uint32_t *len)
+{
+	(void)m;
+	*len = 8;
+}
+static void two_descriptors(uint8_t *m, uint32_t *len)
+{
+	m[7] = 2;
+	*len += 64;
+}
+static void not_dhchap(uint8_t *m, uint32_t *len)
+{
+	(void)len;
+	m[8] = 2;
+}
+static void unknown_hash(uint8_t *m, uint32_t *len)
+{
+	(void)len;
+	m[12] = 9;
+}
+static void unknown_group(uint8_t *m, uint32_t *len)
+{
+	(void)len;
+	m[12 + NVME_AUTH_IDLIST_DH] = 9;
+}
+static void secure_channel(uint8_t *m, uint32_t *len)
+{
+	(void)len;
+	m[6] = NVME_AUTH_SC_SECURE;
+}
+static void halen_too_big(uint8_t *m, uint32_t *len)
+{
+	(void)len;
+	m[10] = 31;
+}
 
 static void malformed_negotiate_gets_the_specs_failure_reason(void)
 {
@@ -450,26 +511,52 @@ static int reply_reason(uint8_t group, void (*edit)(struct host_side *h))
 	return reason;
 }
 
-static void bad_tid(struct host_side *h) { h->reply[4] ^= 1; }
-static void bad_hl(struct host_side *h) { h->reply[6] = 48; }
-static void short_reply(struct host_side *h) { h->reply_len -= 1; }
-static void flipped_response(struct host_side *h) { h->reply[16] ^= 0x80; }
+static void bad_tid(struct host_side *h)
+{
+	h->reply[4] ^= 1;
+}
+static void bad_hl(struct host_side *h)
+{
+	h->reply[6] = 48;
+}
+static void short_reply(struct host_side *h)
+{
+	h->reply_len -= 1;
+}
+static void flipped_response(struct host_side *h)
+{
+	h->reply[16] ^= 0x80;
+}
 static void dh_value_above_p(struct host_side *h)
 {
-	memset(h->reply + 16 + 2 * h->hl, 0xff, 256);   /* 2^2048 - 1 > ffdhe2048's p */
+	memset(h->reply + 16 + 2 * h->hl, 0xff, 256); /* 2^2048 - 1 > ffdhe2048's p */
 }
-static void dh_value_with_null_group(struct host_side *h) { h->reply[10] = 1; h->reply_len += 1; }
-static void wrong_message_id(struct host_side *h) { h->reply[1] = NVME_AUTH_MSG_SUCCESS2; }
+static void dh_value_with_null_group(struct host_side *h)
+{
+	h->reply[10] = 1;
+	h->reply_len += 1;
+}
+static void wrong_message_id(struct host_side *h)
+{
+	h->reply[1] = NVME_AUTH_MSG_SUCCESS2;
+}
 
 static void malformed_reply_gets_the_specs_failure_reason(void)
 {
-	CU_ASSERT_EQUAL(reply_reason(NVME_AUTH_DHGROUP_NULL, bad_tid), NVME_AUTH_FAILURE_INCORRECT_PAYLOAD);
-	CU_ASSERT_EQUAL(reply_reason(NVME_AUTH_DHGROUP_NULL, bad_hl), NVME_AUTH_FAILURE_INCORRECT_PAYLOAD);
-	CU_ASSERT_EQUAL(reply_reason(NVME_AUTH_DHGROUP_2048, short_reply), NVME_AUTH_FAILURE_INCORRECT_PAYLOAD);
-	CU_ASSERT_EQUAL(reply_reason(NVME_AUTH_DHGROUP_NULL, flipped_response), NVME_AUTH_FAILURE_FAILED);
-	CU_ASSERT_EQUAL(reply_reason(NVME_AUTH_DHGROUP_2048, dh_value_above_p), NVME_AUTH_FAILURE_DHGROUP_UNUSABLE);
-	CU_ASSERT_EQUAL(reply_reason(NVME_AUTH_DHGROUP_NULL, dh_value_with_null_group), NVME_AUTH_FAILURE_INCORRECT_PAYLOAD);
-	CU_ASSERT_EQUAL(reply_reason(NVME_AUTH_DHGROUP_NULL, wrong_message_id), NVME_AUTH_FAILURE_INCORRECT_MESSAGE);
+	CU_ASSERT_EQUAL(reply_reason(NVME_AUTH_DHGROUP_NULL, bad_tid),
+			NVME_AUTH_FAILURE_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(reply_reason(NVME_AUTH_DHGROUP_NULL, bad_hl),
+			NVME_AUTH_FAILURE_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(reply_reason(NVME_AUTH_DHGROUP_2048, short_reply),
+			NVME_AUTH_FAILURE_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(reply_reason(NVME_AUTH_DHGROUP_NULL, flipped_response),
+			NVME_AUTH_FAILURE_FAILED);
+	CU_ASSERT_EQUAL(reply_reason(NVME_AUTH_DHGROUP_2048, dh_value_above_p),
+			NVME_AUTH_FAILURE_DHGROUP_UNUSABLE);
+	CU_ASSERT_EQUAL(reply_reason(NVME_AUTH_DHGROUP_NULL, dh_value_with_null_group),
+			NVME_AUTH_FAILURE_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(reply_reason(NVME_AUTH_DHGROUP_NULL, wrong_message_id),
+			NVME_AUTH_FAILURE_INCORRECT_MESSAGE);
 }
 
 static void messages_out_of_sequence_get_incorrect_message(void)
@@ -477,8 +564,10 @@ static void messages_out_of_sequence_get_incorrect_message(void)
 	/* A Reply before any Negotiate. */
 	setup(HOST_KEY, NULL, NULL, NULL);
 	connect_admin();
-	struct nvme_auth_reply r = { .auth_type = NVME_AUTH_DHCHAP_MESSAGES, .auth_id = NVME_AUTH_MSG_REPLY,
-		.t_id = htole16(TID), .hl = 32 };
+	struct nvme_auth_reply r = { .auth_type = NVME_AUTH_DHCHAP_MESSAGES,
+				     .auth_id = NVME_AUTH_MSG_REPLY,
+				     .t_id = htole16(TID),
+				     .hl = 32 };
 	uint8_t m[sizeof(r) + 64] = { 0 };
 	memcpy(m, &r, sizeof(r));
 	CU_ASSERT_EQUAL(send_msg(&F.admin, m, sizeof(m)), 0);
@@ -523,8 +612,10 @@ static void reauthentication_succeeds_and_the_queue_stays_usable(void)
 	setup(HOST_KEY, CTRL_KEY, "hmac(sha384)", "ffdhe3072");
 	connect_admin();
 	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
-	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, NULL, NVME_AUTH_HASH_SHA384, NVME_AUTH_DHGROUP_3072));
-	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, CTRL_KEY, NVME_AUTH_HASH_SHA384, NVME_AUTH_DHGROUP_3072));
+	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, NULL, NVME_AUTH_HASH_SHA384,
+				    NVME_AUTH_DHGROUP_3072));
+	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, CTRL_KEY, NVME_AUTH_HASH_SHA384,
+				    NVME_AUTH_DHGROUP_3072));
 	CU_ASSERT_EQUAL(identify(&F.admin), 0);
 	fx_teardown(&F);
 }
@@ -541,13 +632,13 @@ static void configured_hash_and_group_are_required(void)
 	CU_ASSERT_EQUAL(m[8], NVME_AUTH_HASH_SHA384);
 	CU_ASSERT_EQUAL(m[9], NVME_AUTH_DHGROUP_3072);
 	static const uint8_t sha512 = NVME_AUTH_HASH_SHA512, sha384 = NVME_AUTH_HASH_SHA384;
-	CU_ASSERT_EQUAL(negotiate(&F.admin, &sha512, 1, ALL_GROUPS, 6), 0);   /* starts over */
+	CU_ASSERT_EQUAL(negotiate(&F.admin, &sha512, 1, ALL_GROUPS, 6), 0); /* starts over */
 	CU_ASSERT_EQUAL(failure_reason(&F.admin), NVME_AUTH_FAILURE_HASH_UNUSABLE);
 	expect_torn_down();
 	fx_teardown(&F);
 	setup(HOST_KEY, NULL, "hmac(sha384)", "ffdhe3072");
 	connect_admin();
-	CU_ASSERT_EQUAL(negotiate(&F.admin, &sha384, 1, ALL_GROUPS, 3), 0);   /* null, 2048, 3072 */
+	CU_ASSERT_EQUAL(negotiate(&F.admin, &sha384, 1, ALL_GROUPS, 3), 0); /* null, 2048, 3072 */
 	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
 	CU_ASSERT_EQUAL(m[9], NVME_AUTH_DHGROUP_3072);
 	static const uint8_t cheap[] = { NVME_AUTH_DHGROUP_NULL, NVME_AUTH_DHGROUP_2048 };
@@ -564,12 +655,12 @@ static void failed_queue_cannot_retry_and_ends_without_reading_failure1(void)
 	setup(HOST_KEY, NULL, NULL, NULL);
 	connect_admin();
 	struct host_side h = { 0 };
-	send_reply(&h, OTHER_KEY, false, NVME_AUTH_DHGROUP_NULL);   /* wrong: fails */
+	send_reply(&h, OTHER_KEY, false, NVME_AUTH_DHGROUP_NULL); /* wrong: fails */
 	static const uint8_t hash = NVME_AUTH_HASH_SHA256, group = NVME_AUTH_DHGROUP_NULL;
 	CU_ASSERT_EQUAL(negotiate(&F.admin, &hash, 1, &group, 1), 0);
 	uint8_t m[64];
 	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
-	CU_ASSERT_EQUAL(m[1], NVME_AUTH_MSG_FAILURE1);              /* not a new Challenge */
+	CU_ASSERT_EQUAL(m[1], NVME_AUTH_MSG_FAILURE1); /* not a new Challenge */
 	/* Nor after the Failure1 was read. */
 	CU_ASSERT_EQUAL(negotiate(&F.admin, &hash, 1, &group, 1), 0);
 	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
@@ -580,7 +671,7 @@ static void failed_queue_cannot_retry_and_ends_without_reading_failure1(void)
 	connect_admin();
 	send_reply(&h, OTHER_KEY, false, NVME_AUTH_DHGROUP_NULL);
 	F.now += NVMF_AUTH_FAILURE1_GRACE_MS - 1;
-	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);                    /* the groups' clock moves */
+	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0); /* the groups' clock moves */
 	nvmf_tgt_check_keep_alive(&F.tgt);
 	CU_ASSERT_FALSE(fx_admin_deleted(&F));
 	F.now += 1;
@@ -601,8 +692,10 @@ static void failure2_with_a_wrong_transaction_id_is_unexpected(void)
 	uint8_t m[4096];
 	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
 	struct nvme_auth_failure f2 = { .auth_type = NVME_AUTH_COMMON_MESSAGES,
-		.auth_id = NVME_AUTH_MSG_FAILURE2, .t_id = htole16(TID + 1),
-		.rescode = NVME_AUTH_FAILURE_REASON_FAILED, .rescode_exp = NVME_AUTH_FAILURE_FAILED };
+					.auth_id = NVME_AUTH_MSG_FAILURE2,
+					.t_id = htole16(TID + 1),
+					.rescode = NVME_AUTH_FAILURE_REASON_FAILED,
+					.rescode_exp = NVME_AUTH_FAILURE_FAILED };
 	CU_ASSERT_EQUAL(send_msg(&F.admin, &f2, sizeof(f2)), 0);
 	CU_ASSERT_EQUAL(failure_reason(&F.admin), NVME_AUTH_FAILURE_INCORRECT_MESSAGE);
 	fx_teardown(&F);
@@ -618,12 +711,12 @@ static void reply_with_c2_and_seqnum_0_is_unidirectional(void)
 	static const uint8_t hash = NVME_AUTH_HASH_SHA256, group = NVME_AUTH_DHGROUP_NULL;
 	CU_ASSERT_EQUAL(negotiate(&F.admin, &hash, 1, &group, 1), 0);
 	challenge_and_reply(&F.admin, &h, HOST_KEY, true, FX_SUBNQN);
-	memset(h.reply + 12, 0, 4);                                /* SEQNUM 0 */
+	memset(h.reply + 12, 0, 4); /* SEQNUM 0 */
 	CU_ASSERT_EQUAL(send_msg(&F.admin, h.reply, h.reply_len), 0);
 	uint8_t m[4096];
 	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
 	CU_ASSERT_EQUAL(m[1], NVME_AUTH_MSG_SUCCESS1);
-	CU_ASSERT_EQUAL(m[8], 0);                                  /* rvalid */
+	CU_ASSERT_EQUAL(m[8], 0); /* rvalid */
 	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
 	CU_ASSERT_EQUAL(identify(&F.admin), 0);
 	fx_teardown(&F);
@@ -648,8 +741,9 @@ static void discovery_controller_does_not_ask_for_authentication(void)
 {
 	setup(HOST_KEY, NULL, NULL, NULL);
 	struct nvme_cqe cqe;
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&F.admin, 0, 31, NVME_DISC_SUBSYS_NAME, FX_HOSTNQN, 0xffff, 5000,
-					 &F.cntlid, &cqe), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&F.admin, 0, 31, NVME_DISC_SUBSYS_NAME, FX_HOSTNQN, 0xffff,
+					 5000, &F.cntlid, &cqe),
+			      0);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) & NVMF_CONNECT_AUTHREQ_ATR, 0);
 	fx_teardown(&F);
 }
@@ -658,21 +752,27 @@ static void bad_key_or_name_is_refused_without_showing_the_secret(void)
 {
 	CU_ASSERT_FATAL(fx_setup(&F) == 0);
 	char err[256];
-	CU_ASSERT_EQUAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, "DHHC-1:00:AAAA:", NULL, NULL, NULL,
-					       err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, "DHHC-1:00:AAAA:", NULL, NULL,
+					       NULL, err, sizeof(err)),
+			-1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "dhchap key: "));
 	CU_ASSERT_PTR_NULL(strstr(err, "AAAA"));
-	CU_ASSERT_EQUAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, HOST_KEY, "DHHC-1:07:x:", NULL, NULL,
-					       err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, HOST_KEY, "DHHC-1:07:x:", NULL,
+					       NULL, err, sizeof(err)),
+			-1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "dhchap ctrl_key: "));
-	CU_ASSERT_EQUAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, HOST_KEY, NULL, "hmac(md5)", NULL,
-					       err, sizeof(err)), -1);
-	CU_ASSERT_STRING_EQUAL(err, "dhchap hash \"hmac(md5)\" is not hmac(sha256), hmac(sha384) or hmac(sha512)");
-	CU_ASSERT_EQUAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, HOST_KEY, NULL, NULL, "ffdhe1024",
-					       err, sizeof(err)), -1);
-	CU_ASSERT_STRING_EQUAL(err, "dhchap dhgroup \"ffdhe1024\" is not null, ffdhe2048, ffdhe3072, "
+	CU_ASSERT_EQUAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, HOST_KEY, NULL, "hmac(md5)",
+					       NULL, err, sizeof(err)),
+			-1);
+	CU_ASSERT_STRING_EQUAL(
+		err, "dhchap hash \"hmac(md5)\" is not hmac(sha256), hmac(sha384) or hmac(sha512)");
+	CU_ASSERT_EQUAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, HOST_KEY, NULL, NULL,
+					       "ffdhe1024", err, sizeof(err)),
+			-1);
+	CU_ASSERT_STRING_EQUAL(err,
+			       "dhchap dhgroup \"ffdhe1024\" is not null, ffdhe2048, ffdhe3072, "
 			       "ffdhe4096, ffdhe6144 or ffdhe8192");
-	CU_ASSERT_PTR_NULL(F.tgt.host_auth);     /* nothing half-set */
+	CU_ASSERT_PTR_NULL(F.tgt.host_auth); /* nothing half-set */
 	fx_teardown(&F);
 }
 
@@ -684,23 +784,30 @@ static void changed_key_applies_to_the_next_transaction_of_a_live_controller(voi
 	setup(HOST_KEY, CTRL_KEY, NULL, NULL);
 	connect_admin();
 	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
-	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, CTRL_KEY, NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_NULL));
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, OTHER_KEY, HOST_KEY, "hmac(sha384)",
-						     "ffdhe2048", err, sizeof(err)), 0);
+	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, CTRL_KEY, NVME_AUTH_HASH_SHA256,
+				    NVME_AUTH_DHGROUP_NULL));
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, OTHER_KEY, HOST_KEY,
+						     "hmac(sha384)", "ffdhe2048", err, sizeof(err)),
+			      0);
 	/* The admin queue stays authenticated; a new I/O queue uses the new key and pair. */
 	CU_ASSERT_EQUAL(identify(&F.admin), 0);
 	struct fxq io, io2;
 	struct nvme_cqe cqe;
 	fx_queue_init(&F, &io);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&io, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
-	CU_ASSERT_TRUE(authenticate(&io, OTHER_KEY, HOST_KEY, NVME_AUTH_HASH_SHA384, NVME_AUTH_DHGROUP_2048));
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&io, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
+	CU_ASSERT_TRUE(authenticate(&io, OTHER_KEY, HOST_KEY, NVME_AUTH_HASH_SHA384,
+				    NVME_AUTH_DHGROUP_2048));
 	CU_ASSERT_EQUAL(read_block(&io), 0);
 	/* Re-authentication of the admin queue too. */
-	CU_ASSERT_TRUE(authenticate(&F.admin, OTHER_KEY, NULL, NVME_AUTH_HASH_SHA384, NVME_AUTH_DHGROUP_2048));
+	CU_ASSERT_TRUE(authenticate(&F.admin, OTHER_KEY, NULL, NVME_AUTH_HASH_SHA384,
+				    NVME_AUTH_DHGROUP_2048));
 	/* The old secret no longer passes. */
 	fx_queue_init(&F, &io2);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&io2, 2, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
-	CU_ASSERT_FALSE(authenticate(&io2, HOST_KEY, NULL, NVME_AUTH_HASH_SHA384, NVME_AUTH_DHGROUP_2048));
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&io2, 2, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
+	CU_ASSERT_FALSE(
+		authenticate(&io2, HOST_KEY, NULL, NVME_AUTH_HASH_SHA384, NVME_AUTH_DHGROUP_2048));
 	expect_torn_down();
 	fx_teardown(&F);
 }
@@ -716,8 +823,9 @@ static void transaction_under_way_finishes_with_its_keys(void)
 	struct host_side h = { 0 };
 	CU_ASSERT_EQUAL(negotiate(&F.admin, &hash, 1, &group, 1), 0);
 	challenge_and_reply(&F.admin, &h, HOST_KEY, false, FX_SUBNQN);
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, OTHER_KEY, NULL, NULL, "ffdhe2048",
-						     err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, OTHER_KEY, NULL, NULL,
+						     "ffdhe2048", err, sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL(send_msg(&F.admin, h.reply, h.reply_len), 0);
 	CU_ASSERT_EQUAL(recv_msg(&F.admin, m, sizeof(m)), 0);
 	CU_ASSERT_EQUAL(m[1], NVME_AUTH_MSG_SUCCESS1);
@@ -736,45 +844,71 @@ static void removed_key_leaves_live_controllers_their_keys(void)
 	setup(HOST_KEY, NULL, NULL, NULL);
 	connect_admin();
 	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
-	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_NULL));
-	CU_ASSERT_EQUAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, NULL, NULL, NULL, NULL, err, sizeof(err)), 0);
+	CU_ASSERT_TRUE(authenticate(&F.admin, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256,
+				    NVME_AUTH_DHGROUP_NULL));
+	CU_ASSERT_EQUAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, NULL, NULL, NULL, NULL, err,
+					       sizeof(err)),
+			0);
 	struct fxq io, admin2;
 	struct nvme_cqe cqe;
 	fx_queue_init(&F, &io);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&io, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
-	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) & NVMF_CONNECT_AUTHREQ_ATR, NVMF_CONNECT_AUTHREQ_ATR);
-	CU_ASSERT_TRUE(authenticate(&io, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_NULL));
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&io, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) & NVMF_CONNECT_AUTHREQ_ATR,
+			NVMF_CONNECT_AUTHREQ_ATR);
+	CU_ASSERT_TRUE(
+		authenticate(&io, HOST_KEY, NULL, NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_NULL));
 	CU_ASSERT_EQUAL(read_block(&io), 0);
 	uint16_t cntlid2 = 0;
 	fx_queue_init(&F, &admin2);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&admin2, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000, &cntlid2, &cqe), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&admin2, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000, &cntlid2, &cqe), 0);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) & NVMF_CONNECT_AUTHREQ_ATR, 0);
 	fx_teardown(&F);
 }
 
 const struct unit_test target_auth_tests[] = {
-	{"changed_key_applies_to_the_next_transaction_of_a_live_controller", changed_key_applies_to_the_next_transaction_of_a_live_controller},
-	{"transaction_under_way_finishes_with_its_keys", transaction_under_way_finishes_with_its_keys},
-	{"removed_key_leaves_live_controllers_their_keys", removed_key_leaves_live_controllers_their_keys},
-	{ "host_with_a_key_gets_atr_and_only_fabrics_commands_until_authenticated", host_with_a_key_gets_atr_and_only_fabrics_commands_until_authenticated },
-	{ "every_hash_with_null_ffdhe2048_and_ffdhe8192_authenticates_both_ways", every_hash_with_null_ffdhe2048_and_ffdhe8192_authenticates_both_ways },
-	{ "wrong_secret_gets_failure1_failed_and_the_association_ends", wrong_secret_gets_failure1_failed_and_the_association_ends },
-	{ "bidirectional_without_a_controller_key_fails", bidirectional_without_a_controller_key_fails },
-	{ "host_refusing_the_controller_with_failure2_ends_the_association", host_refusing_the_controller_with_failure2_ends_the_association },
+	{ "changed_key_applies_to_the_next_transaction_of_a_live_controller",
+	  changed_key_applies_to_the_next_transaction_of_a_live_controller },
+	{ "transaction_under_way_finishes_with_its_keys",
+	  transaction_under_way_finishes_with_its_keys },
+	{ "removed_key_leaves_live_controllers_their_keys",
+	  removed_key_leaves_live_controllers_their_keys },
+	{ "host_with_a_key_gets_atr_and_only_fabrics_commands_until_authenticated",
+	  host_with_a_key_gets_atr_and_only_fabrics_commands_until_authenticated },
+	{ "every_hash_with_null_ffdhe2048_and_ffdhe8192_authenticates_both_ways",
+	  every_hash_with_null_ffdhe2048_and_ffdhe8192_authenticates_both_ways },
+	{ "wrong_secret_gets_failure1_failed_and_the_association_ends",
+	  wrong_secret_gets_failure1_failed_and_the_association_ends },
+	{ "bidirectional_without_a_controller_key_fails",
+	  bidirectional_without_a_controller_key_fails },
+	{ "host_refusing_the_controller_with_failure2_ends_the_association",
+	  host_refusing_the_controller_with_failure2_ends_the_association },
 	{ "io_queue_cannot_skip_authentication", io_queue_cannot_skip_authentication },
-	{ "host_without_a_key_connects_without_authentication", host_without_a_key_connects_without_authentication },
+	{ "host_without_a_key_connects_without_authentication",
+	  host_without_a_key_connects_without_authentication },
 	{ "bad_secp_spsp_or_length_is_invalid_field", bad_secp_spsp_or_length_is_invalid_field },
-	{ "malformed_negotiate_gets_the_specs_failure_reason", malformed_negotiate_gets_the_specs_failure_reason },
-	{ "malformed_reply_gets_the_specs_failure_reason", malformed_reply_gets_the_specs_failure_reason },
-	{ "messages_out_of_sequence_get_incorrect_message", messages_out_of_sequence_get_incorrect_message },
+	{ "malformed_negotiate_gets_the_specs_failure_reason",
+	  malformed_negotiate_gets_the_specs_failure_reason },
+	{ "malformed_reply_gets_the_specs_failure_reason",
+	  malformed_reply_gets_the_specs_failure_reason },
+	{ "messages_out_of_sequence_get_incorrect_message",
+	  messages_out_of_sequence_get_incorrect_message },
 	{ "replayed_reply_in_a_new_transaction_fails", replayed_reply_in_a_new_transaction_fails },
-	{ "reauthentication_succeeds_and_the_queue_stays_usable", reauthentication_succeeds_and_the_queue_stays_usable },
+	{ "reauthentication_succeeds_and_the_queue_stays_usable",
+	  reauthentication_succeeds_and_the_queue_stays_usable },
 	{ "configured_hash_and_group_are_required", configured_hash_and_group_are_required },
-	{ "failed_queue_cannot_retry_and_ends_without_reading_failure1", failed_queue_cannot_retry_and_ends_without_reading_failure1 },
-	{ "failure2_with_a_wrong_transaction_id_is_unexpected", failure2_with_a_wrong_transaction_id_is_unexpected },
-	{ "reply_with_c2_and_seqnum_0_is_unidirectional", reply_with_c2_and_seqnum_0_is_unidirectional },
-	{ "admin_queue_not_authenticated_in_time_ends_the_association", admin_queue_not_authenticated_in_time_ends_the_association },
-	{ "discovery_controller_does_not_ask_for_authentication", discovery_controller_does_not_ask_for_authentication },
-	{ "bad_key_or_name_is_refused_without_showing_the_secret", bad_key_or_name_is_refused_without_showing_the_secret },
+	{ "failed_queue_cannot_retry_and_ends_without_reading_failure1",
+	  failed_queue_cannot_retry_and_ends_without_reading_failure1 },
+	{ "failure2_with_a_wrong_transaction_id_is_unexpected",
+	  failure2_with_a_wrong_transaction_id_is_unexpected },
+	{ "reply_with_c2_and_seqnum_0_is_unidirectional",
+	  reply_with_c2_and_seqnum_0_is_unidirectional },
+	{ "admin_queue_not_authenticated_in_time_ends_the_association",
+	  admin_queue_not_authenticated_in_time_ends_the_association },
+	{ "discovery_controller_does_not_ask_for_authentication",
+	  discovery_controller_does_not_ask_for_authentication },
+	{ "bad_key_or_name_is_refused_without_showing_the_secret",
+	  bad_key_or_name_is_refused_without_showing_the_secret },
 	{ NULL, NULL },
 };

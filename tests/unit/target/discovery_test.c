@@ -13,10 +13,10 @@
 #include "tests/unit/target/fixture.h"
 
 #define GEN(sc) (nvme_status(NVME_SCT_GENERIC, (sc)) | NVME_SC_DNR)
-#define HOST1 "nqn.2026-11.io.nvmf-rdma:host1"
-#define HOST2 "nqn.2026-11.io.nvmf-rdma:host2"
-#define HDR 1024u
-#define ENT 1024u
+#define HOST1   "nqn.2026-11.io.nvmf-rdma:host1"
+#define HOST2   "nqn.2026-11.io.nvmf-rdma:host2"
+#define HDR     1024u
+#define ENT     1024u
 
 /* The target and the host's discovery queue (tests/unit/target/fixture.h). */
 struct dx {
@@ -39,8 +39,8 @@ static void add_subsys(struct dx *d, int i, const char *host)
 }
 
 /* Loop port @portid on @traddr:@svc exposing disk<first> .. disk<first+n-1>. */
-static void add_port(struct dx *d, uint16_t portid, int family, const char *traddr,
-		     const char *svc, int first, int n)
+static void add_port(struct dx *d, uint16_t portid, int family, const char *traddr, const char *svc,
+		     int first, int n)
 {
 	struct nvmf_port_config *p = fx_cfg_loop_port(&d->f.cfg, portid, family, traddr, svc);
 	for (int k = 0; k < n; k++) {
@@ -56,8 +56,9 @@ static void add_port(struct dx *d, uint16_t portid, int family, const char *trad
 static void start(struct dx *d, const char *hostnqn, const char *local, bool enable)
 {
 	CU_ASSERT_FATAL(fx_boot(&d->f, local, d->f.cfg.ports[0].trsvcid) == 0);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&d->f.admin, 0, 31, NVMF_DISC_NQN, hostnqn, 0xffff,
-					 0, &d->f.cntlid, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&d->f.admin, 0, 31, NVMF_DISC_NQN, hostnqn, 0xffff, 0,
+					 &d->f.cntlid, NULL),
+			      0);
 	if (enable)
 		CU_ASSERT_EQUAL_FATAL(fx_enable(&d->f.admin), 0);
 }
@@ -80,8 +81,8 @@ static struct nvme_sqe mk(uint8_t opc, uint32_t c10, uint32_t c11)
 static int disc_log(struct dx *d, uint64_t off, void *buf, uint32_t len)
 {
 	uint32_t numd = len / 4 - 1;
-	struct nvme_sqe c = mk(nvme_admin_get_log_page, NVME_LOG_LID_DISCOVER | (numd & 0xffff) << 16,
-			       numd >> 16);
+	struct nvme_sqe c = mk(nvme_admin_get_log_page,
+			       NVME_LOG_LID_DISCOVER | (numd & 0xffff) << 16, numd >> 16);
 	c.cdw12 = htole32((uint32_t)off);
 	c.cdw13 = htole32((uint32_t)(off >> 32));
 	memset(buf, 0xff, len);
@@ -89,8 +90,14 @@ static int disc_log(struct dx *d, uint64_t off, void *buf, uint32_t len)
 }
 
 /* Header fields of a log read into @b. */
-static uint64_t numrec(const void *b) { return le64toh(((const struct nvmf_discovery_log *)b)->numrec); }
-static uint64_t genctr(const void *b) { return le64toh(((const struct nvmf_discovery_log *)b)->genctr); }
+static uint64_t numrec(const void *b)
+{
+	return le64toh(((const struct nvmf_discovery_log *)b)->numrec);
+}
+static uint64_t genctr(const void *b)
+{
+	return le64toh(((const struct nvmf_discovery_log *)b)->genctr);
+}
 static const struct nvmf_disc_log_entry *entry(const void *b, size_t i)
 {
 	return &((const struct nvmf_discovery_log *)b)->entries[i];
@@ -160,8 +167,9 @@ static void current_discovery_entry_names_the_configured_discovery_nqn(void)
 	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
 	strcpy(d.f.cfg.target.discovery_nqn, "nqn.2026-11.io.nvmf-rdma:mydisc");
 	CU_ASSERT_FATAL(fx_boot(&d.f, "10.0.0.1", "4420") == 0);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&d.f.admin, 0, 31, "nqn.2026-11.io.nvmf-rdma:mydisc", HOST1,
-					 0xffff, 0, &d.f.cntlid, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&d.f.admin, 0, 31, "nqn.2026-11.io.nvmf-rdma:mydisc",
+					 HOST1, 0xffff, 0, &d.f.cntlid, NULL),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(fx_enable(&d.f.admin), 0);
 	uint8_t b[HDR + 2 * ENT];
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
@@ -207,7 +215,7 @@ static int spy_local_addr(const struct nvmf_sq *sq, struct sockaddr_storage *out
 	struct sockaddr_in *in = (struct sockaddr_in *)out;
 	memset(out, 0, sizeof(*out));
 	in->sin_family = AF_INET;
-	in->sin_addr.s_addr = htonl(0x0a636363);     /* 10.99.99.99: must never show */
+	in->sin_addr.s_addr = htonl(0x0a636363); /* 10.99.99.99: must never show */
 	return 0;
 }
 
@@ -223,7 +231,9 @@ static void port_of_another_transport_is_listed_without_asking_it_about_the_queu
 	add_port(&d, 1, AF_INET, "0.0.0.0", "4420", 0, 1);
 	start(&d, HOST1, "192.168.7.1", true);
 	static const struct nvmf_transport_ops spy_ops = {
-		.name = "rdma", .trtype = NVMF_TRTYPE_RDMA, .local_addr = spy_local_addr,
+		.name = "rdma",
+		.trtype = NVMF_TRTYPE_RDMA,
+		.local_addr = spy_local_addr,
 	};
 	struct nvmf_transport other = { .ops = &spy_ops };
 	struct nvmf_port *port = d.f.tgt.ports[0];
@@ -233,7 +243,7 @@ static void port_of_another_transport_is_listed_without_asking_it_about_the_queu
 	spy_calls = 0;
 	uint8_t b[HDR + 2 * ENT];
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
-	CU_ASSERT_EQUAL(numrec(b), 0);               /* wildcard: no address to give */
+	CU_ASSERT_EQUAL(numrec(b), 0); /* wildcard: no address to give */
 	snprintf(pc->traddr, sizeof(pc->traddr), "192.168.7.1");
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
 	CU_ASSERT_EQUAL_FATAL(numrec(b), 2);
@@ -256,19 +266,21 @@ static void discovery_log_of_five_entries_reads_the_same_through_any_window(void
 		add_subsys(&d, i, NULL);
 	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 5);
 	start(&d, HOST1, "10.0.0.1", true);
-	const uint32_t len = HDR + 6 * ENT;          /* 7 KiB: more than 4 KiB */
+	const uint32_t len = HDR + 6 * ENT; /* 7 KiB: more than 4 KiB */
 	uint8_t *full = malloc(len), *w = malloc(len);
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, full, len), 0);
-	CU_ASSERT_EQUAL(numrec(full), 6);                /* the discovery subsystem, 5 disks */
+	CU_ASSERT_EQUAL(numrec(full), 6); /* the discovery subsystem, 5 disks */
 	CU_ASSERT_STRING_EQUAL(entry(full, 0)->subnqn, NVMF_DISC_NQN);
 	for (int i = 0; i < 5; i++) {
 		char *n = nqn(i);
 		CU_ASSERT_STRING_EQUAL(entry(full, (size_t)i + 1)->subnqn, n);
 		free(n);
 	}
-	static const struct { uint32_t off, len; } win[] = {
-		{ 0, 16 }, { 0, HDR }, { HDR, 4 * ENT }, { 4, 4 }, { 2000, 3000 },
-		{ 6140, 1028 }, { 4096, 2048 }, { 7164, 4 },
+	static const struct {
+		uint32_t off, len;
+	} win[] = {
+		{ 0, 16 },      { 0, HDR },     { HDR, 4 * ENT }, { 4, 4 },
+		{ 2000, 3000 }, { 6140, 1028 }, { 4096, 2048 },   { 7164, 4 },
 	};
 	for (size_t i = 0; i < sizeof(win) / sizeof(win[0]); i++) {
 		CU_ASSERT_EQUAL(disc_log(&d, win[i].off, w, win[i].len), 0);
@@ -281,7 +293,7 @@ static void discovery_log_of_five_entries_reads_the_same_through_any_window(void
 	CU_ASSERT_EQUAL(w[2047], 0);
 	CU_ASSERT_EQUAL(disc_log(&d, len, w, 4), 0);
 	CU_ASSERT_EQUAL(disc_log(&d, len + 4, w, 4), GEN(NVME_SC_INVALID_FIELD));
-	CU_ASSERT_EQUAL(disc_log(&d, 6, w, 4), GEN(NVME_SC_INVALID_FIELD));   /* unaligned */
+	CU_ASSERT_EQUAL(disc_log(&d, 6, w, 4), GEN(NVME_SC_INVALID_FIELD)); /* unaligned */
 	free(full);
 	free(w);
 	stop(&d);
@@ -301,7 +313,8 @@ static void host_not_allowed_sees_no_entry_for_that_subsystem(void)
 	fx_disconnect(&d.f.admin);
 	/* The allowed host sees both. */
 	CU_ASSERT_EQUAL_FATAL(fx_connect(&d.f.admin, 0, 31, NVMF_DISC_NQN, HOST1, 0xffff, 0,
-					 &d.f.cntlid, NULL), 0);
+					 &d.f.cntlid, NULL),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(fx_enable(&d.f.admin), 0);
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
 	CU_ASSERT_EQUAL(numrec(b), 3);
@@ -315,7 +328,7 @@ static void wildcard_traddr_is_replaced_by_the_connection_local_address(void)
 	add_subsys(&d, 0, NULL);
 	add_port(&d, 1, AF_INET, "0.0.0.0", "4420", 0, 1);
 	add_port(&d, 2, AF_INET, "10.9.9.9", "4430", 0, 1);
-	add_port(&d, 3, AF_INET6, "::", "4440", 0, 1);   /* no IPv6 address to give: left out */
+	add_port(&d, 3, AF_INET6, "::", "4440", 0, 1); /* no IPv6 address to give: left out */
 	start(&d, HOST1, "10.1.2.3", true);
 	uint8_t b[HDR + 6 * ENT];
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
@@ -362,7 +375,7 @@ static void genctr_is_stable_between_reads_and_changes_with_the_content(void)
 	CU_ASSERT_EQUAL(genctr(b), g1);
 	CU_ASSERT_EQUAL(numrec(b), 3);
 	/* The host loses access to disk1: fewer entries, a new genctr. */
-	d.f.tgt.subsys[1]->cfg->allow_any_host = false;   /* the running config */
+	d.f.tgt.subsys[1]->cfg->allow_any_host = false; /* the running config */
 	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);
 	CU_ASSERT_EQUAL(numrec(b), 2);
 	CU_ASSERT_NOT_EQUAL(genctr(b), g1);
@@ -382,8 +395,11 @@ static void discovery_identify_reports_a_discovery_controller(void)
 	start(&d, HOST1, "10.0.0.1", true);
 	struct nvme_id_ctrl id;
 	memset(&id, 0xff, sizeof(id));
-	CU_ASSERT_EQUAL_FATAL(fx_cmd(&d.f.admin, &(struct nvme_sqe){ .opcode = nvme_admin_identify,
-			      .cdw10 = htole32(NVME_IDENTIFY_CNS_CTRL) }, &id, sizeof(id), NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_cmd(&d.f.admin,
+				     &(struct nvme_sqe){ .opcode = nvme_admin_identify,
+							 .cdw10 = htole32(NVME_IDENTIFY_CNS_CTRL) },
+				     &id, sizeof(id), NULL),
+			      0);
 	CU_ASSERT_EQUAL(id.cntrltype, NVME_CTRL_CNTRLTYPE_DISCOVERY);
 	CU_ASSERT_STRING_EQUAL(id.subnqn, NVMF_DISC_NQN);
 	CU_ASSERT_EQUAL(le32toh(id.nn), 0);
@@ -516,19 +532,19 @@ static void discovery_controller_with_kato_0_is_deleted_after_120_s_without_comm
 	struct dx d = { 0 };
 	add_subsys(&d, 0, NULL);
 	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
-	start(&d, HOST1, "10.0.0.1", true);   /* Connect KATO 0 */
+	start(&d, HOST1, "10.0.0.1", true); /* Connect KATO 0 */
 	CU_ASSERT_EQUAL(fx_ctrl(&d.f)->kato_ms, 120000);
 	struct nvme_cqe cqe;
 	struct nvme_sqe c = mk(nvme_admin_get_features, NVME_FEAT_FID_KATO, 0);
 	CU_ASSERT_EQUAL(fx_cmd(&d.f.admin, &c, NULL, 0, &cqe), 0);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), 120000);
-	d.f.now += 120000;                     /* exactly the timeout: not yet */
+	d.f.now += 120000; /* exactly the timeout: not yet */
 	nvmf_tgt_check_keep_alive(&d.f.tgt);
 	CU_ASSERT_FALSE(fx_admin_deleted(&d.f));
 	d.f.now += 1;
 	nvmf_tgt_check_keep_alive(&d.f.tgt);
 	CU_ASSERT_TRUE(fx_admin_deleted(&d.f));
-	nvmf_loop_drive(&d.f.tgt);             /* the queue's detach frees the controller */
+	nvmf_loop_drive(&d.f.tgt); /* the queue's detach frees the controller */
 	CU_ASSERT_PTR_NULL(fx_ctrl(&d.f));
 	stop(&d);
 }
@@ -542,7 +558,7 @@ static void discovery_controller_with_kato_0_survives_while_the_host_sends_comma
 	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
 	start(&d, HOST1, "10.0.0.1", true);
 	uint8_t log[HDR];
-	for (int i = 0; i < 30; i++) {         /* 50 minutes */
+	for (int i = 0; i < 30; i++) { /* 50 minutes */
 		d.f.now += 100000;
 		nvmf_tgt_check_keep_alive(&d.f.tgt);
 		CU_ASSERT_FALSE_FATAL(fx_admin_deleted(&d.f));
@@ -563,7 +579,8 @@ static void discovery_controller_keeps_a_nonzero_kato_and_a_later_kato_0(void)
 	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
 	CU_ASSERT_FATAL(fx_boot(&d.f, "10.0.0.1", "4420") == 0);
 	CU_ASSERT_EQUAL_FATAL(fx_connect(&d.f.admin, 0, 31, NVMF_DISC_NQN, HOST1, 0xffff, 30000,
-					 &d.f.cntlid, NULL), 0);
+					 &d.f.cntlid, NULL),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(fx_enable(&d.f.admin), 0);
 	CU_ASSERT_EQUAL(fx_ctrl(&d.f)->kato_ms, 30000);
 	struct nvme_sqe c = mk(nvme_admin_set_features, NVME_FEAT_FID_KATO, 0);
@@ -578,8 +595,9 @@ static void discovery_controller_keeps_a_nonzero_kato_and_a_later_kato_0(void)
 /* ---- referrals and listing modes ---- */
 
 /* Referral @name of port config @p (the config's own array, freed with it). */
-static void add_referral(struct nvmf_port_config *p, const char *name, const char *trtype, int family,
-			 const char *traddr, const char *svc, uint16_t portid, uint8_t treq, bool enable)
+static void add_referral(struct nvmf_port_config *p, const char *name, const char *trtype,
+			 int family, const char *traddr, const char *svc, uint16_t portid,
+			 uint8_t treq, bool enable)
 {
 	struct nvmf_referral_config *r = realloc(p->referrals, (p->n_referrals + 1) * sizeof(*r));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
@@ -605,7 +623,8 @@ static void enabled_referrals_follow_the_port_subsystems_with_their_own_address(
 	add_subsys(&d, 0, NULL);
 	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
 	struct nvmf_port_config *p = &d.f.cfg.ports[0];
-	add_referral(p, "west", "rdma", AF_INET, "10.5.5.5", "4421", 7, NVMF_TREQ_NOT_REQUIRED, true);
+	add_referral(p, "west", "rdma", AF_INET, "10.5.5.5", "4421", 7, NVMF_TREQ_NOT_REQUIRED,
+		     true);
 	add_referral(p, "off", "rdma", AF_INET, "10.5.5.6", "4420", 8, 0, false);
 	add_referral(p, "east", "tcp", AF_INET6, "fd00::9", "8009", 9, NVMF_TREQ_REQUIRED, true);
 	start(&d, HOST1, "10.0.0.1", true);
@@ -637,7 +656,7 @@ static void enabled_referrals_follow_the_port_subsystems_with_their_own_address(
 	CU_ASSERT_STRING_EQUAL(e->trsvcid, "8009");
 	CU_ASSERT_STRING_EQUAL(e->traddr, "fd00::9");
 	static const uint8_t no_tsas[sizeof(e->tsas)];
-	CU_ASSERT_EQUAL(memcmp(&e->tsas, no_tsas, sizeof(e->tsas)), 0);   /* TCP SECTYPE none */
+	CU_ASSERT_EQUAL(memcmp(&e->tsas, no_tsas, sizeof(e->tsas)), 0); /* TCP SECTYPE none */
 	stop(&d);
 }
 
@@ -666,8 +685,8 @@ static void all_ports_mode_lists_every_port_with_its_referrals(void)
 	static const uint8_t subtype[] = { NVME_NQN_CURR, NVME_NQN_NVME, NVME_NQN_DISC,
 					   NVME_NQN_CURR, NVME_NQN_NVME, NVME_NQN_DISC };
 	static const uint16_t portid[] = { 1, 1, 11, 2, 2, 12 };
-	static const char *const traddr[] = { "10.1.2.3", "10.1.2.3", "10.5.5.1", "10.9.9.9", "10.9.9.9",
-					      "10.5.5.2" };
+	static const char *const traddr[] = { "10.1.2.3", "10.1.2.3", "10.5.5.1",
+					      "10.9.9.9", "10.9.9.9", "10.5.5.2" };
 	for (size_t i = 0; i < 6; i++) {
 		CU_ASSERT_EQUAL(entry(b, i)->subtype, subtype[i]);
 		CU_ASSERT_EQUAL(le16toh(entry(b, i)->portid), portid[i]);
@@ -704,13 +723,15 @@ static void port_local_entries_only_lists_the_host_port_in_all_ports_mode(void)
 	two_ports_with_referrals(&d, NVMF_DISC_LOG_ALL_PORTS);
 	uint8_t b[HDR + 7 * ENT];
 	uint32_t numd = sizeof(b) / 4 - 1;
-	struct nvme_sqe c = mk(nvme_admin_get_log_page, NVME_LOG_LID_DISCOVER | NVMF_LOG_DISC_LSP_PLEO << 8 |
-			       (numd & 0xffff) << 16, numd >> 16);
+	struct nvme_sqe c =
+		mk(nvme_admin_get_log_page,
+		   NVME_LOG_LID_DISCOVER | NVMF_LOG_DISC_LSP_PLEO << 8 | (numd & 0xffff) << 16,
+		   numd >> 16);
 	CU_ASSERT_EQUAL_FATAL(fx_cmd(&d.f.admin, &c, b, sizeof(b), NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(numrec(b), 3);
 	for (size_t i = 0; i < 3; i++)
 		CU_ASSERT_NOT_EQUAL(le16toh(entry(b, i)->portid), 2);
-	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0);   /* without it: both ports */
+	CU_ASSERT_EQUAL_FATAL(disc_log(&d, 0, b, sizeof(b)), 0); /* without it: both ports */
 	CU_ASSERT_EQUAL(numrec(b), 6);
 	stop(&d);
 }
@@ -725,12 +746,13 @@ static void discovery_supported_log_pages_lists_its_two_logs(void)
 	start(&d, HOST1, "10.0.0.1", true);
 	struct nvme_supported_log_pages log;
 	memset(&log, 0xff, sizeof(log));
-	struct nvme_sqe c = mk(nvme_admin_get_log_page, NVME_LOG_LID_SUPPORTED_LOG_PAGES |
-			       (uint32_t)(sizeof(log) / 4 - 1) << 16, 0);
+	struct nvme_sqe c =
+		mk(nvme_admin_get_log_page,
+		   NVME_LOG_LID_SUPPORTED_LOG_PAGES | (uint32_t)(sizeof(log) / 4 - 1) << 16, 0);
 	CU_ASSERT_EQUAL_FATAL(fx_cmd(&d.f.admin, &c, &log, sizeof(log), NULL), 0);
 	for (unsigned lid = 0; lid < 256; lid++) {
 		uint32_t want = lid == NVME_LOG_LID_SUPPORTED_LOG_PAGES ? 1 : 0;
-		if (lid == NVME_LOG_LID_DISCOVER)     /* LSUPP, and LIDSP: PLEOS */
+		if (lid == NVME_LOG_LID_DISCOVER) /* LSUPP, and LIDSP: PLEOS */
 			want = 1 | (uint32_t)NVMF_LOG_DISC_LID_PLEOS << 16;
 		CU_ASSERT_EQUAL(le32toh(log.lid_support[lid]), want);
 	}
@@ -774,48 +796,63 @@ static void discovery_kato_does_not_change_a_kato_the_host_asked_for(void)
 	d.f.cfg.target.discovery_kato = 5;
 	CU_ASSERT_FATAL(fx_boot(&d.f, "10.0.0.1", "4420") == 0);
 	CU_ASSERT_EQUAL_FATAL(fx_connect(&d.f.admin, 0, 31, NVMF_DISC_NQN, HOST1, 0xffff, 30000,
-					 &d.f.cntlid, NULL), 0);
+					 &d.f.cntlid, NULL),
+			      0);
 	CU_ASSERT_EQUAL(fx_ctrl(&d.f)->kato_ms, 30000);
 	stop(&d);
 }
 
 const struct unit_test discovery_tests[] = {
-	{"enabled_referrals_follow_the_port_subsystems_with_their_own_address",
-	 enabled_referrals_follow_the_port_subsystems_with_their_own_address},
-	{"all_ports_mode_lists_every_port_with_its_referrals", all_ports_mode_lists_every_port_with_its_referrals},
-	{"host_port_mode_lists_only_the_port_the_host_came_in_on",
-	 host_port_mode_lists_only_the_port_the_host_came_in_on},
-	{"discovery_supported_log_pages_lists_its_two_logs", discovery_supported_log_pages_lists_its_two_logs},
-	{"port_local_entries_only_lists_the_host_port_in_all_ports_mode",
-	 port_local_entries_only_lists_the_host_port_in_all_ports_mode},
-	{"discovery_controller_with_kato_0_gets_the_configured_discovery_kato",
-	 discovery_controller_with_kato_0_gets_the_configured_discovery_kato},
-	{"discovery_kato_does_not_change_a_kato_the_host_asked_for",
-	 discovery_kato_does_not_change_a_kato_the_host_asked_for},
-	{"discovery_log_change_notice_until_the_log_is_read", discovery_log_change_notice_until_the_log_is_read},
-	{"discovery_log_without_exposed_subsystems_is_only_the_discovery_entry",
-	 discovery_log_without_exposed_subsystems_is_only_the_discovery_entry},
-	{"discovery_log_starts_with_the_current_discovery_subsystem_entry",
-	 discovery_log_starts_with_the_current_discovery_subsystem_entry},
-	{"current_discovery_entry_names_the_configured_discovery_nqn",
-	 current_discovery_entry_names_the_configured_discovery_nqn},
-	{"discovery_log_entry_carries_the_port_and_its_transport_fields", discovery_log_entry_carries_the_port_and_its_transport_fields},
-	{"port_of_another_transport_is_listed_without_asking_it_about_the_queue", port_of_another_transport_is_listed_without_asking_it_about_the_queue},
-	{"discovery_log_of_five_entries_reads_the_same_through_any_window", discovery_log_of_five_entries_reads_the_same_through_any_window},
-	{"host_not_allowed_sees_no_entry_for_that_subsystem", host_not_allowed_sees_no_entry_for_that_subsystem},
-	{"wildcard_traddr_is_replaced_by_the_connection_local_address", wildcard_traddr_is_replaced_by_the_connection_local_address},
-	{"ipv6_wildcard_traddr_is_replaced_by_the_ipv6_local_address", ipv6_wildcard_traddr_is_replaced_by_the_ipv6_local_address},
-	{"genctr_is_stable_between_reads_and_changes_with_the_content", genctr_is_stable_between_reads_and_changes_with_the_content},
-	{"discovery_identify_reports_a_discovery_controller", discovery_identify_reports_a_discovery_controller},
-	{"discovery_rejects_io_controller_admin_commands", discovery_rejects_io_controller_admin_commands},
-	{"discovery_keeps_alive_and_round_trips_the_kato_feature", discovery_keeps_alive_and_round_trips_the_kato_feature},
-	{"discovery_aer_stays_parked", discovery_aer_stays_parked},
-	{"discovery_command_before_cc_enable_returns_cmd_seq_error", discovery_command_before_cc_enable_returns_cmd_seq_error},
-	{"discovery_controller_with_kato_0_is_deleted_after_120_s_without_commands",
-	 discovery_controller_with_kato_0_is_deleted_after_120_s_without_commands},
-	{"discovery_controller_with_kato_0_survives_while_the_host_sends_commands",
-	 discovery_controller_with_kato_0_survives_while_the_host_sends_commands},
-	{"discovery_controller_keeps_a_nonzero_kato_and_a_later_kato_0",
-	 discovery_controller_keeps_a_nonzero_kato_and_a_later_kato_0},
-	{NULL, NULL},
+	{ "enabled_referrals_follow_the_port_subsystems_with_their_own_address",
+	  enabled_referrals_follow_the_port_subsystems_with_their_own_address },
+	{ "all_ports_mode_lists_every_port_with_its_referrals",
+	  all_ports_mode_lists_every_port_with_its_referrals },
+	{ "host_port_mode_lists_only_the_port_the_host_came_in_on",
+	  host_port_mode_lists_only_the_port_the_host_came_in_on },
+	{ "discovery_supported_log_pages_lists_its_two_logs",
+	  discovery_supported_log_pages_lists_its_two_logs },
+	{ "port_local_entries_only_lists_the_host_port_in_all_ports_mode",
+	  port_local_entries_only_lists_the_host_port_in_all_ports_mode },
+	{ "discovery_controller_with_kato_0_gets_the_configured_discovery_kato",
+	  discovery_controller_with_kato_0_gets_the_configured_discovery_kato },
+	{ "discovery_kato_does_not_change_a_kato_the_host_asked_for",
+	  discovery_kato_does_not_change_a_kato_the_host_asked_for },
+	{ "discovery_log_change_notice_until_the_log_is_read",
+	  discovery_log_change_notice_until_the_log_is_read },
+	{ "discovery_log_without_exposed_subsystems_is_only_the_discovery_entry",
+	  discovery_log_without_exposed_subsystems_is_only_the_discovery_entry },
+	{ "discovery_log_starts_with_the_current_discovery_subsystem_entry",
+	  discovery_log_starts_with_the_current_discovery_subsystem_entry },
+	{ "current_discovery_entry_names_the_configured_discovery_nqn",
+	  current_discovery_entry_names_the_configured_discovery_nqn },
+	{ "discovery_log_entry_carries_the_port_and_its_transport_fields",
+	  discovery_log_entry_carries_the_port_and_its_transport_fields },
+	{ "port_of_another_transport_is_listed_without_asking_it_about_the_queue",
+	  port_of_another_transport_is_listed_without_asking_it_about_the_queue },
+	{ "discovery_log_of_five_entries_reads_the_same_through_any_window",
+	  discovery_log_of_five_entries_reads_the_same_through_any_window },
+	{ "host_not_allowed_sees_no_entry_for_that_subsystem",
+	  host_not_allowed_sees_no_entry_for_that_subsystem },
+	{ "wildcard_traddr_is_replaced_by_the_connection_local_address",
+	  wildcard_traddr_is_replaced_by_the_connection_local_address },
+	{ "ipv6_wildcard_traddr_is_replaced_by_the_ipv6_local_address",
+	  ipv6_wildcard_traddr_is_replaced_by_the_ipv6_local_address },
+	{ "genctr_is_stable_between_reads_and_changes_with_the_content",
+	  genctr_is_stable_between_reads_and_changes_with_the_content },
+	{ "discovery_identify_reports_a_discovery_controller",
+	  discovery_identify_reports_a_discovery_controller },
+	{ "discovery_rejects_io_controller_admin_commands",
+	  discovery_rejects_io_controller_admin_commands },
+	{ "discovery_keeps_alive_and_round_trips_the_kato_feature",
+	  discovery_keeps_alive_and_round_trips_the_kato_feature },
+	{ "discovery_aer_stays_parked", discovery_aer_stays_parked },
+	{ "discovery_command_before_cc_enable_returns_cmd_seq_error",
+	  discovery_command_before_cc_enable_returns_cmd_seq_error },
+	{ "discovery_controller_with_kato_0_is_deleted_after_120_s_without_commands",
+	  discovery_controller_with_kato_0_is_deleted_after_120_s_without_commands },
+	{ "discovery_controller_with_kato_0_survives_while_the_host_sends_commands",
+	  discovery_controller_with_kato_0_survives_while_the_host_sends_commands },
+	{ "discovery_controller_keeps_a_nonzero_kato_and_a_later_kato_0",
+	  discovery_controller_keeps_a_nonzero_kato_and_a_later_kato_0 },
+	{ NULL, NULL },
 };

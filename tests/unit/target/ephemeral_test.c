@@ -48,7 +48,7 @@ static void range_is_read_from_the_kernels_file_format(void)
 	CU_ASSERT_EQUAL(lo, 32768);
 	CU_ASSERT_EQUAL(hi, 60999);
 	unlink(path);
-	range_file(path, "60999 32768\n");              /* reversed: not a range */
+	range_file(path, "60999 32768\n"); /* reversed: not a range */
 	CU_ASSERT_EQUAL(nvmf_ephemeral_range(path, &lo, &hi), -EINVAL);
 	unlink(path);
 	range_file(path, "ephemeral\n");
@@ -62,10 +62,11 @@ static void tcp_port_in_the_range_is_warned_with_the_port_and_the_range(void)
 	char msg[512] = "";
 	struct nvmf_port_config pc = port("tcp", "127.0.0.1", "40000");
 	CU_ASSERT_TRUE(nvmf_port_ephemeral_warning(&pc, 32768, 60999, msg, sizeof(msg)));
-	CU_ASSERT_STRING_EQUAL(msg, "port 3 (tcp 127.0.0.1:40000): 40000 is in the kernel's ephemeral "
-			       "port range 32768-60999 (net.ipv4.ip_local_port_range): an outgoing TCP "
-			       "connection of this machine may take it while the target is down, and the "
-			       "next start would fail to bind; choose a port outside the range");
+	CU_ASSERT_STRING_EQUAL(
+		msg, "port 3 (tcp 127.0.0.1:40000): 40000 is in the kernel's ephemeral "
+		     "port range 32768-60999 (net.ipv4.ip_local_port_range): an outgoing TCP "
+		     "connection of this machine may take it while the target is down, and the "
+		     "next start would fail to bind; choose a port outside the range");
 }
 
 /* rdma_cm gives outgoing RDMA connections their port from the same range. */
@@ -74,7 +75,8 @@ static void rdma_port_in_the_range_is_warned_too(void)
 	char msg[512] = "";
 	struct nvmf_port_config pc = port("rdma", "fd00::1", "32768");
 	CU_ASSERT_TRUE(nvmf_port_ephemeral_warning(&pc, 32768, 60999, msg, sizeof(msg)));
-	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "port 3 (rdma [fd00::1]:32768): 32768 is in the kernel's "
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg,
+				      "port 3 (rdma [fd00::1]:32768): 32768 is in the kernel's "
 				      "ephemeral port range 32768-60999"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "an outgoing RDMA (rdma_cm) connection"));
 }
@@ -112,22 +114,25 @@ static void target_logs_one_warning_line_for_a_port_in_the_range(void)
 	nvmf_tgt_warn_ephemeral(&tgt, &in);
 	nvmf_tgt_warn_ephemeral(&tgt, &out);
 	unlink(path);
-	nvmf_tgt_warn_ephemeral(&tgt, &in);             /* no range to read: no warning */
+	nvmf_tgt_warn_ephemeral(&tgt, &in); /* no range to read: no warning */
 	fx_stderr_end(&err);
-	CU_ASSERT_STRING_EQUAL(err.text, "nvmf-target: core: warning: port 3 (tcp 127.0.0.1:10010): 10010 is "
-			       "in the kernel's ephemeral port range 10000-10010 (net.ipv4.ip_local_port_range): "
-			       "an outgoing TCP connection of this machine may take it while the target is "
-			       "down, and the next start would fail to bind; choose a port outside the range\n");
+	CU_ASSERT_STRING_EQUAL(
+		err.text,
+		"nvmf-target: core: warning: port 3 (tcp 127.0.0.1:10010): 10010 is "
+		"in the kernel's ephemeral port range 10000-10010 (net.ipv4.ip_local_port_range): "
+		"an outgoing TCP connection of this machine may take it while the target is "
+		"down, and the next start would fail to bind; choose a port outside the range\n");
 }
 
 const struct unit_test ephemeral_tests[] = {
-	{"range_is_read_from_the_kernels_file_format", range_is_read_from_the_kernels_file_format},
-	{"tcp_port_in_the_range_is_warned_with_the_port_and_the_range",
-	 tcp_port_in_the_range_is_warned_with_the_port_and_the_range},
-	{"rdma_port_in_the_range_is_warned_too", rdma_port_in_the_range_is_warned_too},
-	{"port_outside_the_range_or_of_another_transport_is_not_warned",
-	 port_outside_the_range_or_of_another_transport_is_not_warned},
-	{"target_logs_one_warning_line_for_a_port_in_the_range",
-	 target_logs_one_warning_line_for_a_port_in_the_range},
-	{NULL, NULL},
+	{ "range_is_read_from_the_kernels_file_format",
+	  range_is_read_from_the_kernels_file_format },
+	{ "tcp_port_in_the_range_is_warned_with_the_port_and_the_range",
+	  tcp_port_in_the_range_is_warned_with_the_port_and_the_range },
+	{ "rdma_port_in_the_range_is_warned_too", rdma_port_in_the_range_is_warned_too },
+	{ "port_outside_the_range_or_of_another_transport_is_not_warned",
+	  port_outside_the_range_or_of_another_transport_is_not_warned },
+	{ "target_logs_one_warning_line_for_a_port_in_the_range",
+	  target_logs_one_warning_line_for_a_port_in_the_range },
+	{ NULL, NULL },
 };

@@ -8,11 +8,15 @@
 #include "nvme/fabrics.h"
 
 #define SC(sct, sc) nvme_status(sct, sc)
-#define CONNECT_INVALID_PARAM (SC(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAM) | NVME_SC_DNR)
+#define CONNECT_INVALID_PARAM \
+	(SC(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAM) | NVME_SC_DNR)
 
 static struct fx F;
 
-static void setup(void) { CU_ASSERT_FATAL(fx_setup(&F) == 0); }
+static void setup(void)
+{
+	CU_ASSERT_FATAL(fx_setup(&F) == 0);
+}
 
 static int prop_get(struct fxq *q, uint32_t off, bool size8, uint64_t *val)
 {
@@ -56,8 +60,8 @@ static void connect_with_unknown_subnqn_returns_invalid_param_at_subnqn(void)
 {
 	setup();
 	struct nvme_cqe cqe;
-	int st = fx_connect(&F.admin, 0, 31, "nqn.2026-11.io.nvmf-rdma:nope",
-					     FX_HOSTNQN, 0xffff, 0, NULL, &cqe);
+	int st = fx_connect(&F.admin, 0, 31, "nqn.2026-11.io.nvmf-rdma:nope", FX_HOSTNQN, 0xffff, 0,
+			    NULL, &cqe);
 	CU_ASSERT_EQUAL(st, CONNECT_INVALID_PARAM);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 256); /* IATTR=1, IPO=subnqn */
 	fx_teardown(&F);
@@ -67,8 +71,7 @@ static void connect_from_host_not_allowed_returns_invalid_host(void)
 {
 	setup();
 	struct nvme_cqe cqe;
-	int st = fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_OTHER_HOSTNQN,
-					     0xffff, 0, NULL, &cqe);
+	int st = fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_OTHER_HOSTNQN, 0xffff, 0, NULL, &cqe);
 	CU_ASSERT_EQUAL(st, SC(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST) | NVME_SC_DNR);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 512);
 	fx_teardown(&F);
@@ -81,8 +84,7 @@ static void admin_connect_with_cntlid_other_than_ffff_returns_invalid_param(void
 	struct fxq second;
 	struct nvme_cqe cqe;
 	fx_queue_init(&F, &second);
-	int st = fx_connect(&second, 0, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid,
-					     0, NULL, &cqe);
+	int st = fx_connect(&second, 0, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe);
 	CU_ASSERT_EQUAL(st, CONNECT_INVALID_PARAM);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 16); /* IATTR=1, IPO=cntlid */
 	fx_teardown(&F);
@@ -108,11 +110,11 @@ static void admin_connect_with_sqsize_above_32_entries_returns_invalid_param(voi
 {
 	setup();
 	struct nvme_cqe cqe;
-	CU_ASSERT_EQUAL(fx_connect(&F.admin, 0, 32, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0,
-					  NULL, &cqe), CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(fx_connect(&F.admin, 0, 32, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, &cqe),
+			CONNECT_INVALID_PARAM);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), NVMF_CONNECT_SQSIZE); /* IATTR=0, SQE offset */
-	CU_ASSERT_EQUAL(fx_connect(&F.admin, 0, 0, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0,
-					  NULL, &cqe), CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(fx_connect(&F.admin, 0, 0, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, &cqe),
+			CONNECT_INVALID_PARAM);
 	fx_teardown(&F);
 }
 
@@ -139,23 +141,25 @@ static void io_connect_checks_cntlid_qid_sqsize_and_duplicates(void)
 	fx_queue_init(&F, &io1);
 	fx_queue_init(&F, &io2);
 	/* unknown controller */
-	CU_ASSERT_EQUAL(fx_connect(&io1, 1, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid + 1, 0,
-					  NULL, &cqe), CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(fx_connect(&io1, 1, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid + 1, 0, NULL,
+				   &cqe),
+			CONNECT_INVALID_PARAM);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 16);
 	/* qid above the subsystem's qid_max (4) */
-	CU_ASSERT_EQUAL(fx_connect(&io1, 5, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
-					  NULL, &cqe), CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(fx_connect(&io1, 5, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe),
+			CONNECT_INVALID_PARAM);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), NVMF_CONNECT_QID);
 	/* sqsize beyond MQES (port max_queue_size 128 -> sqsize <= 127) */
-	CU_ASSERT_EQUAL(fx_connect(&io1, 1, 128, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
-					  NULL, &cqe), CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(fx_connect(&io1, 1, 128, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe),
+			CONNECT_INVALID_PARAM);
 	/* a different host cannot join this association */
-	CU_ASSERT_EQUAL(fx_connect(&io1, 1, 127, FX_SUBNQN, FX_OTHER_HOSTNQN, F.cntlid, 0,
-					  NULL, &cqe), CONNECT_INVALID_PARAM);
-	CU_ASSERT_EQUAL(fx_connect(&io1, 1, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
-					  NULL, &cqe), 0);
-	CU_ASSERT_EQUAL(fx_connect(&io2, 1, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0,
-					  NULL, &cqe), SC(NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR) | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(fx_connect(&io1, 1, 127, FX_SUBNQN, FX_OTHER_HOSTNQN, F.cntlid, 0, NULL,
+				   &cqe),
+			CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(fx_connect(&io1, 1, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe),
+			0);
+	CU_ASSERT_EQUAL(fx_connect(&io2, 1, 127, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe),
+			SC(NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR) | NVME_SC_DNR);
 	fx_disconnect(&io1);
 	fx_teardown(&F);
 }
@@ -177,9 +181,9 @@ static void property_get_cap_reports_mqes_timeout_and_nvm_css(void)
 	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
 	uint64_t cap = 0, vs = 0;
 	CU_ASSERT_EQUAL(prop_get(&F.admin, NVMF_PROP_CAP, true, &cap), 0);
-	CU_ASSERT_EQUAL(cap & 0xffff, 127);          /* MQES, 0's based */
-	CU_ASSERT_EQUAL((cap >> 24) & 0xff, 15);     /* TO: 7.5 s */
-	CU_ASSERT(((cap >> 37) & 1) == 1);             /* CSS: NVM command set */
+	CU_ASSERT_EQUAL(cap & 0xffff, 127);      /* MQES, 0's based */
+	CU_ASSERT_EQUAL((cap >> 24) & 0xff, 15); /* TO: 7.5 s */
+	CU_ASSERT(((cap >> 37) & 1) == 1);       /* CSS: NVM command set */
 	CU_ASSERT_EQUAL(prop_get(&F.admin, NVMF_PROP_VS, false, &vs), 0);
 	CU_ASSERT_EQUAL(vs, 0x00020000);
 	/* CAP with a 4-byte access and an unknown offset are invalid fields */
@@ -205,8 +209,8 @@ static void property_set_of_anything_but_cc_returns_invalid_field(void)
 static void cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy(void)
 {
 	setup();
-	CU_ASSERT_EQUAL(fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0,
-					  &F.cntlid, NULL), 0);
+	CU_ASSERT_EQUAL(
+		fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, &F.cntlid, NULL), 0);
 	CU_ASSERT_EQUAL(prop_set_cc(&F.admin, 1u | (7u << 16) | (4u << 20)), 0);
 	uint64_t csts = 0;
 	prop_get(&F.admin, NVMF_PROP_CSTS, false, &csts);
@@ -228,7 +232,7 @@ static void shutdown_notification_reports_shutdown_complete(void)
 static void keep_alive_timeout_tears_the_association_down(void)
 {
 	setup();
-	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);   /* KATO 5000 ms */
+	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0); /* KATO 5000 ms */
 	F.now += 4000;
 	nvmf_tgt_check_keep_alive(&F.tgt);
 	CU_ASSERT_FALSE(fx_admin_deleted(&F));
@@ -237,7 +241,7 @@ static void keep_alive_timeout_tears_the_association_down(void)
 	CU_ASSERT_TRUE(fx_admin_deleted(&F));
 	/* The association is gone with its queues: CSTS as the controller had it then. */
 	uint64_t csts = F.down_csts;
-	CU_ASSERT_EQUAL(csts & 2, 2);   /* CFS */
+	CU_ASSERT_EQUAL(csts & 2, 2); /* CFS */
 	fx_teardown(&F);
 }
 
@@ -246,8 +250,8 @@ static void keep_alive_timeout_tears_the_association_down(void)
 static void io_controller_with_kato_0_never_times_out(void)
 {
 	setup();
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, &F.cntlid,
-					 NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, &F.cntlid, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(fx_enable(&F.admin), 0);
 	CU_ASSERT_EQUAL(fx_ctrl(&F)->kato_ms, 0);
 	F.now += 24u * 3600 * 1000;
@@ -260,10 +264,10 @@ static void io_controller_with_kato_0_never_times_out(void)
 static void failing_commands_refresh_the_keep_alive_timer(void)
 {
 	setup();
-	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);   /* KATO 5000 ms */
+	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0); /* KATO 5000 ms */
 	struct nvme_sqe c;
 	memset(&c, 0, sizeof(c));
-	c.opcode = 0x7e;                            /* not an admin opcode */
+	c.opcode = 0x7e; /* not an admin opcode */
 	for (int i = 0; i < 4; i++) {
 		F.now += 4000;
 		CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, NULL, 0, NULL),
@@ -313,7 +317,8 @@ static void io_connect_with_its_data_in_the_capsule_at_an_odd_offset_succeeds(vo
 	fx_connect_data(&d, FX_SUBNQN, FX_HOSTNQN, (uint16_t)(F.cntlid + 1));
 	memcpy(icd + 3, &d, sizeof(d));
 	c = incapsule_connect(2, 3, sizeof(d));
-	CU_ASSERT_EQUAL(fx_raw_exec(&F, q2, &c, icd, sizeof(icd), NULL, 0, &cqe), CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(fx_raw_exec(&F, q2, &c, icd, sizeof(icd), NULL, 0, &cqe),
+			CONNECT_INVALID_PARAM);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 16);
 	nvmf_loop_raw_disconnect(q2);
 	nvmf_loop_raw_disconnect(q);
@@ -338,9 +343,10 @@ static void connect_without_sqflow_disable_reports_sqhd_in_every_cqe(void)
 	setup();
 	struct nvme_cqe cqe;
 	CU_ASSERT_EQUAL_FATAL(fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000,
-					 &F.cntlid, &cqe), 0);
+					 &F.cntlid, &cqe),
+			      0);
 	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 1);
-	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);     /* Property Set CC, Get CSTS: 2 and 3 */
+	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0); /* Property Set CC, Get CSTS: 2 and 3 */
 	memset(&cqe, 0, sizeof(cqe));
 	struct nvme_sqe c;
 	memset(&c, 0, sizeof(c));
@@ -352,7 +358,8 @@ static void connect_without_sqflow_disable_reports_sqhd_in_every_cqe(void)
 	/* An I/O queue of 4 entries counts on its own and wraps at 4. */
 	struct fxq io;
 	fx_queue_init(&F, &io);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&io, 1, 3, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&io, 1, 3, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe),
+			      0);
 	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 1);
 	static const uint16_t want[] = { 2, 3, 0, 1 };
 	for (unsigned i = 0; i < 4; i++) {
@@ -372,7 +379,8 @@ static void connect_with_sqflow_disable_answers_sqhd_ffff_then_0(void)
 	struct nvme_cqe cqe;
 	F.connect_cattr = NVMF_CONNECT_CATTR_SQFLOW_DISABLE;
 	CU_ASSERT_EQUAL_FATAL(fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000,
-					 &F.cntlid, &cqe), 0);
+					 &F.cntlid, &cqe),
+			      0);
 	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0xffff);
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) & 0xffff, F.cntlid);
 	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
@@ -386,14 +394,15 @@ static void connect_with_sqflow_disable_answers_sqhd_ffff_then_0(void)
 	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0);
 	/* A failing command too. */
 	memset(&c, 0, sizeof(c));
-	c.opcode = 0xc3;   /* no such admin command */
+	c.opcode = 0xc3; /* no such admin command */
 	CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, NULL, 0, &cqe),
 			SC(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE) | NVME_SC_DNR);
 	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0);
 	struct fxq io1, io2;
 	fx_queue_init(&F, &io1);
 	fx_queue_init(&F, &io2);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&io1, 1, 3, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&io1, 1, 3, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
 	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0xffff);
 	for (unsigned i = 0; i < 5; i++) {
 		CU_ASSERT_EQUAL(read_block(&io1, &cqe), 0);
@@ -401,7 +410,8 @@ static void connect_with_sqflow_disable_answers_sqhd_ffff_then_0(void)
 	}
 	/* The second I/O queue keeps SQ flow control: its SQHD moves. */
 	F.connect_cattr = 0;
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&io2, 2, 3, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&io2, 2, 3, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
 	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 1);
 	CU_ASSERT_EQUAL(read_block(&io2, &cqe), 0);
 	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 2);
@@ -418,7 +428,8 @@ static void refused_connect_with_sqflow_disable_reports_sqhd(void)
 	setup();
 	struct nvme_cqe cqe;
 	F.connect_cattr = NVMF_CONNECT_CATTR_SQFLOW_DISABLE;
-	CU_ASSERT_EQUAL(fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_OTHER_HOSTNQN, 0xffff, 0, NULL, &cqe),
+	CU_ASSERT_EQUAL(fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_OTHER_HOSTNQN, 0xffff, 0, NULL,
+				   &cqe),
 			SC(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST) | NVME_SC_DNR);
 	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0);
 	fx_teardown(&F);
@@ -436,26 +447,46 @@ static void disconnecting_the_admin_queue_frees_the_cntlid(void)
 }
 
 const struct unit_test target_fabrics_tests[] = {
-	{ "admin_connect_assigns_cntlid_and_cc_enable_sets_rdy", admin_connect_assigns_cntlid_and_cc_enable_sets_rdy },
-	{ "connect_with_unknown_subnqn_returns_invalid_param_at_subnqn", connect_with_unknown_subnqn_returns_invalid_param_at_subnqn },
-	{ "connect_from_host_not_allowed_returns_invalid_host", connect_from_host_not_allowed_returns_invalid_host },
-	{ "admin_connect_with_cntlid_other_than_ffff_returns_invalid_param", admin_connect_with_cntlid_other_than_ffff_returns_invalid_param },
-	{ "connect_with_nonzero_recfmt_returns_connect_format", connect_with_nonzero_recfmt_returns_connect_format },
-	{ "admin_connect_with_sqsize_above_32_entries_returns_invalid_param", admin_connect_with_sqsize_above_32_entries_returns_invalid_param },
-	{ "connect_data_shorter_than_1024_bytes_returns_data_sgl_length_invalid", connect_data_shorter_than_1024_bytes_returns_data_sgl_length_invalid },
-	{ "io_connect_checks_cntlid_qid_sqsize_and_duplicates", io_connect_checks_cntlid_qid_sqsize_and_duplicates },
-	{ "command_before_connect_returns_invalid_opcode", command_before_connect_returns_invalid_opcode },
-	{ "property_get_cap_reports_mqes_timeout_and_nvm_css", property_get_cap_reports_mqes_timeout_and_nvm_css },
-	{ "property_set_of_anything_but_cc_returns_invalid_field", property_set_of_anything_but_cc_returns_invalid_field },
-	{ "cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy", cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy },
-	{ "shutdown_notification_reports_shutdown_complete", shutdown_notification_reports_shutdown_complete },
-	{ "keep_alive_timeout_tears_the_association_down", keep_alive_timeout_tears_the_association_down },
+	{ "admin_connect_assigns_cntlid_and_cc_enable_sets_rdy",
+	  admin_connect_assigns_cntlid_and_cc_enable_sets_rdy },
+	{ "connect_with_unknown_subnqn_returns_invalid_param_at_subnqn",
+	  connect_with_unknown_subnqn_returns_invalid_param_at_subnqn },
+	{ "connect_from_host_not_allowed_returns_invalid_host",
+	  connect_from_host_not_allowed_returns_invalid_host },
+	{ "admin_connect_with_cntlid_other_than_ffff_returns_invalid_param",
+	  admin_connect_with_cntlid_other_than_ffff_returns_invalid_param },
+	{ "connect_with_nonzero_recfmt_returns_connect_format",
+	  connect_with_nonzero_recfmt_returns_connect_format },
+	{ "admin_connect_with_sqsize_above_32_entries_returns_invalid_param",
+	  admin_connect_with_sqsize_above_32_entries_returns_invalid_param },
+	{ "connect_data_shorter_than_1024_bytes_returns_data_sgl_length_invalid",
+	  connect_data_shorter_than_1024_bytes_returns_data_sgl_length_invalid },
+	{ "io_connect_checks_cntlid_qid_sqsize_and_duplicates",
+	  io_connect_checks_cntlid_qid_sqsize_and_duplicates },
+	{ "command_before_connect_returns_invalid_opcode",
+	  command_before_connect_returns_invalid_opcode },
+	{ "property_get_cap_reports_mqes_timeout_and_nvm_css",
+	  property_get_cap_reports_mqes_timeout_and_nvm_css },
+	{ "property_set_of_anything_but_cc_returns_invalid_field",
+	  property_set_of_anything_but_cc_returns_invalid_field },
+	{ "cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy",
+	  cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy },
+	{ "shutdown_notification_reports_shutdown_complete",
+	  shutdown_notification_reports_shutdown_complete },
+	{ "keep_alive_timeout_tears_the_association_down",
+	  keep_alive_timeout_tears_the_association_down },
 	{ "io_controller_with_kato_0_never_times_out", io_controller_with_kato_0_never_times_out },
-	{ "failing_commands_refresh_the_keep_alive_timer", failing_commands_refresh_the_keep_alive_timer },
-	{ "disconnecting_the_admin_queue_frees_the_cntlid", disconnecting_the_admin_queue_frees_the_cntlid },
-	{ "connect_without_sqflow_disable_reports_sqhd_in_every_cqe", connect_without_sqflow_disable_reports_sqhd_in_every_cqe },
-	{ "connect_with_sqflow_disable_answers_sqhd_ffff_then_0", connect_with_sqflow_disable_answers_sqhd_ffff_then_0 },
-	{ "refused_connect_with_sqflow_disable_reports_sqhd", refused_connect_with_sqflow_disable_reports_sqhd },
-	{ "io_connect_with_its_data_in_the_capsule_at_an_odd_offset_succeeds", io_connect_with_its_data_in_the_capsule_at_an_odd_offset_succeeds },
+	{ "failing_commands_refresh_the_keep_alive_timer",
+	  failing_commands_refresh_the_keep_alive_timer },
+	{ "disconnecting_the_admin_queue_frees_the_cntlid",
+	  disconnecting_the_admin_queue_frees_the_cntlid },
+	{ "connect_without_sqflow_disable_reports_sqhd_in_every_cqe",
+	  connect_without_sqflow_disable_reports_sqhd_in_every_cqe },
+	{ "connect_with_sqflow_disable_answers_sqhd_ffff_then_0",
+	  connect_with_sqflow_disable_answers_sqhd_ffff_then_0 },
+	{ "refused_connect_with_sqflow_disable_reports_sqhd",
+	  refused_connect_with_sqflow_disable_reports_sqhd },
+	{ "io_connect_with_its_data_in_the_capsule_at_an_odd_offset_succeeds",
+	  io_connect_with_its_data_in_the_capsule_at_an_odd_offset_succeeds },
 	{ NULL, NULL },
 };

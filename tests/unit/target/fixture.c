@@ -11,7 +11,7 @@
 #include "tests/unit/target/fixture.h"
 #include "nvme/fabrics.h"
 
-#define FX_TIMEOUT_MS 10000
+#define FX_TIMEOUT_MS  10000
 /* Command ids of the admin queue's table (the Connect's SQSIZE is the test's): room for
  * the ids tests choose (fx_cmd). */
 #define FX_ADMIN_TABLE 512
@@ -56,7 +56,7 @@ static char *dup_or_die(const char *s)
 struct nvmf_subsys_config *fx_cfg_subsys(struct nvmf_config *c, const char *nqn,
 					 const char *hostnqn, uint16_t qid_max)
 {
-	if (!c->target.discovery_nqn[0])   /* the first object: the target-wide defaults too */
+	if (!c->target.discovery_nqn[0]) /* the first object: the target-wide defaults too */
 		nvmf_config_target_defaults(&c->target);
 	c->subsystems = grow(c->subsystems, c->n_subsystems, sizeof(*c->subsystems));
 	struct nvmf_subsys_config *s = &c->subsystems[c->n_subsystems++];
@@ -135,7 +135,8 @@ int fx_boot(struct fx *f, const char *traddr, const char *trsvcid)
 		return -1;
 	}
 	nvmf_loop_set_auto_drive(&f->tgt, false);
-	nvmf_loop_set_hooks(&f->tgt, &(struct nvmf_loop_hooks){ .queue_down = queue_down, .arg = f });
+	nvmf_loop_set_hooks(&f->tgt,
+			    &(struct nvmf_loop_hooks){ .queue_down = queue_down, .arg = f });
 	f->host = calloc(1, sizeof(*f->host));
 	if (!f->host)
 		return -1;
@@ -176,7 +177,8 @@ static int open_queue(struct fxq *q, uint16_t qid)
 	}
 	q->open = true;
 	if (qid)
-		f->host->t->set_incapsule(&q->q->hq, (NVME_SQE_SIZE + f->tgt.ports[0]->inline_size) / 16);
+		f->host->t->set_incapsule(&q->q->hq,
+					  (NVME_SQE_SIZE + f->tgt.ports[0]->inline_size) / 16);
 	return 0;
 }
 
@@ -316,7 +318,8 @@ int fx_connect(struct fxq *q, uint16_t qid, uint16_t sqsize, const char *subnqn,
 	       const char *hostnqn, uint16_t cntlid, uint32_t kato_ms, uint16_t *cntlid_out,
 	       struct nvme_cqe *cqe)
 {
-	return fx_connect_host(q, qid, sqsize, subnqn, hostnqn, NULL, cntlid, kato_ms, cntlid_out, cqe);
+	return fx_connect_host(q, qid, sqsize, subnqn, hostnqn, NULL, cntlid, kato_ms, cntlid_out,
+			       cqe);
 }
 
 int fx_connect_host(struct fxq *q, uint16_t qid, uint16_t sqsize, const char *subnqn,
@@ -359,7 +362,7 @@ static int prop(struct fxq *q, uint8_t fctype, uint32_t off, uint64_t val, uint6
 	struct nvme_sqe c;
 	struct nvme_cqe cqe;
 	memset(&c, 0, sizeof(c));
-	memset(&cqe, 0, sizeof(cqe));   /* a command that never went out reads as 0 */
+	memset(&cqe, 0, sizeof(cqe)); /* a command that never went out reads as 0 */
 	c.opcode = nvme_admin_fabrics;
 	uint8_t *p = (uint8_t *)&c;
 	p[NVMF_SQE_FCTYPE_OFF] = fctype;
@@ -389,7 +392,8 @@ int fx_enable(struct fxq *admin)
 
 int fx_connect_admin(struct fx *f)
 {
-	int st = fx_connect(&f->admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000, &f->cntlid, NULL);
+	int st =
+		fx_connect(&f->admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000, &f->cntlid, NULL);
 	return st ? st : fx_enable(&f->admin);
 }
 
@@ -424,7 +428,9 @@ static void held_close(struct nvmf_bdev *b)
 		*h->closed = true;
 }
 
-static const struct nvmf_bdev_ops held_ops = { .name = "held", .submit = held_submit, .close = held_close };
+static const struct nvmf_bdev_ops held_ops = { .name = "held",
+					       .submit = held_submit,
+					       .close = held_close };
 
 struct fx_held_bdev *fx_held_bdev_new(uint32_t block_size, uint64_t size, bool *closed)
 {

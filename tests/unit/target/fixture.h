@@ -15,10 +15,10 @@
 #include "loop/loop.h"
 #include "nvme/fabrics.h"
 
-#define FX_SUBNQN  "nqn.2026-11.io.nvmf-rdma:test1"
-#define FX_HOSTNQN "nqn.2026-11.io.nvmf-rdma:host1"
+#define FX_SUBNQN        "nqn.2026-11.io.nvmf-rdma:test1"
+#define FX_HOSTNQN       "nqn.2026-11.io.nvmf-rdma:host1"
 #define FX_OTHER_HOSTNQN "nqn.2026-11.io.nvmf-rdma:intruder"
-#define FX_CMD_DATA 4096          /* bytes an asynchronous command carries at most */
+#define FX_CMD_DATA      4096 /* bytes an asynchronous command carries at most */
 
 struct fx;
 struct nvmf_queue;
@@ -27,36 +27,36 @@ struct nvmf_queue;
  * with that Connect's qid. */
 struct fxq {
 	struct fx *f;
-	struct nvmf_queue *q;     /* libnvmf's */
-	bool open;                /* transport connected */
+	struct nvmf_queue *q; /* libnvmf's */
+	bool open;            /* transport connected */
 	char subnqn[NVMF_CFG_NQN_MAX];
-	struct fxq *next;         /* in f->queues */
+	struct fxq *next; /* in f->queues */
 };
 
 /* An asynchronous command (fx_start) and, once done, its completion. */
 struct fx_cmd {
 	struct fxq *q;
 	bool done;
-	int status;               /* NVMe status (CQE status >> 1), or -errno */
+	int status; /* NVMe status (CQE status >> 1), or -errno */
 	struct nvme_cqe cqe;
 	uint16_t cid;
 	uint32_t len;
-	uint8_t data[FX_CMD_DATA];/* sent for writes, filled for reads */
+	uint8_t data[FX_CMD_DATA]; /* sent for writes, filled for reads */
 };
 
 struct fx {
 	struct nvmf_config cfg;
 	struct nvmf_tgt tgt;
-	struct nvmf_ctrl *host;   /* libnvmf's controller state the queues refer to */
+	struct nvmf_ctrl *host; /* libnvmf's controller state the queues refer to */
 	struct fxq admin;
 	uint16_t cntlid;
-	uint64_t now;             /* fake clock, ms */
-	const char *traddr, *trsvcid;  /* what the host dials */
+	uint64_t now;                 /* fake clock, ms */
+	const char *traddr, *trsvcid; /* what the host dials */
 	struct fxq *queues;
-	unsigned admin_downs;     /* admin queues the target tore down */
-	uint8_t connect_cattr;    /* CATTR of the Connects fx_connect* send (0 unless a test
+	unsigned admin_downs;        /* admin queues the target tore down */
+	uint8_t connect_cattr;       /* CATTR of the Connects fx_connect* send (0 unless a test
 				   * sets it: NVMF_CONNECT_CATTR_SQFLOW_DISABLE) */
-	uint32_t down_cc, down_csts;   /* their controller's CC and CSTS just before */
+	uint32_t down_cc, down_csts; /* their controller's CC and CSTS just before */
 };
 
 /* Configs built in code, as the loader builds them (nvmf_config_*_defaults first; the

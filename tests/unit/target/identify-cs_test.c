@@ -65,8 +65,10 @@ static void nvm_identify_controller_of_another_command_set_returns_invalid_field
 {
 	setup();
 	uint8_t buf[NVME_IDENTIFY_DATA_SIZE];
-	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_CTRL, NVME_CSI_ZNS, 0, buf), GEN(NVME_SC_INVALID_FIELD));
-	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_CTRL, NVME_CSI_KV, 0, buf), GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_CTRL, NVME_CSI_ZNS, 0, buf),
+			GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_CTRL, NVME_CSI_KV, 0, buf),
+			GEN(NVME_SC_INVALID_FIELD));
 	fx_teardown(&F);
 }
 
@@ -78,7 +80,8 @@ static void nvm_identify_namespace_is_zeroes_for_an_active_namespace(void)
 	setup();
 	struct nvme_nvm_id_ns id;
 	for (uint32_t nsid = 1; nsid <= 2; nsid++) {
-		CU_ASSERT_EQUAL_FATAL(identify(NVME_IDENTIFY_CNS_CSI_NS, NVME_CSI_NVM, nsid, &id), 0);
+		CU_ASSERT_EQUAL_FATAL(identify(NVME_IDENTIFY_CNS_CSI_NS, NVME_CSI_NVM, nsid, &id),
+				      0);
 		CU_ASSERT(all_zero(&id, sizeof(id)));
 	}
 	fx_teardown(&F);
@@ -100,7 +103,8 @@ static void nvm_identify_namespace_of_another_command_set_returns_invalid_field(
 {
 	setup();
 	uint8_t buf[NVME_IDENTIFY_DATA_SIZE];
-	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_NS, NVME_CSI_ZNS, 1, buf), GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_NS, NVME_CSI_ZNS, 1, buf),
+			GEN(NVME_SC_INVALID_FIELD));
 	fx_teardown(&F);
 }
 
@@ -110,11 +114,13 @@ static void active_list_of_nvm_command_set_lists_every_namespace_after_nsid(void
 {
 	setup();
 	__le32 list[1024];
-	CU_ASSERT_EQUAL_FATAL(identify(NVME_IDENTIFY_CNS_CSI_NS_ACTIVE_LIST, NVME_CSI_NVM, 0, list), 0);
+	CU_ASSERT_EQUAL_FATAL(identify(NVME_IDENTIFY_CNS_CSI_NS_ACTIVE_LIST, NVME_CSI_NVM, 0, list),
+			      0);
 	CU_ASSERT_EQUAL(le32toh(list[0]), 1);
 	CU_ASSERT_EQUAL(le32toh(list[1]), 2);
 	CU_ASSERT(all_zero(&list[2], sizeof(list) - 2 * sizeof(list[0])));
-	CU_ASSERT_EQUAL_FATAL(identify(NVME_IDENTIFY_CNS_CSI_NS_ACTIVE_LIST, NVME_CSI_NVM, 1, list), 0);
+	CU_ASSERT_EQUAL_FATAL(identify(NVME_IDENTIFY_CNS_CSI_NS_ACTIVE_LIST, NVME_CSI_NVM, 1, list),
+			      0);
 	CU_ASSERT_EQUAL(le32toh(list[0]), 2);
 	CU_ASSERT(all_zero(&list[1], sizeof(list) - sizeof(list[0])));
 	fx_teardown(&F);
@@ -125,7 +131,8 @@ static void active_list_of_another_command_set_is_empty(void)
 {
 	setup();
 	__le32 list[1024];
-	CU_ASSERT_EQUAL_FATAL(identify(NVME_IDENTIFY_CNS_CSI_NS_ACTIVE_LIST, NVME_CSI_ZNS, 0, list), 0);
+	CU_ASSERT_EQUAL_FATAL(identify(NVME_IDENTIFY_CNS_CSI_NS_ACTIVE_LIST, NVME_CSI_ZNS, 0, list),
+			      0);
 	CU_ASSERT(all_zero(list, sizeof(list)));
 	fx_teardown(&F);
 }
@@ -134,9 +141,11 @@ static void active_list_from_fffffffe_or_broadcast_returns_invalid_ns(void)
 {
 	setup();
 	uint8_t buf[NVME_IDENTIFY_DATA_SIZE];
-	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_NS_ACTIVE_LIST, NVME_CSI_NVM, 0xfffffffeu, buf),
+	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_NS_ACTIVE_LIST, NVME_CSI_NVM, 0xfffffffeu,
+				 buf),
 			GEN(NVME_SC_INVALID_NS));
-	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_NS_ACTIVE_LIST, NVME_CSI_NVM, 0xffffffffu, buf),
+	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_CSI_NS_ACTIVE_LIST, NVME_CSI_NVM, 0xffffffffu,
+				 buf),
 			GEN(NVME_SC_INVALID_NS));
 	fx_teardown(&F);
 }
@@ -146,7 +155,8 @@ static void other_cns_values_still_return_invalid_field(void)
 {
 	setup();
 	uint8_t buf[NVME_IDENTIFY_DATA_SIZE];
-	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_NVMSET_LIST, NVME_CSI_NVM, 0, buf), GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(identify(NVME_IDENTIFY_CNS_NVMSET_LIST, NVME_CSI_NVM, 0, buf),
+			GEN(NVME_SC_INVALID_FIELD));
 	fx_teardown(&F);
 }
 
@@ -181,9 +191,9 @@ static void identify_namespace_io_hints_follow_the_backend_in_blocks(void)
 	struct fx_held_bdev *h = fx_held_bdev_new(512, 1u << 20, NULL);
 	struct nvmf_bdev *ram = ns->bdev;
 	ns->bdev = &h->b;
-	h->b.write_granularity = 4096;             /* 8 blocks */
-	h->b.discard_granularity = 1u << 20;       /* 2048 blocks */
-	h->b.optimal_io = 256u << 20;              /* 512 Ki blocks: capped at 65536 */
+	h->b.write_granularity = 4096;       /* 8 blocks */
+	h->b.discard_granularity = 1u << 20; /* 2048 blocks */
+	h->b.optimal_io = 256u << 20;        /* 512 Ki blocks: capped at 65536 */
 	struct nvme_id_ns id;
 	CU_ASSERT_EQUAL_FATAL(identify(NVME_IDENTIFY_CNS_NS, NVME_CSI_NVM, 1, &id), 0);
 	CU_ASSERT_EQUAL(le16toh(id.npwg), 7);
@@ -200,7 +210,10 @@ static void identify_namespace_io_hints_follow_the_backend_in_blocks(void)
 	fx_teardown(&F);
 }
 
-#define T(n) { #n, n }
+#define T(n)          \
+	{             \
+#n, n \
+	}
 const struct unit_test identify_cs_tests[] = {
 	T(nvm_identify_controller_reports_write_zeroes_and_dsm_limits),
 	T(nvm_identify_controller_of_another_command_set_returns_invalid_field),

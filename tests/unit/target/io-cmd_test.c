@@ -18,26 +18,26 @@
 #include "tests/unit/target/fixture.h"
 #include "nvme/fabrics.h"
 
-#define NS_BYTES   (4u << 20)
-#define MDTS       8
-#define MDTS_BYTES (4096u << MDTS)
-#define FAKE_BS    512u
+#define NS_BYTES         (4u << 20)
+#define MDTS             8
+#define MDTS_BYTES       (4096u << MDTS)
+#define FAKE_BS          512u
 #define FAKE_MAX_PENDING 16
 
-#define ST(sct, sc)  ((nvme_status_t)nvme_status((sct), (sc)))
-#define DNR(st)      ((nvme_status_t)((st) | NVME_SC_DNR))
-#define GEN(sc)      ST(NVME_SCT_GENERIC, (sc))
+#define ST(sct, sc) ((nvme_status_t)nvme_status((sct), (sc)))
+#define DNR(st)     ((nvme_status_t)((st) | NVME_SC_DNR))
+#define GEN(sc)     ST(NVME_SCT_GENERIC, (sc))
 
 /* ---- a fake backend: synchronous or deferred completion, injected errors ---- */
 
 struct fake_bdev {
-	struct nvmf_bdev b;               /* first: the ops get &b */
+	struct nvmf_bdev b; /* first: the ops get &b */
 	uint8_t *mem;
-	unsigned eagain;                  /* refuse this many submits with -EAGAIN */
-	bool full;                        /* refuse every submit with -EAGAIN while set */
-	int fail_err;                     /* complete fail_op with this -errno */
-	int fail_op;                      /* enum nvmf_bdev_op, or -1 */
-	bool async;                       /* park completions until fake_complete() */
+	unsigned eagain; /* refuse this many submits with -EAGAIN */
+	bool full;       /* refuse every submit with -EAGAIN while set */
+	int fail_err;    /* complete fail_op with this -errno */
+	int fail_op;     /* enum nvmf_bdev_op, or -1 */
+	bool async;      /* park completions until fake_complete() */
 	unsigned count[NVMF_BDEV_DISCARD + 1];
 	struct nvmf_bdev_io *pending[FAKE_MAX_PENDING];
 	int pending_err[FAKE_MAX_PENDING];
@@ -101,12 +101,12 @@ static bool fake_complete(struct fake_bdev *f)
 #define IO_SUBNQN "nqn.2024-01.io.test:io"
 
 struct fixture {
-	struct fx fx;                     /* the whole stack (tests/unit/target/fixture.h) */
+	struct fx fx; /* the whole stack (tests/unit/target/fixture.h) */
 	struct fake_bdev fake;
-	struct nvmf_bdev *ns2_bdev;       /* what the config opened for ns 2, back at teardown */
-	struct fxq q, q2;                 /* I/O queues 1 and 2 */
-	struct fx_cmd h[2];               /* the command start() left running on q, q2 */
-	char dir[32], path[64];           /* the file namespace's, when there is one */
+	struct nvmf_bdev *ns2_bdev; /* what the config opened for ns 2, back at teardown */
+	struct fxq q, q2;           /* I/O queues 1 and 2 */
+	struct fx_cmd h[2];         /* the command start() left running on q, q2 */
+	char dir[32], path[64];     /* the file namespace's, when there is one */
 };
 
 /* The controller of the fixture's association. */
@@ -123,8 +123,8 @@ static struct nvmf_ns *ns(struct fixture *f, uint32_t nsid)
 static void io_queue(struct fixture *f, struct fxq *q, uint16_t qid)
 {
 	fx_queue_init(&f->fx, q);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(q, qid, 127, IO_SUBNQN, FX_HOSTNQN, f->fx.cntlid, 0,
-					 NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(q, qid, 127, IO_SUBNQN, FX_HOSTNQN, f->fx.cntlid, 0, NULL, NULL), 0);
 }
 
 /* Namespaces 1-3 as the header says, plus 4 = a file of 1 MiB when @file. */
@@ -136,7 +136,7 @@ static struct fixture *setup_ns(bool file)
 	struct nvmf_subsys_config *s = fx_cfg_subsys(c, IO_SUBNQN, NULL, 2);
 	c->target.mdts = MDTS;
 	fx_cfg_ns(s, 1, NVMF_BACKEND_RAM, NS_BYTES, 512);
-	fx_cfg_ns(s, 2, NVMF_BACKEND_RAM, 1u << 20, FAKE_BS);   /* replaced by the fake below */
+	fx_cfg_ns(s, 2, NVMF_BACKEND_RAM, 1u << 20, FAKE_BS); /* replaced by the fake below */
 	fx_cfg_ns(s, 3, NVMF_BACKEND_RAM, NS_BYTES, 4096);
 	if (file) {
 		snprintf(f->dir, sizeof(f->dir), "/tmp/nvmf-io-XXXXXX");
@@ -148,8 +148,9 @@ static struct fixture *setup_ns(bool file)
 	}
 	fx_cfg_expose(fx_cfg_loop_port(c, 1, AF_INET, "127.0.0.1", "4420"), IO_SUBNQN);
 	CU_ASSERT_FATAL(fx_boot(&f->fx, "127.0.0.1", "4420") == 0);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&f->fx.admin, 0, 31, IO_SUBNQN, FX_HOSTNQN, 0xffff,
-					 0, &f->fx.cntlid, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&f->fx.admin, 0, 31, IO_SUBNQN, FX_HOSTNQN, 0xffff, 0,
+					 &f->fx.cntlid, NULL),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(fx_enable(&f->fx.admin), 0);
 
 	/* Namespace 2 is the fake, in place of what the config opened. */
@@ -222,15 +223,15 @@ static int run(struct fixture *f, const struct nvme_sqe *c, void *data, uint32_t
 	return fx_cmd(&f->q, c, data, len, NULL);
 }
 
-static int do_write(struct fixture *f, uint32_t nsid, uint64_t slba, uint32_t nlb,
-			      void *data, uint32_t len)
+static int do_write(struct fixture *f, uint32_t nsid, uint64_t slba, uint32_t nlb, void *data,
+		    uint32_t len)
 {
 	struct nvme_sqe c = rw_cmd(nvme_cmd_write, nsid, slba, nlb);
 	return run(f, &c, data, len);
 }
 
-static int do_read(struct fixture *f, uint32_t nsid, uint64_t slba, uint32_t nlb,
-			     void *data, uint32_t len)
+static int do_read(struct fixture *f, uint32_t nsid, uint64_t slba, uint32_t nlb, void *data,
+		   uint32_t len)
 {
 	struct nvme_sqe c = rw_cmd(nvme_cmd_read, nsid, slba, nlb);
 	return run(f, &c, data, len);
@@ -241,8 +242,8 @@ static int do_read(struct fixture *f, uint32_t nsid, uint64_t slba, uint32_t nlb
  * and the target runs until it has nothing left to do; the request may still be parked
  * or in the backend (deferred completion). f->h[] tracks it.
  */
-static bool start(struct fixture *f, struct fxq *q, const struct nvme_sqe *c,
-		  const void *data, uint32_t len)
+static bool start(struct fixture *f, struct fxq *q, const struct nvme_sqe *c, const void *data,
+		  uint32_t len)
 {
 	return fx_start(q, &f->h[q == &f->q ? 0 : 1], c, data, len) == 0;
 }
@@ -284,9 +285,12 @@ static void write_read_roundtrip(uint32_t nsid, uint32_t bs)
 {
 	struct fixture *f = setup();
 	uint64_t nlb_ns = ns(f, nsid)->nlb;
-	const struct { uint64_t slba; uint32_t nlb; } cases[] = {
-		{ 0, 1 }, { 7, 3 }, { 100, 17 }, { nlb_ns - 1, 1 }, { nlb_ns - 5, 5 },
-		{ 32, MDTS_BYTES / bs },   /* exactly MDTS */
+	const struct {
+		uint64_t slba;
+		uint32_t nlb;
+	} cases[] = {
+		{ 0, 1 },          { 7, 3 },          { 100, 17 },
+		{ nlb_ns - 1, 1 }, { nlb_ns - 5, 5 }, { 32, MDTS_BYTES / bs }, /* exactly MDTS */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint32_t len = cases[i].nlb * bs;
@@ -398,10 +402,10 @@ static void prinfo_without_protection_information_returns_invalid_field(void)
 	struct fixture *f = setup();
 	uint8_t buf[512];
 	struct nvme_sqe c = rw_cmd(nvme_cmd_write, 1, 0, 1);
-	c.cdw12 = htole32(le32toh(c.cdw12) | (1u << 29));   /* PRACT */
+	c.cdw12 = htole32(le32toh(c.cdw12) | (1u << 29)); /* PRACT */
 	CU_ASSERT_EQUAL(run(f, &c, buf, 512), DNR(GEN(NVME_SC_INVALID_FIELD)));
 	c = rw_cmd(nvme_cmd_read, 1, 0, 1);
-	c.cdw12 = htole32(le32toh(c.cdw12) | (1u << 26));   /* PRCHK reference tag */
+	c.cdw12 = htole32(le32toh(c.cdw12) | (1u << 26)); /* PRCHK reference tag */
 	CU_ASSERT_EQUAL(run(f, &c, buf, 512), DNR(GEN(NVME_SC_INVALID_FIELD)));
 	teardown(f);
 }
@@ -489,7 +493,7 @@ static void fua_write_is_followed_by_a_backend_flush(void)
 	CU_ASSERT_EQUAL(do_write(f, 2, 0, 1, buf, 512), 0);
 	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_FLUSH], 0);
 	struct nvme_sqe c = rw_cmd(nvme_cmd_write, 2, 0, 1);
-	c.cdw12 = htole32(le32toh(c.cdw12) | (1u << 30));   /* FUA */
+	c.cdw12 = htole32(le32toh(c.cdw12) | (1u << 30)); /* FUA */
 	CU_ASSERT_EQUAL(run(f, &c, buf, 512), 0);
 	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_WRITE], 2);
 	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_FLUSH], 1);
@@ -516,7 +520,7 @@ static void ring_full_parks_the_request_until_retry(void)
 	struct fixture *f = setup();
 	uint8_t out[1024];
 	fill(out, sizeof(out), 3);
-	f->fake.full = true;             /* the target's passes retry too: full until we say */
+	f->fake.full = true; /* the target's passes retry too: full until we say */
 	struct nvme_sqe c = rw_cmd(nvme_cmd_write, 2, 4, 2);
 	CU_ASSERT_FATAL(start(f, &f->q, &c, out, sizeof(out)));
 	CU_ASSERT_FALSE(done(f, &f->q));
@@ -544,7 +548,7 @@ static void retry_keeps_order_while_the_ring_stays_full(void)
 	CU_ASSERT_FATAL(start(f, &f->q2, &c, b, 512));
 	CU_ASSERT(is_req(f, fx_io(&f->fx)->retry_head, &f->q));
 	CU_ASSERT(is_req(f, fx_io(&f->fx)->retry_tail, &f->q2));
-	nvmf_io_retry_pending(fx_io(&f->fx));          /* refused again: both stay, in order */
+	nvmf_io_retry_pending(fx_io(&f->fx)); /* refused again: both stay, in order */
 	CU_ASSERT_FALSE(done(f, &f->q));
 	CU_ASSERT_FALSE(done(f, &f->q2));
 	CU_ASSERT(is_req(f, fx_io(&f->fx)->retry_head, &f->q));
@@ -554,7 +558,7 @@ static void retry_keeps_order_while_the_ring_stays_full(void)
 	nvmf_io_retry_pending(fx_io(&f->fx));
 	CU_ASSERT_TRUE(done(f, &f->q) && done(f, &f->q2));
 	CU_ASSERT_PTR_NULL(fx_io(&f->fx)->retry_head);
-	CU_ASSERT_EQUAL(f->fake.mem[0], 0xbb);    /* the later write landed last */
+	CU_ASSERT_EQUAL(f->fake.mem[0], 0xbb); /* the later write landed last */
 	teardown(f);
 }
 
@@ -569,7 +573,7 @@ static void read_completes_only_when_the_backend_does(void)
 	CU_ASSERT_TRUE(fake_complete(&f->fake));
 	CU_ASSERT_TRUE(done(f, &f->q));
 	CU_ASSERT_EQUAL(q_status(f, &f->q), 0);
-	CU_ASSERT_EQUAL(f->h[0].data[511], 0x5c);   /* read data, as the host got it */
+	CU_ASSERT_EQUAL(f->h[0].data[511], 0x5c); /* read data, as the host got it */
 	teardown(f);
 }
 
@@ -697,7 +701,7 @@ static void dsm_range_out_of_bounds_returns_lba_range_and_deallocates_nothing(vo
 	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), DNR(GEN(NVME_SC_LBA_RANGE)));
 	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_DISCARD], 0);
 	CU_ASSERT_EQUAL(f->fake.mem[0], 0x77);
-	r[1] = dsm_range(UINT64_MAX, 2);                     /* would wrap around */
+	r[1] = dsm_range(UINT64_MAX, 2); /* would wrap around */
 	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), DNR(GEN(NVME_SC_LBA_RANGE)));
 	/* The data must be exactly NR ranges of 16 bytes. */
 	CU_ASSERT_EQUAL(run(f, &c, r, 16), DNR(GEN(NVME_SC_SGL_INVALID_DATA)));
@@ -713,13 +717,13 @@ static void dsm_ranges_run_one_after_another_on_an_asynchronous_backend(void)
 	struct nvme_sqe c = dsm_cmd(2, 3, NVME_DSMGMT_AD);
 	CU_ASSERT_FATAL(start(f, &f->q, &c, r, sizeof(r)));
 	CU_ASSERT_EQUAL(f->fake.npending, 1);
-	f->fake.eagain = 1;              /* the second range finds the ring full once */
-	CU_ASSERT_TRUE(fake_complete(&f->fake));     /* range 0 done; range 1 refused */
+	f->fake.eagain = 1;                      /* the second range finds the ring full once */
+	CU_ASSERT_TRUE(fake_complete(&f->fake)); /* range 0 done; range 1 refused */
 	CU_ASSERT_FALSE(done(f, &f->q));
 	CU_ASSERT(is_req(f, fx_io(&f->fx)->retry_head, &f->q));
-	nvmf_io_retry_pending(fx_io(&f->fx));             /* range 1 submitted */
+	nvmf_io_retry_pending(fx_io(&f->fx)); /* range 1 submitted */
 	CU_ASSERT_EQUAL(f->fake.npending, 1);
-	CU_ASSERT_TRUE(fake_complete(&f->fake));     /* range 2 submitted */
+	CU_ASSERT_TRUE(fake_complete(&f->fake)); /* range 2 submitted */
 	CU_ASSERT_FALSE(done(f, &f->q));
 	CU_ASSERT_TRUE(fake_complete(&f->fake));
 	CU_ASSERT_TRUE(done(f, &f->q));
@@ -784,7 +788,8 @@ static void compare_with_different_data_returns_compare_failure(void)
 	CU_ASSERT_EQUAL(do_write(f, 1, 9, 2, out, sizeof(out)), 0);
 	out[1023] ^= 1;
 	struct nvme_sqe c = rw_cmd(nvme_cmd_compare, 1, 9, 2);
-	CU_ASSERT_EQUAL(run(f, &c, out, sizeof(out)), DNR(ST(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED)));
+	CU_ASSERT_EQUAL(run(f, &c, out, sizeof(out)),
+			DNR(ST(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED)));
 	c = rw_cmd(nvme_cmd_compare, 1, ns(f, 1)->nlb - 1, 2);
 	CU_ASSERT_EQUAL(run(f, &c, out, sizeof(out)), DNR(GEN(NVME_SC_LBA_RANGE)));
 	teardown(f);
@@ -833,39 +838,60 @@ static void file_backed_namespace_serves_io_through_io_uring(void)
 }
 
 const struct unit_test io_cmd_tests[] = {
-	{"dsm_ranges_in_the_capsule_at_an_odd_offset_deallocate", dsm_ranges_in_the_capsule_at_an_odd_offset_deallocate},
-	{"write_then_read_returns_the_data_with_512_byte_blocks", write_then_read_returns_the_data_with_512_byte_blocks},
-	{"write_then_read_returns_the_data_with_4k_blocks", write_then_read_returns_the_data_with_4k_blocks},
-	{"write_lands_at_slba_times_block_size", write_lands_at_slba_times_block_size},
-	{"read_past_the_last_lba_returns_lba_range", read_past_the_last_lba_returns_lba_range},
-	{"slba_plus_nlb_overflow_returns_lba_range", slba_plus_nlb_overflow_returns_lba_range},
-	{"transfer_over_mdts_returns_invalid_field", transfer_over_mdts_returns_invalid_field},
-	{"io_to_an_inactive_or_invalid_nsid_returns_invalid_ns", io_to_an_inactive_or_invalid_nsid_returns_invalid_ns},
-	{"sgl_length_other_than_the_transfer_returns_sgl_invalid_data", sgl_length_other_than_the_transfer_returns_sgl_invalid_data},
-	{"unknown_opcode_returns_invalid_opcode_with_dnr", unknown_opcode_returns_invalid_opcode_with_dnr},
-	{"prinfo_without_protection_information_returns_invalid_field", prinfo_without_protection_information_returns_invalid_field},
-	{"io_before_cc_en_returns_command_sequence_error", io_before_cc_en_returns_command_sequence_error},
-	{"reads_and_writes_are_counted_for_smart_in_512_byte_units", reads_and_writes_are_counted_for_smart_in_512_byte_units},
-	{"backend_errors_map_to_media_and_generic_statuses", backend_errors_map_to_media_and_generic_statuses},
-	{"flush_without_volatile_cache_succeeds_without_backend_io", flush_without_volatile_cache_succeeds_without_backend_io},
-	{"flush_with_volatile_cache_flushes_the_backend", flush_with_volatile_cache_flushes_the_backend},
-	{"broadcast_flush_returns_invalid_ns", broadcast_flush_returns_invalid_ns},
-	{"fua_write_is_followed_by_a_backend_flush", fua_write_is_followed_by_a_backend_flush},
-	{"write_with_volatile_write_cache_disabled_is_flushed", write_with_volatile_write_cache_disabled_is_flushed},
-	{"ring_full_parks_the_request_until_retry", ring_full_parks_the_request_until_retry},
-	{"retry_keeps_order_while_the_ring_stays_full", retry_keeps_order_while_the_ring_stays_full},
-	{"read_completes_only_when_the_backend_does", read_completes_only_when_the_backend_does},
-	{"write_zeroes_then_read_returns_zeroes", write_zeroes_then_read_returns_zeroes},
-	{"write_zeroes_past_the_end_returns_lba_range", write_zeroes_past_the_end_returns_lba_range},
-	{"dsm_deallocate_then_read_returns_zeroes", dsm_deallocate_then_read_returns_zeroes},
-	{"dsm_without_deallocate_leaves_the_data", dsm_without_deallocate_leaves_the_data},
-	{"dsm_range_out_of_bounds_returns_lba_range_and_deallocates_nothing", dsm_range_out_of_bounds_returns_lba_range_and_deallocates_nothing},
-	{"dsm_ranges_run_one_after_another_on_an_asynchronous_backend", dsm_ranges_run_one_after_another_on_an_asynchronous_backend},
-	{"dsm_stops_at_the_first_backend_error", dsm_stops_at_the_first_backend_error},
-	{"dsm_with_256_ranges_on_an_inline_backend_completes", dsm_with_256_ranges_on_an_inline_backend_completes},
-	{"compare_with_equal_data_succeeds", compare_with_equal_data_succeeds},
-	{"compare_with_different_data_returns_compare_failure", compare_with_different_data_returns_compare_failure},
-	{"compare_read_error_returns_unrecovered_read_error", compare_read_error_returns_unrecovered_read_error},
-	{"file_backed_namespace_serves_io_through_io_uring", file_backed_namespace_serves_io_through_io_uring},
-	{NULL, NULL},
+	{ "dsm_ranges_in_the_capsule_at_an_odd_offset_deallocate",
+	  dsm_ranges_in_the_capsule_at_an_odd_offset_deallocate },
+	{ "write_then_read_returns_the_data_with_512_byte_blocks",
+	  write_then_read_returns_the_data_with_512_byte_blocks },
+	{ "write_then_read_returns_the_data_with_4k_blocks",
+	  write_then_read_returns_the_data_with_4k_blocks },
+	{ "write_lands_at_slba_times_block_size", write_lands_at_slba_times_block_size },
+	{ "read_past_the_last_lba_returns_lba_range", read_past_the_last_lba_returns_lba_range },
+	{ "slba_plus_nlb_overflow_returns_lba_range", slba_plus_nlb_overflow_returns_lba_range },
+	{ "transfer_over_mdts_returns_invalid_field", transfer_over_mdts_returns_invalid_field },
+	{ "io_to_an_inactive_or_invalid_nsid_returns_invalid_ns",
+	  io_to_an_inactive_or_invalid_nsid_returns_invalid_ns },
+	{ "sgl_length_other_than_the_transfer_returns_sgl_invalid_data",
+	  sgl_length_other_than_the_transfer_returns_sgl_invalid_data },
+	{ "unknown_opcode_returns_invalid_opcode_with_dnr",
+	  unknown_opcode_returns_invalid_opcode_with_dnr },
+	{ "prinfo_without_protection_information_returns_invalid_field",
+	  prinfo_without_protection_information_returns_invalid_field },
+	{ "io_before_cc_en_returns_command_sequence_error",
+	  io_before_cc_en_returns_command_sequence_error },
+	{ "reads_and_writes_are_counted_for_smart_in_512_byte_units",
+	  reads_and_writes_are_counted_for_smart_in_512_byte_units },
+	{ "backend_errors_map_to_media_and_generic_statuses",
+	  backend_errors_map_to_media_and_generic_statuses },
+	{ "flush_without_volatile_cache_succeeds_without_backend_io",
+	  flush_without_volatile_cache_succeeds_without_backend_io },
+	{ "flush_with_volatile_cache_flushes_the_backend",
+	  flush_with_volatile_cache_flushes_the_backend },
+	{ "broadcast_flush_returns_invalid_ns", broadcast_flush_returns_invalid_ns },
+	{ "fua_write_is_followed_by_a_backend_flush", fua_write_is_followed_by_a_backend_flush },
+	{ "write_with_volatile_write_cache_disabled_is_flushed",
+	  write_with_volatile_write_cache_disabled_is_flushed },
+	{ "ring_full_parks_the_request_until_retry", ring_full_parks_the_request_until_retry },
+	{ "retry_keeps_order_while_the_ring_stays_full",
+	  retry_keeps_order_while_the_ring_stays_full },
+	{ "read_completes_only_when_the_backend_does", read_completes_only_when_the_backend_does },
+	{ "write_zeroes_then_read_returns_zeroes", write_zeroes_then_read_returns_zeroes },
+	{ "write_zeroes_past_the_end_returns_lba_range",
+	  write_zeroes_past_the_end_returns_lba_range },
+	{ "dsm_deallocate_then_read_returns_zeroes", dsm_deallocate_then_read_returns_zeroes },
+	{ "dsm_without_deallocate_leaves_the_data", dsm_without_deallocate_leaves_the_data },
+	{ "dsm_range_out_of_bounds_returns_lba_range_and_deallocates_nothing",
+	  dsm_range_out_of_bounds_returns_lba_range_and_deallocates_nothing },
+	{ "dsm_ranges_run_one_after_another_on_an_asynchronous_backend",
+	  dsm_ranges_run_one_after_another_on_an_asynchronous_backend },
+	{ "dsm_stops_at_the_first_backend_error", dsm_stops_at_the_first_backend_error },
+	{ "dsm_with_256_ranges_on_an_inline_backend_completes",
+	  dsm_with_256_ranges_on_an_inline_backend_completes },
+	{ "compare_with_equal_data_succeeds", compare_with_equal_data_succeeds },
+	{ "compare_with_different_data_returns_compare_failure",
+	  compare_with_different_data_returns_compare_failure },
+	{ "compare_read_error_returns_unrecovered_read_error",
+	  compare_read_error_returns_unrecovered_read_error },
+	{ "file_backed_namespace_serves_io_through_io_uring",
+	  file_backed_namespace_serves_io_through_io_uring },
+	{ NULL, NULL },
 };

@@ -23,18 +23,18 @@
 #include "tests/unit/target/fixture.h"
 #include "util/clock.h"
 
-#define SUBNQN    "nqn.2026-11.io.nvmf-rdma:faults"
-#define NS_BYTES  (4u << 20)
+#define SUBNQN   "nqn.2026-11.io.nvmf-rdma:faults"
+#define NS_BYTES (4u << 20)
 
-#define ST(sct, sc)  ((int)nvme_status((sct), (sc)))
-#define GEN(sc)      ST(NVME_SCT_GENERIC, (sc))
-#define DNR(st)      ((int)((st) | NVME_SC_DNR))
-#define READ_ERROR   ST(NVME_SCT_MEDIA, NVME_SC_READ_ERROR)    /* 2h/81h */
-#define WRITE_FAULT  ST(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT)   /* 2h/80h */
+#define ST(sct, sc) ((int)nvme_status((sct), (sc)))
+#define GEN(sc)     ST(NVME_SCT_GENERIC, (sc))
+#define DNR(st)     ((int)((st) | NVME_SC_DNR))
+#define READ_ERROR  ST(NVME_SCT_MEDIA, NVME_SC_READ_ERROR)  /* 2h/81h */
+#define WRITE_FAULT ST(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT) /* 2h/80h */
 
 struct fixture {
 	struct fx fx;
-	struct fxq q;                     /* I/O queue 1 */
+	struct fxq q; /* I/O queue 1 */
 	char dir[64], path2[96], path3[96];
 };
 
@@ -77,11 +77,13 @@ static struct fixture *setup_q(uint32_t queue_size, unsigned ring_depth)
 	fx_cfg_expose(p, SUBNQN);
 	CU_ASSERT_FATAL(fx_boot(&f->fx, "127.0.0.1", "4420") == 0);
 	CU_ASSERT_EQUAL_FATAL(fx_connect(&f->fx.admin, 0, 31, SUBNQN, FX_HOSTNQN, 0xffff, 0,
-					 &f->fx.cntlid, NULL), 0);
+					 &f->fx.cntlid, NULL),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(fx_enable(&f->fx.admin), 0);
 	fx_queue_init(&f->fx, &f->q);
 	CU_ASSERT_EQUAL_FATAL(fx_connect(&f->q, 1, (uint16_t)(queue_size - 1), SUBNQN, FX_HOSTNQN,
-					 f->fx.cntlid, 0, NULL, NULL), 0);
+					 f->fx.cntlid, 0, NULL, NULL),
+			      0);
 	for (uint32_t n = 1; n <= 3; n++)
 		CU_ASSERT_EQUAL_FATAL(nvmf_fault_attach(ns(f, n)->bdev, n), 0);
 	ns(f, 2)->bdev->in_memory = false;
@@ -120,7 +122,8 @@ static int add(const char *spec)
 
 /* ---- commands ---- */
 
-static struct nvme_sqe io_cmd(uint8_t opcode, uint32_t nsid, uint64_t slba, uint32_t nlb, uint16_t cid)
+static struct nvme_sqe io_cmd(uint8_t opcode, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			      uint16_t cid)
 {
 	struct nvme_sqe c;
 	memset(&c, 0, sizeof(c));
@@ -171,7 +174,7 @@ static int write_zeroes(struct fixture *f, uint32_t nsid, uint64_t slba, uint32_
 static int deallocate(struct fixture *f, uint32_t nsid, uint64_t slba, uint32_t nlb)
 {
 	struct nvme_sqe c = io_cmd(nvme_cmd_dsm, nsid, 0, 1, 0x74);
-	c.cdw10 = 0;                                /* one range */
+	c.cdw10 = 0; /* one range */
 	c.cdw11 = htole32(NVME_DSMGMT_AD);
 	c.cdw12 = 0;
 	struct nvme_dsm_range r = { .nlb = htole32(nlb), .slba = htole64(slba) };
@@ -197,7 +200,7 @@ static void assert_entry(const struct nvme_error_log_page *e, uint64_t count, ui
 	CU_ASSERT_EQUAL(le64toh(e->error_count), count);
 	CU_ASSERT_EQUAL(le16toh(e->sqid), 1);
 	CU_ASSERT_EQUAL(le16toh(e->cmdid), cid);
-	CU_ASSERT_EQUAL(le16toh(e->status_field), (uint16_t)(status << 1));   /* phase bit 0 */
+	CU_ASSERT_EQUAL(le16toh(e->status_field), (uint16_t)(status << 1)); /* phase bit 0 */
 	CU_ASSERT_EQUAL(le64toh(e->lba), lba);
 	CU_ASSERT_EQUAL(le32toh(e->nsid), nsid);
 	CU_ASSERT_EQUAL(le16toh(e->parm_error_location), 0xffff);
@@ -218,7 +221,8 @@ static uint8_t *buf_of(size_t len)
 }
 
 /* @nlb blocks written at @slba of @nsid read back as written. */
-static void assert_round_trip(struct fixture *f, uint32_t nsid, uint64_t slba, uint32_t nlb, unsigned seed)
+static void assert_round_trip(struct fixture *f, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			      unsigned seed)
 {
 	size_t len = (size_t)nlb * bs_of(nsid);
 	uint8_t *out = buf_of(len), *in = buf_of(len);
@@ -241,9 +245,10 @@ static void read_error_in_a_bad_range_returns_unrecovered_read_error_and_is_logg
 	uint8_t buf[8 * 512];
 	for (uint32_t nsid = 1; nsid <= 2; nsid++) {
 		uint64_t count = (nsid - 1) * 2;
-		assert_round_trip(f, nsid, 88, 12, nsid);     /* 88-99: just below the range */
-		assert_round_trip(f, nsid, 200, 8, nsid);     /* just above it */
-		CU_ASSERT_EQUAL(rw(f, nvme_cmd_read, nsid, 96, 8, buf, 0x2a), READ_ERROR);  /* 96-103 */
+		assert_round_trip(f, nsid, 88, 12, nsid); /* 88-99: just below the range */
+		assert_round_trip(f, nsid, 200, 8, nsid); /* just above it */
+		CU_ASSERT_EQUAL(rw(f, nvme_cmd_read, nsid, 96, 8, buf, 0x2a),
+				READ_ERROR); /* 96-103 */
 		CU_ASSERT_EQUAL(rw(f, nvme_cmd_read, nsid, 199, 1, buf, 0x2b), READ_ERROR);
 		/* Writes are not affected: the rule is for reads. */
 		CU_ASSERT_EQUAL(do_write(f, nsid, 150, 8, buf), 0);
@@ -279,7 +284,8 @@ static void enospc_returns_capacity_exceeded_with_dnr(void)
 	add("nsid=2,op=write,fail=ENOSPC");
 	add("nsid=2,op=write_zeroes,fail=ENOSPC");
 	uint8_t buf[4 * 512] = { 0 };
-	CU_ASSERT_EQUAL(rw(f, nvme_cmd_write, 2, 1000, 4, buf, 0x41), DNR(GEN(NVME_SC_CAP_EXCEEDED)));
+	CU_ASSERT_EQUAL(rw(f, nvme_cmd_write, 2, 1000, 4, buf, 0x41),
+			DNR(GEN(NVME_SC_CAP_EXCEEDED)));
 	CU_ASSERT_EQUAL(write_zeroes(f, 2, 7, 2), DNR(GEN(NVME_SC_CAP_EXCEEDED)));
 	struct nvme_error_log_page e[2];
 	error_log(f, e, 2);
@@ -322,7 +328,7 @@ static void deallocate_and_write_zeroes_errors_return_write_fault(void)
 	CU_ASSERT_EQUAL(deallocate(f, 3, 8, 2), WRITE_FAULT);
 	CU_ASSERT_EQUAL(write_zeroes(f, 3, 10, 2), WRITE_FAULT);
 	CU_ASSERT_EQUAL(do_read(f, 3, 8, 4, in), 0);
-	CU_ASSERT_EQUAL(memcmp(in, out, sizeof(in)), 0);   /* nothing was zeroed */
+	CU_ASSERT_EQUAL(memcmp(in, out, sizeof(in)), 0); /* nothing was zeroed */
 	struct nvme_error_log_page e[2];
 	error_log(f, e, 2);
 	assert_entry(&e[0], 2, 0x73, WRITE_FAULT, 10, 3);
@@ -423,7 +429,7 @@ static void short_io_uring_transfers_are_continued_and_the_data_is_right(void)
 static void short_transfers_of_in_memory_files_are_continued(void)
 {
 	struct fixture *f = setup();
-	ns(f, 2)->bdev->in_memory = true;       /* pread/pwrite inside submit */
+	ns(f, 2)->bdev->in_memory = true; /* pread/pwrite inside submit */
 	int id = add("nsid=2,short=777");
 	size_t len = 32 * 1024;
 	uint8_t *out = buf_of(len), *in = buf_of(len);
@@ -431,7 +437,7 @@ static void short_transfers_of_in_memory_files_are_continued(void)
 	CU_ASSERT_EQUAL(do_write(f, 2, 7, (uint32_t)(len / 512), out), 0);
 	CU_ASSERT_EQUAL(do_read(f, 2, 7, (uint32_t)(len / 512), in), 0);
 	CU_ASSERT_EQUAL(memcmp(in, out, len), 0);
-	CU_ASSERT_EQUAL(nvmf_fault_fired(id), 2 * 43);   /* 42 x 777 + 134 bytes, each way */
+	CU_ASSERT_EQUAL(nvmf_fault_fired(id), 2 * 43); /* 42 x 777 + 134 bytes, each way */
 	assert_file_holds(f->path2, 7 * 512, out, len);
 	free(out);
 	free(in);
@@ -443,9 +449,9 @@ static void write_that_makes_no_progress_fails_with_write_fault(void)
 	struct fixture *f = setup();
 	add("nsid=2,op=write,short=0");
 	uint8_t buf[8 * 512] = { 0 };
-	CU_ASSERT_EQUAL(do_write(f, 2, 0, 8, buf), WRITE_FAULT);        /* io_uring */
+	CU_ASSERT_EQUAL(do_write(f, 2, 0, 8, buf), WRITE_FAULT); /* io_uring */
 	ns(f, 2)->bdev->in_memory = true;
-	CU_ASSERT_EQUAL(do_write(f, 2, 0, 8, buf), WRITE_FAULT);        /* inline */
+	CU_ASSERT_EQUAL(do_write(f, 2, 0, 8, buf), WRITE_FAULT); /* inline */
 	CU_ASSERT_EQUAL(do_read(f, 2, 0, 8, buf), 0);
 	teardown(f);
 }
@@ -479,7 +485,7 @@ static void continuation_the_ring_refuses_twice_fails_with_unrecovered_read_erro
 	struct nvme_error_log_page e[1];
 	error_log(f, e, 1);
 	assert_entry(&e[0], 1, 0x61, READ_ERROR, 64, 2);
-	CU_ASSERT_EQUAL(do_read(f, 2, 64, 16, buf), 0);      /* the ring is fine again */
+	CU_ASSERT_EQUAL(do_read(f, 2, 64, 16, buf), 0); /* the ring is fine again */
 	teardown(f);
 }
 
@@ -508,7 +514,7 @@ static void io_uring_submit_failing_for_good_fails_the_commands_without_hanging(
 	CU_ASSERT_EQUAL(rw(f, nvme_cmd_write, 2, 0, 8, buf, 0x65), GEN(NVME_SC_INTERNAL));
 	CU_ASSERT_EQUAL(do_read(f, 3, 0, 8, buf), GEN(NVME_SC_INTERNAL));
 	CU_ASSERT_EQUAL(flush(f, 2), GEN(NVME_SC_INTERNAL));
-	CU_ASSERT(nvmf_mono_ms() - t0 < 5000);      /* answered, not timed out */
+	CU_ASSERT(nvmf_mono_ms() - t0 < 5000); /* answered, not timed out */
 	CU_ASSERT(nvmf_fault_fired(id) >= 1);
 	struct nvme_error_log_page e[1];
 	error_log(f, e, 1);
@@ -563,16 +569,18 @@ static void many_more_commands_than_ring_entries_all_complete_with_their_data(vo
 					continue;
 				uint8_t data[BLOCKS * 512];
 				fill(data, sizeof(data), next);
-				struct nvme_sqe c = io_cmd(opcode, 2, (uint64_t)next * BLOCKS, BLOCKS, (uint16_t)s);
-				int rc = fx_start(&f->q, &h[s], &c, pass ? NULL : data, sizeof(data));
+				struct nvme_sqe c = io_cmd(opcode, 2, (uint64_t)next * BLOCKS,
+							   BLOCKS, (uint16_t)s);
+				int rc = fx_start(&f->q, &h[s], &c, pass ? NULL : data,
+						  sizeof(data));
 				if (rc == -EAGAIN)
-					break;          /* the queue is full: wait for answers */
+					break; /* the queue is full: wait for answers */
 				CU_ASSERT_EQUAL_FATAL(rc, 0);
 				slot[s] = (int)next++;
 			}
 			parked_seen |= fx_io(&f->fx)->retry_head != NULL;
 			if (!nvmf_loop_drive(&f->fx.tgt))
-				usleep(100);        /* the kernel is still at it */
+				usleep(100); /* the kernel is still at it */
 			if (nvmf_mono_ms() - t0 > 30000) {
 				CU_FAIL("commands left without an answer");
 				break;
@@ -597,18 +605,22 @@ const struct unit_test io_faults_tests[] = {
 	{ "write_error_returns_write_fault_and_other_blocks_stay_writable",
 	  write_error_returns_write_fault_and_other_blocks_stay_writable },
 	{ "enospc_returns_capacity_exceeded_with_dnr", enospc_returns_capacity_exceeded_with_dnr },
-	{ "flush_failure_reaches_the_host_as_write_fault", flush_failure_reaches_the_host_as_write_fault },
+	{ "flush_failure_reaches_the_host_as_write_fault",
+	  flush_failure_reaches_the_host_as_write_fault },
 	{ "deallocate_and_write_zeroes_errors_return_write_fault",
 	  deallocate_and_write_zeroes_errors_return_write_fault },
 	{ "every_third_read_fails_and_the_others_return_the_data",
 	  every_third_read_fails_and_the_others_return_the_data },
-	{ "busy_backend_makes_the_command_wait_then_succeed", busy_backend_makes_the_command_wait_then_succeed },
+	{ "busy_backend_makes_the_command_wait_then_succeed",
+	  busy_backend_makes_the_command_wait_then_succeed },
 	{ "ring_without_free_entries_parks_the_command_until_one_frees",
 	  ring_without_free_entries_parks_the_command_until_one_frees },
 	{ "short_io_uring_transfers_are_continued_and_the_data_is_right",
 	  short_io_uring_transfers_are_continued_and_the_data_is_right },
-	{ "short_transfers_of_in_memory_files_are_continued", short_transfers_of_in_memory_files_are_continued },
-	{ "write_that_makes_no_progress_fails_with_write_fault", write_that_makes_no_progress_fails_with_write_fault },
+	{ "short_transfers_of_in_memory_files_are_continued",
+	  short_transfers_of_in_memory_files_are_continued },
+	{ "write_that_makes_no_progress_fails_with_write_fault",
+	  write_that_makes_no_progress_fails_with_write_fault },
 	{ "continuation_the_ring_refuses_once_goes_on_after_a_submit",
 	  continuation_the_ring_refuses_once_goes_on_after_a_submit },
 	{ "continuation_the_ring_refuses_twice_fails_with_unrecovered_read_error",

@@ -27,7 +27,8 @@ static int get_log(struct fxq *q, uint8_t lid, void *buf, uint32_t len)
 	return fx_cmd(q, &c, buf, len, NULL);
 }
 
-#define INVALID_LOG_PAGE (nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_INVALID_LOG_PAGE) | NVME_SC_DNR)
+#define INVALID_LOG_PAGE \
+	(nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_INVALID_LOG_PAGE) | NVME_SC_DNR)
 #define INVALID_OPCODE (nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE) | NVME_SC_DNR)
 #define FABRICS_OPCODE 0x7f
 
@@ -37,10 +38,16 @@ static void supported_log_pages_lists_exactly_the_logs_returned(void)
 {
 	setup();
 	struct nvme_supported_log_pages log;
-	CU_ASSERT_EQUAL_FATAL(get_log(&F.admin, NVME_LOG_LID_SUPPORTED_LOG_PAGES, &log, sizeof(log)), 0);
-	static const uint8_t want[] = { NVME_LOG_LID_SUPPORTED_LOG_PAGES, NVME_LOG_LID_ERROR, NVME_LOG_LID_SMART,
-					NVME_LOG_LID_FW_SLOT, NVME_LOG_LID_CHANGED_NS, NVME_LOG_LID_CMD_EFFECTS,
-					NVME_LOG_LID_ANA, NVME_LOG_LID_RESERVATION };
+	CU_ASSERT_EQUAL_FATAL(
+		get_log(&F.admin, NVME_LOG_LID_SUPPORTED_LOG_PAGES, &log, sizeof(log)), 0);
+	static const uint8_t want[] = { NVME_LOG_LID_SUPPORTED_LOG_PAGES,
+					NVME_LOG_LID_ERROR,
+					NVME_LOG_LID_SMART,
+					NVME_LOG_LID_FW_SLOT,
+					NVME_LOG_LID_CHANGED_NS,
+					NVME_LOG_LID_CMD_EFFECTS,
+					NVME_LOG_LID_ANA,
+					NVME_LOG_LID_RESERVATION };
 	unsigned listed = 0;
 	for (unsigned lid = 0; lid < 256; lid++) {
 		uint32_t e = le32toh(log.lid_support[lid]);
@@ -67,15 +74,16 @@ static void effects_log_lists_exactly_the_admin_commands_taken(void)
 	setup();
 	struct nvme_cmd_effects_log *l = malloc(sizeof(*l));
 	CU_ASSERT_EQUAL_FATAL(get_log(&F.admin, NVME_LOG_LID_CMD_EFFECTS, l, sizeof(*l)), 0);
-	static const uint8_t want[] = { nvme_admin_get_log_page, nvme_admin_identify, nvme_admin_abort_cmd,
-					nvme_admin_set_features, nvme_admin_get_features,
-					nvme_admin_async_event, nvme_admin_keep_alive };
+	static const uint8_t want[] = { nvme_admin_get_log_page, nvme_admin_identify,
+					nvme_admin_abort_cmd,    nvme_admin_set_features,
+					nvme_admin_get_features, nvme_admin_async_event,
+					nvme_admin_keep_alive };
 	for (unsigned opc = 0; opc < 256; opc++) {
 		uint32_t e = le32toh(l->acs[opc]);
 		bool listed = memchr(want, (int)opc, sizeof(want)) != NULL;
 		CU_ASSERT_EQUAL(e, listed ? NVME_CMD_EFFECTS_CSUPP : 0);
 		if (opc == nvme_admin_async_event || opc == FABRICS_OPCODE)
-			continue;                 /* parks; Fabrics is not an admin opcode */
+			continue; /* parks; Fabrics is not an admin opcode */
 		struct nvme_sqe c;
 		memset(&c, 0, sizeof(c));
 		c.opcode = (uint8_t)opc;
@@ -102,14 +110,19 @@ static void effects_log_lists_exactly_the_io_commands_taken(void)
 	CU_ASSERT_EQUAL_FATAL(get_log(&F.admin, NVME_LOG_LID_CMD_EFFECTS, l, sizeof(*l)), 0);
 	struct fxq q;
 	fx_queue_init(&F, &q);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&q, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&q, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, NULL),
+			      0);
 	for (unsigned opc = 0; opc < 256; opc++) {
 		uint32_t e = le32toh(l->iocs[opc]), want = 0;
 		switch (opc) {
-		case nvme_cmd_flush: case nvme_cmd_read: case nvme_cmd_compare:
+		case nvme_cmd_flush:
+		case nvme_cmd_read:
+		case nvme_cmd_compare:
 			want = NVME_CMD_EFFECTS_CSUPP;
 			break;
-		case nvme_cmd_write: case nvme_cmd_write_zeroes: case nvme_cmd_dsm:
+		case nvme_cmd_write:
+		case nvme_cmd_write_zeroes:
+		case nvme_cmd_dsm:
 			want = NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC;
 			break;
 		}
@@ -133,7 +146,10 @@ static void effects_log_lists_exactly_the_io_commands_taken(void)
 	fx_teardown(&F);
 }
 
-#define T(n) { #n, n }
+#define T(n)          \
+	{             \
+#n, n \
+	}
 const struct unit_test log_page_tests[] = {
 	T(supported_log_pages_lists_exactly_the_logs_returned),
 	T(effects_log_lists_exactly_the_admin_commands_taken),

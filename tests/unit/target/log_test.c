@@ -1,7 +1,7 @@
 /* The target's log (target/log.c): each line names its component, warnings and errors
  * say so after it, and each component is kept or dropped by its own level; a file's
  * NVMF_LOG_COMPONENT picks the component of its nvmf_log() lines. */
-#define NVMF_LOG_COMPONENT NVMF_LOGC_BACKEND   /* this file's lines, as a backend's would be */
+#define NVMF_LOG_COMPONENT NVMF_LOGC_BACKEND /* this file's lines, as a backend's would be */
 #include <string.h>
 #include "target/core.h"
 #include "target/log.h"
@@ -22,9 +22,9 @@ static void line_names_its_component_then_its_severity(void)
 	nvmf_log(&tgt, NVMF_LOG_INFO, "from this file");
 	fx_stderr_end(&out);
 	CU_ASSERT_STRING_EQUAL(out.text, "nvmf-target: tcp: warning: queue 3: slow\n"
-			       "nvmf-target: auth: error: failed\n"
-			       "nvmf-target: control: port 1 removed\n"
-			       "nvmf-target: backend: from this file\n");
+					 "nvmf-target: auth: error: failed\n"
+					 "nvmf-target: control: port 1 removed\n"
+					 "nvmf-target: backend: from this file\n");
 }
 
 static void each_component_keeps_its_own_level(void)
@@ -75,15 +75,17 @@ static void backend_notes_are_logged_one_line_each(void)
 	fx_stderr_begin(&out);
 	nvmf_ns_log_notes(&tgt, &ns);
 	nvmf_log_level_set(&tgt, NVMF_LOGC_BACKEND, NVMF_LOG_WARNING);
-	nvmf_ns_log_notes(&tgt, &ns);                  /* info: dropped at warning */
+	nvmf_ns_log_notes(&tgt, &ns); /* info: dropped at warning */
 	fx_stderr_end(&out);
-	CU_ASSERT_STRING_EQUAL(out.text, "nvmf-target: backend: /f: file in memory (tmpfs): reads and "
+	CU_ASSERT_STRING_EQUAL(out.text,
+			       "nvmf-target: backend: /f: file in memory (tmpfs): reads and "
 			       "writes served inline\nnvmf-target: backend: /f: second\n");
 }
 
 const struct unit_test log_tests[] = {
 	{ "backend_notes_are_logged_one_line_each", backend_notes_are_logged_one_line_each },
-	{ "line_names_its_component_then_its_severity", line_names_its_component_then_its_severity },
+	{ "line_names_its_component_then_its_severity",
+	  line_names_its_component_then_its_severity },
 	{ "each_component_keeps_its_own_level", each_component_keeps_its_own_level },
 	{ "config_levels_apply_only_where_named", config_levels_apply_only_where_named },
 	{ NULL, NULL },

@@ -14,11 +14,11 @@
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
 
-#define GEN(sc)  ((int)nvme_status(NVME_SCT_GENERIC, (sc)))
-#define MIB      (1u << 20)
+#define GEN(sc) ((int)nvme_status(NVME_SCT_GENERIC, (sc)))
+#define MIB     (1u << 20)
 
 static struct fx F;
-static struct fxq Q;                    /* I/O queue 1 */
+static struct fxq Q; /* I/O queue 1 */
 static struct fx_cmd Aer;
 
 static struct nvmf_subsys *subsys(void)
@@ -60,7 +60,8 @@ static void setup(void)
 	submit_aer();
 	CU_ASSERT_FALSE(fx_done(&Aer));
 	fx_queue_init(&F, &Q);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&Q, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&Q, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, NULL),
+			      0);
 }
 
 static void teardown(void)
@@ -121,7 +122,8 @@ static void added_namespace_is_announced_and_serves_io(void)
 	struct nvmf_ns_config nc = ram_ns(7, 2 * MIB, 512);
 	uint32_t nsid = 0;
 	char err[256] = "";
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL(nsid, 7);
 	nvmf_loop_drive(&F.tgt);
 	assert_notice();
@@ -163,7 +165,8 @@ static void nsid_in_use_is_refused_and_nothing_changes(void)
 	uint32_t nsid;
 	char err[256] = "";
 	struct nvmf_ns *before = nvmf_subsys_ns(subsys(), 2);
-	CU_ASSERT_EQUAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)), -EEXIST);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)),
+			-EEXIST);
 	CU_ASSERT_STRING_EQUAL(err, "namespaces[0]: nsid 2 is in use in subsystem " FX_SUBNQN);
 	CU_ASSERT_PTR_EQUAL(nvmf_subsys_ns(subsys(), 2), before);
 	CU_ASSERT_EQUAL(subsys()->cfg->n_ns, 2);
@@ -181,13 +184,16 @@ static void nsid_in_use_is_refused_and_nothing_changes(void)
 static void second_of_three_failing_adds_none(void)
 {
 	setup();
-	struct nvmf_ns_config nc[3] = { ram_ns(5, MIB, 512), ram_ns(6, MIB, 512), ram_ns(8, MIB, 512) };
+	struct nvmf_ns_config nc[3] = { ram_ns(5, MIB, 512), ram_ns(6, MIB, 512),
+					ram_ns(8, MIB, 512) };
 	nc[1].kind = NVMF_BACKEND_FILE;
 	nc[1].path = "/nonexistent/nvmf-test/ns6";
 	uint32_t ids[3];
 	char err[256] = "";
 	CU_ASSERT_EQUAL(nvmf_tgt_ns_add(&F.tgt, subsys(), nc, 3, ids, err, sizeof(err)), -EIO);
-	CU_ASSERT_STRING_EQUAL(err, "namespaces[1] (nsid 6): /nonexistent/nvmf-test/ns6: No such file or directory");
+	CU_ASSERT_STRING_EQUAL(
+		err,
+		"namespaces[1] (nsid 6): /nonexistent/nvmf-test/ns6: No such file or directory");
 	for (uint32_t n = 5; n <= 8; n++)
 		CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(), n));
 	CU_ASSERT_EQUAL(subsys()->cfg->n_ns, 2);
@@ -220,7 +226,8 @@ static void removed_namespace_closes_after_its_last_command(void)
 	CU_ASSERT_EQUAL(nvmf_tgt_ns_remove(&F.tgt, subsys(), 1, err, sizeof(err)), 0);
 	/* Gone for new commands at once, announced, but open while the write is in flight. */
 	struct nvme_sqe r = rw(nvme_cmd_read, 1, 0, 1);
-	CU_ASSERT_EQUAL(fx_cmd(&Q, &r, data, sizeof(data), NULL), GEN(NVME_SC_INVALID_NS) | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(fx_cmd(&Q, &r, data, sizeof(data), NULL),
+			GEN(NVME_SC_INVALID_NS) | NVME_SC_DNR);
 	assert_notice();
 	for (int i = 0; i < 4; i++)
 		tick();
@@ -279,7 +286,8 @@ static void grown_namespace_takes_io_past_its_old_end(void)
 	struct nvme_sqe w = rw(nvme_cmd_write, 1, MIB / 512, 1);
 	CU_ASSERT_EQUAL(fx_cmd(&Q, &w, b, sizeof(b), NULL), GEN(NVME_SC_LBA_RANGE) | NVME_SC_DNR);
 	char err[256];
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_resize(&F.tgt, subsys(), 1, 2 * MIB, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_resize(&F.tgt, subsys(), 1, 2 * MIB, err, sizeof(err)),
+			      0);
 	nvmf_loop_drive(&F.tgt);
 	assert_notice();
 	CU_ASSERT_EQUAL(identify_nsze(1), 2 * MIB / 512);
@@ -303,8 +311,10 @@ static void resize_to_a_partial_block_is_refused(void)
 {
 	setup();
 	char err[256] = "";
-	CU_ASSERT_EQUAL(nvmf_tgt_ns_resize(&F.tgt, subsys(), 2, MIB + 512, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "subsystem " FX_SUBNQN ", namespace 2: size 1049088 bytes is not "
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_resize(&F.tgt, subsys(), 2, MIB + 512, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_STRING_EQUAL(err,
+			       "subsystem " FX_SUBNQN ", namespace 2: size 1049088 bytes is not "
 			       "a positive multiple of the block size (4096)");
 	CU_ASSERT_EQUAL(identify_nsze(2), MIB / 4096);
 	CU_ASSERT_EQUAL(nvmf_tgt_ns_resize(&F.tgt, subsys(), 5, MIB, err, sizeof(err)), -ENOENT);
@@ -335,7 +345,7 @@ static void statistics_count_each_command_and_its_bytes(void)
 	const struct nvmf_ns_pg_stats *st = &nvmf_subsys_ns(subsys(), 2)->stats[0];
 	CU_ASSERT_EQUAL(st->writes, 10);
 	CU_ASSERT_EQUAL(st->write_bytes, 40960);
-	CU_ASSERT_EQUAL(st->reads, 4);            /* the failed one counts, without bytes */
+	CU_ASSERT_EQUAL(st->reads, 4); /* the failed one counts, without bytes */
 	CU_ASSERT_EQUAL(st->read_bytes, 3 * 4096);
 	CU_ASSERT_EQUAL(st->other, 1);
 	CU_ASSERT_EQUAL(st->errors, 1);
@@ -364,15 +374,18 @@ static void a_file_or_an_identifier_serves_one_namespace(void)
 	nc.create = nc.buffered = true;
 	uint32_t nsid;
 	char err[512] = "";
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(symlink(path, link), 0);
 	char want[256];
-	snprintf(want, sizeof(want), "namespaces[0] (nsid 6): %s already backs namespace 5 of " FX_SUBNQN, path);
+	snprintf(want, sizeof(want),
+		 "namespaces[0] (nsid 6): %s already backs namespace 5 of " FX_SUBNQN, path);
 	const char *names[] = { path, link, dotted };
 	for (int i = 0; i < 3; i++) {
 		nc.nsid = 6;
 		nc.path = (char *)names[i];
-		CU_ASSERT_EQUAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)), -EEXIST);
+		CU_ASSERT_EQUAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)),
+				-EEXIST);
 		CU_ASSERT_STRING_EQUAL(err, want);
 	}
 	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(), 6));
@@ -384,7 +397,7 @@ static void a_file_or_an_identifier_serves_one_namespace(void)
 	uint32_t ids[2];
 	CU_ASSERT_EQUAL(nvmf_tgt_ns_add(&F.tgt, subsys(), two, 2, ids, err, sizeof(err)), -EEXIST);
 	CU_ASSERT_STRING_EQUAL(err, "namespaces[1] (nsid 8): device.uuid is namespace 7's too "
-			       "(identifiers are unique in a subsystem)");
+				    "(identifiers are unique in a subsystem)");
 	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(), 7));
 	CU_ASSERT_EQUAL(subsys()->cfg->n_ns, 3);
 	teardown();
@@ -394,15 +407,21 @@ static void a_file_or_an_identifier_serves_one_namespace(void)
 }
 
 const struct unit_test namespace_tests[] = {
-	{"a_file_or_an_identifier_serves_one_namespace", a_file_or_an_identifier_serves_one_namespace},
-	{"added_namespace_is_announced_and_serves_io", added_namespace_is_announced_and_serves_io},
-	{"nsid_zero_takes_the_lowest_free_one", nsid_zero_takes_the_lowest_free_one},
-	{"nsid_in_use_is_refused_and_nothing_changes", nsid_in_use_is_refused_and_nothing_changes},
-	{"second_of_three_failing_adds_none", second_of_three_failing_adds_none},
-	{"removed_namespace_closes_after_its_last_command", removed_namespace_closes_after_its_last_command},
-	{"disabled_namespace_is_inactive_until_enabled", disabled_namespace_is_inactive_until_enabled},
-	{"grown_namespace_takes_io_past_its_old_end", grown_namespace_takes_io_past_its_old_end},
-	{"resize_to_a_partial_block_is_refused", resize_to_a_partial_block_is_refused},
-	{"statistics_count_each_command_and_its_bytes", statistics_count_each_command_and_its_bytes},
-	{NULL, NULL},
+	{ "a_file_or_an_identifier_serves_one_namespace",
+	  a_file_or_an_identifier_serves_one_namespace },
+	{ "added_namespace_is_announced_and_serves_io",
+	  added_namespace_is_announced_and_serves_io },
+	{ "nsid_zero_takes_the_lowest_free_one", nsid_zero_takes_the_lowest_free_one },
+	{ "nsid_in_use_is_refused_and_nothing_changes",
+	  nsid_in_use_is_refused_and_nothing_changes },
+	{ "second_of_three_failing_adds_none", second_of_three_failing_adds_none },
+	{ "removed_namespace_closes_after_its_last_command",
+	  removed_namespace_closes_after_its_last_command },
+	{ "disabled_namespace_is_inactive_until_enabled",
+	  disabled_namespace_is_inactive_until_enabled },
+	{ "grown_namespace_takes_io_past_its_old_end", grown_namespace_takes_io_past_its_old_end },
+	{ "resize_to_a_partial_block_is_refused", resize_to_a_partial_block_is_refused },
+	{ "statistics_count_each_command_and_its_bytes",
+	  statistics_count_each_command_and_its_bytes },
+	{ NULL, NULL },
 };

@@ -16,7 +16,7 @@ struct pgt {
 	struct nvmf_tgt tgt;
 	struct nvmf_pg pg[NPG];
 	struct nvmf_pg *pgs[NPG];
-	uint64_t now;            /* fake clock, ms */
+	uint64_t now; /* fake clock, ms */
 };
 
 static struct pgt T;
@@ -35,7 +35,8 @@ static void setup(unsigned n)
 	T.tgt.clock.now_ms = fake_now;
 	for (unsigned i = 0; i < n; i++) {
 		char err[256];
-		CU_ASSERT_EQUAL_FATAL(nvmf_pg_init(&T.pg[i], &T.tgt, i, 64, 0, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL_FATAL(nvmf_pg_init(&T.pg[i], &T.tgt, i, 64, 0, err, sizeof(err)),
+				      0);
 		T.pgs[i] = &T.pg[i];
 	}
 	T.tgt.pgs = T.pgs;
@@ -90,7 +91,7 @@ static void messages_run_in_the_order_they_were_posted_to_their_group(void)
 	struct tagged t[6];
 	for (int i = 0; i < 6; i++) {
 		t[i] = (struct tagged){ .msg = { .fn = record, .arg = &t[i] }, .o = &o, .tag = i };
-		if (i % 2) {   /* interleave posted and allocated messages */
+		if (i % 2) { /* interleave posted and allocated messages */
 			CU_ASSERT_EQUAL(nvmf_pg_send(&T.pg[0], record, &t[i]), 0);
 		} else {
 			nvmf_pg_post(&T.pg[0], &t[i].msg);
@@ -126,7 +127,7 @@ static void a_message_that_reposts_itself_runs_again_on_the_next_pass(void)
 	r.msg = (struct nvmf_msg){ .fn = repost_self, .arg = &r };
 	nvmf_pg_post(&T.pg[0], &r.msg);
 	for (int pass = 1; pass <= 3; pass++) {
-		CU_ASSERT_EQUAL(nvmf_pg_poll(&T.pg[0]), 1);   /* once per pass, not in a loop */
+		CU_ASSERT_EQUAL(nvmf_pg_poll(&T.pg[0]), 1); /* once per pass, not in a loop */
 		CU_ASSERT_EQUAL(r.runs, pass);
 	}
 	CU_ASSERT_EQUAL(nvmf_pg_poll(&T.pg[0]), 0);
@@ -181,7 +182,7 @@ static void messages_between_two_groups_on_threads_reach_the_receivers_thread(vo
 struct visits {
 	pthread_t thread[NPG];
 	bool visited[NPG];
-	int count;                /* atomic */
+	int count; /* atomic */
 	int count_at_done;
 	pthread_t done_thread;
 	bool done;
@@ -207,7 +208,7 @@ static void for_each_pg_visits_every_group_on_its_thread_then_runs_done_on_the_o
 {
 	setup(NPG);
 	start(1);
-	start(2);                 /* group 0, the origin, is run by this thread */
+	start(2); /* group 0, the origin, is run by this thread */
 	struct visits v;
 	memset(&v, 0, sizeof(v));
 	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_for_each_pg(&T.tgt, &T.pg[0], visit, &v, visits_done), 0);
@@ -230,7 +231,7 @@ static void for_each_pg_visits_every_group_on_its_thread_then_runs_done_on_the_o
 static void for_each_pg_without_groups_runs_done_on_the_origin(void)
 {
 	setup(1);
-	T.tgt.npgs = 0;           /* pg[0] stays the origin, but is not one of the target's */
+	T.tgt.npgs = 0; /* pg[0] stays the origin, but is not one of the target's */
 	struct visits v;
 	memset(&v, 0, sizeof(v));
 	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_for_each_pg(&T.tgt, &T.pg[0], visit, &v, visits_done), 0);
@@ -256,7 +257,7 @@ static void timers_fire_once_per_period_of_the_target_clock(void)
 	struct nvmf_timer t;
 	nvmf_pg_timer_start(&T.pg[0], &t, 100, tick, &ticks);
 	nvmf_pg_poll(&T.pg[0]);
-	CU_ASSERT_EQUAL(ticks, 0);              /* first after one period */
+	CU_ASSERT_EQUAL(ticks, 0); /* first after one period */
 	T.now += 99;
 	CU_ASSERT_EQUAL(nvmf_pg_poll(&T.pg[0]), 0);
 	CU_ASSERT_EQUAL(ticks, 0);
@@ -265,8 +266,8 @@ static void timers_fire_once_per_period_of_the_target_clock(void)
 	CU_ASSERT_EQUAL(nvmf_pg_poll(&T.pg[0]), 0);
 	CU_ASSERT_EQUAL(ticks, 1);
 	nvmf_pg_poll(&T.pg[0]);
-	CU_ASSERT_EQUAL(ticks, 1);              /* not again in the same period */
-	T.now += 350;                           /* late: it runs once, not three times */
+	CU_ASSERT_EQUAL(ticks, 1); /* not again in the same period */
+	T.now += 350;              /* late: it runs once, not three times */
 	nvmf_pg_poll(&T.pg[0]);
 	CU_ASSERT_EQUAL(ticks, 2);
 	T.now += 100;
@@ -341,8 +342,9 @@ static void a_pass_resubmits_what_a_full_ring_refused_in_order(void)
 {
 	setup(1);
 	static const struct nvmf_bdev_ops ops = { .name = "refusing", .submit = refusing_submit };
-	struct refusing_bdev rb = { .b = { .ops = &ops, .fd = -1, .block_size = 512, .size = 1u << 20 },
-				    .full = true };
+	struct refusing_bdev rb = {
+		.b = { .ops = &ops, .fd = -1, .block_size = 512, .size = 1u << 20 }, .full = true
+	};
 	struct nvmf_ns ns = { .nsid = 1, .bdev = &rb.b, .lba_shift = 9, .nlb = 2048 };
 	struct nvmf_sq sq;
 	memset(&sq, 0, sizeof(sq));
@@ -352,8 +354,9 @@ static void a_pass_resubmits_what_a_full_ring_refused_in_order(void)
 	for (int i = 0; i < 2; i++) {
 		req[i].sq = &sq;
 		req[i].ns = &ns;
-		req[i].bio = (struct nvmf_bdev_io){ .op = NVMF_BDEV_FLUSH, .done = io_done, .ctx = &rb };
-		CU_ASSERT_FALSE(nvmf_req_bio_submit(&req[i]));   /* parked */
+		req[i].bio =
+			(struct nvmf_bdev_io){ .op = NVMF_BDEV_FLUSH, .done = io_done, .ctx = &rb };
+		CU_ASSERT_FALSE(nvmf_req_bio_submit(&req[i])); /* parked */
 	}
 	struct nvmf_io_ctx *io = &T.pg[0].io;
 	CU_ASSERT_PTR_EQUAL(io->retry_head, &req[0]);
@@ -372,13 +375,20 @@ static void a_pass_resubmits_what_a_full_ring_refused_in_order(void)
 }
 
 const struct unit_test target_poll_group_tests[] = {
-	{"messages_run_in_the_order_they_were_posted_to_their_group", messages_run_in_the_order_they_were_posted_to_their_group},
-	{"a_message_that_reposts_itself_runs_again_on_the_next_pass", a_message_that_reposts_itself_runs_again_on_the_next_pass},
-	{"messages_between_two_groups_on_threads_reach_the_receivers_thread", messages_between_two_groups_on_threads_reach_the_receivers_thread},
-	{"for_each_pg_visits_every_group_on_its_thread_then_runs_done_on_the_origin", for_each_pg_visits_every_group_on_its_thread_then_runs_done_on_the_origin},
-	{"for_each_pg_without_groups_runs_done_on_the_origin", for_each_pg_without_groups_runs_done_on_the_origin},
-	{"timers_fire_once_per_period_of_the_target_clock", timers_fire_once_per_period_of_the_target_clock},
-	{"a_sleeping_group_is_woken_by_a_message", a_sleeping_group_is_woken_by_a_message},
-	{"a_pass_resubmits_what_a_full_ring_refused_in_order", a_pass_resubmits_what_a_full_ring_refused_in_order},
-	{NULL, NULL},
+	{ "messages_run_in_the_order_they_were_posted_to_their_group",
+	  messages_run_in_the_order_they_were_posted_to_their_group },
+	{ "a_message_that_reposts_itself_runs_again_on_the_next_pass",
+	  a_message_that_reposts_itself_runs_again_on_the_next_pass },
+	{ "messages_between_two_groups_on_threads_reach_the_receivers_thread",
+	  messages_between_two_groups_on_threads_reach_the_receivers_thread },
+	{ "for_each_pg_visits_every_group_on_its_thread_then_runs_done_on_the_origin",
+	  for_each_pg_visits_every_group_on_its_thread_then_runs_done_on_the_origin },
+	{ "for_each_pg_without_groups_runs_done_on_the_origin",
+	  for_each_pg_without_groups_runs_done_on_the_origin },
+	{ "timers_fire_once_per_period_of_the_target_clock",
+	  timers_fire_once_per_period_of_the_target_clock },
+	{ "a_sleeping_group_is_woken_by_a_message", a_sleeping_group_is_woken_by_a_message },
+	{ "a_pass_resubmits_what_a_full_ring_refused_in_order",
+	  a_pass_resubmits_what_a_full_ring_refused_in_order },
+	{ NULL, NULL },
 };

@@ -11,11 +11,11 @@
 #include "tests/unit/suites.h"
 #include "tests/unit/target/resv_fixture.h"
 
-#define WE   NVME_RESERVATION_RTYPE_WE
-#define EA   NVME_RESERVATION_RTYPE_EA
-#define WERO NVME_RESERVATION_RTYPE_WERO
-#define ACQUIRE  NVME_RESERVATION_RACQA_ACQUIRE
-#define PREEMPT  NVME_RESERVATION_RACQA_PREEMPT
+#define WE            NVME_RESERVATION_RTYPE_WE
+#define EA            NVME_RESERVATION_RTYPE_EA
+#define WERO          NVME_RESERVATION_RTYPE_WERO
+#define ACQUIRE       NVME_RESERVATION_RACQA_ACQUIRE
+#define PREEMPT       NVME_RESERVATION_RACQA_PREEMPT
 #define PREEMPT_ABORT NVME_RESERVATION_RACQA_PREEMPT_AND_ABORT
 
 static struct rf R;
@@ -55,7 +55,8 @@ static void reservation_commands_on_a_namespace_without_reservations_are_invalid
 	setup();
 	struct report r;
 	CU_ASSERT_EQUAL(rf_register(&R.a, RF_PLAIN, 0, 0, 1), RF_GEN(NVME_SC_INVALID_OPCODE));
-	CU_ASSERT_EQUAL(rf_acquire(&R.a, RF_PLAIN, ACQUIRE, WE, 1, 0), RF_GEN(NVME_SC_INVALID_OPCODE));
+	CU_ASSERT_EQUAL(rf_acquire(&R.a, RF_PLAIN, ACQUIRE, WE, 1, 0),
+			RF_GEN(NVME_SC_INVALID_OPCODE));
 	CU_ASSERT_EQUAL(rf_release(&R.a, RF_PLAIN, 0, WE, 1), RF_GEN(NVME_SC_INVALID_OPCODE));
 	CU_ASSERT_EQUAL(rf_report(&R.a, RF_PLAIN, &r, sizeof(r)), RF_GEN(NVME_SC_INVALID_OPCODE));
 	/* An inactive namespace is Invalid Namespace, as for any I/O command. */
@@ -129,7 +130,7 @@ static void register_acquire_and_report_show_registrants_holder_and_generation(v
 	CU_ASSERT_EQUAL(rf_acquire(&R.a, RF_NS, ACQUIRE, WE, 0xaaaa, 0), 0);
 	struct report r;
 	CU_ASSERT_EQUAL_FATAL(report(&R.b, &r), 0);
-	CU_ASSERT_EQUAL(le32toh(r.hdr.gen), 2);            /* two registers, no acquire */
+	CU_ASSERT_EQUAL(le32toh(r.hdr.gen), 2); /* two registers, no acquire */
 	CU_ASSERT_EQUAL(r.hdr.rtype, WE);
 	CU_ASSERT_EQUAL(regctl(&r), 2);
 	CU_ASSERT_EQUAL(r.hdr.ptpls, 0);
@@ -162,19 +163,23 @@ static void report_cut_by_numd_counts_every_registrant(void)
 static void statuses_of_malformed_and_refused_commands_reach_the_host(void)
 {
 	setup();
-	CU_ASSERT_EQUAL(rf_register(&R.a, RF_NS, rf_cdw10(3, false, 0, 0), 0, 1), RF_GEN(NVME_SC_INVALID_FIELD));
-	CU_ASSERT_EQUAL(rf_register(&R.a, RF_NS, rf_cdw10(0, false, 0, 1), 0, 1), RF_GEN(NVME_SC_INVALID_FIELD));
-	/* No state file here: PTPL cannot be turned on. */
-	CU_ASSERT_EQUAL(rf_register(&R.a, RF_NS, rf_cdw10(0, false, 0, NVME_RESERVATION_CPTPL_PERSIST), 0, 1),
+	CU_ASSERT_EQUAL(rf_register(&R.a, RF_NS, rf_cdw10(3, false, 0, 0), 0, 1),
 			RF_GEN(NVME_SC_INVALID_FIELD));
-	CU_ASSERT_EQUAL(rf_acquire(&R.a, RF_NS, ACQUIRE, WE, 1, 0), RF_CONFLICT);   /* not registered */
+	CU_ASSERT_EQUAL(rf_register(&R.a, RF_NS, rf_cdw10(0, false, 0, 1), 0, 1),
+			RF_GEN(NVME_SC_INVALID_FIELD));
+	/* No state file here: PTPL cannot be turned on. */
+	CU_ASSERT_EQUAL(rf_register(&R.a, RF_NS,
+				    rf_cdw10(0, false, 0, NVME_RESERVATION_CPTPL_PERSIST), 0, 1),
+			RF_GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(rf_acquire(&R.a, RF_NS, ACQUIRE, WE, 1, 0),
+			RF_CONFLICT); /* not registered */
 	CU_ASSERT_EQUAL_FATAL(rf_register(&R.a, RF_NS, 0, 0, 1), 0);
 	CU_ASSERT_EQUAL(rf_register(&R.a, RF_NS, 0, 0, 2), RF_CONFLICT);
 	CU_ASSERT_EQUAL(rf_register(&R.a, RF_NS, rf_cdw10(1, false, 0, 0), 7, 0), RF_CONFLICT);
 	CU_ASSERT_EQUAL(rf_acquire(&R.a, RF_NS, ACQUIRE, 0, 1, 0), RF_GEN(NVME_SC_INVALID_FIELD));
 	CU_ASSERT_EQUAL(rf_acquire(&R.a, RF_NS, ACQUIRE, 7, 1, 0), RF_GEN(NVME_SC_INVALID_FIELD));
 	CU_ASSERT_EQUAL(rf_acquire(&R.a, RF_NS, 3, WE, 1, 0), RF_GEN(NVME_SC_INVALID_FIELD));
-	CU_ASSERT_EQUAL(rf_acquire(&R.a, RF_NS, ACQUIRE, WE, 2, 0), RF_CONFLICT);   /* wrong key */
+	CU_ASSERT_EQUAL(rf_acquire(&R.a, RF_NS, ACQUIRE, WE, 2, 0), RF_CONFLICT); /* wrong key */
 	CU_ASSERT_EQUAL(rf_release(&R.a, RF_NS, 2, WE, 1), RF_GEN(NVME_SC_INVALID_FIELD));
 	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.a, RF_NS, ACQUIRE, WE, 1, 0), 0);
 	CU_ASSERT_EQUAL(rf_release(&R.a, RF_NS, 0, EA, 1), RF_GEN(NVME_SC_INVALID_FIELD));
@@ -192,18 +197,18 @@ static void generation_moves_on_register_preempt_and_clear_not_acquire_or_releas
 {
 	setup();
 	struct report r;
-	CU_ASSERT_EQUAL_FATAL(rf_register(&R.a, RF_NS, 0, 0, 1), 0);                       /* 1 */
-	CU_ASSERT_EQUAL_FATAL(rf_register(&R.b, RF_NS, 0, 0, 2), 0);                       /* 2 */
+	CU_ASSERT_EQUAL_FATAL(rf_register(&R.a, RF_NS, 0, 0, 1), 0);                        /* 1 */
+	CU_ASSERT_EQUAL_FATAL(rf_register(&R.b, RF_NS, 0, 0, 2), 0);                        /* 2 */
 	CU_ASSERT_EQUAL_FATAL(rf_register(&R.b, RF_NS, rf_cdw10(2, false, 0, 0), 2, 3), 0); /* 3 */
 	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.a, RF_NS, ACQUIRE, WE, 1, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(rf_release(&R.a, RF_NS, 0, WE, 1), 0);
 	CU_ASSERT_EQUAL_FATAL(report(&R.a, &r), 0);
 	CU_ASSERT_EQUAL(le32toh(r.hdr.gen), 3);
-	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.b, RF_NS, PREEMPT, WE, 3, 1), 0);              /* 4 */
+	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.b, RF_NS, PREEMPT, WE, 3, 1), 0); /* 4 */
 	CU_ASSERT_EQUAL_FATAL(report(&R.b, &r), 0);
 	CU_ASSERT_EQUAL(le32toh(r.hdr.gen), 4);
 	CU_ASSERT_EQUAL(regctl(&r), 1);
-	CU_ASSERT_EQUAL_FATAL(rf_release(&R.b, RF_NS, 1, 0, 3), 0);                        /* 5 */
+	CU_ASSERT_EQUAL_FATAL(rf_release(&R.b, RF_NS, 1, 0, 3), 0); /* 5 */
 	CU_ASSERT_EQUAL_FATAL(report(&R.b, &r), 0);
 	CU_ASSERT_EQUAL(le32toh(r.hdr.gen), 5);
 	CU_ASSERT_EQUAL(regctl(&r), 0);
@@ -215,7 +220,7 @@ static void generation_moves_on_register_preempt_and_clear_not_acquire_or_releas
 static void two_controllers_of_one_host_share_its_registration(void)
 {
 	setup();
-	rf_host_up(&R, &R.a2, FX_HOSTNQN, 0xa1);           /* host A again: same ID */
+	rf_host_up(&R, &R.a2, FX_HOSTNQN, 0xa1); /* host A again: same ID */
 	CU_ASSERT_EQUAL_FATAL(rf_register(&R.a, RF_NS, 0, 0, 0x77), 0);
 	/* The other controller is the same registrant: same key fine, another conflicts. */
 	CU_ASSERT_EQUAL(rf_register(&R.a2, RF_NS, 0, 0, 0x77), 0);
@@ -297,7 +302,8 @@ static void preempt_and_abort_completes_after_the_commands_admitted_before_it(vo
 	CU_ASSERT_EQUAL_FATAL(fx_start(&R.a.io, &w, &wc, data, sizeof(data)), 0);
 	CU_ASSERT_EQUAL_FATAL(h->submits, 1);
 	uint8_t keys[16] = { 0xb, 0, 0, 0, 0, 0, 0, 0, 0xa };
-	struct nvme_sqe pc = rf_sqe(nvme_cmd_resv_acquire, RF_NS, rf_cdw10(PREEMPT_ABORT, false, EA, 0), 0);
+	struct nvme_sqe pc =
+		rf_sqe(nvme_cmd_resv_acquire, RF_NS, rf_cdw10(PREEMPT_ABORT, false, EA, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(fx_start(&R.b.io, &p, &pc, keys, sizeof(keys)), 0);
 	for (int i = 0; i < 5; i++)
 		rf_tick(&R);
@@ -307,7 +313,8 @@ static void preempt_and_abort_completes_after_the_commands_admitted_before_it(vo
 	/* Another reservation command of the namespace waits behind it. */
 	struct fx_cmd rep;
 	uint8_t rbuf[64];
-	struct nvme_sqe rc = rf_sqe(nvme_cmd_resv_report, RF_NS, sizeof(rbuf) / 4 - 1, NVME_RESV_REPORT_EDS);
+	struct nvme_sqe rc =
+		rf_sqe(nvme_cmd_resv_report, RF_NS, sizeof(rbuf) / 4 - 1, NVME_RESV_REPORT_EDS);
 	CU_ASSERT_EQUAL_FATAL(fx_start(&R.b.io, &rep, &rc, NULL, sizeof(rbuf)), 0);
 	rf_tick(&R);
 	CU_ASSERT_FALSE(fx_done(&rep));
@@ -380,7 +387,8 @@ static void commands_of_queues_on_the_main_group_run_there(void)
 	struct nvme_sqe wc = rf_sqe(nvme_cmd_write, RF_NS, 0, 0);
 	CU_ASSERT_EQUAL_FATAL(fx_start(&R.a.io, &w, &wc, data, sizeof(data)), 0);
 	uint8_t keys[16] = { 0xb, 0, 0, 0, 0, 0, 0, 0, 0xa };
-	struct nvme_sqe pc = rf_sqe(nvme_cmd_resv_acquire, RF_NS, rf_cdw10(PREEMPT_ABORT, false, WE, 0), 0);
+	struct nvme_sqe pc =
+		rf_sqe(nvme_cmd_resv_acquire, RF_NS, rf_cdw10(PREEMPT_ABORT, false, WE, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(fx_start(&R.b.io, &p, &pc, keys, sizeof(keys)), 0);
 	rf_tick(&R);
 	CU_ASSERT_FALSE(fx_done(&p));
@@ -397,31 +405,36 @@ static void commands_of_queues_on_the_main_group_run_there(void)
 }
 
 const struct unit_test resv_cmd_tests[] = {
-	{"commands_of_queues_on_the_main_group_run_there", commands_of_queues_on_the_main_group_run_there},
-	{"reservation_commands_on_a_namespace_without_reservations_are_invalid_opcode",
-	 reservation_commands_on_a_namespace_without_reservations_are_invalid_opcode},
-	{"report_without_eds_is_host_identifier_inconsistent_format",
-	 report_without_eds_is_host_identifier_inconsistent_format},
-	{"report_numd_below_the_header_or_above_mdts_is_invalid_field",
-	 report_numd_below_the_header_or_above_mdts_is_invalid_field},
-	{"register_with_data_of_another_length_is_sgl_data_length_invalid",
-	 register_with_data_of_another_length_is_sgl_data_length_invalid},
-	{"release_takes_8_or_16_bytes_of_data", release_takes_8_or_16_bytes_of_data},
-	{"register_acquire_and_report_show_registrants_holder_and_generation",
-	 register_acquire_and_report_show_registrants_holder_and_generation},
-	{"report_cut_by_numd_counts_every_registrant", report_cut_by_numd_counts_every_registrant},
-	{"statuses_of_malformed_and_refused_commands_reach_the_host",
-	 statuses_of_malformed_and_refused_commands_reach_the_host},
-	{"generation_moves_on_register_preempt_and_clear_not_acquire_or_release",
-	 generation_moves_on_register_preempt_and_clear_not_acquire_or_release},
-	{"two_controllers_of_one_host_share_its_registration", two_controllers_of_one_host_share_its_registration},
-	{"a_controller_connecting_later_meets_the_reservation", a_controller_connecting_later_meets_the_reservation},
-	{"preempt_moves_the_reservation_and_the_preempted_host_loses_its_writes",
-	 preempt_moves_the_reservation_and_the_preempted_host_loses_its_writes},
-	{"preempt_and_abort_completes_after_the_commands_admitted_before_it",
-	 preempt_and_abort_completes_after_the_commands_admitted_before_it},
-	{"preempt_and_abort_with_nothing_in_flight_completes_at_once",
-	 preempt_and_abort_with_nothing_in_flight_completes_at_once},
-	{"preempt_and_abort_that_fails_does_not_wait", preempt_and_abort_that_fails_does_not_wait},
-	{NULL, NULL},
+	{ "commands_of_queues_on_the_main_group_run_there",
+	  commands_of_queues_on_the_main_group_run_there },
+	{ "reservation_commands_on_a_namespace_without_reservations_are_invalid_opcode",
+	  reservation_commands_on_a_namespace_without_reservations_are_invalid_opcode },
+	{ "report_without_eds_is_host_identifier_inconsistent_format",
+	  report_without_eds_is_host_identifier_inconsistent_format },
+	{ "report_numd_below_the_header_or_above_mdts_is_invalid_field",
+	  report_numd_below_the_header_or_above_mdts_is_invalid_field },
+	{ "register_with_data_of_another_length_is_sgl_data_length_invalid",
+	  register_with_data_of_another_length_is_sgl_data_length_invalid },
+	{ "release_takes_8_or_16_bytes_of_data", release_takes_8_or_16_bytes_of_data },
+	{ "register_acquire_and_report_show_registrants_holder_and_generation",
+	  register_acquire_and_report_show_registrants_holder_and_generation },
+	{ "report_cut_by_numd_counts_every_registrant",
+	  report_cut_by_numd_counts_every_registrant },
+	{ "statuses_of_malformed_and_refused_commands_reach_the_host",
+	  statuses_of_malformed_and_refused_commands_reach_the_host },
+	{ "generation_moves_on_register_preempt_and_clear_not_acquire_or_release",
+	  generation_moves_on_register_preempt_and_clear_not_acquire_or_release },
+	{ "two_controllers_of_one_host_share_its_registration",
+	  two_controllers_of_one_host_share_its_registration },
+	{ "a_controller_connecting_later_meets_the_reservation",
+	  a_controller_connecting_later_meets_the_reservation },
+	{ "preempt_moves_the_reservation_and_the_preempted_host_loses_its_writes",
+	  preempt_moves_the_reservation_and_the_preempted_host_loses_its_writes },
+	{ "preempt_and_abort_completes_after_the_commands_admitted_before_it",
+	  preempt_and_abort_completes_after_the_commands_admitted_before_it },
+	{ "preempt_and_abort_with_nothing_in_flight_completes_at_once",
+	  preempt_and_abort_with_nothing_in_flight_completes_at_once },
+	{ "preempt_and_abort_that_fails_does_not_wait",
+	  preempt_and_abort_that_fails_does_not_wait },
+	{ NULL, NULL },
 };

@@ -15,8 +15,8 @@
 #include "tests/unit/suites.h"
 #include "tests/unit/target/resv_fixture.h"
 
-#define WE   NVME_RESERVATION_RTYPE_WE
-#define EA   NVME_RESERVATION_RTYPE_EA
+#define WE      NVME_RESERVATION_RTYPE_WE
+#define EA      NVME_RESERVATION_RTYPE_EA
 #define PERSIST NVME_RESERVATION_CPTPL_PERSIST
 #define CLEAR   NVME_RESERVATION_CPTPL_CLEAR
 
@@ -72,7 +72,8 @@ static void ptpl_state_survives_a_target_restart(void)
 	boot();
 	CU_ASSERT_EQUAL_FATAL(rf_register(&R.a, RF_NS, rf_cdw10(0, false, 0, PERSIST), 0, 0xa), 0);
 	CU_ASSERT_EQUAL_FATAL(rf_register(&R.b, RF_NS, 0, 0, 0xb), 0);
-	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.b, RF_NS, NVME_RESERVATION_RACQA_ACQUIRE, EA, 0xb, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.b, RF_NS, NVME_RESERVATION_RACQA_ACQUIRE, EA, 0xb, 0),
+			      0);
 	CU_ASSERT_EQUAL(access(Path, F_OK), 0);
 	rf_teardown(&R);
 
@@ -103,7 +104,8 @@ static void without_ptpl_nothing_is_kept(void)
 	mkdir_tmp();
 	boot();
 	CU_ASSERT_EQUAL_FATAL(rf_register(&R.a, RF_NS, 0, 0, 0xa), 0);
-	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.a, RF_NS, NVME_RESERVATION_RACQA_ACQUIRE, WE, 0xa, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.a, RF_NS, NVME_RESERVATION_RACQA_ACQUIRE, WE, 0xa, 0),
+			      0);
 	CU_ASSERT_EQUAL(access(Path, F_OK), -1);
 	rf_teardown(&R);
 	boot();
@@ -135,8 +137,10 @@ static void ptpl_turned_off_drops_the_entry(void)
 	json_t *e = json_array_get(json_object_get(j, "namespaces"), 0);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(e, "subsystem")), FX_SUBNQN);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(e, "nsid")), RF_NS);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(
-		json_array_get(json_object_get(e, "registrants"), 0), "key")), "0x000000000000000a");
+	CU_ASSERT_STRING_EQUAL(
+		json_string_value(json_object_get(
+			json_array_get(json_object_get(e, "registrants"), 0), "key")),
+		"0x000000000000000a");
 	json_decref(j);
 	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_PERSIST, NVME_NSID_ALL, 0, NULL), 0);
 	j = read_file();
@@ -163,7 +167,8 @@ static void a_reservation_kept_comes_back_when_its_namespace_is_enabled_again(vo
 	mkdir_tmp();
 	boot();
 	CU_ASSERT_EQUAL_FATAL(rf_register(&R.a, RF_NS, rf_cdw10(0, false, 0, PERSIST), 0, 0xa), 0);
-	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.a, RF_NS, NVME_RESERVATION_RACQA_ACQUIRE, WE, 0xa, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.a, RF_NS, NVME_RESERVATION_RACQA_ACQUIRE, WE, 0xa, 0),
+			      0);
 	struct nvmf_subsys *s = R.fx.tgt.subsys[0];
 	char err[256];
 	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_enable(&R.fx.tgt, s, RF_NS, false, err, sizeof(err)), 1);
@@ -180,15 +185,17 @@ static void a_reservation_kept_comes_back_when_its_namespace_is_enabled_again(vo
 
 /* ---- what is not applied, and not lost ---- */
 
-#define ENTRY(nsid, uuid) "{\"subsystem\": \"" FX_SUBNQN "\", \"nsid\": " #nsid ", \"uuid\": \"" uuid "\"," \
+#define ENTRY(nsid, uuid)                                                                                        \
+	"{\"subsystem\": \"" FX_SUBNQN "\", \"nsid\": " #nsid ", \"uuid\": \"" uuid "\","                        \
 	" \"ptpl\": true, \"generation\": 9, \"type\": 1, \"holder\": \"c3c3c3c3-c3c3-c3c3-c3c3-c3c3c3c3c3c3\"," \
 	" \"registrants\": [{\"hostid\": \"c3c3c3c3-c3c3-c3c3-c3c3-c3c3c3c3c3c3\", \"key\": \"0x1\"}]}"
 
 static void an_entry_kept_for_another_namespace_is_not_applied_and_stays(void)
 {
 	mkdir_tmp();
-	write_file("{\"version\": 1, \"namespaces\": [" ENTRY(1, "00000000-0000-0000-0000-000000000001") ", "
-		   ENTRY(5, "00000000-0000-0000-0000-000000000005") "]}");
+	write_file(
+		"{\"version\": 1, \"namespaces\": [" ENTRY(1, "00000000-0000-0000-0000-000000000001") ", " ENTRY(
+			5, "00000000-0000-0000-0000-000000000005") "]}");
 	boot();
 	/* Namespace 1's UUID is another: nothing restored, host B writes. */
 	CU_ASSERT_EQUAL(rf_io(&R.b, RF_NS, nvme_cmd_write), 0);
@@ -225,7 +232,8 @@ static void a_state_file_that_cannot_be_written_fails_the_command_and_changes_no
 	CU_ASSERT_EQUAL(r.hdr.ptpls, 0);
 	/* Without PTPL nothing is written, so nothing fails. */
 	CU_ASSERT_EQUAL(rf_register(&R.a, RF_NS, 0, 0, 0xa), 0);
-	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_PERSIST, RF_NS, 1, NULL), nvme_generic(NVME_SC_INTERNAL));
+	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_PERSIST, RF_NS, 1, NULL),
+			nvme_generic(NVME_SC_INTERNAL));
 	rf_teardown(&R);
 	rm_tmp();
 }
@@ -247,38 +255,47 @@ static void expect_broken(const char *text, const char *why)
 }
 
 #define REG(h, k) "{\"hostid\": \"" h "\", \"key\": \"" k "\"}"
-#define H1 "a1a1a1a1-a1a1-a1a1-a1a1-a1a1a1a1a1a1"
-#define H2 "b2b2b2b2-b2b2-b2b2-b2b2-b2b2b2b2b2b2"
-#define NS_(extra, regs) "{\"version\": 1, \"namespaces\": [{\"subsystem\": \"s\", \"nsid\": 1, " \
+#define H1        "a1a1a1a1-a1a1-a1a1-a1a1-a1a1a1a1a1a1"
+#define H2        "b2b2b2b2-b2b2-b2b2-b2b2-b2b2b2b2b2b2"
+#define NS_(extra, regs)                                                                                \
+	"{\"version\": 1, \"namespaces\": [{\"subsystem\": \"s\", \"nsid\": 1, "                        \
 	"\"uuid\": \"00000000-0000-0000-0000-000000000001\", \"ptpl\": true, \"generation\": 1, " extra \
 	"\"registrants\": [" regs "]}]}"
 
 static void a_broken_state_file_stops_the_start_naming_the_file_and_the_field(void)
 {
 	mkdir_tmp();
-	expect_broken("{\"version\": 1,", "line 1, column 14: string or '}' expected near end of file");
+	expect_broken("{\"version\": 1,",
+		      "line 1, column 14: string or '}' expected near end of file");
 	expect_broken("[]", "not a JSON object");
 	expect_broken("{\"version\": 2, \"namespaces\": []}",
 		      "version: not 1 (a file of another version of nvmf-target?)");
 	expect_broken("{\"version\": 1, \"namespaces\": [], \"x\": 1}", "unknown key \"x\"");
 	expect_broken("{\"version\": 1}", "namespaces: missing (an array)");
-	expect_broken(NS_("\"type\": 0, \"color\": 1, ", ""), "namespaces[0]: unknown key \"color\"");
-	expect_broken(NS_("\"type\": 7, ", ""), "namespaces[0]: type: out of range (an integer 0-6)");
-	expect_broken(NS_("\"type\": 0, ", REG(H1, "12")),
-		      "namespaces[0].registrants[0]: key: not a reservation key (\"0x\" and 1-16 hex digits)");
-	expect_broken(NS_("\"type\": 0, ", REG(H1, "0x12345678901234567")),
-		      "namespaces[0].registrants[0]: key: not a reservation key (\"0x\" and 1-16 hex digits)");
-	expect_broken(NS_("\"type\": 0, ", REG(H1, "0x-1")),
-		      "namespaces[0].registrants[0]: key: not a reservation key (\"0x\" and 1-16 hex digits)");
+	expect_broken(NS_("\"type\": 0, \"color\": 1, ", ""),
+		      "namespaces[0]: unknown key \"color\"");
+	expect_broken(NS_("\"type\": 7, ", ""),
+		      "namespaces[0]: type: out of range (an integer 0-6)");
+	expect_broken(
+		NS_("\"type\": 0, ", REG(H1, "12")),
+		"namespaces[0].registrants[0]: key: not a reservation key (\"0x\" and 1-16 hex digits)");
+	expect_broken(
+		NS_("\"type\": 0, ", REG(H1, "0x12345678901234567")),
+		"namespaces[0].registrants[0]: key: not a reservation key (\"0x\" and 1-16 hex digits)");
+	expect_broken(
+		NS_("\"type\": 0, ", REG(H1, "0x-1")),
+		"namespaces[0].registrants[0]: key: not a reservation key (\"0x\" and 1-16 hex digits)");
 	expect_broken(NS_("\"type\": 0, ", REG(H1, "0x1") "," REG(H1, "0x2")),
 		      "namespaces[0].registrants[1]: hostid: registered twice (registrants[0])");
-	expect_broken(NS_("\"type\": 1, ", REG(H1, "0x1")), "namespaces[0]: holder: missing for type 1");
+	expect_broken(NS_("\"type\": 1, ", REG(H1, "0x1")),
+		      "namespaces[0]: holder: missing for type 1");
 	expect_broken(NS_("\"type\": 1, \"holder\": \"" H2 "\", ", REG(H1, "0x1")),
 		      "namespaces[0]: holder: not one of the registrants");
 	expect_broken(NS_("\"type\": 5, \"holder\": \"" H1 "\", ", REG(H1, "0x1")),
 		      "namespaces[0]: holder: not expected for type 5");
 	expect_broken(NS_("\"type\": 6, ", ""), "namespaces[0]: type: 6 without registrants");
-	expect_broken(NS_("\"type\": 0, \"uuid\": \"xyz\", ", ""), "line 1, column 156: duplicate object key near '\"uuid\"'");
+	expect_broken(NS_("\"type\": 0, \"uuid\": \"xyz\", ", ""),
+		      "line 1, column 156: duplicate object key near '\"uuid\"'");
 	rm_tmp();
 }
 
@@ -291,23 +308,23 @@ static void a_missing_state_file_is_an_empty_state(void)
 	CU_ASSERT_STRING_EQUAL(nvmf_resv_store_path(&R.fx.tgt), Path);
 	CU_ASSERT_TRUE(nvmf_resv_ptpl_capable(&R.fx.tgt));
 	rf_teardown(&R);
-	CU_ASSERT_EQUAL(access(Path, F_OK), -1);   /* nothing to keep, nothing written */
+	CU_ASSERT_EQUAL(access(Path, F_OK), -1); /* nothing to keep, nothing written */
 	rm_tmp();
 }
 
 const struct unit_test resv_store_tests[] = {
-	{"ptpl_state_survives_a_target_restart", ptpl_state_survives_a_target_restart},
-	{"without_ptpl_nothing_is_kept", without_ptpl_nothing_is_kept},
-	{"ptpl_turned_off_drops_the_entry", ptpl_turned_off_drops_the_entry},
-	{"with_a_state_file_rescap_offers_ptpl", with_a_state_file_rescap_offers_ptpl},
-	{"a_reservation_kept_comes_back_when_its_namespace_is_enabled_again",
-	 a_reservation_kept_comes_back_when_its_namespace_is_enabled_again},
-	{"an_entry_kept_for_another_namespace_is_not_applied_and_stays",
-	 an_entry_kept_for_another_namespace_is_not_applied_and_stays},
-	{"a_state_file_that_cannot_be_written_fails_the_command_and_changes_nothing",
-	 a_state_file_that_cannot_be_written_fails_the_command_and_changes_nothing},
-	{"a_broken_state_file_stops_the_start_naming_the_file_and_the_field",
-	 a_broken_state_file_stops_the_start_naming_the_file_and_the_field},
-	{"a_missing_state_file_is_an_empty_state", a_missing_state_file_is_an_empty_state},
-	{NULL, NULL},
+	{ "ptpl_state_survives_a_target_restart", ptpl_state_survives_a_target_restart },
+	{ "without_ptpl_nothing_is_kept", without_ptpl_nothing_is_kept },
+	{ "ptpl_turned_off_drops_the_entry", ptpl_turned_off_drops_the_entry },
+	{ "with_a_state_file_rescap_offers_ptpl", with_a_state_file_rescap_offers_ptpl },
+	{ "a_reservation_kept_comes_back_when_its_namespace_is_enabled_again",
+	  a_reservation_kept_comes_back_when_its_namespace_is_enabled_again },
+	{ "an_entry_kept_for_another_namespace_is_not_applied_and_stays",
+	  an_entry_kept_for_another_namespace_is_not_applied_and_stays },
+	{ "a_state_file_that_cannot_be_written_fails_the_command_and_changes_nothing",
+	  a_state_file_that_cannot_be_written_fails_the_command_and_changes_nothing },
+	{ "a_broken_state_file_stops_the_start_naming_the_file_and_the_field",
+	  a_broken_state_file_stops_the_start_naming_the_file_and_the_field },
+	{ "a_missing_state_file_is_an_empty_state", a_missing_state_file_is_an_empty_state },
+	{ NULL, NULL },
 };

@@ -44,9 +44,11 @@ void rf_host_up(struct rf *r, struct rf_host *h, const char *nqn, uint8_t id)
 	fx_queue_init(&r->fx, &h->admin);
 	fx_queue_init(&r->fx, &h->io);
 	CU_ASSERT_EQUAL_FATAL(fx_connect_host(&h->admin, 0, 31, FX_SUBNQN, nqn, h->id, 0xffff, 5000,
-					      &h->cntlid, NULL), 0);
+					      &h->cntlid, NULL),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(fx_enable(&h->admin), 0);
-	CU_ASSERT_EQUAL_FATAL(fx_connect_host(&h->io, 1, 31, FX_SUBNQN, nqn, h->id, h->cntlid, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect_host(&h->io, 1, 31, FX_SUBNQN, nqn, h->id, h->cntlid, 0, NULL, NULL), 0);
 }
 
 void rf_tick(struct rf *r)
@@ -91,7 +93,8 @@ int rf_acquire(struct rf_host *h, uint32_t nsid, unsigned action, uint8_t rtype,
 {
 	uint8_t d[16];
 	keys(d, crkey, prkey);
-	struct nvme_sqe c = rf_sqe(nvme_cmd_resv_acquire, nsid, rf_cdw10(action, false, rtype, 0), 0);
+	struct nvme_sqe c =
+		rf_sqe(nvme_cmd_resv_acquire, nsid, rf_cdw10(action, false, rtype, 0), 0);
 	return fx_cmd(&h->io, &c, d, sizeof(d), NULL);
 }
 
@@ -99,7 +102,8 @@ int rf_release(struct rf_host *h, uint32_t nsid, unsigned action, uint8_t rtype,
 {
 	uint8_t d[16];
 	keys(d, crkey, 0);
-	struct nvme_sqe c = rf_sqe(nvme_cmd_resv_release, nsid, rf_cdw10(action, false, rtype, 0), 0);
+	struct nvme_sqe c =
+		rf_sqe(nvme_cmd_resv_release, nsid, rf_cdw10(action, false, rtype, 0), 0);
 	return fx_cmd(&h->io, &c, d, NVME_RESV_RELEASE_DATA, NULL);
 }
 
@@ -124,7 +128,7 @@ int rf_io(struct rf_host *h, uint32_t nsid, uint8_t opcode)
 		memcpy(data, &r, sizeof(r));
 		len = sizeof(r);
 	}
-	if (opcode == nvme_cmd_compare)   /* what a fresh RAM namespace holds */
+	if (opcode == nvme_cmd_compare) /* what a fresh RAM namespace holds */
 		memset(data, 0, sizeof(data));
 	return fx_cmd(&h->io, &c, data, len, NULL);
 }

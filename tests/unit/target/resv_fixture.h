@@ -9,18 +9,18 @@
 #include "nvme/resv.h"
 #include "tests/unit/target/fixture.h"
 
-#define RF_NS      1   /* reservations on: RAM, 1 MiB, 512 B blocks */
-#define RF_PLAIN   2   /* reservations off: the same */
-#define RF_HOST_C  "nqn.2026-11.io.nvmf-rdma:host3"
+#define RF_NS     1 /* reservations on: RAM, 1 MiB, 512 B blocks */
+#define RF_PLAIN  2 /* reservations off: the same */
+#define RF_HOST_C "nqn.2026-11.io.nvmf-rdma:host3"
 
-#define RF_GEN(sc)    (nvme_generic(sc) | NVME_SC_DNR)
-#define RF_CONFLICT   RF_GEN(NVME_SC_RESERVATION_CONFLICT)
+#define RF_GEN(sc)  (nvme_generic(sc) | NVME_SC_DNR)
+#define RF_CONFLICT RF_GEN(NVME_SC_RESERVATION_CONFLICT)
 
 /* One controller of a host. */
 struct rf_host {
 	struct fxq admin, io;
 	uint16_t cntlid;
-	uint8_t id[16];                    /* its Host Identifier */
+	uint8_t id[16]; /* its Host Identifier */
 	const char *nqn;
 };
 

@@ -11,14 +11,14 @@
 #include "tests/unit/suites.h"
 #include "tests/unit/target/resv_fixture.h"
 
-#define WE   NVME_RESERVATION_RTYPE_WE
-#define EA   NVME_RESERVATION_RTYPE_EA
-#define WERO NVME_RESERVATION_RTYPE_WERO
-#define EARO NVME_RESERVATION_RTYPE_EARO
-#define WEAR NVME_RESERVATION_RTYPE_WEAR
-#define EAAR NVME_RESERVATION_RTYPE_EAAR
-#define ACQUIRE  NVME_RESERVATION_RACQA_ACQUIRE
-#define PREEMPT  NVME_RESERVATION_RACQA_PREEMPT
+#define WE      NVME_RESERVATION_RTYPE_WE
+#define EA      NVME_RESERVATION_RTYPE_EA
+#define WERO    NVME_RESERVATION_RTYPE_WERO
+#define EARO    NVME_RESERVATION_RTYPE_EARO
+#define WEAR    NVME_RESERVATION_RTYPE_WEAR
+#define EAAR    NVME_RESERVATION_RTYPE_EAAR
+#define ACQUIRE NVME_RESERVATION_RACQA_ACQUIRE
+#define PREEMPT NVME_RESERVATION_RACQA_PREEMPT
 
 #define REG_PREEMPTED NVME_RESV_NOTIFY_RNLPT_REGISTRATION_PREEMPTED
 #define RELEASED      NVME_RESV_NOTIFY_RNLPT_RESERVATION_RELEASED
@@ -63,18 +63,19 @@ static bool allowed(struct rf_host *h, uint8_t opcode)
  * Management, Flush) by the holder, a registrant and a host not registered. */
 static void conflict_matrix_holds_for_every_type(void)
 {
-	static const struct { uint8_t type; bool reg_read, reg_write, other_read, other_write; } m[] = {
-		{ WE,   true,  false, true,  false },
-		{ EA,   false, false, false, false },
-		{ WERO, true,  true,  true,  false },
-		{ EARO, true,  true,  false, false },
-		{ WEAR, true,  true,  true,  false },
-		{ EAAR, true,  true,  false, false },
+	static const struct {
+		uint8_t type;
+		bool reg_read, reg_write, other_read, other_write;
+	} m[] = {
+		{ WE, true, false, true, false },  { EA, false, false, false, false },
+		{ WERO, true, true, true, false }, { EARO, true, true, false, false },
+		{ WEAR, true, true, true, false }, { EAAR, true, true, false, false },
 	};
 	static const uint8_t reads[] = { nvme_cmd_read, nvme_cmd_compare };
-	static const uint8_t writes[] = { nvme_cmd_write, nvme_cmd_write_zeroes, nvme_cmd_dsm, nvme_cmd_flush };
+	static const uint8_t writes[] = { nvme_cmd_write, nvme_cmd_write_zeroes, nvme_cmd_dsm,
+					  nvme_cmd_flush };
 	for (size_t t = 0; t < sizeof(m) / sizeof(m[0]); t++) {
-		setup();   /* a fresh RAM namespace: zeroes, which Compare expects */
+		setup(); /* a fresh RAM namespace: zeroes, which Compare expects */
 		register_a_and_b();
 		CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.a, RF_NS, ACQUIRE, m[t].type, 0xa, 0), 0);
 		for (size_t i = 0; i < sizeof(reads); i++) {
@@ -254,7 +255,7 @@ static void a_notice_completes_a_parked_aer_once_until_the_log_is_read(void)
 	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.a, RF_NS, PREEMPT, WE, 0xa, 0xb), 0);
 	CU_ASSERT_FALSE(fx_done(&aer));
 	struct nvme_resv_notification_log log;
-	CU_ASSERT_EQUAL_FATAL(rf_log80(&R.b, &log, true), 0);      /* RAE set: still masked */
+	CU_ASSERT_EQUAL_FATAL(rf_log80(&R.b, &log, true), 0); /* RAE set: still masked */
 	CU_ASSERT_EQUAL_FATAL(rf_register(&R.b, RF_NS, 0, 0, 0xb), 0);
 	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.a, RF_NS, PREEMPT, WE, 0xa, 0xb), 0);
 	CU_ASSERT_FALSE(fx_done(&aer));
@@ -274,7 +275,9 @@ static void notification_mask_suppresses_its_types_per_controller(void)
 	rf_host_up(&R, &R.a2, FX_HOSTNQN, 0xa1);
 	register_a_and_b();
 	uint32_t dw0 = 0;
-	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_MASK, RF_NS, NVME_FEAT_RESV_NOTIFY_REGPRE, &dw0), 0);
+	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_MASK, RF_NS,
+				    NVME_FEAT_RESV_NOTIFY_REGPRE, &dw0),
+			0);
 	CU_ASSERT_EQUAL(dw0, NVME_FEAT_RESV_NOTIFY_REGPRE);
 	CU_ASSERT_EQUAL(rf_get_feat(&R.a, NVME_FEAT_FID_RESV_MASK, RF_NS, &dw0), 0);
 	CU_ASSERT_EQUAL(dw0, NVME_FEAT_RESV_NOTIFY_REGPRE);
@@ -283,9 +286,9 @@ static void notification_mask_suppresses_its_types_per_controller(void)
 	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.b, RF_NS, PREEMPT, WE, 0xb, 0xa), 0);
 	struct nvme_resv_notification_log log;
 	CU_ASSERT_EQUAL_FATAL(rf_log80(&R.a, &log, false), 0);
-	CU_ASSERT_EQUAL(log.rnlpt, 0);                 /* masked on this controller */
+	CU_ASSERT_EQUAL(log.rnlpt, 0); /* masked on this controller */
 	CU_ASSERT_EQUAL_FATAL(rf_log80(&R.a2, &log, false), 0);
-	CU_ASSERT_EQUAL(log.rnlpt, REG_PREEMPTED);     /* not on the host's other one */
+	CU_ASSERT_EQUAL(log.rnlpt, REG_PREEMPTED); /* not on the host's other one */
 	teardown();
 }
 
@@ -293,24 +296,34 @@ static void notification_mask_for_every_namespace_and_its_refusals(void)
 {
 	setup();
 	uint32_t dw0;
-	uint32_t all = NVME_FEAT_RESV_NOTIFY_REGPRE | NVME_FEAT_RESV_NOTIFY_RESREL | NVME_FEAT_RESV_NOTIFY_RESPRE;
+	uint32_t all = NVME_FEAT_RESV_NOTIFY_REGPRE | NVME_FEAT_RESV_NOTIFY_RESREL |
+		       NVME_FEAT_RESV_NOTIFY_RESPRE;
 	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_MASK, NVME_NSID_ALL, all, NULL), 0);
 	CU_ASSERT_EQUAL(rf_get_feat(&R.a, NVME_FEAT_FID_RESV_MASK, RF_NS, &dw0), 0);
 	CU_ASSERT_EQUAL(dw0, all);
 	/* Bit 0 and bits above 3 are reserved. */
-	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_MASK, RF_NS, 1, NULL), RF_GEN(NVME_SC_INVALID_FIELD));
-	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_MASK, RF_NS, 1u << 4, NULL), RF_GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_MASK, RF_NS, 1, NULL),
+			RF_GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_MASK, RF_NS, 1u << 4, NULL),
+			RF_GEN(NVME_SC_INVALID_FIELD));
 	/* A namespace without reservations (nvmet: Invalid Field), none at all, no nsid. */
-	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_MASK, RF_PLAIN, 2, NULL), RF_GEN(NVME_SC_INVALID_FIELD));
-	CU_ASSERT_EQUAL(rf_get_feat(&R.a, NVME_FEAT_FID_RESV_MASK, RF_PLAIN, NULL), RF_GEN(NVME_SC_INVALID_FIELD));
-	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_MASK, 9, 2, NULL), RF_GEN(NVME_SC_INVALID_NS));
-	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_MASK, 0, 2, NULL), RF_GEN(NVME_SC_INVALID_NS));
-	CU_ASSERT_EQUAL(rf_get_feat(&R.a, NVME_FEAT_FID_RESV_MASK, NVME_NSID_ALL, NULL), RF_GEN(NVME_SC_INVALID_NS));
+	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_MASK, RF_PLAIN, 2, NULL),
+			RF_GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(rf_get_feat(&R.a, NVME_FEAT_FID_RESV_MASK, RF_PLAIN, NULL),
+			RF_GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_MASK, 9, 2, NULL),
+			RF_GEN(NVME_SC_INVALID_NS));
+	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_MASK, 0, 2, NULL),
+			RF_GEN(NVME_SC_INVALID_NS));
+	CU_ASSERT_EQUAL(rf_get_feat(&R.a, NVME_FEAT_FID_RESV_MASK, NVME_NSID_ALL, NULL),
+			RF_GEN(NVME_SC_INVALID_NS));
 	/* Capabilities: per namespace, changeable, not saveable. */
 	struct nvme_cqe cqe;
-	struct nvme_sqe c = rf_sqe(nvme_admin_get_features, RF_NS, NVME_FEAT_FID_RESV_MASK | 3u << 8, 0);
+	struct nvme_sqe c =
+		rf_sqe(nvme_admin_get_features, RF_NS, NVME_FEAT_FID_RESV_MASK | 3u << 8, 0);
 	CU_ASSERT_EQUAL(fx_cmd(&R.a.admin, &c, NULL, 0, &cqe), 0);
-	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 1) | (1u << 2));   /* namespace specific, changeable */
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32),
+			(1u << 1) | (1u << 2)); /* namespace specific, changeable */
 	teardown();
 }
 
@@ -322,12 +335,16 @@ static void persistence_cannot_be_turned_on_without_a_state_file(void)
 	uint32_t dw0 = 1;
 	CU_ASSERT_EQUAL(rf_get_feat(&R.a, NVME_FEAT_FID_RESV_PERSIST, RF_NS, &dw0), 0);
 	CU_ASSERT_EQUAL(dw0, 0);
-	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_PERSIST, RF_NS, 1, NULL), RF_GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_PERSIST, RF_NS, 1, NULL),
+			RF_GEN(NVME_SC_INVALID_FIELD));
 	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_PERSIST, RF_NS, 0, &dw0), 0);
 	CU_ASSERT_EQUAL(dw0, 0);
-	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_PERSIST, RF_NS, 2, NULL), RF_GEN(NVME_SC_INVALID_FIELD));
-	CU_ASSERT_EQUAL(rf_get_feat(&R.a, NVME_FEAT_FID_RESV_PERSIST, RF_PLAIN, NULL), RF_GEN(NVME_SC_INVALID_FIELD));
-	CU_ASSERT_EQUAL(rf_get_feat(&R.a, NVME_FEAT_FID_RESV_PERSIST, 0, NULL), RF_GEN(NVME_SC_INVALID_NS));
+	CU_ASSERT_EQUAL(rf_set_feat(&R.a, NVME_FEAT_FID_RESV_PERSIST, RF_NS, 2, NULL),
+			RF_GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(rf_get_feat(&R.a, NVME_FEAT_FID_RESV_PERSIST, RF_PLAIN, NULL),
+			RF_GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(rf_get_feat(&R.a, NVME_FEAT_FID_RESV_PERSIST, 0, NULL),
+			RF_GEN(NVME_SC_INVALID_NS));
 	teardown();
 }
 
@@ -359,14 +376,16 @@ static void identify_reports_oncs_rescap_and_the_effects_log_the_commands(void)
 	CU_ASSERT_EQUAL_FATAL(fx_cmd(&R.a.admin, &c, &ns, sizeof(ns), NULL), 0);
 	CU_ASSERT_EQUAL(ns.rescap, 0);
 	static struct nvme_cmd_effects_log eff;
-	c = rf_sqe(nvme_admin_get_log_page, 0, NVME_LOG_LID_CMD_EFFECTS | (sizeof(eff) / 4 - 1) << 16, 0);
+	c = rf_sqe(nvme_admin_get_log_page, 0,
+		   NVME_LOG_LID_CMD_EFFECTS | (sizeof(eff) / 4 - 1) << 16, 0);
 	CU_ASSERT_EQUAL_FATAL(fx_cmd(&R.a.admin, &c, &eff, sizeof(eff), NULL), 0);
 	CU_ASSERT_EQUAL(le32toh(eff.iocs[nvme_cmd_resv_register]), NVME_CMD_EFFECTS_CSUPP);
 	CU_ASSERT_EQUAL(le32toh(eff.iocs[nvme_cmd_resv_report]), NVME_CMD_EFFECTS_CSUPP);
 	CU_ASSERT_EQUAL(le32toh(eff.iocs[nvme_cmd_resv_acquire]), NVME_CMD_EFFECTS_CSUPP);
 	CU_ASSERT_EQUAL(le32toh(eff.iocs[nvme_cmd_resv_release]), NVME_CMD_EFFECTS_CSUPP);
 	struct nvme_supported_log_pages sup;
-	c = rf_sqe(nvme_admin_get_log_page, 0, NVME_LOG_LID_SUPPORTED_LOG_PAGES | (sizeof(sup) / 4 - 1) << 16, 0);
+	c = rf_sqe(nvme_admin_get_log_page, 0,
+		   NVME_LOG_LID_SUPPORTED_LOG_PAGES | (sizeof(sup) / 4 - 1) << 16, 0);
 	CU_ASSERT_EQUAL_FATAL(fx_cmd(&R.a.admin, &c, &sup, sizeof(sup), NULL), 0);
 	CU_ASSERT_EQUAL(le32toh(sup.lid_support[NVME_LOG_LID_RESERVATION]) & 1, 1);
 	teardown();
@@ -375,7 +394,7 @@ static void identify_reports_oncs_rescap_and_the_effects_log_the_commands(void)
 static void a_subsystem_without_reservations_does_not_claim_them(void)
 {
 	static struct fx f;
-	CU_ASSERT_EQUAL_FATAL(fx_setup(&f), 0);   /* two namespaces, neither with reservations */
+	CU_ASSERT_EQUAL_FATAL(fx_setup(&f), 0); /* two namespaces, neither with reservations */
 	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&f), 0);
 	struct nvme_id_ctrl id;
 	struct nvme_sqe c = rf_sqe(nvme_admin_identify, 0, NVME_IDENTIFY_CNS_CTRL, 0);
@@ -391,12 +410,18 @@ static void a_namespace_added_again_at_the_nsid_starts_without_a_reservation(voi
 	setup();
 	register_a_and_b();
 	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.a, RF_NS, ACQUIRE, EA, 0xa, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(rf_set_feat(&R.c, NVME_FEAT_FID_RESV_MASK, RF_NS, NVME_FEAT_RESV_NOTIFY_REGPRE, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(rf_set_feat(&R.c, NVME_FEAT_FID_RESV_MASK, RF_NS,
+					  NVME_FEAT_RESV_NOTIFY_REGPRE, NULL),
+			      0);
 	struct nvmf_subsys *s = R.fx.tgt.subsys[0];
 	char err[256];
 	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_remove(&R.fx.tgt, s, RF_NS, err, sizeof(err)), 0);
-	struct nvmf_ns_config nc = { .nsid = RF_NS, .enable = true, .kind = NVMF_BACKEND_RAM,
-				     .size_bytes = 1u << 20, .block_size = 512, .resv_enable = true };
+	struct nvmf_ns_config nc = { .nsid = RF_NS,
+				     .enable = true,
+				     .kind = NVMF_BACKEND_RAM,
+				     .size_bytes = 1u << 20,
+				     .block_size = 512,
+				     .resv_enable = true };
 	uint32_t nsid;
 	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_add(&R.fx.tgt, s, &nc, 1, &nsid, err, sizeof(err)), 0);
 	for (int i = 0; i < 3; i++)
@@ -413,27 +438,32 @@ static void a_namespace_added_again_at_the_nsid_starts_without_a_reservation(voi
 }
 
 const struct unit_test resv_tests[] = {
-	{"conflict_matrix_holds_for_every_type", conflict_matrix_holds_for_every_type},
-	{"a_conflict_is_counted_in_the_error_log_and_the_data_is_untouched",
-	 a_conflict_is_counted_in_the_error_log_and_the_data_is_untouched},
-	{"preempted_host_gets_a_registration_preempted_page_on_each_controller",
-	 preempted_host_gets_a_registration_preempted_page_on_each_controller},
-	{"release_and_clear_notify_the_other_registrants", release_and_clear_notify_the_other_registrants},
-	{"unregistering_the_holder_of_a_registrants_only_type_tells_the_others",
-	 unregistering_the_holder_of_a_registrants_only_type_tells_the_others},
-	{"log_80h_gives_one_page_per_read_with_count_and_pages_left",
-	 log_80h_gives_one_page_per_read_with_count_and_pages_left},
-	{"pages_beyond_the_queue_are_lost_and_the_count_shows_the_gap",
-	 pages_beyond_the_queue_are_lost_and_the_count_shows_the_gap},
-	{"a_notice_completes_a_parked_aer_once_until_the_log_is_read",
-	 a_notice_completes_a_parked_aer_once_until_the_log_is_read},
-	{"notification_mask_suppresses_its_types_per_controller", notification_mask_suppresses_its_types_per_controller},
-	{"notification_mask_for_every_namespace_and_its_refusals", notification_mask_for_every_namespace_and_its_refusals},
-	{"persistence_cannot_be_turned_on_without_a_state_file", persistence_cannot_be_turned_on_without_a_state_file},
-	{"identify_reports_oncs_rescap_and_the_effects_log_the_commands",
-	 identify_reports_oncs_rescap_and_the_effects_log_the_commands},
-	{"a_subsystem_without_reservations_does_not_claim_them", a_subsystem_without_reservations_does_not_claim_them},
-	{"a_namespace_added_again_at_the_nsid_starts_without_a_reservation",
-	 a_namespace_added_again_at_the_nsid_starts_without_a_reservation},
-	{NULL, NULL},
+	{ "conflict_matrix_holds_for_every_type", conflict_matrix_holds_for_every_type },
+	{ "a_conflict_is_counted_in_the_error_log_and_the_data_is_untouched",
+	  a_conflict_is_counted_in_the_error_log_and_the_data_is_untouched },
+	{ "preempted_host_gets_a_registration_preempted_page_on_each_controller",
+	  preempted_host_gets_a_registration_preempted_page_on_each_controller },
+	{ "release_and_clear_notify_the_other_registrants",
+	  release_and_clear_notify_the_other_registrants },
+	{ "unregistering_the_holder_of_a_registrants_only_type_tells_the_others",
+	  unregistering_the_holder_of_a_registrants_only_type_tells_the_others },
+	{ "log_80h_gives_one_page_per_read_with_count_and_pages_left",
+	  log_80h_gives_one_page_per_read_with_count_and_pages_left },
+	{ "pages_beyond_the_queue_are_lost_and_the_count_shows_the_gap",
+	  pages_beyond_the_queue_are_lost_and_the_count_shows_the_gap },
+	{ "a_notice_completes_a_parked_aer_once_until_the_log_is_read",
+	  a_notice_completes_a_parked_aer_once_until_the_log_is_read },
+	{ "notification_mask_suppresses_its_types_per_controller",
+	  notification_mask_suppresses_its_types_per_controller },
+	{ "notification_mask_for_every_namespace_and_its_refusals",
+	  notification_mask_for_every_namespace_and_its_refusals },
+	{ "persistence_cannot_be_turned_on_without_a_state_file",
+	  persistence_cannot_be_turned_on_without_a_state_file },
+	{ "identify_reports_oncs_rescap_and_the_effects_log_the_commands",
+	  identify_reports_oncs_rescap_and_the_effects_log_the_commands },
+	{ "a_subsystem_without_reservations_does_not_claim_them",
+	  a_subsystem_without_reservations_does_not_claim_them },
+	{ "a_namespace_added_again_at_the_nsid_starts_without_a_reservation",
+	  a_namespace_added_again_at_the_nsid_starts_without_a_reservation },
+	{ NULL, NULL },
 };

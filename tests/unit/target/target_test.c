@@ -24,8 +24,8 @@
 
 #define TT_NQN "nqn.2024-01.io.nvmf-rdma:start"
 
-static struct nvmf_transport *fake_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
-					  char *err, size_t errlen)
+static struct nvmf_transport *
+fake_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts, char *err, size_t errlen)
 {
 	(void)tgt, (void)opts;
 	snprintf(err, errlen, "no fake device");
@@ -75,7 +75,7 @@ static void port_of_a_transport_that_cannot_start_fails_the_start_naming_the_por
 	fx_stderr_end(&out);
 	CU_ASSERT_EQUAL(rc, -1);
 	CU_ASSERT_STRING_EQUAL(err, "port 3 (fake 10.0.0.1:4420), port 4 (fake [fd00::1]:4420): "
-			       "the fake transport cannot start: no fake device");
+				    "the fake transport cannot start: no fake device");
 	/* Undoing the start says nothing: no queue was busy, no group has statistics. */
 	CU_ASSERT_STRING_EQUAL(out.text, "");
 	nvmf_config_free(&c);
@@ -93,7 +93,8 @@ static void transport_no_port_needs_is_one_info_line_and_its_ports_are_refused_l
 	int rc = nvmf_tgt_init(&tgt, &c, ops, 2, err, sizeof(err));
 	fx_stderr_end(&out);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_STRING_EQUAL(out.text, "nvmf-target: core: fake ports cannot be used on this machine "
+	CU_ASSERT_STRING_EQUAL(out.text,
+			       "nvmf-target: core: fake ports cannot be used on this machine "
 			       "(no fake device)\n");
 	CU_ASSERT_EQUAL(tgt.ntransports, 1);
 
@@ -128,7 +129,7 @@ static void transport_no_port_needs_is_one_info_line_and_its_ports_are_refused_l
 #define MIB (1u << 20)
 
 static struct fx F;
-static struct fxq Q;                    /* I/O queue 1 */
+static struct fxq Q; /* I/O queue 1 */
 static struct fx_cmd Aer;
 
 static struct nvme_sqe rw(uint8_t opcode, uint32_t nsid, uint64_t slba, uint32_t nlb)
@@ -165,7 +166,7 @@ static void start_shutdown(struct stopper *s, int timeout_ms)
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&s->thread, NULL, stop_thread, s), 0);
 	while (!__atomic_load_n(&F.tgt.stopping, __ATOMIC_ACQUIRE))
 		usleep(1000);
-	usleep(50000);   /* the groups ran their quiesce message */
+	usleep(50000); /* the groups ran their quiesce message */
 }
 
 /* On the I/O group (a message): the disk finishes the held read with @arg's pattern. */
@@ -195,9 +196,10 @@ static void setup(void)
 	struct nvme_sqe a;
 	memset(&a, 0, sizeof(a));
 	a.opcode = nvme_admin_async_event;
-	CU_ASSERT_EQUAL_FATAL(fx_start(&F.admin, &Aer, &a, NULL, 0), 0);   /* parked */
+	CU_ASSERT_EQUAL_FATAL(fx_start(&F.admin, &Aer, &a, NULL, 0), 0); /* parked */
 	fx_queue_init(&F, &Q);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&Q, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&Q, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, NULL),
+			      0);
 	struct nvmf_ns *ns1 = nvmf_subsys_ns(nvmf_tgt_find_subsys(&F.tgt, FX_SUBNQN), 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ns1);
 	held = fx_held_bdev_new(512, MIB, NULL);
@@ -229,7 +231,7 @@ static void read_in_flight_at_shutdown_is_answered_with_its_data(void)
 	memset(data, 0x3c, sizeof(data));
 	struct nvme_sqe wc = rw(nvme_cmd_write, 1, 9, 1);
 	CU_ASSERT_EQUAL(fx_submit(&Q, &w, &wc, data, sizeof(data)), 0);
-	usleep(50000);   /* the group saw it */
+	usleep(50000); /* the group saw it */
 	CU_ASSERT_FALSE(r.done);
 	CU_ASSERT_EQUAL_FATAL(nvmf_pg_send(F.tgt.pgs[F.tgt.npgs - 1], finish_read, held), 0);
 
@@ -239,10 +241,10 @@ static void read_in_flight_at_shutdown_is_answered_with_its_data(void)
 	uint8_t want[512];
 	memset(want, 0xa5, sizeof(want));
 	CU_ASSERT_EQUAL(memcmp(r.data, want, sizeof(want)), 0);
-	CU_ASSERT_EQUAL(held->submits, 1);        /* the write was not started */
+	CU_ASSERT_EQUAL(held->submits, 1); /* the write was not started */
 	CU_ASSERT_FALSE(w.done && w.status == 0);
-	CU_ASSERT_FALSE(Aer.done && Aer.status >= 0);   /* dropped, not answered */
-	CU_ASSERT(s.took_ms < 2000);              /* did not wait out the bound for the AER */
+	CU_ASSERT_FALSE(Aer.done && Aer.status >= 0); /* dropped, not answered */
+	CU_ASSERT(s.took_ms < 2000);                  /* did not wait out the bound for the AER */
 	CU_ASSERT_EQUAL(nvmf_tgt_live_queues(&F.tgt), 0);
 	teardown();
 }
@@ -272,8 +274,8 @@ static void command_that_never_finishes_is_given_half_the_bound(void)
 static struct nvmf_transport_opts seen_opts;
 static unsigned seen_creates;
 
-static struct nvmf_transport *spy_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts,
-					 char *err, size_t errlen)
+static struct nvmf_transport *
+spy_create(struct nvmf_tgt *tgt, const struct nvmf_transport_opts *opts, char *err, size_t errlen)
 {
 	(void)tgt;
 	seen_opts = *opts;
@@ -289,7 +291,7 @@ static void transport_is_created_with_its_resolved_limits(void)
 {
 	struct nvmf_config c;
 	base_config(&c);
-	c.target.mdts = 6;                            /* 256 KiB */
+	c.target.mdts = 6; /* 256 KiB */
 	c.target.srq = true;
 	c.target.srq_depth = 777;
 	c.target.buffers_small = 11;
@@ -297,11 +299,11 @@ static void transport_is_created_with_its_resolved_limits(void)
 	c.target.hugepages = false;
 	fake_port(&c, 3, AF_INET, "10.0.0.1")->inline_data_size = 4096;
 	fake_port(&c, 4, AF_INET, "10.0.0.2")->inline_data_size = 1u << 20; /* above max_inline */
-	c.ports[0].inline_data_size = 12288;          /* the loop port's: not the fake's */
+	c.ports[0].inline_data_size = 12288; /* the loop port's: not the fake's */
 	const struct nvmf_transport_ops *ops[] = { &nvmf_loop_ops, fake() };
 	fake_ops.create = spy_create;
 	fake_ops.max_inline = 8192;
-	fake_ops.max_xfer = 128u << 10;               /* bounds MDTS to 5 */
+	fake_ops.max_xfer = 128u << 10; /* bounds MDTS to 5 */
 	seen_creates = 0;
 	struct nvmf_tgt tgt;
 	char err[512] = "";
@@ -323,14 +325,15 @@ static void transport_is_created_with_its_resolved_limits(void)
 }
 
 const struct unit_test tgt_start_tests[] = {
-	{"transport_is_created_with_its_resolved_limits", transport_is_created_with_its_resolved_limits},
-	{"port_of_a_transport_that_cannot_start_fails_the_start_naming_the_ports",
-	 port_of_a_transport_that_cannot_start_fails_the_start_naming_the_ports},
-	{"transport_no_port_needs_is_one_info_line_and_its_ports_are_refused_live",
-	 transport_no_port_needs_is_one_info_line_and_its_ports_are_refused_live},
-	{"read_in_flight_at_shutdown_is_answered_with_its_data",
-	 read_in_flight_at_shutdown_is_answered_with_its_data},
-	{"command_that_never_finishes_is_given_half_the_bound",
-	 command_that_never_finishes_is_given_half_the_bound},
+	{ "transport_is_created_with_its_resolved_limits",
+	  transport_is_created_with_its_resolved_limits },
+	{ "port_of_a_transport_that_cannot_start_fails_the_start_naming_the_ports",
+	  port_of_a_transport_that_cannot_start_fails_the_start_naming_the_ports },
+	{ "transport_no_port_needs_is_one_info_line_and_its_ports_are_refused_live",
+	  transport_no_port_needs_is_one_info_line_and_its_ports_are_refused_live },
+	{ "read_in_flight_at_shutdown_is_answered_with_its_data",
+	  read_in_flight_at_shutdown_is_answered_with_its_data },
+	{ "command_that_never_finishes_is_given_half_the_bound",
+	  command_that_never_finishes_is_given_half_the_bound },
 	{ NULL, NULL },
 };

@@ -46,7 +46,7 @@ static void port_priv_and_transport_are_the_ports_own(void)
 	struct nvmf_transport *t = f.tgt.transports[0];
 	CU_ASSERT_PTR_EQUAL(nvmf_port_transport(port), t);
 	CU_ASSERT_PTR_EQUAL(nvmf_port_priv(port), port->transport_priv);
-	CU_ASSERT_PTR_NOT_NULL(nvmf_port_priv(port));         /* the loop listens */
+	CU_ASSERT_PTR_NOT_NULL(nvmf_port_priv(port)); /* the loop listens */
 	void *was = nvmf_port_priv(port);
 	int mine;
 	nvmf_port_set_priv(port, &mine);
@@ -79,8 +79,8 @@ static void queue_cntlid_is_zero_until_its_connect(void)
 	memset(&unconnected, 0, sizeof(unconnected));
 	CU_ASSERT_EQUAL(nvmf_sq_cntlid(&unconnected), 0);
 	uint16_t cntlid = 0;
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&f.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, &cntlid,
-					 NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&f.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, &cntlid, NULL), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f.tgt.ctrls);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f.tgt.ctrls->sqs[0]);
 	CU_ASSERT_NOT_EQUAL(cntlid, 0);
@@ -94,16 +94,18 @@ static void stopping_turns_true_with_the_shutdown(void)
 	CU_ASSERT_FATAL(fx_setup(&f) == 0);
 	struct nvmf_transport *t = f.tgt.transports[0];
 	CU_ASSERT_FALSE(nvmf_transport_stopping(t));
-	__atomic_store_n(&f.tgt.stopping, true, __ATOMIC_RELEASE);   /* as nvmf_tgt_shutdown */
+	__atomic_store_n(&f.tgt.stopping, true, __ATOMIC_RELEASE); /* as nvmf_tgt_shutdown */
 	CU_ASSERT_TRUE(nvmf_transport_stopping(t));
 	__atomic_store_n(&f.tgt.stopping, false, __ATOMIC_RELEASE);
 	fx_teardown(&f);
 }
 
 const struct unit_test tgt_transport_tests[] = {
-	{ "port_attrs_are_the_resolved_address_and_limits", port_attrs_are_the_resolved_address_and_limits },
+	{ "port_attrs_are_the_resolved_address_and_limits",
+	  port_attrs_are_the_resolved_address_and_limits },
 	{ "port_priv_and_transport_are_the_ports_own", port_priv_and_transport_are_the_ports_own },
-	{ "groups_are_the_targets_with_the_main_one_first", groups_are_the_targets_with_the_main_one_first },
+	{ "groups_are_the_targets_with_the_main_one_first",
+	  groups_are_the_targets_with_the_main_one_first },
 	{ "queue_cntlid_is_zero_until_its_connect", queue_cntlid_is_zero_until_its_connect },
 	{ "stopping_turns_true_with_the_shutdown", stopping_turns_true_with_the_shutdown },
 	{ NULL, NULL },

@@ -30,15 +30,16 @@ struct nvmf_tcp_tpg *tt_main_tpg(struct tt *t)
 
 int tt_two_queues(struct tt *t, struct ttc *a, struct ttc *q, uint16_t *cntlid)
 {
-	if (tt_dial(t, a) || tt_handshake(a, 0, 0, NULL) || tt_connect(a, TT_SUBNQN, 0, 0xffff, cntlid) ||
-	    tt_enable(a))
+	if (tt_dial(t, a) || tt_handshake(a, 0, 0, NULL) ||
+	    tt_connect(a, TT_SUBNQN, 0, 0xffff, cntlid) || tt_enable(a))
 		return -1;
 	if (tt_dial(t, q) || tt_handshake(q, 0, 0, NULL))
 		return -1;
 	return tt_connect(q, TT_SUBNQN, 1, *cntlid, NULL) == 0 ? 0 : -1;
 }
 
-int tt_boot_zc(struct tt *t, const char *traddr, uint32_t inline_size, uint32_t maxh2cdata, uint32_t zc)
+int tt_boot_zc(struct tt *t, const char *traddr, uint32_t inline_size, uint32_t maxh2cdata,
+	       uint32_t zc)
 {
 	static const struct nvmf_transport_ops *const ops[] = { &nvmf_tcp_transport_ops };
 	char err[512];
@@ -61,7 +62,8 @@ int tt_boot_zc(struct tt *t, const char *traddr, uint32_t inline_size, uint32_t 
 		return -1;
 	t->port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	/* What the discovery log reports. */
-	snprintf(t->tgt.ports[0]->cfg->trsvcid, sizeof(t->tgt.ports[0]->cfg->trsvcid), "%u", t->port);
+	snprintf(t->tgt.ports[0]->cfg->trsvcid, sizeof(t->tgt.ports[0]->cfg->trsvcid), "%u",
+		 t->port);
 	return 0;
 }
 
@@ -92,7 +94,8 @@ int tt_dial_rcvbuf(struct tt *t, struct ttc *c, int rcvbuf)
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(t->port) };
 	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
 	/* Before connect: the window scale is fixed in the handshake. */
-	if (c->fd >= 0 && rcvbuf && setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) {
+	if (c->fd >= 0 && rcvbuf &&
+	    setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) {
 		perror("tcp fixture: SO_RCVBUF");
 		return -1;
 	}
@@ -100,7 +103,7 @@ int tt_dial_rcvbuf(struct tt *t, struct ttc *c, int rcvbuf)
 		perror("tcp fixture: connect");
 		return -1;
 	}
-	tt_drive(t);   /* accepted */
+	tt_drive(t); /* accepted */
 	return 0;
 }
 
@@ -118,7 +121,7 @@ int tt_send(struct ttc *c, const void *buf, size_t len)
 	while (len) {
 		ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			tt_drive(c->t);    /* the target reads, room comes back */
+			tt_drive(c->t); /* the target reads, room comes back */
 			continue;
 		}
 		if (n < 0)
@@ -198,8 +201,8 @@ int tt_handshake(struct ttc *c, uint8_t hpda, uint8_t dgst, uint32_t *maxh2cdata
 	struct nvme_tcp_icresp r;
 	if (tt_icreq(c, 0, hpda, dgst) || tt_recv_pdu(c, &r, sizeof(r)) != (int)sizeof(r))
 		return -1;
-	if (r.ch.type != NVME_TCP_ICRESP || r.ch.hlen != sizeof(r) || le16toh(r.pfv) != 0 || r.cpda != 0 ||
-	    r.dgst != dgst)
+	if (r.ch.type != NVME_TCP_ICRESP || r.ch.hlen != sizeof(r) || le16toh(r.pfv) != 0 ||
+	    r.cpda != 0 || r.dgst != dgst)
 		return -1;
 	if (maxh2cdata)
 		*maxh2cdata = le32toh(r.maxh2cdata);
@@ -225,7 +228,8 @@ int tt_capsule(struct ttc *c, const struct nvme_sqe *sqe, const void *data, uint
 	struct nvme_tcp_cmd *cmd = (void *)pdu;
 	uint32_t hend = sizeof(*cmd) + (c->hd ? NVME_TCP_DIGEST_LEN : 0);
 	cmd->ch.type = NVME_TCP_CMD;
-	cmd->ch.flags = (uint8_t)((c->hd ? NVME_TCP_F_HDGST : 0) | (dlen && c->dd ? NVME_TCP_F_DDGST : 0));
+	cmd->ch.flags =
+		(uint8_t)((c->hd ? NVME_TCP_F_HDGST : 0) | (dlen && c->dd ? NVME_TCP_F_DDGST : 0));
 	cmd->ch.hlen = sizeof(*cmd);
 	cmd->ch.pdo = dlen ? (uint8_t)hend : 0;
 	uint32_t plen = dlen ? hend + dlen + (c->dd ? NVME_TCP_DIGEST_LEN : 0) : hend;
@@ -287,7 +291,7 @@ void tt_sqe(struct ttc *c, struct nvme_sqe *sqe, uint8_t opcode, bool incapsule,
 {
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->opcode = opcode;
-	sqe->flags = 0x40;                  /* PSDT 01b: SGL */
+	sqe->flags = 0x40; /* PSDT 01b: SGL */
 	sqe->command_id = c->next_cid++;
 	sqe->dptr.unkeyed.length = htole32(len);
 	sqe->dptr.unkeyed.type = incapsule ? NVME_SGL_INCAPSULE : NVME_SGL_TCP_TRANSPORT;
@@ -303,7 +307,8 @@ void tt_rw_sqe(struct ttc *c, struct nvme_sqe *sqe, uint8_t opcode, bool incapsu
 	sqe->cdw12 = htole32(blocks - 1);
 }
 
-int tt_connect(struct ttc *c, const char *subnqn, uint16_t qid, uint16_t cntlid, uint16_t *cntlid_out)
+int tt_connect(struct ttc *c, const char *subnqn, uint16_t qid, uint16_t cntlid,
+	       uint16_t *cntlid_out)
 {
 	struct nvme_sqe sqe;
 	struct nvmf_connect_data d;
@@ -312,7 +317,7 @@ int tt_connect(struct ttc *c, const char *subnqn, uint16_t qid, uint16_t cntlid,
 	b[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_connect;
 	b[NVMF_CONNECT_QID] = (uint8_t)qid;
 	b[NVMF_CONNECT_QID + 1] = (uint8_t)(qid >> 8);
-	b[NVMF_CONNECT_SQSIZE] = 31;        /* 32 entries */
+	b[NVMF_CONNECT_SQSIZE] = 31; /* 32 entries */
 	b[NVMF_CONNECT_CATTR] = c->cattr;
 	uint32_t kato = htole32(qid ? 0 : 30000);
 	memcpy(b + NVMF_CONNECT_KATO, &kato, sizeof(kato));
@@ -344,7 +349,7 @@ int tt_enable(struct ttc *c)
 	b[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_property_set;
 	uint32_t off = htole32(NVME_REG_CC);
 	memcpy(b + 44, &off, sizeof(off));
-	uint64_t cc = htole64(1u | (6u << 16) | (4u << 20));   /* EN, IOSQES 6, IOCQES 4 */
+	uint64_t cc = htole64(1u | (6u << 16) | (4u << 20)); /* EN, IOSQES 6, IOCQES 4 */
 	memcpy(b + 48, &cc, sizeof(cc));
 	if (tt_capsule(c, &sqe, NULL, 0, false, false))
 		return -1;
@@ -368,9 +373,10 @@ int tt_rsp(struct ttc *c, struct nvme_cqe *cqe)
 	uint8_t p[64];
 	int n = tt_recv_pdu(c, p, sizeof(p));
 	const struct nvme_tcp_rsp *r = (const void *)p;
-	if (n != (int)(sizeof(*r) + (c->hd ? NVME_TCP_DIGEST_LEN : 0)) || r->ch.type != NVME_TCP_RSP ||
-	    !hdgst_ok(c, p)) {
-		fprintf(stderr, "tcp fixture: expected a CapsuleResp, got %d bytes of type %u\n", n, (unsigned)p[0]);
+	if (n != (int)(sizeof(*r) + (c->hd ? NVME_TCP_DIGEST_LEN : 0)) ||
+	    r->ch.type != NVME_TCP_RSP || !hdgst_ok(c, p)) {
+		fprintf(stderr, "tcp fixture: expected a CapsuleResp, got %d bytes of type %u\n", n,
+			(unsigned)p[0]);
 		return -1;
 	}
 	*cqe = r->cqe;
@@ -390,7 +396,9 @@ int tt_read_data(struct ttc *c, void *buf, uint32_t len)
 		if (n <= 0 || h->ch.type != NVME_TCP_C2H_DATA || !hdgst_ok(c, p)) {
 			/* A failed command answers with its CapsuleResp only. */
 			int st = n > 0 && h->ch.type == NVME_TCP_RSP ?
-				 le16toh(((const struct nvme_tcp_rsp *)p)->cqe.status) >> 1 : -1;
+					 le16toh(((const struct nvme_tcp_rsp *)p)->cqe.status) >>
+						 1 :
+					 -1;
 			free(p);
 			return st;
 		}
@@ -402,9 +410,10 @@ int tt_read_data(struct ttc *c, void *buf, uint32_t len)
 		bool sized = (uint32_t)n == h->ch.pdo + datal + (dd ? NVME_TCP_DIGEST_LEN : 0);
 		if (sized && dd)
 			memcpy(&d, p + h->ch.pdo + datal, sizeof(d));
-		if (h->ch.pdo % align || dd != c->dd || datao != done || datal > len - done || !sized ||
-		    (dd && le32toh(d) != nvme_tcp_digest(p + h->ch.pdo, datal))) {
-			fprintf(stderr, "tcp fixture: bad C2HData (pdo %u datao %u datal %u)\n", h->ch.pdo, datao, datal);
+		if (h->ch.pdo % align || dd != c->dd || datao != done || datal > len - done ||
+		    !sized || (dd && le32toh(d) != nvme_tcp_digest(p + h->ch.pdo, datal))) {
+			fprintf(stderr, "tcp fixture: bad C2HData (pdo %u datao %u datal %u)\n",
+				h->ch.pdo, datao, datal);
 			free(p);
 			return -1;
 		}
@@ -432,7 +441,8 @@ int tt_term(struct ttc *c, uint16_t *fes, uint32_t *fei)
 	int n = tt_recv_pdu(c, p, sizeof(p));
 	const struct nvme_tcp_term *t = (const void *)p;
 	if (n < (int)sizeof(*t) || t->ch.type != NVME_TCP_C2H_TERM || t->ch.hlen != sizeof(*t)) {
-		fprintf(stderr, "tcp fixture: expected a C2HTermReq, got %d bytes of type %d\n", n, n > 0 ? (int)p[0] : 0);
+		fprintf(stderr, "tcp fixture: expected a C2HTermReq, got %d bytes of type %d\n", n,
+			n > 0 ? (int)p[0] : 0);
 		return -1;
 	}
 	*fes = le16toh(t->fes);

@@ -12,29 +12,29 @@
 
 #define TT_SUBNQN  "nqn.2026-11.io.nvmf-rdma:tcp1"
 #define TT_HOSTNQN "nqn.2026-11.io.nvmf-rdma:tcphost"
-#define TT_PDU_MAX (256u << 10)    /* bytes of the largest PDU a test reads */
+#define TT_PDU_MAX (256u << 10) /* bytes of the largest PDU a test reads */
 
 struct nvmf_tcp_tpg;
 
 struct tt {
 	struct nvmf_config cfg;
 	struct nvmf_tgt tgt;
-	uint16_t port;             /* the listener's port number (kernel-chosen) */
+	uint16_t port; /* the listener's port number (kernel-chosen) */
 };
 
 /* One host connection (one queue). */
 struct ttc {
 	struct tt *t;
 	int fd;
-	bool hd, dd;               /* digests negotiated */
-	uint8_t hpda;              /* the alignment we asked the target for */
+	bool hd, dd;  /* digests negotiated */
+	uint8_t hpda; /* the alignment we asked the target for */
 	uint16_t next_cid;
-	bool connect_r2t;          /* tt_connect sends its data through R2T/H2CData (a
+	bool connect_r2t;    /* tt_connect sends its data through R2T/H2CData (a
 				    * port without in-capsule data on I/O queues) */
-	uint8_t cattr;             /* CATTR of tt_connect's Connect (set after tt_dial) */
-	struct nvme_cqe cqe;       /* the CQE of the last CapsuleResp tt_connect or
+	uint8_t cattr;       /* CATTR of tt_connect's Connect (set after tt_dial) */
+	struct nvme_cqe cqe; /* the CQE of the last CapsuleResp tt_connect or
 				    * tt_read_data read */
-	bool success;              /* tt_read_data's last read ended with a C2HData with
+	bool success;        /* tt_read_data's last read ended with a C2HData with
 				    * SUCCESS (and LAST_PDU): no CapsuleResp was read */
 };
 
@@ -45,7 +45,8 @@ struct ttc {
 int tt_boot(struct tt *t, const char *traddr, uint32_t inline_size, uint32_t maxh2cdata);
 /* tt_boot_zc - tt_boot with the port's nvmf_zerocopy_threshold @zc (bytes; 0: never;
  * tt_boot takes the default). */
-int tt_boot_zc(struct tt *t, const char *traddr, uint32_t inline_size, uint32_t maxh2cdata, uint32_t zc);
+int tt_boot_zc(struct tt *t, const char *traddr, uint32_t inline_size, uint32_t maxh2cdata,
+	       uint32_t zc);
 /* tt_main_tpg - the tcp transport's part of the main poll group (listeners, and with
  * nvmf_target.threads 1 every connection). */
 struct nvmf_tcp_tpg *tt_main_tpg(struct tt *t);
@@ -101,7 +102,8 @@ void tt_rw_sqe(struct ttc *c, struct nvme_sqe *sqe, uint8_t opcode, bool incapsu
 	       uint32_t blocks);
 /* tt_connect - Fabrics Connect for queue @qid (in-capsule data: 1024 bytes), cntlid
  * @cntlid (0xffff: dynamic); returns the CQE status (SC+SCT) and *@cntlid_out, or -1. */
-int tt_connect(struct ttc *c, const char *subnqn, uint16_t qid, uint16_t cntlid, uint16_t *cntlid_out);
+int tt_connect(struct ttc *c, const char *subnqn, uint16_t qid, uint16_t cntlid,
+	       uint16_t *cntlid_out);
 /* tt_enable - Property Set CC.EN = 1 on the admin connection. Status or -1. */
 int tt_enable(struct ttc *c);
 /* tt_rsp - read the next PDU, which must be a CapsuleResp (digest checked): its CQE into

@@ -12,9 +12,11 @@ static void ipv4_sockaddr_is_address_colon_port(void)
 	struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons(4420) };
 	inet_pton(AF_INET, "192.168.7.1", &in.sin_addr);
 	char buf[NVMF_SOCKADDR_STRLEN];
-	CU_ASSERT_STRING_EQUAL(nvmf_sockaddr_str((struct sockaddr *)&in, buf, sizeof(buf)), "192.168.7.1:4420");
+	CU_ASSERT_STRING_EQUAL(nvmf_sockaddr_str((struct sockaddr *)&in, buf, sizeof(buf)),
+			       "192.168.7.1:4420");
 	in.sin_port = htons(65535);
-	CU_ASSERT_STRING_EQUAL(nvmf_sockaddr_str((struct sockaddr *)&in, buf, sizeof(buf)), "192.168.7.1:65535");
+	CU_ASSERT_STRING_EQUAL(nvmf_sockaddr_str((struct sockaddr *)&in, buf, sizeof(buf)),
+			       "192.168.7.1:65535");
 }
 
 static void ipv6_sockaddr_is_bracketed_and_canonical(void)
@@ -22,7 +24,8 @@ static void ipv6_sockaddr_is_bracketed_and_canonical(void)
 	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6, .sin6_port = htons(8009) };
 	inet_pton(AF_INET6, "FD77:0:0:0:0:0:0:1", &in6.sin6_addr);
 	char buf[NVMF_SOCKADDR_STRLEN];
-	CU_ASSERT_STRING_EQUAL(nvmf_sockaddr_str((struct sockaddr *)&in6, buf, sizeof(buf)), "[fd77::1]:8009");
+	CU_ASSERT_STRING_EQUAL(nvmf_sockaddr_str((struct sockaddr *)&in6, buf, sizeof(buf)),
+			       "[fd77::1]:8009");
 	/* The longest there is fits NVMF_SOCKADDR_STRLEN. */
 	inet_pton(AF_INET6, "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", &in6.sin6_addr);
 	in6.sin6_port = htons(65535);
@@ -31,7 +34,8 @@ static void ipv6_sockaddr_is_bracketed_and_canonical(void)
 	/* A v4-mapped address stays IPv6 text. */
 	inet_pton(AF_INET6, "::ffff:10.0.0.1", &in6.sin6_addr);
 	in6.sin6_port = htons(1);
-	CU_ASSERT_STRING_EQUAL(nvmf_sockaddr_str((struct sockaddr *)&in6, buf, sizeof(buf)), "[::ffff:10.0.0.1]:1");
+	CU_ASSERT_STRING_EQUAL(nvmf_sockaddr_str((struct sockaddr *)&in6, buf, sizeof(buf)),
+			       "[::ffff:10.0.0.1]:1");
 }
 
 static void unknown_family_or_null_is_a_question_mark(void)
@@ -86,11 +90,12 @@ static void ip_parse_tells_the_family_and_str_canonicalises(void)
 }
 
 const struct unit_test util_addr_tests[] = {
-	{"ipv4_sockaddr_is_address_colon_port", ipv4_sockaddr_is_address_colon_port},
-	{"ipv6_sockaddr_is_bracketed_and_canonical", ipv6_sockaddr_is_bracketed_and_canonical},
-	{"unknown_family_or_null_is_a_question_mark", unknown_family_or_null_is_a_question_mark},
-	{"short_buffer_is_truncated_not_overrun", short_buffer_is_truncated_not_overrun},
-	{"host_alone_has_no_port_nor_brackets", host_alone_has_no_port_nor_brackets},
-	{"ip_parse_tells_the_family_and_str_canonicalises", ip_parse_tells_the_family_and_str_canonicalises},
-	{NULL, NULL}
+	{ "ipv4_sockaddr_is_address_colon_port", ipv4_sockaddr_is_address_colon_port },
+	{ "ipv6_sockaddr_is_bracketed_and_canonical", ipv6_sockaddr_is_bracketed_and_canonical },
+	{ "unknown_family_or_null_is_a_question_mark", unknown_family_or_null_is_a_question_mark },
+	{ "short_buffer_is_truncated_not_overrun", short_buffer_is_truncated_not_overrun },
+	{ "host_alone_has_no_port_nor_brackets", host_alone_has_no_port_nor_brackets },
+	{ "ip_parse_tells_the_family_and_str_canonicalises",
+	  ip_parse_tells_the_family_and_str_canonicalises },
+	{ NULL, NULL }
 };

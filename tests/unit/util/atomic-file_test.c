@@ -14,7 +14,10 @@
 #include "tests/unit/suites.h"
 #include "util/atomic-file.h"
 
-struct dir { char path[64]; char file[96]; };
+struct dir {
+	char path[64];
+	char file[96];
+};
 
 static void dir_make(struct dir *d)
 {
@@ -56,7 +59,8 @@ static void slurp(const char *path, char *buf, size_t len)
 static int write_text(const char *path, const char *a, const char *b, mode_t mode, char *err,
 		      size_t errlen)
 {
-	struct iovec iov[2] = { { (void *)(uintptr_t)a, strlen(a) }, { (void *)(uintptr_t)b, strlen(b) } };
+	struct iovec iov[2] = { { (void *)(uintptr_t)a, strlen(a) },
+				{ (void *)(uintptr_t)b, strlen(b) } };
 	return nvmf_atomic_write(path, iov, 2, mode, err, errlen);
 }
 
@@ -73,7 +77,7 @@ static void new_file_holds_every_buffer_in_order_with_its_mode(void)
 	struct stat st;
 	CU_ASSERT_EQUAL(stat(d.file, &st), 0);
 	CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
-	CU_ASSERT_EQUAL(dir_entries(&d), 1);   /* no temporary left */
+	CU_ASSERT_EQUAL(dir_entries(&d), 1); /* no temporary left */
 	dir_remove(&d);
 }
 
@@ -82,7 +86,8 @@ static void existing_file_is_replaced_whole(void)
 	struct dir d = { .path = "" };
 	dir_make(&d);
 	char err[256], buf[64];
-	CU_ASSERT_EQUAL(write_text(d.file, "a much longer old text", "", 0644, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(write_text(d.file, "a much longer old text", "", 0644, err, sizeof(err)),
+			0);
 	CU_ASSERT_EQUAL(write_text(d.file, "new", "", 0644, err, sizeof(err)), 0);
 	slurp(d.file, buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "new");
@@ -124,28 +129,33 @@ static void failed_rename_removes_the_temporary(void)
 	CU_ASSERT(rc == -EISDIR || rc == -ENOTEMPTY || rc == -EEXIST);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, d.file));
 	struct stat st;
-	CU_ASSERT_EQUAL(stat(inner, &st), 0);   /* the directory as it was */
-	CU_ASSERT_EQUAL(dir_entries(&d), 1);    /* no temporary left */
+	CU_ASSERT_EQUAL(stat(inner, &st), 0); /* the directory as it was */
+	CU_ASSERT_EQUAL(dir_entries(&d), 1);  /* no temporary left */
 	dir_remove(&d);
 }
 
 static void missing_directory_and_long_name_are_errors(void)
 {
 	char err[256];
-	CU_ASSERT_EQUAL(write_text("/nonexistent-dir-of-util-test/x", "a", "", 0644, err, sizeof(err)), -ENOENT);
+	CU_ASSERT_EQUAL(write_text("/nonexistent-dir-of-util-test/x", "a", "", 0644, err,
+				   sizeof(err)),
+			-ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent-dir-of-util-test/x: "));
 	static char longname[PATH_MAX + 8];
 	memset(longname, 'a', sizeof(longname) - 1);
 	longname[0] = '/';
 	CU_ASSERT_EQUAL(write_text(longname, "a", "", 0644, err, sizeof(err)), -ENAMETOOLONG);
-	CU_ASSERT_EQUAL(strncmp(err, longname, 64), 0);   /* named (the rest cut to @err) */
+	CU_ASSERT_EQUAL(strncmp(err, longname, 64), 0); /* named (the rest cut to @err) */
 }
 
 const struct unit_test util_atomic_file_tests[] = {
-	{"new_file_holds_every_buffer_in_order_with_its_mode", new_file_holds_every_buffer_in_order_with_its_mode},
-	{"existing_file_is_replaced_whole", existing_file_is_replaced_whole},
-	{"failure_to_create_the_temporary_leaves_the_old_file", failure_to_create_the_temporary_leaves_the_old_file},
-	{"failed_rename_removes_the_temporary", failed_rename_removes_the_temporary},
-	{"missing_directory_and_long_name_are_errors", missing_directory_and_long_name_are_errors},
-	{NULL, NULL}
+	{ "new_file_holds_every_buffer_in_order_with_its_mode",
+	  new_file_holds_every_buffer_in_order_with_its_mode },
+	{ "existing_file_is_replaced_whole", existing_file_is_replaced_whole },
+	{ "failure_to_create_the_temporary_leaves_the_old_file",
+	  failure_to_create_the_temporary_leaves_the_old_file },
+	{ "failed_rename_removes_the_temporary", failed_rename_removes_the_temporary },
+	{ "missing_directory_and_long_name_are_errors",
+	  missing_directory_and_long_name_are_errors },
+	{ NULL, NULL }
 };

@@ -30,7 +30,11 @@ static void zeroed_or_null_clock_is_the_monotonic_clock(void)
 	CU_ASSERT(a <= b && b <= c && c <= d);
 }
 
-struct fake { int pad; struct nvmf_clock clock; uint64_t now; };
+struct fake {
+	int pad;
+	struct nvmf_clock clock;
+	uint64_t now;
+};
 
 static uint64_t fake_ms(const struct nvmf_clock *clock)
 {
@@ -43,13 +47,14 @@ static void test_clock_moves_only_when_the_test_says(void)
 	struct fake f = { .clock = { fake_ms }, .now = 5 };
 	CU_ASSERT_EQUAL(nvmf_clock_ms(&f.clock), 5);
 	CU_ASSERT_EQUAL(nvmf_clock_ms(&f.clock), 5);
-	f.now += 3600u * 1000u;   /* an hour passes, at once */
+	f.now += 3600u * 1000u; /* an hour passes, at once */
 	CU_ASSERT_EQUAL(nvmf_clock_ms(&f.clock), 5 + 3600u * 1000u);
 }
 
 const struct unit_test util_clock_tests[] = {
-	{"mono_units_agree_and_never_go_back", mono_units_agree_and_never_go_back},
-	{"zeroed_or_null_clock_is_the_monotonic_clock", zeroed_or_null_clock_is_the_monotonic_clock},
-	{"test_clock_moves_only_when_the_test_says", test_clock_moves_only_when_the_test_says},
-	{NULL, NULL}
+	{ "mono_units_agree_and_never_go_back", mono_units_agree_and_never_go_back },
+	{ "zeroed_or_null_clock_is_the_monotonic_clock",
+	  zeroed_or_null_clock_is_the_monotonic_clock },
+	{ "test_clock_moves_only_when_the_test_says", test_clock_moves_only_when_the_test_says },
+	{ NULL, NULL }
 };

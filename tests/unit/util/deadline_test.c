@@ -12,7 +12,7 @@ static void add_ms_carries_nanoseconds_into_seconds(void)
 	CU_ASSERT_EQUAL(t.tv_sec, 11);
 	CU_ASSERT_EQUAL(t.tv_nsec, 999999L);
 	t = nvmf_timespec_add_ms((struct timespec){ 10, 500000000L }, 500);
-	CU_ASSERT_EQUAL(t.tv_sec, 11);   /* exactly 1e9: carried, not left as tv_nsec */
+	CU_ASSERT_EQUAL(t.tv_sec, 11); /* exactly 1e9: carried, not left as tv_nsec */
 	CU_ASSERT_EQUAL(t.tv_nsec, 0);
 	t = nvmf_timespec_add_ms((struct timespec){ 10, 400000000L }, 2599);
 	CU_ASSERT_EQUAL(t.tv_sec, 12);
@@ -53,9 +53,11 @@ static void left_ms_is_clamped_for_poll(void)
 }
 
 const struct unit_test util_deadline_tests[] = {
-	{"add_ms_carries_nanoseconds_into_seconds", add_ms_carries_nanoseconds_into_seconds},
-	{"before_is_strict_and_orders_by_seconds_first", before_is_strict_and_orders_by_seconds_first},
-	{"deadline_of_now_has_passed_and_one_later_has_not", deadline_of_now_has_passed_and_one_later_has_not},
-	{"left_ms_is_clamped_for_poll", left_ms_is_clamped_for_poll},
-	{NULL, NULL}
+	{ "add_ms_carries_nanoseconds_into_seconds", add_ms_carries_nanoseconds_into_seconds },
+	{ "before_is_strict_and_orders_by_seconds_first",
+	  before_is_strict_and_orders_by_seconds_first },
+	{ "deadline_of_now_has_passed_and_one_later_has_not",
+	  deadline_of_now_has_passed_and_one_later_has_not },
+	{ "left_ms_is_clamped_for_poll", left_ms_is_clamped_for_poll },
+	{ NULL, NULL }
 };

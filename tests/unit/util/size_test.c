@@ -37,7 +37,7 @@ static void iec_and_b_spellings_mean_the_same(void)
 {
 	CU_ASSERT_EQUAL(ok("4KiB"), 4096);
 	CU_ASSERT_EQUAL(ok("4kib"), 4096);
-	CU_ASSERT_EQUAL(ok("2kb"), 2048);     /* fio's and nvme-cli's reading */
+	CU_ASSERT_EQUAL(ok("2kb"), 2048); /* fio's and nvme-cli's reading */
 	CU_ASSERT_EQUAL(ok("2KB"), 2048);
 	CU_ASSERT_EQUAL(ok("1MiB"), 1u << 20);
 	CU_ASSERT_EQUAL(ok("1GB"), 1u << 30);
@@ -59,12 +59,13 @@ static void hex_takes_no_unit(void)
 
 static void empty_sign_space_and_bad_units_are_refused(void)
 {
-	static const char *const bad[] = { "", "k", "-1", "+1", " 4k", "4k ", "4 k", "4x", "4kx",
-					   "4kibb", "4ki", "4bk", "4e3", "1.5M", "4kB4", "M4" };
+	static const char *const bad[] = { "",    "k",    "-1",   "+1",    " 4k", "4k ",
+					   "4 k", "4x",   "4kx",  "4kibb", "4ki", "4bk",
+					   "4e3", "1.5M", "4kB4", "M4" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uint64_t v = 7;
 		CU_ASSERT_EQUAL(nvmf_size_parse(bad[i], &v), -EINVAL);
-		CU_ASSERT_EQUAL(v, 7);   /* untouched */
+		CU_ASSERT_EQUAL(v, 7); /* untouched */
 	}
 	uint64_t v;
 	CU_ASSERT_EQUAL(nvmf_size_parse(NULL, &v), -EINVAL);
@@ -96,12 +97,14 @@ static void messages_name_what_and_the_text(void)
 }
 
 const struct unit_test util_size_tests[] = {
-	{"plain_digits_are_bytes", plain_digits_are_bytes},
-	{"every_unit_is_a_power_of_1024_in_either_case", every_unit_is_a_power_of_1024_in_either_case},
-	{"iec_and_b_spellings_mean_the_same", iec_and_b_spellings_mean_the_same},
-	{"hex_takes_no_unit", hex_takes_no_unit},
-	{"empty_sign_space_and_bad_units_are_refused", empty_sign_space_and_bad_units_are_refused},
-	{"more_than_64_bits_is_out_of_range", more_than_64_bits_is_out_of_range},
-	{"messages_name_what_and_the_text", messages_name_what_and_the_text},
-	{NULL, NULL}
+	{ "plain_digits_are_bytes", plain_digits_are_bytes },
+	{ "every_unit_is_a_power_of_1024_in_either_case",
+	  every_unit_is_a_power_of_1024_in_either_case },
+	{ "iec_and_b_spellings_mean_the_same", iec_and_b_spellings_mean_the_same },
+	{ "hex_takes_no_unit", hex_takes_no_unit },
+	{ "empty_sign_space_and_bad_units_are_refused",
+	  empty_sign_space_and_bad_units_are_refused },
+	{ "more_than_64_bits_is_out_of_range", more_than_64_bits_is_out_of_range },
+	{ "messages_name_what_and_the_text", messages_name_what_and_the_text },
+	{ NULL, NULL }
 };

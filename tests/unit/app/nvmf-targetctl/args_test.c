@@ -94,7 +94,8 @@ static void subsystem_add_builds_a_config_subsystem_object(void)
 		    "\"allowed_hosts\":[\"nqn.h:1\",\"nqn.h:2\"],\"namespaces\":[]}}");
 	/* Both: the target keeps the hosts for when allow_any_host is turned off. */
 	expect_call(parse(&p, "subsystem", "add", "nqn.a", "--allow-any-host", "--host", "nqn.h",
-			  NULL), "subsystem_add",
+			  NULL),
+		    "subsystem_add",
 		    "{\"subsystem\":{\"nqn\":\"nqn.a\",\"attr\":{\"allow_any_host\":\"1\"},"
 		    "\"allowed_hosts\":[\"nqn.h\"],\"namespaces\":[]}}");
 }
@@ -105,14 +106,17 @@ static void subsystem_add_rejects_what_the_target_would(void)
 	expect_usage(parse(&p, "subsystem", "add", NULL),
 		     "subsystem add: missing NQN or --from FILE");
 	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--host", "nqn.h", "--host", "nqn.h",
-			   NULL), "subsystem add: --host 'nqn.h' given twice");
+			   NULL),
+		     "subsystem add: --host 'nqn.h' given twice");
 	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--host", "", NULL),
 		     "subsystem add: --host '' must be 1 to 223 bytes");
 	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--serial", "123456789012345678901",
-			   NULL), "subsystem add: --serial '123456789012345678901' must be 1 to 20 "
+			   NULL),
+		     "subsystem add: --serial '123456789012345678901' must be 1 to 20 "
 		     "printable ASCII characters");
-	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--model", "caf\xc3\xa9", NULL),
-		     "subsystem add: --model 'caf\xc3\xa9' must be 1 to 40 printable ASCII characters");
+	expect_usage(
+		parse(&p, "subsystem", "add", "nqn.a", "--model", "caf\xc3\xa9", NULL),
+		"subsystem add: --model 'caf\xc3\xa9' must be 1 to 40 printable ASCII characters");
 	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--qid-max", "0", NULL),
 		     "subsystem add: --qid-max 0 is out of range (1 to 128)");
 	expect_usage(parse(&p, "subsystem", "add", "nqn.a", "--qid-max", "129", NULL),
@@ -145,7 +149,7 @@ static void subsystem_add_rejects_what_the_target_would(void)
 	memset(&p, 0, sizeof(p));
 	p.rc = tctl_parse(argc, argv, &p.req, p.err, sizeof(p.err));
 	expect_usage(&p, "subsystem add: option '--host': more than 256 values");
-	argc -= 2;   /* exactly the limit: all kept */
+	argc -= 2; /* exactly the limit: all kept */
 	memset(&p, 0, sizeof(p));
 	CU_ASSERT_EQUAL_FATAL(tctl_parse(argc, argv, &p.req, p.err, sizeof(p.err)), TCTL_OK);
 	json_t *list = json_object_get(json_object_get(p.req.params, "subsystem"), "allowed_hosts");
@@ -155,8 +159,7 @@ static void subsystem_add_rejects_what_the_target_would(void)
 }
 
 /* Write @text to @dir/@name; the path into @path. */
-static void write_file(const char *dir, const char *name, const char *text, char *path,
-		       size_t len)
+static void write_file(const char *dir, const char *name, const char *text, char *path, size_t len)
 {
 	snprintf(path, len, "%s/%s", dir, name);
 	FILE *f = fopen(path, "w");
@@ -184,18 +187,25 @@ static void subsystem_add_from_sends_the_files_object_as_it_is(void)
 
 	char msg[512];
 	expect_usage(load(parse(&p, "subsystem", "add", "--from", path, NULL)),
-		     (snprintf(msg, sizeof(msg), "subsystem add: --from %s: No such file or directory",
-			       path), msg));
+		     (snprintf(msg, sizeof(msg),
+			       "subsystem add: --from %s: No such file or directory", path),
+		      msg));
 	write_file(dir, "list.json", "[{\"nqn\":\"nqn.f\"}]", path, sizeof(path));
 	expect_usage(load(parse(&p, "subsystem", "add", "--from", path, NULL)),
-		     (snprintf(msg, sizeof(msg), "subsystem add: --from %s: expected one subsystem "
-			       "object ({\"nqn\": ...}), got an array", path), msg));
+		     (snprintf(msg, sizeof(msg),
+			       "subsystem add: --from %s: expected one subsystem "
+			       "object ({\"nqn\": ...}), got an array",
+			       path),
+		      msg));
 	unlink(path);
 	write_file(dir, "whole.json", "{\"ports\":[],\"subsystems\":[{\"nqn\":\"nqn.f\"}]}", path,
 		   sizeof(path));
 	expect_usage(load(parse(&p, "subsystem", "add", "--from", path, NULL)),
-		     (snprintf(msg, sizeof(msg), "subsystem add: --from %s is a whole config file; "
-			       "give one object of its \"subsystems\"", path), msg));
+		     (snprintf(msg, sizeof(msg),
+			       "subsystem add: --from %s is a whole config file; "
+			       "give one object of its \"subsystems\"",
+			       path),
+		      msg));
 	unlink(path);
 	write_file(dir, "bad.json", "{\"nqn\": \"nqn.f\",\n \"attr\": }\n", path, sizeof(path));
 	load(parse(&p, "subsystem", "add", "--from", path, NULL));
@@ -222,23 +232,29 @@ static void port_add_builds_a_config_port_object(void)
 	expect_call(parse(&p, "port", "add", "0", "--traddr", "fe80::1", "--adrfam", "ipv6",
 			  "--trsvcid", "4421", "--trtype", "rdma", "--inline-data-size", "4K",
 			  "--max-queue-size", "256", "--subsystem", "nqn.a", "--subsystem", "nqn.b",
-			  NULL), "port_add",
+			  NULL),
+		    "port_add",
 		    "{\"port\":{\"portid\":0,\"addr\":{\"trtype\":\"rdma\",\"adrfam\":\"ipv6\","
 		    "\"traddr\":\"fe80::1\",\"trsvcid\":\"4421\"},\"param\":{\"inline_data_size\":"
 		    "\"4096\",\"max_queue_size\":\"256\"},\"subsystems\":[\"nqn.a\",\"nqn.b\"]}}");
 	expect_call(parse(&p, "port", "add", "65535", "--max-queue-size", "16", "--traddr",
-			  "10.0.0.1", "--adrfam", "ipv4", NULL), "port_add",
+			  "10.0.0.1", "--adrfam", "ipv4", NULL),
+		    "port_add",
 		    "{\"port\":{\"portid\":65535,\"addr\":{\"trtype\":\"rdma\",\"adrfam\":\"ipv4\","
 		    "\"traddr\":\"10.0.0.1\",\"trsvcid\":\"4420\"},\"param\":{\"max_queue_size\":"
 		    "\"16\"},\"subsystems\":[]}}");
-	expect_call(parse(&p, "port", "add", "2", "--trtype", "tcp", "--traddr", "127.0.0.1",
-			  "--maxh2cdata", "64K", NULL), "port_add",
-		    "{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":\"127.0.0.1\","
-		    "\"trsvcid\":\"4420\"},\"param\":{\"nvmf_maxh2cdata\":\"65536\"},\"subsystems\":[]}}");
-	expect_call(parse(&p, "port", "add", "3", "--trtype", "tcp", "--traddr", "127.0.0.1",
-			  "--zerocopy-threshold", "0", NULL), "port_add",
-		    "{\"port\":{\"portid\":3,\"addr\":{\"trtype\":\"tcp\",\"traddr\":\"127.0.0.1\","
-		    "\"trsvcid\":\"4420\"},\"param\":{\"nvmf_zerocopy_threshold\":\"0\"},\"subsystems\":[]}}");
+	expect_call(
+		parse(&p, "port", "add", "2", "--trtype", "tcp", "--traddr", "127.0.0.1",
+		      "--maxh2cdata", "64K", NULL),
+		"port_add",
+		"{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":\"127.0.0.1\","
+		"\"trsvcid\":\"4420\"},\"param\":{\"nvmf_maxh2cdata\":\"65536\"},\"subsystems\":[]}}");
+	expect_call(
+		parse(&p, "port", "add", "3", "--trtype", "tcp", "--traddr", "127.0.0.1",
+		      "--zerocopy-threshold", "0", NULL),
+		"port_add",
+		"{\"port\":{\"portid\":3,\"addr\":{\"trtype\":\"tcp\",\"traddr\":\"127.0.0.1\","
+		"\"trsvcid\":\"4420\"},\"param\":{\"nvmf_zerocopy_threshold\":\"0\"},\"subsystems\":[]}}");
 }
 
 static void port_add_rejects_what_the_target_would(void)
@@ -253,7 +269,8 @@ static void port_add_rejects_what_the_target_would(void)
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "target.example", NULL),
 		     "port add: --traddr 'target.example' is not an IPv4 or IPv6 address");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--adrfam", "ipv6",
-			   NULL), "port add: --traddr '10.0.0.1' is an IPv4 address but --adrfam is "
+			   NULL),
+		     "port add: --traddr '10.0.0.1' is an IPv4 address but --adrfam is "
 		     "ipv6");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "::1", "--adrfam", "ipv4", NULL),
 		     "port add: --traddr '::1' is an IPv6 address but --adrfam is ipv4");
@@ -264,41 +281,53 @@ static void port_add_rejects_what_the_target_would(void)
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--trsvcid", "0", NULL),
 		     "port add: --trsvcid 0 is out of range (1 to 65535)");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--trsvcid", "nvme",
-			   NULL), "port add: --trsvcid 'nvme' is not a number");
+			   NULL),
+		     "port add: --trsvcid 'nvme' is not a number");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--inline-data-size",
-			   "32K", NULL), "port add: --inline-data-size 32K is out of range (0 to "
+			   "32K", NULL),
+		     "port add: --inline-data-size 32K is out of range (0 to "
 		     "16384 on an rdma port)");
 	/* A tcp port's range starts at 1024 (the I/O queues' Connect data), said as such. */
 	expect_usage(parse(&p, "port", "add", "1", "--trtype", "tcp", "--traddr", "10.0.0.1",
-			   "--inline-data-size", "512", NULL), "port add: --inline-data-size 512 is out of "
+			   "--inline-data-size", "512", NULL),
+		     "port add: --inline-data-size 512 is out of "
 		     "range (1024 to 16384 on a tcp port)");
 	expect_usage(parse(&p, "port", "add", "1", "--trtype", "tcp", "--traddr", "10.0.0.1",
-			   "--inline-data-size", "32K", NULL), "port add: --inline-data-size 32K is out of "
+			   "--inline-data-size", "32K", NULL),
+		     "port add: --inline-data-size 32K is out of "
 		     "range (1024 to 16384 on a tcp port)");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--inline-data-size",
-			   "4X", NULL), "port add: --inline-data-size '4X' is not a size ("
-		     NVMF_SIZE_GRAMMAR ")");
+			   "4X", NULL),
+		     "port add: --inline-data-size '4X' is not a size (" NVMF_SIZE_GRAMMAR ")");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--max-queue-size", "8",
-			   NULL), "port add: --max-queue-size 8 is out of range (16 to 1024)");
+			   NULL),
+		     "port add: --max-queue-size 8 is out of range (16 to 1024)");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--maxh2cdata", "64K",
-			   NULL), "port add: --maxh2cdata is for tcp ports only (this one is rdma)");
+			   NULL),
+		     "port add: --maxh2cdata is for tcp ports only (this one is rdma)");
 	expect_usage(parse(&p, "port", "add", "1", "--trtype", "tcp", "--traddr", "10.0.0.1",
-			   "--maxh2cdata", "4092", NULL), "port add: --maxh2cdata 4092 is out of range "
+			   "--maxh2cdata", "4092", NULL),
+		     "port add: --maxh2cdata 4092 is out of range "
 		     "(4096 to 16777216 bytes, a multiple of 4)");
 	expect_usage(parse(&p, "port", "add", "1", "--trtype", "tcp", "--traddr", "10.0.0.1",
-			   "--maxh2cdata", "8190", NULL), "port add: --maxh2cdata 8190 is out of range "
+			   "--maxh2cdata", "8190", NULL),
+		     "port add: --maxh2cdata 8190 is out of range "
 		     "(4096 to 16777216 bytes, a multiple of 4)");
-	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--zerocopy-threshold", "0",
-			   NULL), "port add: --zerocopy-threshold is for tcp ports only (this one is rdma)");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--zerocopy-threshold",
+			   "0", NULL),
+		     "port add: --zerocopy-threshold is for tcp ports only (this one is rdma)");
 	expect_usage(parse(&p, "port", "add", "1", "--trtype", "tcp", "--traddr", "10.0.0.1",
-			   "--zerocopy-threshold", "1K", NULL), "port add: --zerocopy-threshold 1K is out "
+			   "--zerocopy-threshold", "1K", NULL),
+		     "port add: --zerocopy-threshold 1K is out "
 		     "of range (0 for never, or 4096 to 16777216 bytes)");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--subsystem", "nqn.a",
-			   "--subsystem", "nqn.a", NULL), "port add: --subsystem 'nqn.a' given twice");
+			   "--subsystem", "nqn.a", NULL),
+		     "port add: --subsystem 'nqn.a' given twice");
 	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--traddr", "10.0.0.2",
-			   NULL), "port add: option '--traddr' given twice");
-	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--host", "nqn.h",
-			   NULL), "port add: unknown option '--host'");
+			   NULL),
+		     "port add: option '--traddr' given twice");
+	expect_usage(parse(&p, "port", "add", "1", "--traddr", "10.0.0.1", "--host", "nqn.h", NULL),
+		     "port add: unknown option '--host'");
 	expect_usage(parse(&p, "port", NULL),
 		     "port: missing command (list, add, remove, link, unlink)");
 }
@@ -314,9 +343,10 @@ static void the_targets_config_parser_accepts_what_add_builds(void)
 	CU_ASSERT_EQUAL_FATAL(p.rc, TCTL_OK);
 	struct nvmf_subsys_config sc;
 	memset(&sc, 0, sizeof(sc));
-	CU_ASSERT_EQUAL(nvmf_config_parse_subsys(json_object_get(p.req.params, "subsystem"),
-						 "subsystem", "nqn.2014-08.org.nvmexpress.discovery",
-						 &sc, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nvmf_config_parse_subsys(
+				json_object_get(p.req.params, "subsystem"), "subsystem",
+				"nqn.2014-08.org.nvmexpress.discovery", &sc, err, sizeof(err)),
+			0);
 	CU_ASSERT_STRING_EQUAL(err, "");
 	CU_ASSERT_STRING_EQUAL(sc.nqn, "nqn.2024-01.io.example:a");
 	CU_ASSERT_FALSE(sc.allow_any_host);
@@ -332,9 +362,10 @@ static void the_targets_config_parser_accepts_what_add_builds(void)
 	parse(&p, "subsystem", "add", "nqn.2024-01.io.example:b", "--allow-any-host", NULL);
 	CU_ASSERT_EQUAL_FATAL(p.rc, TCTL_OK);
 	memset(&sc, 0, sizeof(sc));
-	CU_ASSERT_EQUAL(nvmf_config_parse_subsys(json_object_get(p.req.params, "subsystem"),
-						 "subsystem", "nqn.2014-08.org.nvmexpress.discovery",
-						 &sc, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nvmf_config_parse_subsys(
+				json_object_get(p.req.params, "subsystem"), "subsystem",
+				"nqn.2014-08.org.nvmexpress.discovery", &sc, err, sizeof(err)),
+			0);
 	CU_ASSERT_TRUE(sc.allow_any_host);
 	nvmf_config_subsys_clear(&sc);
 	tctl_request_free(&p.req);
@@ -345,11 +376,12 @@ static void the_targets_config_parser_accepts_what_add_builds(void)
 	struct nvmf_port_config pc;
 	memset(&pc, 0, sizeof(pc));
 	CU_ASSERT_EQUAL(nvmf_config_parse_port(json_object_get(p.req.params, "port"), "port", &pc,
-					       err, sizeof(err)), 0);
+					       err, sizeof(err)),
+			0);
 	CU_ASSERT_STRING_EQUAL(err, "");
 	CU_ASSERT_EQUAL(pc.portid, 7);
 	CU_ASSERT_STRING_EQUAL(pc.trtype, "rdma");
-	CU_ASSERT_EQUAL(pc.adrfam, AF_INET6);   /* inferred: --adrfam was not given */
+	CU_ASSERT_EQUAL(pc.adrfam, AF_INET6); /* inferred: --adrfam was not given */
 	CU_ASSERT_STRING_EQUAL(pc.traddr, "fe80::1");
 	CU_ASSERT_STRING_EQUAL(pc.trsvcid, "4421");
 	CU_ASSERT_EQUAL(pc.inline_data_size, 4096);
@@ -399,8 +431,7 @@ static void config_and_log_level_map_to_their_methods(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(".", cwd));
 	snprintf(want, sizeof(want), "{\"path\":\"%s/saved.json\"}", cwd);
 	expect_call(load(parse(&p, "config", "save", "saved.json", NULL)), "config_save", want);
-	expect_call(load(parse(&p, "config", "save", "./saved.json", NULL)), "config_save",
-		    want);
+	expect_call(load(parse(&p, "config", "save", "./saved.json", NULL)), "config_save", want);
 	/* A directory that is not there is the target's to refuse (as for an absolute PATH):
 	 * it gets the current directory and PATH as typed. */
 	snprintf(want, sizeof(want), "{\"path\":\"%s/no-such-dir/x.json\"}", cwd);
@@ -411,14 +442,18 @@ static void config_and_log_level_map_to_their_methods(void)
 		     "config save: PATH '/var/lib/' names a directory, not a file");
 	expect_usage(parse(&p, "config", "save", "..", NULL),
 		     "config save: PATH '..' names a directory, not a file");
-	expect_usage(parse(&p, "config", "show", "x", NULL), "config show: unexpected argument 'x'");
+	expect_usage(parse(&p, "config", "show", "x", NULL),
+		     "config show: unexpected argument 'x'");
 	expect_usage(parse(&p, "config", "load", NULL),
 		     "config: unknown command 'load' (show, save, reload)");
 
 	expect_call(parse(&p, "log-level", NULL), "log_level_get", "{}");
-	expect_call(parse(&p, "log-level", "debug", NULL), "log_level_set", "{\"level\":\"debug\"}");
-	expect_call(parse(&p, "log-level", "error", NULL), "log_level_set", "{\"level\":\"error\"}");
-	expect_call(parse(&p, "log-level", "--component", "tcp", NULL), "log_level_get", "{\"component\":\"tcp\"}");
+	expect_call(parse(&p, "log-level", "debug", NULL), "log_level_set",
+		    "{\"level\":\"debug\"}");
+	expect_call(parse(&p, "log-level", "error", NULL), "log_level_set",
+		    "{\"level\":\"error\"}");
+	expect_call(parse(&p, "log-level", "--component", "tcp", NULL), "log_level_get",
+		    "{\"component\":\"tcp\"}");
 	expect_call(parse(&p, "log-level", "--component", "auth", "debug", NULL), "log_level_set",
 		    "{\"component\":\"auth\",\"level\":\"debug\"}");
 	expect_usage(parse(&p, "log-level", "trace", NULL),
@@ -455,21 +490,22 @@ static void every_change_command_maps_to_its_method_and_params(void)
 		    "{\"nqn\":\"nqn.a\",\"nsid\":3}");
 	expect_call(parse(&p, "namespace", "enable", "nqn.a", "3", NULL), "namespace_enable",
 		    "{\"nqn\":\"nqn.a\",\"nsid\":3}");
-	expect_call(parse(&p, "namespace", "disable", "nqn.a", "1024", NULL),
-		    "namespace_disable", "{\"nqn\":\"nqn.a\",\"nsid\":1024}");
+	expect_call(parse(&p, "namespace", "disable", "nqn.a", "1024", NULL), "namespace_disable",
+		    "{\"nqn\":\"nqn.a\",\"nsid\":1024}");
 	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", "64M", NULL), "namespace_resize",
 		    "{\"nqn\":\"nqn.a\",\"nsid\":1,\"size_bytes\":67108864}");
 	/* The one size grammar (util/size.h): IEC spellings, hex, P; at most INT64_MAX. */
-	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", "64MiB", NULL), "namespace_resize",
-		    "{\"nqn\":\"nqn.a\",\"nsid\":1,\"size_bytes\":67108864}");
-	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", "0x4000000", NULL), "namespace_resize",
-		    "{\"nqn\":\"nqn.a\",\"nsid\":1,\"size_bytes\":67108864}");
-	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", "8191P", NULL), "namespace_resize",
+	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", "64MiB", NULL),
+		    "namespace_resize", "{\"nqn\":\"nqn.a\",\"nsid\":1,\"size_bytes\":67108864}");
+	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", "0x4000000", NULL),
+		    "namespace_resize", "{\"nqn\":\"nqn.a\",\"nsid\":1,\"size_bytes\":67108864}");
+	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", "8191P", NULL),
+		    "namespace_resize",
 		    "{\"nqn\":\"nqn.a\",\"nsid\":1,\"size_bytes\":9222246136947933184}");
 	expect_usage(parse(&p, "namespace", "resize", "nqn.a", "1", "8192P", NULL),
 		     "namespace resize: SIZE '8192P' is too large");
-	expect_call(parse(&p, "namespace", "reservation", "nqn.a", "2", NULL), "namespace_reservation",
-		    "{\"nqn\":\"nqn.a\",\"nsid\":2}");
+	expect_call(parse(&p, "namespace", "reservation", "nqn.a", "2", NULL),
+		    "namespace_reservation", "{\"nqn\":\"nqn.a\",\"nsid\":2}");
 	expect_call(parse(&p, "host", "add", "nqn.a", "nqn.h", NULL), "host_add",
 		    "{\"nqn\":\"nqn.a\",\"host\":\"nqn.h\"}");
 	expect_call(parse(&p, "host", "remove", "nqn.a", "nqn.h", NULL), "host_remove",
@@ -487,7 +523,8 @@ static void namespace_add_builds_an_nvmetcli_namespace_object(void)
 		    "{\"nqn\":\"nqn.a\",\"namespace\":{\"enable\":true,\"nvmf_backend\":\"ram\","
 		    "\"nvmf_size_bytes\":67108864}}");
 	expect_call(parse(&p, "namespace", "add", "--null", "1g", "nqn.a", "--nsid", "9",
-			  "--disabled", "--block-size", "4096", NULL), "namespace_add",
+			  "--disabled", "--block-size", "4096", NULL),
+		    "namespace_add",
 		    "{\"nqn\":\"nqn.a\",\"namespace\":{\"nsid\":9,\"enable\":false,"
 		    "\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":1073741824,"
 		    "\"nvmf_block_size\":4096}}");
@@ -501,7 +538,8 @@ static void namespace_add_builds_an_nvmetcli_namespace_object(void)
 		    "\"nguid\":\"00112233445566778899aabbccddeeff\"},\"nvmf_backend\":\"file\","
 		    "\"nvmf_size_bytes\":1073741824,\"nvmf_create\":true,\"nvmf_buffered\":true}}");
 	expect_call(parse(&p, "namespace", "add", "nqn.a", "--path", "/dev/nvme0n1", "--backend",
-			  "nvme", NULL), "namespace_add",
+			  "nvme", NULL),
+		    "namespace_add",
 		    "{\"nqn\":\"nqn.a\",\"namespace\":{\"enable\":true,\"device\":{\"path\":"
 		    "\"/dev/nvme0n1\"},\"nvmf_backend\":\"nvme\"}}");
 }
@@ -524,9 +562,11 @@ static void namespace_add_rejects_options_that_do_not_go_together(void)
 			   "1M", "--backend", "bdev", NULL),
 		     "namespace add: --create makes a file, not a 'bdev' namespace");
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--path", "/x", "--backend", "ram",
-			   NULL), "namespace add: --backend 'ram' is not file, bdev or nvme");
+			   NULL),
+		     "namespace add: --backend 'ram' is not file, bdev or nvme");
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--block-size", "1024",
-			   NULL), "namespace add: --block-size '1024' is not 512 or 4096");
+			   NULL),
+		     "namespace add: --block-size '1024' is not 512 or 4096");
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "64X", NULL),
 		     "namespace add: --ram '64X' is not a size (" NVMF_SIZE_GRAMMAR ")");
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "0", NULL),
@@ -535,7 +575,8 @@ static void namespace_add_rejects_options_that_do_not_go_together(void)
 		     "namespace add: --nsid 0 is out of range (1 to 1024)");
 	/* The target's namespace slots (NVMF_SUBSYS_MAX_NSID), not the spec's 2^32-2. */
 	expect_call(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--nsid", "1024", NULL),
-		    "namespace_add", "{\"nqn\":\"nqn.a\",\"namespace\":{\"nsid\":1024,"
+		    "namespace_add",
+		    "{\"nqn\":\"nqn.a\",\"namespace\":{\"nsid\":1024,"
 		    "\"enable\":true,\"nvmf_backend\":\"ram\",\"nvmf_size_bytes\":1048576}}");
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--nsid", "1025", NULL),
 		     "namespace add: --nsid 1025 is out of range (1 to 1024)");
@@ -548,7 +589,8 @@ static void namespace_add_rejects_options_that_do_not_go_together(void)
 		     "namespace add: --uuid 'abc' has 3 characters, expected 36 (8-4-4-4-12 with "
 		     "dashes) or 32 hex digits");
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--nsid", "1", "--nsid",
-			   "2", NULL), "namespace add: option '--nsid' given twice");
+			   "2", NULL),
+		     "namespace add: option '--nsid' given twice");
 }
 
 static void missing_and_extra_arguments_are_named(void)
@@ -610,10 +652,12 @@ static void unknown_commands_and_options_are_usage_errors(void)
 	expect_usage(parse(&p, NULL), "missing command (see nvmf-targetctl --help)");
 	expect_usage(parse(&p, "frobnicate", NULL),
 		     "unknown command 'frobnicate' (see nvmf-targetctl --help)");
-	expect_usage(parse(&p, "namespace", NULL),
-		     "namespace: missing command (add, remove, enable, disable, resize, ana-group, reservation)");
-	expect_usage(parse(&p, "namespace", "delete", NULL),
-		     "namespace: unknown command 'delete' (add, remove, enable, disable, resize, ana-group, reservation)");
+	expect_usage(
+		parse(&p, "namespace", NULL),
+		"namespace: missing command (add, remove, enable, disable, resize, ana-group, reservation)");
+	expect_usage(
+		parse(&p, "namespace", "delete", NULL),
+		"namespace: unknown command 'delete' (add, remove, enable, disable, resize, ana-group, reservation)");
 	expect_usage(parse(&p, "port", "list", "--verbose", NULL),
 		     "port list: unknown option '--verbose'");
 	expect_usage(parse(&p, "namespace", "remove", "nqn.a", "1", "--path", "/x", NULL),
@@ -668,8 +712,10 @@ static void help_is_recognised_at_every_level(void)
 	CU_ASSERT_STRING_EQUAL(p.req.group, "namespace");
 	/* --help wins over anything wrong in the rest of the line. */
 	for (const struct tctl_command *c = tctl_commands; c->group; c++) {
-		char *argv[] = { "nvmf-targetctl", (char *)c->group,
-				 (char *)(c->verb ? c->verb : "--bogus"), "--help", "--bogus", NULL };
+		char *argv[] = {
+			"nvmf-targetctl", (char *)c->group, (char *)(c->verb ? c->verb : "--bogus"),
+			"--help",         "--bogus",        NULL
+		};
 		struct tctl_request req;
 		char err[256] = "";
 		CU_ASSERT_EQUAL(tctl_parse(5, argv, &req, err, sizeof(err)), TCTL_OK);
@@ -700,7 +746,8 @@ static void host_dhchap_takes_secrets_from_the_environment(void)
 		    "{\"host\":\"nqn.h\",\"key\":\"" HOST_KEY "\"}");
 	setenv("NVMF_DHCHAP_CTRL_SECRET", CTRL_KEY, 1);
 	expect_call(load(parse(&p, "host", "dhchap", "nqn.h", "--hash", "hmac(sha512)",
-			       "--dhgroup=ffdhe4096", NULL)), "host_dhchap_set",
+			       "--dhgroup=ffdhe4096", NULL)),
+		    "host_dhchap_set",
 		    "{\"host\":\"nqn.h\",\"hash\":\"hmac(sha512)\",\"dhgroup\":\"ffdhe4096\","
 		    "\"key\":\"" HOST_KEY "\",\"ctrl_key\":\"" CTRL_KEY "\"}");
 	unsetenv("NVMF_DHCHAP_SECRET");
@@ -708,8 +755,9 @@ static void host_dhchap_takes_secrets_from_the_environment(void)
 	/* No option carries a secret. */
 	expect_usage(parse(&p, "host", "dhchap", "nqn.h", "--key", HOST_KEY, NULL),
 		     "host dhchap: unknown option '--key'");
-	expect_usage(parse(&p, "host", "dhchap", NULL),
-		     "host dhchap: missing HOSTNQN (usage: host dhchap HOSTNQN [--hash H] [--dhgroup G])");
+	expect_usage(
+		parse(&p, "host", "dhchap", NULL),
+		"host dhchap: missing HOSTNQN (usage: host dhchap HOSTNQN [--hash H] [--dhgroup G])");
 	expect_call(parse(&p, "host", "dhchap-clear", "nqn.h", NULL), "host_dhchap_clear",
 		    "{\"host\":\"nqn.h\"}");
 }
@@ -726,7 +774,8 @@ static void ana_commands_build_their_params(void)
 	expect_call(parse(&p, "namespace", "ana-group", "nqn.a", "3", "2", NULL),
 		    "namespace_ana_group_set", "{\"nqn\":\"nqn.a\",\"nsid\":3,\"grpid\":2}");
 	expect_call(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--ana-group", "4", NULL),
-		    "namespace_add", "{\"nqn\":\"nqn.a\",\"namespace\":{\"enable\":true,\"nvmf_backend\":"
+		    "namespace_add",
+		    "{\"nqn\":\"nqn.a\",\"namespace\":{\"enable\":true,\"nvmf_backend\":"
 		    "\"ram\",\"nvmf_size_bytes\":1048576,\"ana_grpid\":4}}");
 }
 
@@ -750,18 +799,22 @@ static void ana_command_mistakes_are_usage_errors_naming_the_argument(void)
 		     "namespace ana-group: GRPID 129 is out of range (1 to 128)");
 	expect_usage(parse(&p, "namespace", "ana-group", "nqn.a", "0", "1", NULL),
 		     "namespace ana-group: NSID 0 is out of range (1 to 1024)");
-	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--ana-group", "x", NULL),
+	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--ana-group", "x",
+			   NULL),
 		     "namespace add: --ana-group 'x' is not a number");
-	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--ana-group", "0", NULL),
+	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--ana-group", "0",
+			   NULL),
 		     "namespace add: --ana-group 0 is out of range (1 to 128)");
 }
 
 const struct unit_test targetctl_args_tests[] = {
-	{"host_dhchap_takes_secrets_from_the_environment", host_dhchap_takes_secrets_from_the_environment},
+	{ "host_dhchap_takes_secrets_from_the_environment",
+	  host_dhchap_takes_secrets_from_the_environment },
 	{ "every_list_command_maps_to_its_method", every_list_command_maps_to_its_method },
 	{ "subsystem_add_builds_a_config_subsystem_object",
 	  subsystem_add_builds_a_config_subsystem_object },
-	{ "subsystem_add_rejects_what_the_target_would", subsystem_add_rejects_what_the_target_would },
+	{ "subsystem_add_rejects_what_the_target_would",
+	  subsystem_add_rejects_what_the_target_would },
 	{ "subsystem_add_from_sends_the_files_object_as_it_is",
 	  subsystem_add_from_sends_the_files_object_as_it_is },
 	{ "port_add_builds_a_config_port_object", port_add_builds_a_config_port_object },

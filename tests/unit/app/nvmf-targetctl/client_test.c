@@ -20,10 +20,10 @@
 struct ctl {
 	char dir[64], path[96];
 	struct nvmf_rpc_server srv;
-	json_t *last_params;      /* what the last method saw (owned) */
-	char *out, *err;          /* what the last run printed */
+	json_t *last_params; /* what the last method saw (owned) */
+	char *out, *err;     /* what the last run printed */
 	size_t outlen, errlen;
-	char level[16];           /* log_level_get/set's state */
+	char level[16]; /* log_level_get/set's state */
 };
 
 static void keep(struct ctl *t, struct nvmf_rpc_call *call)
@@ -35,7 +35,8 @@ static void keep(struct ctl *t, struct nvmf_rpc_call *call)
 static void m_version(void *ctx, struct nvmf_rpc_call *call)
 {
 	keep(ctx, call);
-	nvmf_rpc_result(call, json_pack("{s:s, s:s}", "program", "nvmf-target", "version", "0.1.0"));
+	nvmf_rpc_result(call,
+			json_pack("{s:s, s:s}", "program", "nvmf-target", "version", "0.1.0"));
 }
 
 static void m_namespace_remove(void *ctx, struct nvmf_rpc_call *call)
@@ -58,7 +59,8 @@ static void m_port_list(void *ctx, struct nvmf_rpc_call *call)
 	keep(ctx, call);
 	nvmf_rpc_result(call, json_loads("{\"ports\":[{\"portid\":1,\"trtype\":\"rdma\",\"adrfam\":"
 					 "\"ipv4\",\"traddr\":\"10.0.0.1\",\"trsvcid\":\"4420\","
-					 "\"subsystems\":[\"nqn.a\"],\"controllers\":0}]}", 0, NULL));
+					 "\"subsystems\":[\"nqn.a\"],\"controllers\":0}]}",
+					 0, NULL));
 }
 
 static void m_slow(void *ctx, struct nvmf_rpc_call *call)
@@ -75,7 +77,8 @@ static void m_subsystem_add(void *ctx, struct nvmf_rpc_call *call)
 	keep(ctx, call);
 	json_t *nqn = json_object_get(json_object_get(call->params, "subsystem"), "nqn");
 	if (!json_is_string(nqn)) {
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS, "subsystem.nqn: required key is missing");
+		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
+			       "subsystem.nqn: required key is missing");
 		return;
 	}
 	nvmf_rpc_result(call, json_pack("{s:O}", "nqn", nqn));
@@ -132,16 +135,16 @@ static void m_log_level_set(void *ctx, struct nvmf_rpc_call *call)
 }
 
 static const struct nvmf_rpc_method methods[] = {
-	{ "version", m_version, NULL },   /* program and version */
-	{ "namespace_remove", m_namespace_remove, NULL },   /* remove a namespace */
-	{ "port_list", m_port_list, NULL },   /* ports */
-	{ "slow", m_slow, NULL },   /* answers after 1.6 s */
-	{ "subsystem_add", m_subsystem_add, NULL },   /* the NQN of the subsystem given */
-	{ "config_get", m_config_get, NULL },   /* a fixed configuration */
-	{ "config_save", m_config_save, NULL },   /* the path it would save to */
-	{ "config_reload", m_config_reload, NULL },   /* two changes */
-	{ "log_level_get", m_log_level_get, NULL },   /* the level */
-	{ "log_level_set", m_log_level_set, NULL },   /* a new level and the one before */
+	{ "version", m_version, NULL },                   /* program and version */
+	{ "namespace_remove", m_namespace_remove, NULL }, /* remove a namespace */
+	{ "port_list", m_port_list, NULL },               /* ports */
+	{ "slow", m_slow, NULL },                         /* answers after 1.6 s */
+	{ "subsystem_add", m_subsystem_add, NULL },       /* the NQN of the subsystem given */
+	{ "config_get", m_config_get, NULL },             /* a fixed configuration */
+	{ "config_save", m_config_save, NULL },           /* the path it would save to */
+	{ "config_reload", m_config_reload, NULL },       /* two changes */
+	{ "log_level_get", m_log_level_get, NULL },       /* the level */
+	{ "log_level_set", m_log_level_set, NULL },       /* a new level and the one before */
 	{ NULL, NULL, NULL },
 };
 
@@ -154,7 +157,8 @@ static void start(struct ctl *t)
 	strcpy(t->level, "info");
 	char err[256] = "";
 	CU_ASSERT_EQUAL_FATAL(nvmf_rpc_server_start(&t->srv, t->path, methods, t, NULL, NULL, err,
-						    sizeof(err)), 0);
+						    sizeof(err)),
+			      0);
 }
 
 static void stop(struct ctl *t)
@@ -195,9 +199,9 @@ static void a_command_prints_the_answer_and_exits_0(void)
 	CU_ASSERT_STRING_EQUAL(t.out, "nvmf-target 0.1.0\n");
 	CU_ASSERT_STRING_EQUAL(t.err, "");
 	CU_ASSERT_EQUAL(run(&t, "port", "list", NULL), TCTL_OK);
-	CU_ASSERT_STRING_EQUAL(t.out,
-		"PORTID  TRTYPE  ADRFAM  TRADDR    TRSVCID  CONTROLLERS  SUBSYSTEMS\n"
-		"     1  rdma    ipv4    10.0.0.1     4420            0  nqn.a\n");
+	CU_ASSERT_STRING_EQUAL(
+		t.out, "PORTID  TRTYPE  ADRFAM  TRADDR    TRSVCID  CONTROLLERS  SUBSYSTEMS\n"
+		       "     1  rdma    ipv4    10.0.0.1     4420            0  nqn.a\n");
 	CU_ASSERT_EQUAL(run(&t, "namespace", "remove", "nqn.a", "3", NULL), TCTL_OK);
 	CU_ASSERT_STRING_EQUAL(t.out, "namespace 3 removed from nqn.a\n");
 	json_t *want = json_pack("{s:s, s:i}", "nqn", "nqn.a", "nsid", 3);
@@ -245,7 +249,8 @@ static void a_usage_error_exits_2_and_sends_nothing(void)
 	struct ctl t;
 	start(&t);
 	CU_ASSERT_EQUAL(run(&t, "namespace", "remove", "nqn.a", "abc", NULL), TCTL_USAGE);
-	CU_ASSERT_STRING_EQUAL(t.err, "nvmf-targetctl: namespace remove: NSID 'abc' is not a number\n");
+	CU_ASSERT_STRING_EQUAL(t.err,
+			       "nvmf-targetctl: namespace remove: NSID 'abc' is not a number\n");
 	CU_ASSERT_STRING_EQUAL(t.out, "");
 	CU_ASSERT_EQUAL(run(&t, "namespace", "add", "--help", NULL), TCTL_OK);
 	static const char usage[] = "Usage: nvmf-targetctl [GLOBAL OPTIONS] namespace add NQN "
@@ -260,13 +265,15 @@ static void no_server_exits_3_naming_the_socket(void)
 {
 	struct ctl t;
 	start(&t);
-	stop(&t);   /* the path is gone now */
+	stop(&t); /* the path is gone now */
 	t.out = t.err = NULL;
 	t.last_params = NULL;
 	CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_NOCONN);
 	char want[256];
-	snprintf(want, sizeof(want), "nvmf-targetctl: cannot connect to %s: No such file or "
-		 "directory (is nvmf-target running? --socket PATH)\n", t.path);
+	snprintf(want, sizeof(want),
+		 "nvmf-targetctl: cannot connect to %s: No such file or "
+		 "directory (is nvmf-target running? --socket PATH)\n",
+		 t.path);
 	CU_ASSERT_STRING_EQUAL(t.err, want);
 	CU_ASSERT_STRING_EQUAL(t.out, "");
 	free(t.out);
@@ -283,7 +290,7 @@ static void a_target_that_does_not_answer_in_time_exits_1(void)
 		 t.path);
 	CU_ASSERT_STRING_EQUAL(t.err, want);
 	CU_ASSERT_STRING_EQUAL(t.out, "");
-	stop(&t);   /* waits for the slow call to finish */
+	stop(&t); /* waits for the slow call to finish */
 }
 
 /* @t's last params equal the JSON text @want. */
@@ -305,7 +312,8 @@ static void subsystem_add_sends_options_or_a_file_and_confirms(void)
 	struct ctl t;
 	start(&t);
 	CU_ASSERT_EQUAL(run(&t, "subsystem", "add", "nqn.a", "--host", "nqn.h:1", "--host",
-			    "nqn.h:2", "--serial", "a1", NULL), TCTL_OK);
+			    "nqn.h:2", "--serial", "a1", NULL),
+			TCTL_OK);
 	CU_ASSERT_STRING_EQUAL(t.out, "subsystem nqn.a added\n");
 	CU_ASSERT_STRING_EQUAL(t.err, "");
 	expect_params(&t, "{\"subsystem\":{\"nqn\":\"nqn.a\",\"attr\":{\"allow_any_host\":\"0\","
@@ -327,8 +335,10 @@ static void subsystem_add_sends_options_or_a_file_and_confirms(void)
 	unlink(file);
 	/* A file that is not there is the command line's fault: exit 2, nothing sent. */
 	CU_ASSERT_EQUAL(run(&t, "subsystem", "add", "--from", file, NULL), TCTL_USAGE);
-	snprintf(want, sizeof(want), "nvmf-targetctl: subsystem add: --from %s: No such file or "
-		 "directory\n", file);
+	snprintf(want, sizeof(want),
+		 "nvmf-targetctl: subsystem add: --from %s: No such file or "
+		 "directory\n",
+		 file);
 	CU_ASSERT_STRING_EQUAL(t.err, want);
 	CU_ASSERT_STRING_EQUAL(t.out, "");
 	CU_ASSERT_EQUAL(t.srv.calls, 2);
@@ -358,12 +368,13 @@ static void config_and_log_level_run_end_to_end(void)
 	expect_params(&t, want);
 	/* Its help names both methods. */
 	CU_ASSERT_EQUAL(run(&t, "log-level", "--help", NULL), TCTL_OK);
-	static const char usage[] = "Usage: nvmf-targetctl [GLOBAL OPTIONS] log-level [--component C] [LEVEL]\n"
-				    "Print or set the target's log level (method log_level_get; "
-				    "with LEVEL, log_level_set).\n\nOptions:\n"
-				    "  --component C        only this component's level: core, rdma, tcp, auth, control or\n"
-				    "                       backend (default: every component's)\n"
-				    "LEVEL is error, warning, info or debug.\n";
+	static const char usage[] =
+		"Usage: nvmf-targetctl [GLOBAL OPTIONS] log-level [--component C] [LEVEL]\n"
+		"Print or set the target's log level (method log_level_get; "
+		"with LEVEL, log_level_set).\n\nOptions:\n"
+		"  --component C        only this component's level: core, rdma, tcp, auth, control or\n"
+		"                       backend (default: every component's)\n"
+		"LEVEL is error, warning, info or debug.\n";
 	CU_ASSERT_EQUAL(strncmp(t.out, usage, strlen(usage)), 0);
 	CU_ASSERT_EQUAL(run(&t, "log-level", NULL), TCTL_OK);
 	CU_ASSERT_STRING_EQUAL(t.out, "info\n");
@@ -377,7 +388,7 @@ static void config_and_log_level_run_end_to_end(void)
 	CU_ASSERT_STRING_EQUAL(t.out, "{\n  \"level\": \"error\"\n}\n");
 	CU_ASSERT_EQUAL(run(&t, "log-level", "verbose", NULL), TCTL_USAGE);
 	CU_ASSERT_STRING_EQUAL(t.err, "nvmf-targetctl: log-level: LEVEL 'verbose' is not error, "
-			       "warning, info or debug\n");
+				      "warning, info or debug\n");
 	CU_ASSERT_EQUAL(t.srv.calls, 7);
 	stop(&t);
 }
@@ -399,7 +410,7 @@ static void *tiny_serve(void *arg)
 	if (fd < 0)
 		return NULL;
 	char buf[4096];
-	if (s->read_request) {   /* the request is one JSON object, without a '\n' */
+	if (s->read_request) { /* the request is one JSON object, without a '\n' */
 		int depth = 0;
 		bool started = false, in_str = false, esc = false;
 		for (ssize_t n; (!started || depth) && (n = read(fd, buf, sizeof(buf))) > 0;)
@@ -493,14 +504,14 @@ static void a_server_that_closes_before_reading_has_its_error_reported(void)
 	CU_ASSERT_EQUAL(run(&t, "call", "ping", pad, NULL), TCTL_ERR);
 	tiny_stop(&s, &t);
 	CU_ASSERT_STRING_EQUAL(t.err, "nvmf-targetctl: too many clients (16); try again later "
-			       "(-32003)\n");
+				      "(-32003)\n");
 	CU_ASSERT_STRING_EQUAL(t.out, "");
 	/* A small request: sent before the close, the same answer. */
 	tiny_start(&s, &t, too_many, false);
 	CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_ERR);
 	tiny_stop(&s, &t);
 	CU_ASSERT_STRING_EQUAL(t.err, "nvmf-targetctl: too many clients (16); try again later "
-			       "(-32003)\n");
+				      "(-32003)\n");
 	/* Closed with nothing said: the send's own error stands. */
 	tiny_start(&s, &t, "", false);
 	CU_ASSERT_EQUAL(run(&t, "call", "ping", pad, NULL), TCTL_ERR);
@@ -520,7 +531,7 @@ static void a_request_too_long_for_the_server_has_its_error_reported(void)
 	char *pad = big_params(4u << 20);
 	CU_ASSERT_EQUAL(run(&t, "call", "version", pad, NULL), TCTL_ERR);
 	CU_ASSERT_STRING_EQUAL(t.err, "nvmf-targetctl: request: longer than 1048576 bytes; "
-			       "connection closed (-32600)\n");
+				      "connection closed (-32600)\n");
 	CU_ASSERT_EQUAL(t.srv.calls, 0);
 	free(pad);
 	stop(&t);
@@ -546,19 +557,25 @@ static void an_answer_to_another_request_is_an_error(void)
 		tiny_start(&s, &t, cases[i].reply, true);
 		CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_ERR);
 		tiny_stop(&s, &t);
-		snprintf(want, sizeof(want), "nvmf-targetctl: %s: the target answered another "
-			 "request %s\n", t.path, cases[i].why);
+		snprintf(want, sizeof(want),
+			 "nvmf-targetctl: %s: the target answered another "
+			 "request %s\n",
+			 t.path, cases[i].why);
 		CU_ASSERT_STRING_EQUAL(t.err, want);
 		CU_ASSERT_STRING_EQUAL(t.out, "");
 	}
 	/* Ours: id 1; an error about a request the server could not read has id null. */
-	tiny_start(&s, &t, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"program\":\"p\","
-		   "\"version\":\"1\"}}\n", true);
+	tiny_start(&s, &t,
+		   "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"program\":\"p\","
+		   "\"version\":\"1\"}}\n",
+		   true);
 	CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_OK);
 	tiny_stop(&s, &t);
 	CU_ASSERT_STRING_EQUAL(t.out, "p 1\n");
-	tiny_start(&s, &t, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,"
-		   "\"message\":\"parse error\"}}\n", true);
+	tiny_start(&s, &t,
+		   "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,"
+		   "\"message\":\"parse error\"}}\n",
+		   true);
 	CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_ERR);
 	tiny_stop(&s, &t);
 	CU_ASSERT_STRING_EQUAL(t.err, "nvmf-targetctl: parse error (-32700)\n");
@@ -571,8 +588,10 @@ static void a_whole_answer_without_its_newline_is_taken_at_close(void)
 	struct tiny s;
 	char want[256];
 	start_empty(&t);
-	tiny_start(&s, &t, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"program\":\"nvmf-target\","
-		   "\"version\":\"0.1.0\"}}", true);
+	tiny_start(&s, &t,
+		   "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"program\":\"nvmf-target\","
+		   "\"version\":\"0.1.0\"}}",
+		   true);
 	CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_OK);
 	tiny_stop(&s, &t);
 	CU_ASSERT_STRING_EQUAL(t.out, "nvmf-target 0.1.0\n");
@@ -581,14 +600,18 @@ static void a_whole_answer_without_its_newline_is_taken_at_close(void)
 	tiny_start(&s, &t, "{\"jsonrpc\":\"2.0\",\"id\":1,\"res", true);
 	CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_ERR);
 	tiny_stop(&s, &t);
-	snprintf(want, sizeof(want), "nvmf-targetctl: %s: the target closed the connection in the "
-		 "middle of its answer\n", t.path);
+	snprintf(want, sizeof(want),
+		 "nvmf-targetctl: %s: the target closed the connection in the "
+		 "middle of its answer\n",
+		 t.path);
 	CU_ASSERT_STRING_EQUAL(t.err, want);
 	tiny_start(&s, &t, "", true);
 	CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_ERR);
 	tiny_stop(&s, &t);
-	snprintf(want, sizeof(want), "nvmf-targetctl: %s: the target closed the connection "
-		 "without answering\n", t.path);
+	snprintf(want, sizeof(want),
+		 "nvmf-targetctl: %s: the target closed the connection "
+		 "without answering\n",
+		 t.path);
 	CU_ASSERT_STRING_EQUAL(t.err, want);
 	stop_empty(&t);
 }

@@ -132,7 +132,8 @@ static void changes_print_one_confirmation_line(void)
 	       "namespace 3 of nqn.a resized to 1073741824 bytes (1 GiB)\n");
 	expect("controller disconnect nqn.a 7", "{}", "controller 7 of nqn.a disconnected\n");
 	expect("host add nqn.a nqn.h", "{}", "host nqn.h added to nqn.a\n");
-	expect("host remove nqn.a nqn.h", "{\"disconnected\":0}", "host nqn.h removed from nqn.a\n");
+	expect("host remove nqn.a nqn.h", "{\"disconnected\":0}",
+	       "host nqn.h removed from nqn.a\n");
 	expect("host remove nqn.a nqn.h", "{\"disconnected\":2}",
 	       "host nqn.h removed from nqn.a; 2 controllers disconnected\n");
 	expect("subsystem allow-any-host nqn.a on", "{\"changed\":true,\"disconnected\":0}",
@@ -154,7 +155,8 @@ static void subsystem_and_port_changes_print_one_line(void)
 	       "port 1 added (rdma 192.168.100.1:4420)\n");
 	expect("port add 2 --traddr fe80::1 --trsvcid 4421", "{\"portid\":2}",
 	       "port 2 added (rdma [fe80::1]:4421)\n");
-	expect("port remove 1", "{\"disconnected\":1}", "port 1 removed; 1 controller disconnected\n");
+	expect("port remove 1", "{\"disconnected\":1}",
+	       "port 1 removed; 1 controller disconnected\n");
 	expect("port remove 1", "{\"disconnected\":0}", "port 1 removed\n");
 	expect("port link 1 nqn.a", "{}", "port 1 exposes nqn.a\n");
 	expect("port unlink 1 nqn.a", "{\"disconnected\":2}",
@@ -165,8 +167,9 @@ static void subsystem_and_port_changes_print_one_line(void)
 static void config_and_log_level_print_what_the_target_says(void)
 {
 	/* config show is JSON with or without --json: the output is a loadable config file. */
-	static const char cfg[] = "{\"subsystems\":[{\"nqn\":\"nqn.a\",\"attr\":{\"allow_any_host\":"
-				  "\"1\"},\"allowed_hosts\":[],\"namespaces\":[]}],\"ports\":[]}";
+	static const char cfg[] =
+		"{\"subsystems\":[{\"nqn\":\"nqn.a\",\"attr\":{\"allow_any_host\":"
+		"\"1\"},\"allowed_hosts\":[],\"namespaces\":[]}],\"ports\":[]}";
 	static const char pretty[] =
 		"{\n  \"subsystems\": [\n    {\n      \"nqn\": \"nqn.a\",\n      \"attr\": {\n"
 		"        \"allow_any_host\": \"1\"\n      },\n      \"allowed_hosts\": [],\n"
@@ -253,15 +256,19 @@ static void ana_list_is_a_table_of_ports_and_groups(void)
 
 static void ana_changes_print_one_line(void)
 {
-	expect("ana set 1 2 inaccessible", "{\"portid\":1,\"grpid\":2,\"state\":\"inaccessible\","
+	expect("ana set 1 2 inaccessible",
+	       "{\"portid\":1,\"grpid\":2,\"state\":\"inaccessible\","
 	       "\"previous\":\"optimized\",\"changed\":true}",
 	       "port 1: ANA group 2 inaccessible (was optimized)\n");
-	expect("ana set 1 2 inaccessible", "{\"portid\":1,\"grpid\":2,\"state\":\"inaccessible\","
+	expect("ana set 1 2 inaccessible",
+	       "{\"portid\":1,\"grpid\":2,\"state\":\"inaccessible\","
 	       "\"previous\":\"inaccessible\",\"changed\":false}",
 	       "port 1: ANA group 2 inaccessible (unchanged)\n");
-	expect("namespace ana-group nqn.a 3 2", "{\"nsid\":3,\"grpid\":2,\"previous\":1,\"changed\":true}",
+	expect("namespace ana-group nqn.a 3 2",
+	       "{\"nsid\":3,\"grpid\":2,\"previous\":1,\"changed\":true}",
 	       "namespace 3 of nqn.a moved to ANA group 2 (was 1)\n");
-	expect("namespace ana-group nqn.a 3 2", "{\"nsid\":3,\"grpid\":2,\"previous\":2,\"changed\":false}",
+	expect("namespace ana-group nqn.a 3 2",
+	       "{\"nsid\":3,\"grpid\":2,\"previous\":2,\"changed\":false}",
 	       "namespace 3 of nqn.a was already in ANA group 2\n");
 }
 

@@ -30,10 +30,10 @@ static void command_help_lists_its_methods_parameters_from_the_description(void)
 	char *h = help_of("namespace", "remove");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	CU_ASSERT_PTR_NOT_NULL(strstr(h, "Parameters of method namespace_remove:\n"
-				       "  nqn: a string, 1 to 223 bytes, required\n"
-				       "      the subsystem's NQN\n"
-				       "  nsid: an integer, 1 to 1024, required\n"
-				       "      the namespace\n"));
+					 "  nqn: a string, 1 to 223 bytes, required\n"
+					 "      the subsystem's NQN\n"
+					 "  nsid: an integer, 1 to 1024, required\n"
+					 "      the namespace\n"));
 	free(h);
 	h = help_of("port", "list");
 	CU_ASSERT_PTR_NOT_NULL(strstr(h, "Parameters of method port_list: none\n"));
@@ -41,9 +41,9 @@ static void command_help_lists_its_methods_parameters_from_the_description(void)
 	/* log-level: both of its methods */
 	h = help_of("log-level", NULL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(h, "Parameters of method log_level_get:\n"
-				       "  component: a string, 1 to 16 bytes, optional\n"));
+					 "  component: a string, 1 to 16 bytes, optional\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(h, "Parameters of method log_level_set:\n"
-				       "  level: a string, 1 to 16 bytes, required\n"));
+					 "  level: a string, 1 to 16 bytes, required\n"));
 	free(h);
 }
 
@@ -51,7 +51,7 @@ static void every_command_names_a_described_method(void)
 {
 	for (const struct tctl_command *c = tctl_commands; c->group; c++) {
 		if (!c->method)
-			continue;   /* call: any method */
+			continue; /* call: any method */
 		CU_ASSERT_PTR_NOT_NULL(nvmf_ctl_schema_find(c->method));
 		if (c->method_arg)
 			CU_ASSERT_PTR_NOT_NULL(nvmf_ctl_schema_find(c->method_arg));

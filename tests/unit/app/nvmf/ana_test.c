@@ -33,9 +33,10 @@ static void ana_log_prints_each_paths_groups_as_nvme_cli_does(void)
 	CU_ASSERT_EQUAL(clit_run(&t, "ana-log", TWO, NULL), 0);
 	CU_ASSERT_EQUAL(t.errlen, 0);
 	has(t.out, "Asymmetric Namespace Access Log for NVMe device: 127.0.0.1:4420 (cntlid ");
-	has(t.out, "ANA LOG HEADER :-\nchgcnt\t:\t3\nngrps\t:\t8\nANA Log Desc :-\n"
-		   "grpid\t:\t1\nnnsids\t:\t1\nchgcnt\t:\t3\nstate\t:\toptimized\n\tnsid\t:\t1\n\n"
-		   "grpid\t:\t2\nnnsids\t:\t1\nchgcnt\t:\t3\nstate\t:\toptimized\n\tnsid\t:\t2\n\n");
+	has(t.out,
+	    "ANA LOG HEADER :-\nchgcnt\t:\t3\nngrps\t:\t8\nANA Log Desc :-\n"
+	    "grpid\t:\t1\nnnsids\t:\t1\nchgcnt\t:\t3\nstate\t:\toptimized\n\tnsid\t:\t1\n\n"
+	    "grpid\t:\t2\nnnsids\t:\t1\nchgcnt\t:\t3\nstate\t:\toptimized\n\tnsid\t:\t2\n\n");
 	const char *second = strstr(t.out, "NVMe device: 127.0.0.2:4420");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(second);
 	has(second, "grpid\t:\t1\nnnsids\t:\t1\nchgcnt\t:\t3\nstate\t:\tinaccessible\n");
@@ -74,7 +75,8 @@ static void groups_only_lists_no_namespaces(void)
 	struct clit t;
 	setup(&t, NULL);
 	CU_ASSERT_EQUAL(clit_run(&t, "ana-log", "-a", "127.0.0.1", "-n", LH_SUBNQN, "--groups-only",
-				 NULL), 0);
+				 NULL),
+			0);
 	has(t.out, "grpid\t:\t1\nnnsids\t:\t0\n");
 	CU_ASSERT_PTR_NULL(strstr(t.out, "nsid\t:\t1"));
 	clit_teardown(&t);
@@ -92,7 +94,8 @@ static void controller_without_ana_or_unreachable_path_is_an_error_line(void)
 	/* One path of two does not answer: the other is printed, the status is 1. */
 	setup(&t, NULL);
 	CU_ASSERT_EQUAL(clit_run(&t, "ana-log", "-a", "127.0.0.9", "-a", "127.0.0.2", "-n",
-				 LH_SUBNQN, NULL), 1);
+				 LH_SUBNQN, NULL),
+			1);
 	has(t.err, "nvmf: connect to 127.0.0.9:4420 (" LH_SUBNQN "): Connection refused");
 	has(t.out, "NVMe device: 127.0.0.2:4420");
 	clit_teardown(&t);

@@ -45,18 +45,21 @@ static void io_and_namespace_commands_refuse_the_discovery_nqn_before_connecting
 {
 	static const char *const cmds[][3] = {
 		{ "read", "--length", "512" }, { "write", "--length", "512" },
-		{ "perf", "--time", "1" }, { "ana-log", NULL, NULL }, { "identify", "--ns", "1" },
+		{ "perf", "--time", "1" },     { "ana-log", NULL, NULL },
+		{ "identify", "--ns", "1" },
 	};
 	struct clit t;
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		char want[256];
-		t.in = "0123456789";   /* write: data it never sends */
+		t.in = "0123456789"; /* write: data it never sends */
 		t.inlen = 10;
 		CU_ASSERT_EQUAL(clit_run(&t, cmds[i][0], "-a", "127.0.0.1", "-n",
-					 NVME_DISC_SUBSYS_NAME, cmds[i][1], cmds[i][2], NULL), 2);
-		snprintf(want, sizeof(want), "nvmf: %s: -n/--nqn " NVME_DISC_SUBSYS_NAME " is the "
+					 NVME_DISC_SUBSYS_NAME, cmds[i][1], cmds[i][2], NULL),
+				2);
+		snprintf(want, sizeof(want),
+			 "nvmf: %s: -n/--nqn " NVME_DISC_SUBSYS_NAME " is the "
 			 "discovery subsystem: it has no namespaces and no I/O queues; give an NVM "
 			 "subsystem's NQN (`nvmf discover` lists them)\nTry 'nvmf %s --help'.\n",
 			 cmds[i][0], cmds[i][0]);
@@ -74,8 +77,8 @@ static void identify_controller_of_the_discovery_subsystem_works(void)
 	struct clit t;
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
-	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", NVME_DISC_SUBSYS_NAME,
-				 NULL), 0);
+	CU_ASSERT_EQUAL(
+		clit_run(&t, "identify", "-a", "127.0.0.1", "-n", NVME_DISC_SUBSYS_NAME, NULL), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "subnqn    : " NVME_DISC_SUBSYS_NAME "\n"));
 	clit_teardown(&t);
 }
@@ -94,10 +97,14 @@ static void bad_size_option_names_the_option_and_the_text(void)
 {
 	struct clit t;
 	clit_setup(&t, false, NULL);
-	CU_ASSERT_EQUAL(clit_run(&t, "read", "-a", "127.0.0.1", "-n", "nqn.x", "--length", "4x", NULL), 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: read: --length '4x' is not a size (bytes: digits, "
+	CU_ASSERT_EQUAL(
+		clit_run(&t, "read", "-a", "127.0.0.1", "-n", "nqn.x", "--length", "4x", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err,
+				      "nvmf: read: --length '4x' is not a size (bytes: digits, "
 				      "0x hex, or digits with a K, M, G, T or P suffix"));
-	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-n", "nqn.x", "--size", "16777216t", NULL), 2);
+	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-n", "nqn.x", "--size",
+				 "16777216t", NULL),
+			2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: perf: --size '16777216t' is too large\n"));
 	clit_teardown(&t);
 }
@@ -121,18 +128,20 @@ static void transport_and_digest_options_are_checked_and_passed_on(void)
 	clit_setup(&t, false, NULL);
 	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "-t", "fc", NULL), 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: discover: -t/--transport: 'fc' is not a "
-				      "transport (rdma or tcp)\n"));
+					     "transport (rdma or tcp)\n"));
 	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", "x", "-G", NULL), 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: identify: -G/--data-digest: digests are "
-				      "NVMe/TCP's: give -t tcp\n"));
+					     "NVMe/TCP's: give -t tcp\n"));
 	CU_ASSERT_EQUAL(clit_run(&t, "read", "-a", "127.0.0.1", "-n", "x", "--length", "4k",
-				 "--transport", "rdma", "--hdr-digest", NULL), 2);
+				 "--transport", "rdma", "--hdr-digest", NULL),
+			2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "-g/--hdr-digest: digests are NVMe/TCP's"));
 	clit_teardown(&t);
 
 	/* What cli_fill_opts hands to nvmf_connect. */
-	struct cli_common c = { .traddr = "127.0.0.1", .trtype = "tcp", .hdr_digest = true,
-				.data_digest = true };
+	struct cli_common c = {
+		.traddr = "127.0.0.1", .trtype = "tcp", .hdr_digest = true, .data_digest = true
+	};
 	struct cli_env env = { .err = stderr };
 	struct nvmf_ctrl_opts o;
 	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "identify", false, &o), CLI_OK);
@@ -142,10 +151,10 @@ static void transport_and_digest_options_are_checked_and_passed_on(void)
 	c.trtype = NULL;
 	c.hdr_digest = c.data_digest = false;
 	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "identify", false, &o), CLI_OK);
-	CU_ASSERT_PTR_NULL(o.trtype);   /* the library's default: rdma */
+	CU_ASSERT_PTR_NULL(o.trtype); /* the library's default: rdma */
 	CU_ASSERT_FALSE(o.hdr_digest || o.data_digest);
 	CU_ASSERT_FALSE(o.disable_sqflow);
-	c.disable_sqflow = true;        /* --disable-sqflow, on either transport */
+	c.disable_sqflow = true; /* --disable-sqflow, on either transport */
 	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "identify", false, &o), CLI_OK);
 	CU_ASSERT_TRUE(o.disable_sqflow);
 }
@@ -164,7 +173,8 @@ static void unknown_subcommand_is_a_usage_error(void)
 	struct clit t;
 	clit_setup(&t, false, NULL);
 	CU_ASSERT_EQUAL(clit_run(&t, "frobnicate", NULL), 2);
-	CU_ASSERT_STRING_EQUAL(t.err, "nvmf: unknown subcommand 'frobnicate'\nTry 'nvmf --help'.\n");
+	CU_ASSERT_STRING_EQUAL(t.err,
+			       "nvmf: unknown subcommand 'frobnicate'\nTry 'nvmf --help'.\n");
 	CU_ASSERT_EQUAL(clit_run(&t, NULL), 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "Usage: nvmf SUBCOMMAND"));
 	clit_teardown(&t);
@@ -176,8 +186,8 @@ static void help_goes_to_stdout_with_status_0(void)
 	clit_setup(&t, false, NULL);
 	CU_ASSERT_EQUAL(clit_run(&t, "--help", NULL), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "  perf "));
-	static const char *const cmds[] = { "discover", "identify", "read", "write", "perf",
-					    "ana-log" };
+	static const char *const cmds[] = { "discover", "identify", "read",
+					    "write",    "perf",     "ana-log" };
 	for (unsigned i = 0; i < 6; i++) {
 		CU_ASSERT_EQUAL(clit_run(&t, cmds[i], "--help", NULL), 0);
 		char want[64];
@@ -189,17 +199,22 @@ static void help_goes_to_stdout_with_status_0(void)
 }
 
 const struct unit_test cli_args_tests[] = {
-	{"io_and_namespace_commands_refuse_the_discovery_nqn_before_connecting", io_and_namespace_commands_refuse_the_discovery_nqn_before_connecting},
-	{"identify_controller_of_the_discovery_subsystem_works", identify_controller_of_the_discovery_subsystem_works},
-	{"number_outside_its_range_names_the_range", number_outside_its_range_names_the_range},
-	{"missing_traddr_is_a_usage_error", missing_traddr_is_a_usage_error},
-	{"identify_without_nqn_is_a_usage_error", identify_without_nqn_is_a_usage_error},
-	{"port_out_of_range_is_a_usage_error", port_out_of_range_is_a_usage_error},
-	{"bad_size_option_names_the_option_and_the_text", bad_size_option_names_the_option_and_the_text},
-	{"unknown_option_and_missing_value_are_named", unknown_option_and_missing_value_are_named},
-	{"transport_and_digest_options_are_checked_and_passed_on", transport_and_digest_options_are_checked_and_passed_on},
-	{"bad_hostid_is_a_usage_error", bad_hostid_is_a_usage_error},
-	{"unknown_subcommand_is_a_usage_error", unknown_subcommand_is_a_usage_error},
-	{"help_goes_to_stdout_with_status_0", help_goes_to_stdout_with_status_0},
-	{NULL, NULL},
+	{ "io_and_namespace_commands_refuse_the_discovery_nqn_before_connecting",
+	  io_and_namespace_commands_refuse_the_discovery_nqn_before_connecting },
+	{ "identify_controller_of_the_discovery_subsystem_works",
+	  identify_controller_of_the_discovery_subsystem_works },
+	{ "number_outside_its_range_names_the_range", number_outside_its_range_names_the_range },
+	{ "missing_traddr_is_a_usage_error", missing_traddr_is_a_usage_error },
+	{ "identify_without_nqn_is_a_usage_error", identify_without_nqn_is_a_usage_error },
+	{ "port_out_of_range_is_a_usage_error", port_out_of_range_is_a_usage_error },
+	{ "bad_size_option_names_the_option_and_the_text",
+	  bad_size_option_names_the_option_and_the_text },
+	{ "unknown_option_and_missing_value_are_named",
+	  unknown_option_and_missing_value_are_named },
+	{ "transport_and_digest_options_are_checked_and_passed_on",
+	  transport_and_digest_options_are_checked_and_passed_on },
+	{ "bad_hostid_is_a_usage_error", bad_hostid_is_a_usage_error },
+	{ "unknown_subcommand_is_a_usage_error", unknown_subcommand_is_a_usage_error },
+	{ "help_goes_to_stdout_with_status_0", help_goes_to_stdout_with_status_0 },
+	{ NULL, NULL },
 };

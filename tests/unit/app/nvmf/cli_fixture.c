@@ -28,11 +28,13 @@ int clit_run(struct clit *t, ...)
 	t->out = t->err = NULL;
 	struct cli_env env = {
 		/* fmemopen refuses a size of 0: an empty stdin is /dev/null. */
-		.in = t->in && t->inlen ? fmemopen((void *)t->in, t->inlen, "r")
-					: fopen("/dev/null", "r"),
+		.in = t->in && t->inlen ? fmemopen((void *)t->in, t->inlen, "r") :
+					  fopen("/dev/null", "r"),
 		.out = open_memstream(&t->out, &t->outlen),
 		.err = open_memstream(&t->err, &t->errlen),
-		.transport = t->transport ? t->transport : t->lh ? loop_host_transport(t->lh) : NULL,
+		.transport = t->transport ? t->transport :
+			     t->lh        ? loop_host_transport(t->lh) :
+					    NULL,
 		.hostnqn = LH_HOSTNQN,
 		.no_progress = true,
 		.dhchap_secret = t->env_secret,

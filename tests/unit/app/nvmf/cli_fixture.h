@@ -7,12 +7,12 @@
 #include "tests/unit/loop/host/loop_host.h"
 
 struct clit {
-	struct loop_host *lh;     /* NULL: no target (parsing tests) */
-	char *out, *err;          /* what the last run printed, NUL terminated */
+	struct loop_host *lh; /* NULL: no target (parsing tests) */
+	char *out, *err;      /* what the last run printed, NUL terminated */
 	size_t outlen, errlen;
-	const void *in;           /* stdin contents for the next run (NULL: empty) */
+	const void *in; /* stdin contents for the next run (NULL: empty) */
 	size_t inlen;
-	const char *env_secret, *env_ctrl_secret;  /* the $NVMF_DHCHAP_* defaults (NULL: unset) */
+	const char *env_secret, *env_ctrl_secret;    /* the $NVMF_DHCHAP_* defaults (NULL: unset) */
 	const struct nvmf_host_transport *transport; /* NULL: the loop host's */
 };
 

@@ -25,14 +25,17 @@ static void printed(int rc, const char *detail, char *out, size_t len)
 static void no_rdma_device_error_says_to_use_tcp(void)
 {
 	char out[512];
-	printed(-ENODEV, "rdma connect of queue 0 to 127.0.0.1:4420: rdma_create_event_channel: "
-		"No such device (no RDMA device, or rdma_ucm not loaded?)", out, sizeof(out));
-	CU_ASSERT_STRING_EQUAL(out, "nvmf: connect to 127.0.0.1:4420: No such device: rdma connect "
-			       "of queue 0 to 127.0.0.1:4420: rdma_create_event_channel: No such device "
-			       "(no RDMA device, or rdma_ucm not loaded?); for NVMe/TCP use -t tcp\n");
+	printed(-ENODEV,
+		"rdma connect of queue 0 to 127.0.0.1:4420: rdma_create_event_channel: "
+		"No such device (no RDMA device, or rdma_ucm not loaded?)",
+		out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(
+		out, "nvmf: connect to 127.0.0.1:4420: No such device: rdma connect "
+		     "of queue 0 to 127.0.0.1:4420: rdma_create_event_channel: No such device "
+		     "(no RDMA device, or rdma_ucm not loaded?); for NVMe/TCP use -t tcp\n");
 	printed(-ENODEV, NULL, out, sizeof(out));
 	CU_ASSERT_STRING_EQUAL(out, "nvmf: connect to 127.0.0.1:4420: No such device; for NVMe/TCP "
-			       "use -t tcp\n");
+				    "use -t tcp\n");
 }
 
 static void other_errors_have_no_transport_hint(void)
@@ -47,15 +50,18 @@ static void other_errors_have_no_transport_hint(void)
  * $NVMF_DHCHAP_* defaults) against our target requiring it (loop host): data round trips
  * when the secrets are right; each refusal is one line naming why, exit status 1. */
 
-#define HOST_KEY  "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
-#define CTRL_KEY  "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:"
-#define OTHER_KEY "DHHC-1:02:z4TrAW32nxlXcjD1k2MD2dw718ixnFci6MaNJBrlNf4PCs3Moq0GL4ZsU+Gj07JrUw6SIQ==:"
+#define HOST_KEY "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
+#define CTRL_KEY "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:"
+#define OTHER_KEY \
+	"DHHC-1:02:z4TrAW32nxlXcjD1k2MD2dw718ixnFci6MaNJBrlNf4PCs3Moq0GL4ZsU+Gj07JrUw6SIQ==:"
 #define A "-a", "127.0.0.1", "-n", LH_SUBNQN
 
 static void setup(struct clit *t)
 {
-	struct loop_host_params p = { .dhchap_key = HOST_KEY, .dhchap_ctrl_key = CTRL_KEY,
-				      .dhchap_hash = "hmac(sha512)", .dhchap_dhgroup = "ffdhe3072" };
+	struct loop_host_params p = { .dhchap_key = HOST_KEY,
+				      .dhchap_ctrl_key = CTRL_KEY,
+				      .dhchap_hash = "hmac(sha512)",
+				      .dhchap_dhgroup = "ffdhe3072" };
 	clit_setup(t, true, &p);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t->lh);
 }
@@ -82,10 +88,12 @@ static void write_and_read_with_both_secrets_round_trip(void)
 	t.in = data;
 	t.inlen = sizeof(data);
 	CU_ASSERT_EQUAL(clit_run(&t, "write", A, "--slba", "16", "-S", HOST_KEY,
-				 "--dhchap-ctrl-secret", CTRL_KEY, NULL), 0);
+				 "--dhchap-ctrl-secret", CTRL_KEY, NULL),
+			0);
 	t.in = NULL;
 	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "read", A, "--slba", "16", "--nlb", "8",
-				       "--dhchap-secret", HOST_KEY, "-C", CTRL_KEY, NULL), 0);
+				       "--dhchap-secret", HOST_KEY, "-C", CTRL_KEY, NULL),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(t.outlen, sizeof(data));
 	CU_ASSERT_EQUAL(memcmp(t.out, data, sizeof(data)), 0);
 	clit_teardown(&t);
@@ -139,15 +147,17 @@ static void bad_secrets_are_usage_errors_naming_their_origin(void)
 	CU_ASSERT_EQUAL(clit_run(&t, "read", A, "--slba", "0", "--nlb", "1", "-S", "", NULL), 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: read: -S/--dhchap-secret is empty"));
 	CU_ASSERT_EQUAL(clit_run(&t, "identify", A, "-C", CTRL_KEY, NULL), 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: identify: a controller secret (-C/--dhchap-ctrl-secret) "
-				      "needs a host secret"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(t.err, "nvmf: identify: a controller secret (-C/--dhchap-ctrl-secret) "
+			      "needs a host secret"));
 	t.env_secret = "DHHC-1:01:AAAA:";
 	CU_ASSERT_EQUAL(clit_run(&t, "identify", A, NULL), 2);
 	CU_ASSERT_EQUAL(strncmp(t.err, "nvmf: identify: $NVMF_DHCHAP_SECRET: ", 37), 0);
 	t.env_secret = NULL;
 	t.env_ctrl_secret = CTRL_KEY;
 	CU_ASSERT_EQUAL(clit_run(&t, "perf", A, "--time", "1", NULL), 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "a controller secret ($NVMF_DHCHAP_CTRL_SECRET) needs a host secret"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+		t.err, "a controller secret ($NVMF_DHCHAP_CTRL_SECRET) needs a host secret"));
 	CU_ASSERT_EQUAL(loop_host_fabrics_count(t.lh, nvme_fabrics_type_connect), 0);
 	clit_teardown(&t);
 }
@@ -171,13 +181,15 @@ static void verbose_says_how_the_connect_authenticated(void)
 {
 	struct clit t;
 	setup(&t);
-	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "identify", A, "-v", "-S", HOST_KEY, "-C", CTRL_KEY, NULL), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: connected to 127.0.0.1:4420 (" LH_SUBNQN
-				      "): cntlid "));
+	CU_ASSERT_EQUAL_FATAL(
+		clit_run(&t, "identify", A, "-v", "-S", HOST_KEY, "-C", CTRL_KEY, NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(t.err, "nvmf: connected to 127.0.0.1:4420 (" LH_SUBNQN "): cntlid "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, ", 1 I/O queue(s), authenticated (DH-HMAC-CHAP "
-				      "hmac(sha512) ffdhe3072, bidirectional)\n"));
+					     "hmac(sha512) ffdhe3072, bidirectional)\n"));
 	CU_ASSERT_EQUAL(clit_run(&t, "identify", A, "--verbose", "-S", HOST_KEY, NULL), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "(DH-HMAC-CHAP hmac(sha512) ffdhe3072, unidirectional)"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(t.err, "(DH-HMAC-CHAP hmac(sha512) ffdhe3072, unidirectional)"));
 	clit_teardown(&t);
 	/* A target that does not ask. */
 	clit_setup(&t, true, NULL);
@@ -189,14 +201,21 @@ static void verbose_says_how_the_connect_authenticated(void)
 }
 
 const struct unit_test cli_common_tests[] = {
-	{"no_rdma_device_error_says_to_use_tcp", no_rdma_device_error_says_to_use_tcp},
-	{"other_errors_have_no_transport_hint", other_errors_have_no_transport_hint},
-	{"bad_secrets_are_usage_errors_naming_their_origin", bad_secrets_are_usage_errors_naming_their_origin},
-	{"discover_leaves_the_exported_controller_secret_alone", discover_leaves_the_exported_controller_secret_alone},
-	{"verbose_says_how_the_connect_authenticated", verbose_says_how_the_connect_authenticated},
-	{"write_and_read_with_both_secrets_round_trip", write_and_read_with_both_secrets_round_trip},
-	{"secrets_come_from_the_environment_when_not_given", secrets_come_from_the_environment_when_not_given},
-	{"no_secret_is_one_line_saying_authentication_is_required", no_secret_is_one_line_saying_authentication_is_required},
-	{"wrong_secrets_are_one_line_naming_the_side_that_failed", wrong_secrets_are_one_line_naming_the_side_that_failed},
+	{ "no_rdma_device_error_says_to_use_tcp", no_rdma_device_error_says_to_use_tcp },
+	{ "other_errors_have_no_transport_hint", other_errors_have_no_transport_hint },
+	{ "bad_secrets_are_usage_errors_naming_their_origin",
+	  bad_secrets_are_usage_errors_naming_their_origin },
+	{ "discover_leaves_the_exported_controller_secret_alone",
+	  discover_leaves_the_exported_controller_secret_alone },
+	{ "verbose_says_how_the_connect_authenticated",
+	  verbose_says_how_the_connect_authenticated },
+	{ "write_and_read_with_both_secrets_round_trip",
+	  write_and_read_with_both_secrets_round_trip },
+	{ "secrets_come_from_the_environment_when_not_given",
+	  secrets_come_from_the_environment_when_not_given },
+	{ "no_secret_is_one_line_saying_authentication_is_required",
+	  no_secret_is_one_line_saying_authentication_is_required },
+	{ "wrong_secrets_are_one_line_naming_the_side_that_failed",
+	  wrong_secrets_are_one_line_naming_the_side_that_failed },
 	{ NULL, NULL },
 };

@@ -13,40 +13,40 @@ static void discover_prints_the_log_in_nvme_cli_layout(void)
 	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "discover", "-a", "127.0.0.1", NULL), 0);
 	CU_ASSERT_EQUAL(t.errlen, 0);
 	/* the generation counter varies: compare from the entry on */
-	CU_ASSERT_EQUAL(strncmp(t.out, "\nDiscovery Log Number of Records 2, Generation counter ",
-				55), 0);
+	CU_ASSERT_EQUAL(
+		strncmp(t.out, "\nDiscovery Log Number of Records 2, Generation counter ", 55), 0);
 	const char *entry = strstr(t.out, "=====");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(entry);
 	/* The discovery subsystem's own entry first (subtype 3), as nvme-cli prints it. */
-	CU_ASSERT_STRING_EQUAL(entry,
-		"=====Discovery Log Entry 0======\n"
-		"trtype:  rdma\n"
-		"adrfam:  ipv4\n"
-		"subtype: current discovery subsystem\n"
-		"treq:    not specified, sq flow control disable supported\n"
-		"portid:  1\n"
-		"trsvcid: 4420\n"
-		"subnqn:  " NVME_DISC_SUBSYS_NAME "\n"
-		"traddr:  127.0.0.1\n"
-		"eflags:  explicit discovery connections, duplicate discovery information\n"
-		"rdma_prtype: not specified\n"
-		"rdma_qptype: connected\n"
-		"rdma_cms:    rdma-cm\n"
-		"rdma_pkey: 0x0000\n"
-		"=====Discovery Log Entry 1======\n"
-		"trtype:  rdma\n"
-		"adrfam:  ipv4\n"
-		"subtype: nvme subsystem\n"
-		"treq:    not specified, sq flow control disable supported\n"
-		"portid:  1\n"
-		"trsvcid: 4420\n"
-		"subnqn:  " LH_SUBNQN "\n"
-		"traddr:  127.0.0.1\n"
-		"eflags:  none\n"
-		"rdma_prtype: not specified\n"
-		"rdma_qptype: connected\n"
-		"rdma_cms:    rdma-cm\n"
-		"rdma_pkey: 0x0000\n");
+	CU_ASSERT_STRING_EQUAL(
+		entry, "=====Discovery Log Entry 0======\n"
+		       "trtype:  rdma\n"
+		       "adrfam:  ipv4\n"
+		       "subtype: current discovery subsystem\n"
+		       "treq:    not specified, sq flow control disable supported\n"
+		       "portid:  1\n"
+		       "trsvcid: 4420\n"
+		       "subnqn:  " NVME_DISC_SUBSYS_NAME "\n"
+		       "traddr:  127.0.0.1\n"
+		       "eflags:  explicit discovery connections, duplicate discovery information\n"
+		       "rdma_prtype: not specified\n"
+		       "rdma_qptype: connected\n"
+		       "rdma_cms:    rdma-cm\n"
+		       "rdma_pkey: 0x0000\n"
+		       "=====Discovery Log Entry 1======\n"
+		       "trtype:  rdma\n"
+		       "adrfam:  ipv4\n"
+		       "subtype: nvme subsystem\n"
+		       "treq:    not specified, sq flow control disable supported\n"
+		       "portid:  1\n"
+		       "trsvcid: 4420\n"
+		       "subnqn:  " LH_SUBNQN "\n"
+		       "traddr:  127.0.0.1\n"
+		       "eflags:  none\n"
+		       "rdma_prtype: not specified\n"
+		       "rdma_qptype: connected\n"
+		       "rdma_cms:    rdma-cm\n"
+		       "rdma_pkey: 0x0000\n");
 	clit_teardown(&t);
 }
 
@@ -62,8 +62,9 @@ static void discover_json_uses_nvme_cli_keys(void)
 	CU_ASSERT(json_is_integer(json_object_get(root, "genctr")));
 	json_t *recs = json_object_get(root, "records");
 	CU_ASSERT_EQUAL_FATAL(json_array_size(recs), 3);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(recs, 0), "subtype")),
-			       "current discovery subsystem");
+	CU_ASSERT_STRING_EQUAL(
+		json_string_value(json_object_get(json_array_get(recs, 0), "subtype")),
+		"current discovery subsystem");
 	json_t *r = json_array_get(recs, 2);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "trtype")), "rdma");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "adrfam")), "ipv4");
@@ -76,7 +77,8 @@ static void discover_json_uses_nvme_cli_keys(void)
 			       "nqn.2026-11.io.nvmf-rdma:lh1");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "traddr")), "127.0.0.1");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "eflags")), "none");
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "rdma_prtype")), "not specified");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "rdma_prtype")),
+			       "not specified");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "rdma_qptype")), "connected");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "rdma_cms")), "rdma-cm");
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(r, "rdma_pkey")), 0);
@@ -90,13 +92,14 @@ static void discover_refused_prints_one_error_line_and_exits_1(void)
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
 	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "-n",
-				 "nqn.2026-11.io.nvmf-rdma:nosuch", NULL), 1);
+				 "nqn.2026-11.io.nvmf-rdma:nosuch", NULL),
+			1);
 	CU_ASSERT_EQUAL(t.outlen, 0);
 	static const char want[] = "nvmf: discover at 127.0.0.1:4420: CONNECT_INVALID_PARAM "
-		"(sct 0x1, sc 0x82, DNR): ";
+				   "(sct 0x1, sc 0x82, DNR): ";
 	CU_ASSERT_EQUAL(strncmp(t.err, want, strlen(want)), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nosuch"));
-	CU_ASSERT_PTR_EQUAL(strchr(t.err, '\n'), t.err + t.errlen - 1);   /* one line */
+	CU_ASSERT_PTR_EQUAL(strchr(t.err, '\n'), t.err + t.errlen - 1); /* one line */
 	clit_teardown(&t);
 }
 
@@ -110,7 +113,8 @@ static void discover_hold_prints_the_log_and_disconnects_after_the_time(void)
 	time_t t0 = time(NULL);
 	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "discover", "-a", "127.0.0.1", "--hold", "1", NULL), 0);
 	CU_ASSERT(time(NULL) - t0 >= 1);
-	CU_ASSERT_EQUAL(strncmp(t.out, "\nDiscovery Log Number of Records 2, Generation counter ", 55), 0);
+	CU_ASSERT_EQUAL(
+		strncmp(t.out, "\nDiscovery Log Number of Records 2, Generation counter ", 55), 0);
 	CU_ASSERT_EQUAL(loop_host_live_ctrls(t.lh), 0);
 	CU_ASSERT_EQUAL(loop_host_admin_count(t.lh, nvme_admin_keep_alive), 0);
 	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "--hold", "0", NULL), 2);
@@ -120,10 +124,12 @@ static void discover_hold_prints_the_log_and_disconnects_after_the_time(void)
 }
 
 const struct unit_test cli_discover_tests[] = {
-	{"discover_hold_prints_the_log_and_disconnects_after_the_time",
-	 discover_hold_prints_the_log_and_disconnects_after_the_time},
-	{"discover_prints_the_log_in_nvme_cli_layout", discover_prints_the_log_in_nvme_cli_layout},
-	{"discover_json_uses_nvme_cli_keys", discover_json_uses_nvme_cli_keys},
-	{"discover_refused_prints_one_error_line_and_exits_1", discover_refused_prints_one_error_line_and_exits_1},
-	{NULL, NULL},
+	{ "discover_hold_prints_the_log_and_disconnects_after_the_time",
+	  discover_hold_prints_the_log_and_disconnects_after_the_time },
+	{ "discover_prints_the_log_in_nvme_cli_layout",
+	  discover_prints_the_log_in_nvme_cli_layout },
+	{ "discover_json_uses_nvme_cli_keys", discover_json_uses_nvme_cli_keys },
+	{ "discover_refused_prints_one_error_line_and_exits_1",
+	  discover_refused_prints_one_error_line_and_exits_1 },
+	{ NULL, NULL },
 };

@@ -29,9 +29,11 @@ static void values_below_128_have_exact_buckets(void)
 
 static void every_value_lies_in_its_bucket_within_1_of_128(void)
 {
-	static const uint64_t vs[] = { 128, 129, 255, 256, 257, 511, 512, 1000, 4097, 65535,
-				       1000000, 123456789, 1ull << 40, (1ull << 63) + 12345,
-				       UINT64_MAX };
+	static const uint64_t vs[] = {
+		128,       129,  255,   256,     257,       511,        512,
+		1000,      4097, 65535, 1000000, 123456789, 1ull << 40, (1ull << 63) + 12345,
+		UINT64_MAX
+	};
 	for (unsigned i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
 		unsigned b = cli_hist_bucket(vs[i]);
 		CU_ASSERT_FATAL(b < CLI_HIST_BUCKETS);
@@ -116,12 +118,14 @@ static void merge_equals_recording_all_values_in_one(void)
 }
 
 const struct unit_test cli_hist_tests[] = {
-	{"values_below_128_have_exact_buckets", values_below_128_have_exact_buckets},
-	{"every_value_lies_in_its_bucket_within_1_of_128", every_value_lies_in_its_bucket_within_1_of_128},
-	{"percentiles_of_a_uniform_run_are_within_one_percent", percentiles_of_a_uniform_run_are_within_one_percent},
-	{"single_value_is_every_percentile", single_value_is_every_percentile},
-	{"empty_histogram_reports_zero", empty_histogram_reports_zero},
-	{"tail_percentile_finds_the_outliers", tail_percentile_finds_the_outliers},
-	{"merge_equals_recording_all_values_in_one", merge_equals_recording_all_values_in_one},
-	{NULL, NULL},
+	{ "values_below_128_have_exact_buckets", values_below_128_have_exact_buckets },
+	{ "every_value_lies_in_its_bucket_within_1_of_128",
+	  every_value_lies_in_its_bucket_within_1_of_128 },
+	{ "percentiles_of_a_uniform_run_are_within_one_percent",
+	  percentiles_of_a_uniform_run_are_within_one_percent },
+	{ "single_value_is_every_percentile", single_value_is_every_percentile },
+	{ "empty_histogram_reports_zero", empty_histogram_reports_zero },
+	{ "tail_percentile_finds_the_outliers", tail_percentile_finds_the_outliers },
+	{ "merge_equals_recording_all_values_in_one", merge_equals_recording_all_values_in_one },
+	{ NULL, NULL },
 };

@@ -18,17 +18,18 @@ static void identify_prints_controller_fields_like_id_ctrl(void)
 	struct clit t;
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
-	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", LH_SUBNQN, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", LH_SUBNQN, NULL),
+			      0);
 	/* %#x as nvme-cli: 0 prints as "0" */
 	CU_ASSERT_EQUAL(strncmp(t.out, "NVME Identify Controller:\nvid       : 0\n", 40), 0);
 	has_line(t.out, "mdts      : 8");
 	has_line(t.out, "subnqn    : " LH_SUBNQN);
 	has_line(t.out, "sqes      : 0x66");
 	has_line(t.out, "cqes      : 0x44");
-	has_line(t.out, "ioccsz    : 516");   /* (64 + 8192) / 16 */
+	has_line(t.out, "ioccsz    : 516"); /* (64 + 8192) / 16 */
 	has_line(t.out, "iorcsz    : 1");
 	has_line(t.out, "icdoff    : 0");
-	has_line(t.out, "cmic      : 0xb");   /* two ports, two controllers, ANA */
+	has_line(t.out, "cmic      : 0xb"); /* two ports, two controllers, ANA */
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\nsgls      : 0x"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\ncntlid    : 0x"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\nmsdbd     : "));
@@ -41,8 +42,8 @@ static void identify_ns_prints_namespace_fields_like_id_ns(void)
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
 	/* namespace 2: 1 MiB of 4 KiB blocks */
-	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", LH_SUBNQN,
-				       "--ns", "2", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		clit_run(&t, "identify", "-a", "127.0.0.1", "-n", LH_SUBNQN, "--ns", "2", NULL), 0);
 	CU_ASSERT_EQUAL(strncmp(t.out, "NVME Identify Namespace 2:\nnsze    : 0x100\n", 43), 0);
 	has_line(t.out, "ncap    : 0x100");
 	has_line(t.out, "nlbaf   : 0");
@@ -58,8 +59,8 @@ static void identify_of_inactive_namespace_prints_zeroes_like_nvme_cli(void)
 	struct clit t;
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
-	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", LH_SUBNQN,
-				       "--ns", "9", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		clit_run(&t, "identify", "-a", "127.0.0.1", "-n", LH_SUBNQN, "--ns", "9", NULL), 0);
 	CU_ASSERT_EQUAL(strncmp(t.out, "NVME Identify Namespace 9:\nnsze    : 0\n", 39), 0);
 	CU_ASSERT_EQUAL(t.errlen, 0);
 	clit_teardown(&t);
@@ -70,14 +71,16 @@ static void identify_json_uses_nvme_cli_keys(void)
 	struct clit t;
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
-	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", LH_SUBNQN,
-				       "--json", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		clit_run(&t, "identify", "-a", "127.0.0.1", "-n", LH_SUBNQN, "--json", NULL), 0);
 	json_t *root = json_loads(t.out, 0, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
-	static const char *const keys[] = { "vid", "ssvid", "sn", "mn", "fr", "rab", "ieee",
-		"cmic", "mdts", "cntlid", "ver", "oacs", "acl", "aerl", "frmw", "lpa", "elpe",
-		"sqes", "cqes", "maxcmd", "nn", "oncs", "vwc", "sgls", "subnqn", "ioccsz",
-		"iorcsz", "icdoff", "fcatt", "msdbd", "kas" };
+	static const char *const keys[] = {
+		"vid",    "ssvid",  "sn",     "mn",     "fr",    "rab",   "ieee", "cmic",
+		"mdts",   "cntlid", "ver",    "oacs",   "acl",   "aerl",  "frmw", "lpa",
+		"elpe",   "sqes",   "cqes",   "maxcmd", "nn",    "oncs",  "vwc",  "sgls",
+		"subnqn", "ioccsz", "iorcsz", "icdoff", "fcatt", "msdbd", "kas"
+	};
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		CU_ASSERT_PTR_NOT_NULL(json_object_get(root, keys[i]));
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "mdts")), 8);
@@ -85,11 +88,12 @@ static void identify_json_uses_nvme_cli_keys(void)
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(root, "subnqn")), LH_SUBNQN);
 	const char *sn = json_string_value(json_object_get(root, "sn"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sn);
-	CU_ASSERT(sn[0] && sn[strlen(sn) - 1] != ' ');   /* padding removed */
+	CU_ASSERT(sn[0] && sn[strlen(sn) - 1] != ' '); /* padding removed */
 	json_decref(root);
 
-	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", LH_SUBNQN,
-				       "--ns", "1", "--json", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", LH_SUBNQN, "--ns",
+				       "1", "--json", NULL),
+			      0);
 	root = json_loads(t.out, 0, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "nsze")), 32768); /* 16 MiB/512 */
@@ -107,8 +111,10 @@ static void identify_of_unknown_subsystem_exits_1_with_one_line(void)
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
 	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n",
-				 "nqn.2026-11.io.nvmf-rdma:nosuch", NULL), 1);
-	static const char want[] = "nvmf: connect to 127.0.0.1:4420 "
+				 "nqn.2026-11.io.nvmf-rdma:nosuch", NULL),
+			1);
+	static const char want[] =
+		"nvmf: connect to 127.0.0.1:4420 "
 		"(nqn.2026-11.io.nvmf-rdma:nosuch): CONNECT_INVALID_PARAM (sct 0x1, sc 0x82, DNR): ";
 	CU_ASSERT_EQUAL(strncmp(t.err, want, strlen(want)), 0);
 	CU_ASSERT_PTR_EQUAL(strchr(t.err, '\n'), t.err + t.errlen - 1);
@@ -121,19 +127,24 @@ static void identify_as_unknown_host_names_the_host(void)
 	struct clit t;
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
-	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", LH_SUBNQN,
-				 "-q", LH_OTHER_HOSTNQN, NULL), 1);
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", LH_SUBNQN, "-q",
+				 LH_OTHER_HOSTNQN, NULL),
+			1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "CONNECT_INVALID_HOST (sct 0x1, sc 0x84, DNR): "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, LH_OTHER_HOSTNQN));
 	clit_teardown(&t);
 }
 
 const struct unit_test cli_identify_tests[] = {
-	{"identify_prints_controller_fields_like_id_ctrl", identify_prints_controller_fields_like_id_ctrl},
-	{"identify_ns_prints_namespace_fields_like_id_ns", identify_ns_prints_namespace_fields_like_id_ns},
-	{"identify_of_inactive_namespace_prints_zeroes_like_nvme_cli", identify_of_inactive_namespace_prints_zeroes_like_nvme_cli},
-	{"identify_json_uses_nvme_cli_keys", identify_json_uses_nvme_cli_keys},
-	{"identify_of_unknown_subsystem_exits_1_with_one_line", identify_of_unknown_subsystem_exits_1_with_one_line},
-	{"identify_as_unknown_host_names_the_host", identify_as_unknown_host_names_the_host},
-	{NULL, NULL},
+	{ "identify_prints_controller_fields_like_id_ctrl",
+	  identify_prints_controller_fields_like_id_ctrl },
+	{ "identify_ns_prints_namespace_fields_like_id_ns",
+	  identify_ns_prints_namespace_fields_like_id_ns },
+	{ "identify_of_inactive_namespace_prints_zeroes_like_nvme_cli",
+	  identify_of_inactive_namespace_prints_zeroes_like_nvme_cli },
+	{ "identify_json_uses_nvme_cli_keys", identify_json_uses_nvme_cli_keys },
+	{ "identify_of_unknown_subsystem_exits_1_with_one_line",
+	  identify_of_unknown_subsystem_exits_1_with_one_line },
+	{ "identify_as_unknown_host_names_the_host", identify_as_unknown_host_names_the_host },
+	{ NULL, NULL },
 };

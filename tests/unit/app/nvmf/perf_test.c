@@ -51,7 +51,8 @@ static void perf_parses_every_option(void)
 	char *err = NULL;
 	CU_ASSERT_EQUAL(parse(&o, &err, A, "-s", "4421", "--ns", "2", "--rw", "randrw", "--mix",
 			      "30", "--bs", "128k", "--qd", "64", "--queues", "4", "--time", "3",
-			      "--size", "1G", "--json", NULL), 0);
+			      "--size", "1G", "--json", NULL),
+			0);
 	CU_ASSERT_STRING_EQUAL(o.c.trsvcid, "4421");
 	CU_ASSERT_EQUAL(o.nsid, 2);
 	CU_ASSERT_EQUAL(o.rw, CLI_RW_RANDRW);
@@ -106,7 +107,8 @@ static void perf_randread_json_reports_ios_and_ordered_latency(void)
 	struct clit t;
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
-	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "perf", A, "--time", "1", "--qd", "8", "--json", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "perf", A, "--time", "1", "--qd", "8", "--json", NULL),
+			      0);
 	json_t *j = json_loads(t.out, 0, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "rw")), "randread");
@@ -121,7 +123,8 @@ static void perf_randread_json_reports_ios_and_ordered_latency(void)
 	CU_ASSERT(secs >= 1.0 && secs < 3.0);
 	double iops = json_real_value(json_object_get(j, "iops"));
 	CU_ASSERT_DOUBLE_EQUAL(iops, (double)ios / secs, iops * 1e-6);
-	CU_ASSERT_DOUBLE_EQUAL(json_real_value(json_object_get(j, "mbps")), iops * 4096 / 1e6, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(json_real_value(json_object_get(j, "mbps")), iops * 4096 / 1e6,
+			       1e-3);
 	json_t *lat = json_object_get(j, "lat_us");
 	double p50 = json_real_value(json_object_get(lat, "p50")),
 	       p99 = json_real_value(json_object_get(lat, "p99")),
@@ -140,7 +143,8 @@ static void perf_randrw_on_two_queues_reads_and_writes(void)
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
 	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "perf", A, "--time", "1", "--queues", "2", "--rw",
-				       "randrw", "--mix", "50", "--bs", "8k", NULL), 0);
+				       "randrw", "--mix", "50", "--bs", "8k", NULL),
+			      0);
 	CU_ASSERT_EQUAL(strncmp(t.out, "randrw: bs=8192 qd=32 queues=2 ns=1 time=", 41), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, ", errors: 0\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\n  latency (us): mean "));
@@ -155,13 +159,16 @@ static void perf_sequential_write_stays_within_size(void)
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
 	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "perf", A, "--time", "1", "--rw", "write", "--size",
-				       "64k", "--qd", "4", NULL), 0);
-	CU_ASSERT(loop_host_io_count(t.lh, nvme_cmd_write) > 16);   /* wrapped around */
+				       "64k", "--qd", "4", NULL),
+			      0);
+	CU_ASSERT(loop_host_io_count(t.lh, nvme_cmd_write) > 16); /* wrapped around */
 	/* blocks past 64 KiB are still zero */
-	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "read", A, "--offset", "64k", "--length", "4k", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "read", A, "--offset", "64k", "--length", "4k", NULL),
+			      0);
 	for (size_t i = 0; i < 4096; i++)
 		CU_ASSERT_EQUAL_FATAL(t.out[i], 0);
-	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "read", A, "--offset", "60k", "--length", "4k", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "read", A, "--offset", "60k", "--length", "4k", NULL),
+			      0);
 	bool nonzero = false;
 	for (size_t i = 0; i < 4096; i++)
 		nonzero |= t.out[i] != 0;
@@ -174,7 +181,8 @@ static void perf_bs_below_the_block_size_is_a_usage_error(void)
 	struct clit t;
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
-	CU_ASSERT_EQUAL(clit_run(&t, "perf", A, "--ns", "2", "--bs", "512", "--time", "1", NULL), 2);
+	CU_ASSERT_EQUAL(clit_run(&t, "perf", A, "--ns", "2", "--bs", "512", "--time", "1", NULL),
+			2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: perf: --bs 512 is not a multiple of the block "
 					     "size of namespace 2 (4096 bytes)\n"));
 	CU_ASSERT_EQUAL(t.outlen, 0);
@@ -189,10 +197,12 @@ static void perf_on_the_discovery_nqn_is_a_usage_error_before_connecting(void)
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
 	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-n", NVME_DISC_SUBSYS_NAME,
-				 "--time", "1", NULL), 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: perf: -n/--nqn " NVME_DISC_SUBSYS_NAME " is the "
-					     "discovery subsystem: it has no namespaces and no I/O "
-					     "queues"));
+				 "--time", "1", NULL),
+			2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err,
+				      "nvmf: perf: -n/--nqn " NVME_DISC_SUBSYS_NAME " is the "
+				      "discovery subsystem: it has no namespaces and no I/O "
+				      "queues"));
 	CU_ASSERT_EQUAL(loop_host_fabrics_count(t.lh, nvme_fabrics_type_connect), 0);
 	CU_ASSERT_EQUAL(t.outlen, 0);
 	clit_teardown(&t);
@@ -207,14 +217,18 @@ static void io_on_a_discovery_controller_with_its_own_nqn_is_a_usage_error(void)
 	struct clit t;
 	clit_setup(&t, true, &(struct loop_host_params){ .discovery_nqn = disc });
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
-	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-n", disc, "--time", "1", NULL), 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: perf: nqn.2026-11.io.nvmf-rdma:own-discovery is "
-					     "a discovery controller: it has no namespaces and no "
-					     "I/O queues\n"));
+	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-n", disc, "--time", "1", NULL),
+			2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err,
+				      "nvmf: perf: nqn.2026-11.io.nvmf-rdma:own-discovery is "
+				      "a discovery controller: it has no namespaces and no "
+				      "I/O queues\n"));
 	CU_ASSERT_EQUAL(t.outlen, 0);
-	CU_ASSERT_EQUAL(clit_run(&t, "read", "-a", "127.0.0.1", "-n", disc, "--length", "512", NULL), 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: read: nqn.2026-11.io.nvmf-rdma:own-discovery is "
-					     "a discovery controller"));
+	CU_ASSERT_EQUAL(
+		clit_run(&t, "read", "-a", "127.0.0.1", "-n", disc, "--length", "512", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err,
+				      "nvmf: read: nqn.2026-11.io.nvmf-rdma:own-discovery is "
+				      "a discovery controller"));
 	CU_ASSERT_EQUAL(t.outlen, 0);
 	CU_ASSERT_EQUAL(loop_host_io_count(t.lh, nvme_cmd_read), 0);
 	clit_teardown(&t);
@@ -257,23 +271,31 @@ static void perf_lost_connection_counts_errors_and_exits_1(void)
 	json_decref(j);
 	CU_ASSERT_EQUAL(strncmp(t.err, "nvmf: perf: read of 8 blocks at lba ", 36), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "(first of "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, ": connection lost"));   /* not strerror(ECONNRESET) */
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, ": connection lost")); /* not strerror(ECONNRESET) */
 	CU_ASSERT_PTR_NULL(strstr(t.err, "Connection reset by peer"));
 	clit_teardown(&t);
 }
 
 const struct unit_test cli_perf_tests[] = {
-	{"perf_defaults_are_4k_randread_qd32_one_queue_10s", perf_defaults_are_4k_randread_qd32_one_queue_10s},
-	{"perf_parses_every_option", perf_parses_every_option},
-	{"perf_rejects_bad_values_with_their_option", perf_rejects_bad_values_with_their_option},
-	{"rw_names_round_trip", rw_names_round_trip},
-	{"perf_randread_json_reports_ios_and_ordered_latency", perf_randread_json_reports_ios_and_ordered_latency},
-	{"perf_randrw_on_two_queues_reads_and_writes", perf_randrw_on_two_queues_reads_and_writes},
-	{"perf_sequential_write_stays_within_size", perf_sequential_write_stays_within_size},
-	{"perf_bs_below_the_block_size_is_a_usage_error", perf_bs_below_the_block_size_is_a_usage_error},
-	{"perf_on_the_discovery_nqn_is_a_usage_error_before_connecting", perf_on_the_discovery_nqn_is_a_usage_error_before_connecting},
-	{"io_on_a_discovery_controller_with_its_own_nqn_is_a_usage_error", io_on_a_discovery_controller_with_its_own_nqn_is_a_usage_error},
-	{"perf_qd_beyond_the_queue_is_capped_with_a_warning", perf_qd_beyond_the_queue_is_capped_with_a_warning},
-	{"perf_lost_connection_counts_errors_and_exits_1", perf_lost_connection_counts_errors_and_exits_1},
-	{NULL, NULL},
+	{ "perf_defaults_are_4k_randread_qd32_one_queue_10s",
+	  perf_defaults_are_4k_randread_qd32_one_queue_10s },
+	{ "perf_parses_every_option", perf_parses_every_option },
+	{ "perf_rejects_bad_values_with_their_option", perf_rejects_bad_values_with_their_option },
+	{ "rw_names_round_trip", rw_names_round_trip },
+	{ "perf_randread_json_reports_ios_and_ordered_latency",
+	  perf_randread_json_reports_ios_and_ordered_latency },
+	{ "perf_randrw_on_two_queues_reads_and_writes",
+	  perf_randrw_on_two_queues_reads_and_writes },
+	{ "perf_sequential_write_stays_within_size", perf_sequential_write_stays_within_size },
+	{ "perf_bs_below_the_block_size_is_a_usage_error",
+	  perf_bs_below_the_block_size_is_a_usage_error },
+	{ "perf_on_the_discovery_nqn_is_a_usage_error_before_connecting",
+	  perf_on_the_discovery_nqn_is_a_usage_error_before_connecting },
+	{ "io_on_a_discovery_controller_with_its_own_nqn_is_a_usage_error",
+	  io_on_a_discovery_controller_with_its_own_nqn_is_a_usage_error },
+	{ "perf_qd_beyond_the_queue_is_capped_with_a_warning",
+	  perf_qd_beyond_the_queue_is_capped_with_a_warning },
+	{ "perf_lost_connection_counts_errors_and_exits_1",
+	  perf_lost_connection_counts_errors_and_exits_1 },
+	{ NULL, NULL },
 };

@@ -51,11 +51,11 @@ static void byte_range_on_4k_namespace_uses_offset_and_length(void)
 	t.in = data;
 	t.inlen = 3 * 4096;
 	/* --length takes only the first 8k of the 12k input */
-	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "write", A, "--ns", "2", "--offset", "4k",
-				       "--length", "8k", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		clit_run(&t, "write", A, "--ns", "2", "--offset", "4k", "--length", "8k", NULL), 0);
 	t.in = NULL;
-	CU_ASSERT_EQUAL_FATAL(clit_run(&t, "read", A, "--ns", "2", "--offset", "0",
-				       "--length", "16k", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		clit_run(&t, "read", A, "--ns", "2", "--offset", "0", "--length", "16k", NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(t.outlen, 16384);
 	CU_ASSERT_EQUAL(memcmp(t.out + 4096, data, 8192), 0);
 	CU_ASSERT_EQUAL(t.out[0], 0);
@@ -69,7 +69,7 @@ static void transfer_larger_than_a_chunk_and_mdts_round_trips(void)
 	struct clit t;
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
-	size_t n = 6u << 20;   /* > 4 MiB chunk, > 1 MiB MDTS */
+	size_t n = 6u << 20; /* > 4 MiB chunk, > 1 MiB MDTS */
 	uint8_t *data = pattern(n, 1);
 	t.in = data;
 	t.inlen = n;
@@ -118,8 +118,9 @@ static void read_without_a_count_is_a_usage_error(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: read: how much to read: --nlb COUNT or "
 					     "--length BYTES\n"));
 	CU_ASSERT_EQUAL(clit_run(&t, "read", A, "--slba", "0", "--length", "4k", NULL), 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: read: give the range in blocks (--slba, "
-					     "--nlb) or in bytes (--offset, --length), not both\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err,
+				      "nvmf: read: give the range in blocks (--slba, "
+				      "--nlb) or in bytes (--offset, --length), not both\n"));
 	CU_ASSERT_EQUAL(clit_run(&t, "read", A, "--nlb", "0", NULL), 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: read: --nlb: block count 0 is out of range"));
 	clit_teardown(&t);
@@ -133,8 +134,8 @@ static void length_not_a_block_multiple_is_a_usage_error(void)
 	CU_ASSERT_EQUAL(clit_run(&t, "read", A, "--ns", "2", "--length", "512", NULL), 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: read: --length 512 is not a multiple of the "
 					     "block size (4096 bytes)\n"));
-	CU_ASSERT_EQUAL(clit_run(&t, "read", A, "--ns", "2", "--offset", "100", "--length", "4k",
-				 NULL), 2);
+	CU_ASSERT_EQUAL(
+		clit_run(&t, "read", A, "--ns", "2", "--offset", "100", "--length", "4k", NULL), 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: read: --offset 100 is not a multiple of the "
 					     "block size (4096 bytes)\n"));
 	uint8_t junk[1000] = { 1 };
@@ -151,7 +152,8 @@ static void range_beyond_the_namespace_end_is_a_usage_error(void)
 	struct clit t;
 	clit_setup(&t, true, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
-	CU_ASSERT_EQUAL(clit_run(&t, "read", A, "--ns", "2", "--slba", "255", "--nlb", "2", NULL), 2);
+	CU_ASSERT_EQUAL(clit_run(&t, "read", A, "--ns", "2", "--slba", "255", "--nlb", "2", NULL),
+			2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: read: blocks 255..256 are beyond the end of "
 					     "namespace 2 (256 blocks of 4096 bytes)\n"));
 	CU_ASSERT_EQUAL(loop_host_io_count(t.lh, nvme_cmd_read), 0);
@@ -196,15 +198,22 @@ static void missing_input_file_fails_before_connecting(void)
 }
 
 const struct unit_test cli_rw_tests[] = {
-	{"write_then_read_round_trips_in_blocks", write_then_read_round_trips_in_blocks},
-	{"byte_range_on_4k_namespace_uses_offset_and_length", byte_range_on_4k_namespace_uses_offset_and_length},
-	{"transfer_larger_than_a_chunk_and_mdts_round_trips", transfer_larger_than_a_chunk_and_mdts_round_trips},
-	{"read_to_output_file_and_write_from_input_file", read_to_output_file_and_write_from_input_file},
-	{"read_without_a_count_is_a_usage_error", read_without_a_count_is_a_usage_error},
-	{"length_not_a_block_multiple_is_a_usage_error", length_not_a_block_multiple_is_a_usage_error},
-	{"range_beyond_the_namespace_end_is_a_usage_error", range_beyond_the_namespace_end_is_a_usage_error},
-	{"short_input_for_the_count_fails_with_status_1", short_input_for_the_count_fails_with_status_1},
-	{"inactive_namespace_fails_with_status_1", inactive_namespace_fails_with_status_1},
-	{"missing_input_file_fails_before_connecting", missing_input_file_fails_before_connecting},
-	{NULL, NULL},
+	{ "write_then_read_round_trips_in_blocks", write_then_read_round_trips_in_blocks },
+	{ "byte_range_on_4k_namespace_uses_offset_and_length",
+	  byte_range_on_4k_namespace_uses_offset_and_length },
+	{ "transfer_larger_than_a_chunk_and_mdts_round_trips",
+	  transfer_larger_than_a_chunk_and_mdts_round_trips },
+	{ "read_to_output_file_and_write_from_input_file",
+	  read_to_output_file_and_write_from_input_file },
+	{ "read_without_a_count_is_a_usage_error", read_without_a_count_is_a_usage_error },
+	{ "length_not_a_block_multiple_is_a_usage_error",
+	  length_not_a_block_multiple_is_a_usage_error },
+	{ "range_beyond_the_namespace_end_is_a_usage_error",
+	  range_beyond_the_namespace_end_is_a_usage_error },
+	{ "short_input_for_the_count_fails_with_status_1",
+	  short_input_for_the_count_fails_with_status_1 },
+	{ "inactive_namespace_fails_with_status_1", inactive_namespace_fails_with_status_1 },
+	{ "missing_input_file_fails_before_connecting",
+	  missing_input_file_fails_before_connecting },
+	{ NULL, NULL },
 };

@@ -19,8 +19,8 @@
 struct loop_host {
 	struct nvmf_config cfg;
 	struct nvmf_tgt tgt;
-	struct loop_host_params params;    /* as given, defaults applied */
-	struct nvmf_transport_ops ops;     /* nvmf_loop_ops, discovery entries as RDMA's */
+	struct loop_host_params params; /* as given, defaults applied */
+	struct nvmf_transport_ops ops;  /* nvmf_loop_ops, discovery entries as RDMA's */
 	const struct nvmf_host_transport *t;
 	/* Counted by the groups (atomic). */
 	unsigned admin_ops[256], io_ops[256], fabrics_ops[256];
@@ -58,7 +58,7 @@ static void on_capsule(void *arg, struct nvmf_sq *sq, uint16_t qid, struct nvme_
 			unsigned prev = __atomic_fetch_add(&lh->disc_reads, 1, __ATOMIC_RELAXED);
 			if (prev && (__atomic_load_n(&lh->bump_every, __ATOMIC_RELAXED) ||
 				     prev == __atomic_load_n(&lh->bump_after, __ATOMIC_RELAXED)))
-				lh->tgt.disc_genctr++;   /* admin queues are on the main group */
+				lh->tgt.disc_genctr++; /* admin queues are on the main group */
 		}
 		return;
 	}
@@ -95,8 +95,8 @@ static void build_config(struct nvmf_config *c, const struct loop_host_params *d
 {
 	/* Ports first: the first one sets the target defaults. */
 	for (unsigned i = 0; i < d->n_ports; i++) {
-		struct nvmf_port_config *p = fx_cfg_loop_port(c, (uint16_t)(i + 1), AF_INET,
-							      port_addr(i + 1), "4420");
+		struct nvmf_port_config *p =
+			fx_cfg_loop_port(c, (uint16_t)(i + 1), AF_INET, port_addr(i + 1), "4420");
 		if (d->inline_size)
 			p->inline_data_size = d->inline_size;
 		if (d->max_queue_size)
@@ -111,8 +111,8 @@ static void build_config(struct nvmf_config *c, const struct loop_host_params *d
 	for (unsigned i = 0; i < d->n_subsys; i++) {
 		char nqn[64];
 		snprintf(nqn, sizeof(nqn), "nqn.2026-11.io.nvmf-rdma:lh%u", i);
-		struct nvmf_subsys_config *s = fx_cfg_subsys(c, nqn, i > 0 || d->allow_any_host ?
-							     NULL : LH_HOSTNQN, d->qid_max);
+		struct nvmf_subsys_config *s = fx_cfg_subsys(
+			c, nqn, i > 0 || d->allow_any_host ? NULL : LH_HOSTNQN, d->qid_max);
 		for (unsigned k = 0; k < d->n_ports; k++)
 			fx_cfg_expose(&c->ports[k], nqn);
 		if (i)
@@ -162,17 +162,18 @@ struct loop_host *loop_host_new(const struct loop_host_params *p)
 		free(lh);
 		return NULL;
 	}
-	if (d.dhchap_key && nvmf_tgt_host_auth_set(&lh->tgt, LH_HOSTNQN, d.dhchap_key,
-						   d.dhchap_ctrl_key, d.dhchap_hash,
-						   d.dhchap_dhgroup, err, sizeof(err))) {
+	if (d.dhchap_key &&
+	    nvmf_tgt_host_auth_set(&lh->tgt, LH_HOSTNQN, d.dhchap_key, d.dhchap_ctrl_key,
+				   d.dhchap_hash, d.dhchap_dhgroup, err, sizeof(err))) {
 		fprintf(stderr, "loop_host: %s\n", err);
 		nvmf_tgt_fini(&lh->tgt);
 		nvmf_config_free(&lh->cfg);
 		free(lh);
 		return NULL;
 	}
-	nvmf_loop_set_hooks(&lh->tgt, &(struct nvmf_loop_hooks){
-		.capsule = on_capsule, .queue_down = on_queue_down, .arg = lh });
+	nvmf_loop_set_hooks(&lh->tgt, &(struct nvmf_loop_hooks){ .capsule = on_capsule,
+								 .queue_down = on_queue_down,
+								 .arg = lh });
 	lh->t = nvmf_loop_host_transport(&lh->tgt);
 	if (nvmf_tgt_listen(&lh->tgt, err, sizeof(err)) ||
 	    (!d.driven && (nvmf_pg_start(nvmf_tgt_main_pg(&lh->tgt), -1, err, sizeof(err)) ||
@@ -235,7 +236,8 @@ static void port_change_on_main(void *arg)
 		struct nvmf_port *port = nvmf_tgt_find_port(&lh->tgt, pc->portid);
 		unsigned dropped = 0;
 		pc->rc = port ? nvmf_tgt_port_remove(&lh->tgt, port, &dropped, pc->err,
-						      sizeof(pc->err)) : -ENOENT;
+						     sizeof(pc->err)) :
+				-ENOENT;
 		return;
 	}
 	struct nvmf_port_config p;
@@ -266,7 +268,8 @@ static int port_change(struct loop_host *lh, uint16_t portid, bool add)
 		return -EINVAL;
 	nvmf_loop_run_on(&lh->tgt, 0, port_change_on_main, &pc);
 	if (pc.rc)
-		fprintf(stderr, "loop_host: port %u %s: %s\n", portid, add ? "add" : "remove", pc.err);
+		fprintf(stderr, "loop_host: port %u %s: %s\n", portid, add ? "add" : "remove",
+			pc.err);
 	return pc.rc;
 }
 
@@ -294,7 +297,8 @@ static void ana_set_on_main(void *arg)
 	struct ana_change *a = arg;
 	struct nvmf_port *port = nvmf_tgt_find_port(&a->lh->tgt, a->portid);
 	a->rc = port ? nvmf_tgt_ana_state_set(&a->lh->tgt, port, a->grpid, a->state, a->err,
-					      sizeof(a->err)) : -ENOENT;
+					      sizeof(a->err)) :
+		       -ENOENT;
 }
 
 int loop_host_ana_set(struct loop_host *lh, uint16_t portid, uint32_t grpid, uint8_t state)
@@ -302,7 +306,8 @@ int loop_host_ana_set(struct loop_host *lh, uint16_t portid, uint32_t grpid, uin
 	struct ana_change a = { .lh = lh, .portid = portid, .grpid = grpid, .state = state };
 	nvmf_loop_run_on(&lh->tgt, 0, ana_set_on_main, &a);
 	if (a.rc < 0)
-		fprintf(stderr, "loop_host: ANA state of group %u on port %u: %s\n", grpid, portid, a.err);
+		fprintf(stderr, "loop_host: ANA state of group %u on port %u: %s\n", grpid, portid,
+			a.err);
 	return a.rc < 0 ? a.rc : 0;
 }
 

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include "initiator/nvmf.h"
 
-#define LH_SUBNQN        "nqn.2026-11.io.nvmf-rdma:lh0"   /* subsystem 0, has the namespaces */
+#define LH_SUBNQN        "nqn.2026-11.io.nvmf-rdma:lh0" /* subsystem 0, has the namespaces */
 #define LH_HOSTNQN       "nqn.2026-11.io.nvmf-rdma:lhhost"
 #define LH_OTHER_HOSTNQN "nqn.2026-11.io.nvmf-rdma:stranger"
 
@@ -28,16 +28,16 @@ struct loop_host;
 
 /* What the target serves. Zero fields take the defaults given. */
 struct loop_host_params {
-	unsigned n_subsys;        /* subsystems "...:lh0", "...:lh1", ...; default 1 */
-	uint32_t mdts;            /* target MDTS (2^mdts * 4 KiB); default 8 (1 MiB) */
-	uint32_t max_queue_size;  /* port max_queue_size (CAP.MQES+1); default 128 */
-	uint32_t inline_size;     /* in-capsule bytes on I/O queues; default 8192 */
-	uint16_t qid_max;         /* I/O queues per controller; default 4 */
-	uint64_t ns1_bytes;       /* namespace 1 (512 B blocks, RAM); default 16 MiB */
-	bool allow_any_host;      /* else only LH_HOSTNQN may connect to lh0 (others: any) */
-	unsigned threads;         /* nvmf_target.threads; default 2 (2 I/O groups) */
-	bool driven;              /* no target threads: the library's calls run the target */
-	unsigned n_ports;         /* loop ports 1..n on 127.0.0.1..n:4420, each exposing
+	unsigned n_subsys;       /* subsystems "...:lh0", "...:lh1", ...; default 1 */
+	uint32_t mdts;           /* target MDTS (2^mdts * 4 KiB); default 8 (1 MiB) */
+	uint32_t max_queue_size; /* port max_queue_size (CAP.MQES+1); default 128 */
+	uint32_t inline_size;    /* in-capsule bytes on I/O queues; default 8192 */
+	uint16_t qid_max;        /* I/O queues per controller; default 4 */
+	uint64_t ns1_bytes;      /* namespace 1 (512 B blocks, RAM); default 16 MiB */
+	bool allow_any_host;     /* else only LH_HOSTNQN may connect to lh0 (others: any) */
+	unsigned threads;        /* nvmf_target.threads; default 2 (2 I/O groups) */
+	bool driven;             /* no target threads: the library's calls run the target */
+	unsigned n_ports;        /* loop ports 1..n on 127.0.0.1..n:4420, each exposing
 				     every subsystem (paths for multipath); default 1 */
 	/* The discovery subsystem's NQN (a unique one, TP 8013); NULL: the well-known one */
 	const char *discovery_nqn;

@@ -54,7 +54,7 @@ static void a_raw_capsule_goes_as_built_and_its_cqe_comes_back_as_sent(void)
 	CU_ASSERT_EQUAL_FATAL(fx_setup(&F), 0);
 	struct nvmf_loop_raw *q = NULL;
 	CU_ASSERT_EQUAL_FATAL(nvmf_loop_raw_connect(&F.tgt, "127.0.0.1", "4420", 0, 32, &q), 0);
-	CU_ASSERT_EQUAL(nvmf_loop_raw_inline(q), 0);   /* admin capsules carry no data */
+	CU_ASSERT_EQUAL(nvmf_loop_raw_inline(q), 0); /* admin capsules carry no data */
 	static uint8_t data[1024];
 	connect_data(data);
 	struct nvme_sqe c;
@@ -62,10 +62,10 @@ static void a_raw_capsule_goes_as_built_and_its_cqe_comes_back_as_sent(void)
 	CU_ASSERT_EQUAL(nvmf_loop_raw_send(q, &c, NULL, 0, data, sizeof(data)), 0);
 	struct nvme_cqe cqe;
 	CU_ASSERT_EQUAL_FATAL(reap_one(q, &cqe), 1);
-	CU_ASSERT_EQUAL(cqe.command_id, 0xbeef);   /* any id, echoed */
+	CU_ASSERT_EQUAL(cqe.command_id, 0xbeef); /* any id, echoed */
 	CU_ASSERT_EQUAL(status_of(&cqe), 0);
-	CU_ASSERT_NOT_EQUAL(le32toh(cqe.result.u32) & 0xffff, 0);   /* the cntlid */
-	CU_ASSERT_EQUAL(reap_one(q, &cqe), 0);      /* one CQE per capsule */
+	CU_ASSERT_NOT_EQUAL(le32toh(cqe.result.u32) & 0xffff, 0); /* the cntlid */
+	CU_ASSERT_EQUAL(reap_one(q, &cqe), 0);                    /* one CQE per capsule */
 	/* In-capsule data on the admin queue: more than its receive buffer holds. */
 	CU_ASSERT_EQUAL(nvmf_loop_raw_send(q, &c, data, 16, NULL, 0), -EINVAL);
 	nvmf_loop_raw_disconnect(q);
@@ -123,7 +123,7 @@ static void a_raw_queue_takes_at_most_its_size_of_unreaped_commands(void)
 	CU_ASSERT_EQUAL_FATAL(nvmf_loop_raw_connect(&F.tgt, NULL, NULL, 0, 4, &q), 0);
 	struct nvme_sqe c;
 	memset(&c, 0, sizeof(c));
-	c.opcode = nvme_admin_identify;   /* before Connect: Invalid Opcode */
+	c.opcode = nvme_admin_identify; /* before Connect: Invalid Opcode */
 	for (int i = 0; i < 4; i++)
 		CU_ASSERT_EQUAL(nvmf_loop_raw_send(q, &c, NULL, 0, NULL, 0), 0);
 	CU_ASSERT_EQUAL(nvmf_loop_raw_send(q, &c, NULL, 0, NULL, 0), -EAGAIN);
@@ -156,11 +156,11 @@ static void cqes_sent_before_the_target_closes_the_queue_are_still_reaped(void)
 	struct nvme_sqe c;
 	connect_sqe(&c, 7, data, sizeof(data), nvmf_loop_raw_key(q));
 	CU_ASSERT_EQUAL(nvmf_loop_raw_send(q, &c, NULL, 0, data, sizeof(data)), 0);
-	nvmf_loop_drive(&F.tgt);   /* answered: the CQE waits in the ring */
+	nvmf_loop_drive(&F.tgt); /* answered: the CQE waits in the ring */
 	struct nvmf_tgt_ctrl *ctrl = F.tgt.ctrls;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctrl);
 	CU_ASSERT_EQUAL(nvmf_loop_run_on(&F.tgt, 0, delete_ctrl, ctrl), 0);
-	nvmf_loop_drive(&F.tgt);   /* the queue is closed by the target */
+	nvmf_loop_drive(&F.tgt); /* the queue is closed by the target */
 	struct nvme_cqe cqe[2];
 	CU_ASSERT_EQUAL(nvmf_loop_raw_reap(q, cqe, 2), 1);
 	CU_ASSERT_EQUAL(cqe[0].command_id, 7);
@@ -174,17 +174,23 @@ static void a_raw_queue_to_no_listening_port_is_refused(void)
 {
 	CU_ASSERT_EQUAL_FATAL(fx_setup(&F), 0);
 	struct nvmf_loop_raw *q = NULL;
-	CU_ASSERT_EQUAL(nvmf_loop_raw_connect(&F.tgt, "127.0.0.1", "4421", 0, 32, &q), -ECONNREFUSED);
+	CU_ASSERT_EQUAL(nvmf_loop_raw_connect(&F.tgt, "127.0.0.1", "4421", 0, 32, &q),
+			-ECONNREFUSED);
 	CU_ASSERT_EQUAL(nvmf_loop_raw_connect(&F.tgt, "127.0.0.1", "4420", 0, 1, &q), -EINVAL);
 	CU_ASSERT_PTR_NULL(q);
 	fx_teardown(&F);
 }
 
 const struct unit_test loop_raw_tests[] = {
-	{"a_raw_capsule_goes_as_built_and_its_cqe_comes_back_as_sent", a_raw_capsule_goes_as_built_and_its_cqe_comes_back_as_sent},
-	{"a_keyed_sgl_outside_its_memory_or_with_another_key_fails_with_data_transfer_error", a_keyed_sgl_outside_its_memory_or_with_another_key_fails_with_data_transfer_error},
-	{"a_raw_queue_takes_at_most_its_size_of_unreaped_commands", a_raw_queue_takes_at_most_its_size_of_unreaped_commands},
-	{"cqes_sent_before_the_target_closes_the_queue_are_still_reaped", cqes_sent_before_the_target_closes_the_queue_are_still_reaped},
-	{"a_raw_queue_to_no_listening_port_is_refused", a_raw_queue_to_no_listening_port_is_refused},
-	{NULL, NULL},
+	{ "a_raw_capsule_goes_as_built_and_its_cqe_comes_back_as_sent",
+	  a_raw_capsule_goes_as_built_and_its_cqe_comes_back_as_sent },
+	{ "a_keyed_sgl_outside_its_memory_or_with_another_key_fails_with_data_transfer_error",
+	  a_keyed_sgl_outside_its_memory_or_with_another_key_fails_with_data_transfer_error },
+	{ "a_raw_queue_takes_at_most_its_size_of_unreaped_commands",
+	  a_raw_queue_takes_at_most_its_size_of_unreaped_commands },
+	{ "cqes_sent_before_the_target_closes_the_queue_are_still_reaped",
+	  cqes_sent_before_the_target_closes_the_queue_are_still_reaped },
+	{ "a_raw_queue_to_no_listening_port_is_refused",
+	  a_raw_queue_to_no_listening_port_is_refused },
+	{ NULL, NULL },
 };

@@ -15,18 +15,18 @@
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
 
-#define LT_NQN   "nqn.2026-11.io.nvmf-rdma:looptest"
-#define LT_HOST  "nqn.2026-11.io.nvmf-rdma:loophost"
-#define NS_BYTES (4u << 20)
-#define BAD_SGL_MARK 0x5a5a0001u    /* cdw14 of a command whose SGL the hook spoils */
+#define LT_NQN       "nqn.2026-11.io.nvmf-rdma:looptest"
+#define LT_HOST      "nqn.2026-11.io.nvmf-rdma:loophost"
+#define NS_BYTES     (4u << 20)
+#define BAD_SGL_MARK 0x5a5a0001u /* cdw14 of a command whose SGL the hook spoils */
 #define BAD_OFF_MARK 0x5a5a0002u
 
 /* What the capsule hook saw, per transport-level qid (all written on target groups
  * before the command's CQE, read after it). */
 struct seen {
-	uint8_t sgl_type[8];           /* of the last capsule */
+	uint8_t sgl_type[8]; /* of the last capsule */
 	uint32_t icd_len[8];
-	unsigned pg_index[8];          /* the group serving the queue */
+	unsigned pg_index[8]; /* the group serving the queue */
 	unsigned capsules[8];
 	unsigned downs_by_host;
 };
@@ -46,7 +46,7 @@ static void on_capsule(void *arg, struct nvmf_sq *sq, uint16_t qid, struct nvme_
 	if (le32toh(sqe->cdw14) == BAD_SGL_MARK)
 		sqe->dptr.keyed.type = NVME_SGL_TYPE_BIT_BUCKET << 4;
 	if (le32toh(sqe->cdw14) == BAD_OFF_MARK)
-		sqe->dptr.addr = htole64(4096);   /* offset: past the data that came */
+		sqe->dptr.addr = htole64(4096); /* offset: past the data that came */
 	if (qid >= 8)
 		return;
 	s->sgl_type[qid] = sqe->dptr.keyed.type;
@@ -92,11 +92,13 @@ static void env_setup(struct env *e, unsigned threads, bool run_threads, bool fi
 	static const struct nvmf_transport_ops *const ops[] = { &nvmf_loop_ops };
 	char err[512];
 	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_init(&e->tgt, c, ops, 1, err, sizeof(err)), 0);
-	nvmf_loop_set_hooks(&e->tgt, &(struct nvmf_loop_hooks){
-		.capsule = on_capsule, .queue_down = on_queue_down, .arg = &e->seen });
+	nvmf_loop_set_hooks(&e->tgt, &(struct nvmf_loop_hooks){ .capsule = on_capsule,
+								.queue_down = on_queue_down,
+								.arg = &e->seen });
 	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_listen(&e->tgt, err, sizeof(err)), 0);
 	if (run_threads) {
-		CU_ASSERT_EQUAL_FATAL(nvmf_pg_start(nvmf_tgt_main_pg(&e->tgt), -1, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL_FATAL(
+			nvmf_pg_start(nvmf_tgt_main_pg(&e->tgt), -1, err, sizeof(err)), 0);
 		CU_ASSERT_EQUAL_FATAL(nvmf_tgt_start(&e->tgt, err, sizeof(err)), 0);
 	}
 }
@@ -144,7 +146,7 @@ static void fill(uint8_t *p, size_t n, unsigned seed)
 /* Completion order: each callback takes the next sequence number. */
 struct order {
 	int next;
-	int at[64];               /* sequence number of command i's completion, -1 before */
+	int at[64]; /* sequence number of command i's completion, -1 before */
 	int status[64];
 };
 
@@ -167,13 +169,14 @@ static void many_commands_outstanding_on_one_queue_complete_out_of_order_with_a_
 	env_setup(&e, 1, false, true);
 	env_connect(&e, 1);
 	struct nvmf_queue *q = nvmf_io_queue(e.ctrl, 0);
-	enum { N = 16, BLK = 8 };                 /* 16 + 16 reads of 4 KiB */
+	enum { N = 16, BLK = 8 }; /* 16 + 16 reads of 4 KiB */
 	static uint8_t want[2][N][BLK * 512], got[2][N][BLK * 512];
 	for (int ns = 0; ns < 2; ns++)
 		for (int i = 0; i < N; i++) {
 			fill(want[ns][i], sizeof(want[ns][i]), (unsigned)(ns * N + i));
-			CU_ASSERT_EQUAL_FATAL(nvmf_write(e.ctrl, (uint32_t)ns + 1, (uint64_t)i * BLK,
-							 BLK, want[ns][i]), 0);
+			CU_ASSERT_EQUAL_FATAL(nvmf_write(e.ctrl, (uint32_t)ns + 1,
+							 (uint64_t)i * BLK, BLK, want[ns][i]),
+					      0);
 		}
 	/* All 32 go out before the target runs: file reads first, then RAM reads. */
 	nvmf_loop_set_auto_drive(&e.tgt, false);
@@ -185,7 +188,8 @@ static void many_commands_outstanding_on_one_queue_complete_out_of_order_with_a_
 		a[k] = (struct order_arg){ &o, k };
 		int ns = k / N, i = k % N;
 		CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, (uint32_t)ns + 1, (uint64_t)i * BLK, BLK,
-						       got[ns][i], order_cb, &a[k]), 0);
+						       got[ns][i], order_cb, &a[k]),
+				      0);
 	}
 	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), 2 * N);
 	nvmf_loop_set_auto_drive(&e.tgt, true);
@@ -279,7 +283,8 @@ static void a_bad_sgl_gets_the_status_the_rdma_transport_gives(void)
 	bit_bucket.dptr.keyed.length[1] = 2;
 	struct nvme_sgl_info info;
 	nvme_status_t type_st = nvme_sgl_parse(&bit_bucket, 0, false, &info);
-	CU_ASSERT_EQUAL(type_st, nvme_status(NVME_SCT_GENERIC, NVME_SC_SGL_INVALID_TYPE) | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(type_st,
+			nvme_status(NVME_SCT_GENERIC, NVME_SC_SGL_INVALID_TYPE) | NVME_SC_DNR);
 	CU_ASSERT_EQUAL(raw_status(&e, nvme_cmd_read, BAD_SGL_MARK), type_st);
 	/* In-capsule data at an offset past what came with the capsule. */
 	CU_ASSERT_EQUAL(raw_status(&e, nvme_cmd_write, BAD_OFF_MARK),
@@ -305,7 +310,7 @@ static void count_cb(void *arg, int status, const struct nvme_cqe *cqe)
 static void disconnect_with_commands_outstanding_never_copies_into_host_memory(void)
 {
 	struct env e;
-	env_setup(&e, 2, true, true);             /* the target on its own threads */
+	env_setup(&e, 2, true, true); /* the target on its own threads */
 	env_connect(&e, 1);
 	struct nvmf_queue *q = nvmf_io_queue(e.ctrl, 0);
 	enum { N = 32, LEN = 128 * 1024 };
@@ -316,7 +321,8 @@ static void disconnect_with_commands_outstanding_never_copies_into_host_memory(v
 		CU_ASSERT_PTR_NOT_NULL_FATAL(buf[i]);
 		memset(buf[i], 0xee, LEN);
 		CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, (uint64_t)i * (LEN / 512), LEN / 512,
-						       buf[i], count_cb, &c), 0);
+						       buf[i], count_cb, &c),
+				      0);
 	}
 	/* Gone at once: whatever the target still has in flight is dropped, and the
 	 * library reports every command aborted. */
@@ -326,13 +332,13 @@ static void disconnect_with_commands_outstanding_never_copies_into_host_memory(v
 	CU_ASSERT_EQUAL(c.aborted, N);
 	/* The target side is released before nvmf_disconnect returns. */
 	CU_ASSERT_EQUAL(nvmf_tgt_live_queues(&e.tgt), 0);
-	CU_ASSERT_EQUAL(e.seen.downs_by_host, 2);   /* admin and I/O queue */
+	CU_ASSERT_EQUAL(e.seen.downs_by_host, 2); /* admin and I/O queue */
 	for (int i = 0; i < N; i++) {
 		bool untouched = true;
 		for (int k = 0; k < LEN && untouched; k++)
 			untouched = buf[i][k] == 0xee;
 		CU_ASSERT(untouched);
-		free(buf[i]);   /* a late copy would now be a use after free (ASan) */
+		free(buf[i]); /* a late copy would now be a use after free (ASan) */
 	}
 	env_teardown(&e);
 }
@@ -369,15 +375,15 @@ static void deleting_the_controller_on_the_target_resets_the_host_queues(void)
 	uint8_t id[4096];
 	CU_ASSERT_EQUAL(nvmf_identify(e.ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id), -ECONNRESET);
 	env_teardown(&e);
-	CU_ASSERT_EQUAL(e.seen.downs_by_host, 0);   /* the target took them down */
+	CU_ASSERT_EQUAL(e.seen.downs_by_host, 0); /* the target took them down */
 }
 
 static void io_queue_on_another_group_connects_through_the_main_group(void)
 {
 	struct env e;
-	env_setup(&e, 2, true, false);            /* main group + I/O groups 1 and 2 */
+	env_setup(&e, 2, true, false); /* main group + I/O groups 1 and 2 */
 	env_connect(&e, 2);
-	CU_ASSERT_EQUAL(e.seen.pg_index[0], 0);   /* admin: the main group */
+	CU_ASSERT_EQUAL(e.seen.pg_index[0], 0); /* admin: the main group */
 	/* The I/O queues are on the I/O groups, one each (the least loaded), and their
 	 * Connects were attached by the main group. */
 	CU_ASSERT(e.seen.pg_index[1] >= 1 && e.seen.pg_index[2] >= 1);
@@ -387,18 +393,20 @@ static void io_queue_on_another_group_connects_through_the_main_group(void)
 		fill(out[i], sizeof(out[i]), 40 + i);
 		struct nvmf_queue *q = nvmf_io_queue(e.ctrl, i);
 		struct count_arg c = { 0, 0 };
-		CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 2, i * 1024u, sizeof(out[i]) / 512, out[i],
-							count_cb, &c), 0);
+		CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 2, i * 1024u, sizeof(out[i]) / 512,
+							out[i], count_cb, &c),
+				      0);
 		while (nvmf_queue_outstanding(q))
 			CU_ASSERT_FATAL(nvmf_queue_wait(q, 100) >= 0);
 		CU_ASSERT_EQUAL(c.calls, 1);
 		CU_ASSERT_EQUAL(nvmf_submit_read(q, 2, i * 1024u, sizeof(in[i]) / 512, in[i],
-						 count_cb, &c), 0);
+						 count_cb, &c),
+				0);
 		while (nvmf_queue_outstanding(q))
 			CU_ASSERT_FATAL(nvmf_queue_wait(q, 100) >= 0);
 		CU_ASSERT_EQUAL(memcmp(in[i], out[i], sizeof(in[i])), 0);
 	}
-	CU_ASSERT(e.seen.capsules[1] >= 3 && e.seen.capsules[2] >= 3);   /* Connect, W, R */
+	CU_ASSERT(e.seen.capsules[1] >= 3 && e.seen.capsules[2] >= 3); /* Connect, W, R */
 	env_teardown(&e);
 }
 
@@ -407,7 +415,7 @@ static void a_host_reaches_only_a_listening_loop_port_of_its_address(void)
 	struct env e;
 	env_setup(&e, 1, false, false);
 	struct nvmf_ctrl_opts o = opts(&e, 1);
-	o.traddr = "127.0.0.2";                   /* no port there */
+	o.traddr = "127.0.0.2"; /* no port there */
 	CU_ASSERT_EQUAL(nvmf_connect(&o, &e.ctrl), -ECONNREFUSED);
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "no listening loop port"));
 	o = opts(&e, 1);
@@ -422,12 +430,19 @@ static void a_host_reaches_only_a_listening_loop_port_of_its_address(void)
 }
 
 const struct unit_test loop_tests[] = {
-	{"many_commands_outstanding_on_one_queue_complete_out_of_order_with_a_file_backend", many_commands_outstanding_on_one_queue_complete_out_of_order_with_a_file_backend},
-	{"small_writes_travel_in_the_capsule_and_the_rest_by_keyed_sgl", small_writes_travel_in_the_capsule_and_the_rest_by_keyed_sgl},
-	{"a_bad_sgl_gets_the_status_the_rdma_transport_gives", a_bad_sgl_gets_the_status_the_rdma_transport_gives},
-	{"disconnect_with_commands_outstanding_never_copies_into_host_memory", disconnect_with_commands_outstanding_never_copies_into_host_memory},
-	{"deleting_the_controller_on_the_target_resets_the_host_queues", deleting_the_controller_on_the_target_resets_the_host_queues},
-	{"io_queue_on_another_group_connects_through_the_main_group", io_queue_on_another_group_connects_through_the_main_group},
-	{"a_host_reaches_only_a_listening_loop_port_of_its_address", a_host_reaches_only_a_listening_loop_port_of_its_address},
-	{NULL, NULL},
+	{ "many_commands_outstanding_on_one_queue_complete_out_of_order_with_a_file_backend",
+	  many_commands_outstanding_on_one_queue_complete_out_of_order_with_a_file_backend },
+	{ "small_writes_travel_in_the_capsule_and_the_rest_by_keyed_sgl",
+	  small_writes_travel_in_the_capsule_and_the_rest_by_keyed_sgl },
+	{ "a_bad_sgl_gets_the_status_the_rdma_transport_gives",
+	  a_bad_sgl_gets_the_status_the_rdma_transport_gives },
+	{ "disconnect_with_commands_outstanding_never_copies_into_host_memory",
+	  disconnect_with_commands_outstanding_never_copies_into_host_memory },
+	{ "deleting_the_controller_on_the_target_resets_the_host_queues",
+	  deleting_the_controller_on_the_target_resets_the_host_queues },
+	{ "io_queue_on_another_group_connects_through_the_main_group",
+	  io_queue_on_another_group_connects_through_the_main_group },
+	{ "a_host_reaches_only_a_listening_loop_port_of_its_address",
+	  a_host_reaches_only_a_listening_loop_port_of_its_address },
+	{ NULL, NULL },
 };

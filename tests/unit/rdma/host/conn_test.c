@@ -6,13 +6,14 @@
 #include "rdma/host/host.h"
 #include "tests/unit/suites.h"
 
-static int try_connect(const char *traddr, const char *trsvcid, uint16_t size, char *err, size_t len)
+static int try_connect(const char *traddr, const char *trsvcid, uint16_t size, char *err,
+		       size_t len)
 {
 	struct nvmf_hq hq = { .t = &nvmf_rdma_host_transport };
 	struct nvmf_ctrl_opts o = { .traddr = traddr, .trsvcid = trsvcid };
 	err[0] = 0;
 	int rc = nvmf_rdma_host_transport.queue_connect(&hq, &o, 1, size, err, len);
-	CU_ASSERT_PTR_NULL(hq.tpriv);   /* nothing left behind */
+	CU_ASSERT_PTR_NULL(hq.tpriv); /* nothing left behind */
 	return rc;
 }
 
@@ -54,7 +55,7 @@ static void queue_without_connection_reports_connection_lost(void)
 	CU_ASSERT_EQUAL(nvmf_rdma_host_transport.submit(&hq, &cmd), -ECONNRESET);
 	CU_ASSERT_EQUAL(nvmf_rdma_host_transport.poll(&hq, 0), -ECONNRESET);
 	CU_ASSERT_EQUAL(nvmf_rdma_host_transport.wait(&hq, 0), -ECONNRESET);
-	nvmf_rdma_host_transport.set_incapsule(&hq, 260);   /* no effect, no crash */
+	nvmf_rdma_host_transport.set_incapsule(&hq, 260); /* no effect, no crash */
 	char buf[64];
 	CU_ASSERT_EQUAL(nvmf_rdma_host_transport.mem_register(&hq, buf, sizeof(buf)), -ENOTCONN);
 	CU_ASSERT_EQUAL(nvmf_rdma_host_transport.mem_unregister(&hq, buf), -EINVAL);
@@ -62,10 +63,14 @@ static void queue_without_connection_reports_connection_lost(void)
 }
 
 const struct unit_test rdma_host_conn_tests[] = {
-	{"queue_of_fewer_than_2_entries_is_einval", queue_of_fewer_than_2_entries_is_einval},
-	{"hostname_traddr_is_einval_before_any_rdma_call", hostname_traddr_is_einval_before_any_rdma_call},
-	{"bad_trsvcid_is_einval_before_any_rdma_call", bad_trsvcid_is_einval_before_any_rdma_call},
-	{"disconnect_of_a_queue_never_connected_is_harmless", disconnect_of_a_queue_never_connected_is_harmless},
-	{"queue_without_connection_reports_connection_lost", queue_without_connection_reports_connection_lost},
-	{NULL, NULL},
+	{ "queue_of_fewer_than_2_entries_is_einval", queue_of_fewer_than_2_entries_is_einval },
+	{ "hostname_traddr_is_einval_before_any_rdma_call",
+	  hostname_traddr_is_einval_before_any_rdma_call },
+	{ "bad_trsvcid_is_einval_before_any_rdma_call",
+	  bad_trsvcid_is_einval_before_any_rdma_call },
+	{ "disconnect_of_a_queue_never_connected_is_harmless",
+	  disconnect_of_a_queue_never_connected_is_harmless },
+	{ "queue_without_connection_reports_connection_lost",
+	  queue_without_connection_reports_connection_lost },
+	{ NULL, NULL },
 };

@@ -12,7 +12,9 @@
 static void qp_error_events_disconnect_the_queue(void)
 {
 	static const enum ibv_event_type types[] = {
-		IBV_EVENT_QP_FATAL, IBV_EVENT_QP_REQ_ERR, IBV_EVENT_QP_ACCESS_ERR,
+		IBV_EVENT_QP_FATAL,
+		IBV_EVENT_QP_REQ_ERR,
+		IBV_EVENT_QP_ACCESS_ERR,
 	};
 	for (unsigned i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		struct rx x;
@@ -23,7 +25,7 @@ static void qp_error_events_disconnect_the_queue(void)
 		CU_ASSERT_PTR_NULL(io->q);
 		CU_ASSERT_TRUE(io->qp->destroyed);
 		CU_ASSERT_EQUAL(x.released, released + 1);
-		CU_ASSERT_EQUAL(x.fd->async_taken, 2);   /* the error, then LAST_WQE_REACHED */
+		CU_ASSERT_EQUAL(x.fd->async_taken, 2); /* the error, then LAST_WQE_REACHED */
 		CU_ASSERT_EQUAL(x.fd->async_acked, 2);
 		CU_ASSERT_EQUAL(rx_stats(&x).srq_posted, rx_stats(&x).srq_depth);
 		rx_teardown(&x);
@@ -54,9 +56,12 @@ static void event_of_a_qp_not_ours_is_only_acked(void)
 	struct rx x;
 	struct rxq *io = rx_setup_io(&x, NULL, 32, 32, 16);
 	struct ibv_cq *cq = fake_verbs.create_cq(&x.fd->ctx, 16, NULL, NULL);
-	struct ibv_qp_init_attr a = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
-				      .cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
-					       .max_recv_sge = 1 } };
+	struct ibv_qp_init_attr a = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 }
+	};
 	struct ibv_qp *qp = fake_verbs.create_qp(NULL, &x.fd->pd, &a);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(qp);
 	fv_async_event(x.fd, IBV_EVENT_QP_FATAL, qp);
@@ -106,20 +111,21 @@ static void event_of_a_queue_on_an_io_group_is_handled_by_that_group(void)
 	CU_ASSERT_FATAL(rx_setup(&x, &o) == 0);
 	CU_ASSERT_EQUAL_FATAL(x.tgt.npgs, 3);
 	struct nvmf_pg *core1 = x.tgt.pgs[1];
-	struct nvmf_rdma_poll_group *pg1 = (struct nvmf_rdma_poll_group *)nvmf_pg_tpg(core1, &x.t->base);
+	struct nvmf_rdma_poll_group *pg1 =
+		(struct nvmf_rdma_poll_group *)nvmf_pg_tpg(core1, &x.t->base);
 	struct nvme_rdma_cm_conn conn = { .qid = 1, .recv_depth = 32, .hrqsize = 32 };
 	char err[256];
 	__atomic_add_fetch(&core1->nqueues, 1, __ATOMIC_RELAXED);
-	struct nvmf_rdma_queue *q = nvmf_rdma_queue_create(pg1, &x.dev, x.tgt.ports[0], NULL, &conn, 16,
-							   err, sizeof(err));
+	struct nvmf_rdma_queue *q = nvmf_rdma_queue_create(pg1, &x.dev, x.tgt.ports[0], NULL, &conn,
+							   16, err, sizeof(err));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
 	q->state = NVMF_RDMA_Q_LIVE;
 	struct fv_qp *qp = fv_qp_of(q->qp);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pg1->devs->srq);
 	fv_async_event(x.fd, IBV_EVENT_QP_FATAL, &qp->qp);
-	rx_poll(&x);                                   /* the main group reads it */
+	rx_poll(&x); /* the main group reads it */
 	CU_ASSERT_EQUAL(x.fd->async_acked, 1);
-	CU_ASSERT_EQUAL(q->state, NVMF_RDMA_Q_LIVE);   /* not the main group's queue */
+	CU_ASSERT_EQUAL(q->state, NVMF_RDMA_Q_LIVE); /* not the main group's queue */
 	nvmf_pg_poll(core1);
 	CU_ASSERT_EQUAL(q->state, NVMF_RDMA_Q_DYING);
 	for (int i = 0; i < 50 && pg1->queues; i++) {

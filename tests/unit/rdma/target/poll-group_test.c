@@ -64,7 +64,7 @@ static void queues_sharing_a_cq_and_srq_each_get_their_own_completions(void)
 	}
 	unsigned posts = x.fd->posts;
 	rx_poll(&x);
-	CU_ASSERT_EQUAL(x.fd->posts, posts + 2);   /* one post_send per QP */
+	CU_ASSERT_EQUAL(x.fd->posts, posts + 2); /* one post_send per QP */
 	rx_run(&x);
 	for (unsigned k = 0; k < 2; k++) {
 		struct rxq *h = k ? b : a;
@@ -73,7 +73,7 @@ static void queues_sharing_a_cq_and_srq_each_get_their_own_completions(void)
 			CU_ASSERT_EQUAL(rxq_status(h, cid[k][i]), 0);
 			CU_ASSERT_EQUAL(memcmp(in[k][i], rx_ns_data(&x) + slba * 512, 4096), 0);
 		}
-		CU_ASSERT_EQUAL(h->nresp, 1 + N);      /* the Connect's and its own */
+		CU_ASSERT_EQUAL(h->nresp, 1 + N); /* the Connect's and its own */
 	}
 	rx_teardown(&x);
 }
@@ -94,7 +94,7 @@ static void cq_grows_for_each_queue_and_gets_its_entries_back_when_it_goes(void)
 	CU_ASSERT_EQUAL(q_share, 2 * 128 + 16 + 1);
 	CU_ASSERT_EQUAL(d->cq_used, srq_share + 6 * q_share);
 	CU_ASSERT(d->cq_size >= d->cq_used);
-	CU_ASSERT_EQUAL((uint32_t)d->cq->cqe, d->cq_size);   /* resized on the device */
+	CU_ASSERT_EQUAL((uint32_t)d->cq->cqe, d->cq_size); /* resized on the device */
 	for (unsigned i = 0; i < 6; i++)
 		nvmf_rdma_queue_disconnect(h[i]->q, NULL);
 	rx_run(&x);
@@ -104,7 +104,8 @@ static void cq_grows_for_each_queue_and_gets_its_entries_back_when_it_goes(void)
 }
 
 const struct unit_test poll_group_tests[] = {
-	{ "map_finds_every_queue_across_growth_and_removal", map_finds_every_queue_across_growth_and_removal },
+	{ "map_finds_every_queue_across_growth_and_removal",
+	  map_finds_every_queue_across_growth_and_removal },
 	{ "queues_sharing_a_cq_and_srq_each_get_their_own_completions",
 	  queues_sharing_a_cq_and_srq_each_get_their_own_completions },
 	{ "cq_grows_for_each_queue_and_gets_its_entries_back_when_it_goes",

@@ -45,15 +45,17 @@ static void disconnect_in_every_state(bool srq)
 	struct nvmf_rdma_queue *q = io->q;
 	unsigned released = x.released;
 
-	rxq_read(io, 0, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL);   /* SEND posted */
-	rxq_flush(io);                                                     /* waits for a send slot */
+	rxq_read(io, 0, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL); /* SEND posted */
+	rxq_flush(io); /* waits for a send slot */
 	rx_poll(&x);
 	rx_hold_backend(&x, true);
-	rxq_read(io, 8, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL);   /* in the backend */
-	rxq_write(io, 16, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_INV, NULL);  /* READ posted */
+	rxq_read(io, 8, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR,
+		 NULL); /* in the backend */
+	rxq_write(io, 16, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_INV,
+		  NULL); /* READ posted */
 	rx_poll(&x);
 	unsigned left = rx_pool_free(&x);
-	for (unsigned i = 0; i < left; i++)                                /* wait for a READ slot */
+	for (unsigned i = 0; i < left; i++) /* wait for a READ slot */
 		rxq_write(io, 24 + i * 8, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_INV, NULL);
 	rxq_write(io, 200, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_INV, NULL); /* no buffer */
 	rx_poll(&x);
@@ -69,8 +71,10 @@ static void disconnect_in_every_state(bool srq)
 	CU_ASSERT_EQUAL(q->state, NVMF_RDMA_Q_DYING);
 	/* What only waited is finished at once; the rest once its WR flushed or the backend
 	 * answered. */
-	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_NEED_BUFFER) + rxq_reqs_in(io, NVMF_RDMA_REQ_NEED_READ) +
-			rxq_reqs_in(io, NVMF_RDMA_REQ_READY_TO_COMPLETE), 0);
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_NEED_BUFFER) +
+				rxq_reqs_in(io, NVMF_RDMA_REQ_NEED_READ) +
+				rxq_reqs_in(io, NVMF_RDMA_REQ_READY_TO_COMPLETE),
+			0);
 	reap_completions(&x);
 	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_EXECUTING), 1);
 	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_FREE), q->nreq - 1);
@@ -79,15 +83,15 @@ static void disconnect_in_every_state(bool srq)
 	CU_ASSERT_EQUAL(q->sends_inflight, 0);
 	CU_ASSERT_EQUAL(q->reads_inflight, 0);
 	if (!srq)
-		CU_ASSERT_EQUAL(q->own_rq.posted, 0);   /* its own receives flushed */
+		CU_ASSERT_EQUAL(q->own_rq.posted, 0); /* its own receives flushed */
 	CU_ASSERT_EQUAL(rx_pool_free(&x), rx_pool_size(&x));
 	CU_ASSERT_EQUAL(rx_pool_double_puts(&x), 0);
 
 	rx_run(&x);
 	CU_ASSERT_EQUAL(x.released, released + 1);
-	CU_ASSERT_PTR_NULL(io->q);                  /* reaped */
+	CU_ASSERT_PTR_NULL(io->q); /* reaped */
 	CU_ASSERT_EQUAL(x.pg->ndying, 0);
-	CU_ASSERT_EQUAL(io->nresp, 1);              /* only the Connect was ever answered */
+	CU_ASSERT_EQUAL(io->nresp, 1); /* only the Connect was ever answered */
 	assert_srq_full(&x);
 	rx_teardown(&x);
 }
@@ -116,18 +120,18 @@ static void admin_queue_loss_ends_the_association_and_frees_every_queue(void)
 	rx_hold_backend(&x, true);
 	rxq_write(io, 0, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_INV, NULL);
 	rx_run(&x);
-	CU_ASSERT_EQUAL(rxq_reqs_in(admin, NVMF_RDMA_REQ_EXECUTING), 1);   /* the AER, parked */
+	CU_ASSERT_EQUAL(rxq_reqs_in(admin, NVMF_RDMA_REQ_EXECUTING), 1); /* the AER, parked */
 	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_EXECUTING), 1);
 
 	nvmf_rdma_queue_disconnect(admin->q, "test");
 	rx_run(&x);
 	CU_ASSERT_PTR_NULL(admin->q);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(io->q);        /* dying: its write is still in the backend */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(io->q); /* dying: its write is still in the backend */
 	CU_ASSERT_EQUAL(io->q->state, NVMF_RDMA_Q_DYING);
 	rx_release_backend(&x);
 	rx_run(&x);
 	CU_ASSERT_PTR_NULL(io->q);
-	CU_ASSERT_EQUAL(rxq_status(admin, aer), RX_NO_RESPONSE);   /* dropped: the host is gone */
+	CU_ASSERT_EQUAL(rxq_status(admin, aer), RX_NO_RESPONSE); /* dropped: the host is gone */
 	CU_ASSERT_PTR_NULL(x.tgt.ctrls);
 	rx_teardown(&x);
 }
@@ -189,7 +193,7 @@ static void post_send_failure(bool reads, int fail_at, bool device_ran_the_rest)
 	x.fd->exec_on_post = device_ran_the_rest;
 	rx_poll(&x);
 	x.fd->exec_on_post = false;
-	CU_ASSERT_EQUAL(io->qp->sq_len - wrs, (unsigned)fail_at);   /* what was posted */
+	CU_ASSERT_EQUAL(io->qp->sq_len - wrs, (unsigned)fail_at); /* what was posted */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(io->q);
 	CU_ASSERT_EQUAL(io->q->state, NVMF_RDMA_Q_DYING);
 	reap_completions(&x);
@@ -210,7 +214,7 @@ static void post_send_failure_disconnects_and_finishes_the_unposted_reads(void)
 
 static void post_send_failure_disconnects_and_finishes_the_unposted_responses(void)
 {
-	post_send_failure(true, 3, false);    /* WRITE SEND WRITE | SEND WRITE SEND */
+	post_send_failure(true, 3, false); /* WRITE SEND WRITE | SEND WRITE SEND */
 	post_send_failure(true, 0, false);
 }
 
@@ -235,7 +239,7 @@ static void capsule_shorter_than_64_bytes_disconnects_the_queue(void)
 		CU_ASSERT_EQUAL(io->q->state, NVMF_RDMA_Q_DYING);
 		rx_run(&x);
 		CU_ASSERT_PTR_NULL(io->q);
-		CU_ASSERT_EQUAL(io->nresp, 1);      /* the Connect's only */
+		CU_ASSERT_EQUAL(io->nresp, 1); /* the Connect's only */
 		assert_srq_full(&x);
 		rx_teardown(&x);
 	}
@@ -255,16 +259,23 @@ static void late_completions_of_a_freed_queue_are_dropped(void)
 		rx_run(&x);
 		CU_ASSERT_PTR_NULL_FATAL(io->q);
 		struct ibv_cq *cq = x.pg->devs->cq;
-		struct ibv_wc wc = { .wr_id = send_ctx, .status = IBV_WC_WR_FLUSH_ERR, .qp_num = qp_num };
+		struct ibv_wc wc = { .wr_id = send_ctx,
+				     .status = IBV_WC_WR_FLUSH_ERR,
+				     .qp_num = qp_num };
 		fv_inject(cq, &wc);
 		if (srq) {
 			/* A capsule the SRQ took for the QP just before it went: the receive is
 			 * the group's and goes back to the SRQ. */
-			wc = (struct ibv_wc){ .wr_id = fv_srq_take(x.pg->devs->srq->srq), .status = IBV_WC_SUCCESS,
-					      .opcode = IBV_WC_RECV, .byte_len = 64, .qp_num = qp_num };
+			wc = (struct ibv_wc){ .wr_id = fv_srq_take(x.pg->devs->srq->srq),
+					      .status = IBV_WC_SUCCESS,
+					      .opcode = IBV_WC_RECV,
+					      .byte_len = 64,
+					      .qp_num = qp_num };
 		} else {
-			wc = (struct ibv_wc){ .wr_id = own_recv, .status = IBV_WC_WR_FLUSH_ERR,
-					      .opcode = IBV_WC_RECV, .qp_num = qp_num };
+			wc = (struct ibv_wc){ .wr_id = own_recv,
+					      .status = IBV_WC_WR_FLUSH_ERR,
+					      .opcode = IBV_WC_RECV,
+					      .qp_num = qp_num };
 		}
 		fv_inject(cq, &wc);
 		unsigned nfree = rx_pool_free(&x);
@@ -279,7 +290,8 @@ static void late_completions_of_a_freed_queue_are_dropped(void)
 static unsigned free_list_len(const struct nvmf_rdma_queue *q)
 {
 	unsigned n = 0;
-	for (const struct nvmf_rdma_req *r = TAILQ_FIRST(&q->free_reqs); r && n <= q->nreq; r = TAILQ_NEXT(r, link))
+	for (const struct nvmf_rdma_req *r = TAILQ_FIRST(&q->free_reqs); r && n <= q->nreq;
+	     r = TAILQ_NEXT(r, link))
 		n++;
 	return n;
 }
@@ -309,11 +321,11 @@ static void read_flushed_after_the_flush_timeout_is_ignored(void)
 {
 	struct rx x;
 	struct rxq *io = die_unflushed(&x, nvme_cmd_write, NVMF_RDMA_REQ_TRANSFER_H2C);
-	CU_ASSERT_FALSE(io->q->released);             /* the READ holds it in the core */
-	nvmf_rdma_pg_reap(x.pg, true);                /* the flush timeout */
+	CU_ASSERT_FALSE(io->q->released); /* the READ holds it in the core */
+	nvmf_rdma_pg_reap(x.pg, true);    /* the flush timeout */
 	CU_ASSERT_EQUAL(io->q->reads_inflight, 0);
 	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_FREE), io->q->nreq);
-	fv_flush(io->qp);                             /* ... and the flush comes after all */
+	fv_flush(io->qp); /* ... and the flush comes after all */
 	reap_completions(&x);
 	CU_ASSERT_EQUAL(io->q->reads_inflight, 0);
 	CU_ASSERT_EQUAL(free_list_len(io->q), io->q->nreq);
@@ -329,12 +341,12 @@ static void queue_freed_at_the_flush_timeout_returns_the_buffers_of_unflushed_se
 {
 	struct rx x;
 	struct rxq *io = die_unflushed(&x, nvme_cmd_read, NVMF_RDMA_REQ_COMPLETING);
-	CU_ASSERT(io->q->released);                   /* released, but its SEND never flushed */
+	CU_ASSERT(io->q->released); /* released, but its SEND never flushed */
 	nvmf_rdma_pg_reap(x.pg, true);
 	rx_poll(&x);
 	CU_ASSERT_PTR_NULL(io->q);
 	CU_ASSERT_EQUAL(rx_pool_free(&x), rx_pool_size(&x));
-	fv_flush(io->qp);                             /* late: dropped */
+	fv_flush(io->qp); /* late: dropped */
 	rx_run(&x);
 	CU_ASSERT_EQUAL(rx_pool_double_puts(&x), 0);
 	x.fd->hold_flush = false;
@@ -352,7 +364,8 @@ static void send_queue_smaller_than_the_host_allows_is_never_overflowed(void)
 	enum { N = 24 };
 	uint16_t cid[2 * N];
 	for (unsigned i = 0; i < N; i++) {
-		cid[i] = rxq_read(io, (uint64_t)i * 8, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL);
+		cid[i] = rxq_read(io, (uint64_t)i * 8, rx_host_alloc(&x, 4096), 4096,
+				  NVME_SGL_KEYED_ADDR, NULL);
 		cid[N + i] = rxq_write(io, (uint64_t)i * 8 + 1024, rx_host_alloc(&x, 4096), 4096,
 				       NVME_SGL_KEYED_INV, NULL);
 		if (i % 8 == 7)
@@ -387,24 +400,24 @@ static void stopping_queue_drops_new_capsules_and_reports_answers_on_the_wire(bo
 	uint16_t rcid = rxq_read(io, 0, rbuf, 4096, NVME_SGL_KEYED_INV, NULL);
 	rx_poll(&x);
 	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_EXECUTING), 1);
-	CU_ASSERT_FALSE(busy(&q->sq));         /* in the core, not on the wire */
+	CU_ASSERT_FALSE(busy(&q->sq)); /* in the core, not on the wire */
 	struct nvmf_tpg_stats st;
 	nvmf_rdma_pg_stats_op(&x.pg->base, &st);
-	CU_ASSERT_EQUAL(st.bufs_held, 1);      /* the read's buffer */
+	CU_ASSERT_EQUAL(st.bufs_held, 1); /* the read's buffer */
 	CU_ASSERT_EQUAL(st.queues, 2);
 
-	q->sq.quiescing = true;                /* what the core's quiesce message does */
+	q->sq.quiescing = true; /* what the core's quiesce message does */
 	uint8_t *wbuf = rx_host_alloc(&x, 4096);
 	memset(wbuf, 0xee, 4096);
 	uint16_t wcid = rxq_write(io, 8, wbuf, 4096, NVME_SGL_KEYED_INV, NULL);
 	rx_poll(&x);
-	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_FREE), q->nreq - 1);   /* only the read */
+	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_FREE), q->nreq - 1); /* only the read */
 	CU_ASSERT_EQUAL(x.nheld, 1);
 	CU_ASSERT_FALSE(busy(&q->sq));
 
 	CU_ASSERT_EQUAL(rx_release_backend(&x), 1);
 	rx_poll(&x);
-	CU_ASSERT_TRUE(busy(&q->sq));          /* WRITE + SEND posted, not completed */
+	CU_ASSERT_TRUE(busy(&q->sq)); /* WRITE + SEND posted, not completed */
 	rx_host(&x);
 	rx_poll(&x);
 	CU_ASSERT_FALSE(busy(&q->sq));
@@ -412,7 +425,7 @@ static void stopping_queue_drops_new_capsules_and_reports_answers_on_the_wire(bo
 	CU_ASSERT_EQUAL(memcmp(rbuf, ns, 4096), 0);
 	CU_ASSERT_EQUAL(rxq_status(io, wcid), RX_NO_RESPONSE);
 	static const uint8_t zero[4096];
-	CU_ASSERT_EQUAL(memcmp(ns + 8 * 512, zero, sizeof(zero)), 0);   /* never written */
+	CU_ASSERT_EQUAL(memcmp(ns + 8 * 512, zero, sizeof(zero)), 0); /* never written */
 	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_FREE), q->nreq);
 	if (!srq)
 		CU_ASSERT_EQUAL(q->own_rq.posted, q->recv_depth);
@@ -539,13 +552,13 @@ static void srq_queue_without_last_wqe_is_freed_at_the_flush_timeout(void)
 	nvmf_rdma_queue_disconnect(io->q, "test");
 	rx_run(&x);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(io->q);
-	CU_ASSERT_EQUAL(nvmf_rdma_pg_reap(x.pg, true), 1);    /* the flush timeout */
+	CU_ASSERT_EQUAL(nvmf_rdma_pg_reap(x.pg, true), 1); /* the flush timeout */
 	rx_run(&x);
 	CU_ASSERT_PTR_NULL(io->q);
 	CU_ASSERT_EQUAL(rx_stats(&x).last_wqe_timeouts, 1);
 	CU_ASSERT_EQUAL(x.fd->srq_lost, 2);
 	CU_ASSERT_EQUAL(rx_srq_on_device(&x), depth - 2);
-	x.fd->srq_lost = 0;                                     /* seen: not the teardown's */
+	x.fd->srq_lost = 0; /* seen: not the teardown's */
 	x.fd->hold_last_wqe = false;
 	rx_teardown(&x);
 }
@@ -571,7 +584,7 @@ static void flush_timeout_follows_the_targets_clock(void)
 	CU_ASSERT_PTR_NULL(io->q);
 	CU_ASSERT_EQUAL(rx_stats(&x).last_wqe_timeouts, 1);
 	CU_ASSERT_EQUAL(x.fd->srq_lost, 2);
-	x.fd->srq_lost = 0;                                     /* seen: not the teardown's */
+	x.fd->srq_lost = 0; /* seen: not the teardown's */
 	x.fd->hold_last_wqe = false;
 	rx_teardown(&x);
 }
@@ -626,8 +639,10 @@ const struct unit_test rdma_queue_tests[] = {
 	  post_send_failure_retires_unsignaled_sends_the_device_already_ran },
 	{ "capsule_shorter_than_64_bytes_disconnects_the_queue",
 	  capsule_shorter_than_64_bytes_disconnects_the_queue },
-	{ "late_completions_of_a_freed_queue_are_dropped", late_completions_of_a_freed_queue_are_dropped },
-	{ "read_flushed_after_the_flush_timeout_is_ignored", read_flushed_after_the_flush_timeout_is_ignored },
+	{ "late_completions_of_a_freed_queue_are_dropped",
+	  late_completions_of_a_freed_queue_are_dropped },
+	{ "read_flushed_after_the_flush_timeout_is_ignored",
+	  read_flushed_after_the_flush_timeout_is_ignored },
 	{ "queue_freed_at_the_flush_timeout_returns_the_buffers_of_unflushed_sends",
 	  queue_freed_at_the_flush_timeout_returns_the_buffers_of_unflushed_sends },
 	{ "send_queue_smaller_than_the_host_allows_is_never_overflowed",

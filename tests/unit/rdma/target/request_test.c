@@ -85,7 +85,7 @@ static void keyed_read_chains_rdma_write_before_its_send_in_one_post(void)
 	CU_ASSERT_EQUAL(w->sge.length, 4096);
 	CU_ASSERT_EQUAL(s->opcode, IBV_WR_SEND);
 	CU_ASSERT(s->flags & IBV_SEND_SIGNALED);
-	CU_ASSERT_EQUAL(fv_count(io->qp, IBV_WR_RDMA_READ), reads);   /* nothing to fetch */
+	CU_ASSERT_EQUAL(fv_count(io->qp, IBV_WR_RDMA_READ), reads); /* nothing to fetch */
 
 	rx_run(&x);
 	CU_ASSERT_EQUAL(rxq_status(io, cid), 0);
@@ -117,8 +117,8 @@ static void keyed_writes_read_back_the_same_data_at_every_buffer_size(void)
 }
 
 /* A Write of 4 KiB at LBA 8 whose data is in the capsule at @offset. */
-static uint16_t incapsule_write(struct rxq *io, uint32_t offset, uint32_t sgl_len, const uint8_t *data,
-				size_t sent)
+static uint16_t incapsule_write(struct rxq *io, uint32_t offset, uint32_t sgl_len,
+				const uint8_t *data, size_t sent)
 {
 	struct nvme_sqe c;
 	rx_cmd_rw(&c, nvme_cmd_write, 8, 4096);
@@ -198,7 +198,8 @@ static void keyed_sgl_of_another_length_moves_no_data_and_is_data_sgl_length_inv
 	struct nvme_sqe c;
 	rx_cmd_rw(&c, nvme_cmd_write, 8, 4096);
 	rx_sgl_keyed(&c, NVME_SGL_KEYED_ADDR, buf, 8192, rx_key(&x, buf, 8192));
-	unsigned reads = fv_count(io->qp, IBV_WR_RDMA_READ), writes = fv_count(io->qp, IBV_WR_RDMA_WRITE);
+	unsigned reads = fv_count(io->qp, IBV_WR_RDMA_READ),
+		 writes = fv_count(io->qp, IBV_WR_RDMA_WRITE);
 	uint16_t w = rxq_send(io, &c, NULL, 0);
 	rx_cmd_rw(&c, nvme_cmd_read, 8, 4096);
 	rx_sgl_keyed(&c, NVME_SGL_KEYED_ADDR, buf, 2048, rx_key(&x, buf, 2048));
@@ -217,7 +218,7 @@ static void command_refused_at_decode_moves_no_data(void)
 	struct rxq *io = rx_setup_io(&x, NULL, 32, 32, 16);
 	uint8_t *buf = rx_host_alloc(&x, 4096);
 	struct nvme_sqe c;
-	rx_cmd_rw(&c, nvme_cmd_write, RX_NS_BYTES / 512 - 4, 4096);   /* past the namespace end */
+	rx_cmd_rw(&c, nvme_cmd_write, RX_NS_BYTES / 512 - 4, 4096); /* past the namespace end */
 	rx_sgl_keyed(&c, NVME_SGL_KEYED_INV, buf, 4096, rx_key(&x, buf, 4096));
 	unsigned reads = fv_count(io->qp, IBV_WR_RDMA_READ);
 	uint16_t cid = rxq_send(io, &c, NULL, 0);
@@ -258,7 +259,7 @@ static void address_sgl_is_answered_with_a_plain_send(void)
 	struct rxq *io = rx_setup_io(&x, NULL, 32, 32, 16);
 	uint8_t *buf = rx_host_alloc(&x, 4096);
 	uint32_t key;
-	unsigned inv = fv_count(io->qp, IBV_WR_SEND_WITH_INV);   /* the Connect's */
+	unsigned inv = fv_count(io->qp, IBV_WR_SEND_WITH_INV); /* the Connect's */
 	uint16_t w = rxq_write(io, 0, buf, 4096, NVME_SGL_KEYED_ADDR, &key);
 	rx_run(&x);
 	const struct fv_resp *resp = rxq_resp(io, w);
@@ -280,7 +281,7 @@ static void invalidate_sgl_on_a_device_without_remote_invalidation_gets_a_plain_
 	rx_run(&x);
 	CU_ASSERT_EQUAL(rxq_status(io, w), 0);
 	CU_ASSERT_FALSE(rxq_resp(io, w)->with_inv);
-	CU_ASSERT(fv_host_key_valid(x.fd, key));   /* the host invalidates it itself */
+	CU_ASSERT(fv_host_key_valid(x.fd, key)); /* the host invalidates it itself */
 	CU_ASSERT_EQUAL(fv_count(io->qp, IBV_WR_SEND_WITH_INV), 0);
 	rx_teardown(&x);
 }
@@ -291,7 +292,8 @@ static void responses_of_one_pass_go_in_one_post_with_only_the_last_send_signale
 	struct rxq *io = rx_setup_io(&x, NULL, 32, 32, 16);
 	uint16_t cid[3];
 	for (int i = 0; i < 3; i++)
-		cid[i] = rxq_read(io, (uint64_t)i * 8, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL);
+		cid[i] = rxq_read(io, (uint64_t)i * 8, rx_host_alloc(&x, 4096), 4096,
+				  NVME_SGL_KEYED_ADDR, NULL);
 	rx_poll(&x);
 	unsigned first = 0;
 	CU_ASSERT_EQUAL_FATAL(post_wrs(io, x.fd->posts, &first), 6);
@@ -322,29 +324,30 @@ static void send_completion_retires_only_the_sends_posted_before_it(void)
 	struct rxq *io = rx_setup_io(&x, NULL, 32, 32, 16);
 	rxq_read(io, 0, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL);
 	rxq_read(io, 8, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL);
-	rx_poll(&x);                                   /* post A: WRITE SEND WRITE SEND* */
+	rx_poll(&x); /* post A: WRITE SEND WRITE SEND* */
 	rxq_read(io, 16, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL);
-	rx_poll(&x);                                   /* post B: WRITE SEND* */
+	rx_poll(&x); /* post B: WRITE SEND* */
 	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_COMPLETING), 3);
-	CU_ASSERT_EQUAL(fv_host_run(io->qp, 4), 4);    /* only post A reaches the host */
+	CU_ASSERT_EQUAL(fv_host_run(io->qp, 4), 4); /* only post A reaches the host */
 	rx_poll(&x);
 	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_COMPLETING), 1);
 	CU_ASSERT_EQUAL(io->q->sends_inflight, 1);
 	rx_run(&x);
 	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_COMPLETING), 0);
-	CU_ASSERT_EQUAL(io->nresp - 1, 3);             /* and the Connect's */
+	CU_ASSERT_EQUAL(io->nresp - 1, 3); /* and the Connect's */
 	rx_teardown(&x);
 }
 
 static void request_contexts_retired_by_a_later_send_are_reused(void)
 {
 	struct rx x;
-	struct rxq *io = rx_setup_io(&x, NULL, 4, 4, 4);   /* 8 request contexts */
+	struct rxq *io = rx_setup_io(&x, NULL, 4, 4, 4); /* 8 request contexts */
 	uint8_t *buf = rx_host_alloc(&x, 4096);
 	for (int round = 0; round < 10; round++) {
 		uint16_t cid[4];
 		for (int i = 0; i < 4; i++)
-			cid[i] = rxq_write(io, (uint64_t)i * 8, buf, 4096, NVME_SGL_KEYED_INV, NULL);
+			cid[i] =
+				rxq_write(io, (uint64_t)i * 8, buf, 4096, NVME_SGL_KEYED_INV, NULL);
 		rx_run(&x);
 		for (int i = 0; i < 4; i++)
 			CU_ASSERT_EQUAL(rxq_status(io, cid[i]), 0);
@@ -360,7 +363,8 @@ static void response_is_sent_inline_when_the_qp_allows_and_from_registered_memor
 		struct rx_opts o = { .no_inline = no_inline };
 		struct rxq *io = rx_setup_io(&x, &o, 32, 32, 16);
 		CU_ASSERT_EQUAL(io->q->inline_send, !no_inline);
-		uint16_t cid = rxq_write(io, 0, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL);
+		uint16_t cid =
+			rxq_write(io, 0, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL);
 		rx_run(&x);
 		CU_ASSERT_EQUAL(rxq_status(io, cid), 0);
 		const struct fv_send *s = &io->qp->sq[io->qp->sq_len - 1];
@@ -414,7 +418,8 @@ static unsigned transfers(const struct rxq *h, enum ibv_wr_opcode op, unsigned f
 
 /* @h's responses from response @from on are those of @cid[0..@n), in that order, each
  * a success. */
-static void assert_answered_in_order(const struct rxq *h, unsigned from, const uint16_t *cid, unsigned n)
+static void assert_answered_in_order(const struct rxq *h, unsigned from, const uint16_t *cid,
+				     unsigned n)
 {
 	CU_ASSERT_EQUAL_FATAL(h->nresp - from, n);
 	for (unsigned i = 0; i < n; i++) {
@@ -465,7 +470,8 @@ static void buffer_waiter_served_by_a_send_completion_does_not_overtake_waiting_
 	CU_ASSERT_FATAL(nbuf > 2 && n <= NCMD_MAX);
 	uint16_t cid[NCMD_MAX];
 	for (unsigned i = 0; i < n; i++)
-		cid[i] = rxq_read(io, (uint64_t)i * 8, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL);
+		cid[i] = rxq_read(io, (uint64_t)i * 8, rx_host_alloc(&x, 4096), 4096,
+				  NVME_SGL_KEYED_ADDR, NULL);
 	rx_poll(&x);
 	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_COMPLETING), 2);
 	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_READY_TO_COMPLETE), nbuf - 2);
@@ -485,11 +491,12 @@ static void rdma_reads_never_exceed_ord_and_waiting_reads_go_in_order(void)
 		uint8_t *data[N];
 		uint16_t cid[N];
 		unsigned wr0 = io->qp->sq_len;
-		io->qp->reads_max = 0;   /* the Connect's READ is not part of this */
+		io->qp->reads_max = 0; /* the Connect's READ is not part of this */
 		for (unsigned i = 0; i < N; i++) {
 			data[i] = rx_host_alloc(&x, 4096);
 			memset(data[i], (int)(0x60 + i), 4096);
-			cid[i] = rxq_write(io, (uint64_t)i * 8, data[i], 4096, NVME_SGL_KEYED_INV, NULL);
+			cid[i] = rxq_write(io, (uint64_t)i * 8, data[i], 4096, NVME_SGL_KEYED_INV,
+					   NULL);
 		}
 		rx_poll(&x);
 		CU_ASSERT_EQUAL(fv_inflight(io->qp, IBV_WR_RDMA_READ), ord);
@@ -516,14 +523,14 @@ static void responses_never_exceed_hrqsize_and_the_rest_wait_for_send_completion
 	unsigned r0 = io->nresp;
 	io->qp->sends_max = 0;
 	for (unsigned i = 0; i < N; i++)
-		cid[i] = rxq_flush(io);   /* no data, answered at once by the RAM backend */
+		cid[i] = rxq_flush(io); /* no data, answered at once by the RAM backend */
 	rx_poll(&x);
 	CU_ASSERT_EQUAL(fv_inflight(io->qp, IBV_WR_SEND), 4);
 	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_READY_TO_COMPLETE), N - 4);
-	rx_poll(&x);                                   /* no SEND completion: nothing more */
+	rx_poll(&x); /* no SEND completion: nothing more */
 	CU_ASSERT_EQUAL(fv_inflight(io->qp, IBV_WR_SEND), 4);
-	CU_ASSERT_EQUAL(rx_host(&x), 4 + 4);           /* 4 SENDs run, 4 responses read */
-	rx_poll(&x);                                   /* their completion frees 4 slots */
+	CU_ASSERT_EQUAL(rx_host(&x), 4 + 4); /* 4 SENDs run, 4 responses read */
+	rx_poll(&x);                         /* their completion frees 4 slots */
 	CU_ASSERT_EQUAL(fv_inflight(io->qp, IBV_WR_SEND), 4);
 	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_READY_TO_COMPLETE), N - 8);
 	rx_run(&x);
@@ -603,12 +610,13 @@ static void commands_far_beyond_the_smallest_pools_all_complete_with_a_busy_back
 	CU_ASSERT_EQUAL(rxq_reqs_in(io, NVMF_RDMA_REQ_NEED_BUFFER), 0);
 	CU_ASSERT_EQUAL(rx_pool_free(&x), rx_pool_size(&x));
 	nvmf_fault_reset();
-	nvmf_fault_detach(x.tgt.subsys[0]->ns[1]->bdev);    /* rx_teardown sets the ops */
+	nvmf_fault_detach(x.tgt.subsys[0]->ns[1]->bdev); /* rx_teardown sets the ops */
 	rx_teardown(&x);
 }
 
 const struct unit_test rdma_request_tests[] = {
-	{ "keyed_write_reads_host_data_before_execute", keyed_write_reads_host_data_before_execute },
+	{ "keyed_write_reads_host_data_before_execute",
+	  keyed_write_reads_host_data_before_execute },
 	{ "keyed_read_chains_rdma_write_before_its_send_in_one_post",
 	  keyed_read_chains_rdma_write_before_its_send_in_one_post },
 	{ "keyed_writes_read_back_the_same_data_at_every_buffer_size",
@@ -636,7 +644,8 @@ const struct unit_test rdma_request_tests[] = {
 	  request_contexts_retired_by_a_later_send_are_reused },
 	{ "response_is_sent_inline_when_the_qp_allows_and_from_registered_memory_otherwise",
 	  response_is_sent_inline_when_the_qp_allows_and_from_registered_memory_otherwise },
-	{ "io_queue_connect_data_may_travel_in_the_capsule", io_queue_connect_data_may_travel_in_the_capsule },
+	{ "io_queue_connect_data_may_travel_in_the_capsule",
+	  io_queue_connect_data_may_travel_in_the_capsule },
 	{ "commands_beyond_the_buffer_pool_wait_in_fifo_order_and_all_complete",
 	  commands_beyond_the_buffer_pool_wait_in_fifo_order_and_all_complete },
 	{ "buffer_waiter_served_by_a_send_completion_does_not_overtake_waiting_responses",

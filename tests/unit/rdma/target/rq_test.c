@@ -28,7 +28,7 @@ static void serve_io(bool srq)
 	if (srq) {
 		CU_ASSERT_PTR_NOT_NULL_FATAL(shared);
 		CU_ASSERT_PTR_EQUAL(io->q->rq, shared);
-		CU_ASSERT_PTR_EQUAL(io->qp->qp.srq, admin->qp->qp.srq);   /* one for every queue */
+		CU_ASSERT_PTR_EQUAL(io->qp->qp.srq, admin->qp->qp.srq); /* one for every queue */
 		CU_ASSERT_EQUAL(fv_posted(&io->qp->rq), 0);
 	} else {
 		CU_ASSERT_PTR_NULL(shared);
@@ -46,7 +46,7 @@ static void serve_io(bool srq)
 	memset(out, 0x5c, 8192);
 	uint16_t w = rxq_write(io, 0, out, 8192, NVME_SGL_KEYED_INV, NULL);
 	struct nvme_sqe c;
-	rx_cmd_rw(&c, nvme_cmd_write, 16, 8192);   /* in-capsule, the port's full 8 KiB */
+	rx_cmd_rw(&c, nvme_cmd_write, 16, 8192); /* in-capsule, the port's full 8 KiB */
 	rx_sgl_incapsule(&c, 0, 8192);
 	uint16_t ic = rxq_send(io, &c, out, 8192);
 	rx_run(&x);
@@ -86,7 +86,7 @@ static void capsule_larger_than_its_receive_disconnects_the_queue(void)
 		static uint8_t data[NVMF_RDMA_MAX_INLINE];
 		struct nvme_sqe c;
 		rx_cmd_rw(&c, nvme_cmd_write, 0, sizeof(data));
-		rx_sgl_incapsule(&c, 0, sizeof(data));   /* more than the port's 8 KiB */
+		rx_sgl_incapsule(&c, 0, sizeof(data)); /* more than the port's 8 KiB */
 		uint16_t cid = rxq_send(io, &c, data, sizeof(data));
 		rx_run(&x);
 		CU_ASSERT_PTR_NULL(io->q);
@@ -98,8 +98,10 @@ static void capsule_larger_than_its_receive_disconnects_the_queue(void)
 }
 
 const struct unit_test rdma_rq_tests[] = {
-	{ "shared_receive_queue_serves_keyed_and_incapsule_io", shared_receive_queue_serves_keyed_and_incapsule_io },
-	{ "own_receive_queue_serves_keyed_and_incapsule_io", own_receive_queue_serves_keyed_and_incapsule_io },
+	{ "shared_receive_queue_serves_keyed_and_incapsule_io",
+	  shared_receive_queue_serves_keyed_and_incapsule_io },
+	{ "own_receive_queue_serves_keyed_and_incapsule_io",
+	  own_receive_queue_serves_keyed_and_incapsule_io },
 	{ "capsule_larger_than_its_receive_disconnects_the_queue",
 	  capsule_larger_than_its_receive_disconnects_the_queue },
 	{ NULL, NULL },

@@ -100,11 +100,13 @@ static void connect_request_with_bad_private_data_is_rejected_with_its_status(vo
 	struct nvme_rdma_cm_req r;
 	nvme_rdma_cm_build_req(&r, 0, 32);
 	CU_ASSERT_EQUAL(rx_cm_request(&x, &r, 16, 16, 0)->reject_sts, NVME_RDMA_CM_INVALID_LEN);
-	r.hsqsize = htole16(32);   /* 33 admin entries */
-	CU_ASSERT_EQUAL(rx_cm_request(&x, &r, sizeof(r), 16, 0)->reject_sts, NVME_RDMA_CM_INVALID_HSQSIZE);
+	r.hsqsize = htole16(32); /* 33 admin entries */
+	CU_ASSERT_EQUAL(rx_cm_request(&x, &r, sizeof(r), 16, 0)->reject_sts,
+			NVME_RDMA_CM_INVALID_HSQSIZE);
 	nvme_rdma_cm_build_req(&r, 1, 64);
-	r.hrqsize = htole16(32);   /* fewer host receives than commands */
-	CU_ASSERT_EQUAL(rx_cm_request(&x, &r, sizeof(r), 16, 0)->reject_sts, NVME_RDMA_CM_INVALID_HRQSIZE);
+	r.hrqsize = htole16(32); /* fewer host receives than commands */
+	CU_ASSERT_EQUAL(rx_cm_request(&x, &r, sizeof(r), 16, 0)->reject_sts,
+			NVME_RDMA_CM_INVALID_HRQSIZE);
 	CU_ASSERT_PTR_NULL(x.pg->queues);
 	rx_teardown(&x);
 }
@@ -133,12 +135,14 @@ static void removing_a_port_live_keeps_accepting_connects_until_the_target_stops
 const struct unit_test rdma_transport_tests[] = {
 	{ "removing_a_port_live_keeps_accepting_connects_until_the_target_stops",
 	  removing_a_port_live_keeps_accepting_connects_until_the_target_stops },
-	{ "local_addr_of_a_queue_without_a_cm_id_is_unknown", local_addr_of_a_queue_without_a_cm_id_is_unknown },
+	{ "local_addr_of_a_queue_without_a_cm_id_is_unknown",
+	  local_addr_of_a_queue_without_a_cm_id_is_unknown },
 	{ "connect_request_without_host_read_resources_is_rejected_with_invalid_ird",
 	  connect_request_without_host_read_resources_is_rejected_with_invalid_ird },
 	{ "connect_request_read_depths_are_clamped_and_the_host_gets_no_read_resources",
 	  connect_request_read_depths_are_clamped_and_the_host_gets_no_read_resources },
-	{ "device_without_rdma_read_rejects_with_no_resources", device_without_rdma_read_rejects_with_no_resources },
+	{ "device_without_rdma_read_rejects_with_no_resources",
+	  device_without_rdma_read_rejects_with_no_resources },
 	{ "connect_request_with_bad_private_data_is_rejected_with_its_status",
 	  connect_request_with_bad_private_data_is_rejected_with_its_status },
 	{ NULL, NULL },

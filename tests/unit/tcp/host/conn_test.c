@@ -30,7 +30,7 @@ static void icreq_has_pfv0_hpda0_maxr2t0_and_the_digests_asked_for(void)
 		struct nvmf_th_queue *q = th_queue(&h);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(q);
 		CU_ASSERT_EQUAL(q->maxh2cdata, 131072);
-		CU_ASSERT_EQUAL(q->incapsule, 0);   /* I/O queue: until set_incapsule */
+		CU_ASSERT_EQUAL(q->incapsule, 0); /* I/O queue: until set_incapsule */
 		th_close(&h);
 		fc_join(&f);
 		CU_ASSERT_EQUAL(f.errors, 0);
@@ -74,7 +74,7 @@ static void script_icresp(struct fake_ctrl *f)
 static int connect_with_icresp(void (*edit)(struct nvme_tcp_icresp *), bool hd, char *err,
 			       size_t len, struct fake_ctrl *f)
 {
-	static struct nvme_tcp_icresp r;   /* the script reads it until fc_join */
+	static struct nvme_tcp_icresp r; /* the script reads it until fc_join */
 	struct th_host h;
 	memset(f, 0, sizeof(*f));
 	f->hdgst = hd;
@@ -84,27 +84,48 @@ static int connect_with_icresp(void (*edit)(struct nvme_tcp_icresp *), bool hd, 
 	if (fc_start(f, "127.0.0.1", script_icresp))
 		return 1;
 	int rc = th_connect(&h, f, "127.0.0.1", 1, err, len);
-	CU_ASSERT_PTR_NULL(th_queue(&h));   /* nothing left behind on failure */
+	CU_ASSERT_PTR_NULL(th_queue(&h)); /* nothing left behind on failure */
 	th_close(&h);
 	fc_join(f);
 	return rc;
 }
 
-static void pfv_1(struct nvme_tcp_icresp *r) { r->pfv = htole16(1); }
-static void maxh2c_2048(struct nvme_tcp_icresp *r) { r->maxh2cdata = htole32(2048); }
-static void maxh2c_odd(struct nvme_tcp_icresp *r) { r->maxh2cdata = htole32(8190); }
-static void no_digest(struct nvme_tcp_icresp *r) { r->dgst = 0; }
-static void data_digest(struct nvme_tcp_icresp *r) { r->dgst = NVME_TCP_DGST_DATA; }
-static void cpda_32(struct nvme_tcp_icresp *r) { r->cpda = 32; }
-static void hlen_64(struct nvme_tcp_icresp *r) { r->ch.hlen = 64; }
+static void pfv_1(struct nvme_tcp_icresp *r)
+{
+	r->pfv = htole16(1);
+}
+static void maxh2c_2048(struct nvme_tcp_icresp *r)
+{
+	r->maxh2cdata = htole32(2048);
+}
+static void maxh2c_odd(struct nvme_tcp_icresp *r)
+{
+	r->maxh2cdata = htole32(8190);
+}
+static void no_digest(struct nvme_tcp_icresp *r)
+{
+	r->dgst = 0;
+}
+static void data_digest(struct nvme_tcp_icresp *r)
+{
+	r->dgst = NVME_TCP_DGST_DATA;
+}
+static void cpda_32(struct nvme_tcp_icresp *r)
+{
+	r->cpda = 32;
+}
+static void hlen_64(struct nvme_tcp_icresp *r)
+{
+	r->ch.hlen = 64;
+}
 
 static void icresp_with_pfv_1_is_refused_naming_it(void)
 {
 	struct fake_ctrl f;
 	char err[256], want[256];
 	CU_ASSERT_EQUAL(connect_with_icresp(pfv_1, false, err, sizeof(err), &f), -EPROTO);
-	snprintf(want, sizeof(want), "icresp from 127.0.0.1:%s: unsupported PFV 1 (only 0, version 1.0)",
-		 f.port);
+	snprintf(want, sizeof(want),
+		 "icresp from 127.0.0.1:%s: unsupported PFV 1 (only 0, version 1.0)", f.port);
 	CU_ASSERT_STRING_EQUAL(err, want);
 }
 
@@ -124,7 +145,7 @@ static void icresp_granting_other_digests_than_asked_is_refused(void)
 	char err[256];
 	CU_ASSERT_EQUAL(connect_with_icresp(no_digest, true, err, sizeof(err), &f), -EPROTO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "digests granted (header off, data off) differ from "
-				     "those requested (header on, data off)"));
+					   "those requested (header on, data off)"));
 	CU_ASSERT_EQUAL(connect_with_icresp(data_digest, false, err, sizeof(err), &f), -EPROTO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "digests granted (header off, data on)"));
 }
@@ -153,8 +174,10 @@ static void c2htermreq_instead_of_icresp_is_a_refusal_with_its_fes(void)
 	char err[256], want[256];
 	CU_ASSERT_EQUAL_FATAL(fc_start(&f, "127.0.0.1", script_term), 0);
 	CU_ASSERT_EQUAL(th_connect(&h, &f, "127.0.0.1", 0, err, sizeof(err)), -ECONNREFUSED);
-	snprintf(want, sizeof(want), "icresp from 127.0.0.1:%s: the controller terminated the "
-		 "connection: C2HTermReq FES 6 (unsupported parameter), FEI 8", f.port);
+	snprintf(want, sizeof(want),
+		 "icresp from 127.0.0.1:%s: the controller terminated the "
+		 "connection: C2HTermReq FES 6 (unsupported parameter), FEI 8",
+		 f.port);
 	CU_ASSERT_STRING_EQUAL(err, want);
 	th_close(&h);
 	fc_join(&f);
@@ -174,8 +197,8 @@ static void controller_closing_before_icresp_is_connection_reset(void)
 	char err[256], want[256];
 	CU_ASSERT_EQUAL_FATAL(fc_start(&f, "127.0.0.1", script_close), 0);
 	CU_ASSERT_EQUAL(th_connect(&h, &f, "127.0.0.1", 0, err, sizeof(err)), -ECONNRESET);
-	snprintf(want, sizeof(want), "icresp from 127.0.0.1:%s: connection closed by the controller",
-		 f.port);
+	snprintf(want, sizeof(want),
+		 "icresp from 127.0.0.1:%s: connection closed by the controller", f.port);
 	CU_ASSERT_STRING_EQUAL(err, want);
 	th_close(&h);
 	fc_join(&f);
@@ -185,7 +208,7 @@ static void controller_closing_before_icresp_is_connection_reset(void)
 static void script_silent(struct fake_ctrl *f)
 {
 	if (!fc_read(f, &f->icreq, sizeof(f->icreq)))
-		fc_eof(f);   /* no ICResp: the host gives up first */
+		fc_eof(f); /* no ICResp: the host gives up first */
 }
 
 static void no_icresp_within_the_timeout_is_etimedout(void)
@@ -200,7 +223,7 @@ static void no_icresp_within_the_timeout_is_etimedout(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no ICResp: timed out"));
 	CU_ASSERT_PTR_NULL(hq.tpriv);
 	fc_join(&f);
-	CU_ASSERT_EQUAL(f.errors, 0);   /* the script saw the host close */
+	CU_ASSERT_EQUAL(f.errors, 0); /* the script saw the host close */
 }
 
 static void closed_port_is_econnrefused_naming_the_address(void)
@@ -230,12 +253,15 @@ static void bad_address_or_port_or_size_is_einval_before_any_socket(void)
 	struct nvmf_hq hq = { .t = &nvmf_tcp_host_transport };
 	struct nvmf_ctrl_opts o = { .traddr = "target.example", .trsvcid = "4420" };
 	char err[256];
-	CU_ASSERT_EQUAL(nvmf_tcp_host_transport.queue_connect(&hq, &o, 0, 32, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tcp_host_transport.queue_connect(&hq, &o, 0, 32, err, sizeof(err)),
+			-EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "traddr 'target.example' trsvcid '4420'"));
 	o.traddr = "127.0.0.1";
 	o.trsvcid = "nvme";
-	CU_ASSERT_EQUAL(nvmf_tcp_host_transport.queue_connect(&hq, &o, 0, 32, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_tcp_host_transport.queue_connect(&hq, &o, 0, 1, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tcp_host_transport.queue_connect(&hq, &o, 0, 32, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tcp_host_transport.queue_connect(&hq, &o, 0, 1, err, sizeof(err)),
+			-EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "queue 0: size 1: a queue has at least 2 entries");
 	CU_ASSERT_PTR_NULL(hq.tpriv);
 }
@@ -258,12 +284,17 @@ static void queue_without_connection_reports_connection_lost(void)
 static void nvmf_connect_picks_the_transport_by_trtype(void)
 {
 	struct nvmf_ctrl *c = NULL;
-	struct nvmf_ctrl_opts o = { .traddr = "127.0.0.1", .trsvcid = "1", .trtype = "fc",
-				    .hostnqn = "nqn.2014-08.org.nvmexpress:uuid:6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a01",
-				    .timeout_ms = 2000 };
+	struct nvmf_ctrl_opts o = {
+		.traddr = "127.0.0.1",
+		.trsvcid = "1",
+		.trtype = "fc",
+		.hostnqn = "nqn.2014-08.org.nvmexpress:uuid:6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a01",
+		.timeout_ms = 2000
+	};
 	CU_ASSERT_EQUAL(nvmf_connect(&o, &c), -EINVAL);
 	CU_ASSERT_PTR_NULL(c);
-	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "trtype 'fc': not a transport of libnvmf (rdma or tcp)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(),
+				      "trtype 'fc': not a transport of libnvmf (rdma or tcp)"));
 	/* tcp: the TCP transport's own message, named by the core's "tcp connect of queue 0". */
 	struct fake_ctrl f = { 0 };
 	char want[256];
@@ -271,8 +302,10 @@ static void nvmf_connect_picks_the_transport_by_trtype(void)
 	o.trtype = "tcp";
 	o.trsvcid = f.port;
 	CU_ASSERT_EQUAL(nvmf_connect(&o, &c), -ECONNREFUSED);
-	snprintf(want, sizeof(want), "tcp connect of queue 0 to 127.0.0.1:%s: icresp from "
-		 "127.0.0.1:%s: the controller terminated the connection", f.port, f.port);
+	snprintf(want, sizeof(want),
+		 "tcp connect of queue 0 to 127.0.0.1:%s: icresp from "
+		 "127.0.0.1:%s: the controller terminated the connection",
+		 f.port, f.port);
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), want));
 	fc_join(&f);
 }
@@ -310,7 +343,8 @@ static void attach_on_a_socketpair_takes_the_icresp_and_serves_a_read(void)
 	fc_pdu_free(&p);
 	fc_pattern(want, sizeof(want), 3);
 	CU_ASSERT_EQUAL(fc_send_c2h(&f, cid, 0, want, sizeof(want), sizeof(want),
-				    NVME_TCP_F_DATA_LAST | NVME_TCP_F_DATA_SUCCESS), 0);
+				    NVME_TCP_F_DATA_LAST | NVME_TCP_F_DATA_SUCCESS),
+			0);
 	th_wait(&h, &res);
 	CU_ASSERT_TRUE(res.done);
 	CU_ASSERT_EQUAL(res.status, 0);
@@ -336,28 +370,43 @@ static void attach_with_eof_before_a_whole_icresp_is_connection_reset(void)
 	half[4] = 128;
 	CU_ASSERT_EQUAL(write(sv[1], half, sizeof(half)), (ssize_t)sizeof(half));
 	shutdown(sv[1], SHUT_WR);
-	CU_ASSERT_EQUAL(th_attach(&h, sv[0], 0, 16, false, false, 5000, err, sizeof(err)), -ECONNRESET);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "icresp from local: connection closed by the controller"));
+	CU_ASSERT_EQUAL(th_attach(&h, sv[0], 0, 16, false, false, 5000, err, sizeof(err)),
+			-ECONNRESET);
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(err, "icresp from local: connection closed by the controller"));
 	CU_ASSERT_PTR_NULL(th_queue(&h));
 	th_close(&h);
 	close(sv[1]);
 }
 
 const struct unit_test tcp_host_conn_tests[] = {
-	{"attach_on_a_socketpair_takes_the_icresp_and_serves_a_read", attach_on_a_socketpair_takes_the_icresp_and_serves_a_read},
-	{"attach_with_eof_before_a_whole_icresp_is_connection_reset", attach_with_eof_before_a_whole_icresp_is_connection_reset},
-	{"nvmf_connect_picks_the_transport_by_trtype", nvmf_connect_picks_the_transport_by_trtype},
-	{"icreq_has_pfv0_hpda0_maxr2t0_and_the_digests_asked_for", icreq_has_pfv0_hpda0_maxr2t0_and_the_digests_asked_for},
-	{"admin_queue_carries_8k_in_capsule_and_ipv6_works", admin_queue_carries_8k_in_capsule_and_ipv6_works},
-	{"icresp_with_pfv_1_is_refused_naming_it", icresp_with_pfv_1_is_refused_naming_it},
-	{"icresp_maxh2cdata_below_4096_or_not_dword_multiple_is_refused", icresp_maxh2cdata_below_4096_or_not_dword_multiple_is_refused},
-	{"icresp_granting_other_digests_than_asked_is_refused", icresp_granting_other_digests_than_asked_is_refused},
-	{"icresp_with_cpda_out_of_range_or_bad_hlen_is_refused", icresp_with_cpda_out_of_range_or_bad_hlen_is_refused},
-	{"c2htermreq_instead_of_icresp_is_a_refusal_with_its_fes", c2htermreq_instead_of_icresp_is_a_refusal_with_its_fes},
-	{"controller_closing_before_icresp_is_connection_reset", controller_closing_before_icresp_is_connection_reset},
-	{"no_icresp_within_the_timeout_is_etimedout", no_icresp_within_the_timeout_is_etimedout},
-	{"closed_port_is_econnrefused_naming_the_address", closed_port_is_econnrefused_naming_the_address},
-	{"bad_address_or_port_or_size_is_einval_before_any_socket", bad_address_or_port_or_size_is_einval_before_any_socket},
-	{"queue_without_connection_reports_connection_lost", queue_without_connection_reports_connection_lost},
-	{NULL, NULL},
+	{ "attach_on_a_socketpair_takes_the_icresp_and_serves_a_read",
+	  attach_on_a_socketpair_takes_the_icresp_and_serves_a_read },
+	{ "attach_with_eof_before_a_whole_icresp_is_connection_reset",
+	  attach_with_eof_before_a_whole_icresp_is_connection_reset },
+	{ "nvmf_connect_picks_the_transport_by_trtype",
+	  nvmf_connect_picks_the_transport_by_trtype },
+	{ "icreq_has_pfv0_hpda0_maxr2t0_and_the_digests_asked_for",
+	  icreq_has_pfv0_hpda0_maxr2t0_and_the_digests_asked_for },
+	{ "admin_queue_carries_8k_in_capsule_and_ipv6_works",
+	  admin_queue_carries_8k_in_capsule_and_ipv6_works },
+	{ "icresp_with_pfv_1_is_refused_naming_it", icresp_with_pfv_1_is_refused_naming_it },
+	{ "icresp_maxh2cdata_below_4096_or_not_dword_multiple_is_refused",
+	  icresp_maxh2cdata_below_4096_or_not_dword_multiple_is_refused },
+	{ "icresp_granting_other_digests_than_asked_is_refused",
+	  icresp_granting_other_digests_than_asked_is_refused },
+	{ "icresp_with_cpda_out_of_range_or_bad_hlen_is_refused",
+	  icresp_with_cpda_out_of_range_or_bad_hlen_is_refused },
+	{ "c2htermreq_instead_of_icresp_is_a_refusal_with_its_fes",
+	  c2htermreq_instead_of_icresp_is_a_refusal_with_its_fes },
+	{ "controller_closing_before_icresp_is_connection_reset",
+	  controller_closing_before_icresp_is_connection_reset },
+	{ "no_icresp_within_the_timeout_is_etimedout", no_icresp_within_the_timeout_is_etimedout },
+	{ "closed_port_is_econnrefused_naming_the_address",
+	  closed_port_is_econnrefused_naming_the_address },
+	{ "bad_address_or_port_or_size_is_einval_before_any_socket",
+	  bad_address_or_port_or_size_is_einval_before_any_socket },
+	{ "queue_without_connection_reports_connection_lost",
+	  queue_without_connection_reports_connection_lost },
+	{ NULL, NULL },
 };

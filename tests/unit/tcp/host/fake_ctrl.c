@@ -69,8 +69,8 @@ int fc_start(struct fake_ctrl *f, const char *addr, fc_script script)
 		close(f->lfd);
 		return rc;
 	}
-	unsigned port = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
-						 : ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	unsigned port = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port) :
+						   ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	snprintf(f->port, sizeof(f->port), "%u", port);
 	f->script = script;
 	if (pthread_create(&f->th, NULL, fc_thread, f)) {
@@ -144,7 +144,8 @@ void fc_default_icresp(const struct fake_ctrl *f, struct nvme_tcp_icresp *r)
 	r->ch.plen = htole32(sizeof(*r));
 	r->pfv = htole16(0);
 	r->cpda = f->cpda;
-	r->dgst = (uint8_t)((f->hdgst ? NVME_TCP_DGST_HDR : 0) | (f->ddgst ? NVME_TCP_DGST_DATA : 0));
+	r->dgst =
+		(uint8_t)((f->hdgst ? NVME_TCP_DGST_HDR : 0) | (f->ddgst ? NVME_TCP_DGST_DATA : 0));
 	r->maxh2cdata = htole32(f->maxh2cdata ? f->maxh2cdata : 131072);
 }
 
@@ -204,13 +205,13 @@ void fc_pdu_free(struct fc_pdu *p)
 
 /* Header @hdr of @hlen bytes (type, hlen, flags set), then @data: digests and PDO as the
  * connection has them; @bad corrupts a digest. */
-static int send_pdu(struct fake_ctrl *f, uint8_t *hdr, uint8_t hlen, const void *data,
-		    uint32_t len, unsigned bad)
+static int send_pdu(struct fake_ctrl *f, uint8_t *hdr, uint8_t hlen, const void *data, uint32_t len,
+		    unsigned bad)
 {
 	struct nvme_tcp_ch *ch = (struct nvme_tcp_ch *)hdr;
 	bool hd = f->hdgst, dd = f->ddgst && len;
 	uint32_t hend = hlen + (hd ? 4u : 0u);
-	uint32_t pdo = len ? hend : 0;   /* HPDA 0: data right after the header */
+	uint32_t pdo = len ? hend : 0; /* HPDA 0: data right after the header */
 	uint32_t plen = len ? pdo + len + (dd ? 4u : 0u) : hend;
 	uint8_t *b = malloc(plen);
 	if (!b)
@@ -227,7 +228,8 @@ static int send_pdu(struct fake_ctrl *f, uint8_t *hdr, uint8_t hlen, const void 
 	if (len) {
 		memcpy(b + pdo, data, len);
 		if (dd) {
-			uint32_t d = htole32(nvme_tcp_digest(data, len) ^ (bad & FC_BAD_DDGST ? 1u : 0u));
+			uint32_t d = htole32(nvme_tcp_digest(data, len) ^
+					     (bad & FC_BAD_DDGST ? 1u : 0u));
 			memcpy(b + pdo + len, &d, 4);
 		}
 	}
@@ -246,8 +248,8 @@ int fc_send_rsp(struct fake_ctrl *f, uint16_t cid, uint16_t status, unsigned bad
 	return send_pdu(f, (uint8_t *)&r, sizeof(r), NULL, 0, bad);
 }
 
-int fc_send_c2h(struct fake_ctrl *f, uint16_t cid, uint32_t datao, const void *data,
-		uint32_t len, uint32_t datal, unsigned flags)
+int fc_send_c2h(struct fake_ctrl *f, uint16_t cid, uint32_t datao, const void *data, uint32_t len,
+		uint32_t datal, unsigned flags)
 {
 	struct nvme_tcp_data d;
 	memset(&d, 0, sizeof(d));
@@ -298,12 +300,17 @@ int fc_read_h2c(struct fake_ctrl *f, uint16_t cid, uint16_t ttag, uint8_t *buf, 
 		}
 		const struct nvme_tcp_data *d = (const void *)p.raw;
 		uint32_t off = le32toh(d->datao), len = le32toh(d->datal);
-		int bad = p.ch.type != NVME_TCP_H2C_DATA ? fc_fail(f, "PDU type %u, not H2CData", p.ch.type) :
-			  d->cccid != cid || le16toh(d->ttag) != ttag ? fc_fail(f, "cccid %u ttag %u", d->cccid, le16toh(d->ttag)) :
-			  !p.hdgst_ok || !p.ddgst_ok ? fc_fail(f, "H2CData digest wrong") :
-			  len != p.data_len || len > max || !len ? fc_fail(f, "DATAL %u, %u bytes, max %u", len, p.data_len, max) :
+		int bad = p.ch.type != NVME_TCP_H2C_DATA ?
+				  fc_fail(f, "PDU type %u, not H2CData", p.ch.type) :
+			  d->cccid != cid || le16toh(d->ttag) != ttag ?
+				  fc_fail(f, "cccid %u ttag %u", d->cccid, le16toh(d->ttag)) :
+			  !p.hdgst_ok || !p.ddgst_ok ?
+				  fc_fail(f, "H2CData digest wrong") :
+			  len != p.data_len || len > max || !len ?
+				  fc_fail(f, "DATAL %u, %u bytes, max %u", len, p.data_len, max) :
 			  (next != UINT32_MAX && off != next) || (uint64_t)off + len > buflen ?
-				fc_fail(f, "DATAO %u (expected %u)", off, next) : 0;
+				  fc_fail(f, "DATAO %u (expected %u)", off, next) :
+				  0;
 		if (!bad)
 			memcpy(buf + off, p.data, len);
 		bool last = p.ch.flags & NVME_TCP_F_DATA_LAST;
@@ -329,16 +336,19 @@ void fc_pattern(void *buf, size_t len, unsigned seed)
 
 /* ---- the host side ---- */
 
-int th_connect(struct th_host *h, struct fake_ctrl *f, const char *addr, uint16_t qid,
-	       char *err, size_t errlen)
+int th_connect(struct th_host *h, struct fake_ctrl *f, const char *addr, uint16_t qid, char *err,
+	       size_t errlen)
 {
 	memset(h, 0, sizeof(*h));
 	h->ctrl.t = &nvmf_tcp_host_transport;
 	int rc = nvmfh_queue_setup(&h->q, &h->ctrl, qid, 32);
 	if (rc)
 		return rc;
-	struct nvmf_ctrl_opts o = { .traddr = addr, .trsvcid = f->port, .timeout_ms = 5000,
-				    .hdr_digest = f->hdgst, .data_digest = f->ddgst };
+	struct nvmf_ctrl_opts o = { .traddr = addr,
+				    .trsvcid = f->port,
+				    .timeout_ms = 5000,
+				    .hdr_digest = f->hdgst,
+				    .data_digest = f->ddgst };
 	err[0] = 0;
 	rc = nvmf_tcp_host_transport.queue_connect(&h->q.hq, &o, qid, 32, err, errlen);
 	if (!rc)
@@ -356,7 +366,8 @@ int th_attach(struct th_host *h, int fd, uint16_t qid, uint16_t size, bool hdgst
 		close(fd);
 		return rc;
 	}
-	struct nvmf_ctrl_opts o = { .timeout_ms = timeout_ms, .hdr_digest = hdgst,
+	struct nvmf_ctrl_opts o = { .timeout_ms = timeout_ms,
+				    .hdr_digest = hdgst,
 				    .data_digest = ddgst };
 	err[0] = 0;
 	rc = nvmf_th_queue_attach(&h->q.hq, &o, qid, size, fd, err, errlen);

@@ -21,9 +21,9 @@ struct fc_pdu {
 	uint8_t *raw;
 	uint32_t plen;
 	struct nvme_tcp_ch ch;
-	uint8_t *data;            /* NULL when none */
+	uint8_t *data; /* NULL when none */
 	uint32_t data_len;
-	bool hdgst_ok, ddgst_ok;  /* digests as received match (true when absent) */
+	bool hdgst_ok, ddgst_ok; /* digests as received match (true when absent) */
 };
 
 struct fake_ctrl {
@@ -32,16 +32,16 @@ struct fake_ctrl {
 	pthread_t th;
 	bool started;
 	fc_script script;
-	void *arg;                /* the test's own state */
+	void *arg; /* the test's own state */
 	/* What the connection uses after ICResp (set by the test before fc_start). */
 	bool hdgst, ddgst;
 	uint8_t cpda;
-	uint32_t maxh2cdata;      /* 0: 131072 */
+	uint32_t maxh2cdata; /* 0: 131072 */
 	/* Recorded by the helpers. */
 	struct nvme_tcp_icreq icreq;
 	bool icreq_ok;
-	int errors;               /* a helper failed (read timeout, EOF, ...) */
-	char why[256];            /* the first failure */
+	int errors;    /* a helper failed (read timeout, EOF, ...) */
+	char why[256]; /* the first failure */
 };
 
 /* fc_start - listen on @addr ("127.0.0.1" or "::1") port 0 and run @script on the
@@ -68,8 +68,8 @@ bool fc_eof(struct fake_ctrl *f);
 #define FC_BAD_DDGST 0x200u
 int fc_send_rsp(struct fake_ctrl *f, uint16_t cid, uint16_t status, unsigned bad);
 /* @flags: NVME_TCP_F_DATA_LAST / _SUCCESS; @datal: the DATAL field (normally @len). */
-int fc_send_c2h(struct fake_ctrl *f, uint16_t cid, uint32_t datao, const void *data,
-		uint32_t len, uint32_t datal, unsigned flags);
+int fc_send_c2h(struct fake_ctrl *f, uint16_t cid, uint32_t datao, const void *data, uint32_t len,
+		uint32_t datal, unsigned flags);
 int fc_send_r2t(struct fake_ctrl *f, uint16_t cid, uint16_t ttag, uint32_t off, uint32_t len);
 int fc_send_term(struct fake_ctrl *f, uint16_t fes, uint32_t fei);
 /* fc_read_h2c - read H2CData PDUs for @cid / @ttag into @buf (@buflen bytes) until one
@@ -89,8 +89,8 @@ struct th_result {
 	struct nvme_cqe cqe;
 };
 /* th_connect - set up @qid (32 entries) and connect to @f; 0 or -errno (@err). */
-int th_connect(struct th_host *h, struct fake_ctrl *f, const char *addr, uint16_t qid,
-	       char *err, size_t errlen);
+int th_connect(struct th_host *h, struct fake_ctrl *f, const char *addr, uint16_t qid, char *err,
+	       size_t errlen);
 /* th_attach - set up @qid (@size entries) on the connected stream socket @fd (taken), as
  * th_connect does but through nvmf_th_queue_attach: no listener and no thread, the
  * caller plays the controller on the other end (a socketpair), ICResp included, which

@@ -16,18 +16,18 @@
 
 /* What a script knows and records. */
 struct io_case {
-	uint8_t *data;            /* the controller's copy of the namespace bytes */
+	uint8_t *data; /* the controller's copy of the namespace bytes */
 	uint32_t len;
-	int step;                 /* which bad PDU (error cases) */
+	int step; /* which bad PDU (error cases) */
 	/* recorded */
 	uint8_t sgl_type[4];
 	uint32_t sgl_len[4];
-	uint32_t icd_len[4];      /* in-capsule bytes of each capsule */
-	bool icd_ok[4];           /* in-capsule data equal to data */
+	uint32_t icd_len[4]; /* in-capsule bytes of each capsule */
+	bool icd_ok[4];      /* in-capsule data equal to data */
 	bool digests_ok;
 	int h2c_pdus[4];
 	bool h2c_ok;
-	uint16_t term_fes;        /* H2CTermReq the host sent, 0 when none */
+	uint16_t term_fes; /* H2CTermReq the host sent, 0 when none */
 	uint32_t term_fei;
 	bool eof;
 };
@@ -74,7 +74,7 @@ static void read_term(struct fake_ctrl *f)
 static struct th_host *connect_host(struct fake_ctrl *f, struct io_case *c, fc_script s,
 				    uint16_t qid)
 {
-	static struct th_host h;   /* large (the core's controller struct): not on the stack */
+	static struct th_host h; /* large (the core's controller struct): not on the stack */
 	char err[256];
 	f->arg = c;
 	c->digests_ok = true;
@@ -102,9 +102,11 @@ static void script_writes(struct fake_ctrl *f)
 	if (read_capsule(f, 1, &cid))
 		return;
 	uint8_t *got = calloc(1, c->len);
-	c->h2c_pdus[0] = fc_send_r2t(f, cid, 5, 0, 6000) ? -1 : fc_read_h2c(f, cid, 5, got, c->len, 4096);
-	c->h2c_pdus[1] = fc_send_r2t(f, cid, 6, 6000, c->len - 6000) ? -1 :
-			 fc_read_h2c(f, cid, 6, got, c->len, 4096);
+	c->h2c_pdus[0] =
+		fc_send_r2t(f, cid, 5, 0, 6000) ? -1 : fc_read_h2c(f, cid, 5, got, c->len, 4096);
+	c->h2c_pdus[1] = fc_send_r2t(f, cid, 6, 6000, c->len - 6000) ?
+				 -1 :
+				 fc_read_h2c(f, cid, 6, got, c->len, 4096);
 	c->h2c_ok = !memcmp(got, c->data, c->len);
 	free(got);
 	fc_send_rsp(f, cid, 0, 0);
@@ -142,8 +144,8 @@ static void write_within_incapsule_size_goes_in_capsule_larger_one_answers_r2ts(
 	CU_ASSERT_EQUAL(c.sgl_type[1], NVME_SGL_TCP_TRANSPORT);
 	CU_ASSERT_EQUAL(c.sgl_len[1], 10000);
 	CU_ASSERT_EQUAL(c.icd_len[1], 0);
-	CU_ASSERT_EQUAL(c.h2c_pdus[0], 2);   /* 4096 + 1904 */
-	CU_ASSERT_EQUAL(c.h2c_pdus[1], 1);   /* 4000 */
+	CU_ASSERT_EQUAL(c.h2c_pdus[0], 2); /* 4096 + 1904 */
+	CU_ASSERT_EQUAL(c.h2c_pdus[1], 1); /* 4000 */
 	CU_ASSERT_TRUE(c.h2c_ok);
 	CU_ASSERT_TRUE(c.eof);
 	free(buf);
@@ -158,14 +160,13 @@ static void script_reads(struct fake_ctrl *f)
 	if (fc_icreq(f, NULL))
 		return;
 	/* 1: two C2HData, then a CapsuleResp. */
-	if (read_capsule(f, 0, &cid) ||
-	    fc_send_c2h(f, cid, 0, c->data, 4096, 4096, 0) ||
+	if (read_capsule(f, 0, &cid) || fc_send_c2h(f, cid, 0, c->data, 4096, 4096, 0) ||
 	    fc_send_c2h(f, cid, 4096, c->data + 4096, 4096, 4096, NVME_TCP_F_DATA_LAST) ||
 	    fc_send_rsp(f, cid, 0, 0))
 		return;
 	/* 2: one C2HData with SUCCESS: no CapsuleResp. */
-	if (read_capsule(f, 1, &cid) ||
-	    fc_send_c2h(f, cid, 0, c->data, 8192, 8192, NVME_TCP_F_DATA_LAST | NVME_TCP_F_DATA_SUCCESS))
+	if (read_capsule(f, 1, &cid) || fc_send_c2h(f, cid, 0, c->data, 8192, 8192,
+						    NVME_TCP_F_DATA_LAST | NVME_TCP_F_DATA_SUCCESS))
 		return;
 	/* 3: an error status after no data. */
 	if (read_capsule(f, 2, &cid) || fc_send_rsp(f, cid, 0x0281, 0))
@@ -192,7 +193,7 @@ static void read_data_lands_at_datao_success_flag_completes_without_capsuleresp(
 			CU_ASSERT_EQUAL(r.status, 0);
 			CU_ASSERT_EQUAL(memcmp(buf, data, c.len), 0);
 		} else {
-			CU_ASSERT_EQUAL(r.status, 0x0281);   /* as the controller said */
+			CU_ASSERT_EQUAL(r.status, 0x0281); /* as the controller said */
 		}
 	}
 	th_close(h);
@@ -214,8 +215,8 @@ static void script_big(struct fake_ctrl *f)
 	if (fc_icreq(f, NULL) || read_capsule(f, 0, &cid))
 		return;
 	uint8_t *got = calloc(1, c->len);
-	c->h2c_pdus[0] = fc_send_r2t(f, cid, 9, 0, c->len) ? -1 :
-			 fc_read_h2c(f, cid, 9, got, c->len, 65536);
+	c->h2c_pdus[0] =
+		fc_send_r2t(f, cid, 9, 0, c->len) ? -1 : fc_read_h2c(f, cid, 9, got, c->len, 65536);
 	c->h2c_ok = !memcmp(got, c->data, c->len);
 	memcpy(c->data, got, c->len);
 	free(got);
@@ -277,8 +278,8 @@ static void script_ddgst(struct fake_ctrl *f)
 	    fc_send_c2h(f, cid, 0, c->data, 4096, 4096,
 			NVME_TCP_F_DATA_LAST | NVME_TCP_F_DATA_SUCCESS | FC_BAD_DDGST))
 		return;
-	if (read_capsule(f, 2, &cid) ||
-	    fc_send_c2h(f, cid, 0, c->data, 4096, 4096, NVME_TCP_F_DATA_LAST | NVME_TCP_F_DATA_SUCCESS))
+	if (read_capsule(f, 2, &cid) || fc_send_c2h(f, cid, 0, c->data, 4096, 4096,
+						    NVME_TCP_F_DATA_LAST | NVME_TCP_F_DATA_SUCCESS))
 		return;
 	c->eof = fc_eof(f);
 }
@@ -313,10 +314,22 @@ static void data_digest_mismatch_fails_the_command_with_data_transfer_error_only
 /* ---- what a controller must not send ---- */
 
 enum bad_pdu {
-	BAD_C2H_BEYOND_BUFFER, BAD_C2H_UNKNOWN_CCCID, BAD_C2H_OUT_OF_ORDER, BAD_C2H_DATAL,
-	BAD_C2H_FOR_WRITE, BAD_R2T_FOR_READ, BAD_R2T_BEYOND_WRITE, BAD_R2T_ZERO,
-	BAD_R2T_TWICE, BAD_RSP_UNKNOWN_CID, BAD_TYPE, BAD_HDGST, BAD_TERM, BAD_EOF,
-	BAD_C2H_SUCCESS_NOT_LAST, BAD_C2H_SUCCESS_SHORT,
+	BAD_C2H_BEYOND_BUFFER,
+	BAD_C2H_UNKNOWN_CCCID,
+	BAD_C2H_OUT_OF_ORDER,
+	BAD_C2H_DATAL,
+	BAD_C2H_FOR_WRITE,
+	BAD_R2T_FOR_READ,
+	BAD_R2T_BEYOND_WRITE,
+	BAD_R2T_ZERO,
+	BAD_R2T_TWICE,
+	BAD_RSP_UNKNOWN_CID,
+	BAD_TYPE,
+	BAD_HDGST,
+	BAD_TERM,
+	BAD_EOF,
+	BAD_C2H_SUCCESS_NOT_LAST,
+	BAD_C2H_SUCCESS_SHORT,
 };
 
 static void script_bad(struct fake_ctrl *f)
@@ -344,7 +357,8 @@ static void script_bad(struct fake_ctrl *f)
 		fc_send_c2h(f, cid, 0, junk, c->len, c->len, NVME_TCP_F_DATA_SUCCESS);
 		break;
 	case BAD_C2H_SUCCESS_SHORT:
-		fc_send_c2h(f, cid, 0, junk, 512, 512, NVME_TCP_F_DATA_SUCCESS | NVME_TCP_F_DATA_LAST);
+		fc_send_c2h(f, cid, 0, junk, 512, 512,
+			    NVME_TCP_F_DATA_SUCCESS | NVME_TCP_F_DATA_LAST);
 		break;
 	case BAD_C2H_FOR_WRITE:
 		fc_send_c2h(f, cid, 0, junk, 512, 512, 0);
@@ -453,7 +467,7 @@ static void c2hdata_for_a_command_not_outstanding_or_a_write_is_a_connection_err
 	char why[256];
 	run_bad(BAD_C2H_UNKNOWN_CCCID, OPC_READ, false, &c, why, sizeof(why));
 	CU_ASSERT_EQUAL(c.term_fes, NVME_TCP_FES_INVALID_HEADER);
-	CU_ASSERT_EQUAL(c.term_fei, 8);   /* CCCID */
+	CU_ASSERT_EQUAL(c.term_fei, 8); /* CCCID */
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "which is not outstanding"));
 	run_bad(BAD_C2H_FOR_WRITE, OPC_WRITE, false, &c, why, sizeof(why));
 	CU_ASSERT_EQUAL(c.term_fes, NVME_TCP_FES_INVALID_HEADER);
@@ -469,7 +483,7 @@ static void c2hdata_out_of_order_or_with_wrong_datal_is_a_connection_error(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "at DATAO 512, expected 0"));
 	run_bad(BAD_C2H_DATAL, OPC_READ, false, &c, why, sizeof(why));
 	CU_ASSERT_EQUAL(c.term_fes, NVME_TCP_FES_INVALID_HEADER);
-	CU_ASSERT_EQUAL(c.term_fei, 16);  /* DATAL */
+	CU_ASSERT_EQUAL(c.term_fei, 16); /* DATAL */
 }
 
 /* SUCCESS would complete the command: without LAST_PDU (Linux refuses it too), or with
@@ -481,7 +495,7 @@ static void c2hdata_success_without_last_pdu_or_short_is_a_connection_error(void
 	char why[256];
 	run_bad(BAD_C2H_SUCCESS_NOT_LAST, OPC_READ, false, &c, why, sizeof(why));
 	CU_ASSERT_EQUAL(c.term_fes, NVME_TCP_FES_INVALID_HEADER);
-	CU_ASSERT_EQUAL(c.term_fei, 1);   /* FLAGS */
+	CU_ASSERT_EQUAL(c.term_fei, 1); /* FLAGS */
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "flags 0x08"));
 	run_bad(BAD_C2H_SUCCESS_SHORT, OPC_READ, false, &c, why, sizeof(why));
 	CU_ASSERT_EQUAL(c.term_fes, NVME_TCP_FES_INVALID_HEADER);
@@ -500,7 +514,7 @@ static void r2t_for_a_read_beyond_the_write_or_of_0_bytes_is_a_connection_error(
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "asks for bytes 2048..6143 of 4096"));
 	run_bad(BAD_R2T_ZERO, OPC_WRITE, false, &c, why, sizeof(why));
 	CU_ASSERT_EQUAL(c.term_fes, NVME_TCP_FES_INVALID_HEADER);
-	CU_ASSERT_EQUAL(c.term_fei, 16);  /* R2TL */
+	CU_ASSERT_EQUAL(c.term_fei, 16); /* R2TL */
 }
 
 static void second_r2t_while_the_first_is_answered_exceeds_maxr2t_0(void)
@@ -517,7 +531,7 @@ static void capsuleresp_for_no_outstanding_command_is_a_connection_error(void)
 	char why[256];
 	run_bad(BAD_RSP_UNKNOWN_CID, OPC_READ, false, &c, why, sizeof(why));
 	CU_ASSERT_EQUAL(c.term_fes, NVME_TCP_FES_INVALID_HEADER);
-	CU_ASSERT_EQUAL(c.term_fei, 20);  /* the CQE's command id */
+	CU_ASSERT_EQUAL(c.term_fei, 20); /* the CQE's command id */
 }
 
 static void unknown_pdu_type_or_header_digest_mismatch_is_a_connection_error(void)
@@ -526,7 +540,7 @@ static void unknown_pdu_type_or_header_digest_mismatch_is_a_connection_error(voi
 	char why[256];
 	run_bad(BAD_TYPE, OPC_READ, false, &c, why, sizeof(why));
 	CU_ASSERT_EQUAL(c.term_fes, NVME_TCP_FES_INVALID_HEADER);
-	CU_ASSERT_EQUAL(c.term_fei, 0);   /* PDU-Type */
+	CU_ASSERT_EQUAL(c.term_fei, 0); /* PDU-Type */
 	run_bad(BAD_HDGST, OPC_READ, true, &c, why, sizeof(why));
 	CU_ASSERT_EQUAL(c.term_fes, NVME_TCP_FES_HDR_DIGEST);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "header digest mismatch"));
@@ -543,18 +557,31 @@ static void c2htermreq_or_eof_fails_every_command_with_connection_reset(void)
 }
 
 const struct unit_test tcp_host_io_tests[] = {
-	{"write_within_incapsule_size_goes_in_capsule_larger_one_answers_r2ts", write_within_incapsule_size_goes_in_capsule_larger_one_answers_r2ts},
-	{"read_data_lands_at_datao_success_flag_completes_without_capsuleresp", read_data_lands_at_datao_success_flag_completes_without_capsuleresp},
-	{"one_mib_write_and_read_back_with_digests_in_64k_pdus", one_mib_write_and_read_back_with_digests_in_64k_pdus},
-	{"data_digest_mismatch_fails_the_command_with_data_transfer_error_only", data_digest_mismatch_fails_the_command_with_data_transfer_error_only},
-	{"c2hdata_beyond_the_buffer_is_a_connection_error_not_a_write", c2hdata_beyond_the_buffer_is_a_connection_error_not_a_write},
-	{"c2hdata_for_a_command_not_outstanding_or_a_write_is_a_connection_error", c2hdata_for_a_command_not_outstanding_or_a_write_is_a_connection_error},
-	{"c2hdata_out_of_order_or_with_wrong_datal_is_a_connection_error", c2hdata_out_of_order_or_with_wrong_datal_is_a_connection_error},
-	{"c2hdata_success_without_last_pdu_or_short_is_a_connection_error", c2hdata_success_without_last_pdu_or_short_is_a_connection_error},
-	{"r2t_for_a_read_beyond_the_write_or_of_0_bytes_is_a_connection_error", r2t_for_a_read_beyond_the_write_or_of_0_bytes_is_a_connection_error},
-	{"second_r2t_while_the_first_is_answered_exceeds_maxr2t_0", second_r2t_while_the_first_is_answered_exceeds_maxr2t_0},
-	{"capsuleresp_for_no_outstanding_command_is_a_connection_error", capsuleresp_for_no_outstanding_command_is_a_connection_error},
-	{"unknown_pdu_type_or_header_digest_mismatch_is_a_connection_error", unknown_pdu_type_or_header_digest_mismatch_is_a_connection_error},
-	{"c2htermreq_or_eof_fails_every_command_with_connection_reset", c2htermreq_or_eof_fails_every_command_with_connection_reset},
-	{NULL, NULL},
+	{ "write_within_incapsule_size_goes_in_capsule_larger_one_answers_r2ts",
+	  write_within_incapsule_size_goes_in_capsule_larger_one_answers_r2ts },
+	{ "read_data_lands_at_datao_success_flag_completes_without_capsuleresp",
+	  read_data_lands_at_datao_success_flag_completes_without_capsuleresp },
+	{ "one_mib_write_and_read_back_with_digests_in_64k_pdus",
+	  one_mib_write_and_read_back_with_digests_in_64k_pdus },
+	{ "data_digest_mismatch_fails_the_command_with_data_transfer_error_only",
+	  data_digest_mismatch_fails_the_command_with_data_transfer_error_only },
+	{ "c2hdata_beyond_the_buffer_is_a_connection_error_not_a_write",
+	  c2hdata_beyond_the_buffer_is_a_connection_error_not_a_write },
+	{ "c2hdata_for_a_command_not_outstanding_or_a_write_is_a_connection_error",
+	  c2hdata_for_a_command_not_outstanding_or_a_write_is_a_connection_error },
+	{ "c2hdata_out_of_order_or_with_wrong_datal_is_a_connection_error",
+	  c2hdata_out_of_order_or_with_wrong_datal_is_a_connection_error },
+	{ "c2hdata_success_without_last_pdu_or_short_is_a_connection_error",
+	  c2hdata_success_without_last_pdu_or_short_is_a_connection_error },
+	{ "r2t_for_a_read_beyond_the_write_or_of_0_bytes_is_a_connection_error",
+	  r2t_for_a_read_beyond_the_write_or_of_0_bytes_is_a_connection_error },
+	{ "second_r2t_while_the_first_is_answered_exceeds_maxr2t_0",
+	  second_r2t_while_the_first_is_answered_exceeds_maxr2t_0 },
+	{ "capsuleresp_for_no_outstanding_command_is_a_connection_error",
+	  capsuleresp_for_no_outstanding_command_is_a_connection_error },
+	{ "unknown_pdu_type_or_header_digest_mismatch_is_a_connection_error",
+	  unknown_pdu_type_or_header_digest_mismatch_is_a_connection_error },
+	{ "c2htermreq_or_eof_fails_every_command_with_connection_reset",
+	  c2htermreq_or_eof_fails_every_command_with_connection_reset },
+	{ NULL, NULL },
 };

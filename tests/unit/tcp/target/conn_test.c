@@ -26,7 +26,8 @@ static int boot_and_dial(struct tt *t, struct ttc *c, uint32_t maxh2cdata)
 static int io_queue(struct tt *t, struct ttc *a, struct ttc *q, uint8_t dgst)
 {
 	uint16_t cntlid;
-	if (tt_handshake(a, 0, 0, NULL) || tt_connect(a, TT_SUBNQN, 0, 0xffff, &cntlid) || tt_enable(a))
+	if (tt_handshake(a, 0, 0, NULL) || tt_connect(a, TT_SUBNQN, 0, 0xffff, &cntlid) ||
+	    tt_enable(a))
 		return -1;
 	if (tt_dial(t, q) || tt_handshake(q, 0, dgst, NULL))
 		return -1;
@@ -116,8 +117,10 @@ static void header_digest_error_terminates_with_hdr_digest(void)
 	tt_sqe(&q, &sqe, nvme_cmd_flush, false, 0);
 	sqe.nsid = htole32(1);
 	CU_ASSERT_EQUAL(tt_capsule(&q, &sqe, NULL, 0, true, false), 0);
-	struct nvme_tcp_cmd hdr = { .ch = { .type = NVME_TCP_CMD, .flags = NVME_TCP_F_HDGST,
-					    .hlen = sizeof(hdr), .plen = htole32(sizeof(hdr) + 4) },
+	struct nvme_tcp_cmd hdr = { .ch = { .type = NVME_TCP_CMD,
+					    .flags = NVME_TCP_F_HDGST,
+					    .hlen = sizeof(hdr),
+					    .plen = htole32(sizeof(hdr) + 4) },
 				    .sqe = sqe };
 	expect_term(&q, NVME_TCP_FES_HDR_DIGEST, nvme_tcp_digest(&hdr, sizeof(hdr)) ^ 1u);
 	tt_close(&a);
@@ -149,7 +152,7 @@ static void h2cdata_for_an_unknown_ttag_is_invalid_header_at_ttag(void)
 	uint16_t cid, ttag;
 	CU_ASSERT_EQUAL_FATAL(boot_and_dial(&t, &a, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(io_queue(&t, &a, &q, 0), 0);
-	CU_ASSERT_EQUAL(tt_h2c_data(&q, 7, 5, 0, d, sizeof(d), true), 0);   /* nothing asked */
+	CU_ASSERT_EQUAL(tt_h2c_data(&q, 7, 5, 0, d, sizeof(d), true), 0); /* nothing asked */
 	expect_term(&q, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_data, ttag));
 	tt_close(&a);
 	tt_teardown(&t);
@@ -259,34 +262,45 @@ static void h2c_termreq_from_the_host_closes_the_connection(void)
 	struct ttc a, q;
 	CU_ASSERT_EQUAL_FATAL(boot_and_dial(&t, &a, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(io_queue(&t, &a, &q, 0), 0);
-	struct nvme_tcp_term term = { .ch = { .type = NVME_TCP_H2C_TERM, .hlen = sizeof(term),
+	struct nvme_tcp_term term = { .ch = { .type = NVME_TCP_H2C_TERM,
+					      .hlen = sizeof(term),
 					      .plen = htole32(sizeof(term)) },
 				      .fes = htole16(NVME_TCP_FES_PDU_SEQUENCE) };
 	CU_ASSERT_EQUAL(tt_send(&q, &term, sizeof(term)), 0);
 	CU_ASSERT_TRUE(tt_closed(&q));
 	tt_drive(&t);
-	CU_ASSERT_EQUAL(nvmf_tgt_live_queues(&t.tgt), 1);   /* the admin queue stays */
+	CU_ASSERT_EQUAL(nvmf_tgt_live_queues(&t.tgt), 1); /* the admin queue stays */
 	tt_close(&a);
 	tt_teardown(&t);
 }
 
 const struct unit_test tcp_target_errors_tests[] = {
-	{ "icreq_with_pfv_1_is_unsupported_parameter_at_pfv", icreq_with_pfv_1_is_unsupported_parameter_at_pfv },
-	{ "icreq_with_hpda_32_is_invalid_header_at_hpda", icreq_with_hpda_32_is_invalid_header_at_hpda },
-	{ "capsule_before_icreq_is_a_pdu_sequence_error", capsule_before_icreq_is_a_pdu_sequence_error },
+	{ "icreq_with_pfv_1_is_unsupported_parameter_at_pfv",
+	  icreq_with_pfv_1_is_unsupported_parameter_at_pfv },
+	{ "icreq_with_hpda_32_is_invalid_header_at_hpda",
+	  icreq_with_hpda_32_is_invalid_header_at_hpda },
+	{ "capsule_before_icreq_is_a_pdu_sequence_error",
+	  capsule_before_icreq_is_a_pdu_sequence_error },
 	{ "second_icreq_is_a_pdu_sequence_error", second_icreq_is_a_pdu_sequence_error },
-	{ "unknown_pdu_type_is_invalid_header_at_type", unknown_pdu_type_is_invalid_header_at_type },
-	{ "capsule_with_a_wrong_hlen_is_invalid_header_at_hlen", capsule_with_a_wrong_hlen_is_invalid_header_at_hlen },
-	{ "header_digest_error_terminates_with_hdr_digest", header_digest_error_terminates_with_hdr_digest },
+	{ "unknown_pdu_type_is_invalid_header_at_type",
+	  unknown_pdu_type_is_invalid_header_at_type },
+	{ "capsule_with_a_wrong_hlen_is_invalid_header_at_hlen",
+	  capsule_with_a_wrong_hlen_is_invalid_header_at_hlen },
+	{ "header_digest_error_terminates_with_hdr_digest",
+	  header_digest_error_terminates_with_hdr_digest },
 	{ "h2cdata_for_an_unknown_ttag_is_invalid_header_at_ttag",
 	  h2cdata_for_an_unknown_ttag_is_invalid_header_at_ttag },
-	{ "h2cdata_not_at_the_next_offset_is_data_out_of_range", h2cdata_not_at_the_next_offset_is_data_out_of_range },
-	{ "h2cdata_beyond_the_command_is_data_out_of_range", h2cdata_beyond_the_command_is_data_out_of_range },
-	{ "h2cdata_above_maxh2cdata_is_r2t_limit_exceeded", h2cdata_above_maxh2cdata_is_r2t_limit_exceeded },
+	{ "h2cdata_not_at_the_next_offset_is_data_out_of_range",
+	  h2cdata_not_at_the_next_offset_is_data_out_of_range },
+	{ "h2cdata_beyond_the_command_is_data_out_of_range",
+	  h2cdata_beyond_the_command_is_data_out_of_range },
+	{ "h2cdata_above_maxh2cdata_is_r2t_limit_exceeded",
+	  h2cdata_above_maxh2cdata_is_r2t_limit_exceeded },
 	{ "h2cdata_with_datal_not_its_data_length_is_invalid_header_at_datal",
 	  h2cdata_with_datal_not_its_data_length_is_invalid_header_at_datal },
 	{ "capsule_data_beyond_the_receive_limit_is_invalid_header_at_plen",
 	  capsule_data_beyond_the_receive_limit_is_invalid_header_at_plen },
-	{ "h2c_termreq_from_the_host_closes_the_connection", h2c_termreq_from_the_host_closes_the_connection },
+	{ "h2c_termreq_from_the_host_closes_the_connection",
+	  h2c_termreq_from_the_host_closes_the_connection },
 	{ NULL, NULL },
 };

@@ -70,7 +70,7 @@ static void accept_without_descriptors_rests_the_listener_then_serves_the_host(v
 	low = old;
 	low.rlim_cur = (rlim_t)lowest + 1;
 	CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_NOFILE, &low), 0);
-	int dialed = tt_dial(&t, &c);   /* accept: EMFILE */
+	int dialed = tt_dial(&t, &c); /* accept: EMFILE */
 	tt_drive(&t);
 	bool spinning = epoll_ready(tt_main_tpg(&t)->epfd);
 	CU_ASSERT_EQUAL(setrlimit(RLIMIT_NOFILE, &old), 0);
@@ -99,8 +99,9 @@ static void one_byte_at_a_time_sender_is_served(void)
 	CU_ASSERT_EQUAL_FATAL(tt_enable(&a), 0);
 	CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &q), 0);
 	/* ICReq, byte by byte; then the Connect capsule, byte by byte. */
-	struct nvme_tcp_icreq ic = { .ch = { .type = NVME_TCP_ICREQ, .hlen = sizeof(ic),
-					     .plen = htole32(sizeof(ic)) } };
+	struct nvme_tcp_icreq ic = {
+		.ch = { .type = NVME_TCP_ICREQ, .hlen = sizeof(ic), .plen = htole32(sizeof(ic)) }
+	};
 	CU_ASSERT_EQUAL_FATAL(send_bytewise(&q, &ic, sizeof(ic)), 0);
 	struct nvme_tcp_icresp resp;
 	CU_ASSERT_EQUAL_FATAL(tt_recv_pdu(&q, &resp, sizeof(resp)), (int)sizeof(resp));
@@ -115,7 +116,9 @@ static void one_byte_at_a_time_sender_is_served(void)
 	b[NVMF_CONNECT_QID] = 1;
 	b[NVMF_CONNECT_SQSIZE] = 31;
 	fx_connect_data(&d, TT_SUBNQN, TT_HOSTNQN, cntlid);
-	cmd.ch = (struct nvme_tcp_ch){ .type = NVME_TCP_CMD, .hlen = sizeof(cmd), .pdo = sizeof(cmd),
+	cmd.ch = (struct nvme_tcp_ch){ .type = NVME_TCP_CMD,
+				       .hlen = sizeof(cmd),
+				       .pdo = sizeof(cmd),
 				       .plen = htole32(sizeof(cmd) + sizeof(d)) };
 	memcpy(pdu, &cmd, sizeof(cmd));
 	memcpy(pdu + sizeof(cmd), &d, sizeof(d));
@@ -126,7 +129,9 @@ static void one_byte_at_a_time_sender_is_served(void)
 	uint8_t *data = pdu + sizeof(cmd);
 	memset(&cmd, 0, sizeof(cmd));
 	tt_rw_sqe(&q, &cmd.sqe, nvme_cmd_write, true, 10, 2);
-	cmd.ch = (struct nvme_tcp_ch){ .type = NVME_TCP_CMD, .hlen = sizeof(cmd), .pdo = sizeof(cmd),
+	cmd.ch = (struct nvme_tcp_ch){ .type = NVME_TCP_CMD,
+				       .hlen = sizeof(cmd),
+				       .pdo = sizeof(cmd),
 				       .plen = htole32(sizeof(cmd) + 1024) };
 	memcpy(pdu, &cmd, sizeof(cmd));
 	for (size_t i = 0; i < 1024; i++)
@@ -157,12 +162,15 @@ static void half_a_pdu_then_silence_is_closed_after_the_handshake_time(void)
 	t.tgt.clock.now_ms = fake_clock;
 	tt_drive(&t);
 	CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &h1), 0);
-	struct nvme_tcp_icreq ic = { .ch = { .type = NVME_TCP_ICREQ, .hlen = sizeof(ic),
-					     .plen = htole32(sizeof(ic)) } };
+	struct nvme_tcp_icreq ic = {
+		.ch = { .type = NVME_TCP_ICREQ, .hlen = sizeof(ic), .plen = htole32(sizeof(ic)) }
+	};
 	CU_ASSERT_EQUAL_FATAL(tt_send(&h1, &ic, 60), 0);
 	CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &h2), 0);
 	CU_ASSERT_EQUAL_FATAL(tt_handshake(&h2, 0, 0, NULL), 0);
-	struct nvme_tcp_cmd cmd = { .ch = { .type = NVME_TCP_CMD, .hlen = sizeof(cmd), .pdo = sizeof(cmd),
+	struct nvme_tcp_cmd cmd = { .ch = { .type = NVME_TCP_CMD,
+					    .hlen = sizeof(cmd),
+					    .pdo = sizeof(cmd),
 					    .plen = htole32(sizeof(cmd) + 1024) } };
 	CU_ASSERT_EQUAL_FATAL(tt_send(&h2, &cmd, sizeof(cmd)), 0);
 	/* Another host connects while they stall. */
@@ -172,7 +180,7 @@ static void half_a_pdu_then_silence_is_closed_after_the_handshake_time(void)
 	tt_drive(&t);
 	clock_ms += NVMF_TCP_HANDSHAKE_MS / 2;
 	tt_drive(&t);
-	CU_ASSERT_PTR_NOT_NULL(tt_main_tpg(&t)->pending);   /* not yet */
+	CU_ASSERT_PTR_NOT_NULL(tt_main_tpg(&t)->pending); /* not yet */
 	clock_ms += NVMF_TCP_HANDSHAKE_MS;
 	CU_ASSERT_TRUE(tt_closed(&h1));
 	CU_ASSERT_TRUE(tt_closed(&h2));
@@ -196,7 +204,7 @@ static void host_vanishing_mid_pdu_releases_its_queue_and_buffers(void)
 	uint16_t cntlid;
 	CU_ASSERT_EQUAL_FATAL(tt_two_queues(&t, &a, &q, &cntlid), 0);
 	for (int round = 0; round < 3; round++) {
-		if (round) {   /* a new I/O queue 1 on the same controller */
+		if (round) { /* a new I/O queue 1 on the same controller */
 			CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &q), 0);
 			CU_ASSERT_EQUAL_FATAL(tt_handshake(&q, 0, 0, NULL), 0);
 			CU_ASSERT_EQUAL_FATAL(tt_connect(&q, TT_SUBNQN, 1, cntlid, NULL), 0);
@@ -212,9 +220,13 @@ static void host_vanishing_mid_pdu_releases_its_queue_and_buffers(void)
 			CU_ASSERT_EQUAL_FATAL(tt_recv_pdu(&q, &r2t, sizeof(r2t)), (int)sizeof(r2t));
 			CU_ASSERT_EQUAL_FATAL(r2t.ch.type, NVME_TCP_R2T);
 			struct nvme_tcp_data *h = (void *)pdu;
-			*h = (struct nvme_tcp_data){ .ch = { .type = NVME_TCP_H2C_DATA, .flags = NVME_TCP_F_DATA_LAST,
-							     .hlen = 24, .pdo = 24, .plen = htole32(sizeof(pdu)) },
-						     .cccid = sqe.command_id, .ttag = r2t.ttag,
+			*h = (struct nvme_tcp_data){ .ch = { .type = NVME_TCP_H2C_DATA,
+							     .flags = NVME_TCP_F_DATA_LAST,
+							     .hlen = 24,
+							     .pdo = 24,
+							     .plen = htole32(sizeof(pdu)) },
+						     .cccid = sqe.command_id,
+						     .ttag = r2t.ttag,
 						     .datal = htole32(65536) };
 			CU_ASSERT_EQUAL_FATAL(tt_send(&q, pdu, 24 + 32768), 0);
 		} else {
@@ -222,12 +234,14 @@ static void host_vanishing_mid_pdu_releases_its_queue_and_buffers(void)
 			struct nvme_tcp_cmd *cmd = (void *)pdu;
 			memset(cmd, 0, sizeof(*cmd));
 			tt_rw_sqe(&q, &cmd->sqe, nvme_cmd_write, true, 0, 16);
-			cmd->ch = (struct nvme_tcp_ch){ .type = NVME_TCP_CMD, .hlen = sizeof(*cmd),
-							.pdo = sizeof(*cmd), .plen = htole32(sizeof(*cmd) + 8192) };
+			cmd->ch = (struct nvme_tcp_ch){ .type = NVME_TCP_CMD,
+							.hlen = sizeof(*cmd),
+							.pdo = sizeof(*cmd),
+							.plen = htole32(sizeof(*cmd) + 8192) };
 			CU_ASSERT_EQUAL_FATAL(tt_send(&q, pdu, sizeof(*cmd) + 3000), 0);
 		}
 		tt_drive(&t);
-		if (round == 1) {   /* close with a reset */
+		if (round == 1) { /* close with a reset */
 			struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 			setsockopt(q.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 		}
@@ -247,7 +261,7 @@ static void host_vanishing_mid_pdu_releases_its_queue_and_buffers(void)
  * host reads, every read arrives whole and equal to what was written. */
 static void host_not_reading_gets_its_data_once_it_reads(void)
 {
-	enum { READS = 4, LEN = 65536 };   /* 256 KiB: far beyond both 4 KiB socket buffers */
+	enum { READS = 4, LEN = 65536 }; /* 256 KiB: far beyond both 4 KiB socket buffers */
 	struct tt t;
 	struct ttc a, q;
 	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 8192, 0), 0);
@@ -279,7 +293,7 @@ static void host_not_reading_gets_its_data_once_it_reads(void)
 		tt_drive(&t);
 	}
 	tt_drive(&t);
-	CU_ASSERT_TRUE(c->pollout);          /* the socket was full: the target waits */
+	CU_ASSERT_TRUE(c->pollout); /* the socket was full: the target waits */
 	CU_ASSERT_EQUAL(keep_alive(&a), 0);
 	for (int i = 0; i < READS; i++) {
 		memset(r, 0, sizeof(r));
@@ -302,6 +316,7 @@ const struct unit_test tcp_target_abuse_tests[] = {
 	  half_a_pdu_then_silence_is_closed_after_the_handshake_time },
 	{ "host_vanishing_mid_pdu_releases_its_queue_and_buffers",
 	  host_vanishing_mid_pdu_releases_its_queue_and_buffers },
-	{ "host_not_reading_gets_its_data_once_it_reads", host_not_reading_gets_its_data_once_it_reads },
+	{ "host_not_reading_gets_its_data_once_it_reads",
+	  host_not_reading_gets_its_data_once_it_reads },
 	{ NULL, NULL },
 };

@@ -56,7 +56,8 @@ static int write_r2t(struct ttc *q, uint64_t slba, const uint8_t *data, uint32_t
 		uint32_t end = done + le32toh(r->r2tl);
 		while (done < end) {
 			uint32_t k = end - done < chunk ? end - done : chunk;
-			if (tt_h2c_data(q, sqe.command_id, le16toh(r->ttag), done, data + done, k, done + k == end))
+			if (tt_h2c_data(q, sqe.command_id, le16toh(r->ttag), done, data + done, k,
+					done + k == end))
 				return -1;
 			done += k;
 		}
@@ -168,7 +169,7 @@ static void write_through_r2t_and_h2cdata_reads_back(void)
 	CU_ASSERT_EQUAL_FATAL(tt_enable(&a), 0);
 	CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &q), 0);
 	CU_ASSERT_EQUAL_FATAL(tt_handshake(&q, 0, 0, NULL), 0);
-	q.connect_r2t = true;    /* no in-capsule data on this port's I/O queues */
+	q.connect_r2t = true; /* no in-capsule data on this port's I/O queues */
 	CU_ASSERT_EQUAL_FATAL(tt_connect(&q, TT_SUBNQN, 1, cntlid, NULL), 0);
 	fill(w, sizeof(w), 11);
 	CU_ASSERT_EQUAL(write_r2t(&q, 100, w, sizeof(w), 4096, &r2ts), 0);
@@ -195,7 +196,7 @@ static void digests_and_hpda_on_writes_and_reads(void)
 	fill(w, sizeof(w), 5);
 	CU_ASSERT_EQUAL(write_r2t(&q, 0, w, sizeof(w), 8192, &r2ts), 0);
 	CU_ASSERT_EQUAL(r2ts, 1);
-	CU_ASSERT_EQUAL(read_back(&q, 0, r, sizeof(r)), 0);   /* checks PDO % 32, digests */
+	CU_ASSERT_EQUAL(read_back(&q, 0, r, sizeof(r)), 0); /* checks PDO % 32, digests */
 	CU_ASSERT_EQUAL(memcmp(w, r, sizeof(w)), 0);
 	struct nvme_sqe sqe;
 	struct nvme_cqe cqe;
@@ -216,7 +217,8 @@ static void digests_and_hpda_on_writes_and_reads(void)
  * the data, then the rest with the digest split. The data goes straight from the socket
  * into the command's buffer once the header is checked. Returns the CapsuleResp status
  * or -1. */
-static int write_h2c_in_pieces(struct ttc *q, uint64_t slba, const uint8_t *w, uint32_t n, bool bad_ddgst)
+static int write_h2c_in_pieces(struct ttc *q, uint64_t slba, const uint8_t *w, uint32_t n,
+			       bool bad_ddgst)
 {
 	struct nvme_sqe sqe;
 	tt_rw_sqe(q, &sqe, nvme_cmd_write, false, slba, n / 512);
@@ -224,10 +226,12 @@ static int write_h2c_in_pieces(struct ttc *q, uint64_t slba, const uint8_t *w, u
 		return -1;
 	uint8_t p[64] = { 0 };
 	const struct nvme_tcp_r2t *r2t = (const void *)p;
-	if (tt_recv_pdu(q, p, sizeof(p)) <= 0 || r2t->ch.type != NVME_TCP_R2T || le32toh(r2t->r2tl) != n)
+	if (tt_recv_pdu(q, p, sizeof(p)) <= 0 || r2t->ch.type != NVME_TCP_R2T ||
+	    le32toh(r2t->r2tl) != n)
 		return -1;
 	uint32_t plen;
-	uint8_t *pdu = tt_h2c_pdu(q, sqe.command_id, le16toh(r2t->ttag), 0, w, n, true, bad_ddgst, &plen);
+	uint8_t *pdu =
+		tt_h2c_pdu(q, sqe.command_id, le16toh(r2t->ttag), 0, w, n, true, bad_ddgst, &plen);
 	if (!pdu)
 		return -1;
 	uint32_t hend = (uint32_t)sizeof(struct nvme_tcp_data) + NVME_TCP_DIGEST_LEN;
@@ -284,7 +288,7 @@ static void h2cdata_arriving_in_pieces_with_a_bad_data_digest_fails_retryably(vo
 	tt_rw_sqe(&q, &sqe, nvme_cmd_read, false, 600, sizeof(r) / 512);
 	CU_ASSERT_EQUAL_FATAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
 	CU_ASSERT_EQUAL(tt_read_data(&q, r, sizeof(r)), 0);
-	CU_ASSERT_EQUAL(memcmp(z, r, sizeof(r)), 0);   /* the RAM namespace starts zeroed */
+	CU_ASSERT_EQUAL(memcmp(z, r, sizeof(r)), 0); /* the RAM namespace starts zeroed */
 	CU_ASSERT_EQUAL(write_h2c_in_pieces(&q, 600, w, sizeof(w), false), 0);
 	tt_close(&q);
 	tt_close(&a);
@@ -361,7 +365,8 @@ static void discovery_log_lists_the_tcp_port(void)
 	for (uint64_t i = 0; i < h.numrec && i < 3; i++) {
 		struct nvmf_disc_rec rec;
 		struct nvmf_disc_strs strs;
-		nvmf_disc_log_decode_entry(log + NVMF_DISC_LOG_HDR_SIZE + i * NVMF_DISC_LOG_ENTRY_SIZE, &rec, &strs);
+		nvmf_disc_log_decode_entry(
+			log + NVMF_DISC_LOG_HDR_SIZE + i * NVMF_DISC_LOG_ENTRY_SIZE, &rec, &strs);
 		if (strcmp(rec.subnqn, TT_SUBNQN))
 			continue;
 		found = true;
@@ -399,7 +404,7 @@ static void sqflow_disabled_read_ends_with_c2hdata_success_and_no_capsuleresp(vo
 	fill(w, sizeof(w), 11);
 	unsigned r2ts;
 	CU_ASSERT_EQUAL(write_r2t(&q, 0, w, sizeof(w), 16384, &r2ts), 0);
-	for (unsigned i = 0; i < 3; i++) {   /* more than once: each command is freed */
+	for (unsigned i = 0; i < 3; i++) { /* more than once: each command is freed */
 		memset(r, 0, sizeof(r));
 		CU_ASSERT_EQUAL(read_back(&q, 0, r, sizeof(r)), 0);
 		CU_ASSERT_TRUE(q.success);
@@ -414,7 +419,7 @@ static void sqflow_disabled_read_ends_with_c2hdata_success_and_no_capsuleresp(vo
 	CU_ASSERT_EQUAL(cqe.command_id, sqe.command_id);
 	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0);
 	/* A read that fails: no data, a CapsuleResp with the status. */
-	tt_rw_sqe(&q, &sqe, nvme_cmd_read, false, 2048, 1);   /* 1 MiB = blocks 0..2047 */
+	tt_rw_sqe(&q, &sqe, nvme_cmd_read, false, 2048, 1); /* 1 MiB = blocks 0..2047 */
 	CU_ASSERT_EQUAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
 	CU_ASSERT_EQUAL(tt_read_data(&q, r, 512), NVME_SC_LBA_RANGE | NVME_SC_DNR);
 	CU_ASSERT_FALSE(q.success);
@@ -523,7 +528,7 @@ static void a_read_answer_the_host_has_not_acknowledged_keeps_the_queue_busy(voi
 	/* The host reads: the whole answer, then the acknowledgements free the queue. */
 	CU_ASSERT_EQUAL(tt_read_data(&q, r, sizeof(r)), 0);
 	CU_ASSERT_EQUAL(memcmp(w, r, sizeof(r)), 0);
-	for (int i = 0; i < 2000 && ops->queue_busy(sq); i++) {   /* a delayed ACK: ms */
+	for (int i = 0; i < 2000 && ops->queue_busy(sq); i++) { /* a delayed ACK: ms */
 		tt_drive(&t);
 		usleep(1000);
 	}
@@ -537,8 +542,10 @@ const struct unit_test tcp_target_tests[] = {
 	{ "icreq_gets_icresp_with_the_digests_asked_and_maxh2cdata",
 	  icreq_gets_icresp_with_the_digests_asked_and_maxh2cdata },
 	{ "default_maxh2cdata_is_128_kib", default_maxh2cdata_is_128_kib },
-	{ "connect_then_identify_controller_comes_in_c2hdata", connect_then_identify_controller_comes_in_c2hdata },
-	{ "write_in_capsule_reads_back_through_c2hdata", write_in_capsule_reads_back_through_c2hdata },
+	{ "connect_then_identify_controller_comes_in_c2hdata",
+	  connect_then_identify_controller_comes_in_c2hdata },
+	{ "write_in_capsule_reads_back_through_c2hdata",
+	  write_in_capsule_reads_back_through_c2hdata },
 	{ "write_through_r2t_and_h2cdata_reads_back", write_through_r2t_and_h2cdata_reads_back },
 	{ "digests_and_hpda_on_writes_and_reads", digests_and_hpda_on_writes_and_reads },
 	{ "h2cdata_arriving_in_pieces_goes_to_the_command_and_reads_back",
@@ -547,11 +554,14 @@ const struct unit_test tcp_target_tests[] = {
 	  h2cdata_arriving_in_pieces_with_a_bad_data_digest_fails_retryably },
 	{ "data_digest_error_fails_the_command_with_transient_transport_error",
 	  data_digest_error_fails_the_command_with_transient_transport_error },
-	{ "sgl_length_mismatch_is_data_sgl_length_invalid", sgl_length_mismatch_is_data_sgl_length_invalid },
+	{ "sgl_length_mismatch_is_data_sgl_length_invalid",
+	  sgl_length_mismatch_is_data_sgl_length_invalid },
 	{ "discovery_log_lists_the_tcp_port", discovery_log_lists_the_tcp_port },
 	{ "closed_connections_release_their_queues", closed_connections_release_their_queues },
-	{ "sqflow_disabled_read_ends_with_c2hdata_success_and_no_capsuleresp", sqflow_disabled_read_ends_with_c2hdata_success_and_no_capsuleresp },
-	{ "sqflow_disabled_admin_queue_gets_identify_with_success", sqflow_disabled_admin_queue_gets_identify_with_success },
+	{ "sqflow_disabled_read_ends_with_c2hdata_success_and_no_capsuleresp",
+	  sqflow_disabled_read_ends_with_c2hdata_success_and_no_capsuleresp },
+	{ "sqflow_disabled_admin_queue_gets_identify_with_success",
+	  sqflow_disabled_admin_queue_gets_identify_with_success },
 	{ "a_read_answer_the_host_has_not_acknowledged_keeps_the_queue_busy",
 	  a_read_answer_the_host_has_not_acknowledged_keeps_the_queue_busy },
 	{ NULL, NULL },

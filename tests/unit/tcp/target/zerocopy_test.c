@@ -117,7 +117,8 @@ static void threshold_zero_never_asks_for_zero_copy(void)
 /* A target on the fake clock (at 1000 ms) and a host with a tiny receive buffer that
  * does not read: the read's data send is held by the kernel (its tail cannot leave), so
  * its command keeps its buffer; *@cp is its connection. */
-static int boot_with_a_held_read(struct tt *t, struct ttc *a, struct ttc *q, struct nvmf_tcp_conn **cp)
+static int boot_with_a_held_read(struct tt *t, struct ttc *a, struct ttc *q,
+				 struct nvmf_tcp_conn **cp)
 {
 	static uint8_t w[LEN];
 	uint16_t cntlid;
@@ -157,7 +158,7 @@ static void dead_connection_holding_sends_is_reset_after_the_drain_time(void)
 	struct nvmf_tcp_tpg *tpg = tt_main_tpg(&t);
 	CU_ASSERT_EQUAL_FATAL(protocol_error(&q), 0);
 	tt_drive(&t);
-	CU_ASSERT_PTR_EQUAL(tpg->zc_drain, c);   /* dead, released by the core, parked */
+	CU_ASSERT_PTR_EQUAL(tpg->zc_drain, c); /* dead, released by the core, parked */
 	CU_ASSERT_TRUE(tpg->bufs_held >= 1);
 	clock_ms += NVMF_TCP_ZC_DRAIN_MS / 2;
 	tt_drive(&t);
@@ -189,14 +190,14 @@ static void host_reset_lets_the_held_send_go(void)
 	struct nvmf_tcp_conn *c;
 	CU_ASSERT_EQUAL_FATAL(boot_with_a_held_read(&t, &a, &q, &c), 0);
 	struct nvmf_tcp_tpg *tpg = tt_main_tpg(&t);
-	tt_close(&q);   /* unread data: the close is a reset */
+	tt_close(&q); /* unread data: the close is a reset */
 	for (int i = 0; i < 4; i++) {
 		clock_ms += NVMF_TCP_ZC_DRAIN_TICK_MS;
 		tt_drive(&t);
 	}
 	CU_ASSERT_PTR_NULL(tpg->zc_drain);
 	CU_ASSERT_EQUAL(tpg->bufs_held, 0);
-	CU_ASSERT_EQUAL(nvmf_tgt_live_queues(&t.tgt), 1);   /* the admin queue */
+	CU_ASSERT_EQUAL(nvmf_tgt_live_queues(&t.tgt), 1); /* the admin queue */
 	tt_close(&a);
 	tt_teardown(&t);
 }
@@ -222,7 +223,8 @@ static void target_stop_frees_parked_connections(void)
  * of the kernel's 32-bit numbering. */
 static void commands_are_released_after_their_answer_and_all_their_sends(void)
 {
-	struct nvmf_tgt tgt = { .log_level = { NVMF_LOG_ERROR, NVMF_LOG_ERROR, NVMF_LOG_ERROR, NVMF_LOG_ERROR, NVMF_LOG_ERROR, NVMF_LOG_ERROR } };
+	struct nvmf_tgt tgt = { .log_level = { NVMF_LOG_ERROR, NVMF_LOG_ERROR, NVMF_LOG_ERROR,
+					       NVMF_LOG_ERROR, NVMF_LOG_ERROR, NVMF_LOG_ERROR } };
 	struct nvmf_tcp_transport tr = { .base = { .tgt = &tgt } };
 	struct nvmf_tcp_conn conn = { .t = &tr, .zc_min = 4096, .zc_cap = 8 };
 	struct nvmf_tcp_req r[2] = { { .conn = &conn, .state = NVMF_TCP_REQ_SENDING },
@@ -230,31 +232,32 @@ static void commands_are_released_after_their_answer_and_all_their_sends(void)
 	struct nvmf_tcp_zc_slot slots[8];
 	conn.zc = slots;
 	conn.busy_reqs = 2;
-	conn.zc_head_id = UINT32_MAX - 1;   /* the next sends are numbered ...fe, ...ff, 0 */
+	conn.zc_head_id = UINT32_MAX - 1; /* the next sends are numbered ...fe, ...ff, 0 */
 	nvmf_tcp_zc_sent(&conn, &r[0]);
 	nvmf_tcp_zc_sent(&conn, &r[0]);
 	nvmf_tcp_zc_sent(&conn, &r[1]);
 	nvmf_tcp_req_answered(&r[0]);
-	CU_ASSERT_EQUAL(r[0].state, NVMF_TCP_REQ_SENDING);   /* held */
-	nvmf_tcp_zc_complete(&conn, 0, 0, false);            /* r[1]'s, before the others */
-	CU_ASSERT_EQUAL(r[1].state, NVMF_TCP_REQ_SENDING);   /* not answered yet */
-	CU_ASSERT_EQUAL(conn.zc_count, 3);                   /* the head is still out */
+	CU_ASSERT_EQUAL(r[0].state, NVMF_TCP_REQ_SENDING); /* held */
+	nvmf_tcp_zc_complete(&conn, 0, 0, false);          /* r[1]'s, before the others */
+	CU_ASSERT_EQUAL(r[1].state, NVMF_TCP_REQ_SENDING); /* not answered yet */
+	CU_ASSERT_EQUAL(conn.zc_count, 3);                 /* the head is still out */
 	nvmf_tcp_req_answered(&r[1]);
-	CU_ASSERT_EQUAL(r[1].state, NVMF_TCP_REQ_FREE);      /* nothing held any more */
-	nvmf_tcp_zc_complete(&conn, 100, 200, false);        /* not ours: ignored */
+	CU_ASSERT_EQUAL(r[1].state, NVMF_TCP_REQ_FREE); /* nothing held any more */
+	nvmf_tcp_zc_complete(&conn, 100, 200, false);   /* not ours: ignored */
 	nvmf_tcp_zc_complete(&conn, UINT32_MAX - 1, UINT32_MAX - 1, false);
-	CU_ASSERT_EQUAL(r[0].state, NVMF_TCP_REQ_SENDING);   /* one send still out */
+	CU_ASSERT_EQUAL(r[0].state, NVMF_TCP_REQ_SENDING); /* one send still out */
 	nvmf_tcp_zc_complete(&conn, UINT32_MAX, UINT32_MAX, true);
 	CU_ASSERT_EQUAL(r[0].state, NVMF_TCP_REQ_FREE);
 	CU_ASSERT_EQUAL(conn.zc_count, 0);
 	CU_ASSERT_EQUAL(conn.zc_head_id, 1);
 	CU_ASSERT_EQUAL(conn.busy_reqs, 0);
-	CU_ASSERT_EQUAL(conn.zc_min, 0);                     /* copied: off from now on */
+	CU_ASSERT_EQUAL(conn.zc_min, 0); /* copied: off from now on */
 	CU_ASSERT_FALSE(nvmf_tcp_zc_room(&conn));
 }
 
 const struct unit_test tcp_zerocopy_tests[] = {
-	{ "large_reads_go_zero_copy_until_the_kernel_copies", large_reads_go_zero_copy_until_the_kernel_copies },
+	{ "large_reads_go_zero_copy_until_the_kernel_copies",
+	  large_reads_go_zero_copy_until_the_kernel_copies },
 	{ "threshold_zero_never_asks_for_zero_copy", threshold_zero_never_asks_for_zero_copy },
 	{ "dead_connection_holding_sends_is_reset_after_the_drain_time",
 	  dead_connection_holding_sends_is_reset_after_the_drain_time },
