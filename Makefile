@@ -431,8 +431,10 @@ path-trace-doc:
 # format-check lists every C file clang-format would change and fails if there is one;
 # format rewrites them in place.
 CLANG_FORMAT ?= clang-format-14
-FORMAT_SRCS = $(sort $(shell find nvme rdma tcp loop subsystem target control initiator app tests bench \
-		-name '*.[ch]' 2>/dev/null))
+# Every C file git tracks (a new folder cannot be left out); outside a git checkout,
+# every one under the tree but build/ and .cache/.
+FORMAT_SRCS = $(sort $(or $(shell git ls-files '*.[ch]' 2>/dev/null), \
+		$(shell find . -path ./build -prune -o -path ./.cache -prune -o -name '*.[ch]' -print)))
 format-check:
 	@bad=$$(for f in $(FORMAT_SRCS); do $(CLANG_FORMAT) --dry-run -Werror "$$f" > /dev/null 2>&1 || \
 		echo "$$f"; done); \

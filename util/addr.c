@@ -8,7 +8,8 @@ bool nvmf_ip_str(int family, const void *bin, char *out, size_t len)
 {
 	if (family != AF_INET && family != AF_INET6)
 		return false;
-	return inet_ntop(family, bin, out, (socklen_t)(len > 0x7fffffff ? 0x7fffffff : len)) != NULL;
+	return inet_ntop(family, bin, out, (socklen_t)(len > 0x7fffffff ? 0x7fffffff : len)) !=
+	       NULL;
 }
 
 int nvmf_ip_parse(const char *text, unsigned char bin[16])
@@ -25,9 +26,13 @@ bool nvmf_sockaddr_host(const struct sockaddr *sa, char *out, size_t len)
 	if (!sa)
 		return false;
 	if (sa->sa_family == AF_INET)
-		return nvmf_ip_str(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out, len);
+		return nvmf_ip_str(AF_INET,
+				   &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out,
+				   len);
 	if (sa->sa_family == AF_INET6)
-		return nvmf_ip_str(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out, len);
+		return nvmf_ip_str(AF_INET6,
+				   &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out,
+				   len);
 	return false;
 }
 
@@ -39,8 +44,10 @@ const char *nvmf_sockaddr_str(const struct sockaddr *sa, char *buf, size_t len)
 		return buf;
 	}
 	if (sa->sa_family == AF_INET)
-		snprintf(buf, len, "%s:%u", host, ntohs(((const struct sockaddr_in *)(const void *)sa)->sin_port));
+		snprintf(buf, len, "%s:%u", host,
+			 ntohs(((const struct sockaddr_in *)(const void *)sa)->sin_port));
 	else
-		snprintf(buf, len, "[%s]:%u", host, ntohs(((const struct sockaddr_in6 *)(const void *)sa)->sin6_port));
+		snprintf(buf, len, "[%s]:%u", host,
+			 ntohs(((const struct sockaddr_in6 *)(const void *)sa)->sin6_port));
 	return buf;
 }

@@ -23,8 +23,8 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-int nvmf_atomic_write(const char *path, const struct iovec *iov, int iovcnt, mode_t mode,
-		      char *err, size_t errlen)
+int nvmf_atomic_write(const char *path, const struct iovec *iov, int iovcnt, mode_t mode, char *err,
+		      size_t errlen)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
@@ -39,8 +39,8 @@ int nvmf_atomic_write(const char *path, const struct iovec *iov, int iovcnt, mod
 	if (fd < 0) {
 		int e = errno;
 		/* Named by the file asked for: the temporary beside it is ours. */
-		snprintf(err, errlen, "%s: %s (the file is written beside itself, then renamed)", path,
-			 strerror(e));
+		snprintf(err, errlen, "%s: %s (the file is written beside itself, then renamed)",
+			 path, strerror(e));
 		return -e;
 	}
 	int e = 0;
@@ -60,7 +60,7 @@ int nvmf_atomic_write(const char *path, const struct iovec *iov, int iovcnt, mod
 	}
 	int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0) {
-		fsync(dfd);   /* the rename itself */
+		fsync(dfd); /* the rename itself */
 		close(dfd);
 	}
 	return 0;

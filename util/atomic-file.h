@@ -20,7 +20,7 @@
  * PATH_MAX), or the errno of open, write, fsync, close or rename. A failed fsync of the
  * directory after the rename is not reported (the new file is in place).
  */
-int nvmf_atomic_write(const char *path, const struct iovec *iov, int iovcnt, mode_t mode,
-		      char *err, size_t errlen);
+int nvmf_atomic_write(const char *path, const struct iovec *iov, int iovcnt, mode_t mode, char *err,
+		      size_t errlen);
 
 #endif

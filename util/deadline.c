@@ -3,7 +3,7 @@
 #include "util/clock.h"
 #include "util/deadline.h"
 
-#define NS_PER_S  1000000000L
+#define NS_PER_S 1000000000L
 
 struct timespec nvmf_timespec_add_ms(struct timespec ts, uint64_t ms)
 {
