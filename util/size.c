@@ -2,6 +2,7 @@
 /* The size grammar (see size.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -75,4 +76,20 @@ int nvmf_size_parse_msg(const char *text, const char *what, uint64_t *out, char 
 		snprintf(msg, len, "%s '%s' is not a size (" NVMF_SIZE_GRAMMAR ")", what,
 			 text ? text : "");
 	return rc;
+}
+
+int nvmf_u64_parse(const char *text, uint64_t *out)
+{
+	const char *end;
+	uint64_t v;
+	if (!text || !*text)
+		return -EINVAL;
+	bool hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+	int rc = digits(hex ? text + 2 : text, hex ? 16 : 10, &v, &end);
+	if (rc)
+		return rc;
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
 }

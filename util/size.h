@@ -16,7 +16,8 @@
 #include <stdint.h>
 
 /* The grammar in a few words, for messages and usage texts. */
-#define NVMF_SIZE_GRAMMAR "bytes: digits, 0x hex, or digits with a K, M, G, T or P suffix, " \
+#define NVMF_SIZE_GRAMMAR                                                  \
+	"bytes: digits, 0x hex, or digits with a K, M, G, T or P suffix, " \
 	"powers of 1024: 64M = 64 MiB"
 
 /*
@@ -32,5 +33,12 @@ int nvmf_size_parse(const char *text, uint64_t *out);
  * (NVMF_SIZE_GRAMMAR)" or "WHAT 'TEXT' is too large". Returns the same.
  */
 int nvmf_size_parse_msg(const char *text, const char *what, uint64_t *out, char *msg, size_t len);
+
+/*
+ * nvmf_u64_parse - a plain number, @text as DIGITS or "0x" HEXDIGITS (either case; no
+ * unit, sign or space) into *@out. Returns 0, -EINVAL (NULL or empty, no digits, anything
+ * after them) or -ERANGE (more than 2^64 - 1); *@out is untouched on error.
+ */
+int nvmf_u64_parse(const char *text, uint64_t *out);
 
 #endif

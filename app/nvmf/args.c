@@ -4,56 +4,24 @@
  * subcommand shares (-a -s -n -q -I --json -h, nvme-cli's letters). Messages name the
  * option and the text that was wrong, so a user can fix the command line at once.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 #include <strings.h>
 #include "app/nvmf/cli.h"
 #include "nvme/identify.h"
-
-/* Digits of @s in @base into *v; *end past them. -ERANGE on overflow, -EINVAL if none. */
-static int digits(const char *s, unsigned base, uint64_t *v, const char **end)
-{
-	uint64_t x = 0;
-	const char *p = s;
-	for (;; p++) {
-		unsigned d;
-		if (*p >= '0' && *p <= '9')
-			d = (unsigned)(*p - '0');
-		else if (base == 16 && isxdigit((unsigned char)*p))
-			d = (unsigned)(tolower((unsigned char)*p) - 'a' + 10);
-		else
-			break;
-		if (x > (UINT64_MAX - d) / base)
-			return -ERANGE;
-		x = x * base + d;
-	}
-	if (p == s)
-		return -EINVAL;
-	*v = x;
-	*end = p;
-	return 0;
-}
-
-static int number(const char *s, uint64_t *v, const char **end)
-{
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		return digits(s + 2, 16, v, end);
-	return digits(s, 10, v, end);
-}
+#include "util/size.h"
 
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err,
 		  size_t errlen)
 {
-	const char *end;
 	uint64_t v;
 	if (!s || !*s) {
 		snprintf(err, errlen, "empty number");
 		return -EINVAL;
 	}
-	int rc = number(s, &v, &end);
-	if (rc == -EINVAL || (!rc && *end)) {
+	int rc = nvmf_u64_parse(s, &v);
+	if (rc == -EINVAL) {
 		snprintf(err, errlen, "'%s' is not a number", s);
 		return -EINVAL;
 	}

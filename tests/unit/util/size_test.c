@@ -96,7 +96,32 @@ static void messages_name_what_and_the_text(void)
 	CU_ASSERT_EQUAL(v, 1024);
 }
 
+/* A plain number: decimal or 0x hex, nothing after it, no unit; 2^64 - 1 at most. */
+static void plain_numbers_take_no_unit(void)
+{
+	uint64_t v = 7;
+	CU_ASSERT_EQUAL(nvmf_u64_parse("0", &v), 0);
+	CU_ASSERT_EQUAL(v, 0);
+	CU_ASSERT_EQUAL(nvmf_u64_parse("4096", &v), 0);
+	CU_ASSERT_EQUAL(v, 4096);
+	CU_ASSERT_EQUAL(nvmf_u64_parse("0xFfFf", &v), 0);
+	CU_ASSERT_EQUAL(v, 0xffff);
+	CU_ASSERT_EQUAL(nvmf_u64_parse("18446744073709551615", &v), 0);
+	CU_ASSERT_EQUAL(v, UINT64_MAX);
+	static const char *const bad[] = { "", "4k", "0x", "-1", "+1", " 1", "1 ", "12a", "0x1g" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		CU_ASSERT_EQUAL(nvmf_u64_parse(bad[i], &v), -EINVAL);
+		CU_ASSERT_EQUAL(v, 7);
+	}
+	CU_ASSERT_EQUAL(nvmf_u64_parse(NULL, &v), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_u64_parse("18446744073709551616", &v), -ERANGE);
+	CU_ASSERT_EQUAL(nvmf_u64_parse("0x10000000000000000", &v), -ERANGE);
+	CU_ASSERT_EQUAL(v, 7);
+}
+
 const struct unit_test util_size_tests[] = {
+	{ "plain_numbers_take_no_unit", plain_numbers_take_no_unit },
 	{ "plain_digits_are_bytes", plain_digits_are_bytes },
 	{ "every_unit_is_a_power_of_1024_in_either_case",
 	  every_unit_is_a_power_of_1024_in_either_case },
