@@ -36,10 +36,11 @@ static int code_of(int rc)
 	}
 }
 
-static bool need_nsid(struct nvmf_rpc_call *call, uint32_t *nsid)
+/* The required "nsid": its range (1 to NVMF_CTL_NSID_MAX) was checked by the dispatcher
+ * from the method's description (control/schema.c). */
+static uint32_t param_nsid(const struct nvmf_rpc_call *call)
 {
-	*nsid = (uint32_t)nvmf_rpc_uint(call, "nsid", 0);
-	return true;
+	return (uint32_t)nvmf_rpc_uint(call, "nsid", 0);
 }
 
 /* ---- namespaces ---- */
@@ -128,10 +129,10 @@ out:
 void nvmf_ctl_namespace_remove(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	uint32_t nsid;
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
-	if (!s || !need_nsid(call, &nsid))
+	if (!s)
 		return;
+	uint32_t nsid = param_nsid(call);
 	char err[512];
 	int rc = nvmf_tgt_ns_remove(ctl->tgt, s, nsid, err, sizeof(err));
 	if (rc) {
@@ -144,10 +145,10 @@ void nvmf_ctl_namespace_remove(void *ctx, struct nvmf_rpc_call *call)
 
 static void namespace_set(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call, bool enable)
 {
-	uint32_t nsid;
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
-	if (!s || !need_nsid(call, &nsid))
+	if (!s)
 		return;
+	uint32_t nsid = param_nsid(call);
 	char err[768];
 	int rc = nvmf_tgt_ns_enable(ctl->tgt, s, nsid, enable, err, sizeof(err));
 	if (rc < 0) {
@@ -189,11 +190,11 @@ static bool need_size(struct nvmf_rpc_call *call, uint64_t *out)
 void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	uint32_t nsid;
 	uint64_t bytes = 0; /* set unless need_size fails (then unused) */
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
-	if (!s || !need_nsid(call, &nsid) || !need_size(call, &bytes))
+	if (!s || !need_size(call, &bytes))
 		return;
+	uint32_t nsid = param_nsid(call);
 	char err[768];
 	int rc = nvmf_tgt_ns_resize(ctl->tgt, s, nsid, bytes, err, sizeof(err));
 	if (rc) {
