@@ -168,36 +168,6 @@ static void bad_hostid_is_a_usage_error(void)
 	clit_teardown(&t);
 }
 
-static void unknown_subcommand_is_a_usage_error(void)
-{
-	struct clit t;
-	clit_setup(&t, false, NULL);
-	CU_ASSERT_EQUAL(clit_run(&t, "frobnicate", NULL), 2);
-	CU_ASSERT_STRING_EQUAL(t.err,
-			       "nvmf: unknown subcommand 'frobnicate'\nTry 'nvmf --help'.\n");
-	CU_ASSERT_EQUAL(clit_run(&t, NULL), 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "Usage: nvmf SUBCOMMAND"));
-	clit_teardown(&t);
-}
-
-static void help_goes_to_stdout_with_status_0(void)
-{
-	struct clit t;
-	clit_setup(&t, false, NULL);
-	CU_ASSERT_EQUAL(clit_run(&t, "--help", NULL), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "  perf "));
-	static const char *const cmds[] = { "discover", "identify", "read",
-					    "write",    "perf",     "ana-log" };
-	for (unsigned i = 0; i < 6; i++) {
-		CU_ASSERT_EQUAL(clit_run(&t, cmds[i], "--help", NULL), 0);
-		char want[64];
-		snprintf(want, sizeof(want), "Usage: nvmf %s ", cmds[i]);
-		CU_ASSERT_PTR_NOT_NULL(strstr(t.out, want));
-		CU_ASSERT_EQUAL(t.errlen, 0);
-	}
-	clit_teardown(&t);
-}
-
 const struct unit_test cli_args_tests[] = {
 	{ "io_and_namespace_commands_refuse_the_discovery_nqn_before_connecting",
 	  io_and_namespace_commands_refuse_the_discovery_nqn_before_connecting },
@@ -214,7 +184,5 @@ const struct unit_test cli_args_tests[] = {
 	{ "transport_and_digest_options_are_checked_and_passed_on",
 	  transport_and_digest_options_are_checked_and_passed_on },
 	{ "bad_hostid_is_a_usage_error", bad_hostid_is_a_usage_error },
-	{ "unknown_subcommand_is_a_usage_error", unknown_subcommand_is_a_usage_error },
-	{ "help_goes_to_stdout_with_status_0", help_goes_to_stdout_with_status_0 },
 	{ NULL, NULL },
 };
