@@ -173,27 +173,6 @@ static void split_transfer_reports_connection_loss_once(void)
 	teardown();
 }
 
-static void full_queue_returns_eagain(void)
-{
-	setup(NULL, 16);
-	uint8_t buf[512];
-	struct done d[16];
-	memset(d, 0, sizeof(d));
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 1, buf), 0); /* block size looked up */
-	for (int i = 0; i < 15; i++)
-		CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, 0, 1, buf, done_cb, &d[i]), 0);
-	/* size-1 outstanding: the controller's SQ must never be overrun. */
-	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 1, buf, done_cb, &d[15]), -EAGAIN);
-	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), 15);
-	CU_ASSERT_EQUAL(nvmf_queue_poll(q, 1), 1);
-	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 1, buf, done_cb, &d[15]), 0);
-	while (nvmf_queue_outstanding(q))
-		CU_ASSERT_FATAL(nvmf_queue_poll(q, 0) >= 0);
-	for (int i = 0; i < 16; i++)
-		CU_ASSERT_EQUAL(d[i].calls, 1);
-	teardown();
-}
-
 static void read_past_end_returns_lba_out_of_range(void)
 {
 	setup(NULL, 0);
@@ -315,7 +294,6 @@ const struct unit_test initiator_io_tests[] = {
 	{ "split_transfer_waits_for_free_slots", split_transfer_waits_for_free_slots },
 	{ "split_transfer_reports_connection_loss_once",
 	  split_transfer_reports_connection_loss_once },
-	{ "full_queue_returns_eagain", full_queue_returns_eagain },
 	{ "read_past_end_returns_lba_out_of_range", read_past_end_returns_lba_out_of_range },
 	{ "read_of_inactive_namespace_returns_invalid_ns",
 	  read_of_inactive_namespace_returns_invalid_ns },
