@@ -1,0 +1,341 @@
+/* The RDMA host transport's data path (rdma/host/io.c) on a scripted device: the inline
+ * verbs (post_send, post_recv, poll_cq) reach a fake ibv_context's ops, so capsules out and
+ * completions in run without RDMA. The library's own command table (initiator/queue.c)
+ * drives the queue, as in production. Bounce buffers need a real PD: the VM tests. */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "initiator/internal.h"
+#include "nvme/sgl.h"
+#include "rdma/host/host.h"
+#include "tests/unit/suites.h"
+
+enum { QSIZE = 4, NSLOTS = 2 * QSIZE, STRIDE = 4096 };
+
+/* The scripted device: what was posted, what poll_cq hands back next. */
+struct dev {
+	struct ibv_context ctx;
+	struct ibv_qp qp;
+	struct ibv_cq cq;
+	int send_rc; /* post_send's answer */
+	unsigned sends, recvs;
+	struct ibv_send_wr last_send; /* a copy of the last WR posted */
+	struct ibv_sge last_sge[2];
+	uint64_t last_recv_wr_id;
+	struct ibv_wc wc[8];
+	int nwc; /* handed out at the next poll_cq, then none */
+};
+
+/* One RDMA host queue on the scripted device, under a core queue of the library. */
+struct rig {
+	struct dev dev;
+	struct nvmf_ctrl *ctrl;
+	struct nvmf_queue core;
+	struct nvmf_rh_queue q;
+	struct nvmf_rdma_dev rdev;
+	struct rdma_cm_id id;
+	struct rdma_event_channel ec;
+	struct nvmf_rh_slot slots[NSLOTS];
+	struct nvme_sqe sqes[NSLOTS];
+	uint32_t free_slots[NSLOTS];
+	struct nvme_cqe rsp[QSIZE];
+	struct ibv_recv_wr rwr[QSIZE];
+	struct ibv_mr icd_mr;
+	uint8_t icd[NSLOTS * STRIDE];
+};
+
+static struct rig *rig_of(struct ibv_context *ctx)
+{
+	return (struct rig *)((char *)ctx - offsetof(struct rig, dev.ctx));
+}
+
+static int fk_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	struct dev *d = &rig_of(qp->context)->dev;
+	*bad = NULL;
+	if (d->send_rc) {
+		*bad = wr;
+		return d->send_rc;
+	}
+	d->sends++;
+	d->last_send = *wr;
+	for (int i = 0; i < wr->num_sge && i < 2; i++)
+		d->last_sge[i] = wr->sg_list[i];
+	return 0;
+}
+
+static int fk_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	struct dev *d = &rig_of(qp->context)->dev;
+	*bad = NULL;
+	d->recvs++;
+	d->last_recv_wr_id = wr->wr_id;
+	return 0;
+}
+
+static int fk_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	struct dev *d = &rig_of(cq->context)->dev;
+	int k = d->nwc < n ? d->nwc : n;
+	memcpy(wc, d->wc, sizeof(*wc) * (size_t)k);
+	d->nwc = 0;
+	return k;
+}
+
+static struct rig *rig_new(void)
+{
+	struct rig *r = calloc(1, sizeof(*r));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	r->dev.ctx.ops.post_send = fk_post_send;
+	r->dev.ctx.ops.post_recv = fk_post_recv;
+	r->dev.ctx.ops.poll_cq = fk_poll_cq;
+	r->dev.qp.context = &r->dev.ctx;
+	r->dev.cq.context = &r->dev.ctx;
+	r->ctrl = calloc(1, sizeof(*r->ctrl));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->ctrl);
+	r->ctrl->t = &nvmf_rdma_host_transport;
+	CU_ASSERT_EQUAL_FATAL(nvmfh_queue_setup(&r->core, r->ctrl, 1, QSIZE), 0);
+	struct nvmf_rh_queue *q = &r->q;
+	r->core.hq.tpriv = q;
+	q->hq = &r->core.hq;
+	q->dev = &r->rdev;
+	q->id = &r->id;
+	r->id.qp = &r->dev.qp;
+	q->cq = &r->dev.cq;
+	/* A CM channel that has nothing to say: rdma_get_cm_event fails on it. */
+	r->ec.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	q->ec = &r->ec;
+	q->connected = true;
+	q->qid = 1;
+	q->size = QSIZE;
+	q->nslots = NSLOTS;
+	q->slots = r->slots;
+	q->free_slots = r->free_slots;
+	for (uint32_t i = 0; i < NSLOTS; i++) {
+		r->slots[i].sqe = &r->sqes[i];
+		r->slots[i].wr.wr_id = (uint64_t)NVMF_RH_WR_SEND << 32 | i;
+		r->slots[i].wr.sg_list = r->slots[i].sge;
+		q->free_slots[q->nfree++] = i;
+	}
+	for (uint32_t i = 0; i < QSIZE; i++)
+		r->rwr[i].wr_id = (uint64_t)NVMF_RH_WR_RECV << 32 | i;
+	q->rsp = r->rsp;
+	q->rwr = r->rwr;
+	r->icd_mr.lkey = 0x77;
+	q->icd_mem = r->icd;
+	q->icd_mr = &r->icd_mr;
+	q->icd_stride = STRIDE;
+	q->incapsule = STRIDE;
+	return r;
+}
+
+static void rig_free(struct rig *r)
+{
+	nvmfh_queue_release(&r->core);
+	close(r->ec.fd);
+	free(r->ctrl);
+	free(r);
+}
+
+/* The device's next poll_cq: a SEND completion of slot @slot. */
+static void wc_send(struct rig *r, uint32_t slot)
+{
+	r->dev.wc[r->dev.nwc++] = (struct ibv_wc){ .wr_id = (uint64_t)NVMF_RH_WR_SEND << 32 | slot,
+						   .status = IBV_WC_SUCCESS,
+						   .opcode = IBV_WC_SEND };
+}
+
+/* ... a RECV completion in receive @idx carrying a CQE for @cid (@len bytes received). */
+static void wc_recv(struct rig *r, uint32_t idx, uint16_t cid, uint32_t len)
+{
+	r->rsp[idx] = (struct nvme_cqe){ .command_id = cid };
+	r->dev.wc[r->dev.nwc++] = (struct ibv_wc){ .wr_id = (uint64_t)NVMF_RH_WR_RECV << 32 | idx,
+						   .status = IBV_WC_SUCCESS,
+						   .opcode = IBV_WC_RECV,
+						   .byte_len = len };
+}
+
+struct done {
+	unsigned calls;
+	int status;
+};
+
+static void done_cb(void *arg, int status, const struct nvme_cqe *cqe)
+{
+	(void)cqe;
+	struct done *d = arg;
+	d->calls++;
+	d->status = status;
+}
+
+static const struct nvme_sqe flush_sqe = { .opcode = 0x00, .nsid = 1 };
+
+static void a_slot_is_free_only_after_both_its_send_and_its_cqe(void)
+{
+	struct rig *r = rig_new();
+	struct done d = { 0 };
+	uint16_t cid;
+	CU_ASSERT_EQUAL_FATAL(
+		nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, done_cb, &d, &cid), 0);
+	CU_ASSERT_EQUAL(r->dev.sends, 1);
+	CU_ASSERT_EQUAL(r->dev.last_send.num_sge, 1); /* the SQE only */
+	CU_ASSERT_EQUAL(r->q.nfree, NSLOTS - 1);
+	uint32_t slot = (uint32_t)r->dev.last_send.wr_id;
+	/* No data: a keyed SGL of length 0, type 0x40 (never 0x4F: nothing to invalidate). */
+	CU_ASSERT_EQUAL(r->sqes[slot].dptr.keyed.type, NVME_SGL_KEYED_ADDR);
+	CU_ASSERT_EQUAL(r->sqes[slot].command_id, cid);
+	/* The CQE first (an RC target may answer before our SEND completion is polled). */
+	wc_recv(r, 2, cid, NVME_CQE_SIZE);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 1), 1);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, 0);
+	CU_ASSERT_EQUAL(r->dev.recvs, 1); /* the receive went back at once */
+	CU_ASSERT_EQUAL(r->dev.last_recv_wr_id, (uint64_t)NVMF_RH_WR_RECV << 32 | 2);
+	CU_ASSERT_EQUAL(r->q.nfree, NSLOTS - 1);
+	wc_send(r, slot);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 0);
+	CU_ASSERT_EQUAL(r->q.nfree, NSLOTS);
+	CU_ASSERT_FALSE(r->q.dead);
+	/* The other order frees it too. */
+	CU_ASSERT_EQUAL_FATAL(
+		nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, done_cb, &d, &cid), 0);
+	slot = (uint32_t)r->dev.last_send.wr_id;
+	wc_send(r, slot);
+	wc_recv(r, 0, cid, NVME_CQE_SIZE);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 1), 1);
+	CU_ASSERT_EQUAL(d.calls, 2);
+	CU_ASSERT_EQUAL(r->q.nfree, NSLOTS);
+	rig_free(r);
+}
+
+static void a_small_write_travels_in_the_capsule_from_the_queues_own_area(void)
+{
+	struct rig *r = rig_new();
+	uint8_t data[512];
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 3 + 1);
+	struct nvme_sqe wr = { .opcode = 0x01, .nsid = 1 };
+	CU_ASSERT_EQUAL_FATAL(
+		nvmfh_queue_submit(&r->core, &wr, data, sizeof(data), true, NULL, NULL, NULL), 0);
+	uint32_t slot = (uint32_t)r->dev.last_send.wr_id;
+	CU_ASSERT_EQUAL(r->dev.last_send.num_sge, 2);
+	CU_ASSERT_EQUAL(r->sqes[slot].dptr.keyed.type, NVME_SGL_INCAPSULE);
+	const struct ibv_sge *d = &r->dev.last_sge[1];
+	CU_ASSERT_EQUAL(d->lkey, 0x77);
+	CU_ASSERT_EQUAL(d->length, sizeof(data));
+	CU_ASSERT_EQUAL(d->addr, (uintptr_t)(r->icd + (size_t)slot * STRIDE));
+	CU_ASSERT_EQUAL(memcmp(r->icd + (size_t)slot * STRIDE, data, sizeof(data)), 0);
+	rig_free(r);
+}
+
+static void what_cannot_be_sent_is_refused_without_taking_a_slot(void)
+{
+	struct rig *r = rig_new();
+	static uint8_t buf[8];
+	struct nvme_sqe rd = { .opcode = 0x02, .nsid = 1 };
+	/* More than a keyed SGL's 24-bit length (not in capsule: a read). */
+	CU_ASSERT_EQUAL(r->core.hq.t->submit(
+				&r->core.hq,
+				&(struct nvmf_hcmd){
+					.sqe = rd, .buf = buf, .len = NVME_SGL_KEYED_MAX_LEN + 1 }),
+			-EINVAL);
+	CU_ASSERT_EQUAL(r->core.hq.t->submit(&r->core.hq,
+					     &(struct nvmf_hcmd){ .sqe = rd, .len = 8 }),
+			-EINVAL); /* data without a buffer */
+	/* Send queue full: retry later, the queue lives on. */
+	r->dev.send_rc = ENOMEM;
+	CU_ASSERT_EQUAL(nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, NULL, NULL, NULL),
+			-EAGAIN);
+	CU_ASSERT_FALSE(r->q.dead);
+	/* Every slot taken: -EAGAIN too. */
+	r->dev.send_rc = 0;
+	uint32_t keep = r->q.nfree;
+	r->q.nfree = 0;
+	CU_ASSERT_EQUAL(r->core.hq.t->submit(&r->core.hq, &(struct nvmf_hcmd){ .sqe = flush_sqe }),
+			-EAGAIN);
+	r->q.nfree = keep;
+	CU_ASSERT_EQUAL(r->dev.sends, 0);
+	CU_ASSERT_EQUAL(r->q.nfree, NSLOTS);
+	/* Any other post_send failure: the connection is gone. */
+	r->dev.send_rc = EIO;
+	CU_ASSERT_EQUAL(nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, NULL, NULL, NULL),
+			-ECONNRESET);
+	CU_ASSERT_TRUE(r->q.dead);
+	CU_ASSERT_EQUAL(r->q.nfree, NSLOTS);
+	rig_free(r);
+}
+
+static void a_receive_that_is_no_cqe_or_a_failed_completion_ends_the_queue(void)
+{
+	struct rig *r = rig_new();
+	struct done d = { 0 };
+	uint16_t cid;
+	CU_ASSERT_EQUAL_FATAL(
+		nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, done_cb, &d, &cid), 0);
+	wc_recv(r, 1, cid, NVME_CQE_SIZE - 1); /* short: not a CQE */
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 1), -ECONNRESET);
+	CU_ASSERT_TRUE(r->q.dead);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, -ECONNRESET);
+	rig_free(r);
+
+	r = rig_new();
+	CU_ASSERT_EQUAL_FATAL(
+		nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, NULL, NULL, &cid), 0);
+	wc_send(r, (uint32_t)r->dev.last_send.wr_id);
+	r->dev.wc[0].status = IBV_WC_RETRY_EXC_ERR;
+	CU_ASSERT_EQUAL(r->core.hq.t->poll(&r->core.hq, 0), -ECONNRESET);
+	CU_ASSERT_TRUE(r->q.dead);
+	CU_ASSERT_EQUAL(r->core.hq.t->wait(&r->core.hq, 0), -ECONNRESET);
+	rig_free(r);
+}
+
+static void incapsule_size_is_set_on_io_queues_and_only_shrinks_once_allocated(void)
+{
+	struct rig *r = rig_new();
+	const struct nvmf_host_transport *t = &nvmf_rdma_host_transport;
+	t->set_incapsule(&r->core.hq, 260); /* 4 KiB: the area holds it */
+	CU_ASSERT_EQUAL(r->q.incapsule, 4096);
+	t->set_incapsule(&r->core.hq, 1028); /* 16 KiB asked: slots in flight use the area */
+	CU_ASSERT_EQUAL(r->q.incapsule, STRIDE);
+	t->set_incapsule(&r->core.hq, 68); /* 1 KiB */
+	CU_ASSERT_EQUAL(r->q.incapsule, 1024);
+	r->q.qid = 0; /* admin capsules are always 64 bytes: unchanged */
+	t->set_incapsule(&r->core.hq, 260);
+	CU_ASSERT_EQUAL(r->q.incapsule, 1024);
+	rig_free(r);
+}
+
+static void queue_without_connection_reports_connection_lost(void)
+{
+	struct nvmf_hq hq = { .t = &nvmf_rdma_host_transport };
+	struct nvmf_hcmd cmd;
+	memset(&cmd, 0, sizeof(cmd));
+	CU_ASSERT_EQUAL(nvmf_rdma_host_transport.submit(&hq, &cmd), -ECONNRESET);
+	CU_ASSERT_EQUAL(nvmf_rdma_host_transport.poll(&hq, 0), -ECONNRESET);
+	CU_ASSERT_EQUAL(nvmf_rdma_host_transport.wait(&hq, 0), -ECONNRESET);
+	nvmf_rdma_host_transport.set_incapsule(&hq, 260); /* no effect, no crash */
+	char buf[64];
+	CU_ASSERT_EQUAL(nvmf_rdma_host_transport.mem_register(&hq, buf, sizeof(buf)), -ENOTCONN);
+	CU_ASSERT_EQUAL(nvmf_rdma_host_transport.mem_unregister(&hq, buf), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(nvmf_rdma_host_transport.name, "rdma");
+}
+
+const struct unit_test rdma_host_io_tests[] = {
+	{ "a_slot_is_free_only_after_both_its_send_and_its_cqe",
+	  a_slot_is_free_only_after_both_its_send_and_its_cqe },
+	{ "a_small_write_travels_in_the_capsule_from_the_queues_own_area",
+	  a_small_write_travels_in_the_capsule_from_the_queues_own_area },
+	{ "what_cannot_be_sent_is_refused_without_taking_a_slot",
+	  what_cannot_be_sent_is_refused_without_taking_a_slot },
+	{ "a_receive_that_is_no_cqe_or_a_failed_completion_ends_the_queue",
+	  a_receive_that_is_no_cqe_or_a_failed_completion_ends_the_queue },
+	{ "incapsule_size_is_set_on_io_queues_and_only_shrinks_once_allocated",
+	  incapsule_size_is_set_on_io_queues_and_only_shrinks_once_allocated },
+	{ "queue_without_connection_reports_connection_lost",
+	  queue_without_connection_reports_connection_lost },
+	{ NULL, NULL },
+};
