@@ -266,21 +266,6 @@ static void bad_address_or_port_or_size_is_einval_before_any_socket(void)
 	CU_ASSERT_PTR_NULL(hq.tpriv);
 }
 
-static void queue_without_connection_reports_connection_lost(void)
-{
-	struct nvmf_hq hq = { .t = &nvmf_tcp_host_transport };
-	struct nvmf_hcmd cmd;
-	memset(&cmd, 0, sizeof(cmd));
-	CU_ASSERT_EQUAL(nvmf_tcp_host_transport.submit(&hq, &cmd), -ECONNRESET);
-	CU_ASSERT_EQUAL(nvmf_tcp_host_transport.poll(&hq, 0), -ECONNRESET);
-	CU_ASSERT_EQUAL(nvmf_tcp_host_transport.wait(&hq, 0), -ECONNRESET);
-	nvmf_tcp_host_transport.queue_disconnect(&hq);
-	char buf[64];
-	/* No registration on TCP: any buffer is fine. */
-	CU_ASSERT_EQUAL(nvmf_tcp_host_transport.mem_register(&hq, buf, sizeof(buf)), 0);
-	CU_ASSERT_EQUAL(nvmf_tcp_host_transport.mem_unregister(&hq, buf), 0);
-}
-
 static void nvmf_connect_picks_the_transport_by_trtype(void)
 {
 	struct nvmf_ctrl *c = NULL;
@@ -406,7 +391,5 @@ const struct unit_test tcp_host_conn_tests[] = {
 	  closed_port_is_econnrefused_naming_the_address },
 	{ "bad_address_or_port_or_size_is_einval_before_any_socket",
 	  bad_address_or_port_or_size_is_einval_before_any_socket },
-	{ "queue_without_connection_reports_connection_lost",
-	  queue_without_connection_reports_connection_lost },
 	{ NULL, NULL },
 };

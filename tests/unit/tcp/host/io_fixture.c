@@ -1,0 +1,60 @@
+/* The NVMe/TCP host data-path tests' shared steps (see io_fixture.h). */
+#include <CUnit/CUnit.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests/unit/suites.h"
+#include "tests/unit/tcp/host/io_fixture.h"
+
+/* Read one CapsuleCmd, record its SGL; 0 with *cid or -1. */
+int read_capsule(struct fake_ctrl *f, int i, uint16_t *cid)
+{
+	struct io_case *c = f->arg;
+	struct fc_pdu p;
+	if (fc_read_pdu(f, &p))
+		return -1;
+	if (p.ch.type != NVME_TCP_CMD || p.plen < sizeof(struct nvme_tcp_cmd)) {
+		fc_pdu_free(&p);
+		return -1;
+	}
+	const struct nvme_tcp_cmd *cmd = (const void *)p.raw;
+	*cid = cmd->sqe.command_id;
+	c->sgl_type[i] = cmd->sqe.dptr.unkeyed.type;
+	c->sgl_len[i] = le32toh(cmd->sqe.dptr.unkeyed.length);
+	c->icd_len[i] = p.data_len;
+	c->icd_ok[i] = p.data_len && p.data_len <= c->len && !memcmp(p.data, c->data, p.data_len);
+	if (!p.hdgst_ok || !p.ddgst_ok)
+		c->digests_ok = false;
+	fc_pdu_free(&p);
+	return 0;
+}
+
+/* After a bad PDU: the host's H2CTermReq (if any), then its close. */
+void read_term(struct fake_ctrl *f)
+{
+	struct io_case *c = f->arg;
+	struct fc_pdu p;
+	if (!fc_read_pdu(f, &p)) {
+		if (p.ch.type == NVME_TCP_H2C_TERM && p.plen >= sizeof(struct nvme_tcp_term)) {
+			const struct nvme_tcp_term *t = (const void *)p.raw;
+			c->term_fes = le16toh(t->fes);
+			c->term_fei = le32toh(t->fei);
+		}
+		fc_pdu_free(&p);
+	}
+	c->eof = fc_eof(f);
+}
+
+struct th_host *connect_host(struct fake_ctrl *f, struct io_case *c, fc_script s, uint16_t qid)
+{
+	static struct th_host h; /* large (the core's controller struct): not on the stack */
+	char err[256];
+	f->arg = c;
+	c->digests_ok = true;
+	if (fc_start(f, "127.0.0.1", s))
+		return NULL;
+	if (th_connect(&h, f, "127.0.0.1", qid, err, sizeof(err))) {
+		fc_join(f);
+		return NULL;
+	}
+	return &h;
+}
