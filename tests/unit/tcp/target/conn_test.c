@@ -1,38 +1,11 @@
-/* Bad PDUs sent to the NVMe/TCP target: each gets a C2HTermReq with the FES and FEI of
- * TCP transport 1.0 Figure 13, then the connection is closed (never a crash or a hang);
- * an H2CTermReq from the host closes it too. */
+/* Bad PDUs sent to the NVMe/TCP target's connection (tcp/target/conn.c): each gets a
+ * C2HTermReq with the FES and FEI of TCP transport 1.0 Figure 13, then the connection is
+ * closed (never a crash or a hang); an H2CTermReq from the host closes it too. H2CData
+ * checked against its command: request_test.c. */
 #include <stddef.h>
 #include <string.h>
 #include "tests/unit/suites.h"
-#include "tests/unit/tcp/fixture.h"
-
-/* The next PDU is a C2HTermReq with @fes and @fei, and the connection then closes. */
-static void expect_term(struct ttc *c, uint16_t fes, uint32_t fei)
-{
-	uint16_t got_fes = 0;
-	uint32_t got_fei = 0;
-	CU_ASSERT_EQUAL_FATAL(tt_term(c, &got_fes, &got_fei), 0);
-	CU_ASSERT_EQUAL(got_fes, fes);
-	CU_ASSERT_EQUAL(got_fei, fei);
-	CU_ASSERT_TRUE(tt_closed(c));
-}
-
-static int boot_and_dial(struct tt *t, struct ttc *c, uint32_t maxh2cdata)
-{
-	return tt_boot(t, "127.0.0.1", 8192, maxh2cdata) || tt_dial(t, c) ? -1 : 0;
-}
-
-/* An I/O queue on a controller, as transport_test.c does it. */
-static int io_queue(struct tt *t, struct ttc *a, struct ttc *q, uint8_t dgst)
-{
-	uint16_t cntlid;
-	if (tt_handshake(a, 0, 0, NULL) || tt_connect(a, TT_SUBNQN, 0, 0xffff, &cntlid) ||
-	    tt_enable(a))
-		return -1;
-	if (tt_dial(t, q) || tt_handshake(q, 0, dgst, NULL))
-		return -1;
-	return tt_connect(q, TT_SUBNQN, 1, cntlid, NULL) == 0 ? 0 : -1;
-}
+#include "tests/unit/tcp/target/conn_fixture.h"
 
 static void icreq_with_pfv_1_is_unsupported_parameter_at_pfv(void)
 {
@@ -127,118 +100,6 @@ static void header_digest_error_terminates_with_hdr_digest(void)
 	tt_teardown(&t);
 }
 
-/* A write waiting for its data (R2T sent): returns its command id and the R2T's ttag. */
-static int write_waiting(struct ttc *q, uint32_t len, uint16_t *cid, uint16_t *ttag)
-{
-	struct nvme_sqe sqe;
-	tt_sqe(q, &sqe, nvme_cmd_write, false, len);
-	sqe.nsid = htole32(1);
-	sqe.cdw12 = htole32(len / 512 - 1);
-	if (tt_capsule(q, &sqe, NULL, 0, false, false))
-		return -1;
-	struct nvme_tcp_r2t r;
-	if (tt_recv_pdu(q, &r, sizeof(r)) != (int)sizeof(r) || r.ch.type != NVME_TCP_R2T)
-		return -1;
-	*cid = sqe.command_id;
-	*ttag = le16toh(r.ttag);
-	return 0;
-}
-
-static void h2cdata_for_an_unknown_ttag_is_invalid_header_at_ttag(void)
-{
-	struct tt t;
-	struct ttc a, q;
-	uint8_t d[512] = { 0 };
-	uint16_t cid, ttag;
-	CU_ASSERT_EQUAL_FATAL(boot_and_dial(&t, &a, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(io_queue(&t, &a, &q, 0), 0);
-	CU_ASSERT_EQUAL(tt_h2c_data(&q, 7, 5, 0, d, sizeof(d), true), 0); /* nothing asked */
-	expect_term(&q, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_data, ttag));
-	tt_close(&a);
-	tt_teardown(&t);
-	/* And a ttag that exists, with another command's id. */
-	CU_ASSERT_EQUAL_FATAL(boot_and_dial(&t, &a, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(io_queue(&t, &a, &q, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(write_waiting(&q, 1024, &cid, &ttag), 0);
-	CU_ASSERT_EQUAL(tt_h2c_data(&q, (uint16_t)(cid + 1), ttag, 0, d, sizeof(d), false), 0);
-	expect_term(&q, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_data, cccid));
-	tt_close(&a);
-	tt_teardown(&t);
-}
-
-static void h2cdata_not_at_the_next_offset_is_data_out_of_range(void)
-{
-	struct tt t;
-	struct ttc a, q;
-	uint8_t d[512] = { 0 };
-	uint16_t cid, ttag;
-	CU_ASSERT_EQUAL_FATAL(boot_and_dial(&t, &a, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(io_queue(&t, &a, &q, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(write_waiting(&q, 1024, &cid, &ttag), 0);
-	CU_ASSERT_EQUAL(tt_h2c_data(&q, cid, ttag, 512, d, sizeof(d), true), 0);
-	expect_term(&q, NVME_TCP_FES_DATA_OUT_OF_RANGE, 0);
-	tt_close(&a);
-	tt_teardown(&t);
-}
-
-static void h2cdata_beyond_the_command_is_data_out_of_range(void)
-{
-	struct tt t;
-	struct ttc a, q;
-	static uint8_t d[2048];
-	uint16_t cid, ttag;
-	CU_ASSERT_EQUAL_FATAL(boot_and_dial(&t, &a, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(io_queue(&t, &a, &q, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(write_waiting(&q, 1024, &cid, &ttag), 0);
-	CU_ASSERT_EQUAL(tt_h2c_data(&q, cid, ttag, 0, d, sizeof(d), true), 0);
-	expect_term(&q, NVME_TCP_FES_DATA_OUT_OF_RANGE, 0);
-	/* The command waiting for its data was abandoned: nothing is left. */
-	tt_close(&a);
-	CU_ASSERT_EQUAL(nvmf_tgt_live_queues(&t.tgt), 0);
-	tt_teardown(&t);
-}
-
-/* MAXH2CDATA 4096 while the queue takes 8 KiB in the capsule: an 8 KiB H2CData PDU
- * passes the common header's size check and is refused against MAXH2CDATA. */
-static void h2cdata_above_maxh2cdata_is_r2t_limit_exceeded(void)
-{
-	struct tt t;
-	struct ttc a, q;
-	static uint8_t d[8192];
-	uint16_t cid, ttag;
-	CU_ASSERT_EQUAL_FATAL(boot_and_dial(&t, &a, 4096), 0);
-	CU_ASSERT_EQUAL_FATAL(io_queue(&t, &a, &q, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(write_waiting(&q, 8192, &cid, &ttag), 0);
-	CU_ASSERT_EQUAL(tt_h2c_data(&q, cid, ttag, 0, d, sizeof(d), true), 0);
-	expect_term(&q, NVME_TCP_FES_R2T_LIMIT_EXCEEDED, 0);
-	tt_close(&a);
-	tt_teardown(&t);
-}
-
-static void h2cdata_with_datal_not_its_data_length_is_invalid_header_at_datal(void)
-{
-	struct tt t;
-	struct ttc a, q;
-	uint8_t pdu[24 + 512];
-	uint16_t cid, ttag;
-	CU_ASSERT_EQUAL_FATAL(boot_and_dial(&t, &a, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(io_queue(&t, &a, &q, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(write_waiting(&q, 1024, &cid, &ttag), 0);
-	memset(pdu, 0, sizeof(pdu));
-	struct nvme_tcp_data *h = (void *)pdu;
-	h->ch.type = NVME_TCP_H2C_DATA;
-	h->ch.hlen = sizeof(*h);
-	h->ch.pdo = sizeof(*h);
-	h->ch.plen = htole32(sizeof(pdu));
-	h->cccid = cid;
-	h->ttag = htole16(ttag);
-	h->datal = htole32(1024);
-	CU_ASSERT_EQUAL(tt_send(&q, pdu, sizeof(pdu)), 0);
-	expect_term(&q, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_data, datal));
-	tt_close(&a);
-	tt_teardown(&t);
-}
-
 /* In-capsule data larger than the queue takes: the common header's PLEN is refused. */
 static void capsule_data_beyond_the_receive_limit_is_invalid_header_at_plen(void)
 {
@@ -288,16 +149,6 @@ const struct unit_test tcp_target_errors_tests[] = {
 	  capsule_with_a_wrong_hlen_is_invalid_header_at_hlen },
 	{ "header_digest_error_terminates_with_hdr_digest",
 	  header_digest_error_terminates_with_hdr_digest },
-	{ "h2cdata_for_an_unknown_ttag_is_invalid_header_at_ttag",
-	  h2cdata_for_an_unknown_ttag_is_invalid_header_at_ttag },
-	{ "h2cdata_not_at_the_next_offset_is_data_out_of_range",
-	  h2cdata_not_at_the_next_offset_is_data_out_of_range },
-	{ "h2cdata_beyond_the_command_is_data_out_of_range",
-	  h2cdata_beyond_the_command_is_data_out_of_range },
-	{ "h2cdata_above_maxh2cdata_is_r2t_limit_exceeded",
-	  h2cdata_above_maxh2cdata_is_r2t_limit_exceeded },
-	{ "h2cdata_with_datal_not_its_data_length_is_invalid_header_at_datal",
-	  h2cdata_with_datal_not_its_data_length_is_invalid_header_at_datal },
 	{ "capsule_data_beyond_the_receive_limit_is_invalid_header_at_plen",
 	  capsule_data_beyond_the_receive_limit_is_invalid_header_at_plen },
 	{ "h2c_termreq_from_the_host_closes_the_connection",
