@@ -79,8 +79,8 @@ static void show_writes_each_json_type_as_written(void)
 {
 	char b[80];
 	json_t *v = obj("[\"s\", 12, -3, 2.0, 2.5, true, false, null, {}, []]");
-	const char *want[] = { "\"s\"", "12",    "-3",   "2.0",	  "2.5",
-			       "true", "false", "null", "an object", "an array" };
+	const char *want[] = { "\"s\"", "12",    "-3",   "2.0",       "2.5",
+			       "true",  "false", "null", "an object", "an array" };
 	for (size_t i = 0; i < json_array_size(v); i++)
 		CU_ASSERT_STRING_EQUAL(cfg_show(json_array_get(v, i), b, sizeof(b)), want[i]);
 	json_decref(v);
@@ -268,11 +268,11 @@ static void nqn_is_1_to_223_bytes_without_spaces(void)
 	CU_ASSERT_EQUAL(cfg_check_nqn(&e.c, "s", "nqn", ""), -1);
 	CU_ASSERT_STRING_EQUAL(e.err, "s.nqn: empty (an NQN is 1-223 characters)");
 	CU_ASSERT_EQUAL(cfg_check_nqn(&e.c, "s", "nqn", "nqn.a b"), -1);
-	CU_ASSERT_STRING_EQUAL(e.err,
-			       "s.nqn: \"nqn.a b\" is not an NQN (no spaces or control characters)");
+	CU_ASSERT_STRING_EQUAL(
+		e.err, "s.nqn: \"nqn.a b\" is not an NQN (no spaces or control characters)");
 	CU_ASSERT_EQUAL(cfg_check_nqn(&e.c, "s", "nqn", "nqn.a\nb"), -1);
-	CU_ASSERT_STRING_EQUAL(e.err,
-			       "s.nqn: \"nqn.a?b\" is not an NQN (no spaces or control characters)");
+	CU_ASSERT_STRING_EQUAL(
+		e.err, "s.nqn: \"nqn.a?b\" is not an NQN (no spaces or control characters)");
 }
 
 static void ascii_field_is_copied_only_when_printable_and_short_enough(void)
