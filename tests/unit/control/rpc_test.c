@@ -1,6 +1,6 @@
 /* The control socket's JSON-RPC 2.0 dispatcher (control/rpc.c): every error the
- * specification defines, our parameter errors naming the field, notifications, batches,
- * and the framing of a byte stream. */
+ * specification defines, our parameter errors naming the field, notifications and
+ * batches (the framing of a byte stream is control/proto). */
 #include <CUnit/CUnit.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -300,39 +300,6 @@ static void batch_answers_each_call_in_order_without_notifications(void)
 	CU_ASSERT_EQUAL(c.total, 112);
 }
 
-static void frame_finds_each_value_in_a_stream(void)
-{
-	const char *s = "  {\"a\":[1,{\"b\":\"}\"}]} \n[1]{\"c\":";
-	size_t used;
-	CU_ASSERT_EQUAL(nvmf_rpc_frame(s, strlen(s), &used, NULL), NVMF_RPC_FRAME_VALUE);
-	CU_ASSERT_EQUAL(used, strlen("  {\"a\":[1,{\"b\":\"}\"}]}"));
-	s += used;
-	CU_ASSERT_EQUAL(nvmf_rpc_frame(s, strlen(s), &used, NULL), NVMF_RPC_FRAME_VALUE);
-	CU_ASSERT_EQUAL(used, strlen(" \n[1]"));
-	s += used;
-	CU_ASSERT_EQUAL(nvmf_rpc_frame(s, strlen(s), &used, NULL), NVMF_RPC_FRAME_MORE);
-	CU_ASSERT_EQUAL(used, 0);
-	CU_ASSERT_EQUAL(nvmf_rpc_frame(" \n\t", 3, &used, NULL), NVMF_RPC_FRAME_MORE);
-	CU_ASSERT_EQUAL(nvmf_rpc_frame("", 0, &used, NULL), NVMF_RPC_FRAME_MORE);
-	/* a value split anywhere is incomplete until its last byte */
-	const char *v = "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"id\":\"a b\"}";
-	for (size_t n = 1; n < strlen(v); n++)
-		CU_ASSERT_EQUAL(nvmf_rpc_frame(v, n, &used, NULL), NVMF_RPC_FRAME_MORE);
-	CU_ASSERT_EQUAL(nvmf_rpc_frame(v, strlen(v), &used, NULL), NVMF_RPC_FRAME_VALUE);
-	CU_ASSERT_EQUAL(used, strlen(v));
-	/* the value comes parsed, for nvmf_rpc_answer */
-	json_t *val = (json_t *)1;
-	CU_ASSERT_EQUAL(nvmf_rpc_frame(v, strlen(v), &used, &val), NVMF_RPC_FRAME_VALUE);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(val, "id")), "a b");
-	json_decref(val);
-	CU_ASSERT_EQUAL(nvmf_rpc_frame(v, 5, &used, &val), NVMF_RPC_FRAME_MORE);
-	CU_ASSERT_PTR_NULL(val);
-	/* not JSON: the whole buffer goes */
-	CU_ASSERT_EQUAL(nvmf_rpc_frame("{]  {}", 6, &used, NULL), NVMF_RPC_FRAME_BAD);
-	CU_ASSERT_EQUAL(used, 6);
-	CU_ASSERT_EQUAL(nvmf_rpc_frame("{\"a\":1,\"a\":2}", 13, &used, NULL), NVMF_RPC_FRAME_BAD);
-}
-
 const struct unit_test rpc_tests[] = {
 	{ "call_returns_result_with_the_same_id", call_returns_result_with_the_same_id },
 	{ "not_json_is_parse_error_32700_with_null_id",
@@ -348,6 +315,5 @@ const struct unit_test rpc_tests[] = {
 	{ "notification_runs_and_is_never_answered", notification_runs_and_is_never_answered },
 	{ "batch_answers_each_call_in_order_without_notifications",
 	  batch_answers_each_call_in_order_without_notifications },
-	{ "frame_finds_each_value_in_a_stream", frame_finds_each_value_in_a_stream },
 	{ NULL, NULL },
 };

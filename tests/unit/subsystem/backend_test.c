@@ -1,7 +1,7 @@
 /* Backend kinds (subsystem/backend.c, nvmf_bdev_open): the kind inferred from the path
- * when none is given, and each kind's refusal of what it cannot open, naming the path and
- * the reason. Block devices are not available here; the bdev and nvme data paths are
- * covered by the VM integration tests, their refusals of regular files here. */
+ * when none is given, and what that inference refuses, naming the path and the reason.
+ * The bdev and nvme kinds' own refusals are in subsystem/backend-bdev and
+ * subsystem/backend-nvme; their data paths are covered by the VM integration tests. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -59,34 +59,6 @@ static void auto_kind_without_path_is_refused(void)
 	CU_ASSERT_STRING_EQUAL(err, "namespace 3: no device.path and no nvmf_backend");
 }
 
-static void bdev_kind_on_regular_file_reports_not_a_block_device(void)
-{
-	struct fixture f;
-	fixture_init(&f, "/tmp");
-	write_file(f.path, 1 << 20);
-	struct nvmf_ns_config c = file_cfg(f.path, 0, false);
-	char want[256];
-	snprintf(want, sizeof(want), "%s: not a block device", f.path);
-	c.kind = NVMF_BACKEND_BDEV;
-	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, f.err, sizeof(f.err)));
-	CU_ASSERT_STRING_EQUAL(f.err, want);
-	c.kind = NVMF_BACKEND_NVME;
-	f.err[0] = '\0';
-	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, f.err, sizeof(f.err)));
-	CU_ASSERT_STRING_EQUAL(f.err, want);
-	fixture_fini(&f);
-}
-
-static void bdev_kind_on_missing_path_reports_path_and_reason(void)
-{
-	char err[256];
-	struct nvmf_ns_config c = { .nsid = 1,
-				    .kind = NVMF_BACKEND_BDEV,
-				    .path = "/nonexistent/nvmf-dev" };
-	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, err, sizeof(err)));
-	CU_ASSERT_STRING_EQUAL(err, "/nonexistent/nvmf-dev: No such file or directory");
-}
-
 static void nvme_kind_is_inferred_only_for_whole_namespace_names(void)
 {
 	CU_ASSERT_TRUE(nvmf_backend_is_nvme_name("nvme0n1"));
@@ -125,10 +97,6 @@ const struct unit_test backend_tests[] = {
 	{ "auto_kind_on_directory_reports_not_file_or_block_device",
 	  auto_kind_on_directory_reports_not_file_or_block_device },
 	{ "auto_kind_without_path_is_refused", auto_kind_without_path_is_refused },
-	{ "bdev_kind_on_regular_file_reports_not_a_block_device",
-	  bdev_kind_on_regular_file_reports_not_a_block_device },
-	{ "bdev_kind_on_missing_path_reports_path_and_reason",
-	  bdev_kind_on_missing_path_reports_path_and_reason },
 	{ "nvme_kind_is_inferred_only_for_whole_namespace_names",
 	  nvme_kind_is_inferred_only_for_whole_namespace_names },
 	{ NULL, NULL },

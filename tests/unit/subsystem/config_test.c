@@ -1178,31 +1178,7 @@ static void resv_state_is_a_path_or_empty_for_none(void)
 ERROR_TEST(unknown_top_level_extension_key_is_refused, "{'nvmf_targets':{}}",
 	   "nvmf_targets: unknown extension key (known here: nvmf_target)")
 
-/* jansson frees through a function that zeroes the block first (secrets in configs and
- * requests); JSON still works with it. */
-static void json_wipe_makes_jansson_zero_what_it_frees(void)
-{
-	json_malloc_t m0;
-	json_free_t f0;
-	json_get_alloc_funcs(&m0, &f0);
-	nvmf_config_json_wipe();
-	json_malloc_t m;
-	json_free_t f;
-	json_get_alloc_funcs(&m, &f);
-	CU_ASSERT_TRUE(m == malloc);
-	CU_ASSERT_TRUE(f != free);
-	json_t *j = json_loads(
-		"{\"key\": \"DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:\"}", 0,
-		NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
-	CU_ASSERT_EQUAL(json_string_length(json_object_get(j, "key")), 59);
-	json_decref(j);
-	json_set_alloc_funcs(m0, f0);
-}
-
 const struct unit_test config_tests[] = {
-	{ "json_wipe_makes_jansson_zero_what_it_frees",
-	  json_wipe_makes_jansson_zero_what_it_frees },
 	{ "nvmetcli_rdma_json_loads_unchanged", nvmetcli_rdma_json_loads_unchanged },
 	{ "nvmetcli_tcp_json_loads_with_its_tcp_port", nvmetcli_tcp_json_loads_with_its_tcp_port },
 	{ "nvmetcli_fc_json_is_refused_for_its_trtype",

@@ -1,5 +1,5 @@
 /* Admin commands of an NVM subsystem controller through the loop transport: Identify,
- * Get Log Page, Set/Get Features, AER, Keep Alive, Abort, and what is refused. */
+ * Get Log Page, Set/Get Features, Keep Alive, Abort, and what is refused (AERs: target/aen). */
 #include <CUnit/CUnit.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,14 +81,6 @@ static bool all_zero(const void *p, size_t n)
 		if (b[i])
 			return false;
 	return true;
-}
-
-/* An Asynchronous Event Request on the admin queue, left outstanding: @h says whether
- * (and how) it completed. */
-static void submit_aer(struct fx_cmd *h)
-{
-	struct nvme_sqe c = mk(nvme_admin_async_event, 0, 0, 0);
-	CU_ASSERT_EQUAL_FATAL(fx_start(&F.admin, h, &c, NULL, 0), 0);
 }
 
 /* ---- Identify ---- */
@@ -647,47 +639,6 @@ static void keep_alive_with_timer_disabled_returns_kat_invalid(void)
 	fx_teardown(&F);
 }
 
-static void aer_stays_parked_until_a_namespace_changes(void)
-{
-	setup();
-	CU_ASSERT_EQUAL(set_feat(NVME_FEAT_FID_ASYNC_EVENT, 1u << 8, NULL), 0);
-	struct fx_cmd a1, a2;
-	submit_aer(&a1);
-	CU_ASSERT_FALSE(fx_done(&a1));
-	nvmf_tgt_ctrl_notify_ns_changed(ctrl(), 2);
-	CU_ASSERT_TRUE_FATAL(fx_done(&a1));
-	CU_ASSERT_EQUAL(le16toh(a1.cqe.status), 0);
-	CU_ASSERT_EQUAL(le32toh(a1.cqe.result.u32), 0x00040002u);
-	/* Masked until the log is read: the next change only adds to the list. */
-	submit_aer(&a2);
-	nvmf_tgt_ctrl_notify_ns_changed(ctrl(), 1);
-	CU_ASSERT_FALSE(fx_done(&a2));
-	__le32 list[1024];
-	CU_ASSERT_EQUAL_FATAL(
-		get_log(NVME_LOG_LID_CHANGED_NS, NVME_NSID_ALL, 0, list, sizeof(list)), 0);
-	CU_ASSERT_EQUAL(le32toh(list[0]), 1); /* ascending */
-	CU_ASSERT_EQUAL(le32toh(list[1]), 2);
-	CU_ASSERT(all_zero(list + 2, sizeof(list) - 8));
-	/* Reading cleared the list and re-armed the notice. */
-	nvmf_tgt_ctrl_notify_ns_changed(ctrl(), 1);
-	CU_ASSERT_TRUE(fx_done(&a2));
-	CU_ASSERT_EQUAL(get_log(NVME_LOG_LID_CHANGED_NS, 0, 0, list, sizeof(list)), 0);
-	CU_ASSERT_EQUAL(le32toh(list[0]), 1);
-	CU_ASSERT_EQUAL(le32toh(list[1]), 0);
-	fx_teardown(&F);
-}
-
-static void namespace_change_with_notices_disabled_completes_no_aer(void)
-{
-	setup();
-	struct fx_cmd a;
-	submit_aer(&a);
-	nvmf_tgt_ctrl_notify_ns_changed(ctrl(), 1);
-	CU_ASSERT_FALSE(fx_done(&a));
-	CU_ASSERT_EQUAL(ctrl()->nr_changed_ns, 1); /* the log still records it */
-	fx_teardown(&F);
-}
-
 static void changed_namespace_log_with_rae_keeps_the_list(void)
 {
 	setup();
@@ -698,39 +649,6 @@ static void changed_namespace_log_with_rae_keeps_the_list(void)
 	CU_ASSERT_EQUAL(cmd(c, list, sizeof(list), NULL), 0);
 	CU_ASSERT_EQUAL(le32toh(list[0]), 2);
 	CU_ASSERT_EQUAL(ctrl()->nr_changed_ns, 1);
-	fx_teardown(&F);
-}
-
-static void changed_namespace_log_overflow_reports_ffffffff(void)
-{
-	setup();
-	for (uint32_t n = 1; n <= NVMF_CHANGED_NS_MAX + 1; n++)
-		nvmf_tgt_ctrl_notify_ns_changed(ctrl(), n);
-	__le32 list[1024];
-	CU_ASSERT_EQUAL(get_log(NVME_LOG_LID_CHANGED_NS, 0, 0, list, sizeof(list)), 0);
-	CU_ASSERT_EQUAL(le32toh(list[0]), 0xffffffffu);
-	CU_ASSERT(all_zero(list + 1, sizeof(list) - 4));
-	fx_teardown(&F);
-}
-
-static void fifth_aer_returns_async_limit_and_fail_aers_aborts_the_rest(void)
-{
-	setup();
-	struct fx_cmd a[NVMF_AERL + 2];
-	for (int i = 0; i <= NVMF_AERL; i++) {
-		submit_aer(&a[i]);
-		CU_ASSERT_FALSE(fx_done(&a[i]));
-	}
-	submit_aer(&a[NVMF_AERL + 1]);
-	CU_ASSERT_TRUE(fx_done(&a[NVMF_AERL + 1]));
-	CU_ASSERT_EQUAL(le16toh(a[NVMF_AERL + 1].cqe.status) >> 1, CSPEC(NVME_SC_ASYNC_LIMIT));
-	nvmf_tgt_ctrl_fail_aers(ctrl(), nvme_status(NVME_SCT_GENERIC, NVME_SC_ABORT_REQ));
-	for (int i = 0; i <= NVMF_AERL; i++) {
-		CU_ASSERT_TRUE(fx_done(&a[i]));
-		CU_ASSERT_EQUAL(le16toh(a[i].cqe.status) >> 1,
-				nvme_status(NVME_SCT_GENERIC, NVME_SC_ABORT_REQ));
-	}
-	CU_ASSERT_EQUAL(ctrl()->nr_aer, 0);
 	fx_teardown(&F);
 }
 
@@ -804,15 +722,7 @@ const struct unit_test admin_cmd_tests[] = {
 	{ "keep_alive_refreshes_the_timer", keep_alive_refreshes_the_timer },
 	{ "keep_alive_with_timer_disabled_returns_kat_invalid",
 	  keep_alive_with_timer_disabled_returns_kat_invalid },
-	{ "aer_stays_parked_until_a_namespace_changes",
-	  aer_stays_parked_until_a_namespace_changes },
-	{ "namespace_change_with_notices_disabled_completes_no_aer",
-	  namespace_change_with_notices_disabled_completes_no_aer },
 	{ "changed_namespace_log_with_rae_keeps_the_list",
 	  changed_namespace_log_with_rae_keeps_the_list },
-	{ "changed_namespace_log_overflow_reports_ffffffff",
-	  changed_namespace_log_overflow_reports_ffffffff },
-	{ "fifth_aer_returns_async_limit_and_fail_aers_aborts_the_rest",
-	  fifth_aer_returns_async_limit_and_fail_aers_aborts_the_rest },
 	{ NULL, NULL },
 };
