@@ -333,7 +333,8 @@ static int refusing_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvm
 
 static void io_done(struct nvmf_bdev_io *io, int status)
 {
-	struct refusing_bdev *r = io->ctx;
+	const struct nvmf_req *req = io->ctx;
+	struct refusing_bdev *r = (struct refusing_bdev *)req->ns->bdev;
 	if (!status)
 		r->done++;
 }
@@ -354,9 +355,8 @@ static void a_pass_resubmits_what_a_full_ring_refused_in_order(void)
 	for (int i = 0; i < 2; i++) {
 		req[i].sq = &sq;
 		req[i].ns = &ns;
-		req[i].bio =
-			(struct nvmf_bdev_io){ .op = NVMF_BDEV_FLUSH, .done = io_done, .ctx = &rb };
-		CU_ASSERT_FALSE(nvmf_req_bio_submit(&req[i])); /* parked */
+		CU_ASSERT_FALSE(nvmf_req_bio_submit(&req[i], NVMF_BDEV_FLUSH, 0, 0, NULL,
+						    io_done)); /* parked */
 	}
 	struct nvmf_io_ctx *io = &T.pg[0].io;
 	CU_ASSERT_PTR_EQUAL(io->retry_head, &req[0]);
