@@ -280,6 +280,43 @@ static void timers_fire_once_per_period_of_the_target_clock(void)
 	teardown();
 }
 
+/* The pass looks for due timers only once the earliest one is due: a timer started
+ * later with a shorter period, and the ones left after another stops, still fire on
+ * time. */
+static void timers_of_different_periods_each_fire_on_time(void)
+{
+	setup(1);
+	int slow = 0, fast = 0, gone = 0;
+	struct nvmf_timer ts, tf, tg;
+	nvmf_pg_timer_start(&T.pg[0], &ts, 1000, tick, &slow);
+	nvmf_pg_timer_start(&T.pg[0], &tg, 50, tick, &gone);
+	nvmf_pg_timer_stop(&T.pg[0], &tg);
+	nvmf_pg_poll(&T.pg[0]);
+	T.now += 10;
+	nvmf_pg_poll(&T.pg[0]);
+	nvmf_pg_timer_start(&T.pg[0], &tf, 30, tick, &fast); /* due at 40 */
+	T.now += 29;
+	nvmf_pg_poll(&T.pg[0]);
+	CU_ASSERT_EQUAL(fast, 0);
+	T.now += 1;
+	nvmf_pg_poll(&T.pg[0]);
+	CU_ASSERT_EQUAL(fast, 1);
+	T.now += 30;
+	nvmf_pg_poll(&T.pg[0]);
+	CU_ASSERT_EQUAL(fast, 2);
+	nvmf_pg_timer_stop(&T.pg[0], &tf);
+	T.now += 929; /* 1999: one before the slow one is due */
+	nvmf_pg_poll(&T.pg[0]);
+	CU_ASSERT_EQUAL(slow, 0);
+	T.now += 1;
+	nvmf_pg_poll(&T.pg[0]);
+	CU_ASSERT_EQUAL(slow, 1);
+	CU_ASSERT_EQUAL(fast, 2);
+	CU_ASSERT_EQUAL(gone, 0);
+	nvmf_pg_timer_stop(&T.pg[0], &ts);
+	teardown();
+}
+
 /* ---- sleeping and waking ---- */
 
 struct stamp {
@@ -387,6 +424,8 @@ const struct unit_test target_poll_group_tests[] = {
 	  for_each_pg_without_groups_runs_done_on_the_origin },
 	{ "timers_fire_once_per_period_of_the_target_clock",
 	  timers_fire_once_per_period_of_the_target_clock },
+	{ "timers_of_different_periods_each_fire_on_time",
+	  timers_of_different_periods_each_fire_on_time },
 	{ "a_sleeping_group_is_woken_by_a_message", a_sleeping_group_is_woken_by_a_message },
 	{ "a_pass_resubmits_what_a_full_ring_refused_in_order",
 	  a_pass_resubmits_what_a_full_ring_refused_in_order },
