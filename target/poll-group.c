@@ -212,14 +212,10 @@ void nvmf_pg_timer_start(struct nvmf_pg *pg, struct nvmf_timer *t, uint64_t peri
 	t->next_ms = nvmf_tgt_now_ms(pg->tgt) + period_ms;
 	t->fn = fn;
 	t->arg = arg;
-	if (!pg->timers || t->next_ms < pg->timer_due_ms)
-		pg->timer_due_ms = t->next_ms;
 	t->next = pg->timers;
 	pg->timers = t;
 }
 
-/* pg->timer_due_ms is left as it was: early at worst, which costs one run_timers that
- * finds nothing due and sets it right. */
 void nvmf_pg_timer_stop(struct nvmf_pg *pg, struct nvmf_timer *t)
 {
 	for (struct nvmf_timer **pp = &pg->timers; *pp; pp = &(*pp)->next)
@@ -229,8 +225,6 @@ void nvmf_pg_timer_stop(struct nvmf_pg *pg, struct nvmf_timer *t)
 		}
 }
 
-/* Run the due timers, then note when the first one is due next (a timer's fn may have
- * started or stopped timers). */
 static void run_timers(struct nvmf_pg *pg)
 {
 	for (struct nvmf_timer *t = pg->timers, *next; t; t = next) {
@@ -240,11 +234,6 @@ static void run_timers(struct nvmf_pg *pg)
 		t->next_ms = pg->now_ms + t->period_ms;
 		t->fn(t->arg);
 	}
-	uint64_t due = UINT64_MAX;
-	for (const struct nvmf_timer *t = pg->timers; t; t = t->next)
-		if (t->next_ms < due)
-			due = t->next_ms;
-	pg->timer_due_ms = due;
 }
 
 /* Milliseconds until the first timer is due (MAX_SLEEP_MS at most). */
@@ -261,8 +250,7 @@ static int timer_wait_ms(const struct nvmf_pg *pg)
 
 /* ---- the pass ---- */
 
-/* Backend I/O: submit what the pass queued, reap, resubmit what a full ring refused.
- * nvmf_pg_poll calls it only when one of these has something to do. */
+/* Backend I/O: submit what the pass queued, reap, resubmit what a full ring refused. */
 static int run_aio(struct nvmf_pg *pg)
 {
 	struct nvmf_aio *aio = &pg->aio;
@@ -303,10 +291,9 @@ int nvmf_pg_poll(struct nvmf_pg *pg)
 	/* One clock reading per pass serves the idle policy, timers and keep-alive stamps
 	 * (a clock read is a trap to the hypervisor on some virtual machines). */
 	uint64_t prev = pg->now_us;
-	pg->now_us = nvmf_mono_ns() / 1000u;
+	pg->now_us = nvmf_mono_us();
 	/* The target's clock, unless a test drives it: then this same reading. */
-	const struct nvmf_clock *clock = &pg->tgt->clock;
-	pg->now_ms = clock->now_ms ? clock->now_ms(clock) : pg->now_us / 1000u;
+	pg->now_ms = pg->tgt->clock.now_ms ? nvmf_clock_ms(&pg->tgt->clock) : pg->now_us / 1000;
 	/* The time since the last pass began was spent as that pass ended: working, polling
 	 * in vain, or asleep. No extra clock reading for it. */
 	if (prev) {
@@ -323,14 +310,9 @@ int nvmf_pg_poll(struct nvmf_pg *pg)
 	int n = __atomic_load_n(&pg->msg_head, __ATOMIC_ACQUIRE) ? run_msgs(pg) : 0;
 	for (unsigned i = 0; i < pg->ntpg; i++)
 		n += pg->tpg[i]->transport->ops->pg_poll(pg->tpg[i]);
-	/* Backend I/O only when there is some to submit, reap, resubmit or report: a pass
-	 * without any makes no call for it. */
-	const struct nvmf_aio *aio = &pg->aio;
-	if (aio->queued || aio->inflight || aio->reaped_last || aio->failed || pg->io.retry_head ||
-	    (aio->error && !pg->aio_error_told))
-		n += run_aio(pg);
+	n += run_aio(pg);
 	/* Timers are not work: a tick must not keep an idle group busy-polling. */
-	if (pg->timers && pg->now_ms >= pg->timer_due_ms)
+	if (pg->timers)
 		run_timers(pg);
 	/* Everything this pass produced: one post per QP and receive queue. */
 	for (unsigned i = 0; i < pg->ntpg; i++)

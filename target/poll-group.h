@@ -82,8 +82,6 @@ struct nvmf_pg {
 	struct nvmf_tpg *tpg[NVMF_MAX_TRANSPORTS]; /* each transport's part of this group */
 	unsigned ntpg;
 	struct nvmf_timer *timers;
-	uint64_t timer_due_ms; /* no timer is due before this tgt->now_ms (run_timers
-					    * sets it exactly, timer_start lowers it) */
 	struct nvmf_sq *sqs;   /* queues served here (sq->pg_next) */
 	uint32_t nqueues;      /* queues placed here; read by placement on other
 					    * threads (atomic) */
