@@ -121,41 +121,29 @@ struct nvmf_bdev *nvmf_bdev_open(const struct nvmf_ns_config *cfg, char *err, si
 	return b;
 }
 
-/* Completes @io with -EINVAL unless it fits the namespace: offset and length whole
- * blocks inside the size, and (O_DIRECT) the buffer block aligned, so the kernel never
- * sees a request that would fail half way or touch memory it should not. */
-static bool io_valid(const struct nvmf_bdev *b, const struct nvmf_bdev_io *io)
-{
-	if (io->op == NVMF_BDEV_FLUSH)
-		return true;
-	if (io->op != NVMF_BDEV_READ && io->op != NVMF_BDEV_WRITE &&
-	    io->op != NVMF_BDEV_WRITE_ZEROES && io->op != NVMF_BDEV_DISCARD)
-		return false;
-	uint64_t bs = b->block_size;
-	if (io->offset % bs || io->len % bs)
-		return false;
-	uint64_t size = __atomic_load_n(&b->size, __ATOMIC_ACQUIRE); /* a resize may move it */
-	if (io->offset > size || io->len > size - io->offset)
-		return false;
-	if (io->op == NVMF_BDEV_READ || io->op == NVMF_BDEV_WRITE) {
-		if (io->len && !io->buf)
-			return false;
-		if (b->direct && (uintptr_t)io->buf % bs)
-			return false;
-	}
-	return true;
-}
-
 int nvmf_bdev_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io)
 {
 	io->done_bytes = 0;
-	if (!io_valid(b, io)) {
-		io->done(io, -EINVAL);
-		return 0;
-	}
-	if (io->len == 0 && io->op != NVMF_BDEV_FLUSH) {
-		io->done(io, 0); /* nothing to move; no system call */
-		return 0;
+	if (io->op != NVMF_BDEV_FLUSH) {
+		/* -EINVAL unless @io fits the namespace: a known op, offset and length whole
+		 * blocks inside the size, a READ or WRITE with a buffer, block aligned under
+		 * O_DIRECT. So the kernel never sees a request that would fail half way or
+		 * touch memory it should not. */
+		uint64_t bs = b->block_size;
+		uint64_t size =
+			__atomic_load_n(&b->size, __ATOMIC_ACQUIRE); /* a resize may move it */
+		bool rw = io->op == NVMF_BDEV_READ || io->op == NVMF_BDEV_WRITE;
+		if ((!rw && io->op != NVMF_BDEV_WRITE_ZEROES && io->op != NVMF_BDEV_DISCARD) ||
+		    io->offset % bs || io->len % bs || io->offset > size ||
+		    io->len > size - io->offset ||
+		    (rw && ((io->len && !io->buf) || (b->direct && (uintptr_t)io->buf % bs)))) {
+			io->done(io, -EINVAL);
+			return 0;
+		}
+		if (io->len == 0) {
+			io->done(io, 0); /* nothing to move; no system call */
+			return 0;
+		}
 	}
 	return b->ops->submit(b, aio, io);
 }

@@ -180,12 +180,6 @@ void nvmf_req_hold_ns_access(struct nvmf_req *req, struct nvmf_ns *ns, uint8_t a
 		STAT_ADD(st->epoch_inflight[req->ns_epoch], 1);
 }
 
-static unsigned lat_bucket(uint64_t us)
-{
-	unsigned b = us ? 63u - (unsigned)__builtin_clzll(us) : 0;
-	return b < NVMF_LAT_BUCKETS ? b : NVMF_LAT_BUCKETS - 1;
-}
-
 void nvmf_req_release_ns(struct nvmf_req *req, nvme_status_t status)
 {
 	if (!req->ns_held)
@@ -204,7 +198,10 @@ void nvmf_req_release_ns(struct nvmf_req *req, nvme_status_t status)
 	}
 	if (status)
 		STAT_ADD(st->errors, 1);
-	STAT_ADD(st->lat[lat_bucket(pg->now_us - req->start_us)], 1);
+	/* Latency bucket: log2 of the microseconds, the last bucket holds the rest. */
+	uint64_t us = pg->now_us - req->start_us;
+	unsigned b = us ? 63u - (unsigned)__builtin_clzll(us) : 0;
+	STAT_ADD(st->lat[b < NVMF_LAT_BUCKETS ? b : NVMF_LAT_BUCKETS - 1], 1);
 	/* Read by a Preempt and Abort waiting on the main group (target/resv-cmd.c). */
 	if (req->ns->resv)
 		__atomic_store_n(
@@ -239,12 +236,6 @@ static nvme_status_t parse(struct nvmf_req *req)
 	return nvmf_parse_io_cmd(req);
 }
 
-/* The nsid the probes give (target/probes.h): a Fabrics command's bytes 4-7 are none. */
-static uint32_t probe_nsid(const struct nvme_sqe *cmd)
-{
-	return cmd->opcode == nvme_admin_fabrics ? 0 : le32toh(cmd->nsid);
-}
-
 bool nvmf_sq_accepting(const struct nvmf_sq *sq)
 {
 	return !sq->quiescing;
@@ -267,6 +258,8 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 	req->aux = NULL;
 	req->slba = 0;
 	req->step = 0;
+	/* The nsid the probes give (target/probes.h): a Fabrics command's bytes 4-7 are none. */
+	req->probe_nsid = cmd->opcode == nvme_admin_fabrics ? 0 : le32toh(cmd->nsid);
 	memset(cqe, 0, sizeof(*cqe));
 	cqe->command_id = cmd->command_id;
 	sq->inflight++;
@@ -274,7 +267,7 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 	 * must not hold it back); with SQ flow control the host relies on it. A queue that
 	 * disabled it counts on anyway: the CQEs do not show it. */
 	sq->sqhd = sq->size ? (uint16_t)((sq->sqhd + 1) % sq->size) : 0;
-	NVMF_PROBE_REQUEST_RECEIVE(req, sq->qid, cmd->command_id, cmd->opcode, probe_nsid(cmd));
+	NVMF_PROBE_REQUEST_RECEIVE(req, sq->qid, cmd->command_id, cmd->opcode, req->probe_nsid);
 
 	/* Fused operations are not supported (Identify FUSES = 0). */
 	if (cmd->flags & 0x3) {
@@ -309,7 +302,7 @@ void nvmf_req_execute(struct nvmf_req *req)
 		return;
 	}
 	NVMF_PROBE_REQUEST_EXECUTE(req, req->sq->qid, req->cmd->command_id, req->cmd->opcode,
-				   probe_nsid(req->cmd), req->data_len);
+				   req->probe_nsid, req->data_len);
 	req->execute(req);
 }
 
@@ -326,7 +319,7 @@ void nvmf_req_complete(struct nvmf_req *req, nvme_status_t status)
 	req->cqe->status = htole16((uint16_t)(status << 1));
 	req->cqe_optional = sq->sqflow_disabled && !status && !req->cqe->result.u64;
 	NVMF_PROBE_REQUEST_RESPONSE(req, sq->qid, req->cmd->command_id, req->cmd->opcode,
-				    probe_nsid(req->cmd), status);
+				    req->probe_nsid, status);
 	nvmf_req_release_ns(req, status);
 	free(req->aux);
 	req->aux = NULL;

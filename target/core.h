@@ -164,12 +164,6 @@ struct nvmf_tgt {
 					    * nvmf_tgt_resv_open, target/resv.h); NULL: none */
 };
 
-/* nvmf_sq_io - the I/O context serving @sq: its poll group's. */
-static inline struct nvmf_io_ctx *nvmf_sq_io(struct nvmf_sq *sq)
-{
-	return &sq->pg->io;
-}
-
 /* nvmf_tgt_main_pg - the main poll group (controllers, admin queues, listeners). */
 static inline struct nvmf_pg *nvmf_tgt_main_pg(const struct nvmf_tgt *tgt)
 {
@@ -246,10 +240,14 @@ void nvmf_req_hold_ns_access(struct nvmf_req *req, struct nvmf_ns *ns, uint8_t a
 /* nvmf_req_release_ns - the end of nvmf_req_hold_ns, counting @status (no-op unheld). */
 void nvmf_req_release_ns(struct nvmf_req *req, nvme_status_t status);
 
-/* nvmf_req_bio_submit - hand req->bio to req->ns's backend on the queue's poll group.
- * Returns true when req->bio.done will run (maybe already has); false when the ring was
- * full and the request waits on the group's retry list. (target/io-cmd.c) */
-bool nvmf_req_bio_submit(struct nvmf_req *req);
+/* nvmf_req_bio_submit - describe req->bio (@op on @len bytes at byte @offset of req->ns,
+ * @buf for a READ or WRITE, @done to run with req->bio.ctx = @req) and hand it to the
+ * namespace's backend on the I/O context of the queue's poll group. Returns true when
+ * @done will run (maybe already has: a backend error, -EINVAL for I/O outside the
+ * namespace, included); false when the ring was full and the request waits on the
+ * group's retry list. (target/io-cmd.c) */
+bool nvmf_req_bio_submit(struct nvmf_req *req, enum nvmf_bdev_op op, uint64_t offset, uint64_t len,
+			 void *buf, nvmf_bdev_done_fn done);
 
 /* ---- controllers (target/ctrl.c) ---- */
 

@@ -266,11 +266,8 @@ static void shutdown_flush_next(struct nvmf_req *req)
 		if (!ns || !ns->bdev->volatile_cache)
 			continue;
 		nvmf_req_hold_ns(req, ns);
-		memset(&req->bio, 0, sizeof(req->bio));
-		req->bio.op = NVMF_BDEV_FLUSH;
-		req->bio.done = shutdown_flush_done;
-		req->bio.ctx = req;
-		nvmf_req_bio_submit(req); /* done runs now, later, or after a retry */
+		/* done runs now, later, or after a retry */
+		nvmf_req_bio_submit(req, NVMF_BDEV_FLUSH, 0, 0, NULL, shutdown_flush_done);
 		return;
 	}
 	req->ns = NULL;

@@ -41,12 +41,6 @@
 /* MDTS is in units of the minimum memory page size, 4 KiB (CAP.MPSMIN = 0). */
 #define MDTS_UNIT_SHIFT 12
 
-/* Starting LBA: cdw10 low, cdw11 high (NVM Command Set 1.0 figure 34). */
-static uint64_t cmd_slba(const struct nvme_sqe *cmd)
-{
-	return (uint64_t)le32toh(cmd->cdw11) << 32 | le32toh(cmd->cdw10);
-}
-
 /* ---- backend submission and the retry list ---- */
 
 static void retry_enqueue(struct nvmf_io_ctx *io, struct nvmf_req *req)
@@ -60,36 +54,29 @@ static void retry_enqueue(struct nvmf_io_ctx *io, struct nvmf_req *req)
 }
 
 /*
- * Hand req->bio to the namespace's backend. Returns true when req->bio.done will run
- * (maybe already has, inline); false when the ring was full and the request now waits on
- * the target's retry list. Another error (an I/O context that can no longer submit, or
- * a backend breaking its contract) is delivered through done, so callers see one path.
+ * Another error than a full ring (an I/O context that can no longer submit, or a backend
+ * breaking its contract) is delivered through done, so callers see one path. The
+ * backend_submit probe fires at every hand-over, here and at each retry.
  */
-/* Every hand-over to the backend, so the probe sees retries too. */
-static int bio_submit(struct nvmf_io_ctx *io, struct nvmf_req *req)
+bool nvmf_req_bio_submit(struct nvmf_req *req, enum nvmf_bdev_op op, uint64_t offset, uint64_t len,
+			 void *buf, nvmf_bdev_done_fn done)
 {
-	NVMF_PROBE_BACKEND_SUBMIT(req, req->ns->nsid, req->bio.op, req->bio.offset, req->bio.len);
-	return nvmf_bdev_submit(req->ns->bdev, io->aio, &req->bio);
-}
-
-/* The request of a finished backend I/O, the probe told first. */
-static struct nvmf_req *bio_req(struct nvmf_bdev_io *io, int err)
-{
-	struct nvmf_req *req = io->ctx;
-	NVMF_PROBE_BACKEND_COMPLETE(req, req->ns->nsid, io->op, err);
-	return req;
-}
-
-bool nvmf_req_bio_submit(struct nvmf_req *req)
-{
-	struct nvmf_io_ctx *io = nvmf_sq_io(req->sq);
-	int rc = bio_submit(io, req);
+	struct nvmf_bdev_io *bio = &req->bio;
+	bio->op = op;
+	bio->offset = offset;
+	bio->len = len;
+	bio->buf = buf;
+	bio->done = done;
+	bio->ctx = req;
+	struct nvmf_io_ctx *io = &req->sq->pg->io;
+	NVMF_PROBE_BACKEND_SUBMIT(req, req->ns->nsid, op, offset, len);
+	int rc = nvmf_bdev_submit(req->ns->bdev, io->aio, bio);
 	if (rc == -EAGAIN) {
 		retry_enqueue(io, req);
 		return false;
 	}
 	if (rc)
-		req->bio.done(&req->bio, rc);
+		done(bio, rc);
 	return true;
 }
 
@@ -102,7 +89,9 @@ void nvmf_io_retry_pending(struct nvmf_io_ctx *io)
 		struct nvmf_req *req = list;
 		list = req->retry_next;
 		req->retry_next = NULL;
-		int rc = bio_submit(io, req);
+		NVMF_PROBE_BACKEND_SUBMIT(req, req->ns->nsid, req->bio.op, req->bio.offset,
+					  req->bio.len);
+		int rc = nvmf_bdev_submit(req->ns->bdev, io->aio, &req->bio);
 		if (rc == -EAGAIN) {
 			/* Still full: this one and the rest of the old list (which still ends
 			 * at old_tail) go back in front of any parked meanwhile, order kept. */
@@ -116,18 +105,6 @@ void nvmf_io_retry_pending(struct nvmf_io_ctx *io)
 		if (rc)
 			req->bio.done(&req->bio, rc);
 	}
-}
-
-static void bio_prep(struct nvmf_req *req, enum nvmf_bdev_op op, uint64_t offset, uint64_t len,
-		     void *buf, nvmf_bdev_done_fn done)
-{
-	struct nvmf_bdev_io *io = &req->bio;
-	io->op = op;
-	io->offset = offset;
-	io->len = len;
-	io->buf = buf;
-	io->done = done;
-	io->ctx = req;
 }
 
 /* Writes must be durable at completion when the host asked for FUA, or when it turned
@@ -160,43 +137,33 @@ static void count_io(struct nvmf_req *req)
 	}
 }
 
-/* ---- Read, Write, Write Zeroes ---- */
+/* ---- Read, Write, Write Zeroes, Flush ---- */
 
-static void io_finished(struct nvmf_req *req, int err, bool is_write)
+/* The backend finished a READ, WRITE, WRITE_ZEROES or FLUSH of the request. A write the
+ * host wants durable goes on with a FLUSH, whose end comes back here. */
+static void rw_done(struct nvmf_bdev_io *io, int err)
 {
+	struct nvmf_req *req = io->ctx;
+	NVMF_PROBE_BACKEND_COMPLETE(req, req->ns->nsid, io->op, err);
+	bool is_write = io->op != NVMF_BDEV_READ;
 	if (err) {
 		nvmf_req_complete(req, nvme_status_from_errno(err, is_write));
+		return;
+	}
+	if (is_write && io->op != NVMF_BDEV_FLUSH && needs_flush(req)) {
+		nvmf_req_bio_submit(req, NVMF_BDEV_FLUSH, 0, 0, NULL, rw_done);
 		return;
 	}
 	count_io(req);
 	nvmf_req_complete(req, 0);
 }
 
-/* A FLUSH finished: after a FUA / write-through write, or a Flush command. */
-static void flush_done(struct nvmf_bdev_io *io, int err)
-{
-	io_finished(bio_req(io, err), err, true);
-}
-
-static void rw_done(struct nvmf_bdev_io *io, int err)
-{
-	struct nvmf_req *req = bio_req(io, err);
-	bool is_write = io->op != NVMF_BDEV_READ;
-	if (!err && is_write && needs_flush(req)) {
-		bio_prep(req, NVMF_BDEV_FLUSH, 0, 0, NULL, flush_done);
-		nvmf_req_bio_submit(req);
-		return;
-	}
-	io_finished(req, err, is_write);
-}
-
 /* Read or Write: one backend READ or WRITE of the command's blocks (parse_rw set the
  * direction, the byte length and the starting LBA). */
 static void execute_rw(struct nvmf_req *req)
 {
-	bio_prep(req, req->dir == NVMF_XFER_C2H ? NVMF_BDEV_READ : NVMF_BDEV_WRITE,
-		 req->slba << req->ns->lba_shift, req->data_len, req->data, rw_done);
-	nvmf_req_bio_submit(req);
+	nvmf_req_bio_submit(req, req->dir == NVMF_XFER_C2H ? NVMF_BDEV_READ : NVMF_BDEV_WRITE,
+			    req->slba << req->ns->lba_shift, req->data_len, req->data, rw_done);
 }
 
 static void execute_write_zeroes(struct nvmf_req *req)
@@ -205,15 +172,16 @@ static void execute_write_zeroes(struct nvmf_req *req)
 	 * frees what it can (punch hole / unmap) and guarantees zeroes either way. */
 	uint64_t nlb = (le32toh(req->cmd->cdw12) & CDW12_NLB_MASK) + 1ull;
 	uint32_t shift = req->ns->lba_shift;
-	bio_prep(req, NVMF_BDEV_WRITE_ZEROES, req->slba << shift, nlb << shift, NULL, rw_done);
-	nvmf_req_bio_submit(req);
+	nvmf_req_bio_submit(req, NVMF_BDEV_WRITE_ZEROES, req->slba << shift, nlb << shift, NULL,
+			    rw_done);
 }
 
 /* ---- Compare (NVM Command Set 1.0 section 3.2.1) ---- */
 
 static void compare_read_done(struct nvmf_bdev_io *io, int err)
 {
-	struct nvmf_req *req = bio_req(io, err);
+	struct nvmf_req *req = io->ctx;
+	NVMF_PROBE_BACKEND_COMPLETE(req, req->ns->nsid, io->op, err);
 	if (err) {
 		nvmf_req_complete(req, nvme_status_from_errno(err, false));
 		return;
@@ -238,9 +206,8 @@ static void execute_compare(struct nvmf_req *req)
 		return;
 	}
 	req->aux = buf;
-	bio_prep(req, NVMF_BDEV_READ, req->slba << req->ns->lba_shift, req->data_len, buf,
-		 compare_read_done);
-	nvmf_req_bio_submit(req);
+	nvmf_req_bio_submit(req, NVMF_BDEV_READ, req->slba << req->ns->lba_shift, req->data_len,
+			    buf, compare_read_done);
 }
 
 /* ---- Flush (NVMe Base 2.0 section 7.1) ---- */
@@ -252,8 +219,7 @@ static void execute_flush(struct nvmf_req *req)
 		nvmf_req_complete(req, 0);
 		return;
 	}
-	bio_prep(req, NVMF_BDEV_FLUSH, 0, 0, NULL, flush_done);
-	nvmf_req_bio_submit(req);
+	nvmf_req_bio_submit(req, NVMF_BDEV_FLUSH, 0, 0, NULL, rw_done);
 }
 
 /* ---- Dataset Management (NVM Command Set 1.0 section 3.2.3) ---- */
@@ -280,7 +246,8 @@ static struct nvme_dsm_range dsm_range(const struct nvmf_req *req, uint32_t i)
 
 static void dsm_done(struct nvmf_bdev_io *io, int err)
 {
-	struct nvmf_req *req = bio_req(io, err);
+	struct nvmf_req *req = io->ctx;
+	NVMF_PROBE_BACKEND_COMPLETE(req, req->ns->nsid, io->op, err);
 	struct dsm_state *st = req->aux;
 	if (err && !st->err)
 		st->err = err;
@@ -309,11 +276,11 @@ static void dsm_issue(struct nvmf_req *req)
 		}
 		struct nvme_dsm_range cur = dsm_range(req, st->next++);
 		req->slba = le64toh(cur.slba);
-		bio_prep(req, NVMF_BDEV_DISCARD, req->slba << shift,
-			 (uint64_t)le32toh(cur.nlb) << shift, NULL, dsm_done);
 		st->submitting = true;
 		st->done_inline = false;
-		bool submitted = nvmf_req_bio_submit(req);
+		bool submitted = nvmf_req_bio_submit(req, NVMF_BDEV_DISCARD, req->slba << shift,
+						     (uint64_t)le32toh(cur.nlb) << shift, NULL,
+						     dsm_done);
 		st->submitting = false;
 		if (!submitted || !st->done_inline)
 			return;
@@ -358,21 +325,29 @@ static void execute_dsm(struct nvmf_req *req)
 
 /* ---- parsing ---- */
 
-/* Read, Write, Compare: SLBA, NLB, PRINFO; data length from NLB, against MDTS. The
- * direction is the opcode's data transfer bits 1:0 (NVMe Base 2.0, Command Dword 0's
- * opcode: 01b host to controller for Write and Compare, 10b controller to host for Read);
- * executed by execute_rw (parse_compare puts its own). */
+/* Read, Write, Compare, Write Zeroes: SLBA (cdw10 low, cdw11 high), NLB, PRINFO (NVM
+ * Command Set 1.0 figures 34-36). Write Zeroes moves no data and ends there. For the
+ * others the data length from NLB, against MDTS; the direction is the opcode's data
+ * transfer bits 1:0 (NVMe Base 2.0, Command Dword 0's opcode: 01b host to controller for
+ * Write and Compare, 10b controller to host for Read); executed by execute_rw
+ * (parse_compare puts its own). */
 static nvme_status_t parse_rw(struct nvmf_req *req)
 {
 	const struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	uint32_t cdw12 = le32toh(req->cmd->cdw12);
 	uint64_t nlb = (cdw12 & CDW12_NLB_MASK) + 1ull;
-	req->slba = cmd_slba(req->cmd);
+	req->slba = (uint64_t)le32toh(req->cmd->cdw11) << 32 | le32toh(req->cmd->cdw10);
 	/* No namespace is formatted with protection information: PRINFO must be 0. */
 	if (cdw12 & CDW12_PRINFO)
 		return nvme_generic(NVME_SC_INVALID_FIELD);
 	if (!lba_range_ok(req->ns, req->slba, nlb))
 		return nvme_generic(NVME_SC_LBA_RANGE);
+	if (req->cmd->opcode == nvme_cmd_write_zeroes) {
+		req->dir = NVMF_XFER_NONE;
+		req->data_len = 0;
+		req->execute = execute_write_zeroes;
+		return 0;
+	}
 	uint64_t len = nlb << req->ns->lba_shift;
 	/* MDTS (NVMe Base 2.0 figure 275): "If a command is submitted that exceeds this
 	 * transfer size, then the command is aborted with a status code of Invalid Field in
@@ -384,21 +359,6 @@ static nvme_status_t parse_rw(struct nvmf_req *req)
 	req->dir = (req->cmd->opcode & 3) == 2 ? NVMF_XFER_C2H : NVMF_XFER_H2C;
 	req->data_len = (uint32_t)len;
 	req->execute = execute_rw;
-	return 0;
-}
-
-static nvme_status_t parse_write_zeroes(struct nvmf_req *req)
-{
-	uint32_t cdw12 = le32toh(req->cmd->cdw12);
-	uint64_t nlb = (cdw12 & CDW12_NLB_MASK) + 1ull;
-	req->slba = cmd_slba(req->cmd);
-	if (cdw12 & CDW12_PRINFO)
-		return nvme_generic(NVME_SC_INVALID_FIELD);
-	if (!lba_range_ok(req->ns, req->slba, nlb))
-		return nvme_generic(NVME_SC_LBA_RANGE);
-	req->dir = NVMF_XFER_NONE;
-	req->data_len = 0;
-	req->execute = execute_write_zeroes;
 	return 0;
 }
 
@@ -425,30 +385,31 @@ static nvme_status_t parse_compare(struct nvmf_req *req)
 	return st;
 }
 
-/* The NVM command set as served; commands that may change what a namespace's blocks
- * read have LBCC in the Commands Supported and Effects log. */
-static const struct nvmf_cmd_def io_cmds[] = {
-	{ nvme_cmd_flush, NVME_CMD_EFFECTS_CSUPP, parse_flush, false },
-	{ nvme_cmd_write, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_rw, false },
-	{ nvme_cmd_read, NVME_CMD_EFFECTS_CSUPP, parse_rw, false },
-	{ nvme_cmd_compare, NVME_CMD_EFFECTS_CSUPP, parse_compare, false },
-	{ nvme_cmd_write_zeroes, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_write_zeroes,
-	  false },
-	{ nvme_cmd_dsm, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_dsm, false },
+/* The NVM command set as served, indexed by opcode (no parse: Invalid Opcode), so a
+ * command finds its entry without a search; commands that may change what a namespace's
+ * blocks read have LBCC in the Commands Supported and Effects log. */
+#define IO_CMD(op, effects, parse, resv) [op] = { op, effects, parse, resv }
+static const struct nvmf_cmd_def io_cmds[256] = {
+	IO_CMD(nvme_cmd_flush, NVME_CMD_EFFECTS_CSUPP, parse_flush, false),
+	IO_CMD(nvme_cmd_write, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_rw, false),
+	IO_CMD(nvme_cmd_read, NVME_CMD_EFFECTS_CSUPP, parse_rw, false),
+	IO_CMD(nvme_cmd_compare, NVME_CMD_EFFECTS_CSUPP, parse_compare, false),
+	IO_CMD(nvme_cmd_write_zeroes, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_rw,
+	       false),
+	IO_CMD(nvme_cmd_dsm, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_dsm, false),
 	/* Reservations (target/resv-cmd.c); Invalid Opcode where the namespace has none. */
-	{ nvme_cmd_resv_register, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd, true },
-	{ nvme_cmd_resv_report, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd, true },
-	{ nvme_cmd_resv_acquire, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd, true },
-	{ nvme_cmd_resv_release, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd, true },
+	IO_CMD(nvme_cmd_resv_register, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd, true),
+	IO_CMD(nvme_cmd_resv_report, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd, true),
+	IO_CMD(nvme_cmd_resv_acquire, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd, true),
+	IO_CMD(nvme_cmd_resv_release, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd, true),
 };
-#define N_IO_CMDS (sizeof(io_cmds) / sizeof(io_cmds[0]))
 
 void nvmf_io_cmd_effects(const struct nvmf_subsys *s, __le32 iocs[256])
 {
 	bool resv = nvmf_resv_subsys_enabled(s);
-	for (size_t i = 0; i < N_IO_CMDS; i++)
-		if (resv || !io_cmds[i].resv)
-			iocs[io_cmds[i].opcode] = htole32(io_cmds[i].effects);
+	for (size_t i = 0; i < 256; i++)
+		if (io_cmds[i].parse && (resv || !io_cmds[i].resv))
+			iocs[i] = htole32(io_cmds[i].effects);
 }
 
 nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
@@ -457,8 +418,8 @@ nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
 	if (!nvmf_tgt_ctrl_ready(req->sq->ctrl))
 		return nvme_generic(NVME_SC_CMD_SEQ_ERROR);
 
-	const struct nvmf_cmd_def *d = nvmf_cmd_find(io_cmds, N_IO_CMDS, req->cmd->opcode);
-	if (!d)
+	const struct nvmf_cmd_def *d = &io_cmds[req->cmd->opcode];
+	if (!d->parse)
 		return nvme_generic(NVME_SC_INVALID_OPCODE);
 	/* The namespace, active in the controller's subsystem, else Invalid Namespace or
 	 * Format (nvmet_req_find_ns; NSID 0 and FFFFFFFFh included: no I/O command here

@@ -70,10 +70,12 @@ struct nvmf_req {
 	struct nvme_sqe *cmd; /* the command as received (valid until response sent) */
 	struct nvme_cqe *cqe; /* response being built */
 	struct nvmf_sq *sq;
-	struct nvmf_ns *ns; /* I/O commands: the namespace (held: nvmf_req_hold_ns) */
-	bool ns_held;       /* ns counted in its inflight until the answer */
-	uint8_t ns_epoch;   /* the reservation epoch it is counted under (0, 1) */
-	uint64_t start_us;  /* the group's pass clock when the command arrived */
+	struct nvmf_ns *ns;  /* I/O commands: the namespace (held: nvmf_req_hold_ns) */
+	bool ns_held;        /* ns counted in its inflight until the answer */
+	uint8_t ns_epoch;    /* the reservation epoch it is counted under (0, 1) */
+	uint64_t start_us;   /* the group's pass clock when the command arrived */
+	uint32_t probe_nsid; /* the SQE's NSID as the probes give it: 0 for a Fabrics
+					    * command, whose bytes 4-7 are none (target/probes.h) */
 	enum nvmf_xfer_dir dir;
 	uint32_t data_len; /* bytes the command moves, set at init (host SGL must match) */
 	uint32_t sgl_len;  /* bytes the host's SGL describes, set by the transport */

@@ -607,6 +607,20 @@ static void write_zeroes_past_the_end_returns_lba_range(void)
 	teardown(f);
 }
 
+/* Write Zeroes moves no data, so MDTS does not bound it; PRINFO is refused as for the
+ * other LBA commands. */
+static void write_zeroes_past_mdts_succeeds_and_prinfo_returns_invalid_field(void)
+{
+	struct fixture *f = setup();
+	uint32_t nlb = 2 * MDTS_BYTES / 4096; /* namespace 3: 4 KiB blocks */
+	CU_ASSERT_FATAL(ns(f, 3)->nlb >= nlb);
+	struct nvme_sqe c = rw_cmd(nvme_cmd_write_zeroes, 3, 0, nlb);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), 0);
+	c.cdw12 = htole32(le32toh(c.cdw12) | (1u << 29)); /* PRACT */
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), DNR(GEN(NVME_SC_INVALID_FIELD)));
+	teardown(f);
+}
+
 /* ---- Dataset Management ---- */
 
 static void dsm_deallocate_then_read_returns_zeroes(void)
@@ -854,6 +868,8 @@ const struct unit_test io_cmd_tests[] = {
 	  sgl_length_other_than_the_transfer_returns_sgl_invalid_data },
 	{ "unknown_opcode_returns_invalid_opcode_with_dnr",
 	  unknown_opcode_returns_invalid_opcode_with_dnr },
+	{ "write_zeroes_past_mdts_succeeds_and_prinfo_returns_invalid_field",
+	  write_zeroes_past_mdts_succeeds_and_prinfo_returns_invalid_field },
 	{ "prinfo_without_protection_information_returns_invalid_field",
 	  prinfo_without_protection_information_returns_invalid_field },
 	{ "io_before_cc_en_returns_command_sequence_error",

@@ -280,6 +280,43 @@ static void timers_fire_once_per_period_of_the_target_clock(void)
 	teardown();
 }
 
+/* The pass looks for due timers only once the earliest one is due: a timer started
+ * later with a shorter period, and the ones left after another stops, still fire on
+ * time. */
+static void timers_of_different_periods_each_fire_on_time(void)
+{
+	setup(1);
+	int slow = 0, fast = 0, gone = 0;
+	struct nvmf_timer ts, tf, tg;
+	nvmf_pg_timer_start(&T.pg[0], &ts, 1000, tick, &slow);
+	nvmf_pg_timer_start(&T.pg[0], &tg, 50, tick, &gone);
+	nvmf_pg_timer_stop(&T.pg[0], &tg);
+	nvmf_pg_poll(&T.pg[0]);
+	T.now += 10;
+	nvmf_pg_poll(&T.pg[0]);
+	nvmf_pg_timer_start(&T.pg[0], &tf, 30, tick, &fast); /* due at 40 */
+	T.now += 29;
+	nvmf_pg_poll(&T.pg[0]);
+	CU_ASSERT_EQUAL(fast, 0);
+	T.now += 1;
+	nvmf_pg_poll(&T.pg[0]);
+	CU_ASSERT_EQUAL(fast, 1);
+	T.now += 30;
+	nvmf_pg_poll(&T.pg[0]);
+	CU_ASSERT_EQUAL(fast, 2);
+	nvmf_pg_timer_stop(&T.pg[0], &tf);
+	T.now += 929; /* 1999: one before the slow one is due */
+	nvmf_pg_poll(&T.pg[0]);
+	CU_ASSERT_EQUAL(slow, 0);
+	T.now += 1;
+	nvmf_pg_poll(&T.pg[0]);
+	CU_ASSERT_EQUAL(slow, 1);
+	CU_ASSERT_EQUAL(fast, 2);
+	CU_ASSERT_EQUAL(gone, 0);
+	nvmf_pg_timer_stop(&T.pg[0], &ts);
+	teardown();
+}
+
 /* ---- sleeping and waking ---- */
 
 struct stamp {
@@ -333,7 +370,8 @@ static int refusing_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvm
 
 static void io_done(struct nvmf_bdev_io *io, int status)
 {
-	struct refusing_bdev *r = io->ctx;
+	const struct nvmf_req *req = io->ctx;
+	struct refusing_bdev *r = (struct refusing_bdev *)req->ns->bdev;
 	if (!status)
 		r->done++;
 }
@@ -354,9 +392,8 @@ static void a_pass_resubmits_what_a_full_ring_refused_in_order(void)
 	for (int i = 0; i < 2; i++) {
 		req[i].sq = &sq;
 		req[i].ns = &ns;
-		req[i].bio =
-			(struct nvmf_bdev_io){ .op = NVMF_BDEV_FLUSH, .done = io_done, .ctx = &rb };
-		CU_ASSERT_FALSE(nvmf_req_bio_submit(&req[i])); /* parked */
+		CU_ASSERT_FALSE(nvmf_req_bio_submit(&req[i], NVMF_BDEV_FLUSH, 0, 0, NULL,
+						    io_done)); /* parked */
 	}
 	struct nvmf_io_ctx *io = &T.pg[0].io;
 	CU_ASSERT_PTR_EQUAL(io->retry_head, &req[0]);
@@ -387,6 +424,8 @@ const struct unit_test target_poll_group_tests[] = {
 	  for_each_pg_without_groups_runs_done_on_the_origin },
 	{ "timers_fire_once_per_period_of_the_target_clock",
 	  timers_fire_once_per_period_of_the_target_clock },
+	{ "timers_of_different_periods_each_fire_on_time",
+	  timers_of_different_periods_each_fire_on_time },
 	{ "a_sleeping_group_is_woken_by_a_message", a_sleeping_group_is_woken_by_a_message },
 	{ "a_pass_resubmits_what_a_full_ring_refused_in_order",
 	  a_pass_resubmits_what_a_full_ring_refused_in_order },
