@@ -350,15 +350,10 @@ struct nvmf_tcp_req *nvmf_tcp_h2c_check(struct nvmf_tcp_conn *conn, const struct
  * checked header gave); @ddgst_ok: their digest matched. Asks for more or executes. */
 void nvmf_tcp_h2c_arrived(struct nvmf_tcp_conn *conn, struct nvmf_tcp_req *r, uint32_t datal,
 			  bool ddgst_ok);
-/* nvmf_tcp_h2c_data - a whole H2CData PDU at @pdu: its data into its command. Returns
- * false when the connection was terminated (bad ttag, cccid, offset or length). */
-bool nvmf_tcp_h2c_data(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *pdu,
-		       const uint8_t *data, uint32_t dlen, bool ddgst_ok);
-/* nvmf_tcp_req_release - @r is done: buffer back, slot free. */
+/* nvmf_tcp_req_release - @r is done (its last PDU left or was dropped, or it is
+ * abandoned): buffer back, slot free; or, while the kernel holds zero-copy sends of its
+ * buffer (zc_refs), marked so that nvmf_tcp_zc_complete releases it when they return. */
 void nvmf_tcp_req_release(struct nvmf_tcp_req *r);
-/* nvmf_tcp_req_answered - @r's last PDU left (or was dropped): released now, or when
- * the kernel lets go of its zero-copy sends. */
-void nvmf_tcp_req_answered(struct nvmf_tcp_req *r);
 /* nvmf_tcp_conn_drop_reqs - the connection is dying: commands waiting for write data are
  * abandoned to the core, queued PDUs dropped and their commands released. */
 void nvmf_tcp_conn_drop_reqs(struct nvmf_tcp_conn *conn);
