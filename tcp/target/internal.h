@@ -243,7 +243,8 @@ struct nvmf_tcp_tpg {
 /* nvmf_tcp_buf_get - a buffer of >= @len bytes (NVMF_TCP_ALIGN aligned) from @tpg's
  * cache or the heap; *@cap gets its size. NULL when out of memory. */
 void *nvmf_tcp_buf_get(struct nvmf_tcp_tpg *tpg, uint32_t len, uint32_t *cap);
-/* nvmf_tcp_buf_put - give a buffer of @cap bytes back (NULL: no-op). */
+/* nvmf_tcp_buf_put - give back @buf (not NULL: callers test whether they hold one), of
+ * @cap bytes as nvmf_tcp_buf_get gave. */
 void nvmf_tcp_buf_put(struct nvmf_tcp_tpg *tpg, void *buf, uint32_t cap);
 /* nvmf_tcp_epoll_add / _mod - @fd in @tpg's epoll set for @ev (EPOLLIN, plus EPOLLOUT
  * when @out). 0 or -errno. */

@@ -43,8 +43,6 @@ void *nvmf_tcp_buf_get(struct nvmf_tcp_tpg *tpg, uint32_t len, uint32_t *cap)
 
 void nvmf_tcp_buf_put(struct nvmf_tcp_tpg *tpg, void *buf, uint32_t cap)
 {
-	if (!buf)
-		return;
 	tpg->bufs_held--;
 	for (unsigned i = 0; i < NVMF_TCP_BUF_CLASSES; i++) {
 		struct nvmf_tcp_buf_cache *c = &tpg->cache[i];
