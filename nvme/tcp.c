@@ -15,57 +15,46 @@
 #define FEI_PDO   offsetof(struct nvme_tcp_ch, pdo)
 #define FEI_PLEN  offsetof(struct nvme_tcp_ch, plen)
 
+/* What the binding says of each PDU type (TCP transport 1.0 Figure 7 and the per-type
+ * figures), indexed by the type byte: its header length (bytes; 0: not a type) and
+ * whether it carries a header digest when those are on (every type but ICReq, ICResp
+ * and the termination requests). */
+static const struct {
+	uint8_t hlen;
+	bool hdgst;
+} pdu_types[UINT8_MAX + 1] = {
+	[NVME_TCP_ICREQ] = { sizeof(struct nvme_tcp_icreq), false },
+	[NVME_TCP_ICRESP] = { sizeof(struct nvme_tcp_icresp), false },
+	[NVME_TCP_H2C_TERM] = { sizeof(struct nvme_tcp_term), false },
+	[NVME_TCP_C2H_TERM] = { sizeof(struct nvme_tcp_term), false },
+	[NVME_TCP_CMD] = { sizeof(struct nvme_tcp_cmd), true },
+	[NVME_TCP_RSP] = { sizeof(struct nvme_tcp_rsp), true },
+	[NVME_TCP_H2C_DATA] = { sizeof(struct nvme_tcp_data), true },
+	[NVME_TCP_C2H_DATA] = { sizeof(struct nvme_tcp_data), true },
+	[NVME_TCP_R2T] = { sizeof(struct nvme_tcp_r2t), true },
+};
+
+/* The types a receiver takes, a bit per type: [rx_is_ctrl][first PDU]. The first PDU
+ * must be the initialization PDU; the host also takes a C2HTermReq there (a controller
+ * refuses an ICReq that way). */
+#define T(type) (1u << (type))
+static const uint16_t rx_types[2][2] = {
+	[false] = { [false] = T(NVME_TCP_RSP) | T(NVME_TCP_C2H_DATA) | T(NVME_TCP_R2T) |
+			      T(NVME_TCP_C2H_TERM),
+		    [true] = T(NVME_TCP_ICRESP) | T(NVME_TCP_C2H_TERM) },
+	[true] = { [false] = T(NVME_TCP_CMD) | T(NVME_TCP_H2C_DATA) | T(NVME_TCP_H2C_TERM),
+		   [true] = T(NVME_TCP_ICREQ) },
+};
+#undef T
+
 uint8_t nvme_tcp_hlen(uint8_t type)
 {
-	switch (type) {
-	case NVME_TCP_ICREQ:
-		return sizeof(struct nvme_tcp_icreq);
-	case NVME_TCP_ICRESP:
-		return sizeof(struct nvme_tcp_icresp);
-	case NVME_TCP_H2C_TERM:
-	case NVME_TCP_C2H_TERM:
-		return sizeof(struct nvme_tcp_term);
-	case NVME_TCP_CMD:
-		return sizeof(struct nvme_tcp_cmd);
-	case NVME_TCP_RSP:
-		return sizeof(struct nvme_tcp_rsp);
-	case NVME_TCP_H2C_DATA:
-	case NVME_TCP_C2H_DATA:
-		return sizeof(struct nvme_tcp_data);
-	case NVME_TCP_R2T:
-		return sizeof(struct nvme_tcp_r2t);
-	default:
-		return 0;
-	}
+	return pdu_types[type].hlen;
 }
 
 bool nvme_tcp_pdu_has_hdgst(uint8_t type)
 {
-	switch (type) {
-	case NVME_TCP_CMD:
-	case NVME_TCP_RSP:
-	case NVME_TCP_H2C_DATA:
-	case NVME_TCP_C2H_DATA:
-	case NVME_TCP_R2T:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* Whether the receiver described by @cp may get @type now (@first: the connection's
- * first PDU, which must be the initialization PDU; the host also takes a C2HTermReq
- * there: a controller refuses an ICReq that way). */
-static bool type_allowed(uint8_t type, const struct nvme_tcp_conn_params *cp, bool first)
-{
-	if (cp->rx_is_ctrl)
-		return first ? type == NVME_TCP_ICREQ :
-			       type == NVME_TCP_CMD || type == NVME_TCP_H2C_DATA ||
-				       type == NVME_TCP_H2C_TERM;
-	if (first)
-		return type == NVME_TCP_ICRESP || type == NVME_TCP_C2H_TERM;
-	return type == NVME_TCP_RSP || type == NVME_TCP_C2H_DATA || type == NVME_TCP_R2T ||
-	       type == NVME_TCP_C2H_TERM;
+	return pdu_types[type].hdgst;
 }
 
 /* Bytes of data alignment for a PDA (0's based dwords); values above 31 count as 31
@@ -83,22 +72,26 @@ static enum nvme_tcp_fes bad(uint32_t *fei, uint32_t field)
 
 enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 				    const struct nvme_tcp_conn_params *cp, bool first,
-				    uint32_t *fei)
+				    uint32_t *fei, uint32_t *dlen)
 {
-	uint8_t hlen = nvme_tcp_hlen(ch->type);
+	uint8_t hlen = pdu_types[ch->type].hlen;
 	uint32_t plen = le32toh(ch->plen);
 	uint32_t hdr_end, dd, align, data;
 	bool hd;
 
 	*fei = 0;
+	if (dlen)
+		*dlen = 0;
 	/* A type this side never receives is a bad field; a valid one out of turn (a
 	 * second ICReq, a CapsuleCmd before it) is a sequence error. The other phase is
 	 * looked at only for a type this one does not take. */
 	if (!hlen)
 		return bad(fei, FEI_TYPE);
-	if (!type_allowed(ch->type, cp, first))
-		return type_allowed(ch->type, cp, !first) ? NVME_TCP_FES_PDU_SEQUENCE :
-							    bad(fei, FEI_TYPE);
+	/* A defined type is below 16: its bit is in the masks. */
+	if (!(rx_types[cp->rx_is_ctrl][first] & (1u << ch->type)))
+		return rx_types[cp->rx_is_ctrl][!first] & (1u << ch->type) ?
+			       NVME_TCP_FES_PDU_SEQUENCE :
+			       bad(fei, FEI_TYPE);
 	if (ch->hlen != hlen)
 		return bad(fei, FEI_HLEN);
 
@@ -158,6 +151,8 @@ enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 	if (data > cp->rx_max_data)
 		return ch->type == NVME_TCP_CMD ? bad(fei, FEI_PLEN) :
 						  NVME_TCP_FES_R2T_LIMIT_EXCEEDED;
+	if (dlen)
+		*dlen = data;
 	return NVME_TCP_FES_NONE;
 }
 
@@ -191,8 +186,8 @@ uint32_t nvme_tcp_pdu_hdr(uint8_t *hdr, uint8_t type, uint8_t flags, bool hdgst,
 			  uint8_t pda, uint32_t dlen)
 {
 	struct nvme_tcp_ch *ch = (struct nvme_tcp_ch *)hdr;
-	uint8_t hlen = nvme_tcp_hlen(type);
-	bool hd = hdgst && nvme_tcp_pdu_has_hdgst(type);
+	uint8_t hlen = pdu_types[type].hlen;
+	bool hd = hdgst && pdu_types[type].hdgst;
 	bool dd = dlen && ddgst;
 	uint32_t end = hlen + (hd ? NVME_TCP_DIGEST_LEN : 0);
 	uint8_t pdo = dlen ? nvme_tcp_pdo(hlen, hd, pda) : 0;

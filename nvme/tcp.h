@@ -185,10 +185,12 @@ bool nvme_tcp_pdu_has_hdgst(uint8_t type);
  * H2CData/C2HData with more than rx_max_data bytes; else NVME_TCP_FES_INVALID_HEADER with
  * *@fei the byte offset of the offending field (0..4, host endian). For a received TermReq
  * the answer is only for the log: the connection ends either way, not with a TermReq.
+ * @dlen (may be NULL): set to what nvme_tcp_data_len gives for an acceptable header
+ * (bytes of data, 0 for a PDU without), so that a receiver needs one call; 0 otherwise.
  */
 enum nvme_tcp_fes nvme_tcp_check_ch(const struct nvme_tcp_ch *ch,
 				    const struct nvme_tcp_conn_params *cp, bool first,
-				    uint32_t *fei);
+				    uint32_t *fei, uint32_t *dlen);
 
 /* nvme_tcp_data_len - bytes of data in a CapsuleCmd, H2CData or C2HData PDU whose common
  * header passed nvme_tcp_check_ch (PLEN - PDO - data digest), 0 when it has none (PLEN

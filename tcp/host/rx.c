@@ -271,7 +271,7 @@ static int on_ch(struct nvmf_th_queue *q)
 {
 	const struct nvme_tcp_ch *ch = (const void *)q->hdr;
 	uint32_t fei = 0;
-	enum nvme_tcp_fes fes = nvme_tcp_check_ch(ch, &q->rxp, !q->ic_done, &fei);
+	enum nvme_tcp_fes fes = nvme_tcp_check_ch(ch, &q->rxp, !q->ic_done, &fei, NULL);
 
 	if (fes != NVME_TCP_FES_NONE) {
 		if (!q->ic_done)

@@ -223,27 +223,28 @@ static bool digest_ok(const uint8_t *p, uint32_t len, uint32_t *got)
 	return want == *got;
 }
 
-/* The header digest of the PDU at @p, when negotiated and its type has one; a mismatch
- * ends the connection (C2HTermReq Header Digest Error, FEI the digest received). */
+/* The header digest of the PDU at @p, header digests being on: when its type has one, a
+ * mismatch ends the connection (C2HTermReq Header Digest Error, FEI the digest received).
+ * Callers test conn->cp.hdgst first: without digests there is nothing to do. */
 static bool hdr_digest_ok(struct nvmf_tcp_conn *conn, const uint8_t *p)
 {
 	const struct nvme_tcp_ch *ch = (const void *)p;
 	uint32_t got;
-	if (!conn->cp.hdgst || !nvme_tcp_pdu_has_hdgst(ch->type) || digest_ok(p, ch->hlen, &got))
+	if (!nvme_tcp_pdu_has_hdgst(ch->type) || digest_ok(p, ch->hlen, &got))
 		return true;
 	nvmf_tcp_conn_fatal(conn, NVME_TCP_FES_HDR_DIGEST, got, p, ch->hlen + NVME_TCP_DIGEST_LEN);
 	return false;
 }
 
-/* One whole PDU at @ch (checked common header). Returns false to stop parsing: the
- * connection is dead, or (*gone) was handed over with this PDU left unconsumed. */
-static bool handle_pdu(struct nvmf_tcp_conn *conn, const uint8_t *p, bool *gone)
+/* One whole PDU at @p (checked common header; @dlen bytes of data, as the check gave).
+ * Returns false to stop parsing: the connection is dead, or (*gone) was handed over with
+ * this PDU left unconsumed. */
+static bool handle_pdu(struct nvmf_tcp_conn *conn, const uint8_t *p, uint32_t dlen, bool *gone)
 {
 	const struct nvme_tcp_ch *ch = (const void *)p;
 	uint32_t got;
-	if (!hdr_digest_ok(conn, p))
+	if (conn->cp.hdgst && !hdr_digest_ok(conn, p))
 		return false;
-	uint32_t dlen = nvme_tcp_data_len(ch, &conn->cp);
 	const uint8_t *data = dlen ? p + ch->pdo : NULL;
 	bool ddgst_ok = !dlen || !conn->cp.ddgst || digest_ok(data, dlen, &got);
 	switch (ch->type) {
@@ -260,9 +261,16 @@ static bool handle_pdu(struct nvmf_tcp_conn *conn, const uint8_t *p, bool *gone)
 		}
 		nvmf_tcp_capsule(conn, (const struct nvme_tcp_cmd *)p, data, dlen, ddgst_ok);
 		return conn->state != NVMF_TCP_CONN_DEAD;
-	case NVME_TCP_H2C_DATA:
-		return nvmf_tcp_h2c_data(conn, (const struct nvme_tcp_data *)p, data, dlen,
-					 ddgst_ok);
+	case NVME_TCP_H2C_DATA: {
+		/* Checked against its command and R2T, then copied into its buffer. */
+		const struct nvme_tcp_data *pdu = (const void *)p;
+		struct nvmf_tcp_req *r = nvmf_tcp_h2c_check(conn, pdu, dlen);
+		if (!r)
+			return false;
+		memcpy((uint8_t *)r->buf + le32toh(pdu->datao), data, dlen);
+		nvmf_tcp_h2c_arrived(conn, r, dlen, ddgst_ok);
+		return true;
+	}
 	case NVME_TCP_H2C_TERM: {
 		const struct nvme_tcp_term *t = (const void *)p;
 		char why[96];
@@ -279,15 +287,16 @@ static bool handle_pdu(struct nvmf_tcp_conn *conn, const uint8_t *p, bool *gone)
 	}
 }
 
-/* An H2CData PDU at @p with only @avail of its bytes buffered, its header (and header
- * digest) among them: check it and take its data straight into the command's buffer
- * from now on (conn->rx_req). False when the connection was terminated. */
-static bool rx_direct_begin(struct nvmf_tcp_conn *conn, const uint8_t *p, uint32_t avail)
+/* An H2CData PDU at @p (@dlen bytes of data, as its checked common header gave) with
+ * only @avail of its bytes buffered, its header (and header digest) among them: check it
+ * and take its data straight into the command's buffer from now on (conn->rx_req).
+ * False when the connection was terminated. */
+static bool rx_direct_begin(struct nvmf_tcp_conn *conn, const uint8_t *p, uint32_t dlen,
+			    uint32_t avail)
 {
 	const struct nvme_tcp_ch *ch = (const void *)p;
-	if (!hdr_digest_ok(conn, p))
+	if (conn->cp.hdgst && !hdr_digest_ok(conn, p))
 		return false;
-	uint32_t dlen = nvme_tcp_data_len(ch, &conn->cp);
 	const struct nvme_tcp_data *pdu = (const void *)p;
 	struct nvmf_tcp_req *r = nvmf_tcp_h2c_check(conn, pdu, dlen);
 	if (!r)
@@ -349,9 +358,9 @@ int nvmf_tcp_conn_parse(struct nvmf_tcp_conn *conn, bool *gone)
 	       conn->rlen - conn->roff >= sizeof(struct nvme_tcp_ch)) {
 		const uint8_t *p = conn->rbuf + conn->roff;
 		const struct nvme_tcp_ch *ch = (const void *)p;
-		uint32_t avail = conn->rlen - conn->roff, fei;
-		enum nvme_tcp_fes fes =
-			nvme_tcp_check_ch(ch, &conn->cp, conn->state == NVMF_TCP_CONN_ICREQ, &fei);
+		uint32_t avail = conn->rlen - conn->roff, fei, dlen;
+		enum nvme_tcp_fes fes = nvme_tcp_check_ch(
+			ch, &conn->cp, conn->state == NVMF_TCP_CONN_ICREQ, &fei, &dlen);
 		if (fes != NVME_TCP_FES_NONE) {
 			uint32_t hl = ch->hlen ? ch->hlen : sizeof(*ch);
 			nvmf_tcp_conn_fatal(conn, fes, fei, p, hl < avail ? hl : avail);
@@ -363,14 +372,14 @@ int nvmf_tcp_conn_parse(struct nvmf_tcp_conn *conn, bool *gone)
 			if (ch->type == NVME_TCP_H2C_DATA && conn->state == NVMF_TCP_CONN_LIVE &&
 			    avail >= ch->pdo) {
 				n++;
-				if (!rx_direct_begin(conn, p, avail))
+				if (!rx_direct_begin(conn, p, dlen, avail))
 					return n;
 				conn->roff = conn->rlen;
 			}
 			break;
 		}
 		n++;
-		if (!handle_pdu(conn, p, gone))
+		if (!handle_pdu(conn, p, dlen, gone))
 			return n;
 		conn->roff += plen;
 	}

@@ -243,7 +243,8 @@ struct nvmf_tcp_tpg {
 /* nvmf_tcp_buf_get - a buffer of >= @len bytes (NVMF_TCP_ALIGN aligned) from @tpg's
  * cache or the heap; *@cap gets its size. NULL when out of memory. */
 void *nvmf_tcp_buf_get(struct nvmf_tcp_tpg *tpg, uint32_t len, uint32_t *cap);
-/* nvmf_tcp_buf_put - give a buffer of @cap bytes back (NULL: no-op). */
+/* nvmf_tcp_buf_put - give back @buf (not NULL: callers test whether they hold one), of
+ * @cap bytes as nvmf_tcp_buf_get gave. */
 void nvmf_tcp_buf_put(struct nvmf_tcp_tpg *tpg, void *buf, uint32_t cap);
 /* nvmf_tcp_epoll_add / _mod - @fd in @tpg's epoll set for @ev (EPOLLIN, plus EPOLLOUT
  * when @out). 0 or -errno. */
@@ -350,15 +351,10 @@ struct nvmf_tcp_req *nvmf_tcp_h2c_check(struct nvmf_tcp_conn *conn, const struct
  * checked header gave); @ddgst_ok: their digest matched. Asks for more or executes. */
 void nvmf_tcp_h2c_arrived(struct nvmf_tcp_conn *conn, struct nvmf_tcp_req *r, uint32_t datal,
 			  bool ddgst_ok);
-/* nvmf_tcp_h2c_data - a whole H2CData PDU at @pdu: its data into its command. Returns
- * false when the connection was terminated (bad ttag, cccid, offset or length). */
-bool nvmf_tcp_h2c_data(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *pdu,
-		       const uint8_t *data, uint32_t dlen, bool ddgst_ok);
-/* nvmf_tcp_req_release - @r is done: buffer back, slot free. */
+/* nvmf_tcp_req_release - @r is done (its last PDU left or was dropped, or it is
+ * abandoned): buffer back, slot free; or, while the kernel holds zero-copy sends of its
+ * buffer (zc_refs), marked so that nvmf_tcp_zc_complete releases it when they return. */
 void nvmf_tcp_req_release(struct nvmf_tcp_req *r);
-/* nvmf_tcp_req_answered - @r's last PDU left (or was dropped): released now, or when
- * the kernel lets go of its zero-copy sends. */
-void nvmf_tcp_req_answered(struct nvmf_tcp_req *r);
 /* nvmf_tcp_conn_drop_reqs - the connection is dying: commands waiting for write data are
  * abandoned to the core, queued PDUs dropped and their commands released. */
 void nvmf_tcp_conn_drop_reqs(struct nvmf_tcp_conn *conn);

@@ -43,8 +43,6 @@ void *nvmf_tcp_buf_get(struct nvmf_tcp_tpg *tpg, uint32_t len, uint32_t *cap)
 
 void nvmf_tcp_buf_put(struct nvmf_tcp_tpg *tpg, void *buf, uint32_t cap)
 {
-	if (!buf)
-		return;
 	tpg->bufs_held--;
 	for (unsigned i = 0; i < NVMF_TCP_BUF_CLASSES; i++) {
 		struct nvmf_tcp_buf_cache *c = &tpg->cache[i];
@@ -98,67 +96,52 @@ void nvmf_tcp_tx_queue(struct nvmf_tcp_conn *conn, struct nvmf_tcp_tx *tx)
 	}
 }
 
-static uint32_t tx_len(const struct nvmf_tcp_tx *tx)
-{
-	return tx->hlen + tx->dlen + tx->ddgst_len;
-}
-
-/* The iovecs of @tx from byte @off on; returns how many were added (at most 3). */
-static int tx_iov(const struct nvmf_tcp_tx *tx, uint32_t off, struct iovec *iov)
-{
-	const struct {
-		const void *p;
-		uint32_t n;
-	} part[3] = {
-		{ tx->hdr, tx->hlen },
-		{ tx->data, tx->dlen },
-		{ tx->ddgst, tx->ddgst_len },
-	};
-	int k = 0;
-	for (int i = 0; i < 3; i++) {
-		if (off >= part[i].n) {
-			off -= part[i].n;
-			continue;
-		}
-		iov[k].iov_base = (void *)((const uint8_t *)part[i].p + off);
-		iov[k].iov_len = part[i].n - off;
-		off = 0;
-		k++;
-	}
-	return k;
-}
-
-/* @tx's data part goes zero-copy: queue_response marked it (big enough), zero-copy is
- * still on and a slot of the ring is free (else it is copied like the rest). */
-static bool tx_zc(const struct nvmf_tcp_conn *conn, const struct nvmf_tcp_tx *tx)
-{
-	return tx->zc_req && nvmf_tcp_zc_room(conn);
-}
-
-/* The next sendmsg's iovecs, from the head of @conn's send list: as many PDUs as fit,
- * but a data part that goes zero-copy is sent alone, so the batch ends before it.
- * *@zc: this one is that data part; *@more: bytes follow it in the list. */
+/* The next sendmsg's iovecs, from the head of @conn's send list: each PDU's header, data
+ * and data digest (the parts not sent yet) as long as they fit; but a data part that goes
+ * zero-copy (queue_response marked it big enough, zero-copy is still on and a slot of the
+ * ring is free; else it is copied like the rest) is sent alone, so the batch ends before
+ * it. *@zc: this one is that data part; *@more: bytes follow it in the list. */
 static int next_iov(const struct nvmf_tcp_conn *conn, struct iovec *iov, bool *zc, bool *more)
 {
 	const struct nvmf_tcp_tx *tx = conn->tx_head;
 	uint32_t off = conn->tx_off;
 	int n = 0;
 	*zc = false;
-	if (tx_zc(conn, tx) && off >= tx->hlen && off < tx->hlen + tx->dlen) {
-		iov[0].iov_base = (void *)((const uint8_t *)tx->data + (off - tx->hlen));
-		iov[0].iov_len = tx->hlen + tx->dlen - off;
-		*zc = true;
-		*more = tx->ddgst_len || tx->next;
-		return 1;
-	}
 	for (; tx && n + 3 <= IOV_PER_SEND; tx = tx->next, off = 0) {
-		if (tx_zc(conn, tx) && off < tx->hlen) {
+		bool tx_zc = tx->zc_req && nvmf_tcp_zc_room(conn);
+		if (tx_zc && off >= tx->hlen && off < tx->hlen + tx->dlen) {
+			/* Only the head is sent from the middle (every PDU has a
+			 * header, so off is 0 further on): n is 0 here. */
+			iov[0].iov_base = (void *)((const uint8_t *)tx->data + (off - tx->hlen));
+			iov[0].iov_len = tx->hlen + tx->dlen - off;
+			*zc = true;
+			*more = tx->ddgst_len || tx->next;
+			return 1;
+		}
+		if (tx_zc && off < tx->hlen) {
 			iov[n].iov_base = (void *)(tx->hdr + off);
 			iov[n].iov_len = tx->hlen - off;
 			n++;
 			break; /* tx stays: its data follows */
 		}
-		n += tx_iov(tx, off, &iov[n]);
+		const struct {
+			const void *p;
+			uint32_t n;
+		} part[3] = {
+			{ tx->hdr, tx->hlen },
+			{ tx->data, tx->dlen },
+			{ tx->ddgst, tx->ddgst_len },
+		};
+		for (int i = 0; i < 3; i++) {
+			if (off >= part[i].n) {
+				off -= part[i].n;
+				continue;
+			}
+			iov[n].iov_base = (void *)((const uint8_t *)part[i].p + off);
+			iov[n].iov_len = part[i].n - off;
+			off = 0;
+			n++;
+		}
 	}
 	*more = tx != NULL;
 	return n;
@@ -203,7 +186,7 @@ int nvmf_tcp_conn_flush(struct nvmf_tcp_conn *conn)
 		size_t left = (size_t)sent;
 		while (left && conn->tx_head) {
 			struct nvmf_tcp_tx *h = conn->tx_head;
-			uint32_t rem = tx_len(h) - conn->tx_off;
+			uint32_t rem = h->hlen + h->dlen + h->ddgst_len - conn->tx_off;
 			if (left < rem) {
 				conn->tx_off += (uint32_t)left;
 				break;
@@ -214,7 +197,7 @@ int nvmf_tcp_conn_flush(struct nvmf_tcp_conn *conn)
 			if (!conn->tx_head)
 				conn->tx_tail = NULL;
 			if (h->done) /* the response left: the command is done */
-				nvmf_tcp_req_answered(h->done);
+				nvmf_tcp_req_release(h->done);
 		}
 	}
 	if (conn->pollout && conn->state != NVMF_TCP_CONN_DEAD) {

@@ -41,6 +41,10 @@ void nvmf_tcp_pdu_build(struct nvmf_tcp_conn *conn, struct nvmf_tcp_tx *tx, uint
 void nvmf_tcp_req_release(struct nvmf_tcp_req *r)
 {
 	struct nvmf_tcp_conn *conn = r->conn;
+	if (r->zc_refs) {             /* the kernel still reads its buffer */
+		r->zc_release = true; /* nvmf_tcp_zc_complete releases it */
+		return;
+	}
 	if (r->buf)
 		nvmf_tcp_buf_put(conn->tpg, r->buf, r->buf_len);
 	r->buf = NULL;
@@ -51,21 +55,13 @@ void nvmf_tcp_req_release(struct nvmf_tcp_req *r)
 	conn->busy_reqs--;
 }
 
-void nvmf_tcp_req_answered(struct nvmf_tcp_req *r)
-{
-	if (r->zc_refs)
-		r->zc_release = true; /* nvmf_tcp_zc_complete releases it */
-	else
-		nvmf_tcp_req_release(r);
-}
-
 void nvmf_tcp_conn_drop_reqs(struct nvmf_tcp_conn *conn)
 {
 	/* Queued PDUs first: a response's command is released with it. */
 	for (struct nvmf_tcp_tx *tx = conn->tx_head, *next; tx; tx = next) {
 		next = tx->next;
 		if (tx->done)
-			nvmf_tcp_req_answered(tx->done);
+			nvmf_tcp_req_release(tx->done);
 	}
 	conn->tx_head = conn->tx_tail = NULL;
 	conn->tx_off = 0;
@@ -94,18 +90,6 @@ static void send_r2t(struct nvmf_tcp_conn *conn, struct nvmf_tcp_req *r)
 	r->r2t_end = r->h2c_done + len;
 	nvmf_tcp_pdu_build(conn, &r->r2t, NVME_TCP_R2T, 0, NULL, 0);
 	nvmf_tcp_tx_queue(conn, &r->r2t);
-}
-
-/* A buffer of the command's length for @r; false (answered) when none. */
-static bool get_buf(struct nvmf_tcp_conn *conn, struct nvmf_tcp_req *r)
-{
-	r->buf = nvmf_tcp_buf_get(conn->tpg, r->req.data_len, &r->buf_len);
-	if (!r->buf) {
-		nvmf_req_complete(&r->req, nvme_generic(NVME_SC_INTERNAL));
-		return false;
-	}
-	r->req.data = r->buf;
-	return true;
 }
 
 void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu,
@@ -146,20 +130,23 @@ void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu
 		nvmf_req_execute(req);
 		return;
 	}
+	if (sgl.kind == NVME_SGL_KIND_INCAPSULE && !ddgst_ok) { /* as nvmet: the host may retry */
+		nvmf_req_complete(req, nvme_generic(NVME_SC_TRAN_TPORT_ERROR));
+		return;
+	}
+	/* A buffer of the command's length, for the data in the capsule or to come. */
+	r->buf = nvmf_tcp_buf_get(conn->tpg, req->data_len, &r->buf_len);
+	if (!r->buf) {
+		nvmf_req_complete(req, nvme_generic(NVME_SC_INTERNAL));
+		return;
+	}
+	req->data = r->buf;
 	if (sgl.kind == NVME_SGL_KIND_INCAPSULE) {
-		if (!ddgst_ok) { /* as nvmet: the host may retry */
-			nvmf_req_complete(req, nvme_generic(NVME_SC_TRAN_TPORT_ERROR));
-			return;
-		}
-		if (!get_buf(conn, r))
-			return;
 		memcpy(r->buf, data + sgl.offset, sgl.len);
 		nvmf_req_execute(req);
 		return;
 	}
 	/* NVME_SGL_KIND_TRANSPORT */
-	if (!get_buf(conn, r))
-		return;
 	if (req->dir == NVMF_XFER_C2H) {
 		nvmf_req_execute(req);
 		return;
@@ -217,17 +204,6 @@ void nvmf_tcp_h2c_arrived(struct nvmf_tcp_conn *conn, struct nvmf_tcp_req *r, ui
 	}
 	r->state = NVMF_TCP_REQ_EXECUTING;
 	nvmf_req_execute(&r->req);
-}
-
-bool nvmf_tcp_h2c_data(struct nvmf_tcp_conn *conn, const struct nvme_tcp_data *pdu,
-		       const uint8_t *data, uint32_t dlen, bool ddgst_ok)
-{
-	struct nvmf_tcp_req *r = nvmf_tcp_h2c_check(conn, pdu, dlen);
-	if (!r)
-		return false;
-	memcpy((uint8_t *)r->buf + le32toh(pdu->datao), data, dlen);
-	nvmf_tcp_h2c_arrived(conn, r, dlen, ddgst_ok);
-	return true;
 }
 
 void nvmf_tcp_queue_response(struct nvmf_req *req)

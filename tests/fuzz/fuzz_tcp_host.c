@@ -89,7 +89,7 @@ static void walk_bytes(struct h2c_walk *w, const uint8_t *p, size_t n)
 			continue;
 		const struct nvme_tcp_ch *ch = (const void *)w->ch;
 		uint32_t fei = 0;
-		enum nvme_tcp_fes fes = nvme_tcp_check_ch(ch, &w->cp, w->first, &fei);
+		enum nvme_tcp_fes fes = nvme_tcp_check_ch(ch, &w->cp, w->first, &fei, NULL);
 		if (trace)
 			fprintf(stderr,
 				"host PDU: type %02x flags %02x hlen %u pdo %u plen %u -> fes %d\n",

@@ -97,7 +97,7 @@ static void check_accepted(const struct nvme_tcp_ch *ch, const struct nvme_tcp_c
 	struct nvme_tcp_conn_params less = *cp;
 	uint32_t fei = 1;
 	less.rx_max_data = data - 1;
-	enum nvme_tcp_fes fes = nvme_tcp_check_ch(ch, &less, first, &fei);
+	enum nvme_tcp_fes fes = nvme_tcp_check_ch(ch, &less, first, &fei, NULL);
 	if (t == NVME_TCP_CMD ? fes != NVME_TCP_FES_INVALID_HEADER || fei != 4 :
 				fes != NVME_TCP_FES_R2T_LIMIT_EXCEEDED || fei != 0)
 		abort();
@@ -149,8 +149,9 @@ static void sender_and_receiver_agree(const struct nvme_tcp_conn_params *cp, uin
 		.flags = (uint8_t)((cp->hdgst ? NVME_TCP_F_HDGST : 0) |
 				   (cp->ddgst ? NVME_TCP_F_DDGST : 0) | NVME_TCP_F_DATA_LAST),
 	};
-	if (nvme_tcp_check_ch(&ch, cp, false, &fei) != NVME_TCP_FES_NONE || fei ||
-	    nvme_tcp_data_len(&ch, cp) != n)
+	uint32_t dlen = 0;
+	if (nvme_tcp_check_ch(&ch, cp, false, &fei, &dlen) != NVME_TCP_FES_NONE || fei ||
+	    nvme_tcp_data_len(&ch, cp) != n || dlen != n)
 		abort();
 }
 
@@ -181,11 +182,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (unsigned i = 0; i < MAX_PDUS && !fi_done(&in); i++) {
 		struct nvme_tcp_ch ch;
-		uint32_t fei = 0xdeadbeef, fei2 = 0xfeedface;
+		uint32_t fei = 0xdeadbeef, fei2 = 0xfeedface, dlen = 0xdeadbeef;
 
 		fi_bytes(&in, &ch, sizeof(ch));
-		enum nvme_tcp_fes fes = nvme_tcp_check_ch(&ch, &cp, first, &fei);
-		if (nvme_tcp_check_ch(&ch, &cp, first, &fei2) != fes || fei2 != fei)
+		enum nvme_tcp_fes fes = nvme_tcp_check_ch(&ch, &cp, first, &fei, &dlen);
+		if (nvme_tcp_check_ch(&ch, &cp, first, &fei2, NULL) != fes || fei2 != fei)
+			abort();
+		/* The data length it gives is nvme_tcp_data_len's, 0 when refused. */
+		if (dlen != (fes ? 0 : nvme_tcp_data_len(&ch, &cp)))
 			abort();
 		if (trace)
 			fprintf(stderr,

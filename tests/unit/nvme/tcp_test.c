@@ -39,12 +39,19 @@ static struct nvme_tcp_conn_params params(bool ctrl, bool hdgst, bool ddgst)
 }
 
 /* The check's answer, with *fei checked: 0 unless the FES is INVALID_HEADER. Starts from
- * a stale FEI so that a check which forgets to set it is seen. */
+ * a stale FEI and data length so that a check which forgets to set one is seen; the data
+ * length it gives is nvme_tcp_data_len's for an accepted header, 0 for a refused one. */
 static enum nvme_tcp_fes check(const struct nvme_tcp_ch *ch, const struct nvme_tcp_conn_params *cp,
 			       bool first, uint32_t *fei)
 {
+	uint32_t dlen = 0xdeadbeef;
+	enum nvme_tcp_fes fes;
+
 	*fei = 0xdeadbeef;
-	return nvme_tcp_check_ch(ch, cp, first, fei);
+	fes = nvme_tcp_check_ch(ch, cp, first, fei, &dlen);
+	CU_ASSERT_EQUAL(dlen, fes == NVME_TCP_FES_NONE ? nvme_tcp_data_len(ch, cp) : 0);
+	CU_ASSERT_EQUAL(nvme_tcp_check_ch(ch, cp, first, fei, NULL), fes);
+	return fes;
 }
 
 /* Accepted with FEI 0. */
@@ -796,6 +803,28 @@ static void data_len_is_plen_less_pdo_and_data_digest(void)
 	}
 }
 
+/* nvme_tcp_check_ch gives the data length with its answer: the bytes between PDO and the
+ * data digest when accepted, 0 for a PDU without data and for a refused header. */
+static void check_ch_gives_the_data_length(void)
+{
+	struct nvme_tcp_conn_params cp = params(true, true, true);
+	struct nvme_tcp_ch ch = ch_of(NVME_TCP_CMD, HD | DD, 72, 76, 76 + 4096 + 4);
+	uint32_t fei, dlen = 7;
+
+	CU_ASSERT_EQUAL(nvme_tcp_check_ch(&ch, &cp, false, &fei, &dlen), NVME_TCP_FES_NONE);
+	CU_ASSERT_EQUAL(dlen, 4096);
+	ch = ch_of(NVME_TCP_CMD, HD, 72, 0, 76);
+	dlen = 7;
+	CU_ASSERT_EQUAL(nvme_tcp_check_ch(&ch, &cp, false, &fei, &dlen), NVME_TCP_FES_NONE);
+	CU_ASSERT_EQUAL(dlen, 0);
+	ch = ch_of(NVME_TCP_CMD, HD | DD, 71, 76, 76 + 4096 + 4);
+	dlen = 7;
+	CU_ASSERT_EQUAL(nvme_tcp_check_ch(&ch, &cp, false, &fei, &dlen),
+			NVME_TCP_FES_INVALID_HEADER);
+	CU_ASSERT_EQUAL(fei, 2);
+	CU_ASSERT_EQUAL(dlen, 0);
+}
+
 static void data_len_of_types_without_data_is_0(void)
 {
 	struct nvme_tcp_conn_params cp = params(false, true, true);
@@ -879,7 +908,7 @@ static void pdu_hdr_builds_what_the_receiver_accepts(void)
 	memcpy(&dig, hdr + 24, 4);
 	CU_ASSERT_EQUAL(le32toh(dig), nvme_tcp_digest(hdr, 24));
 	CU_ASSERT_EQUAL(hdr[28] | hdr[29] | hdr[30] | hdr[31], 0);
-	CU_ASSERT_EQUAL(nvme_tcp_check_ch(&d->ch, &rx, false, &fei), NVME_TCP_FES_NONE);
+	CU_ASSERT_EQUAL(check(&d->ch, &rx, false, &fei), NVME_TCP_FES_NONE);
 	CU_ASSERT_EQUAL(nvme_tcp_data_len(&d->ch, &rx), 512);
 
 	/* No data: no PDO, no data digest flag, PLEN = header + digest. */
@@ -888,7 +917,7 @@ static void pdu_hdr_builds_what_the_receiver_accepts(void)
 	CU_ASSERT_EQUAL(d->ch.pdo, 0);
 	CU_ASSERT_EQUAL(le32toh(d->ch.plen), 28);
 	CU_ASSERT_EQUAL(d->ch.flags, NVME_TCP_F_HDGST);
-	CU_ASSERT_EQUAL(nvme_tcp_check_ch(&d->ch, &rx, false, &fei), NVME_TCP_FES_NONE);
+	CU_ASSERT_EQUAL(check(&d->ch, &rx, false, &fei), NVME_TCP_FES_NONE);
 }
 
 const struct unit_test nvme_tcp_tests[] = {
@@ -945,6 +974,7 @@ const struct unit_test nvme_tcp_tests[] = {
 	  data_beyond_rx_max_data_is_limit_exceeded_or_bad_plen },
 	{ "first_wrong_field_is_the_one_reported", first_wrong_field_is_the_one_reported },
 	{ "data_len_is_plen_less_pdo_and_data_digest", data_len_is_plen_less_pdo_and_data_digest },
+	{ "check_ch_gives_the_data_length", check_ch_gives_the_data_length },
 	{ "data_len_of_types_without_data_is_0", data_len_of_types_without_data_is_0 },
 	{ "pdo_is_the_header_end_rounded_up_for_every_pda",
 	  pdo_is_the_header_end_rounded_up_for_every_pda },

@@ -3,6 +3,7 @@
  * closed (never a crash or a hang); an H2CTermReq from the host closes it too. H2CData
  * checked against its command: request_test.c. */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tests/unit/suites.h"
 #include "tests/unit/tcp/target/conn_fixture.h"
@@ -100,6 +101,39 @@ static void header_digest_error_terminates_with_hdr_digest(void)
 	tt_teardown(&t);
 }
 
+/* The same on an H2CData PDU whose header is in and whose data is still coming (the
+ * target checks it then, to receive the data straight into the command's buffer). */
+static void header_digest_error_on_a_partial_h2cdata_terminates_with_hdr_digest(void)
+{
+	struct tt t;
+	struct ttc a, q;
+	struct nvme_sqe sqe;
+	static uint8_t d[1024];
+	uint8_t r2t[sizeof(struct nvme_tcp_r2t) + NVME_TCP_DIGEST_LEN];
+	uint32_t plen, dig;
+	CU_ASSERT_EQUAL_FATAL(boot_and_dial(&t, &a, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(io_queue(&t, &a, &q, NVME_TCP_DGST_HDR), 0);
+	tt_sqe(&q, &sqe, nvme_cmd_write, false, sizeof(d));
+	sqe.nsid = htole32(1);
+	sqe.cdw12 = htole32(sizeof(d) / 512 - 1);
+	CU_ASSERT_EQUAL_FATAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_recv_pdu(&q, r2t, sizeof(r2t)), (int)sizeof(r2t));
+	const struct nvme_tcp_r2t *r = (const void *)r2t;
+	CU_ASSERT_EQUAL_FATAL(r->ch.type, NVME_TCP_R2T);
+	uint8_t *pdu = tt_h2c_pdu(&q, sqe.command_id, le16toh(r->ttag), 0, d, sizeof(d), true,
+				  false, &plen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pdu);
+	pdu[sizeof(struct nvme_tcp_data)] ^= 1; /* the header digest's low byte */
+	memcpy(&dig, pdu + sizeof(struct nvme_tcp_data), sizeof(dig));
+	/* The header, its digest and some of the data: the rest never comes. */
+	CU_ASSERT_EQUAL(tt_send(&q, pdu, sizeof(struct nvme_tcp_data) + NVME_TCP_DIGEST_LEN + 100),
+			0);
+	free(pdu);
+	expect_term(&q, NVME_TCP_FES_HDR_DIGEST, le32toh(dig));
+	tt_close(&a);
+	tt_teardown(&t);
+}
+
 /* In-capsule data larger than the queue takes: the common header's PLEN is refused. */
 static void capsule_data_beyond_the_receive_limit_is_invalid_header_at_plen(void)
 {
@@ -149,6 +183,8 @@ const struct unit_test tcp_target_errors_tests[] = {
 	  capsule_with_a_wrong_hlen_is_invalid_header_at_hlen },
 	{ "header_digest_error_terminates_with_hdr_digest",
 	  header_digest_error_terminates_with_hdr_digest },
+	{ "header_digest_error_on_a_partial_h2cdata_terminates_with_hdr_digest",
+	  header_digest_error_on_a_partial_h2cdata_terminates_with_hdr_digest },
 	{ "capsule_data_beyond_the_receive_limit_is_invalid_header_at_plen",
 	  capsule_data_beyond_the_receive_limit_is_invalid_header_at_plen },
 	{ "h2c_termreq_from_the_host_closes_the_connection",

@@ -236,12 +236,12 @@ static void commands_are_released_after_their_answer_and_all_their_sends(void)
 	nvmf_tcp_zc_sent(&conn, &r[0]);
 	nvmf_tcp_zc_sent(&conn, &r[0]);
 	nvmf_tcp_zc_sent(&conn, &r[1]);
-	nvmf_tcp_req_answered(&r[0]);
+	nvmf_tcp_req_release(&r[0]);
 	CU_ASSERT_EQUAL(r[0].state, NVMF_TCP_REQ_SENDING); /* held */
 	nvmf_tcp_zc_complete(&conn, 0, 0, false);          /* r[1]'s, before the others */
 	CU_ASSERT_EQUAL(r[1].state, NVMF_TCP_REQ_SENDING); /* not answered yet */
 	CU_ASSERT_EQUAL(conn.zc_count, 3);                 /* the head is still out */
-	nvmf_tcp_req_answered(&r[1]);
+	nvmf_tcp_req_release(&r[1]);
 	CU_ASSERT_EQUAL(r[1].state, NVMF_TCP_REQ_FREE); /* nothing held any more */
 	nvmf_tcp_zc_complete(&conn, 100, 200, false);   /* not ours: ignored */
 	nvmf_tcp_zc_complete(&conn, UINT32_MAX - 1, UINT32_MAX - 1, false);
