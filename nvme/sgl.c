@@ -11,22 +11,6 @@ static nvme_status_t sgl_error(unsigned sc)
 	return nvme_generic(sc) | NVME_SC_DNR;
 }
 
-static nvme_status_t parse_keyed(const struct nvme_sgl_desc *d, struct nvme_sgl_info *out)
-{
-	uint8_t subtype = d->keyed.type & 0xf;
-
-	if (subtype != NVME_SGL_SUBTYPE_ADDRESS && subtype != NVME_SGL_SUBTYPE_INVALIDATE)
-		return sgl_error(NVME_SC_SGL_INVALID_TYPE);
-	out->len = nvme_sgl_keyed_length(d);
-	if (!out->len)
-		return 0; /* no data: 0x40/0x4F with length 0 */
-	out->kind = NVME_SGL_KIND_KEYED;
-	out->addr = le64toh(d->addr);
-	out->key = nvme_sgl_keyed_key(d);
-	out->invalidate = subtype == NVME_SGL_SUBTYPE_INVALIDATE;
-	return 0;
-}
-
 static nvme_status_t parse_incapsule(const struct nvme_sgl_desc *d, uint32_t incapsule_len,
 				     bool is_write, struct nvme_sgl_info *out)
 {
@@ -67,8 +51,19 @@ nvme_status_t nvme_sgl_parse(const struct nvme_sqe *cmd, uint32_t incapsule_len,
 		return sgl_error(NVME_SC_INVALID_FIELD);
 
 	switch (d->keyed.type >> 4) {
-	case NVME_SGL_TYPE_KEYED_DATA:
-		return parse_keyed(d, out);
+	case NVME_SGL_TYPE_KEYED_DATA: {
+		uint8_t subtype = d->keyed.type & 0xf;
+		if (subtype != NVME_SGL_SUBTYPE_ADDRESS && subtype != NVME_SGL_SUBTYPE_INVALIDATE)
+			return sgl_error(NVME_SC_SGL_INVALID_TYPE);
+		out->len = nvme_sgl_keyed_length(d);
+		if (!out->len)
+			return 0; /* no data: 0x40/0x4F with length 0 */
+		out->kind = NVME_SGL_KIND_KEYED;
+		out->addr = le64toh(d->addr);
+		out->key = nvme_sgl_keyed_key(d);
+		out->invalidate = subtype == NVME_SGL_SUBTYPE_INVALIDATE;
+		return 0;
+	}
 	case NVME_SGL_TYPE_DATA_BLOCK:
 		return parse_incapsule(d, incapsule_len, is_write, out);
 	default:

@@ -235,7 +235,8 @@ int nvmf_rdma_rq_init(struct nvmf_rdma_rq *rq, const struct nvmf_rdma_verbs *ver
 		      struct ibv_pd *pd, bool shared, struct nvmf_rdma_queue *owner, uint32_t depth,
 		      uint32_t inline_size, char *err, size_t errlen);
 void nvmf_rdma_rq_fini(struct nvmf_rdma_rq *rq);
-/* nvmf_rdma_rq_post_all - post every receive now (set-up). Returns 0 or errno. */
+/* nvmf_rdma_rq_post_all - post every receive now (set-up), through nvmf_rdma_rq_flush.
+ * Returns 0 or errno (then the caller frees @rq). */
 int nvmf_rdma_rq_post_all(struct nvmf_rdma_rq *rq);
 /* nvmf_rdma_rq_repost - chain @r for the end-of-pass post of its poll group @pg. */
 void nvmf_rdma_rq_repost(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_recv *r);

@@ -362,7 +362,7 @@ int nvmf_rdma_pg_poll_cqs(struct nvmf_rdma_poll_group *pg, int budget)
 	return total;
 }
 
-static void publish(struct nvmf_rdma_poll_group *pg);
+#define PUB(field, v) __atomic_store_n(&pg->pub.field, (v), __ATOMIC_RELAXED)
 
 void nvmf_rdma_pg_flush_op(struct nvmf_tpg *tpg)
 {
@@ -399,14 +399,7 @@ void nvmf_rdma_pg_flush_op(struct nvmf_tpg *tpg)
 		pg->posts++;
 		q = next;
 	}
-	publish(pg);
-}
-
-#define PUB(field, v) __atomic_store_n(&pg->pub.field, (v), __ATOMIC_RELAXED)
-
-/* At the end of each pass, what pg_stats reports (plain stores on x86: cheap). */
-static void publish(struct nvmf_rdma_poll_group *pg)
-{
+	/* At the end of each pass, what pg_stats reports (plain stores on x86: cheap). */
 	uint32_t posted = 0, depth = 0;
 	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)
 		if (d->srq) {

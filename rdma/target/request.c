@@ -52,19 +52,6 @@ static void req_abandon(struct nvmf_rdma_req *r)
 /* May @r take a free slot of @list's kind now? Only if nobody waits before it. */
 #define MY_TURN(r, list) ((r)->resumed || TAILQ_EMPTY(list))
 
-/* Data in or out: RDMA READ into, or RDMA WRITE from, the request's buffer. */
-static void set_data_wr(struct nvmf_rdma_req *r, struct nvmf_rdma_wr *ctx, enum ibv_wr_opcode op,
-			unsigned flags)
-{
-	r->data_wr.wr_id = (uintptr_t)ctx;
-	r->data_wr.opcode = op;
-	r->data_wr.send_flags = flags;
-	r->data_wr.wr.rdma.remote_addr = r->raddr;
-	r->data_wr.wr.rdma.rkey = r->rkey;
-	r->data_sge.addr = (uintptr_t)r->buf;
-	r->data_sge.length = r->xfer_len;
-}
-
 /*
  * The state function: one step per state, repeated while the state changes; a state
  * that waits (for a buffer, a slot, a completion, the core) leaves it unchanged. On a
@@ -151,6 +138,11 @@ void nvmf_rdma_req_process(struct nvmf_rdma_req *r)
 					break;
 				}
 			}
+			/* The data WR's addresses, for the RDMA READ or WRITE that moves it. */
+			r->data_wr.wr.rdma.remote_addr = r->raddr;
+			r->data_wr.wr.rdma.rkey = r->rkey;
+			r->data_sge.addr = (uintptr_t)r->buf;
+			r->data_sge.length = r->xfer_len;
 			r->req.data = r->buf;
 			r->state = r->req.dir == NVMF_XFER_H2C ? NVMF_RDMA_REQ_NEED_READ :
 								 NVMF_RDMA_REQ_READY_TO_EXECUTE;
@@ -169,7 +161,9 @@ void nvmf_rdma_req_process(struct nvmf_rdma_req *r)
 				break;
 			}
 			r->resumed = false;
-			set_data_wr(r, &r->read_ctx, IBV_WR_RDMA_READ, IBV_SEND_SIGNALED);
+			r->data_wr.wr_id = (uintptr_t)&r->read_ctx;
+			r->data_wr.opcode = IBV_WR_RDMA_READ;
+			r->data_wr.send_flags = IBV_SEND_SIGNALED;
 			nvmf_rdma_queue_chain(q, &r->data_wr, &r->data_wr, NULL);
 			q->reads_inflight++;
 			r->state = NVMF_RDMA_REQ_TRANSFER_H2C;
@@ -224,7 +218,9 @@ void nvmf_rdma_req_process(struct nvmf_rdma_req *r)
 			r->send_wr.next = NULL;
 			if (!r->cqe->status && r->req.dir == NVMF_XFER_C2H && r->buf &&
 			    r->xfer_len) {
-				set_data_wr(r, &r->write_ctx, IBV_WR_RDMA_WRITE, 0);
+				r->data_wr.wr_id = (uintptr_t)&r->write_ctx;
+				r->data_wr.opcode = IBV_WR_RDMA_WRITE;
+				r->data_wr.send_flags = 0;
 				r->data_wr.next = &r->send_wr;
 				first = &r->data_wr;
 			}
@@ -379,6 +375,15 @@ static void wc_recv(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_queue *q,
 		return;
 	}
 	recv->byte_len = wc->byte_len;
+	struct nvmf_rdma_req *r = TAILQ_FIRST(&q->free_reqs);
+	if (r && STAILQ_EMPTY(&q->pending_recvs)) {
+		/* Nobody waits before it and a context is free: start it at once. */
+		TAILQ_REMOVE(&q->free_reqs, r, link);
+		r->recv = recv;
+		r->state = NVMF_RDMA_REQ_NEW;
+		nvmf_rdma_req_process(r);
+		return;
+	}
 	STAILQ_INSERT_TAIL(&q->pending_recvs, recv, link);
 	serve_pending_recvs(q);
 }

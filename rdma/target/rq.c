@@ -91,23 +91,15 @@ void nvmf_rdma_rq_fini(struct nvmf_rdma_rq *rq)
 	memset(rq, 0, sizeof(*rq));
 }
 
-static int post_chain(struct nvmf_rdma_rq *rq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
-{
-	if (rq->srq)
-		return rq->verbs->post_srq_recv(rq->srq, wr, bad);
-	return rq->verbs->post_recv(rq->owner->qp, wr, bad);
-}
-
 int nvmf_rdma_rq_post_all(struct nvmf_rdma_rq *rq)
 {
-	for (uint32_t i = 0; i < rq->depth; i++)
-		rq->recvs[i].rwr.next = i + 1 < rq->depth ? &rq->recvs[i + 1].rwr : NULL;
-	struct ibv_recv_wr *bad = NULL;
-	int rc = post_chain(rq, &rq->recvs[0].rwr, &bad);
-	if (rc)
-		return rc;
-	rq->posted = rq->depth;
-	return 0;
+	/* Set-up chains every receive and posts them as a pass's reposts are posted. */
+	for (uint32_t i = 0; i < rq->depth; i++) {
+		rq->recvs[i].rwr.next = NULL;
+		*rq->tailp = &rq->recvs[i].rwr;
+		rq->tailp = &rq->recvs[i].rwr.next;
+	}
+	return nvmf_rdma_rq_flush(rq);
 }
 
 void nvmf_rdma_rq_repost(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_recv *r)
@@ -143,7 +135,8 @@ int nvmf_rdma_rq_flush(struct nvmf_rdma_rq *rq)
 	uint32_t n = 0;
 	for (struct ibv_recv_wr *w = wr; w; w = w->next)
 		n++;
-	int rc = post_chain(rq, wr, &bad);
+	int rc = rq->srq ? rq->verbs->post_srq_recv(rq->srq, wr, &bad) :
+			   rq->verbs->post_recv(rq->owner->qp, wr, &bad);
 	if (rc) {
 		/* Everything from @bad on was not posted: on an SRQ keep it for the next pass
 		 * (nothing is lost); a queue's own receive queue dies with its QP. */
