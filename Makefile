@@ -12,7 +12,11 @@
 #   make local-check  NVMe/TCP end to end on 127.0.0.1 (nvmf-target and the nvmf tool), no VM
 #   make vm-check   only the VM integration tests (and their sanitizer pass)
 #   make soak       the hardening VM tests at full length (1000 cycles, 50 restarts)
-#   make bench      our target vs kernel nvmet-rdma (BENCH_TRANSPORT=tcp: nvmet-tcp) in the VM: build/bench/results.{md,json,png}
+#   make bench      our target vs kernel nvmet-rdma (BENCH_TRANSPORT=tcp: nvmet-tcp) in the VM: build/bench/results.{md,json,png};
+#                   BENCH_BASELINE=DIR adds DIR/build/nvmf-target (another checkout, built) as a third system
+#   make bench-regress  make bench with BENCH_BASELINE = a build of BENCH_BASELINE_REF (default: where this
+#                   branch left main; on main, HEAD~1, or HEAD with uncommitted changes): is this slower?
+#   make bench-report-test  bench/report, bench/run's and bench/guest.sh's checks on canned results (no VM)
 #   make bench-churn  fio's IOPS while namespaces are added and removed live, and without
 #   make path-trace the functions six 4 KiB commands (RDMA, NVMe/TCP) pass through, by layer
 #   make path-trace-check  fails when docs/architecture.md's measured paths differ from
@@ -127,7 +131,7 @@ NVMF_VERSION := 0.1.0
 PREFIX     ?= /usr/local
 
 .PHONY: path-trace path-trace-check path-trace-doc all unit check check-includes check-test-mirror analyze local-check vm-check \
-	soak demo bench bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
+	soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
 	format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
      $(FAULT_TARGET_BIN) $(DHCHAP_KAT)
@@ -270,10 +274,20 @@ demo: deps
 	tests/vm/run -t 600 scripts/main-job-guest.sh $(CONFIG)
 
 # Benchmark: our target vs the kernel's nvmet-rdma or nvmet-tcp (BENCH_TRANSPORT) in one guest run; report in build/bench/
-# (BENCH_ROUNDS, BENCH_SECS, BENCH_ONLY, BENCH_TARGET_JSON: see bench/run).
-bench: deps
+# (BENCH_ROUNDS, BENCH_SECS, BENCH_ONLY, BENCH_TARGET_JSON, BENCH_BASELINE: see bench/run).
+# The report's own test runs first: a broken report is found in a second, not after the run.
+bench: deps bench-report-test
 	$(MAKE) all $(BUILD)/switch-cost
 	bench/run
+
+# Regression check (docs/performance.md): the benchmark with a baseline build of
+# BENCH_BASELINE_REF (bench/regress: exported and built under build/bench-baseline/).
+bench-regress: deps bench-report-test
+	$(MAKE) all $(BUILD)/switch-cost
+	bench/regress
+
+bench-report-test:
+	tests/scripts/bench_report_test.sh
 
 # What a system call, an address-space switch and a wake-up of another CPU cost in the
 # guest (bench/switch-cost.c): recorded by every benchmark run beside its results.

@@ -3,12 +3,17 @@
 # OUR target (build/nvmf-target) and the kernel's target side by side, same backends, same
 # workloads, rounds alternating the two targets, over one transport: RDMA (nvmet-rdma, on
 # rxe0) or TCP (nvmet-tcp, over the guest's own address: the kernel's loopback path).
+# With BENCH_BASELINE (another checkout's folder with a built build/nvmf-target) that target
+# runs too, as a third system "baseline": its own port and NQNs, the same backends and
+# BENCH_TARGET_JSON, in every round; each round rotates the order of the systems.
 #   bench/guest.sh PARAMS_FILE          run (as root in the guest)
 #   bench/guest.sh --list PARAMS_FILE   print the planned measurements (anywhere)
 # PARAMS_FILE (written by bench/run) sets BENCH_ROUNDS, BENCH_SECS, BENCH_RAMP, BENCH_ONLY,
-# BENCH_SIZE_MB, BENCH_NVMF_BACKENDS, BENCH_TARGET_JSON and BENCH_TRANSPORT (rdma, tcp).
+# BENCH_SIZE_MB, BENCH_NVMF_BACKENDS, BENCH_TARGET_JSON, BENCH_TRANSPORT (rdma, tcp) and
+# BENCH_BASELINE (empty: no baseline).
 # Raw results go to $NVMF_RESULTS/bench/: raw.tsv (one value a line), plan.tsv, meta.tsv,
-# ib-*.txt, fio/nvmf JSON of every run, and our target's log (target.log).
+# ib-*.txt, fio/nvmf JSON of every run, and our target's log (target.log; the baseline's:
+# baseline-target.log).
 set -uo pipefail
 
 list_only=0
@@ -17,8 +22,20 @@ list_only=0
 . "$1"
 ROUNDS=${BENCH_ROUNDS:-3} SECS=${BENCH_SECS:-7} RAMP=${BENCH_RAMP:-1} ONLY=${BENCH_ONLY:-}
 SIZE_MB=${BENCH_SIZE_MB:-256} NVMF_BACKENDS=${BENCH_NVMF_BACKENDS:-mem}
-TARGET_JSON=${BENCH_TARGET_JSON:-} TRANSPORT=${BENCH_TRANSPORT:-rdma}
+TARGET_JSON=${BENCH_TARGET_JSON:-} TRANSPORT=${BENCH_TRANSPORT:-rdma} BASELINE=${BENCH_BASELINE:-}
 case $TRANSPORT in rdma|tcp) ;; *) echo "bench: BENCH_TRANSPORT must be rdma or tcp, got '$TRANSPORT'" >&2; exit 2 ;; esac
+# The systems measured, in round 1's order; USPACE: those that are our target's program.
+SYSTEMS="ours kernel" USPACE="ours"
+[ -n "$BASELINE" ] && SYSTEMS="ours baseline kernel" USPACE="ours baseline"
+NSYS=$(echo $SYSTEMS | wc -w)
+# order_for ROUND: the systems in round ROUND's order, SYSTEMS rotated by ROUND - 1, so each
+# goes first in turn (two systems: ours first in odd rounds, the kernel's in even ones).
+order_for() {
+    local -a s=($SYSTEMS)
+    local i out=""
+    for ((i = 0; i < NSYS; i++)); do out+="${out:+ }${s[$(((i + $1 - 1) % NSYS))]}"; done
+    echo "$out"
+}
 
 # --- the plan -------------------------------------------------------------------------
 # workload  rw  bs  qd  metrics (the first ones are the headline metrics, in this order)
@@ -55,14 +72,13 @@ for tool in fio nvmf; do
 done
 PLAN=${PLAN%$'\n'}
 ntests=0; [ -n "$PLAN" ] && ntests=$(printf '%s\n' "$PLAN" | wc -l)
-TOTAL=$(( ntests * ROUNDS * 2 + $(echo $IB_PLAN | wc -w) ))
+TOTAL=$(( ntests * ROUNDS * NSYS + $(echo $IB_PLAN | wc -w) ))
 
 if [ $list_only = 1 ]; then
     for verb in $IB_PLAN; do echo "ib_${verb}_bw rdma 128k"; done
     [ -n "$PLAN" ] && printf '%s\n' "$PLAN" | while read -r tool be wl _; do
         for r in $(seq "$ROUNDS"); do
-            order="ours kernel"; [ $((r % 2)) = 0 ] && order="kernel ours"
-            for t in $order; do echo "$tool $be $wl round $r $t"; done
+            for t in $(order_for $r); do echo "$tool $be $wl round $r $t"; done
         done
     done
     exit 0
@@ -70,7 +86,8 @@ fi
 
 # --- setup ------------------------------------------------------------------------------
 . "$NVMF_ROOT/tests/integration/lib.sh"
-NVMF="$NVMF_ROOT/build/nvmf" TGT="$NVMF_ROOT/build/nvmf-target"
+NVMF="$NVMF_ROOT/build/nvmf"
+declare -A TGT=([ours]="$NVMF_ROOT/build/nvmf-target" [baseline]="$BASELINE/build/nvmf-target")
 OUT="$NVMF_RESULTS/bench"
 W=/tmp/bench                                     # the guest's /tmp is a tmpfs
 mkdir -p "$OUT" "$W" || { echo "bench: cannot create $OUT and $W"; exit 1; }
@@ -79,12 +96,14 @@ RAW="$OUT/raw.tsv"
 : > "$RAW"
 printf '%s\n' "$PLAN" | tr ' ' '\t' > "$OUT/plan.tsv"
 PFX=nqn.2026-11.io.nvmf-rdma:bench
-OURS_PORT=4420 KERN_PORT=4430
+declare -A PORT=([ours]=4420 [kernel]=4430 [baseline]=4440)
 NULLB=nullb_bench
-OURS_FILE=$W/ours-file.img KERN_FILE=$W/kernel-file.img
+declare -A FILE=([ours]=$W/ours-file.img [kernel]=$W/kernel-file.img [baseline]=$W/baseline-file.img)
+# Our target's files keep their names of before the baseline: target.json, target.log.
+declare -A TFILE=([ours]=target [baseline]=baseline-target)
 FAILED=0
 COUNT=0
-tpid=""
+declare -A PID=()   # user-space system -> its process, while it runs
 CONNECTED=""
 
 log() { echo "bench: $*"; }
@@ -99,6 +118,7 @@ meta nvme_cli_version "$(nvme version 2>/dev/null | head -n1)"
 meta perftest_version "$(ib_read_bw --version 2>/dev/null | head -n1)"
 meta rounds "$ROUNDS"; meta secs "$SECS"; meta ramp_secs "$RAMP"; meta size_mib "$SIZE_MB"
 meta only "$ONLY"; meta target_json "$TARGET_JSON"; meta transport "$TRANSPORT"
+[ -n "$BASELINE" ] && meta baseline "$BASELINE"
 # What this guest charges for a system call, an address-space switch (one CPU) and a
 # wake-up of the other CPU (two): the steps a user-space target adds to a command's path,
 # which the kernel target over loopback never takes (docs/performance.md, NVMe/TCP).
@@ -114,19 +134,45 @@ meta backend.mem.ours "RAM namespace (nvmf_backend ram, $SIZE_MB MiB)"
 meta backend.mem.kernel "null_blk, memory_backed=1, $SIZE_MB MiB, 512 B blocks"
 meta backend.file.ours "file backend, $SIZE_MB MiB file on the guest's /tmp (tmpfs), nvmf_buffered=1 (tmpfs has no O_DIRECT)"
 meta backend.file.kernel "nvmet file namespace, $SIZE_MB MiB file on the guest's /tmp (tmpfs), buffered_io=1"
+if [ -n "$BASELINE" ]; then
+    meta backend.mem.baseline "as ours, the baseline's build"
+    meta backend.file.baseline "as ours, the baseline's build"
+fi
 
-nqn() { echo "$PFX-$1-$2"; }                   # nqn ours|kernel mem|file
-port() { [ "$1" = ours ] && echo $OURS_PORT || echo $KERN_PORT; }
-tname() { [ "$1" = ours ] && echo "OUR target" || echo "kernel nvmet-$TRANSPORT"; }
+nqn() { echo "$PFX-$1-$2"; }                   # nqn ours|kernel|baseline mem|file
+port() { echo "${PORT[$1]}"; }
+tname() {
+    case $1 in
+        ours) echo "OUR target" ;;
+        baseline) echo "BASELINE target" ;;
+        *) echo "kernel nvmet-$TRANSPORT" ;;
+    esac
+}
+uspace() { [[ " $USPACE " == *" $1 "* ]]; }    # uspace SYSTEM: is it our target's program?
 
-ours_alive() { [ -n "$tpid" ] && kill -0 "$tpid" 2>/dev/null; }
-ours_died() {   # ours_died WHAT
-    local st; wait "$tpid" 2>/dev/null; st=$?
+alive() { [ -n "${PID[$1]:-}" ] && kill -0 "${PID[$1]}" 2>/dev/null; }   # alive ours|baseline
+died() {   # died ours|baseline WHAT
+    local st; wait "${PID[$1]}" 2>/dev/null; st=$?
     [ $st -gt 128 ] && st="$st (signal $((st - 128)))"
-    log "ERROR: OUR target (pid $tpid) is not running any more ($1); exit status $st; last lines of its log:"
-    tail -n 30 "$W/target.log" | sed 's/^/    /'
-    tpid=""
+    log "ERROR: $(tname $1) (pid ${PID[$1]}) is not running any more ($2); exit status $st; last lines of its log:"
+    tail -n 30 "$W/${TFILE[$1]}.log" | sed 's/^/    /'
+    PID[$1]=""
     FAILED=1
+}
+# stop ours|baseline: SIGTERM (SIGKILL after 10 s); an exit status other than 0 fails the run.
+stop() {
+    local t=$1 p=${PID[$1]:-}
+    [ -n "$p" ] || return 0
+    if kill -0 "$p" 2>/dev/null; then
+        kill -TERM "$p"
+        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
+        kill -0 "$p" 2>/dev/null && { log "warning: $(tname $t) ignored SIGTERM; killing it"; kill -KILL "$p"; }
+        wait "$p" 2>/dev/null; local trc=$?
+        [ $trc = 0 ] || { log "ERROR: $(tname $t) exited $trc on SIGTERM"; FAILED=1; }
+    else
+        died $t "found at teardown"
+    fi
+    PID[$t]=""
 }
 
 teardown() {
@@ -135,23 +181,14 @@ teardown() {
         timeout 60 nvme disconnect -n "$n" > /dev/null 2>&1 || log "warning: nvme disconnect -n $n failed"
     done
     CONNECTED=""
-    if [ -n "$tpid" ]; then
-        if kill -0 "$tpid" 2>/dev/null; then
-            kill -TERM "$tpid"
-            for _ in $(seq 50); do kill -0 "$tpid" 2>/dev/null || break; sleep 0.2; done
-            kill -0 "$tpid" 2>/dev/null && { log "warning: OUR target ignored SIGTERM; killing it"; kill -KILL "$tpid"; }
-            wait "$tpid" 2>/dev/null; local trc=$?
-            [ $trc = 0 ] || { log "ERROR: OUR target exited $trc on SIGTERM"; FAILED=1; }
-        else
-            ours_died "found at teardown"
-        fi
-        tpid=""
-    fi
+    for n in $USPACE; do stop $n; done
     knvmet_clear
     nullb_remove $NULLB
     [ -f "$W/thp.saved" ] && sed -n 's/.*\[\(.*\)\].*/\1/p' "$W/thp.saved" > /sys/kernel/mm/transparent_hugepage/enabled
-    rm -f "$OURS_FILE" "$KERN_FILE"
-    [ -f "$W/target.log" ] && cp "$W/target.log" "$OUT/target.log"
+    rm -f "${FILE[@]}"
+    for n in $USPACE; do
+        [ -f "$W/${TFILE[$n]}.log" ] && cp "$W/${TFILE[$n]}.log" "$OUT/${TFILE[$n]}.log"
+    done
 }
 trap 'rc=$?; teardown; [ $rc = 0 ] && [ $FAILED = 0 ] || exit 1' EXIT
 
@@ -195,39 +232,48 @@ if [ $TRANSPORT = tcp ]; then
     echo never > /sys/kernel/mm/transparent_hugepage/enabled || { log "ERROR: cannot turn THP off"; exit 1; }
 fi
 
-# --- OUR target -------------------------------------------------------------------------
-subsys_json() {   # subsys_json BACKEND
-    if [ "$1" = mem ]; then
-        echo "{\"nqn\": \"$(nqn ours mem)\", \"attr\": {\"allow_any_host\": \"1\"}, \"namespaces\": [{\"nsid\": 1, \"enable\": 1, \"nvmf_backend\": \"ram\", \"nvmf_size_bytes\": \"${SIZE_MB}M\"}]}"
+# --- OUR target (and the baseline's) -----------------------------------------------------
+subsys_json() {   # subsys_json ours|baseline BACKEND
+    if [ "$2" = mem ]; then
+        echo "{\"nqn\": \"$(nqn $1 mem)\", \"attr\": {\"allow_any_host\": \"1\"}, \"namespaces\": [{\"nsid\": 1, \"enable\": 1, \"nvmf_backend\": \"ram\", \"nvmf_size_bytes\": \"${SIZE_MB}M\"}]}"
     else
-        echo "{\"nqn\": \"$(nqn ours file)\", \"attr\": {\"allow_any_host\": \"1\"}, \"namespaces\": [{\"nsid\": 1, \"enable\": 1, \"device\": {\"path\": \"$OURS_FILE\"}, \"nvmf_backend\": \"file\", \"nvmf_create\": true, \"nvmf_buffered\": true, \"nvmf_size_bytes\": \"${SIZE_MB}M\"}]}"
+        echo "{\"nqn\": \"$(nqn $1 file)\", \"attr\": {\"allow_any_host\": \"1\"}, \"namespaces\": [{\"nsid\": 1, \"enable\": 1, \"device\": {\"path\": \"${FILE[$1]}\"}, \"nvmf_backend\": \"file\", \"nvmf_create\": true, \"nvmf_buffered\": true, \"nvmf_size_bytes\": \"${SIZE_MB}M\"}]}"
     fi
 }
-subs="" names=""
-for be in mem file; do
-    [ $be = mem ] && [ $need_mem = 0 ] && continue
-    [ $be = file ] && [ $need_file = 0 ] && continue
-    subs="${subs:+$subs, }$(subsys_json $be)"
-    names="${names:+$names, }\"$(nqn ours $be)\""
-done
-{
-    echo "{"
-    [ -n "$TARGET_JSON" ] && echo " \"nvmf_target\": $TARGET_JSON,"
-    echo " \"ports\": [{\"portid\": 1, \"addr\": {\"adrfam\": \"ipv4\", \"traddr\": \"$NVMF_TRADDR\", \"trsvcid\": \"$OURS_PORT\", \"trtype\": \"$TRANSPORT\"}, \"subsystems\": [$names]}],"
-    echo " \"subsystems\": [$subs]"
-    echo "}"
-} > "$W/target.json"
-cp "$W/target.json" "$OUT/target.json"
-log "starting OUR target: build/nvmf-target -c target.json (log: target.log in the results)"
-"$TGT" -c "$W/target.json" > "$W/target.log" 2>&1 &
-tpid=$!
-target_up() { grep -q 'nvmf-target: ready' "$W/target.log" || ! ours_alive; }
-if ! wait_for 30 target_up || ! ours_alive; then
-    log "ERROR: OUR target did not become ready ($(ours_alive && echo 'still starting after 30 s' || echo 'it exited')); its log:"
-    sed 's/^/    /' "$W/target.log"
-    ours_alive || tpid=""
-    exit 1
-fi
+# start_target ours|baseline: writes its configuration (the same but for port and NQNs),
+# starts it and waits until it is ready; exits the script when it is not.
+start_target() {
+    local t=$1 f=${TFILE[$1]} subs="" names="" be
+    for be in mem file; do
+        [ $be = mem ] && [ $need_mem = 0 ] && continue
+        [ $be = file ] && [ $need_file = 0 ] && continue
+        subs="${subs:+$subs, }$(subsys_json $t $be)"
+        names="${names:+$names, }\"$(nqn $t $be)\""
+    done
+    {
+        echo "{"
+        [ -n "$TARGET_JSON" ] && echo " \"nvmf_target\": $TARGET_JSON,"
+        echo " \"ports\": [{\"portid\": 1, \"addr\": {\"adrfam\": \"ipv4\", \"traddr\": \"$NVMF_TRADDR\", \"trsvcid\": \"$(port $t)\", \"trtype\": \"$TRANSPORT\"}, \"subsystems\": [$names]}],"
+        echo " \"subsystems\": [$subs]"
+        echo "}"
+    } > "$W/$f.json"
+    cp "$W/$f.json" "$OUT/$f.json"
+    if [ $t = ours ]; then
+        log "starting OUR target: build/nvmf-target -c target.json (log: target.log in the results)"
+    else
+        log "starting BASELINE target: ${TGT[$t]} -c $f.json (log: $f.log in the results)"
+    fi
+    "${TGT[$t]}" -c "$W/$f.json" > "$W/$f.log" 2>&1 &
+    PID[$t]=$!
+    target_up() { grep -q 'nvmf-target: ready' "$W/$f.log" || ! alive $t; }
+    if ! wait_for 30 target_up || ! alive $t; then
+        log "ERROR: $(tname $t) did not become ready ($(alive $t && echo 'still starting after 30 s' || echo 'it exited')); its log:"
+        sed 's/^/    /' "$W/$f.log"
+        alive $t || PID[$t]=""
+        exit 1
+    fi
+}
+for t in $USPACE; do start_target $t; done
 
 # --- kernel nvmet -----------------------------------------------------------------------
 # knvmet_file_subsys NQN FILE: a subsystem with one buffered file namespace (tmpfs has no
@@ -248,24 +294,24 @@ if [ $need_mem = 1 ]; then
     kern_nqns="$kern_nqns $(nqn kernel mem)"
 fi
 if [ $need_file = 1 ]; then
-    truncate -s "${SIZE_MB}M" "$KERN_FILE" || { log "ERROR: cannot create $KERN_FILE"; exit 1; }
-    knvmet_file_subsys "$(nqn kernel file)" "$KERN_FILE" || { log "ERROR: kernel nvmet file namespace on $KERN_FILE (buffered_io=1) failed"; exit 1; }
+    truncate -s "${SIZE_MB}M" "${FILE[kernel]}" || { log "ERROR: cannot create ${FILE[kernel]}"; exit 1; }
+    knvmet_file_subsys "$(nqn kernel file)" "${FILE[kernel]}" || { log "ERROR: kernel nvmet file namespace on ${FILE[kernel]} (buffered_io=1) failed"; exit 1; }
     kern_nqns="$kern_nqns $(nqn kernel file)"
 fi
-KNVMET_TRTYPE=$TRANSPORT knvmet_add_port 9 "$NVMF_TRADDR" $KERN_PORT $kern_nqns || { log "ERROR: kernel nvmet port $KERN_PORT failed"; exit 1; }
+KNVMET_TRTYPE=$TRANSPORT knvmet_add_port 9 "$NVMF_TRADDR" "$(port kernel)" $kern_nqns || { log "ERROR: kernel nvmet port $(port kernel) failed"; exit 1; }
 
-# --- kernel host: connect to both, precondition ----------------------------------------
-DEV_ours_mem="" DEV_kernel_mem="" DEV_ours_file="" DEV_kernel_file=""
+# --- kernel host: connect to every system, precondition -----------------------------------
+DEV_ours_mem="" DEV_kernel_mem="" DEV_ours_file="" DEV_kernel_file="" DEV_baseline_mem="" DEV_baseline_file=""
 for be in mem file; do
     [ $be = mem ] && [ $need_mem = 0 ] && continue
     [ $be = file ] && [ $need_file = 0 ] && continue
-    for t in ours kernel; do
+    for t in $SYSTEMS; do
         n=$(nqn $t $be)
         # A short controller-loss timeout: if a target dies, I/O fails instead of hanging.
         if ! timeout 60 nvme connect -t $TRANSPORT -a "$NVMF_TRADDR" -s $(port $t) -n "$n" -l 10 -c 1 > "$W/connect.txt" 2>&1; then
             log "ERROR: nvme connect to $(tname $t) ($be backend, $n, port $(port $t)) failed:"
             sed 's/^/    /' "$W/connect.txt"
-            [ $t = ours ] && ! ours_alive && ours_died "during connect"
+            uspace $t && ! alive $t && died $t "during connect"
             exit 1
         fi
         CONNECTED="$CONNECTED $n"
@@ -321,12 +367,11 @@ fmt_headline() {   # fmt_headline METRICS VALUESFILE
 mkdir -p "$OUT/runs"
 while read -r tool be wl rw bs qd metrics; do
     for r in $(seq "$ROUNDS"); do
-        order="ours kernel"; [ $((r % 2)) = 0 ] && order="kernel ours"
-        for t in $order; do
+        for t in $(order_for $r); do
             COUNT=$((COUNT + 1))
             label=$(printf '[%3d/%d] %s %s %s round %d %s' $COUNT $TOTAL $tool $be $wl $r $t)
-            if [ $t = ours ] && ! ours_alive; then
-                echo "$label: SKIPPED (OUR target is not running)"
+            if uspace $t && ! alive $t; then
+                echo "$label: SKIPPED ($(tname $t) is not running)"
                 printf '%s\t%s\t%s\t%s\t%d\tFAILED\t%s\n' $tool $be $wl $t $r "target not running" >> "$RAW"
                 continue
             fi
@@ -341,17 +386,20 @@ while read -r tool be wl rw bs qd metrics; do
                 printf '%s\t%s\t%s\t%s\t%d\tFAILED\t%s\n' $tool $be $wl $t $r "$tool failed" >> "$RAW"
                 FAILED=1
             fi
-            if [ $t = ours ] && ! ours_alive; then
-                ours_died "after $tool $be $wl round $r"
+            if uspace $t && ! alive $t && [ -n "${PID[$t]:-}" ]; then
+                died $t "after $tool $be $wl round $r"
             fi
         done
     done
 done <<< "$PLAN"
 
-if [ -z "$tpid" ]; then
-    log "ERROR: OUR target died during the run; the remaining measurements of it were skipped"
-    exit 1
-fi
+dead=0
+for t in $USPACE; do
+    [ -n "${PID[$t]:-}" ] && continue
+    log "ERROR: $(tname $t) died during the run; the remaining measurements of it were skipped"
+    dead=1
+done
+[ $dead = 0 ] || exit 1
 log "measurements done, $SECONDS s since the script started"
 meta guest_script_seconds $SECONDS
 [ $FAILED = 0 ] || log "ERROR: some measurements failed (see FAILED above)"

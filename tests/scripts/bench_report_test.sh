@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# bench/report on canned raw results (no VM): with a baseline, results.json holds the
+# baseline's medians, ours/baseline of the medians and ours/baseline and ours/kernel per
+# round, and the table shows them; without one, none of that appears; a failed baseline
+# round drops out of the per-round ratios and fails the report. Also bench/run's check of
+# BENCH_BASELINE (exit 2) and bench/guest.sh's rotating order. Run by make bench-report-test
+# (and before every make bench).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok   $1"; }
+fail() {
+	echo "FAIL $1"
+	fails=$((fails + 1))
+}
+
+# canned DIR [baseline]: a raw results folder of 3 rounds of two measurements (fio IOPS and
+# nvmf perf latency), with a baseline's values and meta when asked.
+canned() {
+	local d=$1/raw
+	mkdir -p "$d"
+	printf 'fio\tmem\t4k-randread-qd32\trandread\t4k\t32\tiops\n' > "$d/plan.tsv"
+	printf 'nvmf\tmem\t4k-randread-qd1\trandread\t4k\t1\tlat_mean_us\n' >> "$d/plan.tsv"
+	printf 'rounds\t3\nsecs\t3\nramp_secs\t1\nsize_mib\t64\ntransport\ttcp\n' > "$d/meta.tsv"
+	printf 'date\t2026-12-04T00:00:00Z\ngit_commit\t0123456789abcdef\ngit_dirty\tno\n' > "$d/host-meta.tsv"
+	# tool backend workload target round metric value
+	{
+		printf 'fio\tmem\t4k-randread-qd32\tours\t1\tiops\t110\n'
+		printf 'fio\tmem\t4k-randread-qd32\tkernel\t1\tiops\t200\n'
+		printf 'fio\tmem\t4k-randread-qd32\tkernel\t2\tiops\t220\n'
+		printf 'fio\tmem\t4k-randread-qd32\tours\t2\tiops\t132\n'
+		printf 'fio\tmem\t4k-randread-qd32\tours\t3\tiops\t99\n'
+		printf 'fio\tmem\t4k-randread-qd32\tkernel\t3\tiops\t198\n'
+		printf 'nvmf\tmem\t4k-randread-qd1\tours\t1\tlat_mean_us\t50\n'
+		printf 'nvmf\tmem\t4k-randread-qd1\tkernel\t1\tlat_mean_us\t40\n'
+		printf 'nvmf\tmem\t4k-randread-qd1\tkernel\t2\tlat_mean_us\t40\n'
+		printf 'nvmf\tmem\t4k-randread-qd1\tours\t2\tlat_mean_us\t60\n'
+		printf 'nvmf\tmem\t4k-randread-qd1\tours\t3\tlat_mean_us\t55\n'
+		printf 'nvmf\tmem\t4k-randread-qd1\tkernel\t3\tlat_mean_us\t50\n'
+	} > "$d/raw.tsv"
+	[ "${2:-}" = baseline ] || return 0
+	printf 'baseline\t/x/old\n' >> "$d/meta.tsv"
+	printf 'baseline_dir\t/x/old\nbaseline_commit\tfedcba9876543210\nbaseline_dirty\tno\n' >> "$d/host-meta.tsv"
+	{
+		printf 'fio\tmem\t4k-randread-qd32\tbaseline\t1\tiops\t100\n'
+		printf 'fio\tmem\t4k-randread-qd32\tbaseline\t2\tiops\t120\n'
+		printf 'fio\tmem\t4k-randread-qd32\tbaseline\t3\tiops\t110\n'
+		printf 'nvmf\tmem\t4k-randread-qd1\tbaseline\t1\tlat_mean_us\t50\n'
+		printf 'nvmf\tmem\t4k-randread-qd1\tbaseline\t2\tlat_mean_us\t50\n'
+		printf 'nvmf\tmem\t4k-randread-qd1\tbaseline\t3\tlat_mean_us\t44\n'
+	} >> "$d/raw.tsv"
+}
+
+# check NAME DIR PYTHON-EXPRESSION: true of results.json loaded as r (its results as e[0],
+# e[1]) and results.md as md.
+check() {
+	if python3 - "$2" "$3" <<'EOF'; then ok "$1"; else fail "$1"; fi
+import json, math, sys
+d = sys.argv[1]
+r = json.load(open(d + "/results.json"))
+md = open(d + "/results.md").read()
+e = r["results"]
+close = lambda a, b: len(a) == len(b) and all(math.isclose(x, y, rel_tol=1e-9) for x, y in zip(a, b))
+sys.exit(0 if eval(sys.argv[2]) else 1)
+EOF
+}
+
+# --- with a baseline: medians, ratios of medians, per-round ratios --------------------------
+canned "$tmp/b" baseline
+if python3 "$here/bench/report" "$tmp/b" > "$tmp/b.out" 2>&1; then ok "report with a baseline exits 0"; else
+	fail "report with a baseline exits 0"
+	cat "$tmp/b.out"
+fi
+check "baseline medians" "$tmp/b" 'e[0]["baseline"]["median"] == 110 and e[1]["baseline"]["median"] == 50'
+check "ours/kernel of the medians unchanged" "$tmp/b" 'close([e[0]["ratio"], e[1]["ratio"]], [110 / 200, 55 / 40])'
+check "ours/baseline of the medians" "$tmp/b" 'close([e[0]["ratio_baseline"], e[1]["ratio_baseline"]], [1.0, 1.1])'
+check "ours/baseline per round" "$tmp/b" \
+	'e[0]["ratio_baseline_round_numbers"] == [1, 2, 3] and close(e[0]["ratio_baseline_rounds"], [1.1, 1.1, 0.9]) and close(e[1]["ratio_baseline_rounds"], [1.0, 1.2, 55 / 44])'
+check "ours/kernel per round" "$tmp/b" 'close(e[0]["ratio_rounds"], [110 / 200, 132 / 220, 99 / 198])'
+check "the baseline's commit" "$tmp/b" 'r["baseline"] == {"dir": "/x/old", "commit": "fedcba9876543210", "dirty": False}'
+check "the table has the baseline's columns" "$tmp/b" \
+	'"| ours | baseline | kernel | ours/kernel (latency: <1 = ours better) | ours/baseline | ours/baseline per round |" in md and "| 110 | 110 | 200 | 0.55 | 1.00 | 1.10 1.10 0.90 |" in md and "commit fedcba987654" in md'
+if command -v gnuplot > /dev/null; then
+	if [ -s "$tmp/b/results.png" ]; then ok "plot with a baseline"; else fail "plot with a baseline"; fi
+fi
+
+# --- without: nothing of the baseline --------------------------------------------------------
+canned "$tmp/n"
+python3 "$here/bench/report" "$tmp/n" > "$tmp/n.out" 2>&1 || fail "report without a baseline exits 0"
+check "no baseline, no baseline fields" "$tmp/n" \
+	'"baseline" not in r and all(k not in x for x in e for k in ("baseline", "ratio_baseline", "ratio_rounds")) and "baseline" not in md'
+check "no baseline, same ratios" "$tmp/n" 'close([e[0]["ratio"], e[1]["ratio"]], [110 / 200, 55 / 40])'
+
+# --- a failed baseline round -----------------------------------------------------------------
+canned "$tmp/f" baseline
+sed -i '/\tbaseline\t2\tiops/d' "$tmp/f/raw/raw.tsv"
+printf 'fio\tmem\t4k-randread-qd32\tbaseline\t2\tFAILED\tfio failed\n' >> "$tmp/f/raw/raw.tsv"
+rc=0
+python3 "$here/bench/report" "$tmp/f" > "$tmp/f.out" 2>&1 || rc=$?
+if [ $rc = 1 ]; then ok "a failed baseline round fails the report"; else fail "a failed baseline round fails the report (exit $rc)"; fi
+check "a failed round leaves the per-round ratios" "$tmp/f" \
+	'e[0]["ratio_baseline_round_numbers"] == [1, 3] and close(e[0]["ratio_baseline_rounds"], [1.1, 0.9]) and e[0]["baseline"]["median"] == 105 and r["failures"][0]["target"] == "baseline"'
+
+# --- bench/run refuses a BENCH_BASELINE without a built target, before anything else -------
+for bad in "$tmp/none" "$tmp/b"; do
+	rc=0
+	out=$(BENCH_BASELINE=$bad "$here/bench/run" 2>&1) || rc=$?
+	if [ $rc = 2 ] && [[ "$out" == *"BENCH_BASELINE=$bad"* ]]; then ok "bench/run refuses BENCH_BASELINE=${bad##*/}"; else
+		fail "bench/run refuses BENCH_BASELINE=${bad##*/}: exit $rc: $out"
+	fi
+done
+
+# --- bench/guest.sh --list: each round rotates the order --------------------------------------
+printf 'BENCH_ROUNDS=3\nBENCH_ONLY=%q\nBENCH_TRANSPORT=tcp\nBENCH_BASELINE=/x/old\n' "nvmf mem 4k-randread-qd1" > "$tmp/params.sh"
+want="ours baseline kernel baseline kernel ours kernel ours baseline"
+got=$(bash "$here/bench/guest.sh" --list "$tmp/params.sh" | awk '{print $NF}' | paste -sd' ')
+if [ "$got" = "$want" ]; then ok "three systems rotate per round"; else fail "three systems rotate per round: $got"; fi
+sed -i '/^BENCH_BASELINE=/d' "$tmp/params.sh"
+got=$(bash "$here/bench/guest.sh" --list "$tmp/params.sh" | awk '{print $NF}' | paste -sd' ')
+if [ "$got" = "ours kernel kernel ours ours kernel" ]; then ok "two systems alternate as before"; else fail "two systems alternate as before: $got"; fi
+
+[ $fails = 0 ] || {
+	echo "bench_report_test: $fails failure(s)"
+	exit 1
+}
+echo "bench_report_test: all passed"
