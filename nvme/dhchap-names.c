@@ -18,7 +18,10 @@ _Static_assert(NVME_AUTH_DHGROUP_NULL == 0 && NVME_AUTH_DHGROUP_8192 == 5,
 	       "DH group ids are 0 to 5");
 
 const char *const nvme_dhchap_hash_names[NVME_DHCHAP_HASH_COUNT + 1] = {
-	"hmac(sha256)", "hmac(sha384)", "hmac(sha512)", NULL,
+	"hmac(sha256)",
+	"hmac(sha384)",
+	"hmac(sha512)",
+	NULL,
 };
 
 const char *const nvme_dhchap_dhgroup_names[NVME_DHCHAP_DHGROUP_COUNT + 1] = {

@@ -5,11 +5,8 @@
 #include "util/choice.h"
 
 const char *const nvmf_log_level_names[NVMF_LOG_DEBUG + 2] = {
-	[NVMF_LOG_ERROR] = "error",
-	[NVMF_LOG_WARNING] = "warning",
-	[NVMF_LOG_INFO] = "info",
-	[NVMF_LOG_DEBUG] = "debug",
-	[NVMF_LOG_DEBUG + 1] = NULL,
+	[NVMF_LOG_ERROR] = "error", [NVMF_LOG_WARNING] = "warning", [NVMF_LOG_INFO] = "info",
+	[NVMF_LOG_DEBUG] = "debug", [NVMF_LOG_DEBUG + 1] = NULL,
 };
 
 const char *const nvmf_log_component_names[NVMF_LOGC_COUNT + 1] = {
