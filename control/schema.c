@@ -12,25 +12,25 @@
 #include "util/log-names.h"
 
 /* The parameters most methods share. */
-#define P_NQN(req, help)                                                     \
-	{                                                                    \
-		"nqn", NVMF_RPC_STRING, req, 1, NVMF_CTL_NQN_MAX, NULL, help \
+#define P_NQN(req, help)                                                           \
+	{                                                                          \
+		"nqn", NVMF_RPC_STRING, req, 1, NVMF_CTL_NQN_MAX, NULL, help, NULL \
 	}
-#define P_NSID(req, help)                                                    \
-	{                                                                    \
-		"nsid", NVMF_RPC_UINT, req, 1, NVMF_CTL_NSID_MAX, NULL, help \
+#define P_NSID(req, help)                                                          \
+	{                                                                          \
+		"nsid", NVMF_RPC_UINT, req, 1, NVMF_CTL_NSID_MAX, NULL, help, NULL \
 	}
-#define P_PORTID(req, help)                                                      \
-	{                                                                        \
-		"portid", NVMF_RPC_UINT, req, 0, NVMF_CTL_PORTID_MAX, NULL, help \
+#define P_PORTID(req, help)                                                            \
+	{                                                                              \
+		"portid", NVMF_RPC_UINT, req, 0, NVMF_CTL_PORTID_MAX, NULL, help, NULL \
 	}
-#define P_GRPID(help)                                                           \
-	{                                                                       \
-		"grpid", NVMF_RPC_UINT, true, 1, NVMF_CTL_GRPID_MAX, NULL, help \
+#define P_GRPID(help)                                                                 \
+	{                                                                             \
+		"grpid", NVMF_RPC_UINT, true, 1, NVMF_CTL_GRPID_MAX, NULL, help, NULL \
 	}
-#define P_HOST(help)                                                           \
-	{                                                                      \
-		"host", NVMF_RPC_STRING, true, 1, NVMF_CTL_NQN_MAX, NULL, help \
+#define P_HOST(help)                                                                 \
+	{                                                                            \
+		"host", NVMF_RPC_STRING, true, 1, NVMF_CTL_NQN_MAX, NULL, help, NULL \
 	}
 /* A string that is one of the NULL-ended @choices (kind: what one is, "a log level"). */
 #define P_CHOICE(name, req, choices, kind, help)                      \
@@ -38,9 +38,9 @@
 		name, NVMF_RPC_STRING, req, 0, 0, kind, help, choices \
 	}
 #define P_SUBSYS P_NQN(true, "the subsystem's NQN")
-#define P_END                                                  \
-	{                                                      \
-		NULL, NVMF_RPC_STRING, false, 0, 0, NULL, NULL \
+#define P_END                                                        \
+	{                                                            \
+		NULL, NVMF_RPC_STRING, false, 0, 0, NULL, NULL, NULL \
 	}
 
 const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
@@ -67,10 +67,12 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 				     { P_SUBSYS,
 				       { "namespace", NVMF_RPC_OBJECT, false, 0, 0,
 					 "an object as in the config file's \"namespaces\"",
-					 "one namespace, as in the config file (give it or namespaces)" },
+					 "one namespace, as in the config file (give it or namespaces)",
+					 NULL },
 				       { "namespaces", NVMF_RPC_ARRAY, false, 0, 0,
 					 "a non-empty array of namespace objects",
-					 "several namespaces, added all or none (give it or namespace)" },
+					 "several namespaces, added all or none (give it or namespace)",
+					 NULL },
 				       P_END } },
 	[NVMF_CTL_NAMESPACE_REMOVE] = { "namespace_remove",
 					"remove a namespace",
@@ -86,7 +88,8 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 					{ P_SUBSYS,
 					  P_NSID(true, "the namespace"),
 					  { "size_bytes", NVMF_RPC_SIZE, true, 1, INT64_MAX, NULL,
-					    "the new size in bytes (\"64M\": a binary suffix K, M, G or T)" },
+					    "the new size in bytes (\"64M\": a binary suffix K, M, G or T)",
+					    NULL },
 					  P_END } },
 	[NVMF_CTL_NAMESPACE_RESERVATION] = { "namespace_reservation",
 					     "a namespace's reservation: registrants, keys, holder, type, generation, PTPL",
@@ -101,10 +104,11 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 				       "set a host's DH-HMAC-CHAP keys, hash and group",
 				       { P_HOST("the host's NQN"),
 					 { "key", NVMF_RPC_STRING, true, 1, NVMF_CTL_SECRET_MAX,
-					   NULL, "the host's secret, \"DHHC-1:NN:...:\"" },
+					   NULL, "the host's secret, \"DHHC-1:NN:...:\"", NULL },
 					 { "ctrl_key", NVMF_RPC_STRING, false, 1,
 					   NVMF_CTL_SECRET_MAX, NULL,
-					   "the controller's secret (bidirectional authentication)" },
+					   "the controller's secret (bidirectional authentication)",
+					   NULL },
 					 P_CHOICE("hash", false, nvme_dhchap_hash_names,
 						  "a DH-HMAC-CHAP hash",
 						  "the hash (default hmac(sha256))"),
@@ -119,19 +123,21 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 						"allow_any_host on or off",
 						{ P_SUBSYS,
 						  { "allow", NVMF_RPC_BOOL, true, 0, 0, NULL,
-						    "true: any host may connect; false: only the allowed hosts" },
+						    "true: any host may connect; false: only the allowed hosts",
+						    NULL },
 						  P_END } },
 	[NVMF_CTL_CONTROLLER_DISCONNECT] = { "controller_disconnect",
 					     "tear a controller down",
 					     { P_SUBSYS,
 					       { "cntlid", NVMF_RPC_UINT, true, 1,
-						 NVMF_CTL_CNTLID_MAX, NULL, "the controller's ID" },
+						 NVMF_CTL_CNTLID_MAX, NULL, "the controller's ID",
+						 NULL },
 					       P_END } },
 	[NVMF_CTL_SUBSYSTEM_ADD] = { "subsystem_add",
 				     "serve a subsystem (a config file's subsystem object)",
 				     { { "subsystem", NVMF_RPC_OBJECT, true, 0, 0,
 					 "an object as in the config file's \"subsystems\"",
-					 "the subsystem, as in the config file" },
+					 "the subsystem, as in the config file", NULL },
 				       P_END } },
 	[NVMF_CTL_SUBSYSTEM_REMOVE] = { "subsystem_remove",
 					"stop serving a subsystem",
@@ -140,7 +146,7 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 				"listen on a port (a config file's port object)",
 				{ { "port", NVMF_RPC_OBJECT, true, 0, 0,
 				    "an object as in the config file's \"ports\"",
-				    "the port, as in the config file" },
+				    "the port, as in the config file", NULL },
 				  P_END } },
 	[NVMF_CTL_PORT_REMOVE] = { "port_remove",
 				   "stop listening on a port",
@@ -169,7 +175,8 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 	[NVMF_CTL_CONFIG_SAVE] = { "config_save",
 				   "write the running configuration to a file",
 				   { { "path", NVMF_RPC_STRING, false, 1, NVMF_CTL_PATH_MAX, NULL,
-				       "an absolute path (default: the file the target was started from)" },
+				       "an absolute path (default: the file the target was started from)",
+				       NULL },
 				     P_END } },
 	[NVMF_CTL_CONFIG_RELOAD] = { "config_reload",
 				     "apply what the config file says now (as SIGHUP)",

@@ -34,7 +34,8 @@ static void names_parse_back_and_others_leave_the_output_alone(void)
 }
 
 const struct unit_test util_log_names_tests[] = {
-	{ "lists_follow_their_enums_and_end_with_null", lists_follow_their_enums_and_end_with_null },
+	{ "lists_follow_their_enums_and_end_with_null",
+	  lists_follow_their_enums_and_end_with_null },
 	{ "names_parse_back_and_others_leave_the_output_alone",
 	  names_parse_back_and_others_leave_the_output_alone },
 	{ NULL, NULL }
