@@ -88,11 +88,12 @@ TARGETCTL_SRCS := $(filter-out app/nvmf-targetctl/main.c,$(wildcard app/nvmf-tar
 TARGETCTL_OBJS := $(TARGETCTL_SRCS:%.c=$(BUILD)/obj/%.o)
 # What it shares with the target, and nothing else of it (install-check checks): the
 # socket path and framing (control/proto.c), the methods' descriptions
-# (control/schema.c), the UUID/NGUID parsers (nvme/identify.c), status texts
-# (nvme/errmsg.c), jansson's wiping free (subsystem/json-wipe.c) and the pure helpers
-# (util/). libc and jansson only.
-TARGETCTL_SHARED := control/proto.c control/schema.c nvme/identify.c nvme/errmsg.c $(wildcard util/*.c) \
-		    subsystem/json-wipe.c
+# (control/schema.c) and the name tables of their choice lists (nvme/ana-state.c,
+# nvme/dhchap-names.c, util/log-names.c), the UUID/NGUID parsers (nvme/identify.c),
+# status texts (nvme/errmsg.c), jansson's wiping free (subsystem/json-wipe.c) and the
+# pure helpers (util/). libc and jansson only.
+TARGETCTL_SHARED := control/proto.c control/schema.c nvme/ana-state.c nvme/dhchap-names.c \
+		    nvme/identify.c nvme/errmsg.c $(wildcard util/*.c) subsystem/json-wipe.c
 TARGETCTL_SHARED_OBJS := $(TARGETCTL_SHARED:%.c=$(BUILD)/obj/%.o)
 
 UNIT_SRCS := $(wildcard tests/unit/*.c tests/unit/*/*.c tests/unit/*/*/*.c)

@@ -8,12 +8,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "nvme/ana-state.h"
 #include "target/ana.h"
 #include "control/control.h"
 #include "target/core.h"
 #include "target/log.h"
-
-#define STATE_NAMES "optimized, non-optimized, inaccessible, persistent-loss or change"
 
 static int code_of(int rc)
 {
@@ -34,14 +33,8 @@ void nvmf_ctl_ana_state_set(void *ctx, struct nvmf_rpc_call *call)
 	struct nvmf_ctl *ctl = ctx;
 	uint64_t portid = nvmf_rpc_uint(call, "portid", 0), grpid = nvmf_rpc_uint(call, "grpid", 0);
 	const char *name = nvmf_rpc_str(call, "state");
-	uint8_t state;
-	if (!nvmf_ana_state_parse(name, &state)) {
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
-			       "parameter 'state': \"%s\" is not an ANA "
-			       "state (" STATE_NAMES ")",
-			       name);
-		return;
-	}
+	uint8_t state = 0;
+	nvme_ana_state_parse(name, &state); /* one of the names: the schema checked it */
 	struct nvmf_port *p = nvmf_tgt_find_port(ctl->tgt, (uint16_t)portid);
 	if (!p) {
 		nvmf_rpc_error(call, NVMF_RPC_NOT_FOUND, "parameter 'portid': no port %llu",
@@ -57,12 +50,12 @@ void nvmf_ctl_ana_state_set(void *ctx, struct nvmf_rpc_call *call)
 	}
 	if (rc)
 		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "port %u: ANA group %u %s (was %s)",
-			 p->cfg->portid, (unsigned)grpid, nvmf_ana_state_name(state),
-			 nvmf_ana_state_name(prev));
+			 p->cfg->portid, (unsigned)grpid, nvme_ana_state_name(state),
+			 nvme_ana_state_name(prev));
 	nvmf_rpc_result(call,
 			json_pack("{s:I, s:I, s:s, s:s, s:b}", "portid", (json_int_t)portid,
-				  "grpid", (json_int_t)grpid, "state", nvmf_ana_state_name(state),
-				  "previous", nvmf_ana_state_name(prev), "changed", rc > 0));
+				  "grpid", (json_int_t)grpid, "state", nvme_ana_state_name(state),
+				  "previous", nvme_ana_state_name(prev), "changed", rc > 0));
 }
 
 /* The enabled namespaces in group @g of the subsystems @p exposes. */
@@ -91,7 +84,7 @@ static json_t *port_groups(const struct nvmf_tgt *tgt, const struct nvmf_port *p
 			json_array_append_new(
 				groups,
 				json_pack("{s:I, s:s, s:b, s:I, s:o}", "grpid", (json_int_t)g,
-					  "state", nvmf_ana_state_name(p->ana_state[g]), "defined",
+					  "state", nvme_ana_state_name(p->ana_state[g]), "defined",
 					  nvmf_port_config_defines(p->cfg, g), "change_count",
 					  (json_int_t)tgt->ana_grp_chgcnt[g], "namespaces",
 					  group_namespaces(p, g)));

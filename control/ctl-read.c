@@ -300,30 +300,20 @@ static const char *common_level(const struct nvmf_tgt *tgt)
 	return nvmf_log_level_name(l);
 }
 
-/* The optional parameter 'component': false (answered) when it names none; *all when
- * it is absent. */
-static bool param_component(struct nvmf_rpc_call *call, enum nvmf_log_component *out, bool *all)
+/* The optional parameter 'component' into *@out (one of the names: the schema checked
+ * it); false when it is absent (every component). */
+static bool param_component(struct nvmf_rpc_call *call, enum nvmf_log_component *out)
 {
-	const char *name = nvmf_rpc_str(call, "component"); /* a string of 1-16 (schema) */
-	*all = !name;
-	if (name && !nvmf_log_component_parse(name, out)) {
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
-			       "parameter 'component': \"%s\" is not a log "
-			       "component (core, rdma, tcp, auth, control, backend)",
-			       name);
-		return false;
-	}
-	return true;
+	const char *name = nvmf_rpc_str(call, "component");
+	*out = NVMF_LOGC_CORE;
+	return name && nvmf_log_component_parse(name, out);
 }
 
 void nvmf_ctl_log_level_get(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
 	enum nvmf_log_component comp;
-	bool all;
-	if (!param_component(call, &comp, &all))
-		return;
-	if (!all) {
+	if (param_component(call, &comp)) {
 		nvmf_rpc_result(call,
 				json_pack("{s:s, s:s}", "component", nvmf_log_component_name(comp),
 					  "level",
@@ -343,18 +333,10 @@ void nvmf_ctl_log_level_set(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
 	const char *name = nvmf_rpc_str(call, "level");
-	enum nvmf_log_level level;
+	enum nvmf_log_level level = NVMF_LOG_INFO;
 	enum nvmf_log_component comp;
-	bool all;
-	if (!param_component(call, &comp, &all))
-		return;
-	if (!nvmf_log_level_parse(name, &level)) {
-		nvmf_rpc_error(call, NVMF_RPC_INVALID_PARAMS,
-			       "parameter 'level': \"%s\" is not a log level "
-			       "(error, warning, info, debug)",
-			       name);
-		return;
-	}
+	bool all = !param_component(call, &comp);
+	nvmf_log_level_parse(name, &level); /* one of the names: the schema checked it */
 	if (all) {
 		char prev[16];
 		snprintf(prev, sizeof(prev), "%s", common_level(ctl->tgt));

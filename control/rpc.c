@@ -65,7 +65,7 @@ static json_t *param(struct nvmf_rpc_call *call, const struct nvmf_rpc_param *p,
 bool nvmf_rpc_param_str(struct nvmf_rpc_call *call, const char *name, bool required, size_t max_len,
 			const char **out)
 {
-	struct nvmf_rpc_param p = { name, NVMF_RPC_STRING, required, 1, max_len, NULL, NULL };
+	struct nvmf_rpc_param p = { name, NVMF_RPC_STRING, required, 1, max_len, NULL, NULL, NULL };
 	bool ok;
 	json_t *v = param(call, &p, &ok);
 	if (v)
@@ -76,7 +76,7 @@ bool nvmf_rpc_param_str(struct nvmf_rpc_call *call, const char *name, bool requi
 bool nvmf_rpc_param_uint(struct nvmf_rpc_call *call, const char *name, bool required, uint64_t min,
 			 uint64_t max, uint64_t *out)
 {
-	struct nvmf_rpc_param p = { name, NVMF_RPC_UINT, required, min, max, NULL, NULL };
+	struct nvmf_rpc_param p = { name, NVMF_RPC_UINT, required, min, max, NULL, NULL, NULL };
 	bool ok;
 	json_t *v = param(call, &p, &ok);
 	if (v)
@@ -86,7 +86,7 @@ bool nvmf_rpc_param_uint(struct nvmf_rpc_call *call, const char *name, bool requ
 
 bool nvmf_rpc_param_bool(struct nvmf_rpc_call *call, const char *name, bool required, bool *out)
 {
-	struct nvmf_rpc_param p = { name, NVMF_RPC_BOOL, required, 0, 0, NULL, NULL };
+	struct nvmf_rpc_param p = { name, NVMF_RPC_BOOL, required, 0, 0, NULL, NULL, NULL };
 	bool ok;
 	json_t *v = param(call, &p, &ok);
 	if (v)

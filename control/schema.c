@@ -6,32 +6,41 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "nvme/ana-state.h"
+#include "nvme/dhchap.h"
+#include "util/choice.h"
+#include "util/log-names.h"
 
 /* The parameters most methods share. */
-#define P_NQN(req, help)                                                     \
-	{                                                                    \
-		"nqn", NVMF_RPC_STRING, req, 1, NVMF_CTL_NQN_MAX, NULL, help \
+#define P_NQN(req, help)                                                           \
+	{                                                                          \
+		"nqn", NVMF_RPC_STRING, req, 1, NVMF_CTL_NQN_MAX, NULL, help, NULL \
 	}
-#define P_NSID(req, help)                                                    \
-	{                                                                    \
-		"nsid", NVMF_RPC_UINT, req, 1, NVMF_CTL_NSID_MAX, NULL, help \
+#define P_NSID(req, help)                                                          \
+	{                                                                          \
+		"nsid", NVMF_RPC_UINT, req, 1, NVMF_CTL_NSID_MAX, NULL, help, NULL \
 	}
-#define P_PORTID(req, help)                                                      \
-	{                                                                        \
-		"portid", NVMF_RPC_UINT, req, 0, NVMF_CTL_PORTID_MAX, NULL, help \
+#define P_PORTID(req, help)                                                            \
+	{                                                                              \
+		"portid", NVMF_RPC_UINT, req, 0, NVMF_CTL_PORTID_MAX, NULL, help, NULL \
 	}
-#define P_GRPID(help)                                                           \
-	{                                                                       \
-		"grpid", NVMF_RPC_UINT, true, 1, NVMF_CTL_GRPID_MAX, NULL, help \
+#define P_GRPID(help)                                                                 \
+	{                                                                             \
+		"grpid", NVMF_RPC_UINT, true, 1, NVMF_CTL_GRPID_MAX, NULL, help, NULL \
 	}
-#define P_HOST(help)                                                           \
-	{                                                                      \
-		"host", NVMF_RPC_STRING, true, 1, NVMF_CTL_NQN_MAX, NULL, help \
+#define P_HOST(help)                                                                 \
+	{                                                                            \
+		"host", NVMF_RPC_STRING, true, 1, NVMF_CTL_NQN_MAX, NULL, help, NULL \
+	}
+/* A string that is one of the NULL-ended @choices (kind: what one is, "a log level"). */
+#define P_CHOICE(name, req, choices, kind, help)                      \
+	{                                                             \
+		name, NVMF_RPC_STRING, req, 0, 0, kind, help, choices \
 	}
 #define P_SUBSYS P_NQN(true, "the subsystem's NQN")
-#define P_END                                                  \
-	{                                                      \
-		NULL, NVMF_RPC_STRING, false, 0, 0, NULL, NULL \
+#define P_END                                                        \
+	{                                                            \
+		NULL, NVMF_RPC_STRING, false, 0, 0, NULL, NULL, NULL \
 	}
 
 const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
@@ -58,10 +67,12 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 				     { P_SUBSYS,
 				       { "namespace", NVMF_RPC_OBJECT, false, 0, 0,
 					 "an object as in the config file's \"namespaces\"",
-					 "one namespace, as in the config file (give it or namespaces)" },
+					 "one namespace, as in the config file (give it or namespaces)",
+					 NULL },
 				       { "namespaces", NVMF_RPC_ARRAY, false, 0, 0,
 					 "a non-empty array of namespace objects",
-					 "several namespaces, added all or none (give it or namespace)" },
+					 "several namespaces, added all or none (give it or namespace)",
+					 NULL },
 				       P_END } },
 	[NVMF_CTL_NAMESPACE_REMOVE] = { "namespace_remove",
 					"remove a namespace",
@@ -77,7 +88,8 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 					{ P_SUBSYS,
 					  P_NSID(true, "the namespace"),
 					  { "size_bytes", NVMF_RPC_SIZE, true, 1, INT64_MAX, NULL,
-					    "the new size in bytes (\"64M\": a binary suffix K, M, G or T)" },
+					    "the new size in bytes (\"64M\": a binary suffix K, M, G or T)",
+					    NULL },
 					  P_END } },
 	[NVMF_CTL_NAMESPACE_RESERVATION] = { "namespace_reservation",
 					     "a namespace's reservation: registrants, keys, holder, type, generation, PTPL",
@@ -92,14 +104,17 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 				       "set a host's DH-HMAC-CHAP keys, hash and group",
 				       { P_HOST("the host's NQN"),
 					 { "key", NVMF_RPC_STRING, true, 1, NVMF_CTL_SECRET_MAX,
-					   NULL, "the host's secret, \"DHHC-1:NN:...:\"" },
+					   NULL, "the host's secret, \"DHHC-1:NN:...:\"", NULL },
 					 { "ctrl_key", NVMF_RPC_STRING, false, 1,
 					   NVMF_CTL_SECRET_MAX, NULL,
-					   "the controller's secret (bidirectional authentication)" },
-					 { "hash", NVMF_RPC_STRING, false, 1, 32, NULL,
-					   "hmac(sha256) (default), hmac(sha384) or hmac(sha512)" },
-					 { "dhgroup", NVMF_RPC_STRING, false, 1, 32, NULL,
-					   "null (default) or ffdhe2048 to ffdhe8192" },
+					   "the controller's secret (bidirectional authentication)",
+					   NULL },
+					 P_CHOICE("hash", false, nvme_dhchap_hash_names,
+						  "a DH-HMAC-CHAP hash",
+						  "the hash (default hmac(sha256))"),
+					 P_CHOICE("dhgroup", false, nvme_dhchap_dhgroup_names,
+						  "a DH group",
+						  "the DH group (default null: no DH exchange)"),
 					 P_END } },
 	[NVMF_CTL_HOST_DHCHAP_CLEAR] = { "host_dhchap_clear",
 					 "remove a host's DH-HMAC-CHAP keys",
@@ -108,19 +123,21 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 						"allow_any_host on or off",
 						{ P_SUBSYS,
 						  { "allow", NVMF_RPC_BOOL, true, 0, 0, NULL,
-						    "true: any host may connect; false: only the allowed hosts" },
+						    "true: any host may connect; false: only the allowed hosts",
+						    NULL },
 						  P_END } },
 	[NVMF_CTL_CONTROLLER_DISCONNECT] = { "controller_disconnect",
 					     "tear a controller down",
 					     { P_SUBSYS,
 					       { "cntlid", NVMF_RPC_UINT, true, 1,
-						 NVMF_CTL_CNTLID_MAX, NULL, "the controller's ID" },
+						 NVMF_CTL_CNTLID_MAX, NULL, "the controller's ID",
+						 NULL },
 					       P_END } },
 	[NVMF_CTL_SUBSYSTEM_ADD] = { "subsystem_add",
 				     "serve a subsystem (a config file's subsystem object)",
 				     { { "subsystem", NVMF_RPC_OBJECT, true, 0, 0,
 					 "an object as in the config file's \"subsystems\"",
-					 "the subsystem, as in the config file" },
+					 "the subsystem, as in the config file", NULL },
 				       P_END } },
 	[NVMF_CTL_SUBSYSTEM_REMOVE] = { "subsystem_remove",
 					"stop serving a subsystem",
@@ -129,7 +146,7 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 				"listen on a port (a config file's port object)",
 				{ { "port", NVMF_RPC_OBJECT, true, 0, 0,
 				    "an object as in the config file's \"ports\"",
-				    "the port, as in the config file" },
+				    "the port, as in the config file", NULL },
 				  P_END } },
 	[NVMF_CTL_PORT_REMOVE] = { "port_remove",
 				   "stop listening on a port",
@@ -142,10 +159,9 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 				   { P_PORTID(true, "the port"), P_SUBSYS, P_END } },
 	[NVMF_CTL_ANA_STATE_SET] = { "ana_state_set",
 				     "set an ANA group's state on a port",
-				     { P_PORTID(true, "the port"),
-				       P_GRPID("the ANA group"),
-				       { "state", NVMF_RPC_STRING, true, 1, 32, NULL,
-					 "optimized, non-optimized, inaccessible, persistent-loss or change" },
+				     { P_PORTID(true, "the port"), P_GRPID("the ANA group"),
+				       P_CHOICE("state", true, nvme_ana_state_names, "an ANA state",
+						"the group's state on the port from now on"),
 				       P_END } },
 	[NVMF_CTL_ANA_STATE_LIST] = { "ana_state_list",
 				      "ANA groups, their states per port, their namespaces",
@@ -159,22 +175,25 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 	[NVMF_CTL_CONFIG_SAVE] = { "config_save",
 				   "write the running configuration to a file",
 				   { { "path", NVMF_RPC_STRING, false, 1, NVMF_CTL_PATH_MAX, NULL,
-				       "an absolute path (default: the file the target was started from)" },
+				       "an absolute path (default: the file the target was started from)",
+				       NULL },
 				     P_END } },
 	[NVMF_CTL_CONFIG_RELOAD] = { "config_reload",
 				     "apply what the config file says now (as SIGHUP)",
 				     { P_END } },
 	[NVMF_CTL_LOG_LEVEL_GET] = { "log_level_get",
 				     "the log level of one component, or of each and the level they share (or mixed)",
-				     { { "component", NVMF_RPC_STRING, false, 1, 16, NULL,
-					 "core, rdma, tcp, auth, control or backend (default: every one)" },
+				     { P_CHOICE("component", false, nvmf_log_component_names,
+						"a log component",
+						"only this component (default: every one)"),
 				       P_END } },
 	[NVMF_CTL_LOG_LEVEL_SET] = { "log_level_set",
-				     "set the log level of one component, or of all: error, warning, info, debug",
-				     { { "level", NVMF_RPC_STRING, true, 1, 16, NULL,
-					 "error, warning, info or debug" },
-				       { "component", NVMF_RPC_STRING, false, 1, 16, NULL,
-					 "core, rdma, tcp, auth, control or backend (default: all)" },
+				     "set the log level of one component, or of all",
+				     { P_CHOICE("level", true, nvmf_log_level_names, "a log level",
+						"the level: lines up to it are written"),
+				       P_CHOICE("component", false, nvmf_log_component_names,
+						"a log component",
+						"only this component (default: all)"),
 				       P_END } },
 	[NVMF_CTL_METHOD_COUNT] = { NULL, NULL, { P_END } },
 };
@@ -253,6 +272,24 @@ static bool fail(char *msg, size_t len, const char *fmt, ...)
 	return false;
 }
 
+/* A string parameter with a choice list: @v (a string) is one of them, whole (no NUL
+ * inside). The value is quoted (cut to 40 bytes) unless it holds a secret: a key pasted
+ * into the wrong parameter must not reach a message, a log or a terminal. */
+static bool choice_check(const struct nvmf_rpc_param *p, const json_t *v, char *msg, size_t len)
+{
+	const char *s = json_string_value(v);
+	if (json_string_length(v) == strlen(s) && nvmf_choice_index(p->choices, s) >= 0)
+		return true;
+	char names[160], quoted[48];
+	if (nvme_dhchap_text_has_secret(s))
+		snprintf(quoted, sizeof(quoted), "a DH-HMAC-CHAP secret (not shown)");
+	else
+		snprintf(quoted, sizeof(quoted), "\"%.40s\"", s);
+	return fail(msg, len, "parameter '%s': %s is not %s (%s)", p->name, quoted,
+		    p->kind ? p->kind : "one of",
+		    nvmf_choice_text(p->choices, names, sizeof(names)));
+}
+
 bool nvmf_rpc_param_check(const struct nvmf_rpc_param *p, const json_t *v, char *msg, size_t len)
 {
 	if (!v)
@@ -289,6 +326,8 @@ bool nvmf_rpc_param_check(const struct nvmf_rpc_param *p, const json_t *v, char 
 		size_t n = json_string_length(v);
 		if (!n)
 			return fail(msg, len, "parameter '%s': empty", p->name);
+		if (p->choices)
+			return choice_check(p, v, msg, len);
 		if (n > p->max)
 			return fail(msg, len, "parameter '%s': %zu bytes, longer than %" PRIu64,
 				    p->name, n, p->max);
@@ -329,7 +368,13 @@ bool nvmf_rpc_schema_check(const struct nvmf_rpc_schema *s, const json_t *params
 
 char *nvmf_rpc_param_text(const struct nvmf_rpc_param *p, char *buf, size_t len)
 {
-	char range[64] = "";
+	char range[64] = "", names[160];
+	if (p->choices) {
+		snprintf(buf, len, "%s: %s (%s), %s", p->name, kind(p),
+			 nvmf_choice_text(p->choices, names, sizeof(names)),
+			 p->required ? "required" : "optional");
+		return buf;
+	}
 	if (p->type == NVMF_RPC_STRING)
 		snprintf(range, sizeof(range), ", 1 to %" PRIu64 " bytes", p->max);
 	else if (p->type == NVMF_RPC_UINT || p->type == NVMF_RPC_SIZE)

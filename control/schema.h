@@ -4,10 +4,11 @@
  * (JSON-RPC 2.0 "by name", section 4.2), each with its type, range, whether it is
  * required and a line of help. Written once, here, and read by:
  * - the server's dispatcher (control/rpc.c), which checks every call against it before
- *   the method runs (unknown, missing, ill-typed and out-of-range parameters are answered
- *   -32602 naming the method or the parameter), so that each handler trusts its input;
- * - nvmf-targetctl (app/nvmf-targetctl/), for the ranges of the arguments it maps to
- *   parameters and for the parameter lines of its --help;
+ *   the method runs (unknown, missing, ill-typed and out-of-range parameters, and names
+ *   outside a parameter's choice list, are answered -32602 naming the method or the
+ *   parameter), so that each handler trusts its input;
+ * - nvmf-targetctl (app/nvmf-targetctl/), for the ranges and choice lists of the
+ *   arguments it maps to parameters and for the parameter lines of its --help;
  * - docs/targetctl.md's method reference, which tests/unit/control/schema_test.c
  *   compares with this table (it fails when they differ, and writes the expected text).
  * libc and jansson only: nvmf-targetctl links this and no target code.
@@ -46,11 +47,15 @@ struct nvmf_rpc_param {
 	const char *name;
 	enum nvmf_rpc_type type;
 	bool required;
-	uint64_t min, max; /* UINT, SIZE: the value's range; STRING: max is its length
-				   * in bytes (at least 1); others: unused */
-	const char *kind;  /* what it is, in messages ("an object as in the config
-				   * file's ..."); NULL: the type's own words */
-	const char *help;  /* one line for the docs and --help */
+	uint64_t min, max;          /* UINT, SIZE: the value's range; STRING: max is its length
+				   * in bytes (at least 1) unless it has choices; others: unused */
+	const char *kind;           /* what it is, in messages ("an object as in the config
+				   * file's ...", "a log level": required with choices); NULL: the
+				   * type's own words */
+	const char *help;           /* one line for the docs and --help */
+	const char *const *choices; /* STRING: the only values it takes, ended by NULL, from
+				     * the table that names them (nvme/ana-state.h,
+				     * util/log-names.h, nvme/dhchap.h); NULL: any string */
 };
 
 #define NVMF_RPC_MAX_PARAMS 6
@@ -125,7 +130,8 @@ bool nvmf_rpc_param_check(const struct nvmf_rpc_param *p, const json_t *v, char 
 /* nvmf_rpc_type_name - @v's JSON type in words ("a string"; NULL: "nothing"). */
 const char *nvmf_rpc_type_name(const json_t *v);
 /* nvmf_rpc_param_text - @p in one line for people, into @buf: "nsid: an integer, 1 to
- * 1024, required". Returns @buf. */
+ * 1024, required"; with choices "level: a log level (error, warning, info or debug),
+ * required". Returns @buf. */
 char *nvmf_rpc_param_text(const struct nvmf_rpc_param *p, char *buf, size_t len);
 
 #endif

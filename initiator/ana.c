@@ -15,42 +15,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include "initiator/internal.h"
+#include "nvme/ana-state.h"
 
 #define ANA_HDR_LEN   16u         /* CHGCNT, NGRPS, reserved */
 #define ANA_DESC_LEN  32u         /* ANAGRPID, NNSIDS, CHGCNT, state, reserved */
 #define ANA_LOG_MAX   (64u << 20) /* bytes: a larger log means a broken Identify */
 #define ANA_MAX_TRIES 10u         /* reads of a log that spans transfers (CHGCNT moved) */
 
-const char *nvmf_ana_state_str(uint8_t state)
-{
-	switch (state) {
-	case NVME_ANA_STATE_OPTIMIZED:
-		return "optimized";
-	case NVME_ANA_STATE_NONOPTIMIZED:
-		return "non-optimized";
-	case NVME_ANA_STATE_INACCESSIBLE:
-		return "inaccessible";
-	case NVME_ANA_STATE_PERSISTENT_LOSS:
-		return "persistent-loss";
-	case NVME_ANA_STATE_CHANGE:
-		return "change";
-	default:
-		return "unknown";
-	}
-}
-
+/* One of the five states (nvme/ana-state.h). */
 static bool known_state(uint8_t state)
 {
-	switch (state) {
-	case NVME_ANA_STATE_OPTIMIZED:
-	case NVME_ANA_STATE_NONOPTIMIZED:
-	case NVME_ANA_STATE_INACCESSIBLE:
-	case NVME_ANA_STATE_PERSISTENT_LOSS:
-	case NVME_ANA_STATE_CHANGE:
-		return true;
-	default:
-		return false;
-	}
+	return strcmp(nvme_ana_state_name(state), "?") != 0;
+}
+
+const char *nvmf_ana_state_str(uint8_t state)
+{
+	return known_state(state) ? nvme_ana_state_name(state) : "unknown";
 }
 
 static uint32_t get_le32(const uint8_t *p)

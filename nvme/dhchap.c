@@ -25,28 +25,24 @@
 #include <openssl/param_build.h>
 #include <openssl/rand.h>
 
-/* What an id stands for: the name the kernel's configfs and nvmetcli use (for a DH group
- * also OpenSSL's group name), OpenSSL's digest name (hashes), and the length in bytes (of
- * a digest; of a DH value). */
+/* What an id stands for: OpenSSL's digest name (hashes) and the length in bytes (of a
+ * digest; of a DH value). The names the kernel's configfs and nvmetcli use (for a DH
+ * group also OpenSSL's group name) are dhchap-names.c's. */
 struct id_info {
-	const char *name;
 	const char *digest;
 	size_t len;
 };
 
 static const struct id_info hashes[] = {
-	[NVME_AUTH_HASH_SHA256] = { "hmac(sha256)", "SHA2-256", 32 },
-	[NVME_AUTH_HASH_SHA384] = { "hmac(sha384)", "SHA2-384", 48 },
-	[NVME_AUTH_HASH_SHA512] = { "hmac(sha512)", "SHA2-512", 64 },
+	[NVME_AUTH_HASH_SHA256] = { "SHA2-256", 32 },
+	[NVME_AUTH_HASH_SHA384] = { "SHA2-384", 48 },
+	[NVME_AUTH_HASH_SHA512] = { "SHA2-512", 64 },
 };
 
 static const struct id_info dhgroups[] = {
-	[NVME_AUTH_DHGROUP_NULL] = { "null", NULL, 0 },
-	[NVME_AUTH_DHGROUP_2048] = { "ffdhe2048", NULL, 256 },
-	[NVME_AUTH_DHGROUP_3072] = { "ffdhe3072", NULL, 384 },
-	[NVME_AUTH_DHGROUP_4096] = { "ffdhe4096", NULL, 512 },
-	[NVME_AUTH_DHGROUP_6144] = { "ffdhe6144", NULL, 768 },
-	[NVME_AUTH_DHGROUP_8192] = { "ffdhe8192", NULL, 1024 },
+	[NVME_AUTH_DHGROUP_NULL] = { NULL, 0 },   [NVME_AUTH_DHGROUP_2048] = { NULL, 256 },
+	[NVME_AUTH_DHGROUP_3072] = { NULL, 384 }, [NVME_AUTH_DHGROUP_4096] = { NULL, 512 },
+	[NVME_AUTH_DHGROUP_6144] = { NULL, 768 }, [NVME_AUTH_DHGROUP_8192] = { NULL, 1024 },
 };
 
 #define N_HASHES   (sizeof(hashes) / sizeof(hashes[0]))
@@ -64,7 +60,7 @@ static int ossl_fail(void)
 
 /* ---- hash functions ---------------------------------------------------------------- */
 
-/* The entry of @id in table @t of @n entries, or a blank one (no name, length 0). */
+/* The entry of @id in table @t of @n entries, or a blank one (length 0). */
 static struct id_info lookup(const struct id_info *t, size_t n, uint8_t id)
 {
 	static const struct id_info none;
@@ -72,28 +68,9 @@ static struct id_info lookup(const struct id_info *t, size_t n, uint8_t id)
 	return id < n ? t[id] : none;
 }
 
-/* The id of the entry named @name exactly, or -EINVAL. */
-static int id_named(const struct id_info *t, size_t n, const char *name)
-{
-	for (size_t i = 0; name && i < n; i++)
-		if (t[i].name && !strcmp(t[i].name, name))
-			return (int)i;
-	return -EINVAL;
-}
-
 size_t nvme_dhchap_hash_len(uint8_t hash_id)
 {
 	return lookup(hashes, N_HASHES, hash_id).len;
-}
-
-const char *nvme_dhchap_hash_name(uint8_t hash_id)
-{
-	return lookup(hashes, N_HASHES, hash_id).name;
-}
-
-int nvme_dhchap_hash_id(const char *name)
-{
-	return id_named(hashes, N_HASHES, name);
 }
 
 int nvme_dhchap_hash(uint8_t hash_id, const void *data, size_t len, uint8_t *out)
@@ -162,16 +139,6 @@ int nvme_dhchap_hmac(uint8_t hash_id, const void *key, size_t key_len, const voi
 size_t nvme_dhchap_dhgroup_len(uint8_t dhgroup_id)
 {
 	return lookup(dhgroups, N_DHGROUPS, dhgroup_id).len;
-}
-
-const char *nvme_dhchap_dhgroup_name(uint8_t dhgroup_id)
-{
-	return lookup(dhgroups, N_DHGROUPS, dhgroup_id).name;
-}
-
-int nvme_dhchap_dhgroup_id(const char *name)
-{
-	return id_named(dhgroups, N_DHGROUPS, name);
 }
 
 const char *nvme_auth_failure_str(uint8_t exp)
@@ -279,11 +246,6 @@ static int b64_decode(const char *s, size_t n, size_t at, uint8_t *out, size_t m
 		return nvme_errmsg(EINVAL, err, errlen,
 				   "bad base64: the last character has bits set beyond the data");
 	return (int)len;
-}
-
-bool nvme_dhchap_text_has_secret(const char *s)
-{
-	return s && strstr(s, "DHHC-1:");
 }
 
 int nvme_dhchap_key_parse(const char *secret, struct nvme_dhchap_key **out, char *err,
@@ -489,8 +451,8 @@ static int dh_fromdata(uint8_t group, const BIGNUM *priv, const BIGNUM *pub, int
 
 	*out = NULL;
 	ok = bld && ctx &&
-	     OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, dhgroups[group].name,
-					     0) &&
+	     OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME,
+					     nvme_dhchap_dhgroup_names[group], 0) &&
 	     (!priv || OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_PRIV_KEY, priv)) &&
 	     (!pub || OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_PUB_KEY, pub)) &&
 	     (params = OSSL_PARAM_BLD_to_param(bld)) != NULL && EVP_PKEY_fromdata_init(ctx) > 0 &&
@@ -541,8 +503,8 @@ int nvme_dhchap_dh_generate(uint8_t dhgroup_id, struct nvme_dhchap_dh **out)
 	if (!group_valid(dhgroup_id))
 		return -EINVAL;
 	ctx = EVP_PKEY_CTX_new_from_name(NULL, "DH", NULL);
-	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME,
-						     (char *)dhgroups[dhgroup_id].name, 0);
+	params[0] = OSSL_PARAM_construct_utf8_string(
+		OSSL_PKEY_PARAM_GROUP_NAME, (char *)nvme_dhchap_dhgroup_names[dhgroup_id], 0);
 	params[1] = OSSL_PARAM_construct_end();
 	ok = ctx && EVP_PKEY_keygen_init(ctx) > 0 && EVP_PKEY_CTX_set_params(ctx, params) > 0 &&
 	     EVP_PKEY_generate(ctx, &pkey) > 0;
@@ -662,7 +624,7 @@ int nvme_dhchap_dh_shared(const struct nvme_dhchap_dh *dh, const uint8_t *peer, 
 	if (peer_len != dh->len)
 		return nvme_errmsg(EINVAL, err, errlen,
 				   "the peer's DH value is %zu bytes, %s's are %zu", peer_len,
-				   dhgroups[dh->group].name, dh->len);
+				   nvme_dhchap_dhgroup_names[dh->group], dh->len);
 	y = BN_bin2bn(peer, (int)peer_len, NULL);
 	if (!y)
 		return ossl_fail();
@@ -683,7 +645,7 @@ int nvme_dhchap_dh_shared(const struct nvme_dhchap_dh *dh, const uint8_t *peer, 
 		ERR_clear_error();
 		ret = nvme_errmsg(EINVAL, err, errlen,
 				  "the peer's DH value is not in %s's prime-order subgroup",
-				  dhgroups[dh->group].name);
+				  nvme_dhchap_dhgroup_names[dh->group]);
 		goto out;
 	}
 	len = dh->len;

@@ -40,8 +40,14 @@
 /* Digest length in bytes of @hash_id: 32, 48 or 64; 0 for any other id. */
 size_t nvme_dhchap_hash_len(uint8_t hash_id);
 
-/* The name the kernel's configfs and nvmetcli use for @hash_id ("hmac(sha256)",
- * "hmac(sha384)", "hmac(sha512)"), or NULL for an unknown id. */
+/* The names the kernel's configfs and nvmetcli use, ended by NULL (a control method's
+ * choice list, control/schema.c): "hmac(sha256)", "hmac(sha384)", "hmac(sha512)", the
+ * ids NVME_AUTH_HASH_SHA256 + index. These and the name/id functions below are
+ * dhchap-names.c's, which needs no OpenSSL. */
+#define NVME_DHCHAP_HASH_COUNT 3
+extern const char *const nvme_dhchap_hash_names[NVME_DHCHAP_HASH_COUNT + 1];
+
+/* The name of @hash_id (one of the above), or NULL for an unknown id. */
 const char *nvme_dhchap_hash_name(uint8_t hash_id);
 
 /* The hash id named @name (one of the names above, exactly), or -EINVAL. */
@@ -69,8 +75,12 @@ int nvme_dhchap_hmac(uint8_t hash_id, const void *key, size_t key_len, const voi
  * 1024 for ffdhe8192); 0 for the null group and for unknown ids. */
 size_t nvme_dhchap_dhgroup_len(uint8_t dhgroup_id);
 
-/* The configfs/nvmetcli name of @dhgroup_id ("null", "ffdhe2048" .. "ffdhe8192"), or
- * NULL for an unknown id. */
+/* The configfs/nvmetcli names, indexed by id and ended by NULL (a choice list): "null",
+ * "ffdhe2048", "ffdhe3072", "ffdhe4096", "ffdhe6144", "ffdhe8192" (dhchap-names.c). */
+#define NVME_DHCHAP_DHGROUP_COUNT 6
+extern const char *const nvme_dhchap_dhgroup_names[NVME_DHCHAP_DHGROUP_COUNT + 1];
+
+/* The name of @dhgroup_id (one of the above), or NULL for an unknown id. */
 const char *nvme_dhchap_dhgroup_name(uint8_t dhgroup_id);
 
 /* The group id named @name (exactly as above), or -EINVAL. */
@@ -113,7 +123,7 @@ int nvme_dhchap_key_parse(const char *secret, struct nvme_dhchap_key **out, char
 			  size_t errlen);
 
 /* Whether text @s holds a secret in its DHHC-1 form anywhere (a secret given where a
- * name was expected): messages that would quote @s must not. */
+ * name was expected): messages that would quote @s must not (dhchap-names.c). */
 bool nvme_dhchap_text_has_secret(const char *s);
 
 /* Zero (OPENSSL_cleanse) and free a key from nvme_dhchap_key_parse(); NULL is a no-op. */

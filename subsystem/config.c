@@ -30,6 +30,7 @@
 #include "subsystem/config_ana.h"
 #include "subsystem/config_json.h"
 #include "util/addr.h"
+#include "util/choice.h"
 #include "util/size.h"
 
 #define CFG_MAX_NSID      1024 /* = NVMF_MAX_NSID (target/core.h) */
@@ -736,7 +737,7 @@ static int parse_dhchap(struct cfg_ctx *c, json_t *h, const char *base, const ch
 {
 	const char *key, *ctrl_key, *hash, *group;
 	struct nvme_dhchap_key *k = NULL;
-	char where[64], b[80], why[160];
+	char where[64], b[80], why[160], names[96];
 	json_t *d;
 
 	if (cfg_get_typed(c, h, base, "dhchap", JSON_OBJECT, false, &d))
@@ -753,14 +754,13 @@ static int parse_dhchap(struct cfg_ctx *c, json_t *h, const char *base, const ch
 	    cfg_get_str(c, d, where, "dhgroup", false, &group))
 		return -1;
 	if (hash && *hash && nvme_dhchap_hash_id(hash) < 0)
-		return cfg_fail(c, where, "hash",
-				"%s is not \"hmac(sha256)\", \"hmac(sha384)\" or \"hmac(sha512)\"",
-				cfg_quote(hash, b, sizeof(b)));
+		return cfg_fail(c, where, "hash", "%s is not a DH-HMAC-CHAP hash (%s)",
+				cfg_quote(hash, b, sizeof(b)),
+				nvmf_choice_text(nvme_dhchap_hash_names, names, sizeof(names)));
 	if (group && *group && nvme_dhchap_dhgroup_id(group) < 0)
-		return cfg_fail(c, where, "dhgroup",
-				"%s is not \"null\", \"ffdhe2048\", \"ffdhe3072\", "
-				"\"ffdhe4096\", \"ffdhe6144\" or \"ffdhe8192\"",
-				cfg_quote(group, b, sizeof(b)));
+		return cfg_fail(c, where, "dhgroup", "%s is not a DH group (%s)",
+				cfg_quote(group, b, sizeof(b)),
+				nvmf_choice_text(nvme_dhchap_dhgroup_names, names, sizeof(names)));
 	if (ctrl_key && *ctrl_key && !(key && *key))
 		return cfg_fail(c, where, "ctrl_key",
 				"set without a host key: the host would connect "

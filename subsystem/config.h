@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "util/log-names.h"
 
 #define NVMF_CFG_NQN_MAX      224 /* NQN buffer: 223 characters + NUL (NVMe Base 4.5) */
 /* ANA group IDs (NVMe Base 2.0 section 8.1.2): 1 to 128, as the kernel target
@@ -124,29 +125,9 @@ enum nvmf_disc_log_mode {
 	NVMF_DISC_LOG_HOST_PORT,     /* "host-port": only the port the host came in on (nvmet) */
 };
 
-/*
- * The log's levels, most severe first: a line is written when its level <= its
- * component's level (target/log.h). Here because the config names them
- * (nvmf_target.log_level) as the target and its control socket do.
- */
-enum nvmf_log_level {
-	NVMF_LOG_ERROR,
-	NVMF_LOG_WARNING,
-	NVMF_LOG_INFO, /* the default: connects, disconnects, changes */
-	NVMF_LOG_DEBUG,
-};
-
-/* The log's components: each line names the one it comes from, and each has its own
- * level (target/log.h). */
-enum nvmf_log_component {
-	NVMF_LOGC_CORE,    /* target/: controllers, queues, namespaces, reservations */
-	NVMF_LOGC_RDMA,    /* rdma/target */
-	NVMF_LOGC_TCP,     /* tcp/target */
-	NVMF_LOGC_AUTH,    /* DH-HMAC-CHAP (target/auth.c) */
-	NVMF_LOGC_CONTROL, /* control/: the control socket, reload */
-	NVMF_LOGC_BACKEND, /* subsystem/backend*: what a backend chose at open, its close */
-	NVMF_LOGC_COUNT,
-};
+/* The log's levels and components (enum nvmf_log_level, enum nvmf_log_component) and
+ * their names are util/log-names.h's: the config names them (nvmf_target.log_level) as
+ * the target, its control socket and nvmf-targetctl do. */
 
 /* Target-wide settings (extension object "nvmf_target"). */
 struct nvmf_target_config {
@@ -294,16 +275,6 @@ struct json_t *nvmf_config_to_json(const struct nvmf_config *cfg);
  */
 int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err, size_t errlen);
 
-/* nvmf_log_level_name - "error", "warning", "info" or "debug"; "?" out of range. */
-const char *nvmf_log_level_name(enum nvmf_log_level level);
-/* nvmf_log_level_parse - @name as a level; false when it is none of the four. */
-bool nvmf_log_level_parse(const char *name, enum nvmf_log_level *out);
-/* nvmf_log_component_name - "core", "rdma", "tcp", "auth", "control" or "backend"; "?"
- * out of range. */
-const char *nvmf_log_component_name(enum nvmf_log_component c);
-/* nvmf_log_component_parse - @name as a component; false when it is none of them. */
-bool nvmf_log_component_parse(const char *name, enum nvmf_log_component *out);
-
 /* nvmf_disc_log_mode_name - "all-ports" or "host-port", as nvmf_target.discovery_log
  * spells the mode ("?" for anything else). */
 const char *nvmf_disc_log_mode_name(enum nvmf_disc_log_mode mode);
@@ -326,12 +297,7 @@ void nvmf_config_port_clear(struct nvmf_port_config *p);
 
 /* ---- ANA (subsystem/config_ana.c, NVMe Base 2.0 section 8.1) ---- */
 
-/* nvmf_ana_state_name - nvmetcli's name of ANA state @state ("optimized", "non-optimized",
- * "inaccessible", "persistent-loss", "change"); "?" for any other value. */
-const char *nvmf_ana_state_name(uint8_t state);
-/* nvmf_ana_state_parse - the state nvmetcli's @name gives into *@state; false for any
- * other text. */
-bool nvmf_ana_state_parse(const char *name, uint8_t *state);
+/* The ANA states' names are nvme/ana-state.h's (nvme_ana_state_name, _parse). */
 /* nvmf_ns_config_anagrpid - @ns's ANA group: its anagrpid, 1 when 0. */
 uint32_t nvmf_ns_config_anagrpid(const struct nvmf_ns_config *ns);
 /* nvmf_port_config_ana_group - @p's entry of group @grpid, or NULL when it lists none. */

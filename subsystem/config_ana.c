@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Asymmetric Namespace Access in the configuration (see config_ana.h): nvmetcli's keys
- * read and written, the state names, and the defaults the kernel target gives a port
+ * read and written (the state names are nvme/ana-state.h's), and the defaults the kernel target gives a port
  * (group 1 optimized, every other group inaccessible until the port defines it).
  */
 #include "subsystem/config_ana.h"
@@ -11,41 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <nvme/types.h>
-
-/* nvmetcli's names, which the kernel's configfs ana_state attribute takes. */
-static const struct {
-	uint8_t state;
-	const char *name;
-} states[] = {
-	{ NVME_ANA_STATE_OPTIMIZED, "optimized" },
-	{ NVME_ANA_STATE_NONOPTIMIZED, "non-optimized" },
-	{ NVME_ANA_STATE_INACCESSIBLE, "inaccessible" },
-	{ NVME_ANA_STATE_PERSISTENT_LOSS, "persistent-loss" },
-	{ NVME_ANA_STATE_CHANGE, "change" },
-};
-#define N_STATES    (sizeof(states) / sizeof(states[0]))
-#define STATE_NAMES "optimized, non-optimized, inaccessible, persistent-loss or change"
+#include "nvme/ana-state.h"
+#include "util/choice.h"
 
 static const struct cfg_irule grpid_rule = { 1, NVMF_MAX_ANAGRPID, true, "an ANA group ID",
 					     "1-128" };
-
-const char *nvmf_ana_state_name(uint8_t state)
-{
-	for (size_t i = 0; i < N_STATES; i++)
-		if (states[i].state == state)
-			return states[i].name;
-	return "?";
-}
-
-bool nvmf_ana_state_parse(const char *name, uint8_t *state)
-{
-	for (size_t i = 0; i < N_STATES; i++)
-		if (!strcmp(states[i].name, name)) {
-			*state = states[i].state;
-			return true;
-		}
-	return false;
-}
 
 uint32_t nvmf_ns_config_anagrpid(const struct nvmf_ns_config *ns)
 {
@@ -160,9 +130,11 @@ static int parse_group(struct cfg_ctx *c, json_t *e, const char *base,
 							       NVME_ANA_STATE_INACCESSIBLE;
 		return 0;
 	}
-	if (!nvmf_ana_state_parse(name, &g->state))
+	char names[96];
+	if (!nvme_ana_state_parse(name, &g->state))
 		return cfg_fail(c, sub, "state", "%s is not an ANA state (%s)",
-				cfg_quote(name, b, sizeof(b)), STATE_NAMES);
+				cfg_quote(name, b, sizeof(b)),
+				nvmf_choice_text(nvme_ana_state_names, names, sizeof(names)));
 	return 0;
 }
 
@@ -219,7 +191,7 @@ int cfg_check_ns_groups(struct cfg_ctx *c, const struct nvmf_config *cfg)
 
 static json_t *group_json(uint32_t grpid, uint8_t state)
 {
-	return json_pack("{s:{s:s}, s:I}", "ana", "state", nvmf_ana_state_name(state), "grpid",
+	return json_pack("{s:{s:s}, s:I}", "ana", "state", nvme_ana_state_name(state), "grpid",
 			 (json_int_t)grpid);
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "nvme/ana-state.h"
 #include "target/admin.h"
 #include "target/ana.h"
 
@@ -27,7 +28,7 @@ static bool valid_grpid(uint32_t grpid)
 
 static bool valid_state(uint8_t state)
 {
-	return strcmp(nvmf_ana_state_name(state), "?") != 0;
+	return strcmp(nvme_ana_state_name(state), "?") != 0;
 }
 
 /* ---- notices and counts ---- */
@@ -449,7 +450,7 @@ static void apply_port(struct nvmf_tgt *tgt, struct nvmf_port *p, struct ana_por
 			changed(tgt, g);
 			any = true;
 			note(changes, "port %u: ANA group %u %s (was %s)", p->cfg->portid, g,
-			     nvmf_ana_state_name(st), nvmf_ana_state_name(old));
+			     nvme_ana_state_name(st), nvme_ana_state_name(old));
 		} else if (was != is) {
 			changed(tgt, 0);
 			note(changes, "port %u: ANA group %u %s", p->cfg->portid, g,

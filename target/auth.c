@@ -31,6 +31,7 @@
 #include "nvme/fabrics.h"
 #include "target/core.h"
 #include "target/log.h"
+#include "util/choice.h"
 
 enum auth_step {
 	STEP_NEGOTIATE, /* Send: AUTH_Negotiate expected */
@@ -95,7 +96,7 @@ static int host_auth_make(const char *hostnqn, const char *key, const char *ctrl
 			  const char *hash, const char *dhgroup, struct nvmf_host_auth **out,
 			  char *err, size_t errlen)
 {
-	char why[160];
+	char why[160], names[96];
 	int id;
 
 	*out = NULL;
@@ -122,20 +123,18 @@ static int host_auth_make(const char *hostnqn, const char *key, const char *ctrl
 	}
 	if (hash && *hash) {
 		if ((id = nvme_dhchap_hash_id(hash)) < 0) {
-			snprintf(err, errlen,
-				 "dhchap hash %s is not hmac(sha256), hmac(sha384) "
-				 "or hmac(sha512)",
-				 shown(hash, why, sizeof(why)));
+			snprintf(err, errlen, "dhchap hash %s is not a DH-HMAC-CHAP hash (%s)",
+				 shown(hash, why, sizeof(why)),
+				 nvmf_choice_text(nvme_dhchap_hash_names, names, sizeof(names)));
 			goto fail;
 		}
 		h->hash_id = (uint8_t)id;
 	}
 	if (dhgroup && *dhgroup) {
 		if ((id = nvme_dhchap_dhgroup_id(dhgroup)) < 0) {
-			snprintf(err, errlen,
-				 "dhchap dhgroup %s is not null, ffdhe2048, ffdhe3072, "
-				 "ffdhe4096, ffdhe6144 or ffdhe8192",
-				 shown(dhgroup, why, sizeof(why)));
+			snprintf(err, errlen, "dhchap dhgroup %s is not a DH group (%s)",
+				 shown(dhgroup, why, sizeof(why)),
+				 nvmf_choice_text(nvme_dhchap_dhgroup_names, names, sizeof(names)));
 			goto fail;
 		}
 		h->dhgroup_id = (uint8_t)id;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The target's log: lines on stderr, "nvmf-target: <component>: " first, kept or dropped
- * by the level of their component (core, rdma, tcp, auth, control, backend; the enums are
- * in subsystem/config.h, which names them for the config). The levels are the target's
+ * by the level of their component (core, rdma, tcp, auth, control, backend; the enums and
+ * their names are in util/log-names.h, shared with the config and nvmf-targetctl). The levels are the target's
  * (tgt->log_level[]), set at start (--log-level, nvmf_target.log_level), live
  * (log_level_set on the control socket) and on reload; any thread may log.
  *

@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "control/schema.h"
+#include "nvme/dhchap.h"
 #include "nvme/identify.h"
+#include "util/choice.h"
 #include "app/nvmf-targetctl/targetctl.h"
 
 /* The methods' public limits (control/schema.h), for the arguments that map to them. */
@@ -131,6 +133,26 @@ static int put_size(json_t *o, const char *key, const char *what, const char *s,
 	return put(o, key, json_integer((json_int_t)v), msg, len);
 }
 
+/* @s, typed as @what, into @o's @key when it is one of the choices of @method's parameter
+ * @key (control/schema.c, which takes them from the table that names them); else a usage
+ * error naming them all: "STATE 'slow' is not optimized, ..., persistent-loss or change"
+ * (a DH-HMAC-CHAP secret typed by mistake is not repeated). */
+static int put_choice(json_t *o, const char *method, const char *key, const char *what,
+		      const char *s, char *msg, size_t len)
+{
+	const struct nvmf_rpc_param *p = nvmf_rpc_schema_param(nvmf_ctl_schema_find(method), key);
+	char names[160];
+	if (nvmf_choice_index(p->choices, s) >= 0)
+		return put(o, key, json_string(s), msg, len);
+	if (nvme_dhchap_text_has_secret(s))
+		snprintf(msg, len, "%s (a DH-HMAC-CHAP secret, not shown) is not %s", what,
+			 nvmf_choice_text(p->choices, names, sizeof(names)));
+	else
+		snprintf(msg, len, "%s '%s' is not %s", what, s,
+			 nvmf_choice_text(p->choices, names, sizeof(names)));
+	return -1;
+}
+
 static int b_subsystem_list(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
 			    char *msg, size_t len)
 {
@@ -179,15 +201,16 @@ static int b_host(const struct tctl_command *c, const struct tctl_args *a, json_
 }
 
 /* host dhchap HOSTNQN [--hash H] [--dhgroup G]: the secrets come from the environment
- * (tctl_load_dhchap_secrets); the target checks the names. */
+ * (tctl_load_dhchap_secrets). */
 static int b_dhchap_set(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
 			char *msg, size_t len)
 {
-	(void)c;
 	const char *hash = a->opt[TCTL_OPT_HASH], *group = a->opt[TCTL_OPT_DHGROUP];
 	return put_nqn(p, "host", "HOSTNQN", a->pos[0], msg, len) ||
-			       (hash && put(p, "hash", json_string(hash), msg, len)) ||
-			       (group && put(p, "dhgroup", json_string(group), msg, len)) ?
+			       (hash &&
+				put_choice(p, c->method, "hash", "--hash", hash, msg, len)) ||
+			       (group &&
+				put_choice(p, c->method, "dhgroup", "--dhgroup", group, msg, len)) ?
 		       -1 :
 		       0;
 }
@@ -599,20 +622,11 @@ static int b_ana_list(const struct tctl_command *c, const struct tctl_args *a, j
 static int b_ana_set(const struct tctl_command *c, const struct tctl_args *a, json_t *p, char *msg,
 		     size_t len)
 {
-	(void)c;
-	static const char *const states[] = { "optimized",       "non-optimized", "inaccessible",
-					      "persistent-loss", "change",        NULL };
-	if (put_uint(p, "portid", "PORTID", a->pos[0], 0, PORTID_MAX, msg, len) ||
-	    put_uint(p, "grpid", "GRPID", a->pos[1], 1, GRPID_MAX, msg, len))
-		return -1;
-	for (unsigned i = 0; states[i]; i++)
-		if (!strcmp(a->pos[2], states[i]))
-			return put(p, "state", json_string(states[i]), msg, len);
-	snprintf(msg, len,
-		 "STATE '%s' is not optimized, non-optimized, inaccessible, "
-		 "persistent-loss or change",
-		 a->pos[2]);
-	return -1;
+	return put_uint(p, "portid", "PORTID", a->pos[0], 0, PORTID_MAX, msg, len) ||
+			       put_uint(p, "grpid", "GRPID", a->pos[1], 1, GRPID_MAX, msg, len) ||
+			       put_choice(p, c->method, "state", "STATE", a->pos[2], msg, len) ?
+		       -1 :
+		       0;
 }
 
 /* namespace ana-group NQN NSID GRPID */
@@ -647,21 +661,15 @@ static int b_config_save(const struct tctl_command *c, const struct tctl_args *a
 	return put(p, "path", json_string(path), msg, len);
 }
 
+/* log-level [--component C] [LEVEL]: without LEVEL log_level_get, with it log_level_set
+ * (c->method_arg); both take the same components. */
 static int b_log_level(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
 		       char *msg, size_t len)
 {
-	(void)c;
-	static const char *const levels[] = { "error", "warning", "info", "debug", NULL };
 	const char *comp = a->opt[TCTL_OPT_COMPONENT];
-	if (comp && put(p, "component", json_string(comp), msg, len))
+	if (comp && put_choice(p, c->method, "component", "--component", comp, msg, len))
 		return -1;
-	if (!a->npos)
-		return 0;
-	for (unsigned i = 0; levels[i]; i++)
-		if (!strcmp(a->pos[0], levels[i]))
-			return put(p, "level", json_string(levels[i]), msg, len);
-	snprintf(msg, len, "LEVEL '%s' is not error, warning, info or debug", a->pos[0]);
-	return -1;
+	return a->npos ? put_choice(p, c->method_arg, "level", "LEVEL", a->pos[0], msg, len) : 0;
 }
 
 #define SUBSYSTEM_ADD_HELP                                                                         \
@@ -1001,9 +1009,10 @@ const struct tctl_command tctl_commands[] = {
 	  "The host's secret is read from $NVMF_DHCHAP_SECRET and, for bidirectional\n"
 	  "authentication, the controller's from $NVMF_DHCHAP_CTRL_SECRET (\"DHHC-1:NN:...:\",\n"
 	  "as nvme gen-dhchap-key prints them), never from the command line.\n"
-	  "  --hash H             hmac(sha256) (default), hmac(sha384) or hmac(sha512)\n"
-	  "  --dhgroup G          null (default), ffdhe2048, ffdhe3072, ffdhe4096, ffdhe6144 or\n"
-	  "                       ffdhe8192\n"
+	  "  --hash H             the hash: one of those listed for hash below (default\n"
+	  "                       hmac(sha256))\n"
+	  "  --dhgroup G          the DH group: one of those listed for dhgroup below (default\n"
+	  "                       null)\n"
 	  "Used from the next authentication: new associations, and every new transaction\n"
 	  "of live ones (re-authentication, I/O queues connecting).\n",
 	  { "HOSTNQN", NULL },
@@ -1046,7 +1055,7 @@ const struct tctl_command tctl_commands[] = {
 	  "ana_state_set",
 	  "PORTID GRPID STATE",
 	  "set an ANA group's state on a port (the port defines the group from then on)",
-	  "STATE is optimized, non-optimized, inaccessible, persistent-loss or change.\n"
+	  "STATE is one of the names listed for state below.\n"
 	  "Hosts connected through the port get an ANA Change notice; I/O on a path that is\n"
 	  "inaccessible, persistent-loss or change fails with an ANA status, and the host's\n"
 	  "multipath sends it to another path.\n",
@@ -1130,9 +1139,9 @@ const struct tctl_command tctl_commands[] = {
 	  "log_level_get",
 	  "[--component C] [LEVEL]",
 	  "print or set the target's log level",
-	  "  --component C        only this component's level: core, rdma, tcp, auth, control or\n"
-	  "                       backend (default: every component's)\n"
-	  "LEVEL is error, warning, info or debug.\n",
+	  "  --component C        only this component's level (default: every component's);\n"
+	  "                       C is one of the names listed for component below\n"
+	  "LEVEL is one of the names listed for level below.\n",
 	  { "LEVEL", NULL },
 	  0,
 	  1u << TCTL_OPT_COMPONENT,

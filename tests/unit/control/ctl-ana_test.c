@@ -129,9 +129,9 @@ static void ana_state_set_refuses_bad_parameters_by_name(void)
 		"parameter 'state': \"fast\" is not an ANA state (optimized, non-optimized, "
 		"inaccessible, persistent-loss or change)");
 	ctl_expect_error(&Ctl, "ana_state_set", "{\"portid\":1,\"grpid\":2,\"state\":3}", INVALID,
-			 "parameter 'state': expected a string, got an integer");
+			 "parameter 'state': expected an ANA state, got an integer");
 	ctl_expect_error(&Ctl, "ana_state_set", "{\"portid\":1,\"grpid\":2}", INVALID,
-			 "missing parameter 'state' (a string)");
+			 "missing parameter 'state' (an ANA state)");
 	ctl_expect_error(&Ctl, "ana_state_set",
 			 "{\"portid\":1,\"group\":2,\"state\":\"optimized\"}", INVALID,
 			 "unknown parameter 'group' (ana_state_set takes: portid, grpid, state)");

@@ -18,16 +18,16 @@ struct ctx {
 static const struct nvmf_rpc_schema add_schema = {
 	"add",
 	"add two numbers",
-	{ { "a", NVMF_RPC_UINT, true, 1, 1000, NULL, "the first" },
-	  { "b", NVMF_RPC_UINT, false, 0, 1000, NULL, "the second (default 0)" },
-	  { "tag", NVMF_RPC_STRING, false, 1, 8, NULL, "echoed" },
-	  { "strict", NVMF_RPC_BOOL, false, 0, 0, NULL, "echoed" },
-	  { NULL, NVMF_RPC_STRING, false, 0, 0, NULL, NULL } }
+	{ { "a", NVMF_RPC_UINT, true, 1, 1000, NULL, "the first", NULL },
+	  { "b", NVMF_RPC_UINT, false, 0, 1000, NULL, "the second (default 0)", NULL },
+	  { "tag", NVMF_RPC_STRING, false, 1, 8, NULL, "echoed", NULL },
+	  { "strict", NVMF_RPC_BOOL, false, 0, 0, NULL, "echoed", NULL },
+	  { NULL, NVMF_RPC_STRING, false, 0, 0, NULL, NULL, NULL } }
 };
 static const struct nvmf_rpc_schema nothing_schema = { "nothing",
 						       "takes no parameters",
 						       { { NULL, NVMF_RPC_STRING, false, 0, 0, NULL,
-							   NULL } } };
+							   NULL, NULL } } };
 
 static void m_add(void *arg, struct nvmf_rpc_call *call)
 {

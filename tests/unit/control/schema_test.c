@@ -85,6 +85,43 @@ static void out_of_range_is_32602_with_the_range(void)
 	expect("subsystem_remove", params, "parameter 'nqn': 224 bytes, longer than 223");
 }
 
+/* Every choice list: a name outside it is refused before the method runs, the message
+ * naming the parameter and every name it takes; each name of the list passes the check. */
+static void name_outside_a_choice_list_is_32602_listing_the_choices(void)
+{
+	expect("ana_state_set", "{\"portid\":1,\"grpid\":2,\"state\":\"fast\"}",
+	       "parameter 'state': \"fast\" is not an ANA state (optimized, non-optimized, "
+	       "inaccessible, persistent-loss or change)");
+	expect("log_level_set", "{\"level\":\"loud\"}",
+	       "parameter 'level': \"loud\" is not a log level (error, warning, info or debug)");
+	expect("log_level_set", "{\"level\":\"INFO\"}",
+	       "parameter 'level': \"INFO\" is not a log level (error, warning, info or debug)");
+	expect("log_level_set", "{\"level\":\"info\",\"component\":\"disk\"}",
+	       "parameter 'component': \"disk\" is not a log component (core, rdma, tcp, auth, "
+	       "control or backend)");
+	expect("log_level_get", "{\"component\":\"disk\"}",
+	       "parameter 'component': \"disk\" is not a log component (core, rdma, tcp, auth, "
+	       "control or backend)");
+	expect("host_dhchap_set", "{\"host\":\"nqn.h\",\"key\":\"k\",\"hash\":\"md5\"}",
+	       "parameter 'hash': \"md5\" is not a DH-HMAC-CHAP hash (hmac(sha256), hmac(sha384) "
+	       "or hmac(sha512))");
+	expect("host_dhchap_set", "{\"host\":\"nqn.h\",\"key\":\"k\",\"dhgroup\":\"ffdhe1024\"}",
+	       "parameter 'dhgroup': \"ffdhe1024\" is not a DH group (null, ffdhe2048, ffdhe3072, "
+	       "ffdhe4096, ffdhe6144 or ffdhe8192)");
+	const struct nvmf_rpc_param *p =
+		nvmf_rpc_schema_param(&nvmf_ctl_schema[NVMF_CTL_LOG_LEVEL_SET], "level");
+	char msg[256];
+	/* a NUL inside (which the server's parser refuses anyway) makes no prefix a name */
+	json_t *nul = json_stringn("info\0x", 6);
+	CU_ASSERT_FALSE(nvmf_rpc_param_check(p, nul, msg, sizeof(msg)));
+	json_decref(nul);
+	for (const char *const *c = p->choices; *c; c++) {
+		json_t *v = json_string(*c);
+		CU_ASSERT(nvmf_rpc_param_check(p, v, msg, sizeof(msg)));
+		json_decref(v);
+	}
+}
+
 static void missing_required_is_32602_saying_what_it_takes(void)
 {
 	expect("host_add", "{\"nqn\":\"nqn.a\"}", "missing parameter 'host' (a string)");
@@ -131,7 +168,9 @@ static void every_method_is_bound_to_its_own_description(void)
 			CU_ASSERT_PTR_EQUAL(nvmf_rpc_schema_param(s, p->name), p);
 			CU_ASSERT(p->help && *p->help);
 			if (p->type == NVMF_RPC_STRING)
-				CU_ASSERT(p->max >= 1);
+				CU_ASSERT(p->max >= 1 || (p->choices && p->choices[0]));
+			if (p->choices) /* a list of names, for strings only */
+				CU_ASSERT(p->type == NVMF_RPC_STRING && p->kind);
 			if (p->type == NVMF_RPC_UINT || p->type == NVMF_RPC_SIZE)
 				CU_ASSERT(p->min <= p->max);
 		}
@@ -149,6 +188,10 @@ static void param_text_gives_type_range_and_need(void)
 	s = &nvmf_ctl_schema[NVMF_CTL_SUBSYSTEM_ALLOW_ANY_HOST];
 	CU_ASSERT_STRING_EQUAL(nvmf_rpc_param_text(&s->params[1], buf, sizeof(buf)),
 			       "allow: true or false, required");
+	s = &nvmf_ctl_schema[NVMF_CTL_HOST_DHCHAP_SET];
+	CU_ASSERT_STRING_EQUAL(nvmf_rpc_param_text(&s->params[3], buf, sizeof(buf)),
+			       "hash: a DH-HMAC-CHAP hash (hmac(sha256), hmac(sha384) or "
+			       "hmac(sha512)), optional");
 	s = &nvmf_ctl_schema[NVMF_CTL_ANA_STATE_LIST];
 	CU_ASSERT_STRING_EQUAL(nvmf_rpc_param_text(&s->params[0], buf, sizeof(buf)),
 			       "portid: an integer, 0 to 65535, optional");
@@ -258,6 +301,8 @@ const struct unit_test schema_tests[] = {
 	{ "wrong_type_is_32602_naming_the_parameter_and_both_types",
 	  wrong_type_is_32602_naming_the_parameter_and_both_types },
 	{ "out_of_range_is_32602_with_the_range", out_of_range_is_32602_with_the_range },
+	{ "name_outside_a_choice_list_is_32602_listing_the_choices",
+	  name_outside_a_choice_list_is_32602_listing_the_choices },
 	{ "missing_required_is_32602_saying_what_it_takes",
 	  missing_required_is_32602_saying_what_it_takes },
 	{ "unknown_parameter_is_32602_listing_the_methods_own",

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "nvme/ana-state.h"
 #include "subsystem/config.h"
 #include "tests/unit/suites.h"
 
@@ -209,15 +210,15 @@ static void every_state_name_parses_back_to_itself(void)
 	static const uint8_t values[] = { 1, 2, 3, 4, 15 };
 	for (size_t i = 0; i < 5; i++) {
 		uint8_t st = 0;
-		CU_ASSERT_TRUE(nvmf_ana_state_parse(names[i], &st));
+		CU_ASSERT_TRUE(nvme_ana_state_parse(names[i], &st));
 		CU_ASSERT_EQUAL(st, values[i]);
-		CU_ASSERT_STRING_EQUAL(nvmf_ana_state_name(values[i]), names[i]);
+		CU_ASSERT_STRING_EQUAL(nvme_ana_state_name(values[i]), names[i]);
 	}
 	uint8_t st = 0;
-	CU_ASSERT_FALSE(nvmf_ana_state_parse("Optimized", &st));
-	CU_ASSERT_FALSE(nvmf_ana_state_parse("", &st));
-	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_name(0), "?");
-	CU_ASSERT_STRING_EQUAL(nvmf_ana_state_name(5), "?");
+	CU_ASSERT_FALSE(nvme_ana_state_parse("Optimized", &st));
+	CU_ASSERT_FALSE(nvme_ana_state_parse("", &st));
+	CU_ASSERT_STRING_EQUAL(nvme_ana_state_name(0), "?");
+	CU_ASSERT_STRING_EQUAL(nvme_ana_state_name(5), "?");
 }
 
 /* The control socket's port_add and namespace_add parse with the same code. */

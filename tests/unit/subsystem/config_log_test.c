@@ -87,17 +87,17 @@ static void unknown_log_component_is_refused_by_name(void)
 {
 	expect_error(
 		"{'nvmf_target':{'log_level':{'disk':'debug'}}}",
-		"nvmf_target.log_level.disk: not a log component (core, rdma, tcp, auth, control, backend)");
+		"nvmf_target.log_level.disk: not a log component (core, rdma, tcp, auth, control or backend)");
 }
 
 static void unknown_log_level_is_refused_by_name(void)
 {
 	expect_error(
 		"{'nvmf_target':{'log_level':{'tcp':'loud'}}}",
-		"nvmf_target.log_level.tcp: \"loud\" is not a log level (error, warning, info, debug)");
+		"nvmf_target.log_level.tcp: \"loud\" is not a log level (error, warning, info or debug)");
 	expect_error(
 		"{'nvmf_target':{'log_level':{'tcp':3}}}",
-		"nvmf_target.log_level.tcp: a non-string is not a log level (error, warning, info, debug)");
+		"nvmf_target.log_level.tcp: a non-string is not a log level (error, warning, info or debug)");
 }
 
 static void log_level_that_is_not_an_object_is_refused(void)

@@ -765,13 +765,14 @@ static void bad_key_or_name_is_refused_without_showing_the_secret(void)
 					       NULL, err, sizeof(err)),
 			-1);
 	CU_ASSERT_STRING_EQUAL(
-		err, "dhchap hash \"hmac(md5)\" is not hmac(sha256), hmac(sha384) or hmac(sha512)");
+		err,
+		"dhchap hash \"hmac(md5)\" is not a DH-HMAC-CHAP hash (hmac(sha256), hmac(sha384) or hmac(sha512))");
 	CU_ASSERT_EQUAL(nvmf_tgt_host_auth_set(&F.tgt, FX_HOSTNQN, HOST_KEY, NULL, NULL,
 					       "ffdhe1024", err, sizeof(err)),
 			-1);
 	CU_ASSERT_STRING_EQUAL(err,
-			       "dhchap dhgroup \"ffdhe1024\" is not null, ffdhe2048, ffdhe3072, "
-			       "ffdhe4096, ffdhe6144 or ffdhe8192");
+			       "dhchap dhgroup \"ffdhe1024\" is not a DH group (null, ffdhe2048, "
+			       "ffdhe3072, ffdhe4096, ffdhe6144 or ffdhe8192)");
 	CU_ASSERT_PTR_NULL(F.tgt.host_auth); /* nothing half-set */
 	fx_teardown(&F);
 }

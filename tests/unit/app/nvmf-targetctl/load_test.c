@@ -97,6 +97,16 @@ static void host_dhchap_takes_secrets_from_the_environment(void)
 		    "\"key\":\"" HOST_KEY "\",\"ctrl_key\":\"" CTRL_KEY "\"}");
 	unsetenv("NVMF_DHCHAP_SECRET");
 	unsetenv("NVMF_DHCHAP_CTRL_SECRET");
+	/* --hash and --dhgroup take the schema's names only; a secret typed there is not
+	 * repeated */
+	expect_usage(parse(&p, "host", "dhchap", "nqn.h", "--hash", "md5", NULL),
+		     "host dhchap: --hash 'md5' is not hmac(sha256), hmac(sha384) or hmac(sha512)");
+	expect_usage(parse(&p, "host", "dhchap", "nqn.h", "--dhgroup", "ffdhe1024", NULL),
+		     "host dhchap: --dhgroup 'ffdhe1024' is not null, ffdhe2048, ffdhe3072, "
+		     "ffdhe4096, ffdhe6144 or ffdhe8192");
+	expect_usage(parse(&p, "host", "dhchap", "nqn.h", "--hash", HOST_KEY, NULL),
+		     "host dhchap: --hash (a DH-HMAC-CHAP secret, not shown) is not hmac(sha256), "
+		     "hmac(sha384) or hmac(sha512)");
 	/* No option carries a secret. */
 	expect_usage(parse(&p, "host", "dhchap", "nqn.h", "--key", HOST_KEY, NULL),
 		     "host dhchap: unknown option '--key'");

@@ -335,6 +335,13 @@ static void config_and_log_level_map_to_their_methods(void)
 		     "log-level: LEVEL 'INFO' is not error, warning, info or debug");
 	expect_usage(parse(&p, "log-level", "info", "debug", NULL),
 		     "log-level: unexpected argument 'debug'");
+	/* --component's names are the schema's too, checked before anything is sent */
+	expect_usage(
+		parse(&p, "log-level", "--component", "disk", NULL),
+		"log-level: --component 'disk' is not core, rdma, tcp, auth, control or backend");
+	expect_usage(
+		parse(&p, "log-level", "--component", "disk", "info", NULL),
+		"log-level: --component 'disk' is not core, rdma, tcp, auth, control or backend");
 }
 
 static void every_list_command_maps_to_its_method(void)

@@ -160,9 +160,9 @@ static void config_and_log_level_run_end_to_end(void)
 		"Usage: nvmf-targetctl [GLOBAL OPTIONS] log-level [--component C] [LEVEL]\n"
 		"Print or set the target's log level (method log_level_get; "
 		"with LEVEL, log_level_set).\n\nOptions:\n"
-		"  --component C        only this component's level: core, rdma, tcp, auth, control or\n"
-		"                       backend (default: every component's)\n"
-		"LEVEL is error, warning, info or debug.\n";
+		"  --component C        only this component's level (default: every component's);\n"
+		"                       C is one of the names listed for component below\n"
+		"LEVEL is one of the names listed for level below.\n";
 	CU_ASSERT_EQUAL(strncmp(t.out, usage, strlen(usage)), 0);
 	CU_ASSERT_EQUAL(run(&t, "log-level", NULL), TCTL_OK);
 	CU_ASSERT_STRING_EQUAL(t.out, "info\n");
