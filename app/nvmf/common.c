@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Connecting from the command line and reporting libnvmf errors in the tool's one-line
- * form "nvmf: <what>: <nvmf_strerror(rc)>: <detail>".
+ * form "nvmf: <what>: <nvmf_strerror(rc)>: <detail>" (the error said once, when the
+ * detail names it too).
  */
 #include <errno.h>
 #include <string.h>
@@ -17,7 +18,16 @@ int cli_lib_error(FILE *err, const char *what, int rc, const char *detail)
 	 * detail says how): strerror's "Connection reset by peer" would contradict a
 	 * detail of "connection closed by the controller". */
 	const char *why = rc == -ECONNRESET ? "connection lost" : nvmf_strerror(rc);
-	if (detail && *detail)
+	/* The library's detail may name the error again, mid-sentence ("Connect of queue 0
+	 * ...: CONNECT_INVALID_HOST (...): the controller rejects the host NQN"): said once,
+	 * first. */
+	char again[160];
+	snprintf(again, sizeof(again), ": %s:", why);
+	const char *dup = detail ? strstr(detail, again) : NULL;
+	if (dup)
+		fprintf(err, "nvmf: %s: %s: %.*s%s%s\n", what, why, (int)(dup - detail), detail,
+			dup + strlen(again) - 1, hint);
+	else if (detail && *detail)
 		fprintf(err, "nvmf: %s: %s: %s%s\n", what, why, detail, hint);
 	else
 		fprintf(err, "nvmf: %s: %s%s\n", what, why, hint);

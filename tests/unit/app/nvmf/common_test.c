@@ -38,6 +38,28 @@ static void no_rdma_device_error_says_to_use_tcp(void)
 				    "use -t tcp\n");
 }
 
+/* A detail that names the error again mid-sentence (a Connect refused with its status):
+ * the error is said once, first. */
+static void an_error_the_detail_names_is_said_once(void)
+{
+	char out[512], detail[256];
+	const char *why = nvmf_strerror(-ECONNREFUSED);
+	snprintf(detail, sizeof(detail), "Connect of queue 0 to nqn.s as nqn.h: %s: rejected", why);
+	printed(-ECONNREFUSED, detail, out, sizeof(out));
+	char want[512];
+	snprintf(want, sizeof(want),
+		 "nvmf: connect to 127.0.0.1:4420: %s: Connect of queue 0 to nqn.s as nqn.h: "
+		 "rejected\n",
+		 why);
+	CU_ASSERT_STRING_EQUAL(out, want);
+	/* Named at the end (no colon after it): a different sentence, printed whole. */
+	snprintf(detail, sizeof(detail), "tcp connect: %s", why);
+	printed(-ECONNREFUSED, detail, out, sizeof(out));
+	snprintf(want, sizeof(want), "nvmf: connect to 127.0.0.1:4420: %s: tcp connect: %s\n", why,
+		 why);
+	CU_ASSERT_STRING_EQUAL(out, want);
+}
+
 static void other_errors_have_no_transport_hint(void)
 {
 	char out[512];
@@ -202,6 +224,7 @@ static void verbose_says_how_the_connect_authenticated(void)
 
 const struct unit_test cli_common_tests[] = {
 	{ "no_rdma_device_error_says_to_use_tcp", no_rdma_device_error_says_to_use_tcp },
+	{ "an_error_the_detail_names_is_said_once", an_error_the_detail_names_is_said_once },
 	{ "other_errors_have_no_transport_hint", other_errors_have_no_transport_hint },
 	{ "bad_secrets_are_usage_errors_naming_their_origin",
 	  bad_secrets_are_usage_errors_naming_their_origin },
