@@ -263,7 +263,8 @@ start_target() {
     else
         log "starting BASELINE target: ${TGT[$t]} -c $f.json (log: $f.log in the results)"
     fi
-    "${TGT[$t]}" -c "$W/$f.json" > "$W/$f.log" 2>&1 &
+    # Each its own control socket: a second target on the default path stops at start.
+    "${TGT[$t]}" -c "$W/$f.json" --rpc-socket "$W/$f.sock" > "$W/$f.log" 2>&1 &
     PID[$t]=$!
     target_up() { grep -q 'nvmf-target: ready' "$W/$f.log" || ! alive $t; }
     if ! wait_for 30 target_up || ! alive $t; then
