@@ -8,16 +8,6 @@
 #include "target/ephemeral.h"
 #include "target/log.h"
 
-int nvmf_ephemeral_range(const char *path, long *lo, long *hi)
-{
-	FILE *f = fopen(path ? path : NVMF_EPHEMERAL_RANGE_PATH, "r");
-	if (!f)
-		return -errno;
-	int n = fscanf(f, "%ld %ld", lo, hi);
-	fclose(f);
-	return n == 2 && *lo >= 1 && *lo <= *hi && *hi <= 65535 ? 0 : -EINVAL;
-}
-
 bool nvmf_port_ephemeral_warning(const struct nvmf_port_config *pc, long lo, long hi, char *msg,
 				 size_t len)
 {

@@ -13,15 +13,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "subsystem/config.h"
+#include "util/ephemeral.h"
 
 struct nvmf_tgt;
-
-#define NVMF_EPHEMERAL_RANGE_PATH "/proc/sys/net/ipv4/ip_local_port_range"
-
-/* nvmf_ephemeral_range - the range in @path (NULL: NVMF_EPHEMERAL_RANGE_PATH), two
- * decimal port numbers, into *@lo and *@hi (inclusive). 0, or -errno: the file's open
- * error, -EINVAL when it does not hold two ports lo <= hi of 1-65535. */
-int nvmf_ephemeral_range(const char *path, long *lo, long *hi);
 
 /* nvmf_port_ephemeral_warning - when port @pc (tcp or rdma) listens on a trsvcid in
  * [@lo, @hi]: the one-line warning naming the port and the range into @msg (@len bytes),

@@ -23,9 +23,9 @@
 #include <sys/ioctl.h>
 #include <linux/sockios.h>
 #include "nvme/fabrics.h"
-#include "target/ephemeral.h"
 #include "tcp/target/internal.h"
 #include "util/addr.h"
+#include "util/ephemeral.h"
 
 #define LISTEN_BACKLOG 128
 

@@ -1,6 +1,6 @@
 /*
- * Ports in the kernel's ephemeral port range (target/ephemeral.c): the range read from
- * its /proc file (here a file the test writes), the warning for a tcp or rdma port in it
+ * Ports in the kernel's ephemeral port range (target/ephemeral.c; the range's file is
+ * read by util/ephemeral.c, tests/unit/util/ephemeral_test.c): the warning for a tcp or rdma port in it
  * (bounds included) naming the port and the range, none for a port outside it or another
  * transport, and the target's log line when it listens on one.
  */
@@ -37,24 +37,6 @@ static struct nvmf_port_config port(const char *trtype, const char *traddr, cons
 	snprintf(pc.traddr, sizeof(pc.traddr), "%s", traddr);
 	snprintf(pc.trsvcid, sizeof(pc.trsvcid), "%s", trsvcid);
 	return pc;
-}
-
-static void range_is_read_from_the_kernels_file_format(void)
-{
-	char path[64];
-	long lo = 0, hi = 0;
-	range_file(path, "32768\t60999\n");
-	CU_ASSERT_EQUAL(nvmf_ephemeral_range(path, &lo, &hi), 0);
-	CU_ASSERT_EQUAL(lo, 32768);
-	CU_ASSERT_EQUAL(hi, 60999);
-	unlink(path);
-	range_file(path, "60999 32768\n"); /* reversed: not a range */
-	CU_ASSERT_EQUAL(nvmf_ephemeral_range(path, &lo, &hi), -EINVAL);
-	unlink(path);
-	range_file(path, "ephemeral\n");
-	CU_ASSERT_EQUAL(nvmf_ephemeral_range(path, &lo, &hi), -EINVAL);
-	unlink(path);
-	CU_ASSERT_EQUAL(nvmf_ephemeral_range(path, &lo, &hi), -ENOENT);
 }
 
 static void tcp_port_in_the_range_is_warned_with_the_port_and_the_range(void)
@@ -125,8 +107,6 @@ static void target_logs_one_warning_line_for_a_port_in_the_range(void)
 }
 
 const struct unit_test ephemeral_tests[] = {
-	{ "range_is_read_from_the_kernels_file_format",
-	  range_is_read_from_the_kernels_file_format },
 	{ "tcp_port_in_the_range_is_warned_with_the_port_and_the_range",
 	  tcp_port_in_the_range_is_warned_with_the_port_and_the_range },
 	{ "rdma_port_in_the_range_is_warned_too", rdma_port_in_the_range_is_warned_too },
