@@ -36,8 +36,8 @@ int admin_cmd(struct nvme_sqe c, void *buf, uint32_t len, struct nvme_cqe *cqe)
 int admin_identify(uint8_t cns, uint32_t nsid, void *buf)
 {
 	memset(buf, 0xff, NVME_IDENTIFY_DATA_SIZE); /* so "all zero" means written */
-	return admin_cmd(admin_mk(nvme_admin_identify, nsid, cns, 0), buf,
-			 NVME_IDENTIFY_DATA_SIZE, NULL);
+	return admin_cmd(admin_mk(nvme_admin_identify, nsid, cns, 0), buf, NVME_IDENTIFY_DATA_SIZE,
+			 NULL);
 }
 
 int admin_get_log(uint8_t lid, uint32_t nsid, uint64_t off, void *buf, uint32_t len)
