@@ -1,5 +1,5 @@
 /*
- * The control methods (control/control.c, ctl-read.c, ctl-change.c) against a whole
+ * The control methods (control/control.c, ctl-change.c; ctl-read.c has ctl-read_test.c) against a whole
  * target on the loop transport (tests/unit/target/fixture.h): requests as the socket
  * delivers them (nvmf_rpc_handle), answers compared field by field, and what hosts see
  * afterwards. Last, the socket itself with the main group run by the test's thread.
@@ -18,214 +18,82 @@
 #include "target/namespace.h"
 #include "tests/unit/suites.h"
 #include "util/size.h"
-#include "tests/unit/control/ctl_fixture.h"
-#include "tests/unit/target/fixture.h"
-
-static struct fx F;
-static struct nvmf_ctl Ctl;
-
-static void setup(void)
-{
-	ctl_setup(&F, &Ctl);
-}
-
-static void teardown(void)
-{
-	fx_teardown(&F);
-}
-
-static json_t *call(const char *method, const char *params)
-{
-	return ctl_call(&Ctl, method, params);
-}
-
-static json_t *result(json_t *resp)
-{
-	return ctl_result(resp);
-}
-
-static void expect_error(const char *method, const char *params, int code, const char *message)
-{
-	ctl_expect_error(&Ctl, method, params, code, message);
-}
-
-static json_int_t get_int(json_t *obj, const char *key)
-{
-	json_t *v = json_object_get(obj, key);
-	CU_ASSERT_TRUE_FATAL(json_is_integer(v));
-	return json_integer_value(v);
-}
-
-#define NQN "\"" FX_SUBNQN "\""
-
-/* ---- reading ---- */
-
-static void subsystem_list_shows_namespaces_hosts_and_ports(void)
-{
-	setup();
-	json_t *resp = call("subsystem_list", NULL);
-	json_t *subs = json_object_get(result(resp), "subsystems");
-	CU_ASSERT_EQUAL_FATAL(json_array_size(subs), 1);
-	json_t *s = json_array_get(subs, 0);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "nqn")), FX_SUBNQN);
-	CU_ASSERT_TRUE(json_is_false(json_object_get(s, "allow_any_host")));
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(json_object_get(s, "hosts"), 0)),
-			       FX_HOSTNQN);
-	json_t *ns = json_object_get(s, "namespaces");
-	CU_ASSERT_EQUAL_FATAL(json_array_size(ns), 2);
-	CU_ASSERT_EQUAL(get_int(json_array_get(ns, 1), "nsid"), 2);
-	CU_ASSERT_EQUAL(get_int(json_array_get(ns, 1), "block_size"), 4096);
-	CU_ASSERT_EQUAL(get_int(json_array_get(ns, 1), "size_bytes"), 1 << 20);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(ns, 0), "backend")),
-			       "ram");
-	CU_ASSERT_EQUAL(json_integer_value(json_array_get(json_object_get(s, "ports"), 0)), 1);
-	json_decref(resp);
-	expect_error("subsystem_list", "{\"nqn\":\"nqn.x:none\"}", NVMF_RPC_NOT_FOUND,
-		     "parameter 'nqn': no subsystem nqn.x:none");
-	expect_error(
-		"subsystem_list", "{\"nqn\":\"nqn.2014-08.org.nvmexpress.discovery\"}",
-		NVMF_RPC_NOT_FOUND,
-		"parameter 'nqn': no subsystem nqn.2014-08.org.nvmexpress.discovery (that is the "
-		"discovery subsystem)");
-	teardown();
-}
-
-static void controller_list_shows_the_host_its_queues_and_kato(void)
-{
-	setup();
-	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
-	struct fxq q;
-	fx_queue_init(&F, &q);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&q, 1, 63, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, NULL),
-			      0);
-	json_t *resp = call("controller_list", "{\"nqn\":" NQN "}");
-	json_t *list = json_object_get(result(resp), "controllers");
-	CU_ASSERT_EQUAL_FATAL(json_array_size(list), 1);
-	json_t *c = json_array_get(list, 0);
-	CU_ASSERT_EQUAL(get_int(c, "cntlid"), F.cntlid);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(c, "hostnqn")), FX_HOSTNQN);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(c, "hostid")),
-			       "a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf");
-	CU_ASSERT_EQUAL(get_int(c, "kato_ms"), 5000);
-	CU_ASSERT_EQUAL(get_int(c, "io_queues"), 1);
-	CU_ASSERT_EQUAL(get_int(c, "portid"), 1);
-	json_t *qs = json_object_get(c, "queues");
-	CU_ASSERT_EQUAL_FATAL(json_array_size(qs), 2);
-	CU_ASSERT_EQUAL(get_int(json_array_get(qs, 0), "size"), 32); /* admin: the host's 31 + 1 */
-	CU_ASSERT_EQUAL(get_int(json_array_get(qs, 1), "qid"), 1);
-	CU_ASSERT_EQUAL(get_int(json_array_get(qs, 1), "size"), 64);
-	json_decref(resp);
-	fx_disconnect(&q);
-	teardown();
-}
-
-static void namespace_stats_count_exactly_the_commands_issued(void)
-{
-	setup();
-	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
-	struct fxq q;
-	fx_queue_init(&F, &q);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&q, 1, 31, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, NULL),
-			      0);
-	uint8_t b[4096];
-	memset(b, 0x11, sizeof(b));
-	for (unsigned i = 0; i < 100; i++) {
-		struct nvme_sqe w;
-		memset(&w, 0, sizeof(w));
-		w.opcode = nvme_cmd_write;
-		w.nsid = htole32(2);
-		w.cdw10 = htole32(i);
-		CU_ASSERT_EQUAL(fx_cmd(&q, &w, b, sizeof(b), NULL), 0);
-	}
-	json_t *resp = call("namespace_stats", "{\"nqn\":" NQN ",\"nsid\":2}");
-	json_t *list = json_object_get(result(resp), "namespaces");
-	CU_ASSERT_EQUAL_FATAL(json_array_size(list), 1);
-	json_t *s = json_array_get(list, 0);
-	CU_ASSERT_EQUAL(get_int(s, "writes"), 100);
-	CU_ASSERT_EQUAL(get_int(s, "write_bytes"), 409600);
-	CU_ASSERT_EQUAL(get_int(s, "reads"), 0);
-	CU_ASSERT_EQUAL(get_int(s, "errors"), 0);
-	CU_ASSERT_EQUAL(get_int(s, "inflight"), 0);
-	json_decref(resp);
-	expect_error("namespace_stats", "{\"nsid\":2}", NVMF_RPC_INVALID_PARAMS,
-		     "missing parameter 'nqn' (a string)");
-	expect_error("namespace_stats", "{\"nqn\":" NQN ",\"nsid\":9}", NVMF_RPC_NOT_FOUND,
-		     "parameter 'nsid': subsystem " FX_SUBNQN " has no enabled namespace 9");
-	fx_disconnect(&q);
-	teardown();
-}
+#include "tests/unit/control/methods_fixture.h"
 
 /* ---- changing namespaces ---- */
 
 static void namespace_add_then_remove_changes_what_is_served(void)
 {
-	setup();
-	json_t *resp = call("namespace_add",
-			    "{\"nqn\":" NQN ",\"namespace\":{\"nvmf_backend\":\"ram\","
-			    "\"nvmf_size_bytes\":\"2M\"}}");
+	ctlm_setup();
+	json_t *resp = ctlm_call("namespace_add",
+				 "{\"nqn\":" NQN ",\"namespace\":{\"nvmf_backend\":\"ram\","
+				 "\"nvmf_size_bytes\":\"2M\"}}");
 	CU_ASSERT_EQUAL(
-		json_integer_value(json_array_get(json_object_get(result(resp), "nsids"), 0)), 3);
+		json_integer_value(json_array_get(json_object_get(ctlm_result(resp), "nsids"), 0)),
+		3);
 	json_decref(resp);
-	struct nvmf_subsys *s = nvmf_tgt_find_subsys(&F.tgt, FX_SUBNQN);
+	struct nvmf_subsys *s = nvmf_tgt_find_subsys(&ctlm_fx.tgt, FX_SUBNQN);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(nvmf_subsys_ns(s, 3));
 	CU_ASSERT_EQUAL(nvmf_ns_nlb(nvmf_subsys_ns(s, 3)), (2u << 20) / 512);
-	resp = call("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":3,\"size_bytes\":4194304}");
-	CU_ASSERT_EQUAL(get_int(result(resp), "size_bytes"), 4 << 20);
+	resp = ctlm_call("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":3,\"size_bytes\":4194304}");
+	CU_ASSERT_EQUAL(ctlm_get_int(ctlm_result(resp), "size_bytes"), 4 << 20);
 	json_decref(resp);
 	CU_ASSERT_EQUAL(nvmf_ns_nlb(nvmf_subsys_ns(s, 3)), (4u << 20) / 512);
-	resp = call("namespace_disable", "{\"nqn\":" NQN ",\"nsid\":3}");
-	CU_ASSERT_TRUE(json_is_true(json_object_get(result(resp), "changed")));
+	resp = ctlm_call("namespace_disable", "{\"nqn\":" NQN ",\"nsid\":3}");
+	CU_ASSERT_TRUE(json_is_true(json_object_get(ctlm_result(resp), "changed")));
 	json_decref(resp);
 	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(s, 3));
-	resp = call("namespace_enable", "{\"nqn\":" NQN ",\"nsid\":3}");
-	CU_ASSERT_TRUE(json_is_true(json_object_get(result(resp), "changed")));
+	resp = ctlm_call("namespace_enable", "{\"nqn\":" NQN ",\"nsid\":3}");
+	CU_ASSERT_TRUE(json_is_true(json_object_get(ctlm_result(resp), "changed")));
 	json_decref(resp);
 	CU_ASSERT_PTR_NOT_NULL(nvmf_subsys_ns(s, 3));
-	resp = call("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":3}");
-	CU_ASSERT_EQUAL(get_int(result(resp), "nsid"), 3);
+	resp = ctlm_call("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":3}");
+	CU_ASSERT_EQUAL(ctlm_get_int(ctlm_result(resp), "nsid"), 3);
 	json_decref(resp);
 	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(s, 3));
 	CU_ASSERT_EQUAL(s->cfg->n_ns, 2);
-	teardown();
+	ctlm_teardown();
 }
 
 static void namespace_errors_name_the_field_and_change_nothing(void)
 {
-	setup();
-	struct nvmf_subsys *s = nvmf_tgt_find_subsys(&F.tgt, FX_SUBNQN);
-	expect_error("namespace_add", "{\"namespace\":{}}", NVMF_RPC_INVALID_PARAMS,
-		     "missing parameter 'nqn' (a string)");
-	expect_error("namespace_add", "{\"nqn\":7}", NVMF_RPC_INVALID_PARAMS,
-		     "parameter 'nqn': expected a string, got an integer");
-	expect_error(
+	ctlm_setup();
+	struct nvmf_subsys *s = nvmf_tgt_find_subsys(&ctlm_fx.tgt, FX_SUBNQN);
+	ctlm_expect_error("namespace_add", "{\"namespace\":{}}", NVMF_RPC_INVALID_PARAMS,
+			  "missing parameter 'nqn' (a string)");
+	ctlm_expect_error("namespace_add", "{\"nqn\":7}", NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'nqn': expected a string, got an integer");
+	ctlm_expect_error(
 		"namespace_add", "{\"nqn\":" NQN "}", NVMF_RPC_INVALID_PARAMS,
 		"parameter 'namespace': give either \"namespace\" (an object) or \"namespaces\" "
 		"(an array of them)");
-	expect_error("namespace_add",
-		     "{\"nqn\":" NQN ",\"namespace\":{\"nsid\":1,\"nvmf_backend\":\"ram\","
-		     "\"nvmf_size_bytes\":4096}}",
-		     NVMF_RPC_EXISTS, "namespace: nsid 1 is in use in subsystem " FX_SUBNQN);
-	expect_error("namespace_add",
-		     "{\"nqn\":" NQN ",\"namespace\":{\"device\":{\"path\":\"/nonexistent/f\"}}}",
-		     NVMF_RPC_REFUSED,
-		     "namespace (nsid 3): /nonexistent/f: No such file or directory");
-	expect_error("namespace_add",
-		     "{\"nqn\":" NQN ",\"namespace\":{\"device\":{\"path\":\"rel/f\"}}}",
-		     NVMF_RPC_INVALID_PARAMS,
-		     "namespace.device.path: \"rel/f\" is not an absolute path");
-	expect_error("namespace_add", "{\"nqn\":" NQN ",\"namespace\":{\"nvmf_backend\":\"ram\"}}",
-		     NVMF_RPC_INVALID_PARAMS,
-		     "namespace.nvmf_size_bytes: required key is missing (a \"ram\" "
-		     "namespace needs its size)");
+	ctlm_expect_error("namespace_add",
+			  "{\"nqn\":" NQN ",\"namespace\":{\"nsid\":1,\"nvmf_backend\":\"ram\","
+			  "\"nvmf_size_bytes\":4096}}",
+			  NVMF_RPC_EXISTS, "namespace: nsid 1 is in use in subsystem " FX_SUBNQN);
+	ctlm_expect_error("namespace_add",
+			  "{\"nqn\":" NQN
+			  ",\"namespace\":{\"device\":{\"path\":\"/nonexistent/f\"}}}",
+			  NVMF_RPC_REFUSED,
+			  "namespace (nsid 3): /nonexistent/f: No such file or directory");
+	ctlm_expect_error("namespace_add",
+			  "{\"nqn\":" NQN ",\"namespace\":{\"device\":{\"path\":\"rel/f\"}}}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "namespace.device.path: \"rel/f\" is not an absolute path");
+	ctlm_expect_error("namespace_add",
+			  "{\"nqn\":" NQN ",\"namespace\":{\"nvmf_backend\":\"ram\"}}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "namespace.nvmf_size_bytes: required key is missing (a \"ram\" "
+			  "namespace needs its size)");
 	/* The second of three fails: none is added. */
-	expect_error(
+	ctlm_expect_error(
 		"namespace_add",
 		"{\"nqn\":" NQN ",\"namespaces\":[{\"nsid\":4,\"nvmf_backend\":\"ram\","
 		"\"nvmf_size_bytes\":4096},{\"nsid\":5,\"device\":{\"path\":\"/nonexistent/g\"}},"
 		"{\"nsid\":6,\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096}]}",
 		NVMF_RPC_REFUSED,
 		"namespaces[1] (nsid 5): /nonexistent/g: No such file or directory");
-	expect_error(
+	ctlm_expect_error(
 		"namespace_add",
 		"{\"nqn\":" NQN ",\"namespaces\":[{\"nsid\":4,\"nvmf_backend\":\"ram\","
 		"\"nvmf_size_bytes\":4096},{\"nsid\":4,\"nvmf_backend\":\"ram\",\"nvmf_size_bytes\":4096}]}",
@@ -233,77 +101,81 @@ static void namespace_errors_name_the_field_and_change_nothing(void)
 	for (uint32_t n = 3; n <= 6; n++)
 		CU_ASSERT_PTR_NULL(nvmf_subsys_ns(s, n));
 	CU_ASSERT_EQUAL(s->cfg->n_ns, 2);
-	expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":9}", NVMF_RPC_NOT_FOUND,
-		     "parameter 'nsid': subsystem " FX_SUBNQN " has no namespace 9");
-	expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":\"1\"}",
-		     NVMF_RPC_INVALID_PARAMS,
-		     "parameter 'nsid': expected an integer, got a string");
-	expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":0}", NVMF_RPC_INVALID_PARAMS,
-		     "parameter 'nsid': 0 is out of range [1, 1024]");
-	expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":1,\"force\":true}",
-		     NVMF_RPC_INVALID_PARAMS,
-		     "unknown parameter 'force' (namespace_remove takes: nqn, nsid)");
-	expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":1,\"size_bytes\":\"12Q\"}",
-		     NVMF_RPC_INVALID_PARAMS,
-		     "parameter 'size_bytes': \"12Q\" is not a size (" NVMF_SIZE_GRAMMAR ")");
-	expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":1}", NVMF_RPC_INVALID_PARAMS,
-		     "missing parameter 'size_bytes' (an integer, or a string like \"64M\")");
-	expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":2,\"size_bytes\":1000}",
-		     NVMF_RPC_INVALID_PARAMS,
-		     "parameter 'size_bytes': subsystem " FX_SUBNQN ", namespace 2: "
-		     "size 1000 bytes is not a positive multiple of the block size (4096)");
+	ctlm_expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":9}", NVMF_RPC_NOT_FOUND,
+			  "parameter 'nsid': subsystem " FX_SUBNQN " has no namespace 9");
+	ctlm_expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":\"1\"}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'nsid': expected an integer, got a string");
+	ctlm_expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":0}",
+			  NVMF_RPC_INVALID_PARAMS, "parameter 'nsid': 0 is out of range [1, 1024]");
+	ctlm_expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":1,\"force\":true}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "unknown parameter 'force' (namespace_remove takes: nqn, nsid)");
+	ctlm_expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":1,\"size_bytes\":\"12Q\"}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'size_bytes': \"12Q\" is not a size (" NVMF_SIZE_GRAMMAR ")");
+	ctlm_expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":1}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "missing parameter 'size_bytes' (an integer, or a string like \"64M\")");
+	ctlm_expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":2,\"size_bytes\":1000}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'size_bytes': subsystem " FX_SUBNQN ", namespace 2: "
+			  "size 1000 bytes is not a positive multiple of the block size (4096)");
 	CU_ASSERT_EQUAL(nvmf_ns_nlb(nvmf_subsys_ns(s, 2)), (1u << 20) / 4096);
-	json_decref(call("namespace_disable", "{\"nqn\":" NQN ",\"nsid\":2}"));
-	expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":2,\"size_bytes\":8192}",
-		     NVMF_RPC_REFUSED,
-		     "parameter 'nsid': subsystem " FX_SUBNQN ", namespace 2 is disabled: "
-		     "enable it first (its nvmf_size_bytes applies then)");
-	expect_error("no_such_method", NULL, NVMF_RPC_METHOD_NOT_FOUND,
-		     "method 'no_such_method' not found");
-	teardown();
+	json_decref(ctlm_call("namespace_disable", "{\"nqn\":" NQN ",\"nsid\":2}"));
+	ctlm_expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":2,\"size_bytes\":8192}",
+			  NVMF_RPC_REFUSED,
+			  "parameter 'nsid': subsystem " FX_SUBNQN ", namespace 2 is disabled: "
+			  "enable it first (its nvmf_size_bytes applies then)");
+	ctlm_expect_error("no_such_method", NULL, NVMF_RPC_METHOD_NOT_FOUND,
+			  "method 'no_such_method' not found");
+	ctlm_teardown();
 }
 
 /* ---- hosts and controllers ---- */
 
 static void removed_host_is_disconnected_and_refused(void)
 {
-	setup();
-	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
-	uint64_t genctr = F.tgt.disc_genctr;
-	json_t *resp = call("host_remove", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}");
-	CU_ASSERT_EQUAL(get_int(result(resp), "disconnected"), 1);
+	ctlm_setup();
+	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&ctlm_fx), 0);
+	uint64_t genctr = ctlm_fx.tgt.disc_genctr;
+	json_t *resp = ctlm_call("host_remove", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}");
+	CU_ASSERT_EQUAL(ctlm_get_int(ctlm_result(resp), "disconnected"), 1);
 	json_decref(resp);
-	nvmf_loop_drive(&F.tgt);
-	CU_ASSERT_TRUE(fx_admin_deleted(&F));
-	CU_ASSERT_EQUAL(F.tgt.disc_genctr, genctr + 1);
+	nvmf_loop_drive(&ctlm_fx.tgt);
+	CU_ASSERT_TRUE(fx_admin_deleted(&ctlm_fx));
+	CU_ASSERT_EQUAL(ctlm_fx.tgt.disc_genctr, genctr + 1);
 	/* Connecting again is refused as for any host not allowed. */
 	struct fxq q;
-	fx_queue_init(&F, &q);
+	fx_queue_init(&ctlm_fx, &q);
 	CU_ASSERT_EQUAL(fx_connect(&q, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL),
 			(int)(nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST) |
 			      NVME_SC_DNR));
 	/* The port counted one association and one refusal. */
-	resp = call("port_list", NULL);
-	json_t *port = json_array_get(json_object_get(result(resp), "ports"), 0);
-	CU_ASSERT_EQUAL(get_int(port, "connects"), 1);
-	CU_ASSERT_EQUAL(get_int(port, "connects_refused"), 1);
+	resp = ctlm_call("port_list", NULL);
+	json_t *port = json_array_get(json_object_get(ctlm_result(resp), "ports"), 0);
+	CU_ASSERT_EQUAL(ctlm_get_int(port, "connects"), 1);
+	CU_ASSERT_EQUAL(ctlm_get_int(port, "connects_refused"), 1);
 	json_decref(resp);
-	expect_error("host_remove", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}",
-		     NVMF_RPC_NOT_FOUND,
-		     "parameter 'host': " FX_HOSTNQN " is not in the allowed hosts of " FX_SUBNQN);
+	ctlm_expect_error("host_remove", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}",
+			  NVMF_RPC_NOT_FOUND,
+			  "parameter 'host': " FX_HOSTNQN
+			  " is not in the allowed hosts of " FX_SUBNQN);
 	/* Allowed again: it connects. */
-	resp = call("host_add", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}");
-	result(resp);
+	resp = ctlm_call("host_add", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}");
+	ctlm_result(resp);
 	json_decref(resp);
 	struct fxq q2;
-	fx_queue_init(&F, &q2);
+	fx_queue_init(&ctlm_fx, &q2);
 	CU_ASSERT_EQUAL(fx_connect(&q2, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL), 0);
-	expect_error("host_add", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}", NVMF_RPC_EXISTS,
-		     "parameter 'host': " FX_HOSTNQN " is already allowed on " FX_SUBNQN);
-	expect_error("host_add", "{\"nqn\":" NQN ",\"host\":\"bad nqn\"}", NVMF_RPC_INVALID_PARAMS,
-		     "host: \"bad nqn\" is not an NQN (no spaces or control characters)");
+	ctlm_expect_error("host_add", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}",
+			  NVMF_RPC_EXISTS,
+			  "parameter 'host': " FX_HOSTNQN " is already allowed on " FX_SUBNQN);
+	ctlm_expect_error("host_add", "{\"nqn\":" NQN ",\"host\":\"bad nqn\"}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "host: \"bad nqn\" is not an NQN (no spaces or control characters)");
 	fx_disconnect(&q2);
-	teardown();
+	ctlm_teardown();
 }
 
 #define HOST_KEY "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
@@ -317,7 +189,7 @@ static uint32_t connect_atr(void)
 	static unsigned next;
 	struct nvme_cqe cqe;
 	struct fxq *q = &qs[next++ % 8];
-	fx_queue_init(&F, q);
+	fx_queue_init(&ctlm_fx, q);
 	CU_ASSERT_EQUAL_FATAL(fx_connect(q, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, &cqe),
 			      0);
 	return le32toh(cqe.result.u32) & NVMF_CONNECT_AUTHREQ_ATR;
@@ -325,22 +197,22 @@ static uint32_t connect_atr(void)
 
 static void host_dhchap_set_and_clear_change_who_must_authenticate(void)
 {
-	setup();
+	ctlm_setup();
 	CU_ASSERT_EQUAL(connect_atr(), 0);
-	json_t *resp = call("host_dhchap_set",
-			    "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\","
-			    "\"ctrl_key\":\"" CTRL_KEY
-			    "\",\"hash\":\"hmac(sha384)\",\"dhgroup\":\"ffdhe2048\"}");
-	CU_ASSERT_EQUAL(json_object_size(result(resp)), 0);
+	json_t *resp = ctlm_call("host_dhchap_set",
+				 "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\","
+				 "\"ctrl_key\":\"" CTRL_KEY
+				 "\",\"hash\":\"hmac(sha384)\",\"dhgroup\":\"ffdhe2048\"}");
+	CU_ASSERT_EQUAL(json_object_size(ctlm_result(resp)), 0);
 	json_decref(resp);
 	CU_ASSERT_EQUAL(connect_atr(), NVMF_CONNECT_AUTHREQ_ATR);
 	/* The running config has it (config_save writes it; config_get hides the secrets). */
-	CU_ASSERT_EQUAL_FATAL(F.tgt.cfg->n_dhchap, 1);
-	CU_ASSERT_STRING_EQUAL(F.tgt.cfg->dhchap[0].key, HOST_KEY);
-	CU_ASSERT_STRING_EQUAL(F.tgt.cfg->dhchap[0].ctrl_key, CTRL_KEY);
-	CU_ASSERT_STRING_EQUAL(F.tgt.cfg->dhchap[0].hash, "hmac(sha384)");
-	resp = call("config_get", NULL);
-	char *text = json_dumps(result(resp), JSON_COMPACT);
+	CU_ASSERT_EQUAL_FATAL(ctlm_fx.tgt.cfg->n_dhchap, 1);
+	CU_ASSERT_STRING_EQUAL(ctlm_fx.tgt.cfg->dhchap[0].key, HOST_KEY);
+	CU_ASSERT_STRING_EQUAL(ctlm_fx.tgt.cfg->dhchap[0].ctrl_key, CTRL_KEY);
+	CU_ASSERT_STRING_EQUAL(ctlm_fx.tgt.cfg->dhchap[0].hash, "hmac(sha384)");
+	resp = ctlm_call("config_get", NULL);
+	char *text = json_dumps(ctlm_result(resp), JSON_COMPACT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text,
 				      "\"dhchap\":{\"key\":\"(secret)\",\"ctrl_key\":\"(secret)\","
 				      "\"hash\":\"hmac(sha384)\",\"dhgroup\":\"ffdhe2048\"}"));
@@ -348,29 +220,31 @@ static void host_dhchap_set_and_clear_change_who_must_authenticate(void)
 	free(text);
 	json_decref(resp);
 	/* Set again: replaced, not added. */
-	resp = call("host_dhchap_set", "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" CTRL_KEY "\"}");
-	result(resp);
+	resp = ctlm_call("host_dhchap_set",
+			 "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" CTRL_KEY "\"}");
+	ctlm_result(resp);
 	json_decref(resp);
-	CU_ASSERT_EQUAL_FATAL(F.tgt.cfg->n_dhchap, 1);
-	CU_ASSERT_STRING_EQUAL(F.tgt.cfg->dhchap[0].key, CTRL_KEY);
-	CU_ASSERT_PTR_NULL(F.tgt.cfg->dhchap[0].ctrl_key);
-	resp = call("host_dhchap_clear", "{\"host\":\"" FX_HOSTNQN "\"}");
-	result(resp);
+	CU_ASSERT_EQUAL_FATAL(ctlm_fx.tgt.cfg->n_dhchap, 1);
+	CU_ASSERT_STRING_EQUAL(ctlm_fx.tgt.cfg->dhchap[0].key, CTRL_KEY);
+	CU_ASSERT_PTR_NULL(ctlm_fx.tgt.cfg->dhchap[0].ctrl_key);
+	resp = ctlm_call("host_dhchap_clear", "{\"host\":\"" FX_HOSTNQN "\"}");
+	ctlm_result(resp);
 	json_decref(resp);
-	CU_ASSERT_EQUAL(F.tgt.cfg->n_dhchap, 0);
+	CU_ASSERT_EQUAL(ctlm_fx.tgt.cfg->n_dhchap, 0);
 	CU_ASSERT_EQUAL(connect_atr(), 0);
-	expect_error("host_dhchap_clear", "{\"host\":\"" FX_HOSTNQN "\"}", NVMF_RPC_NOT_FOUND,
-		     FX_HOSTNQN " has no DH-HMAC-CHAP key");
-	teardown();
+	ctlm_expect_error("host_dhchap_clear", "{\"host\":\"" FX_HOSTNQN "\"}", NVMF_RPC_NOT_FOUND,
+			  FX_HOSTNQN " has no DH-HMAC-CHAP key");
+	ctlm_teardown();
 }
 
 static void host_dhchap_set_refuses_bad_values_without_echoing_secrets(void)
 {
-	setup();
+	ctlm_setup();
 	/* A CRC that does not match: the message names the problem, not the secret. */
-	json_t *resp = call("host_dhchap_set",
-			    "{\"host\":\"" FX_HOSTNQN "\",\"key\":"
-			    "\"DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD/:\"}");
+	json_t *resp =
+		ctlm_call("host_dhchap_set",
+			  "{\"host\":\"" FX_HOSTNQN "\",\"key\":"
+			  "\"DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD/:\"}");
 	json_t *e = json_object_get(resp, "error");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(e, "code")), NVMF_RPC_INVALID_PARAMS);
@@ -378,83 +252,85 @@ static void host_dhchap_set_refuses_bad_values_without_echoing_secrets(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(m, "host " FX_HOSTNQN ": dhchap key: "));
 	CU_ASSERT_PTR_NULL(strstr(m, "ab3CAV"));
 	json_decref(resp);
-	expect_error("host_dhchap_set",
-		     "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"hash\":\"md5\"}",
-		     NVMF_RPC_INVALID_PARAMS,
-		     "parameter 'hash': \"md5\" is not a DH-HMAC-CHAP hash (hmac(sha256), "
-		     "hmac(sha384) or hmac(sha512))");
-	expect_error("host_dhchap_set",
-		     "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY
-		     "\",\"dhgroup\":\"ffdhe1024\"}",
-		     NVMF_RPC_INVALID_PARAMS,
-		     "parameter 'dhgroup': \"ffdhe1024\" is not a DH group (null, "
-		     "ffdhe2048, ffdhe3072, ffdhe4096, ffdhe6144 or ffdhe8192)");
-	expect_error("host_dhchap_set",
-		     "{\"host\":\"" FX_HOSTNQN "\",\"ctrl_key\":\"" CTRL_KEY "\"}",
-		     NVMF_RPC_INVALID_PARAMS, "missing parameter 'key' (a string)");
-	expect_error("host_dhchap_set",
-		     "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"secret\":1}",
-		     NVMF_RPC_INVALID_PARAMS,
-		     "unknown parameter 'secret' (host_dhchap_set takes: host, key, "
-		     "ctrl_key, hash, dhgroup)");
+	ctlm_expect_error("host_dhchap_set",
+			  "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"hash\":\"md5\"}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'hash': \"md5\" is not a DH-HMAC-CHAP hash (hmac(sha256), "
+			  "hmac(sha384) or hmac(sha512))");
+	ctlm_expect_error("host_dhchap_set",
+			  "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY
+			  "\",\"dhgroup\":\"ffdhe1024\"}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'dhgroup': \"ffdhe1024\" is not a DH group (null, "
+			  "ffdhe2048, ffdhe3072, ffdhe4096, ffdhe6144 or ffdhe8192)");
+	ctlm_expect_error("host_dhchap_set",
+			  "{\"host\":\"" FX_HOSTNQN "\",\"ctrl_key\":\"" CTRL_KEY "\"}",
+			  NVMF_RPC_INVALID_PARAMS, "missing parameter 'key' (a string)");
+	ctlm_expect_error("host_dhchap_set",
+			  "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"secret\":1}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "unknown parameter 'secret' (host_dhchap_set takes: host, key, "
+			  "ctrl_key, hash, dhgroup)");
 	/* A secret passed as a name is not echoed. */
-	expect_error("host_dhchap_set",
-		     "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY
-		     "\",\"hash\":\"DHHC-1:00:c2VjcmV0:\"}",
-		     NVMF_RPC_INVALID_PARAMS,
-		     "parameter 'hash': a DH-HMAC-CHAP secret (not shown) is not a "
-		     "DH-HMAC-CHAP hash (hmac(sha256), hmac(sha384) or hmac(sha512))");
+	ctlm_expect_error("host_dhchap_set",
+			  "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY
+			  "\",\"hash\":\"DHHC-1:00:c2VjcmV0:\"}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'hash': a DH-HMAC-CHAP secret (not shown) is not a "
+			  "DH-HMAC-CHAP hash (hmac(sha256), hmac(sha384) or hmac(sha512))");
 	/* Nothing changed. */
-	CU_ASSERT_EQUAL(F.tgt.cfg->n_dhchap, 0);
+	CU_ASSERT_EQUAL(ctlm_fx.tgt.cfg->n_dhchap, 0);
 	CU_ASSERT_EQUAL(connect_atr(), 0);
-	teardown();
+	ctlm_teardown();
 }
 
 static void allow_any_host_off_drops_hosts_not_listed(void)
 {
-	setup();
-	json_t *resp = call("subsystem_allow_any_host", "{\"nqn\":" NQN ",\"allow\":true}");
-	CU_ASSERT_TRUE(json_is_true(json_object_get(result(resp), "changed")));
+	ctlm_setup();
+	json_t *resp = ctlm_call("subsystem_allow_any_host", "{\"nqn\":" NQN ",\"allow\":true}");
+	CU_ASSERT_TRUE(json_is_true(json_object_get(ctlm_result(resp), "changed")));
 	json_decref(resp);
 	struct fxq q;
-	fx_queue_init(&F, &q);
+	fx_queue_init(&ctlm_fx, &q);
 	CU_ASSERT_EQUAL_FATAL(
 		fx_connect(&q, 0, 31, FX_SUBNQN, FX_OTHER_HOSTNQN, 0xffff, 0, NULL, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
-	resp = call("subsystem_allow_any_host", "{\"nqn\":" NQN ",\"allow\":false}");
-	CU_ASSERT_EQUAL(get_int(result(resp), "disconnected"), 1); /* the intruder, not host1 */
+	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&ctlm_fx), 0);
+	resp = ctlm_call("subsystem_allow_any_host", "{\"nqn\":" NQN ",\"allow\":false}");
+	CU_ASSERT_EQUAL(ctlm_get_int(ctlm_result(resp), "disconnected"),
+			1); /* the intruder, not host1 */
 	json_decref(resp);
-	nvmf_loop_drive(&F.tgt);
-	resp = call("controller_list", NULL);
-	json_t *list = json_object_get(result(resp), "controllers");
+	nvmf_loop_drive(&ctlm_fx.tgt);
+	resp = ctlm_call("controller_list", NULL);
+	json_t *list = json_object_get(ctlm_result(resp), "controllers");
 	CU_ASSERT_EQUAL_FATAL(json_array_size(list), 1);
 	CU_ASSERT_STRING_EQUAL(
 		json_string_value(json_object_get(json_array_get(list, 0), "hostnqn")), FX_HOSTNQN);
 	json_decref(resp);
-	expect_error("subsystem_allow_any_host", "{\"nqn\":" NQN ",\"allow\":\"no\"}",
-		     NVMF_RPC_INVALID_PARAMS,
-		     "parameter 'allow': expected true or false, got a string");
+	ctlm_expect_error("subsystem_allow_any_host", "{\"nqn\":" NQN ",\"allow\":\"no\"}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'allow': expected true or false, got a string");
 	fx_disconnect(&q);
-	teardown();
+	ctlm_teardown();
 }
 
 static void controller_disconnect_tears_the_association_down(void)
 {
-	setup();
-	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
+	ctlm_setup();
+	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&ctlm_fx), 0);
 	char p[256];
-	snprintf(p, sizeof(p), "{\"nqn\":" NQN ",\"cntlid\":%u}", F.cntlid);
-	json_t *resp = call("controller_disconnect", p);
-	result(resp);
+	snprintf(p, sizeof(p), "{\"nqn\":" NQN ",\"cntlid\":%u}", ctlm_fx.cntlid);
+	json_t *resp = ctlm_call("controller_disconnect", p);
+	ctlm_result(resp);
 	json_decref(resp);
-	nvmf_loop_drive(&F.tgt);
-	CU_ASSERT_TRUE(fx_admin_deleted(&F));
-	snprintf(p, sizeof(p), "{\"nqn\":" NQN ",\"cntlid\":%u}", F.cntlid + 7u);
+	nvmf_loop_drive(&ctlm_fx.tgt);
+	CU_ASSERT_TRUE(fx_admin_deleted(&ctlm_fx));
+	snprintf(p, sizeof(p), "{\"nqn\":" NQN ",\"cntlid\":%u}", ctlm_fx.cntlid + 7u);
 	char want[256];
 	snprintf(want, sizeof(want),
-		 "parameter 'cntlid': subsystem " FX_SUBNQN " has no controller %u", F.cntlid + 7u);
-	expect_error("controller_disconnect", p, NVMF_RPC_NOT_FOUND, want);
-	teardown();
+		 "parameter 'cntlid': subsystem " FX_SUBNQN " has no controller %u",
+		 ctlm_fx.cntlid + 7u);
+	ctlm_expect_error("controller_disconnect", p, NVMF_RPC_NOT_FOUND, want);
+	ctlm_teardown();
 }
 
 /* ---- the socket, with the main group run by this thread ---- */
@@ -497,108 +373,28 @@ static void *client_thread(void *arg)
 
 static void socket_calls_run_on_the_main_group(void)
 {
-	setup();
+	ctlm_setup();
 	struct client c = { .done = false };
 	char dir[] = "/tmp/nvmf-ctl-XXXXXX";
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	snprintf(c.path, sizeof(c.path), "%s/ctl.sock", dir);
 	struct nvmf_ctl ctl;
 	char err[256];
-	CU_ASSERT_EQUAL_FATAL(nvmf_ctl_start(&ctl, &F.tgt, c.path, NULL, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_ctl_start(&ctl, &ctlm_fx.tgt, c.path, NULL, err, sizeof(err)),
+			      0);
 	pthread_t t;
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, client_thread, &c), 0);
 	/* The call waits for the main group: run it until the client has its answer. */
 	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
-		nvmf_loop_drive(&F.tgt);
+		nvmf_loop_drive(&ctlm_fx.tgt);
 	pthread_join(t, NULL);
 	CU_ASSERT_STRING_EQUAL(c.answer,
 			       "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"nsids\":[8]}}\n");
-	CU_ASSERT_PTR_NOT_NULL(nvmf_subsys_ns(nvmf_tgt_find_subsys(&F.tgt, FX_SUBNQN), 8));
+	CU_ASSERT_PTR_NOT_NULL(nvmf_subsys_ns(nvmf_tgt_find_subsys(&ctlm_fx.tgt, FX_SUBNQN), 8));
 	nvmf_ctl_stop(&ctl);
 	CU_ASSERT_EQUAL(access(c.path, F_OK), -1);
 	rmdir(dir);
-	teardown();
-}
-
-/* log_level_set with a component changes that one; log_level_get then says "mixed" and
- * lists each; an unknown component is refused by name and changes nothing. */
-static void log_level_of_one_component_is_set_and_read_alone(void)
-{
-	setup();
-	json_t *resp = call("log_level_set", "{\"level\":\"debug\",\"component\":\"tcp\"}");
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "component")),
-			       "tcp");
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "level")), "debug");
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "previous")),
-			       "info");
-	json_decref(resp);
-	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_TCP), NVMF_LOG_DEBUG);
-	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_RDMA), NVMF_LOG_INFO);
-	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_CORE), NVMF_LOG_INFO);
-	resp = call("log_level_get", NULL);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "level")), "mixed");
-	json_t *each = json_object_get(result(resp), "components");
-	CU_ASSERT_EQUAL(json_object_size(each), NVMF_LOGC_COUNT);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(each, "tcp")), "debug");
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(each, "backend")), "info");
-	json_decref(resp);
-	resp = call("log_level_get", "{\"component\":\"tcp\"}");
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "level")), "debug");
-	json_decref(resp);
-	expect_error(
-		"log_level_set", "{\"level\":\"error\",\"component\":\"disk\"}",
-		NVMF_RPC_INVALID_PARAMS,
-		"parameter 'component': \"disk\" is not a log component (core, rdma, tcp, auth, control or backend)");
-	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_CORE), NVMF_LOG_INFO);
-	/* Without a component every one takes the level; "previous" was mixed. */
-	resp = call("log_level_set", "{\"level\":\"warning\"}");
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "previous")),
-			       "mixed");
-	json_decref(resp);
-	for (unsigned i = 0; i < NVMF_LOGC_COUNT; i++)
-		CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, (enum nvmf_log_component)i),
-				NVMF_LOG_WARNING);
-	teardown();
-}
-
-static void version_log_level_and_poll_group_stats_answer(void)
-{
-	setup();
-	json_t *resp = call("version", NULL);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "version")),
-			       "0.1.0");
-	json_decref(resp);
-	expect_error("version", "{\"x\":1}", NVMF_RPC_INVALID_PARAMS,
-		     "unknown parameter 'x' (version takes: no parameters)");
-	resp = call("log_level_set", "{\"level\":\"debug\"}");
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "previous")),
-			       "info");
-	json_decref(resp);
-	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_CORE), NVMF_LOG_DEBUG);
-	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_BACKEND), NVMF_LOG_DEBUG);
-	resp = call("log_level_get", NULL);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(result(resp), "level")), "debug");
-	json_decref(resp);
-	expect_error(
-		"log_level_set", "{\"level\":\"loud\"}", NVMF_RPC_INVALID_PARAMS,
-		"parameter 'level': \"loud\" is not a log level (error, warning, info or debug)");
-	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_TCP), NVMF_LOG_DEBUG);
-	/* The fixture's target ran passes to boot; each found work or not. */
-	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
-	resp = call("poll_group_stats", NULL);
-	json_t *groups = json_object_get(result(resp), "poll_groups");
-	CU_ASSERT_EQUAL_FATAL(json_array_size(groups), 1);
-	json_t *g = json_array_get(groups, 0);
-	CU_ASSERT_TRUE(json_is_true(json_object_get(g, "main")));
-	CU_ASSERT_EQUAL(get_int(g, "queues"), 1);
-	CU_ASSERT_TRUE(get_int(g, "busy_passes") > 0);
-	CU_ASSERT_TRUE(get_int(g, "passes") >= get_int(g, "busy_passes"));
-	CU_ASSERT_TRUE(get_int(g, "work") >= get_int(g, "busy_passes"));
-	CU_ASSERT_EQUAL(get_int(g, "sleeps"), 0); /* driven: it never sleeps */
-	CU_ASSERT_EQUAL(get_int(g, "sleep_us"), 0);
-	CU_ASSERT_EQUAL(json_array_size(json_object_get(g, "transports")), 0); /* loop: none */
-	json_decref(resp);
-	teardown();
+	ctlm_teardown();
 }
 
 const struct unit_test control_tests[] = {
@@ -606,16 +402,6 @@ const struct unit_test control_tests[] = {
 	  host_dhchap_set_and_clear_change_who_must_authenticate },
 	{ "host_dhchap_set_refuses_bad_values_without_echoing_secrets",
 	  host_dhchap_set_refuses_bad_values_without_echoing_secrets },
-	{ "version_log_level_and_poll_group_stats_answer",
-	  version_log_level_and_poll_group_stats_answer },
-	{ "log_level_of_one_component_is_set_and_read_alone",
-	  log_level_of_one_component_is_set_and_read_alone },
-	{ "subsystem_list_shows_namespaces_hosts_and_ports",
-	  subsystem_list_shows_namespaces_hosts_and_ports },
-	{ "controller_list_shows_the_host_its_queues_and_kato",
-	  controller_list_shows_the_host_its_queues_and_kato },
-	{ "namespace_stats_count_exactly_the_commands_issued",
-	  namespace_stats_count_exactly_the_commands_issued },
 	{ "namespace_add_then_remove_changes_what_is_served",
 	  namespace_add_then_remove_changes_what_is_served },
 	{ "namespace_errors_name_the_field_and_change_nothing",
