@@ -33,7 +33,7 @@ static void subsystem_list_shows_namespaces_hosts_and_ports(void)
 	CU_ASSERT_EQUAL(json_integer_value(json_array_get(json_object_get(s, "ports"), 0)), 1);
 	json_decref(resp);
 	ctlm_expect_error("subsystem_list", "{\"nqn\":\"nqn.x:none\"}", NVMF_RPC_NOT_FOUND,
-		     "parameter 'nqn': no subsystem nqn.x:none");
+			  "parameter 'nqn': no subsystem nqn.x:none");
 	ctlm_expect_error(
 		"subsystem_list", "{\"nqn\":\"nqn.2014-08.org.nvmexpress.discovery\"}",
 		NVMF_RPC_NOT_FOUND,
@@ -48,8 +48,8 @@ static void controller_list_shows_the_host_its_queues_and_kato(void)
 	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&ctlm_fx), 0);
 	struct fxq q;
 	fx_queue_init(&ctlm_fx, &q);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&q, 1, 63, FX_SUBNQN, FX_HOSTNQN, ctlm_fx.cntlid, 0, NULL, NULL),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&q, 1, 63, FX_SUBNQN, FX_HOSTNQN, ctlm_fx.cntlid, 0, NULL, NULL), 0);
 	json_t *resp = ctlm_call("controller_list", "{\"nqn\":" NQN "}");
 	json_t *list = json_object_get(ctlm_result(resp), "controllers");
 	CU_ASSERT_EQUAL_FATAL(json_array_size(list), 1);
@@ -63,7 +63,8 @@ static void controller_list_shows_the_host_its_queues_and_kato(void)
 	CU_ASSERT_EQUAL(ctlm_get_int(c, "portid"), 1);
 	json_t *qs = json_object_get(c, "queues");
 	CU_ASSERT_EQUAL_FATAL(json_array_size(qs), 2);
-	CU_ASSERT_EQUAL(ctlm_get_int(json_array_get(qs, 0), "size"), 32); /* admin: the host's 31 + 1 */
+	CU_ASSERT_EQUAL(ctlm_get_int(json_array_get(qs, 0), "size"),
+			32); /* admin: the host's 31 + 1 */
 	CU_ASSERT_EQUAL(ctlm_get_int(json_array_get(qs, 1), "qid"), 1);
 	CU_ASSERT_EQUAL(ctlm_get_int(json_array_get(qs, 1), "size"), 64);
 	json_decref(resp);
@@ -77,8 +78,8 @@ static void namespace_stats_count_exactly_the_commands_issued(void)
 	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&ctlm_fx), 0);
 	struct fxq q;
 	fx_queue_init(&ctlm_fx, &q);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&q, 1, 31, FX_SUBNQN, FX_HOSTNQN, ctlm_fx.cntlid, 0, NULL, NULL),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&q, 1, 31, FX_SUBNQN, FX_HOSTNQN, ctlm_fx.cntlid, 0, NULL, NULL), 0);
 	uint8_t b[4096];
 	memset(b, 0x11, sizeof(b));
 	for (unsigned i = 0; i < 100; i++) {
@@ -100,9 +101,9 @@ static void namespace_stats_count_exactly_the_commands_issued(void)
 	CU_ASSERT_EQUAL(ctlm_get_int(s, "inflight"), 0);
 	json_decref(resp);
 	ctlm_expect_error("namespace_stats", "{\"nsid\":2}", NVMF_RPC_INVALID_PARAMS,
-		     "missing parameter 'nqn' (a string)");
+			  "missing parameter 'nqn' (a string)");
 	ctlm_expect_error("namespace_stats", "{\"nqn\":" NQN ",\"nsid\":9}", NVMF_RPC_NOT_FOUND,
-		     "parameter 'nsid': subsystem " FX_SUBNQN " has no enabled namespace 9");
+			  "parameter 'nsid': subsystem " FX_SUBNQN " has no enabled namespace 9");
 	fx_disconnect(&q);
 	ctlm_teardown();
 }
@@ -115,7 +116,8 @@ static void log_level_of_one_component_is_set_and_read_alone(void)
 	json_t *resp = ctlm_call("log_level_set", "{\"level\":\"debug\",\"component\":\"tcp\"}");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ctlm_result(resp), "component")),
 			       "tcp");
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ctlm_result(resp), "level")), "debug");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ctlm_result(resp), "level")),
+			       "debug");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ctlm_result(resp), "previous")),
 			       "info");
 	json_decref(resp);
@@ -123,14 +125,16 @@ static void log_level_of_one_component_is_set_and_read_alone(void)
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&ctlm_fx.tgt, NVMF_LOGC_RDMA), NVMF_LOG_INFO);
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&ctlm_fx.tgt, NVMF_LOGC_CORE), NVMF_LOG_INFO);
 	resp = ctlm_call("log_level_get", NULL);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ctlm_result(resp), "level")), "mixed");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ctlm_result(resp), "level")),
+			       "mixed");
 	json_t *each = json_object_get(ctlm_result(resp), "components");
 	CU_ASSERT_EQUAL(json_object_size(each), NVMF_LOGC_COUNT);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(each, "tcp")), "debug");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(each, "backend")), "info");
 	json_decref(resp);
 	resp = ctlm_call("log_level_get", "{\"component\":\"tcp\"}");
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ctlm_result(resp), "level")), "debug");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ctlm_result(resp), "level")),
+			       "debug");
 	json_decref(resp);
 	ctlm_expect_error(
 		"log_level_set", "{\"level\":\"error\",\"component\":\"disk\"}",
@@ -156,7 +160,7 @@ static void version_log_level_and_poll_group_stats_answer(void)
 			       "0.1.0");
 	json_decref(resp);
 	ctlm_expect_error("version", "{\"x\":1}", NVMF_RPC_INVALID_PARAMS,
-		     "unknown parameter 'x' (version takes: no parameters)");
+			  "unknown parameter 'x' (version takes: no parameters)");
 	resp = ctlm_call("log_level_set", "{\"level\":\"debug\"}");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ctlm_result(resp), "previous")),
 			       "info");
@@ -164,7 +168,8 @@ static void version_log_level_and_poll_group_stats_answer(void)
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&ctlm_fx.tgt, NVMF_LOGC_CORE), NVMF_LOG_DEBUG);
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&ctlm_fx.tgt, NVMF_LOGC_BACKEND), NVMF_LOG_DEBUG);
 	resp = ctlm_call("log_level_get", NULL);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ctlm_result(resp), "level")), "debug");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ctlm_result(resp), "level")),
+			       "debug");
 	json_decref(resp);
 	ctlm_expect_error(
 		"log_level_set", "{\"level\":\"loud\"}", NVMF_RPC_INVALID_PARAMS,
@@ -189,10 +194,15 @@ static void version_log_level_and_poll_group_stats_answer(void)
 }
 
 const struct unit_test ctl_read_tests[] = {
-	{ "subsystem_list_shows_namespaces_hosts_and_ports", subsystem_list_shows_namespaces_hosts_and_ports },
-	{ "controller_list_shows_the_host_its_queues_and_kato", controller_list_shows_the_host_its_queues_and_kato },
-	{ "namespace_stats_count_exactly_the_commands_issued", namespace_stats_count_exactly_the_commands_issued },
-	{ "log_level_of_one_component_is_set_and_read_alone", log_level_of_one_component_is_set_and_read_alone },
-	{ "version_log_level_and_poll_group_stats_answer", version_log_level_and_poll_group_stats_answer },
+	{ "subsystem_list_shows_namespaces_hosts_and_ports",
+	  subsystem_list_shows_namespaces_hosts_and_ports },
+	{ "controller_list_shows_the_host_its_queues_and_kato",
+	  controller_list_shows_the_host_its_queues_and_kato },
+	{ "namespace_stats_count_exactly_the_commands_issued",
+	  namespace_stats_count_exactly_the_commands_issued },
+	{ "log_level_of_one_component_is_set_and_read_alone",
+	  log_level_of_one_component_is_set_and_read_alone },
+	{ "version_log_level_and_poll_group_stats_answer",
+	  version_log_level_and_poll_group_stats_answer },
 	{ NULL, NULL },
 };
