@@ -322,12 +322,17 @@ static void controller_disconnect_tears_the_association_down(void)
 }
 
 const struct unit_test ctl_change_tests[] = {
-	{ "namespace_add_then_remove_changes_what_is_served", namespace_add_then_remove_changes_what_is_served },
-	{ "namespace_errors_name_the_field_and_change_nothing", namespace_errors_name_the_field_and_change_nothing },
+	{ "namespace_add_then_remove_changes_what_is_served",
+	  namespace_add_then_remove_changes_what_is_served },
+	{ "namespace_errors_name_the_field_and_change_nothing",
+	  namespace_errors_name_the_field_and_change_nothing },
 	{ "removed_host_is_disconnected_and_refused", removed_host_is_disconnected_and_refused },
-	{ "host_dhchap_set_and_clear_change_who_must_authenticate", host_dhchap_set_and_clear_change_who_must_authenticate },
-	{ "host_dhchap_set_refuses_bad_values_without_echoing_secrets", host_dhchap_set_refuses_bad_values_without_echoing_secrets },
+	{ "host_dhchap_set_and_clear_change_who_must_authenticate",
+	  host_dhchap_set_and_clear_change_who_must_authenticate },
+	{ "host_dhchap_set_refuses_bad_values_without_echoing_secrets",
+	  host_dhchap_set_refuses_bad_values_without_echoing_secrets },
 	{ "allow_any_host_off_drops_hosts_not_listed", allow_any_host_off_drops_hosts_not_listed },
-	{ "controller_disconnect_tears_the_association_down", controller_disconnect_tears_the_association_down },
+	{ "controller_disconnect_tears_the_association_down",
+	  controller_disconnect_tears_the_association_down },
 	{ NULL, NULL },
 };
