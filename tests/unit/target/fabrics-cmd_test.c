@@ -1,5 +1,6 @@
 /* Connect through the loop transport (libnvmf's queue code as the host, the target in
- * driven mode); the controller it creates, its properties and state machine: target/ctrl. */
+ * driven mode). The controller it creates, its properties and state machine: target/ctrl;
+ * SQHD and commands before Connect: target/core. */
 #include <CUnit/CUnit.h>
 #include <string.h>
 #include "nvme/sgl.h"
@@ -126,17 +127,6 @@ static void io_connect_checks_cntlid_qid_sqsize_and_duplicates(void)
 	fx_teardown(&F);
 }
 
-static void command_before_connect_returns_invalid_opcode(void)
-{
-	setup();
-	struct nvme_sqe c;
-	memset(&c, 0, sizeof(c));
-	c.opcode = nvme_admin_identify;
-	CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, NULL, 0, NULL),
-			SC(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE) | NVME_SC_DNR);
-	fx_teardown(&F);
-}
-
 /* The SQE of an I/O queue @qid Connect (SQSIZE 15) whose data is @len bytes in the
  * capsule at @offset. */
 static struct nvme_sqe incapsule_connect(uint16_t qid, uint32_t offset, uint32_t len)
@@ -184,101 +174,6 @@ static void io_connect_with_its_data_in_the_capsule_at_an_odd_offset_succeeds(vo
 	fx_teardown(&F);
 }
 
-/* A one-block Read of namespace 1 on @q; the CQE into @cqe. */
-static int read_block(struct fxq *q, struct nvme_cqe *cqe)
-{
-	struct nvme_sqe c;
-	uint8_t buf[512];
-	memset(&c, 0, sizeof(c));
-	c.opcode = nvme_cmd_read;
-	c.nsid = htole32(1);
-	return fx_cmd(q, &c, buf, sizeof(buf), cqe);
-}
-
-/* SQ flow control (NVMe Base 4.1, NVMe-oF 1.1 section 2.4.1): SQHD in every CQE moves
- * with each command fetched, modulo the queue's size, counting from the Connect. */
-static void connect_without_sqflow_disable_reports_sqhd_in_every_cqe(void)
-{
-	setup();
-	struct nvme_cqe cqe;
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000,
-					 &F.cntlid, &cqe),
-			      0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 1);
-	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0); /* Property Set CC, Get CSTS: 2 and 3 */
-	memset(&cqe, 0, sizeof(cqe));
-	struct nvme_sqe c;
-	memset(&c, 0, sizeof(c));
-	c.opcode = nvme_admin_fabrics;
-	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_property_get;
-	((uint8_t *)&c)[NVMF_PROP_OFFSET] = NVMF_PROP_CSTS;
-	CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, NULL, 0, &cqe), 0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 4);
-	/* An I/O queue of 4 entries counts on its own and wraps at 4. */
-	struct fxq io;
-	fx_queue_init(&F, &io);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&io, 1, 3, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe),
-			      0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 1);
-	static const uint16_t want[] = { 2, 3, 0, 1 };
-	for (unsigned i = 0; i < 4; i++) {
-		CU_ASSERT_EQUAL(read_block(&io, &cqe), 0);
-		CU_ASSERT_EQUAL(le16toh(cqe.sq_head), want[i]);
-	}
-	fx_disconnect(&io);
-	fx_teardown(&F);
-}
-
-/* CATTR bit 2 (NVMe-oF 1.1 Figure 20): the queue runs without SQ flow control. Its
- * Connect response's SQHD is FFFFh, every later CQE's 0 (reserved), as nvmet answers;
- * each queue decides for itself (the admin queue without it keeps reporting SQHD). */
-static void connect_with_sqflow_disable_answers_sqhd_ffff_then_0(void)
-{
-	setup();
-	struct nvme_cqe cqe;
-	F.connect_cattr = NVMF_CONNECT_CATTR_SQFLOW_DISABLE;
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000,
-					 &F.cntlid, &cqe),
-			      0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0xffff);
-	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) & 0xffff, F.cntlid);
-	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
-	struct nvme_sqe c;
-	memset(&c, 0, sizeof(c));
-	c.opcode = nvme_admin_fabrics;
-	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_property_get;
-	((uint8_t *)&c)[NVMF_PROP_OFFSET] = NVMF_PROP_CSTS;
-	memset(&cqe, 0xa5, sizeof(cqe));
-	CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, NULL, 0, &cqe), 0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0);
-	/* A failing command too. */
-	memset(&c, 0, sizeof(c));
-	c.opcode = 0xc3; /* no such admin command */
-	CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, NULL, 0, &cqe),
-			SC(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE) | NVME_SC_DNR);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0);
-	struct fxq io1, io2;
-	fx_queue_init(&F, &io1);
-	fx_queue_init(&F, &io2);
-	CU_ASSERT_EQUAL_FATAL(
-		fx_connect(&io1, 1, 3, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0xffff);
-	for (unsigned i = 0; i < 5; i++) {
-		CU_ASSERT_EQUAL(read_block(&io1, &cqe), 0);
-		CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0);
-	}
-	/* The second I/O queue keeps SQ flow control: its SQHD moves. */
-	F.connect_cattr = 0;
-	CU_ASSERT_EQUAL_FATAL(
-		fx_connect(&io2, 2, 3, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 1);
-	CU_ASSERT_EQUAL(read_block(&io2, &cqe), 0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 2);
-	fx_disconnect(&io1);
-	fx_disconnect(&io2);
-	fx_teardown(&F);
-}
-
 /* A refused Connect leaves the queue as it was: the bit counts only with a controller,
  * and SQHD is what any refused Connect reports (0: a queue has no size before its Connect
  * succeeds, as in nvmet), not FFFFh. */
@@ -309,12 +204,6 @@ const struct unit_test target_fabrics_tests[] = {
 	  connect_data_shorter_than_1024_bytes_returns_data_sgl_length_invalid },
 	{ "io_connect_checks_cntlid_qid_sqsize_and_duplicates",
 	  io_connect_checks_cntlid_qid_sqsize_and_duplicates },
-	{ "command_before_connect_returns_invalid_opcode",
-	  command_before_connect_returns_invalid_opcode },
-	{ "connect_without_sqflow_disable_reports_sqhd_in_every_cqe",
-	  connect_without_sqflow_disable_reports_sqhd_in_every_cqe },
-	{ "connect_with_sqflow_disable_answers_sqhd_ffff_then_0",
-	  connect_with_sqflow_disable_answers_sqhd_ffff_then_0 },
 	{ "refused_connect_with_sqflow_disable_reports_sqhd",
 	  refused_connect_with_sqflow_disable_reports_sqhd },
 	{ "io_connect_with_its_data_in_the_capsule_at_an_odd_offset_succeeds",
