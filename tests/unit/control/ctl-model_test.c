@@ -1,5 +1,6 @@
 /*
- * Subsystems and ports changed live (target/model.c, control/ctl-model.c) and the running
+ * Subsystems and ports changed live (control/ctl-model.c; target/model.c
+ * directly: tests/unit/target/model_test.c) and the running
  * configuration (config_get, config_save), against a target on the loop transport: what
  * a host can connect to and discover before and after each change.
  */
@@ -190,54 +191,6 @@ static void subsystem_and_port_errors_change_nothing(void)
 	fx_teardown(&F);
 }
 
-/* Ports through the core (the loop transport has no file syntax): a second port
- * listens, its controllers go with it, and it stops listening. */
-static void added_port_listens_and_removed_port_stops(void)
-{
-	setup();
-	struct nvmf_port_config pc;
-	memset(&pc, 0, sizeof(pc));
-	nvmf_config_port_defaults(&pc);
-	pc.portid = 2;
-	snprintf(pc.trtype, sizeof(pc.trtype), "loop");
-	pc.adrfam = AF_INET;
-	snprintf(pc.traddr, sizeof(pc.traddr), "10.2.2.2");
-	snprintf(pc.trsvcid, sizeof(pc.trsvcid), "4421");
-	char *sub = FX_SUBNQN;
-	pc.subsystems = &sub;
-	pc.n_subsystems = 1;
-	char err[256] = "";
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_port_add(&F.tgt, &pc, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(nvmf_tgt_port_add(&F.tgt, &pc, err, sizeof(err)), -EEXIST);
-	pc.portid = 3; /* port 2's address under another ID */
-	CU_ASSERT_EQUAL(nvmf_tgt_port_add(&F.tgt, &pc, err, sizeof(err)), -EADDRINUSE);
-	CU_ASSERT_STRING_EQUAL(err,
-			       "10.2.2.2:4421 overlaps port 2 (loop 10.2.2.2:4421), which listens "
-			       "there already");
-	CU_ASSERT_PTR_NULL(nvmf_tgt_find_port(&F.tgt, 3));
-	pc.portid = 2;
-	struct nvmf_port *p2 = nvmf_tgt_find_port(&F.tgt, 2);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p2);
-	CU_ASSERT_EQUAL(p2->inline_size, NVMF_DEFAULT_INLINE);
-	F.host->opts.traddr = "10.2.2.2";
-	F.host->opts.trsvcid = "4421";
-	struct fxq q;
-	CU_ASSERT_EQUAL(try_connect(&q, FX_SUBNQN), 0);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(F.tgt.ctrls);
-	CU_ASSERT_PTR_EQUAL(F.tgt.ctrls->port, p2);
-	unsigned dropped = 0;
-	CU_ASSERT_EQUAL(nvmf_tgt_port_remove(&F.tgt, p2, &dropped, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(dropped, 1);
-	nvmf_loop_drive(&F.tgt);
-	CU_ASSERT_PTR_NULL(nvmf_tgt_find_port(&F.tgt, 2));
-	struct fxq q2;
-	fx_queue_init(&F, &q2);
-	CU_ASSERT_TRUE(fx_connect(&q2, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL) < 0);
-	F.host->opts.traddr = F.traddr;
-	F.host->opts.trsvcid = F.trsvcid;
-	fx_teardown(&F);
-}
-
 static void saved_running_configuration_loads_back_with_the_changes(void)
 {
 	setup();
@@ -328,7 +281,6 @@ const struct unit_test control_model_tests[] = {
 	  added_subsystem_is_served_once_linked_to_a_port },
 	{ "removed_subsystem_drops_its_controllers", removed_subsystem_drops_its_controllers },
 	{ "subsystem_and_port_errors_change_nothing", subsystem_and_port_errors_change_nothing },
-	{ "added_port_listens_and_removed_port_stops", added_port_listens_and_removed_port_stops },
 	{ "saved_running_configuration_loads_back_with_the_changes",
 	  saved_running_configuration_loads_back_with_the_changes },
 	{ "config_get_hides_secrets_that_config_save_keeps",

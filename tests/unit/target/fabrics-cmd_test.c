@@ -1,5 +1,6 @@
-/* Connect, Property Get/Set and the controller state machine through the loop transport
- * (libnvmf's queue code as the host, the target in driven mode). */
+/* Connect through the loop transport (libnvmf's queue code as the host, the target in
+ * driven mode). The controller it creates, its properties and state machine: target/ctrl;
+ * SQHD and commands before Connect: target/core. */
 #include <CUnit/CUnit.h>
 #include <string.h>
 #include "nvme/sgl.h"
@@ -16,44 +17,6 @@ static struct fx F;
 static void setup(void)
 {
 	CU_ASSERT_FATAL(fx_setup(&F) == 0);
-}
-
-static int prop_get(struct fxq *q, uint32_t off, bool size8, uint64_t *val)
-{
-	struct nvme_sqe c;
-	struct nvme_cqe cqe;
-	memset(&c, 0, sizeof(c));
-	c.opcode = nvme_admin_fabrics;
-	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_property_get;
-	((uint8_t *)&c)[NVMF_PROP_ATTRIB] = size8;
-	uint32_t o = htole32(off);
-	memcpy((uint8_t *)&c + NVMF_PROP_OFFSET, &o, 4);
-	int st = fx_cmd(q, &c, NULL, 0, &cqe);
-	*val = le64toh(cqe.result.u64);
-	return st;
-}
-
-static int prop_set_cc(struct fxq *q, uint32_t cc)
-{
-	struct nvme_sqe c;
-	memset(&c, 0, sizeof(c));
-	c.opcode = nvme_admin_fabrics;
-	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_property_set;
-	uint32_t o = htole32(NVMF_PROP_CC), v = htole32(cc);
-	memcpy((uint8_t *)&c + NVMF_PROP_OFFSET, &o, 4);
-	memcpy((uint8_t *)&c + NVMF_PROP_VALUE, &v, 4);
-	return fx_cmd(q, &c, NULL, 0, NULL);
-}
-
-static void admin_connect_assigns_cntlid_and_cc_enable_sets_rdy(void)
-{
-	setup();
-	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
-	CU_ASSERT(F.cntlid >= 1 && F.cntlid <= 0xffef);
-	uint64_t csts = 0;
-	CU_ASSERT_EQUAL(prop_get(&F.admin, NVMF_PROP_CSTS, false, &csts), 0);
-	CU_ASSERT_EQUAL(csts & 1, 1);
-	fx_teardown(&F);
 }
 
 static void connect_with_unknown_subnqn_returns_invalid_param_at_subnqn(void)
@@ -164,120 +127,6 @@ static void io_connect_checks_cntlid_qid_sqsize_and_duplicates(void)
 	fx_teardown(&F);
 }
 
-static void command_before_connect_returns_invalid_opcode(void)
-{
-	setup();
-	struct nvme_sqe c;
-	memset(&c, 0, sizeof(c));
-	c.opcode = nvme_admin_identify;
-	CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, NULL, 0, NULL),
-			SC(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE) | NVME_SC_DNR);
-	fx_teardown(&F);
-}
-
-static void property_get_cap_reports_mqes_timeout_and_nvm_css(void)
-{
-	setup();
-	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
-	uint64_t cap = 0, vs = 0;
-	CU_ASSERT_EQUAL(prop_get(&F.admin, NVMF_PROP_CAP, true, &cap), 0);
-	CU_ASSERT_EQUAL(cap & 0xffff, 127);      /* MQES, 0's based */
-	CU_ASSERT_EQUAL((cap >> 24) & 0xff, 15); /* TO: 7.5 s */
-	CU_ASSERT(((cap >> 37) & 1) == 1);       /* CSS: NVM command set */
-	CU_ASSERT_EQUAL(prop_get(&F.admin, NVMF_PROP_VS, false, &vs), 0);
-	CU_ASSERT_EQUAL(vs, 0x00020000);
-	/* CAP with a 4-byte access and an unknown offset are invalid fields */
-	CU_ASSERT_EQUAL(prop_get(&F.admin, 0x30, false, &vs),
-			SC(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD) | NVME_SC_DNR);
-	fx_teardown(&F);
-}
-
-static void property_set_of_anything_but_cc_returns_invalid_field(void)
-{
-	setup();
-	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
-	struct nvme_sqe c;
-	memset(&c, 0, sizeof(c));
-	c.opcode = nvme_admin_fabrics;
-	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_property_set;
-	((uint8_t *)&c)[NVMF_PROP_OFFSET] = NVMF_PROP_CSTS;
-	CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, NULL, 0, NULL),
-			SC(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD) | NVME_SC_DNR);
-	fx_teardown(&F);
-}
-
-static void cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy(void)
-{
-	setup();
-	CU_ASSERT_EQUAL(
-		fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, &F.cntlid, NULL), 0);
-	CU_ASSERT_EQUAL(prop_set_cc(&F.admin, 1u | (7u << 16) | (4u << 20)), 0);
-	uint64_t csts = 0;
-	prop_get(&F.admin, NVMF_PROP_CSTS, false, &csts);
-	CU_ASSERT_EQUAL(csts & 3, 2); /* CFS, not RDY */
-	fx_teardown(&F);
-}
-
-static void shutdown_notification_reports_shutdown_complete(void)
-{
-	setup();
-	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
-	CU_ASSERT_EQUAL(prop_set_cc(&F.admin, 1u | (6u << 16) | (4u << 20) | (1u << 14)), 0);
-	uint64_t csts = 0;
-	prop_get(&F.admin, NVMF_PROP_CSTS, false, &csts);
-	CU_ASSERT_EQUAL((csts >> 2) & 3, 2); /* SHST: shutdown processing complete */
-	fx_teardown(&F);
-}
-
-static void keep_alive_timeout_tears_the_association_down(void)
-{
-	setup();
-	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0); /* KATO 5000 ms */
-	F.now += 4000;
-	nvmf_tgt_check_keep_alive(&F.tgt);
-	CU_ASSERT_FALSE(fx_admin_deleted(&F));
-	F.now += 6000;
-	nvmf_tgt_check_keep_alive(&F.tgt);
-	CU_ASSERT_TRUE(fx_admin_deleted(&F));
-	/* The association is gone with its queues: CSTS as the controller had it then. */
-	uint64_t csts = F.down_csts;
-	CU_ASSERT_EQUAL(csts & 2, 2); /* CFS */
-	fx_teardown(&F);
-}
-
-/* An I/O controller whose host connected with KATO 0 keeps no keep-alive timer (as
- * nvmet): only the transport's connection loss ends it. */
-static void io_controller_with_kato_0_never_times_out(void)
-{
-	setup();
-	CU_ASSERT_EQUAL_FATAL(
-		fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, &F.cntlid, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(fx_enable(&F.admin), 0);
-	CU_ASSERT_EQUAL(fx_ctrl(&F)->kato_ms, 0);
-	F.now += 24u * 3600 * 1000;
-	nvmf_tgt_check_keep_alive(&F.tgt);
-	CU_ASSERT_FALSE(fx_admin_deleted(&F));
-	CU_ASSERT_PTR_NOT_NULL(fx_ctrl(&F));
-	fx_teardown(&F);
-}
-
-static void failing_commands_refresh_the_keep_alive_timer(void)
-{
-	setup();
-	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0); /* KATO 5000 ms */
-	struct nvme_sqe c;
-	memset(&c, 0, sizeof(c));
-	c.opcode = 0x7e; /* not an admin opcode */
-	for (int i = 0; i < 4; i++) {
-		F.now += 4000;
-		CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, NULL, 0, NULL),
-				SC(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE) | NVME_SC_DNR);
-		nvmf_tgt_check_keep_alive(&F.tgt);
-	}
-	CU_ASSERT_FALSE(fx_admin_deleted(&F));
-	fx_teardown(&F);
-}
-
 /* The SQE of an I/O queue @qid Connect (SQSIZE 15) whose data is @len bytes in the
  * capsule at @offset. */
 static struct nvme_sqe incapsule_connect(uint16_t qid, uint32_t offset, uint32_t len)
@@ -325,101 +174,6 @@ static void io_connect_with_its_data_in_the_capsule_at_an_odd_offset_succeeds(vo
 	fx_teardown(&F);
 }
 
-/* A one-block Read of namespace 1 on @q; the CQE into @cqe. */
-static int read_block(struct fxq *q, struct nvme_cqe *cqe)
-{
-	struct nvme_sqe c;
-	uint8_t buf[512];
-	memset(&c, 0, sizeof(c));
-	c.opcode = nvme_cmd_read;
-	c.nsid = htole32(1);
-	return fx_cmd(q, &c, buf, sizeof(buf), cqe);
-}
-
-/* SQ flow control (NVMe Base 4.1, NVMe-oF 1.1 section 2.4.1): SQHD in every CQE moves
- * with each command fetched, modulo the queue's size, counting from the Connect. */
-static void connect_without_sqflow_disable_reports_sqhd_in_every_cqe(void)
-{
-	setup();
-	struct nvme_cqe cqe;
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000,
-					 &F.cntlid, &cqe),
-			      0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 1);
-	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0); /* Property Set CC, Get CSTS: 2 and 3 */
-	memset(&cqe, 0, sizeof(cqe));
-	struct nvme_sqe c;
-	memset(&c, 0, sizeof(c));
-	c.opcode = nvme_admin_fabrics;
-	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_property_get;
-	((uint8_t *)&c)[NVMF_PROP_OFFSET] = NVMF_PROP_CSTS;
-	CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, NULL, 0, &cqe), 0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 4);
-	/* An I/O queue of 4 entries counts on its own and wraps at 4. */
-	struct fxq io;
-	fx_queue_init(&F, &io);
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&io, 1, 3, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe),
-			      0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 1);
-	static const uint16_t want[] = { 2, 3, 0, 1 };
-	for (unsigned i = 0; i < 4; i++) {
-		CU_ASSERT_EQUAL(read_block(&io, &cqe), 0);
-		CU_ASSERT_EQUAL(le16toh(cqe.sq_head), want[i]);
-	}
-	fx_disconnect(&io);
-	fx_teardown(&F);
-}
-
-/* CATTR bit 2 (NVMe-oF 1.1 Figure 20): the queue runs without SQ flow control. Its
- * Connect response's SQHD is FFFFh, every later CQE's 0 (reserved), as nvmet answers;
- * each queue decides for itself (the admin queue without it keeps reporting SQHD). */
-static void connect_with_sqflow_disable_answers_sqhd_ffff_then_0(void)
-{
-	setup();
-	struct nvme_cqe cqe;
-	F.connect_cattr = NVMF_CONNECT_CATTR_SQFLOW_DISABLE;
-	CU_ASSERT_EQUAL_FATAL(fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000,
-					 &F.cntlid, &cqe),
-			      0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0xffff);
-	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) & 0xffff, F.cntlid);
-	CU_ASSERT_EQUAL(fx_enable(&F.admin), 0);
-	struct nvme_sqe c;
-	memset(&c, 0, sizeof(c));
-	c.opcode = nvme_admin_fabrics;
-	((uint8_t *)&c)[NVMF_SQE_FCTYPE_OFF] = nvme_fabrics_type_property_get;
-	((uint8_t *)&c)[NVMF_PROP_OFFSET] = NVMF_PROP_CSTS;
-	memset(&cqe, 0xa5, sizeof(cqe));
-	CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, NULL, 0, &cqe), 0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0);
-	/* A failing command too. */
-	memset(&c, 0, sizeof(c));
-	c.opcode = 0xc3; /* no such admin command */
-	CU_ASSERT_EQUAL(fx_cmd(&F.admin, &c, NULL, 0, &cqe),
-			SC(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE) | NVME_SC_DNR);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0);
-	struct fxq io1, io2;
-	fx_queue_init(&F, &io1);
-	fx_queue_init(&F, &io2);
-	CU_ASSERT_EQUAL_FATAL(
-		fx_connect(&io1, 1, 3, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0xffff);
-	for (unsigned i = 0; i < 5; i++) {
-		CU_ASSERT_EQUAL(read_block(&io1, &cqe), 0);
-		CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 0);
-	}
-	/* The second I/O queue keeps SQ flow control: its SQHD moves. */
-	F.connect_cattr = 0;
-	CU_ASSERT_EQUAL_FATAL(
-		fx_connect(&io2, 2, 3, FX_SUBNQN, FX_HOSTNQN, F.cntlid, 0, NULL, &cqe), 0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 1);
-	CU_ASSERT_EQUAL(read_block(&io2, &cqe), 0);
-	CU_ASSERT_EQUAL(le16toh(cqe.sq_head), 2);
-	fx_disconnect(&io1);
-	fx_disconnect(&io2);
-	fx_teardown(&F);
-}
-
 /* A refused Connect leaves the queue as it was: the bit counts only with a controller,
  * and SQHD is what any refused Connect reports (0: a queue has no size before its Connect
  * succeeds, as in nvmet), not FFFFh. */
@@ -435,20 +189,7 @@ static void refused_connect_with_sqflow_disable_reports_sqhd(void)
 	fx_teardown(&F);
 }
 
-static void disconnecting_the_admin_queue_frees_the_cntlid(void)
-{
-	setup();
-	CU_ASSERT_EQUAL(fx_connect_admin(&F), 0);
-	CU_ASSERT_PTR_NOT_NULL(nvmf_tgt_ctrl_find(&F.tgt, FX_SUBNQN, F.cntlid));
-	fx_disconnect(&F.admin);
-	CU_ASSERT_PTR_NULL(nvmf_tgt_ctrl_find(&F.tgt, FX_SUBNQN, F.cntlid));
-	CU_ASSERT_PTR_NULL(F.tgt.ctrls);
-	fx_teardown(&F);
-}
-
 const struct unit_test target_fabrics_tests[] = {
-	{ "admin_connect_assigns_cntlid_and_cc_enable_sets_rdy",
-	  admin_connect_assigns_cntlid_and_cc_enable_sets_rdy },
 	{ "connect_with_unknown_subnqn_returns_invalid_param_at_subnqn",
 	  connect_with_unknown_subnqn_returns_invalid_param_at_subnqn },
 	{ "connect_from_host_not_allowed_returns_invalid_host",
@@ -463,27 +204,6 @@ const struct unit_test target_fabrics_tests[] = {
 	  connect_data_shorter_than_1024_bytes_returns_data_sgl_length_invalid },
 	{ "io_connect_checks_cntlid_qid_sqsize_and_duplicates",
 	  io_connect_checks_cntlid_qid_sqsize_and_duplicates },
-	{ "command_before_connect_returns_invalid_opcode",
-	  command_before_connect_returns_invalid_opcode },
-	{ "property_get_cap_reports_mqes_timeout_and_nvm_css",
-	  property_get_cap_reports_mqes_timeout_and_nvm_css },
-	{ "property_set_of_anything_but_cc_returns_invalid_field",
-	  property_set_of_anything_but_cc_returns_invalid_field },
-	{ "cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy",
-	  cc_enable_with_wrong_queue_entry_sizes_sets_cfs_not_rdy },
-	{ "shutdown_notification_reports_shutdown_complete",
-	  shutdown_notification_reports_shutdown_complete },
-	{ "keep_alive_timeout_tears_the_association_down",
-	  keep_alive_timeout_tears_the_association_down },
-	{ "io_controller_with_kato_0_never_times_out", io_controller_with_kato_0_never_times_out },
-	{ "failing_commands_refresh_the_keep_alive_timer",
-	  failing_commands_refresh_the_keep_alive_timer },
-	{ "disconnecting_the_admin_queue_frees_the_cntlid",
-	  disconnecting_the_admin_queue_frees_the_cntlid },
-	{ "connect_without_sqflow_disable_reports_sqhd_in_every_cqe",
-	  connect_without_sqflow_disable_reports_sqhd_in_every_cqe },
-	{ "connect_with_sqflow_disable_answers_sqhd_ffff_then_0",
-	  connect_with_sqflow_disable_answers_sqhd_ffff_then_0 },
 	{ "refused_connect_with_sqflow_disable_reports_sqhd",
 	  refused_connect_with_sqflow_disable_reports_sqhd },
 	{ "io_connect_with_its_data_in_the_capsule_at_an_odd_offset_succeeds",

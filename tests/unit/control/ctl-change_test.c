@@ -1,0 +1,338 @@
+/* The changing control methods (control/ctl-change.c) against a whole target on the loop
+ * transport: namespaces added, removed and refused, hosts removed, DH-HMAC-CHAP keys set
+ * and cleared, allow_any_host, controller_disconnect, and what hosts see afterwards. */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nvme/auth.h"
+#include "control/control.h"
+#include "target/log.h"
+#include "target/namespace.h"
+#include "tests/unit/suites.h"
+#include "util/size.h"
+#include "tests/unit/control/methods_fixture.h"
+
+#define HOST_KEY "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
+#define CTRL_KEY "DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:"
+
+/* The AUTHREQ.ATR bit a new admin Connect as FX_HOSTNQN gets (the queues stay the
+ * fixture's until teardown). */
+static uint32_t connect_atr(void)
+{
+	static struct fxq qs[8];
+	static unsigned next;
+	struct nvme_cqe cqe;
+	struct fxq *q = &qs[next++ % 8];
+	fx_queue_init(&ctlm_fx, q);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(q, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, &cqe),
+			      0);
+	return le32toh(cqe.result.u32) & NVMF_CONNECT_AUTHREQ_ATR;
+}
+static void namespace_add_then_remove_changes_what_is_served(void)
+{
+	ctlm_setup();
+	json_t *resp = ctlm_call("namespace_add",
+				 "{\"nqn\":" NQN ",\"namespace\":{\"nvmf_backend\":\"ram\","
+				 "\"nvmf_size_bytes\":\"2M\"}}");
+	CU_ASSERT_EQUAL(
+		json_integer_value(json_array_get(json_object_get(ctlm_result(resp), "nsids"), 0)),
+		3);
+	json_decref(resp);
+	struct nvmf_subsys *s = nvmf_tgt_find_subsys(&ctlm_fx.tgt, FX_SUBNQN);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(nvmf_subsys_ns(s, 3));
+	CU_ASSERT_EQUAL(nvmf_ns_nlb(nvmf_subsys_ns(s, 3)), (2u << 20) / 512);
+	resp = ctlm_call("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":3,\"size_bytes\":4194304}");
+	CU_ASSERT_EQUAL(ctlm_get_int(ctlm_result(resp), "size_bytes"), 4 << 20);
+	json_decref(resp);
+	CU_ASSERT_EQUAL(nvmf_ns_nlb(nvmf_subsys_ns(s, 3)), (4u << 20) / 512);
+	resp = ctlm_call("namespace_disable", "{\"nqn\":" NQN ",\"nsid\":3}");
+	CU_ASSERT_TRUE(json_is_true(json_object_get(ctlm_result(resp), "changed")));
+	json_decref(resp);
+	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(s, 3));
+	resp = ctlm_call("namespace_enable", "{\"nqn\":" NQN ",\"nsid\":3}");
+	CU_ASSERT_TRUE(json_is_true(json_object_get(ctlm_result(resp), "changed")));
+	json_decref(resp);
+	CU_ASSERT_PTR_NOT_NULL(nvmf_subsys_ns(s, 3));
+	resp = ctlm_call("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":3}");
+	CU_ASSERT_EQUAL(ctlm_get_int(ctlm_result(resp), "nsid"), 3);
+	json_decref(resp);
+	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(s, 3));
+	CU_ASSERT_EQUAL(s->cfg->n_ns, 2);
+	ctlm_teardown();
+}
+
+static void namespace_errors_name_the_field_and_change_nothing(void)
+{
+	ctlm_setup();
+	struct nvmf_subsys *s = nvmf_tgt_find_subsys(&ctlm_fx.tgt, FX_SUBNQN);
+	ctlm_expect_error("namespace_add", "{\"namespace\":{}}", NVMF_RPC_INVALID_PARAMS,
+			  "missing parameter 'nqn' (a string)");
+	ctlm_expect_error("namespace_add", "{\"nqn\":7}", NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'nqn': expected a string, got an integer");
+	ctlm_expect_error(
+		"namespace_add", "{\"nqn\":" NQN "}", NVMF_RPC_INVALID_PARAMS,
+		"parameter 'namespace': give either \"namespace\" (an object) or \"namespaces\" "
+		"(an array of them)");
+	ctlm_expect_error("namespace_add",
+			  "{\"nqn\":" NQN ",\"namespace\":{\"nsid\":1,\"nvmf_backend\":\"ram\","
+			  "\"nvmf_size_bytes\":4096}}",
+			  NVMF_RPC_EXISTS, "namespace: nsid 1 is in use in subsystem " FX_SUBNQN);
+	ctlm_expect_error("namespace_add",
+			  "{\"nqn\":" NQN
+			  ",\"namespace\":{\"device\":{\"path\":\"/nonexistent/f\"}}}",
+			  NVMF_RPC_REFUSED,
+			  "namespace (nsid 3): /nonexistent/f: No such file or directory");
+	ctlm_expect_error("namespace_add",
+			  "{\"nqn\":" NQN ",\"namespace\":{\"device\":{\"path\":\"rel/f\"}}}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "namespace.device.path: \"rel/f\" is not an absolute path");
+	ctlm_expect_error("namespace_add",
+			  "{\"nqn\":" NQN ",\"namespace\":{\"nvmf_backend\":\"ram\"}}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "namespace.nvmf_size_bytes: required key is missing (a \"ram\" "
+			  "namespace needs its size)");
+	/* The second of three fails: none is added. */
+	ctlm_expect_error(
+		"namespace_add",
+		"{\"nqn\":" NQN ",\"namespaces\":[{\"nsid\":4,\"nvmf_backend\":\"ram\","
+		"\"nvmf_size_bytes\":4096},{\"nsid\":5,\"device\":{\"path\":\"/nonexistent/g\"}},"
+		"{\"nsid\":6,\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":4096}]}",
+		NVMF_RPC_REFUSED,
+		"namespaces[1] (nsid 5): /nonexistent/g: No such file or directory");
+	ctlm_expect_error(
+		"namespace_add",
+		"{\"nqn\":" NQN ",\"namespaces\":[{\"nsid\":4,\"nvmf_backend\":\"ram\","
+		"\"nvmf_size_bytes\":4096},{\"nsid\":4,\"nvmf_backend\":\"ram\",\"nvmf_size_bytes\":4096}]}",
+		NVMF_RPC_EXISTS, "namespaces[1]: nsid 4 is in use in subsystem " FX_SUBNQN);
+	for (uint32_t n = 3; n <= 6; n++)
+		CU_ASSERT_PTR_NULL(nvmf_subsys_ns(s, n));
+	CU_ASSERT_EQUAL(s->cfg->n_ns, 2);
+	ctlm_expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":9}", NVMF_RPC_NOT_FOUND,
+			  "parameter 'nsid': subsystem " FX_SUBNQN " has no namespace 9");
+	ctlm_expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":\"1\"}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'nsid': expected an integer, got a string");
+	ctlm_expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":0}",
+			  NVMF_RPC_INVALID_PARAMS, "parameter 'nsid': 0 is out of range [1, 1024]");
+	ctlm_expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":1,\"force\":true}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "unknown parameter 'force' (namespace_remove takes: nqn, nsid)");
+	ctlm_expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":1,\"size_bytes\":\"12Q\"}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'size_bytes': \"12Q\" is not a size (" NVMF_SIZE_GRAMMAR ")");
+	ctlm_expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":1}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "missing parameter 'size_bytes' (an integer, or a string like \"64M\")");
+	ctlm_expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":2,\"size_bytes\":1000}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'size_bytes': subsystem " FX_SUBNQN ", namespace 2: "
+			  "size 1000 bytes is not a positive multiple of the block size (4096)");
+	CU_ASSERT_EQUAL(nvmf_ns_nlb(nvmf_subsys_ns(s, 2)), (1u << 20) / 4096);
+	json_decref(ctlm_call("namespace_disable", "{\"nqn\":" NQN ",\"nsid\":2}"));
+	ctlm_expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":2,\"size_bytes\":8192}",
+			  NVMF_RPC_REFUSED,
+			  "parameter 'nsid': subsystem " FX_SUBNQN ", namespace 2 is disabled: "
+			  "enable it first (its nvmf_size_bytes applies then)");
+	ctlm_expect_error("no_such_method", NULL, NVMF_RPC_METHOD_NOT_FOUND,
+			  "method 'no_such_method' not found");
+	ctlm_teardown();
+}
+
+static void removed_host_is_disconnected_and_refused(void)
+{
+	ctlm_setup();
+	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&ctlm_fx), 0);
+	uint64_t genctr = ctlm_fx.tgt.disc_genctr;
+	json_t *resp = ctlm_call("host_remove", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}");
+	CU_ASSERT_EQUAL(ctlm_get_int(ctlm_result(resp), "disconnected"), 1);
+	json_decref(resp);
+	nvmf_loop_drive(&ctlm_fx.tgt);
+	CU_ASSERT_TRUE(fx_admin_deleted(&ctlm_fx));
+	CU_ASSERT_EQUAL(ctlm_fx.tgt.disc_genctr, genctr + 1);
+	/* Connecting again is refused as for any host not allowed. */
+	struct fxq q;
+	fx_queue_init(&ctlm_fx, &q);
+	CU_ASSERT_EQUAL(fx_connect(&q, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL),
+			(int)(nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST) |
+			      NVME_SC_DNR));
+	/* The port counted one association and one refusal. */
+	resp = ctlm_call("port_list", NULL);
+	json_t *port = json_array_get(json_object_get(ctlm_result(resp), "ports"), 0);
+	CU_ASSERT_EQUAL(ctlm_get_int(port, "connects"), 1);
+	CU_ASSERT_EQUAL(ctlm_get_int(port, "connects_refused"), 1);
+	json_decref(resp);
+	ctlm_expect_error("host_remove", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}",
+			  NVMF_RPC_NOT_FOUND,
+			  "parameter 'host': " FX_HOSTNQN
+			  " is not in the allowed hosts of " FX_SUBNQN);
+	/* Allowed again: it connects. */
+	resp = ctlm_call("host_add", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}");
+	ctlm_result(resp);
+	json_decref(resp);
+	struct fxq q2;
+	fx_queue_init(&ctlm_fx, &q2);
+	CU_ASSERT_EQUAL(fx_connect(&q2, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, NULL), 0);
+	ctlm_expect_error("host_add", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}",
+			  NVMF_RPC_EXISTS,
+			  "parameter 'host': " FX_HOSTNQN " is already allowed on " FX_SUBNQN);
+	ctlm_expect_error("host_add", "{\"nqn\":" NQN ",\"host\":\"bad nqn\"}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "host: \"bad nqn\" is not an NQN (no spaces or control characters)");
+	fx_disconnect(&q2);
+	ctlm_teardown();
+}
+
+static void host_dhchap_set_and_clear_change_who_must_authenticate(void)
+{
+	ctlm_setup();
+	CU_ASSERT_EQUAL(connect_atr(), 0);
+	json_t *resp = ctlm_call("host_dhchap_set",
+				 "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\","
+				 "\"ctrl_key\":\"" CTRL_KEY
+				 "\",\"hash\":\"hmac(sha384)\",\"dhgroup\":\"ffdhe2048\"}");
+	CU_ASSERT_EQUAL(json_object_size(ctlm_result(resp)), 0);
+	json_decref(resp);
+	CU_ASSERT_EQUAL(connect_atr(), NVMF_CONNECT_AUTHREQ_ATR);
+	/* The running config has it (config_save writes it; config_get hides the secrets). */
+	CU_ASSERT_EQUAL_FATAL(ctlm_fx.tgt.cfg->n_dhchap, 1);
+	CU_ASSERT_STRING_EQUAL(ctlm_fx.tgt.cfg->dhchap[0].key, HOST_KEY);
+	CU_ASSERT_STRING_EQUAL(ctlm_fx.tgt.cfg->dhchap[0].ctrl_key, CTRL_KEY);
+	CU_ASSERT_STRING_EQUAL(ctlm_fx.tgt.cfg->dhchap[0].hash, "hmac(sha384)");
+	resp = ctlm_call("config_get", NULL);
+	char *text = json_dumps(ctlm_result(resp), JSON_COMPACT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text,
+				      "\"dhchap\":{\"key\":\"(secret)\",\"ctrl_key\":\"(secret)\","
+				      "\"hash\":\"hmac(sha384)\",\"dhgroup\":\"ffdhe2048\"}"));
+	CU_ASSERT_PTR_NULL(strstr(text, "DHHC-1"));
+	free(text);
+	json_decref(resp);
+	/* Set again: replaced, not added. */
+	resp = ctlm_call("host_dhchap_set",
+			 "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" CTRL_KEY "\"}");
+	ctlm_result(resp);
+	json_decref(resp);
+	CU_ASSERT_EQUAL_FATAL(ctlm_fx.tgt.cfg->n_dhchap, 1);
+	CU_ASSERT_STRING_EQUAL(ctlm_fx.tgt.cfg->dhchap[0].key, CTRL_KEY);
+	CU_ASSERT_PTR_NULL(ctlm_fx.tgt.cfg->dhchap[0].ctrl_key);
+	resp = ctlm_call("host_dhchap_clear", "{\"host\":\"" FX_HOSTNQN "\"}");
+	ctlm_result(resp);
+	json_decref(resp);
+	CU_ASSERT_EQUAL(ctlm_fx.tgt.cfg->n_dhchap, 0);
+	CU_ASSERT_EQUAL(connect_atr(), 0);
+	ctlm_expect_error("host_dhchap_clear", "{\"host\":\"" FX_HOSTNQN "\"}", NVMF_RPC_NOT_FOUND,
+			  FX_HOSTNQN " has no DH-HMAC-CHAP key");
+	ctlm_teardown();
+}
+
+static void host_dhchap_set_refuses_bad_values_without_echoing_secrets(void)
+{
+	ctlm_setup();
+	/* A CRC that does not match: the message names the problem, not the secret. */
+	json_t *resp =
+		ctlm_call("host_dhchap_set",
+			  "{\"host\":\"" FX_HOSTNQN "\",\"key\":"
+			  "\"DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD/:\"}");
+	json_t *e = json_object_get(resp, "error");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(e, "code")), NVMF_RPC_INVALID_PARAMS);
+	const char *m = json_string_value(json_object_get(e, "message"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "host " FX_HOSTNQN ": dhchap key: "));
+	CU_ASSERT_PTR_NULL(strstr(m, "ab3CAV"));
+	json_decref(resp);
+	ctlm_expect_error("host_dhchap_set",
+			  "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"hash\":\"md5\"}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'hash': \"md5\" is not a DH-HMAC-CHAP hash (hmac(sha256), "
+			  "hmac(sha384) or hmac(sha512))");
+	ctlm_expect_error("host_dhchap_set",
+			  "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY
+			  "\",\"dhgroup\":\"ffdhe1024\"}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'dhgroup': \"ffdhe1024\" is not a DH group (null, "
+			  "ffdhe2048, ffdhe3072, ffdhe4096, ffdhe6144 or ffdhe8192)");
+	ctlm_expect_error("host_dhchap_set",
+			  "{\"host\":\"" FX_HOSTNQN "\",\"ctrl_key\":\"" CTRL_KEY "\"}",
+			  NVMF_RPC_INVALID_PARAMS, "missing parameter 'key' (a string)");
+	ctlm_expect_error("host_dhchap_set",
+			  "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY "\",\"secret\":1}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "unknown parameter 'secret' (host_dhchap_set takes: host, key, "
+			  "ctrl_key, hash, dhgroup)");
+	/* A secret passed as a name is not echoed. */
+	ctlm_expect_error("host_dhchap_set",
+			  "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY
+			  "\",\"hash\":\"DHHC-1:00:c2VjcmV0:\"}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'hash': a DH-HMAC-CHAP secret (not shown) is not a "
+			  "DH-HMAC-CHAP hash (hmac(sha256), hmac(sha384) or hmac(sha512))");
+	/* Nothing changed. */
+	CU_ASSERT_EQUAL(ctlm_fx.tgt.cfg->n_dhchap, 0);
+	CU_ASSERT_EQUAL(connect_atr(), 0);
+	ctlm_teardown();
+}
+
+static void allow_any_host_off_drops_hosts_not_listed(void)
+{
+	ctlm_setup();
+	json_t *resp = ctlm_call("subsystem_allow_any_host", "{\"nqn\":" NQN ",\"allow\":true}");
+	CU_ASSERT_TRUE(json_is_true(json_object_get(ctlm_result(resp), "changed")));
+	json_decref(resp);
+	struct fxq q;
+	fx_queue_init(&ctlm_fx, &q);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&q, 0, 31, FX_SUBNQN, FX_OTHER_HOSTNQN, 0xffff, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&ctlm_fx), 0);
+	resp = ctlm_call("subsystem_allow_any_host", "{\"nqn\":" NQN ",\"allow\":false}");
+	CU_ASSERT_EQUAL(ctlm_get_int(ctlm_result(resp), "disconnected"),
+			1); /* the intruder, not host1 */
+	json_decref(resp);
+	nvmf_loop_drive(&ctlm_fx.tgt);
+	resp = ctlm_call("controller_list", NULL);
+	json_t *list = json_object_get(ctlm_result(resp), "controllers");
+	CU_ASSERT_EQUAL_FATAL(json_array_size(list), 1);
+	CU_ASSERT_STRING_EQUAL(
+		json_string_value(json_object_get(json_array_get(list, 0), "hostnqn")), FX_HOSTNQN);
+	json_decref(resp);
+	ctlm_expect_error("subsystem_allow_any_host", "{\"nqn\":" NQN ",\"allow\":\"no\"}",
+			  NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'allow': expected true or false, got a string");
+	fx_disconnect(&q);
+	ctlm_teardown();
+}
+
+static void controller_disconnect_tears_the_association_down(void)
+{
+	ctlm_setup();
+	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&ctlm_fx), 0);
+	char p[256];
+	snprintf(p, sizeof(p), "{\"nqn\":" NQN ",\"cntlid\":%u}", ctlm_fx.cntlid);
+	json_t *resp = ctlm_call("controller_disconnect", p);
+	ctlm_result(resp);
+	json_decref(resp);
+	nvmf_loop_drive(&ctlm_fx.tgt);
+	CU_ASSERT_TRUE(fx_admin_deleted(&ctlm_fx));
+	snprintf(p, sizeof(p), "{\"nqn\":" NQN ",\"cntlid\":%u}", ctlm_fx.cntlid + 7u);
+	char want[256];
+	snprintf(want, sizeof(want),
+		 "parameter 'cntlid': subsystem " FX_SUBNQN " has no controller %u",
+		 ctlm_fx.cntlid + 7u);
+	ctlm_expect_error("controller_disconnect", p, NVMF_RPC_NOT_FOUND, want);
+	ctlm_teardown();
+}
+
+const struct unit_test ctl_change_tests[] = {
+	{ "namespace_add_then_remove_changes_what_is_served",
+	  namespace_add_then_remove_changes_what_is_served },
+	{ "namespace_errors_name_the_field_and_change_nothing",
+	  namespace_errors_name_the_field_and_change_nothing },
+	{ "removed_host_is_disconnected_and_refused", removed_host_is_disconnected_and_refused },
+	{ "host_dhchap_set_and_clear_change_who_must_authenticate",
+	  host_dhchap_set_and_clear_change_who_must_authenticate },
+	{ "host_dhchap_set_refuses_bad_values_without_echoing_secrets",
+	  host_dhchap_set_refuses_bad_values_without_echoing_secrets },
+	{ "allow_any_host_off_drops_hosts_not_listed", allow_any_host_off_drops_hosts_not_listed },
+	{ "controller_disconnect_tears_the_association_down",
+	  controller_disconnect_tears_the_association_down },
+	{ NULL, NULL },
+};
