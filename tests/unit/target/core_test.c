@@ -122,8 +122,11 @@ static void connect_with_sqflow_disable_answers_sqhd_ffff_then_0(void)
 }
 
 const struct unit_test target_core_tests[] = {
-	{ "command_before_connect_returns_invalid_opcode", command_before_connect_returns_invalid_opcode },
-	{ "connect_without_sqflow_disable_reports_sqhd_in_every_cqe", connect_without_sqflow_disable_reports_sqhd_in_every_cqe },
-	{ "connect_with_sqflow_disable_answers_sqhd_ffff_then_0", connect_with_sqflow_disable_answers_sqhd_ffff_then_0 },
+	{ "command_before_connect_returns_invalid_opcode",
+	  command_before_connect_returns_invalid_opcode },
+	{ "connect_without_sqflow_disable_reports_sqhd_in_every_cqe",
+	  connect_without_sqflow_disable_reports_sqhd_in_every_cqe },
+	{ "connect_with_sqflow_disable_answers_sqhd_ffff_then_0",
+	  connect_with_sqflow_disable_answers_sqhd_ffff_then_0 },
 	{ NULL, NULL },
 };

@@ -52,8 +52,8 @@ static void the_kernels_own_file_reads_as_a_range(void)
 	CU_ASSERT_TRUE(lo >= 1 && lo <= hi && hi <= 65535);
 }
 
-const struct unit_test util_ephemeral_tests[] = {
-	{ "range_is_read_from_the_kernels_file_format", range_is_read_from_the_kernels_file_format },
-	{ "the_kernels_own_file_reads_as_a_range", the_kernels_own_file_reads_as_a_range },
-	{ NULL, NULL }
-};
+const struct unit_test util_ephemeral_tests[] = { { "range_is_read_from_the_kernels_file_format",
+						    range_is_read_from_the_kernels_file_format },
+						  { "the_kernels_own_file_reads_as_a_range",
+						    the_kernels_own_file_reads_as_a_range },
+						  { NULL, NULL } };
