@@ -245,7 +245,8 @@ static bool handle_pdu(struct nvmf_tcp_conn *conn, const uint8_t *p, uint32_t dl
 	uint32_t got;
 	if (conn->cp.hdgst && !hdr_digest_ok(conn, p))
 		return false;
-	const uint8_t *data = dlen ? p + ch->pdo : NULL;
+	/* Its data, when it has some (an H2CData PDU always has: nvme_tcp_check_ch). */
+	const uint8_t *data = p + ch->pdo;
 	bool ddgst_ok = !dlen || !conn->cp.ddgst || digest_ok(data, dlen, &got);
 	switch (ch->type) {
 	case NVME_TCP_ICREQ:

@@ -339,7 +339,8 @@ void nvmf_tcp_zc_drain_all(struct nvmf_tcp_tpg *tpg);
 
 /* ---- request.c ---- */
 /* nvmf_tcp_capsule - a whole CapsuleCmd PDU at @pdu (header digest checked): start the
- * command. @data/@dlen: its in-capsule data; @ddgst_ok: its data digest matched. */
+ * command. @data/@dlen: its in-capsule data (@dlen 0: none); @ddgst_ok: its data digest
+ * matched. */
 void nvmf_tcp_capsule(struct nvmf_tcp_conn *conn, const struct nvme_tcp_cmd *pdu,
 		      const uint8_t *data, uint32_t dlen, bool ddgst_ok);
 /* nvmf_tcp_h2c_check - the H2CData header at @pdu (@dlen data bytes) against its command

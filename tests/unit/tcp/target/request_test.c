@@ -121,6 +121,31 @@ static void h2cdata_with_datal_not_its_data_length_is_invalid_header_at_datal(vo
 	tt_teardown(&t);
 }
 
+/* An H2CData PDU with no data at all (PLEN its header, DATAL 0) for a write waiting
+ * for 1 KiB: its common header is refused at PLEN, so no H2CData handler ever sees
+ * a PDU without data. */
+static void h2cdata_without_data_is_invalid_header_at_plen(void)
+{
+	struct tt t;
+	struct ttc a, q;
+	uint16_t cid, ttag;
+	CU_ASSERT_EQUAL_FATAL(boot_and_dial(&t, &a, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(io_queue(&t, &a, &q, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(write_waiting(&q, 1024, &cid, &ttag), 0);
+	struct nvme_tcp_data h;
+	memset(&h, 0, sizeof(h));
+	h.ch.type = NVME_TCP_H2C_DATA;
+	h.ch.hlen = sizeof(h);
+	h.ch.pdo = sizeof(h);
+	h.ch.plen = htole32(sizeof(h));
+	h.cccid = cid;
+	h.ttag = htole16(ttag);
+	CU_ASSERT_EQUAL(tt_send(&q, &h, sizeof(h)), 0);
+	expect_term(&q, NVME_TCP_FES_INVALID_HEADER, offsetof(struct nvme_tcp_ch, plen));
+	tt_close(&a);
+	tt_teardown(&t);
+}
+
 /* Three of the target's PDU headers as nvmf_tcp_pdu_build completes them. */
 static void pdu_headers_carry_the_connections_digests_and_the_hosts_alignment(void)
 {
@@ -176,6 +201,8 @@ const struct unit_test tcp_target_request_tests[] = {
 	  h2cdata_above_maxh2cdata_is_r2t_limit_exceeded },
 	{ "h2cdata_with_datal_not_its_data_length_is_invalid_header_at_datal",
 	  h2cdata_with_datal_not_its_data_length_is_invalid_header_at_datal },
+	{ "h2cdata_without_data_is_invalid_header_at_plen",
+	  h2cdata_without_data_is_invalid_header_at_plen },
 	{ "pdu_headers_carry_the_connections_digests_and_the_hosts_alignment",
 	  pdu_headers_carry_the_connections_digests_and_the_hosts_alignment },
 	{ NULL, NULL },
