@@ -21,7 +21,9 @@
 #   make path-trace the functions six 4 KiB commands (RDMA, NVMe/TCP) pass through, by layer
 #   make path-trace-check  fails when docs/architecture.md's measured paths differ from
 #                   the trace (part of make check); make path-trace-doc rewrites them
-#   make install    libnvmf (static, shared, header, pkg-config) and the nvmf tool under PREFIX
+#   make install    libnvmf (static, shared, header, pkg-config), the programs, their man pages and
+#                   the systemd unit under PREFIX
+#   make check-man  the man pages (docs/man) against the programs' --help, and the check's own test
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_SECS (60) seconds each
 #   make fuzz-smoke each harness over its seed corpus plus 5 seconds (part of make check)
 #   make format-check  every C file as .clang-format says (part of make check); make format applies it
@@ -66,6 +68,9 @@ endif
 # pkg-config is asked only when building, so `make deps` works on a bare machine.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) || echo PKG-CONFIG-FAILED-run-make-deps)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) || echo PKG-CONFIG-FAILED-run-make-deps)
+# libsystemd: the daemon's sd_notify (app/nvmf-target/main.c), linked into the programs
+# built from it only; no library of ours needs it (install-check checks).
+SYSTEMD_LIBS = $(shell pkg-config --libs libsystemd || echo PKG-CONFIG-FAILED-run-make-deps)
 
 # Library code of each layer. Programs live in app/ (app/nvmf-target, app/nvmf-targetctl,
 # app/nvmf), outside every library.
@@ -128,10 +133,11 @@ TARGETCTL_BIN := $(BUILD)/nvmf-targetctl
 FAULT_TARGET_BIN := $(BUILD)/tests/nvmf-target-fault
 NVMF_A     := $(BUILD)/libnvmf.a
 NVMF_SO    := $(BUILD)/libnvmf.so.0
-NVMF_VERSION := 0.1.0
+# The version is util/version.h's (one place for the programs and libnvmf.pc).
+NVMF_VERSION := $(shell sed -n 's/^#define NVMF_VERSION "\(.*\)"$$/\1/p' util/version.h)
 PREFIX     ?= /usr/local
 
-.PHONY: path-trace path-trace-check path-trace-doc all unit check check-includes check-test-mirror analyze local-check vm-check \
+.PHONY: path-trace path-trace-check path-trace-doc all unit check check-includes check-test-mirror check-man check-docs analyze local-check vm-check \
 	soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
 	format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
@@ -153,7 +159,7 @@ $(BUILD)/libcore.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(TARGET_BIN): $(BUILD)/obj/app/nvmf-target/main.o $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(SYSTEMD_LIBS)
 
 $(TARGETCTL_BIN): $(BUILD)/obj/app/nvmf-targetctl/main.o $(TARGETCTL_OBJS) $(TARGETCTL_SHARED_OBJS)
 	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell pkg-config --libs jansson)
@@ -161,7 +167,7 @@ $(TARGETCTL_BIN): $(BUILD)/obj/app/nvmf-targetctl/main.o $(TARGETCTL_OBJS) $(TAR
 # The daemon with fault injection, for the VM tests (tests/integration/fault_test.sh).
 $(FAULT_TARGET_BIN): $(BUILD)/obj/app/nvmf-target/main.o $(BUILD)/obj/tests/fault/env.o $(FAULT_OBJS) $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) $(SYSTEMD_LIBS)
 
 # Suite list: every "const struct unit_test ID_tests[]" in tests/unit, as
 # UNIT_SUITE(ID, "NAME"), NAME the file's path below tests/unit without "_test.c": the
@@ -216,7 +222,7 @@ $(BUILD)/libnvmf.pc: initiator/libnvmf.pc.in
 # Written each time: it names $(PREFIX), which may differ from one install to the next.
 $(BUILD)/nvmf-target.service: configs/nvmf-target.service.in FORCE
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' $< > $@
+	sed -e 's|@PREFIX@|$(PREFIX)|g' $< > $@
 
 install: all $(BUILD)/libnvmf.pc $(BUILD)/nvmf-target.service
 	install -D -m 644 initiator/nvmf.h $(DESTDIR)$(PREFIX)/include/nvmf.h
@@ -229,6 +235,11 @@ install: all $(BUILD)/libnvmf.pc $(BUILD)/nvmf-target.service
 	$(if $(wildcard app/nvmf-target/main.c),install -D -m 755 $(TARGET_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf-target)
 	install -D -m 755 $(TARGETCTL_BIN) $(DESTDIR)$(PREFIX)/bin/nvmf-targetctl
 	install -D -m 644 $(BUILD)/nvmf-target.service $(DESTDIR)$(PREFIX)/lib/systemd/system/nvmf-target.service
+	install -D -m 644 docs/man/nvmf-target.8 $(DESTDIR)$(PREFIX)/share/man/man8/nvmf-target.8
+	install -D -m 644 docs/man/nvmf-targetctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/nvmf-targetctl.8
+	$(if $(wildcard app/nvmf/main.c),install -D -m 644 docs/man/nvmf.1 $(DESTDIR)$(PREFIX)/share/man/man1/nvmf.1)
+	@# What the unit's Documentation= names.
+	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/nvmf-target docs/operating.md docs/configuration.md
 
 unit: $(UNIT_BIN) $(DHCHAP_KAT)
 	$(UNIT_BIN)
@@ -239,10 +250,13 @@ deps:
 # End to end over NVMe/TCP on this machine, without the VM or root: nvmf-target on a
 # tcp-only port of 127.0.0.1, the nvmf tool with -t tcp (tests/local/tcp_test.sh), then
 # the same against the sanitizer build of both (any ASan/UBSan report fails).
+# Then the daemon's systemd notifications (tests/local/notify_test.py), both builds too.
 local-check: all
 	tests/local/tcp_test.sh
+	tests/local/notify_test.py
 	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tcp_test.sh
+	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/notify_test.py
 
 # Integration tests: one guest boot for the whole batch. The guest gets an emulated NVMe
 # drive (QEMU -device nvme, serial nvmfdrive01) backed by a sparse image, for the raw
@@ -308,6 +322,13 @@ check-includes:
 	scripts/check-includes
 	tests/scripts/check_includes_test.sh
 
+# What the code and the docs say of each other (scripts/check-docs: every docs/ file the
+# code names exists; README's fuzz harness list is tests/fuzz/), then the check failing
+# on planted trees.
+check-docs:
+	scripts/check-docs
+	tests/scripts/check_docs_test.sh
+
 # Every source under app/ control/ initiator/ loop/ nvme/ rdma/ subsystem/ target/ tcp/
 # util/ has its tests/unit/<path>/<stem>_test.c, but the few exceptions the script lists
 # with their reasons (scripts/check-test-mirror), then the check failing on planted trees.
@@ -315,11 +336,20 @@ check-test-mirror:
 	scripts/check-test-mirror
 	tests/scripts/check_test_mirror_test.sh
 
+# The man pages say what the programs' --help says, every option both ways, and groff
+# renders them without a warning (scripts/check-man); then the check on planted pages.
+# install-check runs the same on the installed programs and pages.
+MAN_PAGES := docs/man/nvmf-target.8 docs/man/nvmf-targetctl.8 docs/man/nvmf.1
+check-man: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_BIN)
+	scripts/check-man $(BUILD) $(MAN_PAGES)
+	tests/scripts/check_man_test.sh
+
 # First: libnvmf holds host code only and needs no target code (scripts/check-libnvmf-objects),
 # the daemon has no fault injection (tests/fault: no wrapper symbol, no NVMF_FAULT) and
 # has every USDT probe (readelf -n).
 # Then make install into a scratch prefix, and build and run a program against it with
-# pkg-config, as a user of the library would.
+# pkg-config, as a user of the library would; check the installed unit's lines, that
+# libsystemd is the daemon's alone, and the installed man pages (scripts/check-man).
 install-check: all
 	NVMF_OBJS='$(NVMF_OBJS)' LIB_OBJS='$(LIB_OBJS)' \
 		scripts/check-libnvmf-objects $(NVMF_A)
@@ -342,8 +372,34 @@ install-check: all
 	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/install-check/lib $(BUILD)/use_libnvmf
 	grep -qx 'ExecStart=$(CURDIR)/$(BUILD)/install-check/bin/nvmf-target -c /etc/nvmf-target/config.json' \
 		$(BUILD)/install-check/lib/systemd/system/nvmf-target.service
+	@# Every file the unit's Documentation= names is installed.
+	for d in $$(sed -n 's/^Documentation=//p' $(BUILD)/install-check/lib/systemd/system/nvmf-target.service); do \
+		case $$d in file:*) test -f "$${d#file:}" || { echo "install-check: $$d not installed"; exit 1; };; esac; done
 	$(BUILD)/install-check/bin/nvmf-target --version
 	$(BUILD)/install-check/bin/nvmf-targetctl --help > /dev/null
+	@# The unit: started when serving (Type=notify), restarted, within a start limit
+	@# ([Unit]'s, as systemd reads it), reloaded by SIGHUP.
+	for l in Type=notify Restart=on-failure RestartSec=2 StartLimitIntervalSec=60 StartLimitBurst=5 \
+		 'ExecReload=/bin/kill -HUP $$MAINPID'; do \
+		grep -qxF "$$l" $(BUILD)/install-check/lib/systemd/system/nvmf-target.service || \
+		{ echo "install-check: nvmf-target.service lacks the line $$l"; exit 1; }; done
+	awk '/^\[/ { s = $$0 } /^StartLimit/ && s != "[Unit]" { print "install-check: nvmf-target.service: " \
+		$$0 " is in " s ", not [Unit]"; bad = 1 } END { exit bad }' \
+		$(BUILD)/install-check/lib/systemd/system/nvmf-target.service
+	@# systemd reads every line of it: a key it does not know would be ignored with a warning.
+	@# (--man=no: a system without man pages, as container images are, is no error; ours are
+	@# checked below.)
+	out=$$(systemd-analyze verify --man=no $(BUILD)/install-check/lib/systemd/system/nvmf-target.service 2>&1); \
+		[ -z "$$out" ] || { echo "install-check: systemd-analyze verify nvmf-target.service: $$out"; exit 1; }
+	@# sd_notify is the daemon's: libsystemd in nvmf-target, in no library of ours.
+	readelf -d $(TARGET_BIN) | grep -q 'NEEDED.*\[libsystemd\.so'
+	! readelf -d $(NVMF_SO) | grep -q libsystemd
+	! nm $(BUILD)/libcore.a $(NVMF_A) 2>/dev/null | grep -E ' U sd_'
+	@# The man pages, installed, against the installed programs (scripts/check-man).
+	scripts/check-man $(BUILD)/install-check/bin $(BUILD)/install-check/share/man/man8/nvmf-target.8 \
+		$(BUILD)/install-check/share/man/man8/nvmf-targetctl.8 \
+		$(if $(wildcard app/nvmf/main.c),$(BUILD)/install-check/share/man/man1/nvmf.1)
+	tests/scripts/check_man_test.sh
 
 # Builds use every core (CHECK_JOBS); the tests themselves run one at a time. The static
 # analysis, which times nothing and needs no guest, runs beside vm-check at the lowest CPU
@@ -355,6 +411,7 @@ CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: deps
 	$(MAKE) check-includes
 	$(MAKE) check-test-mirror
+	$(MAKE) check-docs
 	$(MAKE) format-check
 	$(MAKE) -j$(CHECK_JOBS) all
 	$(MAKE) -j$(CHECK_JOBS) unit

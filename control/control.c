@@ -18,9 +18,37 @@ _Static_assert(NVMF_CTL_NSID_MAX == NVMF_SUBSYS_MAX_NSID, "namespace IDs");
 _Static_assert(NVMF_CTL_GRPID_MAX == NVMF_MAX_ANAGRPID, "ANA group IDs");
 _Static_assert(NVMF_CTL_SECRET_MAX == NVMF_AUTH_MAX_SECRET, "DH-HMAC-CHAP secrets");
 
+/* The methods that change what the target serves: after each, the change is written
+ * through to the config file or counted as unsaved (nvmf_ctl_changed). */
+#define PERSISTED(fn)                                                     \
+	static void fn##_persisted(void *ctx, struct nvmf_rpc_call *call) \
+	{                                                                 \
+		fn(ctx, call);                                            \
+		nvmf_ctl_changed(ctx, call);                              \
+	}
+PERSISTED(nvmf_ctl_namespace_add)
+PERSISTED(nvmf_ctl_namespace_remove)
+PERSISTED(nvmf_ctl_namespace_enable)
+PERSISTED(nvmf_ctl_namespace_disable)
+PERSISTED(nvmf_ctl_namespace_resize)
+PERSISTED(nvmf_ctl_host_add)
+PERSISTED(nvmf_ctl_host_remove)
+PERSISTED(nvmf_ctl_host_dhchap_set)
+PERSISTED(nvmf_ctl_host_dhchap_clear)
+PERSISTED(nvmf_ctl_allow_any_host)
+PERSISTED(nvmf_ctl_subsystem_add)
+PERSISTED(nvmf_ctl_subsystem_remove)
+PERSISTED(nvmf_ctl_port_add)
+PERSISTED(nvmf_ctl_port_remove)
+PERSISTED(nvmf_ctl_port_link)
+PERSISTED(nvmf_ctl_port_unlink)
+PERSISTED(nvmf_ctl_ana_state_set)
+PERSISTED(nvmf_ctl_namespace_ana_group_set)
+
 /* Each method's handler, bound to its description (control/schema.c) by its index: the
- * description gives the name and checks the parameters. */
+ * description gives the name and checks the parameters. CHANGE: one of the above. */
 #define METHOD(ID, name, fn) [NVMF_CTL_##ID] = { name, fn, &nvmf_ctl_schema[NVMF_CTL_##ID] }
+#define CHANGE(ID, name, fn) METHOD(ID, name, fn##_persisted)
 const struct nvmf_rpc_method nvmf_ctl_methods[NVMF_CTL_METHOD_COUNT + 1] = {
 	METHOD(VERSION, "version", nvmf_ctl_version),
 	METHOD(SUBSYSTEM_LIST, "subsystem_list", nvmf_ctl_subsystem_list),
@@ -28,27 +56,29 @@ const struct nvmf_rpc_method nvmf_ctl_methods[NVMF_CTL_METHOD_COUNT + 1] = {
 	METHOD(CONTROLLER_LIST, "controller_list", nvmf_ctl_controller_list),
 	METHOD(NAMESPACE_STATS, "namespace_stats", nvmf_ctl_namespace_stats),
 	METHOD(POLL_GROUP_STATS, "poll_group_stats", nvmf_ctl_poll_group_stats),
-	METHOD(NAMESPACE_ADD, "namespace_add", nvmf_ctl_namespace_add),
-	METHOD(NAMESPACE_REMOVE, "namespace_remove", nvmf_ctl_namespace_remove),
-	METHOD(NAMESPACE_ENABLE, "namespace_enable", nvmf_ctl_namespace_enable),
-	METHOD(NAMESPACE_DISABLE, "namespace_disable", nvmf_ctl_namespace_disable),
-	METHOD(NAMESPACE_RESIZE, "namespace_resize", nvmf_ctl_namespace_resize),
+	CHANGE(NAMESPACE_ADD, "namespace_add", nvmf_ctl_namespace_add),
+	CHANGE(NAMESPACE_REMOVE, "namespace_remove", nvmf_ctl_namespace_remove),
+	CHANGE(NAMESPACE_ENABLE, "namespace_enable", nvmf_ctl_namespace_enable),
+	CHANGE(NAMESPACE_DISABLE, "namespace_disable", nvmf_ctl_namespace_disable),
+	CHANGE(NAMESPACE_RESIZE, "namespace_resize", nvmf_ctl_namespace_resize),
 	METHOD(NAMESPACE_RESERVATION, "namespace_reservation", nvmf_ctl_namespace_reservation),
-	METHOD(HOST_ADD, "host_add", nvmf_ctl_host_add),
-	METHOD(HOST_REMOVE, "host_remove", nvmf_ctl_host_remove),
-	METHOD(HOST_DHCHAP_SET, "host_dhchap_set", nvmf_ctl_host_dhchap_set),
-	METHOD(HOST_DHCHAP_CLEAR, "host_dhchap_clear", nvmf_ctl_host_dhchap_clear),
-	METHOD(SUBSYSTEM_ALLOW_ANY_HOST, "subsystem_allow_any_host", nvmf_ctl_allow_any_host),
+	METHOD(NAMESPACE_RESERVATION_CLEAR, "namespace_reservation_clear",
+	       nvmf_ctl_namespace_reservation_clear),
+	CHANGE(HOST_ADD, "host_add", nvmf_ctl_host_add),
+	CHANGE(HOST_REMOVE, "host_remove", nvmf_ctl_host_remove),
+	CHANGE(HOST_DHCHAP_SET, "host_dhchap_set", nvmf_ctl_host_dhchap_set),
+	CHANGE(HOST_DHCHAP_CLEAR, "host_dhchap_clear", nvmf_ctl_host_dhchap_clear),
+	CHANGE(SUBSYSTEM_ALLOW_ANY_HOST, "subsystem_allow_any_host", nvmf_ctl_allow_any_host),
 	METHOD(CONTROLLER_DISCONNECT, "controller_disconnect", nvmf_ctl_controller_disconnect),
-	METHOD(SUBSYSTEM_ADD, "subsystem_add", nvmf_ctl_subsystem_add),
-	METHOD(SUBSYSTEM_REMOVE, "subsystem_remove", nvmf_ctl_subsystem_remove),
-	METHOD(PORT_ADD, "port_add", nvmf_ctl_port_add),
-	METHOD(PORT_REMOVE, "port_remove", nvmf_ctl_port_remove),
-	METHOD(PORT_LINK, "port_link", nvmf_ctl_port_link),
-	METHOD(PORT_UNLINK, "port_unlink", nvmf_ctl_port_unlink),
-	METHOD(ANA_STATE_SET, "ana_state_set", nvmf_ctl_ana_state_set),
+	CHANGE(SUBSYSTEM_ADD, "subsystem_add", nvmf_ctl_subsystem_add),
+	CHANGE(SUBSYSTEM_REMOVE, "subsystem_remove", nvmf_ctl_subsystem_remove),
+	CHANGE(PORT_ADD, "port_add", nvmf_ctl_port_add),
+	CHANGE(PORT_REMOVE, "port_remove", nvmf_ctl_port_remove),
+	CHANGE(PORT_LINK, "port_link", nvmf_ctl_port_link),
+	CHANGE(PORT_UNLINK, "port_unlink", nvmf_ctl_port_unlink),
+	CHANGE(ANA_STATE_SET, "ana_state_set", nvmf_ctl_ana_state_set),
 	METHOD(ANA_STATE_LIST, "ana_state_list", nvmf_ctl_ana_state_list),
-	METHOD(NAMESPACE_ANA_GROUP_SET, "namespace_ana_group_set",
+	CHANGE(NAMESPACE_ANA_GROUP_SET, "namespace_ana_group_set",
 	       nvmf_ctl_namespace_ana_group_set),
 	METHOD(CONFIG_GET, "config_get", nvmf_ctl_config_get),
 	METHOD(CONFIG_SAVE, "config_save", nvmf_ctl_config_save),
@@ -101,6 +131,8 @@ int nvmf_ctl_start(struct nvmf_ctl *ctl, struct nvmf_tgt *tgt, const char *path,
 		return -1;
 	}
 	ctl->tgt = tgt;
+	ctl->persist = tgt->cfg->target.persist;
+	nvmf_ctl_stamp(ctl);
 	pthread_mutex_init(&ctl->lock, NULL);
 	pthread_cond_init(&ctl->cond, NULL);
 	if (nvmf_rpc_server_start(&ctl->srv, path, nvmf_ctl_methods, ctl, run_on_main, ctl, err,
@@ -130,6 +162,8 @@ void nvmf_ctl_stop(struct nvmf_ctl *ctl)
 	pthread_mutex_destroy(&ctl->lock);
 	free(ctl->config_path);
 	ctl->config_path = NULL;
+	json_decref(ctl->unsaved);
+	ctl->unsaved = NULL;
 	ctl->tgt = NULL;
 }
 

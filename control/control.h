@@ -13,18 +13,33 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <sys/stat.h>
+#include <time.h>
 #include "control/rpc-server.h"
 
 struct nvmf_tgt;
 
-/* What nvmf-target --version and the version method report. */
-#define NVMF_TARGET_VERSION "0.1.0"
+/* The config file as the target last loaded or saved it: a write-through never
+ * overwrites a file someone edited since (control/ctl-persist.c). */
+struct nvmf_ctl_file_stamp {
+	bool known;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
 
 /* The control plane's context (the methods' ctx). */
 struct nvmf_ctl {
 	struct nvmf_tgt *tgt;
 	char *config_path; /* the file the target was started from (absolute),
 					    * where config_save and config_reload go; NULL: none */
+	bool persist;      /* write-through (nvmf_target.persist): each live change is
+					    * saved to config_path as it is made */
+	json_t *unsaved;   /* live changes config_path does not have, one line each
+					    * (strings); NULL or empty: none. A reload refuses while
+					    * there are any, unless forced */
+	struct nvmf_ctl_file_stamp stamp; /* config_path as last loaded or saved */
 	struct nvmf_rpc_server srv;
 	pthread_mutex_t lock; /* call hand-over between the socket's thread and
 					    * the main group */
@@ -61,7 +76,8 @@ void nvmf_ctl_namespace_remove(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_namespace_enable(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_namespace_disable(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call);
-void nvmf_ctl_namespace_reservation(void *ctx, struct nvmf_rpc_call *call); /* ctl-resv.c */
+void nvmf_ctl_namespace_reservation(void *ctx, struct nvmf_rpc_call *call);       /* ctl-resv.c */
+void nvmf_ctl_namespace_reservation_clear(void *ctx, struct nvmf_rpc_call *call); /* ctl-resv.c */
 void nvmf_ctl_host_add(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_host_dhchap_set(void *ctx, struct nvmf_rpc_call *call);
@@ -84,10 +100,32 @@ void nvmf_ctl_log_level_get(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_log_level_set(void *ctx, struct nvmf_rpc_call *call);
 
 /* nvmf_ctl_reload - load ctl->config_path again and apply the difference
- * (nvmf_tgt_reload; config_reload and SIGHUP). On the main group. 0 with @changes
- * appended, or -errno with @err: -ENOENT no file, -EINVAL the file is invalid or differs
- * where it cannot change live, others from nvmf_tgt_reload; nothing changed then. */
-int nvmf_ctl_reload(struct nvmf_ctl *ctl, json_t *changes, char *err, size_t errlen);
+ * (nvmf_tgt_reload; config_reload and SIGHUP). On the main group. Refused while live
+ * changes are unsaved (ctl->unsaved), which the reload would undo, unless @force (they are
+ * dropped then). 0 with @changes appended (the file is the truth again: nothing unsaved),
+ * or -errno with @err: -ENOENT no file, -EBUSY unsaved live changes (each named),
+ * -EINVAL the file is invalid or differs where it cannot change live, others from
+ * nvmf_tgt_reload; nothing changed then. */
+int nvmf_ctl_reload(struct nvmf_ctl *ctl, json_t *changes, bool force, char *err, size_t errlen);
+
+/* nvmf_ctl_save - write the running configuration to @path (absolute) atomically
+ * (nvmf_config_save). Saved to ctl->config_path, nothing is unsaved any more. Namespaces
+ * whose backing file was deleted while served are saved too, each with a line in
+ * @warnings (a JSON array, may be NULL) and the log: the path they name is gone. 0, or
+ * -errno with @err naming the file. On the main group. */
+int nvmf_ctl_save(struct nvmf_ctl *ctl, const char *path, json_t *warnings, char *err,
+		  size_t errlen);
+
+/* nvmf_ctl_changed - after a method that changes the target (@call has a result): with
+ * ctl->persist, save to ctl->config_path (not over a file changed since the target last
+ * loaded or saved it); without, or when that fails, the change is added to
+ * ctl->unsaved, and a failure is logged and added to the result's "warnings". A target
+ * started from no file keeps no account. control/ctl-persist.c. */
+void nvmf_ctl_changed(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call);
+
+/* nvmf_ctl_stamp - remember ctl->config_path as it is now on disk (after a load or a
+ * save). */
+void nvmf_ctl_stamp(struct nvmf_ctl *ctl);
 
 /* nvmf_ctl_running_config - what @tgt serves now as a configuration file's JSON
  * (nvmetcli's layout plus nvmf_* keys); a new reference, NULL without memory. */

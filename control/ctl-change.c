@@ -45,6 +45,24 @@ static uint32_t param_nsid(const struct nvmf_rpc_call *call)
 
 /* ---- namespaces ---- */
 
+/* What the log warns of when namespace @nsid of @s opened (a thin file beyond its free
+ * space, RAM beyond the machine's memory), appended to @warns for the caller too. */
+static void space_warning(const struct nvmf_subsys *s, uint32_t nsid, json_t *warns)
+{
+	char msg[640];
+	const struct nvmf_ns *ns = nvmf_subsys_ns(s, nsid);
+	if (ns && warns && nvmf_tgt_ns_space_warning(s, ns, msg, sizeof(msg)))
+		json_array_append_new(warns, json_string(msg));
+}
+
+/* @warns as the result's "warnings" (one line each) when there are any; taken. */
+static void add_warnings(json_t *res, json_t *warns)
+{
+	if (res && json_array_size(warns))
+		json_object_set(res, "warnings", warns);
+	json_decref(warns);
+}
+
 /* One namespace object into @nc; "nsid" may be left out (0: the lowest free one). */
 static bool parse_one_ns(struct nvmf_rpc_call *call, json_t *obj, const char *base,
 			 struct nvmf_ns_config *nc)
@@ -112,13 +130,16 @@ void nvmf_ctl_namespace_add(void *ctx, struct nvmf_rpc_call *call)
 			       msg); /* "namespace: nsid 1 is in use ..." */
 		goto out;
 	}
-	json_t *ids = json_array();
+	json_t *ids = json_array(), *warns = json_array();
 	for (size_t i = 0; i < n; i++) {
 		json_array_append_new(ids, json_integer(nsids[i]));
 		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u added%s", s->cfg->nqn,
 			 nsids[i], ncs[i].enable ? "" : " (disabled)");
+		space_warning(s, nsids[i], warns);
 	}
-	nvmf_rpc_result(call, json_pack("{s:o}", "nsids", ids));
+	json_t *res = json_pack("{s:o}", "nsids", ids);
+	add_warnings(res, warns);
+	nvmf_rpc_result(call, res);
 out:
 	for (size_t i = 0; ncs && i < parsed; i++)
 		nvmf_config_ns_free(&ncs[i]);
@@ -158,7 +179,11 @@ static void namespace_set(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call, bool
 	if (rc)
 		nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u %s", s->cfg->nqn,
 			 nsid, enable ? "enabled" : "disabled");
-	nvmf_rpc_result(call, json_pack("{s:b}", "changed", rc > 0));
+	json_t *res = json_pack("{s:b}", "changed", rc > 0), *warns = json_array();
+	if (rc > 0 && enable)
+		space_warning(s, nsid, warns);
+	add_warnings(res, warns);
+	nvmf_rpc_result(call, res);
 }
 
 void nvmf_ctl_namespace_enable(void *ctx, struct nvmf_rpc_call *call)
@@ -187,10 +212,12 @@ static bool need_size(struct nvmf_rpc_call *call, uint64_t *out)
 	return true;
 }
 
+/* Without "size_bytes" a bdev or nvme namespace takes its device's size now (the target
+ * logs a change); the answer gives the size either way. */
 void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
-	uint64_t bytes = 0; /* set unless need_size fails (then unused) */
+	uint64_t bytes = 0; /* set unless need_size fails (then unused); 0: the device's */
 	struct nvmf_subsys *s = nvmf_ctl_subsys_param(ctl, call, true);
 	if (!s || !need_size(call, &bytes))
 		return;
@@ -202,8 +229,12 @@ void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call)
 			       rc == -ENOENT || rc == -ENODEV ? "nsid" : "size_bytes", err);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u resized to %llu bytes",
-		 s->cfg->nqn, nsid, (unsigned long long)bytes);
+	if (bytes)
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO,
+			 "subsystem %s: namespace %u resized to %llu bytes", s->cfg->nqn, nsid,
+			 (unsigned long long)bytes);
+	else
+		bytes = __atomic_load_n(&s->ns[nsid]->bdev->size, __ATOMIC_ACQUIRE);
 	nvmf_rpc_result(call, json_pack("{s:I, s:I}", "nsid", (json_int_t)nsid, "size_bytes",
 					(json_int_t)bytes));
 }
@@ -255,11 +286,25 @@ void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call)
 		nvmf_rpc_error(call, code_of(rc), "parameter 'host': %s", err);
 		return;
 	}
-	nvmf_log(ctl->tgt, NVMF_LOG_INFO,
-		 "subsystem %s: host %s removed (%u controllers "
-		 "disconnected)",
-		 s->cfg->nqn, host, dropped);
-	nvmf_rpc_result(call, json_pack("{s:I}", "disconnected", (json_int_t)dropped));
+	if (!s->cfg->allow_any_host) {
+		nvmf_log(ctl->tgt, NVMF_LOG_INFO,
+			 "subsystem %s: host %s removed (%u controllers "
+			 "disconnected)",
+			 s->cfg->nqn, host, dropped);
+		nvmf_rpc_result(call, json_pack("{s:I}", "disconnected", (json_int_t)dropped));
+		return;
+	}
+	/* As nvmet: with allow_any_host on, the list is not what admits the host. Its
+	 * controllers stay, and it may connect again: the answer says so. */
+	unsigned live = 0;
+	for (const struct nvmf_tgt_ctrl *c = ctl->tgt->ctrls; c; c = c->next)
+		live += c->subsys == s && !c->deleting && !strcmp(c->hostnqn, host);
+	nvmf_log(ctl->tgt, NVMF_LOG_WARNING,
+		 "subsystem %s: host %s removed from the allowed hosts, but allow_any_host is "
+		 "on: it may still connect, and its %u controllers stay connected",
+		 s->cfg->nqn, host, live);
+	nvmf_rpc_result(call, json_pack("{s:I, s:b, s:I}", "disconnected", (json_int_t)dropped,
+					"still_admitted", true, "connected", (json_int_t)live));
 }
 
 /* DH-HMAC-CHAP settings of a host (hosts[].dhchap): the secrets travel in the request
@@ -284,7 +329,19 @@ void nvmf_ctl_host_dhchap_set(void *ctx, struct nvmf_rpc_call *call)
 		 "next authentication)",
 		 host, hash ? hash : "hmac(sha256)", dhgroup ? dhgroup : "null",
 		 ctrl_key ? ", with a controller key" : "");
-	nvmf_rpc_result(call, json_object());
+	json_t *res = json_object();
+	/* Keys for a host no subsystem admits protect nothing: a mistyped NQN, most likely. */
+	if (res && !nvmf_tgt_host_admitted(ctl->tgt, host)) {
+		char warn[400];
+		snprintf(
+			warn, sizeof(warn),
+			"host %s: no subsystem admits it (none lists it in allowed_hosts or has "
+			"allow_any_host on): is the NQN mistyped? (host add NQN HOSTNQN allows it)",
+			host);
+		nvmf_log_at(ctl->tgt, NVMF_LOGC_AUTH, NVMF_LOG_WARNING, "%s", warn);
+		json_object_set_new(res, "warnings", json_pack("[s]", warn));
+	}
+	nvmf_rpc_result(call, res);
 }
 
 void nvmf_ctl_host_dhchap_clear(void *ctx, struct nvmf_rpc_call *call)

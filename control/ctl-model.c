@@ -14,6 +14,7 @@
 #include "target/ephemeral.h"
 #include "target/log.h"
 #include "target/model.h"
+#include "target/namespace.h"
 #include "control/reload.h"
 
 static int code_of(int rc)
@@ -225,6 +226,44 @@ void nvmf_ctl_config_get(void *ctx, struct nvmf_rpc_call *call)
 	nvmf_rpc_result(call, nvmf_ctl_running_config(ctl->tgt));
 }
 
+int nvmf_ctl_save(struct nvmf_ctl *ctl, const char *path, json_t *warnings, char *err,
+		  size_t errlen)
+{
+	struct nvmf_config view;
+	/* Saved anyway, said loudly: the file keeps every other change, and a start from it
+	 * refuses the missing file by name rather than serving zeroes. */
+	if (nvmf_tgt_ns_check_unlinked(ctl->tgt))
+		for (size_t i = 0; i < ctl->tgt->n_subsys; i++) {
+			const struct nvmf_subsys *s = ctl->tgt->subsys[i];
+			for (uint32_t n = 1; n <= s->max_nsid; n++) {
+				if (!s->ns[n] || !s->ns[n]->unlinked)
+					continue;
+				char w[1024];
+				snprintf(w, sizeof(w),
+					 "subsystem %s, namespace %u: its backing file %s was "
+					 "deleted while served; %s names it anyway, and a start "
+					 "from it refuses the namespace until the file is restored",
+					 s->cfg->nqn, n, s->ns[n]->real_path, path);
+				nvmf_log(ctl->tgt, NVMF_LOG_WARNING, "%s", w);
+				if (warnings)
+					json_array_append_new(warnings, json_string(w));
+			}
+		}
+	if (running_view(ctl->tgt, &view)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	int rc = nvmf_config_save(&view, path, err, errlen);
+	view_free(&view);
+	if (rc)
+		return rc;
+	if (ctl->config_path && !strcmp(path, ctl->config_path)) {
+		json_array_clear(ctl->unsaved); /* the file has every live change now */
+		nvmf_ctl_stamp(ctl);
+	}
+	return 0;
+}
+
 void nvmf_ctl_config_save(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
@@ -242,50 +281,39 @@ void nvmf_ctl_config_save(void *ctx, struct nvmf_rpc_call *call)
 			       "parameter 'path': \"%s\" is not an absolute path", path);
 		return;
 	}
-	struct nvmf_config view;
 	char err[512];
-	if (running_view(ctl->tgt, &view)) {
-		nvmf_rpc_error(call, NVMF_RPC_INTERNAL_ERROR, "out of memory");
-		return;
-	}
-	int rc = nvmf_config_save(&view, path, err, sizeof(err));
-	view_free(&view);
+	json_t *warnings = json_array();
+	int rc = nvmf_ctl_save(ctl, path, warnings, err, sizeof(err));
 	if (rc) {
-		nvmf_rpc_error(call, NVMF_RPC_REFUSED, "parameter 'path': %s", err);
+		json_decref(warnings);
+		nvmf_rpc_error(call, rc == -ENOMEM ? NVMF_RPC_INTERNAL_ERROR : NVMF_RPC_REFUSED,
+			       "parameter 'path': %s", err);
 		return;
 	}
 	nvmf_log(ctl->tgt, NVMF_LOG_INFO, "running configuration saved to %s", path);
-	nvmf_rpc_result(call, json_pack("{s:s}", "path", path));
+	json_t *res = json_pack("{s:s}", "path", path);
+	if (res && json_array_size(warnings))
+		json_object_set(res, "warnings", warnings);
+	json_decref(warnings);
+	nvmf_rpc_result(call, res);
 }
 
 void nvmf_ctl_config_reload(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
 	json_t *changes = json_array();
-	char err[1024] = "";
-	int rc = nvmf_ctl_reload(ctl, changes, err, sizeof(err));
+	char err[2048] = "";
+	int rc = nvmf_ctl_reload(ctl, changes, nvmf_rpc_bool(call, "force", false), err,
+				 sizeof(err));
 	if (rc) {
 		json_decref(changes);
+		/* Logged as a refused SIGHUP is: whoever reads the log sees the file was not
+		 * applied, not only the client that asked. */
+		nvmf_log(ctl->tgt, NVMF_LOG_ERROR,
+			 "reload (control socket): %s (nothing was changed)", err);
 		nvmf_rpc_error(call, rc == -EINVAL ? NVMF_RPC_INVALID_PARAMS : NVMF_RPC_REFUSED,
 			       "%s (nothing was changed)", err);
 		return;
 	}
 	nvmf_rpc_result(call, json_pack("{s:o}", "changes", changes));
-}
-
-int nvmf_ctl_reload(struct nvmf_ctl *ctl, json_t *changes, char *err, size_t errlen)
-{
-	if (!ctl->config_path) {
-		snprintf(err, errlen, "the target was not started from a file");
-		return -ENOENT;
-	}
-	struct nvmf_config next;
-	char why[1024];
-	if (nvmf_config_load(ctl->config_path, &next, why, sizeof(why))) {
-		snprintf(err, errlen, "%s: %s", ctl->config_path, why);
-		return -EINVAL;
-	}
-	int rc = nvmf_tgt_reload(ctl->tgt, &next, changes, err, errlen);
-	nvmf_config_free(&next);
-	return rc;
 }

@@ -9,10 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "nvme/dhchap.h"
 #include "nvme/identify.h"
 #include "control/control.h"
+#include "target/auth.h"
 #include "target/core.h"
+#include "target/namespace.h"
 #include "target/log.h"
+#include "util/version.h"
 
 static uint64_t load(const uint64_t *p)
 {
@@ -22,8 +26,8 @@ static uint64_t load(const uint64_t *p)
 void nvmf_ctl_version(void *ctx, struct nvmf_rpc_call *call)
 {
 	(void)ctx;
-	nvmf_rpc_result(call, json_pack("{s:s, s:s}", "program", "nvmf-target", "version",
-					NVMF_TARGET_VERSION));
+	nvmf_rpc_result(call,
+			json_pack("{s:s, s:s}", "program", "nvmf-target", "version", NVMF_VERSION));
 }
 
 static unsigned ctrl_count(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
@@ -51,6 +55,8 @@ static json_t *ns_json(const struct nvmf_subsys *s, const struct nvmf_ns_config 
 				    json_integer((json_int_t)(nvmf_ns_nlb(ns) << ns->lba_shift)));
 		json_object_set_new(j, "block_size", json_integer((json_int_t)1 << ns->lba_shift));
 		json_object_set_new(j, "uuid", json_string(nvme_uuid_format(ns->uuid, uuid)));
+		if (ns->bdev->kind == NVMF_BACKEND_FILE)
+			json_object_set_new(j, "backing_file_unlinked", json_boolean(ns->unlinked));
 	} else {
 		/* Disabled: what the config says (null where it leaves it to the backend). */
 		json_object_set_new(j, "size_bytes",
@@ -95,6 +101,7 @@ void nvmf_ctl_subsystem_list(void *ctx, struct nvmf_rpc_call *call)
 	struct nvmf_subsys *only = nvmf_ctl_subsys_param(ctl, call, false);
 	if (call->code)
 		return;
+	nvmf_tgt_ns_check_unlinked(ctl->tgt); /* as of now, not of the last tick */
 	json_t *list = json_array();
 	for (size_t i = 0; i < ctl->tgt->n_subsys; i++)
 		if (!only || ctl->tgt->subsys[i] == only)
@@ -125,6 +132,26 @@ void nvmf_ctl_port_list(void *ctx, struct nvmf_rpc_call *call)
 	nvmf_rpc_result(call, json_pack("{s:o}", "ports", list));
 }
 
+/* How @sq authenticated: {"hash", "dhgroup", "bidirectional"} in the config's names, or
+ * JSON null when it did not (no key, not yet, or failed). */
+static json_t *auth_json(const struct nvmf_sq *sq, struct nvmf_sq_auth_info *info, bool *done)
+{
+	*done = nvmf_sq_auth_info(sq, info);
+	if (!*done)
+		return json_null();
+	return json_pack("{s:s, s:s, s:b}", "hash", nvme_dhchap_hash_name(info->hash_id), "dhgroup",
+			 nvme_dhchap_dhgroup_name(info->dhgroup_id), "bidirectional",
+			 info->bidirectional);
+}
+
+static bool same_auth(bool a_done, const struct nvmf_sq_auth_info *a, bool b_done,
+		      const struct nvmf_sq_auth_info *b)
+{
+	return a_done == b_done &&
+	       (!a_done || (a->hash_id == b->hash_id && a->dhgroup_id == b->dhgroup_id &&
+			    a->bidirectional == b->bidirectional));
+}
+
 static json_t *ctrl_json(const struct nvmf_tgt_ctrl *c)
 {
 	char hostid[NVME_UUID_STR_LEN], since[32];
@@ -133,23 +160,33 @@ static json_t *ctrl_json(const struct nvmf_tgt_ctrl *c)
 	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 	json_t *queues = json_array();
 	unsigned io = 0;
+	/* The controller's "auth" is its admin queue's; a queue that differs has its own. */
+	struct nvmf_sq_auth_info admin = { 0 }, qi;
+	bool admin_done = false, q_done;
+	json_t *auth = c->sqs[0] ? auth_json(c->sqs[0], &admin, &admin_done) : json_null();
 	for (unsigned q = 0; q <= c->max_qid; q++) {
 		const struct nvmf_sq *sq = c->sqs[q];
 		if (!sq)
 			continue;
 		io += q > 0;
-		json_array_append_new(queues, json_pack("{s:I, s:I, s:I}", "qid", (json_int_t)q,
-							"size", (json_int_t)sq->size, "poll_group",
-							(json_int_t)sq->pg->index));
+		json_t *qa = auth_json(sq, &qi, &q_done);
+		json_t *one = json_pack("{s:I, s:I, s:I}", "qid", (json_int_t)q, "size",
+					(json_int_t)sq->size, "poll_group",
+					(json_int_t)sq->pg->index);
+		if (one && !same_auth(admin_done, &admin, q_done, &qi))
+			json_object_set(one, "auth", qa);
+		json_decref(qa);
+		json_array_append_new(queues, one);
 	}
 	/* Bytes: the SMART counters are in 512-byte units. */
-	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:o, s:I, s:I, s:I, s:I}",
+	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:o, s:o, s:I, s:I, s:I, "
+			 "s:I}",
 			 "cntlid", (json_int_t)c->cntlid, "subnqn", c->subsys->cfg->nqn, "hostnqn",
 			 c->hostnqn, "host_address", c->peer, "hostid",
 			 nvme_uuid_format(c->hostid, hostid), "portid",
 			 (json_int_t)c->port->cfg->portid, "kato_ms", (json_int_t)c->kato_ms,
-			 "connected_since", since, "io_queues", (json_int_t)io, "queues", queues,
-			 "reads", (json_int_t)load(&c->host_reads), "writes",
+			 "connected_since", since, "io_queues", (json_int_t)io, "auth", auth,
+			 "queues", queues, "reads", (json_int_t)load(&c->host_reads), "writes",
 			 (json_int_t)load(&c->host_writes), "read_bytes",
 			 (json_int_t)(load(&c->units_read) * 512), "write_bytes",
 			 (json_int_t)(load(&c->units_written) * 512));
@@ -204,16 +241,19 @@ static json_t *ns_stats_json(const struct nvmf_subsys *s, const struct nvmf_ns *
 			total += v;
 		}
 	}
-	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I}}",
-			 "nqn", s->cfg->nqn, "nsid", (json_int_t)ns->nsid, "reads",
-			 (json_int_t)sum[0], "writes", (json_int_t)sum[1], "read_bytes",
-			 (json_int_t)sum[2], "write_bytes", (json_int_t)sum[3], "other",
-			 (json_int_t)sum[4], "errors", (json_int_t)sum[5], "inflight",
-			 (json_int_t)sum[6], "latency_us", "p50",
-			 (json_int_t)percentile_us(lat, total, 500), "p90",
-			 (json_int_t)percentile_us(lat, total, 900), "p99",
-			 (json_int_t)percentile_us(lat, total, 990), "p999",
-			 (json_int_t)percentile_us(lat, total, 999));
+	json_t *j = json_pack(
+		"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I}}", "nqn",
+		s->cfg->nqn, "nsid", (json_int_t)ns->nsid, "reads", (json_int_t)sum[0], "writes",
+		(json_int_t)sum[1], "read_bytes", (json_int_t)sum[2], "write_bytes",
+		(json_int_t)sum[3], "other", (json_int_t)sum[4], "errors", (json_int_t)sum[5],
+		"inflight", (json_int_t)sum[6], "latency_us", "p50",
+		(json_int_t)percentile_us(lat, total, 500), "p90",
+		(json_int_t)percentile_us(lat, total, 900), "p99",
+		(json_int_t)percentile_us(lat, total, 990), "p999",
+		(json_int_t)percentile_us(lat, total, 999));
+	if (j && ns->bdev->kind == NVMF_BACKEND_FILE)
+		json_object_set_new(j, "backing_file_unlinked", json_boolean(ns->unlinked));
+	return j;
 }
 
 void nvmf_ctl_namespace_stats(void *ctx, struct nvmf_rpc_call *call)
@@ -229,6 +269,7 @@ void nvmf_ctl_namespace_stats(void *ctx, struct nvmf_rpc_call *call)
 			       only->cfg->nqn, (unsigned long long)nsid);
 		return;
 	}
+	nvmf_tgt_ns_check_unlinked(ctl->tgt);
 	json_t *list = json_array();
 	for (size_t i = 0; i < ctl->tgt->n_subsys; i++) {
 		const struct nvmf_subsys *s = ctl->tgt->subsys[i];

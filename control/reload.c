@@ -212,6 +212,7 @@ static bool target_diff(const struct nvmf_target_config *a, const struct nvmf_ta
 	       differs_num(d, "nvmf_target.srq", a->srq, b->srq) ||
 	       differs_num(d, "nvmf_target.srq_depth", a->srq_depth, b->srq_depth) ||
 	       differs_num(d, "nvmf_target.numa_node", a->numa_node, b->numa_node) ||
+	       differs_num(d, "nvmf_target.persist", a->persist, b->persist) ||
 	       differs_str(d, "nvmf_target.rpc_socket", a->rpc_socket_set ? a->rpc_socket : NULL,
 			   b->rpc_socket_set ? b->rpc_socket : NULL) ||
 	       differs_str(d, "nvmf_target.resv_state", a->resv_state_set ? a->resv_state : NULL,
@@ -318,7 +319,6 @@ static bool backing_diff(const char *nqn, const struct nvmf_ns_config *a, const 
 				ns_id(b->has_eui64, b->eui64, bd && bd->has_eui64,
 				      bd ? bd->eui64 : NULL),
 				8)) ||
-	       differs_num(d, "nvmf_create", a->create, b->create) ||
 	       differs_num(d, "nvmf_buffered", a->buffered, b->buffered);
 }
 
@@ -350,6 +350,7 @@ static bool port_diff(const struct nvmf_port_config *a, const struct nvmf_port_c
 			   eff_inline(b->inline_data_size)) ||
 	       differs_num(d, "param.max_queue_size", eff_queue_size(a->max_queue_size),
 			   eff_queue_size(b->max_queue_size)) ||
+	       differs_num(d, "param.mdts", a->mdts, b->mdts) ||
 	       differs_num(d, "param.nvmf_maxh2cdata", eff_maxh2cdata(a->maxh2cdata),
 			   eff_maxh2cdata(b->maxh2cdata)) ||
 	       differs_num(d, "param.nvmf_zerocopy_threshold", a->zerocopy_threshold,
@@ -771,7 +772,8 @@ static void disc_apply(struct plan *pl, struct disc_plan *d)
 }
 
 /* nvmf_target.log_level: each component whose level the file changed takes it now; one
- * the file no longer names goes back to info. Levels set live and not in the file stay. */
+ * the file no longer names goes back to the daemon's --log-level (log_level_base, else
+ * info). Levels set live and not in the file stay. */
 static void log_level_apply(struct plan *pl)
 {
 	struct nvmf_target_config *t = &pl->tgt->cfg->target;
@@ -780,7 +782,9 @@ static void log_level_apply(struct plan *pl)
 		if (t->log_level[i] == next)
 			continue;
 		t->log_level[i] = next;
-		enum nvmf_log_level level = next >= 0 ? (enum nvmf_log_level)next : NVMF_LOG_INFO;
+		enum nvmf_log_level level = next >= 0             ? (enum nvmf_log_level)next :
+					    t->log_level_base_set ? t->log_level_base :
+								    NVMF_LOG_INFO;
 		nvmf_log_level_set(pl->tgt, (enum nvmf_log_component)i, level);
 		note(pl, "nvmf_target.log_level: %s %s",
 		     nvmf_log_component_name((enum nvmf_log_component)i),
@@ -905,5 +909,6 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 	for (size_t i = pl.first_change; i < json_array_size(changes); i++)
 		nvmf_log(tgt, NVMF_LOG_INFO, "reload: %s",
 			 json_string_value(json_array_get(changes, i)));
+	nvmf_tgt_warn_unadmitted_keys(tgt);
 	return 0;
 }

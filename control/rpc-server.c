@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "util/clock.h"
+#include "util/log.h"
 
 #define SEND_TIMEOUT_S 5 /* a client that does not read its answers is dropped */
 
@@ -250,9 +251,10 @@ static void *serve(struct nvmf_rpc_server *srv)
 		if (poll(pfd, n, n > 2 ? 1000 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr,
-				"nvmf-target: control: error: control socket %s: poll: %s\n",
-				srv->path, strerror(errno));
+			/* No target here: errors are written at every level. */
+			nvmf_logger_write(NULL, NVMF_LOGC_CONTROL, NVMF_LOG_ERROR,
+					  "control socket %s: poll: %s", srv->path,
+					  strerror(errno));
 			return NULL;
 		}
 		if (pfd[0].revents)
@@ -402,9 +404,8 @@ void nvmf_rpc_server_stop_pumping(struct nvmf_rpc_server *srv, void (*pump)(void
 		return;
 	uint64_t one = 1;
 	if (write(srv->stop_fd, &one, sizeof(one)) != sizeof(one))
-		fprintf(stderr,
-			"nvmf-target: control: error: control socket %s: cannot wake its thread\n",
-			srv->path);
+		nvmf_logger_write(NULL, NVMF_LOGC_CONTROL, NVMF_LOG_ERROR,
+				  "control socket %s: cannot wake its thread", srv->path);
 	while (pump && !__atomic_load_n(&srv->exited, __ATOMIC_ACQUIRE))
 		pump(arg);
 	pthread_join(srv->thread, NULL);

@@ -42,9 +42,9 @@ enum nvmf_rpc_code {
 struct nvmf_rpc_call {
 	const char *method;
 	json_t *params;
-	json_t *result;    /* owned; NULL = null */
-	int code;          /* 0, or the error's code */
-	char message[256]; /* the error's message: the field and the reason */
+	json_t *result;     /* owned; NULL = null */
+	int code;           /* 0, or the error's code */
+	char message[1024]; /* the error's message: the field and the reason */
 };
 
 /* A method: @ctx is the one given to nvmf_rpc_handle. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "nvme/ana-state.h"
 #include "nvme/dhchap.h"
+#include "util/secret.h"
 #include "util/choice.h"
 #include "util/log-names.h"
 
@@ -84,21 +85,27 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 					 "hide a namespace, keeping its config",
 					 { P_SUBSYS, P_NSID(true, "the namespace"), P_END } },
 	[NVMF_CTL_NAMESPACE_RESIZE] = { "namespace_resize",
-					"grow or shrink a ram, null or file namespace",
+					"grow or shrink a ram, null or file namespace; a "
+					"bdev or nvme one takes its device's size",
 					{ P_SUBSYS,
 					  P_NSID(true, "the namespace"),
-					  { "size_bytes", NVMF_RPC_SIZE, true, 1, INT64_MAX, NULL,
-					    "the new size in bytes (\"64M\": a binary suffix K, M, G or T)",
+					  { "size_bytes", NVMF_RPC_SIZE, false, 1, INT64_MAX, NULL,
+					    "the new size in bytes (\"64M\": a binary suffix K, M, G or "
+					    "T); left out: the size the device has now (bdev, nvme)",
 					    NULL },
 					  P_END } },
 	[NVMF_CTL_NAMESPACE_RESERVATION] = { "namespace_reservation",
 					     "a namespace's reservation: registrants, keys, holder, type, generation, PTPL",
 					     { P_SUBSYS, P_NSID(true, "the namespace"), P_END } },
+	[NVMF_CTL_NAMESPACE_RESERVATION_CLEAR] = { "namespace_reservation_clear",
+						   "clear a namespace's reservation and every registration (a host that is gone left them)",
+						   { P_SUBSYS, P_NSID(true, "the namespace"),
+						     P_END } },
 	[NVMF_CTL_HOST_ADD] = { "host_add",
 				"allow a host NQN on a subsystem",
 				{ P_SUBSYS, P_HOST("the host's NQN"), P_END } },
 	[NVMF_CTL_HOST_REMOVE] = { "host_remove",
-				   "disallow a host NQN and disconnect it",
+				   "disallow a host NQN and disconnect it (unless allow_any_host is on)",
 				   { P_SUBSYS, P_HOST("the host's NQN"), P_END } },
 	[NVMF_CTL_HOST_DHCHAP_SET] = { "host_dhchap_set",
 				       "set a host's DH-HMAC-CHAP keys, hash and group",
@@ -180,7 +187,10 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 				     P_END } },
 	[NVMF_CTL_CONFIG_RELOAD] = { "config_reload",
 				     "apply what the config file says now (as SIGHUP)",
-				     { P_END } },
+				     { { "force", NVMF_RPC_BOOL, false, 0, 0, NULL,
+					 "also when live changes are not saved to the file (they are undone)",
+					 NULL },
+				       P_END } },
 	[NVMF_CTL_LOG_LEVEL_GET] = { "log_level_get",
 				     "the log level of one component, or of each and the level they share (or mixed)",
 				     { P_CHOICE("component", false, nvmf_log_component_names,
@@ -281,8 +291,8 @@ static bool choice_check(const struct nvmf_rpc_param *p, const json_t *v, char *
 	if (json_string_length(v) == strlen(s) && nvmf_choice_index(p->choices, s) >= 0)
 		return true;
 	char names[160], quoted[48];
-	if (nvme_dhchap_text_has_secret(s))
-		snprintf(quoted, sizeof(quoted), "a DH-HMAC-CHAP secret (not shown)");
+	if (nvmf_text_has_secret(s))
+		snprintf(quoted, sizeof(quoted), "a secret (not shown)");
 	else
 		snprintf(quoted, sizeof(quoted), "\"%.40s\"", s);
 	return fail(msg, len, "parameter '%s': %s is not %s (%s)", p->name, quoted,

@@ -61,6 +61,8 @@ const char *nvmf_strerror(int rc)
 {
 	if (rc == 0)
 		return "success";
+	if (rc == NVMF_ERR_NO_PATH)
+		return "no usable path";
 	if (rc < 0) {
 		/* GNU strerror_r may return a static string instead of filling the buffer. */
 		const char *s = strerror_r(-rc, strerror_buf, sizeof(strerror_buf));

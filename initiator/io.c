@@ -310,7 +310,7 @@ int nvmf_submit_raw(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf,
 
 /* ---- blocking helpers on I/O queue 0 ---- */
 
-enum sync_op { SYNC_READ, SYNC_WRITE, SYNC_FLUSH };
+enum sync_op { SYNC_READ, SYNC_WRITE, SYNC_FLUSH, SYNC_RAW };
 
 struct sync_cmd {
 	enum sync_op op;
@@ -320,6 +320,10 @@ struct sync_cmd {
 	void *buf;
 	bool done;
 	int status;
+	/* SYNC_RAW: the command (nsid inside), @len bytes of @buf moved in direction @write */
+	struct nvme_sqe sqe;
+	uint32_t len;
+	bool write;
 };
 
 static void sync_done(void *arg, int status, const struct nvme_cqe *cqe)
@@ -337,6 +341,8 @@ static int sync_submit(struct nvmf_queue *q, struct sync_cmd *w)
 		return nvmf_submit_read(q, w->nsid, w->slba, w->nlb, w->buf, sync_done, w);
 	case SYNC_WRITE:
 		return nvmf_submit_write(q, w->nsid, w->slba, w->nlb, w->buf, sync_done, w);
+	case SYNC_RAW:
+		return nvmf_submit_raw(q, &w->sqe, w->buf, w->len, w->write, sync_done, w);
 	default:
 		return nvmf_submit_flush(q, w->nsid, sync_done, w);
 	}
@@ -396,5 +402,69 @@ int nvmf_write(struct nvmf_ctrl *c, uint32_t nsid, uint64_t slba, uint32_t nlb, 
 int nvmf_flush(struct nvmf_ctrl *c, uint32_t nsid)
 {
 	struct sync_cmd w = { .op = SYNC_FLUSH, .nsid = nsid };
+	return run_sync(c, &w);
+}
+
+/* ---- reservations (NVMe Base 2.0 sections 7.2-7.5) ---- */
+
+/* One reservation command with @n bytes of @data to the controller (Register, Acquire,
+ * Release: the keys, little endian) on I/O queue 0. */
+static int resv_cmd(struct nvmf_ctrl *c, uint8_t opcode, uint32_t nsid, uint32_t cdw10,
+		    const uint64_t *keys, unsigned nkeys)
+{
+	uint64_t le[2];
+	for (unsigned i = 0; i < nkeys; i++)
+		le[i] = htole64(keys[i]);
+	struct sync_cmd w = { .op = SYNC_RAW, .buf = le, .len = nkeys * 8u, .write = true };
+	w.sqe.opcode = opcode;
+	w.sqe.nsid = htole32(nsid);
+	w.sqe.cdw10 = htole32(cdw10);
+	return run_sync(c, &w);
+}
+
+/* Command Dword 10 of Register, Acquire, Release: the action in bits 2:0, IEKEY bit 3,
+ * RTYPE bits 15:8 (Acquire, Release), CPTPL bits 31:30 (Register). */
+static uint32_t resv_cdw10(unsigned action, bool iekey, unsigned rtype, unsigned cptpl)
+{
+	return action | (iekey ? 1u << 3 : 0) | rtype << 8 | cptpl << 30;
+}
+
+int nvmf_resv_register(struct nvmf_ctrl *c, uint32_t nsid, unsigned rrega, bool iekey,
+		       unsigned cptpl, uint64_t crkey, uint64_t nrkey)
+{
+	if (!c || rrega > NVMF_RESV_REPLACE || cptpl > 3 || cptpl == 1)
+		return -EINVAL;
+	return resv_cmd(c, nvme_cmd_resv_register, nsid, resv_cdw10(rrega, iekey, 0, cptpl),
+			(const uint64_t[]){ crkey, nrkey }, 2);
+}
+
+int nvmf_resv_acquire(struct nvmf_ctrl *c, uint32_t nsid, unsigned racqa, unsigned rtype,
+		      bool iekey, uint64_t crkey, uint64_t prkey)
+{
+	if (!c || racqa > NVMF_RESV_PREEMPT_ABORT || rtype < 1 || rtype > 6)
+		return -EINVAL;
+	return resv_cmd(c, nvme_cmd_resv_acquire, nsid, resv_cdw10(racqa, iekey, rtype, 0),
+			(const uint64_t[]){ crkey, prkey }, 2);
+}
+
+int nvmf_resv_release(struct nvmf_ctrl *c, uint32_t nsid, unsigned rrela, unsigned rtype,
+		      bool iekey, uint64_t crkey)
+{
+	/* Clear ignores RTYPE (7.4); a release names the type it releases. */
+	if (!c || rrela > NVMF_RESV_CLEAR || rtype > 6 || (rrela == NVMF_RESV_RELEASE && !rtype))
+		return -EINVAL;
+	return resv_cmd(c, nvme_cmd_resv_release, nsid, resv_cdw10(rrela, iekey, rtype, 0),
+			(const uint64_t[]){ crkey }, 1);
+}
+
+int nvmf_resv_report(struct nvmf_ctrl *c, uint32_t nsid, void *buf, uint32_t len)
+{
+	if (!c || !buf || len < 64 || len % 4)
+		return -EINVAL;
+	struct sync_cmd w = { .op = SYNC_RAW, .buf = buf, .len = len };
+	w.sqe.opcode = nvme_cmd_resv_report;
+	w.sqe.nsid = htole32(nsid);
+	w.sqe.cdw10 = htole32(len / 4 - 1); /* NUMD, 0's based dwords */
+	w.sqe.cdw11 = htole32(1);           /* EDS: 128-bit host IDs */
 	return run_sync(c, &w);
 }

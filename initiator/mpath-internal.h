@@ -171,6 +171,13 @@ NVMFH_HIDDEN void nvmfh_mp_errf(struct nvmf_mpath *mp, const char *fmt, ...)
  * handle's message, and the path's own (nvmf_mpath_path_info). */
 NVMFH_HIDDEN void nvmfh_mp_path_errf(struct nvmf_mpath *mp, unsigned p, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* nvmfh_mp_no_path - NVMF_ERR_NO_PATH, after setting the handle's message to what made
+ * every path unusable for namespace @ns: "namespace N: no usable path[ for MS ms]: path 0
+ * (ADDR:PORT) inaccessible, path 1 (ADDR:PORT) down[; last error: ...]" (each path's ANA
+ * state as nvmetcli names it, or down when its connection is not live). @waited_ms: how
+ * long the command waited (0: not said); @last: the last error a path gave it (0: none). */
+NVMFH_HIDDEN int nvmfh_mp_no_path(struct nvmf_mpath *mp, const struct mp_ns *ns, uint64_t waited_ms,
+				  int last);
 /* nvmfh_mp_ns_get - the entry of @nsid, created on first use (Identify Namespace through
  * every live path: the same block size and identifiers, or -EPROTO). NULL with *@rc: the
  * Identify status (INVALID_NS | DNR), -EHOSTUNREACH (no live path), -EPROTO, -ENOMEM. */

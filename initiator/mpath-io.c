@@ -12,7 +12,8 @@
  * queue's retry list and goes out again from nvmf_mpath_poll, on a path that did not fail
  * it if there is one (else, after MP_RETRY_MS, on one that did). With no usable path it
  * waits until one comes back or until timeout_ms after its first path error or wait,
- * and then completes with its last error (-EHOSTUNREACH when it never reached a path).
+ * and then completes with NVMF_ERR_NO_PATH, the handle's message naming each path's
+ * state and the last error a path gave it (nvmfh_mp_no_path).
  * The caller's callback runs once, with the status of the path that completed it.
  */
 #include <errno.h>
@@ -231,7 +232,10 @@ static void run_retries(struct nvmf_mpath_queue *q)
 		struct mp_req *r = list;
 		list = r->next;
 		if (r->deadline_ms && now >= r->deadline_ms) {
-			finish(q, r, r->last_status ? r->last_status : -EHOSTUNREACH, NULL);
+			/* The waiting started timeout_ms before the deadline. */
+			finish(q, r,
+			       nvmfh_mp_no_path(q->mp, r->ns, q->mp->timeout_ms, r->last_status),
+			       NULL);
 			continue;
 		}
 		int d = dispatch(q, r, now);

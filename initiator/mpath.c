@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "initiator/mpath-internal.h"
+#include "nvme/ana-state.h"
 
 void nvmfh_mp_errf(struct nvmf_mpath *mp, const char *fmt, ...)
 {
@@ -38,6 +39,35 @@ void nvmfh_mp_path_errf(struct nvmf_mpath *mp, unsigned p, const char *fmt, ...)
 		     path->trsvcid, path->msg) < 0)
 		mp->errmsg[0] = '\0';
 	pthread_mutex_unlock(&mp->err_lock);
+}
+
+int nvmfh_mp_no_path(struct nvmf_mpath *mp, const struct mp_ns *ns, uint64_t waited_ms, int last)
+{
+	char buf[NVMFH_ERRMSG_MAX];
+	size_t n = 0;
+	/* Appends while there is room; a cut message still ends with a NUL. */
+#define ADD(...)                                                                 \
+	do {                                                                     \
+		if (n < sizeof(buf)) {                                           \
+			int k = snprintf(buf + n, sizeof(buf) - n, __VA_ARGS__); \
+			n = k < 0 ? sizeof(buf) : n + (size_t)k;                 \
+		}                                                                \
+	} while (0)
+	ADD("namespace %u: no usable path", ns->nsid);
+	if (waited_ms)
+		ADD(" for %llu ms", (unsigned long long)waited_ms);
+	for (unsigned p = 0; p < mp->npaths; p++) {
+		const struct mp_path *path = &mp->path[p];
+		bool live = atomic_load(&path->state) == MP_LIVE;
+		uint8_t st = atomic_load_explicit(&ns->state[p], memory_order_relaxed);
+		ADD("%s path %u (%s:%s) %s", p ? "," : ":", p, path->traddr, path->trsvcid,
+		    live ? nvme_ana_state_name(st) : "down");
+	}
+	if (last)
+		ADD("; last error: %s", nvmf_strerror(last));
+#undef ADD
+	nvmfh_mp_errf(mp, "%s", buf);
+	return NVMF_ERR_NO_PATH;
 }
 
 const char *nvmf_mpath_errmsg(const struct nvmf_mpath *mp)
@@ -481,7 +511,7 @@ int nvmf_mpath_ns_path(struct nvmf_mpath *mp, uint32_t nsid, unsigned *path)
 		return rc;
 	int p = nvmfh_mp_best_path(mp, ns, 0, NULL);
 	if (p < 0)
-		return -EHOSTUNREACH;
+		return nvmfh_mp_no_path(mp, ns, 0, 0);
 	*path = (unsigned)p;
 	return 0;
 }

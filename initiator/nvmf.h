@@ -151,8 +151,17 @@ const char *nvmf_ctrl_errmsg(const struct nvmf_ctrl *ctrl);
 /* nvmf_last_errmsg - detailed message of the last failed nvmf_connect/nvmf_discover in
  * this thread. */
 const char *nvmf_last_errmsg(void);
+/* NVMF_ERR_NO_PATH - a multipath command (or nvmf_mpath_ns_path) found no usable path:
+ * every path was down or in an ANA state that takes no I/O (inaccessible, persistent
+ * loss, change) for no_path_timeout_ms. Negative, outside the errno range; nvmf_strerror
+ * names it, nvmf_mpath_errmsg lists each path and its state ("namespace 1: no usable path
+ * for 10000 ms: path 0 (10.0.0.1:4420) inaccessible, path 1 (10.0.0.2:4420)
+ * persistent-loss; last error: ..."). */
+#define NVMF_ERR_NO_PATH (-1000)
+
 /* nvmf_strerror - "Connect Invalid Host (sct 0x1, sc 0x84, DNR)" for an NVMe status,
- * strerror() text for a negative errno, "success" for 0. Thread safe (static strings or
+ * "no usable path" for NVMF_ERR_NO_PATH, strerror() text for a negative errno, "success"
+ * for 0. Thread safe (static strings or
  * a thread-local buffer). */
 const char *nvmf_strerror(int rc);
 
@@ -333,6 +342,44 @@ int nvmf_read(struct nvmf_ctrl *ctrl, uint32_t nsid, uint64_t slba, uint32_t nlb
 int nvmf_write(struct nvmf_ctrl *ctrl, uint32_t nsid, uint64_t slba, uint32_t nlb, const void *buf);
 int nvmf_flush(struct nvmf_ctrl *ctrl, uint32_t nsid);
 
+/* ---- reservations (NVMe Base 2.0 section 8.19; commands 7.2-7.5): blocking, on I/O
+ * queue 0 like the helpers above. Each returns 0, an NVMe status (> 0: Reservation
+ * Conflict 0x83 when a key does not match, the host is not registered or another host
+ * holds the reservation; Invalid Field; Invalid Opcode when the namespace has no
+ * reservations), or -errno (-EINVAL for a value out of its field's range, as below).
+ * Keys are host endian (sent little endian). Registrants are hosts by their Host
+ * Identifier (nvmf_ctrl_opts.hostid): every controller of a host shares a registration. */
+
+/* Reservation Register actions (RREGA), Acquire actions (RACQA), Release actions (RRELA). */
+enum { NVMF_RESV_REGISTER = 0, NVMF_RESV_UNREGISTER = 1, NVMF_RESV_REPLACE = 2 };
+enum { NVMF_RESV_ACQUIRE = 0, NVMF_RESV_PREEMPT = 1, NVMF_RESV_PREEMPT_ABORT = 2 };
+enum { NVMF_RESV_RELEASE = 0, NVMF_RESV_CLEAR = 1 };
+
+/* nvmf_resv_register - Reservation Register (7.3) of namespace @nsid: action @rrega
+ * (0..2), @crkey the current key (checked for unregister and replace unless @iekey),
+ * @nrkey the new key (register, replace), @cptpl the Change Persist Through Power Loss
+ * State field (0 no change, 2 clear, 3 set; 1 is reserved: -EINVAL). */
+int nvmf_resv_register(struct nvmf_ctrl *ctrl, uint32_t nsid, unsigned rrega, bool iekey,
+		       unsigned cptpl, uint64_t crkey, uint64_t nrkey);
+/* nvmf_resv_acquire - Reservation Acquire (7.2): action @racqa (0 acquire, 1 preempt,
+ * 2 preempt and abort) of type @rtype (1..6: Write Exclusive, Exclusive Access, their
+ * Registrants Only and All Registrants forms) with this host's key @crkey; @prkey the key
+ * of the registrants to preempt. */
+int nvmf_resv_acquire(struct nvmf_ctrl *ctrl, uint32_t nsid, unsigned racqa, unsigned rtype,
+		      bool iekey, uint64_t crkey, uint64_t prkey);
+/* nvmf_resv_release - Reservation Release (7.4): action @rrela (0 release the reservation
+ * of type @rtype, 1..6; 1 clear: every registration and the reservation) with this host's
+ * key @crkey. */
+int nvmf_resv_release(struct nvmf_ctrl *ctrl, uint32_t nsid, unsigned rrela, unsigned rtype,
+		      bool iekey, uint64_t crkey);
+/* nvmf_resv_report - Reservation Report (7.5) with the extended data structure (EDS 1,
+ * 128-bit host IDs) into @buf, @len bytes (a multiple of 4, at least 64 and at most the
+ * controller's MDTS): the 64-byte header (libnvme's struct nvme_resv_status: GEN, RTYPE,
+ * REGCTL, PTPLS) then 64 bytes per registrant (struct nvme_registered_ctrl_ext: CNTLID,
+ * RCSTS bit 0 holder, RKEY, HOSTID), little endian, cut to @len (REGCTL still counts
+ * them all). */
+int nvmf_resv_report(struct nvmf_ctrl *ctrl, uint32_t nsid, void *buf, uint32_t len);
+
 /* ---- native multipath: one subsystem through several paths ---- */
 
 #define NVMF_MPATH_MAX_PATHS 16
@@ -399,8 +446,9 @@ int nvmf_mpath_ns_info(struct nvmf_mpath *mp, uint32_t nsid, struct nvmf_ns_info
  * persistent loss or change. A command that fails with a path error (a path-related
  * status, SCT 3, without DNR: ANA Inaccessible, Persistent Loss, Transition...) or whose
  * path's connection is lost is sent again on another usable path (the ANA log is read
- * again for the ANA statuses); with none, it waits for one up to no_path_timeout_ms. The
- * callback runs once, with the final status, inside nvmf_mpath_poll on the queue's
+ * again for the ANA statuses); with none, it waits for one up to no_path_timeout_ms and
+ * then completes with NVMF_ERR_NO_PATH (nvmf_mpath_errmsg: each path's state and the
+ * last error a path gave it). The callback runs once, with the final status, inside nvmf_mpath_poll on the queue's
  * thread; it may submit, not poll. Returns 0 when accepted (also when it waits for a
  * path), -EAGAIN when the queue holds queue_depth commands, -EINVAL, or the error of the
  * namespace's first use (nvmf_mpath_ns_info). Flush needs a namespace (not FFFFFFFFh).
@@ -453,7 +501,8 @@ struct nvmf_mpath_path_info {
 /* nvmf_mpath_path_info - path @idx's state into @out. 0 or -EINVAL. */
 int nvmf_mpath_path_info(struct nvmf_mpath *mp, unsigned idx, struct nvmf_mpath_path_info *out);
 /* nvmf_mpath_ns_path - the path the next command for @nsid goes to. 0 with *@path,
- * -EHOSTUNREACH when none is usable now, or an error of nvmf_mpath_ns_info. */
+ * NVMF_ERR_NO_PATH when none is usable now (nvmf_mpath_errmsg says why), or an error of
+ * nvmf_mpath_ns_info. */
 int nvmf_mpath_ns_path(struct nvmf_mpath *mp, uint32_t nsid, unsigned *path);
 /* nvmf_mpath_ns_ana_state - @nsid's ANA state (NVME_ANA_STATE_*; 0: unknown) and group
  * through path @path, as the handle knows it. 0 or as nvmf_mpath_ns_info. */

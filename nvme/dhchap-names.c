@@ -54,8 +54,3 @@ int nvme_dhchap_dhgroup_id(const char *name)
 	int i = nvmf_choice_index(nvme_dhchap_dhgroup_names, name);
 	return i < 0 ? -EINVAL : i;
 }
-
-bool nvme_dhchap_text_has_secret(const char *s)
-{
-	return s && strstr(s, "DHHC-1:");
-}

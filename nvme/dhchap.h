@@ -122,10 +122,6 @@ struct nvme_dhchap_key {
 int nvme_dhchap_key_parse(const char *secret, struct nvme_dhchap_key **out, char *err,
 			  size_t errlen);
 
-/* Whether text @s holds a secret in its DHHC-1 form anywhere (a secret given where a
- * name was expected): messages that would quote @s must not (dhchap-names.c). */
-bool nvme_dhchap_text_has_secret(const char *s);
-
 /* Zero (OPENSSL_cleanse) and free a key from nvme_dhchap_key_parse(); NULL is a no-op. */
 void nvme_dhchap_key_free(struct nvme_dhchap_key *key);
 

@@ -106,11 +106,11 @@ static void notice(struct nvme_resv_notice *n, unsigned *nn, const uint8_t hosti
 }
 
 /* Every registrant but @host hears @type. */
-static void notice_others(const struct nvme_resv_state *st, const uint8_t host[16], uint8_t type,
+static void notice_others(const struct nvme_resv_state *st, const uint8_t *host, uint8_t type,
 			  struct nvme_resv_notice *n, unsigned *nn)
 {
 	for (uint32_t i = 0; i < st->nregs; i++)
-		if (memcmp(st->regs[i].hostid, host, 16))
+		if (!host || memcmp(st->regs[i].hostid, host, 16))
 			notice(n, nn, st->regs[i].hostid, type);
 }
 
@@ -304,6 +304,17 @@ nvme_status_t nvme_resv_exec_acquire(struct nvme_resv_state *st, const uint8_t h
 
 /* ---- Reservation Release ---- */
 
+void nvme_resv_clear(struct nvme_resv_state *st, const uint8_t *host,
+		     struct nvme_resv_notice *notices, unsigned *nnotices)
+{
+	*nnotices = 0;
+	notice_others(st, host, NVME_RESV_NOTIFY_RNLPT_RESERVATION_PREEMPTED, notices, nnotices);
+	st->nregs = 0;
+	st->rtype = 0;
+	st->holder = 0;
+	st->gen++;
+}
+
 nvme_status_t nvme_resv_exec_release(struct nvme_resv_state *st, const uint8_t host[16],
 				     uint32_t cdw10, uint64_t crkey,
 				     struct nvme_resv_notice *notices, unsigned *nnotices)
@@ -318,12 +329,7 @@ nvme_status_t nvme_resv_exec_release(struct nvme_resv_state *st, const uint8_t h
 	if (me < 0)
 		return ST_CONFLICT;
 	if (action == NVME_RESERVATION_RRELA_CLEAR) {
-		notice_others(st, host, NVME_RESV_NOTIFY_RNLPT_RESERVATION_PREEMPTED, notices,
-			      nnotices);
-		st->nregs = 0;
-		st->rtype = 0;
-		st->holder = 0;
-		st->gen++;
+		nvme_resv_clear(st, host, notices, nnotices);
 		return ST_OK;
 	}
 	/* Releasing what one does not hold succeeds and changes nothing. */

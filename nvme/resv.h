@@ -156,6 +156,13 @@ nvme_status_t nvme_resv_exec_release(struct nvme_resv_state *st, const uint8_t h
 				     uint32_t cdw10, uint64_t crkey,
 				     struct nvme_resv_notice *notices, unsigned *nnotices);
 
+/* nvme_resv_clear - what Reservation Release with Clear (7.4) does to @st, for host @host
+ * (NULL: for the target's operator, who is no registrant): every registration and the
+ * reservation are gone and the generation moves on; every registrant but @host hears
+ * Reservation Preempted (@notices: room for st->nregs). PTPL is left as it is. */
+void nvme_resv_clear(struct nvme_resv_state *st, const uint8_t *host,
+		     struct nvme_resv_notice *notices, unsigned *nnotices);
+
 /*
  * nvme_resv_report_fill - the Reservation Status Extended Data Structure of @st (section 7.5,
  * figures "Reservation Status Extended Data Structure" and "Registered Controller

@@ -5,7 +5,7 @@
  * encoding it (the host), one descriptor in the SQE either way.
  *
  * The RDMA transport accepts exactly one SGL descriptor in the SQE (MSDBD = 1), of one of
- * the kinds a Linux host sends (see docs/wire-contract.md):
+ * the kinds a Linux host sends (drivers/nvme/host/rdma.c, nvme_rdma_map_data):
  *   0x40 keyed data block, address        - the host's memory, moved by RDMA READ/WRITE
  *   0x4F keyed data block, invalidate key - the same; the target may answer with
  *                                           SEND_WITH_INV carrying the key

@@ -13,9 +13,9 @@ TGT="$NVMF_ROOT/build/nvmf-target"
 cd /tmp   # the guest's / is read-only; fio keeps its verify state in the working folder
 "$TGT" -c "$CONFIG" > /tmp/target.log 2>&1 &
 tpid=$!
-for _ in $(seq 100); do grep -q 'nvmf-target: ready' /tmp/target.log && break; sleep 0.2; done
+for _ in $(seq 100); do grep -q 'nvmf-target: core: ready' /tmp/target.log && break; sleep 0.2; done
 cat /tmp/target.log
-grep -q 'nvmf-target: ready' /tmp/target.log || { echo "target did not start"; exit 1; }
+grep -q 'nvmf-target: core: ready' /tmp/target.log || { echo "target did not start"; exit 1; }
 
 step "nvme discover -t rdma -a $NVMF_TRADDR -s 4420"
 nvme discover -t rdma -a "$NVMF_TRADDR" -s 4420 || exit 1

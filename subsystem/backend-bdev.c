@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Block device backend (like nvmet's io-cmd-bdev.c, through io_uring): the device's
- * size and logical block size are the namespace's; data moves with O_DIRECT. Also the
+ * size and logical block size are the namespace's; data moves with O_DIRECT. The size is
+ * read again when the target asks (device_size: target/namespace.c follows it). Also the
  * data path of the raw NVMe backend (backend-nvme.c).
  */
 #include "subsystem/backend.h"
@@ -88,9 +89,10 @@ static int bdev_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char
 	b->fd = nvmf_backend_open_fd(b, path, O_RDWR, cfg->buffered, err, errlen);
 	if (b->fd < 0)
 		return -1;
-	if (ioctl(b->fd, BLKGETSIZE64, &bytes) < 0 || ioctl(b->fd, BLKSSZGET, &lbs) < 0) {
+	int rc = nvmf_backend_fd_size(b->fd, &bytes);
+	if (rc < 0 || ioctl(b->fd, BLKSSZGET, &lbs) < 0) {
 		snprintf(err, errlen, "%s: cannot read the device geometry: %s", path,
-			 strerror(errno));
+			 strerror(rc < 0 ? -rc : errno));
 		goto fail;
 	}
 	if (cfg->block_size && cfg->block_size != (uint32_t)lbs) {
@@ -126,4 +128,5 @@ const struct nvmf_bdev_ops nvmf_backend_bdev_ops = {
 	.open = bdev_open,
 	.close = nvmf_backend_fd_close,
 	.submit = nvmf_backend_fd_submit,
+	.device_size = nvmf_backend_fd_device_size,
 };

@@ -141,6 +141,7 @@ static int file_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char
 		nvmf_bdev_note(b, "%s: file in memory (tmpfs): reads and writes served inline",
 			       path);
 	}
+	b->created = created;
 	return 0;
 
 fail:

@@ -106,4 +106,5 @@ const struct nvmf_bdev_ops nvmf_backend_nvme_ops = {
 	.open = nvme_backend_open,
 	.close = nvmf_backend_fd_close,
 	.submit = nvmf_backend_fd_submit,
+	.device_size = nvmf_backend_fd_device_size,
 };

@@ -7,6 +7,7 @@
  */
 #include "nvme/wire.h"
 #include "subsystem/backend.h"
+#include "util/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 /* Largest single read/write handed to the kernel; longer requests continue. */
@@ -152,8 +154,10 @@ int nvmf_bdev_resize(struct nvmf_bdev *b, uint64_t size, char *err, size_t errle
 {
 	if (!b->ops->resize) {
 		snprintf(err, errlen,
-			 "a \"%s\" namespace cannot be resized (ram, null and file can)",
-			 b->ops->name);
+			 "a \"%s\" namespace cannot be resized (ram, null and file can)%s",
+			 b->ops->name,
+			 b->ops->device_size ? "; it takes its device's size: leave the size out" :
+					       "");
 		return -ENOTSUP;
 	}
 	if (size == 0 || size % b->block_size) {
@@ -165,10 +169,58 @@ int nvmf_bdev_resize(struct nvmf_bdev *b, uint64_t size, char *err, size_t errle
 	return b->ops->resize(b, size, err, errlen);
 }
 
+int nvmf_bdev_device_size(struct nvmf_bdev *b, uint64_t *bytes)
+{
+	return b->ops->device_size ? b->ops->device_size(b, bytes) : -ENOTSUP;
+}
+
+bool nvmf_bdev_space_warning(const struct nvmf_bdev *b, char *msg, size_t len)
+{
+	uint64_t size = __atomic_load_n(&b->size, __ATOMIC_ACQUIRE);
+	if (b->kind == NVMF_BACKEND_RAM) {
+		long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+		if (pages <= 0 || page <= 0 || size <= (uint64_t)pages * (uint64_t)page)
+			return false;
+		snprintf(msg, len,
+			 "ram namespace of %llu bytes is larger than this machine's memory (%llu "
+			 "bytes): once hosts fill it the machine runs out of memory, and the OOM "
+			 "killer stops the target with every subsystem",
+			 (unsigned long long)size,
+			 (unsigned long long)((uint64_t)pages * (uint64_t)page));
+		return true;
+	}
+	struct stat st;
+	struct statvfs vfs;
+	if (b->kind != NVMF_BACKEND_FILE || b->fd < 0 || fstat(b->fd, &st) < 0 ||
+	    fstatvfs(b->fd, &vfs) < 0)
+		return false;
+	uint64_t have = (uint64_t)st.st_blocks * 512; /* st_blocks: 512-byte units */
+	uint64_t free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (size <= have || size - have <= free_bytes)
+		return false;
+	snprintf(msg, len,
+		 "thin file: %llu of its %llu bytes are not allocated yet, and its file "
+		 "system has %llu bytes free: writes will fail with ENOSPC (hosts get Capacity "
+		 "Exceeded) once it fills",
+		 (unsigned long long)(size - have), (unsigned long long)size,
+		 (unsigned long long)free_bytes);
+	return true;
+}
+
+struct nvmf_bdev *nvmf_bdev_hold(struct nvmf_bdev *b)
+{
+	b->refs++;
+	return b;
+}
+
 void nvmf_bdev_close(struct nvmf_bdev *b)
 {
 	if (!b)
 		return;
+	if (b->refs) {
+		b->refs--;
+		return;
+	}
 	b->ops->close(b);
 	free(b);
 }
@@ -402,15 +454,36 @@ int nvmf_backend_fd_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvm
 	return 0;
 }
 
+int nvmf_backend_fd_size(int fd, uint64_t *bytes)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode)) {
+		*bytes = (uint64_t)st.st_size;
+		return 0;
+	}
+	if (!S_ISBLK(st.st_mode))
+		return -ENOTTY;
+	return ioctl(fd, BLKGETSIZE64, bytes) < 0 ? -errno : 0;
+}
+
+int nvmf_backend_fd_device_size(struct nvmf_bdev *b, uint64_t *bytes)
+{
+	return nvmf_backend_fd_size(b->fd, bytes);
+}
+
 void nvmf_backend_fd_close(struct nvmf_bdev *b)
 {
 	if (b->fd < 0)
 		return;
-	/* On stderr, not in the target's log: a backend knows no target, and nvmf_bdev_close
-	 * runs where none is at hand (a namespace freed with its subsystem). */
+	/* A backend knows no target, and nvmf_bdev_close runs where none is at hand (a
+	 * namespace freed with its subsystem): a line of the log without a target's levels,
+	 * which an error needs none of (every level writes errors). */
 	if (fsync(b->fd) < 0)
-		fprintf(stderr, "%s backend: fsync at close failed: %s\n", b->ops->name,
-			strerror(errno));
+		nvmf_logger_write(NULL, NVMF_LOGC_BACKEND, NVMF_LOG_ERROR,
+				  "%s backend: fsync at close failed: %s", b->ops->name,
+				  strerror(errno));
 	close(b->fd);
 	b->fd = -1;
 }

@@ -56,6 +56,11 @@ struct nvmf_bdev_ops {
 	 * an I/O already past the new end may fail (-EINVAL) but never touches freed memory.
 	 * Sets b->size (atomic store). 0 or -errno with @err. NULL: not resizable. */
 	int (*resize)(struct nvmf_bdev *b, uint64_t size, char *err, size_t errlen);
+	/* The size in bytes its device has now (bdev, nvme: the device decides, and an
+	 * lvextend or a drive's resize changes it under the open fd); a cheap ioctl. 0 or
+	 * -errno. Does not change b->size. NULL: the namespace decides its size (file, ram,
+	 * null). */
+	int (*device_size)(struct nvmf_bdev *b, uint64_t *bytes);
 };
 
 /* An open backend. */
@@ -67,6 +72,8 @@ struct nvmf_bdev {
 	uint32_t block_size; /* bytes: 512 or 4096 */
 	bool volatile_cache; /* needs FLUSH for durability (files, most devices) */
 	bool direct;         /* opened with O_DIRECT: buffers must be block aligned */
+	bool created;        /* file: this open created it (nvmf_create); the target records
+			      * that (subsystem/created.h) and clears it */
 	bool in_memory;      /* file on tmpfs/ramfs: reads and writes are page-cache
 				      * copies that never wait for a disk, done inline in submit
 				      * (io_uring would hand each one to a worker thread) */
@@ -92,6 +99,9 @@ struct nvmf_bdev {
 	 * backend knows no target, so the target logs it (component backend) once the
 	 * namespace is open: nvmf_ns_log_notes, target/namespace.h. */
 	char note[320];
+	unsigned refs; /* holders beyond the one that opened it (nvmf_bdev_hold): a RAM
+			* namespace's memory kept while it is disabled (subsystem.h). Main
+			* group only */
 };
 
 /* nvmf_bdev_note - append one line (printf @fmt, no newline) to b->note; a line that does
@@ -112,11 +122,33 @@ struct nvmf_bdev *nvmf_bdev_open(const struct nvmf_ns_config *cfg, char *err, si
 int nvmf_bdev_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io);
 
 /* nvmf_bdev_resize - grow or shrink @b to @size bytes (see ops->resize). 0, or -ENOTSUP
- * (bdev, nvme: the device decides its size), -EINVAL (not a multiple of the block size),
+ * (bdev, nvme: the device decides its size, nvmf_bdev_device_size reads it), -EINVAL (not a multiple of the block size),
  * -ENOSPC (ram past its reservation), -errno from the file, each with @err. */
 int nvmf_bdev_resize(struct nvmf_bdev *b, uint64_t size, char *err, size_t errlen);
 
-/* nvmf_bdev_close - close and free; a file backend fsyncs first. */
+/* nvmf_bdev_device_size - the size in bytes @b's device has now into *@bytes (see
+ * ops->device_size): 0, -ENOTSUP (file, ram, null: no device decides their size) or
+ * -errno of the query. b->size is left alone: the caller decides whether to follow. */
+int nvmf_bdev_device_size(struct nvmf_bdev *b, uint64_t *bytes);
+
+/*
+ * nvmf_bdev_space_warning - whether @b may be promised more than the machine has: a file
+ * (thin: created sparse, or with holes) whose unallocated part (its size minus the
+ * blocks it has) is more than the free space of its file system, so writes would fail
+ * with ENOSPC once it fills; a RAM namespace larger than the machine's physical memory
+ * (sysconf _SC_PHYS_PAGES), which filling would run out of memory, and the OOM killer
+ * would take the whole target with it. True with one line (no newline) in @msg giving
+ * the sizes in bytes (the caller names the namespace and its path); false when neither
+ * holds or the file system cannot tell.
+ */
+bool nvmf_bdev_space_warning(const struct nvmf_bdev *b, char *msg, size_t len);
+
+/* nvmf_bdev_hold - one more holder of @b: the next nvmf_bdev_close only drops it.
+ * Returns @b. Main group only. */
+struct nvmf_bdev *nvmf_bdev_hold(struct nvmf_bdev *b);
+
+/* nvmf_bdev_close - drop one holder (nvmf_bdev_hold); the last one closes and frees @b
+ * (a file backend fsyncs first). */
 void nvmf_bdev_close(struct nvmf_bdev *b);
 
 /* ---- shared by the backend implementations (subsystem/backend*.c), not for callers ---- */
@@ -152,6 +184,15 @@ int nvmf_backend_open_fd(struct nvmf_bdev *b, const char *path, int flags, bool 
  * by nvmf_bdev_submit(). Returns 0, -EAGAIN or aio->error (see ops->submit).
  */
 int nvmf_backend_fd_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io);
+
+/* nvmf_backend_fd_size - the size in bytes of what @fd opens into *@bytes: a block
+ * device's (BLKGETSIZE64), a regular file's (st_size). 0, or -errno (-ENOTTY for anything
+ * else). The bdev and nvme backends' device_size. */
+int nvmf_backend_fd_size(int fd, uint64_t *bytes);
+
+/* nvmf_backend_fd_device_size - ops->device_size of the bdev and nvme backends:
+ * nvmf_backend_fd_size of b->fd. */
+int nvmf_backend_fd_device_size(struct nvmf_bdev *b, uint64_t *bytes);
 
 /* nvmf_backend_fd_close - fsync (push out the volatile cache) and close b->fd. */
 void nvmf_backend_fd_close(struct nvmf_bdev *b);

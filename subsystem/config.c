@@ -298,6 +298,7 @@ void nvmf_config_target_defaults(struct nvmf_target_config *t)
 	t->buffers_small = 1024;
 	t->buffers_large = 64;
 	t->hugepages = true;
+	t->persist = true;
 	t->idle_poll_us = 1000;
 	t->srq = true;
 	t->srq_depth = 4096;
@@ -322,6 +323,56 @@ void nvmf_config_port_defaults(struct nvmf_port_config *p)
 	p->zerocopy_threshold = NVMF_DEFAULT_ZEROCOPY;
 }
 
+/* subsystems[].passthru: nvmetcli's dump of the configfs passthru group, a list of one
+ * object {"device": {"path"}, "enable", "clear_ids", "admin_timeout", "io_timeout"},
+ * written for every subsystem on a kernel built with passthru. One that is off (enable
+ * 0, no device path) asks for nothing and loads. One that is on would export a whole
+ * NVMe controller, which this target cannot do yet: refused by name, not served as a
+ * subsystem without namespaces. A bare object is read the same way. */
+static int check_passthru(struct cfg_ctx *c, json_t *j, const char *base, const char *nqn)
+{
+	json_t *pt = json_object_get(j, "passthru"), *e;
+	char sub[112], dsub[128], b[80], pb[80];
+	size_t i, n;
+
+	if (!pt)
+		return 0;
+	if (!json_is_array(pt) && !json_is_object(pt))
+		return cfg_fail(c, base, "passthru",
+				"expected a list of one object (as nvmetcli writes it), got %s",
+				cfg_show(pt, b, sizeof(b)));
+	n = json_is_array(pt) ? json_array_size(pt) : 1;
+	for (i = 0; i < n; i++) {
+		json_t *dev;
+		const char *path = NULL;
+		bool on = false;
+
+		e = json_is_array(pt) ? json_array_get(pt, i) : pt;
+		if (json_is_array(pt))
+			snprintf(sub, sizeof(sub), "%s.passthru[%zu]", base, i);
+		else
+			snprintf(sub, sizeof(sub), "%s.passthru", base);
+		snprintf(dsub, sizeof(dsub), "%s.device", sub);
+		if (!json_is_object(e))
+			return cfg_fail(c, sub, NULL, "expected an object, got %s",
+					cfg_show(e, b, sizeof(b)));
+		if (cfg_get_bool(c, e, sub, "enable", &on) < 0 ||
+		    cfg_get_typed(c, e, sub, "device", JSON_OBJECT, false, &dev) ||
+		    (dev && cfg_get_str(c, dev, dsub, "path", false, &path)))
+			return -1;
+		if (on || (path && *path))
+			return cfg_fail(
+				c, sub, NULL,
+				"subsystem %s exports an NVMe controller by passthru (%s%s), which "
+				"this target does not support yet; serve the drive's namespace (a "
+				"/dev/nvmeXnY path) as a namespace with \"nvmf_backend\": \"nvme\" "
+				"instead (docs/configuration.md)",
+				cfg_quote(nqn, b, sizeof(b)), on ? "enable 1" : "device.path ",
+				on ? "" : cfg_quote(path, pb, sizeof(pb)));
+	}
+	return 0;
+}
+
 /* One subsystems[] entry. */
 static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base,
 			struct nvmf_subsys_config *s, const char *disc_nqn)
@@ -339,6 +390,15 @@ static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base,
 	if (!strcmp(nqn, disc_nqn))
 		return cfg_fail(c, base, "nqn", "%s is the discovery subsystem's NQN",
 				cfg_quote(nqn, b, sizeof(b)));
+	/* Hosts reach the discovery service with the well-known NQN even when discovery.nqn
+	 * names it otherwise (target/fabrics-cmd.c): no NVM subsystem may take it. */
+	if (!strcmp(nqn, CFG_DISCOVERY_NQN))
+		return cfg_fail(c, base, "nqn",
+				"%s is the well-known discovery NQN, which always reaches the "
+				"discovery service",
+				cfg_quote(nqn, b, sizeof(b)));
+	if (check_passthru(c, j, base, nqn))
+		return -1;
 	strcpy(s->nqn, nqn);
 	snprintf(sub, sizeof(sub), "%s.attr", base);
 	if (cfg_get_typed(c, j, base, "attr", JSON_OBJECT, false, &attr) ||
@@ -382,6 +442,12 @@ static const struct cfg_irule inline_tcp_rule = {
 };
 static const struct cfg_irule mqs_rule = { -1, 1024, true, "a queue size",
 					   "16-1024, or -1 for the default 128" };
+/* param.mdts as the kernel's param_mdts holds it: log2 of 4 KiB pages, 0 for its "no
+ * limit", which this target cannot offer: 0 and -1 take nvmf_target.mdts. */
+static const struct cfg_irule port_mdts_rule = {
+	-1, 10, true, "an MDTS this target serves",
+	"1-10: 2^mdts x 4 KiB, 8 KiB to 4 MiB; 0 or -1 for nvmf_target.mdts"
+};
 static const struct cfg_irule h2c_rule = {
 	-1, 16777216, true, "a MAXH2CDATA",
 	"4096-16777216 bytes, a multiple of 4, or -1 for the default 131072"
@@ -524,6 +590,10 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 					     mqs_rule.what, mqs_rule.range);
 		if (r && v >= 0)
 			p->max_queue_size = (uint32_t)v;
+		if ((r = cfg_get_int(c, param, sub, "mdts", &port_mdts_rule, false, &v)) < 0)
+			return -1;
+		if (r && v > 0)
+			p->mdts = (uint32_t)v;
 		/* ICResp MAXH2CDATA: at least 4096 and a dword multiple (TCP transport 1.0
 		 * Figure 16); only a tcp port sends one. */
 		if ((r = cfg_get_int(c, param, sub, "nvmf_maxh2cdata", &h2c_rule, false, &v)) < 0)
@@ -643,11 +713,10 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		return 0;
 	json_object_foreach(nt, k, v) {
 		static const char *const known[] = {
-			"mdts",          "threads",       "buffers_small",
-			"buffers_large", "hugepages",     "idle_poll_us",
-			"srq",           "srq_depth",     "numa_node",
-			"rpc_socket",    "discovery_log", "discovery_kato",
-			"resv_state",    "log_level",     NULL
+			"mdts",       "threads",      "buffers_small", "buffers_large",
+			"hugepages",  "idle_poll_us", "srq",           "srq_depth",
+			"numa_node",  "rpc_socket",   "discovery_log", "discovery_kato",
+			"resv_state", "log_level",    "persist",       NULL
 		};
 		size_t i;
 
@@ -658,7 +727,7 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 				c, "nvmf_target", k,
 				"unknown key (known: mdts, threads, buffers_small, "
 				"buffers_large, hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, "
-				"discovery_log, discovery_kato, resv_state, log_level)");
+				"discovery_log, discovery_kato, resv_state, log_level, persist)");
 	}
 	if ((r = cfg_get_int(c, nt, "nvmf_target", "mdts", &mdts_rule, false, &n)) < 0)
 		return -1;
@@ -725,6 +794,8 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		strcpy(t->resv_state, rs);
 		t->resv_state_set = true;
 	}
+	if (cfg_get_bool(c, nt, "nvmf_target", "persist", &t->persist) < 0)
+		return -1;
 	return cfg_get_bool(c, nt, "nvmf_target", "hugepages", &t->hugepages) < 0 ? -1 : 0;
 }
 
@@ -830,6 +901,31 @@ static int parse_hosts(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 	return 0;
 }
 
+/* Every allowed host of subsystems[@i] has its hosts[] entry. nvmetcli cannot express
+ * otherwise (an allowed host is a link to hosts/NQN), and the entry is where the host's
+ * DH-HMAC-CHAP key is: an NQN mistyped in either place would let the host connect without
+ * authentication. */
+static int check_allowed_hosts_known(struct cfg_ctx *c, const struct nvmf_config *cfg, size_t i)
+{
+	const struct nvmf_subsys_config *s = &cfg->subsystems[i];
+	char base[48], k[48], b[80];
+	for (size_t a = 0; a < s->n_allowed_hosts; a++) {
+		size_t h = 0;
+		while (h < cfg->n_hosts && strcmp(cfg->hosts[h], s->allowed_hosts[a]))
+			h++;
+		if (h < cfg->n_hosts)
+			continue;
+		snprintf(base, sizeof(base), "subsystems[%zu]", i);
+		snprintf(k, sizeof(k), "allowed_hosts[%zu]", a);
+		return cfg_fail(c, base, k,
+				"host %s of subsystem %s has no hosts[] entry (nvmetcli: an "
+				"allowed host must exist; were one of the NQNs mistyped, the "
+				"host would connect without the key of its entry)",
+				cfg_quote(s->allowed_hosts[a], b, sizeof(b)), s->nqn);
+	}
+	return 0;
+}
+
 /* The whole document: target settings, hosts, subsystems, then ports (which link to
  * subsystems by NQN). */
 static int parse_root(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
@@ -858,7 +954,8 @@ static int parse_root(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 		if (!json_is_object(v))
 			return cfg_fail(c, base, NULL, "expected an object, got %s",
 					cfg_show(v, b, sizeof(b)));
-		if (parse_subsys(c, v, base, &cfg->subsystems[i], cfg->target.discovery_nqn))
+		if (parse_subsys(c, v, base, &cfg->subsystems[i], cfg->target.discovery_nqn) ||
+		    check_allowed_hosts_known(c, cfg, i))
 			return -1;
 		for (size_t p = 0; p < i; p++)
 			if (!strcmp(cfg->subsystems[p].nqn, cfg->subsystems[i].nqn))

@@ -58,7 +58,7 @@ struct nvmf_subsys_config {
 	size_t n_allowed_hosts;
 	char serial[21];                 /* attr.serial, ASCII; "" = derived from the NQN */
 	char model[41];                  /* attr.model; "" = default model string */
-	char firmware[9];                /* attr.firmware; "" = project version */
+	char firmware[9];                /* attr.firmware; "" = "0.1" (subsystem.c) */
 	uint32_t version;                /* attr.version "1.3" -> 0x00010300; 0 = default (2.0) */
 	uint16_t cntlid_min, cntlid_max; /* attr.cntlid_min/max; defaults 1 and 0xffef */
 	uint16_t qid_max;                /* attr.qid_max, I/O queues per controller; default 128 */
@@ -101,6 +101,10 @@ struct nvmf_port_config {
 	uint8_t treq;     /* discovery log TREQ byte: 0 not specified, 1 required, 2 not required */
 	uint32_t inline_data_size;   /* param.inline_data_size bytes; -1 in the file = default */
 	uint32_t max_queue_size;     /* param.max_queue_size entries; -1 = default */
+	uint32_t mdts;               /* param.mdts (the kernel's param_mdts, 6.x on): MDTS of
+				     * the controllers of this port, log2(max transfer / 4 KiB),
+				     * 1-10; 0 = nvmf_target.mdts (the file's 0, the kernel's "no
+				     * limit", and -1 mean that) */
 	uint32_t maxh2cdata;         /* param.nvmf_maxh2cdata (tcp ports): bytes one H2CData PDU
 				     * may carry, the ICResp MAXH2CDATA; 0 = default
 				     * NVMF_DEFAULT_MAXH2CDATA */
@@ -155,9 +159,19 @@ struct nvmf_target_config {
 				     * resv_state_set: none (PTPL unsupported). Unset: the config
 				     * file's name + ".resv.json" */
 	bool resv_state_set;
+	bool persist; /* nvmf_target.persist (default true): each live change made through the
+		       * control socket is written through to the config file (control/control.h);
+		       * false: reload refuses while live changes are unsaved, unless forced */
 	int8_t log_level[NVMF_LOGC_COUNT]; /* nvmf_target.log_level, {"tcp": "debug", ...}: a
 				     * component's enum nvmf_log_level; -1 (default): not named,
 				     * so the daemon's --log-level (default info) */
+	bool log_level_base_set;           /* log_level_base is the level of the components
+				     * log_level does not name: the daemon's --log-level, set
+				     * by the program before nvmf_tgt_init, which then applies
+				     * both (never read from or saved to the file). Unset (a
+				     * config built in code): nvmf_tgt_init sets every
+				     * component to info */
+	enum nvmf_log_level log_level_base;
 };
 
 /* hosts[].dhchap of a host that has a key: nvmetcli's dump of the kernel's configfs host

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nvme/dhchap.h"
+#include "util/secret.h"
 
 #define CFG_NQN_LEN (NVMF_CFG_NQN_MAX - 1)
 
@@ -34,8 +35,8 @@ int cfg_fail(struct cfg_ctx *c, const char *base, const char *key, const char *f
 const char *cfg_quote(const char *s, char *buf, size_t n)
 {
 	/* A secret found where it does not belong is not shown either. */
-	if (nvme_dhchap_text_has_secret(s)) {
-		snprintf(buf, n, "a DH-HMAC-CHAP secret (not shown)");
+	if (nvmf_text_has_secret(s)) {
+		snprintf(buf, n, "a secret (not shown)");
 		return buf;
 	}
 	size_t len = strlen(s), i, o = 0;
@@ -251,6 +252,9 @@ int cfg_check_nqn(struct cfg_ctx *c, const char *base, const char *key, const ch
 
 	if (!n)
 		return cfg_fail(c, base, key, "empty (an NQN is 1-%d characters)", CFG_NQN_LEN);
+	/* A key pasted where the NQN goes: refused, so it is never logged as a name. */
+	if (nvmf_text_has_secret(s))
+		return cfg_fail(c, base, key, "a secret (not shown) is not an NQN");
 	if (n > CFG_NQN_LEN)
 		return cfg_fail(c, base, key, "NQN of %zu characters is too long (at most %d)", n,
 				CFG_NQN_LEN);

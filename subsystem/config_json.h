@@ -75,8 +75,9 @@ int cfg_check_only_keys(struct cfg_ctx *c, json_t *obj, const char *base, const 
  * extension keys, while other (nvmetcli) keys we do not read stay ignored. */
 int cfg_check_ext_keys(struct cfg_ctx *c, json_t *obj, const char *base, const char *const *known);
 
-/* An NQN: 1-223 bytes (NVMe Base 4.5), no spaces or control characters. The "nqn." form
- * is not required: nvmetcli's own examples use "testnqn". */
+/* An NQN: 1-223 bytes (NVMe Base 4.5), no spaces or control characters, and no secret
+ * (nvmf_text_has_secret: a key pasted in its place is refused without being shown). The
+ * "nqn." form is not required: nvmetcli's own examples use "testnqn". */
 int cfg_check_nqn(struct cfg_ctx *c, const char *base, const char *key, const char *s);
 
 /* Identify text field (serial, model, firmware) into @dst: printable ASCII, at most @max

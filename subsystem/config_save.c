@@ -114,6 +114,8 @@ static json_t *port_to_json(const struct nvmf_port_config *p)
 				(long long)p->max_queue_size;
 	json_object_set_new(param, "inline_data_size", num_string(in));
 	json_object_set_new(param, "max_queue_size", num_string(mqs));
+	if (p->mdts)
+		json_object_set_new(param, "mdts", num_string(p->mdts));
 	if (p->maxh2cdata)
 		json_object_set_new(param, "nvmf_maxh2cdata", num_string(p->maxh2cdata));
 	if (p->zerocopy_threshold != NVMF_DEFAULT_ZEROCOPY)
@@ -166,6 +168,8 @@ json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
 	}
 	if (nt && t->rpc_socket_set)
 		json_object_set_new(nt, "rpc_socket", json_string(t->rpc_socket));
+	if (nt && !t->persist)
+		json_object_set_new(nt, "persist", json_false());
 	if (nt && t->resv_state_set)
 		json_object_set_new(nt, "resv_state", json_string(t->resv_state));
 	json_t *levels = cfg_log_level_json(t);

@@ -39,6 +39,8 @@ void nvmf_subsys_free(struct nvmf_subsys *s)
 		return;
 	for (uint32_t n = 0; n <= s->max_nsid && s->ns; n++)
 		nvmf_ns_free(s->ns[n]);
+	while (s->kept)
+		nvmf_subsys_drop_kept(s, s->kept->nsid);
 	free(s->ns);
 	if (s->cfg)
 		nvmf_config_subsys_clear(s->cfg);
@@ -85,8 +87,60 @@ void nvmf_ns_derived_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16])
 	uuid[8] = (uint8_t)((uuid[8] & 0x3f) | 0x80);
 }
 
-struct nvmf_ns *nvmf_ns_open(const struct nvmf_subsys *s, const struct nvmf_ns_config *nc,
-			     char *err, size_t errlen)
+int nvmf_subsys_keep(struct nvmf_subsys *s, uint32_t nsid, struct nvmf_bdev *b)
+{
+	struct nvmf_ns_kept *k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	k->nsid = nsid;
+	k->bdev = nvmf_bdev_hold(b);
+	k->next = s->kept;
+	s->kept = k;
+	return 0;
+}
+
+/* The entry @s keeps for @nsid, unlinked (its hold is the caller's), or NULL. */
+static struct nvmf_ns_kept *take_kept(struct nvmf_subsys *s, uint32_t nsid)
+{
+	for (struct nvmf_ns_kept **pp = &s->kept; *pp; pp = &(*pp)->next) {
+		struct nvmf_ns_kept *k = *pp;
+		if (k->nsid == nsid) {
+			*pp = k->next;
+			return k;
+		}
+	}
+	return NULL;
+}
+
+void nvmf_subsys_drop_kept(struct nvmf_subsys *s, uint32_t nsid)
+{
+	struct nvmf_ns_kept *k = take_kept(s, nsid);
+	if (k) {
+		nvmf_bdev_close(k->bdev);
+		free(k);
+	}
+}
+
+/* A backend for @nc: the one @s kept for its nsid (sized as @nc now says), else a new one. */
+static struct nvmf_bdev *ns_bdev(struct nvmf_subsys *s, const struct nvmf_ns_config *nc, char *err,
+				 size_t errlen)
+{
+	struct nvmf_ns_kept *k = take_kept(s, nc->nsid);
+	if (!k)
+		return nvmf_bdev_open(nc, err, errlen);
+	struct nvmf_bdev *b = k->bdev;
+	if (nc->size_bytes && nc->size_bytes != b->size &&
+	    nvmf_bdev_resize(b, nc->size_bytes, err, errlen) < 0) {
+		k->next = s->kept; /* kept as it was, data and all */
+		s->kept = k;
+		return NULL;
+	}
+	free(k);
+	return b;
+}
+
+struct nvmf_ns *nvmf_ns_open(struct nvmf_subsys *s, const struct nvmf_ns_config *nc, char *err,
+			     size_t errlen)
 {
 	struct nvmf_ns *ns = calloc(1, sizeof(*ns));
 	if (!ns) {
@@ -96,7 +150,7 @@ struct nvmf_ns *nvmf_ns_open(const struct nvmf_subsys *s, const struct nvmf_ns_c
 	ns->nsid = nc->nsid;
 	ns->anagrpid = nvmf_ns_config_anagrpid(nc);
 	ns->resv_enable = nc->resv_enable;
-	ns->bdev = nvmf_bdev_open(nc, err, errlen);
+	ns->bdev = ns_bdev(s, nc, err, errlen);
 	if (!ns->bdev) {
 		free(ns);
 		return NULL;

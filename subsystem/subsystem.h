@@ -54,6 +54,9 @@ struct nvmf_ns {
 	bool resv_enable;               /* the config's resv.enable: the target attaches
 					    * reservations (resv below) */
 	char *real_path;                /* the backing file or device, resolved; NULL: none */
+	bool unlinked;                  /* its backing file was deleted while served (no
+					    * name links to it: st_nlink 0); main group,
+					    * nvmf_tgt_ns_check_unlinked */
 	struct nvmf_ns_pg_stats *stats; /* [poll group index], npgs of them; NULL until
 					    * the target attaches it (nvmf_ns_stats_alloc) */
 	unsigned npgs;
@@ -63,6 +66,10 @@ struct nvmf_ns {
 					    * NULL: off (the config's resv.enable) */
 	void (*resv_free)(struct nvmf_ns_resv *resv); /* how nvmf_ns_free frees it (the
 					    * target's, which attached it) */
+	uint64_t err_log_next_ms; /* backend errors: the target's clock (ms) from which the
+					    * next one is logged; 0 at first (atomic,
+					    * target/io-cmd.c) */
+	uint64_t err_unlogged;    /* backend errors not logged since the last line (atomic) */
 };
 
 /* nvmf_ns_nlb - @ns's size in logical blocks as of now (a resize may change it). */
@@ -74,6 +81,15 @@ static inline uint64_t nvmf_ns_nlb(const struct nvmf_ns *ns)
 enum nvmf_subsys_type {
 	NVMF_SUBSYS_NVME,
 	NVMF_SUBSYS_DISCOVERY,
+};
+
+/* The RAM backend of a disabled namespace, kept so that its data is there again when
+ * the namespace is enabled: a RAM namespace's data lives until the namespace is removed
+ * or the target stops (docs/operating.md). */
+struct nvmf_ns_kept {
+	uint32_t nsid;
+	struct nvmf_bdev *bdev; /* one hold (nvmf_bdev_hold) */
+	struct nvmf_ns_kept *next;
 };
 
 /* A subsystem as served (NVMe Base 2.0 section 2.4). */
@@ -90,6 +106,8 @@ struct nvmf_subsys {
 					    * another (nvmf_subsys_ns, nvmf_subsys_ns_publish) */
 	uint32_t max_nsid;                       /* highest nsid with a slot (discovery: 0) */
 	uint16_t next_cntlid;                    /* round-robin cntlid allocation (target/ctrl.c) */
+	struct nvmf_ns_kept *kept;               /* RAM backends of disabled namespaces (main
+					    * group; nvmf_subsys_keep) */
 };
 
 /* A port as served: its config, the subsystems exposed on it and its resolved limits.
@@ -110,6 +128,9 @@ struct nvmf_port {
 	uint16_t queue_size;  /* I/O queue entries, 1's based (CAP.MQES + 1) */
 	uint32_t inline_size; /* in-capsule data bytes on I/O queues; 0 = none */
 	uint16_t max_qid;     /* highest I/O qid any subsystem here allows */
+	uint32_t mdts;        /* MDTS of its controllers, log2(max transfer / 4 KiB): its
+			       * param.mdts or nvmf_target.mdts, within the target's buffers
+			       * (the core's nvmf_tgt_port_mdts) */
 	/* The ANA state of each group on this port (NVME_ANA_STATE_*; [0] unused), as
 	 * cfg->ana_groups says (nvmf_port_config_ana_state): written by the main group,
 	 * read by I/O groups with one atomic load per command (target/ana.h). */
@@ -167,10 +188,20 @@ void nvmf_ns_derived_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16]);
 /*
  * nvmf_ns_open - a namespace of @s as @nc describes it (backend opened, identity from
  * the config or the drive, a UUID derived from NQN and nsid when none is configured),
- * not published. NULL with @err naming the path and the reason.
+ * not published. A RAM backend @s kept for @nc's nsid (nvmf_subsys_keep) is taken
+ * instead of a new one, resized to nvmf_size_bytes if that changed meanwhile. NULL with
+ * @err naming the path and the reason.
  */
-struct nvmf_ns *nvmf_ns_open(const struct nvmf_subsys *s, const struct nvmf_ns_config *nc,
-			     char *err, size_t errlen);
+struct nvmf_ns *nvmf_ns_open(struct nvmf_subsys *s, const struct nvmf_ns_config *nc, char *err,
+			     size_t errlen);
+
+/* nvmf_subsys_keep - keep @b (a hold of it) for namespace @nsid of @s, which is being
+ * disabled, until nvmf_ns_open takes it back or nvmf_subsys_drop_kept / nvmf_subsys_free
+ * lets it go. 0 or -ENOMEM. Main group. */
+int nvmf_subsys_keep(struct nvmf_subsys *s, uint32_t nsid, struct nvmf_bdev *b);
+/* nvmf_subsys_drop_kept - let go of what @s keeps for @nsid (nothing: no-op); the memory
+ * is freed once no draining namespace holds it. Main group. */
+void nvmf_subsys_drop_kept(struct nvmf_subsys *s, uint32_t nsid);
 /* nvmf_ns_stats_alloc - give @ns counters for @npgs poll groups. 0 or -ENOMEM. */
 int nvmf_ns_stats_alloc(struct nvmf_ns *ns, unsigned npgs);
 /* nvmf_ns_free - close @ns's backend (files are flushed) and free it, and what the target

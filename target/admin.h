@@ -142,6 +142,24 @@ struct nvmf_feature {
 nvme_status_t nvmf_parse_features(struct nvmf_req *req);
 /* nvmf_feature_result - set CQE dword 0 of @req (host endian @dw0). */
 void nvmf_feature_result(struct nvmf_req *req, uint32_t dw0);
+/* nvmf_fid_supported_effects - the FID Supported and Effects log (LID 12h, NVMe Base 2.0
+ * FID Supported and Effects data structure) of @ctrl from the feature table into @log (256 entries of le32, by FID):
+ * FSUPP and the scope (namespace for the namespace specific features, else controller);
+ * no feature here changes user data, namespaces or capabilities. Others are left zero. */
+void nvmf_fid_supported_effects(const struct nvmf_tgt_ctrl *ctrl, __le32 log[256]);
+/* nvmf_ctrl_features_init - the features' values of a new I/O or discovery controller
+ * @ctrl: Arbitration AB 111b (no burst limit), the Composite Temperature's over threshold
+ * NVMF_TEMP_WARNING_KELVIN (Identify WCTEMP) and under threshold 0 K, Error Recovery TLER
+ * 0, Write Atomicity Normal DN 0. */
+void nvmf_ctrl_features_init(struct nvmf_tgt_ctrl *ctrl);
+/* nvmf_ctrl_temp_warning - @kelvin (the Composite Temperature) is at or over @ctrl's over
+ * threshold or at or under its under threshold: SMART critical warning bit 1 (NVMe Base
+ * 2.0, SMART / Health Information log and Temperature Threshold). */
+bool nvmf_ctrl_temp_warning(const struct nvmf_tgt_ctrl *ctrl, uint16_t kelvin);
+
+/* The Composite Temperature's warning threshold, Identify WCTEMP and the default over
+ * threshold of the Temperature Threshold feature: 343 K (70 C), what QEMU reports. */
+#define NVMF_TEMP_WARNING_KELVIN 343
 
 /* ---- Asynchronous events (target/aen.c, NVMe Base 2.0 section 5.2) ---- */
 

@@ -28,6 +28,7 @@
 #include <openssl/crypto.h>
 #include "nvme/auth.h"
 #include "nvme/dhchap.h"
+#include "util/secret.h"
 #include "nvme/fabrics.h"
 #include "target/core.h"
 #include "target/log.h"
@@ -85,8 +86,8 @@ static struct nvmf_host_auth **host_auth_find(struct nvmf_tgt *tgt, const char *
 /* A name for a message: quoted, unless it holds a secret given in the wrong place. */
 static const char *shown(const char *name, char *buf, size_t len)
 {
-	if (nvme_dhchap_text_has_secret(name))
-		return "a DH-HMAC-CHAP secret (not shown)";
+	if (nvmf_text_has_secret(name))
+		return "a secret (not shown)";
 	snprintf(buf, len, "\"%.40s\"", name);
 	return buf;
 }
@@ -322,12 +323,56 @@ bool nvmf_ctrl_auth_expired(const struct nvmf_tgt_ctrl *ctrl, uint64_t now_ms)
 
 /* ---- queues ---- */
 
+/* sq->auth_done: bit 24 set when authenticated, bit 16 bidirectional, then the hash and
+ * group ids; one word, so that another thread reads a whole answer. */
+#define AUTH_DONE_VALID (1u << 24)
+#define AUTH_DONE_BIDI  (1u << 16)
+
+static void auth_done_set(struct nvmf_sq *sq, uint32_t v)
+{
+	__atomic_store_n(&sq->auth_done, v, __ATOMIC_RELEASE);
+}
+
+bool nvmf_sq_auth_info(const struct nvmf_sq *sq, struct nvmf_sq_auth_info *out)
+{
+	uint32_t v = __atomic_load_n(&sq->auth_done, __ATOMIC_ACQUIRE);
+	if (!(v & AUTH_DONE_VALID))
+		return false;
+	out->hash_id = (uint8_t)(v >> 8);
+	out->dhgroup_id = (uint8_t)v;
+	out->bidirectional = v & AUTH_DONE_BIDI;
+	return true;
+}
+
+/* The transaction on @sq succeeded: the queue may be used; said in the log (the Connect
+ * line came before it) and kept for controller_list. */
+static void succeeded(struct nvmf_sq *sq, bool bidirectional)
+{
+	const struct nvmf_sq_auth *a = sq->auth;
+	sq->authenticated = true;
+	auth_done_set(sq, AUTH_DONE_VALID | (bidirectional ? AUTH_DONE_BIDI : 0) |
+				  (uint32_t)a->hash_id << 8 | a->dhgroup_id);
+	nvmf_log(sq->tgt, sq->qid ? NVMF_LOG_DEBUG : NVMF_LOG_INFO,
+		 "controller %u of %s: host %s authenticated on queue %u (DH-HMAC-CHAP %s %s, "
+		 "%s)",
+		 sq->ctrl->cntlid, sq->ctrl->subsys->cfg->nqn, sq->ctrl->hostnqn, sq->qid,
+		 nvme_dhchap_hash_name(a->hash_id), nvme_dhchap_dhgroup_name(a->dhgroup_id),
+		 bidirectional ? "bidirectional" : "unidirectional");
+}
+
+/* The queue is not (or no longer) authenticated. */
+static void unauthenticated(struct nvmf_sq *sq)
+{
+	sq->authenticated = false;
+	auth_done_set(sq, 0);
+}
+
 uint32_t nvmf_sq_auth_connected(struct nvmf_sq *sq)
 {
 	struct nvmf_host_auth *k = keys_get(sq->ctrl);
 	sq->auth_required = k != NULL;
 	keys_put(k);
-	sq->authenticated = false;
+	unauthenticated(sq);
 	return sq->auth_required ? NVMF_CONNECT_AUTHREQ_ATR : 0;
 }
 
@@ -388,7 +433,7 @@ static void fail(struct nvmf_sq *sq, uint8_t reason, const char *what)
 	transaction_clear(a);
 	a->step = STEP_FAILURE1;
 	a->reason = reason;
-	sq->authenticated = false;
+	unauthenticated(sq);
 	end_association_soon(sq);
 	log_failure(sq, what);
 }
@@ -520,7 +565,7 @@ static void reply(struct nvmf_sq *sq, const uint8_t *buf, uint32_t tl)
 		a->c2_valid = true;
 		a->s2 = le32toh(r.seqnum);
 	} else {
-		sq->authenticated = true; /* unidirectional: done once Success1 is out */
+		succeeded(sq, false); /* unidirectional: done once Success1 is out */
 	}
 	a->step = STEP_SUCCESS1;
 }
@@ -548,7 +593,7 @@ static void execute_auth_send(struct nvmf_req *req)
 		   (a->step == STEP_REPLY || a->step == STEP_SUCCESS2)) {
 		/* The host refused us (our R2, most likely): the association ends. */
 		transaction_clear(a);
-		sq->authenticated = false;
+		unauthenticated(sq);
 		log_failure(sq, "the host sent AUTH_Failure2 (it did not accept the controller)");
 		end_association_soon(sq);
 	} else if (type != NVME_AUTH_DHCHAP_MESSAGES || tl < 16 ||
@@ -561,7 +606,7 @@ static void execute_auth_send(struct nvmf_req *req)
 		reply(sq, buf, tl);
 	} else {
 		transaction_clear(a); /* Success2: the host accepted our R2 */
-		sq->authenticated = true;
+		succeeded(sq, true);
 	}
 	OPENSSL_cleanse(buf, tl);
 	nvmf_req_complete(req, 0);

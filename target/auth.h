@@ -12,6 +12,10 @@
  * only Fabrics commands (Property Get/Set on the admin queue, the two authentication
  * commands): anything else gets Authentication Required (SCT 1h, 91h) with DNR.
  *
+ * A successful transaction is logged (controller, host, queue, hash, group, direction:
+ * the admin queue's at info, the I/O queues' at debug) and kept for controller_list
+ * (nvmf_sq_auth_info).
+ *
  * A failed transaction (wrong response, unusable hash or group, malformed or unexpected
  * message) answers the next Authentication Receive with AUTH_Failure1 and its reason,
  * then tears the association down, as nvmet does. A transaction that does not move on for
@@ -129,6 +133,17 @@ uint32_t nvmf_sq_auth_connected(struct nvmf_sq *sq);
 /* nvmf_sq_auth_free - drop @sq's transaction state (its DH key pair, challenges); with
  * the queue. */
 void nvmf_sq_auth_free(struct nvmf_sq *sq);
+
+/* How a queue authenticated: its last successful DH-HMAC-CHAP transaction. */
+struct nvmf_sq_auth_info {
+	uint8_t hash_id;    /* NVME_AUTH_HASH_SHA256.. (nvme_dhchap_hash_name) */
+	uint8_t dhgroup_id; /* NVME_AUTH_DHGROUP_NULL.. (nvme_dhchap_dhgroup_name) */
+	bool bidirectional; /* the host checked the controller's response (R2) too */
+};
+/* nvmf_sq_auth_info - whether @sq is authenticated now (a transaction succeeded and no
+ * later one failed); if so *@out says with what. Any thread (controller_list reads it on
+ * the main group while the queue's group authenticates). */
+bool nvmf_sq_auth_info(const struct nvmf_sq *sq, struct nvmf_sq_auth_info *out);
 
 /*
  * nvmf_parse_auth_cmd - Authentication Send (05h) or Receive (06h) on any connected queue:

@@ -34,6 +34,7 @@
 #include "target/queue.h"
 #include "target/transport.h"
 #include "util/clock.h"
+#include "util/log.h"
 
 #define NVMF_KAS               10 /* Keep Alive granularity: 100 ms units -> 1 s */
 #define NVMF_AERL              3  /* 0's based: 4 outstanding AERs */
@@ -83,6 +84,11 @@ struct nvmf_tgt_ctrl {
 	uint32_t inline_data_size; /* in-capsule bytes on I/O queues */
 	uint32_t mdts;             /* log2(max transfer / 4 KiB) */
 	uint32_t aen_cfg;          /* Async Event Configuration feature */
+	uint32_t arbitration;      /* Arbitration feature (01h): AB, LPW, MPW, HPW as set */
+	uint16_t temp_over;        /* Temperature Threshold (04h) of the Composite Temperature, */
+	uint16_t temp_under;       /* Kelvin: over and under (target/features.c) */
+	uint16_t tler;             /* Error Recovery (05h): TLER, 100 ms units */
+	bool write_atomic_dn;      /* Write Atomicity Normal (0Ah): DN */
 	struct nvmf_req *aer[NVMF_AERL + 1];
 	unsigned nr_aer;
 	uint32_t aen_masked;  /* 1 << enum nvmf_aen_kind (target/admin.h): kinds
@@ -126,7 +132,9 @@ struct nvmf_tgt {
 	size_t n_retired_ports;
 	struct nvmf_subsys **retired_subsys; /* removed live, freed by nvmf_tgt_fini */
 	size_t n_retired_subsys;
-	uint32_t mdts;               /* resolved: the config's, bounded by every transport */
+	uint32_t mdts;               /* resolved at start: the largest of nvmf_target.mdts and
+					    * the ports' param.mdts, bounded by every transport; the
+					    * transports size their data buffers by it */
 	struct nvmf_tgt_ctrl *ctrls; /* live controllers (main group) */
 	uint64_t next_ctrl_uid;
 	uint64_t disc_genctr; /* discovery log generation counter */
@@ -147,9 +155,9 @@ struct nvmf_tgt {
 	struct nvmf_clock clock;          /* the target's clock in ms (timers, keep-alive, the
 					    * RDMA transport's teardown); zeroed: the monotonic
 					    * clock, tests set now_ms (util/clock.h) */
-	int log_level[NVMF_LOGC_COUNT];   /* per component (enum nvmf_log_component), an
-					    * enum nvmf_log_level, atomic (target/log.h);
-					    * NVMF_LOG_INFO after nvmf_tgt_init */
+	struct nvmf_logger log;           /* each component's level (target/log.h): after
+					    * nvmf_tgt_init the config's nvmf_target.log_level,
+					    * the others at its log_level_base (else info) */
 	bool started;                     /* nvmf_tgt_start succeeded: shutdown reports the
 					    * groups' statistics. A start that failed has none to
 					    * give; a program whose own start-up fails after it
@@ -162,6 +170,11 @@ struct nvmf_tgt {
 	uint64_t ana_grp_chgcnt[NVMF_MAX_ANAGRPID + 1]; /* descriptor's (main group, target/ana.h) */
 	struct nvmf_resv_store *resv_store;             /* the reservations' state file (main group;
 					    * nvmf_tgt_resv_open, target/resv.h); NULL: none */
+	struct nvmf_created *created; /* the record of the backing files this target
+					    * created (subsystem/created.h; the program's, set
+					    * after nvmf_tgt_init); NULL: none kept */
+	uint64_t unlink_check_ms;     /* when backing files were last checked for deletion
+					    * (nvmf_tgt_ns_check_unlinked) */
 };
 
 /* nvmf_tgt_main_pg - the main poll group (controllers, admin queues, listeners). */
@@ -173,7 +186,10 @@ static inline struct nvmf_pg *nvmf_tgt_main_pg(const struct nvmf_tgt *tgt)
 /* ---- the target (target/target.c) ---- */
 
 /*
- * nvmf_tgt_init - build the model from a validated @cfg (subsystems, namespaces with
+ * nvmf_tgt_init - set the log's levels before anything logs (with
+ * cfg->target.log_level_base_set: nvmf_target.log_level, the others at log_level_base;
+ * else every component at info), then build the model from
+ * a validated @cfg (subsystems, namespaces with
  * backends opened, ports), resolve every limit once (MDTS bounded by the transports' max
  * transfer; each port's queue and in-capsule sizes by its transport: nvmf_port_resolve),
  * make the poll groups (the main group, plus nvmf_target.threads I/O groups when that is
@@ -214,6 +230,10 @@ void nvmf_tgt_fini(struct nvmf_tgt *tgt);
  * @err naming an unknown subsystem, or out of memory. */
 struct nvmf_port *nvmf_tgt_port_build(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc,
 				      char *err, size_t errlen);
+/* nvmf_tgt_port_mdts - the MDTS (log2 of the max transfer / 4 KiB) of the controllers of
+ * a port configured as @pc: its param.mdts, else nvmf_target.mdts, within tgt->mdts
+ * (resolved at start, nvmf_tgt_init). */
+uint32_t nvmf_tgt_port_mdts(const struct nvmf_tgt *tgt, const struct nvmf_port_config *pc);
 /* nvmf_tgt_find_port - the port @portid among tgt->ports, or NULL. */
 struct nvmf_port *nvmf_tgt_find_port(struct nvmf_tgt *tgt, uint16_t portid);
 /* nvmf_tgt_find_subsys - the subsystem (or discovery) named @nqn, or NULL. */

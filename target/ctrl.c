@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <stdio.h>
+#include "target/admin.h"
 #include "target/auth.h"
 #include "target/core.h"
 #include "target/model.h"
@@ -83,8 +84,9 @@ struct nvmf_tgt_ctrl *nvmf_tgt_ctrl_alloc(struct nvmf_tgt *tgt, struct nvmf_pg *
 	c->last_keep_alive_ms = pg->now_ms;
 	c->queue_size = port->queue_size;
 	c->inline_data_size = port->inline_size;
-	c->mdts = tgt->mdts;
+	c->mdts = port->mdts; /* the port's (param.mdts), as nvmet's param_mdts */
 	c->nr_io_queues = c->max_qid;
+	nvmf_ctrl_features_init(c);
 	pthread_mutex_init(&c->error_lock, NULL);
 	pthread_mutex_init(&c->auth_lock, NULL);
 	/* Identify reports a volatile write cache, enabled until the host turns it off. */

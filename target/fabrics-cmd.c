@@ -69,6 +69,19 @@ static void connected(struct nvmf_req *req, struct nvmf_tgt_ctrl *ctrl,
 	req->cqe->result.u32 = htole32(ctrl->cntlid | nvmf_sq_auth_connected(sq));
 }
 
+/* The subsystem an admin Connect names. The discovery subsystem answers to its configured
+ * NQN (discovery.nqn) and to the well-known discovery NQN both, as nvmet does: a host's
+ * plain `nvme discover` asks for the well-known one whatever the target calls its
+ * discovery service (NVMe Base 2.0: a discovery controller with a unique NQN still
+ * answers to the well-known one). The loader keeps the well-known NQN
+ * from naming an NVM subsystem, so the answer is never ambiguous. */
+static struct nvmf_subsys *connect_subsys(struct nvmf_tgt *tgt, const char *subnqn)
+{
+	if (tgt->disc && !strcmp(subnqn, NVMF_DISC_NQN))
+		return tgt->disc;
+	return nvmf_tgt_find_subsys(tgt, subnqn);
+}
+
 static void execute_admin_connect(struct nvmf_req *req)
 {
 	struct nvmf_connect_data data;
@@ -98,7 +111,7 @@ static void execute_admin_connect(struct nvmf_req *req)
 		st = connect_invalid(req, IPO_DATA(offsetof(struct nvmf_connect_data, cntlid)));
 		goto out;
 	}
-	struct nvmf_subsys *s = nvmf_tgt_find_subsys(tgt, subnqn);
+	struct nvmf_subsys *s = connect_subsys(tgt, subnqn);
 	if (!s || !nvmf_port_has_subsys(sq->port, s)) {
 		st = connect_invalid(req, IPO_DATA(offsetof(struct nvmf_connect_data, subsysnqn)));
 		goto out;

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Set Features and Get Features (NVMe Base 2.0 sections 5.27 and 5.21) for both
- * controller types, from one table: Number of Queues, Volatile Write Cache, Asynchronous
- * Event Configuration, Keep Alive Timer, Host Identifier, and the reservations' Notification
- * Mask and Persistence (target/resv.c). Nothing is saveable; default
- * and saved values read as the current ones (what Connect set up).
+ * controller types, from one table: the features NVMe Base 2.0 (Feature Identifiers) and
+ * the NVM Command Set make mandatory for an I/O controller on a fabric (Arbitration, Power Management,
+ * Temperature Threshold, Error Recovery, Number of Queues, Write Atomicity Normal,
+ * Asynchronous Event Configuration, Keep Alive Timer, Host Identifier), Volatile Write
+ * Cache, and the reservations' Notification Mask and Persistence (target/resv.c).
+ * Interrupt Coalescing and Interrupt Vector Configuration do not apply to a fabric (no
+ * interrupts): Invalid Field, as nvmet answers. Nothing is saveable; default and saved
+ * values read as the current ones (what Connect set up).
  */
 #include <string.h>
 #include "target/admin.h"
@@ -22,6 +26,150 @@ static inline uint32_t cdw11(const struct nvmf_req *req)
 void nvmf_feature_result(struct nvmf_req *req, uint32_t dw0)
 {
 	req->cqe->result.u32 = htole32(dw0);
+}
+
+/* ---- Arbitration (01h) ---- */
+
+/* AB bits 2:0, LPW 15:8, MPW 23:16, HPW 31:24; bits 7:3 reserved. Only round robin
+ * exists here (CAP.AMS 0), so the weights order nothing; the host reads back what it set. */
+#define ARB_FIELDS 0xffffff07u
+
+static void set_arbitration(struct nvmf_req *req)
+{
+	req->sq->ctrl->arbitration = cdw11(req) & ARB_FIELDS;
+	nvmf_req_complete(req, 0);
+}
+
+static void get_arbitration(struct nvmf_req *req)
+{
+	nvmf_feature_result(req, req->sq->ctrl->arbitration);
+	nvmf_req_complete(req, 0);
+}
+
+/* ---- Power Management (02h) ---- */
+
+/* PS bits 4:0, WH bits 7:5. One power state (Identify NPSS 0) and no workload hints:
+ * only 0 can be set, and is what Get reads. */
+static nvme_status_t check_set_power(struct nvmf_req *req)
+{
+	return cdw11(req) & 0xff ? nvme_generic(NVME_SC_INVALID_FIELD) : 0;
+}
+
+static void set_power(struct nvmf_req *req)
+{
+	nvmf_req_complete(req, 0);
+}
+
+static void get_power(struct nvmf_req *req)
+{
+	nvmf_feature_result(req, 0);
+	nvmf_req_complete(req, 0);
+}
+
+/* ---- Temperature Threshold (04h) ---- */
+
+/* TMPTH bits 15:0 (Kelvin), TMPSEL 19:16, THSEL 21:20 (Base 2.0, Temperature Threshold). The one
+ * temperature is the Composite (SMART log, target/log-page.c): TMPSEL 0, or Fh "every
+ * sensor" on a Set; another sensor does not exist, THSEL 10b/11b are reserved. */
+#define TEMP_TMPSEL(v)   (((v) >> 16) & 0xf)
+#define TEMP_THSEL(v)    (((v) >> 20) & 3)
+#define TEMP_TMPSEL_ALL  0xf
+#define TEMP_THSEL_OVER  0
+#define TEMP_THSEL_UNDER 1
+
+static nvme_status_t check_temp(struct nvmf_req *req, bool set)
+{
+	uint32_t v = cdw11(req);
+	unsigned sel = TEMP_TMPSEL(v);
+	if ((sel && !(set && sel == TEMP_TMPSEL_ALL)) || TEMP_THSEL(v) > TEMP_THSEL_UNDER)
+		return nvme_generic(NVME_SC_INVALID_FIELD);
+	return 0;
+}
+
+static nvme_status_t check_set_temp(struct nvmf_req *req)
+{
+	return check_temp(req, true);
+}
+
+static nvme_status_t check_get_temp(struct nvmf_req *req)
+{
+	return check_temp(req, false);
+}
+
+static void set_temp(struct nvmf_req *req)
+{
+	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
+	uint32_t v = cdw11(req);
+	if (TEMP_THSEL(v) == TEMP_THSEL_OVER)
+		ctrl->temp_over = (uint16_t)v;
+	else
+		ctrl->temp_under = (uint16_t)v;
+	nvmf_req_complete(req, 0);
+}
+
+/* Dword 0 in the layout of the Set's CDW11 (what nvme-cli decodes): the threshold asked
+ * for, with its TMPSEL and THSEL. */
+static void get_temp(struct nvmf_req *req)
+{
+	const struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
+	uint32_t v = cdw11(req);
+	uint16_t th = TEMP_THSEL(v) == TEMP_THSEL_OVER ? ctrl->temp_over : ctrl->temp_under;
+	nvmf_feature_result(req, th | (v & 0x003f0000u));
+	nvmf_req_complete(req, 0);
+}
+
+bool nvmf_ctrl_temp_warning(const struct nvmf_tgt_ctrl *ctrl, uint16_t kelvin)
+{
+	return kelvin >= ctrl->temp_over || kelvin <= ctrl->temp_under;
+}
+
+/* ---- Error Recovery (05h) ---- */
+
+/* TLER bits 15:0 (100 ms units), DULBE bit 16. DULBE needs NSFEAT bit 2, which no
+ * namespace here reports: setting it is Invalid Field (Base 2.0, Error Recovery). One value
+ * per controller, whatever the NSID, as SPDK's target keeps it: the hosts that read it
+ * (SPDK's identify) send NSID 0. Limited retry is never asked of a backend, so the time
+ * limit only reads back. */
+static nvme_status_t check_set_err_recovery(struct nvmf_req *req)
+{
+	return cdw11(req) & (1u << 16) ? nvme_generic(NVME_SC_INVALID_FIELD) : 0;
+}
+
+static void set_err_recovery(struct nvmf_req *req)
+{
+	req->sq->ctrl->tler = (uint16_t)cdw11(req);
+	nvmf_req_complete(req, 0);
+}
+
+static void get_err_recovery(struct nvmf_req *req)
+{
+	nvmf_feature_result(req, req->sq->ctrl->tler);
+	nvmf_req_complete(req, 0);
+}
+
+/* ---- Write Atomicity Normal (0Ah) ---- */
+
+/* DN bit 0: the host no longer needs AWUN/NAWUN. Nothing changes here (writes are as
+ * atomic as the backend makes them either way); the host reads back what it set. */
+static void set_write_atomic(struct nvmf_req *req)
+{
+	req->sq->ctrl->write_atomic_dn = cdw11(req) & 1;
+	nvmf_req_complete(req, 0);
+}
+
+static void get_write_atomic(struct nvmf_req *req)
+{
+	nvmf_feature_result(req, req->sq->ctrl->write_atomic_dn ? 1 : 0);
+	nvmf_req_complete(req, 0);
+}
+
+void nvmf_ctrl_features_init(struct nvmf_tgt_ctrl *ctrl)
+{
+	ctrl->arbitration = 7; /* AB 111b: no burst limit, as SPDK's target */
+	ctrl->temp_over = NVMF_TEMP_WARNING_KELVIN;
+	ctrl->temp_under = 0;
+	ctrl->tler = 0;
+	ctrl->write_atomic_dn = false;
 }
 
 /* ---- Number of Queues (07h) ---- */
@@ -157,6 +305,16 @@ static void get_host_id(struct nvmf_req *req)
 /* ---- the table ---- */
 
 static const struct nvmf_feature features[] = {
+	{ NVME_FEAT_FID_ARBITRATION, false, NVMF_FEAT_CAP_CHANGEABLE, NULL, set_arbitration, NULL,
+	  get_arbitration },
+	{ NVME_FEAT_FID_POWER_MGMT, false, NVMF_FEAT_CAP_CHANGEABLE, check_set_power, set_power,
+	  NULL, get_power },
+	{ NVME_FEAT_FID_TEMP_THRESH, false, NVMF_FEAT_CAP_CHANGEABLE, check_set_temp, set_temp,
+	  check_get_temp, get_temp },
+	{ NVME_FEAT_FID_ERR_RECOVERY, false, NVMF_FEAT_CAP_CHANGEABLE, check_set_err_recovery,
+	  set_err_recovery, NULL, get_err_recovery },
+	{ NVME_FEAT_FID_WRITE_ATOMIC, false, NVMF_FEAT_CAP_CHANGEABLE, NULL, set_write_atomic, NULL,
+	  get_write_atomic },
 	{ NVME_FEAT_FID_VOLATILE_WC, false, NVMF_FEAT_CAP_CHANGEABLE, check_set_vwc, set_vwc, NULL,
 	  get_vwc },
 	{ NVME_FEAT_FID_NUM_QUEUES, false, NVMF_FEAT_CAP_CHANGEABLE, check_set_num_queues,
@@ -182,6 +340,21 @@ static const struct nvmf_feature *find_feature(const struct nvmf_tgt_ctrl *ctrl,
 		if (features[i].fid == fid && (features[i].discovery || !discovery))
 			return &features[i];
 	return NULL;
+}
+
+void nvmf_fid_supported_effects(const struct nvmf_tgt_ctrl *ctrl, __le32 log[256])
+{
+	bool discovery = ctrl->subsys->type == NVMF_SUBSYS_DISCOVERY;
+	for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
+		const struct nvmf_feature *f = &features[i];
+		if (discovery && !f->discovery)
+			continue;
+		uint32_t scope = f->caps & NVMF_FEAT_CAP_NS_SPECIFIC ?
+					 NVME_FID_SUPPORTED_EFFECTS_SCOPE_NS :
+					 NVME_FID_SUPPORTED_EFFECTS_SCOPE_CTRL;
+		log[f->fid] = htole32(NVME_FID_SUPPORTED_EFFECTS_FSUPP |
+				      scope << NVME_FID_SUPPORTED_EFFECTS_SCOPE_SHIFT);
+	}
 }
 
 /* Get Features SEL 011b: the capabilities, no data (figure 294). */

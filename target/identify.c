@@ -9,6 +9,8 @@
 #include "nvme/identify.h"
 #include "target/admin.h"
 #include "target/ana.h"
+#include "target/log.h"
+#include "target/namespace.h"
 #include "target/resv.h"
 
 static_assert(sizeof(struct nvme_id_ctrl) == NVME_IDENTIFY_DATA_SIZE,
@@ -67,6 +69,9 @@ static void identify_ctrl(struct nvmf_req *req)
 	id->lpa = NVME_CTRL_LPA_CMD_EFFECTS | NVME_CTRL_LPA_EXTENDED;
 	id->elpe = NVMF_ERROR_LOG_ENTRIES - 1;
 	id->npss = 0;
+	/* The Composite Temperature's warning threshold: the Temperature Threshold feature's
+	 * default over threshold (target/features.c). */
+	id->wctemp = htole16(NVMF_TEMP_WARNING_KELVIN);
 	id->sqes = 0x66;
 	id->cqes = 0x44;
 	id->maxcmd = htole16(ctrl->queue_size);
@@ -95,6 +100,15 @@ static void identify_ns(struct nvmf_req *req)
 	if (!ns) { /* a valid but inactive NSID reads as zeroes (5.17.2.1) */
 		nvmf_req_complete(req, 0);
 		return;
+	}
+	/* A device's size is read again, as nvmet does here (a cheap ioctl): a device grown
+	 * (lvextend) or shrunk reaches the host at its next look, with the notice to the
+	 * other controllers. The admin queue runs on the main group, which owns the model. */
+	if (ns->bdev->ops->device_size) {
+		char err[512];
+		if (nvmf_tgt_ns_revalidate(req->sq->tgt, req->sq->ctrl->subsys, ns, err,
+					   sizeof(err)) < 0)
+			nvmf_log(req->sq->tgt, NVMF_LOG_WARNING, "%s", err);
 	}
 	/* Fully provisioned: every block of the namespace counts as in use. */
 	id->nsze = id->ncap = id->nuse = htole64(nvmf_ns_nlb(ns));

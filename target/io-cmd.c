@@ -22,6 +22,7 @@
 #include "nvme/status.h"
 #include "target/admin.h"
 #include "target/ana.h"
+#include "target/log.h"
 #include "target/probes.h"
 #include "target/resv.h"
 
@@ -137,6 +138,74 @@ static void count_io(struct nvmf_req *req)
 	}
 }
 
+/* ---- backend errors in the log ---- */
+
+/* One line per namespace at most this often (the target's clock, ms); the errors in
+ * between are counted and the next line says how many. */
+#define IO_ERR_LOG_MS 10000
+
+static const char *bdev_op_name(enum nvmf_bdev_op op)
+{
+	switch (op) {
+	case NVMF_BDEV_READ:
+		return "read";
+	case NVMF_BDEV_WRITE:
+		return "write";
+	case NVMF_BDEV_FLUSH:
+		return "flush";
+	case NVMF_BDEV_WRITE_ZEROES:
+		return "write zeroes";
+	case NVMF_BDEV_DISCARD:
+		return "deallocate";
+	}
+	return "operation";
+}
+
+/*
+ * The backend failed @io of @req with @err (-errno), answered with @status: an error line
+ * (component backend) naming the subsystem, the namespace, its backing and the errno,
+ * since the host only sees the status and the operator only a counter. Rate limited per
+ * namespace: the first error is logged, then at most one line per IO_ERR_LOG_MS, which
+ * counts the errors not logged since the previous one. Any I/O group may get here at
+ * once: the slot is taken with a compare-and-swap of ns->err_log_next_ms.
+ */
+static void log_backend_error(struct nvmf_req *req, const struct nvmf_bdev_io *io, int err,
+			      nvme_status_t status)
+{
+	struct nvmf_ns *ns = req->ns;
+	const struct nvmf_tgt *tgt = req->sq->tgt;
+	uint64_t now = nvmf_clock_ms(&tgt->clock);
+	uint64_t next = __atomic_load_n(&ns->err_log_next_ms, __ATOMIC_RELAXED);
+	if (now < next ||
+	    !__atomic_compare_exchange_n(&ns->err_log_next_ms, &next, now + IO_ERR_LOG_MS, false,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&ns->err_unlogged, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	uint64_t unlogged = __atomic_exchange_n(&ns->err_unlogged, 0, __ATOMIC_RELAXED);
+	char more[96] = "", st[NVME_STATUS_STR_MAX];
+	if (unlogged)
+		snprintf(more, sizeof(more), " (and %llu more errors since the last line)",
+			 (unsigned long long)unlogged);
+	const struct nvmf_bdev *b = ns->bdev;
+	nvmf_log_at(tgt, NVMF_LOGC_BACKEND, NVMF_LOG_ERROR,
+		    "subsystem %s: namespace %u (%s %s): %s of %llu bytes at byte %llu failed: "
+		    "%s (errno %d); the host gets %s%s",
+		    req->sq->ctrl->subsys->cfg->nqn, ns->nsid, b->ops->name,
+		    ns->real_path ? ns->real_path : "in memory", bdev_op_name(io->op),
+		    (unsigned long long)io->len, (unsigned long long)io->offset, strerror(-err),
+		    -err, nvme_status_format(status, false, st, sizeof(st)), more);
+}
+
+/* The status for @err of @io, after logging it. */
+static nvme_status_t backend_error(struct nvmf_req *req, const struct nvmf_bdev_io *io, int err,
+				   bool is_write)
+{
+	nvme_status_t status = nvme_status_from_errno(err, is_write);
+	log_backend_error(req, io, err, status);
+	return status;
+}
+
 /* ---- Read, Write, Write Zeroes, Flush ---- */
 
 /* The backend finished a READ, WRITE, WRITE_ZEROES or FLUSH of the request. A write the
@@ -147,7 +216,7 @@ static void rw_done(struct nvmf_bdev_io *io, int err)
 	NVMF_PROBE_BACKEND_COMPLETE(req, req->ns->nsid, io->op, err);
 	bool is_write = io->op != NVMF_BDEV_READ;
 	if (err) {
-		nvmf_req_complete(req, nvme_status_from_errno(err, is_write));
+		nvmf_req_complete(req, backend_error(req, io, err, is_write));
 		return;
 	}
 	if (is_write && io->op != NVMF_BDEV_FLUSH && needs_flush(req)) {
@@ -183,7 +252,7 @@ static void compare_read_done(struct nvmf_bdev_io *io, int err)
 	struct nvmf_req *req = io->ctx;
 	NVMF_PROBE_BACKEND_COMPLETE(req, req->ns->nsid, io->op, err);
 	if (err) {
-		nvmf_req_complete(req, nvme_status_from_errno(err, false));
+		nvmf_req_complete(req, backend_error(req, io, err, false));
 		return;
 	}
 	if (memcmp(req->aux, req->data, req->data_len) != 0) {
@@ -249,8 +318,10 @@ static void dsm_done(struct nvmf_bdev_io *io, int err)
 	struct nvmf_req *req = io->ctx;
 	NVMF_PROBE_BACKEND_COMPLETE(req, req->ns->nsid, io->op, err);
 	struct dsm_state *st = req->aux;
-	if (err && !st->err)
+	if (err && !st->err) {
 		st->err = err;
+		log_backend_error(req, io, err, nvme_status_from_errno(err, true));
+	}
 	if (st->submitting) {
 		st->done_inline = true; /* dsm_issue()'s loop goes on */
 		return;

@@ -40,6 +40,14 @@ uint8_t nvmf_log_lsp(const struct nvmf_req *req)
 	return (cdw10(req) >> 8) & 0x7f;
 }
 
+/* Data Units Read / Written of the SMART log from a count of 512-byte units: "in
+ * thousands of 512-byte units, rounded up" (NVMe Base 2.0, SMART / Health Information
+ * log, bytes 47:32 and 63:48): 1 unit reads as 1, 1000 as 1, 1001 as 2. */
+static uint64_t smart_data_units(uint64_t units)
+{
+	return units / 1000 + (units % 1000 != 0);
+}
+
 /* Little-endian 128-bit counter field (SMART log) from a 64-bit value. */
 static void put_le128(uint8_t f[16], uint64_t v)
 {
@@ -130,10 +138,16 @@ static void log_smart(struct nvmf_req *req)
 	memset(&log, 0, sizeof(log));
 	log.temperature[0] = SMART_TEMP_KELVIN & 0xff;
 	log.temperature[1] = SMART_TEMP_KELVIN >> 8;
+	/* A threshold the host set (Temperature Threshold feature) that the temperature
+	 * crosses is a warning, as a drive's would be. */
+	if (nvmf_ctrl_temp_warning(ctrl, SMART_TEMP_KELVIN))
+		log.critical_warning |= NVME_SMART_CRIT_TEMPERATURE;
 	log.avail_spare = 100;
 	log.spare_thresh = 10;
-	put_le128(log.data_units_read, __atomic_load_n(&ctrl->units_read, __ATOMIC_RELAXED));
-	put_le128(log.data_units_written, __atomic_load_n(&ctrl->units_written, __ATOMIC_RELAXED));
+	put_le128(log.data_units_read,
+		  smart_data_units(__atomic_load_n(&ctrl->units_read, __ATOMIC_RELAXED)));
+	put_le128(log.data_units_written,
+		  smart_data_units(__atomic_load_n(&ctrl->units_written, __ATOMIC_RELAXED)));
 	put_le128(log.host_reads, __atomic_load_n(&ctrl->host_reads, __ATOMIC_RELAXED));
 	put_le128(log.host_writes, __atomic_load_n(&ctrl->host_writes, __ATOMIC_RELAXED));
 	put_le128(log.num_err_log_entries, ctrl->error_count);
@@ -199,6 +213,22 @@ static void log_cmd_effects(struct nvmf_req *req)
 	nvmf_req_complete(req, st);
 }
 
+/* LID 12h (NVMe Base 2.0, FID Supported and Effects): the feature table (target/features.c) says
+ * which FIDs exist, and their scope. */
+static void log_fid_effects(struct nvmf_req *req)
+{
+	struct nvme_fid_supported_effects_log *log = calloc(1, sizeof(*log));
+
+	if (!log) {
+		nvmf_req_complete(req, nvme_generic(NVME_SC_INTERNAL));
+		return;
+	}
+	nvmf_fid_supported_effects(req->sq->ctrl, log->fid_support);
+	nvme_status_t st = nvmf_copy_log(req, log, sizeof(*log));
+	free(log);
+	nvmf_req_complete(req, st);
+}
+
 /* LID 02h: LPA bit 0 clear, only the controller-wide page (1.4 section 5.14.1.2). */
 static nvme_status_t parse_smart(struct nvmf_req *req)
 {
@@ -216,6 +246,7 @@ static const struct nvmf_log_page io_logs[] = {
 	{ NVME_LOG_LID_FW_SLOT, 0, NULL, log_fw_slot },
 	{ NVME_LOG_LID_CHANGED_NS, 0, NULL, log_changed_ns },
 	{ NVME_LOG_LID_CMD_EFFECTS, 0, NULL, log_cmd_effects },
+	{ NVME_LOG_LID_FID_SUPPORTED_EFFECTS, 0, NULL, log_fid_effects },
 	/* No LIDSP: NVMe Base 2.0 defines none for 0Ch, and nvmet reports none. */
 	{ NVME_LOG_LID_ANA, 0, NULL, nvmf_ana_log },
 	{ NVME_LOG_LID_RESERVATION, 0, NULL, nvmf_resv_log_page }, /* target/resv.c */

@@ -2,8 +2,9 @@
 /*
  * The target's log: lines on stderr, "nvmf-target: <component>: " first, kept or dropped
  * by the level of their component (core, rdma, tcp, auth, control, backend; the enums and
- * their names are in util/log-names.h, shared with the config and nvmf-targetctl). The levels are the target's
- * (tgt->log_level[]), set at start (--log-level, nvmf_target.log_level), live
+ * their names are in util/log-names.h, shared with the config and nvmf-targetctl). The
+ * lines and levels are util/log.h's, those of the target's logger (tgt->log), set by
+ * nvmf_tgt_init (nvmf_target.log_level, the others the daemon's --log-level), live
  * (log_level_set on the control socket) and on reload; any thread may log.
  *
  * A file of a component other than core says so once, before its includes:
@@ -29,7 +30,8 @@ struct nvmf_tgt;
 
 /* nvmf_log_at - one line from component @comp at @level: written, as one write(2) so
  * threads do not interleave, when @level <= the component's level; lines longer than
- * 1 KiB are cut. */
+ * 1 KiB are cut. A secret in the line (a key given where a name goes) is written as
+ * "<secret>" (nvmf_text_redact_secrets). */
 void nvmf_log_at(const struct nvmf_tgt *tgt, enum nvmf_log_component comp,
 		 enum nvmf_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

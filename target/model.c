@@ -17,6 +17,7 @@
 #include "target/core.h"
 #include "target/ephemeral.h"
 #include "target/log.h"
+#include "subsystem/created.h"
 #include "target/model.h"
 #include "target/namespace.h"
 #include "target/resv.h"
@@ -58,6 +59,26 @@ static unsigned drop_ctrls(struct nvmf_tgt *tgt, struct nvmf_subsys *s, struct n
 	return n;
 }
 
+/* @host has its entry in the running config's hosts[] (which config_save writes): added
+ * when missing, as nvmetcli has a host exist before it is allowed and as the loader
+ * requires of a file. 0 or -ENOMEM. */
+static int known_host(struct nvmf_tgt *tgt, const char *host)
+{
+	struct nvmf_config *cfg = tgt->cfg;
+	for (size_t h = 0; h < cfg->n_hosts; h++)
+		if (!strcmp(cfg->hosts[h], host))
+			return 0;
+	char *copy = strdup(host);
+	char **grown = copy ? realloc(cfg->hosts, (cfg->n_hosts + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	cfg->hosts = grown;
+	cfg->hosts[cfg->n_hosts++] = copy;
+	return 0;
+}
+
 /* ---- subsystems ---- */
 
 void nvmf_tgt_subsys_reap(struct nvmf_tgt *tgt)
@@ -90,7 +111,19 @@ int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *s
 		return -ENOMEM;
 	}
 	tgt->subsys = grown;
+	/* Its allowed hosts join hosts[] (an entry left there by a failure is harmless). */
+	for (size_t i = 0; i < sc->n_allowed_hosts; i++)
+		if (known_host(tgt, sc->allowed_hosts[i])) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
 	char why[768];
+	for (size_t k = 0; k < sc->n_ns; k++)
+		if (nvmf_created_check(tgt->created, &sc->ns[k], why, sizeof(why))) {
+			snprintf(err, errlen, "namespaces[%zu] (subsystem %s, namespace %u): %s", k,
+				 sc->nqn, sc->ns[k].nsid, why);
+			return -EIO;
+		}
 	struct nvmf_subsys *s = nvmf_subsys_build(sc, tgt->n_subsys, why, sizeof(why));
 	if (!s) {
 		/* "subsystems[N].namespaces[M] (subsystem X, namespace Y): reason" */
@@ -112,6 +145,7 @@ int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *s
 			return -ENOMEM;
 		}
 	tgt->subsys[tgt->n_subsys++] = s;
+	nvmf_tgt_subsys_opened(tgt, s);
 	return 0;
 }
 
@@ -218,6 +252,18 @@ int nvmf_tgt_port_add(struct nvmf_tgt *tgt, const struct nvmf_port_config *pc, c
 	uint32_t inl = t->ops->max_inline < t->live_max_inline ? t->ops->max_inline :
 								 t->live_max_inline;
 	nvmf_port_resolve(p, t->ops->max_queue_size, inl);
+	/* The transports' data buffers were sized at start for tgt->mdts: a larger MDTS
+	 * would promise transfers they cannot hold. */
+	if (pc->mdts > tgt->mdts) {
+		snprintf(err, errlen,
+			 "param.mdts %u is above %u, the largest MDTS the target's data buffers "
+			 "were sized for at start (nvmf_target.mdts and the ports' param.mdts "
+			 "then); restart the target to serve it",
+			 pc->mdts, tgt->mdts);
+		nvmf_port_free(p);
+		return -EINVAL;
+	}
+	p->mdts = nvmf_tgt_port_mdts(tgt, p->cfg);
 	if (t->ops->listen(t, p, why, sizeof(why))) {
 		snprintf(err, errlen, "%s", why);
 		nvmf_port_free(p);
@@ -315,6 +361,32 @@ static unsigned drop_refused_hosts(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
 	return n;
 }
 
+bool nvmf_tgt_host_admitted(const struct nvmf_tgt *tgt, const char *host)
+{
+	for (size_t i = 0; i < tgt->n_subsys; i++)
+		if (tgt->subsys[i]->type != NVMF_SUBSYS_DISCOVERY &&
+		    nvmf_subsys_host_allowed(tgt->subsys[i], host))
+			return true;
+	return false;
+}
+
+unsigned nvmf_tgt_warn_unadmitted_keys(struct nvmf_tgt *tgt)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < tgt->cfg->n_dhchap; i++) {
+		const char *host = tgt->cfg->dhchap[i].hostnqn;
+		if (nvmf_tgt_host_admitted(tgt, host))
+			continue;
+		nvmf_log_at(tgt, NVMF_LOGC_AUTH, NVMF_LOG_WARNING,
+			    "host %s has DH-HMAC-CHAP keys, but no subsystem admits it (none "
+			    "lists it in allowed_hosts or has allow_any_host on): is one of the "
+			    "NQNs mistyped?",
+			    host);
+		n++;
+	}
+	return n;
+}
+
 static ssize_t host_index(const struct nvmf_subsys_config *sc, const char *host)
 {
 	for (size_t i = 0; i < sc->n_allowed_hosts; i++)
@@ -330,6 +402,10 @@ int nvmf_tgt_host_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char *h
 	if (host_index(sc, host) >= 0) {
 		snprintf(err, errlen, "%s is already allowed on %s", host, sc->nqn);
 		return -EEXIST;
+	}
+	if (known_host(tgt, host)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
 	char *copy = strdup(host);
 	char **grown =

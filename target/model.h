@@ -19,7 +19,8 @@ struct nvmf_subsys;
 struct nvmf_port;
 
 /* nvmf_tgt_subsys_add - serve subsystem @sc (copied; its enabled namespaces opened, all
- * or none), exposed on no port yet. 0, or with @err: -EEXIST (the NQN is taken), -EIO
+ * or none), exposed on no port yet; its allowed hosts join the running config's hosts[]
+ * (see nvmf_tgt_host_add). 0, or with @err: -EEXIST (the NQN is taken), -EIO
  * (a namespace did not open: "namespaces[1] (subsystem X, namespace 2): reason"),
  * -ENOMEM. */
 int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *sc, char *err,
@@ -54,7 +55,9 @@ int nvmf_tgt_port_link(struct nvmf_tgt *tgt, struct nvmf_port *port, struct nvmf
 int nvmf_tgt_port_unlink(struct nvmf_tgt *tgt, struct nvmf_port *port, struct nvmf_subsys *s,
 			 unsigned *dropped, char *err, size_t errlen);
 
-/* nvmf_tgt_host_add - @host (an NQN, checked by the caller) may connect to @s. 0, or
+/* nvmf_tgt_host_add - @host (an NQN, checked by the caller) may connect to @s; it joins
+ * the running config's hosts[] if not there (as nvmf_tgt_subsys_add does for the allowed
+ * hosts of a new subsystem), so that config_save writes a file the loader takes. 0, or
  * -EEXIST / -ENOMEM with @err. */
 int nvmf_tgt_host_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char *host, char *err,
 		      size_t errlen);
@@ -76,6 +79,13 @@ int nvmf_tgt_host_dhchap_set(struct nvmf_tgt *tgt, const char *host, const char 
 /* nvmf_tgt_host_dhchap_clear - @host no longer authenticates: new controllers connect
  * without; live ones keep their keys (see target/auth.h). 0, or -ENOENT with @err. */
 int nvmf_tgt_host_dhchap_clear(struct nvmf_tgt *tgt, const char *host, char *err, size_t errlen);
+/* nvmf_tgt_host_admitted - some NVM subsystem lets @host connect: it lists @host in its
+ * allowed hosts or has allow_any_host on (the discovery subsystem does not count). */
+bool nvmf_tgt_host_admitted(const struct nvmf_tgt *tgt, const char *host);
+/* nvmf_tgt_warn_unadmitted_keys - log a warning (component auth) for each host with
+ * DH-HMAC-CHAP keys (hosts[].dhchap) that no subsystem admits: most likely an NQN mistyped
+ * in hosts[] or in allowed_hosts. At start and after a reload. Returns how many. */
+unsigned nvmf_tgt_warn_unadmitted_keys(struct nvmf_tgt *tgt);
 /* nvmf_tgt_allow_any_host - attr.allow_any_host of @s; turned off, controllers of hosts
  * not in the list are torn down (*@dropped). Returns whether it changed. */
 bool nvmf_tgt_allow_any_host(struct nvmf_tgt *tgt, struct nvmf_subsys *s, bool allow,

@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "subsystem/created.h"
 #include "target/ana.h"
 #include "target/core.h"
 #include "target/log.h"
@@ -82,8 +86,11 @@ static void log_closed(struct nvmf_tgt *tgt, const struct nvmf_ns_drain *d)
 {
 	if (!d->staged)
 		nvmf_log(tgt, NVMF_LOG_INFO,
-			 "subsystem %s: namespace %u closed after its last command", d->nqn,
-			 d->ns->nsid);
+			 "subsystem %s: namespace %u closed after its last command%s", d->nqn,
+			 d->ns->nsid,
+			 d->ns->bdev->kind == NVMF_BACKEND_RAM && d->ns->bdev->refs ?
+				 " (its RAM data is kept until it is removed)" :
+				 "");
 	else if (answered(d->ns))
 		nvmf_log(tgt, NVMF_LOG_INFO,
 			 "subsystem %s: namespace %u, staged by a refused reload, "
@@ -242,6 +249,27 @@ int nvmf_tgt_subsys_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_s
 	return 0;
 }
 
+bool nvmf_tgt_ns_space_warning(const struct nvmf_subsys *s, const struct nvmf_ns *ns, char *msg,
+			       size_t len)
+{
+	char why[400];
+	if (!nvmf_bdev_space_warning(ns->bdev, why, sizeof(why)))
+		return false;
+	snprintf(msg, len, "subsystem %s, namespace %u (%s): %s", s->cfg->nqn, ns->nsid,
+		 ns->real_path ? ns->real_path : ns->bdev->ops->name, why);
+	return true;
+}
+
+/* The backend's notes of @ns, then the space warning, if any. */
+static void log_opened(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
+		       const struct nvmf_ns *ns)
+{
+	nvmf_ns_log_notes(tgt, ns);
+	char msg[640];
+	if (nvmf_tgt_ns_space_warning(s, ns, msg, sizeof(msg)))
+		nvmf_log_at(tgt, NVMF_LOGC_BACKEND, NVMF_LOG_WARNING, "%s", msg);
+}
+
 void nvmf_ns_log_notes(const struct nvmf_tgt *tgt, const struct nvmf_ns *ns)
 {
 	for (const char *p = ns->bdev->note, *nl; *p && (nl = strchr(p, '\n')); p = nl + 1)
@@ -252,20 +280,93 @@ void nvmf_subsys_log_notes(const struct nvmf_tgt *tgt, const struct nvmf_subsys 
 {
 	for (uint32_t n = 1; n <= s->max_nsid; n++)
 		if (s->ns[n])
-			nvmf_ns_log_notes(tgt, s->ns[n]);
+			log_opened(tgt, s, s->ns[n]);
+}
+
+/* ---- created and deleted backing files ---- */
+
+void nvmf_tgt_ns_opened(struct nvmf_tgt *tgt, struct nvmf_subsys *s, struct nvmf_ns *ns)
+{
+	struct nvmf_ns_config *nc = find_cfg(s, ns->nsid);
+	if (!nc || !nc->path || ns->bdev->kind != NVMF_BACKEND_FILE)
+		return;
+	bool may_create = nc->create;
+	/* Creating is done: the running config (what config_save writes) says so no more. */
+	nc->create = false;
+	if (ns->bdev->created)
+		nvmf_log(tgt, NVMF_LOG_INFO, "subsystem %s: namespace %u: created %s (%llu bytes)",
+			 s->cfg->nqn, ns->nsid, nc->path, (unsigned long long)ns->bdev->size);
+	ns->bdev->created = false;
+	/* Served under nvmf_create: should it go missing, the config would create it empty. */
+	char err[512];
+	if (may_create && tgt->created && !nvmf_created_when(tgt->created, nc->path) &&
+	    nvmf_created_add(tgt->created, nc->path, time(NULL), err, sizeof(err)))
+		nvmf_log(tgt, NVMF_LOG_WARNING,
+			 "subsystem %s: namespace %u: %s is served under nvmf_create, but could "
+			 "not be recorded (%s): should it go missing, a later start would create "
+			 "it empty",
+			 s->cfg->nqn, ns->nsid, nc->path, err);
+}
+
+void nvmf_tgt_subsys_opened(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
+{
+	for (uint32_t n = 1; n <= s->max_nsid; n++)
+		if (s->ns[n])
+			nvmf_tgt_ns_opened(tgt, s, s->ns[n]);
+}
+
+unsigned nvmf_tgt_ns_check_unlinked(struct nvmf_tgt *tgt)
+{
+	unsigned count = 0;
+	tgt->unlink_check_ms = nvmf_tgt_now_ms(tgt);
+	for (size_t i = 0; i < tgt->n_subsys; i++) {
+		struct nvmf_subsys *s = tgt->subsys[i];
+		for (uint32_t n = 1; n <= s->max_nsid; n++) {
+			struct nvmf_ns *ns = s->ns[n];
+			struct stat st;
+			if (!ns || ns->bdev->kind != NVMF_BACKEND_FILE || ns->bdev->fd < 0 ||
+			    fstat(ns->bdev->fd, &st) < 0)
+				continue;
+			bool gone = st.st_nlink == 0;
+			if (gone && !ns->unlinked)
+				nvmf_log(
+					tgt, NVMF_LOG_WARNING,
+					"subsystem %s: namespace %u: its backing file %s was "
+					"deleted while served; hosts still use the open file, which "
+					"is lost when the namespace closes or the target stops: copy "
+					"it out of /proc/%d/fd/%d now",
+					s->cfg->nqn, n, ns->real_path ? ns->real_path : "?",
+					(int)getpid(), ns->bdev->fd);
+			ns->unlinked = gone;
+			count += gone;
+		}
+	}
+	return count;
 }
 
 /* ---- add ---- */
 
+/* Frees @ns, opened and never published. @enabling: @ns is a disabled namespace of @s
+ * being enabled, so its RAM data goes back to what @s keeps, as before the attempt. */
+static void unopen(struct nvmf_subsys *s, struct nvmf_ns *ns, bool enabling)
+{
+	if (enabling && ns->bdev->kind == NVMF_BACKEND_RAM)
+		nvmf_subsys_keep(s, ns->nsid, ns->bdev); /* out of memory: lost with it */
+	nvmf_ns_free(ns);
+}
+
 /* A namespace opened and counted for every group, not yet published. */
 static struct nvmf_ns *open_counted(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
-				    const struct nvmf_ns_config *nc, char *err, size_t errlen)
+				    const struct nvmf_ns_config *nc, bool enabling, char *err,
+				    size_t errlen)
 {
+	if (nvmf_created_check(tgt->created, nc, err, errlen))
+		return NULL; /* never created again empty */
 	struct nvmf_ns *ns = nvmf_ns_open(s, nc, err, errlen);
 	if (ns)
-		nvmf_ns_log_notes(tgt, ns);
+		log_opened(tgt, s, ns);
 	if (ns && (nvmf_ns_stats_alloc(ns, tgt->npgs) || nvmf_resv_ns_attach(tgt, s, ns))) {
-		nvmf_ns_free(ns);
+		unopen(s, ns, enabling);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
@@ -338,7 +439,7 @@ int nvmf_tgt_ns_add_at(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 		nsids[i] = copies[i].nsid;
 		int bad = 0;
 		if (copies[i].enable &&
-		    !(opened[i] = open_counted(tgt, s, &copies[i], why, sizeof(why))))
+		    !(opened[i] = open_counted(tgt, s, &copies[i], false, why, sizeof(why))))
 			bad = -EIO;
 		else if (opened[i])
 			bad = nvmf_tgt_ns_check_unique(tgt, s, opened[i], opened, i, why,
@@ -368,6 +469,7 @@ int nvmf_tgt_ns_add_at(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 		if (!opened[i])
 			continue;
 		nvmf_subsys_ns_publish(s, nsids[i], opened[i]);
+		nvmf_tgt_ns_opened(tgt, s, opened[i]);
 		notify(tgt, s, nsids[i]);
 		nvmf_tgt_ana_ns_changed(tgt, s, opened[i]->anagrpid); /* it joined its group */
 	}
@@ -404,6 +506,7 @@ int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
 	bool active = s->ns[nsid] != NULL;
 	uint32_t grpid = nvmf_ns_config_anagrpid(nc);
 	take_away(tgt, s, nsid);
+	nvmf_subsys_drop_kept(s, nsid); /* a disabled RAM namespace's data goes now */
 	free(nc->path);
 	size_t idx = (size_t)(nc - s->cfg->ns);
 	memmove(nc, nc + 1, (s->cfg->n_ns - idx - 1) * sizeof(*nc));
@@ -425,7 +528,7 @@ int nvmf_tgt_ns_enable(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
 		return 0;
 	if (enable) {
 		char why[512];
-		struct nvmf_ns *ns = open_counted(tgt, s, nc, why, sizeof(why));
+		struct nvmf_ns *ns = open_counted(tgt, s, nc, true, why, sizeof(why));
 		if (!ns) {
 			snprintf(err, errlen, "subsystem %s, namespace %u: %s", s->cfg->nqn, nsid,
 				 why);
@@ -433,19 +536,86 @@ int nvmf_tgt_ns_enable(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
 		}
 		int rc = nvmf_tgt_ns_check_unique(tgt, s, ns, NULL, 0, why, sizeof(why));
 		if (rc) {
-			nvmf_ns_free(ns);
+			unopen(s, ns, true);
 			snprintf(err, errlen, "subsystem %s, namespace %u: %s", s->cfg->nqn, nsid,
 				 why);
 			return rc;
 		}
 		nc->enable = true;
 		nvmf_subsys_ns_publish(s, nsid, ns);
+		nvmf_tgt_ns_opened(tgt, s, ns);
 	} else {
+		/* A RAM namespace's data lives until it is removed: its memory is kept for
+		 * the next enable (the draining namespace holds it meanwhile too). */
+		struct nvmf_ns *ns = s->ns[nsid];
+		if (ns && ns->bdev->kind == NVMF_BACKEND_RAM &&
+		    nvmf_subsys_keep(s, nsid, ns->bdev)) {
+			snprintf(err, errlen,
+				 "subsystem %s, namespace %u: out of memory to keep its RAM "
+				 "data while disabled; still enabled",
+				 s->cfg->nqn, nsid);
+			return -ENOMEM;
+		}
 		nc->enable = false;
 		take_away(tgt, s, nsid);
 	}
 	notify(tgt, s, nsid);
 	nvmf_tgt_ana_ns_changed(tgt, s, nvmf_ns_config_anagrpid(nc));
+	return 1;
+}
+
+int nvmf_tgt_ns_revalidate(struct nvmf_tgt *tgt, struct nvmf_subsys *s, struct nvmf_ns *ns,
+			   char *err, size_t errlen)
+{
+	struct nvmf_bdev *b = ns->bdev;
+	uint64_t bytes;
+	int rc = nvmf_bdev_device_size(b, &bytes);
+	if (rc == -ENOTSUP) {
+		snprintf(err, errlen,
+			 "subsystem %s, namespace %u: a \"%s\" namespace has no device to follow: "
+			 "give size_bytes",
+			 s->cfg->nqn, ns->nsid, b->ops->name);
+		return rc;
+	}
+	if (rc) {
+		snprintf(err, errlen, "subsystem %s, namespace %u (%s): cannot read its size: %s",
+			 s->cfg->nqn, ns->nsid, ns->real_path ? ns->real_path : b->ops->name,
+			 strerror(-rc));
+		return rc;
+	}
+	uint64_t old = __atomic_load_n(&b->size, __ATOMIC_ACQUIRE);
+	uint64_t now = bytes - bytes % b->block_size;
+	if (now == old)
+		return 0;
+	const char *path = ns->real_path ? ns->real_path : b->ops->name;
+	if (now == 0) {
+		snprintf(
+			err, errlen,
+			"subsystem %s, namespace %u (%s): the device now has %llu bytes, less than "
+			"one block: kept at %llu bytes",
+			s->cfg->nqn, ns->nsid, path, (unsigned long long)bytes,
+			(unsigned long long)old);
+		return -EIO;
+	}
+	/* The order of nvmf_tgt_ns_resize: a shrink is seen before the backend checks
+	 * against it, a growth only once the backend takes it. */
+	if (now < old) {
+		__atomic_store_n(&ns->nlb, now >> ns->lba_shift, __ATOMIC_RELEASE);
+		__atomic_store_n(&b->size, now, __ATOMIC_RELEASE);
+		nvmf_log(tgt, NVMF_LOG_ERROR,
+			 "subsystem %s: namespace %u (%s): the device shrank from %llu to %llu "
+			 "bytes; hosts now see the new size, and the data past it is gone for them",
+			 s->cfg->nqn, ns->nsid, path, (unsigned long long)old,
+			 (unsigned long long)now);
+	} else {
+		__atomic_store_n(&b->size, now, __ATOMIC_RELEASE);
+		__atomic_store_n(&ns->nlb, now >> ns->lba_shift, __ATOMIC_RELEASE);
+		nvmf_log(tgt, NVMF_LOG_INFO,
+			 "subsystem %s: namespace %u (%s): the device grew from %llu to %llu bytes",
+			 s->cfg->nqn, ns->nsid, path, (unsigned long long)old,
+			 (unsigned long long)now);
+	}
+	notify(tgt, s, ns->nsid);
 	return 1;
 }
 
@@ -462,6 +632,10 @@ int nvmf_tgt_ns_resize(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
 			 "nvmf_size_bytes applies then)",
 			 s->cfg->nqn, nsid);
 		return -ENODEV;
+	}
+	if (bytes == 0) {
+		int rc = nvmf_tgt_ns_revalidate(tgt, s, ns, err, errlen);
+		return rc < 0 ? rc : 0;
 	}
 	char why[512];
 	uint64_t nlb = bytes >> ns->lba_shift;

@@ -56,14 +56,16 @@ int nvmf_tgt_ns_add_at(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 		       const struct nvmf_ns_config *ncs, size_t n, uint32_t *nsids,
 		       const char *base, const size_t *index, char *err, size_t errlen);
 
-/* nvmf_tgt_ns_remove - remove namespace @nsid (enabled or not) from @s and its config.
- * 0, or -ENOENT with @err. */
+/* nvmf_tgt_ns_remove - remove namespace @nsid (enabled or not) from @s and its config;
+ * a RAM namespace's data is freed (after its last command). 0, or -ENOENT with @err. */
 int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, char *err,
 		       size_t errlen);
 
 /* nvmf_tgt_ns_enable - expose (@enable: backend opened) or hide (closed after its last
- * command) namespace @nsid of @s; nvmetcli's "enable". Returns 1 when it changed, 0 when
- * it already was so, or -ENOENT / -EIO (backend did not open; still disabled) with @err. */
+ * command) namespace @nsid of @s; nvmetcli's "enable". A RAM namespace's memory is kept
+ * while it is disabled (nvmf_subsys_keep), so it is enabled with its data. Returns 1 when
+ * it changed, 0 when it already was so, or -ENOENT / -EIO (backend did not open; still
+ * disabled) / -ENOMEM (no memory to keep RAM data; still enabled) with @err. */
 int nvmf_tgt_ns_enable(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, bool enable,
 		       char *err, size_t errlen);
 
@@ -72,11 +74,24 @@ int nvmf_tgt_ns_enable(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
  * block size; ram, null and file backends). Growing is seen by hosts at once; after a
  * shrink, commands already past the new end fail. The config's nvmf_size_bytes follows
  * where it was set (ram, null, a file created by the target). Shrinking a file
- * truncates it: what lies past the new end is gone. 0, or -ENOENT, -ENODEV (disabled:
- * answered as refused), and nvmf_bdev_resize's errors, with @err.
+ * truncates it: what lies past the new end is gone. @bytes 0: the size its device has
+ * now (bdev, nvme: nvmf_tgt_ns_revalidate; -ENOTSUP for the others). 0, or -ENOENT,
+ * -ENODEV (disabled: answered as refused), and nvmf_bdev_resize's errors, with @err.
  */
 int nvmf_tgt_ns_resize(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, uint64_t bytes,
 		       char *err, size_t errlen);
+
+/*
+ * nvmf_tgt_ns_revalidate - enabled namespace @ns of @s takes the size its device has now
+ * (bdev, nvme: an lvextend, a drive resized), as nvmet does at Identify Namespace and on
+ * its revalidate_size attribute. A growth is logged (info), a shrink too, as an error:
+ * hosts then see the new size, and the data past it is gone for them. Either way the
+ * controllers of @s get the Namespace Attribute Changed notice. Returns 1 when the size
+ * changed, 0 when not, or with @err: -ENOTSUP (file, ram, null: the namespace decides its
+ * size), -EIO (the device reports less than one block: not followed), -errno reading it.
+ */
+int nvmf_tgt_ns_revalidate(struct nvmf_tgt *tgt, struct nvmf_subsys *s, struct nvmf_ns *ns,
+			   char *err, size_t errlen);
 
 /*
  * nvmf_tgt_ns_check_unique - may @ns (opened, not published) become a namespace of @s?
@@ -94,15 +109,36 @@ int nvmf_tgt_ns_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_subsy
 int nvmf_tgt_subsys_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, char *err,
 				 size_t errlen);
 
+/* nvmf_tgt_ns_opened - @ns of @s was just published: a file it created (nvmf_create) is
+ * logged and recorded in tgt->created (a failure to record is a warning), and the
+ * running config's nvmf_create is cleared, so config_save never asks to create a file
+ * that exists. nvmf_tgt_subsys_opened - the same for every namespace of @s. */
+void nvmf_tgt_ns_opened(struct nvmf_tgt *tgt, struct nvmf_subsys *s, struct nvmf_ns *ns);
+void nvmf_tgt_subsys_opened(struct nvmf_tgt *tgt, struct nvmf_subsys *s);
+
+/* nvmf_tgt_ns_check_unlinked - look (fstat of the open file) whether the backing file of
+ * each enabled file namespace was deleted while served (st_nlink 0): ns->unlinked is set
+ * or cleared, a newly deleted one logged as a warning saying how to copy it out. Returns
+ * how many are deleted. The keep-alive timer runs it once a second; statistics, lists
+ * and saves before they answer. */
+unsigned nvmf_tgt_ns_check_unlinked(struct nvmf_tgt *tgt);
+
 /* nvmf_tgt_ns_draining - namespaces taken away whose backend is not closed yet. */
 unsigned nvmf_tgt_ns_draining(const struct nvmf_tgt *tgt);
 
 /* nvmf_tgt_ns_fini - close and free what is still draining (the groups are gone). */
 void nvmf_tgt_ns_fini(struct nvmf_tgt *tgt);
 
+/* nvmf_tgt_ns_space_warning - nvmf_bdev_space_warning of @ns (a thin file beyond its
+ * file system's free space, a RAM namespace beyond the machine's memory) as one line
+ * naming @s, the nsid and the path into @msg; false when there is none. Logged (component
+ * backend, warning) where a namespace opens: at start, at add and enable. */
+bool nvmf_tgt_ns_space_warning(const struct nvmf_subsys *s, const struct nvmf_ns *ns, char *msg,
+			       size_t len);
+
 /* nvmf_ns_log_notes - what the backend of @ns said at open (nvmf_bdev.note), one log line
  * each (component backend, info); nvmf_subsys_log_notes - the same for every namespace
- * of @s. */
+ * of @s, each followed by its space warning (nvmf_tgt_ns_space_warning), if any. */
 void nvmf_ns_log_notes(const struct nvmf_tgt *tgt, const struct nvmf_ns *ns);
 void nvmf_subsys_log_notes(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s);
 

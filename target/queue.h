@@ -60,6 +60,8 @@ struct nvmf_sq {
 	bool disconnect_sent;      /* ctl_msg posted (controller group's flag) */
 	bool auth_required;        /* its Connect answered AUTHREQ.ATR */
 	bool authenticated;        /* its DH-HMAC-CHAP transaction succeeded */
+	uint32_t auth_done;        /* how it authenticated, packed (target/auth.c); 0 while
+					    * not: written by its group, read by any (atomic) */
 	struct nvmf_sq_auth *auth; /* the transaction (target/auth.c), NULL before */
 	struct nvmf_sq *pg_next;   /* in pg->sqs */
 	void *transport_priv;

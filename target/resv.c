@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "nvme/identify.h"
 #include "target/admin.h"
 #include "target/log.h"
 #include "target/resv.h"
@@ -141,6 +142,70 @@ int nvmf_resv_commit(struct nvmf_ns *ns, struct nvme_resv_state *next)
 	r->st = *next;
 	nvmf_resv_publish(ns);
 	return 0;
+}
+
+/* "host a1a1...-... (nqn.x, nqn.y)": @hostid and the host NQNs of its live controllers of
+ * @s ("no controller connected" when none: the host that left the reservation behind). */
+static void name_host(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
+		      const uint8_t hostid[16], char *buf, size_t len)
+{
+	char id[NVME_UUID_STR_LEN];
+	int n = snprintf(buf, len, "host %s (", nvme_uuid_format(hostid, id));
+	bool any = false;
+	for (const struct nvmf_tgt_ctrl *c = tgt->ctrls; c && n > 0 && (size_t)n < len;
+	     c = c->next) {
+		if (c->subsys != s || c->deleting || memcmp(c->hostid, hostid, 16))
+			continue;
+		if (any && strstr(buf, c->hostnqn))
+			continue; /* several controllers of one host NQN: named once */
+		n += snprintf(buf + n, len - (size_t)n, "%s%s", any ? ", " : "", c->hostnqn);
+		any = true;
+	}
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%s)", any ? "" : "no controller connected");
+}
+
+int nvmf_resv_clear_all(struct nvmf_ns *ns, struct nvmf_resv_cleared *out)
+{
+	struct nvmf_ns_resv *r = ns->resv;
+	const struct nvme_resv_state *st = &r->st;
+	memset(out, 0, sizeof(*out));
+	out->gen = st->gen;
+	if (!st->nregs)
+		return 0; /* no registrant, so no reservation either */
+	out->rtype = st->rtype;
+	out->single = st->rtype && !nvme_resv_all_regs(st->rtype);
+	if (out->single)
+		memcpy(out->holder, st->regs[st->holder].hostid, 16);
+	out->nregs = st->nregs;
+	char holder[512] = "";
+	if (out->single)
+		name_host(r->tgt, r->subsys, out->holder, holder, sizeof(holder));
+
+	struct nvme_resv_state next;
+	struct nvme_resv_notice *notices = calloc(st->nregs, sizeof(*notices));
+	if (!notices || nvmf_resv_copy(st, &next)) {
+		free(notices);
+		return -ENOMEM;
+	}
+	unsigned nn = 0;
+	nvme_resv_clear(&next, NULL, notices, &nn);
+	int rc = nvmf_resv_commit(ns, &next);
+	if (!rc) {
+		out->gen = r->st.gen;
+		nvmf_log(r->tgt, NVMF_LOG_WARNING,
+			 "subsystem %s, namespace %u: reservation cleared by the operator: %s%s%s, "
+			 "%u registrant(s) removed (told Reservation Preempted), generation %u",
+			 r->subsys->cfg->nqn, ns->nsid,
+			 out->rtype ? nvme_resv_type_name(out->rtype) : "no reservation held",
+			 out->single ? " held by " :
+			 out->rtype  ? " held by every registrant" :
+				       "",
+			 holder, out->nregs, out->gen);
+		nvmf_resv_notify(r->tgt, r->subsys, ns->nsid, notices, nn);
+	}
+	free(notices);
+	return rc;
 }
 
 /* ---- notifications and the Reservation Notification log (80h) ---- */

@@ -136,6 +136,28 @@ void nvmf_resv_get_persist(struct nvmf_req *req);
  * could not be written: logged). Main group.
  */
 int nvmf_resv_commit(struct nvmf_ns *ns, struct nvme_resv_state *next);
+/* What nvmf_resv_clear_all took away. */
+struct nvmf_resv_cleared {
+	uint8_t rtype;      /* the type held, 0: none */
+	bool single;        /* rtype 1-4: holder names the one holder */
+	uint8_t holder[16]; /* its Host Identifier */
+	uint32_t nregs;     /* registrants removed */
+	uint32_t gen;       /* the generation after (unchanged when there was nothing) */
+};
+
+/*
+ * nvmf_resv_clear_all - the operator's clear (control method namespace_reservation_clear),
+ * for a reservation a host that is gone left behind: @ns's reservation and every
+ * registration end as a Reservation Release with Clear would end them (nvme_resv_clear:
+ * the generation moves on, every registrant's controllers get a Reservation Preempted
+ * notice, the state file is written first when PTPL is on), and a warning names the
+ * holder (host ID and the host NQNs of its live controllers) and how many registrants
+ * went. Nothing happens, and nothing is logged, when nothing is registered. @ns has
+ * reservations on. Returns 0 with *@out, -ENOMEM, or the state file's -errno (nothing
+ * changed; logged). Main group.
+ */
+int nvmf_resv_clear_all(struct nvmf_ns *ns, struct nvmf_resv_cleared *out);
+
 /* nvmf_resv_copy - @st with room for one more registrant into @out. 0 or -ENOMEM. */
 int nvmf_resv_copy(const struct nvme_resv_state *st, struct nvme_resv_state *out);
 

@@ -15,6 +15,7 @@
 #include "target/core.h"
 #include "target/ephemeral.h"
 #include "target/log.h"
+#include "target/model.h"
 #include "target/namespace.h"
 #include "target/resv.h"
 #include "util/clock.h"
@@ -112,13 +113,29 @@ static const struct nvmf_transport_ops *find_ops(const struct nvmf_transport_ops
 	return NULL;
 }
 
-/* Every limit in one place: MDTS from the config bounded by the smallest max transfer of
- * the transports in use, each port's queue and in-capsule sizes by its transport. */
+static uint32_t default_mdts(const struct nvmf_tgt *tgt)
+{
+	return tgt->cfg->target.mdts ? tgt->cfg->target.mdts : NVMF_DEFAULT_MDTS;
+}
+
+uint32_t nvmf_tgt_port_mdts(const struct nvmf_tgt *tgt, const struct nvmf_port_config *pc)
+{
+	uint32_t m = pc->mdts ? pc->mdts : default_mdts(tgt);
+	return m < tgt->mdts ? m : tgt->mdts;
+}
+
+/* Every limit in one place: the target's MDTS (what the transports size their buffers
+ * for) is the largest a port asks for, bounded by the smallest max transfer of the
+ * transports in use; each port's MDTS within it, its queue and in-capsule sizes by its
+ * transport. */
 static int resolve_limits(struct nvmf_tgt *tgt, const struct nvmf_transport_ops *const *ops,
 			  unsigned nops, const struct nvmf_transport_ops **used, unsigned *nused,
 			  char *err, size_t errlen)
 {
-	tgt->mdts = tgt->cfg->target.mdts ? tgt->cfg->target.mdts : NVMF_DEFAULT_MDTS;
+	tgt->mdts = default_mdts(tgt);
+	for (size_t i = 0; i < tgt->n_ports; i++)
+		if (tgt->ports[i]->cfg->mdts > tgt->mdts)
+			tgt->mdts = tgt->ports[i]->cfg->mdts;
 	for (size_t i = 0; i < tgt->n_ports; i++) {
 		struct nvmf_port *p = tgt->ports[i];
 		const struct nvmf_transport_ops *o = find_ops(ops, nops, p->cfg->trtype);
@@ -143,6 +160,8 @@ static int resolve_limits(struct nvmf_tgt *tgt, const struct nvmf_transport_ops 
 			used[(*nused)++] = o;
 		}
 	}
+	for (size_t i = 0; i < tgt->n_ports; i++)
+		tgt->ports[i]->mdts = nvmf_tgt_port_mdts(tgt, tgt->ports[i]->cfg);
 	return 0;
 }
 
@@ -277,7 +296,12 @@ static int count_namespaces(struct nvmf_tgt *tgt, char *err, size_t errlen)
 
 static void kato_tick(void *arg)
 {
-	nvmf_tgt_check_keep_alive(arg);
+	struct nvmf_tgt *tgt = arg;
+	nvmf_tgt_check_keep_alive(tgt);
+	/* A backing file deleted while served is said within a second: one fstat per file
+	 * namespace then, nothing on the I/O path. */
+	if (nvmf_tgt_now_ms(tgt) - tgt->unlink_check_ms >= 1000)
+		nvmf_tgt_ns_check_unlinked(tgt);
 }
 
 int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
@@ -286,7 +310,12 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
 {
 	memset(tgt, 0, sizeof(*tgt));
 	tgt->cfg = cfg;
-	nvmf_log_level_set_all(tgt, NVMF_LOG_INFO);
+	/* The levels first: what the build below logs is kept or dropped by them. A config
+	 * built in code (log_level_base unset) may have a zeroed log_level: info then. */
+	nvmf_log_level_set_all(tgt, cfg->target.log_level_base_set ? cfg->target.log_level_base :
+								     NVMF_LOG_INFO);
+	if (cfg->target.log_level_base_set)
+		nvmf_log_level_apply(tgt, &cfg->target);
 	tgt->disc_genctr = 1;
 	const struct nvmf_transport_ops *used[NVMF_MAX_TRANSPORTS];
 	unsigned nused = 0, nall;
@@ -309,6 +338,7 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
 		return -1;
 	}
 	nvmf_pg_timer_start(tgt->pgs[0], &tgt->kato_timer, NVMF_KATO_TICK_MS, kato_tick, tgt);
+	nvmf_tgt_warn_unadmitted_keys(tgt);
 	return 0;
 }
 

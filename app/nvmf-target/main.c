@@ -6,23 +6,32 @@
  * the namespaces, listens on every port, opens the control socket (docs/operating.md)
  * and serves until SIGINT/SIGTERM; then closes the socket, stops accepting, finishes or
  * fails in-flight commands, disconnects hosts, flushes backends and exits 0.
+ * Under systemd (Type=notify) it says READY=1 once serving, RELOADING=1 ... READY=1 around
+ * a SIGHUP reload and STOPPING=1 at the stop (sd_notify(3)); the core knows nothing of it.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <systemd/sd-daemon.h>
 #include "rdma/target/transport.h"
 #include "tcp/target/transport.h"
 #include "subsystem/config.h"
+#include "subsystem/created.h"
 #include "control/control.h"
 #include "target/core.h"
 #include "target/ephemeral.h"
 #include "target/log.h"
+#include "target/namespace.h"
 #include "control/reload.h"
 #include "target/resv.h"
+#include "util/clock.h"
+#include "util/version.h"
+#include "util/log.h"
 
 static volatile sig_atomic_t stop_requested; /* set by the signal handlers only */
 static volatile sig_atomic_t reload_requested;
@@ -35,19 +44,27 @@ static void on_signal(int sig)
 		stop_requested = 1;
 }
 
-/* SIGHUP: the config file again, its difference applied live (control/reload.h). */
-static void reload(struct nvmf_tgt *tgt, const char *config)
+/* SIGHUP: the config file again, its difference applied live (control/reload.h); with a
+ * control socket, refused while live changes made through it are not in the file
+ * (nvmf_ctl_reload). Returns 0, or -1 with @err (nothing was changed; logged already). */
+static int reload(struct nvmf_tgt *tgt, struct nvmf_ctl *ctl, const char *config, char *err,
+		  size_t errlen)
 {
-	struct nvmf_config next;
-	char err[1024];
-	if (nvmf_config_load(config, &next, err, sizeof(err))) {
-		nvmf_log_at(tgt, NVMF_LOGC_CONTROL, NVMF_LOG_ERROR,
-			    "reload (SIGHUP): %s: %s (nothing was changed)", config, err);
-		return;
-	}
 	json_t *changes = json_array();
-	int rc = nvmf_tgt_reload(tgt, &next, changes, err, sizeof(err));
-	nvmf_config_free(&next);
+	int rc;
+	if (ctl->tgt) {
+		rc = nvmf_ctl_reload(ctl, changes, false, err, errlen);
+	} else {
+		struct nvmf_config next;
+		if (nvmf_config_load(config, &next, err, errlen)) {
+			nvmf_log_at(tgt, NVMF_LOGC_CONTROL, NVMF_LOG_ERROR,
+				    "reload (SIGHUP): %s: %s (nothing was changed)", config, err);
+			json_decref(changes);
+			return -1;
+		}
+		rc = nvmf_tgt_reload(tgt, &next, changes, err, errlen);
+		nvmf_config_free(&next);
+	}
 	if (rc)
 		nvmf_log_at(tgt, NVMF_LOGC_CONTROL, NVMF_LOG_ERROR,
 			    "reload (SIGHUP): %s (nothing was changed)", err);
@@ -55,11 +72,37 @@ static void reload(struct nvmf_tgt *tgt, const char *config)
 		nvmf_log_at(tgt, NVMF_LOGC_CONTROL, NVMF_LOG_INFO, "reload (SIGHUP): %zu change(s)",
 			    json_array_size(changes));
 	json_decref(changes);
+	return rc ? -1 : 0;
+}
+
+/*
+ * systemd's service notifications (sd_notify(3); the unit is Type=notify): what STATUS=
+ * last said, so that a change of the served counts (a reload, the control socket) is said
+ * once, and @note, appended to it (a failed reload). Without $NOTIFY_SOCKET, when not
+ * started by systemd, sd_notify does nothing.
+ */
+struct notify_state {
+	size_t subsys, ports; /* as last said; SIZE_MAX: nothing said yet */
+	char note[256];       /* "" or "; ..." after the counts */
+};
+
+/* READY=1 (when @ready) and STATUS=serving N subsystems on M ports[note], if @ready or the
+ * counts changed since the last. Returns sd_notifyf's result (< 0: -errno). */
+static int notify_status(const struct nvmf_tgt *tgt, struct notify_state *ns, bool ready)
+{
+	if (!ready && ns->subsys == tgt->n_subsys && ns->ports == tgt->n_ports)
+		return 0;
+	ns->subsys = tgt->n_subsys;
+	ns->ports = tgt->n_ports;
+	return sd_notifyf(0, "%sSTATUS=serving %zu subsystem%s on %zu port%s%s",
+			  ready ? "READY=1\n" : "", ns->subsys, ns->subsys == 1 ? "" : "s",
+			  ns->ports, ns->ports == 1 ? "" : "s", ns->note);
 }
 
 /* The reservations' state file: nvmf_target.resv_state ("" none), else the config file's
- * absolute name + ".resv.json". 0, or -1 with a message. */
-static int resv_state_path(const struct nvmf_config *cfg, const char *config, char *out, size_t len)
+ * absolute name + ".resv.json". 0, or -1 with an error in @lg. */
+static int resv_state_path(const struct nvmf_logger *lg, const struct nvmf_config *cfg,
+			   const char *config, char *out, size_t len)
 {
 	if (cfg->target.resv_state_set) {
 		snprintf(out, len, "%s", cfg->target.resv_state);
@@ -67,14 +110,15 @@ static int resv_state_path(const struct nvmf_config *cfg, const char *config, ch
 	}
 	char *abs = realpath(config, NULL);
 	if (!abs) {
-		fprintf(stderr, "nvmf-target: %s: %s\n", config, strerror(errno));
+		nvmf_logger_write(lg, NVMF_LOGC_CORE, NVMF_LOG_ERROR, "%s: %s", config,
+				  strerror(errno));
 		return -1;
 	}
 	int n = snprintf(out, len, "%s.resv.json", abs);
 	free(abs);
 	if (n < 0 || (size_t)n >= len) {
-		fprintf(stderr, "nvmf-target: %s: name too long for its reservation state file\n",
-			config);
+		nvmf_logger_write(lg, NVMF_LOGC_CORE, NVMF_LOG_ERROR,
+				  "%s: name too long for its reservation state file", config);
 		return -1;
 	}
 	return 0;
@@ -93,7 +137,8 @@ static void usage(FILE *f)
 		"                       or /tmp/nvmf-target-UID.sock for other users; here %s)\n"
 		"      --no-rpc-socket  no control socket (SIGHUP still reloads the configuration)\n"
 		"      --log-level L    error, warning, info (default) or debug\n"
-		"      --version        print the version and exit\n",
+		"      --version        print the version and exit\n"
+		"  -h, --help           this help\n",
 		def);
 }
 
@@ -101,7 +146,7 @@ static void print_model(const struct nvmf_tgt *tgt)
 {
 	for (size_t i = 0; i < tgt->n_subsys; i++) {
 		const struct nvmf_subsys *s = tgt->subsys[i];
-		printf("nvmf-target: subsystem %s\n", s->cfg->nqn);
+		nvmf_log(tgt, NVMF_LOG_INFO, "subsystem %s", s->cfg->nqn);
 		if (s->cfg->allow_any_host && s->cfg->n_allowed_hosts)
 			nvmf_log(
 				tgt, NVMF_LOG_WARNING,
@@ -111,9 +156,11 @@ static void print_model(const struct nvmf_tgt *tgt)
 		for (uint32_t n = 1; n <= s->max_nsid; n++) {
 			const struct nvmf_ns *ns = s->ns[n];
 			if (ns)
-				printf("nvmf-target:   namespace %u: %s backend, %llu blocks of %u bytes\n",
-				       n, ns->bdev->ops->name, (unsigned long long)ns->nlb,
-				       1u << ns->lba_shift);
+				nvmf_log(
+					tgt, NVMF_LOG_INFO,
+					"subsystem %s: namespace %u: %s backend, %llu blocks of %u bytes",
+					s->cfg->nqn, n, ns->bdev->ops->name,
+					(unsigned long long)ns->nlb, 1u << ns->lba_shift);
 		}
 	}
 }
@@ -152,7 +199,7 @@ int main(int argc, char **argv)
 			log_level = optarg;
 			break;
 		case 'V':
-			printf("nvmf-target %s\n", NVMF_TARGET_VERSION);
+			printf("nvmf-target %s\n", NVMF_VERSION);
 			return 0;
 		case 'h':
 			usage(stdout);
@@ -190,36 +237,43 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	/* Until nvmf_tgt_init there is no target and so no log (its levels are the target's):
-	 * the command line's and the config's errors go to stderr directly, "nvmf-target: "
-	 * first as the log's lines, and the program exits. */
-	char err[1024];
+	/* Until nvmf_tgt_init there is no target, and so no target's log: the start's lines
+	 * go through a logger of their own, at --log-level, then at the config's levels too
+	 * once it is read (the command line's mistakes above are the usage's, exit 2). */
+	struct nvmf_logger early;
+	nvmf_logger_init(&early, level);
+	char err[2048]; /* a refused reload names every unsaved change */
 	struct nvmf_config cfg;
 	memset(&cfg, 0, sizeof(cfg));
 	if (nvmf_config_load(config, &cfg, err, sizeof(err))) {
 		/* "cannot open PATH: ..." names the file already. */
 		if (!strncmp(err, "cannot open ", 12))
-			fprintf(stderr, "nvmf-target: %s\n", err);
+			nvmf_logger_write(&early, NVMF_LOGC_CORE, NVMF_LOG_ERROR, "%s", err);
 		else
-			fprintf(stderr, "nvmf-target: %s: %s\n", config, err);
+			nvmf_logger_write(&early, NVMF_LOGC_CORE, NVMF_LOG_ERROR, "%s: %s", config,
+					  err);
 		return 1;
 	}
+	nvmf_logger_apply(&early, cfg.target.log_level);
+	/* The target takes the same levels before it logs anything. */
+	cfg.target.log_level_base_set = true;
+	cfg.target.log_level_base = level;
 	/* Secrets in a file others can read are no secrets: say so (as --check does too). */
 	struct stat st;
 	if (cfg.n_dhchap && stat(config, &st) == 0 && (st.st_mode & 044))
-		fprintf(stderr,
-			"nvmf-target: warning: %s holds DH-HMAC-CHAP secrets and is readable by "
-			"%s (mode %04o); chmod 600 it\n",
-			config, st.st_mode & 004 ? "every user" : "its group",
-			(unsigned)(st.st_mode & 07777));
+		nvmf_logger_write(&early, NVMF_LOGC_AUTH, NVMF_LOG_WARNING,
+				  "%s holds DH-HMAC-CHAP secrets and is readable by "
+				  "%s (mode %04o); chmod 600 it",
+				  config, st.st_mode & 004 ? "every user" : "its group",
+				  (unsigned)(st.st_mode & 07777));
 	char resv_state[4096];
-	if (resv_state_path(&cfg, config, resv_state, sizeof(resv_state))) {
+	if (resv_state_path(&early, &cfg, config, resv_state, sizeof(resv_state))) {
 		nvmf_config_free(&cfg);
 		return 1;
 	}
 	if (check_only) {
 		if (resv_state[0] && nvmf_resv_store_check(resv_state, err, sizeof(err))) {
-			fprintf(stderr, "nvmf-target: %s\n", err);
+			nvmf_logger_write(&early, NVMF_LOGC_CORE, NVMF_LOG_ERROR, "%s", err);
 			nvmf_config_free(&cfg);
 			return 1;
 		}
@@ -228,10 +282,32 @@ int main(int argc, char **argv)
 		char warn[512];
 		for (size_t i = 0; !nvmf_ephemeral_range(NULL, &lo, &hi) && i < cfg.n_ports; i++)
 			if (nvmf_port_ephemeral_warning(&cfg.ports[i], lo, hi, warn, sizeof(warn)))
-				fprintf(stderr, "nvmf-target: warning: %s\n", warn);
+				nvmf_logger_write(&early, NVMF_LOGC_CORE, NVMF_LOG_WARNING, "%s",
+						  warn);
+		/* The answer --check was asked for, not a log line: on stdout at any level. */
 		printf("nvmf-target: %s: configuration is valid\n", config);
 		nvmf_config_free(&cfg);
 		return 0;
+	}
+
+	/* The files this target created: one that was served and is missing now is never
+	 * created again empty (subsystem/created.h); the start stops naming it. */
+	struct nvmf_created created;
+	char created_path[4096];
+	if (!realpath(config, created_path) ||
+	    strlen(created_path) + sizeof(".created.json") > sizeof(created_path)) {
+		nvmf_logger_write(&early, NVMF_LOGC_CORE, NVMF_LOG_ERROR,
+				  "%s: no name for its record of created files", config);
+		nvmf_config_free(&cfg);
+		return 1;
+	}
+	strcat(created_path, ".created.json");
+	if (nvmf_created_open(&created, created_path, err, sizeof(err)) ||
+	    nvmf_created_check_config(&created, &cfg, err, sizeof(err))) {
+		nvmf_logger_write(&early, NVMF_LOGC_CORE, NVMF_LOG_ERROR, "%s", err);
+		nvmf_created_free(&created);
+		nvmf_config_free(&cfg);
+		return 1;
 	}
 
 	int rc = 1;
@@ -243,13 +319,12 @@ int main(int argc, char **argv)
 	static const struct nvmf_transport_ops *const transports[] = { &nvmf_rdma_transport_ops,
 								       &nvmf_tcp_transport_ops };
 	if (nvmf_tgt_init(&tgt, &cfg, transports, 2, err, sizeof(err))) {
-		fprintf(stderr, "nvmf-target: %s\n", err);
+		nvmf_logger_write(&early, NVMF_LOGC_CORE, NVMF_LOG_ERROR, "%s", err);
+		nvmf_created_free(&created);
 		nvmf_config_free(&cfg);
 		return 1;
 	}
-	/* --log-level is every component's level but those nvmf_target.log_level names. */
-	nvmf_log_level_set_all(&tgt, level);
-	nvmf_log_level_apply(&tgt, &cfg.target);
+	tgt.created = &created;
 	/* Reservations kept through a restart (PTPL): restored before any host connects; a
 	 * broken file stops here, since dropping it would drop fences. */
 	if (resv_state[0]) {
@@ -257,8 +332,10 @@ int main(int argc, char **argv)
 			nvmf_log(&tgt, NVMF_LOG_ERROR, "%s", err);
 			goto out;
 		}
-		printf("nvmf-target: reservation state file %s\n", resv_state);
+		nvmf_log(&tgt, NVMF_LOG_INFO, "reservation state file %s", resv_state);
 	}
+	for (size_t i = 0; i < tgt.n_subsys; i++)
+		nvmf_tgt_subsys_opened(&tgt, tgt.subsys[i]); /* what it created, recorded */
 	print_model(&tgt);
 	if (nvmf_tgt_listen(&tgt, err, sizeof(err))) {
 		nvmf_log(&tgt, NVMF_LOG_ERROR, "%s", err);
@@ -268,9 +345,10 @@ int main(int argc, char **argv)
 		nvmf_log(&tgt, NVMF_LOG_WARNING, "%s has no ports: no host can connect", config);
 	for (size_t i = 0; i < tgt.n_ports; i++) {
 		char a[96];
-		printf("nvmf-target: listening on %s %s (port %u)\n", tgt.ports[i]->cfg->trtype,
-		       nvmf_port_config_addr(tgt.ports[i]->cfg, a, sizeof(a)),
-		       tgt.ports[i]->cfg->portid);
+		nvmf_log(&tgt, NVMF_LOG_INFO, "listening on %s %s (port %u)",
+			 tgt.ports[i]->cfg->trtype,
+			 nvmf_port_config_addr(tgt.ports[i]->cfg, a, sizeof(a)),
+			 tgt.ports[i]->cfg->portid);
 	}
 	if (nvmf_tgt_start(&tgt, err, sizeof(err))) {
 		nvmf_log(&tgt, NVMF_LOG_ERROR, "%s", err);
@@ -290,7 +368,7 @@ int main(int argc, char **argv)
 				    err); /* it names the socket */
 			goto out;
 		}
-		printf("nvmf-target: control socket %s\n", sock);
+		nvmf_log_at(&tgt, NVMF_LOGC_CONTROL, NVMF_LOG_INFO, "control socket %s", sock);
 	}
 
 	struct sigaction sa;
@@ -300,32 +378,54 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	printf("nvmf-target: ready\n");
+	nvmf_log(&tgt, NVMF_LOG_INFO, "ready");
 	ready = true;
+	/* Every port listens and the control socket is open: systemd may start what needs us.
+	 * A notification that cannot be sent would leave systemd waiting until its start
+	 * timeout, then stopping us: say why now. */
+	struct notify_state notify = { .subsys = SIZE_MAX, .ports = SIZE_MAX };
+	int nrc = notify_status(&tgt, &notify, true);
+	if (nrc < 0)
+		nvmf_log(&tgt, NVMF_LOG_WARNING, "cannot notify systemd (NOTIFY_SOCKET %s): %s",
+			 getenv("NOTIFY_SOCKET"), strerror(-nrc));
 
 	/* This thread runs the main poll group: listeners, admin queues, keep-alive. */
 	struct nvmf_pg *main_pg = nvmf_tgt_main_pg(&tgt);
 	while (!stop_requested) {
 		if (reload_requested) {
 			reload_requested = 0;
-			reload(&tgt, config);
+			/* MONOTONIC_USEC: what systemd 253's Type=notify-reload asks with it;
+			 * 252 (Debian 12) shows the unit "reloading" until READY=1. */
+			sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
+				   (unsigned long long)nvmf_mono_us());
+			if (reload(&tgt, &ctl, config, err, sizeof(err)))
+				snprintf(notify.note, sizeof(notify.note),
+					 "; the last reload (SIGHUP) failed: %.200s", err);
+			else
+				notify.note[0] = '\0';
+			notify_status(&tgt, &notify, true);
 		}
 		if (nvmf_pg_run_once(main_pg, 100) < 0) {
 			nvmf_log(&tgt, NVMF_LOG_ERROR, "fatal error in the poll loop");
 			goto out;
 		}
+		notify_status(&tgt, &notify, false); /* the control socket may have changed them */
 	}
-	printf("nvmf-target: stopping: disconnecting hosts and flushing backends\n");
+	nvmf_log(&tgt, NVMF_LOG_INFO, "stopping: disconnecting hosts and flushing backends");
 	rc = 0;
 out:
 	/* A failed start prints its error and nothing else (docs/transports.md). */
 	if (!ready)
 		tgt.started = false;
+	else /* before the hosts are disconnected: systemd no longer counts on us */
+		sd_notify(0,
+			  "STOPPING=1\nSTATUS=stopping: disconnecting hosts and flushing backends");
 	nvmf_ctl_stop(&ctl);
 	nvmf_tgt_shutdown(&tgt, 10000);
 	nvmf_tgt_fini(&tgt);
+	nvmf_created_free(&created);
 	nvmf_config_free(&cfg);
-	if (!rc)
-		printf("nvmf-target: stopped\n");
+	if (!rc) /* the levels outlive nvmf_tgt_fini */
+		nvmf_log(&tgt, NVMF_LOG_INFO, "stopped");
 	return rc;
 }

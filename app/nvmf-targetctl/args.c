@@ -13,7 +13,7 @@
 #include "util/size.h"
 
 /* Global options, numbered after the command options of enum tctl_opt. */
-enum { G_SOCKET = TCTL_OPT_COUNT, G_JSON, G_TIMEOUT, G_HELP, G_COUNT };
+enum { G_SOCKET = TCTL_OPT_COUNT, G_JSON, G_TIMEOUT, G_HELP, G_VERSION, G_COUNT };
 
 static const struct opt_spec {
 	const char *name; /* without "--" */
@@ -25,6 +25,7 @@ static const struct opt_spec {
 	{ "json", 0, G_JSON, false },
 	{ "timeout", 0, G_TIMEOUT, true },
 	{ "help", 'h', G_HELP, false },
+	{ "version", 0, G_VERSION, false },
 	{ "nqn", 0, TCTL_OPT_NQN, true },
 	{ "nsid", 0, TCTL_OPT_NSID, true },
 	{ "path", 0, TCTL_OPT_PATH, true },
@@ -53,15 +54,17 @@ static const struct opt_spec {
 	{ "maxh2cdata", 0, TCTL_OPT_MAXH2CDATA, true },
 	{ "zerocopy-threshold", 0, TCTL_OPT_ZEROCOPY_THRESHOLD, true },
 	{ "component", 0, TCTL_OPT_COMPONENT, true },
+	{ "force", 0, TCTL_OPT_FORCE, false },
 	{ "subsystem", 0, TCTL_OPT_SUBSYSTEM, true },
 	{ "hash", 0, TCTL_OPT_HASH, true },
 	{ "dhgroup", 0, TCTL_OPT_DHGROUP, true },
 	{ "ana-group", 0, TCTL_OPT_ANA_GROUP, true },
+	{ "ana-state", 0, TCTL_OPT_ANA_STATE, true },
 };
 #define NSPECS (sizeof(specs) / sizeof(specs[0]))
 
 /* Options that may be given more than once, each value kept (a list of NQNs). */
-#define REPEATABLE (1u << TCTL_OPT_HOST | 1u << TCTL_OPT_SUBSYSTEM)
+#define REPEATABLE (1ull << TCTL_OPT_HOST | 1ull << TCTL_OPT_SUBSYSTEM | 1ull << TCTL_OPT_ANA_STATE)
 
 /* Words beyond the command's: kept to name the first unexpected one. */
 #define MAX_WORDS (3 + TCTL_MAX_ARGS)
@@ -172,7 +175,7 @@ static void split_option(struct split *sp, int argc, char **argv, int *i)
 		note(sp, "option '--%s' takes no value", o->name);
 		return;
 	}
-	bool repeatable = o->id < TCTL_OPT_COUNT && (REPEATABLE & (1u << o->id));
+	bool repeatable = o->id < TCTL_OPT_COUNT && (REPEATABLE & (1ull << o->id));
 	if (repeatable) {
 		if (sp->nrep == TCTL_MAX_REPEAT) {
 			note(sp, "option '--%s': more than %d values", o->name, TCTL_MAX_REPEAT);
@@ -213,6 +216,7 @@ static int globals(const struct split *sp, struct tctl_request *req, char *msg, 
 {
 	req->json = sp->val[G_JSON] != NULL;
 	req->help = sp->val[G_HELP] != NULL;
+	req->version = sp->val[G_VERSION] != NULL;
 	if ((req->socket = sp->val[G_SOCKET])) {
 		/* sun_path is 108 bytes with its NUL. */
 		if (!req->socket[0] || strlen(req->socket) > 107) {
@@ -238,7 +242,7 @@ static int command_args(const struct split *sp, unsigned first, struct tctl_requ
 	tctl_command_name(c, name, sizeof(name));
 	struct tctl_args a = { .rep = sp->rep, .rep_opt = sp->rep_opt, .nrep = sp->nrep };
 	for (int i = 0; i < TCTL_OPT_COUNT; i++) {
-		if (sp->val[i] && !(c->opts & (1u << i))) {
+		if (sp->val[i] && !(c->opts & (1ull << i))) {
 			snprintf(err, errlen, "%s: unknown option '--%s'", name, sp->name[i]);
 			return TCTL_USAGE;
 		}
@@ -263,7 +267,7 @@ static int command_args(const struct split *sp, unsigned first, struct tctl_requ
 	if (!c->method) /* call: the first argument */
 		req->method = a.pos[0];
 	else
-		req->method = c->method_arg && a.npos ? c->method_arg : c->method;
+		req->method = c->method_arg && a.npos > c->nreq ? c->method_arg : c->method;
 	if (!(req->params = json_object())) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		return TCTL_USAGE;
@@ -287,10 +291,14 @@ int tctl_parse(int argc, char **argv, struct tctl_request *req, char *err, size_
 		w = 1;
 	}
 	char msg[384];
-	if (globals(&sp, req, msg, sizeof(msg)) && !req->help) {
+	if (globals(&sp, req, msg, sizeof(msg)) && !req->help && !req->version) {
 		snprintf(err, errlen, "%s", msg);
 		return TCTL_USAGE;
 	}
+	/* As --help: the tool's own version, whatever else is on the line (the target's
+	 * is the version command's). */
+	if (req->version && !req->help)
+		return TCTL_OK;
 	const char *group = w < sp.nwords ? sp.word[w] : NULL;
 	if (!group) {
 		if (req->help)

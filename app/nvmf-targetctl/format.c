@@ -94,7 +94,12 @@ static void namespace_row(struct tctl_table *t, json_t *n)
 		tctl_table_json(t, bytes);
 	tctl_table_json(t, json_object_get(n, "block_size"));
 	tctl_table_json(t, json_object_get(n, "uuid"));
-	tctl_table_json(t, json_object_get(n, "path"));
+	/* A backing file deleted while served: the name no longer leads to the data. */
+	const char *path = json_string_value(json_object_get(n, "path"));
+	if (path && json_is_true(json_object_get(n, "backing_file_unlinked")))
+		tctl_table_cell(t, "%s (deleted)", path);
+	else
+		tctl_table_json(t, json_object_get(n, "path"));
 }
 
 static const struct tctl_col subsystem_cols[] = {
@@ -160,6 +165,23 @@ static void controller_row(struct tctl_table *t, json_t *c)
 					    "reads",  "writes",    "connected_since" };
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		tctl_table_json(t, json_object_get(c, keys[i]));
+	/* DH-HMAC-CHAP of the admin queue: "no", or hash/group/direction; a "*" when some
+	 * queue differs (each is in --json). A target without the field: "-". */
+	json_t *auth = json_object_get(c, "auth"), *q;
+	bool differs = false;
+	size_t i;
+	json_array_foreach(json_object_get(c, "queues"), i, q)
+		differs |= json_object_get(q, "auth") != NULL;
+	if (!auth)
+		tctl_table_json(t, NULL);
+	else if (!json_is_object(auth))
+		tctl_table_cell(t, "no%s", differs ? "*" : "");
+	else
+		tctl_table_cell(t, "%s/%s/%s%s", str(auth, "hash"), str(auth, "dhgroup"),
+				json_is_true(json_object_get(auth, "bidirectional")) ?
+					"bidirectional" :
+					"unidirectional",
+				differs ? "*" : "");
 }
 
 static void ns_stats_row(struct tctl_table *t, json_t *n)
@@ -188,9 +210,9 @@ static const struct tctl_col port_cols[] = {
 	{ "TRSVCID", true }, { "CONTROLLERS", true }, { "SUBSYSTEMS", false },
 };
 static const struct tctl_col controller_cols[] = {
-	{ "CNTLID", true }, { "SUBNQN", false },   { "HOSTNQN", false },
-	{ "PORTID", true }, { "IO-QUEUES", true }, { "KATO-MS", true },
-	{ "READS", true },  { "WRITES", true },    { "CONNECTED-SINCE", false },
+	{ "CNTLID", true },           { "SUBNQN", false }, { "HOSTNQN", false }, { "PORTID", true },
+	{ "IO-QUEUES", true },        { "KATO-MS", true }, { "READS", true },    { "WRITES", true },
+	{ "CONNECTED-SINCE", false }, { "AUTH", false },
 };
 static const struct tctl_col ns_stats_cols[] = {
 	{ "NQN", false },       { "NSID", true },        { "READS", true },  { "WRITES", true },
@@ -252,6 +274,25 @@ static int reservation(FILE *f, const struct tctl_request *req, json_t *r)
 {
 	long long nsid = json_object_get(r, "nsid") ? num(r, "nsid") : num(req->params, "nsid");
 	const char *nqn = json_object_get(r, "nqn") ? str(r, "nqn") : str(req->params, "nqn");
+	if (!strcmp(req->method, "namespace_reservation_clear")) {
+		if (!json_is_true(json_object_get(r, "cleared")))
+			fprintf(f, "namespace %lld of %s: nothing to clear (no registrant)\n", nsid,
+				nqn);
+		else if (json_is_string(json_object_get(r, "holder")))
+			fprintf(f,
+				"namespace %lld of %s: cleared %s held by host %s and %lld "
+				"registration(s), generation %lld\n",
+				nsid, nqn, str(r, "type_name"), str(r, "holder"),
+				num(r, "registrants"), num(r, "generation"));
+		else
+			fprintf(f,
+				"namespace %lld of %s: cleared %s%s%lld registration(s), "
+				"generation %lld\n",
+				nsid, nqn, num(r, "type") ? str(r, "type_name") : "",
+				num(r, "type") ? " (held by every registrant) and " : "",
+				num(r, "registrants"), num(r, "generation"));
+		return ferror(f) ? TCTL_ERR : TCTL_OK;
+	}
 	if (json_is_false(json_object_get(r, "enabled"))) {
 		fprintf(f, "namespace %lld of %s: reservations off (resv.enable 0)\n", nsid, nqn);
 		return ferror(f) ? TCTL_ERR : TCTL_OK;
@@ -412,6 +453,12 @@ static int changed(FILE *f, const struct tctl_request *req, json_t *r)
 	case TCTL_OUT_HOST_REMOVE:
 		fprintf(f, "host %s removed from %s", str(p, "host"), nqn);
 		dropped(f, disc);
+		/* allow_any_host on: the list did not admit it, so it stays (nvmet's way). */
+		if (json_is_true(json_object_get(r, "still_admitted")))
+			fprintf(f,
+				"; allow_any_host is on, so it may still connect (%lld controller%s "
+				"of it still connected)",
+				num(r, "connected"), plural(num(r, "connected")));
 		fputc('\n', f);
 		break;
 	case TCTL_OUT_DHCHAP_SET:

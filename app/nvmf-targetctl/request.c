@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "control/schema.h"
+#include "nvme/ana-state.h"
 #include "nvme/dhchap.h"
+#include "util/secret.h"
 #include "nvme/identify.h"
 #include "util/choice.h"
 #include "app/nvmf-targetctl/targetctl.h"
@@ -23,7 +25,7 @@
 #define GRPID_MAX  NVMF_CTL_GRPID_MAX
 #define SERIAL_MAX 20 /* Identify Controller SN and MN: ASCII, 20 and 40 bytes */
 #define MODEL_MAX  40
-#define OPT(o)     (1u << TCTL_OPT_##o)
+#define OPT(o)     (1ull << TCTL_OPT_##o)
 
 /* json_object_set_new that reports failure (no memory, or NULL from a bad string). */
 static int put(json_t *o, const char *key, json_t *v, char *msg, size_t len)
@@ -38,6 +40,10 @@ static int put(json_t *o, const char *key, json_t *v, char *msg, size_t len)
 /* An NQN argument @s named @what (NQN, HOSTNQN, --nqn): 0, or -1 with @msg. */
 static int check_nqn(const char *what, const char *s, char *msg, size_t len)
 {
+	if (nvmf_text_has_secret(s)) {
+		snprintf(msg, len, "%s is a secret (not shown), not an NQN", what);
+		return -1;
+	}
 	if (!*s || strlen(s) > NQN_MAX) {
 		snprintf(msg, len, "%s '%s' must be 1 to %d bytes", what, s, NQN_MAX);
 		return -1;
@@ -144,8 +150,8 @@ static int put_choice(json_t *o, const char *method, const char *key, const char
 	char names[160];
 	if (nvmf_choice_index(p->choices, s) >= 0)
 		return put(o, key, json_string(s), msg, len);
-	if (nvme_dhchap_text_has_secret(s))
-		snprintf(msg, len, "%s (a DH-HMAC-CHAP secret, not shown) is not %s", what,
+	if (nvmf_text_has_secret(s))
+		snprintf(msg, len, "%s (a secret, not shown) is not %s", what,
 			 nvmf_choice_text(p->choices, names, sizeof(names)));
 	else
 		snprintf(msg, len, "%s '%s' is not %s", what, s,
@@ -178,15 +184,21 @@ static int b_controller_disconnect(const struct tctl_command *c, const struct tc
 		       0;
 }
 
-/* NQN NSID, and for resize SIZE. */
+/* NQN NSID, and for resize SIZE when given. */
 static int b_nqn_nsid(const struct tctl_command *c, const struct tctl_args *a, json_t *p, char *msg,
 		      size_t len)
 {
 	if (put_nqn(p, "nqn", "NQN", a->pos[0], msg, len) ||
 	    put_uint(p, "nsid", "NSID", a->pos[1], 1, NSID_MAX, msg, len))
 		return -1;
-	if (c->out == TCTL_OUT_NS_RESIZE)
+	if (c->out == TCTL_OUT_NS_RESIZE && a->npos > 2) /* none: the device's size */
 		return put_size(p, "size_bytes", "SIZE", a->pos[2], msg, len);
+	/* namespace reservation NQN NSID clear: the one word, spelled out (a typo must not
+	 * read the reservation instead, nor clear it by a word meaning something else). */
+	if (c->out == TCTL_OUT_NS_RESV && a->npos > 2 && strcmp(a->pos[2], "clear")) {
+		snprintf(msg, len, "'%s' is not clear (the only word after NSID)", a->pos[2]);
+		return -1;
+	}
 	return 0;
 }
 
@@ -256,6 +268,17 @@ static int b_namespace_stats(const struct tctl_command *c, const struct tctl_arg
 	if (nqn && put_nqn(p, "nqn", "--nqn", nqn, msg, len))
 		return -1;
 	return nsid ? put_uint(p, "nsid", "--nsid", nsid, 1, NSID_MAX, msg, len) : 0;
+}
+
+static int b_config_reload(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
+			   char *msg, size_t len)
+{
+	(void)c;
+	(void)msg;
+	(void)len;
+	if (a->opt[TCTL_OPT_FORCE])
+		json_object_set_new(p, "force", json_true());
+	return 0;
 }
 
 static int b_call(const struct tctl_command *c, const struct tctl_args *a, json_t *p, char *msg,
@@ -550,6 +573,50 @@ static bool zerocopy_valid(uint64_t v)
 	return v == 0 || (v >= 4096 && v <= 16777216);
 }
 
+/* --ana-state GRPID:STATE (repeated) as the port object's "ana_groups": [{"grpid": N,
+ * "ana": {"state": STATE}}], the config file's form (docs/configuration.md); nothing when
+ * none is given. The state's names are nvme/ana-state.h's, as for ana set. */
+static int put_ana_states(json_t *port, const struct tctl_args *a, char *msg, size_t len)
+{
+	json_t *groups = NULL;
+	bool seen[GRPID_MAX + 1] = { false };
+	for (unsigned i = 0; i < a->nrep; i++) {
+		if (a->rep_opt[i] != TCTL_OPT_ANA_STATE)
+			continue;
+		const char *v = a->rep[i], *colon = strchr(v, ':');
+		char num[16], names[160];
+		uint64_t grpid;
+		if (!colon || (size_t)(colon - v) >= sizeof(num)) {
+			snprintf(msg, len,
+				 "--ana-state '%s' is not GRPID:STATE (e.g. 2:inaccessible)", v);
+			return -1;
+		}
+		snprintf(num, sizeof(num), "%.*s", (int)(colon - v), v);
+		if (tctl_parse_uint(num, "--ana-state group", 1, GRPID_MAX, &grpid, msg, len))
+			return -1;
+		if (nvmf_choice_index(nvme_ana_state_names, colon + 1) < 0) {
+			snprintf(msg, len, "--ana-state %s: '%s' is not %s", v, colon + 1,
+				 nvmf_choice_text(nvme_ana_state_names, names, sizeof(names)));
+			return -1;
+		}
+		if (seen[grpid]) {
+			snprintf(msg, len, "--ana-state: group %llu given twice",
+				 (unsigned long long)grpid);
+			return -1;
+		}
+		seen[grpid] = true;
+		if (!groups && !(groups = put_new(port, "ana_groups", true, msg, len)))
+			return -1;
+		json_t *g = json_pack("{s:I, s:{s:s}}", "grpid", (json_int_t)grpid, "ana", "state",
+				      colon + 1);
+		if (!g || json_array_append_new(groups, g)) {
+			snprintf(msg, len, "--ana-state: out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* A config file's port object (nvmetcli layout: addr and param values are strings). */
 static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, json_t *p, char *msg,
 		      size_t len)
@@ -598,7 +665,9 @@ static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, j
 			return -1;
 	}
 	json_t *subs = put_new(port, "subsystems", true, msg, len);
-	return subs ? put_nqn_list(subs, a, TCTL_OPT_SUBSYSTEM, "--subsystem", msg, len) : -1;
+	if (!subs || put_nqn_list(subs, a, TCTL_OPT_SUBSYSTEM, "--subsystem", msg, len))
+		return -1;
+	return put_ana_states(port, a, msg, len);
 }
 
 /* PORTID, and for link/unlink NQN. */
@@ -685,21 +754,25 @@ static int b_log_level(const struct tctl_command *c, const struct tctl_args *a, 
 	"The subsystem starts with no namespaces (add them with namespace add) and on no port\n"   \
 	"(port link PORTID NQN).\n"
 
-#define PORT_ADD_HELP                                                                         \
-	"  --traddr ADDR        the IPv4 or IPv6 address to listen on (required)\n"           \
-	"  --trsvcid SVC        the port number (default 4420)\n"                             \
-	"  --adrfam ipv4|ipv6   the address family (default: that of ADDR)\n"                 \
-	"  --trtype rdma|tcp    the transport (default rdma)\n"                               \
-	"  --inline-data-size BYTES\n"                                                        \
-	"                       in-capsule data per command, 0 to 16384 (tcp: 1024 to\n"      \
-	"                       16384; default 8192)\n"                                       \
-	"  --max-queue-size N   queue entries a host may ask for, 16 to 1024 (default 128)\n" \
-	"  --maxh2cdata BYTES   tcp only: bytes one H2CData PDU may carry (the ICResp\n"      \
-	"                       MAXH2CDATA), 4096 to 16M, a multiple of 4 (default 128K)\n"   \
-	"  --zerocopy-threshold BYTES\n"                                                      \
-	"                       tcp only: read data of at least this size is sent with\n"     \
-	"                       MSG_ZEROCOPY; 0 never, or 4096 to 16M (default 32K)\n"        \
-	"  --subsystem NQN      expose this subsystem on the port; repeat for more\n"         \
+#define PORT_ADD_HELP                                                                           \
+	"  --traddr ADDR        the IPv4 or IPv6 address to listen on (required)\n"             \
+	"  --trsvcid SVC        the port number (default 4420)\n"                               \
+	"  --adrfam ipv4|ipv6   the address family (default: that of ADDR)\n"                   \
+	"  --trtype rdma|tcp    the transport (default rdma)\n"                                 \
+	"  --inline-data-size BYTES\n"                                                          \
+	"                       in-capsule data per command, 0 to 16384 (tcp: 1024 to\n"        \
+	"                       16384; default 8192)\n"                                         \
+	"  --max-queue-size N   queue entries a host may ask for, 16 to 1024 (default 128)\n"   \
+	"  --maxh2cdata BYTES   tcp only: bytes one H2CData PDU may carry (the ICResp\n"        \
+	"                       MAXH2CDATA), 4096 to 16M, a multiple of 4 (default 128K)\n"     \
+	"  --zerocopy-threshold BYTES\n"                                                        \
+	"                       tcp only: read data of at least this size is sent with\n"       \
+	"                       MSG_ZEROCOPY; 0 never, or 4096 to 16M (default 32K)\n"          \
+	"  --subsystem NQN      expose this subsystem on the port; repeat for more\n"           \
+	"  --ana-state GRPID:STATE\n"                                                           \
+	"                       ANA group GRPID (1 to 128) has STATE on the port: optimized,\n" \
+	"                       non-optimized, inaccessible, persistent-loss or change;\n"      \
+	"                       repeat for more groups (default: group 1 optimized)\n"          \
 	"PORTID is 0 to 65535.\n"
 
 #define NS_ADD_HELP                                                                              \
@@ -810,7 +883,8 @@ const struct tctl_command tctl_commands[] = {
 	  { "PORTID", NULL },
 	  1,
 	  OPT(TRADDR) | OPT(TRSVCID) | OPT(ADRFAM) | OPT(TRTYPE) | OPT(INLINE_DATA_SIZE) |
-		  OPT(MAX_QUEUE_SIZE) | OPT(MAXH2CDATA) | OPT(ZEROCOPY_THRESHOLD) | OPT(SUBSYSTEM),
+		  OPT(MAX_QUEUE_SIZE) | OPT(MAXH2CDATA) | OPT(ZEROCOPY_THRESHOLD) | OPT(SUBSYSTEM) |
+		  OPT(ANA_STATE),
 	  b_port_add,
 	  TCTL_OUT_PORT_ADD,
 	  NULL,
@@ -937,12 +1011,13 @@ const struct tctl_command tctl_commands[] = {
 	{ "namespace",
 	  "resize",
 	  "namespace_resize",
-	  "NQN NSID SIZE",
-	  "change a namespace's size (ram, null and file namespaces)",
+	  "NQN NSID [SIZE]",
+	  "change a namespace's size (ram, null, file), or follow its device's (bdev, nvme)",
 	  "SIZE is bytes, 0x hex, or digits with a K, M, G, T or P suffix (64M = 64 MiB;\n"
-	  "powers of 1024, docs/operating.md#sizes).\n",
+	  "powers of 1024, docs/operating.md#sizes). Without SIZE a block device or NVMe\n"
+	  "namespace takes the size its device has now (after an lvextend).\n",
 	  { "NQN", "NSID", "SIZE", NULL },
-	  3,
+	  2,
 	  0,
 	  b_nqn_nsid,
 	  TCTL_OUT_NS_RESIZE,
@@ -965,16 +1040,19 @@ const struct tctl_command tctl_commands[] = {
 	{ "namespace",
 	  "reservation",
 	  "namespace_reservation",
-	  "NQN NSID",
+	  "NQN NSID [clear]",
 	  "a namespace's reservation: registrants, holder, type, generation, PTPL",
-	  NULL,
-	  { "NQN", "NSID", NULL },
+	  "With the word clear: end the reservation and every registration, for a reservation\n"
+	  "a host that is gone left behind (as a Reservation Release with Clear: the\n"
+	  "registrants' controllers are told Reservation Preempted). The target logs a\n"
+	  "warning naming the holder.\n",
+	  { "NQN", "NSID", "clear", NULL },
 	  2,
 	  0,
 	  b_nqn_nsid,
 	  TCTL_OUT_NS_RESV,
 	  NULL,
-	  NULL },
+	  "namespace_reservation_clear" },
 	{ "host",
 	  "add",
 	  "host_add",
@@ -993,7 +1071,9 @@ const struct tctl_command tctl_commands[] = {
 	  "host_remove",
 	  "NQN HOSTNQN",
 	  "stop allowing a host (its controllers are disconnected)",
-	  NULL,
+	  "With allow_any_host on, the list is not what admits the host: it stays\n"
+	  "connected and may connect again (the answer says so). Turn allow_any_host\n"
+	  "off to keep it out.\n",
 	  { "NQN", "HOSTNQN", NULL },
 	  2,
 	  0,
@@ -1124,13 +1204,15 @@ const struct tctl_command tctl_commands[] = {
 	{ "config",
 	  "reload",
 	  "config_reload",
-	  "",
+	  "[--force]",
 	  "apply the target's config file again; print what changed",
-	  NULL,
+	  "Refused while live changes are not saved to the file (it names them): they would\n"
+	  "be undone. config save writes them first; or\n"
+	  "  --force              reload anyway, undoing them\n",
 	  { NULL },
 	  0,
-	  0,
-	  NULL,
+	  OPT(FORCE),
+	  b_config_reload,
 	  TCTL_OUT_CONFIG_RELOAD,
 	  NULL,
 	  NULL },
@@ -1144,7 +1226,7 @@ const struct tctl_command tctl_commands[] = {
 	  "LEVEL is one of the names listed for level below.\n",
 	  { "LEVEL", NULL },
 	  0,
-	  1u << TCTL_OPT_COMPONENT,
+	  OPT(COMPONENT),
 	  b_log_level,
 	  TCTL_OUT_LOG_LEVEL,
 	  NULL,

@@ -7,6 +7,9 @@
 
 #include "app/nvmf-targetctl/targetctl.h"
 #include "control/proto.h"
+#include "nvme/dhchap.h"
+#include "util/secret.h"
+#include "util/version.h"
 
 /* One request, with this id: the server answers in order and we send nothing else. */
 #define REQUEST_ID 1
@@ -41,26 +44,57 @@ static int judge(const char *text, const char *path, json_t **root, json_t **res
 	json_t *error = json_object_get(*root, "error");
 	if (json_is_object(error)) {
 		const char *m = json_string_value(json_object_get(error, "message"));
-		fprintf(env->err, TCTL_PROG ": %s (%lld)\n", m ? m : "error without a message",
+		char shown[1024];
+		snprintf(shown, sizeof(shown), "%s", m ? m : "error without a message");
+		nvmf_text_redact_secrets(shown);
+		fprintf(env->err, TCTL_PROG ": %s (%lld)\n", shown,
 			(long long)json_integer_value(json_object_get(error, "code")));
 		return TCTL_ERR;
 	}
 	if (!json_is_object(*root) || !json_object_get(*root, "result")) {
-		fprintf(env->err, TCTL_PROG ": %s: the answer is not a JSON-RPC response: %.200s\n",
-			path, text);
+		char shown[201];
+		snprintf(shown, sizeof(shown), "%s", text);
+		nvmf_text_redact_secrets(shown);
+		fprintf(env->err, TCTL_PROG ": %s: the answer is not a JSON-RPC response: %s\n",
+			path, shown);
 		return TCTL_ERR;
 	}
 	*result = json_object_get(*root, "result");
 	return TCTL_OK;
 }
 
+/* A secret on the command line (call's JSON-PARAMS, an argument in the wrong place) is
+ * seen by every user in ps and stays in the shell's history: say so, whatever follows. */
+static void warn_secret_args(int argc, char **argv, const struct tctl_env *env)
+{
+	for (int i = 1; i < argc; i++)
+		if (nvmf_text_has_secret(argv[i])) {
+			fprintf(env->err,
+				TCTL_PROG
+				": warning: argument %d holds a secret: other users see "
+				"it in ps and it stays in the shell history; give "
+				"DH-HMAC-CHAP secrets to 'host dhchap' in "
+				"$NVMF_DHCHAP_SECRET and $NVMF_DHCHAP_CTRL_SECRET instead, "
+				"and change this one\n",
+				i);
+			return;
+		}
+}
+
 int tctl_run(int argc, char **argv, const struct tctl_env *env)
 {
 	struct tctl_request req;
 	char err[512], path[128];
+	warn_secret_args(argc, argv, env);
 	if (tctl_parse(argc, argv, &req, err, sizeof(err)) || tctl_load(&req, err, sizeof(err))) {
+		nvmf_text_redact_secrets(err); /* a usage error may quote the argument */
 		fprintf(env->err, TCTL_PROG ": %s\n", err);
 		return TCTL_USAGE;
+	}
+	if (req.version && !req.help) {
+		fprintf(env->out, TCTL_PROG " %s\n", NVMF_VERSION);
+		tctl_request_free(&req);
+		return TCTL_OK;
 	}
 	if (req.help) {
 		tctl_usage(env->out, &req);

@@ -102,7 +102,9 @@ enum tctl_opt {
 	TCTL_OPT_MAXH2CDATA,
 	TCTL_OPT_ZEROCOPY_THRESHOLD,
 	TCTL_OPT_COMPONENT,
-	TCTL_OPT_COUNT, /* at most 32: tctl_command.opts is a bit mask */
+	TCTL_OPT_ANA_STATE,
+	TCTL_OPT_FORCE,
+	TCTL_OPT_COUNT, /* at most 64: tctl_command.opts is a bit mask */
 };
 
 #define TCTL_MAX_ARGS   4
@@ -142,12 +144,13 @@ struct tctl_command {
 	const char *help;                /* option lines and notes for --help (NULL: none) */
 	const char *args[TCTL_MAX_ARGS]; /* positional names (NQN, NSID...), NULL-ended */
 	unsigned nreq;                   /* how many of them are required */
-	unsigned opts;                   /* 1u << enum tctl_opt it accepts */
+	uint64_t opts;                   /* 1ull << enum tctl_opt it accepts */
 	tctl_build_fn build;
 	enum tctl_out out;
 	tctl_load_fn load;      /* NULL: the builder's params are complete */
-	const char *method_arg; /* with the optional argument given, this method instead
-				   * (log-level LEVEL); NULL: always method */
+	const char *method_arg; /* with the optional argument (the one after the nreq
+				   * required ones) given, this method instead (log-level LEVEL,
+				   * namespace reservation NQN NSID clear); NULL: always method */
 };
 
 /* The command table, ended by an entry with group NULL. */
@@ -158,6 +161,7 @@ struct tctl_request {
 	const struct tctl_command *cmd; /* NULL: top-level (help only) */
 	const char *group;              /* help for a whole group ("namespace --help"), else NULL */
 	bool help;                      /* print usage, send nothing */
+	bool version;                   /* --version: print this tool's version, send nothing */
 	const char *socket;             /* -s/--socket; NULL: nvmf_rpc_default_path() */
 	bool json;                      /* --json */
 	unsigned timeout_s;             /* --timeout; 0: wait forever */
@@ -169,7 +173,7 @@ struct tctl_request {
 
 /*
  * tctl_parse - map @argc/@argv (argv[0] the program) to @req. Global options (-s/--socket,
- * --json, --timeout, -h/--help) may come anywhere; "--" ends the options. Returns TCTL_OK
+ * --json, --timeout, -h/--help, --version) may come anywhere; "--" ends the options. Returns TCTL_OK
  * (req filled; free it with tctl_request_free), or TCTL_USAGE with a one-line message
  * naming the bad argument in @err (no program prefix, no newline; req holds nothing).
  */

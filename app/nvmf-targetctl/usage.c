@@ -12,7 +12,8 @@
 	"  -s, --socket PATH    the target's control socket (default: see below)\n"           \
 	"      --json           print the target's answer as JSON\n"                          \
 	"      --timeout SECS   wait at most SECS for the answer (default 30; 0: no limit)\n" \
-	"  -h, --help           this help; after a command: the command's help\n"
+	"  -h, --help           this help; after a command: the command's help\n"             \
+	"      --version        print this tool's version (the target's: version)\n"
 
 static void command_line(FILE *f, const struct tctl_command *c)
 {
@@ -74,7 +75,7 @@ static void command(FILE *f, const struct tctl_command *c)
 		c->synopsis);
 	fprintf(f, "%c%s", toupper((unsigned char)c->summary[0]), c->summary + 1);
 	if (c->method_arg)
-		fprintf(f, " (method %s; with %s, %s)", c->method, c->args[0], c->method_arg);
+		fprintf(f, " (method %s; with %s, %s)", c->method, c->args[c->nreq], c->method_arg);
 	else if (c->method)
 		fprintf(f, " (method %s)", c->method);
 	fprintf(f, ".\n");

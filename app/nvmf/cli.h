@@ -14,6 +14,7 @@
 #ifndef NVMF_APP_NVMF_CLI_H
 #define NVMF_APP_NVMF_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,7 +22,10 @@
 #include <jansson.h>
 #include "initiator/nvmf.h"
 
-enum { CLI_OK = 0, CLI_ERR = 1, CLI_USAGE = 2 };
+/* CLI_INTERRUPTED: `perf` stopped by SIGINT (Ctrl-C) before its --time, with the report
+ * of the time it ran printed; 128 + SIGINT, the shell's status for a run Ctrl-C ended, so
+ * that a script can tell a cut-short run from a whole one. */
+enum { CLI_OK = 0, CLI_ERR = 1, CLI_USAGE = 2, CLI_INTERRUPTED = 130 };
 
 /* Where a subcommand reads and writes, and how it reaches the target. */
 struct cli_env {
@@ -32,6 +36,10 @@ struct cli_env {
 	 * $NVMF_DHCHAP_CTRL_SECRET (not visible to other users, unlike arguments). */
 	const char *dhchap_secret, *dhchap_ctrl_secret;
 	bool no_progress; /* perf: no per-second line (tests) */
+	/* perf: becomes non-zero when the user asks to stop (main's SIGINT handler sets it;
+	 * tests set it from a thread); the run then stops issuing I/O, drains what is in
+	 * flight and reports. NULL: never. */
+	volatile sig_atomic_t *interrupted;
 };
 
 /* Options every subcommand that connects shares (nvme-cli's names). */
@@ -82,6 +90,15 @@ enum {
 	OPT_REFRESH,
 	OPT_PATH_TIMEOUT,
 	OPT_DISABLE_SQFLOW,
+	OPT_CRKEY, /* the reservation commands (resv.c) */
+	OPT_NRKEY,
+	OPT_PRKEY,
+	OPT_RTYPE,
+	OPT_RREGA,
+	OPT_RACQA,
+	OPT_RRELA,
+	OPT_CPTPL,
+	OPT_IEKEY,
 };
 
 /* The help lines of the multipath options (read, write, perf). */
@@ -262,9 +279,13 @@ int cli_read(int argc, char **argv, const struct cli_env *env);
 int cli_write(int argc, char **argv, const struct cli_env *env);
 int cli_perf(int argc, char **argv, const struct cli_env *env);
 int cli_ana_log(int argc, char **argv, const struct cli_env *env);
+int cli_resv_register(int argc, char **argv, const struct cli_env *env);
+int cli_resv_acquire(int argc, char **argv, const struct cli_env *env);
+int cli_resv_release(int argc, char **argv, const struct cli_env *env);
+int cli_resv_report(int argc, char **argv, const struct cli_env *env);
 
 /* cli_run - dispatch "nvmf SUBCOMMAND ..." (argv[0] is the program name); handles
- * --help / no arguments. Returns the exit status. */
+ * --help, --version and no arguments. Returns the exit status. */
 int cli_run(int argc, char **argv, const struct cli_env *env);
 
 /* ---- perf.c: parsing exposed for tests ---- */
@@ -289,6 +310,29 @@ int cli_perf_parse(int argc, char **argv, struct cli_perf_opts *o, FILE *err);
 /* cli_rw_name / cli_rw_parse - "randread" ... ; parse returns -EINVAL when unknown. */
 const char *cli_rw_name(enum cli_rw rw);
 int cli_rw_parse(const char *s, enum cli_rw *out);
+
+/* ---- resv.c: parsing exposed for tests ---- */
+
+enum cli_resv_cmd { CLI_RESV_REGISTER, CLI_RESV_ACQUIRE, CLI_RESV_RELEASE, CLI_RESV_REPORT };
+
+/* A reservation command's options (nvme-cli's long names; initiator/nvmf.h's values). */
+struct cli_resv_opts {
+	struct cli_common c;
+	enum cli_resv_cmd cmd;
+	uint32_t nsid;                /* --ns, default 1 */
+	unsigned action;              /* --rrega / --racqa / --rrela, default 0 */
+	unsigned rtype;               /* --rtype 1-6; 0: not given */
+	unsigned cptpl;               /* --cptpl 0, 2, 3 */
+	bool iekey;                   /* --iekey */
+	uint64_t crkey, nrkey, prkey; /* --crkey, --nrkey, --prkey, default 0 */
+};
+
+/* cli_resv_parse - the arguments of `resv-register` ... `resv-report` (@cmd) into @o: each
+ * takes only its own options (another's is unknown), values in their field's range,
+ * --rtype required for acquire and for release (not clear). Returns CLI_OK (o->c.help set
+ * for --help) or CLI_USAGE after a message on @err. */
+int cli_resv_parse(int argc, char **argv, enum cli_resv_cmd cmd, struct cli_resv_opts *o,
+		   FILE *err);
 
 /* ---- rw.c: parsing exposed for tests ---- */
 

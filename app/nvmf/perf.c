@@ -10,11 +10,16 @@
  * end; latencies go to a log-linear histogram per thread (hist.c), merged at the end.
  * With -a repeated the queues are a multipath handle's (conn.c): the load fails over
  * between the paths, and the summary says how many I/Os each path served.
+ * Ctrl-C (env->interrupted, set by main's SIGINT handler) ends the run early as --time
+ * would: the threads stop issuing, drain what is in flight, and the summary of the time
+ * it ran is printed, marked "(interrupted after N s)"; the exit status is then
+ * CLI_INTERRUPTED (130), or CLI_ERR when I/Os failed.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +44,8 @@ static const char usage[] =
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
 	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -t/--transport, -g/--hdr-digest,\n"
 	"  -G/--data-digest, -v/--verbose as for identify\n" CLI_MULTIPATH_USAGE
+	"Ctrl-C stops the run early: the result of the time it ran is printed, marked\n"
+	"\"(interrupted after N s)\", and the exit status is 130.\n"
 	"WARNING: write modes overwrite the namespace.\n";
 
 static const char *const rw_names[] = {
@@ -342,13 +349,18 @@ struct result {
 	uint64_t ios, errors;
 	double secs, iops, mbps;
 	struct cli_hist *hist;
+	bool interrupted;       /* stopped by env->interrupted before --time */
+	unsigned interrupted_s; /* whole seconds it had run then */
 };
 
 static void print_result(FILE *f, const struct cli_perf_opts *o, unsigned qd, unsigned queues,
 			 const struct result *r, const struct cli_conn *k)
 {
-	fprintf(f, "%s: bs=%" PRIu64 " qd=%u queues=%u ns=%u time=%.2fs\n", cli_rw_name(o->rw),
-		o->bs, qd, queues, o->nsid, r->secs);
+	fprintf(f, "%s: bs=%" PRIu64 " qd=%u queues=%u ns=%u time=%.2fs", cli_rw_name(o->rw), o->bs,
+		qd, queues, o->nsid, r->secs);
+	if (r->interrupted)
+		fprintf(f, " (interrupted after %u s)", r->interrupted_s);
+	fputc('\n', f);
 	fprintf(f, "  ios: %" PRIu64 ", errors: %" PRIu64 "\n", r->ios, r->errors);
 	fprintf(f, "  IOPS: %.0f, bandwidth: %.2f MB/s\n", r->iops, r->mbps);
 	fprintf(f, "  latency (us): mean %.2f, p50 %.2f, p99 %.2f, p99.9 %.2f, max %.2f\n",
@@ -377,18 +389,29 @@ static json_t *result_json(const struct cli_perf_opts *o, unsigned qd, unsigned 
 	json_object_set_new(lat, "max", json_real(r->hist->count ? (double)r->hist->max / 1e3 : 0));
 	json_object_set_new(j, "lat_us", lat);
 	json_object_set_new(j, "errors", cli_json_uint(r->errors));
+	json_object_set_new(j, "interrupted", json_boolean(r->interrupted));
+	if (r->interrupted)
+		json_object_set_new(j, "interrupted_after_s", json_integer(r->interrupted_s));
 	if (k->mp)
 		json_object_set_new(j, "paths", cli_conn_paths_json(k));
 	return j;
 }
 
-/* Sleep until @t (CLOCK_MONOTONIC ns). */
-static void sleep_until(uint64_t t)
+static bool interrupted(const struct cli_env *env)
+{
+	return env->interrupted && *env->interrupted;
+}
+
+/* Sleep until @t (CLOCK_MONOTONIC ns). Returns false, early, once the user asked to stop
+ * (SIGINT wakes the sleep: main installs its handler without SA_RESTART). */
+static bool sleep_until(uint64_t t, const struct cli_env *env)
 {
 	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000u),
 			       .tv_nsec = (long)(t % 1000000000u) };
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
+		if (interrupted(env))
+			return false;
+	return !interrupted(env);
 }
 
 static uint64_t total_ios(struct worker *w, unsigned n)
@@ -413,17 +436,29 @@ static int run_load(const struct cli_env *env, struct cli_conn *k, const struct 
 {
 	atomic_bool stop = false;
 	unsigned started = 0;
-	uint64_t t0 = nvmf_mono_ns();
+	bool cut = false;
+	uint64_t t0 = nvmf_mono_ns(), t_cut = 0;
 	for (unsigned i = 0; i < queues; i++) {
 		w[i].stop = &stop;
 		if (pthread_create(&w[i].tid, NULL, worker_main, &w[i]))
 			break;
 		started++;
 	}
+	/* Every other thread (the workers, libnvmf's) started with SIGINT blocked (cli_perf):
+	 * only this one takes it, so that Ctrl-C wakes its sleep at once; one that came
+	 * while connecting is delivered now. */
+	sigset_t sigint;
+	sigemptyset(&sigint);
+	sigaddset(&sigint, SIGINT);
+	pthread_sigmask(SIG_UNBLOCK, &sigint, NULL);
 	if (started == queues) {
 		uint64_t last = 0, tlast = t0;
 		for (unsigned sec = 1; sec <= o->time_s && !all_finished(w, queues); sec++) {
-			sleep_until(t0 + (uint64_t)sec * 1000000000u);
+			if (!sleep_until(t0 + (uint64_t)sec * 1000000000u, env)) {
+				cut = true; /* Ctrl-C: no progress line for a part second */
+				t_cut = nvmf_mono_ns();
+				break;
+			}
 			uint64_t ios = total_ios(w, queues), t = nvmf_mono_ns();
 			double dt = (double)(t - tlast) / 1e9;
 			if (!env->no_progress)
@@ -434,6 +469,7 @@ static int run_load(const struct cli_env *env, struct cli_conn *k, const struct 
 			tlast = t;
 		}
 	}
+	pthread_sigmask(SIG_BLOCK, &sigint, NULL);
 	atomic_store(&stop, true);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(w[i].tid, NULL);
@@ -460,6 +496,8 @@ static int run_load(const struct cli_env *env, struct cli_conn *k, const struct 
 			first = &w[i];
 	}
 	r->secs = (double)(t_end - t0) / 1e9;
+	r->interrupted = cut;
+	r->interrupted_s = cut ? (unsigned)((t_cut - t0) / 1000000000u) : 0;
 	r->iops = r->secs > 0 ? (double)r->ios / r->secs : 0;
 	r->mbps = r->iops * (double)o->bs / 1e6;
 	if (first) {
@@ -478,7 +516,7 @@ static int run_load(const struct cli_env *env, struct cli_conn *k, const struct 
 				     first->errors ? first->first_err : first->fatal,
 				     k->mp ? cli_conn_errmsg(k) : first->lost_why);
 	}
-	return CLI_OK;
+	return cut ? CLI_INTERRUPTED : CLI_OK;
 }
 
 int cli_perf(int argc, char **argv, const struct cli_env *env)
@@ -493,9 +531,17 @@ int cli_perf(int argc, char **argv, const struct cli_env *env)
 	}
 
 	struct cli_conn k;
+	/* SIGINT blocked in every thread but the one that sleeps in run_load: the threads
+	 * libnvmf starts while connecting and the workers inherit this mask. */
+	sigset_t sigint, old_mask;
+	sigemptyset(&sigint);
+	sigaddset(&sigint, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigint, &old_mask);
 	/* Ask for room for qd commands (a queue holds size - 1); the library caps it. */
-	if ((rc = cli_conn_open(&o.c, env, "perf", o.queues, o.qd + 1 > 128 ? o.qd + 1 : 0, &k)))
+	if ((rc = cli_conn_open(&o.c, env, "perf", o.queues, o.qd + 1 > 128 ? o.qd + 1 : 0, &k))) {
+		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 		return rc;
+	}
 	struct worker *w = NULL;
 	uint8_t *region = NULL;
 	size_t region_len = 0;
@@ -607,5 +653,6 @@ out:
 	free(w);
 	free(r.hist);
 	free(region);
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL); /* a Ctrl-C of the drain: taken now */
 	return rc;
 }

@@ -3,6 +3,7 @@
  * tests can run whole command lines). */
 #include <string.h>
 #include "app/nvmf/cli.h"
+#include "util/version.h"
 
 static const struct {
 	const char *name;
@@ -15,6 +16,10 @@ static const struct {
 	{ "write", cli_write, "write a file or stdin to blocks of a namespace" },
 	{ "perf", cli_perf, "measure IOPS, bandwidth and latency with a load of async I/O" },
 	{ "ana-log", cli_ana_log, "print the ANA log (group states) through each path" },
+	{ "resv-register", cli_resv_register, "register, unregister or replace a reservation key" },
+	{ "resv-acquire", cli_resv_acquire, "acquire a reservation or preempt registrants" },
+	{ "resv-release", cli_resv_release, "release the reservation, or clear it and every key" },
+	{ "resv-report", cli_resv_report, "print the reservation and its registrants" },
 };
 
 static void help(FILE *f)
@@ -24,7 +29,7 @@ static void help(FILE *f)
 		"NVMe over Fabrics (RDMA or TCP) host tool on libnvmf; no kernel NVMe host needed.\n\n"
 		"Subcommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].what);
+		fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].what);
 	fprintf(f,
 		"\nCommon options: -a/--traddr ADDR (required), -s/--trsvcid PORT (4420),\n"
 		"-t/--transport rdma|tcp (rdma), -g/--hdr-digest, -G/--data-digest (tcp),\n"
@@ -34,8 +39,10 @@ static void help(FILE *f)
 		"$NVMF_DHCHAP_SECRET / $NVMF_DHCHAP_CTRL_SECRET, which other users cannot see).\n"
 		"read, write and perf go over several paths to one subsystem (multipath, with\n"
 		"failover) when -a is repeated; -s once for all or once per -a.\n"
-		"Run 'nvmf SUBCOMMAND --help' for the options of one subcommand.\n"
-		"Exit status: 0 success, 1 error from the target or the transport, 2 usage error.\n");
+		"Run 'nvmf SUBCOMMAND --help' for the options of one subcommand;\n"
+		"'nvmf --version' prints the version.\n"
+		"Exit status: 0 success, 1 error from the target or the transport, 2 usage error,\n"
+		"130 perf stopped by Ctrl-C (its report printed).\n");
 }
 
 int cli_run(int argc, char **argv, const struct cli_env *env)
@@ -47,6 +54,10 @@ int cli_run(int argc, char **argv, const struct cli_env *env)
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
 		help(env->out);
+		return CLI_OK;
+	}
+	if (!strcmp(cmd, "--version")) {
+		fprintf(env->out, "nvmf %s\n", NVMF_VERSION);
 		return CLI_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

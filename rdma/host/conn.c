@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Connection of one host queue over rdma_cm, the way the Linux host does it
- * (drivers/nvme/host/rdma.c; docs/wire-contract.md section 1): RDMA_PS_TCP cm_id on a
+ * (drivers/nvme/host/rdma.c, nvme_rdma_route_resolved): RDMA_PS_TCP cm_id on a
  * private event channel, address and route resolved with 3 s timeouts, a PD per device,
  * CQ + completion channel + RC QP per queue, one 16-byte RECV per queue entry posted
  * BEFORE rdma_connect (the target may answer as soon as it is established), CM REQ private

@@ -14,7 +14,7 @@
  * nvmf_mem_register) is rdma/device.c's, shared by every queue of the process on the
  * same ibv_context.
  *
- * Wire behaviour follows docs/wire-contract.md section 1 (what the Linux host sends), with
+ * Wire behaviour follows what the Linux host sends (drivers/nvme/host/rdma.c), with
  * one deliberate difference: keyed SGLs are type 0x40, never 0x4F, because our memory stays
  * registered for the life of the queue and the target must not invalidate its rkey.
  */

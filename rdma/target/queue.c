@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One NVMe queue = one RC QP on its poll group's CQ and SRQ for the device.
- * Sizing follows the NVMe/RDMA binding as the Linux host uses it (docs/wire-contract.md):
+ * Sizing follows the NVMe/RDMA transport binding's CM private data (HRQSIZE, HSQSIZE) as
+ * the Linux host uses it (drivers/nvme/host/rdma.c, nvme_rdma_route_resolved):
  * a RECV for each of the host's HSQSIZE+1 capsules, posted before the accept; at most
  * HRQSIZE responses in flight; RDMA READs limited by the negotiated ORD.
  * Response (CQE) buffers are one allocation registered once per queue when the host

@@ -44,7 +44,7 @@ static const char config_text[] =
 	"\"nvmf_block_size\":512},"
 	"{\"nsid\":3,\"enable\":1,\"device\":{},\"nvmf_backend\":\"null\",\"nvmf_size_bytes\":\"1M\"}]},"
 	"{\"nqn\":\"nqn.2026-11.io.nvmf-rdma:reloaded\",\"attr\":{\"allow_any_host\":\"1\"},"
-	"\"namespaces\":[]}],\"ports\":[],\"hosts\":[]}";
+	"\"namespaces\":[]}],\"ports\":[],\"hosts\":[{\"nqn\":\"" FX_HOSTNQN "\"}]}";
 
 static char dir[64], config_path[96];
 static bool trace; /* FUZZ_TRACE=1: every answer on stderr */
@@ -245,6 +245,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.tgt = &f.tgt;
 	ctl.config_path = config_path;
+	/* Odd-sized inputs write each change through to the file (the daemon's default), even
+	 * ones count it unsaved: both paths after every change. */
+	ctl.persist = size % 2;
 
 	const char *buf = (const char *)data;
 	size_t left = size;
@@ -271,6 +274,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	check_answer(nvmf_rpc_handle(guarded, &ctl, (const char *)data, size));
 	step(&f);
+	json_decref(ctl.unsaved); /* the changes counted unsaved, if any */
 	if (trace)
 		fprintf(stderr, "namespaces still draining: %u\n", nvmf_tgt_ns_draining(&f.tgt));
 	nvmf_loop_raw_disconnect(io);

@@ -123,6 +123,15 @@ test_04_bidirectional_right_controller_secret_connects_wrong_one_is_refused() {
     wait_for 20 au_dev || fail "no namespace appeared"
     dmesg | grep -q "qid 0: authenticated with hash hmac(sha384) dhgroup ffdhe3072" ||
         { dmesg | tail -5; fail "no bidirectional authentication logged"; }
+    # Our side says so too: the log (after the Connect line) and controller list.
+    grep -q "host $(au_nqn bidi) authenticated on queue 0 (DH-HMAC-CHAP hmac(sha384) ffdhe3072, bidirectional)" \
+        $AU_STATE/target.log || fail "the target did not log the authentication"
+    $AU_CTL --json controller list --nqn $AU_SUB > $AU_STATE/ctrls.json || fail "controller list"
+    jq -e '.controllers[0].auth == {"hash": "hmac(sha384)", "dhgroup": "ffdhe3072", "bidirectional": true}' \
+        $AU_STATE/ctrls.json > /dev/null || { cat $AU_STATE/ctrls.json; fail "controller list does not show the authentication"; }
+    # The I/O queues authenticated the same way: none carries an "auth" of its own.
+    jq -e '[.controllers[0].queues[] | select(has("auth"))] | length == 0' $AU_STATE/ctrls.json > /dev/null ||
+        { cat $AU_STATE/ctrls.json; fail "an I/O queue authenticated otherwise"; }
     dd if=/dev/urandom of=$AU_STATE/pat bs=64k count=1 status=none
     dd if=$AU_STATE/pat of="$(au_dev)" bs=64k oflag=direct status=none || fail "write"
     cmp <(dd if="$(au_dev)" bs=64k count=1 iflag=direct status=none) $AU_STATE/pat || fail "data read back differs"

@@ -15,6 +15,7 @@ HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:0c1e7a5e-0000-4000-8000-00000000c0de
 write_config() {
     cat > $STATE/config.json <<JSON
 {
+  "hosts": [{"nqn": "$HOSTNQN"}],
   "ports": [{"portid": 1, "addr": {"adrfam": "ipv4", "traddr": "0.0.0.0", "trsvcid": "4420", "trtype": "rdma"},
              "subsystems": ["$SUB", "$SUB_H"]}],
   "subsystems": [
@@ -211,8 +212,10 @@ test_07_sighup_applies_an_edit_without_disconnecting_other_hosts() {
         --size=64M --verify=crc32c --verify_backlog=128 --verify_fatal=1 --time_based --runtime=15 \
         --output=/tmp/fio-hup.txt &
     fio_pid=$!
-    # The file now has namespace 5 in the live subsystem, nothing else changed.
-    sed 's|"nvmf_size_bytes": "256M"}]|"nvmf_size_bytes": "256M"}, {"nsid": 5, "enable": 1, "nvmf_backend": "ram", "nvmf_size_bytes": "16M"}]|' \
+    # The file now has namespace 5 in the live subsystem, nothing else changed. (The
+    # target wrote the earlier tests' live changes through to it, in its own layout.)
+    jq --arg sub $SUB '(.subsystems[] | select(.nqn == $sub) | .namespaces) +=
+        [{"nsid": 5, "enable": 1, "nvmf_backend": "ram", "nvmf_size_bytes": "16M"}]' \
         $STATE/config.json > $STATE/config.new && mv $STATE/config.new $STATE/config.json
     grep -q '"nsid": 5' $STATE/config.json || fail "test bug: the edit did not apply"
     kill -HUP "$(cat $STATE/target.pid)"
@@ -225,7 +228,7 @@ test_07_sighup_applies_an_edit_without_disconnecting_other_hosts() {
     expect_eq "the host's controller (not reconnected)" "$c2" "$c1"
     # A file that cannot be applied live: refused by name, nothing changed.
     cp $STATE/config.json $STATE/config.good
-    sed '1s|{|{"nvmf_target": {"threads": 2},|' $STATE/config.good > $STATE/config.json
+    jq '.nvmf_target.threads = 2' $STATE/config.good > $STATE/config.json
     local out; out=$($CTL config reload 2>&1); rc=$?
     echo "$out"
     expect_eq "exit status of a refused reload" $rc 1

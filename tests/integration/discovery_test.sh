@@ -42,7 +42,7 @@ teardown_file() {
 }
 
 test_00_target_starts_with_referrals_and_a_short_discovery_kato() {
-    grep -q 'nvmf-target: ready' $ST/target.log || fail "the target did not say it is ready"
+    grep -q 'nvmf-target: core: ready' $ST/target.log || fail "the target did not say it is ready"
 }
 
 test_01_nvme_discover_shows_the_discovery_subsystem_and_the_referral() {

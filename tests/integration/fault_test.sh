@@ -45,7 +45,7 @@ expect_entry() {
 # (run-suite runs this before the first test).
 setup_file() {
     mkdir -p $STATE
-    rm -f $STATE/ns1.img $STATE/ns2.img $STATE/target.rc
+    rm -f $STATE/ns1.img $STATE/ns2.img $STATE/target.rc $STATE/config.json.created.json
     cat > $STATE/config.json <<JSON
 {"ports": [{"portid": 1, "addr": {"adrfam": "ipv4", "traddr": "0.0.0.0", "trsvcid": "4420", "trtype": "rdma"},
             "subsystems": ["$SUB"]}],
@@ -55,7 +55,7 @@ setup_file() {
 JSON
     ( NVMF_FAULT="$FAULTS" "$FAULT_TGT" -c $STATE/config.json --no-rpc-socket > $STATE/target.log 2>&1 &
       echo $! > $STATE/target.pid; wait $!; echo $? > $STATE/target.rc ) &
-    wait_for 20 grep -q 'nvmf-target: ready' $STATE/target.log || { cat $STATE/target.log; fail "not ready"; }
+    wait_for 20 grep -q 'nvmf-target: core: ready' $STATE/target.log || { cat $STATE/target.log; fail "not ready"; }
 }
 
 # After the last test, whatever happened: nothing of this file left for the next one.

@@ -130,7 +130,7 @@ teardown_file() {
 }
 
 test_00_target_starts_on_a_slow_disk_ram_and_file() {
-    grep -q 'nvmf-target: ready' $HD_STATE/target.log || fail "the target did not say it is ready"
+    grep -q 'nvmf-target: core: ready' $HD_STATE/target.log || fail "the target did not say it is ready"
     [ -b /dev/mapper/nvmf-slow ] || fail "no slow disk"
 }
 

@@ -69,7 +69,7 @@ teardown_file() {
 }
 
 test_00_start_both_targets_with_the_same_secrets() {
-    grep -q 'nvmf-target: ready' $IA_ST/target.log || fail "our target did not say it is ready"
+    grep -q 'nvmf-target: core: ready' $IA_ST/target.log || fail "our target did not say it is ready"
     [ -d "$NVMET_CFS/subsystems/$IA_KERN_NQN" ] || fail "no kernel subsystem $IA_KERN_NQN"
 }
 

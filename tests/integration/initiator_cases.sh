@@ -40,7 +40,7 @@ setup_file() {
    "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_size_bytes": 268435456}]}]}
 JSON
     ( "$TGT" -c $ST/ours.json --rpc-socket $ST/ours.sock > $ST/ours.log 2>&1 & echo $! > $ST/ours.pid; wait ) &
-    wait_for 20 grep -q 'nvmf-target: ready' $ST/ours.log || { cat $ST/ours.log; fail "our target did not start"; }
+    wait_for 20 grep -q 'nvmf-target: core: ready' $ST/ours.log || { cat $ST/ours.log; fail "our target did not start"; }
     knvmet_clear
     nullb_remove nullb_init
     local nb; nb=$(nullb_create nullb_init 256) || fail "null_blk"
@@ -76,7 +76,7 @@ teardown_file() {
 }
 
 test_00_start_both_targets() {
-    grep -q 'nvmf-target: ready' $ST/ours.log || fail "our target did not say it is ready"
+    grep -q 'nvmf-target: core: ready' $ST/ours.log || fail "our target did not say it is ready"
     [ -d "$NVMET_CFS/subsystems/$KERN_NQN" ] || fail "no kernel subsystem $KERN_NQN"
 }
 

@@ -134,7 +134,7 @@ nvmf_target_start() {
     ( "$NVMF_TARGET_BIN" -c "$d/config.json" --rpc-socket "$d/rpc.sock" > "$d/target.log" 2>&1 &
       echo $! > "$d/target.pid"; wait $!; echo $? > "$d/target.rc" ) &
     wait_for 5 test -s "$d/target.pid"
-    wait_for 20 grep -q 'nvmf-target: ready' "$d/target.log" || { cat "$d/target.log"; return 1; }
+    wait_for 20 grep -q 'nvmf-target: core: ready' "$d/target.log" || { cat "$d/target.log"; return 1; }
 }
 
 # nvmf_target_stop DIR: SIGTERM, and wait up to 30 s for it to exit.

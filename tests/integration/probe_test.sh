@@ -28,7 +28,7 @@ test_00_target_starts() {
                    "nvmf_size_bytes": "16M", "device": {"uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a77"}}]}]}
 JSON
     # Under TCG a loaded host can take longer than nvmf_target_start's 20 s.
-    nvmf_target_start $ST || wait_for 120 grep -q 'nvmf-target: ready' $ST/target.log ||
+    nvmf_target_start $ST || wait_for 120 grep -q 'nvmf-target: core: ready' $ST/target.log ||
         fail "target did not start"
 }
 

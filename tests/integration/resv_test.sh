@@ -91,7 +91,7 @@ rv_expect_conflict() {   # rv_expect_conflict WHAT OUTPUT STATUS
 # (run-suite runs this before the first test).
 setup_file() {
     mkdir -p $RV_STATE
-    rm -f $RV_IMG $RV_STATE/config.json.resv.json
+    rm -f $RV_IMG $RV_STATE/config.json.resv.json $RV_STATE/config.json.created.json
     rv_config
     nvmf_target_start $RV_STATE || fail "target did not start"
 }

@@ -28,7 +28,7 @@ write_config() {
     fi
     cat > $STATE/config.json <<JSON
 {
-  "hosts": [],
+  "hosts": [{"nqn": "nqn.2026-11.io.nvmf-rdma:someone-else"}],
   "ports": [{"portid": 1, "addr": {"adrfam": "ipv4", "traddr": "0.0.0.0", "treq": "not specified",
              "trsvcid": "4420", "trtype": "rdma"}, "param": {"inline_data_size": "8192"},
              "referrals": [], "subsystems": ["$SUB_FILE", "$SUB_RAM", "$SUB_LOCKED"$drive_port]},
@@ -80,7 +80,7 @@ JSON
 # (run-suite runs this before the first test).
 setup_file() {
     mkdir -p $STATE
-    rm -f $IMG
+    rm -f $IMG $STATE/config.json.created.json  # a new image: not one the target lost
     write_config
     start_target || fail "target did not start"
 }
@@ -97,7 +97,7 @@ teardown_file() {
 
 test_00_target_starts_with_file_ram_and_drive_namespaces() {
     cat $STATE/target.log
-    grep -q 'nvmf-target: ready' $STATE/target.log || fail "the target did not say it is ready"
+    grep -q 'nvmf-target: core: ready' $STATE/target.log || fail "the target did not say it is ready"
     [ -f $IMG ] || fail "backing file was not created"
 }
 
@@ -247,7 +247,7 @@ test_11_sigterm_while_connected_exits_cleanly() {
     kill -TERM "$pid"
     wait_for 30 test -s $STATE/target.rc || fail "target did not exit within 30 s"
     tail -n 3 $STATE/target.log
-    grep -q 'nvmf-target: stopped' $STATE/target.log || fail "no clean stop message"
+    grep -q 'nvmf-target: core: stopped' $STATE/target.log || fail "no clean stop message"
     # The host sees the controller go away: it leaves the live state (and reconnects).
     wait_for 20 bash -c "[ \"\$(cat /sys/class/nvme/$ctrl/state)\" != live ]" ||
         fail "host controller $ctrl still live"

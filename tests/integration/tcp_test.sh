@@ -75,7 +75,7 @@ teardown_file() {
 }
 
 test_00_target_starts_with_tcp_and_rdma_ports() {
-    grep -q 'nvmf-target: ready' $ST/target.log || fail "the target did not say it is ready"
+    grep -q 'nvmf-target: core: ready' $ST/target.log || fail "the target did not say it is ready"
 }
 
 # ---- helpers ----

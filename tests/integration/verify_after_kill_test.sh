@@ -42,7 +42,7 @@ teardown_file() {
 }
 
 test_00_target_with_a_ram_namespace_starts() {
-    grep -q 'nvmf-target: ready' $VK_STATE/target.log || fail "the target did not say it is ready"
+    grep -q 'nvmf-target: core: ready' $VK_STATE/target.log || fail "the target did not say it is ready"
 }
 
 test_01_verify_after_killing_the_writer_and_its_job_reads_back() {

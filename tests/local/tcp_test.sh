@@ -4,7 +4,7 @@
 # unprivileged port), and libnvmf's `nvmf` tool talks to it with -t tcp: discover,
 # identify and ana-log, verified writes and reads from 512 B to 1 MiB (in-capsule, one
 # R2T, several H2CData/C2HData PDUs, a transfer split by MDTS) with digests off and on,
-# a perf run with no error, the same with SQ flow control disabled (--disable-sqflow:
+# a perf run with no error, one stopped by SIGINT (its report, exit 130), the same with SQ flow control disabled (--disable-sqflow:
 # reads end with a C2HData carrying SUCCESS and no CapsuleResp; the discovery log says the
 # port supports it), connect/disconnect cycles (the target frees every
 # controller), a target restart and a target that stops under a write (the error names
@@ -21,7 +21,10 @@
 # staged; SIGTERM while a host reading 1 MiB blocks is stopped (SIGSTOP): the target
 # waits for the answers it cannot deliver (bounded) and exits 0, the resumed host gets a
 # connection error, and writes acknowledged around the stop read back after a restart (a
-# file namespace).
+# file namespace); the programs' --version; reservations from two hosts (nvmf resv-*: one
+# reserves, the other is refused a write, the report shows both), port add with ANA group
+# states, a multipath read with no usable path (its message names each path's ANA state)
+# and the operator's reservation clear over the control socket.
 # Each check prints "ok - what" or "FAIL - what" and the script exits 1 at the end if any
 # failed (it never stops halfway, so one run shows every failure). BUILD=build/asan runs
 # the sanitizer build.
@@ -79,7 +82,10 @@ write_config() {
                                          "model": "nvmf tcp local"},
    "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_block_size": 512,
                    "nvmf_size_bytes": "64M",
-                   "device": {"uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a01"}}$ns2]}]}
+                   "device": {"uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a01"}}$ns2,
+                  {"nsid": 3, "enable": 1, "nvmf_backend": "ram", "nvmf_block_size": 512,
+                   "nvmf_size_bytes": "16M", "resv": {"enable": "1"},
+                   "device": {"uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a03"}}]}]}
 JSON
 }
 
@@ -94,7 +100,7 @@ start_target() {
         TGT_PID=$!
         local i
         for i in $(seq 100); do
-            grep -q 'nvmf-target: ready' "$ST/target.log" && return 0
+            grep -q 'nvmf-target: core: ready' "$ST/target.log" && return 0
             kill -0 "$TGT_PID" 2>/dev/null || break
             sleep 0.1
         done
@@ -120,6 +126,15 @@ if ! start_target; then
     exit 1
 fi
 ok "nvmf-target listens on tcp 127.0.0.1:$PORT"
+
+# ---- the programs' versions: one string, from util/version.h ----
+v_tgt=$("$TGT" --version 2>&1); v_nvmf=$("$NVMF" --version 2>&1); v_ctl=$("$CTL" --version 2>&1)
+if [[ $v_tgt =~ ^nvmf-target\ [0-9] ]] && [ "$v_nvmf" = "nvmf ${v_tgt#nvmf-target }" ] &&
+   [ "$v_ctl" = "nvmf-targetctl ${v_tgt#nvmf-target }" ]; then
+    ok "nvmf, nvmf-targetctl and nvmf-target --version print the same version ($v_tgt)"
+else
+    bad "--version: '$v_tgt' / '$v_nvmf' / '$v_ctl'"
+fi
 
 # ---- discovery and admin ----
 if tcp discover > "$ST/disc.txt" 2> "$ST/disc.err"; then
@@ -178,6 +193,70 @@ if tcp perf -g -G -n "$NQN" --rw write --bs 128k --qd 8 --time 1 --size 16M > "$
 else
     cat "$ST/perf2.txt"; bad "perf with digests over tcp"
 fi
+
+# ---- perf stopped by Ctrl-C: the report of the time it ran, exit status 130 ----
+# Run directly (not through timeout, which would stand between the signal and perf); a
+# background job of a script starts with SIGINT ignored, and perf's handler must take it.
+"$NVMF" perf -t tcp -a 127.0.0.1 -s "$PORT" -n "$NQN" --time 30 --size 16M > "$ST/perfint.txt" 2>&1 &
+perf_pid=$!
+sleep 2
+kill -INT "$perf_pid"
+for i in $(seq 150); do kill -0 "$perf_pid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$perf_pid" 2>/dev/null; then
+    kill -KILL "$perf_pid"; wait "$perf_pid" 2>/dev/null
+    bad "perf --time 30 given SIGINT after 2 s still runs 15 s later"
+else
+    wait "$perf_pid"; perf_rc=$?
+    if [ "$perf_rc" = 130 ] &&
+       grep -Eq '^randread: bs=4096 qd=32 queues=1 ns=1 time=[0-9.]+s \(interrupted after [0-9]+ s\)$' "$ST/perfint.txt" &&
+       grep -Eq '^  ios: [1-9][0-9]*, errors: 0$' "$ST/perfint.txt" &&
+       grep -Eq '^  IOPS: [1-9][0-9]*, bandwidth: ' "$ST/perfint.txt" &&
+       grep -Eq '^  latency \(us\): mean ' "$ST/perfint.txt"; then
+        ok "perf stopped by SIGINT after 2 s prints its report (IOPS > 0, interrupted) and exits 130"
+    else
+        cat "$ST/perfint.txt"; bad "perf stopped by SIGINT: exit $perf_rc, report above"
+    fi
+fi
+
+# ---- reservations from two hosts with the nvmf tool (namespace 3 has resv.enable) ----
+# Each host its own NQN and host ID (the registrant); the reservation is cleared at the
+# end. A namespace of its own: the rest of the script runs on namespaces as before.
+H1=(-q nqn.2014-08.org.example:resv-h1 -I 11111111-2222-4333-8444-555555555555)
+H2=(-q nqn.2014-08.org.example:resv-h2 -I aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee)
+head -c 512 /dev/urandom > "$ST/blk"
+if tcp resv-register -n "$NQN" --ns 3 "${H1[@]}" --nrkey 0xabcd > "$ST/resv.out" 2>&1 &&
+   tcp resv-acquire -n "$NQN" --ns 3 "${H1[@]}" --crkey 0xabcd --rtype 1 >> "$ST/resv.out" 2>&1 &&
+   tcp resv-register -n "$NQN" --ns 3 "${H2[@]}" --nrkey 0x1234 >> "$ST/resv.out" 2>&1 &&
+   grep -q '^resv-acquire of namespace 3: success$' "$ST/resv.out"; then
+    ok "host 1 registers and takes Write Exclusive, host 2 registers (nvmf resv-*)"
+else
+    cat "$ST/resv.out"; bad "resv-register / resv-acquire over tcp"
+fi
+tcp write -n "$NQN" --ns 3 "${H2[@]}" --slba 100 -i "$ST/blk" > /dev/null 2> "$ST/resv-w.err"
+rc=$?
+[ $rc = 1 ] && grep -q "RESERVATION_CONFLICT (sct 0x0, sc 0x83, DNR)" "$ST/resv-w.err" &&
+    ok "host 2's write is refused with Reservation Conflict (exit 1)" ||
+    { cat "$ST/resv-w.err"; bad "host 2's write under host 1's reservation (exit $rc)"; }
+tcp write -n "$NQN" --ns 3 "${H1[@]}" --slba 100 -i "$ST/blk" > /dev/null 2>&1 &&
+    tcp read -n "$NQN" --ns 3 "${H2[@]}" --slba 100 --nlb 1 -o "$ST/blk.back" 2>/dev/null &&
+    cmp -s "$ST/blk" "$ST/blk.back" &&
+    ok "the holder writes, host 2 reads it back (Write Exclusive lets others read)" ||
+    bad "holder's write / other host's read under Write Exclusive"
+if tcp resv-report -n "$NQN" --ns 3 "${H2[@]}" > "$ST/resv-rep.txt" 2>&1 &&
+   grep -q '^rtype     : 1 (write-exclusive)$' "$ST/resv-rep.txt" &&
+   grep -q '^regctl    : 2$' "$ST/resv-rep.txt" &&
+   grep -q '^  hostid     : 11111111-2222-4333-8444-555555555555$' "$ST/resv-rep.txt" &&
+   grep -q '^  hostid     : aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee$' "$ST/resv-rep.txt" &&
+   grep -q '^  rkey       : 0xabcd$' "$ST/resv-rep.txt" && grep -q '^  rkey       : 0x1234$' "$ST/resv-rep.txt"; then
+    ok "resv-report shows the type and both registrants with their keys"
+else
+    cat "$ST/resv-rep.txt"; bad "resv-report over tcp"
+fi
+tcp resv-release -n "$NQN" --ns 3 "${H1[@]}" --rrela 1 --crkey 0xabcd > /dev/null 2>&1 &&
+    tcp write -n "$NQN" --ns 3 "${H2[@]}" --slba 100 -i "$ST/blk" > /dev/null 2>&1 &&
+    tcp resv-report -n "$NQN" --ns 3 "${H1[@]}" --json | grep -q '"regctl": 0' &&
+    ok "resv-release --rrela 1 clears: host 2 writes again, no registrant left" ||
+    bad "resv-release clear over tcp"
 
 # ---- SQ flow control disabled (Connect CATTR bit 2, as nvme connect --disable-sqflow) ----
 # The port advertises it (TREQ bit 2, which connect-all follows); with it a successful read
@@ -327,7 +406,7 @@ for try in 1 2 3 4 5 6 7 8; do
     "$TGT" -c "$ST/eph.json" --rpc-socket "$EPH_SOCK" > "$ST/eph.log" 2>&1 &
     EPH_PID=$!
     for i in $(seq 100); do
-        grep -q 'nvmf-target: ready' "$ST/eph.log" && break 2
+        grep -q 'nvmf-target: core: ready' "$ST/eph.log" && break 2
         kill -0 "$EPH_PID" 2>/dev/null || break
         sleep 0.1
     done
@@ -345,7 +424,7 @@ else
     "$TGT" -c "$ST/eph.json" --check > "$ST/ephc.out" 2> "$ST/ephc.err"
     rc=$?
     [ $rc = 0 ] && grep -q "configuration is valid" "$ST/ephc.out" &&
-        grep -q "^nvmf-target: warning: port 1 (tcp 127.0.0.1:$EPORT): $EPORT is in the kernel's ephemeral port range" "$ST/ephc.err" &&
+        grep -q "^nvmf-target: core: warning: port 1 (tcp 127.0.0.1:$EPORT): $EPORT is in the kernel's ephemeral port range" "$ST/ephc.err" &&
         ok "--check of that config: valid, with the same warning" ||
         { cat "$ST/ephc.out" "$ST/ephc.err"; bad "--check warning for the ephemeral port (exit $rc)"; }
     # port add on an address port 1 holds: refused naming port 1, not a bare bind error.
@@ -369,6 +448,51 @@ else
         ctl port remove 3 > /dev/null || bad "port remove 3"
     else
         cat "$ST/padd3.err"; bad "port add 3 in the ephemeral range"
+    fi
+    # port add with ANA group states: the port serves them from the start.
+    aport=
+    for p in $(seq $((EPORT + 21)) $((EPORT + 40))); do
+        [ $p -le $EPH_HI ] || break
+        ctl port add 4 --traddr 127.0.0.1 --trsvcid $p --trtype tcp --subsystem "$NQN" \
+            --ana-state 1:non-optimized --ana-state 2:inaccessible > "$ST/padd4.out" 2> "$ST/padd4.err" && { aport=$p; break; }
+    done
+    if [ -n "$aport" ]; then
+        ctl ana list 4 > "$ST/ana4.txt" 2>&1
+        grep -Eq '^ +4 +1 +non-optimized +yes ' "$ST/ana4.txt" && grep -Eq '^ +4 +2 +inaccessible +yes ' "$ST/ana4.txt" &&
+            nvmf ana-log -t tcp -a 127.0.0.1 -s "$aport" -n "$NQN" > "$ST/ana4.log" 2>&1 &&
+            grep -qi 'non-optimized' "$ST/ana4.log" &&
+            ok "port add --ana-state 1:non-optimized --ana-state 2:inaccessible: ana list and the host's ANA log say so" ||
+            { cat "$ST/ana4.txt" "$ST/ana4.log"; bad "port add with ANA states"; }
+        # Multipath with no usable path: the error names each path and its ANA state.
+        ctl ana set 4 1 persistent-loss > /dev/null && ctl ana set 1 1 inaccessible > /dev/null ||
+            bad "ana set for the no-path test"
+        nvmf read -t tcp -a 127.0.0.1 -a 127.0.0.1 -s "$EPORT" -s "$aport" -n "$NQN" --slba 0 --nlb 1 \
+            --path-timeout 500 -o /dev/null 2> "$ST/nopath.err"
+        rc=$?
+        [ $rc = 1 ] && grep -q "^nvmf: read of 1 blocks at lba 0: no usable path: namespace 1: no usable path for 500 ms: path 0 (127.0.0.1:$EPORT) inaccessible, path 1 (127.0.0.1:$aport) persistent-loss" "$ST/nopath.err" &&
+            ! grep -q "No route to host" "$ST/nopath.err" &&
+            ok "multipath read with every path inaccessible/persistent-loss: exit 1 naming each path's ANA state" ||
+            { cat "$ST/nopath.err"; bad "multipath read without a usable path (exit $rc)"; }
+        ctl ana set 1 1 optimized > /dev/null || bad "ana set 1 1 optimized"
+        ctl port remove 4 > /dev/null || bad "port remove 4"
+    else
+        cat "$ST/padd4.err"; bad "port add 4 with --ana-state"
+    fi
+    # A reservation a host left behind, cleared by the operator (logged, naming it).
+    etcp() { nvmf "$1" -t tcp -a 127.0.0.1 -s "$EPORT" -n "$NQN" "${@:2}"; }
+    etcp resv-register "${H1[@]}" --ns 3 --nrkey 7 > /dev/null 2>&1 &&
+        etcp resv-acquire "${H1[@]}" --ns 3 --crkey 7 --rtype 2 > /dev/null 2>&1 ||
+        bad "host 1 reserves (Exclusive Access) on the second target"
+    etcp read "${H2[@]}" --ns 3 --slba 0 --nlb 1 -o /dev/null 2> "$ST/eresv.err" &&
+        bad "host 2 reads under host 1's Exclusive Access"
+    if ctl namespace reservation "$NQN" 3 clear > "$ST/clear.out" 2>&1 &&
+       grep -q "^namespace 3 of $NQN: cleared exclusive-access held by host 11111111-2222-4333-8444-555555555555 and 1 registration(s), generation " "$ST/clear.out" &&
+       grep -q "warning: subsystem $NQN, namespace 3: reservation cleared by the operator: exclusive-access held by host 11111111-2222-4333-8444-555555555555 (no controller connected), 1 registrant(s) removed" "$ST/eph.log" &&
+       etcp read "${H2[@]}" --ns 3 --slba 0 --nlb 1 -o /dev/null 2>/dev/null &&
+       ctl namespace reservation "$NQN" 3 | grep -q '^no registrants$'; then
+        ok "namespace reservation NQN 3 clear: ended, logged at warning naming the holder, host 2 reads again"
+    else
+        cat "$ST/clear.out"; grep -i reserv "$ST/eph.log"; bad "the operator's reservation clear"
     fi
     # An rdma port on the same address and port number is no overlap (rdma_cm's own port
     # space): it gets as far as the transport (not running on a machine without RDMA).
@@ -417,12 +541,58 @@ PY
     grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/eph.log" && bad "sanitizer report in the second target's log"
 fi
 
+# ---- log levels: every line through the log, at its level ----
+# A target at --log-level error, and one whose nvmf_target.log_level names every component
+# error: a start (subsystem, namespace, listener, poll groups, ready), a config reload
+# refused over the control socket, a SIGTERM stop (statistics, stopped). Nothing on
+# stdout; on stderr only error lines, each with its prefix and component, and the
+# refused reload among them with its reason.
+COMPS='(core|rdma|tcp|auth|control|backend)'
+LL_SOCK="$ST/ll.sock"
+ll_run() { # ll_run NAME [ARGS...]: the target of $ST/NAME.json through the above
+    local name=$1 try i pid rc; shift
+    for try in 1 2 3 4 5; do
+        write_config "$ST/$name.json" $((10000 + RANDOM % (EPH_LO > 11000 ? EPH_LO - 10000 : 1000)))
+        [ "$name" = llcfg ] && python3 - "$ST/$name.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["nvmf_target"]["log_level"] = {k: "error" for k in ("core", "rdma", "tcp", "auth", "control", "backend")}
+json.dump(c, open(sys.argv[1], "w"))
+PY
+        "$TGT" -c "$ST/$name.json" --rpc-socket "$LL_SOCK" "$@" > "$ST/$name.out" 2> "$ST/$name.err" &
+        pid=$!
+        for i in $(seq 100); do
+            timeout 10 "$CTL" -s "$LL_SOCK" subsystem list > /dev/null 2>&1 && break
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -0 "$pid" 2>/dev/null && break
+        wait "$pid" 2>/dev/null
+        pid=
+    done
+    [ -n "$pid" ] || { cat "$ST/$name.err"; bad "$name: the target starts"; return; }
+    echo '{"ports": 7}' > "$ST/$name.json"
+    timeout 30 "$CTL" -s "$LL_SOCK" config reload > /dev/null 2>&1 && bad "$name: a broken file reloaded"
+    kill "$pid"; wait "$pid"; rc=$?
+    [ $rc = 0 ] && [ ! -s "$ST/$name.out" ] &&
+        ! grep -Evq "^nvmf-target: $COMPS: error: " "$ST/$name.err" &&
+        grep -q "^nvmf-target: control: error: reload (control socket): $ST/$name.json: ports: expected an array, got 7 (nothing was changed)$" "$ST/$name.err" &&
+        ok "$name: error lines only, each with its prefix; the refused config reload among them" ||
+        { echo "exit $rc; stdout:"; cat "$ST/$name.out"; echo "stderr:"; cat "$ST/$name.err"; bad "$name: the log at level error"; }
+}
+ll_run llopt --log-level error
+ll_run llcfg
+
 # ---- target restart: the next connect works ----
 if stop_target; then
     ok "nvmf-target stops on SIGTERM with exit 0"
 else
     bad "nvmf-target stop"
 fi
+# Every line the target wrote, from its start to its stop, went through the log.
+grep -Evq "^nvmf-target: $COMPS: " "$ST/target.log" &&
+    { grep -Ev "^nvmf-target: $COMPS: " "$ST/target.log"; bad "lines of the target's log without prefix and component"; } ||
+    ok "every line of the target's log has its prefix and component"
 grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/target.log" && bad "sanitizer report in the target's log"
 if start_target && tcp identify -n "$NQN" > /dev/null; then
     ok "after a target restart the host connects again"
@@ -480,7 +650,8 @@ if start_target; then
     "$NVMF" perf -t tcp -a 127.0.0.1 -s "$PORT" -n "$NQN" --ns 1 --rw randread --bs 1M --qd $qd \
         --time 60 --size 8M > "$ST/stall.txt" 2>&1 &
     READER=$!
-    for i in $(seq 100); do [ "$(grep -c connected "$ST/target.log")" -ge 2 ] && break; sleep 0.1; done
+    # Its controller (the second "connected from": the write above made the first).
+    for i in $(seq 100); do [ "$(grep -c 'connected from' "$ST/target.log")" -ge 2 ] && break; sleep 0.1; done
     # Writers, one block at a time from 16 MiB on; a block is listed once acknowledged.
     ( i=0
       while [ $i -lt 300 ]; do
@@ -490,8 +661,19 @@ if start_target; then
           i=$((i + 1))
       done ) &
     WRITER=$!
-    sleep 1                                   # the reader's queue fills
-    kill -STOP "$READER"
+    # Stopped once the target holds answers it cannot deliver: a target socket with more
+    # than 64 KiB unacknowledged (the writers' answers are a few bytes). On a loaded
+    # machine the reader may take seconds to start its I/O: stopped and resumed until then.
+    stalled=
+    for i in $(seq 40); do
+        sleep 0.25
+        kill -STOP "$READER"
+        sleep 0.25
+        ss -tnH state established "( sport = :$PORT )" | awk '$2 > 65536 { f = 1 } END { exit !f }' &&
+            { stalled=1; break; }
+        kill -CONT "$READER"
+    done
+    [ -n "$stalled" ] || bad "the stopped reader left no answers undelivered in 10 s (ss: $(ss -tnH "( sport = :$PORT )" | tr '\n' ' '))"
     for i in $(seq 100); do [ "$(cat "$ST/acked" 2>/dev/null | wc -l)" -ge 3 ] && break; sleep 0.1; done
     kill -TERM "$TGT_PID"
     timeout 60 tail --pid="$TGT_PID" -f /dev/null || kill -KILL "$TGT_PID"
@@ -525,6 +707,14 @@ if start_target; then
             bad "writes acknowledged around the stop: $lost of $n lost"
         stop_target || bad "nvmf-target stop after the stop test"
         grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/target.log" && bad "sanitizer report in the target's log"
+        # The file it created (nvmf_create) deleted: the next start never creates it empty.
+        rm -f "$ST/ns.img"
+        timeout 30 "$TGT" -c "$ST/config.json" --no-rpc-socket > "$ST/missing.log" 2>&1
+        rc=$?
+        [ $rc = 1 ] && [ ! -e "$ST/ns.img" ] &&
+            grep -q "ns.img: created or served by this target (nvmf_create) since .*, now missing: refusing to create an empty one" "$ST/missing.log" &&
+            ok "its created file deleted, the next start refuses it by name and creates nothing" ||
+            { cat "$ST/missing.log"; bad "a start with its created file deleted (exit $rc)"; }
     else
         bad "restart with a file namespace"
     fi

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "nvme/auth.h"
 #include "control/control.h"
 #include "target/log.h"
@@ -121,9 +122,11 @@ static void namespace_errors_name_the_field_and_change_nothing(void)
 	ctlm_expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":1,\"size_bytes\":\"12Q\"}",
 			  NVMF_RPC_INVALID_PARAMS,
 			  "parameter 'size_bytes': \"12Q\" is not a size (" NVMF_SIZE_GRAMMAR ")");
-	ctlm_expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":1}",
-			  NVMF_RPC_INVALID_PARAMS,
-			  "missing parameter 'size_bytes' (an integer, or a string like \"64M\")");
+	/* Without a size only a device namespace (bdev, nvme) resizes: it follows its device
+	 * (tests/unit/target/namespace_test.c). */
+	ctlm_expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":1}", NVMF_RPC_REFUSED,
+			  "parameter 'size_bytes': subsystem " FX_SUBNQN ", namespace 1: a \"ram\" "
+			  "namespace has no device to follow: give size_bytes");
 	ctlm_expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":2,\"size_bytes\":1000}",
 			  NVMF_RPC_INVALID_PARAMS,
 			  "parameter 'size_bytes': subsystem " FX_SUBNQN ", namespace 2: "
@@ -264,7 +267,7 @@ static void host_dhchap_set_refuses_bad_values_without_echoing_secrets(void)
 			  "{\"host\":\"" FX_HOSTNQN "\",\"key\":\"" HOST_KEY
 			  "\",\"hash\":\"DHHC-1:00:c2VjcmV0:\"}",
 			  NVMF_RPC_INVALID_PARAMS,
-			  "parameter 'hash': a DH-HMAC-CHAP secret (not shown) is not a "
+			  "parameter 'hash': a secret (not shown) is not a "
 			  "DH-HMAC-CHAP hash (hmac(sha256), hmac(sha384) or hmac(sha512))");
 	/* Nothing changed. */
 	CU_ASSERT_EQUAL(ctlm_fx.tgt.cfg->n_dhchap, 0);
@@ -301,6 +304,87 @@ static void allow_any_host_off_drops_hosts_not_listed(void)
 	ctlm_teardown();
 }
 
+/* nvmet's truth: with allow_any_host on, the list is not what admits a host, so taking it
+ * off the list leaves it connected. The answer and the log say so, never "disconnected". */
+static void host_removed_while_allow_any_host_is_on_stays_and_the_answer_says_so(void)
+{
+	ctlm_setup();
+	json_t *resp = ctlm_call("subsystem_allow_any_host", "{\"nqn\":" NQN ",\"allow\":true}");
+	json_decref(resp);
+	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&ctlm_fx), 0);
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
+	resp = ctlm_call("host_remove", "{\"nqn\":" NQN ",\"host\":\"" FX_HOSTNQN "\"}");
+	fx_stderr_end(&out);
+	json_t *r = ctlm_result(resp);
+	CU_ASSERT_EQUAL(ctlm_get_int(r, "disconnected"), 0);
+	CU_ASSERT_TRUE(json_is_true(json_object_get(r, "still_admitted")));
+	CU_ASSERT_EQUAL(ctlm_get_int(r, "connected"), 1);
+	json_decref(resp);
+	CU_ASSERT_STRING_EQUAL(out.text,
+			       "nvmf-target: control: warning: subsystem " FX_SUBNQN
+			       ": host " FX_HOSTNQN
+			       " removed from the allowed hosts, but allow_any_host is on: it may "
+			       "still connect, and its 1 controllers stay connected\n");
+	nvmf_loop_drive(&ctlm_fx.tgt);
+	CU_ASSERT_FALSE(fx_admin_deleted(&ctlm_fx));
+	CU_ASSERT_EQUAL(fx_enable(&ctlm_fx.admin), 0); /* still served */
+	ctlm_teardown();
+}
+
+/* A host allowed live gets its hosts[] entry (config_save then writes a file the loader
+ * takes); a secret given as the host NQN is refused, and neither the answer nor the log
+ * shows it. */
+static void host_add_makes_the_host_known_and_refuses_a_secret_as_its_nqn(void)
+{
+	ctlm_setup();
+	json_t *resp = ctlm_call("host_add", "{\"nqn\":" NQN ",\"host\":\"nqn.h:new\"}");
+	ctlm_result(resp);
+	json_decref(resp);
+	size_t h = 0;
+	while (h < ctlm_fx.tgt.cfg->n_hosts && strcmp(ctlm_fx.tgt.cfg->hosts[h], "nqn.h:new"))
+		h++;
+	CU_ASSERT_TRUE(h < ctlm_fx.tgt.cfg->n_hosts);
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
+	ctlm_expect_error("host_add", "{\"nqn\":" NQN ",\"host\":\"" HOST_KEY "\"}",
+			  NVMF_RPC_INVALID_PARAMS, "host: a secret (not shown) is not an NQN");
+	fx_stderr_end(&out);
+	CU_ASSERT_PTR_NULL(strstr(out.text, "DHHC-1"));
+	CU_ASSERT_EQUAL(nvmf_tgt_find_subsys(&ctlm_fx.tgt, FX_SUBNQN)->cfg->n_allowed_hosts,
+			2); /* FX_HOSTNQN and nqn.h:new, nothing more */
+	ctlm_teardown();
+}
+
+/* Keys for a host no subsystem admits protect nothing (an NQN mistyped, most likely): the
+ * answer and the log warn. */
+static void host_dhchap_set_for_a_host_no_subsystem_admits_warns(void)
+{
+	ctlm_setup();
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
+	json_t *resp =
+		ctlm_call("host_dhchap_set", "{\"host\":\"nqn.h:tpyo\",\"key\":\"" HOST_KEY "\"}");
+	fx_stderr_end(&out);
+	static const char warn[] =
+		"host nqn.h:tpyo: no subsystem admits it (none lists it in allowed_hosts or has "
+		"allow_any_host on): is the NQN mistyped? (host add NQN HOSTNQN allows it)";
+	json_t *w = json_object_get(ctlm_result(resp), "warnings");
+	CU_ASSERT_EQUAL_FATAL(json_array_size(w), 1);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(w, 0)), warn);
+	json_decref(resp);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.text, "nvmf-target: auth: warning: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.text, warn));
+	CU_ASSERT_PTR_NULL(strstr(out.text, "DHHC-1"));
+	/* Once a subsystem admits it, the warning is gone; the keys were set all along. */
+	resp = ctlm_call("host_add", "{\"nqn\":" NQN ",\"host\":\"nqn.h:tpyo\"}");
+	json_decref(resp);
+	resp = ctlm_call("host_dhchap_set", "{\"host\":\"nqn.h:tpyo\",\"key\":\"" HOST_KEY "\"}");
+	CU_ASSERT_PTR_NULL(json_object_get(ctlm_result(resp), "warnings"));
+	json_decref(resp);
+	ctlm_teardown();
+}
+
 static void controller_disconnect_tears_the_association_down(void)
 {
 	ctlm_setup();
@@ -321,7 +405,52 @@ static void controller_disconnect_tears_the_association_down(void)
 	ctlm_teardown();
 }
 
+/* The first string of array @a, "" when there is none. */
+static const char *first_string(json_t *a)
+{
+	const char *s = json_string_value(json_array_get(a, 0));
+	return s ? s : "";
+}
+
+/* What the log warns of at add and enable, the caller reads too: a RAM namespace larger
+ * than the machine's memory (it opens: pages are taken as written). */
+static void namespace_add_and_enable_return_the_space_warning(void)
+{
+	ctlm_setup();
+	uint64_t phys = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t size = (phys + (1u << 20)) & ~(uint64_t)0xfffff;
+	char params[200], want[400];
+	snprintf(params, sizeof(params),
+		 "{\"nqn\":" NQN ",\"namespace\":{\"nsid\":5,\"nvmf_backend\":\"ram\","
+		 "\"nvmf_size_bytes\":%llu}}",
+		 (unsigned long long)size);
+	snprintf(want, sizeof(want),
+		 "subsystem " FX_SUBNQN ", namespace 5 (ram): ram namespace of %llu bytes is "
+		 "larger than this machine's memory (%llu bytes): once hosts fill it the machine "
+		 "runs out of memory, and the OOM killer stops the target with every subsystem",
+		 (unsigned long long)size, (unsigned long long)phys);
+	json_t *resp = ctlm_call("namespace_add", params);
+	json_t *w = json_object_get(ctlm_result(resp), "warnings");
+	CU_ASSERT_EQUAL(json_array_size(w), 1);
+	CU_ASSERT_STRING_EQUAL(first_string(w), want);
+	json_decref(resp);
+	json_decref(ctlm_call("namespace_disable", "{\"nqn\":" NQN ",\"nsid\":5}"));
+	resp = ctlm_call("namespace_enable", "{\"nqn\":" NQN ",\"nsid\":5}");
+	w = json_object_get(ctlm_result(resp), "warnings");
+	CU_ASSERT_EQUAL(json_array_size(w), 1);
+	CU_ASSERT_STRING_EQUAL(first_string(w), want);
+	json_decref(resp);
+	/* One that fits: no warnings at all. */
+	resp = ctlm_call("namespace_add", "{\"nqn\":" NQN ",\"namespace\":{\"nsid\":6,"
+					  "\"nvmf_backend\":\"ram\",\"nvmf_size_bytes\":\"1M\"}}");
+	CU_ASSERT_PTR_NULL(json_object_get(ctlm_result(resp), "warnings"));
+	json_decref(resp);
+	ctlm_teardown();
+}
+
 const struct unit_test ctl_change_tests[] = {
+	{ "namespace_add_and_enable_return_the_space_warning",
+	  namespace_add_and_enable_return_the_space_warning },
 	{ "namespace_add_then_remove_changes_what_is_served",
 	  namespace_add_then_remove_changes_what_is_served },
 	{ "namespace_errors_name_the_field_and_change_nothing",
@@ -334,5 +463,11 @@ const struct unit_test ctl_change_tests[] = {
 	{ "allow_any_host_off_drops_hosts_not_listed", allow_any_host_off_drops_hosts_not_listed },
 	{ "controller_disconnect_tears_the_association_down",
 	  controller_disconnect_tears_the_association_down },
+	{ "host_removed_while_allow_any_host_is_on_stays_and_the_answer_says_so",
+	  host_removed_while_allow_any_host_is_on_stays_and_the_answer_says_so },
+	{ "host_add_makes_the_host_known_and_refuses_a_secret_as_its_nqn",
+	  host_add_makes_the_host_known_and_refuses_a_secret_as_its_nqn },
+	{ "host_dhchap_set_for_a_host_no_subsystem_admits_warns",
+	  host_dhchap_set_for_a_host_no_subsystem_admits_warns },
 	{ NULL, NULL },
 };

@@ -231,6 +231,58 @@ static void saved_running_configuration_loads_back_with_the_changes(void)
 	fx_teardown(&F);
 }
 
+/* A file namespace added with nvmf_create: the saved configuration names the file
+ * without asking to create it again. Its file deleted while served: namespace list and
+ * statistics say so, and config_save writes the file with a warning naming it. */
+static void deleted_backing_file_is_listed_and_saved_with_a_warning(void)
+{
+	setup();
+	char dir[] = "/tmp/nvmf-cfgdel-XXXXXX", img[96], path[96], req[512];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(img, sizeof(img), "%s/ns.img", dir);
+	snprintf(path, sizeof(path), "%s/saved.json", dir);
+	snprintf(req, sizeof(req),
+		 "{\"nqn\":\"" FX_SUBNQN "\",\"namespace\":{\"nsid\":5,\"device\":{\"path\":"
+		 "\"%s\"},\"nvmf_create\":true,\"nvmf_size_bytes\":\"1M\",\"nvmf_buffered\":true}}",
+		 img);
+	expect_ok("namespace_add", req);
+	json_t *resp = call("config_get", "{}");
+	json_t *ns = json_array_get(
+		json_object_get(json_array_get(json_object_get(ctl_result(resp), "subsystems"), 0),
+				"namespaces"),
+		2);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(ns, "nsid")), 5);
+	CU_ASSERT_PTR_NULL(json_object_get(ns, "nvmf_create"));
+	json_decref(resp);
+
+	unlink(img);
+	resp = call("subsystem_list", "{}");
+	ns = json_array_get(
+		json_object_get(json_array_get(json_object_get(ctl_result(resp), "subsystems"), 0),
+				"namespaces"),
+		2);
+	CU_ASSERT_TRUE(json_is_true(json_object_get(ns, "backing_file_unlinked")));
+	json_decref(resp);
+	resp = call("namespace_stats", "{\"nqn\":\"" FX_SUBNQN "\",\"nsid\":5}");
+	ns = json_array_get(json_object_get(ctl_result(resp), "namespaces"), 0);
+	CU_ASSERT_TRUE(json_is_true(json_object_get(ns, "backing_file_unlinked")));
+	json_decref(resp);
+	snprintf(req, sizeof(req), "{\"path\":\"%s\"}", path);
+	resp = call("config_save", req);
+	json_t *w = json_object_get(ctl_result(resp), "warnings");
+	CU_ASSERT_EQUAL_FATAL(json_array_size(w), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_array_get(w, 0)),
+				      "subsystem " FX_SUBNQN ", namespace 5: its backing file "));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(json_string_value(json_array_get(w, 0)), "was deleted while served"));
+	json_decref(resp);
+	CU_ASSERT_EQUAL(access(path, F_OK), 0);
+	expect_ok("namespace_remove", "{\"nqn\":\"" FX_SUBNQN "\",\"nsid\":5}");
+	unlink(path);
+	rmdir(dir);
+	fx_teardown(&F);
+}
+
 /* config_get shows that a host has DH-HMAC-CHAP secrets, never the secrets; config_save
  * writes them (the file is the place for them, 0600). */
 static void config_get_hides_secrets_that_config_save_keeps(void)
@@ -238,12 +290,12 @@ static void config_get_hides_secrets_that_config_save_keeps(void)
 	static const char key[] = "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:";
 	setup();
 	struct nvmf_config *cfg = F.tgt.cfg;
-	CU_ASSERT_PTR_NULL_FATAL(cfg->hosts);
-	cfg->hosts = calloc(2, sizeof(*cfg->hosts));
+	/* The fixture's allowed host has its hosts[] entry, as a loaded file's would. */
+	CU_ASSERT_EQUAL_FATAL(cfg->n_hosts, 1);
+	CU_ASSERT_STRING_EQUAL(cfg->hosts[0], FX_HOSTNQN);
+	CU_ASSERT_PTR_NULL_FATAL(cfg->dhchap);
 	cfg->dhchap = calloc(1, sizeof(*cfg->dhchap));
-	CU_ASSERT_FATAL(cfg->hosts && cfg->dhchap);
-	cfg->hosts[0] = strdup(FX_HOSTNQN);
-	cfg->n_hosts = 1;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg->dhchap);
 	cfg->dhchap[0].hostnqn = strdup(FX_HOSTNQN);
 	cfg->dhchap[0].key = strdup(key);
 	cfg->n_dhchap = 1;
@@ -285,5 +337,7 @@ const struct unit_test control_model_tests[] = {
 	  saved_running_configuration_loads_back_with_the_changes },
 	{ "config_get_hides_secrets_that_config_save_keeps",
 	  config_get_hides_secrets_that_config_save_keeps },
+	{ "deleted_backing_file_is_listed_and_saved_with_a_warning",
+	  deleted_backing_file_is_listed_and_saved_with_a_warning },
 	{ NULL, NULL },
 };

@@ -1,7 +1,10 @@
 /* The namespace_reservation control method (control/ctl-resv.c) against a target whose
  * hosts registered and reserved through real commands (resv_fixture.h). */
 #include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "control/control.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/control/ctl_fixture.h"
@@ -131,7 +134,121 @@ static void namespace_added_with_resv_enable_takes_reservations(void)
 	rf_teardown(&R);
 }
 
+/* ---- namespace_reservation_clear ---- */
+
+#define PREEMPTED NVME_RESV_NOTIFY_RNLPT_RESERVATION_PREEMPTED
+
+static void clear_ends_the_reservation_tells_the_registrants_and_logs_the_holder(void)
+{
+	setup();
+	CU_ASSERT_EQUAL_FATAL(rf_register(&R.a, RF_NS, 0, 0, 0xa), 0);
+	CU_ASSERT_EQUAL_FATAL(rf_register(&R.b, RF_NS, 0, 0, 0xb), 0);
+	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.b, RF_NS, NVME_RESERVATION_RACQA_ACQUIRE,
+					 NVME_RESERVATION_RTYPE_EA, 0xb, 0),
+			      0);
+	/* Host A is fenced off (Exclusive Access held by B) until the operator clears it. */
+	CU_ASSERT_EQUAL(rf_io(&R.a, RF_NS, nvme_cmd_write), RF_CONFLICT);
+	struct fx_stderr log;
+	fx_stderr_begin(&log);
+	json_t *resp = ctl_call(&Ctl, "namespace_reservation_clear", PARAMS(1));
+	fx_stderr_end(&log);
+	json_t *r = ctl_result(resp);
+	CU_ASSERT_TRUE(json_is_true(json_object_get(r, "cleared")));
+	CU_ASSERT_EQUAL(n(r, "type"), NVME_RESERVATION_RTYPE_EA);
+	CU_ASSERT_STRING_EQUAL(s(r, "holder"), "b2b2b2b2-b2b2-b2b2-b2b2-b2b2b2b2b2b2");
+	CU_ASSERT_EQUAL(n(r, "registrants"), 2);
+	CU_ASSERT_EQUAL(n(r, "generation"), 3); /* two registers, then the clear */
+	json_decref(resp);
+	/* One warning naming the holder by host ID and NQN. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(log.text, "warning"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+		log.text, "subsystem " FX_SUBNQN ", namespace 1: reservation cleared by the "
+			  "operator: exclusive-access held by host "
+			  "b2b2b2b2-b2b2-b2b2-b2b2-b2b2b2b2b2b2 (" FX_OTHER_HOSTNQN "), 2 "
+			  "registrant(s) removed (told Reservation Preempted), generation 3"));
+
+	/* Gone: no registrant, no type; A writes again. */
+	resp = ctl_call(&Ctl, "namespace_reservation", PARAMS(1));
+	r = ctl_result(resp);
+	CU_ASSERT_EQUAL(n(r, "type"), 0);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(r, "registrants")), 0);
+	CU_ASSERT_EQUAL(n(r, "generation"), 3);
+	json_decref(resp);
+	CU_ASSERT_EQUAL(rf_io(&R.a, RF_NS, nvme_cmd_write), 0);
+	/* Every controller of every registrant heard Reservation Preempted, once. */
+	struct rf_host *ctrls[] = { &R.a, &R.a2, &R.b };
+	struct nvme_resv_notification_log l;
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL_FATAL(rf_log80(ctrls[i], &l, false), 0);
+		CU_ASSERT_EQUAL(l.rnlpt, PREEMPTED);
+		CU_ASSERT_EQUAL(le32toh(l.nsid), RF_NS);
+		CU_ASSERT_EQUAL(l.nalp, 0);
+	}
+
+	/* Again: nothing to clear, nothing changes, nothing logged. */
+	fx_stderr_begin(&log);
+	resp = ctl_call(&Ctl, "namespace_reservation_clear", PARAMS(1));
+	fx_stderr_end(&log);
+	r = ctl_result(resp);
+	CU_ASSERT_TRUE(json_is_false(json_object_get(r, "cleared")));
+	CU_ASSERT_EQUAL(n(r, "generation"), 3);
+	CU_ASSERT_EQUAL(log.text[0], 0);
+	json_decref(resp);
+	rf_teardown(&R);
+}
+
+static void clear_of_a_namespace_without_reservations_is_refused(void)
+{
+	setup();
+	ctl_expect_error(&Ctl, "namespace_reservation_clear", PARAMS(2), NVMF_RPC_REFUSED,
+			 "namespace 2 of " FX_SUBNQN " has no reservations (resv.enable 0): "
+			 "nothing to clear");
+	ctl_expect_error(&Ctl, "namespace_reservation_clear", PARAMS(7), NVMF_RPC_NOT_FOUND,
+			 "parameter 'nsid': subsystem " FX_SUBNQN " has no enabled namespace 7");
+	rf_teardown(&R);
+}
+
+/* With PTPL on, the state file says the clear too: a restart does not bring it back. */
+static void clear_is_written_to_the_state_file(void)
+{
+	char dir[32] = "/tmp/nvmf-ctlresv-XXXXXX", path[64];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	CU_ASSERT_EQUAL_FATAL(rf_boot(&R, path), 0);
+	memset(&Ctl, 0, sizeof(Ctl));
+	Ctl.tgt = &R.fx.tgt;
+	rf_host_up(&R, &R.b, FX_OTHER_HOSTNQN, 0xb2);
+	CU_ASSERT_EQUAL_FATAL(rf_register(&R.b, RF_NS,
+					  rf_cdw10(0, false, 0, NVME_RESERVATION_CPTPL_PERSIST), 0,
+					  0xb),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(rf_acquire(&R.b, RF_NS, NVME_RESERVATION_RACQA_ACQUIRE,
+					 NVME_RESERVATION_RTYPE_WE, 0xb, 0),
+			      0);
+	ctl_ok(&Ctl, "namespace_reservation_clear", PARAMS(1));
+	rf_teardown(&R);
+
+	CU_ASSERT_EQUAL_FATAL(rf_boot(&R, path), 0);
+	memset(&Ctl, 0, sizeof(Ctl));
+	Ctl.tgt = &R.fx.tgt;
+	json_t *resp = ctl_call(&Ctl, "namespace_reservation", PARAMS(1));
+	json_t *r = ctl_result(resp);
+	CU_ASSERT_EQUAL(n(r, "type"), 0);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(r, "registrants")), 0);
+	CU_ASSERT_EQUAL(n(r, "generation"), 2);                   /* the register, then the clear */
+	CU_ASSERT_TRUE(json_is_true(json_object_get(r, "ptpl"))); /* a clear keeps PTPL */
+	json_decref(resp);
+	rf_teardown(&R);
+	unlink(path);
+	rmdir(dir);
+}
+
 const struct unit_test ctl_resv_tests[] = {
+	{ "clear_ends_the_reservation_tells_the_registrants_and_logs_the_holder",
+	  clear_ends_the_reservation_tells_the_registrants_and_logs_the_holder },
+	{ "clear_of_a_namespace_without_reservations_is_refused",
+	  clear_of_a_namespace_without_reservations_is_refused },
+	{ "clear_is_written_to_the_state_file", clear_is_written_to_the_state_file },
 	{ "namespace_added_with_resv_enable_takes_reservations",
 	  namespace_added_with_resv_enable_takes_reservations },
 	{ "namespace_reservation_lists_registrants_holder_and_their_controllers",

@@ -267,6 +267,14 @@ static void what_cannot_change_live_is_refused_by_name(void)
 		err, "ports[0] (port 1): param.nvmf_zerocopy_threshold differs (running 32768, "
 		     "file 0); remove the port and add it anew");
 	teardown();
+
+	setup();
+	same_as_running();
+	Next.ports[0].mdts = 3;
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "ports[0] (port 1): param.mdts differs (running 0, file 3); "
+				    "remove the port and add it anew");
+	teardown();
 	json_decref(changes);
 }
 
@@ -323,6 +331,75 @@ static void config_reload_method_names_the_file_problem(void)
 	teardown();
 }
 
+/* A config_reload refused over the control socket is logged as a refused SIGHUP is,
+ * with the reason, not only answered to the client that asked. */
+static void refused_config_reload_is_logged_with_its_reason(void)
+{
+	setup();
+	struct nvmf_ctl ctl;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.tgt = &F.tgt;
+	char path[] = "/tmp/nvmf-reload-XXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, "{\"ports\": 7}", 12), 12);
+	close(fd);
+	ctl.config_path = path;
+	char req[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"config_reload\"}";
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
+	char *text = nvmf_rpc_handle(nvmf_ctl_methods, &ctl, req, strlen(req));
+	fx_stderr_end(&out);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text ? text : "", "\"code\":-32602"));
+	free(text);
+	char want[256];
+	snprintf(want, sizeof(want),
+		 "nvmf-target: control: error: reload (control socket): %s: ports: expected an "
+		 "array, got 7 (nothing was changed)\n",
+		 path);
+	CU_ASSERT_STRING_EQUAL(out.text, want);
+	unlink(path);
+	teardown();
+}
+
+/* A reload reads the file with the loader's rules: an allowed host without its hosts[]
+ * entry (where its key would be) refuses the whole reload, naming both, and the target
+ * stays as it was. */
+static void reload_refuses_an_allowed_host_without_a_hosts_entry(void)
+{
+	setup();
+	struct nvmf_ctl ctl;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.tgt = &F.tgt;
+	char path[] = "/tmp/nvmf-reload-XXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	static const char doc[] =
+		"{\"hosts\": [{\"nqn\": \"nqn.h:tpyo\", \"dhchap\": {\"key\": "
+		"\"DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:\"}}],"
+		" \"subsystems\": [{\"nqn\": \"" FX_SUBNQN
+		"\", \"allowed_hosts\": [\"nqn.h:typo\"]}]}";
+	CU_ASSERT_EQUAL(write(fd, doc, strlen(doc)), (ssize_t)strlen(doc));
+	close(fd);
+	ctl.config_path = path;
+	size_t allowed = subsys(FX_SUBNQN)->cfg->n_allowed_hosts;
+	json_t *changes = json_array();
+	char err[1024] = "", want[1024];
+	CU_ASSERT_EQUAL(nvmf_ctl_reload(&ctl, changes, false, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s: subsystems[0].allowed_hosts[0]: host \"nqn.h:typo\" of subsystem " FX_SUBNQN
+		 " has no hosts[] entry (nvmetcli: an allowed host must exist; were one of the "
+		 "NQNs mistyped, the host would connect without the key of its entry)",
+		 path);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	CU_ASSERT_EQUAL(subsys(FX_SUBNQN)->cfg->n_allowed_hosts, allowed);
+	CU_ASSERT_EQUAL(F.tgt.cfg->n_dhchap, 0);
+	json_decref(changes);
+	unlink(path);
+	teardown();
+}
+
 /* A file namespace: nvmf_size_bytes below the file's size serves the whole file, at
  * start-up and on every reload; a reload never cuts the file; growing takes nvmf_create. */
 static void reload_never_cuts_a_file_namespace(void)
@@ -367,9 +444,7 @@ static void reload_never_cuts_a_file_namespace(void)
 				    ", namespace 1: the file is 8388608 bytes, smaller "
 				    "than nvmf_size_bytes 16777216 (set nvmf_create to grow it)");
 	CU_ASSERT_EQUAL(subsys(FX_SUBNQN)->cfg->ns[0].size_bytes, 2u << 20); /* nothing changed */
-	n->create = true;
-	rs = subsys(FX_SUBNQN)->cfg;
-	rs->ns[0].create = true; /* backing_diff would refuse the flag's change */
+	n->create = true; /* a one-time instruction, not how it is backed: no difference */
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(change(changes, 0),
 			       "subsystem " FX_SUBNQN ": namespace 1 resized to 16777216 bytes");
@@ -503,6 +578,26 @@ static void reload_applies_changed_log_levels(void)
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_TCP), NVMF_LOG_DEBUG);
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_AUTH), NVMF_LOG_INFO);
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_RDMA), NVMF_LOG_ERROR);
+	json_decref(changes);
+	teardown();
+}
+
+/* Started with --log-level error (log_level_base): a component the file no longer names
+ * goes back to that level, not to info. */
+static void reload_returns_an_unnamed_component_to_the_command_line_level(void)
+{
+	setup();
+	same_as_running();
+	F.tgt.cfg->target.log_level_base_set = true;
+	F.tgt.cfg->target.log_level_base = NVMF_LOG_ERROR;
+	F.tgt.cfg->target.log_level[NVMF_LOGC_AUTH] = NVMF_LOG_DEBUG; /* as if loaded */
+	nvmf_log_level_set(&F.tgt, NVMF_LOGC_AUTH, NVMF_LOG_DEBUG);
+	Next.target.log_level[NVMF_LOGC_AUTH] = -1;
+	json_t *changes = json_array();
+	char err[512] = "";
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(change(changes, 0), "nvmf_target.log_level: auth error");
+	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_AUTH), NVMF_LOG_ERROR);
 	json_decref(changes);
 	teardown();
 }
@@ -710,5 +805,11 @@ const struct unit_test reload_tests[] = {
 	  removed_host_and_port_disconnect_on_reload },
 	{ "config_reload_method_names_the_file_problem",
 	  config_reload_method_names_the_file_problem },
+	{ "refused_config_reload_is_logged_with_its_reason",
+	  refused_config_reload_is_logged_with_its_reason },
+	{ "reload_returns_an_unnamed_component_to_the_command_line_level",
+	  reload_returns_an_unnamed_component_to_the_command_line_level },
+	{ "reload_refuses_an_allowed_host_without_a_hosts_entry",
+	  reload_refuses_an_allowed_host_without_a_hosts_entry },
 	{ NULL, NULL },
 };

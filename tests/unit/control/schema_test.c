@@ -132,8 +132,7 @@ static void missing_required_is_32602_saying_what_it_takes(void)
 	       "missing parameter 'subsystem' (an object as in the config file's \"subsystems\")");
 	expect("port_add", "{}",
 	       "missing parameter 'port' (an object as in the config file's \"ports\")");
-	expect("namespace_resize", "{\"nqn\":\"nqn.a\",\"nsid\":1}",
-	       "missing parameter 'size_bytes' (an integer, or a string like \"64M\")");
+	expect("namespace_resize", "{\"nqn\":\"nqn.a\"}", "missing parameter 'nsid' (an integer)");
 }
 
 static void unknown_parameter_is_32602_listing_the_methods_own(void)

@@ -287,7 +287,60 @@ static void bad_arguments_return_einval(void)
 	teardown();
 }
 
+/* The reservation calls send what the spec says (the target's answers prove it): a key
+ * registered, a reservation held and reported with its type and key,
+ * a wrong key refused with Reservation Conflict, values outside a field -EINVAL. */
+static void reservation_calls_register_acquire_report_release(void)
+{
+	setup(&(struct loop_host_params){ .resv = true }, 0);
+	CU_ASSERT_EQUAL(nvmf_resv_register(ctrl, 1, NVMF_RESV_REGISTER, false, 0, 0,
+					   0x1122334455667788ull),
+			0);
+	CU_ASSERT_EQUAL(nvmf_resv_acquire(ctrl, 1, NVMF_RESV_ACQUIRE, 3, false, 7, 0),
+			NVME_SC_RESERVATION_CONFLICT | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(nvmf_resv_acquire(ctrl, 1, NVMF_RESV_ACQUIRE, 3, false,
+					  0x1122334455667788ull, 0),
+			0);
+	uint8_t buf[128];
+	memset(buf, 0xee, sizeof(buf));
+	CU_ASSERT_EQUAL(nvmf_resv_report(ctrl, 1, buf, sizeof(buf)), 0);
+	const struct nvme_resv_status *h = (const void *)buf;
+	const struct nvme_registered_ctrl_ext *e = (const void *)(buf + 64);
+	CU_ASSERT_EQUAL(h->rtype, 3);
+	CU_ASSERT_EQUAL(h->regctl[0], 1);
+	CU_ASSERT_EQUAL(e->rcsts & 1, 1);
+	CU_ASSERT_EQUAL(le64toh(e->rkey), 0x1122334455667788ull);
+	CU_ASSERT_EQUAL(
+		nvmf_resv_release(ctrl, 1, NVMF_RESV_RELEASE, 3, false, 0x1122334455667788ull), 0);
+	CU_ASSERT_EQUAL(nvmf_resv_report(ctrl, 1, buf, 64), 0);
+	CU_ASSERT_EQUAL(h->rtype, 0);
+	CU_ASSERT_EQUAL(h->regctl[0], 1);
+	CU_ASSERT_EQUAL(
+		nvmf_resv_release(ctrl, 1, NVMF_RESV_CLEAR, 0, false, 0x1122334455667788ull), 0);
+	CU_ASSERT_EQUAL(nvmf_resv_report(ctrl, 1, buf, 64), 0);
+	CU_ASSERT_EQUAL(h->regctl[0], 0);
+	/* out of range: nothing sent */
+	unsigned sent = loop_host_io_count(lh, nvme_cmd_resv_register) +
+			loop_host_io_count(lh, nvme_cmd_resv_acquire) +
+			loop_host_io_count(lh, nvme_cmd_resv_release) +
+			loop_host_io_count(lh, nvme_cmd_resv_report);
+	CU_ASSERT_EQUAL(nvmf_resv_register(ctrl, 1, 3, false, 0, 0, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_resv_register(ctrl, 1, 0, false, 1, 0, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_resv_acquire(ctrl, 1, 0, 0, false, 0, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_resv_acquire(ctrl, 1, 0, 7, false, 0, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_resv_release(ctrl, 1, NVMF_RESV_RELEASE, 0, false, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_resv_report(ctrl, 1, buf, 63), -EINVAL);
+	CU_ASSERT_EQUAL(loop_host_io_count(lh, nvme_cmd_resv_register) +
+				loop_host_io_count(lh, nvme_cmd_resv_acquire) +
+				loop_host_io_count(lh, nvme_cmd_resv_release) +
+				loop_host_io_count(lh, nvme_cmd_resv_report),
+			sent);
+	teardown();
+}
+
 const struct unit_test initiator_io_tests[] = {
+	{ "reservation_calls_register_acquire_report_release",
+	  reservation_calls_register_acquire_report_release },
 	{ "write_then_read_back_with_32_outstanding", write_then_read_back_with_32_outstanding },
 	{ "transfer_larger_than_mdts_is_split_and_completes_once",
 	  transfer_larger_than_mdts_is_split_and_completes_once },

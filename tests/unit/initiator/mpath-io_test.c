@@ -196,7 +196,7 @@ static void path_status_without_dnr_fails_over_and_anything_else_is_the_callers(
 	mpf_teardown(&F);
 }
 
-static void every_path_refusing_waits_then_fails_with_the_last_status_after_the_bound(void)
+static void every_path_refusing_waits_then_fails_with_no_path_naming_each_state(void)
 {
 	setup(2, &(struct nvmf_mpath_opts){ .refresh_ms = 1000, .no_path_timeout_ms = 300 });
 	struct nvmf_mpath_queue *q = nvmf_mpath_queue(F.mp, 0);
@@ -210,18 +210,26 @@ static void every_path_refusing_waits_then_fails_with_the_last_status_after_the_
 	CU_ASSERT(nvmf_mono_ms() - t0 >= 300);
 	CU_ASSERT_EQUAL(d.calls, 1);
 	/* Refused by path 0, then by path 1 unless the watcher (woken by the first refusal)
-	 * read path 1's state first; then waited: the last status it got. */
+	 * read path 1's state first; then waited: no usable path, the last status it got
+	 * named in the message. */
 	CU_ASSERT_EQUAL(ana_wrap_io_refused(0), 1);
 	CU_ASSERT(ana_wrap_io_refused(1) <= 1);
-	CU_ASSERT_EQUAL(d.status, ana_wrap_io_refused(1) ? PATH_STATUS(NVME_SC_ANA_TRANSITION) :
-							   PATH_STATUS(NVME_SC_ANA_INACCESSIBLE));
+	CU_ASSERT_EQUAL(d.status, NVMF_ERR_NO_PATH);
+	CU_ASSERT_STRING_EQUAL(nvmf_strerror(d.status), "no usable path");
+	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_mpath_errmsg(F.mp),
+				      ana_wrap_io_refused(1) ? "; last error: ANA_TRANSITION" :
+							       "; last error: ANA_INACCESSIBLE"));
 	CU_ASSERT_FALSE(d.had_cqe);
 	/* Known unusable before it was sent: it never reached a path. */
 	CU_ASSERT_EQUAL(nvmf_mpath_refresh(F.mp, 5000), 0);
 	memset(&d, 0, sizeof(d));
 	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, done_cb, &d), 0);
 	CU_ASSERT_TRUE_FATAL(wait_done(q, &d, 5000));
-	CU_ASSERT_EQUAL(d.status, -EHOSTUNREACH);
+	CU_ASSERT_EQUAL(d.status, NVMF_ERR_NO_PATH);
+	/* Each path and the ANA state it saw, not a bare "No route to host". */
+	CU_ASSERT_STRING_EQUAL(nvmf_mpath_errmsg(F.mp),
+			       "namespace 1: no usable path for 300 ms: path 0 (127.0.0.1:4420) "
+			       "inaccessible, path 1 (127.0.0.2:4420) change");
 	mpf_teardown(&F);
 }
 
@@ -395,7 +403,10 @@ static void stream_follows_our_targets_ana_states_with_data_intact(void)
 	CU_ASSERT_EQUAL(loop_host_ana_set(F.lh, 2, 1, NVME_ANA_STATE_CHANGE), 0);
 	CU_ASSERT_EQUAL(nvmf_mpath_refresh(F.mp, 5000), 0);
 	unsigned p = 9;
-	CU_ASSERT_EQUAL(nvmf_mpath_ns_path(F.mp, 1, &p), -EHOSTUNREACH);
+	CU_ASSERT_EQUAL(nvmf_mpath_ns_path(F.mp, 1, &p), NVMF_ERR_NO_PATH);
+	CU_ASSERT_STRING_EQUAL(nvmf_mpath_errmsg(F.mp),
+			       "namespace 1: no usable path: path 0 (127.0.0.1:4420) "
+			       "persistent-loss, path 1 (127.0.0.2:4420) change");
 	/* What the target executed before the change completes; then nothing does. */
 	unsigned long ops = mpf_stream_ops(&st);
 	for (int i = 0; i < 40; i++) {
@@ -423,7 +434,7 @@ static bool no_ctrls(void *arg)
 	return loop_host_live_ctrls(F.lh) == 0;
 }
 
-static void commands_without_a_connected_path_fail_after_the_bound_with_the_last_error(void)
+static void commands_without_a_connected_path_fail_after_the_bound_with_no_path(void)
 {
 	/* A slow watcher: the command most likely finds the paths still live and meets the
 	 * lost connections itself. */
@@ -440,9 +451,14 @@ static void commands_without_a_connected_path_fail_after_the_bound_with_the_last
 	CU_ASSERT_EQUAL(nvmf_mpath_submit_write(q, 1, 5, 1, w, done_cb, &d), 0);
 	CU_ASSERT_TRUE_FATAL(wait_done(q, &d, 5000));
 	CU_ASSERT(nvmf_mono_ms() - t0 >= 300);
-	/* Its last error: the lost connection it met, or no usable path when the watcher had
-	 * taken both paths down first. */
-	CU_ASSERT(d.status == -ECONNRESET || d.status == -EHOSTUNREACH);
+	/* No usable path within the bound (whether it met the lost connection first or the
+	 * watcher had taken both paths down): NVMF_ERR_NO_PATH. */
+	CU_ASSERT_EQUAL(d.status, NVMF_ERR_NO_PATH);
+	/* The paths as the command last saw them: down once the watcher took them down. */
+	static const char head[] =
+		"namespace 1: no usable path for 300 ms: path 0 (127.0.0.1:4420) ";
+	CU_ASSERT_EQUAL(strncmp(nvmf_mpath_errmsg(F.mp), head, strlen(head)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_mpath_errmsg(F.mp), ", path 1 (127.0.0.2:4420) "));
 	CU_ASSERT_FALSE(d.had_cqe);
 	/* Back: new commands go through. */
 	CU_ASSERT_EQUAL_FATAL(loop_host_port_add(F.lh, 1), 0);
@@ -461,8 +477,8 @@ const struct unit_test initiator_mpath_io_tests[] = {
 	  ana_inaccessible_status_fails_over_and_the_caller_sees_success },
 	{ "path_status_without_dnr_fails_over_and_anything_else_is_the_callers",
 	  path_status_without_dnr_fails_over_and_anything_else_is_the_callers },
-	{ "every_path_refusing_waits_then_fails_with_the_last_status_after_the_bound",
-	  every_path_refusing_waits_then_fails_with_the_last_status_after_the_bound },
+	{ "every_path_refusing_waits_then_fails_with_no_path_naming_each_state",
+	  every_path_refusing_waits_then_fails_with_no_path_naming_each_state },
 	{ "disconnect_ends_commands_waiting_for_a_path_with_econnaborted",
 	  disconnect_ends_commands_waiting_for_a_path_with_econnaborted },
 	{ "stream_moves_off_an_inaccessible_path_and_back_with_data_intact",
@@ -473,7 +489,7 @@ const struct unit_test initiator_mpath_io_tests[] = {
 	  stream_waits_while_every_path_is_unusable_and_finishes_after },
 	{ "stream_follows_our_targets_ana_states_with_data_intact",
 	  stream_follows_our_targets_ana_states_with_data_intact },
-	{ "commands_without_a_connected_path_fail_after_the_bound_with_the_last_error",
-	  commands_without_a_connected_path_fail_after_the_bound_with_the_last_error },
+	{ "commands_without_a_connected_path_fail_after_the_bound_with_no_path",
+	  commands_without_a_connected_path_fail_after_the_bound_with_no_path },
 	{ NULL, NULL },
 };

@@ -137,7 +137,7 @@ static void ns_path_is_the_first_optimized_then_non_optimized_never_inaccessible
 	CU_ASSERT_EQUAL(st, NVME_ANA_STATE_INACCESSIBLE);
 	CU_ASSERT_EQUAL(grp, 1);
 	set_state(0, NVME_ANA_STATE_PERSISTENT_LOSS);
-	CU_ASSERT_EQUAL(nvmf_mpath_ns_path(F.mp, 1, &p), -EHOSTUNREACH);
+	CU_ASSERT_EQUAL(nvmf_mpath_ns_path(F.mp, 1, &p), NVMF_ERR_NO_PATH);
 	/* Namespace 2 moved to group 2, optimized everywhere: its own choice. */
 	ana_wrap_set_group(2, 2, 0);
 	CU_ASSERT_EQUAL(nvmf_mpath_refresh(F.mp, 5000), 0);

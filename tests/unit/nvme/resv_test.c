@@ -707,7 +707,32 @@ static void type_names_are_the_spec_s(void)
 	CU_ASSERT_STRING_EQUAL(nvme_resv_type_name(7), "?");
 }
 
+/* The operator's clear (no host): every registrant hears Reservation Preempted, the
+ * reservation and the registrations go, the generation moves on, PTPL stays. */
+static void clear_without_a_host_tells_every_registrant(void)
+{
+	struct t t;
+	init(&t);
+	CU_ASSERT_EQUAL(reg(&t, 1, 0, false, 0, 0xa), 0);
+	CU_ASSERT_EQUAL(reg(&t, 2, 0, false, 0, 0xb), 0);
+	CU_ASSERT_EQUAL(acq(&t, 2, 0, WE, 0xb, 0), 0);
+	t.st.ptpl = true;
+	uint32_t gen = t.st.gen;
+	nvme_resv_clear(&t.st, NULL, t.n, &t.nn);
+	CU_ASSERT_EQUAL(t.st.nregs, 0);
+	CU_ASSERT_EQUAL(t.st.rtype, 0);
+	CU_ASSERT_EQUAL(t.st.gen, gen + 1);
+	CU_ASSERT_TRUE(t.st.ptpl);
+	CU_ASSERT_EQUAL_FATAL(t.nn, 2);
+	CU_ASSERT_EQUAL(memcmp(t.n[0].hostid, host(1), 16), 0);
+	CU_ASSERT_EQUAL(t.n[0].type, PREEMPTED);
+	CU_ASSERT_EQUAL(memcmp(t.n[1].hostid, host(2), 16), 0);
+	CU_ASSERT_EQUAL(t.n[1].type, PREEMPTED);
+}
+
 const struct unit_test nvme_resv_tests[] = {
+	{ "clear_without_a_host_tells_every_registrant",
+	  clear_without_a_host_tells_every_registrant },
 	{ "read_group_is_read_compare_verify_and_write_group_the_rest_that_store",
 	  read_group_is_read_compare_verify_and_write_group_the_rest_that_store },
 	{ "without_a_reservation_nobody_is_denied", without_a_reservation_nobody_is_denied },

@@ -192,7 +192,8 @@ static void resize_of_a_device_is_refused_and_a_file_follows(void)
 				 .size = 1 << 20 };
 	CU_ASSERT_EQUAL(nvmf_bdev_resize(&dev, 2 << 20, err, sizeof(err)), -ENOTSUP);
 	CU_ASSERT_STRING_EQUAL(err,
-			       "a \"bdev\" namespace cannot be resized (ram, null and file can)");
+			       "a \"bdev\" namespace cannot be resized (ram, null and file can); "
+			       "it takes its device's size: leave the size out");
 	char path[] = "/tmp/nvmf-resize-XXXXXX";
 	int fd = mkstemp(path);
 	CU_ASSERT_FATAL(fd >= 0);

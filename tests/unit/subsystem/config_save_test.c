@@ -19,10 +19,10 @@ static const char *const rich =
 	" \"nvmf_target\": {\"mdts\": 6, \"threads\": 3, \"buffers_small\": 512, \"buffers_large\": 32,"
 	"   \"hugepages\": false, \"idle_poll_us\": 50, \"srq\": false, \"srq_depth\": 1024, \"numa_node\": 0,"
 	"   \"rpc_socket\": \"/run/x.sock\", \"discovery_log\": \"host-port\", \"discovery_kato\": 30,"
-	"   \"resv_state\": \"/var/lib/x.resv.json\"},"
+	"   \"resv_state\": \"/var/lib/x.resv.json\", \"persist\": false},"
 	" \"ports\": [{\"portid\": 3, \"addr\": {\"adrfam\": \"ipv6\", \"traddr\": \"fd00::1\", \"trsvcid\": \"4422\","
 	"   \"trtype\": \"rdma\", \"treq\": \"not required\"}, \"param\": {\"inline_data_size\": \"4096\","
-	"   \"max_queue_size\": \"64\"}, \"subsystems\": [\"nqn.s:a\"],"
+	"   \"max_queue_size\": \"64\", \"mdts\": \"5\"}, \"subsystems\": [\"nqn.s:a\"],"
 	"   \"referrals\": [{\"addr\": {\"adrfam\": \"ipv4\", \"portid\": \"7\", \"traddr\": \"10.1.1.1\","
 	"      \"treq\": \"required\", \"trsvcid\": \"8009\", \"trtype\": \"tcp\"}, \"enable\": 1, \"name\": \"r1\"},"
 	"     {\"addr\": {\"adrfam\": \"ipv6\", \"portid\": \"2\", \"traddr\": \"fd00::9\", \"treq\": \"not specified\","
@@ -88,6 +88,7 @@ static void same_config(const struct nvmf_config *a, const struct nvmf_config *b
 		CU_ASSERT_EQUAL(p->treq, q->treq);
 		CU_ASSERT_EQUAL(p->inline_data_size, q->inline_data_size);
 		CU_ASSERT_EQUAL(p->max_queue_size, q->max_queue_size);
+		CU_ASSERT_EQUAL(p->mdts, q->mdts);
 		CU_ASSERT_EQUAL(p->maxh2cdata, q->maxh2cdata);
 		CU_ASSERT_EQUAL(p->zerocopy_threshold, q->zerocopy_threshold);
 		CU_ASSERT_EQUAL_FATAL(p->n_subsystems, q->n_subsystems);
@@ -125,6 +126,8 @@ static void saved_configuration_loads_back_the_same(void)
 	/* What the round trip must keep beyond the defaults. */
 	CU_ASSERT_EQUAL(a.ports[0].n_referrals, 2);
 	CU_ASSERT_EQUAL(a.ports[0].zerocopy_threshold, NVMF_DEFAULT_ZEROCOPY);
+	CU_ASSERT_EQUAL(a.ports[0].mdts, 5);
+	CU_ASSERT_EQUAL(a.ports[1].mdts, 0);
 	CU_ASSERT_EQUAL(a.ports[2].maxh2cdata, 65536);
 	CU_ASSERT_EQUAL(a.ports[2].zerocopy_threshold, 0);
 	CU_ASSERT_EQUAL(a.target.discovery_log, NVMF_DISC_LOG_HOST_PORT);
@@ -141,6 +144,8 @@ static void saved_configuration_loads_back_the_same(void)
 		fprintf(stderr, "\n  reload: %s\n", err);
 	else
 		same_config(&a, &b);
+	CU_ASSERT_FALSE(a.target.persist); /* write-through off is kept */
+	CU_ASSERT_FALSE(b.target.persist);
 	/* Saved again over itself: the same bytes, and no temporary file left behind. */
 	FILE *f = fopen(path, "r");
 	char first[8192], second[8192];

@@ -353,6 +353,7 @@ static void minimal_config_gets_the_documented_defaults(void)
 	CU_ASSERT_EQUAL(cfg.target.buffers_small, 1024);
 	CU_ASSERT_EQUAL(cfg.target.buffers_large, 64);
 	CU_ASSERT_TRUE(cfg.target.hugepages);
+	CU_ASSERT_TRUE(cfg.target.persist); /* live changes written through by default */
 	CU_ASSERT_EQUAL(cfg.target.idle_poll_us, 1000);
 	CU_ASSERT_TRUE(cfg.target.srq);
 	CU_ASSERT_EQUAL(cfg.target.srq_depth, 4096);
@@ -416,6 +417,22 @@ static void unused_nvmetcli_keys_are_ignored(void)
 	CU_ASSERT_STRING_EQUAL(cfg.subsystems[0].allowed_hosts[0], "h1");
 	CU_ASSERT_STRING_EQUAL(cfg.subsystems[0].firmware, "6.12.0");
 	CU_ASSERT_FALSE(cfg.subsystems[0].ns[0].has_uuid);
+	nvmf_config_free(&cfg);
+}
+
+/* nvmetcli writes a passthru group for every subsystem on a kernel with passthru: one
+ * that is off (enable 0, no device path) asks for nothing and loads. */
+static void inactive_passthru_as_nvmetcli_writes_it_loads(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok(DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[" NS "],"
+					 "'passthru':[{'admin_timeout':0,'clear_ids':1,"
+					 "'device':{'path':''},'enable':0,'io_timeout':0}]}"),
+		       &cfg))
+		return;
+	CU_ASSERT_EQUAL(cfg.n_subsystems, 1);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].n_ns, 1);
 	nvmf_config_free(&cfg);
 }
 
@@ -736,6 +753,34 @@ ERROR_TEST(
 	subsystem_with_the_discovery_nqn_is_refused,
 	"{'subsystems':[{'nqn':'nqn.2014-08.org.nvmexpress.discovery'}]}",
 	"subsystems[0].nqn: \"nqn.2014-08.org.nvmexpress.discovery\" is the discovery subsystem's NQN")
+/* With discovery.nqn set, hosts still reach discovery with the well-known NQN: no NVM
+ * subsystem may take it. */
+ERROR_TEST(subsystem_with_the_well_known_discovery_nqn_is_refused_under_a_unique_discovery_nqn,
+	   "{'discovery':{'nqn':'nqn.2026-12.io.nvmf-rdma:disc'},"
+	   "'subsystems':[{'nqn':'nqn.2014-08.org.nvmexpress.discovery'}]}",
+	   "subsystems[0].nqn: \"nqn.2014-08.org.nvmexpress.discovery\" is the well-known discovery "
+	   "NQN, which always reaches the discovery service")
+/* An active passthru would export a whole controller: refused by name, never served as
+ * a subsystem without namespaces. */
+ERROR_TEST(
+	enabled_passthru_is_refused_naming_the_subsystem,
+	DOC(PORT_A(ADDR),
+	    "{'nqn':'s1','attr':{" ANY "},'namespaces':[],'passthru':[{'admin_timeout':0,"
+	    "'clear_ids':1,'device':{'path':'/dev/nvme0'},'enable':1,'io_timeout':0}]}"),
+	"subsystems[0].passthru[0]: subsystem \"s1\" exports an NVMe controller by passthru (enable "
+	"1), which this target does not support yet; serve the drive's namespace (a /dev/nvmeXnY "
+	"path) as a namespace with \"nvmf_backend\": \"nvme\" instead (docs/configuration.md)")
+ERROR_TEST(passthru_with_a_device_path_is_refused_even_disabled,
+	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[],'passthru':[{'device':"
+			     "{'path':'/dev/nvme0'},'enable':'0'}]}"),
+	   "subsystems[0].passthru[0]: subsystem \"s1\" exports an NVMe controller by passthru "
+	   "(device.path \"/dev/nvme0\"), which this target does not support yet; serve the drive's "
+	   "namespace (a /dev/nvmeXnY path) as a namespace with \"nvmf_backend\": \"nvme\" instead "
+	   "(docs/configuration.md)")
+ERROR_TEST(
+	passthru_that_is_not_a_list_is_refused,
+	DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[" NS "],'passthru':'on'}"),
+	"subsystems[0].passthru: expected a list of one object (as nvmetcli writes it), got \"on\"")
 ERROR_TEST(nqn_with_a_space_is_refused, "{'subsystems':[{'nqn':'my disk'}]}",
 	   "subsystems[0].nqn: \"my disk\" is not an NQN (no spaces or control characters)")
 ERROR_TEST(empty_nqn_is_refused, "{'subsystems':[{'nqn':''}]}",
@@ -755,14 +800,33 @@ static void allow_any_host_keeps_its_allowed_hosts(void)
 {
 	struct nvmf_config cfg;
 	char err[512] = "";
-	CU_ASSERT_EQUAL_FATAL(
-		parse(DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'allowed_hosts':['h1']}"),
-		      &cfg, err, sizeof(err)),
-		0);
+	CU_ASSERT_EQUAL_FATAL(parse("{'hosts':[{'nqn':'h1'}],'ports':[" PORT_A(
+					    ADDR) "],'subsystems':[{'nqn':'s1',"
+						  "'attr':{" ANY "},'allowed_hosts':['h1']}]}",
+				    &cfg, err, sizeof(err)),
+			      0);
 	CU_ASSERT_TRUE(cfg.subsystems[0].allow_any_host);
 	CU_ASSERT_EQUAL(cfg.subsystems[0].n_allowed_hosts, 1);
 	nvmf_config_free(&cfg);
 }
+/* The host entry holds the key: an allowed host without one, a typo of either NQN, would
+ * connect unauthenticated. nvmetcli cannot write it (an allowed host links to hosts/NQN). */
+ERROR_TEST(allowed_host_without_a_hosts_entry_is_refused_naming_both,
+	   "{'hosts':[{'nqn':'h1'},{'nqn':'nqn.h:tpyo','dhchap':{'key':"
+	   "'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'}}],"
+	   "'ports':[" PORT_A(ADDR) "],'subsystems':[{'nqn':'s1','attr':{'allow_any_host':'0'},"
+				    "'allowed_hosts':['h1','nqn.h:typo']}]}",
+	   "subsystems[0].allowed_hosts[1]: host \"nqn.h:typo\" of subsystem s1 has no hosts[] "
+	   "entry (nvmetcli: an allowed host must exist; were one of the NQNs mistyped, the host "
+	   "would connect without the key of its entry)")
+ERROR_TEST(allowed_host_with_no_hosts_at_all_is_refused,
+	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'allowed_hosts':['h1']}"),
+	   "subsystems[0].allowed_hosts[0]: host \"h1\" of subsystem s1 has no hosts[] entry "
+	   "(nvmetcli: an allowed host must exist; were one of the NQNs mistyped, the host would "
+	   "connect without the key of its entry)")
+ERROR_TEST(secret_given_as_an_nqn_is_refused_without_showing_it,
+	   "{'hosts':[{'nqn':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'}]}",
+	   "hosts[0].nqn: a secret (not shown) is not an NQN")
 ERROR_TEST(allowed_host_listed_twice_is_refused,
 	   DOC(PORT_A(ADDR), "{'nqn':'s1','allowed_hosts':['h1','h1']}"),
 	   "subsystems[0].allowed_hosts[1]: \"h1\" is listed twice")
@@ -913,6 +977,26 @@ static void tcp_zerocopy_threshold_loads(void)
 		nvmf_config_free(&cfg);
 	}
 }
+/* param.mdts as the kernel's param_mdts (newer nvmetcli saves it): 1-10 kept, 0 (the
+ * kernel's "no limit") and -1 take nvmf_target.mdts, more than this target serves is
+ * refused. */
+static void port_mdts_loads_as_nvmetcli_writes_it(void)
+{
+	const char *const text[] = { WITH_PARAM("'mdts':'3'"), WITH_PARAM("'mdts':10"),
+				     WITH_PARAM("'mdts':'0'"), WITH_PARAM("'mdts':'-1'"),
+				     WITH_PARAM("'inline_data_size':'-1'") };
+	static const uint32_t want[] = { 3, 10, 0, 0, 0 };
+	for (int i = 0; i < 5; i++) {
+		struct nvmf_config cfg;
+		if (!expect_ok(text[i], &cfg))
+			return;
+		CU_ASSERT_EQUAL(cfg.ports[0].mdts, want[i]);
+		nvmf_config_free(&cfg);
+	}
+}
+ERROR_TEST(port_mdts_above_what_the_target_serves_is_refused, WITH_PARAM("'mdts':'12'"),
+	   "ports[0].param.mdts: \"12\" is not an MDTS this target serves (1-10: 2^mdts x 4 KiB, "
+	   "8 KiB to 4 MiB; 0 or -1 for nvmf_target.mdts)")
 ERROR_TEST(ipv4_traddr_with_three_parts_is_refused,
 	   WITH_ADDR("'trtype':'rdma','adrfam':'ipv4','traddr':'1.2.3'"),
 	   "ports[0].addr.traddr: \"1.2.3\" is not an IPv4 address")
@@ -1012,16 +1096,16 @@ ERROR_TEST(
 	secret_in_the_wrong_place_is_not_shown,
 	"{'hosts':[{'nqn':'h1','dhchap':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'}],"
 	"'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(ANY, NS) "]}",
-	"hosts[0].dhchap: expected an object, got a DH-HMAC-CHAP secret (not shown)")
+	"hosts[0].dhchap: expected an object, got a secret (not shown)")
 ERROR_TEST(secret_as_the_hash_is_not_shown,
 	   HOST_DHCHAP("'hash':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'"),
-	   "hosts[1].dhchap.hash: a DH-HMAC-CHAP secret (not shown) is not a DH-HMAC-CHAP "
+	   "hosts[1].dhchap.hash: a secret (not shown) is not a DH-HMAC-CHAP "
 	   "hash (hmac(sha256), hmac(sha384) or hmac(sha512))")
 ERROR_TEST(
 	secret_as_a_host_entry_is_not_shown,
 	"{'hosts':['DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'],'ports':[" PORT_A(
 		ADDR) "],'subsystems':[" SUB(ANY, NS) "]}",
-	"hosts[0]: expected an object, got a DH-HMAC-CHAP secret (not shown)")
+	"hosts[0]: expected an object, got a secret (not shown)")
 /* What config show prints in place of a secret does not load as one. */
 ERROR_TEST(secret_placeholder_of_config_show_is_refused, HOST_DHCHAP("'key':'(secret)'"),
 	   "hosts[1].dhchap.key: \"(secret)\" is the placeholder config show (config_get) prints; "
@@ -1093,13 +1177,15 @@ ERROR_TEST(srq_depth_below_16_is_refused, "{'nvmf_target':{'srq_depth':8}}",
 	   "nvmf_target.srq_depth: 8 is not an SRQ depth (16-65536 receives)")
 ERROR_TEST(srq_as_a_string_names_the_expected_type, "{'nvmf_target':{'srq':'no'}}",
 	   "nvmf_target.srq: expected 0 or 1 (or true/false), got \"no\"")
+ERROR_TEST(persist_that_is_not_a_flag_is_refused, "{'nvmf_target':{'persist':'sometimes'}}",
+	   "nvmf_target.persist: expected 0 or 1 (or true/false), got \"sometimes\"")
 ERROR_TEST(numa_node_below_minus_1_is_refused, "{'nvmf_target':{'numa_node':-2}}",
 	   "nvmf_target.numa_node: -2 is not a NUMA node (-1 for the RDMA device's node, or 0-1023)")
 ERROR_TEST(
 	unknown_nvmf_target_key_is_refused, "{'nvmf_target':{'poll_us':1}}",
 	"nvmf_target.poll_us: unknown key (known: mdts, threads, buffers_small, buffers_large, "
 	"hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, discovery_log, discovery_kato, "
-	"resv_state, log_level)")
+	"resv_state, log_level, persist)")
 ERROR_TEST(relative_rpc_socket_is_refused, "{'nvmf_target':{'rpc_socket':'run/t.sock'}}",
 	   "nvmf_target.rpc_socket: \"run/t.sock\" is not an absolute path")
 ERROR_TEST(
@@ -1202,6 +1288,8 @@ const struct unit_test config_tests[] = {
 	{ "json_numbers_and_booleans_are_accepted_where_nvmetcli_writes_strings",
 	  json_numbers_and_booleans_are_accepted_where_nvmetcli_writes_strings },
 	{ "unused_nvmetcli_keys_are_ignored", unused_nvmetcli_keys_are_ignored },
+	{ "inactive_passthru_as_nvmetcli_writes_it_loads",
+	  inactive_passthru_as_nvmetcli_writes_it_loads },
 	{ "subsystem_closed_to_all_hosts_is_legal", subsystem_closed_to_all_hosts_is_legal },
 	{ "sizes_take_binary_suffixes_and_plain_integers",
 	  sizes_take_binary_suffixes_and_plain_integers },
@@ -1263,11 +1351,18 @@ const struct unit_test config_tests[] = {
 	T(unknown_extension_key_in_a_namespace_is_refused),
 	T(duplicate_subsystem_nqn_is_refused),
 	T(subsystem_with_the_discovery_nqn_is_refused),
+	T(enabled_passthru_is_refused_naming_the_subsystem),
+	T(passthru_with_a_device_path_is_refused_even_disabled),
+	T(passthru_that_is_not_a_list_is_refused),
+	T(subsystem_with_the_well_known_discovery_nqn_is_refused_under_a_unique_discovery_nqn),
 	T(nqn_with_a_space_is_refused),
 	T(empty_nqn_is_refused),
 	T(nqn_longer_than_223_characters_is_refused),
 	T(allow_any_host_yes_is_refused),
 	T(allow_any_host_keeps_its_allowed_hosts),
+	T(allowed_host_without_a_hosts_entry_is_refused_naming_both),
+	T(allowed_host_with_no_hosts_at_all_is_refused),
+	T(secret_given_as_an_nqn_is_refused_without_showing_it),
 	T(allowed_host_listed_twice_is_refused),
 	T(serial_longer_than_20_characters_is_refused),
 	T(serial_with_a_non_ascii_character_is_refused),
@@ -1301,6 +1396,8 @@ const struct unit_test config_tests[] = {
 	T(zerocopy_threshold_below_4096_is_refused),
 	T(zerocopy_threshold_on_an_rdma_port_is_refused),
 	T(tcp_zerocopy_threshold_loads),
+	T(port_mdts_loads_as_nvmetcli_writes_it),
+	T(port_mdts_above_what_the_target_serves_is_refused),
 	T(ipv4_traddr_with_three_parts_is_refused),
 	T(ipv6_traddr_with_adrfam_ipv4_is_refused),
 	T(ipv4_traddr_with_adrfam_ipv6_is_refused),
@@ -1345,6 +1442,7 @@ const struct unit_test config_tests[] = {
 	T(buffers_small_below_16_is_refused),
 	T(srq_depth_below_16_is_refused),
 	T(srq_as_a_string_names_the_expected_type),
+	T(persist_that_is_not_a_flag_is_refused),
 	T(numa_node_below_minus_1_is_refused),
 	T(unknown_nvmf_target_key_is_refused),
 	T(unknown_top_level_extension_key_is_refused),

@@ -56,8 +56,8 @@ static void smart_log_reports_controller_counters(void)
 	admin_setup();
 	admin_ctrl()->host_reads = 5;
 	admin_ctrl()->host_writes = 7;
-	admin_ctrl()->units_read = 11;
-	admin_ctrl()->units_written = 13;
+	admin_ctrl()->units_read = 11;      /* 512 B units: 1 thousand, rounded up */
+	admin_ctrl()->units_written = 2001; /* 3 thousands, rounded up */
 	struct nvme_smart_log s;
 	CU_ASSERT_EQUAL_FATAL(admin_get_log(NVME_LOG_LID_SMART, NVME_NSID_ALL, 0, &s, sizeof(s)),
 			      0);
@@ -67,14 +67,67 @@ static void smart_log_reports_controller_counters(void)
 	CU_ASSERT_EQUAL(s.spare_thresh, 10);
 	CU_ASSERT_EQUAL(s.host_reads[0], 5);
 	CU_ASSERT_EQUAL(s.host_writes[0], 7);
-	CU_ASSERT_EQUAL(s.data_units_read[0], 11);
-	CU_ASSERT_EQUAL(s.data_units_written[0], 13);
+	CU_ASSERT_EQUAL(s.data_units_read[0], 1);
+	CU_ASSERT_EQUAL(s.data_units_written[0], 3);
 	CU_ASSERT(admin_all_zero(s.host_reads + 1, 15));
 	/* 16 bytes from offset 32: Data Units Read. */
 	uint8_t w[16];
 	CU_ASSERT_EQUAL(admin_get_log(NVME_LOG_LID_SMART, 0, 32, w, sizeof(w)), 0);
-	CU_ASSERT_EQUAL(w[0], 11);
+	CU_ASSERT_EQUAL(w[0], 1);
 	CU_ASSERT(admin_all_zero(w + 1, 15));
+	fx_teardown(&admin_fx);
+}
+
+/* Data Units Read / Written of the SMART log (bytes 47:32, 63:48) after a host read and
+ * wrote known sizes on namespace 1 (512 B blocks): "in thousands of 512-byte units,
+ * rounded up" (NVMe Base 2.x, SMART / Health Information log). */
+static uint64_t smart_units(bool written)
+{
+	struct nvme_smart_log s;
+	CU_ASSERT_EQUAL_FATAL(admin_get_log(NVME_LOG_LID_SMART, NVME_NSID_ALL, 0, &s, sizeof(s)),
+			      0);
+	const uint8_t *f = written ? s.data_units_written : s.data_units_read;
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | f[i];
+	CU_ASSERT(admin_all_zero(f + 8, 8));
+	return v;
+}
+
+/* @nlb blocks of 512 B from LBA @slba of namespace 1, 128 at a time (64 KiB commands). */
+static void move_blocks(struct fxq *q, uint8_t opcode, uint32_t slba, uint32_t nlb)
+{
+	static uint8_t buf[128 * 512];
+	while (nlb) {
+		uint32_t n = nlb > 128 ? 128 : nlb;
+		struct nvme_sqe c = admin_mk(opcode, 1, slba, 0);
+		c.cdw12 = htole32(n - 1);
+		CU_ASSERT_EQUAL_FATAL(fx_cmd(q, &c, buf, n * 512, NULL), 0);
+		slba += n;
+		nlb -= n;
+	}
+}
+
+static void smart_data_units_are_thousands_of_512_byte_units_rounded_up(void)
+{
+	admin_setup();
+	struct fxq q;
+	fx_queue_init(&admin_fx, &q);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&q, 1, 31, FX_SUBNQN, FX_HOSTNQN, admin_fx.cntlid, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(smart_units(false), 0); /* nothing moved: 0 */
+	CU_ASSERT_EQUAL(smart_units(true), 0);
+	move_blocks(&q, nvme_cmd_write, 0, 1); /* one 512 B unit: 1 */
+	CU_ASSERT_EQUAL(smart_units(true), 1);
+	move_blocks(&q, nvme_cmd_write, 1, 999); /* 1000 units: still 1 */
+	CU_ASSERT_EQUAL(smart_units(true), 1);
+	move_blocks(&q, nvme_cmd_write, 1000, 1); /* 1001: 2 */
+	CU_ASSERT_EQUAL(smart_units(true), 2);
+	move_blocks(&q, nvme_cmd_write, 1001, 1047); /* 2048 units, 1 MiB in all: 3 */
+	CU_ASSERT_EQUAL(smart_units(true), 3);
+	move_blocks(&q, nvme_cmd_read, 0, 1024); /* 512 KiB read: 1024 units, 2 */
+	CU_ASSERT_EQUAL(smart_units(false), 2);
+	CU_ASSERT_EQUAL(smart_units(true), 3);
 	fx_teardown(&admin_fx);
 }
 
@@ -248,6 +301,8 @@ const struct unit_test admin_cmd_tests[] = {
 	{ "error_log_keeps_the_newest_64_after_wrapping",
 	  error_log_keeps_the_newest_64_after_wrapping },
 	{ "smart_log_reports_controller_counters", smart_log_reports_controller_counters },
+	{ "smart_data_units_are_thousands_of_512_byte_units_rounded_up",
+	  smart_data_units_are_thousands_of_512_byte_units_rounded_up },
 	{ "smart_log_for_one_namespace_returns_invalid_field",
 	  smart_log_for_one_namespace_returns_invalid_field },
 	{ "firmware_slot_log_shows_slot_1_active", firmware_slot_log_shows_slot_1_active },

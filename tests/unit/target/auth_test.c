@@ -9,6 +9,7 @@
 #include "target/auth.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
+#include "tests/unit/control/methods_fixture.h"
 #include "nvme/fabrics.h"
 
 /* Made with `nvme gen-dhchap-key --hmac=1|0|2 --nqn nqn.2026-11.io.nvmf-rdma:host1`. */
@@ -868,7 +869,87 @@ static void removed_key_leaves_live_controllers_their_keys(void)
 	fx_teardown(&F);
 }
 
+/* The JSON object of @want ({"hash", "dhgroup", "bidirectional"}) equals @got. */
+static void expect_auth(json_t *got, const char *want)
+{
+	json_t *w = json_loads(want, JSON_DECODE_ANY, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	CU_ASSERT_TRUE(json_equal(got, w));
+	if (!json_equal(got, w)) {
+		char *g = json_dumps(got, JSON_COMPACT | JSON_ENCODE_ANY);
+		fprintf(stderr, "\n  auth %s, expected %s\n", g ? g : "(none)", want);
+		free(g);
+	}
+	json_decref(w);
+}
+
+/* Success is logged after the Connect line (hash, group, direction), and controller_list
+ * says how the controller authenticated, and how each queue that differs did. */
+static void success_is_logged_and_controller_list_shows_it_per_queue(void)
+{
+	ctlm_setup();
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_host_auth_set(&ctlm_fx.tgt, FX_HOSTNQN, HOST_KEY, CTRL_KEY,
+						     "hmac(sha384)", "ffdhe2048", err, sizeof(err)),
+			      0);
+	struct nvme_cqe cqe;
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&ctlm_fx.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 5000,
+					 &ctlm_fx.cntlid, &cqe),
+			      0);
+	CU_ASSERT_EQUAL(fx_enable(&ctlm_fx.admin), 0);
+	json_t *resp = ctlm_call("controller_list", NULL);
+	json_t *c = json_array_get(json_object_get(ctlm_result(resp), "controllers"), 0);
+	expect_auth(json_object_get(c, "auth"), "null"); /* not yet */
+	json_decref(resp);
+
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
+	bool ok = authenticate(&ctlm_fx.admin, HOST_KEY, CTRL_KEY, NVME_AUTH_HASH_SHA384,
+			       NVME_AUTH_DHGROUP_2048);
+	fx_stderr_end(&out);
+	CU_ASSERT_TRUE_FATAL(ok);
+	char want[256];
+	snprintf(want, sizeof(want),
+		 "nvmf-target: auth: controller %u of " FX_SUBNQN ": host " FX_HOSTNQN
+		 " authenticated on queue 0 (DH-HMAC-CHAP hmac(sha384) ffdhe2048, bidirectional)\n",
+		 ctlm_fx.cntlid);
+	CU_ASSERT_STRING_EQUAL(out.text, want);
+
+	struct fxq io;
+	fx_queue_init(&ctlm_fx, &io);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&io, 1, 31, FX_SUBNQN, FX_HOSTNQN, ctlm_fx.cntlid, 0, NULL, &cqe), 0);
+	resp = ctlm_call("controller_list", NULL);
+	c = json_array_get(json_object_get(ctlm_result(resp), "controllers"), 0);
+	static const char bidi[] =
+		"{\"hash\": \"hmac(sha384)\", \"dhgroup\": \"ffdhe2048\", \"bidirectional\": true}";
+	expect_auth(json_object_get(c, "auth"), bidi);
+	json_t *qs = json_object_get(c, "queues");
+	CU_ASSERT_PTR_NULL(json_object_get(json_array_get(qs, 0), "auth"));  /* as the controller */
+	expect_auth(json_object_get(json_array_get(qs, 1), "auth"), "null"); /* differs: not yet */
+	json_decref(resp);
+
+	/* The I/O queue authenticates one way only: it differs from the admin queue. */
+	CU_ASSERT_TRUE(
+		authenticate(&io, HOST_KEY, NULL, NVME_AUTH_HASH_SHA384, NVME_AUTH_DHGROUP_2048));
+	struct nvmf_sq_auth_info info;
+	CU_ASSERT_TRUE(nvmf_sq_auth_info(ctlm_fx.tgt.ctrls->sqs[1], &info));
+	CU_ASSERT_FALSE(info.bidirectional);
+	resp = ctlm_call("controller_list", NULL);
+	c = json_array_get(json_object_get(ctlm_result(resp), "controllers"), 0);
+	expect_auth(json_object_get(c, "auth"), bidi);
+	qs = json_object_get(c, "queues");
+	expect_auth(json_object_get(json_array_get(qs, 1), "auth"),
+		    "{\"hash\": \"hmac(sha384)\", \"dhgroup\": \"ffdhe2048\", "
+		    "\"bidirectional\": false}");
+	json_decref(resp);
+	fx_disconnect(&io);
+	ctlm_teardown();
+}
+
 const struct unit_test target_auth_tests[] = {
+	{ "success_is_logged_and_controller_list_shows_it_per_queue",
+	  success_is_logged_and_controller_list_shows_it_per_queue },
 	{ "changed_key_applies_to_the_next_transaction_of_a_live_controller",
 	  changed_key_applies_to_the_next_transaction_of_a_live_controller },
 	{ "transaction_under_way_finishes_with_its_keys",

@@ -178,6 +178,44 @@ static void current_discovery_entry_names_the_configured_discovery_nqn(void)
 	stop(&d);
 }
 
+/* With discovery.nqn set, a Connect to the discovery service may name it or the
+ * well-known discovery NQN (a plain `nvme discover`), as nvmet takes both; any other
+ * NQN is still refused with Connect Invalid Parameters pointing at SUBNQN. */
+static void discovery_answers_to_the_configured_and_the_well_known_nqn_only(void)
+{
+	struct dx d = { 0 };
+	struct fxq q[3]; /* in the fixture's list until stop() */
+	add_subsys(&d, 0, NULL);
+	add_port(&d, 1, AF_INET, "10.0.0.1", "4420", 0, 1);
+	strcpy(d.f.cfg.target.discovery_nqn, "nqn.2026-11.io.nvmf-rdma:mydisc");
+	CU_ASSERT_FATAL(fx_boot(&d.f, "10.0.0.1", "4420") == 0);
+	const char *ok[] = { "nqn.2026-11.io.nvmf-rdma:mydisc", NVMF_DISC_NQN };
+	for (int i = 0; i < 2; i++) {
+		fx_queue_init(&d.f, &q[i]);
+		CU_ASSERT_EQUAL_FATAL(fx_connect(&q[i], 0, 31, ok[i], HOST1, 0xffff, 0, NULL, NULL),
+				      0);
+		CU_ASSERT_EQUAL_FATAL(fx_enable(&q[i]), 0);
+		/* A discovery controller: its log lists itself under the configured NQN. */
+		uint8_t b[HDR + 2 * ENT];
+		struct nvme_sqe c = mk(nvme_admin_get_log_page,
+				       NVME_LOG_LID_DISCOVER | (uint32_t)(sizeof(b) / 4 - 1) << 16,
+				       0);
+		CU_ASSERT_EQUAL_FATAL(fx_cmd(&q[i], &c, b, sizeof(b), NULL), 0);
+		CU_ASSERT_EQUAL(numrec(b), 2);
+		CU_ASSERT_STRING_EQUAL(entry(b, 0)->subnqn, "nqn.2026-11.io.nvmf-rdma:mydisc");
+		CU_ASSERT_STRING_EQUAL(entry(b, 1)->subnqn, "nqn.2026-11.io.nvmf-rdma:disk0");
+	}
+	struct nvme_cqe cqe;
+	fx_queue_init(&d.f, &q[2]);
+	CU_ASSERT_EQUAL(fx_connect(&q[2], 0, 31, "nqn.2026-11.io.nvmf-rdma:otherdisc", HOST1,
+				   0xffff, 0, NULL, &cqe),
+			nvme_status(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAM) |
+				NVME_SC_DNR);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32),
+			1u << 16 | offsetof(struct nvmf_connect_data, subsysnqn));
+	stop(&d);
+}
+
 static void discovery_log_entry_carries_the_port_and_its_transport_fields(void)
 {
 	struct dx d = { 0 };
@@ -825,6 +863,8 @@ const struct unit_test discovery_tests[] = {
 	  discovery_log_starts_with_the_current_discovery_subsystem_entry },
 	{ "current_discovery_entry_names_the_configured_discovery_nqn",
 	  current_discovery_entry_names_the_configured_discovery_nqn },
+	{ "discovery_answers_to_the_configured_and_the_well_known_nqn_only",
+	  discovery_answers_to_the_configured_and_the_well_known_nqn_only },
 	{ "discovery_log_entry_carries_the_port_and_its_transport_fields",
 	  discovery_log_entry_carries_the_port_and_its_transport_fields },
 	{ "port_of_another_transport_is_listed_without_asking_it_about_the_queue",

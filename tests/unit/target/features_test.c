@@ -1,6 +1,8 @@
 /* Set / Get Features of an NVM subsystem controller (target/features.c) through the loop
- * transport: Number of Queues, Keep Alive Timer, Asynchronous Event Configuration, Volatile
- * Write Cache, Host Identifier, and what is refused (save, unknown features, SEL). */
+ * transport: Arbitration, Power Management, Temperature Threshold, Error Recovery, Number
+ * of Queues, Write Atomicity Normal, Keep Alive Timer, Asynchronous Event Configuration,
+ * Volatile Write Cache, Host Identifier, and what is refused (save, unknown features,
+ * the interrupt features a fabric has not, SEL). */
 #include <CUnit/CUnit.h>
 #include <string.h>
 #include "tests/unit/suites.h"
@@ -114,13 +116,142 @@ static void set_features_with_save_returns_feature_not_saveable(void)
 	fx_teardown(&admin_fx);
 }
 
+/* A feature this target does not have, and the interrupt features, which do not apply to
+ * a fabric (no interrupts; nvmet answers the same). */
 static void unknown_feature_returns_invalid_field(void)
 {
 	admin_setup();
-	CU_ASSERT_EQUAL(admin_set_feat(NVME_FEAT_FID_POWER_MGMT, 0, NULL),
+	CU_ASSERT_EQUAL(admin_set_feat(NVME_FEAT_FID_LBA_RANGE, 0, NULL),
 			GEN(NVME_SC_INVALID_FIELD));
-	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_ARBITRATION, 0, NULL),
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_TIMESTAMP, 0, NULL),
 			GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_IRQ_COALESCE, 0, NULL),
+			GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(admin_set_feat(NVME_FEAT_FID_IRQ_COALESCE, 0, NULL),
+			GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_IRQ_CONFIG, 0, NULL),
+			GEN(NVME_SC_INVALID_FIELD));
+	fx_teardown(&admin_fx);
+}
+
+/* 01h: AB 111b (no limit) at first; what the host sets reads back, reserved bits 7:3
+ * dropped. */
+static void arbitration_reads_back_what_was_set(void)
+{
+	admin_setup();
+	uint32_t dw0 = 0;
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_ARBITRATION, 0, &dw0), 0);
+	CU_ASSERT_EQUAL(dw0, 7);
+	CU_ASSERT_EQUAL(admin_set_feat(NVME_FEAT_FID_ARBITRATION, 0x112233fa, NULL), 0);
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_ARBITRATION, 0, &dw0), 0);
+	CU_ASSERT_EQUAL(dw0, 0x11223302);
+	fx_teardown(&admin_fx);
+}
+
+/* 02h: one power state (NPSS 0), no workload hints: 0 reads and sets, anything else is
+ * Invalid Field and changes nothing. */
+static void power_management_has_only_power_state_zero(void)
+{
+	admin_setup();
+	uint32_t dw0 = 0xffffffff;
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_POWER_MGMT, 0, &dw0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	CU_ASSERT_EQUAL(admin_set_feat(NVME_FEAT_FID_POWER_MGMT, 0, NULL), 0);
+	CU_ASSERT_EQUAL(admin_set_feat(NVME_FEAT_FID_POWER_MGMT, 1, NULL),
+			GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(admin_set_feat(NVME_FEAT_FID_POWER_MGMT, 1u << 5, NULL),
+			GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_POWER_MGMT, 0, &dw0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	fx_teardown(&admin_fx);
+}
+
+#define THSEL_UNDER (1u << 20)
+
+/* The SMART log's critical warning byte. */
+static uint8_t smart_critical_warning(void)
+{
+	struct nvme_smart_log log;
+	CU_ASSERT_EQUAL(admin_get_log(NVME_LOG_LID_SMART, NVME_NSID_ALL, 0, &log, sizeof(log)), 0);
+	return log.critical_warning;
+}
+
+/* 04h: the Composite Temperature's over threshold is WCTEMP (343 K) and its under
+ * threshold 0 K at first; each reads back as set, in dword 0 with its TMPSEL/THSEL; a
+ * threshold the temperature (323 K) crosses raises the SMART temperature warning.
+ * Another sensor, or a reserved THSEL, is Invalid Field; TMPSEL Fh sets every sensor,
+ * the Composite here. */
+static void temperature_threshold_round_trips_and_warns_when_crossed(void)
+{
+	admin_setup();
+	uint32_t dw0 = 0;
+	uint8_t id[4096];
+	CU_ASSERT_EQUAL_FATAL(admin_identify(NVME_IDENTIFY_CNS_CTRL, 0, id), 0);
+	CU_ASSERT_EQUAL(le16toh(((struct nvme_id_ctrl *)id)->wctemp), 343);
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_TEMP_THRESH, 0, &dw0), 0);
+	CU_ASSERT_EQUAL(dw0, 343);
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_TEMP_THRESH, THSEL_UNDER, &dw0), 0);
+	CU_ASSERT_EQUAL(dw0, THSEL_UNDER | 0);
+	CU_ASSERT_EQUAL(smart_critical_warning(), 0);
+
+	CU_ASSERT_EQUAL(admin_set_feat(NVME_FEAT_FID_TEMP_THRESH, 300, NULL), 0);
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_TEMP_THRESH, 0, &dw0), 0);
+	CU_ASSERT_EQUAL(dw0, 300);
+	CU_ASSERT_EQUAL(smart_critical_warning(), NVME_SMART_CRIT_TEMPERATURE);
+	CU_ASSERT_EQUAL(admin_set_feat(NVME_FEAT_FID_TEMP_THRESH, 0xfu << 16 | 350, NULL), 0);
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_TEMP_THRESH, 0, &dw0), 0);
+	CU_ASSERT_EQUAL(dw0, 350);
+	CU_ASSERT_EQUAL(smart_critical_warning(), 0);
+	CU_ASSERT_EQUAL(admin_set_feat(NVME_FEAT_FID_TEMP_THRESH, THSEL_UNDER | 330, NULL), 0);
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_TEMP_THRESH, THSEL_UNDER, &dw0), 0);
+	CU_ASSERT_EQUAL(dw0, THSEL_UNDER | 330);
+	CU_ASSERT_EQUAL(smart_critical_warning(), NVME_SMART_CRIT_TEMPERATURE);
+
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_TEMP_THRESH, 1u << 16, NULL),
+			GEN(NVME_SC_INVALID_FIELD)); /* sensor 1: none */
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_TEMP_THRESH, 0xfu << 16, NULL),
+			GEN(NVME_SC_INVALID_FIELD)); /* "all sensors": a Set's only */
+	CU_ASSERT_EQUAL(admin_set_feat(NVME_FEAT_FID_TEMP_THRESH, 2u << 20 | 300, NULL),
+			GEN(NVME_SC_INVALID_FIELD)); /* THSEL 10b reserved */
+	CU_ASSERT_EQUAL(admin_set_feat(NVME_FEAT_FID_TEMP_THRESH, 8u << 16 | 300, NULL),
+			GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_TEMP_THRESH, 0, &dw0), 0);
+	CU_ASSERT_EQUAL(dw0, 350);
+	fx_teardown(&admin_fx);
+}
+
+/* 05h: TLER 0 at first, reads back as set with NSID 0 (SPDK's identify asks so) or an
+ * active NSID; DULBE needs NSFEAT bit 2, which no namespace reports: Invalid Field. */
+static void error_recovery_reads_back_and_refuses_dulbe(void)
+{
+	admin_setup();
+	uint32_t dw0 = 0xffffffff;
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_ERR_RECOVERY, 0, &dw0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	CU_ASSERT_EQUAL(admin_set_feat(NVME_FEAT_FID_ERR_RECOVERY, 30, NULL), 0);
+	struct nvme_cqe cqe;
+	CU_ASSERT_EQUAL(
+		admin_cmd(admin_mk(nvme_admin_get_features, 1, NVME_FEAT_FID_ERR_RECOVERY, 0), NULL,
+			  0, &cqe),
+		0);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), 30);
+	CU_ASSERT_EQUAL(admin_set_feat(NVME_FEAT_FID_ERR_RECOVERY, 1u << 16 | 5, NULL),
+			GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_ERR_RECOVERY, 0, &dw0), 0);
+	CU_ASSERT_EQUAL(dw0, 30);
+	fx_teardown(&admin_fx);
+}
+
+/* 0Ah: DN 0 at first, reads back as set. */
+static void write_atomicity_normal_reads_back_what_was_set(void)
+{
+	admin_setup();
+	uint32_t dw0 = 0xffffffff;
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_WRITE_ATOMIC, 0, &dw0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	CU_ASSERT_EQUAL(admin_set_feat(NVME_FEAT_FID_WRITE_ATOMIC, 1, NULL), 0);
+	CU_ASSERT_EQUAL(admin_get_feat(NVME_FEAT_FID_WRITE_ATOMIC, 0, &dw0), 0);
+	CU_ASSERT_EQUAL(dw0, 1);
 	fx_teardown(&admin_fx);
 }
 
@@ -153,6 +284,15 @@ const struct unit_test features_tests[] = {
 	{ "set_features_with_save_returns_feature_not_saveable",
 	  set_features_with_save_returns_feature_not_saveable },
 	{ "unknown_feature_returns_invalid_field", unknown_feature_returns_invalid_field },
+	{ "arbitration_reads_back_what_was_set", arbitration_reads_back_what_was_set },
+	{ "power_management_has_only_power_state_zero",
+	  power_management_has_only_power_state_zero },
+	{ "temperature_threshold_round_trips_and_warns_when_crossed",
+	  temperature_threshold_round_trips_and_warns_when_crossed },
+	{ "error_recovery_reads_back_and_refuses_dulbe",
+	  error_recovery_reads_back_and_refuses_dulbe },
+	{ "write_atomicity_normal_reads_back_what_was_set",
+	  write_atomicity_normal_reads_back_what_was_set },
 	{ "get_features_select_supported_reports_changeable",
 	  get_features_select_supported_reports_changeable },
 	{ NULL, NULL },

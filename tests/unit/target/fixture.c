@@ -67,6 +67,14 @@ struct nvmf_subsys_config *fx_cfg_subsys(struct nvmf_config *c, const char *nqn,
 	if (hostnqn) {
 		s->allowed_hosts = grow(NULL, 0, sizeof(char *));
 		s->allowed_hosts[s->n_allowed_hosts++] = dup_or_die(hostnqn);
+		/* An allowed host has its hosts[] entry, as the loader requires. */
+		size_t h = 0;
+		while (h < c->n_hosts && strcmp(c->hosts[h], hostnqn))
+			h++;
+		if (h == c->n_hosts) {
+			c->hosts = grow(c->hosts, c->n_hosts, sizeof(char *));
+			c->hosts[c->n_hosts++] = dup_or_die(hostnqn);
+		}
 	}
 	return s;
 }

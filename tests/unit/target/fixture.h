@@ -63,7 +63,7 @@ struct fx {
  * target-wide ones with the first subsystem or port of a zeroed config). Each appends to
  * @c and returns what it added; they abort when out of memory. */
 /* fx_cfg_subsys - subsystem @nqn with qid_max @qid_max; any host when @hostnqn is NULL,
- * else only @hostnqn. */
+ * else only @hostnqn, which joins @c's hosts[] (an allowed host has its entry). */
 struct nvmf_subsys_config *fx_cfg_subsys(struct nvmf_config *c, const char *nqn,
 					 const char *hostnqn, uint16_t qid_max);
 /* fx_cfg_ns - enabled namespace @nsid of @kind, @bytes (a multiple of @block_size). */

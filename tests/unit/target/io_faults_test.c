@@ -295,6 +295,60 @@ static void enospc_returns_capacity_exceeded_with_dnr(void)
 	teardown(f);
 }
 
+/* How many times @needle occurs in @hay. */
+static unsigned count_of(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* A backend error reaches the log, not only a counter: one error line naming the
+ * subsystem, the namespace, its file and the errno; a storm of them gives one line per
+ * 10 s per namespace, the next one counting those not logged. */
+static void backend_errors_are_logged_naming_the_namespace_and_rate_limited(void)
+{
+	struct fixture *f = setup();
+	add("nsid=2,op=write,fail=ENOSPC");
+	add("nsid=3,op=read,fail=EIO");
+	uint8_t buf[4 * 4096] = { 0 };
+	struct fx_stderr cap;
+	fx_stderr_begin(&cap);
+	for (int i = 0; i < 100; i++)
+		CU_ASSERT_EQUAL(rw(f, nvme_cmd_write, 2, 8, 4, buf, 0x41),
+				DNR(GEN(NVME_SC_CAP_EXCEEDED)));
+	CU_ASSERT_EQUAL(do_read(f, 3, 2, 1, buf), READ_ERROR); /* its own limit */
+	f->fx.now += 9999;
+	CU_ASSERT_EQUAL(rw(f, nvme_cmd_write, 2, 8, 4, buf, 0x41), DNR(GEN(NVME_SC_CAP_EXCEEDED)));
+	f->fx.now += 1;
+	CU_ASSERT_EQUAL(rw(f, nvme_cmd_write, 2, 8, 4, buf, 0x41), DNR(GEN(NVME_SC_CAP_EXCEEDED)));
+	fx_stderr_end(&cap);
+	char want[512];
+	snprintf(want, sizeof(want),
+		 "nvmf-target: backend: error: subsystem " SUBNQN ": namespace 2 (file %s): "
+		 "write of 2048 bytes at byte 4096 failed: No space left on device (errno 28); "
+		 "the host gets CAP_EXCEEDED|DNR\n",
+		 f->path2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.text, want));
+	snprintf(want, sizeof(want),
+		 "namespace 2 (file %s): write of 2048 bytes at byte 4096 failed: No space left "
+		 "on device (errno 28); the host gets CAP_EXCEEDED|DNR (and 100 more errors "
+		 "since the last line)\n",
+		 f->path2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.text, want));
+	snprintf(want, sizeof(want),
+		 "namespace 3 (file %s): read of 4096 bytes at byte 8192 failed: Input/output "
+		 "error (errno 5); the host gets UNRECOVERED_READ_ERROR\n",
+		 f->path3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.text, want));
+	/* 102 errors on namespace 2: two lines; one on namespace 3: one. */
+	CU_ASSERT_EQUAL(count_of(cap.text, "namespace 2 ("), 2);
+	CU_ASSERT_EQUAL(count_of(cap.text, "namespace 3 ("), 1);
+	CU_ASSERT_EQUAL(count_of(cap.text, "\n"), 3);
+	teardown(f);
+}
+
 static void flush_failure_reaches_the_host_as_write_fault(void)
 {
 	struct fixture *f = setup();
@@ -600,6 +654,8 @@ static void many_more_commands_than_ring_entries_all_complete_with_their_data(vo
 }
 
 const struct unit_test io_faults_tests[] = {
+	{ "backend_errors_are_logged_naming_the_namespace_and_rate_limited",
+	  backend_errors_are_logged_naming_the_namespace_and_rate_limited },
 	{ "read_error_in_a_bad_range_returns_unrecovered_read_error_and_is_logged",
 	  read_error_in_a_bad_range_returns_unrecovered_read_error_and_is_logged },
 	{ "write_error_returns_write_fault_and_other_blocks_stay_writable",

@@ -32,7 +32,7 @@ static int get_log(struct fxq *q, uint8_t lid, void *buf, uint32_t len)
 #define INVALID_OPCODE (nvme_status(NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE) | NVME_SC_DNR)
 #define FABRICS_OPCODE 0x7f
 
-/* 00h: LSUPP set for 00h, 01h, 02h, 03h, 04h, 05h, 0Ch, 80h, nothing else, no LID Specific bits;
+/* 00h: LSUPP set for 00h, 01h, 02h, 03h, 04h, 05h, 0Ch, 12h, 80h, nothing else, no LID Specific bits;
  * each listed LID reads, each other one is Invalid Log Page. */
 static void supported_log_pages_lists_exactly_the_logs_returned(void)
 {
@@ -46,6 +46,7 @@ static void supported_log_pages_lists_exactly_the_logs_returned(void)
 					NVME_LOG_LID_FW_SLOT,
 					NVME_LOG_LID_CHANGED_NS,
 					NVME_LOG_LID_CMD_EFFECTS,
+					NVME_LOG_LID_FID_SUPPORTED_EFFECTS,
 					NVME_LOG_LID_ANA,
 					NVME_LOG_LID_RESERVATION };
 	unsigned listed = 0;
@@ -64,6 +65,47 @@ static void supported_log_pages_lists_exactly_the_logs_returned(void)
 	CU_ASSERT_EQUAL(listed, sizeof(want));
 	for (size_t i = 0; i < sizeof(want); i++)
 		CU_ASSERT_EQUAL(le32toh(log.lid_support[want[i]]), 1);
+	fx_teardown(&F);
+}
+
+/* 12h: FSUPP exactly for the features Get Features answers (SEL 011b, which every
+ * feature takes without further fields), with the controller scope, the namespace scope
+ * for the reservations' namespace specific ones; among them every feature NVMe Base 2.0
+ * makes mandatory for an I/O controller on a fabric. */
+static void fid_effects_log_lists_exactly_the_features_answered(void)
+{
+	setup();
+	struct nvme_fid_supported_effects_log *l = malloc(sizeof(*l));
+	CU_ASSERT_EQUAL_FATAL(get_log(&F.admin, NVME_LOG_LID_FID_SUPPORTED_EFFECTS, l, sizeof(*l)),
+			      0);
+	const uint32_t ctrl = NVME_FID_SUPPORTED_EFFECTS_FSUPP |
+			      NVME_FID_SUPPORTED_EFFECTS_SCOPE_CTRL
+				      << NVME_FID_SUPPORTED_EFFECTS_SCOPE_SHIFT;
+	const uint32_t ns = NVME_FID_SUPPORTED_EFFECTS_FSUPP |
+			    NVME_FID_SUPPORTED_EFFECTS_SCOPE_NS
+				    << NVME_FID_SUPPORTED_EFFECTS_SCOPE_SHIFT;
+	static const uint8_t mandatory[] = {
+		NVME_FEAT_FID_ARBITRATION,  NVME_FEAT_FID_POWER_MGMT, NVME_FEAT_FID_TEMP_THRESH,
+		NVME_FEAT_FID_ERR_RECOVERY, NVME_FEAT_FID_NUM_QUEUES, NVME_FEAT_FID_WRITE_ATOMIC,
+		NVME_FEAT_FID_ASYNC_EVENT,  NVME_FEAT_FID_KATO,       NVME_FEAT_FID_HOST_ID,
+	};
+	for (size_t i = 0; i < sizeof(mandatory); i++)
+		CU_ASSERT_EQUAL(le32toh(l->fid_support[mandatory[i]]), ctrl);
+	for (unsigned fid = 0; fid < 256; fid++) {
+		uint32_t e = le32toh(l->fid_support[fid]);
+		if (fid == NVME_FEAT_FID_RESV_MASK || fid == NVME_FEAT_FID_RESV_PERSIST) {
+			CU_ASSERT_EQUAL(e, ns);
+		} else {
+			CU_ASSERT(e == 0 || e == ctrl);
+		}
+		struct nvme_sqe c;
+		memset(&c, 0, sizeof(c));
+		c.opcode = nvme_admin_get_features;
+		c.cdw10 = htole32(fid | 3u << 8);
+		int st = fx_cmd(&F.admin, &c, NULL, 0, NULL);
+		CU_ASSERT_EQUAL(st, e ? 0 : nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR);
+	}
+	free(l);
 	fx_teardown(&F);
 }
 
@@ -151,6 +193,8 @@ static void effects_log_lists_exactly_the_io_commands_taken(void)
 #n, n \
 	}
 const struct unit_test log_page_tests[] = {
+	{ "fid_effects_log_lists_exactly_the_features_answered",
+	  fid_effects_log_lists_exactly_the_features_answered },
 	T(supported_log_pages_lists_exactly_the_logs_returned),
 	T(effects_log_lists_exactly_the_admin_commands_taken),
 	T(effects_log_lists_exactly_the_io_commands_taken),

@@ -27,6 +27,21 @@ static void line_names_its_component_then_its_severity(void)
 					 "nvmf-target: backend: from this file\n");
 }
 
+/* A name a request or a host gave is logged as it came: a key given in its place is not. */
+static void secret_in_a_logged_name_is_replaced(void)
+{
+	struct nvmf_tgt tgt;
+	memset(&tgt, 0, sizeof(tgt));
+	nvmf_log_level_set_all(&tgt, NVMF_LOG_INFO);
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
+	nvmf_log_at(&tgt, NVMF_LOGC_CONTROL, NVMF_LOG_INFO, "subsystem %s: host %s allowed",
+		    "nqn.s:a", "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:");
+	fx_stderr_end(&out);
+	CU_ASSERT_STRING_EQUAL(out.text,
+			       "nvmf-target: control: subsystem nqn.s:a: host <secret> allowed\n");
+}
+
 static void each_component_keeps_its_own_level(void)
 {
 	struct nvmf_tgt tgt;
@@ -86,6 +101,7 @@ const struct unit_test log_tests[] = {
 	{ "backend_notes_are_logged_one_line_each", backend_notes_are_logged_one_line_each },
 	{ "line_names_its_component_then_its_severity",
 	  line_names_its_component_then_its_severity },
+	{ "secret_in_a_logged_name_is_replaced", secret_in_a_logged_name_is_replaced },
 	{ "each_component_keeps_its_own_level", each_component_keeps_its_own_level },
 	{ "config_levels_apply_only_where_named", config_levels_apply_only_where_named },
 	{ NULL, NULL },

@@ -7,9 +7,13 @@
  */
 #include <CUnit/CUnit.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
+#include "subsystem/created.h"
 #include "target/namespace.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
@@ -276,6 +280,123 @@ static void disabled_namespace_is_inactive_until_enabled(void)
 	teardown();
 }
 
+/* A RAM namespace disabled and enabled again reads back what was written before (its
+ * memory is kept while it is disabled); removed and added anew, it is empty. */
+static void disabled_ram_namespace_keeps_its_data_until_removed(void)
+{
+	setup();
+	char err[256];
+	uint8_t out[4096], in[4096];
+	static const uint8_t zero[4096];
+	for (size_t i = 0; i < sizeof(out); i++)
+		out[i] = (uint8_t)(i * 13 + 5);
+	struct nvme_sqe w = rw(nvme_cmd_write, 2, 3, 1), r = rw(nvme_cmd_read, 2, 3, 1);
+	CU_ASSERT_EQUAL_FATAL(fx_cmd(&Q, &w, out, sizeof(out), NULL), 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_enable(&F.tgt, subsys(), 2, false, err, sizeof(err)), 1);
+	for (int i = 0; i < 4; i++)
+		tick();
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_draining(&F.tgt), 0); /* closed for I/O */
+	CU_ASSERT_EQUAL(fx_cmd(&Q, &r, in, sizeof(in), NULL),
+			GEN(NVME_SC_INVALID_NS) | NVME_SC_DNR);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_enable(&F.tgt, subsys(), 2, true, err, sizeof(err)), 1);
+	memset(in, 0, sizeof(in));
+	CU_ASSERT_EQUAL(fx_cmd(&Q, &r, in, sizeof(in), NULL), 0);
+	CU_ASSERT_EQUAL(memcmp(in, out, sizeof(in)), 0);
+	/* Disabled and enabled before the drain ends: the same memory still. */
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_enable(&F.tgt, subsys(), 2, false, err, sizeof(err)), 1);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_enable(&F.tgt, subsys(), 2, true, err, sizeof(err)), 1);
+	tick();
+	memset(in, 0, sizeof(in));
+	CU_ASSERT_EQUAL(fx_cmd(&Q, &r, in, sizeof(in), NULL), 0);
+	CU_ASSERT_EQUAL(memcmp(in, out, sizeof(in)), 0);
+	/* Removed while disabled: the data goes with it. */
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_enable(&F.tgt, subsys(), 2, false, err, sizeof(err)), 1);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_remove(&F.tgt, subsys(), 2, err, sizeof(err)), 0);
+	CU_ASSERT_PTR_NULL(subsys()->kept);
+	tick();
+	struct nvmf_ns_config nc = ram_ns(2, MIB, 4096);
+	uint32_t nsid = 0;
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)),
+			      0);
+	memset(in, 0xff, sizeof(in));
+	CU_ASSERT_EQUAL(fx_cmd(&Q, &r, in, sizeof(in), NULL), 0);
+	CU_ASSERT_EQUAL(memcmp(in, zero, sizeof(in)), 0);
+	teardown();
+}
+
+/* A file created at add (nvmf_create) is recorded; the running config no longer asks to
+ * create it (config_save writes what exists); deleted, it is never created again empty. */
+static void created_file_is_recorded_and_never_created_again_empty(void)
+{
+	setup();
+	char dir[] = "/tmp/nvmf-nscreate-XXXXXX", rec[96], img[96], err[1024];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(rec, sizeof(rec), "%s/rec.json", dir);
+	snprintf(img, sizeof(img), "%s/ns.img", dir);
+	struct nvmf_created record;
+	CU_ASSERT_EQUAL_FATAL(nvmf_created_open(&record, rec, err, sizeof(err)), 0);
+	F.tgt.created = &record;
+	struct nvmf_ns_config nc = ram_ns(5, MIB, 512);
+	nc.kind = NVMF_BACKEND_FILE;
+	nc.path = img;
+	nc.create = true;
+	nc.buffered = true;
+	uint32_t nsid = 0;
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)),
+			      0);
+	CU_ASSERT_EQUAL(access(img, F_OK), 0);
+	CU_ASSERT_PTR_NOT_NULL(nvmf_created_when(&record, img));
+	CU_ASSERT_FALSE(subsys()->cfg->ns[2].create);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_remove(&F.tgt, subsys(), 5, err, sizeof(err)), 0);
+	tick();
+	unlink(img);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)), -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "now missing: refusing to create an empty one"));
+	CU_ASSERT_EQUAL(access(img, F_OK), -1);
+	CU_ASSERT_EQUAL(subsys()->cfg->n_ns, 2);
+	F.tgt.created = NULL;
+	nvmf_created_free(&record);
+	unlink(rec);
+	rmdir(dir);
+	teardown();
+}
+
+/* A backing file deleted while served is noticed (fstat: no link left) and logged once. */
+static void deleted_backing_file_is_noticed_and_logged(void)
+{
+	setup();
+	char dir[] = "/tmp/nvmf-nsunlink-XXXXXX", img[96], err[512];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(img, sizeof(img), "%s/ns.img", dir);
+	int fd = open(img, O_CREAT | O_WRONLY, 0644);
+	CU_ASSERT_FATAL(fd >= 0 && ftruncate(fd, MIB) == 0);
+	close(fd);
+	struct nvmf_ns_config nc = ram_ns(5, 0, 512);
+	nc.kind = NVMF_BACKEND_FILE;
+	nc.path = img;
+	nc.buffered = true;
+	uint32_t nsid = 0;
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)),
+			      0);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_check_unlinked(&F.tgt), 0);
+	CU_ASSERT_FALSE(nvmf_subsys_ns(subsys(), 5)->unlinked);
+	unlink(img);
+	struct fx_stderr log;
+	fx_stderr_begin(&log);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_check_unlinked(&F.tgt), 1);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_check_unlinked(&F.tgt), 1);
+	fx_stderr_end(&log);
+	CU_ASSERT_TRUE(nvmf_subsys_ns(subsys(), 5)->unlinked);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log.text, "namespace 5: its backing file "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log.text, "ns.img was deleted while served"));
+	const char *first = strstr(log.text, "was deleted");
+	CU_ASSERT_PTR_NULL(first ? strstr(first + 1, "was deleted") : NULL); /* once */
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_remove(&F.tgt, subsys(), 5, err, sizeof(err)), 0);
+	tick();
+	rmdir(dir);
+	teardown();
+}
+
 /* ---- resize ---- */
 
 static void grown_namespace_takes_io_past_its_old_end(void)
@@ -321,6 +442,164 @@ static void resize_to_a_partial_block_is_refused(void)
 	nvmf_loop_drive(&F.tgt);
 	CU_ASSERT_FALSE(fx_done(&Aer));
 	teardown();
+}
+
+/* ---- following a device's size ---- */
+
+/* A file in a new folder under /tmp, @bytes long (sparse), for a namespace's backing. */
+static void temp_file(char *dir, size_t dlen, char *path, size_t plen, uint64_t bytes)
+{
+	snprintf(dir, dlen, "/tmp/nvmf-ns-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, plen, "%s/dev", dir);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL_FATAL(ftruncate(fileno(f), (off_t)bytes), 0);
+	fclose(f);
+}
+
+/* Namespace 3 over @path as a block device namespace: opened as a file, then given the
+ * bdev backend's ops, whose size query (nvmf_backend_fd_size) reads a regular file's
+ * size where a block device's is read with BLKGETSIZE64: the file stands in for a device
+ * an lvextend grows (no block device can be made in a unit test). The add's notice is
+ * consumed and a new AER parked. */
+static struct nvmf_ns *device_ns(const char *path)
+{
+	struct nvmf_ns_config nc = ram_ns(3, 0, 512);
+	nc.kind = NVMF_BACKEND_FILE;
+	nc.path = (char *)path;
+	uint32_t nsid;
+	char err[256] = "";
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)),
+			      0);
+	struct nvmf_ns *ns = nvmf_subsys_ns(subsys(), 3);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ns);
+	ns->bdev->ops = &nvmf_backend_bdev_ops;
+	nvmf_loop_drive(&F.tgt);
+	assert_notice();
+	uint32_t list[1];
+	changed_list(list, 1);
+	submit_aer();
+	return ns;
+}
+
+static void device_namespace_follows_its_growth_at_identify_with_a_notice(void)
+{
+	setup();
+	char dir[64], path[80];
+	temp_file(dir, sizeof(dir), path, sizeof(path), MIB);
+	device_ns(path);
+	CU_ASSERT_EQUAL(identify_nsze(3), MIB / 512);
+	nvmf_loop_drive(&F.tgt);
+	CU_ASSERT_FALSE(fx_done(&Aer)); /* nothing changed: no notice */
+	uint8_t b[512];
+	memset(b, 0x5a, sizeof(b));
+	struct nvme_sqe w = rw(nvme_cmd_write, 3, MIB / 512, 1);
+	CU_ASSERT_EQUAL(fx_cmd(&Q, &w, b, sizeof(b), NULL), GEN(NVME_SC_LBA_RANGE) | NVME_SC_DNR);
+	CU_ASSERT_EQUAL_FATAL(truncate(path, 2 * MIB), 0); /* the device grew (lvextend) */
+	struct fx_stderr cap;
+	fx_stderr_begin(&cap);
+	CU_ASSERT_EQUAL(identify_nsze(3), 2 * MIB / 512); /* the host's next look sees it */
+	fx_stderr_end(&cap);
+	char want[256];
+	snprintf(want, sizeof(want),
+		 "nvmf-target: core: subsystem " FX_SUBNQN ": namespace 3 (%s): the device grew "
+		 "from 1048576 to 2097152 bytes\n",
+		 path);
+	CU_ASSERT_STRING_EQUAL(cap.text, want);
+	nvmf_loop_drive(&F.tgt);
+	assert_notice(); /* the other controllers hear of it */
+	uint32_t list[2];
+	changed_list(list, 2);
+	CU_ASSERT_EQUAL(list[0], 3);
+	CU_ASSERT_EQUAL(list[1], 0);
+	CU_ASSERT_EQUAL(fx_cmd(&Q, &w, b, sizeof(b), NULL), 0); /* past the old end */
+	uint8_t in[512];
+	struct nvme_sqe r = rw(nvme_cmd_read, 3, MIB / 512, 1);
+	CU_ASSERT_EQUAL(fx_cmd(&Q, &r, in, sizeof(in), NULL), 0);
+	CU_ASSERT_EQUAL(memcmp(in, b, sizeof(b)), 0);
+	teardown();
+	unlink(path);
+	rmdir(dir);
+}
+
+/* "namespace resize" without a size: a device namespace takes its device's size; a
+ * shrink is followed too, but as an error in the log; a RAM namespace has no device. */
+static void resize_without_size_follows_the_device_and_logs_a_shrink(void)
+{
+	setup();
+	char dir[64], path[80], err[256] = "";
+	temp_file(dir, sizeof(dir), path, sizeof(path), 2 * MIB);
+	device_ns(path);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_resize(&F.tgt, subsys(), 3, 0, err, sizeof(err)), 0);
+	nvmf_loop_drive(&F.tgt);
+	CU_ASSERT_FALSE(fx_done(&Aer)); /* same size: nothing to tell */
+	CU_ASSERT_EQUAL_FATAL(truncate(path, 3 * MIB), 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_resize(&F.tgt, subsys(), 3, 0, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nvmf_ns_nlb(nvmf_subsys_ns(subsys(), 3)), 3 * MIB / 512);
+	nvmf_loop_drive(&F.tgt);
+	assert_notice();
+	uint32_t list[1];
+	changed_list(list, 1);
+	submit_aer();
+	CU_ASSERT_EQUAL_FATAL(truncate(path, MIB), 0); /* shrunk under the target */
+	struct fx_stderr cap;
+	fx_stderr_begin(&cap);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_resize(&F.tgt, subsys(), 3, 0, err, sizeof(err)), 0);
+	fx_stderr_end(&cap);
+	char want[320];
+	snprintf(want, sizeof(want),
+		 "nvmf-target: core: error: subsystem " FX_SUBNQN ": namespace 3 (%s): the device "
+		 "shrank from 3145728 to 1048576 bytes; hosts now see the new size, and the data "
+		 "past it is gone for them\n",
+		 path);
+	CU_ASSERT_STRING_EQUAL(cap.text, want);
+	CU_ASSERT_EQUAL(identify_nsze(3), MIB / 512);
+	nvmf_loop_drive(&F.tgt);
+	assert_notice();
+	uint8_t b[512];
+	struct nvme_sqe r = rw(nvme_cmd_read, 3, MIB / 512, 1);
+	CU_ASSERT_EQUAL(fx_cmd(&Q, &r, b, sizeof(b), NULL), GEN(NVME_SC_LBA_RANGE) | NVME_SC_DNR);
+	/* RAM decides its own size. */
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_resize(&F.tgt, subsys(), 1, 0, err, sizeof(err)), -ENOTSUP);
+	CU_ASSERT_STRING_EQUAL(err, "subsystem " FX_SUBNQN ", namespace 1: a \"ram\" namespace "
+				    "has no device to follow: give size_bytes");
+	CU_ASSERT_EQUAL(nvmf_ns_nlb(nvmf_subsys_ns(subsys(), 1)), MIB / 512);
+	teardown();
+	unlink(path);
+	rmdir(dir);
+}
+
+/* A thin file larger than its file system's free space is warned of when it is added:
+ * writes would fail with ENOSPC once it fills. */
+static void thin_file_beyond_the_free_space_is_warned_of_at_add(void)
+{
+	setup();
+	char dir[64], path[80];
+	struct statvfs v;
+	CU_ASSERT_EQUAL_FATAL(statvfs("/tmp", &v), 0);
+	uint64_t size = ((uint64_t)v.f_bavail * v.f_frsize + 2 * MIB) & ~(uint64_t)(MIB - 1);
+	temp_file(dir, sizeof(dir), path, sizeof(path), size);
+	struct nvmf_ns_config nc = ram_ns(3, 0, 512);
+	nc.kind = NVMF_BACKEND_FILE;
+	nc.path = path;
+	uint32_t nsid;
+	char err[256] = "";
+	struct fx_stderr cap;
+	fx_stderr_begin(&cap);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_add(&F.tgt, subsys(), &nc, 1, &nsid, err, sizeof(err)), 0);
+	fx_stderr_end(&cap);
+	char want[400];
+	snprintf(want, sizeof(want),
+		 "nvmf-target: backend: warning: subsystem " FX_SUBNQN ", namespace 3 (%s): thin "
+		 "file: %llu of its %llu bytes are not allocated yet, and its file system has ",
+		 path, (unsigned long long)size, (unsigned long long)size);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.text, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.text, " bytes free: writes will fail with ENOSPC "
+						"(hosts get Capacity Exceeded) once it fills\n"));
+	teardown();
+	unlink(path);
+	rmdir(dir);
 }
 
 /* ---- statistics ---- */
@@ -417,10 +696,22 @@ const struct unit_test namespace_tests[] = {
 	{ "second_of_three_failing_adds_none", second_of_three_failing_adds_none },
 	{ "removed_namespace_closes_after_its_last_command",
 	  removed_namespace_closes_after_its_last_command },
+	{ "disabled_ram_namespace_keeps_its_data_until_removed",
+	  disabled_ram_namespace_keeps_its_data_until_removed },
+	{ "created_file_is_recorded_and_never_created_again_empty",
+	  created_file_is_recorded_and_never_created_again_empty },
+	{ "deleted_backing_file_is_noticed_and_logged",
+	  deleted_backing_file_is_noticed_and_logged },
 	{ "disabled_namespace_is_inactive_until_enabled",
 	  disabled_namespace_is_inactive_until_enabled },
 	{ "grown_namespace_takes_io_past_its_old_end", grown_namespace_takes_io_past_its_old_end },
 	{ "resize_to_a_partial_block_is_refused", resize_to_a_partial_block_is_refused },
+	{ "device_namespace_follows_its_growth_at_identify_with_a_notice",
+	  device_namespace_follows_its_growth_at_identify_with_a_notice },
+	{ "resize_without_size_follows_the_device_and_logs_a_shrink",
+	  resize_without_size_follows_the_device_and_logs_a_shrink },
+	{ "thin_file_beyond_the_free_space_is_warned_of_at_add",
+	  thin_file_beyond_the_free_space_is_warned_of_at_add },
 	{ "statistics_count_each_command_and_its_bytes",
 	  statistics_count_each_command_and_its_bytes },
 	{ NULL, NULL },

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "initiator/internal.h"
 #include "target/model.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/fixture.h"
@@ -112,6 +113,38 @@ static void transport_no_port_needs_is_one_info_line_and_its_ports_are_refused_l
 	CU_ASSERT_STRING_EQUAL(out.text, "");
 	nvmf_tgt_fini(&tgt);
 	nvmf_config_free(&more);
+	nvmf_config_free(&c);
+}
+
+/* A RAM namespace larger than the machine's memory starts (its pages are taken as
+ * written) with a warning naming it: filling it would bring the OOM killer. */
+static void ram_namespace_beyond_memory_is_warned_of_at_start(void)
+{
+	struct nvmf_config c;
+	memset(&c, 0, sizeof(c));
+	uint64_t phys = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t size = (phys + (1u << 20)) & ~(uint64_t)0xfffff;
+	struct nvmf_subsys_config *s = fx_cfg_subsys(&c, TT_NQN, NULL, 4);
+	fx_cfg_ns(s, 1, NVMF_BACKEND_RAM, 1 << 20, 512);
+	fx_cfg_ns(s, 2, NVMF_BACKEND_RAM, size, 512);
+	fx_cfg_expose(fx_cfg_loop_port(&c, 1, AF_INET, "127.0.0.1", "4420"), TT_NQN);
+	const struct nvmf_transport_ops *ops[] = { &nvmf_loop_ops };
+	struct nvmf_tgt tgt;
+	char err[512] = "", want[512];
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
+	int rc = nvmf_tgt_init(&tgt, &c, ops, 1, err, sizeof(err));
+	fx_stderr_end(&out);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	snprintf(want, sizeof(want),
+		 "nvmf-target: backend: warning: subsystem " TT_NQN ", namespace 2 (ram): ram "
+		 "namespace of %llu bytes is larger than this machine's memory (%llu bytes): once "
+		 "hosts fill it the machine runs out of memory, and the OOM killer stops the "
+		 "target with every subsystem\n",
+		 (unsigned long long)size, (unsigned long long)phys);
+	CU_ASSERT_STRING_EQUAL(out.text, want); /* namespace 1 fits: nothing */
+	nvmf_tgt_shutdown(&tgt, 1000);
+	nvmf_tgt_fini(&tgt);
 	nvmf_config_free(&c);
 }
 
@@ -270,6 +303,73 @@ static void command_that_never_finishes_is_given_half_the_bound(void)
 	teardown();
 }
 
+/* Identify Controller's MDTS as the controller of @admin reports it. */
+static int id_mdts(struct fxq *admin)
+{
+	static uint8_t id[4096];
+	struct nvme_sqe c;
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_admin_identify;
+	c.cdw10 = htole32(NVME_IDENTIFY_CNS_CTRL);
+	if (fx_cmd(admin, &c, id, sizeof(id), NULL))
+		return -1;
+	return ((const struct nvme_id_ctrl *)id)->mdts;
+}
+
+/* A Read of @nlb 512-byte blocks on @q: its status. */
+static int read_blocks(struct fxq *q, uint32_t nlb)
+{
+	static uint8_t buf[64 << 10];
+	struct nvme_sqe c = rw(nvme_cmd_read, 1, 0, nlb);
+	return fx_cmd(q, &c, buf, nlb * 512, NULL);
+}
+
+/* param.mdts (the kernel's param_mdts): the controllers of each port report the port's
+ * MDTS, nvmf_target.mdts where it sets none; a transfer above it is refused with Invalid
+ * Field in Command (NVMe Base 2.0 figure 275, MDTS), one at it is served; the target's
+ * MDTS, what the transports size their buffers for, is the largest. */
+static void each_port_serves_its_own_mdts(void)
+{
+	struct fx f;
+	memset(&f, 0, sizeof(f));
+	struct nvmf_subsys_config *s = fx_cfg_subsys(&f.cfg, FX_SUBNQN, NULL, 4);
+	fx_cfg_ns(s, 1, NVMF_BACKEND_RAM, MIB, 512);
+	fx_cfg_expose(fx_cfg_loop_port(&f.cfg, 1, AF_INET, "0.0.0.0", "4420"), FX_SUBNQN);
+	struct nvmf_port_config *p2 = fx_cfg_loop_port(&f.cfg, 2, AF_INET, "0.0.0.0", "4421");
+	fx_cfg_expose(p2, FX_SUBNQN);
+	p2->mdts = 3;          /* 32 KiB */
+	f.cfg.target.mdts = 1; /* 8 KiB: port 1's */
+	CU_ASSERT_FATAL(fx_boot(&f, "127.0.0.1", "4420") == 0);
+	CU_ASSERT_EQUAL(f.tgt.mdts, 3);
+	struct nvmf_transport_opts o;
+	nvmf_tgt_transport_opts(&f.tgt, &nvmf_loop_ops, &o);
+	CU_ASSERT_EQUAL(o.max_xfer, 32u << 10);
+
+	uint16_t c1 = 0, c2 = 0;
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&f.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, &c1, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_enable(&f.admin), 0);
+	CU_ASSERT_EQUAL(id_mdts(&f.admin), 1);
+	struct fxq io1, a2, io2; /* in the fixture's list until fx_teardown */
+	fx_queue_init(&f, &io1);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&io1, 1, 31, FX_SUBNQN, FX_HOSTNQN, c1, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(read_blocks(&io1, 16), 0);
+	CU_ASSERT_EQUAL(read_blocks(&io1, 17), nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR);
+
+	f.host->opts.trsvcid = "4421";
+	fx_queue_init(&f, &a2);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&a2, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, &c2, NULL),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(fx_enable(&a2), 0);
+	CU_ASSERT_EQUAL(id_mdts(&a2), 3);
+	fx_queue_init(&f, &io2);
+	CU_ASSERT_EQUAL_FATAL(fx_connect(&io2, 1, 31, FX_SUBNQN, FX_HOSTNQN, c2, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(read_blocks(&io2, 64), 0);
+	CU_ASSERT_EQUAL(read_blocks(&io2, 65), nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR);
+	f.host->opts.trsvcid = f.trsvcid;
+	fx_teardown(&f);
+}
+
 /* What the fake transport's create was handed. */
 static struct nvmf_transport_opts seen_opts;
 static unsigned seen_creates;
@@ -324,13 +424,58 @@ static void transport_is_created_with_its_resolved_limits(void)
 	nvmf_config_free(&c);
 }
 
+/* The levels apply from the start's first line: started at --log-level error
+ * (log_level_base), or with nvmf_target.log_level naming core error, the info line the
+ * start writes (a transport no port needs cannot start) is dropped; the base alone keeps
+ * it at info. */
+static int start_output(int base, int core_level, char *text, size_t len)
+{
+	struct nvmf_config c;
+	base_config(&c);
+	memset(c.target.log_level, -1, sizeof(c.target.log_level));
+	c.target.log_level_base_set = true;
+	c.target.log_level_base = (enum nvmf_log_level)base;
+	c.target.log_level[NVMF_LOGC_CORE] = (int8_t)core_level;
+	const struct nvmf_transport_ops *ops[] = { &nvmf_loop_ops, fake() };
+	struct nvmf_tgt tgt;
+	char err[512] = "";
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
+	int rc = nvmf_tgt_init(&tgt, &c, ops, 2, err, sizeof(err));
+	fx_stderr_end(&out);
+	snprintf(text, len, "%s", out.text);
+	if (!rc) {
+		nvmf_tgt_shutdown(&tgt, 1000);
+		nvmf_tgt_fini(&tgt);
+	}
+	nvmf_config_free(&c);
+	return rc;
+}
+
+static void start_lines_follow_the_levels_given_before_it(void)
+{
+	char text[4096];
+	CU_ASSERT_EQUAL(start_output(NVMF_LOG_ERROR, -1, text, sizeof(text)), 0);
+	CU_ASSERT_STRING_EQUAL(text, "");
+	CU_ASSERT_EQUAL(start_output(NVMF_LOG_INFO, NVMF_LOG_ERROR, text, sizeof(text)), 0);
+	CU_ASSERT_STRING_EQUAL(text, "");
+	CU_ASSERT_EQUAL(start_output(NVMF_LOG_ERROR, NVMF_LOG_INFO, text, sizeof(text)), 0);
+	CU_ASSERT_STRING_EQUAL(text, "nvmf-target: core: fake ports cannot be used on this "
+				     "machine (no fake device)\n");
+}
+
 const struct unit_test tgt_start_tests[] = {
+	{ "ram_namespace_beyond_memory_is_warned_of_at_start",
+	  ram_namespace_beyond_memory_is_warned_of_at_start },
+	{ "each_port_serves_its_own_mdts", each_port_serves_its_own_mdts },
 	{ "transport_is_created_with_its_resolved_limits",
 	  transport_is_created_with_its_resolved_limits },
 	{ "port_of_a_transport_that_cannot_start_fails_the_start_naming_the_ports",
 	  port_of_a_transport_that_cannot_start_fails_the_start_naming_the_ports },
 	{ "transport_no_port_needs_is_one_info_line_and_its_ports_are_refused_live",
 	  transport_no_port_needs_is_one_info_line_and_its_ports_are_refused_live },
+	{ "start_lines_follow_the_levels_given_before_it",
+	  start_lines_follow_the_levels_given_before_it },
 	{ "read_in_flight_at_shutdown_is_answered_with_its_data",
 	  read_in_flight_at_shutdown_is_answered_with_its_data },
 	{ "command_that_never_finishes_is_given_half_the_bound",

@@ -14,7 +14,7 @@ static void missing_and_extra_arguments_are_named(void)
 	expect_usage(parse(&p, "namespace", "remove", "nqn.a", NULL),
 		     "namespace remove: missing NSID (usage: namespace remove NQN NSID)");
 	expect_usage(parse(&p, "namespace", "resize", NULL),
-		     "namespace resize: missing NQN (usage: namespace resize NQN NSID SIZE)");
+		     "namespace resize: missing NQN (usage: namespace resize NQN NSID [SIZE])");
 	expect_usage(parse(&p, "host", "add", "nqn.a", NULL),
 		     "host add: missing HOSTNQN (usage: host add NQN HOSTNQN)");
 	expect_usage(parse(&p, "call", NULL),

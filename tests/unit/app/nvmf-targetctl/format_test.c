@@ -80,6 +80,24 @@ static void subsystem_list_of_one_nqn_adds_hosts_and_namespaces(void)
 	       "   1  yes      file       64 MiB    512  5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d11  /f.img\n");
 }
 
+/* A backing file deleted while served shows as such beside its name. */
+static void namespace_whose_file_was_deleted_says_so(void)
+{
+	expect("subsystem list nqn.x:b",
+	       "{\"subsystems\":[{\"nqn\":\"nqn.x:b\",\"allow_any_host\":true,\"hosts\":[],"
+	       "\"serial\":\"c3\",\"model\":\"m\",\"namespaces\":[{\"nsid\":1,\"enable\":true,"
+	       "\"backend\":\"file\",\"path\":\"/f.img\",\"size_bytes\":67108864,\"block_size\":512,"
+	       "\"uuid\":\"5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d11\",\"backing_file_unlinked\":true}],"
+	       "\"ports\":[],\"controllers\":0}]}",
+	       "NQN      ANY-HOST  HOSTS  NAMESPACES  PORTS  CONTROLLERS  SERIAL  MODEL\n"
+	       "nqn.x:b  yes           0           1  -                0  c3      m\n"
+	       "\n"
+	       "hosts of nqn.x:b: none (any host may connect)\n"
+	       "\n"
+	       "NSID  ENABLED  BACKEND    SIZE  BLOCK  UUID                                  PATH\n"
+	       "   1  yes      file     64 MiB    512  5a2c6ed0-9c53-4f5a-8d36-0c2b6f3e5d11  /f.img (deleted)\n");
+}
+
 static void port_and_controller_lists_are_tables(void)
 {
 	expect("port list",
@@ -93,11 +111,24 @@ static void port_and_controller_lists_are_tables(void)
 	       "\"hostid\":\"x\",\"portid\":1,\"kato_ms\":120000,\"connected_since\":"
 	       "\"2024-05-01T10:00:00Z\",\"io_queues\":4,\"queues\":[],\"reads\":1234,"
 	       "\"writes\":56}]}",
-	       "CNTLID  SUBNQN  HOSTNQN  PORTID  IO-QUEUES  KATO-MS  READS  WRITES  CONNECTED-SINCE\n"
-	       "     1  nqn.a   nqn.h         1          4   120000   1234      56  2024-05-01T10:00:00Z\n");
+	       "CNTLID  SUBNQN  HOSTNQN  PORTID  IO-QUEUES  KATO-MS  READS  WRITES  CONNECTED-SINCE       AUTH\n"
+	       "     1  nqn.a   nqn.h         1          4   120000   1234      56  2024-05-01T10:00:00Z  -\n");
+	/* How the controller authenticated; "*": a queue differs. */
+	expect("controller list",
+	       "{\"controllers\":[{\"cntlid\":1,\"subnqn\":\"nqn.a\",\"hostnqn\":\"nqn.h\","
+	       "\"portid\":1,\"kato_ms\":5000,\"connected_since\":\"2024-05-01T10:00:00Z\","
+	       "\"io_queues\":1,\"reads\":0,\"writes\":0,\"auth\":{\"hash\":\"hmac(sha384)\","
+	       "\"dhgroup\":\"ffdhe2048\",\"bidirectional\":true},\"queues\":[{\"qid\":0},"
+	       "{\"qid\":1,\"auth\":null}]},"
+	       "{\"cntlid\":2,\"subnqn\":\"nqn.a\",\"hostnqn\":\"nqn.i\",\"portid\":1,\"kato_ms\":5000,"
+	       "\"connected_since\":\"2024-05-01T10:00:00Z\",\"io_queues\":0,\"reads\":0,"
+	       "\"writes\":0,\"auth\":null,\"queues\":[{\"qid\":0}]}]}",
+	       "CNTLID  SUBNQN  HOSTNQN  PORTID  IO-QUEUES  KATO-MS  READS  WRITES  CONNECTED-SINCE       AUTH\n"
+	       "     1  nqn.a   nqn.h         1          1     5000      0       0  2024-05-01T10:00:00Z  hmac(sha384)/ffdhe2048/bidirectional*\n"
+	       "     2  nqn.a   nqn.i         1          0     5000      0       0  2024-05-01T10:00:00Z  no\n");
 	/* An empty list is its header. */
 	expect("controller list", "{\"controllers\":[]}",
-	       "CNTLID  SUBNQN  HOSTNQN  PORTID  IO-QUEUES  KATO-MS  READS  WRITES  CONNECTED-SINCE\n");
+	       "CNTLID  SUBNQN  HOSTNQN  PORTID  IO-QUEUES  KATO-MS  READS  WRITES  CONNECTED-SINCE  AUTH\n");
 }
 
 static void stats_are_tables_and_missing_fields_print_a_dash(void)
@@ -136,6 +167,11 @@ static void changes_print_one_confirmation_line(void)
 	       "host nqn.h removed from nqn.a\n");
 	expect("host remove nqn.a nqn.h", "{\"disconnected\":2}",
 	       "host nqn.h removed from nqn.a; 2 controllers disconnected\n");
+	/* allow_any_host on: the list did not admit the host, and it stays. */
+	expect("host remove nqn.a nqn.h",
+	       "{\"disconnected\":0,\"still_admitted\":true,\"connected\":1}",
+	       "host nqn.h removed from nqn.a; allow_any_host is on, so it may still connect "
+	       "(1 controller of it still connected)\n");
 	expect("subsystem allow-any-host nqn.a on", "{\"changed\":true,\"disconnected\":0}",
 	       "nqn.a: any host may connect\n");
 	expect("subsystem allow-any-host nqn.a off", "{\"changed\":true,\"disconnected\":1}",
@@ -224,6 +260,21 @@ static void namespace_reservation_prints_the_reservation_then_its_registrants(vo
 	       "namespace 2 of nqn.a: none, generation 0, PTPL off\nno registrants\n");
 	expect("namespace reservation nqn.a 3", "{\"nqn\":\"nqn.a\",\"nsid\":3,\"enabled\":false}",
 	       "namespace 3 of nqn.a: reservations off (resv.enable 0)\n");
+	/* clear: what went, in one line */
+	expect("namespace reservation nqn.a 1 clear",
+	       "{\"nqn\":\"nqn.a\",\"nsid\":1,\"cleared\":true,\"type\":2,\"type_name\":"
+	       "\"exclusive-access\",\"holder\":\"b2b2b2b2-b2b2-b2b2-b2b2-b2b2b2b2b2b2\","
+	       "\"registrants\":2,\"generation\":5}",
+	       "namespace 1 of nqn.a: cleared exclusive-access held by host "
+	       "b2b2b2b2-b2b2-b2b2-b2b2-b2b2b2b2b2b2 and 2 registration(s), generation 5\n");
+	expect("namespace reservation nqn.a 1 clear",
+	       "{\"nqn\":\"nqn.a\",\"nsid\":1,\"cleared\":true,\"type\":0,\"type_name\":"
+	       "\"none\",\"holder\":null,\"registrants\":1,\"generation\":2}",
+	       "namespace 1 of nqn.a: cleared 1 registration(s), generation 2\n");
+	expect("namespace reservation nqn.a 1 clear",
+	       "{\"nqn\":\"nqn.a\",\"nsid\":1,\"cleared\":false,\"type\":0,\"type_name\":"
+	       "\"none\",\"holder\":null,\"registrants\":0,\"generation\":2}",
+	       "namespace 1 of nqn.a: nothing to clear (no registrant)\n");
 }
 
 static void sizes_read_in_binary_units(void)
@@ -276,6 +327,7 @@ const struct unit_test targetctl_format_tests[] = {
 	{ "subsystem_list_is_a_table_with_a_header", subsystem_list_is_a_table_with_a_header },
 	{ "subsystem_list_of_one_nqn_adds_hosts_and_namespaces",
 	  subsystem_list_of_one_nqn_adds_hosts_and_namespaces },
+	{ "namespace_whose_file_was_deleted_says_so", namespace_whose_file_was_deleted_says_so },
 	{ "port_and_controller_lists_are_tables", port_and_controller_lists_are_tables },
 	{ "stats_are_tables_and_missing_fields_print_a_dash",
 	  stats_are_tables_and_missing_fields_print_a_dash },

@@ -105,7 +105,7 @@ static void host_dhchap_takes_secrets_from_the_environment(void)
 		     "host dhchap: --dhgroup 'ffdhe1024' is not null, ffdhe2048, ffdhe3072, "
 		     "ffdhe4096, ffdhe6144 or ffdhe8192");
 	expect_usage(parse(&p, "host", "dhchap", "nqn.h", "--hash", HOST_KEY, NULL),
-		     "host dhchap: --hash (a DH-HMAC-CHAP secret, not shown) is not hmac(sha256), "
+		     "host dhchap: --hash (a secret, not shown) is not hmac(sha256), "
 		     "hmac(sha384) or hmac(sha512)");
 	/* No option carries a secret. */
 	expect_usage(parse(&p, "host", "dhchap", "nqn.h", "--key", HOST_KEY, NULL),

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "nvme/wire.h"
 #include "subsystem/config.h"
 #include "tests/unit/app/nvmf-targetctl/parse_fixture.h"
 #include "tests/unit/suites.h"
@@ -128,6 +129,55 @@ static void port_add_builds_a_config_port_object(void)
 		"port_add",
 		"{\"port\":{\"portid\":3,\"addr\":{\"trtype\":\"tcp\",\"traddr\":\"127.0.0.1\","
 		"\"trsvcid\":\"4420\"},\"param\":{\"nvmf_zerocopy_threshold\":\"0\"},\"subsystems\":[]}}");
+}
+
+static void port_add_takes_ana_group_states_as_the_config_file_does(void)
+{
+	struct parsed p;
+	expect_call(parse(&p, "port", "add", "4", "--traddr", "10.0.0.1", "--ana-state",
+			  "2:inaccessible", "--ana-state", "1:non-optimized", NULL),
+		    "port_add",
+		    "{\"port\":{\"portid\":4,\"addr\":{\"trtype\":\"rdma\",\"traddr\":"
+		    "\"10.0.0.1\",\"trsvcid\":\"4420\"},\"subsystems\":[],\"ana_groups\":["
+		    "{\"grpid\":2,\"ana\":{\"state\":\"inaccessible\"}},"
+		    "{\"grpid\":1,\"ana\":{\"state\":\"non-optimized\"}}]}}");
+	/* What it sends is what the target's config parser takes, with those states. */
+	parse(&p, "port", "add", "4", "--traddr", "10.0.0.1", "--ana-state", "7:persistent-loss",
+	      "--ana-state", "128:change", NULL);
+	CU_ASSERT_EQUAL_FATAL(p.rc, TCTL_OK);
+	struct nvmf_port_config pc;
+	char err[512];
+	CU_ASSERT_EQUAL_FATAL(nvmf_config_parse_port(json_object_get(p.req.params, "port"), "port",
+						     &pc, err, sizeof(err)),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(pc.n_ana_groups, 2);
+	CU_ASSERT_EQUAL(pc.ana_groups[0].grpid, 7);
+	CU_ASSERT_EQUAL(pc.ana_groups[0].state, NVME_ANA_STATE_PERSISTENT_LOSS);
+	CU_ASSERT_EQUAL(pc.ana_groups[1].grpid, 128);
+	CU_ASSERT_EQUAL(pc.ana_groups[1].state, NVME_ANA_STATE_CHANGE);
+	nvmf_config_port_clear(&pc);
+	tctl_request_free(&p.req);
+
+	expect_usage(parse(&p, "port", "add", "4", "--traddr", "10.0.0.1", "--ana-state", "2",
+			   NULL),
+		     "port add: --ana-state '2' is not GRPID:STATE (e.g. 2:inaccessible)");
+	expect_usage(parse(&p, "port", "add", "4", "--traddr", "10.0.0.1", "--ana-state",
+			   "0:optimized", NULL),
+		     "port add: --ana-state group 0 is out of range (1 to 128)");
+	expect_usage(parse(&p, "port", "add", "4", "--traddr", "10.0.0.1", "--ana-state",
+			   "129:optimized", NULL),
+		     "port add: --ana-state group 129 is out of range (1 to 128)");
+	expect_usage(parse(&p, "port", "add", "4", "--traddr", "10.0.0.1", "--ana-state", "2:slow",
+			   NULL),
+		     "port add: --ana-state 2:slow: 'slow' is not optimized, non-optimized, "
+		     "inaccessible, persistent-loss or change");
+	expect_usage(parse(&p, "port", "add", "4", "--traddr", "10.0.0.1", "--ana-state",
+			   "2:optimized", "--ana-state", "2:inaccessible", NULL),
+		     "port add: --ana-state: group 2 given twice");
+	/* only port add takes it */
+	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--ana-state",
+			   "2:optimized", NULL),
+		     "namespace add: unknown option '--ana-state'");
 }
 
 static void port_add_rejects_what_the_target_would(void)
@@ -295,6 +345,8 @@ static void config_and_log_level_map_to_their_methods(void)
 	char cwd[PATH_MAX], want[PATH_MAX + 64];
 	expect_call(parse(&p, "config", "show", NULL), "config_get", "{}");
 	expect_call(parse(&p, "config", "reload", NULL), "config_reload", "{}");
+	expect_call(parse(&p, "config", "reload", "--force", NULL), "config_reload",
+		    "{\"force\":true}");
 	expect_call(load(parse(&p, "config", "save", NULL)), "config_save", "{}");
 	expect_call(load(parse(&p, "config", "save", "/etc/nvmf-target.json", NULL)), "config_save",
 		    "{\"path\":\"/etc/nvmf-target.json\"}");
@@ -379,6 +431,9 @@ static void every_change_command_maps_to_its_method_and_params(void)
 		    "namespace_resize", "{\"nqn\":\"nqn.a\",\"nsid\":1,\"size_bytes\":67108864}");
 	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", "0x4000000", NULL),
 		    "namespace_resize", "{\"nqn\":\"nqn.a\",\"nsid\":1,\"size_bytes\":67108864}");
+	/* No SIZE: a device namespace takes its device's size (the target decides). */
+	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", NULL), "namespace_resize",
+		    "{\"nqn\":\"nqn.a\",\"nsid\":1}");
 	expect_call(parse(&p, "namespace", "resize", "nqn.a", "1", "8191P", NULL),
 		    "namespace_resize",
 		    "{\"nqn\":\"nqn.a\",\"nsid\":1,\"size_bytes\":9222246136947933184}");
@@ -386,6 +441,13 @@ static void every_change_command_maps_to_its_method_and_params(void)
 		     "namespace resize: SIZE '8192P' is too large");
 	expect_call(parse(&p, "namespace", "reservation", "nqn.a", "2", NULL),
 		    "namespace_reservation", "{\"nqn\":\"nqn.a\",\"nsid\":2}");
+	/* With the word clear, the operator's clear; any other word is refused. */
+	expect_call(parse(&p, "namespace", "reservation", "nqn.a", "2", "clear", NULL),
+		    "namespace_reservation_clear", "{\"nqn\":\"nqn.a\",\"nsid\":2}");
+	expect_usage(parse(&p, "namespace", "reservation", "nqn.a", "2", "clean", NULL),
+		     "namespace reservation: 'clean' is not clear (the only word after NSID)");
+	expect_usage(parse(&p, "namespace", "reservation", "nqn.a", "2", "clear", "now", NULL),
+		     "namespace reservation: unexpected argument 'now'");
 	expect_call(parse(&p, "host", "add", "nqn.a", "nqn.h", NULL), "host_add",
 		    "{\"nqn\":\"nqn.a\",\"host\":\"nqn.h\"}");
 	expect_call(parse(&p, "host", "remove", "nqn.a", "nqn.h", NULL), "host_remove",
@@ -575,6 +637,8 @@ const struct unit_test targetctl_request_tests[] = {
 	{ "subsystem_add_rejects_what_the_target_would",
 	  subsystem_add_rejects_what_the_target_would },
 	{ "port_add_builds_a_config_port_object", port_add_builds_a_config_port_object },
+	{ "port_add_takes_ana_group_states_as_the_config_file_does",
+	  port_add_takes_ana_group_states_as_the_config_file_does },
 	{ "port_add_rejects_what_the_target_would", port_add_rejects_what_the_target_would },
 	{ "the_targets_config_parser_accepts_what_add_builds",
 	  the_targets_config_parser_accepts_what_add_builds },

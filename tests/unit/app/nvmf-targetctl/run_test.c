@@ -10,6 +10,7 @@
 
 #include "tests/unit/app/nvmf-targetctl/ctl_fixture.h"
 #include "tests/unit/suites.h"
+#include "util/version.h"
 
 /* @t's last params equal the JSON text @want. */
 static void expect_params(struct ctl *t, const char *want)
@@ -92,6 +93,36 @@ static void a_usage_error_exits_2_and_sends_nothing(void)
 	CU_ASSERT_EQUAL(strncmp(t.out, usage, strlen(usage)), 0);
 	CU_ASSERT_STRING_EQUAL(t.err, "");
 	CU_ASSERT_EQUAL(t.srv.calls, 0);
+	stop(&t);
+}
+
+#define SECRET "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:"
+#define SECRET_WARNING(n)                                                                    \
+	"nvmf-targetctl: warning: argument " #n " holds a secret: other users see it in ps " \
+	"and it stays in the shell history; give DH-HMAC-CHAP secrets to 'host dhchap' in "  \
+	"$NVMF_DHCHAP_SECRET and $NVMF_DHCHAP_CTRL_SECRET instead, and change this one\n"
+
+/* A secret typed on the command line is warned of, and no message repeats it: not a
+ * usage error, not a target's error quoting what it was sent, not an NQN check. */
+static void a_secret_on_the_command_line_is_warned_of_and_never_echoed(void)
+{
+	struct ctl t;
+	start(&t);
+	CU_ASSERT_EQUAL(run(&t, "host", "dhchap", "nqn.h:1", SECRET, NULL), TCTL_USAGE);
+	CU_ASSERT_STRING_EQUAL(t.err, SECRET_WARNING(6) "nvmf-targetctl: host dhchap: unexpected "
+							"argument '<secret>'\n");
+	CU_ASSERT_EQUAL(run(&t, "host", "add", "nqn.a", SECRET, NULL), TCTL_USAGE);
+	CU_ASSERT_STRING_EQUAL(t.err, SECRET_WARNING(6) "nvmf-targetctl: host add: HOSTNQN is a "
+							"secret (not shown), not an NQN\n");
+	CU_ASSERT_EQUAL(t.srv.calls, 0);
+	/* call sends it (the target decides), but says what the command line exposed. */
+	CU_ASSERT_EQUAL(run(&t, "call", "namespace_remove", "{\"nqn\":\"" SECRET "\",\"nsid\":9}",
+			    NULL),
+			TCTL_ERR);
+	CU_ASSERT_STRING_EQUAL(t.err, SECRET_WARNING(5) "nvmf-targetctl: nsid: <secret> has no "
+							"namespace 9 (-32001)\n");
+	CU_ASSERT_EQUAL(t.srv.calls, 1);
+	CU_ASSERT_STRING_EQUAL(t.out, "");
 	stop(&t);
 }
 
@@ -283,7 +314,29 @@ static void an_answer_that_is_no_response_or_has_no_message_is_reported(void)
 	stop_empty(&t);
 }
 
+static void version_prints_the_tools_version_and_sends_nothing(void)
+{
+	struct ctl t;
+	start(&t);
+	CU_ASSERT_EQUAL(run(&t, "--version", NULL), TCTL_OK);
+	CU_ASSERT_STRING_EQUAL(t.out, "nvmf-targetctl " NVMF_VERSION "\n");
+	CU_ASSERT_STRING_EQUAL(t.err, "");
+	/* anywhere on the line, as --help: the command is not sent */
+	CU_ASSERT_EQUAL(run(&t, "port", "list", "--version", NULL), TCTL_OK);
+	CU_ASSERT_STRING_EQUAL(t.out, "nvmf-targetctl " NVMF_VERSION "\n");
+	CU_ASSERT_EQUAL(t.srv.calls, 0);
+	/* the version command still asks the target */
+	CU_ASSERT_EQUAL(run(&t, "version", NULL), TCTL_OK);
+	CU_ASSERT_STRING_EQUAL(t.out, "nvmf-target 0.1.0\n");
+	CU_ASSERT_EQUAL(t.srv.calls, 1);
+	stop(&t);
+}
+
 const struct unit_test targetctl_run_tests[] = {
+	{ "version_prints_the_tools_version_and_sends_nothing",
+	  version_prints_the_tools_version_and_sends_nothing },
+	{ "a_secret_on_the_command_line_is_warned_of_and_never_echoed",
+	  a_secret_on_the_command_line_is_warned_of_and_never_echoed },
 	{ "a_command_prints_the_answer_and_exits_0", a_command_prints_the_answer_and_exits_0 },
 	{ "json_prints_the_result_and_call_reaches_any_method",
 	  json_prints_the_result_and_call_reaches_any_method },

@@ -37,6 +37,7 @@ int clit_run(struct clit *t, ...)
 					    NULL,
 		.hostnqn = LH_HOSTNQN,
 		.no_progress = true,
+		.interrupted = t->interrupted,
 		.dhchap_secret = t->env_secret,
 		.dhchap_ctrl_secret = t->env_ctrl_secret,
 	};

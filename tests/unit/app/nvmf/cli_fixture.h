@@ -14,6 +14,7 @@ struct clit {
 	size_t inlen;
 	const char *env_secret, *env_ctrl_secret;    /* the $NVMF_DHCHAP_* defaults (NULL: unset) */
 	const struct nvmf_host_transport *transport; /* NULL: the loop host's */
+	volatile sig_atomic_t *interrupted;          /* env.interrupted (NULL: none) */
 };
 
 /* clit_setup - a loop host target per @p (NULL: defaults; @with_target false: none). */

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "tests/unit/app/nvmf/cli_fixture.h"
 #include "tests/unit/suites.h"
@@ -276,7 +277,66 @@ static void perf_lost_connection_counts_errors_and_exits_1(void)
 	clit_teardown(&t);
 }
 
+static volatile sig_atomic_t stop_flag;
+
+static void *interrupt_later(void *arg)
+{
+	(void)arg;
+	usleep(300 * 1000);
+	stop_flag = 1; /* what main's SIGINT handler does */
+	return NULL;
+}
+
+static void perf_interrupted_reports_the_time_it_ran_and_exits_130(void)
+{
+	struct clit t;
+	clit_setup(&t, true, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
+	stop_flag = 0;
+	t.interrupted = &stop_flag;
+	pthread_t th;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, interrupt_later, NULL), 0);
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	CU_ASSERT_EQUAL(clit_run(&t, "perf", A, "--time", "30", "--qd", "8", NULL), 130);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	pthread_join(th, NULL);
+	/* stopped at the next check (a signal wakes it at once; a plain flag within 1 s) */
+	CU_ASSERT(b.tv_sec - a.tv_sec < 5);
+	CU_ASSERT_EQUAL(strncmp(t.out, "randread: bs=4096 qd=8 queues=1 ns=1 time=", 42), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "s (interrupted after 1 s)\n  ios: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, ", errors: 0\n  IOPS: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\n  latency (us): mean "));
+	CU_ASSERT_PTR_NULL(strstr(t.out, "IOPS: 0,"));
+	CU_ASSERT(loop_host_io_count(t.lh, nvme_cmd_read) > 0);
+	CU_ASSERT_EQUAL(t.errlen, 0);
+
+	/* --json says so too */
+	stop_flag = 0;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, interrupt_later, NULL), 0);
+	CU_ASSERT_EQUAL(clit_run(&t, "perf", A, "--time", "30", "--json", NULL), 130);
+	pthread_join(th, NULL);
+	json_t *j = json_loads(t.out, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	CU_ASSERT_TRUE(json_is_true(json_object_get(j, "interrupted")));
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "interrupted_after_s")), 1);
+	CU_ASSERT(json_integer_value(json_object_get(j, "ios")) > 0);
+	json_decref(j);
+
+	/* a whole run says it was not */
+	stop_flag = 0;
+	CU_ASSERT_EQUAL(clit_run(&t, "perf", A, "--time", "1", "--json", NULL), 0);
+	j = json_loads(t.out, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	CU_ASSERT_TRUE(json_is_false(json_object_get(j, "interrupted")));
+	CU_ASSERT_PTR_NULL(json_object_get(j, "interrupted_after_s"));
+	json_decref(j);
+	clit_teardown(&t);
+}
+
 const struct unit_test cli_perf_tests[] = {
+	{ "perf_interrupted_reports_the_time_it_ran_and_exits_130",
+	  perf_interrupted_reports_the_time_it_ran_and_exits_130 },
 	{ "perf_defaults_are_4k_randread_qd32_one_queue_10s",
 	  perf_defaults_are_4k_randread_qd32_one_queue_10s },
 	{ "perf_parses_every_option", perf_parses_every_option },

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "tests/unit/app/nvmf/cli_fixture.h"
 #include "tests/unit/suites.h"
+#include "util/version.h"
 
 static void unknown_subcommand_is_a_usage_error(void)
 {
@@ -63,7 +64,19 @@ static void the_subcommand_gets_the_arguments_after_its_name(void)
 	clit_teardown(&t);
 }
 
+static void version_prints_the_version_on_stdout_with_status_0(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "--version", NULL), 0);
+	CU_ASSERT_STRING_EQUAL(t.out, "nvmf " NVMF_VERSION "\n");
+	CU_ASSERT_EQUAL(t.errlen, 0);
+	clit_teardown(&t);
+}
+
 const struct unit_test cli_run_tests[] = {
+	{ "version_prints_the_version_on_stdout_with_status_0",
+	  version_prints_the_version_on_stdout_with_status_0 },
 	{ "unknown_subcommand_is_a_usage_error", unknown_subcommand_is_a_usage_error },
 	{ "help_goes_to_stdout_with_status_0", help_goes_to_stdout_with_status_0 },
 	{ "every_help_spelling_prints_the_subcommand_list_on_stdout",

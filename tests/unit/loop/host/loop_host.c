@@ -122,6 +122,7 @@ static void build_config(struct nvmf_config *c, const struct loop_host_params *d
 							      j ? 1u << 20 : d->ns1_bytes,
 							      j ? 4096 : 512);
 			ns->has_uuid = true;
+			ns->resv_enable = d->resv && !j;
 			for (unsigned k = 0; k < 16; k++)
 				ns->uuid[k] = (uint8_t)(0x10 * (j + 1) + k);
 		}

@@ -35,6 +35,7 @@ struct loop_host_params {
 	uint16_t qid_max;        /* I/O queues per controller; default 4 */
 	uint64_t ns1_bytes;      /* namespace 1 (512 B blocks, RAM); default 16 MiB */
 	bool allow_any_host;     /* else only LH_HOSTNQN may connect to lh0 (others: any) */
+	bool resv;               /* namespace 1 of lh0 has reservations on (resv.enable) */
 	unsigned threads;        /* nvmf_target.threads; default 2 (2 I/O groups) */
 	bool driven;             /* no target threads: the library's calls run the target */
 	unsigned n_ports;        /* loop ports 1..n on 127.0.0.1..n:4420, each exposing

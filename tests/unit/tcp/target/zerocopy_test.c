@@ -223,8 +223,9 @@ static void target_stop_frees_parked_connections(void)
  * of the kernel's 32-bit numbering. */
 static void commands_are_released_after_their_answer_and_all_their_sends(void)
 {
-	struct nvmf_tgt tgt = { .log_level = { NVMF_LOG_ERROR, NVMF_LOG_ERROR, NVMF_LOG_ERROR,
-					       NVMF_LOG_ERROR, NVMF_LOG_ERROR, NVMF_LOG_ERROR } };
+	struct nvmf_tgt tgt = { .log = { .level = { NVMF_LOG_ERROR, NVMF_LOG_ERROR, NVMF_LOG_ERROR,
+						    NVMF_LOG_ERROR, NVMF_LOG_ERROR,
+						    NVMF_LOG_ERROR } } };
 	struct nvmf_tcp_transport tr = { .base = { .tgt = &tgt } };
 	struct nvmf_tcp_conn conn = { .t = &tr, .zc_min = 4096, .zc_cap = 8 };
 	struct nvmf_tcp_req r[2] = { { .conn = &conn, .state = NVMF_TCP_REQ_SENDING },

@@ -1,0 +1,38 @@
+/* Secrets in text (util/secret.c): found anywhere in a line, and replaced by "<secret>"
+ * with the rest of the line kept. */
+#include <stddef.h>
+#include "tests/unit/suites.h"
+#include "util/secret.h"
+
+static void text_with_a_secret_anywhere_is_found(void)
+{
+	CU_ASSERT_TRUE(nvmf_text_has_secret("DHHC-1:00:abcd:"));
+	CU_ASSERT_TRUE(nvmf_text_has_secret("key=DHHC-1:01:abcd:"));
+	CU_ASSERT_FALSE(nvmf_text_has_secret("nqn.2014-08.org.nvmexpress:uuid:1"));
+	CU_ASSERT_FALSE(nvmf_text_has_secret("DHHC-1"));
+	CU_ASSERT_FALSE(nvmf_text_has_secret(""));
+	CU_ASSERT_FALSE(nvmf_text_has_secret(NULL));
+	CU_ASSERT_TRUE(nvmf_text_has_secret(
+		"NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:"));
+}
+
+static void secrets_in_a_line_are_replaced_and_the_rest_kept(void)
+{
+	char line[] = "host add: HOSTNQN 'DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G0+/8=:' and "
+		      "NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ: end";
+	CU_ASSERT_EQUAL(nvmf_text_redact_secrets(line), 2);
+	CU_ASSERT_STRING_EQUAL(line, "host add: HOSTNQN '<secret>' and <secret> end");
+	char bare[] = "DHHC-1: is the prefix", none[] = "nqn.2014-08.org.nvmexpress:uuid:1";
+	CU_ASSERT_EQUAL(nvmf_text_redact_secrets(bare), 0);
+	CU_ASSERT_STRING_EQUAL(bare, "DHHC-1: is the prefix");
+	CU_ASSERT_EQUAL(nvmf_text_redact_secrets(none), 0);
+	CU_ASSERT_STRING_EQUAL(none, "nqn.2014-08.org.nvmexpress:uuid:1");
+	CU_ASSERT_EQUAL(nvmf_text_redact_secrets(NULL), 0);
+}
+
+const struct unit_test util_secret_tests[] = {
+	{ "text_with_a_secret_anywhere_is_found", text_with_a_secret_anywhere_is_found },
+	{ "secrets_in_a_line_are_replaced_and_the_rest_kept",
+	  secrets_in_a_line_are_replaced_and_the_rest_kept },
+	{ NULL, NULL },
+};

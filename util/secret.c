@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Secrets in text (declared in secret.h): found and hidden wherever a user's words may be
+ * shown, in util/ so that the log itself (util/log.c) hides them from every line.
+ */
+#include "util/secret.h"
+
+#include <string.h>
+
+/* The representations' prefixes: DH-HMAC-CHAP (NVMe Base 2.1 section 8.3.5.5) and the TLS
+ * PSK interchange format of the NVMe/TCP transport specification. */
+static const char *const secret_prefixes[] = { "DHHC-1:", "NVMeTLSkey-1:", NULL };
+
+/* The first secret prefix in @s, or NULL. */
+static char *find_secret(const char *s)
+{
+	char *first = NULL;
+	for (const char *const *p = secret_prefixes; *p; p++) {
+		char *at = strstr(s, *p);
+		if (at && (!first || at < first))
+			first = at;
+	}
+	return first;
+}
+
+bool nvmf_text_has_secret(const char *s)
+{
+	return s && find_secret(s);
+}
+
+/* A secret's text after its prefix: base64, the NN fields and their ':' separators. */
+static bool secret_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '+' || c == '/' || c == '=' || c == ':';
+}
+
+unsigned nvmf_text_redact_secrets(char *s)
+{
+	static const char mark[] = "<secret>";
+	unsigned n = 0;
+	char *at;
+	while (s && (at = find_secret(s))) {
+		char *end = strchr(at, ':') + 1; /* past the prefix, which ends in ':' */
+		while (secret_char(*end))
+			end++;
+		size_t m = sizeof(mark) - 1;
+		if ((size_t)(end - at) < m) { /* a bare "DHHC-1:": nothing to hide */
+			s = end;
+			continue;
+		}
+		/* "<secret>" is shorter than what it replaces: it fits in place. */
+		memmove(at + m, end, strlen(end) + 1);
+		memcpy(at, mark, m);
+		s = at + m;
+		n++;
+	}
+	return n;
+}
