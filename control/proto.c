@@ -35,7 +35,10 @@ enum nvmf_rpc_frame nvmf_rpc_frame(const char *buf, size_t len, size_t *used, js
 		*used = (size_t)err.position;
 		return NVMF_RPC_FRAME_VALUE;
 	}
-	if (json_error_code(&err) == json_error_premature_end_of_input) {
+	/* jansson reads a NUL byte as the end of its input, which would leave the request
+	 * waiting forever for the rest. JSON has no raw NUL anywhere (not even in a string),
+	 * so one before the first complete value makes the stream bad. */
+	if (json_error_code(&err) == json_error_premature_end_of_input && !memchr(buf, '\0', len)) {
 		*used = 0;
 		return NVMF_RPC_FRAME_MORE;
 	}

@@ -38,7 +38,8 @@ enum nvmf_rpc_frame {
  * a stream that lost its framing cannot be resynchronised). MORE sets *used to 0. For
  * VALUE, *value (if @value is not NULL) is the parsed value, the caller's reference (for
  * nvmf_rpc_answer); otherwise it is set to NULL. Duplicate keys are refused (BAD): a
- * request must mean one thing.
+ * request must mean one thing. A NUL byte before the end of the first value is BAD at
+ * once (jansson would read it as the end of the input: MORE forever).
  */
 enum nvmf_rpc_frame nvmf_rpc_frame(const char *buf, size_t len, size_t *used, json_t **value);
 

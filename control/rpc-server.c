@@ -89,6 +89,8 @@ static bool may_be_complete(struct nvmf_rpc_client *c, size_t off)
 		c->scanned = off;
 	for (; c->scanned < c->len; c->scanned++) {
 		char ch = c->buf[c->scanned];
+		if (ch == '\0')
+			return true; /* never JSON, wherever it is: the framer refuses it now */
 		if (!c->started) {
 			if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
 				continue;

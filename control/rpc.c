@@ -210,8 +210,15 @@ char *nvmf_rpc_handle(const struct nvmf_rpc_method *methods, void *ctx, const ch
 	json_t *req = json_loadb(text, len, PARSE_FLAGS, &err);
 	if (!req) {
 		char msg[256];
-		snprintf(msg, sizeof(msg), "parse error at line %d, column %d: %s", err.line,
-			 err.column, err.text);
+		const char *nul = memchr(text, '\0', len);
+		/* jansson would say the input ended early: name the byte instead. */
+		if (nul && json_error_code(&err) == json_error_premature_end_of_input)
+			snprintf(msg, sizeof(msg),
+				 "parse error: a NUL byte at offset %zu (JSON has none)",
+				 (size_t)(nul - text));
+		else
+			snprintf(msg, sizeof(msg), "parse error at line %d, column %d: %s",
+				 err.line, err.column, err.text);
 		return nvmf_rpc_error_text(NVMF_RPC_PARSE_ERROR, msg);
 	}
 	return nvmf_rpc_answer(methods, ctx, req);

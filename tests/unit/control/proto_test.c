@@ -77,15 +77,21 @@ static void default_path_is_run_for_root_else_runtime_dir_or_tmp(void)
 
 static void frame_finds_each_value_in_a_stream(void)
 {
+	/* The length left is counted, not strlen(s) after s += used: gcc 12 -O2 got that
+	 * strlen wrong here (21, not 5), and jansson, reading the NUL after the buffer as
+	 * its end, hid it until a NUL became BAD. */
 	const char *s = "  {\"a\":[1,{\"b\":\"}\"}]} \n[1]{\"c\":";
-	size_t used;
-	CU_ASSERT_EQUAL(nvmf_rpc_frame(s, strlen(s), &used, NULL), NVMF_RPC_FRAME_VALUE);
+	size_t used, left = strlen(s);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame(s, left, &used, NULL), NVMF_RPC_FRAME_VALUE);
 	CU_ASSERT_EQUAL(used, strlen("  {\"a\":[1,{\"b\":\"}\"}]}"));
 	s += used;
-	CU_ASSERT_EQUAL(nvmf_rpc_frame(s, strlen(s), &used, NULL), NVMF_RPC_FRAME_VALUE);
+	left -= used;
+	CU_ASSERT_EQUAL(nvmf_rpc_frame(s, left, &used, NULL), NVMF_RPC_FRAME_VALUE);
 	CU_ASSERT_EQUAL(used, strlen(" \n[1]"));
 	s += used;
-	CU_ASSERT_EQUAL(nvmf_rpc_frame(s, strlen(s), &used, NULL), NVMF_RPC_FRAME_MORE);
+	left -= used;
+	CU_ASSERT_EQUAL(left, 5);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame(s, left, &used, NULL), NVMF_RPC_FRAME_MORE);
 	CU_ASSERT_EQUAL(used, 0);
 	CU_ASSERT_EQUAL(nvmf_rpc_frame(" \n\t", 3, &used, NULL), NVMF_RPC_FRAME_MORE);
 	CU_ASSERT_EQUAL(nvmf_rpc_frame("", 0, &used, NULL), NVMF_RPC_FRAME_MORE);
@@ -134,7 +140,26 @@ static void frame_takes_any_value_and_gives_none_when_bad(void)
 	CU_ASSERT_PTR_NULL(val);
 }
 
+/* A NUL byte is no JSON: BAD at once wherever it is, not MORE (jansson reads it as the
+ * end of the input); a value complete before it is still taken, the NUL then BAD. */
+static void frame_calls_a_nul_byte_bad_not_incomplete(void)
+{
+	size_t used = 99;
+	json_t *val = (json_t *)1;
+	CU_ASSERT_EQUAL(nvmf_rpc_frame("{\"a\":\0}\n", 8, &used, &val), NVMF_RPC_FRAME_BAD);
+	CU_ASSERT_EQUAL(used, 8);
+	CU_ASSERT_PTR_NULL(val);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame("{\"a\":\0", 6, &used, NULL), NVMF_RPC_FRAME_BAD);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame("\0", 1, &used, NULL), NVMF_RPC_FRAME_BAD);
+	CU_ASSERT_EQUAL(used, 1);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame(" \0{}", 4, &used, NULL), NVMF_RPC_FRAME_BAD);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame("{\"a\":\"x\0\"}", 10, &used, NULL), NVMF_RPC_FRAME_BAD);
+	CU_ASSERT_EQUAL(nvmf_rpc_frame("{}\0", 3, &used, NULL), NVMF_RPC_FRAME_VALUE);
+	CU_ASSERT_EQUAL(used, 2);
+}
+
 const struct unit_test proto_tests[] = {
+	{ "frame_calls_a_nul_byte_bad_not_incomplete", frame_calls_a_nul_byte_bad_not_incomplete },
 	{ "default_path_is_run_for_root_else_runtime_dir_or_tmp",
 	  default_path_is_run_for_root_else_runtime_dir_or_tmp },
 	{ "frame_finds_each_value_in_a_stream", frame_finds_each_value_in_a_stream },

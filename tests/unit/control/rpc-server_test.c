@@ -391,7 +391,57 @@ static void half_requests_and_idle_clients_are_told_and_closed(void)
 	env_stop(&e);
 }
 
+/* A NUL byte, which no JSON holds, is answered -32700 naming it at once (not waited on
+ * as the end of the input), with or without the rest of a request after it; the
+ * connection is closed after the answer and the next client is served. */
+static void nul_byte_is_a_parse_error_answered_at_once(void)
+{
+	struct env e;
+	env_start(&e);
+	char line[512];
+	static const struct {
+		const char *bytes;
+		size_t len;
+		const char *offset;
+	} cases[] = {
+		{ "{\"a\":\0}\n", 8, "offset 5" }, /* printf '{"a":\0}\n' */
+		{ "{\"a\":\0", 6, "offset 5" },    /* nothing after it */
+		{ "\0", 1, "offset 0" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = client(e.path);
+		CU_ASSERT_FATAL(fd >= 0);
+		CU_ASSERT_EQUAL(write(fd, cases[i].bytes, cases[i].len), (ssize_t)cases[i].len);
+		CU_ASSERT(get_line(fd, line, sizeof(line)) > 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"code\":-32700"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(line, "a NUL byte at"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(line, cases[i].offset));
+		CU_ASSERT_EQUAL(get_line(fd, line, sizeof(line)), -1);
+		close(fd);
+	}
+	/* A request answered before the NUL keeps its answer. */
+	int fd = client(e.path);
+	CU_ASSERT_FATAL(fd >= 0);
+	const char both[] = ECHO(1, 1) "\0";
+	CU_ASSERT_EQUAL(write(fd, both, sizeof(both)), (ssize_t)sizeof(both));
+	CU_ASSERT(get_line(fd, line, sizeof(line)) > 0);
+	CU_ASSERT_STRING_EQUAL(line, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"v\":1}}");
+	CU_ASSERT(get_line(fd, line, sizeof(line)) > 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"code\":-32700"));
+	close(fd);
+	/* The next client is served as before. */
+	fd = client(e.path);
+	CU_ASSERT_FATAL(fd >= 0);
+	put(fd, ECHO(2, 7));
+	CU_ASSERT(get_line(fd, line, sizeof(line)) > 0);
+	CU_ASSERT_STRING_EQUAL(line, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"v\":7}}");
+	close(fd);
+	env_stop(&e);
+}
+
 const struct unit_test rpc_server_tests[] = {
+	{ "nul_byte_is_a_parse_error_answered_at_once",
+	  nul_byte_is_a_parse_error_answered_at_once },
 	{ "half_requests_and_idle_clients_are_told_and_closed",
 	  half_requests_and_idle_clients_are_told_and_closed },
 	{ "connection_of_another_user_is_refused", connection_of_another_user_is_refused },
