@@ -185,6 +185,12 @@ nvme_status_t nvme_status_from_errno(int err, bool is_write)
 				   is_write ? NVME_SC_WRITE_FAULT : NVME_SC_READ_ERROR);
 	case -ENOSPC:
 		return nvme_generic(NVME_SC_CAP_EXCEEDED) | NVME_SC_DNR;
+	case -EFBIG:
+		/* The file may not grow there (RLIMIT_FSIZE, the file system's largest file):
+		 * the namespace has room, so not Capacity Exceeded; retrying gives the same. */
+		return (is_write ? nvme_status(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT) :
+				   nvme_generic(NVME_SC_INTERNAL)) |
+		       NVME_SC_DNR;
 	case -EINVAL:
 		return nvme_generic(NVME_SC_INVALID_FIELD) | NVME_SC_DNR;
 	case -EOPNOTSUPP:

@@ -51,6 +51,9 @@ char *nvme_status_format(nvme_status_t st, bool fabrics, char *buf, size_t len);
  *   -EIO       write: Write Fault (SCT 2, 80h); otherwise Unrecovered Read Error (SCT 2,
  *              81h). DNR clear: a media error may be transient, so the host may retry.
  *   -ENOSPC    Capacity Exceeded (generic 81h) | DNR.
+ *   -EFBIG     write: Write Fault (SCT 2, 80h) | DNR (past RLIMIT_FSIZE or the file
+ *              system's largest file: the namespace is not full, and a retry fails the
+ *              same); otherwise Internal Error | DNR.
  *   -EINVAL    Invalid Field in Command (generic 02h) | DNR.
  *   -EOPNOTSUPP Invalid Command Opcode (generic 01h) | DNR.
  *   -EROFS     Namespace is Write Protected (generic 20h) | DNR.

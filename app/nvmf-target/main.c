@@ -170,6 +170,10 @@ int main(int argc, char **argv)
 	const char *config = NULL, *rpc_socket = NULL, *log_level = NULL;
 	bool check_only = false, no_rpc = false;
 	nvmf_config_json_wipe(); /* before any JSON: configs and requests carry secrets */
+	/* A write past RLIMIT_FSIZE (ulimit -f) would kill the daemon with SIGXFSZ; ignored,
+	 * the write fails with EFBIG, which the host gets as an error status and the log
+	 * names. Before anything is opened: creating a file namespace writes too. */
+	signal(SIGXFSZ, SIG_IGN);
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, 'C' },

@@ -24,7 +24,9 @@
 # file namespace); the programs' --version; reservations from two hosts (nvmf resv-*: one
 # reserves, the other is refused a write, the report shows both), port add with ANA group
 # states, a multipath read with no usable path (its message names each path's ANA state)
-# and the operator's reservation clear over the control socket.
+# and the operator's reservation clear over the control socket; a target under
+# prlimit --fsize: a write past the limit fails (Write Fault, DNR; the log names EFBIG)
+# and the target serves on.
 # Each check prints "ok - what" or "FAIL - what" and the script exits 1 at the end if any
 # failed (it never stops halfway, so one run shows every failure). BUILD=build/asan runs
 # the sanitizer build.
@@ -43,6 +45,7 @@ FILE_NS=        # set: a file namespace too (the stop test reads it back after a
 TGT_PID=
 EPH_PID=
 HOLDER=
+FS_PID=
 FAILED=0
 # The kernel's ephemeral port range: the main target's ports are chosen below it (an
 # outgoing connection may take a port inside it), one test chooses a port inside it.
@@ -52,6 +55,7 @@ cleanup() {
     [ -n "$TGT_PID" ] && kill "$TGT_PID" 2>/dev/null && wait "$TGT_PID" 2>/dev/null
     [ -n "$EPH_PID" ] && kill "$EPH_PID" 2>/dev/null && wait "$EPH_PID" 2>/dev/null
     [ -n "$HOLDER" ] && kill "$HOLDER" 2>/dev/null && wait "$HOLDER" 2>/dev/null
+    [ -n "$FS_PID" ] && kill "$FS_PID" 2>/dev/null && wait "$FS_PID" 2>/dev/null
     rm -rf "$ST"
 }
 trap cleanup EXIT
@@ -720,6 +724,59 @@ if start_target; then
     fi
 else
     bad "nvmf-target starts with a file namespace"
+fi
+
+# ---- a write past the file size limit (ulimit -f) fails; the target lives on ----
+# The target started under prlimit --fsize=4 MiB, a file namespace of 16 MiB made
+# beforehand: a write at 8 MiB fails with EFBIG (SIGXFSZ is ignored, it would kill the
+# daemon), the host gets Write Fault with DNR, the log names the file and the errno, and
+# a read and a write under the limit work after it.
+truncate -s 16M "$ST/fsize.img"
+FS_PID=
+for try in 1 2 3 4 5; do
+    FS_PORT=$((10000 + RANDOM % (EPH_LO > 11000 ? EPH_LO - 10000 : 1000)))
+    cat > "$ST/fsize.json" <<JSON
+{"nvmf_target": {"hugepages": false, "threads": 1},
+ "ports": [{"portid": 1, "addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "$FS_PORT",
+                                  "trtype": "tcp", "treq": "not specified"},
+            "subsystems": ["$NQN"]}],
+ "subsystems": [{"nqn": "$NQN", "attr": {"allow_any_host": "1"},
+   "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "file", "nvmf_block_size": 512,
+                   "device": {"path": "$ST/fsize.img", "uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a09"}}]}]}
+JSON
+    prlimit --fsize=4194304 "$TGT" -c "$ST/fsize.json" --no-rpc-socket > "$ST/fsize.log" 2>&1 &
+    FS_PID=$!
+    for i in $(seq 100); do
+        grep -q 'nvmf-target: core: ready' "$ST/fsize.log" && break 2
+        kill -0 "$FS_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill "$FS_PID" 2>/dev/null; wait "$FS_PID" 2>/dev/null
+    FS_PID=
+done
+if [ -z "$FS_PID" ]; then
+    cat "$ST/fsize.log"; bad "a target under prlimit --fsize starts"
+else
+    fs() { nvmf "$1" -t tcp -a 127.0.0.1 -s "$FS_PORT" -n "$NQN" "${@:2}"; }
+    head -c 65536 /dev/urandom > "$ST/fsize.in"
+    fs write --offset 8M -i "$ST/fsize.in" > /dev/null 2> "$ST/fsize.err"
+    rc=$?
+    [ $rc = 1 ] && grep -q '^nvmf: write of 128 blocks at lba 16384: WRITE_FAULT (sct 0x2, sc 0x80, DNR)' "$ST/fsize.err" &&
+        ok "a write past RLIMIT_FSIZE fails (exit 1): '$(head -1 "$ST/fsize.err" | cut -c1-110)'" ||
+        { cat "$ST/fsize.err"; bad "a write past RLIMIT_FSIZE (exit $rc)"; }
+    sleep 0.2
+    kill -0 "$FS_PID" 2>/dev/null && ok "the target is still running after it (no SIGXFSZ)" ||
+        { wait "$FS_PID"; echo "exit $?"; cat "$ST/fsize.log"; bad "the target died of a write past RLIMIT_FSIZE"; FS_PID=; }
+    grep -q "nvmf-target: backend: error: subsystem $NQN: namespace 1 (file $ST/fsize.img): write of 65536 bytes at byte 8388608 failed: File too large (errno 27); the host gets WRITE_FAULT|DNR" "$ST/fsize.log" &&
+        ok "its log names the namespace, the file and EFBIG" ||
+        { cat "$ST/fsize.log"; bad "the log line of the write past RLIMIT_FSIZE"; }
+    if [ -n "$FS_PID" ] && fs write --offset 1M -i "$ST/fsize.in" 2> "$ST/fsize.err" &&
+       fs read --offset 1M --length 65536 -o "$ST/fsize.out" 2>> "$ST/fsize.err" && cmp -s "$ST/fsize.in" "$ST/fsize.out"; then
+        ok "after it, a write and a read under the limit work"
+    else
+        cat "$ST/fsize.err"; bad "a write and read under the limit after the failed one"
+    fi
+    [ -n "$FS_PID" ] && { kill "$FS_PID"; wait "$FS_PID" || bad "the target under prlimit --fsize stops with exit 0"; }
 fi
 
 if [ $FAILED = 0 ]; then echo "tcp local test: PASSED"; else echo "tcp local test: FAILED"; fi

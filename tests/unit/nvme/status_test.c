@@ -108,6 +108,15 @@ static void enospc_einval_eopnotsupp_erofs_map_with_dnr(void)
 	CU_ASSERT_EQUAL(nvme_status_from_errno(-EROFS, true), 0x020 | NVME_SC_DNR);
 }
 
+/* A write past the file size limit: a write fault the host should not retry, never
+ * Capacity Exceeded or LBA Out of Range (the namespace is neither full nor overrun). */
+static void efbig_maps_to_write_fault_with_dnr(void)
+{
+	CU_ASSERT_EQUAL(nvme_status_from_errno(-EFBIG, true), 0x280 | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(nvme_status_from_errno(-EFBIG, false), 0x006 | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(nvme_status_from_errno(EFBIG, true), 0x280 | NVME_SC_DNR);
+}
+
 static void other_errors_map_to_internal_and_zero_to_success(void)
 {
 	CU_ASSERT_EQUAL(nvme_status_from_errno(0, true), 0);
@@ -137,6 +146,7 @@ const struct unit_test nvme_status_tests[] = {
 	{ "eio_maps_to_media_errors_by_direction", eio_maps_to_media_errors_by_direction },
 	{ "enospc_einval_eopnotsupp_erofs_map_with_dnr",
 	  enospc_einval_eopnotsupp_erofs_map_with_dnr },
+	{ "efbig_maps_to_write_fault_with_dnr", efbig_maps_to_write_fault_with_dnr },
 	{ "other_errors_map_to_internal_and_zero_to_success",
 	  other_errors_map_to_internal_and_zero_to_success },
 	{ "positive_errno_reads_as_negative", positive_errno_reads_as_negative },
