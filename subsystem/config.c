@@ -31,6 +31,7 @@
 #include "subsystem/config_json.h"
 #include "util/addr.h"
 #include "util/choice.h"
+#include "util/read-file.h"
 #include "util/size.h"
 
 #define CFG_MAX_NSID      1024 /* = NVMF_MAX_NSID (target/core.h) */
@@ -1006,65 +1007,30 @@ int nvmf_config_parse(const char *json, struct nvmf_config *cfg, char *err, size
 	return finish(root, &jerr, cfg, err, errlen);
 }
 
-/* The whole of @f into a malloc'ed buffer (*@len bytes, NUL added); NULL with errno set. */
-static char *read_all(FILE *f, size_t *len)
-{
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		n += fread(buf + n, 1, cap - n - 1, f);
-		if (ferror(f)) {
-			int e = errno ? errno : EIO;
-			free(buf);
-			errno = e;
-			return NULL;
-		}
-		if (feof(f))
-			break;
-		char *g = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-		if (!g) {
-			free(buf);
-			errno = ENOMEM;
-			return NULL;
-		}
-		buf = g;
-		cap *= 2;
-	}
-	if (!buf)
-		return NULL;
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
 int nvmf_config_load(const char *path, struct nvmf_config *cfg, char *err, size_t errlen)
 {
 	json_error_t jerr;
 	json_t *root;
-	struct stat st;
 	size_t len = 0;
-	FILE *f = fopen(path, "r");
+	int rc;
+	char why[160];
 
 	memset(cfg, 0, sizeof(*cfg));
-	if (!f) {
-		if (err && errlen)
-			snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	/* A directory opens for reading (its read fails with EISDIR); jansson would call it
-	 * JSON that ends early. */
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(f);
-		if (err && errlen)
-			snprintf(err, errlen, "is a directory, not a configuration file");
-		return -1;
-	}
-	char *text = read_all(f, &len);
-	int e = errno;
-	fclose(f);
+	/* Only a regular file, and at most NVMF_CONFIG_FILE_MAX of it: /dev/zero, a FIFO or
+	 * a huge file would block the start or grow memory without bound. */
+	char *text =
+		nvmf_read_regular_file(path, NVMF_CONFIG_FILE_MAX, &len, &rc, why, sizeof(why));
 	if (!text) {
-		if (err && errlen)
-			snprintf(err, errlen, "cannot read %s: %s", path, strerror(e));
+		if (!err || !errlen)
+			return -1;
+		if (rc == -EISDIR) /* jansson would call it JSON that ends early */
+			snprintf(err, errlen, "is a directory, not a configuration file");
+		else if (rc == -EINVAL || rc == -EFBIG || rc == -ENOMEM)
+			snprintf(err, errlen, "%s", why);
+		else if (!strncmp(why, "read: ", 6))
+			snprintf(err, errlen, "cannot read %s: %s", path, why + 6);
+		else
+			snprintf(err, errlen, "cannot open %s: %s", path, why);
 		return -1;
 	}
 	/* Nothing but white space: jansson's "'[' or '{' expected near end of file" would
@@ -1076,6 +1042,7 @@ int nvmf_config_load(const char *path, struct nvmf_config *cfg, char *err, size_
 		return -1;
 	}
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	explicit_bzero(text, len); /* it may hold DH-HMAC-CHAP secrets */
 	free(text);
 	return finish(root, &jerr, cfg, err, errlen);
 }

@@ -227,8 +227,10 @@ void nvmf_config_port_defaults(struct nvmf_port_config *p);
  * @err:    on failure, one line naming the JSON path and what is wrong, e.g.
  *          "ports[0].addr.trsvcid: \"44x\" is not a port number (1-65535)";
  *          "cannot open PATH: <strerror>" for an unreadable file, "is a directory, not
- *          a configuration file", "is empty (a configuration is one JSON object)" for
- *          one with nothing but white space, and
+ *          a configuration file", "is a FIFO, not a regular file" (a character or block
+ *          device, a socket likewise), "is larger than 16 MiB (the limit for this
+ *          file)" (NVMF_CONFIG_FILE_MAX), "is empty (a configuration is one JSON
+ *          object)" for one with nothing but white space, and
  *          "line L, column C: <jansson's message>" for bad JSON (duplicate keys included).
  * @errlen: size of @err in bytes.
  * Returns 0, or -1 with @err set (file unreadable, bad JSON with line and column, any

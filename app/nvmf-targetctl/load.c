@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "app/nvmf-targetctl/targetctl.h"
+#include "util/read-file.h"
 
 int tctl_load(struct tctl_request *req, char *err, size_t errlen)
 {
@@ -54,30 +55,25 @@ int tctl_load_subsystem_file(json_t *params, char *msg, size_t len)
 	const char *path = json_string_value(json_object_get(params, "subsystem"));
 	if (!path) /* built from options: nothing to read */
 		return 0;
-	FILE *f = fopen(path, "r");
-	struct stat st;
-	if (!f || fstat(fileno(f), &st)) {
-		snprintf(msg, len, "--from %s: %s", path, strerror(errno));
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	if (S_ISDIR(st.st_mode)) { /* fopen opens one; reading it would fail as "not JSON" */
-		snprintf(msg, len, "--from %s: is a directory", path);
-		fclose(f);
+	/* A regular file of at most NVMF_CONFIG_FILE_MAX, as the target reads its config:
+	 * /dev/zero or a FIFO would hang or grow memory without bound. */
+	size_t flen;
+	int frc;
+	char why[160];
+	char *text =
+		nvmf_read_regular_file(path, NVMF_CONFIG_FILE_MAX, &flen, &frc, why, sizeof(why));
+	if (!text) {
+		snprintf(msg, len, "--from %s: %s", path, why);
 		return -1;
 	}
 	json_error_t je;
 	/* Duplicate keys would make "as in the file" ambiguous: refuse them, as the target's
 	 * config loader does. */
-	errno = 0;
-	json_t *v = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-	int read_errno = ferror(f) ? errno : 0; /* a read error, not the file's text */
-	fclose(f);
+	json_t *v = json_loadb(text, flen, JSON_REJECT_DUPLICATES, &je);
+	explicit_bzero(text, flen); /* it may hold DH-HMAC-CHAP secrets */
+	free(text);
 	int rc = -1;
-	if (!v && read_errno)
-		snprintf(msg, len, "--from %s: %s", path, strerror(read_errno));
-	else if (!v)
+	if (!v)
 		snprintf(msg, len, "--from %s: %s (line %d, column %d)", path, je.text, je.line,
 			 je.column);
 	else if (!json_is_object(v))

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "subsystem/config.h"
 #include "tests/unit/suites.h"
@@ -591,6 +592,49 @@ static void load_of_a_directory_says_it_is_a_directory(void)
 	CU_ASSERT_EQUAL(nvmf_config_load(dir, &cfg, err, sizeof(err)), -1);
 	CU_ASSERT_STRING_EQUAL(err, "is a directory, not a configuration file");
 	CU_ASSERT_EQUAL(cfg.n_ports, 0);
+	rmdir(dir);
+}
+
+/* Only a regular file of at most 16 MiB: a device, a FIFO (not waited on for a writer)
+ * and a larger file are refused naming what they are, before their bytes could grow
+ * memory without bound. */
+static void load_refuses_what_is_not_a_regular_file_and_files_past_16_mib(void)
+{
+	struct nvmf_config cfg;
+	char err[512] = "";
+	CU_ASSERT_EQUAL(nvmf_config_load("/dev/null", &cfg, err, sizeof(err)), -1);
+	CU_ASSERT_STRING_EQUAL(err, "is a character device, not a regular file");
+	CU_ASSERT_EQUAL(nvmf_config_load("/dev/zero", &cfg, err, sizeof(err)), -1);
+	CU_ASSERT_STRING_EQUAL(err, "is a character device, not a regular file");
+	char dir[] = "/tmp/nvmf-config-kind-XXXXXX", path[64];
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+	CU_ASSERT_EQUAL(nvmf_config_load(path, &cfg, err, sizeof(err)), -1);
+	CU_ASSERT_STRING_EQUAL(err, "is a FIFO, not a regular file");
+	unlink(path);
+	/* 16 MiB of white space and an object: one byte too many */
+	snprintf(path, sizeof(path), "%s/big.json", dir);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	static char spaces[1 << 16];
+	memset(spaces, ' ', sizeof(spaces));
+	for (unsigned i = 0; i < (16u << 20) / sizeof(spaces); i++)
+		CU_ASSERT_EQUAL_FATAL(fwrite(spaces, 1, sizeof(spaces), f), sizeof(spaces));
+	fputs("{}", f);
+	fclose(f);
+	CU_ASSERT_EQUAL(nvmf_config_load(path, &cfg, err, sizeof(err)), -1);
+	CU_ASSERT_STRING_EQUAL(err, "is larger than 16 MiB (the limit for this file)");
+	/* at the limit it loads */
+	CU_ASSERT_EQUAL(truncate(path, 16u << 20), 0);
+	f = fopen(path, "r+");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fseek(f, -2, SEEK_END);
+	fputs("{}", f);
+	fclose(f);
+	CU_ASSERT_EQUAL(nvmf_config_load(path, &cfg, err, sizeof(err)), 0);
+	nvmf_config_free(&cfg);
+	unlink(path);
 	rmdir(dir);
 }
 
@@ -1313,6 +1357,7 @@ const struct unit_test config_tests[] = {
 	T(load_of_a_missing_file_names_the_file),
 	T(load_of_a_broken_file_names_line_and_column),
 	T(load_of_a_directory_says_it_is_a_directory),
+	T(load_refuses_what_is_not_a_regular_file_and_files_past_16_mib),
 	T(load_of_an_empty_or_blank_file_says_it_is_empty),
 	T(load_of_a_file_larger_than_a_page_reads_all_of_it),
 	T(nsid_as_a_string_names_the_expected_type),

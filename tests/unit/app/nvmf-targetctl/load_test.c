@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/unit/app/nvmf-targetctl/parse_fixture.h"
@@ -74,6 +75,16 @@ static void subsystem_add_from_sends_the_files_object_as_it_is(void)
 	expect_usage(load(parse(&p, "subsystem", "add", "--from", dir, NULL)),
 		     (snprintf(msg, sizeof(msg), "subsystem add: --from %s: is a directory", dir),
 		      msg));
+	/* A device or a FIFO would never end (or never start): refused by what it is. */
+	expect_usage(load(parse(&p, "subsystem", "add", "--from", "/dev/zero", NULL)),
+		     "subsystem add: --from /dev/zero: is a character device, not a regular file");
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+	expect_usage(load(parse(&p, "subsystem", "add", "--from", path, NULL)),
+		     (snprintf(msg, sizeof(msg),
+			       "subsystem add: --from %s: is a FIFO, not a regular file", path),
+		      msg));
+	unlink(path);
 	rmdir(dir);
 }
 
