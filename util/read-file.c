@@ -41,8 +41,8 @@ static char *fail(int *rc, int e, char *err, size_t errlen, const char *fmt, ...
 static char *too_big(int *rc, size_t max, char *err, size_t errlen)
 {
 	if (max % (1u << 20) == 0)
-		return fail(rc, EFBIG, err, errlen, "is larger than %zu MiB (the limit for this file)",
-			    max >> 20);
+		return fail(rc, EFBIG, err, errlen,
+			    "is larger than %zu MiB (the limit for this file)", max >> 20);
 	return fail(rc, EFBIG, err, errlen, "is larger than %zu bytes (the limit for this file)",
 		    max);
 }

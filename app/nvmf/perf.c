@@ -12,7 +12,7 @@
  * between the paths, and the summary says how many I/Os each path served.
  * Ctrl-C (env->interrupted, set by main's SIGINT handler) ends the run early as --time
  * would: the threads stop issuing, drain what is in flight, and the summary of the time
- * it ran is printed, marked "(interrupted after N s)"; the exit status is then
+ * it ran is printed, marked "(interrupted after N.N s)"; the exit status is then
  * CLI_INTERRUPTED (130), or CLI_ERR when I/Os failed.
  */
 #include <errno.h>
@@ -45,7 +45,7 @@ static const char usage[] =
 	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -t/--transport, -g/--hdr-digest,\n"
 	"  -G/--data-digest, -v/--verbose as for identify\n" CLI_MULTIPATH_USAGE
 	"Ctrl-C stops the run early: the result of the time it ran is printed, marked\n"
-	"\"(interrupted after N s)\", and the exit status is 130.\n"
+	"\"(interrupted after N.N s)\", and the exit status is 130.\n"
 	"WARNING: write modes overwrite the namespace.\n";
 
 static const char *const rw_names[] = {
@@ -349,8 +349,8 @@ struct result {
 	uint64_t ios, errors;
 	double secs, iops, mbps;
 	struct cli_hist *hist;
-	bool interrupted;       /* stopped by env->interrupted before --time */
-	unsigned interrupted_s; /* whole seconds it had run then */
+	bool interrupted;     /* stopped by env->interrupted before --time */
+	double interrupted_s; /* seconds it had run then */
 };
 
 static void print_result(FILE *f, const struct cli_perf_opts *o, unsigned qd, unsigned queues,
@@ -359,7 +359,7 @@ static void print_result(FILE *f, const struct cli_perf_opts *o, unsigned qd, un
 	fprintf(f, "%s: bs=%" PRIu64 " qd=%u queues=%u ns=%u time=%.2fs", cli_rw_name(o->rw), o->bs,
 		qd, queues, o->nsid, r->secs);
 	if (r->interrupted)
-		fprintf(f, " (interrupted after %u s)", r->interrupted_s);
+		fprintf(f, " (interrupted after %.1f s)", r->interrupted_s);
 	fputc('\n', f);
 	fprintf(f, "  ios: %" PRIu64 ", errors: %" PRIu64 "\n", r->ios, r->errors);
 	fprintf(f, "  IOPS: %.0f, bandwidth: %.2f MB/s\n", r->iops, r->mbps);
@@ -391,7 +391,7 @@ static json_t *result_json(const struct cli_perf_opts *o, unsigned qd, unsigned 
 	json_object_set_new(j, "errors", cli_json_uint(r->errors));
 	json_object_set_new(j, "interrupted", json_boolean(r->interrupted));
 	if (r->interrupted)
-		json_object_set_new(j, "interrupted_after_s", json_integer(r->interrupted_s));
+		json_object_set_new(j, "interrupted_after_s", json_real(r->interrupted_s));
 	if (k->mp)
 		json_object_set_new(j, "paths", cli_conn_paths_json(k));
 	return j;
@@ -497,7 +497,7 @@ static int run_load(const struct cli_env *env, struct cli_conn *k, const struct 
 	}
 	r->secs = (double)(t_end - t0) / 1e9;
 	r->interrupted = cut;
-	r->interrupted_s = cut ? (unsigned)((t_cut - t0) / 1000000000u) : 0;
+	r->interrupted_s = cut ? (double)(t_cut - t0) / 1e9 : 0;
 	r->iops = r->secs > 0 ? (double)r->ios / r->secs : 0;
 	r->mbps = r->iops * (double)o->bs / 1e6;
 	if (first) {

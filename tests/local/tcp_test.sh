@@ -212,7 +212,7 @@ if kill -0 "$perf_pid" 2>/dev/null; then
 else
     wait "$perf_pid"; perf_rc=$?
     if [ "$perf_rc" = 130 ] &&
-       grep -Eq '^randread: bs=4096 qd=32 queues=1 ns=1 time=[0-9.]+s \(interrupted after [0-9]+ s\)$' "$ST/perfint.txt" &&
+       grep -Eq '^randread: bs=4096 qd=32 queues=1 ns=1 time=[0-9.]+s \(interrupted after [0-9]+\.[0-9] s\)$' "$ST/perfint.txt" &&
        grep -Eq '^  ios: [1-9][0-9]*, errors: 0$' "$ST/perfint.txt" &&
        grep -Eq '^  IOPS: [1-9][0-9]*, bandwidth: ' "$ST/perfint.txt" &&
        grep -Eq '^  latency \(us\): mean ' "$ST/perfint.txt"; then

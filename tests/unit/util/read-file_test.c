@@ -58,8 +58,8 @@ static void regular_file_is_read_whole_with_its_length(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	CU_ASSERT_EQUAL(len, sizeof(big));
 	free(t);
-	CU_ASSERT_PTR_NULL(nvmf_read_regular_file(Path, sizeof(big) - 1, &len, &rc, err,
-						  sizeof(err)));
+	CU_ASSERT_PTR_NULL(
+		nvmf_read_regular_file(Path, sizeof(big) - 1, &len, &rc, err, sizeof(err)));
 	CU_ASSERT_EQUAL(rc, -EFBIG);
 	CU_ASSERT_STRING_EQUAL(err, "is larger than 9999 bytes (the limit for this file)");
 	unlink(Path);
@@ -114,8 +114,8 @@ static void limit_is_named_in_mib_and_checked_before_reading(void)
 	size_t len;
 	int rc;
 	char err[128];
-	CU_ASSERT_PTR_NULL(nvmf_read_regular_file(Path, NVMF_CONFIG_FILE_MAX, &len, &rc, err,
-						  sizeof(err)));
+	CU_ASSERT_PTR_NULL(
+		nvmf_read_regular_file(Path, NVMF_CONFIG_FILE_MAX, &len, &rc, err, sizeof(err)));
 	CU_ASSERT_EQUAL(rc, -EFBIG);
 	CU_ASSERT_STRING_EQUAL(err, "is larger than 16 MiB (the limit for this file)");
 	unlink(Path);
@@ -129,8 +129,8 @@ static void a_read_past_the_limit_is_refused_whatever_the_size_said(void)
 	size_t len;
 	int rc;
 	char err[128];
-	char *t = nvmf_read_regular_file("/proc/self/status", 1u << 20, &len, &rc, err,
-					 sizeof(err));
+	char *t =
+		nvmf_read_regular_file("/proc/self/status", 1u << 20, &len, &rc, err, sizeof(err));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	CU_ASSERT(len > 16);
 	CU_ASSERT_EQUAL(strncmp(t, "Name:", 5), 0);
