@@ -123,6 +123,11 @@ int nvmf_ctl_save(struct nvmf_ctl *ctl, const char *path, json_t *warnings, char
  * started from no file keeps no account. control/ctl-persist.c. */
 void nvmf_ctl_changed(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call);
 
+/* nvmf_ctl_warn_unsaved - at a stop: one warning naming the count and each of
+ * ctl->unsaved (as a refused reload names them), which the next start from
+ * ctl->config_path will not have; nothing when none. control/ctl-persist.c. */
+void nvmf_ctl_warn_unsaved(const struct nvmf_ctl *ctl);
+
 /* nvmf_ctl_stamp - remember ctl->config_path as it is now on disk (after a load or a
  * save). */
 void nvmf_ctl_stamp(struct nvmf_ctl *ctl);

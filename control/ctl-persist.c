@@ -141,20 +141,37 @@ void nvmf_ctl_changed(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call)
 	json_array_append_new(ctl->unsaved, json_string(line));
 }
 
-/* "N live change(s) ...: a; b" into @out: what a reload would undo. */
-static void unsaved_text(const struct nvmf_ctl *ctl, char *out, size_t len)
+/* "@lead N live change(s) not saved to FILE @what: a; b @tail" into @out. */
+static void unsaved_list(const struct nvmf_ctl *ctl, const char *lead, const char *what,
+			 const char *tail, char *out, size_t len)
 {
 	size_t k = json_array_size(ctl->unsaved);
-	int n = snprintf(out, len, "%zu live change%s not saved to %s would be undone: ", k,
-			 k == 1 ? "" : "s", ctl->config_path);
+	int n = snprintf(out, len, "%s%zu live change%s not saved to %s %s: ", lead, k,
+			 k == 1 ? "" : "s", ctl->config_path, what);
 	for (size_t i = 0; i < k && n > 0 && (size_t)n < len; i++) {
 		int w = snprintf(out + n, len - (size_t)n, "%s%s", i ? "; " : "",
 				 json_string_value(json_array_get(ctl->unsaved, i)));
 		n = w < 0 ? -1 : n + w;
 	}
 	if (n > 0 && (size_t)n < len)
-		snprintf(out + n, len - (size_t)n,
-			 " (config save writes them to the file; a forced reload drops them)");
+		snprintf(out + n, len - (size_t)n, " %s", tail);
+}
+
+/* "N live change(s) ...: a; b" into @out: what a reload would undo. */
+static void unsaved_text(const struct nvmf_ctl *ctl, char *out, size_t len)
+{
+	unsaved_list(ctl, "", "would be undone",
+		     "(config save writes them to the file; a forced reload drops them)", out, len);
+}
+
+void nvmf_ctl_warn_unsaved(const struct nvmf_ctl *ctl)
+{
+	if (!json_array_size(ctl->unsaved))
+		return;
+	char line[2048];
+	unsaved_list(ctl, "stopping with ", "(the next start loads the file without them)",
+		     "(config save before a stop keeps them)", line, sizeof(line));
+	nvmf_log(ctl->tgt, NVMF_LOG_WARNING, "%s", line);
 }
 
 int nvmf_ctl_reload(struct nvmf_ctl *ctl, json_t *changes, bool force, char *err, size_t errlen)

@@ -416,6 +416,7 @@ int main(int argc, char **argv)
 		notify_status(&tgt, &notify, false); /* the control socket may have changed them */
 	}
 	nvmf_log(&tgt, NVMF_LOG_INFO, "stopping: disconnecting hosts and flushing backends");
+	nvmf_ctl_warn_unsaved(&ctl); /* without write-through: what the file lacks is lost */
 	rc = 0;
 out:
 	/* A failed start prints its error and nothing else (docs/transports.md). */

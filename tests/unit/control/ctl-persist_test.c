@@ -109,6 +109,39 @@ static void without_persist_a_reload_is_refused_naming_the_change_unless_forced(
 	teardown();
 }
 
+/* A stop with unsaved live changes says how many and which (as a refused reload names
+ * them): the next start loads the file without them. Nothing when all are saved. */
+static void stop_with_unsaved_changes_warns_naming_each(void)
+{
+	setup(false);
+	struct fx_stderr c;
+	fx_stderr_begin(&c);
+	nvmf_ctl_warn_unsaved(&Ctl);
+	fx_stderr_end(&c);
+	CU_ASSERT_STRING_EQUAL(c.text, "");
+	ctl_ok(&Ctl, "namespace_add", ADD_NS3);
+	ctl_ok(&Ctl, "namespace_disable", "{\"nqn\":\"" FX_SUBNQN "\",\"nsid\":1}");
+	fx_stderr_begin(&c);
+	nvmf_ctl_warn_unsaved(&Ctl);
+	fx_stderr_end(&c);
+	char want[768];
+	snprintf(want, sizeof(want),
+		 "warning: stopping with 2 live changes not saved to %s (the next start loads "
+		 "the file without them): namespace_add (nqn " FX_SUBNQN
+		 ", nsid 3); namespace_disable (nqn " FX_SUBNQN
+		 ", nsid 1) (config save before a stop keeps them)\n",
+		 Path);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.text, want));
+	if (!strstr(c.text, want))
+		printf("\n%s", c.text);
+	ctl_ok(&Ctl, "config_save", "{}");
+	fx_stderr_begin(&c);
+	nvmf_ctl_warn_unsaved(&Ctl);
+	fx_stderr_end(&c);
+	CU_ASSERT_STRING_EQUAL(c.text, "");
+	teardown();
+}
+
 static void write_through_never_overwrites_a_file_edited_since(void)
 {
 	setup(true);
@@ -144,5 +177,7 @@ const struct unit_test ctl_persist_tests[] = {
 	  without_persist_a_reload_is_refused_naming_the_change_unless_forced },
 	{ "write_through_never_overwrites_a_file_edited_since",
 	  write_through_never_overwrites_a_file_edited_since },
+	{ "stop_with_unsaved_changes_warns_naming_each",
+	  stop_with_unsaved_changes_warns_naming_each },
 	{ NULL, NULL },
 };
