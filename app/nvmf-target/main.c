@@ -124,6 +124,16 @@ static int resv_state_path(const struct nvmf_logger *lg, const struct nvmf_confi
 	return 0;
 }
 
+/* The option getopt_long just refused: the last argument before @next (its optind)
+ * that begins with '-' (a missing value leaves optind past the option itself). */
+static const char *option_text(char **argv, int next)
+{
+	for (int i = next - 1; i > 0; i--)
+		if (argv[i][0] == '-')
+			return argv[i];
+	return "?";
+}
+
 static void usage(FILE *f)
 {
 	char def[108];
@@ -185,7 +195,10 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int o;
-	while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+	/* getopt's own messages would begin with argv[0] as typed (a path): ours name the
+	 * program and the option, as nvmf and nvmf-targetctl do. */
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":c:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c':
 			config = optarg;
@@ -208,9 +221,25 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		default:
+		case ':':
+			fprintf(stderr, "nvmf-target: option '%s' needs a value\n",
+				option_text(argv, optind));
 			usage(stderr);
 			return 2;
+		default: {
+			const char *t = option_text(argv, optind);
+			const char *eq = strchr(t, '=');
+			/* "--check=1": getopt names the option in optopt when it exists */
+			if (optopt && eq && !strncmp(t, "--", 2))
+				fprintf(stderr, "nvmf-target: option '%.*s' takes no value\n",
+					(int)(eq - t), t);
+			else if (optopt && strncmp(t, "--", 2))
+				fprintf(stderr, "nvmf-target: unknown option '-%c'\n", optopt);
+			else
+				fprintf(stderr, "nvmf-target: unknown option '%s'\n", t);
+			usage(stderr);
+			return 2;
+		}
 		}
 	}
 	enum nvmf_log_level level = NVMF_LOG_INFO;

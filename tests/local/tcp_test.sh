@@ -28,7 +28,9 @@
 # prlimit --fsize: a write past the limit fails (Write Fault, DNR; the log names EFBIG)
 # and the target serves on.
 # Each check prints "ok - what" or "FAIL - what" and the script exits 1 at the end if any
-# failed (it never stops halfway, so one run shows every failure). BUILD=build/asan runs
+# failed (it never stops halfway, so one run shows every failure). The three programs'
+# usage errors (an unknown option, one without its value) name the program and the
+# option, exit 2. BUILD=build/asan runs
 # the sanitizer build.
 set -u
 
@@ -139,6 +141,25 @@ if [[ $v_tgt =~ ^nvmf-target\ [0-9] ]] && [ "$v_nvmf" = "nvmf ${v_tgt#nvmf-targe
 else
     bad "--version: '$v_tgt' / '$v_nvmf' / '$v_ctl'"
 fi
+
+# ---- usage errors: one line "PROG: ..." naming the option (never getopt's own, which
+# begins with argv[0] as typed), exit 2; started by path as here ----
+# usage_err WANT PROGRAM ARGS...: exit 2 and WANT is the first line on stderr.
+usage_err() {
+    local want=$1 out rc; shift
+    out=$("$@" 2>&1 > /dev/null < /dev/null); rc=$?
+    [ $rc = 2 ] && [ "$(echo "$out" | head -1)" = "$want" ] && ok "$(basename "$1") ${*:2}: '$want', exit 2" ||
+        { echo "$out" | head -3; bad "$(basename "$1") ${*:2}: exit $rc, wanted '$want'"; }
+}
+usage_err "nvmf-target: unknown option '-x'" "$TGT" -x
+usage_err "nvmf-target: unknown option '--bogus'" "$TGT" --bogus
+usage_err "nvmf-target: option '-c' needs a value" "$TGT" -c
+usage_err "nvmf-target: option '--log-level' needs a value" "$TGT" -c "$ST/config.json" --log-level
+usage_err "nvmf-target: option '--check' takes no value" "$TGT" --check=1
+usage_err "nvmf-targetctl: unknown option '-x'" "$CTL" -x
+usage_err "nvmf-targetctl: option '-s' needs a value" "$CTL" -s
+usage_err "nvmf: read: unknown option '-x'" "$NVMF" read -x
+usage_err "nvmf: read: option '-a' needs a value" "$NVMF" read -a
 
 # ---- discovery and admin ----
 if tcp discover > "$ST/disc.txt" 2> "$ST/disc.err"; then
