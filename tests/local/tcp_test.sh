@@ -26,7 +26,8 @@
 # states, a multipath read with no usable path (its message names each path's ANA state)
 # and the operator's reservation clear over the control socket; a target under
 # prlimit --fsize: a write past the limit fails (Write Fault, DNR; the log names EFBIG)
-# and the target serves on.
+# and the target serves on; with "persist": false, its SIGTERM after a namespace add
+# warns of the live change not saved, naming it.
 # Each check prints "ok - what" or "FAIL - what" and the script exits 1 at the end if any
 # failed (it never stops halfway, so one run shows every failure). The three programs'
 # usage errors (an unknown option, one without its value) name the program and the
@@ -757,7 +758,7 @@ FS_PID=
 for try in 1 2 3 4 5; do
     FS_PORT=$((10000 + RANDOM % (EPH_LO > 11000 ? EPH_LO - 10000 : 1000)))
     cat > "$ST/fsize.json" <<JSON
-{"nvmf_target": {"hugepages": false, "threads": 1},
+{"nvmf_target": {"hugepages": false, "threads": 1, "persist": false},
  "ports": [{"portid": 1, "addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "$FS_PORT",
                                   "trtype": "tcp", "treq": "not specified"},
             "subsystems": ["$NQN"]}],
@@ -765,7 +766,7 @@ for try in 1 2 3 4 5; do
    "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "file", "nvmf_block_size": 512,
                    "device": {"path": "$ST/fsize.img", "uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a09"}}]}]}
 JSON
-    prlimit --fsize=4194304 "$TGT" -c "$ST/fsize.json" --no-rpc-socket > "$ST/fsize.log" 2>&1 &
+    prlimit --fsize=4194304 "$TGT" -c "$ST/fsize.json" --rpc-socket "$ST/fsize.sock" > "$ST/fsize.log" 2>&1 &
     FS_PID=$!
     for i in $(seq 100); do
         grep -q 'nvmf-target: core: ready' "$ST/fsize.log" && break 2
@@ -797,7 +798,15 @@ else
     else
         cat "$ST/fsize.err"; bad "a write and read under the limit after the failed one"
     fi
-    [ -n "$FS_PID" ] && { kill "$FS_PID"; wait "$FS_PID" || bad "the target under prlimit --fsize stops with exit 0"; }
+    # Its config has "persist": false: a live change is not saved, and the stop says so.
+    if [ -n "$FS_PID" ]; then
+        timeout 30 "$CTL" -s "$ST/fsize.sock" namespace add "$NQN" --ram 1M --nsid 2 > /dev/null ||
+            bad "namespace add over the control socket (persist false)"
+        kill "$FS_PID"; wait "$FS_PID" || bad "the target under prlimit --fsize stops with exit 0"
+        grep -q "^nvmf-target: control: warning: stopping with 1 live change not saved to $ST/fsize.json (the next start loads the file without them): namespace_add (nqn $NQN, nsid 2) (config save before a stop keeps them)$" "$ST/fsize.log" &&
+            ok "SIGTERM with a live change not saved (persist false): one warning naming it" ||
+            { tail -5 "$ST/fsize.log"; bad "the stop's warning of unsaved live changes"; }
+    fi
 fi
 
 if [ $FAILED = 0 ]; then echo "tcp local test: PASSED"; else echo "tcp local test: FAILED"; fi
