@@ -15,8 +15,9 @@
 # another socket holds explained (ephemeral range) with no shutdown noise after it, as a
 # control socket that cannot be made, the shipped configs/tcp.json valid, a port in the
 # ephemeral range warned of (one line naming it and the range) while one outside it is
-# not, and inline_data_size's range message the tcp one; through the control socket and
-# SIGHUP: a port added on an address a running port holds is refused naming that port,
+# not, inline_data_size's range message the tcp one, a misspelt key refused by its path
+# with the key it was meant to be, and an unused nvmetcli key with a value said once;
+# through the control socket and SIGHUP: a port added on an address a running port holds is refused naming that port,
 # and a refused reload logs no "closed after its last command" for the namespace it had
 # staged; SIGTERM while a host reading 1 MiB blocks is stopped (SIGSTOP): the target
 # waits for the answers it cannot deliver (bounded) and exits 0, the resumed host gets a
