@@ -6,12 +6,13 @@
  * empty strings for unused address fields, so numeric nvmetcli attributes accept a
  * string of digits or a JSON integer, and "" means "default". ANA groups and states
  * (ports[].ana_groups, namespaces' ana_grpid) are read by config_ana.c, referrals and
- * the discovery keys by config_discovery.c. Keys nvmetcli writes that this target does
- * not use (ieee_oui, ...) are ignored, unless
- * ignoring them would change who may connect or how (treq "required", tsas "tls1.3"):
- * those stop the load with a message naming the key. Our
- * own keys start with "nvmf_" and an unknown "nvmf_*" key is an error, so a typo in an
- * extension is not silently ignored.
+ * the discovery keys by config_discovery.c. Every object's keys are checked
+ * (cfg_check_keys): a key the loader does not know stops the load by its path, with the
+ * known key nearest to it, so nothing written in a file passes unread. The few keys
+ * nvmetcli writes that this target does not use (attr.ieee_oui, ...) are listed with
+ * each object, and a value other than their default gives a note the start and reload
+ * log. Settings whose loss would change who may connect or how (treq "required", tsas
+ * "tls1.3") stop the load with a message naming the key. Our own keys start with "nvmf_".
  *
  * Every error is one line "<JSON path>: <what is wrong>". The loader never opens or
  * stats a backing file: the backend checks those when the target starts.
@@ -45,10 +46,12 @@ static const char *const backend_names[NVMF_BACKEND_NULL + 1] = {
 /* device.{path,uuid,nguid} of one namespace. */
 static int parse_device(struct cfg_ctx *c, json_t *dev, const char *base, struct nvmf_ns_config *ns)
 {
+	static const char *const known[] = { "path", "uuid", "nguid", NULL };
 	const char *path, *uuid, *nguid;
 	char b[80];
 
-	if (cfg_get_str(c, dev, base, "path", false, &path) ||
+	if (cfg_check_keys(c, dev, base, known, NULL) ||
+	    cfg_get_str(c, dev, base, "path", false, &path) ||
 	    cfg_get_str(c, dev, base, "uuid", false, &uuid) ||
 	    cfg_get_str(c, dev, base, "nguid", false, &nguid))
 		return -1;
@@ -86,20 +89,26 @@ static const struct cfg_irule bs_rule = { 512, 4096, false, "a supported block s
 /* One namespaces[] entry, nvmetcli keys plus nvmf_* extensions. */
 static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_ns_config *ns)
 {
-	static const char *const ext[] = { "nvmf_backend",
-					   "nvmf_size_bytes",
-					   "nvmf_block_size",
-					   "nvmf_create",
-					   "nvmf_buffered",
-					   "nvmf_eui64",
-					   NULL };
+	static const char *const known[] = { "nsid",
+					     "enable",
+					     "device",
+					     "ana_grpid",
+					     "ana",
+					     "resv",
+					     "nvmf_backend",
+					     "nvmf_size_bytes",
+					     "nvmf_block_size",
+					     "nvmf_create",
+					     "nvmf_buffered",
+					     "nvmf_eui64",
+					     NULL };
 	const char *kind = NULL, *eui;
 	json_t *dev, *size, *resv;
 	char dbase[128], rbase[128], b[80];
 	long long v;
 	int r;
 
-	if (cfg_check_ext_keys(c, j, base, ext) ||
+	if (cfg_check_keys(c, j, base, known, NULL) ||
 	    cfg_get_int(c, j, base, "nsid", &nsid_rule, true, &v) < 0)
 		return -1;
 	ns->nsid = (uint32_t)v;
@@ -127,7 +136,7 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 	snprintf(rbase, sizeof(rbase), "%s.resv", base);
 	if (cfg_get_typed(c, j, base, "resv", JSON_OBJECT, false, &resv) ||
 	    (resv &&
-	     (cfg_check_only_keys(c, resv, rbase, (const char *const[]){ "enable", NULL }) ||
+	     (cfg_check_keys(c, resv, rbase, (const char *const[]){ "enable", NULL }, NULL) ||
 	      cfg_get_bool(c, resv, rbase, "enable", &ns->resv_enable) < 0)))
 		return -1;
 
@@ -255,12 +264,26 @@ static const struct cfg_irule qid_rule = { 1, 128, true, "an I/O queue count", "
 /* attr{} of a subsystem. */
 static int parse_attr(struct cfg_ctx *c, json_t *a, const char *base, struct nvmf_subsys_config *s)
 {
+	static const char *const known[] = {
+		"allow_any_host", "serial",     "model",   "firmware",  "version",
+		"cntlid_min",     "cntlid_max", "qid_max", "pi_enable", NULL
+	};
+	/* Identify Controller fields the kernel fills from these; ours stay 0 (no PCI
+	 * vendor: target/identify.c), so a host sees a difference only there. */
+	static const struct cfg_unused unused[] = {
+		{ "ieee_oui", "Identify Controller reports IEEE OUI 0 on this target" },
+		{ "vendor_id", "Identify Controller reports PCI vendor ID 0 on this target" },
+		{ "subsys_vendor_id",
+		  "Identify Controller reports PCI subsystem vendor ID 0 on this target" },
+		{ NULL, NULL }
+	};
 	const char *ver;
 	long long v;
 	char b[80];
 	int r;
 
-	if (cfg_get_bool(c, a, base, "allow_any_host", &s->allow_any_host) < 0 ||
+	if (cfg_check_keys(c, a, base, known, unused) ||
+	    cfg_get_bool(c, a, base, "allow_any_host", &s->allow_any_host) < 0 ||
 	    cfg_get_ascii(c, a, base, "serial", s->serial, 20) ||
 	    cfg_get_ascii(c, a, base, "model", s->model, 40) ||
 	    cfg_get_ascii(c, a, base, "firmware", s->firmware, 8) ||
@@ -357,9 +380,18 @@ static int check_passthru(struct cfg_ctx *c, json_t *j, const char *base, const 
 		if (!json_is_object(e))
 			return cfg_fail(c, sub, NULL, "expected an object, got %s",
 					cfg_show(e, b, sizeof(b)));
-		if (cfg_get_bool(c, e, sub, "enable", &on) < 0 ||
+		/* The timeouts and clear_ids tune a passthru export, refused when on. */
+		static const char *const known[] = { "device", "enable", NULL };
+		static const struct cfg_unused unused[] = { { "clear_ids", NULL },
+							    { "admin_timeout", NULL },
+							    { "io_timeout", NULL },
+							    { NULL, NULL } };
+		if (cfg_check_keys(c, e, sub, known, unused) ||
+		    cfg_get_bool(c, e, sub, "enable", &on) < 0 ||
 		    cfg_get_typed(c, e, sub, "device", JSON_OBJECT, false, &dev) ||
-		    (dev && cfg_get_str(c, dev, dsub, "path", false, &path)))
+		    (dev &&
+		     (cfg_check_keys(c, dev, dsub, (const char *const[]){ "path", NULL }, NULL) ||
+		      cfg_get_str(c, dev, dsub, "path", false, &path))))
 			return -1;
 		if (on || (path && *path))
 			return cfg_fail(
@@ -378,14 +410,15 @@ static int check_passthru(struct cfg_ctx *c, json_t *j, const char *base, const 
 static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base,
 			struct nvmf_subsys_config *s, const char *disc_nqn)
 {
-	static const char *const none[] = { NULL };
+	static const char *const known[] = { "nqn",        "allowed_hosts", "attr",
+					     "namespaces", "passthru",      NULL };
 	json_t *attr, *nss, *v;
 	const char *nqn;
 	char sub[96], b[80];
 	size_t i;
 
 	nvmf_config_subsys_defaults(s);
-	if (cfg_check_ext_keys(c, j, base, none) || cfg_get_str(c, j, base, "nqn", true, &nqn) ||
+	if (cfg_check_keys(c, j, base, known, NULL) || cfg_get_str(c, j, base, "nqn", true, &nqn) ||
 	    cfg_check_nqn(c, base, "nqn", nqn))
 		return -1;
 	if (!strcmp(nqn, disc_nqn))
@@ -462,13 +495,15 @@ static const struct cfg_irule zc_rule = {
 static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvmf_port_config *p)
 {
 	static const char *const treqs[] = { "not specified", "required", "not required" };
-	static const char *const none[] = { NULL };
+	static const char *const known[] = { "trtype", "adrfam", "traddr", "trsvcid",
+					     "treq",   "tsas",   NULL };
 	const char *trtype, *adrfam, *traddr, *treq, *tsas;
 	unsigned char bin[16];
 	char b[80];
 	long long v = 4420;
 
-	if (cfg_get_str(c, a, base, "trtype", true, &trtype))
+	if (cfg_check_keys(c, a, base, known, NULL) ||
+	    cfg_get_str(c, a, base, "trtype", true, &trtype))
 		return -1;
 	if (strcmp(trtype, "rdma") && strcmp(trtype, "tcp"))
 		return cfg_fail(c, base, "trtype",
@@ -506,7 +541,7 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 	if (cfg_get_int(c, a, base, "trsvcid", &svc_rule, false, &v) < 0)
 		return -1;
 	snprintf(p->trsvcid, sizeof(p->trsvcid), "%lld", v);
-	if (cfg_check_ext_keys(c, a, base, none) || cfg_get_str(c, a, base, "treq", false, &treq))
+	if (cfg_get_str(c, a, base, "treq", false, &treq))
 		return -1;
 	if (treq && *treq) {
 		for (p->treq = 0; p->treq < 3 && strcmp(treq, treqs[p->treq]); p->treq++)
@@ -547,14 +582,15 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_port_config *p,
 		      const struct nvmf_config *cfg)
 {
-	static const char *const none[] = { NULL };
+	static const char *const known[] = { "portid",    "addr",       "param", "subsystems",
+					     "referrals", "ana_groups", NULL };
 	json_t *addr, *param;
 	char sub[96], k[64];
 	long long v;
 	int r;
 
 	nvmf_config_port_defaults(p);
-	if (cfg_check_ext_keys(c, j, base, none) ||
+	if (cfg_check_keys(c, j, base, known, NULL) ||
 	    cfg_get_int(c, j, base, "portid", &portid_rule, true, &v) < 0)
 		return -1;
 	p->portid = (uint16_t)v;
@@ -566,11 +602,13 @@ static int parse_port(struct cfg_ctx *c, json_t *j, const char *base, struct nvm
 	if (cfg_get_typed(c, j, base, "param", JSON_OBJECT, false, &param))
 		return -1;
 	if (param) {
-		static const char *const ours[] = { "nvmf_maxh2cdata", "nvmf_zerocopy_threshold",
-						    NULL };
+		static const char *const param_keys[] = {
+			"inline_data_size", "max_queue_size",          "mdts", "pi_enable",
+			"nvmf_maxh2cdata",  "nvmf_zerocopy_threshold", NULL
+		};
 		bool tcp = !strcmp(p->trtype, "tcp");
 		const struct cfg_irule *inl = tcp ? &inline_tcp_rule : &inline_rdma_rule;
-		if (cfg_check_ext_keys(c, param, sub, ours) ||
+		if (cfg_check_keys(c, param, sub, param_keys, NULL) ||
 		    (r = cfg_get_int(c, param, sub, "inline_data_size", inl, false, &v)) < 0)
 			return -1;
 		/* A Linux host sends an I/O queue's 1024-byte Connect data in the capsule only
@@ -692,19 +730,18 @@ static const struct cfg_irule idle_rule = { 0, 1000000, false, "a time in micros
 /* discovery.nqn and the "nvmf_target" extension object. */
 static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_config *t)
 {
-	static const char *const top[] = { "nvmf_target", NULL };
 	json_t *disc, *nt;
-	const char *nqn = NULL, *k;
-	json_t *v;
+	const char *nqn = NULL;
 	long long n;
 	int r;
 
 	nvmf_config_target_defaults(t);
-	if (cfg_check_ext_keys(c, root, "", top) ||
-	    cfg_get_typed(c, root, "", "discovery", JSON_OBJECT, false, &disc))
+	if (cfg_get_typed(c, root, "", "discovery", JSON_OBJECT, false, &disc))
 		return -1;
-	if (disc && (cfg_get_str(c, disc, "discovery", "nqn", false, &nqn) ||
-		     (nqn && cfg_check_nqn(c, "discovery", "nqn", nqn))))
+	if (disc &&
+	    (cfg_check_keys(c, disc, "discovery", (const char *const[]){ "nqn", NULL }, NULL) ||
+	     cfg_get_str(c, disc, "discovery", "nqn", false, &nqn) ||
+	     (nqn && cfg_check_nqn(c, "discovery", "nqn", nqn))))
 		return -1;
 	if (disc && nqn)
 		strcpy(t->discovery_nqn, nqn);
@@ -712,24 +749,14 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		return -1;
 	if (!nt)
 		return 0;
-	json_object_foreach(nt, k, v) {
-		static const char *const known[] = {
-			"mdts",       "threads",      "buffers_small", "buffers_large",
-			"hugepages",  "idle_poll_us", "srq",           "srq_depth",
-			"numa_node",  "rpc_socket",   "discovery_log", "discovery_kato",
-			"resv_state", "log_level",    "persist",       NULL
-		};
-		size_t i;
-
-		for (i = 0; known[i] && strcmp(k, known[i]); i++)
-			;
-		if (!known[i])
-			return cfg_fail(
-				c, "nvmf_target", k,
-				"unknown key (known: mdts, threads, buffers_small, "
-				"buffers_large, hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, "
-				"discovery_log, discovery_kato, resv_state, log_level, persist)");
-	}
+	static const char *const known[] = {
+		"mdts",       "threads",      "buffers_small", "buffers_large",
+		"hugepages",  "idle_poll_us", "srq",           "srq_depth",
+		"numa_node",  "rpc_socket",   "discovery_log", "discovery_kato",
+		"resv_state", "log_level",    "persist",       NULL
+	};
+	if (cfg_check_keys(c, nt, "nvmf_target", known, NULL))
+		return -1;
 	if ((r = cfg_get_int(c, nt, "nvmf_target", "mdts", &mdts_rule, false, &n)) < 0)
 		return -1;
 	if (r)
@@ -818,7 +845,7 @@ static int parse_dhchap(struct cfg_ctx *c, json_t *h, const char *base, const ch
 		return 0;
 	snprintf(where, sizeof(where), "%s.dhchap", base);
 	static const char *const known[] = { "key", "ctrl_key", "hash", "dhgroup", NULL };
-	if (cfg_check_only_keys(c, d, where, known))
+	if (cfg_check_keys(c, d, where, known, NULL))
 		return -1;
 	if (cfg_get_str(c, d, where, "key", false, &key) ||
 	    cfg_get_str(c, d, where, "ctrl_key", false, &ctrl_key) ||
@@ -886,7 +913,7 @@ static int parse_hosts(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 					cfg_show(h, b, sizeof(b)));
 		/* nvmetcli's host: its NQN and the dhchap attribute group, nothing else. */
 		static const char *const known[] = { "nqn", "dhchap", NULL };
-		if (cfg_check_only_keys(c, h, base, known))
+		if (cfg_check_keys(c, h, base, known, NULL))
 			return -1;
 		if (cfg_get_str(c, h, base, "nqn", true, &nqn) ||
 		    cfg_check_nqn(c, base, "nqn", nqn) || parse_dhchap(c, h, base, nqn, cfg))
@@ -942,7 +969,10 @@ static int parse_root(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 				 cfg_show(root, b, sizeof(b)));
 		return -1;
 	}
-	if (parse_target(c, root, &cfg->target) || parse_hosts(c, root, cfg) ||
+	static const char *const known[] = { "hosts",     "ports",       "subsystems",
+					     "discovery", "nvmf_target", NULL };
+	if (cfg_check_keys(c, root, "", known, NULL) || parse_target(c, root, &cfg->target) ||
+	    parse_hosts(c, root, cfg) ||
 	    cfg_get_typed(c, root, "", "subsystems", JSON_ARRAY, false, &subs) ||
 	    cfg_get_typed(c, root, "", "ports", JSON_ARRAY, false, &ports))
 		return -1;
@@ -980,7 +1010,7 @@ static int parse_root(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 static int finish(json_t *root, json_error_t *jerr, struct nvmf_config *cfg, char *err,
 		  size_t errlen)
 {
-	struct cfg_ctx c = { err, errlen };
+	struct cfg_ctx c = { .err = err, .errlen = errlen };
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -992,9 +1022,14 @@ static int finish(json_t *root, json_error_t *jerr, struct nvmf_config *cfg, cha
 	}
 	rc = parse_root(&c, root, cfg);
 	json_decref(root);
-	if (rc)
+	if (rc) {
+		cfg_notes_free(&c);
 		nvmf_config_free(cfg);
-	return rc;
+		return rc;
+	}
+	cfg->notes = c.notes;
+	cfg->n_notes = c.n_notes;
+	return 0;
 }
 
 /* Duplicate keys are refused: json.dumps never writes them, so one is a hand edit whose
@@ -1055,54 +1090,54 @@ const char *nvmf_backend_kind_name(enum nvmf_backend_kind kind)
 int nvmf_config_parse_ns(json_t *obj, const char *base, struct nvmf_ns_config *ns, char *err,
 			 size_t errlen)
 {
-	struct cfg_ctx c = { err, errlen };
+	struct cfg_ctx c = { .err = err, .errlen = errlen };
 	char b[80];
 	memset(ns, 0, sizeof(*ns));
 	if (!json_is_object(obj))
 		return cfg_fail(&c, base, NULL, "expected an object, got %s",
 				cfg_show(obj, b, sizeof(b)));
-	if (parse_ns(&c, obj, base, ns)) {
+	int rc = parse_ns(&c, obj, base, ns);
+	cfg_notes_free(&c);
+	if (rc)
 		nvmf_config_ns_free(ns);
-		return -1;
-	}
-	return 0;
+	return rc ? -1 : 0;
 }
 
 int nvmf_config_parse_subsys(json_t *obj, const char *base, const char *disc_nqn,
 			     struct nvmf_subsys_config *s, char *err, size_t errlen)
 {
-	struct cfg_ctx c = { err, errlen };
+	struct cfg_ctx c = { .err = err, .errlen = errlen };
 	char b[80];
 	memset(s, 0, sizeof(*s));
 	if (!json_is_object(obj))
 		return cfg_fail(&c, base, NULL, "expected an object, got %s",
 				cfg_show(obj, b, sizeof(b)));
-	if (parse_subsys(&c, obj, base, s, disc_nqn)) {
+	int rc = parse_subsys(&c, obj, base, s, disc_nqn);
+	cfg_notes_free(&c);
+	if (rc)
 		nvmf_config_subsys_clear(s);
-		return -1;
-	}
-	return 0;
+	return rc ? -1 : 0;
 }
 
 int nvmf_config_parse_port(json_t *obj, const char *base, struct nvmf_port_config *p, char *err,
 			   size_t errlen)
 {
-	struct cfg_ctx c = { err, errlen };
+	struct cfg_ctx c = { .err = err, .errlen = errlen };
 	char b[80];
 	memset(p, 0, sizeof(*p));
 	if (!json_is_object(obj))
 		return cfg_fail(&c, base, NULL, "expected an object, got %s",
 				cfg_show(obj, b, sizeof(b)));
-	if (parse_port(&c, obj, base, p, NULL)) {
+	int rc = parse_port(&c, obj, base, p, NULL);
+	cfg_notes_free(&c);
+	if (rc)
 		nvmf_config_port_clear(p);
-		return -1;
-	}
-	return 0;
+	return rc ? -1 : 0;
 }
 
 int nvmf_config_check_nqn(const char *what, const char *nqn, char *err, size_t errlen)
 {
-	struct cfg_ctx c = { err, errlen };
+	struct cfg_ctx c = { .err = err, .errlen = errlen };
 	return cfg_check_nqn(&c, what, NULL, nqn);
 }
 
@@ -1258,5 +1293,6 @@ void nvmf_config_free(struct nvmf_config *cfg)
 	for (size_t i = 0; cfg->subsystems && i < cfg->n_subsystems; i++)
 		nvmf_config_subsys_clear(&cfg->subsystems[i]);
 	free(cfg->subsystems);
+	free_list(cfg->notes, cfg->n_notes);
 	memset(cfg, 0, sizeof(*cfg));
 }

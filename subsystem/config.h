@@ -196,6 +196,11 @@ struct nvmf_config {
 	size_t n_ports;
 	struct nvmf_subsys_config *subsystems;
 	size_t n_subsystems;
+	/* One line each about a key nvmetcli writes that this target does not use, found with
+	 * a value other than its default ("subsystems[0].attr.ieee_oui: \"0x001b21\" is not
+	 * used: ..."); the start and each reload log them. n_notes of them. */
+	char **notes;
+	size_t n_notes;
 };
 
 /* Defaults (nvmetcli's where it has the key; ours for the nvmf_* keys). */
@@ -233,8 +238,9 @@ void nvmf_config_port_defaults(struct nvmf_port_config *p);
  *          object)" for one with nothing but white space, and
  *          "line L, column C: <jansson's message>" for bad JSON (duplicate keys included).
  * @errlen: size of @err in bytes.
- * Returns 0, or -1 with @err set (file unreadable, bad JSON with line and column, any
- * invalid field, duplicate NQN/nsid/portid, a port naming an unknown subsystem, a port
+ * Returns 0, or -1 with @err set (file unreadable, bad JSON with line and column, a key
+ * the loader does not know, by its path and with the known key nearest to it ("did you
+ * mean"), a value of the wrong JSON type, any invalid field, duplicate NQN/nsid/portid, a port naming an unknown subsystem, a port
  * whose trtype is not rdma or tcp, an ANA group or state that is not one, a namespace in an ANA
  * group no port defines). On -1, @cfg is left zeroed (nothing to free). Touches no
  * backing file. The messages are listed in docs/configuration.md.
@@ -249,7 +255,8 @@ struct json_t;
  * nvmf_config_parse_ns - one namespaces[] object @obj (nvmetcli keys plus nvmf_*) into
  * @ns, with the loader's rules and messages; @base names the object in them (e.g.
  * "namespace" gives "namespace.device.path: not an absolute path"). The control socket
- * adds namespaces with it. 0, or -1 with @err; on -1 @ns holds nothing to free.
+ * adds namespaces with it. 0, or -1 with @err; on -1 @ns holds nothing to free. Notes
+ * about unused nvmetcli keys (nvmf_config.notes) are not kept here.
  */
 int nvmf_config_parse_ns(struct json_t *obj, const char *base, struct nvmf_ns_config *ns, char *err,
 			 size_t errlen);

@@ -59,24 +59,6 @@ int nvmf_config_ana_groups_dup(const struct nvmf_ana_group_config *src, size_t n
 
 /* ---- loading ---- */
 
-/* Every key of @obj is in @known ("a, b"): nvmetcli writes exactly these, and a key put
- * one level off would leave a path in a state nobody asked for. */
-static int only_keys(struct cfg_ctx *c, json_t *obj, const char *base, const char *const *known,
-		     const char *list)
-{
-	const char *k;
-	json_t *v;
-
-	json_object_foreach(obj, k, v) {
-		size_t i = 0;
-		while (known[i] && strcmp(known[i], k))
-			i++;
-		if (!known[i])
-			return cfg_fail(c, base, k, "unknown key (known here: %s)", list);
-	}
-	return 0;
-}
-
 int cfg_parse_ns_ana(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_ns_config *ns)
 {
 	static const char *const ana_keys[] = { "grpid", NULL };
@@ -88,7 +70,7 @@ int cfg_parse_ns_ana(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf
 	snprintf(sub, sizeof(sub), "%s.ana", base);
 	if ((ra = cfg_get_int(c, j, base, "ana_grpid", &grpid_rule, false, &a)) < 0 ||
 	    cfg_get_typed(c, j, base, "ana", JSON_OBJECT, false, &ana) ||
-	    (ana && only_keys(c, ana, sub, ana_keys, "grpid")) ||
+	    (ana && cfg_check_keys(c, ana, sub, ana_keys, NULL)) ||
 	    (rb = ana ? cfg_get_int(c, ana, sub, "grpid", &grpid_rule, false, &b) : 0) < 0)
 		return -1;
 	/* nvmetcli writes the one configfs attribute twice; two values would leave it unclear
@@ -117,10 +99,10 @@ static int parse_group(struct cfg_ctx *c, json_t *e, const char *base,
 		return cfg_fail(c, base, NULL, "expected an object, got %s",
 				cfg_show(e, b, sizeof(b)));
 	snprintf(sub, sizeof(sub), "%s.ana", base);
-	if (only_keys(c, e, base, entry_keys, "grpid, ana") ||
+	if (cfg_check_keys(c, e, base, entry_keys, NULL) ||
 	    cfg_get_int(c, e, base, "grpid", &grpid_rule, true, &v) < 0 ||
 	    cfg_get_typed(c, e, base, "ana", JSON_OBJECT, false, &ana) ||
-	    (ana && (only_keys(c, ana, sub, ana_keys, "state") ||
+	    (ana && (cfg_check_keys(c, ana, sub, ana_keys, NULL) ||
 		     cfg_get_str(c, ana, sub, "state", false, &name))))
 		return -1;
 	g->grpid = (uint32_t)v;

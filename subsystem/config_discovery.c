@@ -90,13 +90,17 @@ static int check_name(struct cfg_ctx *c, const char *base, const char *name)
 static int parse_ref_addr(struct cfg_ctx *c, json_t *a, const char *base,
 			  struct nvmf_referral_config *r)
 {
+	/* The kernel's referral attributes (addr_*), as nvmetcli dumps them. */
+	static const char *const known[] = { "trtype", "adrfam", "traddr", "trsvcid",
+					     "portid", "treq",   NULL };
 	const char *trtype, *adrfam, *traddr, *treq;
 	unsigned char bin[16];
 	char b[80];
 	long long v;
 	int got;
 
-	if (cfg_get_str(c, a, base, "trtype", true, &trtype))
+	if (cfg_check_keys(c, a, base, known, NULL) ||
+	    cfg_get_str(c, a, base, "trtype", true, &trtype))
 		return -1;
 	if (strcmp(trtype, "rdma") && strcmp(trtype, "tcp"))
 		return cfg_fail(c, base, "trtype",
@@ -162,15 +166,15 @@ static int parse_ref_addr(struct cfg_ctx *c, json_t *a, const char *base,
 static int parse_referral(struct cfg_ctx *c, json_t *j, const char *base,
 			  struct nvmf_referral_config *r)
 {
-	static const char *const none[] = { NULL };
+	static const char *const known[] = { "name", "addr", "enable", NULL };
 	const char *name;
 	json_t *addr;
 	char sub[160];
 
 	memset(r, 0, sizeof(*r));
 	r->enable = true;
-	if (cfg_check_ext_keys(c, j, base, none) || cfg_get_str(c, j, base, "name", true, &name) ||
-	    check_name(c, base, name))
+	if (cfg_check_keys(c, j, base, known, NULL) ||
+	    cfg_get_str(c, j, base, "name", true, &name) || check_name(c, base, name))
 		return -1;
 	strcpy(r->name, name);
 	snprintf(sub, sizeof(sub), "%s.addr", base);

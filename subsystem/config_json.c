@@ -198,49 +198,135 @@ int cfg_check_pi(struct cfg_ctx *c, json_t *obj, const char *base)
 	return 0;
 }
 
-/* Whether @k is in @known (NULL-terminated); @list gets the names, ", " between. */
-static bool key_known(const char *k, const char *const *known, char *list, size_t len)
+/* Optimal string alignment distance, computed on two rows and a previous one, capped
+ * so that a long key costs no more than a short one. */
+size_t cfg_key_distance(const char *a, const char *b, size_t cap)
 {
-	bool ok = false;
-	list[0] = 0;
-	for (size_t i = 0; known[i]; i++) {
-		ok |= !strcmp(k, known[i]);
-		snprintf(list + strlen(list), len - strlen(list), "%s%s", i ? ", " : "", known[i]);
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return la == lb && !strcmp(a, b) ? 0 : cap + 1;
+	if ((la > lb ? la - lb : lb - la) > cap)
+		return cap + 1;
+	size_t rows[3][65], *pp = rows[0], *p = rows[1], *cur = rows[2];
+	for (size_t j = 0; j <= lb; j++)
+		p[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1];
+			size_t d = p[j - 1] + cost;
+			if (p[j] + 1 < d)
+				d = p[j] + 1;
+			if (cur[j - 1] + 1 < d)
+				d = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    pp[j - 2] + 1 < d)
+				d = pp[j - 2] + 1;
+			cur[j] = d;
+		}
+		size_t *t = pp;
+		pp = p;
+		p = cur;
+		cur = t;
 	}
-	return ok;
+	return p[lb] > cap ? cap + 1 : p[lb];
 }
 
-/* Every key of @obj must be in @known (NULL-terminated): for the objects of security
- * settings, where a misspelt key would pass for an absent one. */
-int cfg_check_only_keys(struct cfg_ctx *c, json_t *obj, const char *base, const char *const *known)
+/* The value (a string or an integer) of an unused key is its default: 0 in any form
+ * nvmetcli writes ("0", "0x000000", 0), or "". */
+static bool unused_is_default(const json_t *v)
 {
-	const char *k;
-	json_t *v;
-	char list[160];
+	if (json_is_integer(v))
+		return json_integer_value(v) == 0;
+	const char *s = json_string_value(v);
+	if (!*s)
+		return true;
+	char *end;
+	errno = 0;
+	long long n = strtoll(s, &end, 0);
+	return !errno && !*end && n == 0;
+}
 
-	json_object_foreach(obj, k, v)
-		if (!key_known(k, known, list, sizeof(list)))
-			return cfg_fail(c, base, k,
-					"unknown key (known here: %s): a security setting "
-					"is never ignored",
-					list);
+/* A note for @c: "base.key: <value> is not used: <why>". -1 without memory. */
+static int add_note(struct cfg_ctx *c, const char *base, const char *key, const json_t *v,
+		    const char *why)
+{
+	char line[512], b[80];
+	snprintf(line, sizeof(line), "%s%s%s: %s is not used: %s", base, *base ? "." : "", key,
+		 cfg_show(v, b, sizeof(b)), why);
+	char **n = realloc(c->notes, (c->n_notes + 1) * sizeof(*n));
+	if (!n)
+		return cfg_fail(c, base, key, "out of memory");
+	c->notes = n;
+	if (!(n[c->n_notes] = strdup(line)))
+		return cfg_fail(c, base, key, "out of memory");
+	c->n_notes++;
 	return 0;
 }
 
-/* Any key of @obj starting with "nvmf_" must be in @known (NULL-terminated). */
-int cfg_check_ext_keys(struct cfg_ctx *c, json_t *obj, const char *base, const char *const *known)
+/* The unknown key @k: its path, the nearest known key within 2 edits, and the keys the
+ * loader reads here. */
+static int unknown_key(struct cfg_ctx *c, const char *base, const char *k, const char *const *known,
+		       const struct cfg_unused *unused)
+{
+	const char *best = NULL;
+	size_t best_d = 3, n = strlen(k);
+	char list[320] = "";
+
+	for (size_t i = 0; known[i]; i++) {
+		size_t d = cfg_key_distance(k, known[i], 2);
+		if (d < best_d && d < n)
+			best = known[i], best_d = d;
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+			 known[i]);
+	}
+	for (size_t i = 0; unused && unused[i].name; i++) {
+		size_t d = cfg_key_distance(k, unused[i].name, 2);
+		if (d < best_d && d < n)
+			best = unused[i].name, best_d = d;
+	}
+	if (best)
+		return cfg_fail(c, base, k, "unknown key; did you mean '%s'? (known here: %s)",
+				best, list[0] ? list : "none");
+	return cfg_fail(c, base, k, "unknown key (known here: %s)", list[0] ? list : "none");
+}
+
+/* Every key of @obj is one the loader reads (@known) or one nvmetcli writes that it
+ * deliberately leaves (@unused): nothing written in a configuration passes unread. */
+int cfg_check_keys(struct cfg_ctx *c, json_t *obj, const char *base, const char *const *known,
+		   const struct cfg_unused *unused)
 {
 	const char *k;
 	json_t *v;
-	char list[256];
+	char b[80];
 
-	json_object_foreach(obj, k, v)
-		if (!strncmp(k, "nvmf_", 5) && !key_known(k, known, list, sizeof(list)))
-			return cfg_fail(c, base, k,
-					known[0] ? "unknown extension key (known here: %s)" :
-						   "unknown extension key (none is read here)%s",
-					list);
+	json_object_foreach(obj, k, v) {
+		size_t i = 0;
+		while (known[i] && strcmp(k, known[i]))
+			i++;
+		if (known[i])
+			continue;
+		const struct cfg_unused *u = unused;
+		while (u && u->name && strcmp(k, u->name))
+			u++;
+		if (!u || !u->name)
+			return unknown_key(c, base, k, known, unused);
+		if (!json_is_string(v) && !json_is_integer(v))
+			return cfg_fail(c, base, k, "expected a string or an integer, got %s",
+					cfg_show(v, b, sizeof(b)));
+		if (u->why && !unused_is_default(v) && add_note(c, base, k, v, u->why))
+			return -1;
+	}
 	return 0;
+}
+
+void cfg_notes_free(struct cfg_ctx *c)
+{
+	for (size_t i = 0; i < c->n_notes; i++)
+		free(c->notes[i]);
+	free(c->notes);
+	c->notes = NULL;
+	c->n_notes = 0;
 }
 
 /* An NQN as nvmetcli's own examples use them ("testnqn"): 1-223 bytes, no spaces or

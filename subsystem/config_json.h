@@ -17,10 +17,22 @@
 #include <stdint.h>
 #include "subsystem/config.h"
 
-/* Where errors go: @err of @errlen bytes (may be NULL/0). */
+/* Where errors go: @err of @errlen bytes (may be NULL/0). @notes: lines about keys read
+ * and deliberately not used (cfg_check_keys), n_notes of them, strdup'd; whoever set up
+ * the context frees them (cfg_notes_free) or hands them on. */
 struct cfg_ctx {
 	char *err;
 	size_t errlen;
+	char **notes;
+	size_t n_notes;
+};
+
+/* A key nvmetcli writes that this target deliberately does not use. @why: what the note
+ * says when the value is not the default (0 in any form, or ""); NULL when no value of it
+ * can change what the target does, so that it is accepted without a word. */
+struct cfg_unused {
+	const char *name;
+	const char *why;
 };
 
 /* Range and wording of an integer field. Out of range or non-numeric strings give
@@ -67,13 +79,21 @@ int cfg_get_bool(struct cfg_ctx *c, json_t *obj, const char *base, const char *k
 /* nvmetcli's pi_enable in @obj: absent or "0" is fine, "1" is refused (no T10 PI). */
 int cfg_check_pi(struct cfg_ctx *c, json_t *obj, const char *base);
 
-/* cfg_check_only_keys - every key of @obj is in @known (NULL-terminated), else -1 with
- * a message naming the key (security settings: hosts[] and their dhchap). */
-int cfg_check_only_keys(struct cfg_ctx *c, json_t *obj, const char *base, const char *const *known);
+/* cfg_check_keys - every key of @obj is in @known (NULL-terminated: the keys the loader
+ * reads there) or in @unused (ended by a NULL name; may be NULL). An unknown key is refused
+ * by its path, with the known key nearest to it when one is within 2 edits ("unknown key;
+ * did you mean 'path'? (known here: path, uuid, nguid)"). An unused key must hold a
+ * string or an integer; a value other than the default adds a note "<path>: <value> is
+ * not used: <why>". Returns 0, or -1 with the message (out of memory included). */
+int cfg_check_keys(struct cfg_ctx *c, json_t *obj, const char *base, const char *const *known,
+		   const struct cfg_unused *unused);
 
-/* Every "nvmf_*" key of @obj must be in @known (NULL-terminated): catches typos in our
- * extension keys, while other (nvmetcli) keys we do not read stay ignored. */
-int cfg_check_ext_keys(struct cfg_ctx *c, json_t *obj, const char *base, const char *const *known);
+/* cfg_key_distance - the edit distance of @a and @b (insertions, deletions, substitutions
+ * and swaps of two neighbours count 1 each), at most @cap + 1 (longer is not computed). */
+size_t cfg_key_distance(const char *a, const char *b, size_t cap);
+
+/* cfg_notes_free - frees @c's notes. */
+void cfg_notes_free(struct cfg_ctx *c);
 
 /* An NQN: 1-223 bytes (NVMe Base 4.5), no spaces or control characters, and no secret
  * (nvmf_text_has_secret: a key pasted in its place is refused without being shown). The

@@ -12,6 +12,7 @@
 #include "target/core.h"
 #include "target/log.h"
 #include "nvme/fabrics.h"
+#include "util/secret.h"
 
 #define IPO_SQE(off)  ((uint32_t)(off))
 #define IPO_DATA(off) ((uint32_t)(1u << 16 | (off)))
@@ -40,6 +41,32 @@ static void connect_nqns(const struct nvmf_connect_data *d, char *subnqn, char *
 	subnqn[NQN_FIELD] = 0;
 	memcpy(hostnqn, d->hostnqn, NQN_FIELD);
 	hostnqn[NQN_FIELD] = 0;
+}
+
+/* A DH-HMAC-CHAP secret or TLS PSK sent as the host or subsystem NQN (a key pasted in the
+ * wrong place) is never a name: refused as an invalid parameter at its field before the
+ * NQN is looked up, kept, listed or logged. The log line shows the NQN with the secret
+ * replaced. Returns the status, or 0 when neither NQN holds one. */
+static nvme_status_t connect_refuse_secret(struct nvmf_req *req, uint16_t qid, const char *subnqn,
+					   const char *hostnqn)
+{
+	bool sub = nvmf_text_has_secret(subnqn);
+	if (!sub && !nvmf_text_has_secret(hostnqn))
+		return 0;
+	struct nvmf_sq *sq = req->sq;
+	char shown[NQN_FIELD + 1];
+	snprintf(shown, sizeof(shown), "%s", sub ? subnqn : hostnqn);
+	nvmf_text_redact_secrets(shown);
+	for (char *p = shown; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	nvmf_log(sq->tgt, NVMF_LOG_WARNING,
+		 "Connect from %s (port %u, queue %u) refused: its %s NQN \"%s\" holds a secret, "
+		 "which is never a name",
+		 sq->peer[0] ? sq->peer : "?", sq->port->cfg->portid, qid,
+		 sub ? "subsystem" : "host", shown);
+	return connect_invalid(req, IPO_DATA(sub ? offsetof(struct nvmf_connect_data, subsysnqn) :
+						   offsetof(struct nvmf_connect_data, hostnqn)));
 }
 
 /* The Connect data, copied out of the command's buffer: in-capsule data sits wherever
@@ -95,6 +122,8 @@ static void execute_admin_connect(struct nvmf_req *req)
 	nvmf_connect_decode(req->cmd, &cmd);
 	connect_data(req, &data);
 	connect_nqns(d, subnqn, hostnqn);
+	if ((st = connect_refuse_secret(req, cmd.qid, subnqn, hostnqn)))
+		goto out;
 	/* Admin queue: 1..NVMF_ADMIN_QUEUE_SIZE entries; sqsize is 0's based. */
 	if (cmd.sqsize == 0 || cmd.sqsize >= NVMF_ADMIN_QUEUE_SIZE) {
 		st = connect_invalid(req, IPO_SQE(CONNECT_OFF(sqsize)));
@@ -172,6 +201,8 @@ static void io_connect_attach(void *arg)
 	nvmf_connect_decode(req->cmd, &cmd);
 	connect_data(req, &data);
 	connect_nqns(d, subnqn, hostnqn);
+	if ((st = connect_refuse_secret(req, cmd.qid, subnqn, hostnqn)))
+		goto out;
 	struct nvmf_tgt_ctrl *ctrl = nvmf_tgt_ctrl_find(sq->tgt, subnqn, le16toh(d->cntlid));
 	if (!ctrl || ctrl->deleting || ctrl->port != sq->port) {
 		st = connect_invalid(req, IPO_DATA(offsetof(struct nvmf_connect_data, cntlid)));

@@ -62,6 +62,9 @@ static int reload(struct nvmf_tgt *tgt, struct nvmf_ctl *ctl, const char *config
 			json_decref(changes);
 			return -1;
 		}
+		for (size_t i = 0; i < next.n_notes; i++)
+			nvmf_log_at(tgt, NVMF_LOGC_CONTROL, NVMF_LOG_WARNING, "%s: %s", config,
+				    next.notes[i]);
 		rc = nvmf_tgt_reload(tgt, &next, changes, err, errlen);
 		nvmf_config_free(&next);
 	}
@@ -288,6 +291,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	nvmf_logger_apply(&early, cfg.target.log_level);
+	/* Keys nvmetcli wrote that this target does not use, with a value: once per load. */
+	for (size_t i = 0; i < cfg.n_notes; i++)
+		nvmf_logger_write(&early, NVMF_LOGC_CORE, NVMF_LOG_WARNING, "%s: %s", config,
+				  cfg.notes[i]);
 	/* The target takes the same levels before it logs anything. */
 	cfg.target.log_level_base_set = true;
 	cfg.target.log_level_base = level;

@@ -10,6 +10,7 @@
 #include <strings.h>
 #include "app/nvmf/cli.h"
 #include "nvme/identify.h"
+#include "util/secret.h"
 #include "util/size.h"
 
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err,
@@ -89,12 +90,23 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 			c->path_timeout_ms = (unsigned)port;
 		return 0;
 	case 'n':
+		/* A key pasted in a name's place: never sent, and the message does not show it
+		 * (the terminal, a shell history search, a support ticket). */
+		if (nvmf_text_has_secret(arg))
+			return cli_usage_error(err, cmd,
+					       "-n/--nqn: a secret (not shown) is not an NQN; give "
+					       "the subsystem's NQN");
 		if (strlen(arg) > 223) /* NVMe Base 4.5: NQNs are at most 223 bytes */
 			return cli_usage_error(err, cmd,
 					       "-n/--nqn: the NQN is longer than 223 bytes");
 		c->subnqn = arg;
 		return 0;
 	case 'q':
+		if (nvmf_text_has_secret(arg))
+			return cli_usage_error(
+				err, cmd,
+				"-q/--hostnqn: a secret (not shown) is not an NQN; a "
+				"DH-HMAC-CHAP secret goes to -S/--dhchap-secret");
 		if (strlen(arg) > 223)
 			return cli_usage_error(err, cmd,
 					       "-q/--hostnqn: the NQN is longer than 223 bytes");

@@ -15,8 +15,9 @@
 # another socket holds explained (ephemeral range) with no shutdown noise after it, as a
 # control socket that cannot be made, the shipped configs/tcp.json valid, a port in the
 # ephemeral range warned of (one line naming it and the range) while one outside it is
-# not, and inline_data_size's range message the tcp one; through the control socket and
-# SIGHUP: a port added on an address a running port holds is refused naming that port,
+# not, inline_data_size's range message the tcp one, a misspelt key refused by its path
+# with the key it was meant to be, and an unused nvmetcli key with a value said once;
+# through the control socket and SIGHUP: a port added on an address a running port holds is refused naming that port,
 # and a refused reload logs no "closed after its last command" for the namespace it had
 # staged; SIGTERM while a host reading 1 MiB blocks is stopped (SIGSTOP): the target
 # waits for the answers it cannot deliver (bounded) and exits 0, the resumed host gets a
@@ -413,6 +414,21 @@ rc=$?
 [ $rc = 1 ] && grep -q 'ports\[0\].param.inline_data_size: "20000" is not an inline data size (1024-16384 on a tcp port' "$ST/inline.err" &&
     ok "inline_data_size 20000 on a tcp port: the tcp range in the message" ||
     { cat "$ST/inline.err"; bad "inline_data_size range message (exit $rc)"; }
+# A misspelt key stops the load by its path, with the key it was meant to be.
+sed 's/"allow_any_host": "1"/"allow_any_hots": "1"/' "$ST/config.json" > "$ST/typo.json"
+"$TGT" -c "$ST/typo.json" --check > /dev/null 2> "$ST/typo.err"
+rc=$?
+[ $rc = 1 ] && grep -q "subsystems\[0\].attr.allow_any_hots: unknown key; did you mean 'allow_any_host'?" "$ST/typo.err" &&
+    ok "a misspelt key: refused by its path, with a suggestion" ||
+    { cat "$ST/typo.err"; bad "misspelt key (exit $rc)"; }
+# An nvmetcli key this target does not use, with a value: valid, and said once.
+sed 's/"allow_any_host": "1"/"allow_any_host": "1", "ieee_oui": "0x001b21"/' "$ST/config.json" > "$ST/oui.json"
+"$TGT" -c "$ST/oui.json" --check > "$ST/oui.out" 2> "$ST/oui.err"
+rc=$?
+[ $rc = 0 ] && grep -q "configuration is valid" "$ST/oui.out" &&
+    [ "$(grep -c 'subsystems\[0\].attr.ieee_oui: "0x001b21" is not used' "$ST/oui.err")" = 1 ] &&
+    ok "attr.ieee_oui with a value: valid, one line saying it is not used" ||
+    { cat "$ST/oui.out" "$ST/oui.err"; bad "ieee_oui note (exit $rc)"; }
 # The main target's port is below the ephemeral range: no warning.
 if [ "$PORT" -lt "$EPH_LO" ]; then
     ! grep -q 'ephemeral port range' "$ST/target.log" &&

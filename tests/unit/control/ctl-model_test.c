@@ -181,7 +181,8 @@ static void subsystem_and_port_errors_change_nothing(void)
 		"{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
 		"\"10.1.1.1\"},\"param\":{\"nvmf_maxh2cdta\":\"4096\"}}}",
 		NVMF_RPC_INVALID_PARAMS,
-		"port.param.nvmf_maxh2cdta: unknown extension key (known here: nvmf_maxh2cdata, "
+		"port.param.nvmf_maxh2cdta: unknown key; did you mean 'nvmf_maxh2cdata'? (known here: "
+		"inline_data_size, max_queue_size, mdts, pi_enable, nvmf_maxh2cdata, "
 		"nvmf_zerocopy_threshold)");
 	expect_error("port_remove", "{\"portid\":9}", NVMF_RPC_NOT_FOUND,
 		     "parameter 'portid': no port 9");

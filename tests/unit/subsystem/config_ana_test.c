@@ -201,7 +201,7 @@ ERROR_TEST(ana_state_outside_its_ana_object_is_refused,
 	   "ports[0].ana_groups[0].state: unknown key (known here: grpid, ana)")
 ERROR_TEST(unknown_key_in_a_group_ana_object_is_refused,
 	   WITH_GROUPS("{'grpid':2,'ana':{'stat':'optimized'}}"),
-	   "ports[0].ana_groups[0].ana.stat: unknown key (known here: state)")
+	   "ports[0].ana_groups[0].ana.stat: unknown key; did you mean 'state'? (known here: state)")
 
 static void every_state_name_parses_back_to_itself(void)
 {

@@ -170,7 +170,7 @@ ERR(referral_enable_not_a_flag_is_refused,
     "ports[0].referrals[0].enable: expected 0 or 1 (or true/false), got 2")
 ERR(referral_unknown_extension_key_is_refused,
     "{'addr':{'traddr':'10.0.0.2','trtype':'rdma'},'name':'a','nvmf_x':1}",
-    "ports[0].referrals[0].nvmf_x: unknown extension key (none is read here)")
+    "ports[0].referrals[0].nvmf_x: unknown key (known here: name, addr, enable)")
 
 /* "referrals" itself of the wrong type. */
 static void referrals_that_are_not_an_array_are_refused(void)

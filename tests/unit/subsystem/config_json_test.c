@@ -17,7 +17,7 @@ struct ectx {
 
 static void ectx_init(struct ectx *e)
 {
-	memset(e->err, 0, sizeof(e->err));
+	memset(e, 0, sizeof(*e));
 	e->c.err = e->err;
 	e->c.errlen = sizeof(e->err);
 }
@@ -40,11 +40,11 @@ static void fail_joins_base_and_key_with_a_dot(void)
 	CU_ASSERT_EQUAL(cfg_fail(&e.c, "subsystems[1]", NULL, "y"), -1);
 	CU_ASSERT_STRING_EQUAL(e.err, "subsystems[1]: y");
 	/* no buffer: still -1, nothing written */
-	struct cfg_ctx none = { NULL, 0 };
+	struct cfg_ctx none = { .err = NULL };
 	CU_ASSERT_EQUAL(cfg_fail(&none, "a", "b", "z"), -1);
 	/* a short buffer gets a cut, terminated message */
 	char small[8];
-	struct cfg_ctx s = { small, sizeof(small) };
+	struct cfg_ctx s = { .err = small, .errlen = sizeof(small) };
 	cfg_fail(&s, "abc", "def", "long message");
 	CU_ASSERT_STRING_EQUAL(small, "abc.def");
 }
@@ -216,39 +216,101 @@ static void check_pi_accepts_off_and_refuses_on(void)
 	json_decref(bad);
 }
 
-static void only_keys_names_the_unknown_key_and_the_known_ones(void)
+/* A misspelt key is named by its path, with the known key it is nearest to. */
+static void check_keys_suggests_the_nearest_known_key(void)
 {
 	struct ectx e;
 	ectx_init(&e);
-	static const char *const known[] = { "nqn", "dhchap_key", NULL };
-	json_t *ok = obj("{\"nqn\": \"h\"}"), *typo = obj("{\"nqn\": \"h\", \"dhchap_kye\": 1}");
-	CU_ASSERT_EQUAL(cfg_check_only_keys(&e.c, ok, "hosts[0]", known), 0);
-	CU_ASSERT_EQUAL(cfg_check_only_keys(&e.c, typo, "hosts[0]", known), -1);
-	CU_ASSERT_STRING_EQUAL(e.err, "hosts[0].dhchap_kye: unknown key (known here: nqn, "
-				      "dhchap_key): a security setting is never ignored");
+	static const char *const known[] = { "path", "uuid", "nguid", NULL };
+	json_t *ok = obj("{\"path\": \"/a\", \"uuid\": \"\"}");
+	json_t *typo = obj("{\"pth\": \"/a\"}");
+	json_t *swap = obj("{\"ngiud\": \"\"}");
+	CU_ASSERT_EQUAL(cfg_check_keys(&e.c, ok, "ns.device", known, NULL), 0);
+	CU_ASSERT_STRING_EQUAL(e.err, "");
+	CU_ASSERT_EQUAL(cfg_check_keys(&e.c, typo, "ns.device", known, NULL), -1);
+	CU_ASSERT_STRING_EQUAL(e.err, "ns.device.pth: unknown key; did you mean 'path'? (known "
+				      "here: path, uuid, nguid)");
+	/* two neighbours swapped count as one edit */
+	CU_ASSERT_EQUAL(cfg_check_keys(&e.c, swap, "ns.device", known, NULL), -1);
+	CU_ASSERT_STRING_EQUAL(e.err, "ns.device.ngiud: unknown key; did you mean 'nguid'? "
+				      "(known here: path, uuid, nguid)");
 	json_decref(ok);
 	json_decref(typo);
+	json_decref(swap);
 }
 
-/* Only "nvmf_" keys are ours to check: nvmetcli's other keys pass unread. */
-static void ext_keys_checks_only_our_prefix(void)
+/* A key far from every known one gets no guess; an object that reads none says so. */
+static void check_keys_without_a_near_key_lists_the_known_ones(void)
 {
 	struct ectx e;
 	ectx_init(&e);
-	static const char *const known[] = { "nvmf_backend", NULL };
+	static const char *const known[] = { "nqn", "dhchap", NULL };
+	static const char *const two[] = { "cd", NULL };
 	static const char *const nothing[] = { NULL };
-	json_t *o = obj("{\"nvmf_backend\": \"ram\", \"device\": {}}");
-	json_t *typo = obj("{\"nvmf_bakend\": \"ram\"}");
-	CU_ASSERT_EQUAL(cfg_check_ext_keys(&e.c, o, "ns", known), 0);
-	CU_ASSERT_STRING_EQUAL(e.err, "");
-	CU_ASSERT_EQUAL(cfg_check_ext_keys(&e.c, typo, "ns", known), -1);
-	CU_ASSERT_STRING_EQUAL(e.err, "ns.nvmf_bakend: unknown extension key (known here: "
-				      "nvmf_backend)");
-	CU_ASSERT_EQUAL(cfg_check_ext_keys(&e.c, o, "port", nothing), -1);
-	CU_ASSERT_STRING_EQUAL(e.err, "port.nvmf_backend: unknown extension key (none is read "
-				      "here)");
-	json_decref(o);
-	json_decref(typo);
+	json_t *far = obj("{\"color\": \"red\"}"), *one = obj("{\"ab\": 1}");
+	CU_ASSERT_EQUAL(cfg_check_keys(&e.c, far, "hosts[0]", known, NULL), -1);
+	CU_ASSERT_STRING_EQUAL(e.err, "hosts[0].color: unknown key (known here: nqn, dhchap)");
+	/* "ab" is 2 edits from "cd": a guess that replaces the whole key is no guess */
+	CU_ASSERT_EQUAL(cfg_check_keys(&e.c, one, "d", two, NULL), -1);
+	CU_ASSERT_STRING_EQUAL(e.err, "d.ab: unknown key (known here: cd)");
+	CU_ASSERT_EQUAL(cfg_check_keys(&e.c, one, "d", nothing, NULL), -1);
+	CU_ASSERT_STRING_EQUAL(e.err, "d.ab: unknown key (known here: none)");
+	json_decref(far);
+	json_decref(one);
+}
+
+/* A key nvmetcli writes and the target leaves: a default value passes without a word,
+ * another one leaves a note naming it, a wrong type is refused, a quiet one says nothing. */
+static void check_keys_notes_unused_keys_with_a_value(void)
+{
+	struct ectx e;
+	ectx_init(&e);
+	static const char *const known[] = { "serial", NULL };
+	static const struct cfg_unused unused[] = { { "ieee_oui", "reported as 0" },
+						    { "clear_ids", NULL },
+						    { NULL, NULL } };
+	json_t *dflt = obj("{\"ieee_oui\": \"0x000000\", \"clear_ids\": 1}");
+	json_t *zero = obj("{\"ieee_oui\": 0}"), *empty = obj("{\"ieee_oui\": \"\"}");
+	json_t *set = obj("{\"serial\": \"s\", \"ieee_oui\": \"0x001b21\"}");
+	json_t *bad = obj("{\"ieee_oui\": {}}"), *near = obj("{\"ieee_ou\": \"0\"}");
+	CU_ASSERT_EQUAL(cfg_check_keys(&e.c, dflt, "attr", known, unused), 0);
+	CU_ASSERT_EQUAL(cfg_check_keys(&e.c, zero, "attr", known, unused), 0);
+	CU_ASSERT_EQUAL(cfg_check_keys(&e.c, empty, "attr", known, unused), 0);
+	CU_ASSERT_EQUAL(e.c.n_notes, 0);
+	CU_ASSERT_EQUAL(cfg_check_keys(&e.c, set, "attr", known, unused), 0);
+	CU_ASSERT_EQUAL_FATAL(e.c.n_notes, 1);
+	CU_ASSERT_STRING_EQUAL(e.c.notes[0], "attr.ieee_oui: \"0x001b21\" is not used: reported "
+					     "as 0");
+	CU_ASSERT_EQUAL(cfg_check_keys(&e.c, bad, "attr", known, unused), -1);
+	CU_ASSERT_STRING_EQUAL(e.err, "attr.ieee_oui: expected a string or an integer, got an "
+				      "object");
+	/* the unused keys are guessed too, though not listed as read */
+	CU_ASSERT_EQUAL(cfg_check_keys(&e.c, near, "attr", known, unused), -1);
+	CU_ASSERT_STRING_EQUAL(e.err, "attr.ieee_ou: unknown key; did you mean 'ieee_oui'? (known "
+				      "here: serial)");
+	cfg_notes_free(&e.c);
+	CU_ASSERT_EQUAL(e.c.n_notes, 0);
+	CU_ASSERT_PTR_NULL(e.c.notes);
+	json_decref(dflt);
+	json_decref(zero);
+	json_decref(empty);
+	json_decref(set);
+	json_decref(bad);
+	json_decref(near);
+}
+
+static void key_distance_counts_edits_and_swaps(void)
+{
+	CU_ASSERT_EQUAL(cfg_key_distance("path", "path", 2), 0);
+	CU_ASSERT_EQUAL(cfg_key_distance("pth", "path", 2), 1);
+	CU_ASSERT_EQUAL(cfg_key_distance("allowed_host", "allowed_hosts", 2), 1);
+	CU_ASSERT_EQUAL(cfg_key_distance("allow_any_hots", "allow_any_host", 2), 1);
+	CU_ASSERT_EQUAL(cfg_key_distance("adrr", "addr", 2), 1);
+	CU_ASSERT_EQUAL(cfg_key_distance("nvmf_creat", "nvmf_create", 2), 1);
+	CU_ASSERT_EQUAL(cfg_key_distance("trsvc", "trsvcid", 2), 2);
+	/* past the cap: cap + 1, however far */
+	CU_ASSERT_EQUAL(cfg_key_distance("color", "nqn", 2), 3);
+	CU_ASSERT_EQUAL(cfg_key_distance("a", "abcdefgh", 2), 3);
 }
 
 /* NVMe Base 4.5: an NQN is at most 223 bytes; nvmetcli's "testnqn" is accepted. */
@@ -325,9 +387,11 @@ const struct unit_test config_json_tests[] = {
 	{ "get_bool_takes_true_false_0_1_and_their_strings",
 	  get_bool_takes_true_false_0_1_and_their_strings },
 	{ "check_pi_accepts_off_and_refuses_on", check_pi_accepts_off_and_refuses_on },
-	{ "only_keys_names_the_unknown_key_and_the_known_ones",
-	  only_keys_names_the_unknown_key_and_the_known_ones },
-	{ "ext_keys_checks_only_our_prefix", ext_keys_checks_only_our_prefix },
+	{ "check_keys_suggests_the_nearest_known_key", check_keys_suggests_the_nearest_known_key },
+	{ "check_keys_without_a_near_key_lists_the_known_ones",
+	  check_keys_without_a_near_key_lists_the_known_ones },
+	{ "check_keys_notes_unused_keys_with_a_value", check_keys_notes_unused_keys_with_a_value },
+	{ "key_distance_counts_edits_and_swaps", key_distance_counts_edits_and_swaps },
 	{ "nqn_is_1_to_223_bytes_without_spaces", nqn_is_1_to_223_bytes_without_spaces },
 	{ "ascii_field_is_copied_only_when_printable_and_short_enough",
 	  ascii_field_is_copied_only_when_printable_and_short_enough },

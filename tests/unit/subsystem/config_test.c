@@ -418,6 +418,7 @@ static void unused_nvmetcli_keys_are_ignored(void)
 	CU_ASSERT_STRING_EQUAL(cfg.subsystems[0].allowed_hosts[0], "h1");
 	CU_ASSERT_STRING_EQUAL(cfg.subsystems[0].firmware, "6.12.0");
 	CU_ASSERT_FALSE(cfg.subsystems[0].ns[0].has_uuid);
+	CU_ASSERT_EQUAL(cfg.n_notes, 0); /* every unused key at its default */
 	nvmf_config_free(&cfg);
 }
 
@@ -786,8 +787,9 @@ ERROR_TEST(malformed_eui64_is_refused,
 ERROR_TEST(
 	unknown_extension_key_in_a_namespace_is_refused,
 	WITH_NS("{'nsid':1,'device':{'path':'/x'},'nvmf_blocksize':512}"),
-	"subsystems[0].namespaces[0].nvmf_blocksize: unknown extension key (known here: nvmf_backend, "
-	"nvmf_size_bytes, nvmf_block_size, nvmf_create, nvmf_buffered, nvmf_eui64)")
+	"subsystems[0].namespaces[0].nvmf_blocksize: unknown key; did you mean 'nvmf_block_size'? "
+	"(known here: nsid, enable, device, ana_grpid, ana, resv, nvmf_backend, nvmf_size_bytes, "
+	"nvmf_block_size, nvmf_create, nvmf_buffered, nvmf_eui64)")
 
 /* ---- subsystems ------------------------------------------------------------------- */
 
@@ -968,11 +970,13 @@ ERROR_TEST(tcp_tsas_connected_is_refused,
 	   WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'connected'"),
 	   "ports[0].addr.tsas: \"connected\" is not a security type this target takes (\"none\")")
 ERROR_TEST(unknown_extension_key_in_param_is_refused, TCP_PARAM("'nvmf_maxh2cdta':'4096'"),
-	   "ports[0].param.nvmf_maxh2cdta: unknown extension key (known here: nvmf_maxh2cdata, "
+	   "ports[0].param.nvmf_maxh2cdta: unknown key; did you mean 'nvmf_maxh2cdata'? (known "
+	   "here: inline_data_size, max_queue_size, mdts, pi_enable, nvmf_maxh2cdata, "
 	   "nvmf_zerocopy_threshold)")
 ERROR_TEST(unknown_extension_key_in_addr_is_refused,
 	   WITH_ADDR("'trtype':'tcp','traddr':'::','nvmf_maxh2cdata':'4096'"),
-	   "ports[0].addr.nvmf_maxh2cdata: unknown extension key (none is read here)")
+	   "ports[0].addr.nvmf_maxh2cdata: unknown key (known here: trtype, adrfam, traddr, "
+	   "trsvcid, treq, tsas)")
 
 /* What the kernel's addr_tsas shows (nvmetcli saves it): "none" on a tcp port,
  * "connected" on an rdma port; "" and an absent key are nvmetcli's "not set". */
@@ -1128,13 +1132,12 @@ ERROR_TEST(dhchap_that_is_not_an_object_is_refused,
 /* A misspelt key in a security setting would pass for an absent one: refused. */
 ERROR_TEST(dhchap_unknown_key_is_refused,
 	   HOST_DHCHAP("'kye':'DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:'"),
-	   "hosts[1].dhchap.kye: unknown key (known here: key, ctrl_key, hash, dhgroup): a security "
-	   "setting is never ignored")
-ERROR_TEST(
-	host_entry_unknown_key_is_refused,
-	"{'hosts':[{'nqn':'h1','dhchap_key':'x'}],'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(
-		ANY, NS) "]}",
-	"hosts[0].dhchap_key: unknown key (known here: nqn, dhchap): a security setting is never ignored")
+	   "hosts[1].dhchap.kye: unknown key; did you mean 'key'? (known here: key, ctrl_key, hash, "
+	   "dhgroup)")
+ERROR_TEST(host_entry_unknown_key_is_refused,
+	   "{'hosts':[{'nqn':'h1','dhchap_key':'x'}],'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(
+		   ANY, NS) "]}",
+	   "hosts[0].dhchap_key: unknown key (known here: nqn, dhchap)")
 /* A secret in the wrong place is not printed either. */
 ERROR_TEST(
 	secret_in_the_wrong_place_is_not_shown,
@@ -1197,9 +1200,11 @@ ERROR_TEST(
 ERROR_TEST(
 	port_pi_enable_1_is_refused, WITH_PARAM("'pi_enable':'1'"),
 	"ports[0].param.pi_enable: \"1\" is not supported (this target has no T10 protection information)")
-ERROR_TEST(unknown_extension_key_on_a_port_is_refused,
-	   DOC("{'portid':1,'addr':{" ADDR "},'nvmf_mdts':8}", SUB(ANY, NS)),
-	   "ports[0].nvmf_mdts: unknown extension key (none is read here)")
+ERROR_TEST(
+	unknown_extension_key_on_a_port_is_refused,
+	DOC("{'portid':1,'addr':{" ADDR "},'nvmf_mdts':8}", SUB(ANY, NS)),
+	"ports[0].nvmf_mdts: unknown key (known here: portid, addr, param, subsystems, referrals, "
+	"ana_groups)")
 
 /* ---- hosts, discovery, nvmf_target ------------------------------------------------ */
 
@@ -1227,7 +1232,7 @@ ERROR_TEST(numa_node_below_minus_1_is_refused, "{'nvmf_target':{'numa_node':-2}}
 	   "nvmf_target.numa_node: -2 is not a NUMA node (-1 for the RDMA device's node, or 0-1023)")
 ERROR_TEST(
 	unknown_nvmf_target_key_is_refused, "{'nvmf_target':{'poll_us':1}}",
-	"nvmf_target.poll_us: unknown key (known: mdts, threads, buffers_small, buffers_large, "
+	"nvmf_target.poll_us: unknown key (known here: mdts, threads, buffers_small, buffers_large, "
 	"hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, discovery_log, discovery_kato, "
 	"resv_state, log_level, persist)")
 ERROR_TEST(relative_rpc_socket_is_refused, "{'nvmf_target':{'rpc_socket':'run/t.sock'}}",
@@ -1277,11 +1282,9 @@ ERROR_TEST(resv_enable_other_than_0_or_1_is_refused,
 ERROR_TEST(resv_that_is_not_an_object_is_refused,
 	   WITH_NS("{'nsid':1,'device':{'path':'/tmp/x'},'resv':'1'}"),
 	   "subsystems[0].namespaces[0].resv: expected an object, got \"1\"")
-ERROR_TEST(
-	unknown_key_in_resv_is_refused_not_ignored,
-	WITH_NS("{'nsid':1,'device':{'path':'/tmp/x'},'resv':{'enable':'1','ptpl':'1'}}"),
-	"subsystems[0].namespaces[0].resv.ptpl: unknown key (known here: enable): a security setting "
-	"is never ignored")
+ERROR_TEST(unknown_key_in_resv_is_refused_not_ignored,
+	   WITH_NS("{'nsid':1,'device':{'path':'/tmp/x'},'resv':{'enable':'1','ptpl':'1'}}"),
+	   "subsystems[0].namespaces[0].resv.ptpl: unknown key (known here: enable)")
 ERROR_TEST(relative_resv_state_is_refused, "{'nvmf_target':{'resv_state':'state.json'}}",
 	   "nvmf_target.resv_state: \"state.json\" is not an absolute path")
 
@@ -1306,7 +1309,106 @@ static void resv_state_is_a_path_or_empty_for_none(void)
 }
 
 ERROR_TEST(unknown_top_level_extension_key_is_refused, "{'nvmf_targets':{}}",
-	   "nvmf_targets: unknown extension key (known here: nvmf_target)")
+	   "nvmf_targets: unknown key; did you mean 'nvmf_target'? (known here: hosts, ports, "
+	   "subsystems, discovery, nvmf_target)")
+
+/* ---- keys the loader does not know ------------------------------------------------ */
+
+/* Nothing written in a file passes unread: a misspelt key stops the load by its JSON
+ * path, with the known key it is nearest to (within 2 edits). */
+#define SUB_KEYS "nqn, allowed_hosts, attr, namespaces, passthru"
+ERROR_TEST(
+	misspelt_allowed_hosts_is_refused_with_a_suggestion,
+	DOC(PORT_A(ADDR), "{'nqn':'s1','allowed_host':[],'namespaces':[" NS "]}"),
+	"subsystems[0].allowed_host: unknown key; did you mean 'allowed_hosts'? (known here: " SUB_KEYS
+	")")
+ERROR_TEST(
+	misspelt_attr_key_is_refused_with_a_suggestion, WITH_ATTR("'allow_any_hots':1"),
+	"subsystems[0].attr.allow_any_hots: unknown key; did you mean 'allow_any_host'? (known "
+	"here: allow_any_host, serial, model, firmware, version, cntlid_min, cntlid_max, qid_max, "
+	"pi_enable)")
+ERROR_TEST(misspelt_extension_key_is_refused_with_a_suggestion,
+	   WITH_NS("{'nsid':1,'device':{'path':'/x'},'nvmf_creat':true,'nvmf_size_bytes':'1M'}"),
+	   "subsystems[0].namespaces[0].nvmf_creat: unknown key; did you mean 'nvmf_create'? (known "
+	   "here: nsid, enable, device, ana_grpid, ana, resv, nvmf_backend, nvmf_size_bytes, "
+	   "nvmf_block_size, nvmf_create, nvmf_buffered, nvmf_eui64)")
+/* The path names the second namespace and the object inside it. */
+ERROR_TEST(misspelt_key_deep_in_a_namespace_is_named_by_its_path,
+	   WITH_NS(NS ",{'nsid':2,'device':{'pth':'/tmp/y'}}"),
+	   "subsystems[0].namespaces[1].device.pth: unknown key; did you mean 'path'? (known here: "
+	   "path, uuid, nguid)")
+ERROR_TEST(misspelt_port_key_is_refused_with_a_suggestion,
+	   DOC("{'portid':1,'adrr':{" ADDR "},'subsystems':['s1']}", SUB(ANY, NS)),
+	   "ports[0].adrr: unknown key; did you mean 'addr'? (known here: portid, addr, param, "
+	   "subsystems, referrals, ana_groups)")
+ERROR_TEST(misspelt_addr_key_is_refused_with_a_suggestion, WITH_ADDR(ADDR ",'tsa':'none'"),
+	   "ports[0].addr.tsa: unknown key; did you mean 'tsas'? (known here: trtype, adrfam, "
+	   "traddr, trsvcid, treq, tsas)")
+ERROR_TEST(misspelt_discovery_nqn_is_refused_with_a_suggestion,
+	   "{'discovery':{'nqm':'nqn.2024-01.io.x:disc'}}",
+	   "discovery.nqm: unknown key; did you mean 'nqn'? (known here: nqn)")
+ERROR_TEST(misspelt_passthru_key_is_refused_with_a_suggestion,
+	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[" NS "],"
+			     "'passthru':[{'device':{'pth':'/dev/nvme0'},'enable':0}]}"),
+	   "subsystems[0].passthru[0].device.pth: unknown key; did you mean 'path'? (known here: "
+	   "path)")
+/* A key near no known one gets no guess. */
+ERROR_TEST(unknown_top_level_key_is_refused_without_a_guess, "{'colour':'blue'}",
+	   "colour: unknown key (known here: hosts, ports, subsystems, discovery, nvmf_target)")
+ERROR_TEST(unknown_object_in_a_subsystem_is_refused_with_what_it_holds,
+	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[" NS "],'extra':{'a':1}}"),
+	   "subsystems[0].extra: unknown key (known here: " SUB_KEYS ")")
+
+/* A value of the wrong JSON type is refused by its path, naming the type expected. */
+ERROR_TEST(device_as_a_string_names_the_expected_type, WITH_NS("{'nsid':1,'device':'/tmp/x'}"),
+	   "subsystems[0].namespaces[0].device: expected an object, got \"/tmp/x\"")
+ERROR_TEST(allowed_hosts_as_a_string_names_the_expected_type,
+	   DOC(PORT_A(ADDR), "{'nqn':'s1','allowed_hosts':'h1','namespaces':[" NS "]}"),
+	   "subsystems[0].allowed_hosts: expected an array, got \"h1\"")
+ERROR_TEST(flag_as_a_word_names_the_expected_type,
+	   WITH_NS("{'nsid':1,'device':{'path':'/x'},'nvmf_buffered':'yes'}"),
+	   "subsystems[0].namespaces[0].nvmf_buffered: expected 0 or 1 (or true/false), got \"yes\"")
+ERROR_TEST(portid_as_a_string_names_the_expected_type,
+	   DOC("{'portid':'1','addr':{" ADDR "},'subsystems':['s1']}", SUB(ANY, NS)),
+	   "ports[0].portid: expected an integer, got \"1\"")
+ERROR_TEST(unused_nvmetcli_key_of_the_wrong_type_is_refused, WITH_ATTR(ANY ",'ieee_oui':[1]"),
+	   "subsystems[0].attr.ieee_oui: expected a string or an integer, got an array")
+
+/* nvmetcli's attr.ieee_oui (and the vendor IDs) are not used: at their default they
+ * load without a word; with a value, they load and the load leaves a note naming the key
+ * and why, which the start and each reload log. */
+static void unused_nvmetcli_key_with_a_value_loads_with_a_note(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok(WITH_ATTR(ANY ",'ieee_oui':'0x001b21','vendor_id':'0x0000'"), &cfg))
+		return;
+	CU_ASSERT_EQUAL_FATAL(cfg.n_notes, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.notes[0], "subsystems[0].attr.ieee_oui: \"0x001b21\" is not "
+					     "used: Identify Controller reports IEEE OUI 0 on this "
+					     "target");
+	nvmf_config_free(&cfg);
+	CU_ASSERT_PTR_NULL(cfg.notes);
+	if (!expect_ok(WITH_ATTR(ANY ",'ieee_oui':'0x000000','subsys_vendor_id':0"), &cfg))
+		return;
+	CU_ASSERT_EQUAL(cfg.n_notes, 0);
+	nvmf_config_free(&cfg);
+}
+
+/* The saves of nvmetcli in tests/data load without a single unknown key or note. */
+static void nvmetcli_saves_load_without_notes(void)
+{
+	const char *files[] = { "rdma.json", "tcp.json" };
+	for (size_t i = 0; i < 2; i++) {
+		struct nvmf_config cfg;
+		char path[512], err[512] = "";
+		CU_ASSERT_FATAL(shared_file(files[i], path, sizeof(path)));
+		CU_ASSERT_EQUAL_FATAL(nvmf_config_load(path, &cfg, err, sizeof(err)), 0);
+		CU_ASSERT_STRING_EQUAL(err, "");
+		CU_ASSERT_EQUAL(cfg.n_notes, 0);
+		nvmf_config_free(&cfg);
+	}
+}
 
 const struct unit_test config_tests[] = {
 	{ "nvmetcli_rdma_json_loads_unchanged", nvmetcli_rdma_json_loads_unchanged },
@@ -1497,6 +1599,23 @@ const struct unit_test config_tests[] = {
 	T(unknown_key_in_resv_is_refused_not_ignored),
 	T(relative_resv_state_is_refused),
 	T(resv_state_is_a_path_or_empty_for_none),
+	T(misspelt_allowed_hosts_is_refused_with_a_suggestion),
+	T(misspelt_attr_key_is_refused_with_a_suggestion),
+	T(misspelt_extension_key_is_refused_with_a_suggestion),
+	T(misspelt_key_deep_in_a_namespace_is_named_by_its_path),
+	T(misspelt_port_key_is_refused_with_a_suggestion),
+	T(misspelt_addr_key_is_refused_with_a_suggestion),
+	T(misspelt_discovery_nqn_is_refused_with_a_suggestion),
+	T(misspelt_passthru_key_is_refused_with_a_suggestion),
+	T(unknown_top_level_key_is_refused_without_a_guess),
+	T(unknown_object_in_a_subsystem_is_refused_with_what_it_holds),
+	T(device_as_a_string_names_the_expected_type),
+	T(allowed_hosts_as_a_string_names_the_expected_type),
+	T(flag_as_a_word_names_the_expected_type),
+	T(portid_as_a_string_names_the_expected_type),
+	T(unused_nvmetcli_key_of_the_wrong_type_is_refused),
+	T(unused_nvmetcli_key_with_a_value_loads_with_a_note),
+	T(nvmetcli_saves_load_without_notes),
 #undef T
 	{ NULL, NULL },
 };

@@ -189,6 +189,77 @@ static void refused_connect_with_sqflow_disable_reports_sqhd(void)
 	fx_teardown(&F);
 }
 
+/* A subsystem open to any host: the only check a host NQN then meets is its form. */
+static void setup_any_host(void)
+{
+	memset(&F, 0, sizeof(F));
+	struct nvmf_subsys_config *s = fx_cfg_subsys(&F.cfg, FX_SUBNQN, NULL, 4);
+	fx_cfg_ns(s, 1, NVMF_BACKEND_RAM, 1u << 20, 512);
+	fx_cfg_expose(fx_cfg_loop_port(&F.cfg, 1, AF_INET, "0.0.0.0", "4420"), FX_SUBNQN);
+	CU_ASSERT_FATAL(fx_boot(&F, "127.0.0.1", "4420") == 0);
+}
+
+#define SECRET_HOSTNQN "nqn.2026-12.io.x:DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G0+/8=:"
+#define SECRET_SUBNQN  "NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:"
+
+/* A DH-HMAC-CHAP secret sent as the host NQN is no name, even where any host may
+ * connect: refused at the hostnqn field, no controller made, and the log line shows the
+ * NQN with the secret replaced. */
+static void connect_with_a_secret_as_hostnqn_is_refused_at_hostnqn_and_not_logged(void)
+{
+	setup_any_host();
+	struct nvme_cqe cqe;
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
+	int st = fx_connect(&F.admin, 0, 31, FX_SUBNQN, SECRET_HOSTNQN, 0xffff, 0, NULL, &cqe);
+	fx_stderr_end(&out);
+	CU_ASSERT_EQUAL(st, CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 512); /* IATTR=1, IPO=hostnqn */
+	CU_ASSERT_PTR_NULL(nvmf_tgt_ctrl_find(&F.tgt, FX_SUBNQN, 1));
+	CU_ASSERT_PTR_NULL(strstr(out.text, "DHHC-1"));
+	CU_ASSERT_PTR_NULL(strstr(out.text, "ab3CAVbCYQ"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.text, "(port 1, queue 0) refused: its host NQN "
+						"\"nqn.2026-12.io.x:<secret>\" holds a secret"));
+	fx_teardown(&F);
+}
+
+/* The same for a TLS PSK sent as the subsystem NQN: refused at the subnqn field. */
+static void connect_with_a_secret_as_subnqn_is_refused_at_subnqn_and_not_logged(void)
+{
+	setup_any_host();
+	struct nvme_cqe cqe;
+	struct fx_stderr out;
+	fx_stderr_begin(&out);
+	int st = fx_connect(&F.admin, 0, 31, SECRET_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, &cqe);
+	fx_stderr_end(&out);
+	CU_ASSERT_EQUAL(st, CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 256); /* IATTR=1, IPO=subnqn */
+	CU_ASSERT_PTR_NULL(strstr(out.text, "NVMeTLSkey-1"));
+	CU_ASSERT_PTR_NULL(strstr(out.text, "VRLbtnN9"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(out.text, "refused: its subsystem NQN \"<secret>\" holds a secret"));
+	fx_teardown(&F);
+}
+
+/* An I/O queue's Connect is checked the same way, before its controller is looked up. */
+static void io_connect_with_a_secret_as_hostnqn_is_refused_at_hostnqn(void)
+{
+	setup_any_host();
+	CU_ASSERT_EQUAL_FATAL(fx_connect_admin(&F), 0);
+	struct fxq io;
+	struct nvme_cqe cqe;
+	struct fx_stderr out;
+	fx_queue_init(&F, &io);
+	fx_stderr_begin(&out);
+	int st = fx_connect(&io, 1, 31, FX_SUBNQN, SECRET_HOSTNQN, F.cntlid, 0, NULL, &cqe);
+	fx_stderr_end(&out);
+	CU_ASSERT_EQUAL(st, CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 512);
+	CU_ASSERT_PTR_NULL(strstr(out.text, "ab3CAVbCYQ"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.text, "(port 1, queue 1) refused: its host NQN"));
+	fx_teardown(&F);
+}
+
 const struct unit_test target_fabrics_tests[] = {
 	{ "connect_with_unknown_subnqn_returns_invalid_param_at_subnqn",
 	  connect_with_unknown_subnqn_returns_invalid_param_at_subnqn },
@@ -208,5 +279,11 @@ const struct unit_test target_fabrics_tests[] = {
 	  refused_connect_with_sqflow_disable_reports_sqhd },
 	{ "io_connect_with_its_data_in_the_capsule_at_an_odd_offset_succeeds",
 	  io_connect_with_its_data_in_the_capsule_at_an_odd_offset_succeeds },
+	{ "connect_with_a_secret_as_hostnqn_is_refused_at_hostnqn_and_not_logged",
+	  connect_with_a_secret_as_hostnqn_is_refused_at_hostnqn_and_not_logged },
+	{ "connect_with_a_secret_as_subnqn_is_refused_at_subnqn_and_not_logged",
+	  connect_with_a_secret_as_subnqn_is_refused_at_subnqn_and_not_logged },
+	{ "io_connect_with_a_secret_as_hostnqn_is_refused_at_hostnqn",
+	  io_connect_with_a_secret_as_hostnqn_is_refused_at_hostnqn },
 	{ NULL, NULL },
 };

@@ -83,6 +83,38 @@ static void identify_controller_of_the_discovery_subsystem_works(void)
 	clit_teardown(&t);
 }
 
+/* A secret given as -q or -n is refused before anything is sent (the target sees no
+ * Connect), and the message names the option without showing the secret. */
+static void secret_as_hostnqn_or_nqn_is_refused_without_being_shown(void)
+{
+	static const char key[] = "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G0+/8=:";
+	static const char psk[] =
+		"NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:";
+	struct clit t;
+	clit_setup(&t, true, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t.lh);
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", "nqn.2024-01.io.x:s",
+				 "-q", key, NULL),
+			2);
+	CU_ASSERT_STRING_EQUAL(t.err, "nvmf: identify: -q/--hostnqn: a secret (not shown) is not "
+				      "an NQN; a DH-HMAC-CHAP secret goes to -S/--dhchap-secret\n"
+				      "Try 'nvmf identify --help'.\n");
+	CU_ASSERT_EQUAL(t.outlen, 0);
+	/* inside a longer argument too */
+	CU_ASSERT_EQUAL(clit_run(&t, "read", "-a", "127.0.0.1", "-n", "nqn.x:", "-q",
+				 "nqn.2024-01.io.x:DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G0+/8=:",
+				 "--length", "512", NULL),
+			2);
+	CU_ASSERT_PTR_NULL(strstr(t.err, "ab3CAVbCYQ"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "-q/--hostnqn: a secret (not shown)"));
+	CU_ASSERT_EQUAL(clit_run(&t, "discover", "-a", "127.0.0.1", "-n", psk, NULL), 2);
+	CU_ASSERT_STRING_EQUAL(t.err,
+			       "nvmf: discover: -n/--nqn: a secret (not shown) is not an "
+			       "NQN; give the subsystem's NQN\nTry 'nvmf discover --help'.\n");
+	CU_ASSERT_EQUAL(loop_host_fabrics_count(t.lh, nvme_fabrics_type_connect), 0);
+	clit_teardown(&t);
+}
+
 static void port_out_of_range_is_a_usage_error(void)
 {
 	struct clit t;
@@ -176,6 +208,8 @@ const struct unit_test cli_args_tests[] = {
 	{ "number_outside_its_range_names_the_range", number_outside_its_range_names_the_range },
 	{ "missing_traddr_is_a_usage_error", missing_traddr_is_a_usage_error },
 	{ "identify_without_nqn_is_a_usage_error", identify_without_nqn_is_a_usage_error },
+	{ "secret_as_hostnqn_or_nqn_is_refused_without_being_shown",
+	  secret_as_hostnqn_or_nqn_is_refused_without_being_shown },
 	{ "port_out_of_range_is_a_usage_error", port_out_of_range_is_a_usage_error },
 	{ "bad_size_option_names_the_option_and_the_text",
 	  bad_size_option_names_the_option_and_the_text },
