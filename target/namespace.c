@@ -355,6 +355,38 @@ static void unopen(struct nvmf_subsys *s, struct nvmf_ns *ns, bool enabling)
 	nvmf_ns_free(ns);
 }
 
+/* Whether @nc's backing file already backs a namespace of @tgt (or one of the @nbatch of
+ * @batch, NULL entries skipped): said as nvmf_tgt_ns_check_unique says it, before the open
+ * would only find the file locked by ourselves. -EEXIST with @err, or 0. */
+static int path_taken(const struct nvmf_tgt *tgt, const struct nvmf_ns_config *nc,
+		      struct nvmf_ns *const *batch, size_t nbatch, const char *nqn, char *err,
+		      size_t errlen)
+{
+	char *real = nc->path ? realpath(nc->path, NULL) : NULL;
+	if (!real)
+		return 0;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < tgt->n_subsys; i++) {
+		const struct nvmf_subsys *os = tgt->subsys[i];
+		for (uint32_t n = 1; !rc && n <= os->max_nsid; n++) {
+			const struct nvmf_ns *o = os->ns[n];
+			if (o && o->real_path && !strcmp(o->real_path, real)) {
+				snprintf(err, errlen, "%s already backs namespace %u of %s", real,
+					 n, os->cfg->nqn);
+				rc = -EEXIST;
+			}
+		}
+	}
+	for (size_t i = 0; !rc && i < nbatch; i++)
+		if (batch[i] && batch[i]->real_path && !strcmp(batch[i]->real_path, real)) {
+			snprintf(err, errlen, "%s already backs namespace %u of %s", real,
+				 batch[i]->nsid, nqn);
+			rc = -EEXIST;
+		}
+	free(real);
+	return rc;
+}
+
 /* A namespace opened and counted for every group, not yet published. */
 static struct nvmf_ns *open_counted(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 				    const struct nvmf_ns_config *nc, bool enabling, char *err,
@@ -439,6 +471,8 @@ int nvmf_tgt_ns_add_at(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 		nsids[i] = copies[i].nsid;
 		int bad = 0;
 		if (copies[i].enable &&
+		    !(bad = path_taken(tgt, &copies[i], opened, i, s->cfg->nqn, why,
+				       sizeof(why))) &&
 		    !(opened[i] = open_counted(tgt, s, &copies[i], false, why, sizeof(why))))
 			bad = -EIO;
 		else if (opened[i])
@@ -528,6 +562,12 @@ int nvmf_tgt_ns_enable(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
 		return 0;
 	if (enable) {
 		char why[512];
+		int taken = path_taken(tgt, nc, NULL, 0, s->cfg->nqn, why, sizeof(why));
+		if (taken) {
+			snprintf(err, errlen, "subsystem %s, namespace %u: %s", s->cfg->nqn, nsid,
+				 why);
+			return taken;
+		}
 		struct nvmf_ns *ns = open_counted(tgt, s, nc, true, why, sizeof(why));
 		if (!ns) {
 			snprintf(err, errlen, "subsystem %s, namespace %u: %s", s->cfg->nqn, nsid,
