@@ -705,6 +705,15 @@ if start_target; then
         done
         [ "$n" -ge 3 ] && [ $lost = 0 ] && ok "after the restart: all $n writes acknowledged around the stop read back" ||
             bad "writes acknowledged around the stop: $lost of $n lost"
+        # A second target on the same file: refused at start, naming the file and the
+        # first target's pid; the first one's data untouched.
+        write_config "$ST/second.json" $((PORT + 1))
+        timeout 30 "$TGT" -c "$ST/second.json" --no-rpc-socket > "$ST/second.log" 2>&1
+        rc=$?
+        [ $rc = 1 ] && grep -q "$ST/ns.img is in use by another process (pid $TGT_PID)" "$ST/second.log" &&
+            tcp read -n "$NQN" --ns 2 --offset 0 --length 8M -o "$ST/pre.out" 2> /dev/null && cmp -s "$ST/pre" "$ST/pre.out" &&
+            ok "a second target on the same file: refused naming it and pid $TGT_PID, the data intact" ||
+            { cat "$ST/second.log"; bad "a second target on the same file (exit $rc)"; }
         stop_target || bad "nvmf-target stop after the stop test"
         grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/target.log" && bad "sanitizer report in the target's log"
         # The file it created (nvmf_create) deleted: the next start never creates it empty.
