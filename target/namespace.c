@@ -344,6 +344,23 @@ unsigned nvmf_tgt_ns_check_unlinked(struct nvmf_tgt *tgt)
 	return count;
 }
 
+int nvmf_tgt_ns_check_discard(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
+			      uint32_t nsid, char *err, size_t errlen)
+{
+	(void)tgt;
+	const struct nvmf_ns *ns = nsid <= s->max_nsid ? s->ns[nsid] : NULL;
+	struct stat st;
+	if (!ns || ns->bdev->kind != NVMF_BACKEND_FILE || ns->bdev->fd < 0 ||
+	    fstat(ns->bdev->fd, &st) < 0 || st.st_nlink > 0)
+		return 0;
+	const char *path = ns->real_path ? ns->real_path : "?";
+	snprintf(err, errlen,
+		 "subsystem %s, namespace %u: its backing file %s has been deleted; closing it "
+		 "discards its data: restore it (e.g. ln /proc/%d/fd/%d %s) or pass --force",
+		 s->cfg->nqn, nsid, path, (int)getpid(), ns->bdev->fd, path);
+	return -EBUSY;
+}
+
 /* ---- add ---- */
 
 /* Frees @ns, opened and never published. @enabling: @ns is a disabled namespace of @s
