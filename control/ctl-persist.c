@@ -173,7 +173,7 @@ int nvmf_ctl_reload(struct nvmf_ctl *ctl, json_t *changes, bool force, char *err
 		snprintf(err, errlen, "%s: %s", ctl->config_path, why);
 		return -EINVAL;
 	}
-	int rc = nvmf_tgt_reload(ctl->tgt, &next, changes, err, errlen);
+	int rc = nvmf_tgt_reload(ctl->tgt, &next, force, changes, err, errlen);
 	nvmf_config_free(&next);
 	if (!rc) {
 		if (json_array_size(ctl->unsaved))

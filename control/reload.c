@@ -826,10 +826,33 @@ static bool dhchap_changed(const struct nvmf_config *a, const struct nvmf_config
 	return false;
 }
 
-int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t *changes,
-		    char *err, size_t errlen)
+/* Whether a namespace the reload would close (removals below) is a file namespace whose
+ * backing file was deleted: its data would go with the close. -EBUSY with @err, or 0. */
+static int refuse_discard(const struct nvmf_tgt *tgt, const struct nvmf_config *next, char *err,
+			  size_t errlen)
+{
+	for (size_t i = 0; i < tgt->n_subsys; i++) {
+		const struct nvmf_subsys *s = tgt->subsys[i];
+		const struct nvmf_subsys_config *nc = next_subsys(next, s->cfg->nqn);
+		for (size_t k = 0; k < s->cfg->n_ns; k++) {
+			uint32_t nsid = s->cfg->ns[k].nsid;
+			const struct nvmf_ns_config *want = nc ? find_ns(nc, nsid) : NULL;
+			if (want && want->enable)
+				continue;
+			int rc = nvmf_tgt_ns_check_discard(tgt, s, nsid, err, errlen);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, bool force,
+		    json_t *changes, char *err, size_t errlen)
 {
 	int rc = refuse(tgt, next, err, errlen);
+	if (!rc && !force)
+		rc = refuse_discard(tgt, next, err, errlen);
 	if (rc)
 		return rc;
 	char **hosts;

@@ -197,7 +197,7 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 	[NVMF_CTL_CONFIG_RELOAD] = { "config_reload",
 				     "apply what the config file says now (as SIGHUP)",
 				     { { "force", NVMF_RPC_BOOL, false, 0, 0, NULL,
-					 "also when live changes are not saved to the file (they are undone)",
+					 "also when live changes are not saved to the file (they are undone), and when it closes a namespace whose backing file was deleted (its data is lost)",
 					 NULL },
 				       P_END } },
 	[NVMF_CTL_LOG_LEVEL_GET] = { "log_level_get",

@@ -62,7 +62,7 @@ static int reload(struct nvmf_tgt *tgt, struct nvmf_ctl *ctl, const char *config
 			json_decref(changes);
 			return -1;
 		}
-		rc = nvmf_tgt_reload(tgt, &next, changes, err, errlen);
+		rc = nvmf_tgt_reload(tgt, &next, false, changes, err, errlen);
 		nvmf_config_free(&next);
 	}
 	if (rc)

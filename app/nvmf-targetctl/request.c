@@ -1213,8 +1213,9 @@ const struct tctl_command tctl_commands[] = {
 	  "[--force]",
 	  "apply the target's config file again; print what changed",
 	  "Refused while live changes are not saved to the file (it names them): they would\n"
-	  "be undone. config save writes them first; or\n"
-	  "  --force              reload anyway, undoing them\n",
+	  "be undone. config save writes them first. Refused too when it would close a\n"
+	  "namespace whose backing file was deleted (its data would be lost); or\n"
+	  "  --force              reload anyway, undoing them, closing such namespaces\n",
 	  { NULL },
 	  0,
 	  OPT(FORCE),
