@@ -895,10 +895,18 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, bool f
 			   .next = next,
 			   .changes = changes,
 			   .first_change = json_array_size(changes) };
-	if ((rc = additions(&pl, err, errlen))) {
+	/* A file the additions create stays unrecorded (bdev->created set) until the
+	 * reload is through: a rollback then deletes it with its namespace. */
+	tgt->ns_opened_later = true;
+	rc = additions(&pl, err, errlen);
+	if (rc)
+		rollback(&pl);
+	tgt->ns_opened_later = false;
+	for (size_t i = 0; !rc && i < tgt->n_subsys; i++)
+		nvmf_tgt_subsys_opened(tgt, tgt->subsys[i]);
+	if (rc) {
 		if (rc == -ENOMEM && !err[0])
 			snprintf(err, errlen, "out of memory");
-		rollback(&pl);
 		free(pl.u);
 		for (size_t i = 0; i < next->n_hosts; i++)
 			free(hosts[i]);

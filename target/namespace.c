@@ -288,7 +288,7 @@ void nvmf_subsys_log_notes(const struct nvmf_tgt *tgt, const struct nvmf_subsys 
 void nvmf_tgt_ns_opened(struct nvmf_tgt *tgt, struct nvmf_subsys *s, struct nvmf_ns *ns)
 {
 	struct nvmf_ns_config *nc = find_cfg(s, ns->nsid);
-	if (!nc || !nc->path || ns->bdev->kind != NVMF_BACKEND_FILE)
+	if (!nc || !nc->path || ns->bdev->kind != NVMF_BACKEND_FILE || tgt->ns_opened_later)
 		return;
 	bool may_create = nc->create;
 	/* Creating is done: the running config (what config_save writes) says so no more. */

@@ -149,6 +149,42 @@ static void failing_step_leaves_everything_as_it_was(void)
 	teardown();
 }
 
+/* A refused reload deletes the file it created for a namespace it staged (nvmf_create),
+ * once that namespace is closed; an accepted one keeps it and no longer asks to create
+ * it. */
+static void refused_reload_deletes_the_file_it_created(void)
+{
+	setup();
+	char dir[] = "/tmp/nvmf-rlmade-XXXXXX", img[96], err[512] = "";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(img, sizeof(img), "%s/ns.img", dir);
+	struct nvmf_subsys_config *s = same_as_running();
+	struct nvmf_ns_config *made = fx_cfg_ns(s, 5, NVMF_BACKEND_FILE, 1u << 20, 512);
+	made->path = strdup(img);
+	made->create = made->buffered = true;
+	struct nvmf_subsys_config *n = fx_cfg_subsys(&Next, NEW_NQN, NULL, 4);
+	fx_cfg_ns(n, 1, NVMF_BACKEND_FILE, 0, 512)->path = strdup("/nonexistent/reload/ns.img");
+	json_t *changes = json_array();
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EIO);
+	for (int i = 0; i < 8 && nvmf_tgt_ns_draining(&F.tgt); i++) {
+		F.now += 5;
+		nvmf_loop_drive(&F.tgt);
+	}
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_draining(&F.tgt), 0);
+	CU_ASSERT_EQUAL(access(img, F_OK), -1);
+	/* The same without the failing subsystem: the file is made and kept. */
+	nvmf_config_subsys_clear(&Next.subsystems[1]);
+	Next.n_subsystems = 1;
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(access(img, F_OK), 0);
+	CU_ASSERT_PTR_NOT_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 5));
+	CU_ASSERT_FALSE(subsys(FX_SUBNQN)->cfg->ns[2].create);
+	json_decref(changes);
+	teardown();
+	unlink(img);
+	rmdir(dir);
+}
+
 /* A reload staging namespace 5 of FX_SUBNQN, then refused (a new subsystem's file does
  * not exist), run until the rollback's closes are done; the log from its start goes to
  * @out (begun, not ended). Returns the reload's result. */
@@ -813,6 +849,8 @@ static void reload_closing_a_deleted_file_is_refused_unless_forced(void)
 }
 
 const struct unit_test reload_tests[] = {
+	{ "refused_reload_deletes_the_file_it_created",
+	  refused_reload_deletes_the_file_it_created },
 	{ "reload_closing_a_deleted_file_is_refused_unless_forced",
 	  reload_closing_a_deleted_file_is_refused_unless_forced },
 	{ "reload_applies_referrals_and_listing_mode_with_a_log_change_event",
