@@ -154,8 +154,12 @@ void nvmf_ctl_namespace_remove(void *ctx, struct nvmf_rpc_call *call)
 	if (!s)
 		return;
 	uint32_t nsid = param_nsid(call);
-	char err[512];
-	int rc = nvmf_tgt_ns_remove(ctl->tgt, s, nsid, err, sizeof(err));
+	char err[768];
+	int rc = nvmf_rpc_bool(call, "force", false) ?
+			 0 :
+			 nvmf_tgt_ns_check_discard(ctl->tgt, s, nsid, err, sizeof(err));
+	if (!rc)
+		rc = nvmf_tgt_ns_remove(ctl->tgt, s, nsid, err, sizeof(err));
 	if (rc) {
 		nvmf_rpc_error(call, code_of(rc), "parameter 'nsid': %s", err);
 		return;
@@ -171,7 +175,11 @@ static void namespace_set(struct nvmf_ctl *ctl, struct nvmf_rpc_call *call, bool
 		return;
 	uint32_t nsid = param_nsid(call);
 	char err[768];
-	int rc = nvmf_tgt_ns_enable(ctl->tgt, s, nsid, enable, err, sizeof(err));
+	int rc = enable || nvmf_rpc_bool(call, "force", false) ?
+			 0 :
+			 nvmf_tgt_ns_check_discard(ctl->tgt, s, nsid, err, sizeof(err));
+	if (!rc)
+		rc = nvmf_tgt_ns_enable(ctl->tgt, s, nsid, enable, err, sizeof(err));
 	if (rc < 0) {
 		nvmf_rpc_error(call, code_of(rc), "parameter 'nsid': %s", err);
 		return;

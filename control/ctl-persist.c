@@ -193,7 +193,7 @@ int nvmf_ctl_reload(struct nvmf_ctl *ctl, json_t *changes, bool force, char *err
 	for (size_t i = 0; i < next.n_notes; i++)
 		nvmf_log_at(ctl->tgt, NVMF_LOGC_CONTROL, NVMF_LOG_WARNING, "%s: %s",
 			    ctl->config_path, next.notes[i]);
-	int rc = nvmf_tgt_reload(ctl->tgt, &next, changes, err, errlen);
+	int rc = nvmf_tgt_reload(ctl->tgt, &next, force, changes, err, errlen);
 	nvmf_config_free(&next);
 	if (!rc) {
 		if (json_array_size(ctl->unsaved))

@@ -826,10 +826,33 @@ static bool dhchap_changed(const struct nvmf_config *a, const struct nvmf_config
 	return false;
 }
 
-int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t *changes,
-		    char *err, size_t errlen)
+/* Whether a namespace the reload would close (removals below) is a file namespace whose
+ * backing file was deleted: its data would go with the close. -EBUSY with @err, or 0. */
+static int refuse_discard(const struct nvmf_tgt *tgt, const struct nvmf_config *next, char *err,
+			  size_t errlen)
+{
+	for (size_t i = 0; i < tgt->n_subsys; i++) {
+		const struct nvmf_subsys *s = tgt->subsys[i];
+		const struct nvmf_subsys_config *nc = next_subsys(next, s->cfg->nqn);
+		for (size_t k = 0; k < s->cfg->n_ns; k++) {
+			uint32_t nsid = s->cfg->ns[k].nsid;
+			const struct nvmf_ns_config *want = nc ? find_ns(nc, nsid) : NULL;
+			if (want && want->enable)
+				continue;
+			int rc = nvmf_tgt_ns_check_discard(tgt, s, nsid, err, errlen);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, bool force,
+		    json_t *changes, char *err, size_t errlen)
 {
 	int rc = refuse(tgt, next, err, errlen);
+	if (!rc && !force)
+		rc = refuse_discard(tgt, next, err, errlen);
 	if (rc)
 		return rc;
 	char **hosts;
@@ -872,10 +895,18 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t
 			   .next = next,
 			   .changes = changes,
 			   .first_change = json_array_size(changes) };
-	if ((rc = additions(&pl, err, errlen))) {
+	/* A file the additions create stays unrecorded (bdev->created set) until the
+	 * reload is through: a rollback then deletes it with its namespace. */
+	tgt->ns_opened_later = true;
+	rc = additions(&pl, err, errlen);
+	if (rc)
+		rollback(&pl);
+	tgt->ns_opened_later = false;
+	for (size_t i = 0; !rc && i < tgt->n_subsys; i++)
+		nvmf_tgt_subsys_opened(tgt, tgt->subsys[i]);
+	if (rc) {
 		if (rc == -ENOMEM && !err[0])
 			snprintf(err, errlen, "out of memory");
-		rollback(&pl);
 		free(pl.u);
 		for (size_t i = 0; i < next->n_hosts; i++)
 			free(hosts[i]);

@@ -22,6 +22,7 @@
 #define NVMF_CONTROL_RELOAD_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include "subsystem/config.h"
 
@@ -32,9 +33,11 @@ struct nvmf_tgt;
  * the main group. Appends one line per change made to @changes (a JSON array; nothing
  * when there is no difference). Returns 0, or -errno with @err naming the difference
  * or the step that failed; then nothing was changed: -EINVAL a difference that cannot
- * be applied live, -EIO a backend, -EADDRNOTAVAIL a listener, -ENOMEM.
+ * be applied live, -EIO a backend, -EADDRNOTAVAIL a listener, -ENOMEM, -EBUSY a
+ * namespace it would close (removed, disabled, or its subsystem removed) is a file
+ * namespace whose backing file was deleted (nvmf_tgt_ns_check_discard), unless @force.
  */
-int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, json_t *changes,
-		    char *err, size_t errlen);
+int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, bool force,
+		    json_t *changes, char *err, size_t errlen);
 
 #endif

@@ -39,6 +39,13 @@
 		name, NVMF_RPC_STRING, req, 0, 0, kind, help, choices \
 	}
 #define P_SUBSYS P_NQN(true, "the subsystem's NQN")
+/* namespace_remove, namespace_disable: also when the backing file was deleted (its data
+ * is then lost: nvmf_tgt_ns_check_discard). */
+#define P_FORCE_DISCARD                                                                        \
+	{                                                                                      \
+		"force", NVMF_RPC_BOOL, false, 0, 0, NULL,                                     \
+			"also when its backing file was deleted (its data is then lost)", NULL \
+	}
 #define P_END                                                        \
 	{                                                            \
 		NULL, NVMF_RPC_STRING, false, 0, 0, NULL, NULL, NULL \
@@ -77,13 +84,15 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 				       P_END } },
 	[NVMF_CTL_NAMESPACE_REMOVE] = { "namespace_remove",
 					"remove a namespace",
-					{ P_SUBSYS, P_NSID(true, "the namespace"), P_END } },
+					{ P_SUBSYS, P_NSID(true, "the namespace"), P_FORCE_DISCARD,
+					  P_END } },
 	[NVMF_CTL_NAMESPACE_ENABLE] = { "namespace_enable",
 					"expose a disabled namespace",
 					{ P_SUBSYS, P_NSID(true, "the namespace"), P_END } },
 	[NVMF_CTL_NAMESPACE_DISABLE] = { "namespace_disable",
 					 "hide a namespace, keeping its config",
-					 { P_SUBSYS, P_NSID(true, "the namespace"), P_END } },
+					 { P_SUBSYS, P_NSID(true, "the namespace"), P_FORCE_DISCARD,
+					   P_END } },
 	[NVMF_CTL_NAMESPACE_RESIZE] = { "namespace_resize",
 					"grow or shrink a ram, null or file namespace; a "
 					"bdev or nvme one takes its device's size",
@@ -188,7 +197,7 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 	[NVMF_CTL_CONFIG_RELOAD] = { "config_reload",
 				     "apply what the config file says now (as SIGHUP)",
 				     { { "force", NVMF_RPC_BOOL, false, 0, 0, NULL,
-					 "also when live changes are not saved to the file (they are undone)",
+					 "also when live changes are not saved to the file (they are undone), and when it closes a namespace whose backing file was deleted (its data is lost)",
 					 NULL },
 				       P_END } },
 	[NVMF_CTL_LOG_LEVEL_GET] = { "log_level_get",

@@ -3,7 +3,8 @@
  * Block device backend (like nvmet's io-cmd-bdev.c, through io_uring): the device's
  * size and logical block size are the namespace's; data moves with O_DIRECT. The size is
  * read again when the target asks (device_size: target/namespace.c follows it). Also the
- * data path of the raw NVMe backend (backend-nvme.c).
+ * data path of the raw NVMe backend (backend-nvme.c). Opened exclusively (O_EXCL): refused
+ * while mounted or claimed by another exclusive opener.
  */
 #include "subsystem/backend.h"
 
@@ -86,9 +87,17 @@ static int bdev_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char
 		snprintf(err, errlen, "%s: not a block device", path);
 		return -1;
 	}
-	b->fd = nvmf_backend_open_fd(b, path, O_RDWR, cfg->buffered, err, errlen);
-	if (b->fd < 0)
+	/* O_EXCL claims the device as the kernel's exclusive openers do (a mount, md, LVM,
+	 * another target): EBUSY while one holds it. */
+	b->fd = nvmf_backend_open_fd(b, path, O_RDWR | O_EXCL, cfg->buffered, err, errlen);
+	if (b->fd < 0) {
+		if (errno == EBUSY)
+			snprintf(err, errlen,
+				 "%s is in use by another process or namespace (mounted, or "
+				 "opened exclusively: see lsblk and fuser -v)",
+				 path);
 		return -1;
+	}
 	int rc = nvmf_backend_fd_size(b->fd, &bytes);
 	if (rc < 0 || ioctl(b->fd, BLKSSZGET, &lbs) < 0) {
 		snprintf(err, errlen, "%s: cannot read the device geometry: %s", path,

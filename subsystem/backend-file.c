@@ -2,7 +2,8 @@
 /*
  * File backend: a regular file is the namespace (like nvmet's io-cmd-file.c). Created
  * sparse when nvmf_create asks, O_DIRECT where the filesystem supports it, and sized to
- * whole blocks: a tail shorter than one block is not exposed.
+ * whole blocks: a tail shorter than one block is not exposed. Locked (flock LOCK_EX) while
+ * open, so no other process or namespace writes it beside us.
  */
 #include "subsystem/backend.h"
 
@@ -10,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
@@ -98,6 +100,15 @@ static int file_open(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char
 		b->fd = nvmf_backend_open_fd(b, path, O_RDWR, true, err, errlen);
 		if (b->fd < 0)
 			goto fail;
+	}
+	/* One writer per file: a second target, or a second namespace of this one, would
+	 * interleave writes with ours. The lock goes with the fd when it closes. */
+	if (flock(b->fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			nvmf_backend_in_use(path, nvmf_backend_lock_holder(b->fd), err, errlen);
+		else
+			snprintf(err, errlen, "%s: cannot lock: %s", path, strerror(errno));
+		goto fail;
 	}
 	if (fstat(b->fd, &st) < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));

@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* Largest single read/write handed to the kernel; longer requests continue. */
@@ -268,15 +269,60 @@ int nvmf_backend_open_fd(struct nvmf_bdev *b, const char *path, int flags, bool 
 			return fd;
 		}
 		if (errno != EINVAL) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			int e = errno;
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
+			errno = e; /* the caller may tell EBUSY apart */
 			return -1;
 		}
 		nvmf_bdev_note(b, "%s: O_DIRECT not supported here, using buffered I/O", path);
 	}
 	fd = open(path, flags | O_CLOEXEC);
-	if (fd < 0)
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		errno = e;
+	}
 	return fd;
+}
+
+int nvmf_backend_lock_holder(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return 0;
+	FILE *f = fopen("/proc/locks", "re");
+	if (!f)
+		return 0;
+	/* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; a waiter's line has "->"
+	 * after the number, an OFD lock pid -1. Device numbers are hex. */
+	char line[256];
+	int pid = 0;
+	while (!pid && fgets(line, sizeof(line), f)) {
+		char type[16];
+		unsigned maj, min;
+		unsigned long ino;
+		int p;
+		if (sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%lu", type, &p, &maj, &min, &ino) ==
+			    5 &&
+		    !strcmp(type, "FLOCK") && p > 0 && maj == major(st.st_dev) &&
+		    min == minor(st.st_dev) && ino == (unsigned long)st.st_ino)
+			pid = p;
+	}
+	fclose(f);
+	return pid;
+}
+
+void nvmf_backend_in_use(const char *path, int pid, char *err, size_t errlen)
+{
+	if (pid == (int)getpid())
+		snprintf(err, errlen,
+			 "%s is in use by this process (pid %d): another of its namespaces serves "
+			 "it, or is closing after its last command",
+			 path, pid);
+	else if (pid > 0)
+		snprintf(err, errlen, "%s is in use by another process (pid %d)", path, pid);
+	else
+		snprintf(err, errlen, "%s is in use by another process", path);
 }
 
 static int rw_queue(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io);

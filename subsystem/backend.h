@@ -171,7 +171,8 @@ int nvmf_backend_block_size(const struct nvmf_ns_config *cfg, const char *name, 
 /*
  * nvmf_backend_open_fd - open @path with @flags for @b, adding O_DIRECT unless @buffered.
  * When the filesystem refuses O_DIRECT (EINVAL, e.g. tmpfs) it says so in b->note and
- * opens buffered. Sets b->direct. Returns the fd, or -1 with "<path>: <strerror>" in @err.
+ * opens buffered. Sets b->direct. Returns the fd, or -1 with "<path>: <strerror>" in @err
+ * and errno kept.
  */
 int nvmf_backend_open_fd(struct nvmf_bdev *b, const char *path, int flags, bool buffered, char *err,
 			 size_t errlen);
@@ -193,6 +194,16 @@ int nvmf_backend_fd_size(int fd, uint64_t *bytes);
 /* nvmf_backend_fd_device_size - ops->device_size of the bdev and nvme backends:
  * nvmf_backend_fd_size of b->fd. */
 int nvmf_backend_fd_device_size(struct nvmf_bdev *b, uint64_t *bytes);
+
+/* nvmf_backend_lock_holder - the pid of the process holding a flock(2) lock on the file
+ * @fd opens (found in /proc/locks by device and inode), or 0 when it cannot be told (no
+ * such lock, an OFD lock, /proc not mounted). For the message of a refused open. */
+int nvmf_backend_lock_holder(int fd);
+
+/* nvmf_backend_in_use - "PATH is in use by another process (pid N)" (no pid when @pid is
+ * 0; "... by this process" when @pid is our own: another of its namespaces, or one still
+ * closing after its last command) into @err. */
+void nvmf_backend_in_use(const char *path, int pid, char *err, size_t errlen);
 
 /* nvmf_backend_fd_close - fsync (push out the volatile cache) and close b->fd. */
 void nvmf_backend_fd_close(struct nvmf_bdev *b);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "nvme/identify.h"
 #include "subsystem/subsystem.h"
 
@@ -52,8 +54,18 @@ void nvmf_ns_free(struct nvmf_ns *ns)
 {
 	if (!ns)
 		return;
+	/* A file this namespace's open created (nvmf_create) and nothing published
+	 * (nvmf_tgt_ns_opened clears bdev->created): the operation that created it failed,
+	 * so it goes too. Only that very file: the path must still name the inode. */
+	struct stat made = { 0 };
+	bool discard = ns->bdev && ns->bdev->created && !ns->bdev->refs && ns->real_path &&
+		       ns->bdev->fd >= 0 && fstat(ns->bdev->fd, &made) == 0;
 	if (ns->bdev)
 		nvmf_bdev_close(ns->bdev);
+	struct stat now;
+	if (discard && lstat(ns->real_path, &now) == 0 && now.st_dev == made.st_dev &&
+	    now.st_ino == made.st_ino)
+		unlink(ns->real_path);
 	if (ns->resv && ns->resv_free)
 		ns->resv_free(ns->resv);
 	free(ns->real_path);

@@ -205,7 +205,8 @@ void nvmf_subsys_drop_kept(struct nvmf_subsys *s, uint32_t nsid);
 /* nvmf_ns_stats_alloc - give @ns counters for @npgs poll groups. 0 or -ENOMEM. */
 int nvmf_ns_stats_alloc(struct nvmf_ns *ns, unsigned npgs);
 /* nvmf_ns_free - close @ns's backend (files are flushed) and free it, and what the target
- * attached (NULL: nothing). */
+ * attached (NULL: nothing). A file its open created (bdev->created still set: never
+ * published, the add, enable, start or subsystem add failed) is deleted with it. */
 void nvmf_ns_free(struct nvmf_ns *ns);
 
 /* nvmf_subsys_has_vwc - some namespace of @s has a volatile write cache (Identify VWC). */

@@ -288,7 +288,7 @@ void nvmf_subsys_log_notes(const struct nvmf_tgt *tgt, const struct nvmf_subsys 
 void nvmf_tgt_ns_opened(struct nvmf_tgt *tgt, struct nvmf_subsys *s, struct nvmf_ns *ns)
 {
 	struct nvmf_ns_config *nc = find_cfg(s, ns->nsid);
-	if (!nc || !nc->path || ns->bdev->kind != NVMF_BACKEND_FILE)
+	if (!nc || !nc->path || ns->bdev->kind != NVMF_BACKEND_FILE || tgt->ns_opened_later)
 		return;
 	bool may_create = nc->create;
 	/* Creating is done: the running config (what config_save writes) says so no more. */
@@ -344,6 +344,23 @@ unsigned nvmf_tgt_ns_check_unlinked(struct nvmf_tgt *tgt)
 	return count;
 }
 
+int nvmf_tgt_ns_check_discard(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
+			      uint32_t nsid, char *err, size_t errlen)
+{
+	(void)tgt;
+	const struct nvmf_ns *ns = nsid <= s->max_nsid ? s->ns[nsid] : NULL;
+	struct stat st;
+	if (!ns || ns->bdev->kind != NVMF_BACKEND_FILE || ns->bdev->fd < 0 ||
+	    fstat(ns->bdev->fd, &st) < 0 || st.st_nlink > 0)
+		return 0;
+	const char *path = ns->real_path ? ns->real_path : "?";
+	snprintf(err, errlen,
+		 "subsystem %s, namespace %u: its backing file %s has been deleted; closing it "
+		 "discards its data: restore it (e.g. ln /proc/%d/fd/%d %s) or pass --force",
+		 s->cfg->nqn, nsid, path, (int)getpid(), ns->bdev->fd, path);
+	return -EBUSY;
+}
+
 /* ---- add ---- */
 
 /* Frees @ns, opened and never published. @enabling: @ns is a disabled namespace of @s
@@ -353,6 +370,38 @@ static void unopen(struct nvmf_subsys *s, struct nvmf_ns *ns, bool enabling)
 	if (enabling && ns->bdev->kind == NVMF_BACKEND_RAM)
 		nvmf_subsys_keep(s, ns->nsid, ns->bdev); /* out of memory: lost with it */
 	nvmf_ns_free(ns);
+}
+
+/* Whether @nc's backing file already backs a namespace of @tgt (or one of the @nbatch of
+ * @batch, NULL entries skipped): said as nvmf_tgt_ns_check_unique says it, before the open
+ * would only find the file locked by ourselves. -EEXIST with @err, or 0. */
+static int path_taken(const struct nvmf_tgt *tgt, const struct nvmf_ns_config *nc,
+		      struct nvmf_ns *const *batch, size_t nbatch, const char *nqn, char *err,
+		      size_t errlen)
+{
+	char *real = nc->path ? realpath(nc->path, NULL) : NULL;
+	if (!real)
+		return 0;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < tgt->n_subsys; i++) {
+		const struct nvmf_subsys *os = tgt->subsys[i];
+		for (uint32_t n = 1; !rc && n <= os->max_nsid; n++) {
+			const struct nvmf_ns *o = os->ns[n];
+			if (o && o->real_path && !strcmp(o->real_path, real)) {
+				snprintf(err, errlen, "%s already backs namespace %u of %s", real,
+					 n, os->cfg->nqn);
+				rc = -EEXIST;
+			}
+		}
+	}
+	for (size_t i = 0; !rc && i < nbatch; i++)
+		if (batch[i] && batch[i]->real_path && !strcmp(batch[i]->real_path, real)) {
+			snprintf(err, errlen, "%s already backs namespace %u of %s", real,
+				 batch[i]->nsid, nqn);
+			rc = -EEXIST;
+		}
+	free(real);
+	return rc;
 }
 
 /* A namespace opened and counted for every group, not yet published. */
@@ -439,6 +488,8 @@ int nvmf_tgt_ns_add_at(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 		nsids[i] = copies[i].nsid;
 		int bad = 0;
 		if (copies[i].enable &&
+		    !(bad = path_taken(tgt, &copies[i], opened, i, s->cfg->nqn, why,
+				       sizeof(why))) &&
 		    !(opened[i] = open_counted(tgt, s, &copies[i], false, why, sizeof(why))))
 			bad = -EIO;
 		else if (opened[i])
@@ -528,6 +579,12 @@ int nvmf_tgt_ns_enable(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
 		return 0;
 	if (enable) {
 		char why[512];
+		int taken = path_taken(tgt, nc, NULL, 0, s->cfg->nqn, why, sizeof(why));
+		if (taken) {
+			snprintf(err, errlen, "subsystem %s, namespace %u: %s", s->cfg->nqn, nsid,
+				 why);
+			return taken;
+		}
 		struct nvmf_ns *ns = open_counted(tgt, s, nc, true, why, sizeof(why));
 		if (!ns) {
 			snprintf(err, errlen, "subsystem %s, namespace %u: %s", s->cfg->nqn, nsid,

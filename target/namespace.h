@@ -123,6 +123,15 @@ void nvmf_tgt_subsys_opened(struct nvmf_tgt *tgt, struct nvmf_subsys *s);
  * and saves before they answer. */
 unsigned nvmf_tgt_ns_check_unlinked(struct nvmf_tgt *tgt);
 
+/* nvmf_tgt_ns_check_discard - may enabled namespace @nsid of @s be closed (disabled,
+ * removed, by a reload too)? Not when it is a file namespace whose backing file has been
+ * deleted (fstat st_nlink 0): the open file holds the only copy of its data, lost at
+ * close. -EBUSY with @err "subsystem X, namespace N: its backing file PATH has been
+ * deleted; closing it discards its data: restore it (e.g. ln /proc/PID/fd/FD PATH) or
+ * pass --force"; 0 otherwise (also disabled, absent, or another kind). */
+int nvmf_tgt_ns_check_discard(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
+			      uint32_t nsid, char *err, size_t errlen);
+
 /* nvmf_tgt_ns_draining - namespaces taken away whose backend is not closed yet. */
 unsigned nvmf_tgt_ns_draining(const struct nvmf_tgt *tgt);
 

@@ -65,7 +65,7 @@ static int reload(struct nvmf_tgt *tgt, struct nvmf_ctl *ctl, const char *config
 		for (size_t i = 0; i < next.n_notes; i++)
 			nvmf_log_at(tgt, NVMF_LOGC_CONTROL, NVMF_LOG_WARNING, "%s: %s", config,
 				    next.notes[i]);
-		rc = nvmf_tgt_reload(tgt, &next, changes, err, errlen);
+		rc = nvmf_tgt_reload(tgt, &next, false, changes, err, errlen);
 		nvmf_config_free(&next);
 	}
 	if (rc)

@@ -191,7 +191,9 @@ static int b_nqn_nsid(const struct tctl_command *c, const struct tctl_args *a, j
 	if (put_nqn(p, "nqn", "NQN", a->pos[0], msg, len) ||
 	    put_uint(p, "nsid", "NSID", a->pos[1], 1, NSID_MAX, msg, len))
 		return -1;
-	if (c->out == TCTL_OUT_NS_RESIZE && a->npos > 2) /* none: the device's size */
+	if (a->opt[TCTL_OPT_FORCE])
+		json_object_set_new(p, "force", json_true()); /* remove, disable */
+	if (c->out == TCTL_OUT_NS_RESIZE && a->npos > 2)      /* none: the device's size */
 		return put_size(p, "size_bytes", "SIZE", a->pos[2], msg, len);
 	/* namespace reservation NQN NSID clear: the one word, spelled out (a typo must not
 	 * read the reservation instead, nor clear it by a word meaning something else). */
@@ -972,12 +974,14 @@ const struct tctl_command tctl_commands[] = {
 	{ "namespace",
 	  "remove",
 	  "namespace_remove",
-	  "NQN NSID",
+	  "NQN NSID [--force]",
 	  "remove a namespace (commands in flight finish first)",
-	  NULL,
+	  "Refused when the namespace's backing file was deleted (the target holds the\n"
+	  "only copy of its data): restore it first, as the message says; or\n"
+	  "  --force              remove anyway, discarding that data\n",
 	  { "NQN", "NSID", NULL },
 	  2,
-	  0,
+	  OPT(FORCE),
 	  b_nqn_nsid,
 	  TCTL_OUT_NS_REMOVE,
 	  NULL,
@@ -998,12 +1002,14 @@ const struct tctl_command tctl_commands[] = {
 	{ "namespace",
 	  "disable",
 	  "namespace_disable",
-	  "NQN NSID",
+	  "NQN NSID [--force]",
 	  "disable a namespace (hosts no longer see it)",
-	  NULL,
+	  "Refused when the namespace's backing file was deleted (the target holds the\n"
+	  "only copy of its data): restore it first, as the message says; or\n"
+	  "  --force              disable anyway, discarding that data\n",
 	  { "NQN", "NSID", NULL },
 	  2,
-	  0,
+	  OPT(FORCE),
 	  b_nqn_nsid,
 	  TCTL_OUT_NS_DISABLE,
 	  NULL,
@@ -1207,8 +1213,9 @@ const struct tctl_command tctl_commands[] = {
 	  "[--force]",
 	  "apply the target's config file again; print what changed",
 	  "Refused while live changes are not saved to the file (it names them): they would\n"
-	  "be undone. config save writes them first; or\n"
-	  "  --force              reload anyway, undoing them\n",
+	  "be undone. config save writes them first. Refused too when it would close a\n"
+	  "namespace whose backing file was deleted (its data would be lost); or\n"
+	  "  --force              reload anyway, undoing them, closing such namespaces\n",
 	  { NULL },
 	  0,
 	  OPT(FORCE),

@@ -578,6 +578,31 @@ PY
         ! grep -q "namespace 2 closed" "$ST/eph.log" &&
         ok "refused reload: no 'closed after its last command' for the staged namespace 2" ||
         { cat "$ST/eph.log"; bad "the log after a refused reload"; }
+    # A file namespace whose backing file is deleted while served: disable and remove are
+    # refused naming it (its data is only in the open file), the host still reads it
+    # back, and --force closes it.
+    etcp() { nvmf "$1" -t tcp -a 127.0.0.1 -s "$EPORT" "${@:2}"; }
+    head -c 65536 /dev/urandom > "$ST/gone.data"
+    if ctl namespace add "$NQN" --path "$ST/gone.img" --size 4M --create --nsid 7 > /dev/null &&
+       etcp write -n "$NQN" --ns 7 --offset 0 -i "$ST/gone.data" 2> /dev/null; then
+        rm "$ST/gone.img"
+        ctl namespace disable "$NQN" 7 > /dev/null 2> "$ST/gone.err"
+        rc=$?
+        ctl namespace remove "$NQN" 7 > /dev/null 2>> "$ST/gone.err"
+        rc2=$?
+        want="namespace 7: its backing file $ST/gone.img has been deleted; closing it discards its data: restore it (e.g. ln /proc/$EPH_PID/fd/[0-9]* $ST/gone.img) or pass --force"
+        [ $rc != 0 ] && [ $rc2 != 0 ] && [ "$(grep -c "$want" "$ST/gone.err")" = 2 ] &&
+            etcp read -n "$NQN" --ns 7 --offset 0 --length 65536 -o "$ST/gone.out" 2> /dev/null &&
+            cmp -s "$ST/gone.data" "$ST/gone.out" &&
+            ok "deleted backing file: disable and remove refused naming it, the data still read back" ||
+            { cat "$ST/gone.err"; bad "disable/remove of a namespace whose file was deleted ($rc, $rc2)"; }
+        ctl namespace disable "$NQN" 7 --force > /dev/null 2> "$ST/gone.err" &&
+            ctl namespace remove "$NQN" 7 > /dev/null 2>> "$ST/gone.err" &&
+            ok "deleted backing file: disable --force, then remove, go through" ||
+            { cat "$ST/gone.err"; bad "disable --force of a namespace whose file was deleted"; }
+    else
+        bad "namespace add of a created file and a write to it"
+    fi
     kill "$EPH_PID" && wait "$EPH_PID" || bad "the second target stops with exit 0"
     EPH_PID=
     grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/eph.log" && bad "sanitizer report in the second target's log"
@@ -747,6 +772,15 @@ if start_target; then
         done
         [ "$n" -ge 3 ] && [ $lost = 0 ] && ok "after the restart: all $n writes acknowledged around the stop read back" ||
             bad "writes acknowledged around the stop: $lost of $n lost"
+        # A second target on the same file: refused at start, naming the file and the
+        # first target's pid; the first one's data untouched.
+        write_config "$ST/second.json" $((PORT + 1))
+        timeout 30 "$TGT" -c "$ST/second.json" --no-rpc-socket > "$ST/second.log" 2>&1
+        rc=$?
+        [ $rc = 1 ] && grep -q "$ST/ns.img is in use by another process (pid $TGT_PID)" "$ST/second.log" &&
+            tcp read -n "$NQN" --ns 2 --offset 0 --length 8M -o "$ST/pre.out" 2> /dev/null && cmp -s "$ST/pre" "$ST/pre.out" &&
+            ok "a second target on the same file: refused naming it and pid $TGT_PID, the data intact" ||
+            { cat "$ST/second.log"; bad "a second target on the same file (exit $rc)"; }
         stop_target || bad "nvmf-target stop after the stop test"
         grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/target.log" && bad "sanitizer report in the target's log"
         # The file it created (nvmf_create) deleted: the next start never creates it empty.

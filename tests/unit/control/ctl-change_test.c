@@ -63,6 +63,46 @@ static void namespace_add_then_remove_changes_what_is_served(void)
 	ctlm_teardown();
 }
 
+/* A file namespace whose backing file was deleted while served: disable and remove are
+ * refused, naming the namespace and the path and how to restore it, and the data stays
+ * readable; with force they go through. */
+static void deleted_backing_file_is_not_discarded_without_force(void)
+{
+	ctlm_setup();
+	char dir[] = "/tmp/nvmf-unlinked-XXXXXX", img[96], params[256], want[768];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(img, sizeof(img), "%s/ns.img", dir);
+	snprintf(params, sizeof(params),
+		 "{\"nqn\":" NQN ",\"namespace\":{\"nsid\":5,\"device\":{\"path\":\"%s\"},"
+		 "\"nvmf_create\":true,\"nvmf_size_bytes\":\"1M\",\"nvmf_buffered\":true}}",
+		 img);
+	json_decref(ctlm_call("namespace_add", params));
+	struct nvmf_subsys *s = nvmf_tgt_find_subsys(&ctlm_fx.tgt, FX_SUBNQN);
+	struct nvmf_ns *ns = nvmf_subsys_ns(s, 5);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ns);
+	CU_ASSERT_EQUAL(pwrite(ns->bdev->fd, "kept", 4, 0), 4);
+	CU_ASSERT_EQUAL_FATAL(unlink(img), 0);
+	snprintf(want, sizeof(want),
+		 "parameter 'nsid': subsystem " FX_SUBNQN ", namespace 5: its backing file %s "
+		 "has been deleted; closing it discards its data: restore it (e.g. ln "
+		 "/proc/%d/fd/%d %s) or pass --force",
+		 img, (int)getpid(), ns->bdev->fd, img);
+	ctlm_expect_error("namespace_disable", "{\"nqn\":" NQN ",\"nsid\":5}", NVMF_RPC_REFUSED,
+			  want);
+	ctlm_expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":5}", NVMF_RPC_REFUSED,
+			  want);
+	CU_ASSERT_PTR_EQUAL(nvmf_subsys_ns(s, 5), ns); /* still served, its data with it */
+	char back[4] = "";
+	CU_ASSERT_EQUAL(pread(ns->bdev->fd, back, 4, 0), 4);
+	CU_ASSERT_EQUAL(memcmp(back, "kept", 4), 0);
+	json_decref(ctlm_call("namespace_disable", "{\"nqn\":" NQN ",\"nsid\":5,\"force\":true}"));
+	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(s, 5));
+	json_decref(ctlm_call("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":5,\"force\":true}"));
+	CU_ASSERT_EQUAL(s->cfg->n_ns, 2);
+	rmdir(dir);
+	ctlm_teardown();
+}
+
 static void namespace_errors_name_the_field_and_change_nothing(void)
 {
 	ctlm_setup();
@@ -116,9 +156,9 @@ static void namespace_errors_name_the_field_and_change_nothing(void)
 			  "parameter 'nsid': expected an integer, got a string");
 	ctlm_expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":0}",
 			  NVMF_RPC_INVALID_PARAMS, "parameter 'nsid': 0 is out of range [1, 1024]");
-	ctlm_expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":1,\"force\":true}",
+	ctlm_expect_error("namespace_remove", "{\"nqn\":" NQN ",\"nsid\":1,\"forced\":true}",
 			  NVMF_RPC_INVALID_PARAMS,
-			  "unknown parameter 'force' (namespace_remove takes: nqn, nsid)");
+			  "unknown parameter 'forced' (namespace_remove takes: nqn, nsid, force)");
 	ctlm_expect_error("namespace_resize", "{\"nqn\":" NQN ",\"nsid\":1,\"size_bytes\":\"12Q\"}",
 			  NVMF_RPC_INVALID_PARAMS,
 			  "parameter 'size_bytes': \"12Q\" is not a size (" NVMF_SIZE_GRAMMAR ")");
@@ -449,6 +489,8 @@ static void namespace_add_and_enable_return_the_space_warning(void)
 }
 
 const struct unit_test ctl_change_tests[] = {
+	{ "deleted_backing_file_is_not_discarded_without_force",
+	  deleted_backing_file_is_not_discarded_without_force },
 	{ "namespace_add_and_enable_return_the_space_warning",
 	  namespace_add_and_enable_return_the_space_warning },
 	{ "namespace_add_then_remove_changes_what_is_served",

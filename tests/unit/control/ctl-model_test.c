@@ -278,7 +278,8 @@ static void deleted_backing_file_is_listed_and_saved_with_a_warning(void)
 		strstr(json_string_value(json_array_get(w, 0)), "was deleted while served"));
 	json_decref(resp);
 	CU_ASSERT_EQUAL(access(path, F_OK), 0);
-	expect_ok("namespace_remove", "{\"nqn\":\"" FX_SUBNQN "\",\"nsid\":5}");
+	/* Its data goes with it: only by force (ctl-change_test.c). */
+	expect_ok("namespace_remove", "{\"nqn\":\"" FX_SUBNQN "\",\"nsid\":5,\"force\":true}");
 	unlink(path);
 	rmdir(dir);
 	fx_teardown(&F);

@@ -69,7 +69,7 @@ static void same_file_changes_nothing(void)
 	same_as_running();
 	json_t *changes = json_array();
 	char err[512] = "";
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
 	json_decref(changes);
 	teardown();
@@ -95,7 +95,7 @@ static void difference_is_applied_and_connected_hosts_stay(void)
 	fx_cfg_expose(p, NEW_NQN);
 	json_t *changes = json_array();
 	char err[512] = "";
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	const char *want[] = {
 		"subsystem " FX_SUBNQN ": namespace 3 added",
 		"subsystem " FX_SUBNQN ": namespace 1 resized to 2097152 bytes",
@@ -137,7 +137,7 @@ static void failing_step_leaves_everything_as_it_was(void)
 	json_t *changes = json_array();
 	json_array_append_new(changes, json_string("before"));
 	char err[512] = "";
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EIO);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EIO);
 	CU_ASSERT_STRING_EQUAL(
 		err, "subsystems[1] (" NEW_NQN "): namespaces[0] (subsystem " NEW_NQN
 		     ", namespace 1): /nonexistent/reload/ns.img: No such file or directory");
@@ -147,6 +147,42 @@ static void failing_step_leaves_everything_as_it_was(void)
 	CU_ASSERT_EQUAL(subsys(FX_SUBNQN)->cfg->n_ns, 2);
 	json_decref(changes);
 	teardown();
+}
+
+/* A refused reload deletes the file it created for a namespace it staged (nvmf_create),
+ * once that namespace is closed; an accepted one keeps it and no longer asks to create
+ * it. */
+static void refused_reload_deletes_the_file_it_created(void)
+{
+	setup();
+	char dir[] = "/tmp/nvmf-rlmade-XXXXXX", img[96], err[512] = "";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(img, sizeof(img), "%s/ns.img", dir);
+	struct nvmf_subsys_config *s = same_as_running();
+	struct nvmf_ns_config *made = fx_cfg_ns(s, 5, NVMF_BACKEND_FILE, 1u << 20, 512);
+	made->path = strdup(img);
+	made->create = made->buffered = true;
+	struct nvmf_subsys_config *n = fx_cfg_subsys(&Next, NEW_NQN, NULL, 4);
+	fx_cfg_ns(n, 1, NVMF_BACKEND_FILE, 0, 512)->path = strdup("/nonexistent/reload/ns.img");
+	json_t *changes = json_array();
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EIO);
+	for (int i = 0; i < 8 && nvmf_tgt_ns_draining(&F.tgt); i++) {
+		F.now += 5;
+		nvmf_loop_drive(&F.tgt);
+	}
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_draining(&F.tgt), 0);
+	CU_ASSERT_EQUAL(access(img, F_OK), -1);
+	/* The same without the failing subsystem: the file is made and kept. */
+	nvmf_config_subsys_clear(&Next.subsystems[1]);
+	Next.n_subsystems = 1;
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(access(img, F_OK), 0);
+	CU_ASSERT_PTR_NOT_NULL(nvmf_subsys_ns(subsys(FX_SUBNQN), 5));
+	CU_ASSERT_FALSE(subsys(FX_SUBNQN)->cfg->ns[2].create);
+	json_decref(changes);
+	teardown();
+	unlink(img);
+	rmdir(dir);
 }
 
 /* A reload staging namespace 5 of FX_SUBNQN, then refused (a new subsystem's file does
@@ -161,7 +197,7 @@ static int refused_reload_staging_ns5(struct fx_stderr *out)
 	json_t *changes = json_array();
 	char err[512] = "";
 	fx_stderr_begin(out);
-	int rc = nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err));
+	int rc = nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err));
 	for (int i = 0; i < 8 && nvmf_tgt_ns_draining(&F.tgt); i++) {
 		F.now += 5;
 		nvmf_loop_drive(&F.tgt);
@@ -223,7 +259,7 @@ static void what_cannot_change_live_is_refused_by_name(void)
 	setup();
 	same_as_running();
 	Next.target.threads = 4;
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(
 		err, "nvmf_target.threads differs from the running target's (running 1, file 4); "
 		     "it takes a restart");
@@ -231,7 +267,7 @@ static void what_cannot_change_live_is_refused_by_name(void)
 
 	setup();
 	snprintf(same_as_running()->serial, 21, "OTHER");
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
 	char want[512]; /* the running serial is derived from the NQN (16 hex digits) */
 	snprintf(
 		want, sizeof(want),
@@ -243,7 +279,7 @@ static void what_cannot_change_live_is_refused_by_name(void)
 
 	setup();
 	same_as_running()->ns[1].block_size = 512;
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(
 		err, "subsystems[0].namespaces[1] (" FX_SUBNQN ", nsid 2): nvmf_block_size "
 		     "differs (running 4096, file 512); remove the namespace and add it anew");
@@ -252,7 +288,7 @@ static void what_cannot_change_live_is_refused_by_name(void)
 	setup();
 	same_as_running();
 	snprintf(Next.ports[0].trsvcid, sizeof(Next.ports[0].trsvcid), "4421");
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(
 		err, "ports[0] (port 1): addr.trsvcid differs (running \"4420\", file \"4421\"); "
 		     "remove the port and add it anew");
@@ -262,7 +298,7 @@ static void what_cannot_change_live_is_refused_by_name(void)
 	setup();
 	same_as_running();
 	Next.ports[0].zerocopy_threshold = 0;
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(
 		err, "ports[0] (port 1): param.nvmf_zerocopy_threshold differs (running 32768, "
 		     "file 0); remove the port and add it anew");
@@ -271,7 +307,7 @@ static void what_cannot_change_live_is_refused_by_name(void)
 	setup();
 	same_as_running();
 	Next.ports[0].mdts = 3;
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "ports[0] (port 1): param.mdts differs (running 0, file 3); "
 				    "remove the port and add it anew");
 	teardown();
@@ -287,7 +323,7 @@ static void removed_host_and_port_disconnect_on_reload(void)
 	fx_cfg_ns(s, 2, NVMF_BACKEND_RAM, 1u << 20, 4096);
 	json_t *changes = json_array();
 	char err[512] = "";
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(change(changes, 0),
 			       "subsystem " FX_SUBNQN ": host nqn.h:only-this-one allowed");
 	CU_ASSERT_STRING_EQUAL(change(changes, 1), "port 1 removed (1 controllers disconnected)");
@@ -430,22 +466,22 @@ static void reload_never_cuts_a_file_namespace(void)
 	char err[512] = "";
 	struct stat st;
 	/* The same file: nothing. A value still below the file: only the config. */
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	n->size_bytes = 2 << 20;
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
 	CU_ASSERT_EQUAL(stat(path, &st), 0);
 	CU_ASSERT_EQUAL(st.st_size, 8 << 20);
 	CU_ASSERT_EQUAL(nvmf_ns_nlb(ns), (8u << 20) / 512);
 	/* Above the file: refused without nvmf_create, grown with it. */
 	n->size_bytes = 16 << 20;
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "subsystem " FX_SUBNQN
 				    ", namespace 1: the file is 8388608 bytes, smaller "
 				    "than nvmf_size_bytes 16777216 (set nvmf_create to grow it)");
 	CU_ASSERT_EQUAL(subsys(FX_SUBNQN)->cfg->ns[0].size_bytes, 2u << 20); /* nothing changed */
 	n->create = true; /* a one-time instruction, not how it is backed: no difference */
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(change(changes, 0),
 			       "subsystem " FX_SUBNQN ": namespace 1 resized to 16777216 bytes");
 	CU_ASSERT_EQUAL(stat(path, &st), 0);
@@ -471,7 +507,7 @@ static void host_keys_reloaded_apply_to_the_next_connect(void)
 	Next.dhchap[0].dhgroup = strdup("ffdhe2048");
 	json_t *changes = json_array();
 	char err[512] = "";
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 1);
 	CU_ASSERT_STRING_EQUAL(
 		change(changes, 0),
@@ -488,10 +524,10 @@ static void host_keys_reloaded_apply_to_the_next_connect(void)
 	CU_ASSERT_EQUAL(le32toh(cqe.result.u32) >> 16, 2); /* AUTHREQ.ATR */
 	/* The same file again changes nothing, nor does the default hash written out. */
 	json_array_clear(changes);
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
 	Next.dhchap[0].hash = strdup("hmac(sha256)");
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
 	json_decref(changes);
 	teardown();
@@ -539,7 +575,7 @@ static void reload_applies_referrals_and_listing_mode_with_a_log_change_event(vo
 	Next.target.discovery_log = NVMF_DISC_LOG_HOST_PORT;
 	json_t *changes = json_array();
 	char err[512] = "";
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 2);
 	CU_ASSERT_STRING_EQUAL(change(changes, 0), "port 1: referrals changed (1 configured)");
 	CU_ASSERT_STRING_EQUAL(change(changes, 1), "nvmf_target.discovery_log: host-port");
@@ -553,7 +589,7 @@ static void reload_applies_referrals_and_listing_mode_with_a_log_change_event(vo
 	CU_ASSERT_EQUAL(le32toh(aer.cqe.result.u32), 0x0070f002u);
 	/* The same file again changes nothing. */
 	json_array_clear(changes);
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
 	json_decref(changes);
 	teardown();
@@ -571,7 +607,7 @@ static void reload_applies_changed_log_levels(void)
 	Next.target.log_level[NVMF_LOGC_TCP] = NVMF_LOG_DEBUG;
 	json_t *changes = json_array();
 	char err[512] = "";
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 2);
 	CU_ASSERT_STRING_EQUAL(change(changes, 0), "nvmf_target.log_level: tcp debug");
 	CU_ASSERT_STRING_EQUAL(change(changes, 1), "nvmf_target.log_level: auth info");
@@ -595,7 +631,7 @@ static void reload_returns_an_unnamed_component_to_the_command_line_level(void)
 	Next.target.log_level[NVMF_LOGC_AUTH] = -1;
 	json_t *changes = json_array();
 	char err[512] = "";
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(change(changes, 0), "nvmf_target.log_level: auth error");
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&F.tgt, NVMF_LOGC_AUTH), NVMF_LOG_ERROR);
 	json_decref(changes);
@@ -617,7 +653,7 @@ static void reload_changes_discovery_kato_of_later_discovery_controllers(void)
 	Next.target.discovery_kato = 9;
 	json_t *changes = json_array();
 	char err[512] = "";
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 1);
 	CU_ASSERT_STRING_EQUAL(
 		change(changes, 0),
@@ -639,7 +675,7 @@ static void resv_enable_changes_only_on_a_disabled_namespace(void)
 	json_t *changes = json_array();
 	setup();
 	same_as_running()->ns[0].resv_enable = true;
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(
 		err,
 		"subsystems[0].namespaces[0] (" FX_SUBNQN ", nsid 1): resv.enable differs "
@@ -652,11 +688,11 @@ static void resv_enable_changes_only_on_a_disabled_namespace(void)
 
 	/* Disabled first, then on with reservations. */
 	same_as_running()->ns[0].enable = false;
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	Next.subsystems[0].ns[0].enable = true;
 	Next.subsystems[0].ns[0].resv_enable = true;
 	json_array_clear(changes);
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(change(changes, 0),
 			       "subsystem " FX_SUBNQN ": namespace 1: reservations on");
 	CU_ASSERT_STRING_EQUAL(change(changes, 1), "subsystem " FX_SUBNQN ": namespace 1 enabled");
@@ -680,7 +716,7 @@ static void resv_enable_change_is_undone_with_a_failed_reload(void)
 	s->ns[0].resv_enable = true;
 	struct nvmf_subsys_config *n = fx_cfg_subsys(&Next, NEW_NQN, NULL, 4);
 	fx_cfg_ns(n, 1, NVMF_BACKEND_FILE, 0, 512)->path = strdup("/nonexistent/reload/ns.img");
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EIO);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EIO);
 	CU_ASSERT_FALSE(subsys(FX_SUBNQN)->cfg->ns[0].resv_enable);
 	json_decref(changes);
 	teardown();
@@ -696,7 +732,7 @@ static void refused_new_namespace_is_named_by_its_index_in_the_file(void)
 	fx_cfg_ns(s, 4, NVMF_BACKEND_FILE, 0, 512)->path = strdup("/nonexistent/reload/ns4.img");
 	json_t *changes = json_array();
 	char err[512] = "";
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EIO);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EIO);
 	CU_ASSERT_STRING_EQUAL(err, "subsystems[0].namespaces[3] (subsystem " FX_SUBNQN
 				    ", namespace 4): "
 				    "/nonexistent/reload/ns4.img: No such file or directory");
@@ -727,7 +763,7 @@ static void defaults_written_out_change_nothing(void)
 	nvmf_ns_derived_uuid(FX_SUBNQN, 1, s->ns[0].uuid);
 	json_t *changes = json_array();
 	char err[512] = "";
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(err, "");
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
 	json_decref(changes);
@@ -743,7 +779,7 @@ static void changed_default_is_refused_with_both_values(void)
 	setup();
 	same_as_running();
 	Next.ports[0].maxh2cdata = 65536;
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(
 		err,
 		"ports[0] (port 1): param.nvmf_maxh2cdata differs (running 131072, file 65536); "
@@ -753,7 +789,7 @@ static void changed_default_is_refused_with_both_values(void)
 
 	setup();
 	same_as_running()->version = 0x00010300;
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err,
 			       "subsystems[0] (" FX_SUBNQN
 			       "): attr.version differs (running 2.0, file 1.3); "
@@ -764,7 +800,7 @@ static void changed_default_is_refused_with_both_values(void)
 	struct nvmf_subsys_config *s = same_as_running();
 	s->ns[0].has_uuid = true;
 	memset(s->ns[0].uuid, 0x11, 16);
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "subsystems[0].namespaces[0] (" FX_SUBNQN
 				    ", nsid 1): device.uuid differs; "
 				    "remove the namespace and add it anew");
@@ -773,7 +809,50 @@ static void changed_default_is_refused_with_both_values(void)
 	json_decref(changes);
 }
 
+/* A reload that would close a file namespace whose backing file was deleted (the file
+ * no longer names it) is refused naming it, nothing changed; forced, it goes through. */
+static void reload_closing_a_deleted_file_is_refused_unless_forced(void)
+{
+	setup();
+	same_as_running();
+	char dir[] = "/tmp/nvmf-rlgone-XXXXXX", img[96], err[768] = "", want[768];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(img, sizeof(img), "%s/ns.img", dir);
+	struct nvmf_ns_config nc = { .nsid = 5,
+				     .enable = true,
+				     .path = img,
+				     .kind = NVMF_BACKEND_FILE,
+				     .size_bytes = 1u << 20,
+				     .create = true,
+				     .buffered = true };
+	uint32_t nsid;
+	struct nvmf_subsys *s = subsys(FX_SUBNQN);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_ns_add(&F.tgt, s, &nc, 1, &nsid, err, sizeof(err)), 0);
+	struct nvmf_ns *ns = nvmf_subsys_ns(s, 5);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ns);
+	CU_ASSERT_EQUAL_FATAL(unlink(img), 0);
+	json_t *changes = json_array();
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EBUSY);
+	snprintf(want, sizeof(want),
+		 "subsystem " FX_SUBNQN ", namespace 5: its backing file %s has been deleted; "
+		 "closing it discards its data: restore it (e.g. ln /proc/%d/fd/%d %s) or pass "
+		 "--force",
+		 img, (int)getpid(), ns->bdev->fd, img);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	CU_ASSERT_PTR_EQUAL(nvmf_subsys_ns(s, 5), ns);
+	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, true, changes, err, sizeof(err)), 0);
+	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(s, 5));
+	json_decref(changes);
+	rmdir(dir);
+	teardown();
+}
+
 const struct unit_test reload_tests[] = {
+	{ "refused_reload_deletes_the_file_it_created",
+	  refused_reload_deletes_the_file_it_created },
+	{ "reload_closing_a_deleted_file_is_refused_unless_forced",
+	  reload_closing_a_deleted_file_is_refused_unless_forced },
 	{ "reload_applies_referrals_and_listing_mode_with_a_log_change_event",
 	  reload_applies_referrals_and_listing_mode_with_a_log_change_event },
 	{ "reload_changes_discovery_kato_of_later_discovery_controllers",

@@ -137,8 +137,8 @@ static void missing_required_is_32602_saying_what_it_takes(void)
 
 static void unknown_parameter_is_32602_listing_the_methods_own(void)
 {
-	expect("namespace_remove", "{\"nqn\":\"nqn.a\",\"nsid\":1,\"force\":true}",
-	       "unknown parameter 'force' (namespace_remove takes: nqn, nsid)");
+	expect("namespace_remove", "{\"nqn\":\"nqn.a\",\"nsid\":1,\"forced\":true}",
+	       "unknown parameter 'forced' (namespace_remove takes: nqn, nsid, force)");
 	expect("version", "{\"x\":1}", "unknown parameter 'x' (version takes: no parameters)");
 	expect("host_dhchap_set", "{\"host\":\"nqn.h\",\"secret\":\"x\"}",
 	       "unknown parameter 'secret' (host_dhchap_set takes: host, key, ctrl_key, hash, dhgroup)");

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "subsystem/backend.h"
 #include "tests/unit/subsystem/backend_util.h"
@@ -637,6 +638,73 @@ static void file_create_failure_removes_the_created_file(void)
 	fixture_fini(&f);
 }
 
+/* Two namespaces of one process on one file: the second open is refused, naming the
+ * path and this process; once the first closes (its lock goes with it), it opens. */
+static void file_second_open_in_this_process_is_refused_until_the_first_closes(void)
+{
+	struct fixture f;
+	fixture_init(&f, "/tmp");
+	struct nvmf_ns_config c = file_cfg(f.path, 1u << 20, true);
+	struct nvmf_bdev *b = nvmf_bdev_open(&c, f.err, sizeof(f.err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	c.create = false;
+	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, f.err, sizeof(f.err)));
+	char want[512];
+	snprintf(want, sizeof(want),
+		 "%s is in use by this process (pid %d): another of its namespaces serves it, "
+		 "or is closing after its last command",
+		 f.path, (int)getpid());
+	CU_ASSERT_STRING_EQUAL(f.err, want);
+	CU_ASSERT_EQUAL(access(f.path, F_OK), 0); /* not created by the refused open: kept */
+	nvmf_bdev_close(b);
+	b = nvmf_bdev_open(&c, f.err, sizeof(f.err));
+	CU_ASSERT_PTR_NOT_NULL(b);
+	nvmf_bdev_close(b);
+	fixture_fini(&f);
+}
+
+/* A file another process has open (another nvmf-target): refused, naming its pid. */
+static void file_locked_by_another_process_is_refused_naming_its_pid(void)
+{
+	struct fixture f;
+	fixture_init(&f, "/tmp");
+	write_file(f.path, 1u << 20);
+	int ready[2], hold[2];
+	CU_ASSERT_FATAL(pipe(ready) == 0 && pipe(hold) == 0);
+	pid_t child = fork();
+	CU_ASSERT_FATAL(child >= 0);
+	if (child == 0) {
+		close(hold[1]); /* so the parent's close is the end of the pipe */
+		struct nvmf_ns_config cc = file_cfg(f.path, 0, false);
+		char e[256];
+		struct nvmf_bdev *cb = nvmf_bdev_open(&cc, e, sizeof(e));
+		char ok = cb ? 'y' : 'n', x;
+		if (write(ready[1], &ok, 1) != 1 || read(hold[0], &x, 1) < 0)
+			_exit(1);
+		_exit(0); /* the lock goes with the process */
+	}
+	char ok = 0;
+	CU_ASSERT_EQUAL(read(ready[0], &ok, 1), 1);
+	CU_ASSERT_EQUAL(ok, 'y');
+	struct nvmf_ns_config c = file_cfg(f.path, 0, false);
+	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, f.err, sizeof(f.err)));
+	char want[512];
+	snprintf(want, sizeof(want), "%s is in use by another process (pid %d)", f.path,
+		 (int)child);
+	CU_ASSERT_STRING_EQUAL(f.err, want);
+	close(hold[1]); /* the child exits */
+	int status;
+	CU_ASSERT_EQUAL(waitpid(child, &status, 0), child);
+	struct nvmf_bdev *b = nvmf_bdev_open(&c, f.err, sizeof(f.err));
+	CU_ASSERT_PTR_NOT_NULL(b);
+	if (b)
+		nvmf_bdev_close(b);
+	close(ready[0]);
+	close(ready[1]);
+	close(hold[0]);
+	fixture_fini(&f);
+}
+
 /* I/O hints of a file: its file system's block (st_blksize) for writes, hole punching
  * and the preferred I/O size. */
 static void file_hints_are_the_file_system_block(void)
@@ -694,6 +762,10 @@ const struct unit_test backend_file_tests[] = {
 	{ "many_concurrent_ios_complete_exactly_once", many_concurrent_ios_complete_exactly_once },
 	{ "submit_returns_eagain_when_the_ring_is_full",
 	  submit_returns_eagain_when_the_ring_is_full },
+	{ "file_second_open_in_this_process_is_refused_until_the_first_closes",
+	  file_second_open_in_this_process_is_refused_until_the_first_closes },
+	{ "file_locked_by_another_process_is_refused_naming_its_pid",
+	  file_locked_by_another_process_is_refused_naming_its_pid },
 	{ "file_create_failure_removes_the_created_file",
 	  file_create_failure_removes_the_created_file },
 	{ NULL, NULL },

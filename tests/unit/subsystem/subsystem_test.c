@@ -4,8 +4,10 @@
 #include <CUnit/CUnit.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include "subsystem/subsystem.h"
 #include "tests/unit/suites.h"
 
@@ -108,7 +110,38 @@ static void port_address_for_messages_brackets_ipv6(void)
 	CU_ASSERT_STRING_EQUAL(nvmf_port_config_addr(&pc, b, sizeof(b)), "10.0.0.1:4420");
 }
 
+/* A start (or subsystem add) whose later namespace does not open: the file an earlier
+ * namespace's open created (nvmf_create) is removed with the half-built subsystem. */
+static void failed_build_removes_the_file_it_created(void)
+{
+	char dir[] = "/tmp/nvmf-build-XXXXXX", img[96], missing[96], err[512];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(img, sizeof(img), "%s/new.img", dir);
+	snprintf(missing, sizeof(missing), "%s/missing.img", dir);
+	struct nvmf_ns_config ns[2] = {
+		{ .nsid = 1,
+		  .enable = true,
+		  .path = img,
+		  .kind = NVMF_BACKEND_FILE,
+		  .size_bytes = 1u << 20,
+		  .create = true,
+		  .buffered = true },
+		{ .nsid = 2, .enable = true, .path = missing, .kind = NVMF_BACKEND_FILE },
+	};
+	struct nvmf_subsys_config sc;
+	memset(&sc, 0, sizeof(sc));
+	snprintf(sc.nqn, sizeof(sc.nqn), "nqn.2026-12.io.nvmf-rdma:build");
+	sc.ns = ns;
+	sc.n_ns = 2;
+	CU_ASSERT_PTR_NULL(nvmf_subsys_build(&sc, 0, err, sizeof(err)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "missing.img: No such file or directory"));
+	CU_ASSERT_EQUAL(access(img, F_OK), -1);
+	unlink(img);
+	rmdir(dir);
+}
+
 const struct unit_test subsystem_model_tests[] = {
+	{ "failed_build_removes_the_file_it_created", failed_build_removes_the_file_it_created },
 	{ "port_queue_size_minus_one_means_default_and_is_clamped",
 	  port_queue_size_minus_one_means_default_and_is_clamped },
 	{ "port_inline_size_minus_one_means_default_and_zero_means_none",

@@ -764,7 +764,7 @@ static void reload_with_the_same_ana_config_changes_nothing(void)
 	json_t *changes = json_array();
 	char err[512] = "";
 	uint64_t before = F.tgt.ana_chgcnt;
-	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
 	CU_ASSERT_EQUAL(F.tgt.ana_chgcnt, before);
 	json_decref(changes);
@@ -790,7 +790,7 @@ static void reload_applies_states_and_group_moves_live_with_notices(void)
 	next.subsystems[0].ns[2].anagrpid = 9;
 	json_t *changes = json_array();
 	char err[512] = "";
-	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_tgt_reload(&F.tgt, &next, false, changes, err, sizeof(err)), 0);
 	const char *want[] = {
 		"port 1: ANA group 2 inaccessible (was non-optimized)",
 		"port 1: ANA group 9 optimized (was inaccessible)",
@@ -829,7 +829,7 @@ static void reload_that_fails_leaves_the_states_as_they_were(void)
 	bad->path = strdup("/nonexistent/dir/ns4");
 	json_t *changes = json_array();
 	char err[512] = "";
-	CU_ASSERT_NOT_EQUAL(nvmf_tgt_reload(&F.tgt, &next, changes, err, sizeof(err)), 0);
+	CU_ASSERT_NOT_EQUAL(nvmf_tgt_reload(&F.tgt, &next, false, changes, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
 	CU_ASSERT_EQUAL(port(1)->ana_state[2], NONOPT);
 	CU_ASSERT_EQUAL(nvmf_port_config_ana_state(port(1)->cfg, 2), NONOPT);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include "subsystem/created.h"
@@ -321,6 +322,50 @@ static void disabled_ram_namespace_keeps_its_data_until_removed(void)
 	memset(in, 0xff, sizeof(in));
 	CU_ASSERT_EQUAL(fx_cmd(&Q, &r, in, sizeof(in), NULL), 0);
 	CU_ASSERT_EQUAL(memcmp(in, zero, sizeof(in)), 0);
+	teardown();
+}
+
+/* An add that created a file and then failed (a later entry of the batch takes the same
+ * nsid) removes the file it created and records nothing; a file that was there before
+ * stays. */
+static void failed_add_removes_only_the_file_it_created(void)
+{
+	setup();
+	char dir[] = "/tmp/nvmf-nsfail-XXXXXX", rec[96], img[96], err[1024];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(rec, sizeof(rec), "%s/rec.json", dir);
+	snprintf(img, sizeof(img), "%s/ns.img", dir);
+	struct nvmf_created record;
+	CU_ASSERT_EQUAL_FATAL(nvmf_created_open(&record, rec, err, sizeof(err)), 0);
+	F.tgt.created = &record;
+	struct nvmf_ns_config ncs[2] = { ram_ns(9, MIB, 512), ram_ns(9, MIB, 512) };
+	ncs[0].kind = NVMF_BACKEND_FILE;
+	ncs[0].path = img;
+	ncs[0].create = ncs[0].buffered = true;
+	uint32_t nsids[2];
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_add(&F.tgt, subsys(), ncs, 2, nsids, err, sizeof(err)),
+			-EEXIST);
+	CU_ASSERT_STRING_EQUAL(err, "namespaces[1]: nsid 9 is in use in subsystem " FX_SUBNQN);
+	CU_ASSERT_EQUAL(access(img, F_OK), -1); /* created by the failed add: gone */
+	CU_ASSERT_PTR_NULL(nvmf_created_when(&record, img));
+	CU_ASSERT_EQUAL(access(rec, F_OK), -1); /* nothing recorded */
+	/* The same with the file there before: it stays, with its data. */
+	int fd = open(img, O_RDWR | O_CREAT, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(pwrite(fd, "data", 4, 0), 4);
+	CU_ASSERT_EQUAL(ftruncate(fd, MIB), 0);
+	close(fd);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_add(&F.tgt, subsys(), ncs, 2, nsids, err, sizeof(err)),
+			-EEXIST);
+	struct stat st;
+	CU_ASSERT_EQUAL(stat(img, &st), 0);
+	CU_ASSERT_EQUAL(st.st_size, MIB);
+	CU_ASSERT_PTR_NULL(nvmf_subsys_ns(subsys(), 9));
+	F.tgt.created = NULL;
+	nvmf_created_free(&record);
+	unlink(img);
+	unlink(rec);
+	rmdir(dir);
 	teardown();
 }
 
@@ -686,6 +731,8 @@ static void a_file_or_an_identifier_serves_one_namespace(void)
 }
 
 const struct unit_test namespace_tests[] = {
+	{ "failed_add_removes_only_the_file_it_created",
+	  failed_add_removes_only_the_file_it_created },
 	{ "a_file_or_an_identifier_serves_one_namespace",
 	  a_file_or_an_identifier_serves_one_namespace },
 	{ "added_namespace_is_announced_and_serves_io",

@@ -12,7 +12,7 @@ static void missing_and_extra_arguments_are_named(void)
 {
 	struct parsed p;
 	expect_usage(parse(&p, "namespace", "remove", "nqn.a", NULL),
-		     "namespace remove: missing NSID (usage: namespace remove NQN NSID)");
+		     "namespace remove: missing NSID (usage: namespace remove NQN NSID [--force])");
 	expect_usage(parse(&p, "namespace", "resize", NULL),
 		     "namespace resize: missing NQN (usage: namespace resize NQN NSID [SIZE])");
 	expect_usage(parse(&p, "host", "add", "nqn.a", NULL),
