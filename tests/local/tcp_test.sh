@@ -443,7 +443,8 @@ EPH_SOCK="$ST/ctl.sock"
 ctl() { timeout 30 "$CTL" -s "$EPH_SOCK" "$@"; }
 EPORT=
 for try in 1 2 3 4 5 6 7 8; do
-    EPORT=$((EPH_LO + RANDOM % (EPH_HI - EPH_LO + 1)))
+    # 40 ports above it stay in the range: ports 3 and 4 are added there below.
+    EPORT=$((EPH_LO + RANDOM % (EPH_HI - EPH_LO - 40)))
     write_config "$ST/eph.json" "$EPORT"
     "$TGT" -c "$ST/eph.json" --rpc-socket "$EPH_SOCK" > "$ST/eph.log" 2>&1 &
     EPH_PID=$!
