@@ -74,7 +74,7 @@ SYSTEMD_LIBS = $(shell pkg-config --libs libsystemd || echo PKG-CONFIG-FAILED-ru
 
 # Library code of each layer. Programs live in app/ (app/nvmf-target, app/nvmf-targetctl,
 # app/nvmf), outside every library.
-LIB_DIRS := util nvme rdma rdma/host rdma/target tcp/host tcp/target loop/host loop/target subsystem target \
+LIB_DIRS := util nvme tls rdma rdma/host rdma/target tcp/host tcp/target loop/host loop/target subsystem target \
 	    control initiator
 LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)

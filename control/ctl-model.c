@@ -216,6 +216,8 @@ json_t *nvmf_ctl_running_config(const struct nvmf_tgt *tgt)
 			if (*json_string_value(json_object_get(d, "ctrl_key")))
 				json_object_set_new(d, "ctrl_key", json_string("(secret)"));
 		}
+		if (json_object_get(h, "nvmf_tls_key"))
+			json_object_set_new(h, "nvmf_tls_key", json_string("(secret)"));
 	}
 	return j;
 }

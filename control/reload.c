@@ -346,6 +346,7 @@ static bool port_diff(const struct nvmf_port_config *a, const struct nvmf_port_c
 	       differs_str(d, "addr.trsvcid", a->trsvcid[0] ? a->trsvcid : "4420",
 			   b->trsvcid[0] ? b->trsvcid : "4420") ||
 	       differs_num(d, "addr.treq", a->treq, b->treq) ||
+	       differs_str(d, "addr.tsas", a->tsas ? "tls1.3" : "none", b->tsas ? "tls1.3" : "none") ||
 	       differs_num(d, "param.inline_data_size", eff_inline(a->inline_data_size),
 			   eff_inline(b->inline_data_size)) ||
 	       differs_num(d, "param.max_queue_size", eff_queue_size(a->max_queue_size),
@@ -826,6 +827,18 @@ static bool dhchap_changed(const struct nvmf_config *a, const struct nvmf_config
 	return false;
 }
 
+/* Whether the hosts' TLS PSKs differ (compared in order; the file's). */
+static bool tls_keys_changed(const struct nvmf_config *a, const struct nvmf_config *b)
+{
+	if (a->n_tls_keys != b->n_tls_keys)
+		return true;
+	for (size_t i = 0; i < a->n_tls_keys; i++)
+		if (strcmp(a->tls_keys[i].hostnqn, b->tls_keys[i].hostnqn) ||
+		    strcmp(a->tls_keys[i].key, b->tls_keys[i].key))
+			return true;
+	return false;
+}
+
 /* Whether a namespace the reload would close (removals below) is a file namespace whose
  * backing file was deleted: its data would go with the close. -EBUSY with @err, or 0. */
 static int refuse_discard(const struct nvmf_tgt *tgt, const struct nvmf_config *next, char *err,
@@ -870,7 +883,10 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, bool f
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	if (nvmf_config_dhchap_dup(next->dhchap, next->n_dhchap, &dhchap)) {
+	struct nvmf_tls_key_config *tls_keys = NULL;
+	if (nvmf_config_dhchap_dup(next->dhchap, next->n_dhchap, &dhchap) ||
+	    nvmf_config_tls_keys_dup(next->tls_keys, next->n_tls_keys, &tls_keys)) {
+		nvmf_config_dhchap_free(dhchap, next->n_dhchap);
 		for (size_t i = 0; i < next->n_hosts; i++)
 			free(hosts[i]);
 		free(hosts);
@@ -886,6 +902,7 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, bool f
 			free(hosts[i]);
 		free(hosts);
 		nvmf_config_dhchap_free(dhchap, next->n_dhchap);
+		nvmf_config_tls_keys_free(tls_keys, next->n_tls_keys);
 		nvmf_host_auth_list_free(keys);
 		disc_plan_free(&disc, next->n_ports);
 		snprintf(err, errlen, "out of memory");
@@ -912,6 +929,7 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, bool f
 			free(hosts[i]);
 		free(hosts);
 		nvmf_config_dhchap_free(dhchap, next->n_dhchap);
+		nvmf_config_tls_keys_free(tls_keys, next->n_tls_keys);
 		nvmf_host_auth_list_free(keys);
 		disc_plan_free(&disc, next->n_ports);
 		nvmf_ana_reload_free(ana);
@@ -937,6 +955,12 @@ int nvmf_tgt_reload(struct nvmf_tgt *tgt, const struct nvmf_config *next, bool f
 	nvmf_config_dhchap_free(tgt->cfg->dhchap, tgt->cfg->n_dhchap);
 	tgt->cfg->dhchap = dhchap;
 	tgt->cfg->n_dhchap = next->n_dhchap;
+	/* TLS PSKs: every handshake from now on (connected queues keep their session). */
+	if (tls_keys_changed(tgt->cfg, next))
+		note(&pl, "hosts: TLS PSKs changed (used from the next connection)");
+	nvmf_config_tls_keys_free(tgt->cfg->tls_keys, tgt->cfg->n_tls_keys);
+	tgt->cfg->tls_keys = tls_keys;
+	tgt->cfg->n_tls_keys = next->n_tls_keys;
 	for (size_t i = pl.first_change; i < json_array_size(changes); i++)
 		nvmf_log(tgt, NVMF_LOG_INFO, "reload: %s",
 			 json_string_value(json_array_get(changes, i)));

@@ -28,6 +28,8 @@
 #include <sys/stat.h>
 #include "nvme/dhchap.h"
 #include "nvme/identify.h"
+#include "nvme/wire.h"
+#include "nvme/tls-psk.h"
 #include "subsystem/config_ana.h"
 #include "subsystem/config_json.h"
 #include "util/addr.h"
@@ -551,30 +553,29 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 				c, base, "treq",
 				"%s is not \"not specified\", \"required\" or \"not required\"",
 				cfg_quote(treq, b, sizeof(b)));
-		/* Advertising a requirement the port does not enforce would mislead hosts. */
-		if (p->treq == 1)
-			return cfg_fail(
-				c, base, "treq",
-				"\"required\" asks for a secure channel (TLS), which "
-				"%s ports of this target do not have; use \"not specified\" or \"not required\"",
-				p->trtype);
 	}
 	/* The kernel's addr_tsas as nvmetcli saves it (kernel 6.7 on): "none" or "tls1.3" on
-	 * a tcp port, the QP type "connected" on an rdma port (ours are). Ignoring "tls1.3"
-	 * would serve in the clear a port set up for TLS. */
+	 * a tcp port, the QP type "connected" on an rdma port (ours are). */
 	if (cfg_get_str(c, a, base, "tsas", false, &tsas))
 		return -1;
 	bool tcp = !strcmp(p->trtype, "tcp");
 	if (tsas && *tsas && strcmp(tsas, "none") && (tcp || strcmp(tsas, "connected"))) {
-		if (!strcmp(tsas, "tls1.3"))
+		if (strcmp(tsas, "tls1.3") || !tcp)
 			return cfg_fail(c, base, "tsas",
-					"\"tls1.3\" asks for TLS, which %s ports of this "
-					"target do not have; use \"none\" (or leave it out)",
-					p->trtype);
-		return cfg_fail(c, base, "tsas", "%s is not a security type this target takes (%s)",
-				cfg_quote(tsas, b, sizeof(b)),
-				tcp ? "\"none\"" : "\"none\" or \"connected\"");
+					"%s is not a security type this target takes on %s ports (%s)",
+					cfg_quote(tsas, b, sizeof(b)), p->trtype,
+					tcp ? "\"none\" or \"tls1.3\"" : "\"none\" or \"connected\"");
+		p->tsas = NVMF_TCP_SECTYPE_TLS13;
+		/* As the kernel: a TLS port requires it unless told the host may choose. */
+		if (p->treq == NVMF_TREQ_NOT_SPECIFIED)
+			p->treq = NVMF_TREQ_REQUIRED;
 	}
+	/* Advertising a requirement the port does not enforce would mislead hosts. */
+	if (p->treq == NVMF_TREQ_REQUIRED && p->tsas != NVMF_TCP_SECTYPE_TLS13)
+		return cfg_fail(c, base, "treq",
+				"\"required\" asks for a secure channel, which %s: set "
+				"addr.tsas to \"tls1.3\" (tcp ports), or use \"not specified\"",
+				tcp ? "needs addr.tsas \"tls1.3\"" : "rdma ports do not have");
 	return 0;
 }
 
@@ -891,6 +892,79 @@ static int parse_dhchap(struct cfg_ctx *c, json_t *h, const char *base, const ch
 	return 0;
 }
 
+/* hosts[].nvmf_tls_key / nvmf_tls_key_file: the host's configured TLS PSK, inline or in
+ * a file. A secret must not be readable by others: the file named, or the configuration
+ * holding it inline, must have no group or other permission bits. No message shows it. */
+static int parse_tls_key(struct cfg_ctx *c, json_t *h, const char *base, const char *nqn,
+			 struct nvmf_config *cfg)
+{
+	const char *key, *file;
+	char why[160], b[80];
+	struct stat st;
+	struct nvme_tls_psk psk;
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (cfg_get_str(c, h, base, "nvmf_tls_key", false, &key) ||
+	    cfg_get_str(c, h, base, "nvmf_tls_key_file", false, &file))
+		return -1;
+	if (key && !*key)
+		key = NULL;
+	if (file && !*file)
+		file = NULL;
+	if (!key && !file)
+		return 0;
+	if (key && file)
+		return cfg_fail(c, base, "nvmf_tls_key_file",
+				"set beside nvmf_tls_key: give the key one way");
+	if (key && !strcmp(key, "(secret)"))
+		return cfg_fail(c, base, "nvmf_tls_key",
+				"\"(secret)\" is the placeholder config show prints; the file "
+				"needs the key itself (config save writes it)");
+	if (key && c->path && stat(c->path, &st) == 0 && (st.st_mode & 077))
+		return cfg_fail(c, base, "nvmf_tls_key",
+				"a TLS PSK inline in a file others can read (%s has mode %04o): "
+				"chmod 600 it, or put the key in a file named by nvmf_tls_key_file",
+				c->path, (unsigned)(st.st_mode & 07777));
+	if (file) {
+		if (file[0] != '/')
+			return cfg_fail(c, base, "nvmf_tls_key_file", "%s is not an absolute path",
+					cfg_quote(file, b, sizeof(b)));
+		text = nvmf_read_regular_file(file, 4096, &len, &rc, why, sizeof(why));
+		if (!text)
+			return cfg_fail(c, base, "nvmf_tls_key_file", "%s: %s", file, why);
+		if (stat(file, &st) == 0 && (st.st_mode & 077)) {
+			explicit_bzero(text, len);
+			free(text);
+			return cfg_fail(c, base, "nvmf_tls_key_file",
+					"%s can be read by others (mode %04o): chmod 600 it", file,
+					(unsigned)(st.st_mode & 07777));
+		}
+		/* As nvme gen-tls-key writes it: one line. */
+		while (len && strchr(" \t\r\n", text[len - 1]))
+			text[--len] = 0;
+		key = text;
+	}
+	rc = nvme_tls_psk_parse(key, &psk, why, sizeof(why));
+	explicit_bzero(&psk, sizeof(psk));
+	if (rc) {
+		if (text) {
+			explicit_bzero(text, len);
+			free(text);
+		}
+		return cfg_fail(c, base, file ? "nvmf_tls_key_file" : "nvmf_tls_key", "%s%s%s",
+				file ? file : "", file ? ": " : "", why);
+	}
+	struct nvmf_tls_key_config *e = &cfg->tls_keys[cfg->n_tls_keys++];
+	e->hostnqn = strdup(nqn);
+	e->key = text ? text : strdup(key);
+	e->key_file = file ? strdup(file) : NULL;
+	if (!e->hostnqn || !e->key || (file && !e->key_file))
+		return cfg_fail(c, base, NULL, "out of memory");
+	return 0;
+}
+
 /* hosts[].nqn (informational: access control is each subsystem's allowed_hosts). */
 static int parse_hosts(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 {
@@ -904,19 +978,22 @@ static int parse_hosts(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 	if (!arr)
 		return 0;
 	if (!(cfg->hosts = calloc(json_array_size(arr) + 1, sizeof(char *))) ||
-	    !(cfg->dhchap = calloc(json_array_size(arr) + 1, sizeof(*cfg->dhchap))))
+	    !(cfg->dhchap = calloc(json_array_size(arr) + 1, sizeof(*cfg->dhchap))) ||
+	    !(cfg->tls_keys = calloc(json_array_size(arr) + 1, sizeof(*cfg->tls_keys))))
 		return cfg_fail(c, "hosts", NULL, "out of memory");
 	json_array_foreach(arr, i, h) {
 		snprintf(base, sizeof(base), "hosts[%zu]", i);
 		if (!json_is_object(h))
 			return cfg_fail(c, base, NULL, "expected an object, got %s",
 					cfg_show(h, b, sizeof(b)));
-		/* nvmetcli's host: its NQN and the dhchap attribute group, nothing else. */
-		static const char *const known[] = { "nqn", "dhchap", NULL };
+		/* nvmetcli's host: its NQN and the dhchap attribute group; our TLS PSK. */
+		static const char *const known[] = { "nqn", "dhchap", "nvmf_tls_key",
+						     "nvmf_tls_key_file", NULL };
 		if (cfg_check_keys(c, h, base, known, NULL))
 			return -1;
 		if (cfg_get_str(c, h, base, "nqn", true, &nqn) ||
-		    cfg_check_nqn(c, base, "nqn", nqn) || parse_dhchap(c, h, base, nqn, cfg))
+		    cfg_check_nqn(c, base, "nqn", nqn) || parse_dhchap(c, h, base, nqn, cfg) ||
+		    parse_tls_key(c, h, base, nqn, cfg))
 			return -1;
 		for (size_t p = 0; p < i; p++)
 			if (!strcmp(cfg->hosts[p], nqn))
@@ -1007,10 +1084,10 @@ static int parse_root(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 	return cfg_check_ns_groups(c, cfg);
 }
 
-static int finish(json_t *root, json_error_t *jerr, struct nvmf_config *cfg, char *err,
-		  size_t errlen)
+static int finish(json_t *root, json_error_t *jerr, struct nvmf_config *cfg, const char *path,
+		  char *err, size_t errlen)
 {
-	struct cfg_ctx c = { .err = err, .errlen = errlen };
+	struct cfg_ctx c = { .err = err, .errlen = errlen, .path = path };
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -1039,7 +1116,7 @@ int nvmf_config_parse(const char *json, struct nvmf_config *cfg, char *err, size
 	json_error_t jerr;
 	json_t *root = json_loads(json, JSON_REJECT_DUPLICATES, &jerr);
 
-	return finish(root, &jerr, cfg, err, errlen);
+	return finish(root, &jerr, cfg, NULL, err, errlen);
 }
 
 int nvmf_config_load(const char *path, struct nvmf_config *cfg, char *err, size_t errlen)
@@ -1079,7 +1156,7 @@ int nvmf_config_load(const char *path, struct nvmf_config *cfg, char *err, size_
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	explicit_bzero(text, len); /* it may hold DH-HMAC-CHAP secrets */
 	free(text);
-	return finish(root, &jerr, cfg, err, errlen);
+	return finish(root, &jerr, cfg, path, err, errlen);
 }
 
 const char *nvmf_backend_kind_name(enum nvmf_backend_kind kind)
@@ -1170,6 +1247,47 @@ void nvmf_config_dhchap_free(struct nvmf_dhchap_config *d, size_t n)
 	for (size_t i = 0; d && i < n; i++)
 		nvmf_config_dhchap_clear(&d[i]);
 	free(d);
+}
+
+void nvmf_config_tls_keys_free(struct nvmf_tls_key_config *k, size_t n)
+{
+	for (size_t i = 0; k && i < n; i++) {
+		if (k[i].key) {
+			explicit_bzero(k[i].key, strlen(k[i].key));
+			free(k[i].key);
+		}
+		free(k[i].hostnqn);
+		free(k[i].key_file);
+	}
+	free(k);
+}
+
+int nvmf_config_tls_keys_dup(const struct nvmf_tls_key_config *src, size_t n,
+			     struct nvmf_tls_key_config **out)
+{
+	*out = NULL;
+	if (!n)
+		return 0;
+	struct nvmf_tls_key_config *d = calloc(n, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (!(d[i].hostnqn = strdup(src[i].hostnqn)) || !(d[i].key = strdup(src[i].key)) ||
+		    (src[i].key_file && !(d[i].key_file = strdup(src[i].key_file)))) {
+			nvmf_config_tls_keys_free(d, n);
+			return -ENOMEM;
+		}
+	*out = d;
+	return 0;
+}
+
+const struct nvmf_tls_key_config *nvmf_config_tls_key(const struct nvmf_config *cfg,
+						       const char *host)
+{
+	for (size_t i = 0; i < cfg->n_tls_keys; i++)
+		if (!strcmp(cfg->tls_keys[i].hostnqn, host))
+			return &cfg->tls_keys[i];
+	return NULL;
 }
 
 static bool dup_opt(const char *s, char **out)
@@ -1287,6 +1405,7 @@ void nvmf_config_free(struct nvmf_config *cfg)
 		return;
 	free_list(cfg->hosts, cfg->n_hosts);
 	nvmf_config_dhchap_free(cfg->dhchap, cfg->n_dhchap);
+	nvmf_config_tls_keys_free(cfg->tls_keys, cfg->n_tls_keys);
 	for (size_t i = 0; cfg->ports && i < cfg->n_ports; i++)
 		nvmf_config_port_clear(&cfg->ports[i]);
 	free(cfg->ports);

@@ -98,7 +98,11 @@ struct nvmf_port_config {
 	int adrfam;       /* AF_INET or AF_INET6 */
 	char traddr[256]; /* numeric address; "0.0.0.0" / "::" = any */
 	char trsvcid[32]; /* decimal port; default "4420" */
-	uint8_t treq;     /* discovery log TREQ byte: 0 not specified, 1 required, 2 not required */
+	uint8_t treq;     /* discovery log TREQ byte: 0 not specified, 1 required, 2 not required;
+				     * a tls1.3 port's "not specified" is loaded as required */
+	uint8_t tsas;     /* addr.tsas of a tcp port: NVMF_TCP_SECTYPE_NONE (0), or
+				     * NVMF_TCP_SECTYPE_TLS13 (2): TLS 1.3 with a PSK, required
+				     * (treq 1) or the host's choice (treq 2) */
 	uint32_t inline_data_size;   /* param.inline_data_size bytes; -1 in the file = default */
 	uint32_t max_queue_size;     /* param.max_queue_size entries; -1 = default */
 	uint32_t mdts;               /* param.mdts (the kernel's param_mdts, 6.x on): MDTS of
@@ -185,6 +189,16 @@ struct nvmf_dhchap_config {
 	char *dhgroup;  /* "null", "ffdhe2048" ...; NULL: null */
 };
 
+/* hosts[].nvmf_tls_key or hosts[].nvmf_tls_key_file of a host with a TLS pre-shared key
+ * (NVMe/TCP secure channel, TCP transport spec section 3.6): the configured PSK in its
+ * interchange form, checked by the loader. The secret is zeroed when freed. */
+struct nvmf_tls_key_config {
+	char *hostnqn;
+	char *key;      /* "NVMeTLSkey-1:01:<base64>:" (or :02:) */
+	char *key_file; /* the absolute path it was read from (a file only its owner can
+			   * read); NULL: inline in the configuration file */
+};
+
 /* The whole configuration. */
 struct nvmf_config {
 	struct nvmf_target_config target;
@@ -192,6 +206,8 @@ struct nvmf_config {
 	size_t n_hosts;
 	struct nvmf_dhchap_config *dhchap; /* the hosts that must authenticate, n_dhchap */
 	size_t n_dhchap;
+	struct nvmf_tls_key_config *tls_keys; /* the hosts with a TLS PSK, n_tls_keys */
+	size_t n_tls_keys;
 	struct nvmf_port_config *ports;
 	size_t n_ports;
 	struct nvmf_subsys_config *subsystems;
@@ -343,6 +359,15 @@ void nvmf_config_free(struct nvmf_config *cfg);
  * once at start, before any JSON exists): parsed configs and control requests hold
  * DH-HMAC-CHAP secrets in jansson's strings, which it frees without zeroing. */
 void nvmf_config_json_wipe(void);
+/* nvmf_config_tls_keys_free - free the @n entries of @k and @k itself, secrets zeroed. */
+void nvmf_config_tls_keys_free(struct nvmf_tls_key_config *k, size_t n);
+/* nvmf_config_tls_keys_dup - a deep copy of @n entries of @src into *@out (NULL when @n
+ * is 0). 0 or -ENOMEM (nothing allocated then). */
+int nvmf_config_tls_keys_dup(const struct nvmf_tls_key_config *src, size_t n,
+			     struct nvmf_tls_key_config **out);
+/* nvmf_config_tls_key - the entry of @host in @cfg's TLS keys, or NULL. */
+const struct nvmf_tls_key_config *nvmf_config_tls_key(const struct nvmf_config *cfg,
+						       const char *host);
 /* nvmf_config_dhchap_clear - free what entry @e holds (secrets zeroed) and zero it. */
 void nvmf_config_dhchap_clear(struct nvmf_dhchap_config *e);
 /* nvmf_config_dhchap_free - free the @n entries of @d and @d itself, secrets zeroed. */

@@ -23,6 +23,7 @@
 struct cfg_ctx {
 	char *err;
 	size_t errlen;
+	const char *path; /* the file being loaded; NULL: text given in memory */
 	char **notes;
 	size_t n_notes;
 };

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "nvme/identify.h"
+#include "nvme/wire.h"
 #include "subsystem/config.h"
 #include "subsystem/config_ana.h"
 #include "subsystem/config_json.h"
@@ -121,7 +122,7 @@ static json_t *port_to_json(const struct nvmf_port_config *p)
 	if (p->zerocopy_threshold != NVMF_DEFAULT_ZEROCOPY)
 		json_object_set_new(param, "nvmf_zerocopy_threshold",
 				    num_string(p->zerocopy_threshold));
-	return json_pack("{s:I, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:o, s:o, s:o}", "portid",
+	json_t *j = json_pack("{s:I, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:o, s:o, s:o}", "portid",
 			 (json_int_t)p->portid, "addr", "adrfam",
 			 p->adrfam == AF_INET6 ? "ipv6" : "ipv4", "traddr", p->traddr, "treq",
 			 treqs[p->treq < 3 ? p->treq : 0], "trsvcid",
@@ -129,6 +130,19 @@ static json_t *port_to_json(const struct nvmf_port_config *p)
 			 "referrals", cfg_referrals_to_json(p), "subsystems",
 			 nqn_list(p->subsystems, p->n_subsystems), "ana_groups",
 			 cfg_port_ana_json(p));
+	/* Written only when on, as nvmetcli on a kernel without TLS writes none. */
+	if (j && p->tsas == NVMF_TCP_SECTYPE_TLS13)
+		json_object_set_new(json_object_get(j, "addr"), "tsas", json_string("tls1.3"));
+	return j;
+}
+
+/* Whether @cfg holds a TLS PSK inline (one from a file is saved as its path). */
+static bool secret_keys(const struct nvmf_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_tls_keys; i++)
+		if (!cfg->tls_keys[i].key_file)
+			return true;
+	return false;
 }
 
 json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
@@ -148,6 +162,10 @@ json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
 						      "hash", d->hash ? d->hash : "hmac(sha256)",
 						      "dhgroup", d->dhgroup ? d->dhgroup : "null"));
 		}
+		const struct nvmf_tls_key_config *k = nvmf_config_tls_key(cfg, cfg->hosts[i]);
+		if (h && k)
+			json_object_set_new(h, k->key_file ? "nvmf_tls_key_file" : "nvmf_tls_key",
+					    json_string(k->key_file ? k->key_file : k->key));
 		json_array_append_new(hosts, h);
 	}
 	for (size_t i = 0; i < cfg->n_ports; i++)
@@ -212,7 +230,7 @@ int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err,
 	/* DH-HMAC-CHAP secrets are for root's eyes only (nvmetcli writes 0600 too). */
 	struct iovec iov[2] = { { .iov_base = text, .iov_len = strlen(text) },
 				{ .iov_base = (void *)(uintptr_t) "\n", .iov_len = 1 } };
-	int e = nvmf_atomic_write(path, iov, 2, cfg->n_dhchap ? 0600 : 0644, err, errlen);
+	int e = nvmf_atomic_write(path, iov, 2, cfg->n_dhchap || secret_keys(cfg) ? 0600 : 0644, err, errlen);
 	free_text(text);
 	return e;
 }

@@ -65,6 +65,8 @@ static bool port_entry(struct disc_entry *e, const struct nvmf_req *req,
 	e->rec.trsvcid = pc->trsvcid;
 	e->rec.traddr = e->traddr;
 	nvmf_disc_tsas(&e->rec);
+	if (pc->tsas) /* TLS 1.3 on a tcp port (NVMe/TCP transport spec, figure 14) */
+		e->rec.tcp_sectype = pc->tsas;
 	e->rec.subtype = subtype;
 	/* The configured secure channel bits, and SQ flow control disable supported: the
 	 * core takes CATTR bit 2 on every transport (target/fabrics-cmd.c), and nvmet

@@ -69,6 +69,29 @@ static nvme_status_t connect_refuse_secret(struct nvmf_req *req, uint16_t qid, c
 						   offsetof(struct nvmf_connect_data, hostnqn)));
 }
 
+/* A queue in a TLS secure channel was admitted by the PSK of one host for one subsystem
+ * (its identity's NQNs): a Connect naming another host or subsystem would borrow that
+ * admission. Refused as an invalid parameter at the field that differs (the kernel host
+ * derives the identity from the same NQNs it connects with). Returns the status or 0. */
+static nvme_status_t connect_refuse_tls(struct nvmf_req *req, uint16_t qid, const char *subnqn,
+					const char *hostnqn)
+{
+	struct nvmf_sq *sq = req->sq;
+	const char *th, *ts;
+	if (!sq->transport->ops->tls_peer || !sq->transport->ops->tls_peer(sq, &th, &ts))
+		return 0;
+	bool host = strcmp(th, hostnqn) != 0;
+	if (!host && !strcmp(ts, subnqn))
+		return 0;
+	nvmf_log(sq->tgt, NVMF_LOG_WARNING,
+		 "Connect from %s (port %u, queue %u) refused: its %s NQN %s is not the one of "
+		 "the TLS PSK identity it connected with (%s)",
+		 sq->peer[0] ? sq->peer : "?", sq->port->cfg->portid, qid,
+		 host ? "host" : "subsystem", host ? hostnqn : subnqn, host ? th : ts);
+	return connect_invalid(req, IPO_DATA(host ? offsetof(struct nvmf_connect_data, hostnqn) :
+						    offsetof(struct nvmf_connect_data, subsysnqn)));
+}
+
 /* The Connect data, copied out of the command's buffer: in-capsule data sits wherever
  * the host's SGL offset put it, with no alignment for CNTLID's le16. */
 static void connect_data(const struct nvmf_req *req, struct nvmf_connect_data *d)
@@ -122,7 +145,8 @@ static void execute_admin_connect(struct nvmf_req *req)
 	nvmf_connect_decode(req->cmd, &cmd);
 	connect_data(req, &data);
 	connect_nqns(d, subnqn, hostnqn);
-	if ((st = connect_refuse_secret(req, cmd.qid, subnqn, hostnqn)))
+	if ((st = connect_refuse_secret(req, cmd.qid, subnqn, hostnqn)) ||
+	    (st = connect_refuse_tls(req, cmd.qid, subnqn, hostnqn)))
 		goto out;
 	/* Admin queue: 1..NVMF_ADMIN_QUEUE_SIZE entries; sqsize is 0's based. */
 	if (cmd.sqsize == 0 || cmd.sqsize >= NVMF_ADMIN_QUEUE_SIZE) {
@@ -201,7 +225,8 @@ static void io_connect_attach(void *arg)
 	nvmf_connect_decode(req->cmd, &cmd);
 	connect_data(req, &data);
 	connect_nqns(d, subnqn, hostnqn);
-	if ((st = connect_refuse_secret(req, cmd.qid, subnqn, hostnqn)))
+	if ((st = connect_refuse_secret(req, cmd.qid, subnqn, hostnqn)) ||
+	    (st = connect_refuse_tls(req, cmd.qid, subnqn, hostnqn)))
 		goto out;
 	struct nvmf_tgt_ctrl *ctrl = nvmf_tgt_ctrl_find(sq->tgt, subnqn, le16toh(d->cntlid));
 	if (!ctrl || ctrl->deleting || ctrl->port != sq->port) {

@@ -5,6 +5,7 @@
  * stopping. They let a transport work without seeing struct nvmf_tgt, nvmf_port or the
  * configuration.
  */
+#include <errno.h>
 #include "subsystem/subsystem.h"
 #include "target/core.h"
 
@@ -22,6 +23,18 @@ void nvmf_port_attrs(const struct nvmf_port *port, struct nvmf_port_attrs *out)
 	out->inline_size = port->inline_size;
 	out->maxh2cdata = pc->maxh2cdata ? pc->maxh2cdata : NVMF_DEFAULT_MAXH2CDATA;
 	out->zerocopy_threshold = pc->zerocopy_threshold;
+	out->tls = pc->tsas != NVMF_TCP_SECTYPE_TLS13 ? NVMF_PORT_TLS_OFF :
+		   pc->treq == NVMF_TREQ_NOT_REQUIRED  ? NVMF_PORT_TLS_OPTIONAL :
+							 NVMF_PORT_TLS_REQUIRED;
+}
+
+int nvmf_transport_tls_psk(const struct nvmf_transport *t, const char *hostnqn,
+			   struct nvme_tls_psk *out)
+{
+	const struct nvmf_tls_key_config *k = nvmf_config_tls_key(t->tgt->cfg, hostnqn);
+	char why[160];
+	/* The loader checked the key: a parse failure here is no key at all. */
+	return k && !nvme_tls_psk_parse(k->key, out, why, sizeof(why)) ? 0 : -ENOKEY;
 }
 
 void *nvmf_port_priv(const struct nvmf_port *port)

@@ -45,6 +45,7 @@
 #include "target/poll-group.h"
 #include "target/probes.h" /* the connection probes a transport fires */
 #include "target/queue.h"
+#include "nvme/tls-psk.h"
 #include "nvme/wire.h"
 
 struct nvmf_tgt;
@@ -169,6 +170,12 @@ struct nvmf_transport_ops {
 	 * Returns 0 with @out filled, or -ENOTCONN when the address is unknown. NULL: never
 	 * known (a wildcard port is then left out of the log). */
 	int (*local_addr)(const struct nvmf_sq *sq, struct sockaddr_storage *out);
+	/* tls_peer - whether the connection of @sq runs in a TLS secure channel (NVMe/TCP
+	 * transport spec section 3.6), and then the host and subsystem NQNs of the PSK
+	 * identity its handshake used (*@hostnqn, *@subnqn: NUL terminated, the transport's,
+	 * valid while the queue is). The core refuses a Connect naming other NQNs: a PSK
+	 * admits its own host to its own subsystem only. NULL: never TLS. */
+	bool (*tls_peer)(const struct nvmf_sq *sq, const char **hostnqn, const char **subnqn);
 };
 
 /* A transport instance: embedded first in the transport's own struct. */
@@ -200,10 +207,22 @@ struct nvmf_port_attrs {
 					   * MAXH2CDATA), the default applied */
 	uint32_t zerocopy_threshold; /* NVMe/TCP: bytes from which C2HData payloads are
 					   * sent with MSG_ZEROCOPY; 0 never */
+	uint8_t tls;                 /* NVMe/TCP secure channel (addr.tsas, addr.treq):
+					   * NVMF_PORT_TLS_OFF plain only, _REQUIRED TLS 1.3
+					   * only, _OPTIONAL the host chooses */
 };
+
+enum { NVMF_PORT_TLS_OFF = 0, NVMF_PORT_TLS_REQUIRED = 1, NVMF_PORT_TLS_OPTIONAL = 2 };
 
 /* nvmf_port_attrs - @port's address and limits into @out. */
 void nvmf_port_attrs(const struct nvmf_port *port, struct nvmf_port_attrs *out);
+/* nvmf_transport_tls_psk - the configured TLS PSK of host @hostnqn (hosts[].nvmf_tls_key
+ * or nvmf_tls_key_file of the running configuration) into @out, which the caller zeroes
+ * after use. On the main group (where connections are accepted and their handshakes
+ * run). Returns 0, or -ENOKEY when the host has none. */
+int nvmf_transport_tls_psk(const struct nvmf_transport *t, const char *hostnqn,
+			   struct nvme_tls_psk *out);
+
 /* nvmf_port_priv / nvmf_port_set_priv - the transport's own pointer for @port (its
  * listener), NULL until set. On the main group. */
 void *nvmf_port_priv(const struct nvmf_port *port);

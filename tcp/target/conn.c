@@ -39,6 +39,7 @@ struct nvmf_tcp_conn *nvmf_tcp_conn_alloc(struct nvmf_tcp_transport *t, struct n
 	conn->port = port;
 	nvmf_port_attrs(port, &conn->pa);
 	conn->state = NVMF_TCP_CONN_ICREQ;
+	conn->tls_phase = conn->pa.tls ? NVMF_TCP_TLS_SNIFF : NVMF_TCP_TLS_NONE;
 	conn->maxh2cdata = conn->pa.maxh2cdata;
 	/* Until the first CapsuleCmd names the queue, it may be an admin queue (8 KiB of
 	 * in-capsule data) or an I/O queue (the port's size): take the larger. */
@@ -96,6 +97,9 @@ void nvmf_tcp_conn_free(struct nvmf_tcp_conn *conn)
 			nvmf_tcp_unlink(&tpg->dirty, conn,
 					offsetof(struct nvmf_tcp_conn, dirty_next));
 	}
+	nvmf_tls_free(conn->tls);
+	free(conn->tls_host);
+	free(conn->tls_sub);
 	if (conn->fd >= 0)
 		close(conn->fd);
 	for (uint32_t i = 0; i < conn->nreqs; i++)
@@ -330,7 +334,7 @@ static ssize_t rx_direct(struct nvmf_tcp_conn *conn, uint32_t *want)
 	}
 	/* *want > 0: rx_direct_begin took a PDU that was not whole, and a call that
 	 * completes it hands it on before returning. */
-	ssize_t n = recv(conn->fd, dst, *want, MSG_DONTWAIT);
+	ssize_t n = nvmf_tcp_recv(conn, dst, *want);
 	if (n <= 0)
 		return n;
 	if (conn->rx_got < conn->rx_datal)
@@ -401,6 +405,11 @@ int nvmf_tcp_conn_readable(struct nvmf_tcp_conn *conn, bool *gone)
 {
 	int work = 0;
 	*gone = false;
+	if (conn->tls_phase == NVMF_TCP_TLS_SNIFF || conn->tls_phase == NVMF_TCP_TLS_HANDSHAKE) {
+		work = nvmf_tcp_tls_readable(conn);
+		if (conn->tls_phase != NVMF_TCP_TLS_NONE && conn->tls_phase != NVMF_TCP_TLS_UP)
+			return work;
+	}
 	/* A few rounds at most, so that one busy connection does not starve the others. */
 	for (int round = 0; round < 4 && conn->state != NVMF_TCP_CONN_DEAD; round++) {
 		/* Into the command's buffer while an H2CData PDU's data is coming, else
@@ -414,7 +423,7 @@ int nvmf_tcp_conn_readable(struct nvmf_tcp_conn *conn, bool *gone)
 			want = conn->rcap - conn->rlen;
 			if (!want) /* cannot happen: the buffer holds the largest PDU accepted */
 				break;
-			n = recv(conn->fd, conn->rbuf + conn->rlen, want, MSG_DONTWAIT);
+			n = nvmf_tcp_recv(conn, conn->rbuf + conn->rlen, want);
 		}
 		if (n == 0) {
 			nvmf_tcp_conn_kill(

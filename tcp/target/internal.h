@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <sys/socket.h>
 #include "nvme/tcp.h"
+#include "nvme/tls-psk.h"
+#include "tls/channel.h"
 #include "tcp/target/transport.h"
 
 /* NVMF_TCP_LOG - one line in the target's log (target/log.h: its level, its stderr) from
@@ -139,6 +141,14 @@ enum nvmf_tcp_conn_state {
 	NVMF_TCP_CONN_DEAD,    /* torn down; freed once the core released it */
 };
 
+/* Where a connection is in its secure channel (tls.c). */
+enum nvmf_tcp_tls_phase {
+	NVMF_TCP_TLS_NONE,      /* plain: a port without TLS, or the host's choice */
+	NVMF_TCP_TLS_SNIFF,     /* a TLS port: the first byte will tell */
+	NVMF_TCP_TLS_HANDSHAKE, /* the handshake runs */
+	NVMF_TCP_TLS_UP,        /* every byte goes through conn->tls */
+};
+
 /* One zero-copy send (a sendmsg with MSG_ZEROCOPY that took bytes) in a connection's
  * ring; the kernel numbers them 0, 1, 2... per socket. */
 struct nvmf_tcp_zc_slot {
@@ -160,6 +170,11 @@ struct nvmf_tcp_conn {
 	struct sockaddr_storage local; /* the address the host connected to */
 	uint64_t born_ms;              /* the target's clock at accept */
 	uint16_t qid;                  /* from the first CapsuleCmd's Connect */
+	/* The secure channel (tls.c): NULL while plain. tls_host/tls_sub: the NQNs of the PSK
+	 * identity the handshake used (the core checks the Connect against them). */
+	enum nvmf_tcp_tls_phase tls_phase;
+	struct nvmf_tls *tls;
+	char *tls_host, *tls_sub;
 	/* Negotiated in ICReq/ICResp. */
 	struct nvme_tcp_conn_params cp; /* what received PDUs are checked against */
 	uint8_t hpda;                   /* the host's alignment for C2H data (0's based) */
@@ -238,6 +253,15 @@ struct nvmf_tcp_tpg {
 	uint32_t nconns, ndying, bufs_pub;
 	uint32_t bufs_held; /* data buffers commands hold now (the group's) */
 };
+
+/* ---- tls.c ---- */
+/* nvmf_tcp_tls_readable - advance @conn's secure channel set-up (tls_phase SNIFF or
+ * HANDSHAKE) on a socket event; kills the connection (logged) when refused. Returns
+ * work done; the phase is NONE or UP once the connection may read PDUs. */
+int nvmf_tcp_tls_readable(struct nvmf_tcp_conn *conn);
+/* nvmf_tcp_recv - recv(MSG_DONTWAIT) on @conn, through its channel when it has one:
+ * >0 bytes, 0 the host closed, -1 with errno (EAGAIN: nothing now). */
+ssize_t nvmf_tcp_recv(struct nvmf_tcp_conn *conn, void *buf, size_t len);
 
 /* ---- poll-group.c ---- */
 /* nvmf_tcp_buf_get - a buffer of >= @len bytes (NVMF_TCP_ALIGN aligned) from @tpg's

@@ -147,8 +147,25 @@ static int next_iov(const struct nvmf_tcp_conn *conn, struct iovec *iov, bool *z
 	return n;
 }
 
+/* The socket took no more: ask for EPOLLOUT. */
+static void want_out(struct nvmf_tcp_conn *conn)
+{
+	if (!conn->pollout && conn->state != NVMF_TCP_CONN_DEAD) {
+		conn->pollout = true;
+		nvmf_tcp_epoll_mod(conn->tpg, conn->fd, &conn->ev, true);
+	}
+}
+
 int nvmf_tcp_conn_flush(struct nvmf_tcp_conn *conn)
 {
+	/* A TLS record the channel staged goes first: bytes after it wait. */
+	if (conn->tls && nvmf_tls_tx_pending(conn->tls) && nvmf_tls_flush(conn->tls)) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+			want_out(conn);
+			return 0;
+		}
+		return -errno;
+	}
 	while (conn->tx_head) {
 		struct iovec iov[IOV_PER_SEND];
 		bool zc, more;
@@ -156,7 +173,8 @@ int nvmf_tcp_conn_flush(struct nvmf_tcp_conn *conn)
 		struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)n };
 		/* More PDUs than one call takes: tell TCP more follows. */
 		int flags = MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0);
-		ssize_t sent = sendmsg(conn->fd, &msg, flags | (zc ? MSG_ZEROCOPY : 0));
+		ssize_t sent = conn->tls ? nvmf_tls_sendv(conn->tls, iov, n) :
+					   sendmsg(conn->fd, &msg, flags | (zc ? MSG_ZEROCOPY : 0));
 		if (sent < 0 && zc && errno == ENOBUFS) { /* over the pinned-memory limits: copy */
 			if (!conn->zc_nobufs)
 				NVMF_TCP_LOG(
@@ -173,10 +191,7 @@ int nvmf_tcp_conn_flush(struct nvmf_tcp_conn *conn)
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				if (!conn->pollout && conn->state != NVMF_TCP_CONN_DEAD) {
-					conn->pollout = true;
-					nvmf_tcp_epoll_mod(conn->tpg, conn->fd, &conn->ev, true);
-				}
+				want_out(conn);
 				return 0;
 			}
 			return -errno;
@@ -199,6 +214,10 @@ int nvmf_tcp_conn_flush(struct nvmf_tcp_conn *conn)
 			if (h->done) /* the response left: the command is done */
 				nvmf_tcp_req_release(h->done);
 		}
+	}
+	if (conn->tls && nvmf_tls_tx_pending(conn->tls)) { /* staged: the rest later */
+		want_out(conn);
+		return 0;
 	}
 	if (conn->pollout && conn->state != NVMF_TCP_CONN_DEAD) {
 		conn->pollout = false;
@@ -295,7 +314,10 @@ int nvmf_tcp_pg_poll(struct nvmf_tpg *base)
 		struct nvmf_tcp_conn *c = k;
 		k = c->kick_next;
 		c->rx_kick = false;
-		if (c->state != NVMF_TCP_CONN_DEAD)
+		/* A channel's buffered plaintext is read like the socket's. */
+		if (c->state != NVMF_TCP_CONN_DEAD && c->tls && nvmf_tls_rx_pending(c->tls))
+			work += nvmf_tcp_conn_readable(c, &gone) + 1;
+		else if (c->state != NVMF_TCP_CONN_DEAD)
 			work += nvmf_tcp_conn_parse(c, &gone) + 1;
 	}
 	if (tpg->pending)
@@ -313,7 +335,12 @@ int nvmf_tcp_pg_poll(struct nvmf_tpg *base)
 		struct nvmf_tcp_conn *c = (struct nvmf_tcp_conn *)e;
 		if (c->state == NVMF_TCP_CONN_DEAD)
 			continue;
-		if ((ev[i].events & EPOLLOUT) && c->pollout && c->tx_head && !c->tx_dirty) {
+		if ((ev[i].events & EPOLLOUT) && c->tls_phase == NVMF_TCP_TLS_HANDSHAKE) {
+			work += nvmf_tcp_conn_readable(c, &gone);
+			continue;
+		}
+		if ((ev[i].events & EPOLLOUT) && c->pollout &&
+		    (c->tx_head || (c->tls && nvmf_tls_tx_pending(c->tls))) && !c->tx_dirty) {
 			c->tx_dirty = true;
 			c->dirty_next = tpg->dirty;
 			tpg->dirty = c;

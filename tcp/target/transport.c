@@ -282,7 +282,9 @@ void nvmf_tcp_pending_expire(struct nvmf_tcp_tpg *tpg)
 		next = c->next;
 		if (now - c->born_ms > NVMF_TCP_HANDSHAKE_MS)
 			nvmf_tcp_conn_kill(c, NVMF_LOG_WARNING,
-					   "no ICReq and Connect within 10 s: connection closed");
+					   c->tls_phase == NVMF_TCP_TLS_HANDSHAKE ?
+						   "TLS handshake not done within 10 s: connection closed" :
+						   "no ICReq and Connect within 10 s: connection closed");
 	}
 }
 
@@ -301,7 +303,8 @@ void nvmf_tcp_handoff(struct nvmf_tcp_conn *conn)
 	}
 	conn->qid = qid;
 	/* The ICResp must be out before another thread owns the socket. */
-	if (nvmf_tcp_conn_flush(conn) || conn->tx_head) {
+	if (nvmf_tcp_conn_flush(conn) || conn->tx_head ||
+	    (conn->tls && nvmf_tls_tx_pending(conn->tls))) {
 		nvmf_tcp_conn_kill(conn, NVMF_LOG_WARNING,
 				   "ICResp could not be sent: connection closed");
 		return;
@@ -375,7 +378,7 @@ static bool tcp_queue_busy(const struct nvmf_sq *sq)
 	const struct nvmf_tcp_conn *conn = sq->transport_priv;
 	if (conn->state == NVMF_TCP_CONN_DEAD)
 		return false;
-	if (conn->tx_head)
+	if (conn->tx_head || (conn->tls && nvmf_tls_tx_pending(conn->tls)))
 		return true;
 	int unacked = 0;
 	return ioctl(conn->fd, SIOCOUTQ, &unacked) == 0 && unacked > 0;
@@ -407,6 +410,17 @@ static int tcp_local_addr(const struct nvmf_sq *sq, struct sockaddr_storage *out
 	return 0;
 }
 
+/* ops->tls_peer: the PSK identity's NQNs of a connection in a secure channel. */
+static bool tcp_tls_peer(const struct nvmf_sq *sq, const char **hostnqn, const char **subnqn)
+{
+	const struct nvmf_tcp_conn *conn = sq->transport_priv;
+	if (!conn || !conn->tls || !conn->tls_host)
+		return false;
+	*hostnqn = conn->tls_host;
+	*subnqn = conn->tls_sub;
+	return true;
+}
+
 const struct nvmf_transport_ops nvmf_tcp_transport_ops = {
 	.name = "tcp",
 	.trtype = NVMF_TRTYPE_TCP,
@@ -431,4 +445,5 @@ const struct nvmf_transport_ops nvmf_tcp_transport_ops = {
 	.disconnect_queue = tcp_disconnect_queue,
 	.queue_released = tcp_queue_released,
 	.local_addr = tcp_local_addr,
+	.tls_peer = tcp_tls_peer,
 };

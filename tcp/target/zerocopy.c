@@ -32,6 +32,9 @@ int nvmf_tcp_zc_setup(struct nvmf_tcp_conn *conn)
 	int one = 1;
 	uint32_t min = conn->pa.zerocopy_threshold;
 	conn->zc_min = 0;
+	/* TLS records are built from the data (in user space, or by kTLS): no zero copy. */
+	if (conn->tls)
+		return 0;
 	if (!min || setsockopt(conn->fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)))
 		return 0; /* off, or a kernel without it (before 4.14): sends copy */
 	/* A command's data may take several sends when the socket's buffer fills; twice
