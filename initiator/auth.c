@@ -20,6 +20,7 @@
 #include "initiator/internal.h"
 #include "nvme/auth.h"
 #include "nvme/dhchap.h"
+#include "nvme/tls-psk.h"
 
 #define AUTH_BUF_LEN 4096u /* Receive allocation length: the Linux host's CHAP_BUF_SIZE */
 
@@ -66,6 +67,28 @@ int nvmfh_auth_init(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 			return rc;
 		}
 	}
+	if (o->tls_key && o->tls_key[0]) {
+		struct nvme_tls_psk psk;
+		int rc = nvme_tls_psk_parse(o->tls_key, &psk, err, sizeof(err));
+		explicit_bzero(&psk, sizeof(psk));
+		if (!rc && (o->tls_identity < 0 || o->tls_identity > 1)) {
+			snprintf(err, sizeof(err), "identity version %d is not 0 or 1", o->tls_identity);
+			rc = -EINVAL;
+		}
+		if (!rc && strlen(o->tls_key) >= sizeof(c->tls_key)) {
+			snprintf(err, sizeof(err), "too long for a PSK");
+			rc = -EINVAL;
+		}
+		if (rc) {
+			nvmfh_errf(c, "tls_key: %s", err);
+			nvmfh_auth_fini(c);
+			return -EINVAL;
+		}
+		snprintf(c->tls_key, sizeof(c->tls_key), "%s", o->tls_key);
+		c->opts.tls_key = c->tls_key;
+	} else {
+		c->opts.tls_key = NULL;
+	}
 	/* Transaction ids need only differ between transactions; start anywhere. */
 	if (nvme_dhchap_random(&c->auth_tid, sizeof(c->auth_tid)))
 		c->auth_tid = 1;
@@ -77,6 +100,7 @@ void nvmfh_auth_fini(struct nvmf_ctrl *c)
 	nvme_dhchap_key_free(c->dhchap_key);
 	nvme_dhchap_key_free(c->dhchap_ctrl_key);
 	c->dhchap_key = c->dhchap_ctrl_key = NULL;
+	explicit_bzero(c->tls_key, sizeof(c->tls_key));
 }
 
 int nvmf_ctrl_auth_info(const struct nvmf_ctrl *c, struct nvmf_auth_info *out)

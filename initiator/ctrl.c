@@ -475,6 +475,11 @@ static int copy_opts(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 		return -EINVAL;
 	}
 	c->opts.trtype = c->t->name; /* not the caller's string: reconnect outlives it */
+	if (c->opts.tls_key && strcmp(c->t->name, "tcp")) {
+		nvmfh_errf(c, "tls_key: TLS is a secure channel of NVMe/TCP (trtype tcp), not %s",
+			   c->t->name);
+		return -EINVAL;
+	}
 	return 0;
 }
 

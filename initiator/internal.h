@@ -99,6 +99,7 @@ struct nvmf_ctrl {
 	/* DH-HMAC-CHAP (auth.c): the secrets as parsed from the options (NULL: not given;
 	 * zeroed when freed), the next transaction id, what the admin queue's used. */
 	struct nvme_dhchap_key *dhchap_key, *dhchap_ctrl_key;
+	char tls_key[128]; /* opts.tls_key's copy (opts.tls_key points here); wiped at free */
 	uint16_t auth_tid;
 	struct nvmf_auth_info auth;
 

@@ -84,6 +84,19 @@ struct nvmf_ctrl_opts {
 	 * A controller that refuses it fails the Connect (its status is returned). Default
 	 * off. */
 	bool disable_sqflow;
+	/* NVMe/TCP only, as nvme-cli's --tls with --tls-key: a TLS 1.3 secure channel on
+	 * every queue (NVMe/TCP transport spec 1.0 section 3.6: PSK with (EC)DHE, no
+	 * certificates). tls_key: the host's configured PSK in its interchange form
+	 * ("NVMeTLSkey-1:01:<base64>:" or ":02:", as `nvme gen-tls-key` prints it), checked by
+	 * nvmf_connect (-EINVAL naming what is wrong), which keeps its own copy (the caller
+	 * may wipe the string once it returns). The handshake offers the identity
+	 * "NVMe<v>R<hh> <hostnqn> <subnqn>[ <digest>]" of tls_identity, 0 (the default,
+	 * what the Linux host offers) or 1 (with the PSK digest), and the TLS PSK derived
+	 * from the key for it, as the Linux host and libnvme derive them. A controller that
+	 * refuses the handshake fails nvmf_connect with -EKEYREJECTED (wrong key) or
+	 * -ECONNREFUSED (no TLS there, or no key for this host). NULL: no TLS. */
+	const char *tls_key;
+	int tls_identity;
 };
 
 /* ---- controllers ---- */

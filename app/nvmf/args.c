@@ -6,10 +6,12 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "app/nvmf/cli.h"
 #include "nvme/identify.h"
+#include "util/read-file.h"
 #include "util/secret.h"
 #include "util/size.h"
 
@@ -44,6 +46,27 @@ int cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(err, "\nTry 'nvmf %s --help'.\n", cmd);
 	return CLI_USAGE;
+}
+
+int cli_read_key_file(const char *path, char *out, size_t outlen, char *err, size_t errlen)
+{
+	size_t len = 0;
+	int rc;
+	char *text = nvmf_read_regular_file(path, 4096, &len, &rc, err, errlen);
+	if (!text)
+		return rc;
+	while (len && strchr(" \t\r\n", text[len - 1]))
+		text[--len] = 0;
+	rc = 0;
+	if (len >= outlen || strlen(text) != len) {
+		snprintf(err, errlen, "not one TLS PSK in its interchange form (NVMeTLSkey-1:...:)");
+		rc = -EINVAL;
+	} else {
+		memcpy(out, text, len + 1);
+	}
+	explicit_bzero(text, len);
+	free(text);
+	return rc;
 }
 
 const char *cli_optname(char **argv, int optind_now)
@@ -140,6 +163,30 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 	case OPT_DISABLE_SQFLOW:
 		c->disable_sqflow = true;
 		return 0;
+	case OPT_TLS:
+		c->tls = true;
+		return 0;
+	case OPT_TLS_KEY:
+	case OPT_TLS_KEY_FILE:
+		if (c->tls_key)
+			return cli_usage_error(err, cmd, "%s: the PSK was given already (%s)", optname,
+					       c->tls_key_opt);
+		c->tls = true;
+		c->tls_key_opt = key == OPT_TLS_KEY ? "--tls-key" : "--tls-key-file";
+		if (key == OPT_TLS_KEY) {
+			c->tls_key = arg; /* checked by cli_fill_opts */
+			return 0;
+		}
+		if (cli_read_key_file(arg, c->tls_key_buf, sizeof(c->tls_key_buf), msg,
+				      sizeof(msg)))
+			return cli_usage_error(err, cmd, "--tls-key-file %s: %s", arg, msg);
+		c->tls_key = c->tls_key_buf;
+		return 0;
+	case OPT_TLS_IDENTITY:
+		if (cli_parse_u64(arg, 0, 1, &port, msg, sizeof(msg)))
+			return cli_usage_error(err, cmd, "--tls-identity: version %s", msg);
+		c->tls_identity = (int)port;
+		return 0;
 	case 'v':
 		c->verbose = true;
 		return 0;
@@ -185,6 +232,9 @@ int cli_check_common(const struct cli_common *c, enum cli_nqn need, const char *
 				       "-s/--trsvcid given %u times for %u addresses: give "
 				       "it once (every path) or once per -a, in the same order",
 				       c->n_trsvcids, c->n_traddrs);
+	if (c->tls && (!c->trtype || strcmp(c->trtype, "tcp")))
+		return cli_usage_error(err, cmd, "%s: TLS is NVMe/TCP's secure channel: give -t tcp",
+				       c->tls_key_opt ? c->tls_key_opt : "--tls");
 	if ((c->hdr_digest || c->data_digest) && (!c->trtype || strcmp(c->trtype, "tcp")))
 		return cli_usage_error(err, cmd, "%s: digests are NVMe/TCP's: give -t tcp",
 				       c->hdr_digest ? "-g/--hdr-digest" : "-G/--data-digest");

@@ -35,6 +35,7 @@ struct cli_env {
 	/* Secrets when -S/-C are absent: main() takes $NVMF_DHCHAP_SECRET and
 	 * $NVMF_DHCHAP_CTRL_SECRET (not visible to other users, unlike arguments). */
 	const char *dhchap_secret, *dhchap_ctrl_secret;
+	const char *tls_key; /* $NVMF_TLS_KEY: the PSK when --tls is given without a key */
 	bool no_progress; /* perf: no per-second line (tests) */
 	/* perf: becomes non-zero when the user asks to stop (main's SIGINT handler sets it;
 	 * tests set it from a thread); the run then stops issuing I/O, drains what is in
@@ -63,6 +64,14 @@ struct cli_common {
 	bool hdr_digest;                /* -g/--hdr-digest (tcp only) */
 	bool data_digest;               /* -G/--data-digest (tcp only) */
 	bool disable_sqflow;            /* --disable-sqflow: Connect CATTR bit 2 on every queue */
+	/* The NVMe/TCP secure channel: --tls, and its PSK from --tls-key KEY, the file of
+	 * --tls-key-file (read into tls_key_buf at parse time), or $NVMF_TLS_KEY; either key
+	 * option implies --tls. --tls-identity 0|1 (default 0). */
+	bool tls;
+	const char *tls_key;     /* "NVMeTLSkey-1:..." from --tls-key or the file */
+	const char *tls_key_opt; /* the option it came from, for messages */
+	int tls_identity;
+	char tls_key_buf[128];
 	bool verbose;                   /* -v/--verbose: how the connect went, on stderr */
 	bool json;                      /* --json */
 	bool help;                      /* -h/--help */
@@ -99,6 +108,10 @@ enum {
 	OPT_RRELA,
 	OPT_CPTPL,
 	OPT_IEKEY,
+	OPT_TLS,
+	OPT_TLS_KEY,
+	OPT_TLS_KEY_FILE,
+	OPT_TLS_IDENTITY,
 };
 
 /* The help lines of the multipath options (read, write, perf). */
@@ -123,6 +136,10 @@ enum {
 		{ "hdr-digest", no_argument, NULL, 'g' },                                        \
 		{ "data-digest", no_argument, NULL, 'G' },                                       \
 		{ "disable-sqflow", no_argument, NULL, OPT_DISABLE_SQFLOW },                     \
+		{ "tls", no_argument, NULL, OPT_TLS },                                           \
+		{ "tls-key", required_argument, NULL, OPT_TLS_KEY },                             \
+		{ "tls-key-file", required_argument, NULL, OPT_TLS_KEY_FILE },                   \
+		{ "tls-identity", required_argument, NULL, OPT_TLS_IDENTITY },                   \
 		{ "help", no_argument, NULL, 'h' }, { "verbose", no_argument, NULL, 'v' },       \
 		{ "json", no_argument, NULL, OPT_JSON },                                         \
 		{ "refresh", required_argument, NULL, OPT_REFRESH },                             \
@@ -165,6 +182,11 @@ enum cli_nqn {
 int cli_check_common(const struct cli_common *c, enum cli_nqn need, const char *cmd, FILE *err);
 /* cli_path_trsvcid - the port of path @i (its own -s, else the one -s, else "4420"). */
 const char *cli_path_trsvcid(const struct cli_common *c, unsigned i);
+
+/* cli_read_key_file - the one line of key file @path (at most 4 KiB, trailing white space
+ * dropped) into @out (@outlen bytes, NUL terminated). 0, or -errno with @err (not naming
+ * @path, not showing the file's text). */
+int cli_read_key_file(const char *path, char *out, size_t outlen, char *err, size_t errlen);
 
 /* cli_optname - the text of the option getopt just returned (for messages). */
 const char *cli_optname(char **argv, int optind_now);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "app/nvmf/cli.h"
 #include "nvme/dhchap.h"
+#include "nvme/tls-psk.h"
 
 int cli_lib_error(FILE *err, const char *what, int rc, const char *detail)
 {
@@ -75,6 +76,23 @@ int cli_fill_opts(const struct cli_common *c, const struct cli_env *env, const c
 	    pick_secret(c->dhchap_ctrl_secret, "-C/--dhchap-ctrl-secret", ckey_env,
 			"$NVMF_DHCHAP_CTRL_SECRET", cmd, env->err, &o->dhchap_ctrl_secret))
 		return CLI_USAGE;
+	if (c->tls) {
+		const char *where = c->tls_key ? c->tls_key_opt : "$NVMF_TLS_KEY";
+		const char *key = c->tls_key ? c->tls_key : env->tls_key;
+		char why[160];
+		struct nvme_tls_psk psk;
+		if (!key)
+			return cli_usage_error(env->err, cmd,
+					       "--tls needs the PSK: --tls-key-file FILE, --tls-key KEY "
+					       "or $NVMF_TLS_KEY (\"NVMeTLSkey-1:01:...:\", from `nvme "
+					       "gen-tls-key`)");
+		int rc = nvme_tls_psk_parse(key, &psk, why, sizeof(why));
+		explicit_bzero(&psk, sizeof(psk));
+		if (rc)
+			return cli_usage_error(env->err, cmd, "%s: %s", where, why);
+		o->tls_key = key;
+		o->tls_identity = c->tls_identity;
+	}
 	if (o->dhchap_ctrl_secret && !o->dhchap_secret)
 		return cli_usage_error(env->err, cmd,
 				       "a controller secret (%s) needs a host secret "

@@ -24,7 +24,8 @@ int main(int argc, char **argv)
 			       .out = stdout,
 			       .err = stderr,
 			       .dhchap_secret = getenv("NVMF_DHCHAP_SECRET"),
-			       .dhchap_ctrl_secret = getenv("NVMF_DHCHAP_CTRL_SECRET") };
+			       .dhchap_ctrl_secret = getenv("NVMF_DHCHAP_CTRL_SECRET"),
+			       .tls_key = getenv("NVMF_TLS_KEY") };
 	/* perf reports what it measured when Ctrl-C stops it (as fio and spdk_nvme_perf);
 	 * every other subcommand keeps SIGINT's default (it ends the process at once). No
 	 * SA_RESTART: the handler must wake perf's once-a-second sleep. */

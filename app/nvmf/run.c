@@ -34,6 +34,8 @@ static void help(FILE *f)
 		"\nCommon options: -a/--traddr ADDR (required), -s/--trsvcid PORT (4420),\n"
 		"-t/--transport rdma|tcp (rdma), -g/--hdr-digest, -G/--data-digest (tcp),\n"
 		"--disable-sqflow (Connects ask to disable SQ flow control, as nvme-cli),\n"
+		"--tls with --tls-key-file FILE, --tls-key KEY or $NVMF_TLS_KEY (tcp: TLS 1.3\n"
+		"with a PSK; --tls-identity 0|1),\n"
 		"-n/--nqn SUBNQN, -q/--hostnqn NQN, -I/--hostid UUID, --json, -v/--verbose,\n"
 		"-S/--dhchap-secret SECRET, -C/--dhchap-ctrl-secret SECRET (DH-HMAC-CHAP; or\n"
 		"$NVMF_DHCHAP_SECRET / $NVMF_DHCHAP_CTRL_SECRET, which other users cannot see).\n"

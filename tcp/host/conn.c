@@ -88,8 +88,8 @@ static int init_connection(struct nvmf_th_queue *q, int64_t deadline)
 
 	size_t off = 0;
 	while (off < sizeof(ic)) {
-		ssize_t w = send(q->fd, (const uint8_t *)&ic + off, sizeof(ic) - off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		struct iovec iov = { .iov_base = (uint8_t *)&ic + off, .iov_len = sizeof(ic) - off };
+		ssize_t w = nvmf_th_sendv(q, &iov, 1);
 		if (w >= 0) {
 			off += (size_t)w;
 			continue;
@@ -161,7 +161,13 @@ static int queue_open(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uin
 	q->hdr_need = sizeof(struct nvme_tcp_ch);
 	snprintf(q->peer, sizeof(q->peer), "%s", peer);
 
-	int rc = init_connection(q, deadline);
+	int rc = opts->tls_key ? nvmf_th_tls_start(q, opts, deadline) : 0;
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", q->peer, q->err);
+		nvmf_th_queue_disconnect(hq);
+		return rc;
+	}
+	rc = init_connection(q, deadline);
 	if (rc) {
 		snprintf(err, errlen, "icresp from %s: %s", q->peer, q->err);
 		nvmf_th_queue_disconnect(hq);
@@ -240,6 +246,7 @@ void nvmf_th_queue_disconnect(struct nvmf_hq *hq)
 	struct nvmf_th_queue *q = hq->tpriv;
 	if (!q)
 		return;
+	nvmf_tls_free(q->tls);
 	if (q->fd >= 0)
 		close(q->fd); /* FIN to the controller: it tears the queue down */
 	free(q->tx.copy);

@@ -27,6 +27,8 @@
 #include <sys/queue.h>
 #include "initiator/transport.h"
 #include "nvme/tcp.h"
+#include "nvme/tls-psk.h"
+#include "tls/channel.h"
 
 #define NVMF_TH_DEFAULT_PORT    "4420"
 #define NVMF_TH_CONNECT_TIMEOUT 10000      /* ms, TCP connect + ICResp, when opts give none */
@@ -81,6 +83,7 @@ enum nvmf_th_rx_phase {
 struct nvmf_th_queue {
 	struct nvmf_hq *hq;
 	int fd; /* non-blocking TCP socket, -1 when none */
+	struct nvmf_tls *tls; /* its secure channel (tls.c); NULL: plain */
 	uint16_t qid, size;
 	bool dead;                 /* connection error: nothing more moves */
 	char peer[80];             /* "127.0.0.1:4420" or "[::1]:4420", for messages */
@@ -114,6 +117,18 @@ struct nvmf_th_queue {
 	uint32_t dd_have;
 	unsigned completions; /* CQEs handed to the core in this poll */
 };
+
+/* ---- tls.c ---- */
+/* nvmf_th_tls_start - the TLS 1.3 secure channel on @q's connected socket with
+ * opts->tls_key, within @deadline (ms of nvmf_mono_ms). 0, or -errno with q->err set:
+ * -EINVAL a key or NQN the PSK cannot be derived from, -EKEYREJECTED the controller
+ * refused our PSK, -ECONNREFUSED it closed on the handshake, -ETIMEDOUT, -EPROTO. */
+int nvmf_th_tls_start(struct nvmf_th_queue *q, const struct nvmf_ctrl_opts *opts,
+		      int64_t deadline);
+/* nvmf_th_recv / nvmf_th_sendv - recv(MSG_DONTWAIT) and sendmsg(MSG_DONTWAIT) on @q,
+ * through its channel when it has one: bytes, 0 (recv: closed), or -1 with errno. */
+ssize_t nvmf_th_recv(struct nvmf_th_queue *q, void *buf, size_t len);
+ssize_t nvmf_th_sendv(struct nvmf_th_queue *q, struct iovec *iov, int n);
 
 /* ---- conn.c ---- */
 int nvmf_th_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uint16_t qid,

@@ -54,7 +54,7 @@ static int hq_wait(struct nvmf_hq *hq, int timeout_ms)
 	struct nvmf_th_queue *q = hq->tpriv;
 	if (!q || q->dead)
 		return -ECONNRESET;
-	if (q->rx_off < q->rx_len)
+	if (q->rx_off < q->rx_len || (q->tls && nvmf_tls_rx_pending(q->tls)))
 		return 0; /* bytes received and not yet handled (poll stopped at max) */
 	struct pollfd p = { .fd = q->fd, .events = POLLIN };
 	if (nvmf_th_tx_pending(q))

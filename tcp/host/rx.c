@@ -387,7 +387,7 @@ int nvmf_th_rx(struct nvmf_th_queue *q, unsigned max)
 		uint8_t *dst = direct ? q->data_dst : q->rxbuf;
 		size_t want = direct ? q->data_left : NVMF_TH_RXBUF;
 		q->rx_off = q->rx_len = 0;
-		ssize_t n = recv(q->fd, dst, want, MSG_DONTWAIT);
+		ssize_t n = nvmf_th_recv(q, dst, want);
 		if (n == 0)
 			return nvmf_th_fail(q, "connection closed by the controller");
 		if (n < 0) {

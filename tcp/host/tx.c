@@ -45,7 +45,7 @@ void nvmf_th_tx_queue(struct nvmf_th_queue *q, struct nvmf_th_cmd *c)
 
 bool nvmf_th_tx_pending(const struct nvmf_th_queue *q)
 {
-	return q->tx.busy || !TAILQ_EMPTY(&q->txq);
+	return q->tx.busy || !TAILQ_EMPTY(&q->txq) || (q->tls && nvmf_tls_tx_pending(q->tls));
 }
 
 /* The Transport SGL Data Block (5Ah) for data not in the capsule (section 3.3.2):
@@ -163,8 +163,7 @@ int nvmf_th_tx_flush(struct nvmf_th_queue *q)
 			off = 0;
 			n++;
 		}
-		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
-		ssize_t w = sendmsg(q->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t w = nvmf_th_sendv(q, iov, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -222,5 +221,6 @@ void nvmf_th_send_term(struct nvmf_th_queue *q, enum nvme_tcp_fes fes, uint32_t 
 	term->fei = htole32(fei);
 	memcpy(buf + sizeof(*term), hdr, hlen);
 	/* One try: the connection is being given up anyway. */
-	(void)!send(q->fd, buf, sizeof(*term) + hlen, MSG_NOSIGNAL | MSG_DONTWAIT);
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(*term) + hlen };
+	(void)!nvmf_th_sendv(q, &iov, 1);
 }
