@@ -253,9 +253,11 @@ deps:
 # Then the daemon's systemd notifications (tests/local/notify_test.py), both builds too.
 local-check: all
 	tests/local/tcp_test.sh
+	tests/local/tls_test.sh
 	tests/local/notify_test.py
 	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tcp_test.sh
+	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/notify_test.py
 
 # Integration tests: one guest boot for the whole batch. The guest gets an emulated NVMe

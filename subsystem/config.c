@@ -572,10 +572,13 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 	}
 	/* Advertising a requirement the port does not enforce would mislead hosts. */
 	if (p->treq == NVMF_TREQ_REQUIRED && p->tsas != NVMF_TCP_SECTYPE_TLS13)
-		return cfg_fail(c, base, "treq",
-				"\"required\" asks for a secure channel, which %s: set "
-				"addr.tsas to \"tls1.3\" (tcp ports), or use \"not specified\"",
-				tcp ? "needs addr.tsas \"tls1.3\"" : "rdma ports do not have");
+		return tcp ? cfg_fail(c, base, "treq",
+				      "\"required\" asks for a secure channel: set addr.tsas to "
+				      "\"tls1.3\", or use \"not specified\"") :
+			     cfg_fail(c, base, "treq",
+				      "\"required\" asks for a secure channel, which %s ports do "
+				      "not have; use \"not specified\" or \"not required\"",
+				      p->trtype);
 	return 0;
 }
 

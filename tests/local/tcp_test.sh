@@ -11,7 +11,7 @@
 # the I/O queue's transport error, not the keep-alive thread's); bad input (unknown subsystem NQN, a port nobody
 # listens on, digests without -t tcp, an unknown transport, the discovery NQN given to
 # read, write, perf, ana-log or identify --ns) fails with a clear message;
-# start-up: the listener logged once, tsas "tls1.3" refused by name, a bind to a port
+# start-up: the listener logged once, a bind to a port
 # another socket holds explained (ephemeral range) with no shutdown noise after it, as a
 # control socket that cannot be made, the shipped configs/tcp.json valid, a port in the
 # ephemeral range warned of (one line naming it and the range) while one outside it is
@@ -374,12 +374,6 @@ l=$(grep -c "listening on" "$ST/target.log")
     { grep "listening on" "$ST/target.log"; bad "listener logged $l times"; }
 # The shipped quick-start config is valid as it is.
 check "configs/tcp.json passes --check" sh -c "$(printf '%q ' "$TGT") -c '$ROOT/configs/tcp.json' --check > /dev/null"
-# A tcp port set up for TLS (nvmetcli saves the kernel's addr_tsas) is refused by name.
-sed 's/"treq": "not specified"/"treq": "not specified", "tsas": "tls1.3"/' "$ST/config.json" > "$ST/tls.json"
-"$TGT" -c "$ST/tls.json" --check > /dev/null 2> "$ST/tls.err"
-rc=$?
-[ $rc = 1 ] && grep -q 'ports\[0\].addr.tsas: "tls1.3" asks for TLS' "$ST/tls.err" &&
-    ok "tsas tls1.3: refused by name" || { cat "$ST/tls.err"; bad "tsas tls1.3 (exit $rc)"; }
 # A port in the ephemeral range held by another socket: the bind failure says why, and
 # a start that failed prints no shutdown or statistics lines.
 python3 -c 'import socket, sys, time
