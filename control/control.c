@@ -35,6 +35,8 @@ PERSISTED(nvmf_ctl_host_add)
 PERSISTED(nvmf_ctl_host_remove)
 PERSISTED(nvmf_ctl_host_dhchap_set)
 PERSISTED(nvmf_ctl_host_dhchap_clear)
+PERSISTED(nvmf_ctl_host_tls_key_set)
+PERSISTED(nvmf_ctl_host_tls_key_clear)
 PERSISTED(nvmf_ctl_allow_any_host)
 PERSISTED(nvmf_ctl_subsystem_add)
 PERSISTED(nvmf_ctl_subsystem_remove)
@@ -68,6 +70,8 @@ const struct nvmf_rpc_method nvmf_ctl_methods[NVMF_CTL_METHOD_COUNT + 1] = {
 	CHANGE(HOST_REMOVE, "host_remove", nvmf_ctl_host_remove),
 	CHANGE(HOST_DHCHAP_SET, "host_dhchap_set", nvmf_ctl_host_dhchap_set),
 	CHANGE(HOST_DHCHAP_CLEAR, "host_dhchap_clear", nvmf_ctl_host_dhchap_clear),
+	CHANGE(HOST_TLS_KEY_SET, "host_tls_key_set", nvmf_ctl_host_tls_key_set),
+	CHANGE(HOST_TLS_KEY_CLEAR, "host_tls_key_clear", nvmf_ctl_host_tls_key_clear),
 	CHANGE(SUBSYSTEM_ALLOW_ANY_HOST, "subsystem_allow_any_host", nvmf_ctl_allow_any_host),
 	METHOD(CONTROLLER_DISCONNECT, "controller_disconnect", nvmf_ctl_controller_disconnect),
 	CHANGE(SUBSYSTEM_ADD, "subsystem_add", nvmf_ctl_subsystem_add),

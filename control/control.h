@@ -81,6 +81,8 @@ void nvmf_ctl_namespace_reservation_clear(void *ctx, struct nvmf_rpc_call *call)
 void nvmf_ctl_host_add(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_host_dhchap_set(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_host_tls_key_set(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_host_tls_key_clear(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_host_dhchap_clear(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_allow_any_host(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_controller_disconnect(void *ctx, struct nvmf_rpc_call *call);

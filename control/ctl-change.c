@@ -371,6 +371,52 @@ void nvmf_ctl_host_dhchap_clear(void *ctx, struct nvmf_rpc_call *call)
 	nvmf_rpc_result(call, json_object());
 }
 
+/* The TLS PSK of a host (hosts[].nvmf_tls_key_file): the target reads the key file named;
+ * no secret crosses the socket. */
+void nvmf_ctl_host_tls_key_set(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	const char *host, *file = nvmf_rpc_str(call, "key_file");
+	if (!need_host(call, &host))
+		return;
+	char err[512];
+	int rc = nvmf_tgt_host_tls_key_set(ctl->tgt, host, file, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "host %s: %s", host, err);
+		return;
+	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO,
+		 "host %s: TLS PSK from %s (used from its next TLS connection)", host, file);
+	json_t *res = json_object();
+	if (res && !nvmf_tgt_host_admitted(ctl->tgt, host)) {
+		char warn[400];
+		snprintf(warn, sizeof(warn),
+			 "host %s: no subsystem admits it (none lists it in allowed_hosts or has "
+			 "allow_any_host on): is the NQN mistyped? (host add NQN HOSTNQN allows it)",
+			 host);
+		nvmf_log_at(ctl->tgt, NVMF_LOGC_AUTH, NVMF_LOG_WARNING, "%s", warn);
+		json_object_set_new(res, "warnings", json_pack("[s]", warn));
+	}
+	nvmf_rpc_result(call, res);
+}
+
+void nvmf_ctl_host_tls_key_clear(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	const char *host;
+	if (!need_host(call, &host))
+		return;
+	char err[512];
+	int rc = nvmf_tgt_host_tls_key_clear(ctl->tgt, host, err, sizeof(err));
+	if (rc) {
+		nvmf_rpc_error(call, code_of(rc), "%s", err);
+		return;
+	}
+	nvmf_log(ctl->tgt, NVMF_LOG_INFO,
+		 "host %s: TLS PSK removed (its next TLS connection is refused)", host);
+	nvmf_rpc_result(call, json_object());
+}
+
 void nvmf_ctl_allow_any_host(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;

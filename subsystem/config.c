@@ -895,6 +895,46 @@ static int parse_dhchap(struct cfg_ctx *c, json_t *h, const char *base, const ch
 	return 0;
 }
 
+int nvmf_tls_key_file_read(const char *path, char **out, char *err, size_t errlen)
+{
+	struct stat st;
+	size_t len = 0;
+	int rc;
+	char why[160];
+	*out = NULL;
+	if (path[0] != '/') {
+		snprintf(err, errlen, "\"%.200s\" is not an absolute path", path);
+		return -EINVAL;
+	}
+	char *text = nvmf_read_regular_file(path, 4096, &len, &rc, why, sizeof(why));
+	if (!text) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		return rc;
+	}
+	if (stat(path, &st) == 0 && (st.st_mode & 077)) {
+		snprintf(err, errlen, "%s can be read by others (mode %04o): chmod 600 it", path,
+			 (unsigned)(st.st_mode & 07777));
+		rc = -EACCES;
+	} else {
+		/* As nvme gen-tls-key writes it: one line. */
+		while (len && strchr(" \t\r\n", text[len - 1]))
+			text[--len] = 0;
+		struct nvme_tls_psk psk;
+		rc = strlen(text) != len ? -EINVAL : nvme_tls_psk_parse(text, &psk, why, sizeof(why));
+		explicit_bzero(&psk, sizeof(psk));
+		if (rc)
+			snprintf(err, errlen, "%s: %s", path,
+				 strlen(text) != len ? "holds a NUL byte: not one TLS PSK" : why);
+	}
+	if (rc) {
+		explicit_bzero(text, len);
+		free(text);
+		return rc;
+	}
+	*out = text;
+	return 0;
+}
+
 /* hosts[].nvmf_tls_key / nvmf_tls_key_file: the host's configured TLS PSK, inline or in
  * a file. A secret must not be readable by others: the file named, or the configuration
  * holding it inline, must have no group or other permission bits. No message shows it. */
@@ -902,12 +942,10 @@ static int parse_tls_key(struct cfg_ctx *c, json_t *h, const char *base, const c
 			 struct nvmf_config *cfg)
 {
 	const char *key, *file;
-	char why[160], b[80];
+	char why[300];
 	struct stat st;
 	struct nvme_tls_psk psk;
 	char *text = NULL;
-	size_t len = 0;
-	int rc;
 
 	if (cfg_get_str(c, h, base, "nvmf_tls_key", false, &key) ||
 	    cfg_get_str(c, h, base, "nvmf_tls_key_file", false, &file))
@@ -930,34 +968,13 @@ static int parse_tls_key(struct cfg_ctx *c, json_t *h, const char *base, const c
 				"a TLS PSK inline in a file others can read (%s has mode %04o): "
 				"chmod 600 it, or put the key in a file named by nvmf_tls_key_file",
 				c->path, (unsigned)(st.st_mode & 07777));
-	if (file) {
-		if (file[0] != '/')
-			return cfg_fail(c, base, "nvmf_tls_key_file", "%s is not an absolute path",
-					cfg_quote(file, b, sizeof(b)));
-		text = nvmf_read_regular_file(file, 4096, &len, &rc, why, sizeof(why));
-		if (!text)
-			return cfg_fail(c, base, "nvmf_tls_key_file", "%s: %s", file, why);
-		if (stat(file, &st) == 0 && (st.st_mode & 077)) {
-			explicit_bzero(text, len);
-			free(text);
-			return cfg_fail(c, base, "nvmf_tls_key_file",
-					"%s can be read by others (mode %04o): chmod 600 it", file,
-					(unsigned)(st.st_mode & 07777));
-		}
-		/* As nvme gen-tls-key writes it: one line. */
-		while (len && strchr(" \t\r\n", text[len - 1]))
-			text[--len] = 0;
-		key = text;
-	}
-	rc = nvme_tls_psk_parse(key, &psk, why, sizeof(why));
-	explicit_bzero(&psk, sizeof(psk));
-	if (rc) {
-		if (text) {
-			explicit_bzero(text, len);
-			free(text);
-		}
-		return cfg_fail(c, base, file ? "nvmf_tls_key_file" : "nvmf_tls_key", "%s%s%s",
-				file ? file : "", file ? ": " : "", why);
+	if (file && nvmf_tls_key_file_read(file, &text, why, sizeof(why)))
+		return cfg_fail(c, base, "nvmf_tls_key_file", "%s", why);
+	if (!file) {
+		int rc = nvme_tls_psk_parse(key, &psk, why, sizeof(why));
+		explicit_bzero(&psk, sizeof(psk));
+		if (rc)
+			return cfg_fail(c, base, "nvmf_tls_key", "%s", why);
 	}
 	struct nvmf_tls_key_config *e = &cfg->tls_keys[cfg->n_tls_keys++];
 	e->hostnqn = strdup(nqn);
@@ -1252,16 +1269,21 @@ void nvmf_config_dhchap_free(struct nvmf_dhchap_config *d, size_t n)
 	free(d);
 }
 
+void nvmf_config_tls_keys_clear(struct nvmf_tls_key_config *e)
+{
+	if (e->key) {
+		explicit_bzero(e->key, strlen(e->key));
+		free(e->key);
+	}
+	free(e->hostnqn);
+	free(e->key_file);
+	memset(e, 0, sizeof(*e));
+}
+
 void nvmf_config_tls_keys_free(struct nvmf_tls_key_config *k, size_t n)
 {
-	for (size_t i = 0; k && i < n; i++) {
-		if (k[i].key) {
-			explicit_bzero(k[i].key, strlen(k[i].key));
-			free(k[i].key);
-		}
-		free(k[i].hostnqn);
-		free(k[i].key_file);
-	}
+	for (size_t i = 0; k && i < n; i++)
+		nvmf_config_tls_keys_clear(&k[i]);
 	free(k);
 }
 

@@ -359,6 +359,15 @@ void nvmf_config_free(struct nvmf_config *cfg);
  * once at start, before any JSON exists): parsed configs and control requests hold
  * DH-HMAC-CHAP secrets in jansson's strings, which it frees without zeroing. */
 void nvmf_config_json_wipe(void);
+/* nvmf_tls_key_file_read - the TLS PSK in key file @path (absolute; a regular file of at
+ * most 4 KiB no one but its owner may read, holding one key in the interchange form, as
+ * `nvme gen-tls-key` prints it) into *@out (malloc'ed, trailing white space dropped; the
+ * caller zeroes and frees it). 0, or -errno with @err naming @path and what is wrong
+ * (never the key): -EINVAL not absolute / not one key (bad CRC, length, form), -EACCES
+ * group or other permission bits, and nvmf_read_regular_file's errors. */
+int nvmf_tls_key_file_read(const char *path, char **out, char *err, size_t errlen);
+/* nvmf_config_tls_keys_clear - free what entry @e holds (the key zeroed) and zero it. */
+void nvmf_config_tls_keys_clear(struct nvmf_tls_key_config *e);
 /* nvmf_config_tls_keys_free - free the @n entries of @k and @k itself, secrets zeroed. */
 void nvmf_config_tls_keys_free(struct nvmf_tls_key_config *k, size_t n);
 /* nvmf_config_tls_keys_dup - a deep copy of @n entries of @src into *@out (NULL when @n

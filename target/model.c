@@ -440,6 +440,71 @@ int nvmf_tgt_host_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char
 	return 0;
 }
 
+int nvmf_tgt_host_tls_key_set(struct nvmf_tgt *tgt, const char *host, const char *key_file,
+			      char *err, size_t errlen)
+{
+	struct nvmf_config *cfg = tgt->cfg;
+	struct nvmf_tls_key_config e = { 0 };
+	int rc = nvmf_tls_key_file_read(key_file, &e.key, err, errlen);
+	if (rc)
+		return rc;
+	size_t i = 0, h = 0;
+	while (i < cfg->n_tls_keys && strcmp(cfg->tls_keys[i].hostnqn, host))
+		i++;
+	while (h < cfg->n_hosts && strcmp(cfg->hosts[h], host))
+		h++;
+	char *hcopy = NULL;
+	bool oom = !(e.hostnqn = strdup(host)) || !(e.key_file = strdup(key_file));
+	/* Room first, so that nothing fails once the table has the new key. */
+	if (!oom && i == cfg->n_tls_keys) {
+		struct nvmf_tls_key_config *grown = realloc(cfg->tls_keys, (i + 1) * sizeof(*grown));
+		oom = !grown;
+		if (grown)
+			cfg->tls_keys = grown;
+	}
+	if (!oom && h == cfg->n_hosts) {
+		char **grown = realloc(cfg->hosts, (h + 1) * sizeof(*grown));
+		oom = !grown || !(hcopy = strdup(host));
+		if (grown)
+			cfg->hosts = grown;
+	}
+	if (oom) {
+		explicit_bzero(e.key, strlen(e.key));
+		free(e.key);
+		free(e.hostnqn);
+		free(e.key_file);
+		free(hcopy);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (hcopy)
+		cfg->hosts[cfg->n_hosts++] = hcopy;
+	if (i < cfg->n_tls_keys) {
+		nvmf_config_tls_keys_clear(&cfg->tls_keys[i]);
+	} else {
+		cfg->n_tls_keys++;
+	}
+	cfg->tls_keys[i] = e;
+	return 0;
+}
+
+int nvmf_tgt_host_tls_key_clear(struct nvmf_tgt *tgt, const char *host, char *err, size_t errlen)
+{
+	struct nvmf_config *cfg = tgt->cfg;
+	size_t i = 0;
+	while (i < cfg->n_tls_keys && strcmp(cfg->tls_keys[i].hostnqn, host))
+		i++;
+	if (i == cfg->n_tls_keys) {
+		snprintf(err, errlen, "%s has no TLS PSK", host);
+		return -ENOENT;
+	}
+	nvmf_config_tls_keys_clear(&cfg->tls_keys[i]);
+	memmove(&cfg->tls_keys[i], &cfg->tls_keys[i + 1],
+		(cfg->n_tls_keys - i - 1) * sizeof(*cfg->tls_keys));
+	cfg->n_tls_keys--;
+	return 0;
+}
+
 /* Index of @host's entry in the running config's hosts[].dhchap, or n_dhchap. */
 static size_t dhchap_index(const struct nvmf_config *cfg, const char *host)
 {

@@ -60,6 +60,9 @@ static const struct opt_spec {
 	{ "dhgroup", 0, TCTL_OPT_DHGROUP, true },
 	{ "ana-group", 0, TCTL_OPT_ANA_GROUP, true },
 	{ "ana-state", 0, TCTL_OPT_ANA_STATE, true },
+	{ "tsas", 0, TCTL_OPT_TSAS, true },
+	{ "treq", 0, TCTL_OPT_TREQ, true },
+	{ "key-file", 0, TCTL_OPT_KEY_FILE, true },
 };
 #define NSPECS (sizeof(specs) / sizeof(specs[0]))
 

@@ -471,6 +471,13 @@ static int changed(FILE *f, const struct tctl_request *req, json_t *r)
 	case TCTL_OUT_DHCHAP_CLEAR:
 		fprintf(f, "host %s: DH-HMAC-CHAP secrets removed\n", str(p, "host"));
 		break;
+	case TCTL_OUT_TLS_KEY_SET:
+		fprintf(f, "host %s: TLS PSK from %s, from its next TLS connection\n",
+			str(p, "host"), str(p, "key_file"));
+		break;
+	case TCTL_OUT_TLS_KEY_CLEAR:
+		fprintf(f, "host %s: TLS PSK removed\n", str(p, "host"));
+		break;
 	case TCTL_OUT_ANA_SET:
 		fprintf(f, "port %lld: ANA group %lld %s", num(p, "portid"), num(p, "grpid"),
 			str(p, "state"));

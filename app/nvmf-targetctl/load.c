@@ -93,9 +93,10 @@ int tctl_load_subsystem_file(json_t *params, char *msg, size_t len)
 	return rc;
 }
 
-int tctl_load_save_path(json_t *params, char *msg, size_t len)
+/* params.@key, a path, made absolute against this process's current directory. */
+static int abs_path(json_t *params, const char *key, char *msg, size_t len)
 {
-	const char *path = json_string_value(json_object_get(params, "path"));
+	const char *path = json_string_value(json_object_get(params, key));
 	if (!path || path[0] == '/')
 		return 0;
 	/* The builder made sure the last component names a file: the real path of its
@@ -119,11 +120,21 @@ int tctl_load_save_path(json_t *params, char *msg, size_t len)
 		snprintf(msg, len, "PATH '%s': %s", path, strerror(ENAMETOOLONG));
 		return -1;
 	}
-	if (json_object_set_new(params, "path", json_string(abs))) {
+	if (json_object_set_new(params, key, json_string(abs))) {
 		snprintf(msg, len, "PATH: out of memory or not valid UTF-8");
 		return -1;
 	}
 	return 0;
+}
+
+int tctl_load_save_path(json_t *params, char *msg, size_t len)
+{
+	return abs_path(params, "path", msg, len);
+}
+
+int tctl_load_key_file_path(json_t *params, char *msg, size_t len)
+{
+	return abs_path(params, "key_file", msg, len);
 }
 
 int tctl_load_dhchap_secrets(json_t *params, char *msg, size_t len)

@@ -236,6 +236,23 @@ static int b_dhchap_clear(const struct tctl_command *c, const struct tctl_args *
 	return put_nqn(p, "host", "HOSTNQN", a->pos[0], msg, len) ? -1 : 0;
 }
 
+/* host tls-key HOSTNQN --key-file PATH: the target reads the key from PATH (made absolute
+ * by tctl_load_key_file_path), so no secret crosses the socket or the command line. */
+static int b_tls_key_set(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
+			 char *msg, size_t len)
+{
+	(void)c;
+	const char *file = a->opt[TCTL_OPT_KEY_FILE];
+	if (put_nqn(p, "host", "HOSTNQN", a->pos[0], msg, len))
+		return -1;
+	if (!file || !*file) {
+		snprintf(msg, len, "missing --key-file PATH (the host's key, as nvme gen-tls-key "
+				   "prints it, in a file only its owner can read)");
+		return -1;
+	}
+	return put(p, "key_file", json_string(file), msg, len);
+}
+
 static int b_allow_any_host(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
 			    char *msg, size_t len)
 {
@@ -620,6 +637,29 @@ static int put_ana_states(json_t *port, const struct tctl_args *a, char *msg, si
 }
 
 /* A config file's port object (nvmetcli layout: addr and param values are strings). */
+/* --tsas none|tls1.3 and --treq required|not-required|not-specified as the port's
+ * addr.tsas and addr.treq (the target checks the pair, as for a config file). */
+static int put_security(json_t *addr, const struct tctl_args *a, char *msg, size_t len)
+{
+	const char *tsas = a->opt[TCTL_OPT_TSAS], *treq = a->opt[TCTL_OPT_TREQ];
+	static const char *const treqs[][2] = { { "required", "required" },
+						{ "not-required", "not required" },
+						{ "not-specified", "not specified" } };
+	if (tsas && strcmp(tsas, "none") && strcmp(tsas, "tls1.3")) {
+		snprintf(msg, len, "--tsas '%s' is not none or tls1.3", tsas);
+		return -1;
+	}
+	if (tsas && put(addr, "tsas", json_string(tsas), msg, len))
+		return -1;
+	if (!treq)
+		return 0;
+	for (size_t i = 0; i < sizeof(treqs) / sizeof(treqs[0]); i++)
+		if (!strcmp(treq, treqs[i][0]) || !strcmp(treq, treqs[i][1]))
+			return put(addr, "treq", json_string(treqs[i][1]), msg, len);
+	snprintf(msg, len, "--treq '%s' is not required, not-required or not-specified", treq);
+	return -1;
+}
+
 static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, json_t *p, char *msg,
 		      size_t len)
 {
@@ -651,7 +691,8 @@ static int b_port_add(const struct tctl_command *c, const struct tctl_args *a, j
 	if (!addr || put(addr, "trtype", json_string(trtype), msg, len) ||
 	    (adrfam && put(addr, "adrfam", json_string(adrfam), msg, len)) ||
 	    put(addr, "traddr", json_string(traddr), msg, len) ||
-	    put_uint_text(addr, "trsvcid", "--trsvcid", svc, 1, 65535, msg, len))
+	    put_uint_text(addr, "trsvcid", "--trsvcid", svc, 1, 65535, msg, len) ||
+	    put_security(addr, a, msg, len))
 		return -1;
 	if (inl || mqs || h2c || zc) {
 		json_t *param = put_new(port, "param", false, msg, len);
@@ -770,6 +811,11 @@ static int b_log_level(const struct tctl_command *c, const struct tctl_args *a, 
 	"  --zerocopy-threshold BYTES\n"                                                        \
 	"                       tcp only: read data of at least this size is sent with\n"       \
 	"                       MSG_ZEROCOPY; 0 never, or 4096 to 16M (default 32K)\n"          \
+	"  --tsas none|tls1.3   tcp only: tls1.3 serves TLS 1.3 with a PSK per host (host\n"  \
+	"                       tls-key); default none\n"                                    \
+	"  --treq required|not-required\n"                                                     \
+	"                       with --tsas tls1.3: whether a host must use TLS (default\n"  \
+	"                       required)\n"                                                   \
 	"  --subsystem NQN      expose this subsystem on the port; repeat for more\n"           \
 	"  --ana-state GRPID:STATE\n"                                                           \
 	"                       ANA group GRPID (1 to 128) has STATE on the port: optimized,\n" \
@@ -886,7 +932,7 @@ const struct tctl_command tctl_commands[] = {
 	  1,
 	  OPT(TRADDR) | OPT(TRSVCID) | OPT(ADRFAM) | OPT(TRTYPE) | OPT(INLINE_DATA_SIZE) |
 		  OPT(MAX_QUEUE_SIZE) | OPT(MAXH2CDATA) | OPT(ZEROCOPY_THRESHOLD) | OPT(SUBSYSTEM) |
-		  OPT(ANA_STATE),
+		  OPT(ANA_STATE) | OPT(TSAS) | OPT(TREQ),
 	  b_port_add,
 	  TCTL_OUT_PORT_ADD,
 	  NULL,
@@ -1120,6 +1166,36 @@ const struct tctl_command tctl_commands[] = {
 	  0,
 	  b_dhchap_clear,
 	  TCTL_OUT_DHCHAP_CLEAR,
+	  NULL,
+	  NULL },
+	{ "host",
+	  "tls-key",
+	  "host_tls_key_set",
+	  "HOSTNQN --key-file PATH",
+	  "set a host's TLS PSK (NVMe/TCP secure channel) from a key file",
+	  "The target reads PATH (absolute, or made so here): one key as nvme gen-tls-key\n"
+	  "prints it (\"NVMeTLSkey-1:01:...:\"), in a file no one but its owner can read.\n"
+	  "The key never crosses the control socket. Used from the host's next TLS\n"
+	  "connection; connected queues keep their sessions. Replaces a key the host had.\n",
+	  { "HOSTNQN", NULL },
+	  1,
+	  OPT(KEY_FILE),
+	  b_tls_key_set,
+	  TCTL_OUT_TLS_KEY_SET,
+	  tctl_load_key_file_path,
+	  NULL },
+	{ "host",
+	  "tls-key-clear",
+	  "host_tls_key_clear",
+	  "HOSTNQN",
+	  "remove a host's TLS PSK",
+	  "The host's next TLS connection is refused (no PSK for it); connected queues keep\n"
+	  "their sessions (remove the host from its subsystems to end them).\n",
+	  { "HOSTNQN", NULL },
+	  1,
+	  0,
+	  b_dhchap_clear,
+	  TCTL_OUT_TLS_KEY_CLEAR,
 	  NULL,
 	  NULL },
 	{ "ana",

@@ -62,6 +62,8 @@ enum tctl_out {
 	TCTL_OUT_LOG_LEVEL,
 	TCTL_OUT_DHCHAP_SET,
 	TCTL_OUT_DHCHAP_CLEAR,
+	TCTL_OUT_TLS_KEY_SET,
+	TCTL_OUT_TLS_KEY_CLEAR,
 	TCTL_OUT_ANA_LIST,
 	TCTL_OUT_ANA_SET,
 	TCTL_OUT_NS_ANA_GROUP,
@@ -104,6 +106,9 @@ enum tctl_opt {
 	TCTL_OPT_COMPONENT,
 	TCTL_OPT_ANA_STATE,
 	TCTL_OPT_FORCE,
+	TCTL_OPT_TSAS,
+	TCTL_OPT_TREQ,
+	TCTL_OPT_KEY_FILE,
 	TCTL_OPT_COUNT, /* at most 64: tctl_command.opts is a bit mask */
 };
 
@@ -220,6 +225,9 @@ int tctl_load_subsystem_file(json_t *params, char *msg, size_t len);
  * the target resolves paths in its own working directory. -1 only when neither fits in
  * PATH_MAX or the current directory is unknown. */
 int tctl_load_save_path(json_t *params, char *msg, size_t len);
+/* tctl_load_key_file_path - host tls-key: a relative params.key_file becomes absolute
+ * likewise (the target reads the file, from its own directory). */
+int tctl_load_key_file_path(json_t *params, char *msg, size_t len);
 /* tctl_load_dhchap_secrets - host dhchap: params.key from $NVMF_DHCHAP_SECRET (required)
  * and params.ctrl_key from $NVMF_DHCHAP_CTRL_SECRET (when set): secrets never travel on
  * the command line, where other users see them. Returns 0, or -1 with @msg. */
