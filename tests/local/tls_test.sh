@@ -211,10 +211,43 @@ rw $P1 "after the reload, host 2's new key" -q "$H2" --tls-key "$K2NEW"
 ! grep -qF "${K2:16:20}" "$ST/target.log" && ! grep -qF "${K1:16:20}" "$ST/target.log" &&
     ok "no key appears in the target's log" || bad "a key appears in the target's log"
 
+# Live: a port added with TLS, a host's key set from a key file and removed, over the
+# control socket; the key never crosses it.
+P4=$((P1 + 3))
+ctl port add 4 --trtype tcp --traddr 127.0.0.1 --trsvcid $P4 --tsas tls1.3 --treq required \
+    --subsystem "$NQN" > "$ST/padd.out" 2>&1 || { cat "$ST/padd.out"; bad "port add --tsas tls1.3"; }
+K5=$(nvme gen-tls-key -m 2)
+H5=nqn.2014-08.org.nvmexpress:uuid:55555555-5555-4555-8555-555555555555
+printf '%s\n' "$K5" > "$ST/h5.key"
+ctl host add "$NQN" "$H5" > /dev/null 2>&1 || bad "host add H5"
+(cd "$ST" && timeout 30 "$CTL" -s "$ST/ctl.sock" host tls-key "$H5" --key-file h5.key) > "$ST/tk.out" 2>&1 &&
+    grep -q "host $H5: TLS PSK from $ST/h5.key" "$ST/tk.out" &&
+    ok "host tls-key with a relative --key-file: set, the path made absolute" ||
+    { cat "$ST/tk.out"; bad "host tls-key"; }
+rw $P4 "a port added live with --tsas tls1.3, the host's key set live" -q "$H5" --tls-key-file "$ST/h5.key"
+nvmf identify -t tcp -a 127.0.0.1 -s $P4 -n "$NQN" -q "$H5" > /dev/null 2>&1 &&
+    bad "a plain connection to the live TLS port" || ok "the live TLS port refuses a plain connection"
+chmod 644 "$ST/h5.key"
+ctl host tls-key "$H5" --key-file "$ST/h5.key" > "$ST/tk2.out" 2>&1
+rc=$?
+[ $rc != 0 ] && grep -q "can be read by others (mode 0644)" "$ST/tk2.out" &&
+    ok "host tls-key with a file others can read: refused naming the mode" || { cat "$ST/tk2.out"; bad "host tls-key 0644 (exit $rc)"; }
+chmod 600 "$ST/h5.key"
+ctl host tls-key-clear "$H5" > /dev/null 2>&1 || bad "host tls-key-clear"
+refused "after host tls-key-clear" "nvmf: connect" "host $H5 has no TLS PSK here" \
+    nvmf identify -t tcp -a 127.0.0.1 -s $P4 -n "$NQN" -q "$H5" --tls-key-file "$ST/h5.key"
+grep -q '"nvmf_tls_key_file"' "$ST/config.json" && ! grep -q "$H5\", \"nvmf_tls" "$ST/config.json" &&
+    grep -q '"trsvcid": "'$P4'"' "$ST/config.json" &&
+    ok "the live changes written through to the configuration (port 4, the key cleared)" ||
+    { cat "$ST/config.json"; bad "write-through of the TLS changes"; }
+[ "$(stat -c %a "$ST/config.json")" = 600 ] && ok "the configuration with an inline key is still 0600 after the write-through" ||
+    bad "config.json mode $(stat -c %a "$ST/config.json") after the write-through"
+
 kill "$TGT_PID" && wait "$TGT_PID"
 TGT_PID=
 
 # Configuration mistakes: refused by --check, naming the key, never showing a secret.
+write_config "$ST/config.json" "$K2NEW"
 cfgerr() { # WHAT FILE EXPECT
     "$TGT" -c "$2" --check > /dev/null 2> "$ST/cfg.err"
     local rc=$?
