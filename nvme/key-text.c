@@ -34,8 +34,8 @@ static int b64_value(char c)
 /* Decode @n characters of base64 (padding optional; bits left over must be 0) into @out,
  * at most @max bytes (@max_key in messages); @at is where @s starts in the text (messages
  * count characters of the whole text from 1). Returns the byte count, or -EINVAL. */
-static int b64_decode(const char *s, size_t n, size_t at, uint8_t *out, size_t max,
-		      size_t max_key, char *err, size_t errlen)
+static int b64_decode(const char *s, size_t n, size_t at, uint8_t *out, size_t max, size_t max_key,
+		      char *err, size_t errlen)
 {
 	uint32_t acc = 0;
 	size_t len = 0, pad = 0, bits = 0;
@@ -84,8 +84,8 @@ static int b64_decode(const char *s, size_t n, size_t at, uint8_t *out, size_t m
 	return (int)len;
 }
 
-int nvme_key_text_nn(const char *text, const struct nvme_key_text_form *f, unsigned *nn,
-		     char *err, size_t errlen)
+int nvme_key_text_nn(const char *text, const struct nvme_key_text_form *f, unsigned *nn, char *err,
+		     size_t errlen)
 {
 	size_t plen = strlen(f->prefix);
 	const char *p;
@@ -114,7 +114,7 @@ static void lens_text(const uint8_t *lens, char *out, size_t outlen)
 	out[0] = '\0';
 	for (size_t i = 0; i < n && at < outlen; i++) {
 		int w = snprintf(out + at, outlen - at, "%s%u",
-				 i == 0	    ? "" :
+				 i == 0     ? "" :
 				 i == n - 1 ? " or " :
 					      ", ",
 				 lens[i]);
@@ -178,12 +178,38 @@ out:
 	return n;
 }
 
-int nvme_key_text_format(const char *prefix, unsigned nn, const uint8_t *key, size_t len,
-			 char *out, size_t outlen)
+int nvme_key_text_base64(const uint8_t *in, size_t len, char *out, size_t outlen)
+{
+	size_t need = (len + 2) / 3 * 4, at = 0;
+
+	if (outlen)
+		out[0] = '\0';
+	if (need >= outlen)
+		return -ENOSPC;
+	for (size_t i = 0; i < len; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16;
+		size_t left = len - i;
+
+		if (left > 1)
+			v |= (uint32_t)in[i + 1] << 8;
+		if (left > 2)
+			v |= in[i + 2];
+		out[at++] = b64_alphabet[v >> 18 & 63];
+		out[at++] = b64_alphabet[v >> 12 & 63];
+		out[at++] = left > 1 ? b64_alphabet[v >> 6 & 63] : '=';
+		out[at++] = left > 2 ? b64_alphabet[v & 63] : '=';
+	}
+	out[at] = '\0';
+	return (int)at;
+}
+
+int nvme_key_text_format(const char *prefix, unsigned nn, const uint8_t *key, size_t len, char *out,
+			 size_t outlen)
 {
 	uint8_t buf[NVME_KEY_TEXT_MAX_KEY + 4];
-	size_t plen = strlen(prefix), raw, need, at;
+	size_t plen = strlen(prefix), raw, need;
 	uint32_t crc;
+	int n;
 
 	if (outlen)
 		out[0] = '\0';
@@ -197,22 +223,9 @@ int nvme_key_text_format(const char *prefix, unsigned nn, const uint8_t *key, si
 	crc = nvme_key_text_crc32(key, len);
 	for (int i = 0; i < 4; i++)
 		buf[len + (size_t)i] = (uint8_t)(crc >> (8 * i));
-	at = (size_t)snprintf(out, outlen, "%s%02u:", prefix, nn);
-	for (size_t i = 0; i < raw; i += 3) {
-		uint32_t v = (uint32_t)buf[i] << 16;
-		size_t left = raw - i;
-
-		if (left > 1)
-			v |= (uint32_t)buf[i + 1] << 8;
-		if (left > 2)
-			v |= buf[i + 2];
-		out[at++] = b64_alphabet[v >> 18 & 63];
-		out[at++] = b64_alphabet[v >> 12 & 63];
-		out[at++] = left > 1 ? b64_alphabet[v >> 6 & 63] : '=';
-		out[at++] = left > 2 ? b64_alphabet[v & 63] : '=';
-	}
-	out[at++] = ':';
-	out[at] = '\0';
+	snprintf(out, outlen, "%s%02u:", prefix, nn);
+	n = nvme_key_text_base64(buf, raw, out + plen + 3, outlen - plen - 3);
 	OPENSSL_cleanse(buf, sizeof(buf));
-	return (int)at;
+	memcpy(out + need - 1, ":", 2);
+	return n < 0 ? n : (int)need;
 }

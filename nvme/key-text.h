@@ -3,7 +3,7 @@
  * The text form shared by NVMe's secrets: "PREFIX" NN ":" base64(key || CRC-32(key)) ":",
  * the DH-HMAC-CHAP secret representation of NVMe Base 2.1 section 8.3.5.5
  * ("DHHC-1:NN:...:", nvme/dhchap.c) and the TLS PSK interchange format of the NVMe/TCP
- * transport specification 2.0 section 3.6.1.5 ("NVMeTLSkey-1:HH:...:", nvme/tls-psk.c).
+ * transport specification (TP 8018; "NVMeTLSkey-1:HH:...:", nvme/tls-psk.c).
  * NN is two decimal digits whose meaning (and allowed range) is the caller's; the CRC-32
  * is zlib's (IEEE 802.3, reflected, the kernel's ~crc32(~0, ...)), 4 bytes little
  * endian; base64 is RFC 4648's standard alphabet.
@@ -23,9 +23,9 @@
 
 /* What one form is called and what it allows. */
 struct nvme_key_text_form {
-	const char *prefix; /* "DHHC-1:", "NVMeTLSkey-1:" (with its ':') */
-	const char *what;   /* for messages: "DH-HMAC-CHAP secret" */
-	const char *a_what; /* the same with its article: "a DH-HMAC-CHAP secret" */
+	const char *prefix;  /* "DHHC-1:", "NVMeTLSkey-1:" (with its ':') */
+	const char *what;    /* for messages: "DH-HMAC-CHAP secret" */
+	const char *a_what;  /* the same with its article: "a DH-HMAC-CHAP secret" */
 	const uint8_t *lens; /* allowed key lengths in bytes, ascending, ended by 0 */
 	bool colon_required; /* false: the closing ':' may be left out (as the kernel allows
 				for DHHC-1) */
@@ -38,8 +38,8 @@ struct nvme_key_text_form {
  * <prefix>NN:<base64>:)", "not <a_what>: it must start with \"<prefix>\"",
  * "<prefix>NN: NN must be two digits followed by ':'".
  */
-int nvme_key_text_nn(const char *text, const struct nvme_key_text_form *f, unsigned *nn,
-		     char *err, size_t errlen);
+int nvme_key_text_nn(const char *text, const struct nvme_key_text_form *f, unsigned *nn, char *err,
+		     size_t errlen);
 
 /*
  * nvme_key_text_key - decode the key of @text, whose prefix and NN nvme_key_text_nn()
@@ -63,8 +63,13 @@ int nvme_key_text_key(const char *text, const struct nvme_key_text_form *f, uint
  * Returns the text's length (without the NUL), -EINVAL (@nn or @len out of range) or
  * -ENOSPC (@outlen too small; @out then holds "" when @outlen > 0).
  */
-int nvme_key_text_format(const char *prefix, unsigned nn, const uint8_t *key, size_t len,
-			 char *out, size_t outlen);
+int nvme_key_text_format(const char *prefix, unsigned nn, const uint8_t *key, size_t len, char *out,
+			 size_t outlen);
+
+/* nvme_key_text_base64 - RFC 4648 base64 of @len bytes of @in, with '=' padding, and a NUL
+ * into @out. Returns the text's length (4 * ceil(len / 3)) or -ENOSPC (@out then holds ""
+ * when @outlen > 0). */
+int nvme_key_text_base64(const uint8_t *in, size_t len, char *out, size_t outlen);
 
 /* The zlib/IEEE 802.3 CRC-32 of @n bytes (isa-l's crc32_gzip_refl from 0): "123456789"
  * gives 0xcbf43926. */

@@ -52,6 +52,23 @@ static void format_refuses_small_buffers_and_bad_fields(void)
 	CU_ASSERT_EQUAL(nvme_key_text_format("DHHC-1:", 0, key, 65, out, sizeof(out)), -EINVAL);
 }
 
+/* RFC 4648 section 10's test vectors. */
+static void base64_matches_rfc4648_vectors(void)
+{
+	static const char *const want[] = { "",         "Zg==",     "Zm8=",    "Zm9v",
+					    "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy" };
+	char out[16];
+
+	for (size_t n = 0; n < 7; n++) {
+		CU_ASSERT_EQUAL(nvme_key_text_base64((const uint8_t *)"foobar", n, out,
+						     sizeof(out)),
+				(int)strlen(want[n]));
+		CU_ASSERT_STRING_EQUAL(out, want[n]);
+	}
+	CU_ASSERT_EQUAL(nvme_key_text_base64((const uint8_t *)"foobar", 6, out, 8), -ENOSPC);
+	CU_ASSERT_STRING_EQUAL(out, "");
+}
+
 static void decode_round_trips_every_allowed_length(void)
 {
 	static const size_t lens[] = { 32, 48 };
@@ -64,8 +81,8 @@ static void decode_round_trips_every_allowed_length(void)
 
 		for (size_t i = 0; i < lens[l]; i++)
 			key[i] = (uint8_t)(0xa5 ^ (i * 7));
-		CU_ASSERT_FATAL(nvme_key_text_format("TEST-1:", 7, key, lens[l], text,
-						     sizeof(text)) > 0);
+		CU_ASSERT_FATAL(
+			nvme_key_text_format("TEST-1:", 7, key, lens[l], text, sizeof(text)) > 0);
 		CU_ASSERT_EQUAL(nvme_key_text_nn(text, &strict, &nn, err, sizeof(err)), 0);
 		CU_ASSERT_EQUAL(nn, 7);
 		CU_ASSERT_EQUAL(nvme_key_text_key(text, &strict, got, &len, err, sizeof(err)), 0);
@@ -115,6 +132,7 @@ const struct unit_test nvme_key_text_tests[] = {
 	{ "format_writes_nvme_clis_text", format_writes_nvme_clis_text },
 	{ "format_refuses_small_buffers_and_bad_fields",
 	  format_refuses_small_buffers_and_bad_fields },
+	{ "base64_matches_rfc4648_vectors", base64_matches_rfc4648_vectors },
 	{ "decode_round_trips_every_allowed_length", decode_round_trips_every_allowed_length },
 	{ "required_closing_colon_and_length_list_are_enforced",
 	  required_closing_colon_and_length_list_are_enforced },
