@@ -4,9 +4,10 @@
  *
  * HKDF is OpenSSL's EVP_KDF "HKDF" in one extract-and-expand call with no salt (RFC 5869:
  * HashLen zero bytes, the kernel's default_salt) and the whole HkdfLabel given as one
- * info parameter: EVP_PKEY_CTX_add1_hkdf_info, which libnvme used, replaced instead of
- * appending before OpenSSL 3.0.14/3.3.1. The PSK digest's HMAC is nvme/dhchap.c's (the
- * hash ids are the same). Base64 and the interchange text are nvme/key-text.c's.
+ * info parameter (EVP_PKEY_CTX_add1_hkdf_info, which libnvme called piece by piece,
+ * replaced instead of appending in OpenSSL releases before June 2024). The PSK digest's
+ * HMAC is nvme/dhchap.c's (the hash ids are the same). Base64 and the interchange text
+ * are nvme/key-text.c's.
  */
 #include "nvme/tls-psk.h"
 #include "nvme/dhchap.h"
@@ -76,10 +77,11 @@ int nvme_tls_psk_parse(const char *text, struct nvme_tls_psk *out, char *why, si
 		return rc;
 	if (hh && len != hash_key_len(hh)) {
 		OPENSSL_cleanse(key, sizeof(key));
-		return nvme_errmsg(EINVAL, why, whylen,
-				   "NVMeTLSkey-1:%02u: a key of %zu bytes for hash %02u (%s), got %zu",
-				   hh, hash_key_len(hh), hh,
-				   hh == NVME_TLS_HASH_SHA256 ? "SHA-256" : "SHA-384", len);
+		return nvme_errmsg(
+			EINVAL, why, whylen,
+			"NVMeTLSkey-1:%02u: a key of %zu bytes for hash %02u (%s), got %zu", hh,
+			hash_key_len(hh), hh, hh == NVME_TLS_HASH_SHA256 ? "SHA-256" : "SHA-384",
+			len);
 	}
 	out->hash = (uint8_t)hh;
 	out->len = (uint8_t)len;
@@ -216,12 +218,10 @@ static int expand_label(uint8_t hash, bool compat, const uint8_t *secret, size_t
 	EVP_KDF_free(kdf);
 	if (!kctx)
 		return ossl_fail();
-	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST,
-						     hash == NVME_TLS_HASH_SHA256 ? "SHA2-256" :
-										    "SHA2-384",
-						     0);
-	params[1] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)secret,
-						      secret_len);
+	params[0] = OSSL_PARAM_construct_utf8_string(
+		OSSL_KDF_PARAM_DIGEST, hash == NVME_TLS_HASH_SHA256 ? "SHA2-256" : "SHA2-384", 0);
+	params[1] =
+		OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)secret, secret_len);
 	params[2] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, info, n);
 	params[3] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_MODE,
 						     (char *)"EXTRACT_AND_EXPAND", 0);
@@ -287,9 +287,8 @@ static int check_inputs(const struct nvme_tls_psk *k, int version, const char *h
 	return hash;
 }
 
-static int identity_make(const struct nvme_tls_psk *configured, int version,
-			 const char *hostnqn, const char *subnqn, bool compat, char *out,
-			 size_t outlen)
+static int identity_make(const struct nvme_tls_psk *configured, int version, const char *hostnqn,
+			 const char *subnqn, bool compat, char *out, size_t outlen)
 {
 	uint8_t retained[NVME_TLS_PSK_MAX];
 	char digest[128] = "";
@@ -326,8 +325,7 @@ int nvme_tls_identity_make(const struct nvme_tls_psk *configured, int version, c
 }
 
 int nvme_tls_identity_make_compat(const struct nvme_tls_psk *configured, int version,
-				  const char *hostnqn, const char *subnqn, char *out,
-				  size_t outlen)
+				  const char *hostnqn, const char *subnqn, char *out, size_t outlen)
 {
 	return identity_make(configured, version, hostnqn, subnqn, true, out, outlen);
 }

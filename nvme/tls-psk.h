@@ -21,8 +21,9 @@
  *  - "compat": what libnvme 1.15 / nvme-cli 2.15 and earlier computed for every key,
  *    kept by later ones as nvme_insert_tls_key_compat (nvme-cli --compat): length little
  *    endian, no length bytes. The *_compat functions. (A libnvme <= 1.15 built against
- *    an OpenSSL with the EVP_PKEY_CTX_add1_hkdf_info bug, fixed in OpenSSL 3.3.1 and
- *    3.0.14, hashed only the last piece of its info: neither layout; not supported.)
+ *    an OpenSSL whose EVP_PKEY_CTX_add1_hkdf_info replaced instead of appending (OpenSSL
+ *    issue 23448, fixed in the June 2024 releases, 3.3.1 among them; Debian 12's 3.0.19
+ *    appends) hashed only the last piece of its info: neither layout; not supported.)
  *  The layouts give different retained PSKs, hence different digests: for a version 1
  *  identity the digest tells which layout the host used (derive with one, on
  *  -EKEYREJECTED try the other). For version 0 nothing does: the configuration says.
@@ -90,10 +91,10 @@ int nvme_tls_psk_format(const struct nvme_tls_psk *k, char *out, size_t outlen);
 /* A parsed PSK identity (NVMe/TCP 2.0 section 3.6.1.3):
  * "NVMe<v><R|G><hh> <hostnqn> <subnqn>[ <digest>]". */
 struct nvme_tls_identity {
-	int version;      /* 0: no digest; 1: with the PSK digest */
-	char type;        /* 'R' retained (configured) PSK, 'G' generated (secure channel
+	int version;  /* 0: no digest; 1: with the PSK digest */
+	char type;    /* 'R' retained (configured) PSK, 'G' generated (secure channel
 			     concatenation, NVMe Base 2.1 section 8.3.5.5.9) */
-	uint8_t hash;     /* 1 or 2 */
+	uint8_t hash; /* 1 or 2 */
 	char hostnqn[224];
 	char subnqn[224];
 	char digest[128]; /* base64 (44 characters for hash 1, 64 for 2), "" for version 0 */
