@@ -9,10 +9,14 @@
  *
  * Who derives what: `nvme gen-tls-key` prints a configured PSK in the interchange form;
  * with --insert, nvme-cli derives the TLS PSK and stores it in the kernel's ".nvme"
- * keyring under its identity, and the kernel host (6.12: drivers/nvme/common/keyring.c)
- * looks it up by the version 0 identity "NVMe0R0<h> <hostnqn> <subnqn>" (SHA-384 first)
- * and offers that identity and key in its ClientHello. The kernel derives nothing from
- * a configured PSK; our target must derive what nvme-cli did.
+ * keyring under its identity (version 0 unless --identity=1), and the kernel host (6.12:
+ * drivers/nvme/common/keyring.c) looks it up by the version 0 identity
+ * "NVMe0R0<h> <hostnqn> <subnqn>" (SHA-384 first) and offers that identity and key in
+ * its ClientHello. `nvme connect --tls-key=NVMeTLSkey-1:...` (or a JSON config's
+ * tls_key) instead has libnvme insert a version 1 identity (it passes the text's
+ * version, 1, as the identity version) whose key the kernel is given by serial. The
+ * kernel derives nothing from a configured PSK; our target must derive what nvme-cli
+ * did.
  *
  * Two HKDF-Expand-Label layouts exist in the field:
  *  - the RFC 8446 section 7.1 HkdfLabel (length big endian; label and context each
