@@ -15,7 +15,7 @@
 #include "tests/unit/nvme/kat_fixture.h"
 #include "tests/unit/suites.h"
 
-#define HOST "nqn.psk-test-host"
+#define HOST   "nqn.psk-test-host"
 #define SUBSYS "nqn.psk-test-subsys"
 
 /* libnvme test/psk.c's configured keys: 32 bytes, and 48 whose last 16 repeat bytes
@@ -125,8 +125,8 @@ static void expect_refused(const char *text, const char *fragment)
 	CU_ASSERT_EQUAL(k.len, 0);
 	CU_ASSERT_EQUAL(k.key[0], 0);
 	if (!strstr(why, fragment))
-		fprintf(stderr, "\n    \"%s\": message \"%s\" lacks \"%s\"\n", text ? text : "(null)",
-			why, fragment);
+		fprintf(stderr, "\n    \"%s\": message \"%s\" lacks \"%s\"\n",
+			text ? text : "(null)", why, fragment);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, fragment));
 	if (text && strlen(text) > 30)
 		CU_ASSERT_PTR_NULL(strstr(why, text + 16));
