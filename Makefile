@@ -128,6 +128,8 @@ UNIT_BIN   := $(BUILD)/unit-tests
 # Known answers of the DH-HMAC-CHAP unit tests, computed by independent code (Python's
 # standard library, RFC 7919's primes) from the fixed inputs in tests/auth/dhchap_kat.py.
 DHCHAP_KAT := $(BUILD)/gen/dhchap_kat.txt
+# The same for the NVMe/TCP TLS PSKs (nvme/tls-psk.c): tests/auth/tls_psk_kat.py.
+TLS_PSK_KAT := $(BUILD)/gen/tls_psk_kat.txt
 NVMF_BIN   := $(BUILD)/nvmf
 TARGETCTL_BIN := $(BUILD)/nvmf-targetctl
 FAULT_TARGET_BIN := $(BUILD)/tests/nvmf-target-fault
@@ -141,7 +143,7 @@ PREFIX     ?= /usr/local
 	soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
 	format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
-     $(FAULT_TARGET_BIN) $(DHCHAP_KAT)
+     $(FAULT_TARGET_BIN) $(DHCHAP_KAT) $(TLS_PSK_KAT)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
 FLAGS_STAMP := $(BUILD)/.cflags
@@ -190,8 +192,12 @@ $(BUILD)/obj/tests/unit/main.o: $(BUILD)/gen/unit_suites.inc
 
 # The tests read the answers from that file (path compiled into their fixture, relative to
 # the repository like the rest of the tests' data); private for the same reason as above.
-$(BUILD)/obj/tests/unit/nvme/kat_fixture.o: private CFLAGS += -DDHCHAP_KAT_FILE='"$(DHCHAP_KAT)"'
+$(BUILD)/obj/tests/unit/nvme/kat_fixture.o: private CFLAGS += -DDHCHAP_KAT_FILE='"$(DHCHAP_KAT)"' \
+	-DTLS_PSK_KAT_FILE='"$(TLS_PSK_KAT)"'
 $(DHCHAP_KAT): tests/auth/dhchap_kat.py
+	@mkdir -p $(dir $@)
+	python3 $< $@
+$(TLS_PSK_KAT): tests/auth/tls_psk_kat.py
 	@mkdir -p $(dir $@)
 	python3 $< $@
 
@@ -241,7 +247,7 @@ install: all $(BUILD)/libnvmf.pc $(BUILD)/nvmf-target.service
 	@# What the unit's Documentation= names.
 	install -D -m 644 -t $(DESTDIR)$(PREFIX)/share/doc/nvmf-target docs/operating.md docs/configuration.md
 
-unit: $(UNIT_BIN) $(DHCHAP_KAT)
+unit: $(UNIT_BIN) $(DHCHAP_KAT) $(TLS_PSK_KAT)
 	$(UNIT_BIN)
 
 deps:

@@ -12,6 +12,7 @@
  */
 #include "nvme/dhchap.h"
 #include "nvme/errmsg.h"
+#include "nvme/key-text.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -165,158 +166,54 @@ const char *nvme_auth_failure_str(uint8_t exp)
 
 /* ---- secrets ----------------------------------------------------------------------- */
 
-/* CRC-32 of zlib and IEEE 802.3 (reflected polynomial 0xEDB88320, initial value and final
- * XOR 0xFFFFFFFF): the kernel's ~crc32(~0, ...). Not a cryptographic primitive: it only
- * catches mistyped secrets. */
-static uint32_t crc32_ieee(const uint8_t *p, size_t n)
-{
-	uint32_t crc = 0xffffffffu;
+static const uint8_t secret_lens[] = { 32, 48, 64, 0 };
 
-	while (n--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
-	}
-	return ~crc;
-}
-
-/* The value of base64 character @c (RFC 4648's standard alphabet), or -1. */
-static int b64_value(char c)
-{
-	static const char alphabet[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const char *p = c ? strchr(alphabet, c) : NULL;
-
-	return p ? (int)(p - alphabet) : -1;
-}
-
-/* Decode @n characters of RFC 4648 base64 (padding optional; bits left over must be 0)
- * into @out, at most @max bytes; @at is where @s starts in the secret (for messages,
- * which count characters of the whole secret from 1). Returns the byte count, or -EINVAL
- * with a message. */
-static int b64_decode(const char *s, size_t n, size_t at, uint8_t *out, size_t max, char *err,
-		      size_t errlen)
-{
-	uint32_t acc = 0;
-	size_t len = 0, pad = 0, bits = 0;
-
-	while (pad < 2 && n > pad && s[n - 1 - pad] == '=')
-		pad++;
-	/* A character outside the alphabet first: it says more than a length would. It is
-	 * named (no key material: it cannot be part of the key). */
-	for (size_t i = 0; i < n - pad; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (b64_value(s[i]) >= 0)
-			continue;
-		if (ch > 0x20 && ch < 0x7f)
-			return nvme_errmsg(EINVAL, err, errlen,
-					   "bad base64: character %zu of the "
-					   "secret, '%c', is not in its alphabet (A-Z a-z 0-9 + /)",
-					   at + i + 1, ch);
-		return nvme_errmsg(EINVAL, err, errlen,
-				   "bad base64: character %zu of the secret "
-				   "is %s, not in its alphabet (A-Z a-z 0-9 + /)",
-				   at + i + 1,
-				   ch == ' ' ? "a space" :
-				   ch < 0x80 ? "a control character" :
-					       "not ASCII");
-	}
-	if (pad && n % 4)
-		return nvme_errmsg(EINVAL, err, errlen,
-				   "bad base64: padding '=' where no group of 4 ends");
-	n -= pad;
-	if (n % 4 == 1)
-		return nvme_errmsg(EINVAL, err, errlen,
-				   "bad base64: %zu characters cannot be whole bytes", n);
-	for (size_t i = 0; i < n; i++) {
-		int v = b64_value(s[i]);
-
-		acc = (acc << 6) | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (len == max)
-				return nvme_errmsg(EINVAL, err, errlen,
-						   "the key is longer than %u bytes",
-						   NVME_DHCHAP_MAX_KEY_LEN);
-			out[len++] = (uint8_t)(acc >> bits);
-		}
-	}
-	if (acc & ((1u << bits) - 1))
-		return nvme_errmsg(EINVAL, err, errlen,
-				   "bad base64: the last character has bits set beyond the data");
-	return (int)len;
-}
+/* The DHHC-1 representation (nvme/key-text.h's shared codec); the closing ':' may be left
+ * out, as the kernel allows. */
+static const struct nvme_key_text_form secret_form = {
+	.prefix = "DHHC-1:",
+	.what = "DH-HMAC-CHAP secret",
+	.a_what = "a DH-HMAC-CHAP secret",
+	.lens = secret_lens,
+	.colon_required = false,
+};
 
 int nvme_dhchap_key_parse(const char *secret, struct nvme_dhchap_key **out, char *err,
 			  size_t errlen)
 {
-	static const char prefix[] = "DHHC-1:";
-	uint8_t buf[NVME_DHCHAP_MAX_KEY_LEN + 4] = { 0 };
+	uint8_t buf[NVME_KEY_TEXT_MAX_KEY];
 	struct nvme_dhchap_key *key;
-	const char *b64, *end;
-	uint32_t crc;
-	int nn, n;
+	unsigned nn = 0;
+	size_t len = 0;
+	int rc;
 
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!secret || !*secret)
-		return nvme_errmsg(EINVAL, err, errlen,
-				   "empty DH-HMAC-CHAP secret (expected DHHC-1:NN:<base64>:)");
-	if (strncmp(secret, prefix, strlen(prefix)))
-		return nvme_errmsg(EINVAL, err, errlen,
-				   "not a DH-HMAC-CHAP secret: it must start with \"%s\"", prefix);
-	b64 = secret + strlen(prefix);
-	if (b64[0] < '0' || b64[0] > '9' || b64[1] < '0' || b64[1] > '9' || b64[2] != ':')
-		return nvme_errmsg(EINVAL, err, errlen,
-				   "DHHC-1:NN: NN must be two digits followed by ':'");
-	nn = (b64[0] - '0') * 10 + (b64[1] - '0');
+	rc = nvme_key_text_nn(secret, &secret_form, &nn, err, errlen);
+	if (rc)
+		return rc;
+	/* NN before the key: an unknown transformation says more than a bad body would. */
 	if (nn > NVME_AUTH_HASH_SHA512)
 		return nvme_errmsg(EINVAL, err, errlen,
-				   "DHHC-1:%02d: unknown key transformation "
+				   "DHHC-1:%02u: unknown key transformation "
 				   "(00 none, 01 SHA-256, 02 SHA-384, 03 SHA-512)",
 				   nn);
-	b64 += 3;
-	end = strchr(b64, ':');
-	if (end && end[1])
-		return nvme_errmsg(EINVAL, err, errlen, "text after the secret's closing ':'");
-	if (!end)
-		end = b64 + strlen(b64);
-	n = b64_decode(b64, (size_t)(end - b64), (size_t)(b64 - secret), buf, sizeof(buf), err,
-		       errlen);
-	if (n < 0)
-		goto out;
-	if (n != 32 + 4 && n != 48 + 4 && n != 64 + 4) {
-		n = nvme_errmsg(EINVAL, err, errlen,
-				"the secret decodes to %d bytes: expected a key "
-				"of 32, 48 or 64 bytes and its 4-byte CRC-32",
-				n);
-		goto out;
-	}
-	n -= 4;
-	crc = (uint32_t)buf[n] | (uint32_t)buf[n + 1] << 8 | (uint32_t)buf[n + 2] << 16 |
-	      (uint32_t)buf[n + 3] << 24;
-	if (crc != crc32_ieee(buf, (size_t)n)) {
-		n = nvme_errmsg(EINVAL, err, errlen,
-				"the secret's CRC-32 does not match its key "
-				"(mistyped or damaged secret)");
-		goto out;
-	}
+	rc = nvme_key_text_key(secret, &secret_form, buf, &len, err, errlen);
+	if (rc)
+		return rc;
 	key = malloc(sizeof(*key));
 	if (!key) {
-		n = -ENOMEM;
-		goto out;
+		OPENSSL_cleanse(buf, sizeof(buf));
+		return -ENOMEM;
 	}
 	memset(key, 0, sizeof(*key));
 	key->hash = (uint8_t)nn;
-	key->len = (size_t)n;
-	memcpy(key->key, buf, (size_t)n);
-	*out = key;
-	n = 0;
-out:
+	key->len = len;
+	memcpy(key->key, buf, len);
 	OPENSSL_cleanse(buf, sizeof(buf));
-	return n;
+	*out = key;
+	return 0;
 }
 
 void nvme_dhchap_key_free(struct nvme_dhchap_key *key)

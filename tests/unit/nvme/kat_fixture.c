@@ -1,4 +1,5 @@
-/* Reading the DH-HMAC-CHAP known-answer file (see kat_fixture.h). */
+/* Reading the known-answer files of the DH-HMAC-CHAP and TLS PSK tests (see
+ * kat_fixture.h). */
 #include "tests/unit/nvme/kat_fixture.h"
 
 #include <CUnit/CUnit.h>
@@ -11,18 +12,21 @@
 #ifndef DHCHAP_KAT_FILE
 #define DHCHAP_KAT_FILE "build/gen/dhchap_kat.txt"
 #endif
+#ifndef TLS_PSK_KAT_FILE
+#define TLS_PSK_KAT_FILE "build/gen/tls_psk_kat.txt"
+#endif
 
-bool kat_load(struct kat *k)
+/* Load @path, which tests/auth/@script writes. */
+static bool load(struct kat *k, const char *path, const char *script)
 {
-	FILE *f = fopen(DHCHAP_KAT_FILE, "r");
+	FILE *f = fopen(path, "r");
 	long size = 0;
 	size_t i = 0;
 
 	memset(k, 0, sizeof(*k));
 	if (!f) {
-		fprintf(stderr,
-			"\n    %s: %s (make unit writes it: python3 tests/auth/dhchap_kat.py %s)\n",
-			DHCHAP_KAT_FILE, strerror(errno), DHCHAP_KAT_FILE);
+		fprintf(stderr, "\n    %s: %s (make unit writes it: python3 tests/auth/%s %s)\n",
+			path, strerror(errno), script, path);
 		return false;
 	}
 	if (!fseek(f, 0, SEEK_END) && (size = ftell(f)) > 0 && !fseek(f, 0, SEEK_SET))
@@ -41,6 +45,16 @@ bool kat_load(struct kat *k)
 		k->lines[i++] = p;
 	}
 	return k->lines != NULL;
+}
+
+bool kat_load(struct kat *k)
+{
+	return load(k, DHCHAP_KAT_FILE, "dhchap_kat.py");
+}
+
+bool kat_load_tls_psk(struct kat *k)
+{
+	return load(k, TLS_PSK_KAT_FILE, "tls_psk_kat.py");
 }
 
 void kat_free(struct kat *k)

@@ -1,5 +1,5 @@
-/* The known-answer file of the DH-HMAC-CHAP tests (tests/auth/dhchap_kat.py writes it,
- * `make unit` runs that): one vector a line, "KIND name=value ...", values in hex unless
+/* The known-answer files of the DH-HMAC-CHAP tests (tests/auth/dhchap_kat.py writes it,
+ * `make unit` runs that) and of the TLS PSK tests (tests/auth/tls_psk_kat.py): one vector a line, "KIND name=value ...", values in hex unless
  * they are NQNs, secrets or decimal numbers. Every accessor fails the running test
  * (CU_ASSERT_FATAL) when the field is missing or malformed. */
 #ifndef NVMF_TESTS_UNIT_NVME_KAT_FIXTURE_H
@@ -18,6 +18,8 @@ struct kat {
 /* Load DHCHAP_KAT_FILE (relative to the repository: run from its root); false, with a
  * line on stderr saying how to make it, when it cannot be read. */
 bool kat_load(struct kat *k);
+/* The same for TLS_PSK_KAT_FILE. */
+bool kat_load_tls_psk(struct kat *k);
 void kat_free(struct kat *k);
 /* Load the file or fail the test. */
 #define KAT_OPEN(k)   \
