@@ -30,8 +30,8 @@
 #   make compile_commands.json  the compile commands of every C file, for clangd/clang-tidy/editors
 
 CC      ?= gcc
-# libcrypto: OpenSSL 3 for DH-HMAC-CHAP (nvme/dhchap.c). libisal: CRC32C for NVMe/TCP digests (nvme/tcp.c).
-PKGS    := libibverbs librdmacm libnvme liburing jansson numa libcrypto libisal
+# libcrypto: OpenSSL 3 for DH-HMAC-CHAP (nvme/dhchap.c); libssl: its TLS 1.3 for NVMe/TCP (tls/). libisal: CRC32C for NVMe/TCP digests (nvme/tcp.c).
+PKGS    := libibverbs librdmacm libnvme liburing jansson numa libcrypto libssl libisal
 # Generic x86-64 code: the test guest's CPU model has no host-specific extensions.
 ifeq ($(FUZZ),1)
 CFLAGS  ?= -O1 -g
@@ -74,15 +74,15 @@ SYSTEMD_LIBS = $(shell pkg-config --libs libsystemd || echo PKG-CONFIG-FAILED-ru
 
 # Library code of each layer. Programs live in app/ (app/nvmf-target, app/nvmf-targetctl,
 # app/nvmf), outside every library.
-LIB_DIRS := util nvme rdma rdma/host rdma/target tcp/host tcp/target loop/host loop/target subsystem target \
+LIB_DIRS := util nvme tls rdma rdma/host rdma/target tcp/host tcp/target loop/host loop/target subsystem target \
 	    control initiator
 LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 
 # libnvmf: the host library = initiator core + RDMA and TCP host transports + shared
-# protocol code + the pure helpers of util/ (in libcore.a too).
+# protocol code + the TLS channel (tls/) + the pure helpers of util/ (in libcore.a too).
 NVMF_SRCS := $(wildcard initiator/*.c) $(wildcard rdma/host/*.c) rdma/device.c \
-             $(wildcard tcp/host/*.c) $(wildcard nvme/*.c) $(wildcard util/*.c)
+             $(wildcard tcp/host/*.c) $(wildcard nvme/*.c) $(wildcard tls/*.c) $(wildcard util/*.c)
 NVMF_OBJS := $(NVMF_SRCS:%.c=$(BUILD)/obj/%.o)
 # The nvmf tool: app/nvmf/main.c plus the rest of app/nvmf (also unit tested).
 CLI_SRCS  := $(filter-out app/nvmf/main.c,$(wildcard app/nvmf/*.c))
