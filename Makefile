@@ -131,6 +131,7 @@ DHCHAP_KAT := $(BUILD)/gen/dhchap_kat.txt
 NVMF_BIN   := $(BUILD)/nvmf
 TARGETCTL_BIN := $(BUILD)/nvmf-targetctl
 FAULT_TARGET_BIN := $(BUILD)/tests/nvmf-target-fault
+TLS_PEER_BIN := $(BUILD)/tests/tls-peer
 NVMF_A     := $(BUILD)/libnvmf.a
 NVMF_SO    := $(BUILD)/libnvmf.so.0
 # The version is util/version.h's (one place for the programs and libnvmf.pc).
@@ -141,7 +142,7 @@ PREFIX     ?= /usr/local
 	soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
 	format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
-     $(FAULT_TARGET_BIN) $(DHCHAP_KAT)
+     $(FAULT_TARGET_BIN) $(TLS_PEER_BIN) $(DHCHAP_KAT)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
 FLAGS_STAMP := $(BUILD)/.cflags
@@ -198,6 +199,11 @@ $(DHCHAP_KAT): tests/auth/dhchap_kat.py
 $(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(FAULT_OBJS) $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) -lcunit
 
+# The TLS channel's peer for tests/local/tls_interop_test.sh (against GnuTLS).
+$(TLS_PEER_BIN): $(BUILD)/obj/tests/local/tls-peer.o $(BUILD)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
 $(NVMF_A): $(NVMF_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
@@ -250,13 +256,16 @@ deps:
 # End to end over NVMe/TCP on this machine, without the VM or root: nvmf-target on a
 # tcp-only port of 127.0.0.1, the nvmf tool with -t tcp (tests/local/tcp_test.sh), then
 # the same against the sanitizer build of both (any ASan/UBSan report fails).
-# Then the daemon's systemd notifications (tests/local/notify_test.py), both builds too.
-local-check: all
+# Then the daemon's systemd notifications (tests/local/notify_test.py), both builds too,
+# and the TLS channel against GnuTLS (tests/local/tls_interop_test.sh).
+local-check: all $(TLS_PEER_BIN)
 	tests/local/tcp_test.sh
 	tests/local/notify_test.py
-	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl
+	tests/local/tls_interop_test.sh
+	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl build/asan/tests/tls-peer
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tcp_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/notify_test.py
+	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_interop_test.sh
 
 # Integration tests: one guest boot for the whole batch. The guest gets an emulated NVMe
 # drive (QEMU -device nvme, serial nvmfdrive01) backed by a sparse image, for the raw
