@@ -13,11 +13,11 @@
 #include "tls/error.h"
 
 /* The largest record's plaintext (RFC 8446 section 5.1): what sendv stages at most. */
-#define TLS_RECORD_MAX 16384
+#define TLS_RECORD_MAX     16384
 /* TLS extension numbers (RFC 8446 section 4.2) and the psk_dhe_ke mode (4.2.9). */
 #define EXT_PRE_SHARED_KEY 41
-#define EXT_PSK_KEX_MODES 45
-#define PSK_DHE_KE 1
+#define EXT_PSK_KEX_MODES  45
+#define PSK_DHE_KE         1
 
 struct nvmf_tls {
 	SSL_CTX *ctx;
@@ -26,8 +26,8 @@ struct nvmf_tls {
 	bool done;
 	bool want_write;
 	bool psk_offered; /* server: the ClientHello had a pre_shared_key extension */
-	bool psk_found;	  /* server: find() gave a key for its first identity */
-	int fail;	  /* a negative errno once the handshake failed, else 0 */
+	bool psk_found;   /* server: find() gave a key for its first identity */
+	int fail;         /* a negative errno once the handshake failed, else 0 */
 	char fail_msg[192];
 	nvmf_tls_psk_find_fn find;
 	void *find_arg;
@@ -109,7 +109,8 @@ static bool offers_dhe(SSL *ssl)
 {
 	const unsigned char *p;
 	size_t len;
-	if (!SSL_client_hello_get0_ext(ssl, EXT_PSK_KEX_MODES, &p, &len) || len < 1 || p[0] != len - 1)
+	if (!SSL_client_hello_get0_ext(ssl, EXT_PSK_KEX_MODES, &p, &len) || len < 1 ||
+	    p[0] != len - 1)
 		return false;
 	for (size_t i = 1; i < len; i++)
 		if (p[i] == PSK_DHE_KE)
@@ -160,17 +161,18 @@ static int client_hello_cb(SSL *ssl, int *al, void *arg)
 	int rc = t->find(t->find_arg, id, idlen, t->psk, &psklen, &hash, why, sizeof(why));
 	if (rc < 0) {
 		OPENSSL_cleanse(t->psk, sizeof(t->psk));
-		int alert = rc == -ENOKEY ? SSL_AD_UNKNOWN_PSK_IDENTITY
-			    : rc == -EKEYREJECTED ? SSL_AD_DECRYPT_ERROR
-						  : SSL_AD_INTERNAL_ERROR;
-		const char *what = rc == -ENOKEY ? "no PSK for the client's identity"
-				   : rc == -EKEYREJECTED ? "the client's PSK is refused"
-							 : "PSK lookup failed";
+		int alert = rc == -ENOKEY       ? SSL_AD_UNKNOWN_PSK_IDENTITY :
+			    rc == -EKEYREJECTED ? SSL_AD_DECRYPT_ERROR :
+						  SSL_AD_INTERNAL_ERROR;
+		const char *what = rc == -ENOKEY       ? "no PSK for the client's identity" :
+				   rc == -EKEYREJECTED ? "the client's PSK is refused" :
+							 "PSK lookup failed";
 		char msg[sizeof(t->fail_msg)];
 		snprintf(msg, sizeof(msg), "%s%s%s", what, why[0] ? ": " : "", why);
 		return refuse(t, al, alert, rc, "%s", msg);
 	}
-	if ((hash != NVMF_TLS_SHA256 && hash != NVMF_TLS_SHA384) || psklen == 0 || psklen > NVMF_TLS_PSK_MAX) {
+	if ((hash != NVMF_TLS_SHA256 && hash != NVMF_TLS_SHA384) || psklen == 0 ||
+	    psklen > NVMF_TLS_PSK_MAX) {
 		OPENSSL_cleanse(t->psk, sizeof(t->psk));
 		return refuse(t, al, SSL_AD_INTERNAL_ERROR, -EINVAL,
 			      "the PSK lookup gave a bad hash or key length%s", "");
@@ -179,7 +181,8 @@ static int client_hello_cb(SSL *ssl, int *al, void *arg)
 	t->hash = hash;
 	t->psk_found = true;
 	if (!SSL_set_ciphersuites(ssl, suite_of(hash)))
-		return refuse(t, al, SSL_AD_INTERNAL_ERROR, -ENOMEM, "cannot set the cipher suite%s", "");
+		return refuse(t, al, SSL_AD_INTERNAL_ERROR, -ENOMEM,
+			      "cannot set the cipher suite%s", "");
 	return SSL_CLIENT_HELLO_SUCCESS;
 }
 
@@ -195,8 +198,10 @@ static int session_new(struct nvmf_tls *t, int fd, const char *suites, char *err
 	    !SSL_CTX_set_max_proto_version(t->ctx, TLS1_3_VERSION) ||
 	    !SSL_CTX_set_ciphersuites(t->ctx, suites) || !SSL_CTX_set_num_tickets(t->ctx, 0))
 		goto fail;
-	SSL_CTX_set_options(t->ctx, SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION | SSL_OP_ENABLE_KTLS);
-	SSL_CTX_set_mode(t->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	SSL_CTX_set_options(t->ctx,
+			    SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION | SSL_OP_ENABLE_KTLS);
+	SSL_CTX_set_mode(t->ctx,
+			 SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	SSL_CTX_set_session_cache_mode(t->ctx, SSL_SESS_CACHE_OFF);
 	if (t->server)
 		SSL_CTX_set_client_hello_cb(t->ctx, client_hello_cb, t);
@@ -232,8 +237,8 @@ static struct nvmf_tls *tls_alloc(bool server, char *err, size_t errlen)
 	return t;
 }
 
-int nvmf_tls_server_new(int fd, nvmf_tls_psk_find_fn find, void *arg, struct nvmf_tls **out, char *err,
-			size_t errlen)
+int nvmf_tls_server_new(int fd, nvmf_tls_psk_find_fn find, void *arg, struct nvmf_tls **out,
+			char *err, size_t errlen)
 {
 	struct nvmf_tls *t = tls_alloc(true, err, errlen);
 	if (!t)
@@ -253,9 +258,10 @@ int nvmf_tls_client_new(int fd, const char *identity, const uint8_t *psk, size_t
 			struct nvmf_tls **out, char *err, size_t errlen)
 {
 	size_t idlen = identity ? strlen(identity) : 0;
-	if (idlen == 0 || idlen > NVMF_TLS_IDENTITY_MAX || !psk || psklen == 0 || psklen > NVMF_TLS_PSK_MAX ||
-	    (hash != NVMF_TLS_SHA256 && hash != NVMF_TLS_SHA384)) {
-		set_err(err, errlen, "%s", "bad TLS client parameters (identity, PSK length or hash)");
+	if (idlen == 0 || idlen > NVMF_TLS_IDENTITY_MAX || !psk || psklen == 0 ||
+	    psklen > NVMF_TLS_PSK_MAX || (hash != NVMF_TLS_SHA256 && hash != NVMF_TLS_SHA384)) {
+		set_err(err, errlen, "%s",
+			"bad TLS client parameters (identity, PSK length or hash)");
 		return -EINVAL;
 	}
 	struct nvmf_tls *t = tls_alloc(false, err, errlen);

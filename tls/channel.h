@@ -49,7 +49,7 @@ enum {
 	NVMF_TLS_SHA384 = 2, /* TLS_AES_256_GCM_SHA384; 48-byte keys */
 };
 /* Largest PSK in bytes (a SHA-384 one). */
-#define NVMF_TLS_PSK_MAX 48
+#define NVMF_TLS_PSK_MAX      48
 /* Largest identity accepted from a client, in bytes (NVMe's are about 200). */
 #define NVMF_TLS_IDENTITY_MAX 512
 

@@ -21,7 +21,7 @@
 #define ID_A "NVMe0R01 nqn.2014-08.org.nvmexpress:uuid:host-a nqn.2014-08.org.example:sub"
 #define ID_B "NVMe0R02 nqn.2014-08.org.nvmexpress:uuid:host-b nqn.2014-08.org.example:sub"
 
-static const uint8_t key32[32] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+static const uint8_t key32[32] = { 1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
 				   17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32 };
 static uint8_t key48[48];
 
@@ -32,8 +32,8 @@ struct keys {
 	char last[NVMF_TLS_IDENTITY_MAX + 1];
 };
 
-static int find_key(void *arg, const char *identity, size_t idlen, uint8_t *psk, size_t *psklen, int *hash,
-		    char *why, size_t whylen)
+static int find_key(void *arg, const char *identity, size_t idlen, uint8_t *psk, size_t *psklen,
+		    int *hash, char *why, size_t whylen)
 {
 	struct keys *k = arg;
 	k->calls++;
@@ -102,8 +102,10 @@ static void duo_open(struct duo *d, const char *id, const uint8_t *psk, size_t p
 	memset(d, 0, sizeof(*d));
 	pair(d->fds);
 	char err[256];
-	CU_ASSERT_FATAL(nvmf_tls_client_new(d->fds[0], id, psk, psklen, hash, &d->c, err, sizeof(err)) == 0);
-	CU_ASSERT_FATAL(nvmf_tls_server_new(d->fds[1], find_key, &d->keys, &d->s, err, sizeof(err)) == 0);
+	CU_ASSERT_FATAL(nvmf_tls_client_new(d->fds[0], id, psk, psklen, hash, &d->c, err,
+					    sizeof(err)) == 0);
+	CU_ASSERT_FATAL(
+		nvmf_tls_server_new(d->fds[1], find_key, &d->keys, &d->s, err, sizeof(err)) == 0);
 	CU_ASSERT_STRING_EQUAL(nvmf_tls_peer_identity(d->s), "");
 	CU_ASSERT_STRING_EQUAL(nvmf_tls_cipher(d->s), "");
 	pump_handshake(d->c, d->s, &d->crc, &d->src, d->cerr, d->serr);
@@ -387,7 +389,8 @@ static int server_against_raw(int max, struct duo *d)
 	pair(d->fds);
 	raw_client(&r, d->fds[0], max);
 	char err[256];
-	CU_ASSERT_FATAL(nvmf_tls_server_new(d->fds[1], find_key, &d->keys, &d->s, err, sizeof(err)) == 0);
+	CU_ASSERT_FATAL(
+		nvmf_tls_server_new(d->fds[1], find_key, &d->keys, &d->s, err, sizeof(err)) == 0);
 	int rc = -EAGAIN;
 	for (int i = 0; i < 100 && rc == -EAGAIN; i++) {
 		SSL_do_handshake(r.ssl);
@@ -419,7 +422,8 @@ static int server_reading(const void *bytes, size_t len, struct duo *d)
 	memset(d, 0, sizeof(*d));
 	pair(d->fds);
 	char err[256];
-	CU_ASSERT_FATAL(nvmf_tls_server_new(d->fds[1], find_key, &d->keys, &d->s, err, sizeof(err)) == 0);
+	CU_ASSERT_FATAL(
+		nvmf_tls_server_new(d->fds[1], find_key, &d->keys, &d->s, err, sizeof(err)) == 0);
 	CU_ASSERT_FATAL(write(d->fds[0], bytes, len) == (ssize_t)len);
 	return nvmf_tls_handshake(d->s, d->serr, sizeof(d->serr));
 }
@@ -450,9 +454,10 @@ static void a_peer_gone_mid_handshake_is_econnreset(void)
 	memset(&d, 0, sizeof(d));
 	pair(d.fds);
 	char err[256];
-	CU_ASSERT_FATAL(nvmf_tls_client_new(d.fds[0], ID_A, key32, sizeof(key32), NVMF_TLS_SHA256, &d.c, err,
-					    sizeof(err)) == 0);
-	CU_ASSERT_FATAL(nvmf_tls_server_new(d.fds[1], find_key, &d.keys, &d.s, err, sizeof(err)) == 0);
+	CU_ASSERT_FATAL(nvmf_tls_client_new(d.fds[0], ID_A, key32, sizeof(key32), NVMF_TLS_SHA256,
+					    &d.c, err, sizeof(err)) == 0);
+	CU_ASSERT_FATAL(nvmf_tls_server_new(d.fds[1], find_key, &d.keys, &d.s, err, sizeof(err)) ==
+			0);
 	CU_ASSERT_EQUAL(nvmf_tls_handshake(d.c, err, sizeof(err)), -EAGAIN); /* ClientHello out */
 	nvmf_tls_free(d.c);
 	d.c = NULL;
@@ -465,7 +470,8 @@ static void a_peer_gone_mid_handshake_is_econnreset(void)
 	/* Closed before a byte. */
 	memset(&d, 0, sizeof(d));
 	pair(d.fds);
-	CU_ASSERT_FATAL(nvmf_tls_server_new(d.fds[1], find_key, &d.keys, &d.s, err, sizeof(err)) == 0);
+	CU_ASSERT_FATAL(nvmf_tls_server_new(d.fds[1], find_key, &d.keys, &d.s, err, sizeof(err)) ==
+			0);
 	CU_ASSERT_EQUAL(nvmf_tls_handshake(d.s, err, sizeof(err)), -EAGAIN);
 	CU_ASSERT_FALSE(nvmf_tls_want_write(d.s));
 	close(d.fds[0]);
@@ -497,8 +503,12 @@ static void bad_client_parameters_are_einval(void)
 {
 	struct nvmf_tls *t = NULL;
 	char err[128];
-	CU_ASSERT_EQUAL(nvmf_tls_client_new(0, "", key32, 32, NVMF_TLS_SHA256, &t, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_tls_client_new(0, "id", key32, 0, NVMF_TLS_SHA256, &t, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tls_client_new(0, "", key32, 32, NVMF_TLS_SHA256, &t, err,
+					    sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tls_client_new(0, "id", key32, 0, NVMF_TLS_SHA256, &t, err,
+					    sizeof(err)),
+			-EINVAL);
 	CU_ASSERT_EQUAL(nvmf_tls_client_new(0, "id", key32, 32, 3, &t, err, sizeof(err)), -EINVAL);
 	CU_ASSERT(t == NULL);
 	nvmf_tls_free(NULL);
@@ -509,7 +519,8 @@ const struct unit_test tls_channel_tests[] = {
 	{ "sha384_psk_gives_aes256_gcm", sha384_psk_gives_aes256_gcm },
 	{ "a_mebibyte_each_way_in_random_pieces_arrives_whole",
 	  a_mebibyte_each_way_in_random_pieces_arrives_whole },
-	{ "buffered_plaintext_is_read_without_an_event", buffered_plaintext_is_read_without_an_event },
+	{ "buffered_plaintext_is_read_without_an_event",
+	  buffered_plaintext_is_read_without_an_event },
 	{ "staging_under_a_full_socket_keeps_every_byte_in_order",
 	  staging_under_a_full_socket_keeps_every_byte_in_order },
 	{ "a_wrong_psk_is_rejected_on_both_sides", a_wrong_psk_is_rejected_on_both_sides },
