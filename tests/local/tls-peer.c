@@ -41,12 +41,18 @@ static uint8_t pattern(size_t i)
 static const char *errname(int e)
 {
 	switch (e) {
-	case ENOKEY: return "ENOKEY";
-	case EKEYREJECTED: return "EKEYREJECTED";
-	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
-	case EPROTO: return "EPROTO";
-	case ECONNRESET: return "ECONNRESET";
-	default: return strerror(e);
+	case ENOKEY:
+		return "ENOKEY";
+	case EKEYREJECTED:
+		return "EKEYREJECTED";
+	case EPROTONOSUPPORT:
+		return "EPROTONOSUPPORT";
+	case EPROTO:
+		return "EPROTO";
+	case ECONNRESET:
+		return "ECONNRESET";
+	default:
+		return strerror(e);
 	}
 }
 
@@ -67,8 +73,8 @@ static int parse_key(struct key *k, const char *id, const char *hex, const char 
 	return 0;
 }
 
-static int find(void *arg, const char *identity, size_t idlen, uint8_t *psk, size_t *psklen, int *hash,
-		char *why, size_t whylen)
+static int find(void *arg, const char *identity, size_t idlen, uint8_t *psk, size_t *psklen,
+		int *hash, char *why, size_t whylen)
 {
 	const struct key *k = arg;
 	if (idlen != strlen(k->id) || memcmp(identity, k->id, idlen) != 0) {
@@ -188,7 +194,9 @@ static int run_client(int port, struct key *k, size_t bytes)
 		while (got < sent) {
 			ssize_t n = recv_some(t, fd, in, sent - got < 65536 ? sent - got : 65536);
 			if (n <= 0 || check(in, got, (size_t)n) < 0) {
-				printf("echo: %s\n", n == 0 ? "closed" : n < 0 ? strerror(errno) : "wrong data");
+				printf("echo: %s\n", n == 0 ? "closed" :
+						     n < 0  ? strerror(errno) :
+							      "wrong data");
 				rc = 1;
 				break;
 			}
@@ -218,7 +226,8 @@ static int run_server(const char *portfile, struct key *k, size_t bytes)
 	char tmp[4096];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", portfile);
 	FILE *f = fopen(tmp, "w");
-	if (!f || fprintf(f, "%d\n", ntohs(a.sin_port)) < 0 || fclose(f) != 0 || rename(tmp, portfile) < 0) {
+	if (!f || fprintf(f, "%d\n", ntohs(a.sin_port)) < 0 || fclose(f) != 0 ||
+	    rename(tmp, portfile) < 0) {
 		perror(portfile);
 		return 1;
 	}
@@ -245,7 +254,10 @@ static int run_server(const char *portfile, struct key *k, size_t bytes)
 	while (rc == 0 && got < bytes) {
 		ssize_t n = recv_some(t, fd, in, 65536);
 		if (n <= 0 || check(in, got, (size_t)n) < 0 || send_all(t, fd, in, (size_t)n) < 0) {
-			printf("after %zu bytes: %s\n", got, n == 0 ? "closed" : n < 0 ? strerror(errno) : "failed");
+			printf("after %zu bytes: %s\n", got,
+			       n == 0 ? "closed" :
+			       n < 0  ? strerror(errno) :
+					"failed");
 			rc = 1;
 			break;
 		}
@@ -271,7 +283,8 @@ int main(int argc, char **argv)
 	}
 	struct key k;
 	if (argc != 7 || parse_key(&k, argv[3], argv[4], argv[5]) < 0) {
-		fprintf(stderr, "usage: tls-peer connect PORT|listen PORTFILE ID HEXKEY HASH BYTES\n");
+		fprintf(stderr,
+			"usage: tls-peer connect PORT|listen PORTFILE ID HEXKEY HASH BYTES\n");
 		return 2;
 	}
 	size_t bytes = strtoul(argv[6], NULL, 0);
