@@ -27,7 +27,9 @@ struct nvmf_tls {
 	bool want_write;
 	bool psk_offered; /* server: the ClientHello had a pre_shared_key extension */
 	bool psk_found;   /* server: find() gave a key for its first identity */
-	int fail;         /* a negative errno once the handshake failed, else 0 */
+	bool ktls_tx;     /* the kernel does the record layer of transmit (after the handshake) */
+	bool ktls_rx;
+	int fail; /* a negative errno once the handshake failed, else 0 */
 	char fail_msg[192];
 	nvmf_tls_psk_find_fn find;
 	void *find_arg;
@@ -297,6 +299,8 @@ int nvmf_tls_handshake(struct nvmf_tls *t, char *err, size_t errlen)
 	t->want_write = e == SSL_ERROR_WANT_WRITE;
 	if (r == 1) {
 		t->done = true;
+		t->ktls_tx = BIO_get_ktls_send(SSL_get_wbio(t->ssl));
+		t->ktls_rx = BIO_get_ktls_recv(SSL_get_rbio(t->ssl));
 		/* The key stays in OpenSSL's session; ours is no longer needed. */
 		OPENSSL_cleanse(t->psk, sizeof(t->psk));
 	} else if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
@@ -439,7 +443,12 @@ ssize_t nvmf_tls_sendv(struct nvmf_tls *t, const struct iovec *iov, int cnt)
 		bool last = true;
 		for (int j = i + 1; j < cnt && last; j++)
 			last = iov[j].iov_len == 0;
-		if (len >= TLS_RECORD_MAX) {
+		if (t->ktls_tx) {
+			/* With kTLS, OpenSSL 3 resumes a half-written record from the buffer it was
+			 * first given (not the retry's): that must be ours, the caller's may be gone. */
+			last = false;
+		}
+		if (len >= TLS_RECORD_MAX && !t->ktls_tx) {
 			len = TLS_RECORD_MAX;
 			off += len;
 		} else if (last) {
@@ -495,12 +504,12 @@ const char *nvmf_tls_cipher(const struct nvmf_tls *t)
 
 bool nvmf_tls_ktls_tx(const struct nvmf_tls *t)
 {
-	return t->done && BIO_get_ktls_send(SSL_get_wbio(t->ssl)) > 0;
+	return t->ktls_tx;
 }
 
 bool nvmf_tls_ktls_rx(const struct nvmf_tls *t)
 {
-	return t->done && BIO_get_ktls_recv(SSL_get_rbio(t->ssl)) > 0;
+	return t->ktls_rx;
 }
 
 void nvmf_tls_free(struct nvmf_tls *t)

@@ -101,7 +101,10 @@ bool nvmf_tls_rx_pending(const struct nvmf_tls *t);
  * maybe fewer than offered), or -1 with errno EAGAIN (nothing taken) / EPIPE /
  * ECONNRESET / EINVAL. Bytes taken are the channel's: it copies a record (up to 16 KiB)
  * that could not be written whole into its own staging and writes that first next time.
- * Records are up to 16 KiB; iov elements smaller than that are gathered into one. */
+ * Records are up to 16 KiB; iov elements smaller than that are gathered into one. With
+ * kTLS transmit every record is copied into the staging first: OpenSSL 3 resumes a
+ * half-written kTLS record from the buffer it was first handed, which must outlive the
+ * call. */
 ssize_t nvmf_tls_sendv(struct nvmf_tls *t, const struct iovec *iov, int cnt);
 /* Staged bytes not yet written to the socket: the caller keeps asking for POLLOUT and
  * calls nvmf_tls_flush() until false. */
