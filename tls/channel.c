@@ -492,7 +492,7 @@ ssize_t nvmf_tls_sendv(struct nvmf_tls *t, const struct iovec *iov, int cnt)
 
 const char *nvmf_tls_peer_identity(const struct nvmf_tls *t)
 {
-	return t->server && !t->psk_found ? "" : t->identity;
+	return t->identity;
 }
 
 const char *nvmf_tls_cipher(const struct nvmf_tls *t)

@@ -113,8 +113,10 @@ bool nvmf_tls_tx_pending(const struct nvmf_tls *t);
  * ECONNRESET. */
 int nvmf_tls_flush(struct nvmf_tls *t);
 
-/* The identity the client used (server side: as received, NUL terminated, bytes after an
- * embedded NUL not shown; client side: its own; "" before the handshake found one). */
+/* The identity the client used (server side: as received, from the ClientHello on, so a
+ * failed handshake's log can name it; NUL terminated, cut at NVMF_TLS_IDENTITY_MAX bytes or
+ * an embedded NUL; the client's bytes, not necessarily printable; "" before a ClientHello
+ * with a PSK was read. Client side: its own). */
 const char *nvmf_tls_peer_identity(const struct nvmf_tls *t);
 /* The cipher suite's IANA name ("TLS_AES_128_GCM_SHA256"), "" before the handshake. */
 const char *nvmf_tls_cipher(const struct nvmf_tls *t);

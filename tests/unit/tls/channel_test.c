@@ -351,6 +351,7 @@ static void an_unknown_identity_is_enokey(void)
 	CU_ASSERT_EQUAL(d.crc, -ENOKEY);
 	CU_ASSERT(strstr(d.serr, "unknown host") != NULL);
 	CU_ASSERT_STRING_EQUAL(d.keys.last, "NVMe0R01 nqn.nobody nqn.sub");
+	CU_ASSERT_STRING_EQUAL(nvmf_tls_peer_identity(d.s), "NVMe0R01 nqn.nobody nqn.sub");
 	duo_close(&d);
 	duo_open(&d, "refused", key32, sizeof(key32), NVMF_TLS_SHA256);
 	CU_ASSERT_EQUAL(d.src, -EKEYREJECTED);
