@@ -429,6 +429,52 @@ static int server_reading(const void *bytes, size_t len, struct duo *d)
 	return nvmf_tls_handshake(d->s, d->serr, sizeof(d->serr));
 }
 
+/* The raw client's PSK: ID_A's key, SHA-256 (TLS_AES_128_GCM_SHA256's hash). */
+static int raw_use_session(SSL *ssl, const EVP_MD *md, const unsigned char **id, size_t *idlen,
+			   SSL_SESSION **sess)
+{
+	(void)md;
+	const unsigned char aes128[2] = { 0x13, 0x01 };
+	*sess = SSL_SESSION_new();
+	if (!*sess)
+		return 0;
+	SSL_SESSION_set1_master_key(*sess, key32, sizeof(key32));
+	SSL_SESSION_set_cipher(*sess, SSL_CIPHER_find(ssl, aes128));
+	SSL_SESSION_set_protocol_version(*sess, TLS1_3_VERSION);
+	*id = (const unsigned char *)ID_A;
+	*idlen = strlen(ID_A);
+	return 1;
+}
+
+/* A client preferring TLS_AES_256_GCM_SHA384 (as GnuTLS does) with a SHA-256 key: the
+ * server picks the cipher of the key's hash, else OpenSSL would skip the PSK. */
+static void the_cipher_follows_the_key_not_the_client_preference(void)
+{
+	struct duo d;
+	struct raw r;
+	memset(&d, 0, sizeof(d));
+	pair(d.fds);
+	raw_client(&r, d.fds[0], TLS1_3_VERSION);
+	CU_ASSERT(SSL_set_ciphersuites(r.ssl, "TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256") ==
+		  1);
+	SSL_set_psk_use_session_callback(r.ssl, raw_use_session);
+	char err[256];
+	CU_ASSERT_FATAL(nvmf_tls_server_new(d.fds[1], find_key, &d.keys, &d.s, err, sizeof(err)) ==
+			0);
+	int rc = -EAGAIN, crc = -1;
+	for (int i = 0; i < 100 && (rc == -EAGAIN || crc != 1); i++) {
+		if (crc != 1)
+			crc = SSL_do_handshake(r.ssl);
+		if (rc == -EAGAIN)
+			rc = nvmf_tls_handshake(d.s, d.serr, sizeof(d.serr));
+	}
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(crc, 1);
+	CU_ASSERT_STRING_EQUAL(nvmf_tls_cipher(d.s), "TLS_AES_128_GCM_SHA256");
+	raw_free(&r);
+	duo_close(&d);
+}
+
 static void garbage_or_an_icreq_is_eproto(void)
 {
 	struct duo d;
@@ -528,6 +574,8 @@ const struct unit_test tls_channel_tests[] = {
 	{ "an_unknown_identity_is_enokey", an_unknown_identity_is_enokey },
 	{ "a_tls12_client_is_eprotonosupport", a_tls12_client_is_eprotonosupport },
 	{ "a_client_without_psk_is_enokey", a_client_without_psk_is_enokey },
+	{ "the_cipher_follows_the_key_not_the_client_preference",
+	  the_cipher_follows_the_key_not_the_client_preference },
 	{ "garbage_or_an_icreq_is_eproto", garbage_or_an_icreq_is_eproto },
 	{ "a_peer_gone_mid_handshake_is_econnreset", a_peer_gone_mid_handshake_is_econnreset },
 	{ "a_closed_peer_reads_as_zero", a_closed_peer_reads_as_zero },
