@@ -164,8 +164,11 @@ static int run_client(int port, struct key *k, size_t bytes)
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+	if (fd < 0)
+		return 1;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
 		perror("connect");
+		close(fd);
 		return 1;
 	}
 	fcntl(fd, F_SETFL, O_NONBLOCK);
@@ -173,11 +176,14 @@ static int run_client(int port, struct key *k, size_t bytes)
 	char err[256];
 	if (nvmf_tls_client_new(fd, k->id, k->psk, k->len, k->hash, &t, err, sizeof(err)) < 0) {
 		printf("client: %s\n", err);
+		close(fd);
 		return 1;
 	}
 	int rc = handshake(t, fd, false);
-	uint8_t *out = malloc(bytes), *in = malloc(65536);
-	for (size_t i = 0; i < bytes; i++)
+	uint8_t *out = malloc(bytes ? bytes : 1), *in = malloc(65536);
+	if (!out || !in)
+		rc = 1;
+	for (size_t i = 0; out && i < bytes; i++)
 		out[i] = pattern(i);
 	/* Send in 64 KiB steps and read the echo between, so neither side's buffers fill. */
 	size_t sent = 0, got = 0;
@@ -218,21 +224,28 @@ static int run_server(const char *portfile, struct key *k, size_t bytes)
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	socklen_t al = sizeof(a);
-	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(ls, 1) < 0 ||
+	if (ls < 0)
+		return 1;
+	if (bind(ls, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(ls, 1) < 0 ||
 	    getsockname(ls, (struct sockaddr *)&a, &al) < 0) {
 		perror("listen");
+		close(ls);
 		return 1;
 	}
 	char tmp[4096];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", portfile);
 	FILE *f = fopen(tmp, "w");
-	if (!f || fprintf(f, "%d\n", ntohs(a.sin_port)) < 0 || fclose(f) != 0 ||
-	    rename(tmp, portfile) < 0) {
+	bool written = f && fprintf(f, "%d\n", ntohs(a.sin_port)) >= 0;
+	if (f && fclose(f) != 0)
+		written = false;
+	if (!written || rename(tmp, portfile) < 0) {
 		perror(portfile);
+		close(ls);
 		return 1;
 	}
 	if (!wait_fd(ls, false)) {
 		printf("no client\n");
+		close(ls);
 		return 1;
 	}
 	int fd = accept(ls, NULL, NULL);
@@ -246,10 +259,13 @@ static int run_server(const char *portfile, struct key *k, size_t bytes)
 	char err[256];
 	if (nvmf_tls_server_new(fd, find, k, &t, err, sizeof(err)) < 0) {
 		printf("server: %s\n", err);
+		close(fd);
 		return 1;
 	}
 	int rc = handshake(t, fd, true);
 	uint8_t *in = malloc(65536);
+	if (!in)
+		rc = 1;
 	size_t got = 0;
 	while (rc == 0 && got < bytes) {
 		ssize_t n = recv_some(t, fd, in, 65536);
