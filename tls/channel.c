@@ -242,6 +242,10 @@ static struct nvmf_tls *tls_alloc(bool server, char *err, size_t errlen)
 int nvmf_tls_server_new(int fd, nvmf_tls_psk_find_fn find, void *arg, struct nvmf_tls **out,
 			char *err, size_t errlen)
 {
+	if (!find) {
+		set_err(err, errlen, "%s", "a TLS server needs a PSK lookup");
+		return -EINVAL;
+	}
 	struct nvmf_tls *t = tls_alloc(true, err, errlen);
 	if (!t)
 		return -ENOMEM;

@@ -65,8 +65,8 @@ typedef int (*nvmf_tls_psk_find_fn)(void *arg, const char *identity, size_t idle
 
 /* A server session on @fd (a connected, non-blocking TCP socket; not closed by the
  * channel), which will ask @find(@arg, ...) for the client's key. No I/O yet.
- * Returns 0 and *@out, or -ENOMEM / -EIO (OpenSSL failed; @err says what, @errlen bytes,
- * may be NULL/0). */
+ * Returns 0 and *@out, or -EINVAL (no @find), -ENOMEM / -EIO (OpenSSL failed); @err says
+ * what (@errlen bytes, may be NULL/0). */
 int nvmf_tls_server_new(int fd, nvmf_tls_psk_find_fn find, void *arg, struct nvmf_tls **out,
 			char *err, size_t errlen);
 

@@ -546,7 +546,22 @@ static void a_closed_peer_reads_as_zero(void)
 	duo_close(&d);
 }
 
-static void bad_client_parameters_are_einval(void)
+/* A record that does not decrypt (bytes written past the channel) fails the read. */
+static void a_forged_record_is_eproto(void)
+{
+	struct duo d;
+	duo_open(&d, ID_A, key32, sizeof(key32), NVMF_TLS_SHA256);
+	CU_ASSERT_FATAL(d.crc == 0 && d.src == 0);
+	uint8_t forged[5 + 40] = { 0x17, 0x03, 0x03, 0x00, 40 };
+	memset(forged + 5, 0x5a, 40);
+	CU_ASSERT_FATAL(write(d.fds[0], forged, sizeof(forged)) == (ssize_t)sizeof(forged));
+	char buf[64];
+	CU_ASSERT_EQUAL(nvmf_tls_recv(d.s, buf, sizeof(buf)), -1);
+	CU_ASSERT_EQUAL(errno, EPROTO);
+	duo_close(&d);
+}
+
+static void bad_parameters_are_einval(void)
 {
 	struct nvmf_tls *t = NULL;
 	char err[128];
@@ -557,6 +572,7 @@ static void bad_client_parameters_are_einval(void)
 					    sizeof(err)),
 			-EINVAL);
 	CU_ASSERT_EQUAL(nvmf_tls_client_new(0, "id", key32, 32, 3, &t, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_tls_server_new(0, NULL, NULL, &t, err, sizeof(err)), -EINVAL);
 	CU_ASSERT(t == NULL);
 	nvmf_tls_free(NULL);
 }
@@ -579,6 +595,7 @@ const struct unit_test tls_channel_tests[] = {
 	{ "garbage_or_an_icreq_is_eproto", garbage_or_an_icreq_is_eproto },
 	{ "a_peer_gone_mid_handshake_is_econnreset", a_peer_gone_mid_handshake_is_econnreset },
 	{ "a_closed_peer_reads_as_zero", a_closed_peer_reads_as_zero },
-	{ "bad_client_parameters_are_einval", bad_client_parameters_are_einval },
+	{ "a_forged_record_is_eproto", a_forged_record_is_eproto },
+	{ "bad_parameters_are_einval", bad_parameters_are_einval },
 	{ NULL, NULL },
 };
