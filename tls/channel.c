@@ -156,7 +156,10 @@ static int client_hello_cb(SSL *ssl, int *al, void *arg)
 			      idlen ? "too large a" : "zero");
 	if (!offers_dhe(ssl))
 		return refuse(t, al, SSL_AD_HANDSHAKE_FAILURE, -EPROTONOSUPPORT,
-			      "the client offers PSK without (EC)DHE (psk_ke only)%s", "");
+			      "the client offers PSK without (EC)DHE (%s)",
+			      SSL_client_hello_get0_ext(ssl, EXT_PSK_KEX_MODES, &p, &len) ?
+				      "psk_ke only" :
+				      "no psk_key_exchange_modes");
 	char why[128] = "";
 	int hash = 0;
 	size_t psklen = 0;
