@@ -30,8 +30,8 @@
 #   make compile_commands.json  the compile commands of every C file, for clangd/clang-tidy/editors
 
 CC      ?= gcc
-# libcrypto: OpenSSL 3 for DH-HMAC-CHAP (nvme/dhchap.c). libisal: CRC32C for NVMe/TCP digests (nvme/tcp.c).
-PKGS    := libibverbs librdmacm libnvme liburing jansson numa libcrypto libisal
+# libcrypto: OpenSSL 3 for DH-HMAC-CHAP (nvme/dhchap.c); libssl: its TLS 1.3 for NVMe/TCP (tls/). libisal: CRC32C for NVMe/TCP digests (nvme/tcp.c).
+PKGS    := libibverbs librdmacm libnvme liburing jansson numa libcrypto libssl libisal
 # Generic x86-64 code: the test guest's CPU model has no host-specific extensions.
 ifeq ($(FUZZ),1)
 CFLAGS  ?= -O1 -g
@@ -80,9 +80,9 @@ LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 
 # libnvmf: the host library = initiator core + RDMA and TCP host transports + shared
-# protocol code + the pure helpers of util/ (in libcore.a too).
+# protocol code + the TLS channel (tls/) + the pure helpers of util/ (in libcore.a too).
 NVMF_SRCS := $(wildcard initiator/*.c) $(wildcard rdma/host/*.c) rdma/device.c \
-             $(wildcard tcp/host/*.c) $(wildcard nvme/*.c) $(wildcard util/*.c)
+             $(wildcard tcp/host/*.c) $(wildcard nvme/*.c) $(wildcard tls/*.c) $(wildcard util/*.c)
 NVMF_OBJS := $(NVMF_SRCS:%.c=$(BUILD)/obj/%.o)
 # The nvmf tool: app/nvmf/main.c plus the rest of app/nvmf (also unit tested).
 CLI_SRCS  := $(filter-out app/nvmf/main.c,$(wildcard app/nvmf/*.c))
@@ -133,6 +133,7 @@ TLS_PSK_KAT := $(BUILD)/gen/tls_psk_kat.txt
 NVMF_BIN   := $(BUILD)/nvmf
 TARGETCTL_BIN := $(BUILD)/nvmf-targetctl
 FAULT_TARGET_BIN := $(BUILD)/tests/nvmf-target-fault
+TLS_PEER_BIN := $(BUILD)/tests/tls-peer
 NVMF_A     := $(BUILD)/libnvmf.a
 NVMF_SO    := $(BUILD)/libnvmf.so.0
 # The version is util/version.h's (one place for the programs and libnvmf.pc).
@@ -143,7 +144,7 @@ PREFIX     ?= /usr/local
 	soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
 	format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
-     $(FAULT_TARGET_BIN) $(DHCHAP_KAT) $(TLS_PSK_KAT)
+     $(FAULT_TARGET_BIN) $(TLS_PEER_BIN) $(DHCHAP_KAT) $(TLS_PSK_KAT)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
 FLAGS_STAMP := $(BUILD)/.cflags
@@ -204,6 +205,11 @@ $(TLS_PSK_KAT): tests/auth/tls_psk_kat.py
 $(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(FAULT_OBJS) $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) -lcunit
 
+# The TLS channel's peer for tests/local/tls_interop_test.sh (against GnuTLS).
+$(TLS_PEER_BIN): $(BUILD)/obj/tests/local/tls-peer.o $(BUILD)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
 $(NVMF_A): $(NVMF_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
@@ -256,15 +262,18 @@ deps:
 # End to end over NVMe/TCP on this machine, without the VM or root: nvmf-target on a
 # tcp-only port of 127.0.0.1, the nvmf tool with -t tcp (tests/local/tcp_test.sh), then
 # the same against the sanitizer build of both (any ASan/UBSan report fails).
-# Then the daemon's systemd notifications (tests/local/notify_test.py), both builds too.
-local-check: all
+# Then the daemon's systemd notifications (tests/local/notify_test.py), both builds too,
+# and the TLS channel against GnuTLS (tests/local/tls_interop_test.sh).
+local-check: all $(TLS_PEER_BIN)
 	tests/local/tcp_test.sh
 	tests/local/tls_test.sh
 	tests/local/notify_test.py
-	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl
+	tests/local/tls_interop_test.sh
+	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl build/asan/tests/tls-peer
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tcp_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/notify_test.py
+	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_interop_test.sh
 
 # Integration tests: one guest boot for the whole batch. The guest gets an emulated NVMe
 # drive (QEMU -device nvme, serial nvmfdrive01) backed by a sparse image, for the raw
@@ -458,7 +467,7 @@ CPPCHECK = cppcheck -q -j2 --std=c11 -D_GNU_SOURCE -I. --library=posix,gnu \
 	    --include=/usr/include/jansson.h --enable=warning,portability,performance \
 	    --suppressions-list=scripts/cppcheck-suppressions --error-exitcode=1 \
 	    --template='{file}:{line}:{column}: cppcheck {severity}: {message} [{id}]'
-CPPCHECK_DIRS := util nvme rdma tcp loop subsystem target control initiator app tests
+CPPCHECK_DIRS := util nvme tls rdma tcp loop subsystem target control initiator app tests
 # Two jobs unless the caller's make shares its own job slots (make -jN analyze). The inner
 # make gets CC from scan-build's environment (its ccc-analyzer) on its command line, so that
 # no CC given to this make can bypass the analyzer.

@@ -43,7 +43,7 @@ out=$("$check" "$here") && [ -z "$out" ] && echo "ok   the_tree_passes" ||
 	{ printf 'FAIL the_tree_passes:\n%s\n' "$out"; fails=$((fails + 1)); }
 
 expect_fail transport_including_core_internals_fails tcp/target/conn.c '#include "target/core.h"' \
-	'check-includes: tcp/target/conn.c:2: includes "target/core.h": tcp/target/ (a target transport) may include only tcp/target/ target/transport.h nvme/ util/'
+	'check-includes: tcp/target/conn.c:2: includes "target/core.h": tcp/target/ (a target transport) may include only tcp/target/ target/transport.h tls/ nvme/ util/'
 expect_fail transport_including_another_transport_fails rdma/target/queue.c '#include "tcp/target/internal.h"' \
 	'check-includes: rdma/target/queue.c:2: includes "tcp/target/internal.h": rdma/target/ (a target transport) may include only rdma/target/ target/transport.h rdma/device.h nvme/ util/'
 expect_fail nvme_including_upward_fails nvme/sgl.c '  #  include "subsystem/config.h"' \
@@ -51,17 +51,23 @@ expect_fail nvme_including_upward_fails nvme/sgl.c '  #  include "subsystem/conf
 expect_fail core_including_a_transport_fails target/core.c '#include "rdma/target/transport.h"' \
 	'check-includes: target/core.c:2: includes "rdma/target/transport.h": target/ (the target core) may include only target/ subsystem/ nvme/ util/'
 expect_fail host_transport_including_libnvmf_internals_fails tcp/host/io.c '#include "initiator/internal.h"' \
-	'check-includes: tcp/host/io.c:2: includes "initiator/internal.h": tcp/host/ (a host transport) may include only tcp/host/ initiator/transport.h nvme/ util/'
+	'check-includes: tcp/host/io.c:2: includes "initiator/internal.h": tcp/host/ (a host transport) may include only tcp/host/ initiator/transport.h tls/ nvme/ util/'
 expect_fail initiator_including_target_fails initiator/ctrl.c '#include "target/transport.h"' \
 	'check-includes: initiator/ctrl.c:2: includes "target/transport.h": initiator/ (libnvmf'"'"'s core) may include only initiator/ nvme/ util/'
 expect_fail loop_transport_including_core_internals_fails loop/internal.h '#include "target/core.h"' \
 	'check-includes: loop/internal.h:2: includes "target/core.h": loop/internal.h (the loop transport'"'"'s halves) may include only loop/loop.h target/transport.h initiator/transport.h nvme/ util/'
 expect_fail tcp_exception_is_for_its_one_file_only tcp/target/conn.c '#include "target/ephemeral.h"' \
-	'check-includes: tcp/target/conn.c:2: includes "target/ephemeral.h": tcp/target/ (a target transport) may include only tcp/target/ target/transport.h nvme/ util/'
+	'check-includes: tcp/target/conn.c:2: includes "target/ephemeral.h": tcp/target/ (a target transport) may include only tcp/target/ target/transport.h tls/ nvme/ util/'
+expect_fail tls_including_the_core_fails tls/channel.c '#include "target/transport.h"' \
+	'check-includes: tls/channel.c:2: includes "target/transport.h": tls/ (the TLS channel) may include only tls/ nvme/ util/'
+expect_fail rdma_transport_including_tls_fails rdma/target/queue.c '#include "tls/channel.h"' \
+	'check-includes: rdma/target/queue.c:2: includes "tls/channel.h": rdma/target/ (a target transport) may include only rdma/target/ target/transport.h rdma/device.h nvme/ util/'
 expect_fail file_of_a_new_folder_fails newdir/x.c '#include "nvme/wire.h"' \
 	'check-includes: newdir/x.c:2: includes "nvme/wire.h": no rule covers newdir/x.c (add its folder to scripts/check-includes)'
 
 expect_pass transport_including_the_interface_passes tcp/target/conn.c '#include "target/transport.h"'
+expect_pass tcp_transports_including_tls_pass tcp/target/conn.c '#include "tls/channel.h"'
+expect_pass tcp_host_including_tls_passes tcp/host/io.c '#include "tls/channel.h"'
 expect_pass rdma_transport_including_the_device_passes rdma/target/queue.c '#include "rdma/device.h"'
 expect_pass neighbour_header_without_folder_is_its_own rdma/target/queue.c '#include "internal.h"'
 expect_pass programs_include_anything app/nvmf-target/main.c '#include "rdma/target/transport.h"'
