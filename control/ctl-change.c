@@ -390,10 +390,11 @@ void nvmf_ctl_host_tls_key_set(void *ctx, struct nvmf_rpc_call *call)
 	json_t *res = json_object();
 	if (res && !nvmf_tgt_host_admitted(ctl->tgt, host)) {
 		char warn[400];
-		snprintf(warn, sizeof(warn),
-			 "host %s: no subsystem admits it (none lists it in allowed_hosts or has "
-			 "allow_any_host on): is the NQN mistyped? (host add NQN HOSTNQN allows it)",
-			 host);
+		snprintf(
+			warn, sizeof(warn),
+			"host %s: no subsystem admits it (none lists it in allowed_hosts or has "
+			"allow_any_host on): is the NQN mistyped? (host add NQN HOSTNQN allows it)",
+			host);
 		nvmf_log_at(ctl->tgt, NVMF_LOGC_AUTH, NVMF_LOG_WARNING, "%s", warn);
 		json_object_set_new(res, "warnings", json_pack("[s]", warn));
 	}

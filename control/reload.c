@@ -346,7 +346,8 @@ static bool port_diff(const struct nvmf_port_config *a, const struct nvmf_port_c
 	       differs_str(d, "addr.trsvcid", a->trsvcid[0] ? a->trsvcid : "4420",
 			   b->trsvcid[0] ? b->trsvcid : "4420") ||
 	       differs_num(d, "addr.treq", a->treq, b->treq) ||
-	       differs_str(d, "addr.tsas", a->tsas ? "tls1.3" : "none", b->tsas ? "tls1.3" : "none") ||
+	       differs_str(d, "addr.tsas", a->tsas ? "tls1.3" : "none",
+			   b->tsas ? "tls1.3" : "none") ||
 	       differs_num(d, "param.inline_data_size", eff_inline(a->inline_data_size),
 			   eff_inline(b->inline_data_size)) ||
 	       differs_num(d, "param.max_queue_size", eff_queue_size(a->max_queue_size),

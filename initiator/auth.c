@@ -72,7 +72,8 @@ int nvmfh_auth_init(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 		int rc = nvme_tls_psk_parse(o->tls_key, &psk, err, sizeof(err));
 		explicit_bzero(&psk, sizeof(psk));
 		if (!rc && (o->tls_identity < 0 || o->tls_identity > 1)) {
-			snprintf(err, sizeof(err), "identity version %d is not 0 or 1", o->tls_identity);
+			snprintf(err, sizeof(err), "identity version %d is not 0 or 1",
+				 o->tls_identity);
 			rc = -EINVAL;
 		}
 		if (!rc && strlen(o->tls_key) >= sizeof(c->tls_key)) {

@@ -561,10 +561,11 @@ static int parse_addr(struct cfg_ctx *c, json_t *a, const char *base, struct nvm
 	bool tcp = !strcmp(p->trtype, "tcp");
 	if (tsas && *tsas && strcmp(tsas, "none") && (tcp || strcmp(tsas, "connected"))) {
 		if (strcmp(tsas, "tls1.3") || !tcp)
-			return cfg_fail(c, base, "tsas",
-					"%s is not a security type this target takes on %s ports (%s)",
-					cfg_quote(tsas, b, sizeof(b)), p->trtype,
-					tcp ? "\"none\" or \"tls1.3\"" : "\"none\" or \"connected\"");
+			return cfg_fail(
+				c, base, "tsas",
+				"%s is not a security type this target takes on %s ports (%s)",
+				cfg_quote(tsas, b, sizeof(b)), p->trtype,
+				tcp ? "\"none\" or \"tls1.3\"" : "\"none\" or \"connected\"");
 		p->tsas = NVMF_TCP_SECTYPE_TLS13;
 		/* As the kernel: a TLS port requires it unless told the host may choose. */
 		if (p->treq == NVMF_TREQ_NOT_SPECIFIED)
@@ -920,7 +921,8 @@ int nvmf_tls_key_file_read(const char *path, char **out, char *err, size_t errle
 		while (len && strchr(" \t\r\n", text[len - 1]))
 			text[--len] = 0;
 		struct nvme_tls_psk psk;
-		rc = strlen(text) != len ? -EINVAL : nvme_tls_psk_parse(text, &psk, why, sizeof(why));
+		rc = strlen(text) != len ? -EINVAL :
+					   nvme_tls_psk_parse(text, &psk, why, sizeof(why));
 		explicit_bzero(&psk, sizeof(psk));
 		if (rc)
 			snprintf(err, errlen, "%s: %s", path,
@@ -1307,7 +1309,7 @@ int nvmf_config_tls_keys_dup(const struct nvmf_tls_key_config *src, size_t n,
 }
 
 const struct nvmf_tls_key_config *nvmf_config_tls_key(const struct nvmf_config *cfg,
-						       const char *host)
+						      const char *host)
 {
 	for (size_t i = 0; i < cfg->n_tls_keys; i++)
 		if (!strcmp(cfg->tls_keys[i].hostnqn, host))

@@ -376,7 +376,7 @@ int nvmf_config_tls_keys_dup(const struct nvmf_tls_key_config *src, size_t n,
 			     struct nvmf_tls_key_config **out);
 /* nvmf_config_tls_key - the entry of @host in @cfg's TLS keys, or NULL. */
 const struct nvmf_tls_key_config *nvmf_config_tls_key(const struct nvmf_config *cfg,
-						       const char *host);
+						      const char *host);
 /* nvmf_config_dhchap_clear - free what entry @e holds (secrets zeroed) and zero it. */
 void nvmf_config_dhchap_clear(struct nvmf_dhchap_config *e);
 /* nvmf_config_dhchap_free - free the @n entries of @d and @d itself, secrets zeroed. */

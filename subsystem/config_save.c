@@ -123,13 +123,13 @@ static json_t *port_to_json(const struct nvmf_port_config *p)
 		json_object_set_new(param, "nvmf_zerocopy_threshold",
 				    num_string(p->zerocopy_threshold));
 	json_t *j = json_pack("{s:I, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:o, s:o, s:o}", "portid",
-			 (json_int_t)p->portid, "addr", "adrfam",
-			 p->adrfam == AF_INET6 ? "ipv6" : "ipv4", "traddr", p->traddr, "treq",
-			 treqs[p->treq < 3 ? p->treq : 0], "trsvcid",
-			 p->trsvcid[0] ? p->trsvcid : "4420", "trtype", p->trtype, "param", param,
-			 "referrals", cfg_referrals_to_json(p), "subsystems",
-			 nqn_list(p->subsystems, p->n_subsystems), "ana_groups",
-			 cfg_port_ana_json(p));
+			      (json_int_t)p->portid, "addr", "adrfam",
+			      p->adrfam == AF_INET6 ? "ipv6" : "ipv4", "traddr", p->traddr, "treq",
+			      treqs[p->treq < 3 ? p->treq : 0], "trsvcid",
+			      p->trsvcid[0] ? p->trsvcid : "4420", "trtype", p->trtype, "param",
+			      param, "referrals", cfg_referrals_to_json(p), "subsystems",
+			      nqn_list(p->subsystems, p->n_subsystems), "ana_groups",
+			      cfg_port_ana_json(p));
 	/* Written only when on, as nvmetcli on a kernel without TLS writes none. */
 	if (j && p->tsas == NVMF_TCP_SECTYPE_TLS13)
 		json_object_set_new(json_object_get(j, "addr"), "tsas", json_string("tls1.3"));
@@ -230,7 +230,8 @@ int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err,
 	/* DH-HMAC-CHAP secrets are for root's eyes only (nvmetcli writes 0600 too). */
 	struct iovec iov[2] = { { .iov_base = text, .iov_len = strlen(text) },
 				{ .iov_base = (void *)(uintptr_t) "\n", .iov_len = 1 } };
-	int e = nvmf_atomic_write(path, iov, 2, cfg->n_dhchap || secret_keys(cfg) ? 0600 : 0644, err, errlen);
+	int e = nvmf_atomic_write(path, iov, 2, cfg->n_dhchap || secret_keys(cfg) ? 0600 : 0644,
+				  err, errlen);
 	free_text(text);
 	return e;
 }

@@ -457,7 +457,8 @@ int nvmf_tgt_host_tls_key_set(struct nvmf_tgt *tgt, const char *host, const char
 	bool oom = !(e.hostnqn = strdup(host)) || !(e.key_file = strdup(key_file));
 	/* Room first, so that nothing fails once the table has the new key. */
 	if (!oom && i == cfg->n_tls_keys) {
-		struct nvmf_tls_key_config *grown = realloc(cfg->tls_keys, (i + 1) * sizeof(*grown));
+		struct nvmf_tls_key_config *grown =
+			realloc(cfg->tls_keys, (i + 1) * sizeof(*grown));
 		oom = !grown;
 		if (grown)
 			cfg->tls_keys = grown;

@@ -24,8 +24,8 @@ void nvmf_port_attrs(const struct nvmf_port *port, struct nvmf_port_attrs *out)
 	out->maxh2cdata = pc->maxh2cdata ? pc->maxh2cdata : NVMF_DEFAULT_MAXH2CDATA;
 	out->zerocopy_threshold = pc->zerocopy_threshold;
 	out->tls = pc->tsas != NVMF_TCP_SECTYPE_TLS13 ? NVMF_PORT_TLS_OFF :
-		   pc->treq == NVMF_TREQ_NOT_REQUIRED  ? NVMF_PORT_TLS_OPTIONAL :
-							 NVMF_PORT_TLS_REQUIRED;
+		   pc->treq == NVMF_TREQ_NOT_REQUIRED ? NVMF_PORT_TLS_OPTIONAL :
+							NVMF_PORT_TLS_REQUIRED;
 }
 
 int nvmf_transport_tls_psk(const struct nvmf_transport *t, const char *hostnqn,

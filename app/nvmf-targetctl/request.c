@@ -246,8 +246,9 @@ static int b_tls_key_set(const struct tctl_command *c, const struct tctl_args *a
 	if (put_nqn(p, "host", "HOSTNQN", a->pos[0], msg, len))
 		return -1;
 	if (!file || !*file) {
-		snprintf(msg, len, "missing --key-file PATH (the host's key, as nvme gen-tls-key "
-				   "prints it, in a file only its owner can read)");
+		snprintf(msg, len,
+			 "missing --key-file PATH (the host's key, as nvme gen-tls-key "
+			 "prints it, in a file only its owner can read)");
 		return -1;
 	}
 	return put(p, "key_file", json_string(file), msg, len);
@@ -811,11 +812,11 @@ static int b_log_level(const struct tctl_command *c, const struct tctl_args *a, 
 	"  --zerocopy-threshold BYTES\n"                                                        \
 	"                       tcp only: read data of at least this size is sent with\n"       \
 	"                       MSG_ZEROCOPY; 0 never, or 4096 to 16M (default 32K)\n"          \
-	"  --tsas none|tls1.3   tcp only: tls1.3 serves TLS 1.3 with a PSK per host (host\n"  \
-	"                       tls-key); default none\n"                                    \
-	"  --treq required|not-required\n"                                                     \
-	"                       with --tsas tls1.3: whether a host must use TLS (default\n"  \
-	"                       required)\n"                                                   \
+	"  --tsas none|tls1.3   tcp only: tls1.3 serves TLS 1.3 with a PSK per host (host\n"    \
+	"                       tls-key); default none\n"                                       \
+	"  --treq required|not-required\n"                                                      \
+	"                       with --tsas tls1.3: whether a host must use TLS (default\n"     \
+	"                       required)\n"                                                    \
 	"  --subsystem NQN      expose this subsystem on the port; repeat for more\n"           \
 	"  --ana-state GRPID:STATE\n"                                                           \
 	"                       ANA group GRPID (1 to 128) has STATE on the port: optimized,\n" \

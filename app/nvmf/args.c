@@ -59,7 +59,8 @@ int cli_read_key_file(const char *path, char *out, size_t outlen, char *err, siz
 		text[--len] = 0;
 	rc = 0;
 	if (len >= outlen || strlen(text) != len) {
-		snprintf(err, errlen, "not one TLS PSK in its interchange form (NVMeTLSkey-1:...:)");
+		snprintf(err, errlen,
+			 "not one TLS PSK in its interchange form (NVMeTLSkey-1:...:)");
 		rc = -EINVAL;
 	} else {
 		memcpy(out, text, len + 1);
@@ -169,8 +170,8 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 	case OPT_TLS_KEY:
 	case OPT_TLS_KEY_FILE:
 		if (c->tls_key)
-			return cli_usage_error(err, cmd, "%s: the PSK was given already (%s)", optname,
-					       c->tls_key_opt);
+			return cli_usage_error(err, cmd, "%s: the PSK was given already (%s)",
+					       optname, c->tls_key_opt);
 		c->tls = true;
 		c->tls_key_opt = key == OPT_TLS_KEY ? "--tls-key" : "--tls-key-file";
 		if (key == OPT_TLS_KEY) {
@@ -233,7 +234,8 @@ int cli_check_common(const struct cli_common *c, enum cli_nqn need, const char *
 				       "it once (every path) or once per -a, in the same order",
 				       c->n_trsvcids, c->n_traddrs);
 	if (c->tls && (!c->trtype || strcmp(c->trtype, "tcp")))
-		return cli_usage_error(err, cmd, "%s: TLS is NVMe/TCP's secure channel: give -t tcp",
+		return cli_usage_error(err, cmd,
+				       "%s: TLS is NVMe/TCP's secure channel: give -t tcp",
 				       c->tls_key_opt ? c->tls_key_opt : "--tls");
 	if ((c->hdr_digest || c->data_digest) && (!c->trtype || strcmp(c->trtype, "tcp")))
 		return cli_usage_error(err, cmd, "%s: digests are NVMe/TCP's: give -t tcp",

@@ -36,7 +36,7 @@ struct cli_env {
 	 * $NVMF_DHCHAP_CTRL_SECRET (not visible to other users, unlike arguments). */
 	const char *dhchap_secret, *dhchap_ctrl_secret;
 	const char *tls_key; /* $NVMF_TLS_KEY: the PSK when --tls is given without a key */
-	bool no_progress; /* perf: no per-second line (tests) */
+	bool no_progress;    /* perf: no per-second line (tests) */
 	/* perf: becomes non-zero when the user asks to stop (main's SIGINT handler sets it;
 	 * tests set it from a thread); the run then stops issuing I/O, drains what is in
 	 * flight and reports. NULL: never. */
@@ -72,9 +72,9 @@ struct cli_common {
 	const char *tls_key_opt; /* the option it came from, for messages */
 	int tls_identity;
 	char tls_key_buf[128];
-	bool verbose;                   /* -v/--verbose: how the connect went, on stderr */
-	bool json;                      /* --json */
-	bool help;                      /* -h/--help */
+	bool verbose; /* -v/--verbose: how the connect went, on stderr */
+	bool json;    /* --json */
+	bool help;    /* -h/--help */
 };
 
 /* ---- args.c: option and value parsing (pure) ---- */

@@ -82,10 +82,11 @@ int cli_fill_opts(const struct cli_common *c, const struct cli_env *env, const c
 		char why[160];
 		struct nvme_tls_psk psk;
 		if (!key)
-			return cli_usage_error(env->err, cmd,
-					       "--tls needs the PSK: --tls-key-file FILE, --tls-key KEY "
-					       "or $NVMF_TLS_KEY (\"NVMeTLSkey-1:01:...:\", from `nvme "
-					       "gen-tls-key`)");
+			return cli_usage_error(
+				env->err, cmd,
+				"--tls needs the PSK: --tls-key-file FILE, --tls-key KEY "
+				"or $NVMF_TLS_KEY (\"NVMeTLSkey-1:01:...:\", from `nvme "
+				"gen-tls-key`)");
 		int rc = nvme_tls_psk_parse(key, &psk, why, sizeof(why));
 		explicit_bzero(&psk, sizeof(psk));
 		if (rc)

@@ -88,7 +88,8 @@ static int init_connection(struct nvmf_th_queue *q, int64_t deadline)
 
 	size_t off = 0;
 	while (off < sizeof(ic)) {
-		struct iovec iov = { .iov_base = (uint8_t *)&ic + off, .iov_len = sizeof(ic) - off };
+		struct iovec iov = { .iov_base = (uint8_t *)&ic + off,
+				     .iov_len = sizeof(ic) - off };
 		ssize_t w = nvmf_th_sendv(q, &iov, 1);
 		if (w >= 0) {
 			off += (size_t)w;

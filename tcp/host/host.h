@@ -82,7 +82,7 @@ enum nvmf_th_rx_phase {
 
 struct nvmf_th_queue {
 	struct nvmf_hq *hq;
-	int fd; /* non-blocking TCP socket, -1 when none */
+	int fd;               /* non-blocking TCP socket, -1 when none */
 	struct nvmf_tls *tls; /* its secure channel (tls.c); NULL: plain */
 	uint16_t qid, size;
 	bool dead;                 /* connection error: nothing more moves */
@@ -123,8 +123,7 @@ struct nvmf_th_queue {
  * opts->tls_key, within @deadline (ms of nvmf_mono_ms). 0, or -errno with q->err set:
  * -EINVAL a key or NQN the PSK cannot be derived from, -EKEYREJECTED the controller
  * refused our PSK, -ECONNREFUSED it closed on the handshake, -ETIMEDOUT, -EPROTO. */
-int nvmf_th_tls_start(struct nvmf_th_queue *q, const struct nvmf_ctrl_opts *opts,
-		      int64_t deadline);
+int nvmf_th_tls_start(struct nvmf_th_queue *q, const struct nvmf_ctrl_opts *opts, int64_t deadline);
 /* nvmf_th_recv / nvmf_th_sendv - recv(MSG_DONTWAIT) and sendmsg(MSG_DONTWAIT) on @q,
  * through its channel when it has one: bytes, 0 (recv: closed), or -1 with errno. */
 ssize_t nvmf_th_recv(struct nvmf_th_queue *q, void *buf, size_t len);

@@ -14,8 +14,7 @@
 #include "tcp/host/host.h"
 #include "util/deadline.h"
 
-int nvmf_th_tls_start(struct nvmf_th_queue *q, const struct nvmf_ctrl_opts *opts,
-		      int64_t deadline)
+int nvmf_th_tls_start(struct nvmf_th_queue *q, const struct nvmf_ctrl_opts *opts, int64_t deadline)
 {
 	struct nvme_tls_psk configured, tls;
 	struct nvme_tls_identity id;
@@ -54,15 +53,17 @@ int nvmf_th_tls_start(struct nvmf_th_queue *q, const struct nvmf_ctrl_opts *opts
 		}
 		if (n == 0) {
 			rc = -ETIMEDOUT;
-			snprintf(why, sizeof(why), "the controller did not finish the handshake in time");
+			snprintf(why, sizeof(why),
+				 "the controller did not finish the handshake in time");
 			break;
 		}
 	}
 	if (rc) {
 		/* The controller closing on our ClientHello: no TLS there, or no key for us. */
 		nvmf_th_fail(q, "TLS handshake: %s%s", why,
-			     rc == -ECONNRESET ? " (does the port have TLS, and a PSK for this host?)" :
-						 "");
+			     rc == -ECONNRESET ?
+				     " (does the port have TLS, and a PSK for this host?)" :
+				     "");
 		return rc == -ECONNRESET ? -ECONNREFUSED : rc;
 	}
 	return 0;

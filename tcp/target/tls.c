@@ -28,8 +28,9 @@ static int psk_find(void *arg, const char *identity, size_t idlen, uint8_t *psk,
 	struct nvme_tls_identity id;
 	struct nvme_tls_psk configured, tls;
 	if (nvme_tls_identity_parse(identity, idlen, &id)) {
-		snprintf(why, whylen, "its PSK identity is not an NVMe one (NVMe0R01 <host NQN> "
-				      "<subsystem NQN>, ...)");
+		snprintf(why, whylen,
+			 "its PSK identity is not an NVMe one (NVMe0R01 <host NQN> "
+			 "<subsystem NQN>, ...)");
 		return -ENOKEY;
 	}
 	if (id.type != 'R') {
@@ -54,7 +55,8 @@ static int psk_find(void *arg, const char *identity, size_t idlen, uint8_t *psk,
 	}
 	if (rc) {
 		snprintf(why, whylen,
-			 "host %s: the PSK digest of its identity does not match its key here", id.hostnqn);
+			 "host %s: the PSK digest of its identity does not match its key here",
+			 id.hostnqn);
 		return -EKEYREJECTED;
 	}
 	free(conn->tls_host);

@@ -281,10 +281,11 @@ void nvmf_tcp_pending_expire(struct nvmf_tcp_tpg *tpg)
 	for (struct nvmf_tcp_conn *c = tpg->pending, *next; c; c = next) {
 		next = c->next;
 		if (now - c->born_ms > NVMF_TCP_HANDSHAKE_MS)
-			nvmf_tcp_conn_kill(c, NVMF_LOG_WARNING,
-					   c->tls_phase == NVMF_TCP_TLS_HANDSHAKE ?
-						   "TLS handshake not done within 10 s: connection closed" :
-						   "no ICReq and Connect within 10 s: connection closed");
+			nvmf_tcp_conn_kill(
+				c, NVMF_LOG_WARNING,
+				c->tls_phase == NVMF_TCP_TLS_HANDSHAKE ?
+					"TLS handshake not done within 10 s: connection closed" :
+					"no ICReq and Connect within 10 s: connection closed");
 	}
 }
 

@@ -139,13 +139,16 @@ nvmf perf -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H1" --tls-key-file "$ST/h1.k
 BG=$!
 sleep 1
 refused() { # WHAT EXPECT_HOST_MSG EXPECT_LOG COMMAND...
-    local what=$1 host=$2 log=$3
+    local what=$1 host=$2 log=$3 n
     shift 3
+    n=$(wc -l < "$ST/target.log")
     "$@" > "$ST/ref.out" 2>&1
     local rc=$?
     sleep 0.3
-    if [ $rc != 0 ] && { [ -z "$host" ] || grep -q -- "$host" "$ST/ref.out"; } && grep -q -- "$log" "$ST/target.log"; then
-        ok "$what: refused ('$(grep -m1 -- "$log" "$ST/target.log" | sed 's/^nvmf-target: //' | cut -c1-150)')"
+    # Only the lines this attempt added count.
+    tail -n +$((n + 1)) "$ST/target.log" > "$ST/new.log"
+    if [ $rc != 0 ] && { [ -z "$host" ] || grep -q -- "$host" "$ST/ref.out"; } && grep -q -- "$log" "$ST/new.log"; then
+        ok "$what: refused ('$(grep -m1 -- "$log" "$ST/new.log" | sed 's/^nvmf-target: //' | cut -c1-170)')"
     else
         cat "$ST/ref.out"; grep -i tls "$ST/target.log" | tail -5; bad "$what (exit $rc)"
     fi
@@ -158,10 +161,8 @@ refused "a plain connection to the TLS-only port" "nvmf: connect" "a plain conne
     nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H1"
 refused "a TLS 1.2-only client (openssl s_client)" "" "TLS handshake refused: .*\(version\|protocol\)" \
     timeout 10 openssl s_client -connect 127.0.0.1:$P1 -tls1_2 -psk_identity "NVMe0R01 $H1 $NQN" -psk 00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
-n0=$(grep -c "TLS handshake refused" "$ST/target.log")
 refused "a client offering certificates only, no PSK (openssl s_client)" "" "TLS handshake refused" \
     timeout 10 openssl s_client -connect 127.0.0.1:$P1 -tls1_3
-[ "$(grep -c "TLS handshake refused" "$ST/target.log")" -gt "$n0" ] || bad "the certificate-only client has a refusal line of its own"
 refused "garbage after a handshake record type" "" "TLS handshake refused: " \
     bash -c "exec 3<>/dev/tcp/127.0.0.1/$P1; printf '\x16\x03\x01\x00\x05garbagegarbage' >&3; sleep 1; cat <&3 > /dev/null; exit 1"
 # A handshake that stalls: the connection is closed at the deadline, naming it.
