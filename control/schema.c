@@ -138,7 +138,7 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 	[NVMF_CTL_HOST_TLS_KEY_SET] = { "host_tls_key_set",
 					"set a host's TLS PSK from a key file the target reads",
 					{ P_HOST("the host's NQN"),
-					  { "key_file", NVMF_RPC_STRING, true, 2, 4095, NULL,
+					  { "key_file", NVMF_RPC_STRING, true, 1, 4095, NULL,
 					    "absolute path of a 0600 file holding the key "
 					    "(\"NVMeTLSkey-1:01:...:\")",
 					    NULL },

@@ -168,14 +168,14 @@ static void subsystem_and_port_errors_change_nothing(void)
 	snprintf(p, sizeof(p), rdma_port, 2, "10.1.1.x", FX_SUBNQN);
 	expect_error("port_add", p, NVMF_RPC_INVALID_PARAMS,
 		     "port.addr.traddr: \"10.1.1.x\" is not an IPv4 address");
-	/* The same checks as the config file: no TLS, no typo in our keys. */
+	/* The same checks as the config file: no unknown security type, no typo in our keys. */
 	expect_error(
 		"port_add",
 		"{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"
-		"\"10.1.1.1\",\"tsas\":\"tls1.3\"}}}",
+		"\"10.1.1.1\",\"tsas\":\"tls1.2\"}}}",
 		NVMF_RPC_INVALID_PARAMS,
-		"port.addr.tsas: \"tls1.3\" asks for TLS, which tcp ports of this target do not have; "
-		"use \"none\" (or leave it out)");
+		"port.addr.tsas: \"tls1.2\" is not a security type this target takes on tcp ports "
+		"(\"none\" or \"tls1.3\")");
 	expect_error(
 		"port_add",
 		"{\"port\":{\"portid\":2,\"addr\":{\"trtype\":\"tcp\",\"traddr\":"

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "nvme/wire.h"
 #include "subsystem/config.h"
 #include "tests/unit/suites.h"
 #include "util/size.h"
@@ -917,8 +918,8 @@ ERROR_TEST(tcp_empty_traddr_is_refused, WITH_ADDR("'trtype':'tcp','traddr':''"),
 	   "ports[0].addr.traddr: empty (a tcp port needs an IPv4 or IPv6 address)")
 ERROR_TEST(
 	tcp_treq_required_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','treq':'required'"),
-	"ports[0].addr.treq: \"required\" asks for a secure channel (TLS), which tcp ports of this "
-	"target do not have; use \"not specified\" or \"not required\"")
+	"ports[0].addr.treq: \"required\" asks for a secure channel: set addr.tsas to \"tls1.3\", "
+	"or use \"not specified\"")
 #define TCP_PARAM(p)                                                                          \
 	DOC("{'portid':1,'addr':{'trtype':'tcp','traddr':'::1','trsvcid':'4420'},'param':{" p \
 	    "},'subsystems':['s1']}",                                                         \
@@ -956,19 +957,41 @@ ERROR_TEST(tcp_inline_data_size_not_a_number_names_the_tcp_range,
 	   "ports[0].param.inline_data_size: \"8k\" is not an inline data size (1024-16384 on a tcp "
 	   "port, or -1 for the default 8192)")
 
-ERROR_TEST(
-	tcp_tsas_tls13_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'tls1.3'"),
-	"ports[0].addr.tsas: \"tls1.3\" asks for TLS, which tcp ports of this target do not have; "
-	"use \"none\" (or leave it out)")
+ERROR_TEST(tcp_tsas_tls12_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'tls1.2'"),
+	   "ports[0].addr.tsas: \"tls1.2\" is not a security type this target takes on tcp ports "
+	   "(\"none\" or \"tls1.3\")")
+ERROR_TEST(rdma_tsas_tls13_is_refused,
+	   WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','tsas':'tls1.3'"),
+	   "ports[0].addr.tsas: \"tls1.3\" is not a security type this target takes on rdma ports "
+	   "(\"none\" or \"connected\")")
 ERROR_TEST(unknown_tsas_is_refused, WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'bogus'"),
-	   "ports[0].addr.tsas: \"bogus\" is not a security type this target takes (\"none\")")
+	   "ports[0].addr.tsas: \"bogus\" is not a security type this target takes on tcp ports "
+	   "(\"none\" or \"tls1.3\")")
 ERROR_TEST(rdma_tsas_datagram_is_refused,
 	   WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','tsas':'datagram'"),
-	   "ports[0].addr.tsas: \"datagram\" is not a security type this target takes (\"none\" or "
-	   "\"connected\")")
+	   "ports[0].addr.tsas: \"datagram\" is not a security type this target takes on rdma "
+	   "ports (\"none\" or \"connected\")")
 ERROR_TEST(tcp_tsas_connected_is_refused,
 	   WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'connected'"),
-	   "ports[0].addr.tsas: \"connected\" is not a security type this target takes (\"none\")")
+	   "ports[0].addr.tsas: \"connected\" is not a security type this target takes on tcp "
+	   "ports (\"none\" or \"tls1.3\")")
+/* TLS 1.3 on a tcp port: required unless the host may choose (as the kernel's). */
+static void tcp_tsas_tls13_loads_required_by_default(void)
+{
+	struct nvmf_config cfg;
+	if (!expect_ok(WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'tls1.3'"), &cfg))
+		return;
+	CU_ASSERT_EQUAL(cfg.ports[0].tsas, NVMF_TCP_SECTYPE_TLS13);
+	CU_ASSERT_EQUAL(cfg.ports[0].treq, NVMF_TREQ_REQUIRED);
+	nvmf_config_free(&cfg);
+	if (!expect_ok(WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'tls1.3','treq':'not "
+				 "required'"),
+		       &cfg))
+		return;
+	CU_ASSERT_EQUAL(cfg.ports[0].tsas, NVMF_TCP_SECTYPE_TLS13);
+	CU_ASSERT_EQUAL(cfg.ports[0].treq, NVMF_TREQ_NOT_REQUIRED);
+	nvmf_config_free(&cfg);
+}
 ERROR_TEST(unknown_extension_key_in_param_is_refused, TCP_PARAM("'nvmf_maxh2cdta':'4096'"),
 	   "ports[0].param.nvmf_maxh2cdta: unknown key; did you mean 'nvmf_maxh2cdata'? (known "
 	   "here: inline_data_size, max_queue_size, mdts, pi_enable, nvmf_maxh2cdata, "
@@ -1078,10 +1101,10 @@ ERROR_TEST(
 /* Security settings are never ignored: a secure-channel requirement we cannot honour
  * stops the load; a DH-HMAC-CHAP setting that is wrong names what is wrong (never the
  * secret). */
-ERROR_TEST(
-	treq_required_is_refused, WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','treq':'required'"),
-	"ports[0].addr.treq: \"required\" asks for a secure channel (TLS), which rdma ports of this "
-	"target do not have; use \"not specified\" or \"not required\"")
+ERROR_TEST(treq_required_is_refused,
+	   WITH_ADDR("'trtype':'rdma','traddr':'0.0.0.0','treq':'required'"),
+	   "ports[0].addr.treq: \"required\" asks for a secure channel, which rdma ports do not "
+	   "have; use \"not specified\" or \"not required\"")
 #define HOST_DHCHAP(d)                                    \
 	"{'hosts':[{'nqn':'h0'},{'nqn':'h1','dhchap':{" d \
 	"}}],'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(ANY, NS) "]}"
@@ -1137,7 +1160,8 @@ ERROR_TEST(dhchap_unknown_key_is_refused,
 ERROR_TEST(host_entry_unknown_key_is_refused,
 	   "{'hosts':[{'nqn':'h1','dhchap_key':'x'}],'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(
 		   ANY, NS) "]}",
-	   "hosts[0].dhchap_key: unknown key (known here: nqn, dhchap)")
+	   "hosts[0].dhchap_key: unknown key (known here: nqn, dhchap, nvmf_tls_key, "
+	   "nvmf_tls_key_file)")
 /* A secret in the wrong place is not printed either. */
 ERROR_TEST(
 	secret_in_the_wrong_place_is_not_shown,
@@ -1526,7 +1550,9 @@ const struct unit_test config_tests[] = {
 	T(fc_trtype_is_refused),
 	T(tcp_empty_traddr_is_refused),
 	T(tcp_treq_required_is_refused),
-	T(tcp_tsas_tls13_is_refused),
+	T(tcp_tsas_tls12_is_refused),
+	T(rdma_tsas_tls13_is_refused),
+	T(tcp_tsas_tls13_loads_required_by_default),
 	T(unknown_tsas_is_refused),
 	T(rdma_tsas_datagram_is_refused),
 	T(tcp_tsas_connected_is_refused),
