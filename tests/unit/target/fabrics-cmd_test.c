@@ -260,7 +260,66 @@ static void io_connect_with_a_secret_as_hostnqn_is_refused_at_hostnqn(void)
 	fx_teardown(&F);
 }
 
+/* A queue in a TLS secure channel (ops->tls_peer, faked on the loop transport): its
+ * Connect must name the PSK identity's host and subsystem. */
+static const char *tls_host, *tls_sub;
+static bool fake_tls_peer(const struct nvmf_sq *sq, const char **hostnqn, const char **subnqn)
+{
+	(void)sq;
+	*hostnqn = tls_host;
+	*subnqn = tls_sub;
+	return true;
+}
+
+static int tls_connect(const char *id_host, const char *id_sub, struct nvme_cqe *cqe)
+{
+	static struct nvmf_transport_ops ops;
+	struct nvmf_transport *t = F.tgt.transports[0];
+	ops = *t->ops;
+	ops.tls_peer = fake_tls_peer;
+	t->ops = &ops;
+	tls_host = id_host;
+	tls_sub = id_sub;
+	return fx_connect(&F.admin, 0, 31, FX_SUBNQN, FX_HOSTNQN, 0xffff, 0, NULL, cqe);
+}
+
+static void tls_connect_as_the_identitys_host_and_subsystem_succeeds(void)
+{
+	setup();
+	struct nvme_cqe cqe;
+	CU_ASSERT_EQUAL(tls_connect(FX_HOSTNQN, FX_SUBNQN, &cqe), 0);
+	fx_teardown(&F);
+}
+
+static void tls_connect_as_another_host_is_invalid_param_at_hostnqn(void)
+{
+	setup();
+	struct nvme_cqe cqe;
+	/* FX_HOSTNQN is allowed: only the identity (another host's PSK) refuses it. */
+	CU_ASSERT_EQUAL(tls_connect(FX_OTHER_HOSTNQN, FX_SUBNQN, &cqe), CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 512); /* IATTR=1, IPO=hostnqn */
+	CU_ASSERT_PTR_NULL(F.tgt.ctrls);
+	fx_teardown(&F);
+}
+
+static void tls_connect_to_another_subsystem_is_invalid_param_at_subnqn(void)
+{
+	setup();
+	struct nvme_cqe cqe;
+	CU_ASSERT_EQUAL(tls_connect(FX_HOSTNQN, "nqn.2026-11.io.nvmf-rdma:other", &cqe),
+			CONNECT_INVALID_PARAM);
+	CU_ASSERT_EQUAL(le32toh(cqe.result.u32), (1u << 16) | 256); /* IATTR=1, IPO=subnqn */
+	CU_ASSERT_PTR_NULL(F.tgt.ctrls);
+	fx_teardown(&F);
+}
+
 const struct unit_test target_fabrics_tests[] = {
+	{ "tls_connect_as_the_identitys_host_and_subsystem_succeeds",
+	  tls_connect_as_the_identitys_host_and_subsystem_succeeds },
+	{ "tls_connect_as_another_host_is_invalid_param_at_hostnqn",
+	  tls_connect_as_another_host_is_invalid_param_at_hostnqn },
+	{ "tls_connect_to_another_subsystem_is_invalid_param_at_subnqn",
+	  tls_connect_to_another_subsystem_is_invalid_param_at_subnqn },
 	{ "connect_with_unknown_subnqn_returns_invalid_param_at_subnqn",
 	  connect_with_unknown_subnqn_returns_invalid_param_at_subnqn },
 	{ "connect_from_host_not_allowed_returns_invalid_host",
