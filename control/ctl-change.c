@@ -315,6 +315,25 @@ void nvmf_ctl_host_remove(void *ctx, struct nvmf_rpc_call *call)
 					"still_admitted", true, "connected", (json_int_t)live));
 }
 
+/* The result of a key change for @host: {} and, when no subsystem admits the host (keys
+ * for it protect nothing: a mistyped NQN, most likely), a warning logged and listed in
+ * "warnings". */
+static json_t *unadmitted_warning(struct nvmf_ctl *ctl, const char *host)
+{
+	json_t *res = json_object();
+	if (res && !nvmf_tgt_host_admitted(ctl->tgt, host)) {
+		char warn[400];
+		snprintf(
+			warn, sizeof(warn),
+			"host %s: no subsystem admits it (none lists it in allowed_hosts or has "
+			"allow_any_host on): is the NQN mistyped? (host add NQN HOSTNQN allows it)",
+			host);
+		nvmf_log_at(ctl->tgt, NVMF_LOGC_AUTH, NVMF_LOG_WARNING, "%s", warn);
+		json_object_set_new(res, "warnings", json_pack("[s]", warn));
+	}
+	return res;
+}
+
 /* DH-HMAC-CHAP settings of a host (hosts[].dhchap): the secrets travel in the request
  * over the control socket (root's) and are never logged or echoed. */
 void nvmf_ctl_host_dhchap_set(void *ctx, struct nvmf_rpc_call *call)
@@ -337,19 +356,7 @@ void nvmf_ctl_host_dhchap_set(void *ctx, struct nvmf_rpc_call *call)
 		 "next authentication)",
 		 host, hash ? hash : "hmac(sha256)", dhgroup ? dhgroup : "null",
 		 ctrl_key ? ", with a controller key" : "");
-	json_t *res = json_object();
-	/* Keys for a host no subsystem admits protect nothing: a mistyped NQN, most likely. */
-	if (res && !nvmf_tgt_host_admitted(ctl->tgt, host)) {
-		char warn[400];
-		snprintf(
-			warn, sizeof(warn),
-			"host %s: no subsystem admits it (none lists it in allowed_hosts or has "
-			"allow_any_host on): is the NQN mistyped? (host add NQN HOSTNQN allows it)",
-			host);
-		nvmf_log_at(ctl->tgt, NVMF_LOGC_AUTH, NVMF_LOG_WARNING, "%s", warn);
-		json_object_set_new(res, "warnings", json_pack("[s]", warn));
-	}
-	nvmf_rpc_result(call, res);
+	nvmf_rpc_result(call, unadmitted_warning(ctl, host));
 }
 
 void nvmf_ctl_host_dhchap_clear(void *ctx, struct nvmf_rpc_call *call)
@@ -387,18 +394,7 @@ void nvmf_ctl_host_tls_key_set(void *ctx, struct nvmf_rpc_call *call)
 	}
 	nvmf_log(ctl->tgt, NVMF_LOG_INFO,
 		 "host %s: TLS PSK from %s (used from its next TLS connection)", host, file);
-	json_t *res = json_object();
-	if (res && !nvmf_tgt_host_admitted(ctl->tgt, host)) {
-		char warn[400];
-		snprintf(
-			warn, sizeof(warn),
-			"host %s: no subsystem admits it (none lists it in allowed_hosts or has "
-			"allow_any_host on): is the NQN mistyped? (host add NQN HOSTNQN allows it)",
-			host);
-		nvmf_log_at(ctl->tgt, NVMF_LOGC_AUTH, NVMF_LOG_WARNING, "%s", warn);
-		json_object_set_new(res, "warnings", json_pack("[s]", warn));
-	}
-	nvmf_rpc_result(call, res);
+	nvmf_rpc_result(call, unadmitted_warning(ctl, host));
 }
 
 void nvmf_ctl_host_tls_key_clear(void *ctx, struct nvmf_rpc_call *call)

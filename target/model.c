@@ -440,6 +440,16 @@ int nvmf_tgt_host_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const char
 	return 0;
 }
 
+/* Room in @cfg's hosts[] for one more, and *@copy a copy of @host to put there (the
+ * caller appends it once nothing else can fail). true when out of memory. */
+static bool hosts_room(struct nvmf_config *cfg, const char *host, char **copy)
+{
+	char **grown = realloc(cfg->hosts, (cfg->n_hosts + 1) * sizeof(*grown));
+	if (grown)
+		cfg->hosts = grown;
+	return !grown || !(*copy = strdup(host));
+}
+
 int nvmf_tgt_host_tls_key_set(struct nvmf_tgt *tgt, const char *host, const char *key_file,
 			      char *err, size_t errlen)
 {
@@ -463,12 +473,8 @@ int nvmf_tgt_host_tls_key_set(struct nvmf_tgt *tgt, const char *host, const char
 		if (grown)
 			cfg->tls_keys = grown;
 	}
-	if (!oom && h == cfg->n_hosts) {
-		char **grown = realloc(cfg->hosts, (h + 1) * sizeof(*grown));
-		oom = !grown || !(hcopy = strdup(host));
-		if (grown)
-			cfg->hosts = grown;
-	}
+	if (!oom && h == cfg->n_hosts)
+		oom = hosts_room(cfg, host, &hcopy);
 	if (oom) {
 		explicit_bzero(e.key, strlen(e.key));
 		free(e.key);
@@ -541,12 +547,8 @@ int nvmf_tgt_host_dhchap_set(struct nvmf_tgt *tgt, const char *host, const char 
 		if (grown)
 			cfg->dhchap = grown;
 	}
-	if (!oom && h == cfg->n_hosts) {
-		char **grown = realloc(cfg->hosts, (h + 1) * sizeof(*grown));
-		oom = !grown || !(hcopy = strdup(host));
-		if (grown)
-			cfg->hosts = grown;
-	}
+	if (!oom && h == cfg->n_hosts)
+		oom = hosts_room(cfg, host, &hcopy);
 	if (oom) {
 		nvmf_config_dhchap_clear(&e);
 		free(hcopy);
