@@ -334,7 +334,8 @@ static ssize_t rx_direct(struct nvmf_tcp_conn *conn, uint32_t *want)
 	}
 	/* *want > 0: rx_direct_begin took a PDU that was not whole, and a call that
 	 * completes it hands it on before returning. */
-	ssize_t n = nvmf_tcp_recv(conn, dst, *want);
+	ssize_t n = conn->tls ? nvmf_tcp_tls_recv(conn, dst, *want) :
+				recv(conn->fd, dst, *want, MSG_DONTWAIT);
 	if (n <= 0)
 		return n;
 	if (conn->rx_got < conn->rx_datal)
@@ -423,7 +424,9 @@ int nvmf_tcp_conn_readable(struct nvmf_tcp_conn *conn, bool *gone)
 			want = conn->rcap - conn->rlen;
 			if (!want) /* cannot happen: the buffer holds the largest PDU accepted */
 				break;
-			n = nvmf_tcp_recv(conn, conn->rbuf + conn->rlen, want);
+			/* The plain path calls recv itself (no extra call per read). */
+			n = conn->tls ? nvmf_tcp_tls_recv(conn, conn->rbuf + conn->rlen, want) :
+					recv(conn->fd, conn->rbuf + conn->rlen, want, MSG_DONTWAIT);
 		}
 		if (n == 0) {
 			nvmf_tcp_conn_kill(

@@ -259,9 +259,10 @@ struct nvmf_tcp_tpg {
  * HANDSHAKE) on a socket event; kills the connection (logged) when refused. Returns
  * work done; the phase is NONE or UP once the connection may read PDUs. */
 int nvmf_tcp_tls_readable(struct nvmf_tcp_conn *conn);
-/* nvmf_tcp_recv - recv(MSG_DONTWAIT) on @conn, through its channel when it has one:
- * >0 bytes, 0 the host closed, -1 with errno (EAGAIN: nothing now). */
-ssize_t nvmf_tcp_recv(struct nvmf_tcp_conn *conn, void *buf, size_t len);
+/* nvmf_tcp_tls_recv - recv(MSG_DONTWAIT) through @conn's channel (conn->tls set): >0
+ * bytes, 0 the host closed, -1 with errno (EAGAIN: nothing now); decrypted bytes the
+ * channel still holds get the connection kicked. */
+ssize_t nvmf_tcp_tls_recv(struct nvmf_tcp_conn *conn, void *buf, size_t len);
 
 /* ---- poll-group.c ---- */
 /* nvmf_tcp_buf_get - a buffer of >= @len bytes (NVMF_TCP_ALIGN aligned) from @tpg's

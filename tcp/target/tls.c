@@ -153,10 +153,8 @@ int nvmf_tcp_tls_readable(struct nvmf_tcp_conn *conn)
 	return work + 1;
 }
 
-ssize_t nvmf_tcp_recv(struct nvmf_tcp_conn *conn, void *buf, size_t len)
+ssize_t nvmf_tcp_tls_recv(struct nvmf_tcp_conn *conn, void *buf, size_t len)
 {
-	if (!conn->tls)
-		return recv(conn->fd, buf, len, MSG_DONTWAIT);
 	ssize_t n = nvmf_tls_recv(conn->tls, buf, len);
 	/* Decrypted bytes the channel still holds make no socket event: come back. */
 	if (n > 0 && nvmf_tls_rx_pending(conn->tls))
