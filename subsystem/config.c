@@ -977,10 +977,11 @@ static int parse_tls_key(struct cfg_ctx *c, json_t *h, const char *base, const c
 		explicit_bzero(&psk, sizeof(psk));
 		if (rc)
 			return cfg_fail(c, base, "nvmf_tls_key", "%s", why);
+		text = strdup(key);
 	}
 	struct nvmf_tls_key_config *e = &cfg->tls_keys[cfg->n_tls_keys++];
 	e->hostnqn = strdup(nqn);
-	e->key = text ? text : strdup(key);
+	e->key = text;
 	e->key_file = file ? strdup(file) : NULL;
 	if (!e->hostnqn || !e->key || (file && !e->key_file))
 		return cfg_fail(c, base, NULL, "out of memory");
