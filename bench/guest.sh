@@ -6,14 +6,19 @@
 # With BENCH_BASELINE (another checkout's folder with a built build/nvmf-target) that target
 # runs too, as a third system "baseline": its own port and NQNs, the same backends and
 # BENCH_TARGET_JSON, in every round; each round rotates the order of the systems.
+# With BENCH_TLS=1 (TCP, the 6.12 guest) our target and the kernel's are each measured
+# twice, in the clear and over TLS 1.3 (systems "ours-tls" and "kernel-tls": their own
+# ports and NQNs, one PSK, the keys in the .nvme keyring, tlshd doing the kernel's
+# handshakes, nvme-cli 2.13 and tlshd from Debian 13 through tests/vm/tls-tools).
 #   bench/guest.sh PARAMS_FILE          run (as root in the guest)
 #   bench/guest.sh --list PARAMS_FILE   print the planned measurements (anywhere)
 # PARAMS_FILE (written by bench/run) sets BENCH_ROUNDS, BENCH_SECS, BENCH_RAMP, BENCH_ONLY,
-# BENCH_SIZE_MB, BENCH_NVMF_BACKENDS, BENCH_TARGET_JSON, BENCH_TRANSPORT (rdma, tcp) and
-# BENCH_BASELINE (empty: no baseline).
+# BENCH_SIZE_MB, BENCH_NVMF_BACKENDS, BENCH_TARGET_JSON, BENCH_TRANSPORT (rdma, tcp),
+# BENCH_BASELINE (empty: no baseline), BENCH_TLS (1: plain and TLS; empty: plain only) and
+# BENCH_VM_CACHE (the host's tests/vm cache, where tests/vm/tls-tools finds its tools).
 # Raw results go to $NVMF_RESULTS/bench/: raw.tsv (one value a line), plan.tsv, meta.tsv,
 # ib-*.txt, fio/nvmf JSON of every run, and our target's log (target.log; the baseline's:
-# baseline-target.log).
+# baseline-target.log; with TLS also tlshd.log).
 set -uo pipefail
 
 list_only=0
@@ -23,10 +28,18 @@ list_only=0
 ROUNDS=${BENCH_ROUNDS:-3} SECS=${BENCH_SECS:-7} RAMP=${BENCH_RAMP:-1} ONLY=${BENCH_ONLY:-}
 SIZE_MB=${BENCH_SIZE_MB:-256} NVMF_BACKENDS=${BENCH_NVMF_BACKENDS:-mem}
 TARGET_JSON=${BENCH_TARGET_JSON:-} TRANSPORT=${BENCH_TRANSPORT:-rdma} BASELINE=${BENCH_BASELINE:-}
+TLS=${BENCH_TLS:-}
 case $TRANSPORT in rdma|tcp) ;; *) echo "bench: BENCH_TRANSPORT must be rdma or tcp, got '$TRANSPORT'" >&2; exit 2 ;; esac
-# The systems measured, in round 1's order; USPACE: those that are our target's program.
+case $TLS in 0) TLS="" ;; "" | 1) ;; *) echo "bench: BENCH_TLS must be 1 or unset, got '$TLS'" >&2; exit 2 ;; esac
+[ -n "$TLS" ] && [ $TRANSPORT != tcp ] && { echo "bench: BENCH_TLS=1 needs BENCH_TRANSPORT=tcp (TLS is NVMe/TCP's)" >&2; exit 2; }
+# The systems measured, in round 1's order; USPACE: the processes of our target's program.
+# A system NAME-tls is NAME's target over TLS (the same process, another port).
 SYSTEMS="ours kernel" USPACE="ours"
 [ -n "$BASELINE" ] && SYSTEMS="ours baseline kernel" USPACE="ours baseline"
+if [ -n "$TLS" ]; then
+    SYSTEMS="ours ours-tls kernel kernel-tls"
+    [ -n "$BASELINE" ] && SYSTEMS="ours ours-tls baseline kernel kernel-tls"
+fi
 NSYS=$(echo $SYSTEMS | wc -w)
 # order_for ROUND: the systems in round ROUND's order, SYSTEMS rotated by ROUND - 1, so each
 # goes first in turn (two systems: ours first in odd rounds, the kernel's in even ones).
@@ -96,15 +109,23 @@ RAW="$OUT/raw.tsv"
 : > "$RAW"
 printf '%s\n' "$PLAN" | tr ' ' '\t' > "$OUT/plan.tsv"
 PFX=nqn.2026-11.io.nvmf-rdma:bench
-declare -A PORT=([ours]=4420 [kernel]=4430 [baseline]=4440)
-NULLB=nullb_bench
-declare -A FILE=([ours]=$W/ours-file.img [kernel]=$W/kernel-file.img [baseline]=$W/baseline-file.img)
+declare -A PORT=([ours]=4420 [kernel]=4430 [baseline]=4440 [ours-tls]=4421 [kernel-tls]=4431)
+declare -A NULLB=([kernel]=nullb_bench [kernel-tls]=nullb_bench_tls)
+declare -A FILE=([ours]=$W/ours-file.img [kernel]=$W/kernel-file.img [baseline]=$W/baseline-file.img
+                 [ours-tls]=$W/ours-tls-file.img [kernel-tls]=$W/kernel-tls-file.img)
+# The kernel host's NQN on the TLS connections (the PSK identity names it), the key file.
+TLS_HOST=nqn.2014-08.org.nvmexpress:uuid:bench-tls-host
+TLS_KEY=$W/tls.key
+TLS_TOOLS="$NVMF_ROOT/tests/vm/tls-tools"
+[ -n "${BENCH_VM_CACHE:-}" ] && export NVMF_VM_CACHE="$BENCH_VM_CACHE"
 # Our target's files keep their names of before the baseline: target.json, target.log.
 declare -A TFILE=([ours]=target [baseline]=baseline-target)
 FAILED=0
 COUNT=0
 declare -A PID=()   # user-space system -> its process, while it runs
+declare -A DEV=()   # "SYSTEM,BACKEND" -> the kernel host's block device of it
 CONNECTED=""
+TLSHD_PID=""
 
 log() { echo "bench: $*"; }
 meta() { printf '%s\t%s\n' "$1" "$2" >> "$OUT/meta.tsv"; }
@@ -119,6 +140,12 @@ meta perftest_version "$(ib_read_bw --version 2>/dev/null | head -n1)"
 meta rounds "$ROUNDS"; meta secs "$SECS"; meta ramp_secs "$RAMP"; meta size_mib "$SIZE_MB"
 meta only "$ONLY"; meta target_json "$TARGET_JSON"; meta transport "$TRANSPORT"
 [ -n "$BASELINE" ] && meta baseline "$BASELINE"
+if [ -n "$TLS" ]; then
+    meta tls 1
+    meta tls_nvme_cli_version "$("$TLS_TOOLS" nvme version 2>/dev/null | head -n1)"
+    meta tls_tlshd_version "$("$TLS_TOOLS" tlshd --version 2>&1 | head -n1)"
+    meta tls_records.kernel "kTLS both ways (tlshd hands each socket to the kernel's tls module)"
+fi
 # What this guest charges for a system call, an address-space switch (one CPU) and a
 # wake-up of the other CPU (two): the steps a user-space target adds to a command's path,
 # which the kernel target over loopback never takes (docs/performance.md, NVMe/TCP).
@@ -138,17 +165,27 @@ if [ -n "$BASELINE" ]; then
     meta backend.mem.baseline "as ours, the baseline's build"
     meta backend.file.baseline "as ours, the baseline's build"
 fi
+if [ -n "$TLS" ]; then
+    for be in mem file; do
+        meta backend.$be.ours-tls "as ours, its own namespace, on a TLS-only port"
+        meta backend.$be.kernel-tls "as the kernel's, its own, on a TLS-only port"
+    done
+fi
 
-nqn() { echo "$PFX-$1-$2"; }                   # nqn ours|kernel|baseline mem|file
+nqn() { echo "$PFX-$1-$2"; }                   # nqn SYSTEM mem|file
 port() { echo "${PORT[$1]}"; }
 tname() {
     case $1 in
         ours) echo "OUR target" ;;
+        ours-tls) echo "OUR target over TLS" ;;
         baseline) echo "BASELINE target" ;;
+        kernel-tls) echo "kernel nvmet-$TRANSPORT over TLS" ;;
         *) echo "kernel nvmet-$TRANSPORT" ;;
     esac
 }
-uspace() { [[ " $USPACE " == *" $1 "* ]]; }    # uspace SYSTEM: is it our target's program?
+proc() { echo "${1%-tls}"; }                    # proc SYSTEM: the target serving it
+uspace() { [[ " $USPACE " == *" $(proc $1) "* ]]; }   # uspace SYSTEM: is it our target's program?
+is_tls() { [[ $1 == *-tls ]]; }
 
 alive() { [ -n "${PID[$1]:-}" ] && kill -0 "${PID[$1]}" 2>/dev/null; }   # alive ours|baseline
 died() {   # died ours|baseline WHAT
@@ -183,7 +220,12 @@ teardown() {
     CONNECTED=""
     for n in $USPACE; do stop $n; done
     knvmet_clear
-    nullb_remove $NULLB
+    for n in "${NULLB[@]}"; do nullb_remove $n; done
+    if [ -n "$TLSHD_PID" ]; then
+        kill "$TLSHD_PID" 2>/dev/null
+        "$TLS_TOOLS" keyctl clear %:.nvme > /dev/null 2>&1
+        cp "$W/tlshd.log" "$OUT/tlshd.log" 2>/dev/null
+    fi
     [ -f "$W/thp.saved" ] && sed -n 's/.*\[\(.*\)\].*/\1/p' "$W/thp.saved" > /sys/kernel/mm/transparent_hugepage/enabled
     rm -f "${FILE[@]}"
     for n in $USPACE; do
@@ -232,28 +274,63 @@ if [ $TRANSPORT = tcp ]; then
     echo never > /sys/kernel/mm/transparent_hugepage/enabled || { log "ERROR: cannot turn THP off"; exit 1; }
 fi
 
+# --- TLS: one PSK, tlshd for the kernel's handshakes ---------------------------------------
+if [ -n "$TLS" ]; then
+    grep -q '^tls ' /proc/modules || { log "ERROR: kernel TLS (module tls) is not loaded: BENCH_TLS needs the 6.12 guest"; exit 1; }
+    "$TLS_TOOLS" nvme gen-tls-key --hmac=1 > "$TLS_KEY" 2> "$W/gen.err" && grep -q '^NVMeTLSkey-1:01:' "$TLS_KEY" ||
+        { log "ERROR: nvme gen-tls-key failed:"; sed 's/^/    /' "$W/gen.err"; exit 1; }
+    chmod 600 "$TLS_KEY"
+    # tlshd links the .nvme keyring when it starts: nvme-tcp (loaded) made it.
+    printf '[debug]\nloglevel=1\ntls=0\nnl=0\n[authenticate]\nkeyrings=.nvme\n' > "$W/tlshd.conf"
+    "$TLS_TOOLS" tlshd -s -c "$W/tlshd.conf" > "$W/tlshd.log" 2>&1 &
+    TLSHD_PID=$!
+    sleep 1
+    kill -0 $TLSHD_PID 2>/dev/null || { log "ERROR: tlshd did not start:"; sed 's/^/    /' "$W/tlshd.log"; TLSHD_PID=""; exit 1; }
+    log "TLS: one PSK (SHA-256) for $TLS_HOST, tlshd running (pid $TLSHD_PID)"
+fi
+# tls_insert SUBNQN: nvme-cli derives the TLS PSK of TLS_HOST for SUBNQN into .nvme (the
+# version 0 identity, compat layout: what the kernel host and nvmet-tcp look up).
+tls_insert() {
+    "$TLS_TOOLS" nvme check-tls-key --keydata="$(cat "$TLS_KEY")" --hostnqn="$TLS_HOST" --subsysnqn="$1" \
+        --insert > "$W/insert.txt" 2>&1 || { log "ERROR: nvme check-tls-key --insert for $1 failed:"; sed 's/^/    /' "$W/insert.txt"; return 1; }
+}
+
 # --- OUR target (and the baseline's) -----------------------------------------------------
-subsys_json() {   # subsys_json ours|baseline BACKEND
+subsys_json() {   # subsys_json ours|ours-tls|baseline BACKEND
+    # A TLS subsystem admits the one host whose PSK it has.
+    local access='"attr": {"allow_any_host": "1"}'
+    is_tls $1 && access="\"allowed_hosts\": [\"$TLS_HOST\"], \"attr\": {\"allow_any_host\": \"0\"}"
     if [ "$2" = mem ]; then
-        echo "{\"nqn\": \"$(nqn $1 mem)\", \"attr\": {\"allow_any_host\": \"1\"}, \"namespaces\": [{\"nsid\": 1, \"enable\": 1, \"nvmf_backend\": \"ram\", \"nvmf_size_bytes\": \"${SIZE_MB}M\"}]}"
+        echo "{\"nqn\": \"$(nqn $1 mem)\", $access, \"namespaces\": [{\"nsid\": 1, \"enable\": 1, \"nvmf_backend\": \"ram\", \"nvmf_size_bytes\": \"${SIZE_MB}M\"}]}"
     else
-        echo "{\"nqn\": \"$(nqn $1 file)\", \"attr\": {\"allow_any_host\": \"1\"}, \"namespaces\": [{\"nsid\": 1, \"enable\": 1, \"device\": {\"path\": \"${FILE[$1]}\"}, \"nvmf_backend\": \"file\", \"nvmf_create\": true, \"nvmf_buffered\": true, \"nvmf_size_bytes\": \"${SIZE_MB}M\"}]}"
+        echo "{\"nqn\": \"$(nqn $1 file)\", $access, \"namespaces\": [{\"nsid\": 1, \"enable\": 1, \"device\": {\"path\": \"${FILE[$1]}\"}, \"nvmf_backend\": \"file\", \"nvmf_create\": true, \"nvmf_buffered\": true, \"nvmf_size_bytes\": \"${SIZE_MB}M\"}]}"
     fi
 }
 # start_target ours|baseline: writes its configuration (the same but for port and NQNs),
-# starts it and waits until it is ready; exits the script when it is not.
+# starts it and waits until it is ready; exits the script when it is not. With TLS, ours
+# also serves the ours-tls subsystems on a second, TLS-only port (docs/tls.md), with the
+# PSK as nvme-cli 2.13 derives it (libnvme's compat layout, nvmf_tls_key_compat).
 start_target() {
-    local t=$1 f=${TFILE[$1]} subs="" names="" be
+    local t=$1 f=${TFILE[$1]} subs="" names="" tnames="" hosts="" tport="" be
     for be in mem file; do
         [ $be = mem ] && [ $need_mem = 0 ] && continue
         [ $be = file ] && [ $need_file = 0 ] && continue
         subs="${subs:+$subs, }$(subsys_json $t $be)"
         names="${names:+$names, }\"$(nqn $t $be)\""
+        if [ -n "$TLS" ] && [ $t = ours ]; then
+            subs="$subs, $(subsys_json ours-tls $be)"
+            tnames="${tnames:+$tnames, }\"$(nqn ours-tls $be)\""
+        fi
     done
+    if [ -n "$tnames" ]; then
+        hosts=" \"hosts\": [{\"nqn\": \"$TLS_HOST\", \"nvmf_tls_key_file\": \"$TLS_KEY\", \"nvmf_tls_key_compat\": true}],"
+        tport=", {\"portid\": 2, \"addr\": {\"adrfam\": \"ipv4\", \"traddr\": \"$NVMF_TRADDR\", \"trsvcid\": \"$(port ours-tls)\", \"trtype\": \"tcp\", \"tsas\": \"tls1.3\", \"treq\": \"required\"}, \"subsystems\": [$tnames]}"
+    fi
     {
         echo "{"
         [ -n "$TARGET_JSON" ] && echo " \"nvmf_target\": $TARGET_JSON,"
-        echo " \"ports\": [{\"portid\": 1, \"addr\": {\"adrfam\": \"ipv4\", \"traddr\": \"$NVMF_TRADDR\", \"trsvcid\": \"$(port $t)\", \"trtype\": \"$TRANSPORT\"}, \"subsystems\": [$names]}],"
+        [ -n "$hosts" ] && echo "$hosts"
+        echo " \"ports\": [{\"portid\": 1, \"addr\": {\"adrfam\": \"ipv4\", \"traddr\": \"$NVMF_TRADDR\", \"trsvcid\": \"$(port $t)\", \"trtype\": \"$TRANSPORT\"}, \"subsystems\": [$names]}$tport],"
         echo " \"subsystems\": [$subs]"
         echo "}"
     } > "$W/$f.json"
@@ -288,31 +365,49 @@ knvmet_file_subsys() {
     echo 1 > "$s/namespaces/1/buffered_io" || return 1
     echo 1 > "$s/namespaces/1/enable"
 }
-kern_nqns=""
-if [ $need_mem = 1 ]; then
-    nb=$(nullb_create $NULLB "$SIZE_MB") || { log "ERROR: null_blk $NULLB ($SIZE_MB MiB) could not be created"; exit 1; }
-    knvmet_add_subsys "$(nqn kernel mem)" "$nb" 1 || { log "ERROR: kernel nvmet subsystem on $nb failed"; exit 1; }
-    kern_nqns="$kern_nqns $(nqn kernel mem)"
-fi
-if [ $need_file = 1 ]; then
-    truncate -s "${SIZE_MB}M" "${FILE[kernel]}" || { log "ERROR: cannot create ${FILE[kernel]}"; exit 1; }
-    knvmet_file_subsys "$(nqn kernel file)" "${FILE[kernel]}" || { log "ERROR: kernel nvmet file namespace on ${FILE[kernel]} (buffered_io=1) failed"; exit 1; }
-    kern_nqns="$kern_nqns $(nqn kernel file)"
-fi
+# knvmet_subsystems kernel|kernel-tls: that system's subsystems (own null_blk, own file);
+# prints their NQNs.
+knvmet_subsystems() {
+    local t=$1 nb
+    if [ $need_mem = 1 ]; then
+        nb=$(nullb_create ${NULLB[$t]} "$SIZE_MB") || { log "ERROR: null_blk ${NULLB[$t]} ($SIZE_MB MiB) could not be created" >&2; return 1; }
+        knvmet_add_subsys "$(nqn $t mem)" "$nb" 1 || { log "ERROR: kernel nvmet subsystem on $nb failed" >&2; return 1; }
+        echo "$(nqn $t mem)"
+    fi
+    if [ $need_file = 1 ]; then
+        truncate -s "${SIZE_MB}M" "${FILE[$t]}" || { log "ERROR: cannot create ${FILE[$t]}" >&2; return 1; }
+        knvmet_file_subsys "$(nqn $t file)" "${FILE[$t]}" || { log "ERROR: kernel nvmet file namespace on ${FILE[$t]} (buffered_io=1) failed" >&2; return 1; }
+        echo "$(nqn $t file)"
+    fi
+}
+kern_nqns=$(knvmet_subsystems kernel) || exit 1
 KNVMET_TRTYPE=$TRANSPORT knvmet_add_port 9 "$NVMF_TRADDR" "$(port kernel)" $kern_nqns || { log "ERROR: kernel nvmet port $(port kernel) failed"; exit 1; }
+if [ -n "$TLS" ]; then
+    kern_nqns=$(knvmet_subsystems kernel-tls) || exit 1
+    # nvmet takes the security attributes only while no subsystem is linked to the port.
+    KNVMET_TRTYPE=tcp knvmet_add_port 10 "$NVMF_TRADDR" "$(port kernel-tls)" &&
+        echo tls1.3 > $NVMET_CFS/ports/10/addr_tsas && echo required > $NVMET_CFS/ports/10/addr_treq ||
+        { log "ERROR: kernel nvmet TLS port $(port kernel-tls) (addr_tsas tls1.3, addr_treq required) failed"; exit 1; }
+    for n in $kern_nqns; do
+        ln -s $NVMET_CFS/subsystems/$n $NVMET_CFS/ports/10/subsystems/$n || { log "ERROR: linking $n to the TLS port failed"; exit 1; }
+    done
+fi
 
 # --- kernel host: connect to every system, precondition -----------------------------------
-DEV_ours_mem="" DEV_kernel_mem="" DEV_ours_file="" DEV_kernel_file="" DEV_baseline_mem="" DEV_baseline_file=""
 for be in mem file; do
     [ $be = mem ] && [ $need_mem = 0 ] && continue
     [ $be = file ] && [ $need_file = 0 ] && continue
     for t in $SYSTEMS; do
         n=$(nqn $t $be)
         # A short controller-loss timeout: if a target dies, I/O fails instead of hanging.
-        if ! timeout 60 nvme connect -t $TRANSPORT -a "$NVMF_TRADDR" -s $(port $t) -n "$n" -l 10 -c 1 > "$W/connect.txt" 2>&1; then
+        # Over TLS: nvme-cli 2.13 (2.3 has no --tls), the PSK from the .nvme keyring.
+        connect=(nvme connect -t $TRANSPORT)
+        is_tls $t && { tls_insert "$n" || exit 1; connect=("$TLS_TOOLS" nvme connect -t tcp -q "$TLS_HOST" --tls); }
+        if ! timeout 60 "${connect[@]}" -a "$NVMF_TRADDR" -s $(port $t) -n "$n" -l 10 -c 1 > "$W/connect.txt" 2>&1; then
             log "ERROR: nvme connect to $(tname $t) ($be backend, $n, port $(port $t)) failed:"
             sed 's/^/    /' "$W/connect.txt"
-            uspace $t && ! alive $t && died $t "during connect"
+            is_tls $t && { tail -n 5 "$W/tlshd.log"; dmesg | tail -n 5; } 2>/dev/null | sed 's/^/    /'
+            uspace $t && ! alive $(proc $t) && died $(proc $t) "during connect"
             exit 1
         fi
         CONNECTED="$CONNECTED $n"
@@ -321,7 +416,7 @@ for be in mem file; do
             exit 1
         fi
         dev=$(nvme_dev_for "$n")
-        eval "DEV_${t}_${be}=$dev"
+        DEV[$t,$be]=$dev
         start=$SECONDS
         if ! dd if=/dev/zero of="$dev" bs=1M count="$SIZE_MB" oflag=direct status=none; then
             log "ERROR: preconditioning write of $SIZE_MB MiB on $(tname $t) ($be, $dev) failed"
@@ -330,11 +425,17 @@ for be in mem file; do
         log "$(tname $t), $be backend: $n is $dev; wrote all $SIZE_MB MiB once ($((SECONDS - start)) s)"
     done
 done
+# How many sockets of this kernel run kTLS (the kernel host's, nvmet-tcp's and ours when
+# OpenSSL handed a direction to the kernel), and in software or on a device.
+if [ -n "$TLS" ] && [ -r /proc/net/tls_stat ]; then
+    meta tls_stat_after_connect "$(awk '$1 ~ /^TlsCurr/ {printf "%s%s=%s", sep, $1, $2; sep=" "}' /proc/net/tls_stat)"
+    log "kTLS sockets: $(awk '$1 ~ /^TlsCurr/ {printf "%s=%s ", $1, $2}' /proc/net/tls_stat)"
+fi
 
 # --- measurements -----------------------------------------------------------------------
 # run_fio TARGET BACKEND RW BS QD JSONOUT: prints "metric value" lines, or fails.
 run_fio() {
-    local dev; eval "dev=\$DEV_$1_$2"
+    local dev=${DEV[$1,$2]}
     timeout $((SECS + RAMP + 60)) fio --name=bench --filename="$dev" --ioengine=libaio --direct=1 \
         --rw="$3" --bs="$4" --iodepth="$5" --size="${SIZE_MB}M" --runtime="$SECS" --ramp_time="$RAMP" \
         --time_based --norandommap --randrepeat=0 --percentile_list=99:99.9 \
@@ -343,9 +444,12 @@ run_fio() {
     jq -r --arg d $dir '.jobs[0] as $j | if $j.error != 0 then error("fio error \($j.error)") else $j[$d] |
         "iops \(.iops)\nmbps \(.bw_bytes / 1e6)\nlat_mean_us \(.clat_ns.mean / 1e3)\nlat_p99_us \(.clat_ns.percentile["99.000000"] / 1e3)\nlat_p999_us \(.clat_ns.percentile["99.900000"] / 1e3)" end' "$6"
 }
-# run_nvmf TARGET BACKEND RW BS QD JSONOUT: our initiator, one I/O queue.
+# run_nvmf TARGET BACKEND RW BS QD JSONOUT: our initiator, one I/O queue (over TLS with
+# the PSK in nvme-cli 2.13's layout, as the keyring and our target's host entry have it).
 run_nvmf() {
-    timeout $((SECS + 60)) "$NVMF" perf -t $TRANSPORT -a "$NVMF_TRADDR" -s $(port $1) -n "$(nqn $1 $2)" --rw "$3" \
+    local tls=()
+    is_tls $1 && tls=(-q "$TLS_HOST" --tls-key-file "$TLS_KEY" --tls-compat)
+    timeout $((SECS + 60)) "$NVMF" perf -t $TRANSPORT "${tls[@]}" -a "$NVMF_TRADDR" -s $(port $1) -n "$(nqn $1 $2)" --rw "$3" \
         --bs "$4" --qd "$5" --queues 1 --time "$SECS" --size "${SIZE_MB}M" --json > "$6" 2> "$6.err" || return 1
     jq -r 'if .errors != 0 then error("\(.errors) I/O errors") else
         "iops \(.iops)\nmbps \(.mbps)\nlat_mean_us \(.lat_us.mean)\nlat_p99_us \(.lat_us.p99)\nlat_p999_us \(.lat_us.p999)" end' "$6"
@@ -371,8 +475,8 @@ while read -r tool be wl rw bs qd metrics; do
         for t in $(order_for $r); do
             COUNT=$((COUNT + 1))
             label=$(printf '[%3d/%d] %s %s %s round %d %s' $COUNT $TOTAL $tool $be $wl $r $t)
-            if uspace $t && ! alive $t; then
-                echo "$label: SKIPPED ($(tname $t) is not running)"
+            if uspace $t && ! alive $(proc $t); then
+                echo "$label: SKIPPED ($(tname $(proc $t)) is not running)"
                 printf '%s\t%s\t%s\t%s\t%d\tFAILED\t%s\n' $tool $be $wl $t $r "target not running" >> "$RAW"
                 continue
             fi
@@ -387,12 +491,21 @@ while read -r tool be wl rw bs qd metrics; do
                 printf '%s\t%s\t%s\t%s\t%d\tFAILED\t%s\n' $tool $be $wl $t $r "$tool failed" >> "$RAW"
                 FAILED=1
             fi
-            if uspace $t && ! alive $t && [ -n "${PID[$t]:-}" ]; then
-                died $t "after $tool $be $wl round $r"
+            if uspace $t && ! alive $(proc $t) && [ -n "${PID[$(proc $t)]:-}" ]; then
+                died $(proc $t) "after $tool $be $wl round $r"
             fi
         done
     done
 done <<< "$PLAN"
+
+# Where our target built its TLS records: it logs each secure channel with the cipher
+# suite and "records ..." (tcp/target/tls.c); the meta says how many channels did what.
+if [ -n "$TLS" ]; then
+    sed -n 's/.*TLS 1\.3 secure channel (\([A-Z0-9_]*\),.*; records \(.*\))$/\1: records \2/p' "$W/target.log" |
+        sort | uniq -c | sed 's/^ *\([0-9]*\) /\1 channels, /' | paste -sd';' > "$W/tls-records"
+    meta tls_records.ours "$(sed 's/;/; /g' "$W/tls-records")"
+    log "OUR target's secure channels: $(cat "$W/tls-records")"
+fi
 
 dead=0
 for t in $USPACE; do
