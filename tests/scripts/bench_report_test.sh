@@ -2,9 +2,11 @@
 # bench/report on canned raw results (no VM): with a baseline, results.json holds the
 # baseline's medians, ours/baseline of the medians and ours/baseline and ours/kernel per
 # round, and the table shows them; without one, none of that appears; a failed baseline
-# round drops out of the per-round ratios and fails the report. Also bench/run's check of
-# BENCH_BASELINE (exit 2) and bench/guest.sh's rotating order. Run by make bench-report-test
-# (and before every make bench).
+# round drops out of the per-round ratios and fails the report. With TLS (BENCH_TLS=1),
+# the TLS systems' medians, TLS/plain and ours TLS/kernel TLS ratios and where our
+# target's records were built. Also bench/run's checks of BENCH_BASELINE and BENCH_TLS
+# (exit 2) and bench/guest.sh's rotating order. Run by make bench-report-test (and before
+# every make bench).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,8 +19,8 @@ fail() {
 	fails=$((fails + 1))
 }
 
-# canned DIR [baseline]: a raw results folder of 3 rounds of two measurements (fio IOPS and
-# nvmf perf latency), with a baseline's values and meta when asked.
+# canned DIR [baseline|tls]: a raw results folder of 3 rounds of two measurements (fio IOPS
+# and nvmf perf latency), with a baseline's (or the TLS systems') values and meta when asked.
 canned() {
 	local d=$1/raw
 	mkdir -p "$d"
@@ -41,6 +43,25 @@ canned() {
 		printf 'nvmf\tmem\t4k-randread-qd1\tours\t3\tlat_mean_us\t55\n'
 		printf 'nvmf\tmem\t4k-randread-qd1\tkernel\t3\tlat_mean_us\t50\n'
 	} > "$d/raw.tsv"
+	if [ "${2:-}" = tls ]; then
+		printf 'tls\t1\ntls_records.ours\t2 channels, TLS_AES_128_GCM_SHA256: records sent by the kernel (kTLS), received in user space\n' >> "$d/meta.tsv"
+		printf 'tls_records.kernel\tkTLS both ways\ntls_nvme_cli_version\tnvme version 2.13\n' >> "$d/meta.tsv"
+		{
+			printf 'fio\tmem\t4k-randread-qd32\tours-tls\t1\tiops\t88\n'
+			printf 'fio\tmem\t4k-randread-qd32\tkernel-tls\t1\tiops\t150\n'
+			printf 'fio\tmem\t4k-randread-qd32\tours-tls\t2\tiops\t121\n'
+			printf 'fio\tmem\t4k-randread-qd32\tkernel-tls\t2\tiops\t200\n'
+			printf 'fio\tmem\t4k-randread-qd32\tours-tls\t3\tiops\t90\n'
+			printf 'fio\tmem\t4k-randread-qd32\tkernel-tls\t3\tiops\t180\n'
+			printf 'nvmf\tmem\t4k-randread-qd1\tours-tls\t1\tlat_mean_us\t60\n'
+			printf 'nvmf\tmem\t4k-randread-qd1\tkernel-tls\t1\tlat_mean_us\t44\n'
+			printf 'nvmf\tmem\t4k-randread-qd1\tours-tls\t2\tlat_mean_us\t66\n'
+			printf 'nvmf\tmem\t4k-randread-qd1\tkernel-tls\t2\tlat_mean_us\t44\n'
+			printf 'nvmf\tmem\t4k-randread-qd1\tours-tls\t3\tlat_mean_us\t55\n'
+			printf 'nvmf\tmem\t4k-randread-qd1\tkernel-tls\t3\tlat_mean_us\t50\n'
+		} >> "$d/raw.tsv"
+		return 0
+	fi
 	[ "${2:-}" = baseline ] || return 0
 	printf 'baseline\t/x/old\n' >> "$d/meta.tsv"
 	printf 'baseline_dir\t/x/old\nbaseline_commit\tfedcba9876543210\nbaseline_dirty\tno\n' >> "$d/host-meta.tsv"
@@ -93,6 +114,30 @@ python3 "$here/bench/report" "$tmp/n" > "$tmp/n.out" 2>&1 || fail "report withou
 check "no baseline, no baseline fields" "$tmp/n" \
 	'"baseline" not in r and all(k not in x for x in e for k in ("baseline", "ratio_baseline", "ratio_rounds")) and "baseline" not in md'
 check "no baseline, same ratios" "$tmp/n" 'close([e[0]["ratio"], e[1]["ratio"]], [110 / 200, 55 / 40])'
+check "no TLS, no TLS fields" "$tmp/n" \
+	'"tls" not in r and all(k not in x for x in e for k in ("ours-tls", "kernel-tls", "ratio_tls", "ratio_tls_ours")) and "TLS" not in md'
+
+# --- with TLS: both targets plain and over TLS in the same rounds ----------------------------
+canned "$tmp/t" tls
+if python3 "$here/bench/report" "$tmp/t" > "$tmp/t.out" 2>&1; then ok "report with TLS exits 0"; else
+	fail "report with TLS exits 0"
+	cat "$tmp/t.out"
+fi
+check "TLS medians" "$tmp/t" \
+	'e[0]["ours-tls"]["median"] == 90 and e[0]["kernel-tls"]["median"] == 180 and e[1]["ours-tls"]["median"] == 60 and e[1]["kernel-tls"]["median"] == 44'
+check "TLS/plain of the medians, ours and the kernel's" "$tmp/t" \
+	'close([e[0]["ratio_tls_ours"], e[0]["ratio_tls_kernel"], e[1]["ratio_tls_ours"], e[1]["ratio_tls_kernel"]], [90 / 110, 180 / 200, 60 / 55, 44 / 40])'
+check "ours TLS / kernel TLS" "$tmp/t" 'close([e[0]["ratio_tls"], e[1]["ratio_tls"]], [0.5, 60 / 44])'
+check "TLS/plain per round" "$tmp/t" \
+	'e[0]["ratio_tls_ours_round_numbers"] == [1, 2, 3] and close(e[0]["ratio_tls_ours_rounds"], [0.8, 121 / 132, 90 / 99]) and close(e[0]["ratio_tls_kernel_rounds"], [0.75, 200 / 220, 180 / 198])'
+check "plain ratios unchanged" "$tmp/t" 'close([e[0]["ratio"], e[1]["ratio"]], [110 / 200, 55 / 40]) and "baseline" not in r'
+check "where our records were built" "$tmp/t" \
+	'"records sent by the kernel (kTLS), received in user space" in r["tls"]["records_ours"] and "received in user space" in md'
+check "the table has the TLS columns" "$tmp/t" \
+	'"| ours TLS | kernel TLS | TLS/plain ours | TLS/plain ours per round | TLS/plain kernel | ours TLS/kernel TLS |" in md and "| 110 | 200 | 0.55 | 90 | 180 | 0.82 | 0.80 0.92 0.91 | 0.90 | 0.50 |" in md'
+if command -v gnuplot > /dev/null; then
+	if [ -s "$tmp/t/results.png" ] && grep -q "TLS/plain ours" "$tmp/t/plot-higher.dat"; then ok "plot with TLS"; else fail "plot with TLS"; fi
+fi
 
 # --- a failed baseline round -----------------------------------------------------------------
 canned "$tmp/f" baseline
@@ -113,6 +158,16 @@ for bad in "$tmp/none" "$tmp/b"; do
 	fi
 done
 
+# --- bench/run refuses BENCH_TLS where it cannot work, before anything else --------------------
+for bad in "BENCH_TLS=1 BENCH_TRANSPORT=rdma:needs BENCH_TRANSPORT=tcp" "BENCH_TLS=yes BENCH_TRANSPORT=tcp:BENCH_TLS must be 1" \
+	"BENCH_TLS=1 BENCH_TRANSPORT=tcp NVMF_VM_KERNEL=default:needs the 6.12 guest kernel"; do
+	rc=0
+	out=$(env ${bad%%:*} "$here/bench/run" 2>&1) || rc=$?
+	if [ $rc = 2 ] && [[ "$out" == *"${bad#*:}"* ]]; then ok "bench/run refuses ${bad%%:*}"; else
+		fail "bench/run refuses ${bad%%:*}: exit $rc: $out"
+	fi
+done
+
 # --- bench/guest.sh --list: each round rotates the order --------------------------------------
 printf 'BENCH_ROUNDS=3\nBENCH_ONLY=%q\nBENCH_TRANSPORT=tcp\nBENCH_BASELINE=/x/old\n' "nvmf mem 4k-randread-qd1" > "$tmp/params.sh"
 want="ours baseline kernel baseline kernel ours kernel ours baseline"
@@ -121,6 +176,10 @@ if [ "$got" = "$want" ]; then ok "three systems rotate per round"; else fail "th
 sed -i '/^BENCH_BASELINE=/d' "$tmp/params.sh"
 got=$(bash "$here/bench/guest.sh" --list "$tmp/params.sh" | awk '{print $NF}' | paste -sd' ')
 if [ "$got" = "ours kernel kernel ours ours kernel" ]; then ok "two systems alternate as before"; else fail "two systems alternate as before: $got"; fi
+printf 'BENCH_TLS=1\n' >> "$tmp/params.sh"
+want="ours ours-tls kernel kernel-tls ours-tls kernel kernel-tls ours kernel kernel-tls ours ours-tls"
+got=$(bash "$here/bench/guest.sh" --list "$tmp/params.sh" | awk '{print $NF}' | paste -sd' ')
+if [ "$got" = "$want" ]; then ok "with TLS four systems rotate per round"; else fail "with TLS four systems rotate per round: $got"; fi
 
 [ $fails = 0 ] || {
 	echo "bench_report_test: $fails failure(s)"
