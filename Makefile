@@ -306,7 +306,7 @@ demo: deps
 	tests/vm/run -t 600 scripts/main-job-guest.sh $(CONFIG)
 
 # Benchmark: our target vs the kernel's nvmet-rdma or nvmet-tcp (BENCH_TRANSPORT) in one guest run; report in build/bench/
-# (BENCH_ROUNDS, BENCH_SECS, BENCH_ONLY, BENCH_TARGET_JSON, BENCH_BASELINE: see bench/run).
+# (BENCH_ROUNDS, BENCH_SECS, BENCH_ONLY, BENCH_TARGET_JSON, BENCH_BASELINE, BENCH_TLS: see bench/run).
 # The report's own test runs first: a broken report is found in a second, not after the run.
 bench: deps bench-report-test
 	$(MAKE) all $(BUILD)/switch-cost
