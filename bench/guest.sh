@@ -142,8 +142,8 @@ meta only "$ONLY"; meta target_json "$TARGET_JSON"; meta transport "$TRANSPORT"
 [ -n "$BASELINE" ] && meta baseline "$BASELINE"
 if [ -n "$TLS" ]; then
     meta tls 1
-    meta tls_nvme_cli_version "$("$TLS_TOOLS" nvme version 2>/dev/null | head -n1)"
-    meta tls_tlshd_version "$("$TLS_TOOLS" tlshd --version 2>&1 | head -n1)"
+    meta tls_nvme_cli_version "$(timeout 20 "$TLS_TOOLS" nvme version 2>/dev/null | head -n1)"
+    meta tls_tlshd_version "$(timeout 20 "$TLS_TOOLS" tlshd --version 2>&1 | head -n1)"
     meta tls_records.kernel "kTLS both ways (tlshd hands each socket to the kernel's tls module)"
 fi
 # What this guest charges for a system call, an address-space switch (one CPU) and a
