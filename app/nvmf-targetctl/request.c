@@ -252,9 +252,9 @@ static int b_tls_key_set(const struct tctl_command *c, const struct tctl_args *a
 			 "prints it, in a file only its owner can read)");
 		return -1;
 	}
-	if (a->opt[TCTL_OPT_COMPAT] && put(p, "compat", json_true(), msg, len))
+	if (put(p, "key_file", json_string(file), msg, len))
 		return -1;
-	return put(p, "key_file", json_string(file), msg, len);
+	return a->opt[TCTL_OPT_COMPAT] ? put(p, "compat", json_true(), msg, len) : 0;
 }
 
 static int b_allow_any_host(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
