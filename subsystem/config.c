@@ -939,8 +939,9 @@ int nvmf_tls_key_file_read(const char *path, char **out, char *err, size_t errle
 
 /* hosts[].nvmf_tls_key / nvmf_tls_key_file: the host's configured TLS PSK, inline or in
  * a file, and nvmf_tls_key_compat (a boolean, only beside one of them): derive version 0
- * identities' PSK in libnvme's compat layout (nvme/tls-psk.h). A secret must not be readable by others: the file named, or the configuration
- * holding it inline, must have no group or other permission bits. No message shows it. */
+ * identities' PSK in libnvme's compat layout (nvme/tls-psk.h). A secret must not be
+ * readable by others: the file named, or the configuration holding it inline, must have
+ * no group or other permission bits. No message shows it. */
 static int parse_tls_key(struct cfg_ctx *c, json_t *h, const char *base, const char *nqn,
 			 struct nvmf_config *cfg)
 {
