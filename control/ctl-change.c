@@ -378,22 +378,24 @@ void nvmf_ctl_host_dhchap_clear(void *ctx, struct nvmf_rpc_call *call)
 	nvmf_rpc_result(call, json_object());
 }
 
-/* The TLS PSK of a host (hosts[].nvmf_tls_key_file): the target reads the key file named;
- * no secret crosses the socket. */
+/* The TLS PSK of a host (hosts[].nvmf_tls_key_file, and nvmf_tls_key_compat from the
+ * optional "compat"): the target reads the key file named; no secret crosses the socket. */
 void nvmf_ctl_host_tls_key_set(void *ctx, struct nvmf_rpc_call *call)
 {
 	struct nvmf_ctl *ctl = ctx;
 	const char *host, *file = nvmf_rpc_str(call, "key_file");
 	if (!need_host(call, &host))
 		return;
+	bool compat = nvmf_rpc_bool(call, "compat", false);
 	char err[512];
-	int rc = nvmf_tgt_host_tls_key_set(ctl->tgt, host, file, err, sizeof(err));
+	int rc = nvmf_tgt_host_tls_key_set(ctl->tgt, host, file, compat, err, sizeof(err));
 	if (rc) {
 		nvmf_rpc_error(call, code_of(rc), "host %s: %s", host, err);
 		return;
 	}
 	nvmf_log(ctl->tgt, NVMF_LOG_INFO,
-		 "host %s: TLS PSK from %s (used from its next TLS connection)", host, file);
+		 "host %s: TLS PSK from %s%s (used from its next TLS connection)", host, file,
+		 compat ? ", compat layout for version 0 identities" : "");
 	nvmf_rpc_result(call, unadmitted_warning(ctl, host));
 }
 

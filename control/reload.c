@@ -835,7 +835,8 @@ static bool tls_keys_changed(const struct nvmf_config *a, const struct nvmf_conf
 		return true;
 	for (size_t i = 0; i < a->n_tls_keys; i++)
 		if (strcmp(a->tls_keys[i].hostnqn, b->tls_keys[i].hostnqn) ||
-		    strcmp(a->tls_keys[i].key, b->tls_keys[i].key))
+		    strcmp(a->tls_keys[i].key, b->tls_keys[i].key) ||
+		    a->tls_keys[i].compat != b->tls_keys[i].compat)
 			return true;
 	return false;
 }

@@ -142,6 +142,11 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 					    "absolute path of a 0600 file holding the key "
 					    "(\"NVMeTLSkey-1:01:...:\")",
 					    NULL },
+					  { "compat", NVMF_RPC_BOOL, false, 0, 0, NULL,
+					    "true: the host's key was inserted by nvme-cli 2.15 or "
+					    "older (libnvme's compat derivation) for its version 0 "
+					    "identities (default false: RFC 8446)",
+					    NULL },
 					  P_END } },
 	[NVMF_CTL_HOST_TLS_KEY_CLEAR] = { "host_tls_key_clear",
 					  "remove a host's TLS PSK",
@@ -157,8 +162,8 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 					     "tear a controller down",
 					     { P_SUBSYS,
 					       { "cntlid", NVMF_RPC_UINT, true, 1,
-						 NVMF_CTL_CNTLID_MAX, NULL, "the controller's ID",
-						 NULL },
+						 NVMF_CTL_CNTLID_MAX, NULL,
+						 "the controller's ID", NULL },
 					       P_END } },
 	[NVMF_CTL_SUBSYSTEM_ADD] = { "subsystem_add",
 				     "serve a subsystem (a config file's subsystem object)",

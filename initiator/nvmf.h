@@ -97,6 +97,13 @@ struct nvmf_ctrl_opts {
 	 * -ECONNREFUSED (no TLS there, or no key for this host). NULL: no TLS. */
 	const char *tls_key;
 	int tls_identity;
+	/* With tls_key: derive the identity's PSK digest (version 1) and the TLS PSK in
+	 * libnvme's older "compat" HKDF layout (nvme/tls-psk.h), as nvme-cli 2.15 and earlier
+	 * did for every key they inserted into the kernel keyring (nvme-cli 2.16 on: its
+	 * --compat). Needed to reach a kernel target (nvmet-tcp) whose key such an nvme-cli
+	 * inserted; a controller that derived in the RFC 8446 layout refuses it
+	 * (-EKEYREJECTED). Default false: RFC 8446, as the kernel and nvme-cli 2.16 on. */
+	bool tls_compat;
 };
 
 /* ---- controllers ---- */

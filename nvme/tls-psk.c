@@ -393,3 +393,19 @@ int nvme_tls_psk_derive_compat(const struct nvme_tls_psk *configured,
 {
 	return derive(configured, id, true, tls_psk);
 }
+
+int nvme_tls_psk_derive_target(const struct nvme_tls_psk *configured,
+			       const struct nvme_tls_identity *id, bool compat_v0,
+			       struct nvme_tls_psk *tls_psk, bool *used_compat)
+{
+	bool compat = id->version == 0 && compat_v0;
+	int rc = derive(configured, id, compat, tls_psk);
+	/* Only a version 1 digest can say the host used the other layout. */
+	if (rc == -EKEYREJECTED && id->version == 1) {
+		compat = true;
+		rc = derive(configured, id, true, tls_psk);
+	}
+	if (!rc && used_compat)
+		*used_compat = compat;
+	return rc;
+}

@@ -40,6 +40,7 @@
 #ifndef NVMF_NVME_TLS_PSK_H
 #define NVMF_NVME_TLS_PSK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -156,5 +157,20 @@ int nvme_tls_psk_derive(const struct nvme_tls_psk *configured, const struct nvme
  * inserted; nvme-cli --compat later). */
 int nvme_tls_psk_derive_compat(const struct nvme_tls_psk *configured,
 			       const struct nvme_tls_identity *id, struct nvme_tls_psk *tls_psk);
+
+/*
+ * nvme_tls_psk_derive_target - the TLS PSK a target gives TLS 1.3 for the identity @id a
+ * host offered with the configured PSK @configured, in the layout the host used: a
+ * version 1 identity's digest tells it (RFC 8446 tried first, then compat), a version 0
+ * one has none, so @compat_v0 (the host's configuration) says: true compat, false RFC 8446.
+ * @tls_psk: as nvme_tls_psk_derive.
+ * @used_compat: set on success to whether the compat layout gave the PSK; may be NULL.
+ * Returns nvme_tls_psk_derive's codes; -EKEYREJECTED when a version 1 digest matches
+ * neither layout (another key). A version 0 identity in the wrong layout is not detected
+ * here: its TLS PSK differs, and the handshake's binder fails.
+ */
+int nvme_tls_psk_derive_target(const struct nvme_tls_psk *configured,
+			       const struct nvme_tls_identity *id, bool compat_v0,
+			       struct nvme_tls_psk *tls_psk, bool *used_compat);
 
 #endif

@@ -938,8 +938,10 @@ int nvmf_tls_key_file_read(const char *path, char **out, char *err, size_t errle
 }
 
 /* hosts[].nvmf_tls_key / nvmf_tls_key_file: the host's configured TLS PSK, inline or in
- * a file. A secret must not be readable by others: the file named, or the configuration
- * holding it inline, must have no group or other permission bits. No message shows it. */
+ * a file, and nvmf_tls_key_compat (a boolean, only beside one of them): derive version 0
+ * identities' PSK in libnvme's compat layout (nvme/tls-psk.h). A secret must not be
+ * readable by others: the file named, or the configuration holding it inline, must have
+ * no group or other permission bits. No message shows it. */
 static int parse_tls_key(struct cfg_ctx *c, json_t *h, const char *base, const char *nqn,
 			 struct nvmf_config *cfg)
 {
@@ -956,8 +958,17 @@ static int parse_tls_key(struct cfg_ctx *c, json_t *h, const char *base, const c
 		key = NULL;
 	if (file && !*file)
 		file = NULL;
+	json_t *compat = json_object_get(h, "nvmf_tls_key_compat");
+	char b[80];
+	/* Our own key, not one of nvmetcli's: JSON true or false, no "0"/"1" strings. */
+	if (compat && !json_is_boolean(compat))
+		return cfg_fail(c, base, "nvmf_tls_key_compat", "expected true or false, got %s",
+				cfg_show(compat, b, sizeof(b)));
 	if (!key && !file)
-		return 0;
+		return compat ? cfg_fail(c, base, "nvmf_tls_key_compat",
+					 "says how the host's TLS PSK is derived: it needs "
+					 "nvmf_tls_key or nvmf_tls_key_file beside it") :
+				0;
 	if (key && file)
 		return cfg_fail(c, base, "nvmf_tls_key_file",
 				"set beside nvmf_tls_key: give the key one way");
@@ -983,6 +994,7 @@ static int parse_tls_key(struct cfg_ctx *c, json_t *h, const char *base, const c
 	e->hostnqn = strdup(nqn);
 	e->key = text;
 	e->key_file = file ? strdup(file) : NULL;
+	e->compat = json_is_true(compat);
 	if (!e->hostnqn || !e->key || (file && !e->key_file))
 		return cfg_fail(c, base, NULL, "out of memory");
 	return 0;
@@ -1010,8 +1022,10 @@ static int parse_hosts(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 			return cfg_fail(c, base, NULL, "expected an object, got %s",
 					cfg_show(h, b, sizeof(b)));
 		/* nvmetcli's host: its NQN and the dhchap attribute group; our TLS PSK. */
-		static const char *const known[] = { "nqn", "dhchap", "nvmf_tls_key",
-						     "nvmf_tls_key_file", NULL };
+		static const char *const known[] = {
+			"nqn", "dhchap", "nvmf_tls_key", "nvmf_tls_key_file", "nvmf_tls_key_compat",
+			NULL
+		};
 		if (cfg_check_keys(c, h, base, known, NULL))
 			return -1;
 		if (cfg_get_str(c, h, base, "nqn", true, &nqn) ||
@@ -1299,12 +1313,14 @@ int nvmf_config_tls_keys_dup(const struct nvmf_tls_key_config *src, size_t n,
 	struct nvmf_tls_key_config *d = calloc(n, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		d[i].compat = src[i].compat;
 		if (!(d[i].hostnqn = strdup(src[i].hostnqn)) || !(d[i].key = strdup(src[i].key)) ||
 		    (src[i].key_file && !(d[i].key_file = strdup(src[i].key_file)))) {
 			nvmf_config_tls_keys_free(d, n);
 			return -ENOMEM;
 		}
+	}
 	*out = d;
 	return 0;
 }

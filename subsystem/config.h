@@ -197,6 +197,9 @@ struct nvmf_tls_key_config {
 	char *key;      /* "NVMeTLSkey-1:01:<base64>:" (or :02:) */
 	char *key_file; /* the absolute path it was read from (a file only its owner can
 			   * read); NULL: inline in the configuration file */
+	bool compat;    /* hosts[].nvmf_tls_key_compat: version 0 identities get the TLS PSK
+			 * of libnvme's compat HKDF layout (nvme-cli <= 2.15 inserted keys so;
+			 * nvme/tls-psk.h), not RFC 8446's; version 1 ones go by their digest */
 };
 
 /* The whole configuration. */

@@ -166,6 +166,8 @@ json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
 		if (h && k)
 			json_object_set_new(h, k->key_file ? "nvmf_tls_key_file" : "nvmf_tls_key",
 					    json_string(k->key_file ? k->key_file : k->key));
+		if (h && k && k->compat) /* written only when on: the default is RFC 8446 */
+			json_object_set_new(h, "nvmf_tls_key_compat", json_true());
 		json_array_append_new(hosts, h);
 	}
 	for (size_t i = 0; i < cfg->n_ports; i++)

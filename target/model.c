@@ -451,10 +451,10 @@ static bool hosts_room(struct nvmf_config *cfg, const char *host, char **copy)
 }
 
 int nvmf_tgt_host_tls_key_set(struct nvmf_tgt *tgt, const char *host, const char *key_file,
-			      char *err, size_t errlen)
+			      bool compat, char *err, size_t errlen)
 {
 	struct nvmf_config *cfg = tgt->cfg;
-	struct nvmf_tls_key_config e = { 0 };
+	struct nvmf_tls_key_config e = { .compat = compat };
 	int rc = nvmf_tls_key_file_read(key_file, &e.key, err, errlen);
 	if (rc)
 		return rc;

@@ -78,11 +78,12 @@ int nvmf_tgt_host_dhchap_set(struct nvmf_tgt *tgt, const char *host, const char 
 			     size_t errlen);
 /* nvmf_tgt_host_tls_key_set - give @host (an NQN, checked by the caller) the TLS PSK in
  * key file @key_file (nvmf_tls_key_file_read's rules), in the running config
- * (hosts[].nvmf_tls_key_file; @host joins hosts[] if it is not there). Used from the
- * host's next handshake. 0, or -EINVAL / -EACCES / -ENOENT ... with @err naming the file
- * (never the key), -ENOMEM. */
+ * (hosts[].nvmf_tls_key_file; @host joins hosts[] if it is not there), with @compat
+ * (hosts[].nvmf_tls_key_compat: version 0 identities derived in libnvme's compat layout,
+ * nvme/tls-psk.h). Used from the host's next handshake. 0, or -EINVAL / -EACCES /
+ * -ENOENT ... with @err naming the file (never the key), -ENOMEM. */
 int nvmf_tgt_host_tls_key_set(struct nvmf_tgt *tgt, const char *host, const char *key_file,
-			      char *err, size_t errlen);
+			      bool compat, char *err, size_t errlen);
 /* nvmf_tgt_host_tls_key_clear - @host has no TLS PSK from now on. 0, or -ENOENT. */
 int nvmf_tgt_host_tls_key_clear(struct nvmf_tgt *tgt, const char *host, char *err, size_t errlen);
 /* nvmf_tgt_host_dhchap_clear - @host no longer authenticates: new controllers connect

@@ -29,10 +29,11 @@ void nvmf_port_attrs(const struct nvmf_port *port, struct nvmf_port_attrs *out)
 }
 
 int nvmf_transport_tls_psk(const struct nvmf_transport *t, const char *hostnqn,
-			   struct nvme_tls_psk *out)
+			   struct nvme_tls_psk *out, bool *compat)
 {
 	const struct nvmf_tls_key_config *k = nvmf_config_tls_key(t->tgt->cfg, hostnqn);
 	char why[160];
+	*compat = k && k->compat;
 	/* The loader checked the key: a parse failure here is no key at all. */
 	return k && !nvme_tls_psk_parse(k->key, out, why, sizeof(why)) ? 0 : -ENOKEY;
 }

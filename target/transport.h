@@ -218,10 +218,12 @@ enum { NVMF_PORT_TLS_OFF = 0, NVMF_PORT_TLS_REQUIRED = 1, NVMF_PORT_TLS_OPTIONAL
 void nvmf_port_attrs(const struct nvmf_port *port, struct nvmf_port_attrs *out);
 /* nvmf_transport_tls_psk - the configured TLS PSK of host @hostnqn (hosts[].nvmf_tls_key
  * or nvmf_tls_key_file of the running configuration) into @out, which the caller zeroes
- * after use. On the main group (where connections are accepted and their handshakes
- * run). Returns 0, or -ENOKEY when the host has none. */
+ * after use, and into *@compat its hosts[].nvmf_tls_key_compat (version 0 identities in
+ * libnvme's compat layout: nvme_tls_psk_derive_target's @compat_v0). On the main group
+ * (where connections are accepted and their handshakes run). Returns 0, or -ENOKEY when
+ * the host has none. */
 int nvmf_transport_tls_psk(const struct nvmf_transport *t, const char *hostnqn,
-			   struct nvme_tls_psk *out);
+			   struct nvme_tls_psk *out, bool *compat);
 
 /* nvmf_port_priv / nvmf_port_set_priv - the transport's own pointer for @port (its
  * listener), NULL until set. On the main group. */

@@ -63,6 +63,7 @@ static const struct opt_spec {
 	{ "tsas", 0, TCTL_OPT_TSAS, true },
 	{ "treq", 0, TCTL_OPT_TREQ, true },
 	{ "key-file", 0, TCTL_OPT_KEY_FILE, true },
+	{ "compat", 0, TCTL_OPT_COMPAT, false },
 };
 #define NSPECS (sizeof(specs) / sizeof(specs[0]))
 

@@ -472,8 +472,11 @@ static int changed(FILE *f, const struct tctl_request *req, json_t *r)
 		fprintf(f, "host %s: DH-HMAC-CHAP secrets removed\n", str(p, "host"));
 		break;
 	case TCTL_OUT_TLS_KEY_SET:
-		fprintf(f, "host %s: TLS PSK from %s, from its next TLS connection\n",
-			str(p, "host"), str(p, "key_file"));
+		fprintf(f, "host %s: TLS PSK from %s%s, from its next TLS connection\n",
+			str(p, "host"), str(p, "key_file"),
+			json_is_true(json_object_get(p, "compat")) ?
+				" (compat layout for version 0 identities)" :
+				"");
 		break;
 	case TCTL_OUT_TLS_KEY_CLEAR:
 		fprintf(f, "host %s: TLS PSK removed\n", str(p, "host"));

@@ -236,8 +236,9 @@ static int b_dhchap_clear(const struct tctl_command *c, const struct tctl_args *
 	return put_nqn(p, "host", "HOSTNQN", a->pos[0], msg, len) ? -1 : 0;
 }
 
-/* host tls-key HOSTNQN --key-file PATH: the target reads the key from PATH (made absolute
- * by tctl_load_key_file_path), so no secret crosses the socket or the command line. */
+/* host tls-key HOSTNQN --key-file PATH [--compat]: the target reads the key from PATH
+ * (made absolute by tctl_load_key_file_path), so no secret crosses the socket or the
+ * command line; --compat sends "compat": true. */
 static int b_tls_key_set(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
 			 char *msg, size_t len)
 {
@@ -251,7 +252,9 @@ static int b_tls_key_set(const struct tctl_command *c, const struct tctl_args *a
 			 "prints it, in a file only its owner can read)");
 		return -1;
 	}
-	return put(p, "key_file", json_string(file), msg, len);
+	if (put(p, "key_file", json_string(file), msg, len))
+		return -1;
+	return a->opt[TCTL_OPT_COMPAT] ? put(p, "compat", json_true(), msg, len) : 0;
 }
 
 static int b_allow_any_host(const struct tctl_command *c, const struct tctl_args *a, json_t *p,
@@ -1172,15 +1175,18 @@ const struct tctl_command tctl_commands[] = {
 	{ "host",
 	  "tls-key",
 	  "host_tls_key_set",
-	  "HOSTNQN --key-file PATH",
+	  "HOSTNQN --key-file PATH [--compat]",
 	  "set a host's TLS PSK (NVMe/TCP secure channel) from a key file",
 	  "The target reads PATH (absolute, or made so here): one key as nvme gen-tls-key\n"
 	  "prints it (\"NVMeTLSkey-1:01:...:\"), in a file no one but its owner can read.\n"
 	  "The key never crosses the control socket. Used from the host's next TLS\n"
-	  "connection; connected queues keep their sessions. Replaces a key the host had.\n",
+	  "connection; connected queues keep their sessions. Replaces a key the host had.\n"
+	  "--compat: the host's key was inserted by nvme-cli 2.15 or older (libnvme's\n"
+	  "compat derivation): its version 0 identities get that layout's PSK (version 1\n"
+	  "identities are told by their digest either way).\n",
 	  { "HOSTNQN", NULL },
 	  1,
-	  OPT(KEY_FILE),
+	  OPT(KEY_FILE) | OPT(COMPAT),
 	  b_tls_key_set,
 	  TCTL_OUT_TLS_KEY_SET,
 	  tctl_load_key_file_path,

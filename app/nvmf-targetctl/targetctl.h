@@ -109,6 +109,7 @@ enum tctl_opt {
 	TCTL_OPT_TSAS,
 	TCTL_OPT_TREQ,
 	TCTL_OPT_KEY_FILE,
+	TCTL_OPT_COMPAT,
 	TCTL_OPT_COUNT, /* at most 64: tctl_command.opts is a bit mask */
 };
 

@@ -23,7 +23,7 @@ static const char usage[] =
 	"  --json        print the result as JSON\n"
 	"  -n/--nqn, -q/--hostnqn, -I/--hostid, -S/--dhchap-secret, -C/--dhchap-ctrl-secret,\n"
 	"  -t/--transport, -g/--hdr-digest, -G/--data-digest, --tls, --tls-key-file,\n"
-	"  --tls-key, --tls-identity, -v/--verbose as for identify\n"
+	"  --tls-key, --tls-identity, --tls-compat, -v/--verbose as for identify\n"
 	"Exit status 1 when a path cannot be read (the others are printed).\n";
 
 static void print_text(FILE *f, const char *where, uint16_t cntlid, const struct nvmf_ana_log *log)

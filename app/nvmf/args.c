@@ -188,6 +188,9 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 			return cli_usage_error(err, cmd, "--tls-identity: version %s", msg);
 		c->tls_identity = (int)port;
 		return 0;
+	case OPT_TLS_COMPAT:
+		c->tls_compat = true;
+		return 0;
 	case 'v':
 		c->verbose = true;
 		return 0;
@@ -237,6 +240,10 @@ int cli_check_common(const struct cli_common *c, enum cli_nqn need, const char *
 		return cli_usage_error(err, cmd,
 				       "%s: TLS is NVMe/TCP's secure channel: give -t tcp",
 				       c->tls_key_opt ? c->tls_key_opt : "--tls");
+	if (c->tls_compat && !c->tls)
+		return cli_usage_error(err, cmd,
+				       "--tls-compat says how the TLS PSK is derived: give it "
+				       "with --tls-key-file, --tls-key or --tls");
 	if ((c->hdr_digest || c->data_digest) && (!c->trtype || strcmp(c->trtype, "tcp")))
 		return cli_usage_error(err, cmd, "%s: digests are NVMe/TCP's: give -t tcp",
 				       c->hdr_digest ? "-g/--hdr-digest" : "-G/--data-digest");

@@ -66,8 +66,10 @@ struct cli_common {
 	bool disable_sqflow;            /* --disable-sqflow: Connect CATTR bit 2 on every queue */
 	/* The NVMe/TCP secure channel: --tls, and its PSK from --tls-key KEY, the file of
 	 * --tls-key-file (read into tls_key_buf at parse time), or $NVMF_TLS_KEY; either key
-	 * option implies --tls. --tls-identity 0|1 (default 0). */
+	 * option implies --tls. --tls-identity 0|1 (default 0). --tls-compat: derive in
+	 * libnvme's compat layout (nvmf_ctrl_opts.tls_compat); only with a TLS option. */
 	bool tls;
+	bool tls_compat;
 	const char *tls_key;     /* "NVMeTLSkey-1:..." from --tls-key or the file */
 	const char *tls_key_opt; /* the option it came from, for messages */
 	int tls_identity;
@@ -112,6 +114,7 @@ enum {
 	OPT_TLS_KEY,
 	OPT_TLS_KEY_FILE,
 	OPT_TLS_IDENTITY,
+	OPT_TLS_COMPAT,
 };
 
 /* The help lines of the multipath options (read, write, perf). */
@@ -140,6 +143,7 @@ enum {
 		{ "tls-key", required_argument, NULL, OPT_TLS_KEY },                             \
 		{ "tls-key-file", required_argument, NULL, OPT_TLS_KEY_FILE },                   \
 		{ "tls-identity", required_argument, NULL, OPT_TLS_IDENTITY },                   \
+		{ "tls-compat", no_argument, NULL, OPT_TLS_COMPAT },                             \
 		{ "help", no_argument, NULL, 'h' }, { "verbose", no_argument, NULL, 'v' },       \
 		{ "json", no_argument, NULL, OPT_JSON },                                         \
 		{ "refresh", required_argument, NULL, OPT_REFRESH },                             \

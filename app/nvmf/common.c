@@ -93,6 +93,7 @@ int cli_fill_opts(const struct cli_common *c, const struct cli_env *env, const c
 			return cli_usage_error(env->err, cmd, "%s: %s", where, why);
 		o->tls_key = key;
 		o->tls_identity = c->tls_identity;
+		o->tls_compat = c->tls_compat;
 	}
 	if (o->dhchap_ctrl_secret && !o->dhchap_secret)
 		return cli_usage_error(env->err, cmd,

@@ -26,6 +26,8 @@ static const char usage[] =
 	"                        gen-tls-key`) from FILE; implies --tls\n"
 	"      --tls-key KEY     tcp: the PSK itself (others may see it in ps); implies --tls\n"
 	"      --tls-identity V  PSK identity version: 0 (default, the Linux host's) or 1\n"
+	"      --tls-compat      derive the PSK in libnvme's compat layout (a key nvme-cli\n"
+	"                        2.15 or older inserted on the target); with a TLS option\n"
 	"  -n, --nqn NQN         discovery subsystem NQN (default the well-known one)\n"
 	"  -q, --hostnqn NQN     host NQN (default /etc/nvme/hostnqn)\n"
 	"  -I, --hostid UUID     host ID (default /etc/nvme/hostid)\n"

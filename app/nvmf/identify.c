@@ -28,6 +28,8 @@ static const char usage[] =
 	"                        gen-tls-key`) from FILE; implies --tls\n"
 	"      --tls-key KEY     tcp: the PSK itself (others may see it in ps); implies --tls\n"
 	"      --tls-identity V  PSK identity version: 0 (default, the Linux host's) or 1\n"
+	"      --tls-compat      derive the PSK in libnvme's compat layout (a key nvme-cli\n"
+	"                        2.15 or older inserted on the target); with a TLS option\n"
 	"      --disable-sqflow  ask every queue's Connect to disable SQ flow control, as\n"
 	"                        nvme-cli (over tcp a read may then end without CapsuleResp)\n"
 	"  -n, --nqn NQN         subsystem NQN, required\n"

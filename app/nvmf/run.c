@@ -35,7 +35,7 @@ static void help(FILE *f)
 		"-t/--transport rdma|tcp (rdma), -g/--hdr-digest, -G/--data-digest (tcp),\n"
 		"--disable-sqflow (Connects ask to disable SQ flow control, as nvme-cli),\n"
 		"--tls with --tls-key-file FILE, --tls-key KEY or $NVMF_TLS_KEY (tcp: TLS 1.3\n"
-		"with a PSK; --tls-identity 0|1),\n"
+		"with a PSK; --tls-identity 0|1, --tls-compat for a key nvme-cli <= 2.15 inserted),\n"
 		"-n/--nqn SUBNQN, -q/--hostnqn NQN, -I/--hostid UUID, --json, -v/--verbose,\n"
 		"-S/--dhchap-secret SECRET, -C/--dhchap-ctrl-secret SECRET (DH-HMAC-CHAP; or\n"
 		"$NVMF_DHCHAP_SECRET / $NVMF_DHCHAP_CTRL_SECRET, which other users cannot see).\n"

@@ -30,8 +30,8 @@ static const char read_usage[] =
 	"  -o, --output FILE            write the data to FILE instead of stdout\n"
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
 	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -t/--transport, -g/--hdr-digest,\n"
-	"  -G/--data-digest, --tls, --tls-key-file, --tls-key, --tls-identity, -v/--verbose\n"
-	"  as for identify\n" CLI_MULTIPATH_USAGE;
+	"  -G/--data-digest, --tls, --tls-key-file, --tls-key, --tls-identity, --tls-compat,\n"
+	"  -v/--verbose as for identify\n" CLI_MULTIPATH_USAGE;
 
 static const char write_usage[] =
 	"Usage: nvmf write -a ADDR [-a ADDR ...] -n NQN [-s PORT ...] [--ns NSID]\n"
@@ -43,8 +43,8 @@ static const char write_usage[] =
 	"  -i, --input FILE             read the data from FILE instead of stdin\n"
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
 	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -t/--transport, -g/--hdr-digest,\n"
-	"  -G/--data-digest, --tls, --tls-key-file, --tls-key, --tls-identity, -v/--verbose\n"
-	"  as for identify\n" CLI_MULTIPATH_USAGE;
+	"  -G/--data-digest, --tls, --tls-key-file, --tls-key, --tls-identity, --tls-compat,\n"
+	"  -v/--verbose as for identify\n" CLI_MULTIPATH_USAGE;
 
 int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, FILE *err)
 {

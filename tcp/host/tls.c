@@ -21,10 +21,17 @@ int nvmf_th_tls_start(struct nvmf_th_queue *q, const struct nvmf_ctrl_opts *opts
 	char ident[600], why[200];
 	int rc = nvme_tls_psk_parse(opts->tls_key, &configured, why, sizeof(why));
 	if (!rc) {
-		rc = nvme_tls_identity_make(&configured, opts->tls_identity, opts->hostnqn,
-					    opts->subnqn, ident, sizeof(ident));
+		/* compat: the layout nvme-cli <= 2.15 inserted keys in (nvme/tls-psk.h). */
+		rc = opts->tls_compat ?
+			     nvme_tls_identity_make_compat(&configured, opts->tls_identity,
+							   opts->hostnqn, opts->subnqn, ident,
+							   sizeof(ident)) :
+			     nvme_tls_identity_make(&configured, opts->tls_identity, opts->hostnqn,
+						    opts->subnqn, ident, sizeof(ident));
 		rc = rc < 0 ? rc : nvme_tls_identity_parse(ident, (size_t)rc, &id);
-		rc = rc ? rc : nvme_tls_psk_derive(&configured, &id, &tls);
+		rc = rc               ? rc :
+		     opts->tls_compat ? nvme_tls_psk_derive_compat(&configured, &id, &tls) :
+					nvme_tls_psk_derive(&configured, &id, &tls);
 		snprintf(why, sizeof(why), "cannot derive the TLS PSK: %s", strerror(-rc));
 	}
 	explicit_bzero(&configured, sizeof(configured));

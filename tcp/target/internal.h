@@ -171,10 +171,12 @@ struct nvmf_tcp_conn {
 	uint64_t born_ms;              /* the target's clock at accept */
 	uint16_t qid;                  /* from the first CapsuleCmd's Connect */
 	/* The secure channel (tls.c): NULL while plain. tls_host/tls_sub: the NQNs of the PSK
-	 * identity the handshake used (the core checks the Connect against them). */
+	 * identity the handshake used (the core checks the Connect against them);
+	 * tls_compat: its TLS PSK came from libnvme's compat layout (logged once). */
 	enum nvmf_tcp_tls_phase tls_phase;
 	struct nvmf_tls *tls;
 	char *tls_host, *tls_sub;
+	bool tls_compat;
 	/* Negotiated in ICReq/ICResp. */
 	struct nvme_tcp_conn_params cp; /* what received PDUs are checked against */
 	uint8_t hpda;                   /* the host's alignment for C2H data (0's based) */

@@ -40,12 +40,15 @@ static int psk_find(void *arg, const char *identity, size_t idlen, uint8_t *psk,
 			 id.hostnqn);
 		return -ENOKEY;
 	}
-	if (nvmf_transport_tls_psk(&conn->t->base, id.hostnqn, &configured)) {
+	bool compat_v0;
+	if (nvmf_transport_tls_psk(&conn->t->base, id.hostnqn, &configured, &compat_v0)) {
 		snprintf(why, whylen, "host %s has no TLS PSK here (hosts[].nvmf_tls_key)",
 			 id.hostnqn);
 		return -ENOKEY;
 	}
-	int rc = nvme_tls_psk_derive(&configured, &id, &tls);
+	/* The layout the host derived in (nvme-cli <= 2.15: compat): a version 1 digest
+	 * tells it, the host's configuration does for version 0. */
+	int rc = nvme_tls_psk_derive_target(&configured, &id, compat_v0, &tls, &conn->tls_compat);
 	unsigned bits = configured.hash == NVME_TLS_HASH_SHA384 ? 384u : 256u;
 	explicit_bzero(&configured, sizeof(configured));
 	if (rc == -EINVAL) {
@@ -55,7 +58,8 @@ static int psk_find(void *arg, const char *identity, size_t idlen, uint8_t *psk,
 	}
 	if (rc) {
 		snprintf(why, whylen,
-			 "host %s: the PSK digest of its identity does not match its key here",
+			 "host %s: the PSK digest of its identity does not match its key here "
+			 "(in either derivation layout, RFC 8446 or libnvme's compat)",
 			 id.hostnqn);
 		return -EKEYREJECTED;
 	}
@@ -139,10 +143,10 @@ int nvmf_tcp_tls_readable(struct nvmf_tcp_conn *conn)
 	}
 	bool tx = nvmf_tls_ktls_tx(conn->tls), rx = nvmf_tls_ktls_rx(conn->tls);
 	NVMF_TCP_LOG(conn->t, NVMF_LOG_INFO,
-		     "host %s (port %u): TLS 1.3 secure channel (%s, PSK of host %s for %s; "
-		     "records %s)",
+		     "host %s (port %u): TLS 1.3 secure channel (%s, PSK of host %s for %s "
+		     "derived in the %s layout; records %s)",
 		     conn->peer, conn->pa.portid, nvmf_tls_cipher(conn->tls), conn->tls_host,
-		     conn->tls_sub,
+		     conn->tls_sub, conn->tls_compat ? "libnvme compat" : "RFC 8446",
 		     tx && rx ? "by the kernel (kTLS)" :
 		     tx       ? "sent by the kernel (kTLS), received in user space" :
 		     rx       ? "received by the kernel (kTLS), sent in user space" :

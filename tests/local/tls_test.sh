@@ -13,7 +13,10 @@
 # configuration others can read, a bad CRC, both key keys, treq "required" without TLS,
 # tls1.3 on an rdma port) are refused naming the key and never showing the secret; config
 # show hides an inline key; a reload that changes a host's key refuses the old one from
-# the next connection. Each check prints "ok - what" or "FAIL - what"; exit 1 if any
+# the next connection. libnvme's older "compat" derivation (nvme-cli <= 2.15): --tls-compat
+# to a host entry with nvmf_tls_key_compat (identities 0 and 1) and to one set live with
+# host tls-key --compat; a compat host to an RFC 8446 entry (identity 0 refused, 1 told by
+# its digest); an RFC 8446 host to a compat entry (identity 0 refused). Each check prints "ok - what" or "FAIL - what"; exit 1 if any
 # failed. BUILD=build/asan runs the sanitizer build.
 set -u
 
@@ -26,6 +29,7 @@ NQN=nqn.2024-01.io.nvmf-rdma:tls-local
 H1=nqn.2014-08.org.nvmexpress:uuid:11111111-1111-4111-8111-111111111111
 H2=nqn.2014-08.org.nvmexpress:uuid:22222222-2222-4222-8222-222222222222
 H3=nqn.2014-08.org.nvmexpress:uuid:33333333-3333-4333-8333-333333333333
+H6=nqn.2014-08.org.nvmexpress:uuid:66666666-6666-4666-8666-666666666666
 ST=$(mktemp -d /tmp/nvmf-tls-local.XXXXXX)
 chmod 700 "$ST"
 TGT_PID=
@@ -52,11 +56,12 @@ P3=$((P1 + 2))
 command -v nvme > /dev/null || { bad "nvme-cli (nvme gen-tls-key) is installed (scripts/install-deps)"; exit 1; }
 command -v openssl > /dev/null || { bad "openssl is installed (scripts/install-deps)"; exit 1; }
 K1=$(nvme gen-tls-key -m 1) && K2=$(nvme gen-tls-key -m 1) && K3=$(nvme gen-tls-key -m 2) &&
-    KBAD=$(nvme gen-tls-key -m 1) || { bad "nvme gen-tls-key"; exit 1; }
+    KBAD=$(nvme gen-tls-key -m 1) && K6=$(nvme gen-tls-key -m 1) || { bad "nvme gen-tls-key"; exit 1; }
 umask 077
 printf '%s\n' "$K1" > "$ST/h1.key"
 printf '%s\n' "$KBAD" > "$ST/wrong.key"
 printf '%s\n' "$K3" > "$ST/h3.key"
+printf '%s\n' "$K6" > "$ST/h6.key"
 
 # port P: {"portid": ID, "addr": {...}} with tsas/treq as given
 port() {
@@ -65,18 +70,20 @@ port() {
     echo "{\"portid\": $1, \"addr\": {\"adrfam\": \"ipv4\", \"traddr\": \"127.0.0.1\", \"trsvcid\": \"$2\",
        \"trtype\": \"tcp\", \"treq\": \"$4\"$tsas}, \"subsystems\": [\"$NQN\"]}"
 }
-# write_config FILE H2KEY: H1 by key file, H2 inline (H2KEY), H3 by the SHA-384 key file.
+# write_config FILE H2KEY: H1 by key file, H2 inline (H2KEY), H3 by the SHA-384 key file,
+# H6 by key file in libnvme's compat layout (nvme-cli <= 2.15 inserted its key).
 write_config() {
     cat > "$1" <<JSON
 {"nvmf_target": {"hugepages": false, "threads": 2},
  "hosts": [{"nqn": "$H1", "nvmf_tls_key_file": "$ST/h1.key"},
            {"nqn": "$H2", "nvmf_tls_key": "$2"},
            {"nqn": "$H3", "nvmf_tls_key_file": "$ST/h3.key"},
+           {"nqn": "$H6", "nvmf_tls_key_file": "$ST/h6.key", "nvmf_tls_key_compat": true},
            {"nqn": "nqn.2014-08.org.nvmexpress:uuid:44444444-4444-4444-8444-444444444444"}],
  "ports": [$(port 1 $P1 tls1.3 "not specified"), $(port 2 $P2 tls1.3 "not required"),
            $(port 3 $P3 "" "not specified")],
  "subsystems": [{"nqn": "$NQN", "attr": {"allow_any_host": "0", "serial": "tlslocal01"},
-   "allowed_hosts": ["$H1", "$H2", "$H3", "nqn.2014-08.org.nvmexpress:uuid:44444444-4444-4444-8444-444444444444"],
+   "allowed_hosts": ["$H1", "$H2", "$H3", "$H6", "nqn.2014-08.org.nvmexpress:uuid:44444444-4444-4444-8444-444444444444"],
    "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_block_size": 512,
                    "nvmf_size_bytes": "16M", "device": {"uuid": "6c1d0a52-7f0e-4c35-9a43-0d2b8e5f1b01"}}]}]}
 JSON
@@ -173,6 +180,26 @@ wait $STALL
 grep -q "TLS handshake not done within 10 s: connection closed" "$ST/target.log" &&
     ok "a stalled handshake: closed at the 10 s deadline, logged" ||
     { grep -i tls "$ST/target.log" | tail -3; bad "stalled handshake"; }
+
+# libnvme's compat layout (nvme-cli <= 2.15): a version 1 identity's digest tells it, a
+# version 0 identity goes by the host entry's nvmf_tls_key_compat.
+rw $P1 "compat host entry, --tls-compat, identity 0" -q "$H6" --tls-key-file "$ST/h6.key" --tls-compat
+rw $P1 "compat host entry, --tls-compat, identity 1" -q "$H6" --tls-key-file "$ST/h6.key" --tls-compat --tls-identity 1
+grep -q "PSK of host $H6 for $NQN derived in the libnvme compat layout" "$ST/target.log" &&
+    ok "the target logs the compat layout it derived in" ||
+    { grep -i "secure channel" "$ST/target.log" | tail -3; bad "compat layout log line"; }
+refused "a compat host, identity 0, to an RFC 8446 host entry (wrong PSK)" "nvmf: connect to 127.0.0.1:$P1" "TLS handshake refused: .*" \
+    nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H1" --tls-key-file "$ST/h1.key" --tls-compat
+n=$(wc -l < "$ST/target.log")
+rw $P1 "a compat host, identity 1, to an RFC 8446 host entry: told by its digest" -q "$H1" --tls-key-file "$ST/h1.key" --tls-compat --tls-identity 1
+tail -n +$((n + 1)) "$ST/target.log" | grep -q "PSK of host $H1 for $NQN derived in the libnvme compat layout" &&
+    ok "the digest-detected compat layout is logged" || { tail -n +$((n + 1)) "$ST/target.log"; bad "digest-detected compat log line"; }
+refused "an RFC 8446 host, identity 0, to a compat host entry (wrong PSK)" "nvmf: connect to 127.0.0.1:$P1" "TLS handshake refused: .*" \
+    nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H6" --tls-key-file "$ST/h6.key"
+nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H1" --tls-compat > /dev/null 2> "$ST/u0.err"
+rc=$?
+[ $rc = 2 ] && grep -q -- "--tls-compat says how the TLS PSK is derived" "$ST/u0.err" &&
+    ok "--tls-compat without a TLS option: usage error" || { cat "$ST/u0.err"; bad "--tls-compat alone (exit $rc)"; }
 wait $BG
 rc=$?
 BG=
@@ -200,6 +227,8 @@ ctl config show > "$ST/show.json" 2>&1
 grep -q '"nvmf_tls_key": "(secret)"' "$ST/show.json" && grep -q "\"nvmf_tls_key_file\": \"$ST/h1.key\"" "$ST/show.json" &&
     ! grep -qF "$K2" "$ST/show.json" && grep -q '"tsas": "tls1.3"' "$ST/show.json" &&
     ok "config show: the inline key hidden, the key file named, tsas kept" || { cat "$ST/show.json"; bad "config show"; }
+grep -q '"nvmf_tls_key_compat": true' "$ST/show.json" && [ "$(grep -c nvmf_tls_key_compat "$ST/show.json")" = 1 ] &&
+    ok "config show: nvmf_tls_key_compat of the compat host only" || { cat "$ST/show.json"; bad "config show nvmf_tls_key_compat"; }
 
 # A reload with host 2's key changed: the old key is refused from the next connection.
 K2NEW=$(nvme gen-tls-key -m 1)
@@ -210,6 +239,7 @@ nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H2" --tls-key "$K2" > /d
     bad "after the reload host 2's old key still connects" || ok "after the reload host 2's old key is refused"
 rw $P1 "after the reload, host 2's new key" -q "$H2" --tls-key "$K2NEW"
 ! grep -qF "${K2:16:20}" "$ST/target.log" && ! grep -qF "${K1:16:20}" "$ST/target.log" &&
+    ! grep -qF "${K6:16:20}" "$ST/target.log" &&
     ok "no key appears in the target's log" || bad "a key appears in the target's log"
 
 # Live: a port added with TLS, a host's key set from a key file and removed, over the
@@ -226,6 +256,14 @@ ctl host add "$NQN" "$H5" > /dev/null 2>&1 || bad "host add H5"
     ok "host tls-key with a relative --key-file: set, the path made absolute" ||
     { cat "$ST/tk.out"; bad "host tls-key"; }
 rw $P4 "a port added live with --tsas tls1.3, the host's key set live" -q "$H5" --tls-key-file "$ST/h5.key"
+ctl host tls-key "$H5" --key-file "$ST/h5.key" --compat > "$ST/tk3.out" 2>&1 &&
+    grep -q "host $H5: TLS PSK from $ST/h5.key (compat layout for version 0 identities)" "$ST/tk3.out" &&
+    ok "host tls-key --compat: set" || { cat "$ST/tk3.out"; bad "host tls-key --compat"; }
+rw $P4 "the host's key set live with --compat, --tls-compat identity 0" -q "$H5" --tls-key-file "$ST/h5.key" --tls-compat
+grep -A3 "\"$H5\"" "$ST/config.json" | grep -q '"nvmf_tls_key_compat": true' &&
+    ok "host tls-key --compat written through to the configuration" || { cat "$ST/config.json"; bad "write-through of --compat"; }
+refused "an RFC 8446 host, identity 0, to a host set live with --compat" "nvmf: connect to 127.0.0.1:$P4" "TLS handshake refused: .*" \
+    nvmf identify -t tcp -a 127.0.0.1 -s $P4 -n "$NQN" -q "$H5" --tls-key-file "$ST/h5.key"
 nvmf identify -t tcp -a 127.0.0.1 -s $P4 -n "$NQN" -q "$H5" > /dev/null 2>&1 &&
     bad "a plain connection to the live TLS port" || ok "the live TLS port refuses a plain connection"
 chmod 644 "$ST/h5.key"
@@ -273,6 +311,8 @@ sed 's|"tsas": "tls1.3"}|"tsas": "tls1.2"}|' "$ST/config.json" > "$ST/c5.json"; 
 cfgerr "tsas tls1.2" "$ST/c5.json" 'ports\[0\].addr.tsas: "tls1.2" is not a security type'
 sed "s|\"$ST/h1.key\"|\"$ST/missing.key\"|" "$ST/config.json" > "$ST/c6.json"; chmod 600 "$ST/c6.json"
 cfgerr "a key file that does not exist" "$ST/c6.json" "hosts\[0\].nvmf_tls_key_file: $ST/missing.key: No such file"
+sed 's|"nvmf_tls_key_compat": true|"nvmf_tls_key_compat": "yes"|' "$ST/config.json" > "$ST/c7.json"; chmod 600 "$ST/c7.json"
+cfgerr "nvmf_tls_key_compat not a boolean" "$ST/c7.json" 'hosts\[3\].nvmf_tls_key_compat: expected true or false, got "yes"'
 
 [ $FAILED = 0 ] && echo "tls local test: PASSED" || echo "tls local test: FAILED"
 exit $FAILED

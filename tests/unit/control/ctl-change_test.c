@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "nvme/auth.h"
 #include "control/control.h"
 #include "target/log.h"
@@ -488,6 +489,44 @@ static void namespace_add_and_enable_return_the_space_warning(void)
 	ctlm_teardown();
 }
 
+/* host_tls_key_set's "compat" (hosts[].nvmf_tls_key_compat): kept in the running config
+ * (config_get shows it, config_save writes it), off when left out. */
+static void host_tls_key_set_takes_compat_and_config_get_shows_it(void)
+{
+	char dir[] = "/tmp/nvmf-tlskey-XXXXXX", path[64], params[256];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/host.key", dir);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("NVMeTLSkey-1:01:kiHrhJ33zILJg+vFgAhNH0dubDZFYwV7vPfNX2AEFczmS22d:\n", f);
+	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(chmod(path, 0600), 0);
+	ctlm_setup();
+	snprintf(params, sizeof(params),
+		 "{\"host\":\"" FX_HOSTNQN "\",\"key_file\":\"%s\",\"compat\":true}", path);
+	json_decref(ctlm_call("host_tls_key_set", params));
+	CU_ASSERT_EQUAL_FATAL(ctlm_fx.tgt.cfg->n_tls_keys, 1);
+	CU_ASSERT_TRUE(ctlm_fx.tgt.cfg->tls_keys[0].compat);
+	json_t *resp = ctlm_call("config_get", NULL);
+	char *text = json_dumps(ctlm_result(resp), JSON_COMPACT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"nvmf_tls_key_compat\":true"));
+	CU_ASSERT_PTR_NULL(strstr(text, "NVMeTLSkey-1")); /* the path only */
+	free(text);
+	json_decref(resp);
+	/* Set again without it: the RFC 8446 layout. */
+	snprintf(params, sizeof(params), "{\"host\":\"" FX_HOSTNQN "\",\"key_file\":\"%s\"}", path);
+	json_decref(ctlm_call("host_tls_key_set", params));
+	CU_ASSERT_EQUAL_FATAL(ctlm_fx.tgt.cfg->n_tls_keys, 1);
+	CU_ASSERT_FALSE(ctlm_fx.tgt.cfg->tls_keys[0].compat);
+	snprintf(params, sizeof(params),
+		 "{\"host\":\"" FX_HOSTNQN "\",\"key_file\":\"%s\",\"compat\":\"yes\"}", path);
+	ctlm_expect_error("host_tls_key_set", params, NVMF_RPC_INVALID_PARAMS,
+			  "parameter 'compat': expected true or false, got a string");
+	ctlm_teardown();
+	unlink(path);
+	rmdir(dir);
+}
+
 const struct unit_test ctl_change_tests[] = {
 	{ "deleted_backing_file_is_not_discarded_without_force",
 	  deleted_backing_file_is_not_discarded_without_force },
@@ -511,5 +550,7 @@ const struct unit_test ctl_change_tests[] = {
 	  host_add_makes_the_host_known_and_refuses_a_secret_as_its_nqn },
 	{ "host_dhchap_set_for_a_host_no_subsystem_admits_warns",
 	  host_dhchap_set_for_a_host_no_subsystem_admits_warns },
+	{ "host_tls_key_set_takes_compat_and_config_get_shows_it",
+	  host_tls_key_set_takes_compat_and_config_get_shows_it },
 	{ NULL, NULL },
 };

@@ -533,6 +533,37 @@ static void host_keys_reloaded_apply_to_the_next_connect(void)
 	teardown();
 }
 
+/* hosts[].nvmf_tls_key_compat alone changing is a TLS PSK change: applied and logged. */
+static void tls_key_compat_change_is_reloaded_like_a_key_change(void)
+{
+	setup();
+	same_as_running();
+	Next.tls_keys = calloc(1, sizeof(*Next.tls_keys));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(Next.tls_keys);
+	Next.n_tls_keys = 1;
+	Next.tls_keys[0].hostnqn = strdup(FX_HOSTNQN);
+	Next.tls_keys[0].key =
+		strdup("NVMeTLSkey-1:01:kiHrhJ33zILJg+vFgAhNH0dubDZFYwV7vPfNX2AEFczmS22d:");
+	json_t *changes = json_array();
+	char err[512] = "";
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(json_array_size(changes), 1);
+	CU_ASSERT_FALSE(F.tgt.cfg->tls_keys[0].compat);
+	json_array_clear(changes);
+	Next.tls_keys[0].compat = true;
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(json_array_size(changes), 1);
+	CU_ASSERT_STRING_EQUAL(change(changes, 0),
+			       "hosts: TLS PSKs changed (used from the next connection)");
+	CU_ASSERT_EQUAL_FATAL(F.tgt.cfg->n_tls_keys, 1);
+	CU_ASSERT_TRUE(F.tgt.cfg->tls_keys[0].compat);
+	json_array_clear(changes);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	json_decref(changes);
+	teardown();
+}
+
 /* A discovery controller of FX_HOSTNQN on @q, CC.EN, Discovery Log Page Change notices
  * enabled and an AER parked in @aer. */
 static void discovery_host_waiting(struct fxq *q, struct fx_cmd *aer)
@@ -862,6 +893,8 @@ const struct unit_test reload_tests[] = {
 	  resv_enable_changes_only_on_a_disabled_namespace },
 	{ "resv_enable_change_is_undone_with_a_failed_reload",
 	  resv_enable_change_is_undone_with_a_failed_reload },
+	{ "tls_key_compat_change_is_reloaded_like_a_key_change",
+	  tls_key_compat_change_is_reloaded_like_a_key_change },
 	{ "host_keys_reloaded_apply_to_the_next_connect",
 	  host_keys_reloaded_apply_to_the_next_connect },
 	{ "reload_never_cuts_a_file_namespace", reload_never_cuts_a_file_namespace },

@@ -438,6 +438,44 @@ static void derive_refuses_wrong_digest_type_g_and_hash_mismatch(void)
 	CU_ASSERT_EQUAL(nvme_tls_psk_derive(&k, &id, &tls), 0);
 }
 
+/* The target's choice of layout: a version 1 identity's digest names it whatever the
+ * configuration says; a version 0 identity gets the one configured. */
+static void target_derivation_follows_the_digest_or_the_configuration(void)
+{
+	struct nvme_tls_psk k = libnvme_key(1, 32), other = libnvme_key(1, 32), tls, want;
+	struct nvme_tls_identity id;
+	char out[600];
+	bool compat;
+	other.key[0] ^= 1;
+	for (int v = 0; v <= 1; v++)
+		for (int layout = 0; layout <= 1; layout++)
+			for (int cfg = 0; cfg <= 1; cfg++) {
+				int n = layout ? nvme_tls_identity_make_compat(&k, v, HOST, SUBSYS,
+									       out, sizeof(out)) :
+						 nvme_tls_identity_make(&k, v, HOST, SUBSYS, out,
+									sizeof(out));
+				CU_ASSERT_EQUAL_FATAL(nvme_tls_identity_parse(out, (size_t)n, &id),
+						      0);
+				/* version 1: the host's layout; version 0: the configured one */
+				bool expect = v == 1 ? layout : cfg;
+				CU_ASSERT_EQUAL_FATAL(expect ? nvme_tls_psk_derive_compat(&k, &id,
+											  &want) :
+							       nvme_tls_psk_derive(&k, &id, &want),
+						      0);
+				compat = !expect;
+				CU_ASSERT_EQUAL(
+					nvme_tls_psk_derive_target(&k, &id, cfg, &tls, &compat), 0);
+				CU_ASSERT_EQUAL(compat, expect);
+				CU_ASSERT_EQUAL(tls.len, 32);
+				CU_ASSERT_EQUAL(memcmp(tls.key, want.key, 32), 0);
+				/* Another key: a version 1 digest matches neither layout. */
+				if (v == 1)
+					CU_ASSERT_EQUAL(nvme_tls_psk_derive_target(&other, &id, cfg,
+										   &tls, NULL),
+							-EKEYREJECTED);
+			}
+}
+
 const struct unit_test nvme_tls_psk_tests[] = {
 	{ "kat_file_has_every_kind_of_vector", kat_file_has_every_kind_of_vector },
 	{ "interchange_texts_match_known_answers", interchange_texts_match_known_answers },
@@ -455,5 +493,7 @@ const struct unit_test nvme_tls_psk_tests[] = {
 	  identity_make_refuses_bad_inputs_and_small_buffers },
 	{ "derive_refuses_wrong_digest_type_g_and_hash_mismatch",
 	  derive_refuses_wrong_digest_type_g_and_hash_mismatch },
+	{ "target_derivation_follows_the_digest_or_the_configuration",
+	  target_derivation_follows_the_digest_or_the_configuration },
 	{ NULL, NULL },
 };

@@ -14,7 +14,10 @@ static const char *const rich =
 	"{\"hosts\": [{\"nqn\": \"nqn.h:one\", \"dhchap\": {\"key\": "
 	"   \"DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD+:\", \"ctrl_key\": "
 	"   \"DHHC-1:00:vrp78l4LqWMKP37WYERmImEMVVh4ZoMBpSQ0J9zB8tDjAfgz:\", \"hash\": \"hmac(sha384)\","
-	"   \"dhgroup\": \"ffdhe3072\"}}, {\"nqn\": \"nqn.h:two\"}],"
+	"   \"dhgroup\": \"ffdhe3072\"}}, {\"nqn\": \"nqn.h:two\", \"nvmf_tls_key\":"
+	"   \"NVMeTLSkey-1:01:kiHrhJ33zILJg+vFgAhNH0dubDZFYwV7vPfNX2AEFczmS22d:\","
+	"   \"nvmf_tls_key_compat\": true}, {\"nqn\": \"nqn.h:three\", \"nvmf_tls_key\":"
+	"   \"NVMeTLSkey-1:01:kiHrhJ33zILJg+vFgAhNH0dubDZFYwV7vPfNX2AEFczmS22d:\"}],"
 	" \"discovery\": {\"nqn\": \"nqn.2026-12.test:disc\"},"
 	" \"nvmf_target\": {\"mdts\": 6, \"threads\": 3, \"buffers_small\": 512, \"buffers_large\": 32,"
 	"   \"hugepages\": false, \"idle_poll_us\": 50, \"srq\": false, \"srq_depth\": 1024, \"numa_node\": 0,"
@@ -77,6 +80,13 @@ static void same_config(const struct nvmf_config *a, const struct nvmf_config *b
 		CU_ASSERT_STRING_EQUAL(x->hash, y->hash);
 		CU_ASSERT_STRING_EQUAL(x->dhgroup, y->dhgroup);
 	}
+	CU_ASSERT_EQUAL_FATAL(a->n_tls_keys, b->n_tls_keys);
+	for (size_t i = 0; i < a->n_tls_keys; i++) {
+		const struct nvmf_tls_key_config *x = &a->tls_keys[i], *y = &b->tls_keys[i];
+		CU_ASSERT_STRING_EQUAL(x->hostnqn, y->hostnqn);
+		CU_ASSERT_STRING_EQUAL(x->key, y->key);
+		CU_ASSERT_EQUAL(x->compat, y->compat);
+	}
 	CU_ASSERT_EQUAL_FATAL(a->n_ports, b->n_ports);
 	for (size_t i = 0; i < a->n_ports; i++) {
 		const struct nvmf_port_config *p = &a->ports[i], *q = &b->ports[i];
@@ -134,6 +144,9 @@ static void saved_configuration_loads_back_the_same(void)
 	CU_ASSERT_EQUAL(a.target.discovery_kato, 30);
 	CU_ASSERT_TRUE(a.subsystems[0].ns[0].resv_enable);
 	CU_ASSERT_FALSE(a.subsystems[0].ns[1].resv_enable);
+	CU_ASSERT_EQUAL_FATAL(a.n_tls_keys, 2);
+	CU_ASSERT_TRUE(a.tls_keys[0].compat); /* nvmf_tls_key_compat, kept on and off */
+	CU_ASSERT_FALSE(a.tls_keys[1].compat);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/config.json", dir);
 	CU_ASSERT_EQUAL_FATAL(nvmf_config_save(&a, path, err, sizeof(err)), 0);

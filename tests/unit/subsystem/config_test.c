@@ -1161,7 +1161,38 @@ ERROR_TEST(host_entry_unknown_key_is_refused,
 	   "{'hosts':[{'nqn':'h1','dhchap_key':'x'}],'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(
 		   ANY, NS) "]}",
 	   "hosts[0].dhchap_key: unknown key (known here: nqn, dhchap, nvmf_tls_key, "
-	   "nvmf_tls_key_file)")
+	   "nvmf_tls_key_file, nvmf_tls_key_compat)")
+/* hosts[].nvmf_tls_key_compat: which HKDF layout a host's version 0 identities use. */
+#define TLS_KEY      "'NVMeTLSkey-1:01:kiHrhJ33zILJg+vFgAhNH0dubDZFYwV7vPfNX2AEFczmS22d:'"
+#define TLS_HOSTS(h) "{'hosts':[" h "],'ports':[" PORT_A(ADDR) "],'subsystems':[" SUB(ANY, NS) "]}"
+static void tls_key_compat_is_read_per_host_and_off_by_default(void)
+{
+	struct nvmf_config cfg;
+	if (!expect_ok(TLS_HOSTS("{'nqn':'h1','nvmf_tls_key':" TLS_KEY
+				 ",'nvmf_tls_key_compat':true},"
+				 "{'nqn':'h2','nvmf_tls_key':" TLS_KEY "},"
+				 "{'nqn':'h3','nvmf_tls_key':" TLS_KEY
+				 ",'nvmf_tls_key_compat':false}"),
+		       &cfg))
+		return;
+	CU_ASSERT_EQUAL_FATAL(cfg.n_tls_keys, 3);
+	CU_ASSERT_TRUE(nvmf_config_tls_key(&cfg, "h1")->compat);
+	CU_ASSERT_FALSE(nvmf_config_tls_key(&cfg, "h2")->compat);
+	CU_ASSERT_FALSE(nvmf_config_tls_key(&cfg, "h3")->compat);
+	struct nvmf_tls_key_config *dup;
+	CU_ASSERT_EQUAL_FATAL(nvmf_config_tls_keys_dup(cfg.tls_keys, cfg.n_tls_keys, &dup), 0);
+	CU_ASSERT_TRUE(dup[0].compat); /* what a reload installs keeps it */
+	CU_ASSERT_FALSE(dup[1].compat);
+	nvmf_config_tls_keys_free(dup, cfg.n_tls_keys);
+	nvmf_config_free(&cfg);
+}
+ERROR_TEST(tls_key_compat_that_is_not_a_boolean_is_refused,
+	   TLS_HOSTS("{'nqn':'h1','nvmf_tls_key':" TLS_KEY ",'nvmf_tls_key_compat':'1'}"),
+	   "hosts[0].nvmf_tls_key_compat: expected true or false, got \"1\"")
+ERROR_TEST(tls_key_compat_without_a_key_is_refused,
+	   TLS_HOSTS("{'nqn':'h1','nvmf_tls_key_compat':true}"),
+	   "hosts[0].nvmf_tls_key_compat: says how the host's TLS PSK is derived: it needs "
+	   "nvmf_tls_key or nvmf_tls_key_file beside it")
 /* A secret in the wrong place is not printed either. */
 ERROR_TEST(
 	secret_in_the_wrong_place_is_not_shown,
@@ -1553,6 +1584,9 @@ const struct unit_test config_tests[] = {
 	T(tcp_tsas_tls12_is_refused),
 	T(rdma_tsas_tls13_is_refused),
 	T(tcp_tsas_tls13_loads_required_by_default),
+	T(tls_key_compat_is_read_per_host_and_off_by_default),
+	T(tls_key_compat_that_is_not_a_boolean_is_refused),
+	T(tls_key_compat_without_a_key_is_refused),
 	T(unknown_tsas_is_refused),
 	T(rdma_tsas_datagram_is_refused),
 	T(tcp_tsas_connected_is_refused),

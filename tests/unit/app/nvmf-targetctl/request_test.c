@@ -456,6 +456,11 @@ static void every_change_command_maps_to_its_method_and_params(void)
 		    "subsystem_allow_any_host", "{\"nqn\":\"nqn.a\",\"allow\":true}");
 	expect_call(parse(&p, "subsystem", "allow-any-host", "nqn.a", "off", NULL),
 		    "subsystem_allow_any_host", "{\"nqn\":\"nqn.a\",\"allow\":false}");
+	expect_call(parse(&p, "host", "tls-key", "nqn.h", "--key-file", "/k", NULL),
+		    "host_tls_key_set", "{\"host\":\"nqn.h\",\"key_file\":\"/k\"}");
+	/* --compat: the key's version 0 identities in libnvme's compat layout */
+	expect_call(parse(&p, "host", "tls-key", "nqn.h", "--key-file", "/k", "--compat", NULL),
+		    "host_tls_key_set", "{\"host\":\"nqn.h\",\"key_file\":\"/k\",\"compat\":true}");
 }
 
 static void namespace_add_builds_an_nvmetcli_namespace_object(void)

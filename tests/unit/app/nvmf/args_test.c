@@ -191,6 +191,37 @@ static void transport_and_digest_options_are_checked_and_passed_on(void)
 	CU_ASSERT_TRUE(o.disable_sqflow);
 }
 
+/* --tls-compat says how the PSK is derived: alone it is a usage error; with a key it
+ * reaches nvmf_connect as tls_compat. */
+static void tls_compat_needs_a_tls_option_and_is_passed_on(void)
+{
+	static const char key[] =
+		"NVMeTLSkey-1:01:kiHrhJ33zILJg+vFgAhNH0dubDZFYwV7vPfNX2AEFczmS22d:";
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", "x", "-t", "tcp",
+				 "--tls-compat", NULL),
+			2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: identify: --tls-compat says how the TLS PSK "
+					     "is derived: give it with --tls-key-file, --tls-key "
+					     "or --tls\n"));
+	clit_teardown(&t);
+
+	struct cli_common c = { .traddr = "127.0.0.1",
+				.trtype = "tcp",
+				.tls = true,
+				.tls_key = key,
+				.tls_key_opt = "--tls-key" };
+	struct cli_env env = { .err = stderr };
+	struct nvmf_ctrl_opts o;
+	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "identify", false, &o), CLI_OK);
+	CU_ASSERT_FALSE(o.tls_compat);
+	c.tls_compat = true;
+	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "identify", false, &o), CLI_OK);
+	CU_ASSERT_PTR_EQUAL(o.tls_key, key);
+	CU_ASSERT_TRUE(o.tls_compat);
+}
+
 static void bad_hostid_is_a_usage_error(void)
 {
 	struct clit t;
@@ -218,5 +249,7 @@ const struct unit_test cli_args_tests[] = {
 	{ "transport_and_digest_options_are_checked_and_passed_on",
 	  transport_and_digest_options_are_checked_and_passed_on },
 	{ "bad_hostid_is_a_usage_error", bad_hostid_is_a_usage_error },
+	{ "tls_compat_needs_a_tls_option_and_is_passed_on",
+	  tls_compat_needs_a_tls_option_and_is_passed_on },
 	{ NULL, NULL },
 };
