@@ -114,7 +114,7 @@ declare -A NULLB=([kernel]=nullb_bench [kernel-tls]=nullb_bench_tls)
 declare -A FILE=([ours]=$W/ours-file.img [kernel]=$W/kernel-file.img [baseline]=$W/baseline-file.img
                  [ours-tls]=$W/ours-tls-file.img [kernel-tls]=$W/kernel-tls-file.img)
 # The kernel host's NQN on the TLS connections (the PSK identity names it), the key file.
-TLS_HOST=nqn.2014-08.org.nvmexpress:uuid:bench-tls-host
+TLS_HOST=nqn.2014-08.org.nvmexpress:uuid:bench-tls-host TLS_HOSTID=7c1e5d2a-0b4f-4e8a-9d36-b3a1f0c2e7d5
 TLS_KEY=$W/tls.key
 TLS_TOOLS="$NVMF_ROOT/tests/vm/tls-tools"
 [ -n "${BENCH_VM_CACHE:-}" ] && export NVMF_VM_CACHE="$BENCH_VM_CACHE"
@@ -394,35 +394,47 @@ if [ -n "$TLS" ]; then
 fi
 
 # --- kernel host: connect to every system, precondition -----------------------------------
+# connect_system SYSTEM BACKEND: the kernel host connects, DEV[SYSTEM,BACKEND] is its block
+# device, written once in full; 1 (the reason logged) when that fails.
+connect_system() {
+    local t=$1 be=$2 n dev start
+    n=$(nqn $t $be)
+    # A short controller-loss timeout: if a target dies, I/O fails instead of hanging.
+    # Over TLS: nvme-cli 2.13 (2.3 has no --tls), the PSK from the .nvme keyring, and a host
+    # ID of its own (the kernel refuses a second host NQN under the host ID of the plain
+    # connections).
+    local connect=(nvme connect -t $TRANSPORT)
+    if is_tls $t; then
+        tls_insert "$n" || return 1
+        connect=("$TLS_TOOLS" nvme connect -t tcp -q "$TLS_HOST" -I "$TLS_HOSTID" --tls)
+    fi
+    if ! timeout 60 "${connect[@]}" -a "$NVMF_TRADDR" -s $(port $t) -n "$n" -l 10 -c 1 > "$W/connect.txt" 2>&1; then
+        log "ERROR: nvme connect to $(tname $t) ($be backend, $n, port $(port $t)) failed:"
+        sed 's/^/    /' "$W/connect.txt"
+        is_tls $t && { tail -n 5 "$W/tlshd.log"; dmesg | tail -n 5; } 2>/dev/null | sed 's/^/    /'
+        uspace $t && ! alive $(proc $t) && died $(proc $t) "during connect"
+        return 1
+    fi
+    CONNECTED="$CONNECTED $n"
+    if ! wait_for 20 nvme_dev_for "$n"; then
+        log "ERROR: no block device appeared for $(tname $t) ($be backend, $n)"
+        return 1
+    fi
+    dev=$(nvme_dev_for "$n")
+    start=$SECONDS
+    if ! dd if=/dev/zero of="$dev" bs=1M count="$SIZE_MB" oflag=direct status=none; then
+        log "ERROR: preconditioning write of $SIZE_MB MiB on $(tname $t) ($be, $dev) failed"
+        return 1
+    fi
+    DEV[$t,$be]=$dev
+    log "$(tname $t), $be backend: $n is $dev; wrote all $SIZE_MB MiB once ($((SECONDS - start)) s)"
+}
 for be in mem file; do
     [ $be = mem ] && [ $need_mem = 0 ] && continue
     [ $be = file ] && [ $need_file = 0 ] && continue
     for t in $SYSTEMS; do
-        n=$(nqn $t $be)
-        # A short controller-loss timeout: if a target dies, I/O fails instead of hanging.
-        # Over TLS: nvme-cli 2.13 (2.3 has no --tls), the PSK from the .nvme keyring.
-        connect=(nvme connect -t $TRANSPORT)
-        is_tls $t && { tls_insert "$n" || exit 1; connect=("$TLS_TOOLS" nvme connect -t tcp -q "$TLS_HOST" --tls); }
-        if ! timeout 60 "${connect[@]}" -a "$NVMF_TRADDR" -s $(port $t) -n "$n" -l 10 -c 1 > "$W/connect.txt" 2>&1; then
-            log "ERROR: nvme connect to $(tname $t) ($be backend, $n, port $(port $t)) failed:"
-            sed 's/^/    /' "$W/connect.txt"
-            is_tls $t && { tail -n 5 "$W/tlshd.log"; dmesg | tail -n 5; } 2>/dev/null | sed 's/^/    /'
-            uspace $t && ! alive $(proc $t) && died $(proc $t) "during connect"
-            exit 1
-        fi
-        CONNECTED="$CONNECTED $n"
-        if ! wait_for 20 nvme_dev_for "$n"; then
-            log "ERROR: no block device appeared for $(tname $t) ($be backend, $n)"
-            exit 1
-        fi
-        dev=$(nvme_dev_for "$n")
-        DEV[$t,$be]=$dev
-        start=$SECONDS
-        if ! dd if=/dev/zero of="$dev" bs=1M count="$SIZE_MB" oflag=direct status=none; then
-            log "ERROR: preconditioning write of $SIZE_MB MiB on $(tname $t) ($be, $dev) failed"
-            exit 1
-        fi
-        log "$(tname $t), $be backend: $n is $dev; wrote all $SIZE_MB MiB once ($((SECONDS - start)) s)"
+        # A TLS system the kernel host cannot reach leaves its fio runs failed; the rest run.
+        connect_system $t $be || { is_tls $t || exit 1; FAILED=1; }
     done
 done
 # How many sockets of this kernel run kTLS (the kernel host's, nvmet-tcp's and ours when
@@ -478,6 +490,11 @@ while read -r tool be wl rw bs qd metrics; do
             if uspace $t && ! alive $(proc $t); then
                 echo "$label: SKIPPED ($(tname $(proc $t)) is not running)"
                 printf '%s\t%s\t%s\t%s\t%d\tFAILED\t%s\n' $tool $be $wl $t $r "target not running" >> "$RAW"
+                continue
+            fi
+            if [ $tool = fio ] && [ -z "${DEV[$t,$be]:-}" ]; then
+                echo "$label: SKIPPED (the kernel host is not connected to $(tname $t))"
+                printf '%s\t%s\t%s\t%s\t%d\tFAILED\t%s\n' $tool $be $wl $t $r "not connected" >> "$RAW"
                 continue
             fi
             js="$OUT/runs/$tool-$be-$wl-r$r-$t.json"
