@@ -907,7 +907,8 @@ int nvmf_tls_key_file_read(const char *path, char **out, char *err, size_t errle
 		snprintf(err, errlen, "\"%.200s\" is not an absolute path", path);
 		return -EINVAL;
 	}
-	char *text = nvmf_read_regular_file(path, 4096, &len, &rc, why, sizeof(why));
+	/* As nvme gen-tls-key writes it: one line. */
+	char *text = nvmf_read_secret_line(path, 4096, &len, &rc, why, sizeof(why));
 	if (!text) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		return rc;
@@ -917,16 +918,11 @@ int nvmf_tls_key_file_read(const char *path, char **out, char *err, size_t errle
 			 (unsigned)(st.st_mode & 07777));
 		rc = -EACCES;
 	} else {
-		/* As nvme gen-tls-key writes it: one line. */
-		while (len && strchr(" \t\r\n", text[len - 1]))
-			text[--len] = 0;
 		struct nvme_tls_psk psk;
-		rc = strlen(text) != len ? -EINVAL :
-					   nvme_tls_psk_parse(text, &psk, why, sizeof(why));
+		rc = nvme_tls_psk_parse(text, &psk, why, sizeof(why));
 		explicit_bzero(&psk, sizeof(psk));
 		if (rc)
-			snprintf(err, errlen, "%s: %s", path,
-				 strlen(text) != len ? "holds a NUL byte: not one TLS PSK" : why);
+			snprintf(err, errlen, "%s: %s", path, why);
 	}
 	if (rc) {
 		explicit_bzero(text, len);

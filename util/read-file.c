@@ -112,3 +112,21 @@ char *nvmf_read_regular_file(const char *path, size_t max, size_t *len, int *rc,
 	*rc = 0;
 	return buf;
 }
+
+char *nvmf_read_secret_line(const char *path, size_t max, size_t *len, int *rc, char *err,
+			    size_t errlen)
+{
+	size_t n = 0;
+	char *text = nvmf_read_regular_file(path, max, &n, rc, err, errlen);
+	if (!text)
+		return NULL;
+	while (n && strchr(" \t\r\n", text[n - 1]))
+		text[--n] = '\0';
+	if (strlen(text) != n) {
+		explicit_bzero(text, n);
+		free(text);
+		return fail(rc, EINVAL, err, errlen, "holds a NUL byte: not a line of text");
+	}
+	*len = n;
+	return text;
+}

@@ -32,4 +32,15 @@
 char *nvmf_read_regular_file(const char *path, size_t max, size_t *len, int *rc, char *err,
 			     size_t errlen);
 
+/*
+ * nvmf_read_secret_line - a key file as `nvme gen-tls-key` and `nvme gen-dhchap-key`
+ * write it: one line of text. As nvmf_read_regular_file (at most @max bytes), then the
+ * trailing white space (space, tab, CR, LF) cut off; *@len is the line's length in bytes,
+ * NUL not counted. The buffer holds a secret: the caller wipes it (explicit_bzero) before
+ * freeing it. Errors: nvmf_read_regular_file's, and -EINVAL "holds a NUL byte: not a line
+ * of text"; on error whatever was read is wiped and freed.
+ */
+char *nvmf_read_secret_line(const char *path, size_t max, size_t *len, int *rc, char *err,
+			    size_t errlen);
+
 #endif

@@ -52,13 +52,11 @@ int cli_read_key_file(const char *path, char *out, size_t outlen, char *err, siz
 {
 	size_t len = 0;
 	int rc;
-	char *text = nvmf_read_regular_file(path, 4096, &len, &rc, err, errlen);
+	char *text = nvmf_read_secret_line(path, 4096, &len, &rc, err, errlen);
 	if (!text)
 		return rc;
-	while (len && strchr(" \t\r\n", text[len - 1]))
-		text[--len] = 0;
 	rc = 0;
-	if (len >= outlen || strlen(text) != len) {
+	if (len >= outlen) {
 		snprintf(err, errlen,
 			 "not one TLS PSK in its interchange form (NVMeTLSkey-1:...:)");
 		rc = -EINVAL;

@@ -1,7 +1,8 @@
 /* A small regular file read whole (util/read-file.c): the bytes and their count; a
  * directory, a character device, a FIFO and a socket refused by what they are (the FIFO
  * without waiting for a writer); a file past the limit refused naming the limit, by its
- * size or by what a read finds; a missing file with its errno. */
+ * size or by what a read finds; a missing file with its errno. A key file's one line: its
+ * trailing white space cut, a NUL inside refused. */
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <stdio.h>
@@ -141,6 +142,41 @@ static void a_read_past_the_limit_is_refused_whatever_the_size_said(void)
 	CU_ASSERT_STRING_EQUAL(err, "is larger than 16 bytes (the limit for this file)");
 }
 
+static void secret_line_loses_its_trailing_white_space_and_refuses_a_nul(void)
+{
+	dir_make();
+	size_t len = 99;
+	int rc = 1;
+	char err[128] = "";
+	put("NVMeTLSkey-1:01:abc:\r\n \t\n", 25);
+	char *t = nvmf_read_secret_line(Path, 100, &len, &rc, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(len, 20);
+	CU_ASSERT_STRING_EQUAL(t, "NVMeTLSkey-1:01:abc:");
+	free(t);
+	/* leading white space is the key's own: kept, so the parser names it */
+	put(" k\n", 3);
+	t = nvmf_read_secret_line(Path, 100, &len, &rc, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_STRING_EQUAL(t, " k");
+	free(t);
+	put("\n\n", 2);
+	t = nvmf_read_secret_line(Path, 100, &len, &rc, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(len, 0);
+	free(t);
+	put("abc\0def\n", 8);
+	CU_ASSERT_PTR_NULL(nvmf_read_secret_line(Path, 100, &len, &rc, err, sizeof(err)));
+	CU_ASSERT_EQUAL(rc, -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "holds a NUL byte: not a line of text");
+	/* the file reader's own refusals come through */
+	CU_ASSERT_PTR_NULL(nvmf_read_secret_line(Dir, 100, &len, &rc, err, sizeof(err)));
+	CU_ASSERT_EQUAL(rc, -EISDIR);
+	unlink(Path);
+	rmdir(Dir);
+}
+
 const struct unit_test util_read_file_tests[] = {
 	{ "regular_file_is_read_whole_with_its_length",
 	  regular_file_is_read_whole_with_its_length },
@@ -149,5 +185,7 @@ const struct unit_test util_read_file_tests[] = {
 	  limit_is_named_in_mib_and_checked_before_reading },
 	{ "a_read_past_the_limit_is_refused_whatever_the_size_said",
 	  a_read_past_the_limit_is_refused_whatever_the_size_said },
+	{ "secret_line_loses_its_trailing_white_space_and_refuses_a_nul",
+	  secret_line_loses_its_trailing_white_space_and_refuses_a_nul },
 	{ NULL, NULL }
 };
