@@ -519,7 +519,7 @@ done <<< "$PLAN"
 # suite and "records ..." (tcp/target/tls.c); the meta says how many channels did what.
 if [ -n "$TLS" ]; then
     sed -n 's/.*TLS 1\.3 secure channel (\([A-Z0-9_]*\),.*; records \(.*\))$/\1: records \2/p' "$W/target.log" |
-        sort | uniq -c | sed 's/^ *\([0-9]*\) /\1 channels, /' | paste -sd';' > "$W/tls-records"
+        sort | uniq -c | sed 's/^ *\([0-9]*\) /\1 channel(s), /' | paste -sd';' > "$W/tls-records"
     meta tls_records.ours "$(sed 's/;/; /g' "$W/tls-records")"
     log "OUR target's secure channels: $(cat "$W/tls-records")"
 fi
