@@ -412,6 +412,8 @@ connect_system() {
         log "ERROR: nvme connect to $(tname $t) ($be backend, $n, port $(port $t)) failed:"
         sed 's/^/    /' "$W/connect.txt"
         is_tls $t && { tail -n 5 "$W/tlshd.log"; dmesg | tail -n 5; } 2>/dev/null | sed 's/^/    /'
+        grep -q 'does not support the requested algorithm' "$W/tlshd.log" 2>/dev/null &&
+            log "(kTLS found no AES-GCM: the guest must load gcm and ghash_generic, tests/vm/guest-init)"
         uspace $t && ! alive $(proc $t) && died $(proc $t) "during connect"
         return 1
     fi
