@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -434,6 +435,17 @@ ssize_t nvmf_tls_sendv(struct nvmf_tls *t, const struct iovec *iov, int cnt)
 	}
 	if (nvmf_tls_flush(t) < 0)
 		return -1;
+	if (t->ktls_tx) {
+		/* The kernel frames and encrypts what is sent on the socket: the caller's iovecs
+		 * go out as in the clear, in one call and with no copy. (SSL_write would send a
+		 * record a call, each first copied into stage: see the header.) */
+		struct msghdr msg = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)cnt };
+		ssize_t n;
+		do
+			n = sendmsg(SSL_get_wfd(t->ssl), &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+		while (n < 0 && errno == EINTR);
+		return n;
+	}
 	size_t taken = 0, off = 0; /* off: into iov[i] */
 	int i = 0;
 	for (;;) {
@@ -450,12 +462,7 @@ ssize_t nvmf_tls_sendv(struct nvmf_tls *t, const struct iovec *iov, int cnt)
 		bool last = true;
 		for (int j = i + 1; j < cnt && last; j++)
 			last = iov[j].iov_len == 0;
-		if (t->ktls_tx) {
-			/* With kTLS, OpenSSL 3 resumes a half-written record from the buffer it was
-			 * first given (not the retry's): that must be ours, the caller's may be gone. */
-			last = false;
-		}
-		if (len >= TLS_RECORD_MAX && !t->ktls_tx) {
+		if (len >= TLS_RECORD_MAX) {
 			len = TLS_RECORD_MAX;
 			off += len;
 		} else if (last) {

@@ -102,9 +102,11 @@ bool nvmf_tls_rx_pending(const struct nvmf_tls *t);
  * ECONNRESET / EINVAL. Bytes taken are the channel's: it copies a record (up to 16 KiB)
  * that could not be written whole into its own staging and writes that first next time.
  * Records are up to 16 KiB; iov elements smaller than that are gathered into one. With
- * kTLS transmit every record is copied into the staging first: OpenSSL 3 resumes a
- * half-written kTLS record from the buffer it was first handed, which must outlive the
- * call. */
+ * kTLS transmit (nvmf_tls_ktls_tx()) none of that: @iov goes to sendmsg(MSG_DONTWAIT |
+ * MSG_NOSIGNAL) on the socket as it is, in one call, and the kernel frames, encrypts and
+ * keeps a partly sent record; nothing is staged. (Through SSL_write every record would be
+ * one system call, from a copy: OpenSSL 3 resumes a half-written kTLS record from the
+ * buffer it was first handed.) */
 ssize_t nvmf_tls_sendv(struct nvmf_tls *t, const struct iovec *iov, int cnt);
 /* Staged bytes not yet written to the socket: the caller keeps asking for POLLOUT and
  * calls nvmf_tls_flush() until false. */
