@@ -348,7 +348,8 @@ int nvmf_submit_verify(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint3
  * namespace @nsid. @ranges are the command's data: valid until @cb. Returns 0 when queued,
  * -EAGAIN, -ECONNRESET, -EINVAL; @cb gets 0 or a status: Command Size Limit Exceeded
  * (0x183) past the namespace's MSRC, MSSRL or MCL (Identify Namespace), LBA Out of Range,
- * Invalid Field where the controller has no format 0h (OCFS bit 0). */
+ * Invalid Field where the controller has no format 0h (OCFS bit 0). nvmf_strerror reads
+ * command specific codes 80h-85h as Connect's (0x183: CONNECT_RESTART_DISC). */
 int nvmf_submit_copy(struct nvmf_queue *q, uint32_t nsid, uint64_t sdlba,
 		     const struct nvme_copy_range *ranges, unsigned nr, nvmf_io_cb cb, void *arg);
 /* nvmf_submit_raw - any I/O command: @sqe (command_id and data pointer are filled by the
