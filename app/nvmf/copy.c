@@ -119,8 +119,9 @@ int cli_copy_parse(int argc, char **argv, bool copy, struct cli_copy_opts *o, FI
 	if (optind < argc)
 		return cli_usage_error(err, cmd, "unexpected argument '%s'", argv[optind]);
 	if (!o->have_slba)
-		return cli_usage_error(err, cmd, copy ? "the destination: --sdlba LBA" :
-							"the first block: --slba LBA");
+		return cli_usage_error(err, cmd,
+				       copy ? "the destination: --sdlba LBA" :
+					      "the first block: --slba LBA");
 	if (copy && !o->nr)
 		return cli_usage_error(err, cmd, "what to copy: --range SLBA:NLB");
 	if (!copy && !o->nlb)

@@ -47,8 +47,9 @@ static void refusals_print_the_status_name(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "copy of namespace 1: LBA_RANGE"));
 	/* One range over MSSRL (MDTS in blocks). */
 	CU_ASSERT_EQUAL(clit_run(&t, "copy", A, "--range", "0:65536", "--sdlba", "0", NULL), 1);
-	CU_ASSERT_STRING_EQUAL(t.err, "nvmf: copy of namespace 1: CMD_SIZE_LIMIT_EXCEEDED (sct 0x1, "
-				      "sc 0x83, DNR)\n");
+	CU_ASSERT_STRING_EQUAL(t.err,
+			       "nvmf: copy of namespace 1: CMD_SIZE_LIMIT_EXCEEDED (sct 0x1, "
+			       "sc 0x83, DNR)\n");
 	clit_teardown(&t);
 }
 
