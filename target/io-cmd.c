@@ -398,9 +398,8 @@ static void execute_dsm(struct nvmf_req *req)
  * the backends' READ and WRITE ---- */
 
 /* Copy's Command Dword 12 (NVM Command Set 1.0 section 3.2.2, as libnvme's nvme_copy()
- * encodes it): NR bits 7:0 (0's based),
- * DF bits 11:8, PRINFOR 15:12, STCW 24, PRINFOW 29:26, FUA 30 (as Write's, so
- * needs_flush() reads it too). */
+ * encodes it): NR bits 7:0 (0's based), DF 11:8, PRINFOR 15:12, STCW 24, PRINFOW 29:26,
+ * FUA 30 (Write's bit, so needs_flush() reads it too). */
 #define COPY_NR_MASK       0xffu
 #define COPY_DF_SHIFT      8
 #define COPY_DF_MASK       0xfu
