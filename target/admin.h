@@ -45,9 +45,9 @@ const struct nvmf_cmd_def *nvmf_cmd_find(const struct nvmf_cmd_def *table, size_
 void nvmf_admin_cmd_effects(__le32 acs[256]);
 void nvmf_io_cmd_effects(const struct nvmf_subsys *s, __le32 iocs[256]);
 
-/* The Copy limits of a namespace (Identify Namespace, NVM Command Set 2.0 figure
- * "Identify Namespace data structure": MSSRL bytes 75:74, MCL 79:76, MSRC 80), counts of
- * logical blocks except msrc: the most source ranges, 0's based. */
+/* The Copy limits of a namespace (Identify Namespace, NVM Command Set 1.0 section 4.1.5:
+ * MSSRL bytes 75:74, MCL 79:76, MSRC 80), counts of logical blocks except msrc: the most
+ * source ranges, 0's based. */
 struct nvmf_copy_limits {
 	uint16_t mssrl; /* blocks in one source range */
 	uint32_t mcl;   /* blocks in all source ranges of one Copy */
