@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * I/O submission (NVM Command Set 1.0 sections 3.2, 3.3): Read, Write, Compare, Flush,
- * Write Zeroes, Dataset Management and raw commands, and the blocking helpers.
+ * Write Zeroes, Dataset Management, Verify, Copy and raw commands, and the blocking
+ * helpers.
  *
  * A transfer larger than the controller's max_xfer (MDTS) or than 65536 blocks (NLB is
  * 16 bits) is split into parts: a struct nvmfh_split tracks them and calls the user's
@@ -298,6 +299,49 @@ int nvmf_submit_dsm(struct nvmf_queue *q, uint32_t nsid, const struct nvme_dsm_r
 				  arg, NULL);
 }
 
+/* Verify: Read's SLBA and NLB (0's based) fields; -EINVAL when @nlb does not fit. */
+static int verify_sqe(struct nvme_sqe *sqe, uint32_t nsid, uint64_t slba, uint32_t nlb)
+{
+	if (nlb < 1 || nlb > 0x10000)
+		return -EINVAL;
+	rw_sqe(sqe, nvme_cmd_verify, nsid, slba, nlb);
+	return 0;
+}
+
+/* Copy: SDLBA in cdw10-11, NR (0's based) in cdw12 bits 7:0, DF 0h and no protection
+ * information or FUA (the other cdw12 bits 0); -EINVAL for @nr out of 1..256. */
+static int copy_sqe(struct nvme_sqe *sqe, uint32_t nsid, uint64_t sdlba, unsigned nr)
+{
+	if (nr < 1 || nr > 256)
+		return -EINVAL;
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = nvme_cmd_copy;
+	sqe->nsid = htole32(nsid);
+	sqe->cdw10 = htole32((uint32_t)sdlba);
+	sqe->cdw11 = htole32((uint32_t)(sdlba >> 32));
+	sqe->cdw12 = htole32(nr - 1);
+	return 0;
+}
+
+int nvmf_submit_verify(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+		       nvmf_io_cb cb, void *arg)
+{
+	struct nvme_sqe sqe;
+	if (!q || !cb || verify_sqe(&sqe, nsid, slba, nlb))
+		return -EINVAL;
+	return nvmfh_queue_submit(q, &sqe, NULL, 0, false, cb, arg, NULL);
+}
+
+int nvmf_submit_copy(struct nvmf_queue *q, uint32_t nsid, uint64_t sdlba,
+		     const struct nvme_copy_range *ranges, unsigned nr, nvmf_io_cb cb, void *arg)
+{
+	struct nvme_sqe sqe;
+	if (!q || !cb || !ranges || copy_sqe(&sqe, nsid, sdlba, nr))
+		return -EINVAL;
+	return nvmfh_queue_submit(q, &sqe, (void *)ranges, nr * (uint32_t)sizeof(*ranges), true, cb,
+				  arg, NULL);
+}
+
 int nvmf_submit_raw(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf, uint32_t len,
 		    bool write, nvmf_io_cb cb, void *arg)
 {
@@ -402,6 +446,26 @@ int nvmf_write(struct nvmf_ctrl *c, uint32_t nsid, uint64_t slba, uint32_t nlb, 
 int nvmf_flush(struct nvmf_ctrl *c, uint32_t nsid)
 {
 	struct sync_cmd w = { .op = SYNC_FLUSH, .nsid = nsid };
+	return run_sync(c, &w);
+}
+
+int nvmf_verify(struct nvmf_ctrl *c, uint32_t nsid, uint64_t slba, uint32_t nlb)
+{
+	struct sync_cmd w = { .op = SYNC_RAW };
+	if (!c || verify_sqe(&w.sqe, nsid, slba, nlb))
+		return -EINVAL;
+	return run_sync(c, &w);
+}
+
+int nvmf_copy(struct nvmf_ctrl *c, uint32_t nsid, uint64_t sdlba,
+	      const struct nvme_copy_range *ranges, unsigned nr)
+{
+	struct sync_cmd w = { .op = SYNC_RAW,
+			      .buf = (void *)ranges,
+			      .len = nr * (uint32_t)sizeof(*ranges),
+			      .write = true };
+	if (!c || !ranges || copy_sqe(&w.sqe, nsid, sdlba, nr))
+		return -EINVAL;
 	return run_sync(c, &w);
 }
 

@@ -335,6 +335,23 @@ int nvmf_submit_write_zeroes(struct nvmf_queue *q, uint32_t nsid, uint64_t slba,
  * wire, nlb 1's based); @attributes: NVME_DSMGMT_AD etc. */
 int nvmf_submit_dsm(struct nvmf_queue *q, uint32_t nsid, const struct nvme_dsm_range *ranges,
 		    unsigned nr, uint32_t attributes, nvmf_io_cb cb, void *arg);
+/* nvmf_submit_verify - Verify (NVM Command Set 1.0 section 3.2.5): the controller reads
+ * @nlb blocks (1's based, 1..65536, never split) at @slba and checks them, no data moves.
+ * Returns as nvmf_submit_read (-EINVAL for @nlb out of range); @cb gets 0 or the read's
+ * status: LBA Out of Range, Unrecovered Read Error, Invalid Field when @nlb blocks exceed
+ * the controller's VSL (NVM Command Set Identify Controller). */
+int nvmf_submit_verify(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+		       nvmf_io_cb cb, void *arg);
+/* nvmf_submit_copy - Copy (NVM Command Set 1.0 section 3.2.2), descriptor format 0h: the
+ * @nr source ranges (1..256; libnvme struct nvme_copy_range, 32 bytes each, little endian
+ * as on the wire, so nlb 0's based) in order, concatenated at @sdlba (logical blocks) of
+ * namespace @nsid. @ranges are the command's data: valid until @cb. Returns 0 when queued,
+ * -EAGAIN, -ECONNRESET, -EINVAL; @cb gets 0 or a status: Command Size Limit Exceeded
+ * (0x183) past the namespace's MSRC, MSSRL or MCL (Identify Namespace), LBA Out of Range,
+ * Invalid Field where the controller has no format 0h (OCFS bit 0). nvmf_strerror reads
+ * command specific codes 80h-85h as Connect's (0x183: CONNECT_RESTART_DISC). */
+int nvmf_submit_copy(struct nvmf_queue *q, uint32_t nsid, uint64_t sdlba,
+		     const struct nvme_copy_range *ranges, unsigned nr, nvmf_io_cb cb, void *arg);
 /* nvmf_submit_raw - any I/O command: @sqe (command_id and data pointer are filled by the
  * library), @buf of @len bytes moved in direction @write (host to controller). */
 int nvmf_submit_raw(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf, uint32_t len,
@@ -361,6 +378,11 @@ int nvmf_queue_wait(struct nvmf_queue *q, int timeout_ms);
 int nvmf_read(struct nvmf_ctrl *ctrl, uint32_t nsid, uint64_t slba, uint32_t nlb, void *buf);
 int nvmf_write(struct nvmf_ctrl *ctrl, uint32_t nsid, uint64_t slba, uint32_t nlb, const void *buf);
 int nvmf_flush(struct nvmf_ctrl *ctrl, uint32_t nsid);
+/* nvmf_verify / nvmf_copy - nvmf_submit_verify / nvmf_submit_copy, waiting: 0, an NVMe
+ * status (> 0) or -errno. */
+int nvmf_verify(struct nvmf_ctrl *ctrl, uint32_t nsid, uint64_t slba, uint32_t nlb);
+int nvmf_copy(struct nvmf_ctrl *ctrl, uint32_t nsid, uint64_t sdlba,
+	      const struct nvme_copy_range *ranges, unsigned nr);
 
 /* ---- reservations (NVMe Base 2.0 section 8.19; commands 7.2-7.5): blocking, on I/O
  * queue 0 like the helpers above. Each returns 0, an NVMe status (> 0: Reservation

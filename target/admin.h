@@ -45,6 +45,24 @@ const struct nvmf_cmd_def *nvmf_cmd_find(const struct nvmf_cmd_def *table, size_
 void nvmf_admin_cmd_effects(__le32 acs[256]);
 void nvmf_io_cmd_effects(const struct nvmf_subsys *s, __le32 iocs[256]);
 
+/* The Copy limits of a namespace (Identify Namespace, NVM Command Set 1.0 section 4.1.5:
+ * MSSRL bytes 75:74, MCL 79:76, MSRC 80), counts of logical blocks except msrc: the most
+ * source ranges, 0's based. */
+struct nvmf_copy_limits {
+	uint16_t mssrl; /* blocks in one source range */
+	uint32_t mcl;   /* blocks in all source ranges of one Copy */
+	uint8_t msrc;   /* source ranges - 1 */
+};
+/* nvmf_io_buf_shift - the largest buffer a Copy or Verify of @ctrl takes in the target,
+ * as log2 of 4 KiB units: MDTS, 8 (1 MiB) without one, at most 14 (64 MiB); also VSL
+ * (NVM Command Set Identify Controller byte 0). (target/io-cmd.c) */
+uint32_t nvmf_io_buf_shift(const struct nvmf_tgt_ctrl *ctrl);
+/* nvmf_copy_limits - @ns's Copy limits for @ctrl into @lim: MCL is nvmf_io_buf_shift's
+ * bytes in blocks, MSSRL that within 16 bits, MSRC 127 (128 ranges). Every one is enforced
+ * by Copy (Command Size Limit Exceeded). (target/io-cmd.c) */
+void nvmf_copy_limits(const struct nvmf_tgt_ctrl *ctrl, const struct nvmf_ns *ns,
+		      struct nvmf_copy_limits *lim);
+
 /* ---- shared with the discovery controller ---- */
 
 /* nvmf_identify_ctrl_common - zero @id (4 KiB) and fill what both controller types report

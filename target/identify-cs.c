@@ -4,8 +4,8 @@
  * Set 1.0 section 4.1.5) and the I/O hints of Identify Namespace, as the Linux host reads
  * them (nvme_init_non_mdts_limits, nvme_update_disk_info):
  *   CNS 05h  I/O Command Set specific Identify Namespace: CSI NVM only, an active NSID;
- *   CNS 06h  I/O Command Set specific Identify Controller: CSI NVM only, our Write Zeroes
- *            and Dataset Management limits;
+ *   CNS 06h  I/O Command Set specific Identify Controller: CSI NVM only, our Verify,
+ *            Write Zeroes and Dataset Management limits;
  *   CNS 07h  active NSIDs of a command set: every namespace is NVM, so CSI NVM lists
  *            what CNS 02h lists and any other CSI lists none.
  * Which CSI, which NSIDs and which errors follow the Linux target (nvmet's admin-cmd.c):
@@ -49,7 +49,9 @@ static void identify_ctrl_nvm(struct nvmf_req *req)
 	struct nvme_id_ctrl_nvm *id = req->data;
 
 	memset(id, 0, sizeof(*id));
-	/* VSL, WUSL 0: no Verify, no Write Uncorrectable. */
+	/* VSL: Verify reads into a target buffer as large as a transfer; WUSL 0: no Write
+	 * Uncorrectable. */
+	id->vsl = (uint8_t)nvmf_io_buf_shift(req->sq->ctrl);
 	id->wzsl = NVMF_WZSL;
 	/* Dataset Management: up to the 256 ranges NR allows, each up to its 32-bit NLB,
 	 * with no bound on their sum (the backends deallocate any length: fallocate,

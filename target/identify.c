@@ -79,6 +79,8 @@ static void identify_ctrl(struct nvmf_req *req)
 	id->oncs =
 		htole16(NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES |
 			(nvmf_resv_subsys_enabled(s) ? NVME_CTRL_ONCS_RESERVATIONS : 0));
+	id->oncs |= htole16(NVME_CTRL_ONCS_VERIFY | NVME_CTRL_ONCS_COPY);
+	id->ocfs = htole16(1); /* Copy descriptor format 0h only (no protection information) */
 	/* VWC bit 0; bits 2:1 = 00b: Flush of NSID FFFFFFFFh support not reported (nvmet). */
 	id->vwc = nvmf_subsys_has_vwc(s) ? NVME_CTRL_VWC_PRESENT : 0;
 	/* In-capsule data: SGL offsets, and larger command capsules. */
@@ -89,6 +91,17 @@ static void identify_ctrl(struct nvmf_req *req)
 	id->fcatt = 0; /* dynamic controller model */
 	nvmf_ana_identify_ctrl(ctrl, id);
 	nvmf_req_complete(req, 0);
+}
+
+/* MSSRL, MCL, MSRC: what Copy takes on @ns (target/io-cmd.c enforces the same). */
+static void identify_ns_copy(const struct nvmf_tgt_ctrl *ctrl, const struct nvmf_ns *ns,
+			     struct nvme_id_ns *id)
+{
+	struct nvmf_copy_limits lim;
+	nvmf_copy_limits(ctrl, ns, &lim);
+	id->mssrl = htole16(lim.mssrl);
+	id->mcl = htole32(lim.mcl);
+	id->msrc = lim.msrc;
 }
 
 static void identify_ns(struct nvmf_req *req)
@@ -125,6 +138,7 @@ static void identify_ns(struct nvmf_req *req)
 		memcpy(id->eui64, ns->eui64, sizeof(id->eui64));
 	id->lbaf[0].ds = (uint8_t)ns->lba_shift;
 	nvmf_identify_ns_io_hints(ns, id);
+	identify_ns_copy(req->sq->ctrl, ns, id);
 	nvmf_ana_identify_ns(req->sq->port, ns, id);
 	nvmf_req_complete(req, 0);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The NVM command set on I/O queues (NVM Command Set 1.0 section 3.2; NVMe Base 2.0
- * section 7 for Flush): Read, Write, Compare, Write Zeroes, Dataset Management and
- * Flush, turned into backend I/O on byte offsets (subsystem/backend.h).
+ * section 7 for Flush): Read, Write, Compare, Write Zeroes, Dataset Management, Flush,
+ * Verify and Copy (format 0h), turned into backend I/O on byte offsets (subsystem/backend.h).
  *
  * Parsing checks everything that can be checked from the SQE (namespace, LBA range,
  * transfer size, and what a reservation lets the host do: target/resv.h) so the handlers
@@ -394,6 +394,188 @@ static void execute_dsm(struct nvmf_req *req)
 	dsm_issue(req);
 }
 
+/* ---- Verify and Copy (NVM Command Set 1.0 sections 3.2.5 and 3.2.2), composed from
+ * the backends' READ and WRITE ---- */
+
+/* Copy's Command Dword 12 (NVM Command Set 1.0 section 3.2.2, as libnvme's nvme_copy()
+ * encodes it): NR bits 7:0 (0's based), DF 11:8, PRINFOR 15:12, STCW 24, PRINFOW 29:26,
+ * FUA 30 (Write's bit, so needs_flush() reads it too). */
+#define COPY_NR_MASK       0xffu
+#define COPY_DF_SHIFT      8
+#define COPY_DF_MASK       0xfu
+#define COPY_PRINFOR       (0xfu << 12)
+#define COPY_STCW          (1u << 24)
+#define COPY_PRINFOW       (0xfu << 26)
+#define COPY_RANGE_SIZE    sizeof(struct nvme_copy_range) /* format 0h: 32 bytes */
+/* Ranges per Copy we take (MSRC + 1): enough for any host, bounded scratch. */
+#define COPY_MAX_RANGES    128u
+/* The target buffer of a Copy or Verify without MDTS, and at most: 2^n units of 4 KiB. */
+#define XFER_NO_MDTS_SHIFT 8
+#define XFER_MAX_SHIFT     14
+
+uint32_t nvmf_io_buf_shift(const struct nvmf_tgt_ctrl *ctrl)
+{
+	if (!ctrl->mdts)
+		return XFER_NO_MDTS_SHIFT;
+	return ctrl->mdts < XFER_MAX_SHIFT ? ctrl->mdts : XFER_MAX_SHIFT;
+}
+
+void nvmf_copy_limits(const struct nvmf_tgt_ctrl *ctrl, const struct nvmf_ns *ns,
+		      struct nvmf_copy_limits *lim)
+{
+	uint64_t blocks = (1ull << (nvmf_io_buf_shift(ctrl) + MDTS_UNIT_SHIFT)) >> ns->lba_shift;
+	lim->mcl = (uint32_t)blocks;
+	lim->mssrl = (uint16_t)(blocks < 0xffff ? blocks : 0xffff);
+	lim->msrc = COPY_MAX_RANGES - 1;
+}
+
+/* Verify: the blocks are read into a scratch buffer and dropped; a read that fails is
+ * the command's status. */
+static void verify_done(struct nvmf_bdev_io *io, int err)
+{
+	struct nvmf_req *req = io->ctx;
+	NVMF_PROBE_BACKEND_COMPLETE(req, req->ns->nsid, io->op, err);
+	nvmf_req_complete(req, err ? backend_error(req, io, err, false) : 0);
+}
+
+static void execute_verify(struct nvmf_req *req)
+{
+	uint64_t len = ((le32toh(req->cmd->cdw12) & CDW12_NLB_MASK) + 1ull) << req->ns->lba_shift;
+	size_t align = req->ns->bdev->block_size > 4096 ? req->ns->bdev->block_size : 4096;
+	void *buf = NULL;
+	if (posix_memalign(&buf, align, len) != 0) {
+		nvmf_req_complete(req, nvme_generic(NVME_SC_INTERNAL));
+		return;
+	}
+	req->aux = buf; /* nvmf_req_complete() frees it */
+	nvmf_req_bio_submit(req, NVMF_BDEV_READ, req->slba << req->ns->lba_shift, len, buf,
+			    verify_done);
+}
+
+/* Progress of a Copy, at the start of the one block req->aux holds; the data buffer
+ * follows, aligned for O_DIRECT backends. */
+struct copy_state {
+	uint8_t *buf;     /* every source's blocks, in range order */
+	uint64_t len;     /* bytes in buf: the sum of the ranges */
+	uint64_t off;     /* bytes read so far */
+	uint32_t next;    /* next source range to read */
+	uint32_t nr;      /* source ranges (1's based) */
+	nvme_status_t st; /* the first read error's status, 0 if none */
+	bool submitting;  /* inside copy_issue()'s submit: done() must not recurse */
+	bool done_inline; /* done() ran during that submit */
+};
+
+static void copy_issue(struct nvmf_req *req);
+
+/* Source range @i of the command's data, copied out as dsm_range() does. */
+static struct nvme_copy_range copy_range(const struct nvmf_req *req, uint32_t i)
+{
+	struct nvme_copy_range r;
+	memcpy(&r, (const uint8_t *)req->data + (size_t)i * COPY_RANGE_SIZE, sizeof(r));
+	return r;
+}
+
+static void copy_done(struct nvmf_bdev_io *io, int err)
+{
+	struct nvmf_req *req = io->ctx;
+	NVMF_PROBE_BACKEND_COMPLETE(req, req->ns->nsid, io->op, err);
+	struct copy_state *st = req->aux;
+	if (io->op != NVMF_BDEV_READ) {
+		/* The WRITE at SDLBA, or the FLUSH after it. */
+		if (err) {
+			nvmf_req_complete(req, backend_error(req, io, err, true));
+			return;
+		}
+		if (io->op == NVMF_BDEV_WRITE && needs_flush(req)) {
+			nvmf_req_bio_submit(req, NVMF_BDEV_FLUSH, 0, 0, NULL, copy_done);
+			return;
+		}
+		nvmf_req_complete(req, 0);
+		return;
+	}
+	if (err && !st->st)
+		st->st = backend_error(req, io, err, false);
+	if (st->submitting) {
+		st->done_inline = true; /* copy_issue()'s loop goes on */
+		return;
+	}
+	copy_issue(req);
+}
+
+/* Read the sources one after another into the buffer (a loop, as dsm_issue, since RAM
+ * completes inline), then write it all at SDLBA: reading everything first makes a
+ * destination that overlaps a source get the sources' old blocks. Nothing is written
+ * after a failed read. CQE Dword 0 stays 0: on any failure no source range was copied. */
+static void copy_issue(struct nvmf_req *req)
+{
+	struct copy_state *st = req->aux;
+	uint32_t shift = req->ns->lba_shift;
+	for (;;) {
+		if (st->st) {
+			nvmf_req_complete(req, st->st);
+			return;
+		}
+		if (st->next == st->nr) {
+			nvmf_req_bio_submit(req, NVMF_BDEV_WRITE, req->slba << shift, st->len,
+					    st->buf, copy_done);
+			return;
+		}
+		struct nvme_copy_range r = copy_range(req, st->next++);
+		uint64_t len = (le16toh(r.nlb) + 1ull) << shift;
+		uint64_t off = st->off;
+		st->off += len;
+		st->submitting = true;
+		st->done_inline = false;
+		bool submitted = nvmf_req_bio_submit(req, NVMF_BDEV_READ, le64toh(r.slba) << shift,
+						     len, st->buf + off, copy_done);
+		st->submitting = false;
+		if (!submitted || !st->done_inline)
+			return;
+	}
+}
+
+/* Copy, once its descriptors are in: every range is checked before anything moves (a
+ * bad one copies nothing), then one block holds the state and the sources' data. */
+static void execute_copy(struct nvmf_req *req)
+{
+	struct nvmf_copy_limits lim;
+	nvmf_copy_limits(req->sq->ctrl, req->ns, &lim);
+	uint32_t nr = req->data_len / COPY_RANGE_SIZE;
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < nr; i++) {
+		struct nvme_copy_range r = copy_range(req, i);
+		uint64_t nlb = le16toh(r.nlb) + 1ull;
+		sum += nlb;
+		/* MSSRL, MCL: Command Size Limit Exceeded (command specific 83h). */
+		if (nlb > lim.mssrl || sum > lim.mcl) {
+			nvmf_req_complete_dnr(req,
+					      nvme_cmd_specific(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED));
+			return;
+		}
+		if (!lba_range_ok(req->ns, le64toh(r.slba), nlb)) {
+			nvmf_req_complete_dnr(req, nvme_generic(NVME_SC_LBA_RANGE));
+			return;
+		}
+	}
+	if (!lba_range_ok(req->ns, req->slba, sum)) {
+		nvmf_req_complete_dnr(req, nvme_generic(NVME_SC_LBA_RANGE));
+		return;
+	}
+	size_t align = req->ns->bdev->block_size > 4096 ? req->ns->bdev->block_size : 4096;
+	static_assert(sizeof(struct copy_state) <= 4096, "the state fits before the data");
+	void *p = NULL;
+	if (posix_memalign(&p, align, align + (sum << req->ns->lba_shift)) != 0) {
+		nvmf_req_complete(req, nvme_generic(NVME_SC_INTERNAL));
+		return;
+	}
+	struct copy_state *st = p;
+	*st = (struct copy_state){ .buf = (uint8_t *)p + align,
+				   .len = sum << req->ns->lba_shift,
+				   .nr = nr };
+	req->aux = p; /* nvmf_req_complete() frees it */
+	copy_issue(req);
+}
+
 /* ---- parsing ---- */
 
 /* Read, Write, Compare, Write Zeroes: SLBA (cdw10 low, cdw11 high), NLB, PRINFO (NVM
@@ -456,6 +638,46 @@ static nvme_status_t parse_compare(struct nvmf_req *req)
 	return st;
 }
 
+/* Verify: the Read checks (PRINFO, LBA range) and VSL in place of MDTS (too long:
+ * Invalid Field, as a transfer over MDTS); no data moves. FUA is ignored: a buffered
+ * backend cannot read past its page cache (docs/target.md). */
+static nvme_status_t parse_verify(struct nvmf_req *req)
+{
+	uint32_t cdw12 = le32toh(req->cmd->cdw12);
+	uint64_t nlb = (cdw12 & CDW12_NLB_MASK) + 1ull;
+	req->slba = (uint64_t)le32toh(req->cmd->cdw11) << 32 | le32toh(req->cmd->cdw10);
+	if (cdw12 & CDW12_PRINFO)
+		return nvme_generic(NVME_SC_INVALID_FIELD);
+	if (!lba_range_ok(req->ns, req->slba, nlb))
+		return nvme_generic(NVME_SC_LBA_RANGE);
+	if (nlb << req->ns->lba_shift >
+	    1ull << (nvmf_io_buf_shift(req->sq->ctrl) + MDTS_UNIT_SHIFT))
+		return nvme_generic(NVME_SC_INVALID_FIELD);
+	req->dir = NVMF_XFER_NONE;
+	req->data_len = 0;
+	req->execute = execute_verify;
+	return 0;
+}
+
+/* Copy: SDLBA in cdw10-11; descriptor format 0h only (OCFS bit 0), no protection
+ * information, no storage tags; NR over MSRC is a size limit. The (NR + 1) descriptors
+ * come from the host; execute_copy checks the ranges. */
+static nvme_status_t parse_copy(struct nvmf_req *req)
+{
+	uint32_t cdw12 = le32toh(req->cmd->cdw12);
+	uint32_t nr = (cdw12 & COPY_NR_MASK) + 1;
+	req->slba = (uint64_t)le32toh(req->cmd->cdw11) << 32 | le32toh(req->cmd->cdw10);
+	if ((cdw12 >> COPY_DF_SHIFT & COPY_DF_MASK) ||
+	    (cdw12 & (COPY_PRINFOR | COPY_PRINFOW | COPY_STCW)))
+		return nvme_generic(NVME_SC_INVALID_FIELD);
+	if (nr > COPY_MAX_RANGES)
+		return nvme_cmd_specific(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED);
+	req->dir = NVMF_XFER_H2C;
+	req->data_len = nr * (uint32_t)COPY_RANGE_SIZE;
+	req->execute = execute_copy;
+	return 0;
+}
+
 /* The NVM command set as served, indexed by opcode (no parse: Invalid Opcode), so a
  * command finds its entry without a search; commands that may change what a namespace's
  * blocks read have LBCC in the Commands Supported and Effects log. */
@@ -468,6 +690,8 @@ static const struct nvmf_cmd_def io_cmds[256] = {
 	IO_CMD(nvme_cmd_write_zeroes, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_rw,
 	       false),
 	IO_CMD(nvme_cmd_dsm, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_dsm, false),
+	IO_CMD(nvme_cmd_verify, NVME_CMD_EFFECTS_CSUPP, parse_verify, false),
+	IO_CMD(nvme_cmd_copy, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC, parse_copy, false),
 	/* Reservations (target/resv-cmd.c); Invalid Opcode where the namespace has none. */
 	IO_CMD(nvme_cmd_resv_register, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd, true),
 	IO_CMD(nvme_cmd_resv_report, NVME_CMD_EFFECTS_CSUPP, nvmf_parse_resv_cmd, true),

@@ -115,6 +115,8 @@ enum {
 	OPT_TLS_KEY_FILE,
 	OPT_TLS_IDENTITY,
 	OPT_TLS_COMPAT,
+	OPT_SDLBA, /* copy.c */
+	OPT_RANGE,
 };
 
 /* The help lines of the multipath options (read, write, perf). */
@@ -309,6 +311,8 @@ int cli_resv_register(int argc, char **argv, const struct cli_env *env);
 int cli_resv_acquire(int argc, char **argv, const struct cli_env *env);
 int cli_resv_release(int argc, char **argv, const struct cli_env *env);
 int cli_resv_report(int argc, char **argv, const struct cli_env *env);
+int cli_verify(int argc, char **argv, const struct cli_env *env);
+int cli_copy(int argc, char **argv, const struct cli_env *env);
 
 /* cli_run - dispatch "nvmf SUBCOMMAND ..." (argv[0] is the program name); handles
  * --help, --version and no arguments. Returns the exit status. */
@@ -380,5 +384,26 @@ int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, 
  * multiple of the block size, beyond the namespace end, nothing to move). */
 int cli_rw_extent(const struct cli_rw_opts *o, const char *cmd, uint64_t nsze, uint32_t block_size,
 		  uint64_t input_len, uint64_t *slba, uint64_t *nlb, FILE *err);
+
+/* ---- copy.c: parsing exposed for tests ---- */
+
+#define CLI_COPY_MAX_RANGES 256 /* Copy's NR field: 8 bits, 0's based */
+
+/* `verify` / `copy` options. */
+struct cli_copy_opts {
+	struct cli_common c;
+	uint32_t nsid;  /* --ns, default 1 */
+	uint64_t slba;  /* verify --slba, copy --sdlba (blocks) */
+	bool have_slba; /* it was given (required) */
+	uint32_t nlb;   /* verify --nlb: 1's based, 1..65536; 0 not given */
+	unsigned nr;    /* copy: --range given (1..256) */
+	struct nvme_copy_range ranges[CLI_COPY_MAX_RANGES]; /* as on the wire: nlb 0's based */
+};
+
+/* cli_copy_parse - `copy` (@copy) or `verify` arguments into @o: --range SLBA:NLB with NLB
+ * 1's based (1..65536), at most 256; --sdlba and a --range required for copy, --slba and
+ * --nlb for verify. Returns CLI_OK (o->c.help set for --help) or CLI_USAGE after a message
+ * on @err. */
+int cli_copy_parse(int argc, char **argv, bool copy, struct cli_copy_opts *o, FILE *err);
 
 #endif

@@ -78,6 +78,7 @@ static void ctrl_text(FILE *f, const struct nvme_id_ctrl *id)
 	fprintf(f, "nn        : %u\n", le32toh(id->nn));
 	fprintf(f, "oncs      : %#x\n", le16toh(id->oncs));
 	fprintf(f, "vwc       : %#x\n", id->vwc);
+	fprintf(f, "ocfs      : %#x\n", le16toh(id->ocfs));
 	fprintf(f, "sgls      : %#x\n", le32toh(id->sgls));
 	fprintf(f, "subnqn    : %-.*s\n", (int)sizeof(id->subnqn), id->subnqn);
 	fprintf(f, "ioccsz    : %u\n", le32toh(id->ioccsz));
@@ -115,6 +116,7 @@ static json_t *ctrl_json(const struct nvme_id_ctrl *id)
 	U("nn", le32toh(id->nn));
 	U("oncs", le16toh(id->oncs));
 	U("vwc", id->vwc);
+	U("ocfs", le16toh(id->ocfs));
 	U("sgls", le32toh(id->sgls));
 	json_object_set_new(r, "subnqn", cli_json_fixed(id->subnqn, sizeof(id->subnqn)));
 	U("ioccsz", le32toh(id->ioccsz));
@@ -146,6 +148,9 @@ static void ns_text(FILE *f, const struct nvme_id_ns *ns, uint32_t nsid)
 	fprintf(f, "dps     : %#x\n", ns->dps);
 	fprintf(f, "nmic    : %#x\n", ns->nmic);
 	fprintf(f, "dlfeat  : %d\n", ns->dlfeat);
+	fprintf(f, "mssrl   : %u\n", le16toh(ns->mssrl));
+	fprintf(f, "mcl     : %u\n", le32toh(ns->mcl));
+	fprintf(f, "msrc    : %u\n", ns->msrc);
 	fprintf(f, "nguid   : ");
 	for (int i = 0; i < 16; i++)
 		fprintf(f, "%02x", ns->nguid[i]);
@@ -174,6 +179,9 @@ static json_t *ns_json(const struct nvme_id_ns *ns)
 	U("dps", ns->dps);
 	U("nmic", ns->nmic);
 	U("dlfeat", ns->dlfeat);
+	U("mssrl", le16toh(ns->mssrl));
+	U("mcl", le32toh(ns->mcl));
+	U("msrc", ns->msrc);
 #undef U
 	json_object_set_new(r, "nguid", cli_json_hex(ns->nguid, 16));
 	json_object_set_new(r, "eui64", cli_json_hex(ns->eui64, 8));

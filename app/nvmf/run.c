@@ -20,6 +20,8 @@ static const struct {
 	{ "resv-acquire", cli_resv_acquire, "acquire a reservation or preempt registrants" },
 	{ "resv-release", cli_resv_release, "release the reservation, or clear it and every key" },
 	{ "resv-report", cli_resv_report, "print the reservation and its registrants" },
+	{ "verify", cli_verify, "have the controller read and check blocks (no data moves)" },
+	{ "copy", cli_copy, "copy ranges of blocks to another place in the namespace" },
 };
 
 static void help(FILE *f)

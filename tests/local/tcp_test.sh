@@ -4,6 +4,7 @@
 # unprivileged port), and libnvmf's `nvmf` tool talks to it with -t tcp: discover,
 # identify and ana-log, verified writes and reads from 512 B to 1 MiB (in-capsule, one
 # R2T, several H2CData/C2HData PDUs, a transfer split by MDTS) with digests off and on,
+# Copy read back and Verify (nvmf copy, verify) with their refusals' status names,
 # a perf run with no error, one stopped by SIGINT (its report, exit 130), the same with SQ flow control disabled (--disable-sqflow:
 # reads end with a C2HData carrying SUCCESS and no CapsuleResp; the discovery log says the
 # port supports it), connect/disconnect cycles (the target frees every
@@ -206,6 +207,37 @@ for size in 512 4096 8192 12288 131072 1048576 3145728; do
         off=$((off + size + 512))
     done
 done
+
+# ---- Copy and Verify (composed by the target from its backend's reads and writes) ----
+# Blocks 120000.. of namespace 1 (64 MiB), past what the tests above and below write.
+head -c 8192 /dev/urandom > "$ST/cp.in"
+if tcp write -n "$NQN" --slba 120000 -i "$ST/cp.in" 2> "$ST/cp.err" &&
+   tcp copy -n "$NQN" --range 120008:8 --range 120000:8 --sdlba 120100 > "$ST/cp.out" 2>> "$ST/cp.err" &&
+   grep -q '^copy of namespace 1: success$' "$ST/cp.out" &&
+   tcp read -n "$NQN" --slba 120100 --nlb 16 -o "$ST/cp.back" 2>> "$ST/cp.err" &&
+   { tail -c 4096 "$ST/cp.in"; head -c 4096 "$ST/cp.in"; } > "$ST/cp.want" &&
+   cmp -s "$ST/cp.want" "$ST/cp.back"; then
+    ok "copy of two ranges reads back swapped at --sdlba"
+else
+    cat "$ST/cp.err"; bad "copy then read over tcp"
+fi
+check "verify of 16 blocks succeeds" sh -c "$(printf '%q ' "$NVMF") verify -t tcp -a 127.0.0.1 -s $PORT -n $NQN --slba 120000 --nlb 16 > /dev/null"
+tcp verify -n "$NQN" --slba 131071 --nlb 2 > /dev/null 2> "$ST/vf.err"
+rc=$?
+[ $rc = 1 ] && grep -q 'verify of namespace 1: LBA_RANGE' "$ST/vf.err" &&
+    ok "verify past the end: LBA_RANGE (exit 1)" || { cat "$ST/vf.err"; bad "verify past the end (exit $rc)"; }
+ranges=()
+for i in $(seq 0 128); do ranges+=(--range "$i:1"); done
+tcp copy -n "$NQN" "${ranges[@]}" --sdlba 120200 > /dev/null 2> "$ST/cpl.err"
+rc=$?
+[ $rc = 1 ] && grep -q 'copy of namespace 1: CMD_SIZE_LIMIT_EXCEEDED' "$ST/cpl.err" &&
+    ok "copy of 129 ranges (MSRC 127): CMD_SIZE_LIMIT_EXCEEDED (exit 1)" ||
+    { cat "$ST/cpl.err"; bad "copy over MSRC (exit $rc)"; }
+oncs=$(sed -n 's/^oncs *: //p' "$ST/id.txt")
+[ -n "$oncs" ] && [ $((oncs & 0x180)) = $((0x180)) ] && grep -q '^ocfs *: 0x1$' "$ST/id.txt" &&
+    grep -q '^msrc *: 127$' "$ST/idns.txt" &&
+    ok "identify: ONCS Verify and Copy ($oncs), OCFS 0x1, MSRC 127" ||
+    { cat "$ST/id.txt" "$ST/idns.txt"; bad "identify's Copy and Verify fields"; }
 
 # ---- a load with no error ----
 if tcp perf -n "$NQN" --rw randrw --bs 4k --qd 32 --queues 2 --time 2 --size 16M > "$ST/perf.txt" 2>&1 &&

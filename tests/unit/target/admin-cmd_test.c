@@ -164,7 +164,10 @@ static void effects_log_marks_implemented_commands(void)
 			NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
 	CU_ASSERT_EQUAL(le32toh(l->iocs[nvme_cmd_write_zeroes]),
 			NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
-	CU_ASSERT_EQUAL(le32toh(l->iocs[nvme_cmd_verify]), 0);
+	CU_ASSERT_EQUAL(le32toh(l->iocs[nvme_cmd_verify]), NVME_CMD_EFFECTS_CSUPP);
+	CU_ASSERT_EQUAL(le32toh(l->iocs[nvme_cmd_copy]),
+			NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
+	CU_ASSERT_EQUAL(le32toh(l->iocs[nvme_cmd_write_uncor]), 0);
 	/* The I/O part alone, from its offset. */
 	__le32 io[4];
 	CU_ASSERT_EQUAL(admin_get_log(NVME_LOG_LID_CMD_EFFECTS, 0, 1024, io, sizeof(io)), 0);

@@ -44,14 +44,15 @@ static bool all_zero(const void *p, size_t n)
 
 /* ---- CNS 06h ---- */
 
-/* WZSL 13: 2^13 x 4 KiB = 32 MiB, what a 16-bit NLB reaches with 512-byte blocks;
+/* VSL 8: Verify reads up to MDTS (1 MiB) into the target's buffer. WZSL 13: 2^13 x 4
+ * KiB = 32 MiB, what a 16-bit NLB reaches with 512-byte blocks;
  * Dataset Management without limits (0) beyond the command's own fields. */
 static void nvm_identify_controller_reports_write_zeroes_and_dsm_limits(void)
 {
 	setup();
 	struct nvme_id_ctrl_nvm id;
 	CU_ASSERT_EQUAL_FATAL(identify(NVME_IDENTIFY_CNS_CSI_CTRL, NVME_CSI_NVM, 0, &id), 0);
-	CU_ASSERT_EQUAL(id.vsl, 0);
+	CU_ASSERT_EQUAL(id.vsl, 8);
 	CU_ASSERT_EQUAL(id.wzsl, 13);
 	CU_ASSERT_EQUAL(id.wusl, 0);
 	CU_ASSERT_EQUAL(id.dmrl, 0);

@@ -24,9 +24,11 @@ static void identify_controller_has_the_fields_the_linux_host_checks(void)
 	CU_ASSERT_EQUAL(id.cqes, 0x44);
 	CU_ASSERT_EQUAL(le16toh(id.maxcmd), 128);
 	CU_ASSERT_EQUAL(le32toh(id.nn), NVMF_MAX_NSID);
-	CU_ASSERT_EQUAL(le16toh(id.oncs),
-			NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES);
-	CU_ASSERT_EQUAL(id.vwc, 0); /* RAM namespaces have no cache */
+	CU_ASSERT_EQUAL(le16toh(id.oncs), NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM |
+						  NVME_CTRL_ONCS_WRITE_ZEROES |
+						  NVME_CTRL_ONCS_VERIFY | NVME_CTRL_ONCS_COPY);
+	CU_ASSERT_EQUAL(le16toh(id.ocfs), 1); /* Copy descriptor format 0h */
+	CU_ASSERT_EQUAL(id.vwc, 0);           /* RAM namespaces have no cache */
 	CU_ASSERT_EQUAL(id.mdts, 8);
 	CU_ASSERT_EQUAL(id.aerl, NVMF_AERL);
 	CU_ASSERT_EQUAL(id.elpe, NVMF_ERROR_LOG_ENTRIES - 1);
@@ -68,9 +70,16 @@ static void identify_namespace_reports_size_and_its_block_format(void)
 	CU_ASSERT_EQUAL(id.dlfeat, 0x09);
 	CU_ASSERT_EQUAL(id.nmic, NVME_NS_NMIC_SHARED);
 	CU_ASSERT(admin_all_zero(id.lbaf + 1, sizeof(id.lbaf) - sizeof(id.lbaf[0])));
+	/* Copy: MDTS (1 MiB) in blocks, over at most 128 ranges (MSRC 0's based). */
+	CU_ASSERT_EQUAL(le16toh(id.mssrl), 2048);
+	CU_ASSERT_EQUAL(le32toh(id.mcl), 2048);
+	CU_ASSERT_EQUAL(id.msrc, 127);
 	CU_ASSERT_EQUAL_FATAL(admin_identify(NVME_IDENTIFY_CNS_NS, 2, &id), 0);
 	CU_ASSERT_EQUAL(le64toh(id.nsze), (1u << 20) / 4096);
 	CU_ASSERT_EQUAL(id.lbaf[0].ds, 12);
+	CU_ASSERT_EQUAL(le16toh(id.mssrl), 256);
+	CU_ASSERT_EQUAL(le32toh(id.mcl), 256);
+	CU_ASSERT_EQUAL(id.msrc, 127);
 	fx_teardown(&admin_fx);
 }
 

@@ -279,6 +279,37 @@ static bool all_zero(const uint8_t *p, size_t len)
 	return true;
 }
 
+#define SIZE_LIMIT DNR(ST(NVME_SCT_CMD_SPECIFIC, NVME_SC_CMD_SIZE_LIMIT_EXCEEDED))
+
+/* Verify of @nlb blocks (1's based) at @slba: Read's layout, no data. */
+static struct nvme_sqe verify_cmd(uint32_t nsid, uint64_t slba, uint32_t nlb)
+{
+	return rw_cmd(nvme_cmd_verify, nsid, slba, nlb);
+}
+
+/* Copy of @nr ranges (1's based) to @sdlba, descriptor format 0h. */
+static struct nvme_sqe copy_cmd(uint32_t nsid, uint64_t sdlba, uint32_t nr)
+{
+	struct nvme_sqe c;
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_cmd_copy;
+	c.nsid = htole32(nsid);
+	c.cdw10 = htole32((uint32_t)sdlba);
+	c.cdw11 = htole32((uint32_t)(sdlba >> 32));
+	c.cdw12 = htole32((nr - 1) & 0xff);
+	return c;
+}
+
+/* A source range entry of @nlb blocks (1's based) at @slba. */
+static struct nvme_copy_range copy_range(uint64_t slba, uint32_t nlb)
+{
+	struct nvme_copy_range r;
+	memset(&r, 0, sizeof(r));
+	r.slba = htole64(slba);
+	r.nlb = htole16((uint16_t)(nlb - 1));
+	return r;
+}
+
 /* ---- Read and Write ---- */
 
 static void write_read_roundtrip(uint32_t nsid, uint32_t bs)
@@ -389,7 +420,7 @@ static void unknown_opcode_returns_invalid_opcode_with_dnr(void)
 {
 	struct fixture *f = setup();
 	const uint8_t ops[] = { 0x04 /* Write Uncorrectable */, 0x0d /* Reservation Register */,
-				0x19 /* Copy */, 0x7f, 0xff };
+				0x7f, 0xff };
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		struct nvme_sqe c = rw_cmd(ops[i], 1, 0, 1);
 		CU_ASSERT_EQUAL(run(f, &c, NULL, 0), DNR(GEN(NVME_SC_INVALID_OPCODE)));
@@ -847,7 +878,234 @@ static void file_backed_namespace_serves_io_through_io_uring(void)
 	CU_ASSERT_EQUAL(memcmp(in + 4 * 512, out + 4 * 512, 8 * 512), 0);
 	CU_ASSERT(all_zero(in + 12 * 512, 4 * 512));
 	CU_ASSERT_EQUAL(do_read(f, 4, ns4_nlb, 1, in, 512), DNR(GEN(NVME_SC_LBA_RANGE)));
+	/* Copy and Verify go through the same READ and WRITE. */
+	struct nvme_copy_range cr = copy_range(104, 8);
+	c = copy_cmd(4, 300, 1);
+	CU_ASSERT_EQUAL(run(f, &c, &cr, sizeof(cr)), 0);
+	CU_ASSERT_EQUAL(do_read(f, 4, 300, 8, in, 8 * 512), 0);
+	CU_ASSERT_EQUAL(memcmp(in, out + 4 * 512, 8 * 512), 0);
+	c = verify_cmd(4, 300, 8);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), 0);
 
+	teardown(f);
+}
+
+/* ---- Verify and Copy ---- */
+
+static void verify_reads_the_blocks_and_moves_no_data(void)
+{
+	struct fixture *f = setup();
+	struct nvme_sqe c = verify_cmd(2, 8, 4);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), 0);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_READ], 1);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_WRITE], 0);
+	/* With data the host's SGL does not match a command that moves none. */
+	uint8_t buf[2048];
+	CU_ASSERT_EQUAL(run(f, &c, buf, sizeof(buf)), DNR(GEN(NVME_SC_SGL_INVALID_DATA)));
+	teardown(f);
+}
+
+static void verify_past_the_end_over_vsl_or_with_prinfo_is_refused(void)
+{
+	struct fixture *f = setup();
+	uint64_t nlb = ns(f, 1)->nlb;
+	struct nvme_sqe c = verify_cmd(1, nlb - 1, 2);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), DNR(GEN(NVME_SC_LBA_RANGE)));
+	c = verify_cmd(1, 0, MDTS_BYTES / 512); /* exactly VSL */
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), 0);
+	c = verify_cmd(1, 0, MDTS_BYTES / 512 + 1);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), DNR(GEN(NVME_SC_INVALID_FIELD)));
+	c = verify_cmd(1, 0, 1);
+	c.cdw12 |= htole32(1u << 26); /* PRINFO PRCHK reference tag */
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), DNR(GEN(NVME_SC_INVALID_FIELD)));
+	teardown(f);
+}
+
+static void verify_read_error_returns_unrecovered_read_error(void)
+{
+	struct fixture *f = setup();
+	f->fake.fail_op = NVMF_BDEV_READ;
+	f->fake.fail_err = -EIO;
+	struct nvme_sqe c = verify_cmd(2, 0, 1);
+	CU_ASSERT_EQUAL(run(f, &c, NULL, 0), ST(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
+	teardown(f);
+}
+
+static void copy_of_two_ranges_lands_concatenated_at_sdlba(void)
+{
+	struct fixture *f = setup();
+	uint8_t out[8 * 512], in[8 * 512];
+	fill(out, sizeof(out), 3);
+	CU_ASSERT_EQUAL(do_write(f, 1, 0, 8, out, sizeof(out)), 0);
+	struct nvme_copy_range r[2] = { copy_range(5, 3), copy_range(1, 2) };
+	struct nvme_sqe c = copy_cmd(1, 100, 2);
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), 0);
+	CU_ASSERT_EQUAL(do_read(f, 1, 100, 5, in, 5 * 512), 0);
+	CU_ASSERT_EQUAL(memcmp(in, out + 5 * 512, 3 * 512), 0);
+	CU_ASSERT_EQUAL(memcmp(in + 3 * 512, out + 512, 2 * 512), 0);
+	/* The blocks around the destination are untouched. */
+	CU_ASSERT_EQUAL(do_read(f, 1, 99, 1, in, 512), 0);
+	CU_ASSERT(all_zero(in, 512));
+	CU_ASSERT_EQUAL(do_read(f, 1, 105, 1, in, 512), 0);
+	CU_ASSERT(all_zero(in, 512));
+	teardown(f);
+}
+
+/* Every source is read before the destination is written: a destination over a later
+ * source gets that source's old blocks. */
+static void copy_with_overlapping_source_and_destination_copies_the_old_data(void)
+{
+	struct fixture *f = setup();
+	uint8_t out[8 * 4096], in[8 * 4096];
+	fill(out, sizeof(out), 5);
+	CU_ASSERT_EQUAL(do_write(f, 3, 0, 8, out, sizeof(out)), 0);
+	struct nvme_copy_range r[2] = { copy_range(0, 4), copy_range(4, 4) };
+	struct nvme_sqe c = copy_cmd(3, 2, 2); /* [2, 10) over both sources */
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), 0);
+	CU_ASSERT_EQUAL(do_read(f, 3, 2, 8, in, sizeof(in)), 0);
+	CU_ASSERT_EQUAL(memcmp(in, out, sizeof(in)), 0);
+	teardown(f);
+}
+
+static void copy_over_msrc_mssrl_or_mcl_returns_command_size_limit_exceeded(void)
+{
+	struct fixture *f = setup();
+	struct nvme_copy_range *r = calloc(129, sizeof(*r));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	for (uint32_t i = 0; i < 129; i++)
+		r[i] = copy_range(i, 1);
+	/* 129 ranges: NR over MSRC (127, 0's based); 128 are taken, on an inline backend. */
+	struct nvme_sqe c = copy_cmd(1, 1000, 129);
+	CU_ASSERT_EQUAL(run(f, &c, r, 129 * sizeof(*r)), SIZE_LIMIT);
+	c = copy_cmd(1, 1000, 128);
+	CU_ASSERT_EQUAL(run(f, &c, r, 128 * sizeof(*r)), 0);
+	/* One range over MSSRL (MDTS in blocks: 2048 of 512 bytes). */
+	r[0] = copy_range(0, MDTS_BYTES / 512 + 1);
+	c = copy_cmd(1, 4096, 1);
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(*r)), SIZE_LIMIT);
+	r[0] = copy_range(0, MDTS_BYTES / 512);
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(*r)), 0);
+	/* Two ranges within MSSRL whose sum is over MCL. */
+	r[0] = copy_range(0, 1500);
+	r[1] = copy_range(2000, 1500);
+	c = copy_cmd(1, 4096, 2);
+	CU_ASSERT_EQUAL(run(f, &c, r, 2 * sizeof(*r)), SIZE_LIMIT);
+	free(r);
+	teardown(f);
+}
+
+static void copy_out_of_range_returns_lba_range_and_writes_nothing(void)
+{
+	struct fixture *f = setup();
+	uint64_t nlb = ns(f, 2)->nlb;
+	memset(f->fake.mem, 0x5a, 16 * FAKE_BS);
+	struct nvme_copy_range r[2] = { copy_range(0, 4), copy_range(nlb - 1, 2) };
+	struct nvme_sqe c = copy_cmd(2, 100, 2);
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), DNR(GEN(NVME_SC_LBA_RANGE)));
+	r[1] = copy_range(UINT64_MAX, 2); /* would wrap around */
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), DNR(GEN(NVME_SC_LBA_RANGE)));
+	r[1] = copy_range(4, 4);
+	c = copy_cmd(2, nlb - 7, 2); /* the destination's last block is past the end */
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), DNR(GEN(NVME_SC_LBA_RANGE)));
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_READ], 0);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_WRITE], 0);
+	c = copy_cmd(2, nlb - 8, 2); /* ends on the last block */
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), 0);
+	CU_ASSERT_EQUAL(f->fake.mem[(nlb - 1) * FAKE_BS], 0x5a);
+	teardown(f);
+}
+
+static void copy_with_another_format_or_protection_information_returns_invalid_field(void)
+{
+	struct fixture *f = setup();
+	struct nvme_copy_range r = copy_range(0, 1);
+	const uint32_t bits[] = { 1u << 8 /* DF 1h */, 1u << 12 /* PRINFOR */, 1u << 24 /* STCW */,
+				  1u << 26 /* PRINFOW */ };
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+		struct nvme_sqe c = copy_cmd(1, 10, 1);
+		c.cdw12 |= htole32(bits[i]);
+		CU_ASSERT_EQUAL(run(f, &c, &r, sizeof(r)), DNR(GEN(NVME_SC_INVALID_FIELD)));
+	}
+	teardown(f);
+}
+
+static void copy_descriptors_other_than_nr_return_sgl_invalid_data(void)
+{
+	struct fixture *f = setup();
+	struct nvme_copy_range r[3] = { copy_range(0, 1), copy_range(1, 1), copy_range(2, 1) };
+	struct nvme_sqe c = copy_cmd(1, 10, 2);
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r[0])), DNR(GEN(NVME_SC_SGL_INVALID_DATA)));
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), DNR(GEN(NVME_SC_SGL_INVALID_DATA)));
+	CU_ASSERT_EQUAL(run(f, &c, r, 2 * sizeof(r[0]) - 1), DNR(GEN(NVME_SC_SGL_INVALID_DATA)));
+	teardown(f);
+}
+
+static void copy_on_an_asynchronous_backend_reads_in_order_then_writes_once(void)
+{
+	struct fixture *f = setup();
+	fill(f->fake.mem, 16 * FAKE_BS, 7);
+	uint8_t *old = malloc(16 * FAKE_BS);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(old);
+	memcpy(old, f->fake.mem, 16 * FAKE_BS);
+	f->fake.async = true;
+	struct nvme_copy_range r[2] = { copy_range(8, 2), copy_range(0, 1) };
+	struct nvme_sqe c = copy_cmd(2, 40, 2);
+	CU_ASSERT_FATAL(start(f, &f->q, &c, r, sizeof(r)));
+	CU_ASSERT_EQUAL(f->fake.npending, 1);
+	CU_ASSERT_EQUAL(f->fake.pending[0]->offset, 8 * FAKE_BS);
+	f->fake.eagain = 1;                      /* the second read finds the ring full once */
+	CU_ASSERT_TRUE(fake_complete(&f->fake)); /* range 0 read; range 1 refused */
+	CU_ASSERT(is_req(f, fx_io(&f->fx)->retry_head, &f->q));
+	nvmf_io_retry_pending(fx_io(&f->fx));
+	CU_ASSERT_EQUAL(f->fake.pending[0]->op, NVMF_BDEV_READ);
+	CU_ASSERT_EQUAL(f->fake.pending[0]->offset, 0);
+	CU_ASSERT_TRUE(fake_complete(&f->fake)); /* range 1 read; the write submitted */
+	CU_ASSERT_EQUAL(f->fake.pending[0]->op, NVMF_BDEV_WRITE);
+	CU_ASSERT_EQUAL(f->fake.pending[0]->offset, 40 * FAKE_BS);
+	CU_ASSERT_EQUAL(f->fake.pending[0]->len, 3 * FAKE_BS);
+	CU_ASSERT_FALSE(done(f, &f->q));
+	CU_ASSERT_TRUE(fake_complete(&f->fake));
+	CU_ASSERT_TRUE(done(f, &f->q));
+	CU_ASSERT_EQUAL(q_status(f, &f->q), 0);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_READ], 2);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_WRITE], 1);
+	CU_ASSERT_EQUAL(memcmp(f->fake.mem + 40 * FAKE_BS, old + 8 * FAKE_BS, 2 * FAKE_BS), 0);
+	CU_ASSERT_EQUAL(memcmp(f->fake.mem + 42 * FAKE_BS, old, FAKE_BS), 0);
+	free(old);
+	teardown(f);
+}
+
+static void copy_stops_at_the_first_read_error_and_writes_nothing(void)
+{
+	struct fixture *f = setup();
+	f->fake.fail_op = NVMF_BDEV_READ;
+	f->fake.fail_err = -EIO;
+	struct nvme_copy_range r[2] = { copy_range(0, 1), copy_range(4, 1) };
+	struct nvme_sqe c = copy_cmd(2, 20, 2);
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), ST(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_READ], 1);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_WRITE], 0);
+	/* A failed write is a write fault. */
+	f->fake.fail_op = NVMF_BDEV_WRITE;
+	CU_ASSERT_EQUAL(run(f, &c, r, sizeof(r)), ST(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT));
+	teardown(f);
+}
+
+static void copy_with_fua_flushes_after_the_write(void)
+{
+	struct fixture *f = setup();
+	f->fake.b.volatile_cache = true;
+	struct nvme_copy_range r = copy_range(0, 1);
+	struct nvme_sqe c = copy_cmd(2, 20, 1);
+	CU_ASSERT_EQUAL(run(f, &c, &r, sizeof(r)), 0);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_FLUSH], 0);
+	c.cdw12 |= htole32(1u << 30); /* FUA */
+	CU_ASSERT_EQUAL(run(f, &c, &r, sizeof(r)), 0);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_WRITE], 2);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_FLUSH], 1);
+	f->fake.fail_op = NVMF_BDEV_FLUSH;
+	f->fake.fail_err = -EIO;
+	CU_ASSERT_EQUAL(run(f, &c, &r, sizeof(r)), ST(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT));
 	teardown(f);
 }
 
@@ -909,5 +1167,27 @@ const struct unit_test io_cmd_tests[] = {
 	  compare_read_error_returns_unrecovered_read_error },
 	{ "file_backed_namespace_serves_io_through_io_uring",
 	  file_backed_namespace_serves_io_through_io_uring },
+	{ "verify_reads_the_blocks_and_moves_no_data", verify_reads_the_blocks_and_moves_no_data },
+	{ "verify_past_the_end_over_vsl_or_with_prinfo_is_refused",
+	  verify_past_the_end_over_vsl_or_with_prinfo_is_refused },
+	{ "verify_read_error_returns_unrecovered_read_error",
+	  verify_read_error_returns_unrecovered_read_error },
+	{ "copy_of_two_ranges_lands_concatenated_at_sdlba",
+	  copy_of_two_ranges_lands_concatenated_at_sdlba },
+	{ "copy_with_overlapping_source_and_destination_copies_the_old_data",
+	  copy_with_overlapping_source_and_destination_copies_the_old_data },
+	{ "copy_over_msrc_mssrl_or_mcl_returns_command_size_limit_exceeded",
+	  copy_over_msrc_mssrl_or_mcl_returns_command_size_limit_exceeded },
+	{ "copy_out_of_range_returns_lba_range_and_writes_nothing",
+	  copy_out_of_range_returns_lba_range_and_writes_nothing },
+	{ "copy_with_another_format_or_protection_information_returns_invalid_field",
+	  copy_with_another_format_or_protection_information_returns_invalid_field },
+	{ "copy_descriptors_other_than_nr_return_sgl_invalid_data",
+	  copy_descriptors_other_than_nr_return_sgl_invalid_data },
+	{ "copy_on_an_asynchronous_backend_reads_in_order_then_writes_once",
+	  copy_on_an_asynchronous_backend_reads_in_order_then_writes_once },
+	{ "copy_stops_at_the_first_read_error_and_writes_nothing",
+	  copy_stops_at_the_first_read_error_and_writes_nothing },
+	{ "copy_with_fua_flushes_after_the_write", copy_with_fua_flushes_after_the_write },
 	{ NULL, NULL },
 };

@@ -160,11 +160,13 @@ static void effects_log_lists_exactly_the_io_commands_taken(void)
 		case nvme_cmd_flush:
 		case nvme_cmd_read:
 		case nvme_cmd_compare:
+		case nvme_cmd_verify:
 			want = NVME_CMD_EFFECTS_CSUPP;
 			break;
 		case nvme_cmd_write:
 		case nvme_cmd_write_zeroes:
 		case nvme_cmd_dsm:
+		case nvme_cmd_copy:
 			want = NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC;
 			break;
 		}

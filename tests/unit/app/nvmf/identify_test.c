@@ -30,6 +30,7 @@ static void identify_prints_controller_fields_like_id_ctrl(void)
 	has_line(t.out, "iorcsz    : 1");
 	has_line(t.out, "icdoff    : 0");
 	has_line(t.out, "cmic      : 0xb"); /* two ports, two controllers, ANA */
+	has_line(t.out, "ocfs      : 0x1"); /* Copy descriptor format 0h */
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\nsgls      : 0x"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\ncntlid    : 0x"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\nmsdbd     : "));
@@ -49,6 +50,9 @@ static void identify_ns_prints_namespace_fields_like_id_ns(void)
 	has_line(t.out, "nlbaf   : 0");
 	has_line(t.out, "flbas   : 0");
 	has_line(t.out, "lbaf  0 : ms:0   lbads:12 rp:0 (in use)");
+	has_line(t.out, "mssrl   : 256"); /* MDTS (1 MiB) in 4 KiB blocks */
+	has_line(t.out, "mcl     : 256");
+	has_line(t.out, "msrc    : 127");
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\nnguid   : "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\neui64   : "));
 	clit_teardown(&t);
@@ -79,12 +83,14 @@ static void identify_json_uses_nvme_cli_keys(void)
 		"vid",    "ssvid",  "sn",     "mn",     "fr",    "rab",   "ieee", "cmic",
 		"mdts",   "cntlid", "ver",    "oacs",   "acl",   "aerl",  "frmw", "lpa",
 		"elpe",   "sqes",   "cqes",   "maxcmd", "nn",    "oncs",  "vwc",  "sgls",
-		"subnqn", "ioccsz", "iorcsz", "icdoff", "fcatt", "msdbd", "kas"
+		"subnqn", "ioccsz", "iorcsz", "icdoff", "fcatt", "msdbd", "kas",  "ocfs"
 	};
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		CU_ASSERT_PTR_NOT_NULL(json_object_get(root, keys[i]));
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "mdts")), 8);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "sqes")), 0x66);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "oncs")) & 0x180, 0x180);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "ocfs")), 1);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(root, "subnqn")), LH_SUBNQN);
 	const char *sn = json_string_value(json_object_get(root, "sn"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sn);
@@ -97,6 +103,10 @@ static void identify_json_uses_nvme_cli_keys(void)
 	root = json_loads(t.out, 0, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "nsze")), 32768); /* 16 MiB/512 */
+	/* Copy limits: MDTS 8 (1 MiB) in 512 B blocks, 128 ranges (0's based). */
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "mssrl")), 2048);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "mcl")), 2048);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "msrc")), 127);
 	CU_ASSERT_EQUAL(json_string_length(json_object_get(root, "nguid")), 32);
 	CU_ASSERT_EQUAL(json_string_length(json_object_get(root, "eui64")), 16);
 	json_t *l0 = json_array_get(json_object_get(root, "lbafs"), 0);
