@@ -229,11 +229,15 @@ int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err,
 		free_text(text);
 		return -EISDIR;
 	}
-	/* DH-HMAC-CHAP secrets are for root's eyes only (nvmetcli writes 0600 too). */
+	/* A file saved over keeps its permission bits (an operator's 0600 must not become
+	 * 0644 at a live change's write-back); secrets (DH-HMAC-CHAP, inline TLS PSKs) are
+	 * for root's eyes only, whatever the file had (nvmetcli writes 0600 too). */
+	mode_t mode = stat(path, &st) == 0 ? st.st_mode & 0666 : 0644;
+	if (cfg->n_dhchap || secret_keys(cfg))
+		mode &= 0600;
 	struct iovec iov[2] = { { .iov_base = text, .iov_len = strlen(text) },
 				{ .iov_base = (void *)(uintptr_t) "\n", .iov_len = 1 } };
-	int e = nvmf_atomic_write(path, iov, 2, cfg->n_dhchap || secret_keys(cfg) ? 0600 : 0644,
-				  err, errlen);
+	int e = nvmf_atomic_write(path, iov, 2, mode, err, errlen);
 	free_text(text);
 	return e;
 }

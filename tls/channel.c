@@ -31,7 +31,8 @@ struct nvmf_tls {
 	bool ktls_tx;     /* the kernel does the record layer of transmit (after the handshake) */
 	bool ktls_rx;
 	int fail; /* a negative errno once the handshake failed, else 0 */
-	char fail_msg[192];
+	/* Room for a message naming an NQN (up to 223 bytes) twice. */
+	char fail_msg[640];
 	nvmf_tls_psk_find_fn find;
 	void *find_arg;
 	uint8_t psk[NVMF_TLS_PSK_MAX];
@@ -161,7 +162,7 @@ static int client_hello_cb(SSL *ssl, int *al, void *arg)
 			      SSL_client_hello_get0_ext(ssl, EXT_PSK_KEX_MODES, &p, &len) ?
 				      "psk_ke only" :
 				      "no psk_key_exchange_modes");
-	char why[128] = "";
+	char why[512] = "";
 	int hash = 0;
 	size_t psklen = 0;
 	int rc = t->find(t->find_arg, id, idlen, t->psk, &psklen, &hash, why, sizeof(why));

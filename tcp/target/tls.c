@@ -103,7 +103,7 @@ static int sniff(struct nvmf_tcp_conn *conn)
 	}
 	char err[160];
 	if (nvmf_tls_server_new(conn->fd, psk_find, conn, &conn->tls, err, sizeof(err))) {
-		char why[200];
+		char why[220];
 		snprintf(why, sizeof(why), "TLS: %s: connection closed", err);
 		nvmf_tcp_conn_kill(conn, NVMF_LOG_ERROR, why);
 		return 1;
@@ -120,7 +120,7 @@ int nvmf_tcp_tls_readable(struct nvmf_tcp_conn *conn)
 		return 0; /* nothing arrived yet */
 	if (conn->tls_phase != NVMF_TCP_TLS_HANDSHAKE)
 		return work;
-	char err[200];
+	char err[640]; /* the channel's messages name NQNs (up to 223 bytes) */
 	int rc = nvmf_tls_handshake(conn->tls, err, sizeof(err));
 	if (rc == -EAGAIN) {
 		bool out = nvmf_tls_want_write(conn->tls);
@@ -131,7 +131,7 @@ int nvmf_tcp_tls_readable(struct nvmf_tcp_conn *conn)
 		return work + 1;
 	}
 	if (rc) {
-		char why[260];
+		char why[700];
 		snprintf(why, sizeof(why), "TLS handshake refused: %s: connection closed", err);
 		nvmf_tcp_conn_kill(conn, NVMF_LOG_WARNING, why);
 		return work + 1;

@@ -162,6 +162,10 @@ refused() { # WHAT EXPECT_HOST_MSG EXPECT_LOG COMMAND...
 }
 refused "wrong PSK" "nvmf: connect to 127.0.0.1:$P1" "TLS handshake refused: .*" \
     nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H1" --tls-key-file "$ST/wrong.key"
+# A version 1 identity's digest shows a wrong key before any binder: the whole reason is
+# logged, however long the NQN.
+refused "wrong PSK, identity 1" "nvmf: connect to 127.0.0.1:$P1" "the PSK digest of its identity does not match its key here (in either derivation layout, RFC 8446 or libnvme's compat): connection closed" \
+    nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H1" --tls-key-file "$ST/wrong.key" --tls-identity 1
 refused "a host without a PSK" "nvmf: connect" "host nqn.2014-08.org.nvmexpress:uuid:44444444-4444-4444-8444-444444444444 has no TLS PSK here" \
     nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q nqn.2014-08.org.nvmexpress:uuid:44444444-4444-4444-8444-444444444444 --tls-key-file "$ST/h1.key"
 refused "a plain connection to the TLS-only port" "nvmf: connect" "a plain connection (no TLS ClientHello) to a port that requires TLS" \

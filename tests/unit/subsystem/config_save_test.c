@@ -202,6 +202,18 @@ static void save_into_a_missing_directory_names_the_file(void)
 	umask(old);
 	CU_ASSERT_EQUAL(stat(path, &st), 0);
 	CU_ASSERT_EQUAL(st.st_mode & 0777, 0644);
+	/* A file the operator keeps private stays so when saved over (a live change writes
+	 * it back): its host NQNs and key paths are not made readable by everyone. */
+	CU_ASSERT_EQUAL(chmod(path, 0600), 0);
+	old = umask(022);
+	CU_ASSERT_EQUAL(nvmf_config_save(&a, path, err, sizeof(err)), 0);
+	umask(old);
+	CU_ASSERT_EQUAL(stat(path, &st), 0);
+	CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
+	CU_ASSERT_EQUAL(chmod(path, 0640), 0);
+	CU_ASSERT_EQUAL(nvmf_config_save(&a, path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(stat(path, &st), 0);
+	CU_ASSERT_EQUAL(st.st_mode & 0777, 0640);
 	unlink(path);
 	rmdir(dir);
 	nvmf_config_free(&a);
