@@ -41,11 +41,14 @@ unsigned nvmf_text_redact_secrets(char *s)
 	unsigned n = 0;
 	char *at;
 	while (s && (at = find_secret(s))) {
-		char *end = strchr(at, ':') + 1; /* past the prefix, which ends in ':' */
+		char *body = strchr(at, ':') + 1; /* past the prefix, which ends in ':' */
+		char *end = body;
 		while (secret_char(*end))
 			end++;
 		size_t m = sizeof(mark) - 1;
-		if ((size_t)(end - at) < m) { /* a bare "DHHC-1:": nothing to hide */
+		/* A bare prefix, or the format's placeholder "NN:" (a message saying what a key
+		 * looks like): nothing to hide. */
+		if (end == body || (end - body == 3 && memcmp(body, "NN:", 3) == 0)) {
 			s = end;
 			continue;
 		}

@@ -28,6 +28,18 @@ static void secrets_in_a_line_are_replaced_and_the_rest_kept(void)
 	CU_ASSERT_EQUAL(nvmf_text_redact_secrets(none), 0);
 	CU_ASSERT_STRING_EQUAL(none, "nqn.2014-08.org.nvmexpress:uuid:1");
 	CU_ASSERT_EQUAL(nvmf_text_redact_secrets(NULL), 0);
+	/* Messages saying what a key looks like stay readable: the bare prefix, and the
+	 * format's placeholder; a key whose fields start "NN:" is still hidden. */
+	char hint[] = "empty NVMe TLS PSK (expected NVMeTLSkey-1:NN:<base64>:)",
+	     start[] = "not an NVMe TLS PSK: it must start with \"NVMeTLSkey-1:\"",
+	     nn[] = "key NVMeTLSkey-1:NN:VRLbtnN9AQb2: here", frag[] = "x NVMeTLSkey-1:0 y";
+	CU_ASSERT_EQUAL(nvmf_text_redact_secrets(hint), 0);
+	CU_ASSERT_STRING_EQUAL(hint, "empty NVMe TLS PSK (expected NVMeTLSkey-1:NN:<base64>:)");
+	CU_ASSERT_EQUAL(nvmf_text_redact_secrets(start), 0);
+	CU_ASSERT_EQUAL(nvmf_text_redact_secrets(nn), 1);
+	CU_ASSERT_STRING_EQUAL(nn, "key <secret> here");
+	CU_ASSERT_EQUAL(nvmf_text_redact_secrets(frag), 1);
+	CU_ASSERT_STRING_EQUAL(frag, "x <secret> y");
 }
 
 const struct unit_test util_secret_tests[] = {
