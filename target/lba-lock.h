@@ -72,16 +72,25 @@ void nvmf_lba_park(struct nvmf_lba_pg *g, struct nvmf_req *req);
 /* nvmf_lba_exit_slow - the gated half of nvmf_lba_exit. */
 void nvmf_lba_exit_slow(struct nvmf_lba_pg *g);
 
+/* Reservation commands touch no blocks and must not wait: a Preempt and Abort waits for
+ * the commands of the namespace in flight, parked ones included (target/resv.h). */
+static inline bool nvmf_lba_resv_opcode(uint8_t opcode)
+{
+	return opcode == nvme_cmd_resv_register || opcode == nvme_cmd_resv_report ||
+	       opcode == nvme_cmd_resv_acquire || opcode == nvme_cmd_resv_release;
+}
+
 /*
  * nvmf_lba_enter - on @req's group, before an I/O command with a namespace executes
  * (nvmf_req_execute). True: go on (counted until nvmf_lba_exit); false: parked, run later
- * by the ungate. A fused half does not enter: it runs under the lock.
+ * by the ungate. A fused half does not enter: it runs under the lock; nor does a
+ * reservation command.
  */
 static inline bool nvmf_lba_enter(struct nvmf_req *req)
 {
 	struct nvmf_ns_lba *l = req->ns->lba;
 	unsigned i = req->sq->pg->index;
-	if (!l || req->fused || i >= l->npgs)
+	if (!l || req->fused || i >= l->npgs || nvmf_lba_resv_opcode(req->cmd->opcode))
 		return true;
 	struct nvmf_lba_pg *g = &l->pg[i];
 	if (g->gated) {
