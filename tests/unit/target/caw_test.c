@@ -207,6 +207,20 @@ static void reserved_fuse_wrong_opcode_and_admin_return_invalid_field(void)
 	teardown(f);
 }
 
+static void queue_ending_with_a_lone_first_half_is_released(void)
+{
+	struct caw_fx *f = setup();
+	uint8_t cmp[512] = { 0 };
+	struct nvme_sqe a = rw(nvme_cmd_compare, FUSE_FIRST, 1, 0, 1);
+	CU_ASSERT_EQUAL_FATAL(fx_start(&f->q, &f->h1, &a, cmp, sizeof(cmp)), 0);
+	CU_ASSERT_FALSE(fx_done(&f->h1)); /* waits for its second */
+	unsigned before = nvmf_tgt_live_queues(&f->fx.tgt);
+	fx_disconnect(&f->q);
+	nvmf_loop_drive(&f->fx.tgt);
+	CU_ASSERT_EQUAL(nvmf_tgt_live_queues(&f->fx.tgt), before - 1);
+	teardown(f);
+}
+
 static void identify_reports_compare_and_write(void)
 {
 	struct caw_fx *f = setup();
@@ -236,6 +250,8 @@ const struct unit_test caw_tests[] = {
 	  halves_on_different_blocks_return_invalid_field },
 	{ "reserved_fuse_wrong_opcode_and_admin_return_invalid_field",
 	  reserved_fuse_wrong_opcode_and_admin_return_invalid_field },
+	{ "queue_ending_with_a_lone_first_half_is_released",
+	  queue_ending_with_a_lone_first_half_is_released },
 	{ "identify_reports_compare_and_write", identify_reports_compare_and_write },
 	{ NULL, NULL },
 };
