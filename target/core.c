@@ -279,10 +279,14 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 	req->fused_status = 0;
 	req->fused_peer = NULL;
 	req->lba_active = false;
-	nvme_status_t fst = nvmf_fused_arrive(req);
-	if (fst) {
-		nvmf_req_complete(req, fst);
-		return false;
+	/* Fused halves pair in arrival order (target/caw.c); other commands only end a
+	 * waiting first half, or the memory of a failed one. */
+	if ((cmd->flags & NVMF_FUSED_MASK) || sq->fused_first || sq->fused_first_failed) {
+		nvme_status_t fst = nvmf_fused_arrive(req);
+		if (fst) {
+			nvmf_req_complete(req, fst);
+			return false;
+		}
 	}
 	/* Traffic-based keep alive (Identify CTRATT.TBKAS): any command the host sends,
 	 * failing ones included, shows it is alive; a Linux host then skips Keep Alive. The
