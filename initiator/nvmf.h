@@ -341,10 +341,13 @@ int nvmf_submit_dsm(struct nvmf_queue *q, uint32_t nsid, const struct nvme_dsm_r
  * @data, @nlb blocks (1's based, at most 65536) at @slba, each @nlb * block size bytes,
  * sent in two adjacent submission queue slots (never split: one command's transfer,
  * > max_xfer is -EINVAL). The controller writes only when the blocks equal @cmp, with
- * no other command between. @cb runs once, after both halves: 0, the NVMe status Compare
- * Failure (SCT 2h, SC 85h, DNR set: nothing written), or the pair's first error (the Compare's, else the
- * Write's). Returns 0 when queued, -EAGAIN unless two slots are free, -ECONNRESET,
- * -EINVAL, or the error of the namespace's Identify (as nvmf_submit_read).
+ * no other command between. @cb runs once, after both halves: 0, the NVMe status
+ * Compare Failure (SCT 2h, SC 85h, DNR set: nothing written), or the pair's first error
+ * (the Compare's, else the Write's). Returns 0 when queued, -EAGAIN unless two slots are
+ * free, -ECONNRESET, -EINVAL, or the error of the namespace's Identify (as
+ * nvmf_submit_read). If the second half cannot be sent after the first went out, @cb
+ * gets that error once the controller has answered the lone first (at the queue's next
+ * command, Missing Fused Command).
  */
 int nvmf_submit_compare_and_write(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
 				  const void *cmp, const void *data, nvmf_io_cb cb, void *arg);
