@@ -345,9 +345,9 @@ int nvmf_submit_dsm(struct nvmf_queue *q, uint32_t nsid, const struct nvme_dsm_r
  * Compare Failure (SCT 2h, SC 85h, DNR set: nothing written), or the pair's first error
  * (the Compare's, else the Write's). Returns 0 when queued, -EAGAIN unless two slots are
  * free, -ECONNRESET, -EINVAL, or the error of the namespace's Identify (as
- * nvmf_submit_read). If the second half cannot be sent after the first went out, @cb
- * gets that error once the controller has answered the lone first (at the queue's next
- * command, Missing Fused Command).
+ * nvmf_submit_read). Should the second half fail to go out after the first did (the
+ * connection lost), @cb runs once the lone first is answered: with the first's status
+ * (Missing Fused Command, at the queue's next command) or -ECONNRESET.
  */
 int nvmf_submit_compare_and_write(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
 				  const void *cmp, const void *data, nvmf_io_cb cb, void *arg);
