@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * I/O submission (NVM Command Set 1.0 sections 3.2, 3.3): Read, Write, Compare, Flush,
- * Write Zeroes, Dataset Management, Verify, Copy and raw commands, and the blocking
- * helpers.
+ * Write Zeroes, Dataset Management, Verify, Copy, fused Compare and Write and raw
+ * commands, and the blocking helpers.
  *
  * A transfer larger than the controller's max_xfer (MDTS) or than 65536 blocks (NLB is
  * 16 bits) is split into parts: a struct nvmfh_split tracks them and calls the user's
@@ -354,7 +354,7 @@ int nvmf_submit_raw(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf,
 
 /* ---- blocking helpers on I/O queue 0 ---- */
 
-enum sync_op { SYNC_READ, SYNC_WRITE, SYNC_FLUSH, SYNC_RAW };
+enum sync_op { SYNC_READ, SYNC_WRITE, SYNC_FLUSH, SYNC_RAW, SYNC_CAW };
 
 struct sync_cmd {
 	enum sync_op op;
@@ -368,6 +368,7 @@ struct sync_cmd {
 	struct nvme_sqe sqe;
 	uint32_t len;
 	bool write;
+	const void *cmp; /* SYNC_CAW: the compare buffer (buf: the data written) */
 };
 
 static void sync_done(void *arg, int status, const struct nvme_cqe *cqe)
@@ -387,6 +388,9 @@ static int sync_submit(struct nvmf_queue *q, struct sync_cmd *w)
 		return nvmf_submit_write(q, w->nsid, w->slba, w->nlb, w->buf, sync_done, w);
 	case SYNC_RAW:
 		return nvmf_submit_raw(q, &w->sqe, w->buf, w->len, w->write, sync_done, w);
+	case SYNC_CAW:
+		return nvmf_submit_compare_and_write(q, w->nsid, w->slba, w->nlb, w->cmp, w->buf,
+						     sync_done, w);
 	default:
 		return nvmf_submit_flush(q, w->nsid, sync_done, w);
 	}
@@ -467,6 +471,100 @@ int nvmf_copy(struct nvmf_ctrl *c, uint32_t nsid, uint64_t sdlba,
 	if (!c || !ranges || copy_sqe(&w.sqe, nsid, sdlba, nr))
 		return -EINVAL;
 	return run_sync(c, &w);
+}
+
+int nvmf_compare_and_write(struct nvmf_ctrl *c, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			   const void *cmp, const void *data)
+{
+	struct sync_cmd w = { .op = SYNC_CAW,
+			      .nsid = nsid,
+			      .slba = slba,
+			      .nlb = nlb,
+			      .buf = (void *)data,
+			      .cmp = cmp };
+	return run_sync(c, &w);
+}
+
+/* ---- fused Compare and Write (NVM Command Set 1.0 section 3.2.1.1) ---- */
+
+/* Command Dword 0 FUSE, bits 1:0 of the flags byte (NVMe Base 2.0 figure 88). */
+#define FUSE_FIRST  1
+#define FUSE_SECOND 2
+
+/* The pair's state until both halves completed. */
+struct caw_pair {
+	nvmf_io_cb cb;
+	void *arg;
+	unsigned left;          /* halves not completed */
+	int st[2];              /* Compare's, Write's status */
+	struct nvme_cqe cqe[2]; /* their CQEs */
+	bool have_cqe[2];
+	struct caw_half {
+		struct caw_pair *p;
+		unsigned idx;
+	} half[2];
+};
+
+/* One half completed; the second completion reports the pair: the Compare's failure
+ * first (a miscompare shows there, the Write then has Failed Fused Command), else the
+ * Write's. */
+static void caw_half_done(void *arg, int status, const struct nvme_cqe *cqe)
+{
+	struct caw_half *h = arg;
+	struct caw_pair *p = h->p;
+	p->st[h->idx] = status;
+	p->have_cqe[h->idx] = cqe != NULL;
+	if (cqe)
+		p->cqe[h->idx] = *cqe;
+	if (--p->left)
+		return;
+	unsigned i = p->st[0] ? 0 : 1;
+	p->cb(p->arg, p->st[i], p->have_cqe[i] ? &p->cqe[i] : NULL);
+	free(p);
+}
+
+int nvmf_submit_compare_and_write(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+				  const void *cmp, const void *data, nvmf_io_cb cb, void *arg)
+{
+	if (!q || !cb || !cmp || !data || !nsid || !nlb || nlb > NVMFH_MAX_NLB)
+		return -EINVAL;
+	if (q->lost)
+		return -ECONNRESET;
+	uint32_t shift;
+	int rc = lba_shift(q, nsid, &shift);
+	if (rc)
+		return rc;
+	uint64_t len = (uint64_t)nlb << shift;
+	if (len > q->hq.ctrl->max_xfer)
+		return -EINVAL;
+	/* Both halves or neither: a lone first would wait at the controller for its second
+	 * until the next command. */
+	if (q->outstanding + 2 >= q->hq.size || q->nr_free < 2)
+		return -EAGAIN;
+	struct caw_pair *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->cb = cb;
+	p->arg = arg;
+	p->left = 2;
+	struct nvme_sqe sqe[2];
+	rw_sqe(&sqe[0], nvme_cmd_compare, nsid, slba, nlb);
+	rw_sqe(&sqe[1], nvme_cmd_write, nsid, slba, nlb);
+	sqe[0].flags = FUSE_FIRST;
+	sqe[1].flags = FUSE_SECOND;
+	const void *buf[2] = { cmp, data };
+	for (unsigned i = 0; i < 2; i++) {
+		p->half[i] = (struct caw_half){ .p = p, .idx = i };
+		rc = nvmfh_queue_submit(q, &sqe[i], (void *)buf[i], (uint32_t)len, true,
+					caw_half_done, &p->half[i], NULL);
+		if (rc && i == 0) {
+			free(p);
+			return rc;
+		}
+		if (rc) /* the first went out: the pair reports this through @cb */
+			caw_half_done(&p->half[1], rc, NULL);
+	}
+	return 0;
 }
 
 /* ---- reservations (NVMe Base 2.0 sections 7.2-7.5) ---- */

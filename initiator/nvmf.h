@@ -352,6 +352,22 @@ int nvmf_submit_verify(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint3
  * command specific codes 80h-85h as Connect's (0x183: CONNECT_RESTART_DISC). */
 int nvmf_submit_copy(struct nvmf_queue *q, uint32_t nsid, uint64_t sdlba,
 		     const struct nvme_copy_range *ranges, unsigned nr, nvmf_io_cb cb, void *arg);
+/*
+ * nvmf_submit_compare_and_write - fused Compare and Write (NVM Command Set 1.0 section
+ * 3.2.1.1; the controller's Identify FUSES bit 0): a Compare of @cmp and a Write of
+ * @data, @nlb blocks (1's based, at most 65536) at @slba, each @nlb * block size bytes,
+ * sent in two adjacent submission queue slots (never split: one command's transfer,
+ * > max_xfer is -EINVAL). The controller writes only when the blocks equal @cmp, with
+ * no other command between. @cb runs once, after both halves: 0, the NVMe status
+ * Compare Failure (SCT 2h, SC 85h, DNR set: nothing written), or the pair's first error
+ * (the Compare's, else the Write's). Returns 0 when queued, -EAGAIN unless two slots are
+ * free, -ECONNRESET, -EINVAL, or the error of the namespace's Identify (as
+ * nvmf_submit_read). Should the second half fail to go out after the first did (the
+ * connection lost), @cb runs once the lone first is answered: with the first's status
+ * (Missing Fused Command, at the queue's next command) or -ECONNRESET.
+ */
+int nvmf_submit_compare_and_write(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+				  const void *cmp, const void *data, nvmf_io_cb cb, void *arg);
 /* nvmf_submit_raw - any I/O command: @sqe (command_id and data pointer are filled by the
  * library), @buf of @len bytes moved in direction @write (host to controller). */
 int nvmf_submit_raw(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf, uint32_t len,
@@ -383,6 +399,11 @@ int nvmf_flush(struct nvmf_ctrl *ctrl, uint32_t nsid);
 int nvmf_verify(struct nvmf_ctrl *ctrl, uint32_t nsid, uint64_t slba, uint32_t nlb);
 int nvmf_copy(struct nvmf_ctrl *ctrl, uint32_t nsid, uint64_t sdlba,
 	      const struct nvme_copy_range *ranges, unsigned nr);
+/* nvmf_compare_and_write - nvmf_submit_compare_and_write, blocking: 0, Compare
+ * Failure | DNR (the blocks differ from @cmp; nothing written), another NVMe status, or
+ * -errno. */
+int nvmf_compare_and_write(struct nvmf_ctrl *ctrl, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			   const void *cmp, const void *data);
 
 /* ---- reservations (NVMe Base 2.0 section 8.19; commands 7.2-7.5): blocking, on I/O
  * queue 0 like the helpers above. Each returns 0, an NVMe status (> 0: Reservation

@@ -68,6 +68,8 @@ void nvmf_ns_free(struct nvmf_ns *ns)
 		unlink(ns->real_path);
 	if (ns->resv && ns->resv_free)
 		ns->resv_free(ns->resv);
+	if (ns->lba && ns->lba_free)
+		ns->lba_free(ns->lba);
 	free(ns->real_path);
 	free(ns->stats);
 	free(ns);

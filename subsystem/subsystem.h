@@ -19,6 +19,7 @@
 #include "subsystem/backend.h"
 #include "subsystem/config.h"
 
+struct nvmf_ns_lba;
 struct nvmf_transport;
 
 #define NVMF_SUBSYS_MAX_NSID 1024 /* namespace slots per subsystem (Identify NN) */
@@ -66,6 +67,9 @@ struct nvmf_ns {
 					    * NULL: off (the config's resv.enable) */
 	void (*resv_free)(struct nvmf_ns_resv *resv); /* how nvmf_ns_free frees it (the
 					    * target's, which attached it) */
+	struct nvmf_ns_lba *lba;                      /* the lock of fused Compare and Write
+					    * (target/lba-lock.h); NULL: none attached */
+	void (*lba_free)(struct nvmf_ns_lba *lba);    /* how nvmf_ns_free frees it */
 	uint64_t err_log_next_ms; /* backend errors: the target's clock (ms) from which the
 					    * next one is logged; 0 at first (atomic,
 					    * target/io-cmd.c) */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "target/auth.h"
 #include "target/core.h"
+#include "target/lba-lock.h"
 #include "target/probes.h"
 #include "target/resv.h"
 
@@ -150,6 +151,10 @@ void nvmf_sq_destroy(struct nvmf_sq *sq)
 	if (sq->state != NVMF_SQ_LIVE)
 		return;
 	sq->state = NVMF_SQ_DRAINING;
+	/* A first half waiting for a second that will not come would hold the drain. */
+	if (sq->fused_first)
+		nvmf_fused_settle(sq->fused_first, nvme_generic(NVME_SC_FUSED_MISSING));
+	sq->fused_first = NULL;
 	/* Parked AERs never complete on their own; this queue is their only way out. */
 	if (sq->ctrl && sq->qid == 0 && sq->ctrl->nr_aer)
 		nvmf_tgt_ctrl_fail_aers(sq->ctrl, nvme_generic(NVME_SC_ABORT_QUEUE));
@@ -269,10 +274,19 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 	sq->sqhd = sq->size ? (uint16_t)((sq->sqhd + 1) % sq->size) : 0;
 	NVMF_PROBE_REQUEST_RECEIVE(req, sq->qid, cmd->command_id, cmd->opcode, req->probe_nsid);
 
-	/* Fused operations are not supported (Identify FUSES = 0). */
-	if (cmd->flags & 0x3) {
-		nvmf_req_complete_dnr(req, nvme_generic(NVME_SC_INVALID_FIELD));
-		return false;
+	req->fused = 0;
+	req->fused_ready = false;
+	req->fused_status = 0;
+	req->fused_peer = NULL;
+	req->lba_active = false;
+	/* Fused halves pair in arrival order (target/caw.c); other commands only end a
+	 * waiting first half, or the memory of a failed one. */
+	if ((cmd->flags & NVMF_FUSED_MASK) || sq->fused_first || sq->fused_first_failed) {
+		nvme_status_t fst = nvmf_fused_arrive(req);
+		if (fst) {
+			nvmf_req_complete(req, fst);
+			return false;
+		}
 	}
 	/* Traffic-based keep alive (Identify CTRATT.TBKAS): any command the host sends,
 	 * failing ones included, shows it is alive; a Linux host then skips Keep Alive. The
@@ -280,6 +294,8 @@ bool nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq, struct nvme_sqe *cm
 	if (sq->ctrl)
 		__atomic_store_n(&sq->ctrl->last_keep_alive_ms, sq->pg->now_ms, __ATOMIC_RELAXED);
 	nvme_status_t st = parse(req);
+	if (req->fused)
+		st = nvmf_fused_parsed(req, st);
 	if (st) {
 		/* What the parsers find is wrong with the command stays wrong when retried
 		 * (DNR), except a path-related status (SCT 3: ANA inaccessible, transition):
@@ -298,11 +314,18 @@ void nvmf_req_execute(struct nvmf_req *req)
 	/* The host's SGL must describe exactly what the command moves: Data SGL Length
 	 * Invalid otherwise (NVMe Base 4.3.2; nvmet is equally strict). */
 	if (req->sgl_len != req->data_len) {
-		nvmf_req_complete_dnr(req, nvme_generic(NVME_SC_SGL_INVALID_DATA));
+		nvme_status_t st = nvme_generic(NVME_SC_SGL_INVALID_DATA) | NVME_SC_DNR;
+		if (req->fused)
+			nvmf_fused_fail(req, st);
+		else
+			nvmf_req_complete(req, st);
 		return;
 	}
 	NVMF_PROBE_REQUEST_EXECUTE(req, req->sq->qid, req->cmd->command_id, req->cmd->opcode,
 				   req->probe_nsid, req->data_len);
+	/* Not while a Compare and Write holds the namespace: parked, run at its end. */
+	if (req->ns && req->sq->qid && !nvmf_lba_enter(req))
+		return;
 	req->execute(req);
 }
 
@@ -320,6 +343,8 @@ void nvmf_req_complete(struct nvmf_req *req, nvme_status_t status)
 	req->cqe_optional = sq->sqflow_disabled && !status && !req->cqe->result.u64;
 	NVMF_PROBE_REQUEST_RESPONSE(req, sq->qid, req->cmd->command_id, req->cmd->opcode,
 				    req->probe_nsid, status);
+	if (req->lba_active)
+		nvmf_lba_exit(req);
 	nvmf_req_release_ns(req, status);
 	free(req->aux);
 	req->aux = NULL;
@@ -338,6 +363,10 @@ void nvmf_req_abandon(struct nvmf_req *req)
 {
 	struct nvmf_sq *sq = req->sq;
 	NVMF_PROBE_REQUEST_ABANDON(req, sq->qid, req->cmd->command_id);
+	if (req->fused)
+		nvmf_fused_abandon(req);
+	if (req->lba_active)
+		nvmf_lba_exit(req);
 	nvmf_req_release_ns(req, nvme_generic(NVME_SC_ABORT_REQ));
 	free(req->aux);
 	req->aux = NULL;

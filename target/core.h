@@ -320,6 +320,45 @@ nvme_status_t nvmf_parse_admin_cmd(struct nvmf_req *req);     /* target/admin-cm
 nvme_status_t nvmf_parse_discovery_cmd(struct nvmf_req *req); /* target/discovery.c */
 nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req);        /* target/io-cmd.c */
 
+/* What target/caw.c borrows of target/io-cmd.c's handlers: the status of backend
+ * error @err (-errno) of @io, logged as the others; whether a write of @req must be
+ * flushed (FUA, or the host turned the volatile cache off); the SMART counters of a
+ * completed Read/Compare/Write @req. */
+nvme_status_t nvmf_io_backend_status(struct nvmf_req *req, const struct nvmf_bdev_io *io, int err,
+				     bool is_write);
+bool nvmf_io_needs_flush(const struct nvmf_req *req);
+void nvmf_io_count(struct nvmf_req *req);
+
+/* ---- fused Compare and Write (target/caw.c; NVMe Base 2.0 "Fused Operations", NVM
+ * Command Set 1.0 section 3.2.1.1) ---- */
+
+/*
+ * nvmf_fused_arrive - in nvmf_req_init, before parsing @req: pair it with the queue's
+ * waiting first half by SQ order. A waiting first that @req does not complete is
+ * answered Command Aborted due to Missing Fused Command (when its data is in). Returns
+ * 0 (go on parsing), or @req's own status: Invalid Field | DNR for FUSE 11b, a fused
+ * command on the admin queue, a first that is not Compare or a second that is not
+ * Write; Missing Fused Command for a lone second, Failed Fused Command when the first
+ * before it failed (no DNR: the host resends the pair).
+ */
+nvme_status_t nvmf_fused_arrive(struct nvmf_req *req);
+/*
+ * nvmf_fused_parsed - after parsing fused half @req with status @st: a first waits for
+ * its second; a second is checked against its first (same NSID, SLBA and NLB, else
+ * Invalid Field for both) and linked. A refused half fails its partner (Failed Fused
+ * Command). Returns @req's status (0: it executes through target/caw.c).
+ */
+nvme_status_t nvmf_fused_parsed(struct nvmf_req *req, nvme_status_t st);
+/* nvmf_fused_settle - answer fused half @req with @st now if its data is in, else at its
+ * execute. @req has no partner linked. */
+void nvmf_fused_settle(struct nvmf_req *req, nvme_status_t st);
+/* nvmf_fused_fail - fused half @req fails with @st before its pair ran (a bad SGL): its
+ * partner gets Failed Fused Command, a second not yet arrived too. */
+void nvmf_fused_fail(struct nvmf_req *req, nvme_status_t st);
+/* nvmf_fused_abandon - fused half @req is abandoned (its queue died before it
+ * executed): its partner is answered Command Abort Requested. */
+void nvmf_fused_abandon(struct nvmf_req *req);
+
 /*
  * nvmf_io_retry_pending - resubmit, oldest first, the backend I/O of requests parked on
  * @io's retry list because the backend's ring was full (-EAGAIN). Stops at the first that

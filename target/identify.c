@@ -47,6 +47,18 @@ void nvmf_identify_ctrl_common(const struct nvmf_tgt_ctrl *ctrl, struct nvme_id_
 	id->msdbd = ctrl->transport->ops->msdbd;
 }
 
+/* FUSES bit 0: fused Compare and Write (target/caw.c). ACWU (0's based, logical
+ * blocks): the whole of one command is atomic, so what MDTS lets one carry, counted in
+ * 512-byte blocks and capped at the field (NLB's 65536 blocks without MDTS). */
+static void identify_fuses(const struct nvmf_tgt_ctrl *ctrl, struct nvme_id_ctrl *id)
+{
+	uint64_t blocks = 65536;
+	if (ctrl->mdts && ctrl->mdts < 32 && (4096ull << ctrl->mdts) / 512 < blocks)
+		blocks = (4096ull << ctrl->mdts) / 512;
+	id->fuses = htole16(NVME_CTRL_FUSES_COMPARE_AND_WRITE);
+	id->acwu = htole16((uint16_t)(blocks - 1));
+}
+
 static void identify_ctrl(struct nvmf_req *req)
 {
 	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
@@ -81,6 +93,7 @@ static void identify_ctrl(struct nvmf_req *req)
 			(nvmf_resv_subsys_enabled(s) ? NVME_CTRL_ONCS_RESERVATIONS : 0));
 	id->oncs |= htole16(NVME_CTRL_ONCS_VERIFY | NVME_CTRL_ONCS_COPY);
 	id->ocfs = htole16(1); /* Copy descriptor format 0h only (no protection information) */
+	identify_fuses(ctrl, id);
 	/* VWC bit 0; bits 2:1 = 00b: Flush of NSID FFFFFFFFh support not reported (nvmet). */
 	id->vwc = nvmf_subsys_has_vwc(s) ? NVME_CTRL_VWC_PRESENT : 0;
 	/* In-capsule data: SGL offsets, and larger command capsules. */

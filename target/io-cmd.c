@@ -734,3 +734,21 @@ nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
 		st = nvmf_resv_check_io(access, req->cmd->opcode);
 	return st ? st : d->parse(req);
 }
+
+/* ---- for fused Compare and Write (target/caw.c) ---- */
+
+nvme_status_t nvmf_io_backend_status(struct nvmf_req *req, const struct nvmf_bdev_io *io, int err,
+				     bool is_write)
+{
+	return backend_error(req, io, err, is_write);
+}
+
+bool nvmf_io_needs_flush(const struct nvmf_req *req)
+{
+	return needs_flush(req);
+}
+
+void nvmf_io_count(struct nvmf_req *req)
+{
+	count_io(req);
+}

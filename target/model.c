@@ -20,6 +20,7 @@
 #include "subsystem/created.h"
 #include "target/model.h"
 #include "target/namespace.h"
+#include "target/lba-lock.h"
 #include "target/resv.h"
 
 static bool retire_subsys(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
@@ -138,8 +139,9 @@ int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *s
 		return rc;
 	}
 	for (uint32_t n = 1; n <= s->max_nsid; n++)
-		if (s->ns[n] && (nvmf_ns_stats_alloc(s->ns[n], tgt->npgs) ||
-				 nvmf_resv_ns_attach(tgt, s, s->ns[n]))) {
+		if (s->ns[n] &&
+		    (nvmf_ns_stats_alloc(s->ns[n], tgt->npgs) ||
+		     nvmf_lba_ns_attach(tgt, s->ns[n]) || nvmf_resv_ns_attach(tgt, s, s->ns[n]))) {
 			nvmf_subsys_free(s);
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;

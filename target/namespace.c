@@ -16,6 +16,7 @@
 #include "target/core.h"
 #include "target/log.h"
 #include "target/namespace.h"
+#include "target/lba-lock.h"
 #include "target/resv.h"
 
 #define DRAIN_CHECK_MS 1
@@ -414,7 +415,8 @@ static struct nvmf_ns *open_counted(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 	struct nvmf_ns *ns = nvmf_ns_open(s, nc, err, errlen);
 	if (ns)
 		log_opened(tgt, s, ns);
-	if (ns && (nvmf_ns_stats_alloc(ns, tgt->npgs) || nvmf_resv_ns_attach(tgt, s, ns))) {
+	if (ns && (nvmf_ns_stats_alloc(ns, tgt->npgs) || nvmf_lba_ns_attach(tgt, ns) ||
+		   nvmf_resv_ns_attach(tgt, s, ns))) {
 		unopen(s, ns, enabling);
 		snprintf(err, errlen, "out of memory");
 		return NULL;

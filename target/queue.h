@@ -52,18 +52,22 @@ struct nvmf_sq {
 	char peer[64];        /* the host's address as the transport reports it
 					    * ("addr:port"), for messages; "" unknown */
 	enum nvmf_sq_state state;
-	uint32_t inflight;         /* commands between nvmf_req_init and their answer */
-	bool quiescing;            /* the target is stopping: new commands are not
+	uint32_t inflight;            /* commands between nvmf_req_init and their answer */
+	bool quiescing;               /* the target is stopping: new commands are not
 					    * started (nvmf_sq_accepting), those in flight finish */
-	struct nvmf_msg msg;       /* its own detach/release messages */
-	struct nvmf_msg ctl_msg;   /* the controller group's disconnect request */
-	bool disconnect_sent;      /* ctl_msg posted (controller group's flag) */
-	bool auth_required;        /* its Connect answered AUTHREQ.ATR */
-	bool authenticated;        /* its DH-HMAC-CHAP transaction succeeded */
-	uint32_t auth_done;        /* how it authenticated, packed (target/auth.c); 0 while
+	struct nvmf_msg msg;          /* its own detach/release messages */
+	struct nvmf_msg ctl_msg;      /* the controller group's disconnect request */
+	bool disconnect_sent;         /* ctl_msg posted (controller group's flag) */
+	bool auth_required;           /* its Connect answered AUTHREQ.ATR */
+	bool authenticated;           /* its DH-HMAC-CHAP transaction succeeded */
+	uint32_t auth_done;           /* how it authenticated, packed (target/auth.c); 0 while
 					    * not: written by its group, read by any (atomic) */
-	struct nvmf_sq_auth *auth; /* the transaction (target/auth.c), NULL before */
-	struct nvmf_sq *pg_next;   /* in pg->sqs */
+	struct nvmf_sq_auth *auth;    /* the transaction (target/auth.c), NULL before */
+	struct nvmf_sq *pg_next;      /* in pg->sqs */
+	struct nvmf_req *fused_first; /* a parsed first half (FUSE 01b) waiting for its
+					    * second, the next command (target/core.c) */
+	bool fused_first_failed;      /* the previous command was a first half that failed:
+					    * a second now gets Failed Fused Command */
 	void *transport_priv;
 };
 
@@ -101,6 +105,21 @@ struct nvmf_req {
 	struct nvmf_req *retry_next; /* in its nvmf_io_ctx retry list while the ring is full */
 	struct nvmf_req *resv_next;  /* in its namespace's queue of reservation commands
 					    * (target/resv-cmd.c) */
+	/* Fused Compare and Write (target/core.c, target/caw.c). */
+	uint8_t fused;               /* its FUSE field: 0, NVMF_FUSED_FIRST, NVMF_FUSED_SECOND */
+	bool fused_ready;            /* its execute ran: its data is here */
+	nvme_status_t fused_status;  /* its answer, decided before it could be given */
+	struct nvmf_req *fused_peer; /* the other half, once both are parsed */
+	/* The namespace lock (target/lba-lock.h). */
+	bool lba_active;                           /* counted in its group's executing commands */
+	struct nvmf_req *lba_next;                 /* parked, or in the main group's holder FIFO */
+	void (*lba_granted)(struct nvmf_req *req); /* a holder's continuations */
+	void (*lba_finished)(struct nvmf_req *req);
 };
+
+/* Command Dword 0 FUSE (bits 9:8, byte 1 bits 1:0; NVMe Base 2.0 figure 88). */
+#define NVMF_FUSED_FIRST  1
+#define NVMF_FUSED_SECOND 2
+#define NVMF_FUSED_MASK   3
 
 #endif

@@ -17,6 +17,7 @@
 #include "target/log.h"
 #include "target/model.h"
 #include "target/namespace.h"
+#include "target/lba-lock.h"
 #include "target/resv.h"
 #include "util/clock.h"
 
@@ -287,6 +288,7 @@ static int count_namespaces(struct nvmf_tgt *tgt, char *err, size_t errlen)
 		for (uint32_t n = 1; n <= tgt->subsys[i]->max_nsid; n++)
 			if (tgt->subsys[i]->ns[n] &&
 			    (nvmf_ns_stats_alloc(tgt->subsys[i]->ns[n], tgt->npgs) ||
+			     nvmf_lba_ns_attach(tgt, tgt->subsys[i]->ns[n]) ||
 			     nvmf_resv_ns_attach(tgt, tgt->subsys[i], tgt->subsys[i]->ns[n]))) {
 				snprintf(err, errlen, "out of memory");
 				return -1;

@@ -313,6 +313,7 @@ int cli_resv_release(int argc, char **argv, const struct cli_env *env);
 int cli_resv_report(int argc, char **argv, const struct cli_env *env);
 int cli_verify(int argc, char **argv, const struct cli_env *env);
 int cli_copy(int argc, char **argv, const struct cli_env *env);
+int cli_compare_write(int argc, char **argv, const struct cli_env *env); /* caw.c */
 
 /* cli_run - dispatch "nvmf SUBCOMMAND ..." (argv[0] is the program name); handles
  * --help, --version and no arguments. Returns the exit status. */

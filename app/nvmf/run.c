@@ -14,6 +14,8 @@ static const struct {
 	{ "identify", cli_identify, "print Identify Controller or Identify Namespace data" },
 	{ "read", cli_read, "read blocks of a namespace to a file or stdout" },
 	{ "write", cli_write, "write a file or stdin to blocks of a namespace" },
+	{ "compare-write", cli_compare_write,
+	  "write blocks only if they hold what a file holds (fused Compare and Write)" },
 	{ "perf", cli_perf, "measure IOPS, bandwidth and latency with a load of async I/O" },
 	{ "ana-log", cli_ana_log, "print the ANA log (group states) through each path" },
 	{ "resv-register", cli_resv_register, "register, unregister or replace a reservation key" },

@@ -317,6 +317,30 @@ tcp resv-release -n "$NQN" --ns 3 "${H1[@]}" --rrela 1 --crkey 0xabcd > /dev/nul
     ok "resv-release --rrela 1 clears: host 2 writes again, no registrant left" ||
     bad "resv-release clear over tcp"
 
+# ---- fused Compare and Write (nvmf compare-write): one that wins, one that loses ----
+head -c 1024 /dev/urandom > "$ST/caw.old"
+head -c 1024 /dev/urandom > "$ST/caw.new"
+head -c 1024 /dev/urandom > "$ST/caw.other"
+if tcp write -n "$NQN" --slba 300 -i "$ST/caw.old" > /dev/null 2>&1 &&
+   tcp compare-write -n "$NQN" --slba 300 --nlb 2 --compare "$ST/caw.old" --input "$ST/caw.new" \
+       > "$ST/caw.out" 2>&1 &&
+   tcp read -n "$NQN" --slba 300 --nlb 2 -o "$ST/caw.back" 2> /dev/null &&
+   cmp -s "$ST/caw.new" "$ST/caw.back"; then
+    ok "compare-write: the blocks held --compare, --input is read back"
+else
+    cat "$ST/caw.out"; bad "compare-write that should win"
+fi
+tcp compare-write -n "$NQN" --slba 300 --nlb 2 --compare "$ST/caw.old" --input "$ST/caw.other" \
+    > /dev/null 2> "$ST/caw.err"
+rc=$?
+if [ $rc = 1 ] && grep -q "COMPARE_FAILED (sct 0x2, sc 0x85, DNR)" "$ST/caw.err" &&
+   tcp read -n "$NQN" --slba 300 --nlb 2 -o "$ST/caw.back" 2> /dev/null &&
+   cmp -s "$ST/caw.new" "$ST/caw.back"; then
+    ok "compare-write: a miscompare names COMPARE_FAILED, exits 1 and writes nothing"
+else
+    cat "$ST/caw.err"; bad "compare-write that should lose (exit $rc)"
+fi
+
 # ---- SQ flow control disabled (Connect CATTR bit 2, as nvme connect --disable-sqflow) ----
 # The port advertises it (TREQ bit 2, which connect-all follows); with it a successful read
 # ends with a C2HData carrying SUCCESS and no CapsuleResp: had the host missed the
