@@ -28,11 +28,26 @@ bool nvmf_text_has_secret(const char *s)
 	return s && find_secret(s);
 }
 
-/* A secret's text after its prefix: base64, the NN fields and their ':' separators. */
+/* A secret's field after its prefix: the NN field, then base64. */
 static bool secret_char(char c)
 {
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       c == '+' || c == '/' || c == '=' || c == ':';
+	       c == '+' || c == '/' || c == '=';
+}
+
+/* The end of a secret's text from @p, just past its prefix: "NN:base64:" (the two
+ * fields and their closing ':'s, as far as they go), so a ':' that follows it, as in
+ * "PATH: No such file", stays. */
+static char *secret_end(char *p)
+{
+	for (int field = 0; field < 2; field++) {
+		while (secret_char(*p))
+			p++;
+		if (*p != ':')
+			break;
+		p++;
+	}
+	return p;
 }
 
 unsigned nvmf_text_redact_secrets(char *s)
@@ -42,9 +57,7 @@ unsigned nvmf_text_redact_secrets(char *s)
 	char *at;
 	while (s && (at = find_secret(s))) {
 		char *body = strchr(at, ':') + 1; /* past the prefix, which ends in ':' */
-		char *end = body;
-		while (secret_char(*end))
-			end++;
+		char *end = secret_end(body);
 		size_t m = sizeof(mark) - 1;
 		/* A bare prefix, or the format's placeholder "NN:" (a message saying what a key
 		 * looks like): nothing to hide. */

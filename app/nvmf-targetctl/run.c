@@ -69,14 +69,17 @@ static void warn_secret_args(int argc, char **argv, const struct tctl_env *env)
 {
 	for (int i = 1; i < argc; i++)
 		if (nvmf_text_has_secret(argv[i])) {
+			/* The way to give it depends on what it is. */
+			bool psk = strstr(argv[i], "NVMeTLSkey-1:") != NULL;
 			fprintf(env->err,
-				TCTL_PROG
-				": warning: argument %d holds a secret: other users see "
-				"it in ps and it stays in the shell history; give "
-				"DH-HMAC-CHAP secrets to 'host dhchap' in "
-				"$NVMF_DHCHAP_SECRET and $NVMF_DHCHAP_CTRL_SECRET instead, "
-				"and change this one\n",
-				i);
+				TCTL_PROG ": warning: argument %d holds a secret: other users see "
+					  "it in ps and it stays in the shell history; %s instead, "
+					  "and change this one\n",
+				i,
+				psk ? "put TLS PSKs in a file only root reads (chmod 600) and "
+				      "give its path to 'host tls-key HOSTNQN --key-file PATH'" :
+				      "give DH-HMAC-CHAP secrets to 'host dhchap' in "
+				      "$NVMF_DHCHAP_SECRET and $NVMF_DHCHAP_CTRL_SECRET");
 			return;
 		}
 }

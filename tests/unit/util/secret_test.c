@@ -40,6 +40,10 @@ static void secrets_in_a_line_are_replaced_and_the_rest_kept(void)
 	CU_ASSERT_STRING_EQUAL(nn, "key <secret> here");
 	CU_ASSERT_EQUAL(nvmf_text_redact_secrets(frag), 1);
 	CU_ASSERT_STRING_EQUAL(frag, "x <secret> y");
+	/* The secret ends at its closing ':': a message's own ':' after it stays. */
+	char path[] = "/tmp/NVMeTLSkey-1:01:VRLbtnN9AQb2:: No such file or directory";
+	CU_ASSERT_EQUAL(nvmf_text_redact_secrets(path), 1);
+	CU_ASSERT_STRING_EQUAL(path, "/tmp/<secret>: No such file or directory");
 }
 
 const struct unit_test util_secret_tests[] = {

@@ -123,6 +123,17 @@ static void a_secret_on_the_command_line_is_warned_of_and_never_echoed(void)
 							"namespace 9 (-32001)\n");
 	CU_ASSERT_EQUAL(t.srv.calls, 1);
 	CU_ASSERT_STRING_EQUAL(t.out, "");
+	/* A TLS PSK where its file's path belongs: the advice is the key file's. */
+	CU_ASSERT_EQUAL(
+		run(&t, "host", "tls-key", "nqn.h:1", "--key-file",
+		    "NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:", NULL),
+		TCTL_ERR);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "argument 7 holds a secret: other users see it in ps "
+					     "and it stays in the shell history; put TLS PSKs in "
+					     "a file only root reads (chmod 600) and give its "
+					     "path to 'host tls-key HOSTNQN --key-file PATH' "
+					     "instead"));
+	CU_ASSERT_PTR_NULL(strstr(t.err, "VRLbtn"));
 	stop(&t);
 }
 
