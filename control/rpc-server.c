@@ -175,7 +175,7 @@ static bool client_read(struct nvmf_rpc_server *srv, struct nvmf_rpc_client *c)
 	if (n == 0) {
 		/* The client is done sending: say so if it left half a request. */
 		size_t i = 0;
-		while (i < c->len && strchr(" \t\r\n", c->buf[i]))
+		while (i < c->len && c->buf[i] && strchr(" \t\r\n", c->buf[i])) /* not NUL */
 			i++;
 		if (i < c->len) {
 			char *resp = nvmf_rpc_error_text(NVMF_RPC_PARSE_ERROR,

@@ -120,7 +120,7 @@ char *nvmf_read_secret_line(const char *path, size_t max, size_t *len, int *rc, 
 	char *text = nvmf_read_regular_file(path, max, &n, rc, err, errlen);
 	if (!text)
 		return NULL;
-	while (n && strchr(" \t\r\n", text[n - 1]))
+	while (n && text[n - 1] && strchr(" \t\r\n", text[n - 1])) /* strchr finds a NUL too */
 		text[--n] = '\0';
 	if (strlen(text) != n) {
 		explicit_bzero(text, n);

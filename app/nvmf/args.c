@@ -185,6 +185,7 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 		if (cli_parse_u64(arg, 0, 1, &port, msg, sizeof(msg)))
 			return cli_usage_error(err, cmd, "--tls-identity: version %s", msg);
 		c->tls_identity = (int)port;
+		c->tls_identity_given = true;
 		return 0;
 	case OPT_TLS_COMPAT:
 		c->tls_compat = true;
@@ -238,6 +239,10 @@ int cli_check_common(const struct cli_common *c, enum cli_nqn need, const char *
 		return cli_usage_error(err, cmd,
 				       "%s: TLS is NVMe/TCP's secure channel: give -t tcp",
 				       c->tls_key_opt ? c->tls_key_opt : "--tls");
+	if (c->tls_identity_given && !c->tls)
+		return cli_usage_error(err, cmd,
+				       "--tls-identity says which PSK identity the host offers: "
+				       "give it with --tls-key-file, --tls-key or --tls");
 	if (c->tls_compat && !c->tls)
 		return cli_usage_error(err, cmd,
 				       "--tls-compat says how the TLS PSK is derived: give it "

@@ -70,6 +70,7 @@ struct cli_common {
 	 * libnvme's compat layout (nvmf_ctrl_opts.tls_compat); only with a TLS option. */
 	bool tls;
 	bool tls_compat;
+	bool tls_identity_given; /* --tls-identity appeared (needs a TLS option) */
 	const char *tls_key;     /* "NVMeTLSkey-1:..." from --tls-key or the file */
 	const char *tls_key_opt; /* the option it came from, for messages */
 	int tls_identity;

@@ -166,6 +166,9 @@ static void secret_line_loses_its_trailing_white_space_and_refuses_a_nul(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	CU_ASSERT_EQUAL(len, 0);
 	free(t);
+	put("abc\0\0\0", 6); /* NULs at the end are not white space */
+	CU_ASSERT_PTR_NULL(nvmf_read_secret_line(Path, 100, &len, &rc, err, sizeof(err)));
+	CU_ASSERT_EQUAL(rc, -EINVAL);
 	put("abc\0def\n", 8);
 	CU_ASSERT_PTR_NULL(nvmf_read_secret_line(Path, 100, &len, &rc, err, sizeof(err)));
 	CU_ASSERT_EQUAL(rc, -EINVAL);

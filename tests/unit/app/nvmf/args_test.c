@@ -206,6 +206,15 @@ static void tls_compat_needs_a_tls_option_and_is_passed_on(void)
 					     "is derived: give it with --tls-key-file, --tls-key "
 					     "or --tls\n"));
 	clit_teardown(&t);
+	/* --tls-identity alone would connect in the clear: a usage error too. */
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", "x", "-t", "tcp",
+				 "--tls-identity", "1", NULL),
+			2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: identify: --tls-identity says which PSK "
+					     "identity the host offers: give it with "
+					     "--tls-key-file, --tls-key or --tls\n"));
+	clit_teardown(&t);
 
 	struct cli_common c = { .traddr = "127.0.0.1",
 				.trtype = "tcp",
