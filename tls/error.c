@@ -103,7 +103,11 @@ int nvmf_tls_map_failure(const struct nvmf_tls_failure *f, char *err, size_t err
 		return fail(err, errlen, -EKEYREJECTED, "wrong PSK: the server rejected ours", r);
 	if (is_garbage(r))
 		return fail(err, errlen, -EPROTO,
-			    "not a TLS 1.3 handshake (garbage or malformed message)", r);
+			    f->server ? "not a TLS 1.3 handshake (garbage or malformed message)" :
+					/* what a port without TLS answers a ClientHello with */
+					"the port answered without TLS (a port without addr.tsas "
+					"tls1.3, or not NVMe/TCP)",
+			    r);
 	if (r == SSL_R_BINDER_DOES_NOT_VERIFY)
 		return fail(err, errlen, -EKEYREJECTED,
 			    "wrong PSK: the client's binder does not verify", r);

@@ -174,11 +174,15 @@ void nvmf_tcp_conn_fatal(struct nvmf_tcp_conn *conn, enum nvme_tcp_fes fes, uint
 	tx->hlen = (uint32_t)sizeof(*term) + n;
 	nvmf_tcp_tx_queue(conn, tx);
 	nvmf_tcp_conn_flush(conn);
-	char why[128];
+	char why[200];
+	uint8_t type = hdr_len ? *(const uint8_t *)hdr : 0u;
+	/* 0x16 first on a port without TLS: a host that wants TLS, not a broken one. */
+	bool hello = type == 0x16 && conn->state == NVMF_TCP_CONN_ICREQ;
 	snprintf(why, sizeof(why),
-		 "protocol error in a PDU of type 0x%02x: C2HTermReq FES %u FEI %u "
-		 "sent, connection closed",
-		 hdr_len ? *(const uint8_t *)hdr : 0u, (unsigned)fes, fei);
+		 "%s in a PDU of type 0x%02x: C2HTermReq FES %u FEI %u sent, connection closed",
+		 hello ? "a TLS ClientHello on a port without TLS (addr.tsas is not \"tls1.3\")" :
+			 "protocol error",
+		 type, (unsigned)fes, fei);
 	nvmf_tcp_conn_kill(conn, NVMF_LOG_WARNING, why);
 }
 

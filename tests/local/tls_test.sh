@@ -170,6 +170,8 @@ refused "a host without a PSK" "nvmf: connect" "host nqn.2014-08.org.nvmexpress:
     nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q nqn.2014-08.org.nvmexpress:uuid:44444444-4444-4444-8444-444444444444 --tls-key-file "$ST/h1.key"
 refused "a plain connection to the TLS-only port" "nvmf: connect" "a plain connection (no TLS ClientHello) to a port that requires TLS" \
     nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H1"
+refused "a TLS host to a port without TLS" "the port answered without TLS" "a TLS ClientHello on a port without TLS (addr.tsas is not \"tls1.3\")" \
+    nvmf identify -t tcp -a 127.0.0.1 -s $P3 -n "$NQN" -q "$H1" --tls-key-file "$ST/h1.key"
 refused "a TLS 1.2-only client (openssl s_client)" "" "TLS handshake refused: .*\(version\|protocol\)" \
     timeout 10 openssl s_client -connect 127.0.0.1:$P1 -tls1_2 -psk_identity "NVMe0R01 $H1 $NQN" -psk 00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
 refused "a client offering certificates only, no PSK (openssl s_client)" "" "TLS handshake refused" \

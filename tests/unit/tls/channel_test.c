@@ -493,6 +493,20 @@ static void garbage_or_an_icreq_is_eproto(void)
 	const char http[] = "GET / HTTP/1.1\r\n\r\n";
 	CU_ASSERT_EQUAL(server_reading(http, sizeof(http) - 1, &d), -EPROTO);
 	duo_close(&d);
+
+	/* A client whose ClientHello a plain NVMe/TCP port answers (C2HTermReq: PDU type 3,
+	 * HLEN 24, PLEN 24): told the port has no TLS. */
+	memset(&d, 0, sizeof(d));
+	pair(d.fds);
+	char err[256];
+	CU_ASSERT_FATAL(nvmf_tls_client_new(d.fds[0], ID_A, key32, sizeof(key32), NVMF_TLS_SHA256,
+					    &d.c, err, sizeof(err)) == 0);
+	CU_ASSERT_EQUAL(nvmf_tls_handshake(d.c, err, sizeof(err)), -EAGAIN);
+	uint8_t term[24] = { 0x03, 0x00, 24, 0x00, 24, 0, 0, 0, 0x01 };
+	CU_ASSERT_EQUAL_FATAL(write(d.fds[1], term, sizeof(term)), (ssize_t)sizeof(term));
+	CU_ASSERT_EQUAL(nvmf_tls_handshake(d.c, err, sizeof(err)), -EPROTO);
+	CU_ASSERT(strstr(err, "the port answered without TLS") != NULL);
+	duo_close(&d);
 }
 
 static void a_peer_gone_mid_handshake_is_econnreset(void)
