@@ -1066,6 +1066,70 @@ static int check_allowed_hosts_known(struct cfg_ctx *c, const struct nvmf_config
 
 /* The whole document: target settings, hosts, subsystems, then ports (which link to
  * subsystems by NQN). */
+static bool has_tls_key(const struct nvmf_config *cfg, const char *host)
+{
+	for (size_t k = 0; k < cfg->n_tls_keys; k++)
+		if (!strcmp(cfg->tls_keys[k].hostnqn, host))
+			return true;
+	return false;
+}
+
+/* A port that requires TLS admits only hosts with a TLS PSK: a subsystem there whose
+ * hosts have none is served to nobody, which --check and each load say (a warning: the
+ * keys may come live, host tls-key). */
+static int check_tls_reach(struct cfg_ctx *c, const struct nvmf_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_ports; i++) {
+		const struct nvmf_port_config *p = &cfg->ports[i];
+		if (p->tsas != NVMF_TCP_SECTYPE_TLS13 || p->treq != NVMF_TREQ_REQUIRED)
+			continue;
+		for (size_t j = 0; j < p->n_subsystems; j++) {
+			const struct nvmf_subsys_config *s = NULL;
+			for (size_t k = 0; k < cfg->n_subsystems && !s; k++)
+				if (!strcmp(cfg->subsystems[k].nqn, p->subsystems[j]))
+					s = &cfg->subsystems[k];
+			if (!s)
+				continue;
+			size_t keyed = 0, first = SIZE_MAX;
+			for (size_t h = 0; h < s->n_allowed_hosts; h++) {
+				if (has_tls_key(cfg, s->allowed_hosts[h]))
+					keyed++;
+				else if (first == SIZE_MAX)
+					first = h;
+			}
+			int rc = 0;
+			if (s->allow_any_host && !cfg->n_tls_keys)
+				rc = cfg_note(
+					c,
+					"ports[%zu] requires TLS (addr.treq \"required\") and "
+					"subsystem %s admits any host, but no host has a TLS PSK "
+					"(hosts[].nvmf_tls_key_file): no host can connect to it "
+					"there",
+					i, s->nqn);
+			else if (!s->allow_any_host && first != SIZE_MAX && !keyed)
+				rc = cfg_note(
+					c,
+					"ports[%zu] requires TLS (addr.treq \"required\"), and none "
+					"of subsystem %s's allowed hosts has a TLS PSK "
+					"(hosts[].nvmf_tls_key_file): no host can connect to it "
+					"there",
+					i, s->nqn);
+			else if (!s->allow_any_host && first != SIZE_MAX)
+				rc = cfg_note(
+					c,
+					"ports[%zu] requires TLS (addr.treq \"required\"): host %s, "
+					"allowed in subsystem %s, has no TLS PSK "
+					"(hosts[].nvmf_tls_key_file) and cannot connect to it there "
+					"(%zu of its %zu allowed hosts have none)",
+					i, s->allowed_hosts[first], s->nqn,
+					s->n_allowed_hosts - keyed, s->n_allowed_hosts);
+			if (rc)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static int parse_root(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 {
 	json_t *subs, *ports, *v;
@@ -1114,7 +1178,9 @@ static int parse_root(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 		if (parse_port(c, v, base, &cfg->ports[i], cfg) || check_port_overlap(c, cfg, i))
 			return -1;
 	}
-	return cfg_check_ns_groups(c, cfg);
+	if (cfg_check_ns_groups(c, cfg))
+		return -1;
+	return check_tls_reach(c, cfg);
 }
 
 static int finish(json_t *root, json_error_t *jerr, struct nvmf_config *cfg, const char *path,

@@ -248,20 +248,29 @@ static bool unused_is_default(const json_t *v)
 }
 
 /* A note for @c: "base.key: <value> is not used: <why>". -1 without memory. */
+int cfg_note(struct cfg_ctx *c, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	char **n = realloc(c->notes, (c->n_notes + 1) * sizeof(*n));
+	if (!n)
+		return cfg_fail(c, NULL, NULL, "out of memory");
+	c->notes = n;
+	if (!(n[c->n_notes] = strdup(line)))
+		return cfg_fail(c, NULL, NULL, "out of memory");
+	c->n_notes++;
+	return 0;
+}
+
 static int add_note(struct cfg_ctx *c, const char *base, const char *key, const json_t *v,
 		    const char *why)
 {
-	char line[512], b[80];
-	snprintf(line, sizeof(line), "%s%s%s: %s is not used: %s", base, *base ? "." : "", key,
-		 cfg_show(v, b, sizeof(b)), why);
-	char **n = realloc(c->notes, (c->n_notes + 1) * sizeof(*n));
-	if (!n)
-		return cfg_fail(c, base, key, "out of memory");
-	c->notes = n;
-	if (!(n[c->n_notes] = strdup(line)))
-		return cfg_fail(c, base, key, "out of memory");
-	c->n_notes++;
-	return 0;
+	char b[80];
+	return cfg_note(c, "%s%s%s: %s is not used: %s", base, *base ? "." : "", key,
+			cfg_show(v, b, sizeof(b)), why);
 }
 
 /* The unknown key @k: its path, the nearest known key within 2 edits, and the keys the

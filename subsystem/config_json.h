@@ -93,6 +93,10 @@ int cfg_check_keys(struct cfg_ctx *c, json_t *obj, const char *base, const char 
  * and swaps of two neighbours count 1 each), at most @cap + 1 (longer is not computed). */
 size_t cfg_key_distance(const char *a, const char *b, size_t cap);
 
+/* cfg_note - adds a warning to @c's notes (logged at each load, the configuration still
+ * valid): printf-style, at most 511 bytes. 0, or -1 (cfg_fail's "out of memory"). */
+int cfg_note(struct cfg_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* cfg_notes_free - frees @c's notes. */
 void cfg_notes_free(struct cfg_ctx *c);
 

@@ -1186,6 +1186,54 @@ static void tls_key_compat_is_read_per_host_and_off_by_default(void)
 	nvmf_config_tls_keys_free(dup, cfg.n_tls_keys);
 	nvmf_config_free(&cfg);
 }
+/* A TLS-only port whose subsystem's hosts have no PSK serves nobody: a warning, not an
+ * error (the keys may come live). */
+#define TLS_PORT        PORT_A("'trtype':'tcp','traddr':'::','tsas':'tls1.3'")
+#define TLS_PORT_DOC(h) "{'hosts':[" h "],'ports':[" TLS_PORT "],'subsystems':[" SUB(ANY, NS) "]}"
+#define TLS_LISTED(h, allowed)                \
+	"{'hosts':[" h "],'ports':[" TLS_PORT \
+	"],'subsystems':[{'nqn':'s1','allowed_hosts':[" allowed "],'namespaces':[" NS "]}]}"
+static void tls_port_whose_hosts_have_no_psk_is_warned_of(void)
+{
+	struct nvmf_config cfg;
+	if (!expect_ok(TLS_PORT_DOC("{'nqn':'h1'}"), &cfg))
+		return;
+	CU_ASSERT_EQUAL_FATAL(cfg.n_notes, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.notes[0],
+			       "ports[0] requires TLS (addr.treq \"required\") and subsystem s1 "
+			       "admits any host, but no host has a TLS PSK "
+			       "(hosts[].nvmf_tls_key_file): no host can connect to it there");
+	nvmf_config_free(&cfg);
+	if (!expect_ok(TLS_LISTED("{'nqn':'h1'}", "'h1'"), &cfg))
+		return;
+	CU_ASSERT_EQUAL_FATAL(cfg.n_notes, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.notes[0],
+			       "ports[0] requires TLS (addr.treq \"required\"), and none of "
+			       "subsystem s1's allowed hosts has a TLS PSK "
+			       "(hosts[].nvmf_tls_key_file): no host can connect to it there");
+	nvmf_config_free(&cfg);
+	if (!expect_ok(TLS_LISTED("{'nqn':'h1','nvmf_tls_key':" TLS_KEY "},{'nqn':'h2'}",
+				  "'h1','h2'"),
+		       &cfg))
+		return;
+	CU_ASSERT_EQUAL_FATAL(cfg.n_notes, 1);
+	CU_ASSERT_STRING_EQUAL(
+		cfg.notes[0], "ports[0] requires TLS (addr.treq \"required\"): host h2, allowed in "
+			      "subsystem s1, has no TLS PSK (hosts[].nvmf_tls_key_file) and cannot "
+			      "connect to it there (1 of its 2 allowed hosts have none)");
+	nvmf_config_free(&cfg);
+	/* Keyed hosts, or a port where TLS is the host's choice: nothing to say. */
+	if (!expect_ok(TLS_PORT_DOC("{'nqn':'h1','nvmf_tls_key':" TLS_KEY "}"), &cfg))
+		return;
+	CU_ASSERT_EQUAL(cfg.n_notes, 0);
+	nvmf_config_free(&cfg);
+	if (!expect_ok(WITH_ADDR("'trtype':'tcp','traddr':'::','tsas':'tls1.3','treq':'not "
+				 "required'"),
+		       &cfg))
+		return;
+	CU_ASSERT_EQUAL(cfg.n_notes, 0);
+	nvmf_config_free(&cfg);
+}
 ERROR_TEST(tls_key_compat_that_is_not_a_boolean_is_refused,
 	   TLS_HOSTS("{'nqn':'h1','nvmf_tls_key':" TLS_KEY ",'nvmf_tls_key_compat':'1'}"),
 	   "hosts[0].nvmf_tls_key_compat: expected true or false, got \"1\"")
@@ -1584,6 +1632,7 @@ const struct unit_test config_tests[] = {
 	T(tcp_tsas_tls12_is_refused),
 	T(rdma_tsas_tls13_is_refused),
 	T(tcp_tsas_tls13_loads_required_by_default),
+	T(tls_port_whose_hosts_have_no_psk_is_warned_of),
 	T(tls_key_compat_is_read_per_host_and_off_by_default),
 	T(tls_key_compat_that_is_not_a_boolean_is_refused),
 	T(tls_key_compat_without_a_key_is_refused),
