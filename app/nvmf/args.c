@@ -37,6 +37,16 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char
 	return 0;
 }
 
+int cli_opt_nsid(const char *arg, uint32_t *nsid, const char *cmd, FILE *err)
+{
+	char msg[256];
+	uint64_t v;
+	if (cli_parse_u64(arg, 1, 0xfffffffeu, &v, msg, sizeof(msg)))
+		return cli_usage_error(err, cmd, "--ns: namespace ID %s", msg);
+	*nsid = (uint32_t)v;
+	return 0;
+}
+
 int cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -53,7 +53,6 @@ static int parse(int argc, char **argv, struct caw_opts *o, FILE *err)
 	};
 	const char *cmd = "compare-write";
 	char msg[256];
-	uint64_t v;
 	int key, rc;
 	memset(o, 0, sizeof(*o));
 	o->nsid = 1;
@@ -69,9 +68,8 @@ static int parse(int argc, char **argv, struct caw_opts *o, FILE *err)
 		}
 		switch (key) {
 		case OPT_NS:
-			if (cli_parse_u64(optarg, 1, 0xfffffffeu, &v, msg, sizeof(msg)))
-				return cli_usage_error(err, cmd, "--ns: namespace ID %s", msg);
-			o->nsid = (uint32_t)v;
+			if ((rc = cli_opt_nsid(optarg, &o->nsid, cmd, err)))
+				return rc;
 			break;
 		case OPT_SLBA:
 			if (cli_parse_u64(optarg, 0, UINT64_MAX, &o->slba, msg, sizeof(msg)))

@@ -168,6 +168,10 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char
 int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *cmd,
 		   const char *optname, FILE *err);
 
+/* cli_opt_nsid - --ns's value @arg: a namespace ID, 1 to FFFFFFFEh, into *@nsid. Returns
+ * 0, or CLI_USAGE after printing "nvmf: CMD: --ns: namespace ID <why>" on @err. */
+int cli_opt_nsid(const char *arg, uint32_t *nsid, const char *cmd, FILE *err);
+
 /* cli_usage_error - print "nvmf: CMD: <fmt...>" and "Try 'nvmf CMD --help'." on @err;
  * returns CLI_USAGE. */
 int cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)

@@ -87,9 +87,8 @@ int cli_copy_parse(int argc, char **argv, bool copy, struct cli_copy_opts *o, FI
 		}
 		switch (key) {
 		case OPT_NS:
-			if (cli_parse_u64(optarg, 1, 0xfffffffeu, &v, msg, sizeof(msg)))
-				return cli_usage_error(err, cmd, "--ns: namespace ID %s", msg);
-			o->nsid = (uint32_t)v;
+			if ((rc = cli_opt_nsid(optarg, &o->nsid, cmd, err)))
+				return rc;
 			break;
 		case OPT_SLBA:
 		case OPT_SDLBA:

@@ -110,9 +110,8 @@ int cli_perf_parse(int argc, char **argv, struct cli_perf_opts *o, FILE *err)
 		}
 		switch (key) {
 		case OPT_NS:
-			if (cli_parse_u64(optarg, 1, 0xfffffffeu, &v, msg, sizeof(msg)))
-				return cli_usage_error(err, "perf", "--ns: namespace ID %s", msg);
-			o->nsid = (uint32_t)v;
+			if ((rc = cli_opt_nsid(optarg, &o->nsid, "perf", err)))
+				return rc;
 			break;
 		case OPT_RW:
 			if (cli_rw_parse(optarg, &o->rw))

@@ -62,7 +62,6 @@ int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, 
 	};
 	const char *cmd = write ? "write" : "read";
 	char msg[256];
-	uint64_t v;
 	int key, rc;
 
 	memset(o, 0, sizeof(*o));
@@ -82,9 +81,8 @@ int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, 
 		}
 		switch (key) {
 		case OPT_NS:
-			if (cli_parse_u64(optarg, 1, 0xfffffffeu, &v, msg, sizeof(msg)))
-				return cli_usage_error(err, cmd, "--ns: namespace ID %s", msg);
-			o->nsid = (uint32_t)v;
+			if ((rc = cli_opt_nsid(optarg, &o->nsid, cmd, err)))
+				return rc;
 			break;
 		case OPT_SLBA:
 			if (cli_parse_u64(optarg, 0, UINT64_MAX, &o->slba, msg, sizeof(msg)))

@@ -206,6 +206,20 @@ static void tls_compat_needs_a_tls_option_and_is_passed_on(void)
 					     "is derived: give it with --tls-key-file, --tls-key "
 					     "or --tls\n"));
 	clit_teardown(&t);
+	/* --ns is checked the same way by every command that takes it (cli_opt_nsid). */
+	static const char *const ns_cmds[] = { "read", "write", "perf", "copy", "compare-write" };
+	for (size_t i = 0; i < sizeof(ns_cmds) / sizeof(ns_cmds[0]); i++) {
+		char want[128];
+		clit_setup(&t, false, NULL);
+		CU_ASSERT_EQUAL(clit_run(&t, ns_cmds[i], "-a", "127.0.0.1", "-n", "x", "--ns", "0",
+					 NULL),
+				2);
+		snprintf(want, sizeof(want),
+			 "nvmf: %s: --ns: namespace ID 0 is out of range (1 to 4294967294)\n",
+			 ns_cmds[i]);
+		CU_ASSERT_PTR_NOT_NULL(strstr(t.err, want));
+		clit_teardown(&t);
+	}
 	/* --tls-identity alone would connect in the clear: a usage error too. */
 	clit_setup(&t, false, NULL);
 	CU_ASSERT_EQUAL(clit_run(&t, "identify", "-a", "127.0.0.1", "-n", "x", "-t", "tcp",
