@@ -91,6 +91,9 @@ static int ram_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bde
 	case NVMF_BDEV_DISCARD:
 		ram_zero(b, io->offset, io->len);
 		break;
+	case NVMF_BDEV_NVME_CMD: /* never reaches here: nvmf_bdev_submit */
+		io->done(io, -EOPNOTSUPP);
+		return 0;
 	}
 	io->done_bytes = io->len;
 	io->done(io, 0);

@@ -41,6 +41,7 @@ static const struct nvmf_bdev_ops *ops_for(enum nvmf_backend_kind kind)
 	case NVMF_BACKEND_NULL:
 		return &nvmf_backend_null_ops;
 	case NVMF_BACKEND_AUTO:
+	case NVMF_BACKEND_PASSTHRU: /* opened from its drive: nvmf_bdev_open_passthru */
 		break;
 	}
 	return NULL;
@@ -127,7 +128,13 @@ struct nvmf_bdev *nvmf_bdev_open(const struct nvmf_ns_config *cfg, char *err, si
 int nvmf_bdev_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io)
 {
 	io->done_bytes = 0;
-	if (io->op != NVMF_BDEV_FLUSH) {
+	if (io->op == NVMF_BDEV_NVME_CMD) {
+		/* A host's raw command: only a drive can run it, and the drive checks it. */
+		if (b->kind != NVMF_BACKEND_PASSTHRU) {
+			io->done(io, -EOPNOTSUPP);
+			return 0;
+		}
+	} else if (io->op != NVMF_BDEV_FLUSH) {
 		/* -EINVAL unless @io fits the namespace: a known op, offset and length whole
 		 * blocks inside the size, a READ or WRITE with a buffer, block aligned under
 		 * O_DIRECT. So the kernel never sees a request that would fail half way or
@@ -495,6 +502,8 @@ int nvmf_backend_fd_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvm
 	case NVMF_BDEV_WRITE_ZEROES:
 	case NVMF_BDEV_DISCARD:
 		return zero_queue(b, aio, io);
+	case NVMF_BDEV_NVME_CMD: /* nvmf_bdev_submit lets it reach passthru only */
+		break;
 	}
 	io->done(io, -EINVAL);
 	return 0;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "subsystem/aio.h"
 #include "subsystem/config.h"
+#include "subsystem/nvme-drive.h"
 
 enum nvmf_bdev_op {
 	NVMF_BDEV_READ,
@@ -19,6 +20,8 @@ enum nvmf_bdev_op {
 	NVMF_BDEV_FLUSH,        /* make completed writes durable */
 	NVMF_BDEV_WRITE_ZEROES, /* range reads back as zeroes afterwards */
 	NVMF_BDEV_DISCARD,      /* deallocate; reads back as zeroes (DLFEAT 001b) */
+	NVMF_BDEV_NVME_CMD,     /* passthru backend only: the NVMe I/O command io->cmd as
+				 * the host sent it, buf/len its data (others: -EOPNOTSUPP) */
 };
 
 struct nvmf_bdev_io;
@@ -35,12 +38,20 @@ struct nvmf_bdev_io {
 	void *ctx;              /* free for the caller */
 	struct nvmf_aio_op aio; /* backend's use */
 	uint64_t done_bytes;    /* backend's use (short-transfer continuation) */
+	/* NVMF_BDEV_NVME_CMD: the command (little endian, as received; offset unused), and
+	 * the drive's answer once done runs with 0: its status field (0 success) and CQE
+	 * dwords 0-1. The other ops on a passthru backend set nvme_status too when the drive
+	 * failed them (done gets -EIO). */
+	const struct nvme_sqe *cmd;
+	uint16_t nvme_status;
+	uint64_t nvme_result;
+	struct nvmf_drive_io dio; /* passthru backend's use */
 };
 
 struct nvmf_bdev;
 
 struct nvmf_bdev_ops {
-	const char *name; /* "file", "bdev", "nvme", "ram", "null" */
+	const char *name; /* "file", "bdev", "nvme", "ram", "null", "passthru" */
 	/* Open per @cfg. Fill size/block_size (and identity for nvme). Returns 0 or -1 with
 	 * a message naming the path in @err. */
 	int (*open)(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err,
@@ -94,6 +105,10 @@ struct nvmf_bdev {
 	char model[41], serial[21], firmware[9];
 	uint8_t nguid[16], eui64[8];
 	bool has_nguid, has_eui64;
+	/* passthru: the drive and the namespace it serves (subsystem/nvme-drive.h); the
+	 * subsystem owns the drive and outlives its namespaces. */
+	struct nvmf_drive *drive;
+	uint32_t drive_nsid;
 	/* What the open chose that the operator should hear of (O_DIRECT refused, direct
 	 * I/O alignment, a file in memory), one line each, '\n' ended; "" when nothing. A
 	 * backend knows no target, so the target logs it (component backend) once the
@@ -108,6 +123,17 @@ struct nvmf_bdev {
  * not fit is cut. */
 void nvmf_bdev_note(struct nvmf_bdev *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * nvmf_bdev_open_passthru - a backend for namespace @nsid of @drive (kind
+ * NVMF_BACKEND_PASSTHRU): size and block size from the drive's Identify Namespace; READ,
+ * WRITE, FLUSH, WRITE_ZEROES, DISCARD become the NVMe commands (Read, Write, Flush, Write
+ * Zeroes, DSM deallocate) and NVMF_BDEV_NVME_CMD passes a host's command as it is.
+ * Returns NULL with "<drive path> nsid N: <reason>" in @err (no such namespace, a format
+ * refused: drive->ns[].refused).
+ */
+struct nvmf_bdev *nvmf_bdev_open_passthru(struct nvmf_drive *drive, uint32_t nsid, char *err,
+					  size_t errlen);
 
 /*
  * nvmf_bdev_open - open the backend @cfg describes (kind AUTO: regular file -> file,
@@ -155,7 +181,8 @@ void nvmf_bdev_close(struct nvmf_bdev *b);
 
 /* One ops table per kind (subsystem/backend-<kind>.c). */
 extern const struct nvmf_bdev_ops nvmf_backend_file_ops, nvmf_backend_bdev_ops,
-	nvmf_backend_nvme_ops, nvmf_backend_ram_ops, nvmf_backend_null_ops;
+	nvmf_backend_nvme_ops, nvmf_backend_ram_ops, nvmf_backend_null_ops,
+	nvmf_backend_passthru_ops;
 
 /* nvmf_backend_is_nvme_name - whether a block device's name (no directory) is a whole
  * NVMe namespace, "nvme<digits>n<digits>": kind inference picks the nvme backend for it.

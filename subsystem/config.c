@@ -1260,6 +1260,8 @@ int nvmf_config_load(const char *path, struct nvmf_config *cfg, char *err, size_
 
 const char *nvmf_backend_kind_name(enum nvmf_backend_kind kind)
 {
+	if (kind == NVMF_BACKEND_PASSTHRU)
+		return "passthru"; /* not a namespace's nvmf_backend: never parsed */
 	return (unsigned)kind <= NVMF_BACKEND_NULL ? backend_names[kind] : "?";
 }
 

@@ -28,6 +28,8 @@ enum nvmf_backend_kind {
 	NVMF_BACKEND_NVME, /* raw NVMe drive: its block device for data, identity from the drive */
 	NVMF_BACKEND_RAM,  /* anonymous memory of nvmf_size_bytes */
 	NVMF_BACKEND_NULL, /* completes without storing; reads return zeroes */
+	NVMF_BACKEND_PASSTHRU, /* a namespace of a passthru subsystem's drive (never in a
+				* namespace's config: nvmf_bdev_open_passthru) */
 };
 
 /* One namespace of a subsystem (nvmetcli "namespaces[]"). */
@@ -50,6 +52,20 @@ struct nvmf_ns_config {
 				     * (target/resv.h); default off, as nvmet */
 };
 
+/* A subsystem's passthru group (nvmetcli "subsystems[].passthru", the kernel's configfs
+ * passthru/ attributes): with enable, the subsystem serves a whole NVMe drive
+ * (subsystem/nvme-drive.h) and has no namespaces[] of its own. */
+struct nvmf_passthru_config {
+	bool enable;            /* "enable" "0"/"1" */
+	char device_path[256];  /* "device": {"path"}: the controller's char device, /dev/nvmeX */
+	uint32_t admin_timeout; /* "admin_timeout", seconds per admin command; 0 = the drive's
+				 * default (the kernel's admin_timeout, 60 s) */
+	uint32_t io_timeout;    /* "io_timeout", seconds per I/O command; 0 = default (30 s) */
+	bool clear_ids;         /* "clear_ids" (the kernel's default 1): Identify answers
+				 * without the drive's EUI-64/NGUID/UUID, so a host that also
+				 * sees the drive locally does not take the two for one path */
+};
+
 /* One subsystem (nvmetcli "subsystems[]"). */
 struct nvmf_subsys_config {
 	char nqn[NVMF_CFG_NQN_MAX];
@@ -64,6 +80,7 @@ struct nvmf_subsys_config {
 	uint16_t qid_max;                /* attr.qid_max, I/O queues per controller; default 128 */
 	struct nvmf_ns_config *ns;
 	size_t n_ns;
+	struct nvmf_passthru_config passthru; /* enable: serves a drive, n_ns is 0 */
 };
 
 /* One referral of a port (nvmetcli's "ports[].referrals[]": the configfs referral's

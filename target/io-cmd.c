@@ -157,6 +157,8 @@ static const char *bdev_op_name(enum nvmf_bdev_op op)
 		return "write zeroes";
 	case NVMF_BDEV_DISCARD:
 		return "deallocate";
+	case NVMF_BDEV_NVME_CMD:
+		return "passthru command";
 	}
 	return "operation";
 }

@@ -38,7 +38,7 @@ struct fake_bdev {
 	int fail_err;    /* complete fail_op with this -errno */
 	int fail_op;     /* enum nvmf_bdev_op, or -1 */
 	bool async;      /* park completions until fake_complete() */
-	unsigned count[NVMF_BDEV_DISCARD + 1];
+	unsigned count[NVMF_BDEV_NVME_CMD + 1];
 	struct nvmf_bdev_io *pending[FAKE_MAX_PENDING];
 	int pending_err[FAKE_MAX_PENDING];
 	unsigned npending;
@@ -67,6 +67,7 @@ static int fake_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bd
 		memset(f->mem + io->offset, 0, io->len);
 		break;
 	case NVMF_BDEV_FLUSH:
+	case NVMF_BDEV_NVME_CMD: /* not a passthru backend: never sent here */
 		break;
 	}
 	int err = (int)io->op == f->fail_op ? f->fail_err : 0;
