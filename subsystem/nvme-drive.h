@@ -45,10 +45,10 @@ struct nvmf_drive_io {
 	void (*done)(struct nvmf_drive_io *io, int err); /* err: 0 when the drive answered
 			     * (its status in @status), or -errno when the command never
 			     * reached it or was lost (-ETIMEDOUT, -EIO, -ENOMEM...) */
-	void *ctx;          /* free for the caller */
-	uint16_t status;    /* the drive's status field (nvme_status_t: SCT/SC, CRD, M, DNR);
+	void *ctx;                                       /* free for the caller */
+	uint16_t status;        /* the drive's status field (nvme_status_t: SCT/SC, CRD, M, DNR);
 			     * 0 = success */
-	uint64_t result;    /* CQE dwords 0 and 1, host endian */
+	uint64_t result;        /* CQE dwords 0 and 1, host endian */
 	struct nvmf_aio_op aio; /* the drive's use */
 };
 
@@ -74,26 +74,33 @@ struct nvmf_drive_ops {
 	 * 5.19) or aio->error. Several threads may submit at once, each with its own @aio.
 	 */
 	int (*io_submit)(struct nvmf_drive *d, const struct nvmf_drive_ns *ns, struct nvmf_aio *aio,
-			 const struct nvme_sqe *cmd, void *buf, uint32_t len, struct nvmf_drive_io *io);
-	/* close - release what open took (fds, locks). */
+			 const struct nvme_sqe *cmd, void *buf, uint32_t len,
+			 struct nvmf_drive_io *io);
+	/* ns_open - after nvmf_drive_rescan found @ns (nsid and format filled): open what
+	 * its I/O needs (the Linux drive: /dev/ngXnY into ns->fd and ns->path, and O_EXCL on
+	 * its block device). 0, or -errno with a line in @err. NULL: nothing to open. */
+	int (*ns_open)(struct nvmf_drive *d, struct nvmf_drive_ns *ns, char *err, size_t errlen);
+	/* ns_close - undo ns_open (a namespace gone, or the drive closing). NULL: nothing. */
+	void (*ns_close)(struct nvmf_drive *d, struct nvmf_drive_ns *ns);
+	/* close - release what open took (fds, locks, priv); the namespaces are closed. */
 	void (*close)(struct nvmf_drive *d);
 };
 
 /* An open drive. Fields are read-only once open (nvmf_drive_rescan rewrites ns[]). */
 struct nvmf_drive {
 	const struct nvmf_drive_ops *ops;
-	char path[256];            /* the controller's char device, "/dev/nvme0" */
-	char name[32];             /* "nvme0" */
-	int fd;                    /* O_RDWR, flock(LOCK_EX) held while open; -1 in a fake */
-	uint32_t max_transfer;     /* bytes one command may move (the kernel's
+	char path[256];           /* the controller's char device, "/dev/nvme0" */
+	char name[32];            /* "nvme0" */
+	int fd;                   /* O_RDWR, flock(LOCK_EX) held while open; -1 in a fake */
+	uint32_t max_transfer;    /* bytes one command may move (the kernel's
 				    * max_hw_sectors_kb and max_segments for a real drive) */
-	uint8_t id_ctrl[4096];     /* Identify Controller as the drive answered it */
-	uint8_t effects[4096];     /* Commands Supported and Effects log (05h); zeroes if the
+	uint8_t id_ctrl[4096];    /* Identify Controller as the drive answered it */
+	uint8_t effects[4096];    /* Commands Supported and Effects log (05h); zeroes if the
 				    * drive has none (LPA bit 1 clear) */
-	bool has_effects;          /* the drive returned the effects log */
-	struct nvmf_drive_ns *ns;  /* active namespaces, ascending NSID, n_ns of them */
+	bool has_effects;         /* the drive returned the effects log */
+	struct nvmf_drive_ns *ns; /* active namespaces, ascending NSID, n_ns of them */
 	size_t n_ns;
-	void *priv;                /* the implementation's */
+	void *priv; /* the implementation's */
 };
 
 /*
@@ -102,6 +109,7 @@ struct nvmf_drive {
  * instead), take it for this process (flock LOCK_EX | LOCK_NB on the char device, and
  * O_EXCL on each namespace's block device so nothing mounts it meanwhile), read Identify
  * Controller, the effects log and the active namespaces (nvmf_drive_rescan).
+ * The Linux drive (subsystem/nvme-drive-linux.c), allocated with calloc.
  * Returns the drive, or NULL with one line in @err naming @path and the reason: missing,
  * not an NVMe controller's char device, in use ("/dev/nvme0n1 is mounted or held by
  * another process" / "/dev/nvme0 is exported by process N"), permission, or an admin
@@ -110,17 +118,29 @@ struct nvmf_drive {
 struct nvmf_drive *nvmf_drive_open(const char *path, char *err, size_t errlen);
 
 /*
- * nvmf_drive_rescan - re-read the active namespace list and each namespace's Identify
- * (after a command that changed them: Format, Namespace Management, ...), reopening
- * the char devices of namespaces that came or changed. Blocks (admin commands, and
- * waits up to 2 s for udev to create a new /dev/ngXnY). 0, or -errno with @err.
+ * nvmf_drive_load - fill @d (ops, path, name, fd, max_transfer, priv set by its opener)
+ * from the drive itself through ops->admin: Identify Controller (CNS 01h), the effects
+ * log when LPA bit 1 says it has one, then nvmf_drive_rescan. The generic half of every
+ * open (subsystem/nvme-drive.c), the Linux drive's and the tests' in-memory one alike.
+ * 0, or -errno with "<path>: <what failed>" in @err.
+ */
+int nvmf_drive_load(struct nvmf_drive *d, char *err, size_t errlen);
+
+/*
+ * nvmf_drive_rescan - re-read the active namespace list (CNS 02h) and each namespace's
+ * Identify (CNS 00h) after a command that changed them (Format, Namespace Management,
+ * ...): ns_close for namespaces gone, ns_open for new ones. A namespace whose format no
+ * transport can carry stays listed with ns->refused set. Blocks (admin commands; the
+ * Linux ns_open waits up to 2 s for udev to create a new /dev/ngXnY). 0, or -errno
+ * with @err. Generic (subsystem/nvme-drive.c).
  */
 int nvmf_drive_rescan(struct nvmf_drive *d, char *err, size_t errlen);
 
 /* nvmf_drive_ns_find - @d's namespace @nsid, or NULL when it has none. */
 const struct nvmf_drive_ns *nvmf_drive_ns_find(const struct nvmf_drive *d, uint32_t nsid);
 
-/* nvmf_drive_close - ops->close, then free @d. NULL: nothing. */
+/* nvmf_drive_close - ns_close of every namespace, ops->close, then free @d and its ns[].
+ * NULL: nothing. */
 void nvmf_drive_close(struct nvmf_drive *d);
 
 /*
