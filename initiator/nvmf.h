@@ -179,11 +179,18 @@ const char *nvmf_last_errmsg(void);
  * persistent-loss; last error: ..."). */
 #define NVMF_ERR_NO_PATH (-1000)
 
-/* nvmf_strerror - "Connect Invalid Host (sct 0x1, sc 0x84, DNR)" for an NVMe status,
+/* nvmf_strerror - "CONNECT_INVALID_HOST (sct 0x1, sc 0x84, DNR)" for an NVMe status,
  * "no usable path" for NVMF_ERR_NO_PATH, strerror() text for a negative errno, "success"
- * for 0. Thread safe (static strings or
- * a thread-local buffer). */
+ * for 0. Command specific codes 80h-85h are read as the Fabrics command set's (NVMe-oF
+ * 1.1 section 3.5: what nvmf_connect returns); for what an I/O call returned use
+ * nvmf_io_strerror. Thread safe (static strings or a thread-local buffer). */
 const char *nvmf_strerror(int rc);
+
+/* nvmf_io_strerror - nvmf_strerror for the status of an I/O command (read, write, copy,
+ * compare and write, ...): command specific codes 80h-85h read as the NVM command set's
+ * (NVMe NVM Command Set 1.0 figure 31: 0x183 "CMD_SIZE_LIMIT_EXCEEDED" from a Copy past
+ * MCL), which share their values with Connect's. Thread safe like nvmf_strerror. */
+const char *nvmf_io_strerror(int rc);
 
 /* ---- admin commands (serialized on the admin queue; blocking) ---- */
 

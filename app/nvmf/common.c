@@ -10,15 +10,28 @@
 #include "nvme/dhchap.h"
 #include "nvme/tls-psk.h"
 
+static int lib_error(FILE *err, const char *what, int rc, const char *why, const char *detail);
+
 int cli_lib_error(FILE *err, const char *what, int rc, const char *detail)
+{
+	/* libnvmf's -ECONNRESET means "the queue's connection is gone", however it went (the
+	 * detail says how): strerror's "Connection reset by peer" would contradict a
+	 * detail of "connection closed by the controller". */
+	return lib_error(err, what, rc, rc == -ECONNRESET ? "connection lost" : nvmf_strerror(rc),
+			 detail);
+}
+
+int cli_io_error(FILE *err, const char *what, int rc, const char *detail)
+{
+	return lib_error(err, what, rc,
+			 rc == -ECONNRESET ? "connection lost" : nvmf_io_strerror(rc), detail);
+}
+
+static int lib_error(FILE *err, const char *what, int rc, const char *why, const char *detail)
 {
 	/* Only RDMA says ENODEV (no RDMA device, or none routes to the address): the first
 	 * thing a user of a machine without RDMA meets when they forget -t tcp. */
 	const char *hint = rc == -ENODEV ? "; for NVMe/TCP use -t tcp" : "";
-	/* libnvmf's -ECONNRESET means "the queue's connection is gone", however it went (the
-	 * detail says how): strerror's "Connection reset by peer" would contradict a
-	 * detail of "connection closed by the controller". */
-	const char *why = rc == -ECONNRESET ? "connection lost" : nvmf_strerror(rc);
 	/* The library's detail may name the error again, mid-sentence ("Connect of queue 0
 	 * ...: CONNECT_INVALID_HOST (...): the controller rejects the host NQN"): said once,
 	 * first. */
