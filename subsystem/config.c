@@ -898,7 +898,6 @@ static int parse_dhchap(struct cfg_ctx *c, json_t *h, const char *base, const ch
 
 int nvmf_tls_key_file_read(const char *path, char **out, char *err, size_t errlen)
 {
-	struct stat st;
 	size_t len = 0;
 	int rc;
 	char why[160];
@@ -913,10 +912,8 @@ int nvmf_tls_key_file_read(const char *path, char **out, char *err, size_t errle
 		snprintf(err, errlen, "%s: %s", path, why);
 		return rc;
 	}
-	if (stat(path, &st) == 0 && (st.st_mode & 077)) {
-		snprintf(err, errlen, "%s can be read by others (mode %04o): chmod 600 it", path,
-			 (unsigned)(st.st_mode & 07777));
-		rc = -EACCES;
+	if ((rc = nvmf_secret_file_private(path, why, sizeof(why)))) {
+		snprintf(err, errlen, "%s %s", path, why);
 	} else {
 		struct nvme_tls_psk psk;
 		rc = nvme_tls_psk_parse(text, &psk, why, sizeof(why));

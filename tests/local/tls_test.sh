@@ -277,6 +277,10 @@ ctl host tls-key "$H5" --key-file "$ST/h5.key" > "$ST/tk2.out" 2>&1
 rc=$?
 [ $rc != 0 ] && grep -q "can be read by others (mode 0644)" "$ST/tk2.out" &&
     ok "host tls-key with a file others can read: refused naming the mode" || { cat "$ST/tk2.out"; bad "host tls-key 0644 (exit $rc)"; }
+nvmf identify -t tcp -a 127.0.0.1 -s $P4 -n "$NQN" -q "$H5" --tls-key-file "$ST/h5.key" > "$ST/tk3.out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q -- "--tls-key-file $ST/h5.key can be read by others (mode 0644): chmod 600 it" "$ST/tk3.out" &&
+    ok "nvmf --tls-key-file with a file others can read: a usage error naming the mode" || { cat "$ST/tk3.out"; bad "nvmf --tls-key-file 0644 (exit $rc)"; }
 chmod 600 "$ST/h5.key"
 ctl host tls-key-clear "$H5" > /dev/null 2>&1 || bad "host tls-key-clear"
 refused "after host tls-key-clear" "nvmf: connect" "host $H5 has no TLS PSK here" \
