@@ -143,13 +143,19 @@ int cli_connect(const struct cli_common *c, const struct cli_env *env, const cha
 			c->traddr, c->trsvcid ? c->trsvcid : "4420",
 			c->subnqn ? c->subnqn : NVME_DISC_SUBSYS_NAME, nvmf_ctrl_cntlid(*out),
 			nvmf_ctrl_nr_io_queues(*out));
+		/* A TLS connection is the PSK's proof of the host: say so before the in-band
+		 * authentication's state (nvmf_connect fails when the handshake does). */
+		if (c->tls)
+			fprintf(env->err, "TLS 1.3 (PSK, version %d identity%s), ", c->tls_identity,
+				c->tls_compat ? ", compat layout" : "");
 		if (ai.authenticated)
 			fprintf(env->err, "authenticated (DH-HMAC-CHAP %s %s, %s)\n",
 				nvme_dhchap_hash_name(ai.hash_id),
 				nvme_dhchap_dhgroup_name(ai.dhgroup_id),
 				ai.bidirectional ? "bidirectional" : "unidirectional");
 		else
-			fprintf(env->err, "not authenticated (the controller did not ask)\n");
+			fprintf(env->err, "%s (the controller did not ask)\n",
+				c->tls ? "no in-band authentication" : "not authenticated");
 	}
 	return CLI_OK;
 }

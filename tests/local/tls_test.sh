@@ -138,6 +138,10 @@ awk -v p=$P1 '/^trsvcid:/ {s = $2} /^sectype:/ && s == p {print}' "$ST/disc.txt"
 nvmf discover -t tcp -a 127.0.0.1 -s $P1 -q "$H1" --tls-key-file "$ST/h1.key" > "$ST/disc2.txt" 2>&1 &&
     grep -q "subnqn: *$NQN" "$ST/disc2.txt" && ok "discovery over TLS" ||
     { cat "$ST/disc2.txt"; bad "discovery over TLS"; }
+nvmf identify -v -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H1" --tls-key-file "$ST/h1.key" --tls-identity 1 \
+    > /dev/null 2> "$ST/idv.err" &&
+    grep -q "TLS 1.3 (PSK, version 1 identity), no in-band authentication (the controller did not ask)" "$ST/idv.err" &&
+    ok "nvmf -v over TLS names the channel" || { cat "$ST/idv.err"; bad "nvmf -v over TLS"; }
 
 # Refusals: one clear message on the host side, one log line on the target, nothing else.
 # A host keeps reading meanwhile (the abuse must not stall it).
