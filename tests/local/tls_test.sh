@@ -172,7 +172,7 @@ refused "wrong PSK, identity 1" "nvmf: connect to 127.0.0.1:$P1" "the PSK digest
     nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H1" --tls-key-file "$ST/wrong.key" --tls-identity 1
 refused "a host without a PSK" "nvmf: connect" "host nqn.2014-08.org.nvmexpress:uuid:44444444-4444-4444-8444-444444444444 has no TLS PSK here" \
     nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q nqn.2014-08.org.nvmexpress:uuid:44444444-4444-4444-8444-444444444444 --tls-key-file "$ST/h1.key"
-refused "a plain connection to the TLS-only port" "nvmf: connect" "a plain connection (no TLS ClientHello) to a port that requires TLS" \
+refused "a plain connection to the TLS-only port" "connection closed by the controller (a port that requires TLS does this to a host without a PSK)" "a plain connection (no TLS ClientHello) to a port that requires TLS" \
     nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H1"
 refused "a TLS host to a port without TLS" "the port answered without TLS" "a TLS ClientHello on a port without TLS (addr.tsas is not \"tls1.3\")" \
     nvmf identify -t tcp -a 127.0.0.1 -s $P3 -n "$NQN" -q "$H1" --tls-key-file "$ST/h1.key"
