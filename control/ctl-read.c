@@ -179,14 +179,15 @@ static json_t *ctrl_json(const struct nvmf_tgt_ctrl *c)
 		json_array_append_new(queues, one);
 	}
 	/* Bytes: the SMART counters are in 512-byte units. */
-	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:o, s:o, s:I, s:I, s:I, "
-			 "s:I}",
+	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:b, s:o, s:o, s:I, s:I, "
+			 "s:I, s:I}",
 			 "cntlid", (json_int_t)c->cntlid, "subnqn", c->subsys->cfg->nqn, "hostnqn",
 			 c->hostnqn, "host_address", c->peer, "hostid",
 			 nvme_uuid_format(c->hostid, hostid), "portid",
 			 (json_int_t)c->port->cfg->portid, "kato_ms", (json_int_t)c->kato_ms,
-			 "connected_since", since, "io_queues", (json_int_t)io, "auth", auth,
-			 "queues", queues, "reads", (json_int_t)load(&c->host_reads), "writes",
+			 "connected_since", since, "io_queues", (json_int_t)io, "tls",
+			 c->sqs[0] && nvmf_sq_tls(c->sqs[0]), "auth", auth, "queues", queues,
+			 "reads", (json_int_t)load(&c->host_reads), "writes",
 			 (json_int_t)load(&c->host_writes), "read_bytes",
 			 (json_int_t)(load(&c->units_read) * 512), "write_bytes",
 			 (json_int_t)(load(&c->units_written) * 512));

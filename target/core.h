@@ -389,4 +389,8 @@ void nvmf_tgt_disc_changed(struct nvmf_tgt *tgt);
  * a controller reset; ABORT_QUEUE when the admin queue goes: the transport drops those). */
 void nvmf_tgt_ctrl_fail_aers(struct nvmf_tgt_ctrl *ctrl, nvme_status_t status);
 
+/* nvmf_sq_tls - whether @sq's connection runs in a TLS secure channel (its transport's
+ * tls_peer; NVMe/TCP transport spec section 3.6). For the controller list. */
+bool nvmf_sq_tls(const struct nvmf_sq *sq);
+
 #endif

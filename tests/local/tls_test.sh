@@ -149,6 +149,11 @@ nvmf perf -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H1" --tls-key-file "$ST/h1.k
     --rw randread --bs 4k --qd 4 --time 25 > "$ST/perf.out" 2>&1 &
 BG=$!
 sleep 1
+ctl controller list --json > "$ST/ctrls.json" 2>&1
+ctl controller list > "$ST/ctrls.txt" 2>&1
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["controllers"]; sys.exit(0 if any(x["hostnqn"]==sys.argv[2] and x["tls"] is True for x in c) else 1)' \
+    "$ST/ctrls.json" "$H1" && grep -q "  yes  no" "$ST/ctrls.txt" &&
+    ok "controller list: the TLS host's controller says tls yes" || { cat "$ST/ctrls.json" "$ST/ctrls.txt"; bad "controller list TLS"; }
 refused() { # WHAT EXPECT_HOST_MSG EXPECT_LOG COMMAND...
     local what=$1 host=$2 log=$3 n
     shift 3
