@@ -42,9 +42,9 @@
  * without namespaces yet): 128 KiB, what every NVMe drive's MDTS allows in practice. */
 #define DRIVE_MAX_TRANSFER_DEFAULT (128u * 1024)
 /* And at most this, whatever the drive allows: the target's buffers are per command. */
-#define DRIVE_MAX_TRANSFER_CAP (1024u * 1024)
+#define DRIVE_MAX_TRANSFER_CAP     (1024u * 1024)
 /* How long ns_open waits for udev to create a new namespace's device nodes. */
-#define DRIVE_UDEV_WAIT_MS 2000
+#define DRIVE_UDEV_WAIT_MS         2000
 
 /* The O_EXCL fd of one served namespace's block device. */
 struct held_bdev {
@@ -59,8 +59,7 @@ struct linux_drive {
 };
 
 /* printf into @buf; false when it did not fit (a path too long to be ours). */
-__attribute__((format(printf, 3, 4))) static bool pathf(char *buf, size_t len, const char *fmt,
-							 ...)
+__attribute__((format(printf, 3, 4))) static bool pathf(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -160,8 +159,7 @@ static void refuse_namespace(const char *path, const char *sysdir, char *err, si
  * 0, or -errno with "<path>: ..." in @err: -ENOENT missing, -ENODEV not a controller (a
  * namespace is named with its controller).
  */
-static int check_controller(const char *path, char *name, size_t namelen, char *err,
-			    size_t errlen)
+static int check_controller(const char *path, char *name, size_t namelen, char *err, size_t errlen)
 {
 	struct stat st;
 	if (stat(path, &st) < 0) {
@@ -173,11 +171,11 @@ static int check_controller(const char *path, char *name, size_t namelen, char *
 		return -e;
 	}
 	char sysdir[96], p[PATH_MAX], subsys[64];
-	const char *what = S_ISREG(st.st_mode)	 ? "a regular file" :
-			   S_ISDIR(st.st_mode)	 ? "a directory" :
-			   S_ISBLK(st.st_mode)	 ? "a block device" :
-			   S_ISCHR(st.st_mode)	 ? "a char device" :
-			   S_ISFIFO(st.st_mode)	 ? "a FIFO" :
+	const char *what = S_ISREG(st.st_mode)  ? "a regular file" :
+			   S_ISDIR(st.st_mode)  ? "a directory" :
+			   S_ISBLK(st.st_mode)  ? "a block device" :
+			   S_ISCHR(st.st_mode)  ? "a char device" :
+			   S_ISFIFO(st.st_mode) ? "a FIFO" :
 			   S_ISSOCK(st.st_mode) ? "a socket" :
 						  "not a device";
 	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
@@ -212,8 +210,7 @@ static int check_controller(const char *path, char *name, size_t namelen, char *
 			}
 		}
 	}
-	snprintf(err, errlen, "%s is not an NVMe controller's char device (it is %s)", path,
-		 what);
+	snprintf(err, errlen, "%s is not an NVMe controller's char device (it is %s)", path, what);
 	return -ENODEV;
 }
 
@@ -231,8 +228,7 @@ static uint32_t queue_max_transfer(const char *sysdir)
 	if (!pathf(p, sizeof(p), "%s/queue/max_hw_sectors_kb", sysdir) || read_u64(p, &kb) ||
 	    kb == 0)
 		return 0;
-	if (!pathf(p, sizeof(p), "%s/queue/max_segments", sysdir) || read_u64(p, &segs) ||
-	    segs < 2)
+	if (!pathf(p, sizeof(p), "%s/queue/max_segments", sysdir) || read_u64(p, &segs) || segs < 2)
 		return 0;
 	uint64_t bytes = kb * 1024;
 	if ((segs - 1) * 4096 < bytes)
@@ -307,8 +303,8 @@ static void holders(const char *blk, char *out, size_t len)
 	struct dirent *e;
 	while ((e = readdir(d)))
 		if (e->d_name[0] != '.' && used < len) {
-			int n = snprintf(out + used, len - used, "%s%s", used ? " " : " (holders: ",
-					 e->d_name);
+			int n = snprintf(out + used, len - used, "%s%s",
+					 used ? " " : " (holders: ", e->d_name);
 			used += n > 0 ? (size_t)n : 0;
 		}
 	closedir(d);
@@ -355,8 +351,8 @@ static int drive_admin(struct nvmf_drive *d, const struct nvme_sqe *cmd, void *b
 
 static void uring_done(struct nvmf_aio_op *op, int res)
 {
-	struct nvmf_drive_io *io = (struct nvmf_drive_io *)((char *)op -
-							    offsetof(struct nvmf_drive_io, aio));
+	struct nvmf_drive_io *io =
+		(struct nvmf_drive_io *)((char *)op - offsetof(struct nvmf_drive_io, aio));
 	io->result = op->res2;
 	io->status = res > 0 ? (uint16_t)(res & 0x7fff) : 0;
 	/* -EINTR: cancelled by the kernel (timeout and reset), as in drive_admin. */
@@ -439,8 +435,7 @@ static void hold_bdev(struct linux_drive *ld, uint32_t nsid, int fd)
 	ld->held[ld->n_held++] = (struct held_bdev){ nsid, fd };
 }
 
-static int drive_ns_open(struct nvmf_drive *d, struct nvmf_drive_ns *ns, char *err,
-			 size_t errlen)
+static int drive_ns_open(struct nvmf_drive *d, struct nvmf_drive_ns *ns, char *err, size_t errlen)
 {
 	struct linux_drive *ld = d->priv;
 	char blk[48], ng[48], dev[64];
@@ -572,9 +567,8 @@ struct nvmf_drive *nvmf_drive_open(const char *path, char *err, size_t errlen)
 	if (fd < 0) {
 		int e = errno;
 		if (e == EACCES || e == EPERM)
-			snprintf(err, errlen,
-				 "%s: %s (NVMe passthrough needs root: CAP_SYS_ADMIN)", path,
-				 strerror(e));
+			snprintf(err, errlen, "%s: %s (NVMe passthrough needs root: CAP_SYS_ADMIN)",
+				 path, strerror(e));
 		else
 			snprintf(err, errlen, "%s: %s", path, strerror(e));
 		return NULL;
