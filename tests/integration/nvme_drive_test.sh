@@ -32,5 +32,21 @@ step() {
 
 test_01_a_namespace_is_refused_naming_its_controller() { step refusals; }
 test_02_an_open_drive_is_held_exclusively_until_closed() { step exclusive; }
-test_03_admin_commands_return_the_drive_status_and_result() { step admin; }
-test_04_io_through_io_uring_passthrough_reads_back_what_it_wrote() { step io; }
+# A device-mapper target over the namespace holds it: the open is refused naming the
+# holder, and succeeds once it is gone.
+test_03_a_namespace_held_by_device_mapper_is_refused_naming_the_holder() {
+    local ctrl; ctrl=$(pt_ctrl)
+    local sectors; sectors=$(cat "/sys/block/${ctrl##*/}n1/size")
+    dmsetup create pt_hold --table "0 $sectors linear ${ctrl}n1 0" || fail "dmsetup create"
+    "$CHECK" "$ctrl" open > open.log 2>&1; local rc=$?
+    local out; out=$(head -n 1 open.log)  # the refusal; "FAIL" follows
+    local dm; dm=$(ls "/sys/block/${ctrl##*/}n1/holders")
+    dmsetup remove pt_hold
+    echo "    $out"
+    [ $rc -ne 0 ] || fail "opened while dm holds ${ctrl}n1"
+    expect_eq "refusal" "$out" "${ctrl}n1 is mounted or held by another user (holders: $dm)"
+    "$CHECK" "$ctrl" open > /dev/null 2>&1 || fail "no open once the holder is gone"
+}
+
+test_04_admin_commands_return_the_drive_status_and_result() { step admin; }
+test_05_io_through_io_uring_passthrough_reads_back_what_it_wrote() { step io; }

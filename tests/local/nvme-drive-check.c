@@ -10,6 +10,7 @@
  *   admin      Identify Controller, Get Features through ops->admin; the drive's error
  *              status as nvme_status_t; the same Get Features through io_uring
  *              (NVME_URING_CMD_ADMIN) gives the same result dword in res2
+ *   open       only open and close: prints "opened", or the refusal and exits 1
  *   io         Write then Read through io_submit on the poll group's SQE128 ring: data
  *              equal, and equal to what the block device reads; an unaligned buffer; a
  *              read past the end gets LBA Out of Range
@@ -77,7 +78,22 @@ static int step_refusals(const char *ctrl)
 
 static int step_exclusive(const char *ctrl)
 {
-	struct nvmf_drive *d = open_drive(ctrl);
+	/* Someone else holds the namespace's block device O_EXCL (as a mount does): the
+	 * open is refused naming it, and lets go of the controller. */
+	char blk[64], err[512] = "";
+	snprintf(blk, sizeof(blk), "%sn1", ctrl);
+	int held = open(blk, O_RDONLY | O_EXCL);
+	CHECK(held >= 0, "O_EXCL open of %s: %s", blk, strerror(errno));
+	struct nvmf_drive *d = nvmf_drive_open(ctrl, err, sizeof(err));
+	printf("open while %s is held O_EXCL: %s\n", blk, d ? "opened" : err);
+	CHECK(!d && strstr(err, "is mounted or held by another user"),
+	      "the open was not refused for the held namespace");
+	if (d)
+		nvmf_drive_close(d);
+	if (held >= 0)
+		close(held);
+
+	d = open_drive(ctrl);
 	if (!d)
 		return 1;
 	printf("opened %s (%s): max_transfer %u bytes, %zu namespace(s)\n", d->path, d->name,
@@ -88,14 +104,12 @@ static int step_exclusive(const char *ctrl)
 		       1u << d->ns[i].lba_shift, d->ns[i].refused[0] ? ", refused: " : "",
 		       d->ns[i].refused);
 	CHECK(d->n_ns >= 1 && d->ns[0].fd >= 0, "namespace 1 not open");
-	char err[512] = "";
+	err[0] = '\0';
 	struct nvmf_drive *again = nvmf_drive_open(ctrl, err, sizeof(err));
 	printf("second open: %s\n", again ? "opened" : err);
 	CHECK(!again && strstr(err, "is exported by"), "a second open was not refused");
 	if (again)
 		nvmf_drive_close(again);
-	char blk[64];
-	snprintf(blk, sizeof(blk), "/dev/%sn1", d->name);
 	int fd = open(blk, O_RDONLY | O_EXCL);
 	printf("O_EXCL open of %s while served: %s\n", blk, fd < 0 ? strerror(errno) : "opened");
 	CHECK(fd < 0 && errno == EBUSY, "%s was not held exclusively", blk);
@@ -283,15 +297,27 @@ static int step_io(const char *ctrl)
 	return 0;
 }
 
+static int step_open(const char *ctrl)
+{
+	char err[512] = "";
+	struct nvmf_drive *d = nvmf_drive_open(ctrl, err, sizeof(err));
+	printf("%s\n", d ? "opened" : err);
+	if (!d)
+		return 1;
+	nvmf_drive_close(d);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s /dev/nvmeX refusals|exclusive|admin|io\n", argv[0]);
+		fprintf(stderr, "usage: %s /dev/nvmeX refusals|exclusive|admin|open|io\n", argv[0]);
 		return 2;
 	}
 	int rc = !strcmp(argv[2], "refusals")  ? step_refusals(argv[1]) :
 		 !strcmp(argv[2], "exclusive") ? step_exclusive(argv[1]) :
 		 !strcmp(argv[2], "admin")     ? step_admin(argv[1]) :
+		 !strcmp(argv[2], "open")      ? step_open(argv[1]) :
 		 !strcmp(argv[2], "io")        ? step_io(argv[1]) :
 						 (fprintf(stderr, "unknown step %s\n", argv[2]), 2);
 	if (rc == 2)
