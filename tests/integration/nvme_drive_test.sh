@@ -3,8 +3,12 @@
 #   tests/vm/run -q "-drive file=IMG,if=none,id=nvm0,format=raw
 #     -device nvme,serial=ptserial,id=nvme0
 #     -device nvme-ns,drive=nvm0,bus=nvme0,nsid=1,logical_block_size=512,physical_block_size=512"
-# (IMG a scratch file of 64 MiB: the tests write to it). build/tests/nvme-drive-check
-# (tests/local/nvme-drive-check.c) does the work, one step per test, and prints what it saw.
+# (IMG a scratch file of 64 MiB: the tests write to it). With
+#   -device nvme-subsys,id=ptsubsys,nqn=... and subsys=ptsubsys on the nvme device
+# the namespace is a multipath head (nvme0n1 over the hidden path nvme0c0n1, ng0n1 the
+# head's char device): the same tests pass (6.1 and 6.12, plain; 6.12, multipath).
+# build/tests/nvme-drive-check (tests/local/nvme-drive-check.c) does the work, one step
+# per test, and prints what it saw.
 
 CHECK="$NVMF_ROOT/build/tests/nvme-drive-check"
 
