@@ -46,6 +46,12 @@ struct nvmf_bdev_io {
 	uint16_t nvme_status;
 	uint64_t nvme_result;
 	struct nvmf_drive_io dio; /* passthru backend's use */
+	uint8_t dsm_range[16];    /* passthru backend's use: a DISCARD's Dataset Management
+				   * range (NVMe NVM Command Set 3.3.3: context attributes,
+				   * blocks, starting LBA; little endian), which the drive reads
+				   * while the command runs */
+	struct nvmf_aio *ring;    /* passthru backend's use: where a request the drive takes
+				   * in several commands queues the next one */
 };
 
 struct nvmf_bdev;
