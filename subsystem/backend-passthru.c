@@ -50,6 +50,13 @@ struct nvmf_bdev *nvmf_bdev_open_passthru(struct nvmf_drive *drive, uint32_t nsi
 	b->volatile_cache = id->vwc & 1;
 	b->drive = drive;
 	b->drive_nsid = nsid;
+	b->drive_ns = malloc(sizeof(*b->drive_ns));
+	if (!b->drive_ns) {
+		free(b);
+		snprintf(err, errlen, "%s nsid %u: out of memory", drive->path, nsid);
+		return NULL;
+	}
+	*b->drive_ns = *ns;
 	if (ns->ms)
 		nvmf_bdev_note(b,
 			       "%s nsid %u: %u bytes of metadata inline per block: hosts' commands "
@@ -61,6 +68,8 @@ struct nvmf_bdev *nvmf_bdev_open_passthru(struct nvmf_drive *drive, uint32_t nsi
 
 static void passthru_close(struct nvmf_bdev *b)
 {
+	free(b->drive_ns);
+	b->drive_ns = NULL;
 	b->drive = NULL; /* the subsystem's: closed with it */
 }
 
@@ -91,8 +100,8 @@ static uint64_t chunk_len(const struct nvmf_bdev *b, const struct nvmf_bdev_io *
 static void rw_chunk_done(struct nvmf_drive_io *dio, int err);
 
 /* Builds and queues the command for the next chunk of translated @io. */
-static int submit_chunk(struct nvmf_bdev *b, const struct nvmf_drive_ns *ns,
-			struct nvmf_aio *aio, struct nvmf_bdev_io *io)
+static int submit_chunk(struct nvmf_bdev *b, const struct nvmf_drive_ns *ns, struct nvmf_aio *aio,
+			struct nvmf_bdev_io *io)
 {
 	struct nvme_sqe c = { 0 };
 	uint64_t len = chunk_len(b, io), off = io->offset + io->done_bytes;
@@ -104,8 +113,9 @@ static int submit_chunk(struct nvmf_bdev *b, const struct nvmf_drive_ns *ns,
 	case NVMF_BDEV_READ:
 	case NVMF_BDEV_WRITE:
 	case NVMF_BDEV_WRITE_ZEROES:
-		c.opcode = io->op == NVMF_BDEV_READ ? nvme_cmd_read :
-			   io->op == NVMF_BDEV_WRITE ? nvme_cmd_write : nvme_cmd_write_zeroes;
+		c.opcode = io->op == NVMF_BDEV_READ  ? nvme_cmd_read :
+			   io->op == NVMF_BDEV_WRITE ? nvme_cmd_write :
+						       nvme_cmd_write_zeroes;
 		c.cdw10 = htole32((uint32_t)slba);
 		c.cdw11 = htole32((uint32_t)(slba >> 32));
 		c.cdw12 = htole32((uint32_t)(nlb - 1));
@@ -163,21 +173,16 @@ static void rw_chunk_done(struct nvmf_drive_io *dio, int err)
 		io->done(io, 0);
 		return;
 	}
-	const struct nvmf_drive_ns *ns = nvmf_drive_ns_find(b->drive, b->drive_nsid);
-	int rc = ns ? submit_chunk(b, ns, io->ring, io) : -ENODEV;
+	int rc = submit_chunk(b, b->drive_ns, io->ring, io);
 	if (rc < 0)
 		io->done(io, rc == -EAGAIN ? -EIO : rc);
 }
 
 static int passthru_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io)
 {
-	const struct nvmf_drive_ns *ns = nvmf_drive_ns_find(b->drive, b->drive_nsid);
+	const struct nvmf_drive_ns *ns = b->drive_ns;
 	io->nvme_status = 0;
 	io->nvme_result = 0;
-	if (!ns) {
-		io->done(io, -ENODEV); /* gone in a rescan; the target removes the namespace */
-		return 0;
-	}
 	if (io->op == NVMF_BDEV_NVME_CMD) {
 		if (!io->cmd || io->len > UINT32_MAX) {
 			io->done(io, -EINVAL);

@@ -43,8 +43,8 @@ static int admin_read(struct nvmf_drive *d, const char *what, uint8_t opcode, ui
 }
 
 /* Identify (NVMe Base 5.17): CNS in CDW10 bits 7:0. */
-static int identify(struct nvmf_drive *d, const char *what, uint8_t cns, uint32_t nsid,
-		    void *buf, char *err, size_t errlen)
+static int identify(struct nvmf_drive *d, const char *what, uint8_t cns, uint32_t nsid, void *buf,
+		    char *err, size_t errlen)
 {
 	return admin_read(d, what, nvme_admin_identify, nsid, cns, 0, buf, 4096, err, errlen);
 }
@@ -112,7 +112,7 @@ int nvmf_drive_rescan(struct nvmf_drive *d, char *err, size_t errlen)
 	__le32 *list = calloc(1024, sizeof(*list));
 	struct nvme_id_ns *id = calloc(1, sizeof(*id));
 	struct nvmf_drive_ns *v = calloc(NVMF_DRIVE_MAX_NS, sizeof(*v));
-	bool *kept = calloc(d->n_ns + 1, sizeof(*kept)); /* d->ns[i] found again */
+	bool *kept = calloc(d->n_ns + 1, sizeof(*kept));         /* d->ns[i] found again */
 	bool *fresh = calloc(NVMF_DRIVE_MAX_NS, sizeof(*fresh)); /* v[i] opened here */
 	int rc = -ENOMEM;
 	size_t n = 0;

@@ -161,6 +161,11 @@ static void take_away(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid
 	}
 }
 
+void nvmf_tgt_ns_take_away(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid)
+{
+	take_away(tgt, s, nsid);
+}
+
 unsigned nvmf_tgt_ns_draining(const struct nvmf_tgt *tgt)
 {
 	unsigned n = 0;

@@ -132,6 +132,11 @@ unsigned nvmf_tgt_ns_check_unlinked(struct nvmf_tgt *tgt);
 int nvmf_tgt_ns_check_discard(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
 			      uint32_t nsid, char *err, size_t errlen);
 
+/* nvmf_tgt_ns_take_away - unpublish namespace @nsid of @s (no config entry touched, no
+ * host told: the caller does) and close it after its last command. A passthru subsystem's
+ * rescan (target/passthru.c). */
+void nvmf_tgt_ns_take_away(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid);
+
 /* nvmf_tgt_ns_draining - namespaces taken away whose backend is not closed yet. */
 unsigned nvmf_tgt_ns_draining(const struct nvmf_tgt *tgt);
 

@@ -123,7 +123,8 @@ static void id_ctrl(struct fake_drive *f, struct nvme_id_ctrl *id)
 	id->oacs = htole16(1u << 1 | 1u << 3 | 1u << 4 | 1u << 8); /* format, ns mgmt, self
 		  * test, doorbell buffer config: the target hides the last three */
 	id->aerl = 3;
-	id->lpa = (uint8_t)(NVME_CTRL_LPA_SMART_PER_NS | (f->no_effects ? 0 : NVME_CTRL_LPA_CMD_EFFECTS));
+	id->lpa = (uint8_t)(NVME_CTRL_LPA_SMART_PER_NS |
+			    (f->no_effects ? 0 : NVME_CTRL_LPA_CMD_EFFECTS));
 	id->elpe = 63;
 	id->wctemp = htole16(0x157);
 	id->cctemp = htole16(0x175);
@@ -176,9 +177,10 @@ static void effects(struct nvme_cmd_effects_log *e)
 {
 	const uint32_t s = NVME_CMD_EFFECTS_CSUPP, lbcc = NVME_CMD_EFFECTS_LBCC;
 	memset(e, 0, sizeof(*e));
-	static const uint8_t admin[] = { 0x00, 0x01, 0x02, 0x04, 0x05, 0x06, 0x08, 0x09,
-					 0x0a, 0x0c, 0x0d, 0x10, 0x11, 0x14, 0x15, 0x18,
-					 0x7c, 0xc0, 0xc1, 0xc2 };
+	static const uint8_t admin[] = {
+		0x00, 0x01, 0x02, 0x04, 0x05, 0x06, 0x08, 0x09, 0x0a, 0x0c,
+		0x0d, 0x10, 0x11, 0x14, 0x15, 0x18, 0x7c, 0xc0, 0xc1, 0xc2
+	};
 	for (size_t i = 0; i < sizeof(admin); i++)
 		e->acs[admin[i]] = htole32(s);
 	/* Format NVM: data, capability and inventory change; the whole subsystem (CSE 01b
@@ -238,8 +240,7 @@ static uint16_t get_log(struct fake_drive *f, const struct nvme_sqe *c, uint8_t 
 	return 0;
 }
 
-static uint16_t identify(struct fake_drive *f, const struct nvme_sqe *c, uint8_t *buf,
-			 uint32_t len)
+static uint16_t identify(struct fake_drive *f, const struct nvme_sqe *c, uint8_t *buf, uint32_t len)
 {
 	if (len < 4096)
 		return ST_SGL_LENGTH;
@@ -274,8 +275,7 @@ static uint16_t identify(struct fake_drive *f, const struct nvme_sqe *c, uint8_t
 	return ST_INVALID_FIELD;
 }
 
-static uint16_t features(struct fake_drive *f, const struct nvme_sqe *c, bool set,
-			 uint64_t *result)
+static uint16_t features(struct fake_drive *f, const struct nvme_sqe *c, bool set, uint64_t *result)
 {
 	uint32_t cdw11 = le32toh(c->cdw11);
 	switch (le32toh(c->cdw10) & 0xff) {
@@ -328,7 +328,7 @@ static int fake_admin(struct nvmf_drive *d, const struct nvme_sqe *c, void *buf,
 		return -EINVAL;
 	if (f->admin_stall_ms) {
 		uint32_t ms = timeout_ms && timeout_ms < f->admin_stall_ms ? timeout_ms :
-									      f->admin_stall_ms;
+									     f->admin_stall_ms;
 		struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
 		nanosleep(&ts, NULL);
 		if (ms < f->admin_stall_ms)
@@ -483,7 +483,8 @@ static int fake_io_submit(struct nvmf_drive *d, const struct nvmf_drive_ns *ns,
 	f->last_io.nsid = htole32(ns->nsid);
 	struct fake_drive_ns *n = ns_of(f, ns->nsid);
 	uint16_t st = (cmd->opcode & 3) == 3 ? ST_INVALID_FIELD :
-		      n ? io_cmd(f, n, cmd, buf, len) : ST_INVALID_NS;
+		      n                      ? io_cmd(f, n, cmd, buf, len) :
+					       ST_INVALID_NS;
 	if (st) {
 		f->errors++;
 		f->last_error_cmd = f->last_io;

@@ -29,7 +29,7 @@
 #define FAKE_DRIVE_MDTS   5 /* 2^5 pages of 4 KiB: 128 KiB */
 
 struct fake_drive_ns {
-	uint32_t nsid; /* 0: slot unused (or deleted) */
+	uint32_t nsid;     /* 0: slot unused (or deleted) */
 	uint64_t capacity; /* data bytes, kept across a Format */
 	uint8_t flbas;     /* format index 3:0, bit 4 extended */
 	uint8_t *data;     /* nsze blocks of (data size + ms when extended) bytes */
@@ -39,13 +39,13 @@ struct fake_drive_ns {
 struct fake_drive {
 	pthread_mutex_t lock;
 	struct fake_drive_ns ns[FAKE_DRIVE_MAX_NS];
-	uint8_t vendor[4096];        /* what C1h stored, C2h returns */
+	uint8_t vendor[4096]; /* what C1h stored, C2h returns */
 	uint32_t vendor_len;
-	uint32_t power_state;        /* feature 02h */
-	uint16_t temp_threshold;     /* feature 04h, kelvin */
+	uint32_t power_state;               /* feature 02h */
+	uint16_t temp_threshold;            /* feature 04h, kelvin */
 	uint64_t units_read, units_written; /* bytes moved (SMART reports 512000-byte units) */
 	uint64_t host_reads, host_writes;   /* commands */
-	uint64_t errors;             /* commands failed: the error log's count */
+	uint64_t errors;                    /* commands failed: the error log's count */
 	struct nvme_sqe last_error_cmd;
 	uint16_t last_error_status;
 	unsigned admin_calls, io_calls; /* commands that reached the drive */
@@ -54,7 +54,7 @@ struct fake_drive {
 	bool no_effects;         /* LPA bit 1 clear: no effects log */
 	bool fail_admin;         /* admin opcode fail_admin_opcode answers Internal Error */
 	uint8_t fail_admin_opcode;
-	uint32_t fail_ns_open;   /* ns_open of this NSID fails (-EBUSY) */
+	uint32_t fail_ns_open;        /* ns_open of this NSID fails (-EBUSY) */
 	unsigned ns_opens, ns_closes; /* ns_open/ns_close calls */
 };
 
