@@ -44,7 +44,8 @@ struct nvmf_ns_drain {
  * before any is published. nsid 0 takes the lowest free one. Their nsids go to @nsids
  * (@n entries). Returns 0, or -errno with @err naming the entry ("namespaces[1] (nsid
  * 3): ..."), nothing changed: -EEXIST nsid in use (or twice in @ncs), -ENOSPC no free
- * nsid, -EIO a backend did not open (the backend's reason), -ENOMEM.
+ * nsid, -EIO a backend did not open (the backend's reason), -EPERM @s is a passthru
+ * subsystem (its namespaces are its drive's), -ENOMEM.
  */
 int nvmf_tgt_ns_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct nvmf_ns_config *ncs,
 		    size_t n, uint32_t *nsids, char *err, size_t errlen);

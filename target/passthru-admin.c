@@ -282,9 +282,8 @@ static bool changes_namespaces(const struct nvmf_drive *d, uint8_t op)
 {
 	if (!d->has_effects)
 		return op == nvme_admin_format_nvm || op == nvme_admin_sanitize_nvm;
-	return nvmf_drive_effects(d, true, op) &
-	       (NVME_CMD_EFFECTS_LBCC | NVME_CMD_EFFECTS_NCC | NVME_CMD_EFFECTS_NIC |
-		NVME_CMD_EFFECTS_CSE_MASK);
+	return nvmf_drive_effects(d, true, op) & (NVME_CMD_EFFECTS_LBCC | NVME_CMD_EFFECTS_NCC |
+						  NVME_CMD_EFFECTS_NIC | NVME_CMD_EFFECTS_CSE_MASK);
 }
 
 /* @req goes to the drive: its data as the host's SGL says, in the direction opcode

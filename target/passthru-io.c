@@ -63,8 +63,7 @@ static void passthru_io_done(struct nvmf_bdev_io *io, int err)
 static void execute_passthru_io(struct nvmf_req *req)
 {
 	req->bio.cmd = req->cmd;
-	nvmf_req_bio_submit(req, NVMF_BDEV_NVME_CMD, 0, req->data_len, req->data,
-			    passthru_io_done);
+	nvmf_req_bio_submit(req, NVMF_BDEV_NVME_CMD, 0, req->data_len, req->data, passthru_io_done);
 }
 
 nvme_status_t nvmf_parse_passthru_io(struct nvmf_req *req)
@@ -72,8 +71,9 @@ nvme_status_t nvmf_parse_passthru_io(struct nvmf_req *req)
 	const struct nvmf_drive *d = req->ns->bdev->drive;
 	const struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	uint8_t op = req->cmd->opcode;
-	bool supported = d->has_effects ? (nvmf_drive_effects(d, false, op) & NVME_CMD_EFFECTS_CSUPP) :
-					  known_nvm_opcode(op);
+	bool supported = d->has_effects ?
+				 (nvmf_drive_effects(d, false, op) & NVME_CMD_EFFECTS_CSUPP) :
+				 known_nvm_opcode(op);
 	if (!supported)
 		return nvme_generic(NVME_SC_INVALID_OPCODE);
 	uint32_t len = nvmf_passthru_data_len(req->cmd);

@@ -170,8 +170,7 @@ static void notify(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid)
 /* Whether served namespace @ns still matches drive namespace @dn. */
 static bool same_geometry(const struct nvmf_ns *ns, const struct nvmf_drive_ns *dn)
 {
-	return ns->lba_shift == dn->lba_shift && nvmf_ns_nlb(ns) == dn->nsze &&
-	       !dn->refused[0];
+	return ns->lba_shift == dn->lba_shift && nvmf_ns_nlb(ns) == dn->nsze && !dn->refused[0];
 }
 
 unsigned nvmf_tgt_passthru_sync(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
@@ -195,8 +194,9 @@ unsigned nvmf_tgt_passthru_sync(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
 		if (dn && !dn->refused[0]) {
 			char why[512];
 			struct nvmf_ns *nn = nvmf_ns_open_passthru(s, nsid, why, sizeof(why));
-			if (nn && (nvmf_ns_stats_alloc(nn, tgt->npgs) || nvmf_lba_ns_attach(tgt, nn) ||
-				   nvmf_resv_ns_attach(tgt, s, nn))) {
+			if (nn &&
+			    (nvmf_ns_stats_alloc(nn, tgt->npgs) || nvmf_lba_ns_attach(tgt, nn) ||
+			     nvmf_resv_ns_attach(tgt, s, nn))) {
 				nvmf_ns_free(nn);
 				nn = NULL;
 				snprintf(why, sizeof(why), "out of memory");
@@ -210,9 +210,9 @@ unsigned nvmf_tgt_passthru_sync(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
 		}
 		nvmf_log(tgt, NVMF_LOG_INFO, "subsystem %s: drive %s nsid %u %s", s->cfg->nqn,
 			 s->drive->path, nsid,
-			 !dn   ? "is gone" :
-			 ns    ? "changed (format or size): served anew" :
-				 "is new");
+			 !dn ? "is gone" :
+			 ns  ? "changed (format or size): served anew" :
+			       "is new");
 		notify(tgt, s, nsid);
 		changed++;
 	}

@@ -102,10 +102,10 @@ static void dsm_deallocate_passes_with_its_ranges(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	memset(fake_drive_ns_data(f->drive, 1, 0), 0x77, 16 * 512);
 	uint8_t range[16] = { 0 };
-	range[4] = 4;  /* 4 blocks */
-	range[8] = 2;  /* from LBA 2 */
+	range[4] = 4; /* 4 blocks */
+	range[8] = 2; /* from LBA 2 */
 	struct nvme_sqe c = pt_rw(nvme_cmd_dsm, 1, 0, 1);
-	c.cdw10 = 0;             /* one range */
+	c.cdw10 = 0;                /* one range */
 	c.cdw11 = htole32(1u << 2); /* deallocate */
 	c.cdw12 = 0;
 	CU_ASSERT_EQUAL(fx_cmd(&f->q, &c, range, sizeof(range), NULL), 0);
@@ -161,8 +161,7 @@ const struct unit_test passthru_io_tests[] = {
 	{ "compare_mismatch_status_from_the_drive_reaches_the_host",
 	  compare_mismatch_status_from_the_drive_reaches_the_host },
 	{ "oversize_transfer_gets_invalid_field", oversize_transfer_gets_invalid_field },
-	{ "unsupported_opcode_is_refused",
-	  unsupported_opcode_is_refused },
+	{ "unsupported_opcode_is_refused", unsupported_opcode_is_refused },
 	{ "dsm_deallocate_passes_with_its_ranges", dsm_deallocate_passes_with_its_ranges },
 	{ "fused_compare_and_write_on_a_passthru_namespace",
 	  fused_compare_and_write_on_a_passthru_namespace },

@@ -5,10 +5,12 @@
  * tests/unit/support/fake-drive.h stands for the drive.
  */
 #include <CUnit/CUnit.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include "loop/loop.h"
+#include "target/namespace.h"
 #include "target/passthru.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/passthru_fixture.h"
@@ -77,7 +79,27 @@ static void drive_that_cannot_open_fails_the_start_naming_the_subsystem(void)
 	CU_ASSERT_EQUAL(start_with("/dev/fake0", err, sizeof(err)), 0);
 }
 
+/* A namespace of its own added to a passthru subsystem (control plane, reload) would
+ * take a drive's NSID: refused. */
+static void namespace_add_to_a_passthru_subsystem_is_refused(void)
+{
+	struct pt_fx *f = pt_setup("/dev/fake0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	struct nvmf_ns_config nc = {
+		.nsid = 1, .enable = true, .kind = NVMF_BACKEND_RAM, .size_bytes = 1 << 20
+	};
+	uint32_t nsid;
+	char err[256];
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_add(&f->fx.tgt, f->s, &nc, 1, &nsid, err, sizeof(err)), -EPERM);
+	CU_ASSERT_STRING_EQUAL(err, "subsystem " FX_SUBNQN " serves the drive /dev/fake0 by "
+				    "passthru: its namespaces are the drive's");
+	CU_ASSERT_EQUAL(nvmf_subsys_ns(f->s, 1)->bdev->kind, NVMF_BACKEND_PASSTHRU);
+	pt_teardown(f);
+}
+
 const struct unit_test passthru_tests[] = {
+	{ "namespace_add_to_a_passthru_subsystem_is_refused",
+	  namespace_add_to_a_passthru_subsystem_is_refused },
 	{ "drive_namespaces_are_served_under_their_nsids",
 	  drive_namespaces_are_served_under_their_nsids },
 	{ "separate_metadata_namespace_is_not_served", separate_metadata_namespace_is_not_served },
