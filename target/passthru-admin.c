@@ -13,7 +13,8 @@
  *    refused), Identify Namespace (CNS 00h: shared, our RESCAP and ANA group, with
  *    clear_ids no EUI-64/NGUID) and its descriptor list (CNS 03h: with clear_ids only
  *    the command set);
- *  - passed as they are: the other log pages (error, SMART, effects, ...), the other
+ *  - passed as they are: the other log pages (error, SMART, effects without the
+ *    commands refused here and the reservation commands, ...), the other
  *    features, Format NVM, Sanitize, Security Send/Receive, Device Self-test, Directive
  *    Send/Receive, Get LBA Status, vendor specific (C0h-FFh), and any other opcode the
  *    drive's effects log lists;
@@ -194,6 +195,24 @@ static void fix_ns_desc(struct nvmf_req *req, uint8_t *buf, uint32_t len)
 	free(out);
 }
 
+/* Log 05h (Commands Supported and Effects, NVMe Base 2.0 figure 210) as the host may
+ * use it: the admin commands refused here and the reservation commands (the target's,
+ * off on a drive's namespaces) are not supported. Only a read from offset 0 (LPOL 0):
+ * the entries are where the figure puts them. */
+static void fix_effects(struct nvmf_req *req, uint8_t *buf, uint32_t len)
+{
+	if (le32toh(req->cmd->cdw12) || le32toh(req->cmd->cdw13))
+		return;
+	static const uint8_t resv[] = { nvme_cmd_resv_register, nvme_cmd_resv_report,
+					nvme_cmd_resv_acquire, nvme_cmd_resv_release };
+	for (unsigned op = 0; op < 256; op++)
+		if (refused_opcode((uint8_t)op) && (op + 1) * 4 <= len)
+			memset(buf + op * 4, 0, 4);
+	for (size_t i = 0; i < sizeof(resv); i++)
+		if (1024u + (resv[i] + 1u) * 4 <= len)
+			memset(buf + 1024 + resv[i] * 4, 0, 4);
+}
+
 /* ---- running a command on the drive ---- */
 
 static void job_run(struct nvmf_pt_job *job)
@@ -242,6 +261,9 @@ static void job_done(struct nvmf_pt_job *job)
 			break;
 		}
 	}
+	if (!job->rc && !job->status && req->cmd->opcode == nvme_admin_get_log_page &&
+	    (le32toh(req->cmd->cdw10) & 0xff) == NVME_LOG_LID_CMD_EFFECTS)
+		fix_effects(req, job->buf, job->len);
 	if (job->rescan && !job->rc) {
 		if (job->rescan_rc)
 			nvmf_log(tgt, NVMF_LOG_ERROR,

@@ -181,11 +181,8 @@ unsigned nvmf_tgt_passthru_sync(struct nvmf_tgt *tgt, struct nvmf_subsys *s)
 		const struct nvmf_drive_ns *dn = nvmf_drive_ns_find(s->drive, nsid);
 		if (ns && dn && same_geometry(ns, dn))
 			continue;
-		if (!ns && (!dn || dn->refused[0])) {
-			if (dn && dn->refused[0])
-				continue; /* refused before and still: logged then */
-			continue;
-		}
+		if (!ns && (!dn || dn->refused[0]))
+			continue; /* neither served nor servable, before or now (logged then) */
 		if (ns)
 			nvmf_tgt_ns_take_away(tgt, s, nsid);
 		if (dn && dn->refused[0])

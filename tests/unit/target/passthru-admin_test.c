@@ -41,10 +41,10 @@ static void identify_controller_is_the_drives_with_fabrics_fixups(void)
 	CU_ASSERT_TRUE(id.cmic & NVME_CTRL_CMIC_MULTI_CTRL);
 	CU_ASSERT_EQUAL(le16toh(id.fuses), NVME_CTRL_FUSES_COMPARE_AND_WRITE);
 	uint16_t oacs = le16toh(id.oacs);
-	CU_ASSERT_TRUE(oacs & NVME_CTRL_OACS_FORMAT);         /* passes */
-	CU_ASSERT_FALSE(oacs & NVME_CTRL_OACS_NS_MGMT);       /* refused */
-	CU_ASSERT_FALSE(oacs & NVME_CTRL_OACS_DBBUF_CFG);     /* refused */
-	CU_ASSERT_NOT_EQUAL(le32toh(id.sgls), 0);             /* the drive said none */
+	CU_ASSERT_TRUE(oacs & NVME_CTRL_OACS_FORMAT);          /* passes */
+	CU_ASSERT_FALSE(oacs & NVME_CTRL_OACS_NS_MGMT);        /* refused */
+	CU_ASSERT_FALSE(oacs & NVME_CTRL_OACS_DBBUF_CFG);      /* refused */
+	CU_ASSERT_NOT_EQUAL(le32toh(id.sgls), 0);              /* the drive said none */
 	CU_ASSERT_EQUAL(le32toh(id.ioccsz), (64 + 8192) / 16); /* in-capsule 8 KiB */
 	CU_ASSERT_EQUAL(le32toh(id.iorcsz), 1);
 	CU_ASSERT_NOT_EQUAL(le16toh(id.kas), 0);
@@ -170,6 +170,22 @@ static void owned_features_stay_and_the_others_pass(void)
 	pt_teardown(f);
 }
 
+/* The effects log is the drive's, without what the target refuses: Namespace
+ * Management (which the drive supports) reads as unsupported, Format as the drive says. */
+static void effects_log_passes_without_the_refused_commands(void)
+{
+	struct pt_fx *f = pt_setup("/dev/fake0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	struct nvme_cmd_effects_log log;
+	struct nvme_sqe c = admin(nvme_admin_get_log_page, 0xffffffff,
+				  NVME_LOG_LID_CMD_EFFECTS | ((sizeof(log) / 4 - 1) << 16));
+	CU_ASSERT_EQUAL_FATAL(fx_cmd(&f->fx.admin, &c, &log, sizeof(log), NULL), 0);
+	CU_ASSERT_EQUAL(log.acs[nvme_admin_ns_mgmt], 0);
+	CU_ASSERT_TRUE(le32toh(log.acs[nvme_admin_format_nvm]) & NVME_CMD_EFFECTS_NCC);
+	CU_ASSERT_TRUE(le32toh(log.iocs[nvme_cmd_write]) & NVME_CMD_EFFECTS_CSUPP);
+	pt_teardown(f);
+}
+
 /* The SMART log is the drive's: its counters move with the hosts' I/O. */
 static void smart_log_passes_and_moves_with_io(void)
 {
@@ -256,6 +272,8 @@ const struct unit_test passthru_admin_tests[] = {
 	{ "vendor_admin_commands_round_trip", vendor_admin_commands_round_trip },
 	{ "refused_admin_opcodes_get_invalid_opcode", refused_admin_opcodes_get_invalid_opcode },
 	{ "owned_features_stay_and_the_others_pass", owned_features_stay_and_the_others_pass },
+	{ "effects_log_passes_without_the_refused_commands",
+	  effects_log_passes_without_the_refused_commands },
 	{ "smart_log_passes_and_moves_with_io", smart_log_passes_and_moves_with_io },
 	{ "format_changes_the_served_namespace_and_tells_the_host",
 	  format_changes_the_served_namespace_and_tells_the_host },
