@@ -745,6 +745,10 @@ nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
 	if (passthru && ns->bdev->kind == NVMF_BACKEND_PASSTHRU && !req->fused &&
 	    !nvmf_lba_resv_opcode(req->cmd->opcode))
 		return nvmf_parse_passthru_io(req);
+	/* The core's Compare and Write moves data blocks only: a drive namespace with
+	 * metadata inline would need it in the buffers (subsystem/backend-passthru.c). */
+	if (req->fused && ns->bdev->kind == NVMF_BACKEND_PASSTHRU && ns->bdev->drive_ns->ms)
+		return nvme_generic(NVME_SC_INVALID_FIELD);
 	return d->parse ? d->parse(req) : nvme_generic(NVME_SC_INVALID_OPCODE);
 }
 

@@ -29,7 +29,7 @@ static void load_reads_controller_effects_and_namespaces(void)
 	CU_ASSERT_EQUAL(n2->ms, 8);
 	CU_ASSERT_TRUE(n2->extended);
 	CU_ASSERT_STRING_EQUAL(n2->refused, "");
-	CU_ASSERT_STRING_EQUAL(n2->path, "fake-n2"); /* ns_open ran */
+	CU_ASSERT_STRING_EQUAL(n2->path, "/dev/fake0n2"); /* ns_open ran */
 	CU_ASSERT_PTR_NULL(nvmf_drive_ns_find(d, 3));
 	CU_ASSERT_EQUAL(fake_drive_of(d)->ns_opens, 2);
 	nvmf_drive_close(d);
@@ -108,7 +108,7 @@ static void rescan_follows_format_and_inventory_changes(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(n4);
 	CU_ASSERT_EQUAL(n1->lba_shift, 12);
 	CU_ASSERT_EQUAL(n1->nsze, 256);
-	CU_ASSERT_STRING_EQUAL(n1->path, "fake-n1"); /* kept, not reopened */
+	CU_ASSERT_STRING_EQUAL(n1->path, "/dev/fake0n1"); /* kept, not reopened */
 	CU_ASSERT_EQUAL(n4->nsze, 100);
 	CU_ASSERT_PTR_NULL(nvmf_drive_ns_find(d, 2));
 	CU_ASSERT_EQUAL(f->ns_opens, 3);  /* 1, 2, then 4 */
@@ -132,7 +132,7 @@ static void failed_rescan_leaves_the_namespaces_as_they_were(void)
 	CU_ASSERT_PTR_NULL(nvmf_drive_ns_find(d, 3));
 	CU_ASSERT_EQUAL(f->ns_opens, 3);  /* 1, 2, 3 */
 	CU_ASSERT_EQUAL(f->ns_closes, 1); /* 3 again */
-	CU_ASSERT_STRING_EQUAL(nvmf_drive_ns_find(d, 2)->path, "fake-n2");
+	CU_ASSERT_STRING_EQUAL(nvmf_drive_ns_find(d, 2)->path, "/dev/fake0n2");
 	nvmf_drive_close(d);
 }
 

@@ -505,7 +505,7 @@ static int fake_ns_open(struct nvmf_drive *d, struct nvmf_drive_ns *ns, char *er
 		return -EBUSY;
 	}
 	f->ns_opens++;
-	snprintf(ns->path, sizeof(ns->path), "fake-n%u", ns->nsid);
+	snprintf(ns->path, sizeof(ns->path), "%.40sn%u", d->path, ns->nsid);
 	return 0;
 }
 

@@ -10,6 +10,9 @@
  * Management (deallocate), Verify and Copy (format 0). Every I/O completes inside
  * io_submit. Data lives in memory, extended-LBA metadata inline after each block.
  *
+ * Its ns_open names a namespace "<drive path>n<nsid>" (what the target takes for the
+ * namespace's device, unique per drive) and counts opens and closes.
+ *
  * Namespaces: 1 (512 B blocks, 2048 of them), 2 (4096 B + 8 B extended metadata, 256
  * blocks), and with "sepmeta" in the path 3 (4096 B + 8 B metadata in a separate
  * buffer: refused for fabrics).

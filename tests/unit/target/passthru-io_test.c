@@ -154,7 +154,52 @@ static void fused_compare_and_write_on_a_passthru_namespace(void)
 	pt_teardown(f);
 }
 
+/* On namespace 2 (metadata inline) the target's Compare and Write cannot carry the
+ * metadata: the first half is Invalid Field, the second fails with it. */
+static void fused_compare_and_write_with_inline_metadata_is_refused(void)
+{
+	struct pt_fx *f = pt_setup("/dev/fake0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	uint8_t cmp[4096] = { 0 }, data[4096];
+	memset(data, 0x99, sizeof(data));
+	struct fx_cmd h1, h2;
+	struct nvme_sqe a = pt_rw(nvme_cmd_compare, 2, 0, 1), b = pt_rw(nvme_cmd_write, 2, 0, 1);
+	a.flags = NVMF_FUSED_FIRST;
+	b.flags = NVMF_FUSED_SECOND;
+	b.command_id = 0x41;
+	unsigned before = f->drive->io_calls;
+	CU_ASSERT_EQUAL_FATAL(fx_submit(&f->q, &h1, &a, cmp, sizeof(cmp)), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_start(&f->q, &h2, &b, data, sizeof(data)), 0);
+	CU_ASSERT_FATAL(fx_done(&h1));
+	CU_ASSERT_FATAL(fx_done(&h2));
+	CU_ASSERT_EQUAL(h1.status, PT_DNR(PT_GEN(NVME_SC_INVALID_FIELD)));
+	CU_ASSERT_NOT_EQUAL(h2.status, 0);
+	CU_ASSERT_EQUAL(f->drive->io_calls, before);
+	pt_teardown(f);
+}
+
+/* Reservation commands are the target's, never the drive's: off on a drive's
+ * namespaces, they are Invalid Command Opcode. */
+static void reservation_commands_stay_with_the_target(void)
+{
+	struct pt_fx *f = pt_setup("/dev/fake0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	unsigned before = f->drive->io_calls;
+	uint8_t buf[4096];
+	struct nvme_sqe c = pt_rw(nvme_cmd_resv_report, 1, 0, 1);
+	c.cdw10 = htole32(sizeof(buf) / 4 - 1);
+	c.cdw11 = 0;
+	c.cdw12 = 0;
+	CU_ASSERT_EQUAL(fx_cmd(&f->q, &c, buf, sizeof(buf), NULL),
+			PT_DNR(PT_GEN(NVME_SC_INVALID_OPCODE)));
+	CU_ASSERT_EQUAL(f->drive->io_calls, before);
+	pt_teardown(f);
+}
+
 const struct unit_test passthru_io_tests[] = {
+	{ "fused_compare_and_write_with_inline_metadata_is_refused",
+	  fused_compare_and_write_with_inline_metadata_is_refused },
+	{ "reservation_commands_stay_with_the_target", reservation_commands_stay_with_the_target },
 	{ "write_then_read_back_through_the_drive", write_then_read_back_through_the_drive },
 	{ "extended_lba_write_carries_metadata_inline",
 	  extended_lba_write_carries_metadata_inline },

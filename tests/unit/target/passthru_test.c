@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include "loop/loop.h"
+#include "target/model.h"
 #include "target/namespace.h"
 #include "target/passthru.h"
 #include "tests/unit/suites.h"
@@ -97,7 +98,36 @@ static void namespace_add_to_a_passthru_subsystem_is_refused(void)
 	pt_teardown(f);
 }
 
+/* A passthru subsystem added live (control socket, reload) whose drive cannot be
+ * opened: refused naming the subsystem, nothing added. */
+static void live_add_of_a_drive_that_cannot_open_is_refused(void)
+{
+	struct pt_fx *f = pt_setup("/dev/fake0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	struct nvmf_subsys_config sc;
+	memset(&sc, 0, sizeof(sc));
+	nvmf_config_subsys_defaults(&sc);
+	snprintf(sc.nqn, sizeof(sc.nqn), "nqn.2026-11.io.nvmf-rdma:drive2");
+	sc.allow_any_host = true;
+	sc.passthru.enable = true;
+	snprintf(sc.passthru.device_path, sizeof(sc.passthru.device_path), "/dev/nvme7");
+	char err[512] = "";
+	size_t before = f->fx.tgt.n_subsys;
+	CU_ASSERT_EQUAL(nvmf_tgt_subsys_add(&f->fx.tgt, &sc, err, sizeof(err)), -EIO);
+	CU_ASSERT_STRING_EQUAL(err, "subsystem nqn.2026-11.io.nvmf-rdma:drive2: passthru "
+				    "/dev/nvme7: No such file or directory");
+	CU_ASSERT_EQUAL(f->fx.tgt.n_subsys, before);
+	snprintf(sc.passthru.device_path, sizeof(sc.passthru.device_path), "/dev/fake1");
+	CU_ASSERT_EQUAL(nvmf_tgt_subsys_add(&f->fx.tgt, &sc, err, sizeof(err)), 0);
+	struct nvmf_subsys *s = nvmf_tgt_find_subsys(&f->fx.tgt, sc.nqn);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_PTR_NOT_NULL(nvmf_subsys_ns(s, 2));
+	pt_teardown(f);
+}
+
 const struct unit_test passthru_tests[] = {
+	{ "live_add_of_a_drive_that_cannot_open_is_refused",
+	  live_add_of_a_drive_that_cannot_open_is_refused },
 	{ "namespace_add_to_a_passthru_subsystem_is_refused",
 	  namespace_add_to_a_passthru_subsystem_is_refused },
 	{ "drive_namespaces_are_served_under_their_nsids",
