@@ -26,9 +26,9 @@
  *
  * A command passed runs on the subsystem's admin worker thread (blocking ioctl). One
  * whose effects (the drive's effects log: LBCC, NCC, NIC or CSE; Format NVM and Sanitize
- * when it has none) change data or namespaces runs with the namespace it names drained
- * (the lock of fused Compare and Write, target/lba-lock.h; a broadcast NSID drains
- * nothing), and the drive is rescanned after it: the served namespaces follow
+ * when it has none) change data or namespaces runs with the namespaces it names drained
+ * (the lock of fused Compare and Write, target/lba-lock.h: its NSID's, or every served
+ * one for FFFFFFFFh), and the drive is rescanned after it: the served namespaces follow
  * (nvmf_tgt_passthru_sync), hosts hear of it by the Namespace Attribute Changed event.
  */
 #include <errno.h>
@@ -46,7 +46,12 @@
 /* A passed command's job, req->aux (freed at complete). */
 struct pt_admin {
 	struct nvmf_pt_job job;
-	bool locked; /* holds req->ns's lock */
+	/* A command that changes namespaces drains those it names first: one lock holder
+	 * per namespace (target/lba-lock.h takes a request as holder), each holding its
+	 * namespace (nvmf_req_hold_ns) until unlocked; transport_priv points back at the
+	 * command. Taken in ascending NSID, so two such commands never wait on each other. */
+	unsigned n_locks, next; /* holders, and how many are locked */
+	struct nvmf_req locks[];
 };
 
 static bool refused_opcode(uint8_t op)
@@ -226,6 +231,9 @@ static void job_run(struct nvmf_pt_job *job)
 	}
 }
 
+static void lock_next(struct nvmf_req *req);
+static void unlock_next(struct nvmf_req *req);
+
 static void finished(struct nvmf_req *req)
 {
 	struct pt_admin *a = req->aux;
@@ -245,7 +253,6 @@ static void finished(struct nvmf_req *req)
 static void job_done(struct nvmf_pt_job *job)
 {
 	struct nvmf_req *req = job->req;
-	struct pt_admin *a = req->aux;
 	struct nvmf_tgt *tgt = req->sq->tgt;
 	struct nvmf_subsys *s = req->sq->ctrl->subsys;
 	if (!job->rc && !job->status && req->cmd->opcode == nvme_admin_identify) {
@@ -274,29 +281,75 @@ static void job_done(struct nvmf_pt_job *job)
 	}
 	if (job->rescan)
 		nvmf_pt_synced(job->pt);
-	if (a->locked)
-		nvmf_lba_unlock(req, finished);
-	else
-		finished(req);
+	unlock_next(req);
 }
 
-static void start_job(struct nvmf_req *req)
+static void lock_granted(struct nvmf_req *holder)
+{
+	lock_next(holder->transport_priv);
+}
+
+/* Lock the next namespace, or with all of them drained give the command to the worker. */
+static void lock_next(struct nvmf_req *req)
 {
 	struct pt_admin *a = req->aux;
+	if (a->next < a->n_locks) {
+		nvmf_lba_lock(&a->locks[a->next++], lock_granted);
+		return;
+	}
 	nvmf_pt_submit(&a->job);
+}
+
+static void unlocked(struct nvmf_req *holder)
+{
+	nvmf_req_release_ns(holder, 0);
+	unlock_next(holder->transport_priv);
+}
+
+/* Let the locked namespaces go, last first, then answer the command. */
+static void unlock_next(struct nvmf_req *req)
+{
+	struct pt_admin *a = req->aux;
+	if (a->next) {
+		nvmf_lba_unlock(&a->locks[--a->next], unlocked);
+		return;
+	}
+	finished(req);
 }
 
 static void execute_passthru_admin(struct nvmf_req *req)
 {
 	struct pt_admin *a = req->aux;
+	struct nvmf_subsys *s = req->sq->ctrl->subsys;
+	if (a->job.rescan) {
+		/* The namespaces it names: the one of its NSID, or all for FFFFFFFFh. */
+		uint32_t nsid = le32toh(req->cmd->nsid), n = 0;
+		for (uint32_t id = 1; id <= s->max_nsid; id++)
+			if (nvmf_subsys_ns(s, id) && (nsid == 0xffffffffu || nsid == id))
+				n++;
+		struct pt_admin *grown = realloc(a, sizeof(*a) + n * sizeof(a->locks[0]));
+		if (!grown) {
+			nvmf_req_complete(req, nvme_generic(NVME_SC_INTERNAL));
+			return;
+		}
+		req->aux = a = grown;
+		memset(a->locks, 0, n * sizeof(a->locks[0]));
+		a->n_locks = 0;
+		for (uint32_t id = 1; id <= s->max_nsid && a->n_locks < n; id++) {
+			struct nvmf_ns *ns = nvmf_subsys_ns(s, id);
+			if (!ns || (nsid != 0xffffffffu && nsid != id))
+				continue;
+			struct nvmf_req *h = &a->locks[a->n_locks++];
+			h->sq = req->sq;
+			h->cmd = req->cmd;
+			h->start_us = req->start_us;
+			h->transport_priv = req;
+			nvmf_req_hold_ns(h, ns);
+		}
+	}
 	a->job.buf = req->data;
 	a->job.len = req->data_len;
-	if (req->ns && a->job.rescan) {
-		a->locked = true;
-		nvmf_lba_lock(req, start_job);
-		return;
-	}
-	start_job(req);
+	lock_next(req);
 }
 
 /* Whether admin @op's effects (NVMe Base 2.0 figure 210) change data or namespaces. */
@@ -344,10 +397,6 @@ static nvme_status_t pass(struct nvmf_req *req)
 	a->job.pg = req->sq->pg;
 	a->job.req = req;
 	a->job.rescan = changes_namespaces(s->drive, op);
-	/* Drain the namespace it names, if served (a broadcast NSID names none). */
-	struct nvmf_ns *ns = a->job.rescan ? nvmf_subsys_ns(s, le32toh(req->cmd->nsid)) : NULL;
-	if (ns)
-		nvmf_req_hold_ns(req, ns);
 	req->data_len = len;
 	req->execute = execute_passthru_admin;
 	return 0;

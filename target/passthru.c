@@ -167,10 +167,13 @@ static void notify(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid)
 			nvmf_tgt_ctrl_notify_ns_changed(c, nsid);
 }
 
-/* Whether served namespace @ns still matches drive namespace @dn. */
+/* Whether served namespace @ns still matches drive namespace @dn: block size, size and
+ * metadata (a Format from 4096 + 8 B to 4096 B changes what a block carries). */
 static bool same_geometry(const struct nvmf_ns *ns, const struct nvmf_drive_ns *dn)
 {
-	return ns->lba_shift == dn->lba_shift && nvmf_ns_nlb(ns) == dn->nsze && !dn->refused[0];
+	const struct nvmf_drive_ns *was = ns->bdev->drive_ns;
+	return ns->lba_shift == dn->lba_shift && nvmf_ns_nlb(ns) == dn->nsze && was &&
+	       was->ms == dn->ms && was->extended == dn->extended && !dn->refused[0];
 }
 
 unsigned nvmf_tgt_passthru_sync(struct nvmf_tgt *tgt, struct nvmf_subsys *s)

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
+#include "loop/loop.h"
 #include "target/passthru.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/target/passthru_fixture.h"
@@ -260,7 +262,38 @@ static void admin_timeout_aborts_a_command_the_drive_holds(void)
 	pt_teardown(f);
 }
 
+/* A Format of every namespace (NSID FFFFFFFFh) drains them all while the drive works:
+ * a Read sent meanwhile waits, and runs on the namespace as formatted. */
+static void broadcast_format_drains_every_namespace_while_it_runs(void)
+{
+	struct pt_fx *f = pt_setup("/dev/fake0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	f->drive->admin_stall_ms = 300; /* the drive takes its time */
+	struct fx_cmd fmt, rd;
+	struct nvme_sqe c = admin(nvme_admin_format_nvm, 0xffffffff, 1); /* 4096 B, no metadata */
+	CU_ASSERT_EQUAL_FATAL(fx_start(&f->fx.admin, &fmt, &c, NULL, 0), 0);
+	unsigned before = f->drive->io_calls;
+	struct nvme_sqe r = pt_rw(nvme_cmd_read, 1, 0, 1);
+	CU_ASSERT_EQUAL_FATAL(fx_start(&f->q, &rd, &r, NULL, 4096), 0);
+	CU_ASSERT_FALSE(fx_done(&rd)); /* parked: the namespace is drained */
+	CU_ASSERT_EQUAL(f->drive->io_calls, before);
+	for (int i = 0; i < 5000 && !(fx_done(&fmt) && fx_done(&rd)); i++) {
+		nvmf_loop_drive(&f->fx.tgt);
+		usleep(1000);
+	}
+	CU_ASSERT_TRUE_FATAL(fx_done(&fmt));
+	CU_ASSERT_EQUAL(fmt.status, 0);
+	CU_ASSERT_TRUE_FATAL(fx_done(&rd));
+	CU_ASSERT_EQUAL(f->drive->io_calls, before + 1);
+	/* Both namespaces were formatted and are served anew: 4096-byte blocks, no metadata. */
+	CU_ASSERT_EQUAL(nvmf_subsys_ns(f->s, 1)->lba_shift, 12);
+	CU_ASSERT_EQUAL(nvmf_subsys_ns(f->s, 2)->bdev->drive_ns->ms, 0);
+	pt_teardown(f);
+}
+
 const struct unit_test passthru_admin_tests[] = {
+	{ "broadcast_format_drains_every_namespace_while_it_runs",
+	  broadcast_format_drains_every_namespace_while_it_runs },
 	{ "admin_timeout_aborts_a_command_the_drive_holds",
 	  admin_timeout_aborts_a_command_the_drive_holds },
 	{ "identify_controller_is_the_drives_with_fabrics_fixups",
