@@ -14,9 +14,10 @@
 #include "target/passthru.h"
 #include "target/resv.h"
 
-/* The Linux drive (subsystem/nvme-drive-linux.c). Weak until that file is in every
- * build: a build without it refuses passthru subsystems with a message instead of
- * failing to link. */
+/* The Linux drive (subsystem/nvme-drive-linux.c). Weak only until that file is merged:
+ * a build without it refuses passthru subsystems with a message instead of failing to
+ * link. MUST go then: the linker does not pull an archive member (libcore.a) in for a
+ * weak reference, so the drive would stay NULL in the daemon. */
 extern struct nvmf_drive *nvmf_drive_open(const char *path, char *err, size_t errlen)
 	__attribute__((weak));
 
