@@ -268,7 +268,7 @@ static void broadcast_format_drains_every_namespace_while_it_runs(void)
 {
 	struct pt_fx *f = pt_setup("/dev/fake0");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	f->drive->admin_stall_ms = 300; /* the drive takes its time */
+	f->drive->admin_stall_ms = 1500; /* the drive takes its time (a loaded machine too) */
 	struct fx_cmd fmt, rd;
 	struct nvme_sqe c = admin(nvme_admin_format_nvm, 0xffffffff, 1); /* 4096 B, no metadata */
 	CU_ASSERT_EQUAL_FATAL(fx_start(&f->fx.admin, &fmt, &c, NULL, 0), 0);
@@ -277,7 +277,7 @@ static void broadcast_format_drains_every_namespace_while_it_runs(void)
 	CU_ASSERT_EQUAL_FATAL(fx_start(&f->q, &rd, &r, NULL, 4096), 0);
 	CU_ASSERT_FALSE(fx_done(&rd)); /* parked: the namespace is drained */
 	CU_ASSERT_EQUAL(f->drive->io_calls, before);
-	for (int i = 0; i < 5000 && !(fx_done(&fmt) && fx_done(&rd)); i++) {
+	for (int i = 0; i < 20000 && !(fx_done(&fmt) && fx_done(&rd)); i++) {
 		nvmf_loop_drive(&f->fx.tgt);
 		usleep(1000);
 	}
