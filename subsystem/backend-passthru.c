@@ -18,9 +18,11 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NLB_MAX 65536u /* blocks one Read/Write/Write Zeroes covers (16-bit NLB, 0's based) */
 
@@ -57,6 +59,15 @@ struct nvmf_bdev *nvmf_bdev_open_passthru(struct nvmf_drive *drive, uint32_t nsi
 		return NULL;
 	}
 	*b->drive_ns = *ns;
+	/* Its own descriptor of the namespace's char device: a rescan that finds the
+	 * namespace gone closes the drive's (ns_close) while this backend may still drain
+	 * commands; theirs must not land on a closed, or reused, descriptor. */
+	if (ns->fd >= 0 && (b->drive_ns->fd = fcntl(ns->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		snprintf(err, errlen, "%s nsid %u: %s", drive->path, nsid, strerror(errno));
+		free(b->drive_ns);
+		free(b);
+		return NULL;
+	}
 	if (ns->ms)
 		nvmf_bdev_note(b,
 			       "%s nsid %u: %u bytes of metadata inline per block: hosts' commands "
@@ -68,6 +79,8 @@ struct nvmf_bdev *nvmf_bdev_open_passthru(struct nvmf_drive *drive, uint32_t nsi
 
 static void passthru_close(struct nvmf_bdev *b)
 {
+	if (b->drive_ns && b->drive_ns->fd >= 0)
+		close(b->drive_ns->fd);
 	free(b->drive_ns);
 	b->drive_ns = NULL;
 	b->drive = NULL; /* the subsystem's: closed with it */

@@ -116,8 +116,9 @@ struct nvmf_bdev {
 	struct nvmf_drive *drive;
 	uint32_t drive_nsid;
 	struct nvmf_drive_ns *drive_ns; /* passthru: its own copy of the drive's namespace as
-				      * opened (geometry, fd), so that I/O never reads drive->ns,
-				      * which a rescan rewrites on the admin worker */
+				      * opened (geometry; fd a dup of the drive's, closed with
+				      * the backend), so that I/O never reads drive->ns, which a
+				      * rescan rewrites on the admin worker */
 	/* What the open chose that the operator should hear of (O_DIRECT refused, direct
 	 * I/O alignment, a file in memory), one line each, '\n' ended; "" when nothing. A
 	 * backend knows no target, so the target logs it (component backend) once the

@@ -1,6 +1,7 @@
 /* Unit tests for subsystem/backend-passthru.c on the in-memory drive
  * (tests/unit/support/fake-drive.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,7 +162,29 @@ static void drive_error_is_eio_with_the_status(void)
 	nvmf_drive_close(d);
 }
 
+/* The backend holds its own descriptor of the namespace: the drive closing its own (a
+ * rescan that found the namespace gone) leaves the backend's open. */
+static void backend_keeps_its_own_descriptor_of_the_namespace(void)
+{
+	char err[256];
+	struct nvmf_drive *d = fake_drive_open("/dev/fake0", err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	CU_ASSERT_FATAL(fd >= 0);
+	d->ns[0].fd = fd; /* as the Linux drive's ns_open sets it */
+	struct nvmf_bdev *b = nvmf_bdev_open_passthru(d, 1, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_NOT_EQUAL(b->drive_ns->fd, fd);
+	close(fd);
+	d->ns[0].fd = -1;
+	CU_ASSERT_NOT_EQUAL(fcntl(b->drive_ns->fd, F_GETFD), -1); /* still open */
+	nvmf_bdev_close(b);
+	nvmf_drive_close(d);
+}
+
 const struct unit_test backend_passthru_tests[] = {
+	{ "backend_keeps_its_own_descriptor_of_the_namespace",
+	  backend_keeps_its_own_descriptor_of_the_namespace },
 	{ "open_takes_the_drive_namespace_geometry", open_takes_the_drive_namespace_geometry },
 	{ "write_then_read_back_through_the_drive", write_then_read_back_through_the_drive },
 	{ "write_zeroes_and_discard_reach_the_drive", write_zeroes_and_discard_reach_the_drive },
