@@ -132,7 +132,7 @@ int fx_boot(struct fx *f, const char *traddr, const char *trsvcid)
 	char err[512];
 	f->traddr = traddr;
 	f->trsvcid = trsvcid;
-	if (nvmf_tgt_init(&f->tgt, &f->cfg, ops, 1, err, sizeof(err))) {
+	if (nvmf_tgt_init_drives(&f->tgt, &f->cfg, ops, 1, f->drive_open, err, sizeof(err))) {
 		fprintf(stderr, "fixture: %s\n", err);
 		return -1;
 	}

@@ -57,6 +57,9 @@ struct fx {
 	uint8_t connect_cattr;       /* CATTR of the Connects fx_connect* send (0 unless a test
 				   * sets it: NVMF_CONNECT_CATTR_SQFLOW_DISABLE) */
 	uint32_t down_cc, down_csts; /* their controller's CC and CSTS just before */
+	/* How passthru subsystems open their drive (set before fx_boot; NULL: the real
+	 * nvmf_drive_open): tests give tests/unit/support/fake-drive.h's. */
+	struct nvmf_drive *(*drive_open)(const char *path, char *err, size_t errlen);
 };
 
 /* Configs built in code, as the loader builds them (nvmf_config_*_defaults first; the
