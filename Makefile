@@ -135,8 +135,8 @@ TARGETCTL_BIN := $(BUILD)/nvmf-targetctl
 FAULT_TARGET_BIN := $(BUILD)/tests/nvmf-target-fault
 TLS_PEER_BIN := $(BUILD)/tests/tls-peer
 # A real NVMe drive through the Linux drive, for tests/integration/nvme_drive_test.sh (in
-# the VM, on QEMU's emulated drive); built once the generic half subsystem/nvme-drive.c is in.
-DRIVE_CHECK_BIN := $(if $(wildcard subsystem/nvme-drive.c),$(BUILD)/tests/nvme-drive-check)
+# the VM, on QEMU's emulated drive).
+DRIVE_CHECK_BIN := $(BUILD)/tests/nvme-drive-check
 NVMF_A     := $(BUILD)/libnvmf.a
 NVMF_SO    := $(BUILD)/libnvmf.so.0
 # The version is util/version.h's (one place for the programs and libnvmf.pc).

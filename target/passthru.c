@@ -14,13 +14,6 @@
 #include "target/passthru.h"
 #include "target/resv.h"
 
-/* The Linux drive (subsystem/nvme-drive-linux.c). Weak only until that file is merged:
- * a build without it refuses passthru subsystems with a message instead of failing to
- * link. MUST go then: the linker does not pull an archive member (libcore.a) in for a
- * weak reference, so the drive would stay NULL in the daemon. */
-extern struct nvmf_drive *nvmf_drive_open(const char *path, char *err, size_t errlen)
-	__attribute__((weak));
-
 /* ---- the admin worker ---- */
 
 static void job_answer(void *arg)
@@ -117,13 +110,6 @@ int nvmf_tgt_passthru_open(struct nvmf_tgt *tgt, struct nvmf_subsys *s, char *er
 	struct nvmf_drive *(*open)(const char *, char *, size_t) =
 		tgt->drive_open ? tgt->drive_open : nvmf_drive_open;
 	char why[512] = "";
-	if (!open) {
-		snprintf(err, errlen,
-			 "passthru %s: this build has no NVMe drive support "
-			 "(subsystem/nvme-drive-linux.c)",
-			 pc->device_path);
-		return -1;
-	}
 	struct nvmf_drive *d = open(pc->device_path, why, sizeof(why));
 	if (!d) {
 		snprintf(err, errlen, "passthru %s", why);

@@ -9,26 +9,6 @@
 #include "subsystem/nvme-drive.h"
 #include "tests/unit/suites.h"
 
-/* Stand-ins for the generic half (subsystem/nvme-drive.c) until it is on this branch:
- * weak, so the real ones replace them; none of these tests gets as far as a load. */
-__attribute__((weak)) int nvmf_drive_load(struct nvmf_drive *d, char *err, size_t errlen)
-{
-	snprintf(err, errlen, "%s: nvmf_drive_load is not linked in", d->path);
-	return -ENOSYS;
-}
-
-__attribute__((weak)) void nvmf_drive_close(struct nvmf_drive *d)
-{
-	if (!d)
-		return;
-	for (size_t i = 0; i < d->n_ns; i++)
-		if (d->ops->ns_close)
-			d->ops->ns_close(d, &d->ns[i]);
-	d->ops->close(d);
-	free(d->ns);
-	free(d);
-}
-
 static void expect_refusal(const char *path, const char *want)
 {
 	char err[256] = "";
