@@ -363,7 +363,6 @@ static int drive_io_submit(struct nvmf_drive *d, const struct nvmf_drive_ns *ns,
 			   struct nvmf_aio *aio, const struct nvme_sqe *cmd, void *buf,
 			   uint32_t len, struct nvmf_drive_io *io)
 {
-	(void)d;
 	if ((cmd->opcode & 3) == 3)
 		return -EINVAL;
 	if (ns->fd < 0)
@@ -381,7 +380,7 @@ static int drive_io_submit(struct nvmf_drive *d, const struct nvmf_drive_ns *ns,
 		.cdw13 = le32toh(cmd->cdw13),
 		.cdw14 = le32toh(cmd->cdw14),
 		.cdw15 = le32toh(cmd->cdw15),
-		.timeout_ms = 0, /* the driver's io_timeout */
+		.timeout_ms = d->io_timeout_ms, /* 0: the driver's io_timeout */
 	};
 	io->aio.done = uring_done;
 	return nvmf_aio_uring_cmd(aio, ns->fd, NVME_URING_CMD_IO, &u, sizeof(u), &io->aio);

@@ -92,6 +92,9 @@ struct nvmf_drive {
 	char path[256];           /* the controller's char device, "/dev/nvme0" */
 	char name[32];            /* "nvme0" */
 	int fd;                   /* O_RDWR, flock(LOCK_EX) held while open; -1 in a fake */
+	uint32_t io_timeout_ms;   /* how long an I/O command may take before the kernel
+				    * aborts it (passthru io_timeout); 0: the driver's default.
+				    * Set by the opener's caller before any I/O */
 	uint32_t max_transfer;    /* bytes one command may move (the kernel's
 				    * max_hw_sectors_kb and max_segments for a real drive) */
 	uint8_t id_ctrl[4096];    /* Identify Controller as the drive answered it */

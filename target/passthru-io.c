@@ -48,7 +48,11 @@ static void passthru_io_done(struct nvmf_bdev_io *io, int err)
 {
 	struct nvmf_req *req = io->ctx;
 	nvme_status_t st;
-	if (err) {
+	if (err == -ETIMEDOUT) {
+		/* Past io_timeout (or the driver's): the kernel aborted it, as the admin
+		 * worker answers one past admin_timeout. Retryable: no DNR. */
+		st = nvme_generic(NVME_SC_ABORT_REQ);
+	} else if (err) {
 		/* The command never reached the drive, or was lost on the way. */
 		st = nvmf_io_backend_status(req, io, err, req->dir == NVMF_XFER_H2C);
 	} else {

@@ -115,6 +115,7 @@ int nvmf_tgt_passthru_open(struct nvmf_tgt *tgt, struct nvmf_subsys *s, char *er
 		snprintf(err, errlen, "passthru %s", why);
 		return -1;
 	}
+	d->io_timeout_ms = pc->io_timeout * 1000u;
 	if (nvmf_subsys_passthru_attach(s, d, why, sizeof(why))) {
 		snprintf(err, errlen, "passthru %s %s", pc->device_path, why);
 		return -1;

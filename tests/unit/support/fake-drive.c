@@ -479,6 +479,13 @@ static int fake_io_submit(struct nvmf_drive *d, const struct nvmf_drive_ns *ns,
 	struct fake_drive *f = d->priv;
 	pthread_mutex_lock(&f->lock);
 	f->io_calls++;
+	f->last_io_timeout_ms = d->io_timeout_ms;
+	if (f->io_time_out) {
+		/* As the Linux drive reports a command the kernel aborted past its timeout. */
+		pthread_mutex_unlock(&f->lock);
+		io->done(io, -ETIMEDOUT);
+		return 0;
+	}
 	f->last_io = *cmd;
 	f->last_io.nsid = htole32(ns->nsid);
 	struct fake_drive_ns *n = ns_of(f, ns->nsid);
@@ -569,6 +576,8 @@ struct nvmf_drive *fake_drive_open(const char *path, char *err, size_t errlen)
 			f->fail_admin_opcode = (uint8_t)strtoul(p + 6, NULL, 16);
 		} else if (!strncmp(p + 1, "nsbusy=", 7))
 			f->fail_ns_open = (uint32_t)strtoul(p + 8, NULL, 0);
+		else if (!strncmp(p + 1, "iotimeout", 9))
+			f->io_time_out = true;
 	}
 	f->ns[0] = (struct fake_drive_ns){ .nsid = 1, .capacity = 1 << 20, .flbas = 0 };
 	f->ns[1] = (struct fake_drive_ns){ .nsid = 2, .capacity = 1 << 20, .flbas = 0x12 };

@@ -59,6 +59,8 @@ struct fake_drive {
 	uint8_t fail_admin_opcode;
 	uint32_t fail_ns_open;        /* ns_open of this NSID fails (-EBUSY) */
 	unsigned ns_opens, ns_closes; /* ns_open/ns_close calls */
+	bool io_time_out;             /* every I/O ends with -ETIMEDOUT ("iotimeout") */
+	uint32_t last_io_timeout_ms;  /* the drive's io_timeout_ms at the last I/O */
 };
 
 /*
@@ -66,7 +68,8 @@ struct fake_drive {
  * starting "/dev/fake" opens; words after it separated by ',' change it: "sepmeta" adds
  * namespace 3, "noeffects" clears LPA bit 1, "mt=N" sets max_transfer to N bytes (default
  * 128 KiB, the MDTS), "fail=HH" has admin opcode HH (hex) fail with Internal Error,
- * "nsbusy=N" has ns_open of namespace N fail. Any other path: NULL with "<path>: No such file or directory" in
+ * "nsbusy=N" has ns_open of namespace N fail, "iotimeout" ends every I/O with -ETIMEDOUT
+ * (the kernel aborted it past its timeout). Any other path: NULL with "<path>: No such file or directory" in
  * @err, as the Linux drive says. The signature of the target's drive_open hook.
  */
 struct nvmf_drive *fake_drive_open(const char *path, char *err, size_t errlen);

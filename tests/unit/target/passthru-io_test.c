@@ -196,7 +196,27 @@ static void reservation_commands_stay_with_the_target(void)
 	pt_teardown(f);
 }
 
+/* io_timeout reaches the drive (the kernel aborts past it), and a command the kernel
+ * aborted answers Command Abort Requested, without DNR: the host may retry. */
+static void io_timeout_reaches_the_drive_and_a_timed_out_command_is_aborted(void)
+{
+	struct pt_fx *f = pt_setup_timeouts("/dev/fake0", 0, 7);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	uint8_t buf[512];
+	struct nvme_sqe c = pt_rw(nvme_cmd_read, 1, 0, 1);
+	CU_ASSERT_EQUAL(fx_cmd(&f->q, &c, buf, sizeof(buf), NULL), 0);
+	CU_ASSERT_EQUAL(f->drive->last_io_timeout_ms, 7000);
+	pt_teardown(f);
+	f = pt_setup("/dev/fake0,iotimeout");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(fx_cmd(&f->q, &c, buf, sizeof(buf), NULL), PT_GEN(NVME_SC_ABORT_REQ));
+	CU_ASSERT_EQUAL(f->drive->last_io_timeout_ms, 0); /* no io_timeout: the driver's */
+	pt_teardown(f);
+}
+
 const struct unit_test passthru_io_tests[] = {
+	{ "io_timeout_reaches_the_drive_and_a_timed_out_command_is_aborted",
+	  io_timeout_reaches_the_drive_and_a_timed_out_command_is_aborted },
 	{ "fused_compare_and_write_with_inline_metadata_is_refused",
 	  fused_compare_and_write_with_inline_metadata_is_refused },
 	{ "reservation_commands_stay_with_the_target", reservation_commands_stay_with_the_target },

@@ -7,12 +7,19 @@
 
 struct pt_fx *pt_setup(const char *path)
 {
+	return pt_setup_timeouts(path, 0, 0);
+}
+
+struct pt_fx *pt_setup_timeouts(const char *path, uint32_t admin_s, uint32_t io_s)
+{
 	struct pt_fx *f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
 	struct nvmf_subsys_config *s = fx_cfg_subsys(&f->fx.cfg, FX_SUBNQN, FX_HOSTNQN, 4);
 	s->passthru.enable = true;
 	snprintf(s->passthru.device_path, sizeof(s->passthru.device_path), "%s", path);
+	s->passthru.admin_timeout = admin_s;
+	s->passthru.io_timeout = io_s;
 	fx_cfg_expose(fx_cfg_loop_port(&f->fx.cfg, 1, AF_INET, "0.0.0.0", "4420"), FX_SUBNQN);
 	f->fx.drive_open = fake_drive_open;
 	if (fx_boot(&f->fx, "127.0.0.1", "4420") || fx_connect_admin(&f->fx)) {

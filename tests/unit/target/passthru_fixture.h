@@ -20,6 +20,9 @@ struct pt_fx {
 /* pt_setup - boot with the fake drive at @path ("/dev/fake0", with fake_drive_open's
  * words), connect; NULL when the target did not start. */
 struct pt_fx *pt_setup(const char *path);
+/* pt_setup_timeouts - pt_setup with the passthru group's admin_timeout and io_timeout
+ * (seconds). */
+struct pt_fx *pt_setup_timeouts(const char *path, uint32_t admin_s, uint32_t io_s);
 void pt_teardown(struct pt_fx *f);
 /* pt_rw - an I/O command @opcode of namespace @nsid, @slba, @nlb blocks (1's based). */
 struct nvme_sqe pt_rw(uint8_t opcode, uint32_t nsid, uint64_t slba, uint32_t nlb);
