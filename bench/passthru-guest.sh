@@ -46,7 +46,9 @@ echo never > /sys/kernel/mm/transparent_hugepage/enabled   # as tcp_test.sh: loo
 dd if=/dev/urandom of=$W/chunk bs=1M count=4 status=none
 for i in $(seq 0 4 124); do dd if=$W/chunk of=$DRIVE_NS1 bs=1M seek=$i oflag=direct status=none; done
 
-# start SYSTEM: the target serving SYSTEM, and the host connected; prints its block device.
+# start SYSTEM: the target serving SYSTEM, and the host connected; its block device in DEV.
+# (Not run as $(start ...): the target's waiting subshell keeps bash's saved copy of the
+# substitution's pipe open, and the substitution would wait for the target to end.)
 start() {
     case $1 in
         passthru|namespace)
@@ -74,9 +76,10 @@ JSON
             KNVMET_TRTYPE=tcp knvmet_add_port 47 $ADDR $KPORT $NQN-$1 || return 1 ;;
     esac
     local p=$PORT; [[ $1 == kernel-* ]] && p=$KPORT
-    nvme connect -t tcp -a $ADDR -s $p -n $NQN-$1 > /dev/null || return 1
-    wait_for 20 nvme_dev_for $NQN-$1 1 || return 1
-    nvme_dev_for $NQN-$1 1
+    log "$1: serving; connecting the host"
+    timeout 60 nvme connect -t tcp -a $ADDR -s $p -n $NQN-$1 > /dev/null || { log "$1: nvme connect failed" ; return 1; }
+    wait_for 20 nvme_dev_for $NQN-$1 1 || { log "$1: no namespace 1 on the host" ; return 1; }
+    DEV=$(nvme_dev_for $NQN-$1 1)
 }
 stop() {
     nvme disconnect -n $NQN-$1 > /dev/null 2>&1
@@ -96,7 +99,9 @@ order_for() {   # order_for ROUND: SYSTEMS rotated by ROUND - 1
 
 for r in $(seq $ROUNDS); do
     for sys in $(order_for $r); do
-        dev=$(start $sys) || { log "ERROR: round $r: $sys did not start"; FAILED=1; stop $sys; continue; }
+        start $sys || { log "ERROR: round $r: $sys did not start"; FAILED=1; stop $sys; continue; }
+        dev=$DEV
+        log "round $r: $sys on $dev"
         while read -r wl rw bs qd; do
             j=$OUT/fio-r$r-$sys-$wl.json
             timeout $((SECS + RAMP + 120)) fio --name=$wl --filename=$dev --ioengine=libaio --direct=1 \
