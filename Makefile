@@ -138,6 +138,9 @@ NVMF_BIN   := $(BUILD)/nvmf
 TARGETCTL_BIN := $(BUILD)/nvmf-targetctl
 FAULT_TARGET_BIN := $(BUILD)/tests/nvmf-target-fault
 TLS_PEER_BIN := $(BUILD)/tests/tls-peer
+# A real NVMe drive through the Linux drive, for tests/integration/nvme_drive_test.sh (in
+# the VM, on QEMU's emulated drive).
+DRIVE_CHECK_BIN := $(BUILD)/tests/nvme-drive-check
 NVMF_A     := $(BUILD)/libnvmf.a
 NVMF_SO    := $(BUILD)/libnvmf.so.0
 # The version is util/version.h's (one place for the programs and libnvmf.pc).
@@ -148,7 +151,7 @@ PREFIX     ?= /usr/local
 	soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
 	format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
-     $(FAULT_TARGET_BIN) $(TLS_PEER_BIN) $(DHCHAP_KAT) $(TLS_PSK_KAT)
+     $(FAULT_TARGET_BIN) $(TLS_PEER_BIN) $(DRIVE_CHECK_BIN) $(DHCHAP_KAT) $(TLS_PSK_KAT)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
 FLAGS_STAMP := $(BUILD)/.cflags
@@ -208,6 +211,10 @@ $(TLS_PSK_KAT): tests/auth/tls_psk_kat.py
 
 $(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(FAULT_OBJS) $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) -lcunit
+
+$(BUILD)/tests/nvme-drive-check: $(BUILD)/obj/tests/local/nvme-drive-check.o $(BUILD)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # The TLS channel's peer for tests/local/tls_interop_test.sh (against GnuTLS).
 $(TLS_PEER_BIN): $(BUILD)/obj/tests/local/tls-peer.o $(BUILD)/libcore.a

@@ -71,6 +71,16 @@ static json_t *ns_json(const struct nvmf_subsys *s, const struct nvmf_ns_config 
 	return j;
 }
 
+/* A namespace a passthru subsystem serves from its drive (no config entry: the drive's). */
+static json_t *drive_ns_json(const struct nvmf_ns *ns)
+{
+	return json_pack("{s:I, s:b, s:s, s:s?, s:I, s:I, s:I, s:n}", "nsid", (json_int_t)ns->nsid,
+			 "enable", 1, "backend", nvmf_backend_kind_name(ns->bdev->kind), "path",
+			 ns->real_path, "ana_grpid", (json_int_t)ns->anagrpid, "size_bytes",
+			 (json_int_t)(nvmf_ns_nlb(ns) << ns->lba_shift), "block_size",
+			 (json_int_t)1 << ns->lba_shift, "uuid");
+}
+
 static json_t *subsys_json(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s)
 {
 	const struct nvmf_subsys_config *sc = s->cfg;
@@ -86,13 +96,20 @@ static json_t *subsys_json(const struct nvmf_tgt *tgt, const struct nvmf_subsys 
 		json_array_append_new(hosts, json_string(sc->allowed_hosts[i]));
 	for (size_t i = 0; i < sc->n_ns; i++)
 		json_array_append_new(nss, ns_json(s, &sc->ns[i]));
+	for (uint32_t n = 1; s->drive && n <= s->max_nsid; n++)
+		if (nvmf_subsys_ns(s, n))
+			json_array_append_new(nss, drive_ns_json(nvmf_subsys_ns(s, n)));
 	for (size_t i = 0; i < tgt->n_ports; i++)
 		if (nvmf_port_has_subsys(tgt->ports[i], s))
 			json_array_append_new(ports, json_integer(tgt->ports[i]->cfg->portid));
-	return json_pack("{s:s, s:b, s:o, s:s, s:s, s:o, s:o, s:I}", "nqn", sc->nqn,
-			 "allow_any_host", sc->allow_any_host, "hosts", hosts, "serial", serial,
-			 "model", model, "namespaces", nss, "ports", ports, "controllers",
-			 (json_int_t)ctrl_count(tgt, s, NULL));
+	json_t *j = json_pack("{s:s, s:b, s:o, s:s, s:s, s:o, s:o, s:I}", "nqn", sc->nqn,
+			      "allow_any_host", sc->allow_any_host, "hosts", hosts, "serial",
+			      serial, "model", model, "namespaces", nss, "ports", ports,
+			      "controllers", (json_int_t)ctrl_count(tgt, s, NULL));
+	if (j && s->drive)
+		json_object_set_new(j, "passthru",
+				    json_pack("{s:s}", "device", s->cfg->passthru.device_path));
+	return j;
 }
 
 void nvmf_ctl_subsystem_list(void *ctx, struct nvmf_rpc_call *call)
@@ -179,14 +196,15 @@ static json_t *ctrl_json(const struct nvmf_tgt_ctrl *c)
 		json_array_append_new(queues, one);
 	}
 	/* Bytes: the SMART counters are in 512-byte units. */
-	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:o, s:o, s:I, s:I, s:I, "
-			 "s:I}",
+	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:b, s:o, s:o, s:I, s:I, "
+			 "s:I, s:I}",
 			 "cntlid", (json_int_t)c->cntlid, "subnqn", c->subsys->cfg->nqn, "hostnqn",
 			 c->hostnqn, "host_address", c->peer, "hostid",
 			 nvme_uuid_format(c->hostid, hostid), "portid",
 			 (json_int_t)c->port->cfg->portid, "kato_ms", (json_int_t)c->kato_ms,
-			 "connected_since", since, "io_queues", (json_int_t)io, "auth", auth,
-			 "queues", queues, "reads", (json_int_t)load(&c->host_reads), "writes",
+			 "connected_since", since, "io_queues", (json_int_t)io, "tls",
+			 c->sqs[0] && nvmf_sq_tls(c->sqs[0]), "auth", auth, "queues", queues,
+			 "reads", (json_int_t)load(&c->host_reads), "writes",
 			 (json_int_t)load(&c->host_writes), "read_bytes",
 			 (json_int_t)(load(&c->units_read) * 512), "write_bytes",
 			 (json_int_t)(load(&c->units_written) * 512));

@@ -52,12 +52,10 @@ const char *nvmf_ctrl_errmsg(const struct nvmf_ctrl *c)
 	return ctrl_errmsg_copy;
 }
 
-/*
- * NVMe statuses are named by nvme/status.h; command specific codes 80h-85h are read with
- * their Fabrics meaning (Connect errors), which is what nvmf_connect returns. DNR/More
- * and the SCT/SC values follow so that nothing is lost.
- */
-const char *nvmf_strerror(int rc)
+/* @rc as text, command specific codes 80h-85h read as Fabrics (Connect) codes when
+ * @fabrics, else as the NVM command set's. DNR/More and the SCT/SC values follow so that
+ * nothing is lost. */
+static const char *status_text(int rc, bool fabrics)
 {
 	if (rc == 0)
 		return "success";
@@ -71,12 +69,25 @@ const char *nvmf_strerror(int rc)
 		return strerror_buf;
 	}
 	nvme_status_t st = (nvme_status_t)rc;
-	const char *name = nvme_status_name(st, true);
+	const char *name = nvme_status_name(st, fabrics);
 	unsigned sct = (st >> NVME_SCT_SHIFT) & NVME_SCT_MASK, sc = st & NVME_SC_MASK;
 	snprintf(strerror_buf, sizeof(strerror_buf), "%s (sct 0x%x, sc 0x%02x%s%s)",
 		 strcmp(name, "UNKNOWN") ? name : "unknown status", sct, sc,
 		 st & NVME_SC_DNR ? ", DNR" : "", st & NVME_SC_MORE ? ", MORE" : "");
 	return strerror_buf;
+}
+
+/* What nvmf_connect and the admin calls return: 80h-85h are Connect's. */
+const char *nvmf_strerror(int rc)
+{
+	return status_text(rc, true);
+}
+
+/* What the I/O calls return: 80h-85h are the NVM command set's (183h is Copy's Command
+ * Size Limit Exceeded, not CONNECT_RESTART_DISC). */
+const char *nvmf_io_strerror(int rc)
+{
+	return status_text(rc, false);
 }
 
 /* Names of the Connect command fields an IPO can point at (NVMe-oF 1.1 figures 20, 21). */

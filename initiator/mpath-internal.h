@@ -83,7 +83,17 @@ struct mp_path {
 	char msg[256]; /* its last message (under mp->err_lock) */
 };
 
-enum mp_op { MP_READ, MP_WRITE, MP_COMPARE, MP_WRITE_ZEROES, MP_FLUSH, MP_DSM };
+enum mp_op {
+	MP_READ,
+	MP_WRITE,
+	MP_COMPARE,
+	MP_WRITE_ZEROES,
+	MP_FLUSH,
+	MP_DSM,
+	MP_VERIFY,
+	MP_COPY,
+	MP_COMPARE_AND_WRITE
+};
 
 /* One command of a multipath queue, from submission to its single callback. */
 struct mp_req {
@@ -91,10 +101,11 @@ struct mp_req {
 	enum mp_op op;
 	struct mp_ns *ns; /* NULL for a flush */
 	uint32_t nsid;
-	uint64_t slba;
+	uint64_t slba; /* Copy: the destination, SDLBA */
 	uint32_t nlb;
-	void *buf;           /* data, or the DSM ranges */
-	unsigned nr;         /* DSM ranges */
+	void *buf;           /* data, the DSM or Copy ranges, Compare and Write's compare data */
+	void *buf2;          /* Compare and Write's write data */
+	unsigned nr;         /* DSM or Copy ranges */
 	uint32_t attributes; /* DSM */
 	nvmf_io_cb cb;
 	void *arg;

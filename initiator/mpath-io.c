@@ -179,6 +179,13 @@ static int submit_on(struct nvmf_queue *pq, struct mp_req *r)
 					   NULL, false, shift, path_done, r);
 	case MP_FLUSH:
 		return nvmf_submit_flush(pq, r->nsid, path_done, r);
+	case MP_VERIFY:
+		return nvmf_submit_verify(pq, r->nsid, r->slba, r->nlb, path_done, r);
+	case MP_COPY:
+		return nvmf_submit_copy(pq, r->nsid, r->slba, r->buf, r->nr, path_done, r);
+	case MP_COMPARE_AND_WRITE:
+		return nvmf_submit_compare_and_write(pq, r->nsid, r->slba, r->nlb, r->buf, r->buf2,
+						     path_done, r);
 	default:
 		return nvmf_submit_dsm(pq, r->nsid, r->buf, r->nr, r->attributes, path_done, r);
 	}
@@ -376,6 +383,50 @@ int nvmf_mpath_submit_dsm(struct nvmf_mpath_queue *q, uint32_t nsid,
 					   .buf = (void *)ranges,
 					   .nr = nr,
 					   .attributes = attributes,
+					   .cb = cb,
+					   .arg = arg });
+}
+
+int nvmf_mpath_submit_verify(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			     nvmf_io_cb cb, void *arg)
+{
+	if (!nlb || nlb > 65536)
+		return -EINVAL;
+	return submit(q, &(struct mp_req){ .op = MP_VERIFY,
+					   .nsid = nsid,
+					   .slba = slba,
+					   .nlb = nlb,
+					   .cb = cb,
+					   .arg = arg });
+}
+
+int nvmf_mpath_submit_copy(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t sdlba,
+			   const struct nvme_copy_range *ranges, unsigned nr, nvmf_io_cb cb,
+			   void *arg)
+{
+	if (!ranges || nr < 1 || nr > 256)
+		return -EINVAL;
+	return submit(q, &(struct mp_req){ .op = MP_COPY,
+					   .nsid = nsid,
+					   .slba = sdlba,
+					   .buf = (void *)ranges,
+					   .nr = nr,
+					   .cb = cb,
+					   .arg = arg });
+}
+
+int nvmf_mpath_submit_compare_and_write(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba,
+					uint32_t nlb, const void *cmp, const void *data,
+					nvmf_io_cb cb, void *arg)
+{
+	if (!cmp || !data || !nlb || nlb > 65536)
+		return -EINVAL;
+	return submit(q, &(struct mp_req){ .op = MP_COMPARE_AND_WRITE,
+					   .nsid = nsid,
+					   .slba = slba,
+					   .nlb = nlb,
+					   .buf = (void *)cmp,
+					   .buf2 = (void *)data,
 					   .cb = cb,
 					   .arg = arg });
 }

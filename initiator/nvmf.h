@@ -179,11 +179,18 @@ const char *nvmf_last_errmsg(void);
  * persistent-loss; last error: ..."). */
 #define NVMF_ERR_NO_PATH (-1000)
 
-/* nvmf_strerror - "Connect Invalid Host (sct 0x1, sc 0x84, DNR)" for an NVMe status,
+/* nvmf_strerror - "CONNECT_INVALID_HOST (sct 0x1, sc 0x84, DNR)" for an NVMe status,
  * "no usable path" for NVMF_ERR_NO_PATH, strerror() text for a negative errno, "success"
- * for 0. Thread safe (static strings or
- * a thread-local buffer). */
+ * for 0. Command specific codes 80h-85h are read as the Fabrics command set's (NVMe-oF
+ * 1.1 section 3.5: what nvmf_connect returns); for what an I/O call returned use
+ * nvmf_io_strerror. Thread safe (static strings or a thread-local buffer). */
 const char *nvmf_strerror(int rc);
+
+/* nvmf_io_strerror - nvmf_strerror for the status of an I/O command (read, write, copy,
+ * compare and write, ...): command specific codes 80h-85h read as the NVM command set's
+ * (NVMe NVM Command Set 1.0 figure 31: 0x183 "CMD_SIZE_LIMIT_EXCEEDED" from a Copy past
+ * MCL), which share their values with Connect's. Thread safe like nvmf_strerror. */
+const char *nvmf_io_strerror(int rc);
 
 /* ---- admin commands (serialized on the admin queue; blocking) ---- */
 
@@ -348,8 +355,8 @@ int nvmf_submit_verify(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint3
  * namespace @nsid. @ranges are the command's data: valid until @cb. Returns 0 when queued,
  * -EAGAIN, -ECONNRESET, -EINVAL; @cb gets 0 or a status: Command Size Limit Exceeded
  * (0x183) past the namespace's MSRC, MSSRL or MCL (Identify Namespace), LBA Out of Range,
- * Invalid Field where the controller has no format 0h (OCFS bit 0). nvmf_strerror reads
- * command specific codes 80h-85h as Connect's (0x183: CONNECT_RESTART_DISC). */
+ * Invalid Field where the controller has no format 0h (OCFS bit 0); nvmf_io_strerror
+ * names them (nvmf_strerror reads 0x183 as Connect's CONNECT_RESTART_DISC). */
 int nvmf_submit_copy(struct nvmf_queue *q, uint32_t nsid, uint64_t sdlba,
 		     const struct nvme_copy_range *ranges, unsigned nr, nvmf_io_cb cb, void *arg);
 /*
@@ -528,6 +535,20 @@ int nvmf_mpath_submit_flush(struct nvmf_mpath_queue *q, uint32_t nsid, nvmf_io_c
 int nvmf_mpath_submit_dsm(struct nvmf_mpath_queue *q, uint32_t nsid,
 			  const struct nvme_dsm_range *ranges, unsigned nr, uint32_t attributes,
 			  nvmf_io_cb cb, void *arg);
+/* Verify, Copy and fused Compare and Write as nvmf_submit_verify, nvmf_submit_copy and
+ * nvmf_submit_compare_and_write, on the namespace's best path, failing over as the others.
+ * A Compare and Write whose path was lost before its answer is sent again on another
+ * path: if the first pair had written, the second's Compare fails (Compare Failure), as
+ * a host that retries any write would see it; @ranges, @cmp and @data stay valid until
+ * @cb. */
+int nvmf_mpath_submit_verify(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			     nvmf_io_cb cb, void *arg);
+int nvmf_mpath_submit_copy(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t sdlba,
+			   const struct nvme_copy_range *ranges, unsigned nr, nvmf_io_cb cb,
+			   void *arg);
+int nvmf_mpath_submit_compare_and_write(struct nvmf_mpath_queue *q, uint32_t nsid, uint64_t slba,
+					uint32_t nlb, const void *cmp, const void *data,
+					nvmf_io_cb cb, void *arg);
 /* nvmf_mpath_poll - reap completions on every path of @q (up to @max per path, 0 = all),
  * send again what failed over or waits for a path, end what waited too long; callbacks
  * run here. Also where @q gives up a path that went down (its commands there are taken

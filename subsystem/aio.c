@@ -32,7 +32,12 @@ int nvmf_aio_init(struct nvmf_aio *aio, unsigned depth)
 	aio->event_fd = -1;
 	if (depth == 0 || (depth & (depth - 1)))
 		return -EINVAL;
-	int rc = io_uring_queue_init(depth, &aio->ring, 0);
+	/* Big entries for NVMe passthrough; a kernel before 5.19 knows neither flag and
+	 * says EINVAL: the plain ring still serves every other backend. */
+	int rc = io_uring_queue_init(depth, &aio->ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	aio->big = rc == 0;
+	if (rc == -EINVAL)
+		rc = io_uring_queue_init(depth, &aio->ring, 0);
 	if (rc < 0)
 		return rc;
 	/* Non-blocking: nvmf_aio_poll() drains it without ever sleeping. */
@@ -67,6 +72,7 @@ void nvmf_aio_fini(struct nvmf_aio *aio)
 	free(aio->sq_ops);
 	aio->sq_ops = NULL;
 	aio->depth = 0;
+	aio->big = false;
 }
 
 /* A free SQE tagged with @op in *@sqe. Returns 0, -EAGAIN when the SQ or the in-flight
@@ -133,6 +139,28 @@ int nvmf_aio_fallocate(struct nvmf_aio *aio, int fd, int mode, uint64_t off, uin
 	return 0;
 }
 
+int nvmf_aio_uring_cmd(struct nvmf_aio *aio, int fd, uint32_t cmd_op, const void *cmd,
+		       size_t cmd_len, struct nvmf_aio_op *op)
+{
+	if (!aio->big)
+		return -EOPNOTSUPP;
+	if (cmd_len > NVMF_AIO_URING_CMD_MAX)
+		return -EINVAL;
+	struct io_uring_sqe *sqe;
+	int rc = aio_sqe(aio, op, &sqe);
+	if (rc)
+		return rc;
+	/* liburing 2.3 has no io_uring_prep_uring_cmd: the whole 128-byte entry by hand
+	 * (reserved fields zero, the command in the second half). */
+	memset(sqe, 0, 2 * sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = cmd_op;
+	memcpy(sqe->cmd, cmd, cmd_len);
+	io_uring_sqe_set_data(sqe, op);
+	return 0;
+}
+
 int nvmf_aio_flush(struct nvmf_aio *aio)
 {
 	if (aio->error)
@@ -170,6 +198,7 @@ static unsigned complete_failed(struct nvmf_aio *aio, unsigned max)
 		aio->sq_first = (aio->sq_first + 1) % aio->sq_size;
 		aio->failed--;
 		aio->inflight--;
+		op->res2 = 0;
 		op->done(op, aio->error);
 		n++;
 	}
@@ -198,6 +227,7 @@ unsigned nvmf_aio_poll(struct nvmf_aio *aio, unsigned max)
 		struct {
 			struct nvmf_aio_op *op;
 			int res;
+			uint64_t res2;
 		} batch[AIO_REAP_BATCH];
 		unsigned want = max - total < AIO_REAP_BATCH ? max - total : AIO_REAP_BATCH;
 		unsigned n = io_uring_peek_batch_cqe(&aio->ring, cqes, want);
@@ -206,13 +236,18 @@ unsigned nvmf_aio_poll(struct nvmf_aio *aio, unsigned max)
 		for (unsigned i = 0; i < n; i++) {
 			batch[i].op = io_uring_cqe_get_data(cqes[i]);
 			batch[i].res = cqes[i]->res;
+			/* A CQE32 ring's entries are 32 bytes: io_uring_peek_batch_cqe steps
+			 * by two 16-byte slots (liburing 2.2+), the second half is big_cqe. */
+			batch[i].res2 = aio->big ? cqes[i]->big_cqe[0] : 0;
 		}
 		/* Release the CQ slots and the in-flight budget before any callback runs, so
 		 * done() may queue continuations or new operations into the room just made. */
 		io_uring_cq_advance(&aio->ring, n);
 		aio->inflight -= n;
-		for (unsigned i = 0; i < n; i++)
+		for (unsigned i = 0; i < n; i++) {
+			batch[i].op->res2 = batch[i].res2;
 			batch[i].op->done(batch[i].op, batch[i].res);
+		}
 		total += n;
 	}
 	/* A done() above may have flushed (a continuation) and ended the ring. */

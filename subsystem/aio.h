@@ -4,16 +4,23 @@
  * I/O here; the poll loop calls nvmf_aio_flush() once per pass (one io_uring_submit for
  * everything queued) and nvmf_aio_poll() to reap completions. Not thread safe: owned by
  * one thread.
+ *
+ * The ring is set up with 128-byte SQEs and 32-byte CQEs (IORING_SETUP_SQE128 |
+ * IORING_SETUP_CQE32, Linux 5.19+) so it can also carry NVMe passthrough commands
+ * (nvmf_aio_uring_cmd); an older kernel gets the plain ring, aio->big false.
  */
 #ifndef NVMF_SUBSYSTEM_AIO_H
 #define NVMF_SUBSYSTEM_AIO_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 #include <liburing.h>
 
 struct nvmf_aio_op;
-/* Completion callback: @res is the io_uring result (bytes transferred, or -errno). */
+/* Completion callback: @res is the io_uring result (bytes transferred, or -errno; for a
+ * uring command what its driver returns, see nvmf_aio_uring_cmd). */
 typedef void (*nvmf_aio_done_fn)(struct nvmf_aio_op *op, int res);
 
 /* One queued operation; the caller owns its memory until @done runs. */
@@ -21,6 +28,9 @@ struct nvmf_aio_op {
 	nvmf_aio_done_fn done;
 	void *ctx;            /* free for the caller */
 	struct nvmf_aio *aio; /* set by the queue functions: lets done() queue a continuation */
+	uint64_t res2;        /* set before done() runs: the CQE's first extra dword
+			       * (big_cqe[0], host endian) of a uring command; 0 for the
+			       * other operations and for ops a failed flush ended */
 };
 
 struct nvmf_aio {
@@ -29,7 +39,8 @@ struct nvmf_aio {
 	unsigned queued;   /* SQEs prepared, not yet submitted */
 	unsigned inflight; /* submitted (or failed, see error), not yet reaped */
 	unsigned depth;
-	unsigned reaped_last;        /* completions the previous poll reaped (eventfd clearing) */
+	bool big;             /* SQE128 | CQE32 ring: nvmf_aio_uring_cmd works (Linux 5.19+) */
+	unsigned reaped_last; /* completions the previous poll reaped (eventfd clearing) */
 	struct nvmf_aio_op **sq_ops; /* the op of every queued SQE, oldest at sq_first (a ring of
 				     * sq_size: the SQ never holds more) */
 	unsigned sq_first, sq_size;
@@ -40,7 +51,8 @@ struct nvmf_aio {
 };
 
 /* nvmf_aio_init - set up a ring of @depth entries (power of two, e.g. 256) with an
- * eventfd. Returns 0 or -errno. */
+ * eventfd: SQE128 | CQE32 (aio->big) when the kernel has them, else a plain ring (a
+ * kernel before 5.19 refuses the flags with EINVAL). Returns 0 or -errno. */
 int nvmf_aio_init(struct nvmf_aio *aio, unsigned depth);
 void nvmf_aio_fini(struct nvmf_aio *aio);
 
@@ -57,6 +69,24 @@ int nvmf_aio_fsync(struct nvmf_aio *aio, int fd, struct nvmf_aio_op *op);
 /* fallocate(@fd, @mode, @off, @len): punch holes / zero ranges on files. */
 int nvmf_aio_fallocate(struct nvmf_aio *aio, int fd, int mode, uint64_t off, uint64_t len,
 		       struct nvmf_aio_op *op);
+
+/* Bytes of driver command an SQE128 entry carries (its sqe->cmd: 128 - 48). */
+#define NVMF_AIO_URING_CMD_MAX 80
+
+/*
+ * nvmf_aio_uring_cmd - queue an IORING_OP_URING_CMD: the driver behind @fd runs command
+ * @cmd_op with the @cmd_len bytes at @cmd (copied into the SQE; @cmd need not outlive the
+ * call, but any buffer it points to must stay valid until @op->done). For NVMe
+ * passthrough (linux/nvme_ioctl.h): @cmd_op NVME_URING_CMD_IO on a /dev/ngXnY fd, @cmd a
+ * struct nvme_uring_cmd (72 bytes); done() gets @res 0 (success), > 0 the NVMe status
+ * field (nvme_status_t, no phase bit) or -errno, and op->res2 the CQE's dwords 0-1.
+ * A file without uring commands completes with -EOPNOTSUPP (or -ENOTTY / -EINVAL per
+ * driver) through done(), like any other failed op.
+ * Returns 0, -EOPNOTSUPP (!aio->big: no 128-byte SQEs on this kernel), -EINVAL (@cmd_len
+ * over NVMF_AIO_URING_CMD_MAX), -EAGAIN or aio->error as the other queue functions.
+ */
+int nvmf_aio_uring_cmd(struct nvmf_aio *aio, int fd, uint32_t cmd_op, const void *cmd,
+		       size_t cmd_len, struct nvmf_aio_op *op);
 
 /*
  * nvmf_aio_flush - submit everything queued in one system call. Returns 0 or -errno.

@@ -46,6 +46,12 @@ struct nvmf_bdev_io {
 	uint16_t nvme_status;
 	uint64_t nvme_result;
 	struct nvmf_drive_io dio; /* passthru backend's use */
+	uint8_t dsm_range[16];    /* passthru backend's use: a DISCARD's Dataset Management
+				   * range (NVMe NVM Command Set 3.3.3: context attributes,
+				   * blocks, starting LBA; little endian), which the drive reads
+				   * while the command runs */
+	struct nvmf_aio *ring;    /* passthru backend's use: where a request the drive takes
+				   * in several commands queues the next one */
 };
 
 struct nvmf_bdev;
@@ -109,6 +115,10 @@ struct nvmf_bdev {
 	 * subsystem owns the drive and outlives its namespaces. */
 	struct nvmf_drive *drive;
 	uint32_t drive_nsid;
+	struct nvmf_drive_ns *drive_ns; /* passthru: its own copy of the drive's namespace as
+				      * opened (geometry; fd a dup of the drive's, closed with
+				      * the backend), so that I/O never reads drive->ns, which a
+				      * rescan rewrites on the admin worker */
 	/* What the open chose that the operator should hear of (O_DIRECT refused, direct
 	 * I/O alignment, a file in memory), one line each, '\n' ended; "" when nothing. A
 	 * backend knows no target, so the target logs it (component backend) once the

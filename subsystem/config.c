@@ -339,6 +339,7 @@ void nvmf_config_subsys_defaults(struct nvmf_subsys_config *s)
 	s->cntlid_min = 1;
 	s->cntlid_max = 0xffef;
 	s->qid_max = NVMF_DEFAULT_QID_MAX;
+	s->passthru.clear_ids = true; /* the kernel's default */
 }
 
 void nvmf_config_port_defaults(struct nvmf_port_config *p)
@@ -349,17 +350,26 @@ void nvmf_config_port_defaults(struct nvmf_port_config *p)
 	p->zerocopy_threshold = NVMF_DEFAULT_ZEROCOPY;
 }
 
+/* passthru admin_timeout / io_timeout: seconds, numbers or nvmetcli's strings; a day at
+ * most, so that milliseconds fit 32 bits. */
+static const struct cfg_irule pt_timeout_rule = { 0, 86400, true, "a timeout in seconds",
+						  "0-86400, 0 = the drive's default" };
+
 /* subsystems[].passthru: nvmetcli's dump of the configfs passthru group, a list of one
  * object {"device": {"path"}, "enable", "clear_ids", "admin_timeout", "io_timeout"},
- * written for every subsystem on a kernel built with passthru. One that is off (enable
- * 0, no device path) asks for nothing and loads. One that is on would export a whole
- * NVMe controller, which this target cannot do yet: refused by name, not served as a
- * subsystem without namespaces. A bare object is read the same way. */
-static int check_passthru(struct cfg_ctx *c, json_t *j, const char *base, const char *nqn)
+ * written for every subsystem on a kernel built with passthru (a bare object is read the
+ * same way). Into s->passthru, clear_ids 1 unless given (the kernel's default). One that
+ * is on exports the drive at device.path (required then), as the kernel's
+ * nvmet_passthru_ctrl_enable does, and the subsystem has no namespaces[] of its own (the
+ * kernel refuses both too). One that is off asks for nothing: a path kept there is only
+ * noted. Called after namespaces[] is read. */
+static int parse_passthru(struct cfg_ctx *c, json_t *j, const char *base, const char *nqn,
+			  struct nvmf_subsys_config *s)
 {
 	json_t *pt = json_object_get(j, "passthru"), *e;
-	char sub[112], dsub[128], b[80], pb[80];
-	size_t i, n;
+	struct nvmf_passthru_config *p = &s->passthru;
+	char sub[112], dsub[128], b[80];
+	size_t n;
 
 	if (!pt)
 		return 0;
@@ -368,43 +378,67 @@ static int check_passthru(struct cfg_ctx *c, json_t *j, const char *base, const 
 				"expected a list of one object (as nvmetcli writes it), got %s",
 				cfg_show(pt, b, sizeof(b)));
 	n = json_is_array(pt) ? json_array_size(pt) : 1;
-	for (i = 0; i < n; i++) {
-		json_t *dev;
-		const char *path = NULL;
-		bool on = false;
-
-		e = json_is_array(pt) ? json_array_get(pt, i) : pt;
-		if (json_is_array(pt))
-			snprintf(sub, sizeof(sub), "%s.passthru[%zu]", base, i);
-		else
-			snprintf(sub, sizeof(sub), "%s.passthru", base);
-		snprintf(dsub, sizeof(dsub), "%s.device", sub);
-		if (!json_is_object(e))
-			return cfg_fail(c, sub, NULL, "expected an object, got %s",
-					cfg_show(e, b, sizeof(b)));
-		/* The timeouts and clear_ids tune a passthru export, refused when on. */
-		static const char *const known[] = { "device", "enable", NULL };
-		static const struct cfg_unused unused[] = { { "clear_ids", NULL },
-							    { "admin_timeout", NULL },
-							    { "io_timeout", NULL },
-							    { NULL, NULL } };
-		if (cfg_check_keys(c, e, sub, known, unused) ||
-		    cfg_get_bool(c, e, sub, "enable", &on) < 0 ||
-		    cfg_get_typed(c, e, sub, "device", JSON_OBJECT, false, &dev) ||
-		    (dev &&
-		     (cfg_check_keys(c, dev, dsub, (const char *const[]){ "path", NULL }, NULL) ||
-		      cfg_get_str(c, dev, dsub, "path", false, &path))))
+	if (n == 0)
+		return 0;
+	if (n > 1)
+		return cfg_fail(c, base, "passthru",
+				"has %zu entries; a subsystem has one passthru group (the kernel's "
+				"configfs passthru/ directory)",
+				n);
+	e = json_is_array(pt) ? json_array_get(pt, 0) : pt;
+	if (json_is_array(pt))
+		snprintf(sub, sizeof(sub), "%s.passthru[0]", base);
+	else
+		snprintf(sub, sizeof(sub), "%s.passthru", base);
+	snprintf(dsub, sizeof(dsub), "%s.device", sub);
+	if (!json_is_object(e))
+		return cfg_fail(c, sub, NULL, "expected an object, got %s",
+				cfg_show(e, b, sizeof(b)));
+	static const char *const known[] = { "device",        "enable",     "clear_ids",
+					     "admin_timeout", "io_timeout", NULL };
+	json_t *dev;
+	const char *path = NULL;
+	long long v;
+	int r;
+	if (cfg_check_keys(c, e, sub, known, NULL) ||
+	    cfg_get_bool(c, e, sub, "enable", &p->enable) < 0 ||
+	    cfg_get_bool(c, e, sub, "clear_ids", &p->clear_ids) < 0 ||
+	    cfg_get_typed(c, e, sub, "device", JSON_OBJECT, false, &dev) ||
+	    (dev && (cfg_check_keys(c, dev, dsub, (const char *const[]){ "path", NULL }, NULL) ||
+		     cfg_get_str(c, dev, dsub, "path", false, &path))))
+		return -1;
+	if ((r = cfg_get_int(c, e, sub, "admin_timeout", &pt_timeout_rule, false, &v)) < 0)
+		return -1;
+	if (r)
+		p->admin_timeout = (uint32_t)v;
+	if ((r = cfg_get_int(c, e, sub, "io_timeout", &pt_timeout_rule, false, &v)) < 0)
+		return -1;
+	if (r)
+		p->io_timeout = (uint32_t)v;
+	if (path && strlen(path) >= sizeof(p->device_path))
+		return cfg_fail(c, dsub, "path", "is longer than %zu bytes",
+				sizeof(p->device_path) - 1);
+	if (path)
+		snprintf(p->device_path, sizeof(p->device_path), "%s", path);
+	if (!p->enable) {
+		if (p->device_path[0] &&
+		    cfg_note(c,
+			     "%s: passthru of %s is off (enable 0): subsystem %s serves its "
+			     "namespaces[] instead",
+			     sub, cfg_quote(p->device_path, b, sizeof(b)), nqn) < 0)
 			return -1;
-		if (on || (path && *path))
-			return cfg_fail(
-				c, sub, NULL,
-				"subsystem %s exports an NVMe controller by passthru (%s%s), which "
-				"this target does not support yet; serve the drive's namespace (a "
-				"/dev/nvmeXnY path) as a namespace with \"nvmf_backend\": \"nvme\" "
-				"instead (docs/configuration.md)",
-				cfg_quote(nqn, b, sizeof(b)), on ? "enable 1" : "device.path ",
-				on ? "" : cfg_quote(path, pb, sizeof(pb)));
+		return 0;
 	}
+	if (!p->device_path[0])
+		return cfg_fail(c, dsub, "path",
+				"required when passthru is enabled: the NVMe controller's char "
+				"device, like \"/dev/nvme0\"");
+	if (s->n_ns)
+		return cfg_fail(c, sub, NULL,
+				"subsystem %s serves the drive %s by passthru, and also has "
+				"namespaces[] (nsid %u): a passthru subsystem's namespaces "
+				"are the drive's; remove namespaces[] or set enable 0",
+				cfg_quote(nqn, b, sizeof(b)), p->device_path, s->ns[0].nsid);
 	return 0;
 }
 
@@ -433,8 +467,6 @@ static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base,
 				"%s is the well-known discovery NQN, which always reaches the "
 				"discovery service",
 				cfg_quote(nqn, b, sizeof(b)));
-	if (check_passthru(c, j, base, nqn))
-		return -1;
 	strcpy(s->nqn, nqn);
 	snprintf(sub, sizeof(sub), "%s.attr", base);
 	if (cfg_get_typed(c, j, base, "attr", JSON_OBJECT, false, &attr) ||
@@ -444,7 +476,7 @@ static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base,
 	if (cfg_get_typed(c, j, base, "namespaces", JSON_ARRAY, false, &nss))
 		return -1;
 	if (!nss)
-		return 0;
+		return parse_passthru(c, j, base, nqn, s);
 	if (!(s->ns = calloc(json_array_size(nss) + 1, sizeof(*s->ns))))
 		return cfg_fail(c, base, "namespaces", "out of memory");
 	s->n_ns = json_array_size(nss);
@@ -461,7 +493,7 @@ static int parse_subsys(struct cfg_ctx *c, json_t *j, const char *base,
 						"%u is already used by namespaces[%zu]",
 						s->ns[i].nsid, p);
 	}
-	return 0;
+	return parse_passthru(c, j, base, nqn, s);
 }
 
 static const struct cfg_irule portid_rule = { 0, 65535, false, "a port ID", "0-65535" };
@@ -898,7 +930,6 @@ static int parse_dhchap(struct cfg_ctx *c, json_t *h, const char *base, const ch
 
 int nvmf_tls_key_file_read(const char *path, char **out, char *err, size_t errlen)
 {
-	struct stat st;
 	size_t len = 0;
 	int rc;
 	char why[160];
@@ -913,10 +944,8 @@ int nvmf_tls_key_file_read(const char *path, char **out, char *err, size_t errle
 		snprintf(err, errlen, "%s: %s", path, why);
 		return rc;
 	}
-	if (stat(path, &st) == 0 && (st.st_mode & 077)) {
-		snprintf(err, errlen, "%s can be read by others (mode %04o): chmod 600 it", path,
-			 (unsigned)(st.st_mode & 07777));
-		rc = -EACCES;
+	if ((rc = nvmf_secret_file_private(path, why, sizeof(why)))) {
+		snprintf(err, errlen, "%s %s", path, why);
 	} else {
 		struct nvme_tls_psk psk;
 		rc = nvme_tls_psk_parse(text, &psk, why, sizeof(why));

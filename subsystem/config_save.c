@@ -79,6 +79,18 @@ static json_t *ns_to_json(const struct nvmf_ns_config *ns)
 	return j;
 }
 
+/* The passthru group as nvmetcli writes it (numbers), or NULL when it holds nothing but
+ * defaults (enable 0, no path, clear_ids 1, timeouts 0): not written then. */
+static json_t *passthru_to_json(const struct nvmf_passthru_config *p)
+{
+	if (!p->enable && !p->device_path[0] && p->clear_ids && !p->admin_timeout && !p->io_timeout)
+		return NULL;
+	return json_pack("[{s:I, s:I, s:{s:s}, s:I, s:I}]", "admin_timeout",
+			 (json_int_t)p->admin_timeout, "clear_ids", (json_int_t)p->clear_ids,
+			 "device", "path", p->device_path, "enable", (json_int_t)p->enable,
+			 "io_timeout", (json_int_t)p->io_timeout);
+}
+
 static json_t *subsys_to_json(const struct nvmf_subsys_config *s)
 {
 	char ver[16];
@@ -99,9 +111,15 @@ static json_t *subsys_to_json(const struct nvmf_subsys_config *s)
 		json_object_set_new(attr, "qid_max", num_string(s->qid_max));
 	for (size_t i = 0; i < s->n_ns; i++)
 		json_array_append_new(nss, ns_to_json(&s->ns[i]));
-	return json_pack("{s:s, s:o, s:o, s:o}", "nqn", s->nqn, "allowed_hosts",
-			 nqn_list(s->allowed_hosts, s->n_allowed_hosts), "attr", attr, "namespaces",
-			 nss);
+	json_t *j = json_pack("{s:s, s:o, s:o, s:o}", "nqn", s->nqn, "allowed_hosts",
+			      nqn_list(s->allowed_hosts, s->n_allowed_hosts), "attr", attr,
+			      "namespaces", nss);
+	json_t *pt = passthru_to_json(&s->passthru);
+	if (j && pt)
+		json_object_set_new(j, "passthru", pt);
+	else
+		json_decref(pt);
+	return j;
 }
 
 static json_t *port_to_json(const struct nvmf_port_config *p)

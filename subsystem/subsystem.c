@@ -43,6 +43,9 @@ void nvmf_subsys_free(struct nvmf_subsys *s)
 		nvmf_ns_free(s->ns[n]);
 	while (s->kept)
 		nvmf_subsys_drop_kept(s, s->kept->nsid);
+	if (s->pt && s->pt_free)
+		s->pt_free(s->pt);
+	nvmf_drive_close(s->drive);
 	free(s->ns);
 	if (s->cfg)
 		nvmf_config_subsys_clear(s->cfg);
@@ -200,6 +203,68 @@ struct nvmf_ns *nvmf_ns_open(struct nvmf_subsys *s, const struct nvmf_ns_config 
 	}
 	ns->has_uuid = true;
 	return ns;
+}
+
+struct nvmf_ns *nvmf_ns_open_passthru(struct nvmf_subsys *s, uint32_t nsid, char *err,
+				      size_t errlen)
+{
+	struct nvmf_ns *ns = calloc(1, sizeof(*ns));
+	if (!ns) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ns->nsid = nsid;
+	ns->anagrpid = 1;
+	ns->bdev = nvmf_bdev_open_passthru(s->drive, nsid, err, errlen);
+	if (!ns->bdev) {
+		free(ns);
+		return NULL;
+	}
+	const struct nvmf_drive_ns *dn = nvmf_drive_ns_find(s->drive, nsid);
+	if (dn && dn->path[0] && !(ns->real_path = strdup(dn->path))) {
+		nvmf_ns_free(ns);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ns->lba_shift = (uint32_t)__builtin_ctz(ns->bdev->block_size);
+	ns->nlb = ns->bdev->size >> ns->lba_shift;
+	return ns;
+}
+
+/* An Identify Controller text field of the drive (space padded, not NUL ended) into
+ * @dst (@n + 1 bytes), trailing spaces dropped. */
+static void drive_text(char *dst, size_t n, const char *src)
+{
+	memcpy(dst, src, n);
+	dst[n] = 0;
+	while (n && (dst[n - 1] == ' ' || dst[n - 1] == 0))
+		dst[--n] = 0;
+}
+
+int nvmf_subsys_passthru_attach(struct nvmf_subsys *s, struct nvmf_drive *d, char *err,
+				size_t errlen)
+{
+	s->drive = d;
+	const struct nvme_id_ctrl *id = (const struct nvme_id_ctrl *)d->id_ctrl;
+	char sn[21], mn[41], fr[9];
+	drive_text(sn, 20, id->sn);
+	drive_text(mn, 40, id->mn);
+	drive_text(fr, 8, id->fr);
+	pad_copy(s->serial, 20, s->cfg->serial[0] ? s->cfg->serial : sn);
+	pad_copy(s->model, 40, s->cfg->model[0] ? s->cfg->model : mn);
+	pad_copy(s->firmware, 8, s->cfg->firmware[0] ? s->cfg->firmware : fr);
+	for (size_t i = 0; i < d->n_ns; i++) {
+		if (d->ns[i].refused[0] || d->ns[i].nsid > NVMF_SUBSYS_MAX_NSID)
+			continue;
+		char why[256];
+		struct nvmf_ns *ns = nvmf_ns_open_passthru(s, d->ns[i].nsid, why, sizeof(why));
+		if (!ns) {
+			snprintf(err, errlen, "nsid %u: %s", d->ns[i].nsid, why);
+			return -EIO;
+		}
+		s->ns[ns->nsid] = ns;
+	}
+	return 0;
 }
 
 struct nvmf_subsys *nvmf_subsys_build(const struct nvmf_subsys_config *src, size_t sidx, char *err,

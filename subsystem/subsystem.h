@@ -21,6 +21,7 @@
 
 struct nvmf_ns_lba;
 struct nvmf_transport;
+struct nvmf_passthru;
 
 #define NVMF_SUBSYS_MAX_NSID 1024 /* namespace slots per subsystem (Identify NN) */
 #define NVMF_LAT_BUCKETS     32   /* latency histogram: bucket i = [2^i, 2^(i+1)) us */
@@ -112,6 +113,14 @@ struct nvmf_subsys {
 	uint16_t next_cntlid;                    /* round-robin cntlid allocation (target/ctrl.c) */
 	struct nvmf_ns_kept *kept;               /* RAM backends of disabled namespaces (main
 					    * group; nvmf_subsys_keep) */
+	/* A passthru subsystem (cfg->passthru.enable): the drive it serves whole, its
+	 * namespaces published under the drive's NSIDs (nvmf_subsys_passthru_attach);
+	 * closed by nvmf_subsys_free after the namespaces. NULL otherwise. */
+	struct nvmf_drive *drive;
+	struct nvmf_passthru *pt;                  /* what the target runs for it (the admin
+					    * worker, target/passthru.h), NULL: none */
+	void (*pt_free)(struct nvmf_passthru *pt); /* how nvmf_subsys_free stops and frees
+					    * it, before the drive closes */
 };
 
 /* A port as served: its config, the subsystems exposed on it and its resolved limits.
@@ -160,6 +169,24 @@ void nvmf_port_free(struct nvmf_port *port);
  * (subsystem NQN, namespace NSID): reason"; everything opened so far is closed again.
  */
 struct nvmf_subsys *nvmf_subsys_build(const struct nvmf_subsys_config *sc, size_t sidx, char *err,
+				      size_t errlen);
+
+/*
+ * nvmf_subsys_passthru_attach - @s (built, not published, no namespaces of its own)
+ * serves drive @d from now on (s->drive, closed with @s): identity strings from the drive
+ * unless the config's attr sets them (as the nvme backend's), and one namespace per
+ * active drive namespace that fabrics can carry (nvmf_ns_open_passthru), in the slot of
+ * its NSID. A refused one (d->ns[i].refused) is left out for the caller to log. 0, or
+ * -errno with @err ("nsid N: reason"); @s then holds the drive and what it opened, all
+ * freed by nvmf_subsys_free.
+ */
+int nvmf_subsys_passthru_attach(struct nvmf_subsys *s, struct nvmf_drive *d, char *err,
+				size_t errlen);
+
+/* nvmf_ns_open_passthru - namespace @nsid of s->drive as a namespace of @s (passthru
+ * backend; no identifiers of its own: Identify passes the drive's), not published. NULL
+ * with @err. */
+struct nvmf_ns *nvmf_ns_open_passthru(struct nvmf_subsys *s, uint32_t nsid, char *err,
 				      size_t errlen);
 
 /* nvmf_subsys_discovery_new - the discovery subsystem named @nqn (NVMe-oF 1.1 section 5):

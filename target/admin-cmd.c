@@ -6,6 +6,7 @@
  * shared ones (nvmf_parse_shared_admin_cmd).
  */
 #include "target/admin.h"
+#include "target/passthru.h"
 
 const struct nvmf_cmd_def *nvmf_cmd_find(const struct nvmf_cmd_def *table, size_t n, uint8_t opcode)
 {
@@ -88,11 +89,19 @@ nvme_status_t nvmf_parse_shared_admin_cmd(struct nvmf_req *req)
 	return d ? d->parse(req) : nvme_generic(NVME_SC_INVALID_OPCODE);
 }
 
+nvme_status_t nvmf_parse_admin_cmd_own(struct nvmf_req *req)
+{
+	const struct nvmf_cmd_def *d = nvmf_cmd_find(io_ctrl_cmds, N_IO_CTRL, req->cmd->opcode);
+	return d ? d->parse(req) : nvmf_parse_shared_admin_cmd(req);
+}
+
 nvme_status_t nvmf_parse_admin_cmd(struct nvmf_req *req)
 {
 	/* nvmet_check_ctrl_status(): nothing but Fabrics commands before CC.EN/CSTS.RDY. */
 	if (!nvmf_tgt_ctrl_ready(req->sq->ctrl))
 		return nvme_generic(NVME_SC_CMD_SEQ_ERROR);
-	const struct nvmf_cmd_def *d = nvmf_cmd_find(io_ctrl_cmds, N_IO_CTRL, req->cmd->opcode);
-	return d ? d->parse(req) : nvmf_parse_shared_admin_cmd(req);
+	/* A passthru subsystem's controller: its policy decides (target/passthru-admin.c). */
+	if (req->sq->ctrl->subsys->drive)
+		return nvmf_parse_passthru_admin(req);
+	return nvmf_parse_admin_cmd_own(req);
 }

@@ -65,6 +65,11 @@ void nvmf_copy_limits(const struct nvmf_tgt_ctrl *ctrl, const struct nvmf_ns *ns
 
 /* ---- shared with the discovery controller ---- */
 
+/* nvmf_parse_admin_cmd_own - an admin command of an NVM subsystem's controller by the
+ * target's own tables (no readiness check): what a passthru controller keeps
+ * (target/passthru-admin.c). */
+nvme_status_t nvmf_parse_admin_cmd_own(struct nvmf_req *req);
+
 /* nvmf_identify_ctrl_common - zero @id (4 KiB) and fill what both controller types report
  * the same way: SN/MN/FR, MDTS, CNTLID, VER, AERL, KAS, SGLS (keyed per transport), SUBNQN,
  * IOCCSZ/IORCSZ for admin-only capsules, MSDBD (NVMe Base 2.0 figure 276, NVMe-oF 1.1

@@ -2,7 +2,7 @@
 /*
  * Fused Compare and Write (NVMe Base 2.0 "Fused Operations"; NVM Command Set 1.0
  * section 3.2.1.1): the pairing of the two halves in SQ arrival order and the pair's
- * execution under the namespace lock (target/lba-lock.h).
+ * execution under the LBA range lock (target/lba-lock.h).
  *
  * Pairing happens at arrival (nvmf_req_init), not at execute: a later command whose data
  * came first must not slip between the halves (spdk#2428). Execution waits until both

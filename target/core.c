@@ -241,6 +241,12 @@ static nvme_status_t parse(struct nvmf_req *req)
 	return nvmf_parse_io_cmd(req);
 }
 
+bool nvmf_sq_tls(const struct nvmf_sq *sq)
+{
+	const char *h, *s;
+	return sq->transport->ops->tls_peer && sq->transport->ops->tls_peer(sq, &h, &s);
+}
+
 bool nvmf_sq_accepting(const struct nvmf_sq *sq)
 {
 	return !sq->quiescing;

@@ -178,6 +178,10 @@ struct nvmf_tgt {
 					    * after nvmf_tgt_init); NULL: none kept */
 	uint64_t unlink_check_ms;     /* when backing files were last checked for deletion
 					    * (nvmf_tgt_ns_check_unlinked) */
+	/* How a passthru subsystem opens its drive (target/passthru.h): NULL is
+	 * nvmf_drive_open (subsystem/nvme-drive.h); tests give an in-memory one
+	 * (nvmf_tgt_init_drives). */
+	struct nvmf_drive *(*drive_open)(const char *path, char *err, size_t errlen);
 };
 
 /* nvmf_tgt_main_pg - the main poll group (controllers, admin queues, listeners). */
@@ -207,6 +211,14 @@ static inline struct nvmf_pg *nvmf_tgt_main_pg(const struct nvmf_tgt *tgt)
 int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
 		  const struct nvmf_transport_ops *const *ops, unsigned nops, char *err,
 		  size_t errlen);
+/* nvmf_tgt_init_drives - nvmf_tgt_init with passthru subsystems opening their drives
+ * through @drive_open (kept in tgt->drive_open; NULL: nvmf_drive_open): the tests' in-memory
+ * drive. */
+int nvmf_tgt_init_drives(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
+			 const struct nvmf_transport_ops *const *ops, unsigned nops,
+			 struct nvmf_drive *(*drive_open)(const char *path, char *err,
+							  size_t errlen),
+			 char *err, size_t errlen);
 /* nvmf_tgt_transport_opts - the limits transport @ops serves under on @tgt (its ports
  * resolved, MDTS bounded): what nvmf_tgt_init hands its create; tests that create a
  * transport themselves call it too. */
@@ -388,5 +400,9 @@ void nvmf_tgt_disc_changed(struct nvmf_tgt *tgt);
 /* nvmf_tgt_ctrl_fail_aers - complete every parked AER of @ctrl with @status (ABORT_REQ on
  * a controller reset; ABORT_QUEUE when the admin queue goes: the transport drops those). */
 void nvmf_tgt_ctrl_fail_aers(struct nvmf_tgt_ctrl *ctrl, nvme_status_t status);
+
+/* nvmf_sq_tls - whether @sq's connection runs in a TLS secure channel (its transport's
+ * tls_peer; NVMe/TCP transport spec section 3.6). For the controller list. */
+bool nvmf_sq_tls(const struct nvmf_sq *sq);
 
 #endif

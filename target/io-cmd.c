@@ -22,7 +22,9 @@
 #include "nvme/status.h"
 #include "target/admin.h"
 #include "target/ana.h"
+#include "target/lba-lock.h"
 #include "target/log.h"
+#include "target/passthru.h"
 #include "target/probes.h"
 #include "target/resv.h"
 
@@ -716,7 +718,10 @@ nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
 		return nvme_generic(NVME_SC_CMD_SEQ_ERROR);
 
 	const struct nvmf_cmd_def *d = &io_cmds[req->cmd->opcode];
-	if (!d->parse)
+	/* A passthru subsystem takes what its drive supports (target/passthru-io.c): the
+	 * table only decides once the namespace is known. */
+	bool passthru = req->sq->ctrl->subsys->drive != NULL;
+	if (!d->parse && !passthru)
 		return nvme_generic(NVME_SC_INVALID_OPCODE);
 	/* The namespace, active in the controller's subsystem, else Invalid Namespace or
 	 * Format (nvmet_req_find_ns; NSID 0 and FFFFFFFFh included: no I/O command here
@@ -734,7 +739,17 @@ nvme_status_t nvmf_parse_io_cmd(struct nvmf_req *req)
 	nvme_status_t st = nvmf_ana_io_status(req->sq->port, ns);
 	if (!st && (access & NVMF_RESV_ACCESS_DENY))
 		st = nvmf_resv_check_io(access, req->cmd->opcode);
-	return st ? st : d->parse(req);
+	if (st)
+		return st;
+	/* Reservations and the fused Compare and Write stay the core's (target/passthru.h). */
+	if (passthru && ns->bdev->kind == NVMF_BACKEND_PASSTHRU && !req->fused &&
+	    !nvmf_lba_resv_opcode(req->cmd->opcode))
+		return nvmf_parse_passthru_io(req);
+	/* The core's Compare and Write moves data blocks only: a drive namespace with
+	 * metadata inline would need it in the buffers (subsystem/backend-passthru.c). */
+	if (req->fused && ns->bdev->kind == NVMF_BACKEND_PASSTHRU && ns->bdev->drive_ns->ms)
+		return nvme_generic(NVME_SC_INVALID_FIELD);
+	return d->parse ? d->parse(req) : nvme_generic(NVME_SC_INVALID_OPCODE);
 }
 
 /* ---- for fused Compare and Write (target/caw.c) ---- */

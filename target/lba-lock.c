@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The namespace lock of fused Compare and Write: the messages between a holder's group,
+ * The LBA range lock of fused Compare and Write: the messages between a holder's group,
  * the main group and every poll group (the protocol is in target/lba-lock.h).
  */
 #include <errno.h>
@@ -8,6 +8,32 @@
 #include <string.h>
 #include "target/core.h"
 #include "target/lba-lock.h"
+
+bool nvmf_lba_cmd_range(const struct nvme_sqe *cmd, uint64_t *slba, uint64_t *end)
+{
+	switch (cmd->opcode) {
+	case nvme_cmd_read:
+	case nvme_cmd_write:
+	case nvme_cmd_compare:
+	case nvme_cmd_write_zeroes:
+	case nvme_cmd_write_uncor:
+	case nvme_cmd_verify: {
+		uint64_t s = (uint64_t)le32toh(cmd->cdw10) | (uint64_t)le32toh(cmd->cdw11) << 32;
+		uint64_t n = (le32toh(cmd->cdw12) & 0xffff) + 1ull;
+		*slba = s;
+		/* A range past the top (refused later as out of range) reaches the end. */
+		*end = s > UINT64_MAX - n ? UINT64_MAX : s + n;
+		return true;
+	}
+	case nvme_cmd_flush:
+		*slba = *end = 0; /* no blocks */
+		return true;
+	default:
+		*slba = 0;
+		*end = UINT64_MAX;
+		return false;
+	}
+}
 
 /* ---- a group's side ---- */
 
@@ -32,12 +58,16 @@ void nvmf_lba_exit_slow(struct nvmf_lba_pg *g)
 	ack(g);
 }
 
-/* main -> group: park what comes; ack once what runs is done. */
+/* main -> group: park what comes for the holder's blocks; ack once what ran before is
+ * done (the old epoch's commands). */
 static void gate(void *arg)
 {
 	struct nvmf_lba_pg *g = arg;
+	g->gate_slba = g->lba->gate_slba;
+	g->gate_end = g->lba->gate_end;
 	g->gated = true;
-	if (g->active)
+	g->epoch ^= 1;
+	if (g->active[g->epoch ^ 1])
 		g->ack_due = true;
 	else
 		ack(g);
@@ -57,7 +87,8 @@ static void ungate(void *arg)
 		struct nvmf_req *req = list;
 		list = req->lba_next;
 		req->lba_next = NULL;
-		g->active++;
+		req->lba_epoch = g->epoch;
+		g->active[g->epoch]++;
 		req->lba_active = true;
 		req->execute(req);
 	}
@@ -68,6 +99,8 @@ static void ungate(void *arg)
 static void start_round(struct nvmf_ns_lba *l, bool releasing)
 {
 	l->releasing = releasing;
+	if (!releasing)
+		nvmf_lba_cmd_range(l->head->cmd, &l->gate_slba, &l->gate_end);
 	l->acks_left = l->npgs;
 	for (unsigned i = 0; i < l->npgs; i++)
 		nvmf_pg_post(l->pg[i].pg, releasing ? &l->pg[i].ungate_msg : &l->pg[i].gate_msg);

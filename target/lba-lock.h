@@ -1,23 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The namespace lock of fused Compare and Write (NVM Command Set 1.0 section 3.2.1.1;
+ * The LBA range lock of fused Compare and Write (NVM Command Set 1.0 section 3.2.1.1;
  * NVMe Base 2.0 "Fused Operations"): while a Compare and Write runs, no other command
- * touches its namespace's blocks, on any queue, poll group, controller or host.
+ * touches its blocks, on any queue, poll group, controller or host.
  *
- * Simplified from an LBA range lock to a whole-namespace drain: a holder waits until no
- * command of the namespace is executing in any group, and commands that arrive meanwhile
- * park in their group until it is done. Hosts send Compare and Write rarely (VMware's
- * VMFS locks, about one per second per host), so stalling the namespace for the pair
- * costs little, and the drain needs only a counter per group (no per-request list, no
- * overlap search) on the ordinary path.
+ * A holder's range is its SLBA and NLB. It waits until the commands of the namespace that
+ * were executing when it asked are done (in any group, whatever their blocks: they are
+ * counted, not listed), and commands that arrive meanwhile and overlap its range park in
+ * their group until it is done; commands on other blocks go on. A command's blocks are
+ * its SLBA and NLB for Read, Write, Compare, Write Zeroes, Write Uncorrectable and
+ * Verify; Flush has none; any other (Dataset Management, Copy, a passthru or vendor
+ * command) is taken to touch the whole namespace.
  *
  * Every group keeps its own state of the namespace (struct nvmf_lba_pg, a cache line of
  * its own): on the Read/Write path a command pays one branch on that group's gate and an
- * increment of its counter, then a decrement at completion; no atomic, no shared line.
+ * increment of the counter of the group's current epoch, then a decrement at completion;
+ * no atomic, no shared line. A gate flips the group's epoch, so the commands it waits
+ * for (the old epoch's) are told from those that came after it without a list, and new
+ * commands on other blocks never hold it up. The epoch flipped to is always drained: the
+ * previous gate waited for it, and nothing entered it since.
+ *
  * The main group arbitrates, FIFO, between the holders and installs or removes the gate
  * in every group by message (as target/resv-cmd.c's Preempt and Abort):
  *
- *   holder's group --lock--> main --gate--> each group (acks once its count is 0)
+ *   holder's group --lock--> main --gate(range)--> each group (acks once its old epoch's
+ *   count is 0)
  *   main (all acked) --granted--> holder's group: Compare, then Write
  *   holder's group --unlock--> main --ungate--> each group (resumes its parked commands,
  *   acks) --> main (all acked): --finished--> holder's group; the next holder starts.
@@ -38,10 +45,16 @@ struct nvmf_tgt;
 /* What one poll group knows of the lock of one namespace. Only that group touches the
  * fields, except the messages, which the main group posts and the group acks. */
 struct nvmf_lba_pg {
-	uint32_t active;                       /* commands of the namespace executing here
-						    * (entered, not completed) */
-	bool gated;                            /* a holder waits or runs: commands park */
-	bool ack_due;                          /* gated while active > 0: ack at 0 */
+	uint32_t active[2];                    /* commands of the namespace executing here
+						    * (entered, not completed), by the epoch they
+						    * entered in */
+	uint8_t epoch;                         /* the epoch commands enter in now: flipped
+						    * by each gate */
+	bool gated;                            /* a holder waits or runs: commands on its
+						    * blocks park */
+	bool ack_due;                          /* gated while the old epoch's count > 0: ack
+						    * at 0 */
+	uint64_t gate_slba, gate_end;          /* the holder's blocks: [slba, end) */
 	struct nvmf_req *parked, *parked_tail; /* waiting for the gate to go, FIFO
 						    * (req->lba_next) */
 	struct nvmf_ns_lba *lba;               /* back pointer, for the messages */
@@ -56,6 +69,8 @@ struct nvmf_ns_lba {
 	struct nvmf_tgt *tgt;
 	struct nvmf_req *head, *tail; /* holders (Write halves), main group's; head gates */
 	unsigned acks_left;           /* main group: groups yet to ack the current round */
+	uint64_t gate_slba, gate_end; /* main group: the head holder's blocks [slba, end), read
+				       * by each group's gate */
 	bool releasing;               /* main group: the round is an ungate */
 	unsigned npgs;
 	struct nvmf_lba_pg pg[]; /* npgs of them */
@@ -81,6 +96,22 @@ static inline bool nvmf_lba_resv_opcode(uint8_t opcode)
 }
 
 /*
+ * nvmf_lba_cmd_range - the blocks @cmd touches, [*@slba, *@end) (host endian, logical
+ * blocks): true with the range for the commands that name one (SLBA in CDW10-11, NLB 0's
+ * based in CDW12 bits 15:0); false with 0..UINT64_MAX for the others (the whole
+ * namespace), and with an empty range for Flush. Reads the SQE only.
+ */
+bool nvmf_lba_cmd_range(const struct nvme_sqe *cmd, uint64_t *slba, uint64_t *end);
+
+/* nvmf_lba_overlaps - whether @req's blocks meet the gate of @g (the group is gated). */
+static inline bool nvmf_lba_overlaps(const struct nvmf_lba_pg *g, const struct nvmf_req *req)
+{
+	uint64_t slba, end;
+	nvmf_lba_cmd_range(req->cmd, &slba, &end);
+	return slba < end && slba < g->gate_end && end > g->gate_slba;
+}
+
+/*
  * nvmf_lba_enter - on @req's group, before an I/O command with a namespace executes
  * (nvmf_req_execute). True: go on (counted until nvmf_lba_exit); false: parked, run later
  * by the ungate. A fused half does not enter: it runs under the lock; nor does a
@@ -93,11 +124,12 @@ static inline bool nvmf_lba_enter(struct nvmf_req *req)
 	if (!l || req->fused || i >= l->npgs || nvmf_lba_resv_opcode(req->cmd->opcode))
 		return true;
 	struct nvmf_lba_pg *g = &l->pg[i];
-	if (g->gated) {
+	if (g->gated && nvmf_lba_overlaps(g, req)) {
 		nvmf_lba_park(g, req);
 		return false;
 	}
-	g->active++;
+	req->lba_epoch = g->epoch;
+	g->active[g->epoch]++;
 	req->lba_active = true;
 	return true;
 }
@@ -106,13 +138,14 @@ static inline bool nvmf_lba_enter(struct nvmf_req *req)
 static inline void nvmf_lba_exit(struct nvmf_req *req)
 {
 	struct nvmf_lba_pg *g = &req->ns->lba->pg[req->sq->pg->index];
+	uint8_t e = req->lba_epoch;
 	req->lba_active = false;
-	if (--g->active == 0 && g->ack_due)
+	if (--g->active[e] == 0 && g->ack_due && e != g->epoch)
 		nvmf_lba_exit_slow(g);
 }
 
 /*
- * nvmf_lba_lock - on @owner's group: take @owner's namespace exclusively, then run
+ * nvmf_lba_lock - on @owner's group: take @owner's blocks (its SLBA and NLB) exclusively, then run
  * @granted(@owner) on this group. Without a lock (a namespace the target did not attach)
  * @granted runs at once. @owner stays in flight until the nvmf_lba_unlock's @finished.
  */

@@ -20,6 +20,7 @@
 #include "subsystem/created.h"
 #include "target/model.h"
 #include "target/namespace.h"
+#include "target/passthru.h"
 #include "target/lba-lock.h"
 #include "target/resv.h"
 
@@ -130,6 +131,11 @@ int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_config *s
 		/* "subsystems[N].namespaces[M] (subsystem X, namespace Y): reason" */
 		const char *msg = strstr(why, ".namespaces[");
 		snprintf(err, errlen, "%s", msg ? msg + 1 : why);
+		return -EIO;
+	}
+	if (nvmf_tgt_passthru_open(tgt, s, why, sizeof(why))) {
+		snprintf(err, errlen, "subsystem %s: %s", sc->nqn, why);
+		nvmf_subsys_free(s);
 		return -EIO;
 	}
 	nvmf_subsys_log_notes(tgt, s);

@@ -161,6 +161,11 @@ static void take_away(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid
 	}
 }
 
+void nvmf_tgt_ns_take_away(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid)
+{
+	take_away(tgt, s, nsid);
+}
+
 unsigned nvmf_tgt_ns_draining(const struct nvmf_tgt *tgt)
 {
 	unsigned n = 0;
@@ -448,6 +453,14 @@ int nvmf_tgt_ns_add_at(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 		       const struct nvmf_ns_config *ncs, size_t n, uint32_t *nsids,
 		       const char *base, const size_t *index, char *err, size_t errlen)
 {
+	/* A passthru subsystem's namespaces are its drive's (target/passthru.h). */
+	if (s->drive && n) {
+		snprintf(err, errlen,
+			 "subsystem %s serves the drive %s by passthru: its namespaces are the "
+			 "drive's",
+			 s->cfg->nqn, s->drive->path);
+		return -EPERM;
+	}
 	struct nvmf_ns **opened = calloc(n ? n : 1, sizeof(*opened));
 	struct nvmf_ns_config *copies = calloc(n ? n : 1, sizeof(*copies));
 	struct nvmf_ns_config *grown = NULL;

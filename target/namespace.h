@@ -44,7 +44,8 @@ struct nvmf_ns_drain {
  * before any is published. nsid 0 takes the lowest free one. Their nsids go to @nsids
  * (@n entries). Returns 0, or -errno with @err naming the entry ("namespaces[1] (nsid
  * 3): ..."), nothing changed: -EEXIST nsid in use (or twice in @ncs), -ENOSPC no free
- * nsid, -EIO a backend did not open (the backend's reason), -ENOMEM.
+ * nsid, -EIO a backend did not open (the backend's reason), -EPERM @s is a passthru
+ * subsystem (its namespaces are its drive's), -ENOMEM.
  */
 int nvmf_tgt_ns_add(struct nvmf_tgt *tgt, struct nvmf_subsys *s, const struct nvmf_ns_config *ncs,
 		    size_t n, uint32_t *nsids, char *err, size_t errlen);
@@ -131,6 +132,11 @@ unsigned nvmf_tgt_ns_check_unlinked(struct nvmf_tgt *tgt);
  * pass --force"; 0 otherwise (also disabled, absent, or another kind). */
 int nvmf_tgt_ns_check_discard(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
 			      uint32_t nsid, char *err, size_t errlen);
+
+/* nvmf_tgt_ns_take_away - unpublish namespace @nsid of @s (no config entry touched, no
+ * host told: the caller does) and close it after its last command. A passthru subsystem's
+ * rescan (target/passthru.c). */
+void nvmf_tgt_ns_take_away(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid);
 
 /* nvmf_tgt_ns_draining - namespaces taken away whose backend is not closed yet. */
 unsigned nvmf_tgt_ns_draining(const struct nvmf_tgt *tgt);

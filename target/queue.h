@@ -110,8 +110,9 @@ struct nvmf_req {
 	bool fused_ready;            /* its execute ran: its data is here */
 	nvme_status_t fused_status;  /* its answer, decided before it could be given */
 	struct nvmf_req *fused_peer; /* the other half, once both are parsed */
-	/* The namespace lock (target/lba-lock.h). */
+	/* The LBA range lock of Compare and Write (target/lba-lock.h). */
 	bool lba_active;                           /* counted in its group's executing commands */
+	uint8_t lba_epoch;                         /* ... under this epoch (target/lba-lock.h) */
 	struct nvmf_req *lba_next;                 /* parked, or in the main group's holder FIFO */
 	void (*lba_granted)(struct nvmf_req *req); /* a holder's continuations */
 	void (*lba_finished)(struct nvmf_req *req);

@@ -18,6 +18,7 @@
 #include "target/model.h"
 #include "target/namespace.h"
 #include "target/lba-lock.h"
+#include "target/passthru.h"
 #include "target/resv.h"
 #include "util/clock.h"
 
@@ -45,8 +46,15 @@ static int build_model(struct nvmf_tgt *tgt, struct nvmf_config *cfg, char *err,
 		tgt->subsys[i] = nvmf_subsys_build(&cfg->subsystems[i], i, err, errlen);
 		if (!tgt->subsys[i])
 			return -1;
-		nvmf_subsys_log_notes(tgt, tgt->subsys[i]);
 		char why[512];
+		if (nvmf_tgt_passthru_open(tgt, tgt->subsys[i], why, sizeof(why))) {
+			snprintf(err, errlen, "subsystems[%zu] (%s): %s", i, cfg->subsystems[i].nqn,
+				 why);
+			nvmf_subsys_free(tgt->subsys[i]);
+			tgt->subsys[i] = NULL;
+			return -1;
+		}
+		nvmf_subsys_log_notes(tgt, tgt->subsys[i]);
 		if (nvmf_tgt_subsys_check_unique(tgt, tgt->subsys[i], why, sizeof(why))) {
 			snprintf(err, errlen, "subsystems[%zu] (%s): %s", i, cfg->subsystems[i].nqn,
 				 why);
@@ -310,8 +318,18 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
 		  const struct nvmf_transport_ops *const *ops, unsigned nops, char *err,
 		  size_t errlen)
 {
+	return nvmf_tgt_init_drives(tgt, cfg, ops, nops, NULL, err, errlen);
+}
+
+int nvmf_tgt_init_drives(struct nvmf_tgt *tgt, struct nvmf_config *cfg,
+			 const struct nvmf_transport_ops *const *ops, unsigned nops,
+			 struct nvmf_drive *(*drive_open)(const char *path, char *err,
+							  size_t errlen),
+			 char *err, size_t errlen)
+{
 	memset(tgt, 0, sizeof(*tgt));
 	tgt->cfg = cfg;
+	tgt->drive_open = drive_open;
 	/* The levels first: what the build below logs is kept or dropped by them. A config
 	 * built in code (log_level_base unset) may have a zeroed log_level: info then. */
 	nvmf_log_level_set_all(tgt, cfg->target.log_level_base_set ? cfg->target.log_level_base :

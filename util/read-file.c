@@ -130,3 +130,19 @@ char *nvmf_read_secret_line(const char *path, size_t max, size_t *len, int *rc, 
 	*len = n;
 	return text;
 }
+
+int nvmf_secret_file_private(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (stat(path, &st)) {
+		int e = errno;
+		snprintf(err, errlen, "%s", strerror(e));
+		return -e;
+	}
+	if (st.st_mode & 077) {
+		snprintf(err, errlen, "can be read by others (mode %04o): chmod 600 it",
+			 (unsigned)(st.st_mode & 07777));
+		return -EACCES;
+	}
+	return 0;
+}

@@ -43,4 +43,12 @@ char *nvmf_read_regular_file(const char *path, size_t max, size_t *len, int *rc,
 char *nvmf_read_secret_line(const char *path, size_t max, size_t *len, int *rc, char *err,
 			    size_t errlen);
 
+/*
+ * nvmf_secret_file_private - whether @path (a key file) is kept from other users: no
+ * group or other permission bits, as the target and nvmf require of a secret's file (ssh
+ * asks the same of a private key). 0; -EACCES with "can be read by others (mode 0644):
+ * chmod 600 it" in @err (no path: callers put it first); -errno of stat with its text.
+ */
+int nvmf_secret_file_private(const char *path, char *err, size_t errlen);
+
 #endif

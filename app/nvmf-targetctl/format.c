@@ -165,6 +165,13 @@ static void controller_row(struct tctl_table *t, json_t *c)
 					    "reads",  "writes",    "connected_since" };
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		tctl_table_json(t, json_object_get(c, keys[i]));
+	/* TLS 1.3 of the admin queue (all its queues are admitted by the same PSK): "yes"
+	 * or "no"; "-" from a target without the field. */
+	json_t *tls = json_object_get(c, "tls");
+	if (json_is_boolean(tls))
+		tctl_table_cell(t, "%s", json_is_true(tls) ? "yes" : "no");
+	else
+		tctl_table_json(t, NULL);
 	/* DH-HMAC-CHAP of the admin queue: "no", or hash/group/direction; a "*" when some
 	 * queue differs (each is in --json). A target without the field: "-". */
 	json_t *auth = json_object_get(c, "auth"), *q;
@@ -212,7 +219,7 @@ static const struct tctl_col port_cols[] = {
 static const struct tctl_col controller_cols[] = {
 	{ "CNTLID", true },           { "SUBNQN", false }, { "HOSTNQN", false }, { "PORTID", true },
 	{ "IO-QUEUES", true },        { "KATO-MS", true }, { "READS", true },    { "WRITES", true },
-	{ "CONNECTED-SINCE", false }, { "AUTH", false },
+	{ "CONNECTED-SINCE", false }, { "TLS", false },    { "AUTH", false },
 };
 static const struct tctl_col ns_stats_cols[] = {
 	{ "NQN", false },       { "NSID", true },        { "READS", true },  { "WRITES", true },

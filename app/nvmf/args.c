@@ -189,6 +189,11 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 		if (cli_read_key_file(arg, c->tls_key_buf, sizeof(c->tls_key_buf), msg,
 				      sizeof(msg)))
 			return cli_usage_error(err, cmd, "--tls-key-file %s: %s", arg, msg);
+		/* A PSK others can read is theirs too: refused, as the target refuses it. */
+		if (nvmf_secret_file_private(arg, msg, sizeof(msg))) {
+			explicit_bzero(c->tls_key_buf, sizeof(c->tls_key_buf));
+			return cli_usage_error(err, cmd, "--tls-key-file %s %s", arg, msg);
+		}
 		c->tls_key = c->tls_key_buf;
 		return 0;
 	case OPT_TLS_IDENTITY:

@@ -162,7 +162,7 @@ int cli_compare_write(int argc, char **argv, const struct cli_env *env)
 		char what[96];
 		snprintf(what, sizeof(what), "%s of %" PRIu64 " blocks at lba %" PRIu64, cmd, o.nlb,
 			 o.slba);
-		rc = cli_lib_error(env->err, what, lrc, cli_conn_errmsg(&k));
+		rc = cli_io_error(env->err, what, lrc, cli_conn_errmsg(&k));
 	}
 out:
 	cli_conn_close(&k);

@@ -229,6 +229,10 @@ int cli_fill_opts(const struct cli_common *c, const struct cli_env *env, const c
  * RDMA device), and return CLI_ERR. */
 int cli_lib_error(FILE *err, const char *what, int rc, const char *detail);
 
+/* cli_io_error - cli_lib_error for what an I/O command returned: its status named by
+ * nvmf_io_strerror (80h-85h as the NVM command set's codes). Returns CLI_ERR. */
+int cli_io_error(FILE *err, const char *what, int rc, const char *detail);
+
 /* ---- conn.c: one controller, or a multipath handle over one path per -a ---- */
 
 struct cli_conn {

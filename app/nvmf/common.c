@@ -10,15 +10,28 @@
 #include "nvme/dhchap.h"
 #include "nvme/tls-psk.h"
 
+static int lib_error(FILE *err, const char *what, int rc, const char *why, const char *detail);
+
 int cli_lib_error(FILE *err, const char *what, int rc, const char *detail)
+{
+	/* libnvmf's -ECONNRESET means "the queue's connection is gone", however it went (the
+	 * detail says how): strerror's "Connection reset by peer" would contradict a
+	 * detail of "connection closed by the controller". */
+	return lib_error(err, what, rc, rc == -ECONNRESET ? "connection lost" : nvmf_strerror(rc),
+			 detail);
+}
+
+int cli_io_error(FILE *err, const char *what, int rc, const char *detail)
+{
+	return lib_error(err, what, rc,
+			 rc == -ECONNRESET ? "connection lost" : nvmf_io_strerror(rc), detail);
+}
+
+static int lib_error(FILE *err, const char *what, int rc, const char *why, const char *detail)
 {
 	/* Only RDMA says ENODEV (no RDMA device, or none routes to the address): the first
 	 * thing a user of a machine without RDMA meets when they forget -t tcp. */
 	const char *hint = rc == -ENODEV ? "; for NVMe/TCP use -t tcp" : "";
-	/* libnvmf's -ECONNRESET means "the queue's connection is gone", however it went (the
-	 * detail says how): strerror's "Connection reset by peer" would contradict a
-	 * detail of "connection closed by the controller". */
-	const char *why = rc == -ECONNRESET ? "connection lost" : nvmf_strerror(rc);
 	/* The library's detail may name the error again, mid-sentence ("Connect of queue 0
 	 * ...: CONNECT_INVALID_HOST (...): the controller rejects the host NQN"): said once,
 	 * first. */
@@ -130,13 +143,19 @@ int cli_connect(const struct cli_common *c, const struct cli_env *env, const cha
 			c->traddr, c->trsvcid ? c->trsvcid : "4420",
 			c->subnqn ? c->subnqn : NVME_DISC_SUBSYS_NAME, nvmf_ctrl_cntlid(*out),
 			nvmf_ctrl_nr_io_queues(*out));
+		/* A TLS connection is the PSK's proof of the host: say so before the in-band
+		 * authentication's state (nvmf_connect fails when the handshake does). */
+		if (c->tls)
+			fprintf(env->err, "TLS 1.3 (PSK, version %d identity%s), ", c->tls_identity,
+				c->tls_compat ? ", compat layout" : "");
 		if (ai.authenticated)
 			fprintf(env->err, "authenticated (DH-HMAC-CHAP %s %s, %s)\n",
 				nvme_dhchap_hash_name(ai.hash_id),
 				nvme_dhchap_dhgroup_name(ai.dhgroup_id),
 				ai.bidirectional ? "bidirectional" : "unidirectional");
 		else
-			fprintf(env->err, "not authenticated (the controller did not ask)\n");
+			fprintf(env->err, "%s (the controller did not ask)\n",
+				c->tls ? "no in-band authentication" : "not authenticated");
 	}
 	return CLI_OK;
 }

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app/nvmf/cli.h"
-#include "nvme/status.h"
 
 static const char verify_usage[] =
 	"Usage: nvmf verify -a ADDR -n NQN [--ns NSID] --slba LBA --nlb COUNT\n"
@@ -128,20 +127,6 @@ int cli_copy_parse(int argc, char **argv, bool copy, struct cli_copy_opts *o, FI
 	return cli_check_common(&o->c, CLI_NQN_NVM, cmd, err);
 }
 
-/* The error of @what: an NVMe status by its NVM command set name (nvmf_strerror reads
- * command specific 80h-85h as Connect's: 183h is Copy's Command Size Limit Exceeded, not
- * CONNECT_RESTART_DISC), else as every subcommand says it. Returns CLI_ERR. */
-static int io_error(const struct cli_env *env, const char *what, int rc, struct nvmf_ctrl *ctrl)
-{
-	if (rc <= 0)
-		return cli_lib_error(env->err, what, rc, nvmf_ctrl_errmsg(ctrl));
-	nvme_status_t st = (nvme_status_t)rc;
-	fprintf(env->err, "nvmf: %s: %s (sct 0x%x, sc 0x%02x%s)\n", what,
-		nvme_status_name(st, false), (unsigned)(st >> NVME_SCT_SHIFT) & NVME_SCT_MASK,
-		(unsigned)st & NVME_SC_MASK, st & NVME_SC_DNR ? ", DNR" : "");
-	return CLI_ERR;
-}
-
 static int run(int argc, char **argv, const struct cli_env *env, bool copy)
 {
 	struct cli_copy_opts *o = malloc(sizeof(*o));
@@ -167,7 +152,7 @@ static int run(int argc, char **argv, const struct cli_env *env, bool copy)
 	char what[64];
 	snprintf(what, sizeof(what), "%s of namespace %u", cmd, o->nsid);
 	if (rc)
-		rc = io_error(env, what, rc, ctrl);
+		rc = cli_io_error(env->err, what, rc, nvmf_ctrl_errmsg(ctrl));
 	else
 		fprintf(env->out, "%s: success\n", what);
 	nvmf_disconnect(ctrl);

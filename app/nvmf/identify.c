@@ -77,7 +77,12 @@ static void ctrl_text(FILE *f, const struct nvme_id_ctrl *id)
 	fprintf(f, "maxcmd    : %d\n", le16toh(id->maxcmd));
 	fprintf(f, "nn        : %u\n", le32toh(id->nn));
 	fprintf(f, "oncs      : %#x\n", le16toh(id->oncs));
+	fprintf(f, "fuses     : %#x\n", le16toh(id->fuses));
+	fprintf(f, "fna       : %#x\n", id->fna);
 	fprintf(f, "vwc       : %#x\n", id->vwc);
+	fprintf(f, "awun      : %d\n", le16toh(id->awun));
+	fprintf(f, "awupf     : %d\n", le16toh(id->awupf));
+	fprintf(f, "acwu      : %d\n", le16toh(id->acwu));
 	fprintf(f, "ocfs      : %#x\n", le16toh(id->ocfs));
 	fprintf(f, "sgls      : %#x\n", le32toh(id->sgls));
 	fprintf(f, "subnqn    : %-.*s\n", (int)sizeof(id->subnqn), id->subnqn);
@@ -115,7 +120,12 @@ static json_t *ctrl_json(const struct nvme_id_ctrl *id)
 	U("maxcmd", le16toh(id->maxcmd));
 	U("nn", le32toh(id->nn));
 	U("oncs", le16toh(id->oncs));
+	U("fuses", le16toh(id->fuses));
+	U("fna", id->fna);
 	U("vwc", id->vwc);
+	U("awun", le16toh(id->awun));
+	U("awupf", le16toh(id->awupf));
+	U("acwu", le16toh(id->acwu));
 	U("ocfs", le16toh(id->ocfs));
 	U("sgls", le32toh(id->sgls));
 	json_object_set_new(r, "subnqn", cli_json_fixed(id->subnqn, sizeof(id->subnqn)));

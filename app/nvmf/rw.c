@@ -221,7 +221,7 @@ static int io_error(const struct cli_env *env, struct cli_conn *k, const char *c
 {
 	char what[160];
 	snprintf(what, sizeof(what), "%s of %" PRIu64 " blocks at lba %" PRIu64, cmd, n, lba);
-	return cli_lib_error(env->err, what, rc, cli_conn_errmsg(k));
+	return cli_io_error(env->err, what, rc, cli_conn_errmsg(k));
 }
 
 /* Move @nlb blocks from @slba in chunks; the data comes from @src (write, when not

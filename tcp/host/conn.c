@@ -170,7 +170,15 @@ static int queue_open(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uin
 	}
 	rc = init_connection(q, deadline);
 	if (rc) {
-		snprintf(err, errlen, "icresp from %s: %s", q->peer, q->err);
+		/* A port that requires TLS closes a plain ICReq without a word (NVMe/TCP 1.0
+		 * section 3.6.1.3): the one cause the host can name for a close before any
+		 * byte came back. */
+		bool plain_closed = !opts->tls_key && rc == -ECONNRESET && !q->ic_rc &&
+				    !q->hdr_have && !q->rx_len;
+		snprintf(err, errlen, "icresp from %s: %s%s", q->peer, q->err,
+			 plain_closed ? " (a port that requires TLS does this to a host "
+					"without a PSK)" :
+					"");
 		nvmf_th_queue_disconnect(hq);
 	}
 	return rc;

@@ -138,6 +138,10 @@ awk -v p=$P1 '/^trsvcid:/ {s = $2} /^sectype:/ && s == p {print}' "$ST/disc.txt"
 nvmf discover -t tcp -a 127.0.0.1 -s $P1 -q "$H1" --tls-key-file "$ST/h1.key" > "$ST/disc2.txt" 2>&1 &&
     grep -q "subnqn: *$NQN" "$ST/disc2.txt" && ok "discovery over TLS" ||
     { cat "$ST/disc2.txt"; bad "discovery over TLS"; }
+nvmf identify -v -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H1" --tls-key-file "$ST/h1.key" --tls-identity 1 \
+    > /dev/null 2> "$ST/idv.err" &&
+    grep -q "TLS 1.3 (PSK, version 1 identity), no in-band authentication (the controller did not ask)" "$ST/idv.err" &&
+    ok "nvmf -v over TLS names the channel" || { cat "$ST/idv.err"; bad "nvmf -v over TLS"; }
 
 # Refusals: one clear message on the host side, one log line on the target, nothing else.
 # A host keeps reading meanwhile (the abuse must not stall it).
@@ -145,6 +149,11 @@ nvmf perf -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H1" --tls-key-file "$ST/h1.k
     --rw randread --bs 4k --qd 4 --time 25 > "$ST/perf.out" 2>&1 &
 BG=$!
 sleep 1
+ctl controller list --json > "$ST/ctrls.json" 2>&1
+ctl controller list > "$ST/ctrls.txt" 2>&1
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["controllers"]; sys.exit(0 if any(x["hostnqn"]==sys.argv[2] and x["tls"] is True for x in c) else 1)' \
+    "$ST/ctrls.json" "$H1" && grep -q "  yes  no" "$ST/ctrls.txt" &&
+    ok "controller list: the TLS host's controller says tls yes" || { cat "$ST/ctrls.json" "$ST/ctrls.txt"; bad "controller list TLS"; }
 refused() { # WHAT EXPECT_HOST_MSG EXPECT_LOG COMMAND...
     local what=$1 host=$2 log=$3 n
     shift 3
@@ -168,7 +177,7 @@ refused "wrong PSK, identity 1" "nvmf: connect to 127.0.0.1:$P1" "the PSK digest
     nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H1" --tls-key-file "$ST/wrong.key" --tls-identity 1
 refused "a host without a PSK" "nvmf: connect" "host nqn.2014-08.org.nvmexpress:uuid:44444444-4444-4444-8444-444444444444 has no TLS PSK here" \
     nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q nqn.2014-08.org.nvmexpress:uuid:44444444-4444-4444-8444-444444444444 --tls-key-file "$ST/h1.key"
-refused "a plain connection to the TLS-only port" "nvmf: connect" "a plain connection (no TLS ClientHello) to a port that requires TLS" \
+refused "a plain connection to the TLS-only port" "connection closed by the controller (a port that requires TLS does this to a host without a PSK)" "a plain connection (no TLS ClientHello) to a port that requires TLS" \
     nvmf identify -t tcp -a 127.0.0.1 -s $P1 -n "$NQN" -q "$H1"
 refused "a TLS host to a port without TLS" "the port answered without TLS" "a TLS ClientHello on a port without TLS (addr.tsas is not \"tls1.3\")" \
     nvmf identify -t tcp -a 127.0.0.1 -s $P3 -n "$NQN" -q "$H1" --tls-key-file "$ST/h1.key"
@@ -277,6 +286,10 @@ ctl host tls-key "$H5" --key-file "$ST/h5.key" > "$ST/tk2.out" 2>&1
 rc=$?
 [ $rc != 0 ] && grep -q "can be read by others (mode 0644)" "$ST/tk2.out" &&
     ok "host tls-key with a file others can read: refused naming the mode" || { cat "$ST/tk2.out"; bad "host tls-key 0644 (exit $rc)"; }
+nvmf identify -t tcp -a 127.0.0.1 -s $P4 -n "$NQN" -q "$H5" --tls-key-file "$ST/h5.key" > "$ST/tk3.out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q -- "--tls-key-file $ST/h5.key can be read by others (mode 0644): chmod 600 it" "$ST/tk3.out" &&
+    ok "nvmf --tls-key-file with a file others can read: a usage error naming the mode" || { cat "$ST/tk3.out"; bad "nvmf --tls-key-file 0644 (exit $rc)"; }
 chmod 600 "$ST/h5.key"
 ctl host tls-key-clear "$H5" > /dev/null 2>&1 || bad "host tls-key-clear"
 refused "after host tls-key-clear" "nvmf: connect" "host $H5 has no TLS PSK here" \

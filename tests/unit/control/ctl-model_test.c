@@ -17,6 +17,7 @@
 #include "tests/unit/suites.h"
 #include "tests/unit/control/ctl_fixture.h"
 #include "tests/unit/target/fixture.h"
+#include "tests/unit/target/passthru_fixture.h"
 
 #define NEW_NQN "nqn.2026-12.io.nvmf-rdma:new"
 #define INVALID_SUBNQN \
@@ -330,7 +331,29 @@ static void config_get_hides_secrets_that_config_save_keeps(void)
 	fx_teardown(&F);
 }
 
+/* config show (config_get) of a passthru subsystem: its passthru group as the file
+ * would hold it, so that a config written from it starts the same target. */
+static void running_config_shows_the_passthru_group(void)
+{
+	struct pt_fx *f = pt_setup("/dev/fake0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	struct nvmf_ctl ctl = { .tgt = &f->fx.tgt };
+	json_t *resp = ctl_call(&ctl, "config_get", NULL);
+	json_t *s = json_array_get(json_object_get(ctl_result(resp), "subsystems"), 0);
+	json_t *pt = json_array_get(json_object_get(s, "passthru"), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pt);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(pt, "enable")), 1);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(pt, "clear_ids")), 1);
+	CU_ASSERT_STRING_EQUAL(
+		json_string_value(json_object_get(json_object_get(pt, "device"), "path")),
+		"/dev/fake0");
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(s, "namespaces")), 0);
+	json_decref(resp);
+	pt_teardown(f);
+}
+
 const struct unit_test control_model_tests[] = {
+	{ "running_config_shows_the_passthru_group", running_config_shows_the_passthru_group },
 	{ "added_subsystem_is_served_once_linked_to_a_port",
 	  added_subsystem_is_served_once_linked_to_a_port },
 	{ "removed_subsystem_drops_its_controllers", removed_subsystem_drops_its_controllers },

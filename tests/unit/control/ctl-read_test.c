@@ -10,7 +10,9 @@
 #include "target/namespace.h"
 #include "tests/unit/suites.h"
 #include "util/size.h"
+#include "tests/unit/control/ctl_fixture.h"
 #include "tests/unit/control/methods_fixture.h"
+#include "tests/unit/target/passthru_fixture.h"
 
 static void subsystem_list_shows_namespaces_hosts_and_ports(void)
 {
@@ -193,7 +195,30 @@ static void version_log_level_and_poll_group_stats_answer(void)
 	ctlm_teardown();
 }
 
+/* A passthru subsystem lists the drive's namespaces it serves, and its drive. */
+static void subsystem_list_shows_a_drive_and_its_namespaces(void)
+{
+	struct pt_fx *f = pt_setup("/dev/fake0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	struct nvmf_ctl ctl = { .tgt = &f->fx.tgt };
+	json_t *resp = ctl_call(&ctl, "subsystem_list", NULL);
+	json_t *s = json_array_get(json_object_get(ctl_result(resp), "subsystems"), 0);
+	CU_ASSERT_STRING_EQUAL(
+		json_string_value(json_object_get(json_object_get(s, "passthru"), "device")),
+		"/dev/fake0");
+	json_t *ns = json_object_get(s, "namespaces");
+	CU_ASSERT_EQUAL_FATAL(json_array_size(ns), 2);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(ns, 1), "backend")),
+			       "passthru");
+	CU_ASSERT_EQUAL(ctlm_get_int(json_array_get(ns, 1), "block_size"), 4096);
+	CU_ASSERT_EQUAL(ctlm_get_int(json_array_get(ns, 0), "size_bytes"), 1 << 20);
+	json_decref(resp);
+	pt_teardown(f);
+}
+
 const struct unit_test ctl_read_tests[] = {
+	{ "subsystem_list_shows_a_drive_and_its_namespaces",
+	  subsystem_list_shows_a_drive_and_its_namespaces },
 	{ "subsystem_list_shows_namespaces_hosts_and_ports",
 	  subsystem_list_shows_namespaces_hosts_and_ports },
 	{ "controller_list_shows_the_host_its_queues_and_kato",

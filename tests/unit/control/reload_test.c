@@ -277,6 +277,17 @@ static void what_cannot_change_live_is_refused_by_name(void)
 	CU_ASSERT_STRING_EQUAL(err, want);
 	teardown();
 
+	/* A served subsystem does not become a drive's, nor another drive's. */
+	setup();
+	struct nvmf_subsys_config *pt = same_as_running();
+	pt->passthru.enable = true;
+	snprintf(pt->passthru.device_path, sizeof(pt->passthru.device_path), "/dev/nvme0");
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "subsystems[0] (" FX_SUBNQN "): passthru.enable differs "
+				    "(running 0, file 1); a served subsystem keeps its identity "
+				    "(remove it and add it anew)");
+	teardown();
+
 	setup();
 	same_as_running()->ns[1].block_size = 512;
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);

@@ -16,6 +16,20 @@ static void strerror_names_connect_invalid_param_with_codes_and_dnr(void)
 	CU_ASSERT_STRING_EQUAL(nvmf_strerror(0x0080), "LBA_RANGE (sct 0x0, sc 0x80)");
 }
 
+/* 80h-85h of SCT 1 are Connect's for nvmf_strerror and the NVM commands' for
+ * nvmf_io_strerror: a Copy past MCL is not "restart discovery". */
+static void io_strerror_reads_command_specific_codes_as_nvm_commands(void)
+{
+	CU_ASSERT_STRING_EQUAL(nvmf_io_strerror(0x4183),
+			       "CMD_SIZE_LIMIT_EXCEEDED (sct 0x1, sc 0x83, DNR)");
+	CU_ASSERT_STRING_EQUAL(nvmf_io_strerror(0x4182),
+			       "WRITE_TO_READ_ONLY_RANGE (sct 0x1, sc 0x82, DNR)");
+	CU_ASSERT_STRING_EQUAL(nvmf_strerror(0x4183),
+			       "CONNECT_RESTART_DISC (sct 0x1, sc 0x83, DNR)");
+	CU_ASSERT_STRING_EQUAL(nvmf_io_strerror(0x0285), "COMPARE_FAILED (sct 0x2, sc 0x85)");
+	CU_ASSERT_STRING_EQUAL(nvmf_io_strerror(0), "success");
+}
+
 static void strerror_of_unnamed_status_keeps_the_values(void)
 {
 	CU_ASSERT_STRING_EQUAL(nvmf_strerror(0x01ee), "unknown status (sct 0x1, sc 0xee)");
@@ -138,6 +152,8 @@ static void bad_hostid_file_or_long_hostnqn_is_einval_with_message(void)
 const struct unit_test initiator_errors_tests[] = {
 	{ "strerror_names_connect_invalid_param_with_codes_and_dnr",
 	  strerror_names_connect_invalid_param_with_codes_and_dnr },
+	{ "io_strerror_reads_command_specific_codes_as_nvm_commands",
+	  io_strerror_reads_command_specific_codes_as_nvm_commands },
 	{ "strerror_of_unnamed_status_keeps_the_values",
 	  strerror_of_unnamed_status_keeps_the_values },
 	{ "strerror_of_negative_errno_is_the_errno_text",

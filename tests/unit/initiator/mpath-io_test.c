@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "initiator/internal.h"
+#include "nvme/status.h"
 #include "tests/unit/initiator/mpath_fixture.h"
 #include "tests/unit/suites.h"
 
@@ -101,6 +102,52 @@ static void commands_go_to_the_preferred_path_and_complete_once(void)
 	CU_ASSERT_EQUAL(nvmf_mpath_flush(F.mp, 2), 0);
 	free(w);
 	free(r);
+	mpf_teardown(&F);
+}
+
+/* Verify, Copy and fused Compare and Write go out on the best path and fail over like
+ * the others: path 0 turns inaccessible first, and each still succeeds on path 1. */
+static void verify_copy_and_compare_and_write_fail_over_with_their_outcomes(void)
+{
+	setup(2, NULL);
+	struct nvmf_mpath_queue *q = nvmf_mpath_queue(F.mp, 0);
+	enum { NLB = 4, BYTES = NLB * 512 };
+	uint8_t w[BYTES], cmp[BYTES], nw[BYTES], r[BYTES];
+	fill(w, BYTES, 5);
+	fill(nw, BYTES, 77);
+	CU_ASSERT_EQUAL_FATAL(nvmf_mpath_write(F.mp, 1, 100, NLB, w), 0);
+	ana_wrap_set_state(0, 1, NVME_ANA_STATE_INACCESSIBLE);
+	struct done v = { 0 }, c = { 0 }, x = { 0 }, m = { 0 };
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_verify(q, 1, 100, NLB, done_cb, &v), 0);
+	CU_ASSERT_TRUE_FATAL(wait_done(q, &v, 5000));
+	CU_ASSERT_EQUAL(v.status, 0);
+	struct nvme_copy_range range = { .slba = htole64(100), .nlb = htole16(NLB - 1) };
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_copy(q, 1, 200, &range, 1, done_cb, &c), 0);
+	CU_ASSERT_TRUE_FATAL(wait_done(q, &c, 5000));
+	CU_ASSERT_EQUAL(c.status, 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_read(F.mp, 1, 200, NLB, r), 0);
+	CU_ASSERT_EQUAL(memcmp(r, w, BYTES), 0);
+	/* Compare and Write: a stale compare buffer writes nothing, the current one writes. */
+	memset(cmp, 0xee, BYTES);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_compare_and_write(q, 1, 100, NLB, cmp, nw, done_cb, &m),
+			0);
+	CU_ASSERT_TRUE_FATAL(wait_done(q, &m, 5000));
+	CU_ASSERT_EQUAL(m.calls, 1);
+	CU_ASSERT_EQUAL(m.status & NVME_STATUS_CODE_MASK,
+			NVME_SCT_MEDIA << NVME_SCT_SHIFT | NVME_SC_COMPARE_FAILED);
+	CU_ASSERT_EQUAL(nvmf_mpath_read(F.mp, 1, 100, NLB, r), 0);
+	CU_ASSERT_EQUAL(memcmp(r, w, BYTES), 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_compare_and_write(q, 1, 100, NLB, w, nw, done_cb, &x), 0);
+	CU_ASSERT_TRUE_FATAL(wait_done(q, &x, 5000));
+	CU_ASSERT_EQUAL(x.status, 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_read(F.mp, 1, 100, NLB, r), 0);
+	CU_ASSERT_EQUAL(memcmp(r, nw, BYTES), 0);
+	CU_ASSERT(ana_wrap_io_refused(0) >= 1); /* path 0 was tried, then left */
+	/* Bad arguments are the caller's, before anything is sent. */
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_verify(q, 1, 0, 0, done_cb, &v), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_copy(q, 1, 0, &range, 0, done_cb, &c), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_compare_and_write(q, 1, 0, 1, NULL, nw, done_cb, &m),
+			-EINVAL);
 	mpf_teardown(&F);
 }
 
@@ -472,6 +519,8 @@ static void commands_without_a_connected_path_fail_after_the_bound_with_no_path(
 const struct unit_test initiator_mpath_io_tests[] = {
 	{ "commands_go_to_the_preferred_path_and_complete_once",
 	  commands_go_to_the_preferred_path_and_complete_once },
+	{ "verify_copy_and_compare_and_write_fail_over_with_their_outcomes",
+	  verify_copy_and_compare_and_write_fail_over_with_their_outcomes },
 	{ "submission_beyond_the_depth_is_eagain", submission_beyond_the_depth_is_eagain },
 	{ "ana_inaccessible_status_fails_over_and_the_caller_sees_success",
 	  ana_inaccessible_status_fails_over_and_the_caller_sees_success },

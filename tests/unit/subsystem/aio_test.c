@@ -277,8 +277,10 @@ static void submit_failure_keeps_ops_for_a_retry_or_ends_them_for_good(void)
 	nvmf_fault_reset();
 	struct counted_op ops[5];
 	memset(ops, 0, sizeof(ops));
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 5; i++) {
 		ops[i].op.done = count_done;
+		ops[i].op.res2 = 1; /* every completion sets it: 0 for these */
+	}
 
 	struct nvmf_fault_rule r = nvmf_fault_rule(0, NVMF_FAULT_ANY_OP, NVMF_FAULT_SUBMIT);
 	r.err = -EAGAIN;
@@ -314,6 +316,7 @@ static void submit_failure_keeps_ops_for_a_retry_or_ends_them_for_good(void)
 	for (int i = 2; i < 4; i++) {
 		CU_ASSERT_EQUAL(ops[i].calls, 1);
 		CU_ASSERT_EQUAL(ops[i].res, -ENXIO);
+		CU_ASSERT_EQUAL(ops[i].op.res2, 0);
 	}
 	CU_ASSERT_EQUAL(ops[4].calls, 0);
 	CU_ASSERT_EQUAL(aio.inflight, 0);
@@ -321,6 +324,91 @@ static void submit_failure_keeps_ops_for_a_retry_or_ends_them_for_good(void)
 	nvmf_fault_reset();
 	nvmf_aio_fini(&aio);
 	close(fd);
+}
+
+/* This kernel (5.19+) takes SQE128 | CQE32: the ring can carry NVMe passthrough. */
+static void init_sets_up_big_entries_when_the_kernel_has_them(void)
+{
+	struct nvmf_aio aio;
+	CU_ASSERT_FATAL(nvmf_aio_init(&aio, 8) == 0);
+	if (!aio.big) {
+		nvmf_aio_fini(&aio);
+		unit_not_run("the kernel has no IORING_SETUP_SQE128 (before 5.19)");
+		return;
+	}
+	CU_ASSERT_TRUE(aio.ring.flags & IORING_SETUP_SQE128);
+	CU_ASSERT_TRUE(aio.ring.flags & IORING_SETUP_CQE32);
+	nvmf_aio_fini(&aio);
+	CU_ASSERT_FALSE(aio.big);
+}
+
+/* A uring command on a file whose driver has none completes through done() with a
+ * -errno, not at queue time, and the ring goes on: several reads queued around it (each
+ * in a 32-byte CQE) come back with their own op and data, and res2 is 0 for them. */
+static void uring_cmd_on_a_plain_file_fails_through_done_and_the_ring_goes_on(void)
+{
+	struct nvmf_aio aio;
+	int fd = scratch_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(nvmf_aio_init(&aio, 8) == 0);
+	if (!aio.big) {
+		nvmf_aio_fini(&aio);
+		close(fd);
+		unit_not_run("the kernel has no IORING_SETUP_SQE128 (before 5.19)");
+		return;
+	}
+	char data[4][512], in[4][512];
+	for (int i = 0; i < 4; i++) {
+		memset(data[i], 'a' + i, sizeof(data[i]));
+		CU_ASSERT_FATAL(pwrite(fd, data[i], 512, i * 512) == 512);
+	}
+	memset(in, 0, sizeof(in));
+	struct counted_op r[4], c = { .op.done = count_done, .op.res2 = 77 };
+	uint8_t cmd[72];
+	memset(cmd, 0x5a, sizeof(cmd));
+	for (int i = 0; i < 2; i++) {
+		r[i] = (struct counted_op){ .op.done = count_done, .op.res2 = 99 };
+		CU_ASSERT_EQUAL(nvmf_aio_read(&aio, fd, in[i], 512, i * 512, &r[i].op), 0);
+	}
+	CU_ASSERT_EQUAL(nvmf_aio_uring_cmd(&aio, fd, 0x80, cmd, sizeof(cmd), &c.op), 0);
+	for (int i = 2; i < 4; i++) {
+		r[i] = (struct counted_op){ .op.done = count_done, .op.res2 = 99 };
+		CU_ASSERT_EQUAL(nvmf_aio_read(&aio, fd, in[i], 512, i * 512, &r[i].op), 0);
+	}
+	CU_ASSERT_EQUAL(drain(&aio, 5), 5);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_TRUE(c.res == -EOPNOTSUPP || c.res == -ENOTTY || c.res == -EINVAL);
+	CU_ASSERT_EQUAL(c.op.res2, 0);
+	for (int i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(r[i].calls, 1);
+		CU_ASSERT_EQUAL(r[i].res, 512);
+		CU_ASSERT_EQUAL(r[i].op.res2, 0);
+		CU_ASSERT_EQUAL(memcmp(in[i], data[i], 512), 0);
+	}
+	CU_ASSERT_EQUAL(aio.inflight, 0);
+	CU_ASSERT_EQUAL(aio.error, 0);
+	nvmf_aio_fini(&aio);
+	close(fd);
+}
+
+/* Refused at queue time, nothing queued: a command longer than the SQE's 80 bytes, and
+ * any command on a plain ring (a kernel before 5.19). */
+static void uring_cmd_refuses_a_long_command_and_a_plain_ring(void)
+{
+	struct nvmf_aio aio;
+	CU_ASSERT_FATAL(nvmf_aio_init(&aio, 8) == 0);
+	uint8_t cmd[NVMF_AIO_URING_CMD_MAX + 1] = { 0 };
+	struct counted_op c = { .op.done = count_done };
+	bool big = aio.big;
+	if (big)
+		CU_ASSERT_EQUAL(nvmf_aio_uring_cmd(&aio, 0, 0x80, cmd, sizeof(cmd), &c.op),
+				-EINVAL);
+	aio.big = false; /* what init leaves on an older kernel */
+	CU_ASSERT_EQUAL(nvmf_aio_uring_cmd(&aio, 0, 0x80, cmd, 72, &c.op), -EOPNOTSUPP);
+	CU_ASSERT_EQUAL(aio.queued, 0);
+	CU_ASSERT_EQUAL(c.calls, 0);
+	aio.big = big;
+	nvmf_aio_fini(&aio);
 }
 
 const struct unit_test aio_tests[] = {
@@ -337,5 +425,11 @@ const struct unit_test aio_tests[] = {
 	{ "fallocate_punch_hole_reads_back_zeroes", fallocate_punch_hole_reads_back_zeroes },
 	{ "submit_failure_keeps_ops_for_a_retry_or_ends_them_for_good",
 	  submit_failure_keeps_ops_for_a_retry_or_ends_them_for_good },
+	{ "init_sets_up_big_entries_when_the_kernel_has_them",
+	  init_sets_up_big_entries_when_the_kernel_has_them },
+	{ "uring_cmd_on_a_plain_file_fails_through_done_and_the_ring_goes_on",
+	  uring_cmd_on_a_plain_file_fails_through_done_and_the_ring_goes_on },
+	{ "uring_cmd_refuses_a_long_command_and_a_plain_ring",
+	  uring_cmd_refuses_a_long_command_and_a_plain_ring },
 	{ NULL, NULL },
 };

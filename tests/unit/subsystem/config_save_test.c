@@ -44,7 +44,9 @@ static const char *const rich =
 	"     \"nvmf_create\": true, \"nvmf_buffered\": true, \"nvmf_eui64\": \"0011223344556677\","
 	"     \"resv\": {\"enable\": \"1\"}},"
 	"    {\"nsid\": 2, \"enable\": 1, \"nvmf_backend\": \"ram\", \"nvmf_size_bytes\": \"64M\"}]},"
-	"  {\"nqn\": \"nqn.s:b\", \"attr\": {\"allow_any_host\": \"1\"}}]}";
+	"  {\"nqn\": \"nqn.s:b\", \"attr\": {\"allow_any_host\": \"1\"}},"
+	"  {\"nqn\": \"nqn.s:c\", \"passthru\": [{\"admin_timeout\": \"30\", \"clear_ids\": 0,"
+	"    \"device\": {\"path\": \"/dev/nvme1\"}, \"enable\": 1, \"io_timeout\": 5}]}]}";
 
 static void same_ns(const struct nvmf_ns_config *a, const struct nvmf_ns_config *b)
 {
@@ -125,6 +127,7 @@ static void same_config(const struct nvmf_config *a, const struct nvmf_config *b
 		CU_ASSERT_EQUAL_FATAL(s->n_ns, t->n_ns);
 		for (size_t k = 0; k < s->n_ns; k++)
 			same_ns(&s->ns[k], &t->ns[k]);
+		CU_ASSERT_EQUAL(memcmp(&s->passthru, &t->passthru, sizeof(s->passthru)), 0);
 	}
 }
 
@@ -147,6 +150,9 @@ static void saved_configuration_loads_back_the_same(void)
 	CU_ASSERT_EQUAL_FATAL(a.n_tls_keys, 2);
 	CU_ASSERT_TRUE(a.tls_keys[0].compat); /* nvmf_tls_key_compat, kept on and off */
 	CU_ASSERT_FALSE(a.tls_keys[1].compat);
+	CU_ASSERT_TRUE(a.subsystems[2].passthru.enable);
+	CU_ASSERT_FALSE(a.subsystems[2].passthru.clear_ids);
+	CU_ASSERT_EQUAL(a.subsystems[2].passthru.admin_timeout, 30);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/config.json", dir);
 	CU_ASSERT_EQUAL_FATAL(nvmf_config_save(&a, path, err, sizeof(err)), 0);

@@ -436,6 +436,8 @@ static void inactive_passthru_as_nvmetcli_writes_it_loads(void)
 		return;
 	CU_ASSERT_EQUAL(cfg.n_subsystems, 1);
 	CU_ASSERT_EQUAL(cfg.subsystems[0].n_ns, 1);
+	CU_ASSERT_FALSE(cfg.subsystems[0].passthru.enable);
+	CU_ASSERT_EQUAL(cfg.n_notes, 0);
 	nvmf_config_free(&cfg);
 }
 
@@ -807,23 +809,81 @@ ERROR_TEST(subsystem_with_the_well_known_discovery_nqn_is_refused_under_a_unique
 	   "'subsystems':[{'nqn':'nqn.2014-08.org.nvmexpress.discovery'}]}",
 	   "subsystems[0].nqn: \"nqn.2014-08.org.nvmexpress.discovery\" is the well-known discovery "
 	   "NQN, which always reaches the discovery service")
-/* An active passthru would export a whole controller: refused by name, never served as
- * a subsystem without namespaces. */
+/* A passthru subsystem's namespaces are the drive's: namespaces[] beside it is refused
+ * by name (the kernel refuses enabling both too). */
 ERROR_TEST(
-	enabled_passthru_is_refused_naming_the_subsystem,
+	enabled_passthru_with_namespaces_is_refused_naming_the_subsystem,
 	DOC(PORT_A(ADDR),
-	    "{'nqn':'s1','attr':{" ANY "},'namespaces':[],'passthru':[{'admin_timeout':0,"
+	    "{'nqn':'s1','attr':{" ANY "},'namespaces':[" NS "],'passthru':[{'admin_timeout':0,"
 	    "'clear_ids':1,'device':{'path':'/dev/nvme0'},'enable':1,'io_timeout':0}]}"),
-	"subsystems[0].passthru[0]: subsystem \"s1\" exports an NVMe controller by passthru (enable "
-	"1), which this target does not support yet; serve the drive's namespace (a /dev/nvmeXnY "
-	"path) as a namespace with \"nvmf_backend\": \"nvme\" instead (docs/configuration.md)")
-ERROR_TEST(passthru_with_a_device_path_is_refused_even_disabled,
+	"subsystems[0].passthru[0]: subsystem \"s1\" serves the drive /dev/nvme0 by passthru, and "
+	"also has namespaces[] (nsid 1): a passthru subsystem's namespaces are the drive's; remove "
+	"namespaces[] or set enable 0")
+ERROR_TEST(enabled_passthru_without_a_device_path_is_refused,
 	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[],'passthru':[{'device':"
-			     "{'path':'/dev/nvme0'},'enable':'0'}]}"),
-	   "subsystems[0].passthru[0]: subsystem \"s1\" exports an NVMe controller by passthru "
-	   "(device.path \"/dev/nvme0\"), which this target does not support yet; serve the drive's "
-	   "namespace (a /dev/nvmeXnY path) as a namespace with \"nvmf_backend\": \"nvme\" instead "
-	   "(docs/configuration.md)")
+			     "{'path':''},'enable':'1'}]}"),
+	   "subsystems[0].passthru[0].device.path: required when passthru is enabled: the NVMe "
+	   "controller's char device, like \"/dev/nvme0\"")
+ERROR_TEST(passthru_negative_timeout_is_refused,
+	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[],'passthru':[{'device':"
+			     "{'path':'/dev/nvme0'},'enable':1,'admin_timeout':-1}]}"),
+	   "subsystems[0].passthru[0].admin_timeout: -1 is not a timeout in seconds (0-86400, 0 = "
+	   "the drive's default)")
+ERROR_TEST(passthru_timeout_that_is_not_a_number_is_refused,
+	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[],'passthru':[{'device':"
+			     "{'path':'/dev/nvme0'},'enable':1,'io_timeout':'soon'}]}"),
+	   "subsystems[0].passthru[0].io_timeout: \"soon\" is not a timeout in seconds (0-86400, 0 "
+	   "= the drive's default)")
+ERROR_TEST(
+	passthru_with_two_entries_is_refused,
+	DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[],'passthru':[{'enable':0},"
+			  "{'enable':0}]}"),
+	"subsystems[0].passthru: has 2 entries; a subsystem has one passthru group (the kernel's "
+	"configfs passthru/ directory)")
+
+/* An enabled passthru loads into s->passthru: timeouts as numbers or nvmetcli's strings,
+ * clear_ids 1 unless given. */
+static void enabled_passthru_loads(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok(DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[],"
+					 "'passthru':[{'admin_timeout':'30','device':{'path':"
+					 "'/dev/nvme0'},'enable':1,'io_timeout':7}]}"),
+		       &cfg))
+		return;
+	const struct nvmf_passthru_config *p = &cfg.subsystems[0].passthru;
+	CU_ASSERT_TRUE(p->enable);
+	CU_ASSERT_STRING_EQUAL(p->device_path, "/dev/nvme0");
+	CU_ASSERT_EQUAL(p->admin_timeout, 30);
+	CU_ASSERT_EQUAL(p->io_timeout, 7);
+	CU_ASSERT_TRUE(p->clear_ids);
+	CU_ASSERT_EQUAL(cfg.subsystems[0].n_ns, 0);
+	nvmf_config_free(&cfg);
+}
+
+/* Off, with a path kept: the subsystem serves its namespaces[], and a note says so. */
+static void disabled_passthru_with_a_path_loads_with_a_note(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok(DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[" NS "],"
+					 "'passthru':[{'clear_ids':0,'device':{'path':"
+					 "'/dev/nvme0'},'enable':'0'}]}"),
+		       &cfg))
+		return;
+	const struct nvmf_passthru_config *p = &cfg.subsystems[0].passthru;
+	CU_ASSERT_FALSE(p->enable);
+	CU_ASSERT_FALSE(p->clear_ids);
+	CU_ASSERT_STRING_EQUAL(p->device_path, "/dev/nvme0");
+	CU_ASSERT_EQUAL(cfg.subsystems[0].n_ns, 1);
+	CU_ASSERT_EQUAL_FATAL(cfg.n_notes, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.notes[0],
+			       "subsystems[0].passthru[0]: passthru of \"/dev/nvme0\" is off "
+			       "(enable 0): subsystem s1 serves its namespaces[] instead");
+	nvmf_config_free(&cfg);
+}
+
 ERROR_TEST(
 	passthru_that_is_not_a_list_is_refused,
 	DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[" NS "],'passthru':'on'}"),
@@ -1601,8 +1661,13 @@ const struct unit_test config_tests[] = {
 	T(unknown_extension_key_in_a_namespace_is_refused),
 	T(duplicate_subsystem_nqn_is_refused),
 	T(subsystem_with_the_discovery_nqn_is_refused),
-	T(enabled_passthru_is_refused_naming_the_subsystem),
-	T(passthru_with_a_device_path_is_refused_even_disabled),
+	T(enabled_passthru_with_namespaces_is_refused_naming_the_subsystem),
+	T(enabled_passthru_without_a_device_path_is_refused),
+	T(passthru_negative_timeout_is_refused),
+	T(passthru_timeout_that_is_not_a_number_is_refused),
+	T(passthru_with_two_entries_is_refused),
+	T(enabled_passthru_loads),
+	T(disabled_passthru_with_a_path_loads_with_a_note),
 	T(passthru_that_is_not_a_list_is_refused),
 	T(subsystem_with_the_well_known_discovery_nqn_is_refused_under_a_unique_discovery_nqn),
 	T(nqn_with_a_space_is_refused),

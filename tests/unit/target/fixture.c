@@ -132,7 +132,7 @@ int fx_boot(struct fx *f, const char *traddr, const char *trsvcid)
 	char err[512];
 	f->traddr = traddr;
 	f->trsvcid = trsvcid;
-	if (nvmf_tgt_init(&f->tgt, &f->cfg, ops, 1, err, sizeof(err))) {
+	if (nvmf_tgt_init_drives(&f->tgt, &f->cfg, ops, 1, f->drive_open, err, sizeof(err))) {
 		fprintf(stderr, "fixture: %s\n", err);
 		return -1;
 	}
@@ -426,7 +426,30 @@ static int held_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bd
 	struct fx_held_bdev *h = (struct fx_held_bdev *)b;
 	h->io = io;
 	h->submits++;
+	if (h->nheld < FX_HELD_MAX)
+		h->held[h->nheld++] = io;
 	return 0;
+}
+
+struct nvmf_bdev_io *fx_held_find(struct fx_held_bdev *h, enum nvmf_bdev_op op, uint64_t offset)
+{
+	for (unsigned i = 0; i < h->nheld; i++)
+		if (h->held[i]->op == op && h->held[i]->offset == offset)
+			return h->held[i];
+	return NULL;
+}
+
+void fx_held_end(struct fx_held_bdev *h, struct nvmf_bdev_io *io, uint8_t fill)
+{
+	for (unsigned i = 0; i < h->nheld; i++)
+		if (h->held[i] == io) {
+			h->held[i] = h->held[--h->nheld];
+			break;
+		}
+	if (io->op == NVMF_BDEV_READ)
+		memset(io->buf, fill, io->len);
+	io->done_bytes = io->len;
+	io->done(io, 0);
 }
 
 static void held_close(struct nvmf_bdev *b)

@@ -57,6 +57,9 @@ struct fx {
 	uint8_t connect_cattr;       /* CATTR of the Connects fx_connect* send (0 unless a test
 				   * sets it: NVMF_CONNECT_CATTR_SQFLOW_DISABLE) */
 	uint32_t down_cc, down_csts; /* their controller's CC and CSTS just before */
+	/* How passthru subsystems open their drive (set before fx_boot; NULL: the real
+	 * nvmf_drive_open): tests give tests/unit/support/fake-drive.h's. */
+	struct nvmf_drive *(*drive_open)(const char *path, char *err, size_t errlen);
 };
 
 /* Configs built in code, as the loader builds them (nvmf_config_*_defaults first; the
@@ -156,14 +159,22 @@ bool fx_admin_deleted(const struct fx *f);
 /* A backend whose every I/O waits in @io (the last one submitted; @submits counts them)
  * until the test completes it: io->done_bytes = io->len, io->done(io, 0). Put in place of
  * a namespace's bdev (ns->bdev) by the test; nvmf_bdev_close frees it and sets *@closed. */
+#define FX_HELD_MAX 8
 struct fx_held_bdev {
 	struct nvmf_bdev b;
-	struct nvmf_bdev_io *io;
+	struct nvmf_bdev_io *io; /* the latest submitted */
 	unsigned submits;
+	struct nvmf_bdev_io *held[FX_HELD_MAX]; /* submitted, not ended by fx_held_end */
+	unsigned nheld;
 	bool *closed;
 };
 /* fx_held_bdev_new - one of @size bytes in @block_size blocks; aborts when out of memory. */
 struct fx_held_bdev *fx_held_bdev_new(uint32_t block_size, uint64_t size, bool *closed);
+/* fx_held_find - the held I/O of @op at byte @offset, or NULL. */
+struct nvmf_bdev_io *fx_held_find(struct fx_held_bdev *h, enum nvmf_bdev_op op, uint64_t offset);
+/* fx_held_end - end held @io with success (a read's buffer filled with @fill), dropping it
+ * from h->held. Does not run the target. */
+void fx_held_end(struct fx_held_bdev *h, struct nvmf_bdev_io *io, uint8_t fill);
 
 /* What the code under test writes to stderr (the target's log) between fx_stderr_begin
  * and fx_stderr_end: the first 4095 bytes in @text, NUL-terminated. */

@@ -2,7 +2,7 @@
  * directory, a character device, a FIFO and a socket refused by what they are (the FIFO
  * without waiting for a writer); a file past the limit refused naming the limit, by its
  * size or by what a read finds; a missing file with its errno. A key file's one line: its
- * trailing white space cut, a NUL inside refused. */
+ * trailing white space cut, a NUL inside refused; its mode without group or other bits. */
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <stdio.h>
@@ -180,7 +180,31 @@ static void secret_line_loses_its_trailing_white_space_and_refuses_a_nul(void)
 	rmdir(Dir);
 }
 
+/* A key file: private at 0600 and 0400, refused with its mode at any group or other
+ * bit, and a missing one with stat's errno. */
+static void secret_file_must_have_no_group_or_other_bits(void)
+{
+	dir_make();
+	put("k\n", 2);
+	char err[128] = "";
+	CU_ASSERT_EQUAL(chmod(Path, 0600), 0);
+	CU_ASSERT_EQUAL(nvmf_secret_file_private(Path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(chmod(Path, 0400), 0);
+	CU_ASSERT_EQUAL(nvmf_secret_file_private(Path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(chmod(Path, 0640), 0);
+	CU_ASSERT_EQUAL(nvmf_secret_file_private(Path, err, sizeof(err)), -EACCES);
+	CU_ASSERT_STRING_EQUAL(err, "can be read by others (mode 0640): chmod 600 it");
+	CU_ASSERT_EQUAL(chmod(Path, 0604), 0);
+	CU_ASSERT_EQUAL(nvmf_secret_file_private(Path, err, sizeof(err)), -EACCES);
+	unlink(Path);
+	CU_ASSERT_EQUAL(nvmf_secret_file_private(Path, err, sizeof(err)), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(err, strerror(ENOENT));
+	rmdir(Dir);
+}
+
 const struct unit_test util_read_file_tests[] = {
+	{ "secret_file_must_have_no_group_or_other_bits",
+	  secret_file_must_have_no_group_or_other_bits },
 	{ "regular_file_is_read_whole_with_its_length",
 	  regular_file_is_read_whole_with_its_length },
 	{ "other_kinds_of_file_are_refused_by_name", other_kinds_of_file_are_refused_by_name },

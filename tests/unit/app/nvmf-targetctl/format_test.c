@@ -111,24 +111,24 @@ static void port_and_controller_lists_are_tables(void)
 	       "\"hostid\":\"x\",\"portid\":1,\"kato_ms\":120000,\"connected_since\":"
 	       "\"2024-05-01T10:00:00Z\",\"io_queues\":4,\"queues\":[],\"reads\":1234,"
 	       "\"writes\":56}]}",
-	       "CNTLID  SUBNQN  HOSTNQN  PORTID  IO-QUEUES  KATO-MS  READS  WRITES  CONNECTED-SINCE       AUTH\n"
-	       "     1  nqn.a   nqn.h         1          4   120000   1234      56  2024-05-01T10:00:00Z  -\n");
-	/* How the controller authenticated; "*": a queue differs. */
+	       "CNTLID  SUBNQN  HOSTNQN  PORTID  IO-QUEUES  KATO-MS  READS  WRITES  CONNECTED-SINCE       TLS  AUTH\n"
+	       "     1  nqn.a   nqn.h         1          4   120000   1234      56  2024-05-01T10:00:00Z  -    -\n");
+	/* Whether it runs over TLS, how it authenticated; "*": a queue differs. */
 	expect("controller list",
 	       "{\"controllers\":[{\"cntlid\":1,\"subnqn\":\"nqn.a\",\"hostnqn\":\"nqn.h\","
 	       "\"portid\":1,\"kato_ms\":5000,\"connected_since\":\"2024-05-01T10:00:00Z\","
-	       "\"io_queues\":1,\"reads\":0,\"writes\":0,\"auth\":{\"hash\":\"hmac(sha384)\","
+	       "\"io_queues\":1,\"reads\":0,\"writes\":0,\"tls\":true,\"auth\":{\"hash\":\"hmac(sha384)\","
 	       "\"dhgroup\":\"ffdhe2048\",\"bidirectional\":true},\"queues\":[{\"qid\":0},"
 	       "{\"qid\":1,\"auth\":null}]},"
 	       "{\"cntlid\":2,\"subnqn\":\"nqn.a\",\"hostnqn\":\"nqn.i\",\"portid\":1,\"kato_ms\":5000,"
 	       "\"connected_since\":\"2024-05-01T10:00:00Z\",\"io_queues\":0,\"reads\":0,"
-	       "\"writes\":0,\"auth\":null,\"queues\":[{\"qid\":0}]}]}",
-	       "CNTLID  SUBNQN  HOSTNQN  PORTID  IO-QUEUES  KATO-MS  READS  WRITES  CONNECTED-SINCE       AUTH\n"
-	       "     1  nqn.a   nqn.h         1          1     5000      0       0  2024-05-01T10:00:00Z  hmac(sha384)/ffdhe2048/bidirectional*\n"
-	       "     2  nqn.a   nqn.i         1          0     5000      0       0  2024-05-01T10:00:00Z  no\n");
+	       "\"writes\":0,\"tls\":false,\"auth\":null,\"queues\":[{\"qid\":0}]}]}",
+	       "CNTLID  SUBNQN  HOSTNQN  PORTID  IO-QUEUES  KATO-MS  READS  WRITES  CONNECTED-SINCE       TLS  AUTH\n"
+	       "     1  nqn.a   nqn.h         1          1     5000      0       0  2024-05-01T10:00:00Z  yes  hmac(sha384)/ffdhe2048/bidirectional*\n"
+	       "     2  nqn.a   nqn.i         1          0     5000      0       0  2024-05-01T10:00:00Z  no   no\n");
 	/* An empty list is its header. */
 	expect("controller list", "{\"controllers\":[]}",
-	       "CNTLID  SUBNQN  HOSTNQN  PORTID  IO-QUEUES  KATO-MS  READS  WRITES  CONNECTED-SINCE  AUTH\n");
+	       "CNTLID  SUBNQN  HOSTNQN  PORTID  IO-QUEUES  KATO-MS  READS  WRITES  CONNECTED-SINCE  TLS  AUTH\n");
 }
 
 static void stats_are_tables_and_missing_fields_print_a_dash(void)

@@ -29,8 +29,10 @@ static void identify_prints_controller_fields_like_id_ctrl(void)
 	has_line(t.out, "ioccsz    : 516"); /* (64 + 8192) / 16 */
 	has_line(t.out, "iorcsz    : 1");
 	has_line(t.out, "icdoff    : 0");
-	has_line(t.out, "cmic      : 0xb"); /* two ports, two controllers, ANA */
-	has_line(t.out, "ocfs      : 0x1"); /* Copy descriptor format 0h */
+	has_line(t.out, "cmic      : 0xb");  /* two ports, two controllers, ANA */
+	has_line(t.out, "ocfs      : 0x1");  /* Copy descriptor format 0h */
+	has_line(t.out, "fuses     : 0x1");  /* fused Compare and Write */
+	has_line(t.out, "acwu      : 2047"); /* 0's based: MDTS 8 = 1 MiB of 512 B blocks */
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\nsgls      : 0x"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\ncntlid    : 0x"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.out, "\nmsdbd     : "));
@@ -83,7 +85,8 @@ static void identify_json_uses_nvme_cli_keys(void)
 		"vid",    "ssvid",  "sn",     "mn",     "fr",    "rab",   "ieee", "cmic",
 		"mdts",   "cntlid", "ver",    "oacs",   "acl",   "aerl",  "frmw", "lpa",
 		"elpe",   "sqes",   "cqes",   "maxcmd", "nn",    "oncs",  "vwc",  "sgls",
-		"subnqn", "ioccsz", "iorcsz", "icdoff", "fcatt", "msdbd", "kas",  "ocfs"
+		"subnqn", "ioccsz", "iorcsz", "icdoff", "fcatt", "msdbd", "kas",  "ocfs",
+		"fuses",  "fna",    "awun",   "awupf",  "acwu"
 	};
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		CU_ASSERT_PTR_NOT_NULL(json_object_get(root, keys[i]));
@@ -91,6 +94,8 @@ static void identify_json_uses_nvme_cli_keys(void)
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "sqes")), 0x66);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "oncs")) & 0x180, 0x180);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "ocfs")), 1);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "fuses")), 1);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(root, "acwu")), 2047);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(root, "subnqn")), LH_SUBNQN);
 	const char *sn = json_string_value(json_object_get(root, "sn"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sn);

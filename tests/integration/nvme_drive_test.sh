@@ -1,0 +1,56 @@
+# The Linux drive of a passthru subsystem (subsystem/nvme-drive-linux.c) on a real NVMe
+# controller: QEMU's emulated drive, which this file needs the guest to have. Boot with
+#   tests/vm/run -q "-drive file=IMG,if=none,id=nvm0,format=raw
+#     -device nvme,serial=ptserial,id=nvme0
+#     -device nvme-ns,drive=nvm0,bus=nvme0,nsid=1,logical_block_size=512,physical_block_size=512"
+# (IMG a scratch file of 64 MiB: the tests write to it). With
+#   -device nvme-subsys,id=ptsubsys,nqn=... and subsys=ptsubsys on the nvme device
+# the namespace is a multipath head (nvme0n1 over the hidden path nvme0c0n1, ng0n1 the
+# head's char device): the same tests pass (6.1 and 6.12, plain; 6.12, multipath).
+# build/tests/nvme-drive-check (tests/local/nvme-drive-check.c) does the work, one step
+# per test, and prints what it saw.
+
+CHECK="$NVMF_ROOT/build/tests/nvme-drive-check"
+
+# The controller whose serial is ptserial (QEMU's drive above), as /dev/nvmeX.
+pt_ctrl() {
+    local c
+    for c in /sys/class/nvme/nvme*; do
+        [ "$(tr -d " " < "$c/serial" 2>/dev/null)" = ptserial ] && { echo "/dev/${c##*/}"; return 0; }
+    done
+    return 1
+}
+
+setup_file() {
+    [ -x "$CHECK" ] || { echo "no $CHECK (make all, with subsystem/nvme-drive.c)"; return 1; }
+    wait_for 10 pt_ctrl || { echo "no NVMe controller with serial ptserial: boot with QEMU's nvme device (see the top of this file)"; return 1; }
+    wait_for 10 test -e "$(pt_ctrl)n1"
+}
+
+# step NAME: run one step of nvme-drive-check on the drive, its output in the log.
+step() {
+    local out; out=$("$CHECK" "$(pt_ctrl)" "$1" 2>&1); local rc=$?
+    echo "$out" | sed 's/^/    /'
+    [ $rc -eq 0 ] || fail "nvme-drive-check $1: $(echo "$out" | grep FAIL | head -n 3)"
+}
+
+test_01_a_namespace_is_refused_naming_its_controller() { step refusals; }
+test_02_an_open_drive_is_held_exclusively_until_closed() { step exclusive; }
+# A device-mapper target over the namespace holds it: the open is refused naming the
+# holder, and succeeds once it is gone.
+test_03_a_namespace_held_by_device_mapper_is_refused_naming_the_holder() {
+    local ctrl; ctrl=$(pt_ctrl)
+    local sectors; sectors=$(cat "/sys/block/${ctrl##*/}n1/size")
+    dmsetup create pt_hold --table "0 $sectors linear ${ctrl}n1 0" || fail "dmsetup create"
+    "$CHECK" "$ctrl" open > open.log 2>&1; local rc=$?
+    local out; out=$(head -n 1 open.log)  # the refusal; "FAIL" follows
+    local dm; dm=$(ls "/sys/block/${ctrl##*/}n1/holders")
+    dmsetup remove pt_hold
+    echo "    $out"
+    [ $rc -ne 0 ] || fail "opened while dm holds ${ctrl}n1"
+    expect_eq "refusal" "$out" "${ctrl}n1 is mounted or held by another user (holders: $dm)"
+    "$CHECK" "$ctrl" open > /dev/null 2>&1 || fail "no open once the holder is gone"
+}
+
+test_04_admin_commands_return_the_drive_status_and_result() { step admin; }
+test_05_io_through_io_uring_passthrough_reads_back_what_it_wrote() { step io; }
