@@ -11,11 +11,15 @@
 #   make deps       install missing packages (apt-get) and the guest kernel
 #   make local-check  NVMe/TCP end to end on 127.0.0.1 (nvmf-target and the nvmf tool), no VM
 #   make vm-check   only the VM integration tests (and their sanitizer pass)
+#   make vm-passthru  passthru_test.sh alone in the 6.12 guest with its emulated drive
+#                   (PT_TARGET=kernel: the same checks on nvmet's passthru, the reference)
 #   make soak       the hardening VM tests at full length (1000 cycles, 50 restarts)
 #   make bench      our target vs kernel nvmet-rdma (BENCH_TRANSPORT=tcp: nvmet-tcp) in the VM: build/bench/results.{md,json,png};
 #                   BENCH_BASELINE=DIR adds DIR/build/nvmf-target (another checkout, built) as a third system
 #   make bench-regress  make bench with BENCH_BASELINE = a build of BENCH_BASELINE_REF (default: where this
 #                   branch left main; on main, HEAD~1, or HEAD with uncommitted changes): is this slower?
+#   make bench-passthru  our passthru subsystem vs an "nvme" namespace on one emulated drive
+#                   (6.12 guest, fio over TCP): build/bench-passthru/results.md
 #   make bench-report-test  bench/report, bench/run's and bench/guest.sh's checks on canned results (no VM)
 #   make bench-churn  fio's IOPS while namespaces are added and removed live, and without
 #   make path-trace the functions six 4 KiB commands (RDMA, NVMe/TCP) pass through, by layer
@@ -143,7 +147,7 @@ NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := $(shell sed -n 's/^#define NVMF_VERSION "\(.*\)"$$/\1/p' util/version.h)
 PREFIX     ?= /usr/local
 
-.PHONY: path-trace path-trace-check path-trace-doc all unit check check-includes check-test-mirror check-man check-docs analyze local-check vm-check \
+.PHONY: path-trace path-trace-check path-trace-doc all unit check check-includes check-test-mirror check-man check-docs analyze local-check vm-check vm-passthru bench-passthru \
 	soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
 	format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
@@ -295,7 +299,16 @@ vm-check: all
 	$(MAKE) SANITIZE=1 build/asan/nvmf-target
 	@mkdir -p build/vm && rm -f $(VM_DRIVE) && truncate -s 256M $(VM_DRIVE)
 	rc=0; tests/vm/run -t 1500 $(VM_ARGS) tests/integration/suite || rc=1; \
-	NVMF_VM_KERNEL=6.12 tests/vm/run -t 900 tests/integration/suite-6.12 || rc=1; exit $$rc
+	d=$$(mktemp -d) && NVMF_VM_KERNEL=6.12 tests/vm/run -t 1200 -q "$$(tests/vm/passthru-drive $$d)" \
+	    tests/integration/suite-6.12 || rc=1; rm -rf "$$d"; exit $$rc
+
+# passthru_test.sh alone in the 6.12 guest with the emulated drive (tests/vm/passthru-drive:
+# its two namespace images in a temporary folder, removed after): PT_TARGET=ours (our
+# target's passthru subsystem) or kernel (the same checks on nvmet's passthru, the reference).
+PT_TARGET ?= ours
+vm-passthru: all
+	d=$$(mktemp -d) && { NVMF_VM_KERNEL=6.12 tests/vm/run -t 600 -q "$$(tests/vm/passthru-drive $$d)" \
+	    tests/integration/suite-passthru $(PT_TARGET); rc=$$?; rm -rf "$$d"; exit $$rc; }
 
 # Soak: the hardening tests at full length (1000 connect/disconnect cycles, 50 restarts
 # under fio crc32c writes); figures in the test log and docs/hardening.md.
@@ -327,6 +340,13 @@ bench-regress: deps bench-report-test
 
 bench-report-test:
 	tests/scripts/bench_report_test.sh
+
+# Our passthru subsystem against an "nvme" namespace on the same emulated drive (6.12 guest,
+# fio over NVMe/TCP; BENCH_PT_KERNEL=1 adds nvmet's two): build/bench-passthru/results.md.
+# The same as BENCH_PASSTHRU=1 make bench.
+bench-passthru: deps
+	$(MAKE) all
+	bench/passthru-run
 
 # What a system call, an address-space switch and a wake-up of another CPU cost in the
 # guest (bench/switch-cost.c): recorded by every benchmark run beside its results.

@@ -159,6 +159,10 @@ static void fix_id_ctrl(struct nvmf_req *req, struct nvme_id_ctrl *id)
 	id->fuses = htole16(NVME_CTRL_FUSES_COMPARE_AND_WRITE);
 	id->acwu = htole16((uint16_t)(blocks - 1));
 	nvmf_ana_identify_ctrl(ctrl, id);
+	/* MNAN may not exceed NN (NVMe Base 2.0 figure 275): the drive's NN is often below
+	 * the target's MNAN, and a Linux host with ANA refuses such a controller. */
+	if (le32toh(id->mnan) > le32toh(id->nn))
+		id->mnan = id->nn;
 	free(ours);
 }
 

@@ -4,8 +4,8 @@
 # round, and the table shows them; without one, none of that appears; a failed baseline
 # round drops out of the per-round ratios and fails the report. With TLS (BENCH_TLS=1),
 # the TLS systems' medians, TLS/plain and ours TLS/kernel TLS ratios and where our
-# target's records were built. Also bench/run's checks of BENCH_BASELINE and BENCH_TLS
-# (exit 2) and bench/guest.sh's rotating order. Run by make bench-report-test (and before
+# target's records were built. Also bench/run's checks of BENCH_BASELINE, BENCH_TLS and
+# BENCH_PASSTHRU (bench/passthru-run's settings) (exit 2) and bench/guest.sh's rotating order. Run by make bench-report-test (and before
 # every make bench).
 set -euo pipefail
 
@@ -164,6 +164,18 @@ done
 # --- bench/run refuses BENCH_TLS where it cannot work, before anything else --------------------
 for bad in "BENCH_TLS=1 BENCH_TRANSPORT=rdma:needs BENCH_TRANSPORT=tcp" "BENCH_TLS=yes BENCH_TRANSPORT=tcp:BENCH_TLS must be 1" \
 	"BENCH_TLS=1 BENCH_TRANSPORT=tcp NVMF_VM_KERNEL=default:needs the 6.12 guest kernel"; do
+	rc=0
+	out=$(env ${bad%%:*} "$here/bench/run" 2>&1) || rc=$?
+	if [ $rc = 2 ] && [[ "$out" == *"${bad#*:}"* ]]; then ok "bench/run refuses ${bad%%:*}"; else
+		fail "bench/run refuses ${bad%%:*}: exit $rc: $out"
+	fi
+done
+
+# --- BENCH_PASSTHRU: bench/run refuses a value other than 1; bench/passthru-run its bad settings
+for bad in "BENCH_PASSTHRU=yes:BENCH_PASSTHRU must be 1 or unset, got 'yes'" \
+	"BENCH_PASSTHRU=1 BENCH_ROUNDS=0:BENCH_ROUNDS must be a positive integer, got '0'" \
+	"BENCH_PASSTHRU=1 BENCH_RAMP=x:BENCH_RAMP must be an integer >= 0, got 'x'" \
+	"BENCH_PASSTHRU=1 BENCH_PT_KERNEL=2:BENCH_PT_KERNEL must be 1 or unset, got '2'"; do
 	rc=0
 	out=$(env ${bad%%:*} "$here/bench/run" 2>&1) || rc=$?
 	if [ $rc = 2 ] && [[ "$out" == *"${bad#*:}"* ]]; then ok "bench/run refuses ${bad%%:*}"; else

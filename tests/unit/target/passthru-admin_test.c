@@ -50,6 +50,10 @@ static void identify_controller_is_the_drives_with_fabrics_fixups(void)
 	CU_ASSERT_EQUAL(le32toh(id.ioccsz), (64 + 8192) / 16); /* in-capsule 8 KiB */
 	CU_ASSERT_EQUAL(le32toh(id.iorcsz), 1);
 	CU_ASSERT_NOT_EQUAL(le16toh(id.kas), 0);
+	/* MNAN within 1..NN (the drive's NN, 4): a Linux host with ANA refuses the
+	 * controller otherwise ("Invalid MNAN value", nvme_mpath_init_identify). */
+	CU_ASSERT_EQUAL(le32toh(id.nn), FAKE_DRIVE_MAX_NS);
+	CU_ASSERT_TRUE(le32toh(id.mnan) >= 1 && le32toh(id.mnan) <= le32toh(id.nn));
 	pt_teardown(f);
 }
 
