@@ -1,9 +1,6 @@
 # The Linux drive of a passthru subsystem (subsystem/nvme-drive-linux.c) on a real NVMe
-# controller: QEMU's emulated drive, which this file needs the guest to have. Boot with
-#   tests/vm/run -q "-drive file=IMG,if=none,id=nvm0,format=raw
-#     -device nvme,serial=ptserial,id=nvme0
-#     -device nvme-ns,drive=nvm0,bus=nvme0,nsid=1,logical_block_size=512,physical_block_size=512"
-# (IMG a scratch file of 64 MiB: the tests write to it). With
+# controller: QEMU's emulated drive of tests/vm/passthru-drive (serial nvmfpt0001, nsid 1
+# of 512-byte blocks), which the 6.12 boot of `make vm-check` has (suite-6.12). With
 #   -device nvme-subsys,id=ptsubsys,nqn=... and subsys=ptsubsys on the nvme device
 # the namespace is a multipath head (nvme0n1 over the hidden path nvme0c0n1, ng0n1 the
 # head's char device): the same tests pass (6.1 and 6.12, plain; 6.12, multipath).
@@ -12,18 +9,18 @@
 
 CHECK="$NVMF_ROOT/build/tests/nvme-drive-check"
 
-# The controller whose serial is ptserial (QEMU's drive above), as /dev/nvmeX.
+# The controller whose serial is nvmfpt0001 (QEMU's drive above), as /dev/nvmeX.
 pt_ctrl() {
     local c
     for c in /sys/class/nvme/nvme*; do
-        [ "$(tr -d " " < "$c/serial" 2>/dev/null)" = ptserial ] && { echo "/dev/${c##*/}"; return 0; }
+        [ "$(tr -d " " < "$c/serial" 2>/dev/null)" = nvmfpt0001 ] && { echo "/dev/${c##*/}"; return 0; }
     done
     return 1
 }
 
 setup_file() {
     [ -x "$CHECK" ] || { echo "no $CHECK (make all, with subsystem/nvme-drive.c)"; return 1; }
-    wait_for 10 pt_ctrl || { echo "no NVMe controller with serial ptserial: boot with QEMU's nvme device (see the top of this file)"; return 1; }
+    wait_for 10 pt_ctrl || { echo "no NVMe controller with serial nvmfpt0001: boot with tests/vm/passthru-drive's QEMU arguments"; return 1; }
     wait_for 10 test -e "$(pt_ctrl)n1"
 }
 

@@ -235,6 +235,10 @@ static int step_io(const char *ctrl)
 		return 1;
 	uint32_t bs = 1u << ns->lba_shift, blocks = 16;
 	size_t len = (size_t)blocks * bs;
+	/* Its block device: /dev/ngXnY's nvmeXnY (6.12 scans namespaces in parallel: nsid 1
+	 * need not be n1). */
+	char blk[64];
+	snprintf(blk, sizeof(blk), "/dev/nvme%s", ns->path + strlen("/dev/ng"));
 	uint8_t *out = aligned_alloc(4096, len), *in = aligned_alloc(4096, len + 4096);
 	for (size_t i = 0; i < len; i++)
 		out[i] = (uint8_t)(i * 13 + 7 + i / 4096);
@@ -283,8 +287,6 @@ static int step_io(const char *ctrl)
 	nvmf_drive_close(d);
 
 	/* What the block device reads there now. */
-	char blk[64];
-	snprintf(blk, sizeof(blk), "/dev/%sn1", strrchr(ctrl, '/') + 1);
 	int fd = open(blk, O_RDONLY | O_DIRECT);
 	ssize_t n = fd >= 0 ? pread(fd, in, len, 8 * (off_t)bs) : -1;
 	printf("%s at LBA 8: %zd bytes, data %s\n", blk, n,
