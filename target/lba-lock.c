@@ -99,8 +99,14 @@ static void ungate(void *arg)
 static void start_round(struct nvmf_ns_lba *l, bool releasing)
 {
 	l->releasing = releasing;
-	if (!releasing)
+	if (!releasing && l->head->fused) {
 		nvmf_lba_cmd_range(l->head->cmd, &l->gate_slba, &l->gate_end);
+	} else if (!releasing) {
+		/* Not a Compare and Write: an admin command that drains the namespace
+		 * (target/passthru-admin.c), whose opcode is no I/O opcode. */
+		l->gate_slba = 0;
+		l->gate_end = UINT64_MAX;
+	}
 	l->acks_left = l->npgs;
 	for (unsigned i = 0; i < l->npgs; i++)
 		nvmf_pg_post(l->pg[i].pg, releasing ? &l->pg[i].ungate_msg : &l->pg[i].gate_msg);
