@@ -372,25 +372,9 @@ static nvme_status_t pass(struct nvmf_req *req)
 	const struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	struct nvmf_subsys *s = ctrl->subsys;
 	uint8_t op = req->cmd->opcode;
-	uint32_t len = nvmf_passthru_data_len(req->cmd);
-	switch (op & 3) {
-	case 0:
-		if (len)
-			return nvme_generic(NVME_SC_INVALID_FIELD);
-		req->dir = NVMF_XFER_NONE;
-		break;
-	case 1:
-		req->dir = NVMF_XFER_H2C;
-		break;
-	case 2:
-		req->dir = NVMF_XFER_C2H;
-		break;
-	default:
-		return nvme_generic(NVME_SC_INVALID_FIELD);
-	}
-	if (len > s->drive->max_transfer ||
-	    (ctrl->mdts && ctrl->mdts < 32 && len > (1ull << (ctrl->mdts + MDTS_UNIT_SHIFT))))
-		return nvme_generic(NVME_SC_INVALID_FIELD);
+	nvme_status_t st = nvmf_passthru_parse_data(req, s->drive->max_transfer);
+	if (st)
+		return st;
 	struct pt_admin *a = calloc(1, sizeof(*a));
 	if (!a)
 		return nvme_generic(NVME_SC_INTERNAL);
@@ -401,7 +385,6 @@ static nvme_status_t pass(struct nvmf_req *req)
 	a->job.pg = req->sq->pg;
 	a->job.req = req;
 	a->job.rescan = changes_namespaces(s->drive, op);
-	req->data_len = len;
 	req->execute = execute_passthru_admin;
 	return 0;
 }

@@ -25,6 +25,36 @@ uint32_t nvmf_passthru_data_len(const struct nvme_sqe *cmd)
 	return le32toh(d->unkeyed.length);
 }
 
+nvme_status_t nvmf_passthru_parse_data(struct nvmf_req *req, uint32_t max_transfer)
+{
+	const struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
+	uint32_t len = nvmf_passthru_data_len(req->cmd);
+	/* Opcode bits 1:0 give the direction (NVMe Base 2.0 figure 86); both at once has no
+	 * fabrics transfer. */
+	switch (req->cmd->opcode & 3) {
+	case 0:
+		if (len)
+			return nvme_generic(NVME_SC_INVALID_FIELD);
+		req->dir = NVMF_XFER_NONE;
+		break;
+	case 1:
+		req->dir = NVMF_XFER_H2C;
+		break;
+	case 2:
+		req->dir = NVMF_XFER_C2H;
+		break;
+	default:
+		return nvme_generic(NVME_SC_INVALID_FIELD);
+	}
+	/* No more than the drive moves in one command, nor the controller's MDTS (NVMe Base
+	 * 2.0 figure 275: Invalid Field in Command). */
+	if (len > max_transfer ||
+	    (ctrl->mdts && ctrl->mdts < 32 && len > (1ull << (ctrl->mdts + MDTS_UNIT_SHIFT))))
+		return nvme_generic(NVME_SC_INVALID_FIELD);
+	req->data_len = len;
+	return 0;
+}
+
 /* The NVM command set's opcodes a drive without an effects log is taken to support
  * (NVM Command Set 1.0 figure 17, reservations aside: the core has them). */
 static bool known_nvm_opcode(uint8_t op)
@@ -73,38 +103,16 @@ static void execute_passthru_io(struct nvmf_req *req)
 nvme_status_t nvmf_parse_passthru_io(struct nvmf_req *req)
 {
 	const struct nvmf_drive *d = req->ns->bdev->drive;
-	const struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
 	uint8_t op = req->cmd->opcode;
 	bool supported = d->has_effects ?
 				 (nvmf_drive_effects(d, false, op) & NVME_CMD_EFFECTS_CSUPP) :
 				 known_nvm_opcode(op);
 	if (!supported)
 		return nvme_generic(NVME_SC_INVALID_OPCODE);
-	uint32_t len = nvmf_passthru_data_len(req->cmd);
-	/* Opcode bits 1:0 give the direction (NVMe Base 2.0 figure 86); both at once has no
-	 * fabrics transfer. */
-	switch (op & 3) {
-	case 0:
-		if (len)
-			return nvme_generic(NVME_SC_INVALID_FIELD);
-		req->dir = NVMF_XFER_NONE;
-		break;
-	case 1:
-		req->dir = NVMF_XFER_H2C;
-		break;
-	case 2:
-		req->dir = NVMF_XFER_C2H;
-		break;
-	default:
-		return nvme_generic(NVME_SC_INVALID_FIELD);
-	}
-	/* No more than the drive moves in one command, nor the controller's MDTS (NVMe Base
-	 * 2.0 figure 275: Invalid Field in Command). */
-	if (len > d->max_transfer ||
-	    (ctrl->mdts && ctrl->mdts < 32 && len > (1ull << (ctrl->mdts + MDTS_UNIT_SHIFT))))
-		return nvme_generic(NVME_SC_INVALID_FIELD);
+	nvme_status_t st = nvmf_passthru_parse_data(req, d->max_transfer);
+	if (st)
+		return st;
 	req->slba = (uint64_t)le32toh(req->cmd->cdw11) << 32 | le32toh(req->cmd->cdw10);
-	req->data_len = len;
 	req->execute = execute_passthru_io;
 	return 0;
 }

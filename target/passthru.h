@@ -102,4 +102,10 @@ nvme_status_t nvmf_parse_passthru_admin(struct nvmf_req *req);
  * moves (keyed: 24-bit length; in-capsule and transport data blocks: 32-bit length). */
 uint32_t nvmf_passthru_data_len(const struct nvme_sqe *cmd);
 
+/* nvmf_passthru_parse_data - for a command passed to the drive: req->dir from opcode
+ * bits 1:0 and req->data_len (bytes) from the host's SGL, or Invalid Field in Command for
+ * data both ways, data on an opcode that moves none, or more than @max_transfer (the
+ * drive's, bytes) or the controller's MDTS (NVMe Base 2.0 figure 275). 0 or the status. */
+nvme_status_t nvmf_passthru_parse_data(struct nvmf_req *req, uint32_t max_transfer);
+
 #endif
