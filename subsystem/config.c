@@ -418,6 +418,11 @@ static int parse_passthru(struct cfg_ctx *c, json_t *j, const char *base, const 
 	if (path && strlen(path) >= sizeof(p->device_path))
 		return cfg_fail(c, dsub, "path", "is longer than %zu bytes",
 				sizeof(p->device_path) - 1);
+	/* As a namespace's device.path: a relative one would depend on the daemon's working
+	 * directory (/ under systemd), and --check could not tell. */
+	if (path && *path && path[0] != '/')
+		return cfg_fail(c, dsub, "path", "%s is not an absolute path",
+				cfg_quote(path, b, sizeof(b)));
 	if (path)
 		snprintf(p->device_path, sizeof(p->device_path), "%s", path);
 	if (!p->enable) {

@@ -824,6 +824,11 @@ ERROR_TEST(enabled_passthru_without_a_device_path_is_refused,
 			     "{'path':''},'enable':'1'}]}"),
 	   "subsystems[0].passthru[0].device.path: required when passthru is enabled: the NVMe "
 	   "controller's char device, like \"/dev/nvme0\"")
+/* A relative drive path would depend on the daemon's working directory. */
+ERROR_TEST(passthru_relative_device_path_is_refused,
+	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[],'passthru':[{'device':"
+			     "{'path':'nvme0'},'enable':1}]}"),
+	   "subsystems[0].passthru[0].device.path: \"nvme0\" is not an absolute path")
 ERROR_TEST(passthru_negative_timeout_is_refused,
 	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[],'passthru':[{'device':"
 			     "{'path':'/dev/nvme0'},'enable':1,'admin_timeout':-1}]}"),
@@ -1666,6 +1671,7 @@ const struct unit_test config_tests[] = {
 	T(passthru_negative_timeout_is_refused),
 	T(passthru_timeout_that_is_not_a_number_is_refused),
 	T(passthru_with_two_entries_is_refused),
+	T(passthru_relative_device_path_is_refused),
 	T(enabled_passthru_loads),
 	T(disabled_passthru_with_a_path_loads_with_a_note),
 	T(passthru_that_is_not_a_list_is_refused),
