@@ -426,11 +426,13 @@ static int parse_passthru(struct cfg_ctx *c, json_t *j, const char *base, const 
 	if (path)
 		snprintf(p->device_path, sizeof(p->device_path), "%s", path);
 	if (!p->enable) {
+		/* Without namespaces[] it serves nothing: say that, not "its namespaces[]". */
 		if (p->device_path[0] &&
-		    cfg_note(c,
-			     "%s: passthru of %s is off (enable 0): subsystem %s serves its "
-			     "namespaces[] instead",
-			     sub, cfg_quote(p->device_path, b, sizeof(b)), nqn) < 0)
+		    cfg_note(c, "%s: passthru of %s is off (enable 0): subsystem %s serves %s", sub,
+			     cfg_quote(p->device_path, b, sizeof(b)), nqn,
+			     s->n_ns ? "its namespaces[] instead" :
+				       "no namespace (it has no namespaces[]; set enable 1 to "
+				       "serve the drive)") < 0)
 			return -1;
 		return 0;
 	}

@@ -889,6 +889,24 @@ static void disabled_passthru_with_a_path_loads_with_a_note(void)
 	nvmf_config_free(&cfg);
 }
 
+/* Off, with a path and no namespaces[]: the note says it serves nothing. */
+static void disabled_passthru_without_namespaces_notes_it_serves_nothing(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok(DOC(PORT_A(ADDR),
+			   "{'nqn':'s1','attr':{" ANY "},'namespaces':[],"
+			   "'passthru':[{'device':{'path':'/dev/nvme0'},'enable':0}]}"),
+		       &cfg))
+		return;
+	CU_ASSERT_EQUAL_FATAL(cfg.n_notes, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.notes[0],
+			       "subsystems[0].passthru[0]: passthru of \"/dev/nvme0\" is off "
+			       "(enable 0): subsystem s1 serves no namespace (it has no "
+			       "namespaces[]; set enable 1 to serve the drive)");
+	nvmf_config_free(&cfg);
+}
+
 ERROR_TEST(
 	passthru_that_is_not_a_list_is_refused,
 	DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[" NS "],'passthru':'on'}"),
@@ -1674,6 +1692,7 @@ const struct unit_test config_tests[] = {
 	T(passthru_relative_device_path_is_refused),
 	T(enabled_passthru_loads),
 	T(disabled_passthru_with_a_path_loads_with_a_note),
+	T(disabled_passthru_without_namespaces_notes_it_serves_nothing),
 	T(passthru_that_is_not_a_list_is_refused),
 	T(subsystem_with_the_well_known_discovery_nqn_is_refused_under_a_unique_discovery_nqn),
 	T(nqn_with_a_space_is_refused),
