@@ -423,6 +423,12 @@ static int parse_passthru(struct cfg_ctx *c, json_t *j, const char *base, const 
 	if (path && *path && path[0] != '/')
 		return cfg_fail(c, dsub, "path", "%s is not an absolute path",
 				cfg_quote(path, b, sizeof(b)));
+	/* The path goes into log lines and answers as it is: a newline there would forge
+	 * another line. No device node is named so. */
+	for (const char *q = path; q && *q; q++)
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			return cfg_fail(c, dsub, "path", "%s has a control character",
+					cfg_quote(path, b, sizeof(b)));
 	if (path)
 		snprintf(p->device_path, sizeof(p->device_path), "%s", path);
 	if (!p->enable) {

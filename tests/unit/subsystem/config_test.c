@@ -829,6 +829,12 @@ ERROR_TEST(passthru_relative_device_path_is_refused,
 	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[],'passthru':[{'device':"
 			     "{'path':'nvme0'},'enable':1}]}"),
 	   "subsystems[0].passthru[0].device.path: \"nvme0\" is not an absolute path")
+/* A control character would split the log lines that name the drive. */
+ERROR_TEST(passthru_device_path_with_a_newline_is_refused,
+	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[],'passthru':[{'device':"
+			     "{'path':'/dev/nvme0\\nerror: forged'},'enable':1}]}"),
+	   "subsystems[0].passthru[0].device.path: \"/dev/nvme0?error: forged\" has a control "
+	   "character")
 ERROR_TEST(passthru_negative_timeout_is_refused,
 	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[],'passthru':[{'device':"
 			     "{'path':'/dev/nvme0'},'enable':1,'admin_timeout':-1}]}"),
@@ -1690,6 +1696,7 @@ const struct unit_test config_tests[] = {
 	T(passthru_timeout_that_is_not_a_number_is_refused),
 	T(passthru_with_two_entries_is_refused),
 	T(passthru_relative_device_path_is_refused),
+	T(passthru_device_path_with_a_newline_is_refused),
 	T(enabled_passthru_loads),
 	T(disabled_passthru_with_a_path_loads_with_a_note),
 	T(disabled_passthru_without_namespaces_notes_it_serves_nothing),
