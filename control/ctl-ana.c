@@ -126,7 +126,7 @@ void nvmf_ctl_namespace_ana_group_set(void *ctx, struct nvmf_rpc_call *call)
 					   sizeof(err));
 	if (rc < 0) {
 		nvmf_rpc_error(call, code_of(rc), "parameter '%s': %s",
-			       rc == -ENOENT ? "nsid" : "grpid", err);
+			       rc == -ENOENT || rc == -EPERM ? "nsid" : "grpid", err);
 		return;
 	}
 	if (rc)

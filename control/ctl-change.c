@@ -234,7 +234,9 @@ void nvmf_ctl_namespace_resize(void *ctx, struct nvmf_rpc_call *call)
 	int rc = nvmf_tgt_ns_resize(ctl->tgt, s, nsid, bytes, err, sizeof(err));
 	if (rc) {
 		nvmf_rpc_error(call, code_of(rc), "parameter '%s': %s",
-			       rc == -ENOENT || rc == -ENODEV ? "nsid" : "size_bytes", err);
+			       rc == -ENOENT || rc == -ENODEV || rc == -EPERM ? "nsid" :
+										"size_bytes",
+			       err);
 		return;
 	}
 	if (bytes)

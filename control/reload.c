@@ -244,14 +244,15 @@ static bool attr_diff(const struct nvmf_subsys *s, const struct nvmf_subsys_conf
 	    differs_ident(d, "attr.model", a->model, s->model, b->model) ||
 	    differs_ident(d, "attr.firmware", a->firmware, s->firmware, b->firmware))
 		return true;
-	/* A passthru subsystem is its drive: which drive, and how, is its identity too. */
+	/* A passthru subsystem is its drive: which drive, and how, is its identity too. A
+	 * group that is off is compared as well: the running config is what config_save
+	 * writes back, so a change to it passed over here would be lost silently. */
 	const struct nvmf_passthru_config *pa = &a->passthru, *pb = &b->passthru;
 	if (differs_num(d, "passthru.enable", pa->enable, pb->enable) ||
-	    (pb->enable &&
-	     (differs_str(d, "passthru.device.path", pa->device_path, pb->device_path) ||
-	      differs_num(d, "passthru.clear_ids", pa->clear_ids, pb->clear_ids) ||
-	      differs_num(d, "passthru.admin_timeout", pa->admin_timeout, pb->admin_timeout) ||
-	      differs_num(d, "passthru.io_timeout", pa->io_timeout, pb->io_timeout))))
+	    differs_str(d, "passthru.device.path", pa->device_path, pb->device_path) ||
+	    differs_num(d, "passthru.clear_ids", pa->clear_ids, pb->clear_ids) ||
+	    differs_num(d, "passthru.admin_timeout", pa->admin_timeout, pb->admin_timeout) ||
+	    differs_num(d, "passthru.io_timeout", pa->io_timeout, pb->io_timeout))
 		return true;
 	if (vs != s->vs) {
 		char x[16], y[16];

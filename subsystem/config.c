@@ -418,14 +418,27 @@ static int parse_passthru(struct cfg_ctx *c, json_t *j, const char *base, const 
 	if (path && strlen(path) >= sizeof(p->device_path))
 		return cfg_fail(c, dsub, "path", "is longer than %zu bytes",
 				sizeof(p->device_path) - 1);
+	/* As a namespace's device.path: a relative one would depend on the daemon's working
+	 * directory (/ under systemd), and --check could not tell. */
+	if (path && *path && path[0] != '/')
+		return cfg_fail(c, dsub, "path", "%s is not an absolute path",
+				cfg_quote(path, b, sizeof(b)));
+	/* The path goes into log lines and answers as it is: a newline there would forge
+	 * another line. No device node is named so. */
+	for (const char *q = path; q && *q; q++)
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			return cfg_fail(c, dsub, "path", "%s has a control character",
+					cfg_quote(path, b, sizeof(b)));
 	if (path)
 		snprintf(p->device_path, sizeof(p->device_path), "%s", path);
 	if (!p->enable) {
+		/* Without namespaces[] it serves nothing: say that, not "its namespaces[]". */
 		if (p->device_path[0] &&
-		    cfg_note(c,
-			     "%s: passthru of %s is off (enable 0): subsystem %s serves its "
-			     "namespaces[] instead",
-			     sub, cfg_quote(p->device_path, b, sizeof(b)), nqn) < 0)
+		    cfg_note(c, "%s: passthru of %s is off (enable 0): subsystem %s serves %s", sub,
+			     cfg_quote(p->device_path, b, sizeof(b)), nqn,
+			     s->n_ns ? "its namespaces[] instead" :
+				       "no namespace (it has no namespaces[]; set enable 1 to "
+				       "serve the drive)") < 0)
 			return -1;
 		return 0;
 	}

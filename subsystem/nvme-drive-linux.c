@@ -163,11 +163,8 @@ static int check_controller(const char *path, char *name, size_t namelen, char *
 {
 	struct stat st;
 	if (stat(path, &st) < 0) {
-		int e = errno;
-		if (e == ENOENT)
-			snprintf(err, errlen, "%s: no such file", path);
-		else
-			snprintf(err, errlen, "%s: %s", path, strerror(e));
+		int e = errno; /* strerror, as every other backend's open and the docs say */
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
 	char sysdir[96], p[PATH_MAX], subsys[64];

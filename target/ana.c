@@ -248,6 +248,13 @@ int nvmf_tgt_ns_ana_group_set(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint3
 	for (size_t i = 0; i < s->cfg->n_ns && !nc; i++)
 		if (s->cfg->ns[i].nsid == nsid)
 			nc = &s->cfg->ns[i];
+	if (!nc && s->drive) { /* a drive's namespace: no entry, not the socket's to change */
+		snprintf(err, errlen,
+			 "subsystem %s serves the drive %s by passthru: its namespaces are the "
+			 "drive's",
+			 s->cfg->nqn, s->cfg->passthru.device_path);
+		return -EPERM;
+	}
 	if (!nc) {
 		snprintf(err, errlen, "subsystem %s has no namespace %u", s->cfg->nqn, nsid);
 		return -ENOENT;

@@ -118,7 +118,8 @@ int nvmf_tgt_ana_state_set(struct nvmf_tgt *tgt, struct nvmf_port *port, uint32_
  * nvmf_tgt_ns_ana_group_set - namespace @nsid of @s (enabled or not) moves to group
  * @grpid (*@prev: the one before): in its config and, enabled, for the I/O groups at
  * their next command; the counts move on and the controllers of @s hear of it. Returns
- * 1 (moved), 0 (it was there), or with @err -ENOENT (no such namespace) or -EINVAL
+ * 1 (moved), 0 (it was there), or with @err -ENOENT (no such namespace), -EPERM (a
+ * passthru subsystem: its namespaces are the drive's) or -EINVAL
  * (@grpid out of range, or defined on no port).
  */
 int nvmf_tgt_ns_ana_group_set(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid,

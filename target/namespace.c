@@ -554,21 +554,34 @@ fail:
 
 /* ---- remove, enable, resize ---- */
 
-static struct nvmf_ns_config *need_cfg(struct nvmf_subsys *s, uint32_t nsid, char *err,
-				       size_t errlen)
+/* The config entry of namespace @nsid of @s into *@nc: 0, -ENOENT (none), or -EPERM for
+ * a passthru subsystem (its namespaces are its drive's: they have no entry, and the
+ * control socket does not change them; "has no namespace" would contradict
+ * subsystem_list, which lists them). */
+static int need_cfg(struct nvmf_subsys *s, uint32_t nsid, struct nvmf_ns_config **nc, char *err,
+		    size_t errlen)
 {
-	struct nvmf_ns_config *nc = find_cfg(s, nsid);
-	if (!nc)
-		snprintf(err, errlen, "subsystem %s has no namespace %u", s->cfg->nqn, nsid);
-	return nc;
+	*nc = find_cfg(s, nsid);
+	if (*nc)
+		return 0;
+	if (s->drive) {
+		snprintf(err, errlen,
+			 "subsystem %s serves the drive %s by passthru: its namespaces are the "
+			 "drive's",
+			 s->cfg->nqn, s->drive->path);
+		return -EPERM;
+	}
+	snprintf(err, errlen, "subsystem %s has no namespace %u", s->cfg->nqn, nsid);
+	return -ENOENT;
 }
 
 int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, char *err,
 		       size_t errlen)
 {
-	struct nvmf_ns_config *nc = need_cfg(s, nsid, err, errlen);
-	if (!nc)
-		return -ENOENT;
+	struct nvmf_ns_config *nc;
+	int need = need_cfg(s, nsid, &nc, err, errlen);
+	if (need)
+		return need;
 	bool active = s->ns[nsid] != NULL;
 	uint32_t grpid = nvmf_ns_config_anagrpid(nc);
 	take_away(tgt, s, nsid);
@@ -587,9 +600,10 @@ int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
 int nvmf_tgt_ns_enable(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, bool enable,
 		       char *err, size_t errlen)
 {
-	struct nvmf_ns_config *nc = need_cfg(s, nsid, err, errlen);
-	if (!nc)
-		return -ENOENT;
+	struct nvmf_ns_config *nc;
+	int need = need_cfg(s, nsid, &nc, err, errlen);
+	if (need)
+		return need;
 	if (nc->enable == enable && (s->ns[nsid] != NULL) == enable)
 		return 0;
 	if (enable) {
@@ -694,9 +708,10 @@ int nvmf_tgt_ns_revalidate(struct nvmf_tgt *tgt, struct nvmf_subsys *s, struct n
 int nvmf_tgt_ns_resize(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, uint64_t bytes,
 		       char *err, size_t errlen)
 {
-	struct nvmf_ns_config *nc = need_cfg(s, nsid, err, errlen);
-	if (!nc)
-		return -ENOENT;
+	struct nvmf_ns_config *nc;
+	int need = need_cfg(s, nsid, &nc, err, errlen);
+	if (need)
+		return need;
 	struct nvmf_ns *ns = s->ns[nsid];
 	if (!ns) {
 		snprintf(err, errlen,

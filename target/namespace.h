@@ -58,14 +58,16 @@ int nvmf_tgt_ns_add_at(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 		       const char *base, const size_t *index, char *err, size_t errlen);
 
 /* nvmf_tgt_ns_remove - remove namespace @nsid (enabled or not) from @s and its config;
- * a RAM namespace's data is freed (after its last command). 0, or -ENOENT with @err. */
+ * a RAM namespace's data is freed (after its last command). 0, or -ENOENT (none), or
+ * -EPERM (a passthru subsystem: its namespaces are the drive's) with @err. */
 int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, char *err,
 		       size_t errlen);
 
 /* nvmf_tgt_ns_enable - expose (@enable: backend opened) or hide (closed after its last
  * command) namespace @nsid of @s; nvmetcli's "enable". A RAM namespace's memory is kept
  * while it is disabled (nvmf_subsys_keep), so it is enabled with its data. Returns 1 when
- * it changed, 0 when it already was so, or -ENOENT / -EIO (backend did not open; still
+ * it changed, 0 when it already was so, or -ENOENT / -EPERM (passthru: the drive's) /
+ * -EIO (backend did not open; still
  * disabled) / -ENOMEM (no memory to keep RAM data; still enabled) with @err. */
 int nvmf_tgt_ns_enable(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, bool enable,
 		       char *err, size_t errlen);
@@ -77,6 +79,7 @@ int nvmf_tgt_ns_enable(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsi
  * where it was set (ram, null, a file created by the target). Shrinking a file
  * truncates it: what lies past the new end is gone. @bytes 0: the size its device has
  * now (bdev, nvme: nvmf_tgt_ns_revalidate; -ENOTSUP for the others). 0, or -ENOENT,
+ * -EPERM (a passthru subsystem: its namespaces are the drive's),
  * -ENODEV (disabled: answered as refused), and nvmf_bdev_resize's errors, with @err.
  */
 int nvmf_tgt_ns_resize(struct nvmf_tgt *tgt, struct nvmf_subsys *s, uint32_t nsid, uint64_t bytes,

@@ -288,6 +288,23 @@ static void what_cannot_change_live_is_refused_by_name(void)
 				    "(remove it and add it anew)");
 	teardown();
 
+	/* A group that is off, changed in the file: refused by name, not passed over (config
+	 * save would then write the running, old, values back over the file's). */
+	setup();
+	pt = same_as_running();
+	pt->passthru.admin_timeout = 60;
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "subsystems[0] (" FX_SUBNQN "): passthru.admin_timeout differs "
+				    "(running 0, file 60); a served subsystem keeps its identity "
+				    "(remove it and add it anew)");
+	teardown();
+	setup();
+	pt = same_as_running();
+	snprintf(pt->passthru.device_path, sizeof(pt->passthru.device_path), "/dev/nvme1");
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "passthru.device.path differs"));
+	teardown();
+
 	setup();
 	same_as_running()->ns[1].block_size = 512;
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);

@@ -824,6 +824,17 @@ ERROR_TEST(enabled_passthru_without_a_device_path_is_refused,
 			     "{'path':''},'enable':'1'}]}"),
 	   "subsystems[0].passthru[0].device.path: required when passthru is enabled: the NVMe "
 	   "controller's char device, like \"/dev/nvme0\"")
+/* A relative drive path would depend on the daemon's working directory. */
+ERROR_TEST(passthru_relative_device_path_is_refused,
+	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[],'passthru':[{'device':"
+			     "{'path':'nvme0'},'enable':1}]}"),
+	   "subsystems[0].passthru[0].device.path: \"nvme0\" is not an absolute path")
+/* A control character would split the log lines that name the drive. */
+ERROR_TEST(passthru_device_path_with_a_newline_is_refused,
+	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[],'passthru':[{'device':"
+			     "{'path':'/dev/nvme0\\nerror: forged'},'enable':1}]}"),
+	   "subsystems[0].passthru[0].device.path: \"/dev/nvme0?error: forged\" has a control "
+	   "character")
 ERROR_TEST(passthru_negative_timeout_is_refused,
 	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[],'passthru':[{'device':"
 			     "{'path':'/dev/nvme0'},'enable':1,'admin_timeout':-1}]}"),
@@ -881,6 +892,24 @@ static void disabled_passthru_with_a_path_loads_with_a_note(void)
 	CU_ASSERT_STRING_EQUAL(cfg.notes[0],
 			       "subsystems[0].passthru[0]: passthru of \"/dev/nvme0\" is off "
 			       "(enable 0): subsystem s1 serves its namespaces[] instead");
+	nvmf_config_free(&cfg);
+}
+
+/* Off, with a path and no namespaces[]: the note says it serves nothing. */
+static void disabled_passthru_without_namespaces_notes_it_serves_nothing(void)
+{
+	struct nvmf_config cfg;
+
+	if (!expect_ok(DOC(PORT_A(ADDR),
+			   "{'nqn':'s1','attr':{" ANY "},'namespaces':[],"
+			   "'passthru':[{'device':{'path':'/dev/nvme0'},'enable':0}]}"),
+		       &cfg))
+		return;
+	CU_ASSERT_EQUAL_FATAL(cfg.n_notes, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.notes[0],
+			       "subsystems[0].passthru[0]: passthru of \"/dev/nvme0\" is off "
+			       "(enable 0): subsystem s1 serves no namespace (it has no "
+			       "namespaces[]; set enable 1 to serve the drive)");
 	nvmf_config_free(&cfg);
 }
 
@@ -1666,8 +1695,11 @@ const struct unit_test config_tests[] = {
 	T(passthru_negative_timeout_is_refused),
 	T(passthru_timeout_that_is_not_a_number_is_refused),
 	T(passthru_with_two_entries_is_refused),
+	T(passthru_relative_device_path_is_refused),
+	T(passthru_device_path_with_a_newline_is_refused),
 	T(enabled_passthru_loads),
 	T(disabled_passthru_with_a_path_loads_with_a_note),
+	T(disabled_passthru_without_namespaces_notes_it_serves_nothing),
 	T(passthru_that_is_not_a_list_is_refused),
 	T(subsystem_with_the_well_known_discovery_nqn_is_refused_under_a_unique_discovery_nqn),
 	T(nqn_with_a_space_is_refused),

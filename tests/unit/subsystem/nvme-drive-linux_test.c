@@ -21,7 +21,7 @@ static void expect_refusal(const char *path, const char *want)
 
 static void open_refuses_a_missing_path(void)
 {
-	expect_refusal("/nonexistent/nvme9", "/nonexistent/nvme9: no such file");
+	expect_refusal("/nonexistent/nvme9", "/nonexistent/nvme9: No such file or directory");
 }
 
 static void open_refuses_a_regular_file(void)

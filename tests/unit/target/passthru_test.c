@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include "loop/loop.h"
+#include "target/ana.h"
 #include "target/model.h"
 #include "target/namespace.h"
 #include "target/passthru.h"
@@ -98,6 +99,30 @@ static void namespace_add_to_a_passthru_subsystem_is_refused(void)
 	pt_teardown(f);
 }
 
+/* Remove, disable, resize of a drive's namespace: refused as the add is (the namespace
+ * is the drive's), not "has no namespace" while subsystem_list lists it. */
+static void namespace_change_in_a_passthru_subsystem_is_refused(void)
+{
+	struct pt_fx *f = pt_setup("/dev/fake0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	const char *want = "subsystem " FX_SUBNQN " serves the drive /dev/fake0 by passthru: its "
+			   "namespaces are the drive's";
+	char err[256];
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_remove(&f->fx.tgt, f->s, 1, err, sizeof(err)), -EPERM);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_enable(&f->fx.tgt, f->s, 1, false, err, sizeof(err)), -EPERM);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_resize(&f->fx.tgt, f->s, 2, 4096, err, sizeof(err)), -EPERM);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	uint32_t prev;
+	CU_ASSERT_EQUAL(nvmf_tgt_ns_ana_group_set(&f->fx.tgt, f->s, 1, 1, &prev, err, sizeof(err)),
+			-EPERM);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	CU_ASSERT_PTR_NOT_NULL(nvmf_subsys_ns(f->s, 1));
+	CU_ASSERT_EQUAL(nvmf_ns_nlb(nvmf_subsys_ns(f->s, 2)), 256);
+	pt_teardown(f);
+}
+
 /* A passthru subsystem added live (control socket, reload) whose drive cannot be
  * opened: refused naming the subsystem, nothing added. */
 static void live_add_of_a_drive_that_cannot_open_is_refused(void)
@@ -130,6 +155,8 @@ const struct unit_test passthru_tests[] = {
 	  live_add_of_a_drive_that_cannot_open_is_refused },
 	{ "namespace_add_to_a_passthru_subsystem_is_refused",
 	  namespace_add_to_a_passthru_subsystem_is_refused },
+	{ "namespace_change_in_a_passthru_subsystem_is_refused",
+	  namespace_change_in_a_passthru_subsystem_is_refused },
 	{ "drive_namespaces_are_served_under_their_nsids",
 	  drive_namespaces_are_served_under_their_nsids },
 	{ "separate_metadata_namespace_is_not_served", separate_metadata_namespace_is_not_served },
