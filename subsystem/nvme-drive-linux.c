@@ -434,7 +434,7 @@ static void hold_bdev(struct linux_drive *ld, uint32_t nsid, int fd)
 static int drive_ns_open(struct nvmf_drive *d, struct nvmf_drive_ns *ns, char *err, size_t errlen)
 {
 	struct linux_drive *ld = d->priv;
-	char blk[48], ng[48], dev[64];
+	char blk[48] = "", ng[48] = "", dev[64];
 	ns->fd = -1;
 	ns->path[0] = '\0';
 	/* A namespace just created or attached: the kernel scans it asynchronously. */

@@ -18,6 +18,7 @@ static int run(struct nvmf_bdev *b, struct nvmf_bdev_io *io)
 	io->ctx = &w;
 	CU_ASSERT_EQUAL(nvmf_bdev_submit(b, NULL, io), 0);
 	CU_ASSERT_EQUAL(w.calls, 1);
+	io->ctx = NULL; /* done ran (inline): @w goes out of scope */
 	return w.status;
 }
 
