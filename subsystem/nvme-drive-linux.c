@@ -20,6 +20,7 @@
  */
 #include "subsystem/nvme-drive.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <endian.h>
 #include <errno.h>
@@ -309,14 +310,16 @@ static void holders(const char *blk, char *out, size_t len)
 		snprintf(out + used, len - used, ")");
 }
 
-static int drive_admin(struct nvmf_drive *d, const struct nvme_sqe *cmd, void *buf, uint32_t len,
-		       uint32_t timeout_ms, uint16_t *status, uint64_t *result)
+/* The kernel's passthrough command for @cmd (little endian, as on the wire) to NSID
+ * @nsid: its dwords in host order, @buf of @len bytes (none when NULL), @timeout_ms (0:
+ * the driver's default); flags, metadata and result zero. Both the admin ioctl and the
+ * io_uring command take it: struct nvme_uring_cmd is its first 72 bytes. */
+static void kernel_cmd(struct nvme_passthru_cmd64 *c, const struct nvme_sqe *cmd, uint32_t nsid,
+		       void *buf, uint32_t len, uint32_t timeout_ms)
 {
-	if ((cmd->opcode & 3) == 3)
-		return -EINVAL; /* bidirectional: the ioctl has one buffer */
-	struct nvme_passthru_cmd64 c = {
+	*c = (struct nvme_passthru_cmd64){
 		.opcode = cmd->opcode,
-		.nsid = le32toh(cmd->nsid),
+		.nsid = nsid,
 		.cdw2 = le32toh(cmd->cdw2),
 		.cdw3 = le32toh(cmd->cdw3),
 		.addr = buf ? (uint64_t)(uintptr_t)buf : 0,
@@ -329,6 +332,19 @@ static int drive_admin(struct nvmf_drive *d, const struct nvme_sqe *cmd, void *b
 		.cdw15 = le32toh(cmd->cdw15),
 		.timeout_ms = timeout_ms,
 	};
+}
+static_assert(offsetof(struct nvme_uring_cmd, timeout_ms) ==
+			      offsetof(struct nvme_passthru_cmd64, timeout_ms) &&
+		      sizeof(struct nvme_uring_cmd) + 8 == sizeof(struct nvme_passthru_cmd64),
+	      "nvme_uring_cmd is nvme_passthru_cmd64 without its result");
+
+static int drive_admin(struct nvmf_drive *d, const struct nvme_sqe *cmd, void *buf, uint32_t len,
+		       uint32_t timeout_ms, uint16_t *status, uint64_t *result)
+{
+	if ((cmd->opcode & 3) == 3)
+		return -EINVAL; /* bidirectional: the ioctl has one buffer */
+	struct nvme_passthru_cmd64 c;
+	kernel_cmd(&c, cmd, le32toh(cmd->nsid), buf, len, timeout_ms);
 	int rc = ioctl(d->fd, NVME_IOCTL_ADMIN64_CMD, &c);
 	if (rc < 0) {
 		/* EINTR: the kernel cancelled the command (it timed out and the controller
@@ -348,8 +364,7 @@ static int drive_admin(struct nvmf_drive *d, const struct nvme_sqe *cmd, void *b
 
 static void uring_done(struct nvmf_aio_op *op, int res)
 {
-	struct nvmf_drive_io *io =
-		(struct nvmf_drive_io *)((char *)op - offsetof(struct nvmf_drive_io, aio));
+	struct nvmf_drive_io *io = container_of(op, struct nvmf_drive_io, aio);
 	io->result = op->res2;
 	io->status = res > 0 ? (uint16_t)(res & 0x7fff) : 0;
 	/* -EINTR: cancelled by the kernel (timeout and reset), as in drive_admin. */
@@ -364,23 +379,12 @@ static int drive_io_submit(struct nvmf_drive *d, const struct nvmf_drive_ns *ns,
 		return -EINVAL;
 	if (ns->fd < 0)
 		return -ENODEV;
-	struct nvme_uring_cmd u = {
-		.opcode = cmd->opcode,
-		.nsid = ns->nsid,
-		.cdw2 = le32toh(cmd->cdw2),
-		.cdw3 = le32toh(cmd->cdw3),
-		.addr = buf ? (uint64_t)(uintptr_t)buf : 0,
-		.data_len = buf ? len : 0,
-		.cdw10 = le32toh(cmd->cdw10),
-		.cdw11 = le32toh(cmd->cdw11),
-		.cdw12 = le32toh(cmd->cdw12),
-		.cdw13 = le32toh(cmd->cdw13),
-		.cdw14 = le32toh(cmd->cdw14),
-		.cdw15 = le32toh(cmd->cdw15),
-		.timeout_ms = d->io_timeout_ms, /* 0: the driver's io_timeout */
-	};
+	/* The uring command is the ioctl's without its trailing result (linux/nvme_ioctl.h). */
+	struct nvme_passthru_cmd64 c;
+	kernel_cmd(&c, cmd, ns->nsid, buf, len, d->io_timeout_ms); /* 0: the driver's */
 	io->aio.done = uring_done;
-	return nvmf_aio_uring_cmd(aio, ns->fd, NVME_URING_CMD_IO, &u, sizeof(u), &io->aio);
+	return nvmf_aio_uring_cmd(aio, ns->fd, NVME_URING_CMD_IO, &c, sizeof(struct nvme_uring_cmd),
+				  &io->aio);
 }
 
 /* The block and generic char device names of namespace @nsid of controller @ctrl. */
