@@ -44,16 +44,7 @@ static void teardown(struct caw_fx *f)
 
 static struct nvme_sqe rw(uint8_t opcode, uint8_t fuse, uint32_t nsid, uint64_t slba, uint32_t nlb)
 {
-	struct nvme_sqe c;
-	memset(&c, 0, sizeof(c));
-	c.opcode = opcode;
-	c.flags = fuse;
-	c.command_id = 0x40;
-	c.nsid = htole32(nsid);
-	c.cdw10 = htole32((uint32_t)slba);
-	c.cdw11 = htole32((uint32_t)(slba >> 32));
-	c.cdw12 = htole32(nlb - 1);
-	return c;
+	return fx_rw_sqe(opcode, fuse, nsid, slba, nlb, 0x40);
 }
 
 /* Send @a then @b adjacent on queue 1 and run the target; both must be answered. */

@@ -439,6 +439,21 @@ struct nvmf_bdev_io *fx_held_find(struct fx_held_bdev *h, enum nvmf_bdev_op op, 
 	return NULL;
 }
 
+struct nvme_sqe fx_rw_sqe(uint8_t opcode, uint8_t fuse, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			  uint16_t cid)
+{
+	struct nvme_sqe c;
+	memset(&c, 0, sizeof(c));
+	c.opcode = opcode;
+	c.flags = fuse;
+	c.command_id = cid;
+	c.nsid = htole32(nsid);
+	c.cdw10 = htole32((uint32_t)slba);
+	c.cdw11 = htole32((uint32_t)(slba >> 32));
+	c.cdw12 = htole32(nlb - 1);
+	return c;
+}
+
 void fx_held_end(struct fx_held_bdev *h, struct nvmf_bdev_io *io, uint8_t fill)
 {
 	for (unsigned i = 0; i < h->nheld; i++)

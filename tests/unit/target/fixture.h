@@ -176,6 +176,12 @@ struct nvmf_bdev_io *fx_held_find(struct fx_held_bdev *h, enum nvmf_bdev_op op, 
  * from h->held. Does not run the target. */
 void fx_held_end(struct fx_held_bdev *h, struct nvmf_bdev_io *io, uint8_t fill);
 
+/* fx_rw_sqe - an I/O command @opcode (Read, Write, Compare, ...) of namespace @nsid:
+ * SLBA @slba in CDW10-11, @nlb blocks (1's based) in CDW12, FUSE @fuse, command ID @cid;
+ * the rest zero. */
+struct nvme_sqe fx_rw_sqe(uint8_t opcode, uint8_t fuse, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			  uint16_t cid);
+
 /* What the code under test writes to stderr (the target's log) between fx_stderr_begin
  * and fx_stderr_end: the first 4095 bytes in @text, NUL-terminated. */
 struct fx_stderr {

@@ -52,14 +52,7 @@ static void teardown(struct lock_fx *f)
 
 static struct nvme_sqe rw(uint8_t opcode, uint8_t fuse, uint64_t slba, uint16_t cid)
 {
-	struct nvme_sqe c;
-	memset(&c, 0, sizeof(c));
-	c.opcode = opcode;
-	c.flags = fuse;
-	c.command_id = cid;
-	c.nsid = htole32(1);
-	c.cdw10 = htole32((uint32_t)slba);
-	return c;
+	return fx_rw_sqe(opcode, fuse, 1, slba, 1, cid);
 }
 
 /* End the held I/O of @op at block @lba (a read returns @fill bytes), then run the

@@ -46,13 +46,5 @@ void pt_teardown(struct pt_fx *f)
 
 struct nvme_sqe pt_rw(uint8_t opcode, uint32_t nsid, uint64_t slba, uint32_t nlb)
 {
-	struct nvme_sqe c;
-	memset(&c, 0, sizeof(c));
-	c.opcode = opcode;
-	c.command_id = 0x40;
-	c.nsid = htole32(nsid);
-	c.cdw10 = htole32((uint32_t)slba);
-	c.cdw11 = htole32((uint32_t)(slba >> 32));
-	c.cdw12 = htole32(nlb - 1);
-	return c;
+	return fx_rw_sqe(opcode, 0, nsid, slba, nlb, 0x40);
 }
