@@ -53,6 +53,15 @@ struct nvmf_copy_limits {
 	uint32_t mcl;   /* blocks in all source ranges of one Copy */
 	uint8_t msrc;   /* source ranges - 1 */
 };
+/* MDTS and the buffer shifts count units of the minimum memory page size, 4 KiB
+ * (CAP.MPSMIN = 0): a shift of n is 4096 << n bytes. */
+#define NVMF_MDTS_UNIT_SHIFT 12
+
+/* nvmf_mdts_exceeded - whether a transfer of @len bytes is more than @ctrl's MDTS allows
+ * (none: no limit); such a command is Invalid Field in Command (NVMe Base 2.0 figure
+ * 275). (target/io-cmd.c) */
+bool nvmf_mdts_exceeded(const struct nvmf_tgt_ctrl *ctrl, uint64_t len);
+
 /* nvmf_io_buf_shift - the largest buffer a Copy or Verify of @ctrl takes in the target,
  * as log2 of 4 KiB units: MDTS, 8 (1 MiB) without one, at most 14 (64 MiB); also VSL
  * (NVM Command Set Identify Controller byte 0). (target/io-cmd.c) */

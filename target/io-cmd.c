@@ -41,9 +41,6 @@
 #define DSM_NR_MASK    0xffu
 #define DSM_RANGE_SIZE sizeof(struct nvme_dsm_range) /* 16 bytes */
 
-/* MDTS is in units of the minimum memory page size, 4 KiB (CAP.MPSMIN = 0). */
-#define MDTS_UNIT_SHIFT 12
-
 /* ---- backend submission and the retry list ---- */
 
 static void retry_enqueue(struct nvmf_io_ctx *io, struct nvmf_req *req)
@@ -417,6 +414,11 @@ static void execute_dsm(struct nvmf_req *req)
 #define XFER_NO_MDTS_SHIFT 8
 #define XFER_MAX_SHIFT     14
 
+bool nvmf_mdts_exceeded(const struct nvmf_tgt_ctrl *ctrl, uint64_t len)
+{
+	return ctrl->mdts && ctrl->mdts < 32 && len > (1ull << (ctrl->mdts + NVMF_MDTS_UNIT_SHIFT));
+}
+
 uint32_t nvmf_io_buf_shift(const struct nvmf_tgt_ctrl *ctrl)
 {
 	if (!ctrl->mdts)
@@ -427,7 +429,8 @@ uint32_t nvmf_io_buf_shift(const struct nvmf_tgt_ctrl *ctrl)
 void nvmf_copy_limits(const struct nvmf_tgt_ctrl *ctrl, const struct nvmf_ns *ns,
 		      struct nvmf_copy_limits *lim)
 {
-	uint64_t blocks = (1ull << (nvmf_io_buf_shift(ctrl) + MDTS_UNIT_SHIFT)) >> ns->lba_shift;
+	uint64_t blocks = (1ull << (nvmf_io_buf_shift(ctrl) + NVMF_MDTS_UNIT_SHIFT)) >>
+			  ns->lba_shift;
 	lim->mcl = (uint32_t)blocks;
 	lim->mssrl = (uint16_t)(blocks < 0xffff ? blocks : 0xffff);
 	lim->msrc = COPY_MAX_RANGES - 1;
@@ -609,7 +612,7 @@ static nvme_status_t parse_rw(struct nvmf_req *req)
 	/* MDTS (NVMe Base 2.0 figure 275): "If a command is submitted that exceeds this
 	 * transfer size, then the command is aborted with a status code of Invalid Field in
 	 * Command." A length that does not fit data_len cannot be served either. */
-	if (ctrl->mdts && ctrl->mdts < 32 && len > (1ull << (ctrl->mdts + MDTS_UNIT_SHIFT)))
+	if (nvmf_mdts_exceeded(ctrl, len))
 		return nvme_generic(NVME_SC_INVALID_FIELD);
 	if (len > UINT32_MAX)
 		return nvme_generic(NVME_SC_INVALID_FIELD);
@@ -655,7 +658,7 @@ static nvme_status_t parse_verify(struct nvmf_req *req)
 	if (!lba_range_ok(req->ns, req->slba, nlb))
 		return nvme_generic(NVME_SC_LBA_RANGE);
 	if (nlb << req->ns->lba_shift >
-	    1ull << (nvmf_io_buf_shift(req->sq->ctrl) + MDTS_UNIT_SHIFT))
+	    1ull << (nvmf_io_buf_shift(req->sq->ctrl) + NVMF_MDTS_UNIT_SHIFT))
 		return nvme_generic(NVME_SC_INVALID_FIELD);
 	req->dir = NVMF_XFER_NONE;
 	req->data_len = 0;

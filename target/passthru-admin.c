@@ -41,8 +41,6 @@
 #include "target/passthru.h"
 #include "target/resv.h"
 
-#define MDTS_UNIT_SHIFT 12 /* MDTS units: 4 KiB pages (CAP.MPSMIN 0) */
-
 /* A passed command's job, req->aux (freed at complete). */
 struct pt_admin {
 	struct nvmf_pt_job job;
@@ -98,7 +96,7 @@ static bool owned_log(uint8_t lid)
 /* log2 of what the drive moves per command in 4 KiB pages (0: unknown, no limit). */
 static uint32_t drive_mdts(const struct nvmf_drive *d)
 {
-	uint32_t pages = d->max_transfer >> MDTS_UNIT_SHIFT, m = 0;
+	uint32_t pages = d->max_transfer >> NVMF_MDTS_UNIT_SHIFT, m = 0;
 	if (!pages)
 		return 1; /* less than a page: say one page, the least MDTS can */
 	while ((2u << m) <= pages)

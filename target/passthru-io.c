@@ -14,9 +14,6 @@
 #include "target/admin.h"
 #include "target/passthru.h"
 
-/* MDTS is in units of the minimum memory page size, 4 KiB (CAP.MPSMIN = 0). */
-#define MDTS_UNIT_SHIFT 12
-
 uint32_t nvmf_passthru_data_len(const struct nvme_sqe *cmd)
 {
 	const struct nvme_sgl_desc *d = &cmd->dptr;
@@ -48,8 +45,7 @@ nvme_status_t nvmf_passthru_parse_data(struct nvmf_req *req, uint32_t max_transf
 	}
 	/* No more than the drive moves in one command, nor the controller's MDTS (NVMe Base
 	 * 2.0 figure 275: Invalid Field in Command). */
-	if (len > max_transfer ||
-	    (ctrl->mdts && ctrl->mdts < 32 && len > (1ull << (ctrl->mdts + MDTS_UNIT_SHIFT))))
+	if (len > max_transfer || nvmf_mdts_exceeded(ctrl, len))
 		return nvme_generic(NVME_SC_INVALID_FIELD);
 	req->data_len = len;
 	return 0;
