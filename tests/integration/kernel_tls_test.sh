@@ -22,6 +22,19 @@ kt_nvme() { timeout 120 "$KT_TOOLS" nvme "$@"; }
 kt_dev() { nvme_dev_for $KT_SUB; }
 kt_no_dev() { ! kt_dev; }
 kt_disconnect() { nvme disconnect -n $KT_SUB > /dev/null 2>&1; wait_for 20 kt_no_dev; }
+# kt_tlshd_listening: tlshd has joined the kernel's handshake multicast group, i.e. one of
+# its generic netlink sockets (/proc/net/netlink: protocol 16, by inode) has a group bit
+# set. Until then the kernel refuses every TLS queue with -ESRCH ("failed to start TLS:
+# -3"): in the emulated guest tlshd takes seconds to load its libraries and get there.
+kt_tlshd_listening() {
+    local pid ino
+    pid=$(cat $KT_STATE/tlshd.pid 2>/dev/null) || return 1
+    for ino in $(ls -l /proc/$pid/fd 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p'); do
+        awk -v ino="$ino" '$2 == 16 && $4 != "00000000" && $10 == ino { f = 1 } END { exit !f }' \
+            /proc/net/netlink && return 0
+    done
+    return 1
+}
 # kt_insert NAME SUBNQN: nvme-cli derives NAME's TLS PSK for SUBNQN and puts it in the
 # .nvme keyring under the version 0 identity, as an operator would.
 kt_insert() {
@@ -55,6 +68,8 @@ setup_file() {
     grep -q ' \.nvme: ' /proc/keys || fail ".nvme keyring missing: $(grep keyring /proc/keys)"
     ( "$KT_TOOLS" tlshd -s -c $KT_STATE/tlshd.conf > $KT_STATE/tlshd.log 2>&1 & echo $! > $KT_STATE/tlshd.pid; wait )&
     wait_for 5 test -s $KT_STATE/tlshd.pid || fail "tlshd did not start"
+    wait_for 60 kt_tlshd_listening ||
+        { cat $KT_STATE/tlshd.log; grep -w 16 /proc/net/netlink; fail "tlshd did not join the kernel's handshake group in 60 s"; }
     # compat: keys inserted by gen/check-tls-key (version 0 identity, compat layout: the
     # entry says so); v1: nvme connect --tls-key (version 1, the digest says it).
     cat > $KT_STATE/config.json <<JSON
