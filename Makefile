@@ -9,7 +9,8 @@
 #                   build/analyze: fails on any finding
 #   make asan       the same build with AddressSanitizer + UBSan (or SANITIZE=1 make ...)
 #   make deps       install missing packages (apt-get) and the guest kernel
-#   make local-check  NVMe/TCP end to end on 127.0.0.1 (nvmf-target and the nvmf tool), no VM
+#   make local-check  NVMe/TCP end to end on 127.0.0.1 (nvmf-target and the nvmf tool), no VM;
+#                   the one-node Ceph cluster of tests/ceph/cluster (root)
 #   make vm-check   only the VM integration tests (and their sanitizer pass)
 #   make vm-passthru  passthru_test.sh alone in the 6.12 guest with its emulated drive
 #                   (PT_TARGET=kernel: the same checks on nvmet's passthru, the reference)
@@ -275,11 +276,15 @@ deps:
 # the same against the sanitizer build of both (any ASan/UBSan report fails).
 # Then the daemon's systemd notifications (tests/local/notify_test.py), both builds too,
 # and the TLS channel against GnuTLS (tests/local/tls_interop_test.sh).
+# Then the one-node Ceph cluster the tests share (tests/ceph/cluster), up, used with the
+# rados and rbd tools and down (tests/local/ceph_cluster_test.sh, about 10 s): it needs
+# root and the Ceph packages of scripts/install-deps, and fails without them.
 local-check: all $(TLS_PEER_BIN)
 	tests/local/tcp_test.sh
 	tests/local/tls_test.sh
 	tests/local/notify_test.py
 	tests/local/tls_interop_test.sh
+	tests/local/ceph_cluster_test.sh
 	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl build/asan/tests/tls-peer
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tcp_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_test.sh
