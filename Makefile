@@ -277,7 +277,7 @@ deps:
 # Then the daemon's systemd notifications (tests/local/notify_test.py), both builds too,
 # and the TLS channel against GnuTLS (tests/local/tls_interop_test.sh).
 # Then the one-node Ceph cluster the tests share (tests/ceph/cluster), up, used with the
-# rados and rbd tools and down (tests/local/ceph_cluster_test.sh, about 10 s): it needs
+# rados and rbd tools and down (tests/local/ceph_cluster_test.sh, about 25 s): it needs
 # root and the Ceph packages of scripts/install-deps, and fails without them.
 local-check: all $(TLS_PEER_BIN)
 	tests/local/tcp_test.sh

@@ -7,7 +7,8 @@
 #   - an object written with `rados put` reads back the same (rados get); an RBD image
 #     written by `rbd bench --io-type write` and one by `rbd import` (random 4 MiB)
 #     exports the same bytes (rbd export);
-#   - the OSD's osd_client_watch_timeout is CEPH_WATCH_TIMEOUT (10 s by default);
+#   - the OSD's osd_client_watch_timeout is CEPH_WATCH_TIMEOUT (10 s by default), and a
+#     client killed while it watches an object loses its watch within 15 s;
 #   - a second start in the running DIR is refused, naming the running daemon; a
 #     non-empty DIR that is not ours is refused and left untouched;
 #   - stop: status says stopped (exit 3), none of the DIR's daemons is left, a second stop
@@ -123,6 +124,37 @@ else
 fi
 timeout 20 ceph daemon osd.0 config get osd_client_watch_timeout > "$ST/wt" 2>&1
 expect "osd_client_watch_timeout is 10 s (CEPH_WATCH_TIMEOUT)" "$ST/wt" '"osd_client_watch_timeout": "10"'
+
+# A client killed while it watches an object (as librbd watches an image's header) loses
+# its watch within CEPH_WATCH_TIMEOUT (10 s) plus a ping, not Ceph's default 30 s.
+mkfifo "$ST/fifo"
+rados -p rbd watch obj1 < "$ST/fifo" > "$ST/watch" 2>&1 &
+WATCH_PID=$!
+exec 3> "$ST/fifo"
+for ((i = 0; i < 50; i++)); do
+	timeout 20 rados -p rbd listwatchers obj1 2> /dev/null | grep -q watcher= && break
+	sleep 0.2
+done
+if timeout 20 rados -p rbd listwatchers obj1 2> /dev/null | grep -q watcher=; then
+	kill -KILL $WATCH_PID
+	wait $WATCH_PID 2> /dev/null
+	t0=$(date +%s.%N)
+	for ((i = 0; i < 30; i++)); do
+		timeout 20 rados -p rbd listwatchers obj1 2> /dev/null | grep -q watcher= || break
+		sleep 0.5
+	done
+	t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	if timeout 20 rados -p rbd listwatchers obj1 2> /dev/null | grep -q watcher=; then
+		bad "a killed client's watch is still there $t s later"
+	else
+		ok "a killed client's watch is gone $t s later (CEPH_WATCH_TIMEOUT 10 s)"
+	fi
+else
+	bad "rados watch: no watcher seen:"
+	sed 's/^/    /' "$ST/watch"
+	kill -KILL $WATCH_PID 2> /dev/null
+fi
+exec 3>&-
 
 # A second start in the running DIR is refused.
 "$CLUSTER" start "$DIR" > "$ST/out2" 2> "$ST/err2"
