@@ -15,7 +15,7 @@
 #                   (PT_TARGET=kernel: the same checks on nvmet's passthru, the reference)
 #   make vm-host-target  two nvmf-target processes on the host's 127.0.0.1, the guest's stock
 #                   NVMe/TCP host connected over QEMU user networking: ANA multipath, failover
-#                   when the optimized one is killed under fio verify (about 2 minutes)
+#                   when the optimized one is killed under fio verify (1.5-3 minutes)
 #   make soak       the hardening VM tests at full length (1000 cycles, 50 restarts)
 #   make bench      our target vs kernel nvmet-rdma (BENCH_TRANSPORT=tcp: nvmet-tcp) in the VM: build/bench/results.{md,json,png};
 #                   BENCH_BASELINE=DIR adds DIR/build/nvmf-target (another checkout, built) as a third system
