@@ -17,6 +17,8 @@
 #   make vm-host-target  two nvmf-target processes on the host's 127.0.0.1, the guest's stock
 #                   NVMe/TCP host connected over QEMU user networking: ANA multipath, failover
 #                   when the optimized one is killed under fio verify (1.5-3 minutes)
+#   make vm-ceph    the same with two Ceph gateways (a gateway group) on one RBD image, and
+#                   the failback when the killed gateway returns
 #   make soak       the hardening VM tests at full length (1000 cycles, 50 restarts)
 #   make bench      our target vs kernel nvmet-rdma (BENCH_TRANSPORT=tcp: nvmet-tcp) in the VM: build/bench/results.{md,json,png};
 #                   BENCH_BASELINE=DIR adds DIR/build/nvmf-target (another checkout, built) as a third system
@@ -151,7 +153,7 @@ NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := $(shell sed -n 's/^#define NVMF_VERSION "\(.*\)"$$/\1/p' util/version.h)
 PREFIX     ?= /usr/local
 
-.PHONY: path-trace path-trace-check path-trace-doc all unit check check-includes check-test-mirror check-man check-docs analyze local-check vm-check vm-passthru vm-host-target bench-passthru \
+.PHONY: path-trace path-trace-check path-trace-doc all unit check check-includes check-test-mirror check-man check-docs analyze local-check vm-check vm-passthru vm-host-target vm-ceph bench-passthru bench-ceph \
 	soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
 	format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
@@ -324,6 +326,12 @@ vm-passthru: all
 vm-host-target: all
 	tests/vm/host-target-test -t 600
 
+# The same with a Ceph gateway group (docs/ceph.md): the one-node cluster on the host, two
+# gateways on one RBD image; the guest's multipath fails over when A is killed and back
+# when it returns (tests/vm/host-target-test -s ceph).
+vm-ceph: all
+	tests/vm/host-target-test -t 600 -s ceph
+
 # Soak: the hardening tests at full length (1000 connect/disconnect cycles, 50 restarts
 # under fio crc32c writes); figures in the test log and docs/hardening.md.
 SOAK_CYCLES   ?= 1000
@@ -370,6 +378,11 @@ $(BUILD)/switch-cost: bench/switch-cost.c
 
 # fio's IOPS on one namespace while another of the same subsystem is added and removed
 # 20 times through nvmf-targetctl, beside the same run without (docs/performance.md).
+# Ceph: what the gateway adds in front of librbd, natively (bench/ceph-run; root):
+# build/bench-ceph/results.md.
+bench-ceph: all
+	bench/ceph-run
+
 bench-churn: deps
 	$(MAKE) all
 	tests/vm/run -t 1500 bench/churn-guest.sh $(or $(BENCH_ROUNDS),3) $(or $(CHURN_MODE),visible)
