@@ -75,6 +75,10 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) || echo PKG-CONFIG-FAILED-run-mak
 # libsystemd: the daemon's sd_notify (app/nvmf-target/main.c), linked into the programs
 # built from it only; no library of ours needs it (install-check checks).
 SYSTEMD_LIBS = $(shell pkg-config --libs libsystemd || echo PKG-CONFIG-FAILED-run-make-deps)
+# librbd and librados (Debian ships no .pc for them): the rbd backend
+# (subsystem/backend-rbd.c), linked into the programs built on the target's code
+# (libcore.a) only, never into libnvmf (install-check checks).
+RBD_LIBS = -lrbd -lrados
 
 # Library code of each layer. Programs live in app/ (app/nvmf-target, app/nvmf-targetctl,
 # app/nvmf), outside every library.
@@ -169,7 +173,7 @@ $(BUILD)/libcore.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(TARGET_BIN): $(BUILD)/obj/app/nvmf-target/main.o $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(SYSTEMD_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) $(SYSTEMD_LIBS)
 
 $(TARGETCTL_BIN): $(BUILD)/obj/app/nvmf-targetctl/main.o $(TARGETCTL_OBJS) $(TARGETCTL_SHARED_OBJS)
 	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell pkg-config --libs jansson)
@@ -177,7 +181,7 @@ $(TARGETCTL_BIN): $(BUILD)/obj/app/nvmf-targetctl/main.o $(TARGETCTL_OBJS) $(TAR
 # The daemon with fault injection, for the VM tests (tests/integration/fault_test.sh).
 $(FAULT_TARGET_BIN): $(BUILD)/obj/app/nvmf-target/main.o $(BUILD)/obj/tests/fault/env.o $(FAULT_OBJS) $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) $(SYSTEMD_LIBS)
+	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) $(SYSTEMD_LIBS)
 
 # Suite list: every "const struct unit_test ID_tests[]" in tests/unit, as
 # UNIT_SUITE(ID, "NAME"), NAME the file's path below tests/unit without "_test.c": the
@@ -210,16 +214,16 @@ $(TLS_PSK_KAT): tests/auth/tls_psk_kat.py
 	python3 $< $@
 
 $(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(FAULT_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) -lcunit
+	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) -lcunit
 
 $(BUILD)/tests/nvme-drive-check: $(BUILD)/obj/tests/local/nvme-drive-check.o $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS)
 
 # The TLS channel's peer for tests/local/tls_interop_test.sh (against GnuTLS).
 $(TLS_PEER_BIN): $(BUILD)/obj/tests/local/tls-peer.o $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS)
 
 $(NVMF_A): $(NVMF_OBJS)
 	rm -f $@ && ar rcs $@ $^
@@ -519,7 +523,7 @@ analyze:
 ifeq ($(FUZZ),1)
 $(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/unit/target/fixture.o \
 		 $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS)
 $(BUILD)/fuzz_tcp_host: $(BUILD)/obj/tests/unit/tcp/host/fake_ctrl.o
 fuzz-bins: $(FUZZ_BINS)
 else
@@ -541,7 +545,7 @@ TRACE_BIN  := $(BUILD)/path-trace
 $(TRACE_BIN): $(BUILD)/obj/tests/trace/path_trace.o $(BUILD)/obj/tests/unit/rdma/fixture.o \
 	      $(BUILD)/obj/tests/unit/rdma/fake_verbs.o $(BUILD)/obj/tests/unit/tcp/fixture.o \
 	      $(BUILD)/obj/tests/unit/target/fixture.o $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcunit
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) -lcunit
 path-trace:
 	$(MAKE) TRACE=1 build/trace/path-trace
 	scripts/path-trace build/trace/path-trace

@@ -650,6 +650,9 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 	if (tgt->drain_timer_on)
 		nvmf_pg_timer_stop(tgt->pgs[0], &tgt->drain_timer);
 	tgt->drain_timer_on = false;
+	if (tgt->watch_timer_on)
+		nvmf_pg_timer_stop(tgt->pgs[0], &tgt->watch_timer);
+	tgt->watch_timer_on = false;
 	unsigned left = nvmf_tgt_live_queues(tgt);
 	if (left || !groups_idle(tgt)) {
 		/* Something is still in a backend or on the wire: leak rather than free memory
