@@ -142,6 +142,9 @@ NVMF_BIN   := $(BUILD)/nvmf
 TARGETCTL_BIN := $(BUILD)/nvmf-targetctl
 FAULT_TARGET_BIN := $(BUILD)/tests/nvmf-target-fault
 TLS_PEER_BIN := $(BUILD)/tests/tls-peer
+# Write Zeroes, Deallocate, Flush and the Changed Namespace List from a host on libnvmf,
+# for tests/local/rbd_test.sh.
+NVMF_IO_BIN := $(BUILD)/tests/nvmf-io
 # A real NVMe drive through the Linux drive, for tests/integration/nvme_drive_test.sh (in
 # the VM, on QEMU's emulated drive).
 DRIVE_CHECK_BIN := $(BUILD)/tests/nvme-drive-check
@@ -155,7 +158,7 @@ PREFIX     ?= /usr/local
 	soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
 	format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
-     $(FAULT_TARGET_BIN) $(TLS_PEER_BIN) $(DRIVE_CHECK_BIN) $(DHCHAP_KAT) $(TLS_PSK_KAT)
+     $(FAULT_TARGET_BIN) $(TLS_PEER_BIN) $(NVMF_IO_BIN) $(DRIVE_CHECK_BIN) $(DHCHAP_KAT) $(TLS_PSK_KAT)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
 FLAGS_STAMP := $(BUILD)/.cflags
@@ -224,6 +227,10 @@ $(BUILD)/tests/nvme-drive-check: $(BUILD)/obj/tests/local/nvme-drive-check.o $(B
 $(TLS_PEER_BIN): $(BUILD)/obj/tests/local/tls-peer.o $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS)
+
+$(NVMF_IO_BIN): $(BUILD)/obj/tests/local/nvmf-io.o $(NVMF_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(NVMF_A): $(NVMF_OBJS)
 	rm -f $@ && ar rcs $@ $^
