@@ -11,7 +11,8 @@
 # (another image is another namespace);
 # errors are one line naming the cause and leave the target serving: no such image, no
 # such pool, a cluster nobody answers for (in about 10 s), a wrong key (authentication
-# failed), reservations on an rbd namespace (refused: per-gateway state); a namespace
+# failed), a second namespace on the same image, reservations on an rbd namespace
+# (refused: per-gateway state); a namespace
 # removed while a host writes to it closes after its last command, no crash; SIGTERM
 # exits 0. Each check prints "ok - what" or "FAIL - what"; exit 1 if any failed. Without
 # root or the cluster script it says "skip" and exits 0.
@@ -207,6 +208,8 @@ add_err "$(rbd_ns rbd img1 5 | sed "s|$CEPH_CONF|$ST/dead.conf|")" \
 printf '[client.admin]\n\tkey = AQBKmlVlAAAAABAAo2e2JMQ1x3kq8oVBqFqO6w==\n' > "$ST/bad.keyring"
 add_err "$(rbd_ns rbd img1 5 | sed "s|$CEPH_KEYRING|$ST/bad.keyring|")" \
     "authentication failed (client.admin, keyring $ST/bad.keyring)" "a wrong key"
+add_err "$(rbd_ns rbd img1 5)" "rbd/img1 already backs namespace 1 of $NQN" \
+    "a second namespace on the same image"
 add_err "$(rbd_ns rbd img1 5 ', "resv": {"enable": "1"}')" \
     "reservations are per-gateway state" "reservations on an rbd namespace"
 check "the target still serves after the errors" kill -0 "$TGT_PID"
