@@ -321,4 +321,3 @@ bool nvmf_aio_busy(const struct nvmf_aio *aio)
 {
 	return aio->queued || aio->inflight || aio->remote_outstanding;
 }
-

@@ -86,8 +86,9 @@ static void connect_error(const struct rbd_dev *d, const struct nvmf_rbd_config 
 			 d->name, r->conf, r->client_id, r->client_id, keyring);
 		return;
 	default:
-		snprintf(err, errlen, "rbd %s: cannot connect to the cluster in %s as client.%s: %s",
-			 d->name, r->conf, r->client_id, strerror(-rc));
+		snprintf(err, errlen,
+			 "rbd %s: cannot connect to the cluster in %s as client.%s: %s", d->name,
+			 r->conf, r->client_id, strerror(-rc));
 	}
 }
 
@@ -121,8 +122,10 @@ static int rbd_open_dev(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, c
 {
 	const struct nvmf_rbd_config *r = &cfg->rbd;
 	if (!r->pool[0] || !r->image[0]) {
-		snprintf(err, errlen, "namespace %u: an rbd namespace needs nvmf_rbd_pool and "
-				      "nvmf_rbd_image", cfg->nsid);
+		snprintf(err, errlen,
+			 "namespace %u: an rbd namespace needs nvmf_rbd_pool and "
+			 "nvmf_rbd_image",
+			 cfg->nsid);
 		return -1;
 	}
 	struct rbd_dev *d = calloc(1, sizeof(*d));
@@ -198,9 +201,8 @@ static int rbd_open_dev(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, c
 		if (rc == -ENOENT)
 			snprintf(err, errlen, "rbd %s: no such image", d->name);
 		else if (rc == -EACCES || rc == -EPERM)
-			snprintf(err, errlen,
-				 "rbd %s: client.%s may not open it (its caps): %s", d->name, id,
-				 strerror(-rc));
+			snprintf(err, errlen, "rbd %s: client.%s may not open it (its caps): %s",
+				 d->name, id, strerror(-rc));
 		else
 			snprintf(err, errlen, "rbd %s: cannot open the image: %s", d->name,
 				 strerror(-rc));
@@ -215,8 +217,9 @@ static int rbd_open_dev(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, c
 	}
 	b->size = size - size % b->block_size;
 	if (b->size == 0) {
-		snprintf(err, errlen, "rbd %s: the image is %llu bytes, smaller than one block of %u "
-				      "bytes",
+		snprintf(err, errlen,
+			 "rbd %s: the image is %llu bytes, smaller than one block of %u "
+			 "bytes",
 			 d->name, (unsigned long long)size, b->block_size);
 		goto fail;
 	}
@@ -257,7 +260,8 @@ static void rbd_close_dev(struct nvmf_bdev *b)
 			nvmf_logger_write(NULL, NVMF_LOGC_BACKEND, NVMF_LOG_WARNING,
 					  "rbd %s: waiting for %u librbd operation(s) before "
 					  "closing",
-					  d->name, __atomic_load_n(&d->outstanding, __ATOMIC_ACQUIRE));
+					  d->name,
+					  __atomic_load_n(&d->outstanding, __ATOMIC_ACQUIRE));
 		usleep(1000);
 	}
 	rbd_teardown(d);

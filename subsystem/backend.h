@@ -133,7 +133,7 @@ struct nvmf_bdev {
 	 * backend knows no target, so the target logs it (component backend) once the
 	 * namespace is open: nvmf_ns_log_notes, target/namespace.h. */
 	char note[320];
-	void *priv;    /* the implementation's own state (rbd: cluster, image, watch) */
+	void *priv; /* the implementation's own state (rbd: cluster, image, watch) */
 	struct nvmf_bdev_watch *watch; /* told when the device changes (atomic; NULL: no one
 					* listens); set by the target once it serves it */
 	unsigned refs; /* holders beyond the one that opened it (nvmf_bdev_hold): a RAM

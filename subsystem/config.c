@@ -48,16 +48,19 @@ static const char *const backend_names[NVMF_BACKEND_RBD + 1] = {
 };
 
 /* The rbd namespace keys (docs/ceph.md). */
-static const char *const rbd_keys[] = { "nvmf_rbd_pool",	"nvmf_rbd_image",
-					"nvmf_rbd_namespace",	"nvmf_rbd_conf",
-					"nvmf_rbd_keyring",	"nvmf_rbd_client_id",
+static const char *const rbd_keys[] = { "nvmf_rbd_pool",
+					"nvmf_rbd_image",
+					"nvmf_rbd_namespace",
+					"nvmf_rbd_conf",
+					"nvmf_rbd_keyring",
+					"nvmf_rbd_client_id",
 					NULL };
 
 /* A Ceph name (pool, image, RADOS namespace, client id) @key into @dst (@max bytes with
  * its NUL): printable ASCII without '/' or '@' (rbd's pool/namespace/image@snap
  * separators). Absent: @dst untouched. 0 or -1. */
-static int get_ceph_name(struct cfg_ctx *c, json_t *j, const char *base, const char *key,
-			 char *dst, size_t max)
+static int get_ceph_name(struct cfg_ctx *c, json_t *j, const char *base, const char *key, char *dst,
+			 size_t max)
 {
 	const char *v;
 	char b[80];
@@ -81,8 +84,8 @@ static int get_ceph_name(struct cfg_ctx *c, json_t *j, const char *base, const c
 }
 
 /* An absolute path @key (ceph.conf, keyring) into @dst (@max bytes). Absent: untouched. */
-static int get_abs_path(struct cfg_ctx *c, json_t *j, const char *base, const char *key,
-			char *dst, size_t max)
+static int get_abs_path(struct cfg_ctx *c, json_t *j, const char *base, const char *key, char *dst,
+			size_t max)
 {
 	const char *v;
 	char b[80];
@@ -119,8 +122,8 @@ static int parse_ns_rbd(struct cfg_ctx *c, json_t *j, const char *base, const ch
 		return cfg_fail(c, dbase, "path",
 				"an \"rbd\" namespace has no device path (its image is "
 				"nvmf_rbd_pool and nvmf_rbd_image)");
-	static const char *const file_keys[] = { "nvmf_size_bytes", "nvmf_buffered",
-						 "nvmf_create", NULL };
+	static const char *const file_keys[] = { "nvmf_size_bytes", "nvmf_buffered", "nvmf_create",
+						 NULL };
 	for (const char *const *k = file_keys; *k; k++)
 		if (json_object_get(j, *k))
 			return cfg_fail(c, base, *k,
@@ -137,8 +140,7 @@ static int parse_ns_rbd(struct cfg_ctx *c, json_t *j, const char *base, const ch
 	    get_ceph_name(c, j, base, "nvmf_rbd_pool", r->pool, sizeof(r->pool)) ||
 	    get_ceph_name(c, j, base, "nvmf_rbd_image", r->image, sizeof(r->image)) ||
 	    get_ceph_name(c, j, base, "nvmf_rbd_namespace", r->rados_ns, sizeof(r->rados_ns)) ||
-	    get_ceph_name(c, j, base, "nvmf_rbd_client_id", r->client_id,
-			  sizeof(r->client_id)) ||
+	    get_ceph_name(c, j, base, "nvmf_rbd_client_id", r->client_id, sizeof(r->client_id)) ||
 	    get_abs_path(c, j, base, "nvmf_rbd_conf", r->conf, sizeof(r->conf)) ||
 	    get_abs_path(c, j, base, "nvmf_rbd_keyring", r->keyring, sizeof(r->keyring)))
 		return -1;

@@ -40,13 +40,13 @@ enum nvmf_backend_kind {
 /* Where an rbd namespace's image is (its namespace's nvmf_rbd_* keys; docs/ceph.md).
  * Strings, "" when not given; the loader fills conf and client_id with their defaults. */
 struct nvmf_rbd_config {
-	char pool[128];      /* nvmf_rbd_pool (required) */
-	char image[128];     /* nvmf_rbd_image (required) */
-	char rados_ns[128];  /* nvmf_rbd_namespace: the RADOS namespace in the pool, "" none */
-	char conf[256];      /* nvmf_rbd_conf: ceph.conf, an absolute path */
-	char keyring[256];   /* nvmf_rbd_keyring: an absolute path, "" = what ceph.conf says
+	char pool[128];     /* nvmf_rbd_pool (required) */
+	char image[128];    /* nvmf_rbd_image (required) */
+	char rados_ns[128]; /* nvmf_rbd_namespace: the RADOS namespace in the pool, "" none */
+	char conf[256];     /* nvmf_rbd_conf: ceph.conf, an absolute path */
+	char keyring[256];  /* nvmf_rbd_keyring: an absolute path, "" = what ceph.conf says
 			      * (a path, never the key itself: nothing secret is kept here) */
-	char client_id[64];  /* nvmf_rbd_client_id: the cephx user without "client." */
+	char client_id[64]; /* nvmf_rbd_client_id: the cephx user without "client." */
 };
 
 /* One namespace of a subsystem (nvmetcli "namespaces[]"). */

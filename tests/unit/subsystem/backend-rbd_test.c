@@ -42,8 +42,8 @@ static void rbd_missing_keyring_is_named_not_taken_for_bad_credentials(void)
 	struct nvmf_ns_config c = rbd_cfg("rbd", "img1", "/etc/ceph/ceph.conf", "/nonexistent.kr");
 	snprintf(c.rbd.rados_ns, sizeof(c.rbd.rados_ns), "t1");
 	CU_ASSERT_PTR_NULL(nvmf_bdev_open(&c, err, sizeof(err)));
-	CU_ASSERT_STRING_EQUAL(err,
-			       "rbd rbd/t1/img1: keyring /nonexistent.kr: No such file or directory");
+	CU_ASSERT_STRING_EQUAL(
+		err, "rbd rbd/t1/img1: keyring /nonexistent.kr: No such file or directory");
 }
 
 /* ---- against a cluster ---- */

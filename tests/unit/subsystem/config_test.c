@@ -732,8 +732,9 @@ ERROR_TEST(
 	"subsystems[0].namespaces[0].device.path: empty (needed unless nvmf_backend is \"ram\" or \"null\")")
 /* ---- rbd namespaces ---- */
 
-#define RBD(extra) "{'nsid':1,'nvmf_backend':'rbd','nvmf_rbd_pool':'rbd','nvmf_rbd_image':'img1'" extra "}"
-#define RBD_ERR    "subsystems[0].namespaces[0]."
+#define RBD(extra) \
+	"{'nsid':1,'nvmf_backend':'rbd','nvmf_rbd_pool':'rbd','nvmf_rbd_image':'img1'" extra "}"
+#define RBD_ERR "subsystems[0].namespaces[0]."
 
 static void rbd_namespace_takes_its_keys_and_defaults(void)
 {
@@ -1595,11 +1596,12 @@ ERROR_TEST(
 	"subsystems[0].attr.allow_any_hots: unknown key; did you mean 'allow_any_host'? (known "
 	"here: allow_any_host, serial, model, firmware, version, cntlid_min, cntlid_max, qid_max, "
 	"pi_enable)")
-ERROR_TEST(misspelt_extension_key_is_refused_with_a_suggestion,
-	   WITH_NS("{'nsid':1,'device':{'path':'/x'},'nvmf_creat':true,'nvmf_size_bytes':'1M'}"),
-	   "subsystems[0].namespaces[0].nvmf_creat: unknown key; did you mean 'nvmf_create'? (known "
-	   "here: nsid, enable, device, ana_grpid, ana, resv, nvmf_backend, nvmf_size_bytes, "
-	   "nvmf_block_size, nvmf_create, nvmf_buffered, nvmf_eui64, nvmf_rbd_pool, nvmf_rbd_image, nvmf_rbd_namespace, nvmf_rbd_conf, nvmf_rbd_keyring, nvmf_rbd_client_id)")
+ERROR_TEST(
+	misspelt_extension_key_is_refused_with_a_suggestion,
+	WITH_NS("{'nsid':1,'device':{'path':'/x'},'nvmf_creat':true,'nvmf_size_bytes':'1M'}"),
+	"subsystems[0].namespaces[0].nvmf_creat: unknown key; did you mean 'nvmf_create'? (known "
+	"here: nsid, enable, device, ana_grpid, ana, resv, nvmf_backend, nvmf_size_bytes, "
+	"nvmf_block_size, nvmf_create, nvmf_buffered, nvmf_eui64, nvmf_rbd_pool, nvmf_rbd_image, nvmf_rbd_namespace, nvmf_rbd_conf, nvmf_rbd_keyring, nvmf_rbd_client_id)")
 /* The path names the second namespace and the object inside it. */
 ERROR_TEST(misspelt_key_deep_in_a_namespace_is_named_by_its_path,
 	   WITH_NS(NS ",{'nsid':2,'device':{'pth':'/tmp/y'}}"),
