@@ -404,7 +404,7 @@ check-man: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_BIN)
 # has every USDT probe (readelf -n).
 # Then make install into a scratch prefix, and build and run a program against it with
 # pkg-config, as a user of the library would; check the installed unit's lines, that
-# libsystemd is the daemon's alone, and the installed man pages (scripts/check-man).
+# libsystemd and librbd are the daemon's alone, and the installed man pages (scripts/check-man).
 install-check: all
 	NVMF_OBJS='$(NVMF_OBJS)' LIB_OBJS='$(LIB_OBJS)' \
 		scripts/check-libnvmf-objects $(NVMF_A)
@@ -449,6 +449,10 @@ install-check: all
 	@# sd_notify is the daemon's: libsystemd in nvmf-target, in no library of ours.
 	readelf -d $(TARGET_BIN) | grep -q 'NEEDED.*\[libsystemd\.so'
 	! readelf -d $(NVMF_SO) | grep -q libsystemd
+	@# librbd/librados are the rbd backend's: in nvmf-target, never in libnvmf or its .pc.
+	readelf -d $(TARGET_BIN) | grep -q 'NEEDED.*\[librbd\.so'
+	! readelf -d $(NVMF_SO) | grep -qE 'librbd|librados'
+	! grep -qE -- '-l(rbd|rados)|librbd|librados' $(BUILD)/install-check/lib/pkgconfig/libnvmf.pc
 	! nm $(BUILD)/libcore.a $(NVMF_A) 2>/dev/null | grep -E ' U sd_'
 	@# The man pages, installed, against the installed programs (scripts/check-man).
 	scripts/check-man $(BUILD)/install-check/bin $(BUILD)/install-check/share/man/man8/nvmf-target.8 \
