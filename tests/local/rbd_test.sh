@@ -12,7 +12,8 @@
 # errors are one line naming the cause and leave the target serving: no such image, no
 # such pool, a cluster nobody answers for (in about 10 s), a wrong key (authentication
 # failed), a second namespace on the same image, reservations on an rbd namespace
-# (refused: per-gateway state); a namespace
+# (refused: per-gateway state); a namespace whose client the cluster blocklisted (another
+# gateway broke its lock) answers Asymmetric Access Inaccessible; a namespace
 # removed while a host writes to it closes after its last command, no crash; SIGTERM
 # exits 0. Each check prints "ok - what" or "FAIL - what"; exit 1 if any failed. Without
 # root or the cluster script it says "skip" and exits 0.
@@ -225,6 +226,30 @@ else
     ok "no key in the target's log"
 fi
 
+# ---- a gateway fenced off (blocklisted) answers ANA Inaccessible ----
+# Namespace 4 on its own image: its client (the only watcher) blocklisted, as when another
+# gateway breaks our lock; the commands then fail with EBLOCKLISTED inside the target.
+cephc() { timeout 60 ceph -c "$CEPH_CONF" --keyring "$CEPH_KEYRING" "$@"; }
+rbdc create --size 16M rbd/fenced || bad "rbd create rbd/fenced"
+if ctl call namespace_add '{"nqn": "'"$NQN"'", "namespace": '"$(rbd_ns rbd fenced 4)"'}' \
+        > /dev/null 2>&1 && nvmf write --ns 4 --slba 0 -i "$ST/pat4k" 2> "$ST/f.err"; then
+    watcher=$(rbdc status rbd/fenced | sed -n 's/.*watcher=\([^ ]*\) .*/\1/p' | head -1)
+    if [ -n "$watcher" ] && cephc osd blocklist add "$watcher" > /dev/null 2>&1 &&
+       ! nvmf write --ns 4 --slba 0 -i "$ST/pat4k" 2> "$ST/f.err" &&
+       grep -q 'ANA_INACCESSIBLE' "$ST/f.err" &&
+       ! nvmf read --ns 4 --slba 0 --nlb 1 -o /dev/null 2> "$ST/f2.err" &&
+       grep -q 'ANA_INACCESSIBLE' "$ST/f2.err"; then
+        ok "blocklisted: writes and reads get ANA Inaccessible ($(cat "$ST/f.err"))"
+    else
+        bad "blocklisted: ANA Inaccessible (watcher '$watcher'): $(cat "$ST/f.err" "$ST/f2.err" 2>/dev/null)"
+    fi
+    check "the target logs errno 108" grep -q 'namespace 4 (rbd rbd/fenced).*(errno 108)' "$ST/target.log"
+    check "the other namespaces serve on" nvmf read --slba 0 --nlb 8 -o /dev/null
+    ctl namespace remove "$NQN" 4 > /dev/null 2>&1 || bad "namespace 4 removed"
+else
+    bad "namespace 4 on rbd/fenced: $(cat "$ST/f.err")"
+fi
+
 # ---- config save round trip, reload of a changed rbd key ----
 if ctl config save "$ST/saved.json" > /dev/null 2>&1 &&
    python3 - "$ST/saved.json" "$CEPH_CONF" "$CEPH_KEYRING" <<'EOF'
@@ -271,8 +296,12 @@ if ctl namespace remove "$NQN" 2 > "$ST/rm.out" 2>&1; then
 else
     bad "namespace 2 removed under writes: $(cat "$ST/rm.out")"
 fi
-wait "$PERF_PID" 2>/dev/null
+prc=0
+wait "$PERF_PID" 2>/dev/null || prc=$?
 PERF_PID=
+# The writes were running when it went: perf saw them fail (Invalid Namespace).
+check "perf was writing when it went (exit $prc: $(grep -m1 -iE 'error|fail|invalid' "$ST/perf.out" | cut -c1-100))" \
+    [ "$prc" != 0 ]
 for i in $(seq 100); do
     grep -q 'namespace 2 closed after its last command' "$ST/target.log" && break
     sleep 0.1
