@@ -3,7 +3,7 @@
 # cluster (tests/ceph/cluster, or $CEPH_CLUSTER_SCRIPT), build/nvmf-target serving an rbd
 # image on a tcp port of 127.0.0.1, libnvmf's nvmf tool and build/tests/nvmf-io as the host:
 # patterns written through the target are the bytes `rbd export` gives; an image made by
-# `rbd import` and added live (nvmf-targetctl call namespace_add) reads back through the
+# `rbd import` and added live (nvmf-targetctl namespace add --rbd) reads back through the
 # target; Write Zeroes and Deallocate (also of part of an object) read back zeroes, here
 # and in `rbd export`; Flush succeeds; `rbd resize` elsewhere reaches a connected host
 # without it asking (the Changed Namespace List, then Identify's NSZE); config save
@@ -158,11 +158,11 @@ fi
 # ---- rbd import, added live ----
 head -c $((8 << 20)) /dev/urandom > "$ST/imp"
 check "rbd import of 8 MiB" rbdc import --no-progress "$ST/imp" rbd/img2
-if ctl call namespace_add '{"nqn": "'"$NQN"'", "namespace": '"$(rbd_ns rbd img2 2)"'}' \
-        > "$ST/add.out" 2>&1; then
-    ok "namespace_add of an rbd namespace live"
+if ctl namespace add "$NQN" --nsid 2 --rbd rbd/img2 --rbd-conf "$CEPH_CONF" \
+        --rbd-keyring "$CEPH_KEYRING" --rbd-client admin > "$ST/add.out" 2>&1; then
+    ok "nvmf-targetctl namespace add --rbd, live: $(cat "$ST/add.out")"
 else
-    bad "namespace_add of an rbd namespace live: $(cat "$ST/add.out")"
+    bad "nvmf-targetctl namespace add --rbd, live: $(cat "$ST/add.out")"
 fi
 if nvmf read --ns 2 --offset 0 --length 8M -o "$ST/imp.back" 2> "$ST/imp.err" &&
    cmp -s "$ST/imp" "$ST/imp.back"; then
