@@ -316,8 +316,3 @@ void nvmf_aio_complete_remote(struct nvmf_aio *aio, struct nvmf_aio_op *op, int 
 		}
 	}
 }
-
-bool nvmf_aio_busy(const struct nvmf_aio *aio)
-{
-	return aio->queued || aio->inflight || aio->remote_outstanding;
-}

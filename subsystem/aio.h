@@ -135,7 +135,11 @@ void nvmf_aio_remote_cancel(struct nvmf_aio *aio);
  * not be touched by the caller afterwards. */
 void nvmf_aio_complete_remote(struct nvmf_aio *aio, struct nvmf_aio_op *op, int res);
 /* nvmf_aio_busy - whether @aio has work that will complete: ops queued or in flight on
- * the ring, or remote ops begun and not yet run. Owner thread. */
-bool nvmf_aio_busy(const struct nvmf_aio *aio);
+ * the ring, or remote ops begun and not yet run. Owner thread. Inline: every poll
+ * group pass asks. */
+static inline bool nvmf_aio_busy(const struct nvmf_aio *aio)
+{
+	return aio->queued || aio->inflight || aio->remote_outstanding;
+}
 
 #endif
