@@ -9,7 +9,8 @@
 #                   build/analyze: fails on any finding
 #   make asan       the same build with AddressSanitizer + UBSan (or SANITIZE=1 make ...)
 #   make deps       install missing packages (apt-get) and the guest kernel
-#   make local-check  NVMe/TCP end to end on 127.0.0.1 (nvmf-target and the nvmf tool), no VM
+#   make local-check  NVMe/TCP end to end on 127.0.0.1 (nvmf-target and the nvmf tool), no VM;
+#                   as root with tests/ceph/cluster, Ceph RBD namespaces too (rbd_test.sh)
 #   make vm-check   only the VM integration tests (and their sanitizer pass)
 #   make vm-passthru  passthru_test.sh alone in the 6.12 guest with its emulated drive
 #                   (PT_TARGET=kernel: the same checks on nvmet's passthru, the reference)
@@ -291,11 +292,14 @@ local-check: all $(TLS_PEER_BIN)
 	tests/local/tls_test.sh
 	tests/local/notify_test.py
 	tests/local/tls_interop_test.sh
-	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl build/asan/tests/tls-peer
+	tests/local/rbd_test.sh
+	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl build/asan/tests/tls-peer \
+		build/asan/tests/nvmf-io
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tcp_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/notify_test.py
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_interop_test.sh
+	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/rbd_test.sh
 
 # Integration tests: one guest boot for the whole batch. The guest gets an emulated NVMe
 # drive (QEMU -device nvme, serial nvmfdrive01) backed by a sparse image, for the raw
