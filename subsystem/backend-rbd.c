@@ -45,7 +45,7 @@ struct rbd_dev {
 	rados_ioctx_t ioctx;
 	rbd_image_t image;
 	uint64_t watch_handle;
-	bool cluster_made, connected, ioctx_made, watching;
+	bool cluster_made, ioctx_made, watching;
 	unsigned outstanding; /* ops handed to librbd whose callback has not returned
 			       * (atomic: submitters and librbd's threads) */
 	char name[400];       /* "pool[/namespace]/image", for messages */
@@ -184,7 +184,6 @@ static int rbd_open_dev(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, c
 		connect_error(d, r, rc, err, errlen);
 		goto fail;
 	}
-	d->connected = true;
 	if ((rc = rados_ioctx_create(d->cluster, r->pool, &d->ioctx)) < 0) {
 		if (rc == -ENOENT)
 			snprintf(err, errlen, "rbd %s: no such pool", d->name);

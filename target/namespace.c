@@ -348,7 +348,7 @@ static void watch_start(struct nvmf_tgt *tgt, struct nvmf_ns *ns)
 	nw->w.fn = ns_watch_notice;
 	ns->watch = &nw->w;
 	__atomic_store_n(&ns->bdev->watch, &nw->w, __ATOMIC_RELEASE);
-	if (!tgt->watch_timer_on) {
+	if (!tgt->watch_timer_on && tgt->npgs) { /* groups exist once the target is built */
 		nvmf_pg_timer_start(nvmf_tgt_main_pg(tgt), &tgt->watch_timer, WATCH_CHECK_MS,
 				    watch_check, tgt);
 		tgt->watch_timer_on = true;
