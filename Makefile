@@ -10,10 +10,14 @@
 #   make asan       the same build with AddressSanitizer + UBSan (or SANITIZE=1 make ...)
 #   make deps       install missing packages (apt-get) and the guest kernel
 #   make local-check  NVMe/TCP end to end on 127.0.0.1 (nvmf-target and the nvmf tool), no VM;
-#                   as root with tests/ceph/cluster, Ceph RBD namespaces too (rbd_test.sh)
+#                   the one-node Ceph cluster of tests/ceph/cluster (root) and Ceph RBD
+#                   namespaces on it (rbd_test.sh)
 #   make vm-check   only the VM integration tests (and their sanitizer pass)
 #   make vm-passthru  passthru_test.sh alone in the 6.12 guest with its emulated drive
 #                   (PT_TARGET=kernel: the same checks on nvmet's passthru, the reference)
+#   make vm-host-target  two nvmf-target processes on the host's 127.0.0.1, the guest's stock
+#                   NVMe/TCP host connected over QEMU user networking: ANA multipath, failover
+#                   when the optimized one is killed under fio verify (1.5-3 minutes)
 #   make soak       the hardening VM tests at full length (1000 cycles, 50 restarts)
 #   make bench      our target vs kernel nvmet-rdma (BENCH_TRANSPORT=tcp: nvmet-tcp) in the VM: build/bench/results.{md,json,png};
 #                   BENCH_BASELINE=DIR adds DIR/build/nvmf-target (another checkout, built) as a third system
@@ -155,7 +159,7 @@ NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := $(shell sed -n 's/^#define NVMF_VERSION "\(.*\)"$$/\1/p' util/version.h)
 PREFIX     ?= /usr/local
 
-.PHONY: path-trace path-trace-check path-trace-doc all unit check check-includes check-test-mirror check-man check-docs analyze local-check vm-check vm-passthru bench-passthru \
+.PHONY: path-trace path-trace-check path-trace-doc all unit check check-includes check-test-mirror check-man check-docs analyze local-check vm-check vm-passthru vm-host-target bench-passthru \
 	soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
 	format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
@@ -287,11 +291,17 @@ deps:
 # the same against the sanitizer build of both (any ASan/UBSan report fails).
 # Then the daemon's systemd notifications (tests/local/notify_test.py), both builds too,
 # and the TLS channel against GnuTLS (tests/local/tls_interop_test.sh).
+# Then the one-node Ceph cluster the tests share (tests/ceph/cluster), up, used with the
+# rados and rbd tools and down (tests/local/ceph_cluster_test.sh, about 25 s): it needs
+# root and the Ceph packages of scripts/install-deps, and fails without them. Then RBD
+# namespaces served from such a cluster (tests/local/rbd_test.sh, about 25 s; it says
+# "skip" without root), both builds.
 local-check: all $(TLS_PEER_BIN)
 	tests/local/tcp_test.sh
 	tests/local/tls_test.sh
 	tests/local/notify_test.py
 	tests/local/tls_interop_test.sh
+	tests/local/ceph_cluster_test.sh
 	tests/local/rbd_test.sh
 	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl build/asan/tests/tls-peer \
 		build/asan/tests/nvmf-io
@@ -324,6 +334,12 @@ PT_TARGET ?= ours
 vm-passthru: all
 	d=$$(mktemp -d) && { NVMF_VM_KERNEL=6.12 tests/vm/run -t 600 -q "$$(tests/vm/passthru-drive $$d)" \
 	    tests/integration/suite-passthru $(PT_TARGET); rc=$$?; rm -rf "$$d"; exit $$rc; }
+
+# Our target natively on the host and the guest's kernel host connecting to it through
+# QEMU's user networking (tests/vm/host-target-test; NVMF_VM_NET=user of tests/vm/run).
+# Not part of make check.
+vm-host-target: all
+	tests/vm/host-target-test -t 600
 
 # Soak: the hardening tests at full length (1000 connect/disconnect cycles, 50 restarts
 # under fio crc32c writes); figures in the test log and docs/hardening.md.
