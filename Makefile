@@ -10,7 +10,8 @@
 #   make asan       the same build with AddressSanitizer + UBSan (or SANITIZE=1 make ...)
 #   make deps       install missing packages (apt-get) and the guest kernel
 #   make local-check  NVMe/TCP end to end on 127.0.0.1 (nvmf-target and the nvmf tool), no VM;
-#                   the one-node Ceph cluster of tests/ceph/cluster (root)
+#                   the one-node Ceph cluster of tests/ceph/cluster (root) and Ceph RBD
+#                   namespaces on it (rbd_test.sh)
 #   make vm-check   only the VM integration tests (and their sanitizer pass)
 #   make vm-passthru  passthru_test.sh alone in the 6.12 guest with its emulated drive
 #                   (PT_TARGET=kernel: the same checks on nvmet's passthru, the reference)
@@ -81,6 +82,10 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) || echo PKG-CONFIG-FAILED-run-mak
 # libsystemd: the daemon's sd_notify (app/nvmf-target/main.c), linked into the programs
 # built from it only; no library of ours needs it (install-check checks).
 SYSTEMD_LIBS = $(shell pkg-config --libs libsystemd || echo PKG-CONFIG-FAILED-run-make-deps)
+# librbd and librados (Debian ships no .pc for them): the rbd backend
+# (subsystem/backend-rbd.c), linked into the programs built on the target's code
+# (libcore.a) only, never into libnvmf (install-check checks).
+RBD_LIBS = -lrbd -lrados
 
 # Library code of each layer. Programs live in app/ (app/nvmf-target, app/nvmf-targetctl,
 # app/nvmf), outside every library.
@@ -144,6 +149,9 @@ NVMF_BIN   := $(BUILD)/nvmf
 TARGETCTL_BIN := $(BUILD)/nvmf-targetctl
 FAULT_TARGET_BIN := $(BUILD)/tests/nvmf-target-fault
 TLS_PEER_BIN := $(BUILD)/tests/tls-peer
+# Write Zeroes, Deallocate, Flush and the Changed Namespace List from a host on libnvmf,
+# for tests/local/rbd_test.sh.
+NVMF_IO_BIN := $(BUILD)/tests/nvmf-io
 # A real NVMe drive through the Linux drive, for tests/integration/nvme_drive_test.sh (in
 # the VM, on QEMU's emulated drive).
 DRIVE_CHECK_BIN := $(BUILD)/tests/nvme-drive-check
@@ -157,7 +165,7 @@ PREFIX     ?= /usr/local
 	soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
 	format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
-     $(FAULT_TARGET_BIN) $(TLS_PEER_BIN) $(DRIVE_CHECK_BIN) $(DHCHAP_KAT) $(TLS_PSK_KAT)
+     $(FAULT_TARGET_BIN) $(TLS_PEER_BIN) $(NVMF_IO_BIN) $(DRIVE_CHECK_BIN) $(DHCHAP_KAT) $(TLS_PSK_KAT)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
 FLAGS_STAMP := $(BUILD)/.cflags
@@ -175,7 +183,7 @@ $(BUILD)/libcore.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(TARGET_BIN): $(BUILD)/obj/app/nvmf-target/main.o $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(SYSTEMD_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) $(SYSTEMD_LIBS)
 
 $(TARGETCTL_BIN): $(BUILD)/obj/app/nvmf-targetctl/main.o $(TARGETCTL_OBJS) $(TARGETCTL_SHARED_OBJS)
 	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell pkg-config --libs jansson)
@@ -183,7 +191,7 @@ $(TARGETCTL_BIN): $(BUILD)/obj/app/nvmf-targetctl/main.o $(TARGETCTL_OBJS) $(TAR
 # The daemon with fault injection, for the VM tests (tests/integration/fault_test.sh).
 $(FAULT_TARGET_BIN): $(BUILD)/obj/app/nvmf-target/main.o $(BUILD)/obj/tests/fault/env.o $(FAULT_OBJS) $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) $(SYSTEMD_LIBS)
+	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) $(SYSTEMD_LIBS)
 
 # Suite list: every "const struct unit_test ID_tests[]" in tests/unit, as
 # UNIT_SUITE(ID, "NAME"), NAME the file's path below tests/unit without "_test.c": the
@@ -216,14 +224,18 @@ $(TLS_PSK_KAT): tests/auth/tls_psk_kat.py
 	python3 $< $@
 
 $(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(FAULT_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) -lcunit
+	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) -lcunit
 
 $(BUILD)/tests/nvme-drive-check: $(BUILD)/obj/tests/local/nvme-drive-check.o $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS)
 
 # The TLS channel's peer for tests/local/tls_interop_test.sh (against GnuTLS).
 $(TLS_PEER_BIN): $(BUILD)/obj/tests/local/tls-peer.o $(BUILD)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS)
+
+$(NVMF_IO_BIN): $(BUILD)/obj/tests/local/nvmf-io.o $(NVMF_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
@@ -283,18 +295,23 @@ deps:
 # and the TLS channel against GnuTLS (tests/local/tls_interop_test.sh).
 # Then the one-node Ceph cluster the tests share (tests/ceph/cluster), up, used with the
 # rados and rbd tools and down (tests/local/ceph_cluster_test.sh, about 25 s): it needs
-# root and the Ceph packages of scripts/install-deps, and fails without them.
+# root and the Ceph packages of scripts/install-deps, and fails without them. Then RBD
+# namespaces served from such a cluster (tests/local/rbd_test.sh, about 25 s; it says
+# "skip" without root), both builds.
 local-check: all $(TLS_PEER_BIN)
 	tests/local/tcp_test.sh
 	tests/local/tls_test.sh
 	tests/local/notify_test.py
 	tests/local/tls_interop_test.sh
 	tests/local/ceph_cluster_test.sh
-	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl build/asan/tests/tls-peer
+	tests/local/rbd_test.sh
+	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl build/asan/tests/tls-peer \
+		build/asan/tests/nvmf-io
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tcp_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/notify_test.py
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_interop_test.sh
+	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/rbd_test.sh
 
 # Integration tests: one guest boot for the whole batch. The guest gets an emulated NVMe
 # drive (QEMU -device nvme, serial nvmfdrive01) backed by a sparse image, for the raw
@@ -420,7 +437,7 @@ check-man: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_BIN)
 # has every USDT probe (readelf -n).
 # Then make install into a scratch prefix, and build and run a program against it with
 # pkg-config, as a user of the library would; check the installed unit's lines, that
-# libsystemd is the daemon's alone, and the installed man pages (scripts/check-man).
+# libsystemd and librbd are the daemon's alone, and the installed man pages (scripts/check-man).
 install-check: all
 	NVMF_OBJS='$(NVMF_OBJS)' LIB_OBJS='$(LIB_OBJS)' \
 		scripts/check-libnvmf-objects $(NVMF_A)
@@ -465,6 +482,10 @@ install-check: all
 	@# sd_notify is the daemon's: libsystemd in nvmf-target, in no library of ours.
 	readelf -d $(TARGET_BIN) | grep -q 'NEEDED.*\[libsystemd\.so'
 	! readelf -d $(NVMF_SO) | grep -q libsystemd
+	@# librbd/librados are the rbd backend's: in nvmf-target, never in libnvmf or its .pc.
+	readelf -d $(TARGET_BIN) | grep -q 'NEEDED.*\[librbd\.so'
+	! readelf -d $(NVMF_SO) | grep -qE 'librbd|librados'
+	! grep -qE -- '-l(rbd|rados)|librbd|librados' $(BUILD)/install-check/lib/pkgconfig/libnvmf.pc
 	! nm $(BUILD)/libcore.a $(NVMF_A) 2>/dev/null | grep -E ' U sd_'
 	@# The man pages, installed, against the installed programs (scripts/check-man).
 	scripts/check-man $(BUILD)/install-check/bin $(BUILD)/install-check/share/man/man8/nvmf-target.8 \
@@ -546,7 +567,7 @@ analyze:
 ifeq ($(FUZZ),1)
 $(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/unit/target/fixture.o \
 		 $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS)
 $(BUILD)/fuzz_tcp_host: $(BUILD)/obj/tests/unit/tcp/host/fake_ctrl.o
 fuzz-bins: $(FUZZ_BINS)
 else
@@ -568,7 +589,7 @@ TRACE_BIN  := $(BUILD)/path-trace
 $(TRACE_BIN): $(BUILD)/obj/tests/trace/path_trace.o $(BUILD)/obj/tests/unit/rdma/fixture.o \
 	      $(BUILD)/obj/tests/unit/rdma/fake_verbs.o $(BUILD)/obj/tests/unit/tcp/fixture.o \
 	      $(BUILD)/obj/tests/unit/target/fixture.o $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcunit
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) -lcunit
 path-trace:
 	$(MAKE) TRACE=1 build/trace/path-trace
 	scripts/path-trace build/trace/path-trace

@@ -311,6 +311,14 @@ static bool backing_diff(const char *nqn, const struct nvmf_ns_config *a, const 
 				   nvmf_backend_kind_name(kb));
 	if (differs_num(d, "nvmf_block_size", ns_block_size(a, ns), ns_block_size(b, ns)))
 		return true;
+	/* Another image, or the same reached another way (cluster, user): a new backend. */
+	if (differs_str(d, "nvmf_rbd_pool", a->rbd.pool, b->rbd.pool) ||
+	    differs_str(d, "nvmf_rbd_image", a->rbd.image, b->rbd.image) ||
+	    differs_str(d, "nvmf_rbd_namespace", a->rbd.rados_ns, b->rbd.rados_ns) ||
+	    differs_str(d, "nvmf_rbd_conf", a->rbd.conf, b->rbd.conf) ||
+	    differs_str(d, "nvmf_rbd_keyring", a->rbd.keyring, b->rbd.keyring) ||
+	    differs_str(d, "nvmf_rbd_client_id", a->rbd.client_id, b->rbd.client_id))
+		return true;
 	uint8_t derived[16];
 	nvmf_ns_derived_uuid(nqn, a->nsid, derived);
 	const struct nvmf_bdev *bd = ns ? ns->bdev : NULL;

@@ -197,6 +197,13 @@ nvme_status_t nvme_status_from_errno(int err, bool is_write)
 		return nvme_generic(NVME_SC_INVALID_OPCODE) | NVME_SC_DNR;
 	case -EROFS:
 		return nvme_generic(NVME_SC_NS_WRITE_PROTECTED) | NVME_SC_DNR;
+	case -ESHUTDOWN:
+		/* Ceph's EBLOCKLISTED (108): the cluster blocklisted this gateway's client,
+		 * another gateway having broken our lock on the rbd image. This path cannot
+		 * serve the namespace any more, another can: Asymmetric Access Inaccessible
+		 * without DNR makes a multipath host retry on its other paths (NVMe Base 2.0
+		 * 8.1.3.3). */
+		return nvme_status(NVME_SCT_PATH, NVME_SC_ANA_INACCESSIBLE);
 	default:
 		return nvme_generic(NVME_SC_INTERNAL);
 	}

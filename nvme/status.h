@@ -57,6 +57,9 @@ char *nvme_status_format(nvme_status_t st, bool fabrics, char *buf, size_t len);
  *   -EINVAL    Invalid Field in Command (generic 02h) | DNR.
  *   -EOPNOTSUPP Invalid Command Opcode (generic 01h) | DNR.
  *   -EROFS     Namespace is Write Protected (generic 20h) | DNR.
+ *   -ESHUTDOWN Asymmetric Access Inaccessible (SCT 3, 02h), DNR clear: Ceph's
+ *              EBLOCKLISTED, this gateway fenced off an rbd image, so a multipath host
+ *              retries on another path.
  *   anything else  Internal Error (generic 06h), DNR clear (ENOMEM, EAGAIN, ... may pass).
  */
 nvme_status_t nvme_status_from_errno(int err, bool is_write);

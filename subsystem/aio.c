@@ -14,6 +14,12 @@
  * the ring unusable, and the SQEs it holds would never run: their ops, remembered in
  * sq_ops in queueing order, are completed with the error by the next poll, and nothing
  * is submitted again (the SQEs stay in the ring, unread, until nvmf_aio_fini).
+ *
+ * Remote completions come from other threads: a Treiber stack (compare-and-swap push on
+ * remote_head) that the owner empties with one exchange and reverses, so done() runs in
+ * completion order. Only the push that finds the stack empty writes the eventfd: the
+ * owner reads the eventfd before it takes the stack, so a push after the take finds it
+ * empty again and signals, and no completion waits for a sleeper that is not woken.
  */
 #include "subsystem/aio.h"
 
@@ -205,6 +211,30 @@ static unsigned complete_failed(struct nvmf_aio *aio, unsigned max)
 	return n;
 }
 
+/* Run every remote completion that has arrived, oldest first. Returns how many. */
+static unsigned complete_remote(struct nvmf_aio *aio)
+{
+	if (!__atomic_load_n(&aio->remote_head, __ATOMIC_ACQUIRE))
+		return 0;
+	struct nvmf_aio_op *op = __atomic_exchange_n(&aio->remote_head, NULL, __ATOMIC_ACQUIRE);
+	struct nvmf_aio_op *fifo = NULL;
+	while (op) { /* newest first: reverse */
+		struct nvmf_aio_op *next = op->remote_next;
+		op->remote_next = fifo;
+		fifo = op;
+		op = next;
+	}
+	unsigned n = 0;
+	while (fifo) {
+		op = fifo;
+		fifo = op->remote_next; /* done() may free or reuse op */
+		aio->remote_outstanding--;
+		op->done(op, op->remote_res);
+		n++;
+	}
+	return n;
+}
+
 unsigned nvmf_aio_poll(struct nvmf_aio *aio, unsigned max)
 {
 	/* Clear the eventfd BEFORE looking at the CQ: a completion posted after this read
@@ -214,7 +244,8 @@ unsigned nvmf_aio_poll(struct nvmf_aio *aio, unsigned max)
 	 * read on the pass after reaping clears it (else an idle thread would wake in a
 	 * loop). Skipped when nothing is ready or just reaped, so a busy loop waiting on
 	 * the disk, and the RAM/null fast path, make no system call here. */
-	if (aio->reaped_last || io_uring_cq_ready(&aio->ring)) {
+	if (aio->reaped_last || io_uring_cq_ready(&aio->ring) ||
+	    __atomic_load_n(&aio->remote_head, __ATOMIC_ACQUIRE)) {
 		uint64_t v;
 		if (read(aio->event_fd, &v, sizeof(v)) < 0) {
 			/* EAGAIN: nothing signalled yet; nothing else can fail here */
@@ -252,6 +283,36 @@ unsigned nvmf_aio_poll(struct nvmf_aio *aio, unsigned max)
 	}
 	/* A done() above may have flushed (a continuation) and ended the ring. */
 	total += complete_failed(aio, max - total);
+	total += complete_remote(aio);
 	aio->reaped_last = total;
 	return total;
+}
+
+void nvmf_aio_remote_begin(struct nvmf_aio *aio, struct nvmf_aio_op *op)
+{
+	op->aio = aio;
+	op->res2 = 0;
+	op->remote_next = NULL;
+	aio->remote_outstanding++;
+}
+
+void nvmf_aio_remote_cancel(struct nvmf_aio *aio)
+{
+	aio->remote_outstanding--;
+}
+
+void nvmf_aio_complete_remote(struct nvmf_aio *aio, struct nvmf_aio_op *op, int res)
+{
+	op->remote_res = res;
+	struct nvmf_aio_op *head = __atomic_load_n(&aio->remote_head, __ATOMIC_RELAXED);
+	do {
+		op->remote_next = head;
+	} while (!__atomic_compare_exchange_n(&aio->remote_head, &head, op, true, __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
+	if (!head) {
+		uint64_t one = 1;
+		if (write(aio->event_fd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: the counter is full, so the fd is readable anyway */
+		}
+	}
 }

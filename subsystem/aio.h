@@ -31,6 +31,10 @@ struct nvmf_aio_op {
 	uint64_t res2;        /* set before done() runs: the CQE's first extra dword
 			       * (big_cqe[0], host endian) of a uring command; 0 for the
 			       * other operations and for ops a failed flush ended */
+	/* Remote completions (nvmf_aio_complete_remote): the result to give done(), and the
+	 * link of the aio's list while it waits there. */
+	int remote_res;
+	struct nvmf_aio_op *remote_next;
 };
 
 struct nvmf_aio {
@@ -48,6 +52,11 @@ struct nvmf_aio {
 				     * nothing is submitted any more */
 	unsigned failed; /* queued ops the failure ended: the next polls complete
 				     * them with error (counted in inflight until then) */
+	/* Remote completions (see nvmf_aio_remote_begin): ops another library runs on its
+	 * own threads (librbd), whose ends come back here to run on the owner. */
+	unsigned remote_outstanding;     /* begun, not yet run (owner thread only) */
+	struct nvmf_aio_op *remote_head; /* completed, newest first (lock-free stack, pushed
+					  * from any thread; atomic) */
 };
 
 /* nvmf_aio_init - set up a ring of @depth entries (power of two, e.g. 256) with an
@@ -100,8 +109,37 @@ int nvmf_aio_uring_cmd(struct nvmf_aio *aio, int fd, uint32_t cmd_op, const void
 int nvmf_aio_flush(struct nvmf_aio *aio);
 
 /* nvmf_aio_poll - reap up to @max completions, calling each op's done() (first the ops
- * a failed flush ended, with aio->error). Returns the number reaped. Also clears the
+ * a failed flush ended, with aio->error), then every remote completion that has arrived
+ * (see below; these are not bounded by @max). Returns the number reaped. Also clears the
  * eventfd. */
 unsigned nvmf_aio_poll(struct nvmf_aio *aio, unsigned max);
+
+/*
+ * Remote completions: for a backend whose library completes I/O on threads of its own
+ * (librbd's callback thread) rather than through the ring. The owner says an op has
+ * begun (nvmf_aio_remote_begin) before handing it to the library; the library's thread
+ * ends it with nvmf_aio_complete_remote, which pushes it on a lock-free list and signals
+ * event_fd when the list was empty (the thread sleeping on that fd wakes); the owner's
+ * next nvmf_aio_poll takes the whole list and runs each op's done(op, res) in the order
+ * the ops completed. Outstanding remote ops count in nvmf_aio_busy, so the owner keeps
+ * polling, and nothing owning the aio may be torn down, until the last one has run.
+ */
+/* nvmf_aio_remote_begin - @op of @aio starts: sets op->aio, counts it outstanding. Owner
+ * thread. */
+void nvmf_aio_remote_begin(struct nvmf_aio *aio, struct nvmf_aio_op *op);
+/* nvmf_aio_remote_cancel - the op begun last never went out (the library refused it):
+ * uncount it; its done() will not run. Owner thread. */
+void nvmf_aio_remote_cancel(struct nvmf_aio *aio);
+/* nvmf_aio_complete_remote - @op (begun on @aio) ended with @res (bytes or -errno): its
+ * done(op, res) runs on @aio's owner at its next poll. Any thread, lock free; @op must
+ * not be touched by the caller afterwards. */
+void nvmf_aio_complete_remote(struct nvmf_aio *aio, struct nvmf_aio_op *op, int res);
+/* nvmf_aio_busy - whether @aio has work that will complete: ops queued or in flight on
+ * the ring, or remote ops begun and not yet run. Owner thread. Inline: every poll
+ * group pass asks. */
+static inline bool nvmf_aio_busy(const struct nvmf_aio *aio)
+{
+	return aio->queued || aio->inflight || aio->remote_outstanding;
+}
 
 #endif

@@ -40,6 +40,8 @@ static const struct nvmf_bdev_ops *ops_for(enum nvmf_backend_kind kind)
 		return &nvmf_backend_ram_ops;
 	case NVMF_BACKEND_NULL:
 		return &nvmf_backend_null_ops;
+	case NVMF_BACKEND_RBD:
+		return &nvmf_backend_rbd_ops;
 	case NVMF_BACKEND_AUTO:
 	case NVMF_BACKEND_PASSTHRU: /* opened from its drive: nvmf_bdev_open_passthru */
 		break;

@@ -56,8 +56,16 @@ struct nvmf_bdev_io {
 
 struct nvmf_bdev;
 
+/* Who hears that a backend's device changed under it (an rbd image resized by a client
+ * elsewhere): the target embeds this in its own record and sets bdev->watch. @fn runs on
+ * whatever thread the backend learns it on (librbd's), never after nvmf_bdev_close
+ * returned; it must only post the news to the thread that acts on it. */
+struct nvmf_bdev_watch {
+	void (*fn)(struct nvmf_bdev_watch *w);
+};
+
 struct nvmf_bdev_ops {
-	const char *name; /* "file", "bdev", "nvme", "ram", "null", "passthru" */
+	const char *name; /* "file", "bdev", "nvme", "ram", "null", "passthru", "rbd" */
 	/* Open per @cfg. Fill size/block_size (and identity for nvme). Returns 0 or -1 with
 	 * a message naming the path in @err. */
 	int (*open)(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err,
@@ -74,9 +82,10 @@ struct nvmf_bdev_ops {
 	 * Sets b->size (atomic store). 0 or -errno with @err. NULL: not resizable. */
 	int (*resize)(struct nvmf_bdev *b, uint64_t size, char *err, size_t errlen);
 	/* The size in bytes its device has now (bdev, nvme: the device decides, and an
-	 * lvextend or a drive's resize changes it under the open fd); a cheap ioctl. 0 or
-	 * -errno. Does not change b->size. NULL: the namespace decides its size (file, ram,
-	 * null). */
+	 * lvextend or a drive's resize changes it under the open fd); a cheap ioctl (rbd:
+	 * rbd_get_size, a cluster round trip after the image changed). 0 or -errno. Does not
+	 * change b->size. Called by the main group only (Identify, a watch notice), never
+	 * per I/O. NULL: the namespace decides its size (file, ram, null). */
 	int (*device_size)(struct nvmf_bdev *b, uint64_t *bytes);
 };
 
@@ -124,6 +133,9 @@ struct nvmf_bdev {
 	 * backend knows no target, so the target logs it (component backend) once the
 	 * namespace is open: nvmf_ns_log_notes, target/namespace.h. */
 	char note[320];
+	void *priv; /* the implementation's own state (rbd: cluster, image, watch) */
+	struct nvmf_bdev_watch *watch; /* told when the device changes (atomic; NULL: no one
+					* listens); set by the target once it serves it */
 	unsigned refs; /* holders beyond the one that opened it (nvmf_bdev_hold): a RAM
 			* namespace's memory kept while it is disabled (subsystem.h). Main
 			* group only */
@@ -192,7 +204,7 @@ void nvmf_bdev_close(struct nvmf_bdev *b);
 /* One ops table per kind (subsystem/backend-<kind>.c). */
 extern const struct nvmf_bdev_ops nvmf_backend_file_ops, nvmf_backend_bdev_ops,
 	nvmf_backend_nvme_ops, nvmf_backend_ram_ops, nvmf_backend_null_ops,
-	nvmf_backend_passthru_ops;
+	nvmf_backend_passthru_ops, nvmf_backend_rbd_ops;
 
 /* nvmf_backend_is_nvme_name - whether a block device's name (no directory) is a whole
  * NVMe namespace, "nvme<digits>n<digits>": kind inference picks the nvme backend for it.

@@ -40,10 +40,116 @@
 #define CFG_MAX_NSID      1024 /* = NVMF_MAX_NSID (target/core.h) */
 #define CFG_DISCOVERY_NQN "nqn.2014-08.org.nvmexpress.discovery"
 
-static const char *const backend_names[NVMF_BACKEND_NULL + 1] = {
+/* nvmf_backend's values; passthru is no namespace's (a drive's namespaces are its own). */
+static const char *const backend_names[NVMF_BACKEND_RBD + 1] = {
 	[NVMF_BACKEND_AUTO] = "auto", [NVMF_BACKEND_FILE] = "file", [NVMF_BACKEND_BDEV] = "bdev",
 	[NVMF_BACKEND_NVME] = "nvme", [NVMF_BACKEND_RAM] = "ram",   [NVMF_BACKEND_NULL] = "null",
+	[NVMF_BACKEND_RBD] = "rbd",
 };
+
+/* The rbd namespace keys (docs/ceph.md). */
+static const char *const rbd_keys[] = { "nvmf_rbd_pool",
+					"nvmf_rbd_image",
+					"nvmf_rbd_namespace",
+					"nvmf_rbd_conf",
+					"nvmf_rbd_keyring",
+					"nvmf_rbd_client_id",
+					NULL };
+
+/* A Ceph name (pool, image, RADOS namespace, client id) @key into @dst (@max bytes with
+ * its NUL): printable ASCII without '/' or '@' (rbd's pool/namespace/image@snap
+ * separators). Absent: @dst untouched. 0 or -1. */
+static int get_ceph_name(struct cfg_ctx *c, json_t *j, const char *base, const char *key, char *dst,
+			 size_t max)
+{
+	const char *v;
+	char b[80];
+	if (cfg_get_str(c, j, base, key, false, &v))
+		return -1;
+	if (!v)
+		return 0;
+	if (!*v)
+		return cfg_fail(c, base, key, "is empty");
+	if (strlen(v) >= max)
+		return cfg_fail(c, base, key, "%s is longer than %zu characters",
+				cfg_quote(v, b, sizeof(b)), max - 1);
+	for (const char *p = v; *p; p++)
+		if (*p <= 0x20 || *p > 0x7e || *p == '/' || *p == '@')
+			return cfg_fail(c, base, key,
+					"%s is not a Ceph name (printable ASCII without spaces, "
+					"'/' or '@')",
+					cfg_quote(v, b, sizeof(b)));
+	memcpy(dst, v, strlen(v) + 1);
+	return 0;
+}
+
+/* An absolute path @key (ceph.conf, keyring) into @dst (@max bytes). Absent: untouched. */
+static int get_abs_path(struct cfg_ctx *c, json_t *j, const char *base, const char *key, char *dst,
+			size_t max)
+{
+	const char *v;
+	char b[80];
+	if (cfg_get_str(c, j, base, key, false, &v))
+		return -1;
+	if (!v)
+		return 0;
+	if (v[0] != '/')
+		return cfg_fail(c, base, key, "%s is not an absolute path",
+				cfg_quote(v, b, sizeof(b)));
+	if (strlen(v) >= max)
+		return cfg_fail(c, base, key, "%s is longer than %zu characters",
+				cfg_quote(v, b, sizeof(b)), max - 1);
+	memcpy(dst, v, strlen(v) + 1);
+	return 0;
+}
+
+/* The rbd keys of namespace @j: on an rbd namespace, its image (pool and image
+ * required) and nothing of a file's; on any other, none of them. */
+static int parse_ns_rbd(struct cfg_ctx *c, json_t *j, const char *base, const char *dbase,
+			struct nvmf_ns_config *ns)
+{
+	if (ns->kind != NVMF_BACKEND_RBD) {
+		for (const char *const *k = rbd_keys; *k; k++)
+			if (json_object_get(j, *k))
+				return cfg_fail(c, base, *k,
+						"only an \"rbd\" namespace has it (nvmf_backend "
+						"is \"%s\")",
+						backend_names[ns->kind]);
+		return 0;
+	}
+	struct nvmf_rbd_config *r = &ns->rbd;
+	if (ns->path)
+		return cfg_fail(c, dbase, "path",
+				"an \"rbd\" namespace has no device path (its image is "
+				"nvmf_rbd_pool and nvmf_rbd_image)");
+	static const char *const file_keys[] = { "nvmf_size_bytes", "nvmf_buffered", "nvmf_create",
+						 NULL };
+	for (const char *const *k = file_keys; *k; k++)
+		if (json_object_get(j, *k))
+			return cfg_fail(c, base, *k,
+					"an \"rbd\" namespace has no file: its size is the "
+					"image's (rbd resize changes it)");
+	if (ns->resv_enable)
+		return cfg_fail(c, base, "resv",
+				"reservations cannot be enabled on an \"rbd\" namespace: "
+				"reservations are per-gateway state, and are not shared with the "
+				"other gateways serving the same image, so a host fenced off here "
+				"could still write through another gateway");
+	if (cfg_get_str(c, j, base, "nvmf_rbd_pool", true, &(const char *){ NULL }) ||
+	    cfg_get_str(c, j, base, "nvmf_rbd_image", true, &(const char *){ NULL }) ||
+	    get_ceph_name(c, j, base, "nvmf_rbd_pool", r->pool, sizeof(r->pool)) ||
+	    get_ceph_name(c, j, base, "nvmf_rbd_image", r->image, sizeof(r->image)) ||
+	    get_ceph_name(c, j, base, "nvmf_rbd_namespace", r->rados_ns, sizeof(r->rados_ns)) ||
+	    get_ceph_name(c, j, base, "nvmf_rbd_client_id", r->client_id, sizeof(r->client_id)) ||
+	    get_abs_path(c, j, base, "nvmf_rbd_conf", r->conf, sizeof(r->conf)) ||
+	    get_abs_path(c, j, base, "nvmf_rbd_keyring", r->keyring, sizeof(r->keyring)))
+		return -1;
+	if (!r->conf[0])
+		snprintf(r->conf, sizeof(r->conf), "%s", NVMF_RBD_DEFAULT_CONF);
+	if (!r->client_id[0])
+		snprintf(r->client_id, sizeof(r->client_id), "%s", NVMF_RBD_DEFAULT_CLIENT);
+	return 0;
+}
 
 /* device.{path,uuid,nguid} of one namespace. */
 static int parse_device(struct cfg_ctx *c, json_t *dev, const char *base, struct nvmf_ns_config *ns)
@@ -103,6 +209,12 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 					     "nvmf_create",
 					     "nvmf_buffered",
 					     "nvmf_eui64",
+					     "nvmf_rbd_pool",
+					     "nvmf_rbd_image",
+					     "nvmf_rbd_namespace",
+					     "nvmf_rbd_conf",
+					     "nvmf_rbd_keyring",
+					     "nvmf_rbd_client_id",
 					     NULL };
 	const char *kind = NULL, *eui;
 	json_t *dev, *size, *resv;
@@ -121,11 +233,11 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 	if (kind) {
 		size_t k;
 		for (k = 0; k < sizeof(backend_names) / sizeof(backend_names[0]); k++)
-			if (!strcmp(kind, backend_names[k]))
+			if (backend_names[k] && !strcmp(kind, backend_names[k]))
 				break;
 		if (k == sizeof(backend_names) / sizeof(backend_names[0]))
 			return cfg_fail(c, base, "nvmf_backend",
-					"%s is not a backend (file, bdev, nvme, ram or null)",
+					"%s is not a backend (file, bdev, nvme, ram, null or rbd)",
 					cfg_quote(kind, b, sizeof(b)));
 		ns->kind = (enum nvmf_backend_kind)k;
 	}
@@ -181,11 +293,13 @@ static int parse_ns(struct cfg_ctx *c, json_t *j, const char *base, struct nvmf_
 					cfg_quote(eui, b, sizeof(b)));
 		ns->has_eui64 = !cfg_all_zero(ns->eui64, 8);
 	}
-	if (cfg_parse_ns_ana(c, j, base, ns))
+	if (cfg_parse_ns_ana(c, j, base, ns) || parse_ns_rbd(c, j, base, dbase, ns))
 		return -1;
 
 	/* Cross-field rules: what each backend kind needs. */
-	if (ns->kind == NVMF_BACKEND_RAM || ns->kind == NVMF_BACKEND_NULL) {
+	if (ns->kind == NVMF_BACKEND_RBD) {
+		/* parse_ns_rbd checked it: its image, no file */
+	} else if (ns->kind == NVMF_BACKEND_RAM || ns->kind == NVMF_BACKEND_NULL) {
 		if (ns->path)
 			return cfg_fail(c, dbase, "path", "a \"%s\" namespace has no backing path",
 					backend_names[ns->kind]);
@@ -1304,7 +1418,8 @@ const char *nvmf_backend_kind_name(enum nvmf_backend_kind kind)
 {
 	if (kind == NVMF_BACKEND_PASSTHRU)
 		return "passthru"; /* not a namespace's nvmf_backend: never parsed */
-	return (unsigned)kind <= NVMF_BACKEND_NULL ? backend_names[kind] : "?";
+	return (unsigned)kind <= NVMF_BACKEND_RBD && backend_names[kind] ? backend_names[kind] :
+									   "?";
 }
 
 int nvmf_config_parse_ns(json_t *obj, const char *base, struct nvmf_ns_config *ns, char *err,

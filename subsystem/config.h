@@ -30,6 +30,23 @@ enum nvmf_backend_kind {
 	NVMF_BACKEND_NULL, /* completes without storing; reads return zeroes */
 	NVMF_BACKEND_PASSTHRU, /* a namespace of a passthru subsystem's drive (never in a
 				* namespace's config: nvmf_bdev_open_passthru) */
+	NVMF_BACKEND_RBD,      /* a Ceph RBD image through librbd (nvmf_rbd_* keys) */
+};
+
+/* Default Ceph configuration file and client of an rbd namespace. */
+#define NVMF_RBD_DEFAULT_CONF   "/etc/ceph/ceph.conf"
+#define NVMF_RBD_DEFAULT_CLIENT "admin"
+
+/* Where an rbd namespace's image is (its namespace's nvmf_rbd_* keys; docs/ceph.md).
+ * Strings, "" when not given; the loader fills conf and client_id with their defaults. */
+struct nvmf_rbd_config {
+	char pool[128];     /* nvmf_rbd_pool (required) */
+	char image[128];    /* nvmf_rbd_image (required) */
+	char rados_ns[128]; /* nvmf_rbd_namespace: the RADOS namespace in the pool, "" none */
+	char conf[256];     /* nvmf_rbd_conf: ceph.conf, an absolute path */
+	char keyring[256];  /* nvmf_rbd_keyring: an absolute path, "" = what ceph.conf says
+			      * (a path, never the key itself: nothing secret is kept here) */
+	char client_id[64]; /* nvmf_rbd_client_id: the cephx user without "client." */
 };
 
 /* One namespace of a subsystem (nvmetcli "namespaces[]"). */
@@ -41,7 +58,8 @@ struct nvmf_ns_config {
 	uint8_t uuid[16];            /* device.uuid, RFC 4122 byte order */
 	uint8_t nguid[16];           /* device.nguid, bytes in the order written */
 	uint8_t eui64[8];            /* nvmf_eui64 (extension) */
-	enum nvmf_backend_kind kind; /* nvmf_backend: "file", "bdev", "nvme", "ram", "null" */
+	enum nvmf_backend_kind kind; /* nvmf_backend: "file", "bdev", "nvme", "ram", "null",
+				      * "rbd" */
 	uint64_t size_bytes; /* nvmf_size_bytes: ram/null size, or file size to create; 0 = as found */
 	uint32_t block_size; /* nvmf_block_size: 512 or 4096; 0 = from the device (file: 512) */
 	bool create;         /* nvmf_create: create the file if missing (needs size_bytes) */
@@ -50,6 +68,7 @@ struct nvmf_ns_config {
 				     * 1..NVMF_MAX_ANAGRPID; 0 (configs built in code) = 1 */
 	bool resv_enable;    /* nvmetcli "resv": {"enable": "1"}: NVMe reservations
 				     * (target/resv.h); default off, as nvmet */
+	struct nvmf_rbd_config rbd; /* kind NVMF_BACKEND_RBD only (all "" otherwise) */
 };
 
 /* A subsystem's passthru group (nvmetcli "subsystems[].passthru", the kernel's configfs
@@ -315,8 +334,9 @@ bool nvmf_port_config_overlaps(const struct nvmf_port_config *a, const struct nv
 /* nvmf_config_check_nqn - @nqn is a valid NQN (1-223 bytes, no spaces or control
  * characters); else -1 with @err "@what: reason". */
 int nvmf_config_check_nqn(const char *what, const char *nqn, char *err, size_t errlen);
-/* nvmf_backend_kind_name - "auto", "file", "bdev", "nvme", "ram" or "null", as the
- * config's nvmf_backend spells it ("?" for anything else). */
+/* nvmf_backend_kind_name - "auto", "file", "bdev", "nvme", "ram", "null" or "rbd", as the
+ * config's nvmf_backend spells it ("passthru" for a drive's namespace, "?" for anything
+ * else). */
 const char *nvmf_backend_kind_name(enum nvmf_backend_kind kind);
 /* nvmf_config_ns_free - what nvmf_config_parse_ns allocated in @ns (its path). */
 void nvmf_config_ns_free(struct nvmf_ns_config *ns);

@@ -70,6 +70,19 @@ static json_t *ns_to_json(const struct nvmf_ns_config *ns)
 	if (ns->has_eui64)
 		json_object_set_new(j, "nvmf_eui64",
 				    json_string(nvme_eui64_format(ns->eui64, eui)));
+	if (ns->kind == NVMF_BACKEND_RBD) {
+		const struct nvmf_rbd_config *r = &ns->rbd;
+		json_object_set_new(j, "nvmf_rbd_pool", json_string(r->pool));
+		json_object_set_new(j, "nvmf_rbd_image", json_string(r->image));
+		if (r->rados_ns[0])
+			json_object_set_new(j, "nvmf_rbd_namespace", json_string(r->rados_ns));
+		if (r->conf[0])
+			json_object_set_new(j, "nvmf_rbd_conf", json_string(r->conf));
+		if (r->keyring[0])
+			json_object_set_new(j, "nvmf_rbd_keyring", json_string(r->keyring));
+		if (r->client_id[0])
+			json_object_set_new(j, "nvmf_rbd_client_id", json_string(r->client_id));
+	}
 	if (cfg_ns_ana_json(ns, j)) {
 		json_decref(j);
 		return NULL;

@@ -65,6 +65,7 @@ void nvmf_ns_free(struct nvmf_ns *ns)
 		       ns->bdev->fd >= 0 && fstat(ns->bdev->fd, &made) == 0;
 	if (ns->bdev)
 		nvmf_bdev_close(ns->bdev);
+	free(ns->watch); /* the backend calls it no more once closed */
 	struct stat now;
 	if (discard && lstat(ns->real_path, &now) == 0 && now.st_dev == made.st_dev &&
 	    now.st_ino == made.st_ino)
@@ -178,6 +179,19 @@ struct nvmf_ns *nvmf_ns_open(struct nvmf_subsys *s, const struct nvmf_ns_config 
 		nvmf_ns_free(ns);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
+	}
+	/* An rbd image by rbd's own spelling, pool[/namespace]/image: no file path starts
+	 * so, and two namespaces of one image are told apart (nvmf_tgt_ns_check_unique). */
+	if (ns->bdev->kind == NVMF_BACKEND_RBD) {
+		const struct nvmf_rbd_config *r = &nc->rbd;
+		size_t n = strlen(r->pool) + strlen(r->rados_ns) + strlen(r->image) + 3;
+		if (!(ns->real_path = malloc(n))) {
+			nvmf_ns_free(ns);
+			snprintf(err, errlen, "out of memory");
+			return NULL;
+		}
+		snprintf(ns->real_path, n, "%s%s%s/%s", r->pool, r->rados_ns[0] ? "/" : "",
+			 r->rados_ns, r->image);
 	}
 	ns->lba_shift = (uint32_t)__builtin_ctz(ns->bdev->block_size);
 	ns->nlb = ns->bdev->size >> ns->lba_shift;

@@ -55,7 +55,10 @@ struct nvmf_ns {
 	bool uuid_derived;              /* made from NQN and nsid, not configured */
 	bool resv_enable;               /* the config's resv.enable: the target attaches
 					    * reservations (resv below) */
-	char *real_path;                /* the backing file or device, resolved; NULL: none */
+	char *real_path;                /* the backing file or device, resolved; an rbd
+					 * image's "pool[/namespace]/image"; NULL: none */
+	struct nvmf_bdev_watch *watch;  /* the target's listener of bdev->watch (its own
+					 * record, target/namespace.c), freed with the ns */
 	bool unlinked;                  /* its backing file was deleted while served (no
 					    * name links to it: st_nlink 0); main group,
 					    * nvmf_tgt_ns_check_unlinked */

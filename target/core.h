@@ -146,6 +146,9 @@ struct nvmf_tgt {
 	struct nvmf_ns_drain *ns_drains; /* namespaces taken away, not closed yet (main group) */
 	struct nvmf_timer drain_timer;   /* checks them while there are any */
 	bool drain_timer_on;
+	struct nvmf_timer watch_timer; /* acts on backends' change notices (an rbd image
+					  * resized elsewhere) once any namespace listens */
+	bool watch_timer_on;
 	bool ns_opened_later;             /* a reload is adding: nvmf_tgt_ns_opened waits
 					    * for its end, so a file it created (nvmf_create)
 					    * is deleted, unrecorded, if it is refused */

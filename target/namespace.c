@@ -291,8 +291,74 @@ void nvmf_subsys_log_notes(const struct nvmf_tgt *tgt, const struct nvmf_subsys 
 
 /* ---- created and deleted backing files ---- */
 
+/* How often the main group looks for change notices (ms): a resized rbd image reaches
+ * the hosts within this. */
+#define WATCH_CHECK_MS 500
+
+/* The target's listener of a backend's change notices (an rbd image resized by a client
+ * elsewhere, subsystem/backend.h): the backend's thread (librbd's) only marks it; the
+ * main group's watch timer acts on it. So no other thread ever touches the model or a
+ * group, and a notice needs nothing freed but this record, which the namespace frees
+ * after its backend (whose close ends the notices). */
+struct ns_watch {
+	struct nvmf_bdev_watch w; /* first: ns->watch points at it */
+	unsigned changed;         /* atomic: a notice not yet acted on */
+};
+
+static void ns_watch_notice(struct nvmf_bdev_watch *w)
+{
+	struct ns_watch *nw = (struct ns_watch *)w;
+	__atomic_store_n(&nw->changed, 1, __ATOMIC_RELEASE);
+}
+
+/* The watch timer: every namespace with a notice takes its device's size, and its
+ * subsystem's controllers hear of a change (nvmf_tgt_ns_revalidate). */
+static void watch_check(void *arg)
+{
+	struct nvmf_tgt *tgt = arg;
+	for (size_t i = 0; i < tgt->n_subsys; i++) {
+		struct nvmf_subsys *s = tgt->subsys[i];
+		for (uint32_t n = 1; s->ns && n <= s->max_nsid; n++) {
+			struct nvmf_ns *ns = s->ns[n];
+			if (!ns || !ns->watch ||
+			    !__atomic_exchange_n(&((struct ns_watch *)ns->watch)->changed, 0,
+						 __ATOMIC_ACQUIRE))
+				continue;
+			char err[512];
+			if (nvmf_tgt_ns_revalidate(tgt, s, ns, err, sizeof(err)) < 0)
+				nvmf_log(tgt, NVMF_LOG_WARNING, "%s", err);
+		}
+	}
+}
+
+/* Listen to @ns's backend when it can tell of changes (rbd). A failure to allocate only
+ * costs the notices: Identify still reads the size. */
+static void watch_start(struct nvmf_tgt *tgt, struct nvmf_ns *ns)
+{
+	if (ns->watch || ns->bdev->kind != NVMF_BACKEND_RBD)
+		return;
+	struct ns_watch *nw = calloc(1, sizeof(*nw));
+	if (!nw) {
+		nvmf_log(tgt, NVMF_LOG_WARNING,
+			 "namespace %u: out of memory to follow its image's size: hosts see a "
+			 "resize at their next Identify",
+			 ns->nsid);
+		return;
+	}
+	nw->w.fn = ns_watch_notice;
+	ns->watch = &nw->w;
+	__atomic_store_n(&ns->bdev->watch, &nw->w, __ATOMIC_RELEASE);
+	if (!tgt->watch_timer_on && tgt->npgs) { /* groups exist once the target is built */
+		nvmf_pg_timer_start(nvmf_tgt_main_pg(tgt), &tgt->watch_timer, WATCH_CHECK_MS,
+				    watch_check, tgt);
+		tgt->watch_timer_on = true;
+	}
+}
+
 void nvmf_tgt_ns_opened(struct nvmf_tgt *tgt, struct nvmf_subsys *s, struct nvmf_ns *ns)
 {
+	if (!tgt->ns_opened_later)
+		watch_start(tgt, ns);
 	struct nvmf_ns_config *nc = find_cfg(s, ns->nsid);
 	if (!nc || !nc->path || ns->bdev->kind != NVMF_BACKEND_FILE || tgt->ns_opened_later)
 		return;

@@ -116,7 +116,11 @@ int nvmf_tgt_subsys_check_unique(const struct nvmf_tgt *tgt, const struct nvmf_s
 /* nvmf_tgt_ns_opened - @ns of @s was just published: a file it created (nvmf_create) is
  * logged and recorded in tgt->created (a failure to record is a warning), and the
  * running config's nvmf_create is cleared, so config_save never asks to create a file
- * that exists. nvmf_tgt_subsys_opened - the same for every namespace of @s. */
+ * that exists. An rbd namespace starts to be followed: its backend's change notices
+ * (the image resized elsewhere) make the main group revalidate it within half a second
+ * (nvmf_tgt_ns_revalidate: new size, Namespace Attribute Changed). Called again for one
+ * already published, it does nothing more. nvmf_tgt_subsys_opened - the same for every
+ * namespace of @s. */
 void nvmf_tgt_ns_opened(struct nvmf_tgt *tgt, struct nvmf_subsys *s, struct nvmf_ns *ns);
 void nvmf_tgt_subsys_opened(struct nvmf_tgt *tgt, struct nvmf_subsys *s);
 

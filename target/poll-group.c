@@ -258,8 +258,10 @@ static int run_aio(struct nvmf_pg *pg)
 		nvmf_aio_flush(aio);
 	int n = 0;
 	/* Once more after the last completion: that clears its eventfd signal, which may
-	 * land after the read that reaped it (else an idle group would wake in a loop). */
-	if (aio->inflight || aio->reaped_last)
+	 * land after the read that reaped it (else an idle group would wake in a loop).
+	 * Remote ops (a librbd backend) count as busy: their completions come by the same
+	 * eventfd, which the group sleeps on. */
+	if (nvmf_aio_busy(aio) || aio->reaped_last)
 		n = (int)nvmf_aio_poll(aio, AIO_BATCH);
 	if (pg->io.retry_head) {
 		/* Work only when something left the list: a ring that still refuses is not,

@@ -585,13 +585,18 @@ static void flush_messages(struct nvmf_tgt *tgt)
 
 static bool groups_idle(const struct nvmf_tgt *tgt)
 {
-	for (unsigned i = 0; i < tgt->npgs; i++)
+	for (unsigned i = 0; i < tgt->npgs; i++) {
+		/* Backend I/O still out (a librbd op completes into memory of this group):
+		 * not idle, whatever the transports say. */
+		if (tgt->pgs[i]->io.aio && nvmf_aio_busy(tgt->pgs[i]->io.aio))
+			return false;
 		for (unsigned k = 0; k < tgt->pgs[i]->ntpg; k++) {
 			struct nvmf_tpg *tpg = tgt->pgs[i]->tpg[k];
 			if (tpg && tpg->transport->ops->pg_idle &&
 			    !tpg->transport->ops->pg_idle(tpg))
 				return false;
 		}
+	}
 	return true;
 }
 
@@ -645,6 +650,9 @@ void nvmf_tgt_shutdown(struct nvmf_tgt *tgt, int timeout_ms)
 	if (tgt->drain_timer_on)
 		nvmf_pg_timer_stop(tgt->pgs[0], &tgt->drain_timer);
 	tgt->drain_timer_on = false;
+	if (tgt->watch_timer_on)
+		nvmf_pg_timer_stop(tgt->pgs[0], &tgt->watch_timer);
+	tgt->watch_timer_on = false;
 	unsigned left = nvmf_tgt_live_queues(tgt);
 	if (left || !groups_idle(tgt)) {
 		/* Something is still in a backend or on the wire: leak rather than free memory

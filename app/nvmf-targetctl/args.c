@@ -64,6 +64,10 @@ static const struct opt_spec {
 	{ "treq", 0, TCTL_OPT_TREQ, true },
 	{ "key-file", 0, TCTL_OPT_KEY_FILE, true },
 	{ "compat", 0, TCTL_OPT_COMPAT, false },
+	{ "rbd", 0, TCTL_OPT_RBD, true },
+	{ "rbd-conf", 0, TCTL_OPT_RBD_CONF, true },
+	{ "rbd-keyring", 0, TCTL_OPT_RBD_KEYRING, true },
+	{ "rbd-client", 0, TCTL_OPT_RBD_CLIENT, true },
 };
 #define NSPECS (sizeof(specs) / sizeof(specs[0]))
 

@@ -332,21 +332,74 @@ static int b_call(const struct tctl_command *c, const struct tctl_args *a, json_
 	return rc;
 }
 
-/* --path / --ram / --null, and what goes with each, into the namespace object @ns. */
+/* --rbd POOL/IMAGE or POOL/NAMESPACE/IMAGE and its --rbd-* options into @ns (the loader
+ * checks the names and paths, docs/ceph.md). */
+static int ns_rbd(const struct tctl_args *a, json_t *ns, char *msg, size_t len)
+{
+	const char *spec = a->opt[TCTL_OPT_RBD];
+	char buf[400], *part[4];
+	int n = 0;
+	if (strlen(spec) >= sizeof(buf)) {
+		snprintf(msg, len, "--rbd is longer than %zu characters", sizeof(buf) - 1);
+		return -1;
+	}
+	strcpy(buf, spec);
+	for (char *p = buf, *slash; n < 4; p = slash + 1) {
+		part[n++] = p;
+		if (!(slash = strchr(p, '/')))
+			break;
+		*slash = '\0';
+	}
+	bool empty = false;
+	for (int i = 0; i < n; i++)
+		empty |= !*part[i];
+	if (n < 2 || n > 3 || empty) {
+		snprintf(msg, len, "--rbd '%s' is not POOL/IMAGE or POOL/NAMESPACE/IMAGE", spec);
+		return -1;
+	}
+	static const struct {
+		int opt;
+		const char *key;
+	} extra[] = { { TCTL_OPT_RBD_CONF, "nvmf_rbd_conf" },
+		      { TCTL_OPT_RBD_KEYRING, "nvmf_rbd_keyring" },
+		      { TCTL_OPT_RBD_CLIENT, "nvmf_rbd_client_id" } };
+	if (put(ns, "nvmf_backend", json_string("rbd"), msg, len) ||
+	    put(ns, "nvmf_rbd_pool", json_string(part[0]), msg, len) ||
+	    (n == 3 && put(ns, "nvmf_rbd_namespace", json_string(part[1]), msg, len)) ||
+	    put(ns, "nvmf_rbd_image", json_string(part[n - 1]), msg, len))
+		return -1;
+	for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++)
+		if (a->opt[extra[i].opt] &&
+		    put(ns, extra[i].key, json_string(a->opt[extra[i].opt]), msg, len))
+			return -1;
+	return 0;
+}
+
+/* --path / --ram / --null / --rbd, and what goes with each, into the namespace object @ns. */
 static int ns_storage(const struct tctl_args *a, json_t *ns, json_t *dev, char *msg, size_t len)
 {
 	const char *path = a->opt[TCTL_OPT_PATH], *ram = a->opt[TCTL_OPT_RAM];
 	const char *null = a->opt[TCTL_OPT_NULL], *backend = a->opt[TCTL_OPT_BACKEND];
-	const char *size = a->opt[TCTL_OPT_SIZE];
-	int kinds = !!path + !!ram + !!null;
+	const char *size = a->opt[TCTL_OPT_SIZE], *rbd = a->opt[TCTL_OPT_RBD];
+	int kinds = !!path + !!ram + !!null + !!rbd;
 	if (kinds != 1) {
-		snprintf(msg, len,
-			 kinds ? "--path, --ram and --null exclude each other" :
-				 "one of --path PATH, --ram SIZE or --null SIZE is required");
+		snprintf(
+			msg, len,
+			kinds ? "--path, --ram, --null and --rbd exclude each other" :
+				"one of --path PATH, --ram SIZE, --null SIZE or --rbd POOL/IMAGE is "
+				"required");
+		return -1;
+	}
+	const char *rbd_only = a->opt[TCTL_OPT_RBD_CONF]    ? "--rbd-conf" :
+			       a->opt[TCTL_OPT_RBD_KEYRING] ? "--rbd-keyring" :
+			       a->opt[TCTL_OPT_RBD_CLIENT]  ? "--rbd-client" :
+							      NULL;
+	if (rbd_only && !rbd) {
+		snprintf(msg, len, "%s goes with --rbd only", rbd_only);
 		return -1;
 	}
 	if (!path) {
-		const char *what = ram ? "--ram" : "--null";
+		const char *what = ram ? "--ram" : null ? "--null" : "--rbd";
 		const char *bad = backend                   ? "--backend" :
 				  size                      ? "--size" :
 				  a->opt[TCTL_OPT_CREATE]   ? "--create" :
@@ -357,6 +410,8 @@ static int ns_storage(const struct tctl_args *a, json_t *ns, json_t *dev, char *
 				 what);
 			return -1;
 		}
+		if (rbd)
+			return ns_rbd(a, ns, msg, len);
 		return put(ns, "nvmf_backend", json_string(ram ? "ram" : "null"), msg, len) ||
 				       put_size(ns, "nvmf_size_bytes", what, ram ? ram : null, msg,
 						len) ?
@@ -827,23 +882,27 @@ static int b_log_level(const struct tctl_command *c, const struct tctl_args *a, 
 	"                       repeat for more groups (default: group 1 optimized)\n"          \
 	"PORTID is 0 to 65535.\n"
 
-#define NS_ADD_HELP                                                                              \
-	"  --path PATH          a file, block device or NVMe drive (/dev/nvme0n1)\n"             \
-	"  --ram SIZE           a RAM namespace of SIZE bytes (lost when the target stops)\n"    \
-	"  --null SIZE          a namespace of SIZE bytes that reads zeros and drops writes\n"   \
-	"  --nsid N             the namespace ID, 1 to 1024 (default: the lowest free one)\n"    \
-	"  --backend KIND       file, bdev or nvme, for --path (default: from the path)\n"       \
-	"  --block-size B       512 or 4096 (default: the device's; files 512)\n"                \
-	"  --uuid UUID          the namespace UUID (8-4-4-4-12)\n"                               \
-	"  --nguid NGUID        the namespace NGUID (32 hex digits)\n"                           \
-	"  --size SIZE          with --create: the size of the file to create, or to grow a\n"   \
-	"                       smaller one to; without: the file must be at least SIZE (a\n"    \
-	"                       larger one is served whole)\n"                                   \
-	"  --create             create the file at PATH, --size bytes, if it does not exist\n"   \
-	"  --buffered           with --path: open without O_DIRECT (through the page cache)\n"   \
-	"  --disabled           add it disabled (enable it later with namespace enable)\n"       \
-	"  --ana-group N        its ANA group, 1 to 128 (default 1); some port must define it\n" \
-	"SIZE is bytes, 0x hex, or digits with a K, M, G, T or P suffix (64M = 64 MiB;\n"        \
+#define NS_ADD_HELP                                                                                  \
+	"  --path PATH          a file, block device or NVMe drive (/dev/nvme0n1)\n"                 \
+	"  --ram SIZE           a RAM namespace of SIZE bytes (lost when the target stops)\n"        \
+	"  --null SIZE          a namespace of SIZE bytes that reads zeros and drops writes\n"       \
+	"  --rbd POOL/IMAGE     a Ceph RBD image (POOL/NAMESPACE/IMAGE: in a RADOS namespace)\n"     \
+	"  --rbd-conf PATH      with --rbd: the cluster's ceph.conf (default /etc/ceph/ceph.conf)\n" \
+	"  --rbd-keyring PATH   with --rbd: the keyring with the client's key\n"                     \
+	"  --rbd-client ID      with --rbd: the cephx user without client. (default admin)\n"        \
+	"  --nsid N             the namespace ID, 1 to 1024 (default: the lowest free one)\n"        \
+	"  --backend KIND       file, bdev or nvme, for --path (default: from the path)\n"           \
+	"  --block-size B       512 or 4096 (default: the device's; files 512)\n"                    \
+	"  --uuid UUID          the namespace UUID (8-4-4-4-12)\n"                                   \
+	"  --nguid NGUID        the namespace NGUID (32 hex digits)\n"                               \
+	"  --size SIZE          with --create: the size of the file to create, or to grow a\n"       \
+	"                       smaller one to; without: the file must be at least SIZE (a\n"        \
+	"                       larger one is served whole)\n"                                       \
+	"  --create             create the file at PATH, --size bytes, if it does not exist\n"       \
+	"  --buffered           with --path: open without O_DIRECT (through the page cache)\n"       \
+	"  --disabled           add it disabled (enable it later with namespace enable)\n"           \
+	"  --ana-group N        its ANA group, 1 to 128 (default 1); some port must define it\n"     \
+	"SIZE is bytes, 0x hex, or digits with a K, M, G, T or P suffix (64M = 64 MiB;\n"            \
 	"powers of 1024, docs/operating.md#sizes).\n"
 
 const struct tctl_command tctl_commands[] = {
@@ -1009,14 +1068,14 @@ const struct tctl_command tctl_commands[] = {
 	{ "namespace",
 	  "add",
 	  "namespace_add",
-	  "NQN (--path PATH | --ram SIZE | --null SIZE) [OPTIONS]",
+	  "NQN (--path PATH | --ram SIZE | --null SIZE | --rbd POOL/IMAGE) [OPTIONS]",
 	  "add a namespace to a running subsystem",
 	  NS_ADD_HELP,
 	  { "NQN", NULL },
 	  1,
 	  OPT(NSID) | OPT(PATH) | OPT(RAM) | OPT(NULL) | OPT(BACKEND) | OPT(BLOCK_SIZE) |
 		  OPT(UUID) | OPT(NGUID) | OPT(SIZE) | OPT(CREATE) | OPT(BUFFERED) | OPT(DISABLED) |
-		  OPT(ANA_GROUP),
+		  OPT(ANA_GROUP) | OPT(RBD) | OPT(RBD_CONF) | OPT(RBD_KEYRING) | OPT(RBD_CLIENT),
 	  b_namespace_add,
 	  TCTL_OUT_NS_ADD,
 	  NULL,

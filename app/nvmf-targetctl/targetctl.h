@@ -110,6 +110,10 @@ enum tctl_opt {
 	TCTL_OPT_TREQ,
 	TCTL_OPT_KEY_FILE,
 	TCTL_OPT_COMPAT,
+	TCTL_OPT_RBD,
+	TCTL_OPT_RBD_CONF,
+	TCTL_OPT_RBD_KEYRING,
+	TCTL_OPT_RBD_CLIENT,
 	TCTL_OPT_COUNT, /* at most 64: tctl_command.opts is a bit mask */
 };
 

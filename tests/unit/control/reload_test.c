@@ -313,6 +313,23 @@ static void what_cannot_change_live_is_refused_by_name(void)
 		     "differs (running 4096, file 512); remove the namespace and add it anew");
 	teardown();
 
+	/* An rbd key is part of what backs a namespace: a change is another namespace. (Built
+	 * in code on the fixture's RAM namespace: only the comparison is looked at here.) */
+	setup();
+	snprintf(same_as_running()->ns[1].rbd.image, sizeof(Next.subsystems[0].ns[1].rbd.image),
+		 "img2");
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(
+		err, "subsystems[0].namespaces[1] (" FX_SUBNQN ", nsid 2): nvmf_rbd_image "
+		     "differs (running \"\", file \"img2\"); remove the namespace and add it anew");
+	teardown();
+	setup();
+	snprintf(same_as_running()->ns[1].rbd.keyring, sizeof(Next.subsystems[0].ns[1].rbd.keyring),
+		 "/k");
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "nvmf_rbd_keyring differs"));
+	teardown();
+
 	setup();
 	same_as_running();
 	snprintf(Next.ports[0].trsvcid, sizeof(Next.ports[0].trsvcid), "4421");

@@ -106,6 +106,11 @@ static void enospc_einval_eopnotsupp_erofs_map_with_dnr(void)
 	CU_ASSERT_EQUAL(nvme_status_from_errno(-EINVAL, false), 0x002 | NVME_SC_DNR);
 	CU_ASSERT_EQUAL(nvme_status_from_errno(-EOPNOTSUPP, true), 0x001 | NVME_SC_DNR);
 	CU_ASSERT_EQUAL(nvme_status_from_errno(-EROFS, true), 0x020 | NVME_SC_DNR);
+	/* Ceph's EBLOCKLISTED (ESHUTDOWN, 108): this path is fenced off, another may serve:
+	 * Asymmetric Access Inaccessible (SCT 3h, 02h), no DNR, so the host retries there. */
+	CU_ASSERT_EQUAL(nvme_status_from_errno(-ESHUTDOWN, true), 0x302);
+	CU_ASSERT_EQUAL(nvme_status_from_errno(-108, false), 0x302);
+	CU_ASSERT_EQUAL(nvme_status_from_errno(-ETIMEDOUT, false), 0x006); /* as before */
 }
 
 /* A write past the file size limit: a write fault the host should not retry, never

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,6 +412,161 @@ static void uring_cmd_refuses_a_long_command_and_a_plain_ring(void)
 	nvmf_aio_fini(&aio);
 }
 
+/* ---- remote completions ---- */
+
+struct remote_op {
+	struct nvmf_aio_op op;
+	unsigned producer, seq;
+};
+
+/* What the owner saw: ops in the order their done() ran. */
+struct remote_log {
+	unsigned n;
+	unsigned next_seq[8]; /* per producer: the seq expected next */
+	bool out_of_order;
+	int last_res;
+};
+
+static void remote_done(struct nvmf_aio_op *op, int res)
+{
+	struct remote_op *r = (struct remote_op *)op;
+	struct remote_log *log = op->ctx;
+	if (r->seq != log->next_seq[r->producer])
+		log->out_of_order = true;
+	log->next_seq[r->producer] = r->seq + 1;
+	log->last_res = res;
+	log->n++;
+}
+
+static bool fd_readable(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	return poll(&p, 1, timeout_ms) == 1;
+}
+
+static void remote_completions_run_at_poll_in_completion_order(void)
+{
+	struct nvmf_aio aio;
+	CU_ASSERT_EQUAL_FATAL(nvmf_aio_init(&aio, 8), 0);
+	struct remote_log log = { 0 };
+	struct remote_op ops[3];
+	CU_ASSERT_FALSE(nvmf_aio_busy(&aio));
+	for (unsigned i = 0; i < 3; i++) {
+		ops[i] = (struct remote_op){ .op = { .done = remote_done, .ctx = &log }, .seq = i };
+		nvmf_aio_remote_begin(&aio, &ops[i].op);
+	}
+	CU_ASSERT_TRUE(nvmf_aio_busy(&aio));
+	CU_ASSERT_EQUAL(nvmf_aio_poll(&aio, 64), 0); /* none completed yet */
+	CU_ASSERT_FALSE(fd_readable(aio.event_fd, 0));
+	for (unsigned i = 0; i < 3; i++)
+		nvmf_aio_complete_remote(&aio, &ops[i].op, 4096 * (int)i);
+	CU_ASSERT_EQUAL(log.n, 0); /* never inside complete_remote */
+	CU_ASSERT_TRUE(fd_readable(aio.event_fd, 0));
+	CU_ASSERT_EQUAL(nvmf_aio_poll(&aio, 64), 3);
+	CU_ASSERT_EQUAL(log.n, 3);
+	CU_ASSERT_FALSE(log.out_of_order);
+	CU_ASSERT_EQUAL(log.last_res, 8192);
+	CU_ASSERT_FALSE(nvmf_aio_busy(&aio));
+	CU_ASSERT_FALSE(fd_readable(aio.event_fd, 0)); /* the poll cleared it */
+	nvmf_aio_fini(&aio);
+}
+
+static void remote_cancel_uncounts_an_op_that_never_went_out(void)
+{
+	struct nvmf_aio aio;
+	CU_ASSERT_EQUAL_FATAL(nvmf_aio_init(&aio, 8), 0);
+	struct remote_log log = { 0 };
+	struct remote_op op = { .op = { .done = remote_done, .ctx = &log } };
+	nvmf_aio_remote_begin(&aio, &op.op);
+	CU_ASSERT_TRUE(nvmf_aio_busy(&aio));
+	nvmf_aio_remote_cancel(&aio);
+	CU_ASSERT_FALSE(nvmf_aio_busy(&aio));
+	CU_ASSERT_EQUAL(nvmf_aio_poll(&aio, 64), 0);
+	CU_ASSERT_EQUAL(log.n, 0);
+	nvmf_aio_fini(&aio);
+}
+
+#define REMOTE_THREADS 4
+#define REMOTE_PER     2000
+
+struct producer {
+	struct nvmf_aio *aio;
+	struct remote_op *ops; /* REMOTE_PER of them, completed in seq order */
+};
+
+static void *producer_run(void *arg)
+{
+	struct producer *p = arg;
+	for (unsigned i = 0; i < REMOTE_PER; i++)
+		nvmf_aio_complete_remote(p->aio, &p->ops[i].op, 0);
+	return NULL;
+}
+
+static void remote_completions_from_many_threads_all_run_once_in_order(void)
+{
+	struct nvmf_aio aio;
+	CU_ASSERT_EQUAL_FATAL(nvmf_aio_init(&aio, 8), 0);
+	struct remote_log log = { 0 };
+	struct remote_op *ops = calloc(REMOTE_THREADS * REMOTE_PER, sizeof(*ops));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+	struct producer prod[REMOTE_THREADS];
+	pthread_t th[REMOTE_THREADS];
+	for (unsigned t = 0; t < REMOTE_THREADS; t++) {
+		prod[t] = (struct producer){ &aio, ops + t * REMOTE_PER };
+		for (unsigned i = 0; i < REMOTE_PER; i++) {
+			struct remote_op *r = &prod[t].ops[i];
+			*r = (struct remote_op){ .op = { .done = remote_done, .ctx = &log },
+						 .producer = t,
+						 .seq = i };
+			nvmf_aio_remote_begin(&aio, &r->op);
+		}
+	}
+	for (unsigned t = 0; t < REMOTE_THREADS; t++)
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&th[t], NULL, producer_run, &prod[t]), 0);
+	/* The owner sleeps on the eventfd like a poll group, and polls as it is woken. */
+	for (int spins = 0; nvmf_aio_busy(&aio) && spins < 10000; spins++)
+		if (!nvmf_aio_poll(&aio, 64))
+			fd_readable(aio.event_fd, 1000);
+	for (unsigned t = 0; t < REMOTE_THREADS; t++)
+		pthread_join(th[t], NULL);
+	CU_ASSERT_EQUAL(log.n, REMOTE_THREADS * REMOTE_PER);
+	CU_ASSERT_FALSE(log.out_of_order);
+	for (unsigned t = 0; t < REMOTE_THREADS; t++)
+		CU_ASSERT_EQUAL(log.next_seq[t], REMOTE_PER);
+	CU_ASSERT_FALSE(nvmf_aio_busy(&aio));
+	free(ops);
+	nvmf_aio_fini(&aio);
+}
+
+static void *late_complete(void *arg)
+{
+	struct remote_op *r = arg;
+	usleep(50 * 1000);
+	nvmf_aio_complete_remote(r->op.aio, &r->op, -5);
+	return NULL;
+}
+
+static void remote_completion_wakes_a_sleeper_on_the_eventfd(void)
+{
+	struct nvmf_aio aio;
+	CU_ASSERT_EQUAL_FATAL(nvmf_aio_init(&aio, 8), 0);
+	struct remote_log log = { 0 };
+	struct remote_op r = { .op = { .done = remote_done, .ctx = &log } };
+	nvmf_aio_remote_begin(&aio, &r.op);
+	pthread_t th;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, late_complete, &r), 0);
+	/* Asleep on the fd a poll group waits on: woken by the other thread's completion. */
+	CU_ASSERT_TRUE(fd_readable(aio.event_fd, 5000));
+	pthread_join(th, NULL);
+	CU_ASSERT_EQUAL(nvmf_aio_poll(&aio, 64), 1);
+	CU_ASSERT_EQUAL(log.n, 1);
+	CU_ASSERT_EQUAL(log.last_res, -5);
+	CU_ASSERT_FALSE(nvmf_aio_busy(&aio));
+	nvmf_aio_poll(&aio, 64);
+	CU_ASSERT_FALSE(fd_readable(aio.event_fd, 0)); /* no wake loop afterwards */
+	nvmf_aio_fini(&aio);
+}
+
 const struct unit_test aio_tests[] = {
 	{ "init_rejects_depth_not_power_of_two", init_rejects_depth_not_power_of_two },
 	{ "write_then_read_returns_bytes_and_data", write_then_read_returns_bytes_and_data },
@@ -431,5 +587,13 @@ const struct unit_test aio_tests[] = {
 	  uring_cmd_on_a_plain_file_fails_through_done_and_the_ring_goes_on },
 	{ "uring_cmd_refuses_a_long_command_and_a_plain_ring",
 	  uring_cmd_refuses_a_long_command_and_a_plain_ring },
+	{ "remote_completions_run_at_poll_in_completion_order",
+	  remote_completions_run_at_poll_in_completion_order },
+	{ "remote_cancel_uncounts_an_op_that_never_went_out",
+	  remote_cancel_uncounts_an_op_that_never_went_out },
+	{ "remote_completions_from_many_threads_all_run_once_in_order",
+	  remote_completions_from_many_threads_all_run_once_in_order },
+	{ "remote_completion_wakes_a_sleeper_on_the_eventfd",
+	  remote_completion_wakes_a_sleeper_on_the_eventfd },
 	{ NULL, NULL },
 };

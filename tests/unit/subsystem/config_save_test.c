@@ -43,7 +43,11 @@ static const char *const rich =
 	"     \"nvmf_backend\": \"file\", \"nvmf_size_bytes\": 1048576, \"nvmf_block_size\": 4096,"
 	"     \"nvmf_create\": true, \"nvmf_buffered\": true, \"nvmf_eui64\": \"0011223344556677\","
 	"     \"resv\": {\"enable\": \"1\"}},"
-	"    {\"nsid\": 2, \"enable\": 1, \"nvmf_backend\": \"ram\", \"nvmf_size_bytes\": \"64M\"}]},"
+	"    {\"nsid\": 2, \"enable\": 1, \"nvmf_backend\": \"ram\", \"nvmf_size_bytes\": \"64M\"},"
+	"    {\"nsid\": 3, \"nvmf_backend\": \"rbd\", \"nvmf_rbd_pool\": \"rbd\", \"nvmf_rbd_image\": \"img1\","
+	"     \"nvmf_rbd_namespace\": \"t1\", \"nvmf_rbd_conf\": \"/c/ceph.conf\","
+	"     \"nvmf_rbd_keyring\": \"/k/gw.keyring\", \"nvmf_rbd_client_id\": \"gw1\"},"
+	"    {\"nsid\": 4, \"nvmf_backend\": \"rbd\", \"nvmf_rbd_pool\": \"p2\", \"nvmf_rbd_image\": \"i2\"}]},"
 	"  {\"nqn\": \"nqn.s:b\", \"attr\": {\"allow_any_host\": \"1\"}},"
 	"  {\"nqn\": \"nqn.s:c\", \"passthru\": [{\"admin_timeout\": \"30\", \"clear_ids\": 0,"
 	"    \"device\": {\"path\": \"/dev/nvme1\"}, \"enable\": 1, \"io_timeout\": 5}]}]}";
@@ -65,6 +69,7 @@ static void same_ns(const struct nvmf_ns_config *a, const struct nvmf_ns_config 
 	CU_ASSERT_EQUAL(a->create, b->create);
 	CU_ASSERT_EQUAL(a->buffered, b->buffered);
 	CU_ASSERT_EQUAL(a->resv_enable, b->resv_enable);
+	CU_ASSERT_EQUAL(memcmp(&a->rbd, &b->rbd, sizeof(a->rbd)), 0);
 }
 
 static void same_config(const struct nvmf_config *a, const struct nvmf_config *b)
@@ -147,6 +152,10 @@ static void saved_configuration_loads_back_the_same(void)
 	CU_ASSERT_EQUAL(a.target.discovery_kato, 30);
 	CU_ASSERT_TRUE(a.subsystems[0].ns[0].resv_enable);
 	CU_ASSERT_FALSE(a.subsystems[0].ns[1].resv_enable);
+	CU_ASSERT_STRING_EQUAL(a.subsystems[0].ns[2].rbd.keyring, "/k/gw.keyring");
+	CU_ASSERT_STRING_EQUAL(a.subsystems[0].ns[3].rbd.client_id, "admin"); /* defaults, */
+	CU_ASSERT_STRING_EQUAL(a.subsystems[0].ns[3].rbd.conf, "/etc/ceph/ceph.conf");
+	CU_ASSERT_STRING_EQUAL(a.subsystems[0].ns[3].rbd.rados_ns, "");
 	CU_ASSERT_EQUAL_FATAL(a.n_tls_keys, 2);
 	CU_ASSERT_TRUE(a.tls_keys[0].compat); /* nvmf_tls_key_compat, kept on and off */
 	CU_ASSERT_FALSE(a.tls_keys[1].compat);

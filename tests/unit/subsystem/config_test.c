@@ -730,12 +730,89 @@ ERROR_TEST(
 	enabled_namespace_with_an_empty_path_is_refused,
 	WITH_NS("{'nsid':1,'enable':1,'device':{'path':''}}"),
 	"subsystems[0].namespaces[0].device.path: empty (needed unless nvmf_backend is \"ram\" or \"null\")")
+/* ---- rbd namespaces ---- */
+
+#define RBD(extra) \
+	"{'nsid':1,'nvmf_backend':'rbd','nvmf_rbd_pool':'rbd','nvmf_rbd_image':'img1'" extra "}"
+#define RBD_ERR "subsystems[0].namespaces[0]."
+
+static void rbd_namespace_takes_its_keys_and_defaults(void)
+{
+	struct nvmf_config cfg;
+	if (!expect_ok(WITH_NS(RBD("")), &cfg))
+		return;
+	const struct nvmf_ns_config *ns = &cfg.subsystems[0].ns[0];
+	CU_ASSERT_EQUAL(ns->kind, NVMF_BACKEND_RBD);
+	CU_ASSERT_STRING_EQUAL(ns->rbd.pool, "rbd");
+	CU_ASSERT_STRING_EQUAL(ns->rbd.image, "img1");
+	CU_ASSERT_STRING_EQUAL(ns->rbd.rados_ns, "");
+	CU_ASSERT_STRING_EQUAL(ns->rbd.conf, "/etc/ceph/ceph.conf");
+	CU_ASSERT_STRING_EQUAL(ns->rbd.keyring, "");
+	CU_ASSERT_STRING_EQUAL(ns->rbd.client_id, "admin");
+	CU_ASSERT_PTR_NULL(ns->path);
+	nvmf_config_free(&cfg);
+	if (!expect_ok(WITH_NS(RBD(",'nvmf_rbd_namespace':'tenant1','nvmf_rbd_conf':'/c/ceph.conf',"
+				   "'nvmf_rbd_keyring':'/k/gw.keyring','nvmf_rbd_client_id':'gw1',"
+				   "'nvmf_block_size':4096")),
+		       &cfg))
+		return;
+	ns = &cfg.subsystems[0].ns[0];
+	CU_ASSERT_STRING_EQUAL(ns->rbd.rados_ns, "tenant1");
+	CU_ASSERT_STRING_EQUAL(ns->rbd.conf, "/c/ceph.conf");
+	CU_ASSERT_STRING_EQUAL(ns->rbd.keyring, "/k/gw.keyring");
+	CU_ASSERT_STRING_EQUAL(ns->rbd.client_id, "gw1");
+	CU_ASSERT_EQUAL(ns->block_size, 4096);
+	nvmf_config_free(&cfg);
+}
+
+ERROR_TEST(rbd_namespace_without_a_pool_is_refused,
+	   WITH_NS("{'nsid':1,'nvmf_backend':'rbd','nvmf_rbd_image':'img1'}"),
+	   RBD_ERR "nvmf_rbd_pool: required key is missing")
+ERROR_TEST(rbd_namespace_without_an_image_is_refused,
+	   WITH_NS("{'nsid':1,'nvmf_backend':'rbd','nvmf_rbd_pool':'rbd'}"),
+	   RBD_ERR "nvmf_rbd_image: required key is missing")
+ERROR_TEST(rbd_namespace_with_a_device_path_is_refused,
+	   WITH_NS(RBD(",'device':{'path':'/dev/rbd0'}")),
+	   RBD_ERR "device.path: an \"rbd\" namespace has no device path (its image is "
+		   "nvmf_rbd_pool and nvmf_rbd_image)")
+ERROR_TEST(rbd_namespace_with_a_size_is_refused, WITH_NS(RBD(",'nvmf_size_bytes':'1G'")),
+	   RBD_ERR "nvmf_size_bytes: an \"rbd\" namespace has no file: its size is the image's "
+		   "(rbd resize changes it)")
+ERROR_TEST(rbd_namespace_buffered_is_refused, WITH_NS(RBD(",'nvmf_buffered':true")),
+	   RBD_ERR "nvmf_buffered: an \"rbd\" namespace has no file: its size is the image's "
+		   "(rbd resize changes it)")
+ERROR_TEST(rbd_namespace_create_is_refused, WITH_NS(RBD(",'nvmf_create':true")),
+	   RBD_ERR "nvmf_create: an \"rbd\" namespace has no file: its size is the image's "
+		   "(rbd resize changes it)")
+ERROR_TEST(rbd_namespace_with_reservations_is_refused, WITH_NS(RBD(",'resv':{'enable':'1'}")),
+	   RBD_ERR "resv: reservations cannot be enabled on an \"rbd\" namespace: reservations "
+		   "are per-gateway state, and are not shared with the other gateways serving "
+		   "the same image, so a host fenced off here could still write through "
+		   "another gateway")
+ERROR_TEST(rbd_relative_conf_is_refused, WITH_NS(RBD(",'nvmf_rbd_conf':'ceph.conf'")),
+	   RBD_ERR "nvmf_rbd_conf: \"ceph.conf\" is not an absolute path")
+ERROR_TEST(rbd_relative_keyring_is_refused, WITH_NS(RBD(",'nvmf_rbd_keyring':'k'")),
+	   RBD_ERR "nvmf_rbd_keyring: \"k\" is not an absolute path")
+ERROR_TEST(rbd_image_name_with_a_slash_is_refused,
+	   WITH_NS("{'nsid':1,'nvmf_backend':'rbd','nvmf_rbd_pool':'rbd','nvmf_rbd_image':'a/b'}"),
+	   RBD_ERR "nvmf_rbd_image: \"a/b\" is not a Ceph name (printable ASCII without spaces, "
+		   "'/' or '@')")
+ERROR_TEST(rbd_empty_pool_is_refused,
+	   WITH_NS("{'nsid':1,'nvmf_backend':'rbd','nvmf_rbd_pool':'','nvmf_rbd_image':'i'}"),
+	   RBD_ERR "nvmf_rbd_pool: is empty")
+ERROR_TEST(rbd_key_on_a_file_namespace_is_refused,
+	   WITH_NS("{'nsid':1,'device':{'path':'/tmp/x'},'nvmf_rbd_pool':'rbd'}"),
+	   RBD_ERR "nvmf_rbd_pool: only an \"rbd\" namespace has it (nvmf_backend is \"auto\")")
+ERROR_TEST(rbd_key_on_a_ram_namespace_is_refused,
+	   WITH_NS("{'nsid':1,'nvmf_backend':'ram','nvmf_size_bytes':'1M','nvmf_rbd_keyring':'/k'}"),
+	   RBD_ERR "nvmf_rbd_keyring: only an \"rbd\" namespace has it (nvmf_backend is \"ram\")")
+
 ERROR_TEST(relative_device_path_is_refused, WITH_NS("{'nsid':1,'device':{'path':'disk.img'}}"),
 	   "subsystems[0].namespaces[0].device.path: \"disk.img\" is not an absolute path")
 ERROR_TEST(
 	unknown_backend_is_refused,
 	WITH_NS("{'nsid':1,'nvmf_backend':'spdk','device':{'path':'/x'}}"),
-	"subsystems[0].namespaces[0].nvmf_backend: \"spdk\" is not a backend (file, bdev, nvme, ram or null)")
+	"subsystems[0].namespaces[0].nvmf_backend: \"spdk\" is not a backend (file, bdev, nvme, ram, null or rbd)")
 ERROR_TEST(
 	ram_namespace_without_a_size_is_refused, WITH_NS(RAM("")),
 	"subsystems[0].namespaces[0].nvmf_size_bytes: required key is missing (a \"ram\" namespace needs its size)")
@@ -792,7 +869,7 @@ ERROR_TEST(
 	WITH_NS("{'nsid':1,'device':{'path':'/x'},'nvmf_blocksize':512}"),
 	"subsystems[0].namespaces[0].nvmf_blocksize: unknown key; did you mean 'nvmf_block_size'? "
 	"(known here: nsid, enable, device, ana_grpid, ana, resv, nvmf_backend, nvmf_size_bytes, "
-	"nvmf_block_size, nvmf_create, nvmf_buffered, nvmf_eui64)")
+	"nvmf_block_size, nvmf_create, nvmf_buffered, nvmf_eui64, nvmf_rbd_pool, nvmf_rbd_image, nvmf_rbd_namespace, nvmf_rbd_conf, nvmf_rbd_keyring, nvmf_rbd_client_id)")
 
 /* ---- subsystems ------------------------------------------------------------------- */
 
@@ -1519,11 +1596,12 @@ ERROR_TEST(
 	"subsystems[0].attr.allow_any_hots: unknown key; did you mean 'allow_any_host'? (known "
 	"here: allow_any_host, serial, model, firmware, version, cntlid_min, cntlid_max, qid_max, "
 	"pi_enable)")
-ERROR_TEST(misspelt_extension_key_is_refused_with_a_suggestion,
-	   WITH_NS("{'nsid':1,'device':{'path':'/x'},'nvmf_creat':true,'nvmf_size_bytes':'1M'}"),
-	   "subsystems[0].namespaces[0].nvmf_creat: unknown key; did you mean 'nvmf_create'? (known "
-	   "here: nsid, enable, device, ana_grpid, ana, resv, nvmf_backend, nvmf_size_bytes, "
-	   "nvmf_block_size, nvmf_create, nvmf_buffered, nvmf_eui64)")
+ERROR_TEST(
+	misspelt_extension_key_is_refused_with_a_suggestion,
+	WITH_NS("{'nsid':1,'device':{'path':'/x'},'nvmf_creat':true,'nvmf_size_bytes':'1M'}"),
+	"subsystems[0].namespaces[0].nvmf_creat: unknown key; did you mean 'nvmf_create'? (known "
+	"here: nsid, enable, device, ana_grpid, ana, resv, nvmf_backend, nvmf_size_bytes, "
+	"nvmf_block_size, nvmf_create, nvmf_buffered, nvmf_eui64, nvmf_rbd_pool, nvmf_rbd_image, nvmf_rbd_namespace, nvmf_rbd_conf, nvmf_rbd_keyring, nvmf_rbd_client_id)")
 /* The path names the second namespace and the object inside it. */
 ERROR_TEST(misspelt_key_deep_in_a_namespace_is_named_by_its_path,
 	   WITH_NS(NS ",{'nsid':2,'device':{'pth':'/tmp/y'}}"),
@@ -1671,6 +1749,20 @@ const struct unit_test config_tests[] = {
 	T(file_namespace_without_a_path_is_refused),
 	T(enabled_namespace_with_an_empty_path_is_refused),
 	T(relative_device_path_is_refused),
+	T(rbd_namespace_takes_its_keys_and_defaults),
+	T(rbd_namespace_without_a_pool_is_refused),
+	T(rbd_namespace_without_an_image_is_refused),
+	T(rbd_namespace_with_a_device_path_is_refused),
+	T(rbd_namespace_with_a_size_is_refused),
+	T(rbd_namespace_buffered_is_refused),
+	T(rbd_namespace_create_is_refused),
+	T(rbd_namespace_with_reservations_is_refused),
+	T(rbd_relative_conf_is_refused),
+	T(rbd_relative_keyring_is_refused),
+	T(rbd_image_name_with_a_slash_is_refused),
+	T(rbd_empty_pool_is_refused),
+	T(rbd_key_on_a_file_namespace_is_refused),
+	T(rbd_key_on_a_ram_namespace_is_refused),
 	T(unknown_backend_is_refused),
 	T(ram_namespace_without_a_size_is_refused),
 	T(ram_namespace_of_size_0_is_refused),

@@ -489,17 +489,44 @@ static void namespace_add_builds_an_nvmetcli_namespace_object(void)
 		    "namespace_add",
 		    "{\"nqn\":\"nqn.a\",\"namespace\":{\"enable\":true,\"device\":{\"path\":"
 		    "\"/dev/nvme0n1\"},\"nvmf_backend\":\"nvme\"}}");
+	expect_call(parse(&p, "namespace", "add", "nqn.a", "--rbd", "rbd/vm1", NULL),
+		    "namespace_add",
+		    "{\"nqn\":\"nqn.a\",\"namespace\":{\"enable\":true,\"nvmf_backend\":\"rbd\","
+		    "\"nvmf_rbd_pool\":\"rbd\",\"nvmf_rbd_image\":\"vm1\"}}");
+	expect_call(
+		parse(&p, "namespace", "add", "nqn.a", "--rbd", "p/t1/vm1", "--rbd-conf",
+		      "/c/ceph.conf", "--rbd-keyring", "/k/gw.keyring", "--rbd-client", "gw1",
+		      "--block-size", "4096", NULL),
+		"namespace_add",
+		"{\"nqn\":\"nqn.a\",\"namespace\":{\"enable\":true,\"nvmf_backend\":\"rbd\","
+		"\"nvmf_rbd_pool\":\"p\",\"nvmf_rbd_namespace\":\"t1\",\"nvmf_rbd_image\":\"vm1\","
+		"\"nvmf_rbd_conf\":\"/c/ceph.conf\",\"nvmf_rbd_keyring\":\"/k/gw.keyring\","
+		"\"nvmf_rbd_client_id\":\"gw1\",\"nvmf_block_size\":4096}}");
 }
 
 static void namespace_add_rejects_options_that_do_not_go_together(void)
 {
 	struct parsed p;
-	expect_usage(parse(&p, "namespace", "add", "nqn.a", NULL),
-		     "namespace add: one of --path PATH, --ram SIZE or --null SIZE is required");
+	expect_usage(
+		parse(&p, "namespace", "add", "nqn.a", NULL),
+		"namespace add: one of --path PATH, --ram SIZE, --null SIZE or --rbd POOL/IMAGE is "
+		"required");
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--path", "/x", NULL),
-		     "namespace add: --path, --ram and --null exclude each other");
+		     "namespace add: --path, --ram, --null and --rbd exclude each other");
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--size", "2M", NULL),
 		     "namespace add: --size goes with --path only (--ram takes no file)");
+	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--rbd", "rbd/vm1", "--size", "2M",
+			   NULL),
+		     "namespace add: --size goes with --path only (--rbd takes no file)");
+	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--rbd", "rbd", NULL),
+		     "namespace add: --rbd 'rbd' is not POOL/IMAGE or POOL/NAMESPACE/IMAGE");
+	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--rbd", "a/b/c/d", NULL),
+		     "namespace add: --rbd 'a/b/c/d' is not POOL/IMAGE or POOL/NAMESPACE/IMAGE");
+	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--rbd", "rbd//vm1", NULL),
+		     "namespace add: --rbd 'rbd//vm1' is not POOL/IMAGE or POOL/NAMESPACE/IMAGE");
+	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--ram", "1M", "--rbd-keyring", "/k",
+			   NULL),
+		     "namespace add: --rbd-keyring goes with --rbd only");
 	expect_usage(parse(&p, "namespace", "add", "nqn.a", "--null", "1M", "--backend", "file",
 			   NULL),
 		     "namespace add: --backend goes with --path only (--null takes no file)");

@@ -88,8 +88,9 @@ static void a_usage_error_exits_2_and_sends_nothing(void)
 			       "nvmf-targetctl: namespace remove: NSID 'abc' is not a number\n");
 	CU_ASSERT_STRING_EQUAL(t.out, "");
 	CU_ASSERT_EQUAL(run(&t, "namespace", "add", "--help", NULL), TCTL_OK);
-	static const char usage[] = "Usage: nvmf-targetctl [GLOBAL OPTIONS] namespace add NQN "
-				    "(--path PATH | --ram SIZE | --null SIZE) [OPTIONS]\n";
+	static const char usage[] =
+		"Usage: nvmf-targetctl [GLOBAL OPTIONS] namespace add NQN "
+		"(--path PATH | --ram SIZE | --null SIZE | --rbd POOL/IMAGE) [OPTIONS]\n";
 	CU_ASSERT_EQUAL(strncmp(t.out, usage, strlen(usage)), 0);
 	CU_ASSERT_STRING_EQUAL(t.err, "");
 	CU_ASSERT_EQUAL(t.srv.calls, 0);

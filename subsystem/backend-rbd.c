@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RBD backend: a Ceph RBD image through librbd is the namespace (docs/ceph.md).
+ *
+ * Open: a cluster handle of its own per namespace (rados_create2 as client.<id>, the
+ * ceph.conf, an optional keyring, bounded timeouts), the pool's I/O context (and RADOS
+ * namespace), the image. Every failure is one line naming the image and the cause.
+ *
+ * I/O: rbd_aio_read / rbd_aio_write / rbd_aio_flush; Write Zeroes and Deallocate are both
+ * rbd_aio_write_zeroes, since rbd_aio_discard leaves partial objects as they were (a read
+ * after it need not return zeroes, which DLFEAT 001b promises). librbd completes on a
+ * thread of its own: the callback hands the op back to the submitting poll group with
+ * nvmf_aio_complete_remote (subsystem/aio.h), whose next poll runs io->done there. Fused
+ * Compare and Write is done by the core under its LBA lock (target/caw.c);
+ * rbd_aio_compare_and_write is not used.
+ *
+ * Resize: the image's size can change under us (rbd resize elsewhere). An update watch
+ * (rbd_update_watch) calls b->watch from librbd's thread; the target answers by reading
+ * the size (device_size: rbd_get_size, called at Identify and on that notice only, never
+ * per I/O) and telling the hosts.
+ *
+ * Close: librbd callbacks still running are waited for (the count of ops handed to
+ * librbd whose callback has not returned), then the watch, image and cluster are closed
+ * (rbd_close waits for librbd's own work and writes back its cache).
+ */
+#include "subsystem/backend.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <rados/librados.h>
+#include <rbd/librbd.h>
+#include "util/log.h"
+
+/* Seconds: the first contact with the monitors, then each monitor and OSD operation. */
+#define RBD_MOUNT_TIMEOUT "10"
+#define RBD_OP_TIMEOUT    "30"
+
+/* An open image. */
+struct rbd_dev {
+	struct nvmf_bdev *b;
+	rados_t cluster;
+	rados_ioctx_t ioctx;
+	rbd_image_t image;
+	uint64_t watch_handle;
+	bool cluster_made, ioctx_made, watching;
+	unsigned outstanding; /* ops handed to librbd whose callback has not returned
+			       * (atomic: submitters and librbd's threads) */
+	char name[400];       /* "pool[/namespace]/image", for messages */
+};
+
+/* "pool[/namespace]/image" of @r into @out. */
+static void rbd_name(const struct nvmf_rbd_config *r, char *out, size_t n)
+{
+	if (r->rados_ns[0])
+		snprintf(out, n, "%s/%s/%s", r->pool, r->rados_ns, r->image);
+	else
+		snprintf(out, n, "%s/%s", r->pool, r->image);
+}
+
+/* The message for a failed rados_connect (-@rc). */
+static void connect_error(const struct rbd_dev *d, const struct nvmf_rbd_config *r, int rc,
+			  char *err, size_t errlen)
+{
+	const char *keyring = r->keyring[0] ? r->keyring : "as ceph.conf says";
+	switch (rc) {
+	case -ETIMEDOUT:
+		snprintf(err, errlen,
+			 "cannot reach the cluster in %s as client.%s: no monitor answered "
+			 "within " RBD_MOUNT_TIMEOUT " s",
+			 r->conf, r->client_id);
+		return;
+	case -EACCES:
+	case -EPERM:
+	case -EKEYREJECTED:
+		snprintf(err, errlen, "rbd %s: authentication failed (client.%s, keyring %s)",
+			 d->name, r->client_id, keyring);
+		return;
+	case -ENOENT:
+		/* No key for the client in any keyring found, or no monitor address. */
+		snprintf(err, errlen,
+			 "rbd %s: cannot connect to the cluster in %s as client.%s: no key for "
+			 "client.%s (keyring %s) or no monitor address",
+			 d->name, r->conf, r->client_id, r->client_id, keyring);
+		return;
+	default:
+		snprintf(err, errlen,
+			 "rbd %s: cannot connect to the cluster in %s as client.%s: %s", d->name,
+			 r->conf, r->client_id, strerror(-rc));
+	}
+}
+
+static void rbd_teardown(struct rbd_dev *d)
+{
+	if (d->watching)
+		rbd_update_unwatch(d->image, d->watch_handle);
+	d->watching = false;
+	if (d->image)
+		rbd_close(d->image);
+	d->image = NULL;
+	if (d->ioctx_made)
+		rados_ioctx_destroy(d->ioctx);
+	d->ioctx_made = false;
+	if (d->cluster_made)
+		rados_shutdown(d->cluster);
+	d->cluster_made = false;
+}
+
+/* librbd's update watch: the image header changed (a resize among others). */
+static void rbd_watch_cb(void *arg)
+{
+	struct rbd_dev *d = arg;
+	struct nvmf_bdev_watch *w = __atomic_load_n(&d->b->watch, __ATOMIC_ACQUIRE);
+	if (w)
+		w->fn(w);
+}
+
+static int rbd_open_dev(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err,
+			size_t errlen)
+{
+	const struct nvmf_rbd_config *r = &cfg->rbd;
+	if (!r->pool[0] || !r->image[0]) {
+		snprintf(err, errlen,
+			 "namespace %u: an rbd namespace needs nvmf_rbd_pool and "
+			 "nvmf_rbd_image",
+			 cfg->nsid);
+		return -1;
+	}
+	struct rbd_dev *d = calloc(1, sizeof(*d));
+	if (!d) {
+		snprintf(err, errlen, "rbd %s/%s: out of memory", r->pool, r->image);
+		return -1;
+	}
+	d->b = b;
+	rbd_name(r, d->name, sizeof(d->name));
+	const char *conf = r->conf[0] ? r->conf : NVMF_RBD_DEFAULT_CONF;
+	const char *id = r->client_id[0] ? r->client_id : NVMF_RBD_DEFAULT_CLIENT;
+	char client[80];
+	snprintf(client, sizeof(client), "client.%s", id);
+	if (nvmf_backend_block_size(cfg, d->name, &b->block_size, err, errlen) < 0)
+		goto fail;
+	/* Checked here so that a missing or unreadable keyring is named as such, not as
+	 * a failed authentication. Only its path is ever shown, never what it holds. */
+	if (r->keyring[0] && access(r->keyring, R_OK) < 0) {
+		snprintf(err, errlen, "rbd %s: keyring %s: %s", d->name, r->keyring,
+			 strerror(errno));
+		goto fail;
+	}
+	int rc = rados_create2(&d->cluster, "ceph", client, 0);
+	if (rc < 0) {
+		snprintf(err, errlen, "rbd %s: cannot create a cluster handle for %s: %s", d->name,
+			 client, strerror(-rc));
+		goto fail;
+	}
+	d->cluster_made = true;
+	if ((rc = rados_conf_read_file(d->cluster, conf)) < 0) {
+		snprintf(err, errlen, "rbd %s: cannot read %s: %s", d->name, conf, strerror(-rc));
+		goto fail;
+	}
+	/* Bounded waits: an unreachable cluster fails the open in seconds, and an I/O the
+	 * cluster does not answer fails (-ETIMEDOUT) instead of hanging a host's command.
+	 * librados' own log lines stay off our stderr: what failed is said here. */
+	static const char *const opts[][2] = {
+		{ "client_mount_timeout", RBD_MOUNT_TIMEOUT },
+		{ "rados_osd_op_timeout", RBD_OP_TIMEOUT },
+		{ "rados_mon_op_timeout", RBD_OP_TIMEOUT },
+		{ "log_to_stderr", "false" },
+		{ "err_to_stderr", "false" },
+	};
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if ((rc = rados_conf_set(d->cluster, opts[i][0], opts[i][1])) < 0) {
+			snprintf(err, errlen, "rbd %s: cannot set %s: %s", d->name, opts[i][0],
+				 strerror(-rc));
+			goto fail;
+		}
+	if (r->keyring[0] && (rc = rados_conf_set(d->cluster, "keyring", r->keyring)) < 0) {
+		snprintf(err, errlen, "rbd %s: cannot use keyring %s: %s", d->name, r->keyring,
+			 strerror(-rc));
+		goto fail;
+	}
+	if ((rc = rados_connect(d->cluster)) < 0) {
+		connect_error(d, r, rc, err, errlen);
+		goto fail;
+	}
+	if ((rc = rados_ioctx_create(d->cluster, r->pool, &d->ioctx)) < 0) {
+		if (rc == -ENOENT)
+			snprintf(err, errlen, "rbd %s: no such pool", d->name);
+		else
+			snprintf(err, errlen, "rbd %s: cannot open pool %s: %s", d->name, r->pool,
+				 strerror(-rc));
+		goto fail;
+	}
+	d->ioctx_made = true;
+	if (r->rados_ns[0])
+		rados_ioctx_set_namespace(d->ioctx, r->rados_ns);
+	if ((rc = rbd_open(d->ioctx, r->image, &d->image, NULL)) < 0) {
+		d->image = NULL;
+		if (rc == -ENOENT)
+			snprintf(err, errlen, "rbd %s: no such image", d->name);
+		else if (rc == -EACCES || rc == -EPERM)
+			snprintf(err, errlen, "rbd %s: client.%s may not open it (its caps): %s",
+				 d->name, id, strerror(-rc));
+		else
+			snprintf(err, errlen, "rbd %s: cannot open the image: %s", d->name,
+				 strerror(-rc));
+		goto fail;
+	}
+	uint64_t size;
+	rbd_image_info_t info;
+	if ((rc = rbd_get_size(d->image, &size)) < 0 ||
+	    (rc = rbd_stat(d->image, &info, sizeof(info))) < 0) {
+		snprintf(err, errlen, "rbd %s: cannot read its size: %s", d->name, strerror(-rc));
+		goto fail;
+	}
+	b->size = size - size % b->block_size;
+	if (b->size == 0) {
+		snprintf(err, errlen,
+			 "rbd %s: the image is %llu bytes, smaller than one block of %u "
+			 "bytes",
+			 d->name, (unsigned long long)size, b->block_size);
+		goto fail;
+	}
+	/* librbd caches writes (rbd_cache, write-through until the first flush): a host's
+	 * Flush becomes rbd_aio_flush. */
+	b->volatile_cache = true;
+	if (info.obj_size && info.obj_size <= UINT32_MAX)
+		b->optimal_io = (uint32_t)info.obj_size;
+	b->priv = d;
+	if ((rc = rbd_update_watch(d->image, &d->watch_handle, rbd_watch_cb, d)) < 0)
+		nvmf_bdev_note(b,
+			       "rbd %s: cannot watch the image for resizes (%s): run Identify "
+			       "(nvme ns-rescan) after an rbd resize",
+			       d->name, strerror(-rc));
+	else
+		d->watching = true;
+	nvmf_bdev_note(b, "rbd %s: %llu bytes, objects of %llu bytes, as client.%s through %s",
+		       d->name, (unsigned long long)size, (unsigned long long)info.obj_size, id,
+		       conf);
+	return 0;
+fail:
+	rbd_teardown(d);
+	free(d);
+	b->priv = NULL;
+	return -1;
+}
+
+static void rbd_close_dev(struct nvmf_bdev *b)
+{
+	struct rbd_dev *d = b->priv;
+	if (!d)
+		return;
+	/* The target closes a namespace after its last command has answered, so no op
+	 * should be out; should one be (a callback between its hand-back and its return),
+	 * wait for it: it still reads this structure. */
+	for (unsigned ms = 0; __atomic_load_n(&d->outstanding, __ATOMIC_ACQUIRE); ms++) {
+		if (ms == 1000)
+			nvmf_logger_write(NULL, NVMF_LOGC_BACKEND, NVMF_LOG_WARNING,
+					  "rbd %s: waiting for %u librbd operation(s) before "
+					  "closing",
+					  d->name,
+					  __atomic_load_n(&d->outstanding, __ATOMIC_ACQUIRE));
+		usleep(1000);
+	}
+	rbd_teardown(d);
+	free(d);
+	b->priv = NULL;
+}
+
+/* On the submitting poll group (nvmf_aio_poll): the op's end. */
+static void rbd_op_done(struct nvmf_aio_op *op, int res)
+{
+	struct nvmf_bdev_io *io = container_of(op, struct nvmf_bdev_io, aio);
+	io->done(io, res < 0 ? res : 0);
+}
+
+/* On a librbd thread: hand the op back to its poll group. */
+static void rbd_cb(rbd_completion_t c, void *arg)
+{
+	struct nvmf_bdev_io *io = arg;
+	struct rbd_dev *d = io->aio.ctx;
+	ssize_t r = rbd_aio_get_return_value(c);
+	rbd_aio_release(c);
+	/* A read or write returns its length, a flush or zeroing 0: only < 0 is an error. */
+	nvmf_aio_complete_remote(io->aio.aio, &io->aio, r < 0 ? (int)r : 0);
+	/* io may be gone now; d lives until this count drops (rbd_close_dev). */
+	__atomic_sub_fetch(&d->outstanding, 1, __ATOMIC_RELEASE);
+}
+
+static int rbd_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev_io *io)
+{
+	struct rbd_dev *d = b->priv;
+	rbd_completion_t c;
+	io->aio.done = rbd_op_done;
+	io->aio.ctx = d;
+	int rc = rbd_aio_create_completion(io, rbd_cb, &c);
+	if (rc < 0) {
+		io->done(io, rc);
+		return 0;
+	}
+	nvmf_aio_remote_begin(aio, &io->aio);
+	__atomic_add_fetch(&d->outstanding, 1, __ATOMIC_ACQUIRE);
+	switch (io->op) {
+	case NVMF_BDEV_READ:
+		rc = rbd_aio_read(d->image, io->offset, io->len, io->buf, c);
+		break;
+	case NVMF_BDEV_WRITE:
+		rc = rbd_aio_write(d->image, io->offset, io->len, io->buf, c);
+		break;
+	case NVMF_BDEV_FLUSH:
+		rc = rbd_aio_flush(d->image, c);
+		break;
+	case NVMF_BDEV_WRITE_ZEROES:
+	case NVMF_BDEV_DISCARD:
+		rc = rbd_aio_write_zeroes(d->image, io->offset, io->len, c, 0, 0);
+		break;
+	default:
+		rc = -EINVAL;
+		break;
+	}
+	if (rc < 0) {
+		/* Refused at once: the callback never runs. */
+		__atomic_sub_fetch(&d->outstanding, 1, __ATOMIC_RELEASE);
+		nvmf_aio_remote_cancel(aio);
+		rbd_aio_release(c);
+		io->done(io, rc);
+	}
+	return 0;
+}
+
+/* The image's size now: librbd refreshes the header first when a notice said it
+ * changed (one round trip then, none otherwise). */
+static int rbd_device_size(struct nvmf_bdev *b, uint64_t *bytes)
+{
+	struct rbd_dev *d = b->priv;
+	int rc = rbd_get_size(d->image, bytes);
+	return rc < 0 ? rc : 0;
+}
+
+const struct nvmf_bdev_ops nvmf_backend_rbd_ops = {
+	.name = "rbd",
+	.open = rbd_open_dev,
+	.close = rbd_close_dev,
+	.submit = rbd_submit,
+	.device_size = rbd_device_size,
+};
