@@ -16,7 +16,7 @@
 # gateway broke its lock) answers Asymmetric Access Inaccessible; a namespace
 # removed while a host writes to it closes after its last command, no crash; SIGTERM
 # exits 0. Each check prints "ok - what" or "FAIL - what"; exit 1 if any failed. Without
-# root or the cluster script it says "skip" and exits 0.
+# root or the cluster script it fails, saying which.
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,12 +32,12 @@ TGT_PID=
 PERF_PID=
 
 if [ "$(id -u)" != 0 ]; then
-    echo "skip - rbd_test needs root (the Ceph daemons)"
-    exit 0
+    echo "FAIL - rbd_test needs root (the Ceph daemons of tests/ceph/cluster)"
+    exit 1
 fi
 if [ ! -x "$CLUSTER" ]; then
-    echo "skip - no cluster script $CLUSTER (set CEPH_CLUSTER_SCRIPT)"
-    exit 0
+    echo "FAIL - no cluster script $CLUSTER (set CEPH_CLUSTER_SCRIPT)"
+    exit 1
 fi
 ST=$(mktemp -d /tmp/nvmf-rbd-local.XXXXXX)
 
