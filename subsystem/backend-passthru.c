@@ -154,6 +154,7 @@ static int submit_chunk(struct nvmf_bdev *b, const struct nvmf_drive_ns *ns, str
 		c.opcode = nvme_cmd_flush;
 		break;
 	case NVMF_BDEV_NVME_CMD:
+	case NVMF_BDEV_COMPARE_AND_WRITE: /* never reaches here: nvmf_bdev_submit */
 		break;
 	}
 	io->dio.done = rw_chunk_done;

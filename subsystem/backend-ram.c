@@ -92,6 +92,7 @@ static int ram_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bde
 		ram_zero(b, io->offset, io->len);
 		break;
 	case NVMF_BDEV_NVME_CMD: /* never reaches here: nvmf_bdev_submit */
+	case NVMF_BDEV_COMPARE_AND_WRITE:
 		io->done(io, -EOPNOTSUPP);
 		return 0;
 	}

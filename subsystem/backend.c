@@ -136,6 +136,9 @@ int nvmf_bdev_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev
 			io->done(io, -EOPNOTSUPP);
 			return 0;
 		}
+	} else if (io->op == NVMF_BDEV_COMPARE_AND_WRITE && !b->caw_atomic) {
+		io->done(io, -EOPNOTSUPP);
+		return 0;
 	} else if (io->op != NVMF_BDEV_FLUSH) {
 		/* -EINVAL unless @io fits the namespace: a known op, offset and length whole
 		 * blocks inside the size, a READ or WRITE with a buffer, block aligned under
@@ -144,11 +147,15 @@ int nvmf_bdev_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bdev
 		uint64_t bs = b->block_size;
 		uint64_t size =
 			__atomic_load_n(&b->size, __ATOMIC_ACQUIRE); /* a resize may move it */
-		bool rw = io->op == NVMF_BDEV_READ || io->op == NVMF_BDEV_WRITE;
+		bool caw = io->op == NVMF_BDEV_COMPARE_AND_WRITE;
+		bool rw = io->op == NVMF_BDEV_READ || io->op == NVMF_BDEV_WRITE || caw;
+		uint64_t cb = b->caw_boundary;
 		if ((!rw && io->op != NVMF_BDEV_WRITE_ZEROES && io->op != NVMF_BDEV_DISCARD) ||
 		    io->offset % bs || io->len % bs || io->offset > size ||
 		    io->len > size - io->offset ||
-		    (rw && ((io->len && !io->buf) || (b->direct && (uintptr_t)io->buf % bs)))) {
+		    (rw && ((io->len && !io->buf) || (b->direct && (uintptr_t)io->buf % bs))) ||
+		    (caw && (!io->len || !io->cmp ||
+			     (cb && io->offset / cb != (io->offset + io->len - 1) / cb)))) {
 			io->done(io, -EINVAL);
 			return 0;
 		}
@@ -505,6 +512,7 @@ int nvmf_backend_fd_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvm
 	case NVMF_BDEV_DISCARD:
 		return zero_queue(b, aio, io);
 	case NVMF_BDEV_NVME_CMD: /* nvmf_bdev_submit lets it reach passthru only */
+	case NVMF_BDEV_COMPARE_AND_WRITE: /* and this the caw_atomic ones */
 		break;
 	}
 	io->done(io, -EINVAL);

@@ -22,6 +22,12 @@ enum nvmf_bdev_op {
 	NVMF_BDEV_DISCARD,      /* deallocate; reads back as zeroes (DLFEAT 001b) */
 	NVMF_BDEV_NVME_CMD,     /* passthru backend only: the NVMe I/O command io->cmd as
 				 * the host sent it, buf/len its data (others: -EOPNOTSUPP) */
+	NVMF_BDEV_COMPARE_AND_WRITE, /* backends with caw_atomic only (others: -EOPNOTSUPP):
+				 * write buf (len bytes) at offset only if the range holds
+				 * io->cmp (len bytes), in one step no other writer of the
+				 * storage can come between, whatever process it is in;
+				 * -EILSEQ when it does not (nothing written). The range must
+				 * not cross a multiple of caw_boundary */
 };
 
 struct nvmf_bdev_io;
@@ -33,7 +39,8 @@ struct nvmf_bdev_io {
 	enum nvmf_bdev_op op;
 	uint64_t offset;
 	uint64_t len;
-	void *buf; /* READ/WRITE: len bytes; others: unused */
+	void *buf; /* READ/WRITE/COMPARE_AND_WRITE: len bytes; others: unused */
+	const void *cmp; /* COMPARE_AND_WRITE: the len bytes the range must hold */
 	nvmf_bdev_done_fn done;
 	void *ctx;              /* free for the caller */
 	struct nvmf_aio_op aio; /* backend's use */
@@ -97,6 +104,14 @@ struct nvmf_bdev {
 	uint64_t size;       /* bytes, a multiple of block_size (atomic: resize) */
 	uint32_t block_size; /* bytes: 512 or 4096 */
 	bool volatile_cache; /* needs FLUSH for durability (files, most devices) */
+	bool caw_atomic;     /* takes NVMF_BDEV_COMPARE_AND_WRITE: atomic against every
+			      * writer of the storage, not only this target's (rbd: several
+			      * gateways on one image). Others: the target's LBA lock makes
+			      * Compare and Write atomic among its own commands */
+	uint32_t caw_boundary; /* bytes (a power of two): a COMPARE_AND_WRITE range may not
+				* cross a multiple of it (rbd: the stripe unit, one object);
+				* 0 none. The target does a range that does cross as the
+				* others do */
 	bool direct;         /* opened with O_DIRECT: buffers must be block aligned */
 	bool created;        /* file: this open created it (nvmf_create); the target records
 			      * that (subsystem/created.h) and clears it */

@@ -11,10 +11,16 @@
  * gets its own CQE: match, both 0; miscompare, Compare Failure on the Compare and Failed
  * Fused Command on the Write, nothing written.
  *
+ * A backend whose storage other processes write too (rbd: several gateways on one image)
+ * gets the pair as one COMPARE_AND_WRITE instead (bdev->caw_atomic), which it does
+ * atomically where the data lives; the lock still orders it among this target's
+ * commands.
+ *
  * A half answered before its data is in would let its transport free a buffer still
  * being filled, so a status decided early (a missing or failed partner) waits in
  * req->fused_status until the half executes.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "nvme/status.h"
@@ -164,7 +170,7 @@ static void caw_write_done(struct nvmf_bdev_io *io, int err)
 		caw_decided(wr, 0, nvmf_io_backend_status(wr, io, err, true));
 		return;
 	}
-	if (io->op == NVMF_BDEV_WRITE && nvmf_io_needs_flush(wr)) {
+	if (io->op != NVMF_BDEV_FLUSH && nvmf_io_needs_flush(wr)) {
 		nvmf_req_bio_submit(wr, NVMF_BDEV_FLUSH, 0, 0, NULL, caw_write_done);
 		return;
 	}
@@ -191,10 +197,46 @@ static void caw_read_done(struct nvmf_bdev_io *io, int err)
 			    wr->data, caw_write_done);
 }
 
-/* The namespace is ours: read the blocks (into a buffer aligned for O_DIRECT backends,
- * freed with the Write half). */
+/* The backend's atomic compare-and-write ended: -EILSEQ is the miscompare (nothing
+ * written); another error fails the pair as a failed read would, since the backend
+ * writes nothing unless the compare matched. */
+static void caw_atomic_done(struct nvmf_bdev_io *io, int err)
+{
+	struct nvmf_req *wr = io->ctx;
+	if (err == -EILSEQ) {
+		NVMF_PROBE_BACKEND_COMPLETE(wr, wr->ns->nsid, io->op, 0);
+		caw_decided(wr, nvme_status(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED) | NVME_SC_DNR,
+			    gen(NVME_SC_FUSED_FAIL));
+		return;
+	}
+	if (err) {
+		NVMF_PROBE_BACKEND_COMPLETE(wr, wr->ns->nsid, io->op, err);
+		caw_decided(wr, nvmf_io_backend_status(wr, io, err, false),
+			    gen(NVME_SC_FUSED_FAIL));
+		return;
+	}
+	caw_write_done(io, 0);
+}
+
+/* The pair fits one atomic compare-and-write of the backend. */
+static bool caw_backend_atomic(const struct nvmf_req *wr)
+{
+	const struct nvmf_bdev *b = wr->ns->bdev;
+	uint64_t off = wr->slba << wr->ns->lba_shift, cb = b->caw_boundary;
+	return b->caw_atomic && (!cb || off / cb == (off + wr->data_len - 1) / cb);
+}
+
+/* The namespace is ours: the backend's atomic compare-and-write where it has one, else
+ * read the blocks (into a buffer aligned for O_DIRECT backends, freed with the Write
+ * half). */
 static void caw_granted(struct nvmf_req *wr)
 {
+	if (caw_backend_atomic(wr)) {
+		wr->bio.cmp = wr->fused_peer->data;
+		nvmf_req_bio_submit(wr, NVMF_BDEV_COMPARE_AND_WRITE, wr->slba << wr->ns->lba_shift,
+				    wr->data_len, wr->data, caw_atomic_done);
+		return;
+	}
 	size_t align = wr->ns->bdev->block_size > 4096 ? wr->ns->bdev->block_size : 4096;
 	void *buf = NULL;
 	if (posix_memalign(&buf, align, wr->data_len) != 0) {

@@ -158,6 +158,8 @@ static const char *bdev_op_name(enum nvmf_bdev_op op)
 		return "deallocate";
 	case NVMF_BDEV_NVME_CMD:
 		return "passthru command";
+	case NVMF_BDEV_COMPARE_AND_WRITE:
+		return "compare and write";
 	}
 	return "operation";
 }

@@ -5,7 +5,8 @@
 # patterns written through the target are the bytes `rbd export` gives; an image made by
 # `rbd import` and added live (nvmf-targetctl namespace add --rbd) reads back through the
 # target; Write Zeroes and Deallocate (also of part of an object) read back zeroes, here
-# and in `rbd export`; Flush succeeds; `rbd resize` elsewhere reaches a connected host
+# and in `rbd export`; Flush succeeds; fused Compare and Write (librbd's own inside an
+# object, the target's across two) writes on a match and nothing on a miscompare; `rbd resize` elsewhere reaches a connected host
 # without it asking (the Changed Namespace List, then Identify's NSZE); config save
 # writes the nvmf_rbd_* keys back, and a reload that changes one is refused by its name
 # (another image is another namespace);
@@ -132,6 +133,29 @@ if rbdc export rbd/img1 "$ST/exp" > /dev/null 2>&1 &&
 else
     bad "rbd export has the bytes written through the target"
 fi
+
+# ---- fused Compare and Write: one block is rbd_aio_compare_and_write (atomic at the OSD),
+# four (LBA 16382-16385, across objects 1 and 2) the target's read-compare-write ----
+for at in 100 16382; do
+    n=1; [ $at = 16382 ] && n=4
+    head -c $((n * 512)) /dev/urandom > "$ST/caw.new"
+    if nvmf read --slba $at --nlb $n -o "$ST/caw.old" 2> "$ST/caw.err" &&
+       nvmf compare-write --slba $at --nlb $n --compare "$ST/caw.old" -i "$ST/caw.new" 2>> "$ST/caw.err" &&
+       nvmf read --slba $at --nlb $n -o "$ST/caw.back" 2>> "$ST/caw.err" && cmp -s "$ST/caw.back" "$ST/caw.new"
+    then
+        ok "compare and write at LBA $at ($n blocks): a match writes"
+    else
+        bad "compare and write at LBA $at ($n blocks): a match writes: $(cat "$ST/caw.err")"
+    fi
+    if ! nvmf compare-write --slba $at --nlb $n --compare "$ST/caw.old" -i "$ST/caw.old" 2> "$ST/caw.err" &&
+       grep -q COMPARE_FAILED "$ST/caw.err" &&
+       nvmf read --slba $at --nlb $n -o "$ST/caw.back" 2>> "$ST/caw.err" && cmp -s "$ST/caw.back" "$ST/caw.new"
+    then
+        ok "compare and write at LBA $at ($n blocks): a miscompare is COMPARE_FAILED and writes nothing"
+    else
+        bad "compare and write at LBA $at ($n blocks): a miscompare: $(cat "$ST/caw.err")"
+    fi
+done
 
 # ---- Write Zeroes and Deallocate read back zeroes (rbd_aio_write_zeroes) ----
 # 2048 + 16 blocks of the 1 MiB pattern (LBA 2048..4095): zero 16 at 2048, deallocate 8 in

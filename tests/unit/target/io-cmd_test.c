@@ -38,7 +38,7 @@ struct fake_bdev {
 	int fail_err;    /* complete fail_op with this -errno */
 	int fail_op;     /* enum nvmf_bdev_op, or -1 */
 	bool async;      /* park completions until fake_complete() */
-	unsigned count[NVMF_BDEV_NVME_CMD + 1];
+	unsigned count[NVMF_BDEV_COMPARE_AND_WRITE + 1];
 	struct nvmf_bdev_io *pending[FAKE_MAX_PENDING];
 	int pending_err[FAKE_MAX_PENDING];
 	unsigned npending;
@@ -55,6 +55,7 @@ static int fake_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bd
 		return -EAGAIN;
 	}
 	f->count[io->op]++;
+	int res = 0;
 	switch (io->op) {
 	case NVMF_BDEV_READ:
 		memcpy(io->buf, f->mem + io->offset, io->len);
@@ -66,11 +67,17 @@ static int fake_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bd
 	case NVMF_BDEV_DISCARD:
 		memset(f->mem + io->offset, 0, io->len);
 		break;
+	case NVMF_BDEV_COMPARE_AND_WRITE: /* only with b.caw_atomic set */
+		if (memcmp(f->mem + io->offset, io->cmp, io->len) != 0)
+			res = -EILSEQ;
+		else
+			memcpy(f->mem + io->offset, io->buf, io->len);
+		break;
 	case NVMF_BDEV_FLUSH:
 	case NVMF_BDEV_NVME_CMD: /* not a passthru backend: never sent here */
 		break;
 	}
-	int err = (int)io->op == f->fail_op ? f->fail_err : 0;
+	int err = (int)io->op == f->fail_op ? f->fail_err : res;
 	if (f->async) {
 		CU_ASSERT_FATAL(f->npending < FAKE_MAX_PENDING);
 		f->pending[f->npending] = io;
@@ -841,6 +848,86 @@ static void compare_with_different_data_returns_compare_failure(void)
 	teardown(f);
 }
 
+/* A fused Compare and Write of @nlb blocks at @slba of the fake (namespace 2), comparing
+ * with @old and writing @new; the two halves' statuses in @st. */
+static void fake_caw(struct fixture *f, uint64_t slba, uint32_t nlb, uint8_t old, uint8_t new,
+		     int st[2])
+{
+	uint8_t cmp[8 * FAKE_BS], data[8 * FAKE_BS];
+	CU_ASSERT_FATAL(nlb <= 8);
+	memset(cmp, old, sizeof(cmp));
+	memset(data, new, sizeof(data));
+	struct nvme_sqe a = fx_rw_sqe(nvme_cmd_compare, 1, 2, slba, nlb, 0x60);
+	struct nvme_sqe b = fx_rw_sqe(nvme_cmd_write, 2, 2, slba, nlb, 0x61);
+	CU_ASSERT_EQUAL_FATAL(fx_submit(&f->q, &f->h[0], &a, cmp, nlb * FAKE_BS), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_start(&f->q, &f->h[1], &b, data, nlb * FAKE_BS), 0);
+	CU_ASSERT_FATAL(fx_done(&f->h[0]) && fx_done(&f->h[1]));
+	st[0] = f->h[0].status;
+	st[1] = f->h[1].status;
+}
+
+static bool fake_holds(struct fixture *f, uint64_t slba, uint32_t nlb, uint8_t v)
+{
+	for (uint64_t i = slba * FAKE_BS; i < (slba + nlb) * FAKE_BS; i++)
+		if (f->fake.mem[i] != v)
+			return false;
+	return true;
+}
+
+static void compare_and_write_on_an_atomic_backend_is_one_backend_op(void)
+{
+	struct fixture *f = setup();
+	f->fake.b.caw_atomic = true;
+	f->fake.b.caw_boundary = 8 * FAKE_BS;
+	memset(f->fake.mem + 8 * FAKE_BS, 0xaa, 4 * FAKE_BS);
+	int st[2];
+	fake_caw(f, 8, 4, 0xaa, 0x55, st);
+	CU_ASSERT_EQUAL(st[0], 0);
+	CU_ASSERT_EQUAL(st[1], 0);
+	CU_ASSERT(fake_holds(f, 8, 4, 0x55));
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_COMPARE_AND_WRITE], 1);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_READ], 0);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_WRITE], 0);
+	/* The backend's miscompare (-EILSEQ): Compare Failure, Failed Fused, nothing written. */
+	fake_caw(f, 8, 4, 0xaa, 0x77, st);
+	CU_ASSERT_EQUAL(st[0], DNR(ST(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED)));
+	CU_ASSERT_EQUAL(st[1], GEN(NVME_SC_FUSED_FAIL));
+	CU_ASSERT(fake_holds(f, 8, 4, 0x55));
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_COMPARE_AND_WRITE], 2);
+	teardown(f);
+}
+
+static void compare_and_write_across_the_atomic_boundary_reads_then_writes(void)
+{
+	struct fixture *f = setup();
+	f->fake.b.caw_atomic = true;
+	f->fake.b.caw_boundary = 8 * FAKE_BS; /* blocks 6-9 cross it */
+	memset(f->fake.mem + 6 * FAKE_BS, 0xaa, 4 * FAKE_BS);
+	int st[2];
+	fake_caw(f, 6, 4, 0xaa, 0x55, st);
+	CU_ASSERT_EQUAL(st[0], 0);
+	CU_ASSERT_EQUAL(st[1], 0);
+	CU_ASSERT(fake_holds(f, 6, 4, 0x55));
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_COMPARE_AND_WRITE], 0);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_READ], 1);
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_WRITE], 1);
+	teardown(f);
+}
+
+static void compare_and_write_backend_error_fails_both_halves(void)
+{
+	struct fixture *f = setup();
+	f->fake.b.caw_atomic = true;
+	f->fake.fail_op = NVMF_BDEV_COMPARE_AND_WRITE;
+	f->fake.fail_err = -EIO;
+	int st[2];
+	fake_caw(f, 0, 2, 0, 0x55, st);
+	CU_ASSERT_EQUAL(st[0], ST(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
+	CU_ASSERT_EQUAL(st[1], GEN(NVME_SC_FUSED_FAIL));
+	CU_ASSERT_EQUAL(f->fake.count[NVMF_BDEV_WRITE], 0);
+	teardown(f);
+}
+
 static void compare_read_error_returns_unrecovered_read_error(void)
 {
 	struct fixture *f = setup();
@@ -1164,6 +1251,12 @@ const struct unit_test io_cmd_tests[] = {
 	{ "compare_with_equal_data_succeeds", compare_with_equal_data_succeeds },
 	{ "compare_with_different_data_returns_compare_failure",
 	  compare_with_different_data_returns_compare_failure },
+	{ "compare_and_write_on_an_atomic_backend_is_one_backend_op",
+	  compare_and_write_on_an_atomic_backend_is_one_backend_op },
+	{ "compare_and_write_across_the_atomic_boundary_reads_then_writes",
+	  compare_and_write_across_the_atomic_boundary_reads_then_writes },
+	{ "compare_and_write_backend_error_fails_both_halves",
+	  compare_and_write_backend_error_fails_both_halves },
 	{ "compare_read_error_returns_unrecovered_read_error",
 	  compare_read_error_returns_unrecovered_read_error },
 	{ "file_backed_namespace_serves_io_through_io_uring",
