@@ -27,7 +27,8 @@
 #include "target/poll-group.h"
 #include "util/clock.h"
 
-#define GW_APPLY_PERIOD_MS 200 /* the main group's timer: claims running out, states
+#define GW_APPLY_PERIOD_MS \
+	200                     /* the main group's timer: claims running out, states
 				* changed by another hand */
 #define GW_RELEASE_WAIT_MS 2000 /* at most this long for the main group before a release */
 
@@ -59,8 +60,8 @@ struct nvmf_gw {
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* the thread's sleep; applied_gen moving on */
 	bool stopping;
-	bool connected;     /* the thread's own */
-	bool reachable;     /* the last round's calls all succeeded */
+	bool connected; /* the thread's own */
+	bool reachable; /* the last round's calls all succeeded */
 	bool alive_held;
 	char last_error[256];
 	uint64_t gen, applied_gen; /* posted / applied by the main group */
@@ -94,8 +95,8 @@ static unsigned set_everywhere(struct nvmf_gw *gw, uint32_t grpid, uint8_t state
 			changed++;
 		else if (rc < 0)
 			nvmf_log_at(tgt, NVMF_LOGC_GATEWAY, NVMF_LOG_ERROR,
-				    "ANA group %u on port %u: %s", grpid, tgt->ports[i]->cfg->portid,
-				    err);
+				    "ANA group %u on port %u: %s", grpid,
+				    tgt->ports[i]->cfg->portid, err);
 	}
 	return changed;
 }
@@ -113,8 +114,8 @@ void nvmf_gw_apply(struct nvmf_gw *gw, uint64_t now_ms)
 			snprintf(why, sizeof(why),
 				 "no lock renewal for %llu ms (cluster unreachable?): given up "
 				 "before the lease can end at the cluster",
-				 (unsigned long long)(now_ms - g->claim_until +
-						      gw->lease_ms - nvmf_gw_margin_ms(gw->lease_ms)));
+				 (unsigned long long)(now_ms - g->claim_until + gw->lease_ms -
+						      nvmf_gw_margin_ms(gw->lease_ms)));
 		else
 			snprintf(why, sizeof(why), "%s", g->why);
 		unsigned changed = set_everywhere(gw, g->grpid, want);
@@ -318,8 +319,8 @@ int nvmf_gw_round(struct nvmf_gw *gw, uint64_t now_ms)
 	pthread_mutex_lock(&gw->lock);
 	bool alive = gw->alive_held;
 	pthread_mutex_unlock(&gw->lock);
-	int rc = gw->ops->lock(gw->ops_ctx, gw->alive_oid, gw->cookie, gw->cfg.lease_seconds,
-			       alive);
+	int rc =
+		gw->ops->lock(gw->ops_ctx, gw->alive_oid, gw->cookie, gw->cfg.lease_seconds, alive);
 	if (rc == 0 || rc == -EEXIST || rc == -EBUSY || rc == -ENOENT) {
 		/* -EBUSY: a former instance of ours (killed) until its lease ends. */
 		pthread_mutex_lock(&gw->lock);
@@ -433,8 +434,8 @@ int nvmf_gw_create(struct nvmf_tgt *tgt, const struct nvmf_gateway_config *cfg,
 
 int nvmf_gw_start(struct nvmf_gw *gw, char *err, size_t errlen)
 {
-	nvmf_pg_timer_start(nvmf_tgt_main_pg(gw->tgt), &gw->timer, GW_APPLY_PERIOD_MS,
-			    apply_timer, gw);
+	nvmf_pg_timer_start(nvmf_tgt_main_pg(gw->tgt), &gw->timer, GW_APPLY_PERIOD_MS, apply_timer,
+			    gw);
 	gw->timer_started = true;
 	int rc = pthread_create(&gw->thread, NULL, thread_main, gw);
 	if (rc) {
@@ -503,15 +504,16 @@ json_t *nvmf_gw_status(struct nvmf_gw *gw)
 		json_array_append_new(
 			groups,
 			json_pack("{s:I, s:s, s:b, s:b, s:s, s:b, s:s, s:I, s:s}", "grpid",
-				  (json_int_t)g->grpid, "preferred", g->preferred, "preferred_is_us",
-				  !strcmp(g->preferred, gw->cfg.name), "preferred_alive",
-				  g->preferred_alive, "holder", g->holder, "held", opt, "state",
+				  (json_int_t)g->grpid, "preferred", g->preferred,
+				  "preferred_is_us", !strcmp(g->preferred, gw->cfg.name),
+				  "preferred_alive", g->preferred_alive, "holder", g->holder,
+				  "held", opt, "state",
 				  g->applied ? nvme_ana_state_name(g->applied) : "none", "claim_ms",
 				  (json_int_t)(opt ? g->claim_until - now : 0), "reason", g->why));
 	}
-	json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:b, s:b, s:s, s:o}", "name",
-			      gw->cfg.name, "group", gw->cfg.group, "pool", gw->cfg.pool,
-			      "lease_seconds", (json_int_t)gw->cfg.lease_seconds, "interval_ms",
+	json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:b, s:b, s:s, s:o}", "name", gw->cfg.name,
+			      "group", gw->cfg.group, "pool", gw->cfg.pool, "lease_seconds",
+			      (json_int_t)gw->cfg.lease_seconds, "interval_ms",
 			      (json_int_t)gw->interval_ms, "reachable", gw->reachable, "alive_held",
 			      gw->alive_held, "last_error", gw->last_error, "groups", groups);
 	pthread_mutex_unlock(&gw->lock);

@@ -37,8 +37,7 @@ static void disconnect(struct gw_rados *r)
 	r->connected = false;
 }
 
-static int set_opt(struct gw_rados *r, const char *key, const char *val, char *err,
-		   size_t errlen)
+static int set_opt(struct gw_rados *r, const char *key, const char *val, char *err, size_t errlen)
 {
 	int rc = rados_conf_set(r->cluster, key, val);
 	if (rc)
@@ -149,7 +148,8 @@ int nvmf_gw_rados_new(const struct nvmf_gateway_config *cfg, const struct nvmf_g
 	/* Mistakes in the files are the operator's: said now, not retried for ever. */
 	if (access(cfg->ceph_conf, R_OK)) {
 		int e = errno;
-		snprintf(err, errlen, "nvmf_gateway.ceph_conf: %s: %s", cfg->ceph_conf, strerror(e));
+		snprintf(err, errlen, "nvmf_gateway.ceph_conf: %s: %s", cfg->ceph_conf,
+			 strerror(e));
 		return -e;
 	}
 	if (cfg->keyring[0] && access(cfg->keyring, R_OK)) {

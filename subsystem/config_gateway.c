@@ -18,8 +18,8 @@ static bool name_ok(const char *s)
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == n;
 }
 
-static int get_name(struct cfg_ctx *c, json_t *g, const char *base, const char *key,
-		    bool required, char *dst)
+static int get_name(struct cfg_ctx *c, json_t *g, const char *base, const char *key, bool required,
+		    char *dst)
 {
 	const char *s;
 	char b[80];
@@ -115,9 +115,9 @@ int cfg_parse_gateway(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 		return -1;
 	if (!g)
 		return 0;
-	static const char *const known[] = { "name",      "group",   "ceph_conf", "keyring",
-					     "client_id", "pool",    "lease_seconds", "ana_groups",
-					     NULL };
+	static const char *const known[] = { "name",          "group",      "ceph_conf",
+					     "keyring",       "client_id",  "pool",
+					     "lease_seconds", "ana_groups", NULL };
 	strcpy(gw->client_id, "admin");
 	strcpy(gw->pool, "rbd");
 	gw->lease_seconds = NVMF_GW_LEASE_DEFAULT;
@@ -134,7 +134,8 @@ int cfg_parse_gateway(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 	if (s) {
 		size_t len = strlen(s);
 		if (!len || len > NVMF_GW_NAME_MAX ||
-		    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+		    strspn(s,
+			   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
 			    len ||
 		    !strncmp(s, "client.", 7))
 			return cfg_fail(c, "nvmf_gateway", "client_id",

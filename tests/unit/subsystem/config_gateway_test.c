@@ -44,18 +44,19 @@ static void expect_error(const char *json, const char *want)
 
 /* A tcp port defining groups 2 and 3, a namespace in each; @gw the nvmf_gateway object. */
 #define ADDR "'addr':{'trtype':'tcp','adrfam':'ipv4','traddr':'127.0.0.1','trsvcid':'4420'}"
-#define PORT                                                                 \
-	"{'portid':1," ADDR ",'subsystems':['s1'],'ana_groups':["           \
-	"{'grpid':2,'ana':{'state':'optimized'}},"                          \
+#define PORT                                                      \
+	"{'portid':1," ADDR ",'subsystems':['s1'],'ana_groups':[" \
+	"{'grpid':2,'ana':{'state':'optimized'}},"                \
 	"{'grpid':3,'ana':{'state':'non-optimized'}}]}"
-#define SUB                                                                          \
-	"{'nqn':'s1','attr':{'allow_any_host':'1'},'namespaces':["                  \
-	"{'nsid':1,'nvmf_backend':'ram','nvmf_size_bytes':4096,'ana_grpid':2},"     \
+#define SUB                                                                     \
+	"{'nqn':'s1','attr':{'allow_any_host':'1'},'namespaces':["              \
+	"{'nsid':1,'nvmf_backend':'ram','nvmf_size_bytes':4096,'ana_grpid':2}," \
 	"{'nsid':2,'nvmf_backend':'ram','nvmf_size_bytes':4096,'ana_grpid':3}]}"
-#define DOC(gw)          "{'ports':[" PORT "],'subsystems':[" SUB "],'nvmf_gateway':" gw "}"
-#define GROUPS           "'ana_groups':[{'grpid':2,'preferred':'gw-a'},{'grpid':3,'preferred':'gw-b'}]"
-#define GW(extra)        DOC("{'name':'gw-a','group':'g1','ceph_conf':'/etc/ceph/ceph.conf'," GROUPS extra "}")
-#define GW_KEYS(keys)    DOC("{" keys "}")
+#define DOC(gw) "{'ports':[" PORT "],'subsystems':[" SUB "],'nvmf_gateway':" gw "}"
+#define GROUPS  "'ana_groups':[{'grpid':2,'preferred':'gw-a'},{'grpid':3,'preferred':'gw-b'}]"
+#define GW(extra) \
+	DOC("{'name':'gw-a','group':'g1','ceph_conf':'/etc/ceph/ceph.conf'," GROUPS extra "}")
+#define GW_KEYS(keys) DOC("{" keys "}")
 
 #define ERROR_TEST(name, json, msg)      \
 	static void name(void)           \
