@@ -168,9 +168,8 @@ static void setup(void)
 	K.f = &F;
 	char err[256];
 	G = NULL;
-	CU_ASSERT_EQUAL_FATAL(nvmf_gw_create(&F.tgt, &c->gateway, &fake_ops, &K, &G, err,
-					     sizeof(err)),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		nvmf_gw_create(&F.tgt, &c->gateway, &fake_ops, &K, &G, err, sizeof(err)), 0);
 }
 
 static void teardown(void)
@@ -318,8 +317,8 @@ static void cut_off_gateway_drops_its_groups_before_the_cluster_lease_ends(void)
 	K.fail = -ETIMEDOUT;
 	json_t *st = nvmf_gw_status(G);
 	CU_ASSERT_TRUE(json_is_false(json_object_get(st, "reachable")));
-	CU_ASSERT_PTR_NOT_NULL(
-		strstr(json_string_value(json_object_get(st, "last_error")), "Connection timed out"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_object_get(st, "last_error")),
+				      "Connection timed out"));
 	CU_ASSERT_TRUE(json_is_false(json_object_get(group_status(st, 0), "held")));
 	json_decref(st);
 	/* Back in reach before anyone took it: renewed, optimized again. */
@@ -394,7 +393,8 @@ static void state_set_by_another_hand_is_set_back(void)
 	char err[128];
 	CU_ASSERT_EQUAL(nvmf_tgt_ana_state_set(&F.tgt, F.tgt.ports[1], 2, INACC, err, sizeof(err)),
 			1);
-	CU_ASSERT_EQUAL(nvmf_tgt_ana_state_set(&F.tgt, F.tgt.ports[0], 3, OPT, err, sizeof(err)), 1);
+	CU_ASSERT_EQUAL(nvmf_tgt_ana_state_set(&F.tgt, F.tgt.ports[0], 3, OPT, err, sizeof(err)),
+			1);
 	nvmf_gw_apply(G, F.now);
 	expect(2, OPT);
 	expect(3, NONOPT);
