@@ -289,13 +289,16 @@ deps:
 # and the TLS channel against GnuTLS (tests/local/tls_interop_test.sh).
 # Then the one-node Ceph cluster the tests share (tests/ceph/cluster), up, used with the
 # rados and rbd tools and down (tests/local/ceph_cluster_test.sh, about 25 s): it needs
-# root and the Ceph packages of scripts/install-deps, and fails without them.
+# root and the Ceph packages of scripts/install-deps, and fails without them. Then two
+# gateways of a gateway group against such a cluster (tests/local/gateway_test.sh, about
+# 90 s, root), both builds.
 local-check: all $(TLS_PEER_BIN)
 	tests/local/tcp_test.sh
 	tests/local/tls_test.sh
 	tests/local/notify_test.py
 	tests/local/tls_interop_test.sh
 	tests/local/ceph_cluster_test.sh
+	tests/local/gateway_test.sh
 	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl build/asan/tests/tls-peer
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tcp_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_test.sh

@@ -101,6 +101,22 @@ static unsigned set_everywhere(struct nvmf_gw *gw, uint32_t grpid, uint8_t state
 	return changed;
 }
 
+/* Under gw->lock: why @g is in the state it is in at @now_ms (@g->why, unless its claim
+ * ran out). */
+static const char *reason(const struct nvmf_gw *gw, const struct gw_group *g, uint64_t now_ms,
+			  char *buf, size_t len)
+{
+	if (!g->held || nvmf_gw_optimized(g->held, now_ms, g->claim_until))
+		return g->why;
+	/* claim_until is the last successful call's time + lease - margin. */
+	snprintf(buf, len,
+		 "no lock renewal for %llu ms (cluster unreachable?): given up before the lease "
+		 "can end at the cluster",
+		 (unsigned long long)(now_ms + gw->lease_ms - nvmf_gw_margin_ms(gw->lease_ms) -
+				      g->claim_until));
+	return buf;
+}
+
 void nvmf_gw_apply(struct nvmf_gw *gw, uint64_t now_ms)
 {
 	pthread_mutex_lock(&gw->lock);
@@ -109,15 +125,8 @@ void nvmf_gw_apply(struct nvmf_gw *gw, uint64_t now_ms)
 		struct gw_group *g = &gw->groups[i];
 		bool opt = nvmf_gw_optimized(g->held, now_ms, g->claim_until);
 		uint8_t want = opt ? NVME_ANA_STATE_OPTIMIZED : NVME_ANA_STATE_NONOPTIMIZED;
-		char why[200];
-		if (g->held && !opt)
-			snprintf(why, sizeof(why),
-				 "no lock renewal for %llu ms (cluster unreachable?): given up "
-				 "before the lease can end at the cluster",
-				 (unsigned long long)(now_ms - g->claim_until + gw->lease_ms -
-						      nvmf_gw_margin_ms(gw->lease_ms)));
-		else
-			snprintf(why, sizeof(why), "%s", g->why);
+		char buf[200];
+		const char *why = reason(gw, g, now_ms, buf, sizeof(buf));
 		unsigned changed = set_everywhere(gw, g->grpid, want);
 		if (want != g->applied)
 			nvmf_log_at(gw->tgt, NVMF_LOGC_GATEWAY, NVMF_LOG_INFO,
@@ -173,6 +182,7 @@ static void set_error(struct nvmf_gw *gw, int *first, int rc, const char *fmt, .
 	if (!*first)
 		*first = rc;
 	pthread_mutex_lock(&gw->lock);
+	gw->reachable = false;
 	bool fresh = strcmp(gw->last_error, msg) != 0;
 	snprintf(gw->last_error, sizeof(gw->last_error), "%s", msg);
 	pthread_mutex_unlock(&gw->lock);
@@ -501,15 +511,16 @@ json_t *nvmf_gw_status(struct nvmf_gw *gw)
 	for (size_t i = 0; groups && i < gw->n_groups; i++) {
 		const struct gw_group *g = &gw->groups[i];
 		bool opt = nvmf_gw_optimized(g->held, now, g->claim_until);
+		char buf[200];
 		json_array_append_new(
-			groups,
-			json_pack("{s:I, s:s, s:b, s:b, s:s, s:b, s:s, s:I, s:s}", "grpid",
-				  (json_int_t)g->grpid, "preferred", g->preferred,
-				  "preferred_is_us", !strcmp(g->preferred, gw->cfg.name),
-				  "preferred_alive", g->preferred_alive, "holder", g->holder,
-				  "held", opt, "state",
-				  g->applied ? nvme_ana_state_name(g->applied) : "none", "claim_ms",
-				  (json_int_t)(opt ? g->claim_until - now : 0), "reason", g->why));
+			groups, json_pack("{s:I, s:s, s:b, s:b, s:s, s:b, s:s, s:I, s:s}", "grpid",
+					  (json_int_t)g->grpid, "preferred", g->preferred,
+					  "preferred_is_us", !strcmp(g->preferred, gw->cfg.name),
+					  "preferred_alive", g->preferred_alive, "holder",
+					  g->holder, "held", opt, "state",
+					  g->applied ? nvme_ana_state_name(g->applied) : "none",
+					  "claim_ms", (json_int_t)(opt ? g->claim_until - now : 0),
+					  "reason", reason(gw, g, now, buf, sizeof(buf))));
 	}
 	json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:b, s:b, s:s, s:o}", "name", gw->cfg.name,
 			      "group", gw->cfg.group, "pool", gw->cfg.pool, "lease_seconds",

@@ -320,6 +320,10 @@ static void cut_off_gateway_drops_its_groups_before_the_cluster_lease_ends(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_object_get(st, "last_error")),
 				      "Connection timed out"));
 	CU_ASSERT_TRUE(json_is_false(json_object_get(group_status(st, 0), "held")));
+	CU_ASSERT_STRING_EQUAL(
+		json_string_value(json_object_get(group_status(st, 0), "reason")),
+		"no lock renewal for 6750 ms (cluster unreachable?): given up before "
+		"the lease can end at the cluster");
 	json_decref(st);
 	/* Back in reach before anyone took it: renewed, optimized again. */
 	K.fail = 0;
