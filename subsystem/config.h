@@ -253,6 +253,9 @@ struct nvmf_gateway_config {
  * "nvmf_gateway.ana_groups" for any difference there), or NULL when equal. */
 const char *nvmf_gateway_config_diff(const struct nvmf_gateway_config *a,
 				     const struct nvmf_gateway_config *b);
+/* nvmf_gateway_config_manages - @g is enabled and shares ANA group @grpid: the gateway
+ * group decides its state on every port, nothing else does. */
+bool nvmf_gateway_config_manages(const struct nvmf_gateway_config *g, uint32_t grpid);
 
 /* The whole configuration. */
 struct nvmf_config {

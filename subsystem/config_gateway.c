@@ -213,3 +213,11 @@ const char *nvmf_gateway_config_diff(const struct nvmf_gateway_config *a,
 			return "nvmf_gateway.ana_groups";
 	return NULL;
 }
+
+bool nvmf_gateway_config_manages(const struct nvmf_gateway_config *g, uint32_t grpid)
+{
+	for (size_t i = 0; g->enable && i < g->n_ana_groups; i++)
+		if (g->ana_groups[i].grpid == grpid)
+			return true;
+	return false;
+}
