@@ -274,7 +274,6 @@ static void one_group(struct nvmf_gw *gw, struct gw_group *g, uint64_t now_ms, i
 			g->claim_until = nvmf_gw_claim_until(now_ms, gw->lease_ms);
 			publish_locked(gw);
 			pthread_mutex_unlock(&gw->lock);
-			rc = 0;
 		} else if (rc == -EBUSY || rc == -ENOENT) {
 			pthread_mutex_lock(&gw->lock);
 			if (g->held)
@@ -285,7 +284,6 @@ static void one_group(struct nvmf_gw *gw, struct gw_group *g, uint64_t now_ms, i
 			g->held = false;
 			publish_locked(gw);
 			pthread_mutex_unlock(&gw->lock);
-			rc = 0;
 		} else {
 			set_error(gw, first, rc, "%s: cannot %s its lock: %s", g->ana_oid,
 				  a == NVMF_GW_RENEW ? "renew" : "take", strerror(-rc));
