@@ -60,8 +60,9 @@ struct nvmf_gw {
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* the thread's sleep; applied_gen moving on */
 	bool stopping;
-	bool connected; /* the thread's own */
-	bool reachable; /* the last round's calls all succeeded */
+	bool connected;  /* the thread's own */
+	bool alive_busy; /* the thread's own: our alive lock was held by another locker */
+	bool reachable;  /* the last round's calls all succeeded */
 	bool alive_held;
 	char last_error[256];
 	uint64_t gen, applied_gen; /* posted / applied by the main group */
@@ -331,6 +332,13 @@ int nvmf_gw_round(struct nvmf_gw *gw, uint64_t now_ms)
 		gw->ops->lock(gw->ops_ctx, gw->alive_oid, gw->cookie, gw->cfg.lease_seconds, alive);
 	if (rc == 0 || rc == -EEXIST || rc == -EBUSY || rc == -ENOENT) {
 		/* -EBUSY: a former instance of ours (killed) until its lease ends. */
+		bool busy = rc == -EBUSY;
+		if (busy && !gw->alive_busy)
+			nvmf_log_at(gw->tgt, NVMF_LOGC_GATEWAY, NVMF_LOG_WARNING,
+				    "%s is held by another locker: a former %s until its lease "
+				    "ends (%u s), or another gateway with this name",
+				    gw->alive_oid, gw->cfg.name, gw->cfg.lease_seconds);
+		gw->alive_busy = busy;
 		pthread_mutex_lock(&gw->lock);
 		gw->alive_held = rc == 0 || rc == -EEXIST;
 		pthread_mutex_unlock(&gw->lock);

@@ -405,6 +405,27 @@ static void state_set_by_another_hand_is_set_back(void)
 	teardown();
 }
 
+static void former_instance_alive_lock_is_waited_for(void)
+{
+	setup();
+	uint64_t t0 = F.now;
+	/* A killed gw-a's locks, until their leases end at 9 s. */
+	fake_hold(&K, "nvmf-gw.g1.alive.gw-a", "gw-a/old", 9000);
+	fake_hold(&K, "nvmf-gw.g1.ana.2", "gw-a/old", 9000);
+	fake_hold(&K, "nvmf-gw.g1.alive.gw-b", "gw-b/1", 60000);
+	CU_ASSERT_EQUAL(round_at(t0), 0);
+	expect(2, NONOPT);
+	json_t *st = nvmf_gw_status(G);
+	CU_ASSERT_TRUE(json_is_false(json_object_get(st, "alive_held")));
+	json_decref(st);
+	round_at(t0 + 9000);
+	expect(2, OPT);
+	st = nvmf_gw_status(G);
+	CU_ASSERT_TRUE(json_is_true(json_object_get(st, "alive_held")));
+	json_decref(st);
+	teardown();
+}
+
 static void cookie_name_is_the_part_before_the_slash(void)
 {
 	char n[8];
@@ -432,6 +453,7 @@ const struct unit_test gateway_gateway_tests[] = {
 	  unreachable_cluster_at_start_keeps_groups_non_optimized_and_retries },
 	{ "stop_releases_every_lock_at_once", stop_releases_every_lock_at_once },
 	{ "state_set_by_another_hand_is_set_back", state_set_by_another_hand_is_set_back },
+	{ "former_instance_alive_lock_is_waited_for", former_instance_alive_lock_is_waited_for },
 	{ "cookie_name_is_the_part_before_the_slash", cookie_name_is_the_part_before_the_slash },
 	{ NULL, NULL },
 };
