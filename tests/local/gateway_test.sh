@@ -101,6 +101,7 @@ declare -A PID READY
 # start NAME: gw-NAME runs and says ready (its log $ST/NAME.log, appended).
 start() {
     local n=$1 i
+    touch "$ST/$n.log"
     "$TGT" -c "$ST/$n.json" --rpc-socket "$ST/$n.sock" >> "$ST/$n.log" 2>&1 &
     PID[$n]=$!
     PIDS+=("$!")
