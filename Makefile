@@ -304,6 +304,7 @@ local-check: all $(TLS_PEER_BIN)
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/notify_test.py
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_interop_test.sh
+	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/gateway_test.sh
 
 # Integration tests: one guest boot for the whole batch. The guest gets an emulated NVMe
 # drive (QEMU -device nvme, serial nvmfdrive01) backed by a sparse image, for the raw

@@ -23,6 +23,7 @@
 #   - a cluster no one answers at start: the target starts and serves, its groups
 #     non-optimized, gateway status says the cluster is unreachable and the log why.
 # Each check prints "ok - what" or "FAIL - what"; exit 1 at the end if any failed.
+# BUILD=build/asan runs the sanitizer build (a report in any log fails).
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -294,4 +295,10 @@ for n in a b; do
     rc=$?
     [ $rc = 0 ] && ok "gw-$n stops cleanly" || bad "gw-$n exit $rc"
 done
+# The sanitizer build (BUILD=build/asan): any report in any gateway's log fails.
+if grep -l 'ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:' "$ST"/*.log 2> /dev/null; then
+    bad "sanitizer reports in the logs above"
+else
+    ok "no sanitizer report in the gateways' logs"
+fi
 exit $FAILED
