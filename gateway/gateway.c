@@ -68,7 +68,9 @@ struct nvmf_gw {
 	uint64_t gen, applied_gen; /* posted / applied by the main group */
 
 	pthread_t thread;
-	bool thread_started;
+	bool threaded;       /* set before the thread starts: rounds run on it, not the main
+			      * group's thread */
+	bool thread_started; /* the main group's: joined at stop */
 	struct nvmf_timer timer;
 	bool timer_started;
 };
@@ -217,7 +219,7 @@ static int release(struct nvmf_gw *gw, struct gw_group *g, const char *why, uint
 	snprintf(g->why, sizeof(g->why), "%s", why);
 	uint64_t gen = publish_locked(gw);
 	pthread_mutex_unlock(&gw->lock);
-	if (!gw->thread_started) { /* a round run by the main group itself (tests) */
+	if (!gw->threaded) { /* a round run by the main group itself (tests) */
 		nvmf_gw_apply(gw, now_ms);
 		return gw->ops->unlock(gw->ops_ctx, g->ana_oid, gw->cookie);
 	}
@@ -229,7 +231,12 @@ static int release(struct nvmf_gw *gw, struct gw_group *g, const char *why, uint
 	while (gw->applied_gen < gen && !gw->stopping)
 		if (pthread_cond_timedwait(&gw->cond, &gw->lock, &until) == ETIMEDOUT)
 			break;
+	bool applied = gw->applied_gen >= gen;
 	pthread_mutex_unlock(&gw->lock);
+	/* Not confirmed (stopping: nvmf_gw_stop releases it; the main group stuck): the lock
+	 * is kept, unrenewed, and ends with its lease. */
+	if (!applied)
+		return 0;
 	return gw->ops->unlock(gw->ops_ctx, g->ana_oid, gw->cookie);
 }
 
@@ -453,8 +460,10 @@ int nvmf_gw_start(struct nvmf_gw *gw, char *err, size_t errlen)
 	nvmf_pg_timer_start(nvmf_tgt_main_pg(gw->tgt), &gw->timer, GW_APPLY_PERIOD_MS, apply_timer,
 			    gw);
 	gw->timer_started = true;
+	gw->threaded = true;
 	int rc = pthread_create(&gw->thread, NULL, thread_main, gw);
 	if (rc) {
+		gw->threaded = false;
 		snprintf(err, errlen, "cannot start the gateway's thread: %s", strerror(rc));
 		return -rc;
 	}
