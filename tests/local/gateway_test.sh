@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A gateway group on this machine (docs/gateway.md), against a one-node Ceph cluster
 # (tests/ceph/cluster; CEPH_CLUSTER_SCRIPT names another copy of it). Root only (the
-# cluster's daemons); without root it says so and exits 0 without testing anything.
+# cluster's daemons); without root it says so and fails.
 # Two nvmf-target processes, gw-a and gw-b, serve the same subsystem NQN on their own tcp
 # port of 127.0.0.1, RAM namespaces in ANA group 2 (preferred gw-a) and 3 (preferred gw-b),
 # lease GW_LEASE seconds (default 6). Each check reads the ANA log through each port with
@@ -42,17 +42,10 @@ ok()  { echo "ok - $*"; }
 bad() { echo "FAIL - $*"; FAILED=1; }
 
 if [ "$(id -u)" != 0 ]; then
-    echo "gateway_test: needs root (the Ceph cluster's daemons); nothing tested"
-    exit 0
-fi
-if [ ! -x "$CLUSTER" ]; then
-    # Until the branch that brings tests/ceph/cluster is merged: said, not failed. A
-    # script named by CEPH_CLUSTER_SCRIPT must exist.
-    [ -z "${CEPH_CLUSTER_SCRIPT:-}" ] &&
-        { echo "gateway_test: SKIP: no $CLUSTER (the one-node Ceph cluster script); nothing tested"; exit 0; }
-    echo "gateway_test: CEPH_CLUSTER_SCRIPT=$CLUSTER is not an executable"
+    echo "gateway_test: needs root (the Ceph cluster's daemons), as tests/local/ceph_cluster_test.sh"
     exit 1
 fi
+[ -x "$CLUSTER" ] || { echo "gateway_test: no cluster script $CLUSTER (CEPH_CLUSTER_SCRIPT)"; exit 1; }
 
 ST=$(mktemp -d /tmp/nvmf-gateway.XXXXXX)
 cleanup() {
