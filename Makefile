@@ -116,6 +116,13 @@ TARGETCTL_SHARED := control/proto.c control/schema.c nvme/ana-state.c nvme/dhcha
 		    nvme/identify.c nvme/errmsg.c $(wildcard util/*.c) subsystem/json-wipe.c
 TARGETCTL_SHARED_OBJS := $(TARGETCTL_SHARED:%.c=$(BUILD)/obj/%.o)
 
+# The gateway group's coordination (gateway/, docs/gateway.md): librados, which has no
+# pkg-config file in Debian. Linked into the daemon and the unit tests only: never into
+# libcore.a (so neither into libnvmf nor the fuzzers) nor nvmf-targetctl.
+GATEWAY_SRCS := $(wildcard gateway/*.c)
+GATEWAY_OBJS := $(GATEWAY_SRCS:%.c=$(BUILD)/obj/%.o)
+GATEWAY_LIBS := -lrados
+
 UNIT_SRCS := $(wildcard tests/unit/*.c tests/unit/*/*.c tests/unit/*/*/*.c)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
 
@@ -182,16 +189,17 @@ $(BUILD)/libcore.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(TARGET_BIN): $(BUILD)/obj/app/nvmf-target/main.o $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) $(SYSTEMD_LIBS)
+$(TARGET_BIN): $(BUILD)/obj/app/nvmf-target/main.o $(GATEWAY_OBJS) $(BUILD)/libcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) $(SYSTEMD_LIBS) $(GATEWAY_LIBS)
 
 $(TARGETCTL_BIN): $(BUILD)/obj/app/nvmf-targetctl/main.o $(TARGETCTL_OBJS) $(TARGETCTL_SHARED_OBJS)
 	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell pkg-config --libs jansson)
 
 # The daemon with fault injection, for the VM tests (tests/integration/fault_test.sh).
-$(FAULT_TARGET_BIN): $(BUILD)/obj/app/nvmf-target/main.o $(BUILD)/obj/tests/fault/env.o $(FAULT_OBJS) $(BUILD)/libcore.a
+$(FAULT_TARGET_BIN): $(BUILD)/obj/app/nvmf-target/main.o $(BUILD)/obj/tests/fault/env.o $(FAULT_OBJS) \
+		     $(GATEWAY_OBJS) $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) $(SYSTEMD_LIBS)
+	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) $(SYSTEMD_LIBS) $(GATEWAY_LIBS)
 
 # Suite list: every "const struct unit_test ID_tests[]" in tests/unit, as
 # UNIT_SUITE(ID, "NAME"), NAME the file's path below tests/unit without "_test.c": the
@@ -223,8 +231,8 @@ $(TLS_PSK_KAT): tests/auth/tls_psk_kat.py
 	@mkdir -p $(dir $@)
 	python3 $< $@
 
-$(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(FAULT_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) -lcunit
+$(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(FAULT_OBJS) $(GATEWAY_OBJS) $(BUILD)/libcore.a
+	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) -lcunit $(GATEWAY_LIBS)
 
 $(BUILD)/tests/nvme-drive-check: $(BUILD)/obj/tests/local/nvme-drive-check.o $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
@@ -296,8 +304,9 @@ deps:
 # Then the one-node Ceph cluster the tests share (tests/ceph/cluster), up, used with the
 # rados and rbd tools and down (tests/local/ceph_cluster_test.sh, about 25 s): it needs
 # root and the Ceph packages of scripts/install-deps, and fails without them. Then RBD
-# namespaces served from such a cluster (tests/local/rbd_test.sh, about 25 s; it says
-# "skip" without root), both builds.
+# namespaces served from such a cluster (tests/local/rbd_test.sh, about 25 s), and two
+# gateways of a gateway group against such a cluster (tests/local/gateway_test.sh, about
+# 90 s), both builds; both need root and fail without it.
 local-check: all $(TLS_PEER_BIN)
 	tests/local/tcp_test.sh
 	tests/local/tls_test.sh
@@ -305,6 +314,7 @@ local-check: all $(TLS_PEER_BIN)
 	tests/local/tls_interop_test.sh
 	tests/local/ceph_cluster_test.sh
 	tests/local/rbd_test.sh
+	tests/local/gateway_test.sh
 	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl build/asan/tests/tls-peer \
 		build/asan/tests/nvmf-io
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tcp_test.sh
@@ -312,6 +322,7 @@ local-check: all $(TLS_PEER_BIN)
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/notify_test.py
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_interop_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/rbd_test.sh
+	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/gateway_test.sh
 
 # Integration tests: one guest boot for the whole batch. The guest gets an emulated NVMe
 # drive (QEMU -device nvme, serial nvmfdrive01) backed by a sparse image, for the raw
@@ -542,7 +553,7 @@ CPPCHECK = cppcheck -q -j2 --std=c11 -D_GNU_SOURCE -I. --library=posix,gnu \
 	    --include=/usr/include/jansson.h --enable=warning,portability,performance \
 	    --suppressions-list=scripts/cppcheck-suppressions --error-exitcode=1 \
 	    --template='{file}:{line}:{column}: cppcheck {severity}: {message} [{id}]'
-CPPCHECK_DIRS := util nvme tls rdma tcp loop subsystem target control initiator app tests
+CPPCHECK_DIRS := util nvme tls rdma tcp loop subsystem target control initiator gateway app tests
 # Two jobs unless the caller's make shares its own job slots (make -jN analyze). The inner
 # make gets CC from scan-build's environment (its ccc-analyzer) on its command line, so that
 # no CC given to this make can bypass the analyzer.
@@ -629,7 +640,7 @@ compile_commands.json:
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(BUILD)/obj/app/nvmf-target/main.d \
+-include $(LIB_OBJS:.o=.d) $(GATEWAY_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(BUILD)/obj/app/nvmf-target/main.d \
 	 $(FAULT_OBJS:.o=.d) $(BUILD)/obj/tests/fault/env.d $(FUZZ_OBJS:.o=.d) \
 	 $(BUILD)/obj/app/nvmf/main.d $(TARGETCTL_OBJS:.o=.d) $(BUILD)/obj/app/nvmf-targetctl/main.d \
 	 $(BUILD)/obj/tests/trace/path_trace.d $(BUILD)/obj/tests/unit/tcp/fixture.d \

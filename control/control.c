@@ -89,6 +89,7 @@ const struct nvmf_rpc_method nvmf_ctl_methods[NVMF_CTL_METHOD_COUNT + 1] = {
 	METHOD(CONFIG_RELOAD, "config_reload", nvmf_ctl_config_reload),
 	METHOD(LOG_LEVEL_GET, "log_level_get", nvmf_ctl_log_level_get),
 	METHOD(LOG_LEVEL_SET, "log_level_set", nvmf_ctl_log_level_set),
+	METHOD(GATEWAY_STATUS, "gateway_status", nvmf_ctl_gateway_status),
 	[NVMF_CTL_METHOD_COUNT] = { NULL, NULL, NULL },
 };
 

@@ -41,6 +41,11 @@ struct nvmf_ctl {
 					    * there are any, unless forced */
 	struct nvmf_ctl_file_stamp stamp; /* config_path as last loaded or saved */
 	struct nvmf_rpc_server srv;
+	/* gateway_status's answer: the daemon's gateway (gateway/gateway.h, which the control
+	 * plane does not link) sets it after nvmf_ctl_start; called on the main group, a new
+	 * reference or NULL without memory. NULL: no nvmf_gateway in the configuration. */
+	json_t *(*gateway_status)(void *arg);
+	void *gateway_arg;
 	pthread_mutex_t lock; /* call hand-over between the socket's thread and
 					    * the main group */
 	pthread_cond_t cond;
@@ -100,6 +105,7 @@ void nvmf_ctl_config_save(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_config_reload(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_log_level_get(void *ctx, struct nvmf_rpc_call *call);
 void nvmf_ctl_log_level_set(void *ctx, struct nvmf_rpc_call *call);
+void nvmf_ctl_gateway_status(void *ctx, struct nvmf_rpc_call *call); /* ctl-read.c */
 
 /* nvmf_ctl_reload - load ctl->config_path again and apply the difference
  * (nvmf_tgt_reload; config_reload and SIGHUP). On the main group. Refused while live

@@ -41,6 +41,14 @@ void nvmf_ctl_ana_state_set(void *ctx, struct nvmf_rpc_call *call)
 			       (unsigned long long)portid);
 		return;
 	}
+	const struct nvmf_gateway_config *gw = &ctl->tgt->cfg->gateway;
+	if (nvmf_gateway_config_manages(gw, (uint32_t)grpid)) {
+		nvmf_rpc_error(call, NVMF_RPC_REFUSED,
+			       "ANA group %llu is shared by gateway group %s (nvmf_gateway): its "
+			       "state follows the group's locks (docs/gateway.md)",
+			       (unsigned long long)grpid, gw->group);
+		return;
+	}
 	uint8_t prev = p->ana_state[grpid];
 	char err[256];
 	int rc = nvmf_tgt_ana_state_set(ctl->tgt, p, (uint32_t)grpid, state, err, sizeof(err));

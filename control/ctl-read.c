@@ -415,3 +415,15 @@ void nvmf_ctl_log_level_set(void *ctx, struct nvmf_rpc_call *call)
 				  "level", nvmf_log_level_name(level), "previous",
 				  nvmf_log_level_name(prev)));
 }
+
+void nvmf_ctl_gateway_status(void *ctx, struct nvmf_rpc_call *call)
+{
+	struct nvmf_ctl *ctl = ctx;
+	if (!ctl->gateway_status) {
+		nvmf_rpc_error(call, NVMF_RPC_REFUSED,
+			       "this target is no gateway: its configuration has no nvmf_gateway "
+			       "(docs/gateway.md)");
+		return;
+	}
+	nvmf_rpc_result(call, ctl->gateway_status(ctl->gateway_arg));
+}

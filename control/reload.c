@@ -386,6 +386,16 @@ static int refuse(const struct nvmf_tgt *tgt, const struct nvmf_config *next, ch
 			 d.name, d.values);
 		return -EINVAL;
 	}
+	/* The gateway's coordination (its Ceph session, locks, groups) is set up once at start
+	 * (gateway/gateway.h): a change would be silently ignored, so it is refused. */
+	const char *gw = nvmf_gateway_config_diff(&tgt->cfg->gateway, &next->gateway);
+	if (gw) {
+		snprintf(err, errlen,
+			 "%s differs from the running target's; the gateway group's settings "
+			 "take a restart",
+			 gw);
+		return -EINVAL;
+	}
 	for (size_t i = 0; i < next->n_subsystems; i++) {
 		const struct nvmf_subsys_config *nc = &next->subsystems[i];
 		struct nvmf_subsys *s = nvmf_tgt_find_subsys((struct nvmf_tgt *)tgt, nc->nqn);

@@ -230,6 +230,9 @@ const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1] = {
 						"a log component",
 						"only this component (default: all)"),
 				       P_END } },
+	[NVMF_CTL_GATEWAY_STATUS] = { "gateway_status",
+				      "the gateway group: this gateway, the cluster, each shared ANA group's holder and state",
+				      { P_END } },
 	[NVMF_CTL_METHOD_COUNT] = { NULL, NULL, { P_END } },
 };
 

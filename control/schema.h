@@ -105,6 +105,7 @@ enum nvmf_ctl_method_id {
 	NVMF_CTL_CONFIG_RELOAD,
 	NVMF_CTL_LOG_LEVEL_GET,
 	NVMF_CTL_LOG_LEVEL_SET,
+	NVMF_CTL_GATEWAY_STATUS,
 	NVMF_CTL_METHOD_COUNT,
 };
 extern const struct nvmf_rpc_schema nvmf_ctl_schema[NVMF_CTL_METHOD_COUNT + 1];

@@ -1300,7 +1300,8 @@ static int parse_root(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 		return -1;
 	}
 	static const char *const known[] = { "hosts",     "ports",       "subsystems",
-					     "discovery", "nvmf_target", NULL };
+					     "discovery", "nvmf_target", "nvmf_gateway",
+					     NULL };
 	if (cfg_check_keys(c, root, "", known, NULL) || parse_target(c, root, &cfg->target) ||
 	    parse_hosts(c, root, cfg) ||
 	    cfg_get_typed(c, root, "", "subsystems", JSON_ARRAY, false, &subs) ||
@@ -1334,7 +1335,7 @@ static int parse_root(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 		if (parse_port(c, v, base, &cfg->ports[i], cfg) || check_port_overlap(c, cfg, i))
 			return -1;
 	}
-	if (cfg_check_ns_groups(c, cfg))
+	if (cfg_check_ns_groups(c, cfg) || cfg_parse_gateway(c, root, cfg))
 		return -1;
 	return check_tls_reach(c, cfg);
 }

@@ -238,6 +238,44 @@ struct nvmf_tls_key_config {
 			 * nvme/tls-psk.h), not RFC 8446's; version 1 ones go by their digest */
 };
 
+/* ---- a gateway group (top-level "nvmf_gateway", subsystem/config_gateway.c) ---- */
+
+#define NVMF_GW_NAME_MAX      63 /* gateway and group names: bytes, [A-Za-z0-9_-] */
+#define NVMF_GW_LEASE_MIN     3  /* lease_seconds' range */
+#define NVMF_GW_LEASE_MAX     120
+#define NVMF_GW_LEASE_DEFAULT 10
+
+/* One ANA group the gateway group manages, and the gateway it belongs to while alive. */
+struct nvmf_gateway_ana_config {
+	uint32_t grpid;                       /* 1..NVMF_MAX_ANAGRPID, defined on a port */
+	char preferred[NVMF_GW_NAME_MAX + 1]; /* the preferred gateway's name */
+};
+
+/* "nvmf_gateway": this target is gateway @name of the gateway group @group, whose members
+ * share ANA groups through RADOS object locks in @pool (gateway/gateway.h,
+ * docs/gateway.md). Fixed-size: a copy of the config copies it. */
+struct nvmf_gateway_config {
+	bool enable;                          /* the key is in the file */
+	char name[NVMF_GW_NAME_MAX + 1];      /* this gateway, unique in its group */
+	char group[NVMF_GW_NAME_MAX + 1];     /* the gateway group */
+	char ceph_conf[1024];                 /* absolute path of ceph.conf */
+	char keyring[1024];                   /* absolute path; "" = ceph.conf's */
+	char client_id[NVMF_GW_NAME_MAX + 1]; /* the Ceph user without "client."; default admin */
+	char pool[128];                       /* the RADOS pool of the lock objects; default rbd */
+	uint32_t lease_seconds;               /* a lock's lease, NVMF_GW_LEASE_MIN..MAX */
+	struct nvmf_gateway_ana_config ana_groups[NVMF_MAX_ANAGRPID];
+	size_t n_ana_groups; /* at least 1, each grpid once */
+};
+
+/* nvmf_gateway_config_diff - the name of the first key of "nvmf_gateway" in which @a and
+ * @b differ ("nvmf_gateway" itself when one has the key and the other not,
+ * "nvmf_gateway.ana_groups" for any difference there), or NULL when equal. */
+const char *nvmf_gateway_config_diff(const struct nvmf_gateway_config *a,
+				     const struct nvmf_gateway_config *b);
+/* nvmf_gateway_config_manages - @g is enabled and shares ANA group @grpid: the gateway
+ * group decides its state on every port, nothing else does. */
+bool nvmf_gateway_config_manages(const struct nvmf_gateway_config *g, uint32_t grpid);
+
 /* The whole configuration. */
 struct nvmf_config {
 	struct nvmf_target_config target;
@@ -251,6 +289,7 @@ struct nvmf_config {
 	size_t n_ports;
 	struct nvmf_subsys_config *subsystems;
 	size_t n_subsystems;
+	struct nvmf_gateway_config gateway; /* "nvmf_gateway"; enable false: none */
 	/* One line each about a key nvmetcli writes that this target does not use, found with
 	 * a value other than its default ("subsystems[0].attr.ieee_oui: \"0x001b21\" is not
 	 * used: ..."); the start and each reload log them. n_notes of them. */

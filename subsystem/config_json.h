@@ -139,4 +139,14 @@ int cfg_parse_referrals(struct cfg_ctx *c, json_t *port, const char *base,
  * nvmetcli writes strings): a new array, or NULL without memory. */
 json_t *cfg_referrals_to_json(const struct nvmf_port_config *p);
 
+/* ---- the gateway group (subsystem/config_gateway.c) ---- */
+
+/* cfg_parse_gateway - the top-level "nvmf_gateway" of @root into cfg->gateway (enable
+ * false when absent), after the ports: each grpid must be defined by a port of @cfg.
+ * Returns 0 or -1 with the message (its path under nvmf_gateway). */
+int cfg_parse_gateway(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg);
+/* cfg_gateway_json - @g as that object (every key written, defaults too): a new
+ * reference, or NULL without memory. */
+json_t *cfg_gateway_json(const struct nvmf_gateway_config *g);
+
 #endif

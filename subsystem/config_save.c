@@ -232,6 +232,8 @@ json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
 				 "subsystems", subs, "nvmf_target", nt);
 	struct nvmf_target_config def;
 	nvmf_config_target_defaults(&def);
+	if (root && cfg->gateway.enable)
+		json_object_set_new(root, "nvmf_gateway", cfg_gateway_json(&cfg->gateway));
 	if (root && strcmp(t->discovery_nqn, def.discovery_nqn))
 		json_object_set_new(root, "discovery", json_pack("{s:s}", "nqn", t->discovery_nqn));
 	return root;

@@ -448,8 +448,16 @@ static void apply_port(struct nvmf_tgt *tgt, struct nvmf_port *p, struct ana_por
 {
 	struct nvmf_port_config want = { .ana_groups = c->groups, .n_ana_groups = c->n };
 	bool any = false;
+	/* A gateway group's shared groups keep the state the gateway gave them
+	 * (gateway/gateway.h): the file's is not theirs. */
+	const struct nvmf_gateway_config *gw = &tgt->cfg->gateway;
+	for (size_t i = 0; i < c->n; i++)
+		if (nvmf_gateway_config_manages(gw, c->groups[i].grpid))
+			c->groups[i].state = p->ana_state[c->groups[i].grpid];
 	for (uint32_t g = 1; g <= NVMF_MAX_ANAGRPID; g++) {
 		uint8_t old = p->ana_state[g], st = nvmf_port_config_ana_state(&want, g);
+		if (nvmf_gateway_config_manages(gw, g) && nvmf_port_config_defines(&want, g))
+			st = old;
 		bool was = nvmf_port_config_defines(p->cfg, g),
 		     is = nvmf_port_config_defines(&want, g);
 		if (old != st) {

@@ -10,9 +10,10 @@ const char *const nvmf_log_level_names[NVMF_LOG_DEBUG + 2] = {
 };
 
 const char *const nvmf_log_component_names[NVMF_LOGC_COUNT + 1] = {
-	[NVMF_LOGC_CORE] = "core", [NVMF_LOGC_RDMA] = "rdma",       [NVMF_LOGC_TCP] = "tcp",
-	[NVMF_LOGC_AUTH] = "auth", [NVMF_LOGC_CONTROL] = "control", [NVMF_LOGC_BACKEND] = "backend",
-	[NVMF_LOGC_COUNT] = NULL,
+	[NVMF_LOGC_CORE] = "core",       [NVMF_LOGC_RDMA] = "rdma",
+	[NVMF_LOGC_TCP] = "tcp",         [NVMF_LOGC_AUTH] = "auth",
+	[NVMF_LOGC_CONTROL] = "control", [NVMF_LOGC_BACKEND] = "backend",
+	[NVMF_LOGC_GATEWAY] = "gateway", [NVMF_LOGC_COUNT] = NULL,
 };
 
 const char *nvmf_log_level_name(enum nvmf_log_level level)

@@ -28,6 +28,7 @@ enum nvmf_log_component {
 	NVMF_LOGC_AUTH,    /* DH-HMAC-CHAP (target/auth.c) */
 	NVMF_LOGC_CONTROL, /* control/: the control socket, reload */
 	NVMF_LOGC_BACKEND, /* subsystem/backend*: what a backend chose at open, its close */
+	NVMF_LOGC_GATEWAY, /* gateway/: a gateway group's ANA groups taken and given up */
 	NVMF_LOGC_COUNT,
 };
 

@@ -28,6 +28,7 @@
 #include "target/log.h"
 #include "target/namespace.h"
 #include "control/reload.h"
+#include "gateway/gateway.h"
 #include "target/resv.h"
 #include "util/clock.h"
 #include "util/version.h"
@@ -365,6 +366,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	tgt.created = &created;
+	/* A gateway group's member: its shared ANA groups non-optimized on every port before
+	 * any port listens; the locks are taken once the target serves (below). */
+	struct nvmf_gw *gw = NULL;
+	if (cfg.gateway.enable) {
+		const struct nvmf_gw_locks *ops;
+		void *ops_ctx;
+		if (nvmf_gw_rados_new(&cfg.gateway, &ops, &ops_ctx, err, sizeof(err)) ||
+		    nvmf_gw_create(&tgt, &cfg.gateway, ops, ops_ctx, &gw, err, sizeof(err))) {
+			nvmf_log_at(&tgt, NVMF_LOGC_GATEWAY, NVMF_LOG_ERROR, "%s: %s", config, err);
+			goto out;
+		}
+	}
 	/* Reservations kept through a restart (PTPL): restored before any host connects; a
 	 * broken file stops here, since dropping it would drop fences. */
 	if (resv_state[0]) {
@@ -409,6 +422,14 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		nvmf_log_at(&tgt, NVMF_LOGC_CONTROL, NVMF_LOG_INFO, "control socket %s", sock);
+		ctl.gateway_status = gw ? nvmf_gw_status_hook : NULL;
+		ctl.gateway_arg = gw;
+	}
+	/* An unreachable cluster does not stop the start: the groups stay non-optimized here
+	 * and the gateway keeps trying (docs/gateway.md). */
+	if (gw && nvmf_gw_start(gw, err, sizeof(err))) {
+		nvmf_log_at(&tgt, NVMF_LOGC_GATEWAY, NVMF_LOG_ERROR, "%s", err);
+		goto out;
 	}
 
 	struct sigaction sa;
@@ -461,6 +482,10 @@ out:
 	else /* before the hosts are disconnected: systemd no longer counts on us */
 		sd_notify(0,
 			  "STOPPING=1\nSTATUS=stopping: disconnecting hosts and flushing backends");
+	/* The gateway first: its groups go non-optimized and its locks are released at once,
+	 * so the other gateways take them while this one is still stopping. */
+	ctl.gateway_status = NULL;
+	nvmf_gw_stop(gw);
 	nvmf_ctl_stop(&ctl);
 	nvmf_tgt_shutdown(&tgt, 10000);
 	nvmf_tgt_fini(&tgt);

@@ -264,6 +264,38 @@ static int ana_list(FILE *f, json_t *r)
 	return rc;
 }
 
+/* gateway status: a line for the gateway and the cluster, then one row per shared group. */
+static const struct tctl_col gateway_cols[] = {
+	{ "GRPID", true },   { "STATE", false },     { "HELD", false },
+	{ "HOLDER", false }, { "PREFERRED", false }, { "REASON", false },
+};
+
+static int gateway(FILE *f, json_t *r)
+{
+	const char *e = str(r, "last_error");
+	fprintf(f, "gateway %s of group %s: pool %s, lease %lld s, cluster %s%s%s\n",
+		str(r, "name"), str(r, "group"), str(r, "pool"), num(r, "lease_seconds"),
+		json_is_true(json_object_get(r, "reachable")) ? "reachable" : "unreachable",
+		*e ? ": " : "", e);
+	struct tctl_table t;
+	tctl_table_init(&t, COLS(gateway_cols));
+	size_t i;
+	json_t *g;
+	json_array_foreach(json_object_get(r, "groups"), i, g) {
+		tctl_table_json(&t, json_object_get(g, "grpid"));
+		tctl_table_json(&t, json_object_get(g, "state"));
+		tctl_table_json(&t, json_object_get(g, "held"));
+		tctl_table_cell(&t, "%s", *str(g, "holder") ? str(g, "holder") : "-");
+		tctl_table_cell(
+			&t, "%s%s", str(g, "preferred"),
+			json_is_true(json_object_get(g, "preferred_alive")) ? "" : " (not alive)");
+		tctl_table_json(&t, json_object_get(g, "reason"));
+	}
+	int rc = tctl_table_print(&t, f);
+	tctl_table_free(&t);
+	return rc;
+}
+
 static void registrant_row(struct tctl_table *t, json_t *r)
 {
 	static const char *const keys[] = { "hostid", "holder", "key", "hostnqns", "controllers" };
@@ -542,6 +574,8 @@ int tctl_format(FILE *f, const struct tctl_request *req, json_t *result)
 		return ana_list(f, result);
 	case TCTL_OUT_NS_RESV:
 		return reservation(f, req, result);
+	case TCTL_OUT_GATEWAY:
+		return gateway(f, result);
 	default:
 		return changed(f, req, result);
 	}

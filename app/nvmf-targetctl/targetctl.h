@@ -68,6 +68,7 @@ enum tctl_out {
 	TCTL_OUT_ANA_SET,
 	TCTL_OUT_NS_ANA_GROUP,
 	TCTL_OUT_NS_RESV,
+	TCTL_OUT_GATEWAY,
 };
 
 /* Options a command may take besides the global ones (bit i of tctl_command.opts). */

@@ -113,6 +113,43 @@ static void ana_state_set_changes_a_state_and_answers_the_previous_one(void)
 	fx_teardown(&F);
 }
 
+static json_t *fake_status(void *arg)
+{
+	return json_pack("{s:s}", "name", (const char *)arg);
+}
+
+static void groups_a_gateway_group_shares_are_not_set_by_hand(void)
+{
+	setup();
+	F.cfg.gateway.enable = true;
+	strcpy(F.cfg.gateway.group, "g1");
+	F.cfg.gateway.n_ana_groups = 1;
+	F.cfg.gateway.ana_groups[0].grpid = 2;
+	ctl_expect_error(
+		&Ctl, "ana_state_set", "{\"portid\":1,\"grpid\":2,\"state\":\"optimized\"}",
+		NVMF_RPC_REFUSED,
+		"ANA group 2 is shared by gateway group g1 (nvmf_gateway): its state follows "
+		"the group's locks (docs/gateway.md)");
+	CU_ASSERT_EQUAL(nvmf_tgt_find_port(&F.tgt, 1)->ana_state[2], NVME_ANA_STATE_NONOPTIMIZED);
+	/* Other groups as ever. */
+	ctl_ok(&Ctl, "ana_state_set", "{\"portid\":1,\"grpid\":5,\"state\":\"inaccessible\"}");
+	fx_teardown(&F);
+}
+
+static void gateway_status_answers_what_the_gateway_says_or_refuses(void)
+{
+	setup();
+	ctl_expect_error(&Ctl, "gateway_status", "{}", NVMF_RPC_REFUSED,
+			 "this target is no gateway: its configuration has no nvmf_gateway "
+			 "(docs/gateway.md)");
+	Ctl.gateway_status = fake_status;
+	Ctl.gateway_arg = (void *)"gw-a";
+	json_t *resp, *r = result("gateway_status", "{}", &resp);
+	CU_ASSERT_STRING_EQUAL(str(r, "name"), "gw-a");
+	json_decref(resp);
+	fx_teardown(&F);
+}
+
 static void ana_state_set_refuses_bad_parameters_by_name(void)
 {
 	setup();
@@ -338,6 +375,10 @@ static void running_configuration_shows_the_states_and_groups_as_they_are(void)
 }
 
 const struct unit_test ctl_ana_tests[] = {
+	{ "groups_a_gateway_group_shares_are_not_set_by_hand",
+	  groups_a_gateway_group_shares_are_not_set_by_hand },
+	{ "gateway_status_answers_what_the_gateway_says_or_refuses",
+	  gateway_status_answers_what_the_gateway_says_or_refuses },
 	{ "ana_state_set_changes_a_state_and_answers_the_previous_one",
 	  ana_state_set_changes_a_state_and_answers_the_previous_one },
 	{ "ana_state_set_refuses_bad_parameters_by_name",

@@ -141,7 +141,7 @@ static void log_level_of_one_component_is_set_and_read_alone(void)
 	ctlm_expect_error(
 		"log_level_set", "{\"level\":\"error\",\"component\":\"disk\"}",
 		NVMF_RPC_INVALID_PARAMS,
-		"parameter 'component': \"disk\" is not a log component (core, rdma, tcp, auth, control or backend)");
+		"parameter 'component': \"disk\" is not a log component (core, rdma, tcp, auth, control, backend or gateway)");
 	CU_ASSERT_EQUAL(nvmf_log_level_get(&ctlm_fx.tgt, NVMF_LOGC_CORE), NVMF_LOG_INFO);
 	/* Without a component every one takes the level; "previous" was mixed. */
 	resp = ctlm_call("log_level_set", "{\"level\":\"warning\"}");

@@ -7,6 +7,7 @@
  * 512 B blocks) and 2 (RAM, 4 KiB blocks) on loop port 1.
  */
 #include <CUnit/CUnit.h>
+#include <nvme/types.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include "target/ana.h"
 #include "target/auth.h"
 #include "control/control.h"
 #include "target/log.h"
@@ -924,7 +926,85 @@ static void reload_closing_a_deleted_file_is_refused_unless_forced(void)
 	teardown();
 }
 
+/* A gateway group sharing ANA group 2 (subsystem/config.h), as the loader fills it. */
+static void gateway_of(struct nvmf_gateway_config *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->enable = true;
+	strcpy(g->name, "gw-a");
+	strcpy(g->group, "g1");
+	strcpy(g->ceph_conf, "/etc/ceph/ceph.conf");
+	strcpy(g->client_id, "admin");
+	strcpy(g->pool, "rbd");
+	g->lease_seconds = 10;
+	g->n_ana_groups = 1;
+	g->ana_groups[0].grpid = 2;
+	strcpy(g->ana_groups[0].preferred, "gw-a");
+}
+
+static void changed_nvmf_gateway_is_refused_it_takes_a_restart(void)
+{
+	setup();
+	same_as_running();
+	gateway_of(&F.cfg.gateway);
+	gateway_of(&Next.gateway);
+	Next.gateway.lease_seconds = 20;
+	json_t *changes = json_array();
+	char err[512] = "";
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "nvmf_gateway.lease_seconds differs from the running target's; "
+				    "the gateway group's settings take a restart");
+	Next.gateway.enable = false;
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "nvmf_gateway differs from the running target's; the gateway "
+				    "group's settings take a restart");
+	CU_ASSERT_EQUAL(json_array_size(changes), 0);
+	/* The same section: reloaded as any file. */
+	gateway_of(&Next.gateway);
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
+	json_decref(changes);
+	teardown();
+}
+
+static void reload_keeps_the_state_the_gateway_gave_a_shared_group(void)
+{
+	setup();
+	gateway_of(&F.cfg.gateway);
+	gateway_of(&Next.gateway);
+	struct nvmf_port *port = nvmf_tgt_find_port(&F.tgt, 1);
+	char err[512] = "";
+	/* The gateway holds group 2: optimized here. */
+	CU_ASSERT_EQUAL(nvmf_tgt_ana_state_set(&F.tgt, port, 2, NVME_ANA_STATE_OPTIMIZED, err,
+					       sizeof(err)),
+			1);
+	struct nvmf_subsys_config *s = fx_cfg_subsys(&Next, FX_SUBNQN, FX_HOSTNQN, 4);
+	fx_cfg_ns(s, 1, NVMF_BACKEND_RAM, 1u << 20, 512);
+	fx_cfg_ns(s, 2, NVMF_BACKEND_RAM, 1u << 20, 4096);
+	struct nvmf_port_config *p = fx_cfg_loop_port(&Next, 1, AF_INET, "0.0.0.0", "4420");
+	fx_cfg_expose(p, FX_SUBNQN);
+	/* The file: group 2 non-optimized (not its say), group 3 inaccessible (its say). */
+	p->ana_groups = calloc(2, sizeof(*p->ana_groups));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p->ana_groups);
+	p->ana_groups[0] = (struct nvmf_ana_group_config){ 2, NVME_ANA_STATE_NONOPTIMIZED };
+	p->ana_groups[1] = (struct nvmf_ana_group_config){ 3, NVME_ANA_STATE_NONOPTIMIZED };
+	p->n_ana_groups = 2;
+	json_t *changes = json_array();
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(port->ana_state[2], NVME_ANA_STATE_OPTIMIZED);
+	CU_ASSERT_EQUAL(port->ana_state[3], NVME_ANA_STATE_NONOPTIMIZED);
+	CU_ASSERT_EQUAL(nvmf_port_config_ana_state(port->cfg, 2), NVME_ANA_STATE_OPTIMIZED);
+	CU_ASSERT_EQUAL(json_array_size(changes), 1);
+	CU_ASSERT_STRING_EQUAL(change(changes, 0), "port 1: ANA group 3 non-optimized (was "
+						   "inaccessible)");
+	json_decref(changes);
+	teardown();
+}
+
 const struct unit_test reload_tests[] = {
+	{ "changed_nvmf_gateway_is_refused_it_takes_a_restart",
+	  changed_nvmf_gateway_is_refused_it_takes_a_restart },
+	{ "reload_keeps_the_state_the_gateway_gave_a_shared_group",
+	  reload_keeps_the_state_the_gateway_gave_a_shared_group },
 	{ "refused_reload_deletes_the_file_it_created",
 	  refused_reload_deletes_the_file_it_created },
 	{ "reload_closing_a_deleted_file_is_refused_unless_forced",

@@ -98,10 +98,10 @@ static void name_outside_a_choice_list_is_32602_listing_the_choices(void)
 	       "parameter 'level': \"INFO\" is not a log level (error, warning, info or debug)");
 	expect("log_level_set", "{\"level\":\"info\",\"component\":\"disk\"}",
 	       "parameter 'component': \"disk\" is not a log component (core, rdma, tcp, auth, "
-	       "control or backend)");
+	       "control, backend or gateway)");
 	expect("log_level_get", "{\"component\":\"disk\"}",
 	       "parameter 'component': \"disk\" is not a log component (core, rdma, tcp, auth, "
-	       "control or backend)");
+	       "control, backend or gateway)");
 	expect("host_dhchap_set", "{\"host\":\"nqn.h\",\"key\":\"k\",\"hash\":\"md5\"}",
 	       "parameter 'hash': \"md5\" is not a DH-HMAC-CHAP hash (hmac(sha256), hmac(sha384) "
 	       "or hmac(sha512))");

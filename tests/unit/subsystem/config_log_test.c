@@ -87,7 +87,7 @@ static void unknown_log_component_is_refused_by_name(void)
 {
 	expect_error(
 		"{'nvmf_target':{'log_level':{'disk':'debug'}}}",
-		"nvmf_target.log_level.disk: not a log component (core, rdma, tcp, auth, control or backend)");
+		"nvmf_target.log_level.disk: not a log component (core, rdma, tcp, auth, control, backend or gateway)");
 }
 
 static void unknown_log_level_is_refused_by_name(void)

@@ -1579,7 +1579,7 @@ static void resv_state_is_a_path_or_empty_for_none(void)
 
 ERROR_TEST(unknown_top_level_extension_key_is_refused, "{'nvmf_targets':{}}",
 	   "nvmf_targets: unknown key; did you mean 'nvmf_target'? (known here: hosts, ports, "
-	   "subsystems, discovery, nvmf_target)")
+	   "subsystems, discovery, nvmf_target, nvmf_gateway)")
 
 /* ---- keys the loader does not know ------------------------------------------------ */
 
@@ -1623,8 +1623,9 @@ ERROR_TEST(misspelt_passthru_key_is_refused_with_a_suggestion,
 	   "subsystems[0].passthru[0].device.pth: unknown key; did you mean 'path'? (known here: "
 	   "path)")
 /* A key near no known one gets no guess. */
-ERROR_TEST(unknown_top_level_key_is_refused_without_a_guess, "{'colour':'blue'}",
-	   "colour: unknown key (known here: hosts, ports, subsystems, discovery, nvmf_target)")
+ERROR_TEST(
+	unknown_top_level_key_is_refused_without_a_guess, "{'colour':'blue'}",
+	"colour: unknown key (known here: hosts, ports, subsystems, discovery, nvmf_target, nvmf_gateway)")
 ERROR_TEST(unknown_object_in_a_subsystem_is_refused_with_what_it_holds,
 	   DOC(PORT_A(ADDR), "{'nqn':'s1','attr':{" ANY "},'namespaces':[" NS "],'extra':{'a':1}}"),
 	   "subsystems[0].extra: unknown key (known here: " SUB_KEYS ")")

@@ -305,6 +305,29 @@ static void ana_list_is_a_table_of_ports_and_groups(void)
 	       "PORTID  GRPID  STATE  DEFINED  NAMESPACES\n");
 }
 
+static void gateway_status_is_a_line_and_a_table_of_groups(void)
+{
+	expect("gateway status",
+	       "{\"name\":\"gw-a\",\"group\":\"g1\",\"pool\":\"rbd\",\"lease_seconds\":10,"
+	       "\"interval_ms\":3333,\"reachable\":true,\"alive_held\":true,\"last_error\":\"\","
+	       "\"groups\":[{\"grpid\":2,\"preferred\":\"gw-a\",\"preferred_is_us\":true,"
+	       "\"preferred_alive\":true,\"holder\":\"gw-a\",\"held\":true,\"state\":\"optimized\","
+	       "\"claim_ms\":7000,\"reason\":\"lock taken\"},"
+	       "{\"grpid\":3,\"preferred\":\"gw-b\",\"preferred_is_us\":false,"
+	       "\"preferred_alive\":false,\"holder\":\"\",\"held\":false,"
+	       "\"state\":\"non-optimized\",\"claim_ms\":0,\"reason\":\"lock held by another gateway\"}]}",
+	       "gateway gw-a of group g1: pool rbd, lease 10 s, cluster reachable\n"
+	       "GRPID  STATE          HELD  HOLDER  PREFERRED         REASON\n"
+	       "    2  optimized      yes   gw-a    gw-a              lock taken\n"
+	       "    3  non-optimized  no    -       gw-b (not alive)  lock held by another gateway\n");
+	expect("gateway status",
+	       "{\"name\":\"gw-a\",\"group\":\"g1\",\"pool\":\"rbd\",\"lease_seconds\":10,"
+	       "\"reachable\":false,\"last_error\":\"cannot reach the Ceph cluster\",\"groups\":[]}",
+	       "gateway gw-a of group g1: pool rbd, lease 10 s, cluster unreachable: cannot reach "
+	       "the Ceph cluster\n"
+	       "GRPID  STATE  HELD  HOLDER  PREFERRED  REASON\n");
+}
+
 static void ana_changes_print_one_line(void)
 {
 	expect("ana set 1 2 inaccessible",
@@ -338,6 +361,8 @@ const struct unit_test targetctl_format_tests[] = {
 	{ "json_and_call_print_the_result_indented", json_and_call_print_the_result_indented },
 	{ "sizes_read_in_binary_units", sizes_read_in_binary_units },
 	{ "ana_list_is_a_table_of_ports_and_groups", ana_list_is_a_table_of_ports_and_groups },
+	{ "gateway_status_is_a_line_and_a_table_of_groups",
+	  gateway_status_is_a_line_and_a_table_of_groups },
 	{ "ana_changes_print_one_line", ana_changes_print_one_line },
 	{ "namespace_reservation_prints_the_reservation_then_its_registrants",
 	  namespace_reservation_prints_the_reservation_then_its_registrants },

@@ -390,10 +390,10 @@ static void config_and_log_level_map_to_their_methods(void)
 	/* --component's names are the schema's too, checked before anything is sent */
 	expect_usage(
 		parse(&p, "log-level", "--component", "disk", NULL),
-		"log-level: --component 'disk' is not core, rdma, tcp, auth, control or backend");
+		"log-level: --component 'disk' is not core, rdma, tcp, auth, control, backend or gateway");
 	expect_usage(
 		parse(&p, "log-level", "--component", "disk", "info", NULL),
-		"log-level: --component 'disk' is not core, rdma, tcp, auth, control or backend");
+		"log-level: --component 'disk' is not core, rdma, tcp, auth, control, backend or gateway");
 }
 
 static void every_list_command_maps_to_its_method(void)

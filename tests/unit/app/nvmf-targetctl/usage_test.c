@@ -42,7 +42,7 @@ static void command_help_lists_its_methods_parameters_from_the_description(void)
 	h = help_of("log-level", NULL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(h, "Parameters of method log_level_get:\n"
 					 "  component: a log component (core, rdma, tcp, auth, "
-					 "control or backend), optional\n"));
+					 "control, backend or gateway), optional\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(h, "Parameters of method log_level_set:\n"
 					 "  level: a log level (error, warning, info or debug), "
 					 "required\n"));
