@@ -68,6 +68,15 @@ rbdc() { timeout 60 rbd -c "$CEPH_CONF" --keyring "$CEPH_KEYRING" "$@"; }
 
 check "rbd create rbd/img1 (64 MiB)" rbdc create --size 64M rbd/img1
 
+# The backend's unit tests that need a cluster (make unit runs them without one, "not run").
+if out=$(NVMF_TEST_CEPH_CONF=$CEPH_CONF NVMF_TEST_CEPH_KEYRING=$CEPH_KEYRING \
+         timeout 120 "$ROOT/$BUILD/unit-tests" subsystem/backend-rbd 2>&1) &&
+   grep -q 'tests: [0-9]* passed, 0 failed, 0 not run' <<< "$out"; then
+    ok "unit tests of subsystem/backend-rbd against this cluster ($(grep -o 'tests: [^;]*' <<< "$out"))"
+else
+    bad "unit tests of subsystem/backend-rbd against this cluster: $(tail -n 5 <<< "$out")"
+fi
+
 # rbd_ns POOL IMAGE [NSID [EXTRA]]: a namespace object for IMAGE, with this cluster's keys.
 rbd_ns() {
     echo '{"nsid": '"${3:-1}"', "enable": 1, "nvmf_backend": "rbd", "nvmf_rbd_pool": "'"$1"'",
