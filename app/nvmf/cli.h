@@ -97,6 +97,7 @@ enum {
 	OPT_QUEUES,
 	OPT_TIME,
 	OPT_SIZE,
+	OPT_WAIT,
 	OPT_HOLD,
 	OPT_GROUPS_ONLY,
 	OPT_REFRESH,
@@ -342,6 +343,8 @@ struct cli_perf_opts {
 	unsigned queues; /* --queues, default 1 (one thread each) */
 	unsigned time_s; /* --time seconds, default 10 */
 	uint64_t size;   /* --size bytes of the namespace to use; 0 = all */
+	bool wait;       /* --wait: sleep on the connection when nothing completed (less
+			  * CPU, more latency) instead of polling without a pause */
 };
 
 /* cli_perf_parse - parse `perf` arguments into @o (defaults first). Returns CLI_OK,

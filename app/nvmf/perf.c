@@ -31,7 +31,7 @@
 static const char usage[] =
 	"Usage: nvmf perf -a ADDR [-a ADDR ...] -n NQN [-s PORT ...] [--ns NSID] [--rw MODE]\n"
 	"                 [--mix PCT] [--bs SIZE] [--qd N] [--queues N] [--time SEC] [--size SIZE]\n"
-	"                 [--json]\n"
+	"                 [--wait] [--json]\n"
 	"Generate I/O load on namespace NSID and report IOPS, MB/s and latency percentiles.\n"
 	"  --rw MODE     randread (default), randwrite, read, write, randrw\n"
 	"  --mix PCT     percent reads for randrw (default 70)\n"
@@ -40,6 +40,9 @@ static const char usage[] =
 	"  --queues N    I/O queues, one thread each (default 1)\n"
 	"  --time SEC    run time in seconds (default 10)\n"
 	"  --size SIZE   use only the first SIZE bytes of the namespace (default all)\n"
+	"  --wait        sleep until a completion arrives when none is ready, as a\n"
+	"                blocking application does (default: poll without a pause,\n"
+	"                one core per queue)\n"
 	"  --json        print the result as JSON\n"
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
 	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -t/--transport, -g/--hdr-digest,\n"
@@ -83,6 +86,7 @@ int cli_perf_parse(int argc, char **argv, struct cli_perf_opts *o, FILE *err)
 		{ "queues", required_argument, NULL, OPT_QUEUES },
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "wait", no_argument, NULL, OPT_WAIT },
 		{ NULL, 0, NULL, 0 },
 	};
 	char msg[256];
@@ -152,6 +156,9 @@ int cli_perf_parse(int argc, char **argv, struct cli_perf_opts *o, FILE *err)
 		case OPT_SIZE:
 			if (nvmf_size_parse_msg(optarg, "--size", &o->size, msg, sizeof(msg)))
 				return cli_usage_error(err, "perf", "%s", msg);
+			break;
+		case OPT_WAIT:
+			o->wait = true;
 			break;
 		default:
 			return cli_usage_error(err, "perf", "unknown option '%s'", name);
@@ -313,6 +320,10 @@ static void *worker_main(void *arg)
 		if (!outstanding && !w->npending)
 			break; /* stopped and drained, or every slot failed */
 		int n = w->mq ? nvmf_mpath_poll(w->mq, 0) : nvmf_queue_poll(w->q, 0);
+		/* --wait: nothing ready, so sleep for it (1 ms at most: the stop flag and
+		 * parked submissions are looked at again after it). */
+		if (n == 0 && w->o->wait)
+			n = w->mq ? nvmf_mpath_wait(w->mq, 1) : nvmf_queue_wait(w->q, 1);
 		if (n < 0) {
 			w->fatal = n;
 			note_lost(w, n);

@@ -52,7 +52,7 @@ static void perf_parses_every_option(void)
 	char *err = NULL;
 	CU_ASSERT_EQUAL(parse(&o, &err, A, "-s", "4421", "--ns", "2", "--rw", "randrw", "--mix",
 			      "30", "--bs", "128k", "--qd", "64", "--queues", "4", "--time", "3",
-			      "--size", "1G", "--json", NULL),
+			      "--size", "1G", "--wait", "--json", NULL),
 			0);
 	CU_ASSERT_STRING_EQUAL(o.c.trsvcid, "4421");
 	CU_ASSERT_EQUAL(o.nsid, 2);
@@ -63,7 +63,13 @@ static void perf_parses_every_option(void)
 	CU_ASSERT_EQUAL(o.queues, 4);
 	CU_ASSERT_EQUAL(o.time_s, 3);
 	CU_ASSERT_EQUAL(o.size, 1ull << 30);
+	CU_ASSERT_TRUE(o.wait);
 	CU_ASSERT_TRUE(o.c.json);
+	free(err);
+	/* Polling without a pause unless asked. */
+	err = NULL;
+	CU_ASSERT_EQUAL(parse(&o, &err, A, NULL), 0);
+	CU_ASSERT_FALSE(o.wait);
 	free(err);
 }
 
