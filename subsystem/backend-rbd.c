@@ -325,8 +325,8 @@ static int rbd_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvmf_bde
 		/* The OSD compares and writes in one object operation: atomic against every
 		 * gateway on the image. librbd returns -EILSEQ on a miscompare; where it was
 		 * (nvme_result, unused here) the host is not told. */
-		rc = (int)rbd_aio_compare_and_write(d->image, io->offset, io->len, io->cmp,
-						    io->buf, c, &io->nvme_result, 0);
+		rc = (int)rbd_aio_compare_and_write(d->image, io->offset, io->len, io->cmp, io->buf,
+						    c, &io->nvme_result, 0);
 		break;
 	default:
 		rc = -EINVAL;

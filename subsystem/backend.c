@@ -511,7 +511,7 @@ int nvmf_backend_fd_submit(struct nvmf_bdev *b, struct nvmf_aio *aio, struct nvm
 	case NVMF_BDEV_WRITE_ZEROES:
 	case NVMF_BDEV_DISCARD:
 		return zero_queue(b, aio, io);
-	case NVMF_BDEV_NVME_CMD: /* nvmf_bdev_submit lets it reach passthru only */
+	case NVMF_BDEV_NVME_CMD:          /* nvmf_bdev_submit lets it reach passthru only */
 	case NVMF_BDEV_COMPARE_AND_WRITE: /* and this the caw_atomic ones */
 		break;
 	}

@@ -17,10 +17,10 @@
 enum nvmf_bdev_op {
 	NVMF_BDEV_READ,
 	NVMF_BDEV_WRITE,
-	NVMF_BDEV_FLUSH,        /* make completed writes durable */
-	NVMF_BDEV_WRITE_ZEROES, /* range reads back as zeroes afterwards */
-	NVMF_BDEV_DISCARD,      /* deallocate; reads back as zeroes (DLFEAT 001b) */
-	NVMF_BDEV_NVME_CMD,     /* passthru backend only: the NVMe I/O command io->cmd as
+	NVMF_BDEV_FLUSH,             /* make completed writes durable */
+	NVMF_BDEV_WRITE_ZEROES,      /* range reads back as zeroes afterwards */
+	NVMF_BDEV_DISCARD,           /* deallocate; reads back as zeroes (DLFEAT 001b) */
+	NVMF_BDEV_NVME_CMD,          /* passthru backend only: the NVMe I/O command io->cmd as
 				 * the host sent it, buf/len its data (others: -EOPNOTSUPP) */
 	NVMF_BDEV_COMPARE_AND_WRITE, /* backends with caw_atomic only (others: -EOPNOTSUPP):
 				 * write buf (len bytes) at offset only if the range holds
@@ -39,7 +39,7 @@ struct nvmf_bdev_io {
 	enum nvmf_bdev_op op;
 	uint64_t offset;
 	uint64_t len;
-	void *buf; /* READ/WRITE/COMPARE_AND_WRITE: len bytes; others: unused */
+	void *buf;       /* READ/WRITE/COMPARE_AND_WRITE: len bytes; others: unused */
 	const void *cmp; /* COMPARE_AND_WRITE: the len bytes the range must hold */
 	nvmf_bdev_done_fn done;
 	void *ctx;              /* free for the caller */
@@ -100,11 +100,11 @@ struct nvmf_bdev_ops {
 struct nvmf_bdev {
 	const struct nvmf_bdev_ops *ops;
 	enum nvmf_backend_kind kind;
-	int fd;              /* -1 for ram/null */
-	uint64_t size;       /* bytes, a multiple of block_size (atomic: resize) */
-	uint32_t block_size; /* bytes: 512 or 4096 */
-	bool volatile_cache; /* needs FLUSH for durability (files, most devices) */
-	bool caw_atomic;     /* takes NVMF_BDEV_COMPARE_AND_WRITE: atomic against every
+	int fd;                /* -1 for ram/null */
+	uint64_t size;         /* bytes, a multiple of block_size (atomic: resize) */
+	uint32_t block_size;   /* bytes: 512 or 4096 */
+	bool volatile_cache;   /* needs FLUSH for durability (files, most devices) */
+	bool caw_atomic;       /* takes NVMF_BDEV_COMPARE_AND_WRITE: atomic against every
 			      * writer of the storage, not only this target's (rbd: several
 			      * gateways on one image). Others: the target's LBA lock makes
 			      * Compare and Write atomic among its own commands */
@@ -112,10 +112,10 @@ struct nvmf_bdev {
 				* cross a multiple of it (rbd: the stripe unit, one object);
 				* 0 none. The target does a range that does cross as the
 				* others do */
-	bool direct;         /* opened with O_DIRECT: buffers must be block aligned */
-	bool created;        /* file: this open created it (nvmf_create); the target records
+	bool direct;           /* opened with O_DIRECT: buffers must be block aligned */
+	bool created;          /* file: this open created it (nvmf_create); the target records
 			      * that (subsystem/created.h) and clears it */
-	bool in_memory;      /* file on tmpfs/ramfs: reads and writes are page-cache
+	bool in_memory;        /* file on tmpfs/ramfs: reads and writes are page-cache
 				      * copies that never wait for a disk, done inline in submit
 				      * (io_uring would hand each one to a worker thread) */
 	/* I/O hints, bytes, 0 = unknown (one logical block); Identify Namespace reports them
