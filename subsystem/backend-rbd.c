@@ -6,13 +6,14 @@
  * ceph.conf, an optional keyring, bounded timeouts), the pool's I/O context (and RADOS
  * namespace), the image. Every failure is one line naming the image and the cause.
  *
- * I/O: rbd_aio_read / rbd_aio_write / rbd_aio_flush; Write Zeroes and Deallocate are both
+ * I/O: rbd_aio_read / rbd_aio_write (librbd's cache off: no volatile write cache);
+ * rbd_aio_flush if a flush ever reaches it; Write Zeroes and Deallocate are both
  * rbd_aio_write_zeroes, since rbd_aio_discard leaves partial objects as they were (a read
  * after it need not return zeroes, which DLFEAT 001b promises). librbd completes on a
  * thread of its own: the callback hands the op back to the submitting poll group with
- * nvmf_aio_complete_remote (subsystem/aio.h), whose next poll runs io->done there. Fused
- * Compare and Write is done by the core under its LBA lock (target/caw.c);
- * rbd_aio_compare_and_write is not used.
+ * nvmf_aio_complete_remote (subsystem/aio.h), whose next poll runs io->done there. A
+ * one-block fused Compare and Write is rbd_aio_compare_and_write (caw_atomic, one
+ * 512-byte sector); longer ones the core does under its LBA lock (target/caw.c).
  *
  * Resize: the image's size can change under us (rbd resize elsewhere). An update watch
  * (rbd_update_watch) calls b->watch from librbd's thread; the target answers by reading
@@ -21,7 +22,7 @@
  *
  * Close: librbd callbacks still running are waited for (the count of ops handed to
  * librbd whose callback has not returned), then the watch, image and cluster are closed
- * (rbd_close waits for librbd's own work and writes back its cache).
+ * (rbd_close waits for librbd's own work).
  */
 #include "subsystem/backend.h"
 
@@ -168,6 +169,12 @@ static int rbd_open_dev(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, c
 		{ "rados_mon_op_timeout", RBD_OP_TIMEOUT },
 		{ "log_to_stderr", "false" },
 		{ "err_to_stderr", "false" },
+		/* No write-back cache in the gateway: a write is answered once the OSDs have
+		 * it. Another gateway serving the image reads from the OSDs, so a write
+		 * answered from this process's memory and lost with it (a crash, a kill)
+		 * would be a write the host saw complete and then not there through the
+		 * other path, not a volatile cache lost to a power failure. */
+		{ "rbd_cache", "false" },
 	};
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		if ((rc = rados_conf_set(d->cluster, opts[i][0], opts[i][1])) < 0) {
@@ -222,9 +229,9 @@ static int rbd_open_dev(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, c
 			 d->name, (unsigned long long)size, b->block_size);
 		goto fail;
 	}
-	/* librbd caches writes (rbd_cache, write-through until the first flush): a host's
-	 * Flush becomes rbd_aio_flush. */
-	b->volatile_cache = true;
+	/* rbd_cache is off (above): a completed write is on the OSDs, so the namespace has
+	 * no volatile write cache and a host's Flush needs no backend call. */
+	b->volatile_cache = false;
 	if (info.obj_size && info.obj_size <= UINT32_MAX)
 		b->optimal_io = (uint32_t)info.obj_size;
 	/* Compare and Write through librbd, which takes one whose range lies inside one

@@ -9,6 +9,9 @@
  *       List (log 04h), print "ready", then read it every 100 ms (no Identify, which
  *       would itself make the target look at the size) until it lists NSID: print
  *       "changed NSID" and the namespace's "nsze N" (Identify), exit 0; 1 after SECS.
+ *   nvmf-io ADDR PORT NQN NSID write-hold SLBA BYTE NLB   Flush, then write NLB blocks
+ *       of BYTE (0-255) at SLBA, print "written" once the target answered, and keep the
+ *       connection (no disconnect, so no shutdown flush) until killed; 1 on an error.
  * Exit 0 on success, 1 with the status or error on stderr, 2 on usage.
  */
 #include <errno.h>
@@ -94,6 +97,33 @@ int main(int argc, char **argv)
 		rc = nvmf_submit_flush(q, nsid, io_cb, &w);
 		if (rc == 0)
 			rc = wait_io(q, &w);
+	} else if (!strcmp(cmd, "write-hold") && argc == 9) {
+		uint64_t slba = strtoull(argv[6], NULL, 0);
+		int byte = atoi(argv[7]);
+		uint32_t nlb = (uint32_t)strtoul(argv[8], NULL, 0);
+		uint32_t bs = 512; /* the test's namespaces */
+		void *buf = nlb && nlb <= 2048 ? malloc((size_t)nlb * bs) : NULL;
+		if (!buf) {
+			nvmf_disconnect(c);
+			return 2;
+		}
+		memset(buf, byte, (size_t)nlb * bs);
+		rc = nvmf_submit_flush(q, nsid, io_cb, &w);
+		if (rc == 0)
+			rc = wait_io(q, &w);
+		if (rc == 0) {
+			w.done = false;
+			rc = nvmf_submit_write(q, nsid, slba, nlb, buf, io_cb, &w);
+			if (rc == 0)
+				rc = wait_io(q, &w);
+		}
+		free(buf);
+		if (rc == 0) {
+			printf("written\n");
+			fflush(stdout);
+			for (;;)
+				pause(); /* until killed: the connection stays */
+		}
 	} else if (!strcmp(cmd, "await-change") && argc == 7) {
 		bool has;
 		int secs = atoi(argv[6]);

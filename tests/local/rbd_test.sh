@@ -16,7 +16,8 @@
 # (refused: per-gateway state); a namespace whose client the cluster blocklisted (another
 # gateway broke its lock) answers Asymmetric Access Inaccessible; a namespace
 # removed while a host writes to it closes after its last command, no crash; SIGTERM
-# exits 0. Each check prints "ok - what" or "FAIL - what"; exit 1 if any failed. Without
+# exits 0; with the OSD frozen a write is not answered (no cache in the gateway answers
+# it), once answered it is in the image after the target's kill -9. Each check prints "ok - what" or "FAIL - what"; exit 1 if any failed. Without
 # root or the cluster script it fails, saying which.
 set -u
 
@@ -349,6 +350,40 @@ rc=0
 wait "$TGT_PID" || rc=$?
 TGT_PID=
 check "SIGTERM: the target exits 0 (exit $rc)" [ "$rc" = 0 ]
+
+# ---- a write is answered once the OSD has it: librbd's cache is off (its default
+# "writearound" answers a write at once and sends it after; a gateway killed meanwhile,
+# or one whose image another gateway then serves, would lose a write the host saw done).
+# The OSD is frozen (SIGSTOP) while the host flushes and writes: no answer may come
+# before it runs again, then the write must be in the image. ----
+OSD_PID=$(cat "$ST/ceph/run/osd.0.pid" 2>/dev/null)
+if start_target && [ -n "$OSD_PID" ]; then
+    io 1 flush 2> "$ST/hold.err"
+    kill -STOP "$OSD_PID"
+    io 1 write-hold 4096 165 512 > "$ST/hold.out" 2>> "$ST/hold.err" &
+    HOLD_PID=$!
+    sleep 3
+    if grep -q written "$ST/hold.out"; then
+        bad "a write is not answered while the OSD is frozen (it was: a cache answered it)"
+    else
+        ok "a write is not answered while the OSD is frozen"
+    fi
+    kill -CONT "$OSD_PID"
+    for i in $(seq 300); do grep -q written "$ST/hold.out" && break; sleep 0.1; done
+    check "it is answered once the OSD runs again" grep -q written "$ST/hold.out"
+    kill -KILL "$TGT_PID"; wait "$TGT_PID" 2>/dev/null; TGT_PID=
+    head -c $((512 * 512)) /dev/zero | tr '\0' '\245' > "$ST/kpat"
+    if rbdc export rbd/img1 "$ST/kexp" > /dev/null 2>&1 &&
+       cmp -s "$ST/kpat" <(dd if="$ST/kexp" bs=256K skip=8 count=1 2>/dev/null); then
+        ok "the answered write is in the image after the target's kill -9"
+    else
+        bad "the answered write is in the image after the target's kill -9"
+    fi
+    kill "$HOLD_PID" 2>/dev/null; wait "$HOLD_PID" 2>/dev/null
+else
+    kill -CONT "$OSD_PID" 2>/dev/null
+    bad "the target starts again (osd.0 pid '$OSD_PID')"
+fi
 if grep -qiE 'AddressSanitizer|use-after-free|runtime error' "$ST/target.log"; then
     bad "no sanitizer report: $(grep -iE 'AddressSanitizer|runtime error' "$ST/target.log" | head -3)"
 fi
