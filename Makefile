@@ -510,6 +510,7 @@ install-check: all
 # host's). The guest's tests ran 13-20 % slower for the 16 minutes it took there, and the
 # suite about 3 minutes shorter than with the 4.5-minute analysis first (2026-12-02). Its
 # output is in build/analyze.log, printed once vm-check ends; either failing fails check.
+# Then vm-ceph (a third guest boot, the Ceph gateways on this machine: about 3 minutes).
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: deps
 	$(MAKE) check-includes
@@ -526,6 +527,7 @@ check: deps
 	@rc=0; echo "check: make analyze runs beside vm-check (SCHED_IDLE), its output in build/analyze.log"; \
 	chrt --idle 0 $(MAKE) --no-print-directory -j$(CHECK_JOBS) analyze > build/analyze.log 2>&1 & apid=$$!; \
 	$(MAKE) -j$(CHECK_JOBS) vm-check || rc=1; \
+	$(MAKE) vm-ceph || rc=1; \
 	wait $$apid; arc=$$?; echo "--- make analyze (beside vm-check): exit $$arc ---"; cat build/analyze.log; \
 	[ $$arc = 0 ] || rc=1; exit $$rc
 
