@@ -83,26 +83,6 @@ static int get_ceph_name(struct cfg_ctx *c, json_t *j, const char *base, const c
 	return 0;
 }
 
-/* An absolute path @key (ceph.conf, keyring) into @dst (@max bytes). Absent: untouched. */
-static int get_abs_path(struct cfg_ctx *c, json_t *j, const char *base, const char *key, char *dst,
-			size_t max)
-{
-	const char *v;
-	char b[80];
-	if (cfg_get_str(c, j, base, key, false, &v))
-		return -1;
-	if (!v)
-		return 0;
-	if (v[0] != '/')
-		return cfg_fail(c, base, key, "%s is not an absolute path",
-				cfg_quote(v, b, sizeof(b)));
-	if (strlen(v) >= max)
-		return cfg_fail(c, base, key, "%s is longer than %zu characters",
-				cfg_quote(v, b, sizeof(b)), max - 1);
-	memcpy(dst, v, strlen(v) + 1);
-	return 0;
-}
-
 /* The rbd keys of namespace @j: on an rbd namespace, its image (pool and image
  * required) and nothing of a file's; on any other, none of them. */
 static int parse_ns_rbd(struct cfg_ctx *c, json_t *j, const char *base, const char *dbase,
@@ -141,8 +121,8 @@ static int parse_ns_rbd(struct cfg_ctx *c, json_t *j, const char *base, const ch
 	    get_ceph_name(c, j, base, "nvmf_rbd_image", r->image, sizeof(r->image)) ||
 	    get_ceph_name(c, j, base, "nvmf_rbd_namespace", r->rados_ns, sizeof(r->rados_ns)) ||
 	    get_ceph_name(c, j, base, "nvmf_rbd_client_id", r->client_id, sizeof(r->client_id)) ||
-	    get_abs_path(c, j, base, "nvmf_rbd_conf", r->conf, sizeof(r->conf)) ||
-	    get_abs_path(c, j, base, "nvmf_rbd_keyring", r->keyring, sizeof(r->keyring)))
+	    cfg_get_abs_path(c, j, base, "nvmf_rbd_conf", false, r->conf, sizeof(r->conf)) ||
+	    cfg_get_abs_path(c, j, base, "nvmf_rbd_keyring", false, r->keyring, sizeof(r->keyring)))
 		return -1;
 	if (!r->conf[0])
 		snprintf(r->conf, sizeof(r->conf), "%s", NVMF_RBD_DEFAULT_CONF);

@@ -36,23 +36,6 @@ static int get_name(struct cfg_ctx *c, json_t *g, const char *base, const char *
 	return 0;
 }
 
-static int get_path(struct cfg_ctx *c, json_t *g, const char *key, bool required, char *dst,
-		    size_t len)
-{
-	const char *s;
-	char b[80];
-	if (cfg_get_str(c, g, "nvmf_gateway", key, required, &s))
-		return -1;
-	if (!s)
-		return 0;
-	if (s[0] != '/' || strlen(s) >= len)
-		return cfg_fail(c, "nvmf_gateway", key,
-				"%s is not an absolute path of at most %zu bytes",
-				cfg_quote(s, b, sizeof(b)), len - 1);
-	strcpy(dst, s);
-	return 0;
-}
-
 static const struct cfg_irule lease_rule = { NVMF_GW_LEASE_MIN, NVMF_GW_LEASE_MAX, false,
 					     "a lease in seconds", "3-120" };
 static const struct cfg_irule grpid_rule = { 1, NVMF_MAX_ANAGRPID, false, "an ANA group ID",
@@ -124,8 +107,10 @@ int cfg_parse_gateway(struct cfg_ctx *c, json_t *root, struct nvmf_config *cfg)
 	if (cfg_check_keys(c, g, "nvmf_gateway", known, NULL) ||
 	    get_name(c, g, "nvmf_gateway", "name", true, gw->name) ||
 	    get_name(c, g, "nvmf_gateway", "group", true, gw->group) ||
-	    get_path(c, g, "ceph_conf", true, gw->ceph_conf, sizeof(gw->ceph_conf)) ||
-	    get_path(c, g, "keyring", false, gw->keyring, sizeof(gw->keyring)))
+	    cfg_get_abs_path(c, g, "nvmf_gateway", "ceph_conf", true, gw->ceph_conf,
+			     sizeof(gw->ceph_conf)) ||
+	    cfg_get_abs_path(c, g, "nvmf_gateway", "keyring", false, gw->keyring,
+			     sizeof(gw->keyring)))
 		return -1;
 	const char *s;
 	char b[80];

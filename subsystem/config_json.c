@@ -362,6 +362,25 @@ int cfg_check_nqn(struct cfg_ctx *c, const char *base, const char *key, const ch
 }
 
 /* An Identify Controller text field (SN, MN, FR): printable ASCII, at most @max bytes. */
+int cfg_get_abs_path(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
+		     bool required, char *dst, size_t max)
+{
+	const char *v;
+	char b[80];
+	if (cfg_get_str(c, obj, base, key, required, &v))
+		return -1;
+	if (!v)
+		return 0;
+	if (v[0] != '/')
+		return cfg_fail(c, base, key, "%s is not an absolute path",
+				cfg_quote(v, b, sizeof(b)));
+	if (strlen(v) >= max)
+		return cfg_fail(c, base, key, "%s is longer than %zu characters",
+				cfg_quote(v, b, sizeof(b)), max - 1);
+	memcpy(dst, v, strlen(v) + 1);
+	return 0;
+}
+
 int cfg_get_ascii(struct cfg_ctx *c, json_t *obj, const char *base, const char *key, char *dst,
 		  size_t max)
 {

@@ -110,6 +110,12 @@ int cfg_check_nqn(struct cfg_ctx *c, const char *base, const char *key, const ch
 int cfg_get_ascii(struct cfg_ctx *c, json_t *obj, const char *base, const char *key, char *dst,
 		  size_t max);
 
+/* cfg_get_abs_path - the absolute path @key of @obj (a ceph.conf, a keyring) into @dst
+ * (@max bytes with its NUL); absent: @dst untouched, or "is required" when @required.
+ * 0, or -1 with "is not an absolute path" or "is longer than N characters". */
+int cfg_get_abs_path(struct cfg_ctx *c, json_t *obj, const char *base, const char *key,
+		     bool required, char *dst, size_t max);
+
 /* cfg_all_zero - every one of @n bytes is 0 (an ID nvmetcli leaves unset). */
 bool cfg_all_zero(const uint8_t *p, size_t n);
 

@@ -5,7 +5,7 @@
  * per bad input with its exact message, and the keys written back so that a saved
  * configuration loads the same groups and states.
  *
- * JSON here is written with single quotes; q() turns them into double quotes.
+ * JSON here is written with single quotes; cfg_test_quoted() turns them into double quotes.
  */
 #include <jansson.h>
 #include <nvme/types.h>
@@ -15,41 +15,13 @@
 #include <unistd.h>
 #include "nvme/ana-state.h"
 #include "subsystem/config.h"
+#include "tests/unit/subsystem/config_util.h"
 #include "tests/unit/suites.h"
-
-static char *q(const char *s)
-{
-	char *d = strdup(s);
-	for (char *p = d; p && *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	return d;
-}
-
-static int parse(const char *json, struct nvmf_config *cfg, char *err, size_t errlen)
-{
-	char *j = q(json);
-	int rc = nvmf_config_parse(j, cfg, err, errlen);
-	free(j);
-	return rc;
-}
-
-static void expect_error(const char *json, const char *want)
-{
-	struct nvmf_config cfg;
-	char err[512] = "";
-	CU_ASSERT_EQUAL(parse(json, &cfg, err, sizeof(err)), -1);
-	CU_ASSERT_STRING_EQUAL(err, want);
-	if (strcmp(err, want))
-		fprintf(stderr, "\n    got:  %s\n    want: %s\n", err, want);
-	CU_ASSERT_PTR_NULL(cfg.ports);
-	nvmf_config_free(&cfg);
-}
 
 static bool expect_ok(const char *json, struct nvmf_config *cfg)
 {
 	char err[512] = "";
-	int rc = parse(json, cfg, err, sizeof(err));
+	int rc = cfg_test_parse(json, cfg, err, sizeof(err));
 	CU_ASSERT_EQUAL(rc, 0);
 	if (rc)
 		fprintf(stderr, "\n    unexpected error: %s\n", err);
@@ -67,10 +39,10 @@ static bool expect_ok(const char *json, struct nvmf_config *cfg)
 #define WITH_NS(e)     DOC(PORT(GROUPS("{'grpid':2,'ana':{'state':'optimized'}}")), NS(e))
 #define WITH_GROUPS(g) DOC(PORT(GROUPS(g)), NS(""))
 
-#define ERROR_TEST(name, json, msg)      \
-	static void name(void)           \
-	{                                \
-		expect_error(json, msg); \
+#define ERROR_TEST(name, json, msg)               \
+	static void name(void)                    \
+	{                                         \
+		cfg_test_expect_error(json, msg); \
 	}
 
 /* ---- namespaces ---- */
@@ -225,10 +197,12 @@ static void every_state_name_parses_back_to_itself(void)
 static void port_and_namespace_objects_alone_take_the_ana_keys(void)
 {
 	char err[256] = "";
-	char *pj = q("{'portid':4," ADDR
-		     ",'ana_groups':[{'grpid':2,'ana':{'state':'inaccessible'}}]}");
-	char *nj = q("{'nsid':3,'nvmf_backend':'null','nvmf_size_bytes':4096,'ana_grpid':2}");
-	char *bad = q("{'nsid':3,'nvmf_backend':'null','nvmf_size_bytes':4096,'ana_grpid':200}");
+	char *pj = cfg_test_quoted("{'portid':4," ADDR
+				   ",'ana_groups':[{'grpid':2,'ana':{'state':'inaccessible'}}]}");
+	char *nj = cfg_test_quoted(
+		"{'nsid':3,'nvmf_backend':'null','nvmf_size_bytes':4096,'ana_grpid':2}");
+	char *bad = cfg_test_quoted(
+		"{'nsid':3,'nvmf_backend':'null','nvmf_size_bytes':4096,'ana_grpid':200}");
 	json_t *po = json_loads(pj, 0, NULL), *no = json_loads(nj, 0, NULL),
 	       *bo = json_loads(bad, 0, NULL);
 	struct nvmf_port_config p;

@@ -1,39 +1,13 @@
 /* The log's names and nvmf_target.log_level (subsystem/config_log.c): levels and
  * components by name both ways, the key loads into per-component levels (the rest left
  * unset), unknown components and levels are refused by name, and what is saved loads
- * back the same. JSON here is single-quoted for readability (q() below). */
+ * back the same. JSON here is single-quoted for readability (cfg_test_quoted() below). */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include "subsystem/config.h"
+#include "tests/unit/subsystem/config_util.h"
 #include "tests/unit/suites.h"
-
-static char *q(const char *s)
-{
-	char *d = strdup(s);
-	for (char *p = d; p && *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	return d;
-}
-
-static int parse(const char *json, struct nvmf_config *cfg, char *err, size_t errlen)
-{
-	char *d = q(json);
-	memset(cfg, 0, sizeof(*cfg));
-	int rc = nvmf_config_parse(d, cfg, err, errlen);
-	free(d);
-	return rc;
-}
-
-static void expect_error(const char *json, const char *want)
-{
-	struct nvmf_config cfg;
-	char err[512] = "";
-	CU_ASSERT_EQUAL(parse(json, &cfg, err, sizeof(err)), -1);
-	CU_ASSERT_STRING_EQUAL(err, want);
-	nvmf_config_free(&cfg);
-}
 
 static void every_level_and_component_name_parses_back(void)
 {
@@ -63,8 +37,8 @@ static void log_level_names_some_components_and_leaves_the_rest_unset(void)
 	struct nvmf_config cfg;
 	char err[512] = "";
 	CU_ASSERT_EQUAL_FATAL(
-		parse("{'nvmf_target':{'log_level':{'tcp':'debug','backend':'error'}}}", &cfg, err,
-		      sizeof(err)),
+		cfg_test_parse("{'nvmf_target':{'log_level':{'tcp':'debug','backend':'error'}}}",
+			       &cfg, err, sizeof(err)),
 		0);
 	CU_ASSERT_EQUAL(cfg.target.log_level[NVMF_LOGC_TCP], NVMF_LOG_DEBUG);
 	CU_ASSERT_EQUAL(cfg.target.log_level[NVMF_LOGC_BACKEND], NVMF_LOG_ERROR);
@@ -77,7 +51,7 @@ static void absent_log_level_leaves_every_component_unset(void)
 {
 	struct nvmf_config cfg;
 	char err[512] = "";
-	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{}}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(cfg_test_parse("{'nvmf_target':{}}", &cfg, err, sizeof(err)), 0);
 	for (int i = 0; i < NVMF_LOGC_COUNT; i++)
 		CU_ASSERT_EQUAL(cfg.target.log_level[i], -1);
 	nvmf_config_free(&cfg);
@@ -85,17 +59,17 @@ static void absent_log_level_leaves_every_component_unset(void)
 
 static void unknown_log_component_is_refused_by_name(void)
 {
-	expect_error(
+	cfg_test_expect_error(
 		"{'nvmf_target':{'log_level':{'disk':'debug'}}}",
 		"nvmf_target.log_level.disk: not a log component (core, rdma, tcp, auth, control, backend or gateway)");
 }
 
 static void unknown_log_level_is_refused_by_name(void)
 {
-	expect_error(
+	cfg_test_expect_error(
 		"{'nvmf_target':{'log_level':{'tcp':'loud'}}}",
 		"nvmf_target.log_level.tcp: \"loud\" is not a log level (error, warning, info or debug)");
-	expect_error(
+	cfg_test_expect_error(
 		"{'nvmf_target':{'log_level':{'tcp':3}}}",
 		"nvmf_target.log_level.tcp: a non-string is not a log level (error, warning, info or debug)");
 }
@@ -104,7 +78,9 @@ static void log_level_that_is_not_an_object_is_refused(void)
 {
 	struct nvmf_config cfg;
 	char err[512] = "";
-	CU_ASSERT_EQUAL(parse("{'nvmf_target':{'log_level':'debug'}}", &cfg, err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(cfg_test_parse("{'nvmf_target':{'log_level':'debug'}}", &cfg, err,
+				       sizeof(err)),
+			-1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "nvmf_target.log_level"));
 	nvmf_config_free(&cfg);
 }
@@ -114,8 +90,8 @@ static void saved_log_level_loads_back_and_is_absent_when_unset(void)
 	struct nvmf_config cfg, back;
 	char err[512] = "";
 	CU_ASSERT_EQUAL_FATAL(
-		parse("{'nvmf_target':{'log_level':{'auth':'warning','control':'debug'}}}", &cfg,
-		      err, sizeof(err)),
+		cfg_test_parse("{'nvmf_target':{'log_level':{'auth':'warning','control':'debug'}}}",
+			       &cfg, err, sizeof(err)),
 		0);
 	json_t *j = nvmf_config_to_json(&cfg);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
@@ -133,7 +109,7 @@ static void saved_log_level_loads_back_and_is_absent_when_unset(void)
 	nvmf_config_free(&back);
 	nvmf_config_free(&cfg);
 
-	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{}}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(cfg_test_parse("{'nvmf_target':{}}", &cfg, err, sizeof(err)), 0);
 	j = nvmf_config_to_json(&cfg);
 	CU_ASSERT_PTR_NULL(json_object_get(json_object_get(j, "nvmf_target"), "log_level"));
 	json_decref(j);

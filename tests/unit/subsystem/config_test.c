@@ -3,7 +3,7 @@
  * Configuration loader: nvmetcli's own files, our shipped examples, defaults, and one
  * test per invalid field asserting the exact one-line message.
  *
- * JSON in this file is written with single quotes for readability; q() turns them into
+ * JSON in this file is written with single quotes for readability; cfg_test_quoted() turns them into
  * double quotes before parsing (no test value contains an apostrophe).
  */
 #include <jansson.h>
@@ -15,48 +15,14 @@
 #include <unistd.h>
 #include "nvme/wire.h"
 #include "subsystem/config.h"
+#include "tests/unit/subsystem/config_util.h"
 #include "tests/unit/suites.h"
 #include "util/size.h"
-
-static char *q(const char *s)
-{
-	char *d = strdup(s);
-
-	for (char *p = d; p && *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	return d;
-}
-
-/* Parses @json (single-quoted form); on failure prints the message so a broken test
- * says why. */
-static int parse(const char *json, struct nvmf_config *cfg, char *err, size_t errlen)
-{
-	char *j = q(json);
-	int rc = nvmf_config_parse(j, cfg, err, errlen);
-
-	free(j);
-	return rc;
-}
-
-static void expect_error(const char *json, const char *want)
-{
-	struct nvmf_config cfg;
-	char err[512] = "";
-
-	CU_ASSERT_EQUAL(parse(json, &cfg, err, sizeof(err)), -1);
-	CU_ASSERT_STRING_EQUAL(err, want);
-	if (strcmp(err, want))
-		fprintf(stderr, "\n    got:  %s\n    want: %s\n", err, want);
-	CU_ASSERT_PTR_NULL(cfg.subsystems); /* nothing left allocated after an error */
-	CU_ASSERT_PTR_NULL(cfg.ports);
-	nvmf_config_free(&cfg);
-}
 
 static bool expect_ok(const char *json, struct nvmf_config *cfg)
 {
 	char err[512] = "";
-	int rc = parse(json, cfg, err, sizeof(err));
+	int rc = cfg_test_parse(json, cfg, err, sizeof(err));
 
 	CU_ASSERT_EQUAL(rc, 0);
 	if (rc)
@@ -80,10 +46,10 @@ static bool expect_ok(const char *json, struct nvmf_config *cfg)
 #define RAM(extra)    "{'nsid':1,'nvmf_backend':'ram'" extra "}"
 
 /* One test per invalid field: the document and the exact message. */
-#define ERROR_TEST(name, json, msg)      \
-	static void name(void)           \
-	{                                \
-		expect_error(json, msg); \
+#define ERROR_TEST(name, json, msg)               \
+	static void name(void)                    \
+	{                                         \
+		cfg_test_expect_error(json, msg); \
 	}
 
 /* ---- nvmetcli's own files (shared/data/nvmetcli) ---------------------------------- */
@@ -1013,10 +979,11 @@ static void allow_any_host_keeps_its_allowed_hosts(void)
 {
 	struct nvmf_config cfg;
 	char err[512] = "";
-	CU_ASSERT_EQUAL_FATAL(parse("{'hosts':[{'nqn':'h1'}],'ports':[" PORT_A(
-					    ADDR) "],'subsystems':[{'nqn':'s1',"
-						  "'attr':{" ANY "},'allowed_hosts':['h1']}]}",
-				    &cfg, err, sizeof(err)),
+	CU_ASSERT_EQUAL_FATAL(cfg_test_parse("{'hosts':[{'nqn':'h1'}],'ports':[" PORT_A(
+						     ADDR) "],'subsystems':[{'nqn':'s1',"
+							   "'attr':{" ANY
+							   "},'allowed_hosts':['h1']}]}",
+					     &cfg, err, sizeof(err)),
 			      0);
 	CU_ASSERT_TRUE(cfg.subsystems[0].allow_any_host);
 	CU_ASSERT_EQUAL(cfg.subsystems[0].n_allowed_hosts, 1);
@@ -1516,16 +1483,17 @@ static void rpc_socket_is_a_path_or_empty_for_none(void)
 {
 	struct nvmf_config cfg;
 	char err[256];
-	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'rpc_socket':''}}", &cfg, err, sizeof(err)),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		cfg_test_parse("{'nvmf_target':{'rpc_socket':''}}", &cfg, err, sizeof(err)), 0);
 	CU_ASSERT_TRUE(cfg.target.rpc_socket_set);
 	CU_ASSERT_STRING_EQUAL(cfg.target.rpc_socket, "");
 	nvmf_config_free(&cfg);
-	CU_ASSERT_EQUAL_FATAL(
-		parse("{'nvmf_target':{'rpc_socket':'/run/a.sock'}}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(cfg_test_parse("{'nvmf_target':{'rpc_socket':'/run/a.sock'}}", &cfg,
+					     err, sizeof(err)),
+			      0);
 	CU_ASSERT_STRING_EQUAL(cfg.target.rpc_socket, "/run/a.sock");
 	nvmf_config_free(&cfg);
-	CU_ASSERT_EQUAL_FATAL(parse("{}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(cfg_test_parse("{}", &cfg, err, sizeof(err)), 0);
 	CU_ASSERT_FALSE(cfg.target.rpc_socket_set);
 	nvmf_config_free(&cfg);
 }
@@ -1562,17 +1530,17 @@ static void resv_state_is_a_path_or_empty_for_none(void)
 {
 	struct nvmf_config cfg;
 	char err[256];
-	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'resv_state':''}}", &cfg, err, sizeof(err)),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		cfg_test_parse("{'nvmf_target':{'resv_state':''}}", &cfg, err, sizeof(err)), 0);
 	CU_ASSERT_TRUE(cfg.target.resv_state_set);
 	CU_ASSERT_STRING_EQUAL(cfg.target.resv_state, "");
 	nvmf_config_free(&cfg);
-	CU_ASSERT_EQUAL_FATAL(parse("{'nvmf_target':{'resv_state':'/var/lib/r.json'}}", &cfg, err,
-				    sizeof(err)),
+	CU_ASSERT_EQUAL_FATAL(cfg_test_parse("{'nvmf_target':{'resv_state':'/var/lib/r.json'}}",
+					     &cfg, err, sizeof(err)),
 			      0);
 	CU_ASSERT_STRING_EQUAL(cfg.target.resv_state, "/var/lib/r.json");
 	nvmf_config_free(&cfg);
-	CU_ASSERT_EQUAL_FATAL(parse("{}", &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(cfg_test_parse("{}", &cfg, err, sizeof(err)), 0);
 	CU_ASSERT_FALSE(cfg.target.resv_state_set);
 	nvmf_config_free(&cfg);
 }
