@@ -25,15 +25,6 @@
 static struct fx F;
 static struct nvmf_ctl Ctl;
 
-static void add_group(struct nvmf_port_config *p, uint32_t grpid, uint8_t state)
-{
-	struct nvmf_ana_group_config *g =
-		realloc(p->ana_groups, (p->n_ana_groups + 1) * sizeof(*g));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
-	p->ana_groups = g;
-	p->ana_groups[p->n_ana_groups++] = (struct nvmf_ana_group_config){ grpid, state };
-}
-
 static void setup(void)
 {
 	memset(&F, 0, sizeof(F));
@@ -45,11 +36,11 @@ static void setup(void)
 	struct nvmf_port_config *p1 = fx_cfg_loop_port(&F.cfg, 1, AF_INET, "0.0.0.0", "4420");
 	fx_cfg_expose(p1, FX_SUBNQN);
 	fx_cfg_expose(p1, SUB2);
-	add_group(p1, 2, NVME_ANA_STATE_NONOPTIMIZED);
-	add_group(p1, 5, NVME_ANA_STATE_OPTIMIZED);
+	fx_cfg_ana_group(p1, 2, NVME_ANA_STATE_NONOPTIMIZED);
+	fx_cfg_ana_group(p1, 5, NVME_ANA_STATE_OPTIMIZED);
 	struct nvmf_port_config *p2 = fx_cfg_loop_port(&F.cfg, 2, AF_INET, "0.0.0.0", "4421");
 	fx_cfg_expose(p2, FX_SUBNQN);
-	add_group(p2, 2, NVME_ANA_STATE_OPTIMIZED);
+	fx_cfg_ana_group(p2, 2, NVME_ANA_STATE_OPTIMIZED);
 	CU_ASSERT_FATAL(fx_boot(&F, "127.0.0.1", "4420") == 0);
 	memset(&Ctl, 0, sizeof(Ctl));
 	Ctl.tgt = &F.tgt;

@@ -121,15 +121,6 @@ static struct fx F;
 static struct fake_locks K;
 static struct nvmf_gw *G;
 
-static void add_group(struct nvmf_port_config *p, uint32_t grpid, uint8_t state)
-{
-	struct nvmf_ana_group_config *g =
-		realloc(p->ana_groups, (p->n_ana_groups + 1) * sizeof(*g));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
-	p->ana_groups = g;
-	p->ana_groups[p->n_ana_groups++] = (struct nvmf_ana_group_config){ grpid, state };
-}
-
 static void gw_cfg(struct nvmf_gateway_config *g)
 {
 	memset(g, 0, sizeof(*g));
@@ -159,8 +150,8 @@ static void setup(void)
 		struct nvmf_port_config *p =
 			fx_cfg_loop_port(c, id, AF_INET, "127.0.0.1", id == 1 ? "4420" : "4421");
 		fx_cfg_expose(p, FX_SUBNQN);
-		add_group(p, 2, OPT);
-		add_group(p, 3, OPT);
+		fx_cfg_ana_group(p, 2, OPT);
+		fx_cfg_ana_group(p, 3, OPT);
 	}
 	gw_cfg(&c->gateway);
 	CU_ASSERT_FATAL(fx_boot(&F, "127.0.0.1", "4420") == 0);

@@ -37,15 +37,6 @@ static struct fx F;
 static struct fxq A2, IO1, IO2; /* port 2's admin queue; an I/O queue on each port */
 static uint16_t Cntlid2;
 
-static void add_group(struct nvmf_port_config *p, uint32_t grpid, uint8_t state)
-{
-	struct nvmf_ana_group_config *g =
-		realloc(p->ana_groups, (p->n_ana_groups + 1) * sizeof(*g));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
-	p->ana_groups = g;
-	p->ana_groups[p->n_ana_groups++] = (struct nvmf_ana_group_config){ grpid, state };
-}
-
 /* The configuration the header describes, into @c (zeroed). */
 static void build_cfg(struct nvmf_config *c)
 {
@@ -58,12 +49,12 @@ static void build_cfg(struct nvmf_config *c)
 	struct nvmf_port_config *p1 = fx_cfg_loop_port(c, 1, AF_INET, "127.0.0.1", "4420");
 	fx_cfg_expose(p1, FX_SUBNQN);
 	fx_cfg_expose(p1, SUB2);
-	add_group(p1, 2, NONOPT);
-	add_group(p1, 5, CHANGE);
+	fx_cfg_ana_group(p1, 2, NONOPT);
+	fx_cfg_ana_group(p1, 5, CHANGE);
 	struct nvmf_port_config *p2 = fx_cfg_loop_port(c, 2, AF_INET, "127.0.0.1", "4421");
 	fx_cfg_expose(p2, FX_SUBNQN);
-	add_group(p2, 1, INACC);
-	add_group(p2, 2, OPT);
+	fx_cfg_ana_group(p2, 1, INACC);
+	fx_cfg_ana_group(p2, 2, OPT);
 }
 
 /* The fixture as the header says, with @mdts (0: the default). */
@@ -751,7 +742,7 @@ static void set_group(struct nvmf_port_config *p, uint32_t grpid, uint8_t state)
 			p->ana_groups[i].state = state;
 			return;
 		}
-	add_group(p, grpid, state);
+	fx_cfg_ana_group(p, grpid, state);
 }
 
 static void reload_with_the_same_ana_config_changes_nothing(void)

@@ -116,6 +116,12 @@ void fx_cfg_expose(struct nvmf_port_config *p, const char *nqn)
 	p->subsystems[p->n_subsystems++] = dup_or_die(nqn);
 }
 
+void fx_cfg_ana_group(struct nvmf_port_config *p, uint32_t grpid, uint8_t state)
+{
+	p->ana_groups = grow(p->ana_groups, p->n_ana_groups, sizeof(*p->ana_groups));
+	p->ana_groups[p->n_ana_groups++] = (struct nvmf_ana_group_config){ grpid, state };
+}
+
 int fx_setup(struct fx *f)
 {
 	memset(f, 0, sizeof(*f));

@@ -78,6 +78,9 @@ struct nvmf_port_config *fx_cfg_loop_port(struct nvmf_config *c, uint16_t portid
 					  const char *traddr, const char *trsvcid);
 /* fx_cfg_expose - @p exposes subsystem @nqn. */
 void fx_cfg_expose(struct nvmf_port_config *p, const char *nqn);
+/* fx_cfg_ana_group - @p defines ANA group @grpid in @state (NVME_ANA_STATE_*, 0: the
+ * kernel's default), as a port's "ana_groups" entry. */
+void fx_cfg_ana_group(struct nvmf_port_config *p, uint32_t grpid, uint8_t state);
 
 /* fx_setup - target with FX_SUBNQN (host FX_HOSTNQN allowed) holding namespace 1
  * (RAM, 1 MiB, 512 B blocks) and namespace 2 (RAM, 1 MiB, 4 KiB blocks), exposed on
