@@ -124,6 +124,12 @@ static int parse_ns_rbd(struct cfg_ctx *c, json_t *j, const char *base, const ch
 	    cfg_get_abs_path(c, j, base, "nvmf_rbd_conf", false, r->conf, sizeof(r->conf)) ||
 	    cfg_get_abs_path(c, j, base, "nvmf_rbd_keyring", false, r->keyring, sizeof(r->keyring)))
 		return -1;
+	/* librbd would connect as client.client.ID and fail with "authentication failed" */
+	if (!strncmp(r->client_id, "client.", 7))
+		return cfg_fail(c, base, "nvmf_rbd_client_id",
+				"\"%s\" is not a Ceph user ID: give it without "
+				"\"client.\" (\"%s\")",
+				r->client_id, r->client_id + 7);
 	if (!r->conf[0])
 		snprintf(r->conf, sizeof(r->conf), "%s", NVMF_RBD_DEFAULT_CONF);
 	if (!r->client_id[0])

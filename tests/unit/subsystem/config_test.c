@@ -759,6 +759,10 @@ ERROR_TEST(rbd_relative_conf_is_refused, WITH_NS(RBD(",'nvmf_rbd_conf':'ceph.con
 	   RBD_ERR "nvmf_rbd_conf: \"ceph.conf\" is not an absolute path")
 ERROR_TEST(rbd_relative_keyring_is_refused, WITH_NS(RBD(",'nvmf_rbd_keyring':'k'")),
 	   RBD_ERR "nvmf_rbd_keyring: \"k\" is not an absolute path")
+ERROR_TEST(rbd_client_id_with_the_client_prefix_is_refused,
+	   WITH_NS(RBD(",'nvmf_rbd_client_id':'client.nvmf'")),
+	   RBD_ERR "nvmf_rbd_client_id: \"client.nvmf\" is not a Ceph user ID: give it without "
+		   "\"client.\" (\"nvmf\")")
 ERROR_TEST(rbd_image_name_with_a_slash_is_refused,
 	   WITH_NS("{'nsid':1,'nvmf_backend':'rbd','nvmf_rbd_pool':'rbd','nvmf_rbd_image':'a/b'}"),
 	   RBD_ERR "nvmf_rbd_image: \"a/b\" is not a Ceph name (printable ASCII without spaces, "
@@ -1726,6 +1730,7 @@ const struct unit_test config_tests[] = {
 	T(rbd_namespace_buffered_is_refused),
 	T(rbd_namespace_create_is_refused),
 	T(rbd_namespace_with_reservations_is_refused),
+	T(rbd_client_id_with_the_client_prefix_is_refused),
 	T(rbd_relative_conf_is_refused),
 	T(rbd_relative_keyring_is_refused),
 	T(rbd_image_name_with_a_slash_is_refused),
