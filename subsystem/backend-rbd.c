@@ -27,21 +27,33 @@
 #include "subsystem/backend.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <rados/librados.h>
 #include <rbd/librbd.h>
 #include "util/log.h"
 
 /* Seconds: the first contact with the monitors, then each monitor and OSD operation. */
-#define RBD_MOUNT_TIMEOUT "10"
-#define RBD_OP_TIMEOUT    "30"
+#define RBD_MOUNT_TIMEOUT   "10"
+#define RBD_OP_TIMEOUT      "30"
+/* Seconds the close may take before it is left to finish on its own (a cluster that
+ * does not answer: rbd_close then waits on it without a bound of its own). */
+#define RBD_CLOSE_TIMEOUT_S 5
+
+/* Closes left to finish on their own thread (rbd_close_dev), process-wide as librbd's
+ * own state is: the daemon must not run librados' exit-time destructors under one. */
+static struct {
+	unsigned closing; /* atomic */
+} rbd_closes;
 
 /* An open image. */
 struct rbd_dev {
-	struct nvmf_bdev *b;
+	struct nvmf_bdev *b;      /* NULL once closing (under watch_mu) */
+	pthread_mutex_t watch_mu; /* the update watch's callback against the close */
 	rados_t cluster;
 	rados_ioctx_t ioctx;
 	rbd_image_t image;
@@ -93,6 +105,12 @@ static void connect_error(const struct rbd_dev *d, const struct nvmf_rbd_config 
 	}
 }
 
+static void rbd_dev_free(struct rbd_dev *d)
+{
+	pthread_mutex_destroy(&d->watch_mu);
+	free(d);
+}
+
 static void rbd_teardown(struct rbd_dev *d)
 {
 	if (d->watching)
@@ -113,9 +131,11 @@ static void rbd_teardown(struct rbd_dev *d)
 static void rbd_watch_cb(void *arg)
 {
 	struct rbd_dev *d = arg;
-	struct nvmf_bdev_watch *w = __atomic_load_n(&d->b->watch, __ATOMIC_ACQUIRE);
+	pthread_mutex_lock(&d->watch_mu);
+	struct nvmf_bdev_watch *w = d->b ? __atomic_load_n(&d->b->watch, __ATOMIC_ACQUIRE) : NULL;
 	if (w)
 		w->fn(w);
+	pthread_mutex_unlock(&d->watch_mu);
 }
 
 static int rbd_open_dev(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, char *err,
@@ -135,6 +155,7 @@ static int rbd_open_dev(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, c
 		return -1;
 	}
 	d->b = b;
+	pthread_mutex_init(&d->watch_mu, NULL);
 	rbd_name(r, d->name, sizeof(d->name));
 	const char *conf = r->conf[0] ? r->conf : NVMF_RBD_DEFAULT_CONF;
 	const char *id = r->client_id[0] ? r->client_id : NVMF_RBD_DEFAULT_CLIENT;
@@ -254,9 +275,99 @@ static int rbd_open_dev(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, c
 	return 0;
 fail:
 	rbd_teardown(d);
-	free(d);
+	rbd_dev_free(d);
 	b->priv = NULL;
 	return -1;
+}
+
+/* A close on a thread of its own, so that the caller can stop waiting for it. */
+struct rbd_closer {
+	struct rbd_dev *d;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool done, abandoned; /* under mu */
+};
+
+static void closer_free(struct rbd_closer *c)
+{
+	pthread_mutex_destroy(&c->mu);
+	pthread_cond_destroy(&c->cv);
+	rbd_dev_free(c->d);
+	free(c);
+}
+
+static void *closer_run(void *arg)
+{
+	struct rbd_closer *c = arg;
+	rbd_teardown(c->d);
+	pthread_mutex_lock(&c->mu);
+	c->done = true;
+	bool abandoned = c->abandoned;
+	pthread_cond_signal(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+	/* Abandoned: the caller is gone and this thread owns @c; else the caller frees it
+	 * and @c must not be touched after the unlock. */
+	if (abandoned) {
+		nvmf_logger_write(NULL, NVMF_LOGC_BACKEND, NVMF_LOG_INFO, "rbd %s: closed (late)",
+				  c->d->name);
+		closer_free(c);
+		__atomic_sub_fetch(&rbd_closes.closing, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* Tear @d down within RBD_CLOSE_TIMEOUT_S; past it the close goes on alone and frees
+ * @d when it ends. Frees @d. */
+static void rbd_close_bounded(struct rbd_dev *d)
+{
+	struct rbd_closer *c = calloc(1, sizeof(*c));
+	pthread_attr_t at;
+	pthread_t t;
+	bool started = false;
+	if (c && pthread_attr_init(&at) == 0) {
+		c->d = d;
+		pthread_mutex_init(&c->mu, NULL);
+		pthread_cond_init(&c->cv, NULL);
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		started = pthread_create(&t, &at, closer_run, c) == 0;
+		pthread_attr_destroy(&at);
+		if (!started) {
+			pthread_mutex_destroy(&c->mu);
+			pthread_cond_destroy(&c->cv);
+		}
+	}
+	if (!started) { /* no thread: close here, however long it takes */
+		free(c);
+		rbd_teardown(d);
+		rbd_dev_free(d);
+		return;
+	}
+	struct timespec end;
+	clock_gettime(CLOCK_REALTIME, &end);
+	end.tv_sec += RBD_CLOSE_TIMEOUT_S;
+	pthread_mutex_lock(&c->mu);
+	while (!c->done && pthread_cond_timedwait(&c->cv, &c->mu, &end) != ETIMEDOUT)
+		;
+	bool done = c->done;
+	if (!done) {
+		c->abandoned = true;
+		__atomic_add_fetch(&rbd_closes.closing, 1, __ATOMIC_ACQUIRE);
+	}
+	pthread_mutex_unlock(&c->mu);
+	if (done) {
+		closer_free(c);
+		return;
+	}
+	nvmf_logger_write(NULL, NVMF_LOGC_BACKEND, NVMF_LOG_WARNING,
+			  "rbd %s: the cluster did not answer the close within %d s: it "
+			  "goes on without the target waiting (the image's exclusive lock is "
+			  "released when it ends, or broken by the next owner)",
+			  d->name, RBD_CLOSE_TIMEOUT_S);
+}
+
+unsigned nvmf_bdev_rbd_closing(void)
+{
+	return __atomic_load_n(&rbd_closes.closing, __ATOMIC_ACQUIRE);
 }
 
 static void rbd_close_dev(struct nvmf_bdev *b)
@@ -276,9 +387,13 @@ static void rbd_close_dev(struct nvmf_bdev *b)
 					  __atomic_load_n(&d->outstanding, __ATOMIC_ACQUIRE));
 		usleep(1000);
 	}
-	rbd_teardown(d);
-	free(d);
+	/* From here the update watch calls into nothing (its unwatch may wait on the
+	 * cluster, so it is part of the bounded close). */
+	pthread_mutex_lock(&d->watch_mu);
+	d->b = NULL;
+	pthread_mutex_unlock(&d->watch_mu);
 	b->priv = NULL;
+	rbd_close_bounded(d);
 }
 
 /* On the submitting poll group (nvmf_aio_poll): the op's end. */

@@ -221,6 +221,12 @@ extern const struct nvmf_bdev_ops nvmf_backend_file_ops, nvmf_backend_bdev_ops,
 	nvmf_backend_nvme_ops, nvmf_backend_ram_ops, nvmf_backend_null_ops,
 	nvmf_backend_passthru_ops, nvmf_backend_rbd_ops;
 
+/* nvmf_bdev_rbd_closing - rbd namespaces whose close outlived its bound (5 s: a cluster
+ * that does not answer) and still runs on a thread of its own. A program must not exit
+ * through exit() while one does (librados' destructors would run under it): the daemon
+ * uses _exit then. */
+unsigned nvmf_bdev_rbd_closing(void);
+
 /* nvmf_backend_is_nvme_name - whether a block device's name (no directory) is a whole
  * NVMe namespace, "nvme<digits>n<digits>": kind inference picks the nvme backend for it.
  * The controller's char device "nvme0" and partitions "nvme0n1p1" do not match. */

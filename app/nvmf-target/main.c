@@ -18,8 +18,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
+#include <unistd.h>
 #include "rdma/target/transport.h"
 #include "tcp/target/transport.h"
+#include "subsystem/backend.h"
 #include "subsystem/config.h"
 #include "subsystem/created.h"
 #include "control/control.h"
@@ -493,5 +495,15 @@ out:
 	nvmf_config_free(&cfg);
 	if (!rc) /* the levels outlive nvmf_tgt_fini */
 		nvmf_log(&tgt, NVMF_LOG_INFO, "stopped");
+	/* An rbd close still waiting on a cluster that does not answer (logged when it was
+	 * left): exit() would run librados' destructors under it. */
+	if (nvmf_bdev_rbd_closing()) {
+		nvmf_log(&tgt, NVMF_LOG_WARNING,
+			 "exiting with %u rbd image close(s) unfinished: the cluster did not "
+			 "answer them",
+			 nvmf_bdev_rbd_closing());
+		fflush(NULL);
+		_exit(rc ? 1 : 0);
+	}
 	return rc;
 }

@@ -17,7 +17,8 @@
 # gateway broke its lock) answers Asymmetric Access Inaccessible; a namespace
 # removed while a host writes to it closes after its last command, no crash; SIGTERM
 # exits 0; with the OSD frozen a write is not answered (no cache in the gateway answers
-# it), once answered it is in the image after the target's kill -9. Each check prints "ok - what" or "FAIL - what"; exit 1 if any failed. Without
+# it), once answered it is in the image after the target's kill -9; with the cluster
+# stopped SIGTERM still ends the target (the close is bounded). Each check prints "ok - what" or "FAIL - what"; exit 1 if any failed. Without
 # root or the cluster script it fails, saying which.
 set -u
 
@@ -383,6 +384,25 @@ if start_target && [ -n "$OSD_PID" ]; then
 else
     kill -CONT "$OSD_PID" 2>/dev/null
     bad "the target starts again (osd.0 pid '$OSD_PID')"
+fi
+# ---- the cluster gone: SIGTERM still ends the target (each image's close is bounded) ----
+if start_target; then
+    nvmf write --offset 0 -i "$ST/pat4k" 2>/dev/null # the image's exclusive lock is ours
+    "$CLUSTER" stop "$ST/ceph" > /dev/null 2>&1
+    t0=$SECONDS
+    kill -TERM "$TGT_PID"
+    for i in $(seq 600); do kill -0 "$TGT_PID" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$TGT_PID" 2>/dev/null; then
+        bad "SIGTERM with the cluster gone: the target still runs after 60 s"
+        kill -KILL "$TGT_PID"
+    else
+        ok "SIGTERM with the cluster gone: the target exits in $((SECONDS - t0)) s"
+    fi
+    wait "$TGT_PID" 2>/dev/null; TGT_PID=
+    check "its log says the close was left to the cluster" \
+        grep -q 'the cluster did not answer the close within 5 s' "$ST/target.log"
+else
+    bad "the target starts for the cluster-gone stop"
 fi
 if grep -qiE 'AddressSanitizer|use-after-free|runtime error' "$ST/target.log"; then
     bad "no sanitizer report: $(grep -iE 'AddressSanitizer|runtime error' "$ST/target.log" | head -3)"
