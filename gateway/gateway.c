@@ -65,6 +65,13 @@ struct nvmf_gw {
 	bool reachable;  /* the last round's calls all succeeded */
 	bool alive_held;
 	char last_error[256];
+	/* The errors logged lately (a hash of the line, when): a cluster that stays away
+	 * fails several calls each round, each logged once a minute, not every round. */
+	struct {
+		uint64_t hash, ms;
+	} logged[8];
+	unsigned logged_next;
+	uint64_t round_ms; /* the thread's own: the clock of the round that runs */
 	uint64_t gen, applied_gen; /* posted / applied by the main group */
 
 	pthread_t thread;
@@ -186,11 +193,19 @@ static void set_error(struct nvmf_gw *gw, int *first, int rc, const char *fmt, .
 		*first = rc;
 	pthread_mutex_lock(&gw->lock);
 	gw->reachable = false;
-	bool fresh = strcmp(gw->last_error, msg) != 0;
 	snprintf(gw->last_error, sizeof(gw->last_error), "%s", msg);
 	pthread_mutex_unlock(&gw->lock);
-	if (fresh) /* each new error once, not every round */
-		nvmf_log_at(gw->tgt, NVMF_LOGC_GATEWAY, NVMF_LOG_ERROR, "%s", msg);
+	uint64_t h = 14695981039346656037ull, now = gw->round_ms; /* FNV-1a */
+	for (const char *p = msg; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	const unsigned n = sizeof(gw->logged) / sizeof(gw->logged[0]);
+	for (unsigned i = 0; i < n; i++)
+		if (gw->logged[i].ms && gw->logged[i].hash == h && now - gw->logged[i].ms < 60000)
+			return; /* said within the last minute */
+	gw->logged[gw->logged_next].hash = h;
+	gw->logged[gw->logged_next].ms = now ? now : 1;
+	gw->logged_next = (gw->logged_next + 1) % n;
+	nvmf_log_at(gw->tgt, NVMF_LOGC_GATEWAY, NVMF_LOG_ERROR, "%s", msg);
 }
 
 /* A group's holder as seen now, for the status. */
@@ -312,14 +327,19 @@ static void one_group(struct nvmf_gw *gw, struct gw_group *g, uint64_t now_ms, i
 int nvmf_gw_round(struct nvmf_gw *gw, uint64_t now_ms)
 {
 	int first = 0;
+	gw->round_ms = now_ms;
 	char err[256];
 	if (!gw->connected) {
 		int rc = gw->ops->connect(gw->ops_ctx, err, sizeof(err));
 		if (rc) {
+			/* A refusal is a mistake to fix (the user, its key, the pool), not an
+			 * outage to wait out: say which. */
+			bool refused = rc == -EACCES || rc == -EPERM || rc == -ENOENT;
 			set_error(gw, &first, rc,
-				  "cannot reach the Ceph cluster (%s): %s; every group stays "
+				  "%s the Ceph cluster (%s): %s; every group stays "
 				  "non-optimized here, retrying every %llu ms",
-				  gw->cfg.ceph_conf, err, (unsigned long long)gw->interval_ms);
+				  refused ? "refused by" : "cannot reach", gw->cfg.ceph_conf, err,
+				  (unsigned long long)gw->interval_ms);
 			pthread_mutex_lock(&gw->lock);
 			gw->reachable = false;
 			pthread_mutex_unlock(&gw->lock);

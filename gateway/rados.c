@@ -71,8 +71,15 @@ static int gw_connect(void *ctx, char *err, size_t errlen)
 	    (rc = set_opt(r, "client_mount_timeout", lease, err, errlen)))
 		goto fail;
 	if ((rc = rados_connect(r->cluster))) {
-		snprintf(err, errlen, "connecting as client.%s: %s", r->cfg.client_id,
-			 strerror(-rc));
+		if (rc == -EACCES || rc == -EPERM)
+			snprintf(err, errlen,
+				 "authentication failed as client.%s (keyring %s): a wrong key "
+				 "or user",
+				 r->cfg.client_id,
+				 r->cfg.keyring[0] ? r->cfg.keyring : "of the conf");
+		else
+			snprintf(err, errlen, "connecting as client.%s: %s", r->cfg.client_id,
+				 strerror(-rc));
 		goto fail;
 	}
 	if ((rc = rados_ioctx_create(r->cluster, r->cfg.pool, &r->io))) {

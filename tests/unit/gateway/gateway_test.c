@@ -363,6 +363,53 @@ static void unreachable_cluster_at_start_keeps_groups_non_optimized_and_retries(
 	teardown();
 }
 
+static void a_refusal_is_not_called_unreachable_and_a_repeated_error_is_logged_once(void)
+{
+	setup();
+	uint64_t t0 = F.now;
+	K.connect_fail = -EACCES;
+	struct fx_stderr cap;
+	fx_stderr_begin(&cap);
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(round_at(t0 + (uint64_t)i * 2000), -EACCES);
+	fx_stderr_end(&cap);
+	const char *text = cap.text;
+	json_t *st = nvmf_gw_status(G);
+	const char *e = json_string_value(json_object_get(st, "last_error"));
+	CU_ASSERT_PTR_NOT_NULL(e && strstr(e, "refused by the Ceph cluster"));
+	json_decref(st);
+	/* Five rounds, one line: the same error is said once a minute at most. */
+	unsigned lines = 0;
+	for (const char *p = text; (p = strstr(p, "refused by the Ceph cluster")); p++)
+		lines++;
+	CU_ASSERT_EQUAL(lines, 1);
+	expect(2, NONOPT);
+	/* Connected, every lock call failing: several errors a round, in turn, each still
+	 * said once (the last error alone would let them take turns every round). */
+	K.connect_fail = 0;
+	K.fail = -ETIMEDOUT;
+	fx_stderr_begin(&cap);
+	for (int i = 5; i < 10; i++)
+		round_at(t0 + (uint64_t)i * 2000);
+	fx_stderr_end(&cap);
+	unsigned errors = 0, distinct = 0;
+	char seen[16][256];
+	for (const char *p = cap.text; (p = strstr(p, "gateway: error: ")); p++) {
+		char line[256];
+		size_t n = strcspn(p, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)(n < 255 ? n : 255), p);
+		errors++;
+		bool dup = false;
+		for (unsigned k = 0; k < distinct; k++)
+			dup = dup || !strcmp(seen[k], line);
+		if (!dup && distinct < 16)
+			snprintf(seen[distinct++], sizeof(seen[0]), "%s", line);
+	}
+	CU_ASSERT(distinct >= 2);
+	CU_ASSERT_EQUAL(errors, distinct);
+	teardown();
+}
+
 static void stop_releases_every_lock_at_once(void)
 {
 	setup();
@@ -440,6 +487,8 @@ const struct unit_test gateway_gateway_tests[] = {
 	  cut_off_gateway_drops_its_groups_before_the_cluster_lease_ends },
 	{ "lock_lost_while_cut_off_is_not_claimed_again",
 	  lock_lost_while_cut_off_is_not_claimed_again },
+	{ "a_refusal_is_not_called_unreachable_and_a_repeated_error_is_logged_once",
+	  a_refusal_is_not_called_unreachable_and_a_repeated_error_is_logged_once },
 	{ "unreachable_cluster_at_start_keeps_groups_non_optimized_and_retries",
 	  unreachable_cluster_at_start_keeps_groups_non_optimized_and_retries },
 	{ "stop_releases_every_lock_at_once", stop_releases_every_lock_at_once },
