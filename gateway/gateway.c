@@ -116,6 +116,13 @@ static unsigned set_everywhere(struct nvmf_gw *gw, uint32_t grpid, uint8_t state
 static const char *reason(const struct nvmf_gw *gw, const struct gw_group *g, uint64_t now_ms,
 			  char *buf, size_t len)
 {
+	/* A group this gateway never held and waits for (its preferred gateway has it):
+	 * once a round has seen the holder, say who rather than "starting". */
+	if (!g->held && g->holder[0] && strcmp(g->holder, gw->cfg.name) &&
+	    !strncmp(g->why, "starting", 8)) {
+		snprintf(buf, len, "lock held by %s", g->holder);
+		return buf;
+	}
 	if (!g->held || nvmf_gw_optimized(g->held, now_ms, g->claim_until))
 		return g->why;
 	/* claim_until is the last successful call's time + lease - margin. */

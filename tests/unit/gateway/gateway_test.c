@@ -233,6 +233,9 @@ static void preferred_group_is_taken_and_the_other_waits_while_its_gateway_lives
 	CU_ASSERT_TRUE(json_is_false(json_object_get(g3, "held")));
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g3, "holder")), "gw-b");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g3, "preferred")), "gw-b");
+	/* Never held here, waited for: the reason names the holder, not "starting". */
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g3, "reason")),
+			       "lock held by gw-b");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g3, "state")), "non-optimized");
 	json_decref(st);
 	teardown();
