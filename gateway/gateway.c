@@ -71,7 +71,7 @@ struct nvmf_gw {
 		uint64_t hash, ms;
 	} logged[8];
 	unsigned logged_next;
-	uint64_t round_ms; /* the thread's own: the clock of the round that runs */
+	uint64_t round_ms;         /* the thread's own: the clock of the round that runs */
 	uint64_t gen, applied_gen; /* posted / applied by the main group */
 
 	pthread_t thread;

@@ -277,6 +277,14 @@ static int gateway(FILE *f, json_t *r)
 		str(r, "name"), str(r, "group"), str(r, "pool"), num(r, "lease_seconds"),
 		json_is_true(json_object_get(r, "reachable")) ? "reachable" : "unreachable",
 		*e ? ": " : "", e);
+	/* Reachable but without its alive lock: another locker has it (the gateway takes no
+	 * group then). */
+	if (json_is_true(json_object_get(r, "reachable")) &&
+	    json_is_false(json_object_get(r, "alive_held")))
+		fprintf(f,
+			"its alive lock is held by another locker: a former %s until its lease "
+			"ends, or another gateway with this name\n",
+			str(r, "name"));
 	struct tctl_table t;
 	tctl_table_init(&t, COLS(gateway_cols));
 	size_t i;

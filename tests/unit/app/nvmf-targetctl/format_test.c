@@ -326,6 +326,14 @@ static void gateway_status_is_a_line_and_a_table_of_groups(void)
 	       "gateway gw-a of group g1: pool rbd, lease 10 s, cluster unreachable: cannot reach "
 	       "the Ceph cluster\n"
 	       "GRPID  STATE  HELD  HOLDER  PREFERRED  REASON\n");
+	/* Reachable, its alive lock another locker's: said under the first line. */
+	expect("gateway status",
+	       "{\"name\":\"gw-a\",\"group\":\"g1\",\"pool\":\"rbd\",\"lease_seconds\":10,"
+	       "\"reachable\":true,\"alive_held\":false,\"last_error\":\"\",\"groups\":[]}",
+	       "gateway gw-a of group g1: pool rbd, lease 10 s, cluster reachable\n"
+	       "its alive lock is held by another locker: a former gw-a until its lease ends, or "
+	       "another gateway with this name\n"
+	       "GRPID  STATE  HELD  HOLDER  PREFERRED  REASON\n");
 }
 
 static void ana_changes_print_one_line(void)
