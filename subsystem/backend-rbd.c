@@ -221,8 +221,17 @@ static int rbd_open_dev(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, c
 		goto fail;
 	}
 	d->ioctx_made = true;
-	if (r->rados_ns[0])
+	if (r->rados_ns[0]) {
+		/* Said as such: rbd_open would call a missing namespace a missing image. */
+		bool exists = true;
+		if (rbd_namespace_exists(d->ioctx, r->rados_ns, &exists) == 0 && !exists) {
+			snprintf(err, errlen,
+				 "rbd %s: pool %s has no RADOS namespace %s (rbd namespace ls %s)",
+				 d->name, r->pool, r->rados_ns, r->pool);
+			goto fail;
+		}
 		rados_ioctx_set_namespace(d->ioctx, r->rados_ns);
+	}
 	if ((rc = rbd_open(d->ioctx, r->image, &d->image, NULL)) < 0) {
 		d->image = NULL;
 		if (rc == -ENOENT)

@@ -237,6 +237,8 @@ add_err() {
 }
 add_err "$(rbd_ns rbd nosuch 5)" "rbd rbd/nosuch: no such image" "no such image"
 add_err "$(rbd_ns nopool img1 5)" "rbd nopool/img1: no such pool" "no such pool"
+add_err "$(rbd_ns rbd img1 5 ', "nvmf_rbd_namespace": "nons"')" \
+    "rbd rbd/nons/img1: pool rbd has no RADOS namespace nons" "no such RADOS namespace"
 sed 's/^\([[:space:]]*mon[_ ]host[[:space:]]*=\).*/\1 v2:127.0.0.1:1/' "$CEPH_CONF" > "$ST/dead.conf"
 add_err "$(rbd_ns rbd img1 5 | sed "s|$CEPH_CONF|$ST/dead.conf|")" \
     "cannot reach the cluster in $ST/dead.conf as client.admin: no monitor answered within 10 s" \
