@@ -27,6 +27,8 @@
 #                   branch left main; on main, HEAD~1, or HEAD with uncommitted changes): is this slower?
 #   make bench-passthru  our passthru subsystem vs an "nvme" namespace on one emulated drive
 #                   (6.12 guest, fio over TCP): build/bench-passthru/results.md
+#   make bench-ceph the gateway (nvmf perf through an rbd namespace) vs fio's librbd on one
+#                   image of the test cluster, natively (root): build/bench-ceph/results.md
 #   make bench-report-test  bench/report, bench/run's and bench/guest.sh's checks on canned results (no VM)
 #   make bench-churn  fio's IOPS while namespaces are added and removed live, and without
 #   make path-trace the functions six 4 KiB commands (RDMA, NVMe/TCP) pass through, by layer
