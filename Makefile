@@ -318,7 +318,7 @@ local-check: all $(TLS_PEER_BIN)
 	tests/local/rbd_test.sh
 	tests/local/gateway_test.sh
 	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl build/asan/tests/tls-peer \
-		build/asan/tests/nvmf-io
+		build/asan/tests/nvmf-io build/asan/unit-tests
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tcp_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/notify_test.py
