@@ -926,28 +926,12 @@ static void reload_closing_a_deleted_file_is_refused_unless_forced(void)
 	teardown();
 }
 
-/* A gateway group sharing ANA group 2 (subsystem/config.h), as the loader fills it. */
-static void gateway_of(struct nvmf_gateway_config *g)
-{
-	memset(g, 0, sizeof(*g));
-	g->enable = true;
-	strcpy(g->name, "gw-a");
-	strcpy(g->group, "g1");
-	strcpy(g->ceph_conf, "/etc/ceph/ceph.conf");
-	strcpy(g->client_id, "admin");
-	strcpy(g->pool, "rbd");
-	g->lease_seconds = 10;
-	g->n_ana_groups = 1;
-	g->ana_groups[0].grpid = 2;
-	strcpy(g->ana_groups[0].preferred, "gw-a");
-}
-
 static void changed_nvmf_gateway_is_refused_it_takes_a_restart(void)
 {
 	setup();
 	same_as_running();
-	gateway_of(&F.cfg.gateway);
-	gateway_of(&Next.gateway);
+	fx_cfg_gateway(&F.cfg.gateway, 10, false);
+	fx_cfg_gateway(&Next.gateway, 10, false);
 	Next.gateway.lease_seconds = 20;
 	json_t *changes = json_array();
 	char err[512] = "";
@@ -960,7 +944,7 @@ static void changed_nvmf_gateway_is_refused_it_takes_a_restart(void)
 				    "group's settings take a restart");
 	CU_ASSERT_EQUAL(json_array_size(changes), 0);
 	/* The same section: reloaded as any file. */
-	gateway_of(&Next.gateway);
+	fx_cfg_gateway(&Next.gateway, 10, false);
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), 0);
 	json_decref(changes);
 	teardown();
@@ -969,8 +953,8 @@ static void changed_nvmf_gateway_is_refused_it_takes_a_restart(void)
 static void reload_keeps_the_state_the_gateway_gave_a_shared_group(void)
 {
 	setup();
-	gateway_of(&F.cfg.gateway);
-	gateway_of(&Next.gateway);
+	fx_cfg_gateway(&F.cfg.gateway, 10, false);
+	fx_cfg_gateway(&Next.gateway, 10, false);
 	struct nvmf_port *port = nvmf_tgt_find_port(&F.tgt, 1);
 	char err[512] = "";
 	/* The gateway holds group 2: optimized here. */

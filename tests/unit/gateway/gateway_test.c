@@ -121,23 +121,6 @@ static struct fx F;
 static struct fake_locks K;
 static struct nvmf_gw *G;
 
-static void gw_cfg(struct nvmf_gateway_config *g)
-{
-	memset(g, 0, sizeof(*g));
-	g->enable = true;
-	strcpy(g->name, "gw-a");
-	strcpy(g->group, "g1");
-	strcpy(g->ceph_conf, "/etc/ceph/ceph.conf");
-	strcpy(g->client_id, "admin");
-	strcpy(g->pool, "rbd");
-	g->lease_seconds = LEASE_S;
-	g->n_ana_groups = 2;
-	g->ana_groups[0].grpid = 2;
-	strcpy(g->ana_groups[0].preferred, "gw-a");
-	g->ana_groups[1].grpid = 3;
-	strcpy(g->ana_groups[1].preferred, "gw-b");
-}
-
 /* The target (groups 2 and 3 optimized on both ports, as the file says) and gw-a on it. */
 static void setup(void)
 {
@@ -153,7 +136,7 @@ static void setup(void)
 		fx_cfg_ana_group(p, 2, OPT);
 		fx_cfg_ana_group(p, 3, OPT);
 	}
-	gw_cfg(&c->gateway);
+	fx_cfg_gateway(&c->gateway, LEASE_S, true);
 	CU_ASSERT_FATAL(fx_boot(&F, "127.0.0.1", "4420") == 0);
 	memset(&K, 0, sizeof(K));
 	K.f = &F;

@@ -122,6 +122,25 @@ void fx_cfg_ana_group(struct nvmf_port_config *p, uint32_t grpid, uint8_t state)
 	p->ana_groups[p->n_ana_groups++] = (struct nvmf_ana_group_config){ grpid, state };
 }
 
+void fx_cfg_gateway(struct nvmf_gateway_config *g, uint32_t lease_s, bool two_groups)
+{
+	memset(g, 0, sizeof(*g));
+	g->enable = true;
+	strcpy(g->name, "gw-a");
+	strcpy(g->group, "g1");
+	strcpy(g->ceph_conf, "/etc/ceph/ceph.conf");
+	strcpy(g->client_id, "admin");
+	strcpy(g->pool, "rbd");
+	g->lease_seconds = lease_s;
+	g->n_ana_groups = two_groups ? 2 : 1;
+	g->ana_groups[0].grpid = 2;
+	strcpy(g->ana_groups[0].preferred, "gw-a");
+	if (two_groups) {
+		g->ana_groups[1].grpid = 3;
+		strcpy(g->ana_groups[1].preferred, "gw-b");
+	}
+}
+
 int fx_setup(struct fx *f)
 {
 	memset(f, 0, sizeof(*f));

@@ -81,6 +81,10 @@ void fx_cfg_expose(struct nvmf_port_config *p, const char *nqn);
 /* fx_cfg_ana_group - @p defines ANA group @grpid in @state (NVME_ANA_STATE_*, 0: the
  * kernel's default), as a port's "ana_groups" entry. */
 void fx_cfg_ana_group(struct nvmf_port_config *p, uint32_t grpid, uint8_t state);
+/* fx_cfg_gateway - @g as the loader fills an nvmf_gateway object: gateway gw-a of group
+ * g1 (/etc/ceph/ceph.conf, client.admin, pool rbd), a lease of @lease_s seconds, ANA
+ * group 2 preferred on gw-a and, with @two_groups, group 3 preferred on gw-b. */
+void fx_cfg_gateway(struct nvmf_gateway_config *g, uint32_t lease_s, bool two_groups);
 
 /* fx_setup - target with FX_SUBNQN (host FX_HOSTNQN allowed) holding namespace 1
  * (RAM, 1 MiB, 512 B blocks) and namespace 2 (RAM, 1 MiB, 4 KiB blocks), exposed on
