@@ -278,7 +278,9 @@ static int rbd_open_dev(struct nvmf_bdev *b, const struct nvmf_ns_config *cfg, c
 			       d->name, strerror(-rc));
 	else
 		d->watching = true;
-	nvmf_bdev_note(b, "rbd %s: %llu bytes, objects of %llu bytes, as client.%s through %s",
+	nvmf_bdev_note(b,
+		       "rbd %s: %llu bytes, objects of %llu bytes, as client.%s through %s; "
+		       "librbd's cache off whatever the conf says (docs/ceph.md)",
 		       d->name, (unsigned long long)size, (unsigned long long)info.obj_size, id,
 		       conf);
 	return 0;
