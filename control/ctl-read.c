@@ -173,6 +173,8 @@ static json_t *ctrl_json(const struct nvmf_tgt_ctrl *c)
 {
 	char hostid[NVME_UUID_STR_LEN], since[32];
 	time_t t = (time_t)c->connected_at;
+	struct nvmf_io_stats io_st;
+	nvmf_tgt_ctrl_io_stats(c, &io_st);
 	struct tm tm;
 	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 	json_t *queues = json_array();
@@ -204,10 +206,10 @@ static json_t *ctrl_json(const struct nvmf_tgt_ctrl *c)
 			 (json_int_t)c->port->cfg->portid, "kato_ms", (json_int_t)c->kato_ms,
 			 "connected_since", since, "io_queues", (json_int_t)io, "tls",
 			 c->sqs[0] && nvmf_sq_tls(c->sqs[0]), "auth", auth, "queues", queues,
-			 "reads", (json_int_t)load(&c->host_reads), "writes",
-			 (json_int_t)load(&c->host_writes), "read_bytes",
-			 (json_int_t)(load(&c->units_read) * 512), "write_bytes",
-			 (json_int_t)(load(&c->units_written) * 512));
+			 "reads", (json_int_t)io_st.host_reads, "writes",
+			 (json_int_t)io_st.host_writes, "read_bytes",
+			 (json_int_t)(io_st.units_read * 512), "write_bytes",
+			 (json_int_t)(io_st.units_written * 512));
 }
 
 void nvmf_ctl_controller_list(void *ctx, struct nvmf_rpc_call *call)

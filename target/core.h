@@ -17,7 +17,8 @@
  * queue of another group asks the main group by message to attach it, and the answer
  * comes back by message; so does the detach when the queue goes, and the main group's
  * requests to disconnect a queue. I/O commands read their controller (it outlives its
- * attached queues) and count into it with atomics; the error log has a lock of its own.
+ * attached queues) and count into their own queue (summed when read); the error log has
+ * a lock of its own.
  */
 #ifndef NVMF_TARGET_CORE_H
 #define NVMF_TARGET_CORE_H
@@ -99,10 +100,10 @@ struct nvmf_tgt_ctrl {
 	pthread_mutex_t error_lock; /* errors[]: failed commands of every group */
 	struct nvmf_error_entry errors[NVMF_ERROR_LOG_ENTRIES];
 	uint64_t error_count;
-	bool vwc_enabled;                   /* Volatile Write Cache feature (atomic) */
-	uint64_t host_reads, host_writes;   /* commands, for SMART (atomic) */
-	uint64_t units_read, units_written; /* 512 B units of data (Read+Compare / Write); the
-					    * SMART log reports thousands, rounded up (atomic) */
+	bool vwc_enabled;             /* Volatile Write Cache feature (atomic) */
+	struct nvmf_io_stats io_done; /* SMART counters of its queues that are gone
+					    * (folded in at their detach; the live ones count in
+					    * their own sq->io_stats): nvmf_tgt_ctrl_io_stats sums */
 	bool deleting;
 	uint8_t resv_access[NVMF_MAX_NSID + 1]; /* by nsid: what a reservation denies this
 					    * controller's host, and the namespace's epoch
@@ -307,6 +308,9 @@ void nvmf_tgt_ctrl_attach(struct nvmf_tgt_ctrl *ctrl, struct nvmf_sq *sq, uint16
 /* nvmf_tgt_ctrl_detach - on ctrl->pg: @sq is gone. The association ends with its admin
  * queue (the others are disconnected); the controller is freed with its last queue. */
 void nvmf_tgt_ctrl_detach(struct nvmf_tgt_ctrl *ctrl, struct nvmf_sq *sq);
+/* nvmf_tgt_ctrl_io_stats - on ctrl->pg: @ctrl's SMART I/O counters in *@out, those of
+ * its queues gone and those of its attached queues (read while their groups count). */
+void nvmf_tgt_ctrl_io_stats(const struct nvmf_tgt_ctrl *ctrl, struct nvmf_io_stats *out);
 /* nvmf_tgt_ctrl_delete - on ctrl->pg: disconnect every queue of @ctrl (each on its own
  * group, by message); it is freed when the last one has been released. Idempotent. */
 void nvmf_tgt_ctrl_delete(struct nvmf_tgt_ctrl *ctrl);

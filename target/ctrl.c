@@ -145,8 +145,26 @@ void nvmf_tgt_ctrl_attach(struct nvmf_tgt_ctrl *ctrl, struct nvmf_sq *sq, uint16
 	ctrl->sqs[qid] = sq;
 }
 
+static void io_stats_add(struct nvmf_io_stats *sum, const struct nvmf_io_stats *q)
+{
+	sum->host_reads += __atomic_load_n(&q->host_reads, __ATOMIC_RELAXED);
+	sum->host_writes += __atomic_load_n(&q->host_writes, __ATOMIC_RELAXED);
+	sum->units_read += __atomic_load_n(&q->units_read, __ATOMIC_RELAXED);
+	sum->units_written += __atomic_load_n(&q->units_written, __ATOMIC_RELAXED);
+}
+
+void nvmf_tgt_ctrl_io_stats(const struct nvmf_tgt_ctrl *ctrl, struct nvmf_io_stats *out)
+{
+	*out = ctrl->io_done;
+	for (unsigned i = 0; i <= ctrl->max_qid; i++)
+		if (ctrl->sqs[i])
+			io_stats_add(out, &ctrl->sqs[i]->io_stats);
+}
+
 void nvmf_tgt_ctrl_detach(struct nvmf_tgt_ctrl *ctrl, struct nvmf_sq *sq)
 {
+	/* Drained: nothing of it counts any more. */
+	io_stats_add(&ctrl->io_done, &sq->io_stats);
 	if (sq->qid <= ctrl->max_qid && ctrl->sqs[sq->qid] == sq)
 		ctrl->sqs[sq->qid] = NULL;
 	/* The association ends with its admin queue: take the I/O queues down too. */

@@ -120,17 +120,17 @@ static bool needs_flush(const struct nvmf_req *req)
 /* SMART counters (NVMe Base 2.0 figure 207): commands, and data in 512 B units. */
 static void count_io(struct nvmf_req *req)
 {
-	struct nvmf_tgt_ctrl *ctrl = req->sq->ctrl;
+	/* Into the queue's own counters: only its group writes them. */
+	struct nvmf_io_stats *st = &req->sq->io_stats;
 	switch (req->cmd->opcode) {
 	case nvme_cmd_read:
 	case nvme_cmd_compare:
-		/* Counted by every I/O thread of the controller. */
-		__atomic_fetch_add(&ctrl->host_reads, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&ctrl->units_read, req->data_len >> 9, __ATOMIC_RELAXED);
+		NVMF_PG_COUNT(st->host_reads, 1);
+		NVMF_PG_COUNT(st->units_read, req->data_len >> 9);
 		break;
 	case nvme_cmd_write:
-		__atomic_fetch_add(&ctrl->host_writes, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&ctrl->units_written, req->data_len >> 9, __ATOMIC_RELAXED);
+		NVMF_PG_COUNT(st->host_writes, 1);
+		NVMF_PG_COUNT(st->units_written, req->data_len >> 9);
 		break;
 	default:
 		break;

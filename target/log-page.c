@@ -144,12 +144,12 @@ static void log_smart(struct nvmf_req *req)
 		log.critical_warning |= NVME_SMART_CRIT_TEMPERATURE;
 	log.avail_spare = 100;
 	log.spare_thresh = 10;
-	put_le128(log.data_units_read,
-		  smart_data_units(__atomic_load_n(&ctrl->units_read, __ATOMIC_RELAXED)));
-	put_le128(log.data_units_written,
-		  smart_data_units(__atomic_load_n(&ctrl->units_written, __ATOMIC_RELAXED)));
-	put_le128(log.host_reads, __atomic_load_n(&ctrl->host_reads, __ATOMIC_RELAXED));
-	put_le128(log.host_writes, __atomic_load_n(&ctrl->host_writes, __ATOMIC_RELAXED));
+	struct nvmf_io_stats io;
+	nvmf_tgt_ctrl_io_stats(ctrl, &io);
+	put_le128(log.data_units_read, smart_data_units(io.units_read));
+	put_le128(log.data_units_written, smart_data_units(io.units_written));
+	put_le128(log.host_reads, io.host_reads);
+	put_le128(log.host_writes, io.host_writes);
 	put_le128(log.num_err_log_entries, ctrl->error_count);
 	nvmf_req_complete(req, nvmf_copy_log(req, &log, sizeof(log)));
 }

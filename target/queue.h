@@ -37,6 +37,15 @@ enum nvmf_sq_state {
 };
 
 /* A submission queue: one per transport connection. Owned by its poll group. */
+/* SMART I/O counters (NVMe Base 2.0 figure 207) of one queue, or summed for a
+ * controller: commands, and data in 512-byte units (Read and Compare / Write). A queue's
+ * are written by its own group only (NVMF_PG_COUNT: no locked instruction per I/O) and
+ * read by the controller's group with relaxed atomic loads (nvmf_tgt_ctrl_io_stats). */
+struct nvmf_io_stats {
+	uint64_t host_reads, host_writes;
+	uint64_t units_read, units_written;
+};
+
 struct nvmf_sq {
 	struct nvmf_tgt_ctrl *ctrl; /* NULL until Connect succeeds: the queue is
 					    * connected while it is set */
@@ -52,22 +61,23 @@ struct nvmf_sq {
 	char peer[64];        /* the host's address as the transport reports it
 					    * ("addr:port"), for messages; "" unknown */
 	enum nvmf_sq_state state;
-	uint32_t inflight;            /* commands between nvmf_req_init and their answer */
-	bool quiescing;               /* the target is stopping: new commands are not
+	uint32_t inflight;             /* commands between nvmf_req_init and their answer */
+	bool quiescing;                /* the target is stopping: new commands are not
 					    * started (nvmf_sq_accepting), those in flight finish */
-	struct nvmf_msg msg;          /* its own detach/release messages */
-	struct nvmf_msg ctl_msg;      /* the controller group's disconnect request */
-	bool disconnect_sent;         /* ctl_msg posted (controller group's flag) */
-	bool auth_required;           /* its Connect answered AUTHREQ.ATR */
-	bool authenticated;           /* its DH-HMAC-CHAP transaction succeeded */
-	uint32_t auth_done;           /* how it authenticated, packed (target/auth.c); 0 while
+	struct nvmf_msg msg;           /* its own detach/release messages */
+	struct nvmf_msg ctl_msg;       /* the controller group's disconnect request */
+	bool disconnect_sent;          /* ctl_msg posted (controller group's flag) */
+	bool auth_required;            /* its Connect answered AUTHREQ.ATR */
+	bool authenticated;            /* its DH-HMAC-CHAP transaction succeeded */
+	uint32_t auth_done;            /* how it authenticated, packed (target/auth.c); 0 while
 					    * not: written by its group, read by any (atomic) */
-	struct nvmf_sq_auth *auth;    /* the transaction (target/auth.c), NULL before */
-	struct nvmf_sq *pg_next;      /* in pg->sqs */
-	struct nvmf_req *fused_first; /* a parsed first half (FUSE 01b) waiting for its
+	struct nvmf_sq_auth *auth;     /* the transaction (target/auth.c), NULL before */
+	struct nvmf_sq *pg_next;       /* in pg->sqs */
+	struct nvmf_req *fused_first;  /* a parsed first half (FUSE 01b) waiting for its
 					    * second, the next command (target/core.c) */
-	bool fused_first_failed;      /* the previous command was a first half that failed:
+	bool fused_first_failed;       /* the previous command was a first half that failed:
 					    * a second now gets Failed Fused Command */
+	struct nvmf_io_stats io_stats; /* its commands' SMART counters (above) */
 	void *transport_priv;
 };
 

@@ -54,10 +54,11 @@ static void error_log_keeps_the_newest_64_after_wrapping(void)
 static void smart_log_reports_controller_counters(void)
 {
 	admin_setup();
-	admin_ctrl()->host_reads = 5;
-	admin_ctrl()->host_writes = 7;
-	admin_ctrl()->units_read = 11;      /* 512 B units: 1 thousand, rounded up */
-	admin_ctrl()->units_written = 2001; /* 3 thousands, rounded up */
+	/* As counted by queues that are gone. */
+	admin_ctrl()->io_done.host_reads = 5;
+	admin_ctrl()->io_done.host_writes = 7;
+	admin_ctrl()->io_done.units_read = 11;      /* 512 B units: 1 thousand, rounded up */
+	admin_ctrl()->io_done.units_written = 2001; /* 3 thousands, rounded up */
 	struct nvme_smart_log s;
 	CU_ASSERT_EQUAL_FATAL(admin_get_log(NVME_LOG_LID_SMART, NVME_NSID_ALL, 0, &s, sizeof(s)),
 			      0);
@@ -128,6 +129,44 @@ static void smart_data_units_are_thousands_of_512_byte_units_rounded_up(void)
 	move_blocks(&q, nvme_cmd_read, 0, 1024); /* 512 KiB read: 1024 units, 2 */
 	CU_ASSERT_EQUAL(smart_units(false), 2);
 	CU_ASSERT_EQUAL(smart_units(true), 3);
+	fx_teardown(&admin_fx);
+}
+
+/* The SMART log's Host Write Commands (bytes 95:80, the low 8 here). */
+static uint64_t smart_host_writes(void)
+{
+	struct nvme_smart_log s;
+	CU_ASSERT_EQUAL_FATAL(admin_get_log(NVME_LOG_LID_SMART, NVME_NSID_ALL, 0, &s, sizeof(s)),
+			      0);
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | s.host_writes[i];
+	return v;
+}
+
+/* Each queue counts its own commands; the log sums the controller's queues, and a
+ * queue's counts stay in the sum after it is gone. */
+static void smart_counters_sum_queues_and_outlive_them(void)
+{
+	admin_setup();
+	struct fxq q1, q2;
+	fx_queue_init(&admin_fx, &q1);
+	fx_queue_init(&admin_fx, &q2);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&q1, 1, 31, FX_SUBNQN, FX_HOSTNQN, admin_fx.cntlid, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		fx_connect(&q2, 2, 31, FX_SUBNQN, FX_HOSTNQN, admin_fx.cntlid, 0, NULL, NULL), 0);
+	move_blocks(&q1, nvme_cmd_write, 0, 256); /* two commands */
+	move_blocks(&q2, nvme_cmd_write, 0, 128); /* one */
+	CU_ASSERT_EQUAL(smart_host_writes(), 3);
+	CU_ASSERT_EQUAL(smart_units(true), 1); /* 384 units */
+	fx_disconnect(&q1);
+	/* Its detach reaches the controller while the admin queue's commands run. */
+	CU_ASSERT_EQUAL(smart_host_writes(), 3);
+	CU_ASSERT_EQUAL(smart_host_writes(), 3);
+	move_blocks(&q2, nvme_cmd_write, 0, 1);
+	CU_ASSERT_EQUAL(smart_host_writes(), 4);
+	CU_ASSERT_EQUAL(admin_ctrl()->io_done.host_writes, 2); /* q1's, folded in */
 	fx_teardown(&admin_fx);
 }
 
@@ -306,6 +345,8 @@ const struct unit_test admin_cmd_tests[] = {
 	{ "smart_log_reports_controller_counters", smart_log_reports_controller_counters },
 	{ "smart_data_units_are_thousands_of_512_byte_units_rounded_up",
 	  smart_data_units_are_thousands_of_512_byte_units_rounded_up },
+	{ "smart_counters_sum_queues_and_outlive_them",
+	  smart_counters_sum_queues_and_outlive_them },
 	{ "smart_log_for_one_namespace_returns_invalid_field",
 	  smart_log_for_one_namespace_returns_invalid_field },
 	{ "firmware_slot_log_shows_slot_1_active", firmware_slot_log_shows_slot_1_active },

@@ -435,6 +435,13 @@ struct nvmf_tgt_ctrl *fx_ctrl(struct fx *f)
 	return nvmf_tgt_ctrl_find(&f->tgt, f->admin.subnqn, f->cntlid);
 }
 
+struct nvmf_io_stats fx_io_stats(struct fx *f)
+{
+	struct nvmf_io_stats st;
+	nvmf_tgt_ctrl_io_stats(fx_ctrl(f), &st);
+	return st;
+}
+
 struct nvmf_io_ctx *fx_io(struct fx *f)
 {
 	return &nvmf_tgt_main_pg(&f->tgt)->io;

@@ -157,6 +157,8 @@ void fx_connect_data(struct nvmf_connect_data *d, const char *subnqn, const char
 
 /* fx_ctrl - the target's controller of the admin queue's Connect (NULL when gone). */
 struct nvmf_tgt_ctrl *fx_ctrl(struct fx *f);
+/* fx_io_stats - that controller's SMART I/O counters (nvmf_tgt_ctrl_io_stats). */
+struct nvmf_io_stats fx_io_stats(struct fx *f);
 /* fx_io - the I/O context of the main group, where every queue of these targets runs
  * (nvmf_target.threads 1). */
 struct nvmf_io_ctx *fx_io(struct fx *f);

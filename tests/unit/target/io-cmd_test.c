@@ -468,10 +468,10 @@ static void reads_and_writes_are_counted_for_smart_in_512_byte_units(void)
 	CU_ASSERT_EQUAL(do_write(f, 1, 0, 8, buf, 4096), 0);
 	CU_ASSERT_EQUAL(do_read(f, 3, 0, 2, buf, 8192), 0);
 	CU_ASSERT_EQUAL(do_read(f, 1, ns(f, 1)->nlb, 1, buf, 512), DNR(GEN(NVME_SC_LBA_RANGE)));
-	CU_ASSERT_EQUAL(ctrl(f)->host_writes, 1);
-	CU_ASSERT_EQUAL(ctrl(f)->units_written, 8);
-	CU_ASSERT_EQUAL(ctrl(f)->host_reads, 1);
-	CU_ASSERT_EQUAL(ctrl(f)->units_read, 16);
+	CU_ASSERT_EQUAL(fx_io_stats(&f->fx).host_writes, 1);
+	CU_ASSERT_EQUAL(fx_io_stats(&f->fx).units_written, 8);
+	CU_ASSERT_EQUAL(fx_io_stats(&f->fx).host_reads, 1);
+	CU_ASSERT_EQUAL(fx_io_stats(&f->fx).units_read, 16);
 	teardown(f);
 }
 
@@ -488,7 +488,7 @@ static void backend_errors_map_to_media_and_generic_statuses(void)
 	CU_ASSERT_EQUAL(do_write(f, 2, 0, 1, buf, 512), ST(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT));
 	f->fake.fail_err = -ENOSPC;
 	CU_ASSERT_EQUAL(do_write(f, 2, 0, 1, buf, 512), DNR(GEN(NVME_SC_CAP_EXCEEDED)));
-	CU_ASSERT_EQUAL(ctrl(f)->host_writes, 0);
+	CU_ASSERT_EQUAL(fx_io_stats(&f->fx).host_writes, 0);
 	teardown(f);
 }
 
@@ -631,7 +631,7 @@ static void write_zeroes_then_read_returns_zeroes(void)
 	CU_ASSERT(all_zero(in + 2 * 512, 4 * 512));
 	CU_ASSERT_EQUAL(memcmp(in + 6 * 512, out + 6 * 512, 2 * 512), 0);
 	/* Write Zeroes does not count as written data (NVMe Base 2.0 figure 207). */
-	CU_ASSERT_EQUAL(ctrl(f)->units_written, 8);
+	CU_ASSERT_EQUAL(fx_io_stats(&f->fx).units_written, 8);
 	teardown(f);
 }
 
@@ -829,7 +829,7 @@ static void compare_with_equal_data_succeeds(void)
 	CU_ASSERT_EQUAL(do_write(f, 3, 5, 3, out, sizeof(out)), 0);
 	struct nvme_sqe c = rw_cmd(nvme_cmd_compare, 3, 5, 3);
 	CU_ASSERT_EQUAL(run(f, &c, out, sizeof(out)), 0);
-	CU_ASSERT_EQUAL(ctrl(f)->host_reads, 1);
+	CU_ASSERT_EQUAL(fx_io_stats(&f->fx).host_reads, 1);
 	teardown(f);
 }
 

@@ -274,7 +274,7 @@ static void write_error_returns_write_fault_and_other_blocks_stay_writable(void)
 	assert_round_trip(f, 2, 60, 8, 5);
 	assert_round_trip(f, 2, 40, 10, 6);
 	/* The failed write counted as an error, not as data written (SMART). */
-	CU_ASSERT_EQUAL(fx_ctrl(&f->fx)->host_writes, 2);
+	CU_ASSERT_EQUAL(fx_io_stats(&f->fx).host_writes, 2);
 	teardown(f);
 }
 
@@ -406,7 +406,7 @@ static void every_third_read_fails_and_the_others_return_the_data(void)
 	}
 	CU_ASSERT_EQUAL(nvmf_fault_fired(id), 3);
 	CU_ASSERT_EQUAL(fx_ctrl(&f->fx)->error_count, 3);
-	CU_ASSERT_EQUAL(fx_ctrl(&f->fx)->host_reads, 6);
+	CU_ASSERT_EQUAL(fx_io_stats(&f->fx).host_reads, 6);
 	teardown(f);
 }
 
@@ -647,8 +647,8 @@ static void many_more_commands_than_ring_entries_all_complete_with_their_data(vo
 	CU_ASSERT_TRUE(parked_seen);
 	CU_ASSERT(nvmf_fault_fired(busy) >= 2 * N / 5);
 	CU_ASSERT_EQUAL(fx_ctrl(&f->fx)->error_count, 0);
-	CU_ASSERT_EQUAL(fx_ctrl(&f->fx)->host_writes, N);
-	CU_ASSERT_EQUAL(fx_ctrl(&f->fx)->host_reads, N);
+	CU_ASSERT_EQUAL(fx_io_stats(&f->fx).host_writes, N);
+	CU_ASSERT_EQUAL(fx_io_stats(&f->fx).host_reads, N);
 	free(h);
 	teardown(f);
 }

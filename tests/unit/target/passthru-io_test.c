@@ -28,9 +28,8 @@ static void write_then_read_back_through_the_drive(void)
 	CU_ASSERT_EQUAL(f->drive->last_io.opcode, nvme_cmd_read);
 	CU_ASSERT_EQUAL(le32toh(f->drive->last_io.cdw10), 10);
 	/* Counted into the controller's SMART counters as the core's Reads and Writes. */
-	struct nvmf_tgt_ctrl *ctrl = fx_ctrl(&f->fx);
-	CU_ASSERT_EQUAL(ctrl->host_reads, 1);
-	CU_ASSERT_EQUAL(ctrl->host_writes, 1);
+	CU_ASSERT_EQUAL(fx_io_stats(&f->fx).host_reads, 1);
+	CU_ASSERT_EQUAL(fx_io_stats(&f->fx).host_writes, 1);
 	pt_teardown(f);
 }
 
