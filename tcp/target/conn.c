@@ -10,7 +10,9 @@
  * and the PDU handled. Data is copied out of the buffer into the command's own buffer;
  * but an H2CData PDU whose header is in and whose data is still coming is checked at
  * once, and the rest of its data received straight into its command's buffer (one copy
- * less for large writes, which arrive in pieces).
+ * less for large writes, which arrive in pieces). While write data flows that way, each
+ * recv() into the buffer asks for a few headers' worth only (NVMF_TCP_RX_PEEK), so that
+ * the next large H2CData PDU is found partial and takes the same path.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -356,6 +358,7 @@ static ssize_t rx_direct(struct nvmf_tcp_conn *conn, uint32_t *want)
 		     nvme_tcp_digest((uint8_t *)r->buf + conn->rx_datao, conn->rx_datal);
 	}
 	conn->rx_req = NULL;
+	conn->rx_was_direct = true;
 	nvmf_tcp_h2c_arrived(conn, r, conn->rx_datal, ok);
 	return n;
 }
@@ -428,6 +431,9 @@ int nvmf_tcp_conn_readable(struct nvmf_tcp_conn *conn, bool *gone)
 			want = conn->rcap - conn->rlen;
 			if (!want) /* cannot happen: the buffer holds the largest PDU accepted */
 				break;
+			if (conn->rx_was_direct && want > NVMF_TCP_RX_PEEK)
+				want = NVMF_TCP_RX_PEEK;
+			conn->rx_was_direct = false;
 			/* The plain path calls recv itself (no extra call per read). */
 			n = conn->tls ? nvmf_tcp_tls_recv(conn, conn->rbuf + conn->rlen, want) :
 					recv(conn->fd, conn->rbuf + conn->rlen, want, MSG_DONTWAIT);

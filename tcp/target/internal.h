@@ -47,6 +47,11 @@
 /* Bytes recv() may put in a connection's buffer ahead of a PDU's data: the largest PDO
  * (255) and a header digest; the buffer holds one whole PDU at least. */
 #define NVMF_TCP_RX_SLACK         512u
+/* Bytes one recv() into the connection's buffer asks for right after an H2CData PDU's
+ * data went straight into its command (rx_direct): write data is flowing, and the next
+ * PDU is likely another H2CData whose data should go the same way, not be received
+ * into the buffer and copied again. A few PDU headers fit; a whole large one does not. */
+#define NVMF_TCP_RX_PEEK          4096u
 /* A closed connection whose zero-copy sends the kernel still holds waits this long for
  * their notifications before it is reset (which frees them). */
 #define NVMF_TCP_ZC_DRAIN_MS      5000u
@@ -185,7 +190,9 @@ struct nvmf_tcp_conn {
 	/* Receiving: bytes [roff, rlen) of rbuf are received and not yet consumed. */
 	uint8_t *rbuf;
 	uint32_t rcap, rlen, roff;
-	bool rx_kick; /* buffered bytes to parse without a socket event */
+	bool rx_kick;       /* buffered bytes to parse without a socket event */
+	bool rx_was_direct; /* the last PDU's data went straight to its command: the next
+			     * recv() into rbuf asks for NVMF_TCP_RX_PEEK bytes at most */
 	/* An H2CData PDU whose header is checked and whose data goes straight from the
 	 * socket into its command's buffer (no copy through rbuf): bytes [0, rx_datal) at
 	 * offset rx_datao of rx_req's buffer, rx_got of them here, then the data digest
