@@ -237,18 +237,19 @@ struct nvmf_tpg *nvmf_tcp_pg_create(struct nvmf_transport *t, struct nvmf_pg *pg
 		return NULL;
 	}
 	tpg->t = (struct nvmf_tcp_transport *)t;
-	uint32_t max_xfer = t->opts.max_xfer;
-	static const uint32_t cap[NVMF_TCP_BUF_CLASSES] = { 256, 32, 4 };
-	uint32_t size[NVMF_TCP_BUF_CLASSES] = { 4096, 128u << 10,
-						max_xfer > (128u << 10) ? max_xfer : 128u << 10 };
+	_Static_assert((4096u << (NVMF_TCP_BUF_CLASSES - 1)) >= NVMF_TCP_MAX_XFER,
+		       "the largest class holds the largest transfer");
+	bool nomem = false;
 	for (unsigned i = 0; i < NVMF_TCP_BUF_CLASSES; i++) {
-		tpg->cache[i].size = size[i];
-		tpg->cache[i].max = cap[i];
-		tpg->cache[i].free = calloc(cap[i], sizeof(void *));
+		uint32_t size = 4096u << i, max = NVMF_TCP_BUF_CACHE_BYTES / size;
+		tpg->cache[i].size = size;
+		tpg->cache[i].max = max < 2 ? 2 : max > 256 ? 256 : max;
+		tpg->cache[i].free = calloc(tpg->cache[i].max, sizeof(void *));
+		nomem |= !tpg->cache[i].free;
 	}
 	tpg->epfd = epoll_create1(EPOLL_CLOEXEC);
 	int rc = tpg->epfd < 0 ? -errno : nvmf_pg_add_wait_fd(pg, tpg->epfd);
-	if (rc || !tpg->cache[0].free || !tpg->cache[1].free || !tpg->cache[2].free) {
+	if (rc || nomem) {
 		snprintf(err, errlen, "tcp: poll group %u: %s", pg->index,
 			 rc ? strerror(-rc) : "out of memory");
 		nvmf_tcp_pg_destroy(&tpg->base);
