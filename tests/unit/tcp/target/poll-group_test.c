@@ -308,7 +308,48 @@ static void host_not_reading_gets_its_data_once_it_reads(void)
 	tt_teardown(&t);
 }
 
+/* A command's data buffer comes from the smallest size class it fits (a power of two
+ * from 4 KiB to 8 MiB) and goes back to that class for the next command of the same
+ * size: a 1 MiB transfer reuses a 1 MiB buffer, it does not map 8 MiB. */
+static void data_buffers_come_in_the_smallest_class_and_are_reused(void)
+{
+	struct tt t;
+	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 8192, 0), 0);
+	struct nvmf_tcp_tpg *tpg = tt_main_tpg(&t);
+	const uint32_t lens[] = { 1,      4096,     4097,     100000,  131072,
+				  600000, 1u << 20, 5u << 20, 8u << 20 };
+	const uint32_t caps[] = { 4096,     4096,     8192,     131072,  131072,
+				  1u << 20, 1u << 20, 8u << 20, 8u << 20 };
+	for (unsigned i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		uint32_t cap = 0, cap2 = 0;
+		void *b = nvmf_tcp_buf_get(tpg, lens[i], &cap);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+		CU_ASSERT_EQUAL(cap, caps[i]);
+		CU_ASSERT_EQUAL(tpg->bufs_held, 1);
+		memset(b, 0xa5, lens[i]); /* all of it is ours */
+		nvmf_tcp_buf_put(tpg, b, cap);
+		CU_ASSERT_EQUAL(tpg->bufs_held, 0);
+		void *again = nvmf_tcp_buf_get(tpg, lens[i], &cap2);
+		CU_ASSERT_PTR_EQUAL(again, b);
+		CU_ASSERT_EQUAL(cap2, cap);
+		nvmf_tcp_buf_put(tpg, again, cap2);
+	}
+	/* A class keeps 8 MiB of buffers at most (and 2 at least): the 1 MiB one 8. */
+	void *held[10];
+	uint32_t cap = 0;
+	for (unsigned i = 0; i < 10; i++)
+		held[i] = nvmf_tcp_buf_get(tpg, 1u << 20, &cap);
+	for (unsigned i = 0; i < 10; i++)
+		nvmf_tcp_buf_put(tpg, held[i], cap);
+	CU_ASSERT_EQUAL(tpg->cache[8].size, 1u << 20);
+	CU_ASSERT_EQUAL(tpg->cache[8].count, 8);
+	CU_ASSERT_EQUAL(tpg->cache[11].max, 2);
+	tt_teardown(&t);
+}
+
 const struct unit_test tcp_target_abuse_tests[] = {
+	{ "data_buffers_come_in_the_smallest_class_and_are_reused",
+	  data_buffers_come_in_the_smallest_class_and_are_reused },
 	{ "accept_without_descriptors_rests_the_listener_then_serves_the_host",
 	  accept_without_descriptors_rests_the_listener_then_serves_the_host },
 	{ "one_byte_at_a_time_sender_is_served", one_byte_at_a_time_sender_is_served },

@@ -271,6 +271,62 @@ static void h2cdata_arriving_in_pieces_goes_to_the_command_and_reads_back(void)
 	tt_teardown(&t);
 }
 
+/* Writes whose data comes as many H2CData PDUs sent back to back, cut into pieces that
+ * end anywhere (mid-header, mid-data, mid-digest): after one PDU's data went straight to
+ * the command the target receives only a few headers' worth into its buffer, and the
+ * next PDU's data must still land whole and in order (data read back equals data
+ * written, two commands in a row, digests on). */
+static void h2cdata_pdus_back_to_back_in_odd_pieces_read_back(void)
+{
+	enum { LEN = 131072, PDU = 16384, CUT = 5001 };
+	struct tt t;
+	struct ttc a, q;
+	uint16_t cntlid;
+	static uint8_t w[LEN], r[LEN], stream[LEN + 16 * 64];
+	const uint8_t dg = NVME_TCP_DGST_HDR | NVME_TCP_DGST_DATA;
+	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 8192, PDU), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_handshake(&a, 0, dg, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_connect(&a, TT_SUBNQN, 0, 0xffff, &cntlid), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_enable(&a), 0);
+	CU_ASSERT_EQUAL_FATAL(io_up(&t, &q, 0, dg, cntlid), 0);
+	for (unsigned round = 0; round < 2; round++) {
+		fill(w, sizeof(w), 31 + round);
+		struct nvme_sqe sqe;
+		tt_rw_sqe(&q, &sqe, nvme_cmd_write, false, 8, LEN / 512);
+		CU_ASSERT_EQUAL_FATAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
+		uint8_t p[64] = { 0 };
+		const struct nvme_tcp_r2t *r2t = (const void *)p;
+		CU_ASSERT_FATAL(tt_recv_pdu(&q, p, sizeof(p)) > 0 && r2t->ch.type == NVME_TCP_R2T &&
+				le32toh(r2t->r2tl) == LEN);
+		uint32_t slen = 0;
+		for (uint32_t off = 0; off < LEN; off += PDU) {
+			uint32_t plen;
+			uint8_t *pdu = tt_h2c_pdu(&q, sqe.command_id, le16toh(r2t->ttag), off,
+						  w + off, PDU, off + PDU == LEN, false, &plen);
+			CU_ASSERT_FATAL(pdu != NULL && slen + plen <= sizeof(stream));
+			memcpy(stream + slen, pdu, plen);
+			slen += plen;
+			free(pdu);
+		}
+		for (uint32_t off = 0; off < slen; off += CUT) {
+			uint32_t k = slen - off < CUT ? slen - off : CUT;
+			CU_ASSERT_EQUAL_FATAL(tt_send(&q, stream + off, k), 0);
+			tt_drive(&t);
+		}
+		struct nvme_cqe cqe;
+		CU_ASSERT_EQUAL(tt_rsp(&q, &cqe), 0);
+		memset(r, 0, sizeof(r));
+		tt_rw_sqe(&q, &sqe, nvme_cmd_read, false, 8, LEN / 512);
+		CU_ASSERT_EQUAL_FATAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
+		CU_ASSERT_EQUAL(tt_read_data(&q, r, sizeof(r)), 0);
+		CU_ASSERT_EQUAL(memcmp(w, r, sizeof(w)), 0);
+	}
+	tt_close(&q);
+	tt_close(&a);
+	tt_teardown(&t);
+}
+
 /* The same with a wrong data digest: the command fails (Transient Transport Error, the
  * host may retry), nothing of it is written, and the connection goes on. */
 static void h2cdata_arriving_in_pieces_with_a_bad_data_digest_fails_retryably(void)
@@ -539,6 +595,8 @@ static void a_read_answer_the_host_has_not_acknowledged_keeps_the_queue_busy(voi
 }
 
 const struct unit_test tcp_target_tests[] = {
+	{ "h2cdata_pdus_back_to_back_in_odd_pieces_read_back",
+	  h2cdata_pdus_back_to_back_in_odd_pieces_read_back },
 	{ "icreq_gets_icresp_with_the_digests_asked_and_maxh2cdata",
 	  icreq_gets_icresp_with_the_digests_asked_and_maxh2cdata },
 	{ "default_maxh2cdata_is_128_kib", default_maxh2cdata_is_128_kib },
