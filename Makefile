@@ -406,6 +406,13 @@ $(BUILD)/switch-cost: bench/switch-cost.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -std=c11 -Wall -Wextra -Werror -pthread -o $@ $<
 
+# This machine's loopback TCP (stream, request/response) and memcpy limits on one core
+# (bench/tcp-limit.c): make bench-local's reference rows.
+$(BUILD)/tcp-limit: bench/tcp-limit.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -std=c11 -Wall -Wextra -Werror -Wmissing-prototypes \
+		-Wstrict-prototypes -Wshadow -pthread -o $@ $<
+
 # fio's IOPS on one namespace while another of the same subsystem is added and removed
 # 20 times through nvmf-targetctl, beside the same run without (docs/performance.md).
 # Ceph: what the gateway adds in front of librbd, natively (bench/ceph-run; root):
