@@ -11,10 +11,12 @@
  *       client reads (the read direction of a target, whose server sends the data).
  *       Prints mbps (1e6 bytes/s), msgs_per_s and the server thread's CPU seconds (user +
  *       system, RUSAGE_THREAD) per GB (1e9 bytes) moved.
- *   tcp-limit rr --req BYTES --resp BYTES --secs S --server-cpu C --client-cpu C
+ *   tcp-limit rr --req BYTES --resp BYTES --secs S --server-cpu C --client-cpu C [--poll]
  *       QD1 ping-pong: the client sends req bytes, the server answers resp bytes. Prints
  *       round trips per second, mean/p50/p99 round-trip microseconds and the server's CPU
- *       microseconds per round trip.
+ *       microseconds per round trip. --poll: both sides spin on non-blocking receives
+ *       instead of sleeping in recv (as a polling host and a busy target do), so no
+ *       wake-up of a sleeping thread is in the round trip.
  *   tcp-limit memcpy --size BYTES --secs S --cpu C
  *       one core copying BYTES blocks out of a 256 MiB source (not cache resident) into
  *       one destination block: mbps.
@@ -44,7 +46,8 @@ enum { MAX_MSG = 64 << 20, SRC_BYTES = 256 << 20 };
 static const char usage[] =
 	"Usage: tcp-limit stream --size BYTES --secs S --server-cpu C --client-cpu C "
 	"[--dir send|recv]\n"
-	"       tcp-limit rr --req BYTES --resp BYTES --secs S --server-cpu C --client-cpu C\n"
+	"       tcp-limit rr --req BYTES --resp BYTES --secs S --server-cpu C --client-cpu C "
+	"[--poll]\n"
 	"       tcp-limit memcpy --size BYTES --secs S --cpu C\n"
 	"Loopback TCP and memcpy limits of this machine, one JSON line each (bench/local-run).\n"
 	"BYTES: 1 .. 67108864; S: seconds (> 0, <= 3600, decimals allowed); C: a CPU this\n"
@@ -56,6 +59,7 @@ struct opts {
 	long size, req, resp, server_cpu, client_cpu, cpu;
 	double secs;
 	bool recv; /* --dir recv: the server sends */
+	bool poll; /* rr --poll: spin on MSG_DONTWAIT receives */
 };
 
 static int bad(const char *fmt, const char *a, const char *b)
@@ -130,6 +134,11 @@ static int parse(int argc, char **argv, struct opts *o)
 		return bad("unknown mode '%s'%s", o->mode, "");
 	for (int i = 2; i < argc; i += 2) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(k, "--poll")) {
+			o->poll = true;
+			i--;
+			continue;
+		}
 		if (!v)
 			return bad("%s needs a value%s", k, "");
 		long *num = !strcmp(k, "--size")       ? &o->size :
@@ -177,6 +186,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		return bad("memcpy needs --cpu%s%s", "", "");
 	if (!stream && o->recv)
 		return bad("--dir is for stream only%s%s", "", "");
+	if (!rr && o->poll)
+		return bad("--poll is for rr only%s%s", "", "");
 	if (stream ? o->req >= 0 || o->resp >= 0 || o->cpu >= 0 :
 	    rr     ? o->size >= 0 || o->cpu >= 0 :
 		     o->req >= 0 || o->resp >= 0 || o->server_cpu >= 0 || o->client_cpu >= 0)
@@ -199,12 +210,14 @@ static int send_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* Receives exactly @n bytes; 1 done, 0 the peer closed first, -1 error (errno). */
-static int recv_all(int fd, char *p, size_t n)
+/* Receives exactly @n bytes, spinning without sleeping when @poll; 1 done, 0 the peer
+ * closed first, -1 error (errno). */
+static int recv_all(int fd, char *p, size_t n, bool poll)
 {
 	while (n) {
-		ssize_t k = recv(fd, p, n, 0);
-		if (k < 0 && errno == EINTR)
+		ssize_t k = recv(fd, p, n, poll ? MSG_DONTWAIT : 0);
+		if (k < 0 &&
+		    (errno == EINTR || (poll && (errno == EAGAIN || errno == EWOULDBLOCK))))
 			continue;
 		if (k < 0)
 			return -1;
@@ -271,7 +284,7 @@ static void *serve(void *arg)
 		shutdown(fd, SHUT_WR);
 	} else { /* rr */
 		int r;
-		while ((r = recv_all(fd, buf, (size_t)o->req)) == 1) {
+		while ((r = recv_all(fd, buf, (size_t)o->req, o->poll)) == 1) {
 			if (send_all(fd, buf, (size_t)o->resp)) {
 				s->err = errno;
 				break;
@@ -360,7 +373,7 @@ static int run_tcp(const struct opts *o)
 	} else {
 		while (t < end) {
 			if (send_all(fd, buf, (size_t)o->req) ||
-			    recv_all(fd, buf, (size_t)o->resp) != 1) {
+			    recv_all(fd, buf, (size_t)o->resp, o->poll) != 1) {
 				err = errno ? errno : ECONNRESET;
 				break;
 			}
@@ -406,11 +419,12 @@ static int run_tcp(const struct opts *o)
 		for (size_t i = 0; i < n; i++)
 			sum += rtt[i];
 		qsort(rtt, n, sizeof(*rtt), cmp_double);
-		printf("{\"mode\": \"rr\", \"req\": %ld, \"resp\": %ld, \"secs\": %.3f, "
+		printf("{\"mode\": \"rr\", \"poll\": %s, \"req\": %ld, \"resp\": %ld, \"secs\": %.3f, "
 		       "\"round_trips\": %zu, \"rt_per_s\": %.0f, \"mean_us\": %.2f, "
 		       "\"p50_us\": %.2f, \"p99_us\": %.2f, \"server_cpu_us_per_rt\": %.3f}\n",
-		       o->req, o->resp, el, n, (double)n / el, sum / (double)n, rtt[n / 2],
-		       rtt[(size_t)((double)n * 0.99)], s.cpu_s * 1e6 / (double)n);
+		       o->poll ? "true" : "false", o->req, o->resp, el, n, (double)n / el,
+		       sum / (double)n, rtt[n / 2], rtt[(size_t)((double)n * 0.99)],
+		       s.cpu_s * 1e6 / (double)n);
 	}
 	free(rtt);
 	return 0;
