@@ -18,7 +18,7 @@ fail() {
 	echo "FAIL $1"
 	fails=$((fails + 1))
 }
-cpus=($(python3 -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))))'))
+read -r -a cpus <<< "$(python3 -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))))')"
 c0=${cpus[0]} c1=${cpus[1]:-${cpus[0]}}
 
 # usage CASE MESSAGE-REGEX ARGS...: exit 2, a tcp-limit: message, nothing on stdout.
