@@ -22,6 +22,7 @@
 #                   the failback when the killed gateway returns
 #   make soak       the hardening VM tests at full length (1000 cycles, 50 restarts)
 #   make bench      our target vs kernel nvmet-rdma (BENCH_TRANSPORT=tcp: nvmet-tcp) in the VM: build/bench/results.{md,json,png};
+#                   then make bench-local (native, build/bench-local/results.md)
 #                   BENCH_BASELINE=DIR adds DIR/build/nvmf-target (another checkout, built) as a third system
 #   make bench-regress  make bench with BENCH_BASELINE = a build of BENCH_BASELINE_REF (default: where this
 #                   branch left main; on main, HEAD~1, or HEAD with uncommitted changes): is this slower?
@@ -29,7 +30,11 @@
 #                   (6.12 guest, fio over TCP): build/bench-passthru/results.md
 #   make bench-ceph the gateway (nvmf perf through an rbd namespace) vs fio's librbd on one
 #                   image of the test cluster, natively (root): build/bench-ceph/results.md
-#   make bench-report-test  bench/report, bench/run's and bench/guest.sh's checks on canned results (no VM)
+#   make bench-local  our NVMe/TCP target natively on 127.0.0.1 (nvmf perf as the host, no VM) beside
+#                   this machine's loopback TCP and memcpy limits measured in the same run
+#                   (build/tcp-limit), and its idle CPU: build/bench-local/results.md (also run by make bench)
+#   make bench-report-test  bench/report, bench/run's and bench/guest.sh's checks on canned results (no VM),
+#                   and build/tcp-limit's argument errors and a short run of each mode
 #   make bench-churn  fio's IOPS while namespaces are added and removed live, and without
 #   make path-trace the functions six 4 KiB commands (RDMA, NVMe/TCP) pass through, by layer
 #   make path-trace-check  fails when docs/architecture.md's measured paths differ from
@@ -170,7 +175,7 @@ NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := $(shell sed -n 's/^#define NVMF_VERSION "\(.*\)"$$/\1/p' util/version.h)
 PREFIX     ?= /usr/local
 
-.PHONY: path-trace path-trace-check path-trace-doc all unit check check-includes check-test-mirror check-man check-docs analyze local-check vm-check vm-passthru vm-host-target vm-ceph bench-passthru bench-ceph \
+.PHONY: path-trace path-trace-check path-trace-doc all unit check check-includes check-test-mirror check-man check-docs analyze local-check vm-check vm-passthru vm-host-target vm-ceph bench-passthru bench-ceph bench-local \
 	soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
 	format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
@@ -380,9 +385,11 @@ demo: deps
 # Benchmark: our target vs the kernel's nvmet-rdma or nvmet-tcp (BENCH_TRANSPORT) in one guest run; report in build/bench/
 # (BENCH_ROUNDS, BENCH_SECS, BENCH_ONLY, BENCH_TARGET_JSON, BENCH_BASELINE, BENCH_TLS: see bench/run).
 # The report's own test runs first: a broken report is found in a second, not after the run.
+# Then the native benchmark (bench-local), whose CPUs the guest no longer takes.
 bench: deps bench-report-test
 	$(MAKE) all $(BUILD)/switch-cost
 	bench/run
+	$(MAKE) bench-local
 
 # Regression check (docs/performance.md): the benchmark with a baseline build of
 # BENCH_BASELINE_REF (bench/regress: exported and built under build/bench-baseline/).
@@ -390,8 +397,16 @@ bench-regress: deps bench-report-test
 	$(MAKE) all $(BUILD)/switch-cost
 	bench/regress
 
-bench-report-test:
+bench-report-test: $(BUILD)/tcp-limit
 	tests/scripts/bench_report_test.sh
+	tests/scripts/tcp_limit_test.sh $(BUILD)/tcp-limit
+
+# Native NVMe/TCP on 127.0.0.1 (bench/local-run): nvmf-target on CPU 0, nvmf perf on CPU 1,
+# beside tcp-limit's limits of the same CPUs, in alternating order per round
+# (BENCH_ROUNDS, BENCH_SECS, BENCH_ONLY, BENCH_IDLE_HOSTS: see bench/local-run);
+# build/bench-local/results.md and raw.tsv. Not part of make check: nothing timed is.
+bench-local: all $(BUILD)/tcp-limit
+	bench/local-run
 
 # Our passthru subsystem against an "nvme" namespace on the same emulated drive (6.12 guest,
 # fio over NVMe/TCP; BENCH_PT_KERNEL=1 adds nvmet's two): build/bench-passthru/results.md.
@@ -405,6 +420,13 @@ bench-passthru: deps
 $(BUILD)/switch-cost: bench/switch-cost.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -std=c11 -Wall -Wextra -Werror -pthread -o $@ $<
+
+# This machine's loopback TCP (stream, request/response) and memcpy limits on one core
+# (bench/tcp-limit.c): make bench-local's reference rows.
+$(BUILD)/tcp-limit: bench/tcp-limit.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -std=c11 -Wall -Wextra -Werror -Wmissing-prototypes \
+		-Wstrict-prototypes -Wshadow -pthread -o $@ $<
 
 # fio's IOPS on one namespace while another of the same subsystem is added and removed
 # 20 times through nvmf-targetctl, beside the same run without (docs/performance.md).
