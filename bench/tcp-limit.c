@@ -6,11 +6,13 @@
  * nor answer a QD1 command faster than a bare request/response of the same sizes.
  *
  *   tcp-limit stream --size BYTES --secs S --server-cpu C --client-cpu C [--dir send|recv]
+ *                    [--poll]
  *       one connection (TCP_NODELAY); send: the client writes BYTES messages as fast as
  *       it can, the server reads each into one BYTES buffer; recv: the server writes, the
  *       client reads (the read direction of a target, whose server sends the data).
  *       Prints mbps (1e6 bytes/s), msgs_per_s and the server thread's CPU seconds (user +
- *       system, RUSAGE_THREAD) per GB (1e9 bytes) moved.
+ *       system, RUSAGE_THREAD) per GB (1e9 bytes) moved. --poll: both sides spin on
+ *       non-blocking sends and receives (as our polling target and host do).
  *   tcp-limit rr --req BYTES --resp BYTES --secs S --server-cpu C --client-cpu C [--poll]
  *       QD1 ping-pong: the client sends req bytes, the server answers resp bytes. Prints
  *       round trips per second, mean/p50/p99 round-trip microseconds and the server's CPU
@@ -45,7 +47,7 @@ enum { MAX_MSG = 64 << 20, SRC_BYTES = 256 << 20 };
 
 static const char usage[] =
 	"Usage: tcp-limit stream --size BYTES --secs S --server-cpu C --client-cpu C "
-	"[--dir send|recv]\n"
+	"[--dir send|recv] [--poll]\n"
 	"       tcp-limit rr --req BYTES --resp BYTES --secs S --server-cpu C --client-cpu C "
 	"[--poll]\n"
 	"       tcp-limit memcpy --size BYTES --secs S --cpu C\n"
@@ -186,8 +188,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		return bad("memcpy needs --cpu%s%s", "", "");
 	if (!stream && o->recv)
 		return bad("--dir is for stream only%s%s", "", "");
-	if (!rr && o->poll)
-		return bad("--poll is for rr only%s%s", "", "");
+	if (!rr && !stream && o->poll)
+		return bad("--poll is for rr and stream only%s%s", "", "");
 	if (stream ? o->req >= 0 || o->resp >= 0 || o->cpu >= 0 :
 	    rr     ? o->size >= 0 || o->cpu >= 0 :
 		     o->req >= 0 || o->resp >= 0 || o->server_cpu >= 0 || o->client_cpu >= 0)
@@ -196,11 +198,12 @@ static int parse(int argc, char **argv, struct opts *o)
 }
 
 /* Sends all @n bytes; 0, or -1 (errno set; EPIPE when the peer closed). */
-static int send_all(int fd, const char *p, size_t n)
+static int send_all(int fd, const char *p, size_t n, bool poll)
 {
 	while (n) {
-		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-		if (k < 0 && errno == EINTR)
+		ssize_t k = send(fd, p, n, MSG_NOSIGNAL | (poll ? MSG_DONTWAIT : 0));
+		if (k < 0 &&
+		    (errno == EINTR || (poll && (errno == EAGAIN || errno == EWOULDBLOCK))))
 			continue;
 		if (k <= 0)
 			return -1;
@@ -264,8 +267,10 @@ static void *serve(void *arg)
 	double c0 = thread_cpu_s();
 	if (!strcmp(o->mode, "stream") && !o->recv) {
 		for (;;) {
-			ssize_t k = recv(fd, buf, len, 0); /* the whole message, or what came */
-			if (k < 0 && errno == EINTR)
+			/* the whole message, or what came */
+			ssize_t k = recv(fd, buf, len, o->poll ? MSG_DONTWAIT : 0);
+			if (k < 0 && (errno == EINTR ||
+				      (o->poll && (errno == EAGAIN || errno == EWOULDBLOCK))))
 				continue;
 			if (k < 0)
 				s->err = errno;
@@ -275,7 +280,7 @@ static void *serve(void *arg)
 		}
 	} else if (!strcmp(o->mode, "stream")) {
 		while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
-			if (send_all(fd, buf, len)) {
+			if (send_all(fd, buf, len, o->poll)) {
 				s->err = errno;
 				break;
 			}
@@ -285,7 +290,7 @@ static void *serve(void *arg)
 	} else { /* rr */
 		int r;
 		while ((r = recv_all(fd, buf, (size_t)o->req, o->poll)) == 1) {
-			if (send_all(fd, buf, (size_t)o->resp)) {
+			if (send_all(fd, buf, (size_t)o->resp, o->poll)) {
 				s->err = errno;
 				break;
 			}
@@ -346,7 +351,7 @@ static int run_tcp(const struct opts *o)
 	double t0 = now_s(), end = t0 + o->secs, t = t0, c0 = thread_cpu_s();
 	if (stream && !o->recv) {
 		while (t < end && !err) {
-			if (send_all(fd, buf, len))
+			if (send_all(fd, buf, len, o->poll))
 				err = errno;
 			bytes += len;
 			t = now_s();
@@ -358,8 +363,9 @@ static int run_tcp(const struct opts *o)
 		t = now_s();
 	} else if (stream) {
 		for (;;) {
-			ssize_t k = recv(fd, buf, len, 0);
-			if (k < 0 && errno == EINTR)
+			ssize_t k = recv(fd, buf, len, o->poll ? MSG_DONTWAIT : 0);
+			if (k < 0 && (errno == EINTR ||
+				      (o->poll && (errno == EAGAIN || errno == EWOULDBLOCK))))
 				continue;
 			if (k < 0)
 				err = errno;
@@ -372,7 +378,7 @@ static int run_tcp(const struct opts *o)
 		t = now_s();
 	} else {
 		while (t < end) {
-			if (send_all(fd, buf, (size_t)o->req) ||
+			if (send_all(fd, buf, (size_t)o->req, o->poll) ||
 			    recv_all(fd, buf, (size_t)o->resp, o->poll) != 1) {
 				err = errno ? errno : ECONNRESET;
 				break;
@@ -404,11 +410,11 @@ static int run_tcp(const struct opts *o)
 	double el = t - t0;
 	if (stream) {
 		uint64_t moved = o->recv ? bytes : s.bytes;
-		printf("{\"mode\": \"stream\", \"dir\": \"%s\", \"size\": %ld, \"secs\": %.3f, "
+		printf("{\"mode\": \"stream\", \"poll\": %s, \"dir\": \"%s\", \"size\": %ld, \"secs\": %.3f, "
 		       "\"mbps\": %.1f, \"msgs_per_s\": %.0f, \"server_cpu_s\": %.3f, "
 		       "\"server_cpu_s_per_gb\": %.3f, \"client_cpu_s\": %.3f}\n",
-		       o->recv ? "recv" : "send", o->size, el, (double)moved / el / 1e6,
-		       (double)moved / (double)o->size / el, s.cpu_s,
+		       o->poll ? "true" : "false", o->recv ? "recv" : "send", o->size, el,
+		       (double)moved / el / 1e6, (double)moved / (double)o->size / el, s.cpu_s,
 		       moved ? s.cpu_s / ((double)moved / 1e9) : 0, client_cpu);
 	} else {
 		if (!n) {

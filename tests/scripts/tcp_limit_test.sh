@@ -52,7 +52,7 @@ usage "memcpy without cpu" "memcpy needs --cpu" memcpy --size 4096 --secs 1
 usage "no secs" "needs --secs" memcpy --size 4096 --cpu "$c0"
 usage "option of another mode" "an option of another mode" memcpy --size 4096 --secs 1 --cpu "$c0" --req 5
 usage "--dir outside stream" "--dir is for stream only" rr --req 1 --resp 1 --secs 1 --server-cpu "$c0" --client-cpu "$c1" --dir recv
-usage "--poll outside rr" "--poll is for rr only" memcpy --size 4096 --secs 1 --cpu "$c0" --poll
+usage "--poll outside rr and stream" "--poll is for rr and stream only" memcpy --size 4096 --secs 1 --cpu "$c0" --poll
 if "$bin" --help | grep -q '^Usage: tcp-limit stream'; then ok "--help: usage, exit 0"; else fail "--help"; fi
 
 # smoke KEYS ARGS...: one JSON line whose KEYS are all positive numbers.
