@@ -213,19 +213,26 @@ static int send_all(int fd, const char *p, size_t n, bool poll)
 	return 0;
 }
 
+/* Receives what came, up to @n bytes (the whole message, or a part), spinning without
+ * sleeping when @poll: > 0 bytes, 0 the peer closed, -1 error (errno). */
+static ssize_t recv_some(int fd, char *p, size_t n, bool poll)
+{
+	for (;;) {
+		ssize_t k = recv(fd, p, n, poll ? MSG_DONTWAIT : 0);
+		if (k >= 0 ||
+		    !(errno == EINTR || (poll && (errno == EAGAIN || errno == EWOULDBLOCK))))
+			return k;
+	}
+}
+
 /* Receives exactly @n bytes, spinning without sleeping when @poll; 1 done, 0 the peer
  * closed first, -1 error (errno). */
 static int recv_all(int fd, char *p, size_t n, bool poll)
 {
 	while (n) {
-		ssize_t k = recv(fd, p, n, poll ? MSG_DONTWAIT : 0);
-		if (k < 0 &&
-		    (errno == EINTR || (poll && (errno == EAGAIN || errno == EWOULDBLOCK))))
-			continue;
-		if (k < 0)
-			return -1;
-		if (k == 0)
-			return 0;
+		ssize_t k = recv_some(fd, p, n, poll);
+		if (k <= 0)
+			return (int)k;
 		p += k;
 		n -= (size_t)k;
 	}
@@ -267,11 +274,7 @@ static void *serve(void *arg)
 	double c0 = thread_cpu_s();
 	if (!strcmp(o->mode, "stream") && !o->recv) {
 		for (;;) {
-			/* the whole message, or what came */
-			ssize_t k = recv(fd, buf, len, o->poll ? MSG_DONTWAIT : 0);
-			if (k < 0 && (errno == EINTR ||
-				      (o->poll && (errno == EAGAIN || errno == EWOULDBLOCK))))
-				continue;
+			ssize_t k = recv_some(fd, buf, len, o->poll);
 			if (k < 0)
 				s->err = errno;
 			if (k <= 0)
@@ -363,10 +366,7 @@ static int run_tcp(const struct opts *o)
 		t = now_s();
 	} else if (stream) {
 		for (;;) {
-			ssize_t k = recv(fd, buf, len, o->poll ? MSG_DONTWAIT : 0);
-			if (k < 0 && (errno == EINTR ||
-				      (o->poll && (errno == EAGAIN || errno == EWOULDBLOCK))))
-				continue;
+			ssize_t k = recv_some(fd, buf, len, o->poll);
 			if (k < 0)
 				err = errno;
 			if (k <= 0)

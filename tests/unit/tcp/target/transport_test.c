@@ -10,14 +10,23 @@
 #include "tests/unit/tcp/fixture.h"
 #include "nvme/fabrics.h"
 
-/* Boot, dial, handshake and connect the admin queue (enabled): 0 or -1. */
-static int admin_up(struct tt *t, struct ttc *a, uint8_t dgst, uint16_t *cntlid)
+/* Boot (MAXH2CDATA @maxh2cdata, 0: the default), dial, handshake and connect the admin
+ * queue (enabled): 0 or -1. */
+static int admin_up_h2c(struct tt *t, struct ttc *a, uint8_t dgst, uint32_t maxh2cdata,
+			uint16_t *cntlid)
 {
-	if (tt_boot(t, "127.0.0.1", 8192, 0) || tt_dial(t, a) || tt_handshake(a, 0, dgst, NULL))
+	if (tt_boot(t, "127.0.0.1", 8192, maxh2cdata) || tt_dial(t, a) ||
+	    tt_handshake(a, 0, dgst, NULL))
 		return -1;
 	if (tt_connect(a, TT_SUBNQN, 0, 0xffff, cntlid) != 0 || tt_enable(a) != 0)
 		return -1;
 	return 0;
+}
+
+/* The same with the default MAXH2CDATA. */
+static int admin_up(struct tt *t, struct ttc *a, uint8_t dgst, uint16_t *cntlid)
+{
+	return admin_up_h2c(t, a, dgst, 0, cntlid);
 }
 
 /* An I/O queue (qid 1) of controller @cntlid on a new connection. */
@@ -284,11 +293,7 @@ static void h2cdata_pdus_back_to_back_in_odd_pieces_read_back(void)
 	uint16_t cntlid;
 	static uint8_t w[LEN], r[LEN], stream[LEN + 16 * 64];
 	const uint8_t dg = NVME_TCP_DGST_HDR | NVME_TCP_DGST_DATA;
-	CU_ASSERT_EQUAL_FATAL(tt_boot(&t, "127.0.0.1", 8192, PDU), 0);
-	CU_ASSERT_EQUAL_FATAL(tt_dial(&t, &a), 0);
-	CU_ASSERT_EQUAL_FATAL(tt_handshake(&a, 0, dg, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(tt_connect(&a, TT_SUBNQN, 0, 0xffff, &cntlid), 0);
-	CU_ASSERT_EQUAL_FATAL(tt_enable(&a), 0);
+	CU_ASSERT_EQUAL_FATAL(admin_up_h2c(&t, &a, dg, PDU, &cntlid), 0);
 	CU_ASSERT_EQUAL_FATAL(io_up(&t, &q, 0, dg, cntlid), 0);
 	for (unsigned round = 0; round < 2; round++) {
 		fill(w, sizeof(w), 31 + round);
