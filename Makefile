@@ -547,6 +547,7 @@ check: deps
 	$(MAKE) -j$(CHECK_JOBS) path-trace-check
 	$(MAKE) -j$(CHECK_JOBS) fuzz-smoke
 	$(MAKE) -j$(CHECK_JOBS) install-check
+	$(MAKE) bench-report-test
 	$(MAKE) -j$(CHECK_JOBS) local-check
 	@rc=0; echo "check: make analyze runs beside vm-check (SCHED_IDLE), its output in build/analyze.log"; \
 	chrt --idle 0 $(MAKE) --no-print-directory -j$(CHECK_JOBS) analyze > build/analyze.log 2>&1 & apid=$$!; \
