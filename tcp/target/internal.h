@@ -57,6 +57,11 @@
 #define NVMF_TCP_ZC_DRAIN_MS      5000u
 /* How often such connections are looked at. */
 #define NVMF_TCP_ZC_DRAIN_TICK_MS 50u
+/* A connection's send list holding this many bytes is sent at once, not at the end of
+ * the pass: read data the backend just wrote into the command's buffer is still in the
+ * CPU's cache when sendmsg copies it (eight 1 MiB reads completed in one pass would
+ * have pushed the first out of a 4 MiB L2 before the pass's one sendmsg). */
+#define NVMF_TCP_TX_EARLY_BYTES   (512u << 10)
 
 struct nvmf_tcp_tpg;
 struct nvmf_tcp_conn;
@@ -209,8 +214,9 @@ struct nvmf_tcp_conn {
 	/* Sending: PDUs in order; @tx_off bytes of the head are sent already. */
 	struct nvmf_tcp_tx *tx_head, *tx_tail;
 	uint32_t tx_off;
-	bool tx_dirty; /* in tpg->dirty */
-	bool pollout;  /* EPOLLOUT asked: the socket's buffer was full */
+	uint64_t tx_bytes; /* bytes of the PDUs in the list (whole, sent part included) */
+	bool tx_dirty;     /* in tpg->dirty */
+	bool pollout;      /* EPOLLOUT asked: the socket's buffer was full */
 	struct nvmf_tcp_conn *dirty_next;
 	/* Zero-copy sends (zerocopy.c): C2HData of at least zc_min bytes (0: none; the port
 	 * said 0, the socket refused SO_ZEROCOPY, or the kernel copied one anyway). Ring

@@ -89,6 +89,7 @@ void nvmf_tcp_tx_queue(struct nvmf_tcp_conn *conn, struct nvmf_tcp_tx *tx)
 	else
 		conn->tx_head = tx;
 	conn->tx_tail = tx;
+	conn->tx_bytes += tx->hlen + tx->dlen + tx->ddgst_len;
 	if (!conn->tx_dirty) {
 		conn->tx_dirty = true;
 		conn->dirty_next = conn->tpg->dirty;
@@ -208,6 +209,7 @@ int nvmf_tcp_conn_flush(struct nvmf_tcp_conn *conn)
 			}
 			left -= rem;
 			conn->tx_off = 0;
+			conn->tx_bytes -= h->hlen + h->dlen + h->ddgst_len;
 			conn->tx_head = h->next;
 			if (!conn->tx_head)
 				conn->tx_tail = NULL;

@@ -64,6 +64,7 @@ void nvmf_tcp_conn_drop_reqs(struct nvmf_tcp_conn *conn)
 			nvmf_tcp_req_release(tx->done);
 	}
 	conn->tx_head = conn->tx_tail = NULL;
+	conn->tx_bytes = 0;
 	conn->tx_off = 0;
 	for (uint32_t i = 0; i < conn->nreqs; i++) {
 		struct nvmf_tcp_req *r = &conn->reqs[i];
@@ -232,7 +233,7 @@ void nvmf_tcp_queue_response(struct nvmf_req *req)
 			r->c2h.zc_req = r;
 		nvmf_tcp_tx_queue(conn, &r->c2h);
 		if (success)
-			return;
+			goto queued;
 	}
 	struct nvme_tcp_rsp *p = (struct nvme_tcp_rsp *)r->rsp.hdr;
 	memset(p, 0, sizeof(*p));
@@ -240,4 +241,9 @@ void nvmf_tcp_queue_response(struct nvmf_req *req)
 	nvmf_tcp_pdu_build(conn, &r->rsp, NVME_TCP_RSP, 0, NULL, 0);
 	r->rsp.done = r;
 	nvmf_tcp_tx_queue(conn, &r->rsp);
+queued:
+	/* Much queued: send now while the data is in the cache (r may be released by it;
+	 * a broken connection is found and torn down by the pass's own flush). */
+	if (conn->tx_bytes >= NVMF_TCP_TX_EARLY_BYTES)
+		nvmf_tcp_conn_flush(conn);
 }

@@ -12,7 +12,7 @@
 
 #define TT_SUBNQN  "nqn.2026-11.io.nvmf-rdma:tcp1"
 #define TT_HOSTNQN "nqn.2026-11.io.nvmf-rdma:tcphost"
-#define TT_PDU_MAX (256u << 10) /* bytes of the largest PDU a test reads */
+#define TT_PDU_MAX (2u << 20) /* bytes of the largest PDU a test reads */
 
 struct nvmf_tcp_tpg;
 

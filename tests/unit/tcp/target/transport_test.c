@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include "nvme/disc_log.h"
+#include "tcp/target/internal.h"
 #include "tests/unit/suites.h"
 #include "tests/unit/tcp/fixture.h"
 #include "nvme/fabrics.h"
@@ -332,6 +333,36 @@ static void h2cdata_pdus_back_to_back_in_odd_pieces_read_back(void)
 	tt_teardown(&t);
 }
 
+/* A read of more than NVMF_TCP_TX_EARLY_BYTES is sent as soon as it is queued, not at the
+ * end of the pass: the whole namespace (1 MiB) written, then read back in one command
+ * (more than the socket takes at once: the rest leaves on EPOLLOUT), byte for byte; the
+ * send list is empty afterwards. */
+static void a_read_larger_than_the_early_send_size_reads_back_whole(void)
+{
+	enum { LEN = 1 << 20 };
+	struct tt t;
+	struct ttc a, q;
+	uint16_t cntlid;
+	unsigned r2ts;
+	static uint8_t w[LEN], r[LEN];
+	_Static_assert(LEN > NVMF_TCP_TX_EARLY_BYTES, "the read is sent early");
+	CU_ASSERT_EQUAL_FATAL(admin_up(&t, &a, NVME_TCP_DGST_DATA, &cntlid), 0);
+	CU_ASSERT_EQUAL_FATAL(io_up(&t, &q, 0, NVME_TCP_DGST_DATA, cntlid), 0);
+	fill(w, sizeof(w), 41);
+	CU_ASSERT_EQUAL_FATAL(write_r2t(&q, 0, w, LEN, 65536, &r2ts), 0);
+	CU_ASSERT_EQUAL(read_back(&q, 0, r, LEN), 0);
+	CU_ASSERT_EQUAL(memcmp(w, r, LEN), 0);
+	tt_drive(&t);
+	struct nvmf_tcp_conn *c = tt_main_tpg(&t)->conns;
+	for (; c; c = c->next) {
+		CU_ASSERT_PTR_NULL(c->tx_head);
+		CU_ASSERT_EQUAL(c->tx_bytes, 0);
+	}
+	tt_close(&q);
+	tt_close(&a);
+	tt_teardown(&t);
+}
+
 /* The same with a wrong data digest: the command fails (Transient Transport Error, the
  * host may retry), nothing of it is written, and the connection goes on. */
 static void h2cdata_arriving_in_pieces_with_a_bad_data_digest_fails_retryably(void)
@@ -600,6 +631,8 @@ static void a_read_answer_the_host_has_not_acknowledged_keeps_the_queue_busy(voi
 }
 
 const struct unit_test tcp_target_tests[] = {
+	{ "a_read_larger_than_the_early_send_size_reads_back_whole",
+	  a_read_larger_than_the_early_send_size_reads_back_whole },
 	{ "h2cdata_pdus_back_to_back_in_odd_pieces_read_back",
 	  h2cdata_pdus_back_to_back_in_odd_pieces_read_back },
 	{ "icreq_gets_icresp_with_the_digests_asked_and_maxh2cdata",
