@@ -297,7 +297,8 @@ int nvmf_tcp_epoll_add(struct nvmf_tcp_tpg *tpg, int fd, struct nvmf_tcp_ev *ev,
 int nvmf_tcp_epoll_mod(struct nvmf_tcp_tpg *tpg, int fd, struct nvmf_tcp_ev *ev, bool out);
 /* nvmf_tcp_conn_kick - parse @conn's buffered bytes in the next pass of its group. */
 void nvmf_tcp_conn_kick(struct nvmf_tcp_conn *conn);
-/* nvmf_tcp_tx_queue - append @tx to @conn's send list; sent at the end of the pass. */
+/* nvmf_tcp_tx_queue - append @tx to @conn's send list; sent at the end of the pass (or
+ * by queue_response once the list holds NVMF_TCP_TX_EARLY_BYTES). */
 void nvmf_tcp_tx_queue(struct nvmf_tcp_conn *conn, struct nvmf_tcp_tx *tx);
 /* nvmf_tcp_conn_flush - send what @conn's send list holds until the socket takes no
  * more (then EPOLLOUT is asked for). Returns 0, or -errno when the connection broke. */

@@ -4,8 +4,9 @@
  * (level triggered; its descriptor is one of the group's wait descriptors, so an idle
  * group sleeps until a socket has something), the connections with bytes to parse or
  * PDUs to send, and a cache of data buffers. Sends are batched: PDUs queued during a
- * pass leave in one sendmsg per connection in pg_flush; a socket that takes no more gets
- * EPOLLOUT asked until it does.
+ * pass leave in one sendmsg per connection in pg_flush, unless the connection's list
+ * reaches NVMF_TCP_TX_EARLY_BYTES (queue_response sends it then); a socket that takes no
+ * more gets EPOLLOUT asked until it does.
  */
 #include <errno.h>
 #include <stdlib.h>
