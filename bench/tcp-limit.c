@@ -399,6 +399,10 @@ static int run_tcp(const struct opts *o)
 		shutdown(fd, SHUT_WR);
 	}
 	double client_cpu = thread_cpu_s() - c0;
+	if (err) { /* a server blocked in send or recv must see the end, not wait forever */
+		atomic_store(&s.stop, true);
+		shutdown(fd, SHUT_RDWR);
+	}
 	pthread_join(th, NULL);
 	close(fd);
 	close(s.lfd);

@@ -243,7 +243,8 @@ void nvmf_tcp_queue_response(struct nvmf_req *req)
 	nvmf_tcp_tx_queue(conn, &r->rsp);
 queued:
 	/* Much queued: send now while the data is in the cache (r may be released by it;
-	 * a broken connection is found and torn down by the pass's own flush). */
-	if (conn->tx_bytes >= NVMF_TCP_TX_EARLY_BYTES)
+	 * a broken connection is found and torn down by the pass's own flush). Not while
+	 * the socket is full: EPOLLOUT says when it takes more. */
+	if (conn->tx_bytes >= NVMF_TCP_TX_EARLY_BYTES && !conn->pollout)
 		nvmf_tcp_conn_flush(conn);
 }
