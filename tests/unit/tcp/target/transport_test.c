@@ -323,9 +323,7 @@ static void h2cdata_pdus_back_to_back_in_odd_pieces_read_back(void)
 		struct nvme_cqe cqe;
 		CU_ASSERT_EQUAL(tt_rsp(&q, &cqe), 0);
 		memset(r, 0, sizeof(r));
-		tt_rw_sqe(&q, &sqe, nvme_cmd_read, false, 8, LEN / 512);
-		CU_ASSERT_EQUAL_FATAL(tt_capsule(&q, &sqe, NULL, 0, false, false), 0);
-		CU_ASSERT_EQUAL(tt_read_data(&q, r, sizeof(r)), 0);
+		CU_ASSERT_EQUAL(read_back(&q, 8, r, LEN), 0);
 		CU_ASSERT_EQUAL(memcmp(w, r, sizeof(w)), 0);
 	}
 	tt_close(&q);
