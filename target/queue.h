@@ -36,7 +36,6 @@ enum nvmf_sq_state {
 	NVMF_SQ_RELEASED,  /* queue_released called */
 };
 
-/* A submission queue: one per transport connection. Owned by its poll group. */
 /* SMART I/O counters (NVMe Base 2.0 figure 207) of one queue, or summed for a
  * controller: commands, and data in 512-byte units (Read and Compare / Write). A queue's
  * are written by its own group only (NVMF_PG_COUNT: no locked instruction per I/O) and
@@ -46,6 +45,7 @@ struct nvmf_io_stats {
 	uint64_t units_read, units_written;
 };
 
+/* A submission queue: one per transport connection. Owned by its poll group. */
 struct nvmf_sq {
 	struct nvmf_tgt_ctrl *ctrl; /* NULL until Connect succeeds: the queue is
 					    * connected while it is set */

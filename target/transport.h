@@ -147,7 +147,9 @@ struct nvmf_transport_ops {
 	void (*pg_stats)(const struct nvmf_tpg *tpg, struct nvmf_tpg_stats *out);
 
 	/* queue_response - send the CQE of @req (data first for a successful C2H command);
-	 * on a dying queue, drop it. The transport owns the request again. When
+	 * on a dying queue, drop it. The transport owns the request again, and may release
+	 * it before returning (NVMe/TCP sends at once when much is queued): the core does
+	 * not touch @req after this call. When
 	 * req->cqe_optional is set (the queue disabled SQ flow control, status 0, DW0/DW1 0)
 	 * a transport that can say "success" another way may leave the CQE unsent (NVMe/TCP:
 	 * the C2HData SUCCESS flag). */
