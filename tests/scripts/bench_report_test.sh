@@ -4,7 +4,8 @@
 # round, and the table shows them; without one, none of that appears; a failed baseline
 # round drops out of the per-round ratios and fails the report. With TLS (BENCH_TLS=1),
 # the TLS systems' medians, TLS/plain and ours TLS/kernel TLS ratios and where our
-# target's records were built. Also bench/run's checks of BENCH_BASELINE, BENCH_TLS and
+# target's records were built. Also bench/local-run's refusals of bad settings, and
+# bench/run's checks of BENCH_BASELINE, BENCH_TLS and
 # BENCH_PASSTHRU (bench/passthru-run's settings) (exit 2) and bench/guest.sh's rotating order. Run by make bench-report-test (and before
 # every make bench).
 set -euo pipefail
@@ -180,6 +181,18 @@ for bad in "BENCH_PASSTHRU=yes:BENCH_PASSTHRU must be 1 or unset, got 'yes'" \
 	out=$(env ${bad%%:*} "$here/bench/run" 2>&1) || rc=$?
 	if [ $rc = 2 ] && [[ "$out" == *"${bad#*:}"* ]]; then ok "bench/run refuses ${bad%%:*}"; else
 		fail "bench/run refuses ${bad%%:*}: exit $rc: $out"
+	fi
+done
+
+# --- bench/local-run refuses bad settings before it starts anything -------------------------
+for bad in "BENCH_ROUNDS=0:BENCH_ROUNDS must be a positive integer, got '0'" \
+	"BENCH_SECS=4000:BENCH_SECS must be at most 3600, got 4000" \
+	"BENCH_IDLE_HOSTS=x:BENCH_IDLE_HOSTS must be a positive integer, got 'x'" \
+	"BENCH_ONLY=nothing-by-this-name:BENCH_ONLY='nothing-by-this-name' picks nothing"; do
+	rc=0
+	out=$(env ${bad%%:*} "$here/bench/local-run" 2>&1) || rc=$?
+	if [ $rc = 2 ] && [[ "$out" == *"${bad#*:}"* ]]; then ok "bench/local-run refuses ${bad%%:*}"; else
+		fail "bench/local-run refuses ${bad%%:*}: exit $rc: $out"
 	fi
 done
 
