@@ -343,8 +343,9 @@ start_target() {
     # Each its own control socket: a second target on the default path stops at start.
     "${TGT[$t]}" -c "$W/$f.json" --rpc-socket "$W/$f.sock" > "$W/$f.log" 2>&1 &
     PID[$t]=$!
-    target_up() { grep -Eq 'nvmf-target: (core: )?ready' "$W/$f.log" || ! alive $t; }
-    if ! wait_for 30 target_up || ! alive $t; then
+    # target_up SYSTEM: ready, or exited (then reported below).
+    target_up() { grep -Eq 'nvmf-target: (core: )?ready' "$W/${TFILE[$1]}.log" || ! alive $1; }
+    if ! wait_for 30 target_up $t || ! alive $t; then
         log "ERROR: $(tname $t) did not become ready ($(alive $t && echo 'still starting after 30 s' || echo 'it exited')); its log:"
         sed 's/^/    /' "$W/$f.log"
         alive $t || PID[$t]=""

@@ -15,10 +15,11 @@ expect_eq() {
 
 # wait_for SECONDS CMD...: retry CMD every 0.2 s until it succeeds or time runs out.
 wait_for() {
-    local t=$1; shift
-    local end=$((SECONDS + t))
+    # Prefixed locals: bash scoping is dynamic, so a CMD function that reads its caller's
+    # $t or $end would see these instead.
+    local wait_for_end=$((SECONDS + $1)); shift
     until "$@" >/dev/null 2>&1; do
-        [ $SECONDS -ge $end ] && return 1
+        [ $SECONDS -ge $wait_for_end ] && return 1
         sleep 0.2
     done
 }

@@ -209,6 +209,13 @@ want="ours ours-tls kernel kernel-tls ours-tls kernel kernel-tls ours kernel ker
 got=$(bash "$here/bench/guest.sh" --list "$tmp/params.sh" | awk '{print $NF}' | paste -sd' ')
 if [ "$got" = "$want" ]; then ok "with TLS four systems rotate per round"; else fail "with TLS four systems rotate per round: $got"; fi
 
+# bench/guest.sh waits for its target with wait_for and a function reading the caller's $t:
+# wait_for's own locals must not shadow it (it once did, and the bench connected before the
+# target was ready).
+got=$(bash -c '. "$1/tests/integration/lib.sh"; t=ours; is_ours() { [ "$t" = ours ]; }
+	wait_for 1 is_ours && echo waited' _ "$here")
+if [ "$got" = waited ]; then ok "wait_for leaves its caller's \$t alone"; else fail "wait_for shadows its caller's \$t"; fi
+
 [ $fails = 0 ] || {
 	echo "bench_report_test: $fails failure(s)"
 	exit 1
