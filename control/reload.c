@@ -211,6 +211,7 @@ static bool target_diff(const struct nvmf_target_config *a, const struct nvmf_ta
 	       differs_num(d, "nvmf_target.idle_poll_us", a->idle_poll_us, b->idle_poll_us) ||
 	       differs_num(d, "nvmf_target.srq", a->srq, b->srq) ||
 	       differs_num(d, "nvmf_target.srq_depth", a->srq_depth, b->srq_depth) ||
+	       differs_num(d, "nvmf_target.post_thread", a->post_thread, b->post_thread) ||
 	       differs_num(d, "nvmf_target.numa_node", a->numa_node, b->numa_node) ||
 	       differs_num(d, "nvmf_target.persist", a->persist, b->persist) ||
 	       differs_str(d, "nvmf_target.rpc_socket", a->rpc_socket_set ? a->rpc_socket : NULL,

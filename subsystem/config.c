@@ -428,6 +428,7 @@ void nvmf_config_target_defaults(struct nvmf_target_config *t)
 	t->idle_poll_us = 1000;
 	t->srq = true;
 	t->srq_depth = 4096;
+	t->post_thread = -1;
 	memset(t->log_level, -1, sizeof(t->log_level));
 	t->numa_node = -1;
 	t->discovery_log = NVMF_DISC_LOG_ALL_PORTS;
@@ -903,7 +904,8 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		"mdts",       "threads",      "buffers_small", "buffers_large",
 		"hugepages",  "idle_poll_us", "srq",           "srq_depth",
 		"numa_node",  "rpc_socket",   "discovery_log", "discovery_kato",
-		"resv_state", "log_level",    "persist",       NULL
+		"resv_state", "log_level",    "persist",       "post_thread",
+		NULL
 	};
 	if (cfg_check_keys(c, nt, "nvmf_target", known, NULL))
 		return -1;
@@ -935,6 +937,22 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		return -1;
 	if (r)
 		t->srq_depth = (uint32_t)n;
+	const char *post = NULL;
+	if (cfg_get_str(c, nt, "nvmf_target", "post_thread", false, &post))
+		return -1;
+	if (post) {
+		char q[80];
+		if (!strcmp(post, "auto"))
+			t->post_thread = -1;
+		else if (!strcmp(post, "on"))
+			t->post_thread = 1;
+		else if (!strcmp(post, "off"))
+			t->post_thread = 0;
+		else
+			return cfg_fail(c, "nvmf_target", "post_thread",
+					"%s is not \"auto\", \"on\" or \"off\"",
+					cfg_quote(post, q, sizeof(q)));
+	}
 	if (cfg_get_bool(c, nt, "nvmf_target", "srq", &t->srq) < 0 ||
 	    cfg_parse_discovery(c, nt, t) || cfg_parse_log_level(c, nt, t))
 		return -1;

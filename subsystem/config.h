@@ -185,6 +185,10 @@ struct nvmf_target_config {
 	bool srq;              /* nvmf_target.srq: one shared receive queue per poll group and
 				     * device where the device has SRQs; default true */
 	uint32_t srq_depth; /* nvmf_target.srq_depth: receives per SRQ; default 4096 */
+	int post_thread;    /* nvmf_target.post_thread: "auto" (default) -1: RDMA poll groups
+				     * post large send chains from a thread of their own on
+				     * software devices (rxe, siw); "on" 1: on every device;
+				     * "off" 0: never */
 	int numa_node;      /* nvmf_target.numa_node: where worker threads run; -1 (default):
 				     * the RDMA device's node */
 	enum nvmf_disc_log_mode discovery_log; /* nvmf_target.discovery_log; default all-ports */

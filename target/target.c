@@ -237,6 +237,7 @@ void nvmf_tgt_transport_opts(const struct nvmf_tgt *tgt, const struct nvmf_trans
 	out->buffers_small = tc->buffers_small;
 	out->buffers_large = tc->buffers_large;
 	out->hugepages = tc->hugepages;
+	out->post_thread = tc->post_thread;
 	out->clock = &tgt->clock;
 }
 

@@ -91,6 +91,9 @@ struct nvmf_transport_opts {
 	uint32_t buffers_large;
 	bool hugepages;                 /* data buffers on huge pages when it can
 					   * (nvmf_target.hugepages; RDMA) */
+	int post_thread;                /* large send chains posted by a thread of each
+					   * poll group (nvmf_target.post_thread; RDMA): -1
+					   * on software devices only, 0 never, 1 always */
 	const struct nvmf_clock *clock; /* the target's clock (tgt->clock, which tests
 					   * drive): every timeout a transport keeps reads it */
 };

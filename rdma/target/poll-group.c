@@ -91,6 +91,7 @@ static void pgd_free(struct nvmf_rdma_poll_group *pg, struct nvmf_rdma_pg_dev *d
 void nvmf_rdma_pg_fini(struct nvmf_rdma_poll_group *pg)
 {
 	struct nvmf_rdma_pg_dev *d;
+	nvmf_rdma_poster_stop(&pg->poster);
 	while ((d = pg->devs)) {
 		pg->devs = d->next;
 		pgd_free(pg, d);
@@ -367,6 +368,8 @@ int nvmf_rdma_pg_poll_cqs(struct nvmf_rdma_poll_group *pg, int budget)
 void nvmf_rdma_pg_flush_op(struct nvmf_tpg *tpg)
 {
 	struct nvmf_rdma_poll_group *pg = (struct nvmf_rdma_poll_group *)tpg;
+	/* Posts the posting thread made that failed: their queues go down. */
+	nvmf_rdma_poster_failures(&pg->poster);
 	/* Requests waiting for a buffer another group (or this one) returned to the pool. */
 	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)
 		if (!TAILQ_EMPTY(&d->buf_waiters))
@@ -509,6 +512,13 @@ void nvmf_rdma_pg_destroy_op(struct nvmf_tpg *tpg)
 	NVMF_RDMA_LOG(pg->t, NVMF_LOG_INFO, "poll group %u%s: %llu completions, %llu posts",
 		      tpg->pg->index, tpg->pg->index ? "" : " (main)", (unsigned long long)pg->wcs,
 		      (unsigned long long)pg->posts);
+	if (pg->poster.running) {
+		nvmf_rdma_poster_stop(&pg->poster);
+		NVMF_RDMA_LOG(pg->t, NVMF_LOG_INFO,
+			      "poll group %u: posting thread: %llu chains handed over, %llu posts",
+			      tpg->pg->index, (unsigned long long)pg->poster.handed,
+			      (unsigned long long)pg->poster.posts);
+	}
 	/* The main group read the devices' asynchronous events. */
 	for (struct nvmf_rdma_device *d = tpg->pg->index ? NULL : pg->t->devices; d; d = d->next)
 		nvmf_pg_del_wait_fd(tpg->pg, d->dev->verbs->async_fd);

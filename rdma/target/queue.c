@@ -132,6 +132,13 @@ struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
 	nvmf_port_attrs(port, &pa);
 	q->inline_size = conn->qid ? pa.inline_size : 0;
 	q->wr_tailp = &q->wr_head;
+	q->post_tailp = &q->post_head;
+	/* I/O queues only: an admin command's data is small and its latency is what counts. */
+	q->post_offload = conn->qid && (t->post_thread > 0 || (t->post_thread < 0 && dev->soft));
+	if (q->post_offload && !pg->poster.running &&
+	    nvmf_rdma_poster_start(&pg->poster, v, pg->base.pg, t->post_bytes, !t->post_manual, err,
+				   errlen))
+		goto fail;
 	TAILQ_INIT(&q->pending_reads);
 	TAILQ_INIT(&q->pending_sends);
 	TAILQ_INIT(&q->completing);
@@ -217,6 +224,10 @@ void nvmf_rdma_queue_chain(struct nvmf_rdma_queue *q, struct ibv_send_wr *first,
 	q->wr_tailp = &last->next;
 	if (send)
 		q->last_send = send;
+	for (struct ibv_send_wr *w = first; w; w = w->next)
+		if ((w->opcode == IBV_WR_RDMA_WRITE || w->opcode == IBV_WR_RDMA_READ) &&
+		    w->sg_list[0].length > q->wr_max)
+			q->wr_max = w->sg_list[0].length;
 	if (!q->dirty) {
 		q->dirty = true;
 		q->next_dirty = q->pg->dirty_q;
@@ -224,26 +235,8 @@ void nvmf_rdma_queue_chain(struct nvmf_rdma_queue *q, struct ibv_send_wr *first,
 	}
 }
 
-void nvmf_rdma_queue_flush(struct nvmf_rdma_queue *q)
+void nvmf_rdma_queue_unpost(struct ibv_send_wr *bad)
 {
-	struct ibv_send_wr *wr = q->wr_head, *bad = NULL;
-	q->wr_head = NULL;
-	q->wr_tailp = &q->wr_head;
-	if (!wr)
-		return;
-	/* One completion for the chain: the last SEND's. It retires every earlier SEND of
-	 * the queue (RC completes in order); READs are signaled on their own. */
-	if (q->last_send)
-		q->last_send->send_flags |= IBV_SEND_SIGNALED;
-	q->last_send = NULL;
-	if (q->state == NVMF_RDMA_Q_DYING) {
-		bad = wr;
-	} else {
-		int rc = q->t->verbs->post_send(q->qp, wr, &bad);
-		if (!rc)
-			return;
-		nvmf_rdma_queue_disconnect(q, "ibv_post_send failed");
-	}
 	while (bad) {
 		struct ibv_send_wr *next = bad->next;
 		struct nvmf_rdma_wr *ctx = (struct nvmf_rdma_wr *)(uintptr_t)bad->wr_id;
@@ -257,6 +250,34 @@ void nvmf_rdma_queue_flush(struct nvmf_rdma_queue *q)
 			nvmf_rdma_req_unpost(r, ctx->type);
 		bad = next;
 	}
+}
+
+void nvmf_rdma_queue_flush(struct nvmf_rdma_queue *q)
+{
+	struct ibv_send_wr *wr = q->wr_head, *bad = NULL;
+	uint32_t largest = q->wr_max;
+	q->wr_head = NULL;
+	q->wr_tailp = &q->wr_head;
+	q->wr_max = 0;
+	if (!wr)
+		return;
+	/* One completion for the chain: the last SEND's. It retires every earlier SEND of
+	 * the queue (RC completes in order); READs are signaled on their own. */
+	struct ibv_send_wr *send = q->last_send;
+	if (send)
+		send->send_flags |= IBV_SEND_SIGNALED;
+	q->last_send = NULL;
+	if (q->post_offload && nvmf_rdma_poster_take(&q->pg->poster, q, wr, send, largest))
+		return;
+	if (q->state == NVMF_RDMA_Q_DYING) {
+		bad = wr;
+	} else {
+		int rc = q->t->verbs->post_send(q->qp, wr, &bad);
+		if (!rc)
+			return;
+		nvmf_rdma_queue_disconnect(q, "ibv_post_send failed");
+	}
+	nvmf_rdma_queue_unpost(bad);
 }
 
 void nvmf_rdma_queue_disconnect(struct nvmf_rdma_queue *q, const char *why)
@@ -311,7 +332,8 @@ static void retire_stuck_sends(struct nvmf_rdma_queue *q)
 
 bool nvmf_rdma_queue_reap(struct nvmf_rdma_queue *q, uint64_t now, bool force)
 {
-	if (q->state != NVMF_RDMA_Q_DYING || q->dirty)
+	if (q->state != NVMF_RDMA_Q_DYING || q->dirty ||
+	    (q->post_offload && nvmf_rdma_poster_busy(&q->pg->poster, q)))
 		return false;
 	uint32_t recvs = q->rq == &q->own_rq ? q->own_rq.posted : 0;
 	bool last_wqe_due = q->rq->srq && q->qp && q->dev->last_wqe_event && !q->last_wqe;

@@ -34,6 +34,8 @@ void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t,
 	t->max_xfer = opts->max_xfer;
 	t->use_srq = opts->srq;
 	t->srq_depth = opts->srq_depth;
+	t->post_thread = opts->post_thread;
+	t->post_bytes = NVMF_RDMA_POST_THREAD_BYTES;
 	/* SRQ receives are shared by every port's queues: size them for the largest. With
 	 * no rdma port yet, for the default, which ports added live then get. */
 	t->inline_max = opts->nports ? opts->max_port_inline : NVMF_DEFAULT_INLINE;
@@ -111,6 +113,8 @@ int nvmf_rdma_device_setup(struct nvmf_rdma_transport *t, struct nvmf_rdma_devic
 	bool iwarp = dev->verbs->device &&
 		     dev->verbs->device->transport_type == IBV_TRANSPORT_IWARP;
 	d->last_wqe_event = vendor != 0 && vendor != 0xffffff && !iwarp;
+	/* The vendor IDs the kernel's software devices report: rxe 0xffffff, siw "bmt". */
+	d->soft = vendor == 0xffffff || vendor == 0x626d74;
 	char perr[200];
 	if (nvmf_rdma_pool_init(&d->pool, t->verbs, dev->pd, dev->numa_node, t->max_xfer,
 				o->buffers_small, o->buffers_large, o->hugepages, perr,
@@ -129,6 +133,14 @@ int nvmf_rdma_device_setup(struct nvmf_rdma_transport *t, struct nvmf_rdma_devic
 		      t->use_srq && dev->attr.max_srq > 0 && !d->last_wqe_event ?
 			      " (the device raises no LAST_WQE_REACHED: not waited for)" :
 			      "");
+	bool poster = t->post_thread > 0 || (t->post_thread < 0 && d->soft);
+	NVMF_RDMA_LOG(t, NVMF_LOG_INFO,
+		      "device %s: %s device, large sends of I/O queues posted %s (post_thread %s)",
+		      dev->name, d->soft ? "software" : "hardware",
+		      poster ? "by a thread of each poll group" : "by the poll loop",
+		      t->post_thread < 0 ? "auto" :
+		      t->post_thread     ? "on" :
+					   "off");
 	return 0;
 }
 

@@ -268,6 +268,16 @@ static void what_cannot_change_live_is_refused_by_name(void)
 	teardown();
 
 	setup();
+	same_as_running();
+	Next.target.post_thread = 1;
+	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(
+		err,
+		"nvmf_target.post_thread differs from the running target's (running -1, file 1); "
+		"it takes a restart");
+	teardown();
+
+	setup();
 	snprintf(same_as_running()->serial, 21, "OTHER");
 	CU_ASSERT_EQUAL(nvmf_tgt_reload(&F.tgt, &Next, false, changes, err, sizeof(err)), -EINVAL);
 	char want[512]; /* the running serial is derived from the NQN (16 hex digits) */

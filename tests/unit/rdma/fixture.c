@@ -64,6 +64,10 @@ static void build_config(struct nvmf_config *c, const struct rx_opts *o)
 	if (o->threads)
 		c->target.threads = o->threads;
 	c->target.srq_depth = 256;
+	if (o->post_thread_on)
+		c->target.post_thread = 1;
+	if (o->post_thread_off)
+		c->target.post_thread = 0;
 	if (o->buffers_small)
 		c->target.buffers_small = o->buffers_small;
 	if (o->buffers_large)
@@ -120,6 +124,7 @@ int rx_setup(struct rx *x, const struct rx_opts *o)
 	x->now = 1000;
 	x->tgt.clock.now_ms = rx_clock;
 	x->t = (struct nvmf_rdma_transport *)x->tgt.transports[0];
+	x->t->post_manual = true; /* the fake device is the test thread's */
 	x->pg = (struct nvmf_rdma_poll_group *)nvmf_pg_tpg(x->tgt.pgs[0], &x->t->base);
 
 	x->fd->send_with_inv = !o->no_send_with_inv;
@@ -333,6 +338,8 @@ int rx_poll(struct rx *x)
 	/* The pass reads the device's events every millisecond; the tests do not wait. */
 	int n = fv_async_pending(x->fd) ? nvmf_rdma_process_async_events(x->pg) : 0;
 	n += nvmf_pg_poll(x->tgt.pgs[0]);
+	if (!x->hold_poster && x->pg->poster.running)
+		nvmf_rdma_poster_drain(&x->pg->poster);
 	forget_reaped(x);
 	return n;
 }

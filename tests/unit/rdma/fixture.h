@@ -47,6 +47,9 @@ struct rx_opts {
 	bool rxe;                              /* soft RoCE: vendor 0xffffff, no LAST_WQE_REACHED */
 	unsigned threads;                      /* nvmf_target.threads (> 1: I/O groups, not run by
 					  * rx_poll; the main group serves admin queues only) */
+	bool post_thread_on;                   /* nvmf_target.post_thread "on" (default auto:
+					  * a poster for rxe only) */
+	bool post_thread_off;                  /* "off" */
 };
 
 struct rx;
@@ -84,6 +87,8 @@ struct rx {
 	uint16_t cntlid;
 	unsigned released; /* queue_released calls */
 	bool hold_backend; /* namespace I/O parks in held[] */
+	bool hold_poster;  /* rx_poll leaves what the main group's poster holds (its posts
+			    * are made on the test's thread: rx_poll drains it after the pass) */
 	struct nvmf_bdev_io *held[64];
 	unsigned nheld;
 };

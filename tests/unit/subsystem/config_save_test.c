@@ -22,7 +22,7 @@ static const char *const rich =
 	" \"nvmf_target\": {\"mdts\": 6, \"threads\": 3, \"buffers_small\": 512, \"buffers_large\": 32,"
 	"   \"hugepages\": false, \"idle_poll_us\": 50, \"srq\": false, \"srq_depth\": 1024, \"numa_node\": 0,"
 	"   \"rpc_socket\": \"/run/x.sock\", \"discovery_log\": \"host-port\", \"discovery_kato\": 30,"
-	"   \"resv_state\": \"/var/lib/x.resv.json\", \"persist\": false},"
+	"   \"resv_state\": \"/var/lib/x.resv.json\", \"persist\": false, \"post_thread\": \"off\"},"
 	" \"ports\": [{\"portid\": 3, \"addr\": {\"adrfam\": \"ipv6\", \"traddr\": \"fd00::1\", \"trsvcid\": \"4422\","
 	"   \"trtype\": \"rdma\", \"treq\": \"not required\"}, \"param\": {\"inline_data_size\": \"4096\","
 	"   \"max_queue_size\": \"64\", \"mdts\": \"5\"}, \"subsystems\": [\"nqn.s:a\"],"
@@ -150,6 +150,7 @@ static void saved_configuration_loads_back_the_same(void)
 	CU_ASSERT_EQUAL(a.ports[2].zerocopy_threshold, 0);
 	CU_ASSERT_EQUAL(a.target.discovery_log, NVMF_DISC_LOG_HOST_PORT);
 	CU_ASSERT_EQUAL(a.target.discovery_kato, 30);
+	CU_ASSERT_EQUAL(a.target.post_thread, 0);
 	CU_ASSERT_TRUE(a.subsystems[0].ns[0].resv_enable);
 	CU_ASSERT_FALSE(a.subsystems[0].ns[1].resv_enable);
 	CU_ASSERT_STRING_EQUAL(a.subsystems[0].ns[2].rbd.keyring, "/k/gw.keyring");

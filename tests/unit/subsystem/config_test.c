@@ -325,6 +325,7 @@ static void minimal_config_gets_the_documented_defaults(void)
 	CU_ASSERT_EQUAL(cfg.target.idle_poll_us, 1000);
 	CU_ASSERT_TRUE(cfg.target.srq);
 	CU_ASSERT_EQUAL(cfg.target.srq_depth, 4096);
+	CU_ASSERT_EQUAL(cfg.target.post_thread, -1); /* auto: software devices */
 	CU_ASSERT_EQUAL(cfg.target.numa_node, -1);
 	CU_ASSERT_STRING_EQUAL(cfg.target.discovery_nqn, "nqn.2014-08.org.nvmexpress.discovery");
 	nvmf_config_free(&cfg);
@@ -1474,7 +1475,27 @@ ERROR_TEST(
 	unknown_nvmf_target_key_is_refused, "{'nvmf_target':{'poll_us':1}}",
 	"nvmf_target.poll_us: unknown key (known here: mdts, threads, buffers_small, buffers_large, "
 	"hugepages, idle_poll_us, srq, srq_depth, numa_node, rpc_socket, discovery_log, discovery_kato, "
-	"resv_state, log_level, persist)")
+	"resv_state, log_level, persist, post_thread)")
+ERROR_TEST(post_thread_other_than_auto_on_off_is_refused, "{'nvmf_target':{'post_thread':'yes'}}",
+	   "nvmf_target.post_thread: \"yes\" is not \"auto\", \"on\" or \"off\"")
+
+/* "auto", "on" and "off" are -1, 1 and 0. */
+static void post_thread_takes_auto_on_and_off(void)
+{
+	static const struct {
+		const char *json;
+		int want;
+	} cases[] = { { "{\"nvmf_target\":{\"post_thread\":\"auto\"}}", -1 },
+		      { "{\"nvmf_target\":{\"post_thread\":\"on\"}}", 1 },
+		      { "{\"nvmf_target\":{\"post_thread\":\"off\"}}", 0 } };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nvmf_config cfg;
+		char err[256] = "";
+		CU_ASSERT_EQUAL_FATAL(nvmf_config_parse(cases[i].json, &cfg, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL(cfg.target.post_thread, cases[i].want);
+		nvmf_config_free(&cfg);
+	}
+}
 ERROR_TEST(relative_rpc_socket_is_refused, "{'nvmf_target':{'rpc_socket':'run/t.sock'}}",
 	   "nvmf_target.rpc_socket: \"run/t.sock\" is not an absolute path")
 ERROR_TEST(
@@ -1864,6 +1885,8 @@ const struct unit_test config_tests[] = {
 	T(persist_that_is_not_a_flag_is_refused),
 	T(numa_node_below_minus_1_is_refused),
 	T(unknown_nvmf_target_key_is_refused),
+	T(post_thread_other_than_auto_on_off_is_refused),
+	T(post_thread_takes_auto_on_and_off),
 	T(unknown_top_level_extension_key_is_refused),
 	T(resv_enable_loads_and_is_off_by_default),
 	T(resv_enable_other_than_0_or_1_is_refused),
