@@ -15,8 +15,9 @@
  *
  * Only the group's thread decides, only the poster thread posts what was handed over, and
  * each queue's chains are posted in the order they were handed over: a queue's chain goes
- * to the poster when it holds an RDMA READ or WRITE of at least post_bytes, or while an
- * earlier chain of the queue is still with the poster (a SEND must not overtake the RDMA WRITE it
+ * to the poster when it holds an RDMA WRITE of at least post_bytes (a read command's data:
+ * an RDMA READ's own post sends one request packet), or while an earlier chain of the
+ * queue is still with the poster (a SEND must not overtake the RDMA WRITE it
  * answers). Small chains of idle queues are posted inline: no wake-up on the 4 KiB path.
  * What a failed post leaves (the WRs the device did not take) comes back to the group's
  * thread, which disconnects the queue and finishes those requests as an inline failure

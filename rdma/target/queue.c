@@ -225,8 +225,7 @@ void nvmf_rdma_queue_chain(struct nvmf_rdma_queue *q, struct ibv_send_wr *first,
 	if (send)
 		q->last_send = send;
 	for (struct ibv_send_wr *w = first; w; w = w->next)
-		if ((w->opcode == IBV_WR_RDMA_WRITE || w->opcode == IBV_WR_RDMA_READ) &&
-		    w->sg_list[0].length > q->wr_max)
+		if (w->opcode == IBV_WR_RDMA_WRITE && w->sg_list[0].length > q->wr_max)
 			q->wr_max = w->sg_list[0].length;
 	if (!q->dirty) {
 		q->dirty = true;
