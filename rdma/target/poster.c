@@ -125,6 +125,8 @@ int nvmf_rdma_poster_start(struct nvmf_rdma_poster *p, const struct nvmf_rdma_ve
 		pthread_mutex_destroy(&p->lock);
 		return -1;
 	}
+	if (threaded)
+		pthread_setname_np(p->thread, "nvmf-post"); /* for top -H and perf; best effort */
 	p->threaded = threaded;
 	p->running = true;
 	return 0;

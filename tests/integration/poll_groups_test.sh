@@ -8,9 +8,9 @@ PG_FILE=nqn.2026-11.io.nvmf-rdma:pg-file
 PG_STATE=/tmp/pg-test
 PG_PORT=4422
 
-pg_config() {   # pg_config THREADS SRQ
+pg_config() {   # pg_config THREADS SRQ [POST_THREAD]
     cat > $PG_STATE/config.json <<JSON
-{"nvmf_target": {"threads": $1, "srq": $2, "idle_poll_us": 100},
+{"nvmf_target": {"threads": $1, "srq": $2, "idle_poll_us": 100${3:+, \"post_thread\": \"$3\"}},
  "ports": [{"portid": 1, "addr": {"adrfam": "ipv4", "traddr": "$NVMF_TRADDR", "trsvcid": "$PG_PORT",
             "trtype": "rdma"}, "subsystems": ["$PG_RAM", "$PG_FILE"]}],
  "subsystems": [
@@ -139,7 +139,37 @@ test_06_single_thread_with_srq_io_reads_back() {
     expect_eq "target exit status" "$(cat $PG_STATE/target.rc)" 0
 }
 
-test_07_no_buffer_was_released_twice() {
+# rxe is a software device: by default (auto) the answers of 128 KiB and larger reads leave
+# through each poll group's posting thread, which counts them in the log at stop; "off"
+# keeps them with the poll loop. Data written reads back either way.
+test_07_large_reads_go_through_the_posting_thread_unless_off() {
+    local mode dev n
+    head -c 4M /dev/urandom > /tmp/pg-big
+    for mode in auto off; do
+        pg_config 2 true $mode
+        pg_start || fail "target did not start with post_thread=$mode"
+        pg_connect $PG_RAM || fail "connect ($mode)"
+        dev=$(nvme_dev_for $PG_RAM)
+        dd if=/tmp/pg-big of="$dev" bs=1M oflag=direct status=none || fail "write ($mode)"
+        cmp <(dd if="$dev" bs=128k count=32 iflag=direct status=none) /tmp/pg-big ||
+            fail "128 KiB reads differ ($mode)"
+        nvme disconnect -n $PG_RAM > /dev/null
+        pg_stop || fail "stop ($mode)"
+        n=$(sed -n 's/.*posting thread: \([0-9]*\) chains handed over.*/\1/p' $PG_STATE/target.log |
+            awk '{s += $1} END {print s + 0}')
+        if [ $mode = auto ]; then
+            grep -q 'software device, large sends of I/O queues posted by a thread of each poll group (post_thread auto)' \
+                $PG_STATE/target.log || fail "the log does not name the posting thread"
+            [ "$n" -ge 32 ] || fail "posting thread took $n chains, want at least the 32 reads'"
+        else
+            grep -q 'posted by the poll loop (post_thread off)' $PG_STATE/target.log ||
+                fail "the log does not say post_thread is off"
+            expect_eq "chains handed over with post_thread off" "$n" 0
+        fi
+    done
+}
+
+test_08_no_buffer_was_released_twice() {
     cat $PG_STATE/target.log >> $PG_STATE/all.log
     ! grep -h 'BUG' $PG_STATE/all.log || fail "a target logged a BUG line"
 }
