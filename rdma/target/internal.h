@@ -21,6 +21,7 @@
 #define NVMF_RDMA_TARGET_INTERNAL_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
@@ -388,10 +389,14 @@ struct nvmf_rdma_queue {
 	struct ibv_send_wr *post_head, **post_tailp;
 	uint32_t post_chains;               /* chains in post_head */
 	struct ibv_send_wr *post_last_send; /* their last SEND: the one signaled */
-	bool post_listed, post_busy, post_failed_listed;
+	bool post_listed, post_busy;
+	bool post_failed; /* a post failed and the group has not handled it: every
+			   * chain of the queue goes to post_bad, none to the device */
 	struct nvmf_rdma_queue *post_next, *post_failed_next;
-	struct ibv_send_wr *post_bad; /* WRs a failed post did not take */
-	int post_error;               /* that post's error (errno) */
+	struct ibv_send_wr *post_bad, **post_bad_tailp; /* the WRs the failed post did not
+							 * take, and every chain since */
+	uint32_t post_failed_chains; /* chains in post_bad (still in post_pending) */
+	int post_error;              /* that post's error (errno) */
 	bool dirty;
 	struct nvmf_rdma_queue *next_dirty;
 	bool released; /* the core called queue_released */
@@ -459,12 +464,12 @@ struct nvmf_rdma_poster {
 };
 
 /* nvmf_rdma_poster_start - start @p's thread (@threaded; else posts are made by
- * nvmf_rdma_poster_drain, for tests), posting with @verbs; chains with an RDMA WRITE of
+ * nvmf_rdma_poster_drain, for tests) on @cpus (NULL: the caller's), posting with @verbs; chains with an RDMA WRITE of
  * at least @post_bytes will be taken; @wake (may be NULL) is woken after a failed post. Returns 0 or
  * -1 with @err. */
 int nvmf_rdma_poster_start(struct nvmf_rdma_poster *p, const struct nvmf_rdma_verbs *verbs,
-			   struct nvmf_pg *wake, uint32_t post_bytes, bool threaded, char *err,
-			   size_t errlen);
+			   struct nvmf_pg *wake, uint32_t post_bytes, bool threaded,
+			   const cpu_set_t *cpus, char *err, size_t errlen);
 /* nvmf_rdma_poster_drain - post everything handed over, on the caller's thread (a poster
  * started without a thread). */
 void nvmf_rdma_poster_drain(struct nvmf_rdma_poster *p);
@@ -619,9 +624,11 @@ struct nvmf_rdma_transport {
 					    * 0 never, 1 every device */
 	uint32_t post_bytes;              /* chains of this many RDMA bytes go to the poster */
 	bool post_manual;                 /* unit tests: posters without a thread */
-	bool shutting_down;               /* no new queues (atomic) */
-	pthread_mutex_t pgd_lock;         /* pgds, for the main group's look-ups */
-	struct nvmf_rdma_pg_dev *pgds;    /* every group's device parts: who owns a QP's CQ or
+	cpu_set_t post_cpus;              /* where posting threads run: the process's CPUs */
+	bool post_cpus_set;
+	bool shutting_down;            /* no new queues (atomic) */
+	pthread_mutex_t pgd_lock;      /* pgds, for the main group's look-ups */
+	struct nvmf_rdma_pg_dev *pgds; /* every group's device parts: who owns a QP's CQ or
 					    * an SRQ an asynchronous event names */
 };
 

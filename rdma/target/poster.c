@@ -21,7 +21,10 @@
  * answers). Small chains of idle queues are posted inline: no wake-up on the 4 KiB path.
  * What a failed post leaves (the WRs the device did not take) comes back to the group's
  * thread, which disconnects the queue and finishes those requests as an inline failure
- * does; a queue is not freed while the poster holds any of its chains.
+ * does; every chain the queue hands over until then waits with them, so nothing of the
+ * queue reaches the device after a refused WR. A queue is not freed while the poster
+ * holds any of its chains. The thread runs on the process's CPUs, not on the one its
+ * group is pinned to (the transport reads them at start-up).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,20 +58,29 @@ static bool post_next(struct nvmf_rdma_poster *p, bool *wake)
 	q->post_busy = false;
 	p->posts++;
 	if (rc) {
-		/* The WRs from @bad on never reached the device: the group finishes them, in
-		 * order before any a later failure leaves. */
+		/* From @bad on nothing reached the device, and nothing of the queue may reach
+		 * it after them: the chains handed over meanwhile go with them. The group
+		 * disconnects the queue and finishes them all (nvmf_rdma_poster_failures);
+		 * until then they count as pending, so that every later chain of the queue
+		 * comes here too (nvmf_rdma_poster_take) instead of being posted. */
+		q->post_bad = bad;
 		struct ibv_send_wr **tail = &q->post_bad;
 		while (*tail)
 			tail = &(*tail)->next;
-		*tail = bad;
+		*tail = q->post_head;
+		q->post_bad_tailp = q->post_tailp == &q->post_head ? tail : q->post_tailp;
+		q->post_failed_chains = chains + q->post_chains;
+		q->post_head = NULL;
+		q->post_tailp = &q->post_head;
+		q->post_chains = 0;
+		q->post_last_send = NULL;
 		q->post_error = rc;
-		if (!q->post_failed_listed) {
-			q->post_failed_listed = true;
-			q->post_failed_next = p->failed;
-			p->failed = q;
-		}
+		q->post_failed = true;
+		q->post_failed_next = p->failed;
+		p->failed = q;
 		__atomic_store_n(&p->has_failed, true, __ATOMIC_RELEASE);
 		*wake = true;
+		return true;
 	}
 	/* Chains handed over while this one was posted waited for it: list the queue now. */
 	if (q->post_head && !q->post_listed) {
@@ -108,8 +120,8 @@ static void *poster_main(void *arg)
 }
 
 int nvmf_rdma_poster_start(struct nvmf_rdma_poster *p, const struct nvmf_rdma_verbs *verbs,
-			   struct nvmf_pg *wake, uint32_t post_bytes, bool threaded, char *err,
-			   size_t errlen)
+			   struct nvmf_pg *wake, uint32_t post_bytes, bool threaded,
+			   const cpu_set_t *cpus, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof(*p));
 	p->verbs = verbs;
@@ -118,7 +130,12 @@ int nvmf_rdma_poster_start(struct nvmf_rdma_poster *p, const struct nvmf_rdma_ve
 	p->tailp = &p->head;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
-	int rc = threaded ? pthread_create(&p->thread, NULL, poster_main, p) : 0;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	if (cpus)
+		pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus);
+	int rc = threaded ? pthread_create(&p->thread, &attr, poster_main, p) : 0;
+	pthread_attr_destroy(&attr);
 	if (rc) {
 		snprintf(err, errlen, "posting thread: %s", strerror(rc));
 		pthread_cond_destroy(&p->cond);
@@ -170,6 +187,16 @@ bool nvmf_rdma_poster_take(struct nvmf_rdma_poster *p, struct nvmf_rdma_queue *q
 		last = last->next;
 	pthread_mutex_lock(&p->lock);
 	__atomic_add_fetch(&q->post_pending, 1, __ATOMIC_RELAXED);
+	p->handed++;
+	if (q->post_failed) {
+		/* A post of the queue failed and the group has not handled it yet: this chain
+		 * must not reach the device after the refused WRs. */
+		*q->post_bad_tailp = wr;
+		q->post_bad_tailp = &last->next;
+		q->post_failed_chains++;
+		pthread_mutex_unlock(&p->lock);
+		return true;
+	}
 	*q->post_tailp = wr;
 	q->post_tailp = &last->next;
 	q->post_chains++;
@@ -186,7 +213,6 @@ bool nvmf_rdma_poster_take(struct nvmf_rdma_poster *p, struct nvmf_rdma_queue *q
 		*p->tailp = q;
 		p->tailp = &q->post_next;
 	}
-	p->handed++;
 	if (p->threaded && p->sleeping)
 		pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
@@ -200,7 +226,7 @@ bool nvmf_rdma_poster_busy(struct nvmf_rdma_poster *p, struct nvmf_rdma_queue *q
 	if (__atomic_load_n(&q->post_pending, __ATOMIC_ACQUIRE))
 		return true;
 	pthread_mutex_lock(&p->lock);
-	bool failed = q->post_failed_listed;
+	bool failed = q->post_failed;
 	pthread_mutex_unlock(&p->lock);
 	return failed;
 }
@@ -219,7 +245,9 @@ int nvmf_rdma_poster_failures(struct nvmf_rdma_poster *p)
 		struct ibv_send_wr *bad = q->post_bad;
 		int rc = q->post_error;
 		q->post_bad = NULL;
-		q->post_failed_listed = false;
+		q->post_failed = false;
+		__atomic_sub_fetch(&q->post_pending, q->post_failed_chains, __ATOMIC_RELEASE);
+		q->post_failed_chains = 0;
 		pthread_mutex_unlock(&p->lock);
 		char why[64];
 		snprintf(why, sizeof(why), "ibv_post_send failed: %s", strerror(rc));

@@ -136,8 +136,8 @@ struct nvmf_rdma_queue *nvmf_rdma_queue_create(struct nvmf_rdma_poll_group *pg,
 	/* I/O queues only: an admin command's data is small and its latency is what counts. */
 	q->post_offload = conn->qid && (t->post_thread > 0 || (t->post_thread < 0 && dev->soft));
 	if (q->post_offload && !pg->poster.running &&
-	    nvmf_rdma_poster_start(&pg->poster, v, pg->base.pg, t->post_bytes, !t->post_manual, err,
-				   errlen))
+	    nvmf_rdma_poster_start(&pg->poster, v, pg->base.pg, t->post_bytes, !t->post_manual,
+				   t->post_cpus_set ? &t->post_cpus : NULL, err, errlen))
 		goto fail;
 	TAILQ_INIT(&q->pending_reads);
 	TAILQ_INIT(&q->pending_sends);
@@ -266,7 +266,11 @@ void nvmf_rdma_queue_flush(struct nvmf_rdma_queue *q)
 	if (send)
 		send->send_flags |= IBV_SEND_SIGNALED;
 	q->last_send = NULL;
-	if (q->post_offload && nvmf_rdma_poster_take(&q->pg->poster, q, wr, send, largest))
+	/* A dying queue's chain is finished here, unless earlier ones are with the poster. */
+	if (q->post_offload &&
+	    (q->state != NVMF_RDMA_Q_DYING ||
+	     __atomic_load_n(&q->post_pending, __ATOMIC_ACQUIRE)) &&
+	    nvmf_rdma_poster_take(&q->pg->poster, q, wr, send, largest))
 		return;
 	if (q->state == NVMF_RDMA_Q_DYING) {
 		bad = wr;

@@ -36,6 +36,10 @@ void nvmf_rdma_transport_setup(struct nvmf_rdma_transport *t,
 	t->srq_depth = opts->srq_depth;
 	t->post_thread = opts->post_thread;
 	t->post_bytes = NVMF_RDMA_POST_THREAD_BYTES;
+	/* The process's CPUs, read here on the main thread: an I/O group pins itself to one
+	 * CPU and a thread it starts would inherit that, sharing the core it is meant to
+	 * free. */
+	t->post_cpus_set = !sched_getaffinity(0, sizeof(t->post_cpus), &t->post_cpus);
 	/* SRQ receives are shared by every port's queues: size them for the largest. With
 	 * no rdma port yet, for the default, which ports added live then get. */
 	t->inline_max = opts->nports ? opts->max_port_inline : NVMF_DEFAULT_INLINE;

@@ -548,6 +548,11 @@ static int fv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 {
 	struct fv_qp *q = fv_qp_of(qp);
 	struct fv_dev *d = q->dev;
+	if (d->on_post) {
+		void (*fn)(void *) = d->on_post;
+		d->on_post = NULL;
+		fn(d->on_post_arg);
+	}
 	unsigned post = ++d->posts;
 	int fail_at = d->fail_post_send_at;
 	d->fail_post_send_at = -1;

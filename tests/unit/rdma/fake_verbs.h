@@ -179,6 +179,9 @@ struct fv_dev {
 					    * to the SRQ for good (IB spec: destroy only after
 					    * LAST_WQE_REACHED, or WQEs may leak) */
 	unsigned posts;          /* post_send calls */
+	void (*on_post)(void *); /* called (once: then cleared) when post_send is entered,
+				  * before it takes any WR: a peer acting meanwhile */
+	void *on_post_arg;
 	unsigned violations;
 	char why[256]; /* the first violation */
 	uint32_t next_key, next_qp_num;

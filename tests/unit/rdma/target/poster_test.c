@@ -206,26 +206,37 @@ static void queue_is_not_freed_while_the_poster_holds_its_chain(void)
 }
 
 /* The real thread: a post_send that records the wr_ids it is given, slowly, so that the
- * group hands chains over while an earlier one is being posted. */
+ * group hands chains over while an earlier one is being posted. The test thread posts the
+ * chains the poster does not take through it too, as the group would. */
 #define TH_WRS 600
 static uint64_t th_seen[TH_WRS];
 static unsigned th_nseen, th_posts;
+static pthread_mutex_t th_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void record(const struct ibv_send_wr *wr)
+{
+	pthread_mutex_lock(&th_lock);
+	for (; wr; wr = wr->next)
+		if (th_nseen < TH_WRS)
+			th_seen[th_nseen++] = wr->wr_id;
+	th_posts++;
+	pthread_mutex_unlock(&th_lock);
+}
 
 static int recording_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
 	(void)qp;
 	(void)bad;
-	for (; wr; wr = wr->next)
-		if (th_nseen < TH_WRS)
-			th_seen[th_nseen++] = wr->wr_id;
-	th_posts++;
+	record(wr);
 	usleep(200);
 	return 0;
 }
 
-/* Three queues hand over 200 chains in turn while the thread posts: each queue's WRs reach
- * the device in the order they were handed over, none twice, none lost; stopping posts
- * what is still waiting; only the last SEND of each post stays signaled. */
+/* Three queues hand over 200 chains in turn while the thread posts (large ones, and small
+ * ones, which it takes only while an earlier chain of their queue is still with it; the
+ * others the test posts at once): each queue's WRs reach the device in the order they were
+ * made, none twice, none lost; stopping posts what is still waiting; only the last SEND of
+ * each post stays signaled. */
 static void threaded_poster_posts_each_queues_chains_in_order(void)
 {
 	struct nvmf_rdma_verbs v = fake_verbs;
@@ -233,33 +244,35 @@ static void threaded_poster_posts_each_queues_chains_in_order(void)
 	struct nvmf_rdma_poster p;
 	char err[128];
 	th_nseen = th_posts = 0;
-	CU_ASSERT_EQUAL_FATAL(nvmf_rdma_poster_start(&p, &v, NULL, 65536, true, err, sizeof(err)),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		nvmf_rdma_poster_start(&p, &v, NULL, 65536, true, NULL, err, sizeof(err)), 0);
 	static struct nvmf_rdma_queue q[3];
 	static struct ibv_send_wr wr[200];
+	static bool inline_posted[200];
 	memset(q, 0, sizeof(q));
 	memset(wr, 0, sizeof(wr));
+	memset(inline_posted, 0, sizeof(inline_posted));
 	for (int i = 0; i < 3; i++)
 		q[i].post_tailp = &q[i].post_head;
+	unsigned inline_posts = 0;
 	for (unsigned i = 0; i < 200; i++) {
 		struct nvmf_rdma_queue *qi = &q[i % 3];
 		wr[i].wr_id = ((uint64_t)(i % 3) << 32) | i;
 		wr[i].opcode = IBV_WR_SEND;
 		wr[i].send_flags = IBV_SEND_SIGNALED;
-		/* Large ones, or small ones behind them; a small one of an idle queue is not
-		 * taken (the group would post it itself): skip those. */
-		if (!nvmf_rdma_poster_take(&p, qi, &wr[i], &wr[i], i % 5 ? 4096 : 131072))
-			wr[i].wr_id = UINT64_MAX;
+		if (!nvmf_rdma_poster_take(&p, qi, &wr[i], &wr[i], i % 5 ? 4096 : 131072)) {
+			record(&wr[i]);
+			inline_posted[i] = true;
+			inline_posts++;
+		}
 		if (i % 7 == 0)
 			usleep(100);
 	}
 	nvmf_rdma_poster_stop(&p);
-	unsigned taken = 0;
-	for (unsigned i = 0; i < 200; i++)
-		taken += wr[i].wr_id != UINT64_MAX;
-	CU_ASSERT_EQUAL(p.handed, taken);
-	CU_ASSERT_EQUAL(th_nseen, taken);
-	CU_ASSERT_TRUE(th_posts < taken); /* chains waiting together went in one post */
+	CU_ASSERT_EQUAL(th_nseen, 200); /* every WR once (checked below: in order, so once) */
+	CU_ASSERT_EQUAL(p.handed, 200 - inline_posts);
+	CU_ASSERT_TRUE(p.posts < p.handed); /* chains waiting together went in one post */
+	CU_ASSERT_TRUE(inline_posts > 0 && inline_posts < 160);
 	uint64_t last[3] = { 0, 0, 0 };
 	bool first[3] = { true, true, true };
 	for (unsigned k = 0; k < th_nseen; k++) {
@@ -275,11 +288,64 @@ static void threaded_poster_posts_each_queues_chains_in_order(void)
 	}
 	unsigned signaled = 0;
 	for (unsigned i = 0; i < 200; i++)
-		signaled += wr[i].wr_id != UINT64_MAX && (wr[i].send_flags & IBV_SEND_SIGNALED);
-	CU_ASSERT_EQUAL(signaled, th_posts); /* one per post: its last SEND */
+		signaled += !inline_posted[i] && (wr[i].send_flags & IBV_SEND_SIGNALED);
+	CU_ASSERT_EQUAL(signaled, p.posts); /* one per post: its last SEND */
+}
+
+/* A post of the poster fails while the group hands over the queue's next chain: that chain
+ * must not reach the device after the refused WRs. It waits with them; the group
+ * disconnects the queue, finishes every request once, and the queue is freed. */
+struct mid_post {
+	struct rx *x;
+	struct rxq *io;
+	uint16_t cid;
+};
+
+static void read_during_the_post(void *arg)
+{
+	struct mid_post *m = arg;
+	m->cid = rxq_read(m->io, 0, rx_host_alloc(m->x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL);
+	rx_poll(m->x); /* the group's pass: the 4 KiB answer goes behind the 128 KiB one */
+}
+
+static void chain_handed_over_during_a_failed_post_never_reaches_the_device(void)
+{
+	struct rx x;
+	struct rx_opts o = { .rxe = true };
+	struct rxq *io = rx_setup_io(&x, &o, 32, 32, 16);
+	unsigned released = x.released, before = io->qp->sq_len;
+	fill_ns(&x, BIG);
+	x.hold_poster = true;
+	uint16_t big = rxq_read(io, 0, rx_host_alloc(&x, BIG), BIG, NVME_SGL_KEYED_ADDR, NULL);
+	rx_poll(&x);
+	CU_ASSERT_EQUAL_FATAL(io->q->post_pending, 1);
+	struct mid_post m = { &x, io, 0 };
+	x.fd->on_post = read_during_the_post;
+	x.fd->on_post_arg = &m;
+	x.fd->fail_post_send_at = 1; /* the 128 KiB answer's SEND */
+	nvmf_rdma_poster_drain(&x.pg->poster);
+	CU_ASSERT_EQUAL(io->q->post_pending, 2);     /* both, until the group has looked */
+	CU_ASSERT_EQUAL(io->qp->sq_len, before + 1); /* the 128 KiB WRITE only */
+	nvmf_rdma_poster_drain(&x.pg->poster);       /* nothing more of the queue is posted */
+	rxq_read(io, 8, rx_host_alloc(&x, 4096), 4096, NVME_SGL_KEYED_ADDR, NULL);
+	rx_poll(&x); /* fails the queue; its late chain waits with the refused ones */
+	CU_ASSERT_EQUAL(io->qp->sq_len, before + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(io->q);
+	CU_ASSERT_EQUAL(io->q->state, NVMF_RDMA_Q_DYING);
+	x.hold_poster = false;
+	rx_run(&x);
+	CU_ASSERT_PTR_NULL(io->q);
+	CU_ASSERT_EQUAL(x.released, released + 1);
+	CU_ASSERT_EQUAL(rxq_status(io, big), RX_NO_RESPONSE);
+	CU_ASSERT_EQUAL(rxq_status(io, m.cid), RX_NO_RESPONSE);
+	CU_ASSERT_EQUAL(rx_pool_free(&x), rx_pool_size(&x));
+	CU_ASSERT_EQUAL(rx_pool_double_puts(&x), 0);
+	rx_teardown(&x);
 }
 
 const struct unit_test rdma_poster_tests[] = {
+	{ "chain_handed_over_during_a_failed_post_never_reaches_the_device",
+	  chain_handed_over_during_a_failed_post_never_reaches_the_device },
 	{ "threaded_poster_posts_each_queues_chains_in_order",
 	  threaded_poster_posts_each_queues_chains_in_order },
 	{ "large_chain_goes_to_the_poster_and_a_later_small_one_waits_behind_it",
