@@ -32,6 +32,24 @@
 #include <string.h>
 #include "rdma/target/internal.h"
 
+/* @q's waiting chains taken off it (the caller keeps what it read). Lock held. */
+static void clear_waiting(struct nvmf_rdma_queue *q)
+{
+	q->post_head = NULL;
+	q->post_tailp = &q->post_head;
+	q->post_chains = 0;
+	q->post_last_send = NULL;
+}
+
+/* @q at the end of @p's list of queues to post. Lock held. */
+static void list_queue(struct nvmf_rdma_poster *p, struct nvmf_rdma_queue *q)
+{
+	q->post_listed = true;
+	q->post_next = NULL;
+	*p->tailp = q;
+	p->tailp = &q->post_next;
+}
+
 /* Post the chains of the first queue listed, if any: lock held on entry and on return
  * (dropped around the post). Sets *@wake after a failure. false: nothing was listed. */
 static bool post_next(struct nvmf_rdma_poster *p, bool *wake)
@@ -44,10 +62,7 @@ static bool post_next(struct nvmf_rdma_poster *p, bool *wake)
 		p->tailp = &p->head;
 	struct ibv_send_wr *wr = q->post_head, *bad = NULL;
 	uint32_t chains = q->post_chains;
-	q->post_head = NULL;
-	q->post_tailp = &q->post_head;
-	q->post_chains = 0;
-	q->post_last_send = NULL;
+	clear_waiting(q);
 	q->post_listed = false;
 	q->post_busy = true;
 	pthread_mutex_unlock(&p->lock);
@@ -70,10 +85,7 @@ static bool post_next(struct nvmf_rdma_poster *p, bool *wake)
 		*tail = q->post_head;
 		q->post_bad_tailp = q->post_tailp == &q->post_head ? tail : q->post_tailp;
 		q->post_failed_chains = chains + q->post_chains;
-		q->post_head = NULL;
-		q->post_tailp = &q->post_head;
-		q->post_chains = 0;
-		q->post_last_send = NULL;
+		clear_waiting(q);
 		q->post_error = rc;
 		q->post_failed = true;
 		q->post_failed_next = p->failed;
@@ -83,12 +95,8 @@ static bool post_next(struct nvmf_rdma_poster *p, bool *wake)
 		return true;
 	}
 	/* Chains handed over while this one was posted waited for it: list the queue now. */
-	if (q->post_head && !q->post_listed) {
-		q->post_listed = true;
-		q->post_next = NULL;
-		*p->tailp = q;
-		p->tailp = &q->post_next;
-	}
+	if (q->post_head && !q->post_listed)
+		list_queue(p, q);
 	__atomic_sub_fetch(&q->post_pending, chains, __ATOMIC_RELEASE);
 	return true;
 }
@@ -207,12 +215,8 @@ bool nvmf_rdma_poster_take(struct nvmf_rdma_poster *p, struct nvmf_rdma_queue *q
 			q->post_last_send->send_flags &= ~(unsigned)IBV_SEND_SIGNALED;
 		q->post_last_send = send;
 	}
-	if (!q->post_listed && !q->post_busy) {
-		q->post_listed = true;
-		q->post_next = NULL;
-		*p->tailp = q;
-		p->tailp = &q->post_next;
-	}
+	if (!q->post_listed && !q->post_busy)
+		list_queue(p, q);
 	if (p->threaded && p->sleeping)
 		pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
