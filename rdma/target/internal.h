@@ -464,9 +464,9 @@ struct nvmf_rdma_poster {
 };
 
 /* nvmf_rdma_poster_start - start @p's thread (@threaded; else posts are made by
- * nvmf_rdma_poster_drain, for tests) on @cpus (NULL: the caller's), posting with @verbs; chains with an RDMA WRITE of
- * at least @post_bytes will be taken; @wake (may be NULL) is woken after a failed post. Returns 0 or
- * -1 with @err. */
+ * nvmf_rdma_poster_drain, for tests) on @cpus (NULL: the caller's), posting with @verbs;
+ * chains with an RDMA WRITE of at least @post_bytes will be taken; @wake (may be NULL) is
+ * woken after a failed post. Returns 0 or -1 with @err. */
 int nvmf_rdma_poster_start(struct nvmf_rdma_poster *p, const struct nvmf_rdma_verbs *verbs,
 			   struct nvmf_pg *wake, uint32_t post_bytes, bool threaded,
 			   const cpu_set_t *cpus, char *err, size_t errlen);
@@ -477,9 +477,10 @@ void nvmf_rdma_poster_drain(struct nvmf_rdma_poster *p);
  * when it never started). */
 void nvmf_rdma_poster_stop(struct nvmf_rdma_poster *p);
 /* nvmf_rdma_poster_take - hand @q's chain @wr (@send its signaled SEND or NULL, @largest
- * the bytes of its largest RDMA WRITE) to the poster: when that is at least
- * post_bytes, or while an earlier chain of @q is still there (order). Chains waiting together are posted in one call with only
- * the last SEND signaled. false: not taken, the caller posts it. Group thread only. */
+ * the bytes of its largest RDMA WRITE) to the poster: when that is at least post_bytes,
+ * or while an earlier chain of @q is still there (order), or a failed post of @q waits
+ * for the group. Chains waiting together are posted in one call with only the last SEND
+ * signaled. false: not taken, the caller posts it. Group thread only. */
 bool nvmf_rdma_poster_take(struct nvmf_rdma_poster *p, struct nvmf_rdma_queue *q,
 			   struct ibv_send_wr *wr, struct ibv_send_wr *send, uint32_t largest);
 /* nvmf_rdma_poster_busy - the poster still holds a chain of @q, or a failure of it the

@@ -11,7 +11,7 @@
  * holds the poll loop for the whole transfer; the kernel target's sends run in softirq
  * instead. A hardware NIC does this work itself and a post is a doorbell write: there the
  * thread is pure cost, so it serves only queues on software devices (see
- * nvmf_rdma_device.soft_device) unless the configuration says otherwise.
+ * nvmf_rdma_device.soft) unless the configuration says otherwise.
  *
  * Only the group's thread decides, only the poster thread posts what was handed over, and
  * each queue's chains are posted in the order they were handed over: a queue's chain goes
