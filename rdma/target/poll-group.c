@@ -369,7 +369,8 @@ void nvmf_rdma_pg_flush_op(struct nvmf_tpg *tpg)
 {
 	struct nvmf_rdma_poll_group *pg = (struct nvmf_rdma_poll_group *)tpg;
 	/* Posts the posting thread made that failed: their queues go down. */
-	nvmf_rdma_poster_failures(&pg->poster);
+	if (pg->poster.running)
+		nvmf_rdma_poster_failures(&pg->poster);
 	/* Requests waiting for a buffer another group (or this one) returned to the pool. */
 	for (struct nvmf_rdma_pg_dev *d = pg->devs; d; d = d->next)
 		if (!TAILQ_EMPTY(&d->buf_waiters))
