@@ -162,14 +162,20 @@ for bad in "$tmp/none" "$tmp/b"; do
 	fi
 done
 
+# refuses PROGRAM "SETTINGS:MESSAGE": PROGRAM run with SETTINGS (VAR=value ...) exits 2 and
+# prints MESSAGE.
+refuses() {
+	local rc=0 out
+	out=$(env ${2%%:*} "$here/$1" 2>&1) || rc=$?
+	if [ $rc = 2 ] && [[ "$out" == *"${2#*:}"* ]]; then ok "$1 refuses ${2%%:*}"; else
+		fail "$1 refuses ${2%%:*}: exit $rc: $out"
+	fi
+}
+
 # --- bench/run refuses BENCH_TLS where it cannot work, before anything else --------------------
 for bad in "BENCH_TLS=1 BENCH_TRANSPORT=rdma:needs BENCH_TRANSPORT=tcp" "BENCH_TLS=yes BENCH_TRANSPORT=tcp:BENCH_TLS must be 1" \
 	"BENCH_TLS=1 BENCH_TRANSPORT=tcp NVMF_VM_KERNEL=default:needs the 6.12 guest kernel"; do
-	rc=0
-	out=$(env ${bad%%:*} "$here/bench/run" 2>&1) || rc=$?
-	if [ $rc = 2 ] && [[ "$out" == *"${bad#*:}"* ]]; then ok "bench/run refuses ${bad%%:*}"; else
-		fail "bench/run refuses ${bad%%:*}: exit $rc: $out"
-	fi
+	refuses bench/run "$bad"
 done
 
 # --- BENCH_PASSTHRU: bench/run refuses a value other than 1; bench/passthru-run its bad settings
@@ -177,11 +183,7 @@ for bad in "BENCH_PASSTHRU=yes:BENCH_PASSTHRU must be 1 or unset, got 'yes'" \
 	"BENCH_PASSTHRU=1 BENCH_ROUNDS=0:BENCH_ROUNDS must be a positive integer, got '0'" \
 	"BENCH_PASSTHRU=1 BENCH_RAMP=x:BENCH_RAMP must be an integer >= 0, got 'x'" \
 	"BENCH_PASSTHRU=1 BENCH_PT_KERNEL=2:BENCH_PT_KERNEL must be 1 or unset, got '2'"; do
-	rc=0
-	out=$(env ${bad%%:*} "$here/bench/run" 2>&1) || rc=$?
-	if [ $rc = 2 ] && [[ "$out" == *"${bad#*:}"* ]]; then ok "bench/run refuses ${bad%%:*}"; else
-		fail "bench/run refuses ${bad%%:*}: exit $rc: $out"
-	fi
+	refuses bench/run "$bad"
 done
 
 # --- bench/local-run refuses bad settings before it starts anything -------------------------
@@ -189,11 +191,7 @@ for bad in "BENCH_ROUNDS=0:BENCH_ROUNDS must be a positive integer, got '0'" \
 	"BENCH_SECS=4000:BENCH_SECS must be at most 3600, got 4000" \
 	"BENCH_IDLE_HOSTS=x:BENCH_IDLE_HOSTS must be a positive integer, got 'x'" \
 	"BENCH_ONLY=nothing-by-this-name:BENCH_ONLY='nothing-by-this-name' picks nothing"; do
-	rc=0
-	out=$(env ${bad%%:*} "$here/bench/local-run" 2>&1) || rc=$?
-	if [ $rc = 2 ] && [[ "$out" == *"${bad#*:}"* ]]; then ok "bench/local-run refuses ${bad%%:*}"; else
-		fail "bench/local-run refuses ${bad%%:*}: exit $rc: $out"
-	fi
+	refuses bench/local-run "$bad"
 done
 
 # --- bench/guest.sh --list: each round rotates the order --------------------------------------
