@@ -878,6 +878,14 @@ static const struct cfg_irule small_rule = { 16, 1048576, false, "a buffer count
 static const struct cfg_irule large_rule = { 1, 65536, false, "a buffer count", "1-65536" };
 static const struct cfg_irule idle_rule = { 0, 1000000, false, "a time in microseconds",
 					    "0-1000000" };
+/* nvmf_target.post_thread's names, by value + 1 (-1 auto, 0 off, 1 on). */
+static const char *const post_thread_names[] = { "auto", "off", "on", NULL };
+
+const char *nvmf_post_thread_name(int post_thread)
+{
+	return post_thread >= -1 && post_thread <= 1 ? post_thread_names[post_thread + 1] : "?";
+}
+
 /* discovery.nqn and the "nvmf_target" extension object. */
 static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_config *t)
 {
@@ -942,16 +950,12 @@ static int parse_target(struct cfg_ctx *c, json_t *root, struct nvmf_target_conf
 		return -1;
 	if (post) {
 		char q[80];
-		if (!strcmp(post, "auto"))
-			t->post_thread = -1;
-		else if (!strcmp(post, "on"))
-			t->post_thread = 1;
-		else if (!strcmp(post, "off"))
-			t->post_thread = 0;
-		else
+		int i = nvmf_choice_index(post_thread_names, post);
+		if (i < 0)
 			return cfg_fail(c, "nvmf_target", "post_thread",
 					"%s is not \"auto\", \"on\" or \"off\"",
 					cfg_quote(post, q, sizeof(q)));
+		t->post_thread = i - 1;
 	}
 	if (cfg_get_bool(c, nt, "nvmf_target", "srq", &t->srq) < 0 ||
 	    cfg_parse_discovery(c, nt, t) || cfg_parse_log_level(c, nt, t))

@@ -401,6 +401,10 @@ int nvmf_config_save(const struct nvmf_config *cfg, const char *path, char *err,
  * spells the mode ("?" for anything else). */
 const char *nvmf_disc_log_mode_name(enum nvmf_disc_log_mode mode);
 
+/* nvmf_post_thread_name - "auto", "off" or "on" for nvmf_target.post_thread's -1, 0 or 1
+ * ("?" for anything else). */
+const char *nvmf_post_thread_name(int post_thread);
+
 /* nvmf_config_referrals_dup - a deep copy of @n referrals of @src into *@out (NULL when @n
  * is 0): 0 or -ENOMEM (nothing allocated). nvmf_config_referrals_equal - the same
  * referrals in the same order. */

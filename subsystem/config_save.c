@@ -217,9 +217,7 @@ json_t *nvmf_config_to_json(const struct nvmf_config *cfg)
 				    json_string(nvmf_disc_log_mode_name(t->discovery_log)));
 		json_object_set_new(nt, "discovery_kato", json_integer(t->discovery_kato));
 		json_object_set_new(nt, "post_thread",
-				    json_string(t->post_thread < 0  ? "auto" :
-						t->post_thread == 0 ? "off" :
-								      "on"));
+				    json_string(nvmf_post_thread_name(t->post_thread)));
 	}
 	if (nt && t->rpc_socket_set)
 		json_object_set_new(nt, "rpc_socket", json_string(t->rpc_socket));

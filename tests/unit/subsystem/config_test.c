@@ -1479,7 +1479,7 @@ ERROR_TEST(
 ERROR_TEST(post_thread_other_than_auto_on_off_is_refused, "{'nvmf_target':{'post_thread':'yes'}}",
 	   "nvmf_target.post_thread: \"yes\" is not \"auto\", \"on\" or \"off\"")
 
-/* "auto", "on" and "off" are -1, 1 and 0. */
+/* "auto", "on" and "off" are -1, 1 and 0, and nvmf_post_thread_name gives them back. */
 static void post_thread_takes_auto_on_and_off(void)
 {
 	static const struct {
@@ -1493,8 +1493,10 @@ static void post_thread_takes_auto_on_and_off(void)
 		char err[256] = "";
 		CU_ASSERT_EQUAL_FATAL(nvmf_config_parse(cases[i].json, &cfg, err, sizeof(err)), 0);
 		CU_ASSERT_EQUAL(cfg.target.post_thread, cases[i].want);
+		CU_ASSERT_PTR_NOT_NULL(strstr(cases[i].json, nvmf_post_thread_name(cases[i].want)));
 		nvmf_config_free(&cfg);
 	}
+	CU_ASSERT_STRING_EQUAL(nvmf_post_thread_name(2), "?");
 }
 ERROR_TEST(relative_rpc_socket_is_refused, "{'nvmf_target':{'rpc_socket':'run/t.sock'}}",
 	   "nvmf_target.rpc_socket: \"run/t.sock\" is not an absolute path")
