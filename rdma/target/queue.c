@@ -224,7 +224,8 @@ void nvmf_rdma_queue_chain(struct nvmf_rdma_queue *q, struct ibv_send_wr *first,
 	q->wr_tailp = &last->next;
 	if (send)
 		q->last_send = send;
-	for (struct ibv_send_wr *w = first; w; w = w->next)
+	/* What the poster goes by; queues without one (a hardware device) skip it. */
+	for (struct ibv_send_wr *w = q->post_offload ? first : NULL; w; w = w->next)
 		if (w->opcode == IBV_WR_RDMA_WRITE && w->sg_list[0].length > q->wr_max)
 			q->wr_max = w->sg_list[0].length;
 	if (!q->dirty) {
