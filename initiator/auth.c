@@ -91,8 +91,10 @@ int nvmfh_auth_init(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 		c->opts.tls_key = NULL;
 	}
 	/* Transaction ids need only differ between transactions; start anywhere. */
-	if (nvme_dhchap_random(&c->auth_tid, sizeof(c->auth_tid)))
-		c->auth_tid = 1;
+	uint16_t tid;
+	if (nvme_dhchap_random(&tid, sizeof(tid)))
+		tid = 1;
+	atomic_store(&c->auth_tid, tid);
 	return 0;
 }
 
@@ -434,7 +436,8 @@ int nvmfh_auth_connected(struct nvmf_ctrl *c, struct nvmf_queue *q, uint32_t dw0
 			   qid, c->subnqn);
 		return -EACCES;
 	}
-	struct txn t = { .c = c, .q = q, .t_id = c->auth_tid++ };
+	/* atomic: I/O queues reconnect on their own threads (recovery.c) */
+	struct txn t = { .c = c, .q = q, .t_id = atomic_fetch_add(&c->auth_tid, 1) };
 	t.buf = calloc(1, AUTH_BUF_LEN);
 	if (!t.buf) {
 		nvmfh_errf(c, "queue %u: out of memory for authentication", qid);

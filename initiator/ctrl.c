@@ -2,13 +2,14 @@
 /*
  * Controllers: association setup and teardown (NVMe-oF 1.1 section 3.3, the sequence of
  * the Linux host's fabrics.c/core.c), properties, enable and shutdown (NVMe Base 3.5,
- * 3.6), the keep-alive thread (NVMe Base 3.9) and reconnect.
+ * 3.6), the controller thread (Keep Alive, NVMe Base 3.9; Aborts; automatic reconnect,
+ * recovery.c) and reconnect.
  *
  * Setup: transport connect of the admin queue, Fabrics Connect (cntlid FFFFh: dynamic
  * model) and DH-HMAC-CHAP when the controller asks (auth.c), Property Get CAP, Property Set CC.EN, poll CSTS.RDY, Property Get VS, Identify
  * Controller (and the Linux host's sanity checks), Set Features Number of Queues, then
  * transport connect and Fabrics Connect (and authentication) of each I/O queue, then
- * the keep-alive thread.
+ * the controller thread.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,24 +39,33 @@ static int timeout_of(const struct nvmf_ctrl *c)
 /* One admin command under admin_lock; when the admin queue is lost, what ended it goes
  * into @why (@whylen bytes, "" otherwise). */
 static int admin_exec(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, void *buf, uint32_t len,
-		      bool write, struct nvme_cqe *cqe, char *why, size_t whylen)
+		      bool write, struct nvme_cqe *cqe, int timeout_ms, char *why, size_t whylen)
 {
 	pthread_mutex_lock(&c->admin_lock);
-	int rc = nvmfh_queue_exec(&c->admin, sqe, buf, len, write, cqe, timeout_of(c));
+	int rc = nvmfh_queue_exec(&c->admin, sqe, buf, len, write, cqe, timeout_ms);
 	snprintf(why, whylen, "%s", c->admin.lost ? c->admin.lost_why : "");
 	pthread_mutex_unlock(&c->admin_lock);
 	return rc;
+}
+
+int nvmfh_admin_exec(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, void *buf, uint32_t len,
+		     bool write, struct nvme_cqe *cqe, int timeout_ms)
+{
+	char why[NVMFH_LOST_WHY_MAX];
+	return admin_exec(c, sqe, buf, len, write, cqe, timeout_ms, why, sizeof(why));
 }
 
 int nvmfh_admin(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, void *buf, uint32_t len,
 		bool write, struct nvme_cqe *cqe)
 {
 	char why[NVMFH_LOST_WHY_MAX];
-	int rc = admin_exec(c, sqe, buf, len, write, cqe, why, sizeof(why));
+	int rc = admin_exec(c, sqe, buf, len, write, cqe, timeout_of(c), why, sizeof(why));
 	/* The admin queue's own cause, which may be an earlier failure (a Keep Alive that
 	 * timed out, a connection the controller closed), not this command's. */
 	if (rc < 0 && why[0])
-		nvmfh_errf(c, "admin queue: %s; the association needs nvmf_reconnect()", why);
+		nvmfh_errf(c, "admin queue: %s; %s", why,
+			   c->auto_reconnect ? "the controller is reconnecting (nvmf_ctrl_state)" :
+					       "the association needs nvmf_reconnect()");
 	return rc;
 }
 
@@ -136,7 +146,39 @@ static int connect_queue(struct nvmf_ctrl *c, struct nvmf_queue *q, uint16_t qid
 	q->connected = true;
 	if (qid && c->t->set_incapsule)
 		c->t->set_incapsule(&q->hq, le32toh(c->id.ioccsz));
+	q->live_word = atomic_load(&c->word);
 	return fabrics_connect(c, q);
+}
+
+int nvmfh_io_queue_reconnect(struct nvmf_ctrl *c, struct nvmf_queue *q, unsigned word)
+{
+	char err[NVMFH_ERRMSG_MAX - 64] = "";
+	uint16_t qid = q->hq.qid;
+	q->lost_why[0] = 0;
+	int rc = c->t->queue_connect(&q->hq, &c->opts, qid, q->hq.size, err, sizeof(err));
+	if (rc) {
+		nvmfh_queue_lost(q, "reconnect: %s connect of queue %u to %s:%s: %s", c->t->name,
+				 qid, c->traddr, c->trsvcid, err[0] ? err : nvmf_strerror(rc));
+		return rc;
+	}
+	q->connected = true;
+	q->lost = false;
+	if (c->t->set_incapsule)
+		c->t->set_incapsule(&q->hq, le32toh(c->id.ioccsz));
+	/* Its Connect goes out ahead of what it holds, past SQ flow control (queue.c). */
+	q->connecting = true;
+	rc = fabrics_connect(c, q);
+	q->connecting = false;
+	if (rc) {
+		nvmfh_queue_lost(q, "reconnect: Connect of queue %u: %s", qid, nvmf_strerror(rc));
+		c->t->queue_disconnect(&q->hq);
+		q->connected = false;
+		nvmfh_queue_fail_sent(q, -ECONNRESET); /* an abandoned Connect's slot too */
+		return rc;
+	}
+	q->live_word = word;
+	q->ns_cached = q->ns_next = 0; /* the namespaces may have changed meanwhile */
+	return 0;
 }
 
 static void disconnect_queue(struct nvmf_ctrl *c, struct nvmf_queue *q)
@@ -253,31 +295,154 @@ static int negotiate_queues(struct nvmf_ctrl *c, unsigned want, unsigned *grante
 	return 0;
 }
 
-static void *keep_alive_main(void *arg)
+/* Keep Alive (NVMe Base 3.9), timed out after KATO as the Linux host does. Not nvmfh_admin:
+ * the controller's message belongs to the application's calls; a failure leaves its cause
+ * in the admin queue's lost_why, which the reset names. */
+static void send_keep_alive(struct nvmf_ctrl *c)
+{
+	struct nvme_sqe sqe;
+	char why[NVMFH_LOST_WHY_MAX];
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = nvme_admin_keep_alive;
+	int rc = admin_exec(c, &sqe, NULL, 0, false, NULL, (int)c->opts.kato_ms, why, sizeof(why));
+	pthread_mutex_lock(&c->ka_lock);
+	if (!rc)
+		c->ka_sent++;
+	pthread_mutex_unlock(&c->ka_lock);
+}
+
+/* Tell the program the state the controller is in, once per change (controller thread). */
+static void notify(struct nvmf_ctrl *c)
+{
+	unsigned st = atomic_load(&c->word) & 3;
+	if (st == c->notified)
+		return;
+	c->notified = st;
+	if (c->opts.state_cb)
+		c->opts.state_cb(c->opts.state_arg, c, (int)st);
+}
+
+static int establish_admin(struct nvmf_ctrl *c, bool reconnect, unsigned *granted);
+
+/* CONNECTING: give up after ctrl_loss_tmo, fail waiting commands after fast_io_fail_tmo,
+ * try a new association when due. */
+static void reconnect_step(struct nvmf_ctrl *c)
+{
+	uint64_t now = nvmf_mono_ms();
+	pthread_mutex_lock(&c->ka_lock);
+	uint64_t lost = c->lost_ms, next = c->next_attempt_ms;
+	if (c->opts.ctrl_loss_tmo_ms > 0 && now >= lost + (uint64_t)c->opts.ctrl_loss_tmo_ms) {
+		size_t l = strlen(c->reset_why);
+		snprintf(c->reset_why + l, sizeof(c->reset_why) - l,
+			 "; not reconnected within ctrl_loss_tmo_ms %d ms",
+			 c->opts.ctrl_loss_tmo_ms);
+		atomic_store_explicit(&c->word, (atomic_load(&c->word) & ~3u) | NVMF_CTRL_LOST,
+				      memory_order_release);
+		pthread_mutex_unlock(&c->ka_lock);
+		return;
+	}
+	pthread_mutex_unlock(&c->ka_lock);
+	if (c->opts.fast_io_fail_tmo_ms > 0 && now >= lost + (uint64_t)c->opts.fast_io_fail_tmo_ms)
+		atomic_store(&c->fast_failed, true);
+	if (now < next)
+		return;
+	unsigned granted;
+	pthread_mutex_lock(&c->admin_lock); /* recursive: the setup's own admin commands */
+	int rc = establish_admin(c, true, &granted);
+	pthread_mutex_unlock(&c->admin_lock);
+	pthread_mutex_lock(&c->ka_lock);
+	if (rc) {
+		c->next_attempt_ms = nvmf_mono_ms() + c->opts.reconnect_delay_ms;
+	} else {
+		/* A new generation, LIVE: each I/O queue's owner connects to it. */
+		unsigned gen = (atomic_load(&c->word) >> 2) + 1;
+		atomic_store(&c->fast_failed, false);
+		atomic_store_explicit(&c->word, gen << 2 | NVMF_CTRL_LIVE, memory_order_release);
+		c->reset_why[0] = 0;
+		c->reconnects++;
+	}
+	pthread_mutex_unlock(&c->ka_lock);
+}
+
+/* One pass of the controller thread's work (ka_lock not held). */
+static void ctrl_work(struct nvmf_ctrl *c, uint64_t *next_ka, unsigned ka_period)
+{
+	notify(c);
+	if ((atomic_load(&c->word) & 3) == NVMF_CTRL_LIVE) {
+		nvmfh_ctrl_send_aborts(c);
+		uint64_t now = nvmf_mono_ms();
+		if (ka_period && now >= *next_ka) {
+			*next_ka = now + ka_period;
+			send_keep_alive(c);
+		}
+		pthread_mutex_lock(&c->admin_lock);
+		bool lost = c->admin.lost || !c->admin.connected;
+		char why[NVMFH_LOST_WHY_MAX + 16];
+		snprintf(why, sizeof(why), "admin queue: %s", c->admin.lost_why);
+		pthread_mutex_unlock(&c->admin_lock);
+		if (lost)
+			nvmfh_ctrl_request_reset(c, why);
+		notify(c);
+	}
+	unsigned st = atomic_load(&c->word) & 3;
+	if (st == NVMF_CTRL_LIVE)
+		return;
+	pthread_mutex_lock(&c->ka_lock);
+	c->nr_aborts = 0; /* the reset ends those commands anyway */
+	pthread_mutex_unlock(&c->ka_lock);
+	pthread_mutex_lock(&c->admin_lock);
+	if (c->admin.connected)
+		nvmfh_queue_abort(&c->admin, -ECONNRESET);
+	pthread_mutex_unlock(&c->admin_lock);
+	if (st == NVMF_CTRL_CONNECTING) {
+		reconnect_step(c);
+		notify(c);
+	}
+}
+
+/* How long the controller thread may sleep (ka_lock held). */
+static uint64_t sleep_ms(struct nvmf_ctrl *c, uint64_t next_ka, unsigned ka_period)
+{
+	unsigned st = atomic_load(&c->word) & 3;
+	uint64_t now = nvmf_mono_ms(), until = now + 1000;
+	if (c->nr_aborts || st != c->notified)
+		return 0;
+	if (st == NVMF_CTRL_LIVE && ka_period && next_ka < until)
+		until = next_ka;
+	if (st == NVMF_CTRL_CONNECTING) {
+		if (c->next_attempt_ms < until)
+			until = c->next_attempt_ms;
+		if (c->opts.fast_io_fail_tmo_ms > 0 &&
+		    c->lost_ms + (uint64_t)c->opts.fast_io_fail_tmo_ms < until)
+			until = c->lost_ms + (uint64_t)c->opts.fast_io_fail_tmo_ms;
+		if (c->opts.ctrl_loss_tmo_ms > 0 &&
+		    c->lost_ms + (uint64_t)c->opts.ctrl_loss_tmo_ms < until)
+			until = c->lost_ms + (uint64_t)c->opts.ctrl_loss_tmo_ms;
+	}
+	return until > now ? until - now : 0;
+}
+
+/* The controller thread: Keep Alive every kato/2, Aborts, and automatic reconnect. */
+static void *ctrl_thread_main(void *arg)
 {
 	struct nvmf_ctrl *c = arg;
-	unsigned period = c->opts.kato_ms / 2 ? c->opts.kato_ms / 2 : 1;
+	unsigned ka_period = c->opts.kato_ms / 2 ? c->opts.kato_ms / 2 : 1;
+	if (c->opts.no_keep_alive || !c->opts.kato_ms)
+		ka_period = 0;
+	uint64_t next_ka = nvmf_mono_ms() + ka_period;
 
 	pthread_mutex_lock(&c->ka_lock);
 	while (!c->ka_stop) {
-		struct timespec ts = nvmf_deadline_in_ms(period);
-		int w = 0;
-		while (!c->ka_stop && w != ETIMEDOUT)
-			w = pthread_cond_timedwait(&c->ka_cond, &c->ka_lock, &ts);
+		uint64_t ms = sleep_ms(c, next_ka, ka_period);
+		if (ms) {
+			struct timespec ts = nvmf_deadline_in_ms(ms);
+			pthread_cond_timedwait(&c->ka_cond, &c->ka_lock, &ts);
+		}
 		if (c->ka_stop)
 			break;
 		pthread_mutex_unlock(&c->ka_lock);
-		struct nvme_sqe sqe;
-		char why[NVMFH_LOST_WHY_MAX];
-		memset(&sqe, 0, sizeof(sqe));
-		sqe.opcode = nvme_admin_keep_alive;
-		/* Not nvmfh_admin: the controller's message belongs to the application's calls.
-		 * A failure here leaves its cause in the admin queue's lost_why (a timeout:
-		 * "Keep Alive timed out ..."), which the next admin call reports. */
-		int rc = admin_exec(c, &sqe, NULL, 0, false, NULL, why, sizeof(why));
+		ctrl_work(c, &next_ka, ka_period);
 		pthread_mutex_lock(&c->ka_lock);
-		if (!rc)
-			c->ka_sent++;
 	}
 	pthread_mutex_unlock(&c->ka_lock);
 	return NULL;
@@ -285,12 +450,11 @@ static void *keep_alive_main(void *arg)
 
 static int start_keep_alive(struct nvmf_ctrl *c)
 {
-	if (c->opts.no_keep_alive || !c->opts.kato_ms)
-		return 0;
 	c->ka_stop = false;
-	int rc = pthread_create(&c->ka_thread, NULL, keep_alive_main, c);
+	c->notified = atomic_load(&c->word) & 3;
+	int rc = pthread_create(&c->ka_thread, NULL, ctrl_thread_main, c);
 	if (rc) {
-		nvmfh_errf(c, "cannot start the keep-alive thread: %s", nvmf_strerror(-rc));
+		nvmfh_errf(c, "cannot start the controller thread: %s", nvmf_strerror(-rc));
 		return -rc;
 	}
 	c->ka_running = true;
@@ -321,12 +485,16 @@ static void teardown(struct nvmf_ctrl *c, int err)
 }
 
 /*
- * The whole setup sequence. @reconnect: c->nr_io queues exist already and must all come
- * back. On failure every queue connected here is disconnected again.
+ * The admin half of the setup, up to the I/O queue size (c->queue_size) and, in
+ * *@granted, the I/O queues the controller grants. @reconnect: c->nr_io queues exist
+ * already and must all come back. On failure the admin queue is disconnected again (the
+ * I/O queues are their owners'). The caller holds admin_lock when other threads may use
+ * the controller (automatic reconnect).
  */
-static int establish(struct nvmf_ctrl *c, bool reconnect)
+static int establish_admin(struct nvmf_ctrl *c, bool reconnect, unsigned *granted)
 {
 	c->auth = (struct nvmf_auth_info){ 0 };
+	*granted = 0;
 	int rc = connect_queue(c, &c->admin, 0, NVMFH_ADMIN_QUEUE_SIZE);
 	if (rc)
 		goto fail;
@@ -357,14 +525,13 @@ static int establish(struct nvmf_ctrl *c, bool reconnect)
 	} else {
 		unsigned want = reconnect ? c->nr_io :
 					    (c->opts.nr_io_queues ? c->opts.nr_io_queues : 1);
-		unsigned granted;
-		rc = negotiate_queues(c, want, &granted);
+		rc = negotiate_queues(c, want, granted);
 		if (rc)
 			goto fail;
-		if (reconnect && granted < c->nr_io) {
+		if (reconnect && *granted < c->nr_io) {
 			nvmfh_errf(c,
 				   "reconnect: controller grants %u I/O queues, %u were connected",
-				   granted, c->nr_io);
+				   *granted, c->nr_io);
 			rc = -ENOSPC;
 			goto fail;
 		}
@@ -380,19 +547,42 @@ static int establish(struct nvmf_ctrl *c, bool reconnect)
 			goto fail;
 		}
 		c->queue_size = qs;
-		if (!reconnect) {
-			c->io = calloc(granted, sizeof(*c->io));
-			if (!c->io) {
-				rc = -ENOMEM;
-				goto fail;
-			}
-			c->nr_io = granted;
+	}
+	return 0;
+fail:
+	nvmfh_queue_fail_all(&c->admin, -ECONNRESET);
+	disconnect_queue(c, &c->admin);
+	return rc;
+}
+
+/*
+ * The whole setup sequence, with no other thread using @c. @reconnect: c->nr_io queues
+ * exist already and must all come back. A new association: the word's generation moves
+ * on. On failure every queue connected here is disconnected again.
+ */
+static int establish(struct nvmf_ctrl *c, bool reconnect)
+{
+	unsigned granted;
+	unsigned gen = (atomic_load(&c->word) >> 2) + 1;
+	atomic_store(&c->word, gen << 2 | NVMF_CTRL_LIVE);
+	atomic_store(&c->fast_failed, false);
+	c->reset_why[0] = 0;
+	c->nr_aborts = 0;
+	int rc = establish_admin(c, reconnect, &granted);
+	if (rc)
+		goto fail;
+	if (!c->discovery && !reconnect) {
+		c->io = calloc(granted, sizeof(*c->io));
+		if (!c->io) {
+			rc = -ENOMEM;
+			goto fail;
 		}
-		for (unsigned i = 0; i < c->nr_io; i++) {
-			rc = connect_queue(c, &c->io[i], (uint16_t)(i + 1), (uint16_t)qs);
-			if (rc)
-				goto fail;
-		}
+		c->nr_io = granted;
+	}
+	for (unsigned i = 0; i < c->nr_io; i++) {
+		rc = connect_queue(c, &c->io[i], (uint16_t)(i + 1), (uint16_t)c->queue_size);
+		if (rc)
+			goto fail;
 	}
 	rc = start_keep_alive(c);
 	if (rc)
@@ -457,6 +647,13 @@ static int copy_opts(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 		c->opts.kato_ms = 0;
 	if (c->opts.timeout_ms <= 0)
 		c->opts.timeout_ms = NVMFH_DEFAULT_TIMEOUT_MS;
+	if (!c->opts.io_timeout_ms)
+		c->opts.io_timeout_ms = NVMFH_DEFAULT_IO_TIMEOUT_MS;
+	else if (c->opts.io_timeout_ms < 0)
+		c->opts.io_timeout_ms = 0; /* none */
+	if (!c->opts.reconnect_delay_ms)
+		c->opts.reconnect_delay_ms = NVMFH_DEFAULT_RECONNECT_DELAY_MS;
+	c->auto_reconnect = c->opts.ctrl_loss_tmo_ms != 0;
 	/* The secrets live parsed in c (for reconnect); the caller's strings are not kept. */
 	rc = nvmfh_auth_init(c, o);
 	c->opts.dhchap_secret = c->opts.dhchap_ctrl_secret = NULL;
@@ -503,7 +700,12 @@ int nvmf_connect(const struct nvmf_ctrl_opts *opts, struct nvmf_ctrl **out)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&c->ka_cond, &ca);
 	pthread_condattr_destroy(&ca);
-	pthread_mutex_init(&c->admin_lock, NULL);
+	/* Recursive: an automatic reconnect holds it across the setup's admin commands. */
+	pthread_mutexattr_t ma;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&c->admin_lock, &ma);
+	pthread_mutexattr_destroy(&ma);
 	pthread_mutex_init(&c->ka_lock, NULL);
 	pthread_mutex_init(&c->err_lock, NULL);
 
@@ -566,6 +768,35 @@ bool nvmfh_ctrl_lost(struct nvmf_ctrl *c)
 	bool lost = c->admin.lost || !c->admin.connected;
 	pthread_mutex_unlock(&c->admin_lock);
 	return lost;
+}
+
+int nvmf_ctrl_state(const struct nvmf_ctrl *c)
+{
+	return c ? (int)(atomic_load(&((struct nvmf_ctrl *)c)->word) & 3) : NVMF_CTRL_LOST;
+}
+
+const char *nvmf_ctrl_state_str(int state)
+{
+	switch (state) {
+	case NVMF_CTRL_LIVE:
+		return "live";
+	case NVMF_CTRL_CONNECTING:
+		return "connecting";
+	case NVMF_CTRL_LOST:
+		return "lost";
+	default:
+		return "unknown";
+	}
+}
+
+unsigned long nvmf_ctrl_reconnects(struct nvmf_ctrl *c)
+{
+	if (!c)
+		return 0;
+	pthread_mutex_lock(&c->ka_lock);
+	unsigned long n = c->reconnects;
+	pthread_mutex_unlock(&c->ka_lock);
+	return n;
 }
 
 const struct nvme_id_ctrl *nvmf_ctrl_id(const struct nvmf_ctrl *c)

@@ -61,6 +61,8 @@ static const char *status_text(int rc, bool fabrics)
 		return "success";
 	if (rc == NVMF_ERR_NO_PATH)
 		return "no usable path";
+	if (rc == NVMF_ERR_RESET)
+		return "not sent again after a controller reset";
 	if (rc < 0) {
 		/* GNU strerror_r may return a static string instead of filling the buffer. */
 		const char *s = strerror_r(-rc, strerror_buf, sizeof(strerror_buf));

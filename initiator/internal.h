@@ -4,14 +4,17 @@
  * API is initiator/nvmf.h; the transport interface is initiator/transport.h.
  *
  * Threads: an I/O queue (struct nvmf_queue) belongs to one thread and takes no lock.
- * The admin queue is shared by the user's admin calls and the keep-alive thread; every
- * admin command runs under ctrl->admin_lock from submission to completion (blocking,
- * polled). Internal symbols are hidden from the shared library.
+ * The admin queue is shared by the user's admin calls and the controller thread; every
+ * admin command runs under ctrl->admin_lock (recursive) from submission to completion
+ * (blocking, polled). The controller's association state is one atomic word
+ * (nvmf_ctrl.word) each I/O queue's owner compares with its own (recovery.c). Internal
+ * symbols are hidden from the shared library.
  */
 #ifndef LIBNVMF_INTERNAL_H
 #define LIBNVMF_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include "initiator/transport.h"
 #include "nvme/fabrics.h"
@@ -22,17 +25,23 @@ struct nvme_dhchap_key;
 
 #define NVMFH_HIDDEN __attribute__((visibility("hidden")))
 
-#define NVMFH_ADMIN_QUEUE_SIZE   32 /* entries, as the Linux host (NVME_AQ_DEPTH) */
-#define NVMFH_DEFAULT_QUEUE_SIZE 128
-#define NVMFH_DEFAULT_KATO_MS    5000 /* NVME_DEFAULT_KATO, 5 s */
-#define NVMFH_DEFAULT_TIMEOUT_MS 10000
-#define NVMFH_MAX_XFER           (1u << 20) /* 1 MiB: what the Linux RDMA host moves at most */
-#define NVMFH_MAX_NLB            65536u     /* NLB is a 16-bit 0's based field */
-#define NVMFH_ERRMSG_MAX         512
-#define NVMFH_LOST_WHY_MAX       200 /* struct nvmf_queue.lost_why, bytes with the NUL */
-#define NVMFH_NQN_FIELD          256 /* bytes of an NQN field (Connect data, Identify) */
-#define NVMFH_NS_CACHE           8   /* nsid -> block size entries per I/O queue */
-#define NVMFH_DISC_MAX_TRIES     10u /* discovery log reads before giving up (genctr) */
+#define NVMFH_ADMIN_QUEUE_SIZE           32 /* entries, as the Linux host (NVME_AQ_DEPTH) */
+#define NVMFH_DEFAULT_QUEUE_SIZE         128
+#define NVMFH_DEFAULT_KATO_MS            5000  /* NVME_DEFAULT_KATO, 5 s */
+#define NVMFH_DEFAULT_TIMEOUT_MS         60000 /* the Linux host's admin timeout */
+#define NVMFH_DEFAULT_IO_TIMEOUT_MS      30000 /* the Linux host's nvme_io_timeout, 30 s */
+#define NVMFH_DEFAULT_RECONNECT_DELAY_MS 10000 /* nvme-cli's reconnect_delay, 10 s */
+#define NVMFH_MAX_RETRIES \
+	5                               /* sends of one command after the first: the Linux host's
+				      nvme_max_retries */
+#define NVMFH_MAX_ABORTS     16         /* Abort requests waiting for the controller thread */
+#define NVMFH_MAX_XFER       (1u << 20) /* 1 MiB: what the Linux RDMA host moves at most */
+#define NVMFH_MAX_NLB        65536u     /* NLB is a 16-bit 0's based field */
+#define NVMFH_ERRMSG_MAX     512
+#define NVMFH_LOST_WHY_MAX   200 /* struct nvmf_queue.lost_why, bytes with the NUL */
+#define NVMFH_NQN_FIELD      256 /* bytes of an NQN field (Connect data, Identify) */
+#define NVMFH_NS_CACHE       8   /* nsid -> block size entries per I/O queue */
+#define NVMFH_DISC_MAX_TRIES 10u /* discovery log reads before giving up (genctr) */
 
 struct nvmfh_split;
 
@@ -43,7 +52,12 @@ struct nvmfh_slot {
 	void *arg;
 	void *owned;         /* bounce buffer freed with the slot (blocking calls) */
 	struct nvme_cqe cqe; /* received, not yet delivered */
+	uint64_t sent_ms;    /* coarse monotonic ms of the last send (I/O timeouts) */
+	uint8_t retries;     /* sends after the first (at most NVMFH_MAX_RETRIES) */
 	bool busy;
+	bool held;       /* not on the wire: waits for the queue to reconnect (recovery.c) */
+	bool abort_sent; /* its timeout expired once: an Abort was asked for */
+	bool timed_out;  /* its timeout expired: it fails with -ETIMEDOUT if not retried */
 };
 
 /* A queue as the core sees it; the public struct nvmf_queue. */
@@ -63,6 +77,15 @@ struct nvmf_queue {
 	 * thread's failure never becomes another's message. */
 	char lost_why[NVMFH_LOST_WHY_MAX];
 	struct nvmfh_split *pending; /* split requests waiting for free slots, oldest first */
+	/* Recovery (recovery.c), I/O queues only. live_word: the controller's word
+	 * (nvmf_ctrl.word) this queue's connection belongs to; another value there means
+	 * the association moved on (a reset, or a new one is up) and the owner's next call
+	 * catches up. */
+	unsigned live_word;
+	unsigned nr_held;       /* slots held (also counted in outstanding) */
+	bool connecting;        /* its Connect runs: no SQ flow control, nothing held */
+	int io_timeout_ms;      /* 0: none */
+	uint64_t next_tmo_scan; /* coarse ms of the next look for expired commands */
 	struct {
 		uint32_t nsid, lba_shift;
 	} ns_cache[NVMFH_NS_CACHE];
@@ -89,22 +112,40 @@ struct nvmf_ctrl {
 	struct nvme_id_ctrl id; /* Identify Controller, wire format */
 	uint32_t max_xfer;      /* bytes per command */
 
-	/* Keep-alive thread (NVMe Base 3.9): Keep Alive every kato/2. */
+	/* The controller thread (ctrl.c): Keep Alive every kato/2 (NVMe Base 3.9), the
+	 * Aborts the I/O queues ask for, and automatic reconnect (recovery.c). Its state
+	 * under ka_lock unless atomic. */
 	pthread_t ka_thread;
 	bool ka_running, ka_stop;
 	pthread_mutex_t ka_lock;
 	pthread_cond_t ka_cond;
 	unsigned long ka_sent; /* Keep Alive commands completed successfully */
+	/* The association as every queue's owner sees it: (generation << 2) | state
+	 * (NVMF_CTRL_LIVE, _CONNECTING, _LOST). The generation moves on with each new
+	 * association; only the state moves when one ends. Stored with release. */
+	_Atomic unsigned word;
+	_Atomic bool fast_failed; /* CONNECTING for fast_io_fail_tmo_ms: held commands fail */
+	bool auto_reconnect;      /* opts.ctrl_loss_tmo_ms != 0 */
+	unsigned notified;        /* the last state given to opts.state_cb (ctrl thread) */
+	uint64_t lost_ms;         /* when the association ended (ka_lock) */
+	uint64_t next_attempt_ms; /* the next reconnect attempt (ka_lock) */
+	unsigned long reconnects; /* associations rebuilt automatically (ka_lock) */
+	char reset_why[NVMFH_LOST_WHY_MAX]; /* what ended the last association (ka_lock) */
+	struct {
+		uint16_t sqid, cid;
+		uint8_t opcode;
+	} aborts[NVMFH_MAX_ABORTS]; /* Abort requests of the I/O queues (ka_lock) */
+	unsigned nr_aborts;
 
 	/* DH-HMAC-CHAP (auth.c): the secrets as parsed from the options (NULL: not given;
 	 * zeroed when freed), the next transaction id, what the admin queue's used. */
 	struct nvme_dhchap_key *dhchap_key, *dhchap_ctrl_key;
 	char tls_key[128]; /* opts.tls_key's copy (opts.tls_key points here); wiped at free */
-	uint16_t auth_tid;
+	_Atomic uint16_t auth_tid;
 	struct nvmf_auth_info auth;
 
 	/* The detail of the last failed call the application made on this controller
-	 * (nvmf_ctrl_errmsg). Only those calls write it, never the keep-alive thread: a
+	 * (nvmf_ctrl_errmsg). Only those calls write it, never the controller thread: a
 	 * failed Keep Alive is recorded as the admin queue's lost_why instead, and reaches a
 	 * message when a later admin call fails because of it. */
 	pthread_mutex_t err_lock;
@@ -151,7 +192,68 @@ NVMFH_HIDDEN void nvmfh_queue_abort(struct nvmf_queue *q, int err);
 NVMFH_HIDDEN int nvmfh_queue_exec(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf,
 				  uint32_t len, bool write, struct nvme_cqe *cqe, int timeout_ms);
 
+/* nvmfh_queue_deliver - run the callbacks of the CQEs received so far (callbacks may
+ * submit); returns how many. */
+NVMFH_HIDDEN int nvmfh_queue_deliver(struct nvmf_queue *q);
+/* nvmfh_queue_put_cid - free slot @cid (its owned buffer too). */
+NVMFH_HIDDEN void nvmfh_queue_put_cid(struct nvmf_queue *q, uint16_t cid);
+/* nvmfh_queue_transport_lost - mark @q lost with the transport's reason. */
+NVMFH_HIDDEN void nvmfh_queue_transport_lost(struct nvmf_queue *q);
+
+/* nvmfh_queue_stale - whether I/O queue @q's connection belongs to an association that
+ * ended or was replaced (the controller's word moved; recovery.c). One acquire load. */
+static inline bool nvmfh_queue_stale(const struct nvmf_queue *q)
+{
+	return q->hq.qid &&
+	       atomic_load_explicit(&q->hq.ctrl->word, memory_order_acquire) != q->live_word;
+}
+
+/* ---- recovery.c: the association's end and a new one, per queue owner ---- */
+
+/* nvmfh_retriable - whether @s's command may be sent again after a reset (data commands
+ * that end the same when executed twice; never one half of a fused pair). */
+NVMFH_HIDDEN bool nvmfh_retriable(const struct nvmfh_slot *s);
+/* nvmfh_ctrl_request_reset - end @c's association (any thread): LIVE -> CONNECTING with
+ * automatic reconnect, else LOST; @why (the first cause stays) names it. The _locked form
+ * with ka_lock held. */
+NVMFH_HIDDEN void nvmfh_ctrl_request_reset(struct nvmf_ctrl *c, const char *why);
+NVMFH_HIDDEN void nvmfh_ctrl_request_reset_locked(struct nvmf_ctrl *c, const char *why);
+/* nvmfh_queue_fail_sent - complete with @err every command of @q that is not held (a
+ * reconnecting queue's Connect or authentication command, abandoned or not). */
+NVMFH_HIDDEN void nvmfh_queue_fail_sent(struct nvmf_queue *q, int err);
+/* nvmfh_queue_may_hold - for a submit on I/O queue @q while it is not connected: 0 (the
+ * command waits for the new association), -ECONNRESET (no automatic reconnect, or
+ * fast_io_fail_tmo passed), -ENODEV (the controller is LOST). */
+NVMFH_HIDDEN int nvmfh_queue_may_hold(struct nvmf_queue *q);
+/* nvmfh_queue_recover - the owner's catch-up (see recovery.c): returns the callbacks run
+ * (>= 0) or the error poll returns (-ECONNRESET without automatic reconnect, -ENODEV
+ * once LOST); *@ready when @q is connected to the live association. */
+NVMFH_HIDDEN int nvmfh_queue_recover(struct nvmf_queue *q, bool *ready);
+/* nvmfh_retry_aborted - the CQE of slot @cid with @status arrived after we asked for its
+ * Abort: true when it is held to be sent again (Command Abort Requested, retriable). */
+NVMFH_HIDDEN bool nvmfh_retry_aborted(struct nvmf_queue *q, uint16_t cid, int status);
+
+/* ---- timeout.c ---- */
+
+/* nvmfh_queue_check_timeouts - look for commands of I/O queue @q sent more than
+ * io_timeout_ms before @now (coarse ms): Abort asked, or a reset after the second
+ * period. */
+NVMFH_HIDDEN void nvmfh_queue_check_timeouts(struct nvmf_queue *q, uint64_t now);
+/* nvmfh_ctrl_send_aborts - controller thread: send the Aborts asked for; reset when one
+ * is not aborted or fails. */
+NVMFH_HIDDEN void nvmfh_ctrl_send_aborts(struct nvmf_ctrl *c);
+
 /* ---- ctrl.c ---- */
+
+/* nvmfh_admin_exec - one admin command under admin_lock with @timeout_ms, leaving the
+ * controller's message alone (the controller thread's commands). Returns as
+ * nvmfh_queue_exec. */
+NVMFH_HIDDEN int nvmfh_admin_exec(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, void *buf,
+				  uint32_t len, bool write, struct nvme_cqe *cqe, int timeout_ms);
+/* nvmfh_io_queue_reconnect - the owner of I/O queue @q connects it to the association of
+ * word @word (transport connect, Fabrics Connect with the new cntlid, authentication),
+ * keeping the commands it holds. 0, or an error with @q's lost_why set. */
+NVMFH_HIDDEN int nvmfh_io_queue_reconnect(struct nvmf_ctrl *c, struct nvmf_queue *q, unsigned word);
 
 /* nvmfh_admin - nvmfh_queue_exec on the admin queue under admin_lock, with the
  * controller's timeout. */

@@ -190,8 +190,11 @@ static int submit_blocks(struct nvmf_queue *q, uint8_t opcode, uint32_t nsid, ui
 {
 	if (!q || !cb || !nlb || !nsid)
 		return -EINVAL;
-	if (q->lost)
-		return -ECONNRESET;
+	if (q->lost) { /* automatic reconnect: it waits for the new association */
+		int rc = nvmfh_queue_may_hold(q);
+		if (rc)
+			return rc;
+	}
 	uint32_t shift = 0;
 	if (buf) {
 		int rc = lba_shift(q, nsid, &shift);
@@ -205,8 +208,11 @@ int nvmfh_submit_blocks(struct nvmf_queue *q, uint8_t opcode, uint32_t nsid, uin
 			uint32_t nlb, void *buf, bool write, uint32_t shift, nvmf_io_cb cb,
 			void *arg)
 {
-	if (q->lost)
-		return -ECONNRESET;
+	if (q->lost) { /* automatic reconnect: it waits for the new association */
+		int rc = nvmfh_queue_may_hold(q);
+		if (rc)
+			return rc;
+	}
 	uint32_t max_nlb = NVMFH_MAX_NLB;
 	if (buf) {
 		uint32_t by_mdts = q->hq.ctrl->max_xfer >> shift;
@@ -528,8 +534,10 @@ int nvmf_submit_compare_and_write(struct nvmf_queue *q, uint32_t nsid, uint64_t 
 {
 	if (!q || !cb || !cmp || !data || !nsid || !nlb || nlb > NVMFH_MAX_NLB)
 		return -EINVAL;
-	if (q->lost)
-		return -ECONNRESET;
+	if (q->lost) { /* a fused pair cannot wait for a new association */
+		int rc = nvmfh_queue_may_hold(q);
+		return rc ? rc : -ECONNRESET;
+	}
 	uint32_t shift;
 	int rc = lba_shift(q, nsid, &shift);
 	if (rc)

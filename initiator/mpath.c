@@ -362,6 +362,17 @@ static int connect_paths(struct nvmf_mpath *mp, const struct nvmf_ctrl_opts *pat
 			 paths[p].traddr ? paths[p].traddr : "");
 		snprintf(path->trsvcid, sizeof(path->trsvcid), "%s",
 			 paths[p].trsvcid && paths[p].trsvcid[0] ? paths[p].trsvcid : "4420");
+		if (paths[p].ctrl_loss_tmo_ms || paths[p].fast_io_fail_tmo_ms) {
+			/* The watcher reconnects paths and the queues fail over: a path that
+			 * also reconnected on its own would hold commands another path can take. */
+			nvmfh_mp_errf(
+				mp,
+				"path %u (%s:%s): ctrl_loss_tmo_ms and fast_io_fail_tmo_ms are "
+				"for single controllers; the multipath handle reconnects its "
+				"paths itself (refresh_ms, no_path_timeout_ms)",
+				p, path->traddr, path->trsvcid);
+			return -EINVAL;
+		}
 		int rc = nvmf_connect(&paths[p], &path->c);
 		if (rc) {
 			nvmfh_mp_errf(mp, "path %u (%s:%s): %s", p, path->traddr, path->trsvcid,

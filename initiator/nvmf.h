@@ -5,7 +5,8 @@
  * A program connects to a controller (nvmf_connect), gets N I/O queues, and submits
  * commands asynchronously on each queue with a completion callback, reaping completions
  * with nvmf_queue_poll(). One thread per I/O queue: the data path takes no locks. The
- * admin queue is shared (a mutex), and a keep-alive thread sends Keep Alive on time.
+ * admin queue is shared (a mutex), and a controller thread sends Keep Alive on time, the
+ * Aborts of timed-out commands, and reconnects (nvmf_ctrl_opts.ctrl_loss_tmo_ms).
  *
  * Return values: every int-returning call returns
  *   0         success,
@@ -50,7 +51,8 @@ struct nvmf_ctrl_opts {
 	unsigned queue_size;   /* I/O queue entries; default 128, capped at CAP.MQES+1 */
 	unsigned kato_ms;      /* keep-alive timeout; default 5000 (0 with no_keep_alive) */
 	bool no_keep_alive;    /* connect with KATO 0 and send no Keep Alive */
-	int timeout_ms;        /* connect and admin command timeout; default 10000 */
+	int timeout_ms;        /* connect and admin command timeout; default 60000 (the
+				  Linux host's admin timeout) */
 	const struct nvmf_host_transport *transport; /* tests: an in-process transport (then
 					   trtype is not read) */
 	/* NVMe in-band authentication, DH-HMAC-CHAP (NVMe Base 2.1 section 8.3.5), as
@@ -104,6 +106,45 @@ struct nvmf_ctrl_opts {
 	 * inserted; a controller that derived in the RFC 8446 layout refuses it
 	 * (-EKEYREJECTED). Default false: RFC 8446, as the kernel and nvme-cli 2.16 on. */
 	bool tls_compat;
+	/* Timeouts and recovery, as the Linux host's (docs/libnvmf.md "Timeouts and
+	 * reconnect"). io_timeout_ms: an I/O command the controller has not answered after
+	 * this long is aborted (Abort, NVMe Base 2.0 section 5.1), and when the controller
+	 * does not abort it, or it stays unanswered for io_timeout_ms more, the controller is
+	 * reset (every queue disconnected; see ctrl_loss_tmo_ms). Default 30000; < 0: never.
+	 * The admin queue's commands time out after timeout_ms. */
+	int io_timeout_ms;
+	/* Automatic reconnect. When a queue's connection is lost, Keep Alive fails or a
+	 * command timed out, the controller enters NVMF_CTRL_CONNECTING: every queue is
+	 * disconnected; commands that may be sent again (Read, Write, Write Zeroes, Flush,
+	 * Dataset Management, Verify, Compare, Copy; not fused or other commands: those fail
+	 * with NVMF_ERR_RESET) wait, as do new ones, and are sent again once a new
+	 * association is up (at most 5 sends after the first; then the loss's error).
+	 * reconnect_delay_ms after the loss and then every reconnect_delay_ms, a new
+	 * association is tried (DH-HMAC-CHAP and TLS as at connect). ctrl_loss_tmo_ms: how
+	 * long to try: 0 (the default) never (a lost queue's commands fail with
+	 * -ECONNRESET and the program calls nvmf_reconnect, as before), > 0 that long, < 0
+	 * for ever; when it passes, the controller is NVMF_CTRL_LOST and every waiting and
+	 * new command fails with -ENODEV. reconnect_delay_ms: default 10000.
+	 * fast_io_fail_tmo_ms: > 0: waiting commands fail with -ECONNRESET once the
+	 * controller has been reconnecting this long, and new ones fail at once until it is
+	 * live again; 0 (the default): they wait until ctrl_loss_tmo_ms. */
+	int ctrl_loss_tmo_ms;
+	unsigned reconnect_delay_ms;
+	int fast_io_fail_tmo_ms;
+	/* state_cb: told each state the controller enters (nvmf_ctrl_state), on the
+	 * library's controller thread: it must not block for long nor call nvmf_disconnect
+	 * or nvmf_reconnect. NULL: none. */
+	void (*state_cb)(void *arg, struct nvmf_ctrl *ctrl, int state);
+	void *state_arg;
+};
+
+/* Controller states (nvmf_ctrl_state), as the Linux host's. */
+enum {
+	NVMF_CTRL_LIVE = 0,       /* associated: commands go out */
+	NVMF_CTRL_CONNECTING = 1, /* the association ended; reconnecting automatically */
+	NVMF_CTRL_LOST = 2,       /* ended and not reconnecting (ctrl_loss_tmo_ms passed, or
+				     no automatic reconnect after a reset): nvmf_reconnect or
+				     nvmf_disconnect */
 };
 
 /* ---- controllers ---- */
@@ -135,6 +176,13 @@ int nvmf_disconnect(struct nvmf_ctrl *ctrl);
  * pointers stay valid. Returns 0 or an error as nvmf_connect. */
 int nvmf_reconnect(struct nvmf_ctrl *ctrl);
 
+/* nvmf_ctrl_state - NVMF_CTRL_LIVE, _CONNECTING or _LOST (any thread). */
+int nvmf_ctrl_state(const struct nvmf_ctrl *ctrl);
+/* nvmf_ctrl_state_str - "live", "connecting", "lost"; "unknown" for another value. */
+const char *nvmf_ctrl_state_str(int state);
+/* nvmf_ctrl_reconnects - associations the library rebuilt automatically. */
+unsigned long nvmf_ctrl_reconnects(struct nvmf_ctrl *ctrl);
+
 /* nvmf_ctrl_id - Identify Controller data read at connect (wire format, little endian). */
 const struct nvme_id_ctrl *nvmf_ctrl_id(const struct nvmf_ctrl *ctrl);
 /* nvmf_ctrl_cntlid - controller ID assigned by Connect. */
@@ -162,7 +210,7 @@ int nvmf_ctrl_auth_info(const struct nvmf_ctrl *ctrl, struct nvmf_auth_info *out
 /* nvmf_ctrl_errmsg - the detail of the last failed call made on @ctrl ("" when none):
  * what was being done and, for a lost connection, what ended it ("I/O queue 1:
  * connection closed by the controller", "admin queue: Keep Alive timed out after 10000
- * ms ..."). Only the application's calls set it: the keep-alive thread never does (a
+ * ms ..."). Only the application's calls set it: the controller thread never does (a
  * Keep Alive failure is named when a later admin call fails because of it). The text is
  * a copy in a thread-local buffer, valid until this thread's next call of
  * nvmf_ctrl_errmsg; calls failing in several threads at once each leave theirs, the
@@ -178,6 +226,10 @@ const char *nvmf_last_errmsg(void);
  * for 10000 ms: path 0 (10.0.0.1:4420) inaccessible, path 1 (10.0.0.2:4420)
  * persistent-loss; last error: ..."). */
 #define NVMF_ERR_NO_PATH (-1000)
+/* NVMF_ERR_RESET - the controller was reset (a lost connection, a timeout) while the
+ * command was outstanding, and it was not sent again: a fused or raw command whose effect
+ * is unknown (see nvmf_ctrl_opts.ctrl_loss_tmo_ms). Negative, outside the errno range. */
+#define NVMF_ERR_RESET   (-1001)
 
 /* nvmf_strerror - "CONNECT_INVALID_HOST (sct 0x1, sc 0x84, DNR)" for an NVMe status,
  * "no usable path" for NVMF_ERR_NO_PATH, strerror() text for a negative errno, "success"

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "initiator/internal.h"
 
 int nvmfh_queue_setup(struct nvmf_queue *q, struct nvmf_ctrl *c, uint16_t qid, uint16_t size)
@@ -44,6 +45,8 @@ int nvmfh_queue_setup(struct nvmf_queue *q, struct nvmf_ctrl *c, uint16_t qid, u
 	for (unsigned i = 0; i < size; i++)
 		free_cids[i] = (uint16_t)(size - 1 - i);
 	q->nr_free = size;
+	if (qid && c->opts.io_timeout_ms > 0)
+		q->io_timeout_ms = c->opts.io_timeout_ms;
 	return 0;
 }
 
@@ -72,17 +75,18 @@ void nvmfh_queue_lost(struct nvmf_queue *q, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The transport said the connection is gone: mark @q lost with its reason. */
-static void transport_lost(struct nvmf_queue *q)
+void nvmfh_queue_transport_lost(struct nvmf_queue *q)
 {
 	const char *why = q->hq.t->queue_error ? q->hq.t->queue_error(&q->hq) : NULL;
 	nvmfh_queue_lost(q, "%s", why && *why ? why : "the connection was lost");
 }
 
-static void put_cid(struct nvmf_queue *q, uint16_t cid)
+void nvmfh_queue_put_cid(struct nvmf_queue *q, uint16_t cid)
 {
 	struct nvmfh_slot *s = &q->slots[cid];
 	free(s->owned);
+	if (s->held)
+		q->nr_held--;
 	memset(s, 0, sizeof(*s));
 	q->free_cids[q->nr_free++] = cid;
 	q->outstanding--;
@@ -91,12 +95,23 @@ static void put_cid(struct nvmf_queue *q, uint16_t cid)
 int nvmfh_queue_submit(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf, uint32_t len,
 		       bool write, nvmf_io_cb cb, void *arg, uint16_t *cid_out)
 {
-	if (q->lost || !q->slots)
+	bool hold = false;
+	if (!q->slots)
 		return -ECONNRESET;
+	if (__builtin_expect(q->lost || nvmfh_queue_stale(q), 0) && !q->connecting) {
+		/* The connection is gone or belongs to an ended association: with automatic
+		 * reconnect the command waits for the new one (recovery.c); never half of a
+		 * fused pair, whose halves must go out together. */
+		int rc = sqe->flags & 3 ? -ECONNRESET : nvmfh_queue_may_hold(q);
+		if (rc)
+			return rc;
+		hold = true;
+	}
 	if (len && !buf)
 		return -EINVAL;
-	/* One entry always stays free: size-1 outstanding at most (SQ flow control). */
-	if (q->outstanding + 1 >= q->hq.size || !q->nr_free)
+	/* One entry always stays free: size-1 outstanding at most (SQ flow control). A
+	 * reconnecting queue's Connect goes out before the commands it holds. */
+	if ((q->outstanding + 1 >= q->hq.size && !q->connecting) || !q->nr_free)
 		return -EAGAIN;
 	uint16_t cid = q->free_cids[--q->nr_free];
 	struct nvmfh_slot *s = &q->slots[cid];
@@ -110,11 +125,26 @@ int nvmfh_queue_submit(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *b
 	s->arg = arg;
 	s->busy = true;
 	q->outstanding++;
+	if (hold) {
+		s->held = true;
+		q->nr_held++;
+		if (cid_out)
+			*cid_out = cid;
+		return 0;
+	}
+	if (q->io_timeout_ms)
+		s->sent_ms = nvmf_mono_coarse_ms();
 	int rc = q->hq.t->submit(&q->hq, &s->cmd);
+	if (rc == -ECONNRESET && !q->connecting) {
+		nvmfh_queue_transport_lost(q);
+		if (!(sqe->flags & 3) && !nvmfh_queue_may_hold(q)) { /* waits for the new one */
+			s->held = true;
+			q->nr_held++;
+			rc = 0;
+		}
+	}
 	if (rc) {
-		put_cid(q, cid);
-		if (rc == -ECONNRESET)
-			transport_lost(q);
+		nvmfh_queue_put_cid(q, cid);
 		return rc;
 	}
 	if (cid_out)
@@ -141,8 +171,7 @@ struct nvmf_hcmd *nvmf_hq_cmd_by_cid(struct nvmf_hq *hq, uint16_t cid)
 	return &q->slots[cid].cmd;
 }
 
-/* Run the callbacks of the CQEs recorded so far; returns how many. */
-static int deliver(struct nvmf_queue *q)
+int nvmfh_queue_deliver(struct nvmf_queue *q)
 {
 	int n = 0;
 	while (q->done_head < q->nr_done) {
@@ -151,10 +180,14 @@ static int deliver(struct nvmf_queue *q)
 		nvmf_io_cb cb = s->cb;
 		void *arg = s->arg, *owned = s->owned;
 		struct nvme_cqe cqe = s->cqe;
+		int status = le16toh(cqe.status) >> 1;
+		/* A command we asked to abort, aborted (Command Abort Requested): sent again. */
+		if (__builtin_expect(s->abort_sent, 0) && nvmfh_retry_aborted(q, cid, status))
+			continue;
 		s->owned = NULL;
-		put_cid(q, cid);
+		nvmfh_queue_put_cid(q, cid);
 		if (cb)
-			cb(arg, le16toh(cqe.status) >> 1, &cqe);
+			cb(arg, status, &cqe);
 		free(owned);
 		n++;
 	}
@@ -168,17 +201,18 @@ void nvmfh_queue_fail_all(struct nvmf_queue *q, int err)
 	if (!q->slots)
 		return;
 	/* What did arrive is delivered as it came; the rest fails. */
-	deliver(q);
+	nvmfh_queue_deliver(q);
 	for (unsigned cid = 0; cid < q->hq.size; cid++) {
 		struct nvmfh_slot *s = &q->slots[cid];
 		if (!s->busy)
 			continue;
 		nvmf_io_cb cb = s->cb;
 		void *arg = s->arg, *owned = s->owned;
+		int why = s->timed_out ? -ETIMEDOUT : err; /* the one that timed out says so */
 		s->owned = NULL;
-		put_cid(q, (uint16_t)cid);
+		nvmfh_queue_put_cid(q, (uint16_t)cid);
 		if (cb)
-			cb(arg, err, NULL);
+			cb(arg, why, NULL);
 		free(owned);
 	}
 	nvmfh_io_fail_pending(q, err);
@@ -195,16 +229,33 @@ void nvmfh_queue_abort(struct nvmf_queue *q, int err)
 
 int nvmfh_queue_poll(struct nvmf_queue *q, unsigned max)
 {
-	if (q->lost) {
+	int n = 0;
+	if (__builtin_expect(q->lost || q->nr_held || nvmfh_queue_stale(q), 0)) {
+		bool ready = false;
+		n = nvmfh_queue_recover(q, &ready);
+		if (n < 0 || !ready)
+			return n;
+	}
+	int rc = q->hq.t->poll(&q->hq, max);
+	n += nvmfh_queue_deliver(q);
+	if (rc < 0) {
+		nvmfh_queue_transport_lost(q);
+		if (q->hq.qid && q->hq.ctrl->auto_reconnect) {
+			if (q->connecting) { /* its Connect fails; what it holds waits */
+				nvmfh_queue_fail_sent(q, -ECONNRESET);
+				return -ECONNRESET;
+			}
+			bool ready;
+			int r = nvmfh_queue_recover(q, &ready); /* holds what may be sent again */
+			return r < 0 ? r : n + r;
+		}
 		nvmfh_queue_fail_all(q, -ECONNRESET);
 		return -ECONNRESET;
 	}
-	int rc = q->hq.t->poll(&q->hq, max);
-	int n = deliver(q);
-	if (rc < 0) {
-		transport_lost(q);
-		nvmfh_queue_fail_all(q, -ECONNRESET);
-		return -ECONNRESET;
+	if (q->io_timeout_ms && q->outstanding) {
+		uint64_t now = nvmf_mono_coarse_ms();
+		if (now >= q->next_tmo_scan)
+			nvmfh_queue_check_timeouts(q, now);
 	}
 	if (q->pending)
 		nvmfh_io_pump(q);
@@ -235,9 +286,18 @@ int nvmf_queue_wait(struct nvmf_queue *q, int timeout_ms)
 	int n = nvmfh_queue_poll(q, 0);
 	if (n)
 		return n;
+	if (!q->connected || q->lost || q->nr_held) {
+		/* Reconnecting (recovery.c): no connection to sleep on, only time. */
+		int ms = timeout_ms < 10 ? timeout_ms : 10;
+		if (ms > 0)
+			usleep((useconds_t)ms * 1000u);
+		return nvmfh_queue_poll(q, 0);
+	}
 	int rc = q->hq.t->wait(&q->hq, timeout_ms);
 	if (rc == -ECONNRESET) {
-		transport_lost(q);
+		nvmfh_queue_transport_lost(q);
+		if (q->hq.qid && q->hq.ctrl->auto_reconnect)
+			return nvmfh_queue_poll(q, 0); /* holds what may be sent again */
 		nvmfh_queue_fail_all(q, -ECONNRESET);
 		return rc;
 	}

@@ -54,7 +54,8 @@ struct loop_transport {
 	bool destroyed;             /* the target destroyed it while hqs remained: the
 					   * last one's disconnect frees it (under lock) */
 	struct nvmf_loop_hooks hooks;
-	bool hold, auto_drive; /* atomic */
+	bool hold, auto_drive;         /* atomic */
+	unsigned drop_qid, drop_count; /* atomic: nvmf_loop_drop */
 };
 
 /* The transport's part of one poll group. */

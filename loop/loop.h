@@ -95,6 +95,11 @@ void nvmf_loop_set_hooks(struct nvmf_tgt *tgt, const struct nvmf_loop_hooks *hoo
  * rings): a controller that stopped answering. Any thread. */
 void nvmf_loop_hold(struct nvmf_tgt *tgt, bool hold);
 
+/* nvmf_loop_drop - the next @n CQEs the target sends on queues connected as transport
+ * qid @qid (any controller) are lost: the command ran, its host never hears of it (a
+ * controller that stopped answering some commands). 0: none more. Any thread. */
+void nvmf_loop_drop(struct nvmf_tgt *tgt, uint16_t qid, unsigned n);
+
 /* nvmf_loop_break - every connection fails at once: each host queue drops the CQEs it
  * has not reaped and answers submit and poll with -ECONNRESET; each target queue is
  * destroyed on its group (by message) as when a host vanishes. Any thread. */

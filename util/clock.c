@@ -21,6 +21,13 @@ uint64_t nvmf_mono_ms(void)
 	return nvmf_mono_ns() / 1000000u;
 }
 
+uint64_t nvmf_mono_coarse_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 uint64_t nvmf_clock_ms(const struct nvmf_clock *clock)
 {
 	return clock && clock->now_ms ? clock->now_ms(clock) : nvmf_mono_ms();

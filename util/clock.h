@@ -18,6 +18,10 @@ uint64_t nvmf_mono_ns(void);
 uint64_t nvmf_mono_us(void);
 /* nvmf_mono_ms - the same in milliseconds (truncated). */
 uint64_t nvmf_mono_ms(void);
+/* nvmf_mono_coarse_ms - CLOCK_MONOTONIC_COARSE in milliseconds: the time of the last
+ * tick (a few ms old at most), read without a system call; for stamps taken per command
+ * where a tick's error does not matter (command timeouts). Same origin as nvmf_mono_ms. */
+uint64_t nvmf_mono_coarse_ms(void);
 
 /*
  * struct nvmf_clock - a millisecond clock a test can replace. Embedded in the context

@@ -99,12 +99,27 @@ static void tq_kill(struct loop_tq *tq, bool by_host)
 		tq_free(tq);
 }
 
+/* Whether nvmf_loop_drop asks for this CQE of @h to be lost. */
+static bool drop_this(struct loop_hq *h)
+{
+	struct loop_transport *lt = h->lt;
+	unsigned n = __atomic_load_n(&lt->drop_count, __ATOMIC_ACQUIRE);
+	if (!n || h->qid != __atomic_load_n(&lt->drop_qid, __ATOMIC_RELAXED))
+		return false;
+	while (n && !__atomic_compare_exchange_n(&lt->drop_count, &n, n - 1, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
+	return n != 0;
+}
+
 /* The CQE goes into the host queue's ring (the "SEND"). */
 static void hq_push(struct loop_hq *h, const struct nvme_cqe *cqe)
 {
 	pthread_mutex_lock(&h->lock);
 	if (!h->broken) {
-		if (h->count < h->size)
+		if (drop_this(h))
+			h->inflight--; /* never answered: the host's timeout finds it */
+		else if (h->count < h->size)
 			h->ring[(h->head + h->count++) % h->size] = *cqe;
 		else
 			LOOP_LOG("queue %u: completion ring full, CQE of command %u dropped\n",
@@ -553,6 +568,15 @@ void nvmf_loop_set_hooks(struct nvmf_tgt *tgt, const struct nvmf_loop_hooks *hoo
 	else
 		memset(&lt->hooks, 0, sizeof(lt->hooks));
 	pthread_mutex_unlock(&lt->drive_lock);
+}
+
+void nvmf_loop_drop(struct nvmf_tgt *tgt, uint16_t qid, unsigned n)
+{
+	struct loop_transport *lt = nvmf_loop_of_tgt(tgt);
+	if (!lt)
+		return;
+	__atomic_store_n(&lt->drop_qid, qid, __ATOMIC_RELAXED);
+	__atomic_store_n(&lt->drop_count, n, __ATOMIC_RELEASE);
 }
 
 void nvmf_loop_hold(struct nvmf_tgt *tgt, bool hold)

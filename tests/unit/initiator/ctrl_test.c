@@ -333,7 +333,7 @@ static void read_failing_in_its_namespace_lookup_names_the_admin_queue(void)
 	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), -ECONNRESET);
 	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(ctrl),
 			       "admin queue: Keep Alive timed out after "
-			       "150 ms (the controller's state is unknown); the association needs "
+			       "200 ms (the controller's state is unknown); the association needs "
 			       "nvmf_reconnect()");
 	teardown();
 }
@@ -350,7 +350,7 @@ static void keep_alive_timeout_is_named_by_the_next_admin_call(void)
 	CU_ASSERT_EQUAL(nvmf_identify(ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id), -ECONNRESET);
 	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(ctrl),
 			       "admin queue: Keep Alive timed out after "
-			       "150 ms (the controller's state is unknown); the association needs "
+			       "200 ms (the controller's state is unknown); the association needs "
 			       "nvmf_reconnect()");
 	CU_ASSERT_STRING_EQUAL(nvmf_queue_errmsg(nvmf_io_queue(ctrl, 0)), "");
 	teardown();

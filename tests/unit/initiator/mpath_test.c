@@ -68,6 +68,19 @@ static void paths_to_different_subsystems_are_refused(void)
 	mpf_teardown(&F);
 }
 
+/* A path with automatic reconnect of its own would fight the watcher: refused, named. */
+static void a_path_with_ctrl_loss_tmo_is_refused(void)
+{
+	mpf_target(&F, 2, NULL, NULL);
+	F.paths[1].ctrl_loss_tmo_ms = 1000;
+	CU_ASSERT_EQUAL(mpf_connect(&F, 2, NULL), -EINVAL);
+	CU_ASSERT_PTR_NULL(F.mp);
+	has(nvmf_last_errmsg(), "path 1 (127.0.0.2:4420): ctrl_loss_tmo_ms and "
+				"fast_io_fail_tmo_ms are for single controllers");
+	CU_ASSERT_EQUAL(loop_host_live_ctrls(F.lh), 0);
+	mpf_teardown(&F);
+}
+
 static void a_path_that_does_not_connect_fails_the_handle_naming_it(void)
 {
 	mpf_target(&F, 2, NULL, NULL);
@@ -211,6 +224,7 @@ const struct unit_test initiator_mpath_tests[] = {
 	{ "connect_makes_one_handle_over_each_path_to_one_subsystem",
 	  connect_makes_one_handle_over_each_path_to_one_subsystem },
 	{ "paths_to_different_subsystems_are_refused", paths_to_different_subsystems_are_refused },
+	{ "a_path_with_ctrl_loss_tmo_is_refused", a_path_with_ctrl_loss_tmo_is_refused },
 	{ "a_path_that_does_not_connect_fails_the_handle_naming_it",
 	  a_path_that_does_not_connect_fails_the_handle_naming_it },
 	{ "bad_arguments_are_einval", bad_arguments_are_einval },

@@ -21,6 +21,16 @@ static void mono_units_agree_and_never_go_back(void)
 	CU_ASSERT(ms - before_ms < 60000u);
 }
 
+/* The coarse clock: the same origin, at most a tick or so behind, never ahead. */
+static void coarse_ms_is_the_monotonic_clock_a_tick_behind(void)
+{
+	uint64_t a = nvmf_mono_ms();
+	uint64_t c = nvmf_mono_coarse_ms();
+	uint64_t b = nvmf_mono_ms();
+	CU_ASSERT(c <= b);
+	CU_ASSERT(c + 100u >= a); /* a tick is 1-10 ms; 100 ms leaves room for preemption */
+}
+
 static void zeroed_or_null_clock_is_the_monotonic_clock(void)
 {
 	struct nvmf_clock zero = { 0 };
@@ -53,6 +63,8 @@ static void test_clock_moves_only_when_the_test_says(void)
 
 const struct unit_test util_clock_tests[] = {
 	{ "mono_units_agree_and_never_go_back", mono_units_agree_and_never_go_back },
+	{ "coarse_ms_is_the_monotonic_clock_a_tick_behind",
+	  coarse_ms_is_the_monotonic_clock_a_tick_behind },
 	{ "zeroed_or_null_clock_is_the_monotonic_clock",
 	  zeroed_or_null_clock_is_the_monotonic_clock },
 	{ "test_clock_moves_only_when_the_test_says", test_clock_moves_only_when_the_test_says },

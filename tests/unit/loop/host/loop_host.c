@@ -317,6 +317,11 @@ void loop_host_hold(struct loop_host *lh, bool hold)
 	nvmf_loop_hold(&lh->tgt, hold);
 }
 
+void loop_host_drop(struct loop_host *lh, uint16_t qid, unsigned n)
+{
+	nvmf_loop_drop(&lh->tgt, qid, n);
+}
+
 void loop_host_break(struct loop_host *lh)
 {
 	nvmf_loop_break(&lh->tgt);

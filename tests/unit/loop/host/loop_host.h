@@ -73,6 +73,9 @@ int loop_host_ana_set(struct loop_host *lh, uint16_t portid, uint32_t grpid, uin
 /* loop_host_break - every connected queue loses its connection: received CQEs not yet
  * polled are dropped, submit and poll return -ECONNRESET (nvmf_loop_break). */
 void loop_host_break(struct loop_host *lh);
+/* loop_host_drop - the next @n answers on I/O queue @qid (1..) of any controller are never
+ * delivered (nvmf_loop_drop): commands the controller does not answer. */
+void loop_host_drop(struct loop_host *lh, uint16_t qid, unsigned n);
 /* loop_host_hold - while @hold, responses stay in the rings and polls find nothing (a
  * controller that stopped answering). */
 void loop_host_hold(struct loop_host *lh, bool hold);

@@ -73,6 +73,34 @@ static void a_raw_capsule_goes_as_built_and_its_cqe_comes_back_as_sent(void)
 	fx_teardown(&F);
 }
 
+/* nvmf_loop_drop: the next CQE of the queue's qid is lost, the one after it arrives. */
+static void a_dropped_cqe_never_arrives_and_the_next_does(void)
+{
+	CU_ASSERT_EQUAL_FATAL(fx_setup(&F), 0);
+	struct nvmf_loop_raw *q = NULL;
+	CU_ASSERT_EQUAL_FATAL(nvmf_loop_raw_connect(&F.tgt, "127.0.0.1", "4420", 0, 32, &q), 0);
+	static uint8_t data[1024];
+	connect_data(data);
+	struct nvme_sqe c;
+	struct nvme_cqe cqe;
+	connect_sqe(&c, 1, data, sizeof(data), nvmf_loop_raw_key(q));
+	CU_ASSERT_EQUAL(nvmf_loop_raw_send(q, &c, NULL, 0, data, sizeof(data)), 0);
+	CU_ASSERT_EQUAL_FATAL(reap_one(q, &cqe), 1);
+	nvmf_loop_drop(&F.tgt, 0, 1);
+	struct nvme_sqe ka;
+	memset(&ka, 0, sizeof(ka));
+	ka.opcode = nvme_admin_keep_alive;
+	ka.command_id = 2;
+	CU_ASSERT_EQUAL(nvmf_loop_raw_send(q, &ka, NULL, 0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(reap_one(q, &cqe), 0); /* lost */
+	ka.command_id = 3;
+	CU_ASSERT_EQUAL(nvmf_loop_raw_send(q, &ka, NULL, 0, NULL, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(reap_one(q, &cqe), 1);
+	CU_ASSERT_EQUAL(cqe.command_id, 3);
+	nvmf_loop_raw_disconnect(q);
+	fx_teardown(&F);
+}
+
 static void a_keyed_sgl_outside_its_memory_or_with_another_key_fails_with_data_transfer_error(void)
 {
 	CU_ASSERT_EQUAL_FATAL(fx_setup(&F), 0);
@@ -190,6 +218,8 @@ const struct unit_test loop_raw_tests[] = {
 	  a_raw_queue_takes_at_most_its_size_of_unreaped_commands },
 	{ "cqes_sent_before_the_target_closes_the_queue_are_still_reaped",
 	  cqes_sent_before_the_target_closes_the_queue_are_still_reaped },
+	{ "a_dropped_cqe_never_arrives_and_the_next_does",
+	  a_dropped_cqe_never_arrives_and_the_next_does },
 	{ "a_raw_queue_to_no_listening_port_is_refused",
 	  a_raw_queue_to_no_listening_port_is_refused },
 	{ NULL, NULL },

@@ -1,0 +1,335 @@
+/* libnvmf automatic reconnect (ctrl_loss_tmo_ms, reconnect_delay_ms, fast_io_fail_tmo_ms)
+ * and the controller states - against our target through the loop host transport: its
+ * port removed and added back is a target killed and restarted, loop_host_break a lost
+ * connection, loop_host_drop an unanswered command. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include "initiator/internal.h"
+#include "tests/unit/loop/host/loop_host.h"
+#include "tests/unit/suites.h"
+
+static struct loop_host *lh;
+static struct nvmf_ctrl *ctrl;
+
+struct done {
+	int calls, status;
+};
+
+static void count_cb(void *arg, int status, const struct nvme_cqe *cqe)
+{
+	(void)cqe;
+	struct done *d = arg;
+	d->calls++;
+	d->status = status;
+}
+
+/* The states state_cb was told, in order (the controller thread writes, the test reads
+ * after the state it waits for is reached). */
+struct states {
+	int seen[16];
+	_Atomic unsigned n;
+};
+
+static void state_cb(void *arg, struct nvmf_ctrl *c, int state)
+{
+	(void)c;
+	struct states *s = arg;
+	unsigned i = atomic_load(&s->n);
+	if (i < 16)
+		s->seen[i] = state;
+	atomic_store(&s->n, i + 1);
+}
+
+static void setup(const struct loop_host_params *p)
+{
+	lh = loop_host_new(p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
+	ctrl = NULL;
+}
+
+static void teardown(void)
+{
+	if (ctrl)
+		nvmf_disconnect(ctrl);
+	ctrl = NULL;
+	loop_host_free(lh);
+	lh = NULL;
+}
+
+/* Options with automatic reconnect on a short scale. */
+static struct nvmf_ctrl_opts auto_opts(struct states *st)
+{
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	o.kato_ms = 400;
+	o.ctrl_loss_tmo_ms = 5000;
+	o.reconnect_delay_ms = 50;
+	o.state_cb = state_cb;
+	o.state_arg = st;
+	return o;
+}
+
+/* Poll @q until @d's callback ran (a bound of 10 s, not a measurement). */
+static void wait_done(struct nvmf_queue *q, struct done *d)
+{
+	for (unsigned i = 0; i < 1000 && !d->calls; i++)
+		nvmf_queue_wait(q, 10);
+}
+
+/* Until the controller is in @state (a bound of 10 s). */
+static bool wait_state(int state)
+{
+	for (unsigned i = 0; i < 1000 && nvmf_ctrl_state(ctrl) != state; i++)
+		usleep(10 * 1000);
+	return nvmf_ctrl_state(ctrl) == state;
+}
+
+static void fill(uint8_t *buf, size_t len, uint8_t seed)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)(seed + i * 7);
+}
+
+/* The target goes away (its port removed: its controllers torn down) while a write and
+ * a read wait, and comes back: the controller reconnects within reconnect_delay_ms, the
+ * commands are sent again on the new association and complete once each, and the data
+ * read back is what was written. */
+static void target_restarted_reconnects_and_resends_reads_and_writes(void)
+{
+	setup(NULL);
+	struct states st = { 0 };
+	struct nvmf_ctrl_opts o = auto_opts(&st);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	struct nvmf_queue *q = nvmf_io_queue(ctrl, 0);
+	uint16_t cntlid = nvmf_ctrl_cntlid(ctrl);
+	uint8_t wbuf[4096], rbuf[4096];
+	fill(wbuf, sizeof(wbuf), 3);
+	CU_ASSERT_EQUAL_FATAL(nvmf_read(ctrl, 1, 0, 8, rbuf), 0); /* block size known */
+
+	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(lh, 1), 0);
+	CU_ASSERT_FATAL(wait_state(NVMF_CTRL_CONNECTING));
+	struct done dw = { 0 }, dr = { 0 };
+	CU_ASSERT_EQUAL(nvmf_submit_write(q, 1, 16, 8, wbuf, count_cb, &dw), 0);
+	for (unsigned i = 0; i < 10; i++)
+		nvmf_queue_wait(q, 10); /* attempts fail: the port is gone */
+	CU_ASSERT_EQUAL(dw.calls, 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_CONNECTING);
+	CU_ASSERT_EQUAL_FATAL(loop_host_port_add(lh, 1), 0);
+	wait_done(q, &dw);
+	CU_ASSERT_EQUAL(dw.calls, 1);
+	CU_ASSERT_EQUAL(dw.status, 0);
+	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 16, 8, rbuf, count_cb, &dr), 0);
+	wait_done(q, &dr);
+	CU_ASSERT_EQUAL(dr.calls, 1);
+	CU_ASSERT_EQUAL(dr.status, 0);
+	CU_ASSERT_EQUAL(memcmp(rbuf, wbuf, sizeof(wbuf)), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_LIVE);
+	CU_ASSERT_EQUAL(nvmf_ctrl_reconnects(ctrl), 1);
+	CU_ASSERT_NOT_EQUAL(nvmf_ctrl_cntlid(ctrl), cntlid);
+	CU_ASSERT_EQUAL(atomic_load(&st.n), 2);
+	CU_ASSERT_EQUAL(st.seen[0], NVMF_CTRL_CONNECTING);
+	CU_ASSERT_EQUAL(st.seen[1], NVMF_CTRL_LIVE);
+	CU_ASSERT_STRING_EQUAL(nvmf_queue_errmsg(q), "");
+	teardown();
+}
+
+/* A connection lost while a read and a fused Compare and Write are outstanding: the read
+ * is sent again and succeeds; the fused pair, whose effect is unknown, fails once with
+ * NVMF_ERR_RESET. */
+static void lost_connection_resends_the_read_and_fails_the_fused_pair(void)
+{
+	setup(NULL);
+	struct states st = { 0 };
+	struct nvmf_ctrl_opts o = auto_opts(&st);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	struct nvmf_queue *q = nvmf_io_queue(ctrl, 0);
+	uint8_t wbuf[512], cmp[512], rbuf[512];
+	fill(wbuf, sizeof(wbuf), 9);
+	CU_ASSERT_EQUAL_FATAL(nvmf_write(ctrl, 1, 40, 1, wbuf), 0);
+	memcpy(cmp, wbuf, sizeof(cmp));
+	loop_host_hold(lh, true); /* nothing is answered before the break */
+	struct done dr = { 0 }, dc = { 0 };
+	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 40, 1, rbuf, count_cb, &dr), 0);
+	CU_ASSERT_EQUAL(nvmf_submit_compare_and_write(q, 1, 41, 1, cmp, wbuf, count_cb, &dc), 0);
+	loop_host_break(lh);
+	loop_host_hold(lh, false);
+	wait_done(q, &dr);
+	wait_done(q, &dc);
+	CU_ASSERT_EQUAL(dr.calls, 1);
+	CU_ASSERT_EQUAL(dr.status, 0);
+	CU_ASSERT_EQUAL(memcmp(rbuf, wbuf, sizeof(rbuf)), 0);
+	CU_ASSERT_EQUAL(dc.calls, 1);
+	CU_ASSERT_EQUAL(dc.status, NVMF_ERR_RESET);
+	CU_ASSERT_STRING_EQUAL(nvmf_strerror(NVMF_ERR_RESET),
+			       "not sent again after a controller reset");
+	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_LIVE);
+	CU_ASSERT(nvmf_ctrl_reconnects(ctrl) >= 1);
+	teardown();
+}
+
+/* An unanswered read with automatic reconnect: Abort (refused by our target), a reset,
+ * a new association, the read sent again: it succeeds, its callback runs once. */
+static void timed_out_read_is_sent_again_after_the_reset(void)
+{
+	setup(NULL);
+	struct states st = { 0 };
+	struct nvmf_ctrl_opts o = auto_opts(&st);
+	o.io_timeout_ms = 200;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	struct nvmf_queue *q = nvmf_io_queue(ctrl, 0);
+	uint8_t wbuf[4096], rbuf[4096];
+	fill(wbuf, sizeof(wbuf), 5);
+	CU_ASSERT_EQUAL_FATAL(nvmf_write(ctrl, 1, 0, 8, wbuf), 0);
+	loop_host_drop(lh, 1, 1);
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, 0, 8, rbuf, count_cb, &d), 0);
+	wait_done(q, &d);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, 0);
+	CU_ASSERT_EQUAL(memcmp(rbuf, wbuf, sizeof(rbuf)), 0);
+	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_abort_cmd), 1);
+	CU_ASSERT_EQUAL(nvmf_ctrl_reconnects(ctrl), 1);
+	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_LIVE);
+	for (unsigned i = 0; i < 5; i++)
+		nvmf_queue_poll(q, 0);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	teardown();
+}
+
+/* The target does not come back: after ctrl_loss_tmo_ms the controller is LOST, the
+ * waiting read fails with -ENODEV, new commands too; nvmf_reconnect revives it once the
+ * target is back. */
+static void ctrl_loss_tmo_fails_everything_with_enodev(void)
+{
+	setup(NULL);
+	struct states st = { 0 };
+	struct nvmf_ctrl_opts o = auto_opts(&st);
+	o.ctrl_loss_tmo_ms = 300;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	struct nvmf_queue *q = nvmf_io_queue(ctrl, 0);
+	uint8_t buf[4096];
+	CU_ASSERT_EQUAL_FATAL(nvmf_read(ctrl, 1, 0, 8, buf), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(lh, 1), 0);
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 8, buf, count_cb, &d), 0);
+	wait_done(q, &d);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, -ENODEV);
+	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_LOST);
+	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_queue_errmsg(q), "not reconnected within "
+							 "ctrl_loss_tmo_ms 300 ms"));
+	struct done d2 = { 0 };
+	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 8, buf, count_cb, &d2), -ENODEV);
+	CU_ASSERT_EQUAL(nvmf_queue_poll(q, 0), -ENODEV);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d2.calls, 0);
+	CU_ASSERT(atomic_load(&st.n) >= 2);
+	CU_ASSERT_EQUAL(st.seen[0], NVMF_CTRL_CONNECTING);
+	CU_ASSERT_EQUAL(st.seen[atomic_load(&st.n) - 1], NVMF_CTRL_LOST);
+	CU_ASSERT_EQUAL_FATAL(loop_host_port_add(lh, 1), 0);
+	CU_ASSERT_EQUAL(nvmf_reconnect(ctrl), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_LIVE);
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), 0);
+	teardown();
+}
+
+/* fast_io_fail_tmo_ms: waiting commands fail with -ECONNRESET while the controller keeps
+ * reconnecting; once the target is back, I/O works again. */
+static void fast_io_fail_fails_waiting_commands_and_keeps_reconnecting(void)
+{
+	setup(NULL);
+	struct states st = { 0 };
+	struct nvmf_ctrl_opts o = auto_opts(&st);
+	o.fast_io_fail_tmo_ms = 150;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	struct nvmf_queue *q = nvmf_io_queue(ctrl, 0);
+	uint8_t buf[4096];
+	CU_ASSERT_EQUAL_FATAL(nvmf_read(ctrl, 1, 0, 8, buf), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(lh, 1), 0);
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 8, buf, count_cb, &d), 0);
+	wait_done(q, &d);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, -ECONNRESET);
+	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_CONNECTING);
+	struct done d2 = { 0 };
+	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 8, buf, count_cb, &d2), -ECONNRESET);
+	CU_ASSERT_EQUAL_FATAL(loop_host_port_add(lh, 1), 0);
+	CU_ASSERT_FATAL(wait_state(NVMF_CTRL_LIVE));
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), 0);
+	teardown();
+}
+
+/* Keep Alive loss leads to a reconnect too: the controller stops answering everything
+ * for a while (the Keep Alive times out after KATO); once it answers again the new
+ * association is up and a read works. */
+static void keep_alive_loss_reconnects(void)
+{
+	setup(NULL);
+	struct states st = { 0 };
+	struct nvmf_ctrl_opts o = auto_opts(&st);
+	o.kato_ms = 200;
+	o.timeout_ms = 300;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	loop_host_hold(lh, true);
+	CU_ASSERT_FATAL(wait_state(NVMF_CTRL_CONNECTING));
+	loop_host_hold(lh, false);
+	CU_ASSERT_FATAL(wait_state(NVMF_CTRL_LIVE));
+	uint8_t buf[4096];
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), 0);
+	CU_ASSERT(nvmf_ctrl_reconnects(ctrl) >= 1);
+	teardown();
+}
+
+/* DH-HMAC-CHAP again on every queue of the new association. */
+static void reconnect_authenticates_again(void)
+{
+	static const char key[] = "DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:";
+	struct loop_host_params p = { .dhchap_key = key };
+	setup(&p);
+	struct states st = { 0 };
+	struct nvmf_ctrl_opts o = auto_opts(&st);
+	o.dhchap_secret = key;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	unsigned sends = loop_host_fabrics_count(lh, nvme_fabrics_type_auth_send);
+	CU_ASSERT(sends > 0);
+	uint8_t buf[4096];
+	CU_ASSERT_EQUAL_FATAL(nvmf_read(ctrl, 1, 0, 8, buf), 0);
+	loop_host_break(lh);
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL(nvmf_submit_read(nvmf_io_queue(ctrl, 0), 1, 0, 8, buf, count_cb, &d), 0);
+	wait_done(nvmf_io_queue(ctrl, 0), &d);
+	CU_ASSERT_EQUAL(d.status, 0);
+	CU_ASSERT_EQUAL(loop_host_fabrics_count(lh, nvme_fabrics_type_auth_send), 2 * sends);
+	struct nvmf_auth_info ai;
+	CU_ASSERT_EQUAL(nvmf_ctrl_auth_info(ctrl, &ai), 0);
+	CU_ASSERT_TRUE(ai.authenticated);
+	teardown();
+}
+
+/* The state names. */
+static void state_names(void)
+{
+	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_state_str(NVMF_CTRL_LIVE), "live");
+	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_state_str(NVMF_CTRL_CONNECTING), "connecting");
+	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_state_str(NVMF_CTRL_LOST), "lost");
+	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_state_str(7), "unknown");
+}
+
+const struct unit_test initiator_recovery_tests[] = {
+	{ "target_restarted_reconnects_and_resends_reads_and_writes",
+	  target_restarted_reconnects_and_resends_reads_and_writes },
+	{ "lost_connection_resends_the_read_and_fails_the_fused_pair",
+	  lost_connection_resends_the_read_and_fails_the_fused_pair },
+	{ "timed_out_read_is_sent_again_after_the_reset",
+	  timed_out_read_is_sent_again_after_the_reset },
+	{ "ctrl_loss_tmo_fails_everything_with_enodev",
+	  ctrl_loss_tmo_fails_everything_with_enodev },
+	{ "fast_io_fail_fails_waiting_commands_and_keeps_reconnecting",
+	  fast_io_fail_fails_waiting_commands_and_keeps_reconnecting },
+	{ "keep_alive_loss_reconnects", keep_alive_loss_reconnects },
+	{ "reconnect_authenticates_again", reconnect_authenticates_again },
+	{ "state_names", state_names },
+	{ NULL, NULL },
+};

@@ -1,0 +1,149 @@
+/* libnvmf I/O command timeouts: a command the controller never answers is aborted, then
+ * the controller is reset; the callback runs exactly once - against our target through
+ * the loop host transport, which can lose chosen answers (loop_host_drop). */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include "initiator/internal.h"
+#include "tests/unit/loop/host/loop_host.h"
+#include "tests/unit/suites.h"
+
+static struct loop_host *lh;
+static struct nvmf_ctrl *ctrl;
+
+/* A command's completions: how many, and the last status. */
+struct done {
+	int calls, status;
+};
+
+static void count_cb(void *arg, int status, const struct nvme_cqe *cqe)
+{
+	(void)cqe;
+	struct done *d = arg;
+	d->calls++;
+	d->status = status;
+}
+
+static void setup(void)
+{
+	lh = loop_host_new(NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
+	ctrl = NULL;
+}
+
+static void teardown(void)
+{
+	if (ctrl)
+		nvmf_disconnect(ctrl);
+	ctrl = NULL;
+	loop_host_free(lh);
+	lh = NULL;
+}
+
+/* Poll @q until @d's callback ran (a bound of 10 s, not a measurement). */
+static void wait_done(struct nvmf_queue *q, struct done *d)
+{
+	for (unsigned i = 0; i < 1000 && !d->calls; i++)
+		nvmf_queue_wait(q, 10);
+}
+
+/* Without automatic reconnect: the unanswered read gets an Abort, which our target
+ * refuses ("not aborted"), so the controller is reset: the read fails once with
+ * -ETIMEDOUT, the controller is LOST, and nvmf_reconnect brings it back. */
+static void unanswered_read_is_aborted_then_the_controller_is_lost(void)
+{
+	setup();
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	o.io_timeout_ms = 200;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	struct nvmf_queue *q = nvmf_io_queue(ctrl, 0);
+	uint8_t buf[4096];
+	CU_ASSERT_EQUAL_FATAL(nvmf_read(ctrl, 1, 0, 8, buf), 0); /* block size known */
+	loop_host_drop(lh, 1, 1);
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, 0, 8, buf, count_cb, &d), 0);
+	wait_done(q, &d);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, -ETIMEDOUT);
+	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_abort_cmd), 1);
+	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_LOST);
+	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_queue_errmsg(q), "not answered within io_timeout_ms "
+							 "200 ms, and the controller did not "
+							 "abort it"));
+	/* Later polls and submits fail at once, and no callback runs again. */
+	for (unsigned i = 0; i < 5; i++)
+		nvmf_queue_poll(q, 0);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	struct done d2 = { 0 };
+	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 8, buf, count_cb, &d2), -ECONNRESET);
+	CU_ASSERT_EQUAL(nvmf_reconnect(ctrl), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_LIVE);
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), 0);
+	teardown();
+}
+
+/* Answers that arrive in time are never aborted: many reads on a short timeout. */
+static void answered_commands_are_never_aborted(void)
+{
+	setup();
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	o.io_timeout_ms = 100;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	uint8_t buf[4096];
+	for (unsigned i = 0; i < 50; i++) {
+		CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, i * 8, 8, buf), 0);
+		usleep(5000); /* across several scans */
+	}
+	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_abort_cmd), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_LIVE);
+	teardown();
+}
+
+/* A negative io_timeout_ms: no timeout at all; the read waits for as long as it takes. */
+static void negative_io_timeout_waits_for_ever(void)
+{
+	setup();
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	o.io_timeout_ms = -1;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	struct nvmf_queue *q = nvmf_io_queue(ctrl, 0);
+	CU_ASSERT_EQUAL(q->io_timeout_ms, 0);
+	uint8_t buf[4096];
+	CU_ASSERT_EQUAL_FATAL(nvmf_read(ctrl, 1, 0, 8, buf), 0);
+	loop_host_drop(lh, 1, 1);
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, 0, 8, buf, count_cb, &d), 0);
+	for (unsigned i = 0; i < 30; i++)
+		nvmf_queue_wait(q, 10);
+	CU_ASSERT_EQUAL(d.calls, 0);
+	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_abort_cmd), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_LIVE);
+	teardown(); /* disconnect completes it with -ECONNABORTED */
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, -ECONNABORTED);
+}
+
+/* The defaults are the Linux host's: 30 s for I/O, 60 s for admin commands. */
+static void defaults_are_the_linux_hosts(void)
+{
+	setup();
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	o.timeout_ms = 0; /* loop_host_opts chooses a shorter one */
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	CU_ASSERT_EQUAL(ctrl->opts.io_timeout_ms, 30000);
+	CU_ASSERT_EQUAL(ctrl->opts.timeout_ms, 60000);
+	CU_ASSERT_EQUAL(nvmf_io_queue(ctrl, 0)->io_timeout_ms, 30000);
+	CU_ASSERT_FALSE(ctrl->auto_reconnect);
+	CU_ASSERT_EQUAL(ctrl->opts.reconnect_delay_ms, 10000);
+	teardown();
+}
+
+const struct unit_test initiator_timeout_tests[] = {
+	{ "unanswered_read_is_aborted_then_the_controller_is_lost",
+	  unanswered_read_is_aborted_then_the_controller_is_lost },
+	{ "answered_commands_are_never_aborted", answered_commands_are_never_aborted },
+	{ "negative_io_timeout_waits_for_ever", negative_io_timeout_waits_for_ever },
+	{ "defaults_are_the_linux_hosts", defaults_are_the_linux_hosts },
+	{ NULL, NULL },
+};
