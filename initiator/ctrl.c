@@ -323,6 +323,7 @@ static void notify(struct nvmf_ctrl *c)
 }
 
 static int establish_admin(struct nvmf_ctrl *c, bool reconnect, unsigned *granted);
+static void register_again(struct nvmf_ctrl *c);
 
 /* CONNECTING: give up after ctrl_loss_tmo, fail waiting commands after fast_io_fail_tmo,
  * try a new association when due. */
@@ -548,6 +549,8 @@ static int establish_admin(struct nvmf_ctrl *c, bool reconnect, unsigned *grante
 		}
 		c->queue_size = qs;
 	}
+	if (reconnect)
+		register_again(c);
 	return 0;
 fail:
 	nvmfh_queue_fail_all(&c->admin, -ECONNRESET);
@@ -604,6 +607,7 @@ static void ctrl_free(struct nvmf_ctrl *c)
 	pthread_mutex_destroy(&c->ka_lock);
 	pthread_cond_destroy(&c->ka_cond);
 	pthread_mutex_destroy(&c->err_lock);
+	free(c->regions);
 	free(c);
 }
 
@@ -829,16 +833,61 @@ struct nvmf_queue *nvmf_io_queue(struct nvmf_ctrl *c, unsigned idx)
 	return c && idx < c->nr_io ? &c->io[idx] : NULL;
 }
 
+/* Registrations are remembered (admin_lock) and made again for a new association: an
+ * RDMA device's regions go with its last queue. While an automatic reconnect runs, a new
+ * one waits for the association. */
 int nvmf_mem_register(struct nvmf_ctrl *c, void *addr, size_t len)
 {
 	if (!c || !addr || !len)
 		return -EINVAL;
-	return c->t->mem_register ? c->t->mem_register(&c->admin.hq, addr, len) : -EOPNOTSUPP;
+	if (!c->t->mem_register)
+		return -EOPNOTSUPP;
+	pthread_mutex_lock(&c->admin_lock);
+	int rc = 0;
+	if (c->admin.connected || !c->auto_reconnect)
+		rc = c->t->mem_register(&c->admin.hq, addr, len);
+	if (!rc) {
+		void *n = realloc(c->regions, (c->nr_regions + 1) * sizeof(*c->regions));
+		if (n) {
+			c->regions = n;
+			c->regions[c->nr_regions].addr = addr;
+			c->regions[c->nr_regions++].len = len;
+		} else {
+			if (c->admin.connected && c->t->mem_unregister)
+				c->t->mem_unregister(&c->admin.hq, addr);
+			rc = -ENOMEM;
+		}
+	}
+	pthread_mutex_unlock(&c->admin_lock);
+	return rc;
 }
 
 int nvmf_mem_unregister(struct nvmf_ctrl *c, void *addr)
 {
 	if (!c || !addr)
 		return -EINVAL;
-	return c->t->mem_unregister ? c->t->mem_unregister(&c->admin.hq, addr) : -EOPNOTSUPP;
+	if (!c->t->mem_unregister)
+		return -EOPNOTSUPP;
+	pthread_mutex_lock(&c->admin_lock);
+	int rc = -ENOENT;
+	for (unsigned i = 0; i < c->nr_regions; i++)
+		if (c->regions[i].addr == addr) {
+			c->regions[i] = c->regions[--c->nr_regions];
+			rc = 0;
+			break;
+		}
+	if (c->admin.connected || !c->auto_reconnect)
+		rc = c->t->mem_unregister(&c->admin.hq, addr);
+	pthread_mutex_unlock(&c->admin_lock);
+	return rc;
+}
+
+/* After a new association: the remembered regions again. One that fails is left to the
+ * transport's own buffers (a copy), as any unregistered memory. */
+static void register_again(struct nvmf_ctrl *c)
+{
+	if (!c->t->mem_register)
+		return;
+	for (unsigned i = 0; i < c->nr_regions; i++)
+		c->t->mem_register(&c->admin.hq, c->regions[i].addr, c->regions[i].len);
 }

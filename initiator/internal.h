@@ -136,6 +136,11 @@ struct nvmf_ctrl {
 		uint8_t opcode;
 	} aborts[NVMFH_MAX_ABORTS]; /* Abort requests of the I/O queues (ka_lock) */
 	unsigned nr_aborts;
+	struct {
+		void *addr;
+		size_t len;
+	} * regions; /* nvmf_mem_register's, made again after a reconnect (admin_lock) */
+	unsigned nr_regions;
 
 	/* DH-HMAC-CHAP (auth.c): the secrets as parsed from the options (NULL: not given;
 	 * zeroed when freed), the next transaction id, what the admin queue's used. */

@@ -355,7 +355,9 @@ int nvmf_read_discovery_log(struct nvmf_ctrl *ctrl, struct nvmf_disc_entry **ent
 
 /* nvmf_mem_register - register [addr, addr+len) once for zero-copy I/O: buffers inside
  * it are sent by keyed SGL without a copy. Other buffers go through the library's own
- * registered pool (one copy). Returns 0 or -errno. */
+ * registered pool (one copy). The controller remembers it: registered again for every
+ * new association (nvmf_reconnect, automatic reconnect); while an automatic reconnect
+ * runs, it is only remembered (0). Returns 0 or -errno. */
 int nvmf_mem_register(struct nvmf_ctrl *ctrl, void *addr, size_t len);
 int nvmf_mem_unregister(struct nvmf_ctrl *ctrl, void *addr);
 

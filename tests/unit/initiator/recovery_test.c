@@ -108,8 +108,13 @@ static void target_restarted_reconnects_and_resends_reads_and_writes(void)
 	fill(wbuf, sizeof(wbuf), 3);
 	CU_ASSERT_EQUAL_FATAL(nvmf_read(ctrl, 1, 0, 8, rbuf), 0); /* block size known */
 
+	static uint8_t region[8192];
+	CU_ASSERT_EQUAL(nvmf_mem_register(ctrl, region, 4096), 0);
 	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(lh, 1), 0);
 	CU_ASSERT_FATAL(wait_state(NVMF_CTRL_CONNECTING));
+	/* Registered while there is no association: remembered, made at the next one. */
+	CU_ASSERT_EQUAL(nvmf_mem_register(ctrl, region + 4096, 4096), 0);
+	CU_ASSERT_EQUAL(ctrl->nr_regions, 2);
 	struct done dw = { 0 }, dr = { 0 };
 	CU_ASSERT_EQUAL(nvmf_submit_write(q, 1, 16, 8, wbuf, count_cb, &dw), 0);
 	for (unsigned i = 0; i < 10; i++)
@@ -132,6 +137,9 @@ static void target_restarted_reconnects_and_resends_reads_and_writes(void)
 	CU_ASSERT_EQUAL(st.seen[0], NVMF_CTRL_CONNECTING);
 	CU_ASSERT_EQUAL(st.seen[1], NVMF_CTRL_LIVE);
 	CU_ASSERT_STRING_EQUAL(nvmf_queue_errmsg(q), "");
+	CU_ASSERT_EQUAL(nvmf_mem_unregister(ctrl, region), 0);
+	CU_ASSERT_EQUAL(ctrl->nr_regions, 1);
+	CU_ASSERT_EQUAL(ctrl->regions[0].addr, region + 4096);
 	teardown();
 }
 
@@ -219,7 +227,7 @@ static void ctrl_loss_tmo_fails_everything_with_enodev(void)
 	CU_ASSERT_EQUAL(d.status, -ENODEV);
 	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_LOST);
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_queue_errmsg(q), "not reconnected within "
-							 "ctrl_loss_tmo_ms 300 ms"));
+							    "ctrl_loss_tmo_ms 300 ms"));
 	struct done d2 = { 0 };
 	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 8, buf, count_cb, &d2), -ENODEV);
 	CU_ASSERT_EQUAL(nvmf_queue_poll(q, 0), -ENODEV);
