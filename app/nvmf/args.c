@@ -121,6 +121,30 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 		else
 			c->path_timeout_ms = (unsigned)port;
 		return 0;
+	case OPT_IO_TIMEOUT:
+	case OPT_RECONNECT_DELAY:
+	case OPT_FAST_IO_FAIL_TMO:
+		/* Seconds, as nvme-cli's; a day at most (the library counts milliseconds in
+		 * an int). */
+		if (cli_parse_u64(arg, 1, 86400, &port, msg, sizeof(msg)))
+			return cli_usage_error(err, cmd, "%s: seconds %s", optname, msg);
+		if (key == OPT_IO_TIMEOUT)
+			c->io_timeout_s = (unsigned)port;
+		else if (key == OPT_RECONNECT_DELAY)
+			c->reconnect_delay_s = (unsigned)port;
+		else
+			c->fast_io_fail_s = (unsigned)port;
+		return 0;
+	case OPT_CTRL_LOSS_TMO:
+		if (!strcmp(arg, "-1")) {
+			c->ctrl_loss_tmo_s = -1;
+			return 0;
+		}
+		if (cli_parse_u64(arg, 1, 86400, &port, msg, sizeof(msg)))
+			return cli_usage_error(
+				err, cmd, "--ctrl-loss-tmo: seconds %s (or -1: for ever)", msg);
+		c->ctrl_loss_tmo_s = (int)port;
+		return 0;
 	case 'n':
 		/* A key pasted in a name's place: never sent, and the message does not show it
 		 * (the terminal, a shell history search, a support ticket). */
@@ -265,6 +289,15 @@ int cli_check_common(const struct cli_common *c, enum cli_nqn need, const char *
 	if ((c->hdr_digest || c->data_digest) && (!c->trtype || strcmp(c->trtype, "tcp")))
 		return cli_usage_error(err, cmd, "%s: digests are NVMe/TCP's: give -t tcp",
 				       c->hdr_digest ? "-g/--hdr-digest" : "-G/--data-digest");
+	if ((c->reconnect_delay_s || c->fast_io_fail_s) && !c->ctrl_loss_tmo_s)
+		return cli_usage_error(
+			err, cmd, "%s is for automatic reconnect: give --ctrl-loss-tmo too",
+			c->reconnect_delay_s ? "--reconnect-delay" : "--fast-io-fail-tmo");
+	if ((c->ctrl_loss_tmo_s || c->fast_io_fail_s) && c->n_traddrs > 1)
+		return cli_usage_error(err, cmd,
+				       "--ctrl-loss-tmo is for one path: with several -a the "
+				       "paths are reconnected by the multipath handle "
+				       "(--refresh, --path-timeout)");
 	if ((c->refresh_ms || c->path_timeout_ms) && c->n_traddrs < 2)
 		return cli_usage_error(err, cmd,
 				       "%s is for several paths (-a given more than once)",

@@ -78,6 +78,12 @@ struct cli_common {
 	bool verbose; /* -v/--verbose: how the connect went, on stderr */
 	bool json;    /* --json */
 	bool help;    /* -h/--help */
+	/* Timeouts and automatic reconnect (nvmf_ctrl_opts), in seconds as nvme-cli's; one
+	 * path only (the multipath handle reconnects its paths itself). 0: not given. */
+	unsigned io_timeout_s;      /* --io-timeout SEC */
+	int ctrl_loss_tmo_s;        /* --ctrl-loss-tmo SEC, -1 for ever */
+	unsigned reconnect_delay_s; /* --reconnect-delay SEC */
+	unsigned fast_io_fail_s;    /* --fast-io-fail-tmo SEC */
 };
 
 /* ---- args.c: option and value parsing (pure) ---- */
@@ -119,7 +125,20 @@ enum {
 	OPT_TLS_COMPAT,
 	OPT_SDLBA, /* copy.c */
 	OPT_RANGE,
+	OPT_IO_TIMEOUT, /* timeouts and reconnect (nvmf_ctrl_opts) */
+	OPT_CTRL_LOSS_TMO,
+	OPT_RECONNECT_DELAY,
+	OPT_FAST_IO_FAIL_TMO,
 };
+
+/* The help lines of the timeout and reconnect options (read, write, perf). */
+#define CLI_RECOVERY_USAGE                                                                    \
+	"  --io-timeout SEC   abort an I/O unanswered this long, then reset (default 30)\n"   \
+	"  --ctrl-loss-tmo SEC  reconnect automatically for this long when the connection\n"  \
+	"                     is lost (-1: for ever; default: no automatic reconnect)\n"      \
+	"  --reconnect-delay SEC  between reconnect attempts (default 10)\n"                  \
+	"  --fast-io-fail-tmo SEC  fail waiting I/O after this long reconnecting (default:\n" \
+	"                     wait until --ctrl-loss-tmo)\n"
 
 /* The help lines of the multipath options (read, write, perf). */
 #define CLI_MULTIPATH_USAGE                                                                     \
@@ -151,6 +170,10 @@ enum {
 		{ "help", no_argument, NULL, 'h' }, { "verbose", no_argument, NULL, 'v' },       \
 		{ "json", no_argument, NULL, OPT_JSON },                                         \
 		{ "refresh", required_argument, NULL, OPT_REFRESH },                             \
+		{ "io-timeout", required_argument, NULL, OPT_IO_TIMEOUT },                       \
+		{ "ctrl-loss-tmo", required_argument, NULL, OPT_CTRL_LOSS_TMO },                 \
+		{ "reconnect-delay", required_argument, NULL, OPT_RECONNECT_DELAY },             \
+		{ "fast-io-fail-tmo", required_argument, NULL, OPT_FAST_IO_FAIL_TMO },           \
 	{                                                                                        \
 		"path-timeout", required_argument, NULL, OPT_PATH_TIMEOUT                        \
 	}

@@ -83,6 +83,10 @@ int cli_fill_opts(const struct cli_common *c, const struct cli_env *env, const c
 	o->hdr_digest = c->hdr_digest;
 	o->data_digest = c->data_digest;
 	o->disable_sqflow = c->disable_sqflow;
+	o->io_timeout_ms = (int)c->io_timeout_s * 1000;
+	o->ctrl_loss_tmo_ms = c->ctrl_loss_tmo_s < 0 ? -1 : c->ctrl_loss_tmo_s * 1000;
+	o->reconnect_delay_ms = c->reconnect_delay_s * 1000;
+	o->fast_io_fail_tmo_ms = (int)c->fast_io_fail_s * 1000;
 	const char *ckey_env = discovery ? NULL : env->dhchap_ctrl_secret;
 	if (pick_secret(c->dhchap_secret, "-S/--dhchap-secret", env->dhchap_secret,
 			"$NVMF_DHCHAP_SECRET", cmd, env->err, &o->dhchap_secret) ||

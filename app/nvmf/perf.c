@@ -47,7 +47,7 @@ static const char usage[] =
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
 	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -t/--transport, -g/--hdr-digest,\n"
 	"  -G/--data-digest, --tls, --tls-key-file, --tls-key, --tls-identity, --tls-compat,\n"
-	"  -v/--verbose as for identify\n" CLI_MULTIPATH_USAGE
+	"  -v/--verbose as for identify\n" CLI_RECOVERY_USAGE CLI_MULTIPATH_USAGE
 	"Ctrl-C stops the run early: the result of the time it ran is printed, marked\n"
 	"\"(interrupted after N.N s)\", and the exit status is 130.\n"
 	"WARNING: write modes overwrite the namespace.\n";

@@ -43,6 +43,8 @@ static void help(FILE *f)
 		"-n/--nqn SUBNQN, -q/--hostnqn NQN, -I/--hostid UUID, --json, -v/--verbose,\n"
 		"-S/--dhchap-secret SECRET, -C/--dhchap-ctrl-secret SECRET (DH-HMAC-CHAP; or\n"
 		"$NVMF_DHCHAP_SECRET / $NVMF_DHCHAP_CTRL_SECRET, which other users cannot see).\n"
+		"--io-timeout SEC, --ctrl-loss-tmo SEC|-1, --reconnect-delay SEC,\n"
+		"--fast-io-fail-tmo SEC (timeouts and automatic reconnect, as nvme-cli's).\n"
 		"read, write and perf go over several paths to one subsystem (multipath, with\n"
 		"failover) when -a is repeated; -s once for all or once per -a.\n"
 		"Run 'nvmf SUBCOMMAND --help' for the options of one subcommand;\n"

@@ -31,7 +31,7 @@ static const char read_usage[] =
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
 	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -t/--transport, -g/--hdr-digest,\n"
 	"  -G/--data-digest, --tls, --tls-key-file, --tls-key, --tls-identity, --tls-compat,\n"
-	"  -v/--verbose as for identify\n" CLI_MULTIPATH_USAGE;
+	"  -v/--verbose as for identify\n" CLI_RECOVERY_USAGE CLI_MULTIPATH_USAGE;
 
 static const char write_usage[] =
 	"Usage: nvmf write -a ADDR [-a ADDR ...] -n NQN [-s PORT ...] [--ns NSID]\n"
@@ -44,7 +44,7 @@ static const char write_usage[] =
 	"  -a/--traddr, -s/--trsvcid, -n/--nqn, -q/--hostnqn, -I/--hostid,\n"
 	"  -S/--dhchap-secret, -C/--dhchap-ctrl-secret, -t/--transport, -g/--hdr-digest,\n"
 	"  -G/--data-digest, --tls, --tls-key-file, --tls-key, --tls-identity, --tls-compat,\n"
-	"  -v/--verbose as for identify\n" CLI_MULTIPATH_USAGE;
+	"  -v/--verbose as for identify\n" CLI_RECOVERY_USAGE CLI_MULTIPATH_USAGE;
 
 int cli_rw_parse_args(int argc, char **argv, bool write, struct cli_rw_opts *o, FILE *err)
 {

@@ -245,6 +245,57 @@ static void tls_compat_needs_a_tls_option_and_is_passed_on(void)
 	CU_ASSERT_TRUE(o.tls_compat);
 }
 
+/* The timeout and reconnect options: seconds (-1 for ever for --ctrl-loss-tmo), checked,
+ * refused without --ctrl-loss-tmo or with several paths, and handed on in ms. */
+static void recovery_options_are_checked_and_passed_on(void)
+{
+	struct clit t;
+	clit_setup(&t, false, NULL);
+	CU_ASSERT_EQUAL(clit_run(&t, "read", "-a", "127.0.0.1", "-n", "x", "--length", "4k",
+				 "--io-timeout", "0", NULL),
+			2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: read: --io-timeout: seconds 0 is out of "
+					     "range (1 to 86400)\n"));
+	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-n", "x", "--ctrl-loss-tmo", "-2",
+				 NULL),
+			2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: perf: --ctrl-loss-tmo: seconds '-2' is not "
+					     "a number (or -1: for ever)\n"));
+	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-n", "x", "--reconnect-delay", "1",
+				 NULL),
+			2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: perf: --reconnect-delay is for automatic "
+					     "reconnect: give --ctrl-loss-tmo too\n"));
+	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-n", "x", "--fast-io-fail-tmo",
+				 "1", NULL),
+			2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "--fast-io-fail-tmo is for automatic reconnect"));
+	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-a", "127.0.0.2", "-n", "x",
+				 "--ctrl-loss-tmo", "60", NULL),
+			2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: perf: --ctrl-loss-tmo is for one path"));
+	clit_teardown(&t);
+
+	struct cli_common c = { .traddr = "127.0.0.1" };
+	struct cli_env env = { .err = stderr };
+	struct nvmf_ctrl_opts o;
+	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "perf", false, &o), CLI_OK);
+	CU_ASSERT_EQUAL(o.io_timeout_ms, 0); /* the library's defaults */
+	CU_ASSERT_EQUAL(o.ctrl_loss_tmo_ms, 0);
+	c.io_timeout_s = 5;
+	c.ctrl_loss_tmo_s = -1;
+	c.reconnect_delay_s = 2;
+	c.fast_io_fail_s = 3;
+	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "perf", false, &o), CLI_OK);
+	CU_ASSERT_EQUAL(o.io_timeout_ms, 5000);
+	CU_ASSERT_EQUAL(o.ctrl_loss_tmo_ms, -1);
+	CU_ASSERT_EQUAL(o.reconnect_delay_ms, 2000);
+	CU_ASSERT_EQUAL(o.fast_io_fail_tmo_ms, 3000);
+	c.ctrl_loss_tmo_s = 600;
+	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "perf", false, &o), CLI_OK);
+	CU_ASSERT_EQUAL(o.ctrl_loss_tmo_ms, 600000);
+}
+
 static void bad_hostid_is_a_usage_error(void)
 {
 	struct clit t;
@@ -271,6 +322,8 @@ const struct unit_test cli_args_tests[] = {
 	  unknown_option_and_missing_value_are_named },
 	{ "transport_and_digest_options_are_checked_and_passed_on",
 	  transport_and_digest_options_are_checked_and_passed_on },
+	{ "recovery_options_are_checked_and_passed_on",
+	  recovery_options_are_checked_and_passed_on },
 	{ "bad_hostid_is_a_usage_error", bad_hostid_is_a_usage_error },
 	{ "tls_compat_needs_a_tls_option_and_is_passed_on",
 	  tls_compat_needs_a_tls_option_and_is_passed_on },
