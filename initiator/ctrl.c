@@ -397,6 +397,13 @@ static int establish(struct nvmf_ctrl *c, bool reconnect)
 	rc = start_keep_alive(c);
 	if (rc)
 		goto fail;
+	/* aen: asynchronous events configured and AERs posted again (aen.c). */
+	rc = nvmfh_aen_start(c);
+	if (rc) {
+		nvmfh_aen_stop(c);
+		stop_keep_alive(c);
+		goto fail;
+	}
 	return 0;
 fail:
 	teardown(c, -ECONNRESET);
@@ -410,6 +417,7 @@ static void ctrl_free(struct nvmf_ctrl *c)
 	free(c->io);
 	nvmfh_queue_release(&c->admin);
 	nvmfh_auth_fini(c);
+	nvmfh_aen_free(c); /* aen */
 	pthread_mutex_destroy(&c->admin_lock);
 	pthread_mutex_destroy(&c->ka_lock);
 	pthread_cond_destroy(&c->ka_cond);
@@ -536,6 +544,7 @@ int nvmf_disconnect(struct nvmf_ctrl *c)
 {
 	if (!c)
 		return -EINVAL;
+	nvmfh_aen_stop(c); /* aen */
 	stop_keep_alive(c);
 	/* Commands still outstanding complete first: no callback may run after we return. */
 	for (unsigned i = 0; i < c->nr_io; i++)
@@ -550,6 +559,7 @@ int nvmf_reconnect(struct nvmf_ctrl *c)
 {
 	if (!c)
 		return -EINVAL;
+	nvmfh_aen_stop(c); /* aen */
 	stop_keep_alive(c);
 	teardown(c, -ECONNRESET);
 	for (unsigned i = 0; i < c->nr_io; i++) {

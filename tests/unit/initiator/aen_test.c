@@ -1,0 +1,394 @@
+/* libnvmf's asynchronous events (NVMe Base 2.0 section 5.2) against our target through
+ * the loop transport: each event our target sends (namespace added, removed, resized;
+ * ANA change; discovery log change) reaches the callback with its log page decoded,
+ * events the program did not ask for do not, the AERs posted are bounded by AERL and do
+ * not leak or complete twice over nvmf_reconnect and nvmf_disconnect. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "tests/unit/loop/host/loop_host.h"
+#include "tests/unit/suites.h"
+
+#define WAIT_MS 5000 /* an event's delivery, at most (it takes ~100 ms) */
+#define MAX_SEEN 16
+
+/* What the callback saw, copied (the event's memory is the library's). */
+struct seen {
+	enum nvmf_event_kind kind;
+	int status;
+	uint8_t type, info, lid;
+	uint32_t nr_nsids, nsids[8];
+	bool overflow;
+	uint8_t ana_state1; /* state of ANA group 1 in the log, 0 when none */
+	size_t nr_disc;
+	uint16_t disc_portids[8];
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct seen ev[MAX_SEEN];
+	unsigned n;
+	pthread_t thread;
+} R = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+static struct loop_host *lh;
+static struct nvmf_ctrl *ctrl;
+
+static void on_event(void *arg, const struct nvmf_event *ev)
+{
+	(void)arg;
+	struct seen s;
+	memset(&s, 0, sizeof(s));
+	s.kind = ev->kind;
+	s.status = ev->status;
+	s.type = ev->type;
+	s.info = ev->info;
+	s.lid = ev->lid;
+	s.nr_nsids = ev->nr_nsids;
+	for (unsigned i = 0; i < ev->nr_nsids && i < 8; i++)
+		s.nsids[i] = ev->nsids[i];
+	s.overflow = ev->nsids_overflow;
+	if (ev->ana)
+		for (unsigned i = 0; i < ev->ana->nr_groups; i++)
+			if (ev->ana->groups[i].grpid == 1)
+				s.ana_state1 = ev->ana->groups[i].state;
+	s.nr_disc = ev->nr_disc_entries;
+	for (size_t i = 0; i < ev->nr_disc_entries && i < 8; i++)
+		s.disc_portids[i] = ev->disc_entries[i].portid;
+	pthread_mutex_lock(&R.lock);
+	R.thread = pthread_self();
+	if (R.n < MAX_SEEN)
+		R.ev[R.n] = s;
+	R.n++;
+	pthread_cond_broadcast(&R.cond);
+	pthread_mutex_unlock(&R.lock);
+}
+
+static void reset_seen(void)
+{
+	pthread_mutex_lock(&R.lock);
+	R.n = 0;
+	memset(R.ev, 0, sizeof(R.ev));
+	pthread_mutex_unlock(&R.lock);
+}
+
+static unsigned seen_count(void)
+{
+	pthread_mutex_lock(&R.lock);
+	unsigned n = R.n;
+	pthread_mutex_unlock(&R.lock);
+	return n;
+}
+
+/* Wait until @n events were seen (up to @ms); returns the count then. */
+static unsigned wait_seen(unsigned n, unsigned ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&R.lock);
+	while (R.n < n && pthread_cond_timedwait(&R.cond, &R.lock, &ts) == 0)
+		;
+	unsigned got = R.n;
+	pthread_mutex_unlock(&R.lock);
+	return got;
+}
+
+static struct seen seen_at(unsigned i)
+{
+	pthread_mutex_lock(&R.lock);
+	struct seen s = R.ev[i];
+	pthread_mutex_unlock(&R.lock);
+	return s;
+}
+
+/* Wait until @want AERs are outstanding again (posted after an event's work). */
+static unsigned wait_aers(unsigned want)
+{
+	for (unsigned i = 0; i < WAIT_MS / 10; i++) {
+		if (nvmf_ctrl_aers_outstanding(ctrl) == want)
+			break;
+		usleep(10000);
+	}
+	return nvmf_ctrl_aers_outstanding(ctrl);
+}
+
+/* Wait until the target counted @want admin commands @opcode (its groups count them
+ * after the host sent them). */
+static unsigned wait_count(uint8_t opcode, unsigned want)
+{
+	for (unsigned i = 0; i < WAIT_MS / 10; i++) {
+		if (loop_host_admin_count(lh, opcode) >= want)
+			break;
+		usleep(10000);
+	}
+	return loop_host_admin_count(lh, opcode);
+}
+
+static void setup(const struct loop_host_params *p, const char *subnqn, unsigned mask)
+{
+	reset_seen();
+	lh = loop_host_new(p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, subnqn);
+	ctrl = NULL;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	if (mask)
+		CU_ASSERT_EQUAL_FATAL(nvmf_ctrl_set_event_cb(ctrl, mask, on_event, NULL), 0);
+}
+
+static void teardown(void)
+{
+	if (ctrl)
+		nvmf_disconnect(ctrl);
+	ctrl = NULL;
+	loop_host_free(lh);
+	lh = NULL;
+}
+
+/* The AERs a controller takes: min(AERL + 1, 4). */
+static unsigned aers_expected(void)
+{
+	unsigned n = (unsigned)nvmf_ctrl_id(ctrl)->aerl + 1;
+	return n < 4 ? n : 4;
+}
+
+static void namespace_add_remove_and_resize_deliver_the_changed_nsids(void)
+{
+	setup(NULL, LH_SUBNQN, NVMF_EVENT_BIT(NVMF_EVENT_NS_CHANGED));
+	uint32_t aec = 0;
+	CU_ASSERT_EQUAL(nvmf_get_features(ctrl, NVME_FEAT_FID_ASYNC_EVENT, 0, 0, &aec), 0);
+	CU_ASSERT_EQUAL(aec, 1u << 8); /* Namespace Attribute Notices only */
+	CU_ASSERT_EQUAL(wait_aers(aers_expected()), aers_expected());
+
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(lh, 5, 1u << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(wait_seen(1, WAIT_MS), 1);
+	struct seen s = seen_at(0);
+	CU_ASSERT_EQUAL(s.kind, NVMF_EVENT_NS_CHANGED);
+	CU_ASSERT_EQUAL(s.status, 0);
+	CU_ASSERT_EQUAL(s.type, NVME_AER_NOTICE);
+	CU_ASSERT_EQUAL(s.info, NVME_AER_NOTICE_NS_CHANGED);
+	CU_ASSERT_EQUAL(s.lid, NVME_LOG_LID_CHANGED_NS);
+	CU_ASSERT_EQUAL(s.nr_nsids, 1);
+	CU_ASSERT_EQUAL(s.nsids[0], 5);
+	CU_ASSERT_FALSE(s.overflow);
+	CU_ASSERT_FALSE(pthread_equal(R.thread, pthread_self())); /* the library's thread */
+	/* The AER went out again once the log was read. */
+	CU_ASSERT_EQUAL(wait_aers(aers_expected()), aers_expected());
+
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_resize(lh, 1, 32u << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(wait_seen(2, WAIT_MS), 2);
+	s = seen_at(1);
+	CU_ASSERT_EQUAL(s.kind, NVMF_EVENT_NS_CHANGED);
+	CU_ASSERT_EQUAL(s.nr_nsids, 1);
+	CU_ASSERT_EQUAL(s.nsids[0], 1);
+	struct nvmf_ns_info info;
+	CU_ASSERT_EQUAL(nvmf_ns_info(ctrl, 1, &info), 0);
+	CU_ASSERT_EQUAL(info.nsze, (32u << 20) / 512);
+	CU_ASSERT_EQUAL(wait_aers(aers_expected()), aers_expected());
+
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_remove(lh, 5), 0);
+	CU_ASSERT_EQUAL_FATAL(wait_seen(3, WAIT_MS), 3);
+	s = seen_at(2);
+	CU_ASSERT_EQUAL(s.kind, NVMF_EVENT_NS_CHANGED);
+	CU_ASSERT_EQUAL(s.nr_nsids, 1);
+	CU_ASSERT_EQUAL(s.nsids[0], 5);
+	CU_ASSERT_NOT_EQUAL(nvmf_ns_info(ctrl, 5, &info), 0); /* inactive now */
+	/* Each event read the Changed Namespace List once, and only once. */
+	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_get_log_page), 3);
+	usleep(300000);
+	CU_ASSERT_EQUAL(seen_count(), 3);
+	teardown();
+}
+
+static void two_namespaces_changed_together_are_listed_in_one_event_or_two(void)
+{
+	setup(NULL, LH_SUBNQN, NVMF_EVENT_BIT(NVMF_EVENT_NS_CHANGED));
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(lh, 6, 1u << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(lh, 7, 1u << 20), 0);
+	/* The target masks the event until the log is read: what changed meanwhile is in the
+	 * log the next event reads. Every NSID arrives exactly once. */
+	bool got6 = false, got7 = false;
+	unsigned extra = 0;
+	for (unsigned tries = 0; tries < 2 && !(got6 && got7); tries++) {
+		unsigned n = wait_seen(tries + 1, WAIT_MS);
+		CU_ASSERT_FATAL(n >= tries + 1);
+		struct seen s = seen_at(tries);
+		for (unsigned i = 0; i < s.nr_nsids; i++) {
+			if (s.nsids[i] == 6 && !got6)
+				got6 = true;
+			else if (s.nsids[i] == 7 && !got7)
+				got7 = true;
+			else
+				extra++;
+		}
+	}
+	CU_ASSERT_TRUE(got6);
+	CU_ASSERT_TRUE(got7);
+	CU_ASSERT_EQUAL(extra, 0);
+	teardown();
+}
+
+static void ana_change_delivers_the_ana_log(void)
+{
+	setup(NULL, LH_SUBNQN, NVMF_EVENT_BIT(NVMF_EVENT_ANA_CHANGE));
+	uint32_t aec = 0;
+	CU_ASSERT_EQUAL(nvmf_get_features(ctrl, NVME_FEAT_FID_ASYNC_EVENT, 0, 0, &aec), 0);
+	CU_ASSERT_EQUAL(aec, 1u << 11);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ana_set(lh, 1, 1, NVME_ANA_STATE_NONOPTIMIZED), 0);
+	CU_ASSERT_EQUAL_FATAL(wait_seen(1, WAIT_MS), 1);
+	struct seen s = seen_at(0);
+	CU_ASSERT_EQUAL(s.kind, NVMF_EVENT_ANA_CHANGE);
+	CU_ASSERT_EQUAL(s.status, 0);
+	CU_ASSERT_EQUAL(s.lid, NVME_LOG_LID_ANA);
+	CU_ASSERT_EQUAL(s.ana_state1, NVME_ANA_STATE_NONOPTIMIZED);
+	CU_ASSERT_EQUAL(wait_aers(aers_expected()), aers_expected());
+	/* And the next one, which reading the log re-armed. */
+	CU_ASSERT_EQUAL_FATAL(loop_host_ana_set(lh, 1, 1, NVME_ANA_STATE_INACCESSIBLE), 0);
+	CU_ASSERT_EQUAL_FATAL(wait_seen(2, WAIT_MS), 2);
+	s = seen_at(1);
+	CU_ASSERT_EQUAL(s.kind, NVMF_EVENT_ANA_CHANGE);
+	CU_ASSERT_EQUAL(s.ana_state1, NVME_ANA_STATE_INACCESSIBLE);
+	teardown();
+}
+
+static void discovery_log_change_delivers_the_new_log(void)
+{
+	setup(&(struct loop_host_params){ .n_ports = 2 }, NULL,
+	      NVMF_EVENT_BIT(NVMF_EVENT_DISC_CHANGED));
+	uint32_t aec = 0;
+	CU_ASSERT_EQUAL(nvmf_get_features(ctrl, NVME_FEAT_FID_ASYNC_EVENT, 0, 0, &aec), 0);
+	CU_ASSERT_EQUAL(aec, 1u << 31);
+	struct nvmf_disc_entry *e = NULL;
+	size_t n = 0;
+	CU_ASSERT_EQUAL_FATAL(nvmf_read_discovery_log(ctrl, &e, &n, NULL), 0);
+	free(e);
+	/* lh0 and the discovery subsystem, through ports 1 and 2 */
+	CU_ASSERT_FATAL(n >= 2 && n <= 8);
+
+	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(lh, 2), 0);
+	CU_ASSERT_EQUAL_FATAL(wait_seen(1, WAIT_MS), 1);
+	struct seen s = seen_at(0);
+	CU_ASSERT_EQUAL(s.kind, NVMF_EVENT_DISC_CHANGED);
+	CU_ASSERT_EQUAL(s.status, 0);
+	CU_ASSERT_EQUAL(s.info, NVME_AER_NOTICE_DISC_CHANGED);
+	CU_ASSERT_EQUAL(s.lid, NVME_LOG_LID_DISCOVER);
+	CU_ASSERT_EQUAL(s.nr_disc, n / 2);
+	for (size_t i = 0; i < s.nr_disc && i < 8; i++)
+		CU_ASSERT_EQUAL(s.disc_portids[i], 1); /* port 2 is gone */
+	CU_ASSERT_EQUAL(wait_aers(aers_expected()), aers_expected());
+
+	CU_ASSERT_EQUAL_FATAL(loop_host_port_add(lh, 2), 0);
+	CU_ASSERT_EQUAL_FATAL(wait_seen(2, WAIT_MS), 2);
+	s = seen_at(1);
+	CU_ASSERT_EQUAL(s.kind, NVMF_EVENT_DISC_CHANGED);
+	CU_ASSERT_EQUAL(s.nr_disc, n);
+	teardown();
+}
+
+static void events_not_asked_for_are_not_delivered(void)
+{
+	setup(NULL, LH_SUBNQN, NVMF_EVENT_BIT(NVMF_EVENT_NS_CHANGED));
+	unsigned logs = loop_host_admin_count(lh, nvme_admin_get_log_page);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ana_set(lh, 1, 1, NVME_ANA_STATE_NONOPTIMIZED), 0);
+	usleep(500000);
+	CU_ASSERT_EQUAL(seen_count(), 0);
+	/* Not enabled on the controller, so nothing came and no log was read. */
+	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_get_log_page), logs);
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), aers_expected());
+	/* What was asked for still comes. */
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(lh, 5, 1u << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(wait_seen(1, WAIT_MS), 1);
+	CU_ASSERT_EQUAL(seen_at(0).kind, NVMF_EVENT_NS_CHANGED);
+	CU_ASSERT_EQUAL(wait_aers(aers_expected()), aers_expected());
+	/* Events off: AEC 0, nothing delivered, the AERs are not posted again. */
+	CU_ASSERT_EQUAL(nvmf_ctrl_set_event_cb(ctrl, 0, NULL, NULL), 0);
+	uint32_t aec = 1;
+	CU_ASSERT_EQUAL(nvmf_get_features(ctrl, NVME_FEAT_FID_ASYNC_EVENT, 0, 0, &aec), 0);
+	CU_ASSERT_EQUAL(aec, 0);
+	CU_ASSERT_EQUAL(loop_host_ns_remove(lh, 5), 0);
+	usleep(300000);
+	CU_ASSERT_EQUAL(seen_count(), 1);
+	CU_ASSERT_EQUAL(nvmf_ctrl_set_event_cb(ctrl, 0x100, on_event, NULL), -EINVAL);
+	teardown();
+}
+
+static void aers_posted_are_bounded_by_aerl(void)
+{
+	setup(NULL, LH_SUBNQN, NVMF_EVENT_ALL);
+	unsigned want = aers_expected();
+	CU_ASSERT_EQUAL(want, 4); /* our target: AERL 3 */
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), want);
+	CU_ASSERT_EQUAL(wait_count(nvme_admin_async_event, want), want);
+	/* Setting the callback again posts none beyond the limit (no Asynchronous Event
+	 * Request Limit Exceeded). */
+	CU_ASSERT_EQUAL(nvmf_ctrl_set_event_cb(ctrl, NVMF_EVENT_ALL, on_event, NULL), 0);
+	usleep(300000);
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), want);
+	CU_ASSERT_EQUAL(wait_count(nvme_admin_async_event, want), want);
+	/* Admin commands still run beside the parked AERs. */
+	struct nvmf_ns_info info;
+	CU_ASSERT_EQUAL(nvmf_ns_info(ctrl, 1, &info), 0);
+	CU_ASSERT_EQUAL(seen_count(), 0);
+	teardown();
+}
+
+static void reconnect_and_disconnect_neither_leak_nor_deliver_aers(void)
+{
+	setup(NULL, LH_SUBNQN, NVMF_EVENT_BIT(NVMF_EVENT_NS_CHANGED));
+	unsigned want = aers_expected();
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), want);
+	/* The old association's AERs fail (not delivered, not posted again); the new one
+	 * gets its own, with AEC set again. */
+	CU_ASSERT_EQUAL_FATAL(nvmf_reconnect(ctrl), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), want);
+	CU_ASSERT_EQUAL(wait_count(nvme_admin_async_event, 2 * want), 2 * want);
+	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_set_features), 4); /* 2 x NQ, AEC */
+	CU_ASSERT_EQUAL(seen_count(), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(lh, 5, 1u << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(wait_seen(1, WAIT_MS), 1);
+	CU_ASSERT_EQUAL(seen_at(0).nsids[0], 5);
+	CU_ASSERT_EQUAL(wait_aers(want), want);
+
+	/* A lost connection: the AERs fail with it, nothing is delivered. */
+	loop_host_break(lh);
+	for (unsigned i = 0; i < 100 && nvmf_ctrl_aers_outstanding(ctrl); i++)
+		usleep(10000);
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_reconnect(ctrl), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), want);
+	CU_ASSERT_EQUAL(seen_count(), 1);
+
+	/* Disconnect with AERs parked: they end with the association, no callback. */
+	CU_ASSERT_EQUAL(nvmf_disconnect(ctrl), 0);
+	ctrl = NULL;
+	CU_ASSERT_EQUAL(seen_count(), 1);
+	for (unsigned i = 0; i < 100 && loop_host_live_ctrls(lh); i++)
+		usleep(10000);
+	CU_ASSERT_EQUAL(loop_host_live_ctrls(lh), 0);
+	teardown();
+}
+
+const struct unit_test initiator_aen_tests[] = {
+	{ "namespace_add_remove_and_resize_deliver_the_changed_nsids",
+	  namespace_add_remove_and_resize_deliver_the_changed_nsids },
+	{ "two_namespaces_changed_together_are_listed_in_one_event_or_two",
+	  two_namespaces_changed_together_are_listed_in_one_event_or_two },
+	{ "ana_change_delivers_the_ana_log", ana_change_delivers_the_ana_log },
+	{ "discovery_log_change_delivers_the_new_log", discovery_log_change_delivers_the_new_log },
+	{ "events_not_asked_for_are_not_delivered", events_not_asked_for_are_not_delivered },
+	{ "aers_posted_are_bounded_by_aerl", aers_posted_are_bounded_by_aerl },
+	{ "reconnect_and_disconnect_neither_leak_nor_deliver_aers",
+	  reconnect_and_disconnect_neither_leak_nor_deliver_aers },
+	{ NULL, NULL },
+};
