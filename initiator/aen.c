@@ -24,9 +24,9 @@
 #include <time.h>
 #include "initiator/internal.h"
 
-#define AEN_POLL_MS      100u /* admin queue polls while AERs are outstanding */
-#define AEN_CHANGED_NS   1024u /* entries of the Changed Namespace List log (4 KiB) */
-#define AEN_RESV_MAX     256u /* Reservation Notification pages read per event at most */
+#define AEN_POLL_MS     100u  /* admin queue polls while AERs are outstanding */
+#define AEN_CHANGED_NS  1024u /* entries of the Changed Namespace List log (4 KiB) */
+#define AEN_RESV_MAX    256u  /* Reservation Notification pages read per event at most */
 /*
  * AERs kept outstanding: min(AERL + 1, AEN_MAX_AERS). The Linux host posts one and posts
  * it again from its event work; we post up to 4, one per kind of event we decode
@@ -35,13 +35,13 @@
  * repost. More would gain nothing: a controller masks each kind until its log is read,
  * and every parked AER holds one of the admin queue's 31 command slots for good.
  */
-#define AEN_MAX_AERS     4u
-#define AEN_PENDING_MAX  AEN_MAX_AERS /* recorded completions: one per posted AER */
+#define AEN_MAX_AERS    4u
+#define AEN_PENDING_MAX AEN_MAX_AERS /* recorded completions: one per posted AER */
 
 /* Asynchronous Event Configuration bits (figure 309, section 5.27.1.7) and OAES. */
-#define AEC_NS_ATTR      (1u << 8)
-#define AEC_ANA_CHANGE   (1u << 11)
-#define AEC_DISC_CHANGE  (1u << 31)
+#define AEC_NS_ATTR     (1u << 8)
+#define AEC_ANA_CHANGE  (1u << 11)
+#define AEC_DISC_CHANGE (1u << 31)
 
 struct nvmfh_aen {
 	/* lock guards what the program sets and the thread's control; never held while

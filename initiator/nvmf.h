@@ -303,15 +303,16 @@ int nvmf_read_discovery_log(struct nvmf_ctrl *ctrl, struct nvmf_disc_entry **ent
 
 /* The events the library decodes; a mask holds NVMF_EVENT_BIT(kind) of each wanted. */
 enum nvmf_event_kind {
-	NVMF_EVENT_NS_CHANGED = 0, /* type 2h (Notice), info 00h: Namespace Attribute Changed */
-	NVMF_EVENT_ANA_CHANGE =
-		1, /* type 2h (Notice), info 03h: Asymmetric Namespace Access Change */
-	NVMF_EVENT_DISC_CHANGED = 2, /* type 2h (Notice), info F0h: Discovery Log Page Change (a
-					discovery controller) */
-	NVMF_EVENT_RESV_LOG = 3,     /* type 6h (I/O Command Specific), info 00h: Reservation Log
-					Page Available */
-	NVMF_EVENT_OTHER = 4,        /* any other event (error, SMART, ...): dword 0 only, no
-					log page read */
+	/* type 2h (Notice), info 00h: Namespace Attribute Changed */
+	NVMF_EVENT_NS_CHANGED = 0,
+	/* type 2h (Notice), info 03h: Asymmetric Namespace Access Change */
+	NVMF_EVENT_ANA_CHANGE = 1,
+	/* type 2h (Notice), info F0h: Discovery Log Page Change (a discovery controller) */
+	NVMF_EVENT_DISC_CHANGED = 2,
+	/* type 6h (I/O Command Specific), info 00h: Reservation Log Page Available */
+	NVMF_EVENT_RESV_LOG = 3,
+	/* any other event (error, SMART / health, ...): dword 0 only, no log page read */
+	NVMF_EVENT_OTHER = 4,
 };
 #define NVMF_EVENT_BIT(kind) (1u << (kind))
 #define NVMF_EVENT_ALL       0x1fu /* every kind above */

@@ -13,7 +13,7 @@
 #include "tests/unit/loop/host/loop_host.h"
 #include "tests/unit/suites.h"
 
-#define WAIT_MS 5000 /* an event's delivery, at most (it takes ~100 ms) */
+#define WAIT_MS  5000 /* an event's delivery, at most (it takes ~100 ms) */
 #define MAX_SEEN 16
 
 /* What the callback saw, copied (the event's memory is the library's). */
