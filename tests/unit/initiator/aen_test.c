@@ -1,6 +1,7 @@
 /* libnvmf's asynchronous events (NVMe Base 2.0 section 5.2) against our target through
  * the loop transport: each event our target sends (namespace added, removed, resized;
- * ANA change; discovery log change) reaches the callback with its log page decoded,
+ * ANA change; discovery log change; a reservation preempted) reaches the callback with
+ * its log page decoded,
  * events the program did not ask for do not, the AERs posted are bounded by AERL and do
  * not leak or complete twice over nvmf_reconnect and nvmf_disconnect. */
 #include <errno.h>
@@ -26,6 +27,9 @@ struct seen {
 	uint8_t ana_state1; /* state of ANA group 1 in the log, 0 when none */
 	size_t nr_disc;
 	uint16_t disc_portids[8];
+	uint64_t resv_count;
+	uint8_t resv_type;
+	uint32_t resv_nsid;
 };
 
 static struct {
@@ -60,6 +64,9 @@ static void on_event(void *arg, const struct nvmf_event *ev)
 	s.nr_disc = ev->nr_disc_entries;
 	for (size_t i = 0; i < ev->nr_disc_entries && i < 8; i++)
 		s.disc_portids[i] = ev->disc_entries[i].portid;
+	s.resv_count = ev->resv_count;
+	s.resv_type = ev->resv_type;
+	s.resv_nsid = ev->resv_nsid;
 	pthread_mutex_lock(&R.lock);
 	R.thread = pthread_self();
 	if (R.n < MAX_SEEN)
@@ -296,6 +303,43 @@ static void discovery_log_change_delivers_the_new_log(void)
 	teardown();
 }
 
+/* Host B preempts host A's registration: A's controller gets Reservation Log Page
+ * Available, and the event carries the Reservation Notification log page. */
+static void reservation_preempted_delivers_the_notification_page(void)
+{
+	static const uint8_t id_a[16] = { 0xa1, 0xa1 }, id_b[16] = { 0xb2, 0xb2 };
+	reset_seen();
+	lh = loop_host_new(&(struct loop_host_params){ .resv = true });
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	o.hostid = id_a;
+	ctrl = NULL;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	o.hostid = id_b;
+	struct nvmf_ctrl *b = NULL;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &b), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_ctrl_set_event_cb(ctrl, NVMF_EVENT_BIT(NVMF_EVENT_RESV_LOG),
+						     on_event, NULL),
+			      0);
+	CU_ASSERT_EQUAL(nvmf_resv_register(ctrl, 1, NVMF_RESV_REGISTER, false, 0, 0, 0x11), 0);
+	CU_ASSERT_EQUAL(nvmf_resv_register(b, 1, NVMF_RESV_REGISTER, false, 0, 0, 0x22), 0);
+	/* B preempts A's registration (Write Exclusive). */
+	CU_ASSERT_EQUAL(nvmf_resv_acquire(b, 1, NVMF_RESV_PREEMPT, 1, false, 0x22, 0x11), 0);
+	CU_ASSERT_EQUAL_FATAL(wait_seen(1, WAIT_MS), 1);
+	struct seen s = seen_at(0);
+	CU_ASSERT_EQUAL(s.kind, NVMF_EVENT_RESV_LOG);
+	CU_ASSERT_EQUAL(s.status, 0);
+	CU_ASSERT_EQUAL(s.type, NVME_AER_CSS);
+	CU_ASSERT_EQUAL(s.lid, NVME_LOG_LID_RESERVATION);
+	CU_ASSERT_EQUAL(s.resv_type, 1); /* Registration Preempted */
+	CU_ASSERT_EQUAL(s.resv_nsid, 1);
+	CU_ASSERT(s.resv_count >= 1);
+	usleep(300000);
+	CU_ASSERT_EQUAL(seen_count(), 1); /* B, whose events are off, told nothing here */
+	CU_ASSERT_EQUAL(nvmf_disconnect(b), 0);
+	teardown();
+}
+
 static void events_not_asked_for_are_not_delivered(void)
 {
 	setup(NULL, LH_SUBNQN, NVMF_EVENT_BIT(NVMF_EVENT_NS_CHANGED));
@@ -386,6 +430,8 @@ const struct unit_test initiator_aen_tests[] = {
 	  two_namespaces_changed_together_are_listed_in_one_event_or_two },
 	{ "ana_change_delivers_the_ana_log", ana_change_delivers_the_ana_log },
 	{ "discovery_log_change_delivers_the_new_log", discovery_log_change_delivers_the_new_log },
+	{ "reservation_preempted_delivers_the_notification_page",
+	  reservation_preempted_delivers_the_notification_page },
 	{ "events_not_asked_for_are_not_delivered", events_not_asked_for_are_not_delivered },
 	{ "aers_posted_are_bounded_by_aerl", aers_posted_are_bounded_by_aerl },
 	{ "reconnect_and_disconnect_neither_leak_nor_deliver_aers",
