@@ -10,7 +10,8 @@
  * are outstanding. aer_done only records CQE dword 0 and wakes the thread; the thread
  * then reads the event's log page with RAE 0 (which clears the event on the controller so
  * it reports the next one of its kind), calls the program's callback, both without
- * admin_lock, and posts the AER again. An AER that completes with an error (Abort at
+ * admin_lock, and posts the AER again. Those log reads leave nvmf_ctrl_errmsg alone (it
+ * belongs to the application's calls): a failure is the event's status. An AER that completes with an error (Abort at
  * teardown, -ECONNRESET, -ECONNABORTED, Asynchronous Event Request Limit Exceeded) is
  * neither delivered nor posted again.
  *
@@ -286,11 +287,14 @@ static void ns_changed(struct nvmf_ctrl *c, struct nvmf_event *ev, nvmf_event_cb
 {
 	uint8_t *buf = malloc(AEN_CHANGED_NS * 4);
 	uint32_t *ids = malloc(AEN_CHANGED_NS * sizeof(*ids));
-	if (!buf || !ids)
+	if (!buf || !ids) {
 		ev->status = -ENOMEM;
-	else
+	} else {
+		bool m = nvmfh_errf_mute(true);
 		ev->status = nvmfh_get_log_page(c, NVME_LOG_LID_CHANGED_NS, 0, NVME_NSID_ALL, 0,
 						buf, AEN_CHANGED_NS * 4);
+		nvmfh_errf_mute(m);
+	}
 	if (!ev->status) {
 		uint32_t first = get_le32(buf);
 		if (first == NVME_NSID_ALL) {
@@ -317,8 +321,10 @@ static void resv_log(struct nvmf_ctrl *c, struct nvmf_event *ev, nvmf_event_cb c
 	for (unsigned i = 0; i < AEN_RESV_MAX; i++) {
 		struct nvme_resv_notification_log log;
 		memset(&log, 0, sizeof(log));
+		bool m = nvmfh_errf_mute(true);
 		ev->status = nvmfh_get_log_page(c, NVME_LOG_LID_RESERVATION, 0, NVME_NSID_ALL, 0,
 						&log, sizeof(log));
+		nvmfh_errf_mute(m);
 		if (ev->status) {
 			cb(arg, ev);
 			return;
@@ -352,7 +358,9 @@ static void handle(struct nvmf_ctrl *c, uint32_t dw0, unsigned mask, nvmf_event_
 		return;
 	case NVMF_EVENT_ANA_CHANGE: {
 		struct nvmf_ana_log *log = NULL;
+		bool m = nvmfh_errf_mute(true);
 		ev.status = nvmf_read_ana_log(c, false, &log);
+		nvmfh_errf_mute(m);
 		ev.ana = log;
 		cb(arg, &ev);
 		nvmf_ana_log_free(log);
@@ -360,7 +368,9 @@ static void handle(struct nvmf_ctrl *c, uint32_t dw0, unsigned mask, nvmf_event_
 	}
 	case NVMF_EVENT_DISC_CHANGED: {
 		struct nvmf_disc_entry *e = NULL;
+		bool m = nvmfh_errf_mute(true);
 		ev.status = nvmf_read_discovery_log(c, &e, &ev.nr_disc_entries, &ev.disc_genctr);
+		nvmfh_errf_mute(m);
 		if (ev.status)
 			ev.nr_disc_entries = 0;
 		ev.disc_entries = e;

@@ -259,6 +259,10 @@ NVMFH_HIDDEN void nvmfh_io_fail_pending(struct nvmf_queue *q, int err);
 /* nvmfh_errf - set @c's detailed message (printf format). */
 NVMFH_HIDDEN void nvmfh_errf(struct nvmf_ctrl *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* nvmfh_errf_mute - while @mute, nvmfh_errf on this thread writes nothing (a library
+ * thread's own commands leave nvmf_ctrl_errmsg to the application's calls). Returns the
+ * previous setting, to restore. */
+NVMFH_HIDDEN bool nvmfh_errf_mute(bool mute);
 /* nvmfh_set_last_errmsg - the thread's nvmf_last_errmsg() text. */
 NVMFH_HIDDEN void nvmfh_set_last_errmsg(const char *msg);
 /*

@@ -162,8 +162,10 @@ int nvmf_ctrl_auth_info(const struct nvmf_ctrl *ctrl, struct nvmf_auth_info *out
 /* nvmf_ctrl_errmsg - the detail of the last failed call made on @ctrl ("" when none):
  * what was being done and, for a lost connection, what ended it ("I/O queue 1:
  * connection closed by the controller", "admin queue: Keep Alive timed out after 10000
- * ms ..."). Only the application's calls set it: the keep-alive thread never does (a
- * Keep Alive failure is named when a later admin call fails because of it). The text is
+ * ms ..."). Only the application's calls set it (an event callback's calls too): the
+ * keep-alive thread and the event thread's own log reads never do (a Keep Alive failure
+ * is named when a later admin call fails because of it; a failed event log read is the
+ * event's status). The text is
  * a copy in a thread-local buffer, valid until this thread's next call of
  * nvmf_ctrl_errmsg; calls failing in several threads at once each leave theirs, the
  * last one stays. */
