@@ -74,6 +74,7 @@ start_target() {
 # returns once its events are asked for (Set Features AEC and AERs sent: the first log is
 # printed before, so wait for it and a little more).
 start_tool() {
+    cat "$ST/err" >> "$ST/all.err" 2> /dev/null
     : > "$ST/out"; : > "$ST/err"
     timeout 120 "$NVMF" discover -t tcp -a 127.0.0.1 -s "$PORT" --persistent "$@" \
         > "$ST/out" 2> "$ST/err" &
@@ -193,6 +194,15 @@ if start_tool; then
     fi
 else
     cat "$ST/out" "$ST/err"; bad "discover --persistent (target stop run) starts"
+fi
+
+# ---- no sanitizer report (BUILD=build/asan) from the tool or the target ----
+cat "$ST/err" >> "$ST/all.err"
+if grep -q "Sanitizer\|runtime error" "$ST/all.err" "$ST/target.log"; then
+    grep -A20 "Sanitizer\|runtime error" "$ST/all.err" "$ST/target.log" | head -60
+    bad "a sanitizer report"
+else
+    ok "no sanitizer report from the tool or the target"
 fi
 
 # ---- usage ----
