@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "tests/unit/initiator/ana_wrap.h"
 #include "tests/unit/loop/host/loop_host.h"
 #include "tests/unit/suites.h"
 
@@ -387,6 +388,42 @@ static void aers_posted_are_bounded_by_aerl(void)
 	teardown();
 }
 
+/* A controller that takes fewer AERs (AERL 0's based): no more are posted, and an event
+ * still comes through the one there is (posted again after each). */
+static void a_smaller_aerl_bounds_the_aers_posted(void)
+{
+	reset_seen();
+	lh = loop_host_new(NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
+	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	o.transport = ana_wrap_new(lh, &(struct ana_wrap_id){ .aerl_set = true, .aerl = 0 });
+	ctrl = NULL;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_id(ctrl)->aerl, 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_ctrl_set_event_cb(ctrl, NVMF_EVENT_ALL, on_event, NULL), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), 1);
+	CU_ASSERT_EQUAL(wait_count(nvme_admin_async_event, 1), 1);
+	for (uint32_t nsid = 5; nsid <= 6; nsid++) {
+		CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(lh, nsid, 1u << 20), 0);
+		/* Adding a namespace changes its ANA group too: wait for its NSID. */
+		bool got = false;
+		for (unsigned i = 0; i < WAIT_MS / 10 && !got; i++) {
+			pthread_mutex_lock(&R.lock);
+			for (unsigned k = 0; k < R.n && k < MAX_SEEN; k++)
+				got |= R.ev[k].kind == NVMF_EVENT_NS_CHANGED &&
+				       R.ev[k].nr_nsids >= 1 && R.ev[k].nsids[0] == nsid;
+			pthread_mutex_unlock(&R.lock);
+			if (!got)
+				usleep(10000);
+		}
+		CU_ASSERT_TRUE(got);
+		CU_ASSERT_EQUAL(wait_aers(1), 1);
+	}
+	usleep(200000);
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), 1);
+	teardown();
+}
+
 static void reconnect_and_disconnect_neither_leak_nor_deliver_aers(void)
 {
 	setup(NULL, LH_SUBNQN, NVMF_EVENT_BIT(NVMF_EVENT_NS_CHANGED));
@@ -434,6 +471,7 @@ const struct unit_test initiator_aen_tests[] = {
 	  reservation_preempted_delivers_the_notification_page },
 	{ "events_not_asked_for_are_not_delivered", events_not_asked_for_are_not_delivered },
 	{ "aers_posted_are_bounded_by_aerl", aers_posted_are_bounded_by_aerl },
+	{ "a_smaller_aerl_bounds_the_aers_posted", a_smaller_aerl_bounds_the_aers_posted },
 	{ "reconnect_and_disconnect_neither_leak_nor_deliver_aers",
 	  reconnect_and_disconnect_neither_leak_nor_deliver_aers },
 	{ NULL, NULL },
