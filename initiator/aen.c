@@ -190,7 +190,18 @@ int nvmf_ctrl_set_event_cb(struct nvmf_ctrl *c, unsigned mask, nvmf_event_cb cb,
 	a->cb = cb;
 	a->arg = arg;
 	pthread_mutex_unlock(&a->lock);
-	return configure(c);
+	int rc = configure(c);
+	if (rc && mask) {
+		/* Nothing kept: a reconnect must not fail on what was refused here. */
+		pthread_mutex_lock(&a->lock);
+		a->mask = 0;
+		a->cb = NULL;
+		pthread_mutex_unlock(&a->lock);
+		pthread_mutex_lock(&c->admin_lock);
+		a->want = 0;
+		pthread_mutex_unlock(&c->admin_lock);
+	}
+	return rc;
 }
 
 unsigned nvmf_ctrl_aers_outstanding(struct nvmf_ctrl *c)

@@ -370,7 +370,9 @@ typedef void (*nvmf_event_cb)(void *arg, const struct nvmf_event *ev);
  * but must not call nvmf_disconnect, nvmf_reconnect or nvmf_ctrl_set_event_cb on it (they
  * wait for that thread: deadlock). Events of one controller are delivered one at a time,
  * in the order they completed. Returns 0, -EINVAL, the status of Set Features, the error
- * of posting the AERs, or -errno (thread creation); nvmf_ctrl_errmsg says which.
+ * of posting the AERs, or -errno (thread creation); nvmf_ctrl_errmsg says which. On an
+ * error nothing is kept (events off, as with @mask 0). nvmf_reconnect fails when events
+ * are on and the new association refuses them.
  */
 int nvmf_ctrl_set_event_cb(struct nvmf_ctrl *ctrl, unsigned mask, nvmf_event_cb cb, void *arg);
 /* nvmf_ctrl_aers_outstanding - Asynchronous Event Requests of @ctrl now waiting on the
