@@ -341,6 +341,37 @@ static void reservation_preempted_delivers_the_notification_page(void)
 	teardown();
 }
 
+/* The callback makes a blocking admin call on the same controller (allowed: it runs
+ * outside the admin lock). */
+static int cb_info_rc = -1;
+static uint64_t cb_info_nsze;
+
+static void on_event_identify(void *arg, const struct nvmf_event *ev)
+{
+	struct nvmf_ctrl *c = arg;
+	if (ev->kind == NVMF_EVENT_NS_CHANGED && ev->nr_nsids) {
+		struct nvmf_ns_info info;
+		cb_info_rc = nvmf_ns_info(c, ev->nsids[0], &info);
+		cb_info_nsze = cb_info_rc ? 0 : info.nsze;
+	}
+	on_event(NULL, ev);
+}
+
+static void callback_may_make_admin_calls_on_its_controller(void)
+{
+	setup(NULL, LH_SUBNQN, 0);
+	cb_info_rc = -1;
+	CU_ASSERT_EQUAL_FATAL(nvmf_ctrl_set_event_cb(ctrl, NVMF_EVENT_BIT(NVMF_EVENT_NS_CHANGED),
+						     on_event_identify, ctrl),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(lh, 9, 2u << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(wait_seen(1, WAIT_MS), 1);
+	CU_ASSERT_EQUAL(cb_info_rc, 0);
+	CU_ASSERT_EQUAL(cb_info_nsze, (2u << 20) / 512);
+	CU_ASSERT_EQUAL(wait_aers(aers_expected()), aers_expected());
+	teardown();
+}
+
 static void events_not_asked_for_are_not_delivered(void)
 {
 	setup(NULL, LH_SUBNQN, NVMF_EVENT_BIT(NVMF_EVENT_NS_CHANGED));
@@ -469,6 +500,8 @@ const struct unit_test initiator_aen_tests[] = {
 	{ "discovery_log_change_delivers_the_new_log", discovery_log_change_delivers_the_new_log },
 	{ "reservation_preempted_delivers_the_notification_page",
 	  reservation_preempted_delivers_the_notification_page },
+	{ "callback_may_make_admin_calls_on_its_controller",
+	  callback_may_make_admin_calls_on_its_controller },
 	{ "events_not_asked_for_are_not_delivered", events_not_asked_for_are_not_delivered },
 	{ "aers_posted_are_bounded_by_aerl", aers_posted_are_bounded_by_aerl },
 	{ "a_smaller_aerl_bounds_the_aers_posted", a_smaller_aerl_bounds_the_aers_posted },
