@@ -363,7 +363,9 @@ typedef void (*nvmf_event_cb)(void *arg, const struct nvmf_event *ev);
  * next), then calls @cb. Events not in @mask are not delivered (nor their logs read).
  * Kept over nvmf_reconnect (configured and posted again). @mask 0 or @cb NULL: events
  * off (AEC 0; the AERs already posted stay with the controller until the association
- * ends). Call from the application's threads, not from @cb.
+ * ends); a callback already under way when this returns may still finish with the old
+ * @cb and @arg (nvmf_disconnect waits for it). Call from the application's threads, one
+ * at a time, not from @cb.
  *
  * @cb runs on a thread of the library (one per controller with events on), outside the
  * admin lock: it may make blocking admin calls on this controller (nvmf_identify, ...),
