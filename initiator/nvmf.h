@@ -378,7 +378,9 @@ typedef void (*nvmf_event_cb)(void *arg, const struct nvmf_event *ev);
  */
 int nvmf_ctrl_set_event_cb(struct nvmf_ctrl *ctrl, unsigned mask, nvmf_event_cb cb, void *arg);
 /* nvmf_ctrl_aers_outstanding - Asynchronous Event Requests of @ctrl now waiting on the
- * controller (0 with events off or the admin queue lost). */
+ * controller: min(AERL + 1, 4) while events are on, fewer for a moment while an event is
+ * handled, 0 before events were first turned on and once the association is lost (its
+ * AERs failed). With events turned off, those already posted stay until they complete. */
 unsigned nvmf_ctrl_aers_outstanding(struct nvmf_ctrl *ctrl);
 
 /* ---- memory ---- */
