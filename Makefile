@@ -316,6 +316,7 @@ deps:
 # 90 s), both builds; both need root and fail without it.
 local-check: all $(TLS_PEER_BIN)
 	tests/local/tcp_test.sh
+	tests/local/discover_persistent_test.sh
 	tests/local/tls_test.sh
 	tests/local/notify_test.py
 	tests/local/tls_interop_test.sh
@@ -325,6 +326,7 @@ local-check: all $(TLS_PEER_BIN)
 	$(MAKE) SANITIZE=1 build/asan/nvmf-target build/asan/nvmf build/asan/nvmf-targetctl build/asan/tests/tls-peer \
 		build/asan/tests/nvmf-io build/asan/unit-tests
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tcp_test.sh
+	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/discover_persistent_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_test.sh
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/notify_test.py
 	ASAN_OPTIONS=detect_leaks=1 BUILD=build/asan tests/local/tls_interop_test.sh

@@ -351,6 +351,16 @@ static void reconnect_step(struct nvmf_ctrl *c)
 	pthread_mutex_lock(&c->admin_lock); /* recursive: the setup's own admin commands */
 	int rc = establish_admin(c, true, &granted);
 	pthread_mutex_unlock(&c->admin_lock);
+	if (!rc) {
+		/* Events asked for are asked for again, AERs posted (aen.c); a refusal fails
+		 * the attempt, as it fails nvmf_reconnect. */
+		rc = nvmfh_aen_start(c);
+		if (rc) {
+			pthread_mutex_lock(&c->admin_lock);
+			nvmfh_queue_abort(&c->admin, -ECONNRESET);
+			pthread_mutex_unlock(&c->admin_lock);
+		}
+	}
 	pthread_mutex_lock(&c->ka_lock);
 	if (rc) {
 		c->next_attempt_ms = nvmf_mono_ms() + c->opts.reconnect_delay_ms;
@@ -590,6 +600,13 @@ static int establish(struct nvmf_ctrl *c, bool reconnect)
 	rc = start_keep_alive(c);
 	if (rc)
 		goto fail;
+	/* aen: asynchronous events configured and AERs posted again (aen.c). */
+	rc = nvmfh_aen_start(c);
+	if (rc) {
+		nvmfh_aen_stop(c);
+		stop_keep_alive(c);
+		goto fail;
+	}
 	return 0;
 fail:
 	teardown(c, -ECONNRESET);
@@ -603,6 +620,7 @@ static void ctrl_free(struct nvmf_ctrl *c)
 	free(c->io);
 	nvmfh_queue_release(&c->admin);
 	nvmfh_auth_fini(c);
+	nvmfh_aen_free(c); /* aen */
 	pthread_mutex_destroy(&c->admin_lock);
 	pthread_mutex_destroy(&c->ka_lock);
 	pthread_cond_destroy(&c->ka_cond);
@@ -742,6 +760,7 @@ int nvmf_disconnect(struct nvmf_ctrl *c)
 {
 	if (!c)
 		return -EINVAL;
+	nvmfh_aen_stop(c); /* aen */
 	stop_keep_alive(c);
 	/* Commands still outstanding complete first: no callback may run after we return. */
 	for (unsigned i = 0; i < c->nr_io; i++)
@@ -756,6 +775,7 @@ int nvmf_reconnect(struct nvmf_ctrl *c)
 {
 	if (!c)
 		return -EINVAL;
+	nvmfh_aen_stop(c); /* aen */
 	stop_keep_alive(c);
 	teardown(c, -ECONNRESET);
 	for (unsigned i = 0; i < c->nr_io; i++) {

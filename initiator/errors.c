@@ -29,8 +29,20 @@ void nvmfh_set_last_errmsg(const char *msg)
 	snprintf(last_errmsg, sizeof(last_errmsg), "%s", msg ? msg : "");
 }
 
+/* Set while a library thread works on the application's behalf (aen.c's log reads). */
+static __thread bool errf_muted;
+
+bool nvmfh_errf_mute(bool mute)
+{
+	bool was = errf_muted;
+	errf_muted = mute;
+	return was;
+}
+
 void nvmfh_errf(struct nvmf_ctrl *c, const char *fmt, ...)
 {
+	if (errf_muted)
+		return;
 	va_list ap;
 	pthread_mutex_lock(&c->err_lock);
 	va_start(ap, fmt);

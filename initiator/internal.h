@@ -92,6 +92,8 @@ struct nvmf_queue {
 	unsigned ns_cached, ns_next;
 };
 
+struct nvmfh_aen;
+
 struct nvmf_ctrl {
 	/* Options, copied so reconnect can use them after the caller's are gone. */
 	struct nvmf_ctrl_opts opts;
@@ -155,6 +157,9 @@ struct nvmf_ctrl {
 	 * message when a later admin call fails because of it. */
 	pthread_mutex_t err_lock;
 	char errmsg[NVMFH_ERRMSG_MAX];
+
+	/* Asynchronous events (aen.c); NULL until nvmf_ctrl_set_event_cb. */
+	struct nvmfh_aen *aen;
 };
 
 /* ---- queue.c: command table and completion delivery ---- */
@@ -269,6 +274,30 @@ NVMFH_HIDDEN int nvmfh_admin(struct nvmf_ctrl *c, const struct nvme_sqe *sqe, vo
  * admin command, Keep Alive included): the association needs nvmf_reconnect. */
 NVMFH_HIDDEN bool nvmfh_ctrl_lost(struct nvmf_ctrl *c);
 
+/* ---- aen.c: Asynchronous Event Requests (NVMe Base 2.0 section 5.2) ----
+ * The AERs' state is guarded by admin_lock (their callbacks run inside admin queue
+ * polls); aen.c's thread polls the admin queue while AERs are outstanding and runs the
+ * log reads and the user's callback outside admin_lock. */
+
+/* nvmfh_aen_start - once the association is up (nvmf_connect, nvmf_reconnect): when
+ * events are on, Set Features Asynchronous Event Configuration, post the AERs and start
+ * the event thread; nothing otherwise. 0, or an error with @c's message set (the
+ * association is then unusable for events; the caller fails). */
+NVMFH_HIDDEN int nvmfh_aen_start(struct nvmf_ctrl *c);
+/* nvmfh_aen_stop - stop the event thread (waits for a callback in progress); before the
+ * queues are torn down. The AERs still posted complete with the teardown's error, are
+ * neither delivered nor posted again. Not from the event thread. */
+NVMFH_HIDDEN void nvmfh_aen_stop(struct nvmf_ctrl *c);
+/* nvmfh_aen_free - free the event state (after the admin queue's commands completed). */
+NVMFH_HIDDEN void nvmfh_aen_free(struct nvmf_ctrl *c);
+/* nvmfh_aen_poll - when AERs are outstanding, poll the admin queue once under admin_lock
+ * (their completions are recorded). Returns the events waiting for nvmfh_aen_work. A
+ * controller thread may call it instead of aen.c's own. */
+NVMFH_HIDDEN unsigned nvmfh_aen_poll(struct nvmf_ctrl *c);
+/* nvmfh_aen_work - for each recorded event: read its log page and call the user's
+ * callback (no lock held), then post its AER again. Call without admin_lock. */
+NVMFH_HIDDEN void nvmfh_aen_work(struct nvmf_ctrl *c);
+
 /* ---- admin.c ---- */
 
 /* nvmfh_get_log_page - nvmf_get_log_page with Log Specific Parameter @lsp (CDW10 bits
@@ -337,6 +366,10 @@ NVMFH_HIDDEN void nvmfh_io_fail_pending(struct nvmf_queue *q, int err);
 /* nvmfh_errf - set @c's detailed message (printf format). */
 NVMFH_HIDDEN void nvmfh_errf(struct nvmf_ctrl *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* nvmfh_errf_mute - while @mute, nvmfh_errf on this thread writes nothing (a library
+ * thread's own commands leave nvmf_ctrl_errmsg to the application's calls). Returns the
+ * previous setting, to restore. */
+NVMFH_HIDDEN bool nvmfh_errf_mute(bool mute);
 /* nvmfh_set_last_errmsg - the thread's nvmf_last_errmsg() text. */
 NVMFH_HIDDEN void nvmfh_set_last_errmsg(const char *msg);
 /*

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The multipath handle's watcher thread. libnvmf sends no Asynchronous Event Request, so
- * ANA changes are learnt by reading the ANA log again: every refresh_ms, and at once when
- * an I/O thread saw an ANA status or lost a path (it posts mp->kick). Each pass:
+ * The multipath handle's watcher thread. ANA changes are learnt by reading the ANA log
+ * again: every refresh_ms, and at once when a path's controller reported an ANA change
+ * (an Asynchronous Event, mpath.c's ana_event) or an I/O thread saw an ANA status or lost
+ * a path (each posts mp->kick). Each pass:
  *   - a live path: its ANA log read again and every namespace's state through it updated
  *     (a controller without ANA reporting: only whether its admin queue is lost); a log
  *     read that loses the connection takes the path down;

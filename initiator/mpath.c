@@ -354,6 +354,14 @@ static int mp_init(struct nvmf_mpath *mp, unsigned npaths)
 	return sem_init(&mp->kick, 0, 0) ? -errno : 0;
 }
 
+/* A path's controller reported an ANA change (its event thread): the watcher reads the
+ * logs at once instead of at its next period. */
+static void ana_event(void *arg, const struct nvmf_event *ev)
+{
+	(void)ev;
+	nvmfh_mp_kick(arg);
+}
+
 static int connect_paths(struct nvmf_mpath *mp, const struct nvmf_ctrl_opts *paths)
 {
 	for (unsigned p = 0; p < mp->npaths; p++) {
@@ -384,6 +392,13 @@ static int connect_paths(struct nvmf_mpath *mp, const struct nvmf_ctrl_opts *pat
 	int rc = check_subsystem(mp);
 	for (unsigned p = 0; !rc && p < mp->npaths; p++)
 		rc = nvmfh_mp_path_read_ana(mp, p);
+	/* ANA change events kick the watcher (kept over the watcher's nvmf_reconnect); the
+	 * periodic read stays for controllers that send none, so a failure here is not one
+	 * of the handle's. */
+	for (unsigned p = 0; !rc && p < mp->npaths; p++)
+		if (atomic_load(&mp->path[p].ana))
+			nvmf_ctrl_set_event_cb(mp->path[p].c, NVMF_EVENT_BIT(NVMF_EVENT_ANA_CHANGE),
+					       ana_event, mp);
 	return rc;
 }
 

@@ -210,8 +210,10 @@ int nvmf_ctrl_auth_info(const struct nvmf_ctrl *ctrl, struct nvmf_auth_info *out
 /* nvmf_ctrl_errmsg - the detail of the last failed call made on @ctrl ("" when none):
  * what was being done and, for a lost connection, what ended it ("I/O queue 1:
  * connection closed by the controller", "admin queue: Keep Alive timed out after 10000
- * ms ..."). Only the application's calls set it: the controller thread never does (a
- * Keep Alive failure is named when a later admin call fails because of it). The text is
+ * ms ..."). Only the application's calls set it (an event callback's calls too): the
+ * controller thread and the event thread's own log reads never do (a Keep Alive failure
+ * is named when a later admin call fails because of it; a failed event log read is the
+ * event's status). The text is
  * a copy in a thread-local buffer, valid until this thread's next call of
  * nvmf_ctrl_errmsg; calls failing in several threads at once each leave theirs, the
  * last one stays. */
@@ -350,6 +352,88 @@ int nvmf_discover(const struct nvmf_ctrl_opts *opts, struct nvmf_disc_entry **en
  * Gives -EAGAIN (nvmf_ctrl_errmsg says why) when genctr changed during each of 10 reads. */
 int nvmf_read_discovery_log(struct nvmf_ctrl *ctrl, struct nvmf_disc_entry **entries, size_t *n,
 			    uint64_t *genctr);
+
+/* ---- asynchronous events (NVMe Base 2.0 section 5.2, Asynchronous Event Request) ---- */
+
+/* The events the library decodes; a mask holds NVMF_EVENT_BIT(kind) of each wanted. */
+enum nvmf_event_kind {
+	/* type 2h (Notice), info 00h: Namespace Attribute Changed */
+	NVMF_EVENT_NS_CHANGED = 0,
+	/* type 2h (Notice), info 03h: Asymmetric Namespace Access Change */
+	NVMF_EVENT_ANA_CHANGE = 1,
+	/* type 2h (Notice), info F0h: Discovery Log Page Change (a discovery controller) */
+	NVMF_EVENT_DISC_CHANGED = 2,
+	/* type 6h (I/O Command Specific), info 00h: Reservation Log Page Available */
+	NVMF_EVENT_RESV_LOG = 3,
+	/* any other event (error, SMART / health, ...): dword 0 only, no log page read */
+	NVMF_EVENT_OTHER = 4,
+};
+#define NVMF_EVENT_BIT(kind) (1u << (kind))
+#define NVMF_EVENT_ALL       0x1fu /* every kind above */
+
+/* One asynchronous event as the callback gets it. Pointers point into memory the library
+ * frees when the callback returns: copy what you keep. */
+struct nvmf_event {
+	enum nvmf_event_kind kind;
+	uint32_t dw0; /* the AER's CQE dword 0, host endian */
+	uint8_t type; /* Asynchronous Event Type, dword 0 bits 2:0 */
+	uint8_t info; /* Asynchronous Event Information, bits 15:8 */
+	uint8_t lid;  /* Log Page Identifier, bits 23:16 */
+	int status;   /* 0: the payload below was read; else the error (NVMe status or
+				-errno) of reading the log page, and the payload is empty */
+	/* NVMF_EVENT_NS_CHANGED: the Changed Namespace List log (04h), read with RAE 0. */
+	uint32_t nr_nsids;     /* NSIDs in @nsids (up to 1024) */
+	const uint32_t *nsids; /* the NSIDs attached, detached or resized, as listed */
+	bool nsids_overflow;   /* more than 1024 changed (first entry FFFFFFFFh; @nsids empty):
+				 look at every namespace */
+	/* NVMF_EVENT_ANA_CHANGE: the ANA log (0Ch) as nvmf_read_ana_log reads it. */
+	const struct nvmf_ana_log *ana;
+	/* NVMF_EVENT_DISC_CHANGED: the discovery log, read again (nvmf_read_discovery_log). */
+	const struct nvmf_disc_entry *disc_entries;
+	size_t nr_disc_entries;
+	uint64_t disc_genctr;
+	/* NVMF_EVENT_RESV_LOG: one Reservation Notification log page (80h, section 5.16.1.26),
+	 * decoded; one event per page read. */
+	uint64_t resv_count;   /* Log Page Count */
+	uint8_t resv_type;     /* Reservation Notification Log Page Type: 1 registration
+				  preempted, 2 reservation released, 3 reservation preempted */
+	uint8_t resv_nr_avail; /* Number of Available Log Pages after this one */
+	uint32_t resv_nsid;    /* the namespace */
+};
+
+/* The event callback: @ev valid during the call only. */
+typedef void (*nvmf_event_cb)(void *arg, const struct nvmf_event *ev);
+
+/*
+ * nvmf_ctrl_set_event_cb - deliver the asynchronous events of @mask (NVMF_EVENT_BIT of
+ * each kind; NVMF_EVENT_ALL) to @cb. Enables the matching notices with Set Features
+ * Asynchronous Event Configuration (fid 0Bh: bit 8 namespace attribute, bit 11 ANA
+ * change, bit 31 discovery log change; only those Identify OAES reports; Reservation Log
+ * Page Available needs none) and keeps Asynchronous Event Requests outstanding on the
+ * admin queue: min(AERL + 1, 4). For each event the library first reads the log page
+ * named above with RAE 0 (which clears the event on the controller so it can report the
+ * next), then calls @cb. Events not in @mask are not delivered (nor their logs read).
+ * Kept over nvmf_reconnect (configured and posted again). @mask 0 or @cb NULL: events
+ * off (AEC 0; the AERs already posted stay with the controller until the association
+ * ends); a callback already under way when this returns may still finish with the old
+ * @cb and @arg (nvmf_disconnect waits for it). Call from the application's threads, one
+ * at a time, not from @cb.
+ *
+ * @cb runs on a thread of the library (one per controller with events on), outside the
+ * admin lock: it may make blocking admin calls on this controller (nvmf_identify, ...),
+ * but must not call nvmf_disconnect, nvmf_reconnect or nvmf_ctrl_set_event_cb on it (they
+ * wait for that thread: deadlock). Events of one controller are delivered one at a time,
+ * in the order they completed. Returns 0, -EINVAL, the status of Set Features, the error
+ * of posting the AERs, or -errno (thread creation); nvmf_ctrl_errmsg says which. On an
+ * error nothing is kept (events off, as with @mask 0). nvmf_reconnect fails when events
+ * are on and the new association refuses them.
+ */
+int nvmf_ctrl_set_event_cb(struct nvmf_ctrl *ctrl, unsigned mask, nvmf_event_cb cb, void *arg);
+/* nvmf_ctrl_aers_outstanding - Asynchronous Event Requests of @ctrl now waiting on the
+ * controller: min(AERL + 1, 4) while events are on, fewer for a moment while an event is
+ * handled, 0 before events were first turned on and once the association is lost (its
+ * AERs failed). With events turned off, those already posted stay until they complete. */
+unsigned nvmf_ctrl_aers_outstanding(struct nvmf_ctrl *ctrl);
 
 /* ---- memory ---- */
 

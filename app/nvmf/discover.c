@@ -3,16 +3,23 @@
  * `nvmf discover`: read the discovery log (NVMe-oF 1.1 section 5.3) from the discovery
  * controller at -a/-s and print it as `nvme discover` does: the same header, entry
  * separators, field names, column alignment and value strings (libnvme's nvmf_*_str, the
- * ones nvme-cli prints), or nvme-cli's JSON ("genctr", "records").
+ * ones nvme-cli prints), or nvme-cli's JSON ("genctr", "records"). With --persistent it
+ * stays connected (Keep Alive on) and prints the log again each time the controller
+ * reports a Discovery Log Page Change event, until SIGINT or SIGTERM.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "app/nvmf/cli.h"
 
 static const char usage[] =
 	"Usage: nvmf discover -a ADDR [-s PORT] [-t rdma|tcp] [-q HOSTNQN] [-I HOSTID] [--json] [--hold SECONDS]\n"
+	"       [--persistent [--changes N]]\n"
 	"Read the discovery log of the discovery controller at ADDR:PORT over RDMA or TCP and\n"
 	"print it like `nvme discover`.\n"
 	"  -a, --traddr ADDR     target address (IPv4 or IPv6), required\n"
@@ -39,7 +46,11 @@ static const char usage[] =
 	"      --json            nvme-cli's JSON output\n"
 	"      --hold SECONDS    keep the discovery connection (KATO 0, no Keep Alive) open\n"
 	"                        this long after printing, then disconnect (1-86400): a\n"
-	"                        host that stays connected without a word\n";
+	"                        host that stays connected without a word\n"
+	"      --persistent      stay connected (with Keep Alive), ask for discovery log\n"
+	"                        change events and print the log again, with the entries\n"
+	"                        added and removed, at each one until SIGINT or SIGTERM\n"
+	"      --changes N       with --persistent: exit after N changes (1-1000000)\n";
 
 /* Read the log on a connection kept open @hold seconds after printing it (KATO 0 and no
  * Keep Alive, as nvmf_discover connects): what a host that went silent looks like to the
@@ -114,6 +125,174 @@ static void print_text(FILE *f, const struct nvmf_disc_entry *e, size_t n, uint6
 	}
 }
 
+static json_t *to_json(const struct nvmf_disc_entry *e, size_t n, uint64_t genctr);
+
+/* ---- --persistent ---- */
+
+/* Set by SIGINT / SIGTERM while --persistent waits. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* The newest log the event thread read, for the main thread to print. */
+struct disc_watch {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct nvmf_disc_entry *entries; /* NULL: none waiting */
+	size_t n;
+	uint64_t genctr;
+	int status;     /* of the last event's log read */
+	unsigned fresh; /* events not printed yet */
+};
+
+/* The library's event thread: keep a copy of the new log (an older one not printed yet is
+ * replaced: the newest is what counts). */
+static void on_disc_event(void *arg, const struct nvmf_event *ev)
+{
+	struct disc_watch *w = arg;
+	struct nvmf_disc_entry *copy = NULL;
+	if (!ev->status && ev->nr_disc_entries) {
+		copy = malloc(ev->nr_disc_entries * sizeof(*copy));
+		if (copy)
+			memcpy(copy, ev->disc_entries, ev->nr_disc_entries * sizeof(*copy));
+	}
+	pthread_mutex_lock(&w->lock);
+	free(w->entries);
+	w->entries = copy;
+	w->n = copy ? ev->nr_disc_entries : 0;
+	w->genctr = ev->disc_genctr;
+	w->status = ev->status ? ev->status : (ev->nr_disc_entries && !copy ? -ENOMEM : 0);
+	w->fresh++;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static bool same_entry(const struct nvmf_disc_entry *a, const struct nvmf_disc_entry *b)
+{
+	return a->trtype == b->trtype && a->subtype == b->subtype && a->portid == b->portid &&
+	       !strcmp(a->subnqn, b->subnqn) && !strcmp(a->traddr, b->traddr) &&
+	       !strcmp(a->trsvcid, b->trsvcid);
+}
+
+/* "added: nvme subsystem NQN at tcp 127.0.0.1:4420 (port 1)" for each entry of @a not in
+ * @b (@what "added"), or of @b not in @a. */
+static unsigned print_diff(FILE *f, const char *what, const struct nvmf_disc_entry *a, size_t na,
+			   const struct nvmf_disc_entry *b, size_t nb)
+{
+	unsigned count = 0;
+	for (size_t i = 0; i < na; i++) {
+		bool found = false;
+		for (size_t j = 0; j < nb && !found; j++)
+			found = same_entry(&a[i], &b[j]);
+		if (found)
+			continue;
+		count++;
+		fprintf(f, "%s: %s %s at %s %s:%s (port %u)\n", what,
+			nvmf_subtype_str(a[i].subtype), a[i].subnqn, nvmf_trtype_str(a[i].trtype),
+			a[i].traddr, a[i].trsvcid, a[i].portid);
+	}
+	return count;
+}
+
+/*
+ * Stay connected to @c (Keep Alive on) and print the log each time it changes, until a
+ * SIGINT or SIGTERM (exit 0), @max_changes changes (0: no limit), or the connection is
+ * lost (every AER failed: an error, exit 1). @entries/@n: the log printed first (taken).
+ */
+static int watch_changes(struct nvmf_ctrl *c, const char *what, bool json, unsigned max_changes,
+			 struct nvmf_disc_entry *entries, size_t n, FILE *out, FILE *err)
+{
+	struct disc_watch w = { .entries = NULL };
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w.cond, &ca);
+	pthread_condattr_destroy(&ca);
+	int rc = nvmf_ctrl_set_event_cb(c, NVMF_EVENT_BIT(NVMF_EVENT_DISC_CHANGED), on_disc_event,
+					&w);
+	if (rc) {
+		cli_lib_error(err, what, rc, nvmf_ctrl_errmsg(c));
+		free(entries);
+		return CLI_ERR;
+	}
+	unsigned printed = 0, idle_ms = 0;
+	rc = CLI_OK;
+	while (!stop_signal && (!max_changes || printed < max_changes)) {
+		pthread_mutex_lock(&w.lock);
+		if (!w.fresh) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ts.tv_nsec += 200 * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&w.cond, &w.lock, &ts);
+		}
+		unsigned fresh = w.fresh;
+		struct nvmf_disc_entry *ne = w.entries;
+		size_t nn = w.n;
+		uint64_t gen = w.genctr;
+		int st = w.status;
+		w.fresh = 0;
+		w.entries = NULL;
+		pthread_mutex_unlock(&w.lock);
+		if (!fresh) {
+			/* No AER left on the controller for a second: the connection is gone (a
+			 * failed AER is not posted again). */
+			idle_ms = nvmf_ctrl_aers_outstanding(c) ? 0 : idle_ms + 200;
+			if (idle_ms >= 1000) {
+				fprintf(err,
+					"nvmf: %s: the discovery controller's connection was lost%s%s\n",
+					what, nvmf_ctrl_errmsg(c)[0] ? ": " : "",
+					nvmf_ctrl_errmsg(c));
+				rc = CLI_ERR;
+				break;
+			}
+			continue;
+		}
+		idle_ms = 0;
+		printed++;
+		if (st) {
+			cli_lib_error(err, what, st, nvmf_ctrl_errmsg(c));
+			rc = CLI_ERR;
+			break;
+		}
+		if (json) {
+			rc = cli_json_print(out, to_json(ne, nn, gen));
+		} else {
+			fprintf(out,
+				"\nDiscovery log changed (Asynchronous Event), generation counter "
+				"%" PRIu64 "\n",
+				gen);
+			unsigned d = print_diff(out, "added", ne, nn, entries, n);
+			d += print_diff(out, "removed", entries, n, ne, nn);
+			if (!d)
+				fprintf(out, "no entry added or removed\n");
+			print_text(out, ne, nn, gen);
+		}
+		fflush(out);
+		free(entries);
+		entries = ne;
+		n = nn;
+		if (rc)
+			break;
+	}
+	free(entries);
+	/* The callback may run until the disconnect stops the event thread: w outlives it. */
+	nvmf_ctrl_set_event_cb(c, 0, NULL, NULL);
+	int drc = nvmf_disconnect(c);
+	(void)drc;
+	free(w.entries);
+	pthread_mutex_destroy(&w.lock);
+	pthread_cond_destroy(&w.cond);
+	return rc;
+}
+
 static json_t *to_json(const struct nvmf_disc_entry *e, size_t n, uint64_t genctr)
 {
 	json_t *root = json_object(), *recs = json_array();
@@ -150,11 +329,16 @@ static json_t *to_json(const struct nvmf_disc_entry *e, size_t n, uint64_t genct
 
 int cli_discover(int argc, char **argv, const struct cli_env *env)
 {
-	static const struct option longopts[] = { CLI_COMMON_LONGOPTS,
-						  { "hold", required_argument, NULL, OPT_HOLD },
-						  { NULL, 0, NULL, 0 } };
+	static const struct option longopts[] = {
+		CLI_COMMON_LONGOPTS,
+		{ "hold", required_argument, NULL, OPT_HOLD },
+		{ "persistent", no_argument, NULL, OPT_PERSISTENT },
+		{ "changes", required_argument, NULL, OPT_CHANGES },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct cli_common c = { 0 };
-	unsigned hold = 0;
+	unsigned hold = 0, changes = 0;
+	bool persistent = false;
 	int key, rc;
 
 	optind = 0;
@@ -166,6 +350,18 @@ int cli_discover(int argc, char **argv, const struct cli_env *env)
 			if (cli_parse_u64(optarg, 1, 86400, &v, msg, sizeof(msg)))
 				return cli_usage_error(env->err, "discover", "--hold: %s", msg);
 			hold = (unsigned)v;
+			continue;
+		}
+		if (key == OPT_PERSISTENT) {
+			persistent = true;
+			continue;
+		}
+		if (key == OPT_CHANGES) {
+			uint64_t v;
+			char msg[160];
+			if (cli_parse_u64(optarg, 1, 1000000, &v, msg, sizeof(msg)))
+				return cli_usage_error(env->err, "discover", "--changes: %s", msg);
+			changes = (unsigned)v;
 			continue;
 		}
 		rc = cli_common_opt(&c, key, optarg, "discover", cli_optname(argv, optind),
@@ -185,6 +381,12 @@ int cli_discover(int argc, char **argv, const struct cli_env *env)
 				       argv[optind]);
 	if ((rc = cli_check_common(&c, CLI_NQN_OPTIONAL, "discover", env->err)))
 		return rc;
+	if (persistent && hold)
+		return cli_usage_error(env->err, "discover",
+				       "--hold and --persistent exclude each other (one keeps a "
+				       "silent connection, the other one with Keep Alive)");
+	if (changes && !persistent)
+		return cli_usage_error(env->err, "discover", "--changes needs --persistent");
 
 	struct nvmf_ctrl_opts o;
 	if (cli_fill_opts(&c, env, "discover", true, &o))
@@ -195,7 +397,36 @@ int cli_discover(int argc, char **argv, const struct cli_env *env)
 	struct nvmf_ctrl *held = NULL;
 	char what[400];
 	snprintf(what, sizeof(what), "discover at %s:%s", c.traddr, c.trsvcid ? c.trsvcid : "4420");
-	if (hold) {
+	struct sigaction old_int, old_term;
+	if (persistent) {
+		/* Before connecting: a signal from now on ends the watch, not the process. */
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_stop_signal;
+		sigemptyset(&sa.sa_mask);
+		stop_signal = 0;
+		sigaction(SIGINT, &sa, &old_int);
+		sigaction(SIGTERM, &sa, &old_term);
+		struct nvmf_ctrl_opts po = o;
+		if (!po.subnqn || !po.subnqn[0])
+			po.subnqn = NVME_DISC_SUBSYS_NAME;
+		po.no_keep_alive = false; /* a persistent connection keeps itself alive */
+		po.nr_io_queues = 0;
+		rc = nvmf_connect(&po, &held);
+		if (rc) {
+			sigaction(SIGINT, &old_int, NULL);
+			sigaction(SIGTERM, &old_term, NULL);
+			return cli_lib_error(env->err, what, rc, nvmf_last_errmsg());
+		}
+		rc = nvmf_read_discovery_log(held, &entries, &n, &genctr);
+		if (rc) {
+			cli_lib_error(env->err, what, rc, nvmf_ctrl_errmsg(held));
+			nvmf_disconnect(held);
+			sigaction(SIGINT, &old_int, NULL);
+			sigaction(SIGTERM, &old_term, NULL);
+			return CLI_ERR;
+		}
+	} else if (hold) {
 		if ((rc = discover_and_hold(&o, what, env->err, &entries, &n, &genctr, &held)))
 			return rc;
 	} else if ((rc = nvmf_discover(&o, &entries, &n, &genctr))) {
@@ -210,6 +441,19 @@ int cli_discover(int argc, char **argv, const struct cli_env *env)
 		rc = cli_json_print(env->out, to_json(entries, n, genctr));
 	else
 		print_text(env->out, entries, n, genctr);
+	if (persistent) {
+		fflush(env->out);
+		if (!rc)
+			rc = watch_changes(held, what, c.json, changes, entries, n, env->out,
+					   env->err);
+		else {
+			free(entries);
+			nvmf_disconnect(held);
+		}
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		return rc;
+	}
 	free(entries);
 	if (held) {
 		fflush(env->out);

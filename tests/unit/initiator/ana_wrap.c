@@ -207,6 +207,8 @@ static void patch_ctrl(struct nvme_id_ctrl *id)
 	if (W.id.nn)
 		id->nn = htole32(W.id.nn);
 	id->cmic &= (uint8_t)~W.id.cmic_clear;
+	if (W.id.aerl_set)
+		id->aerl = W.id.aerl;
 	if (W.id.no_ana) {
 		/* Our target reports ANA: play one that does not. */
 		id->cmic &= (uint8_t)~NVME_CTRL_CMIC_MULTI_ANA_REPORTING;

@@ -2,7 +2,8 @@
  * Access (NVMe Base 2.0 section 8.1) for libnvmf's tests: our real target serves every
  * command, and this layer
  *   - sets the ANA fields of every Identify Controller answer (CMIC bit 3, ANATT, ANACAP,
- *     ANAGRPMAX, NANAGRPID, MNAN; NN on request) and ANAGRPID in Identify Namespace;
+ *     ANAGRPMAX, NANAGRPID, MNAN; NN and AERL on request) and ANAGRPID in Identify
+ *     Namespace;
  *   - rewrites the answer to Get Log Page 0Ch (passed on, so a lost connection shows):
  *     the log built from the per-path group states and the namespaces' groups below
  *     (honouring RGO, offset and length), or raw bytes a test wrote (a malformed log no
@@ -33,6 +34,8 @@ struct ana_wrap_id {
 	uint32_t mnan;      /* default 0 (the host then sizes by NN) */
 	uint32_t nn;        /* 0: the target's */
 	uint8_t cmic_clear; /* CMIC bits to clear (NVME_CTRL_CMIC_*) */
+	bool aerl_set;      /* AERL (0's based) becomes @aerl; else the target's */
+	uint8_t aerl;
 };
 
 /* ana_wrap_new - wrap @lh's host transport; every group optimized on every path,

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "tests/unit/initiator/mpath_fixture.h"
 #include "tests/unit/suites.h"
 
@@ -207,6 +208,35 @@ static void inactive_ns_is_invalid_ns_at_submission(void)
 	mpf_teardown(&F);
 }
 
+static void an_ana_change_event_is_applied_before_the_next_refresh(void)
+{
+	struct loop_host *lh = loop_host_new(&(struct loop_host_params){ .n_ports = 2 });
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
+	struct nvmf_ctrl_opts p[2] = { loop_host_path_opts(lh, LH_SUBNQN, 0),
+				       loop_host_path_opts(lh, LH_SUBNQN, 1) };
+	struct nvmf_mpath *mp = NULL;
+	/* A period far beyond the test: only the event can bring the change in time. */
+	CU_ASSERT_EQUAL_FATAL(
+		nvmf_mpath_connect(p, 2, &(struct nvmf_mpath_opts){ .refresh_ms = 600000 }, &mp),
+		0);
+	unsigned path = 9;
+	CU_ASSERT_EQUAL(nvmf_mpath_ns_path(mp, 1, &path), 0);
+	CU_ASSERT_EQUAL(path, 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ana_set(lh, 1, 1, NVME_ANA_STATE_INACCESSIBLE), 0);
+	uint8_t st = 0;
+	for (unsigned i = 0; i < 300; i++) {
+		CU_ASSERT_EQUAL(nvmf_mpath_ns_ana_state(mp, 1, 0, &st, NULL), 0);
+		if (st == NVME_ANA_STATE_INACCESSIBLE)
+			break;
+		usleep(10000);
+	}
+	CU_ASSERT_EQUAL(st, NVME_ANA_STATE_INACCESSIBLE);
+	CU_ASSERT_EQUAL(nvmf_mpath_ns_path(mp, 1, &path), 0);
+	CU_ASSERT_EQUAL(path, 1);
+	nvmf_mpath_disconnect(mp);
+	loop_host_free(lh);
+}
+
 static void memory_is_registered_through_every_path(void)
 {
 	mpf_target(&F, 2, NULL, NULL);
@@ -237,6 +267,8 @@ const struct unit_test initiator_mpath_tests[] = {
 	{ "ns_with_other_identifiers_through_another_path_is_eproto",
 	  ns_with_other_identifiers_through_another_path_is_eproto },
 	{ "inactive_ns_is_invalid_ns_at_submission", inactive_ns_is_invalid_ns_at_submission },
+	{ "an_ana_change_event_is_applied_before_the_next_refresh",
+	  an_ana_change_event_is_applied_before_the_next_refresh },
 	{ "memory_is_registered_through_every_path", memory_is_registered_through_every_path },
 	{ NULL, NULL },
 };

@@ -12,6 +12,7 @@
 #include "target/core.h"
 #include "loop/loop.h"
 #include "target/model.h"
+#include "target/namespace.h"
 #include "tests/unit/loop/host/loop_host.h"
 #include "tests/unit/target/fixture.h"
 #include "nvme/fabrics.h"
@@ -310,6 +311,71 @@ int loop_host_ana_set(struct loop_host *lh, uint16_t portid, uint32_t grpid, uin
 		fprintf(stderr, "loop_host: ANA state of group %u on port %u: %s\n", grpid, portid,
 			a.err);
 	return a.rc < 0 ? a.rc : 0;
+}
+
+/* Namespace changes of lh0: on the main group, which owns the model. */
+enum ns_op { NS_ADD, NS_REMOVE, NS_RESIZE };
+
+struct ns_change {
+	struct loop_host *lh;
+	enum ns_op op;
+	uint32_t nsid;
+	uint64_t bytes;
+	int rc;
+	char err[256];
+};
+
+static void ns_change_on_main(void *arg)
+{
+	struct ns_change *n = arg;
+	struct nvmf_subsys *s = nvmf_tgt_find_subsys(&n->lh->tgt, LH_SUBNQN);
+	if (!s) {
+		n->rc = -ENOENT;
+		snprintf(n->err, sizeof(n->err), "no subsystem %s", LH_SUBNQN);
+		return;
+	}
+	if (n->op == NS_REMOVE) {
+		n->rc = nvmf_tgt_ns_remove(&n->lh->tgt, s, n->nsid, n->err, sizeof(n->err));
+		return;
+	}
+	if (n->op == NS_RESIZE) {
+		n->rc = nvmf_tgt_ns_resize(&n->lh->tgt, s, n->nsid, n->bytes, n->err,
+					   sizeof(n->err));
+		return;
+	}
+	struct nvmf_ns_config nc;
+	memset(&nc, 0, sizeof(nc));
+	nc.nsid = n->nsid;
+	nc.enable = true;
+	nc.kind = NVMF_BACKEND_RAM;
+	nc.size_bytes = n->bytes;
+	nc.block_size = 512;
+	uint32_t got = 0;
+	n->rc = nvmf_tgt_ns_add(&n->lh->tgt, s, &nc, 1, &got, n->err, sizeof(n->err));
+}
+
+static int ns_change(struct loop_host *lh, enum ns_op op, uint32_t nsid, uint64_t bytes)
+{
+	struct ns_change n = { .lh = lh, .op = op, .nsid = nsid, .bytes = bytes };
+	nvmf_loop_run_on(&lh->tgt, 0, ns_change_on_main, &n);
+	if (n.rc)
+		fprintf(stderr, "loop_host: namespace %u: %s\n", nsid, n.err);
+	return n.rc;
+}
+
+int loop_host_ns_add(struct loop_host *lh, uint32_t nsid, uint64_t bytes)
+{
+	return ns_change(lh, NS_ADD, nsid, bytes);
+}
+
+int loop_host_ns_remove(struct loop_host *lh, uint32_t nsid)
+{
+	return ns_change(lh, NS_REMOVE, nsid, 0);
+}
+
+int loop_host_ns_resize(struct loop_host *lh, uint32_t nsid, uint64_t bytes)
+{
+	return ns_change(lh, NS_RESIZE, nsid, bytes);
 }
 
 void loop_host_hold(struct loop_host *lh, bool hold)

@@ -70,6 +70,15 @@ int loop_host_port_add(struct loop_host *lh, uint16_t portid);
  * (NVME_ANA_STATE_*; nvmf_tgt_ana_state_set, on the main group). 0 or -errno. */
 int loop_host_ana_set(struct loop_host *lh, uint16_t portid, uint32_t grpid, uint8_t state);
 
+/* loop_host_ns_add - add RAM namespace @nsid (@bytes, 512-byte blocks) to lh0 live
+ * (nvmf_tgt_ns_add, on the main group: its controllers get Namespace Attribute Changed).
+ * loop_host_ns_remove - remove namespace @nsid of lh0 (nvmf_tgt_ns_remove).
+ * loop_host_ns_resize - namespace @nsid of lh0 becomes @bytes long (nvmf_tgt_ns_resize).
+ * Each 0 or -errno (with a message on stderr). */
+int loop_host_ns_add(struct loop_host *lh, uint32_t nsid, uint64_t bytes);
+int loop_host_ns_remove(struct loop_host *lh, uint32_t nsid);
+int loop_host_ns_resize(struct loop_host *lh, uint32_t nsid, uint64_t bytes);
+
 /* loop_host_break - every connected queue loses its connection: received CQEs not yet
  * polled are dropped, submit and poll return -ECONNRESET (nvmf_loop_break). */
 void loop_host_break(struct loop_host *lh);
