@@ -110,7 +110,9 @@ int nvmf_ctrl_auth_info(const struct nvmf_ctrl *c, struct nvmf_auth_info *out)
 {
 	if (!c || !out)
 		return -EINVAL;
+	pthread_mutex_lock(&((struct nvmf_ctrl *)c)->err_lock); /* a reconnect rewrites it */
 	*out = c->auth;
+	pthread_mutex_unlock(&((struct nvmf_ctrl *)c)->err_lock);
 	return 0;
 }
 
@@ -450,11 +452,14 @@ int nvmfh_auth_connected(struct nvmf_ctrl *c, struct nvmf_queue *q, uint32_t dw0
 		rc = reply(&t);
 	if (!rc)
 		rc = success(&t);
-	if (!rc && qid == 0)
+	if (!rc && qid == 0) {
+		pthread_mutex_lock(&c->err_lock); /* nvmf_ctrl_auth_info reads it */
 		c->auth = (struct nvmf_auth_info){ .authenticated = true,
 						   .bidirectional = t.s2 != 0,
 						   .hash_id = t.hash_id,
 						   .dhgroup_id = t.dhgroup_id };
+		pthread_mutex_unlock(&c->err_lock);
+	}
 	nvme_dhchap_dh_free(t.dh);
 	OPENSSL_cleanse(t.shared, sizeof(t.shared));
 	OPENSSL_cleanse(t.c2, sizeof(t.c2));

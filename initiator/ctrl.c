@@ -147,7 +147,10 @@ static int connect_queue(struct nvmf_ctrl *c, struct nvmf_queue *q, uint16_t qid
 	if (qid && c->t->set_incapsule)
 		c->t->set_incapsule(&q->hq, le32toh(c->id.ioccsz));
 	q->live_word = atomic_load(&c->word);
-	return fabrics_connect(c, q);
+	q->connecting = true; /* a lost connection fails the Connect, nothing waits */
+	rc = fabrics_connect(c, q);
+	q->connecting = false;
+	return rc;
 }
 
 int nvmfh_io_queue_reconnect(struct nvmf_ctrl *c, struct nvmf_queue *q, unsigned word)
@@ -218,7 +221,7 @@ static int wait_csts(struct nvmf_ctrl *c, uint32_t mask, uint32_t want, unsigned
 }
 
 /* CC.EN = 1 with 64 B SQEs / 16 B CQEs, NVM command set, 4 KiB pages; wait for RDY. */
-static int enable(struct nvmf_ctrl *c)
+static int enable(struct nvmf_ctrl *c, uint64_t cap)
 {
 	c->cc = CC_EN | CC_IOSQES_64 | CC_IOCQES_16;
 	int rc = prop_set(c, NVMF_PROP_CC, c->cc);
@@ -226,26 +229,30 @@ static int enable(struct nvmf_ctrl *c)
 		nvmfh_errf(c, "Property Set CC.EN: %s", nvmf_strerror(rc));
 		return rc;
 	}
-	unsigned to = CAP_TO_MS(c->cap);
+	unsigned to = CAP_TO_MS(cap);
 	if (!to || to > (unsigned)timeout_of(c))
 		to = (unsigned)timeout_of(c);
 	return wait_csts(c, CSTS_RDY, CSTS_RDY, to, "CSTS.RDY after CC.EN");
 }
 
-/* Identify Controller and the checks the Linux host makes before using it. */
-static int identify_ctrl(struct nvmf_ctrl *c)
+/*
+ * Identify Controller into @id and the checks the Linux host makes before using it. At
+ * connect it becomes c->id, c->discovery, c->max_xfer. At a reconnect those stay as they
+ * are (other threads read them, and the queues and waiting commands were built for
+ * them): the new controller must be of the same kind with no smaller limits.
+ */
+static int identify_ctrl(struct nvmf_ctrl *c, bool reconnect, struct nvme_id_ctrl *id)
 {
-	int rc = nvmf_identify(c, NVME_IDENTIFY_CNS_CTRL, 0, &c->id);
+	int rc = nvmf_identify(c, NVME_IDENTIFY_CNS_CTRL, 0, id);
 	if (rc) {
 		nvmfh_errf(c, "Identify Controller: %s", nvmf_strerror(rc));
 		return rc;
 	}
-	const struct nvme_id_ctrl *id = &c->id;
-	c->discovery = id->cntrltype == NVME_CTRL_CNTRLTYPE_DISCOVERY ||
-		       !strcmp(c->subnqn, NVMF_DISC_NQN);
+	bool discovery = id->cntrltype == NVME_CTRL_CNTRLTYPE_DISCOVERY ||
+			 !strcmp(c->subnqn, NVMF_DISC_NQN);
 	if (le16toh(id->cntlid) != c->cntlid) {
 		nvmfh_errf(c, "Identify Controller reports cntlid %u but Connect assigned %u",
-			   le16toh(id->cntlid), c->cntlid);
+			   le16toh(id->cntlid), (unsigned)c->cntlid);
 		return -EPROTO;
 	}
 	if (!c->t->no_keyed_sgls && !(le32toh(id->sgls) & NVME_CTRL_SGLS_KEYED)) {
@@ -259,7 +266,7 @@ static int identify_ctrl(struct nvmf_ctrl *c)
 			   le16toh(id->icdoff));
 		return -EPROTO;
 	}
-	if (!c->discovery) {
+	if (!discovery) {
 		if (le32toh(id->ioccsz) < 4 || le32toh(id->iorcsz) < 1) {
 			nvmfh_errf(
 				c,
@@ -275,7 +282,25 @@ static int identify_ctrl(struct nvmf_ctrl *c)
 	}
 	/* MDTS in units of CAP.MPSMIN pages; MPSMIN 0 = 4 KiB (the only size we set). */
 	uint64_t mx = id->mdts ? (uint64_t)4096 << id->mdts : NVMFH_MAX_XFER;
-	c->max_xfer = mx > NVMFH_MAX_XFER ? NVMFH_MAX_XFER : (uint32_t)mx;
+	uint32_t max_xfer = mx > NVMFH_MAX_XFER ? NVMFH_MAX_XFER : (uint32_t)mx;
+	if (!reconnect) {
+		c->id = *id;
+		c->discovery = discovery;
+		c->max_xfer = max_xfer;
+		return 0;
+	}
+	if (discovery != c->discovery) {
+		nvmfh_errf(c, "reconnect: %s is %s a discovery controller", c->subnqn,
+			   discovery ? "now" : "no longer");
+		return -EPROTO;
+	}
+	if (max_xfer < c->max_xfer || le32toh(id->ioccsz) < le32toh(c->id.ioccsz)) {
+		nvmfh_errf(c,
+			   "reconnect: the controller now moves %u bytes per command with "
+			   "IOCCSZ %u; the queues were built for %u bytes and IOCCSZ %u",
+			   max_xfer, le32toh(id->ioccsz), c->max_xfer, le32toh(c->id.ioccsz));
+		return -EPROTO;
+	}
 	return 0;
 }
 
@@ -323,7 +348,6 @@ static void notify(struct nvmf_ctrl *c)
 }
 
 static int establish_admin(struct nvmf_ctrl *c, bool reconnect, unsigned *granted);
-static void register_again(struct nvmf_ctrl *c);
 
 /* CONNECTING: give up after ctrl_loss_tmo, fail waiting commands after fast_io_fail_tmo,
  * try a new association when due. */
@@ -332,11 +356,16 @@ static void reconnect_step(struct nvmf_ctrl *c)
 	uint64_t now = nvmf_mono_ms();
 	pthread_mutex_lock(&c->ka_lock);
 	uint64_t lost = c->lost_ms, next = c->next_attempt_ms;
+	if (c->ka_stop) { /* nvmf_disconnect or nvmf_reconnect waits for this thread */
+		pthread_mutex_unlock(&c->ka_lock);
+		return;
+	}
 	if (c->opts.ctrl_loss_tmo_ms > 0 && now >= lost + (uint64_t)c->opts.ctrl_loss_tmo_ms) {
 		size_t l = strlen(c->reset_why);
 		snprintf(c->reset_why + l, sizeof(c->reset_why) - l,
-			 "; not reconnected within ctrl_loss_tmo_ms %d ms",
-			 c->opts.ctrl_loss_tmo_ms);
+			 "; not reconnected within ctrl_loss_tmo_ms %d ms%s%s%s",
+			 c->opts.ctrl_loss_tmo_ms, c->attempt_why[0] ? " (last attempt: " : "",
+			 c->attempt_why, c->attempt_why[0] ? ")" : "");
 		atomic_store_explicit(&c->word, (atomic_load(&c->word) & ~3u) | NVMF_CTRL_LOST,
 				      memory_order_release);
 		pthread_mutex_unlock(&c->ka_lock);
@@ -348,6 +377,10 @@ static void reconnect_step(struct nvmf_ctrl *c)
 	if (now < next)
 		return;
 	unsigned granted;
+	/* The attempt's messages are its own (nvmf_ctrl_errmsg is the application's): kept
+	 * for the message of a controller that is lost in the end. */
+	char err[NVMFH_ERRMSG_MAX];
+	nvmfh_errf_divert(err, sizeof(err));
 	pthread_mutex_lock(&c->admin_lock); /* recursive: the setup's own admin commands */
 	int rc = establish_admin(c, true, &granted);
 	pthread_mutex_unlock(&c->admin_lock);
@@ -361,15 +394,19 @@ static void reconnect_step(struct nvmf_ctrl *c)
 			pthread_mutex_unlock(&c->admin_lock);
 		}
 	}
+	nvmfh_errf_divert(NULL, 0);
 	pthread_mutex_lock(&c->ka_lock);
 	if (rc) {
 		c->next_attempt_ms = nvmf_mono_ms() + c->opts.reconnect_delay_ms;
+		snprintf(c->attempt_why, sizeof(c->attempt_why), "%s",
+			 err[0] ? err : nvmf_strerror(rc));
 	} else {
 		/* A new generation, LIVE: each I/O queue's owner connects to it. */
 		unsigned gen = (atomic_load(&c->word) >> 2) + 1;
 		atomic_store(&c->fast_failed, false);
 		atomic_store_explicit(&c->word, gen << 2 | NVMF_CTRL_LIVE, memory_order_release);
 		c->reset_why[0] = 0;
+		c->attempt_why[0] = 0;
 		c->reconnects++;
 	}
 	pthread_mutex_unlock(&c->ka_lock);
@@ -386,13 +423,14 @@ static void ctrl_work(struct nvmf_ctrl *c, uint64_t *next_ka, unsigned ka_period
 			*next_ka = now + ka_period;
 			send_keep_alive(c);
 		}
+		unsigned word = atomic_load(&c->word);
 		pthread_mutex_lock(&c->admin_lock);
 		bool lost = c->admin.lost || !c->admin.connected;
 		char why[NVMFH_LOST_WHY_MAX + 16];
 		snprintf(why, sizeof(why), "admin queue: %s", c->admin.lost_why);
 		pthread_mutex_unlock(&c->admin_lock);
 		if (lost)
-			nvmfh_ctrl_request_reset(c, why);
+			nvmfh_ctrl_request_reset(c, word, why, false);
 		notify(c);
 	}
 	unsigned st = atomic_load(&c->word) & 3;
@@ -504,36 +542,38 @@ static void teardown(struct nvmf_ctrl *c, int err)
  */
 static int establish_admin(struct nvmf_ctrl *c, bool reconnect, unsigned *granted)
 {
+	pthread_mutex_lock(&c->err_lock); /* nvmf_ctrl_auth_info reads it */
 	c->auth = (struct nvmf_auth_info){ 0 };
+	pthread_mutex_unlock(&c->err_lock);
 	*granted = 0;
+	uint64_t cap, vs;
+	struct nvme_id_ctrl *id = malloc(sizeof(*id));
+	if (!id)
+		return -ENOMEM;
 	int rc = connect_queue(c, &c->admin, 0, NVMFH_ADMIN_QUEUE_SIZE);
 	if (rc)
 		goto fail;
-	rc = prop_get(c, NVMF_PROP_CAP, true, &c->cap);
+	rc = prop_get(c, NVMF_PROP_CAP, true, &cap);
 	if (rc) {
 		nvmfh_errf(c, "Property Get CAP: %s", nvmf_strerror(rc));
 		goto fail;
 	}
-	rc = enable(c);
+	rc = enable(c, cap);
 	if (rc)
 		goto fail;
-	uint64_t vs;
 	rc = prop_get(c, NVMF_PROP_VS, false, &vs);
 	if (rc) {
 		nvmfh_errf(c, "Property Get VS: %s", nvmf_strerror(rc));
 		goto fail;
 	}
-	c->vs = (uint32_t)vs;
-	rc = identify_ctrl(c);
+	rc = identify_ctrl(c, reconnect, id);
 	if (rc)
 		goto fail;
-	if (c->discovery) {
-		if (reconnect && c->nr_io) {
-			nvmfh_errf(c, "%s is now a discovery controller", c->subnqn);
-			rc = -EPROTO;
-			goto fail;
-		}
-	} else {
+	if (!reconnect) {
+		c->cap = cap;
+		c->vs = (uint32_t)vs;
+	}
+	if (!c->discovery) {
 		unsigned want = reconnect ? c->nr_io :
 					    (c->opts.nr_io_queues ? c->opts.nr_io_queues : 1);
 		rc = negotiate_queues(c, want, granted);
@@ -547,22 +587,31 @@ static int establish_admin(struct nvmf_ctrl *c, bool reconnect, unsigned *grante
 			goto fail;
 		}
 		unsigned qs = c->opts.queue_size ? c->opts.queue_size : NVMFH_DEFAULT_QUEUE_SIZE;
-		if (qs > CAP_MQES(c->cap) + 1)
-			qs = CAP_MQES(c->cap) + 1;
-		if (le16toh(c->id.maxcmd) && qs > le16toh(c->id.maxcmd))
-			qs = le16toh(c->id.maxcmd);
+		if (qs > CAP_MQES(cap) + 1)
+			qs = CAP_MQES(cap) + 1;
+		if (le16toh(id->maxcmd) && qs > le16toh(id->maxcmd))
+			qs = le16toh(id->maxcmd);
 		if (qs < 2) {
 			nvmfh_errf(c, "I/O queue size %u is too small (CAP.MQES %u)", qs,
-				   CAP_MQES(c->cap));
+				   CAP_MQES(cap));
 			rc = -EINVAL;
 			goto fail;
 		}
-		c->queue_size = qs;
+		if (reconnect && qs < c->queue_size) {
+			nvmfh_errf(c,
+				   "reconnect: the controller now takes I/O queues of %u entries; "
+				   "%u were connected",
+				   qs, c->queue_size);
+			rc = -ENOSPC;
+			goto fail;
+		}
+		if (!reconnect)
+			c->queue_size = qs;
 	}
-	if (reconnect)
-		register_again(c);
+	free(id);
 	return 0;
 fail:
+	free(id);
 	nvmfh_queue_fail_all(&c->admin, -ECONNRESET);
 	disconnect_queue(c, &c->admin);
 	return rc;
@@ -609,8 +658,18 @@ static int establish(struct nvmf_ctrl *c, bool reconnect)
 	}
 	return 0;
 fail:
+	/* No association and no controller thread: nothing waits, nvmf_reconnect again or
+	 * nvmf_disconnect. */
+	atomic_store(&c->word, gen << 2 | NVMF_CTRL_LOST);
 	teardown(c, -ECONNRESET);
 	return rc;
+}
+
+/* Before the queues' commands fail at nvmf_disconnect/nvmf_reconnect: their callbacks
+ * may submit again, which must fail rather than wait for an association (recovery.c). */
+static void publish_lost(struct nvmf_ctrl *c)
+{
+	atomic_store(&c->word, (atomic_load(&c->word) & ~3u) | NVMF_CTRL_LOST);
 }
 
 static void ctrl_free(struct nvmf_ctrl *c)
@@ -625,7 +684,6 @@ static void ctrl_free(struct nvmf_ctrl *c)
 	pthread_mutex_destroy(&c->ka_lock);
 	pthread_cond_destroy(&c->ka_cond);
 	pthread_mutex_destroy(&c->err_lock);
-	free(c->regions);
 	free(c);
 }
 
@@ -762,6 +820,7 @@ int nvmf_disconnect(struct nvmf_ctrl *c)
 		return -EINVAL;
 	nvmfh_aen_stop(c); /* aen */
 	stop_keep_alive(c);
+	publish_lost(c);
 	/* Commands still outstanding complete first: no callback may run after we return. */
 	for (unsigned i = 0; i < c->nr_io; i++)
 		nvmfh_queue_fail_all(&c->io[i], -ECONNABORTED);
@@ -777,6 +836,7 @@ int nvmf_reconnect(struct nvmf_ctrl *c)
 		return -EINVAL;
 	nvmfh_aen_stop(c); /* aen */
 	stop_keep_alive(c);
+	publish_lost(c);
 	teardown(c, -ECONNRESET);
 	for (unsigned i = 0; i < c->nr_io; i++) {
 		c->io[i].ns_cached = 0;
@@ -853,9 +913,8 @@ struct nvmf_queue *nvmf_io_queue(struct nvmf_ctrl *c, unsigned idx)
 	return c && idx < c->nr_io ? &c->io[idx] : NULL;
 }
 
-/* Registrations are remembered (admin_lock) and made again for a new association: an
- * RDMA device's regions go with its last queue. While an automatic reconnect runs, a new
- * one waits for the association. */
+/* Under admin_lock: the controller thread replaces the admin queue's connection while it
+ * reconnects (the RDMA device keeps the regions while any is registered). */
 int nvmf_mem_register(struct nvmf_ctrl *c, void *addr, size_t len)
 {
 	if (!c || !addr || !len)
@@ -863,21 +922,7 @@ int nvmf_mem_register(struct nvmf_ctrl *c, void *addr, size_t len)
 	if (!c->t->mem_register)
 		return -EOPNOTSUPP;
 	pthread_mutex_lock(&c->admin_lock);
-	int rc = 0;
-	if (c->admin.connected || !c->auto_reconnect)
-		rc = c->t->mem_register(&c->admin.hq, addr, len);
-	if (!rc) {
-		void *n = realloc(c->regions, (c->nr_regions + 1) * sizeof(*c->regions));
-		if (n) {
-			c->regions = n;
-			c->regions[c->nr_regions].addr = addr;
-			c->regions[c->nr_regions++].len = len;
-		} else {
-			if (c->admin.connected && c->t->mem_unregister)
-				c->t->mem_unregister(&c->admin.hq, addr);
-			rc = -ENOMEM;
-		}
-	}
+	int rc = c->t->mem_register(&c->admin.hq, addr, len);
 	pthread_mutex_unlock(&c->admin_lock);
 	return rc;
 }
@@ -889,25 +934,7 @@ int nvmf_mem_unregister(struct nvmf_ctrl *c, void *addr)
 	if (!c->t->mem_unregister)
 		return -EOPNOTSUPP;
 	pthread_mutex_lock(&c->admin_lock);
-	int rc = -ENOENT;
-	for (unsigned i = 0; i < c->nr_regions; i++)
-		if (c->regions[i].addr == addr) {
-			c->regions[i] = c->regions[--c->nr_regions];
-			rc = 0;
-			break;
-		}
-	if (c->admin.connected || !c->auto_reconnect)
-		rc = c->t->mem_unregister(&c->admin.hq, addr);
+	int rc = c->t->mem_unregister(&c->admin.hq, addr);
 	pthread_mutex_unlock(&c->admin_lock);
 	return rc;
-}
-
-/* After a new association: the remembered regions again. One that fails is left to the
- * transport's own buffers (a copy), as any unregistered memory. */
-static void register_again(struct nvmf_ctrl *c)
-{
-	if (!c->t->mem_register)
-		return;
-	for (unsigned i = 0; i < c->nr_regions; i++)
-		c->t->mem_register(&c->admin.hq, c->regions[i].addr, c->regions[i].len);
 }

@@ -39,11 +39,29 @@ bool nvmfh_errf_mute(bool mute)
 	return was;
 }
 
+/* Set while the controller thread reconnects: its messages go here, not to errmsg. */
+static __thread char *errf_divert;
+static __thread size_t errf_divert_len;
+
+void nvmfh_errf_divert(char *buf, size_t len)
+{
+	errf_divert = buf;
+	errf_divert_len = buf ? len : 0;
+	if (buf && len)
+		buf[0] = 0;
+}
+
 void nvmfh_errf(struct nvmf_ctrl *c, const char *fmt, ...)
 {
 	if (errf_muted)
 		return;
 	va_list ap;
+	if (errf_divert) {
+		va_start(ap, fmt);
+		vsnprintf(errf_divert, errf_divert_len, fmt, ap);
+		va_end(ap);
+		return;
+	}
 	pthread_mutex_lock(&c->err_lock);
 	va_start(ap, fmt);
 	vsnprintf(c->errmsg, sizeof(c->errmsg), fmt, ap);

@@ -108,11 +108,11 @@ struct nvmf_ctrl {
 	unsigned nr_io;
 	unsigned queue_size; /* I/O queue entries, 1's based */
 
-	uint16_t cntlid;
-	uint64_t cap;           /* CAP property, host endian */
-	uint32_t vs, cc;        /* VS; CC as last written */
-	struct nvme_id_ctrl id; /* Identify Controller, wire format */
-	uint32_t max_xfer;      /* bytes per command */
+	_Atomic uint16_t cntlid; /* the current association's (a reconnect changes it) */
+	uint64_t cap;            /* CAP property, host endian */
+	uint32_t vs, cc;         /* VS; CC as last written */
+	struct nvme_id_ctrl id;  /* Identify Controller, wire format */
+	uint32_t max_xfer;       /* bytes per command */
 
 	/* The controller thread (ctrl.c): Keep Alive every kato/2 (NVMe Base 3.9), the
 	 * Aborts the I/O queues ask for, and automatic reconnect (recovery.c). Its state
@@ -136,13 +136,10 @@ struct nvmf_ctrl {
 	struct {
 		uint16_t sqid, cid;
 		uint8_t opcode;
+		unsigned word;      /* the association the command was sent on */
 	} aborts[NVMFH_MAX_ABORTS]; /* Abort requests of the I/O queues (ka_lock) */
 	unsigned nr_aborts;
-	struct {
-		void *addr;
-		size_t len;
-	} * regions; /* nvmf_mem_register's, made again after a reconnect (admin_lock) */
-	unsigned nr_regions;
+	char attempt_why[NVMFH_ERRMSG_MAX]; /* why the last reconnect attempt failed (ka_lock) */
 
 	/* DH-HMAC-CHAP (auth.c): the secrets as parsed from the options (NULL: not given;
 	 * zeroed when freed), the next transaction id, what the admin queue's used. */
@@ -223,11 +220,14 @@ static inline bool nvmfh_queue_stale(const struct nvmf_queue *q)
 /* nvmfh_retriable - whether @s's command may be sent again after a reset (data commands
  * that end the same when executed twice; never one half of a fused pair). */
 NVMFH_HIDDEN bool nvmfh_retriable(const struct nvmfh_slot *s);
-/* nvmfh_ctrl_request_reset - end @c's association (any thread): LIVE -> CONNECTING with
- * automatic reconnect, else LOST; @why (the first cause stays) names it. The _locked form
- * with ka_lock held. */
-NVMFH_HIDDEN void nvmfh_ctrl_request_reset(struct nvmf_ctrl *c, const char *why);
-NVMFH_HIDDEN void nvmfh_ctrl_request_reset_locked(struct nvmf_ctrl *c, const char *why);
+/* nvmfh_ctrl_request_reset - end @c's association (any thread) if it is still the LIVE
+ * one of word @word: CONNECTING with automatic reconnect, else LOST; @why (the first cause
+ * stays) names it. @same_loss: the new association could not take a queue back, so
+ * ctrl_loss_tmo keeps counting from the loss before. The _locked form with ka_lock held. */
+NVMFH_HIDDEN void nvmfh_ctrl_request_reset(struct nvmf_ctrl *c, unsigned word, const char *why,
+					   bool same_loss);
+NVMFH_HIDDEN void nvmfh_ctrl_request_reset_locked(struct nvmf_ctrl *c, unsigned word,
+						  const char *why, bool same_loss);
 /* nvmfh_queue_fail_sent - complete with @err every command of @q that is not held (a
  * reconnecting queue's Connect or authentication command, abandoned or not). */
 NVMFH_HIDDEN void nvmfh_queue_fail_sent(struct nvmf_queue *q, int err);
@@ -239,9 +239,10 @@ NVMFH_HIDDEN int nvmfh_queue_may_hold(struct nvmf_queue *q);
  * (>= 0) or the error poll returns (-ECONNRESET without automatic reconnect, -ENODEV
  * once LOST); *@ready when @q is connected to the live association. */
 NVMFH_HIDDEN int nvmfh_queue_recover(struct nvmf_queue *q, bool *ready);
-/* nvmfh_retry_aborted - the CQE of slot @cid with @status arrived after we asked for its
- * Abort: true when it is held to be sent again (Command Abort Requested, retriable). */
-NVMFH_HIDDEN bool nvmfh_retry_aborted(struct nvmf_queue *q, uint16_t cid, int status);
+/* nvmfh_retry_aborted - slot @cid was answered Command Abort Requested (without DNR):
+ * true when it is held to be sent again (retriable, sends left), as the Linux host retries
+ * it; whether we asked for the Abort or not (its CID may have been reused). */
+NVMFH_HIDDEN bool nvmfh_retry_aborted(struct nvmf_queue *q, uint16_t cid);
 
 /* ---- timeout.c ---- */
 
@@ -370,6 +371,10 @@ NVMFH_HIDDEN void nvmfh_errf(struct nvmf_ctrl *c, const char *fmt, ...)
  * thread's own commands leave nvmf_ctrl_errmsg to the application's calls). Returns the
  * previous setting, to restore. */
 NVMFH_HIDDEN bool nvmfh_errf_mute(bool mute);
+/* nvmfh_errf_divert - while @buf is set, nvmfh_errf on this thread writes into @buf
+ * (@len bytes; cleared here) instead of the controller's message (the controller thread's
+ * reconnect attempts). NULL: back to normal. */
+NVMFH_HIDDEN void nvmfh_errf_divert(char *buf, size_t len);
 /* nvmfh_set_last_errmsg - the thread's nvmf_last_errmsg() text. */
 NVMFH_HIDDEN void nvmfh_set_last_errmsg(const char *msg);
 /*

@@ -127,7 +127,8 @@ struct nvmf_ctrl_opts {
 	 * new command fails with -ENODEV. reconnect_delay_ms: default 10000.
 	 * fast_io_fail_tmo_ms: > 0: waiting commands fail with -ECONNRESET once the
 	 * controller has been reconnecting this long, and new ones fail at once until it is
-	 * live again; 0 (the default): they wait until ctrl_loss_tmo_ms. */
+	 * live again; 0 (the default): they wait until ctrl_loss_tmo_ms (the Linux host's 0,
+	 * at once, is 1 here). */
 	int ctrl_loss_tmo_ms;
 	unsigned reconnect_delay_ms;
 	int fast_io_fail_tmo_ms;
@@ -439,9 +440,9 @@ unsigned nvmf_ctrl_aers_outstanding(struct nvmf_ctrl *ctrl);
 
 /* nvmf_mem_register - register [addr, addr+len) once for zero-copy I/O: buffers inside
  * it are sent by keyed SGL without a copy. Other buffers go through the library's own
- * registered pool (one copy). The controller remembers it: registered again for every
- * new association (nvmf_reconnect, automatic reconnect); while an automatic reconnect
- * runs, it is only remembered (0). Returns 0 or -errno. */
+ * registered pool (one copy). A registration outlives reconnects (the RDMA device keeps
+ * it). While an automatic reconnect runs, RDMA has no connection to register through:
+ * -ENOTCONN (try again once nvmf_ctrl_state is live). Returns 0 or -errno. */
 int nvmf_mem_register(struct nvmf_ctrl *ctrl, void *addr, size_t len);
 int nvmf_mem_unregister(struct nvmf_ctrl *ctrl, void *addr);
 

@@ -98,7 +98,10 @@ int nvmfh_queue_submit(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *b
 	bool hold = false;
 	if (!q->slots)
 		return -ECONNRESET;
-	if (__builtin_expect(q->lost || nvmfh_queue_stale(q), 0) && !q->connecting) {
+	/* A connecting queue's Connect and authentication commands (Fabrics) go out at once;
+	 * anything else waits for it like any command of a queue being reconnected. */
+	bool conn = __builtin_expect(q->connecting, 0) && sqe->opcode == nvme_admin_fabrics;
+	if (__builtin_expect(q->lost || nvmfh_queue_stale(q), 0) && !conn) {
 		/* The connection is gone or belongs to an ended association: with automatic
 		 * reconnect the command waits for the new one (recovery.c); never half of a
 		 * fused pair, whose halves must go out together. */
@@ -111,7 +114,7 @@ int nvmfh_queue_submit(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *b
 		return -EINVAL;
 	/* One entry always stays free: size-1 outstanding at most (SQ flow control). A
 	 * reconnecting queue's Connect goes out before the commands it holds. */
-	if ((q->outstanding + 1 >= q->hq.size && !q->connecting) || !q->nr_free)
+	if ((q->outstanding + 1 >= q->hq.size && !conn) || !q->nr_free)
 		return -EAGAIN;
 	uint16_t cid = q->free_cids[--q->nr_free];
 	struct nvmfh_slot *s = &q->slots[cid];
@@ -135,7 +138,7 @@ int nvmfh_queue_submit(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *b
 	if (q->io_timeout_ms)
 		s->sent_ms = nvmf_mono_coarse_ms();
 	int rc = q->hq.t->submit(&q->hq, &s->cmd);
-	if (rc == -ECONNRESET && !q->connecting) {
+	if (rc == -ECONNRESET && !conn) {
 		nvmfh_queue_transport_lost(q);
 		if (!(sqe->flags & 3) && !nvmfh_queue_may_hold(q)) { /* waits for the new one */
 			s->held = true;
@@ -181,8 +184,8 @@ int nvmfh_queue_deliver(struct nvmf_queue *q)
 		void *arg = s->arg, *owned = s->owned;
 		struct nvme_cqe cqe = s->cqe;
 		int status = le16toh(cqe.status) >> 1;
-		/* A command we asked to abort, aborted (Command Abort Requested): sent again. */
-		if (__builtin_expect(s->abort_sent, 0) && nvmfh_retry_aborted(q, cid, status))
+		/* Aborted (Command Abort Requested, no DNR): sent again when it may be. */
+		if (__builtin_expect(status == NVME_SC_ABORT_REQ, 0) && nvmfh_retry_aborted(q, cid))
 			continue;
 		s->owned = NULL;
 		nvmfh_queue_put_cid(q, cid);
@@ -252,6 +255,8 @@ int nvmfh_queue_poll(struct nvmf_queue *q, unsigned max)
 		nvmfh_queue_fail_all(q, -ECONNRESET);
 		return -ECONNRESET;
 	}
+	if (__builtin_expect(q->connecting, 0))
+		return n; /* its Connect's own poll: no split parts, no timeouts yet */
 	if (q->io_timeout_ms && q->outstanding) {
 		uint64_t now = nvmf_mono_coarse_ms();
 		if (now >= q->next_tmo_scan)

@@ -47,23 +47,30 @@ static void publish(struct nvmf_ctrl *c, unsigned word)
 	atomic_store_explicit(&c->word, word, memory_order_release);
 }
 
-void nvmfh_ctrl_request_reset_locked(struct nvmf_ctrl *c, const char *why)
+void nvmfh_ctrl_request_reset_locked(struct nvmf_ctrl *c, unsigned word, const char *why,
+				     bool same_loss)
 {
 	unsigned w = atomic_load(&c->word);
-	if ((w & 3) != NVMF_CTRL_LIVE)
-		return; /* ended already: the first cause stays */
+	/* Only the association the requester knows, and only once: a queue of an older one
+	 * must not end the new one, and the first cause stays. */
+	if (w != word || (w & 3) != NVMF_CTRL_LIVE)
+		return;
 	snprintf(c->reset_why, sizeof(c->reset_why), "%s", why);
-	c->lost_ms = nvmf_mono_ms();
-	c->next_attempt_ms = c->lost_ms + c->opts.reconnect_delay_ms;
+	uint64_t now = nvmf_mono_ms();
+	/* A new association that could not take its I/O queues back continues the loss it
+	 * was to end: ctrl_loss_tmo counts from the first. */
+	if (!same_loss || !c->lost_ms)
+		c->lost_ms = now;
+	c->next_attempt_ms = now + c->opts.reconnect_delay_ms;
 	atomic_store(&c->fast_failed, false);
 	publish(c, (w & ~3u) | (c->auto_reconnect ? NVMF_CTRL_CONNECTING : NVMF_CTRL_LOST));
 	pthread_cond_signal(&c->ka_cond);
 }
 
-void nvmfh_ctrl_request_reset(struct nvmf_ctrl *c, const char *why)
+void nvmfh_ctrl_request_reset(struct nvmf_ctrl *c, unsigned word, const char *why, bool same_loss)
 {
 	pthread_mutex_lock(&c->ka_lock);
-	nvmfh_ctrl_request_reset_locked(c, why);
+	nvmfh_ctrl_request_reset_locked(c, word, why, same_loss);
 	pthread_mutex_unlock(&c->ka_lock);
 }
 
@@ -127,6 +134,7 @@ static int hold_or_fail(struct nvmf_queue *q)
 			continue;
 		if (nvmfh_retriable(s) && s->retries < NVMFH_MAX_RETRIES) {
 			s->held = true;
+			s->retries++;
 			q->nr_held++;
 			continue;
 		}
@@ -180,19 +188,18 @@ static int send_held(struct nvmf_queue *q)
 		}
 		s->held = false;
 		s->abort_sent = s->timed_out = false; /* a new chance */
-		if (s->retries < NVMFH_MAX_RETRIES)
-			s->retries++;
 		q->nr_held--;
 	}
 	return n;
 }
 
-bool nvmfh_retry_aborted(struct nvmf_queue *q, uint16_t cid, int status)
+bool nvmfh_retry_aborted(struct nvmf_queue *q, uint16_t cid)
 {
 	struct nvmfh_slot *s = &q->slots[cid];
-	if (status != NVME_SC_ABORT_REQ || !nvmfh_retriable(s) || s->retries >= NVMFH_MAX_RETRIES)
+	if (!nvmfh_retriable(s) || s->retries >= NVMFH_MAX_RETRIES)
 		return false;
 	s->held = true;
+	s->retries++;
 	q->nr_held++;
 	return true;
 }
@@ -223,10 +230,11 @@ int nvmfh_queue_recover(struct nvmf_queue *q, bool *ready)
 		q->connected = false;
 		if (q->lost) {
 			/* Its own connection failed: the association is reset as a whole, as the
-			 * Linux host does for an error on any queue. */
+			 * Linux host does for an error on any queue (if it is still the one this
+			 * queue belonged to). */
 			char why[NVMFH_LOST_WHY_MAX + 32];
 			snprintf(why, sizeof(why), "I/O queue %u: %s", q->hq.qid, q->lost_why);
-			nvmfh_ctrl_request_reset(c, why);
+			nvmfh_ctrl_request_reset(c, q->live_word, why, false);
 		} else {
 			mark_stale(q);
 		}
@@ -251,7 +259,7 @@ int nvmfh_queue_recover(struct nvmf_queue *q, bool *ready)
 		if (nvmfh_io_queue_reconnect(c, q, w)) {
 			char why[NVMFH_LOST_WHY_MAX + 32];
 			snprintf(why, sizeof(why), "I/O queue %u: %s", q->hq.qid, q->lost_why);
-			nvmfh_ctrl_request_reset(c, why);
+			nvmfh_ctrl_request_reset(c, w, why, true);
 			return n;
 		}
 	}

@@ -4,15 +4,17 @@
  * for expired commands while it polls (a coarse clock stamp per send; a look at most
  * every quarter timeout, and never more than once a second). A command unanswered for
  * io_timeout_ms gets an Abort (NVMe Base 2.0 section 5.1; the controller thread sends it
- * on the admin queue) and a new period; the controller resets when it answers "not
- * aborted" (dword 0 bit 0), the Abort fails, or the command stays unanswered for that
- * second period (recovery.c). A command the controller did abort completes with Command
- * Abort Requested, and is sent again when it may be (queue.c).
+ * on the admin queue) and a second period; still unanswered then, the controller is reset
+ * (recovery.c), as the Linux PCIe host does (its fabrics hosts reset at the first expiry).
+ * Whatever the Abort's answer ("not aborted", dword 0 bit 0, is what our target and the
+ * kernel's say): a command that completes meanwhile is not reset for. A command the
+ * controller did abort completes with Command Abort Requested and is sent again when it
+ * may be (queue.c).
  *
  * The Abort names the command by SQID and CID: should the command complete and its CID
  * be reused before the Abort arrives, the controller may abort the new command instead,
- * which then is sent again the same way (as the Linux PCIe host, which has this race
- * too).
+ * which then is sent again the same way (as with the Linux PCIe host, which has this race
+ * too). An Abort asked for on an association that has ended is not sent.
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,15 +29,11 @@ static void ask_abort(struct nvmf_queue *q, uint16_t cid)
 		c->aborts[c->nr_aborts].sqid = q->hq.qid;
 		c->aborts[c->nr_aborts].cid = cid;
 		c->aborts[c->nr_aborts].opcode = q->slots[cid].cmd.sqe.opcode;
+		c->aborts[c->nr_aborts].word = q->live_word;
 		c->nr_aborts++;
 		pthread_cond_signal(&c->ka_cond);
-	} else {
-		char why[96];
-		snprintf(why, sizeof(why),
-			 "I/O queue %u: %u commands timed out at once (no Abort for more)",
-			 q->hq.qid, NVMFH_MAX_ABORTS + 1);
-		nvmfh_ctrl_request_reset_locked(c, why);
 	}
+	/* More at once: those wait for their second period without an Abort. */
 	pthread_mutex_unlock(&c->ka_lock);
 }
 
@@ -63,7 +61,7 @@ void nvmfh_queue_check_timeouts(struct nvmf_queue *q, uint64_t now)
 		if (!q->hq.ctrl->auto_reconnect) {
 			char why[NVMFH_LOST_WHY_MAX + 32];
 			snprintf(why, sizeof(why), "I/O queue %u: %s", q->hq.qid, q->lost_why);
-			nvmfh_ctrl_request_reset(q->hq.ctrl, why);
+			nvmfh_ctrl_request_reset(q->hq.ctrl, q->live_word, why, false);
 		}
 		return;
 	}
@@ -77,24 +75,20 @@ void nvmfh_ctrl_send_aborts(struct nvmf_ctrl *c)
 	memcpy(list, c->aborts, n * sizeof(list[0]));
 	c->nr_aborts = 0;
 	pthread_mutex_unlock(&c->ka_lock);
+	/* Not longer than a Keep Alive waits: the controller thread sends both. */
+	int tmo = c->opts.kato_ms && (int)c->opts.kato_ms < c->opts.timeout_ms ?
+			  (int)c->opts.kato_ms :
+			  c->opts.timeout_ms;
 	for (unsigned i = 0; i < n; i++) {
+		if (atomic_load(&c->word) != list[i].word)
+			continue; /* that association ended: its commands are not on this one */
 		struct nvme_sqe sqe;
-		struct nvme_cqe cqe;
 		memset(&sqe, 0, sizeof(sqe));
-		memset(&cqe, 0, sizeof(cqe));
 		sqe.opcode = nvme_admin_abort_cmd;
 		sqe.cdw10 = htole32((uint32_t)list[i].sqid | (uint32_t)list[i].cid << 16);
-		int rc = nvmfh_admin_exec(c, &sqe, NULL, 0, false, &cqe, c->opts.timeout_ms);
-		if (!rc && !(le32toh(cqe.result.u32) & 1))
-			continue; /* aborted: the command completes with Command Abort Requested */
-		char why[NVMFH_LOST_WHY_MAX];
-		snprintf(why, sizeof(why),
-			 "I/O queue %u: command 0x%02x (cid %u) not answered within io_timeout_ms "
-			 "%d ms, and %s%s",
-			 list[i].sqid, list[i].opcode, list[i].cid, c->opts.io_timeout_ms,
-			 rc ? "its Abort failed: " : "the controller did not abort it",
-			 rc ? nvmf_strerror(rc) : "");
-		nvmfh_ctrl_request_reset(c, why);
-		return;
+		/* The answer changes nothing here: aborted, the command completes (and is sent
+		 * again); not, its second period decides; a failed Abort is the admin queue's
+		 * loss, which resets anyway. */
+		nvmfh_admin_exec(c, &sqe, NULL, 0, false, NULL, tmo);
 	}
 }

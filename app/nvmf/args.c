@@ -125,15 +125,18 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 	case OPT_RECONNECT_DELAY:
 	case OPT_FAST_IO_FAIL_TMO:
 		/* Seconds, as nvme-cli's; a day at most (the library counts milliseconds in
-		 * an int). */
-		if (cli_parse_u64(arg, 1, 86400, &port, msg, sizeof(msg)))
+		 * an int). --fast-io-fail-tmo 0: at once, as nvme-cli's. */
+		if (cli_parse_u64(arg, key == OPT_FAST_IO_FAIL_TMO ? 0 : 1, 86400, &port, msg,
+				  sizeof(msg)))
 			return cli_usage_error(err, cmd, "%s: seconds %s", optname, msg);
 		if (key == OPT_IO_TIMEOUT)
 			c->io_timeout_s = (unsigned)port;
 		else if (key == OPT_RECONNECT_DELAY)
 			c->reconnect_delay_s = (unsigned)port;
-		else
+		else {
 			c->fast_io_fail_s = (unsigned)port;
+			c->fast_io_fail_given = true;
+		}
 		return 0;
 	case OPT_CTRL_LOSS_TMO:
 		if (!strcmp(arg, "-1")) {
@@ -289,11 +292,11 @@ int cli_check_common(const struct cli_common *c, enum cli_nqn need, const char *
 	if ((c->hdr_digest || c->data_digest) && (!c->trtype || strcmp(c->trtype, "tcp")))
 		return cli_usage_error(err, cmd, "%s: digests are NVMe/TCP's: give -t tcp",
 				       c->hdr_digest ? "-g/--hdr-digest" : "-G/--data-digest");
-	if ((c->reconnect_delay_s || c->fast_io_fail_s) && !c->ctrl_loss_tmo_s)
+	if ((c->reconnect_delay_s || c->fast_io_fail_given) && !c->ctrl_loss_tmo_s)
 		return cli_usage_error(
 			err, cmd, "%s is for automatic reconnect: give --ctrl-loss-tmo too",
 			c->reconnect_delay_s ? "--reconnect-delay" : "--fast-io-fail-tmo");
-	if ((c->ctrl_loss_tmo_s || c->fast_io_fail_s) && c->n_traddrs > 1)
+	if ((c->ctrl_loss_tmo_s || c->fast_io_fail_given) && c->n_traddrs > 1)
 		return cli_usage_error(err, cmd,
 				       "--ctrl-loss-tmo is for one path: with several -a the "
 				       "paths are reconnected by the multipath handle "

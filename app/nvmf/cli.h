@@ -83,7 +83,8 @@ struct cli_common {
 	unsigned io_timeout_s;      /* --io-timeout SEC */
 	int ctrl_loss_tmo_s;        /* --ctrl-loss-tmo SEC, -1 for ever */
 	unsigned reconnect_delay_s; /* --reconnect-delay SEC */
-	unsigned fast_io_fail_s;    /* --fast-io-fail-tmo SEC */
+	unsigned fast_io_fail_s;    /* --fast-io-fail-tmo SEC (0: at once), when _given */
+	bool fast_io_fail_given;
 };
 
 /* ---- args.c: option and value parsing (pure) ---- */
@@ -134,13 +135,13 @@ enum {
 };
 
 /* The help lines of the timeout and reconnect options (read, write, perf). */
-#define CLI_RECOVERY_USAGE                                                                    \
-	"  --io-timeout SEC   abort an I/O unanswered this long, then reset (default 30)\n"   \
-	"  --ctrl-loss-tmo SEC  reconnect automatically for this long when the connection\n"  \
-	"                     is lost (-1: for ever; default: no automatic reconnect)\n"      \
-	"  --reconnect-delay SEC  between reconnect attempts (default 10)\n"                  \
-	"  --fast-io-fail-tmo SEC  fail waiting I/O after this long reconnecting (default:\n" \
-	"                     wait until --ctrl-loss-tmo)\n"
+#define CLI_RECOVERY_USAGE                                                                   \
+	"  --io-timeout SEC   abort an I/O unanswered this long, then reset (default 30)\n"  \
+	"  --ctrl-loss-tmo SEC  reconnect automatically for this long when the connection\n" \
+	"                     is lost (-1: for ever; default: no automatic reconnect)\n"     \
+	"  --reconnect-delay SEC  between reconnect attempts (default 10)\n"                 \
+	"  --fast-io-fail-tmo SEC  fail waiting I/O after this long reconnecting (0: at\n"   \
+	"                     once; default: wait until --ctrl-loss-tmo)\n"
 
 /* The help lines of the multipath options (read, write, perf). */
 #define CLI_MULTIPATH_USAGE                                                                     \

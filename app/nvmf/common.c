@@ -86,7 +86,8 @@ int cli_fill_opts(const struct cli_common *c, const struct cli_env *env, const c
 	o->io_timeout_ms = (int)c->io_timeout_s * 1000;
 	o->ctrl_loss_tmo_ms = c->ctrl_loss_tmo_s < 0 ? -1 : c->ctrl_loss_tmo_s * 1000;
 	o->reconnect_delay_ms = c->reconnect_delay_s * 1000;
-	o->fast_io_fail_tmo_ms = (int)c->fast_io_fail_s * 1000;
+	if (c->fast_io_fail_given) /* the library's 1 ms is "at once" (its 0 is the default) */
+		o->fast_io_fail_tmo_ms = c->fast_io_fail_s ? (int)c->fast_io_fail_s * 1000 : 1;
 	const char *ckey_env = discovery ? NULL : env->dhchap_ctrl_secret;
 	if (pick_secret(c->dhchap_secret, "-S/--dhchap-secret", env->dhchap_secret,
 			"$NVMF_DHCHAP_SECRET", cmd, env->err, &o->dhchap_secret) ||

@@ -108,13 +108,8 @@ static void target_restarted_reconnects_and_resends_reads_and_writes(void)
 	fill(wbuf, sizeof(wbuf), 3);
 	CU_ASSERT_EQUAL_FATAL(nvmf_read(ctrl, 1, 0, 8, rbuf), 0); /* block size known */
 
-	static uint8_t region[8192];
-	CU_ASSERT_EQUAL(nvmf_mem_register(ctrl, region, 4096), 0);
 	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(lh, 1), 0);
 	CU_ASSERT_FATAL(wait_state(NVMF_CTRL_CONNECTING));
-	/* Registered while there is no association: remembered, made at the next one. */
-	CU_ASSERT_EQUAL(nvmf_mem_register(ctrl, region + 4096, 4096), 0);
-	CU_ASSERT_EQUAL(ctrl->nr_regions, 2);
 	struct done dw = { 0 }, dr = { 0 };
 	CU_ASSERT_EQUAL(nvmf_submit_write(q, 1, 16, 8, wbuf, count_cb, &dw), 0);
 	for (unsigned i = 0; i < 10; i++)
@@ -137,9 +132,6 @@ static void target_restarted_reconnects_and_resends_reads_and_writes(void)
 	CU_ASSERT_EQUAL(st.seen[0], NVMF_CTRL_CONNECTING);
 	CU_ASSERT_EQUAL(st.seen[1], NVMF_CTRL_LIVE);
 	CU_ASSERT_STRING_EQUAL(nvmf_queue_errmsg(q), "");
-	CU_ASSERT_EQUAL(nvmf_mem_unregister(ctrl, region), 0);
-	CU_ASSERT_EQUAL(ctrl->nr_regions, 1);
-	CU_ASSERT_EQUAL(ctrl->regions[0].addr, region + 4096);
 	teardown();
 }
 
@@ -404,6 +396,98 @@ static void two_io_threads_ride_through_two_target_restarts(void)
 	teardown();
 }
 
+/* A queue whose connection broke under the old association, polled only after the new
+ * one is up, catches up without resetting the new one. */
+static void a_queue_of_the_old_association_does_not_reset_the_new_one(void)
+{
+	setup(NULL);
+	struct states st = { 0 };
+	struct nvmf_ctrl_opts o = auto_opts(&st);
+	o.nr_io_queues = 2;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	struct nvmf_queue *q1 = nvmf_io_queue(ctrl, 1);
+	uint8_t buf[512];
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q1, 1, 0, 1, buf, count_cb, &d), 0);
+	while (!d.calls)
+		nvmf_queue_wait(q1, 10);                         /* queue 1 knows the block size */
+	CU_ASSERT_EQUAL_FATAL(nvmf_read(ctrl, 1, 0, 1, buf), 0); /* queue 0 too */
+	loop_host_break(lh);
+	CU_ASSERT_FATAL(wait_state(NVMF_CTRL_CONNECTING));
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 1, buf), 0); /* queue 0 on the new one */
+	CU_ASSERT_EQUAL(nvmf_ctrl_reconnects(ctrl), 1);
+	struct done d1 = { 0 };
+	CU_ASSERT_EQUAL(nvmf_submit_read(q1, 1, 0, 1, buf, count_cb, &d1), 0);
+	wait_done(q1, &d1);
+	CU_ASSERT_EQUAL(d1.calls, 1);
+	CU_ASSERT_EQUAL(d1.status, 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_LIVE);
+	CU_ASSERT_EQUAL(nvmf_ctrl_reconnects(ctrl), 1);
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 1, buf), 0);
+	teardown();
+}
+
+/* nvmf_reconnect failing (the target is gone) leaves the controller LOST: commands fail
+ * at once instead of waiting for attempts nobody makes; a later one that works revives
+ * it. */
+static void failed_explicit_reconnect_leaves_the_controller_lost(void)
+{
+	setup(NULL);
+	struct states st = { 0 };
+	struct nvmf_ctrl_opts o = auto_opts(&st);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	uint8_t buf[512];
+	CU_ASSERT_EQUAL_FATAL(nvmf_read(ctrl, 1, 0, 1, buf), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(lh, 1), 0);
+	CU_ASSERT_NOT_EQUAL(nvmf_reconnect(ctrl), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_LOST);
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL(nvmf_submit_read(nvmf_io_queue(ctrl, 0), 1, 0, 1, buf, count_cb, &d),
+			-ENODEV);
+	CU_ASSERT_EQUAL_FATAL(loop_host_port_add(lh, 1), 0);
+	CU_ASSERT_EQUAL(nvmf_reconnect(ctrl), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_LIVE);
+	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 1, buf), 0);
+	teardown();
+}
+
+/* A callback that submits again when its command failed. */
+struct resubmit {
+	struct nvmf_queue *q;
+	uint8_t buf[512];
+	int calls, accepted;
+};
+
+static void resubmit_cb(void *arg, int status, const struct nvme_cqe *cqe)
+{
+	(void)cqe;
+	(void)status;
+	struct resubmit *r = arg;
+	r->calls++;
+	if (r->calls < 3 && !nvmf_submit_read(r->q, 1, 0, 1, r->buf, resubmit_cb, r))
+		r->accepted++;
+}
+
+/* nvmf_disconnect with commands outstanding whose callbacks submit again: every command
+ * accepted gets its callback, none after nvmf_disconnect returns. */
+static void disconnect_runs_every_accepted_commands_callback(void)
+{
+	setup(NULL);
+	struct states st = { 0 };
+	struct nvmf_ctrl_opts o = auto_opts(&st);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	struct resubmit r = { .q = nvmf_io_queue(ctrl, 0) };
+	CU_ASSERT_EQUAL_FATAL(nvmf_read(ctrl, 1, 0, 1, r.buf), 0);
+	loop_host_hold(lh, true);
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(r.q, 1, 0, 1, r.buf, resubmit_cb, &r), 0);
+	r.accepted = 1;
+	nvmf_disconnect(ctrl); /* the read still unanswered */
+	ctrl = NULL;
+	CU_ASSERT_EQUAL(r.calls, r.accepted);
+	loop_host_hold(lh, false);
+	teardown();
+}
+
 /* The state names. */
 static void state_names(void)
 {
@@ -428,6 +512,12 @@ const struct unit_test initiator_recovery_tests[] = {
 	{ "reconnect_authenticates_again", reconnect_authenticates_again },
 	{ "two_io_threads_ride_through_two_target_restarts",
 	  two_io_threads_ride_through_two_target_restarts },
+	{ "a_queue_of_the_old_association_does_not_reset_the_new_one",
+	  a_queue_of_the_old_association_does_not_reset_the_new_one },
+	{ "failed_explicit_reconnect_leaves_the_controller_lost",
+	  failed_explicit_reconnect_leaves_the_controller_lost },
+	{ "disconnect_runs_every_accepted_commands_callback",
+	  disconnect_runs_every_accepted_commands_callback },
 	{ "state_names", state_names },
 	{ NULL, NULL },
 };

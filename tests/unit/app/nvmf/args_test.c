@@ -286,14 +286,17 @@ static void recovery_options_are_checked_and_passed_on(void)
 	c.ctrl_loss_tmo_s = -1;
 	c.reconnect_delay_s = 2;
 	c.fast_io_fail_s = 3;
+	c.fast_io_fail_given = true;
 	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "perf", false, &o), CLI_OK);
 	CU_ASSERT_EQUAL(o.io_timeout_ms, 5000);
 	CU_ASSERT_EQUAL(o.ctrl_loss_tmo_ms, -1);
 	CU_ASSERT_EQUAL(o.reconnect_delay_ms, 2000);
 	CU_ASSERT_EQUAL(o.fast_io_fail_tmo_ms, 3000);
 	c.ctrl_loss_tmo_s = 600;
+	c.fast_io_fail_s = 0; /* --fast-io-fail-tmo 0: at once */
 	CU_ASSERT_EQUAL(cli_fill_opts(&c, &env, "perf", false, &o), CLI_OK);
 	CU_ASSERT_EQUAL(o.ctrl_loss_tmo_ms, 600000);
+	CU_ASSERT_EQUAL(o.fast_io_fail_tmo_ms, 1);
 }
 
 static void bad_hostid_is_a_usage_error(void)
