@@ -176,10 +176,11 @@ NVMF_VERSION := $(shell sed -n 's/^#define NVMF_VERSION "\(.*\)"$$/\1/p' util/ve
 PREFIX     ?= /usr/local
 
 .PHONY: path-trace path-trace-check path-trace-doc all unit check check-includes check-test-mirror check-man check-docs analyze local-check vm-check vm-passthru vm-host-target vm-ceph bench-passthru bench-ceph bench-local \
-	soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
+	fio-engine-skipped soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
 	format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
-     $(FAULT_TARGET_BIN) $(TLS_PEER_BIN) $(NVMF_IO_BIN) $(DRIVE_CHECK_BIN) $(DHCHAP_KAT) $(TLS_PSK_KAT)
+     $(FAULT_TARGET_BIN) $(TLS_PEER_BIN) $(NVMF_IO_BIN) $(DRIVE_CHECK_BIN) $(DHCHAP_KAT) $(TLS_PSK_KAT) \
+     $(FIO_ENGINE_ALL)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
 FLAGS_STAMP := $(BUILD)/.cflags
@@ -272,6 +273,30 @@ $(NVMF_SO): $(NVMF_OBJS) $(BUILD)/libnvmf.map
 $(NVMF_BIN): $(BUILD)/obj/app/nvmf/main.o $(CLI_OBJS) $(NVMF_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# The fio ioengine (fio/; docs/libnvmf.md "fio engine"): build/libnvmf-fio.so, loaded by
+# `fio --ioengine=external:build/libnvmf-fio.so`. Compiled against the headers of the
+# installed fio's own source (Debian's source package of that version, configured:
+# scripts/fetch-fio-src, run by scripts/install-deps, into .cache/fio/src): the engine
+# ABI (FIO_IOOPS_VERSION, struct thread_data, struct io_u) must be the binary's. libnvmf
+# is linked in statically with its symbols hidden: the library exports `ioengine` only
+# (fio/engine.map). Without those headers `make all` says so and builds the rest. Not in
+# the sanitizer build: a sanitized library cannot be loaded into fio.
+FIO_SRC    ?= .cache/fio/src
+FIO_ENGINE := $(BUILD)/libnvmf-fio.so
+FIO_ENGINE_OBJS := $(BUILD)/obj/fio/engine.o $(BUILD)/obj/fio/target.o
+FIO_ENGINE_ALL := $(if $(filter 1,$(SANITIZE) $(FUZZ) $(TRACE)),,$(if $(wildcard \
+	$(FIO_SRC)/config-host.h),$(FIO_ENGINE),fio-engine-skipped))
+# fio's headers need GNU C (typeof, statement expressions); their own warnings are not ours
+# (-isystem), and config-host.h comes first as in fio's build.
+$(BUILD)/obj/fio/engine.o: private CFLAGS += -std=gnu11 -isystem $(FIO_SRC) \
+	-include $(FIO_SRC)/config-host.h -fvisibility=hidden -Wno-missing-prototypes
+$(FIO_ENGINE): $(FIO_ENGINE_OBJS) $(NVMF_A) fio/engine.map
+	$(CC) $(LDFLAGS) -shared -Wl,--exclude-libs,ALL -Wl,--version-script=fio/engine.map \
+		-o $@ $(FIO_ENGINE_OBJS) $(NVMF_A) $(PKG_LIBS)
+fio-engine-skipped:
+	@echo "make: NOT building $(FIO_ENGINE) (the fio engine): fio's headers are not in" \
+		"$(FIO_SRC) (scripts/fetch-fio-src, run by scripts/install-deps, puts them there)"
+
 $(BUILD)/libnvmf.pc: initiator/libnvmf.pc.in
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(NVMF_VERSION)|' $< > $@
 
@@ -308,6 +333,8 @@ deps:
 # the same against the sanitizer build of both (any ASan/UBSan report fails).
 # Then the daemon's systemd notifications (tests/local/notify_test.py), both builds too,
 # and the TLS channel against GnuTLS (tests/local/tls_interop_test.sh).
+# The fio engine through the installed fio (tests/local/fio_engine_test.sh; plain build
+# only: a sanitized engine cannot be loaded into fio).
 # Then the one-node Ceph cluster the tests share (tests/ceph/cluster), up, used with the
 # rados and rbd tools and down (tests/local/ceph_cluster_test.sh, about 25 s): it needs
 # root and the Ceph packages of scripts/install-deps, and fails without them. Then RBD
@@ -316,6 +343,7 @@ deps:
 # 90 s), both builds; both need root and fail without it.
 local-check: all $(TLS_PEER_BIN)
 	tests/local/tcp_test.sh
+	tests/local/fio_engine_test.sh
 	tests/local/tls_test.sh
 	tests/local/notify_test.py
 	tests/local/tls_interop_test.sh
