@@ -11,6 +11,8 @@
 #   - four jobs (numjobs=4, each on its own quarter), each on its own I/O queue of one
 #     shared controller (the target sees one controller and 4 I/O queues), and several
 #     jobs refused when nr_io_queues leaves one without a queue;
+#   - an NVMe status (a write past the target's RLIMIT_FSIZE on a file namespace: Write
+#     Fault) fails the job with EIO, the status named in one log line;
 #   - the target given with the engine's options instead of the filename;
 #   - bad input: no filename, a garbled filename, an unknown key, an inactive NSID, an
 #     unreachable target, a block size that is not a multiple of the namespace's, fio
@@ -61,7 +63,9 @@ write_config() {
                    "device": {"uuid": "7c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a01"}},
                   {"nsid": 2, "enable": 1, "nvmf_backend": "ram", "nvmf_block_size": 4096,
                    "nvmf_size_bytes": "16M",
-                   "device": {"uuid": "7c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a02"}}]}]}
+                   "device": {"uuid": "7c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a02"}},
+                  {"nsid": 3, "enable": 1, "nvmf_backend": "file", "nvmf_block_size": 512,
+                   "device": {"path": "$ST/ns3.img", "uuid": "7c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a03"}}]}]}
 JSON
 }
 
@@ -70,7 +74,11 @@ start_target() {
     for try in 1 2 3 4 5 6 7 8; do
         PORT=$((10000 + RANDOM % (EPH_LO > 11000 ? EPH_LO - 10000 : 1000)))
         write_config
-        "$TGT" -c "$ST/config.json" --no-rpc-socket --log-level debug > "$ST/target.log" 2>&1 &
+        # Namespace 3 is a 16 MiB file the target may write only below 12 MiB
+        # (RLIMIT_FSIZE): a write above fails with an NVMe status (Write Fault).
+        truncate -s 16M "$ST/ns3.img"
+        prlimit --fsize=$((12 << 20)) "$TGT" -c "$ST/config.json" --no-rpc-socket \
+            > "$ST/target.log" 2>&1 &
         TGT_PID=$!
         for i in $(seq 100); do
             grep -q 'nvmf-target: core: ready' "$ST/target.log" && return 0
@@ -189,6 +197,16 @@ expect_fail "numjobs=3 with nr_io_queues=2: the third has no queue" "no free I/O
 expect_ok "io_queue_size=8 with iodepth=32 (the engine answers busy, fio waits)" "$ST/qs.out" \
     --name=qs --filename="$FN" --io_queue_size=8 --iodepth=32 --rw=randwrite --verify=crc32c \
     --bs=4k --size=4M
+
+# ---- an NVMe status fails the I/O with EIO, logged once ----
+expect_fail "writes past the target's file size limit: EIO" "Input/output error" \
+    --name=st --filename="$(fname 3)" --rw=write --bs=4k --iodepth=8 --offset=13M --size=1M
+n=$(grep -c 'NVMe status' "$ST/fail.out")
+[ "$n" = 1 ] && grep -q "^nvmf: st: write of 4096 bytes at offset 13631488 of namespace 3 on $NQN at 127.0.0.1:$PORT (tcp): NVMe status 0x4280 WRITE_FAULT" "$ST/fail.out" &&
+    ok "the NVMe status is logged once, named: '$(grep 'NVMe status' "$ST/fail.out" | cut -c1-150)'" ||
+    { cat "$ST/fail.out"; bad "$n NVMe status lines, wanted one naming WRITE_FAULT"; }
+expect_ok "writes below the limit on the same namespace work" "$ST/st2.out" \
+    --name=st2 --filename="$(fname 3)" --rw=write --verify=crc32c --bs=4k --iodepth=8 --size=1M
 
 # ---- the engine's options instead of the filename ----
 expect_ok "--traddr/--trsvcid/--subnqn/--ns with a plain filename" "$ST/e.out" \
