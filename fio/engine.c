@@ -307,11 +307,12 @@ static int file_attach(struct thread_data *td, struct nf_file *f, const struct n
 		}
 		c->next = registry;
 		registry = c;
-		log_info(ENGINE ": connected to %s: controller %u, %u I/O queues of %u entries, "
-				"digests %s%s%s%s%s\n",
-			 c->name, nvmf_ctrl_cntlid(c->ctrl), c->nr_queues,
-			 nvmf_ctrl_queue_size(c->ctrl), hdr ? "header" : "", hdr && data ? "+" : "",
-			 data ? "data" : "", hdr || data ? "" : "none", tls_key ? ", TLS" : "");
+		/* On stderr (fio's log_err): stdout may be fio's JSON output. */
+		log_err(ENGINE ": connected to %s: controller %u, %u I/O queues of %u entries, "
+			       "digests %s%s%s%s%s\n",
+			c->name, nvmf_ctrl_cntlid(c->ctrl), c->nr_queues,
+			nvmf_ctrl_queue_size(c->ctrl), hdr ? "header" : "", hdr && data ? "+" : "",
+			data ? "data" : "", hdr || data ? "" : "none", tls_key ? ", TLS" : "");
 	}
 	c->refs++;
 	f->c = c;
