@@ -239,7 +239,8 @@ $(TLS_PSK_KAT): tests/auth/tls_psk_kat.py
 	@mkdir -p $(dir $@)
 	python3 $< $@
 
-$(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(FAULT_OBJS) $(GATEWAY_OBJS) $(BUILD)/libcore.a
+$(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(FAULT_OBJS) $(GATEWAY_OBJS) $(BUILD)/obj/fio/target.o \
+	     $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) -lcunit $(GATEWAY_LIBS)
 
 $(BUILD)/tests/nvme-drive-check: $(BUILD)/obj/tests/local/nvme-drive-check.o $(BUILD)/libcore.a

@@ -31,8 +31,8 @@ static int store(char *dst, size_t size, const char *key, const char *value, int
 		return fail(msg, len, "key '%s' given twice", key);
 	size_t n = strlen(value);
 	if (n >= size)
-		return fail(msg, len, "%s '%s' is too long (at most %zu characters)", key, value,
-			    size - 1);
+		return fail(msg, len, "%s '%.40s...' is too long (%zu characters, at most %zu)",
+			    key, value, n, size - 1);
 	for (size_t i = 0; i <= n; i++)
 		dst[i] = lower ? (char)tolower((unsigned char)value[i]) : value[i];
 	return 0;
