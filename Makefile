@@ -9,7 +9,8 @@
 #                   build/analyze: fails on any finding
 #   make asan       the same build with AddressSanitizer + UBSan (or SANITIZE=1 make ...)
 #   make deps       install missing packages (apt-get) and the guest kernel
-#   make local-check  NVMe/TCP end to end on 127.0.0.1 (nvmf-target and the nvmf tool), no VM;
+#   make local-check  NVMe/TCP end to end on 127.0.0.1 (nvmf-target and the nvmf tool, fio through
+#                   the fio engine build/libnvmf-fio.so), no VM;
 #                   the one-node Ceph cluster of tests/ceph/cluster (root) and Ceph RBD
 #                   namespaces on it (rbd_test.sh)
 #   make vm-check   only the VM integration tests (and their sanitizer pass)
