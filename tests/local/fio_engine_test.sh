@@ -14,6 +14,8 @@
 #   - an NVMe status (a write past the target's RLIMIT_FSIZE on a file namespace: Write
 #     Fault) fails the job with EIO, the status named in one log line;
 #   - the target given with the engine's options instead of the filename;
+#   - TLS and bidirectional DH-HMAC-CHAP with the secrets from the environment, and
+#     their refusals (no TLS key for a TLS port, a wrong secret);
 #   - bad input: no filename, a garbled filename, an unknown key, an inactive NSID, an
 #     unreachable target, a block size that is not a multiple of the namespace's, fio
 #     without thread=1, a secret on the command line (there is no such option): each
@@ -50,13 +52,31 @@ command -v fio > /dev/null || { bad "fio is installed (scripts/install-deps)"; e
     exit 1
 }
 
+# The secure subsystem: host $HOST only, with DH-HMAC-CHAP (bidirectional) on a TLS port.
+NQN2=nqn.2024-01.io.nvmf-rdma:fio-secure
+HOST=nqn.2014-08.org.nvmexpress:uuid:5a5a5a5a-5a5a-4a5a-8a5a-5a5a5a5a5a5a
+command -v nvme > /dev/null || { bad "nvme-cli (gen-tls-key, gen-dhchap-key) is installed"; exit 1; }
+TLSKEY=$(nvme gen-tls-key -m 1) && HKEY=$(nvme gen-dhchap-key -m 1 -n "$HOST") &&
+    CKEY=$(nvme gen-dhchap-key -m 1 -n "$NQN2") && WRONG=$(nvme gen-dhchap-key -m 1 -n "$HOST") ||
+    { bad "nvme gen-tls-key / gen-dhchap-key"; exit 1; }
+
 write_config() {
+    umask 077
     cat > "$ST/config.json" <<JSON
 {"nvmf_target": {"hugepages": false, "threads": 2, "mdts": 8},
+ "hosts": [{"nqn": "$HOST", "nvmf_tls_key": "$TLSKEY",
+            "dhchap": {"key": "$HKEY", "ctrl_key": "$CKEY", "hash": "hmac(sha256)", "dhgroup": "ffdhe2048"}}],
  "ports": [{"portid": 1, "addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "$PORT",
                                   "trtype": "tcp", "treq": "not specified"},
-            "subsystems": ["$NQN"]}],
- "subsystems": [{"nqn": "$NQN", "attr": {"allow_any_host": "1", "serial": "fiolocal01",
+            "subsystems": ["$NQN"]},
+           {"portid": 2, "addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "$((PORT + 1))",
+                                  "trtype": "tcp", "treq": "not specified", "tsas": "tls1.3"},
+            "subsystems": ["$NQN2"]}],
+ "subsystems": [{"nqn": "$NQN2", "attr": {"allow_any_host": "0", "serial": "fiolocal02"},
+                 "allowed_hosts": ["$HOST"],
+   "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_block_size": 512,
+                   "nvmf_size_bytes": "8M", "device": {"uuid": "7c1d0a52-7f0e-4c35-9a43-0d2b8e5f1a11"}}]},
+   {"nqn": "$NQN", "attr": {"allow_any_host": "1", "serial": "fiolocal01",
                                          "model": "nvmf fio local"},
    "namespaces": [{"nsid": 1, "enable": 1, "nvmf_backend": "ram", "nvmf_block_size": 512,
                    "nvmf_size_bytes": "32M",
@@ -126,7 +146,7 @@ expect_fail() {
     runfio "$ST/fail.out" "$@"
     rc=$?
     if [ $rc != 0 ] && [ $rc -lt 124 ] && grep -qF -- "$msg" "$ST/fail.out"; then
-        ok "$what: exit $rc, '$msg'"
+        ok "$what: exit $rc: $(grep -m1 -F -- "$msg" "$ST/fail.out" | cut -c1-240)"
     else
         tail -20 "$ST/fail.out"
         bad "$what: exit $rc, wanted != 0 (no timeout or signal) and '$msg'"
@@ -212,6 +232,22 @@ expect_ok "writes below the limit on the same namespace work" "$ST/st2.out" \
 expect_ok "--traddr/--trsvcid/--subnqn/--ns with a plain filename" "$ST/e.out" \
     --name=e --filename=nvmf --trtype=tcp --traddr=127.0.0.1 --trsvcid="$PORT" \
     --subnqn="$NQN" --ns=1 --rw=randread --verify=crc32c --size=1M --offset=4M --bs=4k
+
+# ---- secrets from the environment: TLS and DH-HMAC-CHAP ----
+SFN="trtype=tcp traddr=127.0.0.1 trsvcid=$((PORT + 1)) subnqn=${NQN2//:/\\:} hostnqn=${HOST//:/\\:} ns=1"
+NVMF_TLS_KEY=$TLSKEY NVMF_DHCHAP_SECRET=$HKEY NVMF_DHCHAP_CTRL_SECRET=$CKEY \
+    expect_ok "TLS and bidirectional DH-HMAC-CHAP, secrets from the environment: randwrite verify" \
+    "$ST/sec.out" --name=sec --filename="$SFN" --rw=randwrite --verify=crc32c --bs=4k --iodepth=8 --size=4M
+grep -q "^nvmf: connected to $NQN2 .*digests none, TLS$" "$ST/sec.out" && ok "that connect used TLS" ||
+    { cat "$ST/sec.out"; bad "sec: TLS in the connect line"; }
+NVMF_DHCHAP_SECRET=$HKEY expect_fail "the TLS port without NVMF_TLS_KEY" "cannot connect to $NQN2" \
+    --name=s1 --filename="$SFN" --rw=read --size=1M
+NVMF_TLS_KEY=$TLSKEY NVMF_DHCHAP_SECRET=$WRONG expect_fail "a wrong DH-HMAC-CHAP secret" \
+    "cannot connect to $NQN2" --name=s2 --filename="$SFN" --rw=read --size=1M
+grep -q 'KEYREJECTED\|Key was rejected\|AUTH_Failure\|authentication' "$ST/fail.out" &&
+    ok "its message says the authentication failed" || { cat "$ST/fail.out"; bad "s2: authentication in the message"; }
+NVMF_TLS_KEY=$TLSKEY expect_fail "NVMF_TLS_KEY with trtype=rdma" "NVMF_TLS_KEY is set but trtype is rdma" \
+    --name=s3 --filename="traddr=127.0.0.1 subnqn=x" --rw=read --size=1M
 
 # ---- bad input ----
 expect_fail "no filename" "names no traddr" --name=nofile --rw=read --size=1M
