@@ -613,7 +613,10 @@ CPPCHECK = cppcheck -q -j2 --std=c11 -D_GNU_SOURCE -I. --library=posix,gnu \
 	    --include=/usr/include/jansson.h --enable=warning,portability,performance \
 	    --suppressions-list=scripts/cppcheck-suppressions --error-exitcode=1 \
 	    --template='{file}:{line}:{column}: cppcheck {severity}: {message} [{id}]'
-CPPCHECK_DIRS := util nvme tls rdma tcp loop subsystem target control initiator gateway app tests
+# fio/engine.c is left to scan-build: it is made of fio's macros (for_each_file, td_vmsg),
+# whose headers cppcheck is not given.
+CPPCHECK_DIRS := util nvme tls rdma tcp loop subsystem target control initiator gateway app tests \
+		 fio/target.c
 # Two jobs unless the caller's make shares its own job slots (make -jN analyze). The inner
 # make gets CC from scan-build's environment (its ccc-analyzer) on its command line, so that
 # no CC given to this make can bypass the analyzer.
