@@ -6,6 +6,7 @@
 #     then a separate read job verifying what is on the namespace, then the same read
 #     after part of it was overwritten without verify headers: it must fail (so the read
 #     pass really checks the data);
+#   - writes with fsync (Flush) and trims (Dataset Management deallocate);
 #   - the same with NVMe/TCP digests, as SPDK's digest_enable=BOTH and as the separate
 #     hdr_digest/data_digest flags (the target logs the digests each queue negotiated);
 #   - four jobs (numjobs=4, each on its own quarter), each on its own I/O queue of one
@@ -176,6 +177,15 @@ expect_ok "plain write of the first 1 MiB (no verify headers)" "$ST/o.out" \
     --name=o --filename="$FN" --rw=write --bs=4k --size=1M --iodepth=4
 expect_fail "read verify after the overwrite finds the bad data" "verify: bad magic header" \
     --name=r2 --filename="$FN" --rw=read --verify=crc32c "${COMMON[@]}"
+
+# ---- trims (Dataset Management) and syncs (Flush) ----
+expect_ok "writes with fsync=4 (a Flush every 4 writes)" "$ST/fs.out" \
+    --name=fs --filename="$FN" --rw=randwrite --fsync=4 --bs=4k --iodepth=4 --size=1M --offset=20M
+grep -Eq 'sync.*: IOPS|fsync/fdatasync/sync_file_range:' "$ST/fs.out" && grep -Eq 'sync \(usec\)|sync percentiles' "$ST/fs.out" &&
+    ok "fio counted the syncs" || { cat "$ST/fs.out"; bad "fs: no sync statistics"; }
+expect_ok "randtrim of 1 MiB (deallocate)" "$ST/tr.out" \
+    --name=tr --filename="$FN" --rw=randtrim --bs=64k --iodepth=4 --size=1M --offset=20M
+grep -Eq 'trim: IOPS=' "$ST/tr.out" && ok "fio counted the trims" || { cat "$ST/tr.out"; bad "tr: no trim line"; }
 
 # ---- digests ----
 expect_ok "digest_enable=BOTH: randwrite verify=crc32c" "$ST/d1.out" \
