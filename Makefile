@@ -176,6 +176,20 @@ NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := $(shell sed -n 's/^#define NVMF_VERSION "\(.*\)"$$/\1/p' util/version.h)
 PREFIX     ?= /usr/local
 
+# The fio ioengine (fio/; docs/libnvmf.md "fio engine"): build/libnvmf-fio.so, loaded by
+# `fio --ioengine=external:build/libnvmf-fio.so`. Compiled against the headers of the
+# installed fio's own source (Debian's source package of that version, configured:
+# scripts/fetch-fio-src, run by scripts/install-deps, into .cache/fio/src): the engine
+# ABI (FIO_IOOPS_VERSION, struct thread_data, struct io_u) must be the binary's. libnvmf
+# is linked in statically with its symbols hidden: the library exports `ioengine` only
+# (fio/engine.map). Without those headers `make all` says so and builds the rest. Not in
+# the sanitizer build: a sanitized library cannot be loaded into fio.
+FIO_SRC    ?= .cache/fio/src
+FIO_ENGINE := $(BUILD)/libnvmf-fio.so
+FIO_ENGINE_OBJS := $(BUILD)/obj/fio/engine.o $(BUILD)/obj/fio/target.o
+FIO_ENGINE_ALL := $(if $(filter 1,$(SANITIZE) $(FUZZ) $(TRACE)),,$(if $(wildcard \
+	$(FIO_SRC)/config-host.h),$(FIO_ENGINE),fio-engine-skipped))
+
 .PHONY: path-trace path-trace-check path-trace-doc all unit check check-includes check-test-mirror check-man check-docs analyze local-check vm-check vm-passthru vm-host-target vm-ceph bench-passthru bench-ceph bench-local \
 	fio-engine-skipped soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
 	format-check compile_commands.json FORCE
@@ -275,19 +289,6 @@ $(NVMF_SO): $(NVMF_OBJS) $(BUILD)/libnvmf.map
 $(NVMF_BIN): $(BUILD)/obj/app/nvmf/main.o $(CLI_OBJS) $(NVMF_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-# The fio ioengine (fio/; docs/libnvmf.md "fio engine"): build/libnvmf-fio.so, loaded by
-# `fio --ioengine=external:build/libnvmf-fio.so`. Compiled against the headers of the
-# installed fio's own source (Debian's source package of that version, configured:
-# scripts/fetch-fio-src, run by scripts/install-deps, into .cache/fio/src): the engine
-# ABI (FIO_IOOPS_VERSION, struct thread_data, struct io_u) must be the binary's. libnvmf
-# is linked in statically with its symbols hidden: the library exports `ioengine` only
-# (fio/engine.map). Without those headers `make all` says so and builds the rest. Not in
-# the sanitizer build: a sanitized library cannot be loaded into fio.
-FIO_SRC    ?= .cache/fio/src
-FIO_ENGINE := $(BUILD)/libnvmf-fio.so
-FIO_ENGINE_OBJS := $(BUILD)/obj/fio/engine.o $(BUILD)/obj/fio/target.o
-FIO_ENGINE_ALL := $(if $(filter 1,$(SANITIZE) $(FUZZ) $(TRACE)),,$(if $(wildcard \
-	$(FIO_SRC)/config-host.h),$(FIO_ENGINE),fio-engine-skipped))
 # fio's headers need GNU C (typeof, statement expressions); their own warnings are not ours
 # (-isystem), and config-host.h comes first as in fio's build.
 $(BUILD)/obj/fio/engine.o: private CFLAGS += -std=gnu11 -isystem $(FIO_SRC) \
