@@ -9,7 +9,8 @@
 #                   build/analyze: fails on any finding
 #   make asan       the same build with AddressSanitizer + UBSan (or SANITIZE=1 make ...)
 #   make deps       install missing packages (apt-get) and the guest kernel
-#   make local-check  NVMe/TCP end to end on 127.0.0.1 (nvmf-target and the nvmf tool), no VM;
+#   make local-check  NVMe/TCP end to end on 127.0.0.1 (nvmf-target and the nvmf tool, fio through
+#                   the fio engine build/libnvmf-fio.so), no VM;
 #                   the one-node Ceph cluster of tests/ceph/cluster (root) and Ceph RBD
 #                   namespaces on it (rbd_test.sh)
 #   make vm-check   only the VM integration tests (and their sanitizer pass)
@@ -175,11 +176,26 @@ NVMF_SO    := $(BUILD)/libnvmf.so.0
 NVMF_VERSION := $(shell sed -n 's/^#define NVMF_VERSION "\(.*\)"$$/\1/p' util/version.h)
 PREFIX     ?= /usr/local
 
+# The fio ioengine (fio/; docs/libnvmf.md "fio engine"): build/libnvmf-fio.so, loaded by
+# `fio --ioengine=external:build/libnvmf-fio.so`. Compiled against the headers of the
+# installed fio's own source (Debian's source package of that version, configured:
+# scripts/fetch-fio-src, run by scripts/install-deps, into .cache/fio/src): the engine
+# ABI (FIO_IOOPS_VERSION, struct thread_data, struct io_u) must be the binary's. libnvmf
+# is linked in statically with its symbols hidden: the library exports `ioengine` only
+# (fio/engine.map). Without those headers `make all` says so and builds the rest. Not in
+# the sanitizer build: a sanitized library cannot be loaded into fio.
+FIO_SRC    ?= .cache/fio/src
+FIO_ENGINE := $(BUILD)/libnvmf-fio.so
+FIO_ENGINE_OBJS := $(BUILD)/obj/fio/engine.o $(BUILD)/obj/fio/target.o
+FIO_ENGINE_ALL := $(if $(filter 1,$(SANITIZE) $(FUZZ) $(TRACE)),,$(if $(wildcard \
+	$(FIO_SRC)/config-host.h),$(FIO_ENGINE),fio-engine-skipped))
+
 .PHONY: path-trace path-trace-check path-trace-doc all unit check check-includes check-test-mirror check-man check-docs analyze local-check vm-check vm-passthru vm-host-target vm-ceph bench-passthru bench-ceph bench-local \
-	soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
+	fio-engine-skipped soak demo bench bench-regress bench-report-test bench-churn asan deps clean install install-check fuzz fuzz-smoke fuzz-bins format \
 	format-check compile_commands.json FORCE
 all: $(TARGET_BIN) $(TARGETCTL_BIN) $(NVMF_A) $(NVMF_SO) $(if $(wildcard app/nvmf/main.c),$(NVMF_BIN)) $(UNIT_BIN) \
-     $(FAULT_TARGET_BIN) $(TLS_PEER_BIN) $(NVMF_IO_BIN) $(DRIVE_CHECK_BIN) $(DHCHAP_KAT) $(TLS_PSK_KAT)
+     $(FAULT_TARGET_BIN) $(TLS_PEER_BIN) $(NVMF_IO_BIN) $(DRIVE_CHECK_BIN) $(DHCHAP_KAT) $(TLS_PSK_KAT) \
+     $(FIO_ENGINE_ALL)
 
 # Objects are rebuilt when the compile flags change (e.g. SANITIZE, CFLAGS=...).
 FLAGS_STAMP := $(BUILD)/.cflags
@@ -238,7 +254,8 @@ $(TLS_PSK_KAT): tests/auth/tls_psk_kat.py
 	@mkdir -p $(dir $@)
 	python3 $< $@
 
-$(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(FAULT_OBJS) $(GATEWAY_OBJS) $(BUILD)/libcore.a
+$(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(FAULT_OBJS) $(GATEWAY_OBJS) $(BUILD)/obj/fio/target.o \
+	     $(BUILD)/libcore.a
 	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) -lcunit $(GATEWAY_LIBS)
 
 $(BUILD)/tests/nvme-drive-check: $(BUILD)/obj/tests/local/nvme-drive-check.o $(BUILD)/libcore.a
@@ -271,6 +288,17 @@ $(NVMF_SO): $(NVMF_OBJS) $(BUILD)/libnvmf.map
 
 $(NVMF_BIN): $(BUILD)/obj/app/nvmf/main.o $(CLI_OBJS) $(NVMF_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# fio's headers need GNU C (typeof, statement expressions); their own warnings are not ours
+# (-isystem), and config-host.h comes first as in fio's build.
+$(BUILD)/obj/fio/engine.o: private CFLAGS += -std=gnu11 -isystem $(FIO_SRC) \
+	-include $(FIO_SRC)/config-host.h -fvisibility=hidden -Wno-missing-prototypes
+$(FIO_ENGINE): $(FIO_ENGINE_OBJS) $(NVMF_A) fio/engine.map
+	$(CC) $(LDFLAGS) -shared -Wl,--exclude-libs,ALL -Wl,--version-script=fio/engine.map \
+		-o $@ $(FIO_ENGINE_OBJS) $(NVMF_A) $(PKG_LIBS)
+fio-engine-skipped:
+	@echo "make: NOT building $(FIO_ENGINE) (the fio engine): fio's headers are not in" \
+		"$(FIO_SRC) (scripts/fetch-fio-src, run by scripts/install-deps, puts them there)"
 
 $(BUILD)/libnvmf.pc: initiator/libnvmf.pc.in
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(NVMF_VERSION)|' $< > $@
@@ -308,6 +336,8 @@ deps:
 # the same against the sanitizer build of both (any ASan/UBSan report fails).
 # Then the daemon's systemd notifications (tests/local/notify_test.py), both builds too,
 # and the TLS channel against GnuTLS (tests/local/tls_interop_test.sh).
+# The fio engine through the installed fio (tests/local/fio_engine_test.sh; plain build
+# only: a sanitized engine cannot be loaded into fio).
 # Then the one-node Ceph cluster the tests share (tests/ceph/cluster), up, used with the
 # rados and rbd tools and down (tests/local/ceph_cluster_test.sh, about 25 s): it needs
 # root and the Ceph packages of scripts/install-deps, and fails without them. Then RBD
@@ -317,6 +347,7 @@ deps:
 local-check: all $(TLS_PEER_BIN)
 	tests/local/tcp_test.sh
 	tests/local/discover_persistent_test.sh
+	tests/local/fio_engine_test.sh
 	tests/local/tls_test.sh
 	tests/local/notify_test.py
 	tests/local/tls_interop_test.sh
@@ -585,7 +616,10 @@ CPPCHECK = cppcheck -q -j2 --std=c11 -D_GNU_SOURCE -I. --library=posix,gnu \
 	    --include=/usr/include/jansson.h --enable=warning,portability,performance \
 	    --suppressions-list=scripts/cppcheck-suppressions --error-exitcode=1 \
 	    --template='{file}:{line}:{column}: cppcheck {severity}: {message} [{id}]'
-CPPCHECK_DIRS := util nvme tls rdma tcp loop subsystem target control initiator gateway app tests
+# fio/engine.c is left to scan-build: it is made of fio's macros (for_each_file, td_vmsg),
+# whose headers cppcheck is not given.
+CPPCHECK_DIRS := util nvme tls rdma tcp loop subsystem target control initiator gateway app tests \
+		 fio/target.c
 # Two jobs unless the caller's make shares its own job slots (make -jN analyze). The inner
 # make gets CC from scan-build's environment (its ccc-analyzer) on its command line, so that
 # no CC given to this make can bypass the analyzer.
