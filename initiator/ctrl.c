@@ -734,6 +734,11 @@ static int copy_opts(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 	if (!c->opts.reconnect_delay_ms)
 		c->opts.reconnect_delay_ms = NVMFH_DEFAULT_RECONNECT_DELAY_MS;
 	c->auto_reconnect = c->opts.ctrl_loss_tmo_ms != 0;
+	if (!c->auto_reconnect && (o->reconnect_delay_ms || o->fast_io_fail_tmo_ms)) {
+		nvmfh_errf(c, "%s is for automatic reconnect: set ctrl_loss_tmo_ms too",
+			   o->reconnect_delay_ms ? "reconnect_delay_ms" : "fast_io_fail_tmo_ms");
+		return -EINVAL;
+	}
 	/* The secrets live parsed in c (for reconnect); the caller's strings are not kept. */
 	rc = nvmfh_auth_init(c, o);
 	c->opts.dhchap_secret = c->opts.dhchap_ctrl_secret = NULL;

@@ -17,6 +17,9 @@
 #   - the target given with the engine's options instead of the filename;
 #   - TLS and bidirectional DH-HMAC-CHAP with the secrets from the environment, and
 #     their refusals (no TLS key for a TLS port, a wrong secret);
+#   - a job across the target killed (SIGKILL) and started again on the same port, with
+#     ctrl_loss_tmo/reconnect_delay: no error, every block verified (last: the RAM
+#     namespaces of the restarted target are empty);
 #   - bad input: no filename, a garbled filename, an unknown key, an inactive NSID, an
 #     unreachable target, a block size that is not a multiple of the namespace's, fio
 #     without thread=1, a secret on the command line (there is no such option): each
@@ -276,6 +279,46 @@ expect_fail "fio without thread=1" "fio must run with thread=1" \
     --name=t --filename="$FN" --thread=0 --rw=read --size=1M
 expect_fail "a secret on the command line is no option" "dhchap_secret" \
     --name=s --filename="$FN" --dhchap_secret=DHHC-1:00:x: --rw=read --size=1M
+
+# ---- the target killed and restarted during a job: automatic reconnect ----
+# Last: the restarted target's RAM namespaces start empty.
+# Namespace 3 is a file, so what was written before the kill is there after the restart.
+# The job writes 4 MiB at 400 IOPS (about 2.5 s) with crc32c headers and reads it all
+# back verifying; the target is killed (SIGKILL: no goodbye) after 0.8 s and started
+# again on the same port 1 s later. The commands in flight wait and are sent again.
+restart_target_same_port() {
+    local i
+    prlimit --fsize=$((12 << 20)) "$TGT" -c "$ST/config.json" --no-rpc-socket \
+        > "$ST/target2.log" 2>&1 &
+    TGT_PID=$!
+    for i in $(seq 100); do
+        grep -q 'nvmf-target: core: ready' "$ST/target2.log" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+runfio "$ST/k.out" --name=k --filename="$(fname 3)" --rw=write --bs=4k --iodepth=4 --size=4M \
+    --rate_iops=400 --verify=crc32c --do_verify=1 --ctrl_loss_tmo=30 --reconnect_delay=1 &
+FIO_PID=$!
+sleep 0.8
+kill -9 "$TGT_PID" && wait "$TGT_PID" 2> /dev/null
+TGT_PID=
+sleep 1
+restart_target_same_port && ok "the target is back on port $PORT" || bad "the target restarts"
+wait "$FIO_PID"
+rc=$?
+if [ $rc = 0 ] && grep -q 'err= 0' "$ST/k.out" && ! grep -Eq 'verify:|err= *[1-9]' "$ST/k.out"; then
+    ok "a job across a target kill and restart (ctrl_loss_tmo=30 reconnect_delay=1): no error, every block verified"
+else
+    tail -20 "$ST/k.out"
+    bad "the job across the restart: exit $rc"
+fi
+grep -q 'controller 1 .*disconnected\|connected from' "$ST/target2.log" &&
+    ok "the engine's controller reconnected to the new target" ||
+    { cat "$ST/target2.log"; bad "no connection on the restarted target"; }
+expect_fail "reconnect_delay without ctrl_loss_tmo" \
+    "reconnect_delay is for automatic reconnect: set ctrl_loss_tmo too" \
+    --name=rd --filename="$FN" --reconnect_delay=1 --rw=read --size=1M
 
 # The target is still serving and freed every controller (no association left behind).
 kill -0 "$TGT_PID" 2> /dev/null && ok "the target is still running" || bad "the target died"

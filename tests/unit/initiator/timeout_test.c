@@ -136,6 +136,17 @@ static void defaults_are_the_linux_hosts(void)
 	CU_ASSERT_EQUAL(nvmf_io_queue(ctrl, 0)->io_timeout_ms, 30000);
 	CU_ASSERT_FALSE(ctrl->auto_reconnect);
 	CU_ASSERT_EQUAL(ctrl->opts.reconnect_delay_ms, 10000);
+	nvmf_disconnect(ctrl);
+	ctrl = NULL;
+	/* Reconnect settings without automatic reconnect would be ignored: refused. */
+	o.reconnect_delay_ms = 100;
+	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "reconnect_delay_ms is for automatic "
+							  "reconnect: set ctrl_loss_tmo_ms too"));
+	o.reconnect_delay_ms = 0;
+	o.fast_io_fail_tmo_ms = 100;
+	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "fast_io_fail_tmo_ms is for"));
 	teardown();
 }
 
