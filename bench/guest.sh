@@ -74,9 +74,12 @@ IB_PLAN=""
 [ $TRANSPORT = rdma ] && for verb in read write; do
     selected "ib_${verb}_bw rdma 128k" && IB_PLAN="$IB_PLAN $verb"
 done
-for tool in fio nvmf; do
+# Tools: fio through the kernel host (fio), our initiator's nvmf perf (nvmf), and the same
+# fio through libnvmf's fio engine (fioe: build/libnvmf-fio.so, one I/O queue, polling),
+# so a fio number of ours compares with the kernel host's with nothing else changed.
+for tool in fio nvmf fioe; do
     backends="mem file"
-    [ $tool = nvmf ] && backends="$NVMF_BACKENDS"
+    [ $tool != fio ] && backends="$NVMF_BACKENDS"
     for be in $backends; do
         while read -r wl rw bs qd metrics; do
             selected "$tool $be $wl" && PLAN+="$tool $be $wl $rw $bs $qd $metrics"$'\n'
@@ -459,6 +462,21 @@ run_fio() {
     jq -r --arg d $dir '.jobs[0] as $j | if $j.error != 0 then error("fio error \($j.error)") else $j[$d] |
         "iops \(.iops)\nmbps \(.bw_bytes / 1e6)\nlat_mean_us \(.clat_ns.mean / 1e3)\nlat_p99_us \(.clat_ns.percentile["99.000000"] / 1e3)\nlat_p999_us \(.clat_ns.percentile["99.900000"] / 1e3)" end' "$6"
 }
+# run_fioe TARGET BACKEND RW BS QD JSONOUT: fio as run_fio, through libnvmf's fio engine
+# (one controller, one I/O queue) instead of the kernel host; not over TLS (the engine
+# takes no --tls-compat key).
+run_fioe() {
+    is_tls $1 && { echo "the fio engine does not run over TLS here" >&2; return 1; }
+    local n; n=$(nqn $1 $2)
+    timeout $((SECS + RAMP + 60)) fio --name=bench --thread=1 --ioengine=external:"$NVMF_ROOT/build/libnvmf-fio.so" \
+        --filename="trtype=$TRANSPORT traddr=$NVMF_TRADDR trsvcid=$(port $1) subnqn=${n//:/\\:} ns=1" \
+        --rw="$3" --bs="$4" --iodepth="$5" --size="${SIZE_MB}M" --runtime="$SECS" --ramp_time="$RAMP" \
+        --time_based --norandommap --randrepeat=0 --percentile_list=99:99.9 \
+        --output-format=json --output="$6" > "$6.err" 2>&1 || return 1
+    local dir=read; case "$3" in *write) dir=write ;; esac
+    jq -r --arg d $dir '.jobs[0] as $j | if $j.error != 0 then error("fio error \($j.error)") else $j[$d] |
+        "iops \(.iops)\nmbps \(.bw_bytes / 1e6)\nlat_mean_us \(.clat_ns.mean / 1e3)\nlat_p99_us \(.clat_ns.percentile["99.000000"] / 1e3)\nlat_p999_us \(.clat_ns.percentile["99.900000"] / 1e3)" end' "$6"
+}
 # run_nvmf TARGET BACKEND RW BS QD JSONOUT: our initiator, one I/O queue (over TLS with
 # the PSK in nvme-cli 2.13's layout, as the keyring and our target's host entry have it).
 run_nvmf() {
@@ -493,6 +511,11 @@ while read -r tool be wl rw bs qd metrics; do
             if uspace $t && ! alive $(proc $t); then
                 echo "$label: SKIPPED ($(tname $(proc $t)) is not running)"
                 printf '%s\t%s\t%s\t%s\t%d\tFAILED\t%s\n' $tool $be $wl $t $r "target not running" >> "$RAW"
+                continue
+            fi
+            if [ $tool = fioe ] && is_tls $t; then
+                echo "$label: SKIPPED (the fio engine is not measured over TLS)"
+                printf '%s\t%s\t%s\t%s\t%d\tFAILED\t%s\n' $tool $be $wl $t $r "not over TLS" >> "$RAW"
                 continue
             fi
             if [ $tool = fio ] && [ -z "${DEV[$t,$be]:-}" ]; then

@@ -5,6 +5,7 @@
 # target says and holds. Sourced by those two files, which set INIT_TRTYPE first; not a
 # test file itself (run-suite lists the test_* functions the sourcing file ends up with).
 # Over tcp only: verified I/O with header and/or data digests (-g, -G) against both.
+# Both: fio through libnvmf's fio engine, verified, and read back by the kernel host.
 
 INIT_TRTYPE=${INIT_TRTYPE:?set INIT_TRTYPE (rdma or tcp) before sourcing initiator_cases.sh}
 NVMF="$NVMF_ROOT/build/nvmf"
@@ -215,6 +216,32 @@ check_digests_verified_io() {
     grep -q '"errors" *: *0' $ST/perf-dg-$1.json || fail "perf with digests reported errors"
 }
 
+# fio through libnvmf's fio engine (build/libnvmf-fio.so): 16 MiB written with crc32c
+# verify headers and read back verifying by the same job, then read and verified through
+# the kernel host (libaio on its block device) by a separate fio job: the engine wrote
+# what the target stores.
+check_fio_engine_verify() {
+    local nqn; nqn=$(nqn_of $1)
+    local eng="$NVMF_ROOT/build/libnvmf-fio.so"
+    [ -f "$eng" ] || fail "$eng is not built (make all; scripts/install-deps fetches fio's headers)"
+    command -v fio > /dev/null || fail "fio is not installed"
+    kconnect $1 || fail "kernel host connect"
+    local dev; dev=$(nvme_dev_for $nqn)
+    local job=(--bs=4k --size=16M --offset=128M --verify=crc32c)
+    (cd $ST && timeout 300 fio --name=fe-$1 --thread=1 --ioengine=external:"$eng" \
+        --filename="trtype=$INIT_TRTYPE traddr=$NVMF_TRADDR trsvcid=$(port_of $1) subnqn=${nqn//:/\\:} ns=1" \
+        --rw=write --iodepth=16 --do_verify=1 "${job[@]}") > $ST/fio-engine-$1.out 2>&1 ||
+        { tail -30 $ST/fio-engine-$1.out; fail "fio through the engine"; }
+    grep -q 'err= 0' $ST/fio-engine-$1.out && ! grep -Eq 'verify:|err= *[1-9]' $ST/fio-engine-$1.out ||
+        { cat $ST/fio-engine-$1.out; fail "fio through the engine reported an error"; }
+    (cd $ST && timeout 300 fio --name=fk-$1 --ioengine=libaio --direct=1 --filename="$dev" \
+        --rw=read --iodepth=16 "${job[@]}") > $ST/fio-kernel-$1.out 2>&1 ||
+        { tail -30 $ST/fio-kernel-$1.out; fail "the kernel host's verify of what the engine wrote"; }
+    grep -q 'err= 0' $ST/fio-kernel-$1.out && ! grep -Eq 'verify:|err= *[1-9]' $ST/fio-kernel-$1.out ||
+        { cat $ST/fio-kernel-$1.out; fail "the kernel host read other data than the engine wrote"; }
+    grep -E 'write: IOPS|read: IOPS' $ST/fio-engine-$1.out
+}
+
 test_01_ours_discover_matches_nvme_cli()           { check_discover ours; }
 test_01_kernel_discover_matches_nvme_cli()         { check_discover kernel; }
 test_02_ours_identify_matches_kernel_host()        { check_identify ours; }
@@ -229,6 +256,8 @@ test_06_ours_perf_each_kind()                      { check_perf_each_kind ours; 
 test_06_kernel_perf_each_kind()                    { check_perf_each_kind kernel; }
 test_07_ours_unknown_nqn_names_connect_status()    { check_unknown_nqn_names_connect_status ours; }
 test_07_kernel_unknown_nqn_names_connect_status()  { check_unknown_nqn_names_connect_status kernel; }
+test_09_ours_fio_engine_verify()                   { check_fio_engine_verify ours; }
+test_09_kernel_fio_engine_verify()                 { check_fio_engine_verify kernel; }
 if [ "$INIT_TRTYPE" = tcp ]; then
 test_08_ours_digests_verified_io()                 { check_digests_verified_io ours; }
 test_08_kernel_digests_verified_io()               { check_digests_verified_io kernel; }
