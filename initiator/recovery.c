@@ -196,7 +196,9 @@ static int send_held(struct nvmf_queue *q)
 bool nvmfh_retry_aborted(struct nvmf_queue *q, uint16_t cid)
 {
 	struct nvmfh_slot *s = &q->slots[cid];
-	if (!nvmfh_retriable(s) || s->retries >= NVMFH_MAX_RETRIES)
+	/* I/O queues only: admin opcodes share values with the I/O ones (0Ch is both
+	 * Asynchronous Event Request and Verify). */
+	if (!q->hq.qid || !nvmfh_retriable(s) || s->retries >= NVMFH_MAX_RETRIES)
 		return false;
 	s->held = true;
 	s->retries++;
