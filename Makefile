@@ -69,6 +69,9 @@ CFLAGS  += -finstrument-functions -fno-pie -O0
 LDFLAGS += -no-pie
 endif
 ifeq ($(SANITIZE),1)
+ifneq ($(filter bench-local,$(MAKECMDGOALS)),)
+$(error bench-local measures the optimized build (build/); SANITIZE=1 builds build/asan, which it would not measure: run make bench-local without SANITIZE)
+endif
 BUILD   := build/asan
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined

@@ -194,6 +194,28 @@ for bad in "BENCH_ROUNDS=0:BENCH_ROUNDS must be a positive integer, got '0'" \
 	refuses bench/local-run "$bad"
 done
 
+# --- bench/local-report: a failed measurement is named in results.md, not only on stderr ---
+printf 'round\tkind\tname\tmetric\tvalue\n1\ttarget\t4k-randread-qd32\tiops\t1000\n2\ttarget\t4k-randread-qd32\tfailed\t1\n1\tlimit\tstream-recv-4096\tfailed\t1\n1\tidle\tidle-no-host\ttgt_cpu_pct\t0.1\n' \
+	> "$tmp/local-raw.tsv"
+out=$("$here/bench/local-report" "$tmp/local-raw.tsv" "skipped: test" "meta" 200 2>&1)
+if [[ "$out" == *"- FAILED: round 2 target 4k-randread-qd32"* && "$out" == *"- FAILED: round 1 limit stream-recv-4096"* &&
+	"$out" == *"| 4k-randread-qd32 | 1000 |"* ]]; then
+	ok "bench/local-report names each failed measurement and keeps the other rounds' values"
+else
+	fail "bench/local-report with failed rows: $out"
+fi
+out=$("$here/bench/local-report" <(head -2 "$tmp/local-raw.tsv" | sed 's/failed/x/') "skipped" "meta" 200 2>&1)
+if [[ "$out" != *"FAILED"* ]]; then ok "no failure section without failed rows"; else fail "a failure section without failures: $out"; fi
+
+# --- SANITIZE=1 make bench-local would measure build/, not the sanitizer build: refused ---
+rc=0
+out=$(make -C "$here" -n SANITIZE=1 bench-local 2>&1) || rc=$?
+if [ $rc != 0 ] && [[ "$out" == *"bench-local measures the optimized build"* ]]; then
+	ok "SANITIZE=1 make bench-local is refused"
+else
+	fail "SANITIZE=1 make bench-local: exit $rc: $(echo "$out" | tail -3)"
+fi
+
 # --- bench/guest.sh --list: each round rotates the order --------------------------------------
 printf 'BENCH_ROUNDS=3\nBENCH_ONLY=%q\nBENCH_TRANSPORT=tcp\nBENCH_BASELINE=/x/old\n' "nvmf mem 4k-randread-qd1" > "$tmp/params.sh"
 want="ours baseline kernel baseline kernel ours kernel ours baseline"
