@@ -336,8 +336,10 @@ static int file_attach(struct thread_data *td, struct nf_file *f, const struct n
 		}
 		c->next = registry;
 		registry = c;
-		/* On stderr (fio's log_err): stdout may be fio's JSON output. */
-		log_err(ENGINE ": connected to %s: controller %u, %u I/O queues of %u entries, "
+		/* On stderr itself, not fio's log: fio writes its log into --output's file too,
+		 * which may be its JSON output. */
+		fprintf(stderr,
+			ENGINE ": connected to %s: controller %u, %u I/O queues of %u entries, "
 			       "digests %s%s%s%s%s\n",
 			c->name, nvmf_ctrl_cntlid(c->ctrl), c->nr_queues,
 			nvmf_ctrl_queue_size(c->ctrl), hdr ? "header" : "", hdr && data ? "+" : "",

@@ -6,6 +6,7 @@
 #     then a separate read job verifying what is on the namespace, then the same read
 #     after part of it was overwritten without verify headers: it must fail (so the read
 #     pass really checks the data);
+#   - fio's JSON output file holds fio's JSON only (the engine's lines go to stderr);
 #   - writes with fsync (Flush) and trims (Dataset Management deallocate);
 #   - the same with NVMe/TCP digests, as SPDK's digest_enable=BOTH and as the separate
 #     hdr_digest/data_digest flags (the target logs the digests each queue negotiated);
@@ -180,6 +181,16 @@ expect_ok "plain write of the first 1 MiB (no verify headers)" "$ST/o.out" \
     --name=o --filename="$FN" --rw=write --bs=4k --size=1M --iodepth=4
 expect_fail "read verify after the overwrite finds the bad data" "verify: bad magic header" \
     --name=r2 --filename="$FN" --rw=read --verify=crc32c "${COMMON[@]}"
+
+# ---- JSON output stays JSON: the engine's own lines go to stderr, not into fio's log ----
+runfio "$ST/j.err" --name=j --filename="$FN" --rw=randread --bs=4k --iodepth=4 --size=1M \
+    --output-format=json --output="$ST/j.json"
+if jq -e '.jobs[0].error == 0 and .jobs[0].read.io_bytes > 0' "$ST/j.json" > /dev/null 2>&1; then
+    ok "--output-format=json --output=FILE: FILE is fio's JSON alone"
+else
+    head -5 "$ST/j.json"
+    bad "--output-format=json: the output file does not parse as fio's JSON"
+fi
 
 # ---- trims (Dataset Management) and syncs (Flush) ----
 expect_ok "writes with fsync=4 (a Flush every 4 writes)" "$ST/fs.out" \
