@@ -248,7 +248,7 @@ int nvmfh_queue_recover(struct nvmf_queue *q, bool *ready)
 	switch (w & 3) {
 	case NVMF_CTRL_LOST:
 		reset_reason(c, q->lost_why, sizeof(q->lost_why)); /* now with ctrl_loss_tmo */
-		n += fail_held(q, -ENODEV);
+		fail_held(q, -ENODEV);
 		return -ENODEV;
 	case NVMF_CTRL_CONNECTING:
 		if (atomic_load(&c->fast_failed))
