@@ -373,6 +373,10 @@ static int consume(struct nvmf_th_queue *q)
 
 int nvmf_th_rx(struct nvmf_th_queue *q, unsigned max)
 {
+	/* A plain socket that filled less than asked has nothing more now: the next pass
+	 * reads again, without a recv here that would only say EAGAIN. */
+	bool drained = false;
+
 	q->completions = 0;
 	while (!q->dead) {
 		if (max && q->completions >= max)
@@ -382,6 +386,8 @@ int nvmf_th_rx(struct nvmf_th_queue *q, unsigned max)
 				return -1;
 			continue;
 		}
+		if (drained)
+			return 0;
 		/* Empty: refill, or read a large piece of data where it belongs. */
 		bool direct = q->phase == NVMF_TH_RX_DATA && q->data_left >= NVMF_TH_DIRECT_MIN;
 		uint8_t *dst = direct ? q->data_dst : q->rxbuf;
@@ -397,6 +403,7 @@ int nvmf_th_rx(struct nvmf_th_queue *q, unsigned max)
 				return 0;
 			return nvmf_th_fail(q, "recv: %s", strerror(errno));
 		}
+		drained = !q->tls && (size_t)n < want;
 		if (direct) {
 			if (data_in(q, dst, (uint32_t)n))
 				return -1;
