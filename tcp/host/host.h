@@ -12,8 +12,8 @@
  *   tx.c    the send side: a FIFO of commands with something to send (their CapsuleCmd,
  *           or H2CData PDUs answering an R2T); up to NVMF_TH_TX_BATCH PDUs built ahead
  *           and written with one sendmsg on the non-blocking socket
- *   io.c    the transport ops: submit (queues only) / poll (writes what was queued, then
- *           reads) / wait / set_incapsule, memory no-ops
+ *   io.c    the transport ops: submit (queues only, but on the admin queue) / poll
+ *           (writes what was queued, then reads) / wait / set_incapsule, memory no-ops
  *
  * One thread per queue (the core's rule): no locks here. Wire behaviour follows the NVMe
  * TCP Transport Specification 1.0 and what the Linux host (drivers/nvme/host/tcp.c) sends:

@@ -61,9 +61,9 @@ struct th_host *connect_host(struct fake_ctrl *f, struct io_case *c, fc_script s
 	return &h;
 }
 
-/* A queue of @size entries attached to one end of a socketpair, the ICReq read off the
+/* Queue @qid of @size entries attached to one end of a socketpair, the ICReq read off the
  * other (@peer). The host on the heap (large). */
-struct th_host *attach_pair(int *peer, uint16_t size)
+struct th_host *attach_pair(int *peer, uint16_t qid, uint16_t size)
 {
 	int sv[2];
 	struct fake_ctrl f;
@@ -79,7 +79,7 @@ struct th_host *attach_pair(int *peer, uint16_t size)
 	f.fd = sv[1];
 	fc_default_icresp(&f, &r);
 	if (fc_write(&f, &r, sizeof(r)) ||
-	    th_attach(h, sv[0], 1, size, false, false, 2000, err, sizeof(err)) ||
+	    th_attach(h, sv[0], qid, size, false, false, 2000, err, sizeof(err)) ||
 	    fc_read(&f, &ic, sizeof(ic))) {
 		close(sv[1]);
 		free(h);

@@ -370,7 +370,7 @@ static void pdus_in_one_read_and_pdus_split_across_reads_complete_each_once(void
 {
 	enum { N = 8, LEN = 512, STEP = 7 };
 	int peer, cap[2];
-	struct th_host *h = attach_pair(&peer, 16);
+	struct th_host *h = attach_pair(&peer, 1, 16);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	static uint8_t buf[N][LEN], want[N][LEN];
 	static struct th_result r[N];

@@ -136,7 +136,7 @@ static void capsules_submitted_before_a_flush_go_out_together_in_order(void)
 {
 	enum { N = 40 }; /* more than one ring's worth (NVMF_TH_TX_BATCH) */
 	int peer;
-	struct th_host *h = attach_pair(&peer, 64);
+	struct th_host *h = attach_pair(&peer, 1, 64);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	struct nvmf_th_queue *q = th_queue(h);
 	static struct th_result r[N];
@@ -169,6 +169,27 @@ static void capsules_submitted_before_a_flush_go_out_together_in_order(void)
 	free(h);
 }
 
+/* The admin queue does not wait for a poll: its command is on the wire when submit
+ * returns (an Asynchronous Event Request may never be followed by one). */
+static void admin_queue_writes_its_capsule_at_submit(void)
+{
+	int peer;
+	struct th_host *h = attach_pair(&peer, 0, 16);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	struct th_result r;
+	uint8_t buf[512];
+	uint16_t cid;
+	CU_ASSERT_EQUAL_FATAL(th_submit(h, OPC_READ, buf, sizeof(buf), &r, &cid), 0);
+	CU_ASSERT_FALSE(nvmf_th_tx_pending(th_queue(h)));
+	struct nvme_tcp_cmd got;
+	CU_ASSERT_EQUAL(recv(peer, &got, sizeof(got), MSG_DONTWAIT), (ssize_t)sizeof(got));
+	CU_ASSERT_EQUAL(got.ch.type, NVME_TCP_CMD);
+	CU_ASSERT_EQUAL(got.sqe.command_id, cid);
+	th_close(h);
+	close(peer);
+	free(h);
+}
+
 /*
  * A short write leaves the rest of the ring for the next flush. A command that ends while
  * its capsule is half written keeps the rest going from a copy (the stream stays whole,
@@ -179,7 +200,7 @@ static void short_write_resumes_ended_commands_pdus_copied_or_dropped(void)
 {
 	enum { N = 3, LEN = 8192 };
 	int peer;
-	struct th_host *h = attach_pair(&peer, 16);
+	struct th_host *h = attach_pair(&peer, 1, 16);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	struct nvmf_th_queue *q = th_queue(h);
 	/* A small send buffer: the first sendmsg takes part of the first capsule only. */
@@ -236,6 +257,7 @@ const struct unit_test tcp_host_tx_tests[] = {
 	  term_carries_fes_fei_and_at_most_128_bytes_of_the_header },
 	{ "capsules_submitted_before_a_flush_go_out_together_in_order",
 	  capsules_submitted_before_a_flush_go_out_together_in_order },
+	{ "admin_queue_writes_its_capsule_at_submit", admin_queue_writes_its_capsule_at_submit },
 	{ "short_write_resumes_ended_commands_pdus_copied_or_dropped",
 	  short_write_resumes_ended_commands_pdus_copied_or_dropped },
 	{ NULL, NULL },
