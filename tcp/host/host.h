@@ -38,8 +38,8 @@
 #define NVMF_TH_MAX_INCAPSULE   (1u << 20) /* bytes: cap on IOCCSZ * 16 - 64 */
 #define NVMF_TH_RXBUF           65536u     /* bytes of the per-queue receive buffer */
 #define NVMF_TH_DIRECT_MIN \
-	4096u /* data left >= this: recv() straight into
-						 * the command's buffer, not through rxbuf */
+	4096u /* TLS: data left >= this is read straight
+						 * into the command's buffer, not through rxbuf */
 #define NVMF_TH_MAX_RX_DATA \
 	(16u << 20) /* bytes one C2HData PDU may carry (the
 						 * command's own length bounds it first) */
@@ -135,6 +135,9 @@ int nvmf_th_tls_start(struct nvmf_th_queue *q, const struct nvmf_ctrl_opts *opts
  * through its channel when it has one: bytes, 0 (recv: closed), or -1 with errno. */
 ssize_t nvmf_th_recv(struct nvmf_th_queue *q, void *buf, size_t len);
 ssize_t nvmf_th_sendv(struct nvmf_th_queue *q, struct iovec *iov, int n);
+/* nvmf_th_recvv - recvmsg(MSG_DONTWAIT) into @n iovecs on @q's plain socket: bytes, 0
+ * (closed), or -1 with errno (EINVAL on a queue with a TLS channel). */
+ssize_t nvmf_th_recvv(struct nvmf_th_queue *q, struct iovec *iov, int n);
 
 /* ---- conn.c ---- */
 int nvmf_th_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uint16_t qid,
