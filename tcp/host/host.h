@@ -158,11 +158,11 @@ void nvmf_th_queue_disconnect(struct nvmf_hq *hq);
 
 /* ---- rx.c ---- */
 /*
- * nvmf_th_rx - read what the socket has and handle the PDUs in it (as many as one recv
- * of up to NVMF_TH_RXBUF bytes brought), until the socket has nothing more (EAGAIN, or a
- * plain socket's recv filled less than asked), @max CQEs were handed to the core (0: no
- * limit) or the queue died. Before ICResp (q->ic_done false) only ICResp or C2HTermReq are taken. Returns 0,
- * or -1 when the queue is dead (q->err says why; an H2CTermReq was sent when the
+ * nvmf_th_rx - read what the socket has and handle the PDUs in it (as many as one recv of
+ * up to NVMF_TH_RXBUF bytes brought), until the socket has nothing more (EAGAIN, or a plain
+ * socket's recv filled less than asked), @max CQEs were handed to the core (0: no limit) or
+ * the queue died. Before ICResp (q->ic_done false) only ICResp or C2HTermReq are taken.
+ * Returns 0, or -1 when the queue is dead (q->err says why; an H2CTermReq was sent when the
  * controller broke the protocol).
  */
 int nvmf_th_rx(struct nvmf_th_queue *q, unsigned max);

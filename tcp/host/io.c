@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The NVMe/TCP host transport's ops (initiator/transport.h): submit only queues the
- * command's CapsuleCmd on an I/O queue (the admin queue writes it at once); poll writes what is queued (every capsule submitted since the last
- * pass in one sendmsg: the core's callbacks submit the next commands after poll returned,
- * so they go out together at the start of the next poll), then reads and handles PDUs;
- * wait writes what is queued, then sleeps in poll(2) on the socket (readable, or writable
- * while something still waits to be sent). A command submitted on an I/O queue is on the
- * wire once its queue was polled or waited on. No memory registration on TCP: mem_register and
- * mem_unregister accept everything and do nothing.
+ * command's CapsuleCmd on an I/O queue (the admin queue writes it at once); poll writes
+ * what is queued (every capsule submitted since the last pass in one sendmsg: the core's
+ * callbacks submit the next commands after poll returned, so they go out together at the
+ * start of the next poll), then reads and handles PDUs; wait writes what is queued, then
+ * sleeps in poll(2) on the socket (readable, or writable while something still waits to be
+ * sent). A command submitted on an I/O queue is on the wire once its queue was polled or
+ * waited on. No memory registration on TCP: mem_register and mem_unregister accept
+ * everything and do nothing.
  */
 #include <errno.h>
 #include <poll.h>

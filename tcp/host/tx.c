@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The send side of the NVMe/TCP host transport (TCP transport 1.0 sections 3.3, 3.6.2):
- * commands with something to send wait on a FIFO; their PDUs are built in turn (header
- * and digest, padding to PDO, data straight from the command's buffer, data digest). Up to NVMF_TH_TX_BATCH PDUs (several commands' capsules, H2CData) are built
- * ahead on a ring and written together with one non-blocking sendmsg: one system call
- * per poll pass, not one per command. A CapsuleCmd carries a write's data when it fits the
- * queue's in-capsule size; other data goes in H2CData PDUs of at most MAXH2CDATA bytes
- * answering an R2T, the last of them flagged LAST.
+ * commands with something to send wait on a FIFO; their PDUs are built in turn (header and
+ * digest, padding to PDO, data straight from the command's buffer, data digest). Up to
+ * NVMF_TH_TX_BATCH PDUs (several commands' capsules, H2CData) are built ahead on a ring and
+ * written together with one non-blocking sendmsg: one system call per poll pass, not one
+ * per command. A CapsuleCmd carries a write's data when it fits the queue's in-capsule
+ * size; other data goes in H2CData PDUs of at most MAXH2CDATA bytes answering an R2T, the
+ * last of them flagged LAST.
  */
 #include <errno.h>
 #include <stdlib.h>
