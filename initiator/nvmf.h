@@ -466,7 +466,10 @@ typedef void (*nvmf_io_cb)(void *arg, int status, const struct nvme_cqe *cqe);
  * is full (size-1 commands outstanding, or no slot for even the first part of a split
  * request: poll and retry), -ECONNRESET when the connection is gone, -EINVAL, or the
  * error of that Identify (e.g. INVALID_NS | DNR for an inactive nsid). Writes up to the
- * controller's in-capsule size travel in the capsule.
+ * controller's in-capsule size travel in the capsule. Over RDMA the command is posted at
+ * once; over NVMe/TCP it is queued and written by the queue's next nvmf_queue_poll() or
+ * nvmf_queue_wait(), with every command submitted since in one sendmsg (so submit a
+ * batch, then poll).
  */
 int nvmf_submit_read(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb, void *buf,
 		     nvmf_io_cb cb, void *arg);
@@ -519,9 +522,10 @@ int nvmf_submit_compare_and_write(struct nvmf_queue *q, uint32_t nsid, uint64_t 
 int nvmf_submit_raw(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf, uint32_t len,
 		    bool write, nvmf_io_cb cb, void *arg);
 
-/* nvmf_queue_poll - reap up to @max completions (0 = all available), calling their
- * callbacks. Returns the number reaped, or -ECONNRESET once the connection is lost (every
- * outstanding command has then completed with -ECONNRESET). Never blocks. */
+/* nvmf_queue_poll - send what was submitted since the last call (NVMe/TCP), then reap up
+ * to @max completions (0 = all available), calling their callbacks. Returns the number
+ * reaped, or -ECONNRESET once the connection is lost (every outstanding command has then
+ * completed with -ECONNRESET). Never blocks. */
 int nvmf_queue_poll(struct nvmf_queue *q, unsigned max);
 /* nvmf_queue_errmsg - what ended @q's connection once its commands fail with
  * -ECONNRESET or -ETIMEDOUT: the transport's reason ("connection closed by the

@@ -258,7 +258,8 @@ void nvmf_th_queue_disconnect(struct nvmf_hq *hq)
 	nvmf_tls_free(q->tls);
 	if (q->fd >= 0)
 		close(q->fd); /* FIN to the controller: it tears the queue down */
-	free(q->tx.copy);
+	for (unsigned i = 0; i < NVMF_TH_TX_BATCH; i++)
+		free(q->tx[i].copy);
 	free(q->cmds);
 	free(q->rxbuf);
 	free(q);

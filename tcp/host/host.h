@@ -10,8 +10,10 @@
  *           buffer (CapsuleResp, C2HData, R2T, C2HTermReq), digests checked, read data
  *           copied into the command's buffer at DATAO, CQEs handed to the core
  *   tx.c    the send side: a FIFO of commands with something to send (their CapsuleCmd,
- *           or H2CData PDUs answering an R2T), one PDU in flight on the non-blocking socket
- *   io.c    the transport ops: submit / poll / wait / set_incapsule, memory no-ops
+ *           or H2CData PDUs answering an R2T); up to NVMF_TH_TX_BATCH PDUs built ahead
+ *           and written with one sendmsg on the non-blocking socket
+ *   io.c    the transport ops: submit (queues only, but on the admin queue) / poll
+ *           (writes what was queued, then reads) / wait / set_incapsule, memory no-ops
  *
  * One thread per queue (the core's rule): no locks here. Wire behaviour follows the NVMe
  * TCP Transport Specification 1.0 and what the Linux host (drivers/nvme/host/tcp.c) sends:
@@ -36,8 +38,8 @@
 #define NVMF_TH_MAX_INCAPSULE   (1u << 20) /* bytes: cap on IOCCSZ * 16 - 64 */
 #define NVMF_TH_RXBUF           65536u     /* bytes of the per-queue receive buffer */
 #define NVMF_TH_DIRECT_MIN \
-	4096u /* data left >= this: recv() straight into
-						 * the command's buffer, not through rxbuf */
+	4096u /* TLS: data left >= this is read straight
+						 * into the command's buffer, not through rxbuf */
 #define NVMF_TH_MAX_RX_DATA \
 	(16u << 20) /* bytes one C2HData PDU may carry (the
 						 * command's own length bounds it first) */
@@ -45,6 +47,9 @@
 	256u /* header + digest + padding (PDO <= 255),
 						 * or a TermReq with its data (<= 176) */
 #define NVMF_TH_ERR_MAX 256
+#define NVMF_TH_TX_BATCH \
+	32u /* PDUs built ahead and written with one
+						 * sendmsg (3 iovecs each at most) */
 
 /* Per command (indexed by command id, 0 .. size-1): the transport's view of it. */
 struct nvmf_th_cmd {
@@ -60,9 +65,10 @@ struct nvmf_th_cmd {
 	TAILQ_ENTRY(nvmf_th_cmd) link;
 };
 
-/* The PDU being written: header (with digest and padding), data, data digest. */
+/* A PDU built and not yet wholly written: header (with digest and padding), data, data
+ * digest. Only the oldest of the queue's ring (q->tx[q->tx_head]) can be partly written. */
 struct nvmf_th_txpdu {
-	bool busy;
+	bool dropped;              /* its command ended before a byte of it went out: skipped */
 	struct nvmf_th_cmd *owner; /* whose data @data points at; NULL when owned here */
 	uint8_t hdr[NVMF_TH_HDR_MAX];
 	uint32_t hdr_len; /* bytes of @hdr to send */
@@ -99,7 +105,8 @@ struct nvmf_th_queue {
 
 	struct nvmf_th_cmd *cmds; /* @size of them */
 	TAILQ_HEAD(, nvmf_th_cmd) txq;
-	struct nvmf_th_txpdu tx;
+	struct nvmf_th_txpdu tx[NVMF_TH_TX_BATCH]; /* ring of PDUs built, oldest first */
+	unsigned tx_head, tx_count;                /* oldest's index, PDUs in the ring */
 
 	/* Receive side. */
 	uint8_t *rxbuf; /* NVMF_TH_RXBUF bytes; [rx_off, rx_len) not yet consumed */
@@ -128,6 +135,9 @@ int nvmf_th_tls_start(struct nvmf_th_queue *q, const struct nvmf_ctrl_opts *opts
  * through its channel when it has one: bytes, 0 (recv: closed), or -1 with errno. */
 ssize_t nvmf_th_recv(struct nvmf_th_queue *q, void *buf, size_t len);
 ssize_t nvmf_th_sendv(struct nvmf_th_queue *q, struct iovec *iov, int n);
+/* nvmf_th_recvv - recvmsg(MSG_DONTWAIT) into @n iovecs on @q's plain socket: bytes, 0
+ * (closed), or -1 with errno (EINVAL on a queue with a TLS channel). */
+ssize_t nvmf_th_recvv(struct nvmf_th_queue *q, struct iovec *iov, int n);
 
 /* ---- conn.c ---- */
 int nvmf_th_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts, uint16_t qid,
@@ -148,10 +158,11 @@ void nvmf_th_queue_disconnect(struct nvmf_hq *hq);
 
 /* ---- rx.c ---- */
 /*
- * nvmf_th_rx - read what the socket has and handle the PDUs in it, until the socket has
- * nothing more (EAGAIN), @max CQEs were handed to the core (0: no limit) or the queue
- * died. Before ICResp (q->ic_done false) only ICResp or C2HTermReq are taken. Returns 0,
- * or -1 when the queue is dead (q->err says why; an H2CTermReq was sent when the
+ * nvmf_th_rx - read what the socket has and handle the PDUs in it (as many as one recv of
+ * up to NVMF_TH_RXBUF bytes brought), until the socket has nothing more (EAGAIN, or a plain
+ * socket's recv filled less than asked), @max CQEs were handed to the core (0: no limit) or
+ * the queue died. Before ICResp (q->ic_done false) only ICResp or C2HTermReq are taken.
+ * Returns 0, or -1 when the queue is dead (q->err says why; an H2CTermReq was sent when the
  * controller broke the protocol).
  */
 int nvmf_th_rx(struct nvmf_th_queue *q, unsigned max);
@@ -163,14 +174,17 @@ int nvmf_th_fail(struct nvmf_th_queue *q, const char *fmt, ...)
 /* ---- tx.c ---- */
 /* nvmf_th_tx_queue - put @c on the send FIFO (its CapsuleCmd, or its R2T's H2CData). */
 void nvmf_th_tx_queue(struct nvmf_th_queue *q, struct nvmf_th_cmd *c);
-/* nvmf_th_tx_flush - write queued PDUs until the socket takes no more. 0, or -1 when the
+/* nvmf_th_tx_flush - write queued PDUs until the socket takes no more: up to
+ * NVMF_TH_TX_BATCH of them (CapsuleCmds of several commands, H2CData) built ahead and
+ * handed to one sendmsg, again while the socket takes them whole. 0, or -1 when the
  * connection failed (q dead). */
 int nvmf_th_tx_flush(struct nvmf_th_queue *q);
 /* nvmf_th_tx_pending - whether anything waits to be written. */
 bool nvmf_th_tx_pending(const struct nvmf_th_queue *q);
-/* nvmf_th_tx_forget - @c ends (answered or failed): take it off the FIFO; a PDU of it
- * already partly written keeps going from a copy of its data (the stream must stay whole,
- * and the caller may free the buffer). 0, or -1 (out of memory: q dead). */
+/* nvmf_th_tx_forget - @c ends (answered or failed): take it off the FIFO, drop its PDUs
+ * built but not begun; a PDU of it already partly written keeps going from a copy of its
+ * data (the stream must stay whole, and the caller may free the buffer). 0, or -1 (out
+ * of memory: q dead). */
 int nvmf_th_tx_forget(struct nvmf_th_queue *q, struct nvmf_th_cmd *c);
 /* nvmf_th_send_term - best effort: an H2CTermReq with @fes/@fei carrying the first
  * @hlen bytes of the offending header @hdr, if no other PDU is half written. */

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The NVMe/TCP host transport's ops (initiator/transport.h): submit queues the command's
- * CapsuleCmd and writes what the socket takes; poll writes what is queued, then reads and
- * handles PDUs; wait sleeps in poll(2) on the socket (readable, or writable while
- * something waits to be sent). No memory registration on TCP: mem_register and
- * mem_unregister accept everything and do nothing.
+ * The NVMe/TCP host transport's ops (initiator/transport.h): submit only queues the
+ * command's CapsuleCmd on an I/O queue (the admin queue writes it at once); poll writes
+ * what is queued (every capsule submitted since the last pass in one sendmsg: the core's
+ * callbacks submit the next commands after poll returned, so they go out together at the
+ * start of the next poll), then reads and handles PDUs; wait writes what is queued, then
+ * sleeps in poll(2) on the socket (readable, or writable while something still waits to be
+ * sent). A command submitted on an I/O queue is on the wire once its queue was polled or
+ * waited on. No memory registration on TCP: mem_register and mem_unregister accept
+ * everything and do nothing.
  */
 #include <errno.h>
 #include <poll.h>
@@ -27,9 +31,12 @@ static int hq_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 	c->incapsule = cmd->write && cmd->len && cmd->len <= q->incapsule;
 	c->capsule_out = c->data_err = false;
 	cmd->tctx = c;
+	/* I/O queues: written by the next poll or wait with whatever else was submitted
+	 * before it. The admin queue's few commands (an Asynchronous Event Request nobody
+	 * polls for) go out at once; a dead connection shows in the next poll. */
 	nvmf_th_tx_queue(q, c);
-	/* A dead connection shows in the next poll; the command is queued by then. */
-	nvmf_th_tx_flush(q);
+	if (q->qid == 0)
+		nvmf_th_tx_flush(q);
 	return 0;
 }
 
@@ -56,6 +63,9 @@ static int hq_wait(struct nvmf_hq *hq, int timeout_ms)
 		return -ECONNRESET;
 	if (q->rx_off < q->rx_len || (q->tls && nvmf_tls_rx_pending(q->tls)))
 		return 0; /* bytes received and not yet handled (poll stopped at max) */
+	/* Commands submitted since the last poll: out before sleeping on their answers. */
+	if (nvmf_th_tx_flush(q))
+		return -ECONNRESET;
 	struct pollfd p = { .fd = q->fd, .events = POLLIN };
 	if (nvmf_th_tx_pending(q))
 		p.events |= POLLOUT;

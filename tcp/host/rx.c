@@ -4,8 +4,10 @@
  * a state machine over the byte stream. The 8-byte common header is checked first
  * (nvme_tcp_check_ch) before any length in it is trusted; then the rest of the header up
  * to PDO (data PDUs) or PLEN, its digest, and the PDU's own fields against the command it
- * names. C2HData payload goes straight into the command's buffer at DATAO (through the
- * receive buffer, or with recv() into the buffer itself for large pieces).
+ * names. C2HData payload goes straight into the command's buffer at DATAO: copied out of
+ * the receive buffer when it came in one read with its header, else read into the
+ * buffer itself (on a plain socket one recvmsg takes the rest of the payload there and
+ * what follows into the receive buffer).
  *
  * What the controller gets wrong is a connection error (an H2CTermReq with the FES, then
  * the queue is dead: every command fails with -ECONNRESET), never a write outside a
@@ -373,6 +375,10 @@ static int consume(struct nvmf_th_queue *q)
 
 int nvmf_th_rx(struct nvmf_th_queue *q, unsigned max)
 {
+	/* A plain socket that filled less than asked has nothing more now: the next pass
+	 * reads again, without a recv here that would only say EAGAIN. */
+	bool drained = false;
+
 	q->completions = 0;
 	while (!q->dead) {
 		if (max && q->completions >= max)
@@ -382,12 +388,23 @@ int nvmf_th_rx(struct nvmf_th_queue *q, unsigned max)
 				return -1;
 			continue;
 		}
-		/* Empty: refill, or read a large piece of data where it belongs. */
-		bool direct = q->phase == NVMF_TH_RX_DATA && q->data_left >= NVMF_TH_DIRECT_MIN;
-		uint8_t *dst = direct ? q->data_dst : q->rxbuf;
-		size_t want = direct ? q->data_left : NVMF_TH_RXBUF;
+		if (drained)
+			return 0;
+		/* Empty: refill. In a C2HData payload the rest of it goes where it belongs:
+		 * on a plain socket with what follows it into the receive buffer in the same
+		 * recvmsg; through TLS alone, when large. */
+		bool data = q->phase == NVMF_TH_RX_DATA;
+		bool both = data && !q->tls;
+		bool direct = data && q->tls && q->data_left >= NVMF_TH_DIRECT_MIN;
+		struct iovec iov[2] = { { .iov_base = q->data_dst, .iov_len = q->data_left },
+					{ .iov_base = q->rxbuf, .iov_len = NVMF_TH_RXBUF } };
+		size_t want = both   ? (size_t)q->data_left + NVMF_TH_RXBUF :
+			      direct ? q->data_left :
+				       NVMF_TH_RXBUF;
 		q->rx_off = q->rx_len = 0;
-		ssize_t n = nvmf_th_recv(q, dst, want);
+		ssize_t n = both   ? nvmf_th_recvv(q, iov, 2) :
+			    direct ? nvmf_th_recv(q, q->data_dst, want) :
+				     nvmf_th_recv(q, q->rxbuf, want);
 		if (n == 0)
 			return nvmf_th_fail(q, "connection closed by the controller");
 		if (n < 0) {
@@ -397,12 +414,14 @@ int nvmf_th_rx(struct nvmf_th_queue *q, unsigned max)
 				return 0;
 			return nvmf_th_fail(q, "recv: %s", strerror(errno));
 		}
-		if (direct) {
-			if (data_in(q, dst, (uint32_t)n))
+		drained = !q->tls && (size_t)n < want;
+		uint32_t got = (uint32_t)n, in_data = 0;
+		if (both || direct) {
+			in_data = got < q->data_left ? got : q->data_left;
+			if (data_in(q, q->data_dst, in_data))
 				return -1;
-		} else {
-			q->rx_len = (uint32_t)n;
 		}
+		q->rx_len = got - in_data; /* what followed the payload, at rxbuf's start */
 	}
 	return -1;
 }

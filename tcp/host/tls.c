@@ -81,6 +81,16 @@ ssize_t nvmf_th_recv(struct nvmf_th_queue *q, void *buf, size_t len)
 	return q->tls ? nvmf_tls_recv(q->tls, buf, len) : recv(q->fd, buf, len, MSG_DONTWAIT);
 }
 
+ssize_t nvmf_th_recvv(struct nvmf_th_queue *q, struct iovec *iov, int n)
+{
+	if (q->tls) {
+		errno = EINVAL; /* the channel's records are read with nvmf_th_recv */
+		return -1;
+	}
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+	return recvmsg(q->fd, &mh, MSG_DONTWAIT);
+}
+
 ssize_t nvmf_th_sendv(struct nvmf_th_queue *q, struct iovec *iov, int n)
 {
 	if (!q->tls) {

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The send side of the NVMe/TCP host transport (TCP transport 1.0 sections 3.3, 3.6.2):
- * commands with something to send wait on a FIFO; one PDU at a time is built and written
- * (header and digest, padding to PDO, data straight from the command's buffer, data
- * digest) with non-blocking sendmsg. A CapsuleCmd carries a write's data when it fits the
- * queue's in-capsule size; other data goes in H2CData PDUs of at most MAXH2CDATA bytes
- * answering an R2T, the last of them flagged LAST.
+ * commands with something to send wait on a FIFO; their PDUs are built in turn (header and
+ * digest, padding to PDO, data straight from the command's buffer, data digest). Up to
+ * NVMF_TH_TX_BATCH PDUs (several commands' capsules, H2CData) are built ahead on a ring and
+ * written together with one non-blocking sendmsg: one system call per poll pass, not one
+ * per command. A CapsuleCmd carries a write's data when it fits the queue's in-capsule
+ * size; other data goes in H2CData PDUs of at most MAXH2CDATA bytes answering an R2T, the
+ * last of them flagged LAST.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,7 +47,7 @@ void nvmf_th_tx_queue(struct nvmf_th_queue *q, struct nvmf_th_cmd *c)
 
 bool nvmf_th_tx_pending(const struct nvmf_th_queue *q)
 {
-	return q->tx.busy || !TAILQ_EMPTY(&q->txq) || (q->tls && nvmf_tls_tx_pending(q->tls));
+	return q->tx_count || !TAILQ_EMPTY(&q->txq) || (q->tls && nvmf_tls_tx_pending(q->tls));
 }
 
 /* The Transport SGL Data Block (5Ah) for data not in the capsule (section 3.3.2):
@@ -58,20 +60,18 @@ static void set_transport_sgl(struct nvme_sqe *sqe, uint32_t len)
 	sqe->flags = (uint8_t)((sqe->flags & 0x03u) | NVME_CMD_PSDT_SGL_MPTR);
 }
 
-/* Common header, header digest and padding of a PDU of @type into q->tx.hdr; @data bytes
+/* Common header, header digest and padding of a PDU of @type into t->hdr; @data bytes
  * of data (0: none) follow at the PDO the controller's CPDA asks for. */
-static void build_hdr(struct nvmf_th_queue *q, uint8_t type, uint8_t flags, uint32_t data)
+static void build_hdr(const struct nvmf_th_queue *q, struct nvmf_th_txpdu *t, uint8_t type,
+		      uint8_t flags, uint32_t data)
 {
-	struct nvmf_th_txpdu *t = &q->tx;
-
 	t->hdr_len =
 		nvme_tcp_pdu_hdr(t->hdr, type, flags, q->rxp.hdgst, q->rxp.ddgst, q->cpda, data);
 	t->ddgst_len = data && q->rxp.ddgst ? NVME_TCP_DIGEST_LEN : 0;
 }
 
-static void set_data(struct nvmf_th_queue *q, const uint8_t *data, uint32_t len)
+static void set_data(struct nvmf_th_txpdu *t, const uint8_t *data, uint32_t len)
 {
-	struct nvmf_th_txpdu *t = &q->tx;
 	t->data = data;
 	t->data_len = len;
 	if (t->ddgst_len) {
@@ -80,17 +80,16 @@ static void set_data(struct nvmf_th_queue *q, const uint8_t *data, uint32_t len)
 	}
 }
 
-/* The next PDU of the FIFO's first command into q->tx; false when the FIFO is empty. */
-static bool next_pdu(struct nvmf_th_queue *q)
+/* The next PDU of the FIFO's first command into @t; false when the FIFO is empty. */
+static bool next_pdu(struct nvmf_th_queue *q, struct nvmf_th_txpdu *t)
 {
 	struct nvmf_th_cmd *c = TAILQ_FIRST(&q->txq);
-	struct nvmf_th_txpdu *t = &q->tx;
 
 	if (!c)
 		return false;
 	TAILQ_REMOVE(&q->txq, c, link);
 	c->in_txq = false;
-	t->busy = true;
+	t->dropped = false;
 	t->owner = c;
 	t->data = NULL;
 	t->data_len = 0;
@@ -106,9 +105,9 @@ static bool next_pdu(struct nvmf_th_queue *q)
 			nvme_sgl_set_incapsule(&pdu->sqe, 0, icd);
 		else
 			set_transport_sgl(&pdu->sqe, cmd->len);
-		build_hdr(q, NVME_TCP_CMD, 0, icd);
+		build_hdr(q, t, NVME_TCP_CMD, 0, icd);
 		if (icd) {
-			set_data(q, cmd->buf, icd);
+			set_data(t, cmd->buf, icd);
 			c->sent = icd;
 		}
 		c->capsule_out = true;
@@ -122,8 +121,8 @@ static bool next_pdu(struct nvmf_th_queue *q)
 	pdu->datao = htole32(c->r2t_off);
 	pdu->datal = htole32(n);
 	memset(pdu->rsvd, 0, sizeof(pdu->rsvd));
-	build_hdr(q, NVME_TCP_H2C_DATA, n == c->r2t_left ? NVME_TCP_F_DATA_LAST : 0, n);
-	set_data(q, (const uint8_t *)cmd->buf + c->r2t_off, n);
+	build_hdr(q, t, NVME_TCP_H2C_DATA, n == c->r2t_left ? NVME_TCP_F_DATA_LAST : 0, n);
+	set_data(t, (const uint8_t *)cmd->buf + c->r2t_off, n);
 	c->r2t_off += n;
 	c->r2t_left -= n;
 	c->sent = c->r2t_off;
@@ -132,25 +131,33 @@ static bool next_pdu(struct nvmf_th_queue *q)
 	return true;
 }
 
-static void pdu_done(struct nvmf_th_queue *q)
+static struct nvmf_th_txpdu *tx_slot(struct nvmf_th_queue *q, unsigned i)
 {
-	free(q->tx.copy);
-	q->tx.copy = NULL;
-	q->tx.busy = false;
-	q->tx.owner = NULL;
+	return &q->tx[(q->tx_head + i) % NVMF_TH_TX_BATCH];
 }
 
-int nvmf_th_tx_flush(struct nvmf_th_queue *q)
+/* The oldest PDU is written (or dropped): off the ring. */
+static void pdu_done(struct nvmf_th_queue *q)
 {
-	struct nvmf_th_txpdu *t = &q->tx;
+	struct nvmf_th_txpdu *t = &q->tx[q->tx_head];
+	free(t->copy);
+	t->copy = NULL;
+	t->owner = NULL;
+	t->dropped = false;
+	q->tx_head = (q->tx_head + 1) % NVMF_TH_TX_BATCH;
+	q->tx_count--;
+}
 
-	while (!q->dead) {
-		if (!t->busy && !next_pdu(q))
-			return 0;
-		/* The part of header, data, digest not yet written. */
-		struct iovec iov[3];
-		int n = 0;
-		uint32_t off = t->off, total = t->hdr_len + t->data_len + t->ddgst_len;
+/* The iovecs of what the ring has not written yet (dropped PDUs skipped), into @iov
+ * (3 per PDU at most). Returns how many. */
+static int ring_iov(struct nvmf_th_queue *q, struct iovec *iov)
+{
+	int n = 0;
+	for (unsigned k = 0; k < q->tx_count; k++) {
+		const struct nvmf_th_txpdu *t = tx_slot(q, k);
+		if (t->dropped)
+			continue;
+		uint32_t off = t->off;
 		const uint8_t *part[3] = { t->hdr, t->data, t->ddgst };
 		uint32_t len[3] = { t->hdr_len, t->data_len, t->ddgst_len };
 		for (int i = 0; i < 3; i++) {
@@ -163,6 +170,45 @@ int nvmf_th_tx_flush(struct nvmf_th_queue *q)
 			off = 0;
 			n++;
 		}
+	}
+	return n;
+}
+
+/* @w bytes went out: the PDUs they finish leave the ring, the next one keeps its offset.
+ * Returns whether everything the ring held was written. */
+static bool ring_advance(struct nvmf_th_queue *q, size_t w)
+{
+	while (q->tx_count) {
+		struct nvmf_th_txpdu *t = &q->tx[q->tx_head];
+		if (t->dropped) {
+			pdu_done(q);
+			continue;
+		}
+		uint32_t left = t->hdr_len + t->data_len + t->ddgst_len - t->off;
+		if (w < left) {
+			t->off += (uint32_t)w;
+			return false;
+		}
+		w -= left;
+		pdu_done(q);
+	}
+	return true;
+}
+
+int nvmf_th_tx_flush(struct nvmf_th_queue *q)
+{
+	struct iovec iov[3 * NVMF_TH_TX_BATCH];
+
+	while (!q->dead) {
+		/* Build what the FIFO has behind what is still being written. */
+		while (q->tx_count < NVMF_TH_TX_BATCH && next_pdu(q, tx_slot(q, q->tx_count)))
+			q->tx_count++;
+		int n = ring_iov(q, iov);
+		if (!n) {
+			while (q->tx_count) /* only dropped PDUs */
+				pdu_done(q);
+			return 0;
+		}
 		ssize_t w = nvmf_th_sendv(q, iov, n);
 		if (w < 0) {
 			if (errno == EINTR)
@@ -171,35 +217,36 @@ int nvmf_th_tx_flush(struct nvmf_th_queue *q)
 				return 0;
 			return nvmf_th_fail(q, "send: %s", strerror(errno));
 		}
-		t->off += (uint32_t)w;
-		if (t->off == total)
-			pdu_done(q);
+		/* A short write: the socket is full, try again in the next pass. */
+		if (!ring_advance(q, (size_t)w))
+			return 0;
 	}
 	return -1;
 }
 
 int nvmf_th_tx_forget(struct nvmf_th_queue *q, struct nvmf_th_cmd *c)
 {
-	struct nvmf_th_txpdu *t = &q->tx;
-
 	if (c->in_txq) {
 		TAILQ_REMOVE(&q->txq, c, link);
 		c->in_txq = false;
 	}
-	if (!t->busy || t->owner != c)
-		return 0;
-	if (t->off == 0) {
-		pdu_done(q); /* not started: the stream does not miss it */
-		return 0;
+	for (unsigned k = 0; k < q->tx_count; k++) {
+		struct nvmf_th_txpdu *t = tx_slot(q, k);
+		if (t->owner != c)
+			continue;
+		t->owner = NULL;
+		if (t->off == 0) {
+			t->dropped = true; /* not started: the stream does not miss it */
+			continue;
+		}
+		if (!t->data_len)
+			continue;
+		t->copy = malloc(t->data_len);
+		if (!t->copy)
+			return nvmf_th_fail(q, "out of memory for a PDU in flight");
+		memcpy(t->copy, t->data, t->data_len);
+		t->data = t->copy;
 	}
-	t->owner = NULL;
-	if (!t->data_len)
-		return 0;
-	t->copy = malloc(t->data_len);
-	if (!t->copy)
-		return nvmf_th_fail(q, "out of memory for a PDU in flight");
-	memcpy(t->copy, t->data, t->data_len);
-	t->data = t->copy;
 	return 0;
 }
 
@@ -209,7 +256,7 @@ void nvmf_th_send_term(struct nvmf_th_queue *q, enum nvme_tcp_fes fes, uint32_t 
 	uint8_t buf[sizeof(struct nvme_tcp_term) + NVME_TCP_TERM_MAX_DATA];
 	struct nvme_tcp_term *term = (struct nvme_tcp_term *)buf;
 
-	if (q->fd < 0 || (q->tx.busy && q->tx.off))
+	if (q->fd < 0 || (q->tx_count && q->tx[q->tx_head].off))
 		return; /* a half-written PDU: the stream cannot take another now */
 	if (hlen > NVME_TCP_TERM_MAX_DATA)
 		hlen = NVME_TCP_TERM_MAX_DATA;

@@ -2,6 +2,8 @@
 #include <CUnit/CUnit.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include "tests/unit/suites.h"
 #include "tests/unit/tcp/host/io_fixture.h"
 
@@ -57,4 +59,43 @@ struct th_host *connect_host(struct fake_ctrl *f, struct io_case *c, fc_script s
 		return NULL;
 	}
 	return &h;
+}
+
+/* Queue @qid of @size entries attached to one end of a socketpair, the ICReq read off the
+ * other (@peer). The host on the heap (large). */
+struct th_host *attach_pair(int *peer, uint16_t qid, uint16_t size)
+{
+	int sv[2];
+	struct fake_ctrl f;
+	struct nvme_tcp_icresp r;
+	struct nvme_tcp_icreq ic;
+	char err[256];
+	struct th_host *h = calloc(1, sizeof(*h));
+	if (!h || socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+		free(h);
+		return NULL;
+	}
+	memset(&f, 0, sizeof(f));
+	f.fd = sv[1];
+	fc_default_icresp(&f, &r);
+	if (fc_write(&f, &r, sizeof(r)) ||
+	    th_attach(h, sv[0], qid, size, false, false, 2000, err, sizeof(err)) ||
+	    fc_read(&f, &ic, sizeof(ic))) {
+		close(sv[1]);
+		free(h);
+		return NULL;
+	}
+	*peer = sv[1];
+	return h;
+}
+
+/* Read what @fd has now (non-blocking) onto @buf at *@len (at most @cap in all). */
+void drain_peer(int fd, uint8_t *buf, size_t cap, size_t *len)
+{
+	while (*len < cap) {
+		ssize_t n = recv(fd, buf + *len, cap - *len, MSG_DONTWAIT);
+		if (n <= 0)
+			return;
+		*len += (size_t)n;
+	}
 }

@@ -3,6 +3,7 @@
 #ifndef NVMF_TESTS_UNIT_TCP_HOST_IO_FIXTURE_H
 #define NVMF_TESTS_UNIT_TCP_HOST_IO_FIXTURE_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "tests/unit/tcp/host/fake_ctrl.h"
 
@@ -36,5 +37,13 @@ void read_term(struct fake_ctrl *f);
 /* connect_host - run script @s on @f with @c as its record and connect queue @qid to it;
  * the host (one static instance), or NULL. */
 struct th_host *connect_host(struct fake_ctrl *f, struct io_case *c, fc_script s, uint16_t qid);
+/* attach_pair - queue @qid (@size entries, no digests) attached to one end of a
+ * socketpair, its ICReq read off the other end, which is left in *@peer for the test to
+ * play the controller on, single-threaded. The host (calloc'd: free it after th_close),
+ * or NULL. */
+struct th_host *attach_pair(int *peer, uint16_t qid, uint16_t size);
+/* drain_peer - append what @fd holds now (non-blocking reads) to @buf at *@len, @cap
+ * bytes in all at most. */
+void drain_peer(int fd, uint8_t *buf, size_t cap, size_t *len);
 
 #endif

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include "tests/unit/suites.h"
 #include "tests/unit/tcp/host/io_fixture.h"
@@ -356,6 +357,76 @@ static void c2htermreq_or_eof_fails_every_command_with_connection_reset(void)
 	CU_ASSERT_STRING_EQUAL(why, "connection closed by the controller");
 }
 
+/* ---- many PDUs in one read, one PDU over many reads ---- */
+
+/*
+ * The controller's answers to 8 reads (C2HData with the data, then CapsuleResp): those
+ * of the first 4 arrive in one piece and one poll completes all 4 (one recv, the PDUs
+ * parsed out of the receive buffer); the rest arrive 7 bytes at a time, headers and data
+ * split anywhere, a poll after each piece: every command completes once, its data in
+ * place.
+ */
+static void pdus_in_one_read_and_pdus_split_across_reads_complete_each_once(void)
+{
+	enum { N = 8, LEN = 512, STEP = 7 };
+	int peer, cap[2];
+	struct th_host *h = attach_pair(&peer, 1, 16);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	static uint8_t buf[N][LEN], want[N][LEN];
+	static struct th_result r[N];
+	uint16_t cid[N];
+	for (int i = 0; i < N; i++) {
+		fc_pattern(want[i], LEN, 20 + (unsigned)i);
+		CU_ASSERT_EQUAL_FATAL(th_submit(h, OPC_READ, buf[i], LEN, &r[i], &cid[i]), 0);
+	}
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&h->q, 0), 0); /* the capsules out, nothing back */
+	/* The answers' bytes, made by the fake controller on a capture socketpair. */
+	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, cap), 0);
+	struct fake_ctrl f;
+	memset(&f, 0, sizeof(f));
+	f.fd = cap[1];
+	static uint8_t stream[N * (LEN + 64)];
+	size_t at[N + 1], len = 0;
+	for (int i = 0; i < N; i++) {
+		at[i] = len;
+		CU_ASSERT_EQUAL_FATAL(
+			fc_send_c2h(&f, cid[i], 0, want[i], LEN, LEN, NVME_TCP_F_DATA_LAST), 0);
+		CU_ASSERT_EQUAL_FATAL(fc_send_rsp(&f, cid[i], 0, 0), 0);
+		drain_peer(cap[0], stream, sizeof(stream), &len);
+	}
+	at[N] = len;
+	close(cap[0]);
+	close(cap[1]);
+	CU_ASSERT_EQUAL_FATAL(at[N], N * (LEN + 48u));
+	/* The first half in one write: one poll reaps its 4 completions. */
+	CU_ASSERT_EQUAL_FATAL(write(peer, stream, at[N / 2]), (ssize_t)at[N / 2]);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&h->q, 0), N / 2);
+	for (int i = 0; i < N / 2; i++) {
+		CU_ASSERT_TRUE(r[i].done);
+		CU_ASSERT_EQUAL(r[i].status, 0);
+		CU_ASSERT_EQUAL(memcmp(buf[i], want[i], LEN), 0);
+	}
+	/* The rest 7 bytes at a time. */
+	int reaped = 0;
+	for (size_t off = at[N / 2]; off < at[N]; off += STEP) {
+		size_t n = at[N] - off < STEP ? at[N] - off : STEP;
+		CU_ASSERT_EQUAL_FATAL(write(peer, stream + off, n), (ssize_t)n);
+		int rc = nvmfh_queue_poll(&h->q, 0);
+		CU_ASSERT_TRUE_FATAL(rc >= 0);
+		reaped += rc;
+	}
+	CU_ASSERT_EQUAL(reaped, N / 2);
+	for (int i = N / 2; i < N; i++) {
+		CU_ASSERT_TRUE(r[i].done);
+		CU_ASSERT_EQUAL(r[i].status, 0);
+		CU_ASSERT_EQUAL(memcmp(buf[i], want[i], LEN), 0);
+	}
+	CU_ASSERT_EQUAL(nvmf_queue_outstanding(&h->q), 0);
+	th_close(h);
+	close(peer);
+	free(h);
+}
+
 const struct unit_test tcp_host_rx_tests[] = {
 	{ "read_data_lands_at_datao_success_flag_completes_without_capsuleresp",
 	  read_data_lands_at_datao_success_flag_completes_without_capsuleresp },
@@ -379,5 +450,7 @@ const struct unit_test tcp_host_rx_tests[] = {
 	  unknown_pdu_type_or_header_digest_mismatch_is_a_connection_error },
 	{ "c2htermreq_or_eof_fails_every_command_with_connection_reset",
 	  c2htermreq_or_eof_fails_every_command_with_connection_reset },
+	{ "pdus_in_one_read_and_pdus_split_across_reads_complete_each_once",
+	  pdus_in_one_read_and_pdus_split_across_reads_complete_each_once },
 	{ NULL, NULL },
 };

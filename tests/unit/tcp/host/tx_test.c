@@ -1,7 +1,9 @@
 /* The NVMe/TCP host transport's send side (tcp/host/tx.c): a write within the in-capsule
  * size travels in the CapsuleCmd, a larger one in H2CData PDUs of at most MAXH2CDATA
- * answering each R2T (TCP transport 1.0 sections 3.3, 3.6.2); the H2CTermReq the host
- * sends on a protocol error; the FES names in messages. */
+ * answering each R2T (TCP transport 1.0 sections 3.3, 3.6.2); capsules queued by submit
+ * and written together by the next flush, a short write resumed, the PDUs of a command that
+ * ended copied (half written) or dropped (not begun); the H2CTermReq the host sends on a
+ * protocol error; the FES names in messages. */
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -128,6 +130,124 @@ static void term_carries_fes_fei_and_at_most_128_bytes_of_the_header(void)
 	CU_ASSERT_EQUAL(f.errors, 0);
 }
 
+/* ---- batching: capsules queued by submit, written together by the next flush ---- */
+
+static void capsules_submitted_before_a_flush_go_out_together_in_order(void)
+{
+	enum { N = 40 }; /* more than one ring's worth (NVMF_TH_TX_BATCH) */
+	int peer;
+	struct th_host *h = attach_pair(&peer, 1, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	struct nvmf_th_queue *q = th_queue(h);
+	static struct th_result r[N];
+	static uint8_t buf[N][512];
+	uint16_t cid[N];
+	for (int i = 0; i < N; i++)
+		CU_ASSERT_EQUAL_FATAL(
+			th_submit(h, OPC_READ, buf[i], sizeof(buf[i]), &r[i], &cid[i]), 0);
+	/* Submit only queued them: nothing on the wire, nothing built yet. */
+	uint8_t b;
+	CU_ASSERT_EQUAL(recv(peer, &b, 1, MSG_DONTWAIT), -1);
+	CU_ASSERT_TRUE(nvmf_th_tx_pending(q));
+	CU_ASSERT_EQUAL(q->tx_count, 0);
+	/* One flush writes all of them (the ring refilled while the socket takes it all). */
+	CU_ASSERT_EQUAL(nvmf_th_tx_flush(q), 0);
+	CU_ASSERT_FALSE(nvmf_th_tx_pending(q));
+	static uint8_t got[N * sizeof(struct nvme_tcp_cmd) + 1];
+	size_t len = 0;
+	drain_peer(peer, got, sizeof(got), &len);
+	CU_ASSERT_EQUAL_FATAL(len, N * sizeof(struct nvme_tcp_cmd));
+	for (int i = 0; i < N; i++) {
+		const struct nvme_tcp_cmd *c = (const void *)(got + i * sizeof(*c));
+		CU_ASSERT_EQUAL(c->ch.type, NVME_TCP_CMD);
+		CU_ASSERT_EQUAL(le32toh(c->ch.plen), sizeof(*c));
+		CU_ASSERT_EQUAL(c->sqe.command_id, cid[i]);
+		CU_ASSERT_EQUAL(c->sqe.dptr.unkeyed.type, NVME_SGL_TCP_TRANSPORT);
+	}
+	th_close(h);
+	close(peer);
+	free(h);
+}
+
+/* The admin queue does not wait for a poll: its command is on the wire when submit
+ * returns (an Asynchronous Event Request may never be followed by one). */
+static void admin_queue_writes_its_capsule_at_submit(void)
+{
+	int peer;
+	struct th_host *h = attach_pair(&peer, 0, 16);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	struct th_result r;
+	uint8_t buf[512];
+	uint16_t cid;
+	CU_ASSERT_EQUAL_FATAL(th_submit(h, OPC_READ, buf, sizeof(buf), &r, &cid), 0);
+	CU_ASSERT_FALSE(nvmf_th_tx_pending(th_queue(h)));
+	struct nvme_tcp_cmd got;
+	CU_ASSERT_EQUAL(recv(peer, &got, sizeof(got), MSG_DONTWAIT), (ssize_t)sizeof(got));
+	CU_ASSERT_EQUAL(got.ch.type, NVME_TCP_CMD);
+	CU_ASSERT_EQUAL(got.sqe.command_id, cid);
+	th_close(h);
+	close(peer);
+	free(h);
+}
+
+/*
+ * A short write leaves the rest of the ring for the next flush. A command that ends while
+ * its capsule is half written keeps the rest going from a copy (the stream stays whole,
+ * its buffer may be reused), and one that ends before a byte of its capsule went out is
+ * dropped from the ring: the controller never sees it.
+ */
+static void short_write_resumes_ended_commands_pdus_copied_or_dropped(void)
+{
+	enum { N = 3, LEN = 8192 };
+	int peer;
+	struct th_host *h = attach_pair(&peer, 1, 16);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	struct nvmf_th_queue *q = th_queue(h);
+	/* A small send buffer: the first sendmsg takes part of the first capsule only. */
+	int small = 4096;
+	CU_ASSERT_EQUAL(setsockopt(q->fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
+	nvmf_tcp_host_transport.set_incapsule(&h->q.hq, (LEN + 64) / 16);
+	CU_ASSERT_EQUAL_FATAL(q->incapsule, LEN);
+	static uint8_t buf[N][LEN], want[N][LEN];
+	static struct th_result r[N];
+	uint16_t cid[N];
+	for (int i = 0; i < N; i++) {
+		fc_pattern(buf[i], LEN, 10 + (unsigned)i);
+		memcpy(want[i], buf[i], LEN);
+		CU_ASSERT_EQUAL_FATAL(th_submit(h, OPC_WRITE, buf[i], LEN, &r[i], &cid[i]), 0);
+	}
+	CU_ASSERT_EQUAL(nvmf_th_tx_flush(q), 0);
+	CU_ASSERT_EQUAL_FATAL(q->tx_count, N); /* all built, the first one begun */
+	CU_ASSERT_TRUE(q->tx[q->tx_head].off > 0);
+	CU_ASSERT_TRUE(q->tx[q->tx_head].off < sizeof(struct nvme_tcp_cmd) + LEN);
+	/* The first and the last end now; the first's buffer is reused at once. */
+	CU_ASSERT_EQUAL(nvmf_th_tx_forget(q, &q->cmds[cid[0]]), 0);
+	CU_ASSERT_EQUAL(nvmf_th_tx_forget(q, &q->cmds[cid[2]]), 0);
+	memset(buf[0], 0xee, LEN);
+	static uint8_t got[(N + 1) * (sizeof(struct nvme_tcp_cmd) + LEN)];
+	size_t len = 0;
+	for (int i = 0; i < 1000 && nvmf_th_tx_pending(q); i++) {
+		drain_peer(peer, got, sizeof(got), &len);
+		CU_ASSERT_EQUAL_FATAL(nvmf_th_tx_flush(q), 0);
+	}
+	CU_ASSERT_FALSE(nvmf_th_tx_pending(q));
+	drain_peer(peer, got, sizeof(got), &len);
+	/* The first capsule whole with its original data, then the second, nothing more. */
+	size_t one = sizeof(struct nvme_tcp_cmd) + LEN;
+	CU_ASSERT_EQUAL_FATAL(len, 2 * one);
+	for (int i = 0; i < 2; i++) {
+		const struct nvme_tcp_cmd *c = (const void *)(got + i * one);
+		CU_ASSERT_EQUAL(c->ch.type, NVME_TCP_CMD);
+		CU_ASSERT_EQUAL(le32toh(c->ch.plen), one);
+		CU_ASSERT_EQUAL(c->sqe.command_id, cid[i]);
+		CU_ASSERT_EQUAL(c->sqe.dptr.unkeyed.type, NVME_SGL_INCAPSULE);
+		CU_ASSERT_EQUAL(memcmp(got + i * one + sizeof(*c), want[i], LEN), 0);
+	}
+	th_close(h);
+	close(peer);
+	free(h);
+}
+
 const struct unit_test tcp_host_tx_tests[] = {
 	{ "write_within_incapsule_size_goes_in_capsule_larger_one_answers_r2ts",
 	  write_within_incapsule_size_goes_in_capsule_larger_one_answers_r2ts },
@@ -135,5 +255,10 @@ const struct unit_test tcp_host_tx_tests[] = {
 	  fes_names_say_what_the_controller_got_wrong },
 	{ "term_carries_fes_fei_and_at_most_128_bytes_of_the_header",
 	  term_carries_fes_fei_and_at_most_128_bytes_of_the_header },
+	{ "capsules_submitted_before_a_flush_go_out_together_in_order",
+	  capsules_submitted_before_a_flush_go_out_together_in_order },
+	{ "admin_queue_writes_its_capsule_at_submit", admin_queue_writes_its_capsule_at_submit },
+	{ "short_write_resumes_ended_commands_pdus_copied_or_dropped",
+	  short_write_resumes_ended_commands_pdus_copied_or_dropped },
 	{ NULL, NULL },
 };
