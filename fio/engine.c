@@ -37,6 +37,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -62,15 +63,16 @@ struct nf_options {
 	unsigned int hdr_digest, data_digest;
 	unsigned int nr_io_queues;  /* 0: fio's thread count */
 	unsigned int io_queue_size; /* entries; 0: max(128, iodepth + 1) */
-	/* Timeouts and automatic reconnect (nvmf_ctrl_opts), seconds; 0: the library's */
-	unsigned int io_timeout, reconnect_delay;
+	/* Timeouts and automatic reconnect (nvmf_ctrl_opts), seconds; 0: the library's.
+	 * Checked at setup (fio checks no lower bound of 0: its minval 0 means none). */
+	int io_timeout, reconnect_delay;
 	int ctrl_loss_tmo, fast_io_fail_tmo; /* ctrl_loss_tmo -1: for ever */
 };
 
 #define SEC_OPT(n, field, lo, h)                                                                 \
 	{                                                                                        \
 		.name = n, .lname = n, .type = FIO_OPT_INT,                                      \
-		.off1 = offsetof(struct nf_options, field), .minval = lo, .maxval = 86400,       \
+		.off1 = offsetof(struct nf_options, field), .minval = lo, .maxval = INT_MAX,     \
 		.help = h, .def = "0", .category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID, \
 	}
 
@@ -147,15 +149,15 @@ static struct fio_option options[] = {
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
 	},
-	SEC_OPT("io_timeout", io_timeout, 0,
+	SEC_OPT("io_timeout", io_timeout, INT_MIN + 1,
 		"Seconds before an unanswered I/O is aborted, then the controller reset "
 		"(0: 30)"),
-	SEC_OPT("ctrl_loss_tmo", ctrl_loss_tmo, -1,
+	SEC_OPT("ctrl_loss_tmo", ctrl_loss_tmo, INT_MIN + 1,
 		"Seconds to reconnect automatically when the connection is lost, I/O waiting "
 		"(-1: for ever; 0: no automatic reconnect)"),
-	SEC_OPT("reconnect_delay", reconnect_delay, 0,
+	SEC_OPT("reconnect_delay", reconnect_delay, INT_MIN + 1,
 		"Seconds between reconnect attempts (0: 10)"),
-	SEC_OPT("fast_io_fail_tmo", fast_io_fail_tmo, 0,
+	SEC_OPT("fast_io_fail_tmo", fast_io_fail_tmo, INT_MIN + 1,
 		"Seconds reconnecting before waiting I/O fails (0: wait until ctrl_loss_tmo)"),
 	{
 		.name = NULL,
@@ -279,6 +281,19 @@ static int file_attach(struct thread_data *td, struct nf_file *f, const struct n
 		return setup_fail(
 			td, EINVAL,
 			"NVMF_DHCHAP_CTRL_SECRET needs NVMF_DHCHAP_SECRET (the host's secret)");
+	/* fio itself checks no lower bound here (its minval 0 means none): each value named. */
+	const struct {
+		const char *name;
+		int v, lo;
+	} sec[] = { { "io_timeout", o->io_timeout, 0 },
+		    { "ctrl_loss_tmo", o->ctrl_loss_tmo, -1 },
+		    { "reconnect_delay", o->reconnect_delay, 0 },
+		    { "fast_io_fail_tmo", o->fast_io_fail_tmo, 0 } };
+	for (unsigned i = 0; i < sizeof(sec) / sizeof(sec[0]); i++)
+		if (sec[i].v < sec[i].lo || sec[i].v > 86400)
+			return setup_fail(td, EINVAL, "%s=%d: seconds from %d to 86400%s",
+					  sec[i].name, sec[i].v, sec[i].lo,
+					  sec[i].lo < 0 ? " (-1: for ever)" : "");
 	if ((o->reconnect_delay || o->fast_io_fail_tmo) && !o->ctrl_loss_tmo)
 		return setup_fail(td, EINVAL,
 				  "%s is for automatic reconnect: set ctrl_loss_tmo too",
@@ -286,7 +301,7 @@ static int file_attach(struct thread_data *td, struct nf_file *f, const struct n
 
 	char key[sizeof(((struct nf_ctrl *)0)->key)];
 	/* The secrets are the environment's, the same for every thread: not in the key. */
-	snprintf(key, sizeof(key), "%s|%s|%s|%s|%s|%d%d|%u|%u|%u|%d|%u|%d", trtype, tg->traddr,
+	snprintf(key, sizeof(key), "%s|%s|%s|%s|%s|%d%d|%u|%u|%d|%d|%d|%d", trtype, tg->traddr,
 		 trsvcid, tg->subnqn, tg->hostnqn, hdr, data, nrq, qsize, o->io_timeout,
 		 o->ctrl_loss_tmo, o->reconnect_delay, o->fast_io_fail_tmo);
 	struct nf_ctrl *c;
@@ -313,9 +328,9 @@ static int file_attach(struct thread_data *td, struct nf_file *f, const struct n
 			.dhchap_secret = dhchap,
 			.dhchap_ctrl_secret = dhchap_ctrl,
 			.tls_key = tls_key,
-			.io_timeout_ms = (int)o->io_timeout * 1000,
+			.io_timeout_ms = o->io_timeout * 1000,
 			.ctrl_loss_tmo_ms = o->ctrl_loss_tmo < 0 ? -1 : o->ctrl_loss_tmo * 1000,
-			.reconnect_delay_ms = o->reconnect_delay * 1000,
+			.reconnect_delay_ms = (unsigned)o->reconnect_delay * 1000,
 			.fast_io_fail_tmo_ms = o->fast_io_fail_tmo * 1000,
 		};
 		int rc = nvmf_connect(&co, &c->ctrl);

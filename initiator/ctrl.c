@@ -349,29 +349,34 @@ static void notify(struct nvmf_ctrl *c)
 
 static int establish_admin(struct nvmf_ctrl *c, bool reconnect, unsigned *granted);
 
+/* ctrl_loss_tmo passed: LOST, the message saying so (and why the last attempt failed). */
+static void give_up(struct nvmf_ctrl *c)
+{
+	char why[sizeof(c->reset_why)];
+	nvmfh_ctrl_lost_why(c, why, sizeof(why));
+	pthread_mutex_lock(&c->ka_lock);
+	snprintf(c->reset_why, sizeof(c->reset_why), "%s", why);
+	atomic_store_explicit(&c->word, (atomic_load(&c->word) & ~3u) | NVMF_CTRL_LOST,
+			      memory_order_release);
+	pthread_mutex_unlock(&c->ka_lock);
+}
+
 /* CONNECTING: give up after ctrl_loss_tmo, fail waiting commands after fast_io_fail_tmo,
  * try a new association when due. */
 static void reconnect_step(struct nvmf_ctrl *c)
 {
 	uint64_t now = nvmf_mono_ms();
 	pthread_mutex_lock(&c->ka_lock);
-	uint64_t lost = c->lost_ms, next = c->next_attempt_ms;
+	uint64_t lost = atomic_load(&c->lost_ms), next = c->next_attempt_ms;
 	if (c->ka_stop) { /* nvmf_disconnect or nvmf_reconnect waits for this thread */
 		pthread_mutex_unlock(&c->ka_lock);
 		return;
 	}
+	pthread_mutex_unlock(&c->ka_lock);
 	if (c->opts.ctrl_loss_tmo_ms > 0 && now >= lost + (uint64_t)c->opts.ctrl_loss_tmo_ms) {
-		size_t l = strlen(c->reset_why);
-		snprintf(c->reset_why + l, sizeof(c->reset_why) - l,
-			 "; not reconnected within ctrl_loss_tmo_ms %d ms%s%s%s",
-			 c->opts.ctrl_loss_tmo_ms, c->attempt_why[0] ? " (last attempt: " : "",
-			 c->attempt_why, c->attempt_why[0] ? ")" : "");
-		atomic_store_explicit(&c->word, (atomic_load(&c->word) & ~3u) | NVMF_CTRL_LOST,
-				      memory_order_release);
-		pthread_mutex_unlock(&c->ka_lock);
+		give_up(c);
 		return;
 	}
-	pthread_mutex_unlock(&c->ka_lock);
 	if (c->opts.fast_io_fail_tmo_ms > 0 && now >= lost + (uint64_t)c->opts.fast_io_fail_tmo_ms)
 		atomic_store(&c->fast_failed, true);
 	if (now < next)
@@ -395,6 +400,16 @@ static void reconnect_step(struct nvmf_ctrl *c)
 		}
 	}
 	nvmfh_errf_divert(NULL, 0);
+	if (!rc && c->opts.ctrl_loss_tmo_ms > 0 &&
+	    nvmf_mono_ms() >= lost + (uint64_t)c->opts.ctrl_loss_tmo_ms) {
+		/* Too late: the owners failed their commands at the deadline already (by the
+		 * clock), so the new association is not used. */
+		pthread_mutex_lock(&c->admin_lock);
+		nvmfh_queue_abort(&c->admin, -ECONNRESET);
+		pthread_mutex_unlock(&c->admin_lock);
+		give_up(c);
+		return;
+	}
 	pthread_mutex_lock(&c->ka_lock);
 	if (rc) {
 		c->next_attempt_ms = nvmf_mono_ms() + c->opts.reconnect_delay_ms;
@@ -462,11 +477,11 @@ static uint64_t sleep_ms(struct nvmf_ctrl *c, uint64_t next_ka, unsigned ka_peri
 		if (c->next_attempt_ms < until)
 			until = c->next_attempt_ms;
 		if (c->opts.fast_io_fail_tmo_ms > 0 &&
-		    c->lost_ms + (uint64_t)c->opts.fast_io_fail_tmo_ms < until)
-			until = c->lost_ms + (uint64_t)c->opts.fast_io_fail_tmo_ms;
+		    atomic_load(&c->lost_ms) + (uint64_t)c->opts.fast_io_fail_tmo_ms < until)
+			until = atomic_load(&c->lost_ms) + (uint64_t)c->opts.fast_io_fail_tmo_ms;
 		if (c->opts.ctrl_loss_tmo_ms > 0 &&
-		    c->lost_ms + (uint64_t)c->opts.ctrl_loss_tmo_ms < until)
-			until = c->lost_ms + (uint64_t)c->opts.ctrl_loss_tmo_ms;
+		    atomic_load(&c->lost_ms) + (uint64_t)c->opts.ctrl_loss_tmo_ms < until)
+			until = atomic_load(&c->lost_ms) + (uint64_t)c->opts.ctrl_loss_tmo_ms;
 	}
 	return until > now ? until - now : 0;
 }
@@ -500,7 +515,6 @@ static void *ctrl_thread_main(void *arg)
 static int start_keep_alive(struct nvmf_ctrl *c)
 {
 	c->ka_stop = false;
-	c->notified = atomic_load(&c->word) & 3;
 	int rc = pthread_create(&c->ka_thread, NULL, ctrl_thread_main, c);
 	if (rc) {
 		nvmfh_errf(c, "cannot start the controller thread: %s", nvmf_strerror(-rc));
@@ -630,6 +644,9 @@ static int establish(struct nvmf_ctrl *c, bool reconnect)
 	atomic_store(&c->fast_failed, false);
 	c->reset_why[0] = 0;
 	c->nr_aborts = 0;
+	if (!reconnect)
+		c->notified = NVMF_CTRL_LIVE; /* a connect is no change to tell */
+	/* else: the controller thread tells the program LIVE unless it was told that last. */
 	int rc = establish_admin(c, reconnect, &granted);
 	if (rc)
 		goto fail;
@@ -660,6 +677,8 @@ static int establish(struct nvmf_ctrl *c, bool reconnect)
 fail:
 	/* No association and no controller thread: nothing waits, nvmf_reconnect again or
 	 * nvmf_disconnect. */
+	snprintf(c->reset_why, sizeof(c->reset_why), "nvmf_reconnect failed: %.*s",
+		 (int)sizeof(c->reset_why) - 32, c->errmsg);
 	atomic_store(&c->word, gen << 2 | NVMF_CTRL_LOST);
 	teardown(c, -ECONNRESET);
 	return rc;
@@ -708,6 +727,16 @@ static int copy_opts(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 		return -EINVAL;
 	}
 	snprintf(c->traddr, sizeof(c->traddr), "%s", o->traddr ? o->traddr : "");
+	if (!o->transport) { /* rdma and tcp: a TCP/UDP port number */
+		char *end;
+		errno = 0;
+		unsigned long port = strtoul(svc, &end, 10);
+		if (errno || *end || end == svc || !port || port > 65535 || svc[0] == '-' ||
+		    svc[0] == '+') {
+			nvmfh_errf(c, "trsvcid '%.32s': not a port number (1-65535)", svc);
+			return -EINVAL;
+		}
+	}
 	snprintf(c->trsvcid, sizeof(c->trsvcid), "%s", svc);
 	snprintf(c->subnqn, sizeof(c->subnqn), "%s", sub);
 	int rc = nvmfh_host_identity("/etc/nvme", o->hostnqn, o->hostid, c->hostnqn, c->hostid, err,
@@ -734,6 +763,21 @@ static int copy_opts(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 	if (!c->opts.reconnect_delay_ms)
 		c->opts.reconnect_delay_ms = NVMFH_DEFAULT_RECONNECT_DELAY_MS;
 	c->auto_reconnect = c->opts.ctrl_loss_tmo_ms != 0;
+	if (c->opts.fast_io_fail_tmo_ms < 0) {
+		nvmfh_errf(c,
+			   "fast_io_fail_tmo_ms %d: 0 (wait until ctrl_loss_tmo_ms) or a time in "
+			   "ms",
+			   c->opts.fast_io_fail_tmo_ms);
+		return -EINVAL;
+	}
+	if (c->opts.ctrl_loss_tmo_ms > 0 &&
+	    c->opts.reconnect_delay_ms > (unsigned)c->opts.ctrl_loss_tmo_ms) {
+		nvmfh_errf(c,
+			   "reconnect_delay_ms %u is longer than ctrl_loss_tmo_ms %d: no reconnect "
+			   "would ever be tried",
+			   c->opts.reconnect_delay_ms, c->opts.ctrl_loss_tmo_ms);
+		return -EINVAL;
+	}
 	if (!c->auto_reconnect && (o->reconnect_delay_ms || o->fast_io_fail_tmo_ms)) {
 		nvmfh_errf(c, "%s is for automatic reconnect: set ctrl_loss_tmo_ms too",
 			   o->reconnect_delay_ms ? "reconnect_delay_ms" : "fast_io_fail_tmo_ms");
@@ -861,7 +905,15 @@ bool nvmfh_ctrl_lost(struct nvmf_ctrl *c)
 
 int nvmf_ctrl_state(const struct nvmf_ctrl *c)
 {
-	return c ? (int)(atomic_load(&((struct nvmf_ctrl *)c)->word) & 3) : NVMF_CTRL_LOST;
+	if (!c)
+		return NVMF_CTRL_LOST;
+	struct nvmf_ctrl *m = (struct nvmf_ctrl *)c;
+	int st = (int)(atomic_load(&m->word) & 3);
+	/* Past ctrl_loss_tmo the commands fail already, while the controller thread may
+	 * still be inside its last attempt. */
+	if (st == NVMF_CTRL_CONNECTING && nvmfh_ctrl_waiting_fate(m) == -ENODEV)
+		return NVMF_CTRL_LOST;
+	return st;
 }
 
 const char *nvmf_ctrl_state_str(int state)

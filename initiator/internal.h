@@ -38,7 +38,7 @@ struct nvme_dhchap_key;
 #define NVMFH_MAX_XFER       (1u << 20) /* 1 MiB: what the Linux RDMA host moves at most */
 #define NVMFH_MAX_NLB        65536u     /* NLB is a 16-bit 0's based field */
 #define NVMFH_ERRMSG_MAX     512
-#define NVMFH_LOST_WHY_MAX   200 /* struct nvmf_queue.lost_why, bytes with the NUL */
+#define NVMFH_LOST_WHY_MAX   480 /* struct nvmf_queue.lost_why, bytes with the NUL */
 #define NVMFH_NQN_FIELD      256 /* bytes of an NQN field (Connect data, Identify) */
 #define NVMFH_NS_CACHE       8   /* nsid -> block size entries per I/O queue */
 #define NVMFH_DISC_MAX_TRIES 10u /* discovery log reads before giving up (genctr) */
@@ -129,7 +129,9 @@ struct nvmf_ctrl {
 	_Atomic bool fast_failed; /* CONNECTING for fast_io_fail_tmo_ms: held commands fail */
 	bool auto_reconnect;      /* opts.ctrl_loss_tmo_ms != 0 */
 	unsigned notified;        /* the last state given to opts.state_cb (ctrl thread) */
-	uint64_t lost_ms;         /* when the association ended (ka_lock) */
+	_Atomic uint64_t lost_ms; /* when the association ended (written under ka_lock; the
+				     owners read it for fast_io_fail/ctrl_loss while the
+				     controller thread is inside an attempt) */
 	uint64_t next_attempt_ms; /* the next reconnect attempt (ka_lock) */
 	unsigned long reconnects; /* associations rebuilt automatically (ka_lock) */
 	char reset_why[NVMFH_LOST_WHY_MAX]; /* what ended the last association (ka_lock) */
@@ -231,6 +233,13 @@ NVMFH_HIDDEN void nvmfh_ctrl_request_reset_locked(struct nvmf_ctrl *c, unsigned 
 /* nvmfh_queue_fail_sent - complete with @err every command of @q that is not held (a
  * reconnecting queue's Connect or authentication command, abandoned or not). */
 NVMFH_HIDDEN void nvmfh_queue_fail_sent(struct nvmf_queue *q, int err);
+/* nvmfh_ctrl_waiting_fate - for commands waiting while @c is CONNECTING, from the clock
+ * (the controller thread may be inside an attempt of up to timeout_ms): 0 they wait,
+ * -ECONNRESET fast_io_fail_tmo_ms passed, -ENODEV ctrl_loss_tmo_ms passed. */
+NVMFH_HIDDEN int nvmfh_ctrl_waiting_fate(struct nvmf_ctrl *c);
+/* nvmfh_ctrl_lost_why - what ended @c's association and, once ctrl_loss_tmo_ms passed,
+ * that it was not reconnected (and why the last attempt failed), into @out. */
+NVMFH_HIDDEN void nvmfh_ctrl_lost_why(struct nvmf_ctrl *c, char *out, size_t len);
 /* nvmfh_queue_may_hold - for a submit on I/O queue @q while it is not connected: 0 (the
  * command waits for the new association), -ECONNRESET (no automatic reconnect, or
  * fast_io_fail_tmo passed), -ENODEV (the controller is LOST). */

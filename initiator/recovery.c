@@ -59,8 +59,8 @@ void nvmfh_ctrl_request_reset_locked(struct nvmf_ctrl *c, unsigned word, const c
 	uint64_t now = nvmf_mono_ms();
 	/* A new association that could not take its I/O queues back continues the loss it
 	 * was to end: ctrl_loss_tmo counts from the first. */
-	if (!same_loss || !c->lost_ms)
-		c->lost_ms = now;
+	if (!same_loss || !atomic_load(&c->lost_ms))
+		atomic_store(&c->lost_ms, now);
 	c->next_attempt_ms = now + c->opts.reconnect_delay_ms;
 	atomic_store(&c->fast_failed, false);
 	publish(c, (w & ~3u) | (c->auto_reconnect ? NVMF_CTRL_CONNECTING : NVMF_CTRL_LOST));
@@ -71,6 +71,30 @@ void nvmfh_ctrl_request_reset(struct nvmf_ctrl *c, unsigned word, const char *wh
 {
 	pthread_mutex_lock(&c->ka_lock);
 	nvmfh_ctrl_request_reset_locked(c, word, why, same_loss);
+	pthread_mutex_unlock(&c->ka_lock);
+}
+
+int nvmfh_ctrl_waiting_fate(struct nvmf_ctrl *c)
+{
+	uint64_t lost = atomic_load(&c->lost_ms), now = nvmf_mono_ms();
+	if (c->opts.ctrl_loss_tmo_ms > 0 && now >= lost + (uint64_t)c->opts.ctrl_loss_tmo_ms)
+		return -ENODEV;
+	if (atomic_load(&c->fast_failed) || (c->opts.fast_io_fail_tmo_ms > 0 &&
+					     now >= lost + (uint64_t)c->opts.fast_io_fail_tmo_ms))
+		return -ECONNRESET;
+	return 0;
+}
+
+void nvmfh_ctrl_lost_why(struct nvmf_ctrl *c, char *out, size_t len)
+{
+	pthread_mutex_lock(&c->ka_lock);
+	const char *why = c->reset_why[0] ? c->reset_why : "the controller was reset";
+	if (strstr(why, "not reconnected within") || c->opts.ctrl_loss_tmo_ms <= 0)
+		snprintf(out, len, "%s", why);
+	else
+		snprintf(out, len, "%s; not reconnected within ctrl_loss_tmo_ms %d ms%s%s%s", why,
+			 c->opts.ctrl_loss_tmo_ms, c->attempt_why[0] ? " (last attempt: " : "",
+			 c->attempt_why, c->attempt_why[0] ? ")" : "");
 	pthread_mutex_unlock(&c->ka_lock);
 }
 
@@ -102,9 +126,11 @@ int nvmfh_queue_may_hold(struct nvmf_queue *q)
 		rc = -ECONNRESET;
 	else if (st == NVMF_CTRL_LOST)
 		rc = -ENODEV;
-	else if (st == NVMF_CTRL_CONNECTING && atomic_load(&c->fast_failed))
-		rc = -ECONNRESET;
-	if (rc)
+	else if (st == NVMF_CTRL_CONNECTING)
+		rc = nvmfh_ctrl_waiting_fate(c);
+	if (rc == -ENODEV)
+		nvmfh_ctrl_lost_why(c, q->lost_why, sizeof(q->lost_why));
+	else if (rc)
 		mark_stale(q);
 	return rc;
 }
@@ -247,12 +273,20 @@ int nvmfh_queue_recover(struct nvmf_queue *q, bool *ready)
 		q->lost = true; /* submit holds, poll comes back here */
 	switch (w & 3) {
 	case NVMF_CTRL_LOST:
-		reset_reason(c, q->lost_why, sizeof(q->lost_why)); /* now with ctrl_loss_tmo */
+		nvmfh_ctrl_lost_why(c, q->lost_why, sizeof(q->lost_why));
 		fail_held(q, -ENODEV);
 		return -ENODEV;
 	case NVMF_CTRL_CONNECTING:
-		if (atomic_load(&c->fast_failed))
+		/* Decided by the clock: the controller thread may be in a long attempt. */
+		switch (nvmfh_ctrl_waiting_fate(c)) {
+		case -ENODEV:
+			nvmfh_ctrl_lost_why(c, q->lost_why, sizeof(q->lost_why));
+			fail_held(q, -ENODEV);
+			return -ENODEV;
+		case -ECONNRESET:
 			n += fail_held(q, -ECONNRESET);
+			break;
+		}
 		return n;
 	default:
 		break;

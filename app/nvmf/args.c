@@ -123,12 +123,21 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 		return 0;
 	case OPT_IO_TIMEOUT:
 	case OPT_RECONNECT_DELAY:
-	case OPT_FAST_IO_FAIL_TMO:
+	case OPT_FAST_IO_FAIL_TMO: {
 		/* Seconds, as nvme-cli's; a day at most (the library counts milliseconds in
-		 * an int). --fast-io-fail-tmo 0: at once, as nvme-cli's. */
-		if (cli_parse_u64(arg, key == OPT_FAST_IO_FAIL_TMO ? 0 : 1, 86400, &port, msg,
-				  sizeof(msg)))
-			return cli_usage_error(err, cmd, "%s: seconds %s", optname, msg);
+		 * an int). --fast-io-fail-tmo 0: at once, as nvme-cli's. Named here: a value
+		 * such as "-1" looks like an option to cli_optname. */
+		const char *name = key == OPT_IO_TIMEOUT      ? "--io-timeout" :
+				   key == OPT_RECONNECT_DELAY ? "--reconnect-delay" :
+								"--fast-io-fail-tmo";
+		uint64_t lo = key == OPT_FAST_IO_FAIL_TMO ? 0 : 1;
+		if (arg[0] == '-')
+			return cli_usage_error(err, cmd,
+					       "%s: seconds '%s' is out of range (%llu to "
+					       "86400)",
+					       name, arg, (unsigned long long)lo);
+		if (cli_parse_u64(arg, lo, 86400, &port, msg, sizeof(msg)))
+			return cli_usage_error(err, cmd, "%s: seconds %s", name, msg);
 		if (key == OPT_IO_TIMEOUT)
 			c->io_timeout_s = (unsigned)port;
 		else if (key == OPT_RECONNECT_DELAY)
@@ -138,11 +147,18 @@ int cli_common_opt(struct cli_common *c, int key, const char *arg, const char *c
 			c->fast_io_fail_given = true;
 		}
 		return 0;
+	}
 	case OPT_CTRL_LOSS_TMO:
 		if (!strcmp(arg, "-1")) {
 			c->ctrl_loss_tmo_s = -1;
 			return 0;
 		}
+		if (arg[0] == '-')
+			return cli_usage_error(
+				err, cmd,
+				"--ctrl-loss-tmo: seconds '%s' is out of range (1 to "
+				"86400, or -1: for ever)",
+				arg);
 		if (cli_parse_u64(arg, 1, 86400, &port, msg, sizeof(msg)))
 			return cli_usage_error(
 				err, cmd, "--ctrl-loss-tmo: seconds %s (or -1: for ever)", msg);

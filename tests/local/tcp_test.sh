@@ -721,8 +721,9 @@ fi
 # The write's input is a FIFO: its first 4 MiB (one chunk of the tool) are written, then
 # the tool waits for more
 # while the target stops and the keep-alive thread (every KATO/2, 2.5 s) fails on the
-# closed connection; the next chunk fails. Its message names the I/O queue and the
-# transport's reason, never the other thread's "Keep Alive".
+# closed connection, which ends the association; the next chunk fails. Its message names
+# the I/O queue and a transport's reason (its own, or the admin queue's that ended the
+# association), never the other thread's "Keep Alive".
 mkfifo "$ST/fifo"
 ( tcp write -n "$NQN" --offset 40M --length 8M -i "$ST/fifo" > /dev/null 2> "$ST/drop.err"
   echo $? > "$ST/drop.rc" ) &
@@ -737,7 +738,7 @@ head -c 4194304 /dev/urandom >&7 2> /dev/null
 exec 7>&-
 wait "$WRITER"
 rc=$(cat "$ST/drop.rc")
-if [ "$rc" = 1 ] && grep -Eq '^nvmf: write of [0-9]+ blocks at lba [0-9]+: .*: I/O queue 1: (connection closed by the controller|recv: |send: )' "$ST/drop.err" &&
+if [ "$rc" = 1 ] && grep -Eq '^nvmf: write of [0-9]+ blocks at lba [0-9]+: .*: I/O queue 1: (admin queue: )?(connection closed by the controller|recv: |send: )' "$ST/drop.err" &&
    ! grep -q 'Keep Alive' "$ST/drop.err"; then
     ok "the target stops under a write: exit 1, '$(grep '^nvmf: write' "$ST/drop.err")'"
 else

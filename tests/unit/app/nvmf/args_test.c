@@ -259,8 +259,13 @@ static void recovery_options_are_checked_and_passed_on(void)
 	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-n", "x", "--ctrl-loss-tmo", "-2",
 				 NULL),
 			2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: perf: --ctrl-loss-tmo: seconds '-2' is not "
-					     "a number (or -1: for ever)\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: perf: --ctrl-loss-tmo: seconds '-2' is out of "
+					     "range (1 to 86400, or -1: for ever)\n"));
+	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-n", "x", "--ctrl-loss-tmo", "9",
+				 "--fast-io-fail-tmo", "-1", NULL),
+			2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "nvmf: perf: --fast-io-fail-tmo: seconds '-1' is out "
+					     "of range (0 to 86400)\n"));
 	CU_ASSERT_EQUAL(clit_run(&t, "perf", "-a", "127.0.0.1", "-n", "x", "--reconnect-delay", "1",
 				 NULL),
 			2);
