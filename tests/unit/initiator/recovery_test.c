@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "initiator/internal.h"
 #include "tests/unit/loop/host/loop_host.h"
@@ -262,6 +264,68 @@ static void fast_io_fail_fails_waiting_commands_and_keeps_reconnecting(void)
 	teardown();
 }
 
+/* Milliseconds of CLOCK_MONOTONIC. */
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A controller that stops answering (a target stopped with SIGSTOP: its TCP connections
+ * stay, nothing is answered) makes a reconnect attempt hang up to timeout_ms in its
+ * Connect. fast_io_fail_tmo_ms and ctrl_loss_tmo_ms are wall-clock times from the loss
+ * (docs/libnvmf.md "Timeouts and reconnect"): the waiting write fails with -ECONNRESET
+ * about fast_io_fail_tmo_ms after the reset, and the controller is lost about
+ * ctrl_loss_tmo_ms after it, however long the attempt under way takes. */
+static void fast_io_fail_and_ctrl_loss_tmo_bound_a_hanging_attempt(void)
+{
+	setup(NULL);
+	struct states st = { 0 };
+	struct nvmf_ctrl_opts o = auto_opts(&st);
+	o.no_keep_alive = true; /* the I/O timeout is what resets */
+	o.kato_ms = 0;
+	o.io_timeout_ms = 100;
+	o.timeout_ms = 6000; /* an attempt's unanswered Connect waits that long */
+	o.ctrl_loss_tmo_ms = 1000;
+	o.fast_io_fail_tmo_ms = 300;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	struct nvmf_queue *q = nvmf_io_queue(ctrl, 0);
+	uint8_t buf[4096];
+	CU_ASSERT_EQUAL_FATAL(nvmf_read(ctrl, 1, 0, 8, buf), 0);
+	fill(buf, sizeof(buf), 5);
+	loop_host_hold(lh, true);
+	uint64_t t0 = mono_ms();
+	struct done d = { 0 };
+	CU_ASSERT_EQUAL(nvmf_submit_write(q, 1, 16, 8, buf, count_cb, &d), 0);
+	/* The queue's thread finds the timeout while it polls: poll (a bound of 10 s). */
+	uint64_t reset = 0, failed = 0, lost = 0;
+	while (mono_ms() - t0 < 10000 && !(failed && lost)) {
+		nvmf_queue_wait(q, 10);
+		int state = nvmf_ctrl_state(ctrl);
+		if (!reset && state != NVMF_CTRL_LIVE)
+			reset = mono_ms();
+		if (!failed && d.calls)
+			failed = mono_ms();
+		if (!lost && state == NVMF_CTRL_LOST)
+			lost = mono_ms();
+	}
+	CU_ASSERT_FATAL(reset != 0);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, -ECONNRESET);
+	/* fast_io_fail_tmo_ms 300 after the reset; a second of slack for a loaded machine */
+	CU_ASSERT(failed && failed - reset < 1300);
+	CU_ASSERT(lost != 0);
+	/* ctrl_loss_tmo_ms 1000 after the reset, with the same slack */
+	CU_ASSERT(lost - reset < 2000);
+	fprintf(stderr,
+		"\n  reset %llu ms after the hold, write failed %llu ms, lost %llu ms after the reset\n",
+		(unsigned long long)(reset - t0), (unsigned long long)(failed ? failed - reset : 0),
+		(unsigned long long)(lost ? lost - reset : 0));
+	loop_host_hold(lh, false);
+	teardown();
+}
+
 /* Keep Alive loss leads to a reconnect too: the controller stops answering everything
  * for a while (the Keep Alive times out after KATO); once it answers again the new
  * association is up and a read works. */
@@ -508,6 +572,8 @@ const struct unit_test initiator_recovery_tests[] = {
 	  ctrl_loss_tmo_fails_everything_with_enodev },
 	{ "fast_io_fail_fails_waiting_commands_and_keeps_reconnecting",
 	  fast_io_fail_fails_waiting_commands_and_keeps_reconnecting },
+	{ "fast_io_fail_and_ctrl_loss_tmo_bound_a_hanging_attempt",
+	  fast_io_fail_and_ctrl_loss_tmo_bound_a_hanging_attempt },
 	{ "keep_alive_loss_reconnects", keep_alive_loss_reconnects },
 	{ "reconnect_authenticates_again", reconnect_authenticates_again },
 	{ "two_io_threads_ride_through_two_target_restarts",
