@@ -268,6 +268,27 @@ static void bad_address_or_port_or_size_is_einval_before_any_socket(void)
 	CU_ASSERT_PTR_NULL(hq.tpriv);
 }
 
+/* A port number out of range is refused as the RDMA host refuses it (nvmf_rh_parse_addr:
+ * "trsvcid 'y': not a port number"), not taken modulo 65536: glibc's getaddrinfo accepts
+ * "79956" and connects to port 14420 (79956 - 65536), another service than the one named. */
+static void port_above_65535_is_einval_not_wrapped(void)
+{
+	struct nvmf_hq hq = { .t = &nvmf_tcp_host_transport };
+	const char *bad[] = { "65536", "131071", "4294971716" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct nvmf_ctrl_opts o = { .traddr = "127.0.0.1",
+					    .trsvcid = bad[i],
+					    .timeout_ms = 200 };
+		char err[256] = "";
+		int rc = nvmf_tcp_host_transport.queue_connect(&hq, &o, 0, 32, err, sizeof(err));
+		CU_ASSERT_EQUAL(rc, -EINVAL);
+		if (rc != -EINVAL)
+			fprintf(stderr, "\n  trsvcid '%s': %d, %s\n", bad[i], rc, err);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, bad[i]));
+		CU_ASSERT_PTR_NULL(hq.tpriv);
+	}
+}
+
 static void nvmf_connect_picks_the_transport_by_trtype(void)
 {
 	struct nvmf_ctrl *c = NULL;
@@ -395,6 +416,7 @@ const struct unit_test tcp_host_conn_tests[] = {
 	{ "no_icresp_within_the_timeout_is_etimedout", no_icresp_within_the_timeout_is_etimedout },
 	{ "closed_port_is_econnrefused_naming_the_address",
 	  closed_port_is_econnrefused_naming_the_address },
+	{ "port_above_65535_is_einval_not_wrapped", port_above_65535_is_einval_not_wrapped },
 	{ "bad_address_or_port_or_size_is_einval_before_any_socket",
 	  bad_address_or_port_or_size_is_einval_before_any_socket },
 	{ NULL, NULL },
