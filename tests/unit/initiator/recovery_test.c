@@ -515,6 +515,32 @@ static void failed_explicit_reconnect_leaves_the_controller_lost(void)
 	teardown();
 }
 
+/* state_cb is "told each state the controller enters" (nvmf.h): after ctrl_loss_tmo_ms
+ * the controller is lost (told), and the program's nvmf_reconnect makes it live again,
+ * which state_cb is told too (within a second: it runs on the controller thread). */
+static void explicit_reconnect_after_ctrl_loss_tells_state_cb_live(void)
+{
+	setup(NULL);
+	struct states st = { 0 };
+	struct nvmf_ctrl_opts o = auto_opts(&st);
+	o.ctrl_loss_tmo_ms = 300;
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	uint8_t buf[512];
+	CU_ASSERT_EQUAL_FATAL(nvmf_read(ctrl, 1, 0, 1, buf), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(lh, 1), 0);
+	CU_ASSERT_FATAL(wait_state(NVMF_CTRL_LOST));
+	for (unsigned i = 0; i < 100 && st.seen[atomic_load(&st.n) - 1] != NVMF_CTRL_LOST; i++)
+		usleep(10 * 1000);
+	CU_ASSERT_EQUAL(st.seen[atomic_load(&st.n) - 1], NVMF_CTRL_LOST);
+	CU_ASSERT_EQUAL_FATAL(loop_host_port_add(lh, 1), 0);
+	CU_ASSERT_EQUAL(nvmf_reconnect(ctrl), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_state(ctrl), NVMF_CTRL_LIVE);
+	for (unsigned i = 0; i < 100 && st.seen[atomic_load(&st.n) - 1] != NVMF_CTRL_LIVE; i++)
+		usleep(10 * 1000);
+	CU_ASSERT_EQUAL(st.seen[atomic_load(&st.n) - 1], NVMF_CTRL_LIVE);
+	teardown();
+}
+
 /* A callback that submits again when its command failed. */
 struct resubmit {
 	struct nvmf_queue *q;
@@ -580,6 +606,8 @@ const struct unit_test initiator_recovery_tests[] = {
 	  two_io_threads_ride_through_two_target_restarts },
 	{ "a_queue_of_the_old_association_does_not_reset_the_new_one",
 	  a_queue_of_the_old_association_does_not_reset_the_new_one },
+	{ "explicit_reconnect_after_ctrl_loss_tells_state_cb_live",
+	  explicit_reconnect_after_ctrl_loss_tells_state_cb_live },
 	{ "failed_explicit_reconnect_leaves_the_controller_lost",
 	  failed_explicit_reconnect_leaves_the_controller_lost },
 	{ "disconnect_runs_every_accepted_commands_callback",
