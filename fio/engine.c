@@ -250,6 +250,10 @@ static void ctrl_put(struct nf_ctrl *c)
 			*pp = c->next;
 			break;
 		}
+	unsigned long n = nvmf_ctrl_reconnects(c->ctrl);
+	if (n) /* a reset or a lost connection was ridden through: say so (ctrl_loss_tmo) */
+		fprintf(stderr, ENGINE ": %s: reconnected %lu time%s during the run\n", c->name, n,
+			n == 1 ? "" : "s");
 	nvmf_disconnect(c->ctrl);
 	free(c->queue_used);
 	free(c);

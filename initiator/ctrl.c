@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "initiator/internal.h"
+#include "util/addr.h"
 
 /* CC / CSTS values built from libnvme's field definitions (NVMe Base 3.1.3.5-6). */
 #define CC_EN          ((uint32_t)NVME_CC_EN_MASK << NVME_CC_EN_SHIFT)
@@ -727,15 +728,10 @@ static int copy_opts(struct nvmf_ctrl *c, const struct nvmf_ctrl_opts *o)
 		return -EINVAL;
 	}
 	snprintf(c->traddr, sizeof(c->traddr), "%s", o->traddr ? o->traddr : "");
-	if (!o->transport) { /* rdma and tcp: a TCP/UDP port number */
-		char *end;
-		errno = 0;
-		unsigned long port = strtoul(svc, &end, 10);
-		if (errno || *end || end == svc || !port || port > 65535 || svc[0] == '-' ||
-		    svc[0] == '+') {
-			nvmfh_errf(c, "trsvcid '%.32s': not a port number (1-65535)", svc);
-			return -EINVAL;
-		}
+	uint16_t port;
+	if (!o->transport && nvmf_port_parse(svc, &port)) { /* rdma and tcp: a port number */
+		nvmfh_errf(c, "trsvcid '%.32s': not a port number (1-65535)", svc);
+		return -EINVAL;
 	}
 	snprintf(c->trsvcid, sizeof(c->trsvcid), "%s", svc);
 	snprintf(c->subnqn, sizeof(c->subnqn), "%s", sub);

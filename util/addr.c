@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* IP addresses as text (see addr.h). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <arpa/inet.h>
 #include "util/addr.h"
 
@@ -50,4 +52,17 @@ const char *nvmf_sockaddr_str(const struct sockaddr *sa, char *buf, size_t len)
 		snprintf(buf, len, "[%s]:%u", host,
 			 ntohs(((const struct sockaddr_in6 *)(const void *)sa)->sin6_port));
 	return buf;
+}
+
+int nvmf_port_parse(const char *text, uint16_t *port)
+{
+	if (!text || *text < '0' || *text > '9')
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(text, &end, 10);
+	if (*end || errno || v == 0 || v > 65535)
+		return -EINVAL;
+	*port = (uint16_t)v;
+	return 0;
 }

@@ -6,6 +6,7 @@
 #ifndef NVMF_UTIL_ADDR_H
 #define NVMF_UTIL_ADDR_H
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -37,5 +38,9 @@ int nvmf_ip_parse(const char *text, unsigned char bin[16]);
  * order) into @out of @len bytes (INET6_ADDRSTRLEN is enough). false for another
  * family or @len too small. */
 bool nvmf_ip_str(int family, const void *bin, char *out, size_t len);
+
+/* nvmf_port_parse - @text as a TCP/UDP port number: decimal digits only, 1 to 65535 (not
+ * taken modulo 65536 as getaddrinfo takes "79956"). 0 with *@port, or -EINVAL. */
+int nvmf_port_parse(const char *text, uint16_t *port);
 
 #endif

@@ -378,6 +378,8 @@ static void print_result(FILE *f, const struct cli_perf_opts *o, unsigned qd, un
 		cli_hist_mean(r->hist) / 1e3, cli_hist_percentile(r->hist, 50) / 1e3,
 		cli_hist_percentile(r->hist, 99) / 1e3, cli_hist_percentile(r->hist, 99.9) / 1e3,
 		r->hist->count ? (double)r->hist->max / 1e3 : 0.0);
+	if (k->ctrl && nvmf_ctrl_reconnects(k->ctrl)) /* --ctrl-loss-tmo rode through losses */
+		fprintf(f, "  reconnects: %lu\n", nvmf_ctrl_reconnects(k->ctrl));
 	cli_conn_print_paths(k, f);
 }
 
@@ -403,6 +405,8 @@ static json_t *result_json(const struct cli_perf_opts *o, unsigned qd, unsigned 
 	json_object_set_new(j, "interrupted", json_boolean(r->interrupted));
 	if (r->interrupted)
 		json_object_set_new(j, "interrupted_after_s", json_real(r->interrupted_s));
+	if (k->ctrl)
+		json_object_set_new(j, "reconnects", cli_json_uint(nvmf_ctrl_reconnects(k->ctrl)));
 	if (k->mp)
 		json_object_set_new(j, "paths", cli_conn_paths_json(k));
 	return j;

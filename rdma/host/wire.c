@@ -12,6 +12,7 @@
 #include <string.h>
 #include "nvme/rdma-cm.h"
 #include "rdma/host/host.h"
+#include "util/addr.h"
 
 /* Names of the IB CM reject reasons a host meets in practice (IBTA 12.6.7.2). */
 static const char *ib_rej_reason(int status)
@@ -75,10 +76,8 @@ int nvmf_rh_parse_addr(const char *traddr, const char *trsvcid, struct sockaddr_
 {
 	memset(ss, 0, sizeof(*ss));
 	const char *svc = trsvcid && *trsvcid ? trsvcid : NVMF_RH_DEFAULT_PORT;
-	char *end;
-	errno = 0;
-	unsigned long port = strtoul(svc, &end, 10);
-	if (*svc < '0' || *svc > '9' || *end || errno || port == 0 || port > 65535) {
+	uint16_t port;
+	if (nvmf_port_parse(svc, &port)) {
 		snprintf(err, errlen, "trsvcid '%s': not a port number (1-65535)", svc);
 		return -EINVAL;
 	}

@@ -199,6 +199,11 @@ int nvmf_th_queue_connect(struct nvmf_hq *hq, const struct nvmf_ctrl_opts *opts,
 		return -EINVAL;
 	}
 	const char *svc = opts->trsvcid && opts->trsvcid[0] ? opts->trsvcid : NVMF_TH_DEFAULT_PORT;
+	uint16_t port;
+	if (nvmf_port_parse(svc, &port)) { /* getaddrinfo would take "79956" as 14420 */
+		snprintf(err, errlen, "trsvcid '%s': not a port number (1-65535)", svc);
+		return -EINVAL;
+	}
 	struct addrinfo hints = { .ai_family = AF_UNSPEC,
 				  .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };

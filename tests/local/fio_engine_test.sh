@@ -324,9 +324,15 @@ else
     tail -20 "$ST/k.out"
     bad "the job across the restart: exit $rc"
 fi
+grep -q "^nvmf: $NQN at 127.0.0.1:$PORT (tcp): reconnected 1 time during the run" "$ST/k.out" &&
+    ok "the engine says it reconnected once" || { tail -5 "$ST/k.out"; bad "no reconnect line from the engine"; }
 grep -q 'controller 1 .*disconnected\|connected from' "$ST/target2.log" &&
     ok "the engine's controller reconnected to the new target" ||
     { cat "$ST/target2.log"; bad "no connection on the restarted target"; }
+expect_fail "reconnect_delay=-1 (fio checks no lower bound)" "reconnect_delay=-1: seconds from 0 to 86400" \
+    --name=rn --filename="$FN" --ctrl_loss_tmo=15 --reconnect_delay=-1 --rw=read --size=1M
+expect_fail "ctrl_loss_tmo=-2" "ctrl_loss_tmo=-2: seconds from -1 to 86400 (-1: for ever)" \
+    --name=cn --filename="$FN" --ctrl_loss_tmo=-2 --rw=read --size=1M
 expect_fail "reconnect_delay without ctrl_loss_tmo" \
     "reconnect_delay is for automatic reconnect: set ctrl_loss_tmo too" \
     --name=rd --filename="$FN" --reconnect_delay=1 --rw=read --size=1M

@@ -147,6 +147,23 @@ static void defaults_are_the_linux_hosts(void)
 	o.fast_io_fail_tmo_ms = 100;
 	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "fast_io_fail_tmo_ms is for"));
+	/* A reconnect_delay_ms longer than ctrl_loss_tmo_ms would never try: refused. */
+	o.fast_io_fail_tmo_ms = 0;
+	o.ctrl_loss_tmo_ms = 3000; /* and the default reconnect_delay_ms, 10000 */
+	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(nvmf_last_errmsg(),
+		       "reconnect_delay_ms 10000 is longer than ctrl_loss_tmo_ms 3000: "
+		       "no reconnect would ever be tried"));
+	o.fast_io_fail_tmo_ms = -1;
+	o.reconnect_delay_ms = 1000;
+	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "fast_io_fail_tmo_ms -1"));
+	/* A port is a port (rdma and tcp): not taken modulo 65536. */
+	struct nvmf_ctrl_opts t = { .trtype = "tcp", .traddr = "127.0.0.1", .trsvcid = "79956" };
+	CU_ASSERT_EQUAL(nvmf_connect(&t, &ctrl), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(nvmf_last_errmsg(), "trsvcid '79956': not a port number (1-65535)"));
 	teardown();
 }
 

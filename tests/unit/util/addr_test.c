@@ -1,5 +1,6 @@
 /* IP addresses as text (util/addr.c): socket addresses for messages, IPv4 and IPv6, and
  * the canonical form of an address as the config writes it. */
+#include <errno.h>
 #include <CUnit/CUnit.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -89,8 +90,27 @@ static void ip_parse_tells_the_family_and_str_canonicalises(void)
 	CU_ASSERT_FALSE(nvmf_ip_str(AF_UNIX, bin, out, sizeof(out)));
 }
 
+/* A port number is decimal 1..65535, nothing else: never taken modulo 65536. */
+static void port_parse_takes_1_to_65535_only(void)
+{
+	uint16_t p = 7;
+	CU_ASSERT_EQUAL(nvmf_port_parse("4420", &p), 0);
+	CU_ASSERT_EQUAL(p, 4420);
+	CU_ASSERT_EQUAL(nvmf_port_parse("65535", &p), 0);
+	CU_ASSERT_EQUAL(p, 65535);
+	CU_ASSERT_EQUAL(nvmf_port_parse("1", &p), 0);
+	const char *bad[] = { "0",   "65536", "79956", "4294971716", "-1", "+80",
+			      " 80", "80 ",   "8o",    "0x50",       "",   NULL };
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = 9;
+		CU_ASSERT_EQUAL(nvmf_port_parse(bad[i], &p), -EINVAL);
+		CU_ASSERT_EQUAL(p, 9);
+	}
+}
+
 const struct unit_test util_addr_tests[] = {
 	{ "ipv4_sockaddr_is_address_colon_port", ipv4_sockaddr_is_address_colon_port },
+	{ "port_parse_takes_1_to_65535_only", port_parse_takes_1_to_65535_only },
 	{ "ipv6_sockaddr_is_bracketed_and_canonical", ipv6_sockaddr_is_bracketed_and_canonical },
 	{ "unknown_family_or_null_is_a_question_mark", unknown_family_or_null_is_a_question_mark },
 	{ "short_buffer_is_truncated_not_overrun", short_buffer_is_truncated_not_overrun },
