@@ -815,12 +815,21 @@ if start_target; then
     grep -Ei 'AddressSanitizer|LeakSanitizer|runtime error' "$ST/target.log" && bad "sanitizer report in the target's log"
     n=$(cat "$ST/acked" 2>/dev/null | wc -l)
     if start_target; then
-        tcp read -n "$NQN" --ns 2 --offset 0 --length 8M -o "$ST/pre.out" 2> /dev/null && cmp -s "$ST/pre" "$ST/pre.out" &&
-            ok "after the restart: the 8 MiB written before the stop read back" || bad "8 MiB after the restart"
+        # A failure says whether the read failed (its message) or read other data.
+        if tcp read -n "$NQN" --ns 2 --offset 0 --length 8M -o "$ST/pre.out" 2> "$ST/pre.rerr"; then
+            cmp -s "$ST/pre" "$ST/pre.out" && ok "after the restart: the 8 MiB written before the stop read back" ||
+                bad "8 MiB after the restart: other data ($(cmp "$ST/pre" "$ST/pre.out" | head -1))"
+        else
+            bad "8 MiB after the restart: the read failed: $(cat "$ST/pre.rerr")"
+        fi
         lost=0
         for i in $(cat "$ST/acked"); do
-            tcp read -n "$NQN" --ns 2 --offset $((16 * 1048576 + i * 131072)) --length 131072 -o "$ST/blk.out" \
-                2> /dev/null && cmp -s "$ST/blk.$i" "$ST/blk.out" || lost=$((lost + 1))
+            if ! tcp read -n "$NQN" --ns 2 --offset $((16 * 1048576 + i * 131072)) --length 131072 -o "$ST/blk.out" \
+                2> "$ST/blk.rerr"; then
+                echo "block $i: the read failed: $(cat "$ST/blk.rerr")"; lost=$((lost + 1))
+            elif ! cmp -s "$ST/blk.$i" "$ST/blk.out"; then
+                echo "block $i: other data"; lost=$((lost + 1))
+            fi
         done
         [ "$n" -ge 3 ] && [ $lost = 0 ] && ok "after the restart: all $n writes acknowledged around the stop read back" ||
             bad "writes acknowledged around the stop: $lost of $n lost"
