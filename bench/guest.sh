@@ -451,31 +451,31 @@ if [ -n "$TLS" ] && [ -r /proc/net/tls_stat ]; then
 fi
 
 # --- measurements -----------------------------------------------------------------------
-# run_fio TARGET BACKEND RW BS QD JSONOUT: prints "metric value" lines, or fails.
-run_fio() {
-    local dev=${DEV[$1,$2]}
-    timeout $((SECS + RAMP + 60)) fio --name=bench --filename="$dev" --ioengine=libaio --direct=1 \
-        --rw="$3" --bs="$4" --iodepth="$5" --size="${SIZE_MB}M" --runtime="$SECS" --ramp_time="$RAMP" \
+# fio_job RW BS QD JSONOUT FIO_ARGS...: one timed fio job with the bench's settings, its
+# JSON in JSONOUT; prints "metric value" lines (read or write side, as RW says), or fails.
+fio_job() {
+    local rw=$1 bs=$2 qd=$3 out=$4
+    shift 4
+    timeout $((SECS + RAMP + 60)) fio --name=bench "$@" \
+        --rw="$rw" --bs="$bs" --iodepth="$qd" --size="${SIZE_MB}M" --runtime="$SECS" --ramp_time="$RAMP" \
         --time_based --norandommap --randrepeat=0 --percentile_list=99:99.9 \
-        --output-format=json --output="$6" > "$6.err" 2>&1 || return 1
-    local dir=read; case "$3" in *write) dir=write ;; esac
+        --output-format=json --output="$out" > "$out.err" 2>&1 || return 1
+    local dir=read; case "$rw" in *write) dir=write ;; esac
     jq -r --arg d $dir '.jobs[0] as $j | if $j.error != 0 then error("fio error \($j.error)") else $j[$d] |
-        "iops \(.iops)\nmbps \(.bw_bytes / 1e6)\nlat_mean_us \(.clat_ns.mean / 1e3)\nlat_p99_us \(.clat_ns.percentile["99.000000"] / 1e3)\nlat_p999_us \(.clat_ns.percentile["99.900000"] / 1e3)" end' "$6"
+        "iops \(.iops)\nmbps \(.bw_bytes / 1e6)\nlat_mean_us \(.clat_ns.mean / 1e3)\nlat_p99_us \(.clat_ns.percentile["99.000000"] / 1e3)\nlat_p999_us \(.clat_ns.percentile["99.900000"] / 1e3)" end' "$out"
 }
-# run_fioe TARGET BACKEND RW BS QD JSONOUT: fio as run_fio, through libnvmf's fio engine
-# (one controller, one I/O queue) instead of the kernel host; not over TLS (the engine
-# takes no --tls-compat key).
+# run_fio TARGET BACKEND RW BS QD JSONOUT: fio through the kernel host (libaio, direct).
+run_fio() {
+    fio_job "$3" "$4" "$5" "$6" --filename="${DEV[$1,$2]}" --ioengine=libaio --direct=1
+}
+# run_fioe TARGET BACKEND RW BS QD JSONOUT: the same fio through libnvmf's fio engine (one
+# controller, one I/O queue) instead of the kernel host; not over TLS (the engine takes no
+# --tls-compat key).
 run_fioe() {
     is_tls $1 && { echo "the fio engine does not run over TLS here" >&2; return 1; }
     local n; n=$(nqn $1 $2)
-    timeout $((SECS + RAMP + 60)) fio --name=bench --thread=1 --ioengine=external:"$NVMF_ROOT/build/libnvmf-fio.so" \
-        --filename="trtype=$TRANSPORT traddr=$NVMF_TRADDR trsvcid=$(port $1) subnqn=${n//:/\\:} ns=1" \
-        --rw="$3" --bs="$4" --iodepth="$5" --size="${SIZE_MB}M" --runtime="$SECS" --ramp_time="$RAMP" \
-        --time_based --norandommap --randrepeat=0 --percentile_list=99:99.9 \
-        --output-format=json --output="$6" > "$6.err" 2>&1 || return 1
-    local dir=read; case "$3" in *write) dir=write ;; esac
-    jq -r --arg d $dir '.jobs[0] as $j | if $j.error != 0 then error("fio error \($j.error)") else $j[$d] |
-        "iops \(.iops)\nmbps \(.bw_bytes / 1e6)\nlat_mean_us \(.clat_ns.mean / 1e3)\nlat_p99_us \(.clat_ns.percentile["99.000000"] / 1e3)\nlat_p999_us \(.clat_ns.percentile["99.900000"] / 1e3)" end' "$6"
+    fio_job "$3" "$4" "$5" "$6" --thread=1 --ioengine=external:"$NVMF_ROOT/build/libnvmf-fio.so" \
+        --filename="trtype=$TRANSPORT traddr=$NVMF_TRADDR trsvcid=$(port $1) subnqn=${n//:/\\:} ns=1"
 }
 # run_nvmf TARGET BACKEND RW BS QD JSONOUT: our initiator, one I/O queue (over TLS with
 # the PSK in nvme-cli 2.13's layout, as the keyring and our target's host entry have it).
