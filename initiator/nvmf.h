@@ -469,7 +469,10 @@ typedef void (*nvmf_io_cb)(void *arg, int status, const struct nvme_cqe *cqe);
  * controller's in-capsule size travel in the capsule. Over RDMA the command is posted at
  * once; over NVMe/TCP it is queued and written by the queue's next nvmf_queue_poll() or
  * nvmf_queue_wait(), with every command submitted since in one sendmsg (so submit a
- * batch, then poll).
+ * batch, then poll). Every buffer a submit names (@buf, Dataset Management and Copy
+ * ranges, compare data) must stay valid and unchanged until the command's callback ran:
+ * NVMe/TCP reads it at the next poll, the RDMA controller reads it when it wants it, and
+ * a command sent again after a reconnect reads it again.
  */
 int nvmf_submit_read(struct nvmf_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb, void *buf,
 		     nvmf_io_cb cb, void *arg);

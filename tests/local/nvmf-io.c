@@ -76,6 +76,8 @@ int main(int argc, char **argv)
 	}
 	struct nvmf_queue *q = nvmf_io_queue(c, 0);
 	struct wait w = { 0 };
+	/* A command's data, the DSM range too, stays valid until its callback (nvmf.h). */
+	struct nvme_dsm_range r;
 	if (!strcmp(cmd, "zeroes") || !strcmp(cmd, "dealloc")) {
 		if (argc != 8) {
 			nvmf_disconnect(c);
@@ -86,9 +88,9 @@ int main(int argc, char **argv)
 		if (cmd[0] == 'z') {
 			rc = nvmf_submit_write_zeroes(q, nsid, slba, nlb, io_cb, &w);
 		} else {
-			struct nvme_dsm_range r = { .cattr = 0,
-						    .nlb = htole32(nlb),
-						    .slba = htole64(slba) };
+			r = (struct nvme_dsm_range){ .cattr = 0,
+						     .nlb = htole32(nlb),
+						     .slba = htole64(slba) };
 			rc = nvmf_submit_dsm(q, nsid, &r, 1, NVME_DSMGMT_AD, io_cb, &w);
 		}
 		if (rc == 0)
