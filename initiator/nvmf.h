@@ -466,10 +466,11 @@ typedef void (*nvmf_io_cb)(void *arg, int status, const struct nvme_cqe *cqe);
  * is full (size-1 commands outstanding, or no slot for even the first part of a split
  * request: poll and retry), -ECONNRESET when the connection is gone, -EINVAL, or the
  * error of that Identify (e.g. INVALID_NS | DNR for an inactive nsid). Writes up to the
- * controller's in-capsule size travel in the capsule. Over RDMA the command is posted at
- * once; over NVMe/TCP it is queued and written by the queue's next nvmf_queue_poll() or
- * nvmf_queue_wait(), with every command submitted since in one sendmsg (so submit a
- * batch, then poll). Every buffer a submit names (@buf, Dataset Management and Copy
+ * controller's in-capsule size travel in the capsule. The command is queued and sent by
+ * the queue's next nvmf_queue_poll() or nvmf_queue_wait(), with every command submitted
+ * since: over RDMA in one ibv_post_send, over NVMe/TCP in one sendmsg (so submit a batch,
+ * then poll; a program that submits and neither polls nor waits leaves its commands
+ * unsent). Every buffer a submit names (@buf, Dataset Management and Copy
  * ranges, compare data) must stay valid and unchanged until the command's callback ran:
  * NVMe/TCP reads it at the next poll, the RDMA controller reads it when it wants it, and
  * a command sent again after a reconnect reads it again.
@@ -525,7 +526,7 @@ int nvmf_submit_compare_and_write(struct nvmf_queue *q, uint32_t nsid, uint64_t 
 int nvmf_submit_raw(struct nvmf_queue *q, const struct nvme_sqe *sqe, void *buf, uint32_t len,
 		    bool write, nvmf_io_cb cb, void *arg);
 
-/* nvmf_queue_poll - send what was submitted since the last call (NVMe/TCP), then reap up
+/* nvmf_queue_poll - send what was submitted since the last call, then reap up
  * to @max completions (0 = all available), calling their callbacks. Returns the number
  * reaped, or -ECONNRESET once the connection is lost (every outstanding command has then
  * completed with -ECONNRESET). Never blocks. */

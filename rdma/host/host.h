@@ -136,6 +136,11 @@ struct nvmf_rh_queue {
 	struct ibv_sge *rsge;
 
 	struct nvmf_rh_pool pool;
+	/* I/O queues: SENDs submitted since the last pass, linked through wr.next, posted
+	 * together by the next poll or wait (one ibv_post_send: one doorbell). */
+	struct ibv_send_wr *tx_head, *tx_last;
+	uint64_t posts; /* ibv_post_send calls that carried SENDs (for tests and profiles) */
+	uint64_t cm_checked_ms;             /* coarse clock of the last look at the CM channel */
 	struct ibv_wc wc[NVMF_RH_WC_BATCH]; /* polled, not yet handled */
 	unsigned wc_head, wc_count;
 };

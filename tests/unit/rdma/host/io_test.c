@@ -20,8 +20,10 @@ struct dev {
 	struct ibv_context ctx;
 	struct ibv_qp qp;
 	struct ibv_cq cq;
-	int send_rc; /* post_send's answer */
-	unsigned sends, recvs;
+	int send_rc;   /* post_send's answer */
+	int send_room; /* > 0: WRs taken before ENOMEM (a full send queue); 0: no limit */
+	unsigned sends, recvs, posts; /* WRs posted, RECVs posted, post_send calls */
+	uint32_t sent_slots[16];      /* the slots of the SENDs posted, in order */
 	struct ibv_send_wr last_send; /* a copy of the last WR posted */
 	struct ibv_sge last_sge[2];
 	uint64_t last_recv_wr_id;
@@ -56,14 +58,19 @@ static int fk_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 {
 	struct dev *d = &rig_of(qp->context)->dev;
 	*bad = NULL;
-	if (d->send_rc) {
-		*bad = wr;
-		return d->send_rc;
+	d->posts++;
+	for (; wr; wr = wr->next) {
+		if (d->send_rc || (d->send_room && d->sends >= (unsigned)d->send_room)) {
+			*bad = wr;
+			return d->send_rc ? d->send_rc : ENOMEM;
+		}
+		if (d->sends < 16)
+			d->sent_slots[d->sends] = (uint32_t)wr->wr_id;
+		d->sends++;
+		d->last_send = *wr;
+		for (int i = 0; i < wr->num_sge && i < 2; i++)
+			d->last_sge[i] = wr->sg_list[i];
 	}
-	d->sends++;
-	d->last_send = *wr;
-	for (int i = 0; i < wr->num_sge && i < 2; i++)
-		d->last_sge[i] = wr->sg_list[i];
 	return 0;
 }
 
@@ -85,6 +92,13 @@ static int fk_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	return k;
 }
 
+static int fk_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	(void)cq;
+	(void)solicited_only;
+	return 0;
+}
+
 static struct rig *rig_new(void)
 {
 	struct rig *r = calloc(1, sizeof(*r));
@@ -92,6 +106,7 @@ static struct rig *rig_new(void)
 	r->dev.ctx.ops.post_send = fk_post_send;
 	r->dev.ctx.ops.post_recv = fk_post_recv;
 	r->dev.ctx.ops.poll_cq = fk_poll_cq;
+	r->dev.ctx.ops.req_notify_cq = fk_req_notify_cq;
 	r->dev.qp.context = &r->dev.ctx;
 	r->dev.cq.context = &r->dev.ctx;
 	r->ctrl = calloc(1, sizeof(*r->ctrl));
@@ -180,6 +195,8 @@ static void a_slot_is_free_only_after_both_its_send_and_its_cqe(void)
 	uint16_t cid;
 	CU_ASSERT_EQUAL_FATAL(
 		nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, done_cb, &d, &cid), 0);
+	CU_ASSERT_EQUAL(r->dev.sends, 0); /* an I/O queue posts at its next poll */
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 0);
 	CU_ASSERT_EQUAL(r->dev.sends, 1);
 	CU_ASSERT_EQUAL(r->dev.last_send.num_sge, 1); /* the SQE only */
 	CU_ASSERT_EQUAL(r->q.nfree, NSLOTS - 1);
@@ -202,6 +219,7 @@ static void a_slot_is_free_only_after_both_its_send_and_its_cqe(void)
 	/* The other order frees it too. */
 	CU_ASSERT_EQUAL_FATAL(
 		nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, done_cb, &d, &cid), 0);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 0);
 	slot = (uint32_t)r->dev.last_send.wr_id;
 	wc_send(r, slot);
 	wc_recv(r, 0, cid, NVME_CQE_SIZE);
@@ -220,6 +238,7 @@ static void a_small_write_travels_in_the_capsule_from_the_queues_own_area(void)
 	struct nvme_sqe wr = { .opcode = 0x01, .nsid = 1 };
 	CU_ASSERT_EQUAL_FATAL(
 		nvmfh_queue_submit(&r->core, &wr, data, sizeof(data), true, NULL, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 0);
 	uint32_t slot = (uint32_t)r->dev.last_send.wr_id;
 	CU_ASSERT_EQUAL(r->dev.last_send.num_sge, 2);
 	CU_ASSERT_EQUAL(r->sqes[slot].dptr.keyed.type, NVME_SGL_INCAPSULE);
@@ -245,13 +264,7 @@ static void what_cannot_be_sent_is_refused_without_taking_a_slot(void)
 	CU_ASSERT_EQUAL(r->core.hq.t->submit(&r->core.hq,
 					     &(struct nvmf_hcmd){ .sqe = rd, .len = 8 }),
 			-EINVAL); /* data without a buffer */
-	/* Send queue full: retry later, the queue lives on. */
-	r->dev.send_rc = ENOMEM;
-	CU_ASSERT_EQUAL(nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, NULL, NULL, NULL),
-			-EAGAIN);
-	CU_ASSERT_FALSE(r->q.dead);
-	/* Every slot taken: -EAGAIN too. */
-	r->dev.send_rc = 0;
+	/* Every slot taken: -EAGAIN. */
 	uint32_t keep = r->q.nfree;
 	r->q.nfree = 0;
 	CU_ASSERT_EQUAL(r->core.hq.t->submit(&r->core.hq, &(struct nvmf_hcmd){ .sqe = flush_sqe }),
@@ -259,12 +272,90 @@ static void what_cannot_be_sent_is_refused_without_taking_a_slot(void)
 	r->q.nfree = keep;
 	CU_ASSERT_EQUAL(r->dev.sends, 0);
 	CU_ASSERT_EQUAL(r->q.nfree, NSLOTS);
+	/* The admin queue posts at submit: a full send queue is -EAGAIN, the queue lives on. */
+	r->q.qid = 0;
+	r->dev.send_rc = ENOMEM;
+	CU_ASSERT_EQUAL(nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, NULL, NULL, NULL),
+			-EAGAIN);
+	CU_ASSERT_FALSE(r->q.dead);
+	CU_ASSERT_EQUAL(r->q.nfree, NSLOTS);
 	/* Any other post_send failure: the connection is gone. */
 	r->dev.send_rc = EIO;
 	CU_ASSERT_EQUAL(nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, NULL, NULL, NULL),
 			-ECONNRESET);
 	CU_ASSERT_TRUE(r->q.dead);
 	CU_ASSERT_EQUAL(r->q.nfree, NSLOTS);
+	rig_free(r);
+}
+
+static void an_io_queue_posts_a_passs_commands_with_one_post_in_order(void)
+{
+	struct rig *r = rig_new();
+	struct done d = { 0 };
+	uint16_t cid[2];
+	for (int i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL_FATAL(nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false,
+							 done_cb, &d, &cid[i]),
+				      0);
+	CU_ASSERT_EQUAL(r->dev.posts, 0);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 0);
+	CU_ASSERT_EQUAL(r->dev.posts, 1);
+	CU_ASSERT_EQUAL(r->dev.sends, 2);
+	for (int i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL(r->sqes[r->dev.sent_slots[i]].command_id, cid[i]);
+	/* Nothing new: the next pass posts nothing. */
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 0);
+	CU_ASSERT_EQUAL(r->dev.posts, 1);
+	/* A wait posts what was submitted before it arms the CQ (here the CQ has a
+	 * completion already, so it does not sleep). */
+	uint16_t more;
+	CU_ASSERT_EQUAL_FATAL(
+		nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, done_cb, &d, &more), 0);
+	wc_send(r, r->dev.sent_slots[0]);
+	CU_ASSERT_EQUAL(r->core.hq.t->wait(&r->core.hq, 0), 0);
+	CU_ASSERT_EQUAL(r->dev.posts, 2);
+	CU_ASSERT_EQUAL(r->dev.sends, 3);
+	CU_ASSERT_EQUAL(r->sqes[r->dev.sent_slots[2]].command_id, more);
+	CU_ASSERT_EQUAL(d.calls, 0);
+	rig_free(r);
+}
+
+static void a_full_send_queue_keeps_the_rest_for_the_next_pass(void)
+{
+	struct rig *r = rig_new();
+	struct done d = { 0 };
+	uint16_t cid[3];
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL_FATAL(nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false,
+							 done_cb, &d, &cid[i]),
+				      0);
+	r->dev.send_room = 1; /* the device takes one WR, then says ENOMEM */
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 0);
+	CU_ASSERT_FALSE(r->q.dead);
+	CU_ASSERT_EQUAL(r->dev.sends, 1);
+	r->dev.send_room = 0;
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 0);
+	CU_ASSERT_EQUAL(r->dev.sends, 3); /* the two refused, not the one taken again */
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(r->sqes[r->dev.sent_slots[i]].command_id, cid[i]);
+	CU_ASSERT_EQUAL(d.calls, 0);
+	rig_free(r);
+}
+
+static void a_failed_post_ends_the_queue_and_fails_each_command_once(void)
+{
+	struct rig *r = rig_new();
+	struct done d = { 0 };
+	for (int i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL_FATAL(nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false,
+							 done_cb, &d, NULL),
+				      0);
+	r->dev.send_rc = EIO;
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), -ECONNRESET);
+	CU_ASSERT_TRUE(r->q.dead);
+	CU_ASSERT_EQUAL(d.calls, 2);
+	CU_ASSERT_EQUAL(d.status, -ECONNRESET);
+	CU_ASSERT_EQUAL(r->dev.sends, 0);
 	rig_free(r);
 }
 
@@ -285,6 +376,7 @@ static void a_receive_that_is_no_cqe_or_a_failed_completion_ends_the_queue(void)
 	r = rig_new();
 	CU_ASSERT_EQUAL_FATAL(
 		nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, NULL, NULL, &cid), 0);
+	CU_ASSERT_EQUAL(r->core.hq.t->poll(&r->core.hq, 0), 0);
 	wc_send(r, (uint32_t)r->dev.last_send.wr_id);
 	r->dev.wc[0].status = IBV_WC_RETRY_EXC_ERR;
 	CU_ASSERT_EQUAL(r->core.hq.t->poll(&r->core.hq, 0), -ECONNRESET);
@@ -331,6 +423,12 @@ const struct unit_test rdma_host_io_tests[] = {
 	  a_small_write_travels_in_the_capsule_from_the_queues_own_area },
 	{ "what_cannot_be_sent_is_refused_without_taking_a_slot",
 	  what_cannot_be_sent_is_refused_without_taking_a_slot },
+	{ "an_io_queue_posts_a_passs_commands_with_one_post_in_order",
+	  an_io_queue_posts_a_passs_commands_with_one_post_in_order },
+	{ "a_full_send_queue_keeps_the_rest_for_the_next_pass",
+	  a_full_send_queue_keeps_the_rest_for_the_next_pass },
+	{ "a_failed_post_ends_the_queue_and_fails_each_command_once",
+	  a_failed_post_ends_the_queue_and_fails_each_command_once },
 	{ "a_receive_that_is_no_cqe_or_a_failed_completion_ends_the_queue",
 	  a_receive_that_is_no_cqe_or_a_failed_completion_ends_the_queue },
 	{ "incapsule_size_is_set_on_io_queues_and_only_shrinks_once_allocated",
