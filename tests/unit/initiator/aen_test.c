@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "tests/unit/initiator/ana_wrap.h"
-#include "tests/unit/loop/host/loop_host.h"
+#include "tests/unit/initiator/loop_fixture.h"
 #include "tests/unit/suites.h"
 
 #define WAIT_MS  5000 /* an event's delivery, at most (it takes ~100 ms) */
@@ -41,8 +41,7 @@ static struct {
 	pthread_t thread;
 } R = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
-static struct loop_host *lh;
-static struct nvmf_ctrl *ctrl;
+static struct lpf F;
 
 static void on_event(void *arg, const struct nvmf_event *ev)
 {
@@ -124,11 +123,11 @@ static struct seen seen_at(unsigned i)
 static unsigned wait_aers(unsigned want)
 {
 	for (unsigned i = 0; i < WAIT_MS / 10; i++) {
-		if (nvmf_ctrl_aers_outstanding(ctrl) == want)
+		if (nvmf_ctrl_aers_outstanding(F.ctrl) == want)
 			break;
 		usleep(10000);
 	}
-	return nvmf_ctrl_aers_outstanding(ctrl);
+	return nvmf_ctrl_aers_outstanding(F.ctrl);
 }
 
 /* Wait until the target counted @want admin commands @opcode (its groups count them
@@ -136,38 +135,27 @@ static unsigned wait_aers(unsigned want)
 static unsigned wait_count(uint8_t opcode, unsigned want)
 {
 	for (unsigned i = 0; i < WAIT_MS / 10; i++) {
-		if (loop_host_admin_count(lh, opcode) >= want)
+		if (loop_host_admin_count(F.lh, opcode) >= want)
 			break;
 		usleep(10000);
 	}
-	return loop_host_admin_count(lh, opcode);
+	return loop_host_admin_count(F.lh, opcode);
 }
 
 static void setup(const struct loop_host_params *p, const char *subnqn, unsigned mask)
 {
 	reset_seen();
-	lh = loop_host_new(p);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, subnqn);
-	ctrl = NULL;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	lpf_target(&F, p);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, subnqn);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
 	if (mask)
-		CU_ASSERT_EQUAL_FATAL(nvmf_ctrl_set_event_cb(ctrl, mask, on_event, NULL), 0);
-}
-
-static void teardown(void)
-{
-	if (ctrl)
-		nvmf_disconnect(ctrl);
-	ctrl = NULL;
-	loop_host_free(lh);
-	lh = NULL;
+		CU_ASSERT_EQUAL_FATAL(nvmf_ctrl_set_event_cb(F.ctrl, mask, on_event, NULL), 0);
 }
 
 /* The AERs a controller takes: min(AERL + 1, 4). */
 static unsigned aers_expected(void)
 {
-	unsigned n = (unsigned)nvmf_ctrl_id(ctrl)->aerl + 1;
+	unsigned n = (unsigned)nvmf_ctrl_id(F.ctrl)->aerl + 1;
 	return n < 4 ? n : 4;
 }
 
@@ -175,11 +163,11 @@ static void namespace_add_remove_and_resize_deliver_the_changed_nsids(void)
 {
 	setup(NULL, LH_SUBNQN, NVMF_EVENT_BIT(NVMF_EVENT_NS_CHANGED));
 	uint32_t aec = 0;
-	CU_ASSERT_EQUAL(nvmf_get_features(ctrl, NVME_FEAT_FID_ASYNC_EVENT, 0, 0, &aec), 0);
+	CU_ASSERT_EQUAL(nvmf_get_features(F.ctrl, NVME_FEAT_FID_ASYNC_EVENT, 0, 0, &aec), 0);
 	CU_ASSERT_EQUAL(aec, 1u << 8); /* Namespace Attribute Notices only */
 	CU_ASSERT_EQUAL(wait_aers(aers_expected()), aers_expected());
 
-	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(lh, 5, 1u << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(F.lh, 5, 1u << 20), 0);
 	CU_ASSERT_EQUAL_FATAL(wait_seen(1, WAIT_MS), 1);
 	struct seen s = seen_at(0);
 	CU_ASSERT_EQUAL(s.kind, NVMF_EVENT_NS_CHANGED);
@@ -194,36 +182,36 @@ static void namespace_add_remove_and_resize_deliver_the_changed_nsids(void)
 	/* The AER went out again once the log was read. */
 	CU_ASSERT_EQUAL(wait_aers(aers_expected()), aers_expected());
 
-	CU_ASSERT_EQUAL_FATAL(loop_host_ns_resize(lh, 1, 32u << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_resize(F.lh, 1, 32u << 20), 0);
 	CU_ASSERT_EQUAL_FATAL(wait_seen(2, WAIT_MS), 2);
 	s = seen_at(1);
 	CU_ASSERT_EQUAL(s.kind, NVMF_EVENT_NS_CHANGED);
 	CU_ASSERT_EQUAL(s.nr_nsids, 1);
 	CU_ASSERT_EQUAL(s.nsids[0], 1);
 	struct nvmf_ns_info info;
-	CU_ASSERT_EQUAL(nvmf_ns_info(ctrl, 1, &info), 0);
+	CU_ASSERT_EQUAL(nvmf_ns_info(F.ctrl, 1, &info), 0);
 	CU_ASSERT_EQUAL(info.nsze, (32u << 20) / 512);
 	CU_ASSERT_EQUAL(wait_aers(aers_expected()), aers_expected());
 
-	CU_ASSERT_EQUAL_FATAL(loop_host_ns_remove(lh, 5), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_remove(F.lh, 5), 0);
 	CU_ASSERT_EQUAL_FATAL(wait_seen(3, WAIT_MS), 3);
 	s = seen_at(2);
 	CU_ASSERT_EQUAL(s.kind, NVMF_EVENT_NS_CHANGED);
 	CU_ASSERT_EQUAL(s.nr_nsids, 1);
 	CU_ASSERT_EQUAL(s.nsids[0], 5);
-	CU_ASSERT_NOT_EQUAL(nvmf_ns_info(ctrl, 5, &info), 0); /* inactive now */
+	CU_ASSERT_NOT_EQUAL(nvmf_ns_info(F.ctrl, 5, &info), 0); /* inactive now */
 	/* Each event read the Changed Namespace List once, and only once. */
-	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_get_log_page), 3);
+	CU_ASSERT_EQUAL(loop_host_admin_count(F.lh, nvme_admin_get_log_page), 3);
 	usleep(300000);
 	CU_ASSERT_EQUAL(seen_count(), 3);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void two_namespaces_changed_together_are_listed_in_one_event_or_two(void)
 {
 	setup(NULL, LH_SUBNQN, NVMF_EVENT_BIT(NVMF_EVENT_NS_CHANGED));
-	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(lh, 6, 1u << 20), 0);
-	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(lh, 7, 1u << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(F.lh, 6, 1u << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(F.lh, 7, 1u << 20), 0);
 	/* The target masks the event until the log is read: what changed meanwhile is in the
 	 * log the next event reads. Every NSID arrives exactly once. */
 	bool got6 = false, got7 = false;
@@ -244,16 +232,16 @@ static void two_namespaces_changed_together_are_listed_in_one_event_or_two(void)
 	CU_ASSERT_TRUE(got6);
 	CU_ASSERT_TRUE(got7);
 	CU_ASSERT_EQUAL(extra, 0);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void ana_change_delivers_the_ana_log(void)
 {
 	setup(NULL, LH_SUBNQN, NVMF_EVENT_BIT(NVMF_EVENT_ANA_CHANGE));
 	uint32_t aec = 0;
-	CU_ASSERT_EQUAL(nvmf_get_features(ctrl, NVME_FEAT_FID_ASYNC_EVENT, 0, 0, &aec), 0);
+	CU_ASSERT_EQUAL(nvmf_get_features(F.ctrl, NVME_FEAT_FID_ASYNC_EVENT, 0, 0, &aec), 0);
 	CU_ASSERT_EQUAL(aec, 1u << 11);
-	CU_ASSERT_EQUAL_FATAL(loop_host_ana_set(lh, 1, 1, NVME_ANA_STATE_NONOPTIMIZED), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ana_set(F.lh, 1, 1, NVME_ANA_STATE_NONOPTIMIZED), 0);
 	CU_ASSERT_EQUAL_FATAL(wait_seen(1, WAIT_MS), 1);
 	struct seen s = seen_at(0);
 	CU_ASSERT_EQUAL(s.kind, NVMF_EVENT_ANA_CHANGE);
@@ -262,12 +250,12 @@ static void ana_change_delivers_the_ana_log(void)
 	CU_ASSERT_EQUAL(s.ana_state1, NVME_ANA_STATE_NONOPTIMIZED);
 	CU_ASSERT_EQUAL(wait_aers(aers_expected()), aers_expected());
 	/* And the next one, which reading the log re-armed. */
-	CU_ASSERT_EQUAL_FATAL(loop_host_ana_set(lh, 1, 1, NVME_ANA_STATE_INACCESSIBLE), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ana_set(F.lh, 1, 1, NVME_ANA_STATE_INACCESSIBLE), 0);
 	CU_ASSERT_EQUAL_FATAL(wait_seen(2, WAIT_MS), 2);
 	s = seen_at(1);
 	CU_ASSERT_EQUAL(s.kind, NVMF_EVENT_ANA_CHANGE);
 	CU_ASSERT_EQUAL(s.ana_state1, NVME_ANA_STATE_INACCESSIBLE);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void discovery_log_change_delivers_the_new_log(void)
@@ -275,16 +263,16 @@ static void discovery_log_change_delivers_the_new_log(void)
 	setup(&(struct loop_host_params){ .n_ports = 2 }, NULL,
 	      NVMF_EVENT_BIT(NVMF_EVENT_DISC_CHANGED));
 	uint32_t aec = 0;
-	CU_ASSERT_EQUAL(nvmf_get_features(ctrl, NVME_FEAT_FID_ASYNC_EVENT, 0, 0, &aec), 0);
+	CU_ASSERT_EQUAL(nvmf_get_features(F.ctrl, NVME_FEAT_FID_ASYNC_EVENT, 0, 0, &aec), 0);
 	CU_ASSERT_EQUAL(aec, 1u << 31);
 	struct nvmf_disc_entry *e = NULL;
 	size_t n = 0;
-	CU_ASSERT_EQUAL_FATAL(nvmf_read_discovery_log(ctrl, &e, &n, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_read_discovery_log(F.ctrl, &e, &n, NULL), 0);
 	free(e);
 	/* lh0 and the discovery subsystem, through ports 1 and 2 */
 	CU_ASSERT_FATAL(n >= 2 && n <= 8);
 
-	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(lh, 2), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(F.lh, 2), 0);
 	CU_ASSERT_EQUAL_FATAL(wait_seen(1, WAIT_MS), 1);
 	struct seen s = seen_at(0);
 	CU_ASSERT_EQUAL(s.kind, NVMF_EVENT_DISC_CHANGED);
@@ -296,12 +284,12 @@ static void discovery_log_change_delivers_the_new_log(void)
 		CU_ASSERT_EQUAL(s.disc_portids[i], 1); /* port 2 is gone */
 	CU_ASSERT_EQUAL(wait_aers(aers_expected()), aers_expected());
 
-	CU_ASSERT_EQUAL_FATAL(loop_host_port_add(lh, 2), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_port_add(F.lh, 2), 0);
 	CU_ASSERT_EQUAL_FATAL(wait_seen(2, WAIT_MS), 2);
 	s = seen_at(1);
 	CU_ASSERT_EQUAL(s.kind, NVMF_EVENT_DISC_CHANGED);
 	CU_ASSERT_EQUAL(s.nr_disc, n);
-	teardown();
+	lpf_teardown(&F);
 }
 
 /* Host B preempts host A's registration: A's controller gets Reservation Log Page
@@ -310,19 +298,17 @@ static void reservation_preempted_delivers_the_notification_page(void)
 {
 	static const uint8_t id_a[16] = { 0xa1, 0xa1 }, id_b[16] = { 0xb2, 0xb2 };
 	reset_seen();
-	lh = loop_host_new(&(struct loop_host_params){ .resv = true });
-	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	lpf_target(&F, &(struct loop_host_params){ .resv = true });
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.hostid = id_a;
-	ctrl = NULL;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
 	o.hostid = id_b;
 	struct nvmf_ctrl *b = NULL;
 	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &b), 0);
-	CU_ASSERT_EQUAL_FATAL(nvmf_ctrl_set_event_cb(ctrl, NVMF_EVENT_BIT(NVMF_EVENT_RESV_LOG),
+	CU_ASSERT_EQUAL_FATAL(nvmf_ctrl_set_event_cb(F.ctrl, NVMF_EVENT_BIT(NVMF_EVENT_RESV_LOG),
 						     on_event, NULL),
 			      0);
-	CU_ASSERT_EQUAL(nvmf_resv_register(ctrl, 1, NVMF_RESV_REGISTER, false, 0, 0, 0x11), 0);
+	CU_ASSERT_EQUAL(nvmf_resv_register(F.ctrl, 1, NVMF_RESV_REGISTER, false, 0, 0, 0x11), 0);
 	CU_ASSERT_EQUAL(nvmf_resv_register(b, 1, NVMF_RESV_REGISTER, false, 0, 0, 0x22), 0);
 	/* B preempts A's registration (Write Exclusive). */
 	CU_ASSERT_EQUAL(nvmf_resv_acquire(b, 1, NVMF_RESV_PREEMPT, 1, false, 0x22, 0x11), 0);
@@ -338,7 +324,7 @@ static void reservation_preempted_delivers_the_notification_page(void)
 	usleep(300000);
 	CU_ASSERT_EQUAL(seen_count(), 1); /* B, whose events are off, told nothing here */
 	CU_ASSERT_EQUAL(nvmf_disconnect(b), 0);
-	teardown();
+	lpf_teardown(&F);
 }
 
 /* The callback makes a blocking admin call on the same controller (allowed: it runs
@@ -361,42 +347,42 @@ static void callback_may_make_admin_calls_on_its_controller(void)
 {
 	setup(NULL, LH_SUBNQN, 0);
 	cb_info_rc = -1;
-	CU_ASSERT_EQUAL_FATAL(nvmf_ctrl_set_event_cb(ctrl, NVMF_EVENT_BIT(NVMF_EVENT_NS_CHANGED),
-						     on_event_identify, ctrl),
+	CU_ASSERT_EQUAL_FATAL(nvmf_ctrl_set_event_cb(F.ctrl, NVMF_EVENT_BIT(NVMF_EVENT_NS_CHANGED),
+						     on_event_identify, F.ctrl),
 			      0);
-	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(lh, 9, 2u << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(F.lh, 9, 2u << 20), 0);
 	CU_ASSERT_EQUAL_FATAL(wait_seen(1, WAIT_MS), 1);
 	CU_ASSERT_EQUAL(cb_info_rc, 0);
 	CU_ASSERT_EQUAL(cb_info_nsze, (2u << 20) / 512);
 	CU_ASSERT_EQUAL(wait_aers(aers_expected()), aers_expected());
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void events_not_asked_for_are_not_delivered(void)
 {
 	setup(NULL, LH_SUBNQN, NVMF_EVENT_BIT(NVMF_EVENT_NS_CHANGED));
-	unsigned logs = loop_host_admin_count(lh, nvme_admin_get_log_page);
-	CU_ASSERT_EQUAL_FATAL(loop_host_ana_set(lh, 1, 1, NVME_ANA_STATE_NONOPTIMIZED), 0);
+	unsigned logs = loop_host_admin_count(F.lh, nvme_admin_get_log_page);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ana_set(F.lh, 1, 1, NVME_ANA_STATE_NONOPTIMIZED), 0);
 	usleep(500000);
 	CU_ASSERT_EQUAL(seen_count(), 0);
 	/* Not enabled on the controller, so nothing came and no log was read. */
-	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_get_log_page), logs);
-	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), aers_expected());
+	CU_ASSERT_EQUAL(loop_host_admin_count(F.lh, nvme_admin_get_log_page), logs);
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(F.ctrl), aers_expected());
 	/* What was asked for still comes. */
-	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(lh, 5, 1u << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(F.lh, 5, 1u << 20), 0);
 	CU_ASSERT_EQUAL_FATAL(wait_seen(1, WAIT_MS), 1);
 	CU_ASSERT_EQUAL(seen_at(0).kind, NVMF_EVENT_NS_CHANGED);
 	CU_ASSERT_EQUAL(wait_aers(aers_expected()), aers_expected());
 	/* Events off: AEC 0, nothing delivered, the AERs are not posted again. */
-	CU_ASSERT_EQUAL(nvmf_ctrl_set_event_cb(ctrl, 0, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_set_event_cb(F.ctrl, 0, NULL, NULL), 0);
 	uint32_t aec = 1;
-	CU_ASSERT_EQUAL(nvmf_get_features(ctrl, NVME_FEAT_FID_ASYNC_EVENT, 0, 0, &aec), 0);
+	CU_ASSERT_EQUAL(nvmf_get_features(F.ctrl, NVME_FEAT_FID_ASYNC_EVENT, 0, 0, &aec), 0);
 	CU_ASSERT_EQUAL(aec, 0);
-	CU_ASSERT_EQUAL(loop_host_ns_remove(lh, 5), 0);
+	CU_ASSERT_EQUAL(loop_host_ns_remove(F.lh, 5), 0);
 	usleep(300000);
 	CU_ASSERT_EQUAL(seen_count(), 1);
-	CU_ASSERT_EQUAL(nvmf_ctrl_set_event_cb(ctrl, 0x100, on_event, NULL), -EINVAL);
-	teardown();
+	CU_ASSERT_EQUAL(nvmf_ctrl_set_event_cb(F.ctrl, 0x100, on_event, NULL), -EINVAL);
+	lpf_teardown(&F);
 }
 
 static void aers_posted_are_bounded_by_aerl(void)
@@ -404,19 +390,19 @@ static void aers_posted_are_bounded_by_aerl(void)
 	setup(NULL, LH_SUBNQN, NVMF_EVENT_ALL);
 	unsigned want = aers_expected();
 	CU_ASSERT_EQUAL(want, 4); /* our target: AERL 3 */
-	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), want);
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(F.ctrl), want);
 	CU_ASSERT_EQUAL(wait_count(nvme_admin_async_event, want), want);
 	/* Setting the callback again posts none beyond the limit (no Asynchronous Event
 	 * Request Limit Exceeded). */
-	CU_ASSERT_EQUAL(nvmf_ctrl_set_event_cb(ctrl, NVMF_EVENT_ALL, on_event, NULL), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_set_event_cb(F.ctrl, NVMF_EVENT_ALL, on_event, NULL), 0);
 	usleep(300000);
-	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), want);
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(F.ctrl), want);
 	CU_ASSERT_EQUAL(wait_count(nvme_admin_async_event, want), want);
 	/* Admin commands still run beside the parked AERs. */
 	struct nvmf_ns_info info;
-	CU_ASSERT_EQUAL(nvmf_ns_info(ctrl, 1, &info), 0);
+	CU_ASSERT_EQUAL(nvmf_ns_info(F.ctrl, 1, &info), 0);
 	CU_ASSERT_EQUAL(seen_count(), 0);
-	teardown();
+	lpf_teardown(&F);
 }
 
 /* A controller that takes fewer AERs (AERL 0's based): no more are posted, and an event
@@ -424,18 +410,16 @@ static void aers_posted_are_bounded_by_aerl(void)
 static void a_smaller_aerl_bounds_the_aers_posted(void)
 {
 	reset_seen();
-	lh = loop_host_new(NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
-	o.transport = ana_wrap_new(lh, &(struct ana_wrap_id){ .aerl_set = true, .aerl = 0 });
-	ctrl = NULL;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
-	CU_ASSERT_EQUAL(nvmf_ctrl_id(ctrl)->aerl, 0);
-	CU_ASSERT_EQUAL_FATAL(nvmf_ctrl_set_event_cb(ctrl, NVMF_EVENT_ALL, on_event, NULL), 0);
-	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), 1);
+	lpf_target(&F, NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
+	o.transport = ana_wrap_new(F.lh, &(struct ana_wrap_id){ .aerl_set = true, .aerl = 0 });
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_id(F.ctrl)->aerl, 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_ctrl_set_event_cb(F.ctrl, NVMF_EVENT_ALL, on_event, NULL), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(F.ctrl), 1);
 	CU_ASSERT_EQUAL(wait_count(nvme_admin_async_event, 1), 1);
 	for (uint32_t nsid = 5; nsid <= 6; nsid++) {
-		CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(lh, nsid, 1u << 20), 0);
+		CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(F.lh, nsid, 1u << 20), 0);
 		/* Adding a namespace changes its ANA group too: wait for its NSID. */
 		bool got = false;
 		for (unsigned i = 0; i < WAIT_MS / 10 && !got; i++) {
@@ -451,44 +435,44 @@ static void a_smaller_aerl_bounds_the_aers_posted(void)
 		CU_ASSERT_EQUAL(wait_aers(1), 1);
 	}
 	usleep(200000);
-	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), 1);
-	teardown();
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(F.ctrl), 1);
+	lpf_teardown(&F);
 }
 
 static void reconnect_and_disconnect_neither_leak_nor_deliver_aers(void)
 {
 	setup(NULL, LH_SUBNQN, NVMF_EVENT_BIT(NVMF_EVENT_NS_CHANGED));
 	unsigned want = aers_expected();
-	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), want);
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(F.ctrl), want);
 	/* The old association's AERs fail (not delivered, not posted again); the new one
 	 * gets its own, with AEC set again. */
-	CU_ASSERT_EQUAL_FATAL(nvmf_reconnect(ctrl), 0);
-	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), want);
+	CU_ASSERT_EQUAL_FATAL(nvmf_reconnect(F.ctrl), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(F.ctrl), want);
 	CU_ASSERT_EQUAL(wait_count(nvme_admin_async_event, 2 * want), 2 * want);
-	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_set_features), 4); /* 2 x NQ, AEC */
+	CU_ASSERT_EQUAL(loop_host_admin_count(F.lh, nvme_admin_set_features), 4); /* 2 x NQ, AEC */
 	CU_ASSERT_EQUAL(seen_count(), 0);
-	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(lh, 5, 1u << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(loop_host_ns_add(F.lh, 5, 1u << 20), 0);
 	CU_ASSERT_EQUAL_FATAL(wait_seen(1, WAIT_MS), 1);
 	CU_ASSERT_EQUAL(seen_at(0).nsids[0], 5);
 	CU_ASSERT_EQUAL(wait_aers(want), want);
 
 	/* A lost connection: the AERs fail with it, nothing is delivered. */
-	loop_host_break(lh);
-	for (unsigned i = 0; i < 100 && nvmf_ctrl_aers_outstanding(ctrl); i++)
+	loop_host_break(F.lh);
+	for (unsigned i = 0; i < 100 && nvmf_ctrl_aers_outstanding(F.ctrl); i++)
 		usleep(10000);
-	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), 0);
-	CU_ASSERT_EQUAL_FATAL(nvmf_reconnect(ctrl), 0);
-	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(ctrl), want);
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(F.ctrl), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_reconnect(F.ctrl), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_aers_outstanding(F.ctrl), want);
 	CU_ASSERT_EQUAL(seen_count(), 1);
 
 	/* Disconnect with AERs parked: they end with the association, no callback. */
-	CU_ASSERT_EQUAL(nvmf_disconnect(ctrl), 0);
-	ctrl = NULL;
+	CU_ASSERT_EQUAL(nvmf_disconnect(F.ctrl), 0);
+	F.ctrl = NULL;
 	CU_ASSERT_EQUAL(seen_count(), 1);
-	for (unsigned i = 0; i < 100 && loop_host_live_ctrls(lh); i++)
+	for (unsigned i = 0; i < 100 && loop_host_live_ctrls(F.lh); i++)
 		usleep(10000);
-	CU_ASSERT_EQUAL(loop_host_live_ctrls(lh), 0);
-	teardown();
+	CU_ASSERT_EQUAL(loop_host_live_ctrls(F.lh), 0);
+	lpf_teardown(&F);
 }
 
 const struct unit_test initiator_aen_tests[] = {

@@ -7,20 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/unit/initiator/ana_wrap.h"
-#include "tests/unit/loop/host/loop_host.h"
+#include "tests/unit/initiator/loop_fixture.h"
 #include "tests/unit/suites.h"
 
-static struct loop_host *lh;
-static struct nvmf_ctrl *ctrl;
+static struct lpf F;
 
 static void setup_with(const struct ana_wrap_id *id, uint32_t mdts)
 {
-	lh = loop_host_new(&(struct loop_host_params){ .driven = true, .mdts = mdts });
-	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
-	o.transport = ana_wrap_new(lh, id);
-	ctrl = NULL;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	lpf_target(&F, &(struct loop_host_params){ .driven = true, .mdts = mdts });
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
+	o.transport = ana_wrap_new(F.lh, id);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
 }
 
 static void setup(void)
@@ -28,18 +25,9 @@ static void setup(void)
 	setup_with(NULL, 0);
 }
 
-static void teardown(void)
-{
-	if (ctrl)
-		nvmf_disconnect(ctrl);
-	ctrl = NULL;
-	loop_host_free(lh);
-	lh = NULL;
-}
-
 static void msg_has(const char *what)
 {
-	const char *m = nvmf_ctrl_errmsg(ctrl);
+	const char *m = nvmf_ctrl_errmsg(F.ctrl);
 	if (!strstr(m, what))
 		fprintf(stderr, "message \"%s\" lacks \"%s\"\n", m, what);
 	CU_ASSERT_PTR_NOT_NULL(strstr(m, what));
@@ -53,7 +41,7 @@ static void log_lists_each_group_with_its_state_and_ascending_nsids(void)
 	ana_wrap_set_state(0, 3, NVME_ANA_STATE_NONOPTIMIZED);
 	ana_wrap_set_state(0, 4, NVME_ANA_STATE_INACCESSIBLE);
 	struct nvmf_ana_log *log = NULL;
-	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(ctrl, false, &log), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(F.ctrl, false, &log), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(log);
 	CU_ASSERT_EQUAL(log->chgcnt, 5); /* 1, then four changes */
 	CU_ASSERT_EQUAL_FATAL(log->nr_groups, AW_MAX_GROUPS);
@@ -70,50 +58,50 @@ static void log_lists_each_group_with_its_state_and_ascending_nsids(void)
 	CU_ASSERT_EQUAL(log->groups[3].state, NVME_ANA_STATE_INACCESSIBLE);
 	CU_ASSERT_EQUAL(log->groups[3].nr_nsids, 0);
 	nvmf_ana_log_free(log);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void read_is_sized_by_nanagrpid_and_mnan_or_nn_with_nsid_all(void)
 {
 	setup_with(&(struct ana_wrap_id){ .mnan = 100, .nn = 200 }, 0);
 	struct nvmf_ana_log *log;
-	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(ctrl, false, &log), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(F.ctrl, false, &log), 0);
 	CU_ASSERT_EQUAL(ana_wrap_last_log_len(), 16 + AW_MAX_GROUPS * 32 + 100 * 4);
 	CU_ASSERT_EQUAL(ana_wrap_last_log_cdw10() & 0xffff, NVME_LOG_LID_ANA); /* LSP 0, RAE 0 */
 	nvmf_ana_log_free(log);
-	teardown();
+	lpf_teardown(&F);
 	setup_with(&(struct ana_wrap_id){ .nn = 200 }, 0); /* MNAN 0: NN */
-	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(ctrl, false, &log), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(F.ctrl, false, &log), 0);
 	CU_ASSERT_EQUAL(ana_wrap_last_log_len(), 16 + AW_MAX_GROUPS * 32 + 200 * 4);
 	nvmf_ana_log_free(log);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void groups_only_read_sets_rgo_and_reads_no_nsids(void)
 {
 	setup();
 	struct nvmf_ana_log *log;
-	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(ctrl, true, &log), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(F.ctrl, true, &log), 0);
 	CU_ASSERT_EQUAL(ana_wrap_last_log_cdw10() & 0xff00, 1u << 8); /* LSP bit 0: RGO */
 	CU_ASSERT_EQUAL(ana_wrap_last_log_len(), 16 + AW_MAX_GROUPS * 32);
 	CU_ASSERT_EQUAL_FATAL(log->nr_groups, AW_MAX_GROUPS);
 	for (unsigned i = 0; i < log->nr_groups; i++)
 		CU_ASSERT_EQUAL(log->groups[i].nr_nsids, 0);
 	nvmf_ana_log_free(log);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void controller_without_ana_reporting_returns_eopnotsupp(void)
 {
 	setup_with(&(struct ana_wrap_id){ .no_ana = true }, 0);
 	struct nvmf_ana_log *log = (void *)1;
-	CU_ASSERT_EQUAL(nvmf_read_ana_log(ctrl, false, &log), -EOPNOTSUPP);
+	CU_ASSERT_EQUAL(nvmf_read_ana_log(F.ctrl, false, &log), -EOPNOTSUPP);
 	CU_ASSERT_PTR_NULL(log);
 	msg_has("CMIC bit 3 clear");
 	uint8_t st;
-	CU_ASSERT_EQUAL(nvmf_ns_ana_state(ctrl, 1, &st, NULL), -EOPNOTSUPP);
+	CU_ASSERT_EQUAL(nvmf_ns_ana_state(F.ctrl, 1, &st, NULL), -EOPNOTSUPP);
 	CU_ASSERT_EQUAL(ana_wrap_log_reads(), 0);
-	teardown();
+	lpf_teardown(&F);
 }
 
 /* Identify fields the size comes from, when they make no sense. */
@@ -121,10 +109,10 @@ static void bad_identify(const struct ana_wrap_id *id, const char *what)
 {
 	setup_with(id, 0);
 	struct nvmf_ana_log *log;
-	CU_ASSERT_EQUAL(nvmf_read_ana_log(ctrl, false, &log), -EPROTO);
+	CU_ASSERT_EQUAL(nvmf_read_ana_log(F.ctrl, false, &log), -EPROTO);
 	msg_has(what);
 	CU_ASSERT_EQUAL(ana_wrap_log_reads(), 0);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void nanagrpid_above_anagrpmax_or_mnan_above_nn_is_eproto(void)
@@ -142,10 +130,10 @@ static void refused(const uint8_t *raw, size_t len, bool groups_only, const char
 	setup_with(&(struct ana_wrap_id){ .nanagrpid = 2, .anagrpmax = 4, .mnan = 4 }, 0);
 	ana_wrap_set_raw(raw, len);
 	struct nvmf_ana_log *log = (void *)1;
-	CU_ASSERT_EQUAL(nvmf_read_ana_log(ctrl, groups_only, &log), -EPROTO);
+	CU_ASSERT_EQUAL(nvmf_read_ana_log(F.ctrl, groups_only, &log), -EPROTO);
 	CU_ASSERT_PTR_NULL(log);
 	msg_has(what);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void malformed_logs_are_refused_naming_the_field(void)
@@ -209,7 +197,7 @@ static void reserved_bits_of_the_state_byte_are_ignored(void)
 	aw_log_desc(b + 16, 4, 0xa0 | NVME_ANA_STATE_NONOPTIMIZED, 9, 2, ids);
 	ana_wrap_set_raw(b, 56);
 	struct nvmf_ana_log *log;
-	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(ctrl, false, &log), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(F.ctrl, false, &log), 0);
 	CU_ASSERT_EQUAL(log->chgcnt, 7);
 	CU_ASSERT_EQUAL_FATAL(log->nr_groups, 1);
 	CU_ASSERT_EQUAL(log->groups[0].grpid, 4);
@@ -217,29 +205,29 @@ static void reserved_bits_of_the_state_byte_are_ignored(void)
 	CU_ASSERT_EQUAL(log->groups[0].state, NVME_ANA_STATE_NONOPTIMIZED);
 	CU_ASSERT_EQUAL(log->groups[0].nr_nsids, 2);
 	nvmf_ana_log_free(log);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void log_larger_than_mdts_is_read_in_parts_and_again_when_chgcnt_moved(void)
 {
 	/* MDTS 1: 8 KiB per command; 16 + 8 * 32 + 4096 * 4 bytes take three. */
 	setup_with(&(struct ana_wrap_id){ .mnan = 4096, .nn = 4096 }, 1);
-	CU_ASSERT_EQUAL_FATAL(nvmf_ctrl_max_xfer(ctrl), 8192);
+	CU_ASSERT_EQUAL_FATAL(nvmf_ctrl_max_xfer(F.ctrl), 8192);
 	struct nvmf_ana_log *log;
-	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(ctrl, false, &log), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(F.ctrl, false, &log), 0);
 	CU_ASSERT_EQUAL(ana_wrap_log_reads(), 4); /* three parts, the header again */
 	CU_ASSERT_EQUAL(log->groups[0].nsids[0], 1);
 	nvmf_ana_log_free(log);
 	/* The change count moves before the 7th read: the second round starts with it. */
 	ana_wrap_bump_every(7);
-	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(ctrl, false, &log), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_read_ana_log(F.ctrl, false, &log), 0);
 	CU_ASSERT_EQUAL(ana_wrap_log_reads(), 4 + 8);
 	nvmf_ana_log_free(log);
 	/* Moving before every read: given up after ten rounds. */
 	ana_wrap_bump_every(1);
-	CU_ASSERT_EQUAL(nvmf_read_ana_log(ctrl, false, &log), -EAGAIN);
+	CU_ASSERT_EQUAL(nvmf_read_ana_log(F.ctrl, false, &log), -EAGAIN);
 	msg_has("Change Count moved during each of 10 reads");
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void ns_state_comes_from_its_nsid_list_or_its_anagrpid(void)
@@ -249,37 +237,37 @@ static void ns_state_comes_from_its_nsid_list_or_its_anagrpid(void)
 	ana_wrap_set_group(2, 2, 0);
 	uint8_t st = 0;
 	uint32_t grp = 0;
-	CU_ASSERT_EQUAL(nvmf_ns_ana_state(ctrl, 1, &st, &grp), 0);
+	CU_ASSERT_EQUAL(nvmf_ns_ana_state(F.ctrl, 1, &st, &grp), 0);
 	CU_ASSERT_EQUAL(st, NVME_ANA_STATE_OPTIMIZED);
 	CU_ASSERT_EQUAL(grp, 1);
-	CU_ASSERT_EQUAL(nvmf_ns_ana_state(ctrl, 2, &st, &grp), 0);
+	CU_ASSERT_EQUAL(nvmf_ns_ana_state(F.ctrl, 2, &st, &grp), 0);
 	CU_ASSERT_EQUAL(st, NVME_ANA_STATE_INACCESSIBLE);
 	CU_ASSERT_EQUAL(grp, 2);
 	/* Listed in no descriptor: Identify Namespace's ANAGRPID names the group. */
 	ana_wrap_set_group(2, 0, 2);
 	st = 0;
-	CU_ASSERT_EQUAL(nvmf_ns_ana_state(ctrl, 2, &st, &grp), 0);
+	CU_ASSERT_EQUAL(nvmf_ns_ana_state(F.ctrl, 2, &st, &grp), 0);
 	CU_ASSERT_EQUAL(st, NVME_ANA_STATE_INACCESSIBLE);
 	CU_ASSERT_EQUAL(grp, 2);
 	ana_wrap_set_group(2, 0, 7);
 	ana_wrap_set_raw((uint8_t[16]){ 1 }, 16); /* CHGCNT 1, no descriptor */
-	CU_ASSERT_EQUAL(nvmf_ns_ana_state(ctrl, 2, &st, &grp), -EPROTO);
+	CU_ASSERT_EQUAL(nvmf_ns_ana_state(F.ctrl, 2, &st, &grp), -EPROTO);
 	msg_has("namespace 2: its ANA group 7 (Identify Namespace ANAGRPID) is in no descriptor");
-	CU_ASSERT_EQUAL(nvmf_ns_ana_state(ctrl, 9, &st, &grp), (NVME_SC_INVALID_NS | NVME_SC_DNR));
-	CU_ASSERT_EQUAL(nvmf_ns_ana_state(ctrl, 0, &st, &grp), -EINVAL);
-	teardown();
+	CU_ASSERT_EQUAL(nvmf_ns_ana_state(F.ctrl, 9, &st, &grp),
+			(NVME_SC_INVALID_NS | NVME_SC_DNR));
+	CU_ASSERT_EQUAL(nvmf_ns_ana_state(F.ctrl, 0, &st, &grp), -EINVAL);
+	lpf_teardown(&F);
 }
 
 /* Our target's own ANA (target/ana.c), without the wrapper: each port reports its own
  * state of group 1, which holds both namespaces. */
 static void our_targets_log_gives_each_ports_state_of_the_group(void)
 {
-	lh = loop_host_new(&(struct loop_host_params){ .n_ports = 2 });
-	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
-	CU_ASSERT_EQUAL_FATAL(loop_host_ana_set(lh, 2, 1, NVME_ANA_STATE_NONOPTIMIZED), 0);
+	lpf_target(&F, &(struct loop_host_params){ .n_ports = 2 });
+	CU_ASSERT_EQUAL_FATAL(loop_host_ana_set(F.lh, 2, 1, NVME_ANA_STATE_NONOPTIMIZED), 0);
 	struct nvmf_ctrl *c[2] = { NULL, NULL };
 	for (unsigned p = 0; p < 2; p++) {
-		struct nvmf_ctrl_opts o = loop_host_path_opts(lh, LH_SUBNQN, p);
+		struct nvmf_ctrl_opts o = loop_host_path_opts(F.lh, LH_SUBNQN, p);
 		CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &c[p]), 0);
 	}
 	static const uint8_t want[2] = { NVME_ANA_STATE_OPTIMIZED, NVME_ANA_STATE_NONOPTIMIZED };
@@ -305,8 +293,7 @@ static void our_targets_log_gives_each_ports_state_of_the_group(void)
 	}
 	for (unsigned p = 0; p < 2; p++)
 		nvmf_disconnect(c[p]);
-	loop_host_free(lh);
-	lh = NULL;
+	lpf_teardown(&F);
 }
 
 static void state_names_are_the_linux_hosts(void)

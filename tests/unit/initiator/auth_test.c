@@ -10,7 +10,7 @@
 #include "nvme/auth.h"
 #include "nvme/dhchap.h"
 #include "nvme/fabrics.h"
-#include "tests/unit/loop/host/loop_host.h"
+#include "tests/unit/initiator/loop_fixture.h"
 #include "tests/unit/suites.h"
 
 /* `nvme gen-dhchap-key` secrets (the target's auth tests use the same). */
@@ -19,8 +19,7 @@
 #define OTHER_KEY \
 	"DHHC-1:02:z4TrAW32nxlXcjD1k2MD2dw718ixnFci6MaNJBrlNf4PCs3Moq0GL4ZsU+Gj07JrUw6SIQ==:"
 
-static struct loop_host *lh;
-static struct nvmf_ctrl *ctrl;
+static struct lpf F;
 
 static void setup(const char *key, const char *ctrl_key, const char *hash, const char *group)
 {
@@ -28,28 +27,17 @@ static void setup(const char *key, const char *ctrl_key, const char *hash, const
 				      .dhchap_ctrl_key = ctrl_key,
 				      .dhchap_hash = hash,
 				      .dhchap_dhgroup = group };
-	lh = loop_host_new(&p);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
-	ctrl = NULL;
-}
-
-static void teardown(void)
-{
-	if (ctrl)
-		nvmf_disconnect(ctrl);
-	ctrl = NULL;
-	loop_host_free(lh);
-	lh = NULL;
+	lpf_target(&F, &p);
 }
 
 static unsigned sends(void)
 {
-	return loop_host_fabrics_count(lh, nvme_fabrics_type_auth_send);
+	return loop_host_fabrics_count(F.lh, nvme_fabrics_type_auth_send);
 }
 
 static unsigned receives(void)
 {
-	return loop_host_fabrics_count(lh, nvme_fabrics_type_auth_receive);
+	return loop_host_fabrics_count(F.lh, nvme_fabrics_type_auth_receive);
 }
 
 /* Write 8 blocks of a pattern at @slba and read them back. */
@@ -59,8 +47,8 @@ static void check_io(uint64_t slba, uint8_t seed)
 	for (size_t i = 0; i < sizeof(w); i++)
 		w[i] = (uint8_t)(seed + i * 7);
 	memset(r, 0, sizeof(r));
-	CU_ASSERT_EQUAL(nvmf_write(ctrl, 1, slba, 8, w), 0);
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, slba, 8, r), 0);
+	CU_ASSERT_EQUAL(nvmf_write(F.ctrl, 1, slba, 8, w), 0);
+	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, slba, 8, r), 0);
 	CU_ASSERT_EQUAL(memcmp(w, r, sizeof(w)), 0);
 }
 
@@ -72,19 +60,19 @@ static void every_hash_and_group_authenticates_every_queue(void)
 	for (unsigned h = 0; h < 3; h++) {
 		for (unsigned g = 0; g < 6; g++) {
 			setup(HOST_KEY, NULL, hashes[h], groups[g]);
-			struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+			struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 			o.dhchap_secret = HOST_KEY;
 			o.nr_io_queues = 2;
-			int rc = nvmf_connect(&o, &ctrl);
+			int rc = nvmf_connect(&o, &F.ctrl);
 			CU_ASSERT_EQUAL(rc, 0);
 			if (rc) {
 				fprintf(stderr, "%s %s: %s\n", hashes[h], groups[g],
 					nvmf_last_errmsg());
-				teardown();
+				lpf_teardown(&F);
 				continue;
 			}
 			struct nvmf_auth_info ai;
-			CU_ASSERT_EQUAL(nvmf_ctrl_auth_info(ctrl, &ai), 0);
+			CU_ASSERT_EQUAL(nvmf_ctrl_auth_info(F.ctrl, &ai), 0);
 			CU_ASSERT_TRUE(ai.authenticated);
 			CU_ASSERT_FALSE(ai.bidirectional);
 			CU_ASSERT_EQUAL(ai.hash_id, h + 1);
@@ -94,7 +82,7 @@ static void every_hash_and_group_authenticates_every_queue(void)
 			CU_ASSERT_EQUAL(sends(), 3 * 2);
 			CU_ASSERT_EQUAL(receives(), 3 * 2);
 			check_io(8 * (h * 6 + g), (uint8_t)(h * 6 + g));
-			teardown();
+			lpf_teardown(&F);
 		}
 	}
 }
@@ -111,38 +99,38 @@ static void bidirectional_checks_the_controller_and_sends_success2(void)
 	};
 	for (unsigned i = 0; i < 2; i++) {
 		setup(HOST_KEY, CTRL_KEY, pairs[i].hash, pairs[i].group);
-		struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+		struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 		o.dhchap_secret = HOST_KEY;
 		o.dhchap_ctrl_secret = CTRL_KEY;
-		CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+		CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
 		struct nvmf_auth_info ai;
-		CU_ASSERT_EQUAL(nvmf_ctrl_auth_info(ctrl, &ai), 0);
+		CU_ASSERT_EQUAL(nvmf_ctrl_auth_info(F.ctrl, &ai), 0);
 		CU_ASSERT_TRUE(ai.authenticated);
 		CU_ASSERT_TRUE(ai.bidirectional);
 		CU_ASSERT_EQUAL(ai.dhgroup_id, pairs[i].dhgroup_id);
 		CU_ASSERT_EQUAL(sends(), 2 * 3); /* admin and one I/O queue, with Success2 */
 		check_io(16 * i, (uint8_t)(3 + i));
-		teardown();
+		lpf_teardown(&F);
 	}
 }
 
 static void wrong_host_secret_is_refused_with_the_controllers_reason(void)
 {
 	setup(HOST_KEY, NULL, "hmac(sha256)", "ffdhe2048");
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.dhchap_secret = OTHER_KEY;
-	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EKEYREJECTED);
-	CU_ASSERT_PTR_NULL(ctrl);
+	CU_ASSERT_EQUAL(nvmf_connect(&o, &F.ctrl), -EKEYREJECTED);
+	CU_ASSERT_PTR_NULL(F.ctrl);
 	const char *m = nvmf_last_errmsg();
 	CU_ASSERT_PTR_NOT_NULL(strstr(m, "queue 0"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(m, "AUTH_Failure1, authentication failed"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(m, "explanation 01h"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(m, LH_HOSTNQN));
 	/* Nothing past authentication: no Identify, no I/O queue, no I/O. */
-	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_identify), 0);
-	CU_ASSERT_EQUAL(loop_host_io_count(lh, nvme_cmd_write), 0);
-	CU_ASSERT_EQUAL(loop_host_io_count(lh, nvme_cmd_read), 0);
-	teardown();
+	CU_ASSERT_EQUAL(loop_host_admin_count(F.lh, nvme_admin_identify), 0);
+	CU_ASSERT_EQUAL(loop_host_io_count(F.lh, nvme_cmd_write), 0);
+	CU_ASSERT_EQUAL(loop_host_io_count(F.lh, nvme_cmd_read), 0);
+	lpf_teardown(&F);
 }
 
 /* The controller has no controller secret for us: its "authentication failed" may mean
@@ -150,113 +138,113 @@ static void wrong_host_secret_is_refused_with_the_controllers_reason(void)
 static void controller_without_a_controller_secret_refuses_bidirectional(void)
 {
 	setup(HOST_KEY, NULL, NULL, NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.dhchap_secret = HOST_KEY;
 	o.dhchap_ctrl_secret = CTRL_KEY;
-	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EKEYREJECTED);
+	CU_ASSERT_EQUAL(nvmf_connect(&o, &F.ctrl), -EKEYREJECTED);
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "AUTH_Failure1, authentication failed"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(),
 				      "or it has no controller secret for it "
 				      "(bidirectional authentication was asked for)"));
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void no_secret_for_a_controller_that_requires_one_is_eacces(void)
 {
 	setup(HOST_KEY, NULL, NULL, NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
-	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EACCES);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
+	CU_ASSERT_EQUAL(nvmf_connect(&o, &F.ctrl), -EACCES);
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "requires in-band authentication"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "--dhchap-secret"));
 	CU_ASSERT_EQUAL(sends(), 0);
-	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_identify), 0);
-	teardown();
+	CU_ASSERT_EQUAL(loop_host_admin_count(F.lh, nvme_admin_identify), 0);
+	lpf_teardown(&F);
 }
 
 static void wrong_controller_secret_refuses_the_controller(void)
 {
 	setup(HOST_KEY, CTRL_KEY, "hmac(sha256)", "null");
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.dhchap_secret = HOST_KEY;
 	o.dhchap_ctrl_secret = OTHER_KEY;
-	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EKEYREJECTED);
+	CU_ASSERT_EQUAL(nvmf_connect(&o, &F.ctrl), -EKEYREJECTED);
 	const char *m = nvmf_last_errmsg();
 	CU_ASSERT_PTR_NOT_NULL(strstr(m, "response (R2) is wrong"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(m, "sent AUTH_Failure2 (authentication failed)"));
 	/* Negotiate, Reply, Failure2: never Success2. */
 	CU_ASSERT_EQUAL(sends(), 3);
-	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_identify), 0);
-	teardown();
+	CU_ASSERT_EQUAL(loop_host_admin_count(F.lh, nvme_admin_identify), 0);
+	lpf_teardown(&F);
 }
 
 static void controller_secret_with_a_controller_that_does_not_authenticate_is_eacces(void)
 {
 	setup(NULL, NULL, NULL, NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.dhchap_secret = HOST_KEY;
 	o.dhchap_ctrl_secret = CTRL_KEY;
-	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EACCES);
+	CU_ASSERT_EQUAL(nvmf_connect(&o, &F.ctrl), -EACCES);
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "does not authenticate"));
-	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_identify), 0);
-	teardown();
+	CU_ASSERT_EQUAL(loop_host_admin_count(F.lh, nvme_admin_identify), 0);
+	lpf_teardown(&F);
 }
 
 static void host_secret_with_a_controller_that_does_not_ask_connects(void)
 {
 	setup(NULL, NULL, NULL, NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.dhchap_secret = HOST_KEY;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
 	struct nvmf_auth_info ai;
-	nvmf_ctrl_auth_info(ctrl, &ai);
+	nvmf_ctrl_auth_info(F.ctrl, &ai);
 	CU_ASSERT_FALSE(ai.authenticated);
 	CU_ASSERT_EQUAL(sends(), 0);
 	check_io(0, 9);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void malformed_secrets_are_einval_naming_the_option(void)
 {
 	setup(NULL, NULL, NULL, NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.dhchap_secret = "DHHC-1:01:ab3CAVbCYQlqRCCRfUBu0G089GZA8HhcV9T62umwfGWxJjD/:"; /* CRC */
-	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_connect(&o, &F.ctrl), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "dhchap_secret: "));
 	CU_ASSERT_PTR_NULL(strstr(nvmf_last_errmsg(), "ab3CAVb")); /* never the secret */
 	o.dhchap_secret = HOST_KEY;
 	o.dhchap_ctrl_secret = "DHHC-1:09:AAAA:";
-	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_connect(&o, &F.ctrl), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "dhchap_ctrl_secret: "));
 	o.dhchap_secret = NULL;
 	o.dhchap_ctrl_secret = CTRL_KEY;
-	CU_ASSERT_EQUAL(nvmf_connect(&o, &ctrl), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_connect(&o, &F.ctrl), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "needs dhchap_secret"));
 	/* Nothing was sent for any of them. */
-	CU_ASSERT_EQUAL(loop_host_fabrics_count(lh, nvme_fabrics_type_connect), 0);
-	teardown();
+	CU_ASSERT_EQUAL(loop_host_fabrics_count(F.lh, nvme_fabrics_type_connect), 0);
+	lpf_teardown(&F);
 }
 
 static void reconnect_authenticates_again_with_the_same_secrets(void)
 {
 	setup(HOST_KEY, CTRL_KEY, "hmac(sha256)", "ffdhe2048");
 	char secret[] = HOST_KEY, csecret[] = CTRL_KEY;
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.dhchap_secret = secret;
 	o.dhchap_ctrl_secret = csecret;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
 	/* The library keeps no pointer to the caller's strings. */
 	memset(secret, 'x', sizeof(secret) - 1);
 	memset(csecret, 'x', sizeof(csecret) - 1);
 	check_io(0, 1);
 	unsigned before = sends();
-	loop_host_break(lh);
-	CU_ASSERT_EQUAL_FATAL(nvmf_reconnect(ctrl), 0);
+	loop_host_break(F.lh);
+	CU_ASSERT_EQUAL_FATAL(nvmf_reconnect(F.ctrl), 0);
 	CU_ASSERT_EQUAL(sends() - before, 2 * 3);
 	struct nvmf_auth_info ai;
-	nvmf_ctrl_auth_info(ctrl, &ai);
+	nvmf_ctrl_auth_info(F.ctrl, &ai);
 	CU_ASSERT_TRUE(ai.bidirectional);
 	check_io(8, 2);
-	teardown();
+	lpf_teardown(&F);
 }
 
 /* libnvmf DH-HMAC-CHAP against a scripted controller: a host transport in this file that

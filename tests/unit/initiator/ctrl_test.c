@@ -8,11 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "initiator/internal.h"
-#include "tests/unit/loop/host/loop_host.h"
+#include "tests/unit/initiator/loop_fixture.h"
 #include "tests/unit/suites.h"
 
-static struct loop_host *lh;
-static struct nvmf_ctrl *ctrl;
+static struct lpf F;
 
 /* Stores the status in the int at @arg. */
 static void cb(void *arg, int status, const struct nvme_cqe *cqe)
@@ -21,77 +20,61 @@ static void cb(void *arg, int status, const struct nvme_cqe *cqe)
 	*(int *)arg = status;
 }
 
-static void setup(const struct loop_host_params *p)
-{
-	lh = loop_host_new(p);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
-	ctrl = NULL;
-}
-
-static void teardown(void)
-{
-	if (ctrl)
-		nvmf_disconnect(ctrl);
-	ctrl = NULL;
-	loop_host_free(lh);
-	lh = NULL;
-}
-
 static void connect_enables_controller_and_gets_cntlid(void)
 {
-	setup(NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	lpf_target(&F, NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.nr_io_queues = 2;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
-	uint16_t cntlid = nvmf_ctrl_cntlid(ctrl);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
+	uint16_t cntlid = nvmf_ctrl_cntlid(F.ctrl);
 	CU_ASSERT_NOT_EQUAL(cntlid, 0);
-	CU_ASSERT_EQUAL(le16toh(nvmf_ctrl_id(ctrl)->cntlid), cntlid);
+	CU_ASSERT_EQUAL(le16toh(nvmf_ctrl_id(F.ctrl)->cntlid), cntlid);
 	uint32_t cc = 0, csts = 0;
-	CU_ASSERT_TRUE_FATAL(loop_host_ctrl_regs(lh, cntlid, &cc, &csts));
+	CU_ASSERT_TRUE_FATAL(loop_host_ctrl_regs(F.lh, cntlid, &cc, &csts));
 	CU_ASSERT_EQUAL(cc & 1, 1);           /* CC.EN */
 	CU_ASSERT_EQUAL((cc >> 16) & 0xf, 6); /* IOSQES 64 B */
 	CU_ASSERT_EQUAL((cc >> 20) & 0xf, 4); /* IOCQES 16 B */
 	CU_ASSERT_EQUAL(csts & 1, 1);         /* CSTS.RDY */
-	CU_ASSERT_EQUAL(nvmf_ctrl_nr_io_queues(ctrl), 2);
-	CU_ASSERT_EQUAL(nvmf_ctrl_queue_size(ctrl), 128);
-	CU_ASSERT_EQUAL(nvmf_ctrl_max_xfer(ctrl), 1u << 20); /* target MDTS 8 */
-	CU_ASSERT_PTR_NOT_NULL(nvmf_io_queue(ctrl, 1));
-	CU_ASSERT_PTR_NULL(nvmf_io_queue(ctrl, 2));
+	CU_ASSERT_EQUAL(nvmf_ctrl_nr_io_queues(F.ctrl), 2);
+	CU_ASSERT_EQUAL(nvmf_ctrl_queue_size(F.ctrl), 128);
+	CU_ASSERT_EQUAL(nvmf_ctrl_max_xfer(F.ctrl), 1u << 20); /* target MDTS 8 */
+	CU_ASSERT_PTR_NOT_NULL(nvmf_io_queue(F.ctrl, 1));
+	CU_ASSERT_PTR_NULL(nvmf_io_queue(F.ctrl, 2));
 	/* The host sequence: Connect, CAP, CC, CSTS..., VS, Identify, Set Features. */
-	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_identify), 1);
-	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_set_features), 1);
+	CU_ASSERT_EQUAL(loop_host_admin_count(F.lh, nvme_admin_identify), 1);
+	CU_ASSERT_EQUAL(loop_host_admin_count(F.lh, nvme_admin_set_features), 1);
 	/* Three Connects: admin and two I/O queues. */
-	CU_ASSERT_EQUAL(loop_host_io_count(lh, nvme_admin_fabrics), 2);
-	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(ctrl), "");
-	teardown();
+	CU_ASSERT_EQUAL(loop_host_io_count(F.lh, nvme_admin_fabrics), 2);
+	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(F.ctrl), "");
+	lpf_teardown(&F);
 }
 
 static void connect_to_unknown_nqn_returns_connect_invalid_param(void)
 {
-	setup(NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, "nqn.2026-11.io.nvmf-rdma:nosuch");
-	int rc = nvmf_connect(&o, &ctrl);
+	lpf_target(&F, NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, "nqn.2026-11.io.nvmf-rdma:nosuch");
+	int rc = nvmf_connect(&o, &F.ctrl);
 	CU_ASSERT_EQUAL(rc, 0x4182);
-	CU_ASSERT_PTR_NULL(ctrl);
+	CU_ASSERT_PTR_NULL(F.ctrl);
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_strerror(rc), "CONNECT_INVALID_PARAM"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_strerror(rc), "DNR"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "subsystem NQN"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "nosuch"));
-	CU_ASSERT_EQUAL(loop_host_live_ctrls(lh), 0);
-	teardown();
+	CU_ASSERT_EQUAL(loop_host_live_ctrls(F.lh), 0);
+	lpf_teardown(&F);
 }
 
 static void connect_from_host_not_allowed_returns_connect_invalid_host(void)
 {
-	setup(NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	lpf_target(&F, NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.hostnqn = LH_OTHER_HOSTNQN;
-	int rc = nvmf_connect(&o, &ctrl);
+	int rc = nvmf_connect(&o, &F.ctrl);
 	CU_ASSERT_EQUAL(rc, 0x4184);
-	CU_ASSERT_PTR_NULL(ctrl);
+	CU_ASSERT_PTR_NULL(F.ctrl);
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_strerror(rc), "CONNECT_INVALID_HOST"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_last_errmsg(), "host NQN"));
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void connect_without_address_or_transport_returns_einval(void)
@@ -106,91 +89,91 @@ static void connect_without_address_or_transport_returns_einval(void)
 
 static void io_queue_count_is_what_the_controller_grants(void)
 {
-	setup(&(struct loop_host_params){ .qid_max = 2 });
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	lpf_target(&F, &(struct loop_host_params){ .qid_max = 2 });
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.nr_io_queues = 4;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
-	CU_ASSERT_EQUAL(nvmf_ctrl_nr_io_queues(ctrl), 2);
-	teardown();
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_nr_io_queues(F.ctrl), 2);
+	lpf_teardown(&F);
 }
 
 static void queue_size_is_capped_by_cap_mqes(void)
 {
-	setup(&(struct loop_host_params){ .max_queue_size = 32 });
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	lpf_target(&F, &(struct loop_host_params){ .max_queue_size = 32 });
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.queue_size = 256;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
-	CU_ASSERT_EQUAL(nvmf_ctrl_queue_size(ctrl), 32);
-	teardown();
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
+	CU_ASSERT_EQUAL(nvmf_ctrl_queue_size(F.ctrl), 32);
+	lpf_teardown(&F);
 }
 
 static void keep_alive_is_sent_every_half_kato(void)
 {
-	setup(NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	lpf_target(&F, NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.kato_ms = 200;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
 	usleep(550 * 1000);
-	unsigned n = loop_host_admin_count(lh, nvme_admin_keep_alive);
+	unsigned n = loop_host_admin_count(F.lh, nvme_admin_keep_alive);
 	/* every 100 ms: 5 in 550 ms, allowing for a slow machine */
 	CU_ASSERT(n >= 3 && n <= 6);
 	/* The target's 200 ms timer did not expire: the association still works. */
 	uint32_t feat = 0;
-	CU_ASSERT_EQUAL(nvmf_get_features(ctrl, NVME_FEAT_FID_KATO, 0, 0, &feat), 0);
+	CU_ASSERT_EQUAL(nvmf_get_features(F.ctrl, NVME_FEAT_FID_KATO, 0, 0, &feat), 0);
 	CU_ASSERT_EQUAL(feat, 200);
 	uint8_t buf[512] = { 1 };
-	CU_ASSERT_EQUAL(nvmf_write(ctrl, 1, 0, 1, buf), 0);
-	teardown();
+	CU_ASSERT_EQUAL(nvmf_write(F.ctrl, 1, 0, 1, buf), 0);
+	lpf_teardown(&F);
 }
 
 static void no_keep_alive_connects_with_kato_zero_and_sends_none(void)
 {
-	setup(NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	lpf_target(&F, NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.no_keep_alive = true;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
 	usleep(100 * 1000);
-	CU_ASSERT_EQUAL(loop_host_admin_count(lh, nvme_admin_keep_alive), 0);
+	CU_ASSERT_EQUAL(loop_host_admin_count(F.lh, nvme_admin_keep_alive), 0);
 	uint32_t feat = 1;
-	CU_ASSERT_EQUAL(nvmf_get_features(ctrl, NVME_FEAT_FID_KATO, 0, 0, &feat), 0);
+	CU_ASSERT_EQUAL(nvmf_get_features(F.ctrl, NVME_FEAT_FID_KATO, 0, 0, &feat), 0);
 	CU_ASSERT_EQUAL(feat, 0);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void disconnect_sets_shn_and_sees_shst_complete(void)
 {
-	setup(NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
-	CU_ASSERT_EQUAL(loop_host_live_ctrls(lh), 1);
-	CU_ASSERT_EQUAL(nvmf_disconnect(ctrl), 0);
-	ctrl = NULL;
+	lpf_target(&F, NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
+	CU_ASSERT_EQUAL(loop_host_live_ctrls(F.lh), 1);
+	CU_ASSERT_EQUAL(nvmf_disconnect(F.ctrl), 0);
+	F.ctrl = NULL;
 	uint32_t cc = 0, csts = 0;
-	CU_ASSERT_TRUE_FATAL(loop_host_last_admin_regs(lh, &cc, &csts));
+	CU_ASSERT_TRUE_FATAL(loop_host_last_admin_regs(F.lh, &cc, &csts));
 	CU_ASSERT_EQUAL((cc >> 14) & 3, 1);  /* CC.SHN normal */
 	CU_ASSERT_EQUAL((csts >> 2) & 3, 2); /* CSTS.SHST complete */
-	CU_ASSERT_EQUAL(loop_host_live_ctrls(lh), 0);
-	teardown();
+	CU_ASSERT_EQUAL(loop_host_live_ctrls(F.lh), 0);
+	lpf_teardown(&F);
 }
 
 static void disconnect_fails_outstanding_commands_with_econnaborted(void)
 {
-	setup(NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	lpf_target(&F, NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
 	static uint8_t buf[4096];
 	int st[3] = { 1, 1, 1 };
-	struct nvmf_queue *q = nvmf_io_queue(ctrl, 0);
+	struct nvmf_queue *q = nvmf_io_queue(F.ctrl, 0);
 	uint8_t warm[512];
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 1, warm), 0); /* block size cached */
+	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, 0, 1, warm), 0); /* block size cached */
 	for (int i = 0; i < 3; i++) {
 		CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 8, buf, cb, &st[i]), 0);
 	}
-	CU_ASSERT_EQUAL(nvmf_disconnect(ctrl), 0);
-	ctrl = NULL;
+	CU_ASSERT_EQUAL(nvmf_disconnect(F.ctrl), 0);
+	F.ctrl = NULL;
 	for (int i = 0; i < 3; i++)
 		CU_ASSERT_EQUAL(st[i], -ECONNABORTED);
-	teardown();
+	lpf_teardown(&F);
 }
 
 struct loss {
@@ -207,17 +190,17 @@ static void loss_cb(void *arg, int status, const struct nvme_cqe *cqe)
 
 static void connection_loss_fails_every_outstanding_command_with_econnreset(void)
 {
-	setup(NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
-	struct nvmf_queue *q = nvmf_io_queue(ctrl, 0);
+	lpf_target(&F, NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
+	struct nvmf_queue *q = nvmf_io_queue(F.ctrl, 0);
 	static uint8_t buf[8][4096];
 	struct loss l = { 0, 0 };
 	for (int i = 0; i < 8; i++)
 		CU_ASSERT_EQUAL_FATAL(
 			nvmf_submit_write(q, 1, (uint64_t)i * 8, 8, buf[i], loss_cb, &l), 0);
 	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), 8);
-	loop_host_break(lh);
+	loop_host_break(F.lh);
 	CU_ASSERT_EQUAL(nvmf_queue_poll(q, 0), -ECONNRESET);
 	CU_ASSERT_EQUAL(l.calls, 8);
 	CU_ASSERT_EQUAL(l.resets, 8);
@@ -225,101 +208,101 @@ static void connection_loss_fails_every_outstanding_command_with_econnreset(void
 	CU_ASSERT_EQUAL(nvmf_submit_write(q, 1, 0, 8, buf[0], loss_cb, &l), -ECONNRESET);
 	CU_ASSERT_EQUAL(nvmf_queue_poll(q, 0), -ECONNRESET);
 	CU_ASSERT_EQUAL(l.calls, 8);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void reconnect_restores_io_with_the_same_queue_pointers(void)
 {
-	setup(NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	lpf_target(&F, NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.nr_io_queues = 2;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
-	struct nvmf_queue *q0 = nvmf_io_queue(ctrl, 0), *q1 = nvmf_io_queue(ctrl, 1);
-	uint16_t old = nvmf_ctrl_cntlid(ctrl);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
+	struct nvmf_queue *q0 = nvmf_io_queue(F.ctrl, 0), *q1 = nvmf_io_queue(F.ctrl, 1);
+	uint16_t old = nvmf_ctrl_cntlid(F.ctrl);
 	uint8_t data[4096], back[4096];
 	for (unsigned i = 0; i < sizeof(data); i++)
 		data[i] = (uint8_t)(i * 7 + 3);
-	CU_ASSERT_EQUAL_FATAL(nvmf_write(ctrl, 1, 100, 8, data), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_write(F.ctrl, 1, 100, 8, data), 0);
 
-	loop_host_break(lh);
+	loop_host_break(F.lh);
 	CU_ASSERT_EQUAL(nvmf_queue_poll(q0, 0), -ECONNRESET);
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 100, 8, back), -ECONNRESET);
-	CU_ASSERT_EQUAL(nvmf_reconnect(ctrl), 0);
+	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, 100, 8, back), -ECONNRESET);
+	CU_ASSERT_EQUAL(nvmf_reconnect(F.ctrl), 0);
 
-	CU_ASSERT_PTR_EQUAL(nvmf_io_queue(ctrl, 0), q0);
-	CU_ASSERT_PTR_EQUAL(nvmf_io_queue(ctrl, 1), q1);
-	CU_ASSERT_NOT_EQUAL(nvmf_ctrl_cntlid(ctrl), old); /* a new association */
-	CU_ASSERT_EQUAL(loop_host_live_ctrls(lh), 1);     /* the old one is gone */
+	CU_ASSERT_PTR_EQUAL(nvmf_io_queue(F.ctrl, 0), q0);
+	CU_ASSERT_PTR_EQUAL(nvmf_io_queue(F.ctrl, 1), q1);
+	CU_ASSERT_NOT_EQUAL(nvmf_ctrl_cntlid(F.ctrl), old); /* a new association */
+	CU_ASSERT_EQUAL(loop_host_live_ctrls(F.lh), 1);     /* the old one is gone */
 	memset(back, 0, sizeof(back));
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 100, 8, back), 0);
+	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, 100, 8, back), 0);
 	CU_ASSERT_EQUAL(memcmp(data, back, sizeof(data)), 0);
 	int st = 1;
 	CU_ASSERT_EQUAL(nvmf_submit_read(q1, 1, 100, 8, back, cb, &st), 0);
 	while (st == 1)
 		CU_ASSERT_FATAL(nvmf_queue_poll(q1, 0) >= 0);
 	CU_ASSERT_EQUAL(st, 0);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void admin_timeout_returns_etimedout_and_reconnect_recovers(void)
 {
-	setup(NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	lpf_target(&F, NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.timeout_ms = 150;
 	o.no_keep_alive = true;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
 	uint8_t id[4096];
-	loop_host_hold(lh, true);
-	CU_ASSERT_EQUAL(nvmf_identify(ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id), -ETIMEDOUT);
-	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_ctrl_errmsg(ctrl), "timed out after 150 ms"));
-	loop_host_hold(lh, false);
+	loop_host_hold(F.lh, true);
+	CU_ASSERT_EQUAL(nvmf_identify(F.ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id), -ETIMEDOUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_ctrl_errmsg(F.ctrl), "timed out after 150 ms"));
+	loop_host_hold(F.lh, false);
 	/* The late answer is dropped; the admin queue stays unusable until reconnect. */
-	CU_ASSERT_EQUAL(nvmf_identify(ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id), -ECONNRESET);
-	CU_ASSERT_EQUAL(nvmf_reconnect(ctrl), 0);
-	CU_ASSERT_EQUAL(nvmf_identify(ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id), 0);
-	teardown();
+	CU_ASSERT_EQUAL(nvmf_identify(F.ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id), -ECONNRESET);
+	CU_ASSERT_EQUAL(nvmf_reconnect(F.ctrl), 0);
+	CU_ASSERT_EQUAL(nvmf_identify(F.ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id), 0);
+	lpf_teardown(&F);
 }
 
 /* Until the keep-alive thread found the admin queue lost (at most 5 s: a bound, not a
  * measurement). */
 static bool wait_admin_lost(void)
 {
-	for (unsigned i = 0; i < 500 && !nvmfh_ctrl_lost(ctrl); i++)
+	for (unsigned i = 0; i < 500 && !nvmfh_ctrl_lost(F.ctrl); i++)
 		usleep(10 * 1000);
-	return nvmfh_ctrl_lost(ctrl);
+	return nvmfh_ctrl_lost(F.ctrl);
 }
 
 /* The connection drops, the keep-alive thread fails first, then a read fails: the read's
  * message names its own queue, not the other thread's Keep Alive. */
 static void io_failure_names_its_queue_not_a_failed_keep_alive(void)
 {
-	setup(NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	lpf_target(&F, NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.kato_ms = 200; /* Keep Alive every 100 ms */
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
 	uint8_t buf[4096];
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), 0); /* the block size is known now */
-	loop_host_break(lh);
+	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, 0, 8, buf), 0); /* the block size is known now */
+	loop_host_break(F.lh);
 	CU_ASSERT_FATAL(wait_admin_lost());
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), -ECONNRESET);
-	const char *m = nvmf_ctrl_errmsg(ctrl);
+	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, 0, 8, buf), -ECONNRESET);
+	const char *m = nvmf_ctrl_errmsg(F.ctrl);
 	CU_ASSERT_EQUAL(strncmp(m, "I/O queue 1: ", 13), 0);
 	CU_ASSERT_PTR_NULL(strstr(m, "Keep Alive"));
-	CU_ASSERT_STRING_EQUAL(m + 13, nvmf_queue_errmsg(nvmf_io_queue(ctrl, 0)));
+	CU_ASSERT_STRING_EQUAL(m + 13, nvmf_queue_errmsg(nvmf_io_queue(F.ctrl, 0)));
 	CU_ASSERT_STRING_NOT_EQUAL(m + 13, "");
-	teardown();
+	lpf_teardown(&F);
 }
 
 /* Connected with KATO 200 ms and a 150 ms command timeout, then the controller holds
  * every admin command: the keep-alive thread sees the admin queue lost. */
 static void connect_then_lose_the_admin_queue(void)
 {
-	setup(NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	lpf_target(&F, NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.kato_ms = 200;
 	o.timeout_ms = 150;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
-	loop_host_hold(lh, true);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
+	loop_host_hold(F.lh, true);
 	CU_ASSERT_FATAL(wait_admin_lost());
 }
 
@@ -328,14 +311,14 @@ static void connect_then_lose_the_admin_queue(void)
 static void read_failing_in_its_namespace_lookup_names_the_admin_queue(void)
 {
 	connect_then_lose_the_admin_queue();
-	loop_host_hold(lh, false);
+	loop_host_hold(F.lh, false);
 	uint8_t buf[4096];
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), -ECONNRESET);
-	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(ctrl),
+	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, 0, 8, buf), -ECONNRESET);
+	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(F.ctrl),
 			       "admin queue: Keep Alive timed out after "
 			       "200 ms (the controller's state is unknown); the association needs "
 			       "nvmf_reconnect()");
-	teardown();
+	lpf_teardown(&F);
 }
 
 /* A Keep Alive that timed out is what the next admin call reports: there it is the
@@ -344,24 +327,24 @@ static void keep_alive_timeout_is_named_by_the_next_admin_call(void)
 {
 	connect_then_lose_the_admin_queue();
 	/* The keep-alive thread wrote nothing into the application's message. */
-	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(ctrl), "");
-	loop_host_hold(lh, false);
+	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(F.ctrl), "");
+	loop_host_hold(F.lh, false);
 	uint8_t id[4096];
-	CU_ASSERT_EQUAL(nvmf_identify(ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id), -ECONNRESET);
-	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(ctrl),
+	CU_ASSERT_EQUAL(nvmf_identify(F.ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id), -ECONNRESET);
+	CU_ASSERT_STRING_EQUAL(nvmf_ctrl_errmsg(F.ctrl),
 			       "admin queue: Keep Alive timed out after "
 			       "200 ms (the controller's state is unknown); the association needs "
 			       "nvmf_reconnect()");
-	CU_ASSERT_STRING_EQUAL(nvmf_queue_errmsg(nvmf_io_queue(ctrl, 0)), "");
-	teardown();
+	CU_ASSERT_STRING_EQUAL(nvmf_queue_errmsg(nvmf_io_queue(F.ctrl, 0)), "");
+	lpf_teardown(&F);
 }
 
 static void *identify_in_another_thread(void *arg)
 {
 	static uint8_t id[4096];
 	(void)arg;
-	int rc = nvmf_identify(ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id);
-	(void)nvmf_ctrl_errmsg(ctrl); /* fills that thread's copy */
+	int rc = nvmf_identify(F.ctrl, NVME_IDENTIFY_CNS_CTRL, 0, id);
+	(void)nvmf_ctrl_errmsg(F.ctrl); /* fills that thread's copy */
 	return (void *)(intptr_t)rc;
 }
 
@@ -369,15 +352,15 @@ static void *identify_in_another_thread(void *arg)
  * nvmf_ctrl_errmsg) does not rewrite a message this thread is printing. */
 static void ctrl_errmsg_is_this_threads_copy(void)
 {
-	setup(NULL);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	lpf_target(&F, NULL);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.no_keep_alive = true;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
 	uint8_t buf[4096];
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), 0);
-	loop_host_break(lh);
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 8, buf), -ECONNRESET);
-	const char *mine = nvmf_ctrl_errmsg(ctrl);
+	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, 0, 8, buf), 0);
+	loop_host_break(F.lh);
+	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, 0, 8, buf), -ECONNRESET);
+	const char *mine = nvmf_ctrl_errmsg(F.ctrl);
 	CU_ASSERT_EQUAL(strncmp(mine, "I/O queue 1: ", 13), 0);
 	pthread_t t;
 	void *rc;
@@ -385,8 +368,8 @@ static void ctrl_errmsg_is_this_threads_copy(void)
 	pthread_join(t, &rc);
 	CU_ASSERT_EQUAL((intptr_t)rc, -ECONNRESET);
 	CU_ASSERT_EQUAL(strncmp(mine, "I/O queue 1: ", 13), 0); /* unchanged */
-	CU_ASSERT_EQUAL(strncmp(nvmf_ctrl_errmsg(ctrl), "admin queue: ", 13), 0);
-	teardown();
+	CU_ASSERT_EQUAL(strncmp(nvmf_ctrl_errmsg(F.ctrl), "admin queue: ", 13), 0);
+	lpf_teardown(&F);
 }
 
 const struct unit_test initiator_ctrl_tests[] = {

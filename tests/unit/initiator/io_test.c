@@ -5,11 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nvme/wire.h"
-#include "tests/unit/loop/host/loop_host.h"
+#include "tests/unit/initiator/loop_fixture.h"
 #include "tests/unit/suites.h"
 
-static struct loop_host *lh;
-static struct nvmf_ctrl *ctrl;
+static struct lpf F;
 static struct nvmf_queue *q;
 
 static void setup(const struct loop_host_params *p, unsigned queue_size)
@@ -19,23 +18,12 @@ static void setup(const struct loop_host_params *p, unsigned queue_size)
 	if (p)
 		d = *p;
 	d.driven = true;
-	lh = loop_host_new(&d);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(lh);
-	struct nvmf_ctrl_opts o = loop_host_opts(lh, LH_SUBNQN);
+	lpf_target(&F, &d);
+	struct nvmf_ctrl_opts o = loop_host_opts(F.lh, LH_SUBNQN);
 	o.queue_size = queue_size;
-	ctrl = NULL;
-	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &ctrl), 0);
-	q = nvmf_io_queue(ctrl, 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_connect(&o, &F.ctrl), 0);
+	q = nvmf_io_queue(F.ctrl, 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
-}
-
-static void teardown(void)
-{
-	if (ctrl)
-		nvmf_disconnect(ctrl);
-	ctrl = NULL;
-	loop_host_free(lh);
-	lh = NULL;
 }
 
 /* Completion record: how many callbacks, last status, whether a CQE came. */
@@ -105,13 +93,13 @@ static void write_then_read_back_with_32_outstanding(void)
 	CU_ASSERT_EQUAL(memcmp(w, r, N * BYTES), 0);
 	free(w);
 	free(r);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void transfer_larger_than_mdts_is_split_and_completes_once(void)
 {
 	setup(&(struct loop_host_params){ .mdts = 5 }, 0); /* 128 KiB */
-	CU_ASSERT_EQUAL(nvmf_ctrl_max_xfer(ctrl), 128u << 10);
+	CU_ASSERT_EQUAL(nvmf_ctrl_max_xfer(F.ctrl), 128u << 10);
 	const uint32_t bytes = 4u << 20, nlb = bytes / 512;
 	uint8_t *w = malloc(bytes), *r = calloc(1, bytes);
 	fill(w, bytes, 9);
@@ -121,8 +109,8 @@ static void transfer_larger_than_mdts_is_split_and_completes_once(void)
 		CU_ASSERT_FATAL(nvmf_queue_poll(q, 0) >= 0);
 	CU_ASSERT_EQUAL(d.calls, 1);
 	CU_ASSERT_EQUAL(d.status, 0);
-	CU_ASSERT_EQUAL(loop_host_io_count(lh, nvme_cmd_write), 32);
-	CU_ASSERT_EQUAL(loop_host_max_io_len(lh), 128u << 10);
+	CU_ASSERT_EQUAL(loop_host_io_count(F.lh, nvme_cmd_write), 32);
+	CU_ASSERT_EQUAL(loop_host_max_io_len(F.lh), 128u << 10);
 	memset(&d, 0, sizeof(d));
 	CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, 0, nlb, r, done_cb, &d), 0);
 	wait_done(&d);
@@ -132,14 +120,14 @@ static void transfer_larger_than_mdts_is_split_and_completes_once(void)
 	CU_ASSERT_EQUAL(memcmp(w, r, bytes), 0);
 	free(w);
 	free(r);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void split_transfer_waits_for_free_slots(void)
 {
 	/* 32 parts of 128 KiB through a 16-entry queue (15 outstanding at most). */
 	setup(&(struct loop_host_params){ .mdts = 5 }, 16);
-	CU_ASSERT_EQUAL(nvmf_ctrl_queue_size(ctrl), 16);
+	CU_ASSERT_EQUAL(nvmf_ctrl_queue_size(F.ctrl), 16);
 	const uint32_t bytes = 4u << 20, nlb = bytes / 512;
 	uint8_t *w = malloc(bytes), *r = calloc(1, bytes);
 	fill(w, bytes, 77);
@@ -149,12 +137,12 @@ static void split_transfer_waits_for_free_slots(void)
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.calls, 1);
 	CU_ASSERT_EQUAL(d.status, 0);
-	CU_ASSERT_EQUAL(loop_host_io_count(lh, nvme_cmd_write), 32);
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, nlb, r), 0);
+	CU_ASSERT_EQUAL(loop_host_io_count(F.lh, nvme_cmd_write), 32);
+	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, 0, nlb, r), 0);
 	CU_ASSERT_EQUAL(memcmp(w, r, bytes), 0);
 	free(w);
 	free(r);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void split_transfer_reports_connection_loss_once(void)
@@ -164,20 +152,20 @@ static void split_transfer_reports_connection_loss_once(void)
 	uint8_t *w = calloc(1, bytes);
 	struct done d = { 0 };
 	CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 1, 0, bytes / 512, w, done_cb, &d), 0);
-	loop_host_break(lh);
+	loop_host_break(F.lh);
 	CU_ASSERT_EQUAL(nvmf_queue_poll(q, 0), -ECONNRESET);
 	CU_ASSERT_EQUAL(d.calls, 1);
 	CU_ASSERT_EQUAL(d.status, -ECONNRESET);
 	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), 0);
 	free(w);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void read_past_end_returns_lba_out_of_range(void)
 {
 	setup(NULL, 0);
 	struct nvmf_ns_info info;
-	CU_ASSERT_EQUAL_FATAL(nvmf_ns_info(ctrl, 1, &info), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_ns_info(F.ctrl, 1, &info), 0);
 	uint8_t buf[1024];
 	struct done d = { 0 };
 	CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, info.nsze - 1, 2, buf, done_cb, &d), 0);
@@ -185,8 +173,8 @@ static void read_past_end_returns_lba_out_of_range(void)
 	CU_ASSERT_EQUAL(d.status & 0x7ff, NVME_SC_LBA_RANGE);
 	CU_ASSERT_TRUE(d.had_cqe);
 	CU_ASSERT_PTR_NOT_NULL(strstr(nvmf_strerror(d.status), "LBA_RANGE"));
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, info.nsze, 1, buf) & 0x7ff, NVME_SC_LBA_RANGE);
-	teardown();
+	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, info.nsze, 1, buf) & 0x7ff, NVME_SC_LBA_RANGE);
+	lpf_teardown(&F);
 }
 
 static void read_of_inactive_namespace_returns_invalid_ns(void)
@@ -198,7 +186,7 @@ static void read_of_inactive_namespace_returns_invalid_ns(void)
 	CU_ASSERT_EQUAL(rc & 0x7ff, NVME_SC_INVALID_NS);
 	CU_ASSERT_EQUAL(d.calls, 0);
 	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), 0);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void small_writes_travel_in_capsule(void)
@@ -206,14 +194,14 @@ static void small_writes_travel_in_capsule(void)
 	setup(NULL, 0); /* target in-capsule size 8 KiB */
 	uint8_t buf[16384];
 	fill(buf, sizeof(buf), 1);
-	CU_ASSERT_EQUAL(nvmf_write(ctrl, 1, 0, 8, buf), 0); /* 4 KiB */
-	CU_ASSERT_EQUAL(loop_host_incapsule_writes(lh), 1);
-	CU_ASSERT_EQUAL(nvmf_write(ctrl, 1, 0, 32, buf), 0); /* 16 KiB: keyed SGL */
-	CU_ASSERT_EQUAL(loop_host_incapsule_writes(lh), 1);
+	CU_ASSERT_EQUAL(nvmf_write(F.ctrl, 1, 0, 8, buf), 0); /* 4 KiB */
+	CU_ASSERT_EQUAL(loop_host_incapsule_writes(F.lh), 1);
+	CU_ASSERT_EQUAL(nvmf_write(F.ctrl, 1, 0, 32, buf), 0); /* 16 KiB: keyed SGL */
+	CU_ASSERT_EQUAL(loop_host_incapsule_writes(F.lh), 1);
 	uint8_t back[16384];
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 0, 32, back), 0);
+	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, 0, 32, back), 0);
 	CU_ASSERT_EQUAL(memcmp(buf, back, sizeof(buf)), 0);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void compare_write_zeroes_flush_and_dsm_complete(void)
@@ -223,7 +211,7 @@ static void compare_write_zeroes_flush_and_dsm_complete(void)
 	fill(buf, sizeof(buf), 3);
 	memcpy(other, buf, sizeof(other));
 	other[100] ^= 0xff;
-	CU_ASSERT_EQUAL(nvmf_write(ctrl, 2, 3, 1, buf), 0); /* ns 2: one 4 KiB block */
+	CU_ASSERT_EQUAL(nvmf_write(F.ctrl, 2, 3, 1, buf), 0); /* ns 2: one 4 KiB block */
 	struct done d = { 0 };
 	CU_ASSERT_EQUAL_FATAL(nvmf_submit_compare(q, 2, 3, 1, buf, done_cb, &d), 0);
 	wait_done(&d);
@@ -236,17 +224,17 @@ static void compare_write_zeroes_flush_and_dsm_complete(void)
 	CU_ASSERT_EQUAL_FATAL(nvmf_submit_write_zeroes(q, 2, 3, 1, done_cb, &d), 0);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.status, 0);
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 2, 3, 1, back), 0);
+	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 2, 3, 1, back), 0);
 	memset(other, 0, sizeof(other));
 	CU_ASSERT_EQUAL(memcmp(back, other, sizeof(back)), 0);
-	CU_ASSERT_EQUAL(nvmf_flush(ctrl, 2), 0);
+	CU_ASSERT_EQUAL(nvmf_flush(F.ctrl, 2), 0);
 	struct nvme_dsm_range r = { .nlb = htole32(1), .slba = htole64(3) };
 	memset(&d, 0, sizeof(d));
 	CU_ASSERT_EQUAL_FATAL(nvmf_submit_dsm(q, 2, &r, 1, NVME_DSMGMT_AD, done_cb, &d), 0);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.status, 0);
 	CU_ASSERT_EQUAL(nvmf_submit_dsm(q, 2, &r, 0, NVME_DSMGMT_AD, done_cb, &d), -EINVAL);
-	teardown();
+	lpf_teardown(&F);
 }
 
 /* A copy of two ranges read back at SDLBA through libnvmf, a Verify, and the statuses the
@@ -256,7 +244,7 @@ static void copy_and_verify_through_the_library(void)
 	setup(NULL, 0);
 	uint8_t w[8 * 512], r[6 * 512];
 	fill(w, sizeof(w), 9);
-	CU_ASSERT_EQUAL_FATAL(nvmf_write(ctrl, 1, 0, 8, w), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_write(F.ctrl, 1, 0, 8, w), 0);
 	struct nvme_copy_range cr[2];
 	memset(cr, 0, sizeof(cr));
 	cr[0].slba = htole64(6);
@@ -267,33 +255,33 @@ static void copy_and_verify_through_the_library(void)
 	CU_ASSERT_EQUAL_FATAL(nvmf_submit_copy(q, 1, 200, cr, 2, done_cb, &d), 0);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.status, 0);
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 200, 6, r), 0);
+	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, 200, 6, r), 0);
 	CU_ASSERT_EQUAL(memcmp(r, w + 6 * 512, 2 * 512), 0);
 	CU_ASSERT_EQUAL(memcmp(r + 2 * 512, w, 4 * 512), 0);
 	/* The blocking form, one range. */
-	CU_ASSERT_EQUAL(nvmf_copy(ctrl, 1, 300, cr + 1, 1), 0);
-	CU_ASSERT_EQUAL(nvmf_read(ctrl, 1, 300, 4, r), 0);
+	CU_ASSERT_EQUAL(nvmf_copy(F.ctrl, 1, 300, cr + 1, 1), 0);
+	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, 300, 4, r), 0);
 	CU_ASSERT_EQUAL(memcmp(r, w, 4 * 512), 0);
 	memset(&d, 0, sizeof(d));
 	CU_ASSERT_EQUAL_FATAL(nvmf_submit_verify(q, 1, 0, 8, done_cb, &d), 0);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.status, 0);
-	CU_ASSERT_EQUAL(nvmf_verify(ctrl, 1, 0, 8), 0);
+	CU_ASSERT_EQUAL(nvmf_verify(F.ctrl, 1, 0, 8), 0);
 	struct nvmf_ns_info info;
-	CU_ASSERT_EQUAL_FATAL(nvmf_ns_info(ctrl, 1, &info), 0);
-	CU_ASSERT_EQUAL(nvmf_verify(ctrl, 1, info.nsze - 1, 2) & 0x7ff, NVME_SC_LBA_RANGE);
+	CU_ASSERT_EQUAL_FATAL(nvmf_ns_info(F.ctrl, 1, &info), 0);
+	CU_ASSERT_EQUAL(nvmf_verify(F.ctrl, 1, info.nsze - 1, 2) & 0x7ff, NVME_SC_LBA_RANGE);
 	/* 129 ranges: past MSRC (127, 0's based): Command Size Limit Exceeded. */
 	struct nvme_copy_range *many = calloc(129, sizeof(*many));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(many);
-	CU_ASSERT_EQUAL(nvmf_copy(ctrl, 1, 0, many, 129) & 0x7ff,
+	CU_ASSERT_EQUAL(nvmf_copy(F.ctrl, 1, 0, many, 129) & 0x7ff,
 			(NVME_SCT_CMD_SPECIFIC << 8) | NVME_SC_CMD_SIZE_LIMIT_EXCEEDED);
 	free(many);
-	CU_ASSERT_EQUAL(nvmf_copy(ctrl, 1, 0, cr, 0), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_copy(ctrl, 1, 0, cr, 257), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_copy(F.ctrl, 1, 0, cr, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_copy(F.ctrl, 1, 0, cr, 257), -EINVAL);
 	CU_ASSERT_EQUAL(nvmf_submit_copy(q, 1, 0, NULL, 1, done_cb, &d), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_verify(ctrl, 1, 0, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_verify(F.ctrl, 1, 0, 0), -EINVAL);
 	CU_ASSERT_EQUAL(nvmf_submit_verify(q, 1, 0, 0x10001, done_cb, &d), -EINVAL);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void raw_command_gets_its_cqe(void)
@@ -317,7 +305,7 @@ static void raw_command_gets_its_cqe(void)
 	CU_ASSERT_EQUAL(d.status & 0x7ff, NVME_SC_SGL_INVALID_DATA);
 	CU_ASSERT_EQUAL(nvmf_submit_raw(q, &sqe, buf, (1u << 20) + 4096, false, done_cb, &d),
 			-EINVAL);
-	teardown();
+	lpf_teardown(&F);
 }
 
 static void bad_arguments_return_einval(void)
@@ -331,7 +319,7 @@ static void bad_arguments_return_einval(void)
 	CU_ASSERT_EQUAL(nvmf_submit_read(NULL, 1, 0, 1, buf, done_cb, &d), -EINVAL);
 	CU_ASSERT_EQUAL(nvmf_queue_poll(NULL, 0), -EINVAL);
 	CU_ASSERT_EQUAL(d.calls, 0);
-	teardown();
+	lpf_teardown(&F);
 }
 
 /* The reservation calls send what the spec says (the target's answers prove it): a key
@@ -340,49 +328,50 @@ static void bad_arguments_return_einval(void)
 static void reservation_calls_register_acquire_report_release(void)
 {
 	setup(&(struct loop_host_params){ .resv = true }, 0);
-	CU_ASSERT_EQUAL(nvmf_resv_register(ctrl, 1, NVMF_RESV_REGISTER, false, 0, 0,
+	CU_ASSERT_EQUAL(nvmf_resv_register(F.ctrl, 1, NVMF_RESV_REGISTER, false, 0, 0,
 					   0x1122334455667788ull),
 			0);
-	CU_ASSERT_EQUAL(nvmf_resv_acquire(ctrl, 1, NVMF_RESV_ACQUIRE, 3, false, 7, 0),
+	CU_ASSERT_EQUAL(nvmf_resv_acquire(F.ctrl, 1, NVMF_RESV_ACQUIRE, 3, false, 7, 0),
 			NVME_SC_RESERVATION_CONFLICT | NVME_SC_DNR);
-	CU_ASSERT_EQUAL(nvmf_resv_acquire(ctrl, 1, NVMF_RESV_ACQUIRE, 3, false,
+	CU_ASSERT_EQUAL(nvmf_resv_acquire(F.ctrl, 1, NVMF_RESV_ACQUIRE, 3, false,
 					  0x1122334455667788ull, 0),
 			0);
 	uint8_t buf[128];
 	memset(buf, 0xee, sizeof(buf));
-	CU_ASSERT_EQUAL(nvmf_resv_report(ctrl, 1, buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(nvmf_resv_report(F.ctrl, 1, buf, sizeof(buf)), 0);
 	const struct nvme_resv_status *h = (const void *)buf;
 	const struct nvme_registered_ctrl_ext *e = (const void *)(buf + 64);
 	CU_ASSERT_EQUAL(h->rtype, 3);
 	CU_ASSERT_EQUAL(h->regctl[0], 1);
 	CU_ASSERT_EQUAL(e->rcsts & 1, 1);
 	CU_ASSERT_EQUAL(le64toh(e->rkey), 0x1122334455667788ull);
-	CU_ASSERT_EQUAL(
-		nvmf_resv_release(ctrl, 1, NVMF_RESV_RELEASE, 3, false, 0x1122334455667788ull), 0);
-	CU_ASSERT_EQUAL(nvmf_resv_report(ctrl, 1, buf, 64), 0);
+	CU_ASSERT_EQUAL(nvmf_resv_release(F.ctrl, 1, NVMF_RESV_RELEASE, 3, false,
+					  0x1122334455667788ull),
+			0);
+	CU_ASSERT_EQUAL(nvmf_resv_report(F.ctrl, 1, buf, 64), 0);
 	CU_ASSERT_EQUAL(h->rtype, 0);
 	CU_ASSERT_EQUAL(h->regctl[0], 1);
 	CU_ASSERT_EQUAL(
-		nvmf_resv_release(ctrl, 1, NVMF_RESV_CLEAR, 0, false, 0x1122334455667788ull), 0);
-	CU_ASSERT_EQUAL(nvmf_resv_report(ctrl, 1, buf, 64), 0);
+		nvmf_resv_release(F.ctrl, 1, NVMF_RESV_CLEAR, 0, false, 0x1122334455667788ull), 0);
+	CU_ASSERT_EQUAL(nvmf_resv_report(F.ctrl, 1, buf, 64), 0);
 	CU_ASSERT_EQUAL(h->regctl[0], 0);
 	/* out of range: nothing sent */
-	unsigned sent = loop_host_io_count(lh, nvme_cmd_resv_register) +
-			loop_host_io_count(lh, nvme_cmd_resv_acquire) +
-			loop_host_io_count(lh, nvme_cmd_resv_release) +
-			loop_host_io_count(lh, nvme_cmd_resv_report);
-	CU_ASSERT_EQUAL(nvmf_resv_register(ctrl, 1, 3, false, 0, 0, 0), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_resv_register(ctrl, 1, 0, false, 1, 0, 0), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_resv_acquire(ctrl, 1, 0, 0, false, 0, 0), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_resv_acquire(ctrl, 1, 0, 7, false, 0, 0), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_resv_release(ctrl, 1, NVMF_RESV_RELEASE, 0, false, 0), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_resv_report(ctrl, 1, buf, 63), -EINVAL);
-	CU_ASSERT_EQUAL(loop_host_io_count(lh, nvme_cmd_resv_register) +
-				loop_host_io_count(lh, nvme_cmd_resv_acquire) +
-				loop_host_io_count(lh, nvme_cmd_resv_release) +
-				loop_host_io_count(lh, nvme_cmd_resv_report),
+	unsigned sent = loop_host_io_count(F.lh, nvme_cmd_resv_register) +
+			loop_host_io_count(F.lh, nvme_cmd_resv_acquire) +
+			loop_host_io_count(F.lh, nvme_cmd_resv_release) +
+			loop_host_io_count(F.lh, nvme_cmd_resv_report);
+	CU_ASSERT_EQUAL(nvmf_resv_register(F.ctrl, 1, 3, false, 0, 0, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_resv_register(F.ctrl, 1, 0, false, 1, 0, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_resv_acquire(F.ctrl, 1, 0, 0, false, 0, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_resv_acquire(F.ctrl, 1, 0, 7, false, 0, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_resv_release(F.ctrl, 1, NVMF_RESV_RELEASE, 0, false, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_resv_report(F.ctrl, 1, buf, 63), -EINVAL);
+	CU_ASSERT_EQUAL(loop_host_io_count(F.lh, nvme_cmd_resv_register) +
+				loop_host_io_count(F.lh, nvme_cmd_resv_acquire) +
+				loop_host_io_count(F.lh, nvme_cmd_resv_release) +
+				loop_host_io_count(F.lh, nvme_cmd_resv_report),
 			sent);
-	teardown();
+	lpf_teardown(&F);
 }
 
 const struct unit_test initiator_io_tests[] = {
