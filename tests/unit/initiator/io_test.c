@@ -26,23 +26,9 @@ static void setup(const struct loop_host_params *p, unsigned queue_size)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
 }
 
-/* Completion record: how many callbacks, last status, whether a CQE came. */
-struct done {
-	int calls;
-	int status;
-	bool had_cqe;
-};
-
-static void done_cb(void *arg, int status, const struct nvme_cqe *cqe)
-{
-	struct done *d = arg;
-	d->calls++;
-	d->status = status;
-	d->had_cqe = cqe != NULL;
-}
-
-/* Poll until @d has been called (bounded). */
-static void wait_done(struct done *d)
+/* Poll q until @d has been called (at most 100000 polls, none sleeps: the target is
+ * driven); a poll that fails, or the bound reached, ends the test. */
+static void wait_done(struct lpf_done *d)
 {
 	for (int i = 0; i < 100000 && !d->calls; i++)
 		CU_ASSERT_FATAL(nvmf_queue_poll(q, 0) >= 0);
@@ -60,12 +46,12 @@ static void write_then_read_back_with_32_outstanding(void)
 	setup(NULL, 0);
 	enum { N = 32, NLB = 8, BYTES = NLB * 512 };
 	uint8_t *w = malloc(N * BYTES), *r = calloc(N, BYTES);
-	struct done d[N];
+	struct lpf_done d[N];
 	memset(d, 0, sizeof(d));
 	fill(w, N * BYTES, 5);
 	for (int i = 0; i < N; i++)
 		CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 1, (uint64_t)i * NLB, NLB, w + i * BYTES,
-							done_cb, &d[i]),
+							lpf_done_cb, &d[i]),
 				      0);
 	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), N);
 	int reaped = 0;
@@ -83,7 +69,7 @@ static void write_then_read_back_with_32_outstanding(void)
 	memset(d, 0, sizeof(d));
 	for (int i = 0; i < N; i++)
 		CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, (uint64_t)i * NLB, NLB, r + i * BYTES,
-						       done_cb, &d[i]),
+						       lpf_done_cb, &d[i]),
 				      0);
 	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), N);
 	while (nvmf_queue_outstanding(q))
@@ -103,8 +89,8 @@ static void transfer_larger_than_mdts_is_split_and_completes_once(void)
 	const uint32_t bytes = 4u << 20, nlb = bytes / 512;
 	uint8_t *w = malloc(bytes), *r = calloc(1, bytes);
 	fill(w, bytes, 9);
-	struct done d = { 0 };
-	CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 1, 0, nlb, w, done_cb, &d), 0);
+	struct lpf_done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 1, 0, nlb, w, lpf_done_cb, &d), 0);
 	while (nvmf_queue_outstanding(q))
 		CU_ASSERT_FATAL(nvmf_queue_poll(q, 0) >= 0);
 	CU_ASSERT_EQUAL(d.calls, 1);
@@ -112,7 +98,7 @@ static void transfer_larger_than_mdts_is_split_and_completes_once(void)
 	CU_ASSERT_EQUAL(loop_host_io_count(F.lh, nvme_cmd_write), 32);
 	CU_ASSERT_EQUAL(loop_host_max_io_len(F.lh), 128u << 10);
 	memset(&d, 0, sizeof(d));
-	CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, 0, nlb, r, done_cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, 0, nlb, r, lpf_done_cb, &d), 0);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.calls, 1);
 	CU_ASSERT_EQUAL(d.status, 0);
@@ -131,8 +117,8 @@ static void split_transfer_waits_for_free_slots(void)
 	const uint32_t bytes = 4u << 20, nlb = bytes / 512;
 	uint8_t *w = malloc(bytes), *r = calloc(1, bytes);
 	fill(w, bytes, 77);
-	struct done d = { 0 };
-	CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 1, 0, nlb, w, done_cb, &d), 0);
+	struct lpf_done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 1, 0, nlb, w, lpf_done_cb, &d), 0);
 	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), 15);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.calls, 1);
@@ -150,8 +136,8 @@ static void split_transfer_reports_connection_loss_once(void)
 	setup(&(struct loop_host_params){ .mdts = 5 }, 16);
 	const uint32_t bytes = 4u << 20;
 	uint8_t *w = calloc(1, bytes);
-	struct done d = { 0 };
-	CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 1, 0, bytes / 512, w, done_cb, &d), 0);
+	struct lpf_done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_write(q, 1, 0, bytes / 512, w, lpf_done_cb, &d), 0);
 	loop_host_break(F.lh);
 	CU_ASSERT_EQUAL(nvmf_queue_poll(q, 0), -ECONNRESET);
 	CU_ASSERT_EQUAL(d.calls, 1);
@@ -167,8 +153,8 @@ static void read_past_end_returns_lba_out_of_range(void)
 	struct nvmf_ns_info info;
 	CU_ASSERT_EQUAL_FATAL(nvmf_ns_info(F.ctrl, 1, &info), 0);
 	uint8_t buf[1024];
-	struct done d = { 0 };
-	CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, info.nsze - 1, 2, buf, done_cb, &d), 0);
+	struct lpf_done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_read(q, 1, info.nsze - 1, 2, buf, lpf_done_cb, &d), 0);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.status & 0x7ff, NVME_SC_LBA_RANGE);
 	CU_ASSERT_TRUE(d.had_cqe);
@@ -181,8 +167,8 @@ static void read_of_inactive_namespace_returns_invalid_ns(void)
 {
 	setup(NULL, 0);
 	uint8_t buf[512];
-	struct done d = { 0 };
-	int rc = nvmf_submit_read(q, 7, 0, 1, buf, done_cb, &d);
+	struct lpf_done d = { 0 };
+	int rc = nvmf_submit_read(q, 7, 0, 1, buf, lpf_done_cb, &d);
 	CU_ASSERT_EQUAL(rc & 0x7ff, NVME_SC_INVALID_NS);
 	CU_ASSERT_EQUAL(d.calls, 0);
 	CU_ASSERT_EQUAL(nvmf_queue_outstanding(q), 0);
@@ -212,16 +198,16 @@ static void compare_write_zeroes_flush_and_dsm_complete(void)
 	memcpy(other, buf, sizeof(other));
 	other[100] ^= 0xff;
 	CU_ASSERT_EQUAL(nvmf_write(F.ctrl, 2, 3, 1, buf), 0); /* ns 2: one 4 KiB block */
-	struct done d = { 0 };
-	CU_ASSERT_EQUAL_FATAL(nvmf_submit_compare(q, 2, 3, 1, buf, done_cb, &d), 0);
+	struct lpf_done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_compare(q, 2, 3, 1, buf, lpf_done_cb, &d), 0);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.status, 0);
 	memset(&d, 0, sizeof(d));
-	CU_ASSERT_EQUAL_FATAL(nvmf_submit_compare(q, 2, 3, 1, other, done_cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_compare(q, 2, 3, 1, other, lpf_done_cb, &d), 0);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.status & 0x7ff, (NVME_SCT_MEDIA << 8) | NVME_SC_COMPARE_FAILED);
 	memset(&d, 0, sizeof(d));
-	CU_ASSERT_EQUAL_FATAL(nvmf_submit_write_zeroes(q, 2, 3, 1, done_cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_write_zeroes(q, 2, 3, 1, lpf_done_cb, &d), 0);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.status, 0);
 	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 2, 3, 1, back), 0);
@@ -230,10 +216,10 @@ static void compare_write_zeroes_flush_and_dsm_complete(void)
 	CU_ASSERT_EQUAL(nvmf_flush(F.ctrl, 2), 0);
 	struct nvme_dsm_range r = { .nlb = htole32(1), .slba = htole64(3) };
 	memset(&d, 0, sizeof(d));
-	CU_ASSERT_EQUAL_FATAL(nvmf_submit_dsm(q, 2, &r, 1, NVME_DSMGMT_AD, done_cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_dsm(q, 2, &r, 1, NVME_DSMGMT_AD, lpf_done_cb, &d), 0);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.status, 0);
-	CU_ASSERT_EQUAL(nvmf_submit_dsm(q, 2, &r, 0, NVME_DSMGMT_AD, done_cb, &d), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_submit_dsm(q, 2, &r, 0, NVME_DSMGMT_AD, lpf_done_cb, &d), -EINVAL);
 	lpf_teardown(&F);
 }
 
@@ -251,8 +237,8 @@ static void copy_and_verify_through_the_library(void)
 	cr[0].nlb = htole16(1); /* 2 blocks, 0's based */
 	cr[1].slba = htole64(0);
 	cr[1].nlb = htole16(3);
-	struct done d = { 0 };
-	CU_ASSERT_EQUAL_FATAL(nvmf_submit_copy(q, 1, 200, cr, 2, done_cb, &d), 0);
+	struct lpf_done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_copy(q, 1, 200, cr, 2, lpf_done_cb, &d), 0);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.status, 0);
 	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, 200, 6, r), 0);
@@ -263,7 +249,7 @@ static void copy_and_verify_through_the_library(void)
 	CU_ASSERT_EQUAL(nvmf_read(F.ctrl, 1, 300, 4, r), 0);
 	CU_ASSERT_EQUAL(memcmp(r, w, 4 * 512), 0);
 	memset(&d, 0, sizeof(d));
-	CU_ASSERT_EQUAL_FATAL(nvmf_submit_verify(q, 1, 0, 8, done_cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_verify(q, 1, 0, 8, lpf_done_cb, &d), 0);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.status, 0);
 	CU_ASSERT_EQUAL(nvmf_verify(F.ctrl, 1, 0, 8), 0);
@@ -278,9 +264,9 @@ static void copy_and_verify_through_the_library(void)
 	free(many);
 	CU_ASSERT_EQUAL(nvmf_copy(F.ctrl, 1, 0, cr, 0), -EINVAL);
 	CU_ASSERT_EQUAL(nvmf_copy(F.ctrl, 1, 0, cr, 257), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_submit_copy(q, 1, 0, NULL, 1, done_cb, &d), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_submit_copy(q, 1, 0, NULL, 1, lpf_done_cb, &d), -EINVAL);
 	CU_ASSERT_EQUAL(nvmf_verify(F.ctrl, 1, 0, 0), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_submit_verify(q, 1, 0, 0x10001, done_cb, &d), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_submit_verify(q, 1, 0, 0x10001, lpf_done_cb, &d), -EINVAL);
 	lpf_teardown(&F);
 }
 
@@ -294,16 +280,17 @@ static void raw_command_gets_its_cqe(void)
 	sqe.cdw10 = htole32(0);
 	sqe.cdw12 = htole32(0); /* one block */
 	uint8_t buf[4096];
-	struct done d = { 0 };
-	CU_ASSERT_EQUAL_FATAL(nvmf_submit_raw(q, &sqe, buf, sizeof(buf), false, done_cb, &d), 0);
+	struct lpf_done d = { 0 };
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_raw(q, &sqe, buf, sizeof(buf), false, lpf_done_cb, &d),
+			      0);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.status, 0);
 	/* A length the command does not describe: Data SGL Length Invalid. */
 	memset(&d, 0, sizeof(d));
-	CU_ASSERT_EQUAL_FATAL(nvmf_submit_raw(q, &sqe, buf, 512, false, done_cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(nvmf_submit_raw(q, &sqe, buf, 512, false, lpf_done_cb, &d), 0);
 	wait_done(&d);
 	CU_ASSERT_EQUAL(d.status & 0x7ff, NVME_SC_SGL_INVALID_DATA);
-	CU_ASSERT_EQUAL(nvmf_submit_raw(q, &sqe, buf, (1u << 20) + 4096, false, done_cb, &d),
+	CU_ASSERT_EQUAL(nvmf_submit_raw(q, &sqe, buf, (1u << 20) + 4096, false, lpf_done_cb, &d),
 			-EINVAL);
 	lpf_teardown(&F);
 }
@@ -312,11 +299,11 @@ static void bad_arguments_return_einval(void)
 {
 	setup(NULL, 0);
 	uint8_t buf[512];
-	struct done d = { 0 };
-	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 0, buf, done_cb, &d), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 1, NULL, done_cb, &d), -EINVAL);
+	struct lpf_done d = { 0 };
+	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 0, buf, lpf_done_cb, &d), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 1, NULL, lpf_done_cb, &d), -EINVAL);
 	CU_ASSERT_EQUAL(nvmf_submit_read(q, 1, 0, 1, buf, NULL, &d), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_submit_read(NULL, 1, 0, 1, buf, done_cb, &d), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_submit_read(NULL, 1, 0, 1, buf, lpf_done_cb, &d), -EINVAL);
 	CU_ASSERT_EQUAL(nvmf_queue_poll(NULL, 0), -EINVAL);
 	CU_ASSERT_EQUAL(d.calls, 0);
 	lpf_teardown(&F);

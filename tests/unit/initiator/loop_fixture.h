@@ -1,8 +1,9 @@
 /* What libnvmf's single-controller tests share: a loop_host target
  * (tests/unit/loop/host/loop_host.h) and the one controller a test connects to it, set up
- * and torn down the same way; and a command's completion record, its callback and a
- * bounded wait for it. Each test file keeps its own struct lpf (the tests' named
- * fixture) and builds its options and connects as it needs. */
+ * and torn down the same way; each test file keeps its own struct lpf (its named fixture)
+ * and builds its options and connects as it needs. And what any of the initiator's tests
+ * (the multipath ones too) may use: a command's completion record, its callback, and a
+ * bounded wait for it on an nvmf_queue. */
 #ifndef NVMF_TESTS_UNIT_INITIATOR_LOOP_FIXTURE_H
 #define NVMF_TESTS_UNIT_INITIATOR_LOOP_FIXTURE_H
 #include <stdbool.h>

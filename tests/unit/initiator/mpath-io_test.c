@@ -10,26 +10,14 @@
 #include <string.h>
 #include "initiator/internal.h"
 #include "nvme/status.h"
+#include "tests/unit/initiator/loop_fixture.h"
 #include "tests/unit/initiator/mpath_fixture.h"
 #include "tests/unit/suites.h"
 
 static struct mpf F;
 
-struct done {
-	int calls, status;
-	bool had_cqe;
-};
-
-static void done_cb(void *arg, int status, const struct nvme_cqe *cqe)
-{
-	struct done *d = arg;
-	d->calls++;
-	d->status = status;
-	d->had_cqe = cqe != NULL;
-}
-
 /* Poll @q until @d ran (up to @ms). */
-static bool wait_done(struct nvmf_mpath_queue *q, struct done *d, int ms)
+static bool wait_done(struct nvmf_mpath_queue *q, struct lpf_done *d, int ms)
 {
 	uint64_t end = nvmf_mono_ms() + (uint64_t)ms;
 	while (!d->calls && nvmf_mono_ms() < end)
@@ -55,12 +43,12 @@ static void commands_go_to_the_preferred_path_and_complete_once(void)
 	struct nvmf_mpath_queue *q = nvmf_mpath_queue(F.mp, 1);
 	enum { N = 32, NLB = 8, BYTES = NLB * 512 };
 	uint8_t *w = malloc(N * BYTES), *r = calloc(N, BYTES);
-	struct done d[N];
+	struct lpf_done d[N];
 	memset(d, 0, sizeof(d));
 	fill(w, N * BYTES, 3);
 	for (int i = 0; i < N; i++)
 		CU_ASSERT_EQUAL_FATAL(nvmf_mpath_submit_write(q, 1, (uint64_t)i * NLB, NLB,
-							      w + i * BYTES, done_cb, &d[i]),
+							      w + i * BYTES, lpf_done_cb, &d[i]),
 				      0);
 	CU_ASSERT_EQUAL(nvmf_mpath_outstanding(q), N);
 	while (nvmf_mpath_outstanding(q))
@@ -73,7 +61,7 @@ static void commands_go_to_the_preferred_path_and_complete_once(void)
 	memset(d, 0, sizeof(d));
 	for (int i = 0; i < N; i++)
 		CU_ASSERT_EQUAL_FATAL(nvmf_mpath_submit_read(q, 1, (uint64_t)i * NLB, NLB,
-							     r + i * BYTES, done_cb, &d[i]),
+							     r + i * BYTES, lpf_done_cb, &d[i]),
 				      0);
 	while (nvmf_mpath_outstanding(q))
 		CU_ASSERT_FATAL(nvmf_mpath_wait(q, 100) >= 0);
@@ -82,17 +70,17 @@ static void commands_go_to_the_preferred_path_and_complete_once(void)
 	CU_ASSERT_EQUAL(mpf_ios(F.mp, 1), 0);
 	CU_ASSERT_EQUAL(ana_wrap_io_passed(1), 0);
 	/* The other commands, and the blocking helpers on queue 0. */
-	struct done z = { 0 }, f = { 0 }, c = { 0 }, t = { 0 };
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_write_zeroes(q, 1, 0, NLB, done_cb, &z), 0);
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_flush(q, 1, done_cb, &f), 0);
+	struct lpf_done z = { 0 }, f = { 0 }, c = { 0 }, t = { 0 };
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_write_zeroes(q, 1, 0, NLB, lpf_done_cb, &z), 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_flush(q, 1, lpf_done_cb, &f), 0);
 	CU_ASSERT_TRUE(wait_done(q, &z, 5000) && wait_done(q, &f, 5000));
 	CU_ASSERT_EQUAL(z.status, 0);
 	CU_ASSERT_EQUAL(f.status, 0);
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_compare(q, 1, NLB, NLB, w + BYTES, done_cb, &c), 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_compare(q, 1, NLB, NLB, w + BYTES, lpf_done_cb, &c), 0);
 	CU_ASSERT_TRUE(wait_done(q, &c, 5000));
 	CU_ASSERT_EQUAL(c.status, 0);
 	struct nvme_dsm_range range = { .nlb = htole32(NLB), .slba = htole64(0) };
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_dsm(q, 1, &range, 1, NVME_DSMGMT_AD, done_cb, &t), 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_dsm(q, 1, &range, 1, NVME_DSMGMT_AD, lpf_done_cb, &t), 0);
 	CU_ASSERT_TRUE(wait_done(q, &t, 5000));
 	CU_ASSERT_EQUAL(t.status, 0);
 	CU_ASSERT_EQUAL(nvmf_mpath_write(F.mp, 2, 3, 1, w), 0);
@@ -117,36 +105,37 @@ static void verify_copy_and_compare_and_write_fail_over_with_their_outcomes(void
 	fill(nw, BYTES, 77);
 	CU_ASSERT_EQUAL_FATAL(nvmf_mpath_write(F.mp, 1, 100, NLB, w), 0);
 	ana_wrap_set_state(0, 1, NVME_ANA_STATE_INACCESSIBLE);
-	struct done v = { 0 }, c = { 0 }, x = { 0 }, m = { 0 };
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_verify(q, 1, 100, NLB, done_cb, &v), 0);
+	struct lpf_done v = { 0 }, c = { 0 }, x = { 0 }, m = { 0 };
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_verify(q, 1, 100, NLB, lpf_done_cb, &v), 0);
 	CU_ASSERT_TRUE_FATAL(wait_done(q, &v, 5000));
 	CU_ASSERT_EQUAL(v.status, 0);
 	struct nvme_copy_range range = { .slba = htole64(100), .nlb = htole16(NLB - 1) };
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_copy(q, 1, 200, &range, 1, done_cb, &c), 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_copy(q, 1, 200, &range, 1, lpf_done_cb, &c), 0);
 	CU_ASSERT_TRUE_FATAL(wait_done(q, &c, 5000));
 	CU_ASSERT_EQUAL(c.status, 0);
 	CU_ASSERT_EQUAL(nvmf_mpath_read(F.mp, 1, 200, NLB, r), 0);
 	CU_ASSERT_EQUAL(memcmp(r, w, BYTES), 0);
 	/* Compare and Write: a stale compare buffer writes nothing, the current one writes. */
 	memset(cmp, 0xee, BYTES);
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_compare_and_write(q, 1, 100, NLB, cmp, nw, done_cb, &m),
-			0);
+	CU_ASSERT_EQUAL(
+		nvmf_mpath_submit_compare_and_write(q, 1, 100, NLB, cmp, nw, lpf_done_cb, &m), 0);
 	CU_ASSERT_TRUE_FATAL(wait_done(q, &m, 5000));
 	CU_ASSERT_EQUAL(m.calls, 1);
 	CU_ASSERT_EQUAL(m.status & NVME_STATUS_CODE_MASK,
 			NVME_SCT_MEDIA << NVME_SCT_SHIFT | NVME_SC_COMPARE_FAILED);
 	CU_ASSERT_EQUAL(nvmf_mpath_read(F.mp, 1, 100, NLB, r), 0);
 	CU_ASSERT_EQUAL(memcmp(r, w, BYTES), 0);
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_compare_and_write(q, 1, 100, NLB, w, nw, done_cb, &x), 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_compare_and_write(q, 1, 100, NLB, w, nw, lpf_done_cb, &x),
+			0);
 	CU_ASSERT_TRUE_FATAL(wait_done(q, &x, 5000));
 	CU_ASSERT_EQUAL(x.status, 0);
 	CU_ASSERT_EQUAL(nvmf_mpath_read(F.mp, 1, 100, NLB, r), 0);
 	CU_ASSERT_EQUAL(memcmp(r, nw, BYTES), 0);
 	CU_ASSERT(ana_wrap_io_refused(0) >= 1); /* path 0 was tried, then left */
 	/* Bad arguments are the caller's, before anything is sent. */
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_verify(q, 1, 0, 0, done_cb, &v), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_copy(q, 1, 0, &range, 0, done_cb, &c), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_compare_and_write(q, 1, 0, 1, NULL, nw, done_cb, &m),
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_verify(q, 1, 0, 0, lpf_done_cb, &v), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_copy(q, 1, 0, &range, 0, lpf_done_cb, &c), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_compare_and_write(q, 1, 0, 1, NULL, nw, lpf_done_cb, &m),
 			-EINVAL);
 	mpf_teardown(&F);
 }
@@ -159,18 +148,18 @@ static void submission_beyond_the_depth_is_eagain(void)
 	CU_ASSERT_EQUAL(nvmf_mpath_queue_depth(F.mp), 7);
 	struct nvmf_mpath_queue *q = nvmf_mpath_queue(F.mp, 0);
 	uint8_t buf[512];
-	struct done d[8];
+	struct lpf_done d[8];
 	memset(d, 0, sizeof(d));
 	for (int i = 0; i < 7; i++)
-		CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, done_cb, &d[i]), 0);
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, done_cb, &d[7]), -EAGAIN);
+		CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, lpf_done_cb, &d[i]), 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, lpf_done_cb, &d[7]), -EAGAIN);
 	while (nvmf_mpath_outstanding(q))
 		nvmf_mpath_wait(q, 100);
 	CU_ASSERT_EQUAL(d[6].calls, 1);
 	CU_ASSERT_EQUAL(d[7].calls, 0);
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, NULL, done_cb, &d[7]), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, NULL, lpf_done_cb, &d[7]), -EINVAL);
 	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, NULL, NULL), -EINVAL);
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(NULL, 1, 0, 1, buf, done_cb, &d[7]), -EINVAL);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(NULL, 1, 0, 1, buf, lpf_done_cb, &d[7]), -EINVAL);
 	mpf_teardown(&F);
 }
 
@@ -184,9 +173,9 @@ static void ana_inaccessible_status_fails_over_and_the_caller_sees_success(void)
 	ana_wrap_set_state(0, 1, NVME_ANA_STATE_INACCESSIBLE);
 	uint8_t w[4096], r[4096];
 	fill(w, sizeof(w), 11);
-	struct done d = { 0 };
+	struct lpf_done d = { 0 };
 	unsigned reads = ana_wrap_log_reads();
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_write(q, 1, 64, 8, w, done_cb, &d), 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_write(q, 1, 64, 8, w, lpf_done_cb, &d), 0);
 	CU_ASSERT_TRUE_FATAL(wait_done(q, &d, 5000));
 	CU_ASSERT_EQUAL(d.calls, 1);
 	CU_ASSERT_EQUAL(d.status, 0);
@@ -213,10 +202,10 @@ static void path_status_without_dnr_fails_over_and_anything_else_is_the_callers(
 	setup(2, NULL);
 	struct nvmf_mpath_queue *q = nvmf_mpath_queue(F.mp, 0);
 	uint8_t buf[512];
-	struct done d = { 0 };
+	struct lpf_done d = { 0 };
 	/* Controller Pathing Error (60h): another path; the namespace state stays. */
 	ana_wrap_fail_next_io(0, PATH_STATUS(NVME_SC_CTRL_PATH_ERROR));
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, done_cb, &d), 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, lpf_done_cb, &d), 0);
 	CU_ASSERT_TRUE_FATAL(wait_done(q, &d, 5000));
 	CU_ASSERT_EQUAL(d.status, 0);
 	CU_ASSERT_EQUAL(ana_wrap_io_passed(1), 1);
@@ -226,14 +215,14 @@ static void path_status_without_dnr_fails_over_and_anything_else_is_the_callers(
 	/* The same with DNR: the caller's. */
 	memset(&d, 0, sizeof(d));
 	ana_wrap_fail_next_io(0, PATH_STATUS(NVME_SC_CTRL_PATH_ERROR) | NVME_SC_DNR);
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, done_cb, &d), 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, lpf_done_cb, &d), 0);
 	CU_ASSERT_TRUE_FATAL(wait_done(q, &d, 5000));
 	CU_ASSERT_EQUAL(d.status, PATH_STATUS(NVME_SC_CTRL_PATH_ERROR) | NVME_SC_DNR);
 	CU_ASSERT_TRUE(d.had_cqe);
 	CU_ASSERT_EQUAL(ana_wrap_io_passed(1), 1);
 	/* A status that is not about the path: the caller's, from the path that said it. */
 	memset(&d, 0, sizeof(d));
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 1u << 30, 1, buf, done_cb, &d), 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 1u << 30, 1, buf, lpf_done_cb, &d), 0);
 	CU_ASSERT_TRUE_FATAL(wait_done(q, &d, 5000));
 	CU_ASSERT_EQUAL(d.status, NVME_SC_LBA_RANGE | NVME_SC_DNR);
 	CU_ASSERT_EQUAL(ana_wrap_io_passed(1), 1);
@@ -250,9 +239,9 @@ static void every_path_refusing_waits_then_fails_with_no_path_naming_each_state(
 	ana_wrap_set_state(0, 1, NVME_ANA_STATE_INACCESSIBLE);
 	ana_wrap_set_state(1, 1, NVME_ANA_STATE_CHANGE);
 	uint8_t buf[512];
-	struct done d = { 0 };
+	struct lpf_done d = { 0 };
 	uint64_t t0 = nvmf_mono_ms();
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, done_cb, &d), 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, lpf_done_cb, &d), 0);
 	CU_ASSERT_TRUE_FATAL(wait_done(q, &d, 5000));
 	CU_ASSERT(nvmf_mono_ms() - t0 >= 300);
 	CU_ASSERT_EQUAL(d.calls, 1);
@@ -270,7 +259,7 @@ static void every_path_refusing_waits_then_fails_with_no_path_naming_each_state(
 	/* Known unusable before it was sent: it never reached a path. */
 	CU_ASSERT_EQUAL(nvmf_mpath_refresh(F.mp, 5000), 0);
 	memset(&d, 0, sizeof(d));
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, done_cb, &d), 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, lpf_done_cb, &d), 0);
 	CU_ASSERT_TRUE_FATAL(wait_done(q, &d, 5000));
 	CU_ASSERT_EQUAL(d.status, NVMF_ERR_NO_PATH);
 	/* Each path and the ANA state it saw, not a bare "No route to host". */
@@ -288,8 +277,8 @@ static void disconnect_ends_commands_waiting_for_a_path_with_econnaborted(void)
 	CU_ASSERT_EQUAL(nvmf_mpath_refresh(F.mp, 5000), 0);
 	struct nvmf_mpath_queue *q = nvmf_mpath_queue(F.mp, 0);
 	uint8_t buf[512];
-	struct done d = { 0 };
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, done_cb, &d), 0);
+	struct lpf_done d = { 0 };
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 0, 1, buf, lpf_done_cb, &d), 0);
 	nvmf_mpath_wait(q, 20);
 	CU_ASSERT_EQUAL(d.calls, 0);
 	CU_ASSERT_EQUAL(nvmf_mpath_outstanding(q), 1);
@@ -493,9 +482,9 @@ static void commands_without_a_connected_path_fail_after_the_bound_with_no_path(
 	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(F.lh, 2), 0);
 	/* Every association gone on the target's side: the connections are lost. */
 	CU_ASSERT_TRUE_FATAL(mpf_wait(no_ctrls, NULL, 5000));
-	struct done d = { 0 };
+	struct lpf_done d = { 0 };
 	uint64_t t0 = nvmf_mono_ms();
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_write(q, 1, 5, 1, w, done_cb, &d), 0);
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_write(q, 1, 5, 1, w, lpf_done_cb, &d), 0);
 	CU_ASSERT_TRUE_FATAL(wait_done(q, &d, 5000));
 	CU_ASSERT(nvmf_mono_ms() - t0 >= 300);
 	/* No usable path within the bound (whether it met the lost connection first or the

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "initiator/internal.h"
+#include "tests/unit/initiator/loop_fixture.h"
 #include "tests/unit/initiator/mpath_fixture.h"
 #include "tests/unit/suites.h"
 
@@ -124,18 +125,6 @@ static void without_ana_a_lost_admin_queue_is_noticed_through_keep_alive(void)
 	mpf_teardown(&F);
 }
 
-struct done {
-	int calls, status;
-};
-
-static void done_cb(void *arg, int status, const struct nvme_cqe *cqe)
-{
-	(void)cqe;
-	struct done *d = arg;
-	d->calls++;
-	d->status = status;
-}
-
 static void reconnect_waits_for_the_queue_holding_commands_on_the_lost_path(void)
 {
 	mpf_target(&F, 2, NULL, NULL);
@@ -144,8 +133,8 @@ static void reconnect_waits_for_the_queue_holding_commands_on_the_lost_path(void
 	uint8_t w[512] = { 5, 6, 7 }, r[512];
 	CU_ASSERT_EQUAL(nvmf_mpath_write(F.mp, 1, 9, 1, w), 0);
 	/* A read on path 0 that its thread does not poll for. */
-	struct done d = { 0 };
-	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 9, 1, r, done_cb, &d), 0);
+	struct lpf_done d = { 0 };
+	CU_ASSERT_EQUAL(nvmf_mpath_submit_read(q, 1, 9, 1, r, lpf_done_cb, &d), 0);
 	CU_ASSERT_EQUAL_FATAL(loop_host_port_remove(F.lh, 1), 0);
 	CU_ASSERT_TRUE(mpf_wait_live(F.mp, NULL, 0, false, 5000));
 	CU_ASSERT_EQUAL_FATAL(loop_host_port_add(F.lh, 1), 0);
