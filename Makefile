@@ -145,6 +145,10 @@ FAULT_SRCS := $(filter-out tests/fault/env.c,$(wildcard tests/fault/*.c))
 FAULT_OBJS := $(FAULT_SRCS:%.c=$(BUILD)/obj/%.o)
 FAULT_WRAP := $(foreach f,nvmf_bdev_open nvmf_aio_init nvmf_aio_read nvmf_aio_write nvmf_aio_fsync \
 		nvmf_aio_fallocate io_uring_submit pread pwrite,-Wl,--wrap=$(f))
+# The unit tests also script the CM events of the RDMA host's queues
+# (tests/unit/rdma/host/io_test.c): a channel of theirs gets the test's events, any other
+# goes to librdmacm.
+UNIT_WRAP := -Wl,--wrap=rdma_get_cm_event -Wl,--wrap=rdma_ack_cm_event
 
 # libFuzzer harnesses: tests/fuzz/fuzz_NAME.c is build/fuzz/fuzz_NAME (FUZZ=1 only); the
 # whole-stack target fixture of the unit tests is linked in for the target harnesses, the
@@ -259,7 +263,7 @@ $(TLS_PSK_KAT): tests/auth/tls_psk_kat.py
 
 $(UNIT_BIN): $(UNIT_OBJS) $(CLI_OBJS) $(TARGETCTL_OBJS) $(FAULT_OBJS) $(GATEWAY_OBJS) $(BUILD)/obj/fio/target.o \
 	     $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) $(FAULT_WRAP) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) -lcunit $(GATEWAY_LIBS)
+	$(CC) $(LDFLAGS) $(FAULT_WRAP) $(UNIT_WRAP) -o $@ $^ $(PKG_LIBS) $(RBD_LIBS) -lcunit $(GATEWAY_LIBS)
 
 $(BUILD)/tests/nvme-drive-check: $(BUILD)/obj/tests/local/nvme-drive-check.o $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)

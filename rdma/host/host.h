@@ -139,8 +139,9 @@ struct nvmf_rh_queue {
 	/* I/O queues: SENDs submitted since the last pass, linked through wr.next, posted
 	 * together by the next poll or wait (one ibv_post_send: one doorbell). */
 	struct ibv_send_wr *tx_head, *tx_last;
-	uint64_t posts; /* ibv_post_send calls that carried SENDs (for tests and profiles) */
-	uint64_t cm_checked_ms;             /* coarse clock of the last look at the CM channel */
+	bool post_failed;       /* a post failed: the queue ends once the CQ was read */
+	uint64_t cm_checked_ms; /* coarse clock of the last look at the CM channel */
+	bool cm_pending;        /* wait saw the CM channel readable: look at the next idle poll */
 	struct ibv_wc wc[NVMF_RH_WC_BATCH]; /* polled, not yet handled */
 	unsigned wc_head, wc_count;
 };

@@ -181,29 +181,34 @@ int nvmf_rh_post_recv(struct nvmf_rh_queue *q, uint32_t i)
 	return ibv_post_recv(q->id->qp, &q->rwr[i], &bad);
 }
 
-/*
- * Post the SENDs linked since the last pass. A full send queue (ENOMEM: bad is the first
- * WR not taken) keeps the rest for the next pass; any other failure ends the queue (its
- * commands fail through the core). Returns 0, or -1 when the queue is dead.
- */
-static int tx_flush(struct nvmf_rh_queue *q)
+/* ibv_post_send's "send queue full" (providers differ in the sign). */
+static bool post_full(int rc)
 {
-	if (!q->tx_head)
-		return 0;
+	return rc == ENOMEM || rc == -ENOMEM;
+}
+
+/*
+ * Post the SENDs linked since the last pass. A full send queue (bad is the first WR not
+ * taken) keeps the rest for the next pass. Any other failure sets post_failed: the poll
+ * still reads what the CQ holds (answers that came before are answers), then ends the
+ * queue, and the core fails what is left.
+ */
+static void tx_flush(struct nvmf_rh_queue *q)
+{
+	if (!q->tx_head || q->post_failed)
+		return;
 	struct ibv_send_wr *bad = NULL;
 	int rc = ibv_post_send(q->id->qp, q->tx_head, &bad);
-	q->posts++;
 	if (!rc) {
 		q->tx_head = q->tx_last = NULL;
-		return 0;
+		return;
 	}
-	if (rc == ENOMEM && bad) {
+	if (post_full(rc) && bad) {
 		q->tx_head = bad;
-		return 0;
+		return;
 	}
-	NVMF_RH_LOG("queue %u: ibv_post_send: %s\n", q->qid, strerror(rc));
-	q->dead = true;
-	return -1;
+	NVMF_RH_LOG("queue %u: ibv_post_send: %s\n", q->qid, strerror(rc < 0 ? -rc : rc));
+	q->post_failed = true;
 }
 
 /* ---- the transport ops ---- */
@@ -277,12 +282,11 @@ static int hq_submit(struct nvmf_hq *hq, struct nvmf_hcmd *cmd)
 	 * go out at once. */
 	struct ibv_send_wr *bad;
 	int rc = ibv_post_send(q->id->qp, &s->wr, &bad);
-	q->posts++;
 	if (rc) {
 		slot_release_data(q, s);
 		s->cmd = NULL;
 		cmd->tctx = NULL;
-		if (rc == ENOMEM)
+		if (post_full(rc))
 			return -EAGAIN; /* send queue full */
 		q->dead = true;
 		return -ECONNRESET;
@@ -347,8 +351,7 @@ static int hq_poll(struct nvmf_hq *hq, unsigned max)
 	struct nvmf_rh_queue *q = hq->tpriv;
 	if (!q || q->dead)
 		return -ECONNRESET;
-	if (tx_flush(q))
-		return -ECONNRESET;
+	tx_flush(q);
 	int reaped = 0;
 	while (!max || (unsigned)reaped < max) {
 		if (q->wc_head == q->wc_count) {
@@ -361,9 +364,11 @@ static int hq_poll(struct nvmf_hq *hq, unsigned max)
 			if (n == 0) {
 				/* Idle: look for a disconnect, at most once per tick of the coarse
 				 * clock (a few ms): each look is a system call, and a polling loop
-				 * finds the CQ empty many times per command. */
+				 * finds the CQ empty many times per command. Only now: what the CQ
+				 * held came before the disconnect. */
 				uint64_t now = nvmf_mono_coarse_ms();
-				if (now != q->cm_checked_ms) {
+				if (q->cm_pending || now != q->cm_checked_ms) {
+					q->cm_pending = false;
 					q->cm_checked_ms = now;
 					check_cm(q);
 				}
@@ -399,6 +404,8 @@ static int hq_poll(struct nvmf_hq *hq, unsigned max)
 				slot_free(q, s);
 		}
 	}
+	if (q->post_failed)
+		q->dead = true; /* after what the CQ held */
 	if (q->dead && !reaped)
 		return -ECONNRESET;
 	return reaped;
@@ -412,8 +419,9 @@ static int hq_wait(struct nvmf_hq *hq, int timeout_ms)
 	if (q->wc_head < q->wc_count)
 		return 0;
 	/* Commands submitted since the last poll: out before sleeping on their answers. */
-	if (tx_flush(q))
-		return -ECONNRESET;
+	tx_flush(q);
+	if (q->post_failed)
+		return 0; /* the next poll reads the CQ, then ends the queue */
 	if (ibv_req_notify_cq(q->cq, 0)) {
 		q->dead = true;
 		return -ECONNRESET;
@@ -440,8 +448,10 @@ static int hq_wait(struct nvmf_hq *hq, int timeout_ms)
 		if (ibv_get_cq_event(q->cc, &cq, &ctx) == 0)
 			ibv_ack_cq_events(cq, 1);
 	}
+	/* A CM event: the next poll looks at it once the CQ is empty (not here: a CQE may
+	 * have come before the disconnect, and it is an answer). */
 	if (pfd[1].revents)
-		check_cm(q); /* now: the next poll looks only once per clock tick */
+		q->cm_pending = true;
 	return 0;
 }
 

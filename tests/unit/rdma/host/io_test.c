@@ -12,6 +12,7 @@
 #include "nvme/sgl.h"
 #include "rdma/host/host.h"
 #include "tests/unit/suites.h"
+#include "util/clock.h"
 
 enum { QSIZE = 4, NSLOTS = 2 * QSIZE, STRIDE = 4096 };
 
@@ -28,7 +29,8 @@ struct dev {
 	struct ibv_sge last_sge[2];
 	uint64_t last_recv_wr_id;
 	struct ibv_wc wc[8];
-	int nwc; /* handed out at the next poll_cq, then none */
+	int nwc;  /* handed out at the next poll_cq, then none */
+	int hold; /* poll_cq calls that find nothing before those come */
 };
 
 /* One RDMA host queue on the scripted device, under a core queue of the library. */
@@ -40,6 +42,8 @@ struct rig {
 	struct nvmf_rdma_dev rdev;
 	struct rdma_cm_id id;
 	struct rdma_event_channel ec;
+	struct ibv_comp_channel cc;
+	int cc_pipe[2];
 	struct nvmf_rh_slot slots[NSLOTS];
 	struct nvme_sqe sqes[NSLOTS];
 	uint32_t free_slots[NSLOTS];
@@ -48,6 +52,51 @@ struct rig {
 	struct ibv_mr icd_mr;
 	uint8_t icd[NSLOTS * STRIDE];
 };
+
+/*
+ * The CM channel's events, scripted: the unit binary links with --wrap for
+ * rdma_get_cm_event and rdma_ack_cm_event (Makefile UNIT_WRAP). A rig's channel (its fd is
+ * cm_script.fd) hands out the scripted event once, then says EAGAIN as an empty
+ * non-blocking channel does; every other channel goes to librdmacm.
+ */
+static struct {
+	int fd;       /* the rig's channel, -1: none */
+	bool pending; /* an event to hand out */
+	struct rdma_cm_event ev;
+	unsigned gets; /* rdma_get_cm_event calls on the rig's channel */
+} cm_script = { .fd = -1 };
+
+int __real_rdma_get_cm_event(struct rdma_event_channel *ch, struct rdma_cm_event **ev);
+int __wrap_rdma_get_cm_event(struct rdma_event_channel *ch, struct rdma_cm_event **ev);
+int __real_rdma_ack_cm_event(struct rdma_cm_event *ev);
+int __wrap_rdma_ack_cm_event(struct rdma_cm_event *ev);
+
+int __wrap_rdma_get_cm_event(struct rdma_event_channel *ch, struct rdma_cm_event **ev)
+{
+	if (cm_script.fd < 0 || ch->fd != cm_script.fd)
+		return __real_rdma_get_cm_event(ch, ev);
+	cm_script.gets++;
+	if (!cm_script.pending) {
+		errno = EAGAIN;
+		return -1;
+	}
+	cm_script.pending = false;
+	*ev = &cm_script.ev;
+	return 0;
+}
+
+int __wrap_rdma_ack_cm_event(struct rdma_cm_event *ev)
+{
+	return ev == &cm_script.ev ? 0 : __real_rdma_ack_cm_event(ev);
+}
+
+/* The rig's channel has @type to say at its next look. */
+static void cm_say(enum rdma_cm_event_type type)
+{
+	memset(&cm_script.ev, 0, sizeof(cm_script.ev));
+	cm_script.ev.event = type;
+	cm_script.pending = true;
+}
 
 static struct rig *rig_of(struct ibv_context *ctx)
 {
@@ -86,6 +135,10 @@ static int fk_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_re
 static int fk_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
 	struct dev *d = &rig_of(cq->context)->dev;
+	if (d->hold > 0) {
+		d->hold--;
+		return 0;
+	}
 	int k = d->nwc < n ? d->nwc : n;
 	memcpy(wc, d->wc, sizeof(*wc) * (size_t)k);
 	d->nwc = 0;
@@ -120,9 +173,17 @@ static struct rig *rig_new(void)
 	q->id = &r->id;
 	r->id.qp = &r->dev.qp;
 	q->cq = &r->dev.cq;
-	/* A CM channel that has nothing to say: rdma_get_cm_event fails on it. */
+	/* The CM channel: scripted (cm_say), nothing to say until a test says so. Its fd is
+	 * /dev/null, which poll(2) always finds readable. */
 	r->ec.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	q->ec = &r->ec;
+	cm_script.fd = r->ec.fd;
+	cm_script.pending = false;
+	cm_script.gets = 0;
+	/* The completion channel: a pipe nobody writes, never readable. */
+	CU_ASSERT_EQUAL_FATAL(pipe(r->cc_pipe), 0);
+	r->cc.fd = r->cc_pipe[0];
+	q->cc = &r->cc;
 	q->connected = true;
 	q->qid = 1;
 	q->size = QSIZE;
@@ -150,7 +211,10 @@ static struct rig *rig_new(void)
 static void rig_free(struct rig *r)
 {
 	nvmfh_queue_release(&r->core);
+	cm_script.fd = -1;
 	close(r->ec.fd);
+	close(r->cc_pipe[0]);
+	close(r->cc_pipe[1]);
 	free(r->ctrl);
 	free(r);
 }
@@ -359,6 +423,91 @@ static void a_failed_post_ends_the_queue_and_fails_each_command_once(void)
 	rig_free(r);
 }
 
+/* A CQE in the CQ that the controller sent before it disconnected is an answer: the
+ * command completes with its status, then the queue ends. The wait that woke up with the
+ * CM channel readable leaves the look to the poll, after the CQ. */
+static void an_answer_that_came_before_a_disconnect_is_delivered(void)
+{
+	struct rig *r = rig_new();
+	struct done d = { 0 };
+	uint16_t cid;
+	CU_ASSERT_EQUAL_FATAL(
+		nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, done_cb, &d, &cid), 0);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 0); /* posted */
+	/* While the host sleeps: the CQE, then DISCONNECTED. */
+	wc_recv(r, 0, cid, NVME_CQE_SIZE);
+	r->dev.hold = 1; /* the wait's own look at the CQ finds it empty */
+	cm_say(RDMA_CM_EVENT_DISCONNECTED);
+	CU_ASSERT_EQUAL(r->core.hq.t->wait(&r->core.hq, 1000), 0);
+	CU_ASSERT_FALSE(r->q.dead);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 1);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, 0);
+	CU_ASSERT_TRUE(r->q.dead); /* the disconnect, seen once the CQ was empty */
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), -ECONNRESET);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	rig_free(r);
+}
+
+/* An idle queue that is polled (never waited on) still hears a disconnect; it asks the CM
+ * channel at most once per millisecond of the coarse clock, not at every empty poll. */
+static void an_idle_poll_looks_at_the_cm_channel_once_per_clock_tick(void)
+{
+	struct rig *r = rig_new();
+	uint64_t t0 = nvmf_mono_coarse_ms();
+	for (int i = 0; i < 1000; i++)
+		CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 0);
+	uint64_t t1 = nvmf_mono_coarse_ms();
+	CU_ASSERT_TRUE(cm_script.gets >= 1);
+	CU_ASSERT_TRUE(cm_script.gets <= t1 - t0 + 1);
+	CU_ASSERT_FALSE(r->q.dead);
+	cm_say(RDMA_CM_EVENT_DISCONNECTED);
+	int rc = 0;
+	/* Heard at the next tick (a bound of 2 s, not a measurement). */
+	for (uint64_t until = nvmf_mono_coarse_ms() + 2000;
+	     rc == 0 && nvmf_mono_coarse_ms() < until;)
+		rc = nvmfh_queue_poll(&r->core, 0);
+	CU_ASSERT_EQUAL(rc, -ECONNRESET);
+	CU_ASSERT_TRUE(r->q.dead);
+	rig_free(r);
+}
+
+/* A post that fails: what the CQ already holds still completes with its status; the
+ * commands that were not posted fail once, and the queue ends. */
+static void a_failed_post_still_delivers_the_answers_in_the_cq(void)
+{
+	struct rig *r = rig_new();
+	struct done a = { 0 }, b = { 0 };
+	uint16_t cid;
+	CU_ASSERT_EQUAL_FATAL(
+		nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, done_cb, &a, &cid), 0);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, done_cb, &b, NULL), 0);
+	r->dev.send_rc = EIO;
+	wc_recv(r, 0, cid, NVME_CQE_SIZE);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 1);
+	CU_ASSERT_EQUAL(a.calls, 1);
+	CU_ASSERT_EQUAL(a.status, 0);
+	CU_ASSERT_TRUE(r->q.dead);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), -ECONNRESET);
+	CU_ASSERT_EQUAL(b.calls, 1);
+	CU_ASSERT_EQUAL(b.status, -ECONNRESET);
+	CU_ASSERT_EQUAL(a.calls, 1);
+	/* A provider that says "full" with a negative errno is a full queue too. */
+	rig_free(r);
+	r = rig_new();
+	CU_ASSERT_EQUAL_FATAL(
+		nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, NULL, NULL, NULL), 0);
+	r->dev.send_rc = -ENOMEM;
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 0);
+	CU_ASSERT_FALSE(r->q.dead);
+	r->dev.send_rc = 0;
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 0);
+	CU_ASSERT_EQUAL(r->dev.sends, 1);
+	rig_free(r);
+}
+
 static void a_receive_that_is_no_cqe_or_a_failed_completion_ends_the_queue(void)
 {
 	struct rig *r = rig_new();
@@ -429,6 +578,12 @@ const struct unit_test rdma_host_io_tests[] = {
 	  a_full_send_queue_keeps_the_rest_for_the_next_pass },
 	{ "a_failed_post_ends_the_queue_and_fails_each_command_once",
 	  a_failed_post_ends_the_queue_and_fails_each_command_once },
+	{ "an_answer_that_came_before_a_disconnect_is_delivered",
+	  an_answer_that_came_before_a_disconnect_is_delivered },
+	{ "an_idle_poll_looks_at_the_cm_channel_once_per_clock_tick",
+	  an_idle_poll_looks_at_the_cm_channel_once_per_clock_tick },
+	{ "a_failed_post_still_delivers_the_answers_in_the_cq",
+	  a_failed_post_still_delivers_the_answers_in_the_cq },
 	{ "a_receive_that_is_no_cqe_or_a_failed_completion_ends_the_queue",
 	  a_receive_that_is_no_cqe_or_a_failed_completion_ends_the_queue },
 	{ "incapsule_size_is_set_on_io_queues_and_only_shrinks_once_allocated",
