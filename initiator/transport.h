@@ -50,14 +50,18 @@ struct nvmf_host_transport {
 	/* queue_disconnect - tear the connection down and free transport state; commands
 	 * still outstanding are not reported (the core fails them). */
 	void (*queue_disconnect)(struct nvmf_hq *q);
-	/* submit - send @cmd. Returns 0, -EAGAIN (no send slot or buffer: retry after poll),
+	/* submit - send @cmd, or (RDMA and TCP I/O queues) queue it for the queue's next poll
+	 * or wait, which sends everything queued since in one post or sendmsg; admin queues
+	 * send at once. Returns 0, -EAGAIN (no send slot or buffer: retry after poll),
 	 * -ECONNRESET (connection lost), -EINVAL (buffer larger than the transport can move). */
 	int (*submit)(struct nvmf_hq *q, struct nvmf_hcmd *cmd);
-	/* poll - reap up to @max completions (0 = all), calling nvmf_hq_complete() for each
-	 * CQE (after copying read data back to cmd->buf when a bounce buffer was used).
-	 * Returns the number reaped, or -ECONNRESET when the connection is gone. Never blocks. */
+	/* poll - send what submit queued, then reap up to @max completions (0 = all), calling
+	 * nvmf_hq_complete() for each CQE (after copying read data back to cmd->buf when a
+	 * bounce buffer was used). Returns the number reaped, or -ECONNRESET when the
+	 * connection is gone. Never blocks. */
 	int (*poll)(struct nvmf_hq *q, unsigned max);
-	/* wait - block up to @timeout_ms for the queue to have something to poll; 0 or -errno. */
+	/* wait - send what submit queued, then block up to @timeout_ms for the queue to have
+	 * something to poll; 0 or -errno. */
 	int (*wait)(struct nvmf_hq *q, int timeout_ms);
 	/* in-capsule data bytes this queue can carry for writes (0 on admin queues) given the
 	 * controller's IOCCSZ (16-byte units, as in Identify) */
