@@ -362,6 +362,10 @@ static int hq_poll(struct nvmf_hq *hq, unsigned max)
 				break;
 			}
 			if (n == 0) {
+				if (q->post_failed) {
+					q->dead = true; /* the CQ read to its end: now it ends */
+					break;
+				}
 				/* Idle: look for a disconnect, at most once per tick of the coarse
 				 * clock (a few ms): each look is a system call, and a polling loop
 				 * finds the CQ empty many times per command. Only now: what the CQ
@@ -404,8 +408,6 @@ static int hq_poll(struct nvmf_hq *hq, unsigned max)
 				slot_free(q, s);
 		}
 	}
-	if (q->post_failed)
-		q->dead = true; /* after what the CQ held */
 	if (q->dead && !reaped)
 		return -ECONNRESET;
 	return reaped;

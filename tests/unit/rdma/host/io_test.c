@@ -494,6 +494,33 @@ static void a_failed_post_still_delivers_the_answers_in_the_cq(void)
 	CU_ASSERT_EQUAL(b.calls, 1);
 	CU_ASSERT_EQUAL(b.status, -ECONNRESET);
 	CU_ASSERT_EQUAL(a.calls, 1);
+	/* Reaped a few at a time (max 1): every answer in the CQ still completes. */
+	rig_free(r);
+	r = rig_new();
+	struct done c = { 0 }, e = { 0 };
+	uint16_t cid2;
+	memset(&a, 0, sizeof(a));
+	CU_ASSERT_EQUAL_FATAL(
+		nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, done_cb, &a, &cid), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, done_cb, &c, &cid2), 0);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		nvmfh_queue_submit(&r->core, &flush_sqe, NULL, 0, false, done_cb, &e, NULL), 0);
+	r->dev.send_rc = EIO;
+	wc_recv(r, 0, cid, NVME_CQE_SIZE);
+	wc_recv(r, 1, cid2, NVME_CQE_SIZE);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 1), 1);
+	CU_ASSERT_FALSE(r->q.dead);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 1), 1);
+	CU_ASSERT_EQUAL(a.calls, 1);
+	CU_ASSERT_EQUAL(a.status, 0);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_EQUAL(c.status, 0);
+	CU_ASSERT_EQUAL(nvmfh_queue_poll(&r->core, 1), -ECONNRESET);
+	CU_ASSERT_TRUE(r->q.dead);
+	CU_ASSERT_EQUAL(e.calls, 1);
+	CU_ASSERT_EQUAL(e.status, -ECONNRESET);
 	/* A provider that says "full" with a negative errno is a full queue too. */
 	rig_free(r);
 	r = rig_new();
